@@ -1,0 +1,423 @@
+CREATE TABLE "audit_log" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"actor_id" uuid,
+	"actor_type" text NOT NULL,
+	"action" text NOT NULL,
+	"subject_user_id" uuid,
+	"target_type" text,
+	"target_id" text,
+	"details" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"ip" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "device_sessions" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"user_agent" text,
+	"ip" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"revoked_at" timestamp with time zone,
+	"revoke_reason" text
+);
+--> statement-breakpoint
+CREATE TABLE "email_suppressions" (
+	"email" text PRIMARY KEY NOT NULL,
+	"reason" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "outbox" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"kind" text NOT NULL,
+	"payload" jsonb NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"max_attempts" integer DEFAULT 8 NOT NULL,
+	"available_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"locked_until" timestamp with time zone,
+	"last_error" text,
+	"result" text,
+	"dedupe_key" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"processed_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "password_reset_tokens" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "payments_ledger" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"external_id" text NOT NULL,
+	"user_id" uuid,
+	"customer_email" text,
+	"amount" numeric(20, 8) NOT NULL,
+	"currency" text NOT NULL,
+	"kind" text DEFAULT 'payment' NOT NULL,
+	"occurred_at" timestamp with time zone NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "refresh_tokens" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"session_id" uuid NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"rotated_at" timestamp with time zone,
+	"revoked_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "users" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"email" text NOT NULL,
+	"password_hash" text NOT NULL,
+	"first_name" text DEFAULT '' NOT NULL,
+	"last_name" text DEFAULT '' NOT NULL,
+	"role" text DEFAULT 'user' NOT NULL,
+	"subscription_tier" text DEFAULT 'free' NOT NULL,
+	"status" text DEFAULT 'active' NOT NULL,
+	"email_verified" boolean DEFAULT false NOT NULL,
+	"two_factor_enabled" boolean DEFAULT false NOT NULL,
+	"avatar" text,
+	"last_login" timestamp with time zone,
+	"grace_period_ends_at" timestamp with time zone,
+	"deleted_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "admin_exports" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"created_by" uuid,
+	"file_name" text NOT NULL,
+	"row_count" integer NOT NULL,
+	"content" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "platform_limits" (
+	"id" smallint PRIMARY KEY DEFAULT 1 NOT NULL,
+	"backtest_per_hour" integer NOT NULL,
+	"optimize_per_hour" integer NOT NULL,
+	"paper_transition_per_hour" integer NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_by" uuid,
+	CONSTRAINT "platform_limits_single_row" CHECK ("platform_limits"."id" = 1)
+);
+--> statement-breakpoint
+CREATE TABLE "agent_activity_events" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"agent_id" text NOT NULL,
+	"agent_name" text,
+	"kind" text NOT NULL,
+	"rationale" text DEFAULT '' NOT NULL,
+	"action" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"created_by" uuid,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "command_center_task_blockers" (
+	"task_id" uuid NOT NULL,
+	"blocker_id" uuid NOT NULL,
+	CONSTRAINT "command_center_task_blockers_task_id_blocker_id_pk" PRIMARY KEY("task_id","blocker_id")
+);
+--> statement-breakpoint
+CREATE TABLE "command_center_task_comments" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"task_id" uuid NOT NULL,
+	"body" text NOT NULL,
+	"author_id" uuid,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "command_center_tasks" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"title" text NOT NULL,
+	"description" text,
+	"status" text DEFAULT 'todo' NOT NULL,
+	"priority" text DEFAULT 'medium' NOT NULL,
+	"assignee" text,
+	"repo" text NOT NULL,
+	"source_type" text DEFAULT 'human' NOT NULL,
+	"source_id" text,
+	"goal_id" text,
+	"parent_task_id" uuid,
+	"result" text,
+	"created_by" uuid,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"completed_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "market_intel_events" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"event_type" text NOT NULL,
+	"asset" text NOT NULL,
+	"symbol" text NOT NULL,
+	"direction" text NOT NULL,
+	"source" text NOT NULL,
+	"trust_tier" text DEFAULT 'standard' NOT NULL,
+	"strength" double precision NOT NULL,
+	"evidence" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"raw_note" text DEFAULT '' NOT NULL,
+	"detected_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone,
+	"outcome_pct" double precision,
+	"scored_at" timestamp with time zone,
+	"created_by" uuid,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "exchange_balance_syncs" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"exchange" text NOT NULL,
+	"credential_id" uuid,
+	"currencies_synced" integer NOT NULL,
+	"synced_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "exchange_balances" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"sync_id" uuid NOT NULL,
+	"user_id" uuid NOT NULL,
+	"exchange" text NOT NULL,
+	"currency" text NOT NULL,
+	"free" numeric(38, 18) NOT NULL,
+	"locked" numeric(38, 18) NOT NULL,
+	"total" numeric(38, 18) NOT NULL,
+	"sync_timestamp" timestamp with time zone NOT NULL,
+	"sync_status" text DEFAULT 'synced' NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "exchange_credentials" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"exchange_name" text NOT NULL,
+	"credential_name" text NOT NULL,
+	"api_key_sealed" text NOT NULL,
+	"api_secret_sealed" text NOT NULL,
+	"api_passphrase_sealed" text,
+	"api_key_masked" text NOT NULL,
+	"permissions" text[] DEFAULT '{}'::text[] NOT NULL,
+	"ip_whitelist" text[] DEFAULT '{}'::text[] NOT NULL,
+	"exchange_metadata" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"is_active" boolean DEFAULT true NOT NULL,
+	"last_used" timestamp with time zone,
+	"last_validation" timestamp with time zone,
+	"validation_status" text DEFAULT 'pending' NOT NULL,
+	"validation_error" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "exchange_trades" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"exchange" text NOT NULL,
+	"credential_id" uuid,
+	"exchange_trade_id" text NOT NULL,
+	"symbol" text NOT NULL,
+	"side" text NOT NULL,
+	"price" numeric(38, 18),
+	"amount" numeric(38, 18),
+	"total" numeric(38, 18),
+	"fee" numeric(38, 18),
+	"fee_currency" text,
+	"trade_timestamp" timestamp with time zone NOT NULL,
+	"sync_status" text DEFAULT 'synced' NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "provider_api_keys" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"provider" text NOT NULL,
+	"encrypted_key" text NOT NULL,
+	"key_prefix" text NOT NULL,
+	"is_active" boolean DEFAULT true NOT NULL,
+	"last_used_at" timestamp with time zone,
+	"usage_count" integer DEFAULT 0 NOT NULL,
+	"last_rotated_at" timestamp with time zone,
+	"rotation_reminder_days" integer DEFAULT 90 NOT NULL,
+	"next_rotation_date" timestamp with time zone NOT NULL,
+	"notes" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_by" uuid,
+	"updated_by" uuid
+);
+--> statement-breakpoint
+CREATE TABLE "rag_settings" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"scope" text DEFAULT 'global' NOT NULL,
+	"enabled_sources" jsonb NOT NULL,
+	"collection_limits" jsonb NOT NULL,
+	"collection_interval_minutes" integer NOT NULL,
+	"auto_expiration_days" integer NOT NULL,
+	"max_posts_per_run" integer NOT NULL,
+	"version" integer DEFAULT 1 NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_by" uuid
+);
+--> statement-breakpoint
+CREATE TABLE "tracker_issue_labels" (
+	"issue_id" uuid NOT NULL,
+	"label_id" uuid NOT NULL,
+	CONSTRAINT "tracker_issue_labels_issue_id_label_id_pk" PRIMARY KEY("issue_id","label_id")
+);
+--> statement-breakpoint
+CREATE TABLE "tracker_issues" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"team_id" uuid NOT NULL,
+	"number" integer NOT NULL,
+	"identifier" text NOT NULL,
+	"title" text NOT NULL,
+	"description" text,
+	"state_id" uuid NOT NULL,
+	"priority" integer DEFAULT 0 NOT NULL,
+	"assignee_id" uuid,
+	"project_id" text,
+	"parent_id" uuid,
+	"estimate" integer,
+	"due_date" date,
+	"agent_id" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "tracker_labels" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"name" text NOT NULL,
+	"color" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "tracker_teams" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"key" text NOT NULL,
+	"name" text NOT NULL,
+	"issue_counter" integer DEFAULT 0 NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "tracker_workflow_states" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"team_id" uuid NOT NULL,
+	"name" text NOT NULL,
+	"type" text NOT NULL,
+	"position" integer NOT NULL,
+	"color" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "payment_customers" (
+	"customer_id" text PRIMARY KEY NOT NULL,
+	"user_id" uuid,
+	"email" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "webhook_deliveries" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"provider" text NOT NULL,
+	"delivery_id" text NOT NULL,
+	"event" text NOT NULL,
+	"payload" jsonb NOT NULL,
+	"verified" boolean DEFAULT true NOT NULL,
+	"received_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"status" text NOT NULL,
+	"attempts" integer DEFAULT 1 NOT NULL,
+	"processed_at" timestamp with time zone,
+	"error" text
+);
+--> statement-breakpoint
+ALTER TABLE "device_sessions" ADD CONSTRAINT "device_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "password_reset_tokens" ADD CONSTRAINT "password_reset_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "payments_ledger" ADD CONSTRAINT "payments_ledger_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "refresh_tokens" ADD CONSTRAINT "refresh_tokens_session_id_device_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."device_sessions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "command_center_task_blockers" ADD CONSTRAINT "command_center_task_blockers_task_id_command_center_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "public"."command_center_tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "command_center_task_blockers" ADD CONSTRAINT "command_center_task_blockers_blocker_id_command_center_tasks_id_fk" FOREIGN KEY ("blocker_id") REFERENCES "public"."command_center_tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "command_center_task_comments" ADD CONSTRAINT "command_center_task_comments_task_id_command_center_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "public"."command_center_tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "command_center_tasks" ADD CONSTRAINT "command_center_tasks_parent_task_id_command_center_tasks_id_fk" FOREIGN KEY ("parent_task_id") REFERENCES "public"."command_center_tasks"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "exchange_balance_syncs" ADD CONSTRAINT "exchange_balance_syncs_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "exchange_balance_syncs" ADD CONSTRAINT "exchange_balance_syncs_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "exchange_balances" ADD CONSTRAINT "exchange_balances_sync_id_exchange_balance_syncs_id_fk" FOREIGN KEY ("sync_id") REFERENCES "public"."exchange_balance_syncs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "exchange_balances" ADD CONSTRAINT "exchange_balances_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "exchange_credentials" ADD CONSTRAINT "exchange_credentials_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "exchange_trades" ADD CONSTRAINT "exchange_trades_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "exchange_trades" ADD CONSTRAINT "exchange_trades_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tracker_issue_labels" ADD CONSTRAINT "tracker_issue_labels_issue_id_tracker_issues_id_fk" FOREIGN KEY ("issue_id") REFERENCES "public"."tracker_issues"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tracker_issue_labels" ADD CONSTRAINT "tracker_issue_labels_label_id_tracker_labels_id_fk" FOREIGN KEY ("label_id") REFERENCES "public"."tracker_labels"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_team_id_tracker_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."tracker_teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_state_id_tracker_workflow_states_id_fk" FOREIGN KEY ("state_id") REFERENCES "public"."tracker_workflow_states"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_assignee_id_users_id_fk" FOREIGN KEY ("assignee_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_parent_id_tracker_issues_id_fk" FOREIGN KEY ("parent_id") REFERENCES "public"."tracker_issues"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tracker_workflow_states" ADD CONSTRAINT "tracker_workflow_states_team_id_tracker_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."tracker_teams"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "payment_customers" ADD CONSTRAINT "payment_customers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "audit_log_subject_idx" ON "audit_log" USING btree ("subject_user_id","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "audit_log_actor_idx" ON "audit_log" USING btree ("actor_id","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "audit_log_created_idx" ON "audit_log" USING btree ("created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "device_sessions_user_idx" ON "device_sessions" USING btree ("user_id");--> statement-breakpoint
+CREATE INDEX "device_sessions_expires_idx" ON "device_sessions" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "outbox_claim_idx" ON "outbox" USING btree ("status","available_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "outbox_dedupe_key" ON "outbox" USING btree ("dedupe_key");--> statement-breakpoint
+CREATE INDEX "outbox_kind_idx" ON "outbox" USING btree ("kind","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE UNIQUE INDEX "password_reset_tokens_hash_key" ON "password_reset_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE UNIQUE INDEX "payments_ledger_external_key" ON "payments_ledger" USING btree ("external_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "refresh_tokens_hash_key" ON "refresh_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "refresh_tokens_session_idx" ON "refresh_tokens" USING btree ("session_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
+CREATE INDEX "users_created_at_id_idx" ON "users" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "users_status_idx" ON "users" USING btree ("status");--> statement-breakpoint
+CREATE INDEX "users_role_idx" ON "users" USING btree ("role");--> statement-breakpoint
+CREATE INDEX "users_subscription_tier_idx" ON "users" USING btree ("subscription_tier");--> statement-breakpoint
+CREATE INDEX "users_email_trgm_idx" ON "users" USING gin ("email" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "users_full_name_trgm_idx" ON "users" USING gin (("first_name" || ' ' || "last_name") gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "admin_exports_expires_idx" ON "admin_exports" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "agent_activity_events_created_idx" ON "agent_activity_events" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "agent_activity_events_agent_idx" ON "agent_activity_events" USING btree ("agent_id","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "command_center_task_blockers_blocker_idx" ON "command_center_task_blockers" USING btree ("blocker_id");--> statement-breakpoint
+CREATE INDEX "command_center_task_comments_task_idx" ON "command_center_task_comments" USING btree ("task_id","created_at");--> statement-breakpoint
+CREATE INDEX "command_center_tasks_created_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "command_center_tasks_status_idx" ON "command_center_tasks" USING btree ("status");--> statement-breakpoint
+CREATE INDEX "command_center_tasks_assignee_idx" ON "command_center_tasks" USING btree ("assignee");--> statement-breakpoint
+CREATE INDEX "command_center_tasks_parent_idx" ON "command_center_tasks" USING btree ("parent_task_id");--> statement-breakpoint
+CREATE INDEX "command_center_tasks_source_idx" ON "command_center_tasks" USING btree ("source_type","source_id");--> statement-breakpoint
+CREATE INDEX "market_intel_events_detected_idx" ON "market_intel_events" USING btree ("detected_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "market_intel_events_source_idx" ON "market_intel_events" USING btree ("source");--> statement-breakpoint
+CREATE INDEX "market_intel_events_unscored_idx" ON "market_intel_events" USING btree ("detected_at") WHERE outcome_pct IS NULL;--> statement-breakpoint
+CREATE INDEX "exchange_balance_syncs_user_idx" ON "exchange_balance_syncs" USING btree ("user_id","exchange","synced_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_balances_sync_idx" ON "exchange_balances" USING btree ("sync_id");--> statement-breakpoint
+CREATE INDEX "exchange_balances_history_idx" ON "exchange_balances" USING btree ("user_id","exchange","currency","sync_timestamp" DESC NULLS LAST);--> statement-breakpoint
+CREATE UNIQUE INDEX "exchange_credentials_name_key" ON "exchange_credentials" USING btree ("user_id","exchange_name","credential_name");--> statement-breakpoint
+CREATE INDEX "exchange_credentials_user_idx" ON "exchange_credentials" USING btree ("user_id","exchange_name");--> statement-breakpoint
+CREATE UNIQUE INDEX "exchange_trades_venue_id_key" ON "exchange_trades" USING btree ("user_id","exchange","symbol","exchange_trade_id");--> statement-breakpoint
+CREATE INDEX "exchange_trades_user_time_idx" ON "exchange_trades" USING btree ("user_id","exchange","trade_timestamp" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "provider_api_keys_provider_idx" ON "provider_api_keys" USING btree ("provider","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "provider_api_keys_rotation_idx" ON "provider_api_keys" USING btree ("is_active","next_rotation_date");--> statement-breakpoint
+CREATE UNIQUE INDEX "rag_settings_scope_key" ON "rag_settings" USING btree ("scope");--> statement-breakpoint
+CREATE INDEX "tracker_issue_labels_label_idx" ON "tracker_issue_labels" USING btree ("label_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "tracker_issues_identifier_key" ON "tracker_issues" USING btree ("identifier");--> statement-breakpoint
+CREATE UNIQUE INDEX "tracker_issues_team_number_key" ON "tracker_issues" USING btree ("team_id","number");--> statement-breakpoint
+CREATE INDEX "tracker_issues_updated_idx" ON "tracker_issues" USING btree ("updated_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "tracker_issues_assignee_idx" ON "tracker_issues" USING btree ("assignee_id");--> statement-breakpoint
+CREATE INDEX "tracker_issues_agent_idx" ON "tracker_issues" USING btree ("agent_id","title");--> statement-breakpoint
+CREATE UNIQUE INDEX "tracker_labels_name_key" ON "tracker_labels" USING btree (lower("name"));--> statement-breakpoint
+CREATE UNIQUE INDEX "tracker_teams_key_key" ON "tracker_teams" USING btree ("key");--> statement-breakpoint
+CREATE UNIQUE INDEX "tracker_workflow_states_team_name_key" ON "tracker_workflow_states" USING btree ("team_id",lower("name"));--> statement-breakpoint
+CREATE INDEX "payment_customers_user_idx" ON "payment_customers" USING btree ("user_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "webhook_deliveries_provider_delivery_key" ON "webhook_deliveries" USING btree ("provider","delivery_id");--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_received_idx" ON "webhook_deliveries" USING btree ("received_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_provider_processed_idx" ON "webhook_deliveries" USING btree ("provider","processed_at" DESC NULLS LAST);

@@ -1,0 +1,201 @@
+// A small cache with one interface over process memory and Redis. `wrap` is single-flight: any
+// number of concurrent misses for one key make one call to the loader (per process, and across
+// processes through a short Redis lock).
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+export interface Cache {
+  readonly kind: 'memory' | 'redis';
+  get<T>(key: string): Promise<T | undefined>;
+  /** Stores a JSON-serialisable value; `undefined` cannot be cached (it reads as a miss). */
+  set<T>(key: string, value: T, ttlMs: number): Promise<void>;
+  del(key: string): Promise<void>;
+  /** The cached value, or the loader's, stored for ttlMs. Concurrent misses share one load. */
+  wrap<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
+  /** Fixed-window counter: the count after this increment and the window's remaining time. */
+  incr(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
+  /** Takes one back from a live counter (e.g. an attempt that turned out fine); no-op when absent. */
+  decr(key: string): Promise<void>;
+  /** Takes a lock for ttlMs; answers a token to release it with, or undefined if someone holds it. */
+  acquire(key: string, ttlMs: number): Promise<string | undefined>;
+  /** Releases a lock taken with `acquire`, only if the token still holds it. */
+  release(key: string, token: string): Promise<void>;
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
+
+type Store = Omit<Cache, 'wrap'>;
+
+const LOCK_TTL_MS = 10_000;
+const WAIT_FOR_PEER_MS = 3_000;
+const POLL_MS = 25;
+
+function withSingleFlight(store: Store): Cache {
+  const pending = new Map<string, Promise<unknown>>();
+
+  async function loadShared<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+    if (store.kind === 'memory') {
+      const value = await load();
+      await store.set(key, value, ttlMs);
+      return value;
+    }
+    const lockKey = `lock:${key}`;
+    let token = await store.acquire(lockKey, LOCK_TTL_MS);
+    if (!token) {
+      // Another instance is loading; wait for its value rather than calling upstream too.
+      for (let waited = 0; waited < WAIT_FOR_PEER_MS && !token; waited += POLL_MS) {
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        const value = await store.get<T>(key);
+        if (value !== undefined) return value;
+        // The holder may have failed and released the lock: take over.
+        token = await store.acquire(lockKey, LOCK_TTL_MS);
+      }
+    }
+    try {
+      // Between our miss and our lock the holder may have finished: check once more.
+      const cached = await store.get<T>(key);
+      if (cached !== undefined) return cached;
+      const value = await load();
+      await store.set(key, value, ttlMs);
+      return value;
+    } finally {
+      if (token) await store.release(lockKey, token);
+    }
+  }
+
+  return {
+    ...store,
+    async wrap<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+      const inFlight = pending.get(key);
+      if (inFlight) return inFlight as Promise<T>;
+      const promise = (async () => {
+        const cached = await store.get<T>(key);
+        if (cached !== undefined) return cached;
+        return loadShared(key, ttlMs, load);
+      })();
+      pending.set(key, promise);
+      try {
+        return await promise;
+      } finally {
+        pending.delete(key);
+      }
+    },
+  };
+}
+
+export function createMemoryCache(maxEntries = 10_000): Cache {
+  const entries = new Map<string, { value: unknown; expiresAt: number }>();
+  const live = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  const put = (key: string, value: unknown, ttlMs: number) => {
+    entries.delete(key);
+    entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+    // Maps iterate in insertion order: the first key is the least recently written.
+    if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+  };
+  return withSingleFlight({
+    kind: 'memory',
+    async get<T>(key: string) {
+      return live(key)?.value as T | undefined;
+    },
+    async set(key, value, ttlMs) {
+      if (value === undefined) return;
+      put(key, value, ttlMs);
+    },
+    async del(key) {
+      entries.delete(key);
+    },
+    async acquire(key, ttlMs) {
+      if (live(key)) return undefined;
+      const token = randomUUID();
+      put(key, token, ttlMs);
+      return token;
+    },
+    async release(key, token) {
+      if (live(key)?.value === token) entries.delete(key);
+    },
+    async incr(key, windowMs) {
+      const entry = live(key);
+      if (!entry || typeof entry.value !== 'number') {
+        put(key, 1, windowMs);
+        return { count: 1, resetMs: windowMs };
+      }
+      entry.value += 1;
+      return { count: entry.value, resetMs: entry.expiresAt - Date.now() };
+    },
+    async decr(key) {
+      const entry = live(key);
+      if (entry && typeof entry.value === 'number' && entry.value > 0) entry.value -= 1;
+    },
+    async ping() {
+      return 0;
+    },
+    async close() {
+      entries.clear();
+    },
+  });
+}
+
+// Atomic on every Redis version: the window starts with the first hit and is never extended.
+const INCR_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {count, redis.call('PTTL', KEYS[1])}`;
+const DECR_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]))
+if count and count > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`;
+const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+export function createRedisCache(url: string, keyPrefix = 'tp:'): Cache {
+  const redis = new Redis(url, { keyPrefix, maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  redis.on('error', () => {
+    // ioredis reconnects by itself; callers see failures as rejected commands.
+  });
+  return withSingleFlight({
+    kind: 'redis',
+    async get<T>(key: string) {
+      const raw = await redis.get(key);
+      return raw === null ? undefined : (JSON.parse(raw) as T);
+    },
+    async set(key, value, ttlMs) {
+      if (value === undefined) return;
+      await redis.set(key, JSON.stringify(value), 'PX', Math.max(1, Math.round(ttlMs)));
+    },
+    async del(key) {
+      await redis.del(key);
+    },
+    async acquire(key, ttlMs) {
+      const token = randomUUID();
+      return (await redis.set(key, token, 'PX', ttlMs, 'NX')) === 'OK' ? token : undefined;
+    },
+    async release(key, token) {
+      // Only our own lock: after its TTL it may belong to another instance.
+      await redis.eval(RELEASE_SCRIPT, 1, key, token);
+    },
+    async incr(key, windowMs) {
+      const [count, ttl] = (await redis.eval(INCR_SCRIPT, 1, key, String(Math.max(1, Math.round(windowMs))))) as [number, number];
+      return { count, resetMs: ttl > 0 ? ttl : windowMs };
+    },
+    async decr(key) {
+      await redis.eval(DECR_SCRIPT, 1, key);
+    },
+    async ping() {
+      const started = performance.now();
+      await redis.ping();
+      return performance.now() - started;
+    },
+    async close() {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  });
+}

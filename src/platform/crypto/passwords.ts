@@ -1,0 +1,55 @@
+// scrypt password hashes in a self-describing format, so parameters can be raised later.
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) =>
+    scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+
+// N=2^15, r=8, p=1: OWASP's scrypt recommendation; ~50 ms and 32 MiB per hash.
+const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+const KEY_LENGTH = 32;
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password, salt, KEY_LENGTH, PARAMS);
+  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, expected] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !expected) return false;
+  const expectedKey = Buffer.from(expected, 'base64');
+  const key = await scrypt(password, Buffer.from(salt, 'base64'), expectedKey.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: PARAMS.maxmem,
+  });
+  return timingSafeEqual(key, expectedKey);
+}
+
+/** A hash to compare against when the account does not exist, so timing does not reveal it. */
+export const DUMMY_PASSWORD_HASH =
+  'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/** A random password with upper, lower, digit and symbol, for administrator resets. */
+export function generatePassword(length = 20): string {
+  const sets = ['ABCDEFGHJKLMNPQRSTUVWXYZ', 'abcdefghijkmnopqrstuvwxyz', '23456789', '!@#$%^&*-_=+'];
+  const all = sets.join('');
+  const pick = (alphabet: string) => {
+    // Rejection sampling keeps every character equally likely.
+    const limit = 256 - (256 % alphabet.length);
+    for (;;) {
+      const byte = randomBytes(1)[0]!;
+      if (byte < limit) return alphabet[byte % alphabet.length]!;
+    }
+  };
+  const chars = sets.map(pick);
+  while (chars.length < length) chars.push(pick(all));
+  for (let i = chars.length - 1; i > 0; i--) {
+    const j = randomBytes(1)[0]! % (i + 1);
+    [chars[i], chars[j]] = [chars[j]!, chars[i]!];
+  }
+  return chars.join('');
+}

@@ -1,0 +1,104 @@
+// One schema, two engines: PGlite (embedded, the default) or PostgreSQL over node-postgres.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+
+export type Db = PgDatabase<PgQueryResultHKT>;
+/** A transaction or the database itself: repositories accept either. */
+export type DbExecutor = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute' | 'selectDistinct'> & {
+  transaction: Db['transaction'];
+};
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  /** Rows of a raw statement, whichever engine answers. */
+  rows<T = Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]>;
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../drizzle');
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; PGlite when absent. */
+  url?: string;
+  /** PGlite data directory; in memory when absent. */
+  dataDir?: string;
+  /** node-postgres pool size. */
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openPglite(options.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  const [{ PGlite }, { pg_trgm }, { drizzle }, { migrate }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+  ]);
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create({ dataDir, extensions: { pg_trgm } });
+  const db = drizzle({ client }) as unknown as Db;
+  await db.execute(sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+  await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+  return wrap(db, 'pglite', () => client.close());
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const [{ default: pg }, { drizzle }, { migrate }] = await Promise.all([
+    import('pg'),
+    import('drizzle-orm/node-postgres'),
+    import('drizzle-orm/node-postgres/migrator'),
+  ]);
+  // numeric and bigint stay strings: amounts are exact decimals, never floats.
+  // A connection that cannot be made in 5 s fails the query instead of hanging the request.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it on next use.
+  });
+  const db = drizzle({ client: pool }) as unknown as Db;
+  // Two instances starting together must not both migrate: serialise on an advisory lock.
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(7340912)');
+    try {
+      await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm').catch(() => {
+        // Without the extension the search falls back to sequential ILIKE; not fatal.
+      });
+      await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(7340912)');
+    }
+  } finally {
+    client.release();
+  }
+  return wrap(db, 'postgres', () => pool.end());
+}
+
+function wrap(db: Db, kind: Database['kind'], close: () => Promise<void>): Database {
+  let closed = false;
+  return {
+    db,
+    kind,
+    async rows<T>(query: ReturnType<typeof sql>) {
+      const result = (await db.execute(query)) as unknown as { rows: T[] };
+      return result.rows;
+    },
+    async ping() {
+      const started = performance.now();
+      await db.execute(sql`SELECT 1`);
+      return performance.now() - started;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await close();
+    },
+  };
+}

@@ -1,0 +1,231 @@
+// Request validation done once for the whole request: path, query, header and body are all checked
+// and every invalid field is reported together, in FastAPI's order. Fastify's own validation stops at
+// the first failing part, so it is switched off and this hook takes its place (after auth, which runs
+// in onRequest, as FastAPI runs security dependencies first).
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { isIP } from 'node:net';
+import { canonicalUuid, parseDateTime } from './datetime.ts';
+import { AppError, validationFailed, type ValidationIssue } from './errors.ts';
+import { locateJsonError } from './json-errors.ts';
+import { toPydanticIssues, type RequestPart } from './pydantic-errors.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request body exactly as received, for signature checks. */
+    rawBody?: Buffer;
+  }
+  interface FastifyContextConfig {
+    validators?: RouteValidators;
+  }
+}
+
+interface PartValidator {
+  validate: ValidateFunction;
+  /** A body whose schema requires nothing may be omitted. */
+  optional: boolean;
+  /** Top-level fields typed boolean: their strings are read as Pydantic reads them. */
+  booleans: string[];
+  /** Top-level fields that are not lists: a repeated query parameter gives its last value. */
+  scalars: string[];
+}
+
+type RouteValidators = Partial<Record<RequestPart, PartValidator>>;
+
+const PART_SOURCE: Record<RequestPart, 'params' | 'querystring' | 'headers' | 'body'> = {
+  path: 'params',
+  query: 'querystring',
+  header: 'headers',
+  body: 'body',
+};
+const ORDER: RequestPart[] = ['path', 'query', 'header', 'body'];
+
+export function isIpOrCidr(value: string): boolean {
+  const [address, prefix, ...rest] = value.split('/');
+  if (rest.length > 0 || !address) return false;
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+const CANONICAL = 'x-canonical';
+const CANONICAL_FORMATS: Record<string, (value: string) => string | undefined> = {
+  'date-time': (value) => parseDateTime(value)?.toISOString(),
+  uuid: canonicalUuid,
+};
+
+function createAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    allErrors: true,
+    strict: false,
+    verbose: true,
+  });
+  addFormats(ajv);
+  ajv.addFormat('ip-or-cidr', { type: 'string', validate: isIpOrCidr });
+  // Pydantic's datetime and UUID accept more spellings than RFC 3339 and RFC 4122 strictly do.
+  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => parseDateTime(value) !== undefined });
+  ajv.addFormat('uuid', { type: 'string', validate: (value: string) => canonicalUuid(value) !== undefined });
+  ajv.addKeyword({ keyword: 'x-literal' });
+  // Rewrites an accepted value into its one canonical spelling, so handlers never see variants.
+  ajv.addKeyword({
+    keyword: CANONICAL,
+    modifying: true,
+    schemaType: 'string',
+    validate: (format: string, data: unknown, _schema?: unknown, context?: { parentData: unknown; parentDataProperty: string | number }) => {
+      if (typeof data !== 'string' || !context?.parentData) return true;
+      const canonical = CANONICAL_FORMATS[format]?.(data);
+      if (canonical !== undefined) (context.parentData as Record<string | number, unknown>)[context.parentDataProperty] = canonical;
+      return true;
+    },
+  });
+  return ajv;
+}
+
+/** A copy of the schema marking every value whose format has a canonical form. */
+function withCanonicalForms(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withCanonicalForms);
+  if (!schema || typeof schema !== 'object') return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) copy[key] = withCanonicalForms(value);
+  const format = copy.format;
+  if (typeof format === 'string' && format in CANONICAL_FORMATS) copy[CANONICAL] = format;
+  return copy;
+}
+
+function isBooleanSchema(schema: unknown): boolean {
+  if (!schema || typeof schema !== 'object') return false;
+  const node = schema as { type?: unknown; anyOf?: unknown[] };
+  if (node.type === 'boolean' || (Array.isArray(node.type) && node.type.includes('boolean'))) return true;
+  return Array.isArray(node.anyOf) && node.anyOf.some(isBooleanSchema);
+}
+
+function isArraySchema(schema: unknown): boolean {
+  if (!schema || typeof schema !== 'object') return false;
+  const node = schema as { type?: unknown; anyOf?: unknown[] };
+  if (node.type === 'array' || (Array.isArray(node.type) && node.type.includes('array'))) return true;
+  return Array.isArray(node.anyOf) && node.anyOf.some(isArraySchema);
+}
+
+const TRUE_WORDS = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
+const FALSE_WORDS = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
+
+export function registerValidation(app: FastifyInstance): void {
+  // Strings in path, query and headers are coerced like Pydantic's lax mode; a JSON body is not.
+  const lax = createAjv(true);
+  const strict = createAjv(false);
+
+  app.setValidatorCompiler(() => () => true);
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const schema = route.schema as Record<string, unknown> | undefined;
+    if (!schema) return;
+    const validators: RouteValidators = {};
+    for (const part of ORDER) {
+      const partSchema = schema[PART_SOURCE[part]] as Record<string, unknown> | undefined;
+      if (!partSchema) continue;
+      const ajv = part === 'body' ? strict : lax;
+      const required = partSchema.required as unknown[] | undefined;
+      const properties = (partSchema.properties ?? {}) as Record<string, unknown>;
+      const compiled = withCanonicalForms(part === 'header' ? { ...partSchema, additionalProperties: true } : partSchema);
+      validators[part] = {
+        validate: ajv.compile(compiled as Record<string, unknown>),
+        optional: partSchema.type === 'object' && (!required || required.length === 0),
+        booleans: part === 'body' ? [] : Object.keys(properties).filter((key) => isBooleanSchema(properties[key])),
+        scalars: part === 'query' ? Object.keys(properties).filter((key) => !isArraySchema(properties[key])) : [],
+      };
+    }
+    route.config = { ...(route.config as object), validators } as RouteOptions['config'];
+  });
+
+  app.addHook('preValidation', async (request) => {
+    const validators = request.routeOptions.config.validators;
+    if (!validators) return;
+    const issues: ValidationIssue[] = [];
+    for (const part of ORDER) {
+      const validator = validators[part];
+      if (validator) issues.push(...validatePart(request, part, validator));
+    }
+    if (issues.length > 0) throw validationFailed(issues);
+  });
+
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const buffer = body as Buffer;
+    request.rawBody = buffer;
+    if (buffer.length === 0) return done(null, undefined);
+    const text = buffer.toString('utf8');
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch {
+      done(jsonInvalid(text), undefined);
+    }
+  });
+}
+
+function validatePart(request: FastifyRequest, part: RequestPart, validator: PartValidator): ValidationIssue[] {
+  const source = PART_SOURCE[part];
+  const current = (request as unknown as Record<string, unknown>)[source === 'querystring' ? 'query' : source];
+
+  if (part === 'body') {
+    if (current === undefined || current === null) {
+      if (validator.optional) {
+        request.body = {};
+        validator.validate(request.body);
+        return [];
+      }
+      return [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }];
+    }
+    // Defaults and canonical forms are written into a copy, so errors quote the body as it came.
+    const copy: unknown = structuredClone(current);
+    if (validator.validate(copy)) {
+      request.body = copy;
+      return [];
+    }
+    return toPydanticIssues(validator.validate.errors ?? [], { part, data: current, raw: current });
+  }
+
+  // Validate a copy so the raw strings stay available for the error's `input`.
+  const given = (current ?? {}) as Record<string, unknown>;
+  // Built key by key: ajv then adds defaults to an ordinary object; on a spread clone V8 takes a slow path.
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(given)) raw[key] = given[key];
+  // Starlette keeps the last of repeated query parameters for a single-valued field.
+  for (const key of validator.scalars) {
+    const value = raw[key];
+    if (Array.isArray(value)) raw[key] = value[value.length - 1];
+  }
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) copy[key] = raw[key];
+  for (const key of validator.booleans) {
+    const value = copy[key];
+    if (typeof value !== 'string') continue;
+    const word = value.trim().toLowerCase();
+    if (TRUE_WORDS.has(word)) copy[key] = 'true';
+    else if (FALSE_WORDS.has(word)) copy[key] = 'false';
+  }
+  if (validator.validate(copy)) {
+    if (part === 'path') request.params = copy;
+    else if (part === 'query') request.query = copy;
+    else Object.assign(request.headers, copy);
+    return [];
+  }
+  return toPydanticIssues(validator.validate.errors ?? [], { part, data: copy, raw });
+}
+
+/** FastAPI's answer to a body that is not JSON: where Python's parser stopped, and why. */
+function jsonInvalid(text: string): AppError {
+  // JSON.parse refused it; Python accepts a few texts it does not (NaN, Infinity), so fall back to
+  // the start of the body when the scanner finds nothing.
+  const found = locateJsonError(text) ?? { position: 0, message: 'Expecting value' };
+  return validationFailed([
+    { type: 'json_invalid', loc: ['body', found.position], msg: 'JSON decode error', input: {}, ctx: { error: found.message } },
+  ]);
+}

@@ -1,0 +1,44 @@
+// Liveness, readiness and Prometheus metrics: for orchestrators and scrapers, outside the contract.
+import type { FastifyInstance } from 'fastify';
+import type { Platform } from '../platform.ts';
+
+/** A dependency that does not answer within this is as good as down for a readiness probe. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+async function probe(check: () => Promise<number>): Promise<{ status: 'up'; latency_ms: number } | { status: 'down' }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), PROBE_TIMEOUT_MS);
+  });
+  try {
+    const latency = await Promise.race([check(), timeout]);
+    return { status: 'up', latency_ms: Math.round(latency * 100) / 100 };
+  } catch {
+    return { status: 'down' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function healthRoutes(platform: Pick<Platform, 'database' | 'cache' | 'metrics'>) {
+  return async function routes(app: FastifyInstance) {
+    app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+    app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+      const database = await probe(() => platform.database.ping());
+      if (database.status === 'down') return reply.code(503).send({ detail: 'Database unavailable' });
+      // Rate limits and shared locks live in Redis when it is configured: without it, not ready.
+      if (platform.cache.kind === 'redis') {
+        const cache = await probe(() => platform.cache.ping());
+        if (cache.status === 'down') return reply.code(503).send({ detail: 'Cache unavailable' });
+        return { status: 'ready', database, cache };
+      }
+      return { status: 'ready', database };
+    });
+
+    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+      const body = await platform.metrics.registry.metrics();
+      return reply.type(platform.metrics.registry.contentType).send(body);
+    });
+  };
+}

@@ -1,0 +1,127 @@
+// Structured JSON logs. Secrets are removed twice: by path (headers and fields known to carry them)
+// and by name at any depth (anything called like a password, token, key, secret or signature), so a
+// module that logs a whole payload cannot leak what is nested inside it.
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-scheduled-job-secret"]',
+  'req.headers["x-mbx-apikey"]',
+  'req.headers["x-hub-signature-256"]',
+  'req.headers["payments-signature"]',
+  'req.headers["stripe-signature"]',
+  'req.headers["x-vercel-signature"]',
+  'req.headers["tracker-signature"]',
+  'req.headers["linear-signature"]',
+  'req.headers["errormon-hook-signature"]',
+  'req.headers["sentry-hook-signature"]',
+  'req.headers["x-mailer-signature"]',
+  'req.headers["svix-signature"]',
+  'req.headers["webhook-signature"]',
+  'headers.authorization',
+  'headers["x-mbx-apikey"]',
+  '*.password',
+  '*.newPassword',
+  '*.password_hash',
+  '*.passwordHash',
+  '*.api_key',
+  '*.apiKey',
+  '*.api_secret',
+  '*.apiSecret',
+  '*.secret',
+  '*.api_passphrase',
+  '*.passphrase',
+  '*.token',
+  '*.access_token',
+  '*.refresh_token',
+  '*.accessToken',
+  '*.refreshToken',
+  'password',
+  'api_key',
+  'api_secret',
+  'secret',
+  'token',
+];
+
+const CENSOR = '[redacted]';
+const SECRET_SUFFIXES = ['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'authorization', 'cookie', 'privatekey', 'encryptionkey'];
+
+/** Whether a field or header of this name carries a secret (`api_key`, `X-MBX-APIKEY`, `refreshToken`...). */
+export function isSecretName(name: string): boolean {
+  const normalized = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return normalized.includes('signature') || SECRET_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  if (!value || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A copy with every secret-named field replaced. Only plain objects and arrays are walked: requests,
+ * replies and errors are left to their serializers.
+ */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (depth > 8) return value;
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
+  if (!isPlain(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    // Flags such as `has_passphrase: true` say nothing secret; empty values neither.
+    const revealing = child !== null && child !== undefined && child !== '' && typeof child !== 'boolean';
+    copy[key] = revealing && isSecretName(key) ? CENSOR : redactSecrets(child, depth + 1);
+  }
+  return copy;
+}
+
+/** A URL with the values of secret-named query parameters replaced. */
+export function redactUrl(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const params = url
+    .slice(query + 1)
+    .split('&')
+    .map((pair) => {
+      const [name = '', ...rest] = pair.split('=');
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        // keep the raw name
+      }
+      return rest.length > 0 && isSecretName(decoded) ? `${name}=${CENSOR}` : pair;
+    });
+  return `${url.slice(0, query)}?${params.join('&')}`;
+}
+
+interface LoggedRequest {
+  method: string;
+  url: string;
+  hostname?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: REDACTED_PATHS, censor: CENSOR },
+      base: { service: 'trading-platform' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> },
+      serializers: {
+        req: (request: LoggedRequest) => ({
+          method: request.method,
+          url: redactUrl(request.url),
+          host: request.hostname,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
+      },
+    },
+    destination,
+  );
+}

@@ -1,0 +1,221 @@
+// A durable outbox: effects are written in the same transaction as the change that causes them, and
+// a worker delivers them afterwards with retries, so a crash between the two loses nothing.
+import { and, eq, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Database, DbExecutor } from '../db/database.ts';
+import { outbox } from '../db/schema.ts';
+
+export interface OutboxMessage {
+  kind: string;
+  payload: Record<string, unknown>;
+  /** A second message with the same key is dropped: the effect happens once. */
+  dedupeKey?: string;
+  availableAt?: Date;
+  maxAttempts?: number;
+}
+
+/** Thrown by a handler to be tried again later (e.g. after a 429's Retry-After). */
+export class RetryLater extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}
+
+/** Thrown by a handler when retrying cannot help (e.g. a 400 from the receiver). */
+export class PermanentFailure extends Error {
+  override name = 'PermanentFailure';
+}
+
+export interface OutboxRow {
+  id: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  maxAttempts: number;
+}
+
+/** Returns a short note stored with the delivered row, or nothing. */
+export type OutboxHandler = (payload: Record<string, unknown>, row: OutboxRow) => Promise<string | void>;
+
+/** Returns the new row's id, or null when the dedupe key was already used. */
+export async function enqueue(executor: DbExecutor, message: OutboxMessage, now: Date): Promise<string | null> {
+  const rows = await executor
+    .insert(outbox)
+    .values({
+      kind: message.kind,
+      payload: message.payload,
+      dedupeKey: message.dedupeKey,
+      availableAt: message.availableAt ?? now,
+      maxAttempts: message.maxAttempts ?? 8,
+      createdAt: now,
+    })
+    .onConflictDoNothing()
+    .returning({ id: outbox.id });
+  return rows[0]?.id ?? null;
+}
+
+export interface OutboxWorkerOptions {
+  database: Database;
+  clock: Clock;
+  logger: Logger;
+  pollMs?: number;
+  batchSize?: number;
+  /** How long a claimed row is ours; after it another worker may take it (crash recovery). */
+  leaseMs?: number;
+  baseBackoffMs?: number;
+}
+
+export interface OutboxWorker {
+  register(kind: string, handler: OutboxHandler): void;
+  start(): void;
+  /** Stops polling and waits for the batch in hand. */
+  stop(): Promise<void>;
+  /** Claims and handles one batch; returns how many rows it handled. */
+  runOnce(): Promise<number>;
+  /** Runs batches until nothing is due. */
+  drain(): Promise<void>;
+  stats(): Promise<{ pending: number; processing: number; dead: number; done: number }>;
+}
+
+export function backoffMs(attempt: number, baseMs: number): number {
+  const exponential = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 60 * 60 * 1000);
+  // Up to 20% jitter so that a burst of failures does not retry in lockstep.
+  return Math.round(exponential * (1 + Math.random() * 0.2));
+}
+
+export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
+  const { database, clock, logger } = options;
+  const { db } = database;
+  const pollMs = options.pollMs ?? 1000;
+  const batchSize = options.batchSize ?? 20;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const baseBackoffMs = options.baseBackoffMs ?? 2_000;
+  const handlers = new Map<string, OutboxHandler>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let stopped = true;
+
+  async function claim(): Promise<OutboxRow[]> {
+    const now = clock.now();
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const kinds = [...handlers.keys()];
+    if (kinds.length === 0) return [];
+    // The CTE locks exactly the rows it picks (a LIMIT inside `IN (...)` may be re-evaluated by
+    // the planner); SKIP LOCKED lets concurrent workers pick disjoint rows. A 'processing' row
+    // whose lease ran out belongs to a worker that died: it is taken over.
+    const rows = await database.rows<OutboxRow & { availableAt: string | Date }>(sql`
+      WITH picked AS (
+        SELECT id FROM outbox
+        WHERE kind IN (${sql.join(
+          kinds.map((k) => sql`${k}`),
+          sql`, `,
+        )})
+          AND ((status = 'pending' AND available_at <= ${now.toISOString()}::timestamptz)
+            OR (status = 'processing' AND locked_until < ${now.toISOString()}::timestamptz))
+        ORDER BY available_at
+        LIMIT ${batchSize}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE outbox SET status = 'processing', attempts = outbox.attempts + 1,
+        locked_until = ${leaseUntil.toISOString()}::timestamptz
+      FROM picked WHERE outbox.id = picked.id
+      RETURNING outbox.id, outbox.kind, outbox.payload, outbox.attempts,
+        outbox.max_attempts AS "maxAttempts", outbox.available_at AS "availableAt"`);
+    return rows
+      .sort((a, b) => new Date(a.availableAt).getTime() - new Date(b.availableAt).getTime())
+      .map(({ id, kind, payload, attempts, maxAttempts }) => ({ id, kind, payload, attempts: Number(attempts), maxAttempts: Number(maxAttempts) }));
+  }
+
+  /** Only the claim that is still ours: after a lease ran out another worker may own the row. */
+  const stillOurs = (row: OutboxRow) =>
+    and(eq(outbox.id, row.id), eq(outbox.status, 'processing'), eq(outbox.attempts, row.attempts));
+
+  async function settle(row: OutboxRow, outcome: { result?: string } | { error: unknown }): Promise<void> {
+    const now = clock.now();
+    if (!('error' in outcome)) {
+      await db
+        .update(outbox)
+        .set({ status: 'done', processedAt: now, lockedUntil: null, lastError: null, result: outcome.result ?? null })
+        .where(stillOurs(row));
+      return;
+    }
+    const error = outcome.error;
+    const message = error instanceof Error ? error.message : String(error);
+    const dead = error instanceof PermanentFailure || row.attempts >= row.maxAttempts;
+    const retryAfter = error instanceof RetryLater ? (error.retryAfterMs ?? 0) : 0;
+    const delay = Math.max(backoffMs(row.attempts, baseBackoffMs), retryAfter);
+    logger.warn({ outboxId: row.id, kind: row.kind, attempts: row.attempts, dead, error: message }, 'outbox delivery failed');
+    await db
+      .update(outbox)
+      .set({
+        status: dead ? 'dead' : 'pending',
+        lastError: message.slice(0, 2000),
+        lockedUntil: null,
+        availableAt: dead ? undefined : new Date(now.getTime() + delay),
+        processedAt: dead ? now : undefined,
+      })
+      .where(stillOurs(row));
+  }
+
+  async function runOnce(): Promise<number> {
+    const rows = await claim();
+    for (const row of rows) {
+      const handler = handlers.get(row.kind)!;
+      try {
+        const result = await handler(row.payload, row);
+        await settle(row, { result: result ?? undefined });
+      } catch (error) {
+        await settle(row, { error });
+      }
+    }
+    return rows.length;
+  }
+
+  const tick = () => {
+    if (stopped) return;
+    running = runOnce()
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'outbox poll failed');
+        return 0;
+      })
+      .then((count) => {
+        // A full batch means more may be waiting: go again at once.
+        if (!stopped) timer = setTimeout(tick, count >= batchSize ? 0 : pollMs);
+        return count;
+      });
+  };
+
+  return {
+    register(kind, handler) {
+      handlers.set(kind, handler);
+    },
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      timer = setTimeout(tick, 0);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+    runOnce,
+    async drain() {
+      while ((await runOnce()) > 0) {
+        // keep going until nothing is due
+      }
+    },
+    async stats() {
+      const rows = await database.rows<{ status: string; count: number }>(
+        sql`SELECT status, count(*)::int AS count FROM outbox GROUP BY status`,
+      );
+      const counts = { pending: 0, processing: 0, dead: 0, done: 0 };
+      for (const row of rows) if (row.status in counts) counts[row.status as keyof typeof counts] = Number(row.count);
+      return counts;
+    },
+  };
+}

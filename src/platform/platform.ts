@@ -1,0 +1,79 @@
+// The shared infrastructure every module receives: built once from Config, closed once at shutdown.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import { createGuards, type Guards } from './auth/guards.ts';
+import { createTokenService, type TokenService } from './auth/tokens.ts';
+import { createMemoryCache, createRedisCache, type Cache } from './cache/cache.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { createLogger } from './observability/logger.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
+
+export interface Platform {
+  readonly config: Config;
+  readonly database: Database;
+  readonly cache: Cache;
+  readonly clock: Clock;
+  readonly secretBox: SecretBox;
+  readonly tokens: TokenService;
+  readonly guards: Guards;
+  readonly outbox: OutboxWorker;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Fetch for outbound HTTP; tests pass one that refuses anything but loopback. */
+  readonly fetch: typeof fetch;
+  close(): Promise<void>;
+}
+
+export interface PlatformOverrides {
+  clock?: Clock;
+  logger?: Logger;
+  database?: Database;
+  cache?: Cache;
+  fetch?: typeof fetch;
+  /** Redis key prefix, so parallel test files sharing one Redis never see each other's keys. */
+  redisKeyPrefix?: string;
+  outboxPollMs?: number;
+  defaultMetrics?: boolean;
+}
+
+export async function createPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
+  const clock = overrides.clock ?? systemClock;
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const database =
+    overrides.database ??
+    (await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite') }));
+  const cache =
+    overrides.cache ??
+    (config.redisUrl ? createRedisCache(config.redisUrl, overrides.redisKeyPrefix ?? config.redisKeyPrefix) : createMemoryCache());
+  const secretBox = createSecretBox(config.crypto.encryptionKey, config.crypto.oldEncryptionKeys);
+  const tokens = createTokenService(config.auth.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
+  const guards = createGuards({ tokens, database, clock });
+  const outbox = createOutboxWorker({ database, clock, logger, pollMs: overrides.outboxPollMs });
+  const metrics = createMetrics(overrides.defaultMetrics ?? true);
+  metrics.gauge('outbox_backlog', 'Outbox messages waiting to be delivered', async () => (await outbox.stats()).pending);
+  metrics.gauge('outbox_dead_letters', 'Outbox messages that exhausted their retries', async () => (await outbox.stats()).dead);
+
+  return {
+    config,
+    database,
+    cache,
+    clock,
+    secretBox,
+    tokens,
+    guards,
+    outbox,
+    logger,
+    metrics,
+    fetch: overrides.fetch ?? globalThis.fetch,
+    async close() {
+      await outbox.stop();
+      // What the caller handed in, the caller closes (tests share one database per file).
+      if (!overrides.cache) await cache.close();
+      if (!overrides.database) await database.close();
+    },
+  };
+}

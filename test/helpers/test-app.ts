@@ -1,0 +1,171 @@
+// Builds the real application for tests: one database per test file (PGlite in memory by default,
+// a fresh PostgreSQL database when DATABASE_URL is set), Redis when REDIS_URL is set (with a key
+// prefix of its own), a fixed-or-real clock, and logs captured so tests can inspect them.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { after } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config/config.ts';
+import { createMemoryCache, createRedisCache, type Cache } from '../../src/platform/cache/cache.ts';
+import type { Clock } from '../../src/platform/clock.ts';
+import { openDatabase, type Database } from '../../src/platform/db/database.ts';
+import { users } from '../../src/platform/db/schema.ts';
+import { createLogger } from '../../src/platform/observability/logger.ts';
+import { createPlatform, type Platform } from '../../src/platform/platform.ts';
+
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-0123456789';
+
+let shared: Promise<Database> | undefined;
+let dropDatabase: (() => Promise<void>) | undefined;
+let sharedUrl: string | undefined;
+
+/** The PostgreSQL URL of this file's database (undefined on PGlite), for a second pool or a child process. */
+export async function testDatabaseUrl(): Promise<string | undefined> {
+  await testDatabase();
+  return sharedUrl;
+}
+
+/** The database of this test file, created on first use and closed when the file ends. */
+export function testDatabase(): Promise<Database> {
+  shared ??= (async () => {
+    const url = process.env.DATABASE_URL;
+    if (!url) return openDatabase({});
+    const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    sharedUrl = target.toString();
+    dropDatabase = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    };
+    return openDatabase({ url: target.toString(), poolSize: 5 });
+  })();
+  return shared;
+}
+
+after(async () => {
+  if (!shared) return;
+  const database = await shared;
+  await database.close();
+  await dropDatabase?.();
+});
+
+/** Empties every table (the schema stays), so each test starts from nothing. */
+export async function resetDatabase(database: Database): Promise<void> {
+  const tables = await database.rows<{ tablename: string }>(
+    sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`,
+  );
+  if (tables.length === 0) return;
+  await database.db.execute(sql.raw(`TRUNCATE ${tables.map((t) => `"${t.tablename}"`).join(', ')} RESTART IDENTITY CASCADE`));
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  platform: Platform;
+  config: Config;
+  database: Database;
+  /** Every log line the app wrote so far, parsed. */
+  logLines(): Record<string, unknown>[];
+  /** The raw log text, for "this secret appears nowhere" checks. */
+  logText(): string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  /** Keep the rows of earlier tests (default: the database is emptied first). */
+  keepData?: boolean;
+  /**
+   * Redis key prefix; apps built with the same one share counters and cached values, as two
+   * instances of the service on one Redis do. Default: a prefix of their own.
+   */
+  cachePrefix?: string;
+  /** Extra routes for the test, registered before the app is ready (e.g. one that throws). */
+  routes?: (app: FastifyInstance, platform: Platform) => Promise<void>;
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await testDatabase();
+  if (!options.keepData) await resetDatabase(database);
+  const config = loadConfig({
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tp-test-')),
+    JWT_SECRET: TEST_JWT_SECRET,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    LOG_LEVEL: 'info',
+    ...options.env,
+  });
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const cache: Cache = process.env.REDIS_URL
+    ? createRedisCache(process.env.REDIS_URL, options.cachePrefix ?? `test:${randomUUID()}:`)
+    : createMemoryCache();
+  const platform = await createPlatform(config, {
+    database,
+    cache,
+    clock: options.clock,
+    logger: createLogger(config.logLevel, sink),
+    defaultMetrics: false,
+  });
+  const app = await buildApp(platform);
+  const { routes } = options;
+  if (routes) await app.register(async (scope) => routes(scope, platform));
+  await app.ready();
+  return {
+    app,
+    platform,
+    config,
+    database,
+    logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    logText: () => lines.join(''),
+    async close() {
+      await app.close();
+      await cache.close();
+    },
+  };
+}
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  token: string;
+  refreshToken: string;
+  headers: { authorization: string };
+}
+
+/** Registers a user through the API, optionally promotes it, and logs it in. */
+export async function signIn(
+  app: FastifyInstance,
+  database: Database,
+  options: { role?: 'user' | 'admin'; email?: string; password?: string } = {},
+): Promise<TestUser> {
+  const email = options.email ?? `user-${randomBytes(4).toString('hex')}@example.com`;
+  const password = options.password ?? `Pw-${randomBytes(8).toString('hex')}`;
+  const registered = await app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password } });
+  if (registered.statusCode !== 201) throw new Error(`register failed: ${registered.statusCode} ${registered.body}`);
+  const id = registered.json<{ id: string }>().id;
+  if (options.role === 'admin') await database.db.update(users).set({ role: 'admin' }).where(eq(users.id, id));
+  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
+  if (login.statusCode !== 200) throw new Error(`login failed: ${login.statusCode} ${login.body}`);
+  const { access_token: token, refresh_token: refreshToken } = login.json<{ access_token: string; refresh_token: string }>();
+  return { id, email, password, token, refreshToken, headers: { authorization: `Bearer ${token}` } };
+}

@@ -1,0 +1,161 @@
+// One behaviour for both caches: the same tests run on process memory and, when REDIS_URL is set,
+// on Redis (plus what only Redis can do: share values, locks and counters between instances).
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { createMemoryCache, createRedisCache, type Cache } from '../../../src/platform/cache/cache.ts';
+
+const REDIS_URL = process.env.REDIS_URL;
+const NO_REDIS = REDIS_URL ? false : 'REDIS_URL is not set: the Redis half of the cache tests runs with REDIS_URL=redis://127.0.0.1:6379';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const opened: Cache[] = [];
+after(async () => {
+  await Promise.all(opened.map((cache) => cache.close()));
+});
+
+function redisCache(prefix = `test:${randomUUID()}:`): Cache {
+  const cache = createRedisCache(REDIS_URL!, prefix);
+  opened.push(cache);
+  return cache;
+}
+
+/** A loader that counts its calls and takes a while, so that concurrent misses overlap. */
+function slowLoader<T>(value: T, ms = 60) {
+  let calls = 0;
+  return {
+    get calls() {
+      return calls;
+    },
+    load: async () => {
+      calls++;
+      await sleep(ms);
+      return value;
+    },
+  };
+}
+
+function behaviour(name: string, make: () => Cache, skip: string | false = false) {
+  describe(`${name} cache`, { skip }, () => {
+    it('stores, reads and deletes JSON values', async () => {
+      const cache = make();
+      assert.equal(await cache.get('k'), undefined);
+      await cache.set('k', { a: [1, 'two'], b: null }, 10_000);
+      assert.deepEqual(await cache.get('k'), { a: [1, 'two'], b: null });
+      await cache.del('k');
+      assert.equal(await cache.get('k'), undefined);
+    });
+
+    it('forgets a value after its ttl', async () => {
+      const cache = make();
+      await cache.set('short', 'v', 60);
+      assert.equal(await cache.get('short'), 'v');
+      await sleep(150);
+      assert.equal(await cache.get('short'), undefined);
+    });
+
+    it('wrap: 200 concurrent misses make one loader call, and all get its value', async () => {
+      const cache = make();
+      const loader = slowLoader({ price: '42.5' });
+      const results = await Promise.all(Array.from({ length: 200 }, () => cache.wrap('ticker', 10_000, loader.load)));
+      assert.equal(loader.calls, 1);
+      assert.ok(results.every((r) => r.price === '42.5'));
+      // And the next call is served from the cache.
+      await cache.wrap('ticker', 10_000, loader.load);
+      assert.equal(loader.calls, 1);
+    });
+
+    it('wrap: a failed load fails every waiter, caches nothing, and the next call loads again', async () => {
+      const cache = make();
+      let calls = 0;
+      const failing = async () => {
+        calls++;
+        await sleep(30);
+        throw new Error('upstream down');
+      };
+      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => cache.wrap('flaky', 10_000, failing)));
+      assert.ok(outcomes.every((o) => o.status === 'rejected'));
+      assert.equal(calls, 1);
+      assert.equal(await cache.wrap('flaky', 10_000, async () => 'recovered'), 'recovered');
+    });
+
+    it('wrap: the value expires with its ttl and is loaded again', async () => {
+      const cache = make();
+      const loader = slowLoader('v', 1);
+      await cache.wrap('w', 60, loader.load);
+      await sleep(150);
+      await cache.wrap('w', 60, loader.load);
+      assert.equal(loader.calls, 2);
+    });
+
+    it('incr counts within a fixed window, then starts again', async () => {
+      const cache = make();
+      const first = await cache.incr('hits', 200);
+      assert.equal(first.count, 1);
+      assert.ok(first.resetMs > 0 && first.resetMs <= 200);
+      assert.equal((await cache.incr('hits', 200)).count, 2);
+      const third = await cache.incr('hits', 200);
+      assert.equal(third.count, 3);
+      // The window is fixed: later hits do not push its end back.
+      assert.ok(third.resetMs <= first.resetMs);
+      await sleep(300);
+      assert.equal((await cache.incr('hits', 200)).count, 1);
+    });
+
+    it('decr gives one back to a live counter and does nothing to an absent one', async () => {
+      const cache = make();
+      await cache.incr('c', 10_000);
+      await cache.incr('c', 10_000);
+      await cache.decr('c');
+      assert.equal((await cache.incr('c', 10_000)).count, 2);
+      await cache.decr('absent');
+      assert.equal((await cache.incr('absent', 10_000)).count, 1);
+    });
+
+    it('answers a ping', async () => {
+      assert.equal(typeof (await make().ping()), 'number');
+    });
+  });
+}
+
+behaviour('memory', () => {
+  const cache = createMemoryCache();
+  opened.push(cache);
+  return cache;
+});
+behaviour('redis', () => redisCache(), NO_REDIS);
+
+describe('redis cache shared by two instances', { skip: NO_REDIS }, () => {
+  it('200 concurrent misses spread over two instances make one loader call', async () => {
+    const prefix = `test:${randomUUID()}:`;
+    const [a, b] = [redisCache(prefix), redisCache(prefix)];
+    const loader = slowLoader('shared', 150);
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).wrap('markets', 10_000, loader.load)));
+    assert.equal(loader.calls, 1);
+    assert.ok(results.every((r) => r === 'shared'));
+  });
+
+  it('when the loading instance fails, a waiting one takes over and loads', async () => {
+    const prefix = `test:${randomUUID()}:`;
+    const [a, b] = [redisCache(prefix), redisCache(prefix)];
+    const failing = a.wrap('k', 10_000, async () => {
+      await sleep(100);
+      throw new Error('upstream down');
+    });
+    await sleep(20);
+    const taking = b.wrap('k', 10_000, async () => 'from b');
+    await assert.rejects(failing, /upstream down/);
+    assert.equal(await taking, 'from b');
+  });
+
+  it('counters are shared, and prefixes keep deployments apart', async () => {
+    const prefix = `test:${randomUUID()}:`;
+    const [a, b, other] = [redisCache(prefix), redisCache(prefix), redisCache()];
+    await a.incr('login:ip:10.0.0.1', 60_000);
+    assert.equal((await b.incr('login:ip:10.0.0.1', 60_000)).count, 2);
+    assert.equal((await other.incr('login:ip:10.0.0.1', 60_000)).count, 1);
+    await a.set('v', 1, 60_000);
+    assert.equal(await b.get('v'), 1);
+    assert.equal(await other.get('v'), undefined);
+  });
+});

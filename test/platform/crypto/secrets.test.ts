@@ -1,0 +1,138 @@
+// Secrets that need no setup (generated once into DATA_DIR, owner-only) and the secret box that
+// keeps old ciphertexts readable across a key change.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../../../src/config/config.ts';
+import { createSecretBox, keyId } from '../../../src/platform/crypto/secret-box.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const tempDir = () => mkdtempSync(path.join(tmpdir(), 'tp-secrets-'));
+const mode = (file: string) => statSync(file).mode & 0o777;
+
+describe('generated secrets', () => {
+  it('JWT_SECRET and ENCRYPTION_KEY are generated into DATA_DIR with mode 0600 when unset', () => {
+    const dataDir = tempDir();
+    const config = loadConfig({ DATA_DIR: dataDir });
+    assert.equal(mode(path.join(dataDir, 'jwt-secret')), 0o600);
+    assert.equal(mode(path.join(dataDir, 'encryption-key')), 0o600);
+    assert.ok(config.auth.jwtSecret.length >= 32);
+    assert.equal(config.crypto.encryptionKey.length, 32);
+    assert.deepEqual(readdirSync(dataDir).sort(), ['encryption-key', 'jwt-secret'], 'no temporary files are left');
+  });
+
+  it('are the same on the next start', () => {
+    const dataDir = tempDir();
+    const first = loadConfig({ DATA_DIR: dataDir });
+    const second = loadConfig({ DATA_DIR: dataDir });
+    assert.equal(second.auth.jwtSecret, first.auth.jwtSecret);
+    assert.ok(second.crypto.encryptionKey.equals(first.crypto.encryptionKey));
+  });
+
+  it('are not written when configured', () => {
+    const dataDir = tempDir();
+    const key = randomBytes(32).toString('base64');
+    const config = loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'j'.repeat(40), ENCRYPTION_KEY: key });
+    assert.equal(config.auth.jwtSecret, 'j'.repeat(40));
+    assert.equal(config.crypto.encryptionKey.toString('base64'), key);
+    assert.deepEqual(readdirSync(dataDir), []);
+  });
+
+  it('processes starting together on one DATA_DIR all end up with the same secrets', { timeout: 120_000 }, async () => {
+    const dataDir = tempDir();
+    const script = `import { loadConfig } from './src/config/config.ts';
+      const c = loadConfig({ DATA_DIR: ${JSON.stringify(dataDir)} });
+      process.stdout.write(c.auth.jwtSecret + ' ' + c.crypto.encryptionKey.toString('base64'));`;
+    const outputs = await Promise.all(
+      Array.from({ length: 6 }, () => {
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (chunk) => (out += String(chunk)));
+        return new Promise<string>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`)))));
+      }),
+    );
+    assert.equal(new Set(outputs).size, 1, 'every process read the same secrets');
+    assert.deepEqual(readdirSync(dataDir).sort(), ['encryption-key', 'jwt-secret']);
+  });
+
+  it('an unusable DATA_DIR or a bad key is a configuration problem, one line each', () => {
+    const file = path.join(tempDir(), 'not-a-directory');
+    writeFileSync(file, '');
+    assert.throws(
+      () => loadConfig({ DATA_DIR: path.join(file, 'data') }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.problems.length, 2);
+        assert.match(error.problems[0]!, /^JWT_SECRET is unset and .+jwt-secret cannot be created or read/);
+        assert.match(error.problems[1]!, /^ENCRYPTION_KEY is unset and .+encryption-key cannot be created or read/);
+        return true;
+      },
+    );
+    assert.throws(
+      () => loadConfig({ DATA_DIR: tempDir(), JWT_SECRET: 'short', ENCRYPTION_KEY: 'abc', ENCRYPTION_KEYS_OLD: 'zz' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        JSON.stringify(error.problems) ===
+          JSON.stringify([
+            'JWT_SECRET must be at least 32 characters',
+            'ENCRYPTION_KEY must be 32 bytes encoded as base64',
+            'ENCRYPTION_KEYS_OLD must be 32 bytes encoded as base64',
+          ]),
+    );
+  });
+});
+
+describe('secret box', () => {
+  const keyA = randomBytes(32);
+  const keyB = randomBytes(32);
+
+  it('seals with AES-256-GCM under the current key id; the plaintext is nowhere in it', () => {
+    const box = createSecretBox(keyA);
+    const sealed = box.seal('api-secret-value');
+    assert.match(sealed, new RegExp(`^v1:${keyId(keyA)}:`));
+    assert.ok(!sealed.includes('api-secret-value'));
+    assert.notEqual(box.seal('api-secret-value'), sealed, 'a fresh IV every time');
+    assert.equal(box.open(sealed), 'api-secret-value');
+  });
+
+  it('refuses a tampered ciphertext', () => {
+    const box = createSecretBox(keyA);
+    const parts = box.seal('value').split(':');
+    const data = Buffer.from(parts[4]!, 'base64');
+    data[0]! ^= 1;
+    parts[4] = data.toString('base64');
+    assert.throws(() => box.open(parts.join(':')));
+  });
+
+  it('after a key change, old ciphertexts open with ENCRYPTION_KEYS_OLD, are stale, and reseal under the new key', () => {
+    const before = createSecretBox(keyA).seal('rotate-me');
+    const config = loadConfig({
+      DATA_DIR: tempDir(),
+      JWT_SECRET: 'j'.repeat(40),
+      ENCRYPTION_KEY: keyB.toString('base64'),
+      ENCRYPTION_KEYS_OLD: ` ${randomBytes(32).toString('base64')}, ${keyA.toString('base64')} `,
+    });
+    const box = createSecretBox(config.crypto.encryptionKey, config.crypto.oldEncryptionKeys);
+    assert.equal(box.open(before), 'rotate-me');
+    assert.equal(box.isStale(before), true);
+
+    const resealed = box.reseal(before);
+    assert.notEqual(resealed, before);
+    assert.equal(box.isStale(resealed), false);
+    assert.equal(box.open(resealed), 'rotate-me');
+    assert.equal(box.reseal(resealed), resealed, 'a current value is left as it is');
+    // Once the old key is dropped, only the resealed value is readable.
+    const withoutOld = createSecretBox(keyB);
+    assert.equal(withoutOld.open(resealed), 'rotate-me');
+    assert.throws(() => withoutOld.open(before), new RegExp(`no encryption key with id ${keyId(keyA)}`));
+  });
+
+  it('refuses a key that is not 32 bytes', () => {
+    assert.throws(() => createSecretBox(randomBytes(16)), /32 bytes/);
+  });
+});

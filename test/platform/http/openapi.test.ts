@@ -1,0 +1,115 @@
+// The OpenAPI document is generated from the route schemas; this checks it against every route the
+// app registered, whichever module added it, so a route can never be missing from the document.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { validate } from '@readme/openapi-parser';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { Type } from 'typebox';
+import type { RouteEntry } from '../../../src/platform/http/route-catalog.ts';
+import { bearerSecurity, errorResponses } from '../../../src/platform/http/schemas.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+
+type Document = OpenAPIV3_1.Document;
+type Operation = OpenAPIV3_1.OperationObject;
+
+/** Fastify's `/a/:id` (with an optional regex) is OpenAPI's `/a/{id}`. */
+function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?/g, '{$1}');
+}
+
+/** The routes that must be documented: not hidden, and not the HEAD twin Fastify adds to each GET. */
+function documentedRoutes(catalog: readonly RouteEntry[]): RouteEntry[] {
+  const gets = new Set(catalog.filter((r) => r.method === 'GET').map((r) => r.url));
+  return catalog.filter((route) => !route.hidden && !(route.method === 'HEAD' && gets.has(route.url)));
+}
+
+function operationOf(document: Document, route: RouteEntry): Operation | undefined {
+  const item = document.paths?.[openApiPath(route.url)] as Record<string, Operation> | undefined;
+  return item?.[route.method.toLowerCase()];
+}
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let document: Document;
+  before(async () => {
+    t = await buildTestApp({
+      routes: async (app) => {
+        // A route added the way any module adds one: it must show up without anyone listing it.
+        app.get(
+          '/api/v1/probe/:probe_id',
+          {
+            schema: {
+              tags: ['probe'],
+              summary: 'Probe',
+              params: Type.Object({ probe_id: Type.String({ description: 'Probe id.' }) }),
+              response: { 200: Type.Object({ ok: Type.Boolean({ description: 'Always true.' }) }), ...errorResponses(404) },
+            },
+          },
+          async () => ({ ok: true }),
+        );
+      },
+    });
+    const response = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    document = response.json();
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('is OpenAPI 3.1 and passes a real validator', async () => {
+    assert.equal(document.openapi, '3.1.0');
+    const result = await validate(structuredClone(document) as never);
+    assert.ok(result.valid, `invalid document: ${JSON.stringify(result)}`);
+  });
+
+  it('lists every registered route that is not hidden, with its method', () => {
+    const routes = documentedRoutes(t.app.routeCatalog);
+    assert.ok(routes.some((r) => r.url === '/api/auth/login'), 'the catalog sees module routes');
+    assert.ok(routes.some((r) => r.url === '/api/v1/probe/:probe_id'), 'the catalog sees routes added later');
+    const missing = routes.filter((route) => !operationOf(document, route)).map((r) => `${r.method} ${r.url}`);
+    assert.deepEqual(missing, [], 'routes missing from /openapi.json');
+  });
+
+  it('documents no route that does not exist, and none of the hidden ones', () => {
+    const registered = new Set(documentedRoutes(t.app.routeCatalog).map((r) => `${r.method.toLowerCase()} ${openApiPath(r.url)}`));
+    const extra: string[] = [];
+    for (const [path, item] of Object.entries(document.paths ?? {})) {
+      for (const method of Object.keys(item ?? {})) {
+        if (['get', 'put', 'post', 'delete', 'patch', 'options', 'head'].includes(method) && !registered.has(`${method} ${path}`)) {
+          extra.push(`${method} ${path}`);
+        }
+      }
+    }
+    assert.deepEqual(extra, []);
+    for (const hidden of ['/healthz', '/readyz', '/metrics', '/openapi.json']) assert.equal(document.paths?.[hidden], undefined, hidden);
+  });
+
+  it('every operation has tags, a summary and a typed success response', () => {
+    const incomplete: string[] = [];
+    for (const route of documentedRoutes(t.app.routeCatalog)) {
+      const operation = operationOf(document, route)!;
+      const success = Object.keys(operation.responses ?? {}).some((status) => /^2\d\d$/.test(status));
+      if (!operation.tags?.length || !operation.summary || !success) incomplete.push(`${route.method} ${route.url}`);
+    }
+    assert.deepEqual(incomplete, [], 'operations without tags, summary or 2xx response schema');
+  });
+
+  it('every route behind the bearer guards declares the bearer security scheme', () => {
+    const guards = new Set<unknown>([t.platform.guards.requireUser, t.platform.guards.requireAdmin]);
+    const guarded = documentedRoutes(t.app.routeCatalog).filter((route) => route.onRequest.some((hook) => guards.has(hook)));
+    assert.ok(guarded.some((r) => r.url === '/api/auth/me'));
+    const undeclared = guarded
+      .filter((route) => JSON.stringify(operationOf(document, route)?.security) !== JSON.stringify(bearerSecurity))
+      .map((r) => `${r.method} ${r.url}`);
+    assert.deepEqual(undeclared, []);
+    assert.deepEqual(document.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  it('serves the interactive docs at /docs', async () => {
+    let response = await t.app.inject({ method: 'GET', url: '/docs' });
+    if (response.statusCode === 302) response = await t.app.inject({ method: 'GET', url: String(response.headers.location) });
+    assert.equal(response.statusCode, 200);
+    assert.match(response.body, /swagger-ui/i);
+  });
+});

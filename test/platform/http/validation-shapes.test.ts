@@ -1,0 +1,202 @@
+// The 422 shape for closed sets, formats, containers and malformed JSON, and how issues are
+// reported together; same app and expectations as validation.test.ts.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildValidationApp, client, ID, issueAt, issuesOf, validThing } from './validation-fixture.ts';
+
+describe('422 validation errors in the Pydantic v2 shape: sets, formats, containers, JSON, reporting', () => {
+  let app: FastifyInstance;
+  before(async () => {
+    app = await buildValidationApp();
+  });
+  after(async () => {
+    await app.close();
+  });
+  const { getItem, postThing } = client(() => app);
+
+  describe('closed sets', () => {
+    it('enum lists the values as Pydantic does', async () => {
+      assert.deepEqual(issueAt(await getItem('name=abc&sort=up'), ['query', 'sort']), {
+        type: 'enum',
+        loc: ['query', 'sort'],
+        msg: "Input should be 'asc' or 'desc'",
+        input: 'up',
+        ctx: { expected: "'asc' or 'desc'" },
+      });
+    });
+
+    it("literal_error with \"'a', 'b' or 'c'\"", async () => {
+      assert.deepEqual(issueAt(await getItem('name=abc&kind=d'), ['query', 'kind']), {
+        type: 'literal_error',
+        loc: ['query', 'kind'],
+        msg: "Input should be 'a', 'b' or 'c'",
+        input: 'd',
+        ctx: { expected: "'a', 'b' or 'c'" },
+      });
+    });
+
+    it('a union of literals is one literal_error listing all of them, whatever the input type', async () => {
+      const expected = "'critical', 'high', 'medium' or 'low'";
+      for (const priority of ['urgent', 5]) {
+        assert.deepEqual(issueAt(await postThing({ ...validThing, priority }), ['body', 'priority']), {
+          type: 'literal_error',
+          loc: ['body', 'priority'],
+          msg: `Input should be ${expected}`,
+          input: priority,
+          ctx: { expected },
+        });
+      }
+    });
+
+    it('list items are located by integer index', async () => {
+      const permissions = ['read', 'fly', 'trade', 'x'];
+      const issues = issuesOf(await postThing({ ...validThing, permissions }));
+      assert.deepEqual(
+        issues.map((issue) => [issue.type, issue.loc, issue.input]),
+        [
+          ['enum', ['body', 'permissions', 1], 'fly'],
+          ['enum', ['body', 'permissions', 3], 'x'],
+        ],
+      );
+      assert.equal(typeof issues[0]!.loc[2], 'number');
+    });
+  });
+
+  describe('formats', () => {
+    it('uuid_parsing with the uuid crate messages', async () => {
+      const cases: [string, string][] = [
+        ['nope', 'invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `n` at 1'],
+        ['1234', 'invalid length: expected length 32 for simple format, found 4'],
+        ['12345678-1234-1234-1234', 'invalid group count: expected 5, found 4'],
+        ['12345678-1234-1234-1234-1234567890123', 'invalid group length in group 4: expected 12, found 13'],
+      ];
+      for (const [input, error] of cases) {
+        assert.deepEqual(issueAt(await getItem('name=abc', undefined, input), ['path', 'item_id']), {
+          type: 'uuid_parsing',
+          loc: ['path', 'item_id'],
+          msg: `Input should be a valid UUID, ${error}`,
+          input,
+          ctx: { error },
+        });
+      }
+    });
+
+    it('uuids in other accepted spellings reach the handler lower-case and hyphenated', async () => {
+      const response = await getItem('name=abc', undefined, ID.replaceAll('-', '').toUpperCase());
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.json().params.item_id, ID);
+      const body = await postThing({ ...validThing, blocked_by: [ID.toUpperCase()] });
+      assert.deepEqual(body.json().body.blocked_by, [ID]);
+    });
+
+    it('datetime_from_date_parsing with Pydantic\'s reason', async () => {
+      assert.deepEqual(issueAt(await getItem('name=abc&since=2024-13-01'), ['query', 'since']), {
+        type: 'datetime_from_date_parsing',
+        loc: ['query', 'since'],
+        msg: 'Input should be a valid datetime or date, month value is outside expected range of 1-12',
+        input: '2024-13-01',
+        ctx: { error: 'month value is outside expected range of 1-12' },
+      });
+      assert.equal(issueAt(await postThing({ ...validThing, at: 'soon' }), ['body', 'at']).msg, 'Input should be a valid datetime or date, input is too short');
+    });
+
+    it('dates and offsets reach the handler as ISO 8601 UTC with milliseconds', async () => {
+      const query = await getItem('name=abc&since=2024-01-01');
+      assert.equal(query.json().query.since, '2024-01-01T00:00:00.000Z');
+      const body = await postThing({ ...validThing, at: '2024-06-01 12:00:00+02:00' });
+      assert.equal(body.json().body.at, '2024-06-01T10:00:00.000Z');
+    });
+  });
+
+  describe('containers', () => {
+    it('list_type, dict_type and model_attributes_type', async () => {
+      assert.deepEqual(issueAt(await postThing({ ...validThing, permissions: 'read' }), ['body', 'permissions']), {
+        type: 'list_type',
+        loc: ['body', 'permissions'],
+        msg: 'Input should be a valid list',
+        input: 'read',
+      });
+      assert.deepEqual(issueAt(await postThing({ ...validThing, meta: [1] }), ['body', 'meta']), {
+        type: 'dict_type',
+        loc: ['body', 'meta'],
+        msg: 'Input should be a valid dictionary',
+        input: [1],
+      });
+      assert.deepEqual(issuesOf(await postThing([1, 2])), [
+        {
+          type: 'model_attributes_type',
+          loc: ['body'],
+          msg: 'Input should be a valid dictionary or object to extract fields from',
+          input: [1, 2],
+        },
+      ]);
+    });
+  });
+
+  describe('malformed JSON', () => {
+    it('json_invalid at the character offset, with Python\'s reason', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: `/things/${ID}`,
+        headers: { 'content-type': 'application/json' },
+        payload: '{"title": }',
+      });
+      assert.deepEqual(issuesOf(response), [
+        { type: 'json_invalid', loc: ['body', 10], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } },
+      ]);
+    });
+
+    it('json_invalid for a trailing comma and a missing delimiter', async () => {
+      for (const [payload, offset, error] of [
+        ['{"a":1,}', 7, 'Expecting property name enclosed in double quotes'],
+        ['{"a":1 "b":2}', 7, "Expecting ',' delimiter"],
+      ] as const) {
+        const response = await app.inject({ method: 'POST', url: `/things/${ID}`, headers: { 'content-type': 'application/json' }, payload });
+        assert.deepEqual(issuesOf(response)[0], { type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error } });
+      }
+    });
+  });
+
+  describe('reporting', () => {
+    it('reports every invalid field, in the order path, query, header, body', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/things/not-a-uuid?dry_run=perhaps',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ title: 'x', count: 0, permissions: ['read', 'fly'] }),
+      });
+      assert.deepEqual(
+        issuesOf(response).map((issue) => issue.loc),
+        [['path', 'thing_id'], ['query', 'dry_run'], ['body', 'title'], ['body', 'count'], ['body', 'permissions', 1]],
+      );
+    });
+
+    it('quotes query and header values as the raw strings', async () => {
+      const response = await getItem('name=abc&limit=0', { 'x-trace': 'ab' });
+      const issues = issuesOf(response);
+      assert.deepEqual(issues.map((issue) => issue.input), ['0', 'ab']);
+      assert.deepEqual(issues.map((issue) => issue.loc), [['query', 'limit'], ['header', 'x-trace']]);
+    });
+
+    it('omits ctx where Pydantic has none, and never adds a url', async () => {
+      const [issue] = issuesOf(await getItem('name=abc&limit=abc'));
+      assert.deepEqual(Object.keys(issue!).sort(), ['input', 'loc', 'msg', 'type']);
+    });
+
+    it('authentication runs first: no 422 without credentials', async () => {
+      const response = await app.inject({ method: 'GET', url: '/guarded?limit=0' });
+      assert.equal(response.statusCode, 401);
+      assert.deepEqual(response.json(), { detail: 'Not authenticated' });
+    });
+
+    it('valid input passes with defaults filled in and coerced values', async () => {
+      const response = await getItem('name=abc&price=9.5');
+      assert.equal(response.statusCode, 200);
+      assert.deepEqual(response.json().query, { name: 'abc', limit: 10, price: 9.5 });
+      const thing = await postThing(validThing);
+      assert.equal(thing.statusCode, 200);
+      assert.deepEqual(thing.json().query, { dry_run: false });
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+
+describe('response micro-cache', () => {
+  let t: TestApp;
+  let base: string;
+  let calls = 0;
+  before(async () => {
+    t = await buildTestApp({
+      routes: async (app) => {
+        app.get('/test/cached', { config: { microCacheMs: 300 } }, async () => ({ n: ++calls }));
+        app.get('/test/uncached', async () => ({ n: ++calls }));
+      },
+    });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  after(() => t.close());
+
+  it('answers a repeated GET of an opted-in route from the cache, with the conventions headers', async () => {
+    const first = await fetch(`${base}/test/cached?a=1`);
+    const second = await fetch(`${base}/test/cached?a=1`);
+    assert.deepEqual(await first.json(), await second.json());
+    assert.equal(second.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(second.headers.get('content-type'), first.headers.get('content-type'));
+    assert.equal(second.headers.get('age'), '0');
+    assert.ok(second.headers.get('x-request-id'));
+    assert.notEqual(second.headers.get('x-request-id'), first.headers.get('x-request-id'));
+    const before = calls;
+    await fetch(`${base}/test/cached?a=1`);
+    assert.equal(calls, before, 'the route did not run again');
+  });
+
+  it('keys on the whole URL and expires after the route’s window', async () => {
+    const start = calls;
+    await fetch(`${base}/test/cached?a=2`);
+    assert.equal(calls, start + 1);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    await fetch(`${base}/test/cached?a=2`);
+    assert.equal(calls, start + 2);
+  });
+
+  it('never serves callers with credentials, nor routes that did not opt in', async () => {
+    await fetch(`${base}/test/cached?a=3`);
+    const start = calls;
+    await fetch(`${base}/test/cached?a=3`, { headers: { authorization: 'Bearer x' } });
+    assert.equal(calls, start + 1);
+    await fetch(`${base}/test/uncached`);
+    await fetch(`${base}/test/uncached`);
+    assert.equal(calls, start + 3);
+  });
+
+  it('counts answers it serves in the request metrics', async () => {
+    await fetch(`${base}/test/cached?a=4`);
+    await fetch(`${base}/test/cached?a=4`);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const line = metrics.split('\n').find((l) => l.startsWith('http_requests_total') && l.includes('route="/test/cached"') && l.includes('status="200"'));
+    assert.ok(line && Number(line.split(' ').pop()) >= 2, line);
+  });
+});
