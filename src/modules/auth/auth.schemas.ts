@@ -1,0 +1,47 @@
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable, Uuid } from '../../platform/http/schemas.ts';
+
+const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; case-insensitive.' });
+
+export const RegisterBody = Type.Object({
+  email: Email,
+  password: Type.String({ minLength: 8, maxLength: 128, description: 'At least 8 characters.' }),
+  firstName: Type.Optional(Type.String({ maxLength: 100, default: '', description: 'Given name.' })),
+  lastName: Type.Optional(Type.String({ maxLength: 100, default: '', description: 'Family name.' })),
+});
+export type RegisterBody = Static<typeof RegisterBody>;
+
+export const LoginBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254, description: 'E-mail address.' }),
+  password: Type.String({ minLength: 1, maxLength: 128, description: 'Password.' }),
+});
+export type LoginBody = Static<typeof LoginBody>;
+
+export const RefreshBody = Type.Object({
+  refresh_token: Type.String({ minLength: 1, maxLength: 512, description: 'The refresh token from login or the last refresh.' }),
+});
+
+export const TokenPair = Type.Object({
+  access_token: Type.String({ description: 'JWT (HS256) for the Authorization: Bearer header.' }),
+  token_type: Type.Literal('bearer', { description: 'Always `bearer`.' }),
+  expires_in: Type.Integer({ description: 'Seconds until the access token expires.' }),
+  refresh_token: Type.String({ description: 'Single-use token for POST /api/auth/refresh.' }),
+});
+export type TokenPair = Static<typeof TokenPair>;
+
+export const Account = Type.Object({
+  id: Uuid('User id.'),
+  email: Type.String({ description: 'E-mail address.' }),
+  firstName: Type.String({ description: 'Given name.' }),
+  lastName: Type.String({ description: 'Family name.' }),
+  role: Type.String({ description: '`user` or `admin`.' }),
+  subscriptionTier: Type.String({ description: 'Subscription tier, e.g. `free`.' }),
+  status: Type.String({ description: '`active`, `suspended` or `deleted`.' }),
+  emailVerified: Type.Boolean({ description: 'Whether the address was verified.' }),
+  twoFactorEnabled: Type.Boolean({ description: 'Whether two-factor authentication is on.' }),
+  createdAt: DateTime('When the account was created.'),
+  lastLogin: Nullable(DateTime('Last successful login.')),
+});
+export type Account = Static<typeof Account>;
+
+export const Success = Type.Object({ success: Type.Boolean({ description: 'Always true.' }) });

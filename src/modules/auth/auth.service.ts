@@ -1,0 +1,205 @@
+import type { Logger } from 'pino';
+import { audit } from '../../platform/audit.ts';
+import { hashToken, newOpaqueToken, type TokenService } from '../../platform/auth/tokens.ts';
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { AppError, conflict, forbidden, notFound, rateLimited } from '../../platform/http/errors.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import type { AuthRepository, UserRow } from './auth.repository.ts';
+import type { Account, RegisterBody, TokenPair } from './auth.schemas.ts';
+
+export interface ClientInfo {
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface AuthSettings {
+  allowSignup: boolean;
+  refreshTokenTtlDays: number;
+}
+
+/** Failed logins allowed per window before answering 429. */
+export const LOGIN_LIMITS = { perEmail: 5, perIp: 20, windowMs: 15 * 60 * 1000 };
+
+export function toAccount(user: UserRow): Account {
+  return {
+    id: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    role: user.role,
+    subscriptionTier: user.subscriptionTier,
+    status: user.status,
+    emailVerified: user.emailVerified,
+    twoFactorEnabled: user.twoFactorEnabled,
+    createdAt: iso(user.createdAt)!,
+    lastLogin: iso(user.lastLogin),
+  };
+}
+
+const invalidCredentials = () =>
+  new AppError('unauthenticated', 'Incorrect email or password', { headers: { 'www-authenticate': 'Bearer' } });
+const invalidRefresh = () =>
+  new AppError('unauthenticated', 'Invalid or expired refresh token', { headers: { 'www-authenticate': 'Bearer' } });
+
+export function createAuthService(deps: {
+  db: Db;
+  repo: AuthRepository;
+  tokens: TokenService;
+  cache: Pick<Cache, 'incr' | 'decr' | 'del'>;
+  clock: Clock;
+  logger: Logger;
+  settings: AuthSettings;
+  onUserChanged: (userId: string) => void;
+}) {
+  const { db, repo, tokens, cache, clock, settings } = deps;
+
+  async function issuePair(user: UserRow, sessionId: string, executor: Parameters<AuthRepository['insertRefreshToken']>[1]): Promise<TokenPair> {
+    const now = clock.now();
+    const refresh = newOpaqueToken();
+    await repo.insertRefreshToken(
+      {
+        sessionId,
+        tokenHash: hashToken(refresh),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000),
+      },
+      executor,
+    );
+    const access = await tokens.issueAccess({ sub: user.id, role: user.role, sid: sessionId });
+    return { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refresh };
+  }
+
+  const throttleKeys = (email: string, ip: string | undefined) => ({
+    email: `login:email:${email}`,
+    ip: ip ? `login:ip:${ip}` : undefined,
+  });
+
+  /**
+   * Counts the attempt before the password is checked, so that parallel guesses cannot all slip
+   * under the limit; a successful login gives its attempt back (docs/decisions/003).
+   */
+  async function reserveAttempt(email: string, ip: string | undefined): Promise<void> {
+    const keys = throttleKeys(email, ip);
+    const byEmail = await cache.incr(keys.email, LOGIN_LIMITS.windowMs);
+    const byIp = keys.ip ? await cache.incr(keys.ip, LOGIN_LIMITS.windowMs) : undefined;
+    const blocked = [
+      byEmail.count > LOGIN_LIMITS.perEmail ? byEmail.resetMs : 0,
+      byIp && byIp.count > LOGIN_LIMITS.perIp ? byIp.resetMs : 0,
+    ];
+    const wait = Math.max(...blocked);
+    if (wait > 0) throw rateLimited(wait / 1000, 'Too many login attempts; try again later');
+  }
+
+  async function releaseAttempt(email: string, ip: string | undefined): Promise<void> {
+    const keys = throttleKeys(email, ip);
+    await cache.del(keys.email);
+    if (keys.ip) await cache.decr(keys.ip);
+  }
+
+  return {
+    /** Creates a user; used by sign-up, the bootstrap admin and the CLI. */
+    async createUser(input: RegisterBody & { role?: string }, actor: 'user' | 'system' = 'user'): Promise<UserRow> {
+      const now = clock.now();
+      const passwordHash = await hashPassword(input.password);
+      return db.transaction(async (tx) => {
+        const user = await repo.insertUser(
+          {
+            email: input.email.trim().toLowerCase(),
+            passwordHash,
+            firstName: input.firstName ?? '',
+            lastName: input.lastName ?? '',
+            role: input.role ?? 'user',
+            createdAt: now,
+            updatedAt: now,
+          },
+          tx,
+        );
+        if (!user) throw conflict('A user with this email already exists');
+        await audit(tx, { actorId: actor === 'user' ? user.id : null, actorType: actor, action: 'auth.register', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { role: user.role } }, now);
+        return user;
+      });
+    },
+
+    async register(input: RegisterBody): Promise<Account> {
+      if (!settings.allowSignup) throw forbidden('Sign-up is disabled');
+      return toAccount(await this.createUser(input));
+    },
+
+    async login(email: string, password: string, client: ClientInfo): Promise<TokenPair> {
+      const normalized = email.trim().toLowerCase();
+      await reserveAttempt(normalized, client.ip);
+      const user = await repo.findUserByEmail(normalized);
+      // Hash even when the account does not exist, so timing does not reveal which addresses do.
+      const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+      if (!user || !valid) {
+        if (user) await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.login_failed', subjectUserId: user.id, ip: client.ip }, clock.now());
+        throw invalidCredentials();
+      }
+      await releaseAttempt(normalized, client.ip);
+      if (user.status !== 'active') throw forbidden(`User account is ${user.status}`);
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const sessionId = await repo.insertSession(
+          {
+            userId: user.id,
+            userAgent: client.userAgent?.slice(0, 512),
+            ip: client.ip,
+            createdAt: now,
+            expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000),
+          },
+          tx,
+        );
+        await repo.recordLogin(user.id, now, tx);
+        await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.login', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip, details: { userAgent: client.userAgent?.slice(0, 200) } }, now);
+        return issuePair(user, sessionId, tx);
+      });
+    },
+
+    async refresh(refreshToken: string): Promise<TokenPair> {
+      const now = clock.now();
+      const outcome = await db.transaction(async (tx) => {
+        const token = await repo.findRefreshTokenForUpdate(hashToken(refreshToken), tx);
+        if (!token) return { error: invalidRefresh() };
+        if (token.rotatedAt || token.revokedAt) {
+          // A rotated token presented again means it leaked: end the whole session.
+          if (token.rotatedAt && !token.sessionRevokedAt) {
+            await repo.revokeSession(token.sessionId, now, 'refresh_token_reuse', tx);
+            await audit(tx, { actorType: 'system', action: 'auth.refresh_reuse_detected', subjectUserId: token.userId, targetType: 'session', targetId: token.sessionId }, now);
+            return { error: invalidRefresh(), revokedUser: token.userId };
+          }
+          return { error: invalidRefresh() };
+        }
+        if (token.expiresAt <= now || token.sessionRevokedAt || token.sessionExpiresAt <= now) return { error: invalidRefresh() };
+        const owner = await repo.findUserById(token.userId, tx);
+        if (!owner) return { error: invalidRefresh() };
+        if (owner.status !== 'active') return { error: forbidden(`User account is ${owner.status}`) };
+        await repo.markRotated(token.id, now, tx);
+        await repo.touchSession(token.sessionId, now, tx);
+        return { pair: await issuePair(owner, token.sessionId, tx) };
+      });
+      if (outcome.revokedUser) deps.onUserChanged(outcome.revokedUser);
+      if (outcome.error) throw outcome.error;
+      return outcome.pair!;
+    },
+
+    async logout(userId: string, sessionId: string, client: ClientInfo): Promise<void> {
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        await repo.revokeSession(sessionId, now, 'logout', tx);
+        await audit(tx, { actorId: userId, actorType: 'user', action: 'auth.logout', subjectUserId: userId, targetType: 'session', targetId: sessionId, ip: client.ip }, now);
+      });
+      deps.onUserChanged(userId);
+    },
+
+    async me(userId: string): Promise<Account> {
+      const user = await repo.findUserById(userId);
+      if (!user) throw notFound('User not found');
+      return toAccount(user);
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

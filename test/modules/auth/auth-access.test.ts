@@ -1,0 +1,178 @@
+// What happens to a signed-in user when the account changes behind their back, how logins are
+// throttled (also across instances sharing Redis), and the configured first admin.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { and, eq } from 'drizzle-orm';
+import { createAuthModule } from '../../../src/modules/auth/index.ts';
+import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
+import { revokeUserSessions } from '../../../src/platform/auth/sessions.ts';
+import { auditLog, users } from '../../../src/platform/db/schema.ts';
+import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+
+const NO_REDIS = process.env.REDIS_URL ? false : 'REDIS_URL is not set: sharing the login counter needs Redis (REDIS_URL=redis://127.0.0.1:6379)';
+// Guards cache a principal for at most 2 s; a change must show within that, plus slack for the test.
+const WITHIN_MS = 2_600;
+
+describe('auth access', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({
+      routes: async (app, platform) => {
+        app.get('/test/admin-only', { onRequest: platform.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
+      },
+    });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const get = (url: string, headers: Record<string, string>) => t.app.inject({ method: 'GET', url, headers });
+  const login = (email: string, password: string, remoteAddress = '127.0.0.1') =>
+    t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress });
+
+  /** Polls until the route answers `status`; returns how long that took. */
+  async function untilStatus(url: string, headers: Record<string, string>, status: number): Promise<{ elapsed: number; body: unknown }> {
+    const started = Date.now();
+    for (;;) {
+      const response = await get(url, headers);
+      if (response.statusCode === status) return { elapsed: Date.now() - started, body: response.json() };
+      if (Date.now() - started > 10_000) assert.fail(`${url} still answers ${response.statusCode}, not ${status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  describe('changes take effect within a few seconds, without any cache invalidation', () => {
+    for (const status of ['suspended', 'deleted']) {
+      it(`a ${status} user gets 403 on every authenticated route`, async () => {
+        const user = await signIn(t.app, t.database);
+        assert.equal((await get('/api/auth/me', user.headers)).statusCode, 200, 'the principal is now cached');
+        await t.database.db.update(users).set({ status }).where(eq(users.id, user.id));
+        const { elapsed, body } = await untilStatus('/api/auth/me', user.headers, 403);
+        assert.ok(elapsed <= WITHIN_MS, `took ${elapsed} ms`);
+        assert.deepEqual(body, { detail: `User account is ${status}` });
+      });
+    }
+
+    it('a demoted admin loses admin routes', async () => {
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      assert.equal((await get('/test/admin-only', admin.headers)).statusCode, 200);
+      await t.database.db.update(users).set({ role: 'user' }).where(eq(users.id, admin.id));
+      const { elapsed, body } = await untilStatus('/test/admin-only', admin.headers, 403);
+      assert.ok(elapsed <= WITHIN_MS, `took ${elapsed} ms`);
+      assert.deepEqual(body, { detail: 'Admin role required' });
+    });
+
+    it('revoked sessions and removed users get 401', async () => {
+      const revoked = await signIn(t.app, t.database);
+      const removed = await signIn(t.app, t.database);
+      for (const user of [revoked, removed]) assert.equal((await get('/api/auth/me', user.headers)).statusCode, 200);
+      await revokeUserSessions(t.database.db, revoked.id, new Date(), 'admin_action');
+      await t.database.db.delete(users).where(eq(users.id, removed.id));
+      for (const user of [revoked, removed]) {
+        const { elapsed } = await untilStatus('/api/auth/me', user.headers, 401);
+        assert.ok(elapsed <= WITHIN_MS, `took ${elapsed} ms`);
+      }
+    });
+
+    it('a normal user is refused admin routes with 403', async () => {
+      const user = await signIn(t.app, t.database);
+      const response = await get('/test/admin-only', user.headers);
+      assert.equal(response.statusCode, 403);
+      assert.deepEqual(response.json(), { detail: 'Admin role required' });
+    });
+  });
+
+  describe('login throttling', () => {
+    it(`per IP: after ${LOGIN_LIMITS.perIp} failures from one address, even a correct login from it is refused`, async () => {
+      const victim = await signIn(t.app, t.database);
+      for (let i = 0; i < LOGIN_LIMITS.perIp; i++) {
+        assert.equal((await login(`nobody-${i}@example.com`, 'wrong-password', '10.9.0.1')).statusCode, 401);
+      }
+      const blocked = await login(victim.email, victim.password, '10.9.0.1');
+      assert.equal(blocked.statusCode, 429);
+      assert.deepEqual(blocked.json(), { detail: 'Too many login attempts; try again later' });
+      const retryAfter = Number(blocked.headers['retry-after']);
+      assert.ok(retryAfter > 0 && retryAfter <= LOGIN_LIMITS.windowMs / 1000, String(retryAfter));
+      assert.equal((await login(victim.email, victim.password, '10.9.0.2')).statusCode, 200, 'other addresses are not affected');
+    });
+
+    it('parallel guesses cannot slip past the per-e-mail limit', async () => {
+      const victim = await signIn(t.app, t.database);
+      const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => login(victim.email, `guess-${i}`, '10.9.1.1'))).then((rs) =>
+        rs.map((r) => r.statusCode),
+      );
+      assert.equal(statuses.filter((s) => s === 401).length, LOGIN_LIMITS.perEmail);
+      assert.equal(statuses.filter((s) => s === 429).length, 12 - LOGIN_LIMITS.perEmail);
+    });
+
+    it('successful logins do not use up the per-IP allowance, and reset the per-e-mail count', async () => {
+      const user = await signIn(t.app, t.database);
+      for (let i = 0; i < LOGIN_LIMITS.perIp + 5; i++) {
+        assert.equal((await login(user.email, user.password, '10.9.2.1')).statusCode, 200, `login ${i + 1}`);
+      }
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < LOGIN_LIMITS.perEmail - 1; i++) assert.equal((await login(user.email, 'wrong', '10.9.2.2')).statusCode, 401);
+        assert.equal((await login(user.email, user.password, '10.9.2.2')).statusCode, 200);
+      }
+    });
+  });
+
+  describe('bootstrap admin', () => {
+    it('ADMIN_EMAIL and ADMIN_PASSWORD create an admin at start, once', async () => {
+      const env = { ADMIN_EMAIL: 'Boss@Example.com', ADMIN_PASSWORD: 'boss-password-1' };
+      const first = await buildTestApp({ env, keepData: true });
+      const again = await buildTestApp({ env, keepData: true });
+      try {
+        const rows = await t.database.db.select().from(users).where(eq(users.email, 'boss@example.com'));
+        assert.equal(rows.length, 1);
+        assert.equal(rows[0]!.role, 'admin');
+        const response = await again.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'boss@example.com', password: 'boss-password-1' } });
+        assert.equal(response.statusCode, 200);
+        const me = await again.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${response.json().access_token}` } });
+        assert.equal(me.json().role, 'admin');
+      } finally {
+        await first.close();
+        await again.close();
+      }
+    });
+
+    it('instances starting together create it once and all start', async () => {
+      const env = { ADMIN_EMAIL: 'race@example.com', ADMIN_PASSWORD: 'race-password-1' };
+      const racer = await buildTestApp({ env, keepData: true });
+      try {
+        await t.database.db.delete(users).where(eq(users.email, 'race@example.com'));
+        const modules = Array.from({ length: 4 }, () => createAuthModule(racer.platform));
+        await Promise.all(modules.map((module) => module.bootstrapAdmin()));
+        const rows = await t.database.db.select().from(users).where(eq(users.email, 'race@example.com'));
+        assert.equal(rows.length, 1);
+        const audits = await t.database.db
+          .select()
+          .from(auditLog)
+          .where(and(eq(auditLog.action, 'auth.register'), eq(auditLog.subjectUserId, rows[0]!.id)));
+        assert.equal(audits.length, 1);
+      } finally {
+        await racer.close();
+      }
+    });
+  });
+});
+
+describe('two instances on one Redis', { skip: NO_REDIS }, () => {
+  it('share the login counter', async () => {
+    const prefix = `test:${randomUUID()}:`;
+    const a = await buildTestApp({ cachePrefix: prefix });
+    const b = await buildTestApp({ cachePrefix: prefix, keepData: true });
+    try {
+      const user = await signIn(a.app, a.database);
+      const attempt = (app: TestApp, password: string) =>
+        app.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password }, remoteAddress: '10.8.0.1' });
+      for (let i = 0; i < LOGIN_LIMITS.perEmail; i++) assert.equal((await attempt(i % 2 ? a : b, 'wrong')).statusCode, 401);
+      assert.equal((await attempt(a, user.password)).statusCode, 429);
+      assert.equal((await attempt(b, user.password)).statusCode, 429);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

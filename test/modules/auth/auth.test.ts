@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { SignJWT } from 'jose';
+import { deviceSessions, users } from '../../../src/platform/db/schema.ts';
+import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
+import { buildTestApp, signIn, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
+
+describe('auth', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url, payload: payload as object, headers });
+
+  describe('register', () => {
+    it('creates an active user with role user and tier free, without its password', async () => {
+      const response = await post('/api/auth/register', { email: 'Ada@Example.com', password: 'correct horse', firstName: 'Ada' });
+      assert.equal(response.statusCode, 201);
+      const body = response.json();
+      assert.equal(body.email, 'ada@example.com');
+      assert.equal(body.role, 'user');
+      assert.equal(body.subscriptionTier, 'free');
+      assert.equal(body.status, 'active');
+      assert.equal(body.firstName, 'Ada');
+      assert.equal(body.lastName, '');
+      assert.match(body.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      assert.ok(!('password' in body) && !('passwordHash' in body));
+      const [row] = await t.database.db.select().from(users).where(eq(users.id, body.id));
+      assert.match(row!.passwordHash, /^scrypt\$/);
+      assert.ok(!row!.passwordHash.includes('correct horse'));
+    });
+
+    it('answers 409 for an e-mail already registered, whatever its case', async () => {
+      await post('/api/auth/register', { email: 'dup@example.com', password: 'password-1' });
+      const response = await post('/api/auth/register', { email: 'DUP@example.com', password: 'password-2' });
+      assert.equal(response.statusCode, 409);
+      assert.deepEqual(response.json(), { detail: 'A user with this email already exists' });
+    });
+
+    it('reports every invalid field in the Pydantic shape', async () => {
+      const response = await post('/api/auth/register', { email: 'not-an-email', password: 'short' });
+      assert.equal(response.statusCode, 422);
+      const detail = response.json().detail as { type: string; loc: string[] }[];
+      assert.deepEqual(detail.map((d) => d.loc), [['body', 'email'], ['body', 'password']]);
+      assert.equal(detail[1]!.type, 'string_too_short');
+    });
+
+    it('is refused with 403 when sign-up is disabled', async () => {
+      const closed = await buildTestApp({ env: { ALLOW_SIGNUP: 'false' } });
+      try {
+        const response = await closed.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: 'x@example.com', password: 'password-1' } });
+        assert.equal(response.statusCode, 403);
+      } finally {
+        await closed.close();
+      }
+    });
+  });
+
+  describe('login', () => {
+    it('returns a bearer access token and a refresh token, and records the device session', async () => {
+      await post('/api/auth/register', { email: 'login@example.com', password: 'password-1' });
+      const response = await post('/api/auth/login', { email: 'login@example.com', password: 'password-1' }, { 'user-agent': 'test-agent/1.0' });
+      assert.equal(response.statusCode, 200);
+      const body = response.json();
+      assert.equal(body.token_type, 'bearer');
+      assert.equal(body.expires_in, 900);
+      assert.ok(body.access_token.split('.').length === 3);
+      assert.ok(body.refresh_token.length >= 40);
+      assert.equal(response.headers['cache-control'], 'no-store');
+      const [payload] = [JSON.parse(Buffer.from(body.access_token.split('.')[1], 'base64url').toString())];
+      assert.equal(payload.role, 'user');
+      const [session] = await t.database.db.select().from(deviceSessions).where(eq(deviceSessions.id, payload.sid));
+      assert.equal(session!.userAgent, 'test-agent/1.0');
+      assert.equal(session!.ip, '127.0.0.1');
+    });
+
+    it('answers 401 for a wrong password and for an unknown e-mail alike', async () => {
+      await post('/api/auth/register', { email: 'wrong@example.com', password: 'password-1' });
+      const wrong = await post('/api/auth/login', { email: 'wrong@example.com', password: 'nope-nope' });
+      const unknown = await post('/api/auth/login', { email: 'nobody@example.com', password: 'nope-nope' });
+      assert.equal(wrong.statusCode, 401);
+      assert.equal(unknown.statusCode, 401);
+      assert.deepEqual(wrong.json(), unknown.json());
+    });
+
+    it('throttles repeated failures for one e-mail with 429 and Retry-After', async () => {
+      await post('/api/auth/register', { email: 'victim@example.com', password: 'password-1' });
+      for (let i = 0; i < LOGIN_LIMITS.perEmail; i++) {
+        assert.equal((await post('/api/auth/login', { email: 'victim@example.com', password: `guess-${i}` })).statusCode, 401);
+      }
+      const blocked = await post('/api/auth/login', { email: 'victim@example.com', password: 'password-1' });
+      assert.equal(blocked.statusCode, 429);
+      assert.ok(Number(blocked.headers['retry-after']) > 0);
+    });
+
+    it('refuses a suspended user with 403', async () => {
+      await post('/api/auth/register', { email: 'sus@example.com', password: 'password-1' });
+      await t.database.db.update(users).set({ status: 'suspended' }).where(eq(users.email, 'sus@example.com'));
+      const response = await post('/api/auth/login', { email: 'sus@example.com', password: 'password-1' });
+      assert.equal(response.statusCode, 403);
+    });
+
+    it('never writes the password to the log', async () => {
+      const password = 'very-secret-password-42';
+      await post('/api/auth/register', { email: 'quiet@example.com', password });
+      await post('/api/auth/login', { email: 'quiet@example.com', password });
+      await post('/api/auth/login', { email: 'quiet@example.com', password: `${password}-wrong` });
+      assert.ok(t.logText().length > 0, 'the app logged its requests');
+      assert.ok(!t.logText().includes(password));
+    });
+  });
+
+  describe('access tokens', () => {
+    it('me answers the signed-in account, with no-store', async () => {
+      const user = await signIn(t.app, t.database);
+      const response = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.json().email, user.email);
+      assert.equal(response.headers['cache-control'], 'no-store');
+    });
+
+    it('answers 401 Not authenticated with WWW-Authenticate without a token', async () => {
+      const response = await t.app.inject({ method: 'GET', url: '/api/auth/me' });
+      assert.equal(response.statusCode, 401);
+      assert.deepEqual(response.json(), { detail: 'Not authenticated' });
+      assert.equal(response.headers['www-authenticate'], 'Bearer');
+    });
+
+    it('rejects alg none, a wrong signature and an expired token', async () => {
+      const user = await signIn(t.app, t.database);
+      const [, payload] = user.token.split('.');
+      const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload}.`;
+      const forged = await new SignJWT(JSON.parse(Buffer.from(payload!, 'base64url').toString()))
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(new TextEncoder().encode('another-secret-another-secret-another'));
+      const expired = await new SignJWT({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), exp: Math.floor(Date.now() / 1000) - 60 })
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+      for (const token of [none, forged, expired, 'garbage']) {
+        const response = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+        assert.equal(response.statusCode, 401, token);
+      }
+    });
+
+    it('a suspended user is refused with 403 on the next request', async () => {
+      const user = await signIn(t.app, t.database);
+      await t.database.db.update(users).set({ status: 'suspended' }).where(eq(users.id, user.id));
+      t.platform.guards.invalidate(user.id);
+      const response = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
+      assert.equal(response.statusCode, 403);
+    });
+  });
+
+  describe('refresh and logout', () => {
+    it('rotates the refresh token; reusing the old one revokes the session', async () => {
+      const user = await signIn(t.app, t.database);
+      const first = await post('/api/auth/refresh', { refresh_token: user.refreshToken });
+      assert.equal(first.statusCode, 200);
+      const rotated = first.json();
+      assert.notEqual(rotated.refresh_token, user.refreshToken);
+
+      const reuse = await post('/api/auth/refresh', { refresh_token: user.refreshToken });
+      assert.equal(reuse.statusCode, 401);
+      // The thief's reuse ended the session: the rotated token and the access token are dead too.
+      assert.equal((await post('/api/auth/refresh', { refresh_token: rotated.refresh_token })).statusCode, 401);
+      const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${rotated.access_token}` } });
+      assert.equal(me.statusCode, 401);
+    });
+
+    it('answers 401 for an unknown refresh token and 422 for a missing one', async () => {
+      assert.equal((await post('/api/auth/refresh', { refresh_token: 'nope' })).statusCode, 401);
+      const missing = await post('/api/auth/refresh', {});
+      assert.equal(missing.statusCode, 422);
+      assert.deepEqual(missing.json().detail[0].loc, ['body', 'refresh_token']);
+    });
+
+    it('logout revokes the session: its access and refresh tokens stop working', async () => {
+      const user = await signIn(t.app, t.database);
+      const response = await post('/api/auth/logout', undefined, user.headers);
+      assert.equal(response.statusCode, 200);
+      assert.deepEqual(response.json(), { success: true });
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers })).statusCode, 401);
+      assert.equal((await post('/api/auth/refresh', { refresh_token: user.refreshToken })).statusCode, 401);
+    });
+
+    it('logout without a token is 401', async () => {
+      assert.equal((await post('/api/auth/logout')).statusCode, 401);
+    });
+  });
+});
