@@ -1,0 +1,52 @@
+// The per-hour platform limits: one stored row, the defaults until an admin changes one.
+import { audit } from '../../platform/audit.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import type { LimitValues, PlatformLimitsRepository } from './platform-limits.repository.ts';
+import { LIMIT_BOUNDS, LIMIT_NAMES, type PlatformLimits, type PlatformLimitsPatch } from './platform-limits.schemas.ts';
+import type { AdminActor } from './user-rules.ts';
+
+function withBounds(values: LimitValues): PlatformLimits {
+  const bounds: Record<string, number[]> = {};
+  for (const name of LIMIT_NAMES) bounds[name] = [...LIMIT_BOUNDS[name]];
+  return { ...values, bounds };
+}
+
+export function createPlatformLimitsService(deps: { db: Db; repo: PlatformLimitsRepository; clock: Clock }) {
+  const { db, repo, clock } = deps;
+
+  return {
+    /** The limits in force, for the modules that enforce them (e.g. jobs: paper_transition_per_hour). */
+    current: (): Promise<LimitValues> => repo.read(),
+
+    async get(): Promise<PlatformLimits> {
+      return withBounds(await repo.read());
+    },
+
+    async update(actor: AdminActor, patch: PlatformLimitsPatch): Promise<PlatformLimits> {
+      const now = clock.now();
+      const values = await db.transaction(async (tx) => {
+        const current = await repo.readForUpdate(tx);
+        const next = { ...current };
+        const changes: Record<string, { from: number; to: number }> = {};
+        for (const name of LIMIT_NAMES) {
+          const value = patch[name];
+          if (value === undefined || value === current[name]) continue;
+          next[name] = value;
+          changes[name] = { from: current[name], to: value };
+        }
+        if (Object.keys(changes).length === 0) return current;
+        await repo.write(next, now, actor.id, tx);
+        await audit(
+          tx,
+          { actorId: actor.id, actorType: 'admin', action: 'admin.platform_limits.update', targetType: 'platform_limits', targetId: '1', details: { changes }, ip: actor.ip },
+          now,
+        );
+        return next;
+      });
+      return withBounds(values);
+    },
+  };
+}
+
+export type PlatformLimitsService = ReturnType<typeof createPlatformLimitsService>;

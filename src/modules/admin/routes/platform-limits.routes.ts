@@ -1,0 +1,44 @@
+// The per-hour platform limits.
+import type { FastifyInstance } from 'fastify';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
+import { PlatformLimits, PlatformLimitsPatch } from '../platform-limits.schemas.ts';
+import type { PlatformLimitsService } from '../platform-limits.service.ts';
+import { adminActor } from './actor.ts';
+
+const tags = ['admin'];
+
+export function platformLimitsRoutes(service: PlatformLimitsService, guards: Guards) {
+  return async function routes(app: FastifyInstance) {
+    app.get(
+      '/api/admin/platform-limits',
+      {
+        onRequest: guards.requireAdmin,
+        schema: {
+          tags,
+          summary: 'Platform limits',
+          description: 'The per-hour limits in force (the defaults until changed) and the bounds of each.',
+          security: bearerSecurity,
+          response: { 200: PlatformLimits, 401: Detail, 403: Detail },
+        },
+      },
+      async () => service.get(),
+    );
+
+    app.patch<{ Body: PlatformLimitsPatch }>(
+      '/api/admin/platform-limits',
+      {
+        onRequest: guards.requireAdmin,
+        schema: {
+          tags,
+          summary: 'Change platform limits',
+          description: 'A value outside its bounds is refused (422). Audited as `admin.platform_limits.update`.',
+          security: bearerSecurity,
+          body: PlatformLimitsPatch,
+          response: { 200: PlatformLimits, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => service.update(adminActor(request), request.body),
+    );
+  };
+}

@@ -1,0 +1,26 @@
+// Platform statistics for the admin dashboard.
+import type { FastifyInstance } from 'fastify';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, Detail } from '../../../platform/http/schemas.ts';
+import { PlatformStats } from '../users.schemas.ts';
+import type { UsersService } from '../users.service.ts';
+
+export function statsRoutes(service: UsersService, guards: Guards) {
+  return async function routes(app: FastifyInstance) {
+    app.get(
+      '/api/admin/stats',
+      {
+        onRequest: guards.requireAdmin,
+        schema: {
+          tags: ['admin'],
+          summary: 'Platform statistics',
+          description:
+            'User counts (deleted users are not counted), users created this UTC calendar month, and the sum of the payments ledger.',
+          security: bearerSecurity,
+          response: { 200: PlatformStats, 401: Detail, 403: Detail },
+        },
+      },
+      async () => service.stats(),
+    );
+  };
+}

@@ -1,0 +1,84 @@
+// Admin actions over users: bulk actions, export downloads and password resets.
+import type { FastifyInstance } from 'fastify';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
+import {
+  BulkActionBody,
+  BulkActionResult,
+  ExportCsv,
+  ExportParams,
+  ResetPasswordQuery,
+  ResetPasswordResult,
+} from '../user-actions.schemas.ts';
+import type { UserActionsService } from '../user-actions.service.ts';
+import { adminActor } from './actor.ts';
+
+const tags = ['admin'];
+
+export function userActionsRoutes(service: UserActionsService, guards: Guards) {
+  return async function routes(app: FastifyInstance) {
+    const onRequest = guards.requireAdmin;
+    const security = bearerSecurity;
+
+    app.post<{ Body: BulkActionBody }>(
+      '/api/admin/users/bulk-action',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: 'Act on many users at once',
+          description:
+            'Unknown ids are reported in `notFound` and do not fail the request. `suspend` and `delete` revoke the sessions of each user (refused from their next request); the acting admin\'s own account is never suspended or deleted (reported in `skipped`). `export` stores a CSV of the users found and answers `exportUrl`, downloadable with an admin token for 24 hours. Each changed user gets an audit entry.',
+          security,
+          body: BulkActionBody,
+          response: { 200: BulkActionResult, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => service.bulkAction(adminActor(request), request.body),
+    );
+
+    app.get<{ Params: { export_id: string } }>(
+      '/api/admin/users/exports/:export_id',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: 'Download a user export (CSV)',
+          description: 'The CSV made by a bulk `export`, available to any admin until it expires (24 hours).',
+          security,
+          params: ExportParams,
+          response: {
+            200: { description: 'The CSV file.', content: { 'text/csv': { schema: ExportCsv } } },
+            401: Detail,
+            403: Detail,
+            404: Detail,
+          },
+        },
+      },
+      async (request, reply) => {
+        const file = await service.downloadExport(request.params.export_id);
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${file.fileName}"`)
+          .send(file.content);
+      },
+    );
+
+    app.post<{ Querystring: ResetPasswordQuery }>(
+      '/api/admin/users/reset-password',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: "Reset a user's password",
+          description:
+            'Sets a new random 20-character password, revokes every session and voids pending reset links. `userId` and `email` must name the same user (else 404). With `sendEmail` the new password is mailed to the user through the outbox (never to a suppressed address); it is never returned or logged. A deleted user must be activated first (409).',
+          security,
+          querystring: ResetPasswordQuery,
+          response: { 200: ResetPasswordResult, ...errorResponses(401, 403, 404, 409) },
+        },
+      },
+      async (request) => service.resetPassword(adminActor(request), request.query),
+    );
+  };
+}

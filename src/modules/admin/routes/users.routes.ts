@@ -1,0 +1,113 @@
+// Admin user management: list, read, change, soft-delete, and a user's activity.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import {
+  ActivityEntry,
+  ActivityQuery,
+  SuccessFlag,
+  User,
+  UserIdParams,
+  UserList,
+  UserListQuery,
+  UserPatch,
+} from '../users.schemas.ts';
+import type { UsersService } from '../users.service.ts';
+import { adminActor } from './actor.ts';
+
+const tags = ['admin'];
+type UserIdRoute = { Params: { user_id: string } };
+
+export function usersRoutes(service: UsersService, guards: Guards) {
+  return async function routes(app: FastifyInstance) {
+    const onRequest = guards.requireAdmin;
+    const security = bearerSecurity;
+
+    app.get<{ Querystring: UserListQuery }>(
+      '/api/admin/users',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: 'List users',
+          description:
+            'Pages of users, newest account first (ties by id, descending), so consecutive pages never overlap. `search` is a case-insensitive substring of the e-mail, first name, last name or "first last"; `%` and `_` match themselves. Deleted users are listed only with `status=deleted`.',
+          security,
+          querystring: UserListQuery,
+          response: { 200: UserList, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => service.listUsers(request.query),
+    );
+
+    app.get<UserIdRoute>(
+      '/api/admin/users/:user_id',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: 'Get a user',
+          description: 'Any user, deleted ones included. An id that is not a UUID is an unknown user (404).',
+          security,
+          params: UserIdParams,
+          response: { 200: User, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request) => service.getUser(request.params.user_id),
+    );
+
+    app.patch<UserIdRoute & { Body: UserPatch }>(
+      '/api/admin/users/:user_id',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: 'Change a user',
+          description:
+            'Changes role, tier, status and flags. Suspending or deleting revokes every session: the user is refused (403) from the next request. `active` restores a suspended or deleted user. An admin cannot demote, suspend or delete their own account (409). Audited as `admin.user.update`.',
+          security,
+          params: UserIdParams,
+          body: UserPatch,
+          response: { 200: User, ...errorResponses(401, 403, 404, 409) },
+        },
+      },
+      async (request) => service.updateUser(adminActor(request), request.params.user_id, request.body),
+    );
+
+    app.delete<UserIdRoute>(
+      '/api/admin/users/:user_id',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: 'Delete a user (soft)',
+          description:
+            'Sets status `deleted`, stamps the deletion and revokes every session; the record and its history are kept, and PATCH `status: active` restores it. Deleting a deleted user changes nothing. An admin cannot delete their own account (409).',
+          security,
+          params: UserIdParams,
+          response: { 200: SuccessFlag, ...errorResponses(401, 403, 404, 409) },
+        },
+      },
+      async (request) => service.deleteUser(adminActor(request), request.params.user_id),
+    );
+
+    app.get<UserIdRoute & { Querystring: { limit: number } }>(
+      '/api/admin/users/:user_id/activity',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: "A user's activity",
+          description:
+            'Audit-log entries where the user is the subject (e.g. their logins, changes made to them) or the actor (what they did), newest first.',
+          security,
+          params: UserIdParams,
+          querystring: ActivityQuery,
+          response: { 200: Type.Array(ActivityEntry), ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request) => service.activity(request.params.user_id, request.query.limit),
+    );
+  };
+}

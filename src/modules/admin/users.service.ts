@@ -1,0 +1,172 @@
+// Admin user management: listing, reading, changing and soft-deleting users, their activity, and
+// the platform statistics.
+import { Decimal } from 'decimal.js';
+import { audit } from '../../platform/audit.ts';
+import { revokeUserSessions } from '../../platform/auth/sessions.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { notFound } from '../../platform/http/errors.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import { EMPTY_SUMMARY, type TradingSummaryPort } from './trading-summary.port.ts';
+import { assertNotSelfLockout, parseUserId, revokesSessions, statusColumns, utcMonthStart, type AdminActor } from './user-rules.ts';
+import type { AuditRow, UserRow, UsersRepository } from './users.repository.ts';
+import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch, UserStatus } from './users.schemas.ts';
+
+const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;
+
+export const userNotFound = () => notFound('User not found');
+
+export function toUser(row: UserRow, summary = EMPTY_SUMMARY): User {
+  return {
+    id: row.id,
+    email: row.email,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    role: row.role,
+    subscriptionTier: row.subscriptionTier,
+    status: row.status,
+    createdAt: iso(row.createdAt)!,
+    lastLogin: iso(row.lastLogin),
+    emailVerified: row.emailVerified,
+    twoFactorEnabled: row.twoFactorEnabled,
+    totalTrades: summary.totalTrades,
+    accountBalance: summary.accountBalance,
+    avatar: row.avatar,
+  };
+}
+
+function toActivity(row: AuditRow): ActivityEntry {
+  return {
+    id: row.id,
+    action: row.action,
+    actor_id: row.actorId,
+    actor_type: row.actorType,
+    subject_user_id: row.subjectUserId,
+    target_type: row.targetType,
+    target_id: row.targetId,
+    details: row.details,
+    ip: row.ip,
+    created_at: iso(row.createdAt)!,
+  };
+}
+
+export interface UsersServiceDeps {
+  db: Db;
+  repo: UsersRepository;
+  clock: Clock;
+  trading: TradingSummaryPort;
+  /** Drops the cached principal of a user whose role or status changed. */
+  onUserChanged: (userId: string) => void;
+}
+
+export function createUsersService(deps: UsersServiceDeps) {
+  const { db, repo, clock, trading } = deps;
+
+  /** Users with their trading summaries, fetched in one call for the whole batch. */
+  async function present(rows: UserRow[]): Promise<User[]> {
+    if (rows.length === 0) return [];
+    const summaries = await trading.forUsers(rows.map((r) => r.id));
+    return rows.map((row) => toUser(row, summaries.get(row.id)));
+  }
+
+  async function existingUser(userId: string): Promise<UserRow> {
+    const id = parseUserId(userId);
+    const row = id ? await repo.findUser(id) : undefined;
+    if (!row) throw userNotFound();
+    return row;
+  }
+
+  return {
+    present,
+
+    async listUsers(query: UserListQuery): Promise<UserList> {
+      const { page, limit } = query;
+      const offset = (page - 1) * limit;
+      const filter = { search: query.search?.trim() || undefined, role: query.role, status: query.status, subscriptionTier: query.subscriptionTier };
+      if (!Number.isSafeInteger(offset)) {
+        // Far past the last page: nothing to show, and an offset the database would refuse.
+        const { total } = await repo.listUsers(filter, 0, 1);
+        return { users: [], total, page, limit };
+      }
+      const { rows, total } = await repo.listUsers(filter, offset, limit);
+      return { users: await present(rows), total, page, limit };
+    },
+
+    async getUser(userId: string): Promise<User> {
+      const [user] = await present([await existingUser(userId)]);
+      return user!;
+    },
+
+    async updateUser(actor: AdminActor, userId: string, patch: UserPatch): Promise<User> {
+      const id = parseUserId(userId);
+      if (!id) throw userNotFound();
+      assertNotSelfLockout(actor, id, patch);
+      const now = clock.now();
+      const row = await db.transaction(async (tx) => {
+        const [current] = await repo.findUsersForUpdate([id], tx);
+        if (!current) throw userNotFound();
+        // Only the named fields are read: anything else in the body never reaches the row.
+        const changes: Record<string, { from: unknown; to: unknown }> = {};
+        const set: Partial<UserRow> = { updatedAt: now };
+        for (const field of PATCHABLE) {
+          const next = patch[field];
+          if (next === undefined || next === current[field]) continue;
+          changes[field] = { from: current[field], to: next };
+          Object.assign(set, field === 'status' ? statusColumns(next as UserStatus, now) : { [field]: next });
+        }
+        if (Object.keys(changes).length === 0) return current;
+        const updated = await repo.updateUser(id, set, tx);
+        if (changes.status && revokesSessions(updated.status)) await revokeUserSessions(tx, id, now, `admin_${updated.status}`);
+        await audit(
+          tx,
+          { actorId: actor.id, actorType: 'admin', action: 'admin.user.update', subjectUserId: id, targetType: 'user', targetId: id, details: { changes }, ip: actor.ip },
+          now,
+        );
+        return updated;
+      });
+      deps.onUserChanged(id);
+      const [user] = await present([row]);
+      return user!;
+    },
+
+    /** Soft delete: the record and its history stay; deleting a deleted user changes nothing. */
+    async deleteUser(actor: AdminActor, userId: string): Promise<{ success: true }> {
+      const id = parseUserId(userId);
+      if (!id) throw userNotFound();
+      assertNotSelfLockout(actor, id, { status: 'deleted' });
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        const [current] = await repo.findUsersForUpdate([id], tx);
+        if (!current) throw userNotFound();
+        if (current.status === 'deleted') return;
+        await repo.updateUser(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);
+        const sessions = await revokeUserSessions(tx, id, now, 'admin_deleted');
+        await audit(
+          tx,
+          { actorId: actor.id, actorType: 'admin', action: 'admin.user.delete', subjectUserId: id, targetType: 'user', targetId: id, details: { previousStatus: current.status, sessionsRevoked: sessions }, ip: actor.ip },
+          now,
+        );
+      });
+      deps.onUserChanged(id);
+      return { success: true };
+    },
+
+    async activity(userId: string, limit: number): Promise<ActivityEntry[]> {
+      const user = await existingUser(userId);
+      return (await repo.activity(user.id, limit)).map(toActivity);
+    },
+
+    async stats(): Promise<PlatformStats> {
+      const [counts, revenue] = await Promise.all([repo.userCounts(utcMonthStart(clock.now())), repo.totalRevenue()]);
+      return {
+        totalUsers: counts.total,
+        activeUsers: counts.active,
+        suspendedUsers: counts.suspended,
+        newUsersThisMonth: counts.newThisMonth,
+        totalRevenue: new Decimal(revenue).toNumber(),
+      };
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

@@ -1,0 +1,120 @@
+// The command center's own tables: the task board (tasks, their blockers and comments), the market
+// intel feed and the agent activity feed. Private to this module; others use its services.
+import { sql } from 'drizzle-orm';
+import { type AnyPgColumn, doublePrecision, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const commandCenterTasks = pgTable(
+  'command_center_tasks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    title: text('title').notNull(),
+    description: text('description'),
+    /** todo | in_progress | blocked | in_review | done | cancelled */
+    status: text('status').notNull().default('todo'),
+    /** critical | high | medium | low */
+    priority: text('priority').notNull().default('medium'),
+    assignee: text('assignee'),
+    repo: text('repo').notNull(),
+    /** human | agent | system | webhook */
+    sourceType: text('source_type').notNull().default('human'),
+    sourceId: text('source_id'),
+    goalId: text('goal_id'),
+    parentTaskId: uuid('parent_task_id').references((): AnyPgColumn => commandCenterTasks.id, {
+      onDelete: 'set null',
+    }),
+    result: text('result'),
+    createdBy: uuid('created_by'),
+    createdAt: at('created_at').notNull().defaultNow(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+    /** Set when the task reaches done or cancelled, cleared when it is reopened. */
+    completedAt: at('completed_at'),
+  },
+  (t) => [
+    index('command_center_tasks_created_idx').on(t.createdAt.desc(), t.id.desc()),
+    index('command_center_tasks_status_idx').on(t.status),
+    index('command_center_tasks_assignee_idx').on(t.assignee),
+    index('command_center_tasks_parent_idx').on(t.parentTaskId),
+    index('command_center_tasks_source_idx').on(t.sourceType, t.sourceId),
+  ],
+);
+
+/** Edges "task is blocked by blocker"; the foreign keys keep every reference pointing at a task. */
+export const commandCenterTaskBlockers = pgTable(
+  'command_center_task_blockers',
+  {
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => commandCenterTasks.id, { onDelete: 'cascade' }),
+    blockerId: uuid('blocker_id')
+      .notNull()
+      .references(() => commandCenterTasks.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.taskId, t.blockerId] }), index('command_center_task_blockers_blocker_idx').on(t.blockerId)],
+);
+
+export const commandCenterTaskComments = pgTable(
+  'command_center_task_comments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => commandCenterTasks.id, { onDelete: 'cascade' }),
+    body: text('body').notNull(),
+    authorId: uuid('author_id'),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('command_center_task_comments_task_idx').on(t.taskId, t.createdAt)],
+);
+
+export const marketIntelEvents = pgTable(
+  'market_intel_events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    eventType: text('event_type').notNull(),
+    asset: text('asset').notNull(),
+    symbol: text('symbol').notNull(),
+    /** bullish | bearish | long | short | up | down */
+    direction: text('direction').notNull(),
+    source: text('source').notNull(),
+    /** verified | standard | quarantined */
+    trustTier: text('trust_tier').notNull().default('standard'),
+    // A score and a percentage move, not amounts: doubles are exact enough and keep JSON numbers.
+    strength: doublePrecision('strength').notNull(),
+    evidence: jsonb('evidence').$type<Record<string, unknown>>().notNull().default({}),
+    rawNote: text('raw_note').notNull().default(''),
+    detectedAt: at('detected_at').notNull(),
+    expiresAt: at('expires_at'),
+    outcomePct: doublePrecision('outcome_pct'),
+    scoredAt: at('scored_at'),
+    createdBy: uuid('created_by'),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('market_intel_events_detected_idx').on(t.detectedAt.desc(), t.id.desc()),
+    index('market_intel_events_source_idx').on(t.source),
+    // The scoring job's scan: events still waiting for an outcome.
+    index('market_intel_events_unscored_idx')
+      .on(t.detectedAt)
+      .where(sql`outcome_pct IS NULL`),
+  ],
+);
+
+export const agentActivityEvents = pgTable(
+  'agent_activity_events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    agentId: text('agent_id').notNull(),
+    agentName: text('agent_name'),
+    kind: text('kind').notNull(),
+    rationale: text('rationale').notNull().default(''),
+    action: jsonb('action').$type<Record<string, unknown>>().notNull().default({}),
+    createdBy: uuid('created_by'),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('agent_activity_events_created_idx').on(t.createdAt.desc(), t.id.desc()),
+    index('agent_activity_events_agent_idx').on(t.agentId, t.createdAt.desc()),
+  ],
+);

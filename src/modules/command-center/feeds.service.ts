@@ -1,0 +1,216 @@
+// The market intel feed and the agent activity feed: ingest, read, and what the scoring job and
+// the dashboard need from them.
+import { audit } from '../../platform/audit.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { invalidField, notFound } from '../../platform/http/errors.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import type { ActivityRow, AgentActivityRepository } from './agent-activity.repository.ts';
+import type {
+  AgentActivityCreateBody,
+  AgentActivityEvent,
+  AgentActivityFeed,
+  AgentActivityQuery,
+  IntelCreateBody,
+  IntelEvent,
+  IntelFeed,
+  IntelQuery,
+} from './feeds.schemas.ts';
+import { horizonOf, summarize } from './intel-scoring.ts';
+import type { IntelRepository, IntelRow } from './intel.repository.ts';
+import type { Actor } from './tasks.service.ts';
+import type { TasksRepository } from './tasks.repository.ts';
+
+const HOUR_MS = 60 * 60 * 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface MaturedIntel {
+  id: string;
+  symbol: string;
+  direction: string;
+  detectedAt: Date;
+  horizonAt: Date;
+}
+
+export interface AgentSummary {
+  agentId: string;
+  agentName: string | null;
+  lastSeenAt: Date | null;
+  actions24h: number;
+  openTasks: number;
+}
+
+function toIntelEvent(row: IntelRow): IntelEvent {
+  return {
+    id: row.id,
+    event_type: row.eventType,
+    asset: row.asset,
+    symbol: row.symbol,
+    direction: row.direction,
+    source: row.source,
+    trust_tier: row.trustTier,
+    raw_note: row.rawNote,
+    strength: row.strength,
+    evidence: row.evidence,
+    detected_at: iso(row.detectedAt)!,
+    expires_at: iso(row.expiresAt),
+    created_at: iso(row.createdAt)!,
+    outcome_pct: row.outcomePct,
+  };
+}
+
+function toActivityEvent(row: ActivityRow): AgentActivityEvent {
+  return {
+    id: row.id,
+    agent_id: row.agentId,
+    agent_name: row.agentName,
+    kind: row.kind,
+    rationale: row.rationale,
+    action: row.action,
+    created_at: iso(row.createdAt)!,
+  };
+}
+
+export function createIntelService(deps: { db: Db; repo: IntelRepository; clock: Clock }) {
+  const { db, repo, clock } = deps;
+  return {
+    async feed(query: IntelQuery): Promise<IntelFeed> {
+      const filters = { includeQuarantined: query.include_quarantined, activeAt: query.active ? clock.now() : undefined };
+      const [rows, groups] = await Promise.all([repo.list(filters, query.limit), repo.outcomeGroups(filters)]);
+      return { events: rows.map(toIntelEvent), summary: summarize(groups) };
+    },
+
+    async ingest(body: IntelCreateBody, actor: Actor): Promise<IntelEvent> {
+      const now = clock.now();
+      const detectedAt = body.detected_at ? new Date(body.detected_at) : now;
+      const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
+      if (expiresAt && expiresAt <= detectedAt) {
+        throw invalidField(['body', 'expires_at'], 'expires_at must be later than detected_at', body.expires_at);
+      }
+      return db.transaction(async (tx) => {
+        const row = await repo.insert(
+          {
+            eventType: body.event_type,
+            asset: body.asset.toUpperCase(),
+            symbol: body.symbol.toUpperCase(),
+            direction: body.direction,
+            source: body.source,
+            trustTier: body.trust_tier ?? 'standard',
+            strength: body.strength,
+            evidence: body.evidence ?? {},
+            rawNote: body.raw_note ?? '',
+            detectedAt,
+            expiresAt,
+            createdBy: actor.id,
+            createdAt: now,
+          },
+          tx,
+        );
+        await audit(
+          tx,
+          {
+            actorId: actor.id,
+            actorType: 'admin',
+            action: 'command_center.intel.create',
+            targetType: 'market_intel_event',
+            targetId: row.id,
+            details: { source: row.source, symbol: row.symbol, direction: row.direction, trust_tier: row.trustTier },
+            ip: actor.ip,
+          },
+          now,
+        );
+        return toIntelEvent(row);
+      });
+    },
+
+    /** Events whose horizon has passed and that have no outcome yet, oldest horizon first. */
+    async listMaturedUnscored(now: Date, limit: number): Promise<MaturedIntel[]> {
+      const rows = await repo.maturedUnscored(now, limit);
+      return rows.map((r) => ({ id: r.id, symbol: r.symbol, direction: r.direction, detectedAt: r.detectedAt, horizonAt: horizonOf(r) }));
+    },
+
+    /** Stores the realised move of an event; 404 for an unknown id. */
+    async recordOutcome(id: string, outcomePct: number): Promise<void> {
+      if (!Number.isFinite(outcomePct)) throw new RangeError('outcomePct must be a finite number');
+      if (!UUID.test(id)) throw notFound('Intel event not found');
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        if (!(await repo.recordOutcome(id, outcomePct, now, tx))) throw notFound('Intel event not found');
+        await audit(
+          tx,
+          { actorType: 'job', action: 'command_center.intel.score', targetType: 'market_intel_event', targetId: id, details: { outcome_pct: outcomePct } },
+          now,
+        );
+      });
+    },
+  };
+}
+
+export function createAgentsService(deps: { db: Db; repo: AgentActivityRepository; tasks: TasksRepository; clock: Clock }) {
+  const { db, repo, tasks, clock } = deps;
+  return {
+    async feed(query: AgentActivityQuery): Promise<AgentActivityFeed> {
+      const from = new Date(clock.now().getTime() - query.hours * HOUR_MS);
+      const rows = await repo.since(from, query.limit, query.agent_id);
+      return { events: rows.map(toActivityEvent) };
+    },
+
+    async record(body: AgentActivityCreateBody, actor: Actor): Promise<AgentActivityEvent> {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const row = await repo.insert(
+          {
+            agentId: body.agent_id,
+            agentName: body.agent_name ?? null,
+            kind: body.kind,
+            rationale: body.rationale ?? '',
+            action: body.action ?? {},
+            createdBy: actor.id,
+            createdAt: now,
+          },
+          tx,
+        );
+        await audit(
+          tx,
+          {
+            actorId: actor.id,
+            actorType: 'admin',
+            action: 'command_center.agent_activity.create',
+            targetType: 'agent_activity_event',
+            targetId: row.id,
+            details: { agent_id: row.agentId, kind: row.kind },
+            ip: actor.ip,
+          },
+          now,
+        );
+        return toActivityEvent(row);
+      });
+    },
+
+    /**
+     * Every agent the command center knows of: those that reported activity, and the assignees
+     * and filers of agent-filed tasks. Ordered by last activity, never-seen agents last.
+     */
+    async summaries(now: Date): Promise<AgentSummary[]> {
+      const [stats, taskAgents, open] = await Promise.all([
+        repo.statsPerAgent(new Date(now.getTime() - 24 * HOUR_MS), now),
+        tasks.agentIdsFromTasks(),
+        tasks.openTasksByAssignee(),
+      ]);
+      const byId = new Map<string, AgentSummary>();
+      for (const s of stats) {
+        byId.set(s.agentId, { agentId: s.agentId, agentName: s.agentName, lastSeenAt: s.lastSeenAt, actions24h: s.actionsSince, openTasks: 0 });
+      }
+      for (const agentId of taskAgents) {
+        if (!byId.has(agentId)) byId.set(agentId, { agentId, agentName: null, lastSeenAt: null, actions24h: 0, openTasks: 0 });
+      }
+      for (const summary of byId.values()) summary.openTasks = open.get(summary.agentId) ?? 0;
+      return [...byId.values()].sort(
+        (a, b) => (b.lastSeenAt?.getTime() ?? -Infinity) - (a.lastSeenAt?.getTime() ?? -Infinity) || a.agentId.localeCompare(b.agentId),
+      );
+    },
+  };
+}
+
+export type IntelService = ReturnType<typeof createIntelService>;
+export type AgentsService = ReturnType<typeof createAgentsService>;

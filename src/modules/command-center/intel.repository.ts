@@ -1,0 +1,84 @@
+import { and, asc, count, desc, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { marketIntelEvents } from './command-center.tables.ts';
+import { DEFAULT_HORIZON_MS, type OutcomeGroup } from './intel-scoring.ts';
+
+export type IntelRow = typeof marketIntelEvents.$inferSelect;
+export type NewIntel = typeof marketIntelEvents.$inferInsert;
+
+export interface IntelFilters {
+  includeQuarantined: boolean;
+  /** When set, only events whose horizon lies after this instant. */
+  activeAt?: Date;
+}
+
+// expires_at, or detection plus the default horizon: one expression for "active" and "matured".
+const horizon = sql`COALESCE(${marketIntelEvents.expiresAt}, ${marketIntelEvents.detectedAt} + ${sql.raw(`interval '${DEFAULT_HORIZON_MS / 1000} seconds'`)})`;
+
+function where(filters: IntelFilters): SQL | undefined {
+  const conditions: SQL[] = [];
+  if (!filters.includeQuarantined) conditions.push(ne(marketIntelEvents.trustTier, 'quarantined'));
+  if (filters.activeAt) conditions.push(sql`${horizon} > ${filters.activeAt.toISOString()}::timestamptz`);
+  return conditions.length > 0 ? and(...conditions) : undefined;
+}
+
+export function createIntelRepository(db: DbExecutor) {
+  return {
+    async insert(event: NewIntel, executor: DbExecutor = db): Promise<IntelRow> {
+      const [row] = await executor.insert(marketIntelEvents).values(event).returning();
+      return row!;
+    },
+
+    async list(filters: IntelFilters, limit: number): Promise<IntelRow[]> {
+      return db
+        .select()
+        .from(marketIntelEvents)
+        .where(where(filters))
+        .orderBy(desc(marketIntelEvents.detectedAt), desc(marketIntelEvents.id))
+        .limit(limit);
+    },
+
+    /** Counts per (source, direction, sign of outcome); a handful of rows however long the feed. */
+    async outcomeGroups(filters: IntelFilters): Promise<OutcomeGroup[]> {
+      const outcomeSign = sql<number | null>`sign(${marketIntelEvents.outcomePct})`;
+      const rows = await db
+        .select({ source: marketIntelEvents.source, direction: marketIntelEvents.direction, outcomeSign, n: count() })
+        .from(marketIntelEvents)
+        .where(where(filters))
+        .groupBy(marketIntelEvents.source, marketIntelEvents.direction, outcomeSign);
+      return rows.map((r) => ({
+        source: r.source,
+        direction: r.direction,
+        outcomeSign: r.outcomeSign === null ? null : Number(r.outcomeSign),
+        count: Number(r.n),
+      }));
+    },
+
+    async maturedUnscored(now: Date, limit: number) {
+      return db
+        .select({
+          id: marketIntelEvents.id,
+          symbol: marketIntelEvents.symbol,
+          direction: marketIntelEvents.direction,
+          detectedAt: marketIntelEvents.detectedAt,
+          expiresAt: marketIntelEvents.expiresAt,
+        })
+        .from(marketIntelEvents)
+        .where(and(isNull(marketIntelEvents.outcomePct), sql`${horizon} <= ${now.toISOString()}::timestamptz`))
+        .orderBy(asc(horizon), asc(marketIntelEvents.id))
+        .limit(limit);
+    },
+
+    /** False when no event has this id. */
+    async recordOutcome(id: string, outcomePct: number, at: Date, executor: DbExecutor = db): Promise<boolean> {
+      const rows = await executor
+        .update(marketIntelEvents)
+        .set({ outcomePct, scoredAt: at })
+        .where(eq(marketIntelEvents.id, id))
+        .returning({ id: marketIntelEvents.id });
+      return rows.length > 0;
+    },
+  };
+}
+
+export type IntelRepository = ReturnType<typeof createIntelRepository>;

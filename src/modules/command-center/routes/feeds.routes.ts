@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import {
+  AgentActivityCreateBody,
+  AgentActivityEvent,
+  AgentActivityFeed,
+  AgentActivityQuery,
+  IntelCreateBody,
+  IntelEvent,
+  IntelFeed,
+  IntelQuery,
+} from '../feeds.schemas.ts';
+import type { AgentsService, IntelService } from '../feeds.service.ts';
+import { actorOf } from './tasks.routes.ts';
+
+const tags = ['admin: command center'];
+
+export function feedRoutes(intel: IntelService, agents: AgentsService, guards: Guards) {
+  return async function routes(app: FastifyInstance) {
+    const common = { onRequest: guards.requireAdmin };
+
+    app.get<{ Querystring: IntelQuery }>(
+      '/api/admin/command-center/intel',
+      {
+        ...common,
+        schema: {
+          tags,
+          summary: 'Market intel feed with per-source precision',
+          description:
+            'Events newest first. `summary` counts, per source, every event matching the filters: `scored` have an ' +
+            '`outcome_pct`, `correct` moved the way their direction said (bullish/long/up positive, bearish/short/down ' +
+            'negative), `precision` = correct / scored (0 when none scored).',
+          security: bearerSecurity,
+          querystring: IntelQuery,
+          response: { 200: IntelFeed, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => intel.feed(request.query),
+    );
+
+    app.post<{ Body: IntelCreateBody }>(
+      '/api/admin/command-center/intel',
+      {
+        ...common,
+        schema: {
+          tags,
+          summary: 'Record a market intel event',
+          description: 'Ingest for agents and collectors. `outcome_pct` is filled later by the scoring job.',
+          security: bearerSecurity,
+          body: IntelCreateBody,
+          response: { 201: IntelEvent, ...errorResponses(401, 403) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await intel.ingest(request.body, actorOf(request))),
+    );
+
+    app.get<{ Querystring: AgentActivityQuery }>(
+      '/api/admin/command-center/agent-activity',
+      {
+        ...common,
+        schema: {
+          tags,
+          summary: 'Agent activity within the last hours',
+          security: bearerSecurity,
+          querystring: AgentActivityQuery,
+          response: { 200: AgentActivityFeed, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => agents.feed(request.query),
+    );
+
+    app.post<{ Body: AgentActivityCreateBody }>(
+      '/api/admin/command-center/agent-activity',
+      {
+        ...common,
+        schema: {
+          tags,
+          summary: 'Record an agent activity event',
+          security: bearerSecurity,
+          body: AgentActivityCreateBody,
+          response: { 201: AgentActivityEvent, ...errorResponses(401, 403) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await agents.record(request.body, actorOf(request))),
+    );
+  };
+}

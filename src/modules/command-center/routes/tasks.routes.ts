@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import {
+  CommentBody,
+  Task,
+  TaskComment,
+  TaskCreateBody,
+  TaskIdParams,
+  TaskList,
+  TaskListQuery,
+  TaskUpdateBody,
+} from '../tasks.schemas.ts';
+import type { Actor, TasksService } from '../tasks.service.ts';
+
+const tags = ['admin: command center'];
+const base = '/api/admin/command-center/tasks';
+
+export const actorOf = (request: FastifyRequest): Actor => ({ id: currentUser(request).id, ip: request.ip });
+
+export function taskRoutes(service: TasksService, guards: Guards) {
+  return async function routes(app: FastifyInstance) {
+    const common = { onRequest: guards.requireAdmin };
+
+    app.post<{ Body: TaskCreateBody }>(
+      base,
+      {
+        ...common,
+        schema: {
+          tags,
+          summary: 'Create a task',
+          description:
+            'Creates a task in status `todo`. `parent_task_id` and every `blocked_by` id must name existing tasks ' +
+            '(otherwise 422 on that field); `comment` becomes the first comment; `repo` defaults to PROJECT_REPO.',
+          security: bearerSecurity,
+          body: TaskCreateBody,
+          response: { 201: Task, ...errorResponses(401, 403) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.create(request.body, actorOf(request))),
+    );
+
+    app.get<{ Querystring: TaskListQuery }>(
+      base,
+      {
+        ...common,
+        schema: {
+          tags,
+          summary: 'List tasks (the board)',
+          description: 'Newest first; filters combine with AND. Items carry `comment_count`, not the comments.',
+          security: bearerSecurity,
+          querystring: TaskListQuery,
+          response: { 200: TaskList, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => service.list(request.query),
+    );
+
+    app.get<{ Params: TaskIdParams }>(
+      `${base}/:task_id`,
+      {
+        ...common,
+        schema: {
+          tags,
+          summary: 'One task with its comments',
+          security: bearerSecurity,
+          params: TaskIdParams,
+          response: { 200: Task, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request) => service.get(request.params.task_id),
+    );
+
+    app.patch<{ Params: TaskIdParams; Body: TaskUpdateBody }>(
+      `${base}/:task_id`,
+      {
+        ...common,
+        schema: {
+          tags,
+          summary: 'Update a task',
+          description:
+            'Changes only the fields sent; `null` clears assignee, goal_id, parent_task_id or result. `blocked_by` replaces ' +
+            'the blockers. A parent or blocker that would make a cycle answers 422. `comment` is added as a comment. ' +
+            'Reaching `done` or `cancelled` sets `completed_at`; reopening clears it.',
+          security: bearerSecurity,
+          params: TaskIdParams,
+          body: TaskUpdateBody,
+          response: { 200: Task, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request) => service.update(request.params.task_id, request.body, actorOf(request)),
+    );
+
+    app.post<{ Params: TaskIdParams; Body: CommentBody }>(
+      `${base}/:task_id/comments`,
+      {
+        ...common,
+        schema: {
+          tags,
+          summary: 'Comment on a task',
+          security: bearerSecurity,
+          params: TaskIdParams,
+          body: CommentBody,
+          response: { 201: TaskComment, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.addComment(request.params.task_id, request.body, actorOf(request))),
+    );
+  };
+}

@@ -1,0 +1,186 @@
+import { and, asc, count, desc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { commandCenterTaskBlockers, commandCenterTaskComments, commandCenterTasks } from './command-center.tables.ts';
+import { CLOSED_STATUSES } from './tasks.schemas.ts';
+
+export type TaskRow = typeof commandCenterTasks.$inferSelect;
+export type NewTask = typeof commandCenterTasks.$inferInsert;
+export type TaskPatch = Partial<Omit<NewTask, 'id' | 'createdAt' | 'createdBy'>>;
+export type CommentRow = typeof commandCenterTaskComments.$inferSelect;
+
+export interface TaskFilters {
+  status?: string;
+  assignee?: string;
+  priority?: string;
+  sourceType?: string;
+  limit: number;
+  offset: number;
+}
+
+// Any fixed key: every change to the task graph (parents, blockers) takes it for its transaction,
+// so two concurrent edits cannot each pass the cycle check and together close a cycle.
+const GRAPH_LOCK_KEY = 7_340_913;
+
+export function createTasksRepository(db: DbExecutor) {
+  return {
+    async lockGraph(executor: DbExecutor): Promise<void> {
+      await executor.execute(sql`SELECT pg_advisory_xact_lock(${GRAPH_LOCK_KEY})`);
+    },
+
+    async insert(task: NewTask, executor: DbExecutor = db): Promise<TaskRow> {
+      const [row] = await executor.insert(commandCenterTasks).values(task).returning();
+      return row!;
+    },
+
+    async find(id: string, executor: DbExecutor = db): Promise<TaskRow | undefined> {
+      const [row] = await executor.select().from(commandCenterTasks).where(eq(commandCenterTasks.id, id)).limit(1);
+      return row;
+    },
+
+    /** Locks the row so concurrent updates of one task apply one after the other. */
+    async findForUpdate(id: string, executor: DbExecutor): Promise<TaskRow | undefined> {
+      const [row] = await executor.select().from(commandCenterTasks).where(eq(commandCenterTasks.id, id)).for('update').limit(1);
+      return row;
+    },
+
+    async update(id: string, patch: TaskPatch, executor: DbExecutor): Promise<TaskRow> {
+      const [row] = await executor.update(commandCenterTasks).set(patch).where(eq(commandCenterTasks.id, id)).returning();
+      return row!;
+    },
+
+    async existingIds(ids: readonly string[], executor: DbExecutor = db): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await executor
+        .select({ id: commandCenterTasks.id })
+        .from(commandCenterTasks)
+        .where(inArray(commandCenterTasks.id, [...ids]));
+      return new Set(rows.map((r) => r.id));
+    },
+
+    async replaceBlockers(taskId: string, blockerIds: readonly string[], executor: DbExecutor): Promise<void> {
+      await executor.delete(commandCenterTaskBlockers).where(eq(commandCenterTaskBlockers.taskId, taskId));
+      if (blockerIds.length === 0) return;
+      await executor.insert(commandCenterTaskBlockers).values(blockerIds.map((blockerId) => ({ taskId, blockerId })));
+    },
+
+    async blockersOf(taskIds: readonly string[], executor: DbExecutor = db): Promise<Map<string, string[]>> {
+      const map = new Map<string, string[]>(taskIds.map((id) => [id, []]));
+      if (taskIds.length === 0) return map;
+      const rows = await executor
+        .select()
+        .from(commandCenterTaskBlockers)
+        .where(inArray(commandCenterTaskBlockers.taskId, [...taskIds]))
+        .orderBy(asc(commandCenterTaskBlockers.blockerId));
+      for (const row of rows) map.get(row.taskId)!.push(row.blockerId);
+      return map;
+    },
+
+    /** True when `target` is `start` or one of its ancestors (following parent links upwards). */
+    async isSelfOrAncestor(start: string, target: string, executor: DbExecutor): Promise<boolean> {
+      const rows = await executor.execute(sql`
+        WITH RECURSIVE up(id, parent) AS (
+          SELECT id, parent_task_id FROM command_center_tasks WHERE id = ${start}
+          UNION
+          SELECT t.id, t.parent_task_id FROM command_center_tasks t JOIN up ON t.id = up.parent
+        )
+        SELECT 1 AS hit FROM up WHERE id = ${target} LIMIT 1`);
+      return resultRows(rows).length > 0;
+    },
+
+    /** True when `target` is among `starts` or anything they are (transitively) blocked by. */
+    async blockerChainReaches(starts: readonly string[], target: string, executor: DbExecutor): Promise<boolean> {
+      if (starts.length === 0) return false;
+      const list = sql.join(
+        starts.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      );
+      const rows = await executor.execute(sql`
+        WITH RECURSIVE reach(id) AS (
+          SELECT unnest(ARRAY[${list}])
+          UNION
+          SELECT b.blocker_id FROM command_center_task_blockers b JOIN reach r ON b.task_id = r.id
+        )
+        SELECT 1 AS hit FROM reach WHERE id = ${target} LIMIT 1`);
+      return resultRows(rows).length > 0;
+    },
+
+    async insertComment(comment: { taskId: string; body: string; authorId: string | null; createdAt: Date }, executor: DbExecutor = db): Promise<CommentRow> {
+      const [row] = await executor.insert(commandCenterTaskComments).values(comment).returning();
+      return row!;
+    },
+
+    async commentsOf(taskId: string, executor: DbExecutor = db): Promise<CommentRow[]> {
+      return executor
+        .select()
+        .from(commandCenterTaskComments)
+        .where(eq(commandCenterTaskComments.taskId, taskId))
+        .orderBy(asc(commandCenterTaskComments.createdAt), asc(commandCenterTaskComments.id));
+    },
+
+    async commentCounts(taskIds: readonly string[], executor: DbExecutor = db): Promise<Map<string, number>> {
+      const map = new Map<string, number>(taskIds.map((id) => [id, 0]));
+      if (taskIds.length === 0) return map;
+      const rows = await executor
+        .select({ taskId: commandCenterTaskComments.taskId, n: count() })
+        .from(commandCenterTaskComments)
+        .where(inArray(commandCenterTaskComments.taskId, [...taskIds]))
+        .groupBy(commandCenterTaskComments.taskId);
+      for (const row of rows) map.set(row.taskId, Number(row.n));
+      return map;
+    },
+
+    async list(filters: TaskFilters): Promise<{ rows: TaskRow[]; total: number }> {
+      const conditions: SQL[] = [];
+      if (filters.status) conditions.push(eq(commandCenterTasks.status, filters.status));
+      if (filters.assignee) conditions.push(eq(commandCenterTasks.assignee, filters.assignee));
+      if (filters.priority) conditions.push(eq(commandCenterTasks.priority, filters.priority));
+      if (filters.sourceType) conditions.push(eq(commandCenterTasks.sourceType, filters.sourceType));
+      const where = conditions.length > 0 ? and(...conditions) : undefined;
+      const [rows, [totalRow]] = await Promise.all([
+        db
+          .select()
+          .from(commandCenterTasks)
+          .where(where)
+          .orderBy(desc(commandCenterTasks.createdAt), desc(commandCenterTasks.id))
+          .limit(filters.limit)
+          .offset(filters.offset),
+        db.select({ n: count() }).from(commandCenterTasks).where(where),
+      ]);
+      return { rows, total: Number(totalRow?.n ?? 0) };
+    },
+
+    async countsByStatus(): Promise<Map<string, number>> {
+      const rows = await db
+        .select({ status: commandCenterTasks.status, n: count() })
+        .from(commandCenterTasks)
+        .groupBy(commandCenterTasks.status);
+      return new Map(rows.map((r) => [r.status, Number(r.n)]));
+    },
+
+    /** Open tasks per assignee. */
+    async openTasksByAssignee(): Promise<Map<string, number>> {
+      const rows = await db
+        .select({ assignee: commandCenterTasks.assignee, n: count() })
+        .from(commandCenterTasks)
+        .where(and(sql`${commandCenterTasks.assignee} IS NOT NULL`, notInArray(commandCenterTasks.status, [...CLOSED_STATUSES])))
+        .groupBy(commandCenterTasks.assignee);
+      return new Map(rows.map((r) => [r.assignee!, Number(r.n)]));
+    },
+
+    /** Assignees and filer ids of the tasks that agents filed: the agents the board knows of. */
+    async agentIdsFromTasks(): Promise<string[]> {
+      const rows = await db.execute(sql`
+        SELECT assignee AS agent_id FROM command_center_tasks WHERE source_type = 'agent' AND assignee IS NOT NULL
+        UNION
+        SELECT source_id FROM command_center_tasks WHERE source_type = 'agent' AND source_id IS NOT NULL`);
+      return resultRows<{ agent_id: string }>(rows).map((r) => r.agent_id);
+    },
+  };
+}
+
+/** node-postgres and PGlite both answer `{ rows }` to a raw statement. */
+function resultRows<T = Record<string, unknown>>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}
+
+export type TasksRepository = ReturnType<typeof createTasksRepository>;

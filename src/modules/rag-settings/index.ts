@@ -1,0 +1,17 @@
+import type { Platform } from '../../platform/platform.ts';
+import { createRagSettingsRepository } from './rag-settings.repository.ts';
+import { ragSettingsRoutes } from './rag-settings.routes.ts';
+import { createRagSettingsService } from './rag-settings.service.ts';
+
+export function createRagSettingsModule(platform: Platform) {
+  const { database, clock, guards } = platform;
+  const service = createRagSettingsService({ db: database.db, repo: createRagSettingsRepository(database.db), clock });
+  return {
+    name: 'rag-settings',
+    /** `get()` answers the current settings, for collectors. */
+    service,
+    routes: ragSettingsRoutes(service, guards),
+  };
+}
+
+export type RagSettingsModule = ReturnType<typeof createRagSettingsModule>;

@@ -1,0 +1,86 @@
+import { audit } from '../../platform/audit.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { conflict } from '../../platform/http/errors.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import type { RagSettingsChange, RagSettingsRepository, RagSettingsRow } from './rag-settings.repository.ts';
+import { DEFAULT_SETTINGS, type RagSettings, type RagSettingsUpdate } from './rag-settings.schemas.ts';
+
+const DEFAULT_VALUES = {
+  enabledSources: { ...DEFAULT_SETTINGS.enabled_sources },
+  collectionLimits: { ...DEFAULT_SETTINGS.collection_limits },
+  collectionIntervalMinutes: DEFAULT_SETTINGS.collection_interval_minutes,
+  autoExpirationDays: DEFAULT_SETTINGS.auto_expiration_days,
+  maxPostsPerRun: DEFAULT_SETTINGS.max_posts_per_run,
+};
+
+function toSettings(row: RagSettingsRow): RagSettings {
+  return {
+    id: row.id,
+    enabled_sources: row.enabledSources,
+    collection_limits: row.collectionLimits,
+    collection_interval_minutes: row.collectionIntervalMinutes,
+    auto_expiration_days: row.autoExpirationDays,
+    max_posts_per_run: row.maxPostsPerRun,
+    version: row.version,
+    created_at: iso(row.createdAt)!,
+    updated_at: iso(row.updatedAt)!,
+    updated_by: row.updatedBy,
+  };
+}
+
+const stale = (current: number) =>
+  conflict(`The retrieval settings were changed meanwhile (current version ${current}); reload them and retry`);
+
+export function createRagSettingsService(deps: { db: Db; repo: RagSettingsRepository; clock: Clock }) {
+  const { db, repo, clock } = deps;
+
+  return {
+    /** The stored settings, created with the defaults on first read. */
+    async get(): Promise<RagSettings> {
+      return toSettings(await repo.ensure(DEFAULT_VALUES, clock.now()));
+    },
+
+    async update(body: RagSettingsUpdate, actor: { id: string; ip?: string }): Promise<RagSettings> {
+      const now = clock.now();
+      const change: RagSettingsChange = {
+        enabledSources: body.enabled_sources,
+        collectionLimits: body.collection_limits,
+        collectionIntervalMinutes: body.collection_interval_minutes,
+        autoExpirationDays: body.auto_expiration_days,
+        maxPostsPerRun: body.max_posts_per_run,
+      };
+      const changed = Object.entries(body)
+        .filter(([key, value]) => key !== 'version' && value !== undefined)
+        .map(([key]) => key);
+
+      await repo.ensure(DEFAULT_VALUES, now);
+      if (changed.length === 0) {
+        // Nothing to change: answer what is stored, but still tell a stale client so.
+        const current = (await repo.find())!;
+        if (body.version !== undefined && body.version !== current.version) throw stale(current.version);
+        return toSettings(current);
+      }
+      return db.transaction(async (tx) => {
+        const row = await repo.apply(change, body.version, actor.id, now, tx);
+        if (!row) throw stale((await repo.find(tx))!.version);
+        await audit(
+          tx,
+          {
+            actorId: actor.id,
+            actorType: 'admin',
+            action: 'rag_settings.update',
+            targetType: 'rag_settings',
+            targetId: row.id,
+            details: { changed, version: row.version, based_on: body.version ?? null },
+            ip: actor.ip,
+          },
+          now,
+        );
+        return toSettings(row);
+      });
+    },
+  };
+}
+
+export type RagSettingsService = ReturnType<typeof createRagSettingsService>;

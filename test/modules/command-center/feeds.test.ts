@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { createCommandCenterModule, type CommandCenterModule } from '../../../src/modules/command-center/index.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { auditLog } from '../../../src/platform/db/schema.ts';
+import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+
+const INTEL = '/api/admin/command-center/intel';
+const ACTIVITY = '/api/admin/command-center/agent-activity';
+const NOW = '2025-06-10T12:00:00.000Z';
+const hoursAgo = (h: number) => new Date(Date.parse(NOW) - h * 3_600_000).toISOString();
+const hoursAhead = (h: number) => new Date(Date.parse(NOW) + h * 3_600_000).toISOString();
+
+describe('command center feeds', () => {
+  const clock = fixedClock(NOW);
+  let t: TestApp;
+  let admin: TestUser;
+  let member: TestUser;
+  let module: CommandCenterModule;
+
+  before(async () => {
+    t = await buildTestApp({ clock });
+    admin = await signIn(t.app, t.database, { role: 'admin' });
+    member = await signIn(t.app, t.database);
+    module = createCommandCenterModule(t.platform);
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, user: TestUser | null = admin) =>
+    t.app.inject({ method, url, payload: payload as object, headers: user ? user.headers : {} });
+  const event = (overrides: Record<string, unknown> = {}) => ({
+    event_type: 'whale_transfer',
+    asset: 'btc',
+    symbol: 'btcusdt',
+    direction: 'bullish',
+    source: 'onchain',
+    strength: 0.8,
+    ...overrides,
+  });
+  const ingest = async (overrides: Record<string, unknown> = {}) => {
+    const response = await call('POST', INTEL, event(overrides));
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json();
+  };
+
+  it('every feed route answers 401 without a token and 403 for a non-admin', async () => {
+    for (const [method, url, payload] of [
+      ['GET', INTEL, undefined],
+      ['POST', INTEL, event()],
+      ['GET', ACTIVITY, undefined],
+      ['POST', ACTIVITY, { agent_id: 'a', kind: 'k' }],
+    ] as const) {
+      assertDetail(await call(method, url, payload, null), 401, 'Not authenticated');
+      assertDetail(await call(method, url, payload, member), 403);
+    }
+  });
+
+  describe('intel', () => {
+    it('records an event with its defaults and audits it', async () => {
+      const created = await ingest({ evidence: { tx: '0xabc', usd: 12_500_000 }, raw_note: '12.5M BTC to an exchange' });
+      assert.equal(created.asset, 'BTC');
+      assert.equal(created.symbol, 'BTCUSDT');
+      assert.equal(created.trust_tier, 'standard');
+      assert.equal(created.strength, 0.8);
+      assert.deepEqual(created.evidence, { tx: '0xabc', usd: 12_500_000 });
+      assert.equal(created.raw_note, '12.5M BTC to an exchange');
+      assert.equal(created.detected_at, NOW);
+      assert.equal(created.expires_at, null);
+      assert.equal(created.created_at, NOW);
+      assert.equal(created.outcome_pct, null);
+      const [entry] = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, created.id));
+      assert.equal(entry!.action, 'command_center.intel.create');
+      assert.equal(entry!.actorId, admin.id);
+    });
+
+    it('validates every field of an event at once', async () => {
+      const response = await call('POST', INTEL, {
+        event_type: '',
+        symbol: 'BTCUSDT',
+        direction: 'sideways',
+        source: 'x',
+        trust_tier: 'gold',
+        strength: 1.5,
+        evidence: [1, 2],
+        detected_at: 'yesterday',
+      });
+      assertIssue(response, ['body', 'event_type'], 'string_too_short');
+      assertIssue(response, ['body', 'asset'], 'missing');
+      const direction = assertIssue(response, ['body', 'direction'], 'enum');
+      assert.equal(direction.msg, "Input should be 'bullish', 'long', 'up', 'bearish', 'short' or 'down'");
+      assertIssue(response, ['body', 'trust_tier'], 'enum');
+      assert.deepEqual(assertIssue(response, ['body', 'strength'], 'less_than_equal').ctx, { le: 1 });
+      assertIssue(response, ['body', 'evidence'], 'dict_type');
+      assertIssue(response, ['body', 'detected_at'], 'datetime_from_date_parsing');
+      assert.deepEqual(assertIssue(await call('POST', INTEL, event({ strength: -0.1 })), ['body', 'strength'], 'greater_than_equal').ctx, { ge: 0 });
+    });
+
+    it('refuses an expiry that is not after detection', async () => {
+      const issue = assertIssue(
+        await call('POST', INTEL, event({ detected_at: hoursAgo(1), expires_at: hoursAgo(2) })),
+        ['body', 'expires_at'],
+        'value_error',
+      );
+      assert.equal(issue.msg, 'Value error, expires_at must be later than detected_at');
+    });
+
+    it('filters quarantined and expired events, newest first, with a summary per source', async () => {
+      const post = async (overrides: Record<string, unknown>) => (await ingest(overrides)).id as string;
+      const get = async (query = '') => {
+        const body = (await call('GET', `${INTEL}${query}`)).json();
+        const mine = body.events.map((e: { id: string }) => e.id).filter((id: string) => ids.includes(id));
+        return { ...body, mine };
+      };
+      const old = await post({ source: 'f-news', direction: 'bullish', detected_at: hoursAgo(30) }); // horizon passed 6 h ago
+      const expired = await post({ source: 'f-news', direction: 'bearish', detected_at: hoursAgo(5), expires_at: hoursAgo(1) });
+      const live = await post({ source: 'f-news', direction: 'short', detected_at: hoursAgo(2), expires_at: hoursAhead(2) });
+      const recent = await post({ source: 'f-chain', direction: 'up', detected_at: hoursAgo(1) }); // active for 23 h more
+      const shady = await post({ source: 'f-rumours', direction: 'long', trust_tier: 'quarantined', detected_at: hoursAgo(0.5) });
+      const ids = [old, expired, live, recent, shady];
+
+      await module.intel.recordOutcome(old, 4.2); // bullish and up: correct
+      await module.intel.recordOutcome(expired, 1.0); // bearish but up: wrong
+      await module.intel.recordOutcome(live, -0.5); // short and down: correct
+
+      const all = await get('?limit=500');
+      assert.deepEqual(all.mine, [shady, recent, live, expired, old]);
+      assert.deepEqual(all.summary['f-news'], { total: 3, scored: 3, correct: 2, precision: 2 / 3 });
+      assert.deepEqual(all.summary['f-chain'], { total: 1, scored: 0, correct: 0, precision: 0 });
+      assert.deepEqual(all.summary['f-rumours'], { total: 1, scored: 0, correct: 0, precision: 0 });
+      assert.equal(all.events.find((e: { id: string }) => e.id === old).outcome_pct, 4.2);
+
+      const trusted = await get('?include_quarantined=false&limit=500');
+      assert.deepEqual(trusted.mine, [recent, live, expired, old]);
+      assert.ok(!('f-rumours' in trusted.summary));
+      assert.ok(trusted.events.every((e: { trust_tier: string }) => e.trust_tier !== 'quarantined'));
+
+      const active = await get('?active=true&include_quarantined=false&limit=500');
+      assert.deepEqual(active.mine, [recent, live]);
+      assert.deepEqual(active.summary['f-news'], { total: 1, scored: 1, correct: 1, precision: 1 });
+
+      const limited = (await call('GET', `${INTEL}?limit=2`)).json();
+      assert.equal(limited.events.length, 2);
+      const times = (all.events as { detected_at: string }[]).map((e) => e.detected_at);
+      assert.deepEqual(times, [...times].sort().reverse(), 'the newest detections come first');
+      assert.equal(limited.summary['f-news'].total, 3, 'the summary covers every matching event, not just the page');
+    });
+
+    it('bounds the query: limit 1..500 and booleans', async () => {
+      assert.deepEqual(assertIssue(await call('GET', `${INTEL}?limit=0`), ['query', 'limit'], 'greater_than_equal').ctx, { ge: 1 });
+      const high = assertIssue(await call('GET', `${INTEL}?limit=501`), ['query', 'limit'], 'less_than_equal');
+      assert.equal(high.input, '501');
+      assertIssue(await call('GET', `${INTEL}?limit=ten`), ['query', 'limit'], 'int_parsing');
+      assertIssue(await call('GET', `${INTEL}?include_quarantined=maybe`), ['query', 'include_quarantined'], 'bool_parsing');
+      assertIssue(await call('GET', `${INTEL}?active=2`), ['query', 'active'], 'bool_parsing');
+      assert.equal((await call('GET', `${INTEL}?limit=500&active=false&include_quarantined=false`)).statusCode, 200);
+    });
+
+    it('hands matured, unscored events to the scoring job, and takes their outcome', async () => {
+      const post = async (overrides: Record<string, unknown>) => (await ingest({ source: 'm-source', ...overrides })).id as string;
+      const matured = await post({ detected_at: hoursAgo(25), direction: 'short', symbol: 'ethusdt' });
+      const expiredEarly = await post({ detected_at: hoursAgo(3), expires_at: hoursAgo(2) });
+      const pending = await post({ detected_at: hoursAgo(23) }); // 1 h left
+      const far = await post({ detected_at: hoursAgo(48), expires_at: hoursAhead(1) });
+      const ids = [matured, expiredEarly, pending, far];
+      const due = async (at: string) => (await module.intel.listMaturedUnscored(new Date(at), 500)).filter((d) => ids.includes(d.id));
+
+      const now = await due(NOW);
+      assert.deepEqual(now.map((d) => d.id), [expiredEarly, matured], 'oldest horizon first');
+      assert.deepEqual(now[1], {
+        id: matured,
+        symbol: 'ETHUSDT',
+        direction: 'short',
+        detectedAt: new Date(hoursAgo(25)),
+        horizonAt: new Date(hoursAgo(1)),
+      });
+      assert.equal(now[0]!.horizonAt.toISOString(), hoursAgo(2));
+      assert.equal((await module.intel.listMaturedUnscored(new Date(NOW), 1)).length, 1);
+
+      await module.intel.recordOutcome(matured, -1.25);
+      assert.deepEqual((await due(NOW)).map((d) => d.id), [expiredEarly]);
+      assert.deepEqual((await due(hoursAhead(2))).map((d) => d.id).sort(), [expiredEarly, pending, far].sort());
+      await assert.rejects(module.intel.recordOutcome('00000000-0000-4000-8000-000000000000', 1), { status: 404 });
+      await assert.rejects(module.intel.recordOutcome('garbage', 1), { status: 404 });
+      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, matured));
+      assert.deepEqual(audits.map((a) => a.action).sort(), ['command_center.intel.create', 'command_center.intel.score']);
+    });
+  });
+
+  describe('agent activity', () => {
+    it('records events and lists those within the window, newest first', async () => {
+      const record = async (payload: Record<string, unknown>) => {
+        const response = await call('POST', ACTIVITY, payload);
+        assert.equal(response.statusCode, 201, response.body);
+        return response.json();
+      };
+      clock.set(hoursAgo(30));
+      const ancient = await record({ agent_id: 'scout', agent_name: 'Scout v1', kind: 'scan' });
+      clock.set(hoursAgo(3));
+      const earlier = await record({ agent_id: 'scout', agent_name: 'Scout v2', kind: 'trade_proposal', rationale: 'Momentum', action: { side: 'buy', size: 0.1 } });
+      clock.set(hoursAgo(1));
+      const later = await record({ agent_id: 'builder', kind: 'task_update' });
+      clock.set(NOW);
+
+      assert.equal(earlier.agent_name, 'Scout v2');
+      assert.deepEqual(earlier.action, { side: 'buy', size: 0.1 });
+      assert.equal(earlier.rationale, 'Momentum');
+      assert.equal(later.agent_name, null);
+      assert.deepEqual(later.action, {});
+      assert.equal(later.created_at, hoursAgo(1));
+
+      const day = (await call('GET', ACTIVITY)).json();
+      const ids = day.events.map((e: { id: string }) => e.id);
+      assert.ok(ids.indexOf(later.id) < ids.indexOf(earlier.id));
+      assert.ok(!ids.includes(ancient.id));
+      assert.deepEqual((await call('GET', `${ACTIVITY}?hours=2`)).json().events.map((e: { id: string }) => e.id), [later.id]);
+      assert.ok((await call('GET', `${ACTIVITY}?hours=48`)).json().events.some((e: { id: string }) => e.id === ancient.id));
+      assert.deepEqual((await call('GET', `${ACTIVITY}?hours=48&agent_id=scout`)).json().events.map((e: { id: string }) => e.id), [earlier.id, ancient.id]);
+
+      const summaries = await module.agents.summaries(new Date(NOW));
+      const scout = summaries.find((s) => s.agentId === 'scout')!;
+      assert.deepEqual(scout, { agentId: 'scout', agentName: 'Scout v2', lastSeenAt: new Date(hoursAgo(3)), actions24h: 1, openTasks: 0 });
+    });
+
+    it('bounds hours to 1..720 and validates the event', async () => {
+      assert.deepEqual(assertIssue(await call('GET', `${ACTIVITY}?hours=0`), ['query', 'hours'], 'greater_than_equal').ctx, { ge: 1 });
+      assert.deepEqual(assertIssue(await call('GET', `${ACTIVITY}?hours=721`), ['query', 'hours'], 'less_than_equal').ctx, { le: 720 });
+      assert.equal((await call('GET', `${ACTIVITY}?hours=720`)).statusCode, 200);
+      const response = await call('POST', ACTIVITY, { agent_id: '', action: 'buy', rationale: 5 });
+      assertIssue(response, ['body', 'agent_id'], 'string_too_short');
+      assertIssue(response, ['body', 'kind'], 'missing');
+      assertIssue(response, ['body', 'action'], 'dict_type');
+      assertIssue(response, ['body', 'rationale'], 'string_type');
+    });
+
+    it('summarises every agent seen in activity or on agent-filed tasks', async () => {
+      const post = (url: string, payload: object) => call('POST', url, payload);
+      await post(ACTIVITY, { agent_id: 's-trader', agent_name: 'Trader', kind: 'order' });
+      await post(ACTIVITY, { agent_id: 's-trader', kind: 'order' });
+      const tasks = '/api/admin/command-center/tasks';
+      await post(tasks, { title: 'Fix feed', source_type: 'agent', source_id: 's-watcher', assignee: 's-fixer' });
+      await post(tasks, { title: 'Review PR', assignee: 's-trader' });
+      const closed = (await post(tasks, { title: 'Old work', assignee: 's-fixer' })).json();
+      await t.app.inject({ method: 'PATCH', url: `${tasks}/${closed.id}`, payload: { status: 'done' }, headers: admin.headers });
+      await post(tasks, { title: 'Human work', assignee: 's-alice' });
+
+      const mine = (list: Awaited<ReturnType<typeof module.agents.summaries>>) => list.filter((s) => s.agentId.startsWith('s-'));
+      assert.deepEqual(mine(await module.agents.summaries(new Date(NOW))), [
+        { agentId: 's-trader', agentName: 'Trader', lastSeenAt: new Date(NOW), actions24h: 2, openTasks: 1 },
+        { agentId: 's-fixer', agentName: null, lastSeenAt: null, actions24h: 0, openTasks: 1 },
+        { agentId: 's-watcher', agentName: null, lastSeenAt: null, actions24h: 0, openTasks: 0 },
+      ]);
+      // A day later the actions fall out of the 24-hour count but the agent stays known.
+      const later = mine(await module.agents.summaries(new Date(hoursAhead(25))));
+      assert.equal(later[0]!.actions24h, 0);
+      assert.equal(later[0]!.lastSeenAt?.toISOString(), NOW);
+    });
+  });
+});
