@@ -1,0 +1,184 @@
+// ccxt instances, configured in one place: base-URL overrides, spot-only market loading for the
+// Binance venues, the shared market cache, one throttle and one clock offset per venue.
+//
+// One "template" instance per venue and process holds the markets (loaded once an hour through the
+// platform cache, so Redis shares them between processes) and the throttle. Every call gets a fresh
+// instance that borrows both, so per-call state (credentials, timeout, last response headers) is
+// never shared between concurrent requests.
+import type { Exchange } from 'ccxt';
+import type { Cache } from '../../../platform/cache/cache.ts';
+import { MARKETS_TTL_MS, type Venue } from '../venues.ts';
+import type { CcxtErrorClasses } from './ccxt-errors.ts';
+import type { VenueCredentials } from './venue-gateway.ts';
+
+type CcxtModule = typeof import('ccxt');
+type ExchangeClass = new (config?: Record<string, unknown>) => Exchange;
+
+let ccxtModule: Promise<CcxtModule> | undefined;
+
+/** ccxt's import costs about half a second: done once, on first use. */
+export function loadCcxt(): Promise<CcxtModule> {
+  ccxtModule ??= import('ccxt');
+  return ccxtModule;
+}
+
+export interface CcxtClientSettings {
+  binanceApiUrl: string;
+  binanceUsApiUrl: string;
+  /** ccxt id → base URL, for the other venues. */
+  apiUrls: Readonly<Record<string, string>>;
+  rateLimit: boolean;
+  timeoutMs: number;
+}
+
+export interface ClientOptions {
+  credentials?: VenueCredentials;
+  timeoutMs?: number;
+}
+
+const DEFAULT_HOSTS: Partial<Record<Venue, string>> = {
+  binance: 'https://api.binance.com',
+  binanceus: 'https://api.binance.us',
+};
+
+// Spot only: without these, loading binance's markets also calls the margin, futures and
+// capital (sapi) endpoints, several of which need keys.
+const VENUE_OPTIONS: Partial<Record<Venue, Record<string, unknown>>> = {
+  binance: { fetchMarkets: { types: ['spot'] }, fetchMargins: false, fetchCurrencies: false },
+  binanceus: { fetchMarkets: { types: ['spot'] }, fetchMargins: false, fetchCurrencies: false },
+};
+
+interface CachedMarkets {
+  markets: unknown[];
+  currencies: Record<string, unknown> | undefined;
+}
+
+/** Rewrites every URL string under `urls.api`, however deeply the venue nests them. */
+export function rewriteUrls(node: unknown, rewrite: (url: string) => string): void {
+  if (!node || typeof node !== 'object') return;
+  const record = node as Record<string, unknown>;
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value === 'string') record[key] = rewrite(value);
+    else rewriteUrls(value, rewrite);
+  }
+}
+
+/** The rewrite for one venue: prefix replacement for the Binance hosts, a new origin for others. */
+export function urlRewriter(venue: string, hostname: string | undefined, settings: CcxtClientSettings): ((url: string) => string) | undefined {
+  const binanceTarget = venue === 'binance' ? settings.binanceApiUrl : venue === 'binanceus' ? settings.binanceUsApiUrl : undefined;
+  const defaultHost = DEFAULT_HOSTS[venue as Venue];
+  if (binanceTarget !== undefined && defaultHost !== undefined) {
+    if (binanceTarget === defaultHost) return undefined;
+    return (url) => url.split(defaultHost).join(binanceTarget);
+  }
+  const target = settings.apiUrls[venue];
+  if (!target) return undefined;
+  return (url) => {
+    const concrete = hostname ? url.split('{hostname}').join(hostname) : url;
+    try {
+      const parsed = new URL(concrete);
+      const path = parsed.pathname === '/' ? '' : parsed.pathname;
+      return `${target}${path}${parsed.search}`;
+    } catch {
+      return url;
+    }
+  };
+}
+
+export function createCcxtClients(deps: { settings: CcxtClientSettings; cache: Cache; fetch: typeof fetch }) {
+  const { settings, cache } = deps;
+  const templates = new Map<Venue, { exchange: Promise<Exchange>; expiresAt: number }>();
+
+  async function instantiate(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
+    const ccxt = await loadCcxt();
+    const Class = (ccxt as unknown as Record<string, ExchangeClass>)[venue];
+    if (!Class) throw new Error(`ccxt has no exchange ${venue}`);
+    const exchange = new Class({
+      enableRateLimit: settings.rateLimit,
+      timeout: options.timeoutMs ?? settings.timeoutMs,
+      options: { ...VENUE_OPTIONS[venue] },
+      ...(options.credentials
+        ? {
+            apiKey: options.credentials.apiKey,
+            secret: options.credentials.secret,
+            ...(options.credentials.passphrase ? { password: options.credentials.passphrase } : {}),
+          }
+        : {}),
+    });
+    // Our fetch, so outbound traffic goes where the platform sends it (tests: loopback only).
+    (exchange as unknown as { fetchImplementation: typeof fetch }).fetchImplementation = deps.fetch;
+    const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
+    if (rewrite) rewriteUrls(exchange.urls.api, rewrite);
+    return exchange;
+  }
+
+  async function loadTemplate(venue: Venue): Promise<Exchange> {
+    const cached = await cache.wrap<CachedMarkets>(`exchange:markets:v1:${venue}`, MARKETS_TTL_MS, async () => {
+      const loader = await instantiate(venue);
+      await loader.loadMarkets();
+      return { markets: Object.values(loader.markets ?? {}), currencies: loader.currencies as Record<string, unknown> | undefined };
+    });
+    const template = await instantiate(venue);
+    template.setMarkets(cached.markets as never, cached.currencies as never);
+    return template;
+  }
+
+  /** The venue's template, markets loaded; rejected loads are forgotten so the next call retries. */
+  function template(venue: Venue): Promise<Exchange> {
+    const current = templates.get(venue);
+    if (current && current.expiresAt > Date.now()) return current.exchange;
+    const exchange = loadTemplate(venue);
+    templates.set(venue, { exchange, expiresAt: Date.now() + MARKETS_TTL_MS });
+    exchange.catch(() => {
+      if (templates.get(venue)?.exchange === exchange) templates.delete(venue);
+    });
+    return exchange;
+  }
+
+  return {
+    /** A fresh instance with the venue's markets, throttle and clock offset. */
+    async client(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
+      const shared = await template(venue);
+      const exchange = await instantiate(venue, options);
+      exchange.setMarketsFromExchange(shared);
+      const mutable = exchange as unknown as { throttler: unknown; options: Record<string, unknown> };
+      mutable.throttler = (shared as unknown as { throttler: unknown }).throttler;
+      mutable.options.timeDifference = shared.options.timeDifference;
+      return exchange;
+    },
+
+    /** An instance without markets, for calls that need none (server time, status). */
+    bare(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
+      return instantiate(venue, options);
+    },
+
+    /** After a -1021, measure the venue's clock again and let later instances start from it. */
+    async resyncTime(venue: Venue, exchange: Exchange): Promise<void> {
+      await (exchange as unknown as { loadTimeDifference(): Promise<unknown> }).loadTimeDifference();
+      const shared = await template(venue);
+      shared.options.timeDifference = exchange.options.timeDifference;
+    },
+
+    async errorClasses(): Promise<CcxtErrorClasses> {
+      return (await loadCcxt()) as unknown as CcxtErrorClasses;
+    },
+
+    /** A describing instance per venue (no markets), built once. */
+    describing: memoize((venue: Venue) => instantiate(venue)),
+  };
+}
+
+export type CcxtClients = ReturnType<typeof createCcxtClients>;
+
+function memoize<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
+  const values = new Map<K, Promise<V>>();
+  return (key) => {
+    let value = values.get(key);
+    if (!value) {
+      value = load(key);
+      values.set(key, value);
+      value.catch(() => values.delete(key));
+    }
+    return value;
+  };
+}

@@ -1,0 +1,150 @@
+// The one translation of ccxt's exceptions into VenueError. Order matters: ccxt files InvalidNonce,
+// RateLimitExceeded and DDoSProtection under NetworkError, and PermissionDenied under
+// AuthenticationError, so the narrower classes are tested first.
+import { VenueError, type VenueFailure } from './venue-gateway.ts';
+
+/** The ccxt error classes we tell apart (the module's own exports, so instanceof holds). */
+export interface CcxtErrorClasses {
+  AuthenticationError: abstract new (...args: never[]) => Error;
+  PermissionDenied: abstract new (...args: never[]) => Error;
+  AccountSuspended: abstract new (...args: never[]) => Error;
+  RateLimitExceeded: abstract new (...args: never[]) => Error;
+  DDoSProtection: abstract new (...args: never[]) => Error;
+  InvalidNonce: abstract new (...args: never[]) => Error;
+  RequestTimeout: abstract new (...args: never[]) => Error;
+  ExchangeNotAvailable: abstract new (...args: never[]) => Error;
+  NetworkError: abstract new (...args: never[]) => Error;
+  BadSymbol: abstract new (...args: never[]) => Error;
+  NotSupported: abstract new (...args: never[]) => Error;
+}
+
+/** Seconds to wait after a 429 that carried no Retry-After. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 10;
+
+export interface VenueMessage {
+  code: number | string | null;
+  text: string;
+}
+
+/**
+ * The venue's own words from a ccxt message (`binance {"code":-2015,"msg":"..."}`), without URLs:
+ * request URLs carry signatures and internal hosts, which belong in neither responses nor logs.
+ */
+export function venueMessage(venue: string, message: string): VenueMessage {
+  const withoutVenue = message.startsWith(`${venue} `) ? message.slice(venue.length + 1) : message;
+  const json = /\{.*\}\s*$/s.exec(withoutVenue)?.[0];
+  if (json) {
+    try {
+      const body = JSON.parse(json) as Record<string, unknown>;
+      const code = (body.code ?? body.retCode ?? body.error_code ?? null) as number | string | null;
+      const text = body.msg ?? body.message ?? body.retMsg ?? body.error ?? body.reason;
+      if (typeof text === 'string' && text) return { code, text: stripUrls(text) };
+    } catch {
+      // Not JSON after all; fall through to the plain text.
+    }
+  }
+  return { code: null, text: stripUrls(withoutVenue).trim() || 'no details given' };
+}
+
+export function stripUrls(text: string): string {
+  return text.replace(/\b(?:GET|POST|PUT|DELETE)\s+https?:\/\/\S+/g, '').replace(/https?:\/\/\S+/g, '').replace(/\s{2,}/g, ' ').trim();
+}
+
+/**
+ * Which of a refused key's causes the venue's words point to. Binance answers -2015 alike for an
+ * unknown key, a request from an IP outside the key's whitelist and a missing permission, so that
+ * answer stays `invalid_key` and the detail names all three.
+ */
+export function classifyAuthRefusal(message: VenueMessage, permissionDenied: boolean): Extract<VenueFailure, 'invalid_key' | 'ip_not_whitelisted' | 'missing_permission'> {
+  const text = message.text;
+  if (String(message.code) === '-2015' || /API-key, IP, or permissions/i.test(text)) return 'invalid_key';
+  if (/\bip\b[^.]*\b(white-?list|allow-?list|not allowed|unmatched|not in|restricted|bound)/i.test(text)) return 'ip_not_whitelisted';
+  if (/(white-?list|allow-?list)[^.]*\bip\b/i.test(text)) return 'ip_not_whitelisted';
+  if (permissionDenied || /permission/i.test(text)) return 'missing_permission';
+  return 'invalid_key';
+}
+
+/**
+ * The ccxt error as it may be logged (5xx causes are): same class name and stack frames, message
+ * without request URLs, which carry signatures and query parameters.
+ */
+export function loggableCause(error: Error): Error {
+  const cause = new Error(stripUrls(error.message));
+  cause.name = error.name;
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+  cause.stack = [`${cause.name}: ${cause.message}`, ...frames].join('\n');
+  return cause;
+}
+
+export function toVenueError(
+  classes: CcxtErrorClasses,
+  venue: string,
+  error: unknown,
+  responseHeaders: Record<string, string> | undefined,
+): VenueError {
+  if (error instanceof VenueError) return error;
+  if (!(error instanceof Error)) return new VenueError(venue, 'rejected', `${venue} failed unexpectedly`);
+  const cause = loggableCause(error);
+  const message = venueMessage(venue, error.message);
+  const said = message.code === null ? message.text : `${message.text} (code ${message.code})`;
+  const retryAfter = retryAfterSeconds(responseHeaders);
+
+  if (is(error, classes.RateLimitExceeded) || is(error, classes.DDoSProtection)) {
+    // 418 is Binance's IP ban: the whole service is shut out, not just this caller.
+    const banned = /\b418\b/.test(error.message) || /banned/i.test(message.text);
+    return new VenueError(
+      venue,
+      banned ? 'ip_banned' : 'rate_limited',
+      banned ? `${venue} has banned this service's IP for now: ${said}` : `${venue} rate limit reached: ${said}`,
+      { retryAfterSeconds: retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS, cause },
+    );
+  }
+  if (is(error, classes.InvalidNonce)) {
+    return new VenueError(venue, 'clock_skew', `${venue} rejected the request time even after resynchronising the clock: ${said}`, { cause });
+  }
+  if (is(error, classes.RequestTimeout)) {
+    return new VenueError(venue, 'timeout', `${venue} did not answer in time`, { cause });
+  }
+  if (is(error, classes.ExchangeNotAvailable)) {
+    return new VenueError(venue, 'maintenance', `${venue} is unavailable: ${said}`, { retryAfterSeconds: retryAfter, cause });
+  }
+  if (is(error, classes.NetworkError)) {
+    // Only the socket error's code: the rest names hosts and ports of our network (proxies, fakes).
+    const code = /\b(E[A-Z]{3,}|UND_ERR_[A-Z_]+)\b/.exec(error.message)?.[1] ?? 'connection failed';
+    return new VenueError(venue, 'unreachable', `${venue} could not be reached (${code})`, { cause });
+  }
+  if (is(error, classes.AuthenticationError)) {
+    const failure = classifyAuthRefusal(message, is(error, classes.PermissionDenied));
+    const lead = {
+      invalid_key:
+        String(message.code) === '-2015'
+          ? `${venue} refused the API key (unknown key, this server's IP not on the key's whitelist, or a permission missing)`
+          : `${venue} refused the API key`,
+      ip_not_whitelisted: `${venue} refused the API key for this server's IP address`,
+      missing_permission: `${venue} refused the API key: a permission is missing`,
+    }[failure];
+    return new VenueError(venue, failure, `${lead}: ${said}`, { cause });
+  }
+  if (is(error, classes.BadSymbol)) {
+    return new VenueError(venue, 'bad_symbol', `${venue} does not list that symbol: ${said}`, { cause });
+  }
+  if (is(error, classes.NotSupported)) {
+    return new VenueError(venue, 'not_supported', `${venue} does not support this operation: ${said}`, { cause });
+  }
+  return new VenueError(venue, 'rejected', `${venue} answered with an error: ${said}`, { cause });
+}
+
+/** instanceof without TypeScript narrowing `error` away after the first miss. */
+function is(error: unknown, type: abstract new (...args: never[]) => Error): boolean {
+  return error instanceof type;
+}
+
+function retryAfterSeconds(headers: Record<string, string> | undefined): number | undefined {
+  if (!headers) return undefined;
+  const entry = Object.entries(headers).find(([name]) => name.toLowerCase() === 'retry-after');
+  if (!entry) return undefined;
+  const seconds = Number(entry[1]);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(entry[1]);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}

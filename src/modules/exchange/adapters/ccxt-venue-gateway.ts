@@ -1,0 +1,224 @@
+// VenueGateway over ccxt. Every call: honour a venue's back-off after a 429/418, run on a fresh
+// instance, resynchronise the clock and retry once on -1021, and leave only VenueErrors.
+import type { Exchange, MarketInterface } from 'ccxt';
+import type { Cache } from '../../../platform/cache/cache.ts';
+import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.ts';
+import { createCcxtClients, type CcxtClients, type CcxtClientSettings, type ClientOptions } from './ccxt-clients.ts';
+import { toVenueError } from './ccxt-errors.ts';
+import { mapDustBtc, mapUsDustAssets } from './binance-dust.ts';
+import { numberOrNull, toBalances, toBurn, toVenueMarket, toVenueTicker, toVenueTrade } from './ccxt-mappers.ts';
+import {
+  VenueError,
+  type CallOptions,
+  type KeyScope,
+  type VenueBalance,
+  type VenueCredentials,
+  type VenueDescription,
+  type VenueGateway,
+  type VenueMarket,
+  type VenueTicker,
+  type VenueTrade,
+} from './venue-gateway.ts';
+
+/** The `has` entries reported as capabilities by `supported` and `info`. */
+export const CAPABILITIES = [
+  'fetchMarkets',
+  'fetchTicker',
+  'fetchTickers',
+  'fetchOrderBook',
+  'fetchOHLCV',
+  'fetchBalance',
+  'fetchMyTrades',
+  'fetchOrders',
+  'fetchOpenOrders',
+  'createOrder',
+  'cancelOrder',
+  'fetchDeposits',
+  'fetchWithdrawals',
+  'withdraw',
+  'fetchTradingFees',
+  'fetchStatus',
+  'fetchTime',
+] as const;
+
+interface Backoff {
+  failure: 'rate_limited' | 'ip_banned';
+  until: number;
+}
+
+type Sapi = Record<string, (params?: Record<string, unknown>) => Promise<Record<string, unknown>>>;
+
+export class CcxtVenueGateway implements VenueGateway {
+  private readonly clients: CcxtClients;
+
+  constructor(private readonly deps: { settings: CcxtClientSettings; cache: Cache; fetch: typeof fetch }) {
+    this.clients = createCcxtClients(deps);
+  }
+
+  async describe(venue: Venue): Promise<VenueDescription> {
+    const exchange = await this.clients.describing(venue);
+    const trading = (exchange.fees as { trading?: Record<string, unknown> }).trading ?? {};
+    const urls = exchange.urls as Record<string, unknown>;
+    const doc = urls.doc;
+    return {
+      id: venue,
+      name: exchange.name ?? venue,
+      requiresPassphrase: exchange.requiredCredentials.password === true,
+      capabilities: Object.fromEntries(CAPABILITIES.map((name) => [name, Boolean(exchange.has[name])])),
+      countries: [...((exchange.countries as string[] | undefined) ?? [])],
+      rateLimitMs: exchange.rateLimit ?? 0,
+      fees: {
+        maker: numberOrNull(trading.maker),
+        taker: numberOrNull(trading.taker),
+        percentage: typeof trading.percentage === 'boolean' ? trading.percentage : null,
+        tierBased: typeof trading.tierBased === 'boolean' ? trading.tierBased : null,
+      },
+      urls: {
+        www: typeof urls.www === 'string' ? urls.www : null,
+        doc: (Array.isArray(doc) ? doc : [doc]).filter((d): d is string => typeof d === 'string'),
+        fees: typeof urls.fees === 'string' ? urls.fees : null,
+      },
+    };
+  }
+
+  async markets(venue: Venue, options: CallOptions = {}): Promise<VenueMarket[]> {
+    return this.call(venue, { timeoutMs: options.timeoutMs }, async (exchange) =>
+      (Object.values(exchange.markets ?? {}) as MarketInterface[])
+        .filter((m) => m && m.spot)
+        .map(toVenueMarket),
+    );
+  }
+
+  async tickers(venue: Venue, symbols: string[], options: CallOptions = {}): Promise<VenueTicker[]> {
+    if (symbols.length === 0) return [];
+    return this.call(venue, { timeoutMs: options.timeoutMs }, async (exchange) => {
+      if (symbols.length === 1) return [toVenueTicker(await exchange.fetchTicker(symbols[0]!))];
+      if (exchange.has.fetchTickers) {
+        const all = await exchange.fetchTickers(symbols);
+        return symbols.filter((s) => all[s]).map((s) => toVenueTicker(all[s]!));
+      }
+      return Promise.all(symbols.map(async (s) => toVenueTicker(await exchange.fetchTicker(s))));
+    });
+  }
+
+  async status(venue: Venue, options: CallOptions = {}) {
+    await this.checkBackoff(venue);
+    const exchange = await this.clients.bare(venue, { timeoutMs: options.timeoutMs });
+    const started = performance.now();
+    try {
+      let status: 'ok' | 'maintenance' | 'shutdown' | 'error' = 'ok';
+      if (exchange.has.fetchStatus === true) {
+        const answer = await exchange.fetchStatus();
+        status = (['ok', 'maintenance', 'shutdown', 'error'] as const).find((s) => s === answer.status) ?? 'error';
+      } else if (exchange.has.fetchTime) {
+        await exchange.fetchTime();
+      } else {
+        await exchange.fetchMarkets();
+      }
+      return { status, latencyMs: Math.round(performance.now() - started) };
+    } catch (error) {
+      throw await this.fail(venue, exchange, error);
+    }
+  }
+
+  async balance(venue: Venue, credentials: VenueCredentials): Promise<VenueBalance[]> {
+    return this.call(venue, { credentials }, async (exchange) => toBalances(await exchange.fetchBalance()), true);
+  }
+
+  async keyCheck(venue: Venue, credentials: VenueCredentials): Promise<{ currencies: number; scope: KeyScope }> {
+    return this.call(venue, { credentials }, async (exchange) => {
+      const balances = await exchange.fetchBalance();
+      const currencies = toBalances(balances).length;
+      const info = balances.info as Record<string, unknown> | undefined;
+      if (venue === 'binance') {
+        const r = await (exchange as unknown as Sapi).sapiGetAccountApiRestrictions!();
+        return {
+          currencies,
+          scope: {
+            permissions: { read: r.enableReading === true, trade: r.enableSpotAndMarginTrading === true, withdraw: r.enableWithdrawals === true },
+            ipRestricted: r.ipRestrict === true,
+            source: 'apiRestrictions',
+          },
+        };
+      }
+      if (venue === 'binanceus' && info && typeof info.canTrade === 'boolean') {
+        // binance.us has no apiRestrictions; the account answer says what the key may do.
+        const scope = { permissions: { read: true, trade: info.canTrade === true, withdraw: info.canWithdraw === true }, ipRestricted: null, source: 'account' };
+        return { currencies, scope };
+      }
+      return { currencies, scope: { permissions: null, ipRestricted: null, source: null } };
+    }, true);
+  }
+
+  async myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, since?: number, limit?: number): Promise<VenueTrade[]> {
+    return this.call(venue, { credentials }, async (exchange) => (await exchange.fetchMyTrades(symbol, since, limit)).map(toVenueTrade), true);
+  }
+
+  async feeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials) {
+    this.requireGlobalBinance(venue, 'Fee-token burn');
+    return this.call(venue, { credentials }, async (exchange) => toBurn(await (exchange as unknown as Sapi).sapiGetBnbBurn!()), true);
+  }
+
+  async setFeeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials, spot: boolean) {
+    this.requireGlobalBinance(venue, 'Fee-token burn');
+    // Binance reads spotBNBBurn as the strings "true"/"false".
+    return this.call(venue, { credentials }, async (exchange) =>
+      toBurn(await (exchange as unknown as Sapi).sapiPostBnbBurn!({ spotBNBBurn: spot ? 'true' : 'false' })), true);
+  }
+
+  async dustAssets(venue: BinanceVenue, credentials: VenueCredentials) {
+    return this.call(venue, { credentials }, async (exchange) => {
+      const sapi = exchange as unknown as Sapi;
+      if (venue === 'binance') return mapDustBtc(await sapi.sapiPostAssetDustBtc!({ accountType: 'SPOT' }));
+      return mapUsDustAssets(await sapi.sapiGetAssetQueryDustAssets!({ toAsset: FEE_TOKEN }));
+    }, true);
+  }
+
+  private requireGlobalBinance(venue: BinanceVenue, what: string): void {
+    if (venue !== 'binance') throw new VenueError(venue, 'not_supported', `${what} is not supported on ${venue}; use exchange=binance`);
+  }
+
+  private async call<T>(venue: Venue, options: ClientOptions, run: (exchange: Exchange) => Promise<T>, exactNumbers = false): Promise<T> {
+    await this.checkBackoff(venue);
+    let exchange: Exchange | undefined;
+    try {
+      exchange = await this.clients.client(venue, options);
+      // Balances and trades keep the venue's decimal strings; floats would round them.
+      if (exactNumbers) (exchange as unknown as { number: unknown }).number = String;
+      return await run(exchange);
+    } catch (error) {
+      const classes = await this.clients.errorClasses();
+      if (exchange && options.credentials && error instanceof classes.InvalidNonce) {
+        try {
+          await this.clients.resyncTime(venue, exchange);
+          return await run(exchange);
+        } catch (retryError) {
+          throw await this.fail(venue, exchange, retryError);
+        }
+      }
+      throw await this.fail(venue, exchange, error);
+    }
+  }
+
+  private async fail(venue: Venue, exchange: Exchange | undefined, error: unknown): Promise<VenueError> {
+    const classes = await this.clients.errorClasses();
+    const mapped = toVenueError(classes, venue, error, exchange?.last_response_headers as Record<string, string> | undefined);
+    if ((mapped.failure === 'rate_limited' || mapped.failure === 'ip_banned') && mapped.retryAfterSeconds) {
+      const backoff: Backoff = { failure: mapped.failure, until: Date.now() + mapped.retryAfterSeconds * 1000 };
+      await this.deps.cache.set(backoffKey(venue), backoff, mapped.retryAfterSeconds * 1000).catch(() => undefined);
+    }
+    return mapped;
+  }
+
+  /** Binance bans IPs that keep calling after a 429, so every caller waits out Retry-After. */
+  private async checkBackoff(venue: Venue): Promise<void> {
+    const backoff = await this.deps.cache.get<Backoff>(backoffKey(venue)).catch(() => undefined);
+    if (!backoff) return;
+    const seconds = (backoff.until - Date.now()) / 1000;
+    if (seconds <= 0) return;
+    const why = backoff.failure === 'ip_banned' ? 'banned this service\'s IP' : 'rate-limited this service';
+    throw new VenueError(venue, backoff.failure, `${venue} ${why}; waiting ${Math.ceil(seconds)} s before calling it again`, { retryAfterSeconds: seconds });
+  }
+}
+
+const backoffKey = (venue: string) => `exchange:backoff:${venue}`;

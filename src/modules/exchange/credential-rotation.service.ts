@@ -1,0 +1,53 @@
+// Re-sealing stored credentials under the current encryption key, for the rotate-api-keys job: after
+// it has run, keys listed in ENCRYPTION_KEYS_OLD are no longer needed to read any credential.
+import type { Logger } from 'pino';
+import { audit } from '../../platform/audit.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { Db } from '../../platform/db/database.ts';
+import type { CredentialsRepository } from './credentials.repository.ts';
+
+const PAGE_SIZE = 200;
+
+export function createCredentialRotation(deps: { db: Db; repo: CredentialsRepository; secretBox: SecretBox; clock: Clock; logger: Logger }) {
+  const { repo, secretBox } = deps;
+
+  return {
+    /** Every ciphertext sealed under a retired key is sealed again under the current one. */
+    async reencryptAll(): Promise<{ scanned: number; reencrypted: number }> {
+      let scanned = 0;
+      let reencrypted = 0;
+      let afterId: string | null = null;
+      for (;;) {
+        const page = await repo.sealedPage(afterId, PAGE_SIZE);
+        if (page.length === 0) break;
+        for (const row of page) {
+          scanned += 1;
+          const stale =
+            secretBox.isStale(row.apiKeySealed) ||
+            secretBox.isStale(row.apiSecretSealed) ||
+            (row.apiPassphraseSealed !== null && secretBox.isStale(row.apiPassphraseSealed));
+          if (!stale) continue;
+          const after = {
+            apiKeySealed: secretBox.reseal(row.apiKeySealed),
+            apiSecretSealed: secretBox.reseal(row.apiSecretSealed),
+            apiPassphraseSealed: row.apiPassphraseSealed === null ? null : secretBox.reseal(row.apiPassphraseSealed),
+          };
+          // A credential updated meanwhile already carries fresh ciphertexts; nothing to do then.
+          if (await repo.replaceSealed(row.id, row, after)) reencrypted += 1;
+        }
+        afterId = page[page.length - 1]!.id;
+      }
+      if (reencrypted > 0) {
+        await audit(deps.db, {
+          actorType: 'job',
+          action: 'exchange.credentials.reencrypt',
+          targetType: 'exchange_credential',
+          details: { scanned, reencrypted, key_id: secretBox.currentKeyId },
+        }, deps.clock.now());
+        deps.logger.info({ scanned, reencrypted }, 're-encrypted exchange credentials under the current key');
+      }
+      return { scanned, reencrypted };
+    },
+  };
+}

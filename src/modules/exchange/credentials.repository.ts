@@ -1,0 +1,135 @@
+// Queries on exchange_credentials. Every read and write of a user's credential is scoped by owner.
+import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { exchangeCredentials } from './exchange.tables.ts';
+
+export type CredentialRow = typeof exchangeCredentials.$inferSelect;
+export type NewCredential = typeof exchangeCredentials.$inferInsert;
+export type CredentialPatch = Partial<
+  Pick<
+    NewCredential,
+    | 'credentialName'
+    | 'apiKeySealed'
+    | 'apiSecretSealed'
+    | 'apiPassphraseSealed'
+    | 'apiKeyMasked'
+    | 'permissions'
+    | 'ipWhitelist'
+    | 'exchangeMetadata'
+    | 'isActive'
+    | 'validationStatus'
+    | 'validationError'
+    | 'lastValidation'
+    | 'lastUsed'
+    | 'updatedAt'
+  >
+>;
+
+/** PostgreSQL's unique_violation, whichever driver (and drizzle's wrapper) raised it. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === '23505') return true;
+  }
+  return false;
+}
+
+export function createCredentialsRepository(db: DbExecutor) {
+  const owned = (userId: string, id: string) => and(eq(exchangeCredentials.userId, userId), eq(exchangeCredentials.id, id));
+
+  return {
+    /** Undefined when the user already has a credential of that name on that venue. */
+    async insert(row: NewCredential, executor: DbExecutor = db): Promise<CredentialRow | undefined> {
+      const [created] = await executor.insert(exchangeCredentials).values(row).onConflictDoNothing().returning();
+      return created;
+    },
+
+    async listForUser(userId: string, exchangeName?: string): Promise<CredentialRow[]> {
+      const where = exchangeName
+        ? and(eq(exchangeCredentials.userId, userId), eq(exchangeCredentials.exchangeName, exchangeName))
+        : eq(exchangeCredentials.userId, userId);
+      return db.select().from(exchangeCredentials).where(where).orderBy(desc(exchangeCredentials.createdAt), asc(exchangeCredentials.id));
+    },
+
+    async findForUser(userId: string, id: string, executor: DbExecutor = db): Promise<CredentialRow | undefined> {
+      const [row] = await executor.select().from(exchangeCredentials).where(owned(userId, id)).limit(1);
+      return row;
+    },
+
+    /**
+     * The credential a venue call uses when none is named: an active one, a validated one before
+     * an unvalidated one, the most recently created first.
+     */
+    async findDefault(userId: string, exchangeName: string): Promise<CredentialRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(exchangeCredentials)
+        .where(
+          and(
+            eq(exchangeCredentials.userId, userId),
+            eq(exchangeCredentials.exchangeName, exchangeName),
+            eq(exchangeCredentials.isActive, true),
+          ),
+        )
+        .orderBy(
+          sql`CASE ${exchangeCredentials.validationStatus} WHEN 'valid' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END`,
+          desc(exchangeCredentials.createdAt),
+        )
+        .limit(1);
+      return row;
+    },
+
+    /** Undefined when the credential is not the user's. Throws on a name clash (unique violation). */
+    async update(userId: string, id: string, patch: CredentialPatch, executor: DbExecutor = db): Promise<CredentialRow | undefined> {
+      const [row] = await executor.update(exchangeCredentials).set(patch).where(owned(userId, id)).returning();
+      return row;
+    },
+
+    async delete(userId: string, id: string, executor: DbExecutor = db): Promise<boolean> {
+      const rows = await executor.delete(exchangeCredentials).where(owned(userId, id)).returning({ id: exchangeCredentials.id });
+      return rows.length > 0;
+    },
+
+    /** Bookkeeping after a venue call; not owner-scoped because the id came from an owned read. */
+    async record(id: string, patch: CredentialPatch): Promise<void> {
+      await db.update(exchangeCredentials).set(patch).where(eq(exchangeCredentials.id, id));
+    },
+
+    /** A page of sealed fields, for re-encryption under the current key. */
+    async sealedPage(afterId: string | null, size: number) {
+      return db
+        .select({
+          id: exchangeCredentials.id,
+          apiKeySealed: exchangeCredentials.apiKeySealed,
+          apiSecretSealed: exchangeCredentials.apiSecretSealed,
+          apiPassphraseSealed: exchangeCredentials.apiPassphraseSealed,
+        })
+        .from(exchangeCredentials)
+        .where(afterId ? gt(exchangeCredentials.id, afterId) : undefined)
+        .orderBy(asc(exchangeCredentials.id))
+        .limit(size);
+    },
+
+    /** Replaces the ciphertexts only if they are still the ones read (a concurrent update wins). */
+    async replaceSealed(
+      id: string,
+      before: { apiKeySealed: string; apiSecretSealed: string; apiPassphraseSealed: string | null },
+      after: { apiKeySealed: string; apiSecretSealed: string; apiPassphraseSealed: string | null },
+    ): Promise<boolean> {
+      const rows = await db
+        .update(exchangeCredentials)
+        .set(after)
+        .where(
+          and(
+            eq(exchangeCredentials.id, id),
+            eq(exchangeCredentials.apiKeySealed, before.apiKeySealed),
+            eq(exchangeCredentials.apiSecretSealed, before.apiSecretSealed),
+            sql`${exchangeCredentials.apiPassphraseSealed} IS NOT DISTINCT FROM ${before.apiPassphraseSealed}`,
+          ),
+        )
+        .returning({ id: exchangeCredentials.id });
+      return rows.length > 0;
+    },
+  };
+}
+
+export type CredentialsRepository = ReturnType<typeof createCredentialsRepository>;

@@ -1,0 +1,269 @@
+// Users' venue credentials: sealed at rest, never returned, always scoped to their owner. Other
+// services borrow a credential through `use`, which keeps its validation fields current.
+import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import { audit } from '../../platform/audit.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { badRequest, conflict, invalidField, notFound } from '../../platform/http/errors.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
+import { isUniqueViolation, type CredentialPatch, type CredentialRow, type CredentialsRepository } from './credentials.repository.ts';
+import { exchangeCredentials } from './exchange.tables.ts';
+import { maskApiKey } from './masking.ts';
+import type { Venue } from './venues.ts';
+
+export interface RequestContext {
+  userId: string;
+  ip: string | null;
+}
+
+export interface CredentialInput {
+  exchange_name: Venue;
+  credential_name?: string;
+  api_key: string;
+  api_secret: string;
+  api_passphrase?: string;
+  permissions?: string[];
+  ip_whitelist?: string[];
+  exchange_metadata?: Record<string, unknown>;
+}
+
+export interface CredentialUpdate {
+  credential_name?: string;
+  api_key?: string;
+  api_secret?: string;
+  api_passphrase?: string | null;
+  permissions?: string[];
+  ip_whitelist?: string[];
+  exchange_metadata?: Record<string, unknown>;
+  is_active?: boolean;
+}
+
+/** What a venue call with a credential revealed about it. */
+export type CredentialOutcome = { status: 'valid' } | { status: 'invalid' | 'error'; error: string };
+
+export function credentialView(row: CredentialRow) {
+  return {
+    id: row.id,
+    user_id: row.userId,
+    exchange_name: row.exchangeName,
+    credential_name: row.credentialName,
+    permissions: row.permissions,
+    ip_whitelist: row.ipWhitelist,
+    exchange_metadata: row.exchangeMetadata,
+    is_active: row.isActive,
+    last_used: iso(row.lastUsed),
+    last_validation: iso(row.lastValidation),
+    validation_status: row.validationStatus,
+    validation_error: row.validationError,
+    created_at: iso(row.createdAt)!,
+    updated_at: iso(row.updatedAt)!,
+  };
+}
+
+/** What a venue failure says about the credential: refused keys are invalid, the rest unknown. */
+export function outcomeOf(error: VenueError): CredentialOutcome {
+  return { status: error.errorType === 'auth' ? 'invalid' : 'error', error: String(error.detail) };
+}
+
+export function createCredentialsService(deps: {
+  db: Db;
+  repo: CredentialsRepository;
+  secretBox: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  describe: (venue: Venue) => Promise<VenueDescription>;
+}) {
+  const { db, repo, secretBox, clock } = deps;
+
+  const sealOptional = (value: string | null | undefined) => (value ? secretBox.seal(value) : null);
+
+  async function requirePassphrase(venue: Venue, passphrase: string | null | undefined, loc: string[]): Promise<void> {
+    if (passphrase) return;
+    if ((await deps.describe(venue)).requiresPassphrase) {
+      throw invalidField(loc, `${venue} API keys come with a passphrase; api_passphrase is required`, passphrase ?? null);
+    }
+  }
+
+  async function owned(userId: string, id: string): Promise<CredentialRow> {
+    const row = await repo.findForUser(userId, id);
+    if (!row) throw notFound('Credential not found');
+    return row;
+  }
+
+  function open(row: CredentialRow): VenueCredentials {
+    return {
+      apiKey: secretBox.open(row.apiKeySealed),
+      secret: secretBox.open(row.apiSecretSealed),
+      passphrase: row.apiPassphraseSealed ? secretBox.open(row.apiPassphraseSealed) : null,
+    };
+  }
+
+  /** Validation fields after a venue answered (or failed to); `used` also stamps last_used. */
+  async function record(id: string, outcome: CredentialOutcome, used: boolean): Promise<void> {
+    const now = clock.now();
+    const patch: CredentialPatch = used ? { lastUsed: now } : {};
+    if (outcome.status === 'error') {
+      // The venue could not judge the key: an earlier verdict stands, a pending one becomes `error`.
+      patch.validationError = outcome.error;
+      patch.validationStatus = sql`CASE WHEN ${exchangeCredentials.validationStatus} = 'pending' THEN 'error' ELSE ${exchangeCredentials.validationStatus} END` as unknown as string;
+      patch.lastValidation = now;
+    } else {
+      Object.assign(patch, {
+        validationStatus: outcome.status,
+        validationError: outcome.status === 'valid' ? null : outcome.error,
+        lastValidation: now,
+      });
+    }
+    await repo.record(id, patch).catch((error: unknown) => deps.logger.warn({ err: error, credentialId: id }, 'could not record credential outcome'));
+  }
+
+  /** Runs a venue call with the credential and records what it showed about the key. */
+  async function use<T>(row: CredentialRow, run: (credentials: VenueCredentials) => Promise<T>): Promise<T> {
+    try {
+      const result = await run(open(row));
+      await record(row.id, { status: 'valid' }, true);
+      return result;
+    } catch (error) {
+      if (error instanceof VenueError) await record(row.id, outcomeOf(error), true);
+      throw error;
+    }
+  }
+
+  return {
+    async list(userId: string, exchangeName?: string) {
+      const rows = await repo.listForUser(userId, exchangeName);
+      return { credentials: rows.map(credentialView), total_count: rows.length };
+    },
+
+    async get(userId: string, id: string) {
+      const row = await owned(userId, id);
+      return { ...credentialView(row), api_key_masked: row.apiKeyMasked, has_passphrase: row.apiPassphraseSealed !== null };
+    },
+
+    async create(input: CredentialInput, ctx: RequestContext) {
+      await requirePassphrase(input.exchange_name, input.api_passphrase, ['body', 'api_passphrase']);
+      const now = clock.now();
+      const row = await db.transaction(async (tx) => {
+        const created = await repo.insert(
+          {
+            userId: ctx.userId,
+            exchangeName: input.exchange_name,
+            credentialName: input.credential_name ?? 'Default',
+            apiKeySealed: secretBox.seal(input.api_key),
+            apiSecretSealed: secretBox.seal(input.api_secret),
+            apiPassphraseSealed: sealOptional(input.api_passphrase),
+            apiKeyMasked: maskApiKey(input.api_key),
+            permissions: [...new Set(input.permissions ?? ['read'])],
+            ipWhitelist: [...new Set(input.ip_whitelist ?? [])],
+            exchangeMetadata: input.exchange_metadata ?? {},
+            createdAt: now,
+            updatedAt: now,
+          },
+          tx,
+        );
+        if (!created) throw conflict(`You already have a ${input.exchange_name} credential named "${input.credential_name ?? 'Default'}"`);
+        await audit(tx, {
+          actorId: ctx.userId,
+          actorType: 'user',
+          action: 'exchange.credential.create',
+          subjectUserId: ctx.userId,
+          targetType: 'exchange_credential',
+          targetId: created.id,
+          details: { exchange: created.exchangeName, credential_name: created.credentialName, has_passphrase: created.apiPassphraseSealed !== null },
+          ip: ctx.ip,
+        }, now);
+        return created;
+      });
+      return credentialView(row);
+    },
+
+    async update(id: string, input: CredentialUpdate, ctx: RequestContext) {
+      const current = await owned(ctx.userId, id);
+      const venue = current.exchangeName as Venue;
+      if (input.api_passphrase === null || input.api_passphrase !== undefined) {
+        await requirePassphrase(venue, input.api_passphrase, ['body', 'api_passphrase']);
+      }
+      const now = clock.now();
+      const patch: CredentialPatch = { updatedAt: now };
+      if (input.credential_name !== undefined) patch.credentialName = input.credential_name;
+      if (input.api_key !== undefined) {
+        patch.apiKeySealed = secretBox.seal(input.api_key);
+        patch.apiKeyMasked = maskApiKey(input.api_key);
+      }
+      if (input.api_secret !== undefined) patch.apiSecretSealed = secretBox.seal(input.api_secret);
+      if (input.api_passphrase !== undefined) patch.apiPassphraseSealed = sealOptional(input.api_passphrase);
+      if (input.permissions !== undefined) patch.permissions = [...new Set(input.permissions)];
+      if (input.ip_whitelist !== undefined) patch.ipWhitelist = [...new Set(input.ip_whitelist)];
+      if (input.exchange_metadata !== undefined) patch.exchangeMetadata = input.exchange_metadata;
+      if (input.is_active !== undefined) patch.isActive = input.is_active;
+      const keysChanged = input.api_key !== undefined || input.api_secret !== undefined || input.api_passphrase !== undefined;
+      if (keysChanged) {
+        // New keys are unproven until a venue accepts them.
+        Object.assign(patch, { validationStatus: 'pending', validationError: null, lastValidation: null });
+      }
+      const changed = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined).sort();
+      try {
+        const row = await db.transaction(async (tx) => {
+          const updated = await repo.update(ctx.userId, id, patch, tx);
+          if (!updated) throw notFound('Credential not found');
+          await audit(tx, {
+            actorId: ctx.userId,
+            actorType: 'user',
+            action: 'exchange.credential.update',
+            subjectUserId: ctx.userId,
+            targetType: 'exchange_credential',
+            targetId: id,
+            details: { exchange: updated.exchangeName, changed_fields: changed },
+            ip: ctx.ip,
+          }, now);
+          return updated;
+        });
+        return credentialView(row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
+        throw error;
+      }
+    },
+
+    async remove(id: string, ctx: RequestContext) {
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        const row = await repo.findForUser(ctx.userId, id, tx);
+        if (!row || !(await repo.delete(ctx.userId, id, tx))) throw notFound('Credential not found');
+        await audit(tx, {
+          actorId: ctx.userId,
+          actorType: 'user',
+          action: 'exchange.credential.delete',
+          subjectUserId: ctx.userId,
+          targetType: 'exchange_credential',
+          targetId: id,
+          details: { exchange: row.exchangeName, credential_name: row.credentialName },
+          ip: ctx.ip,
+        }, now);
+      });
+      return { success: true, message: 'Credential deleted', deleted_id: id };
+    },
+
+    /** The named credential (it must be the user's, for that venue, active) or the user's default one. */
+    async resolve(userId: string, venue: Venue, credentialId?: string): Promise<CredentialRow> {
+      if (!credentialId) {
+        const row = await repo.findDefault(userId, venue);
+        if (!row) throw notFound(`No active ${venue} credential; add one with POST /api/exchange/credentials`);
+        return row;
+      }
+      const row = await owned(userId, credentialId);
+      if (row.exchangeName !== venue) throw badRequest(`Credential ${credentialId} is for ${row.exchangeName}, not ${venue}`);
+      if (!row.isActive) throw badRequest(`Credential ${credentialId} is inactive; activate it first`);
+      return row;
+    },
+
+    open,
+    use,
+    record,
+  };
+}
+
+export type CredentialsService = ReturnType<typeof createCredentialsService>;

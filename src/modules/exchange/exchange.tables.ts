@@ -1,0 +1,111 @@
+// Tables private to the exchange module: users' venue credentials (sealed), balance snapshots and
+// the trades synced from venues. Amounts are exact numerics, never floats.
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { users } from '../../platform/db/schema.ts';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const amount = (name: string) => numeric(name, { precision: 38, scale: 18 });
+
+export const exchangeCredentials = pgTable(
+  'exchange_credentials',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    exchangeName: text('exchange_name').notNull(),
+    credentialName: text('credential_name').notNull(),
+    /** Secret-box ciphertexts; the plaintexts exist only in memory for a venue call. */
+    apiKeySealed: text('api_key_sealed').notNull(),
+    apiSecretSealed: text('api_secret_sealed').notNull(),
+    apiPassphraseSealed: text('api_passphrase_sealed'),
+    /** Computed once at write time so reads never open the key. */
+    apiKeyMasked: text('api_key_masked').notNull(),
+    permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
+    ipWhitelist: text('ip_whitelist').array().notNull().default(sql`'{}'::text[]`),
+    exchangeMetadata: jsonb('exchange_metadata').$type<Record<string, unknown>>().notNull().default({}),
+    isActive: boolean('is_active').notNull().default(true),
+    lastUsed: at('last_used'),
+    lastValidation: at('last_validation'),
+    /** pending | valid | invalid | error */
+    validationStatus: text('validation_status').notNull().default('pending'),
+    validationError: text('validation_error'),
+    createdAt: at('created_at').notNull().defaultNow(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('exchange_credentials_name_key').on(t.userId, t.exchangeName, t.credentialName),
+    index('exchange_credentials_user_idx').on(t.userId, t.exchangeName),
+  ],
+);
+
+/** One row per balance sync: the snapshot is the set of balance rows of the latest successful sync. */
+export const exchangeBalanceSyncs = pgTable(
+  'exchange_balance_syncs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    exchange: text('exchange').notNull(),
+    credentialId: uuid('credential_id').references(() => exchangeCredentials.id, { onDelete: 'set null' }),
+    currenciesSynced: integer('currencies_synced').notNull(),
+    syncedAt: at('synced_at').notNull(),
+  },
+  (t) => [index('exchange_balance_syncs_user_idx').on(t.userId, t.exchange, t.syncedAt.desc())],
+);
+
+export const exchangeBalances = pgTable(
+  'exchange_balances',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    syncId: uuid('sync_id')
+      .notNull()
+      .references(() => exchangeBalanceSyncs.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    exchange: text('exchange').notNull(),
+    currency: text('currency').notNull(),
+    free: amount('free').notNull(),
+    locked: amount('locked').notNull(),
+    total: amount('total').notNull(),
+    syncTimestamp: at('sync_timestamp').notNull(),
+    syncStatus: text('sync_status').notNull().default('synced'),
+  },
+  (t) => [
+    index('exchange_balances_sync_idx').on(t.syncId),
+    index('exchange_balances_history_idx').on(t.userId, t.exchange, t.currency, t.syncTimestamp.desc()),
+  ],
+);
+
+export const exchangeTrades = pgTable(
+  'exchange_trades',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    exchange: text('exchange').notNull(),
+    credentialId: uuid('credential_id').references(() => exchangeCredentials.id, { onDelete: 'set null' }),
+    exchangeTradeId: text('exchange_trade_id').notNull(),
+    symbol: text('symbol').notNull(),
+    side: text('side').notNull(),
+    /** Null only on rows stored as `failed`: the venue sent a trade we could not read completely. */
+    price: amount('price'),
+    amount: amount('amount'),
+    total: amount('total'),
+    fee: amount('fee'),
+    feeCurrency: text('fee_currency'),
+    tradeTimestamp: at('trade_timestamp').notNull(),
+    /** synced | failed */
+    syncStatus: text('sync_status').notNull().default('synced'),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    // Venue trade ids are unique per symbol (Binance numbers each symbol's trades from 1).
+    uniqueIndex('exchange_trades_venue_id_key').on(t.userId, t.exchange, t.symbol, t.exchangeTradeId),
+    index('exchange_trades_user_time_idx').on(t.userId, t.exchange, t.tradeTimestamp.desc()),
+  ],
+);

@@ -1,0 +1,74 @@
+// Venue health: one status call per venue (its status endpoint, else server time), timed, cached
+// for a minute in the shared cache unless a refresh is forced. Public and cheap.
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { AppError } from '../../platform/http/errors.ts';
+import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
+import { withTimeout } from './timeouts.ts';
+import { HEALTH_TTL_MS, VENUE_PROBE_TIMEOUT_MS, VENUES, type Venue } from './venues.ts';
+
+export interface VenueHealth {
+  exchange: Venue;
+  status: 'healthy' | 'maintenance' | 'rate_limited' | 'unreachable' | 'error';
+  latency_ms: number | null;
+  error: string | null;
+  checked_at: string;
+  cached: boolean;
+}
+
+export function createHealthService(deps: { gateway: Pick<VenueGateway, 'status'>; cache: Cache; clock: Clock }) {
+  const key = (venue: Venue) => `exchange:health:v1:${venue}`;
+
+  async function check(venue: Venue): Promise<VenueHealth> {
+    const checkedAt = deps.clock.now().toISOString();
+    try {
+      const { status, latencyMs } = await withTimeout(deps.gateway.status(venue, { timeoutMs: VENUE_PROBE_TIMEOUT_MS }), VENUE_PROBE_TIMEOUT_MS, venue);
+      const healthy = status === 'ok';
+      return {
+        exchange: venue,
+        status: healthy ? 'healthy' : status === 'maintenance' ? 'maintenance' : 'error',
+        latency_ms: latencyMs,
+        error: healthy ? null : `${venue} reports status ${status}`,
+        checked_at: checkedAt,
+        cached: false,
+      };
+    } catch (error) {
+      const failure = error instanceof VenueError ? error.failure : undefined;
+      const status: VenueHealth['status'] =
+        failure === 'rate_limited' || failure === 'ip_banned'
+          ? 'rate_limited'
+          : failure === 'maintenance'
+            ? 'maintenance'
+            : failure === 'unreachable' || failure === 'timeout'
+              ? 'unreachable'
+              : 'error';
+      const reason = error instanceof AppError ? String(error.detail) : `${venue} failed unexpectedly`;
+      return { exchange: venue, status, latency_ms: null, error: reason, checked_at: checkedAt, cached: false };
+    }
+  }
+
+  async function one(venue: Venue, forceRefresh: boolean): Promise<VenueHealth> {
+    if (!forceRefresh) {
+      const cached = await deps.cache.get<VenueHealth>(key(venue)).catch(() => undefined);
+      if (cached) return { ...cached, cached: true };
+    }
+    const fresh = await check(venue);
+    await deps.cache.set(key(venue), fresh, HEALTH_TTL_MS).catch(() => undefined);
+    return fresh;
+  }
+
+  return {
+    one,
+    async all(forceRefresh: boolean) {
+      const results = await Promise.all(VENUES.map((venue) => one(venue, forceRefresh)));
+      const healthy = results.filter((r) => r.status === 'healthy').length;
+      return {
+        status: healthy === results.length ? 'healthy' : healthy === 0 ? 'unhealthy' : 'degraded',
+        healthy_count: healthy,
+        total: results.length,
+        exchanges: Object.fromEntries(results.map((r) => [r.exchange, r])) as Record<Venue, VenueHealth>,
+        checked_at: deps.clock.now().toISOString(),
+      };
+    },
+  };
+}

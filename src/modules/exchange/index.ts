@@ -1,0 +1,72 @@
+// The exchange module: users' venue credentials, balances and trades, and public venue data, over
+// one VenueGateway (ccxt). Other modules use `credentials.reencryptAll` and `tradingSummary.forUsers`.
+import type { FastifyInstance } from 'fastify';
+import type { Platform } from '../../platform/platform.ts';
+import { CcxtVenueGateway } from './adapters/ccxt-venue-gateway.ts';
+import type { VenueGateway } from './adapters/venue-gateway.ts';
+import { createBalancesRepository } from './balances.repository.ts';
+import { createBalancesService } from './balances.service.ts';
+import { createBinanceAccountService } from './binance-account.service.ts';
+import { createCredentialRotation } from './credential-rotation.service.ts';
+import { createCredentialsRepository } from './credentials.repository.ts';
+import { createCredentialsService } from './credentials.service.ts';
+import { createHealthService } from './health.service.ts';
+import { createRoutingService } from './routing.service.ts';
+import { balancesRoutes } from './routes/balances.routes.ts';
+import { binanceAccountRoutes } from './routes/binance-account.routes.ts';
+import { credentialsRoutes } from './routes/credentials.routes.ts';
+import { tradesRoutes } from './routes/trades.routes.ts';
+import { venuesRoutes } from './routes/venues.routes.ts';
+import { createTradesRepository } from './trades.repository.ts';
+import { createTradesService } from './trades.service.ts';
+import { createTradingSummary } from './trading-summary.service.ts';
+import { createUsdPrices } from './usd-prices.ts';
+import { createValidationService } from './validation.service.ts';
+import { createVenuesService } from './venues.service.ts';
+
+export function createExchangeModule(platform: Platform) {
+  const { config, database, cache, clock, secretBox, guards, logger } = platform;
+  const db = database.db;
+  const gateway: VenueGateway = new CcxtVenueGateway({
+    settings: {
+      binanceApiUrl: config.market.binanceApiUrl,
+      binanceUsApiUrl: config.market.binanceUsApiUrl,
+      apiUrls: config.exchange.apiUrls,
+      rateLimit: config.exchange.rateLimit,
+      timeoutMs: config.exchange.timeoutMs,
+    },
+    cache,
+    fetch: platform.fetch,
+  });
+
+  const credentialsRepo = createCredentialsRepository(db);
+  const balancesRepo = createBalancesRepository(database);
+  const tradesRepo = createTradesRepository(db);
+  const prices = createUsdPrices(cache);
+
+  const credentials = createCredentialsService({ db, repo: credentialsRepo, secretBox, clock, logger, describe: (venue) => gateway.describe(venue) });
+  const rotation = createCredentialRotation({ db, repo: credentialsRepo, secretBox, clock, logger });
+  const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock });
+  const balances = createBalancesService({ db, repo: balancesRepo, gateway, credentials, clock });
+  const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger });
+  const venues = createVenuesService({ gateway, prices });
+  const routing = createRoutingService({ gateway, prices, clock });
+  const health = createHealthService({ gateway, cache, clock });
+  const account = createBinanceAccountService({ db, gateway, credentials, clock });
+  const tradingSummary = createTradingSummary({ trades: tradesRepo, balances: balancesRepo, prices });
+
+  return {
+    name: 'exchange',
+    routes: async (app: FastifyInstance) => {
+      await app.register(credentialsRoutes({ credentials, validation, guards }));
+      await app.register(balancesRoutes({ balances, guards }));
+      await app.register(tradesRoutes({ trades, guards }));
+      await app.register(venuesRoutes({ venues, routing, health, guards }));
+      await app.register(binanceAccountRoutes({ account, guards }));
+    },
+    credentials: { reencryptAll: rotation.reencryptAll },
+    tradingSummary,
+  };
+}
+
+export type ExchangeModule = ReturnType<typeof createExchangeModule>;

@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import type { createBalancesService } from '../balances.service.ts';
+import { BalanceHistory, BalanceHistoryQuery, BalanceQuery, BalanceResponse, BalanceSyncQuery, BalanceSyncResult } from '../schemas/balances.schemas.ts';
+import { tags } from '../schemas/common.schemas.ts';
+import { requestContext } from './request-context.ts';
+
+const security = bearerSecurity;
+
+export function balancesRoutes(deps: { balances: ReturnType<typeof createBalancesService>; guards: Guards }) {
+  const { balances, guards } = deps;
+  return async function routes(app: FastifyInstance) {
+    const onRequest = guards.requireUser;
+
+    app.get<{ Querystring: Static<typeof BalanceQuery> }>(
+      '/api/exchange/balance',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          summary: 'Your latest stored balance snapshot',
+          description: 'Answers from the latest successful sync (no venue call); empty with last_sync null before the first sync.',
+          querystring: BalanceQuery,
+          response: { 200: BalanceResponse, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => {
+        const { exchange, currency, credential_id } = request.query;
+        return balances.latest(requestContext(request).userId, exchange, currency, credential_id);
+      },
+    );
+
+    app.post<{ Querystring: Static<typeof BalanceSyncQuery> }>(
+      '/api/exchange/balance/sync',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          summary: 'Fetch your balance from the venue and store a snapshot',
+          description: 'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, network, exchange). No credential for the venue is a 404.',
+          querystring: BalanceSyncQuery,
+          response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request) => balances.sync(request.query.exchange, request.query.credential_id, requestContext(request)),
+    );
+
+    app.get<{ Querystring: Static<typeof BalanceHistoryQuery> }>(
+      '/api/exchange/balance/history',
+      {
+        onRequest,
+        schema: { tags, security, summary: 'Stored snapshots of one currency, newest first', querystring: BalanceHistoryQuery, response: { 200: BalanceHistory, ...errorResponses(401, 403) } },
+      },
+      async (request) => {
+        const { exchange, currency, start_date, end_date, limit } = request.query;
+        return balances.history({
+          userId: requestContext(request).userId,
+          venue: exchange,
+          currency,
+          start: start_date ? new Date(start_date) : undefined,
+          end: end_date ? new Date(end_date) : undefined,
+          limit,
+        });
+      },
+    );
+  };
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import type { createBinanceAccountService } from '../binance-account.service.ts';
+import { BinanceVenueQuery, DustAssets, FeeTokenBurn, FeeTokenBurnBody } from '../schemas/binance-account.schemas.ts';
+import { tags } from '../schemas/common.schemas.ts';
+import { DEFAULT_VENUE, type BinanceVenue } from '../venues.ts';
+import { requestContext } from './request-context.ts';
+
+const security = bearerSecurity;
+const venueErrors = errorResponses(400, 401, 403, 404, 429, 502, 503, 504);
+const venueOf = (value: BinanceVenue | undefined) => value ?? (DEFAULT_VENUE as BinanceVenue);
+
+export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBinanceAccountService>; guards: Guards }) {
+  const { account, guards } = deps;
+  return async function routes(app: FastifyInstance) {
+    const onRequest = guards.requireUser;
+    const burnDescription = 'Global Binance only (GET/POST /sapi/v1/bnbBurn with your binance credential); binanceus has no such setting and answers 400 saying so.';
+
+    app.get<{ Querystring: Static<typeof BinanceVenueQuery> }>('/api/exchange/feetoken-burn', {
+      onRequest,
+      schema: { tags, security, summary: 'Whether spot fees are paid with the fee token (BNB)', description: burnDescription, querystring: BinanceVenueQuery, response: { 200: FeeTokenBurn, ...venueErrors } },
+    }, async (request) => account.feeTokenBurn(venueOf(request.query.exchange), requestContext(request)));
+
+    app.post<{ Body: Static<typeof FeeTokenBurnBody> }>('/api/exchange/feetoken-burn', {
+      onRequest,
+      schema: { tags, security, summary: 'Pay spot fees with the fee token (BNB), or stop', description: burnDescription, body: FeeTokenBurnBody, response: { 200: FeeTokenBurn, ...venueErrors } },
+    }, async (request) => account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, requestContext(request)));
+
+    app.get<{ Querystring: Static<typeof BinanceVenueQuery> }>('/api/exchange/dust-assets', {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'Small balances convertible into the fee token (BNB)',
+        description: 'binance: POST /sapi/v1/asset/dust-btc; binanceus: GET /sapi/v1/asset/query/dust-assets; with your credential for that venue.',
+        querystring: BinanceVenueQuery,
+        response: { 200: DustAssets, ...venueErrors },
+      },
+    }, async (request) => account.dustAssets(venueOf(request.query.exchange), requestContext(request)));
+  };
+}

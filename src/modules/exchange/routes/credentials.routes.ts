@@ -1,0 +1,107 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import type { CredentialsService } from '../credentials.service.ts';
+import { tags } from '../schemas/common.schemas.ts';
+import {
+  Credential,
+  CredentialCreateBody,
+  CredentialDetail,
+  CredentialIdParams,
+  CredentialList,
+  CredentialListQuery,
+  CredentialUpdateBody,
+  DeleteResult,
+  ValidateBody,
+  ValidationResult,
+} from '../schemas/credentials.schemas.ts';
+import type { createValidationService } from '../validation.service.ts';
+import { requestContext } from './request-context.ts';
+
+type IdParams = Static<typeof CredentialIdParams>;
+const security = bearerSecurity;
+
+export function credentialsRoutes(deps: { credentials: CredentialsService; validation: ReturnType<typeof createValidationService>; guards: Guards }) {
+  const { credentials, validation, guards } = deps;
+  return async function routes(app: FastifyInstance) {
+    const onRequest = guards.requireUser;
+
+    app.get<{ Querystring: Static<typeof CredentialListQuery> }>(
+      '/api/exchange/credentials',
+      {
+        onRequest,
+        schema: { tags, security, summary: 'Your exchange credentials (never the keys)', querystring: CredentialListQuery, response: { 200: CredentialList, ...errorResponses(401, 403) } },
+      },
+      async (request) => credentials.list(requestContext(request).userId, request.query.exchange_name),
+    );
+
+    app.post<{ Body: Static<typeof CredentialCreateBody> }>(
+      '/api/exchange/credentials',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          summary: 'Store an exchange API key (encrypted)',
+          description: 'Key, secret and passphrase are sealed with AES-256-GCM and never returned. The credential starts as `pending` until a venue call or POST /api/exchange/validate with the same key judges it. A second credential of the same name on the same venue is a 409.',
+          body: CredentialCreateBody,
+          response: { 201: Credential, ...errorResponses(401, 403, 409) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await credentials.create(request.body, requestContext(request))),
+    );
+
+    app.get<{ Params: IdParams }>(
+      '/api/exchange/credentials/:credential_id',
+      {
+        onRequest,
+        schema: { tags, security, summary: 'One of your credentials, with the masked key', params: CredentialIdParams, response: { 200: CredentialDetail, ...errorResponses(401, 403, 404) } },
+      },
+      async (request) => credentials.get(requestContext(request).userId, request.params.credential_id),
+    );
+
+    app.put<{ Params: IdParams; Body: Static<typeof CredentialUpdateBody> }>(
+      '/api/exchange/credentials/:credential_id',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          summary: 'Change a credential',
+          description: 'New key, secret or passphrase reset the validation to `pending`.',
+          params: CredentialIdParams,
+          body: CredentialUpdateBody,
+          response: { 200: Credential, ...errorResponses(401, 403, 404, 409) },
+        },
+      },
+      async (request) => credentials.update(request.params.credential_id, request.body, requestContext(request)),
+    );
+
+    app.delete<{ Params: IdParams }>(
+      '/api/exchange/credentials/:credential_id',
+      {
+        onRequest,
+        schema: { tags, security, summary: 'Delete a credential', params: CredentialIdParams, response: { 200: DeleteResult, ...errorResponses(401, 403, 404) } },
+      },
+      async (request) => credentials.remove(request.params.credential_id, requestContext(request)),
+    );
+
+    app.post<{ Body: Static<typeof ValidateBody> }>(
+      '/api/exchange/validate',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          summary: 'Try an API key against its venue',
+          description:
+            'Reads the balance with the key; on binance also GET /sapi/v1/account/apiRestrictions for read/trade/withdraw and IP restriction (binanceus: the account\'s canTrade/canWithdraw). A refusal is a 200 with `valid: false` and a `cause`; a key refused by one Binance venue but accepted by the other is `wrong_venue`. Your stored credentials holding the same key get the verdict.',
+          body: ValidateBody,
+          response: { 200: ValidationResult, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => validation.validate(request.body, requestContext(request)),
+    );
+  };
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import { tags } from '../schemas/common.schemas.ts';
+import { TradeList, TradeStats, TradeStatsQuery, TradeSyncQuery, TradeSyncResult, TradesQuery } from '../schemas/trades.schemas.ts';
+import type { createTradesService } from '../trades.service.ts';
+import { requestContext } from './request-context.ts';
+
+const security = bearerSecurity;
+const date = (value: string | undefined) => (value ? new Date(value) : undefined);
+
+export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesService>; guards: Guards }) {
+  const { trades, guards } = deps;
+  return async function routes(app: FastifyInstance) {
+    const onRequest = guards.requireUser;
+
+    app.get<{ Querystring: Static<typeof TradesQuery> }>(
+      '/api/exchange/trades',
+      {
+        onRequest,
+        schema: { tags, security, summary: 'Your stored trades, newest first', querystring: TradesQuery, response: { 200: TradeList, ...errorResponses(401, 403) } },
+      },
+      async (request) => {
+        const q = request.query;
+        return trades.list({ userId: requestContext(request).userId, venue: q.exchange, symbol: q.symbol, start: date(q.start_date), end: date(q.end_date), limit: q.limit, offset: q.offset });
+      },
+    );
+
+    app.post<{ Querystring: Static<typeof TradeSyncQuery> }>(
+      '/api/exchange/trades/sync',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          summary: 'Fetch your trades from the venue and store the new ones',
+          description: 'Trades already stored (same venue, pair and venue trade id) are counted in trades_duplicate, never stored twice. A venue failure answers 200 with success false, error and error_type; a pair the venue does not list is a 404.',
+          querystring: TradeSyncQuery,
+          response: { 200: TradeSyncResult, ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request) => {
+        const q = request.query;
+        return trades.sync(q.exchange, { credentialId: q.credential_id, symbol: q.symbol, since: date(q.since), limit: q.limit }, requestContext(request));
+      },
+    );
+
+    app.get<{ Querystring: Static<typeof TradeStatsQuery> }>(
+      '/api/exchange/trades/stats',
+      {
+        onRequest,
+        schema: { tags, security, summary: 'Counts and exact sums over your stored trades', querystring: TradeStatsQuery, response: { 200: TradeStats, ...errorResponses(401, 403) } },
+      },
+      async (request) => {
+        const q = request.query;
+        return trades.stats({ userId: requestContext(request).userId, venue: q.exchange, start: date(q.start_date), end: date(q.end_date) });
+      },
+    );
+  };
+}

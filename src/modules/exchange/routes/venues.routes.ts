@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import type { createHealthService } from '../health.service.ts';
+import type { createRoutingService } from '../routing.service.ts';
+import { tags } from '../schemas/common.schemas.ts';
+import {
+  Health,
+  HealthQuery,
+  Info,
+  Markets,
+  Quotes,
+  QuotesQuery,
+  RouteQuery,
+  RouteResult,
+  Supported,
+  Ticker,
+  TickerQuery,
+  VenueHealth,
+  VenueParams,
+  VenueQuery,
+} from '../schemas/venues.schemas.ts';
+import type { createVenuesService } from '../venues.service.ts';
+
+const security = bearerSecurity;
+const venueErrors = errorResponses(401, 403, 404, 429, 502, 503, 504);
+
+export function venuesRoutes(deps: {
+  venues: ReturnType<typeof createVenuesService>;
+  routing: ReturnType<typeof createRoutingService>;
+  health: ReturnType<typeof createHealthService>;
+  guards: Guards;
+}) {
+  const { venues, routing, health, guards } = deps;
+  return async function routes(app: FastifyInstance) {
+    const onRequest = guards.requireUser;
+
+    app.get('/api/exchange/supported', {
+      onRequest,
+      schema: { tags, security, summary: 'The venues you can connect, with their ccxt capabilities', response: { 200: Supported, ...errorResponses(401, 403) } },
+    }, async () => venues.supported());
+
+    app.get<{ Params: Static<typeof VenueParams> }>('/api/exchange/:exchange_name/info', {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'A venue\'s fees, limits, rate limit, countries and links',
+        description: 'Fees, rate limit, countries and urls come from ccxt\'s description of the venue (never keys); limits from its markets when they load within 3 s.',
+        params: VenueParams,
+        response: { 200: Info, ...errorResponses(401, 403) },
+      },
+    }, async (request) => venues.info(request.params.exchange_name));
+
+    app.get<{ Querystring: Static<typeof VenueQuery> }>('/api/exchange/markets', {
+      onRequest,
+      schema: { tags, security, summary: 'A venue\'s spot markets with order minimums (cached for an hour)', querystring: VenueQuery, response: { 200: Markets, ...venueErrors } },
+    }, async (request) => venues.markets(request.query.exchange));
+
+    app.get<{ Querystring: Static<typeof TickerQuery> }>('/api/exchange/ticker', {
+      onRequest,
+      schema: { tags, security, summary: 'A pair\'s 24 h ticker on a venue', querystring: TickerQuery, response: { 200: Ticker, ...venueErrors } },
+    }, async (request) => venues.ticker(request.query.exchange, request.query.symbol));
+
+    app.get<{ Querystring: Static<typeof QuotesQuery> }>('/api/exchange/quotes', {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'The quote currencies a base trades against on a venue, most liquid first',
+        querystring: QuotesQuery,
+        response: { 200: Quotes, ...venueErrors },
+      },
+    }, async (request) => venues.quotes(request.query.exchange, request.query.base, request.query.current_quote));
+
+    app.get<{ Querystring: Static<typeof RouteQuery> }>('/api/exchange/route', {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'Where buying base with quote is cheapest after fees',
+        description: 'Asks every venue at once, each for at most 3 s; venues that cannot be asked are listed in `unavailable` with the reason, venues below the order\'s size in `excluded`.',
+        querystring: RouteQuery,
+        response: { 200: RouteResult, ...errorResponses(401, 403) },
+      },
+    }, async (request) => routing.route({ base: request.query.base, quote: request.query.quote, size: request.query.size, quoteSize: request.query.quote_size }));
+
+    app.get<{ Querystring: Static<typeof HealthQuery> }>('/api/exchange/health', {
+      schema: { tags, summary: 'Health of every venue (public; checked at most once a minute)', querystring: HealthQuery, response: { 200: Health, ...errorResponses() } },
+    }, async (request) => health.all(request.query.force_refresh));
+
+    app.get<{ Params: Static<typeof VenueParams>; Querystring: Static<typeof HealthQuery> }>('/api/exchange/:exchange_name/health', {
+      schema: { tags, summary: 'Health of one venue (public; checked at most once a minute)', params: VenueParams, querystring: HealthQuery, response: { 200: VenueHealth, ...errorResponses() } },
+    }, async (request) => health.one(request.params.exchange_name, request.query.force_refresh));
+  };
+}

@@ -1,0 +1,60 @@
+// Where to buy a base with a quote: every venue at once, each bounded by the probe timeout, so one
+// slow or unreachable venue is reported as unavailable instead of delaying the answer.
+import type { Clock } from '../../platform/clock.ts';
+import { AppError } from '../../platform/http/errors.ts';
+import type { VenueGateway } from './adapters/venue-gateway.ts';
+import { rankRoutes, type RouteCandidate } from './routing.ts';
+import { resolveSymbol } from './symbols.ts';
+import { withTimeout } from './timeouts.ts';
+import type { UsdPrices } from './usd-prices.ts';
+import { VENUE_PROBE_TIMEOUT_MS, VENUES, type Venue } from './venues.ts';
+
+type Probe =
+  | { kind: 'listed'; candidate: RouteCandidate }
+  | { kind: 'not_listed'; exchange: Venue }
+  | { kind: 'unavailable'; exchange: Venue; reason: string };
+
+export function createRoutingService(deps: { gateway: Pick<VenueGateway, 'markets' | 'tickers'>; prices: Pick<UsdPrices, 'remember'>; clock: Clock }) {
+  const { gateway } = deps;
+
+  async function probe(venue: Venue, base: string, quote: string): Promise<Probe> {
+    const work = (async (): Promise<Probe> => {
+      const options = { timeoutMs: VENUE_PROBE_TIMEOUT_MS };
+      const market = resolveSymbol(await gateway.markets(venue, options), `${base}/${quote}`);
+      if (!market || !market.active) return { kind: 'not_listed', exchange: venue };
+      const [ticker] = await gateway.tickers(venue, [market.symbol], options);
+      if (!ticker) return { kind: 'unavailable', exchange: venue, reason: `${venue} returned no ticker for ${market.symbol}` };
+      return { kind: 'listed', candidate: { exchange: venue, market, ticker } };
+    })();
+    try {
+      return await withTimeout(work, VENUE_PROBE_TIMEOUT_MS, venue);
+    } catch (error) {
+      const reason = error instanceof AppError ? String(error.detail) : `${venue} failed unexpectedly`;
+      return { kind: 'unavailable', exchange: venue, reason };
+    }
+  }
+
+  return {
+    async route(query: { base: string; quote: string; size?: number; quoteSize?: number }) {
+      const base = query.base.trim().toUpperCase();
+      const quote = query.quote.trim().toUpperCase();
+      const probes = await Promise.all(VENUES.map((venue) => probe(venue, base, quote)));
+      const candidates = probes.flatMap((p) => (p.kind === 'listed' ? [p.candidate] : []));
+      await deps.prices.remember(candidates.map((c) => ({ base: c.market.base, quote: c.market.quote, last: c.ticker.last })));
+      const { routes, excluded } = rankRoutes(candidates, { size: query.size, quoteSize: query.quoteSize });
+      return {
+        base,
+        quote,
+        side: 'buy',
+        size: query.size ?? null,
+        quote_size: query.quoteSize ?? null,
+        best: routes[0] ?? null,
+        routes,
+        excluded,
+        unavailable: probes.flatMap((p) => (p.kind === 'unavailable' ? [{ exchange: p.exchange, reason: p.reason }] : [])),
+        not_listed: probes.flatMap((p) => (p.kind === 'not_listed' ? [p.exchange] : [])),
+        checked_at: deps.clock.now().toISOString(),
+      };
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// Trades synced from venues. Inserts never duplicate (unique venue id per user, venue and symbol);
+// sums are taken in SQL over numeric, so totals stay exact.
+import { and, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { exchangeTrades } from './exchange.tables.ts';
+
+export type TradeRow = typeof exchangeTrades.$inferSelect;
+export type NewTrade = typeof exchangeTrades.$inferInsert;
+
+export interface TradeFilter {
+  userId: string;
+  exchange?: string;
+  /** Matched without separators, so BTCUSDT, BTC-USDT and BTC/USDT find the same trades. */
+  symbol?: string;
+  start?: Date;
+  end?: Date;
+}
+
+export interface TradeStatsRow {
+  total_trades: number;
+  buy_count: number;
+  sell_count: number;
+  synced_count: number;
+  failed_count: number;
+  total_volume: string;
+  total_fees: string;
+  first_trade: Date | string | null;
+  last_trade: Date | string | null;
+}
+
+function where(filter: TradeFilter): SQL | undefined {
+  const conditions: SQL[] = [eq(exchangeTrades.userId, filter.userId)];
+  if (filter.exchange) conditions.push(eq(exchangeTrades.exchange, filter.exchange));
+  if (filter.symbol) {
+    const compact = filter.symbol.toUpperCase().replace(/[^A-Z0-9]/g, '');
+    conditions.push(sql`replace(${exchangeTrades.symbol}, '/', '') = ${compact}`);
+  }
+  if (filter.start) conditions.push(gte(exchangeTrades.tradeTimestamp, filter.start));
+  if (filter.end) conditions.push(lte(exchangeTrades.tradeTimestamp, filter.end));
+  return and(...conditions);
+}
+
+export function createTradesRepository(db: DbExecutor) {
+  return {
+    /** How many of the rows were new; the rest were already stored. */
+    async insertNew(rows: NewTrade[], executor: DbExecutor = db): Promise<number> {
+      if (rows.length === 0) return 0;
+      const inserted = await executor.insert(exchangeTrades).values(rows).onConflictDoNothing().returning({ id: exchangeTrades.id });
+      return inserted.length;
+    },
+
+    async list(filter: TradeFilter, page: { limit: number; offset: number }): Promise<{ rows: TradeRow[]; total: number }> {
+      const condition = where(filter);
+      const [rows, [count]] = await Promise.all([
+        db
+          .select()
+          .from(exchangeTrades)
+          .where(condition)
+          .orderBy(desc(exchangeTrades.tradeTimestamp), desc(exchangeTrades.id))
+          .limit(page.limit)
+          .offset(page.offset),
+        db.select({ n: sql<number>`count(*)::int` }).from(exchangeTrades).where(condition),
+      ]);
+      return { rows, total: Number(count?.n ?? 0) };
+    },
+
+    /** Volume is the quote amount traded (Σ total); fees are summed whatever their currency. */
+    async stats(filter: TradeFilter): Promise<TradeStatsRow> {
+      const [row] = await db
+        .select({
+          total_trades: sql<number>`count(*)::int`,
+          buy_count: sql<number>`count(*) FILTER (WHERE ${exchangeTrades.side} = 'buy')::int`,
+          sell_count: sql<number>`count(*) FILTER (WHERE ${exchangeTrades.side} = 'sell')::int`,
+          synced_count: sql<number>`count(*) FILTER (WHERE ${exchangeTrades.syncStatus} = 'synced')::int`,
+          failed_count: sql<number>`count(*) FILTER (WHERE ${exchangeTrades.syncStatus} = 'failed')::int`,
+          total_volume: sql<string>`coalesce(sum(${exchangeTrades.total}), 0)::text`,
+          total_fees: sql<string>`coalesce(sum(${exchangeTrades.fee}), 0)::text`,
+          first_trade: sql<Date | string | null>`min(${exchangeTrades.tradeTimestamp})`,
+          last_trade: sql<Date | string | null>`max(${exchangeTrades.tradeTimestamp})`,
+        })
+        .from(exchangeTrades)
+        .where(where(filter));
+      return row!;
+    },
+
+    async countForUsers(userIds: readonly string[]): Promise<Map<string, number>> {
+      if (userIds.length === 0) return new Map();
+      const rows = await db
+        .select({ userId: exchangeTrades.userId, n: sql<number>`count(*)::int` })
+        .from(exchangeTrades)
+        .where(inArray(exchangeTrades.userId, [...userIds]))
+        .groupBy(exchangeTrades.userId);
+      return new Map(rows.map((r) => [r.userId, Number(r.n)]));
+    },
+  };
+}
+
+export type TradesRepository = ReturnType<typeof createTradesRepository>;

@@ -1,0 +1,166 @@
+// Trade history: a sync pulls the user's fills from the venue per symbol (Binance's myTrades needs
+// one) and stores the new ones; reads and statistics answer from what is stored.
+import type { Logger } from 'pino';
+import { audit } from '../../platform/audit.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { notFound } from '../../platform/http/errors.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import { VenueError, type VenueCredentials, type VenueGateway, type VenueMarket, type VenueTrade } from './adapters/venue-gateway.ts';
+import type { BalancesRepository } from './balances.repository.ts';
+import type { CredentialsService, RequestContext } from './credentials.service.ts';
+import { resolveSymbol, symbolsForHoldings } from './symbols.ts';
+import type { NewTrade, TradeRow, TradesRepository } from './trades.repository.ts';
+import type { Venue } from './venues.ts';
+
+/** Symbols one full sync may ask about; each myTrades call weighs 10–20 on Binance. */
+export const MAX_SYMBOLS_PER_SYNC = 20;
+
+const num = (value: string | null) => (value === null ? null : Number(value));
+
+export function tradeView(row: TradeRow) {
+  return {
+    id: row.id,
+    exchange_trade_id: row.exchangeTradeId,
+    exchange: row.exchange,
+    symbol: row.symbol,
+    side: row.side,
+    price: num(row.price),
+    amount: num(row.amount),
+    total: num(row.total),
+    fee: num(row.fee),
+    fee_currency: row.feeCurrency,
+    trade_timestamp: iso(row.tradeTimestamp)!,
+    sync_status: row.syncStatus,
+    created_at: iso(row.createdAt)!,
+  };
+}
+
+/** A venue fill as a row; incomplete fills are kept, marked `failed`, rather than dropped unseen. */
+function toRow(trade: VenueTrade, context: { userId: string; venue: Venue; credentialId: string }): NewTrade | undefined {
+  if (trade.id === null || trade.timestamp === null || !trade.symbol) return undefined;
+  const complete = trade.side !== null && trade.price !== null && trade.amount !== null;
+  return {
+    userId: context.userId,
+    exchange: context.venue,
+    credentialId: context.credentialId,
+    exchangeTradeId: trade.id,
+    symbol: trade.symbol,
+    side: trade.side ?? 'unknown',
+    price: trade.price,
+    amount: trade.amount,
+    total: trade.cost,
+    fee: trade.fee,
+    feeCurrency: trade.feeCurrency,
+    tradeTimestamp: new Date(trade.timestamp),
+    syncStatus: complete ? 'synced' : 'failed',
+  };
+}
+
+export function createTradesService(deps: {
+  db: Db;
+  repo: TradesRepository;
+  balances: Pick<BalancesRepository, 'latest'>;
+  gateway: Pick<VenueGateway, 'markets' | 'myTrades' | 'balance'>;
+  credentials: Pick<CredentialsService, 'resolve' | 'use'>;
+  clock: Clock;
+  logger: Logger;
+}) {
+  const { repo, gateway, clock } = deps;
+
+  /** The named symbol, or every market of a currency the user holds (latest snapshot, else live). */
+  async function symbolsToSync(venue: Venue, markets: VenueMarket[], symbol: string | undefined, userId: string, credentialId: string, keys: VenueCredentials) {
+    if (symbol) {
+      const market = resolveSymbol(markets, symbol);
+      if (!market) throw notFound(`${venue} does not list ${symbol}`);
+      return [market.symbol];
+    }
+    const snapshot = (await deps.balances.latest(userId, venue, credentialId)) ?? (await deps.balances.latest(userId, venue));
+    const held = snapshot ? snapshot.rows.map((r) => r.currency) : (await gateway.balance(venue, keys)).map((b) => b.currency);
+    return symbolsForHoldings(markets, held, MAX_SYMBOLS_PER_SYNC);
+  }
+
+  return {
+    async sync(venue: Venue, options: { credentialId?: string; symbol?: string; since?: Date; limit: number }, ctx: RequestContext) {
+      const credential = await deps.credentials.resolve(ctx.userId, venue, options.credentialId);
+      const context = { userId: ctx.userId, venue, credentialId: credential.id };
+      let synced = 0;
+      let duplicate = 0;
+      let symbols: string[] = [];
+      let failure: VenueError | undefined;
+      try {
+        // Markets first and without the key: a venue outage says nothing about the credential.
+        const markets = await gateway.markets(venue);
+        await deps.credentials.use(credential, async (keys) => {
+          symbols = await symbolsToSync(venue, markets, options.symbol, ctx.userId, credential.id, keys);
+          for (const symbol of symbols) {
+            const fetched = await gateway.myTrades(venue, keys, symbol, options.since?.getTime(), options.limit);
+            const rows = fetched.map((t) => toRow(t, context)).filter((r): r is NewTrade => r !== undefined);
+            if (rows.length < fetched.length) deps.logger.warn({ venue, symbol, skipped: fetched.length - rows.length }, 'venue sent trades without id or time');
+            const inserted = await repo.insertNew(rows);
+            synced += inserted;
+            duplicate += rows.length - inserted;
+          }
+        });
+      } catch (error) {
+        if (!(error instanceof VenueError)) throw error;
+        failure = error;
+      }
+      const now = clock.now();
+      await audit(deps.db, {
+        actorId: ctx.userId,
+        actorType: 'user',
+        action: 'exchange.trades.sync',
+        subjectUserId: ctx.userId,
+        targetType: 'exchange_credential',
+        targetId: credential.id,
+        details: { exchange: venue, success: !failure, symbols, trades_synced: synced, trades_duplicate: duplicate, error_type: failure?.errorType ?? null },
+        ip: ctx.ip,
+      }, now);
+      return {
+        success: !failure,
+        user_id: ctx.userId,
+        exchange: venue,
+        symbol: options.symbol ? (symbols[0] ?? null) : null,
+        symbols_synced: symbols,
+        trades_synced: synced,
+        trades_duplicate: duplicate,
+        timestamp: now.toISOString(),
+        error: failure ? String(failure.detail) : null,
+        error_type: failure?.errorType ?? null,
+      };
+    },
+
+    async list(query: { userId: string; venue: Venue; symbol?: string; start?: Date; end?: Date; limit: number; offset: number }) {
+      const { rows, total } = await repo.list(
+        { userId: query.userId, exchange: query.venue, symbol: query.symbol, start: query.start, end: query.end },
+        { limit: query.limit, offset: query.offset },
+      );
+      return {
+        trades: rows.map(tradeView),
+        exchange: query.venue,
+        symbol: query.symbol ? (rows[0]?.symbol ?? query.symbol.toUpperCase()) : null,
+        total_records: total,
+        has_more: query.offset + rows.length < total,
+      };
+    },
+
+    async stats(query: { userId: string; venue?: Venue; start?: Date; end?: Date }) {
+      const row = await repo.stats({ userId: query.userId, exchange: query.venue, start: query.start, end: query.end });
+      return {
+        total_trades: row.total_trades,
+        buy_count: row.buy_count,
+        sell_count: row.sell_count,
+        synced_count: row.synced_count,
+        failed_count: row.failed_count,
+        total_volume: Number(row.total_volume),
+        total_fees: Number(row.total_fees),
+        first_trade: iso(row.first_trade),
+        last_trade: iso(row.last_trade),
+        start_date: iso(query.start),
+        end_date: iso(query.end),
+        exchange: query.venue ?? null,
+      };
+    },
+  };
+}

@@ -1,0 +1,140 @@
+// Trying a key against its venue before (or after) it is stored. The answer is always a verdict with
+// a cause, never an error status for what the venue said; stored credentials with the same key get
+// the verdict too.
+import { audit } from '../../platform/audit.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { VenueError, type KeyPermissions, type VenueCredentials, type VenueGateway } from './adapters/venue-gateway.ts';
+import type { CredentialsRepository } from './credentials.repository.ts';
+import type { CredentialOutcome, CredentialsService, RequestContext } from './credentials.service.ts';
+import type { Venue } from './venues.ts';
+
+export type ValidationCause =
+  | 'wrong_venue'
+  | 'invalid_key'
+  | 'missing_passphrase'
+  | 'ip_not_whitelisted'
+  | 'missing_permission'
+  | 'rate_limited'
+  | 'venue_unreachable'
+  | 'venue_error';
+
+export interface ValidateInput {
+  exchange: Venue;
+  api_key: string;
+  api_secret: string;
+  api_passphrase?: string;
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  exchange: Venue;
+  cause: ValidationCause | null;
+  message: string;
+  permissions: KeyPermissions | null;
+  ip_restricted: boolean | null;
+  currencies_with_balance: number | null;
+  warnings: string[];
+  retry_after: number | null;
+  checked_at: string;
+  updated_credential_ids: string[];
+}
+
+const SIBLING: Partial<Record<Venue, Venue>> = { binance: 'binanceus', binanceus: 'binance' };
+
+function causeOf(error: VenueError): ValidationCause {
+  switch (error.failure) {
+    case 'invalid_key':
+    case 'ip_not_whitelisted':
+    case 'missing_permission':
+      return error.failure;
+    case 'rate_limited':
+    case 'ip_banned':
+      return 'rate_limited';
+    case 'unreachable':
+    case 'timeout':
+    case 'maintenance':
+      return 'venue_unreachable';
+    default:
+      return 'venue_error';
+  }
+}
+
+export function createValidationService(deps: {
+  db: Db;
+  gateway: Pick<VenueGateway, 'keyCheck' | 'describe'>;
+  repo: CredentialsRepository;
+  credentials: Pick<CredentialsService, 'open' | 'record'>;
+  clock: Clock;
+}) {
+  const { gateway } = deps;
+
+  async function verdict(input: ValidateInput): Promise<Omit<ValidationResult, 'checked_at' | 'updated_credential_ids' | 'exchange'>> {
+    const base = { permissions: null, ip_restricted: null, currencies_with_balance: null, warnings: [], retry_after: null };
+    const venue = input.exchange;
+    if (!input.api_passphrase && (await gateway.describe(venue)).requiresPassphrase) {
+      return { ...base, valid: false, cause: 'missing_passphrase', message: `${venue} keys need their passphrase (api_passphrase)` };
+    }
+    const credentials: VenueCredentials = { apiKey: input.api_key, secret: input.api_secret, passphrase: input.api_passphrase ?? null };
+    try {
+      const { currencies, scope } = await gateway.keyCheck(venue, credentials);
+      const warnings: string[] = [];
+      if (scope.permissions?.withdraw) warnings.push('The key may withdraw funds; the platform never needs that permission.');
+      if (scope.permissions?.trade && scope.ipRestricted === false) {
+        warnings.push('Trading is enabled without an IP restriction; the venue revokes trading on such keys after 30 days.');
+      }
+      const result = { ...base, permissions: scope.permissions, ip_restricted: scope.ipRestricted, currencies_with_balance: currencies, warnings };
+      if (scope.permissions && !scope.permissions.read) {
+        return { ...result, valid: false, cause: 'missing_permission', message: `The key may not read account data on ${venue}` };
+      }
+      return { ...result, valid: true, cause: null, message: `${venue} accepted the key` };
+    } catch (error) {
+      if (!(error instanceof VenueError)) throw error;
+      const cause = causeOf(error);
+      const sibling = SIBLING[venue];
+      if (error.errorType === 'auth' && sibling && (await acceptedBy(sibling, credentials))) {
+        return { ...base, valid: false, cause: 'wrong_venue', message: `These keys belong to ${sibling}, not ${venue}` };
+      }
+      return { ...base, valid: false, cause, message: String(error.detail), retry_after: error.retryAfterSeconds ?? null };
+    }
+  }
+
+  /** Binance and binance.us keys look alike; a key refused by one may be the other's. */
+  async function acceptedBy(venue: Venue, credentials: VenueCredentials): Promise<boolean> {
+    try {
+      await gateway.keyCheck(venue, credentials);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The user's stored credentials on the venue holding this very key. */
+  async function storedWithKey(userId: string, venue: Venue, apiKey: string): Promise<string[]> {
+    const rows = await deps.repo.listForUser(userId, venue);
+    return rows.filter((row) => deps.credentials.open(row).apiKey === apiKey).map((row) => row.id);
+  }
+
+  return {
+    async validate(input: ValidateInput, ctx: RequestContext): Promise<ValidationResult> {
+      const result = await verdict(input);
+      const now = deps.clock.now();
+      const ids = await storedWithKey(ctx.userId, input.exchange, input.api_key);
+      const outcome: CredentialOutcome = result.valid
+        ? { status: 'valid' }
+        : { status: ['venue_unreachable', 'rate_limited', 'venue_error'].includes(result.cause!) ? 'error' : 'invalid', error: result.message };
+      for (const id of ids) await deps.credentials.record(id, outcome, false);
+      await audit(deps.db, {
+        actorId: ctx.userId,
+        actorType: 'user',
+        action: 'exchange.credential.validate',
+        subjectUserId: ctx.userId,
+        targetType: 'exchange',
+        targetId: input.exchange,
+        details: { exchange: input.exchange, valid: result.valid, cause: result.cause, credential_ids: ids },
+        ip: ctx.ip,
+      }, now);
+      return { ...result, exchange: input.exchange, checked_at: now.toISOString(), updated_credential_ids: ids };
+    },
+  };
+}

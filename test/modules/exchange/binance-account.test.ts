@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { auditLog } from '../../../src/platform/db/schema.ts';
+import type { FakeAccount } from '../../fakes/binance.ts';
+import type { SapiAccountState } from '../../fakes/binance-sapi.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
+
+const DUST = [
+  { asset: 'ADA', assetFullName: 'Cardano', amountFree: '6.21', toBTC: '0.00016848', toBNB: '0.01777302', toBNBOffExchange: '0.01741756', exchange: '0.00035546', usdValue: '2.79' },
+  { asset: 'TRX', assetFullName: 'TRON', amountFree: '3.50', toBTC: '0.00000600', toBNB: '0.00070000', toBNBOffExchange: '0.00068600', exchange: '0.00001400', usdValue: '0.42' },
+];
+
+describe('fee-token burn and dust assets', () => {
+  let fakes: VenueFakes;
+  let t: TestApp;
+  let user: TestUser;
+  let global: FakeAccount;
+  let us: FakeAccount;
+
+  before(async () => {
+    fakes = await startVenueFakes();
+    t = await buildTestApp({ env: fakes.env() });
+    user = await signIn(t.app, t.database);
+    global = addAccount(fakes.binance, { extra: { dust: DUST } satisfies SapiAccountState });
+    us = addAccount(fakes.binanceus, { extra: { dust: DUST } satisfies SapiAccountState });
+    for (const [venue, keys] of [['binance', global], ['binanceus', us]] as const) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: user.headers,
+        payload: { exchange_name: venue, api_key: keys.apiKey, api_secret: keys.secret },
+      });
+      assert.equal(response.statusCode, 201);
+    }
+  });
+  after(async () => {
+    await t.close();
+    await fakes.close();
+  });
+
+  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, who: TestUser | null = user) =>
+    t.app.inject({ method, url, headers: who?.headers ?? {}, payload: payload as object });
+
+  describe('feetoken-burn', () => {
+    it('reads and sets spot BNB burn on binance, sending "true"/"false" as Binance expects', async () => {
+      const read = await call('GET', '/api/exchange/feetoken-burn?exchange=binance');
+      assert.equal(read.statusCode, 200);
+      const { credential_id: credentialId, ...burn } = read.json<Record<string, unknown>>();
+      assert.deepEqual(burn, { exchange: 'binance', fee_token: 'BNB', spot_feetoken_burn: false, interest_feetoken_burn: false });
+      assert.match(String(credentialId), /^[0-9a-f-]{36}$/);
+      const set = await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: true, exchange: 'binance' });
+      assert.equal(set.statusCode, 200);
+      assert.equal(set.json().spot_feetoken_burn, true);
+      const sent = fakes.binance.requests.filter((r) => r.method === 'POST' && r.path === '/sapi/v1/bnbBurn').at(-1)!;
+      assert.equal(sent.params.get('spotBNBBurn'), 'true');
+      assert.equal((await call('GET', '/api/exchange/feetoken-burn?exchange=binance')).json().spot_feetoken_burn, true);
+      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'exchange.feetoken_burn.update'));
+      assert.equal(audits.length, 1);
+      assert.equal(audits[0]!.details.spot_feetoken_burn, true);
+    });
+
+    it('answers a clear 400 on the default venue binanceus, which has no such setting, without calling it', async () => {
+      const calls = fakes.binanceus.requests.length;
+      const read = await call('GET', '/api/exchange/feetoken-burn');
+      assert.equal(read.statusCode, 400);
+      assert.match(read.json().detail, /not supported on binanceus/);
+      const set = await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: true });
+      assert.equal(set.statusCode, 400);
+      assert.match(set.json().detail, /not supported on binanceus/);
+      assert.equal(fakes.binanceus.requests.length, calls);
+    });
+
+    it('requires spot_feetoken_burn as a boolean and exchange as one of the two venues', async () => {
+      const missing = await call('POST', '/api/exchange/feetoken-burn', { exchange: 'binance' });
+      assert.equal(missing.statusCode, 422);
+      assert.deepEqual(missing.json().detail[0], { type: 'missing', loc: ['body', 'spot_feetoken_burn'], msg: 'Field required', input: { exchange: 'binance' } });
+      const wrong = await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: null, exchange: 'kraken' });
+      const types = Object.fromEntries((wrong.json().detail as { loc: string[]; type: string }[]).map((d) => [d.loc[1], d.type]));
+      assert.deepEqual(types, { spot_feetoken_burn: 'bool_type', exchange: 'literal_error' });
+      assert.equal((await call('GET', '/api/exchange/feetoken-burn?exchange=okx')).json().detail[0].type, 'literal_error');
+    });
+
+    it('answers 404 without a binance credential and maps a refused key to 400', async () => {
+      const other = await signIn(t.app, t.database);
+      const none = await call('GET', '/api/exchange/feetoken-burn?exchange=binance', undefined, other);
+      assert.equal(none.statusCode, 404);
+      await call('POST', '/api/exchange/credentials', { exchange_name: 'binance', api_key: 'unknown-key-0001', api_secret: 'unknown-secret-01' }, other);
+      const refused = await call('GET', '/api/exchange/feetoken-burn?exchange=binance', undefined, other);
+      assert.equal(refused.statusCode, 400);
+      assert.match(refused.json().detail, /binance refused the API key/);
+    });
+
+    it('answers 503 when the venue is down, logging the cause without the signed request URL', async () => {
+      fakes.binance.fail(503, 'Service Unavailable', { pathPrefix: '/sapi/v1/bnbBurn' });
+      const response = await call('GET', '/api/exchange/feetoken-burn?exchange=binance');
+      assert.equal(response.statusCode, 503);
+      assert.match(response.json().detail, /^binance is unavailable/);
+      // ccxt's message carried GET <url>?...&signature=...; the log keeps the class, not the URL.
+      const line = t.logLines().find((l) => l.msg === 'request failed' && JSON.stringify(l).includes('ExchangeNotAvailable'));
+      assert.ok(line, 'the cause is logged');
+      assert.ok(!t.logText().includes('signature='));
+    });
+
+    it('needs a bearer token', async () => {
+      assert.equal((await call('GET', '/api/exchange/feetoken-burn?exchange=binance', undefined, null)).statusCode, 401);
+      assert.equal((await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: true }, null)).statusCode, 401);
+    });
+  });
+
+  it('never logs keys, secrets or signed URLs', () => {
+    const logs = t.logText();
+    for (const keys of [global, us]) assert.ok(!logs.includes(keys.apiKey) && !logs.includes(keys.secret));
+  });
+
+  describe('dust-assets', () => {
+    it('lists dust on binance from POST /sapi/v1/asset/dust-btc', async () => {
+      const response = await call('GET', '/api/exchange/dust-assets?exchange=binance');
+      assert.equal(response.statusCode, 200);
+      const body = response.json();
+      assert.equal(body.exchange, 'binance');
+      assert.equal(body.count, 2);
+      assert.deepEqual(body.assets[0], {
+        asset: 'ADA',
+        asset_name: 'Cardano',
+        amount_free: 6.21,
+        to_btc: 0.00016848,
+        to_feetoken: 0.01777302,
+        to_feetoken_after_fee: 0.01741756,
+        fee: 0.00035546,
+        usd_value: null,
+      });
+      assert.equal(body.total_feetoken, 0.01847302);
+      assert.equal(body.fee_rate, 0.02);
+    });
+
+    it('lists dust on binance.us (the default) from GET /sapi/v1/asset/query/dust-assets', async () => {
+      const body = (await call('GET', '/api/exchange/dust-assets')).json();
+      assert.equal(body.exchange, 'binanceus');
+      assert.equal(body.assets[1].asset, 'TRX');
+      assert.equal(body.assets[1].usd_value, 0.42);
+      assert.equal(body.assets[1].to_feetoken_after_fee, 0.000686);
+      assert.equal(body.assets[1].to_btc, null);
+      assert.equal(body.total_feetoken, 0.01847302);
+      assert.equal(fakes.binanceus.countRequests('/sapi/v1/asset/query/dust-assets'), 1);
+    });
+
+    it('maps a venue outage to 503 and validates the venue; needs a token', async () => {
+      fakes.binance.fail(503, 'Service Unavailable', { pathPrefix: '/sapi/v1/asset/dust-btc' });
+      assert.equal((await call('GET', '/api/exchange/dust-assets?exchange=binance')).statusCode, 503);
+      assert.equal((await call('GET', '/api/exchange/dust-assets?exchange=kraken')).json().detail[0].type, 'literal_error');
+      assert.equal((await call('GET', '/api/exchange/dust-assets', undefined, null)).statusCode, 401);
+    });
+  });
+});

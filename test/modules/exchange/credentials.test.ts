@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { auditLog } from '../../../src/platform/db/schema.ts';
+import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { startVenueFakes, type VenueFakes } from './venue-fakes.ts';
+
+const KEY = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+const SECRET = 'sEcReT-0123456789-abcdefghijklmnopqrstuvwxyz';
+const PASSPHRASE = 'pass-phrase-42';
+
+describe('exchange credentials', () => {
+  let fakes: VenueFakes;
+  let t: TestApp;
+  let alice: TestUser;
+  let bob: TestUser;
+
+  before(async () => {
+    fakes = await startVenueFakes();
+    t = await buildTestApp({ env: fakes.env() });
+    alice = await signIn(t.app, t.database);
+    bob = await signIn(t.app, t.database);
+  });
+  after(async () => {
+    await t.close();
+    await fakes.close();
+  });
+
+  const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, user?: TestUser, payload?: unknown) =>
+    t.app.inject({ method, url, headers: user?.headers ?? {}, payload: payload as object });
+  const create = (user: TestUser, fields: Record<string, unknown> = {}) =>
+    request('POST', '/api/exchange/credentials', user, { exchange_name: 'binanceus', api_key: KEY, api_secret: SECRET, ...fields });
+
+  describe('create', () => {
+    it('stores the key sealed, answers 201 without any secret, defaults the name and permissions, and audits', async () => {
+      const response = await create(alice, { credential_name: 'Main', ip_whitelist: ['203.0.113.7', '2001:db8::/32'], exchange_metadata: { sub_account: 'a' } });
+      assert.equal(response.statusCode, 201);
+      const body = response.json();
+      assert.equal(body.exchange_name, 'binanceus');
+      assert.equal(body.credential_name, 'Main');
+      assert.equal(body.user_id, alice.id);
+      assert.deepEqual(body.permissions, ['read']);
+      assert.deepEqual(body.ip_whitelist, ['203.0.113.7', '2001:db8::/32']);
+      assert.deepEqual(body.exchange_metadata, { sub_account: 'a' });
+      assert.equal(body.is_active, true);
+      assert.equal(body.validation_status, 'pending');
+      assert.equal(body.last_used, null);
+      assert.match(body.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      assert.ok(!response.body.includes(KEY) && !response.body.includes(SECRET));
+      assert.ok(!('api_key' in body) && !('api_secret' in body) && !('api_key_masked' in body));
+
+      const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, body.id));
+      assert.match(row!.apiKeySealed, /^v1:/);
+      assert.ok(!JSON.stringify(row).includes(KEY) && !JSON.stringify(row).includes(SECRET));
+      assert.equal(t.platform.secretBox.open(row!.apiSecretSealed), SECRET);
+
+      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, body.id));
+      assert.equal(audits.length, 1);
+      assert.equal(audits[0]!.action, 'exchange.credential.create');
+      assert.equal(audits[0]!.actorId, alice.id);
+      assert.ok(!JSON.stringify(audits[0]).includes(KEY));
+    });
+
+    it('names a credential "Default" when no name is given, and refuses a second one of the same name with 409', async () => {
+      const first = await create(alice, { exchange_name: 'binance' });
+      assert.equal(first.statusCode, 201);
+      assert.equal(first.json().credential_name, 'Default');
+      const again = await create(alice, { exchange_name: 'binance' });
+      assert.equal(again.statusCode, 409);
+      assert.match(again.json().detail, /already have a binance credential named "Default"/);
+      // Another user may use the same name.
+      assert.equal((await create(bob, { exchange_name: 'binance' })).statusCode, 201);
+    });
+
+    it('reports every invalid field in the Pydantic shape', async () => {
+      const response = await request('POST', '/api/exchange/credentials', alice, {
+        exchange_name: 'mtgox',
+        credential_name: 'x'.repeat(101),
+        api_key: 'short',
+        api_secret: 'tiny',
+        permissions: ['read', 'admin'],
+        ip_whitelist: ['10.0.0.1', 'not-an-ip', '10.0.0.0/33'],
+      });
+      assert.equal(response.statusCode, 422);
+      const detail = response.json().detail as { type: string; loc: (string | number)[]; ctx?: Record<string, unknown> }[];
+      const byLoc = new Map(detail.map((d) => [d.loc.join('.'), d]));
+      assert.equal(byLoc.get('body.exchange_name')?.type, 'enum');
+      assert.match(String(byLoc.get('body.exchange_name')?.ctx?.expected), /'binanceus', 'binance'/);
+      assert.equal(byLoc.get('body.credential_name')?.type, 'string_too_long');
+      assert.deepEqual(byLoc.get('body.api_key')?.ctx, { min_length: 8 });
+      assert.equal(byLoc.get('body.api_secret')?.type, 'string_too_short');
+      assert.equal(byLoc.get('body.permissions.1')?.type, 'enum');
+      assert.equal(byLoc.get('body.ip_whitelist.1')?.type, 'ip_any_network');
+      assert.equal(byLoc.get('body.ip_whitelist.2')?.type, 'ip_any_network');
+      assert.ok(!byLoc.has('body.ip_whitelist.0'));
+    });
+
+    it('reports missing required fields', async () => {
+      const response = await request('POST', '/api/exchange/credentials', alice, { credential_name: '' });
+      assert.equal(response.statusCode, 422);
+      const locs = (response.json().detail as { loc: string[]; type: string }[]).map((d) => `${d.loc.join('.')}:${d.type}`).sort();
+      assert.deepEqual(locs, ['body.api_key:missing', 'body.api_secret:missing', 'body.credential_name:string_too_short', 'body.exchange_name:missing']);
+    });
+
+    it('requires the passphrase on venues whose keys have one (kucoin, okx)', async () => {
+      const missing = await create(alice, { exchange_name: 'kucoin' });
+      assert.equal(missing.statusCode, 422);
+      assert.deepEqual(missing.json().detail[0].loc, ['body', 'api_passphrase']);
+      const given = await create(alice, { exchange_name: 'okx', api_passphrase: PASSPHRASE });
+      assert.equal(given.statusCode, 201);
+      const read = await request('GET', `/api/exchange/credentials/${given.json().id}`, alice);
+      assert.equal(read.json().has_passphrase, true);
+      assert.ok(!read.body.includes(PASSPHRASE));
+    });
+
+    it('needs a bearer token', async () => {
+      const response = await request('POST', '/api/exchange/credentials', undefined, { exchange_name: 'binanceus', api_key: KEY, api_secret: SECRET });
+      assert.equal(response.statusCode, 401);
+      assert.deepEqual(response.json(), { detail: 'Not authenticated' });
+    });
+  });
+
+  describe('list and read', () => {
+    it('lists only the caller\'s credentials, filtered by venue on request', async () => {
+      const all = await request('GET', '/api/exchange/credentials', alice);
+      assert.equal(all.statusCode, 200);
+      const body = all.json();
+      assert.equal(body.total_count, body.credentials.length);
+      assert.ok(body.credentials.every((c: { user_id: string }) => c.user_id === alice.id));
+      assert.ok(!all.body.includes(KEY) && !all.body.includes(SECRET));
+      const filtered = (await request('GET', '/api/exchange/credentials?exchange_name=okx', alice)).json();
+      assert.ok(filtered.total_count >= 1);
+      assert.ok(filtered.credentials.every((c: { exchange_name: string }) => c.exchange_name === 'okx'));
+      const bad = await request('GET', '/api/exchange/credentials?exchange_name=ftx', alice);
+      assert.equal(bad.statusCode, 422);
+      assert.deepEqual(bad.json().detail[0].loc, ['query', 'exchange_name']);
+      assert.equal((await request('GET', '/api/exchange/credentials')).statusCode, 401);
+    });
+
+    it('reads one credential with the masked key and has_passphrase', async () => {
+      const id = (await create(alice, { credential_name: 'masked' })).json().id;
+      const response = await request('GET', `/api/exchange/credentials/${id}`, alice);
+      assert.equal(response.statusCode, 200);
+      const body = response.json();
+      assert.equal(body.api_key_masked, `${KEY.slice(0, 4)}****${KEY.slice(-4)}`);
+      assert.equal(body.has_passphrase, false);
+      assert.ok(!response.body.includes(KEY));
+      assert.equal((await request('GET', `/api/exchange/credentials/${id}`)).statusCode, 401);
+    });
+
+    it('answers 404 for an unknown id and 422 for a malformed one', async () => {
+      const unknown = await request('GET', '/api/exchange/credentials/00000000-0000-4000-8000-000000000000', alice);
+      assert.equal(unknown.statusCode, 404);
+      assert.deepEqual(unknown.json(), { detail: 'Credential not found' });
+      const malformed = await request('GET', '/api/exchange/credentials/not-a-uuid', alice);
+      assert.equal(malformed.statusCode, 422);
+      assert.equal(malformed.json().detail[0].type, 'uuid_parsing');
+      assert.deepEqual(malformed.json().detail[0].loc, ['path', 'credential_id']);
+    });
+  });
+
+  describe('update', () => {
+    it('renames, deactivates and replaces keys; new keys make the validation pending again', async () => {
+      const id = (await create(alice, { credential_name: 'to-update' })).json().id;
+      await t.database.db.update(exchangeCredentials).set({ validationStatus: 'valid', lastValidation: new Date() }).where(eq(exchangeCredentials.id, id));
+      const renamed = await request('PUT', `/api/exchange/credentials/${id}`, alice, { credential_name: 'renamed', is_active: false, permissions: ['read', 'trade'] });
+      assert.equal(renamed.statusCode, 200);
+      assert.equal(renamed.json().credential_name, 'renamed');
+      assert.equal(renamed.json().is_active, false);
+      assert.deepEqual(renamed.json().permissions, ['read', 'trade']);
+      assert.equal(renamed.json().validation_status, 'valid');
+
+      const newKey = 'ZzZzNewKey-0123456789-ZzZz';
+      const rekeyed = await request('PUT', `/api/exchange/credentials/${id}`, alice, { api_key: newKey, api_secret: 'new-secret-0123456789' });
+      assert.equal(rekeyed.statusCode, 200);
+      assert.equal(rekeyed.json().validation_status, 'pending');
+      assert.equal(rekeyed.json().last_validation, null);
+      assert.ok(!rekeyed.body.includes(newKey));
+      assert.equal((await request('GET', `/api/exchange/credentials/${id}`, alice)).json().api_key_masked, 'ZzZz****ZzZz');
+
+      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, id));
+      const update = audits.find((a) => a.action === 'exchange.credential.update' && (a.details.changed_fields as string[]).includes('api_key'));
+      assert.deepEqual(update?.details.changed_fields, ['api_key', 'api_secret']);
+      assert.ok(!JSON.stringify(audits).includes(newKey));
+    });
+
+    it('refuses a duplicate name (409), removing a needed passphrase (422) and invalid fields (422)', async () => {
+      const a = (await create(alice, { credential_name: 'one' })).json().id;
+      await create(alice, { credential_name: 'two' });
+      assert.equal((await request('PUT', `/api/exchange/credentials/${a}`, alice, { credential_name: 'two' })).statusCode, 409);
+      const okx = (await create(alice, { exchange_name: 'okx', credential_name: 'okx-2', api_passphrase: PASSPHRASE })).json().id;
+      const cleared = await request('PUT', `/api/exchange/credentials/${okx}`, alice, { api_passphrase: null });
+      assert.equal(cleared.statusCode, 422);
+      const invalid = await request('PUT', `/api/exchange/credentials/${a}`, alice, { api_key: 'short', is_active: 'maybe', ip_whitelist: ['300.1.1.1'] });
+      assert.equal(invalid.statusCode, 422);
+      assert.deepEqual(
+        (invalid.json().detail as { loc: (string | number)[] }[]).map((d) => d.loc.join('.')).sort(),
+        ['body.api_key', 'body.ip_whitelist.0', 'body.is_active'],
+      );
+      assert.equal((await request('PUT', `/api/exchange/credentials/${a}`, undefined, { credential_name: 'x' })).statusCode, 401);
+      assert.equal((await request('PUT', '/api/exchange/credentials/00000000-0000-4000-8000-000000000000', alice, { credential_name: 'x' })).statusCode, 404);
+    });
+  });
+
+  describe('delete', () => {
+    it('answers success, message and deleted_id, audits, and the credential is gone', async () => {
+      const id = (await create(alice, { credential_name: 'to-delete' })).json().id;
+      const response = await request('DELETE', `/api/exchange/credentials/${id}`, alice);
+      assert.equal(response.statusCode, 200);
+      assert.deepEqual(response.json(), { success: true, message: 'Credential deleted', deleted_id: id });
+      assert.equal((await request('GET', `/api/exchange/credentials/${id}`, alice)).statusCode, 404);
+      assert.equal((await request('DELETE', `/api/exchange/credentials/${id}`, alice)).statusCode, 404);
+      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, id));
+      assert.ok(audits.some((a) => a.action === 'exchange.credential.delete'));
+      assert.equal((await request('DELETE', `/api/exchange/credentials/${id}`)).statusCode, 401);
+    });
+  });
+
+  describe('ownership', () => {
+    it('hides one user\'s credential from another in every operation', async () => {
+      const id = (await create(alice, { credential_name: 'private' })).json().id;
+      const before = (await request('GET', `/api/exchange/credentials/${id}`, alice)).json();
+
+      assert.equal((await request('GET', `/api/exchange/credentials/${id}`, bob)).statusCode, 404);
+      assert.equal((await request('PUT', `/api/exchange/credentials/${id}`, bob, { credential_name: 'stolen', is_active: false })).statusCode, 404);
+      assert.equal((await request('DELETE', `/api/exchange/credentials/${id}`, bob)).statusCode, 404);
+      const bobsList = (await request('GET', '/api/exchange/credentials', bob)).json();
+      assert.ok(bobsList.credentials.every((c: { id: string }) => c.id !== id));
+      // Bob validating Alice's very key updates none of Alice's credentials.
+      const validated = (await request('POST', '/api/exchange/validate', bob, { exchange: 'binanceus', api_key: KEY, api_secret: SECRET })).json();
+      assert.deepEqual(validated.updated_credential_ids, []);
+      // Bob naming Alice's credential for venue calls gets a 404 as well.
+      for (const url of [`/api/exchange/balance/sync?exchange=binanceus&credential_id=${id}`, `/api/exchange/trades/sync?exchange=binanceus&credential_id=${id}&symbol=BTCUSDT`]) {
+        assert.equal((await request('POST', url, bob)).statusCode, 404, url);
+      }
+
+      const after_ = (await request('GET', `/api/exchange/credentials/${id}`, alice)).json();
+      assert.deepEqual(after_, before);
+    });
+  });
+
+  it('never writes a key, secret or passphrase to the log', () => {
+    const logs = t.logText();
+    assert.ok(logs.length > 0);
+    for (const secret of [KEY, SECRET, PASSPHRASE]) assert.ok(!logs.includes(secret), `log contains ${secret}`);
+  });
+});

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { auditLog } from '../../../src/platform/db/schema.ts';
+import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
+
+describe('POST /api/exchange/validate', () => {
+  let fakes: VenueFakes;
+  let t: TestApp;
+  let user: TestUser;
+
+  before(async () => {
+    fakes = await startVenueFakes();
+    t = await buildTestApp({ env: fakes.env() });
+    user = await signIn(t.app, t.database);
+  });
+  after(async () => {
+    await t.close();
+    await fakes.close();
+  });
+
+  const validate = (payload: Record<string, unknown>, headers: Record<string, string> = user.headers) =>
+    t.app.inject({ method: 'POST', url: '/api/exchange/validate', headers, payload });
+
+  it('accepts a binance key and reports its permissions and IP restriction from apiRestrictions', async () => {
+    const account = addAccount(fakes.binance, { canWithdraw: true, extra: { restrictions: { ipRestrict: false } } });
+    const response = await validate({ exchange: 'binance', api_key: account.apiKey, api_secret: account.secret });
+    assert.equal(response.statusCode, 200);
+    const body = response.json();
+    assert.equal(body.valid, true);
+    assert.equal(body.cause, null);
+    assert.deepEqual(body.permissions, { read: true, trade: true, withdraw: true });
+    assert.equal(body.ip_restricted, false);
+    assert.equal(body.currencies_with_balance, 3);
+    assert.equal(body.warnings.length, 2);
+    assert.equal(fakes.binance.countRequests('/sapi/v1/account/apiRestrictions') > 0, true);
+    assert.ok(!response.body.includes(account.secret));
+  });
+
+  it('accepts a binance.us key, with permissions from the account flags (no apiRestrictions there)', async () => {
+    const account = addAccount(fakes.binanceus, { canTrade: false });
+    const before_ = fakes.binanceus.countRequests('/sapi/v1/account/apiRestrictions');
+    const body = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })).json();
+    assert.equal(body.valid, true);
+    assert.deepEqual(body.permissions, { read: true, trade: false, withdraw: false });
+    assert.equal(body.ip_restricted, null);
+    assert.equal(fakes.binanceus.countRequests('/sapi/v1/account/apiRestrictions'), before_);
+  });
+
+  it('says invalid_key for a key the venue does not know (200, never 5xx)', async () => {
+    const response = await validate({ exchange: 'binanceus', api_key: 'unknown-key-123456', api_secret: 'whatever-secret' });
+    assert.equal(response.statusCode, 200);
+    const body = response.json();
+    assert.equal(body.valid, false);
+    assert.equal(body.cause, 'invalid_key');
+    assert.match(body.message, /Invalid API-key, IP, or permissions for action\. \(code -2015\)/);
+    assert.equal(body.permissions, null);
+  });
+
+  it('says invalid_key when the secret is wrong (bad signature)', async () => {
+    const account = addAccount(fakes.binance);
+    const body = (await validate({ exchange: 'binance', api_key: account.apiKey, api_secret: 'not-the-secret' })).json();
+    assert.equal(body.valid, false);
+    assert.equal(body.cause, 'invalid_key');
+    assert.match(body.message, /-1022/);
+  });
+
+  it('says wrong_venue when a binance.us key is tried on binance', async () => {
+    const account = addAccount(fakes.binanceus);
+    const body = (await validate({ exchange: 'binance', api_key: account.apiKey, api_secret: account.secret })).json();
+    assert.equal(body.valid, false);
+    assert.equal(body.cause, 'wrong_venue');
+    assert.equal(body.message, 'These keys belong to binanceus, not binance');
+  });
+
+  it('says missing_permission when the key may not read', async () => {
+    const account = addAccount(fakes.binance, { extra: { restrictions: { enableReading: false } } });
+    const body = (await validate({ exchange: 'binance', api_key: account.apiKey, api_secret: account.secret })).json();
+    assert.equal(body.valid, false);
+    assert.equal(body.cause, 'missing_permission');
+    assert.equal(body.permissions.read, false);
+  });
+
+  it('says missing_passphrase for a passphrase venue without one, without calling it', async () => {
+    const body = (await validate({ exchange: 'kucoin', api_key: 'kucoin-key-1234', api_secret: 'kucoin-secret-1234' })).json();
+    assert.equal(body.valid, false);
+    assert.equal(body.cause, 'missing_passphrase');
+  });
+
+  it('says venue_unreachable when the venue cannot be reached', async () => {
+    const response = await validate({ exchange: 'kraken', api_key: 'kraken-key-1234', api_secret: Buffer.from('kraken-secret').toString('base64') });
+    assert.equal(response.statusCode, 200);
+    const body = response.json();
+    assert.equal(body.valid, false);
+    assert.equal(body.cause, 'venue_unreachable');
+    assert.ok(!body.message.includes('127.0.0.1'), 'no internal address in the message');
+  });
+
+  it('says rate_limited with retry_after when the venue answers 429, and venue_error on a 5xx', async () => {
+    const account = addAccount(fakes.binanceus);
+    fakes.binanceus.fail(500, { code: -1000, msg: 'An unknown error occurred while processing the request.' }, { pathPrefix: '/api/v3/account' });
+    const failed = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })).json();
+    assert.equal(failed.cause, 'venue_error');
+    fakes.binanceus.fail(429, { code: -1003, msg: 'Too many requests.' }, { pathPrefix: '/api/v3/account', retryAfter: 1 });
+    const limited = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })).json();
+    assert.equal(limited.valid, false);
+    assert.equal(limited.cause, 'rate_limited');
+    assert.equal(limited.retry_after, 1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+  });
+
+  it('records the verdict on the caller\'s stored credentials holding the same key, and audits without secrets', async () => {
+    const account = addAccount(fakes.binanceus);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/exchange/credentials',
+      headers: user.headers,
+      payload: { exchange_name: 'binanceus', api_key: account.apiKey, api_secret: account.secret, credential_name: 'to-validate' },
+    });
+    const id = created.json().id;
+    const body = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })).json();
+    assert.deepEqual(body.updated_credential_ids, [id]);
+    const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, id));
+    assert.equal(row!.validationStatus, 'valid');
+    assert.ok(row!.lastValidation instanceof Date);
+
+    const refused = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: 'wrong-secret-123' })).json();
+    assert.deepEqual(refused.updated_credential_ids, [id]);
+    const [after_] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, id));
+    assert.equal(after_!.validationStatus, 'invalid');
+    assert.match(after_!.validationError!, /-1022/);
+
+    const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'exchange.credential.validate'));
+    assert.ok(audits.length >= 2);
+    assert.ok(!JSON.stringify(audits).includes(account.secret) && !JSON.stringify(audits).includes(account.apiKey));
+  });
+
+  it('validates the body (422) and needs a bearer token (401)', async () => {
+    const invalid = await validate({ exchange: 'mtgox', api_key: '' });
+    assert.equal(invalid.statusCode, 422);
+    const locs = (invalid.json().detail as { loc: string[] }[]).map((d) => d.loc.join('.')).sort();
+    assert.deepEqual(locs, ['body.api_key', 'body.api_secret', 'body.exchange']);
+    assert.equal((await validate({ exchange: 'binance', api_key: 'k', api_secret: 's' }, {})).statusCode, 401);
+  });
+
+  it('never logs the keys it was given', () => {
+    const logs = t.logText();
+    for (const account of [...fakes.binance.accounts.values(), ...fakes.binanceus.accounts.values()]) {
+      assert.ok(!logs.includes(account.secret));
+      assert.ok(!logs.includes(account.apiKey));
+    }
+  });
+});
