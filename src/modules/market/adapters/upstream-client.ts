@@ -1,0 +1,241 @@
+// The HTTP client of one market-data upstream. It keeps the upstream's budget and translates its
+// failures into our errors, so that no caller sees a library exception:
+// - 429 and 418 open a circuit until Retry-After has passed (shared through the cache when it is
+//   Redis, so every instance holds back); five failures in a row open it for 30 s;
+// - when the upstream reports its used request weight (Binance: X-MBX-USED-WEIGHT-1M), a call that
+//   would take the minute's usage above the budget is refused before it is made;
+// - timeouts answer 504, refused connections and open circuits 503, upstream errors 502.
+import type { Cache } from '../../../platform/cache/cache.ts';
+import type { Clock } from '../../../platform/clock.ts';
+import { AppError, unavailable } from '../../../platform/http/errors.ts';
+import type { UpstreamUsage } from '../market.types.ts';
+
+export const CIRCUIT = {
+  failuresToOpen: 5,
+  openAfterFailuresMs: 30_000,
+  /** When a 429 or 418 carries no Retry-After. */
+  defaultRetryAfterMs: { 429: 60_000, 418: 120_000 } as Record<number, number>,
+};
+
+/** Share of the upstream's per-minute weight limit we allow ourselves; the rest is headroom. */
+export const WEIGHT_BUDGET_RATIO = 0.8;
+
+export interface UpstreamClientOptions {
+  /** Human name used in error details, e.g. Binance. */
+  name: string;
+  baseUrl: string;
+  fetch: typeof fetch;
+  clock: Clock;
+  timeoutMs: number;
+  headers?: Record<string, string>;
+  /** Where an open circuit is published for other instances. */
+  shared?: Pick<Cache, 'get' | 'set'>;
+  /** The response header carrying the used weight of the current minute, and the default limit. */
+  weight?: { header: string; limit: number };
+  /** A sentence out of the upstream's error body. */
+  describeError?: (body: unknown) => string | undefined;
+}
+
+/** An upstream answered with an HTTP error; callers may map particular answers (e.g. unknown symbol). */
+export class UpstreamHttpError extends AppError {
+  constructor(
+    detail: string,
+    readonly upstreamStatus: number,
+    readonly upstreamBody: unknown,
+  ) {
+    super('upstream_error', detail);
+  }
+}
+
+type Params = Record<string, string | number | undefined>;
+
+export class UpstreamClient {
+  private openUntil: number | null = null;
+  private openReason: string | null = null;
+  private consecutiveFailures = 0;
+  private calls = 0;
+  private failures = 0;
+  private lastSuccessAt: number | null = null;
+  private lastFailureAt: number | null = null;
+  private lastError: string | null = null;
+  private weightLimit: number | null;
+  private usedWeight = 0;
+  private weightMinute = -1;
+
+  constructor(private readonly options: UpstreamClientOptions) {
+    this.weightLimit = options.weight?.limit ?? null;
+  }
+
+  /** The upstream told us its real limit (Binance: exchangeInfo rateLimits). */
+  setWeightLimit(limit: number): void {
+    if (this.options.weight && Number.isFinite(limit) && limit > 0) this.weightLimit = limit;
+  }
+
+  async get<T>(path: string, params: Params = {}, weight = 1): Promise<T> {
+    const { name, timeoutMs } = this.options;
+    await this.checkCircuit();
+    this.reserveWeight(weight);
+    const url = new URL(`${this.options.baseUrl}${path}`);
+    for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, String(value));
+
+    this.calls += 1;
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.options.fetch(url, { headers: { accept: 'application/json', ...this.options.headers }, signal: AbortSignal.timeout(timeoutMs) });
+      text = await response.text();
+    } catch (error) {
+      if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+        // The upstream may have counted it; keep the weight.
+        throw this.failed(new AppError('upstream_timeout', `${name} did not answer within ${timeoutMs} ms`, { cause: error }));
+      }
+      this.releaseWeight(weight);
+      throw this.failed(unavailable(`${name} is unreachable`, { cause: error }));
+    }
+    this.readWeight(response.headers);
+
+    if (response.status === 429 || response.status === 418) {
+      const retryAfterMs = retryAfter(response.headers) ?? CIRCUIT.defaultRetryAfterMs[response.status]!;
+      const reason = response.status === 418 ? 'HTTP 418 (IP banned for exceeding its rate limit)' : 'HTTP 429 (rate limit)';
+      await this.open(retryAfterMs, reason);
+      throw this.failed(this.openError(), false);
+    }
+    const body = parseJson(text);
+    if (!response.ok) {
+      const said = this.options.describeError?.(body);
+      const error = new UpstreamHttpError(`${name} answered HTTP ${response.status}${said ? `: ${said}` : ''}`, response.status, body);
+      // A 4xx is about the request, not the upstream's health.
+      throw response.status >= 500 ? this.failed(error) : error;
+    }
+    if (body === undefined) throw this.failed(new AppError('upstream_error', `${name} answered with a body that is not JSON`));
+    this.consecutiveFailures = 0;
+    this.lastSuccessAt = this.now();
+    return body as T;
+  }
+
+  usage(): UpstreamUsage {
+    const open = this.openUntil !== null && this.openUntil > this.now();
+    const sameMinute = this.weightMinute === this.minute();
+    return {
+      name: this.options.name,
+      circuit: open ? 'open' : 'closed',
+      openUntil: open ? this.openUntil : null,
+      openReason: open ? this.openReason : null,
+      consecutiveFailures: this.consecutiveFailures,
+      calls: this.calls,
+      failures: this.failures,
+      lastSuccessAt: this.lastSuccessAt,
+      lastFailureAt: this.lastFailureAt,
+      lastError: this.lastError,
+      usedWeight1m: this.options.weight ? (sameMinute ? this.usedWeight : 0) : null,
+      weightLimit1m: this.weightLimit,
+      weightBudget1m: this.budget(),
+    };
+  }
+
+  private now(): number {
+    return this.options.clock.now().getTime();
+  }
+
+  private minute(): number {
+    return Math.floor(this.now() / 60_000);
+  }
+
+  private budget(): number | null {
+    return this.weightLimit === null ? null : Math.floor(this.weightLimit * WEIGHT_BUDGET_RATIO);
+  }
+
+  private sharedKey(): string {
+    return `market:circuit:${this.options.name.toLowerCase()}`;
+  }
+
+  private async checkCircuit(): Promise<void> {
+    const now = this.now();
+    const { shared } = this.options;
+    if ((this.openUntil === null || this.openUntil <= now) && shared) {
+      const published = await shared.get<{ until: number; reason: string }>(this.sharedKey()).catch(() => undefined);
+      if (published && published.until > now) {
+        this.openUntil = published.until;
+        this.openReason = published.reason;
+      }
+    }
+    if (this.openUntil !== null && this.openUntil > now) throw this.openError();
+  }
+
+  private openError(): AppError {
+    const seconds = Math.max(1, Math.ceil(((this.openUntil ?? this.now()) - this.now()) / 1000));
+    return unavailable(
+      `${this.options.name} is not being called for ${seconds} s after ${this.openReason ?? 'repeated failures'}`,
+      { headers: { 'retry-after': String(seconds) } },
+    );
+  }
+
+  private async open(forMs: number, reason: string): Promise<void> {
+    this.openUntil = this.now() + forMs;
+    this.openReason = reason;
+    await this.options.shared?.set(this.sharedKey(), { until: this.openUntil, reason }, forMs).catch(() => undefined);
+  }
+
+  private failed(error: AppError, countsTowardsCircuit = true): AppError {
+    this.failures += 1;
+    this.lastFailureAt = this.now();
+    this.lastError = typeof error.detail === 'string' ? error.detail : error.code;
+    if (countsTowardsCircuit) {
+      this.consecutiveFailures += 1;
+      if (this.consecutiveFailures >= CIRCUIT.failuresToOpen) {
+        void this.open(CIRCUIT.openAfterFailuresMs, `${this.consecutiveFailures} failures in a row`);
+      }
+    }
+    return error;
+  }
+
+  private reserveWeight(weight: number): void {
+    const budget = this.budget();
+    if (budget === null) return;
+    const minute = this.minute();
+    if (minute !== this.weightMinute) {
+      this.weightMinute = minute;
+      this.usedWeight = 0;
+    }
+    if (this.usedWeight + weight > budget) {
+      const seconds = Math.max(1, Math.ceil(((minute + 1) * 60_000 - this.now()) / 1000));
+      throw unavailable(
+        `${this.options.name} request weight budget for this minute is used up (${this.usedWeight} of ${budget})`,
+        { headers: { 'retry-after': String(seconds) } },
+      );
+    }
+    this.usedWeight += weight;
+  }
+
+  /** A call that never reached the upstream cost nothing. */
+  private releaseWeight(weight: number): void {
+    if (this.budget() !== null && this.weightMinute === this.minute()) this.usedWeight = Math.max(0, this.usedWeight - weight);
+  }
+
+  private readWeight(headers: Headers): void {
+    const header = this.options.weight?.header;
+    const value = header ? Number(headers.get(header)) : NaN;
+    // The upstream's count covers every client behind our IP, so it replaces our own tally.
+    if (Number.isFinite(value) && headers.get(header!) !== null) {
+      this.weightMinute = this.minute();
+      this.usedWeight = value;
+    }
+  }
+}
+
+function retryAfter(headers: Headers): number | undefined {
+  const raw = headers.get('retry-after');
+  if (raw === null) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,95 @@
+// Market data (public, GET /api/v1/market/...): the sources are chosen here from config, once.
+import type { FastifyInstance } from 'fastify';
+import type { Platform } from '../../platform/platform.ts';
+import { createBinanceLiveFeed } from './adapters/binance-live-feed.ts';
+import { createBinanceMarketSource, describeBinanceError } from './adapters/binance-market-source.ts';
+import { coingeckoKeyHeaders, createCoinGeckoSource, describeCoinGeckoError } from './adapters/coingecko-source.ts';
+import { noLiveFeed, type AssetMarketSource, type LivePriceFeed, type SpotMarketSource } from './adapters/market-source.ts';
+import { createSimulatedAssetSource, createSimulatedSpotSource } from './adapters/simulated-market-source.ts';
+import { UpstreamClient } from './adapters/upstream-client.ts';
+import { createMarketCache } from './market-cache.ts';
+import { createMarketData } from './market-data.ts';
+import { candleRoutes } from './routes/candles.routes.ts';
+import { overviewRoutes } from './routes/overview.routes.ts';
+import { priceRoutes } from './routes/prices.routes.ts';
+import { statusRoutes } from './routes/status.routes.ts';
+import { createCandleService } from './services/candles.service.ts';
+import { createOverviewService } from './services/overview.service.ts';
+import { createPairService } from './services/pairs.service.ts';
+import { createPriceService } from './services/prices.service.ts';
+import { createStatusService } from './services/status.service.ts';
+
+/** Binance's documented REQUEST_WEIGHT per minute, until exchangeInfo tells us the real one. */
+const BINANCE_WEIGHT_LIMIT = 6000;
+const MICRO_CACHE_MS = 1_000;
+
+function createSources(platform: Platform): { spot: SpotMarketSource; assets: AssetMarketSource; live: LivePriceFeed } {
+  const { config, clock, cache, logger } = platform;
+  const settings = config.market;
+  if (settings.source === 'simulated') {
+    return { spot: createSimulatedSpotSource(clock), assets: createSimulatedAssetSource(clock), live: noLiveFeed };
+  }
+  const common = { fetch: platform.fetch, clock, timeoutMs: settings.upstreamTimeoutMs, shared: cache };
+  const binance = new UpstreamClient({
+    ...common,
+    name: 'Binance',
+    baseUrl: settings.binanceApiUrl,
+    weight: { header: 'x-mbx-used-weight-1m', limit: BINANCE_WEIGHT_LIMIT },
+    describeError: describeBinanceError,
+  });
+  const coingecko = new UpstreamClient({
+    ...common,
+    name: 'CoinGecko',
+    baseUrl: settings.coingeckoApiUrl,
+    headers: coingeckoKeyHeaders(settings.coingeckoApiKey, settings.coingeckoApiPlan),
+    describeError: describeCoinGeckoError,
+  });
+  return {
+    spot: createBinanceMarketSource(binance),
+    assets: createCoinGeckoSource(coingecko),
+    live: settings.liveStream ? createBinanceLiveFeed({ baseUrl: settings.binanceWsUrl, clock, logger }) : noLiveFeed,
+  };
+}
+
+export function createMarketModule(platform: Platform) {
+  const { config, cache, clock, logger } = platform;
+  const { spot, assets, live } = createSources(platform);
+  const store = createMarketCache({ cache, clock, lockWaitMs: config.market.upstreamTimeoutMs + 500 });
+  const data = createMarketData({ spot, assets, store, clock });
+  const prices = createPriceService({ data, live, clock, source: spot.name });
+  const pairs = createPairService({ data, clock, source: spot.name });
+  const candles = createCandleService({ data, clock, source: spot.name });
+  const overview = createOverviewService({ data, clock, logger, spotSource: spot.name, assetSource: assets.name });
+  const status = createStatusService({
+    spot,
+    assets,
+    live,
+    store,
+    clock,
+    settings: { source: config.market.source, liveStream: config.market.liveStream },
+  });
+
+  return {
+    name: 'market',
+    async routes(app: FastifyInstance) {
+      // Market answers are the same for every caller and cached upstream for seconds anyway: a
+      // one-second micro-cache in front of the router serves hot URLs at a fraction of the cost.
+      app.addHook('onRoute', (route) => {
+        route.config = { ...(route.config as object), microCacheMs: MICRO_CACHE_MS } as typeof route.config;
+      });
+      await app.register(priceRoutes(prices, pairs));
+      await app.register(candleRoutes(candles, pairs));
+      await app.register(overviewRoutes(overview));
+      await app.register(statusRoutes(status));
+    },
+    /** The most recent candles (up to `limit`, default 1000, max 2000) opening within [start, end], oldest first. */
+    candles: candles.candles,
+    /** The same report as GET /api/v1/market/status. */
+    status: status.status,
+    /** Opens the live price stream; call when the server starts listening. */
+    start: () => live.start(),
+    stop: () => live.stop(),
+  };
+}
+
+export type MarketModule = ReturnType<typeof createMarketModule>;

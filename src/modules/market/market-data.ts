@@ -1,0 +1,110 @@
+// Every piece of market data the operations use, each behind its cache policy. One upstream call
+// feeds many operations: all 24 h tickers serve ticker, movers, heatmap, volume distribution,
+// activity, trending and stats; all prices serve the price operations when the stream is down.
+import type { Clock } from '../../platform/clock.ts';
+import { notFound } from '../../platform/http/errors.ts';
+import type { AssetMarketSource, SpotMarketSource } from './adapters/market-source.ts';
+import { mostRecentCandles, type RecentCandles } from './domain/candle-paging.ts';
+import { INTERVAL_MS, candleTtlMs, type Interval } from './domain/intervals.ts';
+import { quoteRates } from './domain/rankings.ts';
+import { indexSymbols, resolveSymbol, type SymbolIndex } from './domain/symbols.ts';
+import type { CachePolicy, MarketCache, Served } from './market-cache.ts';
+import type { Candle, PairTicker, SymbolInfo, Ticker24h } from './market.types.ts';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** TTLs and stale bounds (docs/decisions/041). */
+export const POLICIES = {
+  symbols: { ttlMs: HOUR, staleMs: 24 * HOUR },
+  tickers: { ttlMs: 5 * SECOND, staleMs: 2 * MINUTE },
+  prices: { ttlMs: 5 * SECOND, staleMs: 2 * MINUTE },
+  orderBook: { ttlMs: 2 * SECOND, staleMs: 30 * SECOND },
+  candleStaleMs: 15 * MINUTE,
+  /** A window whose candles have all closed never changes. */
+  closedRange: { ttlMs: HOUR, staleMs: 24 * HOUR },
+  topAssets: { ttlMs: MINUTE, staleMs: 30 * MINUTE },
+  globalFigures: { ttlMs: 5 * MINUTE, staleMs: HOUR },
+} satisfies Record<string, CachePolicy | number>;
+
+/** Klines fetched per (symbol, interval); ohlc answers the newest `limit` of them. */
+export const CANDLES_HELD = 1000;
+/** Order-book levels fetched per symbol; Binance charges the same weight up to 100. */
+export const BOOK_LEVELS = 100;
+
+export function createMarketData(deps: { spot: SpotMarketSource; assets: AssetMarketSource; store: MarketCache; clock: Clock }) {
+  const { spot, assets, store, clock } = deps;
+
+  const indexOf = (list: SymbolInfo[]) => store.derive('symbol-index', [list], () => indexSymbols(list));
+
+  async function symbolIndex(): Promise<{ served: Served<SymbolInfo[]>; index: SymbolIndex }> {
+    const served = await store.get('symbols', POLICIES.symbols, () => spot.symbols());
+    return { served, index: indexOf(served.value) };
+  }
+
+  return {
+    symbolIndex,
+    derive: store.derive,
+
+    /** The listed symbol an input names (BTCUSDT, BTC/USDT, BTC-USDT, any case), or 404. */
+    async resolve(input: string): Promise<SymbolInfo> {
+      const { index } = await symbolIndex();
+      const found = resolveSymbol(index, input);
+      if (!found) throw notFound(`Unknown symbol: ${input}`);
+      return found;
+    },
+
+    /** 24 h tickers of the trading pairs, with base/quote, and the USDT value of each quote asset. */
+    async pairTickers() {
+      // Both fresh in this process (the usual case): no waiting on anything.
+      const heldSymbols = store.peek<SymbolInfo[]>('symbols', POLICIES.symbols);
+      const heldTickers = store.peek<Ticker24h[]>('tickers', POLICIES.tickers);
+      const [symbols, tickers] =
+        heldSymbols && heldTickers
+          ? [heldSymbols, heldTickers]
+          : await Promise.all([
+              store.get('symbols', POLICIES.symbols, () => spot.symbols()),
+              store.get('tickers', POLICIES.tickers, () => spot.tickers()),
+            ]);
+      const index = indexOf(symbols.value);
+      const pairs = store.derive('pair-tickers', [symbols.value, tickers.value], () => {
+        const rows: PairTicker[] = [];
+        for (const ticker of tickers.value) {
+          const info = index.bySymbol.get(ticker.symbol);
+          if (info?.status === 'TRADING') rows.push({ ...ticker, base: info.base, quote: info.quote });
+        }
+        return { rows, bySymbol: new Map(rows.map((r) => [r.symbol, r])), rates: quoteRates(rows) };
+      });
+      return { served: tickers, ...pairs };
+    },
+
+    prices: () => store.get('prices', POLICIES.prices, () => spot.prices()),
+
+    /** The newest candles of a pair (up to 1000), cached by interval. */
+    candles(symbol: string, interval: Interval): Promise<Served<Candle[]>> {
+      return store.get(`candles:${symbol}:${interval}`, { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs }, () =>
+        spot.klines(symbol, interval, { limit: CANDLES_HELD }),
+      );
+    },
+
+    /** The most recent `limit` candles opening within [start, end], paging upstream 1000 at a time. */
+    candleRange(symbol: string, interval: Interval, start: number, end: number, limit: number): Promise<Served<RecentCandles>> {
+      // A calendar month can last 31 days, longer than the 28 that INTERVAL_MS assumes.
+      const longest = interval === '1M' ? 31 * 24 * HOUR : INTERVAL_MS[interval];
+      const closed = end + longest < clock.now().getTime();
+      const policy = closed ? POLICIES.closedRange : { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs };
+      return store.get(`candle-range:${symbol}:${interval}:${start}:${end}:${limit}`, policy, () =>
+        mostRecentCandles((endTime, want) => spot.klines(symbol, interval, { endTime, limit: want }), { start, end }, limit, INTERVAL_MS[interval]),
+      );
+    },
+
+    orderBook: (symbol: string) => store.get(`book:${symbol}`, POLICIES.orderBook, () => spot.orderBook(symbol, BOOK_LEVELS)),
+
+    topAssets: (limit: number) => store.get(`top:${limit}`, POLICIES.topAssets, () => assets.topAssets(limit)),
+
+    globalFigures: () => store.get('global', POLICIES.globalFigures, () => assets.globalFigures()),
+  };
+}
+
+export type MarketData = ReturnType<typeof createMarketData>;

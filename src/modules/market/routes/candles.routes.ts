@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
+import {
+  OhlcQuery,
+  OhlcRangeQuery,
+  OhlcRangeResponse,
+  OhlcResponse,
+  OrderBookQuery,
+  OrderBookResponse,
+} from '../schemas/candles.schemas.ts';
+import type { CandleService } from '../services/candles.service.ts';
+import type { PairService } from '../services/pairs.service.ts';
+import { marketErrors, serialisingOnce } from './responses.ts';
+
+export function candleRoutes(candles: CandleService, pairs: PairService) {
+  return async function routes(app: FastifyInstance) {
+    const sendOhlc = serialisingOnce();
+    const sendRange = serialisingOnce();
+    const sendBook = serialisingOnce();
+
+    app.get<{ Querystring: OhlcQuery }>(
+      '/api/v1/market/ohlc',
+      {
+        schema: {
+          tags,
+          summary: 'Most recent candlesticks of a pair',
+          description: `Cached by interval: 5 s for 1m–5m, 15 s for 15m, 30 s for 30m, 60 s from 1h. ${MARKET_ERRORS_NOTE}`,
+          querystring: OhlcQuery,
+          response: { 200: OhlcResponse, ...marketErrors({ params: true, symbols: true }) },
+        },
+      },
+      async (request, reply) => sendOhlc(reply, await candles.ohlc(request.query)),
+    );
+
+    app.get<{ Querystring: OhlcRangeQuery }>(
+      '/api/v1/market/ohlc-range',
+      {
+        schema: {
+          tags,
+          summary: 'Most recent candlesticks within a time window',
+          description: `Candles whose open time lies in [start, end]; when there are more than \`limit\`, the most recent ones (\`truncated\` says so). Pages the venue 1000 candles per call. \`end\` must be after \`start\` (422 otherwise). ${MARKET_ERRORS_NOTE}`,
+          querystring: OhlcRangeQuery,
+          response: { 200: OhlcRangeResponse, ...marketErrors({ params: true, symbols: true }) },
+        },
+      },
+      async (request, reply) => sendRange(reply, await candles.ohlcRange(request.query)),
+    );
+
+    app.get<{ Querystring: OrderBookQuery }>(
+      '/api/v1/market/orderbook',
+      {
+        schema: {
+          tags,
+          summary: 'Order book of a pair',
+          description: `\`depth\` price levels per side, best first, with spread and side volumes. Cached about 2 s. ${MARKET_ERRORS_NOTE}`,
+          querystring: OrderBookQuery,
+          response: { 200: OrderBookResponse, ...marketErrors({ params: true, symbols: true }) },
+        },
+      },
+      async (request, reply) => sendBook(reply, await pairs.orderBook(request.query.symbol, request.query.depth ?? 20)),
+    );
+  };
+}

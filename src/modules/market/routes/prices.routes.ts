@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
+import {
+  LivePricesQuery,
+  LivePricesResponse,
+  PriceParams,
+  PriceQuery,
+  PriceResponse,
+  PricesQuery,
+  PricesResponse,
+  SymbolsResponse,
+  TickerQuery,
+  TickerResponse,
+} from '../schemas/prices.schemas.ts';
+import type { PairService } from '../services/pairs.service.ts';
+import type { PriceService } from '../services/prices.service.ts';
+import { marketErrors, serialisingOnce } from './responses.ts';
+
+export function priceRoutes(prices: PriceService, pairs: PairService) {
+  return async function routes(app: FastifyInstance) {
+    const sendTicker = serialisingOnce();
+    const sendSymbols = serialisingOnce();
+
+    app.get<{ Querystring: TickerQuery }>(
+      '/api/v1/market/ticker',
+      {
+        schema: {
+          tags,
+          summary: '24 h tickers or last prices',
+          description: `With \`symbols\`: those pairs, in that order (\`limit\` does not apply). Without: the \`limit\` pairs with the most 24 h quote volume valued in USDT. Cached about 5 s. ${MARKET_ERRORS_NOTE}`,
+          querystring: TickerQuery,
+          response: { 200: TickerResponse, ...marketErrors({ params: true, symbols: true }) },
+        },
+      },
+      async (request, reply) => sendTicker(reply, await prices.ticker(request.query)),
+    );
+
+    app.get<{ Querystring: Static<typeof PricesQuery> }>(
+      '/api/v1/market/prices',
+      {
+        schema: {
+          tags,
+          summary: 'Last prices of the given pairs',
+          description: `From the live stream's price map while it is live, else from the venue's price list (cached about 5 s). ${MARKET_ERRORS_NOTE}`,
+          querystring: PricesQuery,
+          response: { 200: PricesResponse, ...marketErrors({ params: true, symbols: true }) },
+        },
+      },
+      async (request) => prices.prices(request.query.symbols),
+    );
+
+    app.get<{ Querystring: Static<typeof LivePricesQuery> }>(
+      '/api/v1/market/prices/live',
+      {
+        schema: {
+          tags,
+          summary: 'Live prices from the WebSocket stream',
+          description: `Served from the in-memory price map of Binance's mini-ticker stream; while the stream is down (see \`feed\` and \`stream\`), from the REST price list. Without \`symbols\`: every pair available. ${MARKET_ERRORS_NOTE}`,
+          querystring: LivePricesQuery,
+          response: { 200: LivePricesResponse, ...marketErrors({ params: true, symbols: true }) },
+        },
+      },
+      async (request) => prices.livePrices(request.query.symbols),
+    );
+
+    app.get<{ Params: Static<typeof PriceParams>; Querystring: Static<typeof PriceQuery> }>(
+      '/api/v1/market/prices/:symbol',
+      {
+        schema: {
+          tags,
+          summary: 'Last price of one pair',
+          description: `An unlisted symbol answers 404. \`exchange\` is reserved and ignored. ${MARKET_ERRORS_NOTE}`,
+          params: PriceParams,
+          querystring: PriceQuery,
+          response: { 200: PriceResponse, ...marketErrors({ params: true, symbols: true }) },
+        },
+      },
+      async (request) => prices.price(request.params.symbol),
+    );
+
+    app.get(
+      '/api/v1/market/symbols',
+      {
+        schema: {
+          tags,
+          summary: 'Pairs trading on the venue',
+          description: `From Binance exchangeInfo, cached 1 h. ${MARKET_ERRORS_NOTE}`,
+          response: { 200: SymbolsResponse, ...marketErrors({ params: false }) },
+        },
+      },
+      async (_request, reply) => sendSymbols(reply, await pairs.symbols()),
+    );
+  };
+}

@@ -1,0 +1,30 @@
+// What market routes share: the error responses they document, and sending an answer serialised
+// once by the route's response schema however often it is asked for.
+import type { FastifyReply } from 'fastify';
+import type { TSchema } from 'typebox';
+import { Detail, errorResponses } from '../../../platform/http/schemas.ts';
+
+/** 502/503/504 from the upstreams, 404 for unknown symbols where a symbol is taken, and 422 when there are parameters. */
+export function marketErrors(options: { params: boolean; symbols?: boolean }): Record<number, TSchema> {
+  const statuses = [502, 503, 504, ...(options.symbols ? [404] : [])];
+  if (options.params) return errorResponses(...statuses);
+  return Object.fromEntries(statuses.map((status) => [status, Detail]));
+}
+
+/**
+ * A sender for one route. Services hand out the same answer object for as long as the answer does not
+ * change (cached data, age in whole seconds), so its JSON, made by the route's response schema
+ * (`reply.serialize`), is kept with it and reused: a cached answer costs no serialisation.
+ */
+export function serialisingOnce() {
+  const serialised = new WeakMap<object, string>();
+  return (reply: FastifyReply, answer: object) => {
+    let json = serialised.get(answer);
+    if (json === undefined) {
+      json = reply.serialize(answer) as string;
+      serialised.set(answer, json);
+    }
+    // A string with a JSON content type is sent as it is.
+    return reply.type('application/json; charset=utf-8').send(json);
+  };
+}

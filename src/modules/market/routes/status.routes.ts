@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { tags } from '../schemas/common.schemas.ts';
+import { StatusResponse } from '../schemas/status.schemas.ts';
+import type { StatusService } from '../services/status.service.ts';
+
+export function statusRoutes(service: StatusService) {
+  return async function routes(app: FastifyInstance) {
+    app.get(
+      '/api/v1/market/status',
+      {
+        schema: {
+          tags,
+          summary: 'Health of the market data sources',
+          description:
+            'Upstream health and request-weight budget, circuit state, cache ages, and whether prices come from the live stream or the REST fallback. Answers from state held by this instance; never calls an upstream.',
+          response: { 200: StatusResponse },
+        },
+      },
+      async () => service.status(),
+    );
+  };
+}

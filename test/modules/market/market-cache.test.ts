@@ -1,0 +1,115 @@
+// The market cache over the platform cache (process memory, or Redis when REDIS_URL is set): fresh
+// hits, one load for concurrent misses (also across instances sharing the cache), stale answers
+// within their bound on upstream failure only, and derived values computed once per entry.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { createMarketCache } from '../../../src/modules/market/market-cache.ts';
+import { createMemoryCache, createRedisCache, type Cache } from '../../../src/platform/cache/cache.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { AppError, notFound } from '../../../src/platform/http/errors.ts';
+
+const caches: Cache[] = [];
+function sharedCache(): Cache {
+  const cache = process.env.REDIS_URL ? createRedisCache(process.env.REDIS_URL, `test:${randomUUID()}:`) : createMemoryCache();
+  caches.push(cache);
+  return cache;
+}
+after(async () => {
+  for (const cache of caches) await cache.close();
+});
+
+const POLICY = { ttlMs: 5_000, staleMs: 60_000 };
+const upstreamDown = () => new AppError('upstream_error', 'Binance answered HTTP 500');
+
+function counter<T>(value: T, delayMs = 0) {
+  let calls = 0;
+  return {
+    get calls() {
+      return calls;
+    },
+    load: async () => {
+      calls += 1;
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      return value;
+    },
+  };
+}
+
+describe('market cache', () => {
+  it('serves a fresh entry without loading and reloads after the TTL', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = createMarketCache({ cache: sharedCache(), clock, lockWaitMs: 1_000 });
+    const source = counter({ price: 1 });
+    const first = await store.get('k', POLICY, source.load);
+    assert.deepEqual(first, { value: { price: 1 }, fetchedAt: clock.now().getTime(), stale: false });
+    clock.advance(4_999);
+    await store.get('k', POLICY, source.load);
+    assert.equal(source.calls, 1);
+    clock.advance(1);
+    await store.get('k', POLICY, source.load);
+    assert.equal(source.calls, 2);
+  });
+
+  it('makes one load for concurrent misses', async () => {
+    const store = createMarketCache({ cache: sharedCache(), clock: fixedClock('2026-01-01T00:00:00Z'), lockWaitMs: 1_000 });
+    const source = counter('v', 50);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => store.get('k', POLICY, source.load)));
+    assert.ok(answers.every((a) => a.value === 'v'));
+    assert.equal(source.calls, 1);
+  });
+
+  it('shares entries and loads between instances using the same cache', async () => {
+    const cache = sharedCache();
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const a = createMarketCache({ cache, clock, lockWaitMs: 2_000 });
+    const b = createMarketCache({ cache, clock, lockWaitMs: 2_000 });
+    const source = counter('shared', 100);
+    await a.get('k', POLICY, source.load);
+    assert.equal((await b.get('k', POLICY, source.load)).value, 'shared');
+    assert.equal(source.calls, 1, 'the second instance found the first one\'s entry');
+
+    clock.advance(6_000);
+    const both = await Promise.all([a.get('k', POLICY, source.load), b.get('k', POLICY, source.load)]);
+    assert.equal(source.calls, 2, 'one refresh for both instances');
+    assert.equal(both[0].fetchedAt, both[1].fetchedAt);
+  });
+
+  it('serves the last entry flagged stale when the upstream fails, within the bound only', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = createMarketCache({ cache: sharedCache(), clock, lockWaitMs: 1_000 });
+    await store.get('k', POLICY, async () => 'old');
+    clock.advance(30_000);
+    const stale = await store.get('k', POLICY, async () => {
+      throw upstreamDown();
+    });
+    assert.deepEqual([stale.value, stale.stale, clock.now().getTime() - stale.fetchedAt], ['old', true, 30_000]);
+    await assert.rejects(store.get('k', POLICY, async () => {
+      throw notFound('Unknown symbol: X');
+    }), /Unknown symbol/, 'only upstream failures fall back');
+    clock.advance(30_001);
+    await assert.rejects(store.get('k', POLICY, async () => {
+      throw upstreamDown();
+    }), /HTTP 500/);
+  });
+
+  it('computes derived values once per entry', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = createMarketCache({ cache: sharedCache(), clock, lockWaitMs: 1_000 });
+    let computed = 0;
+    const view = async () => {
+      const served = await store.get('rows', POLICY, async () => [3, 1, 2]);
+      return store.derive('sorted', [served.value], () => {
+        computed += 1;
+        return [...served.value].sort();
+      });
+    };
+    assert.deepEqual(await view(), [1, 2, 3]);
+    assert.equal(await view(), await view());
+    assert.equal(computed, 1);
+    clock.advance(5_000);
+    await view();
+    assert.equal(computed, 2, 'a new entry is a new input');
+    assert.deepEqual(store.ages().map((a) => [a.key, a.fresh]), [['rows', true]]);
+  });
+});

@@ -1,0 +1,207 @@
+// When the upstreams misbehave: single-flight, 429/418 circuits, 5xx, timeouts, unreachable hosts,
+// the request-weight budget, and stale answers within their bound. Never a 500, never a made-up price.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { closedPort } from '../../helpers/ports.ts';
+import { startMarket, type MarketHarness } from './market-fixtures.ts';
+
+type Row = Record<string, unknown>;
+// The start of a minute, so that the weight budget's minute does not roll over during a test.
+const START = '2026-03-02T10:00:00.000Z';
+
+async function withMarket(options: Parameters<typeof startMarket>[0], run: (m: MarketHarness, clock: ReturnType<typeof fixedClock>) => Promise<void>) {
+  const clock = fixedClock(START);
+  const m = await startMarket({ clock, ...options });
+  try {
+    await run(m, clock);
+  } finally {
+    await m.stop();
+  }
+}
+
+const binanceCalls = (m: MarketHarness) => m.binance.requests.length;
+
+describe('single flight', () => {
+  it('answers 200 concurrent requests for one key with one upstream call', () =>
+    withMarket({}, async (m) => {
+      m.binance.delay(200, { pathPrefix: '/api/v3/ticker/24hr' });
+      const answers = await Promise.all(Array.from({ length: 200 }, () => m.get<Row[]>('/api/v1/market/ticker?limit=20')));
+      assert.ok(answers.every((a) => a.status === 200));
+      assert.ok(answers.every((a) => JSON.stringify(a.body) === JSON.stringify(answers[0]!.body)));
+      assert.equal(m.binance.countRequests('/api/v3/ticker/24hr'), 1);
+      assert.equal(m.binance.countRequests('/api/v3/exchangeInfo'), 1);
+
+      m.binance.delay(200, { pathPrefix: '/api/v3/klines' });
+      const candles = await Promise.all(Array.from({ length: 200 }, (_, i) => m.get(`/api/v1/market/ohlc?symbol=ETHUSDT&interval=5m&limit=${i + 1}`)));
+      assert.ok(candles.every((a) => a.status === 200));
+      assert.equal(m.binance.countRequests('/api/v3/klines'), 1);
+    }));
+});
+
+describe('rate limits', () => {
+  it('after a 429 with Retry-After, calls nothing until it has passed and answers 503', () =>
+    withMarket({}, async (m, clock) => {
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
+      m.binance.fail(429, { code: -1003, msg: 'Too many requests; current limit is 6000 request weight per 1 MINUTE.' }, { retryAfter: 30 });
+      const refused = await m.get('/api/v1/market/ticker');
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers['retry-after'], '30');
+      assert.deepEqual(refused.body, { detail: 'Binance is not being called for 30 s after HTTP 429 (rate limit)' });
+      const seen = binanceCalls(m);
+
+      for (const url of ['/api/v1/market/ticker', '/api/v1/market/ohlc?symbol=BTCUSDT', '/api/v1/market/orderbook?symbol=BTCUSDT', '/api/v1/market/prices?symbols=BTCUSDT', '/api/v1/market/movers']) {
+        const answer = await m.get(url);
+        assert.equal(answer.status, 503, url);
+        assert.ok(Number(answer.headers['retry-after']) > 0);
+      }
+      clock.advance(29_000);
+      assert.equal((await m.get('/api/v1/market/ticker')).status, 503);
+      assert.equal(binanceCalls(m), seen, 'no call reached Binance during the window');
+
+      const status = await m.get<{ status: string; upstreams: Record<string, Row> }>('/api/v1/market/status');
+      assert.equal(status.body.status, 'degraded');
+      assert.equal(status.body.upstreams.binance!.circuit, 'open');
+      assert.equal(status.body.upstreams.binance!.healthy, false);
+      assert.equal(status.body.upstreams.binance!.open_until, new Date(Date.parse(START) + 30_000).toISOString());
+      assert.match(String(status.body.upstreams.binance!.open_reason), /429/);
+      assert.equal(status.body.upstreams.coingecko!.healthy, true);
+
+      clock.advance(1_001);
+      assert.equal((await m.get('/api/v1/market/ticker')).status, 200);
+      assert.ok(binanceCalls(m) > seen, 'calls resume after the window');
+    }));
+
+  it('after a 418 ban stops calling for Retry-After, or 120 s when it is missing', () =>
+    withMarket({}, async (m, clock) => {
+      m.binance.fail(418, { code: -1003, msg: 'Way too much request weight used; IP banned until 1767225600000.' });
+      const banned = await m.get('/api/v1/market/symbols');
+      assert.equal(banned.status, 503);
+      assert.equal(banned.headers['retry-after'], '120');
+      assert.match(String((banned.body as Row).detail), /418/);
+      const seen = binanceCalls(m);
+      clock.advance(119_000);
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 503);
+      assert.equal(binanceCalls(m), seen);
+      clock.advance(1_001);
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
+    }));
+
+  it('refuses calls that would take the minute\'s used weight over the budget, before making them', () =>
+    withMarket({ binance: { weightLimit: 120 } }, async (m) => {
+      // exchangeInfo tells the real limit (120, so a budget of 96) and costs 20.
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
+      const refused = await m.get('/api/v1/market/ticker');
+      assert.equal(refused.status, 503, 'all 24 h tickers weigh 80: 20 + 80 > 96');
+      assert.equal(refused.headers['retry-after'], '60');
+      assert.deepEqual(refused.body, { detail: 'Binance request weight budget for this minute is used up (20 of 96)' });
+      assert.equal(m.binance.countRequests('/api/v3/ticker/24hr'), 0);
+      assert.equal((await m.get('/api/v1/market/orderbook?symbol=BTCUSDT')).status, 200, 'a depth call weighs 5 and fits');
+      const { body } = await m.get<{ upstreams: Record<string, Row> }>('/api/v1/market/status');
+      assert.equal(body.upstreams.binance!.used_weight_1m, 25);
+      assert.equal(body.upstreams.binance!.weight_limit_1m, 120);
+      assert.equal(body.upstreams.binance!.weight_budget_1m, 96);
+    }));
+});
+
+describe('upstream errors', () => {
+  it('answers 502 with the upstream\'s words when it fails with 5xx', () =>
+    withMarket({}, async (m) => {
+      m.binance.fail(500, { code: -1000, msg: 'An unknown error occurred while processing the request.' }, { pathPrefix: '/api/v3/depth' });
+      const failed = await m.get('/api/v1/market/orderbook?symbol=BTCUSDT');
+      assert.equal(failed.status, 502);
+      assert.deepEqual(failed.body, { detail: 'Binance answered HTTP 500: An unknown error occurred while processing the request. (code -1000)' });
+      m.coingecko.fail(503, { error: 'Service Unavailable' });
+      const top = await m.get('/api/v1/market/top');
+      assert.equal(top.status, 502);
+      assert.deepEqual(top.body, { detail: 'CoinGecko answered HTTP 503: Service Unavailable' });
+    }));
+
+  it('answers 504 when the upstream is slower than the timeout', () =>
+    withMarket({ env: { MARKET_UPSTREAM_TIMEOUT_MS: '300' } }, async (m) => {
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
+      m.binance.delay(1_000, { pathPrefix: '/api/v3/klines' });
+      const slow = await m.get('/api/v1/market/ohlc?symbol=BTCUSDT');
+      assert.equal(slow.status, 504);
+      assert.deepEqual(slow.body, { detail: 'Binance did not answer within 300 ms' });
+      m.coingecko.delay(1_000, { pathPrefix: '/global' });
+      assert.equal((await m.get('/api/v1/market/stats')).status, 504);
+    }));
+
+  it('answers 503 when the upstream cannot be reached', async () =>
+    withMarket({ env: { BINANCE_API_URL: `http://127.0.0.1:${await closedPort()}` } }, async (m) => {
+      const down = await m.get('/api/v1/market/prices/BTCUSDT');
+      assert.equal(down.status, 503);
+      assert.deepEqual(down.body, { detail: 'Binance is unreachable' });
+      const { body } = await m.get<{ upstreams: Record<string, Row> }>('/api/v1/market/status');
+      assert.equal(body.upstreams.binance!.used_weight_1m, 0, 'calls that never arrived cost no weight');
+      assert.equal(body.upstreams.binance!.last_error, 'Binance is unreachable');
+    }));
+
+  it('pauses calls for 30 s after five failures in a row', () =>
+    withMarket({}, async (m, clock) => {
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
+      m.binance.fail(500, undefined, { pathPrefix: '/api/v3/klines', times: 5 });
+      for (let i = 0; i < 5; i++) assert.equal((await m.get('/api/v1/market/ohlc?symbol=BTCUSDT')).status, 502);
+      const seen = binanceCalls(m);
+      const paused = await m.get('/api/v1/market/ohlc?symbol=BTCUSDT');
+      assert.equal(paused.status, 503);
+      assert.equal(paused.headers['retry-after'], '30');
+      assert.equal(binanceCalls(m), seen);
+      clock.advance(30_001);
+      assert.equal((await m.get('/api/v1/market/ohlc?symbol=BTCUSDT')).status, 200);
+    }));
+
+  it('pauses CoinGecko after its 429 too', () =>
+    withMarket({}, async (m, clock) => {
+      m.coingecko.fail(429, undefined, { retryAfter: 60 });
+      const limited = await m.get('/api/v1/market/top');
+      assert.equal(limited.status, 503);
+      assert.equal(limited.headers['retry-after'], '60');
+      assert.equal((await m.get('/api/v1/market/stats')).status, 503);
+      assert.equal(m.coingecko.requests.length, 1);
+      clock.advance(60_001);
+      assert.equal((await m.get('/api/v1/market/top')).status, 200);
+    }));
+});
+
+describe('stale answers', () => {
+  it('serves the last answer flagged stale with its age while the upstream fails, up to 2 minutes', () =>
+    withMarket({}, async (m, clock) => {
+      const fresh = await m.get<Row[]>('/api/v1/market/ticker?limit=2');
+      assert.equal(fresh.body[0]!.stale, false);
+
+      clock.advance(10_000);
+      m.binance.fail(500, undefined, { pathPrefix: '/api/v3/ticker/24hr', times: 2 });
+      const stale = await m.get<Row[]>('/api/v1/market/ticker?limit=2');
+      assert.equal(stale.status, 200);
+      assert.deepEqual(stale.body.map((r) => [r.symbol, r.price, r.stale, r.age_seconds]), [['ETHUSDT', 3200, true, 10], ['BTCUSDT', 65000, true, 10]]);
+      assert.equal(stale.body[0]!.updated_at, START);
+      const movers = await m.get<Row>('/api/v1/market/movers');
+      assert.equal(movers.body.stale, true);
+      assert.equal(movers.body.age_seconds, 10);
+
+      clock.advance(111_000);
+      m.binance.fail(500, undefined, { pathPrefix: '/api/v3/ticker/24hr' });
+      const tooOld = await m.get('/api/v1/market/ticker?limit=2');
+      assert.equal(tooOld.status, 502, 'past the 2-minute bound nothing is served');
+    }));
+
+  it('serves stale answers without calling while the circuit is open', () =>
+    withMarket({}, async (m, clock) => {
+      assert.equal((await m.get('/api/v1/market/ohlc?symbol=BTCUSDT&interval=1m')).status, 200);
+      clock.advance(6_000);
+      m.binance.fail(429, undefined, { retryAfter: 60 });
+      const first = await m.get<Row>('/api/v1/market/ohlc?symbol=BTCUSDT&interval=1m');
+      assert.equal(first.status, 200);
+      assert.equal(first.body.stale, true);
+      const seen = binanceCalls(m);
+      clock.advance(30_000);
+      const later = await m.get<Row>('/api/v1/market/ohlc?symbol=BTCUSDT&interval=1m&limit=5');
+      assert.equal(later.body.stale, true);
+      assert.equal(later.body.age_seconds, 36);
+      assert.equal(binanceCalls(m), seen);
+      const { body } = await m.get<{ caches: Row[] }>('/api/v1/market/status');
+      assert.deepEqual(body.caches.find((c) => c.key === 'candles:BTCUSDT:1m'), { key: 'candles:BTCUSDT:1m', age_seconds: 36, ttl_seconds: 5, fresh: false });
+    }));
+});
