@@ -1,0 +1,31 @@
+import { CHAT_KIND, MAIL_KIND } from '../../platform/outbox/messages.ts';
+import type { Platform } from '../../platform/platform.ts';
+import { createRecordOnlyChatChannel, createWebhookChatChannel } from './adapters/chat-channel.ts';
+import { createRecordOnlyMailer, createSmtpMailer } from './adapters/mailer.ts';
+import { createNotificationsService } from './notifications.service.ts';
+
+/**
+ * Registers the outbox handlers of `chat.post` and `mail.send`; create it before the outbox worker
+ * starts. No HTTP routes: other modules enqueue, this module delivers.
+ */
+export function createNotificationsModule(platform: Platform) {
+  const { config, database, outbox, secretBox, clock } = platform;
+
+  // The one place the channels are chosen.
+  const chat = config.chat.webhookUrl
+    ? createWebhookChatChannel({ url: config.chat.webhookUrl, format: config.chat.format, timeoutMs: config.chat.timeoutMs, fetch: platform.fetch, clock })
+    : createRecordOnlyChatChannel(config.chat.format);
+  const mailer = config.mail.smtpUrl ? createSmtpMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from }) : createRecordOnlyMailer();
+
+  const service = createNotificationsService({ chat, mailer, database, secretBox });
+  outbox.register(CHAT_KIND, service.deliverChat);
+  outbox.register(MAIL_KIND, service.deliverMail);
+
+  return {
+    name: 'notifications',
+    /** For the dashboard: per channel, whether it is configured, what waits, what died, last success and error. */
+    status: service.status,
+  };
+}
+
+export type NotificationsModule = ReturnType<typeof createNotificationsModule>;

@@ -1,0 +1,84 @@
+// Delivers the outbox messages every module enqueues (`chat.post`, `mail.send`) and reports how
+// delivery goes, for the dashboard. Mail bodies are never logged nor kept in notes or errors.
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { Database } from '../../platform/db/database.ts';
+import { CHAT_KIND, isSuppressed, MAIL_KIND } from '../../platform/outbox/messages.ts';
+import { PermanentFailure, type OutboxHandler } from '../../platform/outbox/outbox.ts';
+import type { ChatChannel } from './adapters/chat-channel.ts';
+import { MAIL_RECORDED_ONLY, type Mailer } from './adapters/mailer.ts';
+import { parseChatMessage } from './chat/chat-text.ts';
+import { notificationsRepository as repo, type KindStatus } from './notifications.repository.ts';
+
+export interface NotificationsStatus {
+  chat: { configured: boolean; format: 'slack' | 'discord' } & KindStatus;
+  mail: { configured: boolean } & KindStatus;
+}
+
+export function createNotificationsService(deps: {
+  chat: ChatChannel;
+  mailer: Mailer;
+  database: Pick<Database, 'db' | 'rows'>;
+  secretBox: Pick<SecretBox, 'open'>;
+}) {
+  const { chat, mailer, database, secretBox } = deps;
+  const { db } = database;
+
+  const deliverChat: OutboxHandler = async (payload) => {
+    const message = parseChatMessage(payload);
+    if (!message) throw new PermanentFailure('malformed chat message: source, title and text are required');
+    return chat.post(message);
+  };
+
+  const deliverMail: OutboxHandler = async (payload, row) => {
+    // Wiped by an earlier attempt that finished its work but died before the row was settled.
+    if (payload.redacted === true) return 'nothing to send: the content was wiped after an earlier attempt';
+    const { to, subject, sealed } = payload;
+    if (typeof to !== 'string' || typeof subject !== 'string') throw new PermanentFailure('malformed mail: to and subject are required');
+    // A sealed body leaves the row once the mail reaches a final outcome, whichever it is.
+    const wipe = async () => {
+      if (typeof sealed === 'string') await repo.wipeSealed(db, row.id, { to, subject });
+    };
+
+    // The address may have bounced or complained since the mail was queued.
+    if (await isSuppressed(db, to)) {
+      await wipe();
+      return 'skipped: the recipient is on the suppression list';
+    }
+    if (!mailer.configured) {
+      await wipe();
+      return MAIL_RECORDED_ONLY;
+    }
+    try {
+      const content = typeof sealed === 'string' ? openSealed(secretBox, sealed) : { text: payload.text, html: payload.html };
+      if (typeof content.text !== 'string') throw new PermanentFailure('malformed mail: text is required');
+      const note = await mailer.send({ to, subject, text: content.text, html: typeof content.html === 'string' ? content.html : undefined });
+      await wipe();
+      return note;
+    } catch (error) {
+      if (error instanceof PermanentFailure || row.attempts >= row.maxAttempts) await wipe();
+      throw error;
+    }
+  };
+
+  return {
+    deliverChat,
+    deliverMail,
+
+    /** Delivery health from the outbox rows: what waits, what failed for good, the last success and error. */
+    async status(): Promise<NotificationsStatus> {
+      const byKind = await repo.statusByKind(database, [CHAT_KIND, MAIL_KIND]);
+      return {
+        chat: { configured: chat.configured, format: chat.format, ...byKind[CHAT_KIND]! },
+        mail: { configured: mailer.configured, ...byKind[MAIL_KIND]! },
+      };
+    },
+  };
+}
+
+function openSealed(box: Pick<SecretBox, 'open'>, sealed: string): { text?: unknown; html?: unknown } {
+  // An unreadable value (e.g. its key not configured yet) is retried like any other failure.
+  const parsed: unknown = JSON.parse(box.open(sealed));
+  return parsed && typeof parsed === 'object' ? (parsed as { text?: unknown; html?: unknown }) : {};
+}
+
+export type NotificationsService = ReturnType<typeof createNotificationsService>;

@@ -1,0 +1,117 @@
+// Linear's GraphQL transport and the translation of its failures into our errors (decision 053):
+// rate limiting → 429 with Retry-After, a refused key → 502, unreachable → 503, too slow → 504.
+import type { Clock } from '../../../platform/clock.ts';
+import { AppError, rateLimited, unavailable } from '../../../platform/http/errors.ts';
+
+interface GraphQLError {
+  message?: string;
+  extensions?: { code?: string; userPresentableMessage?: string };
+}
+
+interface GraphQLBody {
+  data?: unknown;
+  errors?: GraphQLError[];
+}
+
+/** Linear refused the input (INVALID_INPUT), e.g. an unknown id; callers decide between 404 and 422. */
+export class LinearInputError extends Error {
+  override name = 'LinearInputError';
+  get notFound(): boolean {
+    return /not found|could not find/i.test(this.message);
+  }
+}
+
+export interface LinearClient {
+  request<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+}
+
+export interface LinearClientOptions {
+  apiUrl: string;
+  /** A personal key is sent as-is (no `Bearer`); an OAuth token may be configured as `Bearer <token>`. */
+  apiKey: string;
+  fetch: typeof fetch;
+  timeoutMs: number;
+  clock: Clock;
+}
+
+const DEFAULT_RETRY_AFTER_SECONDS = 60;
+
+export function createLinearClient(options: LinearClientOptions): LinearClient {
+  const { apiUrl, apiKey, timeoutMs, clock } = options;
+
+  const upstreamFailed = (error: unknown): AppError => {
+    if (error instanceof AppError) return error;
+    if (isTimeout(error)) {
+      return new AppError('upstream_timeout', `The issue tracker did not answer within ${timeoutMs} ms`, { cause: error });
+    }
+    return unavailable('The issue tracker could not be reached', { cause: error });
+  };
+
+  return {
+    async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+      let status: number;
+      let headers: Headers;
+      let body: GraphQLBody | undefined;
+      try {
+        const response = await options.fetch(apiUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', authorization: apiKey },
+          body: JSON.stringify({ query, variables }),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        status = response.status;
+        headers = response.headers;
+        const text = await response.text();
+        body = parseJson(text);
+      } catch (error) {
+        throw upstreamFailed(error);
+      }
+
+      const first = body?.errors?.[0];
+      const code = first?.extensions?.code;
+      const message = first?.extensions?.userPresentableMessage ?? first?.message ?? `HTTP ${status}`;
+      if (code === 'RATELIMITED' || status === 429) {
+        throw rateLimited(retryAfterSeconds(headers, clock.now()), 'The issue tracker is rate limiting our requests; try again later');
+      }
+      if (code === 'AUTHENTICATION_ERROR' || code === 'FORBIDDEN' || status === 401 || status === 403) {
+        throw new AppError('upstream_error', `The issue tracker refused our credentials (TRACKER_API_KEY): ${message}`);
+      }
+      if (status >= 500) throw new AppError('upstream_error', `The issue tracker failed with HTTP ${status}`);
+      if (code === 'INVALID_INPUT') throw new LinearInputError(message);
+      if (first || status >= 400 || body?.data === undefined || body.data === null) {
+        throw new AppError('upstream_error', `The issue tracker refused the request: ${message}`);
+      }
+      return body.data as T;
+    },
+  };
+}
+
+function parseJson(text: string): GraphQLBody | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed && typeof parsed === 'object' ? (parsed as GraphQLBody) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+}
+
+/**
+ * Seconds until Linear lets us in again. Linear announces the end of its window in
+ * `X-RateLimit-Requests-Reset` (epoch milliseconds; seconds accepted too); a plain `Retry-After`
+ * wins when present. Clamped to 1 s..1 h.
+ */
+export function retryAfterSeconds(headers: Headers, now: Date): number {
+  const clamp = (seconds: number) => Math.min(3600, Math.max(1, Math.ceil(seconds)));
+  const retryAfter = Number(headers.get('retry-after'));
+  if (Number.isFinite(retryAfter) && retryAfter > 0) return clamp(retryAfter);
+  const reset = Number(headers.get('x-ratelimit-requests-reset') ?? headers.get('x-ratelimit-complexity-reset'));
+  if (Number.isFinite(reset) && reset > 0) {
+    const resetMs = reset > 1e12 ? reset : reset * 1000;
+    return clamp((resetMs - now.getTime()) / 1000);
+  }
+  return DEFAULT_RETRY_AFTER_SECONDS;
+}

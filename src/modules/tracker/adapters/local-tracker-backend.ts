@@ -1,0 +1,156 @@
+// The embedded tracker: teams, workflow states, labels and issues in our own database, answering in
+// the same shape as Linear so that switching backends changes no client.
+import type { Logger } from 'pino';
+import type { Clock } from '../../../platform/clock.ts';
+import type { Database, DbExecutor } from '../../../platform/db/database.ts';
+import { invalidField } from '../../../platform/http/errors.ts';
+import { DEFAULT_STATES, isUuid, resolveState, unknownStateMessage } from '../tracker.domain.ts';
+import { issueColumns, trackerRepository as repo, type StateRow, type TeamRow } from '../tracker.repository.ts';
+import type { IssueCreate, IssueEffects, IssueFields, TrackerBackend, TrackerIssue } from './tracker-backend.ts';
+
+/** The team seeded at start when TRACKER_DEFAULT_TEAM_ID is unset (docs/decisions/050). */
+export const LOCAL_DEFAULT_TEAM = { id: '00000000-0000-4000-8000-000000000001', key: 'ENG', name: 'Engineering' } as const;
+
+export interface LocalTrackerBackend extends TrackerBackend {
+  /** Creates the default team and its workflow states if absent; safe to run on every start. */
+  seed(): Promise<void>;
+  readonly defaultTeamId: string;
+}
+
+export function createLocalTrackerBackend(deps: {
+  database: Pick<Database, 'db' | 'ping'>;
+  clock: Clock;
+  logger: Logger;
+  defaultTeamId: string | undefined;
+}): LocalTrackerBackend {
+  const { db } = deps.database;
+  const { clock } = deps;
+  const defaultTeamId = deps.defaultTeamId ?? LOCAL_DEFAULT_TEAM.id;
+
+  async function requireTeam(tx: DbExecutor, teamId: string): Promise<TeamRow> {
+    const team = await repo.findTeam(tx, teamId);
+    if (!team) throw invalidField(['body', 'teamId'], `Unknown team '${teamId}'`, teamId);
+    return team;
+  }
+
+  async function requireState(tx: DbExecutor, team: TeamRow, wanted: string): Promise<StateRow> {
+    const states = await repo.listStates(tx, team.id);
+    const state = resolveState(states, wanted);
+    if (!state) throw invalidField(['body', 'state'], unknownStateMessage(wanted, team.key, states), wanted);
+    return state;
+  }
+
+  /** Checks the references of the given fields; answers the parent's id when one is set. */
+  async function checkReferences(tx: DbExecutor, fields: IssueFields, selfId?: string): Promise<string | null | undefined> {
+    if (fields.assigneeId && !(await repo.userExists(tx, fields.assigneeId))) {
+      throw invalidField(['body', 'assigneeId'], `Unknown user '${fields.assigneeId}'`, fields.assigneeId);
+    }
+    if (fields.labelIds && fields.labelIds.length > 0) {
+      const known = await repo.existingLabelIds(tx, fields.labelIds);
+      const index = fields.labelIds.findIndex((id) => !known.has(id));
+      if (index >= 0) throw invalidField(['body', 'labelIds', index], `Unknown label '${fields.labelIds[index]}'`, fields.labelIds[index]);
+    }
+    if (!fields.parentId) return fields.parentId;
+    const parent = await repo.findIssueRef(tx, fields.parentId);
+    if (!parent) throw invalidField(['body', 'parentId'], `Unknown issue '${fields.parentId}'`, fields.parentId);
+    if (parent.id === selfId) throw invalidField(['body', 'parentId'], 'An issue cannot be its own parent', fields.parentId);
+    return parent.id;
+  }
+
+  return {
+    name: 'local',
+    defaultTeamId,
+
+    async seed() {
+      const now = clock.now();
+      const team = defaultTeamId === LOCAL_DEFAULT_TEAM.id ? LOCAL_DEFAULT_TEAM : { ...LOCAL_DEFAULT_TEAM, id: defaultTeamId };
+      await db.transaction(async (tx) => {
+        await repo.insertTeam(tx, team, now);
+        if (await repo.findTeam(tx, team.id)) await repo.insertStates(tx, team.id, DEFAULT_STATES, now);
+      });
+      if (!(await repo.findTeam(db, team.id))) {
+        deps.logger.warn({ teamId: team.id, key: team.key }, 'tracker: the default team could not be created; its key is taken by another team');
+      }
+    },
+
+    async createIssue(input: IssueCreate, effects?: IssueEffects): Promise<TrackerIssue> {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const team = await requireTeam(tx, input.teamId);
+        const state = await requireState(tx, team, input.state ?? 'backlog');
+        const parentId = await checkReferences(tx, input);
+        const { number, key } = await repo.nextNumber(tx, team.id);
+        const issueId = await repo.insertIssue(tx, {
+          ...issueColumns(input),
+          teamId: team.id,
+          number,
+          identifier: `${key}-${number}`,
+          title: input.title,
+          stateId: state.id,
+          parentId: parentId ?? null,
+          agentId: input.agentId ?? null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        if (input.labelIds) await repo.replaceLabels(tx, issueId, input.labelIds);
+        const issue = (await repo.loadIssue(tx, issueId))!;
+        await effects?.(tx, issue);
+        return issue;
+      });
+    },
+
+    async getIssue(ref) {
+      const found = await repo.findIssueRef(db, ref);
+      return found ? ((await repo.loadIssue(db, found.id)) ?? null) : null;
+    },
+
+    async updateIssue(ref, patch, effects) {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const found = await repo.findIssueRef(tx, ref);
+        if (!found) return null;
+        const set = { ...issueColumns(patch), updatedAt: now };
+        if (patch.state !== undefined) {
+          const team = (await repo.findTeam(tx, found.teamId))!;
+          set.stateId = (await requireState(tx, team, patch.state)).id;
+        }
+        const parentId = await checkReferences(tx, patch, found.id);
+        if (parentId !== undefined) set.parentId = parentId;
+        await repo.updateIssue(tx, found.id, set);
+        if (patch.labelIds) await repo.replaceLabels(tx, found.id, patch.labelIds);
+        const issue = (await repo.loadIssue(tx, found.id))!;
+        await effects?.(tx, issue);
+        return issue;
+      });
+    },
+
+    async listIssues(query) {
+      return repo.listIssues(db, query);
+    },
+
+    async ensureLabels(_teamId, names) {
+      if (names.length === 0) return [];
+      // Concurrent callers may race to create one name: insert ignoring conflicts, then read back.
+      const existing = await repo.labelsByName(db, names);
+      const missing = names.filter((n) => !existing.some((l) => l.name.toLowerCase() === n.toLowerCase()));
+      await repo.insertLabels(db, missing, clock.now());
+      const labels = missing.length > 0 ? await repo.labelsByName(db, names) : existing;
+      return names.map((n) => labels.find((l) => l.name.toLowerCase() === n.toLowerCase())!.id);
+    },
+
+    async findOpenAgentIssue(teamId, agentId, title) {
+      if (!isUuid(teamId)) return null;
+      const id = await repo.findOpenAgentIssueId(db, teamId, agentId, title);
+      return id ? ((await repo.loadIssue(db, id)) ?? null) : null;
+    },
+
+    async health() {
+      try {
+        const latency = await deps.database.ping();
+        return { reachable: true, latencyMs: Math.round(latency * 100) / 100, detail: 'Issues are stored in the service database' };
+      } catch {
+        return { reachable: false, latencyMs: null, detail: 'The service database did not answer' };
+      }
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { Platform } from '../../platform/platform.ts';
+import { createLinearClient } from './adapters/linear-client.ts';
+import { createLinearTrackerBackend } from './adapters/linear-tracker-backend.ts';
+import { createLocalTrackerBackend } from './adapters/local-tracker-backend.ts';
+import type { TrackerBackend } from './adapters/tracker-backend.ts';
+import { trackerRoutes } from './tracker.routes.ts';
+import { createTrackerService } from './tracker.service.ts';
+
+export function createTrackerModule(platform: Platform) {
+  const { config, database, cache, clock, logger } = platform;
+  const { tracker } = config;
+
+  // The one place the backend is chosen.
+  let backend: TrackerBackend;
+  let defaultTeamId: string | undefined;
+  let seed = async () => {};
+  if (tracker.backend === 'linear') {
+    const client = createLinearClient({ apiUrl: tracker.apiUrl, apiKey: tracker.apiKey!, fetch: platform.fetch, timeoutMs: tracker.timeoutMs, clock });
+    backend = createLinearTrackerBackend({ client, cache, db: database.db });
+    defaultTeamId = tracker.defaultTeamId;
+  } else {
+    const local = createLocalTrackerBackend({ database, clock, logger, defaultTeamId: tracker.defaultTeamId });
+    backend = local;
+    defaultTeamId = local.defaultTeamId;
+    seed = () => local.seed();
+  }
+
+  const service = createTrackerService({ backend, cache, clock, settings: { defaultTeamId } });
+  return {
+    name: 'tracker',
+    service,
+    routes: trackerRoutes(service),
+    /** Seeds the local tracker's default team and workflow states (a no-op with Linear). */
+    init: seed,
+  };
+}
+
+export type TrackerModule = ReturnType<typeof createTrackerModule>;

@@ -1,0 +1,74 @@
+// Pure rules of the tracker shared by both backends: priorities, state lookup, issue references.
+import { STATE_TYPES } from './adapters/tracker-backend.ts';
+
+/** Linear's priority scale; the spec calls 3 "medium". */
+export const PRIORITY_LABELS = ['No priority', 'Urgent', 'High', 'Medium', 'Low'] as const;
+
+export function priorityLabel(priority: number): string {
+  return PRIORITY_LABELS[priority] ?? PRIORITY_LABELS[0];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]{0,9}-\d{1,9}$/;
+
+export const isUuid = (value: string): boolean => UUID.test(value);
+export const isIdentifier = (value: string): boolean => IDENTIFIER.test(value);
+
+/** The states of a new team, in board order; the first of each type is what the type resolves to. */
+export const DEFAULT_STATES = [
+  { name: 'Backlog', type: 'backlog', color: '#bec2c8' },
+  { name: 'Todo', type: 'unstarted', color: '#e2e2e2' },
+  { name: 'In Progress', type: 'started', color: '#f2c94c' },
+  { name: 'Done', type: 'completed', color: '#5e6ad2' },
+  { name: 'Canceled', type: 'canceled', color: '#95a2b3' },
+] as const;
+
+export interface StateRef {
+  id: string;
+  name: string;
+  type: string;
+  position: number;
+}
+
+/** A state by name (case-insensitive) first, else the first state of that type; undefined when neither. */
+export function resolveState<T extends StateRef>(states: readonly T[], wanted: string): T | undefined {
+  const needle = wanted.trim().toLowerCase();
+  const byName = states.find((s) => s.name.toLowerCase() === needle);
+  if (byName) return byName;
+  return [...states].sort((a, b) => a.position - b.position).find((s) => s.type === needle);
+}
+
+export function unknownStateMessage(wanted: string, teamKey: string, states: readonly StateRef[]): string {
+  const names = states.map((s) => s.name).join(', ');
+  return `Unknown state '${wanted}' for team ${teamKey}; use one of its states (${names}) or a state type (${STATE_TYPES.join(', ')})`;
+}
+
+/** `states=Todo,started` → names and types; a word that is a state type counts as a type. */
+export function parseStatesFilter(csv: string | undefined): { stateTypes: string[]; stateNames: string[] } {
+  const stateTypes: string[] = [];
+  const stateNames: string[] = [];
+  for (const raw of (csv ?? '').split(',')) {
+    const token = raw.trim();
+    if (!token) continue;
+    const lower = token.toLowerCase();
+    if ((STATE_TYPES as readonly string[]).includes(lower)) {
+      if (!stateTypes.includes(lower)) stateTypes.push(lower);
+    } else if (!stateNames.some((n) => n.toLowerCase() === lower)) {
+      stateNames.push(token);
+    }
+  }
+  return { stateTypes, stateNames };
+}
+
+/** Label names without blanks or case-insensitive repeats, in first-seen order. */
+export function uniqueNames(names: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const result: string[] = [];
+  for (const raw of names) {
+    const name = raw.trim();
+    if (!name || seen.has(name.toLowerCase())) continue;
+    seen.add(name.toLowerCase());
+    result.push(name);
+  }
+  return result;
+}

@@ -1,0 +1,135 @@
+// The tracker's use cases over whichever backend is configured: defaults, the agent filing rules
+// (one open issue per agent and title), the audit trail and the health check.
+import { createHash } from 'node:crypto';
+import { audit } from '../../platform/audit.ts';
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { notFound, unavailable } from '../../platform/http/errors.ts';
+import { enqueueChat } from '../../platform/outbox/messages.ts';
+import type { IssueFields, TrackerBackend, TrackerIssue } from './adapters/tracker-backend.ts';
+import { parseStatesFilter, uniqueNames } from './tracker.domain.ts';
+import type { AgentIssueBody, IssueCreateBody, IssueListQuery, IssuePatchBody, TrackerHealth } from './tracker.schemas.ts';
+
+/** How long one agent filing may hold its lock, and how long a second one waits for it. */
+const AGENT_LOCK_TTL_MS = 120_000;
+const AGENT_LOCK_WAIT_MS = 15_000;
+
+export interface TrackerSettings {
+  /** Team of agent-filed issues; undefined only with Linear and no TRACKER_DEFAULT_TEAM_ID. */
+  defaultTeamId: string | undefined;
+}
+
+export function createTrackerService(deps: {
+  backend: TrackerBackend;
+  cache: Pick<Cache, 'acquire' | 'release'>;
+  clock: Clock;
+  settings: TrackerSettings;
+}) {
+  const { backend, cache, clock, settings } = deps;
+
+  const recordAudit = (action: string, details: Record<string, unknown>, ip?: string) => async (executor: DbExecutor, issue: TrackerIssue) => {
+    await audit(executor, { actorType: 'system', action, targetType: 'tracker_issue', targetId: issue.id, details: { identifier: issue.identifier, backend: backend.name, ...details }, ip }, clock.now());
+  };
+
+  /** Serialises filings of one agent and title across instances, so two retries cannot both create. */
+  async function withAgentLock<T>(agentId: string, title: string, work: () => Promise<T>): Promise<T> {
+    const key = `tracker:agent-filing:${createHash('sha256').update(`${agentId}\n${title}`).digest('hex')}`;
+    const deadline = performance.now() + AGENT_LOCK_WAIT_MS;
+    let token: string | undefined;
+    while (!(token = await cache.acquire(key, AGENT_LOCK_TTL_MS))) {
+      if (performance.now() > deadline) throw unavailable('Another filing of this issue by this agent is still in progress; try again shortly');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    try {
+      return await work();
+    } finally {
+      await cache.release(key, token);
+    }
+  }
+
+  return {
+    async create(body: IssueCreateBody, ip?: string): Promise<TrackerIssue> {
+      return backend.createIssue(body, recordAudit('tracker.issue.create', { fields: Object.keys(body) }, ip));
+    },
+
+    async get(ref: string): Promise<TrackerIssue> {
+      const issue = await backend.getIssue(ref);
+      if (!issue) throw notFound('Issue not found');
+      return issue;
+    },
+
+    async update(ref: string, patch: IssuePatchBody, ip?: string): Promise<TrackerIssue> {
+      const fields: IssueFields = patch;
+      // Nothing to change: answer the issue as it is rather than touching updatedAt.
+      const issue =
+        Object.keys(fields).length === 0
+          ? await backend.getIssue(ref)
+          : await backend.updateIssue(ref, fields, recordAudit('tracker.issue.update', { fields: Object.keys(fields) }, ip));
+      if (!issue) throw notFound('Issue not found');
+      return issue;
+    },
+
+    async list(query: IssueListQuery) {
+      const page = await backend.listIssues({
+        ...parseStatesFilter(query.states),
+        assigneeId: query.assignee_id,
+        label: query.label,
+        limit: query.limit ?? 25,
+      });
+      return { issues: page.issues, count: page.issues.length, has_more: page.hasMore };
+    },
+
+    /** Files an issue for an agent, or answers the agent's open issue with the same title. */
+    async fileForAgent(body: AgentIssueBody, ip?: string): Promise<{ issue: TrackerIssue; deduplicated: boolean }> {
+      const teamId = settings.defaultTeamId;
+      if (!teamId) throw unavailable('Agent-filed issues need a team: set TRACKER_DEFAULT_TEAM_ID to a Linear team id');
+      const agentType = body.agent_type ?? 'custom';
+      return withAgentLock(body.agent_id, body.title, async () => {
+        const open = await backend.findOpenAgentIssue(teamId, body.agent_id, body.title);
+        if (open) return { issue: open, deduplicated: true };
+        const labelIds = await backend.ensureLabels(teamId, uniqueNames([...(body.label_names ?? []), `agent:${agentType}`]));
+        const issue = await backend.createIssue(
+          { teamId, title: body.title, description: body.description, priority: body.priority ?? 2, labelIds, agentId: body.agent_id },
+          async (executor, created) => {
+            await recordAudit('tracker.issue.agent_file', { agentId: body.agent_id, agentType }, ip)(executor, created);
+            // Linear announces new issues through its own webhook; the local tracker has only us.
+            if (backend.name === 'local') {
+              await enqueueChat(
+                executor,
+                {
+                  source: 'tracker',
+                  title: `${created.identifier} filed by agent ${body.agent_id}`,
+                  text: created.title,
+                  level: created.priority === 1 ? 'warning' : 'info',
+                  url: created.url,
+                  fields: [
+                    { name: 'Priority', value: created.priorityLabel },
+                    { name: 'State', value: created.state.name },
+                    { name: 'Agent', value: `${body.agent_id} (${agentType})` },
+                  ],
+                },
+                clock.now(),
+                `tracker.agent-issue:${created.id}`,
+              );
+            }
+          },
+        );
+        return { issue, deduplicated: false };
+      });
+    },
+
+    async health(): Promise<TrackerHealth> {
+      const result = await backend.health();
+      return {
+        backend: backend.name,
+        reachable: result.reachable,
+        latency_ms: result.latencyMs,
+        detail: result.detail,
+        default_team_id: settings.defaultTeamId ?? null,
+      };
+    },
+  };
+}
+
+export type TrackerService = ReturnType<typeof createTrackerService>;

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import type { WebhookProvider } from '../../config/config.ts';
+import type { Platform } from '../../platform/platform.ts';
+import { authproviderHandler } from './providers/authprovider.provider.ts';
+import { codehostHandler } from './providers/codehost.provider.ts';
+import { databaseHandler } from './providers/database.provider.ts';
+import { edgeHandler } from './providers/edge.provider.ts';
+import { errormonHandler } from './providers/errormon.provider.ts';
+import { mailerHandler } from './providers/mailer.provider.ts';
+import { createPaymentsHandler } from './providers/payments.provider.ts';
+import type { ProviderHandler } from './providers/provider.ts';
+import { trackerHandler } from './providers/tracker.provider.ts';
+import { authproviderRoutes } from './routes/authprovider.routes.ts';
+import { codehostRoutes } from './routes/codehost.routes.ts';
+import { databaseRoutes } from './routes/database.routes.ts';
+import { edgeRoutes } from './routes/edge.routes.ts';
+import { errormonRoutes } from './routes/errormon.routes.ts';
+import { webhookHealthRoutes } from './routes/health.routes.ts';
+import { mailerRoutes } from './routes/mailer.routes.ts';
+import { paymentsRoutes } from './routes/payments.routes.ts';
+import { trackerRoutes } from './routes/tracker.routes.ts';
+import { createDeliveryRepository } from './webhooks.repository.ts';
+import { createWebhooksService } from './webhooks.service.ts';
+
+export function createWebhooksModule(platform: Platform) {
+  const { config, database, clock, cache, secretBox, logger } = platform;
+  const handlers: Record<WebhookProvider, ProviderHandler> = {
+    codehost: codehostHandler,
+    payments: createPaymentsHandler({ gracePeriodDays: config.billing.gracePeriodDays }),
+    edge: edgeHandler,
+    tracker: trackerHandler,
+    errormon: errormonHandler,
+    database: databaseHandler,
+    authprovider: authproviderHandler,
+    mailer: mailerHandler,
+  };
+  const service = createWebhooksService({
+    db: database.db,
+    repo: createDeliveryRepository(database.db),
+    handlers,
+    settings: config.webhooks,
+    clock,
+    cache,
+    secretBox,
+    logger,
+  });
+
+  return {
+    name: 'webhooks',
+    service,
+    async routes(app: FastifyInstance) {
+      // Webhook bodies are JSON only: a text/plain body is refused with 415 rather than half-parsed.
+      app.removeContentTypeParser('text/plain');
+      for (const routes of [codehostRoutes, paymentsRoutes, edgeRoutes, trackerRoutes, errormonRoutes, databaseRoutes, authproviderRoutes, mailerRoutes, webhookHealthRoutes]) {
+        await app.register(routes(service));
+      }
+    },
+  };
+}
+
+export type WebhooksModule = ReturnType<typeof createWebhooksModule>;

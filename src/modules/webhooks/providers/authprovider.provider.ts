@@ -1,0 +1,89 @@
+// The auth provider's hooks (Supabase Auth): the custom-access-token hook adds our role and tier to
+// the token's claims; the send-email hook sends the auth mails through our outbox.
+import { isSuppressed } from '../../../platform/outbox/messages.ts';
+import { findUserByEmail, findUserById } from '../accounts.repository.ts';
+import { bodyDigest, verifyBearer, verifyStandardWebhook } from '../signatures.ts';
+import { authHookMails } from './auth-hook.mails.ts';
+import { header, str, type EffectContext, type HookAnswer, type Json, type ProviderHandler } from './provider.ts';
+
+/** Our claims, beside the provider's own `role` (its database role), which must stay untouched. */
+export const ROLE_CLAIM = 'user_role';
+export const TIER_CLAIM = 'subscription_tier';
+
+export function hookError(status: number, message: string): HookAnswer {
+  return { status, body: { detail: message, error: { http_code: status, message } } };
+}
+
+function hookKind(body: Json): 'custom_access_token' | 'send_email' | 'unknown' {
+  if (body.claims !== undefined) return 'custom_access_token';
+  if (body.email_data !== undefined) return 'send_email';
+  return 'unknown';
+}
+
+async function accessToken(context: EffectContext): Promise<HookAnswer> {
+  const { body, tx } = context;
+  if (!body.claims || typeof body.claims !== 'object' || Array.isArray(body.claims)) {
+    return hookError(400, 'claims must be an object');
+  }
+  const claims = { ...(body.claims as Json) };
+  const email = str(claims.email);
+  const userId = str(body.user_id) ?? str(claims.sub);
+  const user = (email ? await findUserByEmail(tx, email) : undefined) ?? (userId ? await findUserById(tx, userId) : undefined);
+  // Someone we do not know keeps the provider's claims unchanged.
+  if (!user) return { status: 200, body: { claims } };
+  if (user.status !== 'active') return hookError(403, `User account is ${user.status}`);
+  return { status: 200, body: { claims: { ...claims, [ROLE_CLAIM]: user.role, [TIER_CLAIM]: user.subscriptionTier } } };
+}
+
+const unknownHook = () =>
+  hookError(400, 'Expected a custom access token hook ({user_id, claims}) or a send email hook ({user, email_data})');
+
+const SUPPRESSED = 'Mail to this address is suppressed after a bounce or complaint';
+
+async function sendEmail(context: EffectContext): Promise<HookAnswer> {
+  const mails = authHookMails(context.body);
+  if (mails.length === 0) return hookError(400, 'user.email is required');
+  let suppressed = false;
+  for (const { part, ...mail } of mails) {
+    const { queued } = await context.mail(mail, part);
+    suppressed ||= !queued;
+  }
+  // The auth server reports a failed send to the user; better than waiting for a mail that never comes.
+  return suppressed ? hookError(400, SUPPRESSED) : { status: 200, body: {} };
+}
+
+export const authproviderHandler: ProviderHandler = {
+  provider: 'authprovider',
+  name: 'Auth provider',
+  verify(delivery, secret, now) {
+    const bearer = header(delivery.headers, 'authorization');
+    const standard = {
+      id: header(delivery.headers, 'webhook-id'),
+      timestamp: header(delivery.headers, 'webhook-timestamp'),
+      signature: header(delivery.headers, 'webhook-signature'),
+    };
+    if (standard.id || standard.timestamp || standard.signature) {
+      const verdict = verifyStandardWebhook(delivery.rawBody, standard, secret, now);
+      if (verdict.ok || !bearer) return verdict;
+    }
+    return verifyBearer(bearer, secret);
+  },
+  identify: (delivery) => ({
+    deliveryId: header(delivery.headers, 'webhook-id') ?? bodyDigest(delivery.rawBody),
+    event: hookKind(delivery.body),
+  }),
+  async apply(context) {
+    if (context.event === 'custom_access_token') return accessToken(context);
+    if (context.event === 'send_email') return sendEmail(context);
+    return unknownHook();
+  },
+  async replay(context) {
+    // A token request asked again is answered again (reads only); a mail already queued is not re-sent.
+    if (context.event === 'custom_access_token') return accessToken(context);
+    if (context.event !== 'send_email') return unknownHook();
+    for (const mail of authHookMails(context.body)) {
+      if (await isSuppressed(context.tx, mail.to)) return hookError(400, SUPPRESSED);
+    }
+    return { status: 200, body: {} };
+  },
+};

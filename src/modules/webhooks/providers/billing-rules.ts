@@ -1,0 +1,79 @@
+// Pure rules for payment events: minor units to major units, and a subscription to our tier.
+import { Decimal } from 'decimal.js';
+import { obj, str, type Json } from './provider.ts';
+
+/** Stripe's zero-decimal currencies: the amount is already in major units. */
+const ZERO_DECIMAL = new Set([
+  'BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',
+]);
+/** Stripe's three-decimal currencies: the amount is in thousandths. */
+const THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
+
+/** An amount in the currency's minor units as an exact decimal string in major units. */
+export function toMajorUnits(amountMinor: number | string, currency: string): string {
+  const code = currency.toUpperCase();
+  const amount = new Decimal(amountMinor);
+  if (ZERO_DECIMAL.has(code)) return amount.toFixed(0);
+  if (THREE_DECIMAL.has(code)) return amount.div(1000).toFixed(3);
+  return amount.div(100).toFixed(2);
+}
+
+export const TIERS = ['free', 'basic', 'pro', 'enterprise'] as const;
+export type Tier = (typeof TIERS)[number];
+
+/** A tier named as a whole word in a label such as `pro_monthly`, `Enterprise (annual)`, `basic`. */
+export function tierNamedIn(label: string | undefined): Tier | null {
+  if (!label) return null;
+  const words = label.toLowerCase().split(/[^a-z0-9]+/);
+  // The most specific tier wins when a label names several (e.g. "pro to enterprise upgrade").
+  for (const tier of [...TIERS].reverse()) if (words.includes(tier)) return tier;
+  return null;
+}
+
+/**
+ * The tier a subscription grants, looked up in this order: the subscription's `metadata.tier`, then
+ * for its first item the price's `metadata.tier`, `lookup_key`, `nickname`, the product's
+ * `metadata.tier` and `name` (when expanded), then the legacy `plan.nickname`. Null when none names
+ * a tier.
+ */
+export function tierFromSubscription(subscription: Json): Tier | null {
+  const item = obj((Array.isArray(obj(subscription.items).data) ? (obj(subscription.items).data as unknown[]) : [])[0]);
+  const price = obj(item.price ?? subscription.plan);
+  const product = obj(price.product);
+  const candidates = [
+    str(obj(subscription.metadata).tier),
+    str(obj(price.metadata).tier),
+    str(price.lookup_key),
+    str(price.nickname),
+    str(obj(product.metadata).tier),
+    str(product.name),
+    str(obj(subscription.plan).nickname),
+  ];
+  for (const candidate of candidates) {
+    const tier = tierNamedIn(candidate);
+    if (tier) return tier;
+  }
+  return null;
+}
+
+/** Statuses after which the customer no longer has a paid subscription. */
+const ENDED = new Set(['canceled', 'unpaid', 'incomplete_expired', 'paused']);
+/** Statuses in which the subscription grants its tier. */
+const GRANTING = new Set(['active', 'trialing', 'past_due']);
+
+export interface SubscriptionOutcome {
+  /** The tier to set, or null to leave the user's tier as it is. */
+  tier: Tier | null;
+  /** The subscription is in good standing: any grace period is over. */
+  clearsGracePeriod: boolean;
+  status: string;
+}
+
+export function subscriptionOutcome(eventType: string, subscription: Json): SubscriptionOutcome {
+  const status = str(subscription.status) ?? 'unknown';
+  if (eventType === 'customer.subscription.deleted' || ENDED.has(status)) {
+    return { tier: 'free', clearsGracePeriod: false, status: eventType.endsWith('.deleted') ? 'canceled' : status };
+  }
+  if (!GRANTING.has(status)) return { tier: null, clearsGracePeriod: false, status };
+  return { tier: tierFromSubscription(subscription), clearsGracePeriod: status === 'active' || status === 'trialing', status };
+}

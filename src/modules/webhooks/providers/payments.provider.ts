@@ -1,0 +1,201 @@
+// Payments (Stripe): paid invoices go to the ledger, failed ones open a grace period, subscription
+// changes set the user's tier. Users are matched by the customer's e-mail or a remembered customer id.
+import {
+  findCustomer,
+  findUserByEmail,
+  findUserById,
+  recordPayment,
+  rememberCustomer,
+  updateUserBilling,
+  type MatchedUser,
+} from '../accounts.repository.ts';
+import { header, num, obj, str, type EffectContext, type Json, type ProviderHandler } from './provider.ts';
+import { bodyDigest, verifyStripeSignature } from '../signatures.ts';
+import { subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+interface Match {
+  user?: MatchedUser;
+  email?: string;
+}
+
+function idOf(value: unknown): string | undefined {
+  return str(value) ?? str(obj(value).id);
+}
+
+function secondsToDate(value: unknown): Date | undefined {
+  const seconds = num(value);
+  return seconds === undefined ? undefined : new Date(seconds * 1000);
+}
+
+/** Finds our user by the e-mail in the event, else by a customer id seen before; remembers the pair. */
+async function matchUser(context: EffectContext, customerId: string | undefined, email: string | undefined): Promise<Match> {
+  const { tx, now } = context;
+  let address = email?.trim().toLowerCase() || undefined;
+  let user = address ? await findUserByEmail(tx, address) : undefined;
+  if (!user && customerId) {
+    const customer = await findCustomer(tx, customerId);
+    if (customer?.userId) user = await findUserById(tx, customer.userId);
+    if (!user && customer?.email) user = await findUserByEmail(tx, customer.email);
+    address ??= customer?.email ?? undefined;
+  }
+  if (customerId && (address || user)) {
+    await rememberCustomer(tx, { customerId, userId: user?.id ?? null, email: address ?? null }, now);
+  }
+  return { user, email: address ?? user?.email };
+}
+
+function who(match: Match, customerId: string | undefined): string {
+  return match.email ?? (customerId ? `customer ${customerId}` : 'an unknown customer');
+}
+
+async function clearGracePeriod(context: EffectContext, user: MatchedUser, why: string): Promise<void> {
+  if (!user.gracePeriodEndsAt) return;
+  await updateUserBilling(context.tx, user.id, { gracePeriodEndsAt: null }, context.now);
+  await context.audit({ action: 'billing.grace_period.clear', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { reason: why } });
+}
+
+async function invoicePaid(context: EffectContext, invoice: Json, event: Json): Promise<void> {
+  const customerId = idOf(invoice.customer);
+  const match = await matchUser(context, customerId, str(invoice.customer_email));
+  const invoiceId = str(invoice.id);
+  const amountPaid = num(invoice.amount_paid);
+  const currency = str(invoice.currency);
+  // A zero invoice (trial, full discount) is no revenue; a malformed one has nothing to record.
+  if (!invoiceId || amountPaid === undefined || amountPaid <= 0 || !currency) return;
+  const amount = toMajorUnits(amountPaid, currency);
+  const occurredAt = secondsToDate(obj(invoice.status_transitions).paid_at) ?? secondsToDate(event.created) ?? context.now;
+  const recorded = await recordPayment(
+    context.tx,
+    { externalId: invoiceId, userId: match.user?.id ?? null, customerEmail: match.email ?? null, amount, currency: currency.toUpperCase(), occurredAt },
+    context.now,
+  );
+  // invoice.paid and invoice.payment_succeeded both arrive for one invoice: record and tell once.
+  if (!recorded) return;
+  await context.audit({
+    action: 'billing.payment.record',
+    subjectUserId: match.user?.id,
+    targetType: 'invoice',
+    targetId: invoiceId,
+    details: { amount, currency: currency.toUpperCase() },
+  });
+  if (match.user) await clearGracePeriod(context, match.user, 'invoice paid');
+  await context.chat({
+    title: `Payment received: ${amount} ${currency.toUpperCase()} from ${who(match, customerId)}`,
+    text: match.user ? '' : 'No user of ours matches this customer.',
+    level: 'success',
+    url: str(invoice.hosted_invoice_url),
+    fields: [{ name: 'Invoice', value: str(invoice.number) ?? invoiceId }],
+  });
+}
+
+async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodDays: number): Promise<void> {
+  const customerId = idOf(invoice.customer);
+  const match = await matchUser(context, customerId, str(invoice.customer_email));
+  const fields: { name: string; value: string }[] = [];
+  const attempts = num(invoice.attempt_count);
+  if (attempts !== undefined) fields.push({ name: 'Attempt', value: String(attempts) });
+  let graceEnds = match.user?.gracePeriodEndsAt ?? undefined;
+  if (match.user && !graceEnds) {
+    graceEnds = new Date(context.now.getTime() + gracePeriodDays * DAY_MS);
+    await updateUserBilling(context.tx, match.user.id, { gracePeriodEndsAt: graceEnds }, context.now);
+    await context.audit({
+      action: 'billing.grace_period.open',
+      subjectUserId: match.user.id,
+      targetType: 'user',
+      targetId: match.user.id,
+      details: { invoice: str(invoice.id), endsAt: graceEnds.toISOString() },
+    });
+  }
+  if (graceEnds) fields.push({ name: 'Grace period until', value: graceEnds.toISOString() });
+  const amountDue = num(invoice.amount_due);
+  const currency = str(invoice.currency);
+  const amount = amountDue !== undefined && currency ? ` of ${toMajorUnits(amountDue, currency)} ${currency.toUpperCase()}` : '';
+  await context.chat({
+    title: `Payment failed${amount} for ${who(match, customerId)}`,
+    text: match.user ? '' : 'No user of ours matches this customer.',
+    level: 'error',
+    url: str(invoice.hosted_invoice_url),
+    fields,
+  });
+}
+
+async function subscriptionChanged(context: EffectContext, type: string, subscription: Json, previous: Json): Promise<void> {
+  const customerId = idOf(subscription.customer);
+  const match = await matchUser(context, customerId, undefined);
+  const outcome = subscriptionOutcome(type, subscription);
+  const user = match.user;
+  let tierChanged = false;
+  if (user && outcome.tier && outcome.tier !== user.subscriptionTier) {
+    tierChanged = true;
+    await updateUserBilling(context.tx, user.id, { subscriptionTier: outcome.tier }, context.now);
+    await context.audit({
+      action: 'billing.subscription.tier_change',
+      subjectUserId: user.id,
+      targetType: 'user',
+      targetId: user.id,
+      details: { from: user.subscriptionTier, to: outcome.tier, subscription: str(subscription.id), status: outcome.status },
+    });
+  }
+  if (user && outcome.clearsGracePeriod) await clearGracePeriod(context, user, `subscription ${outcome.status}`);
+  // Renewals also send `updated`; only a change someone would act on is worth a message.
+  const deleted = type === 'customer.subscription.deleted';
+  const noteworthy = deleted || tierChanged || 'status' in previous || 'items' in previous || 'cancel_at_period_end' in previous;
+  if (!noteworthy) return;
+  const tierText = user ? `${user.subscriptionTier} → ${outcome.tier ?? user.subscriptionTier}` : 'no user of ours matches this customer';
+  const fields = [{ name: 'Status', value: outcome.status }];
+  if (subscription.cancel_at_period_end === true) fields.push({ name: 'Cancels at period end', value: 'yes' });
+  await context.chat({
+    title: `Subscription ${deleted ? 'canceled' : 'updated'} for ${who(match, customerId)}`,
+    text: `Tier: ${tierText}`,
+    level: deleted || outcome.tier === 'free' ? 'warning' : 'info',
+    fields,
+  });
+}
+
+async function checkoutCompleted(context: EffectContext, session: Json): Promise<void> {
+  const customerId = idOf(session.customer);
+  const match = await matchUser(context, customerId, str(obj(session.customer_details).email) ?? str(session.customer_email));
+  const total = num(session.amount_total);
+  const currency = str(session.currency);
+  const fields = [{ name: 'Mode', value: str(session.mode) ?? 'payment' }];
+  if (total !== undefined && currency) fields.push({ name: 'Amount', value: `${toMajorUnits(total, currency)} ${currency.toUpperCase()}` });
+  await context.chat({
+    title: `Checkout completed by ${who(match, customerId)}`,
+    text: match.user ? '' : 'No user of ours matches this customer yet.',
+    level: 'success',
+    fields,
+  });
+}
+
+export function createPaymentsHandler(settings: { gracePeriodDays: number }): ProviderHandler {
+  return {
+    provider: 'payments',
+    name: 'Payments',
+    verify: (delivery, secret, now) =>
+      verifyStripeSignature(delivery.rawBody, header(delivery.headers, 'payments-signature', 'stripe-signature'), secret, now),
+    identify: (delivery) => ({
+      deliveryId: str(delivery.body.id) ?? bodyDigest(delivery.rawBody),
+      event: str(delivery.body.type) ?? 'unknown',
+    }),
+    async apply(context) {
+      const data = obj(context.body.data);
+      const object = obj(data.object);
+      switch (context.event) {
+        case 'invoice.paid':
+        case 'invoice.payment_succeeded':
+          return invoicePaid(context, object, context.body);
+        case 'invoice.payment_failed':
+          return invoiceFailed(context, object, settings.gracePeriodDays);
+        case 'customer.subscription.updated':
+        case 'customer.subscription.deleted':
+          return subscriptionChanged(context, context.event, object, obj(data.previous_attributes));
+        case 'checkout.session.completed':
+          return checkoutCompleted(context, object);
+        default:
+          return undefined;
+      }
+    },
+  };
+}

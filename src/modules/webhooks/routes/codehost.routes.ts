@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { CodehostHeaders } from '../webhooks.schemas.ts';
+import type { WebhooksService } from '../webhooks.service.ts';
+import { aliasHeader, registerReceiver } from './receiver.ts';
+
+export function codehostRoutes(service: WebhooksService) {
+  return async function routes(app: FastifyInstance) {
+    registerReceiver(app, service, {
+      provider: 'codehost',
+      url: '/api/webhooks/platforms/codehost',
+      summary: 'Receive a code host (GitHub) event',
+      description:
+        'Push, pull request (opened, closed, merged, reopened), failed workflow run, published release and ping post a chat notification; other events are stored only.' +
+        ' A missing `x-codehost-event` (and `X-GitHub-Event`) answers 422.',
+      headers: CodehostHeaders,
+      onRequest: aliasHeader('x-github-event', 'x-codehost-event'),
+    });
+  };
+}

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { EdgeHeaders } from '../webhooks.schemas.ts';
+import type { WebhooksService } from '../webhooks.service.ts';
+import { registerReceiver } from './receiver.ts';
+
+export function edgeRoutes(service: WebhooksService) {
+  return async function routes(app: FastifyInstance) {
+    registerReceiver(app, service, {
+      provider: 'edge',
+      url: '/api/webhooks/platforms/edge',
+      summary: 'Receive an edge deployment (Vercel) event',
+      description:
+        '`deployment.succeeded`/`ready`, `deployment.error` and `deployment.canceled` post a chat notification; other events are stored only.' +
+        ' Signed with `x-vercel-signature`; the body `id` is the deduplication key.',
+      headers: EdgeHeaders,
+    });
+  };
+}

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { ErrormonHeaders } from '../webhooks.schemas.ts';
+import type { WebhooksService } from '../webhooks.service.ts';
+import { registerReceiver } from './receiver.ts';
+
+export function errormonRoutes(service: WebhooksService) {
+  return async function routes(app: FastifyInstance) {
+    registerReceiver(app, service, {
+      provider: 'errormon',
+      url: '/api/webhooks/platforms/errormon',
+      summary: 'Receive an error monitoring (Sentry) event',
+      description:
+        'Issues created or resolved, triggered alert rules, metric alerts (critical, warning, resolved) and new errors post a chat notification;' +
+        ' other resources are stored only.',
+      headers: ErrormonHeaders,
+    });
+  };
+}

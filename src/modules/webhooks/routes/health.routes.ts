@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { PlatformsHealth, WebhooksHealth } from '../webhooks.schemas.ts';
+import type { WebhooksService } from '../webhooks.service.ts';
+import { tags } from './receiver.ts';
+
+export function webhookHealthRoutes(service: WebhooksService) {
+  return async function routes(app: FastifyInstance) {
+    app.get(
+      '/api/webhooks/platforms/health',
+      {
+        schema: {
+          tags,
+          summary: 'Platform webhooks: per provider, whether its secret is configured and when its last delivery came',
+          description: 'Never reveals a secret, only whether one is set. `degraded` when some provider would answer 503.',
+          response: { 200: PlatformsHealth },
+        },
+      },
+      async () => service.platformsHealth(),
+    );
+
+    app.get(
+      '/api/webhooks/health',
+      {
+        schema: {
+          tags,
+          summary: 'Mail event webhook health',
+          response: { 200: WebhooksHealth },
+        },
+      },
+      async () => service.mailerHealth(),
+    );
+  };
+}

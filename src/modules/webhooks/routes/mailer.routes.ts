@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { MailerEvent, MailerHeaders } from '../webhooks.schemas.ts';
+import type { WebhooksService } from '../webhooks.service.ts';
+import { registerReceiver } from './receiver.ts';
+
+export function mailerRoutes(service: WebhooksService) {
+  return async function routes(app: FastifyInstance) {
+    registerReceiver(app, service, {
+      provider: 'mailer',
+      url: '/api/webhooks/mailer',
+      summary: 'Receive a mail delivery event (Resend)',
+      description:
+        '`email.bounced` (unless the bounce is transient) and `email.complained` put every recipient in `data.to` on the suppression list, which every mail' +
+        ' we send respects. Signed with `x-mailer-signature` or, as Resend does, the Svix headers (300 s tolerance).',
+      headers: MailerHeaders,
+      body: MailerEvent,
+    });
+  };
+}

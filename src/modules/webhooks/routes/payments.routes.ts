@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { PaymentsHeaders } from '../webhooks.schemas.ts';
+import type { WebhooksService } from '../webhooks.service.ts';
+import { registerReceiver } from './receiver.ts';
+
+export function paymentsRoutes(service: WebhooksService) {
+  return async function routes(app: FastifyInstance) {
+    registerReceiver(app, service, {
+      provider: 'payments',
+      url: '/api/webhooks/platforms/payments',
+      summary: 'Receive a payments (Stripe) event',
+      description:
+        '`invoice.paid`/`invoice.payment_succeeded` record the payment in the ledger (major units, upper-case currency, the user matched by the customer e-mail);' +
+        ' `invoice.payment_failed` opens a grace period of GRACE_PERIOD_DAYS; `customer.subscription.updated`/`deleted` set the user\'s subscription tier;' +
+        ' `checkout.session.completed` remembers the customer. Each posts a chat notification. The event id is the deduplication key.',
+      headers: PaymentsHeaders,
+    });
+  };
+}

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { TrackerHeaders } from '../webhooks.schemas.ts';
+import type { WebhooksService } from '../webhooks.service.ts';
+import { registerReceiver } from './receiver.ts';
+
+export function trackerRoutes(service: WebhooksService) {
+  return async function routes(app: FastifyInstance) {
+    registerReceiver(app, service, {
+      provider: 'tracker',
+      url: '/api/webhooks/platforms/tracker',
+      summary: 'Receive an issue tracker (Linear) event',
+      description:
+        'Issues created, moved to another state or removed, and new comments post a chat notification; other changes are stored only.' +
+        ' A body `webhookTimestamp` more than 60 s from now is refused (401) as a replay.',
+      headers: TrackerHeaders,
+    });
+  };
+}

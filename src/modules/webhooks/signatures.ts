@@ -1,0 +1,183 @@
+// Signature schemes of the inbound webhooks, as pure functions over the raw body bytes. Every
+// comparison is constant-time on equal-length buffers; the time passed in comes from the Clock.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export type Verdict =
+  | { ok: true }
+  | { ok: false; reason: 'missing' | 'invalid' | 'stale'; message: string };
+
+export const OK: Verdict = { ok: true };
+export const missing = (message = 'Missing webhook signature'): Verdict => ({ ok: false, reason: 'missing', message });
+export const invalid = (message = 'Invalid webhook signature'): Verdict => ({ ok: false, reason: 'invalid', message });
+export const stale = (message = 'Webhook timestamp is outside the tolerance window'): Verdict => ({
+  ok: false,
+  reason: 'stale',
+  message,
+});
+
+/** Stripe's stripe-node DEFAULT_TOLERANCE and the Standard Webhooks / Svix window, in seconds. */
+export const STRIPE_TOLERANCE_SECONDS = 300;
+export const STANDARD_WEBHOOKS_TOLERANCE_SECONDS = 300;
+/** Linear's SDK rejects a webhookTimestamp more than a minute away. */
+export const LINEAR_TOLERANCE_MS = 60_000;
+
+const HEX = /^[0-9a-f]+$/i;
+
+/** Constant-time equality of two strings of the same length; different lengths are simply unequal. */
+export function safeEqual(given: string, expected: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  if (a.length !== b.length) return false;
+  return timingSafeEqual(a, b);
+}
+
+/** Equality of a presented secret with the configured one, leaking neither content nor length. */
+export function secretEquals(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given, 'utf8').digest();
+  const b = createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(a, b);
+}
+
+export function hmac(algorithm: 'sha1' | 'sha256', key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
+  const mac = createHmac(algorithm, key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+}
+
+/** Hex signatures are compared case-insensitively (the digest is the same either way). */
+function hexMatches(given: string, expected: Buffer): boolean {
+  const candidate = given.trim();
+  if (!HEX.test(candidate)) return false;
+  return safeEqual(candidate.toLowerCase(), expected.toString('hex'));
+}
+
+/** A plain hex HMAC of the body (Linear, Sentry, Vercel with SHA-1, the mailer's own header). */
+export function verifyHexHmac(
+  rawBody: Buffer,
+  signature: string | undefined,
+  secret: string,
+  algorithm: 'sha1' | 'sha256' = 'sha256',
+): Verdict {
+  if (!signature) return missing();
+  return hexMatches(signature, hmac(algorithm, secret, rawBody)) ? OK : invalid();
+}
+
+/** GitHub: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, body)>`. */
+export function verifyHubSignature(rawBody: Buffer, header: string | undefined, secret: string): Verdict {
+  if (!header) return missing();
+  const [scheme, signature] = header.trim().split('=', 2);
+  if (scheme !== 'sha256' || !signature) return invalid();
+  return hexMatches(signature, hmac('sha256', secret, rawBody)) ? OK : invalid();
+}
+
+export interface StripeSignatureHeader {
+  timestamp: number | undefined;
+  v1: string[];
+}
+
+export function parseStripeHeader(header: string): StripeSignatureHeader {
+  let timestamp: number | undefined;
+  const v1: string[] = [];
+  for (const item of header.split(',')) {
+    const at = item.indexOf('=');
+    if (at < 0) continue;
+    const key = item.slice(0, at).trim();
+    const value = item.slice(at + 1).trim();
+    if (key === 't' && /^\d+$/.test(value)) timestamp = Number(value);
+    else if (key === 'v1' && value) v1.push(value);
+  }
+  return { timestamp, v1 };
+}
+
+/**
+ * Stripe: `t=<unix>,v1=<hex>[,v1=...]`, HMAC-SHA256 keyed with the `whsec_...` string as-is over
+ * `${t}.${body}`; any v1 may match (several during a secret roll); t within the tolerance of now.
+ */
+export function verifyStripeSignature(
+  rawBody: Buffer,
+  header: string | undefined,
+  secret: string,
+  now: Date,
+  toleranceSeconds = STRIPE_TOLERANCE_SECONDS,
+): Verdict {
+  if (!header) return missing();
+  const { timestamp, v1 } = parseStripeHeader(header);
+  if (timestamp === undefined || v1.length === 0) return invalid('Malformed webhook signature header');
+  const expected = hmac('sha256', secret, `${timestamp}.`, rawBody);
+  // Every candidate is compared, so the time taken does not reveal which one matched.
+  let matched = false;
+  for (const candidate of v1) matched = hexMatches(candidate, expected) || matched;
+  if (!matched) return invalid();
+  if (Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds) return stale();
+  return OK;
+}
+
+/**
+ * The key of a Standard Webhooks / Svix secret: `whsec_<base64>` (Svix, Resend) or
+ * `v1,whsec_<base64>` (as Supabase's dashboard shows it) is base64-decoded; any other string is
+ * used as its UTF-8 bytes.
+ */
+export function standardWebhookKey(secret: string): Buffer {
+  let value = secret.trim();
+  if (value.startsWith('v1,')) value = value.slice(3);
+  if (value.startsWith('whsec_')) return Buffer.from(value.slice('whsec_'.length), 'base64');
+  return Buffer.from(value, 'utf8');
+}
+
+/** The `v1,<base64>` signature a Standard Webhooks sender puts in its header for this message. */
+export function standardWebhookSignature(secret: string, id: string, timestamp: string, rawBody: Buffer): string {
+  return `v1,${hmac('sha256', standardWebhookKey(secret), `${id}.${timestamp}.`, rawBody).toString('base64')}`;
+}
+
+export interface StandardWebhookHeaders {
+  id: string | undefined;
+  timestamp: string | undefined;
+  signature: string | undefined;
+}
+
+/**
+ * Standard Webhooks (Svix, Resend, Supabase auth hooks): HMAC-SHA256 over `${id}.${timestamp}.${body}`
+ * with the base64-decoded secret, base64 in a space-separated list of `v1,<sig>`; timestamp (unix s)
+ * within the tolerance of now.
+ */
+export function verifyStandardWebhook(
+  rawBody: Buffer,
+  headers: StandardWebhookHeaders,
+  secret: string,
+  now: Date,
+  toleranceSeconds = STANDARD_WEBHOOKS_TOLERANCE_SECONDS,
+): Verdict {
+  const { id, timestamp, signature } = headers;
+  if (!id || !timestamp || !signature) return missing();
+  if (!/^\d+$/.test(timestamp)) return invalid('Malformed webhook timestamp');
+  const expected = standardWebhookSignature(secret, id, timestamp, rawBody).slice(3);
+  let matched = false;
+  for (const item of signature.trim().split(/\s+/)) {
+    const [version, value] = item.split(',', 2);
+    if (version === 'v1' && value) matched = safeEqual(value, expected) || matched;
+  }
+  if (!matched) return invalid();
+  if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > toleranceSeconds) return stale();
+  return OK;
+}
+
+/** `Authorization: Bearer <secret>` (Supabase database webhooks, the auth hook's bearer form). */
+export function verifyBearer(authorization: string | undefined, secret: string): Verdict {
+  if (!authorization) return missing('Missing bearer token');
+  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+  if (!match) return missing('Missing bearer token');
+  return secretEquals(match[1]!.trim(), secret) ? OK : invalid('Invalid bearer token');
+}
+
+/** Linear puts the send time (ms) in the signed body; a replay of an old body is refused. */
+export function verifyTimestampMs(timestampMs: unknown, now: Date, toleranceMs = LINEAR_TOLERANCE_MS): Verdict {
+  if (typeof timestampMs !== 'number' || !Number.isFinite(timestampMs)) {
+    return invalid('Missing webhookTimestamp in the body');
+  }
+  return Math.abs(now.getTime() - timestampMs) > toleranceMs ? stale() : OK;
+}
+
+/** The delivery id of a sender that provides none: the same body is the same delivery. */
+export function bodyDigest(rawBody: Buffer): string {
+  return `sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
+}

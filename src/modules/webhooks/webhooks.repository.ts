@@ -1,0 +1,94 @@
+// Stored deliveries: the claim that makes a delivery id count once, and the figures the dashboard
+// and the health endpoints read.
+import { and, count, eq, gte, sql } from 'drizzle-orm';
+import type { Db, DbExecutor } from '../../platform/db/database.ts';
+import { webhookDeliveries } from './webhooks.tables.ts';
+
+export interface NewDelivery {
+  provider: string;
+  deliveryId: string;
+  event: string;
+  payload: unknown;
+  verified: boolean;
+  receivedAt: Date;
+}
+
+/** `new`: first time; `retry`: seen before but its processing failed; `duplicate`: already done. */
+export type Claim = 'new' | 'retry' | 'duplicate';
+
+export interface ProviderActivity {
+  provider: string;
+  lastDeliveryAt: Date | null;
+  lastProcessedAt: Date | null;
+  lastError: string | null;
+}
+
+export function createDeliveryRepository(db: Db) {
+  return {
+    /**
+     * Stores the delivery or finds the one stored before. Concurrent claims of one id serialise on
+     * the unique index: the second waits for the first to commit, then sees it.
+     */
+    async claim(tx: DbExecutor, delivery: NewDelivery): Promise<Claim> {
+      const inserted = await tx
+        .insert(webhookDeliveries)
+        .values({ ...delivery, status: 'processing' })
+        .onConflictDoNothing()
+        .returning({ id: webhookDeliveries.id });
+      if (inserted.length > 0) return 'new';
+      const where = and(eq(webhookDeliveries.provider, delivery.provider), eq(webhookDeliveries.deliveryId, delivery.deliveryId));
+      const [existing] = await tx.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(where).for('update');
+      if (existing?.status !== 'failed') return 'duplicate';
+      await tx
+        .update(webhookDeliveries)
+        .set({ payload: delivery.payload, event: delivery.event, status: 'processing', attempts: sql`${webhookDeliveries.attempts} + 1` })
+        .where(where);
+      return 'retry';
+    },
+
+    async finish(
+      tx: DbExecutor,
+      key: { provider: string; deliveryId: string },
+      outcome: { status: 'processed' | 'failed'; error: string | null; at: Date },
+    ): Promise<void> {
+      await tx
+        .update(webhookDeliveries)
+        .set({ status: outcome.status, error: outcome.error, processedAt: outcome.at })
+        .where(and(eq(webhookDeliveries.provider, key.provider), eq(webhookDeliveries.deliveryId, key.deliveryId)));
+    },
+
+    async countsSince(since: Date): Promise<Record<string, number>> {
+      const rows = await db
+        .select({ provider: webhookDeliveries.provider, total: count() })
+        .from(webhookDeliveries)
+        .where(gte(webhookDeliveries.receivedAt, since))
+        .groupBy(webhookDeliveries.provider);
+      return Object.fromEntries(rows.map((row) => [row.provider, Number(row.total)]));
+    },
+
+    /** Per provider: the latest receipt, and the outcome of the latest processing attempt. */
+    async activity(): Promise<ProviderActivity[]> {
+      const latest = await db
+        .selectDistinctOn([webhookDeliveries.provider], {
+          provider: webhookDeliveries.provider,
+          processedAt: webhookDeliveries.processedAt,
+          error: webhookDeliveries.error,
+        })
+        .from(webhookDeliveries)
+        .orderBy(webhookDeliveries.provider, sql`${webhookDeliveries.processedAt} DESC NULLS LAST`);
+      const received = await db
+        .select({ provider: webhookDeliveries.provider, at: sql<Date | string | null>`max(${webhookDeliveries.receivedAt})` })
+        .from(webhookDeliveries)
+        .groupBy(webhookDeliveries.provider);
+      const receivedAt = new Map(received.map((row) => [row.provider, row.at ? new Date(row.at) : null]));
+      return latest.map((row) => ({
+        provider: row.provider,
+        lastDeliveryAt: receivedAt.get(row.provider) ?? null,
+        lastProcessedAt: row.processedAt,
+        lastError: row.error,
+      }));
+    },
+  };
+}
+
+export type DeliveryRepository = ReturnType<typeof createDeliveryRepository>;

@@ -1,0 +1,183 @@
+// The receiving pipeline shared by every provider: check the secret is configured, verify the
+// signature against the raw bytes, then in one transaction store the delivery and cause its effects
+// (outbox messages, ledger rows, user changes). The answer goes out only after the commit, so an
+// acknowledged delivery is never lost; a delivery id seen before causes nothing the second time.
+import type { Logger } from 'pino';
+import { WEBHOOK_PROVIDERS, type WebhookProvider } from '../../config/config.ts';
+import { audit } from '../../platform/audit.ts';
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { Db, DbExecutor } from '../../platform/db/database.ts';
+import { AppError, unavailable, validationFailed } from '../../platform/http/errors.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import { enqueueChat, enqueueMail } from '../../platform/outbox/messages.ts';
+import { redactSecrets } from './payload-redaction.ts';
+import type { EffectContext, Headers, HookAnswer, InboundDelivery, ProviderHandler } from './providers/provider.ts';
+import type { Verdict } from './signatures.ts';
+import type { DeliveryRepository } from './webhooks.repository.ts';
+
+export interface WebhookSettings {
+  allowUnsigned: boolean;
+  secrets: Readonly<Record<WebhookProvider, string | undefined>>;
+}
+
+export interface IncomingRequest {
+  headers: Headers;
+  rawBody: Buffer | undefined;
+  body: unknown;
+}
+
+/** A rejected delivery is not stored (anyone can send one), but the dashboard should see it. */
+const REJECTION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const rejectionKey = (provider: string) => `webhooks:rejection:${provider}`;
+
+/** The innermost cause: the database's own words, not the wrapping query text with its parameters. */
+function rootMessage(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}
+
+export function createWebhooksService(deps: {
+  db: Db;
+  repo: DeliveryRepository;
+  handlers: Readonly<Record<WebhookProvider, ProviderHandler>>;
+  settings: WebhookSettings;
+  clock: Clock;
+  cache: Pick<Cache, 'get' | 'set'>;
+  secretBox: SecretBox;
+  logger: Logger;
+}) {
+  const { db, repo, handlers, settings, clock, cache, secretBox, logger } = deps;
+
+  function contextFor(tx: DbExecutor, handler: ProviderHandler, base: Omit<EffectContext, 'tx' | 'chat' | 'mail' | 'audit'>): EffectContext {
+    const dedupe = `${base.provider}:${base.deliveryId}`;
+    return {
+      ...base,
+      tx,
+      async chat(message) {
+        await enqueueChat(tx, { source: handler.provider, ...message }, base.now, dedupe);
+      },
+      async mail(message, part) {
+        return enqueueMail(tx, secretBox, message, base.now, part ? `${dedupe}:${part}` : dedupe);
+      },
+      async audit(event) {
+        await audit(tx, { ...event, actorType: 'webhook', details: { provider: handler.provider, deliveryId: base.deliveryId, ...event.details } }, base.now);
+      },
+    };
+  }
+
+  async function reject(handler: ProviderHandler, verdict: Exclude<Verdict, { ok: true }>, now: Date): Promise<never> {
+    logger.warn({ provider: handler.provider, reason: verdict.reason }, 'webhook delivery rejected');
+    await cache
+      .set(rejectionKey(handler.provider), { at: now.toISOString(), error: `Rejected a delivery: ${verdict.message}` }, REJECTION_TTL_MS)
+      .catch(() => undefined);
+    throw new AppError('unauthenticated', verdict.message);
+  }
+
+  /** Verifies, stores and applies one delivery; answers what the route sends back. */
+  async function receive(provider: WebhookProvider, request: IncomingRequest): Promise<HookAnswer> {
+    const handler = handlers[provider];
+    if (!request.rawBody || request.rawBody.length === 0 || request.body === undefined) {
+      throw validationFailed([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
+    }
+    const delivery: InboundDelivery = { headers: request.headers, rawBody: request.rawBody, body: request.body as Record<string, unknown> };
+    const now = clock.now();
+    const secret = settings.secrets[provider];
+    if (secret) {
+      const verdict = handler.verify(delivery, secret, now);
+      if (!verdict.ok) await reject(handler, verdict, now);
+    } else if (!settings.allowUnsigned) {
+      throw unavailable(`${handler.name} webhook secret is not configured`);
+    }
+
+    const { deliveryId, event } = handler.identify(delivery);
+    const base = { now, provider, deliveryId, event, body: delivery.body, headers: delivery.headers };
+    const ack = (status: string): HookAnswer => ({ status: 200, body: { status, provider, event, delivery_id: deliveryId } });
+    let failure: unknown;
+
+    const answer = await db.transaction(async (tx) => {
+      const claim = await repo.claim(tx, {
+        provider,
+        deliveryId,
+        event,
+        payload: redactSecrets(delivery.body),
+        verified: Boolean(secret),
+        receivedAt: now,
+      });
+      if (claim === 'duplicate') {
+        return (await handler.replay?.(contextFor(tx, handler, base))) ?? ack('duplicate');
+      }
+      try {
+        // A savepoint: failed effects are undone, but the delivery and its failure stay recorded.
+        const result = await tx.transaction(async (effects) => handler.apply(contextFor(effects, handler, base)));
+        await repo.finish(tx, { provider, deliveryId }, { status: 'processed', error: null, at: now });
+        return result ?? ack('processed');
+      } catch (error) {
+        failure = error;
+        await repo.finish(tx, { provider, deliveryId }, { status: 'failed', error: rootMessage(error).slice(0, 1000), at: now });
+        return undefined;
+      }
+    });
+
+    if (answer) return answer;
+    logger.warn({ provider, deliveryId, event }, 'webhook delivery failed; the sender will retry it');
+    throw new AppError('internal', 'Internal Server Error', { cause: failure });
+  }
+
+  /** Deliveries received since a time, in total and per provider (every provider listed). */
+  async function deliveryStats(since: Date): Promise<{ total: number; byProvider: Record<string, number> }> {
+    const counts = await repo.countsSince(since);
+    const byProvider = Object.fromEntries(WEBHOOK_PROVIDERS.map((p) => [p, counts[p] ?? 0]));
+    return { total: Object.values(byProvider).reduce((sum, n) => sum + n, 0), byProvider };
+  }
+
+  /**
+   * Per provider: when the last delivery came, and the error of the last attempt if it failed (a
+   * processing failure, or a rejected signature newer than the last processed delivery).
+   */
+  async function lastDeliveries(): Promise<Record<string, { lastDeliveryAt: string | null; lastError: string | null }>> {
+    const activity = new Map((await repo.activity()).map((row) => [row.provider, row]));
+    const result: Record<string, { lastDeliveryAt: string | null; lastError: string | null }> = {};
+    for (const provider of WEBHOOK_PROVIDERS) {
+      const row = activity.get(provider);
+      const rejection = await cache.get<{ at: string; error: string }>(rejectionKey(provider)).catch(() => undefined);
+      const rejectedLater = rejection && (!row?.lastProcessedAt || new Date(rejection.at) > row.lastProcessedAt);
+      result[provider] = {
+        lastDeliveryAt: iso(row?.lastDeliveryAt ?? null),
+        lastError: rejectedLater ? rejection.error : (row?.lastError ?? null),
+      };
+    }
+    return result;
+  }
+
+  const configured = (provider: WebhookProvider) => Boolean(settings.secrets[provider]);
+
+  /** Per platform provider: can it receive (secret set), and how did its last delivery go. */
+  async function platformsHealth() {
+    const last = await lastDeliveries();
+    const platforms = WEBHOOK_PROVIDERS.filter((p) => p !== 'mailer');
+    const providers = Object.fromEntries(
+      platforms.map((p) => [p, { secret_configured: configured(p), last_delivery_at: last[p]!.lastDeliveryAt, last_error: last[p]!.lastError }]),
+    );
+    const ready = settings.allowUnsigned || platforms.every(configured);
+    return { status: ready ? 'ok' : 'degraded', allow_unsigned: settings.allowUnsigned, providers };
+  }
+
+  /** The mail-event receiver's health, as the contract's string map. */
+  async function mailerHealth(): Promise<Record<string, string>> {
+    const last = (await lastDeliveries()).mailer!;
+    const health: Record<string, string> = {
+      status: configured('mailer') || settings.allowUnsigned ? 'ok' : 'unconfigured',
+      service: 'webhooks',
+      mailer_secret: configured('mailer') ? 'configured' : 'missing',
+    };
+    if (last.lastDeliveryAt) health.last_delivery_at = last.lastDeliveryAt;
+    return health;
+  }
+
+  return { receive, deliveryStats, lastDeliveries, platformsHealth, mailerHealth };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

@@ -1,0 +1,47 @@
+// Tables private to the webhooks module: every verified inbound delivery, and the payment
+// provider's customer ids mapped to our users (subscription events carry no e-mail).
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { users } from '../../platform/db/schema.ts';
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** codehost | payments | edge | tracker | errormon | database | authprovider | mailer */
+    provider: text('provider').notNull(),
+    /** The sender's delivery id (GUID, event id, svix id...) or `sha256:<hex>` of the raw body. */
+    deliveryId: text('delivery_id').notNull(),
+    /** Event name, e.g. `pull_request.opened`, `invoice.paid`, `Issue.update`. */
+    event: text('event').notNull(),
+    /** The parsed body with secret-looking fields (tokens, passwords) redacted. */
+    payload: jsonb('payload').$type<unknown>().notNull(),
+    /** False when accepted without a signature because WEBHOOKS_ALLOW_UNSIGNED=true. */
+    verified: boolean('verified').notNull().default(true),
+    receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** processed | failed (a failed delivery is processed again when the sender retries it). */
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(1),
+    /** When the last processing attempt ended. */
+    processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
+    error: text('error'),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_provider_delivery_key').on(t.provider, t.deliveryId),
+    index('webhook_deliveries_received_idx').on(t.receivedAt.desc()),
+    index('webhook_deliveries_provider_processed_idx').on(t.provider, t.processedAt.desc()),
+  ],
+);
+
+export const paymentCustomers = pgTable(
+  'payment_customers',
+  {
+    /** The payment provider's customer id, e.g. `cus_...`. */
+    customerId: text('customer_id').primaryKey(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Lower-cased; lets a user who registers later still be matched. */
+    email: text('email'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('payment_customers_user_idx').on(t.userId)],
+);

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { outbox } from '../../../src/platform/db/schema.ts';
+import { enqueueChat, type ChatMessage } from '../../../src/platform/outbox/messages.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
+
+interface Embed {
+  title: string;
+  description?: string;
+  color: number;
+  url?: string;
+  timestamp: string;
+  footer: { text: string };
+  fields: { name: string; value: string; inline: boolean }[];
+}
+
+describe('chat notifications to a Discord-compatible webhook', () => {
+  let receiver: ChatReceiver;
+  let t: TestApp;
+  const clock = fixedClock('2030-03-01T12:00:00.000Z');
+  before(async () => {
+    receiver = await startChatReceiver({ flavor: 'discord' });
+    t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url, CHAT_WEBHOOK_FORMAT: 'discord' } });
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const enqueue = async (chat: ChatMessage) => (await enqueueChat(t.database.db, chat, clock.now()))!;
+  const row = async (id: string) => (await t.database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
+
+  it('posts content and one embed coloured by level, and counts the 204 as delivered', async () => {
+    const id = await enqueue({
+      source: 'payments',
+      title: 'Invoice paid',
+      text: '$49.00 from ada@example.com',
+      level: 'success',
+      url: 'https://example.com/invoices/in_1',
+      fields: [
+        { name: 'Plan', value: 'pro' },
+        { name: 'Note', value: '' },
+      ],
+    });
+    await t.platform.outbox.drain();
+    assert.equal(receiver.accepted.length, 1);
+    const body = receiver.accepted[0] as { content: string; embeds: Embed[]; allowed_mentions: unknown };
+    assert.equal(body.content, '✅ Invoice paid');
+    assert.deepEqual(body.allowed_mentions, { parse: [] });
+    assert.deepEqual(body.embeds, [
+      {
+        title: 'Invoice paid',
+        description: '$49.00 from ada@example.com',
+        color: 0x2ecc71,
+        url: 'https://example.com/invoices/in_1',
+        timestamp: '2030-03-01T12:00:00.000Z',
+        footer: { text: 'payments' },
+        fields: [
+          { name: 'Plan', value: 'pro', inline: true },
+          { name: 'Note', value: '\u200b', inline: true },
+        ],
+      },
+    ]);
+    assert.equal((await row(id)).result, 'delivered: discord webhook answered HTTP 204');
+  });
+
+  it('keeps oversized messages within Discord limits, so the receiver accepts them', async () => {
+    const fields = Array.from({ length: 30 }, (_, i) => ({ name: `field ${i} ${'n'.repeat(300)}`, value: 'v'.repeat(2000) }));
+    const id = await enqueue({ source: 'errormon', title: 'T'.repeat(300), text: 'd'.repeat(5000), level: 'error', url: 'not a url', fields });
+    await t.platform.outbox.drain();
+    assert.equal((await row(id)).status, 'done', (await row(id)).lastError ?? '');
+    const embed = (receiver.accepted.at(-1) as { embeds: Embed[] }).embeds[0]!;
+    assert.equal(embed.title.length, 256);
+    assert.ok(embed.title.endsWith('…'));
+    assert.equal(embed.description!.length, 4096);
+    assert.equal(embed.color, 0xe74c3c);
+    assert.equal(embed.url, undefined, 'a link Discord would refuse is left out');
+    assert.ok(embed.fields.length <= 25);
+    assert.ok(embed.fields.every((f) => f.name.length <= 256 && f.value.length <= 1024));
+    const total = embed.title.length + embed.description!.length + embed.footer.text.length + embed.fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
+    assert.ok(total <= 6000, String(total));
+  });
+
+  it('waits for retry_after from a 429 body (seconds, a float), then delivers', async () => {
+    const id = await enqueue({ source: 'edge', title: 'Deployment ready', text: 'production' });
+    receiver.respondNext({ status: 429, headers: { 'retry-after': '3' }, body: { message: 'You are being rate limited.', retry_after: 2.5, global: false } });
+    await t.platform.outbox.drain();
+    const waiting = await row(id);
+    assert.equal(waiting.status, 'pending');
+    // Backoff after a first failure is 2.0 to 2.4 s; the receiver's 2.5 s is longer, so it decides.
+    assert.equal(waiting.availableAt.getTime() - clock.now().getTime(), 2500);
+    clock.advance(2500);
+    await t.platform.outbox.drain();
+    assert.equal((await row(id)).status, 'done');
+  });
+
+  it('dead-letters a message Discord refuses as invalid', async () => {
+    const id = await enqueue({ source: 'edge', title: 'refused', text: 'x' });
+    receiver.respondNext({ status: 400, body: { message: 'Invalid Form Body', code: 50035 } });
+    await t.platform.outbox.drain();
+    const dead = await row(id);
+    assert.equal(dead.status, 'dead');
+    assert.match(dead.lastError!, /^chat webhook answered HTTP 400 \{"message":"Invalid Form Body","code":50035\}$/);
+  });
+});

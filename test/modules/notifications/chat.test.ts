@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { outbox } from '../../../src/platform/db/schema.ts';
+import { CHAT_KIND, enqueueChat, type ChatMessage } from '../../../src/platform/outbox/messages.ts';
+import { createOutboxWorker } from '../../../src/platform/outbox/outbox.ts';
+import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
+
+const message: ChatMessage = {
+  source: 'codehost',
+  title: 'Build failed on main',
+  text: 'Workflow *ci* failed for <@here> & friends',
+  level: 'error',
+  url: 'https://example.com/runs/42',
+  fields: [
+    { name: 'Branch', value: 'main' },
+    { name: 'Commit', value: 'abc123' },
+  ],
+};
+
+describe('chat notifications to a Slack-compatible webhook', () => {
+  let receiver: ChatReceiver;
+  let t: TestApp;
+  const clock = fixedClock(new Date());
+  before(async () => {
+    receiver = await startChatReceiver({ flavor: 'slack' });
+    t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url, CHAT_WEBHOOK_FORMAT: 'slack' } });
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const enqueue = async (chat: ChatMessage = message) => (await enqueueChat(t.database.db, chat, clock.now()))!;
+  const row = async (id: string) => (await t.database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
+
+  it('posts text and blocks, and marks the row delivered', async () => {
+    const id = await enqueue();
+    await t.platform.outbox.drain();
+    assert.equal(receiver.accepted.length, 1);
+    const body = receiver.accepted[0] as { text: string; blocks: { type: string; [k: string]: unknown }[] };
+    assert.equal(body.text, '🚨 Build failed on main: Workflow *ci* failed for &lt;@here&gt; &amp; friends');
+    assert.deepEqual(body.blocks.map((b) => b.type), ['header', 'section', 'section', 'actions', 'context']);
+    assert.deepEqual(body.blocks[0]!.text, { type: 'plain_text', text: '🚨 Build failed on main', emoji: true });
+    assert.deepEqual(body.blocks[2]!.fields, [
+      { type: 'mrkdwn', text: '*Branch*\nmain' },
+      { type: 'mrkdwn', text: '*Commit*\nabc123' },
+    ]);
+    assert.deepEqual(body.blocks[3]!.elements, [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: 'https://example.com/runs/42' }]);
+    assert.equal(receiver.received.at(-1)!.headers['content-type'], 'application/json');
+    const delivered = await row(id);
+    assert.equal(delivered.status, 'done');
+    assert.equal(delivered.result, 'delivered: slack webhook answered HTTP 200');
+  });
+
+  it('honours 429 Retry-After, then delivers the message once', async () => {
+    const id = await enqueue({ ...message, title: 'rate limited once' });
+    receiver.respondNext({ status: 429, body: 'rate_limited', headers: { 'retry-after': '7' } });
+    const before = receiver.received.length;
+    await t.platform.outbox.drain();
+    let waiting = await row(id);
+    assert.equal(waiting.status, 'pending');
+    assert.equal(waiting.attempts, 1);
+    assert.match(waiting.lastError!, /HTTP 429 rate_limited/);
+    assert.equal(waiting.availableAt.getTime() - clock.now().getTime(), 7000);
+
+    await t.platform.outbox.drain();
+    assert.equal(receiver.received.length, before + 1, 'nothing is sent before Retry-After');
+    clock.advance(7000);
+    await t.platform.outbox.drain();
+    waiting = await row(id);
+    assert.equal(waiting.status, 'done');
+    assert.equal(waiting.attempts, 2);
+    assert.equal(receiver.received.length, before + 2);
+    assert.equal(receiver.accepted.filter((b) => String(b.text).includes('rate limited once')).length, 1);
+  });
+
+  it('dead-letters what the receiver refuses (400, 403, 404, 410) at once', async () => {
+    for (const [status, body] of [[400, 'invalid_payload'], [403, 'invalid_token'], [404, 'no_service'], [410, 'channel_is_archived']] as const) {
+      const id = await enqueue({ ...message, title: `refused ${status}` });
+      receiver.respondNext({ status, body });
+      await t.platform.outbox.drain();
+      const dead = await row(id);
+      assert.equal(dead.status, 'dead', String(status));
+      assert.equal(dead.attempts, 1);
+      assert.equal(dead.lastError, `chat webhook answered HTTP ${status} ${body}`);
+    }
+  });
+
+  it('retries after a 5xx', async () => {
+    const failing = await enqueue({ ...message, title: 'server error' });
+    receiver.respondNext({ status: 503, body: 'service unavailable' });
+    await t.platform.outbox.drain();
+    const waiting = await row(failing);
+    assert.deepEqual([waiting.status, waiting.lastError], ['pending', 'chat webhook answered HTTP 503 service unavailable']);
+    clock.advance(60_000);
+    await t.platform.outbox.drain();
+    const delivered = await row(failing);
+    assert.deepEqual([delivered.status, delivered.lastError, delivered.attempts], ['done', null, 2]);
+  });
+
+  it('a row claimed by a worker that died is delivered by the next worker exactly once', async () => {
+    clock.advance(3_600_000);
+    await t.platform.outbox.drain();
+    const id = await enqueue({ ...message, title: 'survives a crash' });
+    const sent = () => receiver.received.filter((r) => String(r.body.text).includes('survives a crash')).length;
+
+    // A second worker claims the row and dies holding it: its handler never returns.
+    const dying = createOutboxWorker({ database: t.database, clock, logger: t.platform.logger });
+    let claimed!: () => void;
+    const wasClaimed = new Promise<void>((resolve) => (claimed = resolve));
+    dying.register(CHAT_KIND, () => {
+      claimed();
+      return new Promise<never>(() => {});
+    });
+    void dying.runOnce();
+    await wasClaimed;
+    assert.equal((await row(id)).status, 'processing');
+
+    await t.platform.outbox.drain();
+    assert.equal(sent(), 0, 'the lease keeps others away while it runs');
+    clock.advance(60_001);
+    await t.platform.outbox.drain();
+    await t.platform.outbox.drain();
+    assert.equal(sent(), 1);
+    const delivered = await row(id);
+    assert.deepEqual([delivered.status, delivered.attempts], ['done', 2]);
+  });
+
+  it('delivers what other modules enqueue, e.g. an issue filed by an agent', async () => {
+    const filed = await t.app.inject({ method: 'POST', url: '/api/v1/tracker/issues/agent', payload: { title: 'Flaky test', agent_id: 'qa-bot' } });
+    assert.equal(filed.statusCode, 201);
+    await t.platform.outbox.drain();
+    const posted = receiver.accepted.find((b) => String(b.text).includes(`${filed.json().identifier} filed by agent qa-bot`));
+    assert.ok(posted);
+  });
+});
+
+describe('a chat receiver that does not answer', () => {
+  it('is given up on after CHAT_WEBHOOK_TIMEOUT_MS and retried later', async () => {
+    const clock = fixedClock(new Date());
+    const receiver = await startChatReceiver({ flavor: 'slack' });
+    const t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url, CHAT_WEBHOOK_TIMEOUT_MS: '500' } });
+    try {
+      const id = (await enqueueChat(t.database.db, message, clock.now()))!;
+      receiver.respondNext('hang');
+      await t.platform.outbox.drain();
+      const [waiting] = await t.database.db.select().from(outbox).where(eq(outbox.id, id));
+      assert.deepEqual([waiting!.status, waiting!.lastError], ['pending', 'chat webhook did not answer within 500 ms']);
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe('notification status and the record-only mode', () => {
+  it('without CHAT_WEBHOOK_URL the message is recorded only; status reads the outbox', async () => {
+    const clock = fixedClock('2030-01-01T00:00:00.000Z');
+    const t = await buildTestApp({ clock });
+    const receiver = await startChatReceiver({ flavor: 'slack' });
+    try {
+      const id = (await enqueueChat(t.database.db, message, clock.now()))!;
+      await t.platform.outbox.drain();
+      const [recorded] = await t.database.db.select().from(outbox).where(eq(outbox.id, id));
+      assert.deepEqual([recorded!.status, recorded!.result], ['done', 'recorded only: CHAT_WEBHOOK_URL is not set']);
+      assert.equal(receiver.received.length, 0);
+
+      const notifications = createNotificationsModule(t.platform);
+      assert.deepEqual(await notifications.status(), {
+        chat: { configured: false, format: 'slack', pending: 0, dead: 0, lastSuccessAt: null, lastError: null },
+        mail: { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null },
+      });
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
+
+  it('reports pending and dead messages, the last success and the standing error', async () => {
+    const clock = fixedClock('2030-01-01T00:00:00.000Z');
+    const receiver = await startChatReceiver({ flavor: 'slack' });
+    const t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url } });
+    try {
+      const notifications = createNotificationsModule(t.platform);
+      await enqueueChat(t.database.db, message, clock.now());
+      await t.platform.outbox.drain();
+      clock.advance(1000);
+      receiver.respondNext({ status: 400, body: 'invalid_payload' }, { status: 500, body: 'oops' });
+      await enqueueChat(t.database.db, { ...message, title: 'dead' }, clock.now());
+      await enqueueChat(t.database.db, { ...message, title: 'later' }, clock.now());
+      await t.platform.outbox.drain();
+      const status = await notifications.status();
+      assert.deepEqual(status.chat, {
+        configured: true,
+        format: 'slack',
+        pending: 1,
+        dead: 1,
+        lastSuccessAt: '2030-01-01T00:00:00.000Z',
+        // The failure still standing: the dead row failed for good, the pending one failed last.
+        lastError: 'chat webhook answered HTTP 500 oops',
+      });
+      assert.deepEqual(status.mail, { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null });
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
+});

@@ -1,0 +1,240 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { closedPort } from '../../helpers/ports.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { startLinearFake, type LinearFake } from '../../fakes/linear.ts';
+
+const linearEnv = (fake: LinearFake, extra: Record<string, string | undefined> = {}) => ({
+  TRACKER_BACKEND: 'linear',
+  TRACKER_API_URL: fake.url,
+  TRACKER_API_KEY: fake.apiKey,
+  TRACKER_DEFAULT_TEAM_ID: fake.teams.eng.id,
+  ...extra,
+});
+
+describe('tracker on the Linear backend', () => {
+  let fake: LinearFake;
+  let t: TestApp;
+  before(async () => {
+    fake = await startLinearFake();
+    t = await buildTestApp({ env: linearEnv(fake) });
+  });
+  after(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
+    t.app.inject({ method, url, payload: payload as object });
+  const create = async (fields: Record<string, unknown> = {}) => {
+    const response = await call('POST', '/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'An issue', ...fields });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json();
+  };
+  const lastRequest = (field: string) => [...fake.requests].reverse().find((r) => r.fields.includes(field))!;
+  const stateId = (name: string) => fake.states.find((s) => s.team.id === fake.teams.eng.id && s.name === name)!.id;
+
+  it('health asks Linear who we are, with the personal key as-is in Authorization', async () => {
+    const response = await call('GET', '/api/v1/tracker/health');
+    assert.equal(response.statusCode, 200);
+    const body = response.json();
+    assert.deepEqual({ ...body, latency_ms: typeof body.latency_ms }, {
+      backend: 'linear',
+      reachable: true,
+      latency_ms: 'number',
+      detail: 'Linear answered as Ada Lovelace',
+      default_team_id: fake.teams.eng.id,
+    });
+    assert.equal(lastRequest('viewer').authorization, fake.apiKey);
+  });
+
+  describe('create, get, patch', () => {
+    it('resolves the state to a stateId of the team and answers the issue in our shape', async () => {
+      const issue = await create({ title: 'Fills arrive late', description: 'See logs', priority: 3, assigneeId: fake.users[0]!.id, estimate: 2, dueDate: '2031-05-01', projectId: 'p-1' });
+      assert.equal(lastRequest('issueCreate').variables.input && (lastRequest('issueCreate').variables.input as { stateId: string }).stateId, stateId('Backlog'));
+      assert.match(issue.identifier, /^ENG-\d+$/);
+      assert.equal(issue.url, `https://linear.app/fake/issue/${issue.identifier}`);
+      assert.deepEqual([issue.state.name, issue.state.type], ['Backlog', 'backlog']);
+      assert.deepEqual(issue.team, fake.teams.eng);
+      assert.equal(issue.priorityLabel, 'Medium');
+      assert.deepEqual(issue.assignee, { id: fake.users[0]!.id, name: 'Ada Lovelace' });
+      assert.equal(issue.estimate, 2);
+      assert.equal(issue.dueDate, '2031-05-01');
+      assert.equal(issue.projectId, 'p-1');
+      assert.equal(issue.agentId, null);
+      assert.match(issue.createdAt, /Z$/);
+
+      const started = await create({ state: 'started' });
+      assert.equal(started.state.name, 'In Progress', 'a type resolves to its first state');
+      const review = await create({ state: 'in review' });
+      assert.equal(review.state.name, 'In Review', 'a name wins, case-insensitively');
+    });
+
+    it('answers 422 for an unknown team or state, and for what Linear refuses', async () => {
+      const team = await call('POST', '/api/v1/tracker/issues', { teamId: 'f6a1c1ad-0000-4000-8000-000000000000', title: 'x' });
+      assert.equal(team.statusCode, 422);
+      assert.deepEqual(team.json().detail[0].loc, ['body', 'teamId']);
+      const state = await call('POST', '/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'x', state: 'Shipped' });
+      assert.equal(state.statusCode, 422);
+      assert.match(state.json().detail[0].msg, /Unknown state 'Shipped' for team ENG; use one of its states \(Triage, Backlog, Todo, In Progress, In Review, Done, Canceled\)/);
+      const assignee = await call('POST', '/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'x', assigneeId: 'nobody' });
+      assert.equal(assignee.statusCode, 422);
+      assert.match(assignee.json().detail[0].msg, /refused the issue: Entity not found: User/);
+    });
+
+    it('gets by id or identifier and answers 404 for what Linear does not know', async () => {
+      const issue = await create();
+      assert.equal((await call('GET', `/api/v1/tracker/issues/${issue.identifier}`)).json().id, issue.id);
+      assert.equal((await call('GET', `/api/v1/tracker/issues/${issue.id}`)).json().identifier, issue.identifier);
+      const missing = await call('GET', '/api/v1/tracker/issues/ENG-9999');
+      assert.equal(missing.statusCode, 404);
+      assert.deepEqual(missing.json(), { detail: 'Issue not found' });
+    });
+
+    it('patches through issueUpdate with the resolved stateId; null clears; 404 when unknown', async () => {
+      const issue = await create({ dueDate: '2031-01-01' });
+      const response = await call('PATCH', `/api/v1/tracker/issues/${issue.identifier}`, { title: 'Renamed', state: 'Done', dueDate: null, priority: 4 });
+      assert.equal(response.statusCode, 200, response.body);
+      const input = lastRequest('issueUpdate').variables.input as Record<string, unknown>;
+      assert.deepEqual(input, { title: 'Renamed', dueDate: null, priority: 4, stateId: stateId('Done') });
+      const patched = response.json();
+      assert.deepEqual([patched.title, patched.state.type, patched.dueDate, patched.priorityLabel], ['Renamed', 'completed', null, 'Low']);
+      assert.equal((await call('PATCH', '/api/v1/tracker/issues/ENG-9999', { title: 'x' })).statusCode, 404);
+      assert.equal((await call('PATCH', '/api/v1/tracker/issues/ENG-9999', { state: 'Done' })).statusCode, 404);
+    });
+  });
+
+  describe('list', () => {
+    it('sends Linear filters for states, assignee and label, and passes limit as first', async () => {
+      const todo = await create({ title: 'list todo', state: 'Todo', assigneeId: fake.users[0]!.id });
+      const started = await create({ title: 'list started', state: 'In Review' });
+      const response = await call('GET', '/api/v1/tracker/issues?states=todo,started&limit=2');
+      assert.equal(response.statusCode, 200);
+      const body = response.json();
+      assert.deepEqual(body.issues.map((i: { id: string }) => i.id), [started.id, todo.id]);
+      assert.equal(body.count, 2);
+      const request = lastRequest('issues');
+      assert.equal(request.variables.first, 2);
+      assert.deepEqual(request.variables.filter, { state: { or: [{ type: { in: ['started'] } }, { name: { eqIgnoreCase: 'todo' } }] } });
+
+      const mine = (await call('GET', `/api/v1/tracker/issues?assignee_id=${fake.users[0]!.id}&states=Todo`)).json();
+      assert.ok(mine.issues.some((i: { id: string }) => i.id === todo.id));
+      assert.ok(mine.issues.every((i: { assignee: { id: string } | null }) => i.assignee?.id === fake.users[0]!.id));
+
+      await call('POST', '/api/v1/tracker/issues/agent', { title: 'labelled', agent_id: 'lister', label_names: ['listing'] });
+      const labelled = (await call('GET', '/api/v1/tracker/issues?label=LISTING')).json();
+      assert.deepEqual(labelled.issues.map((i: { title: string }) => i.title), ['labelled']);
+      assert.deepEqual(lastRequest('issues').variables.filter, { labels: { some: { name: { eqIgnoreCase: 'LISTING' } } } });
+    });
+
+    it('says has_more from pageInfo', async () => {
+      await create();
+      await create();
+      const page = (await call('GET', '/api/v1/tracker/issues?limit=1')).json();
+      assert.equal(page.count, 1);
+      assert.equal(page.has_more, true);
+    });
+  });
+
+  describe('agent-filed issues', () => {
+    it('resolves and creates labels, marks the agent with a label, and deduplicates open issues', async () => {
+      const body = { title: 'Deploy failed on main', agent_id: 'deploy-bot', agent_type: 'ci', label_names: ['bug', 'ops-only', 'deploys'] };
+      const first = await call('POST', '/api/v1/tracker/issues/agent', body);
+      assert.equal(first.statusCode, 201, first.body);
+      const issue = first.json();
+      assert.equal(issue.deduplicated, false);
+      assert.equal(issue.priority, 2);
+      assert.equal(issue.agentId, 'deploy-bot');
+      assert.equal(issue.team.id, fake.teams.eng.id);
+      // `Bug` is a workspace label; `ops-only` belongs to another team, so ENG gets its own.
+      const names = issue.labels.map((l: { name: string }) => l.name).sort();
+      assert.deepEqual(names, ['Bug', 'agent-id:deploy-bot', 'agent:ci', 'deploys', 'ops-only']);
+      const created = fake.labels.filter((l) => ['ops-only', 'deploys', 'agent:ci', 'agent-id:deploy-bot'].includes(l.name) && l.team?.id === fake.teams.eng.id);
+      assert.equal(created.length, 4);
+
+      const again = await call('POST', '/api/v1/tracker/issues/agent', body);
+      assert.equal(again.statusCode, 200);
+      assert.deepEqual([again.json().id, again.json().deduplicated], [issue.id, true]);
+      assert.equal(fake.issues.filter((i) => i.title === body.title).length, 1);
+
+      await call('PATCH', `/api/v1/tracker/issues/${issue.id}`, { state: 'canceled' });
+      const reopened = await call('POST', '/api/v1/tracker/issues/agent', body);
+      assert.equal(reopened.statusCode, 201);
+      assert.notEqual(reopened.json().id, issue.id);
+    });
+
+    it('answers 503 with a clear detail when no default team is configured', async () => {
+      const noTeam = await buildTestApp({ env: linearEnv(fake, { TRACKER_DEFAULT_TEAM_ID: undefined }) });
+      try {
+        const response = await noTeam.app.inject({ method: 'POST', url: '/api/v1/tracker/issues/agent', payload: { title: 'x', agent_id: 'a' } });
+        assert.equal(response.statusCode, 503);
+        assert.match(response.json().detail, /TRACKER_DEFAULT_TEAM_ID/);
+      } finally {
+        await noTeam.close();
+      }
+    });
+  });
+
+  describe('when Linear fails', () => {
+    it('RATELIMITED becomes 429 with Retry-After from the reset header', async () => {
+      fake.failNext('ratelimited');
+      const response = await call('GET', '/api/v1/tracker/issues');
+      assert.equal(response.statusCode, 429);
+      const retryAfter = Number(response.headers['retry-after']);
+      assert.ok(retryAfter >= 29 && retryAfter <= 31, String(retryAfter));
+      assert.match(response.json().detail, /rate limiting/);
+    });
+
+    it('a refused key becomes 502 with the reason, and health says unreachable', async () => {
+      fake.failNext('auth');
+      const response = await call('GET', '/api/v1/tracker/issues/ENG-1');
+      assert.equal(response.statusCode, 502);
+      assert.equal(response.json().detail, 'The issue tracker refused our credentials (TRACKER_API_KEY): You need to authenticate to access this operation.');
+      fake.failNext('auth');
+      const health = (await call('GET', '/api/v1/tracker/health')).json();
+      assert.equal(health.reachable, false);
+      assert.equal(health.latency_ms, null);
+      assert.match(health.detail, /refused our credentials/);
+    });
+
+    it('a wrong key configured is refused too, and never written to the log', async () => {
+      const wrong = await buildTestApp({ env: linearEnv(fake, { TRACKER_API_KEY: 'lin_api_wrong-key-0123456789' }) });
+      try {
+        const response = await wrong.app.inject({ method: 'GET', url: '/api/v1/tracker/issues' });
+        assert.equal(response.statusCode, 502);
+        assert.ok(!wrong.logText().includes('lin_api_wrong-key-0123456789'));
+      } finally {
+        await wrong.close();
+      }
+    });
+
+    it('HTTP 500 becomes 502, no answer 504, and a closed port 503', async () => {
+      fake.failNext('server-error');
+      const failed = await call('POST', '/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'x' });
+      assert.equal(failed.statusCode, 502);
+      assert.equal(failed.json().detail, 'The issue tracker failed with HTTP 500');
+
+      const impatient = await buildTestApp({ env: linearEnv(fake, { TRACKER_TIMEOUT_MS: '500' }) });
+      try {
+        fake.failNext('hang');
+        const slow = await impatient.app.inject({ method: 'GET', url: '/api/v1/tracker/issues' });
+        assert.equal(slow.statusCode, 504);
+        assert.equal(slow.json().detail, 'The issue tracker did not answer within 500 ms');
+      } finally {
+        await impatient.close();
+      }
+
+      const port = await closedPort();
+      const down = await buildTestApp({ env: linearEnv(fake, { TRACKER_API_URL: `http://127.0.0.1:${port}/graphql` }) });
+      try {
+        const response = await down.app.inject({ method: 'GET', url: '/api/v1/tracker/issues' });
+        assert.equal(response.statusCode, 503);
+        assert.deepEqual(response.json(), { detail: 'The issue tracker could not be reached' });
+        const health = (await down.app.inject({ method: 'GET', url: '/api/v1/tracker/health' })).json();
+        assert.deepEqual([health.reachable, health.detail], [false, 'The issue tracker could not be reached']);
+      } finally {
+        await down.close();
+      }
+    });
+  });
+});
