@@ -1,0 +1,79 @@
+// The Binance fake must be faithful: these checks pin the protocol details tests rely on.
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { binanceTrade, startBinanceFake, type BinanceFake } from '../fakes/binance.ts';
+
+describe('Binance fake', () => {
+  let fake: BinanceFake;
+  before(async () => {
+    fake = await startBinanceFake();
+    fake.addAccount({
+      apiKey: 'key-123456789',
+      secret: 'secret-123456789',
+      balances: [{ asset: 'BTC', free: '0.50000000', locked: '0.10000000' }],
+      trades: { BTCUSDT: [binanceTrade({ symbol: 'BTCUSDT', id: 1, price: '65000.00', qty: '0.01', isBuyer: true, time: 1_700_000_000_000 })] },
+    });
+  });
+  after(() => fake.close());
+
+  const signed = (query: string, secret = 'secret-123456789') =>
+    `${query}&signature=${createHmac('sha256', secret).update(query).digest('hex')}`;
+
+  it('answers public data with string numbers and a weight header', async () => {
+    const response = await fetch(`${fake.url}/api/v3/ticker/price?symbol=BTCUSDT`);
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { symbol: 'BTCUSDT', price: '65000.00' });
+    assert.equal(response.headers.get('x-mbx-used-weight-1m'), '2');
+  });
+
+  it('refuses an unknown symbol with -1121', async () => {
+    const response = await fetch(`${fake.url}/api/v3/ticker/24hr?symbol=NOPE`);
+    assert.equal(response.status, 400);
+    assert.deepEqual(await response.json(), { code: -1121, msg: 'Invalid symbol.' });
+  });
+
+  it('verifies signatures, keys and the recvWindow like Binance', async () => {
+    const now = Date.now();
+    const ok = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now}`)}`, { headers: { 'X-MBX-APIKEY': 'key-123456789' } });
+    assert.equal(ok.status, 200);
+    assert.equal((await ok.json()).balances[0].asset, 'BTC');
+    const badSig = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now}`, 'wrong')}`, { headers: { 'X-MBX-APIKEY': 'key-123456789' } });
+    assert.equal((await badSig.json()).code, -1022);
+    const badKey = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now}`)}`, { headers: { 'X-MBX-APIKEY': 'other' } });
+    assert.equal(badKey.status, 401);
+    assert.equal((await badKey.json()).code, -2015);
+    const stale = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now - 60_000}`)}`, { headers: { 'X-MBX-APIKEY': 'key-123456789' } });
+    assert.equal((await stale.json()).code, -1021);
+  });
+
+  it('pages klines by startTime and limit, oldest first', async () => {
+    const start = Date.UTC(2026, 0, 1);
+    const response = await fetch(`${fake.url}/api/v3/klines?symbol=ETHUSDT&interval=1h&startTime=${start}&limit=3`);
+    const rows = (await response.json()) as unknown[][];
+    assert.deepEqual(rows.map((r) => r[0]), [start, start + 3_600_000, start + 7_200_000]);
+    assert.equal(rows[0]!.length, 12);
+  });
+
+  it('charges Binance\'s weights, which depend on the parameters', async () => {
+    const fresh = await startBinanceFake();
+    try {
+      const used = async (path: string) => Number((await fetch(`${fresh.url}${path}`)).headers.get('x-mbx-used-weight-1m'));
+      assert.equal(await used('/api/v3/ticker/24hr?symbol=BTCUSDT'), 2);
+      assert.equal(await used('/api/v3/ticker/24hr'), 82, 'every symbol weighs 80');
+      assert.equal(await used('/api/v3/ticker/price'), 86);
+      assert.equal(await used('/api/v3/depth?symbol=BTCUSDT&limit=100'), 91);
+      assert.equal(await used('/api/v3/depth?symbol=BTCUSDT&limit=500'), 116);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('injects 429 with Retry-After on demand', async () => {
+    fake.fail(429, { code: -1003, msg: 'Too many requests.' }, { retryAfter: 7 });
+    const response = await fetch(`${fake.url}/api/v3/ping`);
+    assert.equal(response.status, 429);
+    assert.equal(response.headers.get('retry-after'), '7');
+    assert.equal((await fetch(`${fake.url}/api/v3/ping`)).status, 200);
+  });
+});

@@ -1,0 +1,358 @@
+// A loopback Binance spot REST server that speaks the real protocol (PROTOCOLS.md B1): string
+// numbers, `{code,msg}` errors, X-MBX-USED-WEIGHT-1M headers, 429/418 with Retry-After, HMAC-SHA256
+// signed endpoints with X-MBX-APIKEY and recvWindow, exchangeInfo filters. `variant: 'us'` answers
+// as binance.us (MIN_NOTIONAL filters; no SAPI endpoints unless a test adds them).
+// Extend it with `route()` for endpoints a test needs; inject failures with `fail()` and `delay()`.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { marketSymbols, klinesFor, ticker24hr, bookFor, type FakeSymbol } from './binance-market-data.ts';
+
+export interface FakeAccount {
+  apiKey: string;
+  secret: string;
+  balances: { asset: string; free: string; locked: string }[];
+  /** myTrades rows by symbol, in Binance's shape. */
+  trades: Record<string, Record<string, unknown>[]>;
+  canTrade?: boolean;
+  canWithdraw?: boolean;
+  /** Extra state for SAPI routes tests add (bnbBurn, restrictions, dust). */
+  extra?: Record<string, unknown>;
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  params: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  body: string;
+  account?: FakeAccount;
+}
+
+export interface FakeReply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+type Handler = (request: FakeRequest) => FakeReply | Promise<FakeReply>;
+/** A fixed request weight, or Binance's rule when it depends on the parameters. */
+type Weight = number | ((request: FakeRequest) => number);
+
+interface Failure {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+  pathPrefix?: string;
+  remaining: number;
+}
+
+export interface BinanceFakeOptions {
+  variant?: 'global' | 'us';
+  symbols?: FakeSymbol[];
+  /** Request-weight budget per minute; above it the fake answers 429 like Binance. */
+  weightLimit?: number;
+  /** Added to the fake's clock, to provoke -1021 timestamp errors. */
+  serverTimeOffsetMs?: number;
+}
+
+const BINANCE_ERROR = (code: number, msg: string) => ({ code, msg });
+
+export class BinanceFake {
+  readonly variant: 'global' | 'us';
+  readonly symbols: FakeSymbol[];
+  readonly accounts = new Map<string, FakeAccount>();
+  readonly requests: FakeRequest[] = [];
+  serverTimeOffsetMs: number;
+  weightLimit: number;
+  private usedWeight = 0;
+  private weightWindow = 0;
+  private readonly routes = new Map<string, { handler: Handler; signed: boolean; weight: Weight }>();
+  private failures: Failure[] = [];
+  private delays: { ms: number; pathPrefix?: string; remaining: number }[] = [];
+  private server?: Server;
+  url = '';
+
+  constructor(options: BinanceFakeOptions = {}) {
+    this.variant = options.variant ?? 'global';
+    this.symbols = options.symbols ?? marketSymbols(this.variant);
+    this.weightLimit = options.weightLimit ?? 6000;
+    this.serverTimeOffsetMs = options.serverTimeOffsetMs ?? 0;
+    this.registerPublicRoutes();
+    this.registerAccountRoutes();
+  }
+
+  /** Adds or replaces an endpoint. Signed endpoints verify key, timestamp and signature first. */
+  route(method: string, path: string, handler: Handler, options: { signed?: boolean; weight?: Weight } = {}): this {
+    this.routes.set(`${method} ${path}`, { handler, signed: options.signed ?? false, weight: options.weight ?? 1 });
+    return this;
+  }
+
+  addAccount(account: FakeAccount): FakeAccount {
+    this.accounts.set(account.apiKey, account);
+    return account;
+  }
+
+  /** The next `times` matching requests answer with this status and body instead. */
+  fail(status: number, body: unknown = BINANCE_ERROR(-1000, 'An unknown error occurred.'), options: { times?: number; pathPrefix?: string; retryAfter?: number } = {}): this {
+    const headers: Record<string, string> = {};
+    if (options.retryAfter !== undefined) headers['retry-after'] = String(options.retryAfter);
+    this.failures.push({ status, body, headers, pathPrefix: options.pathPrefix, remaining: options.times ?? 1 });
+    return this;
+  }
+
+  /** The next `times` matching requests are answered only after `ms`. */
+  delay(ms: number, options: { times?: number; pathPrefix?: string } = {}): this {
+    this.delays.push({ ms, pathPrefix: options.pathPrefix, remaining: options.times ?? 1 });
+    return this;
+  }
+
+  countRequests(path: string): number {
+    return this.requests.filter((r) => r.path === path).length;
+  }
+
+  now(): number {
+    return Date.now() + this.serverTimeOffsetMs;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  private take<T extends { pathPrefix?: string; remaining: number }>(list: T[], path: string): T | undefined {
+    const found = list.find((f) => f.remaining > 0 && (!f.pathPrefix || path.startsWith(f.pathPrefix)));
+    if (found) found.remaining -= 1;
+    return found;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const params = new URLSearchParams(url.search);
+    if (body && req.headers['content-type']?.includes('application/x-www-form-urlencoded')) {
+      for (const [k, v] of new URLSearchParams(body)) params.append(k, v);
+    }
+    const request: FakeRequest = { method: req.method ?? 'GET', path: url.pathname, params, headers: req.headers, body };
+    this.requests.push(request);
+
+    const pause = this.take(this.delays, url.pathname);
+    if (pause) await new Promise((r) => setTimeout(r, pause.ms));
+
+    const reply = await this.dispatch(request, url.search.slice(1), body);
+    const headers: Record<string, string> = { 'content-type': 'application/json;charset=UTF-8', ...reply.headers };
+    if (url.pathname.startsWith('/api/')) headers['x-mbx-used-weight-1m'] = String(this.usedWeight);
+    if (!res.destroyed) {
+      res.writeHead(reply.status ?? 200, headers);
+      res.end(JSON.stringify(reply.body));
+    }
+  }
+
+  private async dispatch(request: FakeRequest, query: string, body: string): Promise<FakeReply> {
+    const failure = this.take(this.failures, request.path);
+    if (failure) return { status: failure.status, body: failure.body, headers: failure.headers };
+
+    const route = this.routes.get(`${request.method} ${request.path}`);
+    if (!route) return { status: 404, body: BINANCE_ERROR(-1, `Unknown endpoint ${request.method} ${request.path}`) };
+
+    const minute = Math.floor(Date.now() / 60_000);
+    if (minute !== this.weightWindow) {
+      this.weightWindow = minute;
+      this.usedWeight = 0;
+    }
+    this.usedWeight += typeof route.weight === 'function' ? route.weight(request) : route.weight;
+    if (this.usedWeight > this.weightLimit) {
+      return {
+        status: 429,
+        body: BINANCE_ERROR(-1003, 'Too much request weight used; current limit is ' + this.weightLimit + ' request weight per 1 MINUTE.'),
+        headers: { 'retry-after': String(60 - (Math.floor(Date.now() / 1000) % 60)) },
+      };
+    }
+
+    if (route.signed) {
+      const refusal = this.verifySigned(request, query, body);
+      if (refusal) return refusal;
+    }
+    return route.handler(request);
+  }
+
+  /** Binance's checks, in Binance's order: key, then timestamp window, then signature. */
+  private verifySigned(request: FakeRequest, query: string, body: string): FakeReply | undefined {
+    const apiKey = request.headers['x-mbx-apikey'];
+    if (typeof apiKey !== 'string' || apiKey.length === 0) {
+      return { status: 401, body: BINANCE_ERROR(-2014, 'API-key format invalid.') };
+    }
+    const account = this.accounts.get(apiKey);
+    if (!account) return { status: 401, body: BINANCE_ERROR(-2015, 'Invalid API-key, IP, or permissions for action.') };
+    const timestamp = Number(request.params.get('timestamp'));
+    const recvWindow = Number(request.params.get('recvWindow') ?? 5000);
+    const serverTime = this.now();
+    if (!Number.isFinite(timestamp) || timestamp >= serverTime + 1000 || serverTime - timestamp > recvWindow) {
+      return { status: 400, body: BINANCE_ERROR(-1021, "Timestamp for this request is outside of the recvWindow.") };
+    }
+    const payload = `${query}${body}`.replace(/&?signature=[0-9a-fA-F]*/, '');
+    const given = Buffer.from(request.params.get('signature') ?? '', 'hex');
+    const expected = createHmac('sha256', account.secret).update(payload).digest();
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return { status: 400, body: BINANCE_ERROR(-1022, 'Signature for this request is not valid.') };
+    }
+    request.account = account;
+    return undefined;
+  }
+
+  private symbol(name: string | null): FakeSymbol | undefined {
+    return this.symbols.find((s) => s.symbol === name);
+  }
+
+  /** `symbol` or `symbols=["A","B"]`, as Binance reads them; an error reply for unknown ones. */
+  private selectSymbols(params: URLSearchParams): FakeSymbol[] | FakeReply {
+    const one = params.get('symbol');
+    const many = params.get('symbols');
+    if (one && many) return { status: 400, body: BINANCE_ERROR(-1102, "Param 'symbol' or 'symbols' must be sent, but both were provided.") };
+    const names = one ? [one] : many ? (JSON.parse(many) as string[]) : this.symbols.map((s) => s.symbol);
+    const found = names.map((n) => this.symbol(n));
+    if (found.some((s) => !s)) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
+    return found as FakeSymbol[];
+  }
+
+  private registerPublicRoutes(): void {
+    const list = (params: URLSearchParams, map: (s: FakeSymbol) => unknown): FakeReply => {
+      const selected = this.selectSymbols(params);
+      if (!Array.isArray(selected)) return selected;
+      const rows = selected.map(map);
+      return { body: params.get('symbol') ? rows[0] : rows };
+    };
+    this.route('GET', '/api/v3/ping', () => ({ body: {} }));
+    this.route('GET', '/api/v3/time', () => ({ body: { serverTime: this.now() } }));
+    this.route('GET', '/api/v3/exchangeInfo', (r) => {
+      const selected = this.selectSymbols(r.params);
+      if (!Array.isArray(selected)) return selected;
+      return {
+        body: {
+          timezone: 'UTC',
+          serverTime: this.now(),
+          rateLimits: [
+            { rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: this.weightLimit },
+            { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 100 },
+            { rateLimitType: 'RAW_REQUESTS', interval: 'MINUTE', intervalNum: 5, limit: 61000 },
+          ],
+          exchangeFilters: [],
+          symbols: selected.map((s) => s.info),
+        },
+      };
+    }, { weight: 20 });
+    this.route('GET', '/api/v3/ticker/24hr', (r) => list(r.params, (s) => ticker24hr(s, this.now())), { weight: ticker24hrWeight });
+    this.route('GET', '/api/v3/ticker/price', (r) => list(r.params, (s) => ({ symbol: s.symbol, price: s.price })), {
+      weight: (r) => (r.params.has('symbol') ? 2 : 4),
+    });
+    this.route('GET', '/api/v3/avgPrice', (r) => {
+      const s = this.symbol(r.params.get('symbol'));
+      return s ? { body: { mins: 5, price: s.price, closeTime: this.now() } } : { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
+    });
+    this.route('GET', '/api/v3/klines', (r) => {
+      const s = this.symbol(r.params.get('symbol'));
+      if (!s) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
+      const rows = klinesFor(s, {
+        interval: r.params.get('interval') ?? '',
+        startTime: r.params.has('startTime') ? Number(r.params.get('startTime')) : undefined,
+        endTime: r.params.has('endTime') ? Number(r.params.get('endTime')) : undefined,
+        limit: Math.min(Number(r.params.get('limit') ?? 500), 1000),
+        now: this.now(),
+      });
+      return rows ? { body: rows } : { status: 400, body: BINANCE_ERROR(-1120, 'Invalid interval.') };
+    }, { weight: 2 });
+    this.route('GET', '/api/v3/depth', (r) => {
+      const s = this.symbol(r.params.get('symbol'));
+      if (!s) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
+      return { body: bookFor(s, Math.min(Number(r.params.get('limit') ?? 100), 5000)) };
+    }, { weight: depthWeight });
+  }
+
+  private registerAccountRoutes(): void {
+    this.route('GET', '/api/v3/account', (r) => {
+      const account = r.account!;
+      const omitZero = r.params.get('omitZeroBalances') === 'true';
+      return {
+        body: {
+          makerCommission: 10,
+          takerCommission: 10,
+          buyerCommission: 0,
+          sellerCommission: 0,
+          commissionRates: { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' },
+          canTrade: account.canTrade ?? true,
+          canWithdraw: account.canWithdraw ?? false,
+          canDeposit: true,
+          brokered: false,
+          requireSelfTradePrevention: false,
+          preventSor: false,
+          updateTime: this.now(),
+          accountType: 'SPOT',
+          balances: account.balances.filter((b) => !omitZero || Number(b.free) + Number(b.locked) > 0),
+          permissions: ['SPOT'],
+          uid: 354937868,
+        },
+      };
+    }, { signed: true, weight: 20 });
+    this.route('GET', '/api/v3/myTrades', (r) => {
+      const symbol = r.params.get('symbol');
+      if (!symbol) return { status: 400, body: BINANCE_ERROR(-1102, "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed.") };
+      if (!this.symbol(symbol)) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
+      const startTime = Number(r.params.get('startTime') ?? 0);
+      const fromId = r.params.has('fromId') ? Number(r.params.get('fromId')) : undefined;
+      const limit = Math.min(Number(r.params.get('limit') ?? 500), 1000);
+      const rows = (r.account!.trades[symbol] ?? [])
+        .filter((t) => (fromId === undefined ? Number(t.time) >= startTime : Number(t.id) >= fromId))
+        .slice(0, limit);
+      return { body: rows };
+    }, { signed: true, weight: 20 });
+  }
+}
+
+/** Binance's weight of GET /api/v3/ticker/24hr: it grows with the number of symbols asked for. */
+function ticker24hrWeight(request: FakeRequest): number {
+  if (request.params.has('symbol')) return 2;
+  const many = request.params.get('symbols');
+  if (!many) return 80;
+  const count = (JSON.parse(many) as unknown[]).length;
+  return count <= 20 ? 2 : count <= 100 ? 40 : 80;
+}
+
+/** Binance's weight of GET /api/v3/depth by `limit`. */
+function depthWeight(request: FakeRequest): number {
+  const limit = Number(request.params.get('limit') ?? 100);
+  return limit <= 100 ? 5 : limit <= 500 ? 25 : limit <= 1000 ? 50 : 250;
+}
+
+/** A fake started and ready; close it in `after`. */
+export async function startBinanceFake(options: BinanceFakeOptions = {}): Promise<BinanceFake> {
+  return new BinanceFake(options).start();
+}
+
+/** A myTrades row in Binance's shape. */
+export function binanceTrade(fields: { symbol: string; id: number; price: string; qty: string; isBuyer: boolean; time: number; commission?: string; commissionAsset?: string }): Record<string, unknown> {
+  return {
+    symbol: fields.symbol,
+    id: fields.id,
+    orderId: fields.id * 10,
+    orderListId: -1,
+    price: fields.price,
+    qty: fields.qty,
+    quoteQty: (Number(fields.price) * Number(fields.qty)).toFixed(8),
+    commission: fields.commission ?? '0.00100000',
+    commissionAsset: fields.commissionAsset ?? 'BNB',
+    time: fields.time,
+    isBuyer: fields.isBuyer,
+    isMaker: false,
+    isBestMatch: true,
+  };
+}
