@@ -118,17 +118,25 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const cache: Cache = process.env.REDIS_URL
     ? createRedisCache(process.env.REDIS_URL, options.cachePrefix ?? `test:${randomUUID()}:`)
     : createMemoryCache();
-  const platform = await createPlatform(config, {
-    database,
-    cache,
-    clock: options.clock,
-    logger: createLogger(config.logLevel, sink),
-    defaultMetrics: false,
-  });
-  const app = await buildApp(platform);
-  const { routes } = options;
-  if (routes) await app.register(async (scope) => routes(scope, platform));
-  await app.ready();
+  let platform: Platform;
+  let app: FastifyInstance;
+  try {
+    platform = await createPlatform(config, {
+      database,
+      cache,
+      clock: options.clock,
+      logger: createLogger(config.logLevel, sink),
+      defaultMetrics: false,
+    });
+    app = await buildApp(platform);
+    const { routes } = options;
+    if (routes) await app.register(async (scope) => routes(scope, platform));
+    await app.ready();
+  } catch (error) {
+    // A test that expects the construction to fail must not be left holding a Redis connection.
+    await cache.close().catch(() => {});
+    throw error;
+  }
   return {
     app,
     platform,
