@@ -5,6 +5,14 @@ import path from 'node:path';
 
 export type ChatFormat = 'slack' | 'discord';
 
+export interface ExternalTokenSettings {
+  readonly jwksUrl: string;
+  /** The `iss` every accepted token must carry. */
+  readonly issuer: string;
+  /** The `aud` every accepted token must carry, when set. */
+  readonly audience: string | undefined;
+}
+
 export interface Config {
   readonly server: { readonly host: string; readonly port: number; readonly bodyLimit: number };
   readonly dataDir: string;
@@ -15,7 +23,8 @@ export interface Config {
   readonly logLevel: string;
   readonly auth: {
     readonly jwtSecret: string;
-    readonly jwksUrl: string | undefined;
+    /** Tokens of an external identity provider (RS256/ES256, keys from its JWKS), when configured. */
+    readonly externalTokens: ExternalTokenSettings | undefined;
     readonly accessTokenTtlSeconds: number;
     readonly refreshTokenTtlDays: number;
     readonly allowSignup: boolean;
@@ -188,6 +197,28 @@ function isUrl(value: string): boolean {
 }
 
 /**
+ * An external identity provider's tokens are accepted only with a known issuer, else any token
+ * signed by a shared provider (every tenant of it) would do. Supabase-style JWKS URLs
+ * (`<issuer>/.well-known/jwks.json`) give the issuer; other providers must name it.
+ */
+function externalTokenSettings(read: EnvReader): ExternalTokenSettings | undefined {
+  const jwksUrl = read.url('JWT_JWKS_URL');
+  const audience = read.string('JWT_JWKS_AUDIENCE');
+  let issuer = read.string('JWT_JWKS_ISSUER');
+  if (!jwksUrl) {
+    if (issuer || audience) read.problems.push('JWT_JWKS_ISSUER and JWT_JWKS_AUDIENCE need JWT_JWKS_URL');
+    return undefined;
+  }
+  const suffix = '/.well-known/jwks.json';
+  if (!issuer && jwksUrl.endsWith(suffix)) issuer = jwksUrl.slice(0, -suffix.length);
+  if (!issuer) {
+    read.problems.push('JWT_JWKS_ISSUER must be set with JWT_JWKS_URL (the issuer could not be derived from the URL)');
+    return undefined;
+  }
+  return { jwksUrl, issuer, audience };
+}
+
+/**
  * A secret that must survive restarts but need not be configured: generated once into DATA_DIR,
  * readable by the service's user only. Written under a temporary name and linked into place, so
  * two processes starting together agree on one value and never read a half-written file.
@@ -260,7 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     auth: {
       jwtSecret,
-      jwksUrl: read.url('JWT_JWKS_URL'),
+      externalTokens: externalTokenSettings(read),
       accessTokenTtlSeconds: read.integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
       refreshTokenTtlDays: read.integer('REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
       allowSignup: read.boolean('ALLOW_SIGNUP', true),

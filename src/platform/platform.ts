@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
+import { createExternalTokenVerifier } from './auth/external-tokens.ts';
 import { createGuards, type Guards } from './auth/guards.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import { createMemoryCache, createRedisCache, type Cache } from './cache/cache.ts';
@@ -51,7 +52,10 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     (config.redisUrl ? createRedisCache(config.redisUrl, overrides.redisKeyPrefix ?? config.redisKeyPrefix) : createMemoryCache());
   const secretBox = createSecretBox(config.crypto.encryptionKey, config.crypto.oldEncryptionKeys);
   const tokens = createTokenService(config.auth.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
-  const guards = createGuards({ tokens, database, clock });
+  const fetchImpl = overrides.fetch ?? globalThis.fetch;
+  const { externalTokens } = config.auth;
+  const external = externalTokens ? createExternalTokenVerifier(externalTokens, { clock, fetch: fetchImpl }) : undefined;
+  const guards = createGuards({ tokens, external, database, clock });
   const outbox = createOutboxWorker({ database, clock, logger, pollMs: overrides.outboxPollMs });
   const metrics = createMetrics(overrides.defaultMetrics ?? true);
   metrics.gauge('outbox_backlog', 'Outbox messages waiting to be delivered', async () => (await outbox.stats()).pending);
@@ -68,7 +72,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     outbox,
     logger,
     metrics,
-    fetch: overrides.fetch ?? globalThis.fetch,
+    fetch: fetchImpl,
     async close() {
       await outbox.stop();
       // What the caller handed in, the caller closes (tests share one database per file).

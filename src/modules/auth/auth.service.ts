@@ -185,11 +185,12 @@ export function createAuthService(deps: {
       return outcome.pair!;
     },
 
-    async logout(userId: string, sessionId: string, client: ClientInfo): Promise<void> {
+    /** A null session is an identity provider's: the provider ends it, we only record the logout. */
+    async logout(userId: string, sessionId: string | null, client: ClientInfo): Promise<void> {
       const now = clock.now();
       await db.transaction(async (tx) => {
-        await repo.revokeSession(sessionId, now, 'logout', tx);
-        await audit(tx, { actorId: userId, actorType: 'user', action: 'auth.logout', subjectUserId: userId, targetType: 'session', targetId: sessionId, ip: client.ip }, now);
+        if (sessionId) await repo.revokeSession(sessionId, now, 'logout', tx);
+        await audit(tx, { actorId: userId, actorType: 'user', action: 'auth.logout', subjectUserId: userId, targetType: 'session', targetId: sessionId ?? undefined, ip: client.ip }, now);
       });
       deps.onUserChanged(userId);
     },

@@ -7,13 +7,15 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { deviceSessions, users } from '../db/schema.ts';
 import { AppError, forbidden, unauthenticated } from '../http/errors.ts';
+import { EXTERNAL_ALGORITHMS, tokenAlgorithm, type ExternalTokenVerifier } from './external-tokens.ts';
 import type { TokenService } from './tokens.ts';
 
 export interface AuthenticatedUser {
   id: string;
   email: string;
   role: string;
-  sessionId: string;
+  /** Our device session; null for an external identity provider's token (the provider owns that session). */
+  sessionId: string | null;
 }
 
 declare module 'fastify' {
@@ -32,7 +34,7 @@ export interface Guards {
 }
 
 interface Principal {
-  user: AuthenticatedUser;
+  user: AuthenticatedUser & { sessionId: string };
   status: string;
   revoked: boolean;
   expiresAt: Date;
@@ -57,9 +59,19 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return token.trim();
 }
 
-export function createGuards(deps: { tokens: TokenService; database: Database; clock: Clock }): Guards {
-  const { tokens, database, clock } = deps;
+interface ExternalPrincipal {
+  user: AuthenticatedUser;
+  status: string;
+  loadedAt: number;
+}
+
+const invalidToken = (detail: string) =>
+  new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+
+export function createGuards(deps: { tokens: TokenService; external?: ExternalTokenVerifier; database: Database; clock: Clock }): Guards {
+  const { tokens, external, database, clock } = deps;
   const cache = new Map<string, Principal>();
+  const externalCache = new Map<string, ExternalPrincipal>();
 
   async function loadPrincipal(sessionId: string, userId: string): Promise<Principal | undefined> {
     const cached = cache.get(sessionId);
@@ -108,22 +120,50 @@ export function createGuards(deps: { tokens: TokenService; database: Database; c
       });
   }
 
-  const requireUser: Guard = async (request, reply) => {
-    const token = bearerToken(request);
-    if (!token) throw unauthenticated();
+  /** Our own token: its device session must be live. */
+  async function sessionUser(token: string): Promise<AuthenticatedUser> {
     const claims = await tokens.verifyAccess(token);
-    if (!claims) throw new AppError('unauthenticated', 'Invalid or expired token', { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+    if (!claims) throw invalidToken('Invalid or expired token');
     const principal = await loadPrincipal(claims.sid, claims.sub);
     // Suspension and deletion also revoke the sessions; the account's status is the better answer.
     if (principal && principal.status !== 'active') throw forbidden(`User account is ${principal.status}`);
     if (!principal || principal.revoked || principal.expiresAt <= clock.now()) {
-      throw new AppError('unauthenticated', 'Session has been revoked or has expired', {
-        headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
-      });
+      throw invalidToken('Session has been revoked or has expired');
     }
-    request.user = principal.user;
-    void reply.header('cache-control', 'no-store');
     touch(principal);
+    return principal.user;
+  }
+
+  /** An identity provider's token: the account with that e-mail, its status and role are ours. */
+  async function externalUser(verifier: ExternalTokenVerifier, token: string): Promise<AuthenticatedUser> {
+    const identity = await verifier.verify(token);
+    if (!identity) throw invalidToken('Invalid or expired token');
+    let principal = externalCache.get(identity.email);
+    if (!principal || Date.now() - principal.loadedAt >= PRINCIPAL_TTL_MS) {
+      const [row] = await database.db
+        .select({ id: users.id, email: users.email, role: users.role, status: users.status })
+        .from(users)
+        .where(eq(users.email, identity.email))
+        .limit(1);
+      if (!row) {
+        externalCache.delete(identity.email);
+        throw invalidToken('No account matches this identity');
+      }
+      principal = { user: { id: row.id, email: row.email, role: row.role, sessionId: null }, status: row.status, loadedAt: Date.now() };
+      externalCache.set(identity.email, principal);
+      if (externalCache.size > 50_000) externalCache.delete(externalCache.keys().next().value!);
+    }
+    if (principal.status !== 'active') throw forbidden(`User account is ${principal.status}`);
+    return principal.user;
+  }
+
+  const requireUser: Guard = async (request, reply) => {
+    const token = bearerToken(request);
+    if (!token) throw unauthenticated();
+    const algorithm = tokenAlgorithm(token);
+    const isExternal = external !== undefined && (EXTERNAL_ALGORITHMS as readonly (string | undefined)[]).includes(algorithm);
+    request.user = isExternal ? await externalUser(external, token) : await sessionUser(token);
+    void reply.header('cache-control', 'no-store');
   };
 
   const requireAdmin: Guard = async (request, reply) => {
@@ -135,8 +175,13 @@ export function createGuards(deps: { tokens: TokenService; database: Database; c
     requireUser,
     requireAdmin,
     invalidate(userId) {
-      if (!userId) return cache.clear();
+      if (!userId) {
+        cache.clear();
+        externalCache.clear();
+        return;
+      }
       for (const [sid, principal] of cache) if (principal.user.id === userId) cache.delete(sid);
+      for (const [email, principal] of externalCache) if (principal.user.id === userId) externalCache.delete(email);
     },
   };
 }

@@ -1,4 +1,4 @@
-// Access tokens: JWT HS256 signed with JWT_SECRET, claims sub, role, sid. Only HS256 is accepted,
+// Access tokens: JWT HS256 signed with JWT_SECRET, claims sub, role, sid. Only HS256 is accepted here,
 // so `alg: none` and algorithm-confusion tokens fail verification.
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';

@@ -1,0 +1,170 @@
+// Tokens of an external identity provider (JWT_JWKS_URL): verified against its published keys,
+// issuer and audience; the account, its status and its role are ours.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { and, eq } from 'drizzle-orm';
+import { SignJWT } from 'jose';
+import { loadConfig } from '../../../src/config/config.ts';
+import { auditLog, users } from '../../../src/platform/db/schema.ts';
+import { startIdentityProvider, type IdentityProvider } from '../../fakes/identity-provider.ts';
+import { closedPort } from '../../helpers/ports.ts';
+import { buildTestApp, signIn, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
+
+describe('external identity provider tokens', () => {
+  let idp: IdentityProvider;
+  let t: TestApp;
+  before(async () => {
+    idp = await startIdentityProvider();
+    t = await buildTestApp({
+      env: { JWT_JWKS_URL: idp.jwksUrl },
+      routes: async (app, platform) => {
+        app.get('/test/admin-only', { onRequest: platform.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
+      },
+    });
+  });
+  after(async () => {
+    await t.close();
+    await idp.close();
+  });
+
+  const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+  const assertRefused = async (token: string, detail: string) => {
+    const response = await me(token);
+    assert.equal(response.statusCode, 401, response.body);
+    assert.deepEqual(response.json(), { detail });
+    assert.match(String(response.headers['www-authenticate']), /^Bearer error="invalid_token"/);
+  };
+
+  it('accepts RS256 and ES256 tokens for the account with that e-mail', async () => {
+    const user = await signIn(t.app, t.database, { email: 'trader@example.com' });
+    for (const alg of ['RS256', 'ES256'] as const) {
+      const response = await me(await idp.issue({ email: 'Trader@Example.com', alg }));
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json<{ id: string }>().id, user.id);
+      assert.equal(response.headers['cache-control'], 'no-store');
+    }
+  });
+
+  it('takes the role from our account, never from the token', async () => {
+    await signIn(t.app, t.database, { email: 'plain@example.com' });
+    const token = await idp.issue({ email: 'plain@example.com', claims: { role: 'admin', user_role: 'admin' } });
+    const response = await t.app.inject({ method: 'GET', url: '/test/admin-only', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(response.statusCode, 403);
+    assert.deepEqual(response.json(), { detail: 'Admin role required' });
+
+    const admin = await signIn(t.app, t.database, { email: 'boss@example.com', role: 'admin' });
+    const adminToken = await idp.issue({ email: admin.email });
+    assert.equal((await t.app.inject({ method: 'GET', url: '/test/admin-only', headers: { authorization: `Bearer ${adminToken}` } })).statusCode, 200);
+  });
+
+  it('refuses forged, foreign, expired, anonymous and e-mail-less tokens with 401', async () => {
+    await signIn(t.app, t.database, { email: 'victim@example.com' });
+    const email = 'victim@example.com';
+    await assertRefused(await idp.issue({ email, signWithForeignKey: true }), 'Invalid or expired token');
+    await assertRefused(await idp.issue({ email, alg: 'ES256', signWithForeignKey: true }), 'Invalid or expired token');
+    await assertRefused(await idp.issue({ email, expiresInSeconds: -60 }), 'Invalid or expired token');
+    await assertRefused(await idp.issue({ email, claims: { iss: 'https://evil.example.com/auth/v1' } }), 'Invalid or expired token');
+    await assertRefused(await idp.issue({ email, claims: { is_anonymous: true } }), 'Invalid or expired token');
+    await assertRefused(await idp.issue({ claims: { email: undefined } }), 'Invalid or expired token');
+    await assertRefused(await idp.issue({ email, claims: { exp: undefined } }), 'Invalid or expired token');
+    // An HS256 token signed with our own secret but claiming the provider's identity is not ours either.
+    const hs = await new SignJWT({ email }).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setIssuer(idp.issuer).setExpirationTime('5m').sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    await assertRefused(hs, 'Invalid or expired token');
+  });
+
+  it('refuses a valid token for an e-mail we do not know', async () => {
+    await assertRefused(await idp.issue({ email: 'stranger@example.com' }), 'No account matches this identity');
+  });
+
+  it('answers 403 for a suspended account, as for our own tokens', async () => {
+    const user = await signIn(t.app, t.database, { email: 'paused@example.com' });
+    await t.database.db.update(users).set({ status: 'suspended' }).where(eq(users.id, user.id));
+    t.platform.guards.invalidate(user.id);
+    const response = await me(await idp.issue({ email: user.email }));
+    assert.equal(response.statusCode, 403);
+    assert.deepEqual(response.json(), { detail: 'User account is suspended' });
+  });
+
+  it('keeps accepting our own tokens next to the provider’s', async () => {
+    const user = await signIn(t.app, t.database);
+    assert.equal((await me(user.token)).statusCode, 200);
+  });
+
+  it('logs out without touching our sessions: the provider owns its session', async () => {
+    const user = await signIn(t.app, t.database, { email: 'leaver@example.com' });
+    const token = await idp.issue({ email: user.email });
+    const response = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(response.json(), { success: true });
+    assert.equal((await me(user.token)).statusCode, 200, 'the password session is still live');
+    const rows = await t.database.db.select().from(auditLog).where(and(eq(auditLog.action, 'auth.logout'), eq(auditLog.actorId, user.id)));
+    assert.equal(rows.length, 1);
+  });
+
+  it('fetches the keys once for many tokens', async () => {
+    await signIn(t.app, t.database, { email: 'busy@example.com' });
+    const before = idp.jwksRequests;
+    for (let i = 0; i < 5; i++) assert.equal((await me(await idp.issue({ email: 'busy@example.com', alg: i % 2 ? 'ES256' : 'RS256' }))).statusCode, 200);
+    assert.equal(idp.jwksRequests, before, 'the keys fetched by the first test are reused');
+  });
+});
+
+describe('external tokens: audience, an unreachable provider, and configuration', () => {
+  let idp: IdentityProvider;
+  before(async () => {
+    idp = await startIdentityProvider();
+  });
+  after(async () => idp.close());
+
+  it('checks the audience when one is configured', async () => {
+    const t = await buildTestApp({ env: { JWT_JWKS_URL: idp.jwksUrl, JWT_JWKS_AUDIENCE: 'trading-desk' } });
+    try {
+      await signIn(t.app, t.database, { email: 'aud@example.com' });
+      const call = async (aud: string) => (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${await idp.issue({ email: 'aud@example.com', claims: { aud } })}` } })).statusCode;
+      assert.equal(await call('authenticated'), 401);
+      assert.equal(await call('trading-desk'), 200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 401, never 500, when the provider’s keys cannot be had', async () => {
+    const t = await buildTestApp({ env: { JWT_JWKS_URL: idp.jwksUrl } });
+    const down = await buildTestApp({ env: { JWT_JWKS_URL: `http://127.0.0.1:${await closedPort()}/auth/v1/.well-known/jwks.json` }, keepData: true });
+    try {
+      await signIn(t.app, t.database, { email: 'offline@example.com' });
+      idp.failNext({ status: 503 });
+      const token = await idp.issue({ email: 'offline@example.com' });
+      const failed = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+      assert.equal(failed.statusCode, 401, failed.body);
+      const recovered = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+      assert.equal(recovered.statusCode, 200, 'the same token passes once the keys are served again');
+      const refused = await down.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+      assert.equal(refused.statusCode, 401, refused.body);
+    } finally {
+      await down.close();
+      await t.close();
+    }
+  });
+
+  it('refuses provider tokens when no JWKS is configured', async () => {
+    const t = await buildTestApp();
+    try {
+      await signIn(t.app, t.database, { email: 'nojwks@example.com' });
+      const response = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${await idp.issue({ email: 'nojwks@example.com' })}` } });
+      assert.equal(response.statusCode, 401);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('derives the issuer from a Supabase-style URL and otherwise requires it', () => {
+    const base = { JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: '/nonexistent-not-used', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+    const derived = loadConfig({ ...base, JWT_JWKS_URL: 'https://abc.supabase.co/auth/v1/.well-known/jwks.json' });
+    assert.deepEqual(derived.auth.externalTokens, { jwksUrl: 'https://abc.supabase.co/auth/v1/.well-known/jwks.json', issuer: 'https://abc.supabase.co/auth/v1', audience: undefined });
+    assert.throws(() => loadConfig({ ...base, JWT_JWKS_URL: 'https://idp.example.com/keys' }), /JWT_JWKS_ISSUER must be set with JWT_JWKS_URL/);
+    const named = loadConfig({ ...base, JWT_JWKS_URL: 'https://idp.example.com/keys', JWT_JWKS_ISSUER: 'https://idp.example.com/', JWT_JWKS_AUDIENCE: 'api' });
+    assert.deepEqual(named.auth.externalTokens, { jwksUrl: 'https://idp.example.com/keys', issuer: 'https://idp.example.com/', audience: 'api' });
+    assert.throws(() => loadConfig({ ...base, JWT_JWKS_ISSUER: 'https://idp.example.com/' }), /need JWT_JWKS_URL/);
+  });
+});
