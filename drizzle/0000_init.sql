@@ -239,6 +239,17 @@ CREATE TABLE "exchange_trades" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "scheduled_job_runs" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"job" text NOT NULL,
+	"trigger" text NOT NULL,
+	"started_at" timestamp with time zone NOT NULL,
+	"finished_at" timestamp with time zone,
+	"status" text NOT NULL,
+	"result" jsonb,
+	"error" text
+);
+--> statement-breakpoint
 CREATE TABLE "provider_api_keys" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"provider" text NOT NULL,
@@ -269,6 +280,27 @@ CREATE TABLE "rag_settings" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_by" uuid
+);
+--> statement-breakpoint
+CREATE TABLE "strategies" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"name" text NOT NULL,
+	"owner_user_id" uuid,
+	"status" text DEFAULT 'draft' NOT NULL,
+	"paper_started_at" timestamp with time zone,
+	"live_started_at" timestamp with time zone,
+	"metrics" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "strategy_transitions" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"strategy_id" uuid NOT NULL,
+	"from_status" text NOT NULL,
+	"to_status" text NOT NULL,
+	"at" timestamp with time zone NOT NULL,
+	"reason" text NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "tracker_issue_labels" (
@@ -358,6 +390,8 @@ ALTER TABLE "exchange_balances" ADD CONSTRAINT "exchange_balances_user_id_users_
 ALTER TABLE "exchange_credentials" ADD CONSTRAINT "exchange_credentials_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_trades" ADD CONSTRAINT "exchange_trades_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_trades" ADD CONSTRAINT "exchange_trades_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "strategies" ADD CONSTRAINT "strategies_owner_user_id_users_id_fk" FOREIGN KEY ("owner_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "strategy_transitions" ADD CONSTRAINT "strategy_transitions_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issue_labels" ADD CONSTRAINT "tracker_issue_labels_issue_id_tracker_issues_id_fk" FOREIGN KEY ("issue_id") REFERENCES "public"."tracker_issues"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issue_labels" ADD CONSTRAINT "tracker_issue_labels_label_id_tracker_labels_id_fk" FOREIGN KEY ("label_id") REFERENCES "public"."tracker_labels"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_team_id_tracker_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."tracker_teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -405,9 +439,14 @@ CREATE UNIQUE INDEX "exchange_credentials_name_key" ON "exchange_credentials" US
 CREATE INDEX "exchange_credentials_user_idx" ON "exchange_credentials" USING btree ("user_id","exchange_name");--> statement-breakpoint
 CREATE UNIQUE INDEX "exchange_trades_venue_id_key" ON "exchange_trades" USING btree ("user_id","exchange","symbol","exchange_trade_id");--> statement-breakpoint
 CREATE INDEX "exchange_trades_user_time_idx" ON "exchange_trades" USING btree ("user_id","exchange","trade_timestamp" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "scheduled_job_runs_job_started_idx" ON "scheduled_job_runs" USING btree ("job","started_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "provider_api_keys_provider_idx" ON "provider_api_keys" USING btree ("provider","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "provider_api_keys_rotation_idx" ON "provider_api_keys" USING btree ("is_active","next_rotation_date");--> statement-breakpoint
 CREATE UNIQUE INDEX "rag_settings_scope_key" ON "rag_settings" USING btree ("scope");--> statement-breakpoint
+CREATE INDEX "strategies_created_idx" ON "strategies" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "strategies_status_idx" ON "strategies" USING btree ("status","paper_started_at");--> statement-breakpoint
+CREATE INDEX "strategy_transitions_at_idx" ON "strategy_transitions" USING btree ("at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "strategy_transitions_strategy_idx" ON "strategy_transitions" USING btree ("strategy_id","at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "tracker_issue_labels_label_idx" ON "tracker_issue_labels" USING btree ("label_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_issues_identifier_key" ON "tracker_issues" USING btree ("identifier");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_issues_team_number_key" ON "tracker_issues" USING btree ("team_id","number");--> statement-breakpoint

@@ -20,6 +20,8 @@ import { createProviderKeysModule } from './modules/provider-keys/index.ts';
 import { createRagSettingsModule } from './modules/rag-settings/index.ts';
 import { createWebhooksModule } from './modules/webhooks/index.ts';
 import { createMarketModule } from './modules/market/index.ts';
+import { createStrategiesModule } from './modules/strategies/index.ts';
+import { createJobsModule } from './modules/jobs/index.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 export const SERVICE_VERSION = pkg.version;
@@ -90,6 +92,14 @@ export async function buildApp(platform: Platform): Promise<FastifyInstance> {
   // The live price stream runs only while the server listens (never under inject()).
   app.addHook('onListen', async () => market.start());
   app.addHook('onClose', async () => market.stop());
+  const strategies = createStrategiesModule(platform);
+  await app.register(strategies.routes);
+  const jobs = createJobsModule(platform, { auth, admin, providerKeys, exchange, commandCenter, market, strategies });
+  await app.register(jobs.routes);
+  // The in-process scheduler (SCHEDULER=internal) runs only while the server listens; stopping it
+  // waits for runs in progress, so this hook is registered before the one that closes the database.
+  app.addHook('onListen', async () => jobs.start());
+  app.addHook('onClose', async () => jobs.stop());
 
   app.addHook('onReady', async () => {
     await auth.bootstrapAdmin();

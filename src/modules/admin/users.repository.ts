@@ -1,5 +1,5 @@
 // Queries over users, the audit trail, the payments ledger and exports for the admin module.
-import { and, asc, count, eq, gte, inArray, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { auditLog, passwordResetTokens, paymentsLedger, users } from '../../platform/db/schema.ts';
@@ -81,6 +81,20 @@ export function createUsersRepository(db: DbExecutor) {
     async updateUser(id: string, changes: Partial<typeof users.$inferInsert>, executor: DbExecutor): Promise<UserRow> {
       const [row] = await executor.update(users).set(changes).where(eq(users.id, id)).returning();
       return row!;
+    },
+
+    /**
+     * Up to `limit` users whose payment grace period ended by `now`, locked; rows another run holds
+     * are skipped rather than waited for.
+     */
+    async lockExpiredGracePeriods(now: Date, limit: number, executor: DbExecutor): Promise<UserRow[]> {
+      return executor
+        .select()
+        .from(users)
+        .where(lte(users.gracePeriodEndsAt, now))
+        .orderBy(asc(users.gracePeriodEndsAt), asc(users.id))
+        .limit(limit)
+        .for('update', { skipLocked: true });
     },
 
     /** Makes every reset link the user was sent unusable. */

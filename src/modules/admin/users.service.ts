@@ -13,6 +13,8 @@ import type { AuditRow, UserRow, UsersRepository } from './users.repository.ts';
 import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch, UserStatus } from './users.schemas.ts';
 
 const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;
+const FREE_TIER = 'free';
+const GRACE_BATCH = 500;
 
 export const userNotFound = () => notFound('User not found');
 
@@ -149,6 +151,41 @@ export function createUsersService(deps: UsersServiceDeps) {
       });
       deps.onUserChanged(id);
       return { success: true };
+    },
+
+    /**
+     * For the cleanup-grace-periods job: every user whose payment grace period has ended goes back to
+     * the `free` tier (a paid tier only; a free user just has the date cleared) and the grace period
+     * is cleared, one audit row per user. Running it again finds nobody.
+     */
+    async endExpiredGracePeriods(now: Date): Promise<{ downgraded: number; cleared: number }> {
+      let downgraded = 0;
+      let cleared = 0;
+      for (;;) {
+        const batch = await db.transaction(async (tx) => {
+          const rows = await repo.lockExpiredGracePeriods(now, GRACE_BATCH, tx);
+          for (const user of rows) {
+            const paid = user.subscriptionTier !== FREE_TIER;
+            await repo.updateUser(user.id, { gracePeriodEndsAt: null, updatedAt: now, ...(paid ? { subscriptionTier: FREE_TIER } : {}) }, tx);
+            await audit(
+              tx,
+              {
+                actorType: 'job',
+                action: paid ? 'billing.grace_period.expired' : 'billing.grace_period.clear',
+                subjectUserId: user.id,
+                targetType: 'user',
+                targetId: user.id,
+                details: { from: user.subscriptionTier, to: FREE_TIER, grace_period_ended_at: iso(user.gracePeriodEndsAt) },
+              },
+              now,
+            );
+            if (paid) downgraded += 1;
+            cleared += 1;
+          }
+          return rows.length;
+        });
+        if (batch < GRACE_BATCH) return { downgraded, cleared };
+      }
     },
 
     async activity(userId: string, limit: number): Promise<ActivityEntry[]> {

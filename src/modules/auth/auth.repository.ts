@@ -1,6 +1,6 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { deviceSessions, refreshTokens, users } from '../../platform/db/schema.ts';
+import { deviceSessions, passwordResetTokens, refreshTokens, users } from '../../platform/db/schema.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
@@ -83,6 +83,43 @@ export function createAuthRepository(db: DbExecutor) {
         .update(refreshTokens)
         .set({ revokedAt: at })
         .where(and(eq(refreshTokens.sessionId, sessionId), isNull(refreshTokens.revokedAt)));
+    },
+
+    /**
+     * Deletes up to `batch` sessions that are expired, revoked, or not seen since `idleBefore`
+     * (their refresh tokens go with them, by cascade); answers how many.
+     */
+    async deleteStaleSessions(why: 'expired' | 'revoked' | 'idle', now: Date, idleBefore: Date, batch: number): Promise<number> {
+      const where = {
+        expired: lte(deviceSessions.expiresAt, now),
+        revoked: isNotNull(deviceSessions.revokedAt),
+        idle: lt(deviceSessions.lastSeenAt, idleBefore),
+      }[why];
+      const doomed = db.select({ id: deviceSessions.id }).from(deviceSessions).where(where).limit(batch);
+      const rows = await db.delete(deviceSessions).where(inArray(deviceSessions.id, doomed)).returning({ id: deviceSessions.id });
+      return rows.length;
+    },
+
+    /** Refresh tokens that can never be accepted again: expired or revoked. Rotated live ones stay (reuse detection). */
+    async deleteDeadRefreshTokens(now: Date, batch: number): Promise<number> {
+      const doomed = db
+        .select({ id: refreshTokens.id })
+        .from(refreshTokens)
+        .where(or(lte(refreshTokens.expiresAt, now), isNotNull(refreshTokens.revokedAt)))
+        .limit(batch);
+      const rows = await db.delete(refreshTokens).where(inArray(refreshTokens.id, doomed)).returning({ id: refreshTokens.id });
+      return rows.length;
+    },
+
+    /** Password-reset tokens that were used or have expired. */
+    async deleteDeadResetTokens(now: Date, batch: number): Promise<number> {
+      const doomed = db
+        .select({ id: passwordResetTokens.id })
+        .from(passwordResetTokens)
+        .where(or(lte(passwordResetTokens.expiresAt, now), isNotNull(passwordResetTokens.usedAt)))
+        .limit(batch);
+      const rows = await db.delete(passwordResetTokens).where(inArray(passwordResetTokens.id, doomed)).returning({ id: passwordResetTokens.id });
+      return rows.length;
     },
 
     async countUsers(): Promise<number> {

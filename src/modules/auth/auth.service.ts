@@ -18,6 +18,21 @@ export interface ClientInfo {
 export interface AuthSettings {
   allowSignup: boolean;
   refreshTokenTtlDays: number;
+  /** A session not seen for longer than this is deleted by the cleanup job. */
+  sessionIdleDays: number;
+}
+
+/** Rows deleted per statement by the cleanup methods, so one run never holds a huge lock. */
+const CLEANUP_BATCH = 1000;
+const DAY_MS = 86_400_000;
+
+async function drain(step: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await step();
+    total += n;
+    if (n < CLEANUP_BATCH) return total;
+  }
 }
 
 /** Failed logins allowed per window before answering 429. */
@@ -53,6 +68,7 @@ export function createAuthService(deps: {
   logger: Logger;
   settings: AuthSettings;
   onUserChanged: (userId: string) => void;
+  onAllUsersChanged?: () => void;
 }) {
   const { db, repo, tokens, cache, clock, settings } = deps;
 
@@ -193,6 +209,31 @@ export function createAuthService(deps: {
         await audit(tx, { actorId: userId, actorType: 'user', action: 'auth.logout', subjectUserId: userId, targetType: 'session', targetId: sessionId ?? undefined, ip: client.ip }, now);
       });
       deps.onUserChanged(userId);
+    },
+
+    /**
+     * For the cleanup-device-sessions job: deletes sessions that are expired, revoked, or idle longer
+     * than `sessionIdleDays` (counted in that order, each session once), with their refresh tokens.
+     */
+    async deleteStaleSessions(now: Date): Promise<{ expired: number; revoked: number; idle: number; deleted: number }> {
+      const idleBefore = new Date(now.getTime() - settings.sessionIdleDays * DAY_MS);
+      const expired = await drain(() => repo.deleteStaleSessions('expired', now, idleBefore, CLEANUP_BATCH));
+      const revoked = await drain(() => repo.deleteStaleSessions('revoked', now, idleBefore, CLEANUP_BATCH));
+      const idle = await drain(() => repo.deleteStaleSessions('idle', now, idleBefore, CLEANUP_BATCH));
+      // A deleted session fails the bearer guard as a revoked one does; drop cached principals now.
+      if (expired + revoked + idle > 0) deps.onAllUsersChanged?.();
+      return { expired, revoked, idle, deleted: expired + revoked + idle };
+    },
+
+    /**
+     * For the cleanup-expired-tokens job: deletes refresh tokens that are expired or revoked and
+     * password-reset tokens that are expired or used. A rotated refresh token that has not expired is
+     * kept: presenting it again is how `refresh` detects a leaked token (docs/decisions/001).
+     */
+    async deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> {
+      const refresh = await drain(() => repo.deleteDeadRefreshTokens(now, CLEANUP_BATCH));
+      const resets = await drain(() => repo.deleteDeadResetTokens(now, CLEANUP_BATCH));
+      return { refresh_tokens: refresh, password_reset_tokens: resets };
     },
 
     async me(userId: string): Promise<Account> {

@@ -14,8 +14,13 @@ export function createAuthModule(platform: Platform) {
     cache,
     clock,
     logger,
-    settings: { allowSignup: config.auth.allowSignup, refreshTokenTtlDays: config.auth.refreshTokenTtlDays },
+    settings: {
+      allowSignup: config.auth.allowSignup,
+      refreshTokenTtlDays: config.auth.refreshTokenTtlDays,
+      sessionIdleDays: config.auth.sessionIdleDays,
+    },
     onUserChanged: (userId) => guards.invalidate(userId),
+    onAllUsersChanged: () => guards.invalidate(),
   });
 
   return {

@@ -13,10 +13,15 @@ export function createCredentialRotation(deps: { db: Db; repo: CredentialsReposi
   const { repo, secretBox } = deps;
 
   return {
-    /** Every ciphertext sealed under a retired key is sealed again under the current one. */
-    async reencryptAll(): Promise<{ scanned: number; reencrypted: number }> {
+    /**
+     * Every ciphertext sealed under a retired key is sealed again under the current one. A credential
+     * sealed under a key no longer configured cannot be read: it is skipped and counted as
+     * `unreadable` (the user must enter it again), as provider keys do; one such row never stops the rest.
+     */
+    async reencryptAll(): Promise<{ scanned: number; reencrypted: number; unreadable: number }> {
       let scanned = 0;
       let reencrypted = 0;
+      let unreadable = 0;
       let afterId: string | null = null;
       for (;;) {
         const page = await repo.sealedPage(afterId, PAGE_SIZE);
@@ -28,11 +33,18 @@ export function createCredentialRotation(deps: { db: Db; repo: CredentialsReposi
             secretBox.isStale(row.apiSecretSealed) ||
             (row.apiPassphraseSealed !== null && secretBox.isStale(row.apiPassphraseSealed));
           if (!stale) continue;
-          const after = {
-            apiKeySealed: secretBox.reseal(row.apiKeySealed),
-            apiSecretSealed: secretBox.reseal(row.apiSecretSealed),
-            apiPassphraseSealed: row.apiPassphraseSealed === null ? null : secretBox.reseal(row.apiPassphraseSealed),
-          };
+          let after: { apiKeySealed: string; apiSecretSealed: string; apiPassphraseSealed: string | null };
+          try {
+            after = {
+              apiKeySealed: secretBox.reseal(row.apiKeySealed),
+              apiSecretSealed: secretBox.reseal(row.apiSecretSealed),
+              apiPassphraseSealed: row.apiPassphraseSealed === null ? null : secretBox.reseal(row.apiPassphraseSealed),
+            };
+          } catch (error) {
+            unreadable += 1;
+            deps.logger.warn({ credentialId: row.id, err: error }, 'exchange credential could not be re-encrypted');
+            continue;
+          }
           // A credential updated meanwhile already carries fresh ciphertexts; nothing to do then.
           if (await repo.replaceSealed(row.id, row, after)) reencrypted += 1;
         }
@@ -47,7 +59,7 @@ export function createCredentialRotation(deps: { db: Db; repo: CredentialsReposi
         }, deps.clock.now());
         deps.logger.info({ scanned, reencrypted }, 're-encrypted exchange credentials under the current key');
       }
-      return { scanned, reencrypted };
+      return { scanned, reencrypted, unreadable };
     },
   };
 }

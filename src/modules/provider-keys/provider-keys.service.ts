@@ -199,10 +199,14 @@ export function createProviderKeysService(deps: {
       }));
     },
 
-    /** Re-seals under the current encryption key every key sealed under a retired one. */
-    async reencryptAll(): Promise<{ scanned: number; reencrypted: number }> {
+    /**
+     * Re-seals under the current encryption key every key sealed under a retired one; a key sealed
+     * under an encryption key no longer configured is skipped and counted as `unreadable`.
+     */
+    async reencryptAll(): Promise<{ scanned: number; reencrypted: number; unreadable: number }> {
       let scanned = 0;
       let reencrypted = 0;
+      let unreadable = 0;
       let after: string | null = null;
       for (;;) {
         const page = await repo.sealedPage(after, REENCRYPT_PAGE);
@@ -216,6 +220,7 @@ export function createProviderKeysService(deps: {
           } catch (error) {
             // Sealed under a key no longer configured: leave it for an admin to enter again.
             logger.warn({ keyId: id, err: error }, 'provider key could not be re-encrypted');
+            unreadable += 1;
             continue;
           }
           const now = clock.now();
@@ -238,7 +243,7 @@ export function createProviderKeysService(deps: {
         }
         after = page[page.length - 1]!.id;
       }
-      return { scanned, reencrypted };
+      return { scanned, reencrypted, unreadable };
     },
   };
 }

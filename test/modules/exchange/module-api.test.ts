@@ -39,8 +39,8 @@ describe('credentials.reencryptAll', () => {
     const rotating = await buildTestApp({ keepData: true, env: fakes.env({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY }) });
     try {
       const module = createExchangeModule(rotating.platform);
-      assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 2 });
-      assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 0 });
+      assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 2, unreadable: 0 });
+      assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 0, unreadable: 0 });
       const rows = await rotating.database.db.select().from(exchangeCredentials);
       const currentKid = keyId(Buffer.from(newKey, 'base64'));
       for (const row of rows) {
@@ -60,6 +60,37 @@ describe('credentials.reencryptAll', () => {
       assert.equal(rotated.platform.secretBox.open(okx.apiPassphraseSealed!), 'okx-pass');
     } finally {
       await rotated.close();
+    }
+  });
+  it('skips and counts a credential sealed under a key no longer configured, and re-seals the others', async () => {
+    const newKey = randomBytes(32).toString('base64');
+    const first = await buildTestApp({ env: fakes.env() });
+    const ids: string[] = [];
+    try {
+      const user = await signIn(first.app, first.database);
+      for (const name of ['okx', 'kraken']) {
+        const payload = { exchange_name: name, api_key: `${name}-key-123456`, api_secret: `${name}-secret-123456`, api_passphrase: 'pass-1' };
+        const response = await first.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: user.headers, payload });
+        assert.equal(response.statusCode, 201, response.body);
+        ids.push(response.json().id);
+      }
+    } finally {
+      await first.close();
+    }
+    const rotating = await buildTestApp({ keepData: true, env: fakes.env({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY }) });
+    try {
+      const foreign = `v1:ffffffffffff:${randomBytes(12).toString('base64')}:${randomBytes(16).toString('base64')}:AAAA`;
+      await rotating.database.db.update(exchangeCredentials).set({ apiSecretSealed: foreign }).where(eq(exchangeCredentials.id, ids[0]!));
+      const module = createExchangeModule(rotating.platform);
+      assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 1, unreadable: 1 });
+      assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 0, unreadable: 1 });
+      const [untouched] = await rotating.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, ids[0]!));
+      assert.equal(untouched!.apiSecretSealed, foreign);
+      const [resealed] = await rotating.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, ids[1]!));
+      assert.equal(rotating.platform.secretBox.isStale(resealed!.apiSecretSealed), false);
+      assert.equal(rotating.platform.secretBox.open(resealed!.apiPassphraseSealed!), 'pass-1');
+    } finally {
+      await rotating.close();
     }
   });
 });

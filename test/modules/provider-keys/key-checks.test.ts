@@ -269,8 +269,8 @@ describe('re-encryption under a new encryption key', () => {
         assert.equal(first.json().is_valid, true, first.body);
 
         const module = createProviderKeysModule(rotated.platform);
-        assert.deepEqual(await module.service.reencryptAll(), { scanned: 3, reencrypted: 3 });
-        assert.deepEqual(await module.service.reencryptAll(), { scanned: 3, reencrypted: 0 });
+        assert.deepEqual(await module.service.reencryptAll(), { scanned: 3, reencrypted: 3, unreadable: 0 });
+        assert.deepEqual(await module.service.reencryptAll(), { scanned: 3, reencrypted: 0, unreadable: 0 });
         const rows = await rotated.database.db.select().from(providerApiKeys);
         const newId = keyId(Buffer.from(newEncryptionKey, 'base64'));
         for (const row of rows) {
@@ -311,7 +311,7 @@ describe('re-encryption under a new encryption key', () => {
       assert.equal(response.json().is_valid, false);
       assert.match(response.json().error_message, /cannot be decrypted/);
       const module = createProviderKeysModule(app.platform);
-      assert.deepEqual(await module.service.reencryptAll(), { scanned: 1, reencrypted: 0 });
+      assert.deepEqual(await module.service.reencryptAll(), { scanned: 1, reencrypted: 0, unreadable: 1 });
     } finally {
       await app.close();
     }

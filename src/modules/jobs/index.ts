@@ -1,0 +1,77 @@
+// Scheduled maintenance jobs: a registry of plain functions `(deps, now) → result`, one runner that
+// locks and records every run, the HTTP triggers under /api/scheduled/..., and the optional
+// in-process scheduler. Other modules are reached only through what their index.ts returns.
+import type { Platform } from '../../platform/platform.ts';
+import { enqueueChat } from '../../platform/outbox/messages.ts';
+import type { AuthService } from '../auth/auth.service.ts';
+import type { LimitValues } from '../admin/index.ts';
+import type { UsersService } from '../admin/users.service.ts';
+import type { MarketModule } from '../market/index.ts';
+import type { StrategiesService } from '../strategies/strategies.service.ts';
+import { createJobLock } from './job-lock.ts';
+import { createJobRunner } from './job-runner.ts';
+import { jobsRoutes } from './jobs.routes.ts';
+import { createJobsService } from './jobs.service.ts';
+import type { RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
+import type { StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
+import { createRegistry } from './registry.ts';
+import { createRunsRepository } from './runs.repository.ts';
+import { createScheduler, type TimerFactory } from './scheduler.ts';
+import { createSecretGuard } from './secret-guard.ts';
+
+export type { LastRun } from './jobs.service.ts';
+export type { RunOutcome } from './job-runner.ts';
+
+/** The services the jobs use, narrowed to what they call. */
+export interface JobsModuleDeps {
+  auth: { service: Pick<AuthService, 'deleteStaleSessions' | 'deleteDeadTokens'> };
+  admin: { users: Pick<UsersService, 'endExpiredGracePeriods'>; getPlatformLimits(): Promise<LimitValues> };
+  providerKeys: { service: RotateApiKeysDeps['providerKeys'] };
+  exchange: { credentials: RotateApiKeysDeps['exchangeCredentials'] };
+  commandCenter: { intel: StrategyAutopilotDeps['intel'] };
+  market: Pick<MarketModule, 'candles'>;
+  strategies: { service: Pick<StrategiesService, 'evaluatePaper'> };
+}
+
+export function createJobsModule(platform: Platform, deps: JobsModuleDeps, options: { timers?: TimerFactory } = {}) {
+  const { config, database, clock, logger } = platform;
+  const jobs = createRegistry({
+    providerKeys: deps.providerKeys.service,
+    exchangeCredentials: deps.exchange.credentials,
+    notify: async (message, now, dedupeKey) => (await enqueueChat(database.db, message, now, dedupeKey)) !== null,
+    users: deps.admin.users,
+    auth: deps.auth.service,
+    idleDays: config.auth.sessionIdleDays,
+    intel: deps.commandCenter.intel,
+    candles: deps.market.candles,
+    strategies: deps.strategies.service,
+    platformLimits: deps.admin.getPlatformLimits,
+    logger,
+  });
+  const repo = createRunsRepository(database.db);
+  const runner = createJobRunner({ jobs, repo, lock: createJobLock(database), clock, logger });
+  const scheduler = createScheduler({ jobs, run: (name) => runner.run(name, 'scheduler'), timers: options.timers, logger });
+  const service = createJobsService({
+    jobs,
+    repo,
+    scheduler,
+    settings: { scheduler: config.jobs.scheduler, secretConfigured: config.jobs.secret !== undefined },
+  });
+
+  return {
+    name: 'jobs',
+    routes: jobsRoutes({ runner, service, guard: createSecretGuard(config.jobs.secret) }),
+    /** Runs a job by name as the triggers do (never throws; a failure is an outcome). */
+    run: runner.run,
+    /** For the dashboard: the newest finished run of each job that has run at least once. */
+    lastRuns: service.lastRuns,
+    /** Starts the in-process scheduler when SCHEDULER=internal; call when the server starts listening. */
+    start(): void {
+      if (config.jobs.scheduler === 'internal') scheduler.start();
+    },
+    /** Stops the scheduler and waits for its runs in progress; call before the database closes. */
+    stop: () => scheduler.stop(),
+  };
+}
+
+export type JobsModule = ReturnType<typeof createJobsModule>;

@@ -1,0 +1,26 @@
+// cleanup-expired-tokens: deletes refresh and password-reset tokens that can never be accepted again.
+import { Type, type Static } from 'typebox';
+
+export interface CleanupExpiredTokensDeps {
+  auth: { deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> };
+}
+
+export const CleanupExpiredTokensResult = Type.Object({
+  refresh_tokens: Type.Integer({ description: 'Expired or revoked refresh tokens deleted.' }),
+  password_reset_tokens: Type.Integer({ description: 'Expired or used password-reset tokens deleted.' }),
+});
+export type CleanupExpiredTokensResult = Static<typeof CleanupExpiredTokensResult>;
+
+export async function cleanupExpiredTokens(deps: CleanupExpiredTokensDeps, now: Date): Promise<CleanupExpiredTokensResult> {
+  return deps.auth.deleteDeadTokens(now);
+}
+
+export const cleanupExpiredTokensJob = {
+  name: 'cleanup-expired-tokens',
+  cron: '45 4 * * *',
+  summary: 'Delete expired and revoked tokens',
+  description:
+    'Deletes refresh tokens that are expired or revoked, and password-reset tokens that are expired or used. A rotated refresh token ' +
+    'that has not expired is kept on purpose: presenting it again is how a leaked token is detected and its session revoked. ' +
+    'A second run deletes nothing.',
+} as const;

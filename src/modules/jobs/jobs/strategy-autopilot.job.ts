@@ -1,0 +1,111 @@
+// strategy-autopilot/evaluate: (1) scores matured market-intel calls from the venue's candles,
+// (2) promotes paper-trading strategies that meet the rules, within the hourly transition limit.
+import type { Logger } from 'pino';
+import { Type, type Static } from 'typebox';
+import { AppError } from '../../../platform/http/errors.ts';
+import { closeAt, outcomePct, priceWindow, SCORING_INTERVAL, type ClosedCandle } from '../intel-outcome.ts';
+
+/** Matured events looked at per run, oldest horizon first; the rest wait for the next run. */
+export const INTEL_BATCH = 200;
+
+export interface MaturedIntel {
+  id: string;
+  symbol: string;
+  detectedAt: Date;
+  horizonAt: Date;
+}
+
+export interface StrategyAutopilotDeps {
+  intel: { listMaturedUnscored(now: Date, limit: number): Promise<MaturedIntel[]>; recordOutcome(id: string, pct: number): Promise<void> };
+  candles(symbol: string, interval: string, start: Date, end: Date, limit?: number): Promise<ClosedCandle[]>;
+  strategies: { evaluatePaper(now: Date, limitPerHour: number): Promise<Static<typeof PaperResult>> };
+  platformLimits(): Promise<{ paper_transition_per_hour: number }>;
+  logger: Pick<Logger, 'warn'>;
+}
+
+const int = (description: string) => Type.Integer({ description });
+
+const IntelResult = Type.Object(
+  {
+    matured: int(`Matured, unscored events looked at (at most ${INTEL_BATCH} per run).`),
+    scored: int('Events given an outcome_pct in this run.'),
+    market_failures: int('Events left unscored because the market data source failed; tried again on the next run.'),
+    unscorable: int('Events left unscored because the venue does not list the symbol or has no candle for the time.'),
+  },
+  { description: 'Scoring of matured market-intel events.' },
+);
+
+const PaperResult = Type.Object(
+  {
+    evaluated: int('Strategies in paper trading judged.'),
+    eligible: int('Of those, the ones meeting every promotion rule.'),
+    promoted: int('Moved from `paper` to `live` in this run.'),
+    deferred: int('Eligible but over the hourly transition limit; judged again on a later run.'),
+    held: int('Not meeting the rules yet.'),
+    limit_per_hour: int('The platform limit `paper_transition_per_hour` in force.'),
+    transitions_last_hour: int('Strategy transitions already made in the hour before this run.'),
+    promoted_ids: Type.Array(Type.String(), { description: 'Ids of the promoted strategies.' }),
+  },
+  { description: 'Promotion of strategies in paper trading.' },
+);
+
+export const StrategyAutopilotResult = Type.Object({
+  intel: IntelResult,
+  strategies: Type.Object({
+    ...PaperResult.properties,
+    note: Type.Optional(Type.String({ description: 'Present when there was nothing to judge.' })),
+  }),
+});
+export type StrategyAutopilotResult = Static<typeof StrategyAutopilotResult>;
+
+async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Static<typeof IntelResult>> {
+  const events = await deps.intel.listMaturedUnscored(now, INTEL_BATCH);
+  const counts = { matured: events.length, scored: 0, market_failures: 0, unscorable: 0 };
+  for (const event of events) {
+    let prices: [number | null, number | null];
+    try {
+      prices = await Promise.all(
+        [event.detectedAt, event.horizonAt].map(async (t) => {
+          const { start, end } = priceWindow(t);
+          return closeAt(await deps.candles(event.symbol, SCORING_INTERVAL, start, end, 3), t);
+        }),
+      ) as [number | null, number | null];
+    } catch (error) {
+      // An unknown symbol (404) or a refused window (422) will not get better; an upstream failure may.
+      const permanent = error instanceof AppError && error.status < 500;
+      if (permanent) counts.unscorable += 1;
+      else counts.market_failures += 1;
+      deps.logger.warn({ err: error, intelId: event.id, symbol: event.symbol }, 'intel event left unscored');
+      continue;
+    }
+    const [atDetection, atHorizon] = prices;
+    if (atDetection === null || atHorizon === null) {
+      counts.unscorable += 1;
+      continue;
+    }
+    await deps.intel.recordOutcome(event.id, outcomePct(atDetection, atHorizon));
+    counts.scored += 1;
+  }
+  return counts;
+}
+
+export async function strategyAutopilot(deps: StrategyAutopilotDeps, now: Date): Promise<StrategyAutopilotResult> {
+  const intel = await scoreIntel(deps, now);
+  const { paper_transition_per_hour: limit } = await deps.platformLimits();
+  const paper = await deps.strategies.evaluatePaper(now, limit);
+  return { intel, strategies: paper.evaluated === 0 ? { ...paper, note: 'no strategies in paper trading; evaluated none' } : paper };
+}
+
+export const strategyAutopilotJob = {
+  name: 'strategy-autopilot/evaluate',
+  cron: '*/15 * * * *',
+  summary: 'Score matured intel calls and promote paper strategies',
+  description:
+    `(1) For up to ${INTEL_BATCH} market-intel events whose horizon has passed and that have no outcome yet (oldest first), ` +
+    "`outcome_pct` = the market's move in percent from the last 1-minute close known at `detected_at` to the last one known at the horizon " +
+    '(`expires_at`, or detection + 24 h), with the market\'s sign: the intel summary counts a call correct when that sign matches its direction. ' +
+    'An event whose candles cannot be fetched stays unscored for the next run and is counted. (2) Strategies in `paper` that meet every ' +
+    'promotion rule (≥ 14 days in paper, ≥ 30 paper trades, return > 0 %, max drawdown ≤ 10 %, win rate ≥ 0.5) move to `live`, longest ' +
+    'in paper first, while fewer transitions than the platform limit `paper_transition_per_hour` were made in the last hour; the rest are ' +
+    'deferred and counted. With no strategy in paper, it says it evaluated none.',
+} as const;

@@ -1,0 +1,51 @@
+// Admin read of strategies: extra routes beyond the spec (docs/decisions/072).
+import type { FastifyInstance } from 'fastify';
+import type { Guards } from '../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../platform/http/schemas.ts';
+import { PROMOTION_RULES } from './promotion-rules.ts';
+import { StrategyDetail, StrategyIdParams, StrategyList, StrategyListQuery } from './strategies.schemas.ts';
+import type { StrategiesService } from './strategies.service.ts';
+
+const tags = ['admin: strategies'];
+
+export function strategiesRoutes(service: StrategiesService, guards: Guards) {
+  return async function routes(app: FastifyInstance) {
+    const onRequest = guards.requireAdmin;
+
+    app.get<{ Querystring: StrategyListQuery }>(
+      '/api/admin/strategies',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: 'List strategies',
+          description:
+            'Not in the contract: the strategies the autopilot job (`POST /api/scheduled/strategy-autopilot/evaluate`) judges, newest first, ' +
+            'optionally filtered by status (`draft`, `paper`, `live`, `retired`).',
+          security: bearerSecurity,
+          querystring: StrategyListQuery,
+          response: { 200: StrategyList, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => service.list(request.query),
+    );
+
+    app.get<{ Params: StrategyIdParams }>(
+      '/api/admin/strategies/:strategy_id',
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: 'Get a strategy',
+          description:
+            'Not in the contract: one strategy with its 50 most recent transitions and, while it is in paper trading, whether it meets ' +
+            `the promotion rules now (${JSON.stringify(PROMOTION_RULES)}).`,
+          security: bearerSecurity,
+          params: StrategyIdParams,
+          response: { 200: StrategyDetail, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request) => service.get(request.params.strategy_id),
+    );
+  };
+}

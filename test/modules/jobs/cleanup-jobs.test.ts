@@ -1,0 +1,166 @@
+// The three cleanup jobs against seeded rows, with a fixed clock: what they delete or change, what
+// they keep, and that a second run in a row changes nothing.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { eq, inArray } from 'drizzle-orm';
+import { hashToken } from '../../../src/platform/auth/tokens.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { auditLog, deviceSessions, passwordResetTokens, refreshTokens, users } from '../../../src/platform/db/schema.ts';
+import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { ago, DAY, HOUR, NOW, trigger } from './jobs-fixtures.ts';
+
+const later = (ms: number) => new Date(NOW.getTime() + ms);
+
+describe('cleanup jobs', () => {
+  let t: TestApp;
+  let user: TestUser;
+  before(async () => {
+    t = await buildTestApp({ clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: 'job-secret-0123456789abcdef', SESSION_IDLE_DAYS: '30' } });
+  });
+  beforeEach(async () => {
+    await resetDatabase(t.database);
+    user = await signIn(t.app, t.database);
+  });
+  after(() => t.close());
+
+  const run = async (job: string) => {
+    const response = await trigger(t.app, job);
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().status, 'succeeded');
+    return response.json().result;
+  };
+
+  async function session(fields: Partial<typeof deviceSessions.$inferInsert>): Promise<string> {
+    const [row] = await t.database.db
+      .insert(deviceSessions)
+      .values({ userId: user.id, createdAt: ago(40 * DAY), lastSeenAt: ago(HOUR), expiresAt: later(DAY), ...fields })
+      .returning({ id: deviceSessions.id });
+    return row!.id;
+  }
+
+  describe('cleanup-grace-periods', () => {
+    it('returns users whose grace period ended to free, clears the date, audits each, and then finds nobody', async () => {
+      const seed = async (tier: string, graceEnds: Date | null) => {
+        const u = await signIn(t.app, t.database);
+        await t.database.db.update(users).set({ subscriptionTier: tier, gracePeriodEndsAt: graceEnds }).where(eq(users.id, u.id));
+        return u.id;
+      };
+      const ended = await seed('pro', ago(HOUR));
+      const endsNow = await seed('basic', NOW);
+      const running = await seed('enterprise', later(HOUR));
+      const freeEnded = await seed('free', ago(2 * DAY));
+      const paying = await seed('pro', null);
+
+      assert.deepEqual(await run('cleanup-grace-periods'), { downgraded: 2, cleared: 3 });
+      const rows = await t.database.db.select().from(users).where(inArray(users.id, [ended, endsNow, running, freeEnded, paying]));
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      assert.deepEqual([byId.get(ended)!.subscriptionTier, byId.get(ended)!.gracePeriodEndsAt], ['free', null]);
+      assert.deepEqual([byId.get(endsNow)!.subscriptionTier, byId.get(endsNow)!.gracePeriodEndsAt], ['free', null]);
+      assert.equal(byId.get(running)!.subscriptionTier, 'enterprise');
+      assert.equal(byId.get(running)!.gracePeriodEndsAt!.toISOString(), later(HOUR).toISOString());
+      assert.deepEqual([byId.get(freeEnded)!.subscriptionTier, byId.get(freeEnded)!.gracePeriodEndsAt], ['free', null]);
+      assert.equal(byId.get(paying)!.subscriptionTier, 'pro');
+
+      const audits = await t.database.db.select().from(auditLog).where(inArray(auditLog.action, ['billing.grace_period.expired', 'billing.grace_period.clear']));
+      assert.deepEqual(audits.map((a) => [a.subjectUserId, a.action, a.actorType]).sort(), [
+        [ended, 'billing.grace_period.expired', 'job'],
+        [endsNow, 'billing.grace_period.expired', 'job'],
+        [freeEnded, 'billing.grace_period.clear', 'job'],
+      ].sort());
+      assert.deepEqual(audits.find((a) => a.subjectUserId === ended)!.details, { from: 'pro', to: 'free', grace_period_ended_at: ago(HOUR).toISOString() });
+
+      assert.deepEqual(await run('cleanup-grace-periods'), { downgraded: 0, cleared: 0 });
+      assert.equal((await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'billing.grace_period.expired'))).length, 2);
+    });
+  });
+
+  describe('cleanup-device-sessions', () => {
+    it('deletes expired, revoked and idle sessions with their refresh tokens, keeps the rest, then deletes nothing', async () => {
+      const expired = await session({ expiresAt: ago(1) });
+      const revoked = await session({ revokedAt: ago(DAY), revokeReason: 'logout' });
+      const idle = await session({ lastSeenAt: ago(30 * DAY + 1) });
+      const idleButWithin = await session({ lastSeenAt: ago(30 * DAY) });
+      const fresh = await session({});
+      await t.database.db.insert(refreshTokens).values([
+        { sessionId: idle, tokenHash: hashToken('idle-token'), expiresAt: later(DAY) },
+        { sessionId: fresh, tokenHash: hashToken('fresh-token'), expiresAt: later(DAY) },
+      ]);
+      const before_ = await t.database.db.select().from(deviceSessions);
+      assert.equal(before_.length, 6); // five seeded and the one signIn made
+
+      assert.deepEqual(await run('cleanup-device-sessions'), { deleted: 3, expired: 1, revoked: 1, idle: 1, idle_days: 30 });
+      const left = (await t.database.db.select().from(deviceSessions)).map((s) => s.id);
+      assert.equal(left.length, 3);
+      for (const gone of [expired, revoked, idle]) assert.ok(!left.includes(gone));
+      for (const kept of [idleButWithin, fresh]) assert.ok(left.includes(kept));
+      const tokens = await t.database.db.select().from(refreshTokens).where(inArray(refreshTokens.sessionId, [idle, fresh]));
+      assert.deepEqual(tokens.map((r) => r.sessionId), [fresh]);
+
+      assert.deepEqual(await run('cleanup-device-sessions'), { deleted: 0, expired: 0, revoked: 0, idle: 0, idle_days: 30 });
+      // The signed-in user's own session survived and still authenticates.
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers })).statusCode, 200);
+    });
+
+    it('a deleted session no longer authenticates', async () => {
+      await t.database.db.update(deviceSessions).set({ lastSeenAt: ago(31 * DAY) }).where(eq(deviceSessions.userId, user.id));
+      assert.equal((await run('cleanup-device-sessions')).idle, 1);
+      const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
+      assert.equal(me.statusCode, 401);
+    });
+  });
+
+  describe('cleanup-expired-tokens', () => {
+    it('deletes expired or revoked refresh tokens and expired or used reset tokens, then deletes nothing', async () => {
+      const sid = await session({});
+      const token = (name: string, fields: Partial<typeof refreshTokens.$inferInsert>) => ({
+        sessionId: sid,
+        tokenHash: hashToken(`${name}-${randomBytes(4).toString('hex')}`),
+        expiresAt: later(DAY),
+        ...fields,
+      });
+      const refresh = await t.database.db
+        .insert(refreshTokens)
+        .values([
+          token('expired', { expiresAt: ago(1) }),
+          token('expires-now', { expiresAt: NOW }),
+          token('revoked', { revokedAt: ago(HOUR) }),
+          token('rotated', { rotatedAt: ago(HOUR) }),
+          token('live', {}),
+        ])
+        .returning({ id: refreshTokens.id });
+      const reset = (fields: Partial<typeof passwordResetTokens.$inferInsert>) => ({
+        userId: user.id,
+        tokenHash: hashToken(randomBytes(8).toString('hex')),
+        expiresAt: later(HOUR),
+        ...fields,
+      });
+      await t.database.db.insert(passwordResetTokens).values([reset({ expiresAt: ago(1) }), reset({ usedAt: ago(HOUR) }), reset({})]);
+      const countRefresh = async () => (await t.database.db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, sid))).length;
+      assert.equal(await countRefresh(), 5);
+
+      assert.deepEqual(await run('cleanup-expired-tokens'), { refresh_tokens: 3, password_reset_tokens: 2 });
+      const kept = await t.database.db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, sid));
+      assert.deepEqual(kept.map((r) => r.id).sort(), [refresh[3]!.id, refresh[4]!.id].sort());
+      const resets = await t.database.db.select().from(passwordResetTokens);
+      assert.equal(resets.length, 1);
+      assert.equal(resets[0]!.usedAt, null);
+
+      assert.deepEqual(await run('cleanup-expired-tokens'), { refresh_tokens: 0, password_reset_tokens: 0 });
+    });
+
+    it('keeps a rotated refresh token, so presenting it again after the cleanup still revokes the session', async () => {
+      const first = user.refreshToken;
+      const rotated = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: first } });
+      assert.equal(rotated.statusCode, 200, rotated.body);
+      await run('cleanup-expired-tokens');
+      const reuse = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: first } });
+      assert.equal(reuse.statusCode, 401);
+      const [own] = await t.database.db.select().from(deviceSessions).where(eq(deviceSessions.userId, user.id));
+      assert.equal(own!.revokeReason, 'refresh_token_reuse');
+      // The newer token went with the revoked session: it no longer works either.
+      const next = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: rotated.json().refresh_token } });
+      assert.equal(next.statusCode, 401);
+    });
+  });
+});

@@ -1,0 +1,122 @@
+// rotate-api-keys: secrets sealed under a retired encryption key are re-sealed under the current one,
+// and one chat notification a day lists the provider keys due for rotation, without key material.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
+import { providerApiKeys } from '../../../src/modules/provider-keys/provider-keys.tables.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { createSecretBox, keyId } from '../../../src/platform/crypto/secret-box.ts';
+import { outbox } from '../../../src/platform/db/schema.ts';
+import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp } from '../../helpers/test-app.ts';
+import { ago, DAY, JOB_SECRET, NOW, trigger } from './jobs-fixtures.ts';
+
+const NEW_KEY = Buffer.alloc(32, 11).toString('base64');
+const keyMaterial = (prefix: string) => `${prefix}-${randomBytes(16).toString('hex')}`;
+
+describe('rotate-api-keys', () => {
+  const clock = fixedClock(NOW);
+  const plaintexts: string[] = [];
+  let t: TestApp;
+
+  before(async () => {
+    // Seed under the old encryption key: three provider keys created at different times, one exchange credential.
+    const seeding = await buildTestApp({ clock, env: { SCHEDULED_JOB_SECRET: JOB_SECRET } });
+    try {
+      const admin = await signIn(seeding.app, seeding.database, { role: 'admin' });
+      const create = async (at: Date, provider: string, days: number) => {
+        clock.set(at);
+        const apiKey = keyMaterial(`sk-${provider}`);
+        plaintexts.push(apiKey);
+        const response = await seeding.app.inject({
+          method: 'POST',
+          url: '/api/v1/admin/api-keys',
+          headers: admin.headers,
+          payload: { provider, api_key: apiKey, rotation_reminder_days: days },
+        });
+        assert.equal(response.statusCode, 201, response.body);
+      };
+      await create(ago(40 * DAY), 'openai', 30); // due 10 days ago
+      await create(ago(20 * DAY), 'anthropic', 30); // due in 10 days
+      await create(NOW, 'groq', 90); // due in 90 days
+      clock.set(NOW);
+      const box = seeding.platform.secretBox;
+      await seeding.database.db.insert(exchangeCredentials).values({
+        userId: admin.id,
+        exchangeName: 'okx',
+        credentialName: 'main',
+        apiKeySealed: box.seal('okx-key-123456'),
+        apiSecretSealed: box.seal('okx-secret-123456'),
+        apiPassphraseSealed: box.seal('okx-pass'),
+        apiKeyMasked: 'okx-…',
+      });
+    } finally {
+      await seeding.close();
+    }
+    t = await buildTestApp({ clock, keepData: true, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, ENCRYPTION_KEY: NEW_KEY, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY } });
+  });
+  after(() => t.close());
+
+  it('re-seals every secret under the current key and queues one notification of the keys due; a second run changes nothing', async () => {
+    const response = await trigger(t.app, 'rotate-api-keys');
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(response.json().result, {
+      provider_keys: { scanned: 3, reencrypted: 3, unreadable: 0 },
+      exchange_credentials: { scanned: 1, reencrypted: 1, unreadable: 0 },
+      rotation_reminders: { due: 2, overdue: 1, notification_queued: true },
+    });
+
+    const current = keyId(Buffer.from(NEW_KEY, 'base64'));
+    const onlyNew = createSecretBox(Buffer.from(NEW_KEY, 'base64'));
+    for (const row of await t.database.db.select().from(providerApiKeys)) {
+      assert.equal(row.encryptedKey.split(':')[1], current);
+      assert.ok(plaintexts.includes(onlyNew.open(row.encryptedKey)));
+    }
+    const [credential] = await t.database.db.select().from(exchangeCredentials);
+    assert.equal(onlyNew.open(credential!.apiPassphraseSealed!), 'okx-pass');
+
+    const messages = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'));
+    assert.equal(messages.length, 1);
+    const payload = messages[0]!.payload as { title: string; level: string; text: string; fields: { name: string; value: string }[] };
+    assert.equal(payload.level, 'warning');
+    assert.match(payload.text, /^2 active provider keys are overdue or due for rotation within 14 days \(1 overdue\)\.$/);
+    assert.deepEqual(payload.fields.map((f) => f.name), ['openai', 'anthropic']);
+    assert.match(payload.fields[0]!.value, /^overdue by 10 days \(\d{4}-\d{2}-\d{2}\), key id [0-9a-f-]{36}$/);
+    assert.match(payload.fields[1]!.value, /^due in 10 days /);
+    const raw = JSON.stringify(messages[0]);
+    for (const secret of plaintexts) {
+      assert.ok(!raw.includes(secret.slice(0, 7)), 'neither a key nor its prefix reaches chat');
+    }
+    assert.equal(messages[0]!.dedupeKey, `jobs:rotate-api-keys:reminders:${NOW.toISOString().slice(0, 10)}`);
+
+    const again = await trigger(t.app, 'rotate-api-keys');
+    assert.deepEqual(again.json().result, {
+      provider_keys: { scanned: 3, reencrypted: 0, unreadable: 0 },
+      exchange_credentials: { scanned: 1, reencrypted: 0, unreadable: 0 },
+      rotation_reminders: { due: 2, overdue: 1, notification_queued: false },
+    });
+    assert.equal((await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'))).length, 1);
+  });
+
+  it('counts a secret sealed under a key no longer configured as unreadable, and still succeeds', async () => {
+    const foreign = `v1:ffffffffffff:${randomBytes(12).toString('base64')}:${randomBytes(16).toString('base64')}:AAAA`;
+    await t.database.db.update(exchangeCredentials).set({ apiKeySealed: foreign });
+    const [first] = await t.database.db.select().from(providerApiKeys).limit(1);
+    await t.database.db.update(providerApiKeys).set({ encryptedKey: foreign }).where(eq(providerApiKeys.id, first!.id));
+    const response = await trigger(t.app, 'rotate-api-keys');
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(response.json().result.provider_keys, { scanned: 3, reencrypted: 0, unreadable: 1 });
+    assert.deepEqual(response.json().result.exchange_credentials, { scanned: 1, reencrypted: 0, unreadable: 1 });
+  });
+
+  it('queues nothing when no key is due', async () => {
+    clock.set(new Date(NOW.getTime() - 60 * DAY));
+    try {
+      const response = await trigger(t.app, 'rotate-api-keys');
+      assert.deepEqual(response.json().result.rotation_reminders, { due: 0, overdue: 0, notification_queued: false });
+    } finally {
+      clock.set(NOW);
+    }
+  });
+});

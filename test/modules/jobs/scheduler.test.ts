@@ -1,0 +1,116 @@
+// The in-process scheduler (SCHEDULER=internal): one timer per job that only calls the runner,
+// started when the server listens and stopped (waiting for runs in progress) when it closes.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
+import { cronerTimers, type TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
+import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { waitFor } from '../market/market-fixtures.ts';
+import { ago, HOUR, JOB_SECRET, jobsModuleFor, NOW } from './jobs-fixtures.ts';
+
+/** Timers that fire only when the test says so. */
+function manualTimers() {
+  const timers = new Map<string, { fire: () => void; stopped: boolean }>();
+  const factory: TimerFactory = (cron, fire) => {
+    const timer = { fire, stopped: false };
+    timers.set(cron, timer);
+    return { stop: () => void (timer.stopped = true), nextRun: () => new Date('2030-01-01T00:00:00Z') };
+  };
+  return { factory, timers };
+}
+
+describe('in-process scheduler', () => {
+  let binance: BinanceFake;
+  let t: TestApp;
+  before(async () => {
+    binance = await startBinanceFake();
+    t = await buildTestApp({
+      clock: fixedClock(NOW),
+      env: { SCHEDULED_JOB_SECRET: JOB_SECRET, SCHEDULER: 'internal', BINANCE_API_URL: binance.url, MARKET_LIVE_STREAM: 'false' },
+    });
+  });
+  after(async () => {
+    await t.close();
+    await binance.close();
+  });
+
+  it('creates one timer per job with its documented cron; a tick runs the job through the runner, recorded as scheduler', async () => {
+    const { factory, timers } = manualTimers();
+    const jobs = jobsModuleFor(t.platform, factory);
+    jobs.start();
+    assert.deepEqual([...timers.keys()].sort(), ['*/15 * * * *', '0 3 * * *', '15 * * * *', '30 4 * * *', '45 4 * * *']);
+    jobs.start(); // a second start changes nothing
+    assert.equal(timers.size, 5);
+
+    timers.get('45 4 * * *')!.fire();
+    await waitFor(async () => (await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.status, 'succeeded'))).length === 1);
+    const [run] = await t.database.db.select().from(scheduledJobRuns);
+    assert.equal(run!.job, 'cleanup-expired-tokens');
+    assert.equal(run!.trigger, 'scheduler');
+    assert.deepEqual(run!.result, { refresh_tokens: 0, password_reset_tokens: 0 });
+    assert.deepEqual((await jobs.lastRuns()).map((r) => [r.job, r.status, r.trigger, r.error]), [['cleanup-expired-tokens', 'succeeded', 'scheduler', null]]);
+    await jobs.stop();
+    assert.ok([...timers.values()].every((timer) => timer.stopped));
+  });
+
+  it('waits on stop for a run in progress, so it finishes before the database closes', async () => {
+    const admin = await signIn(t.app, t.database, { role: 'admin' });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/command-center/intel',
+      headers: admin.headers,
+      payload: { event_type: 'x', asset: 'DOT', symbol: 'DOTUSDT', direction: 'down', source: 's', strength: 0.5, detected_at: ago(30 * HOUR).toISOString() },
+    });
+    assert.equal(created.statusCode, 201);
+    binance.delay(700, { times: 2, pathPrefix: '/api/v3/klines' });
+    const { factory, timers } = manualTimers();
+    const jobs = jobsModuleFor(t.platform, factory);
+    jobs.start();
+    const klines = binance.countRequests('/api/v3/klines');
+    timers.get('*/15 * * * *')!.fire();
+    await waitFor(() => binance.countRequests('/api/v3/klines') > klines);
+    await jobs.stop();
+    const [run] = await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, 'strategy-autopilot/evaluate'));
+    assert.equal(run!.status, 'succeeded');
+    assert.equal((run!.result as { intel: { scored: number } }).intel.scored, 1);
+  });
+
+  it('does not start with SCHEDULER=off', async () => {
+    const off = await buildTestApp({ keepData: true, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, SCHEDULER: 'off' } });
+    try {
+      const { factory, timers } = manualTimers();
+      const jobs = jobsModuleFor(off.platform, factory);
+      jobs.start();
+      assert.equal(timers.size, 0);
+      await jobs.stop();
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('uses croner in UTC for the real timers', () => {
+    let fired = 0;
+    const timer = cronerTimers('45 4 * * *', () => void (fired += 1));
+    try {
+      const next = timer.nextRun()!;
+      assert.equal(next.getUTCHours(), 4);
+      assert.equal(next.getUTCMinutes(), 45);
+      assert.ok(next.getTime() > Date.now() && next.getTime() <= Date.now() + 86_400_000);
+    } finally {
+      timer.stop();
+    }
+    assert.equal(fired, 0);
+    assert.equal(timer.nextRun(), null);
+  });
+
+  it('runs while the server listens: health shows it with the next run of each job', async () => {
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const health = (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
+    assert.equal(health.scheduler, 'internal');
+    assert.equal(health.scheduler_running, true);
+    for (const job of health.jobs) assert.ok(Date.parse(job.next_run) > Date.now(), job.name);
+  });
+});
