@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { deviceSessions, refreshTokens, users } from '../../platform/db/schema.ts';
 
@@ -83,6 +83,15 @@ export function createAuthRepository(db: DbExecutor) {
         .update(refreshTokens)
         .set({ revokedAt: at })
         .where(and(eq(refreshTokens.sessionId, sessionId), isNull(refreshTokens.revokedAt)));
+    },
+
+    /** Sessions neither revoked nor expired at `now`. */
+    async countActiveSessions(now: Date): Promise<number> {
+      const [row] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(deviceSessions)
+        .where(and(isNull(deviceSessions.revokedAt), gt(deviceSessions.expiresAt, now)));
+      return Number(row?.n ?? 0);
     },
 
     async countUsers(): Promise<number> {
