@@ -20,6 +20,7 @@ import { createProviderKeysModule } from './modules/provider-keys/index.ts';
 import { createRagSettingsModule } from './modules/rag-settings/index.ts';
 import { createWebhooksModule } from './modules/webhooks/index.ts';
 import { createMarketModule } from './modules/market/index.ts';
+import { createDashboardModule } from './modules/dashboard/index.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 export const SERVICE_VERSION = pkg.version;
@@ -87,6 +88,8 @@ export async function buildApp(platform: Platform): Promise<FastifyInstance> {
   await app.register(webhooks.routes);
   const market = createMarketModule(platform);
   await app.register(market.routes);
+  const dashboard = createDashboardModule(platform, { version: SERVICE_VERSION, users: admin.users, sessions: auth.service, tasks: commandCenter.tasks, agents: commandCenter.agents, webhooks: webhooks.service, notifications, market, tracker: tracker.service, exchanges: exchange.venueStatus });
+  await app.register(dashboard.routes);
   // The live price stream runs only while the server listens (never under inject()).
   app.addHook('onListen', async () => market.start());
   app.addHook('onClose', async () => market.stop());

@@ -13,10 +13,13 @@ export interface ProbeOutcome {
   latencyMs: number | null;
   /** Why it is unreachable; shown after `safeErrorText`. */
   error: string | null;
+  /** A system-specific word about the answer, kept with the record (e.g. a venue's `maintenance`). */
+  state?: string;
 }
 
 export interface ProbeRecord {
   reachable: boolean;
+  state: string | null;
   latencyMs: number | null;
   checkedAt: Date;
   /** The last probe that reached the system, since this instance started. */
@@ -54,9 +57,10 @@ export function createProbeMemo(deps: { clock: Clock; ttlMs?: number; timeoutMs?
     const now = deps.clock.now();
     const previous = records.get(name);
     const record: ProbeRecord = outcome.reachable
-      ? { reachable: true, latencyMs: outcome.latencyMs, checkedAt: now, lastSuccessAt: now, lastErrorAt: previous?.lastErrorAt ?? null, lastError: previous?.lastError ?? null }
+      ? { reachable: true, state: outcome.state ?? null, latencyMs: outcome.latencyMs, checkedAt: now, lastSuccessAt: now, lastErrorAt: previous?.lastErrorAt ?? null, lastError: previous?.lastError ?? null }
       : {
           reachable: false,
+          state: outcome.state ?? null,
           latencyMs: null,
           checkedAt: now,
           lastSuccessAt: previous?.lastSuccessAt ?? null,
