@@ -17,7 +17,8 @@ const core = {
   last_error: Nullable(Type.String({ description: 'What failed, cleaned: no URL beyond its host, no token, at most 200 characters.' })),
 };
 
-const Entry = <T extends TProperties>(description: string, extra: T) => Type.Object({ ...core, ...extra }, { description });
+// The system-specific fields first (the venue or provider name leads), then the shared ones.
+const Entry = <T extends TProperties>(description: string, extra: T) => Type.Object({ ...extra, ...core }, { description });
 
 export const IntegrationsAnswer = Type.Object({
   generated_at: DateTime('When this answer was made.'),
