@@ -35,7 +35,7 @@ export const notificationsRepository = {
       database.rows<{ kind: string; last_error: string; last_error_at: Date | string | null }>(sql`
         SELECT DISTINCT ON (kind) kind, last_error, processed_at AS last_error_at FROM outbox
         WHERE kind IN (${kindList}) AND last_error IS NOT NULL
-        ORDER BY kind, coalesce(processed_at, available_at) DESC`),
+        ORDER BY kind, processed_at DESC NULLS LAST, available_at DESC`),
     ]);
     return Object.fromEntries(
       kinds.map((kind) => {
