@@ -22,6 +22,7 @@ import { createWebhooksModule } from './modules/webhooks/index.ts';
 import { createMarketModule } from './modules/market/index.ts';
 import { createStrategiesModule } from './modules/strategies/index.ts';
 import { createJobsModule } from './modules/jobs/index.ts';
+import { createDashboardModule } from './modules/dashboard/index.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 export const SERVICE_VERSION = pkg.version;
@@ -96,6 +97,8 @@ export async function buildApp(platform: Platform): Promise<FastifyInstance> {
   await app.register(strategies.routes);
   const jobs = createJobsModule(platform, { auth, admin, providerKeys, exchange, commandCenter, market, strategies });
   await app.register(jobs.routes);
+  const dashboard = createDashboardModule(platform, { version: SERVICE_VERSION, users: admin.users, sessions: auth.service, tasks: commandCenter.tasks, agents: commandCenter.agents, webhooks: webhooks.service, notifications, market, tracker: tracker.service, exchanges: exchange.venueStatus, jobs });
+  await app.register(dashboard.routes);
   // The in-process scheduler (SCHEDULER=internal) runs only while the server listens; stopping it
   // waits for runs in progress, so this hook is registered before the one that closes the database.
   app.addHook('onListen', async () => jobs.start());

@@ -122,6 +122,12 @@ export function createUsersRepository(db: DbExecutor) {
       };
     },
 
+    /** Users per stored status (deleted ones included), for the dashboard. */
+    async countsByStatus(): Promise<Map<string, number>> {
+      const rows = await db.select({ status: users.status, n: count() }).from(users).groupBy(users.status);
+      return new Map(rows.map((row) => [row.status, Number(row.n)]));
+    },
+
     /** Exact sum in SQL (numeric); a decimal string, "0" when the ledger is empty. */
     async totalRevenue(): Promise<string> {
       const [row] = await db.select({ sum: sql<string>`COALESCE(SUM(${paymentsLedger.amount}), 0)::text` }).from(paymentsLedger);

@@ -11,6 +11,7 @@ import { EMPTY_SUMMARY, type TradingSummaryPort } from './trading-summary.port.t
 import { assertNotSelfLockout, parseUserId, revokesSessions, statusColumns, utcMonthStart, type AdminActor } from './user-rules.ts';
 import type { AuditRow, UserRow, UsersRepository } from './users.repository.ts';
 import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch, UserStatus } from './users.schemas.ts';
+import { STATUSES } from './users.schemas.ts';
 
 const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;
 const FREE_TIER = 'free';
@@ -191,6 +192,12 @@ export function createUsersService(deps: UsersServiceDeps) {
     async activity(userId: string, limit: number): Promise<ActivityEntry[]> {
       const user = await existingUser(userId);
       return (await repo.activity(user.id, limit)).map(toActivity);
+    },
+
+    /** Users per status, every known status listed (zero included); for the dashboard. */
+    async countsByStatus(): Promise<Record<UserStatus, number>> {
+      const counts = await repo.countsByStatus();
+      return Object.fromEntries(STATUSES.map((status) => [status, counts.get(status) ?? 0])) as Record<UserStatus, number>;
     },
 
     async stats(): Promise<PlatformStats> {

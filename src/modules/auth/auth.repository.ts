@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { deviceSessions, passwordResetTokens, refreshTokens, users } from '../../platform/db/schema.ts';
 
@@ -120,6 +120,15 @@ export function createAuthRepository(db: DbExecutor) {
         .limit(batch);
       const rows = await db.delete(passwordResetTokens).where(inArray(passwordResetTokens.id, doomed)).returning({ id: passwordResetTokens.id });
       return rows.length;
+    },
+
+    /** Sessions neither revoked nor expired at `now`. */
+    async countActiveSessions(now: Date): Promise<number> {
+      const [row] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(deviceSessions)
+        .where(and(isNull(deviceSessions.revokedAt), gt(deviceSessions.expiresAt, now)));
+      return Number(row?.n ?? 0);
     },
 
     async countUsers(): Promise<number> {

@@ -241,6 +241,11 @@ export function createAuthService(deps: {
       if (!user) throw notFound('User not found');
       return toAccount(user);
     },
+
+    /** Device sessions neither revoked nor expired now; for the dashboard. */
+    async countActiveSessions(): Promise<number> {
+      return repo.countActiveSessions(clock.now());
+    },
   };
 }
 

@@ -33,6 +33,15 @@ export function isUniqueViolation(error: unknown): boolean {
   return false;
 }
 
+export interface VenueCredentialStats {
+  venue: string;
+  count: number;
+  lastSuccessAt: Date | null;
+  lastErrorAt: Date | null;
+  /** `invalid` (refused by the venue) or `error` (could not be checked), of the latest failure. */
+  lastErrorStatus: string | null;
+}
+
 export function createCredentialsRepository(db: DbExecutor) {
   const owned = (userId: string, id: string) => and(eq(exchangeCredentials.userId, userId), eq(exchangeCredentials.id, id));
 
@@ -95,6 +104,27 @@ export function createCredentialsRepository(db: DbExecutor) {
     },
 
     /** A page of sealed fields, for re-encryption under the current key. */
+    /**
+     * Per venue, over active credentials of every user: how many, the latest successful check, and
+     * the latest failed one with its status. Counts and times only; no key material, no venue text.
+     */
+    async statsPerVenue(): Promise<VenueCredentialStats[]> {
+      const c = exchangeCredentials;
+      const rows = await db
+        .select({
+          venue: c.exchangeName,
+          count: sql<number>`count(*)::int`,
+          lastSuccessAt: sql<Date | string | null>`max(${c.lastValidation}) FILTER (WHERE ${c.validationError} IS NULL AND ${c.validationStatus} = 'valid')`,
+          lastErrorAt: sql<Date | string | null>`max(${c.lastValidation}) FILTER (WHERE ${c.validationError} IS NOT NULL)`,
+          lastErrorStatus: sql<string | null>`(array_agg(${c.validationStatus} ORDER BY ${c.lastValidation} DESC) FILTER (WHERE ${c.validationError} IS NOT NULL))[1]`,
+        })
+        .from(c)
+        .where(eq(c.isActive, true))
+        .groupBy(c.exchangeName);
+      const at = (value: Date | string | null) => (value === null ? null : new Date(value));
+      return rows.map((row) => ({ ...row, count: Number(row.count), lastSuccessAt: at(row.lastSuccessAt), lastErrorAt: at(row.lastErrorAt) }));
+    },
+
     async sealedPage(afterId: string | null, size: number) {
       return db
         .select({

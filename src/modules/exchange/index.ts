@@ -23,6 +23,7 @@ import { createTradingSummary } from './trading-summary.service.ts';
 import { createUsdPrices } from './usd-prices.ts';
 import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
+import { VENUES, type Venue } from './venues.ts';
 
 export function createExchangeModule(platform: Platform) {
   const { config, database, cache, clock, secretBox, guards, logger } = platform;
@@ -65,6 +66,15 @@ export function createExchangeModule(platform: Platform) {
       await app.register(binanceAccountRoutes({ account, guards }));
     },
     credentials: { reencryptAll: rotation.reencryptAll },
+    /**
+     * For the dashboard: per venue, active stored credentials (count, last good and failed check),
+     * and one venue's health as GET /api/exchange/{venue}/health answers it (cached for a minute).
+     */
+    venueStatus: {
+      venues: VENUES,
+      credentialStats: () => credentialsRepo.statsPerVenue(),
+      health: (venue: Venue) => health.one(venue, false),
+    },
     tradingSummary,
   };
 }

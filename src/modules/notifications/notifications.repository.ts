@@ -12,6 +12,8 @@ export interface KindStatus {
   dead: number;
   lastSuccessAt: string | null;
   lastError: string | null;
+  /** When the attempt that produced `lastError` ended. */
+  lastErrorAt: string | null;
 }
 
 export const notificationsRepository = {
@@ -30,10 +32,10 @@ export const notificationsRepository = {
           max(processed_at) FILTER (WHERE status = 'done' AND result LIKE ${`${DELIVERED}%`}) AS last_success_at
         FROM outbox WHERE kind IN (${kindList}) GROUP BY kind`),
       // A row that later succeeds has its error cleared, so these are the failures still standing.
-      database.rows<{ kind: string; last_error: string }>(sql`
-        SELECT DISTINCT ON (kind) kind, last_error FROM outbox
+      database.rows<{ kind: string; last_error: string; last_error_at: Date | string | null }>(sql`
+        SELECT DISTINCT ON (kind) kind, last_error, processed_at AS last_error_at FROM outbox
         WHERE kind IN (${kindList}) AND last_error IS NOT NULL
-        ORDER BY kind, coalesce(processed_at, available_at) DESC`),
+        ORDER BY kind, processed_at DESC NULLS LAST, available_at DESC`),
     ]);
     return Object.fromEntries(
       kinds.map((kind) => {
@@ -45,6 +47,7 @@ export const notificationsRepository = {
             dead: Number(count?.dead ?? 0),
             lastSuccessAt: iso(count?.last_success_at ?? null),
             lastError: errors.find((e) => e.kind === kind)?.last_error ?? null,
+            lastErrorAt: iso(errors.find((e) => e.kind === kind)?.last_error_at ?? null),
           },
         ];
       }),

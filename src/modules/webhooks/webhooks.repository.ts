@@ -23,6 +23,13 @@ export interface ProviderActivity {
   lastError: string | null;
 }
 
+export interface ProviderOutcome {
+  provider: string;
+  lastSuccessAt: Date | null;
+  lastFailureAt: Date | null;
+  lastFailure: string | null;
+}
+
 export function createDeliveryRepository(db: Db) {
   return {
     /**
@@ -64,6 +71,36 @@ export function createDeliveryRepository(db: Db) {
         .where(gte(webhookDeliveries.receivedAt, since))
         .groupBy(webhookDeliveries.provider);
       return Object.fromEntries(rows.map((row) => [row.provider, Number(row.total)]));
+    },
+
+    /** Per provider: the last successfully processed delivery, and the latest failure still standing. */
+    async outcomes(): Promise<ProviderOutcome[]> {
+      const succeeded = await db
+        .select({ provider: webhookDeliveries.provider, at: sql<Date | string | null>`max(${webhookDeliveries.processedAt})` })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.status, 'processed'))
+        .groupBy(webhookDeliveries.provider);
+      // A failed delivery that the sender retried successfully is `processed` now: what stays failed still stands.
+      const failed = await db
+        .selectDistinctOn([webhookDeliveries.provider], {
+          provider: webhookDeliveries.provider,
+          at: webhookDeliveries.processedAt,
+          error: webhookDeliveries.error,
+        })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.status, 'failed'))
+        .orderBy(webhookDeliveries.provider, sql`${webhookDeliveries.processedAt} DESC NULLS LAST`);
+      const providers = new Set([...succeeded.map((r) => r.provider), ...failed.map((r) => r.provider)]);
+      return [...providers].map((provider) => {
+        const ok = succeeded.find((r) => r.provider === provider);
+        const bad = failed.find((r) => r.provider === provider);
+        return {
+          provider,
+          lastSuccessAt: ok?.at ? new Date(ok.at) : null,
+          lastFailureAt: bad?.at ? new Date(bad.at) : null,
+          lastFailure: bad ? (bad.error ?? 'processing failed') : null,
+        };
+      });
     },
 
     /** Per provider: the latest receipt, and the outcome of the latest processing attempt. */

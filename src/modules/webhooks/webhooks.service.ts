@@ -28,6 +28,15 @@ export interface IncomingRequest {
   body: unknown;
 }
 
+export interface ProviderStatus {
+  provider: WebhookProvider;
+  secretConfigured: boolean;
+  lastDeliveryAt: string | null;
+  lastSuccessAt: string | null;
+  lastErrorAt: string | null;
+  lastError: string | null;
+}
+
 /** A rejected delivery is not stored (anyone can send one), but the dashboard should see it. */
 const REJECTION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const rejectionKey = (provider: string) => `webhooks:rejection:${provider}`;
@@ -154,6 +163,32 @@ export function createWebhooksService(deps: {
 
   const configured = (provider: WebhookProvider) => Boolean(settings.secrets[provider]);
 
+  /**
+   * For the dashboard, every provider: whether its secret is set (never the secret), the last
+   * delivery, the last one processed, and the latest standing error with its time: a processing
+   * failure, or a rejected signature when that came later.
+   */
+  async function providerStatus(): Promise<ProviderStatus[]> {
+    const [activity, outcomes] = await Promise.all([repo.activity(), repo.outcomes()]);
+    return Promise.all(
+      WEBHOOK_PROVIDERS.map(async (provider) => {
+        const received = activity.find((row) => row.provider === provider);
+        const outcome = outcomes.find((row) => row.provider === provider);
+        const rejection = await cache.get<{ at: string; error: string }>(rejectionKey(provider)).catch(() => undefined);
+        const failureAt = outcome?.lastFailureAt ?? null;
+        const rejectedLater = rejection !== undefined && (failureAt === null || new Date(rejection.at) > failureAt);
+        return {
+          provider,
+          secretConfigured: configured(provider),
+          lastDeliveryAt: iso(received?.lastDeliveryAt ?? null),
+          lastSuccessAt: iso(outcome?.lastSuccessAt ?? null),
+          lastErrorAt: rejectedLater ? iso(rejection.at) : iso(failureAt),
+          lastError: rejectedLater ? rejection.error : (outcome?.lastFailure ?? null),
+        };
+      }),
+    );
+  }
+
   /** Per platform provider: can it receive (secret set), and how did its last delivery go. */
   async function platformsHealth() {
     const last = await lastDeliveries();
@@ -177,7 +212,7 @@ export function createWebhooksService(deps: {
     return health;
   }
 
-  return { receive, deliveryStats, lastDeliveries, platformsHealth, mailerHealth };
+  return { receive, deliveryStats, lastDeliveries, providerStatus, platformsHealth, mailerHealth };
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;

@@ -147,6 +147,7 @@ export const outbox = pgTable(
     /** Optional: a second enqueue with the same key is a no-op. */
     dedupeKey: text('dedupe_key'),
     createdAt: createdAt(),
+    /** When the last attempt ended: done, dead, or failed and waiting for its retry. */
     processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [

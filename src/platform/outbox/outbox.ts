@@ -156,7 +156,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
         lastError: message.slice(0, 2000),
         lockedUntil: null,
         availableAt: dead ? undefined : new Date(now.getTime() + delay),
-        processedAt: dead ? now : undefined,
+        // When this attempt ended, also for a retry: the dashboard dates the standing error by it.
+        processedAt: now,
       })
       .where(stillOurs(row));
   }

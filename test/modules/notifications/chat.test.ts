@@ -171,8 +171,8 @@ describe('notification status and the record-only mode', () => {
 
       const notifications = createNotificationsModule(t.platform);
       assert.deepEqual(await notifications.status(), {
-        chat: { configured: false, format: 'slack', pending: 0, dead: 0, lastSuccessAt: null, lastError: null },
-        mail: { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null },
+        chat: { configured: false, format: 'slack', pending: 0, dead: 0, lastSuccessAt: null, lastError: null, lastErrorAt: null },
+        mail: { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null, lastErrorAt: null },
       });
     } finally {
       await t.close();
@@ -202,8 +202,9 @@ describe('notification status and the record-only mode', () => {
         lastSuccessAt: '2030-01-01T00:00:00.000Z',
         // The failure still standing: the dead row failed for good, the pending one failed last.
         lastError: 'chat webhook answered HTTP 500 oops',
+        lastErrorAt: '2030-01-01T00:00:01.000Z',
       });
-      assert.deepEqual(status.mail, { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null });
+      assert.deepEqual(status.mail, { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null, lastErrorAt: null });
     } finally {
       await t.close();
       await receiver.close();

@@ -95,6 +95,8 @@ describe('mail through SMTP', () => {
       dead: 1,
       lastSuccessAt: '2030-04-01T08:00:00.000Z',
       lastError: status.mail.lastError,
+      // The refused mail was tried when the clock read this; the dashboard shows it as last_error_at.
+      lastErrorAt: '2030-04-01T08:00:00.000Z',
     });
     assert.match(status.mail.lastError!, /550/);
   });
@@ -130,7 +132,7 @@ describe('mail without a reachable or configured server', () => {
       assert.equal(rows.find((r) => r.payload.to === 'b@example.com')!.payload.text, 'hello');
       assert.deepEqual(rows.find((r) => r.payload.to === 'c@example.com')!.payload, { to: 'c@example.com', subject: 'secret', redacted: true });
       const status = await createNotificationsModule(t.platform).status();
-      assert.deepEqual(status.mail, { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null });
+      assert.deepEqual(status.mail, { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null, lastErrorAt: null });
     } finally {
       await t.close();
     }

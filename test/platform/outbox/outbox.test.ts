@@ -158,6 +158,7 @@ describe('outbox', () => {
       await w.runOnce();
       const row = await rowById(id);
       assert.equal(row.availableAt.getTime(), T0.getTime() + 60_000);
+      assert.equal(row.processedAt?.toISOString(), T0.toISOString(), 'a failed attempt is dated, for the standing error');
       clock.advance(59_000);
       assert.equal(await w.runOnce(), 0);
       clock.advance(1_000);

@@ -1,0 +1,18 @@
+// The last run of each scheduled job, as the jobs module reports it. The dashboard depends on this
+// shape only; app.ts passes the jobs module's `lastRuns` in, and without it the list is empty.
+
+export interface JobRun {
+  job: string;
+  status: 'succeeded' | 'failed' | 'skipped';
+  trigger: 'http' | 'scheduler';
+  startedAt: Date;
+  finishedAt: Date | null;
+  error: string | null;
+}
+
+export interface JobRunsPort {
+  /** One entry per job that ever ran: its latest run. */
+  lastRuns(): Promise<JobRun[]>;
+}
+
+export const noJobRuns: JobRunsPort = { lastRuns: async () => [] };

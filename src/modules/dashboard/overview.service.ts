@@ -1,0 +1,111 @@
+// GET /dashboard/overview: this instance, its database and cache, and the figures other modules
+// keep. A figure that cannot be read is null and the answer `degraded`: the page never fails whole.
+import type { Logger } from 'pino';
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Database } from '../../platform/db/database.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import type { OutboxWorker } from '../../platform/outbox/outbox.ts';
+import type { DashboardDeps } from './dashboard.deps.ts';
+import type { JobRunsPort } from './jobs.port.ts';
+import type { Overview } from './overview.schemas.ts';
+import { safeErrorText } from './safe-text.ts';
+
+/** As /readyz: a dependency that does not answer a ping within this is down. */
+const PING_TIMEOUT_MS = 2_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Task statuses after which a task is no longer open (docs/decisions/020-command-center-tasks.md). */
+const CLOSED_TASK_STATUSES = new Set(['done', 'cancelled']);
+
+async function ping(check: () => Promise<number>): Promise<{ status: 'up' | 'down'; latency_ms: number | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), PING_TIMEOUT_MS);
+  });
+  try {
+    const latency = await Promise.race([check(), timeout]);
+    return { status: 'up', latency_ms: Math.round(latency * 100) / 100 };
+  } catch {
+    return { status: 'down', latency_ms: null };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createOverviewService(
+  deps: Pick<DashboardDeps, 'version' | 'users' | 'sessions' | 'tasks' | 'webhooks'> & {
+    jobs: JobRunsPort;
+    database: Pick<Database, 'kind' | 'ping'>;
+    cache: Pick<Cache, 'kind' | 'ping'>;
+    outbox: Pick<OutboxWorker, 'stats'>;
+    clock: Clock;
+    logger: Pick<Logger, 'warn'>;
+    startedAt: Date;
+  },
+) {
+  const { clock, logger } = deps;
+
+  return {
+    async overview(): Promise<Overview> {
+      const now = clock.now();
+      let unreadable = false;
+      // Each figure on its own: one failing module leaves the others on the page.
+      const figure = async <T>(name: string, read: () => Promise<T>): Promise<T | null> => {
+        try {
+          return await read();
+        } catch (error) {
+          unreadable = true;
+          logger.warn({ err: error, figure: name }, 'dashboard figure could not be read');
+          return null;
+        }
+      };
+
+      const [database, cache, users, sessions, tasks, deliveries, outbox, jobs] = await Promise.all([
+        ping(() => deps.database.ping()),
+        ping(() => deps.cache.ping()),
+        figure('users', () => deps.users.countsByStatus()),
+        figure('sessions', () => deps.sessions.countActiveSessions()),
+        figure('tasks', () => deps.tasks.countsByStatus()),
+        figure('webhook deliveries', () => deps.webhooks.deliveryStats(new Date(now.getTime() - DAY_MS))),
+        figure('outbox', () => deps.outbox.stats()),
+        figure('jobs', () => deps.jobs.lastRuns()),
+      ]);
+
+      const openTasks = tasks && Object.fromEntries(Object.entries(tasks).filter(([status]) => !CLOSED_TASK_STATUSES.has(status)));
+      const down = database.status === 'down' || cache.status === 'down';
+      return {
+        generated_at: iso(now)!,
+        status: down || unreadable ? 'degraded' : 'ok',
+        service: {
+          version: deps.version,
+          started_at: iso(deps.startedAt)!,
+          uptime_seconds: Math.max(0, Math.floor((now.getTime() - deps.startedAt.getTime()) / 1000)),
+        },
+        database: { kind: deps.database.kind, ...database },
+        cache: { kind: deps.cache.kind, ...cache },
+        counts: {
+          users_by_status: users,
+          active_sessions: sessions,
+          open_tasks_by_status: openTasks,
+          open_tasks: openTasks && Object.values(openTasks).reduce((sum, n) => sum + n, 0),
+          webhook_deliveries_24h: deliveries && { total: deliveries.total, by_provider: deliveries.byProvider },
+          outbox: outbox && { backlog: outbox.pending + outbox.processing, dead_letters: outbox.dead },
+        },
+        jobs:
+          jobs &&
+          [...jobs]
+            .sort((a, b) => a.job.localeCompare(b.job))
+            .map((run) => ({
+              job: run.job,
+              status: run.status,
+              trigger: run.trigger,
+              started_at: iso(run.startedAt)!,
+              finished_at: iso(run.finishedAt),
+              error: safeErrorText(run.error),
+            })),
+      };
+    },
+  };
+}
+
+export type OverviewService = ReturnType<typeof createOverviewService>;
