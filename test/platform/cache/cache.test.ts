@@ -138,11 +138,15 @@ describe('redis cache shared by two instances', { skip: NO_REDIS }, () => {
   it('when the loading instance fails, a waiting one takes over and loads', async () => {
     const prefix = `test:${randomUUID()}:`;
     const [a, b] = [redisCache(prefix), redisCache(prefix)];
+    // b must arrive while a holds the lock, so start it only once a's loader is running.
+    let aLoading!: () => void;
+    const aHoldsTheLock = new Promise<void>((resolve) => (aLoading = resolve));
     const failing = a.wrap('k', 10_000, async () => {
+      aLoading();
       await sleep(100);
       throw new Error('upstream down');
     });
-    await sleep(20);
+    await aHoldsTheLock;
     const taking = b.wrap('k', 10_000, async () => 'from b');
     await assert.rejects(failing, /upstream down/);
     assert.equal(await taking, 'from b');
