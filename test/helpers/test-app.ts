@@ -106,6 +106,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     JWT_SECRET: TEST_JWT_SECRET,
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     LOG_LEVEL: 'info',
+    // A test that listens would otherwise open Binance's real stream; only one given a fake opens one.
+    ...(options.env?.BINANCE_WS_URL ? {} : { MARKET_LIVE_STREAM: 'false' }),
     ...options.env,
   });
   const lines: string[] = [];

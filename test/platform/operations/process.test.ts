@@ -17,6 +17,7 @@ import { users } from '../../../src/platform/db/schema.ts';
 import { testDatabase, testDatabaseUrl } from '../../helpers/test-app.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const NETWORK_GUARD = path.join(ROOT, 'test/helpers/no-network.ts');
 const STARTUP_MS = 120_000;
 
 interface Running {
@@ -27,10 +28,12 @@ interface Running {
 }
 
 function run(args: string[], env: Record<string, string | undefined>): Running {
-  // A clean environment: only what the test gives, so nothing of the runner's leaks in.
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  // A clean environment: only what the test gives, so nothing of the runner's leaks in. The
+  // children carry the network guard too, and keep the live market stream closed: the server
+  // would otherwise open Binance's real WebSocket as soon as it listens.
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', NETWORK_GUARD, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, MARKET_LIVE_STREAM: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
