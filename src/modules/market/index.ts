@@ -54,7 +54,9 @@ function createSources(platform: Platform): { spot: SpotMarketSource; assets: As
 export function createMarketModule(platform: Platform) {
   const { config, cache, clock, logger } = platform;
   const { spot, assets, live } = createSources(platform);
-  const store = createMarketCache({ cache, clock, lockWaitMs: config.market.upstreamTimeoutMs + 500 });
+  // The longest one load takes: ohlc-range's limit of 2000 candles is two upstream pages.
+  const longestLoadMs = 2 * config.market.upstreamTimeoutMs + 500;
+  const store = createMarketCache({ cache, clock, lockWaitMs: longestLoadMs });
   const data = createMarketData({ spot, assets, store, clock });
   const prices = createPriceService({ data, live, clock, source: spot.name });
   const pairs = createPairService({ data, clock, source: spot.name });

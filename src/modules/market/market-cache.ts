@@ -67,8 +67,9 @@ export function createMarketCache(deps: { cache: Cache; clock: Clock; lockWaitMs
   /** Loads under the cross-instance lock; a waiting instance takes the winner's value instead. */
   async function loadExclusive<T>(key: string, policy: CachePolicy, seen: number, load: () => Promise<T>): Promise<Entry<T>> {
     const lockKey = `market:lock:${key}`;
-    const locked = await cache.acquire(lockKey, deps.lockWaitMs).catch(() => true);
-    if (!locked) {
+    // undefined: another instance holds the lock; null: the cache cannot lock, so load unlocked.
+    const token = await cache.acquire(lockKey, deps.lockWaitMs).catch(() => null);
+    if (token === undefined) {
       for (let waited = 0; waited < deps.lockWaitMs; waited += 25) {
         await new Promise((resolve) => setTimeout(resolve, 25));
         const entry = await readShared<T>(key);
@@ -80,7 +81,8 @@ export function createMarketCache(deps: { cache: Cache; clock: Clock; lockWaitMs
       await cache.set(`market:${key}`, entry, policy.staleMs).catch(() => undefined);
       return entry;
     } finally {
-      if (locked) await cache.del(lockKey).catch(() => undefined);
+      // Only our own lock: once it has expired it may be another instance's.
+      if (token) await cache.release(lockKey, token).catch(() => undefined);
     }
   }
 

@@ -75,6 +75,17 @@ describe('market cache', () => {
     assert.equal(both[0].fetchedAt, both[1].fetchedAt);
   });
 
+  it('a load that outlives its lock leaves the lock another instance has taken since', async () => {
+    const cache = sharedCache();
+    const store = createMarketCache({ cache, clock: fixedClock('2026-01-01T00:00:00Z'), lockWaitMs: 50 });
+    const slow = store.get('k', POLICY, counter('late', 200).load);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const other = await cache.acquire('market:lock:k', 10_000);
+    assert.ok(other, 'the slow load\'s lock has expired');
+    assert.equal((await slow).value, 'late');
+    assert.equal(await cache.acquire('market:lock:k', 10_000), undefined, 'the other instance still holds its lock');
+  });
+
   it('serves the last entry flagged stale when the upstream fails, within the bound only', async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
     const store = createMarketCache({ cache: sharedCache(), clock, lockWaitMs: 1_000 });
