@@ -45,6 +45,8 @@ interface Failure {
   headers: Record<string, string>;
   pathPrefix?: string;
   remaining: number;
+  /** Matching requests still to let through before failing. */
+  skip: number;
 }
 
 export interface BinanceFakeOptions {
@@ -93,11 +95,22 @@ export class BinanceFake {
     return account;
   }
 
-  /** The next `times` matching requests answer with this status and body instead. */
-  fail(status: number, body: unknown = BINANCE_ERROR(-1000, 'An unknown error occurred.'), options: { times?: number; pathPrefix?: string; retryAfter?: number } = {}): this {
+  /** The next `times` matching requests (after `skip` of them pass) answer with this status and body instead. */
+  fail(
+    status: number,
+    body: unknown = BINANCE_ERROR(-1000, 'An unknown error occurred.'),
+    options: { times?: number; skip?: number; pathPrefix?: string; retryAfter?: number } = {},
+  ): this {
     const headers: Record<string, string> = {};
     if (options.retryAfter !== undefined) headers['retry-after'] = String(options.retryAfter);
-    this.failures.push({ status, body, headers, pathPrefix: options.pathPrefix, remaining: options.times ?? 1 });
+    this.failures.push({ status, body, headers, pathPrefix: options.pathPrefix, remaining: options.times ?? 1, skip: options.skip ?? 0 });
+    return this;
+  }
+
+  /** Weight that other clients behind the same IP used this minute; Binance counts it in our header. */
+  spendWeight(weight: number): this {
+    this.rollWeightWindow();
+    this.usedWeight += weight;
     return this;
   }
 
@@ -128,10 +141,22 @@ export class BinanceFake {
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
   }
 
-  private take<T extends { pathPrefix?: string; remaining: number }>(list: T[], path: string): T | undefined {
+  private take<T extends { pathPrefix?: string; remaining: number; skip?: number }>(list: T[], path: string): T | undefined {
     const found = list.find((f) => f.remaining > 0 && (!f.pathPrefix || path.startsWith(f.pathPrefix)));
+    if (found?.skip) {
+      found.skip -= 1;
+      return undefined;
+    }
     if (found) found.remaining -= 1;
     return found;
+  }
+
+  private rollWeightWindow(): void {
+    const minute = Math.floor(Date.now() / 60_000);
+    if (minute !== this.weightWindow) {
+      this.weightWindow = minute;
+      this.usedWeight = 0;
+    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -165,11 +190,7 @@ export class BinanceFake {
     const route = this.routes.get(`${request.method} ${request.path}`);
     if (!route) return { status: 404, body: BINANCE_ERROR(-1, `Unknown endpoint ${request.method} ${request.path}`) };
 
-    const minute = Math.floor(Date.now() / 60_000);
-    if (minute !== this.weightWindow) {
-      this.weightWindow = minute;
-      this.usedWeight = 0;
-    }
+    this.rollWeightWindow();
     this.usedWeight += typeof route.weight === 'function' ? route.weight(request) : route.weight;
     if (this.usedWeight > this.weightLimit) {
       return {

@@ -134,6 +134,8 @@ describe('market candles and order books', () => {
       assert.equal(body.interval, '1h');
       assert.deepEqual(body.candles.map((c) => c.open_time), [23, 24, 25, 26, 27, 28, 29].map((h) => new Date(Date.UTC(2026, 0, 1, h)).toISOString()));
       assert.equal(body.end, new Date(end).toISOString());
+      const naive = await m.get<CandleBody>('/api/v1/market/ohlc-range?symbol=ETHUSDT&start=2026-01-01T22:15:00&end=2026-01-02T05:30:00');
+      assert.deepEqual(naive.body.candles, body.candles, 'a time without an offset is UTC');
     });
 
     it('requires start and end as ISO 8601 date-times, with start before end', async () => {

@@ -102,9 +102,72 @@ describe('rate limits', () => {
       assert.equal(body.upstreams.binance!.weight_limit_1m, 120);
       assert.equal(body.upstreams.binance!.weight_budget_1m, 96);
     }));
+
+  it('counts the weight the upstream reports, which includes other clients behind our IP', () =>
+    withMarket({ binance: { weightLimit: 120 } }, async (m) => {
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
+      m.binance.spendWeight(60);
+      // Depth calls weigh 5: the headers say 85, then 90, then 95 of a budget of 96.
+      for (const symbol of ['BTCUSDT', 'ETHUSDT', 'SOLUSDT']) {
+        assert.equal((await m.get(`/api/v1/market/orderbook?symbol=${symbol}`)).status, 200, symbol);
+      }
+      const refused = await m.get('/api/v1/market/orderbook?symbol=BNBUSDT');
+      assert.equal(refused.status, 503, 'by our own count (35) it would fit');
+      assert.deepEqual(refused.body, { detail: 'Binance request weight budget for this minute is used up (95 of 96)' });
+      assert.equal(m.binance.countRequests('/api/v3/depth'), 3);
+    }));
 });
 
 describe('upstream errors', () => {
+  it('answers 502, never 500, when a 200 carries a body of another shape', () =>
+    withMarket({}, async (m) => {
+      const wrong: [string, string, unknown][] = [
+        ['/api/v1/market/symbols', '/api/v3/exchangeInfo', { code: 0, msg: 'maintenance' }],
+        ['/api/v1/market/ticker', '/api/v3/ticker/24hr', { symbol: 'BTCUSDT' }],
+        ['/api/v1/market/prices?symbols=BTCUSDT', '/api/v3/ticker/price', [null]],
+        ['/api/v1/market/ohlc?symbol=BTCUSDT', '/api/v3/klines', [{ open: '1' }]],
+        ['/api/v1/market/orderbook?symbol=BTCUSDT', '/api/v3/depth', { lastUpdateId: 1 }],
+      ];
+      for (const [url, upstream, body] of wrong) {
+        m.binance.fail(200, body, { pathPrefix: upstream });
+        const answer = await m.get(url);
+        assert.equal(answer.status, 502, url);
+        assert.deepEqual(answer.body, { detail: `Binance answered ${upstream} with a body of an unexpected shape` });
+        // A success in between keeps the five-failures circuit closed.
+        assert.equal((await m.get('/api/v1/market/orderbook?symbol=ETHUSDT')).status, 200);
+      }
+      m.coingecko.fail(200, { status: { error_code: 10002, error_message: 'API Key Missing' } }, { pathPrefix: '/coins/markets' });
+      assert.deepEqual((await m.get('/api/v1/market/top')).body, { detail: 'CoinGecko answered /coins/markets with a body of an unexpected shape' });
+      m.coingecko.fail(200, {}, { pathPrefix: '/global' });
+      const stats = await m.get('/api/v1/market/stats');
+      assert.notEqual(stats.status, 500);
+    }));
+
+  it('every view of the 24 h tickers, and live prices without the stream, answer 502 when Binance fails', () =>
+    withMarket({}, async (m) => {
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
+      for (const url of ['/api/v1/market/heatmap', '/api/v1/market/volume-distribution', '/api/v1/market/activity', '/api/v1/market/trending', '/api/v1/market/prices/live']) {
+        m.binance.fail(500);
+        const failed = await m.get(url);
+        assert.equal(failed.status, 502, url);
+        assert.match(String((failed.body as Row).detail), /^Binance answered HTTP 500/, url);
+      }
+    }));
+
+  it('ohlc-range answers 502 when the second page fails, and serves nothing half-loaded', () =>
+    withMarket({}, async (m) => {
+      const end = Date.parse(START);
+      const query = `symbol=BTCUSDT&interval=1m&start=${new Date(end - 1499 * 60_000).toISOString()}&end=${new Date(end).toISOString()}&limit=2000`;
+      m.binance.fail(500, undefined, { pathPrefix: '/api/v3/klines', skip: 1 });
+      const failed = await m.get(`/api/v1/market/ohlc-range?${query}`);
+      assert.equal(failed.status, 502);
+      assert.equal(m.binance.countRequests('/api/v3/klines'), 2);
+      const retried = await m.get<Row>(`/api/v1/market/ohlc-range?${query}`);
+      assert.equal(retried.status, 200);
+      assert.equal(retried.body.count, 1500);
+      assert.equal(m.binance.countRequests('/api/v3/klines'), 4, 'the failed load cached nothing');
+    }));
+
   it('answers 502 with the upstream\'s words when it fails with 5xx', () =>
     withMarket({}, async (m) => {
       m.binance.fail(500, { code: -1000, msg: 'An unknown error occurred while processing the request.' }, { pathPrefix: '/api/v3/depth' });

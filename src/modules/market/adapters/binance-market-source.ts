@@ -6,9 +6,14 @@ import { notFound } from '../../../platform/http/errors.ts';
 import type { Interval } from '../domain/intervals.ts';
 import type { Candle, OrderBook, PriceQuote, SymbolInfo, Ticker24h } from '../market.types.ts';
 import type { SpotMarketSource } from './market-source.ts';
-import { UpstreamHttpError, type UpstreamClient } from './upstream-client.ts';
+import { shapes, UpstreamHttpError, type UpstreamClient } from './upstream-client.ts';
 
 const INVALID_SYMBOL = -1121;
+
+const RECORDS = shapes.listOf(shapes.record);
+const EXCHANGE_INFO = shapes.withLists('symbols');
+const KLINES = shapes.listOf((k) => Array.isArray(k) && k.length >= 9);
+const BOOK = shapes.withLists('bids', 'asks');
 
 interface ExchangeInfo {
   rateLimits?: { rateLimitType: string; interval: string; intervalNum: number; limit: number }[];
@@ -47,14 +52,14 @@ export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSou
     name: 'binance',
 
     async symbols(): Promise<SymbolInfo[]> {
-      const info = await client.get<ExchangeInfo>('/api/v3/exchangeInfo', { showPermissionSets: 'false' }, 20);
+      const info = await client.get<ExchangeInfo>('/api/v3/exchangeInfo', EXCHANGE_INFO, { showPermissionSets: 'false' }, 20);
       const weight = info.rateLimits?.find((r) => r.rateLimitType === 'REQUEST_WEIGHT' && r.interval === 'MINUTE' && r.intervalNum === 1);
       if (weight) client.setWeightLimit(weight.limit);
       return info.symbols.map((s) => ({ symbol: s.symbol, base: s.baseAsset, quote: s.quoteAsset, status: s.status }));
     },
 
     async tickers(): Promise<Ticker24h[]> {
-      const rows = await client.get<RawTicker[]>('/api/v3/ticker/24hr', {}, 80);
+      const rows = await client.get<RawTicker[]>('/api/v3/ticker/24hr', RECORDS, {}, 80);
       return rows.map((r) => ({
         symbol: String(r.symbol),
         lastPrice: String(r.lastPrice),
@@ -75,13 +80,13 @@ export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSou
     },
 
     async prices(): Promise<PriceQuote[]> {
-      const rows = await client.get<PriceQuote[]>('/api/v3/ticker/price', {}, 4);
+      const rows = await client.get<PriceQuote[]>('/api/v3/ticker/price', RECORDS, {}, 4);
       return rows.map((r) => ({ symbol: String(r.symbol), price: String(r.price) }));
     },
 
     async klines(symbol, interval: Interval, page): Promise<Candle[]> {
       const rows = await forSymbol(symbol, () =>
-        client.get<RawKline[]>('/api/v3/klines', { symbol, interval, endTime: page.endTime, limit: page.limit }, 2),
+        client.get<RawKline[]>('/api/v3/klines', KLINES, { symbol, interval, endTime: page.endTime, limit: page.limit }, 2),
       );
       return rows.map((k) => ({
         openTime: Number(k[0]),
@@ -100,6 +105,7 @@ export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSou
       const book = await forSymbol(symbol, () =>
         client.get<{ lastUpdateId: number; bids: [string, string][]; asks: [string, string][] }>(
           '/api/v3/depth',
+          BOOK,
           { symbol, limit },
           depthWeight(limit),
         ),

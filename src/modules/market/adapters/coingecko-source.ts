@@ -2,7 +2,7 @@
 // for the whole market. The optional key travels in x-cg-demo-api-key or x-cg-pro-api-key.
 import type { GlobalFigures, TopAsset } from '../market.types.ts';
 import type { AssetMarketSource } from './market-source.ts';
-import type { UpstreamClient } from './upstream-client.ts';
+import { shapes, type UpstreamClient } from './upstream-client.ts';
 
 export const VS_CURRENCY = 'usd';
 
@@ -27,7 +27,7 @@ export function createCoinGeckoSource(client: UpstreamClient): AssetMarketSource
     name: 'coingecko',
 
     async topAssets(limit): Promise<TopAsset[]> {
-      const rows = await client.get<Record<string, unknown>[]>('/coins/markets', {
+      const rows = await client.get<Record<string, unknown>[]>('/coins/markets', shapes.listOf(shapes.record), {
         vs_currency: VS_CURRENCY,
         order: 'market_cap_desc',
         per_page: limit,
@@ -58,7 +58,7 @@ export function createCoinGeckoSource(client: UpstreamClient): AssetMarketSource
     },
 
     async globalFigures(): Promise<GlobalFigures> {
-      const { data } = await client.get<{ data: Record<string, unknown> }>('/global');
+      const { data } = await client.get<{ data: Record<string, unknown> }>('/global', shapes.withRecord('data'));
       const usd = (value: unknown) => num((value as Record<string, unknown> | undefined)?.[VS_CURRENCY]);
       return {
         activeCryptocurrencies: num(data.active_cryptocurrencies),

@@ -49,6 +49,19 @@ export class UpstreamHttpError extends AppError {
 
 type Params = Record<string, string | number | undefined>;
 
+/** What a successful answer must look like; a 200 of another shape is the upstream's fault (502). */
+export type BodyShape = (body: unknown) => boolean;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const shapes = {
+  record: isRecord as BodyShape,
+  listOf: (item: BodyShape): BodyShape => (body) => Array.isArray(body) && body.every(item),
+  withLists: (...fields: string[]): BodyShape => (body) => isRecord(body) && fields.every((f) => Array.isArray(body[f])),
+  withRecord: (field: string): BodyShape => (body) => isRecord(body) && isRecord(body[field]),
+};
+
 export class UpstreamClient {
   private openUntil: number | null = null;
   private openReason: string | null = null;
@@ -71,7 +84,7 @@ export class UpstreamClient {
     if (this.options.weight && Number.isFinite(limit) && limit > 0) this.weightLimit = limit;
   }
 
-  async get<T>(path: string, params: Params = {}, weight = 1): Promise<T> {
+  async get<T>(path: string, shape: BodyShape, params: Params = {}, weight = 1): Promise<T> {
     const { name, timeoutMs } = this.options;
     await this.checkCircuit();
     this.reserveWeight(weight);
@@ -108,6 +121,7 @@ export class UpstreamClient {
       throw response.status >= 500 ? this.failed(error) : error;
     }
     if (body === undefined) throw this.failed(new AppError('upstream_error', `${name} answered with a body that is not JSON`));
+    if (!shape(body)) throw this.failed(new AppError('upstream_error', `${name} answered ${path} with a body of an unexpected shape`));
     this.consecutiveFailures = 0;
     this.lastSuccessAt = this.now();
     return body as T;
