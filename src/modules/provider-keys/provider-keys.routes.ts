@@ -4,7 +4,6 @@ import { currentUser, type Guards } from '../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../platform/http/schemas.ts';
 import { KeyCreateBody, KeyIdParams, KeyListQuery, KeyRecord, KeyTestResult, KeyUpdateBody, RotationReminder } from './provider-keys.schemas.ts';
 import type { Actor, ProviderKeysService } from './provider-keys.service.ts';
-import { redactKeyInputsInPayload } from './redact-key-input.ts';
 
 const tags = ['admin: provider API keys'];
 const base = '/api/v1/admin/api-keys';
@@ -13,8 +12,6 @@ const actorOf = (request: FastifyRequest): Actor => ({ id: currentUser(request).
 export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) {
   return async function routes(app: FastifyInstance) {
     const common = { onRequest: guards.requireAdmin };
-    // Scoped to these routes: a 422 must not echo a key back.
-    app.addHook('onSend', async (_request, reply, payload) => redactKeyInputsInPayload(reply.statusCode, payload));
 
     // Registered before `/{key_id}` routes for readers; the router prefers static segments anyway.
     app.get(

@@ -38,7 +38,8 @@ export function parseDateTime(text: string): Date | undefined {
   const date = new Date(utc);
   // Date.UTC maps years 0-99 to 1900-1999; set the year explicitly.
   if (year! < 100) date.setUTCFullYear(date.getUTCFullYear() - 1900);
-  return date;
+  // Python's datetime, and PostgreSQL, start at year 1.
+  return date.getUTCFullYear() < 1 ? undefined : date;
 }
 
 /** Pydantic's `{error}` of `datetime_from_date_parsing` for a rejected input. */
@@ -54,6 +55,7 @@ export function dateTimeError(text: string): string {
   if (month < 1 || month > 12) return 'month value is outside expected range of 1-12';
   const day = Number(text.slice(8, 10));
   if (day < 1 || day > daysIn(Number(text.slice(0, 4)), month)) return 'day value is outside expected range';
+  if (Number(text.slice(0, 4)) === 0) return 'year 0 is out of range';
   return 'unexpected extra characters at the end of the input';
 }
 

@@ -1,4 +1,5 @@
 // One error type with a closed set of codes and one table from code to HTTP status.
+import { isSecretName } from '../observability/logger.ts';
 export const ERROR_STATUS = {
   bad_request: 400,
   unauthenticated: 401,
@@ -57,7 +58,29 @@ export const unauthenticated = (detail = 'Not authenticated') =>
   new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer' } });
 export const rateLimited = (retryAfterSeconds: number, detail = 'Too many requests') =>
   new AppError('rate_limited', detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
-export const validationFailed = (issues: ValidationIssue[]) => new AppError('validation', issues);
+/** What a 422 shows in place of a secret it would otherwise echo back (Pydantic quotes every input). */
+export const MASKED_INPUT = '**********';
+
+function maskSecrets(value: unknown, depth = 0): unknown {
+  if (depth > 8 || !value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => maskSecrets(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    copy[key] = typeof child === 'string' && child !== '' && isSecretName(key) ? MASKED_INPUT : maskSecrets(child, depth + 1);
+  }
+  return copy;
+}
+
+/** The issue with any password, key or token in its input masked: at its loc, or inside a quoted body. */
+function maskSecretInput(issue: ValidationIssue): ValidationIssue {
+  const field = issue.loc.filter((part) => typeof part === 'string').at(-1);
+  if (typeof issue.input === 'string' && issue.input !== '' && field !== undefined && isSecretName(String(field))) {
+    return { ...issue, input: MASKED_INPUT };
+  }
+  return issue.input && typeof issue.input === 'object' ? { ...issue, input: maskSecrets(issue.input) } : issue;
+}
+
+export const validationFailed = (issues: ValidationIssue[]) => new AppError('validation', issues.map(maskSecretInput));
 
 /** A single-field 422 raised by service logic, shaped as Pydantic would have reported it. */
 export function invalidField(

@@ -186,6 +186,8 @@ function validatePart(request: FastifyRequest, part: RequestPart, validator: Par
     // Defaults and canonical forms are written into a copy, so errors quote the body as it came.
     const copy: unknown = structuredClone(current);
     if (validator.validate(copy)) {
+      const unstorable = unstorableValues(current, ['body']);
+      if (unstorable.length > 0) return unstorable;
       request.body = copy;
       return [];
     }
@@ -212,12 +214,35 @@ function validatePart(request: FastifyRequest, part: RequestPart, validator: Par
     else if (FALSE_WORDS.has(word)) copy[key] = 'false';
   }
   if (validator.validate(copy)) {
+    const unstorable = Object.keys(raw).flatMap((key) => unstorableValues(copy[key], [part, key], raw[key]));
+    if (unstorable.length > 0) return unstorable;
     if (part === 'path') request.params = copy;
     else if (part === 'query') request.query = copy;
     else Object.assign(request.headers, copy);
     return [];
   }
   return toPydanticIssues(validator.validate.errors ?? [], { part, data: copy, raw });
+}
+
+const NUL_CHARACTER = 'text must not contain the NUL character (\\u0000)';
+
+/**
+ * Values a schema lets through but that no database column or JSON answer can hold: text with a NUL
+ * character (PostgreSQL refuses it) and numbers too large to be finite (`1e400`).
+ */
+function unstorableValues(value: unknown, loc: (string | number)[], input: unknown = value, depth = 0): ValidationIssue[] {
+  if (typeof value === 'string') {
+    return value.includes('\u0000') ? [{ type: 'value_error', loc, msg: `Value error, ${NUL_CHARACTER}`, input, ctx: { error: NUL_CHARACTER } }] : [];
+  }
+  if (typeof value === 'number') {
+    return Number.isFinite(value) ? [] : [{ type: 'finite_number', loc, msg: 'Input should be a finite number', input }];
+  }
+  if (!value || typeof value !== 'object' || depth > 32) return [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => unstorableValues(item, [...loc, i], item, depth + 1));
+  return Object.entries(value).flatMap(([key, child]) => [
+    ...unstorableValues(key, [...loc, key], key, depth + 1),
+    ...unstorableValues(child, [...loc, key], child, depth + 1),
+  ]);
 }
 
 /** FastAPI's answer to a body that is not JSON: where Python's parser stopped, and why. */

@@ -96,6 +96,29 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, query)}?${params.join('&')}`;
 }
 
+/** Every query parameter carried by an error or its causes (drizzle's DrizzleQueryError keeps them). */
+function queryParams(error: unknown, depth = 0): string[] {
+  if (!error || typeof error !== 'object' || depth > 8) return [];
+  const { params, cause } = error as { params?: unknown; cause?: unknown };
+  const own = Array.isArray(params) ? params.map((value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '')) : [];
+  return [...own, ...queryParams(cause, depth + 1)];
+}
+
+/**
+ * pino's error serializer, less the values a failed query was writing: drizzle puts them in the
+ * error's `params` and in its message, and they may be password hashes or sealed keys.
+ */
+export function serializeError(error: Error): Record<string, unknown> {
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  const values = queryParams(error).filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
+  if (values.length === 0) return serialized;
+  const scrub = (text: unknown) => (typeof text === 'string' ? values.reduce((out, value) => out.replaceAll(value, CENSOR), text) : text);
+  serialized.message = scrub(serialized.message);
+  serialized.stack = scrub(serialized.stack);
+  if ('params' in serialized) serialized.params = CENSOR;
+  return serialized;
+}
+
 interface LoggedRequest {
   method: string;
   url: string;
@@ -113,6 +136,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> },
       serializers: {
+        err: serializeError,
         req: (request: LoggedRequest) => ({
           method: request.method,
           url: redactUrl(request.url),

@@ -41,6 +41,8 @@ const REJECTED: [input: string, error: string][] = [
   ['T10:00:00', 'input is too short'],
   ['1e10', 'input is too short'],
   ['2024-01-01T24:00:00', 'unexpected extra characters at the end of the input'],
+  // Python's datetime (and PostgreSQL) begin at year 1.
+  ['0000-01-01T00:00:00Z', 'year 0 is out of range'],
 ];
 
 describe('datetime inputs, as Pydantic reads them', () => {
@@ -55,6 +57,11 @@ describe('datetime inputs, as Pydantic reads them', () => {
       assert.equal(dateTimeError(input), error);
     });
   }
+});
+
+it('rejects an offset that moves the instant before year 1', () => {
+  assert.equal(parseDateTime('0001-01-01T00:00:00+01:00'), undefined);
+  assert.equal(parseDateTime('0001-01-01T00:00:00Z')?.toISOString(), '0001-01-01T00:00:00.000Z');
 });
 
 describe('uuid inputs', () => {

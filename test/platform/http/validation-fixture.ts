@@ -32,6 +32,7 @@ const ThingBody = Type.Object({
   owner_id: Type.Optional(Uuid()),
   priority: Type.Optional(Type.Union([Type.Literal('critical'), Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')])),
   blocked_by: Type.Optional(Type.Array(Uuid())),
+  api_secret: Type.Optional(Type.String({ minLength: 8 })),
 });
 
 export async function buildValidationApp(): Promise<FastifyInstance> {

@@ -158,6 +158,42 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
     });
   });
 
+  describe('values no database column or JSON answer can hold', () => {
+    const nul = 'text must not contain the NUL character (\\u0000)';
+
+    it('text with a NUL character, in a query, a body value or a body key', async () => {
+      assert.deepEqual(issueAt(await getItem('name=a%00b'), ['query', 'name']), {
+        type: 'value_error',
+        loc: ['query', 'name'],
+        msg: `Value error, ${nul}`,
+        input: 'a\u0000b',
+        ctx: { error: nul },
+      });
+      const issues = issuesOf(await postThing({ ...validThing, title: 'Bu\u0000y', meta: { 'k\u0000': 1, deep: ['ok', 'x\u0000'] } }));
+      assert.deepEqual(issues.map((issue) => issue.loc), [['body', 'title'], ['body', 'meta', 'k\u0000'], ['body', 'meta', 'deep', 1]]);
+    });
+
+    it('finite_number for a number too large to be finite', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: `/things/${ID}`,
+        headers: { 'content-type': 'application/json' },
+        payload: '{"title":"Buy","count":1,"permissions":[],"ratio":1e400}',
+      });
+      assert.deepEqual(issuesOf(response), [{ type: 'finite_number', loc: ['body', 'ratio'], msg: 'Input should be a finite number', input: null }]);
+    });
+  });
+
+  describe('secrets in the input', () => {
+    it('are masked where Pydantic would quote them: at their own loc and inside a quoted body', async () => {
+      const tooShort = issueAt(await postThing({ ...validThing, api_secret: 'hunter2' }), ['body', 'api_secret']);
+      assert.equal(tooShort.input, '**********');
+      assert.equal(tooShort.type, 'string_too_short');
+      const missing = issueAt(await postThing({ count: 1, permissions: [], api_secret: 'correct-horse-battery' }), ['body', 'title']);
+      assert.deepEqual(missing.input, { count: 1, permissions: [], api_secret: '**********' });
+    });
+  });
+
   describe('reporting', () => {
     it('reports every invalid field, in the order path, query, header, body', async () => {
       const response = await app.inject({

@@ -5,8 +5,10 @@ import { after, before, describe, it } from 'node:test';
 import { createLogger, isSecretName, redactSecrets, redactUrl } from '../../../src/platform/observability/logger.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
 
 const PASSWORD = 'Pw-correct-horse-battery-staple';
+const SEALED = 'v1.k7f3.sealed-provider-key-material';
 const SECRETS = {
   api_key: 'AKIA-api-key-1111',
   api_secret: 'api-secret-2222',
@@ -28,6 +30,11 @@ describe('log redaction', () => {
         app.post('/test/echo', { schema: { hide: true } }, async (request) => {
           request.log.info({ headers: request.headers, body: request.body, query: request.query }, 'received a request');
           request.log.warn({ payload: { credentials: [{ exchange: 'binance', secret: SECRETS.api_secret }] } }, 'nested payload');
+          return { ok: true };
+        });
+        app.post('/test/failing-write', { schema: { hide: true } }, async () => {
+          // A query that fails with a secret among its parameters; PostgreSQL quotes the value too.
+          await t.database.db.execute(sql`SELECT ${SEALED}::integer, ${'second\u0000value'}::text`);
           return { ok: true };
         });
       },
@@ -55,6 +62,18 @@ describe('log redaction', () => {
     const log = t.logText();
     assert.ok(log.split('\n').length > 10, 'the app logged its requests at trace level');
     for (const secret of [PASSWORD, access, refresh, access2, refresh2]) assert.ok(!log.includes(secret), `leaked: ${secret.slice(0, 12)}...`);
+  });
+
+  it('a failed query logs its SQL and cause but none of the values it was given', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/test/failing-write' });
+    assert.equal(response.statusCode, 500);
+    assert.deepEqual(response.json(), { detail: 'Internal Server Error' });
+    const logged = t.logLines().find((line) => line.msg === 'unhandled error') as { err: { message: string; stack: string; params: unknown } } | undefined;
+    assert.ok(logged, 'the failure was logged');
+    assert.match(logged.err.message, /Failed query: SELECT \$1::integer/);
+    assert.equal(logged.err.params, '[redacted]');
+    assert.ok(!t.logText().includes(SEALED), 'the sealed value is nowhere in the log');
+    assert.ok(!t.logText().includes('second'), 'nor the other parameter');
   });
 
   it('secret headers, body fields at any depth and query parameters are redacted', async () => {
