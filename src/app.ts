@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import { createMicroCache } from './platform/http/micro-cache.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerHttpConventions, requestIdFor } from './platform/http/http-conventions.ts';
+import { optionalWhenDefaulted, type OpenApiDocument } from './platform/http/openapi.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { healthRoutes } from './platform/observability/health.routes.ts';
 import type { Platform } from './platform/platform.ts';
@@ -65,6 +66,8 @@ export async function buildApp(platform: Platform): Promise<FastifyInstance> {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },
     },
+    transformObject: (document) =>
+      'openapiObject' in document ? optionalWhenDefaulted(document.openapiObject as OpenApiDocument) : document.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
 import { commandCenterTaskBlockers, commandCenterTaskComments, commandCenterTasks } from './command-center.tables.ts';
 import { CLOSED_STATUSES } from './tasks.schemas.ts';
 
@@ -143,7 +143,7 @@ export function createTasksRepository(db: DbExecutor) {
           .where(where)
           .orderBy(desc(commandCenterTasks.createdAt), desc(commandCenterTasks.id))
           .limit(filters.limit)
-          .offset(filters.offset),
+          .offset(rowOffset(filters.offset)),
         db.select({ n: count() }).from(commandCenterTasks).where(where),
       ]);
       return { rows, total: Number(totalRow?.n ?? 0) };

@@ -1,7 +1,7 @@
 // Trades synced from venues. Inserts never duplicate (unique venue id per user, venue and symbol);
 // sums are taken in SQL over numeric, so totals stay exact.
 import { and, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
 import { exchangeTrades } from './exchange.tables.ts';
 
 export type TradeRow = typeof exchangeTrades.$inferSelect;
@@ -58,7 +58,7 @@ export function createTradesRepository(db: DbExecutor) {
           .where(condition)
           .orderBy(desc(exchangeTrades.tradeTimestamp), desc(exchangeTrades.id))
           .limit(page.limit)
-          .offset(page.offset),
+          .offset(rowOffset(page.offset)),
         db.select({ n: sql<number>`count(*)::int` }).from(exchangeTrades).where(condition),
       ]);
       return { rows, total: Number(count?.n ?? 0) };

@@ -20,6 +20,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** An OFFSET PostgreSQL accepts (bigint): one past every row there could be is as good as any larger one. */
+export const rowOffset = (offset: number): number => Math.min(offset, Number.MAX_SAFE_INTEGER);
+
 export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../drizzle');
 
 export interface DatabaseOptions {

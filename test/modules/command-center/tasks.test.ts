@@ -287,6 +287,9 @@ describe('command center tasks', () => {
       }
       assert.deepEqual(pages, all.tasks.map((x: { id: string }) => x.id));
       assert.equal(new Set(pages).size, all.total);
+      const farPast = await get('?offset=100000000000000000000');
+      assert.equal(farPast.statusCode, 200, 'an offset past bigint is past the end, not a database error');
+      assert.deepEqual([farPast.json().tasks, farPast.json().total], [[], all.total]);
 
       assert.deepEqual((await get('?assignee=lister-even&status=done')).json().tasks.map((x: { id: string }) => x.id), [ids[0]]);
       assert.deepEqual((await get('?assignee=lister-even&priority=high')).json().tasks.map((x: { id: string }) => x.id), [ids[4]]);

@@ -162,6 +162,9 @@ describe('exchange trades', () => {
       assert.equal(page.trades[0].id, all.trades[2].id);
       const last = (await call('GET', '/api/exchange/trades?exchange=binance&limit=2&offset=4')).json();
       assert.equal(last.has_more, false);
+      const farPast = await call('GET', '/api/exchange/trades?exchange=binance&offset=1e300');
+      assert.equal(farPast.statusCode, 200, 'an offset past bigint is past the end, not a database error');
+      assert.deepEqual([farPast.json().trades, farPast.json().has_more], [[], false]);
     });
 
     it('filters by symbol in any spelling and by dates', async () => {

@@ -106,6 +106,22 @@ describe('OpenAPI document', () => {
     assert.deepEqual(document.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });
 
+  it('a parameter with a default is optional, as FastAPI documents it; one without is required', () => {
+    const parameters = (path: string) => (document.paths?.[path]?.get?.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
+    const users = Object.fromEntries(parameters('/api/admin/users').map((p) => [p.name, p.required ?? false]));
+    assert.deepEqual([users.page, users.limit, users.search], [false, false, false]);
+    const range = Object.fromEntries(parameters('/api/v1/market/ohlc-range').map((p) => [p.name, p.required ?? false]));
+    assert.deepEqual([range.symbol, range.start, range.end, range.interval, range.limit], [true, true, true, false, false]);
+    const defaultedButRequired = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+      Object.values(item ?? {}).flatMap((operation) =>
+        ((operation as Operation).parameters as OpenAPIV3_1.ParameterObject[] | undefined ?? [])
+          .filter((p) => p.required && (p.schema as { default?: unknown } | undefined)?.default !== undefined)
+          .map((p) => `${path} ${p.name}`),
+      ),
+    );
+    assert.deepEqual(defaultedButRequired, []);
+  });
+
   it('serves the interactive docs at /docs', async () => {
     let response = await t.app.inject({ method: 'GET', url: '/docs' });
     if (response.statusCode === 302) response = await t.app.inject({ method: 'GET', url: String(response.headers.location) });
