@@ -95,18 +95,19 @@ export function createAuthService(deps: {
 
   /**
    * Counts the attempt before the password is checked, so that parallel guesses cannot all slip
-   * under the limit; a successful login gives its attempt back (docs/decisions/003).
+   * under the limit; a successful login gives its attempt back (docs/decisions/003). The address is
+   * counted first, and an address over its limit adds to no e-mail's counter: a flood of made-up
+   * e-mails from one address cannot crowd real counters out of the in-process cache.
    */
   async function reserveAttempt(email: string, ip: string | undefined): Promise<void> {
     const keys = throttleKeys(email, ip);
+    const refuse = (resetMs: number) => rateLimited(resetMs / 1000, 'Too many login attempts; try again later');
+    if (keys.ip) {
+      const byIp = await cache.incr(keys.ip, LOGIN_LIMITS.windowMs);
+      if (byIp.count > LOGIN_LIMITS.perIp) throw refuse(byIp.resetMs);
+    }
     const byEmail = await cache.incr(keys.email, LOGIN_LIMITS.windowMs);
-    const byIp = keys.ip ? await cache.incr(keys.ip, LOGIN_LIMITS.windowMs) : undefined;
-    const blocked = [
-      byEmail.count > LOGIN_LIMITS.perEmail ? byEmail.resetMs : 0,
-      byIp && byIp.count > LOGIN_LIMITS.perIp ? byIp.resetMs : 0,
-    ];
-    const wait = Math.max(...blocked);
-    if (wait > 0) throw rateLimited(wait / 1000, 'Too many login attempts; try again later');
+    if (byEmail.count > LOGIN_LIMITS.perEmail) throw refuse(byEmail.resetMs);
   }
 
   async function releaseAttempt(email: string, ip: string | undefined): Promise<void> {

@@ -94,6 +94,7 @@ describe('auth access', () => {
       assert.deepEqual(blocked.json(), { detail: 'Too many login attempts; try again later' });
       const retryAfter = Number(blocked.headers['retry-after']);
       assert.ok(retryAfter > 0 && retryAfter <= LOGIN_LIMITS.windowMs / 1000, String(retryAfter));
+      assert.equal(await t.platform.cache.get(`login:email:${victim.email}`), undefined, 'a refused address adds to no e-mail counter');
       assert.equal((await login(victim.email, victim.password, '10.9.0.2')).statusCode, 200, 'other addresses are not affected');
     });
 
