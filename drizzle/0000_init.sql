@@ -417,8 +417,6 @@ CREATE INDEX "users_created_at_id_idx" ON "users" USING btree ("created_at" DESC
 CREATE INDEX "users_status_idx" ON "users" USING btree ("status");--> statement-breakpoint
 CREATE INDEX "users_role_idx" ON "users" USING btree ("role");--> statement-breakpoint
 CREATE INDEX "users_subscription_tier_idx" ON "users" USING btree ("subscription_tier");--> statement-breakpoint
-CREATE INDEX "users_email_trgm_idx" ON "users" USING gin ("email" gin_trgm_ops);--> statement-breakpoint
-CREATE INDEX "users_full_name_trgm_idx" ON "users" USING gin (("first_name" || ' ' || "last_name") gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "admin_exports_expires_idx" ON "admin_exports" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "agent_activity_events_created_idx" ON "agent_activity_events" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "agent_activity_events_agent_idx" ON "agent_activity_events" USING btree ("agent_id","created_at" DESC NULLS LAST);--> statement-breakpoint

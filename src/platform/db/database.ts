@@ -38,6 +38,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openPglite(options.dataDir);
 }
 
+/**
+ * The admin search's trigram indexes (decision 010): made at start, where pg_trgm exists, rather than
+ * by a migration, so that a PostgreSQL without the extension still starts (and gets them on the first
+ * start after it is installed). The name index covers first name, last name and "first last".
+ */
+const TRIGRAM_INDEXES = [
+  `CREATE INDEX IF NOT EXISTS users_email_trgm_idx ON users USING gin (email gin_trgm_ops)`,
+  `CREATE INDEX IF NOT EXISTS users_full_name_trgm_idx ON users USING gin ((first_name || ' ' || last_name) gin_trgm_ops)`,
+];
+
+async function createTrigramIndexes(query: (text: string) => Promise<{ rows: unknown[] }>): Promise<void> {
+  const { rows } = await query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'`);
+  if (rows.length === 0) return;
+  for (const statement of TRIGRAM_INDEXES) await query(statement);
+}
+
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   const [{ PGlite }, { pg_trgm }, { drizzle }, { migrate }] = await Promise.all([
     import('@electric-sql/pglite'),
@@ -50,6 +66,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   const db = drizzle({ client }) as unknown as Db;
   await db.execute(sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
   await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+  await createTrigramIndexes((text) => client.query(text));
   return wrap(db, 'pglite', () => client.close());
 }
 
@@ -75,6 +92,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
         // Without the extension the search falls back to sequential ILIKE; not fatal.
       });
       await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await createTrigramIndexes((text) => client.query(text));
     } finally {
       await client.query('SELECT pg_advisory_unlock(7340912)');
     }

@@ -46,10 +46,7 @@ export const users = pgTable(
     index('users_status_idx').on(t.status),
     index('users_role_idx').on(t.role),
     index('users_subscription_tier_idx').on(t.subscriptionTier),
-    // Trigram indexes serve the admin search (ILIKE '%term%') at scale; pg_trgm is created at start.
-    // The name index is on the full name, so it matches first name, last name and "first last".
-    index('users_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
-    index('users_full_name_trgm_idx').using('gin', sql`(${t.firstName} || ' ' || ${t.lastName}) gin_trgm_ops`),
+    // The admin search's trigram indexes are created at start where pg_trgm exists (database.ts).
   ],
 );
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { createAdminModule } from '../../../src/modules/admin/index.ts';
 import type { TradingSummary, TradingSummaryPort } from '../../../src/modules/admin/index.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -91,6 +92,14 @@ describe('admin: list users', () => {
     assert.deepEqual(await emails('grac'), ['grace@navy.example']);
     const body = (await list('?search=bulk-1&limit=100')).json();
     assert.equal(body.total, 10);
+  });
+
+  it('the search has its trigram indexes, made at start where pg_trgm exists', async () => {
+    const rows = await t.database.rows<{ indexname: string; indexdef: string }>(
+      sql`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'users' AND indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`,
+    );
+    assert.deepEqual(rows.map((r) => r.indexname), ['users_email_trgm_idx', 'users_full_name_trgm_idx']);
+    assert.match(rows[1]!.indexdef, /first_name.*last_name/);
   });
 
   it('treats %, _ and \\ in the search as plain characters', async () => {
