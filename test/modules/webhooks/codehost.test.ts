@@ -144,6 +144,33 @@ describe('code host webhook (GitHub)', () => {
     assert.deepEqual(asArray.json().detail[0].loc, ['body']);
   });
 
+  it('accepts and stores a signed push of about 2 MiB, above the platform body limit of 1 MiB', async () => {
+    const large = push(4000);
+    for (const commit of large.commits) commit.message = `${commit.message} ${'x'.repeat(500)}`;
+    const delivery = githubDelivery(SECRET, 'push', large);
+    assert.ok(delivery.body.length > 2 * 1024 * 1024);
+    const response = await send(t, URL, delivery);
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.json().status, 'processed');
+    const stored = (await deliveryRows(t, 'codehost')).find((row) => row.delivery_id === delivery.headers['x-github-delivery']);
+    assert.equal(stored?.status, 'processed');
+    assert.equal((stored?.payload as { commits: unknown[] }).commits.length, 4000);
+  });
+
+  it('answers 413 above 25 MiB, and the other receivers keep a limit of a few MiB', async () => {
+    const huge = githubDelivery(SECRET, 'push', { ...push(1), padding: 'x'.repeat(25 * 1024 * 1024) });
+    const refused = await send(t, URL, huge);
+    assert.equal(refused.statusCode, 413);
+    assert.deepEqual(refused.json(), { detail: 'Request body too large' });
+    const edge = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/platforms/edge',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ type: 'deployment.created', padding: 'x'.repeat(5 * 1024 * 1024) }),
+    });
+    assert.equal(edge.statusCode, 413);
+  });
+
   it('loses nothing when the process dies after the acknowledgement: the message waits in the outbox and is delivered once', async () => {
     const delivery = githubDelivery(SECRET, 'push', { ...push(1), ref: 'refs/heads/crash-test' });
     const deliveryId = delivery.headers['x-github-delivery']!;

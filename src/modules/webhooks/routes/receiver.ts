@@ -8,6 +8,25 @@ import type { WebhooksService } from '../webhooks.service.ts';
 
 export const tags = ['webhooks'];
 
+const MiB = 1024 * 1024;
+
+/**
+ * The largest body each receiver reads (decision 005). GitHub caps payloads at 25 MB and sends that
+ * much for large pushes; the others send kilobytes, so a few MiB is ample and bounds what an
+ * unsigned sender can make us buffer before the signature check refuses it. A platform limit set
+ * higher (BODY_LIMIT_BYTES) wins.
+ */
+export const WEBHOOK_BODY_LIMITS: Readonly<Record<WebhookProvider, number>> = {
+  codehost: 25 * MiB,
+  payments: 4 * MiB,
+  edge: 4 * MiB,
+  tracker: 4 * MiB,
+  errormon: 4 * MiB,
+  database: 4 * MiB,
+  authprovider: 4 * MiB,
+  mailer: 4 * MiB,
+};
+
 const COMMON =
   ' Only `application/json` bodies are accepted (415 otherwise). The signature is checked against the raw bytes;' +
   ' 401 when it is missing or wrong, 503 when the provider\'s secret is not configured (unless WEBHOOKS_ALLOW_UNSIGNED=true).' +
@@ -28,14 +47,16 @@ export interface ReceiverOptions {
 }
 
 export function registerReceiver(app: FastifyInstance, service: WebhooksService, options: ReceiverOptions): void {
+  const bodyLimit = Math.max(WEBHOOK_BODY_LIMITS[options.provider], app.initialConfig.bodyLimit ?? 0);
   app.post(
     options.url,
     {
       onRequest: options.onRequest,
+      bodyLimit,
       schema: {
         tags,
         summary: options.summary,
-        description: options.description + COMMON,
+        description: `${options.description}${COMMON} Bodies above ${bodyLimit} bytes answer 413.`,
         headers: options.headers,
         body: options.body ?? EventPayload,
         response: { 200: options.response ?? Ack, ...(options.errors ?? errorResponses(401, 413, 415, 500, 503)) },
