@@ -23,7 +23,7 @@ export function createBalancesService(deps: {
   db: Db;
   repo: BalancesRepository;
   gateway: Pick<VenueGateway, 'balance'>;
-  credentials: Pick<CredentialsService, 'resolve' | 'use'>;
+  credentials: Pick<CredentialsService, 'resolve' | 'use' | 'ownedOn'>;
   clock: Clock;
 }) {
   const { repo, clock } = deps;
@@ -85,6 +85,8 @@ export function createBalancesService(deps: {
     },
 
     async latest(userId: string, venue: Venue, currency?: string, credentialId?: string) {
+      // Another user's credential id is a 404, as on every credential operation, not an empty answer.
+      if (credentialId) await deps.credentials.ownedOn(userId, venue, credentialId);
       const snapshot = await repo.latest(userId, venue, credentialId);
       const wanted = currency?.toUpperCase();
       const rows = (snapshot?.rows ?? []).filter((row) => !wanted || row.currency === wanted);

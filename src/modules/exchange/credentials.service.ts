@@ -93,6 +93,16 @@ export function createCredentialsService(deps: {
     return row;
   }
 
+  /**
+   * The user's credential on that venue, active or not: reads of what it stored need no more.
+   * 404 for another user's or an unknown id, 400 for a credential of another venue.
+   */
+  async function ownedOn(userId: string, venue: Venue, id: string): Promise<CredentialRow> {
+    const row = await owned(userId, id);
+    if (row.exchangeName !== venue) throw badRequest(`Credential ${id} is for ${row.exchangeName}, not ${venue}`);
+    return row;
+  }
+
   function open(row: CredentialRow): VenueCredentials {
     return {
       apiKey: secretBox.open(row.apiKeySealed),
@@ -254,11 +264,12 @@ export function createCredentialsService(deps: {
         if (!row) throw notFound(`No active ${venue} credential; add one with POST /api/exchange/credentials`);
         return row;
       }
-      const row = await owned(userId, credentialId);
-      if (row.exchangeName !== venue) throw badRequest(`Credential ${credentialId} is for ${row.exchangeName}, not ${venue}`);
+      const row = await ownedOn(userId, venue, credentialId);
       if (!row.isActive) throw badRequest(`Credential ${credentialId} is inactive; activate it first`);
       return row;
     },
+
+    ownedOn,
 
     open,
     use,

@@ -168,10 +168,20 @@ describe('exchange balances', () => {
       assert.equal((await call('GET', '/api/exchange/balance')).statusCode, 422);
     });
 
-    it('never shows another user\'s snapshot', async () => {
+    it('answers 404 for another user\'s or an unknown credential_id, never their snapshot', async () => {
       const other = await signIn(t.app, t.database);
-      const body = (await call('GET', `/api/exchange/balance?exchange=binanceus&credential_id=${credentialId}`, other)).json();
-      assert.deepEqual(body.balances, {});
+      const foreign = await call('GET', `/api/exchange/balance?exchange=binanceus&credential_id=${credentialId}`, other);
+      assert.equal(foreign.statusCode, 404);
+      assert.deepEqual(foreign.json(), { detail: 'Credential not found' });
+      const unknown = await call('GET', '/api/exchange/balance?exchange=binanceus&credential_id=00000000-0000-4000-8000-000000000000');
+      assert.equal(unknown.statusCode, 404);
+      assert.deepEqual(unknown.json(), { detail: 'Credential not found' });
+    });
+
+    it('answers 400 for a credential of another venue', async () => {
+      const response = await call('GET', `/api/exchange/balance?exchange=binance&credential_id=${credentialId}`);
+      assert.equal(response.statusCode, 400);
+      assert.match(response.json().detail, /is for binanceus, not binance/);
     });
   });
 

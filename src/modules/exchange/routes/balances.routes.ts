@@ -22,9 +22,10 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
           tags,
           security,
           summary: 'Your latest stored balance snapshot',
-          description: 'Answers from the latest successful sync (no venue call); empty with last_sync null before the first sync.',
+          description:
+            'Answers from the latest successful sync (no venue call); empty with last_sync null before the first sync. A credential_id that is not yours is a 404, one of another venue a 400.',
           querystring: BalanceQuery,
-          response: { 200: BalanceResponse, ...errorResponses(401, 403) },
+          response: { 200: BalanceResponse, ...errorResponses(400, 401, 403, 404) },
         },
       },
       async (request) => {
