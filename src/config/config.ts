@@ -77,7 +77,11 @@ export interface Config {
     readonly testTimeoutMs: number;
   };
   readonly projectRepo: string;
-  readonly billing: { readonly gracePeriodDays: number };
+  readonly billing: {
+    readonly gracePeriodDays: number;
+    /** ISO 4217 code, upper case: the currency admin stats' `totalRevenue` counts. */
+    readonly settlementCurrency: string;
+  };
   readonly webhooks: {
     readonly allowUnsigned: boolean;
     readonly secrets: Readonly<Record<WebhookProvider, string | undefined>>;
@@ -245,6 +249,12 @@ function persistentSecret(read: EnvReader, variable: string, dataDir: string, fi
   }
 }
 
+function settlementCurrency(read: EnvReader): string {
+  const raw = read.string('SETTLEMENT_CURRENCY') ?? 'USD';
+  if (!/^[A-Za-z]{3}$/.test(raw)) read.problems.push(`SETTLEMENT_CURRENCY must be a three-letter ISO 4217 code (got "${raw}")`);
+  return raw.toUpperCase();
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const dataDir = path.resolve(read.string('DATA_DIR') ?? './data');
@@ -341,7 +351,7 @@ export function loadConfig(env: Env = process.env): Config {
       testTimeoutMs: read.integer('PROVIDER_TEST_TIMEOUT_MS', 5000, 100, 60_000),
     },
     projectRepo: read.string('PROJECT_REPO') ?? 'trading-platform/backend',
-    billing: { gracePeriodDays: read.integer('GRACE_PERIOD_DAYS', 7, 0, 365) },
+    billing: { gracePeriodDays: read.integer('GRACE_PERIOD_DAYS', 7, 0, 365), settlementCurrency: settlementCurrency(read) },
     webhooks: {
       allowUnsigned: read.boolean('WEBHOOKS_ALLOW_UNSIGNED', false),
       secrets: Object.fromEntries(

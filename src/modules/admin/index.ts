@@ -20,12 +20,19 @@ export interface AdminModuleDeps {
 }
 
 export function createAdminModule(platform: Platform, deps: AdminModuleDeps = {}) {
-  const { database, clock, guards, secretBox } = platform;
+  const { database, clock, guards, secretBox, config } = platform;
   const db = database.db;
   const onUserChanged = (userId: string) => guards.invalidate(userId);
 
   const usersRepo = createUsersRepository(db);
-  const users = createUsersService({ db, repo: usersRepo, clock, trading: deps.trading ?? noTradingSummary, onUserChanged });
+  const users = createUsersService({
+    db,
+    repo: usersRepo,
+    clock,
+    trading: deps.trading ?? noTradingSummary,
+    settlementCurrency: config.billing.settlementCurrency,
+    onUserChanged,
+  });
   const userActions = createUserActionsService({ db, repo: usersRepo, users, clock, secretBox, onUserChanged });
   const limits = createPlatformLimitsService({ db, repo: createPlatformLimitsRepository(db), clock });
 

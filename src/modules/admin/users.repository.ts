@@ -128,10 +128,15 @@ export function createUsersRepository(db: DbExecutor) {
       return new Map(rows.map((row) => [row.status, Number(row.n)]));
     },
 
-    /** Exact sum in SQL (numeric); a decimal string, "0" when the ledger is empty. */
-    async totalRevenue(): Promise<string> {
-      const [row] = await db.select({ sum: sql<string>`COALESCE(SUM(${paymentsLedger.amount}), 0)::text` }).from(paymentsLedger);
-      return row?.sum ?? '0';
+    /** Exact sums in SQL (numeric) per upper-cased currency, as decimal strings; empty for an empty ledger. */
+    async revenueByCurrency(): Promise<Map<string, string>> {
+      const currency = sql<string>`upper(${paymentsLedger.currency})`;
+      const rows = await db
+        .select({ currency, sum: sql<string>`SUM(${paymentsLedger.amount})::text` })
+        .from(paymentsLedger)
+        .groupBy(currency)
+        .orderBy(currency);
+      return new Map(rows.map((row) => [row.currency, row.sum]));
     },
 
     /**

@@ -96,7 +96,13 @@ export const PlatformStats = Type.Object(
     activeUsers: Type.Number({ description: 'Users with status `active`.' }),
     suspendedUsers: Type.Number({ description: 'Users with status `suspended`.' }),
     newUsersThisMonth: Type.Number({ description: 'Users (not deleted) created since the start of the current UTC calendar month.' }),
-    totalRevenue: Type.Number({ description: 'Sum of the amounts recorded in the payments ledger (major units); 0 when empty.' }),
+    totalRevenue: Type.Number({
+      description: 'Sum of the payments ledger in the settlement currency (`revenueCurrency`, major units); other currencies are not added in. 0 when there is none.',
+    }),
+    revenueCurrency: Type.String({ description: 'ISO 4217 code of `totalRevenue`: SETTLEMENT_CURRENCY, USD by default.' }),
+    revenueByCurrency: Type.Record(Type.String(), Type.Number(), {
+      description: 'Sum of the payments ledger per currency (ISO 4217 code, upper case → major units); empty when the ledger is.',
+    }),
   },
   { description: 'Platform statistics.' },
 );

@@ -58,12 +58,14 @@ export interface UsersServiceDeps {
   repo: UsersRepository;
   clock: Clock;
   trading: TradingSummaryPort;
+  /** ISO 4217 code, upper case: the only currency `totalRevenue` adds up (decision 015). */
+  settlementCurrency: string;
   /** Drops the cached principal of a user whose role or status changed. */
   onUserChanged: (userId: string) => void;
 }
 
 export function createUsersService(deps: UsersServiceDeps) {
-  const { db, repo, clock, trading } = deps;
+  const { db, repo, clock, trading, settlementCurrency } = deps;
 
   /** Users with their trading summaries, fetched in one call for the whole batch. */
   async function present(rows: UserRow[]): Promise<User[]> {
@@ -201,13 +203,17 @@ export function createUsersService(deps: UsersServiceDeps) {
     },
 
     async stats(): Promise<PlatformStats> {
-      const [counts, revenue] = await Promise.all([repo.userCounts(utcMonthStart(clock.now())), repo.totalRevenue()]);
+      const [counts, revenue] = await Promise.all([repo.userCounts(utcMonthStart(clock.now())), repo.revenueByCurrency()]);
+      // Amounts in different currencies do not add up; the other currencies are listed beside it.
+      const byCurrency = Object.fromEntries([...revenue].map(([currency, sum]) => [currency, new Decimal(sum).toNumber()]));
       return {
         totalUsers: counts.total,
         activeUsers: counts.active,
         suspendedUsers: counts.suspended,
         newUsersThisMonth: counts.newThisMonth,
-        totalRevenue: new Decimal(revenue).toNumber(),
+        totalRevenue: byCurrency[settlementCurrency] ?? 0,
+        revenueCurrency: settlementCurrency,
+        revenueByCurrency: byCurrency,
       };
     },
   };

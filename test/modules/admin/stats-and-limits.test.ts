@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
+import { ConfigError, loadConfig } from '../../../src/config/config.ts';
 import { createAdminModule } from '../../../src/modules/admin/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { auditLog, paymentsLedger } from '../../../src/platform/db/schema.ts';
@@ -26,7 +27,15 @@ describe('admin: platform statistics', () => {
   it('answers zeros (and the admin) on an empty platform, revenue 0 with an empty ledger', async () => {
     const response = await stats();
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { totalUsers: 1, activeUsers: 1, suspendedUsers: 0, newUsersThisMonth: 1, totalRevenue: 0 });
+    assert.deepEqual(response.json(), {
+      totalUsers: 1,
+      activeUsers: 1,
+      suspendedUsers: 0,
+      newUsersThisMonth: 1,
+      totalRevenue: 0,
+      revenueCurrency: 'USD',
+      revenueByCurrency: {},
+    });
   });
 
   it('counts users by status and this UTC month, without deleted ones, and sums the ledger exactly', async () => {
@@ -42,9 +51,57 @@ describe('admin: platform statistics', () => {
       { externalId: 'in_2', amount: '0.20', currency: 'usd', occurredAt: clock.now() },
       { externalId: 'in_3', amount: '99.70', currency: 'usd', occurredAt: clock.now() },
     ]);
-    assert.deepEqual((await stats()).json(), { totalUsers: 5, activeUsers: 3, suspendedUsers: 2, newUsersThisMonth: 3, totalRevenue: 100 });
+    assert.deepEqual((await stats()).json(), {
+      totalUsers: 5,
+      activeUsers: 3,
+      suspendedUsers: 2,
+      newUsersThisMonth: 3,
+      totalRevenue: 100,
+      revenueCurrency: 'USD',
+      revenueByCurrency: { USD: 100 },
+    });
     await t.database.db.insert(paymentsLedger).values({ externalId: 'in_4', amount: '0.01', currency: 'usd', occurredAt: clock.now() });
     assert.equal((await stats()).json().totalRevenue, 100.01);
+  });
+
+  it('adds up the settlement currency only and lists every currency beside it', async () => {
+    await t.database.db.insert(paymentsLedger).values([
+      { externalId: 'in_jpy', amount: '5000', currency: 'JPY', occurredAt: clock.now() },
+      { externalId: 'in_eur', amount: '9.99', currency: 'eur', occurredAt: clock.now() },
+    ]);
+    const body = (await stats()).json();
+    assert.equal(body.totalRevenue, 100.01);
+    assert.equal(body.revenueCurrency, 'USD');
+    assert.deepEqual(body.revenueByCurrency, { EUR: 9.99, JPY: 5000, USD: 100.01 });
+  });
+});
+
+describe('admin: platform statistics in another settlement currency', () => {
+  it('SETTLEMENT_CURRENCY=jpy counts the yen only; a currency without payments counts 0', async () => {
+    const t = await buildTestApp({ env: { SETTLEMENT_CURRENCY: 'jpy' } });
+    try {
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const stats = async () => (await t.app.inject({ method: 'GET', url: '/api/admin/stats', headers: admin.headers })).json();
+      assert.equal((await stats()).totalRevenue, 0);
+      await t.database.db.insert(paymentsLedger).values([
+        { externalId: 'in_jpy', amount: '5000', currency: 'jpy', occurredAt: new Date() },
+        { externalId: 'in_usd', amount: '49', currency: 'usd', occurredAt: new Date() },
+      ]);
+      const body = await stats();
+      assert.equal(body.totalRevenue, 5000);
+      assert.equal(body.revenueCurrency, 'JPY');
+      assert.deepEqual(body.revenueByCurrency, { JPY: 5000, USD: 49 });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a SETTLEMENT_CURRENCY that is not a three-letter code stops the start', () => {
+    assert.throws(
+      () => loadConfig({ JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'), SETTLEMENT_CURRENCY: 'dollars' }),
+      (error: unknown) =>
+        error instanceof ConfigError && error.problems.includes('SETTLEMENT_CURRENCY must be a three-letter ISO 4217 code (got "dollars")'),
+    );
   });
 });
 

@@ -15,7 +15,7 @@ export function statsRoutes(service: UsersService, guards: Guards) {
           tags: ['admin'],
           summary: 'Platform statistics',
           description:
-            'User counts (deleted users are not counted), users created this UTC calendar month, and the sum of the payments ledger.',
+            'User counts (deleted users are not counted), users created this UTC calendar month, and the sum of the payments ledger in the settlement currency, with the sums of every currency beside it.',
           security: bearerSecurity,
           response: { 200: PlatformStats, 401: Detail, 403: Detail },
         },
