@@ -96,6 +96,25 @@ describe('exchange credentials', () => {
       assert.ok(!byLoc.has('body.ip_whitelist.0'));
     });
 
+    it('refuses a key or passphrase that cannot travel in an HTTP header, masked, and keeps the secret free-form', async () => {
+      const pattern = (value: string) => ({ type: 'string_pattern_mismatch', msg: `String should match pattern '${value}'`, input: '**********', ctx: { pattern: value } });
+      const keyPattern = pattern('^[\\x21-\\x7E]+$');
+      for (const api_key of [`${KEY}\nX-Injected: 1`, `${KEY}-ключ`, `${KEY}€`, `${KEY} ${KEY}`]) {
+        const response = await create(alice, { api_key, credential_name: 'bad-key' });
+        assert.equal(response.statusCode, 422, JSON.stringify(api_key));
+        assert.deepEqual(response.json().detail, [{ loc: ['body', 'api_key'], ...keyPattern }]);
+        assert.ok(!response.body.includes(KEY), 'the key is never echoed');
+      }
+      const passphrase = await create(alice, { exchange_name: 'okx', credential_name: 'bad-passphrase', api_passphrase: `${PASSPHRASE}\r\n` });
+      assert.equal(passphrase.statusCode, 422);
+      assert.deepEqual(passphrase.json().detail, [{ loc: ['body', 'api_passphrase'], ...pattern('^[\\x20-\\x7E]+$') }]);
+      assert.ok(!passphrase.body.includes(PASSPHRASE));
+      // A passphrase may hold spaces; a secret may be a PEM block (Coinbase) with newlines.
+      assert.equal((await create(alice, { exchange_name: 'okx', credential_name: 'spaced', api_passphrase: 'my pass phrase' })).statusCode, 201);
+      const pem = '-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5sIPDfL0nDlXgoAoGCCqGSM49\n-----END EC PRIVATE KEY-----\n';
+      assert.equal((await create(alice, { exchange_name: 'coinbase', credential_name: 'pem', api_secret: pem })).statusCode, 201);
+    });
+
     it('reports missing required fields', async () => {
       const response = await request('POST', '/api/exchange/credentials', alice, { credential_name: '' });
       assert.equal(response.statusCode, 422);
@@ -197,6 +216,12 @@ describe('exchange credentials', () => {
       assert.deepEqual(
         (invalid.json().detail as { loc: (string | number)[] }[]).map((d) => d.loc.join('.')).sort(),
         ['body.api_key', 'body.ip_whitelist.0', 'body.is_active'],
+      );
+      const unsendable = await request('PUT', `/api/exchange/credentials/${a}`, alice, { api_key: `${KEY}\n`, api_passphrase: 'ümlaut-phrase' });
+      assert.equal(unsendable.statusCode, 422);
+      assert.deepEqual(
+        (unsendable.json().detail as { loc: string[]; type: string; input: string }[]).map((d) => [d.loc.join('.'), d.type, d.input]),
+        [['body.api_key', 'string_pattern_mismatch', '**********'], ['body.api_passphrase', 'string_pattern_mismatch', '**********']],
       );
       assert.equal((await request('PUT', `/api/exchange/credentials/${a}`, undefined, { credential_name: 'x' })).statusCode, 401);
       assert.equal((await request('PUT', '/api/exchange/credentials/00000000-0000-4000-8000-000000000000', alice, { credential_name: 'x' })).statusCode, 404);

@@ -145,6 +145,29 @@ describe('POST /api/exchange/validate', () => {
     assert.equal((await validate({ exchange: 'binance', api_key: 'k', api_secret: 's' }, {})).statusCode, 401);
   });
 
+  it('refuses a key or passphrase that cannot travel in a header with a masked 422, before asking the venue', async () => {
+    const account = addAccount(fakes.binanceus);
+    const calls = fakes.binanceus.requests.length;
+    for (const api_key of [`${account.apiKey}\n`, `${account.apiKey}ключ`]) {
+      const response = await validate({ exchange: 'binanceus', api_key, api_secret: account.secret });
+      assert.equal(response.statusCode, 422, 'not a 200 venue_unreachable');
+      assert.deepEqual(response.json().detail, [{
+        type: 'string_pattern_mismatch',
+        loc: ['body', 'api_key'],
+        msg: "String should match pattern '^[\\x21-\\x7E]+$'",
+        input: '**********',
+        ctx: { pattern: '^[\\x21-\\x7E]+$' },
+      }]);
+      assert.ok(!response.body.includes(account.apiKey));
+    }
+    const passphrase = await validate({ exchange: 'kucoin', api_key: 'kucoin-key-1234', api_secret: 'kucoin-secret-1234', api_passphrase: 'line\nbreak' });
+    assert.equal(passphrase.statusCode, 422);
+    assert.deepEqual(passphrase.json().detail.map((d: { loc: string[]; type: string; input: string }) => [d.loc.join('.'), d.type, d.input]), [
+      ['body.api_passphrase', 'string_pattern_mismatch', '**********'],
+    ]);
+    assert.equal(fakes.binanceus.requests.length, calls);
+  });
+
   it('never logs the keys it was given', () => {
     const logs = t.logText();
     for (const account of [...fakes.binance.accounts.values(), ...fakes.binanceus.accounts.values()]) {

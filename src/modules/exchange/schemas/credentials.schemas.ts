@@ -15,10 +15,18 @@ const IpWhitelist = Type.Array(Type.String({ format: 'ip-or-cidr', description: 
 const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'Venue-specific settings, stored as given.' });
 const CredentialName = (extra: { default?: string } = {}) =>
   Type.String({ minLength: 1, maxLength: 100, description: 'Your name for the key, 1 to 100 characters.', ...extra });
-const ApiKey = Type.String({ minLength: 8, maxLength: 512, description: 'API key, at least 8 characters. Stored encrypted, never returned.' });
+// Keys and passphrases travel in HTTP headers (X-MBX-APIKEY, KC-API-PASSPHRASE...), where a newline or
+// a character beyond Latin-1 makes fetch throw before any venue is asked; refused here, that is a 422
+// instead of a bogus "venue unreachable". Secrets stay free-form: they are only signing keys, and
+// Coinbase's are PEM blocks with newlines.
+const API_KEY_PATTERN = '^[\\x21-\\x7E]+$';
+const PASSPHRASE_PATTERN = '^[\\x20-\\x7E]+$';
+const ApiKeyString = (options: { minLength: number; description: string }) =>
+  Type.String({ ...options, maxLength: 512, pattern: API_KEY_PATTERN });
+const ApiKey = ApiKeyString({ minLength: 8, description: 'API key, at least 8 printable ASCII characters without spaces. Stored encrypted, never returned.' });
 const ApiSecret = Type.String({ minLength: 8, maxLength: 2048, description: 'API secret, at least 8 characters. Stored encrypted, never returned.' });
-const Passphrase = (description = 'API passphrase (kucoin, okx). Stored encrypted, never returned.') =>
-  Type.String({ minLength: 1, maxLength: 256, description });
+const Passphrase = (description = 'API passphrase (kucoin, okx), printable ASCII. Stored encrypted, never returned.') =>
+  Type.String({ minLength: 1, maxLength: 256, pattern: PASSPHRASE_PATTERN, description });
 
 export const CredentialListQuery = Type.Object({
   exchange_name: Type.Optional(VenueField('Only credentials for this venue.')),
@@ -95,7 +103,7 @@ export const DeleteResult = Type.Object({
 
 export const ValidateBody = Type.Object({
   exchange: VenueField('The venue to try the key on.'),
-  api_key: Type.String({ minLength: 1, maxLength: 512, description: 'API key; only sent to the venue.' }),
+  api_key: ApiKeyString({ minLength: 1, description: 'API key, printable ASCII without spaces; only sent to the venue.' }),
   api_secret: Type.String({ minLength: 1, maxLength: 2048, description: 'API secret; only used to sign the request.' }),
   api_passphrase: Type.Optional(Passphrase()),
 });
