@@ -3,7 +3,7 @@
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Database } from '../../platform/db/database.ts';
 import { CHAT_KIND, isSuppressed, MAIL_KIND } from '../../platform/outbox/messages.ts';
-import { PermanentFailure, type OutboxHandler } from '../../platform/outbox/outbox.ts';
+import { isFinalFailure, PermanentFailure, type OutboxHandler } from '../../platform/outbox/outbox.ts';
 import type { ChatChannel } from './adapters/chat-channel.ts';
 import { MAIL_RECORDED_ONLY, type Mailer } from './adapters/mailer.ts';
 import { parseChatMessage } from './chat/chat-text.ts';
@@ -55,7 +55,7 @@ export function createNotificationsService(deps: {
       await wipe();
       return note;
     } catch (error) {
-      if (error instanceof PermanentFailure || row.attempts >= row.maxAttempts) await wipe();
+      if (isFinalFailure(error, row)) await wipe();
       throw error;
     }
   };

@@ -26,6 +26,22 @@ export class RetryLater extends Error {
   }
 }
 
+/**
+ * Thrown by a handler when the receiver asked us to wait (HTTP 429 and its Retry-After), whether
+ * it said so just now or earlier and the wait is not over. The row waits exactly that long and the
+ * attempt is given back: a receiver's rate limit says nothing about whether the message can be
+ * delivered, so rate limiting alone never makes a dead letter.
+ */
+export class RateLimited extends RetryLater {
+  constructor(
+    message: string,
+    override readonly retryAfterMs: number,
+  ) {
+    super(message, retryAfterMs);
+    this.name = 'RateLimited';
+  }
+}
+
 /** Thrown by a handler when retrying cannot help (e.g. a 400 from the receiver). */
 export class PermanentFailure extends Error {
   override name = 'PermanentFailure';
@@ -82,6 +98,12 @@ export interface OutboxWorker {
   stats(): Promise<{ pending: number; processing: number; dead: number; done: number }>;
 }
 
+/** Whether this failure ends the row as a dead letter (handlers that clean up on the last attempt ask this too). */
+export function isFinalFailure(error: unknown, row: Pick<OutboxRow, 'attempts' | 'maxAttempts'>): boolean {
+  if (error instanceof PermanentFailure) return true;
+  return !(error instanceof RateLimited) && row.attempts >= row.maxAttempts;
+}
+
 export function backoffMs(attempt: number, baseMs: number): number {
   const exponential = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 60 * 60 * 1000);
   // Up to 20% jitter so that a burst of failures does not retry in lockstep.
@@ -108,7 +130,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     // The CTE locks exactly the rows it picks (a LIMIT inside `IN (...)` may be re-evaluated by
     // the planner); SKIP LOCKED lets concurrent workers pick disjoint rows. A 'processing' row
     // whose lease ran out belongs to a worker that died: it is taken over.
-    const rows = await database.rows<OutboxRow & { availableAt: string | Date }>(sql`
+    const rows = await database.rows<OutboxRow & { availableAt: string | Date; createdAt: string | Date }>(sql`
       WITH picked AS (
         SELECT id FROM outbox
         WHERE kind IN (${sql.join(
@@ -117,16 +139,19 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
         )})
           AND ((status = 'pending' AND available_at <= ${now.toISOString()}::timestamptz)
             OR (status = 'processing' AND locked_until < ${now.toISOString()}::timestamptz))
-        ORDER BY available_at
+        ORDER BY available_at, created_at
         LIMIT ${batchSize}
         FOR UPDATE SKIP LOCKED)
       UPDATE outbox SET status = 'processing', attempts = outbox.attempts + 1,
         locked_until = ${leaseUntil.toISOString()}::timestamptz
       FROM picked WHERE outbox.id = picked.id
       RETURNING outbox.id, outbox.kind, outbox.payload, outbox.attempts,
-        outbox.max_attempts AS "maxAttempts", outbox.available_at AS "availableAt"`);
+        outbox.max_attempts AS "maxAttempts", outbox.available_at AS "availableAt", outbox.created_at AS "createdAt"`);
+    // Oldest due first, and among rows due at the same instant (e.g. all held back by one 429) the
+    // order they were queued in.
+    const time = (value: string | Date) => new Date(value).getTime();
     return rows
-      .sort((a, b) => new Date(a.availableAt).getTime() - new Date(b.availableAt).getTime())
+      .sort((a, b) => time(a.availableAt) - time(b.availableAt) || time(a.createdAt) - time(b.createdAt))
       .map(({ id, kind, payload, attempts, maxAttempts }) => ({ id, kind, payload, attempts: Number(attempts), maxAttempts: Number(maxAttempts) }));
   }
 
@@ -145,14 +170,19 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     }
     const error = outcome.error;
     const message = error instanceof Error ? error.message : String(error);
-    const dead = error instanceof PermanentFailure || row.attempts >= row.maxAttempts;
+    const dead = isFinalFailure(error, row);
+    const rateLimited = error instanceof RateLimited;
     const retryAfter = error instanceof RetryLater ? (error.retryAfterMs ?? 0) : 0;
-    const delay = Math.max(backoffMs(row.attempts, baseBackoffMs), retryAfter);
-    logger.warn({ outboxId: row.id, kind: row.kind, attempts: row.attempts, dead, error: message }, 'outbox delivery failed');
+    const delay = rateLimited ? retryAfter : Math.max(backoffMs(row.attempts, baseBackoffMs), retryAfter);
+    logger.warn({ outboxId: row.id, kind: row.kind, attempts: row.attempts, dead, rateLimited, error: message }, 'outbox delivery failed');
     await db
       .update(outbox)
       .set({
         status: dead ? 'dead' : 'pending',
+        // The claim counted an attempt; a wait the receiver asked for gives it back. The claim token
+        // stays sound: the row is pending after the give-back and every claim adds one again, so a
+        // worker whose lease ran out can never find its old count on a row in processing.
+        attempts: rateLimited ? row.attempts - 1 : undefined,
         lastError: message.slice(0, 2000),
         lockedUntil: null,
         availableAt: dead ? undefined : new Date(now.getTime() + delay),

@@ -90,7 +90,7 @@ describe('chat notifications to a Discord-compatible webhook', () => {
     await t.platform.outbox.drain();
     const waiting = await row(id);
     assert.equal(waiting.status, 'pending');
-    // Backoff after a first failure is 2.0 to 2.4 s; the receiver's 2.5 s is longer, so it decides.
+    // The body's 2.5 s wins over the header's 3 s; the row waits exactly that, not the outbox backoff.
     assert.equal(waiting.availableAt.getTime() - clock.now().getTime(), 2500);
     clock.advance(2500);
     await t.platform.outbox.drain();

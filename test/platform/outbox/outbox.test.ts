@@ -12,6 +12,7 @@ import {
   createOutboxWorker,
   enqueue,
   PermanentFailure,
+  RateLimited,
   RetryLater,
   type OutboxWorkerOptions,
 } from '../../../src/platform/outbox/outbox.ts';
@@ -187,6 +188,38 @@ describe('outbox', () => {
       assert.equal((await w.stats()).dead, 1);
     });
 
+    it('gives the attempt back when the receiver asks us to wait: rate limiting alone never makes a dead letter', async () => {
+      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {}, maxAttempts: 2 }, T0))!;
+      let calls = 0;
+      const w = worker();
+      w.register('chat.post', async () => {
+        if (++calls <= 5) throw new RateLimited('429 from the receiver', 5_000);
+        return 'delivered';
+      });
+      for (let i = 1; i <= 5; i++) {
+        assert.equal(await w.runOnce(), 1);
+        const row = await rowById(id);
+        assert.deepEqual([row.status, row.attempts, row.lastError], ['pending', 0, '429 from the receiver'], `after 429 number ${i}`);
+        assert.equal(row.availableAt.getTime(), clock.now().getTime() + 5_000, 'exactly the wait asked for, not the backoff');
+        clock.advance(5_000);
+      }
+      assert.equal(await w.runOnce(), 1);
+      const row = await rowById(id);
+      assert.deepEqual([row.status, row.attempts, row.result], ['done', 1, 'delivered']);
+    });
+
+    it('still counts every other RetryLater as an attempt', async () => {
+      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {}, maxAttempts: 2 }, T0))!;
+      const w = worker();
+      w.register('chat.post', async () => {
+        throw new RetryLater('503 from the receiver', 1_000);
+      });
+      await w.runOnce();
+      clock.advance(3_600_000);
+      await w.runOnce();
+      assert.deepEqual([(await rowById(id)).status, (await rowById(id)).attempts], ['dead', 2]);
+    });
+
     it('marks a dead letter at once on PermanentFailure', async () => {
       const id = (await enqueue(database.db, { kind: 'chat.post', payload: {} }, T0))!;
       const w = worker();
@@ -229,6 +262,33 @@ describe('outbox', () => {
       assert.equal(row.status, 'done');
       assert.equal(row.attempts, 2);
       assert.equal(row.result, 'from b');
+    });
+
+    it('ignores the late outcome of a worker whose lease ran out, also after the next worker gave its attempt back', async () => {
+      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {} }, T0))!;
+      const stuck = deferred();
+      const entered = deferred();
+      const a = worker({ leaseMs: 30_000 });
+      a.register('chat.post', async () => {
+        entered.resolve();
+        await stuck.promise;
+        return 'from a';
+      });
+      const b = worker({ leaseMs: 30_000 });
+      b.register('chat.post', async () => {
+        throw new RateLimited('429 from the receiver', 10_000);
+      });
+
+      const aRun = a.runOnce();
+      await entered.promise;
+      clock.advance(30_001);
+      assert.equal(await b.runOnce(), 1, 'the expired lease is taken over');
+      // Back to the count a claimed with, but pending: a's claim no longer matches.
+      assert.deepEqual([(await rowById(id)).status, (await rowById(id)).attempts], ['pending', 1]);
+      stuck.resolve();
+      await aRun;
+      const row = await rowById(id);
+      assert.deepEqual([row.status, row.attempts, row.result, row.lastError], ['pending', 1, null, '429 from the receiver']);
     });
   });
 

@@ -1,9 +1,11 @@
 // Where chat notifications go: a Slack- or Discord-style incoming webhook, or nowhere (recorded in
 // the outbox only) when CHAT_WEBHOOK_URL is unset. Failures are sorted for the outbox worker:
-// worth retrying (429, 5xx, timeouts) or not (the receiver refused the message or is gone).
+// worth retrying (429, 5xx, timeouts) or not (the receiver refused the message or is gone). After a
+// 429 nothing is posted until the receiver's wait is over: the other rows of the batch would only
+// earn 429s of their own and prolong the limit.
 import type { ChatFormat } from '../../../config/config.ts';
 import type { Clock } from '../../../platform/clock.ts';
-import { PermanentFailure, RetryLater } from '../../../platform/outbox/outbox.ts';
+import { PermanentFailure, RateLimited, RetryLater } from '../../../platform/outbox/outbox.ts';
 import type { ChatMessage } from '../../../platform/outbox/messages.ts';
 import { toDiscord } from '../chat/discord-message.ts';
 import { toSlack } from '../chat/slack-message.ts';
@@ -33,10 +35,15 @@ export function createWebhookChatChannel(options: {
   clock: Clock;
 }): ChatChannel {
   const { url, format, timeoutMs, clock } = options;
+  // When the receiver's last Retry-After ends (epoch ms, by the clock); per process, as the limit
+  // is per webhook and one process posts its rows one after the other.
+  let waitUntil = 0;
   return {
     configured: true,
     format,
     async post(message) {
+      const left = waitUntil - clock.now().getTime();
+      if (left > 0) throw new RateLimited(`not sent: the chat webhook asked us to wait (HTTP 429), ${Math.ceil(left / 1000)} s left`, left);
       const payload = format === 'discord' ? toDiscord(message, clock.now()) : toSlack(message);
       let status: number;
       let headers: Headers;
@@ -57,7 +64,11 @@ export function createWebhookChatChannel(options: {
       }
       if (status >= 200 && status < 300) return `delivered: ${format} webhook answered HTTP ${status}`;
       const reason = `chat webhook answered HTTP ${status}${body.trim() ? ` ${body.trim().slice(0, 200)}` : ''}`;
-      if (status === 429) throw new RetryLater(reason, retryAfterMs(headers, body, clock.now()));
+      if (status === 429) {
+        const wait = retryAfterMs(headers, body, clock.now());
+        waitUntil = clock.now().getTime() + wait;
+        throw new RateLimited(reason, wait);
+      }
       if (status >= 500 || status === 408) throw new RetryLater(reason);
       // 400 invalid_payload, 403 invalid_token, 404 no_service, 410 channel_is_archived: retrying cannot help.
       throw new PermanentFailure(reason);
