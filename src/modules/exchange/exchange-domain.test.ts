@@ -5,7 +5,7 @@ import type { VenueMarket, VenueTicker } from './adapters/venue-gateway.ts';
 import { maskApiKey } from './masking.ts';
 import { rankQuotes } from './quotes.ts';
 import { rankRoutes } from './routing.ts';
-import { quoteCurrencies, resolveSymbol, symbolsForHoldings } from './symbols.ts';
+import { largestFirst, quoteCurrencies, resolveSymbol, symbolsForHoldings } from './symbols.ts';
 
 const market = (base: string, quote: string, fields: Partial<VenueMarket> = {}): VenueMarket => ({
   symbol: `${base}/${quote}`,
@@ -57,13 +57,20 @@ describe('resolveSymbol', () => {
 });
 
 describe('symbolsForHoldings', () => {
+  const held = (...pairs: [string, string][]) => pairs.map(([currency, total]) => ({ currency, total }));
+
   it('pairs each held currency with every quote the venue lists, most used quotes known first', () => {
     assert.deepEqual(quoteCurrencies(MARKETS), ['USDT', 'BTC', 'USDC']);
-    assert.deepEqual(symbolsForHoldings(MARKETS, ['ETH', 'BTC', 'USDT'], 10), ['ETH/BTC', 'ETH/USDT', 'BTC/USDT', 'BTC/USDC']);
+    assert.deepEqual(symbolsForHoldings(MARKETS, held(['ETH', '3'], ['BTC', '2'], ['USDT', '1']), 10), ['ETH/BTC', 'ETH/USDT', 'BTC/USDT', 'BTC/USDC']);
   });
 
-  it('stops at the cap', () => {
-    assert.deepEqual(symbolsForHoldings(MARKETS, ['ETH', 'BTC'], 3), ['ETH/BTC', 'ETH/USDT', 'BTC/USDT']);
+  it('takes the largest holdings first, whatever their place in the alphabet, and stops at the cap', () => {
+    const holdings = held(['BTC', '0.5'], ['ETH', '2'], ['SOL', '10.25']);
+    assert.deepEqual(symbolsForHoldings(MARKETS, holdings, 3), ['SOL/USDT', 'ETH/BTC', 'ETH/USDT']);
+  });
+
+  it('compares amounts as decimals, not as strings, and breaks ties alphabetically', () => {
+    assert.deepEqual(largestFirst(held(['AAA', '9.5'], ['ZZZ', '10.000000000000000001'], ['MMM', '9.50'], ['BBB', '0.00000001'])), ['ZZZ', 'AAA', 'MMM', 'BBB']);
   });
 });
 

@@ -68,7 +68,10 @@ export function createTradesService(deps: {
 }) {
   const { repo, gateway, clock } = deps;
 
-  /** The named symbol, or every market of a currency the user holds (latest snapshot, else live). */
+  /**
+   * The named symbol, or the markets of the currencies the user holds (latest snapshot, else live),
+   * largest holdings first, at most MAX_SYMBOLS_PER_SYNC.
+   */
   async function symbolsToSync(venue: Venue, markets: VenueMarket[], symbol: string | undefined, userId: string, credentialId: string, keys: VenueCredentials) {
     if (symbol) {
       const market = resolveSymbol(markets, symbol);
@@ -76,7 +79,7 @@ export function createTradesService(deps: {
       return [market.symbol];
     }
     const snapshot = (await deps.balances.latest(userId, venue, credentialId)) ?? (await deps.balances.latest(userId, venue));
-    const held = snapshot ? snapshot.rows.map((r) => r.currency) : (await gateway.balance(venue, keys)).map((b) => b.currency);
+    const held = snapshot ? snapshot.rows : await gateway.balance(venue, keys);
     return symbolsForHoldings(markets, held, MAX_SYMBOLS_PER_SYNC);
   }
 

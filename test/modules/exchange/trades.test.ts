@@ -5,9 +5,11 @@ import { auditLog } from '../../../src/platform/db/schema.ts';
 import { exchangeTrades } from '../../../src/modules/exchange/exchange.tables.ts';
 import { binanceTrade, type FakeAccount } from '../../fakes/binance.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
+import { addAccount, extraMarket, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
 const day = (d: number, h = 12) => Date.UTC(2026, 0, d, h);
+/** 22 currencies ahead of XRP in the alphabet, each with one market on the fake: more than a sync asks. */
+const SMALL_HOLDINGS = Array.from({ length: 22 }, (_, i) => `AA${String.fromCharCode(65 + i)}`);
 
 describe('exchange trades', () => {
   let fakes: VenueFakes;
@@ -16,7 +18,7 @@ describe('exchange trades', () => {
   let account: FakeAccount;
 
   before(async () => {
-    fakes = await startVenueFakes();
+    fakes = await startVenueFakes({ extraBinanceMarkets: SMALL_HOLDINGS.map((base) => extraMarket(base)) });
     t = await buildTestApp({ env: fakes.env() });
     user = await signIn(t.app, t.database);
     account = addAccount(fakes.binance, {
@@ -103,6 +105,25 @@ describe('exchange trades', () => {
       assert.equal(body.symbol, null);
       assert.deepEqual(body.symbols_synced, ['XRP/USDT']);
       assert.equal(body.trades_synced, 2);
+    });
+
+    it('without a symbol and more than 20 markets held, asks the largest holdings\' markets first, whatever their letter', async () => {
+      const whale = await signIn(t.app, t.database);
+      const holder = addAccount(fakes.binance, {
+        balances: [
+          ...SMALL_HOLDINGS.map((asset) => ({ asset, free: '1.00000000', locked: '0.00000000' })),
+          { asset: 'XRP', free: '4000.00000000', locked: '1000.00000000' },
+        ],
+        trades: { XRPUSDT: [binanceTrade({ symbol: 'XRPUSDT', id: 9, price: '0.5', qty: '1000', isBuyer: true, time: day(8) })] },
+      });
+      await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: whale.headers, payload: { exchange_name: 'binance', api_key: holder.apiKey, api_secret: holder.secret } });
+      assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binance', whale)).json().currencies_synced, 23);
+      const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance', whale)).json();
+      assert.equal(body.success, true, body.error);
+      assert.equal(body.symbols_synced.length, 20);
+      assert.equal(body.symbols_synced[0], 'XRP/USDT');
+      assert.deepEqual(body.symbols_synced.slice(1, 3), ['AAA/USDT', 'AAB/USDT'], 'equal holdings in alphabetical order');
+      assert.equal(body.trades_synced, 1);
     });
 
     it('stores a trade the venue sent without a price as failed instead of dropping it', async () => {

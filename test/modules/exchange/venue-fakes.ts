@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { binanceTrade, startBinanceFake, type BinanceFake, type FakeAccount } from '../../fakes/binance.ts';
-import { marketSymbols } from '../../fakes/binance-market-data.ts';
+import { marketSymbols, type FakeSymbol } from '../../fakes/binance-market-data.ts';
 import { registerBinanceSapi, type SapiControl } from '../../fakes/binance-sapi.ts';
 import { closedPort } from '../../helpers/ports.ts';
 
@@ -20,8 +20,15 @@ export interface VenueFakes {
   close(): Promise<void>;
 }
 
-export async function startVenueFakes(): Promise<VenueFakes> {
-  const binance = await startBinanceFake();
+/** A LINK/USDT-like market under another base, for tests that need more markets than the fake lists. */
+export function extraMarket(base: string, quote = 'USDT'): FakeSymbol {
+  const template = marketSymbols('global').find((s) => s.symbol === 'LINKUSDT')!;
+  const symbol = `${base}${quote}`;
+  return { ...template, symbol, base, quote, info: { ...template.info, symbol, baseAsset: base, quoteAsset: quote } };
+}
+
+export async function startVenueFakes(options: { extraBinanceMarkets?: FakeSymbol[] } = {}): Promise<VenueFakes> {
+  const binance = await startBinanceFake({ symbols: [...marketSymbols('global'), ...(options.extraBinanceMarkets ?? [])] });
   // binance.us sells BTC a little cheaper than global Binance, so routes have an order.
   const usSymbols = marketSymbols('us').map((s) => (s.symbol === 'BTCUSDT' ? { ...s, price: '64900.00' } : s));
   const binanceus = await startBinanceFake({ variant: 'us', symbols: usSymbols });
