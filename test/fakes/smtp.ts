@@ -14,7 +14,7 @@ export interface ReceivedMail {
 export interface SmtpFake {
   url: string;
   received: ReceivedMail[];
-  /** RCPT TO for these addresses answers `550 5.1.1 mailbox unavailable`. */
+  /** RCPT TO for these addresses answers `550 5.1.1 <address>: Recipient address rejected: ...`, quoting it as Postfix does. */
   rejectRecipients: Set<string>;
   close(): Promise<void>;
 }
@@ -39,7 +39,8 @@ export async function startSmtpFake(): Promise<SmtpFake> {
     logger: false,
     onRcptTo(address, _session, callback) {
       if (rejectRecipients.has(address.address.toLowerCase())) {
-        const error = Object.assign(new Error('5.1.1 mailbox unavailable'), { responseCode: 550 });
+        // Real relays quote the refused address in the reply (Postfix's wording).
+        const error = Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown in virtual mailbox table`), { responseCode: 550 });
         return callback(error);
       }
       callback();

@@ -18,6 +18,15 @@ describe('safe error text', () => {
     assert.equal(safeErrorText('Slack answered 404 no_service'), 'Slack answered 404 no_service', 'plain words stay');
   });
 
+  it("masks e-mail addresses, e.g. in an SMTP relay's refusal", () => {
+    assert.equal(
+      safeErrorText("smtp: EENVELOPE 550: Can't send mail - all recipients were rejected: 550 5.1.1 <jane.doe+alerts@mail.example.co.uk>: Recipient address rejected"),
+      "smtp: EENVELOPE 550: Can't send mail - all recipients were rejected: 550 5.1.1 <[e-mail]>: Recipient address rejected",
+    );
+    assert.equal(safeErrorText("refused o'brien@[192.0.2.1], 'müller@bücher.de' and root@localhost"), "refused [e-mail], '[e-mail]' and [e-mail]");
+    assert.equal(safeErrorText('connect to smtp://user@mail.example.com:25 refused'), 'connect to smtp://mail.example.com refused', 'a URL stays a URL');
+  });
+
   it('collapses whitespace, caps the length and keeps null', () => {
     assert.equal(safeErrorText('a\n\n  b'), 'a b');
     const long = safeErrorText('word '.repeat(100))!;

@@ -147,7 +147,7 @@ describe('integrations with everything configured', () => {
     assert.equal(body.mail.configured, true);
     assert.equal(body.mail.last_success_at, NOW);
     assert.equal(body.mail.last_error_at, '2031-04-01T10:01:00.000Z');
-    assert.match(body.mail.last_error, /550/);
+    assert.match(body.mail.last_error, /550 5\.1\.1 <\[e-mail\]>: Recipient address rejected/, 'the relay named the recipient; the dashboard does not');
     assert.equal(body.mail.dead_letters, 1);
 
     const hook = (provider: string) => body.webhooks.find((w: { provider: string }) => w.provider === provider);
@@ -157,11 +157,11 @@ describe('integrations with everything configured', () => {
     assert.match(hook('codehost').last_error, /^Rejected a delivery/);
   });
 
-  it('shows no secret, no credential-bearing URL and no path of a webhook URL in any dashboard answer', async () => {
+  it('shows no secret, no credential-bearing URL, no path of a webhook URL and no recipient address in any dashboard answer', async () => {
     for (const path of ['overview', 'agents', 'integrations']) {
       const response = await t.app.inject({ method: 'GET', url: `/api/v1/dashboard/${path}` });
       assert.equal(response.statusCode, 200);
-      assertNoSecrets(response.body, secrets, path);
+      assertNoSecrets(response.body, [...secrets, 'gone@example.com', 'ops@example.com'], path);
       assert.doesNotMatch(response.body, /:\/\/[^/"\s]*@/, `${path} holds a URL with credentials`);
     }
   });
