@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseJobCrons } from './job-schedules.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
@@ -38,7 +39,12 @@ export interface Config {
     /** Retired keys that stay readable until `rotate-api-keys` has re-encrypted everything. */
     readonly oldEncryptionKeys: readonly Buffer[];
   };
-  readonly jobs: { readonly secret: string | undefined; readonly scheduler: 'off' | 'internal' };
+  readonly jobs: {
+    readonly secret: string | undefined;
+    readonly scheduler: 'off' | 'internal';
+    /** Job name → UTC cron expression replacing the job's default (SCHEDULER_CRONS). */
+    readonly crons: Readonly<Record<string, string>>;
+  };
   readonly market: {
     readonly source: 'binance' | 'simulated';
     readonly binanceApiUrl: string;
@@ -313,6 +319,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobs: {
       secret: read.string('SCHEDULED_JOB_SECRET'),
       scheduler: read.oneOf('SCHEDULER', ['off', 'internal'], 'off'),
+      crons: parseJobCrons('SCHEDULER_CRONS', read.string('SCHEDULER_CRONS'), read.problems),
     },
     market: {
       source: read.oneOf('MARKET_DATA_SOURCE', ['binance', 'simulated'], 'binance'),

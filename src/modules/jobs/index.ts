@@ -35,7 +35,7 @@ export interface JobsModuleDeps {
 
 export function createJobsModule(platform: Platform, deps: JobsModuleDeps, options: { timers?: TimerFactory } = {}) {
   const { config, database, clock, logger } = platform;
-  const jobs = createRegistry({
+  const registered = createRegistry({
     providerKeys: deps.providerKeys.service,
     exchangeCredentials: deps.exchange.credentials,
     notify: async (message, now, dedupeKey) => (await enqueueChat(database.db, message, now, dedupeKey)) !== null,
@@ -48,6 +48,8 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     platformLimits: deps.admin.getPlatformLimits,
     logger,
   });
+  // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force.
+  const jobs = registered.map((job) => ({ ...job, cron: config.jobs.crons[job.name] ?? job.cron }));
   const repo = createRunsRepository(database.db);
   const runner = createJobRunner({ jobs, repo, lock: createJobLock(database), clock, logger });
   const scheduler = createScheduler({ jobs, run: (name) => runner.run(name, 'scheduler'), timers: options.timers, logger });

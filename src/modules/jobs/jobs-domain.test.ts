@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { AppError, unavailable } from '../../platform/http/errors.ts';
 import { closeAt, outcomePct, priceWindow } from './intel-outcome.ts';
 import { safeJobError } from './job-errors.ts';
+import { SCHEDULED_JOBS } from '../../config/job-schedules.ts';
+import { JOB_NAMES } from './registry.ts';
 
 const MIN = 60_000;
 
@@ -45,5 +47,11 @@ describe('safe job errors', () => {
     assert.equal(safeJobError(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })), 'the database is unavailable');
     assert.equal(safeJobError(new AppError('validation', [])), 'unexpected error; the cause is in the service log');
     assert.equal(safeJobError('a string'), 'unexpected error; the cause is in the service log');
+  });
+});
+
+describe('job names known to config', () => {
+  it('are the registry\'s, so SCHEDULER_CRONS accepts every job and only those', () => {
+    assert.deepEqual([...SCHEDULED_JOBS].sort(), [...JOB_NAMES].sort());
   });
 });

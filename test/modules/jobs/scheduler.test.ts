@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
+import { ConfigError, loadConfig } from '../../../src/config/config.ts';
 import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
 import { cronerTimers, type TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
@@ -104,6 +105,51 @@ describe('in-process scheduler', () => {
     }
     assert.equal(fired, 0);
     assert.equal(timer.nextRun(), null);
+  });
+
+  it('SCHEDULER_CRONS replaces the cron of the jobs it names; health shows the schedule in force', async () => {
+    const crons = JSON.stringify({ 'cleanup-expired-tokens': '*/5 * * * *', 'strategy-autopilot/evaluate': ' 0 */2 * * * ' });
+    const custom = await buildTestApp({ keepData: true, clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: JOB_SECRET, SCHEDULER: 'internal', SCHEDULER_CRONS: crons } });
+    try {
+      const { factory, timers } = manualTimers();
+      const jobs = jobsModuleFor(custom.platform, factory);
+      jobs.start();
+      assert.deepEqual([...timers.keys()].sort(), ['*/5 * * * *', '0 */2 * * *', '0 3 * * *', '15 * * * *', '30 4 * * *']);
+      const before = (await custom.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, 'cleanup-expired-tokens'))).length;
+      timers.get('*/5 * * * *')!.fire();
+      await waitFor(async () => (await custom.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, 'cleanup-expired-tokens'))).length > before);
+      await jobs.stop();
+      const health = (await custom.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
+      const cronOf = Object.fromEntries(health.jobs.map((job: { name: string; cron: string }) => [job.name, job.cron]));
+      assert.equal(cronOf['cleanup-expired-tokens'], '*/5 * * * *');
+      assert.equal(cronOf['strategy-autopilot/evaluate'], '0 */2 * * *');
+      assert.equal(cronOf['rotate-api-keys'], '0 3 * * *');
+    } finally {
+      await custom.close();
+    }
+  });
+
+  it('an unknown job or an invalid cron in SCHEDULER_CRONS stops the start, one line per problem', () => {
+    const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'), SCHEDULER: 'internal' };
+    const problems = (crons: string) => {
+      try {
+        loadConfig({ ...base, SCHEDULER_CRONS: crons });
+        return [];
+      } catch (error) {
+        assert.ok(error instanceof ConfigError);
+        return error.problems;
+      }
+    };
+    const found = problems(JSON.stringify({ 'rotate-api-keys': '61 * * * *', 'cleanup-everything': '0 * * * *', 'cleanup-grace-periods': '0 0 30 2 *', 'cleanup-device-sessions': 5 }));
+    assert.equal(found.length, 4);
+    assert.match(found[0]!, /^SCHEDULER_CRONS: "rotate-api-keys" has an invalid cron expression \("61 \* \* \* \*"\): .*minute/);
+    assert.match(found[1]!, /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate\)$/);
+    assert.equal(found[2], 'SCHEDULER_CRONS: "cleanup-grace-periods" has a cron expression that never fires ("0 0 30 2 *")');
+    assert.equal(found[3], 'SCHEDULER_CRONS: "cleanup-device-sessions" must map to a cron expression (a string)');
+    assert.deepEqual(problems('["0 * * * *"]'), ['SCHEDULER_CRONS must be a JSON object mapping job names to cron expressions']);
+    assert.deepEqual(problems('{not json'), ['SCHEDULER_CRONS must be a JSON object mapping job names to cron expressions']);
+    assert.deepEqual(problems('{"rotate-api-keys": "0 5 * * 1"}'), []);
+    assert.deepEqual(loadConfig({ ...base, SCHEDULER_CRONS: '{"rotate-api-keys": "0 5 * * 1"}' }).jobs.crons, { 'rotate-api-keys': '0 5 * * 1' });
   });
 
   it('runs while the server listens: health shows it with the next run of each job', async () => {

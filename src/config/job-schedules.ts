@@ -1,0 +1,44 @@
+// SCHEDULER_CRONS: per-job cron overrides, checked at start by croner exactly as the scheduler will
+// read them (UTC), so a typo stops the start instead of silently never running a job.
+import { Cron } from 'croner';
+
+/** The scheduled jobs by name, as the jobs registry defines them (a unit test keeps the two equal). */
+export const SCHEDULED_JOBS: readonly string[] = [
+  'rotate-api-keys',
+  'cleanup-grace-periods',
+  'cleanup-device-sessions',
+  'cleanup-expired-tokens',
+  'strategy-autopilot/evaluate',
+];
+
+function cronProblem(cron: unknown): string | undefined {
+  if (typeof cron !== 'string') return 'must map to a cron expression (a string)';
+  try {
+    // Without a function croner only parses; an expression that never fires is refused as well.
+    return new Cron(cron, { timezone: 'UTC' }).nextRun() ? undefined : `has a cron expression that never fires ("${cron}")`;
+  } catch (error) {
+    return `has an invalid cron expression ("${cron}"): ${(error as Error).message}`;
+  }
+}
+
+/** A JSON object job name → cron expression; every problem is added to `problems`, one line each. */
+export function parseJobCrons(variable: string, raw: string | undefined, problems: string[]): Record<string, string> {
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    problems.push(`${variable} must be a JSON object mapping job names to cron expressions`);
+    return {};
+  }
+  const crons: Record<string, string> = {};
+  for (const [job, cron] of Object.entries(parsed)) {
+    const problem = SCHEDULED_JOBS.includes(job) ? cronProblem(cron) : `is not a job (jobs: ${SCHEDULED_JOBS.join(', ')})`;
+    if (problem) problems.push(`${variable}: "${job}" ${problem}`);
+    else crons[job] = (cron as string).trim();
+  }
+  return crons;
+}
