@@ -82,6 +82,15 @@ describe('Binance fake: SAPI endpoints', () => {
     assert.equal(body.ipRestrict, false);
   });
 
+  it('refuses a key that may not read with -2015 on the SAPI USER_DATA endpoints too', async () => {
+    global.addAccount({ apiKey: 'sapi-blind-key-1234', secret: SECRET, balances: [], trades: {}, canRead: false });
+    for (const [method, path] of [['GET', '/sapi/v1/account/apiRestrictions'], ['GET', '/sapi/v1/bnbBurn'], ['POST', '/sapi/v1/asset/dust-btc']] as const) {
+      const response = await fetch(`${global.url}${path}?${sign(`timestamp=${Date.now()}`)}`, { method, headers: { 'X-MBX-APIKEY': 'sapi-blind-key-1234' } });
+      assert.equal(response.status, 401, `${method} ${path}`);
+      assert.deepEqual(await response.json(), { code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' });
+    }
+  });
+
   it('answers system status, and maintenance on demand', async () => {
     assert.deepEqual(await (await fetch(`${global.url}/sapi/v1/system/status`)).json(), { status: 0, msg: 'normal' });
     control.maintenance = true;

@@ -35,7 +35,8 @@ export interface ApiRestrictions {
 
 export interface SapiAccountState {
   bnbBurn?: { spotBNBBurn: boolean; interestBNBBurn: boolean };
-  restrictions?: Partial<ApiRestrictions>;
+  /** enableReading follows `FakeAccount.canRead` (a key that may not read never gets this far). */
+  restrictions?: Partial<Omit<ApiRestrictions, 'enableReading'>>;
   dust?: DustRow[];
 }
 
@@ -57,7 +58,6 @@ function restrictionsOf(account: FakeAccount): ApiRestrictions {
   return {
     ipRestrict: false,
     createTime: 1_700_000_000_000,
-    enableReading: true,
     enableWithdrawals: account.canWithdraw ?? false,
     enableInternalTransfer: false,
     enableMargin: false,
@@ -69,6 +69,7 @@ function restrictionsOf(account: FakeAccount): ApiRestrictions {
     enableSpotAndMarginTrading: account.canTrade ?? true,
     enablePortfolioMarginTrading: false,
     ...state(account).restrictions,
+    enableReading: account.canRead ?? true,
   };
 }
 

@@ -1,7 +1,9 @@
 // A loopback Binance spot REST server that speaks the real protocol (PROTOCOLS.md B1): string
 // numbers, `{code,msg}` errors, X-MBX-USED-WEIGHT-1M headers, 429/418 with Retry-After, HMAC-SHA256
 // signed endpoints with X-MBX-APIKEY and recvWindow, exchangeInfo filters. `variant: 'us'` answers
-// as binance.us (MIN_NOTIONAL filters; no SAPI endpoints unless a test adds them).
+// as binance.us (MIN_NOTIONAL filters; no SAPI endpoints unless a test adds them). A key that may not
+// read is refused with -2015 on signed endpoints; myTrades answers the most recent trades unless
+// startTime or fromId says where to start.
 // Extend it with `route()` for endpoints a test needs; inject failures with `fail()` and `delay()`.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -16,6 +18,11 @@ export interface FakeAccount {
   trades: Record<string, Record<string, unknown>[]>;
   canTrade?: boolean;
   canWithdraw?: boolean;
+  /**
+   * The key's "Enable Reading" (default true). Binance refuses a key without it on every USER_DATA
+   * endpoint with -2015, the very answer an unknown key or a foreign IP gets.
+   */
+  canRead?: boolean;
   /** Extra state for SAPI routes tests add (bnbBurn, restrictions, dust). */
   extra?: Record<string, unknown>;
 }
@@ -59,6 +66,8 @@ export interface BinanceFakeOptions {
 }
 
 const BINANCE_ERROR = (code: number, msg: string) => ({ code, msg });
+/** Binance's one answer for an unknown key, a request from outside the key's IP list and a missing permission. */
+const INVALID_KEY = BINANCE_ERROR(-2015, 'Invalid API-key, IP, or permissions for action.');
 
 export class BinanceFake {
   readonly variant: 'global' | 'us';
@@ -69,7 +78,7 @@ export class BinanceFake {
   weightLimit: number;
   private usedWeight = 0;
   private weightWindow = 0;
-  private readonly routes = new Map<string, { handler: Handler; signed: boolean; weight: Weight }>();
+  private readonly routes = new Map<string, { handler: Handler; signed: boolean; reads: boolean; weight: Weight }>();
   private failures: Failure[] = [];
   private delays: { ms: number; pathPrefix?: string; remaining: number }[] = [];
   private server?: Server;
@@ -84,9 +93,13 @@ export class BinanceFake {
     this.registerAccountRoutes();
   }
 
-  /** Adds or replaces an endpoint. Signed endpoints verify key, timestamp and signature first. */
-  route(method: string, path: string, handler: Handler, options: { signed?: boolean; weight?: Weight } = {}): this {
-    this.routes.set(`${method} ${path}`, { handler, signed: options.signed ?? false, weight: options.weight ?? 1 });
+  /**
+   * Adds or replaces an endpoint. Signed endpoints verify key, timestamp and signature first, and
+   * are USER_DATA (they need the key's "Enable Reading") unless `reads: false` (TRADE endpoints).
+   */
+  route(method: string, path: string, handler: Handler, options: { signed?: boolean; reads?: boolean; weight?: Weight } = {}): this {
+    const signed = options.signed ?? false;
+    this.routes.set(`${method} ${path}`, { handler, signed, reads: signed && (options.reads ?? true), weight: options.weight ?? 1 });
     return this;
   }
 
@@ -203,6 +216,7 @@ export class BinanceFake {
     if (route.signed) {
       const refusal = this.verifySigned(request, query, body);
       if (refusal) return refusal;
+      if (route.reads && request.account!.canRead === false) return { status: 401, body: INVALID_KEY };
     }
     return route.handler(request);
   }
@@ -214,7 +228,7 @@ export class BinanceFake {
       return { status: 401, body: BINANCE_ERROR(-2014, 'API-key format invalid.') };
     }
     const account = this.accounts.get(apiKey);
-    if (!account) return { status: 401, body: BINANCE_ERROR(-2015, 'Invalid API-key, IP, or permissions for action.') };
+    if (!account) return { status: 401, body: INVALID_KEY };
     const timestamp = Number(request.params.get('timestamp'));
     const recvWindow = Number(request.params.get('recvWindow') ?? 5000);
     const serverTime = this.now();
@@ -328,13 +342,15 @@ export class BinanceFake {
       const symbol = r.params.get('symbol');
       if (!symbol) return { status: 400, body: BINANCE_ERROR(-1102, "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed.") };
       if (!this.symbol(symbol)) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
-      const startTime = Number(r.params.get('startTime') ?? 0);
-      const fromId = r.params.has('fromId') ? Number(r.params.get('fromId')) : undefined;
-      const limit = Math.min(Number(r.params.get('limit') ?? 500), 1000);
-      const rows = (r.account!.trades[symbol] ?? [])
-        .filter((t) => (fromId === undefined ? Number(t.time) >= startTime : Number(t.id) >= fromId))
-        .slice(0, limit);
-      return { body: rows };
+      const number = (name: string) => (r.params.has(name) ? Number(r.params.get(name)) : undefined);
+      const [startTime, endTime, fromId] = [number('startTime'), number('endTime'), number('fromId')];
+      const limit = Math.min(number('limit') ?? 500, 1000);
+      const all = [...(r.account!.trades[symbol] ?? [])].sort((a, b) => Number(a.id) - Number(b.id));
+      // Binance: from fromId, or from startTime, the first `limit` trades on; with neither, the most
+      // recent `limit` (up to endTime). Oldest first either way.
+      if (fromId !== undefined) return { body: all.filter((t) => Number(t.id) >= fromId).slice(0, limit) };
+      const inWindow = all.filter((t) => (startTime === undefined || Number(t.time) >= startTime) && (endTime === undefined || Number(t.time) <= endTime));
+      return { body: startTime !== undefined ? inWindow.slice(0, limit) : inWindow.slice(-limit) };
     }, { signed: true, weight: 20 });
   }
 }

@@ -91,7 +91,12 @@ describe('exchange trades', () => {
       assert.equal(request.params.get('startTime'), String(day(3, 0)));
       const limited = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)).json();
       assert.equal(limited.trades_synced, 1);
-      assert.equal(fakes.binance.requests.filter((r) => r.path === '/api/v3/myTrades').at(-1)!.params.get('limit'), '1');
+      const limitedRequest = fakes.binance.requests.filter((r) => r.path === '/api/v3/myTrades').at(-1)!;
+      assert.equal(limitedRequest.params.get('limit'), '1');
+      assert.ok(!limitedRequest.params.has('startTime') && !limitedRequest.params.has('fromId'));
+      // Without since, Binance answers the most recent trades: the newest of XRPUSDT's two is kept.
+      const [xrp] = await t.database.db.select().from(exchangeTrades).where(and(eq(exchangeTrades.userId, other.id), eq(exchangeTrades.symbol, 'XRP/USDT')));
+      assert.equal(xrp!.exchangeTradeId, '2');
     });
 
     it('without a symbol, asks every pair of the currencies held in the latest snapshot against the venue\'s quotes', async () => {

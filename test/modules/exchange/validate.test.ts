@@ -75,12 +75,19 @@ describe('POST /api/exchange/validate', () => {
     assert.equal(body.message, 'These keys belong to binanceus, not binance');
   });
 
-  it('says missing_permission when the key may not read', async () => {
-    const account = addAccount(fakes.binance, { extra: { restrictions: { enableReading: false } } });
-    const body = (await validate({ exchange: 'binance', api_key: account.apiKey, api_secret: account.secret })).json();
+  it('says invalid_key, naming a missing permission among the causes, when the key may not read', async () => {
+    // Binance refuses such a key with -2015 on every USER_DATA endpoint, apiRestrictions included:
+    // the same answer as for an unknown key or a foreign IP, so validate cannot tell them apart.
+    const account = addAccount(fakes.binance, { canRead: false });
+    const response = await validate({ exchange: 'binance', api_key: account.apiKey, api_secret: account.secret });
+    assert.equal(response.statusCode, 200);
+    const body = response.json();
     assert.equal(body.valid, false);
-    assert.equal(body.cause, 'missing_permission');
-    assert.equal(body.permissions.read, false);
+    assert.equal(body.cause, 'invalid_key');
+    assert.match(body.message, /a permission missing/);
+    assert.match(body.message, /code -2015/);
+    assert.equal(body.permissions, null);
+    assert.equal(body.currencies_with_balance, null);
   });
 
   it('says missing_passphrase for a passphrase venue without one, without calling it', async () => {
