@@ -174,6 +174,9 @@ CREATE TABLE "market_intel_events" (
 	"expires_at" timestamp with time zone,
 	"outcome_pct" double precision,
 	"scored_at" timestamp with time zone,
+	"scoring_attempts" integer DEFAULT 0 NOT NULL,
+	"scoring_attempted_at" timestamp with time zone,
+	"scoring_error" text,
 	"created_by" uuid,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );

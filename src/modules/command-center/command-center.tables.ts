@@ -1,7 +1,7 @@
 // The command center's own tables: the task board (tasks, their blockers and comments), the market
 // intel feed and the agent activity feed. Private to this module; others use its services.
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, doublePrecision, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -88,6 +88,12 @@ export const marketIntelEvents = pgTable(
     expiresAt: at('expires_at'),
     outcomePct: doublePrecision('outcome_pct'),
     scoredAt: at('scored_at'),
+    /** Runs in which the venue could not price the event (symbol not listed, no candle); given up after a few. */
+    scoringAttempts: integer('scoring_attempts').notNull().default(0),
+    /** When the scoring job last tried and failed to score it; events never tried go first. */
+    scoringAttemptedAt: at('scoring_attempted_at'),
+    /** Why that attempt failed. */
+    scoringError: text('scoring_error'),
     createdBy: uuid('created_by'),
     createdAt: at('created_at').notNull().defaultNow(),
   },

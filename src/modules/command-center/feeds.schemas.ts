@@ -34,6 +34,12 @@ export const IntelEvent = Type.Object({
   expires_at: Nullable(DateTime('When the signal stops being relevant; null: 24 hours after detection.')),
   created_at: DateTime('When the event was recorded.'),
   outcome_pct: Nullable(Type.Number({ description: 'Realised price move in percent over the horizon; null until scored.' })),
+  scoring_error: Nullable(
+    Type.String({ description: 'Why the last attempt to score it failed; null when scored or not tried yet.' }),
+  ),
+  scoring_attempts: Type.Integer({
+    description: 'Runs in which the venue could not price it (symbol not listed, no candle); the scoring job gives up after 3.',
+  }),
 });
 export type IntelEvent = Static<typeof IntelEvent>;
 

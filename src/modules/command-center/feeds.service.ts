@@ -56,6 +56,8 @@ function toIntelEvent(row: IntelRow): IntelEvent {
     expires_at: iso(row.expiresAt),
     created_at: iso(row.createdAt)!,
     outcome_pct: row.outcomePct,
+    scoring_error: row.outcomePct === null ? row.scoringError : null,
+    scoring_attempts: row.scoringAttempts,
   };
 }
 
@@ -123,10 +125,23 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
       });
     },
 
-    /** Events whose horizon has passed and that have no outcome yet, oldest horizon first. */
+    /**
+     * Events whose horizon has passed, with no outcome yet and not given up: never-tried first, then
+     * the least recently tried, oldest horizon first within each.
+     */
     async listMaturedUnscored(now: Date, limit: number): Promise<MaturedIntel[]> {
       const rows = await repo.maturedUnscored(now, limit);
       return rows.map((r) => ({ id: r.id, symbol: r.symbol, direction: r.direction, detectedAt: r.detectedAt, horizonAt: horizonOf(r) }));
+    },
+
+    /**
+     * Records that an event could not be scored, so the next run tries others first. `unscorable`
+     * (the venue cannot price it) counts towards giving up; a market data failure does not. Nothing
+     * happens for an event scored or gone in the meantime.
+     */
+    async recordScoringFailure(id: string, failure: { unscorable: boolean; reason: string }): Promise<void> {
+      if (!UUID.test(id)) throw notFound('Intel event not found');
+      await repo.recordScoringFailure(id, { ...failure, reason: failure.reason.slice(0, 500) }, clock.now());
     },
 
     /** Stores the realised move of an event; 404 for an unknown id. */

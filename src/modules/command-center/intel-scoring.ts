@@ -12,6 +12,13 @@ export type TrustTier = (typeof TRUST_TIERS)[number];
 /** An event without expires_at is judged (and counts as active) for this long after detection. */
 export const DEFAULT_HORIZON_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The scoring job stops asking for an event after this many runs in which the venue could not
+ * price it (symbol not listed, no candle at the time): that answer does not change. Failures of the
+ * market data source itself do not count; those events are tried again.
+ */
+export const SCORING_GIVE_UP_AFTER = 3;
+
 export function directionSign(direction: string): 1 | -1 | 0 {
   if ((BULLISH_DIRECTIONS as readonly string[]).includes(direction)) return 1;
   if ((BEARISH_DIRECTIONS as readonly string[]).includes(direction)) return -1;

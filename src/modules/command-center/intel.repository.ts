@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { marketIntelEvents } from './command-center.tables.ts';
-import { DEFAULT_HORIZON_MS, type OutcomeGroup } from './intel-scoring.ts';
+import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './intel-scoring.ts';
 
 export type IntelRow = typeof marketIntelEvents.$inferSelect;
 export type NewIntel = typeof marketIntelEvents.$inferInsert;
@@ -54,6 +54,11 @@ export function createIntelRepository(db: DbExecutor) {
       }));
     },
 
+    /**
+     * Matured events without an outcome that are not given up: never-tried first, then the ones
+     * tried longest ago, each by oldest horizon; so events that cannot be scored never hold back
+     * newer ones, however many pile up.
+     */
     async maturedUnscored(now: Date, limit: number) {
       return db
         .select({
@@ -64,16 +69,36 @@ export function createIntelRepository(db: DbExecutor) {
           expiresAt: marketIntelEvents.expiresAt,
         })
         .from(marketIntelEvents)
-        .where(and(isNull(marketIntelEvents.outcomePct), sql`${horizon} <= ${now.toISOString()}::timestamptz`))
-        .orderBy(asc(horizon), asc(marketIntelEvents.id))
+        .where(
+          and(
+            isNull(marketIntelEvents.outcomePct),
+            lt(marketIntelEvents.scoringAttempts, SCORING_GIVE_UP_AFTER),
+            sql`${horizon} <= ${now.toISOString()}::timestamptz`,
+          ),
+        )
+        .orderBy(sql`${marketIntelEvents.scoringAttemptedAt} ASC NULLS FIRST`, asc(horizon), asc(marketIntelEvents.id))
         .limit(limit);
+    },
+
+    /** A failed scoring attempt; `unscorable` ones count towards giving up. False when no unscored event has this id. */
+    async recordScoringFailure(id: string, failure: { unscorable: boolean; reason: string }, at: Date): Promise<boolean> {
+      const rows = await db
+        .update(marketIntelEvents)
+        .set({
+          scoringAttemptedAt: at,
+          scoringError: failure.reason,
+          scoringAttempts: failure.unscorable ? sql`${marketIntelEvents.scoringAttempts} + 1` : marketIntelEvents.scoringAttempts,
+        })
+        .where(and(eq(marketIntelEvents.id, id), isNull(marketIntelEvents.outcomePct)))
+        .returning({ id: marketIntelEvents.id });
+      return rows.length > 0;
     },
 
     /** False when no event has this id. */
     async recordOutcome(id: string, outcomePct: number, at: Date, executor: DbExecutor = db): Promise<boolean> {
       const rows = await executor
         .update(marketIntelEvents)
-        .set({ outcomePct, scoredAt: at })
+        .set({ outcomePct, scoredAt: at, scoringError: null })
         .where(eq(marketIntelEvents.id, id))
         .returning({ id: marketIntelEvents.id });
       return rows.length > 0;

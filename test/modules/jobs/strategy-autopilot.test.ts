@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { createAdminModule } from '../../../src/modules/admin/index.ts';
+import { createCommandCenterModule } from '../../../src/modules/command-center/index.ts';
 import { outcomePct } from '../../../src/modules/jobs/intel-outcome.ts';
+import { strategyAutopilot } from '../../../src/modules/jobs/jobs/strategy-autopilot.job.ts';
+import { createMarketModule } from '../../../src/modules/market/index.ts';
 import { createStrategiesModule } from '../../../src/modules/strategies/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
@@ -96,8 +100,57 @@ describe('strategy-autopilot/evaluate', () => {
     const id = await ingest({ symbol: 'BNBUSDT', direction: 'up', detected_at: ago(30 * HOUR).toISOString() });
     binance.fail(503, { code: -1000, msg: 'Service unavailable' }, { times: 2, pathPrefix: '/api/v3/klines' });
     assert.deepEqual((await run()).intel, { matured: 1, scored: 0, market_failures: 1, unscorable: 0 });
-    assert.equal((await intelEvents()).events.find((e) => e.id === id)!.outcome_pct, null);
+    const failed = (await intelEvents()).events.find((e) => e.id === id) as unknown as { outcome_pct: null; scoring_error: string; scoring_attempts: number };
+    assert.equal(failed.outcome_pct, null);
+    assert.equal(failed.scoring_error, 'the market data source failed');
+    assert.equal(failed.scoring_attempts, 0, 'a market failure does not count towards giving up');
     assert.deepEqual((await run()).intel, { matured: 1, scored: 1, market_failures: 0, unscorable: 0 });
+  });
+
+  it('records a failed attempt, tries events never tried first, so unscorable ones piling up past a batch never block a newer one', async () => {
+    // The job as the registry binds it, over the real modules, with a batch of 2 instead of 200.
+    const deps = {
+      intel: createCommandCenterModule(t.platform).intel,
+      candles: createMarketModule(t.platform).candles,
+      strategies: createStrategiesModule(t.platform).service,
+      platformLimits: createAdminModule(t.platform).getPlatformLimits,
+      logger: t.platform.logger,
+      intelBatch: 2,
+    };
+    const stuck = [
+      await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(5 * DAY).toISOString() }),
+      await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(4 * DAY).toISOString() }),
+      await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(3 * DAY).toISOString() }),
+    ];
+    const btc = await ingest({ symbol: 'BTCUSDT', direction: 'bullish', detected_at: ago(26 * HOUR).toISOString() });
+    const event = async (id: string) =>
+      (await intelEvents()).events.find((e) => e.id === id) as unknown as { outcome_pct: number | null; scoring_error: string | null; scoring_attempts: number };
+
+    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, { matured: 2, scored: 0, market_failures: 0, unscorable: 2 });
+    assert.equal((await event(stuck[0]!)).scoring_attempts, 1);
+    assert.match(String((await event(stuck[0]!)).scoring_error), /NOPEUSDT/);
+    assert.equal((await event(btc)).scoring_error, null);
+
+    // The events tried before wait behind the ones never tried: the newer, scorable one gets its outcome.
+    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, { matured: 2, scored: 1, market_failures: 0, unscorable: 1 });
+    assert.equal((await event(btc)).outcome_pct, outcomePct(closeAt('BTCUSDT', ago(26 * HOUR)), closeAt('BTCUSDT', ago(2 * HOUR))));
+
+    // The unscorable ones are tried in turn and given up after 3 runs each; then nothing is looked at.
+    const totals = { matured: 0, unscorable: 0 };
+    for (let i = 0; i < 5; i += 1) {
+      const { intel } = await strategyAutopilot(deps, NOW);
+      totals.matured += intel.matured;
+      totals.unscorable += intel.unscorable;
+      assert.equal(intel.scored, 0);
+    }
+    assert.deepEqual(totals, { matured: 6, unscorable: 6 });
+    for (const id of stuck) {
+      const row = await event(id);
+      assert.equal(row.scoring_attempts, 3);
+      assert.equal(row.outcome_pct, null);
+      assert.match(String(row.scoring_error), /NOPEUSDT/);
+    }
+    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, { matured: 0, scored: 0, market_failures: 0, unscorable: 0 });
   });
 
   it('promotes paper strategies that meet the rules, oldest first, never more per hour than the platform limit', async () => {

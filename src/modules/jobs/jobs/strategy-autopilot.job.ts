@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import { AppError } from '../../../platform/http/errors.ts';
 import { closeAt, outcomePct, priceWindow, SCORING_INTERVAL, type ClosedCandle } from '../intel-outcome.ts';
 
-/** Matured events looked at per run, oldest horizon first; the rest wait for the next run. */
+/** Matured events looked at per run (never-tried first, then oldest horizon first); the rest wait for the next run. */
 export const INTEL_BATCH = 200;
 
 export interface MaturedIntel {
@@ -16,11 +16,17 @@ export interface MaturedIntel {
 }
 
 export interface StrategyAutopilotDeps {
-  intel: { listMaturedUnscored(now: Date, limit: number): Promise<MaturedIntel[]>; recordOutcome(id: string, pct: number): Promise<void> };
+  intel: {
+    listMaturedUnscored(now: Date, limit: number): Promise<MaturedIntel[]>;
+    recordOutcome(id: string, pct: number): Promise<void>;
+    recordScoringFailure(id: string, failure: { unscorable: boolean; reason: string }): Promise<void>;
+  };
   candles(symbol: string, interval: string, start: Date, end: Date, limit?: number): Promise<ClosedCandle[]>;
   strategies: { evaluatePaper(now: Date, limitPerHour: number): Promise<Static<typeof PaperResult>> };
   platformLimits(): Promise<{ paper_transition_per_hour: number }>;
   logger: Pick<Logger, 'warn'>;
+  /** Events scored per run; INTEL_BATCH unless a test wants a small one. */
+  intelBatch?: number;
 }
 
 const int = (description: string) => Type.Integer({ description });
@@ -59,7 +65,7 @@ export const StrategyAutopilotResult = Type.Object({
 export type StrategyAutopilotResult = Static<typeof StrategyAutopilotResult>;
 
 async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Static<typeof IntelResult>> {
-  const events = await deps.intel.listMaturedUnscored(now, INTEL_BATCH);
+  const events = await deps.intel.listMaturedUnscored(now, deps.intelBatch ?? INTEL_BATCH);
   const counts = { matured: events.length, scored: 0, market_failures: 0, unscorable: 0 };
   for (const event of events) {
     let prices: [number | null, number | null];
@@ -76,11 +82,15 @@ async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Stati
       if (permanent) counts.unscorable += 1;
       else counts.market_failures += 1;
       deps.logger.warn({ err: error, intelId: event.id, symbol: event.symbol }, 'intel event left unscored');
+      // Recorded, so the next run tries events never tried first: a pile of unscorable ones never blocks newer events.
+      const reason = permanent ? `the venue cannot price ${event.symbol}: ${(error as AppError).message}` : 'the market data source failed';
+      await deps.intel.recordScoringFailure(event.id, { unscorable: permanent, reason });
       continue;
     }
     const [atDetection, atHorizon] = prices;
     if (atDetection === null || atHorizon === null) {
       counts.unscorable += 1;
+      await deps.intel.recordScoringFailure(event.id, { unscorable: true, reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${atDetection === null ? 'detection' : 'the horizon'}` });
       continue;
     }
     await deps.intel.recordOutcome(event.id, outcomePct(atDetection, atHorizon));
@@ -101,10 +111,11 @@ export const strategyAutopilotJob = {
   cron: '*/15 * * * *',
   summary: 'Score matured intel calls and promote paper strategies',
   description:
-    `(1) For up to ${INTEL_BATCH} market-intel events whose horizon has passed and that have no outcome yet (oldest first), ` +
+    `(1) For up to ${INTEL_BATCH} market-intel events whose horizon has passed and that have no outcome yet (never-tried first, then oldest first), ` +
     "`outcome_pct` = the market's move in percent from the last 1-minute close known at `detected_at` to the last one known at the horizon " +
     '(`expires_at`, or detection + 24 h), with the market\'s sign: the intel summary counts a call correct when that sign matches its direction. ' +
-    'An event whose candles cannot be fetched stays unscored for the next run and is counted. (2) Strategies in `paper` that meet every ' +
+    'An event whose candles cannot be fetched stays unscored, is counted, and gets its `scoring_error`; later runs try it after the events never tried, ' +
+    'and after 3 runs in which the venue could not price it (symbol not listed, no candle) it is given up. (2) Strategies in `paper` that meet every ' +
     'promotion rule (≥ 14 days in paper, ≥ 30 paper trades, return > 0 %, max drawdown ≤ 10 %, win rate ≥ 0.5) move to `live`, longest ' +
     'in paper first, while fewer transitions than the platform limit `paper_transition_per_hour` were made in the last hour; the rest are ' +
     'deferred and counted. With no strategy in paper, it says it evaluated none.',
