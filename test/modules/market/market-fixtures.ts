@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake, type BinanceFakeOptions } from '../../fakes/binance.ts';
 import { startCoinGeckoFake, type CoinGeckoFake, type CoinGeckoFakeOptions } from '../../fakes/coingecko.ts';
+import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 export interface MarketHarness extends TestApp {
@@ -25,6 +26,8 @@ export async function startMarket(options: {
     clock: options.clock,
     env: {
       BINANCE_API_URL: binance.url,
+      // The stream is configured (status `idle` until the server listens) but points at nothing.
+      BINANCE_WS_URL: `ws://127.0.0.1:${await closedPort()}`,
       COINGECKO_API_URL: coingecko.url,
       MARKET_UPSTREAM_TIMEOUT_MS: '1000',
       ...options.env,
