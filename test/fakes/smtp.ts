@@ -16,6 +16,8 @@ export interface SmtpFake {
   received: ReceivedMail[];
   /** RCPT TO for these addresses answers `550 5.1.1 <address>: Recipient address rejected: ...`, quoting it as Postfix does. */
   rejectRecipients: Set<string>;
+  /** Sessions opened so far, sending or not (a `verify()` opens one and sends nothing). */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -32,11 +34,16 @@ function parseHeaders(raw: string): Record<string, string> {
 export async function startSmtpFake(): Promise<SmtpFake> {
   const received: ReceivedMail[] = [];
   const rejectRecipients = new Set<string>();
+  let connections = 0;
   const server = new SMTPServer({
     // A plain relay on loopback: no TLS upgrade offered, no login required.
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
     logger: false,
+    onConnect(_session, callback) {
+      connections += 1;
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       if (rejectRecipients.has(address.address.toLowerCase())) {
         // Real relays quote the refused address in the reply (Postfix's wording).
@@ -62,6 +69,9 @@ export async function startSmtpFake(): Promise<SmtpFake> {
     url: `smtp://127.0.0.1:${port}`,
     received,
     rejectRecipients,
+    get connections() {
+      return connections;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

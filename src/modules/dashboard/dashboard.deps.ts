@@ -18,8 +18,8 @@ export interface DashboardDeps {
   tasks: Pick<CommandCenterModule['tasks'], 'countsByStatus'>;
   agents: Pick<CommandCenterModule['agents'], 'summaries'>;
   webhooks: Pick<WebhooksModule['service'], 'deliveryStats' | 'providerStatus'>;
-  notifications: Pick<NotificationsModule, 'status'>;
-  market: Pick<MarketModule, 'status'>;
+  notifications: Pick<NotificationsModule, 'status' | 'checkMailServer'>;
+  market: Pick<MarketModule, 'status' | 'probe'>;
   tracker: Pick<TrackerModule['service'], 'health'>;
   exchanges: Pick<ExchangeModule['venueStatus'], 'venues' | 'credentialStats' | 'health'>;
   /** The jobs module's last runs; none until it is wired. */

@@ -60,9 +60,9 @@ export function dashboardRoutes(services: { overview: OverviewService; agents: A
             'Configured means: exchanges, at least one active stored credential for the venue; market data, a real source ' +
             '(not `simulated`); tracker, the `linear` backend; chat and mail, a webhook URL or SMTP URL set; webhooks, the ' +
             "provider's signing secret set; Redis, REDIS_URL set. Reachability reuses the modules' own checks (venue health " +
-            'for venues with credentials, tracker health, Redis ping), each run at most once a minute per instance and ' +
-            'bounded by 3 s; market data is judged from the calls already made; chat, mail and webhooks are not probed ' +
-            '(`reachable` null), their last success and error come from deliveries.' +
+            "for venues with credentials, Binance's `GET /api/v3/ping` for market data, tracker health, an SMTP connect and " +
+            'greeting that sends nothing, Redis ping), each run at most once a minute per instance and bounded by 3 s; chat ' +
+            'and webhooks are not probed (`reachable` null), their last success and error come from deliveries.' +
             EXPOSURE,
           response: { 200: IntegrationsAnswer },
         },

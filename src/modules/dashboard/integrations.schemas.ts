@@ -36,9 +36,10 @@ export const IntegrationsAnswer = Type.Object({
     }),
     { description: 'Every supported venue.' },
   ),
-  market_data: Entry('Market data upstreams (Binance and CoinGecko, public endpoints).', {
+  market_data: Entry('Market data upstreams (Binance and CoinGecko, public endpoints); reachability is Binance answering `GET /api/v3/ping`.', {
     source: Type.String({ description: '`binance` (with CoinGecko) or `simulated`; configured unless simulated.' }),
     status: Type.String({ description: '`ok`, `degraded` or `down`, from calls this instance made.' }),
+    latency_ms: Nullable(Type.Number({ description: 'Latency of the latest Binance ping.' })),
     live_stream: Type.Object(
       {
         enabled: Type.Boolean({ description: 'Whether the WebSocket price stream is configured.' }),
@@ -57,7 +58,9 @@ export const IntegrationsAnswer = Type.Object({
     pending: int('Messages waiting for delivery.'),
     dead_letters: int('Messages that exhausted their retries.'),
   }),
-  mail: Entry('E-mail over SMTP.', {
+  mail: Entry('E-mail over SMTP; reachability is the relay answering a connect and greeting (nothing is sent).', {
+    latency_ms: Nullable(Type.Number({ description: 'Latency of the latest check of the relay.' })),
+    last_delivery_at: when('Latest mail the relay accepted (last_success_at also counts successful checks).'),
     pending: int('Mails waiting for delivery.'),
     dead_letters: int('Mails that exhausted their retries.'),
   }),

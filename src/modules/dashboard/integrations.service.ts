@@ -1,7 +1,8 @@
 // GET /dashboard/integrations: per external system, whether it is configured, how it last went and
-// whether it is reachable. Reachability comes from the checks the modules already offer (tracker
-// health, venue health, Redis ping) through the probe memo, so each runs at most once a minute per
-// instance, bounded by a timeout; the rest is read from state the modules keep (decision 082).
+// whether it is reachable. Reachability comes from the checks the modules offer (tracker health,
+// venue health, Binance ping, SMTP greeting, Redis ping) through the probe memo, so each runs at
+// most once a minute per instance, bounded by a timeout; the rest is read from state the modules
+// keep (decision 082).
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { iso } from '../../platform/http/schemas.ts';
@@ -88,20 +89,30 @@ export function createIntegrationsService(
     );
   }
 
-  function marketData(): IntegrationsAnswer['market_data'] {
+  async function marketData(): Promise<IntegrationsAnswer['market_data']> {
+    const simulated = deps.market.status().source === 'simulated';
+    // Binance's ping (weight 1) goes through the market module's own client, budget and circuit.
+    const record = simulated
+      ? null
+      : await probes.get('market', async () => {
+          const probe = await deps.market.probe();
+          if (!probe) return { reachable: false, latencyMs: null, error: 'no upstream to check' };
+          return { reachable: probe.reachable, latencyMs: probe.latency_ms, error: probe.detail };
+        });
+    // Read after the probe, whose call the upstreams' figures then include.
     const status = deps.market.status();
     const upstreams = Object.values(status.upstreams);
-    const simulated = status.source === 'simulated';
-    const called = upstreams.some((u) => u.last_success_at !== null || u.last_failure_at !== null);
-    // Read from the calls this instance made anyway: no extra request to Binance or CoinGecko.
-    const reachable = simulated ? null : called ? status.status !== 'down' : null;
     const successes = upstreams.map((u) => u.last_success_at).reduce<string | null>((a, b) => later(a, b), null);
     return {
       configured: !simulated,
-      reachable,
-      checked_at: reachable === null ? null : status.last_update,
-      last_success_at: successes,
-      ...latestError(...upstreams.map((u) => ({ at: u.last_failure_at, error: u.last_error }))),
+      reachable: record?.reachable ?? null,
+      checked_at: iso(record?.checkedAt ?? null),
+      latency_ms: record?.latencyMs ?? null,
+      last_success_at: later(successes, iso(record?.lastSuccessAt ?? null)),
+      ...latestError(
+        ...upstreams.map((u) => ({ at: u.last_failure_at, error: u.last_error })),
+        { at: iso(record?.lastErrorAt ?? null), error: record?.lastError ?? null },
+      ),
       source: status.source,
       status: status.status,
       live_stream: { enabled: status.live_stream.enabled, status: status.live_stream.status, live: status.live_stream.live },
@@ -129,17 +140,36 @@ export function createIntegrationsService(
 
   async function notifications(): Promise<Pick<IntegrationsAnswer, 'chat' | 'mail'>> {
     const { chat, mail } = await deps.notifications.status();
-    // No probe: the only check of a webhook or a relay is sending something through it.
-    const entry = (kind: typeof mail) => ({
-      configured: kind.configured,
+    const queue = (kind: typeof mail) => ({ pending: kind.pending, dead_letters: kind.dead });
+    // No probe of the chat webhook: the only check of it is posting something.
+    const chatEntry = {
+      configured: chat.configured,
       ...notProbed,
-      last_success_at: kind.lastSuccessAt,
-      last_error_at: kind.lastErrorAt,
-      last_error: safeErrorText(kind.lastError),
-      pending: kind.pending,
-      dead_letters: kind.dead,
-    });
-    return { chat: { ...entry(chat), format: chat.format }, mail: entry(mail) };
+      last_success_at: chat.lastSuccessAt,
+      last_error_at: chat.lastErrorAt,
+      last_error: safeErrorText(chat.lastError),
+      format: chat.format,
+      ...queue(chat),
+    };
+    // The relay is asked for a connect and greeting (and a login when the URL has credentials).
+    const record = mail.configured
+      ? await probes.get('mail', async () => {
+          const check = await deps.notifications.checkMailServer();
+          if (!check) return { reachable: false, latencyMs: null, error: 'no relay to check' };
+          return { reachable: check.reachable, latencyMs: check.latencyMs, error: check.detail };
+        })
+      : null;
+    const mailEntry = {
+      configured: mail.configured,
+      reachable: record?.reachable ?? null,
+      checked_at: iso(record?.checkedAt ?? null),
+      latency_ms: record?.latencyMs ?? null,
+      last_success_at: later(mail.lastSuccessAt, iso(record?.lastSuccessAt ?? null)),
+      last_delivery_at: mail.lastSuccessAt,
+      ...latestError({ at: mail.lastErrorAt, error: mail.lastError }, { at: iso(record?.lastErrorAt ?? null), error: record?.lastError ?? null }),
+      ...queue(mail),
+    };
+    return { chat: chatEntry, mail: mailEntry };
   }
 
   async function webhooks(): Promise<IntegrationsAnswer['webhooks']> {
@@ -157,12 +187,19 @@ export function createIntegrationsService(
 
   return {
     async integrations(): Promise<IntegrationsAnswer> {
-      const [exchangeList, trackerEntry, redisEntry, channels, hooks] = await Promise.all([exchanges(), tracker(), redis(), notifications(), webhooks()]);
+      const [exchangeList, market, trackerEntry, redisEntry, channels, hooks] = await Promise.all([
+        exchanges(),
+        marketData(),
+        tracker(),
+        redis(),
+        notifications(),
+        webhooks(),
+      ]);
       return {
         generated_at: iso(deps.clock.now())!,
         probe_ttl_seconds: PROBE_TTL_MS / 1000,
         exchanges: exchangeList,
-        market_data: marketData(),
+        market_data: market,
         tracker: trackerEntry,
         ...channels,
         webhooks: hooks,

@@ -1,12 +1,13 @@
 // Market data (public, GET /api/v1/market/...): the sources are chosen here from config, once.
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../platform/http/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createBinanceLiveFeed } from './adapters/binance-live-feed.ts';
 import { createBinanceMarketSource, describeBinanceError } from './adapters/binance-market-source.ts';
 import { coingeckoKeyHeaders, createCoinGeckoSource, describeCoinGeckoError } from './adapters/coingecko-source.ts';
 import { noLiveFeed, type AssetMarketSource, type LivePriceFeed, type SpotMarketSource } from './adapters/market-source.ts';
 import { createSimulatedAssetSource, createSimulatedSpotSource } from './adapters/simulated-market-source.ts';
-import { UpstreamClient } from './adapters/upstream-client.ts';
+import { shapes, UpstreamClient } from './adapters/upstream-client.ts';
 import { createMarketCache } from './market-cache.ts';
 import { createMarketData } from './market-data.ts';
 import { candleRoutes } from './routes/candles.routes.ts';
@@ -23,11 +24,24 @@ import { createStatusService } from './services/status.service.ts';
 const BINANCE_WEIGHT_LIMIT = 6000;
 const MICRO_CACHE_MS = 1_000;
 
-function createSources(platform: Platform): { spot: SpotMarketSource; assets: AssetMarketSource; live: LivePriceFeed } {
+/** The answer of `probe()`, shaped like the tracker's health. */
+export interface MarketProbe {
+  reachable: boolean;
+  latency_ms: number | null;
+  detail: string | null;
+}
+
+function createSources(platform: Platform): {
+  spot: SpotMarketSource;
+  assets: AssetMarketSource;
+  live: LivePriceFeed;
+  /** Binance's cheapest call; null for the simulated source, which has nothing to reach. */
+  ping: (() => Promise<unknown>) | null;
+} {
   const { config, clock, cache, logger } = platform;
   const settings = config.market;
   if (settings.source === 'simulated') {
-    return { spot: createSimulatedSpotSource(clock), assets: createSimulatedAssetSource(clock), live: noLiveFeed };
+    return { spot: createSimulatedSpotSource(clock), assets: createSimulatedAssetSource(clock), live: noLiveFeed, ping: null };
   }
   const common = { fetch: platform.fetch, clock, timeoutMs: settings.upstreamTimeoutMs, shared: cache };
   const binance = new UpstreamClient({
@@ -48,12 +62,14 @@ function createSources(platform: Platform): { spot: SpotMarketSource; assets: As
     spot: createBinanceMarketSource(binance),
     assets: createCoinGeckoSource(coingecko),
     live: settings.liveStream ? createBinanceLiveFeed({ baseUrl: settings.binanceWsUrl, clock, logger }) : noLiveFeed,
+    // Through the same client as the data calls, so the weight budget and an open circuit hold.
+    ping: () => binance.get('/api/v3/ping', shapes.record, {}, 1),
   };
 }
 
 export function createMarketModule(platform: Platform) {
   const { config, cache, clock, logger } = platform;
-  const { spot, assets, live } = createSources(platform);
+  const { spot, assets, live, ping } = createSources(platform);
   // The longest one load takes: ohlc-range's limit of 2000 candles is two upstream pages.
   const longestLoadMs = 2 * config.market.upstreamTimeoutMs + 500;
   const store = createMarketCache({ cache, clock, lockWaitMs: longestLoadMs });
@@ -88,6 +104,21 @@ export function createMarketModule(platform: Platform) {
     candles: candles.candles,
     /** The same report as GET /api/v1/market/status. */
     status: status.status,
+    /**
+     * Whether Binance answers, for the dashboard: `GET /api/v3/ping` (weight 1), never throws. Null
+     * with the simulated source. An open circuit (after a 429 or 418) answers unreachable, uncalled.
+     */
+    async probe(): Promise<MarketProbe | null> {
+      if (!ping) return null;
+      const started = performance.now();
+      try {
+        await ping();
+        return { reachable: true, latency_ms: Math.round((performance.now() - started) * 100) / 100, detail: null };
+      } catch (error) {
+        const detail = error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'Binance could not be checked';
+        return { reachable: false, latency_ms: null, detail };
+      }
+    },
     /** Opens the live price stream; call when the server starts listening. */
     start: () => live.start(),
     stop: () => live.stop(),

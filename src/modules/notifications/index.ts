@@ -25,6 +25,8 @@ export function createNotificationsModule(platform: Platform) {
     name: 'notifications',
     /** For the dashboard: per channel, whether it is configured, what waits, what died, last success and error. */
     status: service.status,
+    /** For the dashboard: connects to the SMTP relay and greets it, sending nothing; null without SMTP_URL. */
+    checkMailServer: () => mailer.verify(),
   };
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { enqueueChat, enqueueMail } from '../../../src/platform/outbox/messages.ts';
@@ -134,9 +135,12 @@ describe('integrations with everything configured', () => {
     assert.equal(binanceus.checked_at, '2031-04-01T10:01:00.000Z');
     const binance = body.exchanges.find((v: { venue: string }) => v.venue === 'binance');
     assert.deepEqual([binance.configured, binance.reachable, binance.health], [false, null, null]);
-    assert.equal(venues.binance.requests.length, 0, 'a venue without credentials is not called');
+    // Market data shares the host: its ping is the only call there.
+    assert.deepEqual(venues.binance.requests.map((r) => `${r.method} ${r.path}`), ['GET /api/v3/ping'], 'a venue without credentials is not called');
 
     assert.deepEqual([body.market_data.configured, body.market_data.source], [true, 'binance']);
+    assert.deepEqual([body.market_data.reachable, body.market_data.checked_at, body.market_data.last_success_at], [true, '2031-04-01T10:01:00.000Z', '2031-04-01T10:01:00.000Z']);
+    assert.equal(typeof body.market_data.latency_ms, 'number');
     assert.deepEqual([body.tracker.configured, body.tracker.backend, body.tracker.reachable], [true, 'linear', true]);
 
     assert.equal(body.chat.configured, true);
@@ -145,7 +149,10 @@ describe('integrations with everything configured', () => {
     assert.match(body.chat.last_error, /404/);
     assert.equal(body.chat.dead_letters, 1);
     assert.equal(body.mail.configured, true);
-    assert.equal(body.mail.last_success_at, NOW);
+    assert.deepEqual([body.mail.reachable, body.mail.checked_at], [true, '2031-04-01T10:01:00.000Z'], 'the relay greeted the check');
+    assert.equal(typeof body.mail.latency_ms, 'number');
+    assert.equal(body.mail.last_delivery_at, NOW);
+    assert.equal(body.mail.last_success_at, '2031-04-01T10:01:00.000Z', 'the check is the latest success');
     assert.equal(body.mail.last_error_at, '2031-04-01T10:01:00.000Z');
     assert.match(body.mail.last_error, /550 5\.1\.1 <\[e-mail\]>: Recipient address rejected/, 'the relay named the recipient; the dashboard does not');
     assert.equal(body.mail.dead_letters, 1);
@@ -166,19 +173,23 @@ describe('integrations with everything configured', () => {
     }
   });
 
-  it('probes the tracker at most once a minute', async () => {
+  it('probes the tracker, market data and the mail relay at most once a minute', async () => {
     const viewerCalls = () => linear.requests.filter((r) => r.fields.includes('viewer')).length;
+    const pings = () => venues.binance.requests.filter((r) => r.path === '/api/v3/ping').length;
+    const calls = () => [viewerCalls(), pings(), smtp.connections];
     clock.advance(120_000);
-    const before = viewerCalls();
+    const [tracker, market, mail] = calls();
     await get(t);
-    assert.equal(viewerCalls(), before + 1);
+    assert.deepEqual(calls(), [tracker! + 1, market! + 1, mail! + 1]);
     clock.advance(59_000);
     const cached = (await get(t)).json();
-    assert.equal(viewerCalls(), before + 1, 'within a minute the last check is reused');
-    assert.equal(cached.tracker.checked_at, new Date(clock.now().getTime() - 59_000).toISOString());
+    assert.deepEqual(calls(), [tracker! + 1, market! + 1, mail! + 1], 'within a minute the last checks are reused');
+    const checkedAt = new Date(clock.now().getTime() - 59_000).toISOString();
+    assert.deepEqual([cached.tracker.checked_at, cached.market_data.checked_at, cached.mail.checked_at], [checkedAt, checkedAt, checkedAt]);
     clock.advance(1_000);
     await get(t);
-    assert.equal(viewerCalls(), before + 2);
+    assert.deepEqual(calls(), [tracker! + 2, market! + 2, mail! + 2]);
+    assert.equal(smtp.received.length, 1, 'a check sends no mail');
   });
 });
 
@@ -211,6 +222,54 @@ describe('integrations with a tracker that fails', () => {
     } finally {
       await t.close();
       await linear.close();
+    }
+  });
+});
+
+describe('integrations with a mail relay or market data that is down', () => {
+  it('answers reachable false with the reason when nothing listens, never a 500', async () => {
+    const port = await closedPort();
+    const t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, BINANCE_API_URL: `http://127.0.0.1:${port}` } });
+    try {
+      const response = await get(t);
+      assert.equal(response.statusCode, 200);
+      const { mail, market_data: market } = response.json();
+      assert.deepEqual([mail.configured, mail.reachable, mail.last_success_at, mail.latency_ms], [true, false, null, null]);
+      assert.equal(mail.last_error, `smtp: ESOCKET: connect ECONNREFUSED 127.0.0.1:${port}`);
+      assert.ok(mail.checked_at && mail.last_error_at);
+      assert.deepEqual([market.configured, market.reachable, market.last_success_at], [true, false, null]);
+      assert.equal(market.last_error, 'Binance is unreachable');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('gives up on a relay that accepts the connection but never greets after the probe timeout', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MARKET_DATA_SOURCE: 'simulated' } });
+    try {
+      const started = Date.now();
+      const response = await get(t);
+      assert.equal(response.statusCode, 200);
+      assert.ok(Date.now() - started < 6_000, 'bounded by the 3 s probe timeout');
+      const { mail } = response.json();
+      assert.equal(mail.reachable, false);
+      // The check's own 2.5 s greeting timeout, or the probe's 3 s bound on a slow machine.
+      assert.match(mail.last_error, /^(smtp: ETIMEDOUT: Greeting never received|did not answer within 3000 ms)$/, mail.last_error);
+      assert.equal(sockets.size, 1);
+      // The check's own timeouts end the session too: no socket is left waiting.
+      const [socket] = sockets;
+      const closed = socket!.closed ? Promise.resolve() : new Promise<void>((resolve) => socket!.once('close', () => resolve()));
+      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the check left its socket open')), 2_000))]);
+    } finally {
+      await t.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
   });
 });
