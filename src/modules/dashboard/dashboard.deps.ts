@@ -22,6 +22,6 @@ export interface DashboardDeps {
   market: Pick<MarketModule, 'status' | 'probe'>;
   tracker: Pick<TrackerModule['service'], 'health'>;
   exchanges: Pick<ExchangeModule['venueStatus'], 'venues' | 'credentialStats' | 'health'>;
-  /** The jobs module's last runs; none until it is wired. */
-  jobs?: JobRunsPort;
+  /** The jobs module's last runs. Required: a dashboard without it would show "no runs" as if none ran. */
+  jobs: JobRunsPort;
 }

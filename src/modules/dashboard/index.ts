@@ -5,7 +5,6 @@ import { createAgentsService } from './agents.service.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import { dashboardRoutes } from './dashboard.routes.ts';
 import { createIntegrationsService } from './integrations.service.ts';
-import { noJobRuns } from './jobs.port.ts';
 import { createOverviewService } from './overview.service.ts';
 import { createProbeMemo } from './probe-memo.ts';
 
@@ -16,7 +15,6 @@ export function createDashboardModule(platform: Platform, deps: DashboardDeps) {
   const { config, database, cache, clock, logger, outbox } = platform;
   const overview = createOverviewService({
     ...deps,
-    jobs: deps.jobs ?? noJobRuns,
     database,
     cache,
     outbox,

@@ -1,5 +1,6 @@
 // The last run of each scheduled job, as the jobs module reports it. The dashboard depends on this
-// shape only; app.ts passes the jobs module's `lastRuns` in, and without it the list is empty.
+// shape only; app.ts passes the jobs module in (its `lastRuns`). There is no empty default: a
+// dashboard built without it would not compile, rather than quietly show that no job ever ran.
 
 export interface JobRun {
   job: string;
@@ -14,5 +15,3 @@ export interface JobRunsPort {
   /** One entry per job that ever ran: its latest run. */
   lastRuns(): Promise<JobRun[]>;
 }
-
-export const noJobRuns: JobRunsPort = { lastRuns: async () => [] };

@@ -32,7 +32,7 @@ describe('GET /api/v1/dashboard/overview', () => {
 
   const get = (url = URL) => t.app.inject({ method: 'GET', url });
 
-  it('answers version, uptime, database and cache, publicly, with no job runs unless wired', async () => {
+  it('answers version, uptime, database and cache, publicly, and no job runs before any job ran', async () => {
     clock.advance(90_000);
     const response = await get();
     assert.equal(response.statusCode, 200);
@@ -109,6 +109,33 @@ describe('GET /api/v1/dashboard/overview', () => {
       assert.equal(response.statusCode, 404);
       assert.deepEqual(response.json(), { detail: 'Not Found' });
     }
+  });
+});
+
+describe('overview on the real app: the jobs module wired in app.ts', () => {
+  const JOB_SECRET = 'overview-job-secret-0123456789';
+  let t: TestApp;
+  const clock = fixedClock(NOW);
+  before(async () => {
+    t = await buildTestApp({ clock, env: { SCHEDULED_JOB_SECRET: JOB_SECRET } });
+  });
+  after(() => t.close());
+
+  it('lists a job run triggered over HTTP, and not a trigger that was refused', async () => {
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: URL })).json().jobs, []);
+    const refused = await t.app.inject({ method: 'POST', url: '/api/scheduled/cleanup-expired-tokens', headers: { 'x-scheduled-job-secret': 'wrong' } });
+    assert.equal(refused.statusCode, 401);
+
+    clock.advance(5_000);
+    const ran = await t.app.inject({ method: 'POST', url: '/api/scheduled/cleanup-device-sessions', headers: { 'x-scheduled-job-secret': JOB_SECRET } });
+    assert.equal(ran.statusCode, 200, ran.body);
+
+    const response = await t.app.inject({ method: 'GET', url: URL });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.json().status, 'ok');
+    assert.deepEqual(response.json().jobs, [
+      { job: 'cleanup-device-sessions', status: 'succeeded', trigger: 'http', started_at: '2031-04-01T10:00:05.000Z', finished_at: '2031-04-01T10:00:05.000Z', error: null },
+    ]);
   });
 });
 
