@@ -1,6 +1,6 @@
 // Stored deliveries: the claim that makes a delivery id count once, and the figures the dashboard
 // and the health endpoints read.
-import { and, count, eq, gte, sql } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { webhookDeliveries } from './webhooks.tables.ts';
 
@@ -11,6 +11,58 @@ export interface NewDelivery {
   payload: unknown;
   verified: boolean;
   receivedAt: Date;
+}
+
+/**
+ * processed | failed | unmatched (kept, its effect waiting for a later delivery) | superseded (its
+ * effect will never apply: a newer delivery's did). See `EffectContext.keepAs`.
+ */
+export type DeliveryStatus = 'processed' | 'failed' | 'unmatched' | 'superseded';
+
+export interface StoredDelivery {
+  deliveryId: string;
+  event: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * A provider's deliveries in one status, of some events, whose payload has `value` at `path` (or at
+ * `path` + `id`, for an expanded object), newest first by the body's `created` (seconds), then by
+ * receipt. `lock`: held until the transaction ends, so two deliveries settling the same rows at once
+ * settle each one once.
+ */
+export async function findDeliveries(
+  tx: DbExecutor,
+  where: { provider: string; status: DeliveryStatus; events: readonly string[]; path: readonly string[]; value: string },
+  options: { limit?: number; lock?: boolean } = {},
+): Promise<StoredDelivery[]> {
+  const path = `{${where.path.join(',')}}`;
+  const idPath = `{${[...where.path, 'id'].join(',')}}`;
+  const created = sql`CASE WHEN jsonb_typeof(${webhookDeliveries.payload}->'created') = 'number' THEN (${webhookDeliveries.payload}->>'created')::numeric END`;
+  const query = tx
+    .select({ deliveryId: webhookDeliveries.deliveryId, event: webhookDeliveries.event, payload: sql<Record<string, unknown>>`${webhookDeliveries.payload}` })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.provider, where.provider),
+        eq(webhookDeliveries.status, where.status),
+        inArray(webhookDeliveries.event, [...where.events]),
+        sql`COALESCE(${webhookDeliveries.payload} #>> ${idPath}::text[], ${webhookDeliveries.payload} #>> ${path}::text[]) = ${where.value}`,
+      ),
+    )
+    .orderBy(sql`${created} DESC NULLS LAST`, sql`${webhookDeliveries.receivedAt} DESC`, sql`${webhookDeliveries.deliveryId} DESC`)
+    .limit(options.limit ?? 1000)
+    .$dynamic();
+  return options.lock ? query.for('update') : query;
+}
+
+/** Ends the wait of held deliveries: the one applied becomes `processed`, the others `superseded`. */
+export async function settleHeld(tx: DbExecutor, provider: string, deliveryIds: string[], status: 'processed' | 'superseded', at: Date): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await tx
+    .update(webhookDeliveries)
+    .set({ status, processedAt: at })
+    .where(and(eq(webhookDeliveries.provider, provider), inArray(webhookDeliveries.deliveryId, deliveryIds), eq(webhookDeliveries.status, 'unmatched')));
 }
 
 /** `new`: first time; `retry`: seen before but its processing failed; `duplicate`: already done. */
@@ -56,12 +108,22 @@ export function createDeliveryRepository(db: Db) {
     async finish(
       tx: DbExecutor,
       key: { provider: string; deliveryId: string },
-      outcome: { status: 'processed' | 'failed'; error: string | null; at: Date },
+      outcome: { status: DeliveryStatus; error: string | null; at: Date },
     ): Promise<void> {
       await tx
         .update(webhookDeliveries)
         .set({ status: outcome.status, error: outcome.error, processedAt: outcome.at })
         .where(and(eq(webhookDeliveries.provider, key.provider), eq(webhookDeliveries.deliveryId, key.deliveryId)));
+    },
+
+    /** Deliveries kept `unmatched` per provider (only providers with some). */
+    async unmatchedCounts(): Promise<Record<string, number>> {
+      const rows = await db
+        .select({ provider: webhookDeliveries.provider, total: count() })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.status, 'unmatched'))
+        .groupBy(webhookDeliveries.provider);
+      return Object.fromEntries(rows.map((row) => [row.provider, Number(row.total)]));
     },
 
     async countsSince(since: Date): Promise<Record<string, number>> {

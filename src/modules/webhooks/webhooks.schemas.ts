@@ -11,7 +11,8 @@ export const EventPayload = Type.Object(
 
 export const Ack = Type.Record(Type.String(), Type.String(), {
   description:
-    '`status` is `processed` for a first delivery and `duplicate` for a delivery id seen before (acknowledged again, nothing happens twice); also `provider`, `event` and `delivery_id`.',
+    '`status` is `processed` for a first delivery, `unmatched` when its effect waits for a later delivery (payments: a subscription change of a customer not yet linked to a user)' +
+    ' and `duplicate` for a delivery id seen before (acknowledged again, nothing happens twice); also `provider`, `event` and `delivery_id`.',
 });
 
 export const CodehostHeaders = Type.Object({
@@ -101,6 +102,9 @@ const ProviderHealth = Type.Object({
   secret_configured: Type.Boolean({ description: 'Whether the provider\'s webhook secret is set.' }),
   last_delivery_at: Nullable(DateTime('When the last verified delivery was received.')),
   last_error: Nullable(Type.String({ description: 'The error of the last attempt, if it failed.' })),
+  unmatched: Type.Integer({
+    description: 'Deliveries stored and acknowledged whose effect is waiting (payments: subscription changes of a customer not yet linked to a user).',
+  }),
 });
 
 export const PlatformsHealth = Type.Object({

@@ -15,7 +15,7 @@ import { enqueueChat, enqueueMail } from '../../platform/outbox/messages.ts';
 import { redactSecrets } from './payload-redaction.ts';
 import type { EffectContext, Headers, HookAnswer, InboundDelivery, ProviderHandler } from './providers/provider.ts';
 import type { Verdict } from './signatures.ts';
-import type { DeliveryRepository } from './webhooks.repository.ts';
+import type { DeliveryRepository, DeliveryStatus } from './webhooks.repository.ts';
 
 export interface WebhookSettings {
   allowUnsigned: boolean;
@@ -60,13 +60,19 @@ export function createWebhooksService(deps: {
 }) {
   const { db, repo, handlers, settings, clock, cache, secretBox, logger } = deps;
 
-  function contextFor(tx: DbExecutor, handler: ProviderHandler, base: Omit<EffectContext, 'tx' | 'chat' | 'mail' | 'audit'>): EffectContext {
+  function contextFor(
+    tx: DbExecutor,
+    handler: ProviderHandler,
+    base: Omit<EffectContext, 'tx' | 'chat' | 'mail' | 'audit' | 'keepAs'>,
+    keepAs: EffectContext['keepAs'] = () => undefined,
+  ): EffectContext {
     const dedupe = `${base.provider}:${base.deliveryId}`;
     return {
       ...base,
       tx,
-      async chat(message) {
-        await enqueueChat(tx, { source: handler.provider, ...message }, base.now, dedupe);
+      keepAs,
+      async chat(message, part) {
+        await enqueueChat(tx, { source: handler.provider, ...message }, base.now, part ? `${dedupe}:${part}` : dedupe);
       },
       async mail(message, part) {
         return enqueueMail(tx, secretBox, message, base.now, part ? `${dedupe}:${part}` : dedupe);
@@ -119,10 +125,12 @@ export function createWebhooksService(deps: {
         return (await handler.replay?.(contextFor(tx, handler, base))) ?? ack('duplicate');
       }
       try {
+        let status: DeliveryStatus = 'processed';
+        const keepAs = (kept: 'unmatched' | 'superseded') => void (status = kept);
         // A savepoint: failed effects are undone, but the delivery and its failure stay recorded.
-        const result = await tx.transaction(async (effects) => handler.apply(contextFor(effects, handler, base)));
-        await repo.finish(tx, { provider, deliveryId }, { status: 'processed', error: null, at: now });
-        return result ?? ack('processed');
+        const result = await tx.transaction(async (effects) => handler.apply(contextFor(effects, handler, base, keepAs)));
+        await repo.finish(tx, { provider, deliveryId }, { status, error: null, at: now });
+        return result ?? ack(status);
       } catch (error) {
         failure = error;
         await repo.finish(tx, { provider, deliveryId }, { status: 'failed', error: rootMessage(error).slice(0, 1000), at: now });
@@ -191,10 +199,13 @@ export function createWebhooksService(deps: {
 
   /** Per platform provider: can it receive (secret set), and how did its last delivery go. */
   async function platformsHealth() {
-    const last = await lastDeliveries();
+    const [last, unmatched] = await Promise.all([lastDeliveries(), repo.unmatchedCounts()]);
     const platforms = WEBHOOK_PROVIDERS.filter((p) => p !== 'mailer');
     const providers = Object.fromEntries(
-      platforms.map((p) => [p, { secret_configured: configured(p), last_delivery_at: last[p]!.lastDeliveryAt, last_error: last[p]!.lastError }]),
+      platforms.map((p) => [
+        p,
+        { secret_configured: configured(p), last_delivery_at: last[p]!.lastDeliveryAt, last_error: last[p]!.lastError, unmatched: unmatched[p] ?? 0 },
+      ]),
     );
     const ready = settings.allowUnsigned || platforms.every(configured);
     return { status: ready ? 'ok' : 'degraded', allow_unsigned: settings.allowUnsigned, providers };

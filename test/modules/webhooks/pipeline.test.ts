@@ -50,7 +50,7 @@ describe('a provider without a secret', () => {
     assert.equal(body.status, 'degraded');
     assert.equal(body.allow_unsigned, false);
     assert.deepEqual(Object.keys(body.providers).sort(), ['authprovider', 'codehost', 'database', 'edge', 'errormon', 'payments', 'tracker']);
-    assert.deepEqual(body.providers.codehost, { secret_configured: false, last_delivery_at: null, last_error: null });
+    assert.deepEqual(body.providers.codehost, { secret_configured: false, last_delivery_at: null, last_error: null, unmatched: 0 });
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/webhooks/health' })).json().status, 'unconfigured');
   });
 });
@@ -157,6 +157,7 @@ describe('failures, statistics and health', () => {
       secret_configured: true,
       last_delivery_at: since.toISOString(),
       last_error: 'Rejected a delivery: Invalid webhook signature',
+      unmatched: 0,
     });
 
     clock.advance(1_000);

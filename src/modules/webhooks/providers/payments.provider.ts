@@ -9,6 +9,7 @@ import {
   updateUserBilling,
   type MatchedUser,
 } from '../accounts.repository.ts';
+import { findDeliveries, settleHeld } from '../webhooks.repository.ts';
 import { header, num, obj, str, type EffectContext, type Json, type ProviderHandler } from './provider.ts';
 import { bodyDigest, verifyStripeSignature } from '../signatures.ts';
 import { subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
@@ -63,7 +64,7 @@ async function invoicePaid(context: EffectContext, invoice: Json, event: Json): 
   const amountPaid = num(invoice.amount_paid);
   const currency = str(invoice.currency);
   // A zero invoice (trial, full discount) is no revenue; a malformed one has nothing to record.
-  if (!invoiceId || amountPaid === undefined || amountPaid <= 0 || !currency) return;
+  if (!invoiceId || amountPaid === undefined || amountPaid <= 0 || !currency) return applyHeldChanges(context, customerId, match);
   const amount = toMajorUnits(amountPaid, currency);
   const occurredAt = secondsToDate(obj(invoice.status_transitions).paid_at) ?? secondsToDate(event.created) ?? context.now;
   const recorded = await recordPayment(
@@ -72,7 +73,7 @@ async function invoicePaid(context: EffectContext, invoice: Json, event: Json): 
     context.now,
   );
   // invoice.paid and invoice.payment_succeeded both arrive for one invoice: record and tell once.
-  if (!recorded) return;
+  if (!recorded) return applyHeldChanges(context, customerId, match);
   await context.audit({
     action: 'billing.payment.record',
     subjectUserId: match.user?.id,
@@ -88,6 +89,7 @@ async function invoicePaid(context: EffectContext, invoice: Json, event: Json): 
     url: str(invoice.hosted_invoice_url),
     fields: [{ name: 'Invoice', value: str(invoice.number) ?? invoiceId }],
   });
+  await applyHeldChanges(context, customerId, match);
 }
 
 async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodDays: number): Promise<void> {
@@ -119,15 +121,32 @@ async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodD
     url: str(invoice.hosted_invoice_url),
     fields,
   });
+  await applyHeldChanges(context, customerId, match);
 }
 
-async function subscriptionChanged(context: EffectContext, type: string, subscription: Json, previous: Json): Promise<void> {
-  const customerId = idOf(subscription.customer);
-  const match = await matchUser(context, customerId, undefined);
+/** Stripe's subscription events; they carry a customer id but no e-mail. */
+const SUBSCRIPTION_EVENTS = ['customer.subscription.updated', 'customer.subscription.deleted'] as const;
+
+/** Renewals also send `updated`; only a change someone would act on is worth a message. */
+function noteworthy(type: string, previous: Json): boolean {
+  return type === 'customer.subscription.deleted' || 'status' in previous || 'items' in previous || 'cancel_at_period_end' in previous;
+}
+
+/** When Stripe created an event (seconds): deliveries come in any order, this says which is newer. */
+const createdOf = (event: Json) => num(event.created) ?? 0;
+
+/**
+ * Sets the tier a subscription event implies. `origin` is the id of a held delivery applied now on
+ * behalf of a later one: its message and audit entry name it.
+ */
+async function applySubscription(context: EffectContext, user: MatchedUser, whom: string, event: Json, origin?: string): Promise<void> {
+  const type = str(event.type) ?? '';
+  const data = obj(event.data);
+  const subscription = obj(data.object);
+  const previous = obj(data.previous_attributes);
   const outcome = subscriptionOutcome(type, subscription);
-  const user = match.user;
   let tierChanged = false;
-  if (user && outcome.tier && outcome.tier !== user.subscriptionTier) {
+  if (outcome.tier && outcome.tier !== user.subscriptionTier) {
     tierChanged = true;
     await updateUserBilling(context.tx, user.id, { subscriptionTier: outcome.tier }, context.now);
     await context.audit({
@@ -135,22 +154,93 @@ async function subscriptionChanged(context: EffectContext, type: string, subscri
       subjectUserId: user.id,
       targetType: 'user',
       targetId: user.id,
-      details: { from: user.subscriptionTier, to: outcome.tier, subscription: str(subscription.id), status: outcome.status },
+      details: {
+        from: user.subscriptionTier,
+        to: outcome.tier,
+        subscription: str(subscription.id),
+        status: outcome.status,
+        ...(origin ? { heldDelivery: origin } : {}),
+      },
     });
   }
-  if (user && outcome.clearsGracePeriod) await clearGracePeriod(context, user, `subscription ${outcome.status}`);
-  // Renewals also send `updated`; only a change someone would act on is worth a message.
+  if (outcome.clearsGracePeriod) await clearGracePeriod(context, user, `subscription ${outcome.status}`);
   const deleted = type === 'customer.subscription.deleted';
-  const noteworthy = deleted || tierChanged || 'status' in previous || 'items' in previous || 'cancel_at_period_end' in previous;
-  if (!noteworthy) return;
-  const tierText = user ? `${user.subscriptionTier} → ${outcome.tier ?? user.subscriptionTier}` : 'no user of ours matches this customer';
+  if (!tierChanged && !noteworthy(type, previous)) return;
   const fields = [{ name: 'Status', value: outcome.status }];
   if (subscription.cancel_at_period_end === true) fields.push({ name: 'Cancels at period end', value: 'yes' });
+  if (origin) fields.push({ name: 'Held until now', value: origin });
+  await context.chat(
+    {
+      title: `Subscription ${deleted ? 'canceled' : 'updated'} for ${whom}`,
+      text: `Tier: ${user.subscriptionTier} → ${outcome.tier ?? user.subscriptionTier}`,
+      level: deleted || outcome.tier === 'free' ? 'warning' : 'info',
+      fields,
+    },
+    origin,
+  );
+}
+
+/** A customer's subscription deliveries in one status, newest first (locked when they may be settled). */
+function subscriptionDeliveries(context: EffectContext, customerId: string, status: 'unmatched' | 'processed') {
+  return findDeliveries(
+    context.tx,
+    { provider: 'payments', status, events: SUBSCRIPTION_EVENTS, path: ['data', 'object', 'customer'], value: customerId },
+    status === 'unmatched' ? { lock: true } : { limit: 1 },
+  );
+}
+
+/**
+ * The customer's tier follows the newest subscription event by Stripe's `created`, whatever order
+ * they came in: among the held ones and `current`, the newest is applied unless an applied one is
+ * newer still; the rest are superseded. Runs in the delivery's transaction on locked rows, so each
+ * held delivery is settled exactly once.
+ */
+async function applyNewest(context: EffectContext, customerId: string, match: Match & { user: MatchedUser }, current?: Json): Promise<void> {
+  const held = await subscriptionDeliveries(context, customerId, 'unmatched');
+  const [applied] = await subscriptionDeliveries(context, customerId, 'processed');
+  const newestHeld = held[0];
+  const heldWins = newestHeld !== undefined && (current === undefined || createdOf(newestHeld.payload) > createdOf(current));
+  const newest = heldWins ? newestHeld.payload : current;
+  const stale = newest === undefined || (applied !== undefined && createdOf(applied.payload) > createdOf(newest));
+  const settle = async (ids: string[], status: 'processed' | 'superseded') => settleHeld(context.tx, 'payments', ids, status, context.now);
+  await settle(held.filter((d) => stale || d !== newestHeld || !heldWins).map((d) => d.deliveryId), 'superseded');
+  if (stale) {
+    if (current) context.keepAs('superseded');
+    return;
+  }
+  if (heldWins) {
+    await settle([newestHeld.deliveryId], 'processed');
+    if (current) context.keepAs('superseded');
+  }
+  // Read again: this delivery's own effects may have changed the user already.
+  const user = (await findUserById(context.tx, match.user.id)) ?? match.user;
+  await applySubscription(context, user, who(match, customerId), newest, heldWins ? newestHeld.deliveryId : undefined);
+}
+
+/** A checkout or invoice linked the customer to a user: a subscription change held for it applies now. */
+async function applyHeldChanges(context: EffectContext, customerId: string | undefined, match: Match): Promise<void> {
+  if (customerId && match.user) await applyNewest(context, customerId, { ...match, user: match.user });
+}
+
+async function subscriptionChanged(context: EffectContext, event: Json): Promise<void> {
+  const subscription = obj(obj(event.data).object);
+  const customerId = idOf(subscription.customer);
+  const match = await matchUser(context, customerId, undefined);
+  if (match.user) {
+    if (customerId) return applyNewest(context, customerId, { ...match, user: match.user }, event);
+    return applySubscription(context, match.user, who(match, customerId), event);
+  }
+  // Stripe does not order events: the checkout or invoice naming this customer may still come.
+  // Held (`unmatched`), the change is applied when one links the customer to a user.
+  if (customerId) context.keepAs('unmatched');
+  if (!noteworthy(context.event, obj(obj(event.data).previous_attributes))) return;
   await context.chat({
-    title: `Subscription ${deleted ? 'canceled' : 'updated'} for ${who(match, customerId)}`,
-    text: `Tier: ${tierText}`,
-    level: deleted || outcome.tier === 'free' ? 'warning' : 'info',
-    fields,
+    title: `Subscription ${context.event === 'customer.subscription.deleted' ? 'canceled' : 'updated'} for ${who(match, customerId)}`,
+    text: customerId
+      ? 'No user of ours matches this customer yet; the change is applied when a checkout or invoice links one.'
+      : 'No user of ours matches this customer.',
+    level: 'info',
+    fields: [{ name: 'Status', value: subscriptionOutcome(context.event, subscription).status }],
   });
 }
 
@@ -167,6 +257,7 @@ async function checkoutCompleted(context: EffectContext, session: Json): Promise
     level: 'success',
     fields,
   });
+  await applyHeldChanges(context, customerId, match);
 }
 
 export function createPaymentsHandler(settings: { gracePeriodDays: number }): ProviderHandler {
@@ -190,7 +281,7 @@ export function createPaymentsHandler(settings: { gracePeriodDays: number }): Pr
           return invoiceFailed(context, object, settings.gracePeriodDays);
         case 'customer.subscription.updated':
         case 'customer.subscription.deleted':
-          return subscriptionChanged(context, context.event, object, obj(data.previous_attributes));
+          return subscriptionChanged(context, context.body);
         case 'checkout.session.completed':
           return checkoutCompleted(context, object);
         default:

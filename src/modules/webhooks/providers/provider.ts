@@ -35,11 +35,17 @@ export interface EffectContext {
   event: string;
   body: Record<string, unknown>;
   headers: Headers;
-  /** Queues a chat notification, once per delivery. */
-  chat(message: Omit<ChatMessage, 'source'>): Promise<void>;
+  /** Queues a chat notification, once per delivery; `part` tells several messages of one delivery apart. */
+  chat(message: Omit<ChatMessage, 'source'>, part?: string): Promise<void>;
   /** Queues a mail unless the address is suppressed; `part` tells several mails of one delivery apart. */
   mail(message: MailMessage, part?: string): Promise<{ queued: boolean }>;
   audit(event: Omit<AuditEvent, 'actorType'>): Promise<void>;
+  /**
+   * Ends the delivery in another status than `processed`: `unmatched` when its effect waits for a
+   * later delivery to apply it (payments: a subscription change of a customer not yet linked to a
+   * user), `superseded` when a newer delivery's effect already stands.
+   */
+  keepAs(status: 'unmatched' | 'superseded'): void;
 }
 
 export interface ProviderHandler {
