@@ -38,7 +38,8 @@ export function createSmtpMailer(options: { smtpUrl: string; from: string; timeo
   const timeout = options.timeoutMs ?? 15_000;
   // A check must not hold a socket for the 15 s a send may take: a transport of its own, with every
   // phase (connect, greeting, each reply) bounded a little under the dashboard's 3 s probe limit, so
-  // a silent relay is reported in nodemailer's words (`Greeting never received`) and let go at once.
+  // a silent relay is reported in nodemailer's words (`ETIMEDOUT: Greeting never received` or
+  // `Timeout`) and let go at once.
   const verifyTimeout = options.verifyTimeoutMs ?? 2_500;
   // nodemailer's own logger stays off: it would write message contents.
   const transport = nodemailer.createTransport({
