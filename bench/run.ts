@@ -1,28 +1,38 @@
-// `npm run bench`: requests per second and p99 of a cached GET /api/v1/market/ticker?limit=20 served
-// by the real app (src/main.ts, listening on loopback, Binance and CoinGecko fakes as upstreams)
-// against a bare node:http server answering the same bytes, 50 keep-alive connections each; and
-// the upstream calls per 1,000 requests. Both servers run side by side and are measured in
-// alternating rounds (app, bare, bare, app, ...) so that load from elsewhere on the machine falls on
-// both alike. Method and results: bench/README.md.
-import { spawn, type ChildProcess } from 'node:child_process';
+// `npm run bench`: the real app, started as `npm start` starts it, against a minimal node:http program
+// doing the same work, in two scenarios, each measured in one run:
+//   1. a cached GET /api/v1/market/ticker?limit=20 (embedded PGlite, Binance and CoinGecko fakes as
+//      upstreams) against a bare node:http server answering the same bytes; and the upstream calls
+//      per 1,000 requests;
+//   2. an authenticated, database-backed GET /api/exchange/credentials with a bearer token (on this
+//      machine's PostgreSQL) against node:http + pg doing the same token check and query
+//      (bench/db-bare-server.ts).
+// 50 keep-alive connections each; both servers run side by side and are measured in alternating rounds
+// (app, bare, bare, app, ...) so that load from elsewhere on the machine falls on both alike.
+// Method and results: bench/README.md.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { startBinanceFake } from '../test/fakes/binance.ts';
 import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';
 import { percentile, runLoad, type LoadResult } from './load.ts';
+import { freePort } from './ports.ts';
 
-const PATH = process.env.BENCH_PATH ?? '/api/v1/market/ticker?limit=20';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 2_500);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3_000);
 /** Bound on requests per round, besides its time. */
 const MAX_REQUESTS = Number(process.env.BENCH_MAX_REQUESTS ?? 500_000);
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const TICKER_PATH = '/api/v1/market/ticker?limit=20';
+const CREDENTIALS_PATH = '/api/exchange/credentials';
 /** The ticker cache TTL (src/modules/market/market-data.ts POLICIES.tickers). */
 const CACHE_WINDOW_MS = 5_000;
-const TARGET_RATIO = 0.6;
+const TICKER_TARGET = 0.75;
+const CREDENTIALS_TARGET = 0.5;
+const JWT_SECRET = 'bench-jwt-secret-that-is-long-enough-0123456789';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -34,15 +44,15 @@ interface Server {
   cpuMs: number;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** The app as `npm start` runs it: the start script's node flags and entry point, without npm around it. */
+function startApp(env: Record<string, string>): ChildProcess {
+  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [command, ...args] = script.split(/\s+/);
+  if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
+  return spawn(process.execPath, args, { cwd: root, env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-function start(args: string[], env: Record<string, string>): ChildProcess {
+function startTs(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
@@ -53,17 +63,17 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function waitForHttp(port: number, url: string, timeoutMs = 180_000): Promise<Response> {
+async function waitForHttp(port: number, url: string, headers: Record<string, string> = {}, timeoutMs = 180_000): Promise<Response> {
   const started = Date.now();
   for (;;) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}${url}`);
+      const response = await fetch(`http://127.0.0.1:${port}${url}`, { headers });
       if (response.ok) return response;
     } catch {
       // not listening yet
     }
     if (Date.now() - started > timeoutMs) throw new Error(`nothing answered ${url} on port ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -72,14 +82,6 @@ function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   const ticksPerSecond = 100;
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
-}
-
-async function round(server: Server, durationMs: number, record: boolean): Promise<void> {
-  const cpuBefore = cpuMs(server.child.pid!);
-  const result = await runLoad({ port: server.port, path: PATH, connections: CONNECTIONS, durationMs, maxRequests: MAX_REQUESTS });
-  if (!record) return;
-  server.cpuMs += cpuMs(server.child.pid!) - cpuBefore;
-  server.rounds.push(result);
 }
 
 function summary(server: Server) {
@@ -97,83 +99,162 @@ function summary(server: Server) {
   };
 }
 
-async function main(): Promise<void> {
+type Summary = ReturnType<typeof summary>;
+
+/** Warm-up, then alternating measured rounds of the two servers on one path. */
+async function compare(app: Server, bare: Server, urlPath: string, headers: Record<string, string>): Promise<{ app: Summary; bare: Summary }> {
+  const round = async (server: Server, durationMs: number, record: boolean) => {
+    const cpuBefore = cpuMs(server.child.pid!);
+    const result = await runLoad({ port: server.port, path: urlPath, connections: CONNECTIONS, durationMs, maxRequests: MAX_REQUESTS, headers });
+    if (!record) return;
+    server.cpuMs += cpuMs(server.child.pid!) - cpuBefore;
+    server.rounds.push(result);
+  };
+  await round(app, WARMUP_MS, false);
+  await round(bare, WARMUP_MS, false);
+  for (let i = 0; i < ROUNDS; i++) {
+    const order = i % 2 === 0 ? [app, bare] : [bare, app];
+    for (const server of order) await round(server, ROUND_MS, true);
+  }
+  return { app: summary(app), bare: summary(bare) };
+}
+
+function table(rows: [string, Summary][]): string[] {
+  return [
+    '| server | requests | requests/s | p50 ms | p99 ms | server CPU µs/request | errors |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(([name, s]) => `| ${name} | ${s.requests} | ${Math.round(s.rps)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.cpuPerRequestUs.toFixed(1)} | ${s.failures} |`),
+  ];
+}
+
+const server = (name: string, port: number, child: ChildProcess): Server => ({ name, port, child, rounds: [], cpuMs: 0 });
+
+/** Scenario 1: the cached ticker on the embedded defaults. Answers whether its targets were met. */
+async function tickerScenario(): Promise<boolean> {
   const binance = await startBinanceFake();
   const coingecko = await startCoinGeckoFake();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tp-bench-'));
   const upstreamCalls = () => binance.requests.length + coingecko.requests.length;
-  const servers: Server[] = [];
+  const started: ChildProcess[] = [];
   try {
-    // The real app, as `npm start` runs it, against the fakes; request logs off (LOG_LEVEL=warn) as
-    // the bare server writes none either.
     const appPort = await freePort();
-    const app: Server = {
-      name: 'app (cached ticker)',
-      port: appPort,
-      rounds: [],
-      cpuMs: 0,
-      child: start(['src/main.ts'], {
-        HOST: '127.0.0.1',
-        PORT: String(appPort),
-        DATA_DIR: dataDir,
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-        BINANCE_API_URL: binance.url,
-        COINGECKO_API_URL: coingecko.url,
-        MARKET_LIVE_STREAM: 'false',
-      }),
-    };
-    servers.push(app);
+    const env = { HOST: '127.0.0.1', PORT: String(appPort), DATA_DIR: dataDir, BINANCE_API_URL: binance.url, COINGECKO_API_URL: coingecko.url, MARKET_LIVE_STREAM: 'false' };
+    const app = server('app (cached ticker)', appPort, startApp(env));
+    started.push(app.child);
     await waitForHttp(appPort, '/healthz');
-    const first = await waitForHttp(appPort, PATH);
+    const first = await waitForHttp(appPort, TICKER_PATH);
     const body = Buffer.from(await first.arrayBuffer());
     const contentType = first.headers.get('content-type') ?? 'application/json; charset=utf-8';
-
     const bodyFile = path.join(dataDir, 'ticker.json');
     writeFileSync(bodyFile, body);
     const barePort = await freePort();
-    const bare: Server = { name: 'bare node:http', port: barePort, rounds: [], cpuMs: 0, child: start(['bench/bare-server.ts', String(barePort), bodyFile, contentType], {}) };
-    servers.push(bare);
-    await waitForHttp(barePort, PATH);
+    const bare = server('bare node:http', barePort, startTs(['bench/bare-server.ts', String(barePort), bodyFile, contentType], {}));
+    started.push(bare.child);
+    await waitForHttp(barePort, TICKER_PATH);
 
-    await round(app, WARMUP_MS, false);
-    await round(bare, WARMUP_MS, false);
     const callsBefore = upstreamCalls();
     const measuringFrom = performance.now();
-    for (let i = 0; i < ROUNDS; i++) {
-      const order = i % 2 === 0 ? [app, bare] : [bare, app];
-      for (const server of order) await round(server, ROUND_MS, true);
-    }
+    const result = await compare(app, bare, TICKER_PATH, {});
     const spanMs = performance.now() - measuringFrom;
     const calls = upstreamCalls() - callsBefore;
-
-    const a = summary(app);
-    const b = summary(bare);
-    const ratio = a.rps / b.rps;
+    const ratio = result.app.rps / result.bare.rps;
     const windows = Math.floor(spanMs / CACHE_WINDOW_MS) + 1;
-    const line = (name: string, s: ReturnType<typeof summary>) =>
-      `| ${name} | ${s.requests} | ${Math.round(s.rps)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.cpuPerRequestUs.toFixed(1)} | ${s.failures} |`;
     console.log(
       [
-        `GET ${PATH}: ${CONNECTIONS} keep-alive connections, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per server after ${WARMUP_MS / 1000} s warm-up; node ${process.version}; ${body.length}-byte answer`,
+        `## 1. GET ${TICKER_PATH}, cached, embedded defaults; ${body.length}-byte answer`,
         '',
-        '| server | requests | requests/s | p50 ms | p99 ms | server CPU µs/request | errors |',
-        '|---|---|---|---|---|---|---|',
-        line(app.name, a),
-        line(bare.name, b),
+        ...table([[app.name, result.app], [bare.name, result.bare]]),
         '',
-        `throughput app/bare: ${ratio.toFixed(2)} (target ≥ ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? 'PASS' : 'FAIL'}`,
-        `p99 app/bare: ${(a.p99 / b.p99).toFixed(2)}; server CPU per request bare/app: ${(b.cpuPerRequestUs / a.cpuPerRequestUs).toFixed(2)}`,
+        `throughput app/bare: ${ratio.toFixed(2)} (target ≥ ${TICKER_TARGET}) ${ratio >= TICKER_TARGET ? 'PASS' : 'FAIL'}`,
+        `p99 app/bare: ${(result.app.p99 / result.bare.p99).toFixed(2)}; server CPU per request bare/app: ${(result.bare.cpuPerRequestUs / result.app.cpuPerRequestUs).toFixed(2)}`,
         `upstream calls while measuring: ${calls} over ${(spanMs / 1000).toFixed(1)} s = ${windows} cache windows of ${CACHE_WINDOW_MS / 1000} s (target ≤ 1 per window) ${calls <= windows ? 'PASS' : 'FAIL'}`,
-        `upstream calls per 1,000 app requests: ${((calls / a.requests) * 1000).toFixed(4)}`,
+        `upstream calls per 1,000 app requests: ${((calls / result.app.requests) * 1000).toFixed(4)}`,
+        '',
       ].join('\n'),
     );
-    process.exitCode = ratio < TARGET_RATIO || calls > windows || a.failures > 0 ? 1 : 0;
+    return ratio >= TICKER_TARGET && calls <= windows && result.app.failures === 0;
   } finally {
-    for (const server of servers) await stop(server.child);
+    for (const child of started) await stop(child);
     await binance.close();
     await coingecko.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function json<T>(port: number, method: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const response = await fetch(`http://127.0.0.1:${port}${url}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** Scenario 2: an authenticated read from PostgreSQL. Answers whether its target was met, or undefined when skipped. */
+async function credentialsScenario(): Promise<boolean | undefined> {
+  if (spawnSync('pg_isready', ['-d', PG_URL, '-q']).status !== 0) {
+    console.log(`## 2. GET ${CREDENTIALS_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set BENCH_DATABASE_URL); this scenario did not run.\n`);
+    return undefined;
+  }
+  const database = `bench_${process.pid}`;
+  await adminQuery(`CREATE DATABASE ${database}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${database}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tp-bench-'));
+  const started: ChildProcess[] = [];
+  try {
+    const appPort = await freePort();
+    const app = server('app (GET /api/exchange/credentials)', appPort, startApp({ HOST: '127.0.0.1', PORT: String(appPort), DATA_DIR: dataDir, DATABASE_URL: url.toString(), JWT_SECRET, MARKET_LIVE_STREAM: 'false' }));
+    started.push(app.child);
+    await waitForHttp(appPort, '/healthz');
+    const account = { email: 'bench@example.com', password: 'bench-password-123' };
+    await json(appPort, 'POST', '/api/auth/register', account);
+    const { access_token: token } = await json<{ access_token: string }>(appPort, 'POST', '/api/auth/login', account);
+    const headers = { authorization: `Bearer ${token}` };
+    for (const [exchange, name] of [['binance', 'main'], ['kraken', 'savings'], ['coinbase', 'spot']]) {
+      await json(appPort, 'POST', CREDENTIALS_PATH, { exchange_name: exchange, credential_name: name, api_key: `key-${name}-0123456789`, api_secret: `secret-${name}-0123456789`, api_passphrase: 'passphrase-1' }, headers);
+    }
+    const appBody = await (await waitForHttp(appPort, CREDENTIALS_PATH, headers)).text();
+
+    const barePort = await freePort();
+    const bare = server('node:http + pg', barePort, startTs(['bench/db-bare-server.ts', String(barePort)], { DATABASE_URL: url.toString(), JWT_SECRET }));
+    started.push(bare.child);
+    const bareBody = await (await waitForHttp(barePort, CREDENTIALS_PATH, headers)).text();
+    if (bareBody !== appBody) throw new Error(`the two servers answer differently:\n${appBody}\n${bareBody}`);
+
+    const result = await compare(app, bare, CREDENTIALS_PATH, headers);
+    const ratio = result.app.rps / result.bare.rps;
+    console.log(
+      [
+        `## 2. GET ${CREDENTIALS_PATH} with a bearer token, PostgreSQL; ${Buffer.byteLength(appBody)}-byte answer (3 credentials)`,
+        '',
+        ...table([[app.name, result.app], [bare.name, result.bare]]),
+        '',
+        `throughput app/bare: ${ratio.toFixed(2)} (target ≥ ${CREDENTIALS_TARGET}) ${ratio >= CREDENTIALS_TARGET ? 'PASS' : 'FAIL'}`,
+        `p99 app: ${result.app.p99.toFixed(2)} ms, bare: ${result.bare.p99.toFixed(2)} ms (app/bare ${(result.app.p99 / result.bare.p99).toFixed(2)}); server CPU per request bare/app: ${(result.bare.cpuPerRequestUs / result.app.cpuPerRequestUs).toFixed(2)}`,
+        '',
+      ].join('\n'),
+    );
+    return ratio >= CREDENTIALS_TARGET && result.app.failures === 0;
+  } finally {
+    for (const child of started) await stop(child);
+    rmSync(dataDir, { recursive: true, force: true });
+    await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`${CONNECTIONS} keep-alive connections, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per server after ${WARMUP_MS / 1000} s warm-up; node ${process.version}\n`);
+  const ticker = await tickerScenario();
+  const credentials = await credentialsScenario();
+  process.exitCode = ticker && credentials !== false ? 0 : 1;
 }
 
 main().catch((error: unknown) => {

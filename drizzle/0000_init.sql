@@ -11,24 +11,6 @@ CREATE TABLE "audit_log" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
-CREATE TABLE "device_sessions" (
-	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
-	"user_id" uuid NOT NULL,
-	"user_agent" text,
-	"ip" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"last_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"expires_at" timestamp with time zone NOT NULL,
-	"revoked_at" timestamp with time zone,
-	"revoke_reason" text
-);
---> statement-breakpoint
-CREATE TABLE "email_suppressions" (
-	"email" text PRIMARY KEY NOT NULL,
-	"reason" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
-);
---> statement-breakpoint
 CREATE TABLE "outbox" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"kind" text NOT NULL,
@@ -43,56 +25,6 @@ CREATE TABLE "outbox" (
 	"dedupe_key" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"processed_at" timestamp with time zone
-);
---> statement-breakpoint
-CREATE TABLE "password_reset_tokens" (
-	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
-	"user_id" uuid NOT NULL,
-	"token_hash" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"expires_at" timestamp with time zone NOT NULL,
-	"used_at" timestamp with time zone
-);
---> statement-breakpoint
-CREATE TABLE "payments_ledger" (
-	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
-	"external_id" text NOT NULL,
-	"user_id" uuid,
-	"customer_email" text,
-	"amount" numeric(20, 8) NOT NULL,
-	"currency" text NOT NULL,
-	"kind" text DEFAULT 'payment' NOT NULL,
-	"occurred_at" timestamp with time zone NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
-);
---> statement-breakpoint
-CREATE TABLE "refresh_tokens" (
-	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
-	"session_id" uuid NOT NULL,
-	"token_hash" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"expires_at" timestamp with time zone NOT NULL,
-	"rotated_at" timestamp with time zone,
-	"revoked_at" timestamp with time zone
-);
---> statement-breakpoint
-CREATE TABLE "users" (
-	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
-	"email" text NOT NULL,
-	"password_hash" text NOT NULL,
-	"first_name" text DEFAULT '' NOT NULL,
-	"last_name" text DEFAULT '' NOT NULL,
-	"role" text DEFAULT 'user' NOT NULL,
-	"subscription_tier" text DEFAULT 'free' NOT NULL,
-	"status" text DEFAULT 'active' NOT NULL,
-	"email_verified" boolean DEFAULT false NOT NULL,
-	"two_factor_enabled" boolean DEFAULT false NOT NULL,
-	"avatar" text,
-	"last_login" timestamp with time zone,
-	"grace_period_ends_at" timestamp with time zone,
-	"deleted_at" timestamp with time zone,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "admin_exports" (
@@ -253,6 +185,12 @@ CREATE TABLE "scheduled_job_runs" (
 	"error" text
 );
 --> statement-breakpoint
+CREATE TABLE "email_suppressions" (
+	"email" text PRIMARY KEY NOT NULL,
+	"reason" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "provider_api_keys" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"provider" text NOT NULL,
@@ -356,12 +294,77 @@ CREATE TABLE "tracker_workflow_states" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "device_sessions" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"user_agent" text,
+	"ip" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"revoked_at" timestamp with time zone,
+	"revoke_reason" text
+);
+--> statement-breakpoint
+CREATE TABLE "password_reset_tokens" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "refresh_tokens" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"session_id" uuid NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"rotated_at" timestamp with time zone,
+	"revoked_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "users" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"email" text NOT NULL,
+	"password_hash" text NOT NULL,
+	"first_name" text DEFAULT '' NOT NULL,
+	"last_name" text DEFAULT '' NOT NULL,
+	"role" text DEFAULT 'user' NOT NULL,
+	"subscription_tier" text DEFAULT 'free' NOT NULL,
+	"status" text DEFAULT 'active' NOT NULL,
+	"email_verified" boolean DEFAULT false NOT NULL,
+	"two_factor_enabled" boolean DEFAULT false NOT NULL,
+	"avatar" text,
+	"last_login" timestamp with time zone,
+	"grace_period_ends_at" timestamp with time zone,
+	"deleted_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "users_role_check" CHECK ("users"."role" IN ('user', 'admin')),
+	CONSTRAINT "users_status_check" CHECK ("users"."status" IN ('active', 'suspended', 'deleted')),
+	CONSTRAINT "users_subscription_tier_check" CHECK ("users"."subscription_tier" IN ('free', 'basic', 'pro', 'enterprise'))
+);
+--> statement-breakpoint
 CREATE TABLE "payment_customers" (
 	"customer_id" text PRIMARY KEY NOT NULL,
 	"user_id" uuid,
 	"email" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "payments_ledger" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"external_id" text NOT NULL,
+	"user_id" uuid,
+	"customer_email" text,
+	"amount" numeric(20, 8) NOT NULL,
+	"currency" text NOT NULL,
+	"kind" text DEFAULT 'payment' NOT NULL,
+	"occurred_at" timestamp with time zone NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "webhook_deliveries" (
@@ -378,10 +381,6 @@ CREATE TABLE "webhook_deliveries" (
 	"error" text
 );
 --> statement-breakpoint
-ALTER TABLE "device_sessions" ADD CONSTRAINT "device_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "password_reset_tokens" ADD CONSTRAINT "password_reset_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "payments_ledger" ADD CONSTRAINT "payments_ledger_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "refresh_tokens" ADD CONSTRAINT "refresh_tokens_session_id_device_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."device_sessions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "command_center_task_blockers" ADD CONSTRAINT "command_center_task_blockers_task_id_command_center_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "public"."command_center_tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "command_center_task_blockers" ADD CONSTRAINT "command_center_task_blockers_blocker_id_command_center_tasks_id_fk" FOREIGN KEY ("blocker_id") REFERENCES "public"."command_center_tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "command_center_task_comments" ADD CONSTRAINT "command_center_task_comments_task_id_command_center_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "public"."command_center_tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -402,24 +401,17 @@ ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_state_id_tracker_wor
 ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_assignee_id_users_id_fk" FOREIGN KEY ("assignee_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_parent_id_tracker_issues_id_fk" FOREIGN KEY ("parent_id") REFERENCES "public"."tracker_issues"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_workflow_states" ADD CONSTRAINT "tracker_workflow_states_team_id_tracker_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."tracker_teams"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "device_sessions" ADD CONSTRAINT "device_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "password_reset_tokens" ADD CONSTRAINT "password_reset_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "refresh_tokens" ADD CONSTRAINT "refresh_tokens_session_id_device_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."device_sessions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "payment_customers" ADD CONSTRAINT "payment_customers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "payments_ledger" ADD CONSTRAINT "payments_ledger_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "audit_log_subject_idx" ON "audit_log" USING btree ("subject_user_id","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "audit_log_actor_idx" ON "audit_log" USING btree ("actor_id","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "audit_log_created_idx" ON "audit_log" USING btree ("created_at" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "device_sessions_user_idx" ON "device_sessions" USING btree ("user_id");--> statement-breakpoint
-CREATE INDEX "device_sessions_expires_idx" ON "device_sessions" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "outbox_claim_idx" ON "outbox" USING btree ("status","available_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "outbox_dedupe_key" ON "outbox" USING btree ("dedupe_key");--> statement-breakpoint
 CREATE INDEX "outbox_kind_idx" ON "outbox" USING btree ("kind","created_at" DESC NULLS LAST);--> statement-breakpoint
-CREATE UNIQUE INDEX "password_reset_tokens_hash_key" ON "password_reset_tokens" USING btree ("token_hash");--> statement-breakpoint
-CREATE UNIQUE INDEX "payments_ledger_external_key" ON "payments_ledger" USING btree ("external_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "refresh_tokens_hash_key" ON "refresh_tokens" USING btree ("token_hash");--> statement-breakpoint
-CREATE INDEX "refresh_tokens_session_idx" ON "refresh_tokens" USING btree ("session_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
-CREATE INDEX "users_created_at_id_idx" ON "users" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "users_status_idx" ON "users" USING btree ("status");--> statement-breakpoint
-CREATE INDEX "users_role_idx" ON "users" USING btree ("role");--> statement-breakpoint
-CREATE INDEX "users_subscription_tier_idx" ON "users" USING btree ("subscription_tier");--> statement-breakpoint
 CREATE INDEX "admin_exports_expires_idx" ON "admin_exports" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "agent_activity_events_created_idx" ON "agent_activity_events" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "agent_activity_events_agent_idx" ON "agent_activity_events" USING btree ("agent_id","created_at" DESC NULLS LAST);--> statement-breakpoint
@@ -457,7 +449,18 @@ CREATE INDEX "tracker_issues_agent_idx" ON "tracker_issues" USING btree ("agent_
 CREATE UNIQUE INDEX "tracker_labels_name_key" ON "tracker_labels" USING btree (lower("name"));--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_teams_key_key" ON "tracker_teams" USING btree ("key");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_workflow_states_team_name_key" ON "tracker_workflow_states" USING btree ("team_id",lower("name"));--> statement-breakpoint
+CREATE INDEX "device_sessions_user_idx" ON "device_sessions" USING btree ("user_id");--> statement-breakpoint
+CREATE INDEX "device_sessions_expires_idx" ON "device_sessions" USING btree ("expires_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "password_reset_tokens_hash_key" ON "password_reset_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE UNIQUE INDEX "refresh_tokens_hash_key" ON "refresh_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "refresh_tokens_session_idx" ON "refresh_tokens" USING btree ("session_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
+CREATE INDEX "users_created_at_id_idx" ON "users" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "users_status_idx" ON "users" USING btree ("status");--> statement-breakpoint
+CREATE INDEX "users_role_idx" ON "users" USING btree ("role");--> statement-breakpoint
+CREATE INDEX "users_subscription_tier_idx" ON "users" USING btree ("subscription_tier");--> statement-breakpoint
 CREATE INDEX "payment_customers_user_idx" ON "payment_customers" USING btree ("user_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "payments_ledger_external_key" ON "payments_ledger" USING btree ("external_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_provider_delivery_key" ON "webhook_deliveries" USING btree ("provider","delivery_id");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_received_idx" ON "webhook_deliveries" USING btree ("received_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_provider_processed_idx" ON "webhook_deliveries" USING btree ("provider","processed_at" DESC NULLS LAST);

@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// Runs every test file (or those under the paths given) with Node's test runner, each file in its
-// own process, TypeScript through tsx, and the network guard loaded first.
-import { spawnSync } from 'node:child_process';
+// Runs every test file (or those under the paths given), each in its own process, TypeScript through
+// tsx and the network guard loaded first. Before the files run, one migrated database is prepared for
+// the whole run (test/helpers/database-template.ts); every file then starts from a copy of it instead
+// of migrating its own. Each file's output is printed whole when it ends; the slowest files and the
+// totals close the run.
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { ensureBuilt } from './build.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const targets = process.argv.slice(2);
@@ -29,19 +34,69 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const result = spawnSync(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--import',
-    path.join(root, 'test/helpers/no-network.ts'),
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    '--test-reporter=spec',
-    ...files,
-  ],
-  { stdio: 'inherit', cwd: root, env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' } },
+const tsx = ['--import', 'tsx'];
+const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' };
+
+// The built server and CLI, which the process tests run as `npm start` does, built once up front.
+await ensureBuilt();
+
+// The template: the PGlite image to copy, or a PostgreSQL database to copy, named in the environment.
+const template = spawnSync(process.execPath, [...tsx, path.join(root, 'test/helpers/database-template.ts'), 'create'], {
+  cwd: root,
+  env,
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+if (template.status !== 0) {
+  console.error('could not prepare the test database template');
+  process.exit(1);
+}
+Object.assign(env, JSON.parse(template.stdout));
+
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism());
+const started = performance.now();
+const results = [];
+const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
+
+function runFile(file) {
+  return new Promise((resolve) => {
+    const began = performance.now();
+    const child = spawn(
+      process.execPath,
+      [...tsx, '--import', path.join(root, 'test/helpers/no-network.ts'), '--test-reporter=spec', file],
+      { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const chunks = [];
+    child.stdout.on('data', (chunk) => chunks.push(chunk));
+    child.stderr.on('data', (chunk) => chunks.push(chunk));
+    child.on('close', (code, signal) => {
+      const output = Buffer.concat(chunks).toString('utf8');
+      const seconds = (performance.now() - began) / 1000;
+      for (const [, key, value] of output.matchAll(/^ℹ (tests|pass|fail|skipped|cancelled|todo) (\d+)$/gm)) totals[key] += Number(value);
+      const ok = code === 0;
+      const name = path.relative(root, file);
+      process.stdout.write(`\n# ${name} (${seconds.toFixed(1)} s)${ok ? '' : ` FAILED (${signal ?? `exit ${code}`})`}\n${output}`);
+      results.push({ name, seconds, ok });
+      resolve();
+    });
+  });
+}
+
+const queue = [...files];
+await Promise.all(
+  Array.from({ length: Math.min(concurrency, files.length) }, async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) await runFile(file);
+  }),
 );
-process.exit(result.status ?? 1);
+
+spawnSync(process.execPath, [...tsx, path.join(root, 'test/helpers/database-template.ts'), 'drop'], { cwd: root, env, stdio: 'inherit' });
+
+const failed = results.filter((r) => !r.ok);
+const slowest = [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 10);
+console.log(`\n# slowest files\n${slowest.map((r) => `#   ${r.seconds.toFixed(1).padStart(5)} s  ${r.name}`).join('\n')}`);
+console.log(
+  `\n# ${files.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ` +
+    `${totals.cancelled} cancelled, ${totals.todo} todo; ${((performance.now() - started) / 1000).toFixed(1)} s with ${concurrency} at a time`,
+);
+if (failed.length > 0) console.log(`# failed files:\n${failed.map((r) => `#   ${r.name}`).join('\n')}`);
+process.exit(failed.length > 0 || totals.fail > 0 || totals.cancelled > 0 ? 1 : 0);

@@ -3,14 +3,18 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import path from 'node:path';
 import { createMicroCache } from './platform/http/micro-cache.ts';
-import { registerErrorHandling } from './platform/http/error-handler.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerHttpConventions, requestIdFor } from './platform/http/http-conventions.ts';
-import { optionalWhenDefaulted, type OpenApiDocument } from './platform/http/openapi.ts';
+import { lazySerializerFactory } from './platform/http/lazy-serializers.ts';
+import { API_DESCRIPTION, API_TAGS, API_TITLE } from './api-document.ts';
+import { finishDocument, SECURITY_SCHEMES, type OpenApiDocument } from './platform/http/openapi.ts';
+import { createHttpServer } from './platform/http/server.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { healthRoutes } from './platform/observability/health.routes.ts';
 import type { Platform } from './platform/platform.ts';
+import { PROJECT_ROOT } from './platform/project-root.ts';
 import { createAdminModule } from './modules/admin/index.ts';
 import { createAuthModule } from './modules/auth/index.ts';
 import { createExchangeModule } from './modules/exchange/index.ts';
@@ -22,13 +26,61 @@ import { createRagSettingsModule } from './modules/rag-settings/index.ts';
 import { createWebhooksModule } from './modules/webhooks/index.ts';
 import { createMarketModule } from './modules/market/index.ts';
 import { createStrategiesModule } from './modules/strategies/index.ts';
+import { createUsersModule } from './modules/users/index.ts';
+import type { TimerFactory } from './modules/jobs/scheduler.ts';
 import { createJobsModule } from './modules/jobs/index.ts';
 import { createDashboardModule } from './modules/dashboard/index.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 export const SERVICE_VERSION = pkg.version;
 
-export async function buildApp(platform: Platform): Promise<FastifyInstance> {
+/** Where the interactive docs live; their static files are under `${DOCS_PREFIX}/static/`. */
+const DOCS_PREFIX = '/docs';
+
+export interface ModuleOptions {
+  /** The in-process scheduler's timers (tests drive them). */
+  jobTimers?: TimerFactory;
+}
+
+/**
+ * Every module, in dependency order, each given the narrow ports of those before it. Notifications
+ * comes first: it registers the outbox handlers before main.ts starts the worker.
+ */
+export function createModules(platform: Platform, options: ModuleOptions = {}) {
+  const notifications = createNotificationsModule(platform);
+  const { messages } = notifications;
+  const users = createUsersModule(platform);
+  const { guards } = users;
+  const auth = createAuthModule(platform, { users });
+  const exchange = createExchangeModule(platform, { guards });
+  const webhooks = createWebhooksModule(platform, { users, messages });
+  const admin = createAdminModule(platform, { users, trading: exchange.tradingSummary, revenueByCurrency: webhooks.revenueByCurrency, messages });
+  const tracker = createTrackerModule(platform, { users, messages });
+  const commandCenter = createCommandCenterModule(platform, { guards });
+  const ragSettings = createRagSettingsModule(platform, { guards });
+  const providerKeys = createProviderKeysModule(platform, { guards });
+  const market = createMarketModule(platform);
+  const strategies = createStrategiesModule(platform, { guards });
+  const jobs = createJobsModule(platform, { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages }, { timers: options.jobTimers });
+  const dashboard = createDashboardModule(platform, {
+    version: SERVICE_VERSION,
+    users: admin.users,
+    sessions: auth.service,
+    tasks: commandCenter.tasks,
+    agents: commandCenter.agents,
+    webhooks: webhooks.service,
+    notifications,
+    market,
+    tracker: tracker.service,
+    exchanges: exchange.venueStatus,
+    jobs,
+  });
+  return { notifications, users, auth, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard };
+}
+
+export type Modules = ReturnType<typeof createModules>;
+
+export async function buildApp(platform: Platform, modules: Modules = createModules(platform)): Promise<FastifyInstance> {
   const { config, logger } = platform;
   const microCache = createMicroCache();
   const servedCounters = new Map<string, { inc(): void }>();
@@ -41,72 +93,59 @@ export async function buildApp(platform: Platform): Promise<FastifyInstance> {
     loggerInstance: logger,
     bodyLimit: config.server.bodyLimit,
     genReqId: requestIdFor,
-    return503OnClosing: true,
+    // Requests arriving during shutdown get a 503 from http-conventions, in the contract's shape.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // The router never refuses a long path parameter (it would answer 414 with no `loc`): Node's
+    // 16 KiB header limit bounds the URL, and validation bounds each parameter (decision 096).
+    routerOptions: { maxParamLength: Number.MAX_SAFE_INTEGER },
+    frameworkErrors,
+    clientErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
     // Request loggers inherit the root's redaction and level; no per-route serializers are used.
     childLoggerFactory: (parent, bindings) => parent.child(bindings),
-    serverFactory: (handler) => createServer((request, response) => microCache.serve(request, response) || handler(request, response)),
+    serverFactory: (handler) => createHttpServer(handler, (request, response) => microCache.serve(request, response)),
   }) as unknown as FastifyInstance;
 
   registerValidation(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { filesUnder: `${DOCS_PREFIX}/static/` });
   registerHttpConventions(app, platform.metrics);
   microCache.register(app);
 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Trading Platform API',
-        version: SERVICE_VERSION,
-        description:
-          'Administration, exchange connectivity, market data, issue tracker, scheduled jobs, dashboard and inbound webhooks of the trading platform.',
-      },
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      },
+      info: { title: API_TITLE, version: SERVICE_VERSION, description: API_DESCRIPTION, license: { name: 'Proprietary' } },
+      servers: [{ url: '/', description: 'The server answering this document' }],
+      tags: API_TAGS,
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
-    transformObject: (document) =>
-      'openapiObject' in document ? optionalWhenDefaulted(document.openapiObject as OpenApiDocument) : document.swaggerObject,
+    transformObject: (document) => ('openapiObject' in document ? finishDocument(document.openapiObject as OpenApiDocument) : document.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: DOCS_PREFIX,
+    theme: { title: API_TITLE },
+    uiConfig: { urls: [{ url: '/openapi.json', name: API_TITLE }], persistAuthorization: true },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes(platform));
 
-  // Modules, in dependency order. Notifications registers the outbox handlers before main.ts starts the worker.
-  const notifications = createNotificationsModule(platform);
-  const auth = createAuthModule(platform);
-  await app.register(auth.routes);
-  const exchange = createExchangeModule(platform);
-  await app.register(exchange.routes);
-  const admin = createAdminModule(platform, { trading: exchange.tradingSummary });
-  await app.register(admin.routes);
-  const tracker = createTrackerModule(platform);
-  await app.register(tracker.routes);
-  const commandCenter = createCommandCenterModule(platform);
-  await app.register(commandCenter.routes);
-  const ragSettings = createRagSettingsModule(platform);
-  await app.register(ragSettings.routes);
-  const providerKeys = createProviderKeysModule(platform);
-  await app.register(providerKeys.routes);
-  const webhooks = createWebhooksModule(platform);
-  await app.register(webhooks.routes);
-  const market = createMarketModule(platform);
-  await app.register(market.routes);
-  // The live price stream runs only while the server listens (never under inject()).
-  app.addHook('onListen', async () => market.start());
-  app.addHook('onClose', async () => market.stop());
-  const strategies = createStrategiesModule(platform);
-  await app.register(strategies.routes);
-  const jobs = createJobsModule(platform, { auth, admin, providerKeys, exchange, commandCenter, market, strategies });
-  await app.register(jobs.routes);
-  const dashboard = createDashboardModule(platform, { version: SERVICE_VERSION, users: admin.users, sessions: auth.service, tasks: commandCenter.tasks, agents: commandCenter.agents, webhooks: webhooks.service, notifications, market, tracker: tracker.service, exchanges: exchange.venueStatus, jobs });
-  await app.register(dashboard.routes);
-  // The in-process scheduler (SCHEDULER=internal) runs only while the server listens; stopping it
-  // waits for runs in progress, so this hook is registered before the one that closes the database.
-  app.addHook('onListen', async () => jobs.start());
-  app.addHook('onClose', async () => jobs.stop());
-
+  const { users, auth, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard } = modules;
+  app.decorate('guards', users.guards);
+  for (const module of [auth, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard]) {
+    await app.register(module.routes);
+  }
+  // The live price stream and the in-process scheduler (SCHEDULER=internal) run only while the
+  // server listens (never under inject()); stopping the scheduler waits for runs in progress, so
+  // its hook is registered before the one that closes the database.
+  app.addHook('onListen', async () => {
+    market.start();
+    jobs.start();
+  });
+  app.addHook('onClose', async () => {
+    await market.stop();
+    await jobs.stop();
+  });
   app.addHook('onReady', async () => {
     await auth.bootstrapAdmin();
     await tracker.init();

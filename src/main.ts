@@ -1,6 +1,8 @@
 // Process entry: configuration, platform, app, listen; a graceful stop on SIGTERM and SIGINT.
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
+import { startSummary, startWarnings } from './platform/observability/start-summary.ts';
+import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { createPlatform } from './platform/platform.ts';
 
 async function main(): Promise<void> {
@@ -17,7 +19,8 @@ async function main(): Promise<void> {
 
   const platform = await createPlatform(config);
   const app = await buildApp(platform);
-  await app.listen({ host: config.server.host, port: config.server.port });
+  await app.listen({ host: config.server.host, port: config.server.port, listenTextResolver: (address) => startSummary(config, address) });
+  for (const warning of startWarnings(config)) app.log.warn(warning);
   platform.outbox.start();
 
   let stopping = false;
@@ -44,6 +47,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof DataDirInUseError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

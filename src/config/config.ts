@@ -33,6 +33,8 @@ export interface Config {
     readonly adminPassword: string | undefined;
     readonly sessionIdleDays: number;
   };
+  /** Where JWT_SECRET and ENCRYPTION_KEY came from: the environment, a file in DATA_DIR, or made now. */
+  readonly secretSources: Readonly<Record<GeneratedSecret, SecretSource>>;
   readonly crypto: {
     /** Current AES-256-GCM key, 32 bytes. */
     readonly encryptionKey: Buffer;
@@ -66,6 +68,8 @@ export interface Config {
     readonly rateLimit: boolean;
     /** Timeout of one venue request. */
     readonly timeoutMs: number;
+    /** How long one venue may hold up an answer that asks several (route, health, venue info). */
+    readonly probeTimeoutMs: number;
   };
   readonly tracker: {
     readonly backend: 'local' | 'linear';
@@ -93,6 +97,9 @@ export interface Config {
     readonly secrets: Readonly<Record<WebhookProvider, string | undefined>>;
   };
 }
+
+export type GeneratedSecret = 'JWT_SECRET' | 'ENCRYPTION_KEY';
+export type SecretSource = 'environment' | 'file' | 'generated';
 
 export const WEBHOOK_PROVIDERS = [
   'codehost',
@@ -233,10 +240,21 @@ function externalTokenSettings(read: EnvReader): ExternalTokenSettings | undefin
  * readable by the service's user only. Written under a temporary name and linked into place, so
  * two processes starting together agree on one value and never read a half-written file.
  */
-function persistentSecret(read: EnvReader, variable: string, dataDir: string, file: string, generate: () => string): string {
+function persistentSecret(
+  read: EnvReader,
+  variable: GeneratedSecret,
+  dataDir: string,
+  file: string,
+  generate: () => string,
+  sources: Record<GeneratedSecret, SecretSource>,
+): string {
+  const configured = read.string(variable);
+  if (configured !== undefined) return configured;
   const location = path.join(dataDir, file);
+  sources[variable] = 'file';
   try {
     if (!existsSync(location)) {
+      sources[variable] = 'generated';
       mkdirSync(dataDir, { recursive: true });
       const temporary = `${location}.${process.pid}.${randomBytes(4).toString('hex')}`;
       writeFileSync(temporary, `${generate()}\n`, { mode: 0o600, flag: 'wx' });
@@ -265,12 +283,9 @@ export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const dataDir = path.resolve(read.string('DATA_DIR') ?? './data');
 
-  const jwtSecret =
-    read.string('JWT_SECRET') ??
-    persistentSecret(read, 'JWT_SECRET', dataDir, 'jwt-secret', () => randomBytes(48).toString('base64url'));
-  const encryptionKeyText =
-    read.string('ENCRYPTION_KEY') ??
-    persistentSecret(read, 'ENCRYPTION_KEY', dataDir, 'encryption-key', () => randomBytes(32).toString('base64'));
+  const secretSources: Record<GeneratedSecret, SecretSource> = { JWT_SECRET: 'environment', ENCRYPTION_KEY: 'environment' };
+  const jwtSecret = persistentSecret(read, 'JWT_SECRET', dataDir, 'jwt-secret', () => randomBytes(48).toString('base64url'), secretSources);
+  const encryptionKeyText = persistentSecret(read, 'ENCRYPTION_KEY', dataDir, 'encryption-key', () => randomBytes(32).toString('base64'), secretSources);
   // An empty value means DATA_DIR could not hold it, which is already reported.
   if (jwtSecret && jwtSecret.length < 32) read.problems.push('JWT_SECRET must be at least 32 characters');
   const encryptionKey = encryptionKeyText ? read.key('ENCRYPTION_KEY', encryptionKeyText) : Buffer.alloc(32);
@@ -301,6 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyLimit: read.integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     },
     dataDir,
+    secretSources,
     databaseUrl: read.url('DATABASE_URL'),
     redisUrl: read.url('REDIS_URL'),
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'tp:',
@@ -336,6 +352,7 @@ export function loadConfig(env: Env = process.env): Config {
       apiUrls: read.urlMap('EXCHANGE_API_URLS'),
       rateLimit: read.boolean('EXCHANGE_RATE_LIMIT', true),
       timeoutMs: read.integer('EXCHANGE_TIMEOUT_MS', 10_000, 100, 120_000),
+      probeTimeoutMs: read.integer('EXCHANGE_PROBE_TIMEOUT_MS', 3_000, 100, 60_000),
     },
     tracker: {
       backend: read.oneOf('TRACKER_BACKEND', ['local', 'linear'], 'local'),

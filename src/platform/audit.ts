@@ -1,6 +1,10 @@
 // The audit trail: every state-changing operation records who did what to whom.
+import { and, eq, isNull, ne, or, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbExecutor } from './db/database.ts';
 import { auditLog } from './db/schema.ts';
+
+export type AuditRow = typeof auditLog.$inferSelect;
 
 export interface AuditEvent {
   actorId?: string | null;
@@ -27,4 +31,31 @@ export async function audit(executor: DbExecutor, event: AuditEvent, now: Date):
     ip: event.ip ?? null,
     createdAt: now,
   });
+}
+
+// Drizzle writes its indexes' DESC as DESC NULLS LAST; an ORDER BY must say the same for
+// PostgreSQL to read the order from the index instead of sorting.
+const descNullsLast = (column: AnyPgColumn) => sql`${column} DESC NULLS LAST`;
+
+/**
+ * Entries where the user is the subject or the actor, newest first. Two index-ordered halves
+ * (subject index, actor index) merged, so a rare user in a large log stays cheap.
+ */
+export async function auditTrailOf(executor: DbExecutor, userId: string, limit: number): Promise<AuditRow[]> {
+  const bySubject = executor
+    .select()
+    .from(auditLog)
+    .where(eq(auditLog.subjectUserId, userId))
+    .orderBy(descNullsLast(auditLog.createdAt), descNullsLast(auditLog.id))
+    .limit(limit);
+  const byActor = executor
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.actorId, userId), or(isNull(auditLog.subjectUserId), ne(auditLog.subjectUserId, userId))))
+    .orderBy(descNullsLast(auditLog.createdAt), descNullsLast(auditLog.id))
+    .limit(limit);
+  const [a, b] = await Promise.all([bySubject, byActor]);
+  return [...a, ...b]
+    .sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0))
+    .slice(0, limit);
 }

@@ -2,13 +2,12 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
-import { createExternalTokenVerifier } from './auth/external-tokens.ts';
-import { createGuards, type Guards } from './auth/guards.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import { createMemoryCache, createRedisCache, type Cache } from './cache/cache.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { seedFromPgliteImage } from './db/pglite-image.ts';
 import { createLogger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
@@ -20,7 +19,6 @@ export interface Platform {
   readonly clock: Clock;
   readonly secretBox: SecretBox;
   readonly tokens: TokenService;
-  readonly guards: Guards;
   readonly outbox: OutboxWorker;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -44,18 +42,15 @@ export interface PlatformOverrides {
 export async function createPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const database =
-    overrides.database ??
-    (await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite') }));
+  const dataDir = path.join(config.dataDir, 'pglite');
+  if (!overrides.database && !config.databaseUrl) seedFromPgliteImage(dataDir);
+  const database = overrides.database ?? (await openDatabase({ url: config.databaseUrl, dataDir }));
   const cache =
     overrides.cache ??
     (config.redisUrl ? createRedisCache(config.redisUrl, overrides.redisKeyPrefix ?? config.redisKeyPrefix) : createMemoryCache());
   const secretBox = createSecretBox(config.crypto.encryptionKey, config.crypto.oldEncryptionKeys);
   const tokens = createTokenService(config.auth.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
   const fetchImpl = overrides.fetch ?? globalThis.fetch;
-  const { externalTokens } = config.auth;
-  const external = externalTokens ? createExternalTokenVerifier(externalTokens, { clock, fetch: fetchImpl }) : undefined;
-  const guards = createGuards({ tokens, external, database, clock });
   const outbox = createOutboxWorker({ database, clock, logger, pollMs: overrides.outboxPollMs });
   const metrics = createMetrics(overrides.defaultMetrics ?? true);
   metrics.gauge('outbox_backlog', 'Outbox messages waiting to be delivered', async () => (await outbox.stats()).pending);
@@ -68,7 +63,6 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     clock,
     secretBox,
     tokens,
-    guards,
     outbox,
     logger,
     metrics,

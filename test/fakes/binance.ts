@@ -63,6 +63,11 @@ export interface BinanceFakeOptions {
   weightLimit?: number;
   /** Added to the fake's clock, to provoke -1021 timestamp errors. */
   serverTimeOffsetMs?: number;
+  /**
+   * The time the weight minute is counted by (default: the real clock); a test that fixes the app's
+   * clock passes the same one, so that the real minute turning over mid-test resets nothing.
+   */
+  weightClock?: () => number;
 }
 
 const BINANCE_ERROR = (code: number, msg: string) => ({ code, msg });
@@ -78,6 +83,7 @@ export class BinanceFake {
   weightLimit: number;
   private usedWeight = 0;
   private weightWindow = 0;
+  private readonly weightClock: () => number;
   private readonly routes = new Map<string, { handler: Handler; signed: boolean; reads: boolean; weight: Weight }>();
   private failures: Failure[] = [];
   private delays: { ms: number; pathPrefix?: string; remaining: number }[] = [];
@@ -89,6 +95,7 @@ export class BinanceFake {
     this.symbols = options.symbols ?? marketSymbols(this.variant);
     this.weightLimit = options.weightLimit ?? 6000;
     this.serverTimeOffsetMs = options.serverTimeOffsetMs ?? 0;
+    this.weightClock = options.weightClock ?? Date.now;
     this.registerPublicRoutes();
     this.registerAccountRoutes();
   }
@@ -165,7 +172,7 @@ export class BinanceFake {
   }
 
   private rollWeightWindow(): void {
-    const minute = Math.floor(Date.now() / 60_000);
+    const minute = Math.floor(this.weightClock() / 60_000);
     if (minute !== this.weightWindow) {
       this.weightWindow = minute;
       this.usedWeight = 0;
@@ -209,7 +216,7 @@ export class BinanceFake {
       return {
         status: 429,
         body: BINANCE_ERROR(-1003, 'Too much request weight used; current limit is ' + this.weightLimit + ' request weight per 1 MINUTE.'),
-        headers: { 'retry-after': String(60 - (Math.floor(Date.now() / 1000) % 60)) },
+        headers: { 'retry-after': String(60 - (Math.floor(this.weightClock() / 1000) % 60)) },
       };
     }
 

@@ -2,20 +2,20 @@
 // a fresh PostgreSQL database when DATABASE_URL is set), Redis when REDIS_URL is set (with a key
 // prefix of its own), a fixed-or-real clock, and logs captured so tests can inspect them.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after } from 'node:test';
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, createModules, type ModuleOptions, type Modules } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createMemoryCache, createRedisCache, type Cache } from '../../src/platform/cache/cache.ts';
 import type { Clock } from '../../src/platform/clock.ts';
+import { createAccountsRepository } from '../../src/modules/users/accounts.repository.ts';
 import { openDatabase, type Database } from '../../src/platform/db/database.ts';
-import { users } from '../../src/platform/db/schema.ts';
 import { createLogger } from '../../src/platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../../src/platform/platform.ts';
 
@@ -36,11 +36,16 @@ export async function testDatabaseUrl(): Promise<string | undefined> {
 export function testDatabase(): Promise<Database> {
   shared ??= (async () => {
     const url = process.env.DATABASE_URL;
-    if (!url) return openDatabase({});
+    // In memory, from the run's migrated image when there is one (test/helpers/database-template.ts).
+    if (!url) {
+      const image = process.env.TEST_PGLITE_IMAGE;
+      return openDatabase(image ? { image: new Blob([readFileSync(image)]) } : {});
+    }
     const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
+    const template = process.env.TEST_DATABASE_TEMPLATE;
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
     await admin.end();
     const target = new URL(url);
     target.pathname = `/${name}`;
@@ -75,6 +80,8 @@ export async function resetDatabase(database: Database): Promise<void> {
 export interface TestApp {
   app: FastifyInstance;
   platform: Platform;
+  /** The app's own module instances, for what no operation exposes (e.g. running a job's function). */
+  modules: Modules;
   config: Config;
   database: Database;
   /** Every log line the app wrote so far, parsed. */
@@ -96,6 +103,7 @@ export interface TestAppOptions {
   cachePrefix?: string;
   /** Extra routes for the test, registered before the app is ready (e.g. one that throws). */
   routes?: (app: FastifyInstance, platform: Platform) => Promise<void>;
+  modules?: ModuleOptions;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -122,6 +130,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     : createMemoryCache();
   let platform: Platform;
   let app: FastifyInstance;
+  let modules: Modules;
   try {
     platform = await createPlatform(config, {
       database,
@@ -130,7 +139,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       logger: createLogger(config.logLevel, sink),
       defaultMetrics: false,
     });
-    app = await buildApp(platform);
+    modules = createModules(platform, options.modules);
+    app = await buildApp(platform, modules);
     const { routes } = options;
     if (routes) await app.register(async (scope) => routes(scope, platform));
     await app.ready();
@@ -142,6 +152,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   return {
     app,
     platform,
+    modules,
     config,
     database,
     logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
@@ -173,7 +184,8 @@ export async function signIn(
   const registered = await app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password } });
   if (registered.statusCode !== 201) throw new Error(`register failed: ${registered.statusCode} ${registered.body}`);
   const id = registered.json<{ id: string }>().id;
-  if (options.role === 'admin') await database.db.update(users).set({ role: 'admin' }).where(eq(users.id, id));
+  // The first admin of a deployment comes from ADMIN_EMAIL or the command line, both through the identity module.
+  if (options.role === 'admin') await createAccountsRepository(database.db).update(id, { role: 'admin' });
   const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
   if (login.statusCode !== 200) throw new Error(`login failed: ${login.statusCode} ${login.body}`);
   const { access_token: token, refresh_token: refreshToken } = login.json<{ access_token: string; refresh_token: string }>();

@@ -1,44 +1,55 @@
 import type { FastifyInstance } from 'fastify';
+import { auditTrailOf } from '../../platform/audit.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { NotificationsModule } from '../notifications/index.ts';
+import type { UsersModule } from '../users/index.ts';
 import { createPlatformLimitsRepository, type LimitValues } from './platform-limits.repository.ts';
 import { createPlatformLimitsService } from './platform-limits.service.ts';
 import { platformLimitsRoutes } from './routes/platform-limits.routes.ts';
 import { statsRoutes } from './routes/stats.routes.ts';
 import { userActionsRoutes } from './routes/user-actions.routes.ts';
 import { usersRoutes } from './routes/users.routes.ts';
-import { noTradingSummary, type TradingSummaryPort } from './trading-summary.port.ts';
+import type { TradingSummaryPort } from './trading-summary.port.ts';
 import { createUserActionsService } from './user-actions.service.ts';
-import { createUsersRepository } from './users.repository.ts';
+import { createExportsRepository } from './exports.repository.ts';
 import { createUsersService } from './users.service.ts';
 
 export type { TradingSummary, TradingSummaryPort } from './trading-summary.port.ts';
 export type { LimitValues } from './platform-limits.repository.ts';
 
 export interface AdminModuleDeps {
-  /** Trade counts and balances per user, from the exchange module; 0 and 0 when absent. */
-  trading?: TradingSummaryPort;
+  users: UsersModule;
+  /** Trade counts and balances per user, from the exchange module. */
+  trading: TradingSummaryPort;
+  /** Sums of the payments ledger per currency, from the webhooks module. */
+  revenueByCurrency: () => Promise<Map<string, string>>;
+  messages: Pick<NotificationsModule['messages'], 'mail'>;
 }
 
-export function createAdminModule(platform: Platform, deps: AdminModuleDeps = {}) {
-  const { database, clock, guards, secretBox, config } = platform;
+export function createAdminModule(platform: Platform, deps: AdminModuleDeps) {
+  const { database, clock, config } = platform;
   const db = database.db;
+  const { guards } = deps.users;
   const onUserChanged = (userId: string) => guards.invalidate(userId);
 
-  const usersRepo = createUsersRepository(db);
   const users = createUsersService({
     db,
-    repo: usersRepo,
+    users: deps.users,
+    auditTrail: (userId, limit) => auditTrailOf(db, userId, limit),
+    revenueByCurrency: deps.revenueByCurrency,
     clock,
-    trading: deps.trading ?? noTradingSummary,
+    trading: deps.trading,
     settlementCurrency: config.billing.settlementCurrency,
     onUserChanged,
   });
-  const userActions = createUserActionsService({ db, repo: usersRepo, users, clock, secretBox, onUserChanged });
+  const exports = createExportsRepository(db);
+  const userActions = createUserActionsService({ db, users: deps.users, exports, presenter: users, messages: deps.messages, clock, onUserChanged });
   const limits = createPlatformLimitsService({ db, repo: createPlatformLimitsRepository(db), clock });
 
   return {
     name: 'admin',
     users,
+    userActions,
     /** The per-hour limits in force (stored values, or the defaults), for the modules enforcing them. */
     getPlatformLimits: (): Promise<LimitValues> => limits.current(),
     async routes(app: FastifyInstance) {

@@ -34,7 +34,7 @@ export function createPlatformLimitsRepository(db: DbExecutor) {
       return fromRow(row!);
     },
 
-    async write(values: LimitValues, at: Date, by: string, executor: DbExecutor): Promise<void> {
+    async write(values: LimitValues, at: Date, by: string | null, executor: DbExecutor): Promise<void> {
       await executor
         .update(platformLimits)
         .set({

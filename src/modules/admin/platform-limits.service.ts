@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { LimitValues, PlatformLimitsRepository } from './platform-limits.repository.ts';
 import { LIMIT_BOUNDS, LIMIT_NAMES, type PlatformLimits, type PlatformLimitsPatch } from './platform-limits.schemas.ts';
-import type { AdminActor } from './user-rules.ts';
+import { actorTypeOf, type AdminActor } from './user-rules.ts';
 
 function withBounds(values: LimitValues): PlatformLimits {
   const bounds: Record<string, number[]> = {};
@@ -39,7 +39,7 @@ export function createPlatformLimitsService(deps: { db: Db; repo: PlatformLimits
         await repo.write(next, now, actor.id, tx);
         await audit(
           tx,
-          { actorId: actor.id, actorType: 'admin', action: 'admin.platform_limits.update', targetType: 'platform_limits', targetId: '1', details: { changes }, ip: actor.ip },
+          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.platform_limits.update', targetType: 'platform_limits', targetId: '1', details: { changes }, ip: actor.ip },
           now,
         );
         return next;

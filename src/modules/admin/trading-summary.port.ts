@@ -1,5 +1,5 @@
 // What the admin views need from the exchange module: per-user trade counts and balances. The
-// exchange module implements it; until it is wired, every user shows 0 trades and a 0 balance.
+// exchange module implements it.
 
 export interface TradingSummary {
   totalTrades: number;
@@ -12,8 +12,3 @@ export interface TradingSummaryPort {
 }
 
 export const EMPTY_SUMMARY: TradingSummary = Object.freeze({ totalTrades: 0, accountBalance: 0 });
-
-/** Used when no exchange data source is wired: nobody has trades or balances yet. */
-export const noTradingSummary: TradingSummaryPort = {
-  forUsers: async () => new Map(),
-};

@@ -1,18 +1,16 @@
 // Admin actions over users: bulk status changes, CSV exports and password resets.
 import { audit } from '../../platform/audit.ts';
-import { revokeUserSessions } from '../../platform/auth/sessions.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { generatePassword, hashPassword } from '../../platform/crypto/passwords.ts';
-import type { SecretBox } from '../../platform/crypto/secret-box.ts';
-import type { Db } from '../../platform/db/database.ts';
+import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { conflict, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import { enqueueMail } from '../../platform/outbox/messages.ts';
+import type { NotificationsModule } from '../notifications/index.ts';
+import { parseUserId, revokesSessions, statusColumns, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
 import type { BulkActionBody, BulkActionResult, ResetPasswordQuery, ResetPasswordResult } from './user-actions.schemas.ts';
-import { parseUserId, revokesSessions, statusColumns, type AdminActor } from './user-rules.ts';
+import { type AdminActor, actorTypeOf } from './user-rules.ts';
 import { usersToCsv } from './users-csv.ts';
-import type { UserRow, UsersRepository } from './users.repository.ts';
-import type { UserStatus } from './users.schemas.ts';
+import type { ExportsRepository } from './exports.repository.ts';
 import type { UsersService } from './users.service.ts';
 
 /** How long an export stays downloadable. */
@@ -28,13 +26,22 @@ type Skip = { id: string; reason: string };
 
 export function createUserActionsService(deps: {
   db: Db;
-  repo: UsersRepository;
-  users: Pick<UsersService, 'present'>;
+  users: Pick<UsersModule, 'accounts' | 'sessions'>;
+  exports: ExportsRepository;
+  presenter: Pick<UsersService, 'present'>;
+  messages: Pick<NotificationsModule['messages'], 'mail'>;
   clock: Clock;
-  secretBox: SecretBox;
   onUserChanged: (userId: string) => void;
 }) {
-  const { db, repo, clock } = deps;
+  const { db, clock, exports } = deps;
+  const { accounts, sessions } = deps.users;
+
+  /** A new password hash; every session ends and pending reset links stop working. Answers the sessions ended. */
+  async function replacePassword(userId: string, passwordHash: string, now: Date, tx: DbExecutor): Promise<number> {
+    await accounts.update(userId, { passwordHash, updatedAt: now }, tx);
+    await sessions.expireResetTokens(userId, now, tx);
+    return sessions.revokeAll(userId, now, 'admin_password_reset', tx);
+  }
 
   /** Why this user keeps its status, or undefined when the action applies. */
   function skipReason(actor: AdminActor, user: UserRow, target: UserStatus): string | undefined {
@@ -47,7 +54,7 @@ export function createUserActionsService(deps: {
     const target = TARGET_STATUS[action];
     const now = clock.now();
     const outcome = await db.transaction(async (tx) => {
-      const rows = await repo.findUsersForUpdate(ids, tx);
+      const rows = await accounts.lockForUpdate(ids, tx);
       const skipped: Skip[] = [];
       const changed: string[] = [];
       for (const user of rows) {
@@ -57,18 +64,18 @@ export function createUserActionsService(deps: {
           continue;
         }
         if (user.status === target) continue;
-        await repo.updateUser(user.id, { ...statusColumns(target, now), updatedAt: now }, tx);
-        const sessions = revokesSessions(target) ? await revokeUserSessions(tx, user.id, now, `admin_${target}`) : 0;
+        await accounts.update(user.id, { ...statusColumns(target, now), updatedAt: now }, tx);
+        const revoked = revokesSessions(target) ? await sessions.revokeAll(user.id, now, `admin_${target}`, tx) : 0;
         await audit(
           tx,
           {
             actorId: actor.id,
-            actorType: 'admin',
+            actorType: actorTypeOf(actor),
             action: `admin.user.${action}`,
             subjectUserId: user.id,
             targetType: 'user',
             targetId: user.id,
-            details: { previousStatus: user.status, status: target, sessionsRevoked: sessions, bulk: true },
+            details: { previousStatus: user.status, status: target, sessionsRevoked: revoked, bulk: true },
             ip: actor.ip,
           },
           now,
@@ -82,19 +89,19 @@ export function createUserActionsService(deps: {
   }
 
   async function exportUsers(actor: AdminActor, ids: string[]) {
-    const rows = await repo.findUsers(ids);
-    const csv = usersToCsv(await deps.users.present(rows));
+    const rows = await accounts.findMany(ids);
+    const csv = usersToCsv(await deps.presenter.present(rows));
     const now = clock.now();
     const stamp = iso(now)!.slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
     const saved = await db.transaction(async (tx) => {
-      await repo.purgeExpiredExports(now, tx);
-      const row = await repo.insertExport(
+      await exports.purgeExpired(now, tx);
+      const row = await exports.insert(
         { createdBy: actor.id, fileName: `users-${stamp}.csv`, rowCount: rows.length, content: csv, createdAt: now, expiresAt: new Date(now.getTime() + EXPORT_TTL_MS) },
         tx,
       );
       await audit(
         tx,
-        { actorId: actor.id, actorType: 'admin', action: 'admin.users.export', targetType: 'admin_export', targetId: row.id, details: { userIds: rows.map((r) => r.id), rows: rows.length }, ip: actor.ip },
+        { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.users.export', targetType: 'admin_export', targetId: row.id, details: { userIds: rows.map((r) => r.id), rows: rows.length }, ip: actor.ip },
         now,
       );
       return row;
@@ -131,7 +138,7 @@ export function createUserActionsService(deps: {
 
     async downloadExport(exportId: string): Promise<{ fileName: string; content: string }> {
       const id = parseUserId(exportId);
-      const row = id ? await repo.findLiveExport(id, clock.now()) : undefined;
+      const row = id ? await exports.findLive(id, clock.now()) : undefined;
       if (!row) throw notFound('Export not found or expired');
       return { fileName: row.fileName, content: row.content };
     },
@@ -142,20 +149,19 @@ export function createUserActionsService(deps: {
      */
     async resetPassword(actor: AdminActor, query: ResetPasswordQuery): Promise<ResetPasswordResult> {
       const id = parseUserId(query.userId);
-      const user = id ? await repo.findUser(id) : undefined;
+      const user = id ? await accounts.findById(id) : undefined;
       if (!user || user.email !== query.email.trim().toLowerCase()) throw notFound('No user matches this userId and email');
       if (user.status === 'deleted') throw conflict('The user is deleted; activate it before resetting its password');
+      // It would revoke the admin's own sessions and set a password nobody knows (decision 097).
+      if (user.id === actor.id) throw conflict('You cannot reset your own password here; change it with POST /api/auth/password');
       const password = generatePassword();
       const passwordHash = await hashPassword(password);
       const now = clock.now();
       const emailSent = await db.transaction(async (tx) => {
-        await repo.updateUser(user.id, { passwordHash, updatedAt: now }, tx);
-        await repo.expireResetTokens(user.id, now, tx);
-        const sessions = await revokeUserSessions(tx, user.id, now, 'admin_password_reset');
+        const revoked = await replacePassword(user.id, passwordHash, now, tx);
         const mail = query.sendEmail
-          ? await enqueueMail(
+          ? await deps.messages.mail(
               tx,
-              deps.secretBox,
               {
                 to: user.email,
                 subject: 'Your password was reset',
@@ -167,13 +173,36 @@ export function createUserActionsService(deps: {
           : { queued: false };
         await audit(
           tx,
-          { actorId: actor.id, actorType: 'admin', action: 'admin.user.password_reset', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { sendEmail: query.sendEmail, emailSent: mail.queued, sessionsRevoked: sessions }, ip: actor.ip },
+          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.password_reset', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { sendEmail: query.sendEmail, emailSent: mail.queued, sessionsRevoked: revoked }, ip: actor.ip },
           now,
         );
         return mail.queued;
       });
       deps.onUserChanged(user.id);
       return { success: true, emailSent };
+    },
+
+    /**
+     * The operator's recovery path (`npm run cli -- users:reset-password`): sets the given password,
+     * ends every session and voids pending reset links; the caller shows the password once.
+     */
+    async setPassword(actor: AdminActor, email: string, password: string): Promise<{ userId: string; sessionsRevoked: number }> {
+      const user = await accounts.findByEmail(email);
+      if (!user) throw notFound('No user has this e-mail');
+      if (user.status === 'deleted') throw conflict('The user is deleted; activate it before resetting its password');
+      const passwordHash = await hashPassword(password);
+      const now = clock.now();
+      const sessionsRevoked = await db.transaction(async (tx) => {
+        const revoked = await replacePassword(user.id, passwordHash, now, tx);
+        await audit(
+          tx,
+          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.password_set', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { sessionsRevoked: revoked }, ip: actor.ip },
+          now,
+        );
+        return revoked;
+      });
+      deps.onUserChanged(user.id);
+      return { userId: user.id, sessionsRevoked };
     },
   };
 }

@@ -1,29 +1,15 @@
-// Rules shared by every admin operation that changes a user: id parsing, the self-protection rule,
-// and what a status change implies. Pure, tested on its own.
+// Rules of the admin operations that change a user: who acts, and the self-protection rule. Pure,
+// tested on its own. What a status change implies is the identity module's (users.domain.ts).
 import { conflict } from '../../platform/http/errors.ts';
-import type { UserStatus } from './users.schemas.ts';
 
 export interface AdminActor {
-  id: string;
+  /** The signed-in admin; null for the operator at the command line (`npm run cli`). */
+  id: string | null;
   ip?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The canonical (lower-case) id, or undefined when the value is not a UUID and so matches nobody. */
-export function parseUserId(value: string): string | undefined {
-  return UUID.test(value) ? value.toLowerCase() : undefined;
-}
-
-/** Statuses that end every session of the user at once. */
-export function revokesSessions(status: string): boolean {
-  return status === 'suspended' || status === 'deleted';
-}
-
-/** Columns a status change sets: deletion is stamped, any other status clears the stamp. */
-export function statusColumns(status: UserStatus, now: Date): { status: UserStatus; deletedAt: Date | null } {
-  return { status, deletedAt: status === 'deleted' ? now : null };
-}
+/** The audit trail's actor type of an admin action. */
+export const actorTypeOf = (actor: AdminActor): 'admin' | 'system' => (actor.id === null ? 'system' : 'admin');
 
 /**
  * An admin may not lock themselves out: demoting, suspending or deleting one's own account is

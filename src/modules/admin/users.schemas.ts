@@ -1,15 +1,10 @@
 // Request and response schemas of the admin user operations. Field names are the contract's
 // (camelCase for users, snake_case for activity rows).
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
+import { DateTime, Nullable, PageNumber, StringEnum, Uuid } from '../../platform/http/schemas.ts';
+import { ROLES, STATUSES, TIERS } from '../users/index.ts';
 
-export const ROLES = ['user', 'admin'] as const;
-export const STATUSES = ['active', 'suspended', 'deleted'] as const;
-export const TIERS = ['free', 'basic', 'pro', 'enterprise'] as const;
 export const BULK_ACTIONS = ['activate', 'suspend', 'delete', 'export'] as const;
-export type Role = (typeof ROLES)[number];
-export type UserStatus = (typeof STATUSES)[number];
-export type BulkActionName = (typeof BULK_ACTIONS)[number];
 
 /** Upper bound of `userIds` in one bulk action. */
 export const MAX_BULK_IDS = 1000;
@@ -40,7 +35,7 @@ export const User = Type.Object(
 export type User = Static<typeof User>;
 
 export const UserListQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1.' }),
+  page: PageNumber(),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Users per page, 1..100.' }),
   search: Type.Optional(
     Type.String({

@@ -1,20 +1,18 @@
 // Admin user management: listing, reading, changing and soft-deleting users, their activity, and
 // the platform statistics.
 import { Decimal } from 'decimal.js';
-import { audit } from '../../platform/audit.ts';
-import { revokeUserSessions } from '../../platform/auth/sessions.ts';
+import { audit, type AuditRow } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { EMPTY_SUMMARY, type TradingSummaryPort } from './trading-summary.port.ts';
-import { assertNotSelfLockout, parseUserId, revokesSessions, statusColumns, utcMonthStart, type AdminActor } from './user-rules.ts';
-import type { AuditRow, UserRow, UsersRepository } from './users.repository.ts';
-import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch, UserStatus } from './users.schemas.ts';
-import { STATUSES } from './users.schemas.ts';
+import { parseUserId, revokesSessions, statusColumns, STATUSES, type UserChanges, type Tier, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
+import { assertNotSelfLockout, utcMonthStart, type AdminActor, actorTypeOf } from './user-rules.ts';
+import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch } from './users.schemas.ts';
 
 const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;
-const FREE_TIER = 'free';
+const FREE_TIER: Tier = 'free';
 const GRACE_BATCH = 500;
 
 export const userNotFound = () => notFound('User not found');
@@ -55,7 +53,11 @@ function toActivity(row: AuditRow): ActivityEntry {
 
 export interface UsersServiceDeps {
   db: Db;
-  repo: UsersRepository;
+  users: Pick<UsersModule, 'accounts' | 'sessions'>;
+  /** The audit trail's entries about or by a user, newest first. */
+  auditTrail: (userId: string, limit: number) => Promise<AuditRow[]>;
+  /** Sums of the payments ledger per currency, as exact decimal strings. */
+  revenueByCurrency: () => Promise<Map<string, string>>;
   clock: Clock;
   trading: TradingSummaryPort;
   /** ISO 4217 code, upper case: the only currency `totalRevenue` adds up (decision 015). */
@@ -65,7 +67,8 @@ export interface UsersServiceDeps {
 }
 
 export function createUsersService(deps: UsersServiceDeps) {
-  const { db, repo, clock, trading, settlementCurrency } = deps;
+  const { db, clock, trading, settlementCurrency } = deps;
+  const { accounts, sessions } = deps.users;
 
   /** Users with their trading summaries, fetched in one call for the whole batch. */
   async function present(rows: UserRow[]): Promise<User[]> {
@@ -76,7 +79,7 @@ export function createUsersService(deps: UsersServiceDeps) {
 
   async function existingUser(userId: string): Promise<UserRow> {
     const id = parseUserId(userId);
-    const row = id ? await repo.findUser(id) : undefined;
+    const row = id ? await accounts.findById(id) : undefined;
     if (!row) throw userNotFound();
     return row;
   }
@@ -88,13 +91,15 @@ export function createUsersService(deps: UsersServiceDeps) {
       const { page, limit } = query;
       const offset = (page - 1) * limit;
       const filter = { search: query.search?.trim() || undefined, role: query.role, status: query.status, subscriptionTier: query.subscriptionTier };
-      if (!Number.isSafeInteger(offset)) {
-        // Far past the last page: nothing to show, and an offset the database would refuse.
-        const { total } = await repo.listUsers(filter, 0, 1);
-        return { users: [], total, page, limit };
-      }
-      const { rows, total } = await repo.listUsers(filter, offset, limit);
+      const { rows, total } = await accounts.list(filter, offset, limit);
       return { users: await present(rows), total, page, limit };
+    },
+
+    async getUserByEmail(email: string): Promise<User> {
+      const row = await accounts.findByEmail(email);
+      if (!row) throw notFound(`No user has the e-mail ${email}`);
+      const [user] = await present([row]);
+      return user!;
     },
 
     async getUser(userId: string): Promise<User> {
@@ -108,11 +113,11 @@ export function createUsersService(deps: UsersServiceDeps) {
       assertNotSelfLockout(actor, id, patch);
       const now = clock.now();
       const row = await db.transaction(async (tx) => {
-        const [current] = await repo.findUsersForUpdate([id], tx);
+        const [current] = await accounts.lockForUpdate([id], tx);
         if (!current) throw userNotFound();
         // Only the named fields are read: anything else in the body never reaches the row.
         const changes: Record<string, { from: unknown; to: unknown }> = {};
-        const set: Partial<UserRow> = { updatedAt: now };
+        const set: UserChanges = { updatedAt: now };
         for (const field of PATCHABLE) {
           const next = patch[field];
           if (next === undefined || next === current[field]) continue;
@@ -120,11 +125,11 @@ export function createUsersService(deps: UsersServiceDeps) {
           Object.assign(set, field === 'status' ? statusColumns(next as UserStatus, now) : { [field]: next });
         }
         if (Object.keys(changes).length === 0) return current;
-        const updated = await repo.updateUser(id, set, tx);
-        if (changes.status && revokesSessions(updated.status)) await revokeUserSessions(tx, id, now, `admin_${updated.status}`);
+        const updated = (await accounts.update(id, set, tx))!;
+        if (changes.status && revokesSessions(updated.status)) await sessions.revokeAll(id, now, `admin_${updated.status}`, tx);
         await audit(
           tx,
-          { actorId: actor.id, actorType: 'admin', action: 'admin.user.update', subjectUserId: id, targetType: 'user', targetId: id, details: { changes }, ip: actor.ip },
+          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.update', subjectUserId: id, targetType: 'user', targetId: id, details: { changes }, ip: actor.ip },
           now,
         );
         return updated;
@@ -141,14 +146,14 @@ export function createUsersService(deps: UsersServiceDeps) {
       assertNotSelfLockout(actor, id, { status: 'deleted' });
       const now = clock.now();
       await db.transaction(async (tx) => {
-        const [current] = await repo.findUsersForUpdate([id], tx);
+        const [current] = await accounts.lockForUpdate([id], tx);
         if (!current) throw userNotFound();
         if (current.status === 'deleted') return;
-        await repo.updateUser(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);
-        const sessions = await revokeUserSessions(tx, id, now, 'admin_deleted');
+        await accounts.update(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);
+        const revoked = await sessions.revokeAll(id, now, 'admin_deleted', tx);
         await audit(
           tx,
-          { actorId: actor.id, actorType: 'admin', action: 'admin.user.delete', subjectUserId: id, targetType: 'user', targetId: id, details: { previousStatus: current.status, sessionsRevoked: sessions }, ip: actor.ip },
+          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.delete', subjectUserId: id, targetType: 'user', targetId: id, details: { previousStatus: current.status, sessionsRevoked: revoked }, ip: actor.ip },
           now,
         );
       });
@@ -166,10 +171,10 @@ export function createUsersService(deps: UsersServiceDeps) {
       let cleared = 0;
       for (;;) {
         const batch = await db.transaction(async (tx) => {
-          const rows = await repo.lockExpiredGracePeriods(now, GRACE_BATCH, tx);
+          const rows = await accounts.lockExpiredGracePeriods(now, GRACE_BATCH, tx);
           for (const user of rows) {
             const paid = user.subscriptionTier !== FREE_TIER;
-            await repo.updateUser(user.id, { gracePeriodEndsAt: null, updatedAt: now, ...(paid ? { subscriptionTier: FREE_TIER } : {}) }, tx);
+            await accounts.update(user.id, { gracePeriodEndsAt: null, updatedAt: now, ...(paid ? { subscriptionTier: FREE_TIER } : {}) }, tx);
             await audit(
               tx,
               {
@@ -193,17 +198,17 @@ export function createUsersService(deps: UsersServiceDeps) {
 
     async activity(userId: string, limit: number): Promise<ActivityEntry[]> {
       const user = await existingUser(userId);
-      return (await repo.activity(user.id, limit)).map(toActivity);
+      return (await deps.auditTrail(user.id, limit)).map(toActivity);
     },
 
     /** Users per status, every known status listed (zero included); for the dashboard. */
     async countsByStatus(): Promise<Record<UserStatus, number>> {
-      const counts = await repo.countsByStatus();
+      const counts = await accounts.countsByStatus();
       return Object.fromEntries(STATUSES.map((status) => [status, counts.get(status) ?? 0])) as Record<UserStatus, number>;
     },
 
     async stats(): Promise<PlatformStats> {
-      const [counts, revenue] = await Promise.all([repo.userCounts(utcMonthStart(clock.now())), repo.revenueByCurrency()]);
+      const [counts, revenue] = await Promise.all([accounts.counts(utcMonthStart(clock.now())), deps.revenueByCurrency()]);
       // Amounts in different currencies do not add up; the other currencies are listed beside it.
       const byCurrency = Object.fromEntries([...revenue].map(([currency, sum]) => [currency, new Decimal(sum).toNumber()]));
       return {

@@ -2,10 +2,12 @@ import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../platform/http/schemas.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; case-insensitive.' });
+/** The rules of a password chosen by its user, at registration and when changing it. */
+const NewPassword = (description: string) => Type.String({ minLength: 8, maxLength: 128, description });
 
 export const RegisterBody = Type.Object({
   email: Email,
-  password: Type.String({ minLength: 8, maxLength: 128, description: 'At least 8 characters.' }),
+  password: NewPassword('At least 8 characters.'),
   firstName: Type.Optional(Type.String({ maxLength: 100, default: '', description: 'Given name.' })),
   lastName: Type.Optional(Type.String({ maxLength: 100, default: '', description: 'Family name.' })),
 });
@@ -43,5 +45,11 @@ export const Account = Type.Object({
   lastLogin: Nullable(DateTime('Last successful login.')),
 });
 export type Account = Static<typeof Account>;
+
+export const ChangePasswordBody = Type.Object({
+  current_password: Type.String({ minLength: 1, maxLength: 128, description: 'The password in use now.' }),
+  new_password: NewPassword('The new password: 8 to 128 characters, as at registration, and not the current one.'),
+});
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
 
 export const Success = Type.Object({ success: Type.Boolean({ description: 'Always true.' }) });

@@ -4,10 +4,10 @@ import { hashToken, newOpaqueToken, type TokenService } from '../../platform/aut
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';
-import type { Db } from '../../platform/db/database.ts';
+import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { AppError, conflict, forbidden, notFound, rateLimited } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import type { AuthRepository, UserRow } from './auth.repository.ts';
+import type { Role, UsersModule, UserRow } from '../users/index.ts';
 import type { Account, RegisterBody, TokenPair } from './auth.schemas.ts';
 
 export interface ClientInfo {
@@ -61,7 +61,7 @@ const invalidRefresh = () =>
 
 export function createAuthService(deps: {
   db: Db;
-  repo: AuthRepository;
+  users: Pick<UsersModule, 'accounts' | 'sessions'>;
   tokens: TokenService;
   cache: Pick<Cache, 'incr' | 'decr' | 'del'>;
   clock: Clock;
@@ -70,12 +70,13 @@ export function createAuthService(deps: {
   onUserChanged: (userId: string) => void;
   onAllUsersChanged?: () => void;
 }) {
-  const { db, repo, tokens, cache, clock, settings } = deps;
+  const { db, tokens, cache, clock, settings } = deps;
+  const { accounts, sessions } = deps.users;
 
-  async function issuePair(user: UserRow, sessionId: string, executor: Parameters<AuthRepository['insertRefreshToken']>[1]): Promise<TokenPair> {
+  async function issuePair(user: UserRow, sessionId: string, executor: DbExecutor): Promise<TokenPair> {
     const now = clock.now();
     const refresh = newOpaqueToken();
-    await repo.insertRefreshToken(
+    await sessions.addRefreshToken(
       {
         sessionId,
         tokenHash: hashToken(refresh),
@@ -118,11 +119,11 @@ export function createAuthService(deps: {
 
   return {
     /** Creates a user; used by sign-up, the bootstrap admin and the CLI. */
-    async createUser(input: RegisterBody & { role?: string }, actor: 'user' | 'system' = 'user'): Promise<UserRow> {
+    async createUser(input: RegisterBody & { role?: Role }, actor: 'user' | 'system' = 'user'): Promise<UserRow> {
       const now = clock.now();
       const passwordHash = await hashPassword(input.password);
       return db.transaction(async (tx) => {
-        const user = await repo.insertUser(
+        const user = await accounts.insert(
           {
             email: input.email.trim().toLowerCase(),
             passwordHash,
@@ -140,6 +141,34 @@ export function createAuthService(deps: {
       });
     },
 
+    /**
+     * The configured first admin (ADMIN_EMAIL, ADMIN_PASSWORD): created when absent. An account that
+     * already has the address is made an admin only when ADMIN_PASSWORD is its password, so that
+     * whoever registered the address first on an open sign-up does not become admin by it.
+     */
+    async bootstrapAdmin(email: string, password: string): Promise<'created' | 'admin' | 'promoted' | 'not_promoted'> {
+      const existing = await accounts.findByEmail(email);
+      if (!existing) {
+        try {
+          await this.createUser({ email, password, role: 'admin' }, 'system');
+          return 'created';
+        } catch (error) {
+          // Another instance starting at the same moment created it first: that is the goal reached.
+          if (error instanceof AppError && error.code === 'conflict') return 'admin';
+          throw error;
+        }
+      }
+      if (existing.role === 'admin') return 'admin';
+      if (existing.status !== 'active' || !(await verifyPassword(password, existing.passwordHash))) return 'not_promoted';
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        await accounts.update(existing.id, { role: 'admin', updatedAt: now }, tx);
+        await audit(tx, { actorType: 'system', action: 'auth.admin_bootstrap', subjectUserId: existing.id, targetType: 'user', targetId: existing.id, details: { role: { from: existing.role, to: 'admin' } } }, now);
+      });
+      deps.onUserChanged(existing.id);
+      return 'promoted';
+    },
+
     async register(input: RegisterBody): Promise<Account> {
       if (!settings.allowSignup) throw forbidden('Sign-up is disabled');
       return toAccount(await this.createUser(input));
@@ -148,7 +177,7 @@ export function createAuthService(deps: {
     async login(email: string, password: string, client: ClientInfo): Promise<TokenPair> {
       const normalized = email.trim().toLowerCase();
       await reserveAttempt(normalized, client.ip);
-      const user = await repo.findUserByEmail(normalized);
+      const user = await accounts.findByEmail(normalized);
       // Hash even when the account does not exist, so timing does not reveal which addresses do.
       const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
       if (!user || !valid) {
@@ -159,7 +188,7 @@ export function createAuthService(deps: {
       if (user.status !== 'active') throw forbidden(`User account is ${user.status}`);
       const now = clock.now();
       return db.transaction(async (tx) => {
-        const sessionId = await repo.insertSession(
+        const sessionId = await sessions.open(
           {
             userId: user.id,
             userAgent: client.userAgent?.slice(0, 512),
@@ -169,7 +198,7 @@ export function createAuthService(deps: {
           },
           tx,
         );
-        await repo.recordLogin(user.id, now, tx);
+        await accounts.update(user.id, { lastLogin: now }, tx);
         await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.login', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip, details: { userAgent: client.userAgent?.slice(0, 200) } }, now);
         return issuePair(user, sessionId, tx);
       });
@@ -178,23 +207,23 @@ export function createAuthService(deps: {
     async refresh(refreshToken: string): Promise<TokenPair> {
       const now = clock.now();
       const outcome = await db.transaction(async (tx) => {
-        const token = await repo.findRefreshTokenForUpdate(hashToken(refreshToken), tx);
+        const token = await sessions.refreshTokenForUpdate(hashToken(refreshToken), tx);
         if (!token) return { error: invalidRefresh() };
         if (token.rotatedAt || token.revokedAt) {
           // A rotated token presented again means it leaked: end the whole session.
           if (token.rotatedAt && !token.sessionRevokedAt) {
-            await repo.revokeSession(token.sessionId, now, 'refresh_token_reuse', tx);
+            await sessions.revoke(token.sessionId, now, 'refresh_token_reuse', tx);
             await audit(tx, { actorType: 'system', action: 'auth.refresh_reuse_detected', subjectUserId: token.userId, targetType: 'session', targetId: token.sessionId }, now);
             return { error: invalidRefresh(), revokedUser: token.userId };
           }
           return { error: invalidRefresh() };
         }
         if (token.expiresAt <= now || token.sessionRevokedAt || token.sessionExpiresAt <= now) return { error: invalidRefresh() };
-        const owner = await repo.findUserById(token.userId, tx);
+        const owner = await accounts.findById(token.userId, tx);
         if (!owner) return { error: invalidRefresh() };
         if (owner.status !== 'active') return { error: forbidden(`User account is ${owner.status}`) };
-        await repo.markRotated(token.id, now, tx);
-        await repo.touchSession(token.sessionId, now, tx);
+        await sessions.markRotated(token.id, now, tx);
+        await sessions.touch(token.sessionId, now, tx);
         return { pair: await issuePair(owner, token.sessionId, tx) };
       });
       if (outcome.revokedUser) deps.onUserChanged(outcome.revokedUser);
@@ -206,7 +235,7 @@ export function createAuthService(deps: {
     async logout(userId: string, sessionId: string | null, client: ClientInfo): Promise<void> {
       const now = clock.now();
       await db.transaction(async (tx) => {
-        if (sessionId) await repo.revokeSession(sessionId, now, 'logout', tx);
+        if (sessionId) await sessions.revoke(sessionId, now, 'logout', tx);
         await audit(tx, { actorId: userId, actorType: 'user', action: 'auth.logout', subjectUserId: userId, targetType: 'session', targetId: sessionId ?? undefined, ip: client.ip }, now);
       });
       deps.onUserChanged(userId);
@@ -218,9 +247,9 @@ export function createAuthService(deps: {
      */
     async deleteStaleSessions(now: Date): Promise<{ expired: number; revoked: number; idle: number; deleted: number }> {
       const idleBefore = new Date(now.getTime() - settings.sessionIdleDays * DAY_MS);
-      const expired = await drain(() => repo.deleteStaleSessions('expired', now, idleBefore, CLEANUP_BATCH));
-      const revoked = await drain(() => repo.deleteStaleSessions('revoked', now, idleBefore, CLEANUP_BATCH));
-      const idle = await drain(() => repo.deleteStaleSessions('idle', now, idleBefore, CLEANUP_BATCH));
+      const expired = await drain(() => sessions.deleteStale('expired', now, idleBefore, CLEANUP_BATCH));
+      const revoked = await drain(() => sessions.deleteStale('revoked', now, idleBefore, CLEANUP_BATCH));
+      const idle = await drain(() => sessions.deleteStale('idle', now, idleBefore, CLEANUP_BATCH));
       // A deleted session fails the bearer guard as a revoked one does; drop cached principals now.
       if (expired + revoked + idle > 0) deps.onAllUsersChanged?.();
       return { expired, revoked, idle, deleted: expired + revoked + idle };
@@ -232,20 +261,20 @@ export function createAuthService(deps: {
      * kept: presenting it again is how `refresh` detects a leaked token (docs/decisions/001).
      */
     async deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> {
-      const refresh = await drain(() => repo.deleteDeadRefreshTokens(now, CLEANUP_BATCH));
-      const resets = await drain(() => repo.deleteDeadResetTokens(now, CLEANUP_BATCH));
+      const refresh = await drain(() => sessions.deleteDeadRefreshTokens(now, CLEANUP_BATCH));
+      const resets = await drain(() => sessions.deleteDeadResetTokens(now, CLEANUP_BATCH));
       return { refresh_tokens: refresh, password_reset_tokens: resets };
     },
 
     async me(userId: string): Promise<Account> {
-      const user = await repo.findUserById(userId);
+      const user = await accounts.findById(userId);
       if (!user) throw notFound('User not found');
       return toAccount(user);
     },
 
     /** Device sessions neither revoked nor expired now; for the dashboard. */
     async countActiveSessions(): Promise<number> {
-      return repo.countActiveSessions(clock.now());
+      return sessions.countActive(clock.now());
     },
   };
 }

@@ -1,15 +1,16 @@
-import { AppError } from '../../platform/http/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { createAuthRepository } from './auth.repository.ts';
+import type { UsersModule } from '../users/index.ts';
 import { authRoutes } from './auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
+import { createPasswordService } from './password.service.ts';
 
-export function createAuthModule(platform: Platform) {
-  const { config, database, tokens, cache, clock, logger, guards } = platform;
-  const repo = createAuthRepository(database.db);
+export function createAuthModule(platform: Platform, deps: { users: UsersModule }) {
+  const { config, database, tokens, cache, clock, logger } = platform;
+  const { users } = deps;
+  const { guards } = users;
   const service = createAuthService({
     db: database.db,
-    repo,
+    users,
     tokens,
     cache,
     clock,
@@ -23,22 +24,24 @@ export function createAuthModule(platform: Platform) {
     onAllUsersChanged: () => guards.invalidate(),
   });
 
+  const passwords = createPasswordService({ db: database.db, users, cache, clock, onUserChanged: (userId) => guards.invalidate(userId) });
+
   return {
     name: 'auth',
     service,
-    routes: authRoutes(service, guards),
-    /** Creates the configured first admin if no user has that e-mail yet. */
+    routes: authRoutes(service, passwords, guards),
+    /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
     async bootstrapAdmin(): Promise<void> {
-      const { adminEmail, adminPassword } = config.auth;
-      if (!adminEmail || !adminPassword) return;
-      if (await repo.findUserByEmail(adminEmail)) return;
-      try {
-        await service.createUser({ email: adminEmail, password: adminPassword, role: 'admin' }, 'system');
-        logger.info({ email: adminEmail }, 'created the configured admin user');
-      } catch (error) {
-        // Another instance starting at the same moment created it first: that is the goal reached.
-        if (error instanceof AppError && error.code === 'conflict') return;
-        throw error;
+      const { adminEmail: email, adminPassword } = config.auth;
+      if (!email || !adminPassword) return;
+      const outcome = await service.bootstrapAdmin(email, adminPassword);
+      if (outcome === 'created') logger.info({ email }, 'created the configured admin (ADMIN_EMAIL)');
+      else if (outcome === 'promoted') logger.info({ email }, 'made the configured ADMIN_EMAIL, registered earlier with ADMIN_PASSWORD as its password, an admin');
+      else if (outcome === 'not_promoted') {
+        logger.warn(
+          { email },
+          `ADMIN_EMAIL is registered already, with another password than ADMIN_PASSWORD (or not active), so it was not made an admin; if it is yours, run: npm run cli -- users:promote --email ${email}`,
+        );
       }
     },
   };

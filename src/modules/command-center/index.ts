@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createAgentActivityRepository } from './agent-activity.repository.ts';
 import { createAgentsService, createIntelService } from './feeds.service.ts';
@@ -8,8 +9,9 @@ import { taskRoutes } from './routes/tasks.routes.ts';
 import { createTasksRepository } from './tasks.repository.ts';
 import { createTasksService } from './tasks.service.ts';
 
-export function createCommandCenterModule(platform: Platform) {
-  const { config, database, clock, guards } = platform;
+export function createCommandCenterModule(platform: Platform, deps: { guards: Guards }) {
+  const { config, database, clock } = platform;
+  const { guards } = deps;
   const taskRepo = createTasksRepository(database.db);
   const tasks = createTasksService({ db: database.db, repo: taskRepo, clock, defaultRepo: config.projectRepo });
   const intel = createIntelService({ db: database.db, repo: createIntelRepository(database.db), clock });

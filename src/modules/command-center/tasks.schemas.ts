@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
+import { DateTime, Nullable, RowOffset, StringEnum, Uuid } from '../../platform/http/schemas.ts';
 
 export const TASK_STATUSES = ['todo', 'in_progress', 'blocked', 'in_review', 'done', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -70,7 +70,7 @@ export const TaskListQuery = Type.Object({
   priority: Type.Optional(Priority()),
   source_type: Type.Optional(SourceType()),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200.' }),
-  offset: Type.Integer({ minimum: 0, default: 0, description: 'Tasks to skip.' }),
+  offset: RowOffset('Tasks to skip.'),
 });
 export type TaskListQuery = Static<typeof TaskListQuery>;
 

@@ -20,6 +20,7 @@ export function dashboardRoutes(services: { overview: OverviewService; agents: A
       {
         schema: {
           tags,
+          operationId: 'getDashboardOverview',
           summary: 'Service health and platform figures',
           description:
             'Version and uptime of this instance; database and cache pinged (2 s timeout) with latency; users by status, ' +
@@ -37,6 +38,7 @@ export function dashboardRoutes(services: { overview: OverviewService; agents: A
       {
         schema: {
           tags,
+          operationId: 'getDashboardAgents',
           summary: 'Agents and their status',
           description:
             'Every agent that reported activity or is named on agent-filed tasks: last seen, actions in the last 24 h, ' +
@@ -54,6 +56,7 @@ export function dashboardRoutes(services: { overview: OverviewService; agents: A
       {
         schema: {
           tags,
+          operationId: 'getDashboardIntegrations',
           summary: 'Connection status of the external systems',
           description:
             'Per external system: `configured`, `reachable`, `last_success_at`, `last_error_at` and a cleaned `last_error`. ' +

@@ -44,6 +44,20 @@ export interface VenueCredentialStats {
 
 export function createCredentialsRepository(db: DbExecutor) {
   const owned = (userId: string, id: string) => and(eq(exchangeCredentials.userId, userId), eq(exchangeCredentials.id, id));
+  // The list is read on every visit of a user's exchange pages: built once, not per request.
+  const newestFirst = [desc(exchangeCredentials.createdAt), asc(exchangeCredentials.id)];
+  const listAll = db
+    .select()
+    .from(exchangeCredentials)
+    .where(eq(exchangeCredentials.userId, sql.placeholder('userId')))
+    .orderBy(...newestFirst)
+    .prepare('exchange_credentials_of_user');
+  const listOfVenue = db
+    .select()
+    .from(exchangeCredentials)
+    .where(and(eq(exchangeCredentials.userId, sql.placeholder('userId')), eq(exchangeCredentials.exchangeName, sql.placeholder('exchangeName'))))
+    .orderBy(...newestFirst)
+    .prepare('exchange_credentials_of_user_venue');
 
   return {
     /** Undefined when the user already has a credential of that name on that venue. */
@@ -53,10 +67,7 @@ export function createCredentialsRepository(db: DbExecutor) {
     },
 
     async listForUser(userId: string, exchangeName?: string): Promise<CredentialRow[]> {
-      const where = exchangeName
-        ? and(eq(exchangeCredentials.userId, userId), eq(exchangeCredentials.exchangeName, exchangeName))
-        : eq(exchangeCredentials.userId, userId);
-      return db.select().from(exchangeCredentials).where(where).orderBy(desc(exchangeCredentials.createdAt), asc(exchangeCredentials.id));
+      return exchangeName ? listOfVenue.execute({ userId, exchangeName }) : listAll.execute({ userId });
     },
 
     async findForUser(userId: string, id: string, executor: DbExecutor = db): Promise<CredentialRow | undefined> {

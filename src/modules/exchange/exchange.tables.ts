@@ -2,7 +2,7 @@
 // the trades synced from venues. Amounts are exact numerics, never floats.
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { users } from '../../platform/db/schema.ts';
+import { users } from '../users/users.tables.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const amount = (name: string) => numeric(name, { precision: 38, scale: 18 });

@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import { withTimeout } from './timeouts.ts';
-import { HEALTH_TTL_MS, VENUE_PROBE_TIMEOUT_MS, VENUES, type Venue } from './venues.ts';
+import { HEALTH_TTL_MS, VENUES, type Venue } from './venues.ts';
 
 export interface VenueHealth {
   exchange: Venue;
@@ -16,13 +16,13 @@ export interface VenueHealth {
   cached: boolean;
 }
 
-export function createHealthService(deps: { gateway: Pick<VenueGateway, 'status'>; cache: Cache; clock: Clock }) {
+export function createHealthService(deps: { gateway: Pick<VenueGateway, 'status'>; cache: Cache; clock: Clock; probeTimeoutMs: number }) {
   const key = (venue: Venue) => `exchange:health:v1:${venue}`;
 
   async function check(venue: Venue): Promise<VenueHealth> {
     const checkedAt = deps.clock.now().toISOString();
     try {
-      const { status, latencyMs } = await withTimeout(deps.gateway.status(venue, { timeoutMs: VENUE_PROBE_TIMEOUT_MS }), VENUE_PROBE_TIMEOUT_MS, venue);
+      const { status, latencyMs } = await withTimeout(deps.gateway.status(venue, { timeoutMs: deps.probeTimeoutMs }), deps.probeTimeoutMs, venue);
       const healthy = status === 'ok';
       return {
         exchange: venue,

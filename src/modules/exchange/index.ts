@@ -1,6 +1,7 @@
 // The exchange module: users' venue credentials, balances and trades, and public venue data, over
 // one VenueGateway (ccxt). Other modules use `credentials.reencryptAll` and `tradingSummary.forUsers`.
 import type { FastifyInstance } from 'fastify';
+import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { CcxtVenueGateway } from './adapters/ccxt-venue-gateway.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
@@ -25,8 +26,9 @@ import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
 import { VENUES, type Venue } from './venues.ts';
 
-export function createExchangeModule(platform: Platform) {
-  const { config, database, cache, clock, secretBox, guards, logger } = platform;
+export function createExchangeModule(platform: Platform, deps: { guards: Guards }) {
+  const { config, database, cache, clock, secretBox, logger } = platform;
+  const { guards } = deps;
   const db = database.db;
   const gateway: VenueGateway = new CcxtVenueGateway({
     settings: {
@@ -50,9 +52,10 @@ export function createExchangeModule(platform: Platform) {
   const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock });
   const balances = createBalancesService({ db, repo: balancesRepo, gateway, credentials, clock });
   const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger });
-  const venues = createVenuesService({ gateway, prices });
-  const routing = createRoutingService({ gateway, prices, clock });
-  const health = createHealthService({ gateway, cache, clock });
+  const { probeTimeoutMs } = config.exchange;
+  const venues = createVenuesService({ gateway, prices, probeTimeoutMs });
+  const routing = createRoutingService({ gateway, prices, clock, probeTimeoutMs });
+  const health = createHealthService({ gateway, cache, clock, probeTimeoutMs });
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
   const tradingSummary = createTradingSummary({ trades: tradesRepo, balances: balancesRepo, prices });
 

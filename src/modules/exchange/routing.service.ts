@@ -7,19 +7,25 @@ import { rankRoutes, type RouteCandidate } from './routing.ts';
 import { resolveSymbol } from './symbols.ts';
 import { withTimeout } from './timeouts.ts';
 import type { UsdPrices } from './usd-prices.ts';
-import { VENUE_PROBE_TIMEOUT_MS, VENUES, type Venue } from './venues.ts';
+import { VENUES, type Venue } from './venues.ts';
 
 type Probe =
   | { kind: 'listed'; candidate: RouteCandidate }
   | { kind: 'not_listed'; exchange: Venue }
   | { kind: 'unavailable'; exchange: Venue; reason: string };
 
-export function createRoutingService(deps: { gateway: Pick<VenueGateway, 'markets' | 'tickers'>; prices: Pick<UsdPrices, 'remember'>; clock: Clock }) {
-  const { gateway } = deps;
+export function createRoutingService(deps: {
+  gateway: Pick<VenueGateway, 'markets' | 'tickers'>;
+  prices: Pick<UsdPrices, 'remember'>;
+  clock: Clock;
+  /** How long one venue may hold up the answer. */
+  probeTimeoutMs: number;
+}) {
+  const { gateway, probeTimeoutMs } = deps;
 
   async function probe(venue: Venue, base: string, quote: string): Promise<Probe> {
     const work = (async (): Promise<Probe> => {
-      const options = { timeoutMs: VENUE_PROBE_TIMEOUT_MS };
+      const options = { timeoutMs: probeTimeoutMs };
       const market = resolveSymbol(await gateway.markets(venue, options), `${base}/${quote}`);
       if (!market || !market.active) return { kind: 'not_listed', exchange: venue };
       const [ticker] = await gateway.tickers(venue, [market.symbol], options);
@@ -27,7 +33,7 @@ export function createRoutingService(deps: { gateway: Pick<VenueGateway, 'market
       return { kind: 'listed', candidate: { exchange: venue, market, ticker } };
     })();
     try {
-      return await withTimeout(work, VENUE_PROBE_TIMEOUT_MS, venue);
+      return await withTimeout(work, probeTimeoutMs, venue);
     } catch (error) {
       const reason = error instanceof AppError ? String(error.detail) : `${venue} failed unexpectedly`;
       return { kind: 'unavailable', exchange: venue, reason };

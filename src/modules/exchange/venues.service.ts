@@ -6,7 +6,7 @@ import { rankQuotes } from './quotes.ts';
 import { quoteCurrencies, resolveSymbol } from './symbols.ts';
 import { withTimeout } from './timeouts.ts';
 import type { UsdPrices } from './usd-prices.ts';
-import { DEFAULT_VENUE, VENUE_PROBE_TIMEOUT_MS, VENUES, type Venue } from './venues.ts';
+import { DEFAULT_VENUE, VENUES, type Venue } from './venues.ts';
 
 function marketView(m: VenueMarket) {
   return {
@@ -45,7 +45,7 @@ function tickerView(venue: Venue, t: VenueTicker) {
   };
 }
 
-export function createVenuesService(deps: { gateway: Pick<VenueGateway, 'describe' | 'markets' | 'tickers'>; prices: Pick<UsdPrices, 'remember'> }) {
+export function createVenuesService(deps: { gateway: Pick<VenueGateway, 'describe' | 'markets' | 'tickers'>; prices: Pick<UsdPrices, 'remember'>; probeTimeoutMs: number }) {
   const { gateway } = deps;
 
   return {
@@ -73,7 +73,7 @@ export function createVenuesService(deps: { gateway: Pick<VenueGateway, 'describ
       let markets: VenueMarket[] | null = null;
       let marketsError: string | null = null;
       try {
-        markets = await withTimeout(gateway.markets(venue, { timeoutMs: VENUE_PROBE_TIMEOUT_MS }), VENUE_PROBE_TIMEOUT_MS, venue);
+        markets = await withTimeout(gateway.markets(venue, { timeoutMs: deps.probeTimeoutMs }), deps.probeTimeoutMs, venue);
       } catch (error) {
         marketsError = error instanceof AppError ? String(error.detail) : `${venue} markets are unavailable`;
       }

@@ -25,9 +25,6 @@ export const FEE_TOKEN = 'BNB';
 /** Valued at 1 USD in account summaries. */
 export const USD_STABLECOINS = ['USDT', 'USDC', 'BUSD', 'USD'] as const;
 
-/** One venue never holds up an answer that asks several venues (route, health) for longer than this. */
-export const VENUE_PROBE_TIMEOUT_MS = 3_000;
-
 /** Markets change rarely; one load an hour per venue, shared by every instance through the cache. */
 export const MARKETS_TTL_MS = 60 * 60 * 1000;
 

@@ -2,11 +2,11 @@
 // locks and records every run, the HTTP triggers under /api/scheduled/..., and the optional
 // in-process scheduler. Other modules are reached only through what their index.ts returns.
 import type { Platform } from '../../platform/platform.ts';
-import { enqueueChat } from '../../platform/outbox/messages.ts';
 import type { AuthService } from '../auth/auth.service.ts';
 import type { LimitValues } from '../admin/index.ts';
 import type { UsersService } from '../admin/users.service.ts';
 import type { MarketModule } from '../market/index.ts';
+import type { NotificationsModule } from '../notifications/index.ts';
 import type { StrategiesService } from '../strategies/strategies.service.ts';
 import { createJobLock } from './job-lock.ts';
 import { createJobRunner } from './job-runner.ts';
@@ -31,6 +31,7 @@ export interface JobsModuleDeps {
   commandCenter: { intel: StrategyAutopilotDeps['intel'] };
   market: Pick<MarketModule, 'candles'>;
   strategies: { service: Pick<StrategiesService, 'evaluatePaper'> };
+  messages: Pick<NotificationsModule['messages'], 'chat'>;
 }
 
 export function createJobsModule(platform: Platform, deps: JobsModuleDeps, options: { timers?: TimerFactory } = {}) {
@@ -38,7 +39,7 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
   const registered = createRegistry({
     providerKeys: deps.providerKeys.service,
     exchangeCredentials: deps.exchange.credentials,
-    notify: async (message, now, dedupeKey) => (await enqueueChat(database.db, message, now, dedupeKey)) !== null,
+    notify: async (message, now, dedupeKey) => (await deps.messages.chat(database.db, message, now, dedupeKey)) !== null,
     users: deps.admin.users,
     auth: deps.auth.service,
     idleDays: config.auth.sessionIdleDays,

@@ -5,6 +5,7 @@ import type { JobRunner, RunOutcome } from './job-runner.ts';
 import { JobFailed, JobRunAnswer, JobSecretHeaders, JobsHealth } from './jobs.schemas.ts';
 import type { JobsService } from './jobs.service.ts';
 import { SECRET_HEADER } from './secret-guard.ts';
+import { securityOf } from '../../platform/http/openapi.ts';
 
 const tags = ['scheduled jobs'];
 const GUARD_NOTE =
@@ -25,6 +26,9 @@ export function toAnswer(outcome: Exclude<RunOutcome, { status: 'failed' }>) {
   };
 }
 
+/** `rotate-api-keys` → `runRotateApiKeys`: the client method that triggers the job. */
+const operationIdOf = (job: string) => `run${job.replace(/(^|[^a-z0-9])([a-z0-9])/g, (_m, _separator, letter: string) => letter.toUpperCase())}`;
+
 export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guard: (request: FastifyRequest) => Promise<void> }) {
   const { runner, service, guard } = deps;
   return async function routes(app: FastifyInstance) {
@@ -36,6 +40,8 @@ export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guar
           preHandler: guard,
           schema: {
             tags,
+            operationId: operationIdOf(job.name),
+            security: securityOf('scheduledJobSecret'),
             summary: job.summary,
             description: job.description + GUARD_NOTE,
             headers: JobSecretHeaders,
@@ -55,6 +61,7 @@ export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guar
       {
         schema: {
           tags,
+          operationId: 'getScheduledJobsHealth',
           summary: 'Scheduled jobs: configuration and last runs',
           description:
             'Public. The scheduler mode, whether the secret is configured (a boolean, never the value), and each job with its cron ' +

@@ -1,12 +1,14 @@
-import { CHAT_KIND, MAIL_KIND } from '../../platform/outbox/messages.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createRecordOnlyChatChannel, createWebhookChatChannel } from './adapters/chat-channel.ts';
 import { createRecordOnlyMailer, createSmtpMailer } from './adapters/mailer.ts';
+import { CHAT_KIND, createMessages, MAIL_KIND } from './messages.ts';
 import { createNotificationsService } from './notifications.service.ts';
+
+export type { ChatMessage, MailMessage } from './messages.ts';
 
 /**
  * Registers the outbox handlers of `chat.post` and `mail.send`; create it before the outbox worker
- * starts. No HTTP routes: other modules enqueue, this module delivers.
+ * starts. No HTTP routes: other modules queue messages through `messages`, this module delivers.
  */
 export function createNotificationsModule(platform: Platform) {
   const { config, database, outbox, secretBox, clock } = platform;
@@ -23,6 +25,8 @@ export function createNotificationsModule(platform: Platform) {
 
   return {
     name: 'notifications',
+    /** Chat posts and mails, queued in the caller's transaction; and the mail suppression list. */
+    messages: createMessages(secretBox),
     /** For the dashboard: per channel, whether it is configured, what waits, what died, last success and error. */
     status: service.status,
     /** For the dashboard: connects to the SMTP relay and greets it, sending nothing; null without SMTP_URL. */

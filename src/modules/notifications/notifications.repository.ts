@@ -1,7 +1,8 @@
-// The notifications module keeps no tables of its own: its state is the outbox rows of its kinds.
+// The notifications module's queries: the suppression list it owns, and the outbox rows of its kinds.
 import { eq, sql } from 'drizzle-orm';
 import type { Database, DbExecutor } from '../../platform/db/database.ts';
 import { outbox } from '../../platform/db/schema.ts';
+import { emailSuppressions } from './notifications.tables.ts';
 import { iso } from '../../platform/http/schemas.ts';
 
 /** Prefix of the note of a row that reached its receiver (as opposed to recorded only or skipped). */
@@ -17,6 +18,21 @@ export interface KindStatus {
 }
 
 export const notificationsRepository = {
+  async isSuppressed(executor: DbExecutor, email: string): Promise<boolean> {
+    const rows = await executor.select({ email: emailSuppressions.email }).from(emailSuppressions).where(eq(emailSuppressions.email, email.trim().toLowerCase())).limit(1);
+    return rows.length > 0;
+  },
+
+  /** Puts an address on the suppression list; answers whether it was new there. */
+  async suppress(executor: DbExecutor, email: string, reason: string, now: Date): Promise<boolean> {
+    const rows = await executor
+      .insert(emailSuppressions)
+      .values({ email: email.trim().toLowerCase(), reason, createdAt: now })
+      .onConflictDoNothing()
+      .returning({ email: emailSuppressions.email });
+    return rows.length > 0;
+  },
+
   /** Replaces a sent mail's sealed content, so that the secret it carried does not stay at rest. */
   async wipeSealed(executor: DbExecutor, id: string, kept: { to: string; subject: string }): Promise<void> {
     await executor.update(outbox).set({ payload: { ...kept, redacted: true } }).where(eq(outbox.id, id));

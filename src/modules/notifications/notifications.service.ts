@@ -2,7 +2,7 @@
 // delivery goes, for the dashboard. Mail bodies are never logged nor kept in notes or errors.
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Database } from '../../platform/db/database.ts';
-import { CHAT_KIND, isSuppressed, MAIL_KIND } from '../../platform/outbox/messages.ts';
+import { CHAT_KIND, MAIL_KIND } from './messages.ts';
 import { isFinalFailure, PermanentFailure, type OutboxHandler } from '../../platform/outbox/outbox.ts';
 import type { ChatChannel } from './adapters/chat-channel.ts';
 import { MAIL_RECORDED_ONLY, type Mailer } from './adapters/mailer.ts';
@@ -40,7 +40,7 @@ export function createNotificationsService(deps: {
     };
 
     // The address may have bounced or complained since the mail was queued.
-    if (await isSuppressed(db, to)) {
+    if (await repo.isSuppressed(db, to)) {
       await wipe();
       return 'skipped: the recipient is on the suppression list';
     }

@@ -1,11 +1,13 @@
+import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createHttpProviderProbe } from './adapters/provider-probe.ts';
 import { createProviderKeysRepository } from './provider-keys.repository.ts';
 import { providerKeyRoutes } from './provider-keys.routes.ts';
 import { createProviderKeysService } from './provider-keys.service.ts';
 
-export function createProviderKeysModule(platform: Platform) {
-  const { config, database, secretBox, clock, logger, guards } = platform;
+export function createProviderKeysModule(platform: Platform, deps: { guards: Guards }) {
+  const { config, database, secretBox, clock, logger } = platform;
+  const { guards } = deps;
   const probe = createHttpProviderProbe({
     fetch: platform.fetch,
     apiUrls: config.providers.apiUrls,

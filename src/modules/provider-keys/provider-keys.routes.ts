@@ -20,6 +20,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
         ...common,
         schema: {
           tags,
+          operationId: 'listKeyRotationReminders',
           summary: 'Active keys due for rotation',
           description: 'Active keys whose next_rotation_date is past or within 14 days, soonest first.',
           security: bearerSecurity,
@@ -35,6 +36,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
         ...common,
         schema: {
           tags,
+          operationId: 'listProviderApiKeys',
           summary: 'List provider API keys',
           description: 'Ordered by provider, newest first within one. Only key_prefix is ever returned.',
           security: bearerSecurity,
@@ -51,6 +53,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
         ...common,
         schema: {
           tags,
+          operationId: 'createProviderApiKey',
           summary: 'Add a provider API key',
           description: 'The key is sealed with AES-256-GCM before storage; the answer carries only its prefix.',
           security: bearerSecurity,
@@ -67,6 +70,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
         ...common,
         schema: {
           tags,
+          operationId: 'updateProviderApiKey',
           summary: 'Change a provider API key',
           description:
             'Fields sent are applied. `last_rotated_at` or a new `api_key` marks the key as rotated; next_rotation_date ' +
@@ -86,6 +90,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
         ...common,
         schema: {
           tags,
+          operationId: 'deleteProviderApiKey',
           summary: 'Delete a provider API key',
           description: 'Removes the key and its encrypted material; 204 with no body.',
           security: bearerSecurity,
@@ -105,6 +110,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
         ...common,
         schema: {
           tags,
+          operationId: 'testProviderApiKey',
           summary: "Check a key against the provider's API",
           description:
             "Calls the provider's cheapest authenticated endpoint (model list; one-result search for tavily and serper) " +

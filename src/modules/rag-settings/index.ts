@@ -1,10 +1,12 @@
+import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createRagSettingsRepository } from './rag-settings.repository.ts';
 import { ragSettingsRoutes } from './rag-settings.routes.ts';
 import { createRagSettingsService } from './rag-settings.service.ts';
 
-export function createRagSettingsModule(platform: Platform) {
-  const { database, clock, guards } = platform;
+export function createRagSettingsModule(platform: Platform, deps: { guards: Guards }) {
+  const { database, clock } = platform;
+  const { guards } = deps;
   const service = createRagSettingsService({ db: database.db, repo: createRagSettingsRepository(database.db), clock });
   return {
     name: 'rag-settings',

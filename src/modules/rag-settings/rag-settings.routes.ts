@@ -15,6 +15,7 @@ export function ragSettingsRoutes(service: RagSettingsService, guards: Guards) {
         onRequest: guards.requireAdmin,
         schema: {
           tags,
+          operationId: 'getRetrievalSettings',
           summary: 'Retrieval-collection settings',
           description: 'One stored row; on first read it is created with the defaults (version 1).',
           security: bearerSecurity,
@@ -30,6 +31,7 @@ export function ragSettingsRoutes(service: RagSettingsService, guards: Guards) {
         onRequest: guards.requireAdmin,
         schema: {
           tags,
+          operationId: 'updateRetrievalSettings',
           summary: 'Change retrieval-collection settings',
           description:
             'Applies the fields sent; `enabled_sources` and `collection_limits` are merged key by key into the stored maps. ' +

@@ -1,12 +1,14 @@
 // Trading strategies this service keeps (draft → paper → live → retired): an admin read, and the
 // paper → live evaluation the strategy-autopilot job calls.
+import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createStrategiesRepository } from './strategies.repository.ts';
 import { strategiesRoutes } from './strategies.routes.ts';
 import { createStrategiesService } from './strategies.service.ts';
 
-export function createStrategiesModule(platform: Platform) {
-  const { database, clock, guards } = platform;
+export function createStrategiesModule(platform: Platform, deps: { guards: Guards }) {
+  const { database, clock } = platform;
+  const { guards } = deps;
   const service = createStrategiesService({ db: database.db, repo: createStrategiesRepository(database.db), clock });
   return {
     name: 'strategies',

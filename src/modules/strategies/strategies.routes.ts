@@ -18,6 +18,7 @@ export function strategiesRoutes(service: StrategiesService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'listStrategies',
           summary: 'List strategies',
           description:
             'Not in the contract: the strategies the autopilot job (`POST /api/scheduled/strategy-autopilot/evaluate`) judges, newest first, ' +
@@ -36,6 +37,7 @@ export function strategiesRoutes(service: StrategiesService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'getStrategy',
           summary: 'Get a strategy',
           description:
             'Not in the contract: one strategy with its 50 most recent transitions and, while it is in paper trading, whether it meets ' +

@@ -1,6 +1,6 @@
 // Admin read of strategies (extra routes beyond the spec, docs/decisions/072).
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
+import { DateTime, Nullable, PageNumber, StringEnum, Uuid } from '../../platform/http/schemas.ts';
 import { PROMOTION_RULES, STRATEGY_STATUSES } from './promotion-rules.ts';
 
 const Num = (description: string) => Nullable(Type.Number({ description }));
@@ -57,7 +57,7 @@ export const StrategyDetail = Type.Object(
 export type StrategyDetail = Static<typeof StrategyDetail>;
 
 export const StrategyListQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1.' }),
+  page: PageNumber(),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Strategies per page, 1..100.' }),
   status: Type.Optional(StringEnum(STRATEGY_STATUSES, { description: 'Only strategies in this status.' })),
 });

@@ -71,7 +71,6 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
 
     async list(query: StrategyListQuery): Promise<StrategyList> {
       const offset = (query.page - 1) * query.limit;
-      if (!Number.isSafeInteger(offset)) return { strategies: [], total: (await repo.list(query.status, 0, 1)).total, page: query.page, limit: query.limit };
       const { rows, total } = await repo.list(query.status, offset, query.limit);
       return { strategies: rows.map(toStrategy), total, page: query.page, limit: query.limit };
     },

@@ -1,7 +1,7 @@
 // Trading strategies as this service keeps them: where each stands (draft → paper → live → retired)
 // and the paper-trading figures the autopilot judges them by. Every status change is a transition row.
 import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { users } from '../../platform/db/schema.ts';
+import { users } from '../users/users.tables.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 

@@ -1,4 +1,6 @@
 import type { Platform } from '../../platform/platform.ts';
+import type { NotificationsModule } from '../notifications/index.ts';
+import type { UsersModule } from '../users/index.ts';
 import { createLinearClient } from './adapters/linear-client.ts';
 import { createLinearTrackerBackend } from './adapters/linear-tracker-backend.ts';
 import { createLocalTrackerBackend } from './adapters/local-tracker-backend.ts';
@@ -6,7 +8,7 @@ import type { TrackerBackend } from './adapters/tracker-backend.ts';
 import { trackerRoutes } from './tracker.routes.ts';
 import { createTrackerService } from './tracker.service.ts';
 
-export function createTrackerModule(platform: Platform) {
+export function createTrackerModule(platform: Platform, deps: { users: Pick<UsersModule, 'accounts'>; messages: Pick<NotificationsModule['messages'], 'chat'> }) {
   const { config, database, cache, clock, logger } = platform;
   const { tracker } = config;
 
@@ -19,13 +21,13 @@ export function createTrackerModule(platform: Platform) {
     backend = createLinearTrackerBackend({ client, cache, db: database.db });
     defaultTeamId = tracker.defaultTeamId;
   } else {
-    const local = createLocalTrackerBackend({ database, clock, logger, defaultTeamId: tracker.defaultTeamId });
+    const local = createLocalTrackerBackend({ database, users: deps.users.accounts, clock, logger, defaultTeamId: tracker.defaultTeamId });
     backend = local;
     defaultTeamId = local.defaultTeamId;
     seed = () => local.seed();
   }
 
-  const service = createTrackerService({ backend, cache, clock, settings: { defaultTeamId } });
+  const service = createTrackerService({ backend, cache, clock, messages: deps.messages, settings: { defaultTeamId } });
   return {
     name: 'tracker',
     service,

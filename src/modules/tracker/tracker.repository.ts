@@ -2,7 +2,6 @@
 // backend can compose them inside one transaction.
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { users } from '../../platform/db/schema.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { IssueFields, IssueQuery, TrackerIssue } from './adapters/tracker-backend.ts';
 import { isIdentifier, isUuid, priorityLabel } from './tracker.domain.ts';
@@ -91,12 +90,6 @@ export const trackerRepository = {
       .onConflictDoNothing();
   },
 
-  async userExists(executor: DbExecutor, id: string): Promise<boolean> {
-    if (!isUuid(id)) return false;
-    const rows = await executor.select({ id: users.id }).from(users).where(eq(users.id, id)).limit(1);
-    return rows.length > 0;
-  },
-
   /** The issue's id and team for a UUID or identifier reference. */
   async findIssueRef(executor: DbExecutor, ref: string): Promise<{ id: string; teamId: string } | undefined> {
     const where = refCondition(ref);
@@ -162,14 +155,10 @@ async function loadIssues(executor: DbExecutor, where: SQL | undefined, limit: n
       issue: trackerIssues,
       state: { id: trackerWorkflowStates.id, name: trackerWorkflowStates.name, type: trackerWorkflowStates.type },
       team: { id: trackerTeams.id, key: trackerTeams.key, name: trackerTeams.name },
-      assigneeFirst: users.firstName,
-      assigneeLast: users.lastName,
-      assigneeEmail: users.email,
     })
     .from(trackerIssues)
     .innerJoin(trackerWorkflowStates, eq(trackerWorkflowStates.id, trackerIssues.stateId))
     .innerJoin(trackerTeams, eq(trackerTeams.id, trackerIssues.teamId))
-    .leftJoin(users, eq(users.id, trackerIssues.assigneeId))
     .where(where)
     .orderBy(desc(trackerIssues.updatedAt), desc(trackerIssues.id))
     .limit(limit);
@@ -186,7 +175,7 @@ async function loadIssues(executor: DbExecutor, where: SQL | undefined, limit: n
     labelsByIssue.set(issueId, [...(labelsByIssue.get(issueId) ?? []), { id, name }]);
   }
 
-  return rows.map(({ issue, state, team, assigneeFirst, assigneeLast, assigneeEmail }) => ({
+  return rows.map(({ issue, state, team }) => ({
     id: issue.id,
     identifier: issue.identifier,
     title: issue.title,
@@ -195,10 +184,8 @@ async function loadIssues(executor: DbExecutor, where: SQL | undefined, limit: n
     priorityLabel: priorityLabel(issue.priority),
     state,
     team,
-    assignee:
-      issue.assigneeId === null
-        ? null
-        : { id: issue.assigneeId, name: `${assigneeFirst ?? ''} ${assigneeLast ?? ''}`.trim() || (assigneeEmail ?? '') },
+    // Named by the backend, from the identity module.
+    assignee: issue.assigneeId === null ? null : { id: issue.assigneeId, name: '' },
     labels: labelsByIssue.get(issue.id) ?? [],
     estimate: issue.estimate,
     dueDate: issue.dueDate,

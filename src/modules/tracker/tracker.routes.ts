@@ -24,6 +24,7 @@ export function trackerRoutes(service: TrackerService) {
       {
         schema: {
           tags,
+          operationId: 'getTrackerHealth',
           summary: 'Which tracker backend answers, whether it is reachable and how fast',
           response: { 200: TrackerHealth },
         },
@@ -36,6 +37,7 @@ export function trackerRoutes(service: TrackerService) {
       {
         schema: {
           tags,
+          operationId: 'listIssues',
           summary: 'List issues, most recently updated first, filtered by state, assignee or label',
           querystring: IssueListQuery,
           response: { 200: IssueList, ...errorResponses(...upstream) },
@@ -49,6 +51,7 @@ export function trackerRoutes(service: TrackerService) {
       {
         schema: {
           tags,
+          operationId: 'createIssue',
           summary: 'Create an issue (state default backlog, priority default 0)',
           description: 'An unknown team, state, label, assignee or parent is a 422 on that field.',
           body: IssueCreateBody,
@@ -63,6 +66,7 @@ export function trackerRoutes(service: TrackerService) {
       {
         schema: {
           tags,
+          operationId: 'fileAgentIssue',
           summary: "File an issue on an agent's behalf; an open issue of the same agent with the same title is answered instead",
           description:
             'The issue goes to the team TRACKER_DEFAULT_TEAM_ID (the seeded team with the local tracker; 503 when unset with Linear), ' +
@@ -84,6 +88,7 @@ export function trackerRoutes(service: TrackerService) {
       {
         schema: {
           tags,
+          operationId: 'getIssue',
           summary: 'One issue by UUID or identifier (e.g. ENG-42)',
           params: IssueParams,
           response: { 200: Issue, ...errorResponses(404, ...upstream) },
@@ -97,6 +102,7 @@ export function trackerRoutes(service: TrackerService) {
       {
         schema: {
           tags,
+          operationId: 'updateIssue',
           summary: 'Change an issue; only the fields sent change, null clears a field',
           params: IssueParams,
           body: IssuePatchBody,

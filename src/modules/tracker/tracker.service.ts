@@ -6,7 +6,7 @@ import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { notFound, unavailable } from '../../platform/http/errors.ts';
-import { enqueueChat } from '../../platform/outbox/messages.ts';
+import type { NotificationsModule } from '../notifications/index.ts';
 import type { IssueFields, TrackerBackend, TrackerIssue } from './adapters/tracker-backend.ts';
 import { parseStatesFilter, uniqueNames } from './tracker.domain.ts';
 import type { AgentIssueBody, IssueCreateBody, IssueListQuery, IssuePatchBody, TrackerHealth } from './tracker.schemas.ts';
@@ -24,6 +24,7 @@ export function createTrackerService(deps: {
   backend: TrackerBackend;
   cache: Pick<Cache, 'acquire' | 'release'>;
   clock: Clock;
+  messages: Pick<NotificationsModule['messages'], 'chat'>;
   settings: TrackerSettings;
 }) {
   const { backend, cache, clock, settings } = deps;
@@ -95,7 +96,7 @@ export function createTrackerService(deps: {
             await recordAudit('tracker.issue.agent_file', { agentId: body.agent_id, agentType }, ip)(executor, created);
             // Linear announces new issues through its own webhook; the local tracker has only us.
             if (backend.name === 'local') {
-              await enqueueChat(
+              await deps.messages.chat(
                 executor,
                 {
                   source: 'tracker',

@@ -21,9 +21,12 @@ import { paymentsRoutes } from './routes/payments.routes.ts';
 import { trackerRoutes } from './routes/tracker.routes.ts';
 import { createDeliveryRepository } from './webhooks.repository.ts';
 import { createWebhooksService } from './webhooks.service.ts';
+import { revenueByCurrency } from './payments.repository.ts';
+import type { NotificationsModule } from '../notifications/index.ts';
+import type { UsersModule } from '../users/index.ts';
 
-export function createWebhooksModule(platform: Platform) {
-  const { config, database, clock, cache, secretBox, logger } = platform;
+export function createWebhooksModule(platform: Platform, deps: { users: Pick<UsersModule, 'accounts'>; messages: NotificationsModule['messages'] }) {
+  const { config, database, clock, cache, logger } = platform;
   const handlers: Record<WebhookProvider, ProviderHandler> = {
     codehost: codehostHandler,
     payments: createPaymentsHandler({ gracePeriodDays: config.billing.gracePeriodDays }),
@@ -41,13 +44,16 @@ export function createWebhooksModule(platform: Platform) {
     settings: config.webhooks,
     clock,
     cache,
-    secretBox,
+    users: deps.users,
+    messages: deps.messages,
     logger,
   });
 
   return {
     name: 'webhooks',
     service,
+    /** Sums of the payments ledger per currency, exact decimal strings, for the admin statistics. */
+    revenueByCurrency: () => revenueByCurrency(database.db),
     async routes(app: FastifyInstance) {
       // Webhook bodies are JSON only: a text/plain body is refused with 415 rather than half-parsed.
       app.removeContentTypeParser('text/plain');

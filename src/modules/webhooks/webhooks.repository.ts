@@ -1,6 +1,6 @@
 // Stored deliveries: the claim that makes a delivery id count once, and the figures the dashboard
 // and the health endpoints read.
-import { and, count, eq, gte, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { webhookDeliveries } from './webhooks.tables.ts';
 
@@ -82,28 +82,63 @@ export interface ProviderOutcome {
   lastFailure: string | null;
 }
 
+/** Namespace of the content-deduplication advisory locks (first key of the two-int form; the jobs use 7340913). */
+const CONTENT_LOCK_NAMESPACE = 7340961;
+
+/**
+ * Stores the delivery or finds the one stored before. Concurrent claims of one id serialise on the
+ * unique index: the second waits for the first to commit, then sees it.
+ */
+async function claim(tx: DbExecutor, delivery: NewDelivery): Promise<Claim> {
+  const inserted = await tx
+    .insert(webhookDeliveries)
+    .values({ ...delivery, status: 'processing' })
+    .onConflictDoNothing()
+    .returning({ id: webhookDeliveries.id });
+  if (inserted.length > 0) return 'new';
+  const where = and(eq(webhookDeliveries.provider, delivery.provider), eq(webhookDeliveries.deliveryId, delivery.deliveryId));
+  const [existing] = await tx.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(where).for('update');
+  if (existing?.status !== 'failed') return 'duplicate';
+  await tx
+    .update(webhookDeliveries)
+    .set({ payload: delivery.payload, event: delivery.event, status: 'processing', attempts: sql`${webhookDeliveries.attempts} + 1` })
+    .where(where);
+  return 'retry';
+}
+
+/**
+ * A delivery named by its body's digest (decision 099): the same body within `windowMs` of another
+ * copy is that delivery retried; further apart, a new one. Ids are `<digest>@<start of the window>`,
+ * so a copy can only sit under this window's id or a neighbour's: three exact lookups. The next
+ * window counts too: instances' clocks differ, and a copy stamped later may be stored first.
+ */
+async function claimByContent(tx: DbExecutor, delivery: NewDelivery, windowMs: number): Promise<{ claim: Claim; deliveryId: string }> {
+  // Identical bodies arriving together on both sides of a window's start would each miss the other.
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${CONTENT_LOCK_NAMESPACE}::int, hashtext(${`${delivery.provider}:${delivery.deliveryId}`}))`);
+  const at = delivery.receivedAt.getTime();
+  const start = Math.floor(at / windowMs) * windowMs;
+  const ids = [start, start - windowMs, start + windowMs].map((windowStart) => `${delivery.deliveryId}@${new Date(windowStart).toISOString()}`);
+  const [copy] = await tx
+    .select({ deliveryId: webhookDeliveries.deliveryId })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.provider, delivery.provider),
+        inArray(webhookDeliveries.deliveryId, ids),
+        gt(webhookDeliveries.receivedAt, new Date(at - windowMs)),
+        lt(webhookDeliveries.receivedAt, new Date(at + windowMs)),
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.receivedAt))
+    .limit(1);
+  const deliveryId = copy?.deliveryId ?? ids[0]!;
+  return { claim: await claim(tx, { ...delivery, deliveryId }), deliveryId };
+}
+
 export function createDeliveryRepository(db: Db) {
   return {
-    /**
-     * Stores the delivery or finds the one stored before. Concurrent claims of one id serialise on
-     * the unique index: the second waits for the first to commit, then sees it.
-     */
-    async claim(tx: DbExecutor, delivery: NewDelivery): Promise<Claim> {
-      const inserted = await tx
-        .insert(webhookDeliveries)
-        .values({ ...delivery, status: 'processing' })
-        .onConflictDoNothing()
-        .returning({ id: webhookDeliveries.id });
-      if (inserted.length > 0) return 'new';
-      const where = and(eq(webhookDeliveries.provider, delivery.provider), eq(webhookDeliveries.deliveryId, delivery.deliveryId));
-      const [existing] = await tx.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(where).for('update');
-      if (existing?.status !== 'failed') return 'duplicate';
-      await tx
-        .update(webhookDeliveries)
-        .set({ payload: delivery.payload, event: delivery.event, status: 'processing', attempts: sql`${webhookDeliveries.attempts} + 1` })
-        .where(where);
-      return 'retry';
-    },
+    claim,
+    claimByContent,
 
     async finish(
       tx: DbExecutor,

@@ -7,15 +7,15 @@ import { WEBHOOK_PROVIDERS, type WebhookProvider } from '../../config/config.ts'
 import { audit } from '../../platform/audit.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { AppError, unavailable, validationFailed } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import { enqueueChat, enqueueMail } from '../../platform/outbox/messages.ts';
+import type { NotificationsModule } from '../notifications/index.ts';
+import { parseUserId, type UsersModule } from '../users/index.ts';
 import { redactSecrets } from './payload-redaction.ts';
 import type { EffectContext, Headers, HookAnswer, InboundDelivery, ProviderHandler } from './providers/provider.ts';
 import type { Verdict } from './signatures.ts';
-import type { DeliveryRepository, DeliveryStatus } from './webhooks.repository.ts';
+import type { Claim, DeliveryRepository, DeliveryStatus } from './webhooks.repository.ts';
 
 export interface WebhookSettings {
   allowUnsigned: boolean;
@@ -37,9 +37,20 @@ export interface ProviderStatus {
   lastError: string | null;
 }
 
+/**
+ * How long the same body from a sender that names no delivery is taken for a retry (decision 099):
+ * longer than any such sender's retries, shorter than the time before the same change can recur.
+ */
+export const CONTENT_DEDUPE_WINDOW_MS = 10 * 60 * 1000;
+
 /** A rejected delivery is not stored (anyone can send one), but the dashboard should see it. */
 const REJECTION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const rejectionKey = (provider: string) => `webhooks:rejection:${provider}`;
+
+/** A handler's 4xx answer: the delivery's content is refused, so nothing of it is kept (decision 099). */
+class Refusal {
+  constructor(readonly answer: HookAnswer) {}
+}
 
 /** The innermost cause: the database's own words, not the wrapping query text with its parameters. */
 function rootMessage(error: unknown): string {
@@ -55,15 +66,17 @@ export function createWebhooksService(deps: {
   settings: WebhookSettings;
   clock: Clock;
   cache: Pick<Cache, 'get' | 'set'>;
-  secretBox: SecretBox;
+  users: { accounts: Pick<UsersModule['accounts'], 'findByEmail' | 'findById' | 'update'> };
+  messages: NotificationsModule['messages'];
   logger: Logger;
 }) {
-  const { db, repo, handlers, settings, clock, cache, secretBox, logger } = deps;
+  const { db, repo, handlers, settings, clock, cache, logger, messages } = deps;
+  const { accounts } = deps.users;
 
   function contextFor(
     tx: DbExecutor,
     handler: ProviderHandler,
-    base: Omit<EffectContext, 'tx' | 'chat' | 'mail' | 'audit' | 'keepAs'>,
+    base: Pick<EffectContext, 'now' | 'provider' | 'deliveryId' | 'event' | 'body' | 'headers'>,
     keepAs: EffectContext['keepAs'] = () => undefined,
   ): EffectContext {
     const dedupe = `${base.provider}:${base.deliveryId}`;
@@ -72,11 +85,21 @@ export function createWebhooksService(deps: {
       tx,
       keepAs,
       async chat(message, part) {
-        await enqueueChat(tx, { source: handler.provider, ...message }, base.now, part ? `${dedupe}:${part}` : dedupe);
+        await messages.chat(tx, { source: handler.provider, ...message }, base.now, part ? `${dedupe}:${part}` : dedupe);
       },
       async mail(message, part) {
-        return enqueueMail(tx, secretBox, message, base.now, part ? `${dedupe}:${part}` : dedupe);
+        return messages.mail(tx, message, base.now, part ? `${dedupe}:${part}` : dedupe);
       },
+      async findUser({ email, id }) {
+        if (email) return accounts.findByEmail(email, tx);
+        const userId = id ? parseUserId(id) : undefined;
+        return userId ? accounts.findById(userId, tx) : undefined;
+      },
+      async updateBilling(userId, changes) {
+        await accounts.update(userId, { ...changes, updatedAt: base.now }, tx);
+      },
+      isSuppressed: (email) => messages.isSuppressed(tx, email),
+      suppress: (email, reason) => messages.suppress(tx, email, reason, base.now),
       async audit(event) {
         await audit(tx, { ...event, actorType: 'webhook', details: { provider: handler.provider, deliveryId: base.deliveryId, ...event.details } }, base.now);
       },
@@ -107,20 +130,18 @@ export function createWebhooksService(deps: {
       throw unavailable(`${handler.name} webhook secret is not configured`);
     }
 
-    const { deliveryId, event } = handler.identify(delivery);
-    const base = { now, provider, deliveryId, event, body: delivery.body, headers: delivery.headers };
-    const ack = (status: string): HookAnswer => ({ status: 200, body: { status, provider, event, delivery_id: deliveryId } });
+    const identity = handler.identify(delivery);
+    const { event } = identity;
+    let deliveryId = identity.deliveryId;
     let failure: unknown;
 
     const answer = await db.transaction(async (tx) => {
-      const claim = await repo.claim(tx, {
-        provider,
-        deliveryId,
-        event,
-        payload: redactSecrets(delivery.body),
-        verified: Boolean(secret),
-        receivedAt: now,
-      });
+      const stored = { provider, deliveryId: identity.deliveryId, event, payload: redactSecrets(delivery.body), verified: Boolean(secret), receivedAt: now };
+      let claim: Claim;
+      if (identity.byContent) ({ claim, deliveryId } = await repo.claimByContent(tx, stored, CONTENT_DEDUPE_WINDOW_MS));
+      else claim = await repo.claim(tx, stored);
+      const base = { now, provider, deliveryId, event, body: delivery.body, headers: delivery.headers };
+      const ack = (status: string): HookAnswer => ({ status: 200, body: { status, provider, event, delivery_id: deliveryId } });
       if (claim === 'duplicate') {
         return (await handler.replay?.(contextFor(tx, handler, base))) ?? ack('duplicate');
       }
@@ -129,13 +150,19 @@ export function createWebhooksService(deps: {
         const keepAs = (kept: 'unmatched' | 'superseded') => void (status = kept);
         // A savepoint: failed effects are undone, but the delivery and its failure stay recorded.
         const result = await tx.transaction(async (effects) => handler.apply(contextFor(effects, handler, base, keepAs)));
+        if (result && result.status >= 400) throw new Refusal(result);
         await repo.finish(tx, { provider, deliveryId }, { status, error: null, at: now });
         return result ?? ack(status);
       } catch (error) {
+        if (error instanceof Refusal) throw error;
         failure = error;
         await repo.finish(tx, { provider, deliveryId }, { status: 'failed', error: rootMessage(error).slice(0, 1000), at: now });
         return undefined;
       }
+    }).catch((error: unknown) => {
+      // Thrown through the transaction, so the stored delivery is rolled back with the effects.
+      if (error instanceof Refusal) return error.answer;
+      throw error;
     });
 
     if (answer) return answer;

@@ -1,7 +1,10 @@
-// Tables private to the webhooks module: every verified inbound delivery, and the payment
-// provider's customer ids mapped to our users (subscription events carry no e-mail).
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { users } from '../../platform/db/schema.ts';
+// Tables private to the webhooks module: every verified inbound delivery, the payment provider's
+// customer ids mapped to our users (subscription events carry no e-mail), and the payments ledger
+// its events record (admin statistics read it through the module's port).
+import { boolean, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { users } from '../users/users.tables.ts';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
@@ -44,4 +47,23 @@ export const paymentCustomers = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [index('payment_customers_user_idx').on(t.userId)],
+);
+
+/** Payments recorded from the payment provider's webhooks; the source of `totalRevenue`. */
+export const paymentsLedger = pgTable(
+  'payments_ledger',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Provider's object id (e.g. the invoice id); a payment is recorded once. */
+    externalId: text('external_id').notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    customerEmail: text('customer_email'),
+    /** Major units (e.g. dollars), exact. */
+    amount: numeric('amount', { precision: 20, scale: 8 }).notNull(),
+    currency: text('currency').notNull(),
+    kind: text('kind').notNull().default('payment'),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('payments_ledger_external_key').on(t.externalId)],
 );

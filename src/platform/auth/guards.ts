@@ -1,11 +1,8 @@
 // Bearer-token guards. They run in onRequest, before validation, as FastAPI runs security first.
 // Every request re-checks the user's status and the session (cached for a few seconds), so a
 // suspension or a logout takes effect at once, not when the access token expires.
-import { and, eq } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { deviceSessions, users } from '../db/schema.ts';
 import { AppError, forbidden, unauthenticated } from '../http/errors.ts';
 import { EXTERNAL_ALGORITHMS, tokenAlgorithm, type ExternalTokenVerifier } from './external-tokens.ts';
 import type { TokenService } from './tokens.ts';
@@ -22,9 +19,28 @@ declare module 'fastify' {
   interface FastifyRequest {
     user?: AuthenticatedUser;
   }
+  interface FastifyInstance {
+    /** The bearer guards, decorated on the root instance by buildApp. */
+    readonly guards: Guards;
+  }
 }
 
 export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/**
+ * Where the guards read who is calling: the identity module's port (src/modules/users), so that no
+ * platform code reads its tables.
+ */
+export interface PrincipalSource {
+  /** The session and its account, when the session belongs to that user. */
+  bySession(sessionId: string, userId: string): Promise<
+    { id: string; email: string; role: string; status: string; revokedAt: Date | null; expiresAt: Date; lastSeenAt: Date } | undefined
+  >;
+  /** The account with this address (an identity provider's token names it by e-mail). */
+  byEmail(email: string): Promise<{ id: string; email: string; role: string; status: string } | undefined>;
+  /** Records that the session was seen. */
+  touch(sessionId: string, at: Date): Promise<void>;
+}
 
 export interface Guards {
   requireUser: Guard;
@@ -68,28 +84,15 @@ interface ExternalPrincipal {
 const invalidToken = (detail: string) =>
   new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
 
-export function createGuards(deps: { tokens: TokenService; external?: ExternalTokenVerifier; database: Database; clock: Clock }): Guards {
-  const { tokens, external, database, clock } = deps;
+export function createGuards(deps: { tokens: TokenService; external?: ExternalTokenVerifier; principals: PrincipalSource; clock: Clock }): Guards {
+  const { tokens, external, principals, clock } = deps;
   const cache = new Map<string, Principal>();
   const externalCache = new Map<string, ExternalPrincipal>();
 
   async function loadPrincipal(sessionId: string, userId: string): Promise<Principal | undefined> {
     const cached = cache.get(sessionId);
     if (cached && cached.user.id === userId && Date.now() - cached.loadedAt < PRINCIPAL_TTL_MS) return cached;
-    const [row] = await database.db
-      .select({
-        id: users.id,
-        email: users.email,
-        role: users.role,
-        status: users.status,
-        revokedAt: deviceSessions.revokedAt,
-        expiresAt: deviceSessions.expiresAt,
-        lastSeenAt: deviceSessions.lastSeenAt,
-      })
-      .from(deviceSessions)
-      .innerJoin(users, eq(users.id, deviceSessions.userId))
-      .where(and(eq(deviceSessions.id, sessionId), eq(users.id, userId)))
-      .limit(1);
+    const row = await principals.bySession(sessionId, userId);
     if (!row) {
       cache.delete(sessionId);
       return undefined;
@@ -111,10 +114,8 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     const now = clock.now();
     if (now.getTime() - principal.lastSeenAt.getTime() < LAST_SEEN_RESOLUTION_MS) return;
     principal.lastSeenAt = now;
-    void database.db
-      .update(deviceSessions)
-      .set({ lastSeenAt: now })
-      .where(eq(deviceSessions.id, principal.user.sessionId))
+    void principals
+      .touch(principal.user.sessionId, now)
       .catch(() => {
         // Last-seen is informational; a failed write must not fail the request.
       });
@@ -140,11 +141,7 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     if (!identity) throw invalidToken('Invalid or expired token');
     let principal = externalCache.get(identity.email);
     if (!principal || Date.now() - principal.loadedAt >= PRINCIPAL_TTL_MS) {
-      const [row] = await database.db
-        .select({ id: users.id, email: users.email, role: users.role, status: users.status })
-        .from(users)
-        .where(eq(users.email, identity.email))
-        .limit(1);
+      const row = await principals.byEmail(identity.email);
       if (!row) {
         externalCache.delete(identity.email);
         throw invalidToken('No account matches this identity');

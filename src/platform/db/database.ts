@@ -1,9 +1,10 @@
 // One schema, two engines: PGlite (embedded, the default) or PostgreSQL over node-postgres.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PROJECT_ROOT } from '../project-root.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
 /** A transaction or the database itself: repositories accept either. */
@@ -17,13 +18,15 @@ export interface Database {
   /** Rows of a raw statement, whichever engine answers. */
   rows<T = Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]>;
   ping(): Promise<number>;
+  /** PGlite only: the whole cluster as one tar file (PGlite's dumpDataDir), for backups. */
+  dumpImage?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
 /** An OFFSET PostgreSQL accepts (bigint): one past every row there could be is as good as any larger one. */
 export const rowOffset = (offset: number): number => Math.min(offset, Number.MAX_SAFE_INTEGER);
 
-export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../drizzle');
+export const MIGRATIONS_FOLDER = path.join(PROJECT_ROOT, 'drizzle');
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; PGlite when absent. */
@@ -32,11 +35,20 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** node-postgres pool size. */
   poolSize?: number;
+  /** PGlite in memory only: start from this `dumpImage` tar instead of an empty cluster. */
+  image?: Blob;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openPglite(options.dataDir);
+  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openPglite(options.dataDir, options.image);
 }
+
+/**
+ * PGlite sizes PostgreSQL for a server of its own: 160 MB of shared buffers, taken from this
+ * process's memory. The embedded database is one connection's, and its working set is small; 16 MB
+ * keeps the idle process small (decision 016 has the measurements).
+ */
+export const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 
 /**
  * The admin search's trigram indexes (decision 010): made at start, where pg_trgm exists, rather than
@@ -54,20 +66,41 @@ async function createTrigramIndexes(query: (text: string) => Promise<{ rows: unk
   for (const statement of TRIGRAM_INDEXES) await query(statement);
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Database> {
-  const [{ PGlite }, { pg_trgm }, { drizzle }, { migrate }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite/contrib/pg_trgm'),
-    import('drizzle-orm/pglite'),
-    import('drizzle-orm/pglite/migrator'),
-  ]);
+async function createPglite(options: { dataDir?: string; loadDataDir?: Blob }) {
+  const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
+  return PGlite.create({ ...options, extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
+}
+
+/** Fills an empty data directory from a `dumpImage` tar, under the directory's lock. */
+export async function restorePgliteImage(dataDir: string, image: Blob): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  const unlock = lockDataDir(dataDir);
+  try {
+    await (await createPglite({ dataDir, loadDataDir: image })).close();
+  } finally {
+    unlock();
+  }
+}
+
+async function openPglite(dataDir: string | undefined, image: Blob | undefined): Promise<Database> {
+  const [{ drizzle }, { migrate }] = await Promise.all([import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create({ dataDir, extensions: { pg_trgm } });
-  const db = drizzle({ client }) as unknown as Db;
-  await db.execute(sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
-  await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
-  await createTrigramIndexes((text) => client.query(text));
-  return wrap(db, 'pglite', () => client.close());
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  try {
+    const client = await createPglite(dataDir ? { dataDir } : { loadDataDir: image });
+    const db = drizzle({ client }) as unknown as Db;
+    await db.execute(sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+    await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+    await createTrigramIndexes((text) => client.query(text));
+    const database = wrap(db, 'pglite', async () => {
+      await client.close();
+      unlock();
+    });
+    return { ...database, dumpImage: () => client.dumpDataDir('none') };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {

@@ -1,16 +1,54 @@
 // The one place that turns errors into `{"detail": ...}` bodies. A 5xx never carries its cause.
-import type { FastifyError, FastifyInstance } from 'fastify';
+// Errors the framework and Node answer before a route is found (bad URLs, oversized headers,
+// unknown methods) get the same shape here (docs/decisions/096).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { AppError } from './errors.ts';
+import { SECURITY_HEADERS } from './http-conventions.ts';
 
 const FRAMEWORK_ERRORS: Record<string, { status: number; detail: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, detail: 'Request body too large' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, detail: 'Unsupported media type' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, detail: 'Content-Length does not match the body' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, detail: 'Empty JSON body' },
+  FST_ERR_BAD_URL: { status: 400, detail: 'The URL is not valid percent-encoded UTF-8' },
+  // Unreachable while the router's parameter limit is above Node's header limit (app.ts); kept in shape.
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, detail: 'URI Too Long' },
 };
 
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setNotFoundHandler((_request, reply) => {
+/** Methods probed to tell a wrong method (405) from an unknown path (404). */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+export interface ErrorHandlingOptions {
+  /**
+   * URL prefix of routes serving files (the docs UI). Their file server refuses traversal, NUL bytes
+   * and malformed paths with a 4xx of its own; such a path names no file we have, so it is a 404.
+   */
+  filesUnder?: string;
+}
+
+/** The methods some route accepts at this URL; none when the URL matches no route at all. */
+function allowedMethods(app: FastifyInstance, url: string): string[] {
+  const path = url.split('?', 1)[0]!;
+  // The router answers any URL it cannot read with a handler of its own: only probe readable paths.
+  try {
+    decodeURI(path);
+  } catch {
+    return [];
+  }
+  if (!path.startsWith('/')) return [];
+  return METHODS.filter((method) => app.findRoute({ method: method as 'GET', url: path }) !== null);
+}
+
+export function registerErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions = {}): void {
+  app.setNotFoundHandler((request, reply) => {
+    // As Starlette answers: a path that exists under other methods is a 405 listing them.
+    const allowed = allowedMethods(app, request.url);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      void reply.code(405).header('allow', allowed.join(', ')).send({ detail: 'Method Not Allowed' });
+      return;
+    }
     void reply.code(404).send({ detail: 'Not Found' });
   });
 
@@ -32,7 +70,36 @@ export function registerErrorHandling(app: FastifyInstance): void {
       void reply.code(status).send({ detail: error.message });
       return;
     }
+    if (status >= 400 && status < 500 && options.filesUnder && request.routeOptions.url?.startsWith(options.filesUnder)) {
+      void reply.code(404).send({ detail: 'Not Found' });
+      return;
+    }
     request.log.error({ err: error }, 'unhandled error');
     void reply.code(500).send({ detail: 'Internal Server Error' });
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: the router's refusals (bad percent-encoding), answered in our shape.
+ * No route matched, so no hook runs: the headers every answer carries are set here.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const known = FRAMEWORK_ERRORS[error.code] ?? { status: 400, detail: 'Bad Request' };
+  void reply.code(known.status).headers({ ...SECURITY_HEADERS, 'x-request-id': request.id }).send({ detail: known.detail });
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before there is a request (headers
+ * over the size limit, a malformed request line, a request that took too long), in our shape.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  this.log.debug({ err: error }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ detail: STATUS_CODES[status] });
+    const headers = Object.entries({ ...SECURITY_HEADERS, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`);
+  }
+  socket.destroy(error);
 }

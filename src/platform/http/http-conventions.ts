@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../observability/metrics.ts';
+import { unavailable } from './errors.ts';
 import { registerRouteCatalog } from './route-catalog.ts';
 
 export const SECURITY_HEADERS = {
@@ -26,6 +27,12 @@ export function registerHttpConventions(app: FastifyInstance, metrics: Metrics):
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  // A request that arrives once shutdown has begun (on a connection kept alive) is refused at once,
+  // in the contract's shape: Fastify's own return503OnClosing answer is not (decision 096).
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (closing) done(unavailable('The server is shutting down', { headers: { 'retry-after': '1' } }));
+    else done();
   });
   // Callback-style hooks: they run on every request, and an async hook costs a promise each.
   app.addHook('onSend', (request, reply, payload, done) => {

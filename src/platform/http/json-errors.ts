@@ -110,7 +110,7 @@ function string(s: string, at: number): number {
 }
 
 /** JavaScript indexes count UTF-16 units; Python counts code points. */
-function codePointOffset(s: string, index: number): number {
+export function codePointOffset(s: string, index: number): number {
   let surrogatePairs = 0;
   for (let i = 0; i < index - 1; i++) {
     const code = s.charCodeAt(i);

@@ -1,24 +1,137 @@
-// Touches on the generated OpenAPI document. A parameter with a default is listed in its schema's
-// `required` (TypeBox lists every non-Optional field, and ajv fills the default before checking), so
-// @fastify/swagger marks it required; FastAPI documents such a parameter as optional, and so do we.
+// The finishing touches of the generated OpenAPI document (decision 100): what @fastify/swagger
+// cannot infer from the route schemas, applied in one place so that every module's routes get them.
+// - A parameter with a default is optional, as FastAPI documents it (TypeBox lists every
+//   non-Optional field in `required`, and ajv fills the default before checking).
+// - The answers the framework gives before a route's own code runs are documented on every
+//   operation they can reach (decision 096).
+// - An operation that declares no security is public: `security: []`.
+// - A header that an operation's security scheme names (the scheduled-job secret, a webhook
+//   signature) is documented by the scheme, not as a loose header parameter.
+// - A success response without a description of its own is described by the operation's summary.
+// - Every schema with a `title` becomes one entry of `components.schemas`, referenced by `$ref`.
+
+import { Detail, ValidationError } from './schemas.ts';
+
+type Json = Record<string, unknown>;
 
 interface Parameter {
+  name: string;
+  in: string;
   required?: boolean;
   schema?: { default?: unknown };
 }
 
-export interface OpenApiDocument {
-  paths?: Record<string, Record<string, { parameters?: Parameter[] } | unknown>>;
+interface Operation {
+  summary?: string;
+  parameters?: Parameter[];
+  security?: Record<string, string[]>[];
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+  responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>;
 }
 
-export function optionalWhenDefaulted<T extends OpenApiDocument>(document: T): T {
-  for (const operations of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(operations)) {
-      const parameters = (operation as { parameters?: Parameter[] } | undefined)?.parameters;
-      for (const parameter of parameters ?? []) {
-        if (parameter.required && parameter.schema?.default !== undefined) parameter.required = false;
-      }
-    }
+export interface OpenApiDocument {
+  paths?: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, { type: string; in?: string; name?: string }> };
+}
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
+
+const errorResponse = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
+
+/** Statuses the framework answers before a route runs, and when an operation can receive each. */
+const FRAMEWORK_RESPONSES: [status: string, applies: (operation: Operation) => boolean, response: unknown][] = [
+  ['400', (op) => (op.parameters ?? []).some((p) => p.in === 'path'), errorResponse('The URL is not valid percent-encoded UTF-8', Detail)],
+  ['413', (op) => op.requestBody !== undefined, errorResponse('Request body too large', Detail)],
+  ['415', (op) => op.requestBody !== undefined, errorResponse('Unsupported media type', Detail)],
+  ['422', (op) => op.requestBody !== undefined || (op.parameters ?? []).length > 0, errorResponse('Validation Error', ValidationError)],
+];
+
+const headerScheme = (name: string, description: string) => ({ type: 'apiKey' as const, in: 'header' as const, name, description });
+
+/** Every way a caller proves who it is, by the name operations refer to in `security`. */
+export const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'The `access_token` of `POST /api/auth/login` (or `/api/auth/refresh`), valid 15 minutes unless ACCESS_TOKEN_TTL_SECONDS says otherwise.',
+  },
+  scheduledJobSecret: headerScheme('x-scheduled-job-secret', 'The shared secret `SCHEDULED_JOB_SECRET`; a missing header answers 422, a wrong one 401.'),
+  codehostSignature: headerScheme('x-hub-signature-256', '`sha256=<hex HMAC-SHA256(CODEHOST_WEBHOOK_SECRET, raw body)>` (GitHub).'),
+  paymentsSignature: headerScheme(
+    'payments-signature',
+    '`t=<unix>,v1=<hex HMAC-SHA256(PAYMENTS_WEBHOOK_SECRET, "t.body")>`, within 300 s; Stripe\'s `Stripe-Signature` is accepted too.',
+  ),
+  edgeSignature: headerScheme('x-vercel-signature', 'Hex HMAC-SHA1(EDGE_WEBHOOK_SECRET, raw body) (Vercel).'),
+  trackerSignature: headerScheme(
+    'tracker-signature',
+    'Hex HMAC-SHA256(TRACKER_WEBHOOK_SECRET, raw body), with the body\'s `webhookTimestamp` within 60 s; Linear\'s `Linear-Signature` is accepted too.',
+  ),
+  errormonSignature: headerScheme('errormon-hook-signature', 'Hex HMAC-SHA256(ERRORMON_WEBHOOK_SECRET, raw body); Sentry\'s `Sentry-Hook-Signature` is accepted too.'),
+  databaseSecret: { type: 'http', scheme: 'bearer', description: '`Bearer <DATABASE_WEBHOOK_SECRET>` (Supabase database webhooks).' },
+  authHookSecret: { type: 'http', scheme: 'bearer', description: '`Bearer <AUTHPROVIDER_HOOK_SECRET>` (Supabase auth hooks).' },
+  authHookSignature: headerScheme(
+    'webhook-signature',
+    'Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `webhook-id.webhook-timestamp.body`, keyed with the `v1,whsec_...` secret; with `webhook-id` and `webhook-timestamp` (within 300 s).',
+  ),
+  mailerSignature: headerScheme('x-mailer-signature', 'Hex HMAC-SHA256(MAILER_WEBHOOK_SECRET, raw body).'),
+  mailerSvixSignature: headerScheme('svix-signature', 'Svix (Resend): `v1,<base64>` list over `svix-id.svix-timestamp.body`, with `svix-id` and `svix-timestamp` (within 300 s).'),
+} as const;
+
+export type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;
+
+/** An operation's `security`: any one of the given schemes. */
+export const securityOf = (...schemes: SecuritySchemeName[]): Record<string, string[]>[] => schemes.map((scheme) => ({ [scheme]: [] }));
+
+/** Replaces every titled schema under `node` by a reference, collecting it into `schemas`. */
+function hoistTitled(node: unknown, schemas: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((item) => hoistTitled(item, schemas));
+  if (!node || typeof node !== 'object') return node;
+  const copy: Json = {};
+  for (const [key, value] of Object.entries(node)) copy[key] = hoistTitled(value, schemas);
+  const title = copy.title;
+  if (typeof title !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(title)) return copy;
+  const known = schemas[title];
+  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(copy)) {
+    throw new Error(`two different schemas are titled ${title}; give one of them another title`);
   }
+  schemas[title] = copy;
+  return { $ref: `#/components/schemas/${title}` };
+}
+
+function finishOperation(operation: Operation, document: OpenApiDocument, schemas: Record<string, unknown>): void {
+  operation.security ??= [];
+  const schemeHeaders = new Set(
+    operation.security.flatMap((requirement) =>
+      Object.keys(requirement).flatMap((name) => {
+        const scheme = document.components?.securitySchemes?.[name];
+        if (scheme?.type === 'http') return ['authorization'];
+        return scheme?.type === 'apiKey' && scheme.in === 'header' && scheme.name ? [scheme.name.toLowerCase()] : [];
+      }),
+    ),
+  );
+  operation.parameters = operation.parameters?.filter((parameter) => !(parameter.in === 'header' && schemeHeaders.has(parameter.name.toLowerCase())));
+  if (operation.parameters?.length === 0) delete operation.parameters;
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.required && parameter.schema?.default !== undefined) parameter.required = false;
+  }
+  operation.responses ??= {};
+  for (const [status, applies, response] of FRAMEWORK_RESPONSES) {
+    if (applies(operation) && operation.responses[status] === undefined) operation.responses[status] = structuredClone(response) as never;
+  }
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (/^2\d\d$/.test(status) && response.description === 'Default Response' && operation.summary) response.description = operation.summary;
+    for (const media of Object.values(response.content ?? {})) media.schema = hoistTitled(media.schema, schemas);
+  }
+  for (const media of Object.values(operation.requestBody?.content ?? {})) media.schema = hoistTitled(media.schema, schemas);
+}
+
+export function finishDocument<T extends OpenApiDocument>(document: T): T {
+  const schemas: Record<string, unknown> = { ...(document.components?.schemas ?? {}) };
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item)) if (METHODS.has(method)) finishOperation(operation, document, schemas);
+  }
+  const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
+  document.components = { ...document.components, schemas: sorted };
   return document;
 }

@@ -5,11 +5,10 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import secureJson from 'secure-json-parse';
 import { isIP } from 'node:net';
 import { canonicalUuid, parseDateTime } from './datetime.ts';
-import { AppError, validationFailed, type ValidationIssue } from './errors.ts';
-import { locateJsonError } from './json-errors.ts';
+import { validationFailed, type ValidationIssue } from './errors.ts';
+import { MAX_JSON_DEPTH, registerJsonBodyParser } from './json-body.ts';
 import { toPydanticIssues, type RequestPart } from './pydantic-errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -25,7 +24,7 @@ declare module 'fastify' {
 }
 
 interface PartValidator {
-  validate: ValidateFunction;
+  readonly validate: ValidateFunction;
   /** A body whose schema requires nothing may be omitted. */
   optional: boolean;
   /** Top-level fields typed boolean: their strings are read as Pydantic reads them. */
@@ -100,6 +99,25 @@ function withCanonicalForms(schema: unknown): unknown {
   return copy;
 }
 
+/**
+ * The longest path parameter accepted when its schema sets no bound of its own (decision 096). The
+ * router no longer refuses long parameters, so an over-long one is a 422 on its `loc` like any other
+ * over-long value.
+ */
+export const MAX_PATH_PARAM_LENGTH = 100;
+
+/** Path parameters schemas with a plain string bounded by MAX_PATH_PARAM_LENGTH; it shows in the OpenAPI document too. */
+function withBoundedParams(params: unknown): unknown {
+  const schema = params as { properties?: Record<string, Record<string, unknown>> };
+  if (!schema.properties) return params;
+  const properties: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const unbounded = property.type === 'string' && ['maxLength', 'format', 'enum', 'const'].every((key) => property[key] === undefined);
+    properties[name] = unbounded ? { ...property, maxLength: MAX_PATH_PARAM_LENGTH } : property;
+  }
+  return { ...schema, properties };
+}
+
 function isBooleanSchema(schema: unknown): boolean {
   if (!schema || typeof schema !== 'object') return false;
   const node = schema as { type?: unknown; anyOf?: unknown[] };
@@ -125,6 +143,7 @@ export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(() => () => true);
 
   app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.schema?.params) route.schema = { ...route.schema, params: withBoundedParams(route.schema.params) };
     const schema = route.schema as Record<string, unknown> | undefined;
     if (!schema) return;
     const validators: RouteValidators = {};
@@ -134,9 +153,14 @@ export function registerValidation(app: FastifyInstance): void {
       const ajv = part === 'body' ? strict : lax;
       const required = partSchema.required as unknown[] | undefined;
       const properties = (partSchema.properties ?? {}) as Record<string, unknown>;
-      const compiled = withCanonicalForms(part === 'header' ? { ...partSchema, additionalProperties: true } : partSchema);
+      let validate: ValidateFunction | undefined;
       validators[part] = {
-        validate: ajv.compile(compiled as Record<string, unknown>),
+        // Compiled on the route's first request, not at start (decision 016).
+        get validate() {
+          return (validate ??= ajv.compile(
+            withCanonicalForms(part === 'header' ? { ...partSchema, additionalProperties: true } : partSchema) as Record<string, unknown>,
+          ));
+        },
         optional: partSchema.type === 'object' && (!required || required.length === 0),
         booleans: part === 'body' ? [] : Object.keys(properties).filter((key) => isBooleanSchema(properties[key])),
         scalars: part === 'query' ? Object.keys(properties).filter((key) => !isArraySchema(properties[key])) : [],
@@ -156,18 +180,7 @@ export function registerValidation(app: FastifyInstance): void {
     if (issues.length > 0) throw validationFailed(issues);
   });
 
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const buffer = body as Buffer;
-    request.rawBody = buffer;
-    if (buffer.length === 0) return done(null, undefined);
-    const text = buffer.toString('utf8');
-    try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
-    } catch {
-      done(jsonInvalid(text), undefined);
-    }
-  });
+  registerJsonBodyParser(app);
 }
 
 function validatePart(request: FastifyRequest, part: RequestPart, validator: PartValidator): ValidationIssue[] {
@@ -237,20 +250,10 @@ function unstorableValues(value: unknown, loc: (string | number)[], input: unkno
   if (typeof value === 'number') {
     return Number.isFinite(value) ? [] : [{ type: 'finite_number', loc, msg: 'Input should be a finite number', input }];
   }
-  if (!value || typeof value !== 'object' || depth > 32) return [];
+  if (!value || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return [];
   if (Array.isArray(value)) return value.flatMap((item, i) => unstorableValues(item, [...loc, i], item, depth + 1));
   return Object.entries(value).flatMap(([key, child]) => [
     ...unstorableValues(key, [...loc, key], key, depth + 1),
     ...unstorableValues(child, [...loc, key], child, depth + 1),
-  ]);
-}
-
-/** FastAPI's answer to a body that is not JSON: where Python's parser stopped, and why. */
-function jsonInvalid(text: string): AppError {
-  // JSON.parse refused it; Python accepts a few texts it does not (NaN, Infinity), so fall back to
-  // the start of the body when the scanner finds nothing.
-  const found = locateJsonError(text) ?? { position: 0, message: 'Expecting value' };
-  return validationFailed([
-    { type: 'json_invalid', loc: ['body', found.position], msg: 'JSON decode error', input: {}, ctx: { error: found.message } },
   ]);
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Database } from '../../../src/platform/db/database.ts';
-import { users } from '../../../src/platform/db/schema.ts';
+import { users } from '../../../src/modules/users/users.tables.ts';
 
 export type NewUser = typeof users.$inferInsert;
 

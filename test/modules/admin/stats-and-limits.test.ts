@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { ConfigError, loadConfig } from '../../../src/config/config.ts';
-import { createAdminModule } from '../../../src/modules/admin/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { auditLog, paymentsLedger } from '../../../src/platform/db/schema.ts';
+import { paymentsLedger } from '../../../src/modules/webhooks/webhooks.tables.ts';
+import { auditLog } from '../../../src/platform/db/schema.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { assertValidation, insertUsers } from './admin-fixtures.ts';
 
@@ -126,7 +126,7 @@ describe('admin: platform limits', () => {
     const response = await get();
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), { backtest_per_hour: 10, optimize_per_hour: 5, paper_transition_per_hour: 4, bounds });
-    assert.deepEqual(await createAdminModule(t.platform).getPlatformLimits(), { backtest_per_hour: 10, optimize_per_hour: 5, paper_transition_per_hour: 4 });
+    assert.deepEqual(await t.modules.admin.getPlatformLimits(), { backtest_per_hour: 10, optimize_per_hour: 5, paper_transition_per_hour: 4 });
   });
 
   it('stores a change, keeps the other limits, audits it, and serves it to other modules', async () => {
@@ -135,7 +135,7 @@ describe('admin: platform limits', () => {
     assert.deepEqual(response.json(), { backtest_per_hour: 1, optimize_per_hour: 5, paper_transition_per_hour: 20, bounds });
     assert.deepEqual((await patch({ optimize_per_hour: 50 })).json(), { backtest_per_hour: 1, optimize_per_hour: 50, paper_transition_per_hour: 20, bounds });
     assert.deepEqual((await get()).json(), { backtest_per_hour: 1, optimize_per_hour: 50, paper_transition_per_hour: 20, bounds });
-    assert.equal((await createAdminModule(t.platform).getPlatformLimits()).paper_transition_per_hour, 20);
+    assert.equal((await t.modules.admin.getPlatformLimits()).paper_transition_per_hour, 20);
     const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'admin.platform_limits.update'));
     assert.equal(audits.length, 2);
     assert.deepEqual(audits.find((a) => 'backtest_per_hour' in (a.details.changes as object))!.details, {

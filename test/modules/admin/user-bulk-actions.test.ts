@@ -4,7 +4,8 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { adminExports } from '../../../src/modules/admin/admin.tables.ts';
 import { EXPORT_TTL_MS } from '../../../src/modules/admin/user-actions.service.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { auditLog, deviceSessions, users } from '../../../src/platform/db/schema.ts';
+import { deviceSessions, users } from '../../../src/modules/users/users.tables.ts';
+import { auditLog } from '../../../src/platform/db/schema.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { assertValidation, insertUsers } from './admin-fixtures.ts';
 

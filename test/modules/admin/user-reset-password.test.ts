@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { MAIL_KIND } from '../../../src/platform/outbox/messages.ts';
-import { auditLog, emailSuppressions, outbox, passwordResetTokens } from '../../../src/platform/db/schema.ts';
+import { MAIL_KIND } from '../../../src/modules/notifications/messages.ts';
+import { emailSuppressions } from '../../../src/modules/notifications/notifications.tables.ts';
+import { passwordResetTokens } from '../../../src/modules/users/users.tables.ts';
+import { auditLog, outbox } from '../../../src/platform/db/schema.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { assertValidation } from './admin-fixtures.ts';
 
@@ -102,6 +104,18 @@ describe('admin: reset a password', () => {
     const response = await reset(`?userId=${member.id}&email=${encodeURIComponent(member.email)}`);
     assert.equal(response.statusCode, 409);
     assert.deepEqual(response.json(), { detail: 'The user is deleted; activate it before resetting its password' });
+  });
+
+  it('refuses an admin resetting their own password with 409, and changes nothing: no self-lockout (decision 097)', async () => {
+    for (const sendEmail of ['false', 'true']) {
+      const response = await reset(`?userId=${admin.id}&email=${encodeURIComponent(admin.email)}&sendEmail=${sendEmail}`);
+      assert.equal(response.statusCode, 409);
+      assert.deepEqual(response.json(), { detail: 'You cannot reset your own password here; change it with POST /api/auth/password' });
+    }
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers })).statusCode, 200, 'the session is not revoked');
+    assert.equal((await login(admin.email, admin.password)).statusCode, 200, 'the password is unchanged');
+    assert.deepEqual(await mailsTo(admin.email), []);
+    assert.deepEqual(await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'admin.user.password_reset')).then((rows) => rows.filter((r) => r.subjectUserId === admin.id)), []);
   });
 
   it('reports missing and invalid parameters in the Pydantic shape', async () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { and, eq, isNull } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { auditLog, deviceSessions, users } from '../../../src/platform/db/schema.ts';
+import { deviceSessions, users } from '../../../src/modules/users/users.tables.ts';
+import { auditLog } from '../../../src/platform/db/schema.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { assertValidation } from './admin-fixtures.ts';
 

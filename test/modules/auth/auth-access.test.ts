@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
-import { createAuthModule } from '../../../src/modules/auth/index.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
-import { revokeUserSessions } from '../../../src/platform/auth/sessions.ts';
-import { auditLog, users } from '../../../src/platform/db/schema.ts';
+import { users } from '../../../src/modules/users/users.tables.ts';
+import { auditLog } from '../../../src/platform/db/schema.ts';
+import { createModules } from '../../../src/app.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
 
 const NO_REDIS = process.env.REDIS_URL ? false : 'REDIS_URL is not set: sharing the login counter needs Redis (REDIS_URL=redis://127.0.0.1:6379)';
@@ -19,7 +19,7 @@ describe('auth access', () => {
   before(async () => {
     t = await buildTestApp({
       routes: async (app, platform) => {
-        app.get('/test/admin-only', { onRequest: platform.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
+        app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
       },
     });
   });
@@ -42,8 +42,8 @@ describe('auth access', () => {
     }
   }
 
-  describe('changes take effect within a few seconds, without any cache invalidation', () => {
-    for (const status of ['suspended', 'deleted']) {
+  describe('changes take effect within a few seconds, without any cache invalidation', { concurrency: true }, () => {
+    for (const status of ['suspended', 'deleted'] as const) {
       it(`a ${status} user gets 403 on every authenticated route`, async () => {
         const user = await signIn(t.app, t.database);
         assert.equal((await get('/api/auth/me', user.headers)).statusCode, 200, 'the principal is now cached');
@@ -67,7 +67,7 @@ describe('auth access', () => {
       const revoked = await signIn(t.app, t.database);
       const removed = await signIn(t.app, t.database);
       for (const user of [revoked, removed]) assert.equal((await get('/api/auth/me', user.headers)).statusCode, 200);
-      await revokeUserSessions(t.database.db, revoked.id, new Date(), 'admin_action');
+      await t.modules.users.sessions.revokeAll(revoked.id, new Date(), 'admin_action');
       await t.database.db.delete(users).where(eq(users.id, removed.id));
       for (const user of [revoked, removed]) {
         const { elapsed } = await untilStatus('/api/auth/me', user.headers, 401);
@@ -138,12 +138,32 @@ describe('auth access', () => {
       }
     });
 
+    it('makes an account registered earlier with that address an admin only when ADMIN_PASSWORD is its password, and says so', async () => {
+      const register = (email: string, password: string) => t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password } });
+      assert.equal((await register('owner@example.com', 'owner-password-1')).statusCode, 201);
+      assert.equal((await register('squatter-target@example.com', 'squatters-password')).statusCode, 201);
+      const owner = await buildTestApp({ env: { ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'owner-password-1' }, keepData: true });
+      const squatted = await buildTestApp({ env: { ADMIN_EMAIL: 'squatter-target@example.com', ADMIN_PASSWORD: 'the-operators-password' }, keepData: true });
+      try {
+        const roleOf = async (email: string) => (await t.database.db.select().from(users).where(eq(users.email, email)))[0]!.role;
+        assert.equal(await roleOf('owner@example.com'), 'admin');
+        assert.ok(owner.logLines().some((l) => l.level === 30 && String(l.msg).startsWith('made the configured ADMIN_EMAIL')));
+        assert.equal(await roleOf('squatter-target@example.com'), 'user', 'whoever registered the address first does not become admin');
+        const warning = squatted.logLines().find((l) => l.level === 40 && String(l.msg).startsWith('ADMIN_EMAIL is registered already'));
+        assert.match(String(warning?.msg), /npm run cli -- users:promote --email squatter-target@example\.com/);
+        assert.doesNotMatch(squatted.logText(), /the-operators-password/);
+      } finally {
+        await owner.close();
+        await squatted.close();
+      }
+    });
+
     it('instances starting together create it once and all start', async () => {
       const env = { ADMIN_EMAIL: 'race@example.com', ADMIN_PASSWORD: 'race-password-1' };
       const racer = await buildTestApp({ env, keepData: true });
       try {
         await t.database.db.delete(users).where(eq(users.email, 'race@example.com'));
-        const modules = Array.from({ length: 4 }, () => createAuthModule(racer.platform));
+        const modules = Array.from({ length: 4 }, () => createModules(racer.platform).auth);
         await Promise.all(modules.map((module) => module.bootstrapAdmin()));
         const rows = await t.database.db.select().from(users).where(eq(users.email, 'race@example.com'));
         assert.equal(rows.length, 1);

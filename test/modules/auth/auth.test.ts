@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import { deviceSessions, users } from '../../../src/platform/db/schema.ts';
+import { deviceSessions, users } from '../../../src/modules/users/users.tables.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
 import { buildTestApp, signIn, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
 
@@ -151,7 +151,7 @@ describe('auth', () => {
     it('a suspended user is refused with 403 on the next request', async () => {
       const user = await signIn(t.app, t.database);
       await t.database.db.update(users).set({ status: 'suspended' }).where(eq(users.id, user.id));
-      t.platform.guards.invalidate(user.id);
+      t.app.guards.invalidate(user.id);
       const response = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
       assert.equal(response.statusCode, 403);
     });

@@ -5,7 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { loadConfig } from '../../../src/config/config.ts';
-import { auditLog, users } from '../../../src/platform/db/schema.ts';
+import { users } from '../../../src/modules/users/users.tables.ts';
+import { auditLog } from '../../../src/platform/db/schema.ts';
 import { startIdentityProvider, type IdentityProvider } from '../../fakes/identity-provider.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
@@ -18,7 +19,7 @@ describe('external identity provider tokens', () => {
     t = await buildTestApp({
       env: { JWT_JWKS_URL: idp.jwksUrl },
       routes: async (app, platform) => {
-        app.get('/test/admin-only', { onRequest: platform.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
+        app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
       },
     });
   });
@@ -79,7 +80,7 @@ describe('external identity provider tokens', () => {
   it('answers 403 for a suspended account, as for our own tokens', async () => {
     const user = await signIn(t.app, t.database, { email: 'paused@example.com' });
     await t.database.db.update(users).set({ status: 'suspended' }).where(eq(users.id, user.id));
-    t.platform.guards.invalidate(user.id);
+    t.app.guards.invalidate(user.id);
     const response = await me(await idp.issue({ email: user.email }));
     assert.equal(response.statusCode, 403);
     assert.deepEqual(response.json(), { detail: 'User account is suspended' });

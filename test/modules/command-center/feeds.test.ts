@@ -24,7 +24,7 @@ describe('command center feeds', () => {
     t = await buildTestApp({ clock });
     admin = await signIn(t.app, t.database, { role: 'admin' });
     member = await signIn(t.app, t.database);
-    module = createCommandCenterModule(t.platform);
+    module = t.modules.commandCenter;
   });
   after(async () => {
     await t.close();

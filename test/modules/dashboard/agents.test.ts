@@ -86,9 +86,10 @@ describe('GET /api/v1/dashboard/agents', () => {
     assert.equal(await statusAfter(24 * 60 + 1), 'silent');
   });
 
-  it('answers 404 to a POST, as for any unknown route', async () => {
+  it('answers 405 with Allow to a POST, as for any path served under other methods (decision 096)', async () => {
     const response = await t.app.inject({ method: 'POST', url: URL, payload: {} });
-    assert.equal(response.statusCode, 404);
-    assert.deepEqual(response.json(), { detail: 'Not Found' });
+    assert.equal(response.statusCode, 405);
+    assert.deepEqual(response.json(), { detail: 'Method Not Allowed' });
+    assert.equal(response.headers.allow, 'GET, HEAD');
   });
 });

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { enqueueChat, enqueueMail } from '../../../src/platform/outbox/messages.ts';
 import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
 import { startLinearFake, type LinearFake } from '../../fakes/linear.ts';
 import { startSmtpFake, type SmtpFake } from '../../fakes/smtp.ts';
@@ -61,10 +60,11 @@ describe('integrations with nothing configured', () => {
     assert.deepEqual([body.redis.configured, body.redis.reachable], [redis, redis ? true : null]);
   });
 
-  it('answers 404 to a POST, as for any unknown route', async () => {
+  it('answers 405 with Allow to a POST, as for any path served under other methods (decision 096)', async () => {
     const response = await t.app.inject({ method: 'POST', url: ROUTE, payload: {} });
-    assert.equal(response.statusCode, 404);
-    assert.deepEqual(response.json(), { detail: 'Not Found' });
+    assert.equal(response.statusCode, 405);
+    assert.deepEqual(response.json(), { detail: 'Method Not Allowed' });
+    assert.equal(response.headers.allow, 'GET, HEAD');
   });
 });
 
@@ -104,14 +104,14 @@ describe('integrations with everything configured', () => {
     assert.equal(stored.statusCode, 201, stored.body);
 
     // Chat and mail: one message through, then one refused a minute later.
-    await enqueueChat(t.database.db, { source: 'test', title: 'First', text: 'went through' }, clock.now());
-    await enqueueMail(t.database.db, t.platform.secretBox, { to: 'ops@example.com', subject: 'Hi', text: 'x' }, clock.now(), 'dash-mail-1');
+    await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: 'First', text: 'went through' }, clock.now());
+    await t.modules.notifications.messages.mail(t.database.db, { to: 'ops@example.com', subject: 'Hi', text: 'x' }, clock.now(), 'dash-mail-1');
     await t.platform.outbox.drain();
     smtp.rejectRecipients.add('gone@example.com');
     clock.advance(60_000);
     chat.respondNext({ status: 404, body: 'no_service' });
-    await enqueueChat(t.database.db, { source: 'test', title: 'Second', text: 'refused' }, clock.now());
-    await enqueueMail(t.database.db, t.platform.secretBox, { to: 'gone@example.com', subject: 'Hi', text: 'x' }, clock.now(), 'dash-mail-2');
+    await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: 'Second', text: 'refused' }, clock.now());
+    await t.modules.notifications.messages.mail(t.database.db, { to: 'gone@example.com', subject: 'Hi', text: 'x' }, clock.now(), 'dash-mail-2');
     await t.platform.outbox.drain();
 
     // Webhooks: edge processed one delivery, codehost rejected a bad signature.

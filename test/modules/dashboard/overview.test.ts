@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { enqueueChat } from '../../../src/platform/outbox/messages.ts';
 import type { JobRun } from '../../../src/modules/dashboard/index.ts';
 import { vercelDelivery } from '../../fakes/webhook-senders.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -78,8 +77,8 @@ describe('GET /api/v1/dashboard/overview', () => {
     await deliver('a');
     await deliver('b');
 
-    await enqueueChat(t.database.db, { source: 'test', title: 'waiting', text: 'x' }, clock.now());
-    await enqueueChat(t.database.db, { source: 'test', title: 'dead', text: 'x' }, clock.now(), 'dead-one');
+    await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: 'waiting', text: 'x' }, clock.now());
+    await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: 'dead', text: 'x' }, clock.now(), 'dead-one');
     await t.database.db.execute(sql`UPDATE outbox SET status = 'dead' WHERE dedupe_key = 'dead-one'`);
 
     const body = (await get()).json();
@@ -103,11 +102,12 @@ describe('GET /api/v1/dashboard/overview', () => {
     ]);
   });
 
-  it('answers 404 to any other method, as for any unknown route', async () => {
+  it('answers 405 with Allow to any other method, as for any path served under other methods (decision 096)', async () => {
     for (const method of ['POST', 'PUT', 'DELETE'] as const) {
       const response = await t.app.inject({ method, url: URL, payload: {} });
-      assert.equal(response.statusCode, 404);
-      assert.deepEqual(response.json(), { detail: 'Not Found' });
+      assert.equal(response.statusCode, 405);
+      assert.deepEqual(response.json(), { detail: 'Method Not Allowed' });
+      assert.equal(response.headers.allow, 'GET, HEAD');
     }
   });
 });

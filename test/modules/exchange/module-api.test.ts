@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { createExchangeModule } from '../../../src/modules/exchange/index.ts';
 import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
 import { keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -38,7 +37,7 @@ describe('credentials.reencryptAll', () => {
 
     const rotating = await buildTestApp({ keepData: true, env: fakes.env({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY }) });
     try {
-      const module = createExchangeModule(rotating.platform);
+      const module = rotating.modules.exchange;
       assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 2, unreadable: 0 });
       assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 0, unreadable: 0 });
       const rows = await rotating.database.db.select().from(exchangeCredentials);
@@ -81,7 +80,7 @@ describe('credentials.reencryptAll', () => {
     try {
       const foreign = `v1:ffffffffffff:${randomBytes(12).toString('base64')}:${randomBytes(16).toString('base64')}:AAAA`;
       await rotating.database.db.update(exchangeCredentials).set({ apiSecretSealed: foreign }).where(eq(exchangeCredentials.id, ids[0]!));
-      const module = createExchangeModule(rotating.platform);
+      const module = rotating.modules.exchange;
       assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 1, unreadable: 1 });
       assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 0, unreadable: 1 });
       const [untouched] = await rotating.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, ids[0]!));
@@ -122,7 +121,7 @@ describe('tradingSummary.forUsers', () => {
     assert.equal((await post('/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
     assert.equal((await post('/api/exchange/trades/sync?exchange=binanceus&symbol=BTCUSDT')).json().trades_synced, 2);
 
-    const module = createExchangeModule(t.platform);
+    const module = t.modules.exchange;
     const unknown = randomUUID();
     const before_ = await module.tradingSummary.forUsers([trader.id, idle.id, unknown]);
     assert.deepEqual(before_.get(trader.id), { totalTrades: 2, accountBalance: 1000.1 });

@@ -264,26 +264,31 @@ describe('exchange venue data', () => {
 });
 
 describe('a venue that never answers', () => {
-  it('does not hold up route or health beyond about three seconds', async () => {
+  it('does not hold up route or health beyond the probe timeout', async () => {
     const fakes = await startVenueFakes();
     const silent = await startSilentServer();
     const others = Object.fromEntries(OTHER_VENUES.map((venue) => [venue, venue === 'kraken' ? silent.url : fakes.closedUrl]));
-    const t = await buildTestApp({ env: fakes.env({ EXCHANGE_API_URLS: JSON.stringify(others), EXCHANGE_TIMEOUT_MS: '10000' }) });
+    const t = await buildTestApp({
+      env: fakes.env({ EXCHANGE_API_URLS: JSON.stringify(others), EXCHANGE_TIMEOUT_MS: '10000', EXCHANGE_PROBE_TIMEOUT_MS: '400' }),
+    });
     try {
       const user = await signIn(t.app, t.database);
+      const askRoute = () => t.app.inject({ method: 'GET', url: '/api/exchange/route?base=BTC&quote=USDT', headers: user.headers });
+      // The first call loads ccxt and the answering venues' markets; the second is timed.
+      assert.equal((await askRoute()).statusCode, 200);
       let started = performance.now();
-      const route = await t.app.inject({ method: 'GET', url: '/api/exchange/route?base=BTC&quote=USDT', headers: user.headers });
+      const route = await askRoute();
       let elapsed = performance.now() - started;
       assert.equal(route.statusCode, 200);
-      assert.ok(elapsed < 4_500, `route took ${elapsed} ms`);
+      assert.ok(elapsed < 1_400, `route took ${elapsed} ms`);
       const kraken = route.json().unavailable.find((u: { exchange: string }) => u.exchange === 'kraken');
-      assert.equal(kraken.reason, 'kraken did not answer within 3000 ms');
+      assert.equal(kraken.reason, 'kraken did not answer within 400 ms');
       assert.equal(route.json().routes.length, 2);
 
       started = performance.now();
       const health = await t.app.inject({ method: 'GET', url: '/api/exchange/health' });
       elapsed = performance.now() - started;
-      assert.ok(elapsed < 4_500, `health took ${elapsed} ms`);
+      assert.ok(elapsed < 1_400, `health took ${elapsed} ms`);
       assert.equal(health.json().exchanges.kraken.status, 'unreachable');
     } finally {
       await t.close();

@@ -1,12 +1,14 @@
 // The three cleanup jobs against seeded rows, with a fixed clock: what they delete or change, what
 // they keep, and that a second run in a row changes nothing.
 import assert from 'node:assert/strict';
+import type { Tier } from '../../../src/modules/users/index.ts';
 import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { eq, inArray } from 'drizzle-orm';
 import { hashToken } from '../../../src/platform/auth/tokens.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { auditLog, deviceSessions, passwordResetTokens, refreshTokens, users } from '../../../src/platform/db/schema.ts';
+import { deviceSessions, passwordResetTokens, refreshTokens, users } from '../../../src/modules/users/users.tables.ts';
+import { auditLog } from '../../../src/platform/db/schema.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { ago, DAY, HOUR, NOW, trigger } from './jobs-fixtures.ts';
 
@@ -41,7 +43,7 @@ describe('cleanup jobs', () => {
 
   describe('cleanup-grace-periods', () => {
     it('returns users whose grace period ended to free, clears the date, audits each, and then finds nobody', async () => {
-      const seed = async (tier: string, graceEnds: Date | null) => {
+      const seed = async (tier: Tier, graceEnds: Date | null) => {
         const u = await signIn(t.app, t.database);
         await t.database.db.update(users).set({ subscriptionTier: tier, gracePeriodEndsAt: graceEnds }).where(eq(users.id, u.id));
         return u.id;

@@ -1,15 +1,8 @@
 // Shared set-up of the jobs tests: an app with the job secret set and the Binance fake as market data,
 // a trigger helper, and a jobs module built from the app's platform (for an injected scheduler timer).
 import type { LightMyRequestResponse } from 'fastify';
-import { createAdminModule } from '../../../src/modules/admin/index.ts';
-import { createAuthModule } from '../../../src/modules/auth/index.ts';
-import { createCommandCenterModule } from '../../../src/modules/command-center/index.ts';
-import { createExchangeModule } from '../../../src/modules/exchange/index.ts';
-import { createJobsModule } from '../../../src/modules/jobs/index.ts';
+import { createModules } from '../../../src/app.ts';
 import type { TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
-import { createMarketModule } from '../../../src/modules/market/index.ts';
-import { createProviderKeysModule } from '../../../src/modules/provider-keys/index.ts';
-import { createStrategiesModule } from '../../../src/modules/strategies/index.ts';
 import type { Platform } from '../../../src/platform/platform.ts';
 import type { FastifyInstance } from 'fastify';
 
@@ -26,18 +19,5 @@ export function trigger(app: FastifyInstance, job: string, secret: string | null
 
 /** The jobs module as app.ts wires it, over fresh instances of the modules it uses. */
 export function jobsModuleFor(platform: Platform, timers?: TimerFactory) {
-  const exchange = createExchangeModule(platform);
-  return createJobsModule(
-    platform,
-    {
-      auth: createAuthModule(platform),
-      admin: createAdminModule(platform, { trading: exchange.tradingSummary }),
-      providerKeys: createProviderKeysModule(platform),
-      exchange,
-      commandCenter: createCommandCenterModule(platform),
-      market: createMarketModule(platform),
-      strategies: createStrategiesModule(platform),
-    },
-    { timers },
-  );
+  return createModules(platform, { jobTimers: timers }).jobs;
 }

@@ -3,12 +3,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createAdminModule } from '../../../src/modules/admin/index.ts';
-import { createCommandCenterModule } from '../../../src/modules/command-center/index.ts';
 import { outcomePct } from '../../../src/modules/jobs/intel-outcome.ts';
 import { strategyAutopilot } from '../../../src/modules/jobs/jobs/strategy-autopilot.job.ts';
-import { createMarketModule } from '../../../src/modules/market/index.ts';
-import { createStrategiesModule } from '../../../src/modules/strategies/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { klinesFor } from '../../fakes/binance-market-data.ts';
@@ -110,10 +106,10 @@ describe('strategy-autopilot/evaluate', () => {
   it('records a failed attempt, tries events never tried first, so unscorable ones piling up past a batch never block a newer one', async () => {
     // The job as the registry binds it, over the real modules, with a batch of 2 instead of 200.
     const deps = {
-      intel: createCommandCenterModule(t.platform).intel,
-      candles: createMarketModule(t.platform).candles,
-      strategies: createStrategiesModule(t.platform).service,
-      platformLimits: createAdminModule(t.platform).getPlatformLimits,
+      intel: t.modules.commandCenter.intel,
+      candles: t.modules.market.candles,
+      strategies: t.modules.strategies.service,
+      platformLimits: t.modules.admin.getPlatformLimits,
       logger: t.platform.logger,
       intelBatch: 2,
     };
@@ -154,7 +150,7 @@ describe('strategy-autopilot/evaluate', () => {
   });
 
   it('promotes paper strategies that meet the rules, oldest first, never more per hour than the platform limit', async () => {
-    const strategies = createStrategiesModule(t.platform).service;
+    const strategies = t.modules.strategies.service;
     const limits = await t.app.inject({ method: 'PATCH', url: '/api/admin/platform-limits', headers: admin.headers, payload: { paper_transition_per_hour: 1 } });
     assert.equal(limits.statusCode, 200, limits.body);
     const oldest = await strategies.create({ name: 'mean reversion', status: 'paper', paperStartedAt: ago(30 * DAY), metrics: GOOD });
@@ -196,6 +192,10 @@ describe('strategy-autopilot/evaluate', () => {
     const get = (url: string, headers: Record<string, string> = admin.headers) => t.app.inject({ method: 'GET', url, headers });
     const empty = await get('/api/admin/strategies');
     assert.deepEqual(empty.json(), { strategies: [], total: 0, page: 1, limit: 20 });
+    assert.deepEqual((await get('/api/admin/strategies?page=1000000000&limit=100')).json(), { strategies: [], total: 0, page: 1_000_000_000, limit: 100 });
+    const huge = await get('/api/admin/strategies?page=92233720368547758');
+    assert.equal(huge.statusCode, 422, 'a page beyond the bound is refused, not echoed rounded');
+    assert.deepEqual(huge.json().detail[0].loc, ['query', 'page']);
     assert.equal((await get(`/api/admin/strategies/${randomUUID()}`)).statusCode, 404);
     const bad = await get('/api/admin/strategies/not-a-uuid');
     assert.equal(bad.statusCode, 422);

@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../../src/platform/http/errors.ts';
-import { createMarketModule } from '../../../src/modules/market/index.ts';
 import { assertFresh, assertIssues, startMarket, type MarketHarness } from './market-fixtures.ts';
 
 const MINUTE = 60_000;
@@ -166,7 +165,7 @@ describe('market candles and order books', () => {
 
   describe('candles() for other modules', () => {
     it('answers the ohlc-range candles as plain numbers, and refuses what the route refuses', async () => {
-      const market = createMarketModule(m.platform);
+      const market = m.modules.market;
       const w = window(30);
       const candles = await market.candles('eth-usdt', '1m', new Date(w.start), new Date(w.end));
       assert.equal(candles.length, 30);

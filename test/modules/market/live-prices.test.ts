@@ -78,6 +78,12 @@ describe('live prices from the WebSocket stream', () => {
     const back = await status();
     assert.equal(back.live_stream.status, 'connected');
     assert.equal(back.live_stream.reconnects, 2);
+
+    // Two failed attempts, one warning, which says what to do when the machine is offline.
+    const warnings = m.logLines().filter((line) => line.level === 40 && String(line.msg).startsWith('market price stream'));
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+    assert.match(String(warnings[0]!.msg), /MARKET_DATA_SOURCE=simulated.*MARKET_LIVE_STREAM=false/);
+    assert.ok(m.logLines().some((line) => line.level === 30 && line.msg === 'market price stream connected again'));
   });
 });
 

@@ -20,7 +20,8 @@ export async function startMarket(options: {
   binance?: BinanceFakeOptions;
   coingecko?: CoinGeckoFakeOptions;
 } = {}): Promise<MarketHarness> {
-  const binance = await startBinanceFake(options.binance);
+  const { clock } = options;
+  const binance = await startBinanceFake({ ...(clock ? { weightClock: () => clock.now().getTime() } : {}), ...options.binance });
   const coingecko = await startCoinGeckoFake(options.coingecko);
   const app = await buildTestApp({
     clock: options.clock,

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
-import { enqueueChat, type ChatMessage } from '../../../src/platform/outbox/messages.ts';
+import { type ChatMessage } from '../../../src/modules/notifications/index.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
 
@@ -30,7 +30,7 @@ describe('chat notifications to a Discord-compatible webhook', () => {
     await receiver.close();
   });
 
-  const enqueue = async (chat: ChatMessage) => (await enqueueChat(t.database.db, chat, clock.now()))!;
+  const enqueue = async (chat: ChatMessage) => (await t.modules.notifications.messages.chat(t.database.db, chat, clock.now()))!;
   const row = async (id: string) => (await t.database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
 
   it('posts content and one embed coloured by level, and counts the 204 as delivered', async () => {

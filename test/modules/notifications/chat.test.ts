@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
-import { CHAT_KIND, enqueueChat, type ChatMessage } from '../../../src/platform/outbox/messages.ts';
+import { CHAT_KIND } from '../../../src/modules/notifications/messages.ts';
+import { type ChatMessage } from '../../../src/modules/notifications/index.ts';
 import { createOutboxWorker, enqueue as enqueueRow } from '../../../src/platform/outbox/outbox.ts';
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
@@ -34,7 +35,7 @@ describe('chat notifications to a Slack-compatible webhook', () => {
     await receiver.close();
   });
 
-  const enqueue = async (chat: ChatMessage = message) => (await enqueueChat(t.database.db, chat, clock.now()))!;
+  const enqueue = async (chat: ChatMessage = message) => (await t.modules.notifications.messages.chat(t.database.db, chat, clock.now()))!;
   const row = async (id: string) => (await t.database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
 
   it('posts text and blocks, and marks the row delivered', async () => {
@@ -180,7 +181,7 @@ describe('a chat receiver that does not answer', () => {
     const receiver = await startChatReceiver({ flavor: 'slack' });
     const t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url, CHAT_WEBHOOK_TIMEOUT_MS: '500' } });
     try {
-      const id = (await enqueueChat(t.database.db, message, clock.now()))!;
+      const id = (await t.modules.notifications.messages.chat(t.database.db, message, clock.now()))!;
       receiver.respondNext('hang');
       await t.platform.outbox.drain();
       const [waiting] = await t.database.db.select().from(outbox).where(eq(outbox.id, id));
@@ -198,7 +199,7 @@ describe('notification status and the record-only mode', () => {
     const t = await buildTestApp({ clock });
     const receiver = await startChatReceiver({ flavor: 'slack' });
     try {
-      const id = (await enqueueChat(t.database.db, message, clock.now()))!;
+      const id = (await t.modules.notifications.messages.chat(t.database.db, message, clock.now()))!;
       await t.platform.outbox.drain();
       const [recorded] = await t.database.db.select().from(outbox).where(eq(outbox.id, id));
       assert.deepEqual([recorded!.status, recorded!.result], ['done', 'recorded only: CHAT_WEBHOOK_URL is not set']);
@@ -221,12 +222,12 @@ describe('notification status and the record-only mode', () => {
     const t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url } });
     try {
       const notifications = createNotificationsModule(t.platform);
-      await enqueueChat(t.database.db, message, clock.now());
+      await t.modules.notifications.messages.chat(t.database.db, message, clock.now());
       await t.platform.outbox.drain();
       clock.advance(1000);
       receiver.respondNext({ status: 400, body: 'invalid_payload' }, { status: 500, body: 'oops' });
-      await enqueueChat(t.database.db, { ...message, title: 'dead' }, clock.now());
-      await enqueueChat(t.database.db, { ...message, title: 'later' }, clock.now());
+      await t.modules.notifications.messages.chat(t.database.db, { ...message, title: 'dead' }, clock.now());
+      await t.modules.notifications.messages.chat(t.database.db, { ...message, title: 'later' }, clock.now());
       await t.platform.outbox.drain();
       const status = await notifications.status();
       assert.deepEqual(status.chat, {

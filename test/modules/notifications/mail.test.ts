@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { emailSuppressions, outbox } from '../../../src/platform/db/schema.ts';
-import { enqueueMail, type MailMessage } from '../../../src/platform/outbox/messages.ts';
+import { emailSuppressions } from '../../../src/modules/notifications/notifications.tables.ts';
+import { outbox } from '../../../src/platform/db/schema.ts';
+import { type MailMessage } from '../../../src/modules/notifications/index.ts';
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
@@ -25,7 +26,7 @@ describe('mail through SMTP', () => {
 
   const enqueue = async (mail: MailMessage) => {
     const key = `test:${randomUUID()}`;
-    assert.deepEqual(await enqueueMail(t.database.db, t.platform.secretBox, mail, clock.now(), key), { queued: true });
+    assert.deepEqual(await t.modules.notifications.messages.mail(t.database.db, mail, clock.now(), key), { queued: true });
     const [row] = await t.database.db.select().from(outbox).where(eq(outbox.dedupeKey, key));
     return row!.id;
   };
@@ -108,7 +109,7 @@ describe('mail without a reachable or configured server', () => {
     const port = await closedPort();
     const t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
     try {
-      await enqueueMail(t.database.db, t.platform.secretBox, { to: 'a@example.com', subject: 's', text: 'secret body', sensitive: true }, t.platform.clock.now());
+      await t.modules.notifications.messages.mail(t.database.db, { to: 'a@example.com', subject: 's', text: 'secret body', sensitive: true }, t.platform.clock.now());
       await t.platform.outbox.drain();
       const [row] = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'mail.send'));
       assert.equal(row!.status, 'pending');
@@ -122,8 +123,8 @@ describe('mail without a reachable or configured server', () => {
   it('records only when SMTP_URL is unset, and wipes a sensitive body all the same', async () => {
     const t = await buildTestApp();
     try {
-      await enqueueMail(t.database.db, t.platform.secretBox, { to: 'b@example.com', subject: 'plain', text: 'hello' }, t.platform.clock.now());
-      await enqueueMail(t.database.db, t.platform.secretBox, { to: 'c@example.com', subject: 'secret', text: 'token 55', sensitive: true }, t.platform.clock.now());
+      await t.modules.notifications.messages.mail(t.database.db, { to: 'b@example.com', subject: 'plain', text: 'hello' }, t.platform.clock.now());
+      await t.modules.notifications.messages.mail(t.database.db, { to: 'c@example.com', subject: 'secret', text: 'token 55', sensitive: true }, t.platform.clock.now());
       await t.platform.outbox.drain();
       const rows = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'mail.send'));
       assert.deepEqual(rows.map((r) => [r.status, r.result]), [

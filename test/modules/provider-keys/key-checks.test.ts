@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { createProviderKeysModule } from '../../../src/modules/provider-keys/index.ts';
 import { providerApiKeys } from '../../../src/modules/provider-keys/provider-keys.tables.ts';
 import { keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { auditLog, outbox } from '../../../src/platform/db/schema.ts';
@@ -268,7 +267,7 @@ describe('re-encryption under a new encryption key', () => {
         const first = await rotated.app.inject({ method: 'POST', url: `${BASE}/${ids[0]}/test`, headers: boss.headers });
         assert.equal(first.json().is_valid, true, first.body);
 
-        const module = createProviderKeysModule(rotated.platform);
+        const module = rotated.modules.providerKeys;
         assert.deepEqual(await module.service.reencryptAll(), { scanned: 3, reencrypted: 3, unreadable: 0 });
         assert.deepEqual(await module.service.reencryptAll(), { scanned: 3, reencrypted: 0, unreadable: 0 });
         const rows = await rotated.database.db.select().from(providerApiKeys);
@@ -310,7 +309,7 @@ describe('re-encryption under a new encryption key', () => {
       assert.equal(response.statusCode, 200);
       assert.equal(response.json().is_valid, false);
       assert.match(response.json().error_message, /cannot be decrypted/);
-      const module = createProviderKeysModule(app.platform);
+      const module = app.modules.providerKeys;
       assert.deepEqual(await module.service.reencryptAll(), { scanned: 1, reencrypted: 0, unreadable: 1 });
     } finally {
       await app.close();

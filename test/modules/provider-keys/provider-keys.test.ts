@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { createProviderKeysModule } from '../../../src/modules/provider-keys/index.ts';
 import { providerApiKeys } from '../../../src/modules/provider-keys/provider-keys.tables.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { auditLog } from '../../../src/platform/db/schema.ts';
@@ -242,7 +241,7 @@ describe('provider API keys', () => {
       const all = response.json() as { next_rotation_date: string }[];
       assert.ok(all.every((r) => r.next_rotation_date <= daysFrom(NOW, 14)));
 
-      const module = createProviderKeysModule(t.platform);
+      const module = t.modules.providerKeys;
       assert.deepEqual(only(await module.service.rotationReminders(new Date(NOW), 30)).map((r) => r.id), [overdue, dueToday, dueSoon, later]);
       assert.deepEqual(only(await module.service.rotationReminders(new Date(daysFrom(NOW, -25)))), []);
       assert.equal(only(await module.service.rotationReminders()).length, 3);

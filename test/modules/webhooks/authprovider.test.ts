@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { emailSuppressions, users } from '../../../src/platform/db/schema.ts';
+import { emailSuppressions } from '../../../src/modules/notifications/notifications.tables.ts';
+import { users } from '../../../src/modules/users/users.tables.ts';
 import { signIn, type TestApp } from '../../helpers/test-app.ts';
 import { bearerDelivery, supabaseHookDelivery } from '../../fakes/webhook-senders.ts';
 import { deliveryRows, NOW_S, outboxRows, SECRETS, send, webhookApp } from './webhooks-kit.ts';
@@ -108,10 +109,12 @@ describe('auth provider hook (Supabase Auth)', () => {
       assert.deepEqual([stale.statusCode, stale.json().detail], [401, 'Webhook timestamp is outside the tolerance window']);
     });
 
-    it('answers 400 for a payload that is neither hook', async () => {
+    it('answers 400 for a payload that is neither hook, and keeps no delivery of it (decision 099)', async () => {
+      const before = (await deliveryRows(t, 'authprovider')).length;
       const response = await send(t, URL, bearerDelivery(SECRET, { hello: 'world' }));
       assert.equal(response.statusCode, 400);
       assert.equal(response.json().error.http_code, 400);
+      assert.equal((await deliveryRows(t, 'authprovider')).length, before);
     });
   });
 
@@ -162,6 +165,12 @@ describe('auth provider hook (Supabase Auth)', () => {
       assert.equal(response.statusCode, 400);
       assert.equal(response.json().error.message, 'Mail to this address is suppressed after a bounce or complaint');
       assert.equal((await mails()).filter((m) => m.dedupe_key?.startsWith('authprovider:msg_suppressed')).length, 0);
+      // A refused delivery is not kept: once the address is lifted, the same delivery sent again is processed.
+      assert.ok(!(await deliveryRows(t, 'authprovider')).some((row) => row.delivery_id === 'msg_suppressed'));
+      await t.database.db.delete(emailSuppressions).where(eq(emailSuppressions.email, 'bounced@example.com'));
+      const again = await send(t, URL, supabaseHookDelivery(SECRET, emailHookInput('recovery', { email: 'bounced@example.com' }), { timestamp: NOW_S, id: 'msg_suppressed' }));
+      assert.deepEqual([again.statusCode, again.json()], [200, {}]);
+      assert.equal((await mails()).filter((m) => m.dedupe_key?.startsWith('authprovider:msg_suppressed')).length, 1);
     });
   });
 });

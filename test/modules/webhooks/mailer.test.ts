@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { enqueueMail } from '../../../src/platform/outbox/messages.ts';
 import type { TestApp } from '../../helpers/test-app.ts';
 import { mailerSpecDelivery, svixDelivery } from '../../fakes/webhook-senders.ts';
 import { deliveryRows, NOW, NOW_S, SECRETS, send, webhookApp } from './webhooks-kit.ts';
@@ -35,7 +34,7 @@ describe('mailer webhook (Resend, Svix signatures)', () => {
     assert.deepEqual(response.json(), { status: 'processed', provider: 'mailer', event: 'email.bounced', delivery_id: delivery.headers['svix-id'] });
     const rows = await suppressed();
     assert.deepEqual(rows.filter((r) => r.reason === 'bounced').map((r) => r.email), ['bounce@example.com', 'second@example.com']);
-    const result = await enqueueMail(t.database.db, t.platform.secretBox, { to: 'bounce@example.com', subject: 'Hello', text: 'Hi' }, NOW);
+    const result = await t.modules.notifications.messages.mail(t.database.db, { to: 'bounce@example.com', subject: 'Hello', text: 'Hi' }, NOW);
     assert.deepEqual(result, { queued: false, reason: 'suppressed' });
     const audits = await t.database.rows<{ action: string; actor_type: string }>(sql`SELECT action, actor_type FROM audit_log WHERE action = 'mail.suppression.add'`);
     assert.equal(audits.length, 2);

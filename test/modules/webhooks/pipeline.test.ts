@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { createWebhooksModule } from '../../../src/modules/webhooks/index.ts';
 import type { TestApp } from '../../helpers/test-app.ts';
 import { githubDelivery, stripeDelivery, stripeEvent } from '../../fakes/webhook-senders.ts';
 import { deliveryRows, NOW, NOW_S, outboxRows, SECRETS, send, webhookApp } from './webhooks-kit.ts';
@@ -113,7 +112,7 @@ describe('failures, statistics and health', () => {
     assert.equal((await outboxRows(t, 'payments')).filter((r) => r.dedupe_key === 'payments:evt_blocked').length, 0);
     assert.deepEqual(await t.database.rows(sql`SELECT customer_id FROM payment_customers WHERE customer_id = 'cus_1'`), []);
 
-    const last = await createWebhooksModule(t.platform).service.lastDeliveries();
+    const last = await t.modules.webhooks.service.lastDeliveries();
     assert.match(String(last.payments!.lastError), /ledger_blocked|check constraint/);
 
     await t.database.db.execute(sql`ALTER TABLE payments_ledger DROP CONSTRAINT ledger_blocked`);
@@ -128,7 +127,7 @@ describe('failures, statistics and health', () => {
 
   it('counts deliveries per provider since a time and reports the last delivery and rejection', async () => {
     // A second instance over the same database and cache, as the dashboard module would hold.
-    const module = createWebhooksModule(t.platform);
+    const module = t.modules.webhooks;
     clock.advance(60_000);
     const since = clock.now();
     await send(t, '/api/webhooks/platforms/codehost', githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'star', { action: 'created' }));

@@ -160,7 +160,7 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
       const first = await send(t, URL, insert);
       assert.equal(first.statusCode, 200);
       assert.equal(first.json().event, 'INSERT public.profiles');
-      assert.match(first.json().delivery_id, /^sha256:[0-9a-f]{64}$/);
+      assert.match(first.json().delivery_id, /^sha256:[0-9a-f]{64}@\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00.000Z$/);
       const [message] = await messageOf('database', first.json().delivery_id);
       assert.equal(message?.payload.title, 'New user signed up');
       assert.equal(message?.payload.text, 'New Person <new@example.com>');

@@ -19,7 +19,7 @@ describe('HTTP conventions', () => {
         app.get('/test/upstream', { schema: { hide: true } }, async () => {
           throw Object.assign(new Error(`upstream said: ${SECRET_IN_CAUSE}`), { statusCode: 401 });
         });
-        app.get('/test/private/:id', { onRequest: platform.guards.requireUser, schema: { hide: true } }, async () => {
+        app.get('/test/private/:id', { onRequest: app.guards.requireUser, schema: { hide: true } }, async () => {
           throw notFound('Thing not found');
         });
       },

@@ -96,14 +96,14 @@ describe('OpenAPI document', () => {
   });
 
   it('every route behind the bearer guards declares the bearer security scheme', () => {
-    const guards = new Set<unknown>([t.platform.guards.requireUser, t.platform.guards.requireAdmin]);
+    const guards = new Set<unknown>([t.app.guards.requireUser, t.app.guards.requireAdmin]);
     const guarded = documentedRoutes(t.app.routeCatalog).filter((route) => route.onRequest.some((hook) => guards.has(hook)));
     assert.ok(guarded.some((r) => r.url === '/api/auth/me'));
     const undeclared = guarded
       .filter((route) => JSON.stringify(operationOf(document, route)?.security) !== JSON.stringify(bearerSecurity))
       .map((r) => `${r.method} ${r.url}`);
     assert.deepEqual(undeclared, []);
-    assert.deepEqual(document.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    assert.deepEqual({ ...document.components?.securitySchemes?.bearerAuth, description: undefined }, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: undefined });
   });
 
   it('a parameter with a default is optional, as FastAPI documents it; one without is required', () => {

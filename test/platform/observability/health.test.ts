@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from 'typebox';
-import { enqueueChat } from '../../../src/platform/outbox/messages.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const NO_REDIS = process.env.REDIS_URL ? false : 'REDIS_URL is not set: the Redis readiness check runs with REDIS_URL=redis://127.0.0.1:6379';
@@ -53,7 +52,7 @@ describe('health and metrics', () => {
       await get('/api/auth/me');
       await get('/no/such/route');
       for (let i = 0; i < 3; i++) {
-        await enqueueChat(t.database.db, { source: 'test', title: `t${i}`, text: 'x' }, new Date());
+        await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: `t${i}`, text: 'x' }, new Date());
       }
       const response = await get('/metrics');
       assert.equal(response.statusCode, 200);

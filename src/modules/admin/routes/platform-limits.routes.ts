@@ -16,6 +16,7 @@ export function platformLimitsRoutes(service: PlatformLimitsService, guards: Gua
         onRequest: guards.requireAdmin,
         schema: {
           tags,
+          operationId: 'getPlatformLimits',
           summary: 'Platform limits',
           description: 'The per-hour limits in force (the defaults until changed) and the bounds of each.',
           security: bearerSecurity,
@@ -31,6 +32,7 @@ export function platformLimitsRoutes(service: PlatformLimitsService, guards: Gua
         onRequest: guards.requireAdmin,
         schema: {
           tags,
+          operationId: 'updatePlatformLimits',
           summary: 'Change platform limits',
           description: 'A value outside its bounds is refused (422). Audited as `admin.platform_limits.update`.',
           security: bearerSecurity,

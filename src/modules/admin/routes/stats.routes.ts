@@ -13,6 +13,7 @@ export function statsRoutes(service: UsersService, guards: Guards) {
         onRequest: guards.requireAdmin,
         schema: {
           tags: ['admin'],
+          operationId: 'getPlatformStats',
           summary: 'Platform statistics',
           description:
             'User counts (deleted users are not counted), users created this UTC calendar month, and the sum of the payments ledger in the settlement currency, with the sums of every currency beside it.',

@@ -26,6 +26,7 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'bulkUserAction',
           summary: 'Act on many users at once',
           description:
             'Unknown ids are reported in `notFound` and do not fail the request. `suspend` and `delete` revoke the sessions of each user (refused from their next request); the acting admin\'s own account is never suspended or deleted (reported in `skipped`). `export` stores a CSV of the users found and answers `exportUrl`, downloadable with an admin token for 24 hours. Each changed user gets an audit entry.',
@@ -43,6 +44,7 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'downloadUserExport',
           summary: 'Download a user export (CSV)',
           description: 'The CSV made by a bulk `export`, available to any admin until it expires (24 hours).',
           security,
@@ -70,9 +72,10 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'resetUserPassword',
           summary: "Reset a user's password",
           description:
-            'Sets a new random 20-character password, revokes every session and voids pending reset links. `userId` and `email` must name the same user (else 404). With `sendEmail` the new password is mailed to the user through the outbox (never to a suppressed address); it is never returned or logged. A deleted user must be activated first (409).',
+            'Sets a new random 20-character password, revokes every session and voids pending reset links. `userId` and `email` must name the same user (else 404). With `sendEmail` the new password is mailed to the user through the outbox (never to a suppressed address); it is never returned or logged. A deleted user must be activated first (409). An admin cannot reset their own password here (409): they change it with `POST /api/auth/password`, or the operator runs `users:reset-password`.',
           security,
           querystring: ResetPasswordQuery,
           response: { 200: ResetPasswordResult, ...errorResponses(401, 403, 404, 409) },

@@ -30,6 +30,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'listUsers',
           summary: 'List users',
           description:
             'Pages of users, newest account first (ties by id, descending), so consecutive pages never overlap. `search` is a case-insensitive substring of the e-mail, first name, last name or "first last"; `%` and `_` match themselves. Deleted users are listed only with `status=deleted`.',
@@ -47,6 +48,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'getUser',
           summary: 'Get a user',
           description: 'Any user, deleted ones included. An id that is not a UUID is an unknown user (404).',
           security,
@@ -63,6 +65,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'updateUser',
           summary: 'Change a user',
           description:
             'Changes role, tier, status and flags. Suspending or deleting revokes every session: the user is refused (403) from the next request. `active` restores a suspended or deleted user. An admin cannot demote, suspend or delete their own account (409). Audited as `admin.user.update`.',
@@ -81,6 +84,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'deleteUser',
           summary: 'Delete a user (soft)',
           description:
             'Sets status `deleted`, stamps the deletion and revokes every session; the record and its history are kept, and PATCH `status: active` restores it. Deleting a deleted user changes nothing. An admin cannot delete their own account (409).',
@@ -98,6 +102,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
         onRequest,
         schema: {
           tags,
+          operationId: 'getUserActivity',
           summary: "A user's activity",
           description:
             'Audit-log entries where the user is the subject (e.g. their logins, changes made to them) or the actor (what they did), newest first.',

@@ -26,6 +26,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
         ...common,
         schema: {
           tags,
+          operationId: 'listIntelEvents',
           summary: 'Market intel feed with per-source precision',
           description:
             'Events newest first. `summary` counts, per source, every event matching the filters: `scored` have an ' +
@@ -45,6 +46,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
         ...common,
         schema: {
           tags,
+          operationId: 'recordIntelEvent',
           summary: 'Record a market intel event',
           description: 'Ingest for agents and collectors. `outcome_pct` is filled later by the scoring job.',
           security: bearerSecurity,
@@ -61,6 +63,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
         ...common,
         schema: {
           tags,
+          operationId: 'listAgentActivity',
           summary: 'Agent activity within the last hours',
           security: bearerSecurity,
           querystring: AgentActivityQuery,
@@ -76,6 +79,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
         ...common,
         schema: {
           tags,
+          operationId: 'recordAgentActivity',
           summary: 'Record an agent activity event',
           security: bearerSecurity,
           body: AgentActivityCreateBody,

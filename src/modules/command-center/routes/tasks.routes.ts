@@ -28,6 +28,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
         ...common,
         schema: {
           tags,
+          operationId: 'createTask',
           summary: 'Create a task',
           description:
             'Creates a task in status `todo`. `parent_task_id` and every `blocked_by` id must name existing tasks ' +
@@ -46,6 +47,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
         ...common,
         schema: {
           tags,
+          operationId: 'listTasks',
           summary: 'List tasks (the board)',
           description: 'Newest first; filters combine with AND. Items carry `comment_count`, not the comments.',
           security: bearerSecurity,
@@ -62,6 +64,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
         ...common,
         schema: {
           tags,
+          operationId: 'getTask',
           summary: 'One task with its comments',
           security: bearerSecurity,
           params: TaskIdParams,
@@ -77,6 +80,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
         ...common,
         schema: {
           tags,
+          operationId: 'updateTask',
           summary: 'Update a task',
           description:
             'Changes only the fields sent; `null` clears assignee, goal_id, parent_task_id or result. `blocked_by` replaces ' +
@@ -97,6 +101,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
         ...common,
         schema: {
           tags,
+          operationId: 'commentOnTask',
           summary: 'Comment on a task',
           security: bearerSecurity,
           params: TaskIdParams,

@@ -21,6 +21,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
         schema: {
           tags,
           security,
+          operationId: 'getBalance',
           summary: 'Your latest stored balance snapshot',
           description:
             'Answers from the latest successful sync (no venue call); empty with last_sync null before the first sync. A credential_id that is not yours is a 404, one of another venue a 400.',
@@ -41,6 +42,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
         schema: {
           tags,
           security,
+          operationId: 'syncBalance',
           summary: 'Fetch your balance from the venue and store a snapshot',
           description: 'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, network, exchange). No credential for the venue is a 404.',
           querystring: BalanceSyncQuery,
@@ -54,7 +56,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
       '/api/exchange/balance/history',
       {
         onRequest,
-        schema: { tags, security, summary: 'Stored snapshots of one currency, newest first', querystring: BalanceHistoryQuery, response: { 200: BalanceHistory, ...errorResponses(401, 403) } },
+        schema: { tags, security, operationId: 'getBalanceHistory', summary: 'Stored snapshots of one currency, newest first', querystring: BalanceHistoryQuery, response: { 200: BalanceHistory, ...errorResponses(401, 403) } },
       },
       async (request) => {
         const { exchange, currency, start_date, end_date, limit } = request.query;

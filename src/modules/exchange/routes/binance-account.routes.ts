@@ -20,12 +20,12 @@ export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBi
 
     app.get<{ Querystring: Static<typeof BinanceVenueQuery> }>('/api/exchange/feetoken-burn', {
       onRequest,
-      schema: { tags, security, summary: 'Whether spot fees are paid with the fee token (BNB)', description: burnDescription, querystring: BinanceVenueQuery, response: { 200: FeeTokenBurn, ...venueErrors } },
+      schema: { tags, security, operationId: 'getFeeTokenBurn', summary: 'Whether spot fees are paid with the fee token (BNB)', description: burnDescription, querystring: BinanceVenueQuery, response: { 200: FeeTokenBurn, ...venueErrors } },
     }, async (request) => account.feeTokenBurn(venueOf(request.query.exchange), requestContext(request)));
 
     app.post<{ Body: Static<typeof FeeTokenBurnBody> }>('/api/exchange/feetoken-burn', {
       onRequest,
-      schema: { tags, security, summary: 'Pay spot fees with the fee token (BNB), or stop', description: burnDescription, body: FeeTokenBurnBody, response: { 200: FeeTokenBurn, ...venueErrors } },
+      schema: { tags, security, operationId: 'setFeeTokenBurn', summary: 'Pay spot fees with the fee token (BNB), or stop', description: burnDescription, body: FeeTokenBurnBody, response: { 200: FeeTokenBurn, ...venueErrors } },
     }, async (request) => account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, requestContext(request)));
 
     app.get<{ Querystring: Static<typeof BinanceVenueQuery> }>('/api/exchange/dust-assets', {
@@ -33,6 +33,7 @@ export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBi
       schema: {
         tags,
         security,
+        operationId: 'listDustAssets',
         summary: 'Small balances convertible into the fee token (BNB)',
         description: 'binance: POST /sapi/v1/asset/dust-btc; binanceus: GET /sapi/v1/asset/query/dust-assets; with your credential for that venue.',
         querystring: BinanceVenueQuery,

@@ -31,7 +31,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       '/api/exchange/credentials',
       {
         onRequest,
-        schema: { tags, security, summary: 'Your exchange credentials (never the keys)', querystring: CredentialListQuery, response: { 200: CredentialList, ...errorResponses(401, 403) } },
+        schema: { tags, security, operationId: 'listCredentials', summary: 'Your exchange credentials (never the keys)', querystring: CredentialListQuery, response: { 200: CredentialList, ...errorResponses(401, 403) } },
       },
       async (request) => credentials.list(requestContext(request).userId, request.query.exchange_name),
     );
@@ -43,6 +43,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
         schema: {
           tags,
           security,
+          operationId: 'createCredential',
           summary: 'Store an exchange API key (encrypted)',
           description: 'Key, secret and passphrase are sealed with AES-256-GCM and never returned. The credential starts as `pending` until a venue call or POST /api/exchange/validate with the same key judges it. A second credential of the same name on the same venue is a 409.',
           body: CredentialCreateBody,
@@ -56,7 +57,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
-        schema: { tags, security, summary: 'One of your credentials, with the masked key', params: CredentialIdParams, response: { 200: CredentialDetail, ...errorResponses(401, 403, 404) } },
+        schema: { tags, security, operationId: 'getCredential', summary: 'One of your credentials, with the masked key', params: CredentialIdParams, response: { 200: CredentialDetail, ...errorResponses(401, 403, 404) } },
       },
       async (request) => credentials.get(requestContext(request).userId, request.params.credential_id),
     );
@@ -68,6 +69,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
         schema: {
           tags,
           security,
+          operationId: 'updateCredential',
           summary: 'Change a credential',
           description: 'New key, secret or passphrase reset the validation to `pending`.',
           params: CredentialIdParams,
@@ -82,7 +84,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
-        schema: { tags, security, summary: 'Delete a credential', params: CredentialIdParams, response: { 200: DeleteResult, ...errorResponses(401, 403, 404) } },
+        schema: { tags, security, operationId: 'deleteCredential', summary: 'Delete a credential', params: CredentialIdParams, response: { 200: DeleteResult, ...errorResponses(401, 403, 404) } },
       },
       async (request) => credentials.remove(request.params.credential_id, requestContext(request)),
     );
@@ -94,6 +96,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
         schema: {
           tags,
           security,
+          operationId: 'validateApiKey',
           summary: 'Try an API key against its venue',
           description:
             'Reads the balance with the key; on binance also GET /sapi/v1/account/apiRestrictions for read/trade/withdraw and IP restriction (binanceus: the account\'s canTrade/canWithdraw). A refusal is a 200 with `valid: false` and a `cause`; a key refused by one Binance venue but accepted by the other is `wrong_venue`. Your stored credentials holding the same key get the verdict.',

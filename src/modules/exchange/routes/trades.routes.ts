@@ -19,7 +19,7 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       '/api/exchange/trades',
       {
         onRequest,
-        schema: { tags, security, summary: 'Your stored trades, newest first', querystring: TradesQuery, response: { 200: TradeList, ...errorResponses(401, 403) } },
+        schema: { tags, security, operationId: 'listTrades', summary: 'Your stored trades, newest first', querystring: TradesQuery, response: { 200: TradeList, ...errorResponses(401, 403) } },
       },
       async (request) => {
         const q = request.query;
@@ -34,6 +34,7 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
         schema: {
           tags,
           security,
+          operationId: 'syncTrades',
           summary: 'Fetch your trades from the venue and store the new ones',
           description: 'Trades already stored (same venue, pair and venue trade id) are counted in trades_duplicate, never stored twice. A venue failure answers 200 with success false, error and error_type; a pair the venue does not list is a 404.',
           querystring: TradeSyncQuery,
@@ -50,7 +51,7 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       '/api/exchange/trades/stats',
       {
         onRequest,
-        schema: { tags, security, summary: 'Counts and exact sums over your stored trades', querystring: TradeStatsQuery, response: { 200: TradeStats, ...errorResponses(401, 403) } },
+        schema: { tags, security, operationId: 'getTradeStats', summary: 'Counts and exact sums over your stored trades', querystring: TradeStatsQuery, response: { 200: TradeStats, ...errorResponses(401, 403) } },
       },
       async (request) => {
         const q = request.query;

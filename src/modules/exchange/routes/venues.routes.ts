@@ -38,7 +38,7 @@ export function venuesRoutes(deps: {
 
     app.get('/api/exchange/supported', {
       onRequest,
-      schema: { tags, security, summary: 'The venues you can connect, with their ccxt capabilities', response: { 200: Supported, ...errorResponses(401, 403) } },
+      schema: { tags, security, operationId: 'listSupportedExchanges', summary: 'The venues you can connect, with their ccxt capabilities', response: { 200: Supported, ...errorResponses(401, 403) } },
     }, async () => venues.supported());
 
     app.get<{ Params: Static<typeof VenueParams> }>('/api/exchange/:exchange_name/info', {
@@ -46,6 +46,7 @@ export function venuesRoutes(deps: {
       schema: {
         tags,
         security,
+        operationId: 'getExchangeInfo',
         summary: 'A venue\'s fees, limits, rate limit, countries and links',
         description: 'Fees, rate limit, countries and urls come from ccxt\'s description of the venue (never keys); limits from its markets when they load within 3 s.',
         params: VenueParams,
@@ -55,12 +56,12 @@ export function venuesRoutes(deps: {
 
     app.get<{ Querystring: Static<typeof VenueQuery> }>('/api/exchange/markets', {
       onRequest,
-      schema: { tags, security, summary: 'A venue\'s spot markets with order minimums (cached for an hour)', querystring: VenueQuery, response: { 200: Markets, ...venueErrors } },
+      schema: { tags, security, operationId: 'listExchangeMarkets', summary: 'A venue\'s spot markets with order minimums (cached for an hour)', querystring: VenueQuery, response: { 200: Markets, ...venueErrors } },
     }, async (request) => venues.markets(request.query.exchange));
 
     app.get<{ Querystring: Static<typeof TickerQuery> }>('/api/exchange/ticker', {
       onRequest,
-      schema: { tags, security, summary: 'A pair\'s 24 h ticker on a venue', querystring: TickerQuery, response: { 200: Ticker, ...venueErrors } },
+      schema: { tags, security, operationId: 'getExchangeTicker', summary: 'A pair\'s 24 h ticker on a venue', querystring: TickerQuery, response: { 200: Ticker, ...venueErrors } },
     }, async (request) => venues.ticker(request.query.exchange, request.query.symbol));
 
     app.get<{ Querystring: Static<typeof QuotesQuery> }>('/api/exchange/quotes', {
@@ -68,6 +69,7 @@ export function venuesRoutes(deps: {
       schema: {
         tags,
         security,
+        operationId: 'listExchangeQuotes',
         summary: 'The quote currencies a base trades against on a venue, most liquid first',
         querystring: QuotesQuery,
         response: { 200: Quotes, ...venueErrors },
@@ -79,6 +81,7 @@ export function venuesRoutes(deps: {
       schema: {
         tags,
         security,
+        operationId: 'findBestRoute',
         summary: 'Where buying base with quote is cheapest after fees',
         description: 'Asks every venue at once, each for at most 3 s; venues that cannot be asked are listed in `unavailable` with the reason, venues below the order\'s size in `excluded`.',
         querystring: RouteQuery,
@@ -87,11 +90,11 @@ export function venuesRoutes(deps: {
     }, async (request) => routing.route({ base: request.query.base, quote: request.query.quote, size: request.query.size, quoteSize: request.query.quote_size }));
 
     app.get<{ Querystring: Static<typeof HealthQuery> }>('/api/exchange/health', {
-      schema: { tags, summary: 'Health of every venue (public; checked at most once a minute)', querystring: HealthQuery, response: { 200: Health, ...errorResponses() } },
+      schema: { tags, operationId: 'getExchangesHealth', summary: 'Health of every venue (public; checked at most once a minute)', querystring: HealthQuery, response: { 200: Health, ...errorResponses() } },
     }, async (request) => health.all(request.query.force_refresh));
 
     app.get<{ Params: Static<typeof VenueParams>; Querystring: Static<typeof HealthQuery> }>('/api/exchange/:exchange_name/health', {
-      schema: { tags, summary: 'Health of one venue (public; checked at most once a minute)', params: VenueParams, querystring: HealthQuery, response: { 200: VenueHealth, ...errorResponses() } },
+      schema: { tags, operationId: 'getExchangeHealth', summary: 'Health of one venue (public; checked at most once a minute)', params: VenueParams, querystring: HealthQuery, response: { 200: VenueHealth, ...errorResponses() } },
     }, async (request) => health.one(request.params.exchange_name, request.query.force_refresh));
   };
 }

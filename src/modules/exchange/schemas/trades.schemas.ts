@@ -1,6 +1,6 @@
 // Trades: requests and responses.
 import { Type } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../../platform/http/schemas.ts';
+import { DateTime, Nullable, RowOffset, Uuid } from '../../../platform/http/schemas.ts';
 import { CredentialIdField, EndDate, ErrorTypeField, PageLimit, StartDate, VenueField } from './common.schemas.ts';
 
 const Symbol = (description: string) => Type.String({ minLength: 1, maxLength: 40, description });
@@ -11,7 +11,7 @@ export const TradesQuery = Type.Object({
   start_date: StartDate(),
   end_date: EndDate(),
   limit: PageLimit(),
-  offset: Type.Integer({ minimum: 0, default: 0, description: 'Rows to skip. Default 0.' }),
+  offset: RowOffset('Rows to skip. Default 0.'),
 });
 
 export const TradeSyncQuery = Type.Object({

@@ -1,7 +1,7 @@
 // rotate-api-keys: re-seals every stored secret still under a retired encryption key with the current
 // one, and tells the team in chat which provider keys are overdue or due for rotation soon.
 import { Type, type Static } from 'typebox';
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
+import type { ChatMessage } from '../../notifications/index.ts';
 
 export const ROTATION_WINDOW_DAYS = 14;
 

@@ -34,7 +34,7 @@ interface MiniTicker {
 
 export function createBinanceLiveFeed(options: LiveFeedOptions): LivePriceFeed {
   const { clock, logger } = options;
-  const backoff = options.backoff ?? { baseMs: 1_000, maxMs: 60_000 };
+  const backoff = options.backoff ?? { baseMs: 1_000, maxMs: 300_000 };
   const silenceMs = options.silenceMs ?? 30_000;
   const random = options.random ?? Math.random;
   const prices = new Map<string, LiveTick>();
@@ -58,6 +58,7 @@ export function createBinanceLiveFeed(options: LiveFeedOptions): LivePriceFeed {
     const ws = new WebSocket(`${options.baseUrl}${STREAM_PATH}`, { handshakeTimeout: 10_000 });
     socket = ws;
     ws.on('open', () => {
+      if (reconnects > 0) logger.info({ reconnects }, 'market price stream connected again');
       status = 'connected';
       connectedSince = now();
       lastError = null;
@@ -106,7 +107,16 @@ export function createBinanceLiveFeed(options: LiveFeedOptions): LivePriceFeed {
     attempt += 1;
     reconnects += 1;
     nextAttemptAt = now() + delay;
-    logger.warn({ delayMs: delay, attempt, error: lastError }, 'market price stream down; reconnecting');
+    // Said once per outage, with what to do about it; an offline machine would otherwise log this
+    // for as long as it runs. The attempts that follow, further and further apart, go to debug.
+    if (attempt === 1) {
+      logger.warn(
+        { delayMs: delay, error: lastError },
+        'market price stream unreachable; retrying with back-off up to 5 minutes (offline? MARKET_DATA_SOURCE=simulated serves demo prices, MARKET_LIVE_STREAM=false leaves the stream closed)',
+      );
+    } else {
+      logger.debug({ delayMs: delay, attempt, error: lastError }, 'market price stream still unreachable');
+    }
     retryTimer = setTimeout(connect, delay);
     retryTimer.unref();
   }

@@ -23,6 +23,7 @@ export function candleRoutes(candles: CandleService, pairs: PairService) {
       {
         schema: {
           tags,
+          operationId: 'getOhlc',
           summary: 'Most recent candlesticks of a pair',
           description: `Cached by interval: 5 s for 1m–5m, 15 s for 15m, 30 s for 30m, 60 s from 1h. ${MARKET_ERRORS_NOTE}`,
           querystring: OhlcQuery,
@@ -37,6 +38,7 @@ export function candleRoutes(candles: CandleService, pairs: PairService) {
       {
         schema: {
           tags,
+          operationId: 'getOhlcRange',
           summary: 'Most recent candlesticks within a time window',
           description: `Candles whose open time lies in [start, end]; when there are more than \`limit\`, the most recent ones (\`truncated\` says so). Pages the venue 1000 candles per call. \`end\` must be after \`start\` (422 otherwise). ${MARKET_ERRORS_NOTE}`,
           querystring: OhlcRangeQuery,
@@ -51,6 +53,7 @@ export function candleRoutes(candles: CandleService, pairs: PairService) {
       {
         schema: {
           tags,
+          operationId: 'getOrderBook',
           summary: 'Order book of a pair',
           description: `\`depth\` price levels per side, best first, with spread and side volumes. Cached about 2 s. ${MARKET_ERRORS_NOTE}`,
           querystring: OrderBookQuery,

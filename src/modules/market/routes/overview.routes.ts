@@ -36,6 +36,7 @@ export function overviewRoutes(overview: OverviewService) {
       {
         schema: {
           tags,
+          operationId: 'getTopAssets',
           summary: 'Top assets by market cap',
           description: `CoinGecko /coins/markets in market-cap order, \`limit\` as per_page; cached 60 s. ${MARKET_ERRORS_NOTE}`,
           querystring: TopQuery,
@@ -50,6 +51,7 @@ export function overviewRoutes(overview: OverviewService) {
       {
         schema: {
           tags,
+          operationId: 'getMarketStats',
           summary: 'Global market figures and venue aggregates',
           description: `CoinGecko /global (cached 5 min) and aggregates of Binance 24 h tickers. ${MARKET_ERRORS_NOTE}`,
           response: { 200: StatsResponse, ...marketErrors({ params: false }) },
@@ -63,6 +65,7 @@ export function overviewRoutes(overview: OverviewService) {
       {
         schema: {
           tags,
+          operationId: 'getMovers',
           summary: 'Top gainers and losers over 24 h',
           description: `${FROM_TICKERS} Gainers are pairs up over 24 h, largest rise first; losers pairs down, largest fall first; only pairs traded in 24 h. ${MARKET_ERRORS_NOTE}`,
           querystring: MoversQuery,
@@ -77,6 +80,7 @@ export function overviewRoutes(overview: OverviewService) {
       {
         schema: {
           tags,
+          operationId: 'getHeatmap',
           summary: 'Market heatmap: assets with 24 h change and size',
           description: `${FROM_TICKERS} One tile per USDT pair: colour by 24 h change, size by 24 h quote volume in USDT; the largest \`limit\`. ${MARKET_ERRORS_NOTE}`,
           querystring: HeatmapQuery,
@@ -91,6 +95,7 @@ export function overviewRoutes(overview: OverviewService) {
       {
         schema: {
           tags,
+          operationId: 'getVolumeDistribution',
           summary: 'Share of 24 h quote volume by asset',
           description: `${FROM_TICKERS} Quote volumes are valued in USDT at the quote asset's USDT price; pairs whose quote asset has none are counted in \`unpriced_pairs\`. ${MARKET_ERRORS_NOTE}`,
           response: { 200: VolumeDistributionResponse, ...marketErrors({ params: false }) },
@@ -104,6 +109,7 @@ export function overviewRoutes(overview: OverviewService) {
       {
         schema: {
           tags,
+          operationId: 'getTradingActivity',
           summary: 'Trading activity: trade counts and volume',
           description: `${FROM_TICKERS} ${MARKET_ERRORS_NOTE}`,
           response: { 200: ActivityResponse, ...marketErrors({ params: false }) },
@@ -117,6 +123,7 @@ export function overviewRoutes(overview: OverviewService) {
       {
         schema: {
           tags,
+          operationId: 'getTrending',
           summary: 'Trending pairs',
           description: `${FROM_TICKERS} Ranking: ${TRENDING_RULE}. ${MARKET_ERRORS_NOTE}`,
           querystring: TrendingQuery,

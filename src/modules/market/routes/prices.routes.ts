@@ -27,6 +27,7 @@ export function priceRoutes(prices: PriceService, pairs: PairService) {
       {
         schema: {
           tags,
+          operationId: 'getTicker',
           summary: '24 h tickers or last prices',
           description: `With \`symbols\`: those pairs, in that order (\`limit\` does not apply). Without: the \`limit\` pairs with the most 24 h quote volume valued in USDT. Cached about 5 s. ${MARKET_ERRORS_NOTE}`,
           querystring: TickerQuery,
@@ -41,6 +42,7 @@ export function priceRoutes(prices: PriceService, pairs: PairService) {
       {
         schema: {
           tags,
+          operationId: 'getPrices',
           summary: 'Last prices of the given pairs',
           description: `From the live stream's price map while it is live, else from the venue's price list (cached about 5 s). ${MARKET_ERRORS_NOTE}`,
           querystring: PricesQuery,
@@ -55,6 +57,7 @@ export function priceRoutes(prices: PriceService, pairs: PairService) {
       {
         schema: {
           tags,
+          operationId: 'getLivePrices',
           summary: 'Live prices from the WebSocket stream',
           description: `Served from the in-memory price map of Binance's mini-ticker stream; while the stream is down (see \`feed\` and \`stream\`), from the REST price list. Without \`symbols\`: every pair available. ${MARKET_ERRORS_NOTE}`,
           querystring: LivePricesQuery,
@@ -69,6 +72,7 @@ export function priceRoutes(prices: PriceService, pairs: PairService) {
       {
         schema: {
           tags,
+          operationId: 'getPrice',
           summary: 'Last price of one pair',
           description: `An unlisted symbol answers 404. \`exchange\` is reserved and ignored. ${MARKET_ERRORS_NOTE}`,
           params: PriceParams,
@@ -84,6 +88,7 @@ export function priceRoutes(prices: PriceService, pairs: PairService) {
       {
         schema: {
           tags,
+          operationId: 'listSymbols',
           summary: 'Pairs trading on the venue',
           description: `From Binance exchangeInfo, cached 1 h. ${MARKET_ERRORS_NOTE}`,
           response: { 200: SymbolsResponse, ...marketErrors({ params: false }) },

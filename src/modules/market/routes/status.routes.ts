@@ -10,6 +10,7 @@ export function statusRoutes(service: StatusService) {
       {
         schema: {
           tags,
+          operationId: 'getMarketStatus',
           summary: 'Health of the market data sources',
           description:
             'Upstream health and request-weight budget, circuit state, cache ages, and whether prices come from the live stream or the REST fallback. Answers from state held by this instance; never calls an upstream.',

@@ -6,7 +6,7 @@
 import type { ChatFormat } from '../../../config/config.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { PermanentFailure, RateLimited, RetryLater } from '../../../platform/outbox/outbox.ts';
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
+import type { ChatMessage } from '../messages.ts';
 import { toDiscord } from '../chat/discord-message.ts';
 import { toSlack } from '../chat/slack-message.ts';
 

@@ -1,6 +1,6 @@
 // Text rules shared by the Slack and Discord renderers: truncation that never splits a character,
 // a bounded field list, and which links a chat tool accepts.
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
+import type { ChatMessage } from '../messages.ts';
 
 export type ChatLevel = NonNullable<ChatMessage['level']>;
 export type ChatField = { name: string; value: string };

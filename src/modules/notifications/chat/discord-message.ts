@@ -1,7 +1,7 @@
 // A neutral chat message as a Discord webhook payload: a short `content` line and one embed
 // (title, description, colour by level, fields, link, timestamp), cut to Discord's limits: content
 // 2000, title 256, description 4096, 25 fields of 256/1024, footer 2048, 6000 for the whole embed.
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
+import type { ChatMessage } from '../messages.ts';
 import { LEVEL_EMOJI, limitFields, truncate, webUrl, type ChatLevel } from './chat-text.ts';
 
 export interface DiscordEmbed {

@@ -1,6 +1,6 @@
 // A neutral chat message as a Slack incoming-webhook payload: `text` as the notification fallback,
 // `blocks` for the layout (header, section, fields, a link button, context), within Block Kit limits.
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
+import type { ChatMessage } from '../messages.ts';
 import { LEVEL_EMOJI, limitFields, truncate, webUrl } from './chat-text.ts';
 
 export interface SlackPayload {

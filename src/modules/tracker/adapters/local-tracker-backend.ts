@@ -7,6 +7,7 @@ import { invalidField } from '../../../platform/http/errors.ts';
 import { DEFAULT_STATES, isUuid, resolveState, unknownStateMessage } from '../tracker.domain.ts';
 import { issueColumns, trackerRepository as repo, type StateRow, type TeamRow } from '../tracker.repository.ts';
 import type { IssueCreate, IssueEffects, IssueFields, TrackerBackend, TrackerIssue } from './tracker-backend.ts';
+import { parseUserId, type UsersModule } from '../../users/index.ts';
 
 /** The team seeded at start when TRACKER_DEFAULT_TEAM_ID is unset (docs/decisions/050). */
 export const LOCAL_DEFAULT_TEAM = { id: '00000000-0000-4000-8000-000000000001', key: 'ENG', name: 'Engineering' } as const;
@@ -19,6 +20,8 @@ export interface LocalTrackerBackend extends TrackerBackend {
 
 export function createLocalTrackerBackend(deps: {
   database: Pick<Database, 'db' | 'ping'>;
+  /** Assignees are accounts of the identity module. */
+  users: Pick<UsersModule['accounts'], 'findById' | 'names'>;
   clock: Clock;
   logger: Logger;
   defaultTeamId: string | undefined;
@@ -26,6 +29,22 @@ export function createLocalTrackerBackend(deps: {
   const { db } = deps.database;
   const { clock } = deps;
   const defaultTeamId = deps.defaultTeamId ?? LOCAL_DEFAULT_TEAM.id;
+
+  async function isUser(tx: DbExecutor, id: string): Promise<boolean> {
+    const userId = parseUserId(id);
+    return userId !== undefined && (await deps.users.findById(userId, tx)) !== undefined;
+  }
+
+  /** The issues with their assignees' names (or e-mails, for an account without a name). */
+  async function named<T extends TrackerIssue | undefined>(issues: T[]): Promise<T[]> {
+    const ids = [...new Set(issues.flatMap((issue) => (issue?.assignee ? [issue.assignee.id] : [])))];
+    const names = await deps.users.names(ids);
+    for (const issue of issues) {
+      const person = issue?.assignee ? names.get(issue.assignee.id) : undefined;
+      if (issue?.assignee && person) issue.assignee.name = `${person.firstName} ${person.lastName}`.trim() || person.email;
+    }
+    return issues;
+  }
 
   async function requireTeam(tx: DbExecutor, teamId: string): Promise<TeamRow> {
     const team = await repo.findTeam(tx, teamId);
@@ -42,7 +61,7 @@ export function createLocalTrackerBackend(deps: {
 
   /** Checks the references of the given fields; answers the parent's id when one is set. */
   async function checkReferences(tx: DbExecutor, fields: IssueFields, selfId?: string): Promise<string | null | undefined> {
-    if (fields.assigneeId && !(await repo.userExists(tx, fields.assigneeId))) {
+    if (fields.assigneeId && !(await isUser(tx, fields.assigneeId))) {
       throw invalidField(['body', 'assigneeId'], `Unknown user '${fields.assigneeId}'`, fields.assigneeId);
     }
     if (fields.labelIds && fields.labelIds.length > 0) {
@@ -93,15 +112,15 @@ export function createLocalTrackerBackend(deps: {
           updatedAt: now,
         });
         if (input.labelIds) await repo.replaceLabels(tx, issueId, input.labelIds);
-        const issue = (await repo.loadIssue(tx, issueId))!;
-        await effects?.(tx, issue);
-        return issue;
+        const [issue] = await named([(await repo.loadIssue(tx, issueId))!]);
+        await effects?.(tx, issue!);
+        return issue!;
       });
     },
 
     async getIssue(ref) {
       const found = await repo.findIssueRef(db, ref);
-      return found ? ((await repo.loadIssue(db, found.id)) ?? null) : null;
+      return found ? ((await named([await repo.loadIssue(db, found.id)]))[0] ?? null) : null;
     },
 
     async updateIssue(ref, patch, effects) {
@@ -118,14 +137,15 @@ export function createLocalTrackerBackend(deps: {
         if (parentId !== undefined) set.parentId = parentId;
         await repo.updateIssue(tx, found.id, set);
         if (patch.labelIds) await repo.replaceLabels(tx, found.id, patch.labelIds);
-        const issue = (await repo.loadIssue(tx, found.id))!;
-        await effects?.(tx, issue);
-        return issue;
+        const [issue] = await named([(await repo.loadIssue(tx, found.id))!]);
+        await effects?.(tx, issue!);
+        return issue!;
       });
     },
 
     async listIssues(query) {
-      return repo.listIssues(db, query);
+      const { issues, hasMore } = await repo.listIssues(db, query);
+      return { issues: await named(issues), hasMore };
     },
 
     async ensureLabels(_teamId, names) {

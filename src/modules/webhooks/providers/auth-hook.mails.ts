@@ -1,5 +1,5 @@
 // The mails of the auth provider's send-email hook, built from its `{user, email_data}` input.
-import type { MailMessage } from '../../../platform/outbox/messages.ts';
+import type { MailMessage } from '../../notifications/index.ts';
 import { obj, str, type Json } from './provider.ts';
 
 const SUBJECTS: Record<string, string> = {

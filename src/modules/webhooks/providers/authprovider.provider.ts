@@ -1,10 +1,8 @@
 // The auth provider's hooks (Supabase Auth): the custom-access-token hook adds our role and tier to
 // the token's claims; the send-email hook sends the auth mails through our outbox.
-import { isSuppressed } from '../../../platform/outbox/messages.ts';
-import { findUserByEmail, findUserById } from '../accounts.repository.ts';
-import { bodyDigest, verifyBearer, verifyStandardWebhook } from '../signatures.ts';
+import { verifyBearer, verifyStandardWebhook } from '../signatures.ts';
 import { authHookMails } from './auth-hook.mails.ts';
-import { header, str, type EffectContext, type HookAnswer, type Json, type ProviderHandler } from './provider.ts';
+import { deliveryIdOf, header, str, type EffectContext, type HookAnswer, type Json, type ProviderHandler } from './provider.ts';
 
 /** Our claims, beside the provider's own `role` (its database role), which must stay untouched. */
 export const ROLE_CLAIM = 'user_role';
@@ -21,14 +19,14 @@ function hookKind(body: Json): 'custom_access_token' | 'send_email' | 'unknown' 
 }
 
 async function accessToken(context: EffectContext): Promise<HookAnswer> {
-  const { body, tx } = context;
+  const { body } = context;
   if (!body.claims || typeof body.claims !== 'object' || Array.isArray(body.claims)) {
     return hookError(400, 'claims must be an object');
   }
   const claims = { ...(body.claims as Json) };
   const email = str(claims.email);
   const userId = str(body.user_id) ?? str(claims.sub);
-  const user = (email ? await findUserByEmail(tx, email) : undefined) ?? (userId ? await findUserById(tx, userId) : undefined);
+  const user = (email ? await context.findUser({ email }) : undefined) ?? (userId ? await context.findUser({ id: userId }) : undefined);
   // Someone we do not know keeps the provider's claims unchanged.
   if (!user) return { status: 200, body: { claims } };
   if (user.status !== 'active') return hookError(403, `User account is ${user.status}`);
@@ -69,7 +67,7 @@ export const authproviderHandler: ProviderHandler = {
     return verifyBearer(bearer, secret);
   },
   identify: (delivery) => ({
-    deliveryId: header(delivery.headers, 'webhook-id') ?? bodyDigest(delivery.rawBody),
+    ...deliveryIdOf(header(delivery.headers, 'webhook-id'), delivery.rawBody),
     event: hookKind(delivery.body),
   }),
   async apply(context) {
@@ -82,7 +80,7 @@ export const authproviderHandler: ProviderHandler = {
     if (context.event === 'custom_access_token') return accessToken(context);
     if (context.event !== 'send_email') return unknownHook();
     for (const mail of authHookMails(context.body)) {
-      if (await isSuppressed(context.tx, mail.to)) return hookError(400, SUPPRESSED);
+      if (await context.isSuppressed(mail.to)) return hookError(400, SUPPRESSED);
     }
     return { status: 200, body: {} };
   },

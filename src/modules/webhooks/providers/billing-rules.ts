@@ -1,6 +1,7 @@
 // Pure rules for payment events: minor units to major units, and a subscription to our tier.
 import { Decimal } from 'decimal.js';
 import { obj, str, type Json } from './provider.ts';
+import { TIERS, type Tier } from '../../users/index.ts';
 
 /** Stripe's zero-decimal currencies: the amount is already in major units. */
 const ZERO_DECIMAL = new Set([
@@ -18,8 +19,6 @@ export function toMajorUnits(amountMinor: number | string, currency: string): st
   return amount.div(100).toFixed(2);
 }
 
-export const TIERS = ['free', 'basic', 'pro', 'enterprise'] as const;
-export type Tier = (typeof TIERS)[number];
 
 /** A tier named as a whole word in a label such as `pro_monthly`, `Enterprise (annual)`, `basic`. */
 export function tierNamedIn(label: string | undefined): Tier | null {

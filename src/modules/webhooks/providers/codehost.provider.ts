@@ -1,7 +1,7 @@
 // Code host (GitHub): push, pull request, failed workflow run, release and ping become chat messages.
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
-import { bodyDigest, verifyHubSignature } from '../signatures.ts';
-import { excerpt, header, obj, plural, str, type Headers, type Json, type ProviderHandler } from './provider.ts';
+import type { ChatMessage } from '../../notifications/index.ts';
+import { verifyHubSignature } from '../signatures.ts';
+import { deliveryIdOf, excerpt, header, obj, plural, str, type Headers, type Json, type ProviderHandler } from './provider.ts';
 
 export const CODEHOST_EVENT_HEADERS = ['x-codehost-event', 'x-github-event'] as const;
 
@@ -133,7 +133,7 @@ export const codehostHandler: ProviderHandler = {
     const action = str(delivery.body.action);
     const name = eventName(delivery.headers);
     return {
-      deliveryId: header(delivery.headers, 'x-codehost-delivery', 'x-github-delivery') ?? bodyDigest(delivery.rawBody),
+      ...deliveryIdOf(header(delivery.headers, 'x-codehost-delivery', 'x-github-delivery'), delivery.rawBody),
       event: action ? `${name}.${action}` : name,
     };
   },

@@ -1,7 +1,7 @@
 // Database webhooks (Supabase): row changes; new and removed user profiles are worth a message.
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
-import { bodyDigest, verifyBearer } from '../signatures.ts';
-import { header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import type { ChatMessage } from '../../notifications/index.ts';
+import { verifyBearer } from '../signatures.ts';
+import { deliveryIdOf, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 /** Tables whose rows are people: an insert is a sign-up, a delete an account gone. */
 const USER_TABLES = new Set(['users', 'profiles', 'user_profiles', 'accounts']);
@@ -40,7 +40,7 @@ export const databaseHandler: ProviderHandler = {
   identify(delivery) {
     const { type, qualified } = describe(delivery.headers, delivery.body);
     // Supabase sends no delivery id; a row change is identified by its content.
-    return { deliveryId: bodyDigest(delivery.rawBody), event: `${type} ${qualified}` };
+    return { ...deliveryIdOf(undefined, delivery.rawBody), event: `${type} ${qualified}` };
   },
   async apply(context) {
     const { type, table } = describe(context.headers, context.body);

@@ -1,7 +1,7 @@
 // Edge deployments (Vercel): a deployment that is ready, failed or was canceled becomes a message.
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
-import { bodyDigest, verifyHexHmac } from '../signatures.ts';
-import { excerpt, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import type { ChatMessage } from '../../notifications/index.ts';
+import { verifyHexHmac } from '../signatures.ts';
+import { deliveryIdOf, excerpt, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 const OUTCOMES: Record<string, { verb: string; level: ChatMessage['level'] }> = {
   'deployment.succeeded': { verb: 'is ready', level: 'success' },
@@ -42,7 +42,7 @@ export const edgeHandler: ProviderHandler = {
   name: 'Edge',
   verify: (delivery, secret) => verifyHexHmac(delivery.rawBody, header(delivery.headers, 'x-vercel-signature'), secret, 'sha1'),
   identify: (delivery) => ({
-    deliveryId: str(delivery.body.id) ?? bodyDigest(delivery.rawBody),
+    ...deliveryIdOf(str(delivery.body.id), delivery.rawBody),
     event: str(delivery.body.type) ?? 'unknown',
   }),
   async apply(context) {

@@ -1,7 +1,7 @@
 // Error monitoring (Sentry): new and resolved issues, alert rules that fired, metric alerts, errors.
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
-import { bodyDigest, verifyHexHmac } from '../signatures.ts';
-import { excerpt, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import type { ChatMessage } from '../../notifications/index.ts';
+import { verifyHexHmac } from '../signatures.ts';
+import { deliveryIdOf, excerpt, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 type Message = Omit<ChatMessage, 'source'>;
 type Level = ChatMessage['level'];
@@ -94,7 +94,7 @@ export const errormonHandler: ProviderHandler = {
     const resource = header(delivery.headers, 'errormon-hook-resource', 'sentry-hook-resource') ?? 'unknown';
     const action = str(delivery.body.action);
     return {
-      deliveryId: header(delivery.headers, 'request-id') ?? bodyDigest(delivery.rawBody),
+      ...deliveryIdOf(header(delivery.headers, 'request-id'), delivery.rawBody),
       event: action ? `${resource}.${action}` : resource,
     };
   },

@@ -1,8 +1,7 @@
 // The mail provider (Resend, signed by Svix): bounces and complaints suppress the recipients, so
 // that no mail of ours goes to them again.
-import { suppressEmail } from '../accounts.repository.ts';
-import { bodyDigest, verifyHexHmac, verifyStandardWebhook } from '../signatures.ts';
-import { header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { verifyHexHmac, verifyStandardWebhook } from '../signatures.ts';
+import { deliveryIdOf, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 /** The addresses a bounce or complaint should suppress; none for a soft (transient) bounce. */
 export function addressesToSuppress(type: string, body: Json): string[] {
@@ -28,13 +27,13 @@ export const mailerHandler: ProviderHandler = {
     return verifyHexHmac(delivery.rawBody, header(delivery.headers, 'x-mailer-signature'), secret);
   },
   identify: (delivery) => ({
-    deliveryId: header(delivery.headers, 'svix-id', 'webhook-id') ?? bodyDigest(delivery.rawBody),
+    ...deliveryIdOf(header(delivery.headers, 'svix-id', 'webhook-id'), delivery.rawBody),
     event: str(delivery.body.type) ?? 'unknown',
   }),
   async apply(context) {
     const reason = context.event === 'email.complained' ? 'complained' : 'bounced';
     for (const email of addressesToSuppress(context.event, context.body)) {
-      if (!(await suppressEmail(context.tx, email, reason, context.now))) continue;
+      if (!(await context.suppress(email, reason))) continue;
       await context.audit({
         action: 'mail.suppression.add',
         targetType: 'email',

@@ -1,17 +1,9 @@
 // Payments (Stripe): paid invoices go to the ledger, failed ones open a grace period, subscription
 // changes set the user's tier. Users are matched by the customer's e-mail or a remembered customer id.
-import {
-  findCustomer,
-  findUserByEmail,
-  findUserById,
-  recordPayment,
-  rememberCustomer,
-  updateUserBilling,
-  type MatchedUser,
-} from '../accounts.repository.ts';
+import { findCustomer, recordPayment, rememberCustomer } from '../payments.repository.ts';
 import { findDeliveries, settleHeld } from '../webhooks.repository.ts';
-import { header, num, obj, str, type EffectContext, type Json, type ProviderHandler } from './provider.ts';
-import { bodyDigest, verifyStripeSignature } from '../signatures.ts';
+import { deliveryIdOf, header, num, obj, str, type EffectContext, type Json, type MatchedUser, type ProviderHandler } from './provider.ts';
+import { verifyStripeSignature } from '../signatures.ts';
 import { subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -34,11 +26,11 @@ function secondsToDate(value: unknown): Date | undefined {
 async function matchUser(context: EffectContext, customerId: string | undefined, email: string | undefined): Promise<Match> {
   const { tx, now } = context;
   let address = email?.trim().toLowerCase() || undefined;
-  let user = address ? await findUserByEmail(tx, address) : undefined;
+  let user = address ? await context.findUser({ email: address }) : undefined;
   if (!user && customerId) {
     const customer = await findCustomer(tx, customerId);
-    if (customer?.userId) user = await findUserById(tx, customer.userId);
-    if (!user && customer?.email) user = await findUserByEmail(tx, customer.email);
+    if (customer?.userId) user = await context.findUser({ id: customer.userId });
+    if (!user && customer?.email) user = await context.findUser({ email: customer.email });
     address ??= customer?.email ?? undefined;
   }
   if (customerId && (address || user)) {
@@ -53,7 +45,7 @@ function who(match: Match, customerId: string | undefined): string {
 
 async function clearGracePeriod(context: EffectContext, user: MatchedUser, why: string): Promise<void> {
   if (!user.gracePeriodEndsAt) return;
-  await updateUserBilling(context.tx, user.id, { gracePeriodEndsAt: null }, context.now);
+  await context.updateBilling(user.id, { gracePeriodEndsAt: null });
   await context.audit({ action: 'billing.grace_period.clear', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { reason: why } });
 }
 
@@ -101,7 +93,7 @@ async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodD
   let graceEnds = match.user?.gracePeriodEndsAt ?? undefined;
   if (match.user && !graceEnds) {
     graceEnds = new Date(context.now.getTime() + gracePeriodDays * DAY_MS);
-    await updateUserBilling(context.tx, match.user.id, { gracePeriodEndsAt: graceEnds }, context.now);
+    await context.updateBilling(match.user.id, { gracePeriodEndsAt: graceEnds });
     await context.audit({
       action: 'billing.grace_period.open',
       subjectUserId: match.user.id,
@@ -148,7 +140,7 @@ async function applySubscription(context: EffectContext, user: MatchedUser, whom
   let tierChanged = false;
   if (outcome.tier && outcome.tier !== user.subscriptionTier) {
     tierChanged = true;
-    await updateUserBilling(context.tx, user.id, { subscriptionTier: outcome.tier }, context.now);
+    await context.updateBilling(user.id, { subscriptionTier: outcome.tier });
     await context.audit({
       action: 'billing.subscription.tier_change',
       subjectUserId: user.id,
@@ -213,7 +205,7 @@ async function applyNewest(context: EffectContext, customerId: string, match: Ma
     if (current) context.keepAs('superseded');
   }
   // Read again: this delivery's own effects may have changed the user already.
-  const user = (await findUserById(context.tx, match.user.id)) ?? match.user;
+  const user = (await context.findUser({ id: match.user.id })) ?? match.user;
   await applySubscription(context, user, who(match, customerId), newest, heldWins ? newestHeld.deliveryId : undefined);
 }
 
@@ -267,7 +259,7 @@ export function createPaymentsHandler(settings: { gracePeriodDays: number }): Pr
     verify: (delivery, secret, now) =>
       verifyStripeSignature(delivery.rawBody, header(delivery.headers, 'payments-signature', 'stripe-signature'), secret, now),
     identify: (delivery) => ({
-      deliveryId: str(delivery.body.id) ?? bodyDigest(delivery.rawBody),
+      ...deliveryIdOf(str(delivery.body.id), delivery.rawBody),
       event: str(delivery.body.type) ?? 'unknown',
     }),
     async apply(context) {

@@ -4,8 +4,9 @@
 import type { WebhookProvider } from '../../../config/config.ts';
 import type { AuditEvent } from '../../../platform/audit.ts';
 import type { DbExecutor } from '../../../platform/db/database.ts';
-import type { ChatMessage, MailMessage } from '../../../platform/outbox/messages.ts';
-import type { Verdict } from '../signatures.ts';
+import type { ChatMessage, MailMessage } from '../../notifications/index.ts';
+import type { Role, Tier, UserStatus } from '../../users/index.ts';
+import { bodyDigest, type Verdict } from '../signatures.ts';
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -19,6 +20,16 @@ export interface InboundDelivery {
 export interface DeliveryIdentity {
   deliveryId: string;
   event: string;
+  /**
+   * The id is the body's digest because the sender sent none: the same body is a retry only within
+   * a window (decision 099), after which it is a new change that happens to read the same.
+   */
+  byContent?: boolean;
+}
+
+/** The sender's delivery id, or the digest of the body when it sent none. */
+export function deliveryIdOf(senderId: string | undefined, rawBody: Buffer): Pick<DeliveryIdentity, 'deliveryId' | 'byContent'> {
+  return senderId ? { deliveryId: senderId } : { deliveryId: bodyDigest(rawBody), byContent: true };
 }
 
 /** What the route answers; most providers only acknowledge, the auth hook answers with data. */
@@ -40,12 +51,30 @@ export interface EffectContext {
   /** Queues a mail unless the address is suppressed; `part` tells several mails of one delivery apart. */
   mail(message: MailMessage, part?: string): Promise<{ queued: boolean }>;
   audit(event: Omit<AuditEvent, 'actorType'>): Promise<void>;
+  /** The account with this address or id (the identity module's), read in the delivery's transaction. */
+  findUser(by: { email?: string; id?: string }): Promise<MatchedUser | undefined>;
+  /** Changes an account's tier or payment grace period, in the delivery's transaction. */
+  updateBilling(userId: string, changes: { subscriptionTier?: Tier; gracePeriodEndsAt?: Date | null }): Promise<void>;
+  /** Whether mail to this address is suppressed (it bounced, or its owner complained). */
+  isSuppressed(email: string): Promise<boolean>;
+  /** Suppresses mail to this address; answers whether it was new on the list. */
+  suppress(email: string, reason: string): Promise<boolean>;
   /**
    * Ends the delivery in another status than `processed`: `unmatched` when its effect waits for a
    * later delivery to apply it (payments: a subscription change of a customer not yet linked to a
    * user), `superseded` when a newer delivery's effect already stands.
    */
   keepAs(status: 'unmatched' | 'superseded'): void;
+}
+
+/** What an effect may know of an account. */
+export interface MatchedUser {
+  id: string;
+  email: string;
+  role: Role;
+  subscriptionTier: Tier;
+  status: UserStatus;
+  gracePeriodEndsAt: Date | null;
 }
 
 export interface ProviderHandler {

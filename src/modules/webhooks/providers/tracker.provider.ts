@@ -1,7 +1,7 @@
 // Issue tracker (Linear): issues created, moved to another state or removed, and new comments.
-import type { ChatMessage } from '../../../platform/outbox/messages.ts';
-import { bodyDigest, verifyHexHmac, verifyTimestampMs } from '../signatures.ts';
-import { excerpt, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import type { ChatMessage } from '../../notifications/index.ts';
+import { verifyHexHmac, verifyTimestampMs } from '../signatures.ts';
+import { deliveryIdOf, excerpt, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 type Message = Omit<ChatMessage, 'source'>;
 
@@ -78,7 +78,7 @@ export const trackerHandler: ProviderHandler = {
     const entity = header(delivery.headers, 'tracker-event', 'linear-event') ?? str(delivery.body.type) ?? 'unknown';
     const action = str(delivery.body.action);
     return {
-      deliveryId: header(delivery.headers, 'tracker-delivery', 'linear-delivery') ?? bodyDigest(delivery.rawBody),
+      ...deliveryIdOf(header(delivery.headers, 'tracker-delivery', 'linear-delivery'), delivery.rawBody),
       event: action ? `${entity}.${action}` : entity,
     };
   },

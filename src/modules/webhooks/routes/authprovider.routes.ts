@@ -16,6 +16,8 @@ export function authproviderRoutes(service: WebhooksService) {
     registerReceiver(app, service, {
       provider: 'authprovider',
       url: '/api/webhooks/platforms/authprovider/auth-hook',
+      operationId: 'receiveAuthProviderHook',
+      security: ['authHookSecret', 'authHookSignature'],
       summary: 'Auth provider (Supabase Auth) hook: custom access token or send email',
       description:
         'Custom access token hook: `{user_id, claims, authentication_method}` answers `{claims}` with every claim kept and, for a user of ours' +

@@ -8,6 +8,8 @@ export function codehostRoutes(service: WebhooksService) {
     registerReceiver(app, service, {
       provider: 'codehost',
       url: '/api/webhooks/platforms/codehost',
+      operationId: 'receiveCodehostEvent',
+      security: ['codehostSignature'],
       summary: 'Receive a code host (GitHub) event',
       description:
         'Push, pull request (opened, closed, merged, reopened), failed workflow run, published release and ping post a chat notification; other events are stored only.' +

@@ -8,6 +8,8 @@ export function databaseRoutes(service: WebhooksService) {
     registerReceiver(app, service, {
       provider: 'database',
       url: '/api/webhooks/platforms/database',
+      operationId: 'receiveDatabaseEvent',
+      security: ['databaseSecret'],
       summary: 'Receive a database (Supabase) row change',
       description:
         'Authenticated by `Authorization: Bearer <secret>` (database webhooks are not signed). An INSERT on a user table (users, profiles) posts' +

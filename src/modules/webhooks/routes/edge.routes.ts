@@ -8,6 +8,8 @@ export function edgeRoutes(service: WebhooksService) {
     registerReceiver(app, service, {
       provider: 'edge',
       url: '/api/webhooks/platforms/edge',
+      operationId: 'receiveEdgeEvent',
+      security: ['edgeSignature'],
       summary: 'Receive an edge deployment (Vercel) event',
       description:
         '`deployment.succeeded`/`ready`, `deployment.error` and `deployment.canceled` post a chat notification; other events are stored only.' +

@@ -8,6 +8,8 @@ export function errormonRoutes(service: WebhooksService) {
     registerReceiver(app, service, {
       provider: 'errormon',
       url: '/api/webhooks/platforms/errormon',
+      operationId: 'receiveErrormonEvent',
+      security: ['errormonSignature'],
       summary: 'Receive an error monitoring (Sentry) event',
       description:
         'Issues created or resolved, triggered alert rules, metric alerts (critical, warning, resolved) and new errors post a chat notification;' +

@@ -10,6 +10,7 @@ export function webhookHealthRoutes(service: WebhooksService) {
       {
         schema: {
           tags,
+          operationId: 'getPlatformWebhooksHealth',
           summary: 'Platform webhooks: per provider, whether its secret is configured and when its last delivery came',
           description: 'Never reveals a secret, only whether one is set. `degraded` when some provider would answer 503.',
           response: { 200: PlatformsHealth },
@@ -23,6 +24,7 @@ export function webhookHealthRoutes(service: WebhooksService) {
       {
         schema: {
           tags,
+          operationId: 'getMailerWebhookHealth',
           summary: 'Mail event webhook health',
           response: { 200: WebhooksHealth },
         },

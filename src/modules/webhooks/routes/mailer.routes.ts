@@ -8,6 +8,8 @@ export function mailerRoutes(service: WebhooksService) {
     registerReceiver(app, service, {
       provider: 'mailer',
       url: '/api/webhooks/mailer',
+      operationId: 'receiveMailerEvent',
+      security: ['mailerSignature', 'mailerSvixSignature'],
       summary: 'Receive a mail delivery event (Resend)',
       description:
         '`email.bounced` (unless the bounce is transient) and `email.complained` put every recipient in `data.to` on the suppression list, which every mail' +

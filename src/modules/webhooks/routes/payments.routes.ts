@@ -8,6 +8,8 @@ export function paymentsRoutes(service: WebhooksService) {
     registerReceiver(app, service, {
       provider: 'payments',
       url: '/api/webhooks/platforms/payments',
+      operationId: 'receivePaymentsEvent',
+      security: ['paymentsSignature'],
       summary: 'Receive a payments (Stripe) event',
       description:
         '`invoice.paid`/`invoice.payment_succeeded` record the payment in the ledger (major units, upper-case currency, the user matched by the customer e-mail);' +

@@ -5,6 +5,7 @@ import type { WebhookProvider } from '../../../config/config.ts';
 import { errorResponses } from '../../../platform/http/schemas.ts';
 import { Ack, EventPayload } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
+import { securityOf, type SecuritySchemeName } from '../../../platform/http/openapi.ts';
 
 export const tags = ['webhooks'];
 
@@ -36,6 +37,10 @@ const COMMON =
 export interface ReceiverOptions {
   provider: WebhookProvider;
   url: string;
+  /** The client method name of the operation (OpenAPI operationId). */
+  operationId: string;
+  /** How a delivery proves where it comes from: any one of these schemes. */
+  security: SecuritySchemeName[];
   summary: string;
   description: string;
   headers: TSchema;
@@ -55,6 +60,8 @@ export function registerReceiver(app: FastifyInstance, service: WebhooksService,
       bodyLimit,
       schema: {
         tags,
+        operationId: options.operationId,
+        security: securityOf(...options.security),
         summary: options.summary,
         description: `${options.description}${COMMON} Bodies above ${bodyLimit} bytes answer 413.`,
         headers: options.headers,

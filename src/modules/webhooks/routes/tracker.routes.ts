@@ -8,6 +8,8 @@ export function trackerRoutes(service: WebhooksService) {
     registerReceiver(app, service, {
       provider: 'tracker',
       url: '/api/webhooks/platforms/tracker',
+      operationId: 'receiveTrackerEvent',
+      security: ['trackerSignature'],
       summary: 'Receive an issue tracker (Linear) event',
       description:
         'Issues created, moved to another state or removed, and new comments post a chat notification; other changes are stored only.' +

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// Builds dist/ from src/ with esbuild: one ESM bundle per entry point (the server, the CLI, the
+// PGlite image maker) with the packages they import, linked source maps so stack traces name src/
+// lines; then the migrated PGlite image a first start copies (src/platform/db/pglite-image.ts).
+// Bundling the packages too spares Node resolving and reading some 400 files at every start
+// (decision 016); the few that find files of their own next to them at run time stay outside.
+// `npm install` runs it (prepare); `npm start` and `npm run cli` bundle again only when a source is
+// newer than the last build, so no TypeScript is compiled at run time otherwise.
+//
+//   node scripts/build.mjs              bundle, then make the PGlite image
+//   node scripts/build.mjs --if-stale   bundle only, and only when src/ changed since the last build
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const stamp = path.join(dist, '.built');
+export const ENTRY_POINTS = ['src/main.ts', 'src/cli.ts', 'src/platform/db/pglite-image.ts'];
+/**
+ * Left to Node: ccxt (loaded on the first exchange call, and larger than everything else together),
+ * PGlite (its WebAssembly and data files sit beside its modules), the docs UI (serves its own static
+ * directory), and native add-ons that packages try to load and do without.
+ */
+const EXTERNAL = ['ccxt', '@electric-sql/pglite', '@electric-sql/pglite/*', '@fastify/swagger-ui', 'pg-native', 'bufferutil', 'utf-8-validate'];
+
+function newestSource(dir, newest = 0) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = newestSource(full, newest);
+    else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** True when dist/ is missing or older than any source file or the package manifests. */
+export function isStale() {
+  let built;
+  try {
+    built = statSync(stamp).mtimeMs;
+  } catch {
+    return true;
+  }
+  const manifests = ['package.json', 'package-lock.json'].map((file) => statSync(path.join(root, file)).mtimeMs);
+  return Math.max(newestSource(path.join(root, 'src')), ...manifests) > built;
+}
+
+export async function bundle() {
+  const started = performance.now();
+  const { build: esbuild } = await import('esbuild');
+  rmSync(dist, { recursive: true, force: true });
+  await esbuild({
+    absWorkingDir: root,
+    entryPoints: ENTRY_POINTS,
+    outdir: dist,
+    outbase: 'src',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    // Bundled CommonJS packages call require(); ESM output has none of its own.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  return performance.now() - started;
+}
+
+/** Builds when stale; answers whether it built. */
+export async function ensureBuilt() {
+  if (!isStale()) return false;
+  await bundle();
+  return true;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  if (process.argv.includes('--if-stale')) {
+    if (await ensureBuilt()) process.stderr.write('built dist/ from src/\n');
+  } else {
+    const ms = await bundle();
+    process.stderr.write(`built dist/ from src/ in ${Math.round(ms)} ms\n`);
+    const started = performance.now();
+    const { writePgliteImage } = await import(pathToFileURL(path.join(dist, 'platform', 'db', 'pglite-image.js')).href);
+    const image = await writePgliteImage();
+    process.stderr.write(`made the migrated PGlite image ${path.relative(root, image)} in ${Math.round(performance.now() - started)} ms\n`);
+  }
+}

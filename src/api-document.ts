@@ -1,0 +1,35 @@
+// What the OpenAPI document and /docs say about the API as a whole: its title, how to get a token,
+// and its groups of operations in the order a reader meets them.
+
+export const API_TITLE = 'Trading Platform API';
+
+export const API_DESCRIPTION = `Administration, exchange connectivity, market data, issue tracker, scheduled jobs, dashboard and
+inbound webhooks of the trading platform.
+
+**Getting a token.** Create an account with \`POST /api/auth/register\` (\`{"email", "password"}\`), then
+\`POST /api/auth/login\` with the same body answers \`access_token\` (15 minutes) and \`refresh_token\`.
+In these docs, press **Authorize** and paste the \`access_token\` (without "Bearer"). When it expires,
+\`POST /api/auth/refresh\` with the \`refresh_token\` answers a new pair.
+
+**Admins.** The first admin comes from \`ADMIN_EMAIL\` and \`ADMIN_PASSWORD\` at start, or from the
+command line: \`npm run cli -- users:promote --email <email>\`.
+
+**Errors** are \`{"detail": "..."}\`; invalid input is a 422 whose \`detail\` lists every problem as
+Pydantic does (\`type\`, \`loc\`, \`msg\`, \`input\`, \`ctx\`). A method a path does not serve answers
+405 \`{"detail":"Method Not Allowed"}\` with an \`Allow\` header; request headers over 16 KiB answer 431, a
+malformed request 400.`;
+
+export const API_TAGS = [
+  { name: 'auth', description: 'Accounts, sign-in, tokens and sessions.' },
+  { name: 'admin', description: 'Users, platform statistics and limits. Admins only.' },
+  { name: 'admin: command center', description: 'Tasks for people and agents, the market intel feed and agent activity. Admins only.' },
+  { name: 'admin: provider API keys', description: 'Keys of the AI and data providers the agents use, stored encrypted, with rotation reminders. Admins only.' },
+  { name: 'admin: retrieval settings', description: 'Settings of the retrieval collections the agents search. Admins only.' },
+  { name: 'admin: strategies', description: 'Trading strategies and their paper-trading record. Admins only.' },
+  { name: 'exchange', description: 'Your venue API keys (stored encrypted, never returned), balances and trades, and public venue data through ccxt.' },
+  { name: 'market', description: 'Public market data from Binance and CoinGecko, cached and shared by every caller.' },
+  { name: 'tracker', description: 'The issue tracker: issues stored here, or in Linear.' },
+  { name: 'scheduled jobs', description: 'Maintenance jobs, triggered by a cron that sends the shared secret.' },
+  { name: 'dashboard', description: 'Service health, agents and integrations at a glance.' },
+  { name: 'webhooks', description: 'Inbound events of the code host, payments, deployments, tracker, error monitoring, database, auth provider and mail provider, each verified by its signature.' },
+];

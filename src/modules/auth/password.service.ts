@@ -1,0 +1,73 @@
+// A signed-in user changing their own password (decision 097): the one way back for an admin, who
+// may not reset their own password through the admin API.
+import { audit } from '../../platform/audit.ts';
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { badRequest, invalidField, notFound, rateLimited } from '../../platform/http/errors.ts';
+import type { UsersModule } from '../users/index.ts';
+import type { ChangePasswordBody } from './auth.schemas.ts';
+import { LOGIN_LIMITS, type ClientInfo } from './auth.service.ts';
+
+/** Wrong current passwords allowed per user and window, as for logins per e-mail. */
+export const PASSWORD_CHANGE_LIMITS = { perUser: LOGIN_LIMITS.perEmail, windowMs: LOGIN_LIMITS.windowMs };
+
+export interface PasswordChanger {
+  /** The signed-in user, and the session to keep (null for an identity provider's token: none is ours). */
+  id: string;
+  sessionId: string | null;
+}
+
+export function createPasswordService(deps: {
+  db: Db;
+  users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'update'>; sessions: Pick<UsersModule['sessions'], 'expireResetTokens' | 'revokeAll'> };
+  cache: Pick<Cache, 'incr' | 'del'>;
+  clock: Clock;
+  onUserChanged: (userId: string) => void;
+}) {
+  const { db, cache, clock } = deps;
+  const { accounts, sessions } = deps.users;
+
+  return {
+    /**
+     * Checks the current password, sets the new one, ends every other session and voids pending
+     * reset links. A stolen access token alone cannot take the account over: guesses of the current
+     * password are counted before the check, as logins are (decision 003).
+     */
+    async changePassword(changer: PasswordChanger, body: ChangePasswordBody, client: ClientInfo): Promise<{ success: true }> {
+      const key = `password-change:user:${changer.id}`;
+      const attempt = await cache.incr(key, PASSWORD_CHANGE_LIMITS.windowMs);
+      if (attempt.count > PASSWORD_CHANGE_LIMITS.perUser) {
+        throw rateLimited(attempt.resetMs / 1000, 'Too many password change attempts; try again later');
+      }
+      const user = await accounts.findById(changer.id);
+      if (!user) throw notFound('User not found');
+      if (!(await verifyPassword(body.current_password, user.passwordHash))) {
+        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.password_change_failed', subjectUserId: user.id, ip: client.ip }, clock.now());
+        throw badRequest('Current password is incorrect');
+      }
+      await cache.del(key);
+      if (body.new_password === body.current_password) {
+        throw invalidField(['body', 'new_password'], 'the new password must differ from the current one', body.new_password);
+      }
+      const passwordHash = await hashPassword(body.new_password);
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        await accounts.update(user.id, { passwordHash, updatedAt: now }, tx);
+        await sessions.expireResetTokens(user.id, now, tx);
+        const revoked = await sessions.revokeAll(user.id, now, 'password_change', tx, changer.sessionId);
+        await audit(
+          tx,
+          { actorId: user.id, actorType: 'user', action: 'auth.password_change', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip, details: { sessionsRevoked: revoked } },
+          now,
+        );
+      });
+      // Drops the cached principals, so the revoked sessions are refused at once here (elsewhere within seconds, as after a logout).
+      deps.onUserChanged(user.id);
+      return { success: true };
+    },
+  };
+}
+
+export type PasswordService = ReturnType<typeof createPasswordService>;

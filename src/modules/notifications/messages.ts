@@ -1,0 +1,59 @@
+// What every module may ask the notifications module to say, and how it is queued: in the outbox,
+// in the caller's transaction, so a message is sent once its cause has committed and never without
+// it. Modules describe what to say; this module decides how (Slack or Discord, SMTP or recorded
+// only) when it delivers.
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { enqueue } from '../../platform/outbox/outbox.ts';
+import { notificationsRepository as repo } from './notifications.repository.ts';
+
+export const CHAT_KIND = 'chat.post';
+export const MAIL_KIND = 'mail.send';
+
+export interface ChatMessage {
+  /** Which part of the system speaks, e.g. `codehost`, `payments`, `jobs`. */
+  source: string;
+  title: string;
+  text: string;
+  level?: 'info' | 'success' | 'warning' | 'error';
+  url?: string;
+  fields?: { name: string; value: string }[];
+}
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  /**
+   * The body carries a secret (e.g. a new password): it is sealed with the secret box in the outbox
+   * row and wiped from it once sent.
+   */
+  sensitive?: boolean;
+}
+
+export function createMessages(box: SecretBox) {
+  return {
+    /** Queues a chat post; answers its outbox row, or null when one with the same dedupe key was queued before. */
+    chat(executor: DbExecutor, message: ChatMessage, now: Date, dedupeKey?: string): Promise<string | null> {
+      return enqueue(executor, { kind: CHAT_KIND, payload: { ...message }, dedupeKey }, now);
+    },
+
+    /** Queues the mail unless the address is suppressed; answers whether it was queued. */
+    async mail(executor: DbExecutor, mail: MailMessage, now: Date, dedupeKey?: string): Promise<{ queued: boolean; reason?: 'suppressed' }> {
+      if (await repo.isSuppressed(executor, mail.to)) return { queued: false, reason: 'suppressed' };
+      const payload: Record<string, unknown> = mail.sensitive
+        ? { to: mail.to, subject: mail.subject, sealed: box.seal(JSON.stringify({ text: mail.text, html: mail.html })) }
+        : { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
+      await enqueue(executor, { kind: MAIL_KIND, payload, dedupeKey }, now);
+      return { queued: true };
+    },
+
+    isSuppressed: (executor: DbExecutor, email: string): Promise<boolean> => repo.isSuppressed(executor, email),
+
+    /** No mail goes to this address any more (it bounced, or its owner complained); answers whether it is new. */
+    suppress: (executor: DbExecutor, email: string, reason: string, now: Date): Promise<boolean> => repo.suppress(executor, email, reason, now),
+  };
+}
+
+export type Messages = ReturnType<typeof createMessages>;

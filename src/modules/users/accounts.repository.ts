@@ -1,0 +1,137 @@
+// Every query on accounts (the users table). A method that may run inside a caller's transaction
+// takes its executor last.
+import { and, asc, count, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import type { Role, Tier, UserStatus } from './users.domain.ts';
+import { users } from './users.tables.ts';
+
+export type UserRow = typeof users.$inferSelect;
+export type NewUser = typeof users.$inferInsert;
+export type UserChanges = Partial<Omit<NewUser, 'id' | 'createdAt'>>;
+
+export interface UserFilter {
+  search?: string;
+  role?: Role;
+  status?: UserStatus;
+  subscriptionTier?: Tier;
+}
+
+/** `%`, `_` and `\` in a search term are literal characters, not patterns. */
+export function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+// Drizzle writes its indexes' DESC as DESC NULLS LAST; an ORDER BY must say the same for
+// PostgreSQL to read the order from the index instead of sorting (the columns are NOT NULL anyway).
+const descNullsLast = (column: AnyPgColumn) => sql`${column} DESC NULLS LAST`;
+
+function userConditions(filter: UserFilter): SQL | undefined {
+  const conditions: SQL[] = [];
+  // Deleted users are kept for their history but only listed when asked for by status.
+  conditions.push(filter.status ? eq(users.status, filter.status) : ne(users.status, 'deleted'));
+  if (filter.role) conditions.push(eq(users.role, filter.role));
+  if (filter.subscriptionTier) conditions.push(eq(users.subscriptionTier, filter.subscriptionTier));
+  if (filter.search) {
+    const pattern = `%${escapeLike(filter.search)}%`;
+    // Backslash is ILIKE's default escape. Both expressions are those of the trigram indexes made
+    // at start (database.ts), so PostgreSQL can answer the search from them.
+    conditions.push(or(sql`${users.email} ILIKE ${pattern}`, sql`(${users.firstName} || ' ' || ${users.lastName}) ILIKE ${pattern}`)!);
+  }
+  return and(...conditions);
+}
+
+export function createAccountsRepository(db: DbExecutor) {
+  return {
+    async findById(id: string, executor: DbExecutor = db): Promise<UserRow | undefined> {
+      const [row] = await executor.select().from(users).where(eq(users.id, id)).limit(1);
+      return row;
+    },
+
+    /** By the address as stored: lower-cased. */
+    async findByEmail(email: string, executor: DbExecutor = db): Promise<UserRow | undefined> {
+      const [row] = await executor.select().from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
+      return row;
+    },
+
+    /** Ordered by e-mail. */
+    async findMany(ids: string[], executor: DbExecutor = db): Promise<UserRow[]> {
+      if (ids.length === 0) return [];
+      return executor.select().from(users).where(inArray(users.id, ids)).orderBy(asc(users.email));
+    },
+
+    /** Locks the rows so concurrent changes to one user apply one after the other. */
+    async lockForUpdate(ids: string[], executor: DbExecutor): Promise<UserRow[]> {
+      if (ids.length === 0) return [];
+      return executor.select().from(users).where(inArray(users.id, ids)).orderBy(asc(users.id)).for('update');
+    },
+
+    /** Undefined when the e-mail is taken. */
+    async insert(user: NewUser, executor: DbExecutor = db): Promise<UserRow | undefined> {
+      const [row] = await executor.insert(users).values(user).onConflictDoNothing().returning();
+      return row;
+    },
+
+    /** Undefined when there is no such user. */
+    async update(id: string, changes: UserChanges, executor: DbExecutor = db): Promise<UserRow | undefined> {
+      const [row] = await executor.update(users).set(changes).where(eq(users.id, id)).returning();
+      return row;
+    },
+
+    async list(filter: UserFilter, offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
+      const where = userConditions(filter);
+      const [rows, [counted]] = await Promise.all([
+        db.select().from(users).where(where).orderBy(descNullsLast(users.createdAt), descNullsLast(users.id)).limit(limit).offset(offset),
+        db.select({ n: count() }).from(users).where(where),
+      ]);
+      return { rows, total: Number(counted?.n ?? 0) };
+    },
+
+    /**
+     * Up to `limit` users whose payment grace period ended by `now`, locked; rows another run holds
+     * are skipped rather than waited for.
+     */
+    async lockExpiredGracePeriods(now: Date, limit: number, executor: DbExecutor): Promise<UserRow[]> {
+      return executor
+        .select()
+        .from(users)
+        .where(lte(users.gracePeriodEndsAt, now))
+        .orderBy(asc(users.gracePeriodEndsAt), asc(users.id))
+        .limit(limit)
+        .for('update', { skipLocked: true });
+    },
+
+    /** Users that are not deleted, active, suspended, and created since `monthStart`. */
+    async counts(monthStart: Date) {
+      const [row] = await db
+        .select({
+          total: sql<number>`count(*) FILTER (WHERE ${users.status} <> 'deleted')`,
+          active: sql<number>`count(*) FILTER (WHERE ${users.status} = 'active')`,
+          suspended: sql<number>`count(*) FILTER (WHERE ${users.status} = 'suspended')`,
+          newThisMonth: sql<number>`count(*) FILTER (WHERE ${users.status} <> 'deleted' AND ${users.createdAt} >= ${monthStart})`,
+        })
+        .from(users);
+      return {
+        total: Number(row?.total ?? 0),
+        active: Number(row?.active ?? 0),
+        suspended: Number(row?.suspended ?? 0),
+        newThisMonth: Number(row?.newThisMonth ?? 0),
+      };
+    },
+
+    /** Users per stored status, deleted ones included. */
+    async countsByStatus(): Promise<Map<UserStatus, number>> {
+      const rows = await db.select({ status: users.status, n: count() }).from(users).groupBy(users.status);
+      return new Map(rows.map((row) => [row.status, Number(row.n)]));
+    },
+
+    /** Names and addresses of the given users, for showing who is assigned to something. */
+    async names(ids: string[]): Promise<Map<string, { firstName: string; lastName: string; email: string }>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.select({ id: users.id, firstName: users.firstName, lastName: users.lastName, email: users.email }).from(users).where(inArray(users.id, ids));
+      return new Map(rows.map(({ id, ...name }) => [id, name]));
+    },
+  };
+}
+
+export type AccountsRepository = ReturnType<typeof createAccountsRepository>;

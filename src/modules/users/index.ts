@@ -1,0 +1,33 @@
+// The identity module: accounts, device sessions, refresh tokens and password-reset links. It owns
+// their tables and serves no routes of its own; auth (sign-in), admin (accounts), the payments
+// webhook and the tracker use its port, and the bearer guards find principals through it.
+import { createExternalTokenVerifier } from '../../platform/auth/external-tokens.ts';
+import { createGuards, type Guards, type PrincipalSource } from '../../platform/auth/guards.ts';
+import type { Platform } from '../../platform/platform.ts';
+import { createAccountsRepository, type AccountsRepository } from './accounts.repository.ts';
+import { createSessionsRepository, type SessionsRepository } from './sessions.repository.ts';
+
+export type { NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
+export * from './users.domain.ts';
+
+export interface UsersModule {
+  name: 'users';
+  /** The bearer guards, checking every request's session and account through this module. */
+  guards: Guards;
+  accounts: AccountsRepository;
+  sessions: SessionsRepository;
+}
+
+export function createUsersModule(platform: Pick<Platform, 'config' | 'database' | 'tokens' | 'clock' | 'fetch'>): UsersModule {
+  const { config, database, tokens, clock } = platform;
+  const accounts = createAccountsRepository(database.db);
+  const sessions = createSessionsRepository(database.db);
+  const principals: PrincipalSource = {
+    bySession: (sessionId, userId) => sessions.principal(sessionId, userId),
+    byEmail: (email) => accounts.findByEmail(email),
+    touch: (sessionId, at) => sessions.touch(sessionId, at),
+  };
+  const { externalTokens } = config.auth;
+  const external = externalTokens ? createExternalTokenVerifier(externalTokens, { clock, fetch: platform.fetch }) : undefined;
+  return { name: 'users', guards: createGuards({ tokens, external, principals, clock }), accounts, sessions };
+}

@@ -1,0 +1,144 @@
+// Every query on device sessions, refresh tokens and password-reset links. A method that may run
+// inside a caller's transaction takes its executor last.
+import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { deviceSessions, passwordResetTokens, refreshTokens, users } from './users.tables.ts';
+
+export function createSessionsRepository(db: DbExecutor) {
+  // Built once: it runs for every session every few seconds (the guards' principal cache).
+  const principalQuery = db
+    .select({
+      id: users.id,
+      email: users.email,
+      role: users.role,
+      status: users.status,
+      revokedAt: deviceSessions.revokedAt,
+      expiresAt: deviceSessions.expiresAt,
+      lastSeenAt: deviceSessions.lastSeenAt,
+    })
+    .from(deviceSessions)
+    .innerJoin(users, eq(users.id, deviceSessions.userId))
+    .where(and(eq(deviceSessions.id, sql.placeholder('sessionId')), eq(users.id, sql.placeholder('userId'))))
+    .limit(1)
+    .prepare('session_principal');
+
+  /** Revokes the given live sessions and their refresh tokens; answers the revoked ids. */
+  async function revokeWhere(where: ReturnType<typeof and>, at: Date, reason: string, executor: DbExecutor): Promise<number> {
+    const revoked = await executor
+      .update(deviceSessions)
+      .set({ revokedAt: at, revokeReason: reason })
+      .where(and(where, isNull(deviceSessions.revokedAt)))
+      .returning({ id: deviceSessions.id });
+    if (revoked.length > 0) {
+      await executor
+        .update(refreshTokens)
+        .set({ revokedAt: at })
+        .where(and(inArray(refreshTokens.sessionId, revoked.map((s) => s.id)), isNull(refreshTokens.revokedAt)));
+    }
+    return revoked.length;
+  }
+
+  return {
+    /** The session and its account, as the guards check them. */
+    async principal(sessionId: string, userId: string) {
+      const [row] = await principalQuery.execute({ sessionId, userId });
+      return row;
+    },
+
+    async open(session: { userId: string; userAgent?: string; ip?: string; createdAt: Date; expiresAt: Date }, executor: DbExecutor = db): Promise<string> {
+      const [row] = await executor
+        .insert(deviceSessions)
+        .values({ ...session, lastSeenAt: session.createdAt })
+        .returning({ id: deviceSessions.id });
+      return row!.id;
+    },
+
+    async touch(sessionId: string, at: Date, executor: DbExecutor = db): Promise<void> {
+      await executor.update(deviceSessions).set({ lastSeenAt: at }).where(eq(deviceSessions.id, sessionId));
+    },
+
+    /** Revokes one session and its refresh tokens. */
+    async revoke(sessionId: string, at: Date, reason: string, executor: DbExecutor = db): Promise<void> {
+      await revokeWhere(eq(deviceSessions.id, sessionId), at, reason, executor);
+    },
+
+    /** Revokes every live session of the user but `keep` (none kept when null); answers how many. */
+    async revokeAll(userId: string, at: Date, reason: string, executor: DbExecutor = db, keep: string | null = null): Promise<number> {
+      return revokeWhere(and(eq(deviceSessions.userId, userId), keep ? ne(deviceSessions.id, keep) : undefined), at, reason, executor);
+    },
+
+    async addRefreshToken(token: { sessionId: string; tokenHash: string; createdAt: Date; expiresAt: Date }, executor: DbExecutor = db): Promise<void> {
+      await executor.insert(refreshTokens).values(token);
+    },
+
+    /** Locks the token row so two concurrent refreshes with one token cannot both rotate it. */
+    async refreshTokenForUpdate(tokenHash: string, executor: DbExecutor) {
+      const [row] = await executor
+        .select({
+          id: refreshTokens.id,
+          sessionId: refreshTokens.sessionId,
+          expiresAt: refreshTokens.expiresAt,
+          rotatedAt: refreshTokens.rotatedAt,
+          revokedAt: refreshTokens.revokedAt,
+          sessionRevokedAt: deviceSessions.revokedAt,
+          sessionExpiresAt: deviceSessions.expiresAt,
+          userId: deviceSessions.userId,
+        })
+        .from(refreshTokens)
+        .innerJoin(deviceSessions, eq(deviceSessions.id, refreshTokens.sessionId))
+        .where(eq(refreshTokens.tokenHash, tokenHash))
+        .for('update', { of: refreshTokens })
+        .limit(1);
+      return row;
+    },
+
+    async markRotated(tokenId: string, at: Date, executor: DbExecutor = db): Promise<void> {
+      await executor.update(refreshTokens).set({ rotatedAt: at }).where(eq(refreshTokens.id, tokenId));
+    },
+
+    /** Pending reset links stop working once the password changed. */
+    async expireResetTokens(userId: string, at: Date, executor: DbExecutor = db): Promise<void> {
+      await executor
+        .update(passwordResetTokens)
+        .set({ usedAt: at })
+        .where(and(eq(passwordResetTokens.userId, userId), isNull(passwordResetTokens.usedAt)));
+    },
+
+    /**
+     * Deletes up to `batch` sessions that are expired, revoked, or not seen since `idleBefore`
+     * (their refresh tokens go with them, by cascade); answers how many.
+     */
+    async deleteStale(why: 'expired' | 'revoked' | 'idle', now: Date, idleBefore: Date, batch: number): Promise<number> {
+      const where = { expired: lte(deviceSessions.expiresAt, now), revoked: isNotNull(deviceSessions.revokedAt), idle: lt(deviceSessions.lastSeenAt, idleBefore) }[why];
+      const doomed = db.select({ id: deviceSessions.id }).from(deviceSessions).where(where).limit(batch);
+      const rows = await db.delete(deviceSessions).where(inArray(deviceSessions.id, doomed)).returning({ id: deviceSessions.id });
+      return rows.length;
+    },
+
+    /** Refresh tokens that can never be accepted again: expired or revoked. Rotated live ones stay (reuse detection). */
+    async deleteDeadRefreshTokens(now: Date, batch: number): Promise<number> {
+      const doomed = db.select({ id: refreshTokens.id }).from(refreshTokens).where(or(lte(refreshTokens.expiresAt, now), isNotNull(refreshTokens.revokedAt))).limit(batch);
+      const rows = await db.delete(refreshTokens).where(inArray(refreshTokens.id, doomed)).returning({ id: refreshTokens.id });
+      return rows.length;
+    },
+
+    /** Password-reset links that were used or have expired. */
+    async deleteDeadResetTokens(now: Date, batch: number): Promise<number> {
+      const doomed = db
+        .select({ id: passwordResetTokens.id })
+        .from(passwordResetTokens)
+        .where(or(lte(passwordResetTokens.expiresAt, now), isNotNull(passwordResetTokens.usedAt)))
+        .limit(batch);
+      const rows = await db.delete(passwordResetTokens).where(inArray(passwordResetTokens.id, doomed)).returning({ id: passwordResetTokens.id });
+      return rows.length;
+    },
+
+    /** Sessions neither revoked nor expired at `now`. */
+    async countActive(now: Date): Promise<number> {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(deviceSessions).where(and(isNull(deviceSessions.revokedAt), gt(deviceSessions.expiresAt, now)));
+      return Number(row?.n ?? 0);
+    },
+  };
+}
+
+export type SessionsRepository = ReturnType<typeof createSessionsRepository>;

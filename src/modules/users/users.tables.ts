@@ -1,0 +1,98 @@
+// The identity tables: accounts, their device sessions, refresh tokens and password-reset links.
+// Only this module's repositories read or write them; other modules' tables may name users.id in
+// a foreign key.
+import { sql, type SQL } from 'drizzle-orm';
+import { check, index, pgTable, text, timestamp, uniqueIndex, uuid, boolean, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { ROLES, STATUSES, TIERS, type Role, type Tier, type UserStatus } from './users.domain.ts';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+/** A CHECK that the column holds one of a closed set. */
+const oneOf = (column: AnyPgColumn, values: readonly string[]): SQL => sql`${column} IN (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`;
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Stored lower-cased; uniqueness is on this column. */
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    firstName: text('first_name').notNull().default(''),
+    lastName: text('last_name').notNull().default(''),
+    role: text('role').$type<Role>().notNull().default('user'),
+    subscriptionTier: text('subscription_tier').$type<Tier>().notNull().default('free'),
+    status: text('status').$type<UserStatus>().notNull().default('active'),
+    emailVerified: boolean('email_verified').notNull().default(false),
+    twoFactorEnabled: boolean('two_factor_enabled').notNull().default(false),
+    avatar: text('avatar'),
+    lastLogin: timestamp('last_login', { withTimezone: true, mode: 'date' }),
+    /** Set by a failed payment; the grace-period job returns the user to the free tier after it. */
+    gracePeriodEndsAt: timestamp('grace_period_ends_at', { withTimezone: true, mode: 'date' }),
+    deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('users_email_key').on(t.email),
+    index('users_created_at_id_idx').on(t.createdAt.desc(), t.id.desc()),
+    index('users_status_idx').on(t.status),
+    index('users_role_idx').on(t.role),
+    index('users_subscription_tier_idx').on(t.subscriptionTier),
+    // The admin search's trigram indexes are created at start where pg_trgm exists (database.ts).
+    check('users_role_check', oneOf(t.role, ROLES)),
+    check('users_status_check', oneOf(t.status, STATUSES)),
+    check('users_subscription_tier_check', oneOf(t.subscriptionTier, TIERS)),
+  ],
+);
+
+export const deviceSessions = pgTable(
+  'device_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    userAgent: text('user_agent'),
+    ip: text('ip'),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    revokeReason: text('revoke_reason'),
+  },
+  (t) => [index('device_sessions_user_idx').on(t.userId), index('device_sessions_expires_idx').on(t.expiresAt)],
+);
+
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => deviceSessions.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the token; the token itself is never stored. */
+    tokenHash: text('token_hash').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** Set when the token was exchanged for a new one; presenting it again is reuse. */
+    rotatedAt: timestamp('rotated_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('refresh_tokens_hash_key').on(t.tokenHash), index('refresh_tokens_session_idx').on(t.sessionId)],
+);
+
+export const passwordResetTokens = pgTable(
+  'password_reset_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('password_reset_tokens_hash_key').on(t.tokenHash)],
+);

@@ -1,0 +1,30 @@
+// The Node HTTP server under Fastify. Node answers two requests itself, with an empty body, before
+// any framework code runs: an HTTP/1.1 request without Host (400) and an `Expect` other than
+// 100-continue (417). Both are answered here instead, in the contract's `{"detail": ...}` shape.
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { SECURITY_HEADERS } from './http-conventions.ts';
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+function answer(response: ServerResponse, status: number, detail: string): void {
+  const body = JSON.stringify({ detail });
+  response.writeHead(status, STATUS_CODES[status], {
+    ...SECURITY_HEADERS,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  response.end(body);
+}
+
+/** `handler` gets every request that has a Host (or is HTTP/1.0); `first` may answer before it (the micro-cache). */
+export function createHttpServer(handler: Handler, first?: (request: IncomingMessage, response: ServerResponse) => boolean): Server {
+  const server = createServer({ requireHostHeader: false }, (request, response) => {
+    // RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
+    if (request.headers.host === undefined && request.httpVersion === '1.1') return answer(response, 400, 'Missing Host header');
+    if (first?.(request, response)) return;
+    handler(request, response);
+  });
+  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => answer(response, 417, 'Only Expect: 100-continue is supported'));
+  return server;
+}

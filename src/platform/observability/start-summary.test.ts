@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { loadConfig } from '../../config/config.ts';
+import { startSummary, startWarnings } from './start-summary.ts';
+
+const KEYS = { JWT_SECRET: 'j'.repeat(40), ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+const dataDir = () => mkdtempSync(path.join(tmpdir(), 'tp-summary-'));
+
+describe('the start line', () => {
+  it('names the docs, the embedded database, the cache, the scheduler, the market source and the secrets it generated', () => {
+    const dir = dataDir();
+    const line = startSummary(loadConfig({ DATA_DIR: dir }), 'http://127.0.0.1:8000');
+    assert.equal(
+      line,
+      `listening at http://127.0.0.1:8000, API docs at http://127.0.0.1:8000/docs; database PGlite ${path.join(dir, 'pglite')}; cache in-process; ` +
+        `scheduler off (jobs run when POST /api/scheduled/<job> is called); market data binance (live stream on); generated JWT_SECRET and ENCRYPTION_KEY into ${dir}`,
+    );
+    // The next start reads them back from the files: nothing was generated.
+    assert.doesNotMatch(startSummary(loadConfig({ DATA_DIR: dir }), 'http://127.0.0.1:8000'), /generated/);
+  });
+
+  it('names PostgreSQL and Redis by host, port and database, never with their passwords', () => {
+    const config = loadConfig({
+      ...KEYS,
+      DATA_DIR: dataDir(),
+      DATABASE_URL: 'postgres://app:db-s3cret@db.internal:6543/trading',
+      REDIS_URL: 'redis://:redis-s3cret@cache.internal',
+      SCHEDULER: 'internal',
+      MARKET_DATA_SOURCE: 'simulated',
+    });
+    const line = startSummary(config, 'http://0.0.0.0:8000');
+    assert.match(line, /database PostgreSQL db\.internal:6543\/trading; cache Redis cache\.internal:6379; scheduler internal; market data simulated$/);
+    assert.doesNotMatch(line, /s3cret|app:/);
+  });
+
+  it('warns when instances share a database but their keys come from the data directory', () => {
+    const shared = { DATA_DIR: dataDir(), DATABASE_URL: 'postgres://127.0.0.1/test' };
+    const [warning, ...rest] = startWarnings(loadConfig(shared));
+    assert.match(warning!, /^JWT_SECRET and ENCRYPTION_KEY come from .* while the database is shared \(DATABASE_URL\)/);
+    assert.deepEqual(rest, []);
+    assert.deepEqual(startWarnings(loadConfig({ ...shared, ...KEYS })), [], 'configured in the environment: nothing to say');
+    assert.deepEqual(startWarnings(loadConfig({ DATA_DIR: dataDir() })), [], 'one embedded instance: nothing to say');
+  });
+});

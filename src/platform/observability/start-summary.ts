@@ -1,0 +1,39 @@
+// What a start says, in one line: where to go, what it runs on, and what it made up for itself; and
+// the configurations that work for one instance but lose data or sessions with two.
+import path from 'node:path';
+import type { Config, GeneratedSecret } from '../../config/config.ts';
+
+/** host:port/database of a URL, without user or password. */
+function serverOf(url: string, withDatabase: boolean): string {
+  const parsed = new URL(url);
+  const database = withDatabase ? parsed.pathname.replace(/^\//, '') : '';
+  return `${parsed.hostname}:${parsed.port || (parsed.protocol.startsWith('redis') ? '6379' : '5432')}${database ? `/${database}` : ''}`;
+}
+
+function shown(dir: string): string {
+  const relative = path.relative(process.cwd(), dir);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? `./${relative}` : dir;
+}
+
+const byOrigin = (config: Config, origin: string): GeneratedSecret[] =>
+  (Object.keys(config.secretSources) as GeneratedSecret[]).filter((name) => config.secretSources[name] === origin);
+
+export function startSummary(config: Config, address: string): string {
+  const database = config.databaseUrl ? `PostgreSQL ${serverOf(config.databaseUrl, true)}` : `PGlite ${shown(path.join(config.dataDir, 'pglite'))}`;
+  const cache = config.redisUrl ? `Redis ${serverOf(config.redisUrl, false)}` : 'in-process';
+  const scheduler = config.jobs.scheduler === 'internal' ? 'internal' : 'off (jobs run when POST /api/scheduled/<job> is called)';
+  const market = config.market.source === 'simulated' ? 'simulated' : `binance (live stream ${config.market.liveStream ? 'on' : 'off'})`;
+  const generated = byOrigin(config, 'generated');
+  const secrets = generated.length > 0 ? `; generated ${generated.join(' and ')} into ${shown(config.dataDir)}` : '';
+  return `listening at ${address}, API docs at ${address}/docs; database ${database}; cache ${cache}; scheduler ${scheduler}; market data ${market}${secrets}`;
+}
+
+/** Warnings a start logs about its configuration. */
+export function startWarnings(config: Config): string[] {
+  const fromFiles = [...byOrigin(config, 'file'), ...byOrigin(config, 'generated')];
+  if (!config.databaseUrl || fromFiles.length === 0) return [];
+  return [
+    `${fromFiles.join(' and ')} ${fromFiles.length > 1 ? 'come' : 'comes'} from ${shown(config.dataDir)} while the database is shared (DATABASE_URL): ` +
+      'every instance on this database needs the same values, or tokens signed by one are refused by another and exchange keys sealed by one cannot be read by another; set them in the environment of each instance',
+  ];
+}

@@ -1,0 +1,106 @@
+// The service and the CLI as operators run them, as real processes: the built dist/ through
+// scripts/run.mjs (as `npm start` and `npm run cli` do), with the network guard loaded and a clean
+// environment, on this file's database (PostgreSQL when DATABASE_URL is set, else a PGlite DATA_DIR).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { testDatabaseUrl } from './test-app.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const NETWORK_GUARD = path.join(ROOT, 'test/helpers/no-network.ts');
+export const STARTUP_MS = 120_000;
+
+export type Env = Record<string, string | undefined>;
+
+export interface Running {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Every process started here, killed when the test file is done with them. */
+export const started: ChildProcess[] = [];
+
+/** `node scripts/run.mjs <args>`: only the given environment, so nothing of the runner's leaks in. */
+export function run(args: string[], env: Env): Running {
+  // The live market stream stays closed: the server would open Binance's real WebSocket.
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', NETWORK_GUARD, 'scripts/run.mjs', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, MARKET_LIVE_STREAM: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => (out += String(chunk)));
+  child.stderr!.on('data', (chunk) => (err += String(chunk)));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+export function killStarted(): void {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = STARTUP_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Where the spawned processes keep their data: this file's PostgreSQL database, or a new PGlite dir. */
+export async function storage(): Promise<Env> {
+  const url = await testDatabaseUrl();
+  return {
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tp-proc-')),
+    DATABASE_URL: url,
+    REDIS_URL: process.env.REDIS_URL,
+    REDIS_KEY_PREFIX: `test:${randomUUID()}:`,
+  };
+}
+
+export const logLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** A server as `npm start` runs it, listening once this resolves. */
+export async function startServer(env: Env): Promise<Running & { url: string; stop(): Promise<number | null> }> {
+  const port = await freePort();
+  const proc = run(['main'], { LOG_LEVEL: 'info', ...env, PORT: String(port) });
+  await waitFor(() => proc.stdout().includes('"msg":"listening at') || proc.child.exitCode !== null, 'the server to listen');
+  if (proc.child.exitCode !== null) throw new Error(`the server did not start: ${proc.stderr()}`);
+  return {
+    ...proc,
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      proc.child.kill('SIGTERM');
+      return (await proc.exited).code;
+    },
+  };
+}
+
+/** `npm run cli -- <args>`, to its end; stderr without the warning a Node outside `engines` gets. */
+export async function cli(env: Env, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = run(['cli', ...args], env);
+  const { code } = await proc.exited;
+  return { code, stdout: proc.stdout(), stderr: proc.stderr().replace(/^warning: Node v\S+ is outside the versions .*\n/, '') };
+}

@@ -1,0 +1,118 @@
+// Every operation of the OpenAPI document the app serves, attacked with hostile values one part at a
+// time: no answer is a 5xx, every refusal is `{"detail": ...}`, a wrong method is a 405 naming what
+// is allowed, and a refused request changes no row of any table (decisions 095-099).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { hostileRequests, matchesTemplate, operationsOf, sample, type Known, type Operation } from '../../helpers/hostile-requests.ts';
+import { LOCAL_DEFAULT_TEAM } from '../../../src/modules/tracker/adapters/local-tracker-backend.ts';
+import { startVenueFakes, type VenueFakes } from '../../modules/exchange/venue-fakes.ts';
+
+const JOB_SECRET = 'hostile-inputs-job-secret';
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * Per table, its row count and a digest of every row, so an update or delete shows as well as an
+ * insert. The audit trail keeps the failed attempts it exists to record (a wrong current password is
+ * refused and audited, as a failed login is): only its other rows count.
+ */
+function snapshotSql(tables: string[]) {
+  const digest = (from: string) => `(SELECT count(*) || ':' || coalesce(md5(string_agg(md5(t::text), '' ORDER BY md5(t::text))), '') FROM ${from})`;
+  const columns = tables.map((name) =>
+    `${digest(name === 'audit_log' ? `(SELECT * FROM "audit_log" WHERE action NOT LIKE '%\\_failed') t` : `"${name}" t`)} AS "${name}"`,
+  );
+  return sql.raw(`SELECT ${columns.join(', ')}`);
+}
+
+/** Methods no operation serves at the operation's path (as its sample URL resolves), to expect 405 for. */
+function unservedMethods(operation: Operation, operations: Operation[]): string[] {
+  const concrete = operation.path.replace(/\{[^}]+\}/g, 'sample-value');
+  const served = operations.filter((other) => matchesTemplate(other.path, concrete)).map((other) => other.method);
+  if (served.includes('GET')) served.push('HEAD');
+  return METHODS.filter((method) => !served.includes(method)).slice(0, 2);
+}
+
+describe('hostile inputs on every operation', () => {
+  let t: TestApp;
+  let venues: VenueFakes;
+  let admin: TestUser;
+  let known: Known;
+  let snapshotQuery: ReturnType<typeof sql.raw>;
+
+  /** Creates one of a kind through the API, so operations on it reach their service instead of a 404. */
+  async function create(path: string, fields: Record<string, unknown> = {}): Promise<string> {
+    const operation = operationsOf(t.app.swagger()).find((op) => op.method === 'POST' && op.path === path)!;
+    const payload = { ...(sample(operation.body!, known) as object), ...fields };
+    const response = await t.app.inject({ method: 'POST', url: path, headers: admin.headers, payload });
+    assert.ok(response.statusCode < 300, `${path}: ${response.body}`);
+    return response.json<{ id?: string; exportId?: string }>().id ?? response.json<{ exportId: string }>().exportId;
+  }
+
+  before(async () => {
+    venues = await startVenueFakes();
+    t = await buildTestApp({
+      env: venues.env({ SCHEDULED_JOB_SECRET: JOB_SECRET, WEBHOOKS_ALLOW_UNSIGNED: 'true', MARKET_DATA_SOURCE: 'simulated' }),
+    });
+    admin = await signIn(t.app, t.database, { role: 'admin' });
+    const member = await signIn(t.app, t.database);
+    known = { teamId: LOCAL_DEFAULT_TEAM.id, symbol: 'BTCUSDT', symbols: 'BTCUSDT', user_id: member.id, userId: member.id, email: member.email };
+    known = {
+      ...known,
+      issue_id: await create('/api/v1/tracker/issues'),
+      task_id: await create('/api/admin/command-center/tasks'),
+      key_id: await create('/api/v1/admin/api-keys'),
+      credential_id: await create('/api/exchange/credentials'),
+      export_id: await create('/api/admin/users/bulk-action', { action: 'export', userIds: [member.id] }),
+    };
+    const tables = await t.database.rows<{ tablename: string }>(sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
+    snapshotQuery = snapshotSql(tables.map((row) => row.tablename));
+  });
+  after(async () => {
+    await t.close();
+    await venues.close();
+  });
+
+  const snapshot = async () => (await t.database.rows<Record<string, string>>(snapshotQuery))[0]!;
+
+  it("answers every hostile request in the contract's shape, never 5xx, and stores nothing it refused", async () => {
+    const operations = operationsOf(t.app.swagger());
+    assert.ok(operations.length >= 99, `only ${operations.length} operations`);
+    // Signing out would end the admin session the other operations use: it goes last.
+    operations.sort((a, b) => Number(a.path === '/api/auth/logout') - Number(b.path === '/api/auth/logout'));
+
+    const failures: string[] = [];
+    const accepted: string[] = [];
+    let before = await snapshot();
+    let sent = 0;
+    for (const operation of operations) {
+      const headers: Record<string, string> = { ...admin.headers, 'x-scheduled-job-secret': JOB_SECRET };
+      for (const request of hostileRequests(operation, headers, unservedMethods(operation, operations), known)) {
+        const response = await t.app.inject({ method: request.method as 'GET', url: request.url, headers: request.headers, payload: request.payload });
+        sent++;
+        const where = `${request.method} ${operation.path} [${request.label}] → ${response.statusCode} ${response.body.slice(0, 160)}`;
+        const after = await snapshot();
+        if (response.statusCode >= 500) failures.push(`5xx: ${where}`);
+        if (response.statusCode < 400) accepted.push(where);
+        if (response.statusCode >= 400) {
+          let detail: unknown;
+          try {
+            detail = response.json<{ detail?: unknown }>().detail;
+          } catch {
+            detail = undefined;
+          }
+          if (detail === undefined) failures.push(`not {"detail"}: ${where}`);
+          if (response.statusCode === 405 && !response.headers.allow) failures.push(`405 without Allow: ${where}`);
+          const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
+          if (changed.length > 0) failures.push(`refused but stored (${changed.join(', ')}): ${where}`);
+        }
+        if (request.label.startsWith('method ') && response.statusCode !== 405) failures.push(`wrong method not 405: ${where}`);
+        if (!request.label.startsWith('method ') && !operation.responses.includes(String(response.statusCode))) failures.push(`undocumented status: ${where}`);
+        before = after;
+      }
+    }
+    if (process.env.HOSTILE_SHOW_ACCEPTED) console.log(accepted.join('\n'));
+    assert.deepEqual(failures, [], `${failures.length} of ${sent} requests`);
+    assert.ok(sent > 500, `only ${sent} requests`);
+  });
+});

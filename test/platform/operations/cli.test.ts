@@ -1,0 +1,148 @@
+// The operator's command line as `npm run cli` runs it, beside a running server: on the embedded
+// database it refuses while the server holds it (and loses nothing); on PostgreSQL it works beside it.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { cli, killStarted, startServer, STARTUP_MS, storage, type Env } from '../../helpers/processes.ts';
+
+const POSTGRES = Boolean(process.env.DATABASE_URL);
+const timeout = STARTUP_MS;
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const login = async (base: string, email: string, password: string) => post(`${base}/api/auth/login`, { email, password });
+const get = async (url: string, token: string) => (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status;
+
+/** The status `url` answers once it answers `status`, or after 5 s (servers cache a principal for 2 s). */
+async function untilStatus(url: string, token: string, status: number): Promise<number> {
+  const deadline = Date.now() + 5_000;
+  let seen = await get(url, token);
+  while (seen !== status && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    seen = await get(url, token);
+  }
+  return seen;
+}
+
+describe('npm run cli', () => {
+  after(killStarted);
+
+  it('explains itself: help lists every command, unknown commands and bad arguments exit 2', { timeout }, async () => {
+    const env = await storage();
+    for (const asked of ['help', '--help']) {
+      const help = await cli(env, asked);
+      assert.equal(help.code, 0);
+      for (const command of ['users:create', 'users:list', 'users:promote', 'users:demote', 'users:reset-password', 'db:migrate', 'db:backup', 'db:restore']) {
+        assert.match(help.stdout, new RegExp(`^ {2}${command}`, 'm'), command);
+      }
+    }
+    const unknown = await cli(env, 'users:drop');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^unknown command "users:drop"\nusage:/);
+    const bad = await cli(env, 'users:create', '--email', 'nope', '--password', 'short', '--role', 'root');
+    assert.equal(bad.code, 2);
+    assert.deepEqual(bad.stderr.split('\n'), [
+      'error: --email must be an e-mail address (got "nope")',
+      'error: --password must be 8 to 128 characters',
+      'error: --role must be one of user, admin (got "root")',
+      'usage: npm run cli -- users:create --email <email> --password <password> [--role user|admin] [--first-name <name>] [--last-name <name>]',
+      '',
+    ]);
+    const missing = await cli(env, 'users:create', '--email', 'x@example.com');
+    assert.match(missing.stderr, /^error: --password is required\n/);
+  });
+
+  it(`${POSTGRES ? 'works beside' : 'refuses, and loses nothing, while'} a running server`, { timeout: timeout * 2 }, async () => {
+    const env = await storage();
+    let server = await startServer(env);
+    const registered = await post(`${server.url}/api/auth/register`, { email: 'ada@example.com', password: 'ada-password-1' });
+    assert.equal(registered.status, 201);
+    const created = await cli(env, 'users:create', '--email', 'bob@example.com', '--password', 'bob-password-1');
+    if (!POSTGRES) {
+      assert.equal(created.code, 1);
+      assert.match(created.stderr, /^error: the embedded database in .*pglite is in use by process \d+, likely a running server\./);
+      assert.equal(created.stdout, '', 'no success is reported');
+      assert.equal(await server.stop(), 0);
+      assert.equal((await cli(env, 'users:create', '--email', 'bob@example.com', '--password', 'bob-password-1')).code, 0);
+      server = await startServer(env);
+    } else {
+      assert.equal(created.code, 0, created.stderr);
+    }
+    const bob = await login(server.url, 'bob@example.com', 'bob-password-1');
+    assert.equal(bob.status, 200, 'the account the CLI created signs in on the server');
+    const ada = await login(server.url, 'ada@example.com', 'ada-password-1');
+    assert.equal(ada.status, 200, 'and what the server wrote is still there');
+    await server.stop();
+  });
+
+  it('promotes, demotes (never the last admin), lists, and resets a lost password', { timeout: timeout * 2 }, async () => {
+    const env = await storage();
+    let server = await startServer(env);
+    await post(`${server.url}/api/auth/register`, { email: 'ada@example.com', password: 'ada-password-1' });
+    const token = String((await login(server.url, 'ada@example.com', 'ada-password-1')).body.access_token);
+    assert.equal(await get(`${server.url}/api/admin/users`, token), 403);
+    // The embedded database is the server's while it runs.
+    if (!POSTGRES) await server.stop();
+
+    const promoted = await cli(env, 'users:promote', '--email', 'ADA@example.com');
+    assert.deepEqual([promoted.code, promoted.stdout], [0, 'ada@example.com is now an admin\n']);
+    const last = await cli(env, 'users:demote', '--email', 'ada@example.com');
+    assert.deepEqual([last.code, last.stderr], [1, 'error: ada@example.com is the last active admin; promote another account first\n']);
+    const listed = await cli(env, 'users:list', '--role', 'admin');
+    assert.match(listed.stdout, /^[0-9a-f-]{36}\tada@example\.com\tadmin\tactive\tfree\t\d{4}-\d\d-\d\dT[\d:.]+Z\n1 of 1 user\(s\)\n$/);
+    const nobody = await cli(env, 'users:promote', '--email', 'nobody@example.com');
+    assert.deepEqual([nobody.code, nobody.stderr], [1, 'error: No user has the e-mail nobody@example.com\n']);
+
+    // The running server sees the new role within its few seconds of caching.
+    if (POSTGRES) assert.equal(await untilStatus(`${server.url}/api/admin/users`, token, 200), 200);
+
+    const reset = await cli(env, 'users:reset-password', '--email', 'ada@example.com');
+    assert.equal(reset.code, 0, reset.stderr);
+    const [said, shown] = reset.stdout.split('\n');
+    assert.match(said!, /^password of ada@example\.com reset; \d+ session\(s\) signed out$/);
+    const password = /^new password: (.+)$/.exec(shown!)?.[1];
+    assert.ok(password && password.length >= 12);
+
+    if (!POSTGRES) server = await startServer(env);
+    assert.equal((await login(server.url, 'ada@example.com', 'ada-password-1')).status, 401, 'the old password is gone');
+    const fresh = await login(server.url, 'ada@example.com', password);
+    assert.equal(fresh.status, 200);
+    assert.equal(await get(`${server.url}/api/admin/users`, String(fresh.body.access_token)), 200);
+    if (POSTGRES) assert.equal(await untilStatus(`${server.url}/api/auth/me`, token, 401), 401, 'the sessions before the reset are signed out');
+    await server.stop();
+  });
+
+  it('migrates, and backs up and restores the embedded database (PostgreSQL: pg_dump)', { timeout: timeout * 2 }, async () => {
+    const env: Env = await storage();
+    const migrated = await cli(env, 'db:migrate');
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.match(migrated.stdout, /^database is migrated: (\d+) of \1 migration\(s\) applied, the last \w+\n$/);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'tp-backup-')), 'backup.tar.gz');
+    if (POSTGRES) {
+      const refused = await cli(env, 'db:backup', '--out', file);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /^error: the database is PostgreSQL \(DATABASE_URL\): back it up with pg_dump/);
+      return;
+    }
+    assert.equal((await cli(env, 'users:create', '--email', 'kept@example.com', '--password', 'kept-password-1')).code, 0);
+    const backup = await cli(env, 'db:backup', '--out', file);
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.ok(existsSync(file));
+    assert.equal((await cli(env, 'users:create', '--email', 'later@example.com', '--password', 'later-password-1')).code, 0);
+
+    const refused = await cli(env, 'db:restore', '--in', file);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /holds a database; add --force to replace it/);
+    const restored = await cli(env, 'db:restore', '--in', file, '--force');
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, /^kept the database it replaces in .*pglite\.before-restore-.*\nrestored the embedded database from /);
+    const listed = (await cli(env, 'users:list')).stdout;
+    assert.match(listed, /kept@example\.com/);
+    assert.doesNotMatch(listed, /later@example\.com/, 'the state of the backup, not after it');
+  });
+});
