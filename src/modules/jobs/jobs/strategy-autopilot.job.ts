@@ -70,12 +70,16 @@ async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Stati
   for (const event of events) {
     let prices: [number | null, number | null];
     try {
-      prices = await Promise.all(
+      // Both settle before the event is judged, so no request of this run is still out when it ends.
+      const settled = await Promise.allSettled(
         [event.detectedAt, event.horizonAt].map(async (t) => {
           const { start, end } = priceWindow(t);
           return closeAt(await deps.candles(event.symbol, SCORING_INTERVAL, start, end, 3), t);
         }),
-      ) as [number | null, number | null];
+      );
+      const failure = settled.find((outcome) => outcome.status === 'rejected');
+      if (failure) throw failure.reason;
+      prices = settled.map((outcome) => (outcome as PromiseFulfilledResult<number | null>).value) as [number | null, number | null];
     } catch (error) {
       // An unknown symbol (404) or a refused window (422) will not get better; an upstream failure may.
       const permanent = error instanceof AppError && error.status < 500;
