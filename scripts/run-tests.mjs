@@ -54,6 +54,9 @@ if (template.status !== 0) {
 Object.assign(env, JSON.parse(template.stdout));
 
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism());
+// A file that hangs (a deadlock, a promise never settled) fails after this long instead of stalling
+// the run; the slowest file takes well under a minute.
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 180_000);
 const started = performance.now();
 const results = [];
 const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
@@ -67,9 +70,14 @@ function runFile(file) {
       { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const chunks = [];
+    const timer = setTimeout(() => {
+      chunks.push(Buffer.from(`\n# timed out after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)\n`));
+      child.kill('SIGKILL');
+    }, fileTimeoutMs);
     child.stdout.on('data', (chunk) => chunks.push(chunk));
     child.stderr.on('data', (chunk) => chunks.push(chunk));
     child.on('close', (code, signal) => {
+      clearTimeout(timer);
       const output = Buffer.concat(chunks).toString('utf8');
       const seconds = (performance.now() - began) / 1000;
       for (const [, key, value] of output.matchAll(/^ℹ (tests|pass|fail|skipped|cancelled|todo) (\d+)$/gm)) totals[key] += Number(value);

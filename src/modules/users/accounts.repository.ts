@@ -126,9 +126,9 @@ export function createAccountsRepository(db: DbExecutor) {
     },
 
     /** Names and addresses of the given users, for showing who is assigned to something. */
-    async names(ids: string[]): Promise<Map<string, { firstName: string; lastName: string; email: string }>> {
+    async names(ids: string[], executor: DbExecutor = db): Promise<Map<string, { firstName: string; lastName: string; email: string }>> {
       if (ids.length === 0) return new Map();
-      const rows = await db.select({ id: users.id, firstName: users.firstName, lastName: users.lastName, email: users.email }).from(users).where(inArray(users.id, ids));
+      const rows = await executor.select({ id: users.id, firstName: users.firstName, lastName: users.lastName, email: users.email }).from(users).where(inArray(users.id, ids));
       return new Map(rows.map(({ id, ...name }) => [id, name]));
     },
   };

@@ -36,9 +36,9 @@ export function createLocalTrackerBackend(deps: {
   }
 
   /** The issues with their assignees' names (or e-mails, for an account without a name). */
-  async function named<T extends TrackerIssue | undefined>(issues: T[]): Promise<T[]> {
+  async function named<T extends TrackerIssue | undefined>(executor: DbExecutor, issues: T[]): Promise<T[]> {
     const ids = [...new Set(issues.flatMap((issue) => (issue?.assignee ? [issue.assignee.id] : [])))];
-    const names = await deps.users.names(ids);
+    const names = await deps.users.names(ids, executor);
     for (const issue of issues) {
       const person = issue?.assignee ? names.get(issue.assignee.id) : undefined;
       if (issue?.assignee && person) issue.assignee.name = `${person.firstName} ${person.lastName}`.trim() || person.email;
@@ -112,7 +112,7 @@ export function createLocalTrackerBackend(deps: {
           updatedAt: now,
         });
         if (input.labelIds) await repo.replaceLabels(tx, issueId, input.labelIds);
-        const [issue] = await named([(await repo.loadIssue(tx, issueId))!]);
+        const [issue] = await named(tx, [(await repo.loadIssue(tx, issueId))!]);
         await effects?.(tx, issue!);
         return issue!;
       });
@@ -120,7 +120,7 @@ export function createLocalTrackerBackend(deps: {
 
     async getIssue(ref) {
       const found = await repo.findIssueRef(db, ref);
-      return found ? ((await named([await repo.loadIssue(db, found.id)]))[0] ?? null) : null;
+      return found ? ((await named(db, [await repo.loadIssue(db, found.id)]))[0] ?? null) : null;
     },
 
     async updateIssue(ref, patch, effects) {
@@ -137,7 +137,7 @@ export function createLocalTrackerBackend(deps: {
         if (parentId !== undefined) set.parentId = parentId;
         await repo.updateIssue(tx, found.id, set);
         if (patch.labelIds) await repo.replaceLabels(tx, found.id, patch.labelIds);
-        const [issue] = await named([(await repo.loadIssue(tx, found.id))!]);
+        const [issue] = await named(tx, [(await repo.loadIssue(tx, found.id))!]);
         await effects?.(tx, issue!);
         return issue!;
       });
@@ -145,7 +145,7 @@ export function createLocalTrackerBackend(deps: {
 
     async listIssues(query) {
       const { issues, hasMore } = await repo.listIssues(db, query);
-      return { issues: await named(issues), hasMore };
+      return { issues: await named(db, issues), hasMore };
     },
 
     async ensureLabels(_teamId, names) {
