@@ -5,7 +5,7 @@ import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import { safeJobError } from './job-errors.ts';
 import type { JobLock } from './job-lock.ts';
-import type { RunsRepository, Trigger } from './runs.repository.ts';
+import type { RunsRepository, RunsSeen, Trigger } from './runs.repository.ts';
 
 export type JobResult = Record<string, unknown>;
 
@@ -38,14 +38,32 @@ export type RunOutcome =
   | (Common & { status: 'failed'; error: string });
 
 export const OVERLAP_REASON = 'another run of this job is in progress';
+/** Another instance's run started, or was in progress, when this trigger arrived and has now ended. */
+export const COVERED_REASON = 'another run of this job started or finished since this trigger';
+
+/** How far back a trigger looks at the runs it may be covered by; far longer than any run. */
+const SEEN_WINDOW_MS = 60 * 60 * 1000;
+
+/** Whether a run started since the trigger saw the runs, or one it saw in progress has ended. */
+function coveredSince(seen: RunsSeen, now: RunsSeen): boolean {
+  if (now.count > seen.count) return true;
+  return seen.running.some((id) => !now.running.includes(id));
+}
 
 export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: RunsRepository; lock: JobLock; clock: Clock; logger: Logger }) {
   const { repo, lock, clock, logger } = deps;
   const byName = new Map(deps.jobs.map((job) => [job.name, job]));
 
-  async function attempt(job: RegisteredJob, trigger: Trigger, startedAt: Date): Promise<RunOutcome> {
+  async function attempt(job: RegisteredJob, trigger: Trigger, triggeredAt: Date): Promise<RunOutcome> {
+    // What had run when this trigger arrived: a run that starts (or ends) between now and our lock
+    // did this trigger's work, e.g. the same cron firing on two instances at the same instant.
+    const since = new Date(triggeredAt.getTime() - SEEN_WINDOW_MS);
+    const seen = await repo.seenSince(job.name, since);
     let runId: string | null = null;
-    const locked = await lock.tryWithLock(job.name, async (): Promise<RunOutcome> => {
+    const locked = await lock.tryWithLock(job.name, async (): Promise<RunOutcome | undefined> => {
+      if (coveredSince(seen, await repo.seenSince(job.name, since))) return undefined;
+      // Stamped only now that the run holds the lock, so run records never show overlaps.
+      const startedAt = clock.now();
       runId = await repo.start(job.name, trigger, startedAt);
       try {
         const result = await job.run(startedAt);
@@ -60,10 +78,11 @@ export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: Ru
         return { job: job.name, trigger, runId, startedAt, finishedAt, status: 'failed', error: message };
       }
     });
-    if (locked.acquired) return locked.value;
-    const skippedId = await repo.recordSkipped(job.name, trigger, startedAt, OVERLAP_REASON);
-    logger.info({ job: job.name, trigger }, 'scheduled job skipped: already running');
-    return { job: job.name, trigger, runId: skippedId, startedAt, finishedAt: startedAt, status: 'skipped', reason: OVERLAP_REASON };
+    if (locked.acquired && locked.value) return locked.value;
+    const reason = locked.acquired ? COVERED_REASON : OVERLAP_REASON;
+    const skippedId = await repo.recordSkipped(job.name, trigger, triggeredAt, reason);
+    logger.info({ job: job.name, trigger, reason }, 'scheduled job skipped');
+    return { job: job.name, trigger, runId: skippedId, startedAt: triggeredAt, finishedAt: triggeredAt, status: 'skipped', reason };
   }
 
   return {
@@ -73,14 +92,14 @@ export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: Ru
     async run(name: string, trigger: Trigger): Promise<RunOutcome> {
       const job = byName.get(name);
       if (!job) throw new Error(`unknown job ${name}`);
-      const startedAt = clock.now();
+      const triggeredAt = clock.now();
       try {
-        return await attempt(job, trigger, startedAt);
+        return await attempt(job, trigger, triggeredAt);
       } catch (error) {
         // The lock or the run record itself failed (the database is down): nothing ran, or its
         // outcome could not be written. Either way the caller must see a failure.
         logger.error({ err: error, job: name }, 'scheduled job could not be run or recorded');
-        return { job: name, trigger, runId: null, startedAt, finishedAt: clock.now(), status: 'failed', error: safeJobError(error) };
+        return { job: name, trigger, runId: null, startedAt: triggeredAt, finishedAt: clock.now(), status: 'failed', error: safeJobError(error) };
       }
     },
   };
