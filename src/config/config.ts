@@ -21,6 +21,17 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key, so that several deployments can share one Redis. */
   readonly redisKeyPrefix: string;
+  /** How long a request may wait on a dependency before it is answered without it (decision 102). */
+  readonly resilience: {
+    /** Client- and server-side bound of one PostgreSQL statement. */
+    readonly databaseQueryTimeoutMs: number;
+    /** Bound of opening a PostgreSQL connection. */
+    readonly databaseConnectTimeoutMs: number;
+    /** Bound of one Redis command; past it the cache answers from process memory. */
+    readonly redisCommandTimeoutMs: number;
+    /** SIGTERM to exit, at most; what is still running then is cut short. */
+    readonly shutdownTimeoutMs: number;
+  };
   readonly logLevel: string;
   readonly auth: {
     readonly jwtSecret: string;
@@ -320,6 +331,12 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: read.url('DATABASE_URL'),
     redisUrl: read.url('REDIS_URL'),
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'tp:',
+    resilience: {
+      databaseQueryTimeoutMs: read.integer('DATABASE_QUERY_TIMEOUT_MS', 5_000, 100, 600_000),
+      databaseConnectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
+      redisCommandTimeoutMs: read.integer('REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
+      shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 9_000, 1_000, 120_000),
+    },
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     auth: {
       jwtSecret,

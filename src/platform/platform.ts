@@ -44,7 +44,12 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const dataDir = path.join(config.dataDir, 'pglite');
   if (!overrides.database && !config.databaseUrl) seedFromPgliteImage(dataDir);
-  const database = overrides.database ?? (await openDatabase({ url: config.databaseUrl, dataDir }));
+  const database = overrides.database ?? (await openDatabase({
+      url: config.databaseUrl,
+      dataDir,
+      queryTimeoutMs: config.resilience.databaseQueryTimeoutMs,
+      connectTimeoutMs: config.resilience.databaseConnectTimeoutMs,
+    }));
   const cache =
     overrides.cache ??
     (config.redisUrl ? createRedisCache(config.redisUrl, overrides.redisKeyPrefix ?? config.redisKeyPrefix) : createMemoryCache());
