@@ -52,7 +52,13 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     }));
   const cache =
     overrides.cache ??
-    (config.redisUrl ? createRedisCache(config.redisUrl, overrides.redisKeyPrefix ?? config.redisKeyPrefix) : createMemoryCache());
+    (config.redisUrl
+      ? createRedisCache(config.redisUrl, {
+          keyPrefix: overrides.redisKeyPrefix ?? config.redisKeyPrefix,
+          commandTimeoutMs: config.resilience.redisCommandTimeoutMs,
+          logger,
+        })
+      : createMemoryCache());
   const secretBox = createSecretBox(config.crypto.encryptionKey, config.crypto.oldEncryptionKeys);
   const tokens = createTokenService(config.auth.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
   const fetchImpl = overrides.fetch ?? globalThis.fetch;
