@@ -59,6 +59,8 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
           logger,
         })
       : createMemoryCache());
+  // Redis's first connection, bounded: the start goes on without it (memory, one warning line).
+  await (cache as Partial<{ connected(): Promise<boolean> }>).connected?.();
   const secretBox = createSecretBox(config.crypto.encryptionKey, config.crypto.oldEncryptionKeys);
   const tokens = createTokenService(config.auth.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
   const fetchImpl = overrides.fetch ?? globalThis.fetch;

@@ -168,6 +168,8 @@ export interface RedisCacheOptions {
 }
 
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 500;
+/** How long the start waits for Redis's first connection before going on without it. */
+const FIRST_CONNECTION_MS = 3_000;
 
 /** The URL as a log line may show it: no password, no user name. */
 export function maskRedisUrl(url: string): string {
@@ -187,7 +189,7 @@ export function maskRedisUrl(url: string): string {
  * then on operations go straight to process memory, without waiting on Redis at all, until a
  * background PING answers again. `ping()` always asks Redis itself, so /readyz tells the truth.
  */
-export function createRedisCache(url: string, options: RedisCacheOptions | string = {}): Cache & { available(): boolean } {
+export function createRedisCache(url: string, options: RedisCacheOptions | string = {}): Cache & { available(): boolean; connected(waitMs?: number): Promise<boolean> } {
   const settings = typeof options === 'string' ? { keyPrefix: options } : options;
   const commandTimeoutMs = settings.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
   const probeMs = settings.probeMs ?? 500;
@@ -348,5 +350,17 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
       else redis.disconnect();
     },
   });
-  return { ...store, available: () => up && redis.status === 'ready' };
+  return {
+    ...store,
+    available: () => up && redis.status === 'ready',
+    /** Waits (bounded) for the first connection, before the server listens: requests never wait for it. */
+    async connected(waitMs = FIRST_CONNECTION_MS) {
+      if (!everUp && !outageLogged && firstReady) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([firstReady, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+        clearTimeout(timer);
+      }
+      return up;
+    },
+  };
 }
