@@ -183,7 +183,7 @@ async function openPostgres(url: string, options: { poolSize: number; queryTimeo
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs,
     statement_timeout: options.queryTimeoutMs,
-    query_timeout: options.queryTimeoutMs + 500,
+    query_timeout: options.queryTimeoutMs,
     keepAlive: true,
     Client: BoundedClient as unknown as typeof pg.Client,
   });

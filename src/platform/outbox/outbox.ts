@@ -3,7 +3,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { Database, DbExecutor } from '../db/database.ts';
+import { databaseOutage, isDatabaseUnavailable, type Database, type DbExecutor } from '../db/database.ts';
 import { outbox } from '../db/schema.ts';
 
 export interface OutboxMessage {
@@ -258,7 +258,9 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     if (stopped) return;
     running = runOnce()
       .catch((error: unknown) => {
-        logger.error({ err: error }, 'outbox poll failed');
+        // A database outage is logged once (decision 102), not once a poll.
+        if (!isDatabaseUnavailable(error)) logger.error({ err: error }, 'outbox poll failed');
+        else if (databaseOutage.failed()) logger.warn({ err: error }, 'outbox poll failed: database unavailable; retrying every poll');
         return 0;
       })
       .then((count) => {
