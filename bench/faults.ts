@@ -213,6 +213,13 @@ async function main(): Promise<void> {
     DATABASE_WEBHOOK_SECRET: webhookSecret,
   });
   const exited = new Promise<{ code: number | null }>((resolve) => app.on('exit', (code) => resolve({ code })));
+  // Interrupted: the service goes too (the database is left for the next run's clean-up by name).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      app.kill('SIGKILL');
+      process.exit(130);
+    });
+  }
   try {
     await waitReady(port);
     const login = await fetch(`http://127.0.0.1:${port}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
