@@ -41,11 +41,19 @@ export const OVERLAP_REASON = 'another run of this job is in progress';
 /** Another instance's run started, or was in progress, when this trigger arrived and has now ended. */
 export const COVERED_REASON = 'another run of this job started or finished since this trigger';
 
+/** A run that started this soon after a trigger arrived (by the clocks) did that trigger's work. */
+const CLOCK_WINDOW_MS = 10_000;
+
 /** How far back a trigger looks at the runs it may be covered by; far longer than any run. */
 const SEEN_WINDOW_MS = 60 * 60 * 1000;
 
-/** Whether a run started since the trigger saw the runs, or one it saw in progress has ended. */
-function coveredSince(seen: RunsSeen, now: RunsSeen): boolean {
+/**
+ * Whether another trigger did this one's work: a run started after this trigger arrived (by the
+ * clocks, strictly later), or since the trigger saw the runs, or one it saw in progress has ended.
+ */
+function coveredSince(triggeredAt: Date, seen: RunsSeen, now: RunsSeen): boolean {
+  const after = now.newestStartedAt ? now.newestStartedAt.getTime() - triggeredAt.getTime() : 0;
+  if (after > 0 && after <= CLOCK_WINDOW_MS) return true;
   if (now.count > seen.count) return true;
   return seen.running.some((id) => !now.running.includes(id));
 }
@@ -61,7 +69,7 @@ export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: Ru
     const seen = await repo.seenSince(job.name, since);
     let runId: string | null = null;
     const locked = await lock.tryWithLock(job.name, async (): Promise<RunOutcome | undefined> => {
-      if (coveredSince(seen, await repo.seenSince(job.name, since))) return undefined;
+      if (coveredSince(triggeredAt, seen, await repo.seenSince(job.name, since))) return undefined;
       // Stamped only now that the run holds the lock, so run records never show overlaps.
       const startedAt = clock.now();
       runId = await repo.start(job.name, trigger, startedAt);

@@ -49,10 +49,11 @@ export function createRunsRepository(db: Db) {
         .select({
           count: sql<number>`count(*)::int`,
           running: sql<string[]>`coalesce(array_agg(${scheduledJobRuns.id}::text) filter (where ${scheduledJobRuns.status} = 'running'), '{}'::text[])`,
+          newest: sql<string | Date | null>`max(${scheduledJobRuns.startedAt})`,
         })
         .from(scheduledJobRuns)
         .where(and(eq(scheduledJobRuns.job, job), gte(scheduledJobRuns.startedAt, since), ne(scheduledJobRuns.status, 'skipped')));
-      return { count: Number(row?.count ?? 0), running: row?.running ?? [] };
+      return { count: Number(row?.count ?? 0), running: row?.running ?? [], newestStartedAt: row?.newest ? new Date(row.newest) : null };
     },
 
     async find(id: string): Promise<RunRow | undefined> {
@@ -65,6 +66,8 @@ export function createRunsRepository(db: Db) {
 export interface RunsSeen {
   count: number;
   running: string[];
+  /** When the newest of them started. */
+  newestStartedAt: Date | null;
 }
 
 export type RunsRepository = ReturnType<typeof createRunsRepository>;
