@@ -54,6 +54,36 @@ describe('SIGTERM', () => {
     agent.destroy();
   });
 
+  it('a REDIS_URL unreachable at start: one warning line, password masked; logins work, /readyz degraded; SIGTERM is quick', { timeout: STARTUP_MS * 2 }, async () => {
+    const redisPort = await freePort();
+    const proc = await start({
+      ...(await storage()),
+      REDIS_URL: `redis://app:redis-pass-0123@127.0.0.1:${redisPort}/0`,
+      ADMIN_EMAIL: 'root@example.com',
+      ADMIN_PASSWORD: 'root-password-1',
+    });
+    const base = `http://127.0.0.1:${proc.port}`;
+    const started = performance.now();
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'root@example.com', password: 'root-password-1' }),
+    });
+    assert.equal(login.status, 200, await login.text());
+    assert.ok(performance.now() - started < 2_000);
+    const ready = await fetch(`${base}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.equal(((await ready.json()) as { status: string }).status, 'degraded');
+    const warnings = logLines(proc.stdout()).filter((l) => String(l.msg).startsWith('redis unreachable at start'));
+    assert.equal(warnings.length, 1, proc.stdout());
+    assert.equal(warnings[0]!.redis, `redis://****:****@127.0.0.1:${redisPort}/0`);
+    assert.ok(!proc.stdout().includes('redis-pass-0123') && !proc.stderr().includes('redis-pass-0123'));
+    const signalled = performance.now();
+    proc.child.kill('SIGTERM');
+    assert.equal((await proc.exited).code, 0);
+    assert.ok(performance.now() - signalled < 5_000);
+  });
+
   it('exits within 10 s while a chat receiver never answers; the aborted rows are delivered once later', { timeout: STARTUP_MS * 3 }, async () => {
     const receiver = await startChatReceiver({ flavor: 'slack' });
     after(() => receiver.close());
