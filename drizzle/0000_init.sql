@@ -153,7 +153,8 @@ CREATE TABLE "exchange_credentials" (
 	"validation_status" text DEFAULT 'pending' NOT NULL,
 	"validation_error" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "exchange_credentials_validation_status_check" CHECK ("exchange_credentials"."validation_status" IN ('pending', 'valid', 'invalid', 'error'))
 );
 --> statement-breakpoint
 CREATE TABLE "exchange_trades" (

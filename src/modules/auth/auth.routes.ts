@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { currentUser, type Guards } from '../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../platform/http/schemas.ts';
 import { Account, ChangePasswordBody, LoginBody, RefreshBody, RegisterBody, Success, TokenPair } from './auth.schemas.ts';
@@ -7,14 +7,14 @@ import type { PasswordService } from './password.service.ts';
 
 const tags = ['auth'];
 
-export function authRoutes(service: AuthService, passwords: PasswordService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function authRoutes(service: AuthService, passwords: PasswordService, guards: Guards): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     const client = (request: { ip: string; headers: Record<string, unknown> }) => ({
       ip: request.ip,
       userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : undefined,
     });
 
-    app.post<{ Body: RegisterBody }>(
+    app.post(
       '/api/auth/register',
       {
         schema: {
@@ -30,7 +30,7 @@ export function authRoutes(service: AuthService, passwords: PasswordService, gua
       async (request, reply) => reply.code(201).send(await service.register(request.body)),
     );
 
-    app.post<{ Body: LoginBody }>(
+    app.post(
       '/api/auth/login',
       {
         schema: {
@@ -49,7 +49,7 @@ export function authRoutes(service: AuthService, passwords: PasswordService, gua
       },
     );
 
-    app.post<{ Body: { refresh_token: string } }>(
+    app.post(
       '/api/auth/refresh',
       {
         schema: {
@@ -88,7 +88,7 @@ export function authRoutes(service: AuthService, passwords: PasswordService, gua
       },
     );
 
-    app.post<{ Body: ChangePasswordBody }>(
+    app.post(
       '/api/auth/password',
       {
         onRequest: guards.requireUser,

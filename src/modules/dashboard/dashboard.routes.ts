@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AgentsAnswer, Overview } from './overview.schemas.ts';
 import { IntegrationsAnswer } from './integrations.schemas.ts';
 import type { AgentsService } from './agents.service.ts';
@@ -13,8 +13,8 @@ const EXPOSURE =
   'a credential-bearing URL or a dependency version. A deployment should still put /api/v1/dashboard behind its ' +
   'gateway (VPN, SSO proxy or IP allow-list).';
 
-export function dashboardRoutes(services: { overview: OverviewService; agents: AgentsService; integrations: IntegrationsService }) {
-  return async function routes(app: FastifyInstance) {
+export function dashboardRoutes(services: { overview: OverviewService; agents: AgentsService; integrations: IntegrationsService }): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     app.get(
       `${base}/overview`,
       {

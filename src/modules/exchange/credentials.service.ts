@@ -1,6 +1,5 @@
 // Users' venue credentials: sealed at rest, never returned, always scoped to their owner. Other
 // services borrow a credential through `use`, which keeps its validation fields current.
-import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -9,9 +8,8 @@ import type { Db } from '../../platform/db/database.ts';
 import { badRequest, conflict, invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
-import { isUniqueViolation, type CredentialPatch, type CredentialRow, type CredentialsRepository } from './credentials.repository.ts';
-import { exchangeCredentials } from './exchange.tables.ts';
-import { maskApiKey } from './masking.ts';
+import type { CredentialOutcome, CredentialPatch, CredentialRow, CredentialsRepository } from './credentials.repository.ts';
+import { maskApiKey } from './credentials.domain.ts';
 import type { Venue } from './venues.ts';
 
 export interface RequestContext {
@@ -42,7 +40,7 @@ export interface CredentialUpdate {
 }
 
 /** What a venue call with a credential revealed about it. */
-export type CredentialOutcome = { status: 'valid' } | { status: 'invalid' | 'error'; error: string };
+export type { CredentialOutcome };
 
 export function credentialView(row: CredentialRow) {
   return {
@@ -113,21 +111,7 @@ export function createCredentialsService(deps: {
 
   /** Validation fields after a venue answered (or failed to); `used` also stamps last_used. */
   async function record(id: string, outcome: CredentialOutcome, used: boolean): Promise<void> {
-    const now = clock.now();
-    const patch: CredentialPatch = used ? { lastUsed: now } : {};
-    if (outcome.status === 'error') {
-      // The venue could not judge the key: an earlier verdict stands, a pending one becomes `error`.
-      patch.validationError = outcome.error;
-      patch.validationStatus = sql`CASE WHEN ${exchangeCredentials.validationStatus} = 'pending' THEN 'error' ELSE ${exchangeCredentials.validationStatus} END` as unknown as string;
-      patch.lastValidation = now;
-    } else {
-      Object.assign(patch, {
-        validationStatus: outcome.status,
-        validationError: outcome.status === 'valid' ? null : outcome.error,
-        lastValidation: now,
-      });
-    }
-    await repo.record(id, patch).catch((error: unknown) => deps.logger.warn({ err: error, credentialId: id }, 'could not record credential outcome'));
+    await repo.recordOutcome(id, outcome, used, clock.now()).catch((error: unknown) => deps.logger.warn({ err: error, credentialId: id }, 'could not record credential outcome'));
   }
 
   /** Runs a venue call with the credential and records what it showed about the key. */
@@ -215,27 +199,23 @@ export function createCredentialsService(deps: {
         Object.assign(patch, { validationStatus: 'pending', validationError: null, lastValidation: null });
       }
       const changed = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined).sort();
-      try {
-        const row = await db.transaction(async (tx) => {
-          const updated = await repo.update(ctx.userId, id, patch, tx);
-          if (!updated) throw notFound('Credential not found');
-          await audit(tx, {
-            actorId: ctx.userId,
-            actorType: 'user',
-            action: 'exchange.credential.update',
-            subjectUserId: ctx.userId,
-            targetType: 'exchange_credential',
-            targetId: id,
-            details: { exchange: updated.exchangeName, changed_fields: changed },
-            ip: ctx.ip,
-          }, now);
-          return updated;
-        });
-        return credentialView(row);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
-        throw error;
-      }
+      const row = await db.transaction(async (tx) => {
+        const updated = await repo.update(ctx.userId, id, patch, tx);
+        if (!updated) throw notFound('Credential not found');
+        if (updated === 'name_taken') throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
+        await audit(tx, {
+          actorId: ctx.userId,
+          actorType: 'user',
+          action: 'exchange.credential.update',
+          subjectUserId: ctx.userId,
+          targetType: 'exchange_credential',
+          targetId: id,
+          details: { exchange: updated.exchangeName, changed_fields: changed },
+          ip: ctx.ip,
+        }, now);
+        return updated;
+      });
+      return credentialView(row);
     },
 
     async remove(id: string, ctx: RequestContext) {

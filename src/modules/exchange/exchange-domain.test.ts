@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { VenueMarket, VenueTicker } from './adapters/venue-gateway.ts';
-import { maskApiKey } from './masking.ts';
+import { maskApiKey } from './credentials.domain.ts';
 import { rankQuotes } from './quotes.ts';
 import { rankRoutes } from './routing.ts';
 import { largestFirst, quoteCurrencies, resolveSymbol, symbolsForHoldings } from './symbols.ts';

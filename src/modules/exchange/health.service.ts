@@ -62,8 +62,9 @@ export function createHealthService(deps: { gateway: Pick<VenueGateway, 'status'
     async all(forceRefresh: boolean) {
       const results = await Promise.all(VENUES.map((venue) => one(venue, forceRefresh)));
       const healthy = results.filter((r) => r.status === 'healthy').length;
+      const status: 'healthy' | 'unhealthy' | 'degraded' = healthy === results.length ? 'healthy' : healthy === 0 ? 'unhealthy' : 'degraded';
       return {
-        status: healthy === results.length ? 'healthy' : healthy === 0 ? 'unhealthy' : 'degraded',
+        status,
         healthy_count: healthy,
         total: results.length,
         exchanges: Object.fromEntries(results.map((r) => [r.exchange, r])) as Record<Venue, VenueHealth>,

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // POST /api/scheduled/<job> for each job, and the public GET /api/scheduled/health.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Detail, errorResponses, iso } from '../../platform/http/schemas.ts';
@@ -29,9 +30,9 @@ export function toAnswer(outcome: Exclude<RunOutcome, { status: 'failed' }>) {
 /** `rotate-api-keys` → `runRotateApiKeys`: the client method that triggers the job. */
 const operationIdOf = (job: string) => `run${job.replace(/(^|[^a-z0-9])([a-z0-9])/g, (_m, _separator, letter: string) => letter.toUpperCase())}`;
 
-export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guard: (request: FastifyRequest) => Promise<void> }) {
+export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guard: (request: FastifyRequest) => Promise<void> }): FastifyPluginAsyncTypebox {
   const { runner, service, guard } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     for (const job of runner.jobs) {
       app.post(
         `/api/scheduled/${job.name}`,

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { currentUser, type Guards } from '../../platform/auth/guards.ts';
@@ -9,8 +10,8 @@ const tags = ['admin: provider API keys'];
 const base = '/api/v1/admin/api-keys';
 const actorOf = (request: FastifyRequest): Actor => ({ id: currentUser(request).id, ip: request.ip });
 
-export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function providerKeyRoutes(service: ProviderKeysService, guards: Guards): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     const common = { onRequest: guards.requireAdmin };
 
     // Registered before `/{key_id}` routes for readers; the router prefers static segments anyway.
@@ -30,7 +31,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
       async () => service.rotationReminders(),
     );
 
-    app.get<{ Querystring: KeyListQuery }>(
+    app.get(
       base,
       {
         ...common,
@@ -47,7 +48,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
       async (request) => service.list(request.query.include_inactive),
     );
 
-    app.post<{ Body: KeyCreateBody }>(
+    app.post(
       base,
       {
         ...common,
@@ -64,7 +65,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
       async (request, reply) => reply.code(201).send(await service.create(request.body, actorOf(request))),
     );
 
-    app.put<{ Params: KeyIdParams; Body: KeyUpdateBody }>(
+    app.put(
       `${base}/:key_id`,
       {
         ...common,
@@ -84,7 +85,7 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
       async (request) => service.update(request.params.key_id, request.body, actorOf(request)),
     );
 
-    app.delete<{ Params: KeyIdParams }>(
+    app.delete(
       `${base}/:key_id`,
       {
         ...common,
@@ -100,11 +101,11 @@ export function providerKeyRoutes(service: ProviderKeysService, guards: Guards) 
       },
       async (request, reply) => {
         await service.remove(request.params.key_id, actorOf(request));
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       },
     );
 
-    app.post<{ Params: KeyIdParams }>(
+    app.post(
       `${base}/:key_id/test`,
       {
         ...common,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { currentUser, type Guards } from '../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../platform/http/schemas.ts';
 import { RagSettings, RagSettingsUpdate } from './rag-settings.schemas.ts';
@@ -7,8 +7,8 @@ import type { RagSettingsService } from './rag-settings.service.ts';
 const tags = ['admin: retrieval settings'];
 const path = '/api/v1/admin/rag-settings';
 
-export function ragSettingsRoutes(service: RagSettingsService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function ragSettingsRoutes(service: RagSettingsService, guards: Guards): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     app.get(
       path,
       {
@@ -25,7 +25,7 @@ export function ragSettingsRoutes(service: RagSettingsService, guards: Guards) {
       async () => service.get(),
     );
 
-    app.put<{ Body: RagSettingsUpdate }>(
+    app.put(
       path,
       {
         onRequest: guards.requireAdmin,

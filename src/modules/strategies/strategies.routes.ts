@@ -1,5 +1,5 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // Admin read of strategies: extra routes beyond the spec (docs/decisions/072).
-import type { FastifyInstance } from 'fastify';
 import type { Guards } from '../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../platform/http/schemas.ts';
 import { PROMOTION_RULES } from './promotion-rules.ts';
@@ -8,11 +8,11 @@ import type { StrategiesService } from './strategies.service.ts';
 
 const tags = ['admin: strategies'];
 
-export function strategiesRoutes(service: StrategiesService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function strategiesRoutes(service: StrategiesService, guards: Guards): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     const onRequest = guards.requireAdmin;
 
-    app.get<{ Querystring: StrategyListQuery }>(
+    app.get(
       '/api/admin/strategies',
       {
         onRequest,
@@ -31,7 +31,7 @@ export function strategiesRoutes(service: StrategiesService, guards: Guards) {
       async (request) => service.list(request.query),
     );
 
-    app.get<{ Params: StrategyIdParams }>(
+    app.get(
       '/api/admin/strategies/:strategy_id',
       {
         onRequest,

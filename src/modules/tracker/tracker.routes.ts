@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import {
   AgentIssue,
@@ -17,8 +17,8 @@ const tags = ['tracker'];
 // The contract lists no authorization parameter for the tracker (decision 050).
 const upstream = [429, 502, 503, 504];
 
-export function trackerRoutes(service: TrackerService) {
-  return async function routes(app: FastifyInstance) {
+export function trackerRoutes(service: TrackerService): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     app.get(
       '/api/v1/tracker/health',
       {
@@ -32,7 +32,7 @@ export function trackerRoutes(service: TrackerService) {
       async () => service.health(),
     );
 
-    app.get<{ Querystring: IssueListQuery }>(
+    app.get(
       '/api/v1/tracker/issues',
       {
         schema: {
@@ -46,7 +46,7 @@ export function trackerRoutes(service: TrackerService) {
       async (request) => service.list(request.query),
     );
 
-    app.post<{ Body: IssueCreateBody }>(
+    app.post(
       '/api/v1/tracker/issues',
       {
         schema: {
@@ -61,7 +61,7 @@ export function trackerRoutes(service: TrackerService) {
       async (request, reply) => reply.code(201).send(await service.create(request.body, request.ip)),
     );
 
-    app.post<{ Body: AgentIssueBody }>(
+    app.post(
       '/api/v1/tracker/issues/agent',
       {
         schema: {
@@ -83,7 +83,7 @@ export function trackerRoutes(service: TrackerService) {
       },
     );
 
-    app.get<{ Params: { issue_id: string } }>(
+    app.get(
       '/api/v1/tracker/issues/:issue_id',
       {
         schema: {
@@ -97,7 +97,7 @@ export function trackerRoutes(service: TrackerService) {
       async (request) => service.get(request.params.issue_id),
     );
 
-    app.patch<{ Params: { issue_id: string }; Body: IssuePatchBody }>(
+    app.patch(
       '/api/v1/tracker/issues/:issue_id',
       {
         schema: {

@@ -1,5 +1,5 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // The per-hour platform limits.
-import type { FastifyInstance } from 'fastify';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
 import { PlatformLimits, PlatformLimitsPatch } from '../platform-limits.schemas.ts';
@@ -8,8 +8,8 @@ import { adminActor } from './actor.ts';
 
 const tags = ['admin'];
 
-export function platformLimitsRoutes(service: PlatformLimitsService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function platformLimitsRoutes(service: PlatformLimitsService, guards: Guards): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     app.get(
       '/api/admin/platform-limits',
       {
@@ -26,7 +26,7 @@ export function platformLimitsRoutes(service: PlatformLimitsService, guards: Gua
       async () => service.get(),
     );
 
-    app.patch<{ Body: PlatformLimitsPatch }>(
+    app.patch(
       '/api/admin/platform-limits',
       {
         onRequest: guards.requireAdmin,

@@ -1,5 +1,5 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // Admin actions over users: bulk actions, export downloads and password resets.
-import type { FastifyInstance } from 'fastify';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
 import {
@@ -15,12 +15,12 @@ import { adminActor } from './actor.ts';
 
 const tags = ['admin'];
 
-export function userActionsRoutes(service: UserActionsService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function userActionsRoutes(service: UserActionsService, guards: Guards): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     const onRequest = guards.requireAdmin;
     const security = bearerSecurity;
 
-    app.post<{ Body: BulkActionBody }>(
+    app.post(
       '/api/admin/users/bulk-action',
       {
         onRequest,
@@ -38,7 +38,7 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards) {
       async (request) => service.bulkAction(adminActor(request), request.body),
     );
 
-    app.get<{ Params: { export_id: string } }>(
+    app.get(
       '/api/admin/users/exports/:export_id',
       {
         onRequest,
@@ -66,7 +66,7 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards) {
       },
     );
 
-    app.post<{ Querystring: ResetPasswordQuery }>(
+    app.post(
       '/api/admin/users/reset-password',
       {
         onRequest,

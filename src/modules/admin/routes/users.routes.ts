@@ -1,5 +1,5 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // Admin user management: list, read, change, soft-delete, and a user's activity.
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
@@ -19,12 +19,12 @@ import { adminActor } from './actor.ts';
 const tags = ['admin'];
 type UserIdRoute = { Params: { user_id: string } };
 
-export function usersRoutes(service: UsersService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function usersRoutes(service: UsersService, guards: Guards): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     const onRequest = guards.requireAdmin;
     const security = bearerSecurity;
 
-    app.get<{ Querystring: UserListQuery }>(
+    app.get(
       '/api/admin/users',
       {
         onRequest,
@@ -42,7 +42,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
       async (request) => service.listUsers(request.query),
     );
 
-    app.get<UserIdRoute>(
+    app.get(
       '/api/admin/users/:user_id',
       {
         onRequest,
@@ -59,7 +59,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
       async (request) => service.getUser(request.params.user_id),
     );
 
-    app.patch<UserIdRoute & { Body: UserPatch }>(
+    app.patch(
       '/api/admin/users/:user_id',
       {
         onRequest,
@@ -78,7 +78,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
       async (request) => service.updateUser(adminActor(request), request.params.user_id, request.body),
     );
 
-    app.delete<UserIdRoute>(
+    app.delete(
       '/api/admin/users/:user_id',
       {
         onRequest,
@@ -96,7 +96,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
       async (request) => service.deleteUser(adminActor(request), request.params.user_id),
     );
 
-    app.get<UserIdRoute & { Querystring: { limit: number } }>(
+    app.get(
       '/api/admin/users/:user_id/activity',
       {
         onRequest,

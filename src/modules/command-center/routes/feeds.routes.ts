@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import {
@@ -16,11 +16,11 @@ import { actorOf } from './tasks.routes.ts';
 
 const tags = ['admin: command center'];
 
-export function feedRoutes(intel: IntelService, agents: AgentsService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function feedRoutes(intel: IntelService, agents: AgentsService, guards: Guards): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     const common = { onRequest: guards.requireAdmin };
 
-    app.get<{ Querystring: IntelQuery }>(
+    app.get(
       '/api/admin/command-center/intel',
       {
         ...common,
@@ -40,7 +40,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
       async (request) => intel.feed(request.query),
     );
 
-    app.post<{ Body: IntelCreateBody }>(
+    app.post(
       '/api/admin/command-center/intel',
       {
         ...common,
@@ -57,7 +57,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
       async (request, reply) => reply.code(201).send(await intel.ingest(request.body, actorOf(request))),
     );
 
-    app.get<{ Querystring: AgentActivityQuery }>(
+    app.get(
       '/api/admin/command-center/agent-activity',
       {
         ...common,
@@ -73,7 +73,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
       async (request) => agents.feed(request.query),
     );
 
-    app.post<{ Body: AgentActivityCreateBody }>(
+    app.post(
       '/api/admin/command-center/agent-activity',
       {
         ...common,

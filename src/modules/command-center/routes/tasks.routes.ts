@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
@@ -18,11 +19,11 @@ const base = '/api/admin/command-center/tasks';
 
 export const actorOf = (request: FastifyRequest): Actor => ({ id: currentUser(request).id, ip: request.ip });
 
-export function taskRoutes(service: TasksService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function taskRoutes(service: TasksService, guards: Guards): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     const common = { onRequest: guards.requireAdmin };
 
-    app.post<{ Body: TaskCreateBody }>(
+    app.post(
       base,
       {
         ...common,
@@ -41,7 +42,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
       async (request, reply) => reply.code(201).send(await service.create(request.body, actorOf(request))),
     );
 
-    app.get<{ Querystring: TaskListQuery }>(
+    app.get(
       base,
       {
         ...common,
@@ -58,7 +59,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
       async (request) => service.list(request.query),
     );
 
-    app.get<{ Params: TaskIdParams }>(
+    app.get(
       `${base}/:task_id`,
       {
         ...common,
@@ -74,7 +75,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
       async (request) => service.get(request.params.task_id),
     );
 
-    app.patch<{ Params: TaskIdParams; Body: TaskUpdateBody }>(
+    app.patch(
       `${base}/:task_id`,
       {
         ...common,
@@ -95,7 +96,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
       async (request) => service.update(request.params.task_id, request.body, actorOf(request)),
     );
 
-    app.post<{ Params: TaskIdParams; Body: CommentBody }>(
+    app.post(
       `${base}/:task_id/comments`,
       {
         ...common,

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createBalancesService } from '../balances.service.ts';
@@ -9,12 +8,12 @@ import { requestContext } from './request-context.ts';
 
 const security = bearerSecurity;
 
-export function balancesRoutes(deps: { balances: ReturnType<typeof createBalancesService>; guards: Guards }) {
+export function balancesRoutes(deps: { balances: ReturnType<typeof createBalancesService>; guards: Guards }): FastifyPluginAsyncTypebox {
   const { balances, guards } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     const onRequest = guards.requireUser;
 
-    app.get<{ Querystring: Static<typeof BalanceQuery> }>(
+    app.get(
       '/api/exchange/balance',
       {
         onRequest,
@@ -35,7 +34,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
       },
     );
 
-    app.post<{ Querystring: Static<typeof BalanceSyncQuery> }>(
+    app.post(
       '/api/exchange/balance/sync',
       {
         onRequest,
@@ -52,7 +51,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
       async (request) => balances.sync(request.query.exchange, request.query.credential_id, requestContext(request)),
     );
 
-    app.get<{ Querystring: Static<typeof BalanceHistoryQuery> }>(
+    app.get(
       '/api/exchange/balance/history',
       {
         onRequest,

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createBinanceAccountService } from '../binance-account.service.ts';
@@ -12,23 +11,23 @@ const security = bearerSecurity;
 const venueErrors = errorResponses(400, 401, 403, 404, 429, 502, 503, 504);
 const venueOf = (value: BinanceVenue | undefined) => value ?? (DEFAULT_VENUE as BinanceVenue);
 
-export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBinanceAccountService>; guards: Guards }) {
+export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBinanceAccountService>; guards: Guards }): FastifyPluginAsyncTypebox {
   const { account, guards } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     const onRequest = guards.requireUser;
     const burnDescription = 'Global Binance only (GET/POST /sapi/v1/bnbBurn with your binance credential); binanceus has no such setting and answers 400 saying so.';
 
-    app.get<{ Querystring: Static<typeof BinanceVenueQuery> }>('/api/exchange/feetoken-burn', {
+    app.get('/api/exchange/feetoken-burn', {
       onRequest,
       schema: { tags, security, operationId: 'getFeeTokenBurn', summary: 'Whether spot fees are paid with the fee token (BNB)', description: burnDescription, querystring: BinanceVenueQuery, response: { 200: FeeTokenBurn, ...venueErrors } },
     }, async (request) => account.feeTokenBurn(venueOf(request.query.exchange), requestContext(request)));
 
-    app.post<{ Body: Static<typeof FeeTokenBurnBody> }>('/api/exchange/feetoken-burn', {
+    app.post('/api/exchange/feetoken-burn', {
       onRequest,
       schema: { tags, security, operationId: 'setFeeTokenBurn', summary: 'Pay spot fees with the fee token (BNB), or stop', description: burnDescription, body: FeeTokenBurnBody, response: { 200: FeeTokenBurn, ...venueErrors } },
     }, async (request) => account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, requestContext(request)));
 
-    app.get<{ Querystring: Static<typeof BinanceVenueQuery> }>('/api/exchange/dust-assets', {
+    app.get('/api/exchange/dust-assets', {
       onRequest,
       schema: {
         tags,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
@@ -22,12 +22,12 @@ import { requestContext } from './request-context.ts';
 type IdParams = Static<typeof CredentialIdParams>;
 const security = bearerSecurity;
 
-export function credentialsRoutes(deps: { credentials: CredentialsService; validation: ReturnType<typeof createValidationService>; guards: Guards }) {
+export function credentialsRoutes(deps: { credentials: CredentialsService; validation: ReturnType<typeof createValidationService>; guards: Guards }): FastifyPluginAsyncTypebox {
   const { credentials, validation, guards } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     const onRequest = guards.requireUser;
 
-    app.get<{ Querystring: Static<typeof CredentialListQuery> }>(
+    app.get(
       '/api/exchange/credentials',
       {
         onRequest,
@@ -36,7 +36,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       async (request) => credentials.list(requestContext(request).userId, request.query.exchange_name),
     );
 
-    app.post<{ Body: Static<typeof CredentialCreateBody> }>(
+    app.post(
       '/api/exchange/credentials',
       {
         onRequest,
@@ -53,7 +53,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       async (request, reply) => reply.code(201).send(await credentials.create(request.body, requestContext(request))),
     );
 
-    app.get<{ Params: IdParams }>(
+    app.get(
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
@@ -62,7 +62,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       async (request) => credentials.get(requestContext(request).userId, request.params.credential_id),
     );
 
-    app.put<{ Params: IdParams; Body: Static<typeof CredentialUpdateBody> }>(
+    app.put(
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
@@ -80,7 +80,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       async (request) => credentials.update(request.params.credential_id, request.body, requestContext(request)),
     );
 
-    app.delete<{ Params: IdParams }>(
+    app.delete(
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
@@ -89,7 +89,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       async (request) => credentials.remove(request.params.credential_id, requestContext(request)),
     );
 
-    app.post<{ Body: Static<typeof ValidateBody> }>(
+    app.post(
       '/api/exchange/validate',
       {
         onRequest,

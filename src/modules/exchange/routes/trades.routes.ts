@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { tags } from '../schemas/common.schemas.ts';
@@ -10,12 +9,12 @@ import { requestContext } from './request-context.ts';
 const security = bearerSecurity;
 const date = (value: string | undefined) => (value ? new Date(value) : undefined);
 
-export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesService>; guards: Guards }) {
+export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesService>; guards: Guards }): FastifyPluginAsyncTypebox {
   const { trades, guards } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     const onRequest = guards.requireUser;
 
-    app.get<{ Querystring: Static<typeof TradesQuery> }>(
+    app.get(
       '/api/exchange/trades',
       {
         onRequest,
@@ -27,7 +26,7 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       },
     );
 
-    app.post<{ Querystring: Static<typeof TradeSyncQuery> }>(
+    app.post(
       '/api/exchange/trades/sync',
       {
         onRequest,
@@ -47,7 +46,7 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       },
     );
 
-    app.get<{ Querystring: Static<typeof TradeStatsQuery> }>(
+    app.get(
       '/api/exchange/trades/stats',
       {
         onRequest,

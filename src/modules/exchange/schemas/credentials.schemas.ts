@@ -1,6 +1,7 @@
 // Credentials and key validation: requests and responses.
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../../platform/http/schemas.ts';
+import { VALIDATION_STATUSES } from '../credentials.domain.ts';
 import { CredentialIdField, VenueField } from './common.schemas.ts';
 
 const Permission = StringEnum(['read', 'trade', 'withdraw'] as const, { description: 'read, trade or withdraw.' });
@@ -71,7 +72,7 @@ const credentialFields = {
   is_active: Type.Boolean({ description: 'Whether venue calls may use it.' }),
   last_used: Nullable(DateTime('Last venue call made with it.')),
   last_validation: Nullable(DateTime('Last time a venue judged the key.')),
-  validation_status: StringEnum(['pending', 'valid', 'invalid', 'error'] as const, {
+  validation_status: StringEnum(VALIDATION_STATUSES, {
     description: 'pending (not yet tried), valid (the venue accepted it), invalid (the venue refused it), error (the venue could not be asked; an earlier verdict is kept).',
   }),
   validation_error: Nullable(Type.String({ description: 'Why the last check failed.' })),

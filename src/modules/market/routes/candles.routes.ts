@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
 import {
   OhlcQuery,
@@ -12,13 +12,13 @@ import type { CandleService } from '../services/candles.service.ts';
 import type { PairService } from '../services/pairs.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
-export function candleRoutes(candles: CandleService, pairs: PairService) {
-  return async function routes(app: FastifyInstance) {
+export function candleRoutes(candles: CandleService, pairs: PairService): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     const sendOhlc = serialisingOnce();
     const sendRange = serialisingOnce();
     const sendBook = serialisingOnce();
 
-    app.get<{ Querystring: OhlcQuery }>(
+    app.get(
       '/api/v1/market/ohlc',
       {
         schema: {
@@ -33,7 +33,7 @@ export function candleRoutes(candles: CandleService, pairs: PairService) {
       async (request, reply) => sendOhlc(reply, await candles.ohlc(request.query)),
     );
 
-    app.get<{ Querystring: OhlcRangeQuery }>(
+    app.get(
       '/api/v1/market/ohlc-range',
       {
         schema: {
@@ -48,7 +48,7 @@ export function candleRoutes(candles: CandleService, pairs: PairService) {
       async (request, reply) => sendRange(reply, await candles.ohlcRange(request.query)),
     );
 
-    app.get<{ Querystring: OrderBookQuery }>(
+    app.get(
       '/api/v1/market/orderbook',
       {
         schema: {

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { tags } from '../schemas/common.schemas.ts';
 import { StatusResponse } from '../schemas/status.schemas.ts';
 import type { StatusService } from '../services/status.service.ts';
 
-export function statusRoutes(service: StatusService) {
-  return async function routes(app: FastifyInstance) {
+export function statusRoutes(service: StatusService): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     app.get(
       '/api/v1/market/status',
       {

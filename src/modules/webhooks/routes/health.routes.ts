@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PlatformsHealth, WebhooksHealth } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { tags } from './receiver.ts';
 
-export function webhookHealthRoutes(service: WebhooksService) {
-  return async function routes(app: FastifyInstance) {
+export function webhookHealthRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
     app.get(
       '/api/webhooks/platforms/health',
       {

@@ -1,4 +1,9 @@
-// How much of an API key a response may show. Pure.
+// Rules about a user's venue credential that need no I/O: its validation states and how much of
+// its key a response may show.
+
+/** pending (never tried), valid (the venue accepted it), invalid (refused), error (could not be asked). */
+export const VALIDATION_STATUSES = ['pending', 'valid', 'invalid', 'error'] as const;
+export type ValidationStatus = (typeof VALIDATION_STATUSES)[number];
 
 /**
  * First four and last four characters around `****`, as the contract describes; but never more than
