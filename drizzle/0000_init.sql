@@ -8,7 +8,9 @@ CREATE TABLE "audit_log" (
 	"target_id" text,
 	"details" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"ip" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "audit_log_actor_type_check" CHECK ("audit_log"."actor_type" IN ('user', 'admin', 'system', 'webhook', 'job')),
+	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.admin_bootstrap', 'auth.login', 'auth.login_failed', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'mail.suppression.add', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update'))
 );
 --> statement-breakpoint
 CREATE TABLE "outbox" (
@@ -24,7 +26,9 @@ CREATE TABLE "outbox" (
 	"result" text,
 	"dedupe_key" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"processed_at" timestamp with time zone
+	"processed_at" timestamp with time zone,
+	CONSTRAINT "outbox_kind_check" CHECK ("outbox"."kind" IN ('chat.post', 'mail.send')),
+	CONSTRAINT "outbox_status_check" CHECK ("outbox"."status" IN ('pending', 'processing', 'done', 'dead'))
 );
 --> statement-breakpoint
 CREATE TABLE "admin_exports" (

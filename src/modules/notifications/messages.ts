@@ -4,11 +4,11 @@
 // only) when it delivers.
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
+import { enqueue, type OutboxKind } from '../../platform/outbox/outbox.ts';
 import { notificationsRepository as repo } from './notifications.repository.ts';
 
-export const CHAT_KIND = 'chat.post';
-export const MAIL_KIND = 'mail.send';
+export const CHAT_KIND: OutboxKind = 'chat.post';
+export const MAIL_KIND: OutboxKind = 'mail.send';
 
 export interface ChatMessage {
   /** Which part of the system speaks, e.g. `codehost`, `payments`, `jobs`. */

@@ -4,10 +4,12 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database, DbExecutor } from '../db/database.ts';
-import { outbox } from '../db/schema.ts';
+import { outbox, type OutboxKind } from '../db/schema.ts';
+
+export type { OutboxKind };
 
 export interface OutboxMessage {
-  kind: string;
+  kind: OutboxKind;
   payload: Record<string, unknown>;
   /** A second message with the same key is dropped: the effect happens once. */
   dedupeKey?: string;
@@ -49,7 +51,7 @@ export class PermanentFailure extends Error {
 
 export interface OutboxRow {
   id: string;
-  kind: string;
+  kind: OutboxKind;
   payload: Record<string, unknown>;
   attempts: number;
   maxAttempts: number;
@@ -87,7 +89,7 @@ export interface OutboxWorkerOptions {
 }
 
 export interface OutboxWorker {
-  register(kind: string, handler: OutboxHandler): void;
+  register(kind: OutboxKind, handler: OutboxHandler): void;
   start(): void;
   /** Stops polling and waits for the batch in hand. */
   stop(): Promise<void>;
