@@ -1,6 +1,6 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // POST /api/scheduled/<job> for each job, and the public GET /api/scheduled/health.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Detail, errorResponses, iso } from '../../platform/http/schemas.ts';
 import type { JobRunner, RunOutcome } from './job-runner.ts';
 import { JobFailed, JobRunAnswer, JobSecretHeaders, JobsHealth } from './jobs.schemas.ts';

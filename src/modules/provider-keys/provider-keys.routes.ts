@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { currentUser, type Guards } from '../../platform/auth/guards.ts';
+import { actorOf } from '../../platform/auth/actor.ts';
+import type { Guards } from '../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../platform/http/schemas.ts';
 import { KeyCreateBody, KeyIdParams, KeyListQuery, KeyRecord, KeyTestResult, KeyUpdateBody, RotationReminder } from './provider-keys.schemas.ts';
-import type { Actor, ProviderKeysService } from './provider-keys.service.ts';
+import type { ProviderKeysService } from './provider-keys.service.ts';
 
 const tags = ['admin: provider API keys'];
 const base = '/api/v1/admin/api-keys';
-const actorOf = (request: FastifyRequest): Actor => ({ id: currentUser(request).id, ip: request.ip });
 
 export function providerKeyRoutes(service: ProviderKeysService, guards: Guards): FastifyPluginAsyncTypebox {
   return async function routes(app) {

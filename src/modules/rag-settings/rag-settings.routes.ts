@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentUser, type Guards } from '../../platform/auth/guards.ts';
+import { actorOf } from '../../platform/auth/actor.ts';
+import type { Guards } from '../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../platform/http/schemas.ts';
 import { RagSettings, RagSettingsUpdate } from './rag-settings.schemas.ts';
 import type { RagSettingsService } from './rag-settings.service.ts';
@@ -43,7 +44,7 @@ export function ragSettingsRoutes(service: RagSettingsService, guards: Guards): 
           response: { 200: RagSettings, ...errorResponses(401, 403, 409) },
         },
       },
-      async (request) => service.update(request.body, { id: currentUser(request).id, ip: request.ip }),
+      async (request) => service.update(request.body, actorOf(request)),
     );
   };
 }

@@ -1,5 +1,5 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // Admin read of strategies: extra routes beyond the spec (docs/decisions/072).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../platform/http/schemas.ts';
 import { PROMOTION_RULES } from './promotion-rules.ts';

@@ -1,7 +1,6 @@
 // The identity tables: accounts, their device sessions, refresh tokens and password-reset links.
 // Only this module's repositories read or write them; other modules' tables may name users.id in
 // a foreign key.
-import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, timestamp, uniqueIndex, uuid, boolean } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { ROLES, STATUSES, TIERS, type Role, type Tier, type UserStatus } from './users.domain.ts';

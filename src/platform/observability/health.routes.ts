@@ -1,5 +1,5 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // Liveness, readiness and Prometheus metrics: for orchestrators and scrapers, outside the contract.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Platform } from '../platform.ts';
 
 /** A dependency that does not answer within this is as good as down for a readiness probe. */

@@ -18,7 +18,7 @@ describe('auth access', () => {
   let t: TestApp;
   before(async () => {
     t = await buildTestApp({
-      routes: async (app, platform) => {
+      routes: async (app) => {
         app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
       },
     });

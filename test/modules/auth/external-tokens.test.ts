@@ -18,7 +18,7 @@ describe('external identity provider tokens', () => {
     idp = await startIdentityProvider();
     t = await buildTestApp({
       env: { JWT_JWKS_URL: idp.jwksUrl },
-      routes: async (app, platform) => {
+      routes: async (app) => {
         app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
       },
     });

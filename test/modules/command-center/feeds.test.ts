@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { createCommandCenterModule, type CommandCenterModule } from '../../../src/modules/command-center/index.ts';
+import type { CommandCenterModule } from '../../../src/modules/command-center/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { auditLog } from '../../../src/platform/db/schema.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';

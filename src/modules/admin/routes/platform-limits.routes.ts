@@ -1,10 +1,10 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // The per-hour platform limits.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
 import { PlatformLimits, PlatformLimitsPatch } from '../platform-limits.schemas.ts';
 import type { PlatformLimitsService } from '../platform-limits.service.ts';
-import { adminActor } from './actor.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
 
@@ -40,7 +40,7 @@ export function platformLimitsRoutes(service: PlatformLimitsService, guards: Gua
           response: { 200: PlatformLimits, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.update(adminActor(request), request.body),
+      async (request) => service.update(actorOf(request), request.body),
     );
   };
 }

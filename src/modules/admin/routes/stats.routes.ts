@@ -1,5 +1,5 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // Platform statistics for the admin dashboard.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail } from '../../../platform/http/schemas.ts';
 import { PlatformStats } from '../users.schemas.ts';

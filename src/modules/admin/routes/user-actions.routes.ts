@@ -1,5 +1,5 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // Admin actions over users: bulk actions, export downloads and password resets.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
 import {
@@ -11,7 +11,7 @@ import {
   ResetPasswordResult,
 } from '../user-actions.schemas.ts';
 import type { UserActionsService } from '../user-actions.service.ts';
-import { adminActor } from './actor.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
 
@@ -35,7 +35,7 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards): 
           response: { 200: BulkActionResult, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.bulkAction(adminActor(request), request.body),
+      async (request) => service.bulkAction(actorOf(request), request.body),
     );
 
     app.get(
@@ -81,7 +81,7 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards): 
           response: { 200: ResetPasswordResult, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => service.resetPassword(adminActor(request), request.query),
+      async (request) => service.resetPassword(actorOf(request), request.query),
     );
   };
 }

@@ -1,5 +1,5 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 // Admin user management: list, read, change, soft-delete, and a user's activity.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
@@ -14,10 +14,9 @@ import {
   UserPatch,
 } from '../users.schemas.ts';
 import type { UsersService } from '../users.service.ts';
-import { adminActor } from './actor.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
-type UserIdRoute = { Params: { user_id: string } };
 
 export function usersRoutes(service: UsersService, guards: Guards): FastifyPluginAsyncTypebox {
   return async function routes(app) {
@@ -75,7 +74,7 @@ export function usersRoutes(service: UsersService, guards: Guards): FastifyPlugi
           response: { 200: User, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => service.updateUser(adminActor(request), request.params.user_id, request.body),
+      async (request) => service.updateUser(actorOf(request), request.params.user_id, request.body),
     );
 
     app.delete(
@@ -93,7 +92,7 @@ export function usersRoutes(service: UsersService, guards: Guards): FastifyPlugi
           response: { 200: SuccessFlag, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => service.deleteUser(adminActor(request), request.params.user_id),
+      async (request) => service.deleteUser(actorOf(request), request.params.user_id),
     );
 
     app.get(

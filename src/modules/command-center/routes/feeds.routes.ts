@@ -12,7 +12,7 @@ import {
   IntelQuery,
 } from '../feeds.schemas.ts';
 import type { AgentsService, IntelService } from '../feeds.service.ts';
-import { actorOf } from './tasks.routes.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin: command center'];
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
+import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import {
   CommentBody,
@@ -12,12 +12,11 @@ import {
   TaskListQuery,
   TaskUpdateBody,
 } from '../tasks.schemas.ts';
-import type { Actor, TasksService } from '../tasks.service.ts';
+import type { TasksService } from '../tasks.service.ts';
 
 const tags = ['admin: command center'];
 const base = '/api/admin/command-center/tasks';
 
-export const actorOf = (request: FastifyRequest): Actor => ({ id: currentUser(request).id, ip: request.ip });
 
 export function taskRoutes(service: TasksService, guards: Guards): FastifyPluginAsyncTypebox {
   return async function routes(app) {

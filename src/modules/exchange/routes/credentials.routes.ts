@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Static } from 'typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { CredentialsService } from '../credentials.service.ts';
@@ -19,7 +18,6 @@ import {
 import type { createValidationService } from '../validation.service.ts';
 import { requestContext } from './request-context.ts';
 
-type IdParams = Static<typeof CredentialIdParams>;
 const security = bearerSecurity;
 
 export function credentialsRoutes(deps: { credentials: CredentialsService; validation: ReturnType<typeof createValidationService>; guards: Guards }): FastifyPluginAsyncTypebox {

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Static } from 'typebox';
 import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
 import {
   ActivityResponse,
@@ -18,7 +17,6 @@ import {
 import type { OverviewService } from '../services/overview.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
-type LimitQuery = { Querystring: Static<typeof TopQuery> };
 const FROM_TICKERS = 'Computed from Binance 24 h tickers of trading pairs (one cached call, about 5 s).';
 
 export function overviewRoutes(overview: OverviewService): FastifyPluginAsyncTypebox {
