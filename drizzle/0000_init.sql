@@ -187,7 +187,9 @@ CREATE TABLE "scheduled_job_runs" (
 	"finished_at" timestamp with time zone,
 	"status" text NOT NULL,
 	"result" jsonb,
-	"error" text
+	"error" text,
+	CONSTRAINT "scheduled_job_runs_trigger_check" CHECK ("scheduled_job_runs"."trigger" IN ('http', 'scheduler')),
+	CONSTRAINT "scheduled_job_runs_status_check" CHECK ("scheduled_job_runs"."status" IN ('running', 'succeeded', 'failed', 'skipped'))
 );
 --> statement-breakpoint
 CREATE TABLE "email_suppressions" (

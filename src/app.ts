@@ -1,7 +1,7 @@
 // Builds the HTTP application from a Platform: conventions first, then the modules, one line each.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createMicroCache } from './platform/http/micro-cache.ts';
@@ -80,7 +80,12 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
 
 export type Modules = ReturnType<typeof createModules>;
 
-export async function buildApp(platform: Platform, modules: Modules = createModules(platform)): Promise<FastifyInstance> {
+export interface BuildOptions {
+  /** Called for every route as it is registered (the OpenAPI test builds its catalog of routes so). */
+  observeRoute?: (route: RouteOptions) => void;
+}
+
+export async function buildApp(platform: Platform, modules: Modules = createModules(platform), options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config, logger } = platform;
   const microCache = createMicroCache();
   const servedCounters = new Map<string, { inc(): void }>();
@@ -107,6 +112,7 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
     serverFactory: (handler) => createHttpServer(handler, (request, response) => microCache.serve(request, response)),
   }) as unknown as FastifyInstance;
 
+  if (options.observeRoute) app.addHook('onRoute', options.observeRoute);
   registerValidation(app);
   registerErrorHandling(app, { filesUnder: `${DOCS_PREFIX}/static/` });
   registerHttpConventions(app, platform.metrics);

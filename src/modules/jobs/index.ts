@@ -19,7 +19,7 @@ import { createRunsRepository } from './runs.repository.ts';
 import { createScheduler, type TimerFactory } from './scheduler.ts';
 import { createSecretGuard } from './secret-guard.ts';
 
-export type { LastRun } from './jobs.service.ts';
+export type { JobRun } from './job-names.ts';
 export type { RunOutcome } from './job-runner.ts';
 
 /** The services the jobs use, narrowed to what they call. */

@@ -5,14 +5,15 @@ import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import { safeJobError } from './job-errors.ts';
 import type { JobLock } from './job-lock.ts';
-import type { RunsRepository, Trigger } from './runs.repository.ts';
+import type { JobName, RunTrigger } from './job-names.ts';
+import type { RunsRepository } from './runs.repository.ts';
 
 export type JobResult = Record<string, unknown>;
 
 /** A job as the registry holds it: its dependencies are already bound. */
 export interface RegisteredJob {
   /** Also the path under /api/scheduled/. */
-  name: string;
+  name: JobName;
   /** When the in-process scheduler runs it (UTC cron expression). */
   cron: string;
   summary: string;
@@ -25,7 +26,7 @@ export interface RegisteredJob {
 
 interface Common {
   job: string;
-  trigger: Trigger;
+  trigger: RunTrigger;
   /** Null only when the run could not even be recorded (the database is down). */
   runId: string | null;
   startedAt: Date;
@@ -41,9 +42,9 @@ export const OVERLAP_REASON = 'another run of this job is in progress';
 
 export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: RunsRepository; lock: JobLock; clock: Clock; logger: Logger }) {
   const { repo, lock, clock, logger } = deps;
-  const byName = new Map(deps.jobs.map((job) => [job.name, job]));
+  const byName = new Map<string, RegisteredJob>(deps.jobs.map((job) => [job.name, job]));
 
-  async function attempt(job: RegisteredJob, trigger: Trigger, startedAt: Date): Promise<RunOutcome> {
+  async function attempt(job: RegisteredJob, trigger: RunTrigger, startedAt: Date): Promise<RunOutcome> {
     let runId: string | null = null;
     const locked = await lock.tryWithLock(job.name, async (): Promise<RunOutcome> => {
       runId = await repo.start(job.name, trigger, startedAt);
@@ -70,7 +71,7 @@ export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: Ru
     jobs: deps.jobs,
     find: (name: string) => byName.get(name),
 
-    async run(name: string, trigger: Trigger): Promise<RunOutcome> {
+    async run(name: string, trigger: RunTrigger): Promise<RunOutcome> {
       const job = byName.get(name);
       if (!job) throw new Error(`unknown job ${name}`);
       const startedAt = clock.now();

@@ -9,14 +9,8 @@ import { strategyAutopilot, strategyAutopilotJob, StrategyAutopilotResult, type 
 
 export type RegistryDeps = RotateApiKeysDeps & CleanupGracePeriodsDeps & CleanupDeviceSessionsDeps & CleanupExpiredTokensDeps & StrategyAutopilotDeps;
 
-export const JOB_NAMES = [
-  rotateApiKeysJob.name,
-  cleanupGracePeriodsJob.name,
-  cleanupDeviceSessionsJob.name,
-  cleanupExpiredTokensJob.name,
-  strategyAutopilotJob.name,
-] as const;
-export type JobName = (typeof JOB_NAMES)[number];
+/** What the registry defines, one per name in JOB_NAMES (a unit test keeps the two equal). */
+export const JOB_DEFINITIONS = [rotateApiKeysJob, cleanupGracePeriodsJob, cleanupDeviceSessionsJob, cleanupExpiredTokensJob, strategyAutopilotJob] as const;
 
 export function createRegistry(deps: RegistryDeps): RegisteredJob[] {
   const bind = <D>(fn: (deps: D, now: Date) => Promise<object>, d: D) => (now: Date) => fn(d, now) as Promise<JobResult>;

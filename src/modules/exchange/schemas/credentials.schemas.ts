@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../../platform/http/schemas.ts';
 import { VALIDATION_STATUSES } from '../credentials.domain.ts';
-import { CredentialIdField, VenueField } from './common.schemas.ts';
+import { VenueField } from './common.schemas.ts';
 
 const Permission = StringEnum(['read', 'trade', 'withdraw'] as const, { description: 'read, trade or withdraw.' });
 const Permissions = Type.Array(Permission, {
@@ -137,5 +137,3 @@ export const ValidationResult = Type.Object({
   checked_at: DateTime('When the venue was asked.'),
   updated_credential_ids: Type.Array(Uuid(), { description: 'Your stored credentials holding this key, whose validation fields were updated.' }),
 });
-
-export const CredentialIdQuery = Type.Object({ credential_id: Type.Optional(CredentialIdField()) });
