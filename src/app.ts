@@ -134,7 +134,7 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
     uiConfig: { urls: [{ url: '/openapi.json', name: API_TITLE }], persistAuthorization: true },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(healthRoutes(platform));
+  await app.register(healthRoutes({ platform }));
 
   const { users, auth, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard } = modules;
   app.decorate('guards', users.guards);

@@ -7,7 +7,8 @@ import type { PasswordService } from './password.service.ts';
 
 const tags = ['auth'];
 
-export function authRoutes(service: AuthService, passwords: PasswordService, guards: Guards): FastifyPluginAsyncTypebox {
+export function authRoutes(deps: { service: AuthService; passwords: PasswordService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, passwords, guards } = deps;
   return async function routes(app) {
     const client = (request: { ip: string; headers: Record<string, unknown> }) => ({
       ip: request.ip,

@@ -29,7 +29,7 @@ export function createAuthModule(platform: Platform, deps: { users: UsersModule 
   return {
     name: 'auth',
     service,
-    routes: authRoutes(service, passwords, guards),
+    routes: authRoutes({ service, passwords, guards }),
     /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
     async bootstrapAdmin(): Promise<void> {
       const { adminEmail: email, adminPassword } = config.auth;

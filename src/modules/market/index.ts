@@ -95,10 +95,10 @@ export function createMarketModule(platform: Platform) {
       app.addHook('onRoute', (route) => {
         route.config = { ...(route.config as object), microCacheMs: MICRO_CACHE_MS } as typeof route.config;
       });
-      await app.register(priceRoutes(prices, pairs));
-      await app.register(candleRoutes(candles, pairs));
-      await app.register(overviewRoutes(overview));
-      await app.register(statusRoutes(status));
+      await app.register(priceRoutes({ prices, pairs }));
+      await app.register(candleRoutes({ candles, pairs }));
+      await app.register(overviewRoutes({ overview }));
+      await app.register(statusRoutes({ service: status }));
     },
     /** The most recent candles (up to `limit`, default 1000, max 2000) opening within [start, end], oldest first. */
     candles: candles.candles,

@@ -25,7 +25,7 @@ export function createProviderKeysModule(platform: Platform, deps: { guards: Gua
     name: 'provider-keys',
     /** `reencryptAll()` for the key-rotation job; `rotationReminders(now?, withinDays?)` for reminders. */
     service,
-    routes: providerKeyRoutes(service, guards),
+    routes: providerKeyRoutes({ service, guards }),
   };
 }
 

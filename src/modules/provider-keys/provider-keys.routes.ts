@@ -9,7 +9,8 @@ import type { ProviderKeysService } from './provider-keys.service.ts';
 const tags = ['admin: provider API keys'];
 const base = '/api/v1/admin/api-keys';
 
-export function providerKeyRoutes(service: ProviderKeysService, guards: Guards): FastifyPluginAsyncTypebox {
+export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
   return async function routes(app) {
     const common = { onRequest: guards.requireAdmin };
 

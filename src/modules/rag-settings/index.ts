@@ -12,7 +12,7 @@ export function createRagSettingsModule(platform: Platform, deps: { guards: Guar
     name: 'rag-settings',
     /** `get()` answers the current settings, for collectors. */
     service,
-    routes: ragSettingsRoutes(service, guards),
+    routes: ragSettingsRoutes({ service, guards }),
   };
 }
 

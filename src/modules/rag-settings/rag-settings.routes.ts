@@ -8,7 +8,8 @@ import type { RagSettingsService } from './rag-settings.service.ts';
 const tags = ['admin: retrieval settings'];
 const path = '/api/v1/admin/rag-settings';
 
-export function ragSettingsRoutes(service: RagSettingsService, guards: Guards): FastifyPluginAsyncTypebox {
+export function ragSettingsRoutes(deps: { service: RagSettingsService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
   return async function routes(app) {
     app.get(
       path,

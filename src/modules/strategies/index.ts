@@ -14,7 +14,7 @@ export function createStrategiesModule(platform: Platform, deps: { guards: Guard
     name: 'strategies',
     /** `evaluatePaper(now, limitPerHour)` for the autopilot job; `create()` for seeding until an engine writes them. */
     service,
-    routes: strategiesRoutes(service, guards),
+    routes: strategiesRoutes({ service, guards }),
   };
 }
 

@@ -8,7 +8,8 @@ import type { StrategiesService } from './strategies.service.ts';
 
 const tags = ['admin: strategies'];
 
-export function strategiesRoutes(service: StrategiesService, guards: Guards): FastifyPluginAsyncTypebox {
+export function strategiesRoutes(deps: { service: StrategiesService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireAdmin;
 

@@ -31,7 +31,7 @@ export function createTrackerModule(platform: Platform, deps: { users: Pick<User
   return {
     name: 'tracker',
     service,
-    routes: trackerRoutes(service),
+    routes: trackerRoutes({ service }),
     /** Seeds the local tracker's default team and workflow states (a no-op with Linear). */
     init: seed,
   };

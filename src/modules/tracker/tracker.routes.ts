@@ -17,7 +17,8 @@ const tags = ['tracker'];
 // The contract lists no authorization parameter for the tracker (decision 050).
 const upstream = [429, 502, 503, 504];
 
-export function trackerRoutes(service: TrackerService): FastifyPluginAsyncTypebox {
+export function trackerRoutes(deps: { service: TrackerService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     app.get(
       '/api/v1/tracker/health',

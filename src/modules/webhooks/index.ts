@@ -58,7 +58,7 @@ export function createWebhooksModule(platform: Platform, deps: { users: Pick<Use
       // Webhook bodies are JSON only: a text/plain body is refused with 415 rather than half-parsed.
       app.removeContentTypeParser('text/plain');
       for (const routes of [codehostRoutes, paymentsRoutes, edgeRoutes, trackerRoutes, errormonRoutes, databaseRoutes, authproviderRoutes, mailerRoutes, webhookHealthRoutes]) {
-        await app.register(routes(service));
+        await app.register(routes({ service }));
       }
     },
   };

@@ -20,7 +20,8 @@ async function probe(check: () => Promise<number>): Promise<{ status: 'up'; late
   }
 }
 
-export function healthRoutes(platform: Pick<Platform, 'database' | 'cache' | 'metrics'>): FastifyPluginAsyncTypebox {
+export function healthRoutes(deps: { platform: Pick<Platform, 'database' | 'cache' | 'metrics'> }): FastifyPluginAsyncTypebox {
+  const { platform } = deps;
   return async function routes(app) {
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 

@@ -5,7 +5,8 @@ import { bearerSecurity, Detail } from '../../../platform/http/schemas.ts';
 import { PlatformStats } from '../users.schemas.ts';
 import type { UsersService } from '../users.service.ts';
 
-export function statsRoutes(service: UsersService, guards: Guards): FastifyPluginAsyncTypebox {
+export function statsRoutes(deps: { service: UsersService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
   return async function routes(app) {
     app.get(
       '/api/admin/stats',

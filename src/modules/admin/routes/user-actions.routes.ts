@@ -15,7 +15,8 @@ import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
 
-export function userActionsRoutes(service: UserActionsService, guards: Guards): FastifyPluginAsyncTypebox {
+export function userActionsRoutes(deps: { service: UserActionsService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireAdmin;
     const security = bearerSecurity;

@@ -18,7 +18,8 @@ import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
 
-export function usersRoutes(service: UsersService, guards: Guards): FastifyPluginAsyncTypebox {
+export function usersRoutes(deps: { service: UsersService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireAdmin;
     const security = bearerSecurity;

@@ -18,7 +18,8 @@ const tags = ['admin: command center'];
 const base = '/api/admin/command-center/tasks';
 
 
-export function taskRoutes(service: TasksService, guards: Guards): FastifyPluginAsyncTypebox {
+export function taskRoutes(deps: { service: TasksService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
   return async function routes(app) {
     const common = { onRequest: guards.requireAdmin };
 

@@ -12,7 +12,8 @@ import type { CandleService } from '../services/candles.service.ts';
 import type { PairService } from '../services/pairs.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
-export function candleRoutes(candles: CandleService, pairs: PairService): FastifyPluginAsyncTypebox {
+export function candleRoutes(deps: { candles: CandleService; pairs: PairService }): FastifyPluginAsyncTypebox {
+  const { candles, pairs } = deps;
   return async function routes(app) {
     const sendOhlc = serialisingOnce();
     const sendRange = serialisingOnce();

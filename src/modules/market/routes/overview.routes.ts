@@ -19,7 +19,8 @@ import { marketErrors, serialisingOnce } from './responses.ts';
 
 const FROM_TICKERS = 'Computed from Binance 24 h tickers of trading pairs (one cached call, about 5 s).';
 
-export function overviewRoutes(overview: OverviewService): FastifyPluginAsyncTypebox {
+export function overviewRoutes(deps: { overview: OverviewService }): FastifyPluginAsyncTypebox {
+  const { overview } = deps;
   return async function routes(app) {
     const sendTop = serialisingOnce();
     const sendStats = serialisingOnce();

@@ -16,7 +16,8 @@ import type { PairService } from '../services/pairs.service.ts';
 import type { PriceService } from '../services/prices.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
-export function priceRoutes(prices: PriceService, pairs: PairService): FastifyPluginAsyncTypebox {
+export function priceRoutes(deps: { prices: PriceService; pairs: PairService }): FastifyPluginAsyncTypebox {
+  const { prices, pairs } = deps;
   return async function routes(app) {
     const sendTicker = serialisingOnce();
     const sendSymbols = serialisingOnce();

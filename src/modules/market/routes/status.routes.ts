@@ -3,7 +3,8 @@ import { tags } from '../schemas/common.schemas.ts';
 import { StatusResponse } from '../schemas/status.schemas.ts';
 import type { StatusService } from '../services/status.service.ts';
 
-export function statusRoutes(service: StatusService): FastifyPluginAsyncTypebox {
+export function statusRoutes(deps: { service: StatusService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     app.get(
       '/api/v1/market/status',

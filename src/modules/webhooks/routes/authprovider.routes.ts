@@ -4,7 +4,8 @@ import { AuthHookAnswer, AuthHookHeaders, HookError } from '../webhooks.schemas.
 import type { WebhooksService } from '../webhooks.service.ts';
 import { registerReceiver } from './receiver.ts';
 
-export function authproviderRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+export function authproviderRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     // The auth provider reads `error.message` of a non-2xx answer; our clients read `detail`. Give both.
     app.setErrorHandler((error, _request, reply) => {

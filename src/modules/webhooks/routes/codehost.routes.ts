@@ -3,7 +3,8 @@ import { CodehostHeaders } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { aliasHeader, registerReceiver } from './receiver.ts';
 
-export function codehostRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+export function codehostRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     registerReceiver(app, service, {
       provider: 'codehost',

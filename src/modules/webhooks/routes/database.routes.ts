@@ -3,7 +3,8 @@ import { DatabaseHeaders } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { registerReceiver } from './receiver.ts';
 
-export function databaseRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+export function databaseRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     registerReceiver(app, service, {
       provider: 'database',

@@ -3,7 +3,8 @@ import { EdgeHeaders } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { registerReceiver } from './receiver.ts';
 
-export function edgeRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+export function edgeRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     registerReceiver(app, service, {
       provider: 'edge',

@@ -3,7 +3,8 @@ import { ErrormonHeaders } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { registerReceiver } from './receiver.ts';
 
-export function errormonRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+export function errormonRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     registerReceiver(app, service, {
       provider: 'errormon',

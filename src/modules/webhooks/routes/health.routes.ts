@@ -3,7 +3,8 @@ import { PlatformsHealth, WebhooksHealth } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { tags } from './receiver.ts';
 
-export function webhookHealthRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+export function webhookHealthRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     app.get(
       '/api/webhooks/platforms/health',

@@ -3,7 +3,8 @@ import { MailerEvent, MailerHeaders } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { registerReceiver } from './receiver.ts';
 
-export function mailerRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+export function mailerRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     registerReceiver(app, service, {
       provider: 'mailer',

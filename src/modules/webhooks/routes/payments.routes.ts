@@ -3,7 +3,8 @@ import { PaymentsHeaders } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { registerReceiver } from './receiver.ts';
 
-export function paymentsRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+export function paymentsRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     registerReceiver(app, service, {
       provider: 'payments',

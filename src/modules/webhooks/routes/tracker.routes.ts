@@ -3,7 +3,8 @@ import { TrackerHeaders } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { registerReceiver } from './receiver.ts';
 
-export function trackerRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
+export function trackerRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
   return async function routes(app) {
     registerReceiver(app, service, {
       provider: 'tracker',
