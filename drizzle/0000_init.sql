@@ -239,7 +239,8 @@ CREATE TABLE "strategies" (
 	"live_started_at" timestamp with time zone,
 	"metrics" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "strategies_status_check" CHECK ("strategies"."status" IN ('draft', 'paper', 'live', 'retired'))
 );
 --> statement-breakpoint
 CREATE TABLE "strategy_transitions" (
@@ -248,7 +249,9 @@ CREATE TABLE "strategy_transitions" (
 	"from_status" text NOT NULL,
 	"to_status" text NOT NULL,
 	"at" timestamp with time zone NOT NULL,
-	"reason" text NOT NULL
+	"reason" text NOT NULL,
+	CONSTRAINT "strategy_transitions_from_status_check" CHECK ("strategy_transitions"."from_status" IN ('draft', 'paper', 'live', 'retired')),
+	CONSTRAINT "strategy_transitions_to_status_check" CHECK ("strategy_transitions"."to_status" IN ('draft', 'paper', 'live', 'retired'))
 );
 --> statement-breakpoint
 CREATE TABLE "tracker_issue_labels" (

@@ -9,7 +9,7 @@ import { iso } from '../../platform/http/schemas.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { IntegrationCore, IntegrationsAnswer } from './integrations.schemas.ts';
 import { PROBE_TTL_MS, type ProbeMemo, type ProbeRecord } from './probe-memo.ts';
-import { safeErrorText } from './safe-text.ts';
+import { safeErrorText } from './safe-text.domain.ts';
 
 type Venue = DashboardDeps['exchanges']['venues'][number];
 type Health = NonNullable<IntegrationsAnswer['exchanges'][number]['health']>;

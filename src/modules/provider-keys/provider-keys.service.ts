@@ -6,7 +6,7 @@ import type { Db } from '../../platform/db/database.ts';
 import { invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { ProviderProbe } from './adapters/provider-probe.ts';
-import { daysUntil, keyPrefix, nextRotationDate, reminderCutoff, REMINDER_WINDOW_DAYS, type Provider } from './key-rules.ts';
+import { daysUntil, keyPrefix, nextRotationDate, reminderCutoff, REMINDER_WINDOW_DAYS, type Provider } from './provider-keys.domain.ts';
 import type { KeyPatch, KeyRow, ProviderKeysRepository } from './provider-keys.repository.ts';
 import type { KeyCreateBody, KeyRecord, KeyTestResult, KeyUpdateBody, RotationReminder } from './provider-keys.schemas.ts';
 import type { Actor } from '../../platform/auth/actor.ts';

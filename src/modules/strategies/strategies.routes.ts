@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../platform/http/schemas.ts';
-import { PROMOTION_RULES } from './promotion-rules.ts';
+import { PROMOTION_RULES } from './strategies.domain.ts';
 import { StrategyDetail, StrategyIdParams, StrategyList, StrategyListQuery } from './strategies.schemas.ts';
 import type { StrategiesService } from './strategies.service.ts';
 

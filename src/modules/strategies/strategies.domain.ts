@@ -1,5 +1,15 @@
 // When a strategy in paper trading has earned real money: the autopilot's promotion rules, pure.
-import type { StrategyMetrics } from './strategies.tables.ts';
+
+/** Paper-trading figures, written by whatever runs the paper trading; read by the autopilot. */
+export interface StrategyMetrics {
+  paper_trades?: number;
+  /** Share of winning paper trades, 0..1. */
+  win_rate?: number;
+  /** Return of the paper account since paper_started_at, in percent. */
+  return_pct?: number;
+  /** Largest peak-to-trough fall of the paper account, in percent (positive number). */
+  max_drawdown_pct?: number;
+}
 
 export const STRATEGY_STATUSES = ['draft', 'paper', 'live', 'retired'] as const;
 export type StrategyStatus = (typeof STRATEGY_STATUSES)[number];

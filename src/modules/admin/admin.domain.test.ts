@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../platform/http/errors.ts';
-import { assertNotSelfLockout, utcMonthStart } from './user-rules.ts';
+import { assertNotSelfLockout, utcMonthStart } from './admin.domain.ts';
 
 describe('admin user rules', () => {
   it('refuses an admin demoting, suspending or deleting themselves with 409, and allows the rest', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { safeErrorText } from './safe-text.ts';
+import { safeErrorText } from './safe-text.domain.ts';
 
 describe('safe error text', () => {
   it('reduces a URL to its scheme and host: no credentials, no path, no query', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { directionSign, horizonOf, isCorrect, precisionOf, summarize } from './intel-scoring.ts';
+import { directionSign, horizonOf, isCorrect, precisionOf, summarize } from './intel-scoring.domain.ts';
 
 describe('intel scoring', () => {
   it('gives bullish, long and up a positive sign and bearish, short and down a negative one', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { daysUntil, keyPrefix, nextRotationDate, reminderCutoff } from './key-rules.ts';
+import { daysUntil, keyPrefix, nextRotationDate, reminderCutoff } from './provider-keys.domain.ts';
 
 describe('provider key rules', () => {
   it('shows at most 7 characters and at most a quarter of the key', () => {

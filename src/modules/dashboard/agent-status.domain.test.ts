@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentStatus } from './agent-status.ts';
+import { agentStatus } from './agent-status.domain.ts';
 
 describe('agent status', () => {
   const now = new Date('2031-03-01T12:00:00.000Z');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { promotionVerdict, transitionBudget } from './promotion-rules.ts';
+import { promotionVerdict, transitionBudget } from './strategies.domain.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');
 const daysAgo = (n: number) => new Date(NOW.getTime() - n * 86_400_000);
