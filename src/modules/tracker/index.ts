@@ -8,7 +8,7 @@ import type { TrackerBackend } from './adapters/tracker-backend.ts';
 import { trackerRoutes } from './tracker.routes.ts';
 import { createTrackerService } from './tracker.service.ts';
 
-export function createTrackerModule(platform: Platform, deps: { users: Pick<UsersModule, 'accounts'>; messages: Pick<NotificationsModule['messages'], 'chat'> }) {
+export function createTrackerModule(platform: Platform, deps: { users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'names'> }; messages: Pick<NotificationsModule['messages'], 'chat'> }) {
   const { config, database, cache, clock, logger } = platform;
   const { tracker } = config;
 

@@ -66,7 +66,7 @@ export function createWebhooksService(deps: {
   settings: WebhookSettings;
   clock: Clock;
   cache: Pick<Cache, 'get' | 'set'>;
-  users: { accounts: Pick<UsersModule['accounts'], 'findByEmail' | 'findById' | 'update'> };
+  users: { accounts: Pick<UsersModule['accounts'], 'findByEmail' | 'findById' | 'setBilling'> };
   messages: NotificationsModule['messages'];
   logger: Logger;
 }) {
@@ -96,7 +96,7 @@ export function createWebhooksService(deps: {
         return userId ? accounts.findById(userId, tx) : undefined;
       },
       async updateBilling(userId, changes) {
-        await accounts.update(userId, { ...changes, updatedAt: base.now }, tx);
+        await accounts.setBilling(userId, changes, base.now, tx);
       },
       isSuppressed: (email) => messages.isSuppressed(tx, email),
       suppress: (email, reason) => messages.suppress(tx, email, reason, base.now),
