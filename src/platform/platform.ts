@@ -5,6 +5,7 @@ import type { Config } from '../config/config.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import { createMemoryCache, createRedisCache, type Cache } from './cache/cache.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { resolveSecrets, type GeneratedSecret, type SecretSource } from './crypto/data-dir-secrets.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { seedFromPgliteImage } from './db/pglite-image.ts';
@@ -14,6 +15,8 @@ import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
 
 export interface Platform {
   readonly config: Config;
+  /** Where JWT_SECRET and ENCRYPTION_KEY came from: the environment, a file in DATA_DIR, or made at this start. */
+  readonly secretSources: Readonly<Record<GeneratedSecret, SecretSource>>;
   readonly database: Database;
   readonly cache: Cache;
   readonly clock: Clock;
@@ -40,6 +43,7 @@ export interface PlatformOverrides {
 }
 
 export async function createPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
+  const secrets = resolveSecrets(config);
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const dataDir = path.join(config.dataDir, 'pglite');
@@ -48,8 +52,8 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   const cache =
     overrides.cache ??
     (config.redisUrl ? createRedisCache(config.redisUrl, overrides.redisKeyPrefix ?? config.redisKeyPrefix) : createMemoryCache());
-  const secretBox = createSecretBox(config.crypto.encryptionKey, config.crypto.oldEncryptionKeys);
-  const tokens = createTokenService(config.auth.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
+  const secretBox = createSecretBox(secrets.encryptionKey, secrets.oldEncryptionKeys);
+  const tokens = createTokenService(secrets.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
   const fetchImpl = overrides.fetch ?? globalThis.fetch;
   const outbox = createOutboxWorker({ database, clock, logger, pollMs: overrides.outboxPollMs });
   const metrics = createMetrics(overrides.defaultMetrics ?? true);
@@ -58,6 +62,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
 
   return {
     config,
+    secretSources: secrets.sources,
     database,
     cache,
     clock,
