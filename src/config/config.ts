@@ -61,6 +61,19 @@ export interface Config {
     /** Per-call timeout of market-data requests to Binance and CoinGecko. */
     readonly upstreamTimeoutMs: number;
   };
+  /** Server-Sent Event streams (GET /api/v1/market/stream, GET /api/stream); limits are per instance. */
+  readonly streams: {
+    /** Open streams of every kind this instance serves at once. */
+    readonly maxConnections: number;
+    /** Open account streams (GET /api/stream) of one user on this instance. */
+    readonly maxPerUser: number;
+    /** Bytes written to a subscriber but not yet taken by it; past this the subscriber is dropped. */
+    readonly maxBufferBytes: number;
+    /** Period of the `: ping` comment. */
+    readonly pingMs: number;
+    /** The `retry:` the streams announce: how long a client waits before reconnecting. */
+    readonly retryMs: number;
+  };
   readonly exchange: {
     /** ccxt id → base URL override for venues other than binance and binanceus. */
     readonly apiUrls: Readonly<Record<string, string>>;
@@ -347,6 +360,13 @@ export function loadConfig(env: Env = process.env): Config {
       coingeckoApiPlan: read.oneOf('COINGECKO_API_PLAN', ['demo', 'pro'], coingeckoApiUrl.includes('pro-api.') ? 'pro' : 'demo'),
       liveStream: read.boolean('MARKET_LIVE_STREAM', true),
       upstreamTimeoutMs: read.integer('MARKET_UPSTREAM_TIMEOUT_MS', 5000, 100, 60_000),
+    },
+    streams: {
+      maxConnections: read.integer('STREAM_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+      maxPerUser: read.integer('STREAM_MAX_PER_USER', 5, 1, 1_000),
+      maxBufferBytes: read.integer('STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),
+      pingMs: read.integer('STREAM_PING_SECONDS', 15, 1, 300) * 1000,
+      retryMs: read.integer('STREAM_RETRY_MS', 3000, 100, 600_000),
     },
     exchange: {
       apiUrls: read.urlMap('EXCHANGE_API_URLS'),

@@ -6,6 +6,7 @@ import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db } from '../../platform/db/database.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { badRequest, conflict, invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
@@ -74,6 +75,7 @@ export function createCredentialsService(deps: {
   secretBox: SecretBox;
   clock: Clock;
   logger: Logger;
+  events: Pick<EventPublisher, 'user'>;
   describe: (venue: Venue) => Promise<VenueDescription>;
 }) {
   const { db, repo, secretBox, clock } = deps;
@@ -187,6 +189,7 @@ export function createCredentialsService(deps: {
         }, now);
         return created;
       });
+      await deps.events.user(ctx.userId, 'credential.changed', { credential_id: row.id, exchange: row.exchangeName, change: 'created', changed_fields: [] });
       return credentialView(row);
     },
 
@@ -231,6 +234,7 @@ export function createCredentialsService(deps: {
           }, now);
           return updated;
         });
+        await deps.events.user(ctx.userId, 'credential.changed', { credential_id: id, exchange: row.exchangeName, change: 'updated', changed_fields: changed });
         return credentialView(row);
       } catch (error) {
         if (isUniqueViolation(error)) throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
@@ -240,7 +244,7 @@ export function createCredentialsService(deps: {
 
     async remove(id: string, ctx: RequestContext) {
       const now = clock.now();
-      await db.transaction(async (tx) => {
+      const exchange = await db.transaction(async (tx) => {
         const row = await repo.findForUser(ctx.userId, id, tx);
         if (!row || !(await repo.delete(ctx.userId, id, tx))) throw notFound('Credential not found');
         await audit(tx, {
@@ -253,7 +257,9 @@ export function createCredentialsService(deps: {
           details: { exchange: row.exchangeName, credential_name: row.credentialName },
           ip: ctx.ip,
         }, now);
+        return row.exchangeName;
       });
+      await deps.events.user(ctx.userId, 'credential.changed', { credential_id: id, exchange, change: 'deleted', changed_fields: [] });
       return { success: true, message: 'Credential deleted', deleted_id: id };
     },
 
