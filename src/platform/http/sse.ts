@@ -174,6 +174,8 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
         'cache-control': 'no-store',
         // Proxies (nginx) must pass events on as they come, not buffer them.
         'x-accel-buffering': 'no',
+        // A stream holds its connection to the end; afterwards the client reconnects on a new one.
+        connection: 'close',
         'x-request-id': request.id,
       });
       raw.write(`retry: ${settings.retryMs}\n\n`);
