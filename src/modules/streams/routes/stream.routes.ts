@@ -49,7 +49,7 @@ export function streamRoutes(deps: { streams: AccountStreamService; tickets: Tic
           summary: 'A single-use ticket for the account stream',
           description: 'For clients that cannot send an Authorization header (a browser\'s EventSource): valid 60 s, good for one `GET /api/stream?ticket=...`.',
           security: bearerSecurity,
-          response: { 200: TicketResponse, 401: errorResponses(401)[401]!, 403: errorResponses(403)[403]! },
+          response: { 200: TicketResponse, ...errorResponses(401, 403) },
         },
       },
       async (request) => {
