@@ -254,6 +254,18 @@ CREATE TABLE "strategy_transitions" (
 	CONSTRAINT "strategy_transitions_to_status_check" CHECK ("strategy_transitions"."to_status" IN ('draft', 'paper', 'live', 'retired'))
 );
 --> statement-breakpoint
+CREATE TABLE "stream_events" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"type" text NOT NULL,
+	"audience" text NOT NULL,
+	"user_id" uuid,
+	"data" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "stream_events_type_check" CHECK ("stream_events"."type" IN ('balance.synced', 'trades.synced', 'credential.validated', 'credential.changed', 'job.finished', 'webhook.received')),
+	CONSTRAINT "stream_events_audience_check" CHECK ("stream_events"."audience" IN ('user', 'admins')),
+	CONSTRAINT "stream_events_user_check" CHECK (("stream_events"."audience" = 'admins') = ("stream_events"."user_id" IS NULL))
+);
+--> statement-breakpoint
 CREATE TABLE "tracker_issue_labels" (
 	"issue_id" uuid NOT NULL,
 	"label_id" uuid NOT NULL,
@@ -450,6 +462,8 @@ CREATE INDEX "strategies_created_idx" ON "strategies" USING btree ("created_at" 
 CREATE INDEX "strategies_status_idx" ON "strategies" USING btree ("status","paper_started_at");--> statement-breakpoint
 CREATE INDEX "strategy_transitions_at_idx" ON "strategy_transitions" USING btree ("at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "strategy_transitions_strategy_idx" ON "strategy_transitions" USING btree ("strategy_id","at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "stream_events_user_idx" ON "stream_events" USING btree ("user_id","id");--> statement-breakpoint
+CREATE INDEX "stream_events_created_idx" ON "stream_events" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "tracker_issue_labels_label_idx" ON "tracker_issue_labels" USING btree ("label_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_issues_identifier_key" ON "tracker_issues" USING btree ("identifier");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_issues_team_number_key" ON "tracker_issues" USING btree ("team_id","number");--> statement-breakpoint

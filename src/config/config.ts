@@ -230,6 +230,19 @@ const SETTINGS = {
     /** Per-call timeout of market-data requests to Binance and CoinGecko. */
     upstreamTimeoutMs: integer('MARKET_UPSTREAM_TIMEOUT_MS', 5000, 100, 60_000),
   },
+  /** Server-Sent Event streams (GET /api/v1/market/stream, GET /api/stream); limits are per instance. */
+  streams: {
+    /** Open streams of every kind this instance serves at once. */
+    maxConnections: integer('STREAM_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    /** Open account streams (GET /api/stream) of one user on this instance. */
+    maxPerUser: integer('STREAM_MAX_PER_USER', 5, 1, 1_000),
+    /** Bytes written to a subscriber but not yet taken by it; past this the subscriber is dropped. */
+    maxBufferBytes: integer('STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),
+    /** Period of the `: ping` comment, ms. */
+    pingMs: setting((env) => env.integer('STREAM_PING_SECONDS', 15, 1, 300) * 1000),
+    /** The `retry:` the streams announce: how long a client waits before reconnecting. */
+    retryMs: integer('STREAM_RETRY_MS', 3000, 100, 600_000),
+  },
   exchange: {
     /** ccxt id → base URL override for venues other than binance and binanceus. */
     apiUrls: urlMap('EXCHANGE_API_URLS'),

@@ -3,6 +3,7 @@
 import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { BalanceRow, BalancesRepository } from './balances.repository.ts';
@@ -25,6 +26,7 @@ export function createBalancesService(deps: {
   gateway: Pick<VenueGateway, 'balance'>;
   credentials: Pick<CredentialsService, 'resolve' | 'use' | 'ownedOn'>;
   clock: Clock;
+  events: Pick<EventPublisher, 'user'>;
 }) {
   const { repo, clock } = deps;
 
@@ -48,6 +50,7 @@ export function createBalancesService(deps: {
             ip: ctx.ip,
           }, now);
         });
+        await deps.events.user(ctx.userId, 'balance.synced', { exchange: venue, credential_id: credential.id, success: true, currencies_synced: balances.length, error_type: null });
         return {
           ...base,
           success: true,
@@ -72,6 +75,7 @@ export function createBalancesService(deps: {
           details: { exchange: venue, success: false, error_type: error.errorType, failure: error.failure },
           ip: ctx.ip,
         }, now);
+        await deps.events.user(ctx.userId, 'balance.synced', { exchange: venue, credential_id: credential.id, success: false, currencies_synced: 0, error_type: error.errorType });
         return {
           ...base,
           success: false,

@@ -5,6 +5,7 @@ import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db } from '../../platform/db/database.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { badRequest, conflict, invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
@@ -72,6 +73,7 @@ export function createCredentialsService(deps: {
   secretBox: SecretBox;
   clock: Clock;
   logger: Logger;
+  events: Pick<EventPublisher, 'user'>;
   describe: (venue: Venue) => Promise<VenueDescription>;
 }) {
   const { db, repo, secretBox, clock } = deps;
@@ -171,6 +173,7 @@ export function createCredentialsService(deps: {
         }, now);
         return created;
       });
+      await deps.events.user(ctx.userId, 'credential.changed', { credential_id: row.id, exchange: row.exchangeName, change: 'created', changed_fields: [] });
       return credentialView(row);
     },
 
@@ -215,12 +218,13 @@ export function createCredentialsService(deps: {
         }, now);
         return updated;
       });
+      await deps.events.user(ctx.userId, 'credential.changed', { credential_id: id, exchange: row.exchangeName, change: 'updated', changed_fields: changed });
       return credentialView(row);
     },
 
     async remove(id: string, ctx: RequestContext) {
       const now = clock.now();
-      await db.transaction(async (tx) => {
+      const exchange = await db.transaction(async (tx) => {
         const row = await repo.findForUser(ctx.userId, id, tx);
         if (!row || !(await repo.delete(ctx.userId, id, tx))) throw notFound('Credential not found');
         await audit(tx, {
@@ -233,7 +237,9 @@ export function createCredentialsService(deps: {
           details: { exchange: row.exchangeName, credential_name: row.credentialName },
           ip: ctx.ip,
         }, now);
+        return row.exchangeName;
       });
+      await deps.events.user(ctx.userId, 'credential.changed', { credential_id: id, exchange, change: 'deleted', changed_fields: [] });
       return { success: true, message: 'Credential deleted', deleted_id: id };
     },
 

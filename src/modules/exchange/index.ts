@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { CcxtVenueGateway } from './adapters/ccxt-venue-gateway.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
 import { createBalancesRepository } from './balances.repository.ts';
@@ -26,9 +27,9 @@ import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
 import { VENUES, type Venue } from './venues.ts';
 
-export function createExchangeModule(platform: Platform, deps: { guards: Guards }) {
+export function createExchangeModule(platform: Platform, deps: { guards: Guards; events: Pick<EventPublisher, 'user'> }) {
   const { config, database, cache, clock, secretBox, logger } = platform;
-  const { guards } = deps;
+  const { guards, events } = deps;
   const db = database.db;
   const gateway: VenueGateway = new CcxtVenueGateway({
     settings: {
@@ -47,11 +48,11 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
   const tradesRepo = createTradesRepository(db);
   const prices = createUsdPrices(cache);
 
-  const credentials = createCredentialsService({ db, repo: credentialsRepo, secretBox, clock, logger, describe: (venue) => gateway.describe(venue) });
+  const credentials = createCredentialsService({ db, repo: credentialsRepo, secretBox, clock, logger, events, describe: (venue) => gateway.describe(venue) });
   const rotation = createCredentialRotation({ db, repo: credentialsRepo, secretBox, clock, logger });
-  const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock });
-  const balances = createBalancesService({ db, repo: balancesRepo, gateway, credentials, clock });
-  const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger });
+  const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock, events });
+  const balances = createBalancesService({ db, repo: balancesRepo, gateway, credentials, clock, events });
+  const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger, events });
   const { probeTimeoutMs } = config.exchange;
   const venues = createVenuesService({ gateway, prices, probeTimeoutMs });
   const routing = createRoutingService({ gateway, prices, clock, probeTimeoutMs });

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueGateway, type VenueMarket, type VenueTrade } from './adapters/venue-gateway.ts';
@@ -65,6 +66,7 @@ export function createTradesService(deps: {
   credentials: Pick<CredentialsService, 'resolve' | 'use'>;
   clock: Clock;
   logger: Logger;
+  events: Pick<EventPublisher, 'user'>;
 }) {
   const { repo, gateway, clock } = deps;
 
@@ -120,6 +122,7 @@ export function createTradesService(deps: {
         details: { exchange: venue, success: !failure, symbols, trades_synced: synced, trades_duplicate: duplicate, error_type: failure?.errorType ?? null },
         ip: ctx.ip,
       }, now);
+      await deps.events.user(ctx.userId, 'trades.synced', { exchange: venue, credential_id: credential.id, success: !failure, symbols_synced: symbols, trades_synced: synced, trades_duplicate: duplicate, error_type: failure?.errorType ?? null });
       return {
         success: !failure,
         user_id: ctx.userId,

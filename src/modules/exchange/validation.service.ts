@@ -4,6 +4,7 @@
 import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { VenueError, type KeyPermissions, type VenueCredentials, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { CredentialsRepository } from './credentials.repository.ts';
 import type { CredentialOutcome, CredentialsService, RequestContext } from './credentials.service.ts';
@@ -66,6 +67,7 @@ export function createValidationService(deps: {
   repo: CredentialsRepository;
   credentials: Pick<CredentialsService, 'open' | 'record'>;
   clock: Clock;
+  events: Pick<EventPublisher, 'user'>;
 }) {
   const { gateway } = deps;
 
@@ -134,6 +136,7 @@ export function createValidationService(deps: {
         details: { exchange: input.exchange, valid: result.valid, cause: result.cause, credential_ids: ids },
         ip: ctx.ip,
       }, now);
+      await deps.events.user(ctx.userId, 'credential.validated', { exchange: input.exchange, valid: result.valid, cause: result.cause, credential_ids: ids });
       return { ...result, exchange: input.exchange, checked_at: now.toISOString(), updated_credential_ids: ids };
     },
   };

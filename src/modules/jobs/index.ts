@@ -8,6 +8,7 @@ import type { UsersService } from '../admin/users.service.ts';
 import type { MarketModule } from '../market/index.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { StrategiesService } from '../strategies/strategies.service.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { createJobLock } from './job-lock.ts';
 import { createJobRunner } from './job-runner.ts';
 import { jobsRoutes } from './jobs.routes.ts';
@@ -32,6 +33,7 @@ export interface JobsModuleDeps {
   market: Pick<MarketModule, 'candles'>;
   strategies: { service: Pick<StrategiesService, 'evaluatePaper'> };
   messages: Pick<NotificationsModule['messages'], 'chat'>;
+  events: Pick<EventPublisher, 'admins'>;
 }
 
 export function createJobsModule(platform: Platform, deps: JobsModuleDeps, options: { timers?: TimerFactory } = {}) {
@@ -52,7 +54,7 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
   // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force.
   const jobs = registered.map((job) => ({ ...job, cron: config.jobs.crons[job.name] ?? job.cron }));
   const repo = createRunsRepository(database.db);
-  const runner = createJobRunner({ jobs, repo, lock: createJobLock(database), clock, logger });
+  const runner = createJobRunner({ jobs, repo, lock: createJobLock(database), clock, logger, events: deps.events });
   const scheduler = createScheduler({ jobs, run: (name) => runner.run(name, 'scheduler'), timers: options.timers, logger });
   const service = createJobsService({
     jobs,

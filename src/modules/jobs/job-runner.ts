@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { safeJobError } from './job-errors.ts';
 import type { JobLock } from './job-lock.ts';
 import type { JobName, RunTrigger } from './job-names.ts';
@@ -40,7 +41,14 @@ export type RunOutcome =
 
 export const OVERLAP_REASON = 'another run of this job is in progress';
 
-export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: RunsRepository; lock: JobLock; clock: Clock; logger: Logger }) {
+export function createJobRunner(deps: {
+  jobs: readonly RegisteredJob[];
+  repo: RunsRepository;
+  lock: JobLock;
+  clock: Clock;
+  logger: Logger;
+  events: Pick<EventPublisher, 'admins'>;
+}) {
   const { repo, lock, clock, logger } = deps;
   const byName = new Map<string, RegisteredJob>(deps.jobs.map((job) => [job.name, job]));
 
@@ -75,14 +83,18 @@ export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: Ru
       const job = byName.get(name);
       if (!job) throw new Error(`unknown job ${name}`);
       const startedAt = clock.now();
+      let outcome: RunOutcome;
       try {
-        return await attempt(job, trigger, startedAt);
+        outcome = await attempt(job, trigger, startedAt);
       } catch (error) {
         // The lock or the run record itself failed (the database is down): nothing ran, or its
         // outcome could not be written. Either way the caller must see a failure.
         logger.error({ err: error, job: name }, 'scheduled job could not be run or recorded');
-        return { job: name, trigger, runId: null, startedAt, finishedAt: clock.now(), status: 'failed', error: safeJobError(error) };
+        outcome = { job: name, trigger, runId: null, startedAt, finishedAt: clock.now(), status: 'failed', error: safeJobError(error) };
       }
+      const { runId, status, finishedAt } = outcome;
+      await deps.events.admins('job.finished', { job: name, run_id: runId, trigger, status, started_at: startedAt.toISOString(), finished_at: finishedAt.toISOString() });
+      return outcome;
     },
   };
 }

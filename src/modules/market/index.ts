@@ -1,6 +1,7 @@
 // Market data (public, GET /api/v1/market/...): the sources are chosen here from config, once.
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../platform/http/errors.ts';
+import type { SseRegistry } from '../../platform/http/sse.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createBinanceLiveFeed } from './adapters/binance-live-feed.ts';
 import { createBinanceMarketSource, describeBinanceError } from './adapters/binance-market-source.ts';
@@ -14,9 +15,11 @@ import { candleRoutes } from './routes/candles.routes.ts';
 import { overviewRoutes } from './routes/overview.routes.ts';
 import { priceRoutes } from './routes/prices.routes.ts';
 import { statusRoutes } from './routes/status.routes.ts';
+import { priceStreamRoutes } from './routes/stream.routes.ts';
 import { createCandleService } from './services/candles.service.ts';
 import { createOverviewService } from './services/overview.service.ts';
 import { createPairService } from './services/pairs.service.ts';
+import { createPriceStream } from './services/price-stream.service.ts';
 import { createPriceService } from './services/prices.service.ts';
 import { createStatusService } from './services/status.service.ts';
 
@@ -67,7 +70,7 @@ function createSources(platform: Platform): {
   };
 }
 
-export function createMarketModule(platform: Platform) {
+export function createMarketModule(platform: Platform, deps: { sse: SseRegistry }) {
   const { config, cache, clock, logger } = platform;
   const { spot, assets, live, ping } = createSources(platform);
   // The longest one load takes: ohlc-range's limit of 2000 candles is two upstream pages.
@@ -75,6 +78,7 @@ export function createMarketModule(platform: Platform) {
   const store = createMarketCache({ cache, clock, lockWaitMs: longestLoadMs });
   const data = createMarketData({ spot, assets, store, clock });
   const prices = createPriceService({ data, live, clock, source: spot.name });
+  const priceStream = createPriceStream({ data, prices, live, logger, restSource: spot.name === 'simulated' ? 'simulated' : 'rest' });
   const pairs = createPairService({ data, clock, source: spot.name });
   const candles = createCandleService({ data, clock, source: spot.name });
   const overview = createOverviewService({ data, clock, logger, spotSource: spot.name, assetSource: assets.name });
@@ -99,6 +103,8 @@ export function createMarketModule(platform: Platform) {
       await app.register(candleRoutes({ candles, pairs }));
       await app.register(overviewRoutes({ overview }));
       await app.register(statusRoutes({ service: status }));
+      // Answered on a connection of its own for as long as it lasts; never micro-cached (it is hijacked).
+      await app.register(priceStreamRoutes({ stream: priceStream, sse: deps.sse }));
     },
     /** The most recent candles (up to `limit`, default 1000, max 2000) opening within [start, end], oldest first. */
     candles: candles.candles,
@@ -121,7 +127,10 @@ export function createMarketModule(platform: Platform) {
     },
     /** Opens the live price stream; call when the server starts listening. */
     start: () => live.start(),
-    stop: () => live.stop(),
+    async stop() {
+      priceStream.stop();
+      await live.stop();
+    },
   };
 }
 

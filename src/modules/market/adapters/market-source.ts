@@ -64,6 +64,8 @@ export interface LivePriceFeed {
   /** Every symbol's newest tick while the feed is live; empty otherwise. */
   ticks(): Iterable<LiveTick>;
   state(): LiveFeedState;
+  /** Calls `listener` with each message's ticks as they arrive; answers the unsubscribe. */
+  onTicks(listener: (ticks: readonly LiveTick[]) => void): () => void;
 }
 
 /** The feed when the stream is turned off or the source has none. */
@@ -72,6 +74,7 @@ export const noLiveFeed: LivePriceFeed = {
   async stop() {},
   tick: () => undefined,
   ticks: () => [],
+  onTicks: () => () => {},
   state: () => ({
     status: 'disabled',
     live: false,

@@ -83,6 +83,9 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
   const asMap = (entries: PriceEntry[]) => Object.fromEntries(entries.map((e) => [e.symbol, e]));
 
   return {
+    /** Last prices of these pairs, stream first, REST for the rest (the price stream's snapshot). */
+    quotes: async (infos: readonly PairRef[]): Promise<PriceEntry[]> => (await price(infos)).entries,
+
     async ticker(query: TickerQuery): Promise<TickerRow[]> {
       const limit = query.limit ?? 20;
       const names = query.symbols ? symbolList(query.symbols, ['query', 'symbols']) : undefined;
