@@ -1,6 +1,6 @@
 import type { Platform } from '../../platform/platform.ts';
 import type { UsersModule } from '../users/index.ts';
-import { authRoutes } from './auth.routes.ts';
+import { authRoutes } from './routes/auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
 import { createPasswordService } from './password.service.ts';
 

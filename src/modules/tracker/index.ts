@@ -5,7 +5,7 @@ import { createLinearClient } from './adapters/linear-client.ts';
 import { createLinearTrackerBackend } from './adapters/linear-tracker-backend.ts';
 import { createLocalTrackerBackend } from './adapters/local-tracker-backend.ts';
 import type { TrackerBackend } from './adapters/tracker-backend.ts';
-import { trackerRoutes } from './tracker.routes.ts';
+import { trackerRoutes } from './routes/tracker.routes.ts';
 import { createTrackerService } from './tracker.service.ts';
 
 export function createTrackerModule(platform: Platform, deps: { users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'names'> }; messages: Pick<NotificationsModule['messages'], 'chat'> }) {

@@ -1,10 +1,10 @@
 // Admin read of strategies: extra routes beyond the spec (docs/decisions/072).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Guards } from '../../platform/auth/guards.ts';
-import { bearerSecurity, errorResponses } from '../../platform/http/schemas.ts';
-import { PROMOTION_RULES } from './strategies.domain.ts';
-import { StrategyDetail, StrategyIdParams, StrategyList, StrategyListQuery } from './strategies.schemas.ts';
-import type { StrategiesService } from './strategies.service.ts';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import { PROMOTION_RULES } from '../strategies.domain.ts';
+import { StrategyDetail, StrategyIdParams, StrategyList, StrategyListQuery } from '../strategies.schemas.ts';
+import type { StrategiesService } from '../strategies.service.ts';
 
 const tags = ['admin: strategies'];
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentUser, type Guards } from '../../platform/auth/guards.ts';
-import { bearerSecurity, errorResponses } from '../../platform/http/schemas.ts';
-import { Account, ChangePasswordBody, LoginBody, RefreshBody, RegisterBody, Success, TokenPair } from './auth.schemas.ts';
-import type { AuthService } from './auth.service.ts';
-import type { PasswordService } from './password.service.ts';
+import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import { Account, ChangePasswordBody, LoginBody, RefreshBody, RegisterBody, Success, TokenPair } from '../auth.schemas.ts';
+import type { AuthService } from '../auth.service.ts';
+import type { PasswordService } from '../password.service.ts';
 
 const tags = ['auth'];
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actorOf } from '../../platform/auth/actor.ts';
-import type { Guards } from '../../platform/auth/guards.ts';
-import { bearerSecurity, Detail, errorResponses } from '../../platform/http/schemas.ts';
-import { RagSettings, RagSettingsUpdate } from './rag-settings.schemas.ts';
-import type { RagSettingsService } from './rag-settings.service.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
+import { RagSettings, RagSettingsUpdate } from '../rag-settings.schemas.ts';
+import type { RagSettingsService } from '../rag-settings.service.ts';
 
 const tags = ['admin: retrieval settings'];
 const path = '/api/v1/admin/rag-settings';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errorResponses } from '../../platform/http/schemas.ts';
+import { errorResponses } from '../../../platform/http/schemas.ts';
 import {
   AgentIssue,
   AgentIssueBody,
@@ -10,8 +10,8 @@ import {
   IssueParams,
   IssuePatchBody,
   TrackerHealth,
-} from './tracker.schemas.ts';
-import type { TrackerService } from './tracker.service.ts';
+} from '../tracker.schemas.ts';
+import type { TrackerService } from '../tracker.service.ts';
 
 const tags = ['tracker'];
 // The contract lists no authorization parameter for the tracker (decision 050).
