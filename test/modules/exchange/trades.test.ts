@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
-import { auditLog } from '../../../src/platform/db/schema.ts';
 import { exchangeTrades } from '../../../src/modules/exchange/exchange.tables.ts';
 import { binanceTrade, type FakeAccount } from '../../fakes/binance.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -49,7 +48,12 @@ describe('exchange trades', () => {
   });
 
   const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) => t.app.inject({ method, url, headers: who?.headers ?? {} });
-  const stored = () => t.database.db.select().from(exchangeTrades).where(eq(exchangeTrades.userId, user.id));
+  /** The trades stored for `who`, as the trade list shows them. */
+  const stored = async (who: TestUser = user, query = '') => {
+    const response = await call('GET', `/api/exchange/trades?exchange=binance&limit=1000${query}`, who);
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json().trades as { exchange_trade_id: string; symbol: string; side: string; price: number | null; fee: number; fee_currency: string; sync_status: string }[];
+  };
 
   describe('POST /api/exchange/trades/sync', () => {
     it('stores a symbol\'s trades and counts a repeated sync as duplicates, never inserting twice', async () => {
@@ -64,20 +68,25 @@ describe('exchange trades', () => {
       assert.equal(again.trades_duplicate, 2);
       const rows = await stored();
       assert.equal(rows.length, 2);
-      const sell = rows.find((r) => r.exchangeTradeId === '102')!;
+      const sell = rows.find((r) => r.exchange_trade_id === '102')!;
       assert.equal(sell.side, 'sell');
-      assert.equal(sell.price, '65100.200000000000000000');
-      assert.equal(sell.fee, '0.325501000000000000');
-      assert.equal(sell.feeCurrency, 'USDT');
-      assert.equal(sell.syncStatus, 'synced');
-      const audit = (await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'exchange.trades.sync'))).at(-1)!;
-      assert.equal(audit.details.trades_duplicate, 2);
+      assert.equal(sell.price, 65100.2);
+      assert.equal(sell.fee, 0.325501);
+      assert.equal(sell.fee_currency, 'USDT');
+      assert.equal(sell.sync_status, 'synced');
+      // The API answers numbers; that price and fee are kept as exact numerics shows only at rest.
+      const [exact] = await t.database.db.select().from(exchangeTrades).where(and(eq(exchangeTrades.userId, user.id), eq(exchangeTrades.exchangeTradeId, '102')));
+      assert.equal(exact!.price, '65100.200000000000000000');
+      assert.equal(exact!.fee, '0.325501000000000000');
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const activity = (await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, admin)).json() as { action: string; details: { trades_duplicate?: number } }[];
+      assert.equal(activity.find((a) => a.action === 'exchange.trades.sync')!.details.trades_duplicate, 2);
     });
 
     it('keeps the same venue id on two pairs as two trades', async () => {
       const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=ETH/USDT')).json();
       assert.equal(body.trades_synced, 1);
-      const ids = (await stored()).filter((r) => r.exchangeTradeId === '101').map((r) => r.symbol).sort();
+      const ids = (await stored()).filter((r) => r.exchange_trade_id === '101').map((r) => r.symbol).sort();
       assert.deepEqual(ids, ['BTC/USDT', 'ETH/USDT']);
     });
 
@@ -95,8 +104,8 @@ describe('exchange trades', () => {
       assert.equal(limitedRequest.params.get('limit'), '1');
       assert.ok(!limitedRequest.params.has('startTime') && !limitedRequest.params.has('fromId'));
       // Without since, Binance answers the most recent trades: the newest of XRPUSDT's two is kept.
-      const [xrp] = await t.database.db.select().from(exchangeTrades).where(and(eq(exchangeTrades.userId, other.id), eq(exchangeTrades.symbol, 'XRP/USDT')));
-      assert.equal(xrp!.exchangeTradeId, '2');
+      const xrp = await stored(other, '&symbol=XRP/USDT');
+      assert.deepEqual(xrp.map((r) => r.exchange_trade_id), ['2']);
     });
 
     it('without a symbol, asks every pair of the currencies held in the latest snapshot against the venue\'s quotes', async () => {
@@ -137,8 +146,8 @@ describe('exchange trades', () => {
       account.trades.LTCUSDT = [broken];
       const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=LTCUSDT')).json();
       assert.equal(body.trades_synced, 1);
-      const [row] = await t.database.db.select().from(exchangeTrades).where(and(eq(exchangeTrades.userId, user.id), eq(exchangeTrades.symbol, 'LTC/USDT')));
-      assert.equal(row!.syncStatus, 'failed');
+      const [row] = await stored(user, '&symbol=LTC/USDT');
+      assert.equal(row!.sync_status, 'failed');
       assert.equal(row!.price, null);
     });
 
