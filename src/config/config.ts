@@ -46,6 +46,17 @@ export interface Config {
     readonly scheduler: 'off' | 'internal';
     /** Job name → UTC cron expression replacing the job's default (SCHEDULER_CRONS). */
     readonly crons: Readonly<Record<string, string>>;
+    /** Share of each venue's weight budget the sync-accounts job may spend (SYNC_ACCOUNTS_BUDGET_PERCENT). */
+    readonly syncAccountsBudgetShare: number;
+  };
+  /** The request-weight budget every caller of a venue shares (docs/decisions/110). */
+  readonly venueBudget: {
+    /** Share of the venue's per-minute limit this service allows itself (VENUE_WEIGHT_SHARE_PERCENT). */
+    readonly share: number;
+    /** How long a call may wait for the next minute before it is refused with 503. */
+    readonly maxWaitMs: number;
+    /** Names the egress IP: instances with the same id share one budget per venue. */
+    readonly egress: string;
   };
   readonly market: {
     readonly source: 'binance' | 'simulated';
@@ -70,6 +81,8 @@ export interface Config {
     readonly timeoutMs: number;
     /** How long one venue may hold up an answer that asks several (route, health, venue info). */
     readonly probeTimeoutMs: number;
+    /** How far back a market's first trade sync reaches (TRADE_SYNC_HORIZON_DAYS). */
+    readonly tradeSyncHorizonDays: number;
   };
   readonly tracker: {
     readonly backend: 'local' | 'linear';
@@ -204,6 +217,17 @@ class EnvReader {
   }
 }
 
+/** VENUE_EGRESS_ID becomes part of cache keys: letters, digits, dot, dash and underscore only. */
+function egressId(read: EnvReader): string {
+  const raw = read.string('VENUE_EGRESS_ID');
+  if (raw === undefined) return 'default';
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) {
+    read.problems.push(`VENUE_EGRESS_ID must be 1 to 64 letters, digits, dots, dashes or underscores (got "${raw}")`);
+    return 'default';
+  }
+  return raw;
+}
+
 function isUrl(value: string): boolean {
   try {
     const url = new URL(value);
@@ -336,6 +360,12 @@ export function loadConfig(env: Env = process.env): Config {
       secret: read.string('SCHEDULED_JOB_SECRET'),
       scheduler: read.oneOf('SCHEDULER', ['off', 'internal'], 'off'),
       crons: parseJobCrons('SCHEDULER_CRONS', read.string('SCHEDULER_CRONS'), read.problems),
+      syncAccountsBudgetShare: read.integer('SYNC_ACCOUNTS_BUDGET_PERCENT', 50, 1, 100) / 100,
+    },
+    venueBudget: {
+      share: read.integer('VENUE_WEIGHT_SHARE_PERCENT', 80, 1, 100) / 100,
+      maxWaitMs: read.integer('VENUE_BUDGET_MAX_WAIT_MS', 2_000, 0, 30_000),
+      egress: egressId(read),
     },
     market: {
       source: read.oneOf('MARKET_DATA_SOURCE', ['binance', 'simulated'], 'binance'),
@@ -353,6 +383,7 @@ export function loadConfig(env: Env = process.env): Config {
       rateLimit: read.boolean('EXCHANGE_RATE_LIMIT', true),
       timeoutMs: read.integer('EXCHANGE_TIMEOUT_MS', 10_000, 100, 120_000),
       probeTimeoutMs: read.integer('EXCHANGE_PROBE_TIMEOUT_MS', 3_000, 100, 60_000),
+      tradeSyncHorizonDays: read.integer('TRADE_SYNC_HORIZON_DAYS', 365, 1, 3650),
     },
     tracker: {
       backend: read.oneOf('TRACKER_BACKEND', ['local', 'linear'], 'local'),
