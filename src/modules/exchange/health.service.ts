@@ -3,6 +3,7 @@
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
+import { BudgetRefusal } from '../../platform/venue-budget/venue-budget.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import { withTimeout } from './timeouts.ts';
 import { HEALTH_TTL_MS, VENUES, type Venue } from './venues.ts';
@@ -35,7 +36,7 @@ export function createHealthService(deps: { gateway: Pick<VenueGateway, 'status'
     } catch (error) {
       const failure = error instanceof VenueError ? error.failure : undefined;
       const status: VenueHealth['status'] =
-        failure === 'rate_limited' || failure === 'ip_banned'
+        failure === 'rate_limited' || failure === 'ip_banned' || error instanceof BudgetRefusal
           ? 'rate_limited'
           : failure === 'maintenance'
             ? 'maintenance'

@@ -40,6 +40,7 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
     },
     cache,
     fetch: platform.fetch,
+    budget: (venue) => platform.venueBudgets.venue(venue),
   });
 
   const credentialsRepo = createCredentialsRepository(db);

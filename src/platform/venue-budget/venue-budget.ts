@@ -201,6 +201,8 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
         await refreshLimit();
         const open = await openBreaker();
         if (open) throw breakerRefusal(open);
+        // Binance counts SAPI weight apart; such calls only honour the breaker.
+        if (weight <= 0) return;
         const share = shareScope.getStore() ?? 1;
         let attempt = await tryReserve(weight, share);
         if (attempt.added) return;

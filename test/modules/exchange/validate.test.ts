@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { auditLog } from '../../../src/platform/db/schema.ts';
 import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
+import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
@@ -11,9 +12,10 @@ describe('POST /api/exchange/validate', () => {
   let t: TestApp;
   let user: TestUser;
 
+  const clock = shiftedClock();
   before(async () => {
     fakes = await startVenueFakes();
-    t = await buildTestApp({ env: fakes.env() });
+    t = await buildTestApp({ env: fakes.env(), clock });
     user = await signIn(t.app, t.database);
   });
   after(async () => {
@@ -115,7 +117,7 @@ describe('POST /api/exchange/validate', () => {
     assert.equal(limited.valid, false);
     assert.equal(limited.cause, 'rate_limited');
     assert.equal(limited.retry_after, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    clock.advance(1_001);
   });
 
   it('records the verdict on the caller\'s stored credentials holding the same key, and audits without secrets', async () => {
