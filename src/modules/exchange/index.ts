@@ -52,7 +52,7 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
   const rotation = createCredentialRotation({ db, repo: credentialsRepo, secretBox, clock, logger });
   const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock });
   const balances = createBalancesService({ db, repo: balancesRepo, gateway, credentials, clock });
-  const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger });
+  const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger, horizonDays: config.exchange.tradeSyncHorizonDays });
   const { probeTimeoutMs } = config.exchange;
   const venues = createVenuesService({ gateway, prices, probeTimeoutMs });
   const routing = createRoutingService({ gateway, prices, clock, probeTimeoutMs });

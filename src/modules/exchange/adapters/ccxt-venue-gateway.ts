@@ -12,6 +12,7 @@ import {
   VenueError,
   type CallOptions,
   type KeyScope,
+  type TradePage,
   type VenueBalance,
   type VenueCredentials,
   type VenueDescription,
@@ -145,8 +146,10 @@ export class CcxtVenueGateway implements VenueGateway {
     }, true);
   }
 
-  async myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, since?: number, limit?: number): Promise<VenueTrade[]> {
-    return this.call(venue, { credentials }, async (exchange) => (await exchange.fetchMyTrades(symbol, since, limit)).map(toVenueTrade), true);
+  async myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, page: TradePage): Promise<VenueTrade[]> {
+    // ccxt passes extra parameters through: Binance's fromId continues exactly after the last stored id.
+    const params = page.fromId !== undefined ? { fromId: page.fromId } : {};
+    return this.call(venue, { credentials }, async (exchange) => (await exchange.fetchMyTrades(symbol, page.since, page.limit, params)).map(toVenueTrade), true);
   }
 
   async feeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials) {
