@@ -9,6 +9,7 @@ export const SCHEDULED_JOBS: readonly string[] = [
   'cleanup-device-sessions',
   'cleanup-expired-tokens',
   'strategy-autopilot/evaluate',
+  'sync-accounts',
 ];
 
 function cronProblem(cron: unknown): string | undefined {

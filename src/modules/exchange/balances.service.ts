@@ -6,7 +6,7 @@ import type { Db } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { BalanceRow, BalancesRepository } from './balances.repository.ts';
-import type { CredentialsService, RequestContext } from './credentials.service.ts';
+import { auditActor, type CredentialsService, type RequestContext } from './credentials.service.ts';
 import type { Venue } from './venues.ts';
 
 function entry(row: BalanceRow) {
@@ -38,8 +38,7 @@ export function createBalancesService(deps: {
         await deps.db.transaction(async (tx) => {
           const syncId = await repo.recordSnapshot({ userId: ctx.userId, exchange: venue, credentialId: credential.id, syncedAt: now, balances }, tx);
           await audit(tx, {
-            actorId: ctx.userId,
-            actorType: 'user',
+            ...auditActor(ctx),
             action: 'exchange.balance.sync',
             subjectUserId: ctx.userId,
             targetType: 'exchange_credential',
@@ -63,8 +62,7 @@ export function createBalancesService(deps: {
         if (!(error instanceof VenueError)) throw error;
         const now = clock.now();
         await audit(deps.db, {
-          actorId: ctx.userId,
-          actorType: 'user',
+          ...auditActor(ctx),
           action: 'exchange.balance.sync',
           subjectUserId: ctx.userId,
           targetType: 'exchange_credential',

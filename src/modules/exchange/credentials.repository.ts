@@ -136,6 +136,16 @@ export function createCredentialsRepository(db: DbExecutor) {
       return rows.map((row) => ({ ...row, count: Number(row.count), lastSuccessAt: at(row.lastSuccessAt), lastErrorAt: at(row.lastErrorAt) }));
     },
 
+    /** Active credentials of every user, in id order, for the sync-accounts job. */
+    async activePage(afterId: string | null, size: number) {
+      return db
+        .select({ id: exchangeCredentials.id, userId: exchangeCredentials.userId, exchangeName: exchangeCredentials.exchangeName })
+        .from(exchangeCredentials)
+        .where(and(eq(exchangeCredentials.isActive, true), afterId ? gt(exchangeCredentials.id, afterId) : undefined))
+        .orderBy(asc(exchangeCredentials.id))
+        .limit(size);
+    },
+
     async sealedPage(afterId: string | null, size: number) {
       return db
         .select({

@@ -5,6 +5,7 @@ import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { CcxtVenueGateway } from './adapters/ccxt-venue-gateway.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
+import { createAccountSyncService } from './account-sync.service.ts';
 import { createBalancesRepository } from './balances.repository.ts';
 import { createBalancesService } from './balances.service.ts';
 import { createBinanceAccountService } from './binance-account.service.ts';
@@ -59,6 +60,7 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
   const health = createHealthService({ gateway, cache, clock, probeTimeoutMs });
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
   const tradingSummary = createTradingSummary({ trades: tradesRepo, balances: balancesRepo, prices });
+  const accountSync = createAccountSyncService({ repo: credentialsRepo, balances, trades, logger });
 
   return {
     name: 'exchange',
@@ -70,6 +72,8 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
       await app.register(binanceAccountRoutes({ account, guards }));
     },
     credentials: { reencryptAll: rotation.reencryptAll },
+    /** For the sync-accounts job: every active credential's balance and new trades, within `share` of each venue's budget. */
+    accounts: { syncAll: accountSync.syncAll },
     /**
      * For the dashboard: per venue, active stored credentials (count, last good and failed check),
      * and one venue's health as GET /api/exchange/{venue}/health answers it (cached for a minute).

@@ -10,7 +10,7 @@ import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueGateway, type VenueMarket, type VenueTrade } from './adapters/venue-gateway.ts';
 import type { BalancesRepository } from './balances.repository.ts';
-import type { CredentialsService, RequestContext } from './credentials.service.ts';
+import { auditActor, type CredentialsService, type RequestContext } from './credentials.service.ts';
 import { resolveSymbol, symbolsForHoldings } from './symbols.ts';
 import { nextCursor, startPage, type Cursor } from './trade-cursor.domain.ts';
 import type { NewTrade, TradeRow, TradesRepository } from './trades.repository.ts';
@@ -133,8 +133,7 @@ export function createTradesService(deps: {
       const hasMore = markets.some((m) => m.has_more);
       const now = clock.now();
       await audit(deps.db, {
-        actorId: ctx.userId,
-        actorType: 'user',
+        ...auditActor(ctx),
         action: 'exchange.trades.sync',
         subjectUserId: ctx.userId,
         targetType: 'exchange_credential',

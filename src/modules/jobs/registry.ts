@@ -6,8 +6,9 @@ import { cleanupExpiredTokens, cleanupExpiredTokensJob, CleanupExpiredTokensResu
 import { cleanupGracePeriods, cleanupGracePeriodsJob, CleanupGracePeriodsResult, type CleanupGracePeriodsDeps } from './jobs/cleanup-grace-periods.job.ts';
 import { rotateApiKeys, rotateApiKeysJob, RotateApiKeysResult, type RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
 import { strategyAutopilot, strategyAutopilotJob, StrategyAutopilotResult, type StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
+import { syncAccounts, syncAccountsJob, SyncAccountsResult, type SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
 
-export type RegistryDeps = RotateApiKeysDeps & CleanupGracePeriodsDeps & CleanupDeviceSessionsDeps & CleanupExpiredTokensDeps & StrategyAutopilotDeps;
+export type RegistryDeps = RotateApiKeysDeps & CleanupGracePeriodsDeps & CleanupDeviceSessionsDeps & CleanupExpiredTokensDeps & StrategyAutopilotDeps & SyncAccountsDeps;
 
 export const JOB_NAMES = [
   rotateApiKeysJob.name,
@@ -15,6 +16,7 @@ export const JOB_NAMES = [
   cleanupDeviceSessionsJob.name,
   cleanupExpiredTokensJob.name,
   strategyAutopilotJob.name,
+  syncAccountsJob.name,
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
@@ -26,5 +28,6 @@ export function createRegistry(deps: RegistryDeps): RegisteredJob[] {
     { ...cleanupDeviceSessionsJob, result: CleanupDeviceSessionsResult, run: bind(cleanupDeviceSessions, deps) },
     { ...cleanupExpiredTokensJob, result: CleanupExpiredTokensResult, run: bind(cleanupExpiredTokens, deps) },
     { ...strategyAutopilotJob, result: StrategyAutopilotResult, run: bind(strategyAutopilot, deps) },
+    { ...syncAccountsJob, result: SyncAccountsResult, run: bind(syncAccounts, deps) },
   ];
 }
