@@ -26,6 +26,7 @@ import { createUsdPrices } from './usd-prices.ts';
 import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
 import { VENUES, type Venue } from './venues.ts';
+import { budgetView } from '../../platform/venue-budget/venue-budget.ts';
 
 export function createExchangeModule(platform: Platform, deps: { guards: Guards }) {
   const { config, database, cache, clock, secretBox, logger } = platform;
@@ -57,7 +58,8 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
   const { probeTimeoutMs } = config.exchange;
   const venues = createVenuesService({ gateway, prices, probeTimeoutMs });
   const routing = createRoutingService({ gateway, prices, clock, probeTimeoutMs });
-  const health = createHealthService({ gateway, cache, clock, probeTimeoutMs });
+  const budgetOf = (venue: Venue) => platform.venueBudgets.venue(venue);
+  const health = createHealthService({ gateway, cache, clock, probeTimeoutMs, budget: budgetOf });
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
   const tradingSummary = createTradingSummary({ trades: tradesRepo, balances: balancesRepo, prices });
   const accountSync = createAccountSyncService({ repo: credentialsRepo, balances, trades, logger });
@@ -82,6 +84,8 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
       venues: VENUES,
       credentialStats: () => credentialsRepo.statsPerVenue(),
       health: (venue: Venue) => health.one(venue, false),
+      /** The venue's request-weight budget now (shared across instances), for the dashboard. */
+      budget: async (venue: Venue) => budgetView(await budgetOf(venue).state().catch(() => budgetOf(venue).snapshot())),
     },
     tradingSummary,
   };

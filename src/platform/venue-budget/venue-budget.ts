@@ -95,6 +95,28 @@ const KNOWN_VENUES: Record<string, { label: string; defaultLimit: number }> = {
 };
 const UNMODELLED_LIMIT = 1_000_000_000;
 
+/** Whether the venue's request weights are modelled (else only its breaker applies). */
+export function hasWeightModel(venue: string): boolean {
+  return venue in KNOWN_VENUES;
+}
+
+/** The budget as health answers and the dashboard show it (snake_case, ISO times). */
+export function budgetView(state: BudgetState) {
+  const modelled = hasWeightModel(state.venue);
+  return {
+    used_weight_1m: modelled ? state.usedWeight1m : null,
+    limit_1m: modelled ? state.limit1m : null,
+    cap_1m: modelled ? state.cap1m : null,
+    share: state.share,
+    limit_source: modelled ? state.limitSource : null,
+    breaker_open: state.breaker !== null,
+    breaker_until: state.breaker ? new Date(state.breaker.until).toISOString() : null,
+    breaker_reason: state.breaker?.reason ?? null,
+    scope: state.scope,
+  };
+}
+export type BudgetView = ReturnType<typeof budgetView>;
+
 const shareScope = new AsyncLocalStorage<number>();
 
 /**
