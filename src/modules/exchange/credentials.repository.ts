@@ -137,13 +137,13 @@ export function createCredentialsRepository(db: DbExecutor) {
     },
 
     /** Active credentials of every user, in id order, for the sync-accounts job. */
-    async activePage(afterId: string | null, size: number) {
+    async activeInIdOrder(max: number) {
       return db
         .select({ id: exchangeCredentials.id, userId: exchangeCredentials.userId, exchangeName: exchangeCredentials.exchangeName })
         .from(exchangeCredentials)
-        .where(and(eq(exchangeCredentials.isActive, true), afterId ? gt(exchangeCredentials.id, afterId) : undefined))
+        .where(eq(exchangeCredentials.isActive, true))
         .orderBy(asc(exchangeCredentials.id))
-        .limit(size);
+        .limit(max);
     },
 
     async sealedPage(afterId: string | null, size: number) {

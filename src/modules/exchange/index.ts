@@ -62,7 +62,7 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
   const health = createHealthService({ gateway, cache, clock, probeTimeoutMs, budget: budgetOf });
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
   const tradingSummary = createTradingSummary({ trades: tradesRepo, balances: balancesRepo, prices });
-  const accountSync = createAccountSyncService({ repo: credentialsRepo, balances, trades, logger });
+  const accountSync = createAccountSyncService({ repo: credentialsRepo, cache, balances, trades, logger });
 
   return {
     name: 'exchange',

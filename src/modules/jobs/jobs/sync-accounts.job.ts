@@ -42,7 +42,7 @@ export const SyncAccountsResult = Type.Object({
       error_type: Nullable(Type.String({ description: 'auth, rate_limit, network or exchange.' })),
       retry_after_seconds: Nullable(Type.Integer({ description: 'When deferred: seconds until the venue can be called again.' })),
     }),
-    { description: 'One entry per credential, in id order.' },
+    { description: 'One entry per credential, in the order they were synced.' },
   ),
 });
 export type SyncAccountsResult = Static<typeof SyncAccountsResult>;
@@ -66,7 +66,7 @@ export const syncAccountsJob = {
   cron: '*/10 * * * *',
   summary: 'Sync the balances and new trades of every active exchange credential',
   description:
-    'For each active credential, in id order: a balance snapshot, then the new trades of the markets it holds (each continuing after the newest stored trade, ' +
+    'For each active credential, venue by venue in id order (a venue\'s run starts with the credential its previous run deferred first, so none is starved): a balance snapshot, then the new trades of the markets it holds (each continuing after the newest stored trade, ' +
     'up to 1000 per market and run). Every venue call is charged to the venue\'s shared request-weight budget and admitted only within ' +
     'SYNC_ACCOUNTS_BUDGET_PERCENT of it (50 % by default), so users\' own requests keep room; when a venue\'s share is used up, or a 429/418 paused it, ' +
     'its remaining credentials are reported `deferred` with `retry_after_seconds` and wait for the next run. Reports per credential what it did.',
