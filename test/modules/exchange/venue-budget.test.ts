@@ -35,7 +35,8 @@ async function harness(): Promise<Harness> {
       BINANCEUS_API_URL: closed,
       EXCHANGE_API_URLS: JSON.stringify(Object.fromEntries(OTHER_VENUES.map((venue) => [venue, closed]))),
       EXCHANGE_RATE_LIMIT: 'false',
-      EXCHANGE_TIMEOUT_MS: '5000',
+      // Generous: sixty concurrent syncs on a busy machine must not time out; timeouts are not what is tested.
+      EXCHANGE_TIMEOUT_MS: '30000',
       BINANCE_WS_URL: `ws://127.0.0.1:${await closedPort()}`,
     },
   };
