@@ -215,6 +215,25 @@ const SETTINGS = {
     scheduler: choice('SCHEDULER', ['off', 'internal'], 'off'),
     /** Job name → UTC cron expression replacing the job's default (SCHEDULER_CRONS). */
     crons: setting((env): Readonly<Record<string, string>> => parseJobCrons('SCHEDULER_CRONS', env.string('SCHEDULER_CRONS'), env.problems)),
+    /** Share of each venue's weight budget the sync-accounts job may spend (SYNC_ACCOUNTS_BUDGET_PERCENT). */
+    syncAccountsBudgetShare: setting((env) => env.integer('SYNC_ACCOUNTS_BUDGET_PERCENT', 50, 1, 100) / 100),
+  },
+  /** The request-weight budget every caller of a venue shares (docs/decisions/110). */
+  venueBudget: {
+    /** Share of the venue's per-minute limit this service allows itself (VENUE_WEIGHT_SHARE_PERCENT). */
+    share: setting((env) => env.integer('VENUE_WEIGHT_SHARE_PERCENT', 80, 1, 100) / 100),
+    /** How long a call may wait for the next minute before it is refused with 503. */
+    maxWaitMs: integer('VENUE_BUDGET_MAX_WAIT_MS', 2_000, 0, 30_000),
+    /** Names the egress IP: instances with the same id share one budget per venue. Part of cache keys. */
+    egress: setting((env) => {
+      const raw = env.string('VENUE_EGRESS_ID');
+      if (raw === undefined) return 'default';
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) {
+        env.problems.push(`VENUE_EGRESS_ID must be 1 to 64 letters, digits, dots, dashes or underscores (got "${raw}")`);
+        return 'default';
+      }
+      return raw;
+    }),
   },
   market: {
     source: choice('MARKET_DATA_SOURCE', ['binance', 'simulated'], 'binance'),
@@ -252,6 +271,8 @@ const SETTINGS = {
     timeoutMs: integer('EXCHANGE_TIMEOUT_MS', 10_000, 100, 120_000),
     /** How long one venue may hold up an answer that asks several (route, health, venue info). */
     probeTimeoutMs: integer('EXCHANGE_PROBE_TIMEOUT_MS', 3_000, 100, 60_000),
+    /** How far back a market's first trade sync reaches (TRADE_SYNC_HORIZON_DAYS). */
+    tradeSyncHorizonDays: integer('TRADE_SYNC_HORIZON_DAYS', 365, 1, 3650),
   },
   tracker: {
     backend: choice('TRACKER_BACKEND', ['local', 'linear'], 'local'),

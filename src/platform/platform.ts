@@ -12,6 +12,7 @@ import { seedFromPgliteImage } from './db/pglite-image.ts';
 import { createLogger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
+import { createVenueBudgets, type VenueBudgets } from './venue-budget/venue-budget.ts';
 
 export interface Platform {
   readonly config: Config;
@@ -25,6 +26,8 @@ export interface Platform {
   readonly outbox: OutboxWorker;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** One request-weight budget per venue, shared by every module calling it and every instance. */
+  readonly venueBudgets: VenueBudgets;
   /** Fetch for outbound HTTP; tests pass one that refuses anything but loopback. */
   readonly fetch: typeof fetch;
   close(): Promise<void>;
@@ -59,6 +62,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   const metrics = createMetrics(overrides.defaultMetrics ?? true);
   metrics.gauge('outbox_backlog', 'Outbox messages waiting to be delivered', async () => (await outbox.stats()).pending);
   metrics.gauge('outbox_dead_letters', 'Outbox messages that exhausted their retries', async () => (await outbox.stats()).dead);
+  const venueBudgets = createVenueBudgets({ cache, clock, settings: config.venueBudget, metrics, logger });
 
   return {
     config,
@@ -71,9 +75,11 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     outbox,
     logger,
     metrics,
+    venueBudgets,
     fetch: fetchImpl,
     async close() {
       await outbox.stop();
+      await venueBudgets.close();
       // What the caller handed in, the caller closes (tests share one database per file).
       if (!overrides.cache) await cache.close();
       if (!overrides.database) await database.close();

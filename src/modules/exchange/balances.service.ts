@@ -7,7 +7,7 @@ import type { EventPublisher } from '../streams/index.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { BalanceRow, BalancesRepository } from './balances.repository.ts';
-import type { CredentialsService, RequestContext } from './credentials.service.ts';
+import { auditActor, type CredentialsService, type RequestContext } from './credentials.service.ts';
 import type { Venue } from './venues.ts';
 
 function entry(row: BalanceRow) {
@@ -40,8 +40,7 @@ export function createBalancesService(deps: {
         await deps.db.transaction(async (tx) => {
           const syncId = await repo.recordSnapshot({ userId: ctx.userId, exchange: venue, credentialId: credential.id, syncedAt: now, balances }, tx);
           await audit(tx, {
-            actorId: ctx.userId,
-            actorType: 'user',
+            ...auditActor(ctx),
             action: 'exchange.balance.sync',
             subjectUserId: ctx.userId,
             targetType: 'exchange_credential',
@@ -66,8 +65,7 @@ export function createBalancesService(deps: {
         if (!(error instanceof VenueError)) throw error;
         const now = clock.now();
         await audit(deps.db, {
-          actorId: ctx.userId,
-          actorType: 'user',
+          ...auditActor(ctx),
           action: 'exchange.balance.sync',
           subjectUserId: ctx.userId,
           targetType: 'exchange_credential',

@@ -158,6 +158,16 @@ export function createCredentialsRepository(db: DbExecutor) {
       return rows.map((row) => ({ ...row, count: Number(row.count), lastSuccessAt: at(row.lastSuccessAt), lastErrorAt: at(row.lastErrorAt) }));
     },
 
+    /** Active credentials of every user, in id order, for the sync-accounts job. */
+    async activeInIdOrder(max: number) {
+      return db
+        .select({ id: exchangeCredentials.id, userId: exchangeCredentials.userId, exchangeName: exchangeCredentials.exchangeName })
+        .from(exchangeCredentials)
+        .where(eq(exchangeCredentials.isActive, true))
+        .orderBy(asc(exchangeCredentials.id))
+        .limit(max);
+    },
+
     async sealedPage(afterId: string | null, size: number) {
       return db
         .select({

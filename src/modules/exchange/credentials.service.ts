@@ -16,6 +16,13 @@ import type { Venue } from './venues.ts';
 export interface RequestContext {
   userId: string;
   ip: string | null;
+  /** Who acts: the user (default), or the sync-accounts job on the user's credential. */
+  actor?: 'user' | 'job';
+}
+
+/** The audit actor of a context: the user, or the job acting for them (no actor id). */
+export function auditActor(ctx: RequestContext): { actorId: string | null; actorType: 'user' | 'job' } {
+  return ctx.actor === 'job' ? { actorId: null, actorType: 'job' } : { actorId: ctx.userId, actorType: 'user' };
 }
 
 export interface CredentialInput {

@@ -30,3 +30,7 @@ export const MARKETS_TTL_MS = 60 * 60 * 1000;
 
 /** Health checks are answered from the cache for this long unless force_refresh is set. */
 export const HEALTH_TTL_MS = 60 * 1000;
+
+export function isVenue(value: string): value is Venue {
+  return (VENUES as readonly string[]).includes(value);
+}

@@ -15,6 +15,7 @@ import { jobsRoutes } from './jobs.routes.ts';
 import { createJobsService } from './jobs.service.ts';
 import type { RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
 import type { StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
+import type { SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
 import { createRegistry } from './registry.ts';
 import { createRunsRepository } from './runs.repository.ts';
 import { createScheduler, type TimerFactory } from './scheduler.ts';
@@ -28,7 +29,7 @@ export interface JobsModuleDeps {
   auth: { service: Pick<AuthService, 'deleteStaleSessions' | 'deleteDeadTokens'> };
   admin: { users: Pick<UsersService, 'endExpiredGracePeriods'>; getPlatformLimits(): Promise<LimitValues> };
   providerKeys: { service: RotateApiKeysDeps['providerKeys'] };
-  exchange: { credentials: RotateApiKeysDeps['exchangeCredentials'] };
+  exchange: { credentials: RotateApiKeysDeps['exchangeCredentials']; accounts: SyncAccountsDeps['accounts'] };
   commandCenter: { intel: StrategyAutopilotDeps['intel'] };
   market: Pick<MarketModule, 'candles'>;
   strategies: { service: Pick<StrategiesService, 'evaluatePaper'> };
@@ -49,6 +50,8 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     candles: deps.market.candles,
     strategies: deps.strategies.service,
     platformLimits: deps.admin.getPlatformLimits,
+    accounts: deps.exchange.accounts,
+    syncAccountsShare: config.jobs.syncAccountsBudgetShare,
     logger,
   });
   // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force.

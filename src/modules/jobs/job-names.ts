@@ -7,6 +7,7 @@ export const JOB_NAMES = [
   'cleanup-device-sessions',
   'cleanup-expired-tokens',
   'strategy-autopilot/evaluate',
+  'sync-accounts',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 

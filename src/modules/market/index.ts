@@ -23,8 +23,6 @@ import { createPriceStream } from './services/price-stream.service.ts';
 import { createPriceService } from './services/prices.service.ts';
 import { createStatusService } from './services/status.service.ts';
 
-/** Binance's documented REQUEST_WEIGHT per minute, until exchangeInfo tells us the real one. */
-const BINANCE_WEIGHT_LIMIT = 6000;
 const MICRO_CACHE_MS = 1_000;
 
 /** The answer of `probe()`, shaped like the tracker's health. */
@@ -51,7 +49,8 @@ function createSources(platform: Platform): {
     ...common,
     name: 'Binance',
     baseUrl: settings.binanceApiUrl,
-    weight: { header: 'x-mbx-used-weight-1m', limit: BINANCE_WEIGHT_LIMIT },
+    // The budget the exchange module's calls to Binance are charged to as well: one per venue and IP.
+    weight: { budget: platform.venueBudgets.venue('binance'), header: 'x-mbx-used-weight-1m' },
     describeError: describeBinanceError,
   });
   const coingecko = new UpstreamClient({

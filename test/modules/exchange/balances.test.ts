@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { exchangeBalances } from '../../../src/modules/exchange/exchange.tables.ts';
 import type { FakeAccount } from '../../fakes/binance.ts';
+import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
@@ -12,10 +13,11 @@ describe('exchange balances', () => {
   let user: TestUser;
   let account: FakeAccount;
   let credentialId: string;
+  const clock = shiftedClock();
 
   before(async () => {
     fakes = await startVenueFakes();
-    t = await buildTestApp({ env: fakes.env() });
+    t = await buildTestApp({ env: fakes.env(), clock });
     user = await signIn(t.app, t.database);
     account = addAccount(fakes.binanceus);
     credentialId = (await addCredential(user, 'binanceus', account)).id;
@@ -117,17 +119,18 @@ describe('exchange balances', () => {
       }
     });
 
-    it('answers error_type rate_limit on a 429 and then waits out Retry-After without calling the venue', async () => {
+    it('answers error_type rate_limit on a 429, then 503 with Retry-After without calling the venue until it has passed', async () => {
       fakes.binanceus.fail(429, { code: -1003, msg: 'Too many requests; current limit is 1200 request weight per 1 MINUTE.' }, { pathPrefix: '/api/v3/account', retryAfter: 1 });
       const limited = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
       assert.equal(limited.success, false);
       assert.equal(limited.error_type, 'rate_limit');
-      const calls = fakes.binanceus.countRequests('/api/v3/account');
-      const waiting = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
-      assert.equal(waiting.error_type, 'rate_limit');
-      assert.match(waiting.error, /waiting 1 s/);
-      assert.equal(fakes.binanceus.countRequests('/api/v3/account'), calls, 'no request during the back-off');
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const calls = fakes.binanceus.requests.length;
+      const waiting = await call('POST', '/api/exchange/balance/sync?exchange=binanceus');
+      assert.equal(waiting.statusCode, 503);
+      assert.equal(waiting.headers['retry-after'], '1');
+      assert.deepEqual(waiting.json(), { detail: 'Binance.US is not being called for 1 s after HTTP 429 (rate limit)' });
+      assert.equal(fakes.binanceus.requests.length, calls, 'no request of any kind during the back-off');
+      clock.advance(1_001);
       assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
     });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
@@ -8,9 +9,10 @@ describe('POST /api/exchange/validate', () => {
   let t: TestApp;
   let user: TestUser;
 
+  const clock = shiftedClock();
   before(async () => {
     fakes = await startVenueFakes();
-    t = await buildTestApp({ env: fakes.env() });
+    t = await buildTestApp({ env: fakes.env(), clock });
     user = await signIn(t.app, t.database);
   });
   after(async () => {
@@ -112,7 +114,7 @@ describe('POST /api/exchange/validate', () => {
     assert.equal(limited.valid, false);
     assert.equal(limited.cause, 'rate_limited');
     assert.equal(limited.retry_after, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    clock.advance(1_001);
   });
 
   it('records the verdict on the caller\'s stored credentials holding the same key, and audits without secrets', async () => {

@@ -43,9 +43,11 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
           security,
           operationId: 'syncBalance',
           summary: 'Fetch your balance from the venue and store a snapshot',
-          description: 'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, network, exchange). No credential for the venue is a 404.',
+          description:
+            'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, network, exchange). No credential for the venue is a 404. ' +
+            'When the venue\'s shared request-weight budget is used up, or a 429/418 from the venue pauses every call to it, nothing is sent and the answer is 503 with Retry-After.',
           querystring: BalanceSyncQuery,
-          response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404) },
+          response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },
       },
       async (request) => balances.sync(request.query.exchange, request.query.credential_id, requestContext(request)),

@@ -99,7 +99,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           description:
             'Reads the balance with the key; on binance also GET /sapi/v1/account/apiRestrictions for read/trade/withdraw and IP restriction (binanceus: the account\'s canTrade/canWithdraw). A refusal is a 200 with `valid: false` and a `cause`; a key refused by one Binance venue but accepted by the other is `wrong_venue`. Your stored credentials holding the same key get the verdict.',
           body: ValidateBody,
-          response: { 200: ValidationResult, ...errorResponses(401, 403) },
+          response: { 200: ValidationResult, ...errorResponses(401, 403, 503) },
         },
       },
       async (request) => validation.validate(request.body, requestContext(request)),

@@ -20,8 +20,15 @@ export const TradeSyncQuery = Type.Object({
   symbol: Type.Optional(
     Symbol('The pair to sync. Without it, every pair of a currency you hold (latest balance snapshot) against a quote currency the venue lists, at most 20.'),
   ),
-  since: Type.Optional(DateTime('Only trades from this instant on (ISO 8601).')),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Trades to fetch per pair, 1 to 1000 (Binance\'s maximum). Default 100.' }),
+  since: Type.Optional(
+    DateTime('Start from this instant (ISO 8601) instead of after the newest trade stored for the credential and pair.'),
+  ),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 100,
+    description: 'Trades to fetch per pair in this call, 1 to 1000 (Binance\'s maximum). Default 100. When a pair has more, has_more is true and the next sync continues where this one stopped.',
+  }),
 });
 
 export const TradeStatsQuery = Type.Object({
@@ -62,6 +69,24 @@ export const TradeSyncResult = Type.Object({
   symbols_synced: Type.Array(Type.String(), { description: 'The pairs asked about.' }),
   trades_synced: Type.Integer({ description: 'New trades stored.' }),
   trades_duplicate: Type.Integer({ description: 'Trades already stored, skipped.' }),
+  has_more: Type.Boolean({ description: 'Whether some pair filled its page of `limit`: sync again to fetch the rest (nothing is skipped).' }),
+  markets: Type.Array(
+    Type.Object({
+      symbol: Type.String({ description: 'Pair (unified).' }),
+      fetched: Type.Integer({ description: 'Trades the venue sent for it in this call (at most `limit`).' }),
+      synced: Type.Integer({ description: 'Of those, newly stored.' }),
+      duplicate: Type.Integer({ description: 'Of those, already stored.' }),
+      has_more: Type.Boolean({ description: 'The page was full: more trades may follow.' }),
+      next_cursor: Type.Object(
+        {
+          from_id: Nullable(Type.String({ description: 'The venue trade id the next sync starts from (Binance fromId).' })),
+          since: Nullable(DateTime('The instant the next sync starts from, on venues without ordered ids.')),
+        },
+        { description: 'Where the next sync of this pair continues; it is derived from the stored trades, so nothing needs to be passed back.' },
+      ),
+    }),
+    { description: 'Per pair asked: what this call fetched and where the next continues.' },
+  ),
   timestamp: DateTime('When the sync ran.'),
   error: Nullable(Type.String({ description: 'What the venue said, on failure (trades stored before it are kept).' })),
   error_type: ErrorTypeField(),

@@ -170,6 +170,22 @@ export const RouteResult = Type.Object({
   checked_at: DateTime('When the venues were asked.'),
 });
 
+/** The venue's shared request-weight budget (docs/decisions/110); live, never cached. */
+export const VenueBudget = Type.Object(
+  {
+    used_weight_1m: N('Request weight used in the current minute by this service\'s instances (raised to the venue\'s own count); null without a weight model.'),
+    limit_1m: N('The venue\'s per-minute request-weight limit (from exchangeInfo once read); null without a weight model.'),
+    cap_1m: N('The part of the limit calls are admitted to (limit × share); beyond it calls wait or answer 503.'),
+    share: Type.Number({ description: 'Share of the limit this service allows itself (VENUE_WEIGHT_SHARE_PERCENT / 100).' }),
+    limit_source: Nullable(StringEnum(['venue', 'default'] as const, { description: 'Whether the limit came from the venue or is the documented default.' })),
+    breaker_open: Type.Boolean({ description: 'A 429 or 418 from the venue pauses every call to it, on every instance.' }),
+    breaker_until: Nullable(DateTime('Until when the breaker holds.')),
+    breaker_reason: Nullable(Type.String({ description: 'The venue answer that opened it.' })),
+    scope: StringEnum(['shared', 'local'] as const, { description: 'shared: counted across instances in Redis; local: this instance alone (no Redis, or Redis failing).' }),
+  },
+  { description: 'The venue\'s request-weight budget, shared by every user\'s keys, market data and every instance.' },
+);
+
 export const VenueHealth = Type.Object({
   exchange: Type.String({ description: 'Venue.' }),
   status: StringEnum(['healthy', 'maintenance', 'rate_limited', 'unreachable', 'error'] as const, { description: 'Result of the last check.' }),
@@ -177,6 +193,7 @@ export const VenueHealth = Type.Object({
   error: Nullable(Type.String({ description: 'What went wrong.' })),
   checked_at: DateTime('When the venue was checked.'),
   cached: Type.Boolean({ description: 'Answered from the last minute\'s check.' }),
+  budget: VenueBudget,
 });
 
 export const Health = Type.Object({
