@@ -1,7 +1,7 @@
 // SCHEDULER_CRONS: per-job cron overrides, checked at start by croner exactly as the scheduler will
 // read them (UTC), so a typo stops the start instead of silently never running a job.
 import { Cron } from 'croner';
-import { JOB_NAMES } from '../modules/jobs/job-names.ts';
+import { JOB_NAMES } from '../modules/jobs/jobs.domain.ts';
 
 function cronProblem(cron: unknown): string | undefined {
   if (typeof cron !== 'string') return 'must map to a cron expression (a string)';

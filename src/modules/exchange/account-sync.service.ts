@@ -10,7 +10,7 @@ import { BudgetRefusal, withBudgetShare } from '../../platform/venue-budget/venu
 import type { createBalancesService } from './balances.service.ts';
 import type { CredentialsRepository } from './credentials.repository.ts';
 import type { createTradesService } from './trades.service.ts';
-import { isVenue, type Venue } from './venues.ts';
+import { isVenue, type Venue } from './venues.domain.ts';
 
 /** Credentials one run looks at. */
 export const MAX_CREDENTIALS_PER_RUN = 10_000;

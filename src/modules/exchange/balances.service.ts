@@ -8,7 +8,7 @@ import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { BalanceRow, BalancesRepository } from './balances.repository.ts';
 import { auditActor, type CredentialsService, type RequestContext } from './credentials.service.ts';
-import type { Venue } from './venues.ts';
+import type { Venue } from './venues.domain.ts';
 
 function entry(row: BalanceRow) {
   return {

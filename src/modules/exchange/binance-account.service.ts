@@ -6,7 +6,7 @@ import type { Db } from '../../platform/db/database.ts';
 import { badRequest } from '../../platform/http/errors.ts';
 import type { DustAssets, FeeTokenBurn, VenueGateway } from './adapters/venue-gateway.ts';
 import type { CredentialsService, RequestContext } from './credentials.service.ts';
-import { FEE_TOKEN, type BinanceVenue } from './venues.ts';
+import { FEE_TOKEN, type BinanceVenue } from './venues.domain.ts';
 
 const num = (value: string | null) => (value === null ? null : Number(value));
 

@@ -11,7 +11,7 @@ import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
 import type { CredentialOutcome, CredentialPatch, CredentialRow, CredentialsRepository } from './credentials.repository.ts';
 import { maskApiKey } from './credentials.domain.ts';
-import type { Venue } from './venues.ts';
+import type { Venue } from './venues.domain.ts';
 
 export interface RequestContext {
   userId: string;

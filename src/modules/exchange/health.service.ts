@@ -7,7 +7,7 @@ import { AppError } from '../../platform/http/errors.ts';
 import { BudgetRefusal, budgetView, type BudgetView, type VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import { withTimeout } from './timeouts.ts';
-import { HEALTH_TTL_MS, VENUES, type Venue } from './venues.ts';
+import { HEALTH_TTL_MS, VENUES, type Venue } from './venues.domain.ts';
 
 export interface VenueHealth {
   exchange: Venue;

@@ -26,7 +26,7 @@ import { createTradingSummary } from './trading-summary.service.ts';
 import { createUsdPrices } from './usd-prices.ts';
 import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
-import { VENUES, type Venue } from './venues.ts';
+import { VENUES, type Venue } from './venues.domain.ts';
 import { budgetView } from '../../platform/venue-budget/venue-budget.ts';
 
 export function createExchangeModule(platform: Platform, deps: { guards: Guards; events: Pick<EventPublisher, 'user'> }) {

@@ -1,7 +1,7 @@
 // Where a market's trade sync starts and where the next one will (docs/decisions/111). Pure: the
 // newest stored trade and the clock come in.
 import type { TradePage, VenueTrade } from './adapters/venue-gateway.ts';
-import type { Venue } from './venues.ts';
+import type { Venue } from './venues.domain.ts';
 
 /** Venues whose trade ids count up per market, so that `fromId` = last id + 1 never skips nor repeats. */
 const ID_CURSOR_VENUES: ReadonlySet<Venue> = new Set<Venue>(['binance', 'binanceus']);

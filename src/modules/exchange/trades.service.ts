@@ -12,10 +12,10 @@ import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueGateway, type VenueMarket, type VenueTrade } from './adapters/venue-gateway.ts';
 import type { BalancesRepository } from './balances.repository.ts';
 import { auditActor, type CredentialsService, type RequestContext } from './credentials.service.ts';
-import { resolveSymbol, symbolsForHoldings } from './symbols.ts';
+import { resolveSymbol, symbolsForHoldings } from './markets.domain.ts';
 import { nextCursor, startPage, type Cursor } from './trade-cursor.domain.ts';
 import type { NewTrade, TradeRow, TradesRepository } from './trades.repository.ts';
-import type { Venue } from './venues.ts';
+import type { Venue } from './venues.domain.ts';
 
 /** Symbols one full sync may ask about; each myTrades call weighs 10–20 on Binance. */
 export const MAX_SYMBOLS_PER_SYNC = 20;

@@ -8,7 +8,7 @@ import type { EventPublisher } from '../streams/index.ts';
 import { VenueError, type KeyPermissions, type VenueCredentials, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { CredentialsRepository } from './credentials.repository.ts';
 import type { CredentialOutcome, CredentialsService, RequestContext } from './credentials.service.ts';
-import type { Venue } from './venues.ts';
+import type { Venue } from './venues.domain.ts';
 
 export type ValidationCause =
   | 'wrong_venue'

@@ -11,7 +11,7 @@ import type { StrategiesService } from '../strategies/strategies.service.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import { createJobLock } from './job-lock.ts';
 import { createJobRunner } from './job-runner.ts';
-import { jobsRoutes } from './jobs.routes.ts';
+import { jobsRoutes } from './routes/jobs.routes.ts';
 import { createJobsService } from './jobs.service.ts';
 import type { RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
 import type { StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
@@ -21,7 +21,7 @@ import { createRunsRepository } from './runs.repository.ts';
 import { createScheduler, type TimerFactory } from './scheduler.ts';
 import { createSecretGuard } from './secret-guard.ts';
 
-export type { JobRun } from './job-names.ts';
+export type { JobRun } from './jobs.domain.ts';
 export type { RunOutcome } from './job-runner.ts';
 
 /** The services the jobs use, narrowed to what they call. */

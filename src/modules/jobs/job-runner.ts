@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventPublisher } from '../streams/index.ts';
-import { safeJobError } from './job-errors.ts';
+import { safeJobError } from './job-errors.domain.ts';
 import type { JobLock } from './job-lock.ts';
-import type { JobName, RunTrigger } from './job-names.ts';
+import type { JobName, RunTrigger } from './jobs.domain.ts';
 import type { RunsRepository } from './runs.repository.ts';
 
 export type JobResult = Record<string, unknown>;

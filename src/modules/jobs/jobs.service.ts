@@ -1,7 +1,7 @@
 // Reads over the run history: the public health answer and `lastRuns()` for the dashboard.
 import { unavailable } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import type { JobRun } from './job-names.ts';
+import type { JobRun } from './jobs.domain.ts';
 import type { RegisteredJob } from './job-runner.ts';
 import type { RunsRepository } from './runs.repository.ts';
 import type { Scheduler } from './scheduler.ts';

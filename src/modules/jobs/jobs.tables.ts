@@ -2,7 +2,7 @@
 // an operator read to see what the maintenance jobs did.
 import { check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
-import { RUN_STATUSES, RUN_TRIGGERS, type JobName, type RunStatus, type RunTrigger } from './job-names.ts';
+import { RUN_STATUSES, RUN_TRIGGERS, type JobName, type RunStatus, type RunTrigger } from './jobs.domain.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 

@@ -1,7 +1,7 @@
 // The only SQL over scheduled_job_runs.
 import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import type { Db } from '../../platform/db/database.ts';
-import type { JobName, RunTrigger } from './job-names.ts';
+import type { JobName, RunTrigger } from './jobs.domain.ts';
 import { scheduledJobRuns } from './jobs.tables.ts';
 
 export type RunRow = typeof scheduledJobRuns.$inferSelect;

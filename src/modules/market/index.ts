@@ -16,12 +16,12 @@ import { overviewRoutes } from './routes/overview.routes.ts';
 import { priceRoutes } from './routes/prices.routes.ts';
 import { statusRoutes } from './routes/status.routes.ts';
 import { priceStreamRoutes } from './routes/stream.routes.ts';
-import { createCandleService } from './services/candles.service.ts';
-import { createOverviewService } from './services/overview.service.ts';
-import { createPairService } from './services/pairs.service.ts';
-import { createPriceStream } from './services/price-stream.service.ts';
-import { createPriceService } from './services/prices.service.ts';
-import { createStatusService } from './services/status.service.ts';
+import { createCandleService } from './candles.service.ts';
+import { createOverviewService } from './overview.service.ts';
+import { createPairService } from './pairs.service.ts';
+import { createPriceStream } from './price-stream.service.ts';
+import { createPriceService } from './prices.service.ts';
+import { createStatusService } from './status.service.ts';
 
 const MICRO_CACHE_MS = 1_000;
 

@@ -17,7 +17,7 @@ import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { buildTestApp, resetDatabase, signIn, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../market/market-fixtures.ts';
 import { ago, HOUR, JOB_SECRET, NOW, trigger } from './jobs-fixtures.ts';
-import type { JobName } from '../../../src/modules/jobs/job-names.ts';
+import type { JobName } from '../../../src/modules/jobs/jobs.domain.ts';
 
 const JOB = 'strategy-autopilot/evaluate';
 const NO_POSTGRES = process.env.DATABASE_URL ? false : 'DATABASE_URL is not set: overlap across instances needs PostgreSQL and two real connections';

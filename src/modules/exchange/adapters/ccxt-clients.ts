@@ -9,7 +9,7 @@ import type { Exchange } from 'ccxt';
 import type { Cache } from '../../../platform/cache/cache.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import { budgetedFetch } from './budgeted-fetch.ts';
-import { MARKETS_TTL_MS, type Venue } from '../venues.ts';
+import { MARKETS_TTL_MS, type Venue } from '../venues.domain.ts';
 import type { CcxtErrorClasses } from './ccxt-errors.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
 

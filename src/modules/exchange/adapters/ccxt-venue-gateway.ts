@@ -3,7 +3,7 @@
 // clock and retry once on -1021, and leave only VenueErrors, or the budget's refusal (503, nothing sent).
 import type { Exchange, MarketInterface } from 'ccxt';
 import { BudgetRefusal } from '../../../platform/venue-budget/venue-budget.ts';
-import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.ts';
+import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.domain.ts';
 import { createCcxtClients, type CcxtClientDeps, type CcxtClients, type ClientOptions } from './ccxt-clients.ts';
 import { toVenueError } from './ccxt-errors.ts';
 import { mapDustBtc, mapUsDustAssets } from './binance-dust.ts';

@@ -1,7 +1,7 @@
 // What the exchange module needs from a trading venue, independent of the client library. The one
 // implementation is ccxt (`CcxtVenueGateway`); every library error leaves it as a `VenueError`.
 import { AppError, type ErrorCode } from '../../../platform/http/errors.ts';
-import type { BinanceVenue, Venue } from '../venues.ts';
+import type { BinanceVenue, Venue } from '../venues.domain.ts';
 
 export interface VenueCredentials {
   apiKey: string;

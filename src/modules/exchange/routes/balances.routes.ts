@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createBalancesService } from '../balances.service.ts';
-import { BalanceHistory, BalanceHistoryQuery, BalanceQuery, BalanceResponse, BalanceSyncQuery, BalanceSyncResult } from '../schemas/balances.schemas.ts';
-import { tags } from '../schemas/common.schemas.ts';
+import { BalanceHistory, BalanceHistoryQuery, BalanceQuery, BalanceResponse, BalanceSyncQuery, BalanceSyncResult } from '../balances.schemas.ts';
+import { tags } from '../common.schemas.ts';
 import { requestContext } from './request-context.ts';
 
 const security = bearerSecurity;

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createBinanceAccountService } from '../binance-account.service.ts';
-import { BinanceVenueQuery, DustAssets, FeeTokenBurn, FeeTokenBurnBody } from '../schemas/binance-account.schemas.ts';
-import { tags } from '../schemas/common.schemas.ts';
-import { DEFAULT_VENUE, type BinanceVenue } from '../venues.ts';
+import { BinanceVenueQuery, DustAssets, FeeTokenBurn, FeeTokenBurnBody } from '../binance-account.schemas.ts';
+import { tags } from '../common.schemas.ts';
+import { DEFAULT_VENUE, type BinanceVenue } from '../venues.domain.ts';
 import { requestContext } from './request-context.ts';
 
 const security = bearerSecurity;

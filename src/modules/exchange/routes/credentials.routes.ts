@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { CredentialsService } from '../credentials.service.ts';
-import { tags } from '../schemas/common.schemas.ts';
+import { tags } from '../common.schemas.ts';
 import {
   Credential,
   CredentialCreateBody,
@@ -14,7 +14,7 @@ import {
   DeleteResult,
   ValidateBody,
   ValidationResult,
-} from '../schemas/credentials.schemas.ts';
+} from '../credentials.schemas.ts';
 import type { createValidationService } from '../validation.service.ts';
 import { requestContext } from './request-context.ts';
 

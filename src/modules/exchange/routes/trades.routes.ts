@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
-import { tags } from '../schemas/common.schemas.ts';
-import { TradeList, TradeStats, TradeStatsQuery, TradeSyncQuery, TradeSyncResult, TradesQuery } from '../schemas/trades.schemas.ts';
+import { tags } from '../common.schemas.ts';
+import { TradeList, TradeStats, TradeStatsQuery, TradeSyncQuery, TradeSyncResult, TradesQuery } from '../trades.schemas.ts';
 import type { createTradesService } from '../trades.service.ts';
 import { requestContext } from './request-context.ts';
 

@@ -3,7 +3,7 @@ import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createHealthService } from '../health.service.ts';
 import type { createRoutingService } from '../routing.service.ts';
-import { tags } from '../schemas/common.schemas.ts';
+import { tags } from '../common.schemas.ts';
 import {
   Health,
   HealthQuery,
@@ -19,7 +19,7 @@ import {
   VenueHealth,
   VenueParams,
   VenueQuery,
-} from '../schemas/venues.schemas.ts';
+} from '../venues.schemas.ts';
 import type { createVenuesService } from '../venues.service.ts';
 
 const security = bearerSecurity;

@@ -1,7 +1,7 @@
 // What the market module needs from the outside world, as three capabilities: a spot venue (Binance),
 // an asset-market source (CoinGecko) and a live price feed (Binance's WebSocket stream). The real
 // adapters and the simulated ones are chosen in one place, `index.ts`, from config.
-import type { Interval } from '../domain/intervals.ts';
+import type { Interval } from '../intervals.domain.ts';
 import type {
   Candle,
   GlobalFigures,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
+import { MARKET_ERRORS_NOTE, tags } from '../common.schemas.ts';
 import {
   OhlcQuery,
   OhlcRangeQuery,
@@ -7,9 +7,9 @@ import {
   OhlcResponse,
   OrderBookQuery,
   OrderBookResponse,
-} from '../schemas/candles.schemas.ts';
-import type { CandleService } from '../services/candles.service.ts';
-import type { PairService } from '../services/pairs.service.ts';
+} from '../candles.schemas.ts';
+import type { CandleService } from '../candles.service.ts';
+import type { PairService } from '../pairs.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
 export function candleRoutes(deps: { candles: CandleService; pairs: PairService }): FastifyPluginAsyncTypebox {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
+import { MARKET_ERRORS_NOTE, tags } from '../common.schemas.ts';
 import {
   ActivityResponse,
   HeatmapQuery,
@@ -13,8 +13,8 @@ import {
   TrendingQuery,
   TrendingResponse,
   VolumeDistributionResponse,
-} from '../schemas/overview.schemas.ts';
-import type { OverviewService } from '../services/overview.service.ts';
+} from '../overview.schemas.ts';
+import type { OverviewService } from '../overview.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
 const FROM_TICKERS = 'Computed from Binance 24 h tickers of trading pairs (one cached call, about 5 s).';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
+import { MARKET_ERRORS_NOTE, tags } from '../common.schemas.ts';
 import {
   LivePricesQuery,
   LivePricesResponse,
@@ -11,9 +11,9 @@ import {
   SymbolsResponse,
   TickerQuery,
   TickerResponse,
-} from '../schemas/prices.schemas.ts';
-import type { PairService } from '../services/pairs.service.ts';
-import type { PriceService } from '../services/prices.service.ts';
+} from '../prices.schemas.ts';
+import type { PairService } from '../pairs.service.ts';
+import type { PriceService } from '../prices.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
 export function priceRoutes(deps: { prices: PriceService; pairs: PairService }): FastifyPluginAsyncTypebox {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { tags } from '../schemas/common.schemas.ts';
-import { StatusResponse } from '../schemas/status.schemas.ts';
-import type { StatusService } from '../services/status.service.ts';
+import { tags } from '../common.schemas.ts';
+import { StatusResponse } from '../status.schemas.ts';
+import type { StatusService } from '../status.service.ts';
 
 export function statusRoutes(deps: { service: StatusService }): FastifyPluginAsyncTypebox {
   const { service } = deps;

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sseEvent, type SseRegistry } from '../../../platform/http/sse.ts';
-import { tags } from '../schemas/common.schemas.ts';
-import { PRICE_STREAM_DESCRIPTION, PriceStreamFrames, PriceStreamQuery } from '../schemas/stream.schemas.ts';
-import type { PriceStream } from '../services/price-stream.service.ts';
+import { tags } from '../common.schemas.ts';
+import { PRICE_STREAM_DESCRIPTION, PriceStreamFrames, PriceStreamQuery } from '../stream.schemas.ts';
+import type { PriceStream } from '../price-stream.service.ts';
 import { marketErrors } from './responses.ts';
 
 export function priceStreamRoutes(deps: { stream: PriceStream; sse: SseRegistry }): FastifyPluginAsyncTypebox {
