@@ -46,7 +46,7 @@ export function createAccountSyncService(deps: {
   logger: Logger;
 }) {
   async function syncOne(venue: Venue, credential: { id: string; userId: string }): Promise<AccountSyncResult> {
-    const ctx = { userId: credential.userId, ip: null, actor: 'job' as const };
+    const ctx = { id: credential.userId, byJob: true };
     const base = { credential_id: credential.id, user_id: credential.userId, exchange: venue };
     const balance = await deps.balances.sync(venue, credential.id, ctx);
     if (!balance.success) {

@@ -7,7 +7,7 @@ import type { EventPublisher } from '../streams/index.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { BalanceRow, BalancesRepository } from './balances.repository.ts';
-import { auditActor, type CredentialsService, type RequestContext } from './credentials.service.ts';
+import { auditActor, type CredentialsService, type AccountActor } from './credentials.service.ts';
 import type { Venue } from './venues.domain.ts';
 
 function entry(row: BalanceRow) {
@@ -31,25 +31,25 @@ export function createBalancesService(deps: {
   const { repo, clock } = deps;
 
   return {
-    async sync(venue: Venue, credentialId: string | undefined, ctx: RequestContext) {
-      const credential = await deps.credentials.resolve(ctx.userId, venue, credentialId);
-      const base = { user_id: ctx.userId, exchange: venue };
+    async sync(venue: Venue, credentialId: string | undefined, ctx: AccountActor) {
+      const credential = await deps.credentials.resolve(ctx.id, venue, credentialId);
+      const base = { user_id: ctx.id, exchange: venue };
       try {
         const balances = await deps.credentials.use(credential, (keys) => deps.gateway.balance(venue, keys));
         const now = clock.now();
         await deps.db.transaction(async (tx) => {
-          const syncId = await repo.recordSnapshot({ userId: ctx.userId, exchange: venue, credentialId: credential.id, syncedAt: now, balances }, tx);
+          const syncId = await repo.recordSnapshot({ userId: ctx.id, exchange: venue, credentialId: credential.id, syncedAt: now, balances }, tx);
           await audit(tx, {
             ...auditActor(ctx),
             action: 'exchange.balance.sync',
-            subjectUserId: ctx.userId,
+            subjectUserId: ctx.id,
             targetType: 'exchange_credential',
             targetId: credential.id,
             details: { exchange: venue, success: true, currencies_synced: balances.length, sync_id: syncId },
             ip: ctx.ip,
           }, now);
         });
-        await deps.events.user(ctx.userId, 'balance.synced', { exchange: venue, credential_id: credential.id, success: true, currencies_synced: balances.length, error_type: null });
+        await deps.events.user(ctx.id, 'balance.synced', { exchange: venue, credential_id: credential.id, success: true, currencies_synced: balances.length, error_type: null });
         return {
           ...base,
           success: true,
@@ -67,13 +67,13 @@ export function createBalancesService(deps: {
         await audit(deps.db, {
           ...auditActor(ctx),
           action: 'exchange.balance.sync',
-          subjectUserId: ctx.userId,
+          subjectUserId: ctx.id,
           targetType: 'exchange_credential',
           targetId: credential.id,
           details: { exchange: venue, success: false, error_type: error.errorType, failure: error.failure },
           ip: ctx.ip,
         }, now);
-        await deps.events.user(ctx.userId, 'balance.synced', { exchange: venue, credential_id: credential.id, success: false, currencies_synced: 0, error_type: error.errorType });
+        await deps.events.user(ctx.id, 'balance.synced', { exchange: venue, credential_id: credential.id, success: false, currencies_synced: 0, error_type: error.errorType });
         return {
           ...base,
           success: false,

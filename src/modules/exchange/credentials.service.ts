@@ -2,6 +2,7 @@
 // services borrow a credential through `use`, which keeps its validation fields current.
 import type { Logger } from 'pino';
 import { audit } from '../../platform/audit.ts';
+import type { Actor } from '../../platform/auth/actor.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -13,16 +14,12 @@ import type { CredentialOutcome, CredentialPatch, CredentialRow, CredentialsRepo
 import { maskApiKey } from './credentials.domain.ts';
 import type { Venue } from './venues.domain.ts';
 
-export interface RequestContext {
-  userId: string;
-  ip: string | null;
-  /** Who acts: the user (default), or the sync-accounts job on the user's credential. */
-  actor?: 'user' | 'job';
-}
+/** Who acts on a user's exchange account: the user (`actorOf(request)`), or the sync-accounts job for them. */
+export type AccountActor = Actor & { byJob?: boolean };
 
-/** The audit actor of a context: the user, or the job acting for them (no actor id). */
-export function auditActor(ctx: RequestContext): { actorId: string | null; actorType: 'user' | 'job' } {
-  return ctx.actor === 'job' ? { actorId: null, actorType: 'job' } : { actorId: ctx.userId, actorType: 'user' };
+/** The audit actor: the user, or the job acting for them (no actor id). */
+export function auditActor(ctx: AccountActor): { actorId: string | null; actorType: 'user' | 'job' } {
+  return ctx.byJob ? { actorId: null, actorType: 'job' } : { actorId: ctx.id, actorType: 'user' };
 }
 
 export interface CredentialInput {
@@ -146,13 +143,13 @@ export function createCredentialsService(deps: {
       return { ...credentialView(row), api_key_masked: row.apiKeyMasked, has_passphrase: row.apiPassphraseSealed !== null };
     },
 
-    async create(input: CredentialInput, ctx: RequestContext) {
+    async create(input: CredentialInput, ctx: AccountActor) {
       await requirePassphrase(input.exchange_name, input.api_passphrase, ['body', 'api_passphrase']);
       const now = clock.now();
       const row = await db.transaction(async (tx) => {
         const created = await repo.insert(
           {
-            userId: ctx.userId,
+            userId: ctx.id,
             exchangeName: input.exchange_name,
             credentialName: input.credential_name ?? 'Default',
             apiKeySealed: secretBox.seal(input.api_key),
@@ -169,10 +166,10 @@ export function createCredentialsService(deps: {
         );
         if (!created) throw conflict(`You already have a ${input.exchange_name} credential named "${input.credential_name ?? 'Default'}"`);
         await audit(tx, {
-          actorId: ctx.userId,
+          actorId: ctx.id,
           actorType: 'user',
           action: 'exchange.credential.create',
-          subjectUserId: ctx.userId,
+          subjectUserId: ctx.id,
           targetType: 'exchange_credential',
           targetId: created.id,
           details: { exchange: created.exchangeName, credential_name: created.credentialName, has_passphrase: created.apiPassphraseSealed !== null },
@@ -180,12 +177,12 @@ export function createCredentialsService(deps: {
         }, now);
         return created;
       });
-      await deps.events.user(ctx.userId, 'credential.changed', { credential_id: row.id, exchange: row.exchangeName, change: 'created', changed_fields: [] });
+      await deps.events.user(ctx.id, 'credential.changed', { credential_id: row.id, exchange: row.exchangeName, change: 'created', changed_fields: [] });
       return credentialView(row);
     },
 
-    async update(id: string, input: CredentialUpdate, ctx: RequestContext) {
-      const current = await owned(ctx.userId, id);
+    async update(id: string, input: CredentialUpdate, ctx: AccountActor) {
+      const current = await owned(ctx.id, id);
       const venue = current.exchangeName as Venue;
       if (input.api_passphrase === null || input.api_passphrase !== undefined) {
         await requirePassphrase(venue, input.api_passphrase, ['body', 'api_passphrase']);
@@ -210,14 +207,14 @@ export function createCredentialsService(deps: {
       }
       const changed = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined).sort();
       const row = await db.transaction(async (tx) => {
-        const updated = await repo.update(ctx.userId, id, patch, tx);
+        const updated = await repo.update(ctx.id, id, patch, tx);
         if (!updated) throw notFound('Credential not found');
         if (updated === 'name_taken') throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
         await audit(tx, {
-          actorId: ctx.userId,
+          actorId: ctx.id,
           actorType: 'user',
           action: 'exchange.credential.update',
-          subjectUserId: ctx.userId,
+          subjectUserId: ctx.id,
           targetType: 'exchange_credential',
           targetId: id,
           details: { exchange: updated.exchangeName, changed_fields: changed },
@@ -225,20 +222,20 @@ export function createCredentialsService(deps: {
         }, now);
         return updated;
       });
-      await deps.events.user(ctx.userId, 'credential.changed', { credential_id: id, exchange: row.exchangeName, change: 'updated', changed_fields: changed });
+      await deps.events.user(ctx.id, 'credential.changed', { credential_id: id, exchange: row.exchangeName, change: 'updated', changed_fields: changed });
       return credentialView(row);
     },
 
-    async remove(id: string, ctx: RequestContext) {
+    async remove(id: string, ctx: AccountActor) {
       const now = clock.now();
       const exchange = await db.transaction(async (tx) => {
-        const row = await repo.findForUser(ctx.userId, id, tx);
-        if (!row || !(await repo.delete(ctx.userId, id, tx))) throw notFound('Credential not found');
+        const row = await repo.findForUser(ctx.id, id, tx);
+        if (!row || !(await repo.delete(ctx.id, id, tx))) throw notFound('Credential not found');
         await audit(tx, {
-          actorId: ctx.userId,
+          actorId: ctx.id,
           actorType: 'user',
           action: 'exchange.credential.delete',
-          subjectUserId: ctx.userId,
+          subjectUserId: ctx.id,
           targetType: 'exchange_credential',
           targetId: id,
           details: { exchange: row.exchangeName, credential_name: row.credentialName },
@@ -246,7 +243,7 @@ export function createCredentialsService(deps: {
         }, now);
         return row.exchangeName;
       });
-      await deps.events.user(ctx.userId, 'credential.changed', { credential_id: id, exchange, change: 'deleted', changed_fields: [] });
+      await deps.events.user(ctx.id, 'credential.changed', { credential_id: id, exchange, change: 'deleted', changed_fields: [] });
       return { success: true, message: 'Credential deleted', deleted_id: id };
     },
 

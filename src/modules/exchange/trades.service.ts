@@ -11,7 +11,7 @@ import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueGateway, type VenueMarket, type VenueTrade } from './adapters/venue-gateway.ts';
 import type { BalancesRepository } from './balances.repository.ts';
-import { auditActor, type CredentialsService, type RequestContext } from './credentials.service.ts';
+import { auditActor, type CredentialsService, type AccountActor } from './credentials.service.ts';
 import { resolveSymbol, symbolsForHoldings } from './markets.domain.ts';
 import { nextCursor, startPage, type Cursor } from './trade-cursor.domain.ts';
 import type { NewTrade, TradeRow, TradesRepository } from './trades.repository.ts';
@@ -102,9 +102,9 @@ export function createTradesService(deps: {
   }
 
   return {
-    async sync(venue: Venue, options: { credentialId?: string; symbol?: string; since?: Date; limit: number }, ctx: RequestContext) {
-      const credential = await deps.credentials.resolve(ctx.userId, venue, options.credentialId);
-      const context = { userId: ctx.userId, venue, credentialId: credential.id };
+    async sync(venue: Venue, options: { credentialId?: string; symbol?: string; since?: Date; limit: number }, ctx: AccountActor) {
+      const credential = await deps.credentials.resolve(ctx.id, venue, options.credentialId);
+      const context = { userId: ctx.id, venue, credentialId: credential.id };
       let synced = 0;
       let duplicate = 0;
       let symbols: string[] = [];
@@ -115,7 +115,7 @@ export function createTradesService(deps: {
         // Markets first and without the key: a venue outage says nothing about the credential.
         const venueMarkets = await gateway.markets(venue);
         await deps.credentials.use(credential, async (keys) => {
-          symbols = await symbolsToSync(venue, venueMarkets, options.symbol, ctx.userId, credential.id, keys);
+          symbols = await symbolsToSync(venue, venueMarkets, options.symbol, ctx.id, credential.id, keys);
           for (const symbol of symbols) {
             const page = startPage({ venue, since: options.since, newest: await repo.newest(credential.id, symbol), horizonStart, limit: options.limit });
             const fetched = await gateway.myTrades(venue, keys, symbol, page);
@@ -137,16 +137,16 @@ export function createTradesService(deps: {
       await audit(deps.db, {
         ...auditActor(ctx),
         action: 'exchange.trades.sync',
-        subjectUserId: ctx.userId,
+        subjectUserId: ctx.id,
         targetType: 'exchange_credential',
         targetId: credential.id,
         details: { exchange: venue, success: !failure, symbols, trades_synced: synced, trades_duplicate: duplicate, has_more: hasMore, error_type: failure?.errorType ?? null },
         ip: ctx.ip,
       }, now);
-      await deps.events.user(ctx.userId, 'trades.synced', { exchange: venue, credential_id: credential.id, success: !failure, symbols_synced: symbols, trades_synced: synced, trades_duplicate: duplicate, error_type: failure?.errorType ?? null });
+      await deps.events.user(ctx.id, 'trades.synced', { exchange: venue, credential_id: credential.id, success: !failure, symbols_synced: symbols, trades_synced: synced, trades_duplicate: duplicate, error_type: failure?.errorType ?? null });
       return {
         success: !failure,
-        user_id: ctx.userId,
+        user_id: ctx.id,
         exchange: venue,
         symbol: options.symbol ? (symbols[0] ?? null) : null,
         symbols_synced: symbols,

@@ -4,7 +4,7 @@ import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.t
 import type { createBalancesService } from '../balances.service.ts';
 import { BalanceHistory, BalanceHistoryQuery, BalanceQuery, BalanceResponse, BalanceSyncQuery, BalanceSyncResult } from '../balances.schemas.ts';
 import { tags } from '../common.schemas.ts';
-import { requestContext } from './request-context.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 
@@ -30,7 +30,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
       },
       async (request) => {
         const { exchange, currency, credential_id } = request.query;
-        return balances.latest(requestContext(request).userId, exchange, currency, credential_id);
+        return balances.latest(actorOf(request).id, exchange, currency, credential_id);
       },
     );
 
@@ -50,7 +50,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
           response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },
       },
-      async (request) => balances.sync(request.query.exchange, request.query.credential_id, requestContext(request)),
+      async (request) => balances.sync(request.query.exchange, request.query.credential_id, actorOf(request)),
     );
 
     app.get(
@@ -62,7 +62,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
       async (request) => {
         const { exchange, currency, start_date, end_date, limit } = request.query;
         return balances.history({
-          userId: requestContext(request).userId,
+          userId: actorOf(request).id,
           venue: exchange,
           currency,
           start: start_date ? new Date(start_date) : undefined,

@@ -5,7 +5,7 @@ import type { createBinanceAccountService } from '../binance-account.service.ts'
 import { BinanceVenueQuery, DustAssets, FeeTokenBurn, FeeTokenBurnBody } from '../binance-account.schemas.ts';
 import { tags } from '../common.schemas.ts';
 import { DEFAULT_VENUE, type BinanceVenue } from '../venues.domain.ts';
-import { requestContext } from './request-context.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 const venueErrors = errorResponses(400, 401, 403, 404, 429, 502, 503, 504);
@@ -20,12 +20,12 @@ export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBi
     app.get('/api/exchange/feetoken-burn', {
       onRequest,
       schema: { tags, security, operationId: 'getFeeTokenBurn', summary: 'Whether spot fees are paid with the fee token (BNB)', description: burnDescription, querystring: BinanceVenueQuery, response: { 200: FeeTokenBurn, ...venueErrors } },
-    }, async (request) => account.feeTokenBurn(venueOf(request.query.exchange), requestContext(request)));
+    }, async (request) => account.feeTokenBurn(venueOf(request.query.exchange), actorOf(request)));
 
     app.post('/api/exchange/feetoken-burn', {
       onRequest,
       schema: { tags, security, operationId: 'setFeeTokenBurn', summary: 'Pay spot fees with the fee token (BNB), or stop', description: burnDescription, body: FeeTokenBurnBody, response: { 200: FeeTokenBurn, ...venueErrors } },
-    }, async (request) => account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, requestContext(request)));
+    }, async (request) => account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, actorOf(request)));
 
     app.get('/api/exchange/dust-assets', {
       onRequest,
@@ -38,6 +38,6 @@ export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBi
         querystring: BinanceVenueQuery,
         response: { 200: DustAssets, ...venueErrors },
       },
-    }, async (request) => account.dustAssets(venueOf(request.query.exchange), requestContext(request)));
+    }, async (request) => account.dustAssets(venueOf(request.query.exchange), actorOf(request)));
   };
 }

@@ -16,7 +16,7 @@ import {
   ValidationResult,
 } from '../credentials.schemas.ts';
 import type { createValidationService } from '../validation.service.ts';
-import { requestContext } from './request-context.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 
@@ -31,7 +31,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
         onRequest,
         schema: { tags, security, operationId: 'listCredentials', summary: 'Your exchange credentials (never the keys)', querystring: CredentialListQuery, response: { 200: CredentialList, ...errorResponses(401, 403) } },
       },
-      async (request) => credentials.list(requestContext(request).userId, request.query.exchange_name),
+      async (request) => credentials.list(actorOf(request).id, request.query.exchange_name),
     );
 
     app.post(
@@ -48,7 +48,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           response: { 201: Credential, ...errorResponses(401, 403, 409) },
         },
       },
-      async (request, reply) => reply.code(201).send(await credentials.create(request.body, requestContext(request))),
+      async (request, reply) => reply.code(201).send(await credentials.create(request.body, actorOf(request))),
     );
 
     app.get(
@@ -57,7 +57,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
         onRequest,
         schema: { tags, security, operationId: 'getCredential', summary: 'One of your credentials, with the masked key', params: CredentialIdParams, response: { 200: CredentialDetail, ...errorResponses(401, 403, 404) } },
       },
-      async (request) => credentials.get(requestContext(request).userId, request.params.credential_id),
+      async (request) => credentials.get(actorOf(request).id, request.params.credential_id),
     );
 
     app.put(
@@ -75,7 +75,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           response: { 200: Credential, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => credentials.update(request.params.credential_id, request.body, requestContext(request)),
+      async (request) => credentials.update(request.params.credential_id, request.body, actorOf(request)),
     );
 
     app.delete(
@@ -84,7 +84,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
         onRequest,
         schema: { tags, security, operationId: 'deleteCredential', summary: 'Delete a credential', params: CredentialIdParams, response: { 200: DeleteResult, ...errorResponses(401, 403, 404) } },
       },
-      async (request) => credentials.remove(request.params.credential_id, requestContext(request)),
+      async (request) => credentials.remove(request.params.credential_id, actorOf(request)),
     );
 
     app.post(
@@ -102,7 +102,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           response: { 200: ValidationResult, ...errorResponses(401, 403, 503) },
         },
       },
-      async (request) => validation.validate(request.body, requestContext(request)),
+      async (request) => validation.validate(request.body, actorOf(request)),
     );
   };
 }

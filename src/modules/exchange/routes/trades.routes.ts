@@ -4,7 +4,7 @@ import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.t
 import { tags } from '../common.schemas.ts';
 import { TradeList, TradeStats, TradeStatsQuery, TradeSyncQuery, TradeSyncResult, TradesQuery } from '../trades.schemas.ts';
 import type { createTradesService } from '../trades.service.ts';
-import { requestContext } from './request-context.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 const date = (value: string | undefined) => (value ? new Date(value) : undefined);
@@ -22,7 +22,7 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       },
       async (request) => {
         const q = request.query;
-        return trades.list({ userId: requestContext(request).userId, venue: q.exchange, symbol: q.symbol, start: date(q.start_date), end: date(q.end_date), limit: q.limit, offset: q.offset });
+        return trades.list({ userId: actorOf(request).id, venue: q.exchange, symbol: q.symbol, start: date(q.start_date), end: date(q.end_date), limit: q.limit, offset: q.offset });
       },
     );
 
@@ -47,7 +47,7 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       },
       async (request) => {
         const q = request.query;
-        return trades.sync(q.exchange, { credentialId: q.credential_id, symbol: q.symbol, since: date(q.since), limit: q.limit }, requestContext(request));
+        return trades.sync(q.exchange, { credentialId: q.credential_id, symbol: q.symbol, since: date(q.since), limit: q.limit }, actorOf(request));
       },
     );
 
@@ -59,7 +59,7 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       },
       async (request) => {
         const q = request.query;
-        return trades.stats({ userId: requestContext(request).userId, venue: q.exchange, start: date(q.start_date), end: date(q.end_date) });
+        return trades.stats({ userId: actorOf(request).id, venue: q.exchange, start: date(q.start_date), end: date(q.end_date) });
       },
     );
   };
