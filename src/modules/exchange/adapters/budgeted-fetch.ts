@@ -5,18 +5,10 @@
 // reaches the gateway as the BudgetRefusal it is (503 with Retry-After); nothing was sent.
 import { binanceRequestWeight, binanceWeightLimit } from '../../../platform/venue-budget/binance-weights.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
+import { retryAfterMs } from '../../../platform/http/retry-after.ts';
 
 /** When a 429 or 418 carries no Retry-After: a 429's window is the minute, a ban lasts at least two. */
 const DEFAULT_PAUSE_MS: Record<number, number> = { 429: 60_000, 418: 120_000 };
-
-function retryAfterMs(headers: Headers): number | undefined {
-  const raw = headers.get('retry-after');
-  if (raw === null) return undefined;
-  const seconds = Number(raw);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
 
 /** Binance venues are weighed by the documented table; other venues one per request (breaker only). */
 export function budgetedFetch(budget: VenueBudget, base: typeof fetch, options: { binance: boolean }): typeof fetch {

@@ -2,19 +2,7 @@
 // venue's request-weight budget (docs/decisions/112).
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../../../platform/http/schemas.ts';
-
-interface AccountResult {
-  credential_id: string;
-  user_id: string;
-  exchange: string;
-  status: 'synced' | 'failed' | 'deferred';
-  currencies_synced: number | null;
-  trades_synced: number;
-  has_more: boolean;
-  error: string | null;
-  error_type: string | null;
-  retry_after_seconds: number | null;
-}
+import type { AccountSyncResult as AccountResult } from '../../exchange/account-sync.service.ts';
 
 export interface SyncAccountsDeps {
   accounts: { syncAll(share: number): Promise<AccountResult[]> };

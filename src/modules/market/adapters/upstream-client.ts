@@ -10,6 +10,7 @@
 import type { Cache } from '../../../platform/cache/cache.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { AppError, unavailable } from '../../../platform/http/errors.ts';
+import { retryAfterMs } from '../../../platform/http/retry-after.ts';
 import { BudgetRefusal, type VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import type { UpstreamUsage } from '../market.types.ts';
 
@@ -103,10 +104,10 @@ export class UpstreamClient {
     await this.readWeight(response.headers);
 
     if (response.status === 429 || response.status === 418) {
-      const retryAfterMs = retryAfter(response.headers) ?? CIRCUIT.defaultRetryAfterMs[response.status]!;
+      const pauseMs = retryAfterMs(response.headers) ?? CIRCUIT.defaultRetryAfterMs[response.status]!;
       const reason = response.status === 418 ? 'HTTP 418 (IP banned for exceeding its rate limit)' : 'HTTP 429 (rate limit)';
-      await this.options.weight?.budget.trip(response.status, retryAfterMs).catch(() => undefined);
-      await this.open(retryAfterMs, reason);
+      await this.options.weight?.budget.trip(response.status, pauseMs).catch(() => undefined);
+      await this.open(pauseMs, reason);
       throw this.failed(this.openError(), false);
     }
     const body = parseJson(text);
@@ -207,15 +208,6 @@ export class UpstreamClient {
     const raw = header ? headers.get(header) : null;
     if (raw !== null && Number.isFinite(Number(raw))) await this.options.weight!.budget.settle(Number(raw)).catch(() => undefined);
   }
-}
-
-function retryAfter(headers: Headers): number | undefined {
-  const raw = headers.get('retry-after');
-  if (raw === null) return undefined;
-  const seconds = Number(raw);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function parseJson(text: string): unknown {
