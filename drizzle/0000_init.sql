@@ -8,7 +8,9 @@ CREATE TABLE "audit_log" (
 	"target_id" text,
 	"details" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"ip" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "audit_log_actor_type_check" CHECK ("audit_log"."actor_type" IN ('user', 'admin', 'system', 'webhook', 'job')),
+	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.admin_bootstrap', 'auth.login', 'auth.login_failed', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'mail.suppression.add', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update'))
 );
 --> statement-breakpoint
 CREATE TABLE "outbox" (
@@ -24,7 +26,9 @@ CREATE TABLE "outbox" (
 	"result" text,
 	"dedupe_key" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"processed_at" timestamp with time zone
+	"processed_at" timestamp with time zone,
+	CONSTRAINT "outbox_kind_check" CHECK ("outbox"."kind" IN ('chat.post', 'mail.send')),
+	CONSTRAINT "outbox_status_check" CHECK ("outbox"."status" IN ('pending', 'processing', 'done', 'dead'))
 );
 --> statement-breakpoint
 CREATE TABLE "admin_exports" (
@@ -153,7 +157,8 @@ CREATE TABLE "exchange_credentials" (
 	"validation_status" text DEFAULT 'pending' NOT NULL,
 	"validation_error" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "exchange_credentials_validation_status_check" CHECK ("exchange_credentials"."validation_status" IN ('pending', 'valid', 'invalid', 'error'))
 );
 --> statement-breakpoint
 CREATE TABLE "exchange_trades" (
@@ -182,7 +187,9 @@ CREATE TABLE "scheduled_job_runs" (
 	"finished_at" timestamp with time zone,
 	"status" text NOT NULL,
 	"result" jsonb,
-	"error" text
+	"error" text,
+	CONSTRAINT "scheduled_job_runs_trigger_check" CHECK ("scheduled_job_runs"."trigger" IN ('http', 'scheduler')),
+	CONSTRAINT "scheduled_job_runs_status_check" CHECK ("scheduled_job_runs"."status" IN ('running', 'succeeded', 'failed', 'skipped'))
 );
 --> statement-breakpoint
 CREATE TABLE "email_suppressions" (
@@ -232,7 +239,8 @@ CREATE TABLE "strategies" (
 	"live_started_at" timestamp with time zone,
 	"metrics" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "strategies_status_check" CHECK ("strategies"."status" IN ('draft', 'paper', 'live', 'retired'))
 );
 --> statement-breakpoint
 CREATE TABLE "strategy_transitions" (
@@ -241,7 +249,21 @@ CREATE TABLE "strategy_transitions" (
 	"from_status" text NOT NULL,
 	"to_status" text NOT NULL,
 	"at" timestamp with time zone NOT NULL,
-	"reason" text NOT NULL
+	"reason" text NOT NULL,
+	CONSTRAINT "strategy_transitions_from_status_check" CHECK ("strategy_transitions"."from_status" IN ('draft', 'paper', 'live', 'retired')),
+	CONSTRAINT "strategy_transitions_to_status_check" CHECK ("strategy_transitions"."to_status" IN ('draft', 'paper', 'live', 'retired'))
+);
+--> statement-breakpoint
+CREATE TABLE "stream_events" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"type" text NOT NULL,
+	"audience" text NOT NULL,
+	"user_id" uuid,
+	"data" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "stream_events_type_check" CHECK ("stream_events"."type" IN ('balance.synced', 'trades.synced', 'credential.validated', 'credential.changed', 'job.finished', 'webhook.received')),
+	CONSTRAINT "stream_events_audience_check" CHECK ("stream_events"."audience" IN ('user', 'admins')),
+	CONSTRAINT "stream_events_user_check" CHECK (("stream_events"."audience" = 'admins') = ("stream_events"."user_id" IS NULL))
 );
 --> statement-breakpoint
 CREATE TABLE "tracker_issue_labels" (
@@ -440,6 +462,8 @@ CREATE INDEX "strategies_created_idx" ON "strategies" USING btree ("created_at" 
 CREATE INDEX "strategies_status_idx" ON "strategies" USING btree ("status","paper_started_at");--> statement-breakpoint
 CREATE INDEX "strategy_transitions_at_idx" ON "strategy_transitions" USING btree ("at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "strategy_transitions_strategy_idx" ON "strategy_transitions" USING btree ("strategy_id","at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "stream_events_user_idx" ON "stream_events" USING btree ("user_id","id");--> statement-breakpoint
+CREATE INDEX "stream_events_created_idx" ON "stream_events" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "tracker_issue_labels_label_idx" ON "tracker_issue_labels" USING btree ("label_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_issues_identifier_key" ON "tracker_issues" USING btree ("identifier");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_issues_team_number_key" ON "tracker_issues" USING btree ("team_id","number");--> statement-breakpoint

@@ -28,6 +28,7 @@ export const API_TAGS = [
   { name: 'admin: strategies', description: 'Trading strategies and their paper-trading record. Admins only.' },
   { name: 'exchange', description: 'Your venue API keys (stored encrypted, never returned), balances and trades, and public venue data through ccxt.' },
   { name: 'market', description: 'Public market data from Binance and CoinGecko, cached and shared by every caller.' },
+  { name: 'streams', description: 'Your account\'s events, live, as Server-Sent Events (`text/event-stream`), resumable with Last-Event-ID. Prices stream under market.' },
   { name: 'tracker', description: 'The issue tracker: issues stored here, or in Linear.' },
   { name: 'scheduled jobs', description: 'Maintenance jobs, triggered by a cron that sends the shared secret.' },
   { name: 'dashboard', description: 'Service health, agents and integrations at a glance.' },

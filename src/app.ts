@@ -1,7 +1,7 @@
 // Builds the HTTP application from a Platform: conventions first, then the modules, one line each.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createMicroCache } from './platform/http/micro-cache.ts';
@@ -11,6 +11,7 @@ import { lazySerializerFactory } from './platform/http/lazy-serializers.ts';
 import { API_DESCRIPTION, API_TAGS, API_TITLE } from './api-document.ts';
 import { finishDocument, SECURITY_SCHEMES, type OpenApiDocument } from './platform/http/openapi.ts';
 import { createHttpServer } from './platform/http/server.ts';
+import { createSseRegistry } from './platform/http/sse.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { healthRoutes } from './platform/observability/health.routes.ts';
 import type { Platform } from './platform/platform.ts';
@@ -30,6 +31,7 @@ import { createUsersModule } from './modules/users/index.ts';
 import type { TimerFactory } from './modules/jobs/scheduler.ts';
 import { createJobsModule } from './modules/jobs/index.ts';
 import { createDashboardModule } from './modules/dashboard/index.ts';
+import { createStreamsModule } from './modules/streams/index.ts';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 export const SERVICE_VERSION = pkg.version;
@@ -52,16 +54,20 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const users = createUsersModule(platform);
   const { guards } = users;
   const auth = createAuthModule(platform, { users });
-  const exchange = createExchangeModule(platform, { guards });
-  const webhooks = createWebhooksModule(platform, { users, messages });
+  // Every open Server-Sent Events stream of this instance, whichever module serves it.
+  const sse = createSseRegistry(platform.config.streams, platform.logger);
+  const streams = createStreamsModule(platform, { guards, users, sse });
+  const events = streams.publisher;
+  const exchange = createExchangeModule(platform, { guards, events });
+  const webhooks = createWebhooksModule(platform, { users, messages, events });
   const admin = createAdminModule(platform, { users, trading: exchange.tradingSummary, revenueByCurrency: webhooks.revenueByCurrency, messages });
   const tracker = createTrackerModule(platform, { users, messages });
   const commandCenter = createCommandCenterModule(platform, { guards });
   const ragSettings = createRagSettingsModule(platform, { guards });
   const providerKeys = createProviderKeysModule(platform, { guards });
-  const market = createMarketModule(platform);
+  const market = createMarketModule(platform, { sse });
   const strategies = createStrategiesModule(platform, { guards });
-  const jobs = createJobsModule(platform, { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages }, { timers: options.jobTimers });
+  const jobs = createJobsModule(platform, { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages, events }, { timers: options.jobTimers });
   const dashboard = createDashboardModule(platform, {
     version: SERVICE_VERSION,
     users: admin.users,
@@ -75,12 +81,17 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     exchanges: exchange.venueStatus,
     jobs,
   });
-  return { notifications, users, auth, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard };
+  return { notifications, users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard };
 }
 
 export type Modules = ReturnType<typeof createModules>;
 
-export async function buildApp(platform: Platform, modules: Modules = createModules(platform)): Promise<FastifyInstance> {
+export interface BuildOptions {
+  /** Called for every route as it is registered (the OpenAPI test builds its catalog of routes so). */
+  observeRoute?: (route: RouteOptions) => void;
+}
+
+export async function buildApp(platform: Platform, modules: Modules = createModules(platform), options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config, logger } = platform;
   const microCache = createMicroCache();
   const servedCounters = new Map<string, { inc(): void }>();
@@ -107,6 +118,7 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
     serverFactory: (handler) => createHttpServer(handler, (request, response) => microCache.serve(request, response)),
   }) as unknown as FastifyInstance;
 
+  if (options.observeRoute) app.addHook('onRoute', options.observeRoute);
   registerValidation(app);
   registerErrorHandling(app, { filesUnder: `${DOCS_PREFIX}/static/` });
   registerHttpConventions(app, platform.metrics);
@@ -128,11 +140,11 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
     uiConfig: { urls: [{ url: '/openapi.json', name: API_TITLE }], persistAuthorization: true },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(healthRoutes(platform));
+  await app.register(healthRoutes({ platform }));
 
-  const { users, auth, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard } = modules;
+  const { users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard } = modules;
   app.decorate('guards', users.guards);
-  for (const module of [auth, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard]) {
+  for (const module of [auth, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard]) {
     await app.register(module.routes);
   }
   // The live price stream and the in-process scheduler (SCHEDULER=internal) run only while the
@@ -149,6 +161,13 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
   app.addHook('onReady', async () => {
     await auth.bootstrapAdmin();
     await tracker.init();
+    await streams.start();
+  });
+  // Streams are open requests: they are ended (event `end`, then the response) before the server
+  // waits for in-flight requests, or it would wait for them until the force-exit.
+  app.addHook('preClose', async () => {
+    await sse.close();
+    await streams.stop();
   });
   app.addHook('onClose', async () => {
     await platform.close();

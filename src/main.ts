@@ -26,7 +26,7 @@ async function main(): Promise<void> {
 
   const platform = await createPlatform(config);
   const app = await buildApp(platform);
-  await app.listen({ host: config.server.host, port: config.server.port, listenTextResolver: (address) => startSummary(config, address) });
+  await app.listen({ host: config.server.host, port: config.server.port, listenTextResolver: (address) => startSummary(config, address, platform.secretSources) });
   for (const warning of startWarnings(config)) app.log.warn(warning);
   platform.outbox.start();
 
@@ -61,6 +61,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // DATA_DIR cannot hold the secrets kept for you: a configuration problem, reported the same way.
+  if (error instanceof ConfigError) {
+    for (const problem of error.problems) process.stderr.write(`config: ${problem}\n`);
+    process.exit(1);
+  }
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`error: ${error.message}\n`);
     process.exit(1);

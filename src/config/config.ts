@@ -1,127 +1,13 @@
-// The one reader of process.env. Everything else receives a frozen Config.
-import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+// The one reader of process.env. Every setting is declared once, in SETTINGS: its variable, its
+// default and its bounds. The Config type is derived from those declarations and loadConfig reads
+// them all, collecting every problem so that one start lists them all. Reading writes nothing: the
+// secrets that may live in DATA_DIR are the platform's to resolve at start (data-dir-secrets.ts).
 import path from 'node:path';
 import { parseJobCrons } from './job-schedules.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
-export interface ExternalTokenSettings {
-  readonly jwksUrl: string;
-  /** The `iss` every accepted token must carry. */
-  readonly issuer: string;
-  /** The `aud` every accepted token must carry, when set. */
-  readonly audience: string | undefined;
-}
-
-export interface Config {
-  readonly server: { readonly host: string; readonly port: number; readonly bodyLimit: number };
-  readonly dataDir: string;
-  readonly databaseUrl: string | undefined;
-  readonly redisUrl: string | undefined;
-  /** Prefix of every Redis key, so that several deployments can share one Redis. */
-  readonly redisKeyPrefix: string;
-  /** How long a request may wait on a dependency before it is answered without it (decision 102). */
-  readonly resilience: {
-    /** Client- and server-side bound of one PostgreSQL statement. */
-    readonly databaseQueryTimeoutMs: number;
-    /** Bound of opening a PostgreSQL connection. */
-    readonly databaseConnectTimeoutMs: number;
-    /** Bound of one Redis command; past it the cache answers from process memory. */
-    readonly redisCommandTimeoutMs: number;
-    /** SIGTERM to exit, at most; what is still running then is cut short. */
-    readonly shutdownTimeoutMs: number;
-  };
-  readonly logLevel: string;
-  readonly auth: {
-    readonly jwtSecret: string;
-    /** Tokens of an external identity provider (RS256/ES256, keys from its JWKS), when configured. */
-    readonly externalTokens: ExternalTokenSettings | undefined;
-    readonly accessTokenTtlSeconds: number;
-    readonly refreshTokenTtlDays: number;
-    readonly allowSignup: boolean;
-    readonly adminEmail: string | undefined;
-    readonly adminPassword: string | undefined;
-    readonly sessionIdleDays: number;
-  };
-  /** Where JWT_SECRET and ENCRYPTION_KEY came from: the environment, a file in DATA_DIR, or made now. */
-  readonly secretSources: Readonly<Record<GeneratedSecret, SecretSource>>;
-  readonly crypto: {
-    /** Current AES-256-GCM key, 32 bytes. */
-    readonly encryptionKey: Buffer;
-    /** Retired keys that stay readable until `rotate-api-keys` has re-encrypted everything. */
-    readonly oldEncryptionKeys: readonly Buffer[];
-  };
-  readonly jobs: {
-    readonly secret: string | undefined;
-    readonly scheduler: 'off' | 'internal';
-    /** Job name → UTC cron expression replacing the job's default (SCHEDULER_CRONS). */
-    readonly crons: Readonly<Record<string, string>>;
-  };
-  readonly market: {
-    readonly source: 'binance' | 'simulated';
-    readonly binanceApiUrl: string;
-    readonly binanceUsApiUrl: string;
-    readonly binanceWsUrl: string;
-    readonly coingeckoApiUrl: string;
-    readonly coingeckoApiKey: string | undefined;
-    /** Which CoinGecko header carries the key: `x-cg-demo-api-key` or `x-cg-pro-api-key`. */
-    readonly coingeckoApiPlan: 'demo' | 'pro';
-    /** Keep a WebSocket subscription to Binance's mini-ticker stream while the server listens. */
-    readonly liveStream: boolean;
-    /** Per-call timeout of market-data requests to Binance and CoinGecko. */
-    readonly upstreamTimeoutMs: number;
-  };
-  readonly exchange: {
-    /** ccxt id → base URL override for venues other than binance and binanceus. */
-    readonly apiUrls: Readonly<Record<string, string>>;
-    /** ccxt's own request throttling; on in production, tests switch it off. */
-    readonly rateLimit: boolean;
-    /** Timeout of one venue request. */
-    readonly timeoutMs: number;
-    /** How long one venue may hold up an answer that asks several (route, health, venue info). */
-    readonly probeTimeoutMs: number;
-  };
-  readonly tracker: {
-    readonly backend: 'local' | 'linear';
-    readonly apiKey: string | undefined;
-    readonly apiUrl: string;
-    readonly defaultTeamId: string | undefined;
-    /** Per-request limit for calls to the tracker API. */
-    readonly timeoutMs: number;
-  };
-  readonly chat: { readonly webhookUrl: string | undefined; readonly format: ChatFormat; readonly timeoutMs: number };
-  readonly mail: { readonly smtpUrl: string | undefined; readonly from: string };
-  readonly providers: {
-    readonly apiUrls: Readonly<Record<string, string>>;
-    /** How long a provider key test waits for the provider before calling the key unconfirmed. */
-    readonly testTimeoutMs: number;
-  };
-  readonly projectRepo: string;
-  readonly billing: {
-    readonly gracePeriodDays: number;
-    /** ISO 4217 code, upper case: the currency admin stats' `totalRevenue` counts. */
-    readonly settlementCurrency: string;
-  };
-  readonly webhooks: {
-    readonly allowUnsigned: boolean;
-    readonly secrets: Readonly<Record<WebhookProvider, string | undefined>>;
-  };
-}
-
-export type GeneratedSecret = 'JWT_SECRET' | 'ENCRYPTION_KEY';
-export type SecretSource = 'environment' | 'file' | 'generated';
-
-export const WEBHOOK_PROVIDERS = [
-  'codehost',
-  'payments',
-  'edge',
-  'tracker',
-  'errormon',
-  'database',
-  'authprovider',
-  'mailer',
-] as const;
+export const WEBHOOK_PROVIDERS = ['codehost', 'payments', 'edge', 'tracker', 'errormon', 'database', 'authprovider', 'mailer'] as const;
 export type WebhookProvider = (typeof WEBHOOK_PROVIDERS)[number];
 
 const WEBHOOK_SECRET_VARS: Record<WebhookProvider, string> = {
@@ -144,8 +30,8 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Collects every problem instead of stopping at the first, so one start lists them all. */
-class EnvReader {
+/** Reads variables, collecting every problem instead of stopping at the first. */
+export class EnvReader {
   readonly problems: string[] = [];
   constructor(private readonly env: Env) {}
 
@@ -197,9 +83,7 @@ class EnvReader {
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
       const entries = Object.entries(parsed as Record<string, unknown>);
       for (const [key, value] of entries) {
-        if (typeof value !== 'string' || !isUrl(value)) {
-          this.problems.push(`${name}.${key} must be an absolute URL`);
-        }
+        if (typeof value !== 'string' || !isUrl(value)) this.problems.push(`${name}.${key} must be an absolute URL`);
       }
       return Object.fromEntries(entries.map(([k, v]) => [k, String(v).replace(/\/+$/, '')]));
     } catch {
@@ -208,6 +92,7 @@ class EnvReader {
     }
   }
 
+  /** A 32-byte key in base64, as ENCRYPTION_KEY holds it. */
   key(name: string, value: string): Buffer {
     const key = Buffer.from(value, 'base64');
     if (key.length !== 32) this.problems.push(`${name} must be 32 bytes encoded as base64`);
@@ -224,192 +109,254 @@ function isUrl(value: string): boolean {
   }
 }
 
+// ---- The kinds of setting -------------------------------------------------------------------
+
+/** One setting: how its value is read from the environment. */
+interface Setting<T> {
+  readonly read: (env: EnvReader) => T;
+}
+const setting = <T>(read: (env: EnvReader) => T): Setting<T> => ({ read });
+
+function text(name: string): Setting<string | undefined>;
+function text(name: string, fallback: string): Setting<string>;
+function text(name: string, fallback?: string): Setting<string | undefined> {
+  return setting((env) => env.string(name) ?? fallback);
+}
+
+function url(name: string): Setting<string | undefined>;
+function url(name: string, fallback: string): Setting<string>;
+function url(name: string, fallback?: string): Setting<string | undefined> {
+  return setting((env) => env.url(name, fallback));
+}
+
+const integer = (name: string, fallback: number, min: number, max: number) => setting((env) => env.integer(name, fallback, min, max));
+const flag = (name: string, fallback: boolean) => setting((env) => env.boolean(name, fallback));
+const choice = <T extends string>(name: string, values: readonly T[], fallback: T) => setting((env) => env.oneOf(name, values, fallback));
+const urlMap = (name: string) => setting((env): Readonly<Record<string, string>> => env.urlMap(name));
+
+export interface ExternalTokenSettings {
+  readonly jwksUrl: string;
+  /** The `iss` every accepted token must carry. */
+  readonly issuer: string;
+  /** The `aud` every accepted token must carry, when set. */
+  readonly audience: string | undefined;
+}
+
 /**
  * An external identity provider's tokens are accepted only with a known issuer, else any token
  * signed by a shared provider (every tenant of it) would do. Supabase-style JWKS URLs
  * (`<issuer>/.well-known/jwks.json`) give the issuer; other providers must name it.
  */
-function externalTokenSettings(read: EnvReader): ExternalTokenSettings | undefined {
-  const jwksUrl = read.url('JWT_JWKS_URL');
-  const audience = read.string('JWT_JWKS_AUDIENCE');
-  let issuer = read.string('JWT_JWKS_ISSUER');
+const externalTokens = setting((env): ExternalTokenSettings | undefined => {
+  const jwksUrl = env.url('JWT_JWKS_URL');
+  const audience = env.string('JWT_JWKS_AUDIENCE');
+  let issuer = env.string('JWT_JWKS_ISSUER');
   if (!jwksUrl) {
-    if (issuer || audience) read.problems.push('JWT_JWKS_ISSUER and JWT_JWKS_AUDIENCE need JWT_JWKS_URL');
+    if (issuer || audience) env.problems.push('JWT_JWKS_ISSUER and JWT_JWKS_AUDIENCE need JWT_JWKS_URL');
     return undefined;
   }
   const suffix = '/.well-known/jwks.json';
   if (!issuer && jwksUrl.endsWith(suffix)) issuer = jwksUrl.slice(0, -suffix.length);
   if (!issuer) {
-    read.problems.push('JWT_JWKS_ISSUER must be set with JWT_JWKS_URL (the issuer could not be derived from the URL)');
+    env.problems.push('JWT_JWKS_ISSUER must be set with JWT_JWKS_URL (the issuer could not be derived from the URL)');
     return undefined;
   }
   return { jwksUrl, issuer, audience };
-}
+});
 
-/**
- * A secret that must survive restarts but need not be configured: generated once into DATA_DIR,
- * readable by the service's user only. Written under a temporary name and linked into place, so
- * two processes starting together agree on one value and never read a half-written file.
- */
-function persistentSecret(
-  read: EnvReader,
-  variable: GeneratedSecret,
-  dataDir: string,
-  file: string,
-  generate: () => string,
-  sources: Record<GeneratedSecret, SecretSource>,
-): string {
-  const configured = read.string(variable);
-  if (configured !== undefined) return configured;
-  const location = path.join(dataDir, file);
-  sources[variable] = 'file';
-  try {
-    if (!existsSync(location)) {
-      sources[variable] = 'generated';
-      mkdirSync(dataDir, { recursive: true });
-      const temporary = `${location}.${process.pid}.${randomBytes(4).toString('hex')}`;
-      writeFileSync(temporary, `${generate()}\n`, { mode: 0o600, flag: 'wx' });
-      try {
-        linkSync(temporary, location);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      } finally {
-        unlinkSync(temporary);
+// ---- Every setting --------------------------------------------------------------------------
+
+const SETTINGS = {
+  server: {
+    host: text('HOST', '127.0.0.1'),
+    port: integer('PORT', 8000, 0, 65535),
+    bodyLimit: integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+  },
+  /** Where the embedded database and the secrets kept for you live (absolute). */
+  dataDir: setting((env) => path.resolve(env.string('DATA_DIR') ?? './data')),
+  databaseUrl: url('DATABASE_URL'),
+  redisUrl: url('REDIS_URL'),
+  /** Prefix of every Redis key, so that several deployments can share one Redis. */
+  redisKeyPrefix: text('REDIS_KEY_PREFIX', 'tp:'),
+  /** How long a request may wait on a dependency before it is answered without it (decision 102). */
+  resilience: {
+    /** Client- and server-side bound of one PostgreSQL statement. */
+    databaseQueryTimeoutMs: integer('DATABASE_QUERY_TIMEOUT_MS', 5_000, 100, 600_000),
+    /** Bound of opening a PostgreSQL connection. */
+    databaseConnectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
+    /** Bound of one Redis command; past it the cache answers from process memory. */
+    redisCommandTimeoutMs: integer('REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
+    /** SIGTERM to exit, at most; what is still running then is cut short (decision 104). */
+    shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 9_000, 1_000, 120_000),
+  },
+  logLevel: choice('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  /**
+   * The secrets as the environment gives them. One left unset is kept for you in DATA_DIR: the
+   * platform resolves them at start (src/platform/crypto/data-dir-secrets.ts).
+   */
+  secrets: {
+    jwtSecret: text('JWT_SECRET'),
+    /** The current AES-256-GCM key, 32 bytes. */
+    encryptionKey: setting((env) => {
+      const value = env.string('ENCRYPTION_KEY');
+      return value === undefined ? undefined : env.key('ENCRYPTION_KEY', value);
+    }),
+    /** Retired keys that stay readable until `rotate-api-keys` has re-encrypted everything. */
+    oldEncryptionKeys: setting((env): readonly Buffer[] =>
+      (env.string('ENCRYPTION_KEYS_OLD') ?? '')
+        .split(',')
+        .map((key) => key.trim())
+        .filter(Boolean)
+        .map((key) => env.key('ENCRYPTION_KEYS_OLD', key)),
+    ),
+  },
+  auth: {
+    /** Tokens of an external identity provider (RS256/ES256, keys from its JWKS), when configured. */
+    externalTokens,
+    accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
+    refreshTokenTtlDays: integer('REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
+    allowSignup: flag('ALLOW_SIGNUP', true),
+    /** Lower-cased. */
+    adminEmail: setting((env) => env.string('ADMIN_EMAIL')?.toLowerCase()),
+    adminPassword: text('ADMIN_PASSWORD'),
+    sessionIdleDays: integer('SESSION_IDLE_DAYS', 30, 1, 3650),
+  },
+  jobs: {
+    secret: text('SCHEDULED_JOB_SECRET'),
+    scheduler: choice('SCHEDULER', ['off', 'internal'], 'off'),
+    /** Job name → UTC cron expression replacing the job's default (SCHEDULER_CRONS). */
+    crons: setting((env): Readonly<Record<string, string>> => parseJobCrons('SCHEDULER_CRONS', env.string('SCHEDULER_CRONS'), env.problems)),
+    /** Share of each venue's weight budget the sync-accounts job may spend (SYNC_ACCOUNTS_BUDGET_PERCENT). */
+    syncAccountsBudgetShare: setting((env) => env.integer('SYNC_ACCOUNTS_BUDGET_PERCENT', 50, 1, 100) / 100),
+  },
+  /** The request-weight budget every caller of a venue shares (docs/decisions/110). */
+  venueBudget: {
+    /** Share of the venue's per-minute limit this service allows itself (VENUE_WEIGHT_SHARE_PERCENT). */
+    share: setting((env) => env.integer('VENUE_WEIGHT_SHARE_PERCENT', 80, 1, 100) / 100),
+    /** How long a call may wait for the next minute before it is refused with 503. */
+    maxWaitMs: integer('VENUE_BUDGET_MAX_WAIT_MS', 2_000, 0, 30_000),
+    /** Names the egress IP: instances with the same id share one budget per venue. Part of cache keys. */
+    egress: setting((env) => {
+      const raw = env.string('VENUE_EGRESS_ID');
+      if (raw === undefined) return 'default';
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) {
+        env.problems.push(`VENUE_EGRESS_ID must be 1 to 64 letters, digits, dots, dashes or underscores (got "${raw}")`);
+        return 'default';
       }
-    }
-    return readFileSync(location, 'utf8').trim();
-  } catch (error) {
-    read.problems.push(`${variable} is unset and ${location} cannot be created or read (${(error as Error).message})`);
-    return '';
-  }
+      return raw;
+    }),
+  },
+  market: {
+    source: choice('MARKET_DATA_SOURCE', ['binance', 'simulated'], 'binance'),
+    binanceApiUrl: url('BINANCE_API_URL', 'https://api.binance.com'),
+    binanceUsApiUrl: url('BINANCEUS_API_URL', 'https://api.binance.us'),
+    binanceWsUrl: url('BINANCE_WS_URL', 'wss://stream.binance.com:9443'),
+    coingeckoApiUrl: url('COINGECKO_API_URL', 'https://api.coingecko.com/api/v3'),
+    coingeckoApiKey: text('COINGECKO_API_KEY'),
+    /** Which CoinGecko header carries the key: `x-cg-demo-api-key` or `x-cg-pro-api-key`; by default the URL's plan. */
+    coingeckoApiPlan: setting((env) => env.oneOf<'demo' | 'pro'>('COINGECKO_API_PLAN', ['demo', 'pro'], env.string('COINGECKO_API_URL')?.includes('pro-api.') ? 'pro' : 'demo')),
+    /** Keep a WebSocket subscription to Binance's mini-ticker stream while the server listens. */
+    liveStream: flag('MARKET_LIVE_STREAM', true),
+    /** Per-call timeout of market-data requests to Binance and CoinGecko. */
+    upstreamTimeoutMs: integer('MARKET_UPSTREAM_TIMEOUT_MS', 5000, 100, 60_000),
+  },
+  /** Server-Sent Event streams (GET /api/v1/market/stream, GET /api/stream); limits are per instance. */
+  streams: {
+    /** Open streams of every kind this instance serves at once. */
+    maxConnections: integer('STREAM_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    /** Open account streams (GET /api/stream) of one user on this instance. */
+    maxPerUser: integer('STREAM_MAX_PER_USER', 5, 1, 1_000),
+    /** Bytes written to a subscriber but not yet taken by it; past this the subscriber is dropped. */
+    maxBufferBytes: integer('STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),
+    /** Period of the `: ping` comment, ms. */
+    pingMs: setting((env) => env.integer('STREAM_PING_SECONDS', 15, 1, 300) * 1000),
+    /** The `retry:` the streams announce: how long a client waits before reconnecting. */
+    retryMs: integer('STREAM_RETRY_MS', 3000, 100, 600_000),
+  },
+  exchange: {
+    /** ccxt id → base URL override for venues other than binance and binanceus. */
+    apiUrls: urlMap('EXCHANGE_API_URLS'),
+    /** ccxt's own request throttling; on in production, tests switch it off. */
+    rateLimit: flag('EXCHANGE_RATE_LIMIT', true),
+    /** Timeout of one venue request. */
+    timeoutMs: integer('EXCHANGE_TIMEOUT_MS', 10_000, 100, 120_000),
+    /** How long one venue may hold up an answer that asks several (route, health, venue info). */
+    probeTimeoutMs: integer('EXCHANGE_PROBE_TIMEOUT_MS', 3_000, 100, 60_000),
+    /** How far back a market's first trade sync reaches (TRADE_SYNC_HORIZON_DAYS). */
+    tradeSyncHorizonDays: integer('TRADE_SYNC_HORIZON_DAYS', 365, 1, 3650),
+  },
+  tracker: {
+    backend: choice('TRACKER_BACKEND', ['local', 'linear'], 'local'),
+    apiKey: text('TRACKER_API_KEY'),
+    apiUrl: url('TRACKER_API_URL', 'https://api.linear.app/graphql'),
+    defaultTeamId: text('TRACKER_DEFAULT_TEAM_ID'),
+    /** Per-request limit for calls to the tracker API. */
+    timeoutMs: integer('TRACKER_TIMEOUT_MS', 10_000, 100, 120_000),
+  },
+  chat: {
+    webhookUrl: url('CHAT_WEBHOOK_URL'),
+    format: choice<ChatFormat>('CHAT_WEBHOOK_FORMAT', ['slack', 'discord'], 'slack'),
+    timeoutMs: integer('CHAT_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+  },
+  mail: {
+    smtpUrl: url('SMTP_URL'),
+    from: text('MAIL_FROM', 'Trading Platform <no-reply@localhost>'),
+  },
+  providers: {
+    apiUrls: urlMap('PROVIDER_API_URLS'),
+    /** How long a provider key test waits for the provider before calling the key unconfirmed. */
+    testTimeoutMs: integer('PROVIDER_TEST_TIMEOUT_MS', 5000, 100, 60_000),
+  },
+  projectRepo: text('PROJECT_REPO', 'trading-platform/backend'),
+  billing: {
+    gracePeriodDays: integer('GRACE_PERIOD_DAYS', 7, 0, 365),
+    /** ISO 4217 code, upper case: the currency admin stats' `totalRevenue` counts. */
+    settlementCurrency: setting((env) => {
+      const raw = env.string('SETTLEMENT_CURRENCY') ?? 'USD';
+      if (!/^[A-Za-z]{3}$/.test(raw)) env.problems.push(`SETTLEMENT_CURRENCY must be a three-letter ISO 4217 code (got "${raw}")`);
+      return raw.toUpperCase();
+    }),
+  },
+  webhooks: {
+    allowUnsigned: flag('WEBHOOKS_ALLOW_UNSIGNED', false),
+    secrets: setting(
+      (env) => Object.fromEntries(Object.entries(WEBHOOK_SECRET_VARS).map(([provider, variable]) => [provider, env.string(variable)])) as Readonly<Record<WebhookProvider, string | undefined>>,
+    ),
+  },
+};
+
+/** What a group of settings reads as: each setting's value, groups nested, everything read-only. */
+type Shape<S> = S extends Setting<infer T> ? T : { readonly [K in keyof S]: Shape<S[K]> };
+export type Config = Shape<typeof SETTINGS>;
+
+function isSetting(value: unknown): value is Setting<unknown> {
+  return typeof (value as Setting<unknown>).read === 'function';
 }
 
-function settlementCurrency(read: EnvReader): string {
-  const raw = read.string('SETTLEMENT_CURRENCY') ?? 'USD';
-  if (!/^[A-Za-z]{3}$/.test(raw)) read.problems.push(`SETTLEMENT_CURRENCY must be a three-letter ISO 4217 code (got "${raw}")`);
-  return raw.toUpperCase();
+function readAll(settings: object, env: EnvReader): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(settings).map(([key, value]) => [key, isSetting(value) ? value.read(env) : readAll(value as object, env)]));
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const read = new EnvReader(env);
-  const dataDir = path.resolve(read.string('DATA_DIR') ?? './data');
-
-  const secretSources: Record<GeneratedSecret, SecretSource> = { JWT_SECRET: 'environment', ENCRYPTION_KEY: 'environment' };
-  const jwtSecret = persistentSecret(read, 'JWT_SECRET', dataDir, 'jwt-secret', () => randomBytes(48).toString('base64url'), secretSources);
-  const encryptionKeyText = persistentSecret(read, 'ENCRYPTION_KEY', dataDir, 'encryption-key', () => randomBytes(32).toString('base64'), secretSources);
-  // An empty value means DATA_DIR could not hold it, which is already reported.
-  if (jwtSecret && jwtSecret.length < 32) read.problems.push('JWT_SECRET must be at least 32 characters');
-  const encryptionKey = encryptionKeyText ? read.key('ENCRYPTION_KEY', encryptionKeyText) : Buffer.alloc(32);
-  const oldEncryptionKeys = (read.string('ENCRYPTION_KEYS_OLD') ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter(Boolean)
-    .map((k) => read.key('ENCRYPTION_KEYS_OLD', k));
-
-  const adminEmail = read.string('ADMIN_EMAIL');
-  const adminPassword = read.string('ADMIN_PASSWORD');
-  if (Boolean(adminEmail) !== Boolean(adminPassword)) {
-    read.problems.push('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
-  }
-  if (adminPassword !== undefined && adminPassword.length < 8) {
-    read.problems.push('ADMIN_PASSWORD must be at least 8 characters');
-  }
-  if (adminEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) {
-    read.problems.push(`ADMIN_EMAIL must be an e-mail address (got "${adminEmail}")`);
-  }
-
-  const coingeckoApiUrl = read.url('COINGECKO_API_URL', 'https://api.coingecko.com/api/v3')!;
-
-  const config: Config = {
-    server: {
-      host: read.string('HOST') ?? '127.0.0.1',
-      port: read.integer('PORT', 8000, 0, 65535),
-      bodyLimit: read.integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    },
-    dataDir,
-    secretSources,
-    databaseUrl: read.url('DATABASE_URL'),
-    redisUrl: read.url('REDIS_URL'),
-    redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'tp:',
-    resilience: {
-      databaseQueryTimeoutMs: read.integer('DATABASE_QUERY_TIMEOUT_MS', 5_000, 100, 600_000),
-      databaseConnectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
-      redisCommandTimeoutMs: read.integer('REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
-      shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 9_000, 1_000, 120_000),
-    },
-    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-    auth: {
-      jwtSecret,
-      externalTokens: externalTokenSettings(read),
-      accessTokenTtlSeconds: read.integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
-      refreshTokenTtlDays: read.integer('REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
-      allowSignup: read.boolean('ALLOW_SIGNUP', true),
-      adminEmail: adminEmail?.toLowerCase(),
-      adminPassword,
-      sessionIdleDays: read.integer('SESSION_IDLE_DAYS', 30, 1, 3650),
-    },
-    crypto: { encryptionKey, oldEncryptionKeys },
-    jobs: {
-      secret: read.string('SCHEDULED_JOB_SECRET'),
-      scheduler: read.oneOf('SCHEDULER', ['off', 'internal'], 'off'),
-      crons: parseJobCrons('SCHEDULER_CRONS', read.string('SCHEDULER_CRONS'), read.problems),
-    },
-    market: {
-      source: read.oneOf('MARKET_DATA_SOURCE', ['binance', 'simulated'], 'binance'),
-      binanceApiUrl: read.url('BINANCE_API_URL', 'https://api.binance.com')!,
-      binanceUsApiUrl: read.url('BINANCEUS_API_URL', 'https://api.binance.us')!,
-      binanceWsUrl: read.url('BINANCE_WS_URL', 'wss://stream.binance.com:9443')!,
-      coingeckoApiUrl,
-      coingeckoApiKey: read.string('COINGECKO_API_KEY'),
-      coingeckoApiPlan: read.oneOf('COINGECKO_API_PLAN', ['demo', 'pro'], coingeckoApiUrl.includes('pro-api.') ? 'pro' : 'demo'),
-      liveStream: read.boolean('MARKET_LIVE_STREAM', true),
-      upstreamTimeoutMs: read.integer('MARKET_UPSTREAM_TIMEOUT_MS', 5000, 100, 60_000),
-    },
-    exchange: {
-      apiUrls: read.urlMap('EXCHANGE_API_URLS'),
-      rateLimit: read.boolean('EXCHANGE_RATE_LIMIT', true),
-      timeoutMs: read.integer('EXCHANGE_TIMEOUT_MS', 10_000, 100, 120_000),
-      probeTimeoutMs: read.integer('EXCHANGE_PROBE_TIMEOUT_MS', 3_000, 100, 60_000),
-    },
-    tracker: {
-      backend: read.oneOf('TRACKER_BACKEND', ['local', 'linear'], 'local'),
-      apiKey: read.string('TRACKER_API_KEY'),
-      apiUrl: read.url('TRACKER_API_URL', 'https://api.linear.app/graphql')!,
-      defaultTeamId: read.string('TRACKER_DEFAULT_TEAM_ID'),
-      timeoutMs: read.integer('TRACKER_TIMEOUT_MS', 10_000, 100, 120_000),
-    },
-    chat: {
-      webhookUrl: read.url('CHAT_WEBHOOK_URL'),
-      format: read.oneOf('CHAT_WEBHOOK_FORMAT', ['slack', 'discord'], 'slack'),
-      timeoutMs: read.integer('CHAT_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-    },
-    mail: {
-      smtpUrl: read.url('SMTP_URL'),
-      from: read.string('MAIL_FROM') ?? 'Trading Platform <no-reply@localhost>',
-    },
-    providers: {
-      apiUrls: read.urlMap('PROVIDER_API_URLS'),
-      testTimeoutMs: read.integer('PROVIDER_TEST_TIMEOUT_MS', 5000, 100, 60_000),
-    },
-    projectRepo: read.string('PROJECT_REPO') ?? 'trading-platform/backend',
-    billing: { gracePeriodDays: read.integer('GRACE_PERIOD_DAYS', 7, 0, 365), settlementCurrency: settlementCurrency(read) },
-    webhooks: {
-      allowUnsigned: read.boolean('WEBHOOKS_ALLOW_UNSIGNED', false),
-      secrets: Object.fromEntries(
-        Object.entries(WEBHOOK_SECRET_VARS).map(([provider, variable]) => [provider, read.string(variable)]),
-      ) as Record<WebhookProvider, string | undefined>,
-    },
-  };
-
-  if (config.tracker.backend === 'linear' && !config.tracker.apiKey) {
-    read.problems.push('TRACKER_API_KEY is required when TRACKER_BACKEND=linear');
-  }
+/** Rules between settings, which no single setting can check. */
+function checkTogether(config: Config, problems: string[]): void {
+  const { adminEmail, adminPassword } = config.auth;
+  if (Boolean(adminEmail) !== Boolean(adminPassword)) problems.push('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  if (adminPassword !== undefined && adminPassword.length < 8) problems.push('ADMIN_PASSWORD must be at least 8 characters');
+  if (adminEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) problems.push(`ADMIN_EMAIL must be an e-mail address (got "${adminEmail}")`);
+  if (config.secrets.jwtSecret !== undefined && config.secrets.jwtSecret.length < 32) problems.push('JWT_SECRET must be at least 32 characters');
+  if (config.tracker.backend === 'linear' && !config.tracker.apiKey) problems.push('TRACKER_API_KEY is required when TRACKER_BACKEND=linear');
   // The local tracker keys teams by UUID, as Linear does.
   const teamId = config.tracker.defaultTeamId;
   if (config.tracker.backend === 'local' && teamId !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(teamId)) {
-    read.problems.push('TRACKER_DEFAULT_TEAM_ID must be a UUID when TRACKER_BACKEND=local');
+    problems.push('TRACKER_DEFAULT_TEAM_ID must be a UUID when TRACKER_BACKEND=local');
   }
-  if (read.problems.length > 0) throw new ConfigError(read.problems);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const reader = new EnvReader(env);
+  const config = readAll(SETTINGS, reader) as Config;
+  checkTogether(config, reader.problems);
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return deepFreeze(config);
 }
 

@@ -1,15 +1,7 @@
 // SCHEDULER_CRONS: per-job cron overrides, checked at start by croner exactly as the scheduler will
 // read them (UTC), so a typo stops the start instead of silently never running a job.
 import { Cron } from 'croner';
-
-/** The scheduled jobs by name, as the jobs registry defines them (a unit test keeps the two equal). */
-export const SCHEDULED_JOBS: readonly string[] = [
-  'rotate-api-keys',
-  'cleanup-grace-periods',
-  'cleanup-device-sessions',
-  'cleanup-expired-tokens',
-  'strategy-autopilot/evaluate',
-];
+import { JOB_NAMES } from '../modules/jobs/jobs.domain.ts';
 
 function cronProblem(cron: unknown): string | undefined {
   if (typeof cron !== 'string') return 'must map to a cron expression (a string)';
@@ -36,7 +28,7 @@ export function parseJobCrons(variable: string, raw: string | undefined, problem
   }
   const crons: Record<string, string> = {};
   for (const [job, cron] of Object.entries(parsed)) {
-    const problem = SCHEDULED_JOBS.includes(job) ? cronProblem(cron) : `is not a job (jobs: ${SCHEDULED_JOBS.join(', ')})`;
+    const problem = (JOB_NAMES as readonly string[]).includes(job) ? cronProblem(cron) : `is not a job (jobs: ${JOB_NAMES.join(', ')})`;
     if (problem) problems.push(`${variable}: "${job}" ${problem}`);
     else crons[job] = (cron as string).trim();
   }

@@ -2,15 +2,15 @@
 import { and, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbExecutor } from './db/database.ts';
-import { auditLog } from './db/schema.ts';
+import { auditLog, type ActorType, type AuditAction } from './db/schema.ts';
 
+export type { ActorType, AuditAction };
 export type AuditRow = typeof auditLog.$inferSelect;
 
 export interface AuditEvent {
   actorId?: string | null;
-  actorType: 'user' | 'admin' | 'system' | 'webhook' | 'job';
-  /** Dotted verb, e.g. `auth.login`, `admin.user.suspend`, `exchange.credential.create`. */
-  action: string;
+  actorType: ActorType;
+  action: AuditAction;
   subjectUserId?: string | null;
   targetType?: string;
   targetId?: string;

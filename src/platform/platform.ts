@@ -5,15 +5,19 @@ import type { Config } from '../config/config.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import { createMemoryCache, createRedisCache, type Cache } from './cache/cache.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { resolveSecrets, type GeneratedSecret, type SecretSource } from './crypto/data-dir-secrets.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { seedFromPgliteImage } from './db/pglite-image.ts';
 import { createLogger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
+import { createVenueBudgets, type VenueBudgets } from './venue-budget/venue-budget.ts';
 
 export interface Platform {
   readonly config: Config;
+  /** Where JWT_SECRET and ENCRYPTION_KEY came from: the environment, a file in DATA_DIR, or made at this start. */
+  readonly secretSources: Readonly<Record<GeneratedSecret, SecretSource>>;
   readonly database: Database;
   readonly cache: Cache;
   readonly clock: Clock;
@@ -22,6 +26,8 @@ export interface Platform {
   readonly outbox: OutboxWorker;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** One request-weight budget per venue, shared by every module calling it and every instance. */
+  readonly venueBudgets: VenueBudgets;
   /** Fetch for outbound HTTP; tests pass one that refuses anything but loopback. */
   readonly fetch: typeof fetch;
   close(): Promise<void>;
@@ -40,6 +46,7 @@ export interface PlatformOverrides {
 }
 
 export async function createPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
+  const secrets = resolveSecrets(config);
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const dataDir = path.join(config.dataDir, 'pglite');
@@ -61,16 +68,18 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
       : createMemoryCache());
   // Redis's first connection, bounded: the start goes on without it (memory, one warning line).
   await (cache as Partial<{ connected(): Promise<boolean> }>).connected?.();
-  const secretBox = createSecretBox(config.crypto.encryptionKey, config.crypto.oldEncryptionKeys);
-  const tokens = createTokenService(config.auth.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
+  const secretBox = createSecretBox(secrets.encryptionKey, secrets.oldEncryptionKeys);
+  const tokens = createTokenService(secrets.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
   const fetchImpl = overrides.fetch ?? globalThis.fetch;
   const outbox = createOutboxWorker({ database, clock, logger, pollMs: overrides.outboxPollMs });
   const metrics = createMetrics(overrides.defaultMetrics ?? true);
   metrics.gauge('outbox_backlog', 'Outbox messages waiting to be delivered', async () => (await outbox.stats()).pending);
   metrics.gauge('outbox_dead_letters', 'Outbox messages that exhausted their retries', async () => (await outbox.stats()).dead);
+  const venueBudgets = createVenueBudgets({ cache, clock, settings: config.venueBudget, metrics, logger });
 
   return {
     config,
+    secretSources: secrets.sources,
     database,
     cache,
     clock,
@@ -79,9 +88,11 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     outbox,
     logger,
     metrics,
+    venueBudgets,
     fetch: fetchImpl,
     async close() {
       await outbox.stop();
+      await venueBudgets.close();
       // What the caller handed in, the caller closes (tests share one database per file).
       if (!overrides.cache) await cache.close();
       if (!overrides.database) await database.close();

@@ -104,4 +104,67 @@ describe('Binance fake', () => {
     assert.equal(response.headers.get('retry-after'), '7');
     assert.equal((await fetch(`${fake.url}/api/v3/ping`)).status, 200);
   });
+
+  it('answers 429 above the weight limit until the minute ends, and bans with 418 an IP that calls on', async () => {
+    let now = Date.UTC(2026, 2, 2, 10, 0, 30);
+    const fresh = await startBinanceFake({ weightLimit: 50, weightClock: () => now, banSeconds: 300 });
+    try {
+      const depth = () => fetch(`${fresh.url}/api/v3/depth?symbol=BTCUSDT&limit=1000`);
+      assert.equal((await depth()).status, 200, 'weight 50 of 50');
+      const limited = await depth();
+      assert.equal(limited.status, 429);
+      assert.equal(limited.headers.get('retry-after'), '30', 'the rest of the minute');
+      assert.equal((await limited.json()).code, -1003);
+      now += 10_000;
+      const banned = await fetch(`${fresh.url}/api/v3/ping`);
+      assert.equal(banned.status, 418, 'a call before Retry-After has passed is banned');
+      assert.equal(banned.headers.get('retry-after'), '300');
+      assert.match((await banned.json()).msg, /IP banned until/);
+      now += 60_000;
+      assert.equal((await fetch(`${fresh.url}/api/v3/ping`)).status, 418, 'the ban outlasts the minute');
+      assert.deepEqual(fresh.rateLimitAnswers, { 429: 1, 418: 2 });
+      now += 300_000;
+      assert.equal((await fetch(`${fresh.url}/api/v3/ping`)).status, 200);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('lets an IP that waited out a 429 call again without a ban', async () => {
+    let now = Date.UTC(2026, 2, 2, 10, 0, 50);
+    const fresh = await startBinanceFake({ weightLimit: 50, weightClock: () => now });
+    try {
+      const depth = () => fetch(`${fresh.url}/api/v3/depth?symbol=BTCUSDT&limit=1000`);
+      await depth();
+      assert.equal((await depth()).status, 429);
+      now += 10_000;
+      const next = await depth();
+      assert.equal(next.status, 200);
+      assert.equal(next.headers.get('x-mbx-used-weight-1m'), '50', 'a new minute, counted afresh');
+      assert.equal(fresh.rateLimitAnswers[418], 0);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('pages myTrades by fromId, and refuses a time window over 24 hours', async () => {
+    const fresh = await startBinanceFake();
+    try {
+      const trades = Array.from({ length: 250 }, (_, i) => binanceTrade({ symbol: 'ETHUSDT', id: 1000 + i * 3, price: '3000', qty: '1', isBuyer: i % 2 === 0, time: 1_700_000_000_000 + i * 1000 }));
+      fresh.addAccount({ apiKey: 'key-paging-1', secret: 'secret-paging-1', balances: [], trades: { ETHUSDT: trades } });
+      const get = async (query: string) => {
+        const response = await fetch(`${fresh.url}/api/v3/myTrades?${signed(`symbol=ETHUSDT&${query}&timestamp=${Date.now()}`, 'secret-paging-1')}`, { headers: { 'X-MBX-APIKEY': 'key-paging-1' } });
+        return { status: response.status, body: (await response.json()) as { id: number; code?: number }[] & { code?: number } };
+      };
+      const first = await get('fromId=0&limit=100');
+      assert.equal(first.body.length, 100);
+      const second = await get(`fromId=${first.body.at(-1)!.id + 1}&limit=100`);
+      assert.equal(second.body[0]!.id, first.body.at(-1)!.id + 3, 'ids of one account are not contiguous; fromId still continues exactly');
+      const wide = await get(`startTime=1700000000000&endTime=${1_700_000_000_000 + 25 * 3_600_000}`);
+      assert.equal(wide.status, 400);
+      assert.equal(wide.body.code, -1127);
+    } finally {
+      await fresh.close();
+    }
+  });
 });

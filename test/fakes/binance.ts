@@ -1,6 +1,10 @@
 // A loopback Binance spot REST server that speaks the real protocol (PROTOCOLS.md B1): string
 // numbers, `{code,msg}` errors, X-MBX-USED-WEIGHT-1M headers, 429/418 with Retry-After, HMAC-SHA256
-// signed endpoints with X-MBX-APIKEY and recvWindow, exchangeInfo filters. `variant: 'us'` answers
+// signed endpoints with X-MBX-APIKEY and recvWindow, exchangeInfo filters. Request weight is counted
+// per client IP and minute: above the limit an IP gets 429 with Retry-After (the rest of the minute),
+// and an IP that calls again before that has passed is banned with 418 (Retry-After the ban's
+// length), as Binance does. Failures injected with `fail()` are answers only: they start no ban.
+// `variant: 'us'` answers
 // as binance.us (MIN_NOTIONAL filters; no SAPI endpoints unless a test adds them). A key that may not
 // read is refused with -2015 on signed endpoints; myTrades answers the most recent trades unless
 // startTime or fromId says where to start.
@@ -33,6 +37,8 @@ export interface FakeRequest {
   params: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The client's address, as Binance sees it (IPv4-mapped IPv6 written as IPv4). */
+  ip: string;
   account?: FakeAccount;
 }
 
@@ -68,6 +74,17 @@ export interface BinanceFakeOptions {
    * clock passes the same one, so that the real minute turning over mid-test resets nothing.
    */
   weightClock?: () => number;
+  /** How long an IP that calls on after a 429 is banned (Binance: 2 minutes to 3 days). Default 120 s. */
+  banSeconds?: number;
+}
+
+/** One client IP's standing with the fake: its weight this minute, and any 429 or ban in force. */
+interface IpState {
+  minute: number;
+  used: number;
+  /** Until when a 429 told the IP to back off (ms on the weight clock); a call before it is banned. */
+  backOffUntil: number;
+  bannedUntil: number;
 }
 
 const BINANCE_ERROR = (code: number, msg: string) => ({ code, msg });
@@ -81,8 +98,12 @@ export class BinanceFake {
   readonly requests: FakeRequest[] = [];
   serverTimeOffsetMs: number;
   weightLimit: number;
-  private usedWeight = 0;
-  private weightWindow = 0;
+  banSeconds: number;
+  /** How many 429 and 418 answers the fake's own accounting gave (injected failures not counted). */
+  readonly rateLimitAnswers = { 429: 0, 418: 0 };
+  /** The highest weight any IP reached within one minute. */
+  peakWeight = 0;
+  private readonly ips = new Map<string, IpState>();
   private readonly weightClock: () => number;
   private readonly routes = new Map<string, { handler: Handler; signed: boolean; reads: boolean; weight: Weight }>();
   private failures: Failure[] = [];
@@ -96,6 +117,7 @@ export class BinanceFake {
     this.weightLimit = options.weightLimit ?? 6000;
     this.serverTimeOffsetMs = options.serverTimeOffsetMs ?? 0;
     this.weightClock = options.weightClock ?? Date.now;
+    this.banSeconds = options.banSeconds ?? 120;
     this.registerPublicRoutes();
     this.registerAccountRoutes();
   }
@@ -128,10 +150,14 @@ export class BinanceFake {
   }
 
   /** Weight that other clients behind the same IP used this minute; Binance counts it in our header. */
-  spendWeight(weight: number): this {
-    this.rollWeightWindow();
-    this.usedWeight += weight;
+  spendWeight(weight: number, ip = '127.0.0.1'): this {
+    this.ip(ip).used += weight;
     return this;
+  }
+
+  /** The weight an IP used in the current minute (the loopback clients by default). */
+  usedWeight(ip = '127.0.0.1'): number {
+    return this.ip(ip).used;
   }
 
   /** The next `times` matching requests are answered only after `ms`. */
@@ -171,12 +197,19 @@ export class BinanceFake {
     return found;
   }
 
-  private rollWeightWindow(): void {
+  /** The IP's state, its weight reset when a new minute has begun. */
+  private ip(address: string): IpState {
     const minute = Math.floor(this.weightClock() / 60_000);
-    if (minute !== this.weightWindow) {
-      this.weightWindow = minute;
-      this.usedWeight = 0;
+    let state = this.ips.get(address);
+    if (!state) {
+      state = { minute, used: 0, backOffUntil: 0, bannedUntil: 0 };
+      this.ips.set(address, state);
     }
+    if (state.minute !== minute) {
+      state.minute = minute;
+      state.used = 0;
+    }
+    return state;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -188,7 +221,7 @@ export class BinanceFake {
     if (body && req.headers['content-type']?.includes('application/x-www-form-urlencoded')) {
       for (const [k, v] of new URLSearchParams(body)) params.append(k, v);
     }
-    const request: FakeRequest = { method: req.method ?? 'GET', path: url.pathname, params, headers: req.headers, body };
+    const request: FakeRequest = { method: req.method ?? 'GET', path: url.pathname, params, headers: req.headers, body, ip: normaliseIp(req.socket.remoteAddress) };
     this.requests.push(request);
 
     const pause = this.take(this.delays, url.pathname);
@@ -196,7 +229,7 @@ export class BinanceFake {
 
     const reply = await this.dispatch(request, url.search.slice(1), body);
     const headers: Record<string, string> = { 'content-type': 'application/json;charset=UTF-8', ...reply.headers };
-    if (url.pathname.startsWith('/api/')) headers['x-mbx-used-weight-1m'] = String(this.usedWeight);
+    if (url.pathname.startsWith('/api/')) headers['x-mbx-used-weight-1m'] = String(this.ip(request.ip).used);
     if (!res.destroyed) {
       res.writeHead(reply.status ?? 200, headers);
       res.end(JSON.stringify(reply.body));
@@ -210,15 +243,8 @@ export class BinanceFake {
     const route = this.routes.get(`${request.method} ${request.path}`);
     if (!route) return { status: 404, body: BINANCE_ERROR(-1, `Unknown endpoint ${request.method} ${request.path}`) };
 
-    this.rollWeightWindow();
-    this.usedWeight += typeof route.weight === 'function' ? route.weight(request) : route.weight;
-    if (this.usedWeight > this.weightLimit) {
-      return {
-        status: 429,
-        body: BINANCE_ERROR(-1003, 'Too much request weight used; current limit is ' + this.weightLimit + ' request weight per 1 MINUTE.'),
-        headers: { 'retry-after': String(60 - (Math.floor(this.weightClock() / 1000) % 60)) },
-      };
-    }
+    const limited = this.rateLimit(request, typeof route.weight === 'function' ? route.weight(request) : route.weight);
+    if (limited) return limited;
 
     if (route.signed) {
       const refusal = this.verifySigned(request, query, body);
@@ -226,6 +252,39 @@ export class BinanceFake {
       if (route.reads && request.account!.canRead === false) return { status: 401, body: INVALID_KEY };
     }
     return route.handler(request);
+  }
+
+  /**
+   * Binance's rate limiting per IP: a banned IP gets 418; one that calls again while a 429 told it
+   * to wait is banned; weight above the limit gets 429 until the minute ends.
+   */
+  private rateLimit(request: FakeRequest, weight: number): FakeReply | undefined {
+    const now = this.weightClock();
+    const state = this.ip(request.ip);
+    const banned = (until: number): FakeReply => {
+      this.rateLimitAnswers[418] += 1;
+      return {
+        status: 418,
+        body: BINANCE_ERROR(-1003, `Way too much request weight used; IP banned until ${until}. Please use WebSocket Streams for live updates to avoid bans.`),
+        headers: { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) },
+      };
+    };
+    if (state.bannedUntil > now) return banned(state.bannedUntil);
+    if (state.backOffUntil > now) {
+      state.bannedUntil = now + this.banSeconds * 1000;
+      return banned(state.bannedUntil);
+    }
+    state.used += weight;
+    this.peakWeight = Math.max(this.peakWeight, state.used);
+    if (state.used <= this.weightLimit) return undefined;
+    const seconds = 60 - (Math.floor(now / 1000) % 60);
+    state.backOffUntil = (state.minute + 1) * 60_000;
+    this.rateLimitAnswers[429] += 1;
+    return {
+      status: 429,
+      body: BINANCE_ERROR(-1003, 'Too much request weight used; current limit is ' + this.weightLimit + ' request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.'),
+      headers: { 'retry-after': String(seconds) },
+    };
   }
 
   /** Binance's checks, in Binance's order: key, then timestamp window, then signature. */
@@ -352,6 +411,9 @@ export class BinanceFake {
       const number = (name: string) => (r.params.has(name) ? Number(r.params.get(name)) : undefined);
       const [startTime, endTime, fromId] = [number('startTime'), number('endTime'), number('fromId')];
       const limit = Math.min(number('limit') ?? 500, 1000);
+      if (startTime !== undefined && endTime !== undefined && endTime - startTime > 24 * 3_600_000) {
+        return { status: 400, body: BINANCE_ERROR(-1127, 'More than 24 hours between startTime and endTime.') };
+      }
       const all = [...(r.account!.trades[symbol] ?? [])].sort((a, b) => Number(a.id) - Number(b.id));
       // Binance: from fromId, or from startTime, the first `limit` trades on; with neither, the most
       // recent `limit` (up to endTime). Oldest first either way.
@@ -360,6 +422,11 @@ export class BinanceFake {
       return { body: startTime !== undefined ? inWindow.slice(0, limit) : inWindow.slice(-limit) };
     }, { signed: true, weight: 20 });
   }
+}
+
+function normaliseIp(address: string | undefined): string {
+  if (!address) return 'unknown';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
 /** Binance's weight of GET /api/v3/ticker/24hr: it grows with the number of symbols asked for. */

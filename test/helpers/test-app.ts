@@ -18,6 +18,7 @@ import { createAccountsRepository } from '../../src/modules/users/accounts.repos
 import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { createLogger } from '../../src/platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../../src/platform/platform.ts';
+import { routeCatalog, type RouteEntry } from './route-catalog.ts';
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-0123456789';
@@ -82,6 +83,8 @@ export interface TestApp {
   platform: Platform;
   /** The app's own module instances, for what no operation exposes (e.g. running a job's function). */
   modules: Modules;
+  /** Every route the app registered, as registered. */
+  routeCatalog: readonly RouteEntry[];
   config: Config;
   database: Database;
   /** Every log line the app wrote so far, parsed. */
@@ -131,6 +134,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   let platform: Platform;
   let app: FastifyInstance;
   let modules: Modules;
+  const catalog = routeCatalog();
   try {
     platform = await createPlatform(config, {
       database,
@@ -140,7 +144,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       defaultMetrics: false,
     });
     modules = createModules(platform, options.modules);
-    app = await buildApp(platform, modules);
+    app = await buildApp(platform, modules, { observeRoute: catalog.observe });
     const { routes } = options;
     if (routes) await app.register(async (scope) => routes(scope, platform));
     await app.ready();
@@ -153,6 +157,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     app,
     platform,
     modules,
+    routeCatalog: catalog.entries,
     config,
     database,
     logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),

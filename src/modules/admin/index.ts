@@ -53,10 +53,10 @@ export function createAdminModule(platform: Platform, deps: AdminModuleDeps) {
     /** The per-hour limits in force (stored values, or the defaults), for the modules enforcing them. */
     getPlatformLimits: (): Promise<LimitValues> => limits.current(),
     async routes(app: FastifyInstance) {
-      await app.register(usersRoutes(users, guards));
-      await app.register(userActionsRoutes(userActions, guards));
-      await app.register(statsRoutes(users, guards));
-      await app.register(platformLimitsRoutes(limits, guards));
+      await app.register(usersRoutes({ service: users, guards }));
+      await app.register(userActionsRoutes({ service: userActions, guards }));
+      await app.register(statsRoutes({ service: users, guards }));
+      await app.register(platformLimitsRoutes({ service: limits, guards }));
     },
   };
 }

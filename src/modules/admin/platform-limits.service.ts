@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { LimitValues, PlatformLimitsRepository } from './platform-limits.repository.ts';
 import { LIMIT_BOUNDS, LIMIT_NAMES, type PlatformLimits, type PlatformLimitsPatch } from './platform-limits.schemas.ts';
-import { actorTypeOf, type AdminActor } from './user-rules.ts';
+import { actorTypeOf, type AdminActor } from './admin.domain.ts';
 
 function withBounds(values: LimitValues): PlatformLimits {
   const bounds: Record<string, number[]> = {};

@@ -8,7 +8,7 @@ import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import { parseUserId, revokesSessions, statusColumns, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
 import type { BulkActionBody, BulkActionResult, ResetPasswordQuery, ResetPasswordResult } from './user-actions.schemas.ts';
-import { type AdminActor, actorTypeOf } from './user-rules.ts';
+import { type AdminActor, actorTypeOf } from './admin.domain.ts';
 import { usersToCsv } from './users-csv.ts';
 import type { ExportsRepository } from './exports.repository.ts';
 import type { UsersService } from './users.service.ts';

@@ -8,7 +8,7 @@ import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { EMPTY_SUMMARY, type TradingSummaryPort } from './trading-summary.port.ts';
 import { parseUserId, revokesSessions, statusColumns, STATUSES, type UserChanges, type Tier, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
-import { assertNotSelfLockout, utcMonthStart, type AdminActor, actorTypeOf } from './user-rules.ts';
+import { assertNotSelfLockout, utcMonthStart, type AdminActor, actorTypeOf } from './admin.domain.ts';
 import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch } from './users.schemas.ts';
 
 const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;

@@ -1,6 +1,6 @@
 import type { Platform } from '../../platform/platform.ts';
 import type { UsersModule } from '../users/index.ts';
-import { authRoutes } from './auth.routes.ts';
+import { authRoutes } from './routes/auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
 import { createPasswordService } from './password.service.ts';
 
@@ -29,7 +29,7 @@ export function createAuthModule(platform: Platform, deps: { users: UsersModule 
   return {
     name: 'auth',
     service,
-    routes: authRoutes(service, passwords, guards),
+    routes: authRoutes({ service, passwords, guards }),
     /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
     async bootstrapAdmin(): Promise<void> {
       const { adminEmail: email, adminPassword } = config.auth;

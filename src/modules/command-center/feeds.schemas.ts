@@ -1,7 +1,7 @@
 // Schemas of the two feeds of the command center: market intel and agent activity.
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
-import { INTEL_DIRECTIONS, TRUST_TIERS } from './intel-scoring.ts';
+import { INTEL_DIRECTIONS, TRUST_TIERS } from './intel-scoring.domain.ts';
 
 const OpenObject = (description: string) =>
   Type.Record(Type.String(), Type.Unknown(), { description, additionalProperties: true });

@@ -16,7 +16,7 @@ import type {
   IntelFeed,
   IntelQuery,
 } from './feeds.schemas.ts';
-import { horizonOf, summarize } from './intel-scoring.ts';
+import { horizonOf, summarize } from './intel-scoring.domain.ts';
 import type { IntelRepository, IntelRow } from './intel.repository.ts';
 import type { Actor } from './tasks.service.ts';
 import type { TasksRepository } from './tasks.repository.ts';

@@ -26,8 +26,8 @@ export function createCommandCenterModule(platform: Platform, deps: { guards: Gu
     /** Agent activity; `summaries(now)` is for the dashboard. */
     agents,
     async routes(app: FastifyInstance) {
-      await app.register(taskRoutes(tasks, guards));
-      await app.register(feedRoutes(intel, agents, guards));
+      await app.register(taskRoutes({ service: tasks, guards }));
+      await app.register(feedRoutes({ intel, agents, guards }));
     },
   };
 }

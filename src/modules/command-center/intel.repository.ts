@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { marketIntelEvents } from './command-center.tables.ts';
-import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './intel-scoring.ts';
+import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './intel-scoring.domain.ts';
 
 export type IntelRow = typeof marketIntelEvents.$inferSelect;
 export type NewIntel = typeof marketIntelEvents.$inferInsert;

@@ -17,11 +17,9 @@ import {
   type TaskSummary,
   type TaskUpdateBody,
 } from './tasks.schemas.ts';
+import type { Actor } from '../../platform/auth/actor.ts';
 
-export interface Actor {
-  id: string;
-  ip?: string;
-}
+export type { Actor };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const taskNotFound = () => notFound('Task not found');

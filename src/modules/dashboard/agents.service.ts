@@ -1,7 +1,7 @@
 // GET /dashboard/agents: the command center's agent summaries with a status each.
 import type { Clock } from '../../platform/clock.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import { AGENT_THRESHOLDS, agentStatus } from './agent-status.ts';
+import { AGENT_THRESHOLDS, agentStatus } from './agent-status.domain.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { AgentsAnswer } from './overview.schemas.ts';
 

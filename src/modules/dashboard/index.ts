@@ -3,7 +3,7 @@
 import type { Platform } from '../../platform/platform.ts';
 import { createAgentsService } from './agents.service.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
-import { dashboardRoutes } from './dashboard.routes.ts';
+import { dashboardRoutes } from './routes/dashboard.routes.ts';
 import { createIntegrationsService } from './integrations.service.ts';
 import { createOverviewService } from './overview.service.ts';
 import { createProbeMemo } from './probe-memo.ts';

@@ -33,6 +33,18 @@ export const IntegrationsAnswer = Type.Object({
         }),
       ),
       latency_ms: Nullable(Type.Number({ description: 'Latency of the health check.' })),
+      budget: Type.Object(
+        {
+          used_weight_1m: Nullable(int('Request weight used this minute across instances; null without a weight model.')),
+          limit_1m: Nullable(int('The venue\'s per-minute limit.')),
+          cap_1m: Nullable(int('The part of it calls are admitted to.')),
+          share: Type.Number({ description: 'Share of the limit this service allows itself.' }),
+          breaker_open: Type.Boolean({ description: 'A 429 or 418 pauses every call to the venue.' }),
+          breaker_until: when('Until when.'),
+          scope: StringEnum(['shared', 'local'] as const, { description: 'Counted across instances (Redis) or on this instance alone.' }),
+        },
+        { description: 'The venue\'s shared request-weight budget, read now (no venue call).' },
+      ),
     }),
     { description: 'Every supported venue.' },
   ),

@@ -9,7 +9,7 @@ import { iso } from '../../platform/http/schemas.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { IntegrationCore, IntegrationsAnswer } from './integrations.schemas.ts';
 import { PROBE_TTL_MS, type ProbeMemo, type ProbeRecord } from './probe-memo.ts';
-import { safeErrorText } from './safe-text.ts';
+import { safeErrorText } from './safe-text.domain.ts';
 
 type Venue = DashboardDeps['exchanges']['venues'][number];
 type Health = NonNullable<IntegrationsAnswer['exchanges'][number]['health']>;
@@ -65,7 +65,9 @@ export function createIntegrationsService(
         const own = stats.find((s) => s.venue === venue);
         const count = own?.count ?? 0;
         const credentialFailure = { at: iso(own?.lastErrorAt ?? null), error: own?.lastErrorStatus ? CREDENTIAL_FAILURE[own.lastErrorStatus] : null };
-        const base = { venue, configured: count > 0, credentials: count };
+        const { used_weight_1m, limit_1m, cap_1m, share, breaker_open, breaker_until, scope } = await deps.exchanges.budget(venue);
+        const budget = { used_weight_1m, limit_1m, cap_1m, share, breaker_open, breaker_until, scope };
+        const base = { venue, configured: count > 0, credentials: count, budget };
         // Only venues someone stored credentials for are checked: no calls to venues nobody uses.
         if (count === 0) {
           return { ...base, ...notProbed, health: null, latency_ms: null, last_success_at: iso(own?.lastSuccessAt ?? null), ...latestError(credentialFailure) };

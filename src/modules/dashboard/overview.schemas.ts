@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, StringEnum } from '../../platform/http/schemas.ts';
-import { AGENT_STATUSES } from './agent-status.ts';
+import { AGENT_STATUSES } from './agent-status.domain.ts';
 
 const int = (description: string) => Type.Integer({ minimum: 0, description });
 const when = (description: string) => Nullable(DateTime(description));

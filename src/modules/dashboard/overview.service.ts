@@ -9,7 +9,7 @@ import type { OutboxWorker } from '../../platform/outbox/outbox.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { JobRunsPort } from './jobs.port.ts';
 import type { Overview } from './overview.schemas.ts';
-import { safeErrorText } from './safe-text.ts';
+import { safeErrorText } from './safe-text.domain.ts';
 
 /** As /readyz: a dependency that does not answer a ping within this is down. */
 const PING_TIMEOUT_MS = 2_000;

@@ -2,7 +2,7 @@
 // integrations endpoint never turns one request into a call to every external system. Each probe
 // is bounded by a timeout; a probe that throws or times out is an answer (unreachable), not an error.
 import type { Clock } from '../../platform/clock.ts';
-import { safeErrorText } from './safe-text.ts';
+import { safeErrorText } from './safe-text.domain.ts';
 
 export const PROBE_TTL_MS = 60_000;
 /** No probe holds the answer up longer than this, whatever the module's own timeout. */

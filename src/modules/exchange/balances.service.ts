@@ -3,11 +3,12 @@
 import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { BalanceRow, BalancesRepository } from './balances.repository.ts';
-import type { CredentialsService, RequestContext } from './credentials.service.ts';
-import type { Venue } from './venues.ts';
+import { auditActor, type CredentialsService, type AccountActor } from './credentials.service.ts';
+import type { Venue } from './venues.domain.ts';
 
 function entry(row: BalanceRow) {
   return {
@@ -25,29 +26,30 @@ export function createBalancesService(deps: {
   gateway: Pick<VenueGateway, 'balance'>;
   credentials: Pick<CredentialsService, 'resolve' | 'use' | 'ownedOn'>;
   clock: Clock;
+  events: Pick<EventPublisher, 'user'>;
 }) {
   const { repo, clock } = deps;
 
   return {
-    async sync(venue: Venue, credentialId: string | undefined, ctx: RequestContext) {
-      const credential = await deps.credentials.resolve(ctx.userId, venue, credentialId);
-      const base = { user_id: ctx.userId, exchange: venue };
+    async sync(venue: Venue, credentialId: string | undefined, ctx: AccountActor) {
+      const credential = await deps.credentials.resolve(ctx.id, venue, credentialId);
+      const base = { user_id: ctx.id, exchange: venue };
       try {
         const balances = await deps.credentials.use(credential, (keys) => deps.gateway.balance(venue, keys));
         const now = clock.now();
         await deps.db.transaction(async (tx) => {
-          const syncId = await repo.recordSnapshot({ userId: ctx.userId, exchange: venue, credentialId: credential.id, syncedAt: now, balances }, tx);
+          const syncId = await repo.recordSnapshot({ userId: ctx.id, exchange: venue, credentialId: credential.id, syncedAt: now, balances }, tx);
           await audit(tx, {
-            actorId: ctx.userId,
-            actorType: 'user',
+            ...auditActor(ctx),
             action: 'exchange.balance.sync',
-            subjectUserId: ctx.userId,
+            subjectUserId: ctx.id,
             targetType: 'exchange_credential',
             targetId: credential.id,
             details: { exchange: venue, success: true, currencies_synced: balances.length, sync_id: syncId },
             ip: ctx.ip,
           }, now);
         });
+        await deps.events.user(ctx.id, 'balance.synced', { exchange: venue, credential_id: credential.id, success: true, currencies_synced: balances.length, error_type: null });
         return {
           ...base,
           success: true,
@@ -63,15 +65,15 @@ export function createBalancesService(deps: {
         if (!(error instanceof VenueError)) throw error;
         const now = clock.now();
         await audit(deps.db, {
-          actorId: ctx.userId,
-          actorType: 'user',
+          ...auditActor(ctx),
           action: 'exchange.balance.sync',
-          subjectUserId: ctx.userId,
+          subjectUserId: ctx.id,
           targetType: 'exchange_credential',
           targetId: credential.id,
           details: { exchange: venue, success: false, error_type: error.errorType, failure: error.failure },
           ip: ctx.ip,
         }, now);
+        await deps.events.user(ctx.id, 'balance.synced', { exchange: venue, credential_id: credential.id, success: false, currencies_synced: 0, error_type: error.errorType });
         return {
           ...base,
           success: false,

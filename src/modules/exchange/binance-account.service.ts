@@ -5,8 +5,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { badRequest } from '../../platform/http/errors.ts';
 import type { DustAssets, FeeTokenBurn, VenueGateway } from './adapters/venue-gateway.ts';
-import type { CredentialsService, RequestContext } from './credentials.service.ts';
-import { FEE_TOKEN, type BinanceVenue } from './venues.ts';
+import type { CredentialsService, AccountActor } from './credentials.service.ts';
+import { FEE_TOKEN, type BinanceVenue } from './venues.domain.ts';
 
 const num = (value: string | null) => (value === null ? null : Number(value));
 
@@ -56,22 +56,22 @@ export function createBinanceAccountService(deps: {
   }
 
   return {
-    async feeTokenBurn(venue: BinanceVenue, ctx: RequestContext) {
+    async feeTokenBurn(venue: BinanceVenue, ctx: AccountActor) {
       requireGlobal(venue);
-      const credential = await credentials.resolve(ctx.userId, venue);
+      const credential = await credentials.resolve(ctx.id, venue);
       const burn = await credentials.use(credential, (keys) => gateway.feeTokenBurn(venue, keys));
       return burnView(venue, credential.id, burn);
     },
 
-    async setFeeTokenBurn(venue: BinanceVenue, spot: boolean, ctx: RequestContext) {
+    async setFeeTokenBurn(venue: BinanceVenue, spot: boolean, ctx: AccountActor) {
       requireGlobal(venue);
-      const credential = await credentials.resolve(ctx.userId, venue);
+      const credential = await credentials.resolve(ctx.id, venue);
       const burn = await credentials.use(credential, (keys) => gateway.setFeeTokenBurn(venue, keys, spot));
       await audit(deps.db, {
-        actorId: ctx.userId,
+        actorId: ctx.id,
         actorType: 'user',
         action: 'exchange.feetoken_burn.update',
-        subjectUserId: ctx.userId,
+        subjectUserId: ctx.id,
         targetType: 'exchange_credential',
         targetId: credential.id,
         details: { exchange: venue, spot_feetoken_burn: burn.spot },
@@ -80,8 +80,8 @@ export function createBinanceAccountService(deps: {
       return burnView(venue, credential.id, burn);
     },
 
-    async dustAssets(venue: BinanceVenue, ctx: RequestContext) {
-      const credential = await credentials.resolve(ctx.userId, venue);
+    async dustAssets(venue: BinanceVenue, ctx: AccountActor) {
+      const credential = await credentials.resolve(ctx.id, venue);
       const dust = await credentials.use(credential, (keys) => gateway.dustAssets(venue, keys));
       return dustView(venue, credential.id, dust);
     },

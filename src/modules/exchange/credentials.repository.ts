@@ -1,6 +1,7 @@
 // Queries on exchange_credentials. Every read and write of a user's credential is scoped by owner.
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
+import type { ValidationStatus } from './credentials.domain.ts';
 import { exchangeCredentials } from './exchange.tables.ts';
 
 export type CredentialRow = typeof exchangeCredentials.$inferSelect;
@@ -25,8 +26,11 @@ export type CredentialPatch = Partial<
   >
 >;
 
+/** What a venue call showed about a key. */
+export type CredentialOutcome = { status: 'valid' } | { status: 'invalid' | 'error'; error: string };
+
 /** PostgreSQL's unique_violation, whichever driver (and drizzle's wrapper) raised it. */
-export function isUniqueViolation(error: unknown): boolean {
+function isUniqueViolation(error: unknown): boolean {
   for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
     if (e.code === '23505') return true;
   }
@@ -99,9 +103,15 @@ export function createCredentialsRepository(db: DbExecutor) {
     },
 
     /** Undefined when the credential is not the user's. Throws on a name clash (unique violation). */
-    async update(userId: string, id: string, patch: CredentialPatch, executor: DbExecutor = db): Promise<CredentialRow | undefined> {
-      const [row] = await executor.update(exchangeCredentials).set(patch).where(owned(userId, id)).returning();
-      return row;
+    /** The changed row; undefined when the user has no such credential, `name_taken` when another of theirs on that venue has the new name. */
+    async update(userId: string, id: string, patch: CredentialPatch, executor: DbExecutor = db): Promise<CredentialRow | 'name_taken' | undefined> {
+      try {
+        const [row] = await executor.update(exchangeCredentials).set(patch).where(owned(userId, id)).returning();
+        return row;
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'name_taken';
+        throw error;
+      }
     },
 
     async delete(userId: string, id: string, executor: DbExecutor = db): Promise<boolean> {
@@ -110,8 +120,20 @@ export function createCredentialsRepository(db: DbExecutor) {
     },
 
     /** Bookkeeping after a venue call; not owner-scoped because the id came from an owned read. */
-    async record(id: string, patch: CredentialPatch): Promise<void> {
-      await db.update(exchangeCredentials).set(patch).where(eq(exchangeCredentials.id, id));
+    /**
+     * What a venue call showed about the key. A venue that could not judge it (`error`) keeps an
+     * earlier verdict and turns only a pending one into `error`; `used` also stamps last_used.
+     */
+    async recordOutcome(id: string, outcome: CredentialOutcome, used: boolean, at: Date): Promise<void> {
+      const c = exchangeCredentials;
+      const verdict: CredentialPatch =
+        outcome.status === 'error'
+          ? {
+              validationStatus: sql<ValidationStatus>`CASE WHEN ${c.validationStatus} = 'pending' THEN 'error' ELSE ${c.validationStatus} END` as unknown as ValidationStatus,
+              validationError: outcome.error,
+            }
+          : { validationStatus: outcome.status, validationError: outcome.status === 'valid' ? null : outcome.error };
+      await db.update(c).set({ ...verdict, lastValidation: at, ...(used ? { lastUsed: at } : {}) }).where(eq(c.id, id));
     },
 
     /** A page of sealed fields, for re-encryption under the current key. */
@@ -134,6 +156,16 @@ export function createCredentialsRepository(db: DbExecutor) {
         .groupBy(c.exchangeName);
       const at = (value: Date | string | null) => (value === null ? null : new Date(value));
       return rows.map((row) => ({ ...row, count: Number(row.count), lastSuccessAt: at(row.lastSuccessAt), lastErrorAt: at(row.lastErrorAt) }));
+    },
+
+    /** Active credentials of every user, in id order, for the sync-accounts job. */
+    async activeInIdOrder(max: number) {
+      return db
+        .select({ id: exchangeCredentials.id, userId: exchangeCredentials.userId, exchangeName: exchangeCredentials.exchangeName })
+        .from(exchangeCredentials)
+        .where(eq(exchangeCredentials.isActive, true))
+        .orderBy(asc(exchangeCredentials.id))
+        .limit(max);
     },
 
     async sealedPage(afterId: string | null, size: number) {

@@ -1,22 +1,25 @@
 // Users' venue credentials: sealed at rest, never returned, always scoped to their owner. Other
 // services borrow a credential through `use`, which keeps its validation fields current.
-import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { audit } from '../../platform/audit.ts';
+import type { Actor } from '../../platform/auth/actor.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db } from '../../platform/db/database.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { badRequest, conflict, invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
-import { isUniqueViolation, type CredentialPatch, type CredentialRow, type CredentialsRepository } from './credentials.repository.ts';
-import { exchangeCredentials } from './exchange.tables.ts';
-import { maskApiKey } from './masking.ts';
-import type { Venue } from './venues.ts';
+import type { CredentialOutcome, CredentialPatch, CredentialRow, CredentialsRepository } from './credentials.repository.ts';
+import { maskApiKey } from './credentials.domain.ts';
+import type { Venue } from './venues.domain.ts';
 
-export interface RequestContext {
-  userId: string;
-  ip: string | null;
+/** Who acts on a user's exchange account: the user (`actorOf(request)`), or the sync-accounts job for them. */
+export type AccountActor = Actor & { byJob?: boolean };
+
+/** The audit actor: the user, or the job acting for them (no actor id). */
+export function auditActor(ctx: AccountActor): { actorId: string | null; actorType: 'user' | 'job' } {
+  return ctx.byJob ? { actorId: null, actorType: 'job' } : { actorId: ctx.id, actorType: 'user' };
 }
 
 export interface CredentialInput {
@@ -42,7 +45,7 @@ export interface CredentialUpdate {
 }
 
 /** What a venue call with a credential revealed about it. */
-export type CredentialOutcome = { status: 'valid' } | { status: 'invalid' | 'error'; error: string };
+export type { CredentialOutcome };
 
 export function credentialView(row: CredentialRow) {
   return {
@@ -74,6 +77,7 @@ export function createCredentialsService(deps: {
   secretBox: SecretBox;
   clock: Clock;
   logger: Logger;
+  events: Pick<EventPublisher, 'user'>;
   describe: (venue: Venue) => Promise<VenueDescription>;
 }) {
   const { db, repo, secretBox, clock } = deps;
@@ -113,21 +117,7 @@ export function createCredentialsService(deps: {
 
   /** Validation fields after a venue answered (or failed to); `used` also stamps last_used. */
   async function record(id: string, outcome: CredentialOutcome, used: boolean): Promise<void> {
-    const now = clock.now();
-    const patch: CredentialPatch = used ? { lastUsed: now } : {};
-    if (outcome.status === 'error') {
-      // The venue could not judge the key: an earlier verdict stands, a pending one becomes `error`.
-      patch.validationError = outcome.error;
-      patch.validationStatus = sql`CASE WHEN ${exchangeCredentials.validationStatus} = 'pending' THEN 'error' ELSE ${exchangeCredentials.validationStatus} END` as unknown as string;
-      patch.lastValidation = now;
-    } else {
-      Object.assign(patch, {
-        validationStatus: outcome.status,
-        validationError: outcome.status === 'valid' ? null : outcome.error,
-        lastValidation: now,
-      });
-    }
-    await repo.record(id, patch).catch((error: unknown) => deps.logger.warn({ err: error, credentialId: id }, 'could not record credential outcome'));
+    await repo.recordOutcome(id, outcome, used, clock.now()).catch((error: unknown) => deps.logger.warn({ err: error, credentialId: id }, 'could not record credential outcome'));
   }
 
   /** Runs a venue call with the credential and records what it showed about the key. */
@@ -153,13 +143,13 @@ export function createCredentialsService(deps: {
       return { ...credentialView(row), api_key_masked: row.apiKeyMasked, has_passphrase: row.apiPassphraseSealed !== null };
     },
 
-    async create(input: CredentialInput, ctx: RequestContext) {
+    async create(input: CredentialInput, ctx: AccountActor) {
       await requirePassphrase(input.exchange_name, input.api_passphrase, ['body', 'api_passphrase']);
       const now = clock.now();
       const row = await db.transaction(async (tx) => {
         const created = await repo.insert(
           {
-            userId: ctx.userId,
+            userId: ctx.id,
             exchangeName: input.exchange_name,
             credentialName: input.credential_name ?? 'Default',
             apiKeySealed: secretBox.seal(input.api_key),
@@ -176,10 +166,10 @@ export function createCredentialsService(deps: {
         );
         if (!created) throw conflict(`You already have a ${input.exchange_name} credential named "${input.credential_name ?? 'Default'}"`);
         await audit(tx, {
-          actorId: ctx.userId,
+          actorId: ctx.id,
           actorType: 'user',
           action: 'exchange.credential.create',
-          subjectUserId: ctx.userId,
+          subjectUserId: ctx.id,
           targetType: 'exchange_credential',
           targetId: created.id,
           details: { exchange: created.exchangeName, credential_name: created.credentialName, has_passphrase: created.apiPassphraseSealed !== null },
@@ -187,11 +177,12 @@ export function createCredentialsService(deps: {
         }, now);
         return created;
       });
+      await deps.events.user(ctx.id, 'credential.changed', { credential_id: row.id, exchange: row.exchangeName, change: 'created', changed_fields: [] });
       return credentialView(row);
     },
 
-    async update(id: string, input: CredentialUpdate, ctx: RequestContext) {
-      const current = await owned(ctx.userId, id);
+    async update(id: string, input: CredentialUpdate, ctx: AccountActor) {
+      const current = await owned(ctx.id, id);
       const venue = current.exchangeName as Venue;
       if (input.api_passphrase === null || input.api_passphrase !== undefined) {
         await requirePassphrase(venue, input.api_passphrase, ['body', 'api_passphrase']);
@@ -215,45 +206,44 @@ export function createCredentialsService(deps: {
         Object.assign(patch, { validationStatus: 'pending', validationError: null, lastValidation: null });
       }
       const changed = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined).sort();
-      try {
-        const row = await db.transaction(async (tx) => {
-          const updated = await repo.update(ctx.userId, id, patch, tx);
-          if (!updated) throw notFound('Credential not found');
-          await audit(tx, {
-            actorId: ctx.userId,
-            actorType: 'user',
-            action: 'exchange.credential.update',
-            subjectUserId: ctx.userId,
-            targetType: 'exchange_credential',
-            targetId: id,
-            details: { exchange: updated.exchangeName, changed_fields: changed },
-            ip: ctx.ip,
-          }, now);
-          return updated;
-        });
-        return credentialView(row);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
-        throw error;
-      }
+      const row = await db.transaction(async (tx) => {
+        const updated = await repo.update(ctx.id, id, patch, tx);
+        if (!updated) throw notFound('Credential not found');
+        if (updated === 'name_taken') throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
+        await audit(tx, {
+          actorId: ctx.id,
+          actorType: 'user',
+          action: 'exchange.credential.update',
+          subjectUserId: ctx.id,
+          targetType: 'exchange_credential',
+          targetId: id,
+          details: { exchange: updated.exchangeName, changed_fields: changed },
+          ip: ctx.ip,
+        }, now);
+        return updated;
+      });
+      await deps.events.user(ctx.id, 'credential.changed', { credential_id: id, exchange: row.exchangeName, change: 'updated', changed_fields: changed });
+      return credentialView(row);
     },
 
-    async remove(id: string, ctx: RequestContext) {
+    async remove(id: string, ctx: AccountActor) {
       const now = clock.now();
-      await db.transaction(async (tx) => {
-        const row = await repo.findForUser(ctx.userId, id, tx);
-        if (!row || !(await repo.delete(ctx.userId, id, tx))) throw notFound('Credential not found');
+      const exchange = await db.transaction(async (tx) => {
+        const row = await repo.findForUser(ctx.id, id, tx);
+        if (!row || !(await repo.delete(ctx.id, id, tx))) throw notFound('Credential not found');
         await audit(tx, {
-          actorId: ctx.userId,
+          actorId: ctx.id,
           actorType: 'user',
           action: 'exchange.credential.delete',
-          subjectUserId: ctx.userId,
+          subjectUserId: ctx.id,
           targetType: 'exchange_credential',
           targetId: id,
           details: { exchange: row.exchangeName, credential_name: row.credentialName },
           ip: ctx.ip,
         }, now);
+        return row.exchangeName;
       });
+      await deps.events.user(ctx.id, 'credential.changed', { credential_id: id, exchange, change: 'deleted', changed_fields: [] });
       return { success: true, message: 'Credential deleted', deleted_id: id };
     },
 

@@ -1,8 +1,10 @@
 // Tables private to the exchange module: users' venue credentials (sealed), balance snapshots and
 // the trades synced from venues. Amounts are exact numerics, never floats.
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
+import { VALIDATION_STATUSES, type ValidationStatus } from './credentials.domain.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const amount = (name: string) => numeric(name, { precision: 38, scale: 18 });
@@ -28,8 +30,7 @@ export const exchangeCredentials = pgTable(
     isActive: boolean('is_active').notNull().default(true),
     lastUsed: at('last_used'),
     lastValidation: at('last_validation'),
-    /** pending | valid | invalid | error */
-    validationStatus: text('validation_status').notNull().default('pending'),
+    validationStatus: text('validation_status').$type<ValidationStatus>().notNull().default('pending'),
     validationError: text('validation_error'),
     createdAt: at('created_at').notNull().defaultNow(),
     updatedAt: at('updated_at').notNull().defaultNow(),
@@ -37,6 +38,7 @@ export const exchangeCredentials = pgTable(
   (t) => [
     uniqueIndex('exchange_credentials_name_key').on(t.userId, t.exchangeName, t.credentialName),
     index('exchange_credentials_user_idx').on(t.userId, t.exchangeName),
+    check('exchange_credentials_validation_status_check', oneOf(t.validationStatus, VALIDATION_STATUSES)),
   ],
 );
 

@@ -3,8 +3,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { CcxtVenueGateway } from './adapters/ccxt-venue-gateway.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
+import { createAccountSyncService } from './account-sync.service.ts';
 import { createBalancesRepository } from './balances.repository.ts';
 import { createBalancesService } from './balances.service.ts';
 import { createBinanceAccountService } from './binance-account.service.ts';
@@ -24,11 +26,12 @@ import { createTradingSummary } from './trading-summary.service.ts';
 import { createUsdPrices } from './usd-prices.ts';
 import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
-import { VENUES, type Venue } from './venues.ts';
+import { VENUES, type Venue } from './venues.domain.ts';
+import { budgetView } from '../../platform/venue-budget/venue-budget.ts';
 
-export function createExchangeModule(platform: Platform, deps: { guards: Guards }) {
+export function createExchangeModule(platform: Platform, deps: { guards: Guards; events: Pick<EventPublisher, 'user'> }) {
   const { config, database, cache, clock, secretBox, logger } = platform;
-  const { guards } = deps;
+  const { guards, events } = deps;
   const db = database.db;
   const gateway: VenueGateway = new CcxtVenueGateway({
     settings: {
@@ -40,6 +43,7 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
     },
     cache,
     fetch: platform.fetch,
+    budget: (venue) => platform.venueBudgets.venue(venue),
   });
 
   const credentialsRepo = createCredentialsRepository(db);
@@ -47,17 +51,19 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
   const tradesRepo = createTradesRepository(db);
   const prices = createUsdPrices(cache);
 
-  const credentials = createCredentialsService({ db, repo: credentialsRepo, secretBox, clock, logger, describe: (venue) => gateway.describe(venue) });
+  const credentials = createCredentialsService({ db, repo: credentialsRepo, secretBox, clock, logger, events, describe: (venue) => gateway.describe(venue) });
   const rotation = createCredentialRotation({ db, repo: credentialsRepo, secretBox, clock, logger });
-  const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock });
-  const balances = createBalancesService({ db, repo: balancesRepo, gateway, credentials, clock });
-  const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger });
+  const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock, events });
+  const balances = createBalancesService({ db, repo: balancesRepo, gateway, credentials, clock, events });
+  const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger, events, horizonDays: config.exchange.tradeSyncHorizonDays });
   const { probeTimeoutMs } = config.exchange;
   const venues = createVenuesService({ gateway, prices, probeTimeoutMs });
   const routing = createRoutingService({ gateway, prices, clock, probeTimeoutMs });
-  const health = createHealthService({ gateway, cache, clock, probeTimeoutMs });
+  const budgetOf = (venue: Venue) => platform.venueBudgets.venue(venue);
+  const health = createHealthService({ gateway, cache, clock, probeTimeoutMs, budget: budgetOf });
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
   const tradingSummary = createTradingSummary({ trades: tradesRepo, balances: balancesRepo, prices });
+  const accountSync = createAccountSyncService({ repo: credentialsRepo, cache, balances, trades, logger });
 
   return {
     name: 'exchange',
@@ -69,6 +75,8 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
       await app.register(binanceAccountRoutes({ account, guards }));
     },
     credentials: { reencryptAll: rotation.reencryptAll },
+    /** For the sync-accounts job: every active credential's balance and new trades, within `share` of each venue's budget. */
+    accounts: { syncAll: accountSync.syncAll },
     /**
      * For the dashboard: per venue, active stored credentials (count, last good and failed check),
      * and one venue's health as GET /api/exchange/{venue}/health answers it (cached for a minute).
@@ -77,6 +85,8 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards 
       venues: VENUES,
       credentialStats: () => credentialsRepo.statsPerVenue(),
       health: (venue: Venue) => health.one(venue, false),
+      /** The venue's request-weight budget now (shared across instances), for the dashboard. */
+      budget: async (venue: Venue) => budgetView(await budgetOf(venue).state().catch(() => budgetOf(venue).snapshot())),
     },
     tradingSummary,
   };

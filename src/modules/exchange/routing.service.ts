@@ -3,11 +3,10 @@
 import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
-import { rankRoutes, type RouteCandidate } from './routing.ts';
-import { resolveSymbol } from './symbols.ts';
+import { rankRoutes, resolveSymbol, type RouteCandidate } from './markets.domain.ts';
 import { withTimeout } from './timeouts.ts';
 import type { UsdPrices } from './usd-prices.ts';
-import { VENUES, type Venue } from './venues.ts';
+import { VENUES, type Venue } from './venues.domain.ts';
 
 type Probe =
   | { kind: 'listed'; candidate: RouteCandidate }

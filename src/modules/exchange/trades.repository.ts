@@ -83,6 +83,22 @@ export function createTradesRepository(db: DbExecutor) {
       return row!;
     },
 
+    /**
+     * Where a credential's sync of a market continues: its highest numeric venue trade id (Binance
+     * numbers a market's trades in order) and its newest trade time.
+     */
+    async newest(credentialId: string, symbol: string): Promise<{ maxId: string | null; newestAt: Date | null }> {
+      const [row] = await db
+        .select({
+          maxId: sql<string | null>`max(CASE WHEN ${exchangeTrades.exchangeTradeId} ~ '^[0-9]{1,30}$' THEN ${exchangeTrades.exchangeTradeId}::numeric END)::text`,
+          newestAt: sql<Date | string | null>`max(${exchangeTrades.tradeTimestamp})`,
+        })
+        .from(exchangeTrades)
+        .where(and(eq(exchangeTrades.credentialId, credentialId), eq(exchangeTrades.symbol, symbol)));
+      const newestAt = row?.newestAt ? new Date(row.newestAt) : null;
+      return { maxId: row?.maxId ?? null, newestAt };
+    },
+
     async countForUsers(userIds: readonly string[]): Promise<Map<string, number>> {
       if (userIds.length === 0) return new Map();
       const rows = await db

@@ -1,20 +1,35 @@
 // Trade history: a sync pulls the user's fills from the venue per symbol (Binance's myTrades needs
-// one) and stores the new ones; reads and statistics answer from what is stored.
+// one), one page of at most `limit` per market, continuing after the newest trade stored for the
+// credential (docs/decisions/111), and stores the new ones; reads and statistics answer from what
+// is stored.
 import type { Logger } from 'pino';
 import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueGateway, type VenueMarket, type VenueTrade } from './adapters/venue-gateway.ts';
 import type { BalancesRepository } from './balances.repository.ts';
-import type { CredentialsService, RequestContext } from './credentials.service.ts';
-import { resolveSymbol, symbolsForHoldings } from './symbols.ts';
+import { auditActor, type CredentialsService, type AccountActor } from './credentials.service.ts';
+import { resolveSymbol, symbolsForHoldings } from './markets.domain.ts';
+import { nextCursor, startPage, type Cursor } from './trade-cursor.domain.ts';
 import type { NewTrade, TradeRow, TradesRepository } from './trades.repository.ts';
-import type { Venue } from './venues.ts';
+import type { Venue } from './venues.domain.ts';
 
 /** Symbols one full sync may ask about; each myTrades call weighs 10–20 on Binance. */
 export const MAX_SYMBOLS_PER_SYNC = 20;
+
+interface MarketSync {
+  symbol: string;
+  fetched: number;
+  synced: number;
+  duplicate: number;
+  has_more: boolean;
+  next_cursor: { from_id: string | null; since: string | null };
+}
+
+const cursorView = (cursor: Cursor) => ({ from_id: cursor.fromId, since: iso(cursor.since) });
 
 const num = (value: string | null) => (value === null ? null : Number(value));
 
@@ -65,6 +80,9 @@ export function createTradesService(deps: {
   credentials: Pick<CredentialsService, 'resolve' | 'use'>;
   clock: Clock;
   logger: Logger;
+  events: Pick<EventPublisher, 'user'>;
+  /** How far back a market's first sync reaches. */
+  horizonDays: number;
 }) {
   const { repo, gateway, clock } = deps;
 
@@ -84,50 +102,58 @@ export function createTradesService(deps: {
   }
 
   return {
-    async sync(venue: Venue, options: { credentialId?: string; symbol?: string; since?: Date; limit: number }, ctx: RequestContext) {
-      const credential = await deps.credentials.resolve(ctx.userId, venue, options.credentialId);
-      const context = { userId: ctx.userId, venue, credentialId: credential.id };
+    async sync(venue: Venue, options: { credentialId?: string; symbol?: string; since?: Date; limit: number }, ctx: AccountActor) {
+      const credential = await deps.credentials.resolve(ctx.id, venue, options.credentialId);
+      const context = { userId: ctx.id, venue, credentialId: credential.id };
       let synced = 0;
       let duplicate = 0;
       let symbols: string[] = [];
+      const markets: MarketSync[] = [];
       let failure: VenueError | undefined;
+      const horizonStart = new Date(clock.now().getTime() - deps.horizonDays * 86_400_000);
       try {
         // Markets first and without the key: a venue outage says nothing about the credential.
-        const markets = await gateway.markets(venue);
+        const venueMarkets = await gateway.markets(venue);
         await deps.credentials.use(credential, async (keys) => {
-          symbols = await symbolsToSync(venue, markets, options.symbol, ctx.userId, credential.id, keys);
+          symbols = await symbolsToSync(venue, venueMarkets, options.symbol, ctx.id, credential.id, keys);
           for (const symbol of symbols) {
-            const fetched = await gateway.myTrades(venue, keys, symbol, options.since?.getTime(), options.limit);
+            const page = startPage({ venue, since: options.since, newest: await repo.newest(credential.id, symbol), horizonStart, limit: options.limit });
+            const fetched = await gateway.myTrades(venue, keys, symbol, page);
             const rows = fetched.map((t) => toRow(t, context)).filter((r): r is NewTrade => r !== undefined);
             if (rows.length < fetched.length) deps.logger.warn({ venue, symbol, skipped: fetched.length - rows.length }, 'venue sent trades without id or time');
             const inserted = await repo.insertNew(rows);
             synced += inserted;
             duplicate += rows.length - inserted;
+            const { hasMore, cursor } = nextCursor(venue, page, fetched);
+            markets.push({ symbol, fetched: fetched.length, synced: inserted, duplicate: rows.length - inserted, has_more: hasMore, next_cursor: cursorView(cursor) });
           }
         });
       } catch (error) {
         if (!(error instanceof VenueError)) throw error;
         failure = error;
       }
+      const hasMore = markets.some((m) => m.has_more);
       const now = clock.now();
       await audit(deps.db, {
-        actorId: ctx.userId,
-        actorType: 'user',
+        ...auditActor(ctx),
         action: 'exchange.trades.sync',
-        subjectUserId: ctx.userId,
+        subjectUserId: ctx.id,
         targetType: 'exchange_credential',
         targetId: credential.id,
-        details: { exchange: venue, success: !failure, symbols, trades_synced: synced, trades_duplicate: duplicate, error_type: failure?.errorType ?? null },
+        details: { exchange: venue, success: !failure, symbols, trades_synced: synced, trades_duplicate: duplicate, has_more: hasMore, error_type: failure?.errorType ?? null },
         ip: ctx.ip,
       }, now);
+      await deps.events.user(ctx.id, 'trades.synced', { exchange: venue, credential_id: credential.id, success: !failure, symbols_synced: symbols, trades_synced: synced, trades_duplicate: duplicate, error_type: failure?.errorType ?? null });
       return {
         success: !failure,
-        user_id: ctx.userId,
+        user_id: ctx.id,
         exchange: venue,
         symbol: options.symbol ? (symbols[0] ?? null) : null,
         symbols_synced: symbols,
         trades_synced: synced,
         trades_duplicate: duplicate,
+        has_more: hasMore,
+        markets,
         timestamp: now.toISOString(),
         error: failure ? String(failure.detail) : null,
         error_type: failure?.errorType ?? null,

@@ -1,7 +1,7 @@
 // Recently seen USD prices of currencies, remembered from the tickers this module fetches anyway
 // (ticker, quotes, route), so an account can be valued without calling a venue.
 import type { Cache } from '../../platform/cache/cache.ts';
-import { USD_STABLECOINS } from './venues.ts';
+import { USD_STABLECOINS } from './venues.domain.ts';
 
 const TTL_MS = 60 * 60 * 1000;
 const key = (currency: string) => `exchange:usd-price:${currency}`;

@@ -4,10 +4,11 @@
 import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { VenueError, type KeyPermissions, type VenueCredentials, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { CredentialsRepository } from './credentials.repository.ts';
-import type { CredentialOutcome, CredentialsService, RequestContext } from './credentials.service.ts';
-import type { Venue } from './venues.ts';
+import type { CredentialOutcome, CredentialsService, AccountActor } from './credentials.service.ts';
+import type { Venue } from './venues.domain.ts';
 
 export type ValidationCause =
   | 'wrong_venue'
@@ -66,6 +67,7 @@ export function createValidationService(deps: {
   repo: CredentialsRepository;
   credentials: Pick<CredentialsService, 'open' | 'record'>;
   clock: Clock;
+  events: Pick<EventPublisher, 'user'>;
 }) {
   const { gateway } = deps;
 
@@ -116,24 +118,25 @@ export function createValidationService(deps: {
   }
 
   return {
-    async validate(input: ValidateInput, ctx: RequestContext): Promise<ValidationResult> {
+    async validate(input: ValidateInput, ctx: AccountActor): Promise<ValidationResult> {
       const result = await verdict(input);
       const now = deps.clock.now();
-      const ids = await storedWithKey(ctx.userId, input.exchange, input.api_key);
+      const ids = await storedWithKey(ctx.id, input.exchange, input.api_key);
       const outcome: CredentialOutcome = result.valid
         ? { status: 'valid' }
         : { status: ['venue_unreachable', 'rate_limited', 'venue_error'].includes(result.cause!) ? 'error' : 'invalid', error: result.message };
       for (const id of ids) await deps.credentials.record(id, outcome, false);
       await audit(deps.db, {
-        actorId: ctx.userId,
+        actorId: ctx.id,
         actorType: 'user',
         action: 'exchange.credential.validate',
-        subjectUserId: ctx.userId,
+        subjectUserId: ctx.id,
         targetType: 'exchange',
         targetId: input.exchange,
         details: { exchange: input.exchange, valid: result.valid, cause: result.cause, credential_ids: ids },
         ip: ctx.ip,
       }, now);
+      await deps.events.user(ctx.id, 'credential.validated', { exchange: input.exchange, valid: result.valid, cause: result.cause, credential_ids: ids });
       return { ...result, exchange: input.exchange, checked_at: now.toISOString(), updated_credential_ids: ids };
     },
   };

@@ -2,11 +2,10 @@
 // currencies a base trades against.
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { VenueGateway, VenueMarket, VenueTicker } from './adapters/venue-gateway.ts';
-import { rankQuotes } from './quotes.ts';
-import { quoteCurrencies, resolveSymbol } from './symbols.ts';
+import { quoteCurrencies, rankQuotes, resolveSymbol } from './markets.domain.ts';
 import { withTimeout } from './timeouts.ts';
 import type { UsdPrices } from './usd-prices.ts';
-import { DEFAULT_VENUE, VENUES, type Venue } from './venues.ts';
+import { DEFAULT_VENUE, VENUES, type Venue } from './venues.domain.ts';
 
 function marketView(m: VenueMarket) {
   return {

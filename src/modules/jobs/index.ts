@@ -8,18 +8,20 @@ import type { UsersService } from '../admin/users.service.ts';
 import type { MarketModule } from '../market/index.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { StrategiesService } from '../strategies/strategies.service.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { createJobLock } from './job-lock.ts';
 import { createJobRunner } from './job-runner.ts';
-import { jobsRoutes } from './jobs.routes.ts';
+import { jobsRoutes } from './routes/jobs.routes.ts';
 import { createJobsService } from './jobs.service.ts';
 import type { RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
 import type { StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
+import type { SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
 import { createRegistry } from './registry.ts';
 import { createRunsRepository } from './runs.repository.ts';
 import { createScheduler, type TimerFactory } from './scheduler.ts';
 import { createSecretGuard } from './secret-guard.ts';
 
-export type { LastRun } from './jobs.service.ts';
+export type { JobRun } from './jobs.domain.ts';
 export type { RunOutcome } from './job-runner.ts';
 
 /** The services the jobs use, narrowed to what they call. */
@@ -27,11 +29,12 @@ export interface JobsModuleDeps {
   auth: { service: Pick<AuthService, 'deleteStaleSessions' | 'deleteDeadTokens'> };
   admin: { users: Pick<UsersService, 'endExpiredGracePeriods'>; getPlatformLimits(): Promise<LimitValues> };
   providerKeys: { service: RotateApiKeysDeps['providerKeys'] };
-  exchange: { credentials: RotateApiKeysDeps['exchangeCredentials'] };
+  exchange: { credentials: RotateApiKeysDeps['exchangeCredentials']; accounts: SyncAccountsDeps['accounts'] };
   commandCenter: { intel: StrategyAutopilotDeps['intel'] };
   market: Pick<MarketModule, 'candles'>;
   strategies: { service: Pick<StrategiesService, 'evaluatePaper'> };
   messages: Pick<NotificationsModule['messages'], 'chat'>;
+  events: Pick<EventPublisher, 'admins'>;
 }
 
 export function createJobsModule(platform: Platform, deps: JobsModuleDeps, options: { timers?: TimerFactory } = {}) {
@@ -47,12 +50,14 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     candles: deps.market.candles,
     strategies: deps.strategies.service,
     platformLimits: deps.admin.getPlatformLimits,
+    accounts: deps.exchange.accounts,
+    syncAccountsShare: config.jobs.syncAccountsBudgetShare,
     logger,
   });
   // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force.
   const jobs = registered.map((job) => ({ ...job, cron: config.jobs.crons[job.name] ?? job.cron }));
   const repo = createRunsRepository(database.db);
-  const runner = createJobRunner({ jobs, repo, lock: createJobLock(database), clock, logger });
+  const runner = createJobRunner({ jobs, repo, lock: createJobLock(database), clock, logger, events: deps.events });
   const scheduler = createScheduler({ jobs, run: (name) => runner.run(name, 'scheduler'), timers: options.timers, logger });
   const service = createJobsService({
     jobs,

@@ -3,16 +3,18 @@
 import type { Logger } from 'pino';
 import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
-import { safeJobError } from './job-errors.ts';
+import type { EventPublisher } from '../streams/index.ts';
+import { safeJobError } from './job-errors.domain.ts';
 import type { JobLock } from './job-lock.ts';
-import type { RunsRepository, RunsSeen, Trigger } from './runs.repository.ts';
+import type { JobName, RunTrigger } from './jobs.domain.ts';
+import type { RunsRepository, RunsSeen } from './runs.repository.ts';
 
 export type JobResult = Record<string, unknown>;
 
 /** A job as the registry holds it: its dependencies are already bound. */
 export interface RegisteredJob {
   /** Also the path under /api/scheduled/. */
-  name: string;
+  name: JobName;
   /** When the in-process scheduler runs it (UTC cron expression). */
   cron: string;
   summary: string;
@@ -25,7 +27,7 @@ export interface RegisteredJob {
 
 interface Common {
   job: string;
-  trigger: Trigger;
+  trigger: RunTrigger;
   /** Null only when the run could not even be recorded (the database is down). */
   runId: string | null;
   startedAt: Date;
@@ -58,11 +60,18 @@ function coveredSince(triggeredAt: Date, seen: RunsSeen, now: RunsSeen): boolean
   return seen.running.some((id) => !now.running.includes(id));
 }
 
-export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: RunsRepository; lock: JobLock; clock: Clock; logger: Logger }) {
+export function createJobRunner(deps: {
+  jobs: readonly RegisteredJob[];
+  repo: RunsRepository;
+  lock: JobLock;
+  clock: Clock;
+  logger: Logger;
+  events: Pick<EventPublisher, 'admins'>;
+}) {
   const { repo, lock, clock, logger } = deps;
-  const byName = new Map(deps.jobs.map((job) => [job.name, job]));
+  const byName = new Map<string, RegisteredJob>(deps.jobs.map((job) => [job.name, job]));
 
-  async function attempt(job: RegisteredJob, trigger: Trigger, triggeredAt: Date): Promise<RunOutcome> {
+  async function attempt(job: RegisteredJob, trigger: RunTrigger, triggeredAt: Date): Promise<RunOutcome> {
     // What had run when this trigger arrived: a run that starts (or ends) between now and our lock
     // did this trigger's work, e.g. the same cron firing on two instances at the same instant.
     const since = new Date(triggeredAt.getTime() - SEEN_WINDOW_MS);
@@ -97,18 +106,22 @@ export function createJobRunner(deps: { jobs: readonly RegisteredJob[]; repo: Ru
     jobs: deps.jobs,
     find: (name: string) => byName.get(name),
 
-    async run(name: string, trigger: Trigger): Promise<RunOutcome> {
+    async run(name: string, trigger: RunTrigger): Promise<RunOutcome> {
       const job = byName.get(name);
       if (!job) throw new Error(`unknown job ${name}`);
       const triggeredAt = clock.now();
+      let outcome: RunOutcome;
       try {
-        return await attempt(job, trigger, triggeredAt);
+        outcome = await attempt(job, trigger, triggeredAt);
       } catch (error) {
         // The lock or the run record itself failed (the database is down): nothing ran, or its
         // outcome could not be written. Either way the caller must see a failure.
         logger.error({ err: error, job: name }, 'scheduled job could not be run or recorded');
-        return { job: name, trigger, runId: null, startedAt: triggeredAt, finishedAt: clock.now(), status: 'failed', error: safeJobError(error) };
+        outcome = { job: name, trigger, runId: null, startedAt: triggeredAt, finishedAt: clock.now(), status: 'failed', error: safeJobError(error) };
       }
+      const { runId, status, startedAt, finishedAt } = outcome;
+      await deps.events.admins('job.finished', { job: name, run_id: runId, trigger, status, started_at: startedAt.toISOString(), finished_at: finishedAt.toISOString() });
+      return outcome;
     },
   };
 }

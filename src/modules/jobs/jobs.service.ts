@@ -1,18 +1,10 @@
 // Reads over the run history: the public health answer and `lastRuns()` for the dashboard.
 import { unavailable } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
+import type { JobRun } from './jobs.domain.ts';
 import type { RegisteredJob } from './job-runner.ts';
 import type { RunsRepository } from './runs.repository.ts';
 import type { Scheduler } from './scheduler.ts';
-
-export interface LastRun {
-  job: string;
-  status: 'succeeded' | 'failed' | 'skipped';
-  trigger: 'http' | 'scheduler';
-  startedAt: Date;
-  finishedAt: Date | null;
-  error: string | null;
-}
 
 export function createJobsService(deps: {
   jobs: readonly RegisteredJob[];
@@ -25,7 +17,7 @@ export function createJobsService(deps: {
 
   return {
     /** The newest finished (or skipped) run of each job that has run at least once, in registry order. */
-    async lastRuns(): Promise<LastRun[]> {
+    async lastRuns(): Promise<JobRun[]> {
       const rows = await repo.newestPerJob(names, true);
       const byJob = new Map(rows.map((row) => [row.job, row]));
       return names.flatMap((name) => {
@@ -34,8 +26,8 @@ export function createJobsService(deps: {
         return [
           {
             job: row.job,
-            status: row.status as LastRun['status'],
-            trigger: row.trigger as LastRun['trigger'],
+            status: row.status as JobRun['status'],
+            trigger: row.trigger,
             startedAt: row.startedAt,
             finishedAt: row.finishedAt,
             error: row.error,

@@ -1,6 +1,8 @@
 // Every run of a scheduled job, whoever triggered it: the record the health route, the dashboard and
 // an operator read to see what the maintenance jobs did.
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { oneOf } from '../../platform/db/checks.ts';
+import { RUN_STATUSES, RUN_TRIGGERS, type JobName, type RunStatus, type RunTrigger } from './jobs.domain.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -9,18 +11,20 @@ export const scheduledJobRuns = pgTable(
   {
     id: uuid('id').primaryKey().defaultRandom(),
     /** Registry name, e.g. `rotate-api-keys`, `strategy-autopilot/evaluate`. */
-    job: text('job').notNull(),
-    /** http | scheduler */
-    trigger: text('trigger').notNull(),
+    job: text('job').$type<JobName>().notNull(),
+    trigger: text('trigger').$type<RunTrigger>().notNull(),
     startedAt: at('started_at').notNull(),
     /** Null while the run is in progress (or when the process died during it). */
     finishedAt: at('finished_at'),
-    /** running | succeeded | failed | skipped */
-    status: text('status').notNull(),
+    status: text('status').$type<RunStatus>().notNull(),
     /** The job's answer (counts), or `{reason}` of a skipped run. */
     result: jsonb('result').$type<Record<string, unknown>>(),
     /** A safe, one-line message for a failed run; the cause is in the service log. */
     error: text('error'),
   },
-  (t) => [index('scheduled_job_runs_job_started_idx').on(t.job, t.startedAt.desc())],
+  (t) => [
+    index('scheduled_job_runs_job_started_idx').on(t.job, t.startedAt.desc()),
+    check('scheduled_job_runs_trigger_check', oneOf(t.trigger, RUN_TRIGGERS)),
+    check('scheduled_job_runs_status_check', oneOf(t.status, RUN_STATUSES)),
+  ],
 );

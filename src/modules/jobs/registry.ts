@@ -6,17 +6,12 @@ import { cleanupExpiredTokens, cleanupExpiredTokensJob, CleanupExpiredTokensResu
 import { cleanupGracePeriods, cleanupGracePeriodsJob, CleanupGracePeriodsResult, type CleanupGracePeriodsDeps } from './jobs/cleanup-grace-periods.job.ts';
 import { rotateApiKeys, rotateApiKeysJob, RotateApiKeysResult, type RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
 import { strategyAutopilot, strategyAutopilotJob, StrategyAutopilotResult, type StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
+import { syncAccounts, syncAccountsJob, SyncAccountsResult, type SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
 
-export type RegistryDeps = RotateApiKeysDeps & CleanupGracePeriodsDeps & CleanupDeviceSessionsDeps & CleanupExpiredTokensDeps & StrategyAutopilotDeps;
+export type RegistryDeps = RotateApiKeysDeps & CleanupGracePeriodsDeps & CleanupDeviceSessionsDeps & CleanupExpiredTokensDeps & StrategyAutopilotDeps & SyncAccountsDeps;
 
-export const JOB_NAMES = [
-  rotateApiKeysJob.name,
-  cleanupGracePeriodsJob.name,
-  cleanupDeviceSessionsJob.name,
-  cleanupExpiredTokensJob.name,
-  strategyAutopilotJob.name,
-] as const;
-export type JobName = (typeof JOB_NAMES)[number];
+/** What the registry defines, one per name in JOB_NAMES (a unit test keeps the two equal). */
+export const JOB_DEFINITIONS = [rotateApiKeysJob, cleanupGracePeriodsJob, cleanupDeviceSessionsJob, cleanupExpiredTokensJob, strategyAutopilotJob, syncAccountsJob] as const;
 
 export function createRegistry(deps: RegistryDeps): RegisteredJob[] {
   const bind = <D>(fn: (deps: D, now: Date) => Promise<object>, d: D) => (now: Date) => fn(d, now) as Promise<JobResult>;
@@ -26,5 +21,6 @@ export function createRegistry(deps: RegistryDeps): RegisteredJob[] {
     { ...cleanupDeviceSessionsJob, result: CleanupDeviceSessionsResult, run: bind(cleanupDeviceSessions, deps) },
     { ...cleanupExpiredTokensJob, result: CleanupExpiredTokensResult, run: bind(cleanupExpiredTokens, deps) },
     { ...strategyAutopilotJob, result: StrategyAutopilotResult, run: bind(strategyAutopilot, deps) },
+    { ...syncAccountsJob, result: SyncAccountsResult, run: bind(syncAccounts, deps) },
   ];
 }

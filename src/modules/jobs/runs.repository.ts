@@ -1,15 +1,14 @@
 // The only SQL over scheduled_job_runs.
 import { and, desc, eq, gte, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/database.ts';
+import type { JobName, RunTrigger } from './jobs.domain.ts';
 import { scheduledJobRuns } from './jobs.tables.ts';
 
 export type RunRow = typeof scheduledJobRuns.$inferSelect;
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'skipped';
-export type Trigger = 'http' | 'scheduler';
 
 export function createRunsRepository(db: Db) {
   return {
-    async start(job: string, trigger: Trigger, at: Date): Promise<string> {
+    async start(job: JobName, trigger: RunTrigger, at: Date): Promise<string> {
       const [row] = await db.insert(scheduledJobRuns).values({ job, trigger, startedAt: at, status: 'running' }).returning({ id: scheduledJobRuns.id });
       return row!.id;
     },
@@ -21,7 +20,7 @@ export function createRunsRepository(db: Db) {
         .where(eq(scheduledJobRuns.id, id));
     },
 
-    async recordSkipped(job: string, trigger: Trigger, at: Date, reason: string): Promise<string> {
+    async recordSkipped(job: JobName, trigger: RunTrigger, at: Date, reason: string): Promise<string> {
       const [row] = await db
         .insert(scheduledJobRuns)
         .values({ job, trigger, startedAt: at, finishedAt: at, status: 'skipped', result: { reason } })
@@ -30,7 +29,7 @@ export function createRunsRepository(db: Db) {
     },
 
     /** The newest run of each of `jobs` (one index scan per job), optionally ignoring runs in progress. */
-    async newestPerJob(jobs: readonly string[], finishedOnly: boolean): Promise<RunRow[]> {
+    async newestPerJob(jobs: readonly JobName[], finishedOnly: boolean): Promise<RunRow[]> {
       if (jobs.length === 0) return [];
       return db
         .selectDistinctOn([scheduledJobRuns.job])
@@ -44,7 +43,7 @@ export function createRunsRepository(db: Db) {
      * and which were in progress. Compared again under the job's lock, it tells whether another
      * run started, or finished, after this trigger arrived (docs/decisions/101).
      */
-    async seenSince(job: string, since: Date): Promise<RunsSeen> {
+    async seenSince(job: JobName, since: Date): Promise<RunsSeen> {
       const [row] = await db
         .select({
           count: sql<number>`count(*)::int`,

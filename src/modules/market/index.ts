@@ -1,6 +1,7 @@
 // Market data (public, GET /api/v1/market/...): the sources are chosen here from config, once.
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../platform/http/errors.ts';
+import type { SseRegistry } from '../../platform/http/sse.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createBinanceLiveFeed } from './adapters/binance-live-feed.ts';
 import { createBinanceMarketSource, describeBinanceError } from './adapters/binance-market-source.ts';
@@ -14,14 +15,14 @@ import { candleRoutes } from './routes/candles.routes.ts';
 import { overviewRoutes } from './routes/overview.routes.ts';
 import { priceRoutes } from './routes/prices.routes.ts';
 import { statusRoutes } from './routes/status.routes.ts';
-import { createCandleService } from './services/candles.service.ts';
-import { createOverviewService } from './services/overview.service.ts';
-import { createPairService } from './services/pairs.service.ts';
-import { createPriceService } from './services/prices.service.ts';
-import { createStatusService } from './services/status.service.ts';
+import { priceStreamRoutes } from './routes/stream.routes.ts';
+import { createCandleService } from './candles.service.ts';
+import { createOverviewService } from './overview.service.ts';
+import { createPairService } from './pairs.service.ts';
+import { createPriceStream } from './price-stream.service.ts';
+import { createPriceService } from './prices.service.ts';
+import { createStatusService } from './status.service.ts';
 
-/** Binance's documented REQUEST_WEIGHT per minute, until exchangeInfo tells us the real one. */
-const BINANCE_WEIGHT_LIMIT = 6000;
 const MICRO_CACHE_MS = 1_000;
 
 /** The answer of `probe()`, shaped like the tracker's health. */
@@ -48,7 +49,8 @@ function createSources(platform: Platform): {
     ...common,
     name: 'Binance',
     baseUrl: settings.binanceApiUrl,
-    weight: { header: 'x-mbx-used-weight-1m', limit: BINANCE_WEIGHT_LIMIT },
+    // The budget the exchange module's calls to Binance are charged to as well: one per venue and IP.
+    weight: { budget: platform.venueBudgets.venue('binance'), header: 'x-mbx-used-weight-1m' },
     describeError: describeBinanceError,
   });
   const coingecko = new UpstreamClient({
@@ -67,7 +69,7 @@ function createSources(platform: Platform): {
   };
 }
 
-export function createMarketModule(platform: Platform) {
+export function createMarketModule(platform: Platform, deps: { sse: SseRegistry }) {
   const { config, cache, clock, logger } = platform;
   const { spot, assets, live, ping } = createSources(platform);
   // The longest one load takes: ohlc-range's limit of 2000 candles is two upstream pages.
@@ -76,6 +78,7 @@ export function createMarketModule(platform: Platform) {
   const store = createMarketCache({ cache, clock, lockTtlMs: longestLoadMs, waitMs: config.market.upstreamTimeoutMs + 500 });
   const data = createMarketData({ spot, assets, store, clock });
   const prices = createPriceService({ data, live, clock, source: spot.name });
+  const priceStream = createPriceStream({ data, prices, live, logger, restSource: spot.name === 'simulated' ? 'simulated' : 'rest' });
   const pairs = createPairService({ data, clock, source: spot.name });
   const candles = createCandleService({ data, clock, source: spot.name });
   const overview = createOverviewService({ data, clock, logger, spotSource: spot.name, assetSource: assets.name });
@@ -96,10 +99,12 @@ export function createMarketModule(platform: Platform) {
       app.addHook('onRoute', (route) => {
         route.config = { ...(route.config as object), microCacheMs: MICRO_CACHE_MS } as typeof route.config;
       });
-      await app.register(priceRoutes(prices, pairs));
-      await app.register(candleRoutes(candles, pairs));
-      await app.register(overviewRoutes(overview));
-      await app.register(statusRoutes(status));
+      await app.register(priceRoutes({ prices, pairs }));
+      await app.register(candleRoutes({ candles, pairs }));
+      await app.register(overviewRoutes({ overview }));
+      await app.register(statusRoutes({ service: status }));
+      // Answered on a connection of its own for as long as it lasts; never micro-cached (it is hijacked).
+      await app.register(priceStreamRoutes({ stream: priceStream, sse: deps.sse }));
     },
     /** The most recent candles (up to `limit`, default 1000, max 2000) opening within [start, end], oldest first. */
     candles: candles.candles,
@@ -122,7 +127,10 @@ export function createMarketModule(platform: Platform) {
     },
     /** Opens the live price stream; call when the server starts listening. */
     start: () => live.start(),
-    stop: () => live.stop(),
+    async stop() {
+      priceStream.stop();
+      await live.stop();
+    },
   };
 }
 

@@ -4,10 +4,10 @@
 import type { Clock } from '../../platform/clock.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import type { AssetMarketSource, SpotMarketSource } from './adapters/market-source.ts';
-import { mostRecentCandles, type RecentCandles } from './domain/candle-paging.ts';
-import { INTERVAL_MS, candleTtlMs, type Interval } from './domain/intervals.ts';
-import { quoteRates } from './domain/rankings.ts';
-import { indexSymbols, resolveSymbol, type SymbolIndex } from './domain/symbols.ts';
+import { mostRecentCandles, type RecentCandles } from './candle-paging.domain.ts';
+import { INTERVAL_MS, candleTtlMs, type Interval } from './intervals.domain.ts';
+import { quoteRates } from './rankings.domain.ts';
+import { indexSymbols, resolveSymbol, type SymbolIndex } from './symbols.domain.ts';
 import type { CachePolicy, MarketCache, Served } from './market-cache.ts';
 import type { Candle, PairTicker, SymbolInfo, Ticker24h } from './market.types.ts';
 

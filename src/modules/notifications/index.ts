@@ -2,6 +2,7 @@ import type { Platform } from '../../platform/platform.ts';
 import { createRecordOnlyChatChannel, createWebhookChatChannel } from './adapters/chat-channel.ts';
 import { createRecordOnlyMailer, createSmtpMailer } from './adapters/mailer.ts';
 import { CHAT_KIND, createMessages, MAIL_KIND } from './messages.ts';
+import { createNotificationsRepository } from './notifications.repository.ts';
 import { createNotificationsService } from './notifications.service.ts';
 
 export type { ChatMessage, MailMessage } from './messages.ts';
@@ -19,14 +20,15 @@ export function createNotificationsModule(platform: Platform) {
     : createRecordOnlyChatChannel(config.chat.format);
   const mailer = config.mail.smtpUrl ? createSmtpMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from }) : createRecordOnlyMailer();
 
-  const service = createNotificationsService({ chat, mailer, database, secretBox });
+  const repo = createNotificationsRepository(database.db);
+  const service = createNotificationsService({ chat, mailer, database, repo, secretBox });
   outbox.register(CHAT_KIND, service.deliverChat);
   outbox.register(MAIL_KIND, service.deliverMail);
 
   return {
     name: 'notifications',
     /** Chat posts and mails, queued in the caller's transaction; and the mail suppression list. */
-    messages: createMessages(secretBox),
+    messages: createMessages(secretBox, repo),
     /** For the dashboard: per channel, whether it is configured, what waits, what died, last success and error. */
     status: service.status,
     /** For the dashboard: connects to the SMTP relay and greets it, sending nothing; null without SMTP_URL. */

@@ -4,11 +4,11 @@
 // only) when it delivers.
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
-import { notificationsRepository as repo } from './notifications.repository.ts';
+import { enqueue, type OutboxKind } from '../../platform/outbox/outbox.ts';
+import type { NotificationsRepository } from './notifications.repository.ts';
 
-export const CHAT_KIND = 'chat.post';
-export const MAIL_KIND = 'mail.send';
+export const CHAT_KIND: OutboxKind = 'chat.post';
+export const MAIL_KIND: OutboxKind = 'mail.send';
 
 export interface ChatMessage {
   /** Which part of the system speaks, e.g. `codehost`, `payments`, `jobs`. */
@@ -32,7 +32,7 @@ export interface MailMessage {
   sensitive?: boolean;
 }
 
-export function createMessages(box: SecretBox) {
+export function createMessages(box: SecretBox, repo: NotificationsRepository) {
   return {
     /** Queues a chat post; answers its outbox row, or null when one with the same dedupe key was queued before. */
     chat(executor: DbExecutor, message: ChatMessage, now: Date, dedupeKey?: string): Promise<string | null> {
@@ -41,7 +41,7 @@ export function createMessages(box: SecretBox) {
 
     /** Queues the mail unless the address is suppressed; answers whether it was queued. */
     async mail(executor: DbExecutor, mail: MailMessage, now: Date, dedupeKey?: string): Promise<{ queued: boolean; reason?: 'suppressed' }> {
-      if (await repo.isSuppressed(executor, mail.to)) return { queued: false, reason: 'suppressed' };
+      if (await repo.isSuppressed(mail.to, executor)) return { queued: false, reason: 'suppressed' };
       const payload: Record<string, unknown> = mail.sensitive
         ? { to: mail.to, subject: mail.subject, sealed: box.seal(JSON.stringify({ text: mail.text, html: mail.html })) }
         : { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
@@ -49,10 +49,10 @@ export function createMessages(box: SecretBox) {
       return { queued: true };
     },
 
-    isSuppressed: (executor: DbExecutor, email: string): Promise<boolean> => repo.isSuppressed(executor, email),
+    isSuppressed: (executor: DbExecutor, email: string): Promise<boolean> => repo.isSuppressed(email, executor),
 
     /** No mail goes to this address any more (it bounced, or its owner complained); answers whether it is new. */
-    suppress: (executor: DbExecutor, email: string, reason: string, now: Date): Promise<boolean> => repo.suppress(executor, email, reason, now),
+    suppress: (executor: DbExecutor, email: string, reason: string, now: Date): Promise<boolean> => repo.suppress(email, reason, now, executor),
   };
 }
 

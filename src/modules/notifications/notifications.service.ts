@@ -3,11 +3,14 @@
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Database } from '../../platform/db/database.ts';
 import { CHAT_KIND, MAIL_KIND } from './messages.ts';
-import { isFinalFailure, PermanentFailure, type OutboxHandler } from '../../platform/outbox/outbox.ts';
+import { isFinalFailure, PermanentFailure, replacePayload, statusByKind, type KindStatus, type OutboxHandler } from '../../platform/outbox/outbox.ts';
 import type { ChatChannel } from './adapters/chat-channel.ts';
 import { MAIL_RECORDED_ONLY, type Mailer } from './adapters/mailer.ts';
 import { parseChatMessage } from './chat/chat-text.ts';
-import { notificationsRepository as repo, type KindStatus } from './notifications.repository.ts';
+import type { NotificationsRepository } from './notifications.repository.ts';
+
+/** How a delivery note begins when the message reached its receiver (not recorded only, not skipped). */
+export const DELIVERED = 'delivered';
 
 export interface NotificationsStatus {
   chat: { configured: boolean; format: 'slack' | 'discord' } & KindStatus;
@@ -18,9 +21,10 @@ export function createNotificationsService(deps: {
   chat: ChatChannel;
   mailer: Mailer;
   database: Pick<Database, 'db' | 'rows'>;
+  repo: NotificationsRepository;
   secretBox: Pick<SecretBox, 'open'>;
 }) {
-  const { chat, mailer, database, secretBox } = deps;
+  const { chat, mailer, database, repo, secretBox } = deps;
   const { db } = database;
 
   const deliverChat: OutboxHandler = async (payload, _row, signal) => {
@@ -36,11 +40,11 @@ export function createNotificationsService(deps: {
     if (typeof to !== 'string' || typeof subject !== 'string') throw new PermanentFailure('malformed mail: to and subject are required');
     // A sealed body leaves the row once the mail reaches a final outcome, whichever it is.
     const wipe = async () => {
-      if (typeof sealed === 'string') await repo.wipeSealed(db, row.id, { to, subject });
+      if (typeof sealed === 'string') await replacePayload(db, row.id, { to, subject, redacted: true });
     };
 
     // The address may have bounced or complained since the mail was queued.
-    if (await repo.isSuppressed(db, to)) {
+    if (await repo.isSuppressed(to)) {
       await wipe();
       return 'skipped: the recipient is on the suppression list';
     }
@@ -66,7 +70,7 @@ export function createNotificationsService(deps: {
 
     /** Delivery health from the outbox rows: what waits, what failed for good, the last success and error. */
     async status(): Promise<NotificationsStatus> {
-      const byKind = await repo.statusByKind(database, [CHAT_KIND, MAIL_KIND]);
+      const byKind = await statusByKind(database, [CHAT_KIND, MAIL_KIND], DELIVERED);
       return {
         chat: { configured: chat.configured, format: chat.format, ...byKind[CHAT_KIND]! },
         mail: { configured: mailer.configured, ...byKind[MAIL_KIND]! },

@@ -2,7 +2,7 @@ import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createHttpProviderProbe } from './adapters/provider-probe.ts';
 import { createProviderKeysRepository } from './provider-keys.repository.ts';
-import { providerKeyRoutes } from './provider-keys.routes.ts';
+import { providerKeyRoutes } from './routes/provider-keys.routes.ts';
 import { createProviderKeysService } from './provider-keys.service.ts';
 
 export function createProviderKeysModule(platform: Platform, deps: { guards: Guards }) {
@@ -25,7 +25,7 @@ export function createProviderKeysModule(platform: Platform, deps: { guards: Gua
     name: 'provider-keys',
     /** `reencryptAll()` for the key-rotation job; `rotationReminders(now?, withinDays?)` for reminders. */
     service,
-    routes: providerKeyRoutes(service, guards),
+    routes: providerKeyRoutes({ service, guards }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
-import { PROVIDERS, REMINDER_WINDOW_DAYS } from './key-rules.ts';
+import { PROVIDERS, REMINDER_WINDOW_DAYS } from './provider-keys.domain.ts';
 
 const ProviderName = StringEnum(PROVIDERS, {
   description:

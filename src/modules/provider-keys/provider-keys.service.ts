@@ -6,14 +6,12 @@ import type { Db } from '../../platform/db/database.ts';
 import { invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { ProviderProbe } from './adapters/provider-probe.ts';
-import { daysUntil, keyPrefix, nextRotationDate, reminderCutoff, REMINDER_WINDOW_DAYS, type Provider } from './key-rules.ts';
+import { daysUntil, keyPrefix, nextRotationDate, reminderCutoff, REMINDER_WINDOW_DAYS, type Provider } from './provider-keys.domain.ts';
 import type { KeyPatch, KeyRow, ProviderKeysRepository } from './provider-keys.repository.ts';
 import type { KeyCreateBody, KeyRecord, KeyTestResult, KeyUpdateBody, RotationReminder } from './provider-keys.schemas.ts';
+import type { Actor } from '../../platform/auth/actor.ts';
 
-export interface Actor {
-  id: string;
-  ip?: string;
-}
+export type { Actor };
 
 const keyNotFound = () => notFound('API key not found');
 const REENCRYPT_PAGE = 100;

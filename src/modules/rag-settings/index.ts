@@ -1,7 +1,7 @@
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createRagSettingsRepository } from './rag-settings.repository.ts';
-import { ragSettingsRoutes } from './rag-settings.routes.ts';
+import { ragSettingsRoutes } from './routes/rag-settings.routes.ts';
 import { createRagSettingsService } from './rag-settings.service.ts';
 
 export function createRagSettingsModule(platform: Platform, deps: { guards: Guards }) {
@@ -12,7 +12,7 @@ export function createRagSettingsModule(platform: Platform, deps: { guards: Guar
     name: 'rag-settings',
     /** `get()` answers the current settings, for collectors. */
     service,
-    routes: ragSettingsRoutes(service, guards),
+    routes: ragSettingsRoutes({ service, guards }),
   };
 }
 

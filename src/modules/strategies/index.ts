@@ -3,7 +3,7 @@
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createStrategiesRepository } from './strategies.repository.ts';
-import { strategiesRoutes } from './strategies.routes.ts';
+import { strategiesRoutes } from './routes/strategies.routes.ts';
 import { createStrategiesService } from './strategies.service.ts';
 
 export function createStrategiesModule(platform: Platform, deps: { guards: Guards }) {
@@ -14,7 +14,7 @@ export function createStrategiesModule(platform: Platform, deps: { guards: Guard
     name: 'strategies',
     /** `evaluatePaper(now, limitPerHour)` for the autopilot job; `create()` for seeding until an engine writes them. */
     service,
-    routes: strategiesRoutes(service, guards),
+    routes: strategiesRoutes({ service, guards }),
   };
 }
 

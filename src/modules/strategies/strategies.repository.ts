@@ -1,7 +1,7 @@
 // The only SQL over strategies and their transitions.
 import { and, asc, count, desc, eq, gte, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import type { StrategyStatus } from './promotion-rules.ts';
+import type { StrategyStatus } from './strategies.domain.ts';
 import { strategies, strategyTransitions } from './strategies.tables.ts';
 
 export type StrategyRow = typeof strategies.$inferSelect;

@@ -1,7 +1,7 @@
 // Admin read of strategies (extra routes beyond the spec, docs/decisions/072).
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, PageNumber, StringEnum, Uuid } from '../../platform/http/schemas.ts';
-import { PROMOTION_RULES, STRATEGY_STATUSES } from './promotion-rules.ts';
+import { PROMOTION_RULES, STRATEGY_STATUSES } from './strategies.domain.ts';
 
 const Num = (description: string) => Nullable(Type.Number({ description }));
 

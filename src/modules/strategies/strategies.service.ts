@@ -4,10 +4,9 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import { PROMOTION_RULES, promotionVerdict, transitionBudget, type StrategyStatus } from './promotion-rules.ts';
+import { PROMOTION_RULES, promotionVerdict, transitionBudget, type StrategyMetrics, type StrategyStatus } from './strategies.domain.ts';
 import type { StrategiesRepository, StrategyRow } from './strategies.repository.ts';
 import type { StrategyDetail, Strategy, StrategyList, StrategyListQuery } from './strategies.schemas.ts';
-import type { StrategyMetrics } from './strategies.tables.ts';
 
 const HOUR_MS = 3_600_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

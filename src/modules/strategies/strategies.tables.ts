@@ -1,20 +1,11 @@
 // Trading strategies as this service keeps them: where each stands (draft → paper → live → retired)
 // and the paper-trading figures the autopilot judges them by. Every status change is a transition row.
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
+import { STRATEGY_STATUSES, type StrategyMetrics, type StrategyStatus } from './strategies.domain.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
-
-/** Paper-trading figures, written by whatever runs the paper trading; read by the autopilot. */
-export interface StrategyMetrics {
-  paper_trades?: number;
-  /** Share of winning paper trades, 0..1. */
-  win_rate?: number;
-  /** Return of the paper account since paper_started_at, in percent. */
-  return_pct?: number;
-  /** Largest peak-to-trough fall of the paper account, in percent (positive number). */
-  max_drawdown_pct?: number;
-}
 
 export const strategies = pgTable(
   'strategies',
@@ -22,8 +13,7 @@ export const strategies = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     name: text('name').notNull(),
     ownerUserId: uuid('owner_user_id').references(() => users.id, { onDelete: 'set null' }),
-    /** draft | paper | live | retired */
-    status: text('status').notNull().default('draft'),
+    status: text('status').$type<StrategyStatus>().notNull().default('draft'),
     paperStartedAt: at('paper_started_at'),
     liveStartedAt: at('live_started_at'),
     metrics: jsonb('metrics').$type<StrategyMetrics>().notNull().default({}),
@@ -33,6 +23,7 @@ export const strategies = pgTable(
   (t) => [
     index('strategies_created_idx').on(t.createdAt.desc(), t.id.desc()),
     index('strategies_status_idx').on(t.status, t.paperStartedAt),
+    check('strategies_status_check', oneOf(t.status, STRATEGY_STATUSES)),
   ],
 );
 
@@ -43,10 +34,15 @@ export const strategyTransitions = pgTable(
     strategyId: uuid('strategy_id')
       .notNull()
       .references(() => strategies.id, { onDelete: 'cascade' }),
-    fromStatus: text('from_status').notNull(),
-    toStatus: text('to_status').notNull(),
+    fromStatus: text('from_status').$type<StrategyStatus>().notNull(),
+    toStatus: text('to_status').$type<StrategyStatus>().notNull(),
     at: at('at').notNull(),
     reason: text('reason').notNull(),
   },
-  (t) => [index('strategy_transitions_at_idx').on(t.at.desc()), index('strategy_transitions_strategy_idx').on(t.strategyId, t.at.desc())],
+  (t) => [
+    index('strategy_transitions_at_idx').on(t.at.desc()),
+    index('strategy_transitions_strategy_idx').on(t.strategyId, t.at.desc()),
+    check('strategy_transitions_from_status_check', oneOf(t.fromStatus, STRATEGY_STATUSES)),
+    check('strategy_transitions_to_status_check', oneOf(t.toStatus, STRATEGY_STATUSES)),
+  ],
 );

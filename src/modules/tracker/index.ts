@@ -5,10 +5,10 @@ import { createLinearClient } from './adapters/linear-client.ts';
 import { createLinearTrackerBackend } from './adapters/linear-tracker-backend.ts';
 import { createLocalTrackerBackend } from './adapters/local-tracker-backend.ts';
 import type { TrackerBackend } from './adapters/tracker-backend.ts';
-import { trackerRoutes } from './tracker.routes.ts';
+import { trackerRoutes } from './routes/tracker.routes.ts';
 import { createTrackerService } from './tracker.service.ts';
 
-export function createTrackerModule(platform: Platform, deps: { users: Pick<UsersModule, 'accounts'>; messages: Pick<NotificationsModule['messages'], 'chat'> }) {
+export function createTrackerModule(platform: Platform, deps: { users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'names'> }; messages: Pick<NotificationsModule['messages'], 'chat'> }) {
   const { config, database, cache, clock, logger } = platform;
   const { tracker } = config;
 
@@ -31,7 +31,7 @@ export function createTrackerModule(platform: Platform, deps: { users: Pick<User
   return {
     name: 'tracker',
     service,
-    routes: trackerRoutes(service),
+    routes: trackerRoutes({ service }),
     /** Seeds the local tracker's default team and workflow states (a no-op with Linear). */
     init: seed,
   };

@@ -1,5 +1,5 @@
-// Queries of the local tracker backend. Every function takes the executor it runs on, so the
-// backend can compose them inside one transaction.
+// Queries of the local tracker backend. Each takes the executor last, so the backend can compose
+// them inside one transaction.
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
@@ -14,133 +14,135 @@ type IssueInsert = typeof trackerIssues.$inferInsert;
 /** Where a local issue can be read over HTTP; the local tracker has no web UI of its own. */
 export const issueUrl = (identifier: string) => `/api/v1/tracker/issues/${identifier}`;
 
-export const trackerRepository = {
-  async insertTeam(executor: DbExecutor, team: { id: string; key: string; name: string }, now: Date): Promise<void> {
-    await executor.insert(trackerTeams).values({ ...team, createdAt: now }).onConflictDoNothing();
-  },
+export function createTrackerRepository(db: DbExecutor) {
+  return {
+    async insertTeam(team: { id: string; key: string; name: string }, now: Date, executor: DbExecutor = db): Promise<void> {
+      await executor.insert(trackerTeams).values({ ...team, createdAt: now }).onConflictDoNothing();
+    },
 
-  async insertStates(executor: DbExecutor, teamId: string, states: readonly { name: string; type: string; color: string }[], now: Date) {
-    await executor
-      .insert(trackerWorkflowStates)
-      .values(states.map((s, position) => ({ ...s, teamId, position, createdAt: now })))
-      .onConflictDoNothing();
-  },
+    async insertStates(teamId: string, states: readonly { name: string; type: string; color: string }[], now: Date, executor: DbExecutor = db): Promise<void> {
+      await executor
+        .insert(trackerWorkflowStates)
+        .values(states.map((s, position) => ({ ...s, teamId, position, createdAt: now })))
+        .onConflictDoNothing();
+    },
 
-  async findTeam(executor: DbExecutor, id: string): Promise<TeamRow | undefined> {
-    if (!isUuid(id)) return undefined;
-    const [row] = await executor.select().from(trackerTeams).where(eq(trackerTeams.id, id)).limit(1);
-    return row;
-  },
+    async findTeam(id: string, executor: DbExecutor = db): Promise<TeamRow | undefined> {
+      if (!isUuid(id)) return undefined;
+      const [row] = await executor.select().from(trackerTeams).where(eq(trackerTeams.id, id)).limit(1);
+      return row;
+    },
 
-  async listStates(executor: DbExecutor, teamId: string): Promise<StateRow[]> {
-    return executor
-      .select()
-      .from(trackerWorkflowStates)
-      .where(eq(trackerWorkflowStates.teamId, teamId))
-      .orderBy(asc(trackerWorkflowStates.position));
-  },
+    async listStates(teamId: string, executor: DbExecutor = db): Promise<StateRow[]> {
+      return executor
+        .select()
+        .from(trackerWorkflowStates)
+        .where(eq(trackerWorkflowStates.teamId, teamId))
+        .orderBy(asc(trackerWorkflowStates.position));
+    },
 
-  /** The team's next issue number; the row lock serialises concurrent creations in one team. */
-  async nextNumber(executor: DbExecutor, teamId: string): Promise<{ number: number; key: string }> {
-    const [row] = await executor
-      .update(trackerTeams)
-      .set({ issueCounter: sql`${trackerTeams.issueCounter} + 1` })
-      .where(eq(trackerTeams.id, teamId))
-      .returning({ number: trackerTeams.issueCounter, key: trackerTeams.key });
-    return row!;
-  },
+    /** The team's next issue number; the row lock serialises concurrent creations in one team. */
+    async nextNumber(teamId: string, executor: DbExecutor = db): Promise<{ number: number; key: string }> {
+      const [row] = await executor
+        .update(trackerTeams)
+        .set({ issueCounter: sql`${trackerTeams.issueCounter} + 1` })
+        .where(eq(trackerTeams.id, teamId))
+        .returning({ number: trackerTeams.issueCounter, key: trackerTeams.key });
+      return row!;
+    },
 
-  async insertIssue(executor: DbExecutor, issue: IssueInsert): Promise<string> {
-    const [row] = await executor.insert(trackerIssues).values(issue).returning({ id: trackerIssues.id });
-    return row!.id;
-  },
+    async insertIssue(issue: IssueInsert, executor: DbExecutor = db): Promise<string> {
+      const [row] = await executor.insert(trackerIssues).values(issue).returning({ id: trackerIssues.id });
+      return row!.id;
+    },
 
-  async updateIssue(executor: DbExecutor, id: string, set: Partial<IssueInsert>): Promise<void> {
-    await executor.update(trackerIssues).set(set).where(eq(trackerIssues.id, id));
-  },
+    async updateIssue(id: string, set: Partial<IssueInsert>, executor: DbExecutor = db): Promise<void> {
+      await executor.update(trackerIssues).set(set).where(eq(trackerIssues.id, id));
+    },
 
-  async replaceLabels(executor: DbExecutor, issueId: string, labelIds: readonly string[]): Promise<void> {
-    await executor.delete(trackerIssueLabels).where(eq(trackerIssueLabels.issueId, issueId));
-    if (labelIds.length > 0) {
-      await executor.insert(trackerIssueLabels).values(labelIds.map((labelId) => ({ issueId, labelId }))).onConflictDoNothing();
-    }
-  },
+    async replaceLabels(issueId: string, labelIds: readonly string[], executor: DbExecutor = db): Promise<void> {
+      await executor.delete(trackerIssueLabels).where(eq(trackerIssueLabels.issueId, issueId));
+      if (labelIds.length > 0) {
+        await executor.insert(trackerIssueLabels).values(labelIds.map((labelId) => ({ issueId, labelId }))).onConflictDoNothing();
+      }
+    },
 
-  /** The subset of these ids that are labels. */
-  async existingLabelIds(executor: DbExecutor, ids: readonly string[]): Promise<Set<string>> {
-    const valid = ids.filter(isUuid);
-    if (valid.length === 0) return new Set();
-    const rows = await executor.select({ id: trackerLabels.id }).from(trackerLabels).where(inArray(trackerLabels.id, valid));
-    return new Set(rows.map((r) => r.id));
-  },
+    /** The subset of these ids that are labels. */
+    async existingLabelIds(ids: readonly string[], executor: DbExecutor = db): Promise<Set<string>> {
+      const valid = ids.filter(isUuid);
+      if (valid.length === 0) return new Set();
+      const rows = await executor.select({ id: trackerLabels.id }).from(trackerLabels).where(inArray(trackerLabels.id, valid));
+      return new Set(rows.map((r) => r.id));
+    },
 
-  async labelsByName(executor: DbExecutor, names: readonly string[]): Promise<{ id: string; name: string }[]> {
-    if (names.length === 0) return [];
-    return executor
-      .select({ id: trackerLabels.id, name: trackerLabels.name })
-      .from(trackerLabels)
-      .where(inArray(sql`lower(${trackerLabels.name})`, names.map((n) => n.toLowerCase())));
-  },
+    async labelsByName(names: readonly string[], executor: DbExecutor = db): Promise<{ id: string; name: string }[]> {
+      if (names.length === 0) return [];
+      return executor
+        .select({ id: trackerLabels.id, name: trackerLabels.name })
+        .from(trackerLabels)
+        .where(inArray(sql`lower(${trackerLabels.name})`, names.map((n) => n.toLowerCase())));
+    },
 
-  async insertLabels(executor: DbExecutor, names: readonly string[], now: Date): Promise<void> {
-    if (names.length === 0) return;
-    await executor
-      .insert(trackerLabels)
-      .values(names.map((name) => ({ name, color: '#6b7280', createdAt: now })))
-      .onConflictDoNothing();
-  },
+    async insertLabels(names: readonly string[], now: Date, executor: DbExecutor = db): Promise<void> {
+      if (names.length === 0) return;
+      await executor
+        .insert(trackerLabels)
+        .values(names.map((name) => ({ name, color: '#6b7280', createdAt: now })))
+        .onConflictDoNothing();
+    },
 
-  /** The issue's id and team for a UUID or identifier reference. */
-  async findIssueRef(executor: DbExecutor, ref: string): Promise<{ id: string; teamId: string } | undefined> {
-    const where = refCondition(ref);
-    if (!where) return undefined;
-    const [row] = await executor.select({ id: trackerIssues.id, teamId: trackerIssues.teamId }).from(trackerIssues).where(where).limit(1);
-    return row;
-  },
+    /** The issue's id and team for a UUID or identifier reference. */
+    async findIssueRef(ref: string, executor: DbExecutor = db): Promise<{ id: string; teamId: string } | undefined> {
+      const where = refCondition(ref);
+      if (!where) return undefined;
+      const [row] = await executor.select({ id: trackerIssues.id, teamId: trackerIssues.teamId }).from(trackerIssues).where(where).limit(1);
+      return row;
+    },
 
-  async findOpenAgentIssueId(executor: DbExecutor, teamId: string, agentId: string, title: string): Promise<string | undefined> {
-    const [row] = await executor
-      .select({ id: trackerIssues.id })
-      .from(trackerIssues)
-      .innerJoin(trackerWorkflowStates, eq(trackerWorkflowStates.id, trackerIssues.stateId))
-      .where(
-        and(
-          eq(trackerIssues.teamId, teamId),
-          eq(trackerIssues.agentId, agentId),
-          eq(trackerIssues.title, title),
-          sql`${trackerWorkflowStates.type} NOT IN ('completed', 'canceled')`,
-        ),
-      )
-      .orderBy(asc(trackerIssues.createdAt))
-      .limit(1);
-    return row?.id;
-  },
+    async findOpenAgentIssueId(teamId: string, agentId: string, title: string, executor: DbExecutor = db): Promise<string | undefined> {
+      const [row] = await executor
+        .select({ id: trackerIssues.id })
+        .from(trackerIssues)
+        .innerJoin(trackerWorkflowStates, eq(trackerWorkflowStates.id, trackerIssues.stateId))
+        .where(
+          and(
+            eq(trackerIssues.teamId, teamId),
+            eq(trackerIssues.agentId, agentId),
+            eq(trackerIssues.title, title),
+            sql`${trackerWorkflowStates.type} NOT IN ('completed', 'canceled')`,
+          ),
+        )
+        .orderBy(asc(trackerIssues.createdAt))
+        .limit(1);
+      return row?.id;
+    },
 
-  async loadIssue(executor: DbExecutor, id: string): Promise<TrackerIssue | undefined> {
-    const [issue] = await loadIssues(executor, eq(trackerIssues.id, id), 1);
-    return issue;
-  },
+    async loadIssue(id: string, executor: DbExecutor = db): Promise<TrackerIssue | undefined> {
+      const [issue] = await loadIssues(executor, eq(trackerIssues.id, id), 1);
+      return issue;
+    },
 
-  async listIssues(executor: DbExecutor, query: IssueQuery): Promise<{ issues: TrackerIssue[]; hasMore: boolean }> {
-    const conditions: SQL[] = [];
-    const stateConditions: SQL[] = [];
-    if (query.stateTypes.length > 0) stateConditions.push(inArray(trackerWorkflowStates.type, query.stateTypes));
-    if (query.stateNames.length > 0) {
-      stateConditions.push(inArray(sql`lower(${trackerWorkflowStates.name})`, query.stateNames.map((n) => n.toLowerCase())));
-    }
-    if (stateConditions.length > 0) conditions.push(or(...stateConditions)!);
-    if (query.assigneeId !== undefined) {
-      // A reference that cannot be one of our users matches nothing (and must not reach a uuid cast).
-      conditions.push(isUuid(query.assigneeId) ? eq(trackerIssues.assigneeId, query.assigneeId) : sql`false`);
-    }
-    if (query.label !== undefined) {
-      conditions.push(sql`EXISTS (SELECT 1 FROM ${trackerIssueLabels} il JOIN ${trackerLabels} l ON l.id = il.label_id
-        WHERE il.issue_id = ${trackerIssues.id} AND lower(l.name) = ${query.label.toLowerCase()})`);
-    }
-    const rows = await loadIssues(executor, conditions.length > 0 ? and(...conditions) : undefined, query.limit + 1);
-    return { issues: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
-  },
-};
+    async listIssues(query: IssueQuery, executor: DbExecutor = db): Promise<{ issues: TrackerIssue[]; hasMore: boolean }> {
+      const conditions: SQL[] = [];
+      const stateConditions: SQL[] = [];
+      if (query.stateTypes.length > 0) stateConditions.push(inArray(trackerWorkflowStates.type, query.stateTypes));
+      if (query.stateNames.length > 0) {
+        stateConditions.push(inArray(sql`lower(${trackerWorkflowStates.name})`, query.stateNames.map((n) => n.toLowerCase())));
+      }
+      if (stateConditions.length > 0) conditions.push(or(...stateConditions)!);
+      if (query.assigneeId !== undefined) {
+        // A reference that cannot be one of our users matches nothing (and must not reach a uuid cast).
+        conditions.push(isUuid(query.assigneeId) ? eq(trackerIssues.assigneeId, query.assigneeId) : sql`false`);
+      }
+      if (query.label !== undefined) {
+        conditions.push(sql`EXISTS (SELECT 1 FROM ${trackerIssueLabels} il JOIN ${trackerLabels} l ON l.id = il.label_id
+          WHERE il.issue_id = ${trackerIssues.id} AND lower(l.name) = ${query.label.toLowerCase()})`);
+      }
+      const rows = await loadIssues(executor, conditions.length > 0 ? and(...conditions) : undefined, query.limit + 1);
+      return { issues: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
+    },
+  };
+}
 
 function refCondition(ref: string): SQL | undefined {
   if (isUuid(ref)) return eq(trackerIssues.id, ref);

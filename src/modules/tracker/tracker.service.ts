@@ -1,7 +1,7 @@
 // The tracker's use cases over whichever backend is configured: defaults, the agent filing rules
 // (one open issue per agent and title), the audit trail and the health check.
 import { createHash } from 'node:crypto';
-import { audit } from '../../platform/audit.ts';
+import { audit, type AuditAction } from '../../platform/audit.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
@@ -29,7 +29,7 @@ export function createTrackerService(deps: {
 }) {
   const { backend, cache, clock, settings } = deps;
 
-  const recordAudit = (action: string, details: Record<string, unknown>, ip?: string) => async (executor: DbExecutor, issue: TrackerIssue) => {
+  const recordAudit = (action: AuditAction, details: Record<string, unknown>, ip?: string) => async (executor: DbExecutor, issue: TrackerIssue) => {
     await audit(executor, { actorType: 'system', action, targetType: 'tracker_issue', targetId: issue.id, details: { identifier: issue.identifier, backend: backend.name, ...details }, ip }, clock.now());
   };
 

@@ -10,6 +10,8 @@ export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
 export type UserChanges = Partial<Omit<NewUser, 'id' | 'createdAt'>>;
 
+export type BillingChanges = { subscriptionTier?: Tier; gracePeriodEndsAt?: Date | null };
+
 export interface UserFilter {
   search?: string;
   role?: Role;
@@ -76,6 +78,11 @@ export function createAccountsRepository(db: DbExecutor) {
     async update(id: string, changes: UserChanges, executor: DbExecutor = db): Promise<UserRow | undefined> {
       const [row] = await executor.update(users).set(changes).where(eq(users.id, id)).returning();
       return row;
+    },
+
+    /** What billing may change of an account: its tier and its grace period, nothing else. */
+    async setBilling(id: string, changes: BillingChanges, at: Date, executor: DbExecutor = db): Promise<void> {
+      await executor.update(users).set({ ...changes, updatedAt: at }).where(eq(users.id, id));
     },
 
     async list(filter: UserFilter, offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {

@@ -7,7 +7,7 @@ import type { Platform } from '../../platform/platform.ts';
 import { createAccountsRepository, type AccountsRepository } from './accounts.repository.ts';
 import { createSessionsRepository, type SessionsRepository } from './sessions.repository.ts';
 
-export type { NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
+export type { BillingChanges, NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
 export * from './users.domain.ts';
 
 export interface UsersModule {

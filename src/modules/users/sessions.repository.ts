@@ -45,6 +45,16 @@ export function createSessionsRepository(db: DbExecutor) {
       return row;
     },
 
+    /** Several sessions and their accounts at once (the account streams re-check theirs every second). */
+    async principals(sessionIds: string[]) {
+      if (sessionIds.length === 0) return [];
+      return db
+        .select({ sessionId: deviceSessions.id, id: users.id, role: users.role, status: users.status, revokedAt: deviceSessions.revokedAt, expiresAt: deviceSessions.expiresAt })
+        .from(deviceSessions)
+        .innerJoin(users, eq(users.id, deviceSessions.userId))
+        .where(inArray(deviceSessions.id, sessionIds));
+    },
+
     async open(session: { userId: string; userAgent?: string; ip?: string; createdAt: Date; expiresAt: Date }, executor: DbExecutor = db): Promise<string> {
       const [row] = await executor
         .insert(deviceSessions)

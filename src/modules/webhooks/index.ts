@@ -24,8 +24,9 @@ import { createWebhooksService } from './webhooks.service.ts';
 import { revenueByCurrency } from './payments.repository.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { UsersModule } from '../users/index.ts';
+import type { EventPublisher } from '../streams/index.ts';
 
-export function createWebhooksModule(platform: Platform, deps: { users: Pick<UsersModule, 'accounts'>; messages: NotificationsModule['messages'] }) {
+export function createWebhooksModule(platform: Platform, deps: { users: Pick<UsersModule, 'accounts'>; messages: NotificationsModule['messages']; events: Pick<EventPublisher, 'admins'> }) {
   const { config, database, clock, cache, logger } = platform;
   const handlers: Record<WebhookProvider, ProviderHandler> = {
     codehost: codehostHandler,
@@ -46,6 +47,7 @@ export function createWebhooksModule(platform: Platform, deps: { users: Pick<Use
     cache,
     users: deps.users,
     messages: deps.messages,
+    events: deps.events,
     logger,
   });
 
@@ -58,7 +60,7 @@ export function createWebhooksModule(platform: Platform, deps: { users: Pick<Use
       // Webhook bodies are JSON only: a text/plain body is refused with 415 rather than half-parsed.
       app.removeContentTypeParser('text/plain');
       for (const routes of [codehostRoutes, paymentsRoutes, edgeRoutes, trackerRoutes, errormonRoutes, databaseRoutes, authproviderRoutes, mailerRoutes, webhookHealthRoutes]) {
-        await app.register(routes(service));
+        await app.register(routes({ service }));
       }
     },
   };

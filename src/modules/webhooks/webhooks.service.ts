@@ -11,6 +11,7 @@ import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { AppError, unavailable, validationFailed } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
+import type { EventPublisher } from '../streams/index.ts';
 import { parseUserId, type UsersModule } from '../users/index.ts';
 import { redactSecrets } from './payload-redaction.ts';
 import type { EffectContext, Headers, HookAnswer, InboundDelivery, ProviderHandler } from './providers/provider.ts';
@@ -66,8 +67,9 @@ export function createWebhooksService(deps: {
   settings: WebhookSettings;
   clock: Clock;
   cache: Pick<Cache, 'get' | 'set'>;
-  users: { accounts: Pick<UsersModule['accounts'], 'findByEmail' | 'findById' | 'update'> };
+  users: { accounts: Pick<UsersModule['accounts'], 'findByEmail' | 'findById' | 'setBilling'> };
   messages: NotificationsModule['messages'];
+  events: Pick<EventPublisher, 'admins'>;
   logger: Logger;
 }) {
   const { db, repo, handlers, settings, clock, cache, logger, messages } = deps;
@@ -96,7 +98,7 @@ export function createWebhooksService(deps: {
         return userId ? accounts.findById(userId, tx) : undefined;
       },
       async updateBilling(userId, changes) {
-        await accounts.update(userId, { ...changes, updatedAt: base.now }, tx);
+        await accounts.setBilling(userId, changes, base.now, tx);
       },
       isSuppressed: (email) => messages.isSuppressed(tx, email),
       suppress: (email, reason) => messages.suppress(tx, email, reason, base.now),
@@ -134,6 +136,7 @@ export function createWebhooksService(deps: {
     const { event } = identity;
     let deliveryId = identity.deliveryId;
     let failure: unknown;
+    let refused = false;
 
     const answer = await db.transaction(async (tx) => {
       const stored = { provider, deliveryId: identity.deliveryId, event, payload: redactSecrets(delivery.body), verified: Boolean(secret), receivedAt: now };
@@ -161,10 +164,16 @@ export function createWebhooksService(deps: {
       }
     }).catch((error: unknown) => {
       // Thrown through the transaction, so the stored delivery is rolled back with the effects.
-      if (error instanceof Refusal) return error.answer;
+      if (error instanceof Refusal) {
+        refused = true;
+        return error.answer;
+      }
       throw error;
     });
 
+    // A refused delivery is not stored (its transaction rolled back): nothing was received.
+    const status = answer ? String((answer.body as { status?: unknown } | undefined)?.status ?? answer.status) : 'failed';
+    if (!refused) await deps.events.admins('webhook.received', { provider, event, delivery_id: deliveryId, status });
     if (answer) return answer;
     logger.warn({ provider, deliveryId, event }, 'webhook delivery failed; the sender will retry it');
     throw new AppError('internal', 'Internal Server Error', { cause: failure });

@@ -17,6 +17,15 @@ export interface Cache {
   incr(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
   /** Takes one back from a live counter (e.g. an attempt that turned out fine); no-op when absent. */
   decr(key: string): Promise<void>;
+  /**
+   * Adds `amount` to a numeric counter only if the result stays within `cap` (atomic); a new counter
+   * lives ttlMs. Answers whether it was added and the count after the attempt.
+   */
+  addWithin(key: string, amount: number, cap: number, ttlMs: number): Promise<{ added: boolean; count: number }>;
+  /** Raises a numeric counter to at least `value` (atomic; never lowers it); answers the count. */
+  raiseTo(key: string, value: number, ttlMs: number): Promise<number>;
+  /** Takes `amount` off a live numeric counter, never below zero; no-op when absent. */
+  subtract(key: string, amount: number): Promise<void>;
   /** Takes a lock for ttlMs; answers a token to release it with, or undefined if someone holds it. */
   acquire(key: string, ttlMs: number): Promise<string | undefined>;
   /** Releases a lock taken with `acquire`, only if the token still holds it. */
@@ -135,6 +144,28 @@ export function createMemoryCache(maxEntries = 10_000): Cache {
       const entry = live(key);
       if (entry && typeof entry.value === 'number' && entry.value > 0) entry.value -= 1;
     },
+    async addWithin(key, amount, cap, ttlMs) {
+      const entry = live(key);
+      const current = entry && typeof entry.value === 'number' ? entry.value : 0;
+      if (current + amount > cap) return { added: false, count: current };
+      if (entry && typeof entry.value === 'number') entry.value = current + amount;
+      else put(key, current + amount, ttlMs);
+      return { added: true, count: current + amount };
+    },
+    async raiseTo(key, value, ttlMs) {
+      const entry = live(key);
+      if (entry && typeof entry.value === 'number') {
+        const raised = Math.max(entry.value, value);
+        entry.value = raised;
+        return raised;
+      }
+      put(key, value, ttlMs);
+      return value;
+    },
+    async subtract(key, amount) {
+      const entry = live(key);
+      if (entry && typeof entry.value === 'number') entry.value = Math.max(0, entry.value - amount);
+    },
     async ping() {
       return 0;
     },
@@ -153,6 +184,27 @@ const DECR_SCRIPT = `
 local count = tonumber(redis.call('GET', KEYS[1]))
 if count and count > 0 then return redis.call('DECR', KEYS[1]) end
 return 0`;
+// Counters of request weight: check and add in one step, so that instances never both take the last room.
+const ADD_WITHIN_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local amount = tonumber(ARGV[1])
+if current + amount > tonumber(ARGV[2]) then return {0, current} end
+local count = redis.call('INCRBY', KEYS[1], amount)
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return {1, count}`;
+const RAISE_TO_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '-1')
+local value = tonumber(ARGV[1])
+if current >= value then return current end
+redis.call('SET', KEYS[1], value, 'KEEPTTL')
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return value`;
+const SUBTRACT_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]))
+if not current then return 0 end
+local count = math.max(0, current - tonumber(ARGV[1]))
+redis.call('SET', KEYS[1], count, 'KEEPTTL')
+return count`;
 const RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
@@ -333,6 +385,16 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
         },
         async () => {},
       );
+    },
+    async addWithin(key, amount, cap, ttlMs) {
+      const [added, count] = (await redis.eval(ADD_WITHIN_SCRIPT, 1, key, String(amount), String(cap), String(Math.max(1, Math.round(ttlMs))))) as [number, number];
+      return { added: added === 1, count: Number(count) };
+    },
+    async raiseTo(key, value, ttlMs) {
+      return Number(await redis.eval(RAISE_TO_SCRIPT, 1, key, String(value), String(Math.max(1, Math.round(ttlMs)))));
+    },
+    async subtract(key, amount) {
+      await redis.eval(SUBTRACT_SCRIPT, 1, key, String(amount));
     },
     async ping() {
       // Readiness asks Redis itself, never the memory behind it.

@@ -18,6 +18,11 @@ export interface Database {
   /** Rows of a raw statement, whichever engine answers. */
   rows<T = Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]>;
   ping(): Promise<number>;
+  /**
+   * LISTEN on a channel: `onMessage` gets each NOTIFY payload. PostgreSQL: on a connection of its own,
+   * re-opened after a loss (`onReconnect` then runs: notifications sent meanwhile are gone). Answers the stop.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   /** PGlite only: the whole cluster as one tar file (PGlite's dumpDataDir), for backups. */
   dumpImage?(): Promise<Blob>;
   close(): Promise<void>;
@@ -104,7 +109,13 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined):
     await db.execute(sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
     await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
     await createTrigramIndexes((text) => client.query(text));
-    const database = wrap(db, 'pglite', async () => {
+    const listen: Listen = async (channel, onMessage) => {
+      const stop = await client.listen(channel, onMessage);
+      return async () => {
+        if (!client.closed) await stop();
+      };
+    };
+    const database = wrap(db, 'pglite', listen, async () => {
       await client.close();
       unlock();
     });
@@ -201,7 +212,8 @@ async function openPostgres(url: string, options: { poolSize: number; queryTimeo
   });
   guardCheckouts(pool);
   const db = drizzle({ client: pool }) as unknown as Db;
-  return wrap(db, 'postgres', () => pool.end());
+  const listen: Listen = (channel, onMessage, onReconnect) => listenOnOwnConnection(pg, url, channel, onMessage, onReconnect);
+  return wrap(db, 'postgres', listen, () => pool.end());
 }
 
 /** An outage is also over once no request has met it for this long. */
@@ -289,11 +301,68 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(cause, depth + 1);
 }
 
-function wrap(db: Db, kind: Database['kind'], close: () => Promise<void>): Database {
+type Listen = Database['listen'];
+
+/** LISTEN needs a session of its own (a pooled one would be handed to other queries). */
+async function listenOnOwnConnection(
+  pg: typeof import('pg').default,
+  url: string,
+  channel: string,
+  onMessage: (payload: string) => void,
+  onReconnect?: () => void,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: InstanceType<typeof pg.Client> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const quoted = `"${channel.replaceAll('"', '""')}"`;
+
+  async function connect(): Promise<void> {
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onMessage(message.payload ?? '');
+    });
+    next.on('error', () => {
+      // Reported by 'end', which reconnects.
+    });
+    next.on('end', () => {
+      if (client !== next || stopped) return;
+      client = undefined;
+      scheduleReconnect();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${quoted}`);
+    } catch (error) {
+      await next.end().catch(() => {});
+      throw error;
+    }
+    client = next;
+  }
+
+  function scheduleReconnect(): void {
+    retry = setTimeout(() => {
+      connect().then(
+        () => onReconnect?.(),
+        () => scheduleReconnect(),
+      );
+    }, 1_000);
+    retry.unref();
+  }
+
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => {});
+  };
+}
+
+function wrap(db: Db, kind: Database['kind'], listen: Listen, close: () => Promise<void>): Database {
   let closed = false;
   return {
     db,
     kind,
+    listen,
     async rows<T>(query: ReturnType<typeof sql>) {
       const result = (await db.execute(query)) as unknown as { rows: T[] };
       return result.rows;

@@ -1,9 +1,73 @@
 // Cross-cutting tables: the audit trail and the outbox. Every other table belongs to one module and
 // lives in src/modules/<name>/<name>.tables.ts.
 
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { oneOf } from './checks.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+/** Who acts: a user on their own things, an admin on others', or the service itself. */
+export const ACTOR_TYPES = ['user', 'admin', 'system', 'webhook', 'job'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/** Every audited change, as a dotted verb: `<area>.<thing>.<verb>`. Adding one is a migration. */
+export const AUDIT_ACTIONS = [
+  'admin.platform_limits.update',
+  'admin.user.activate',
+  'admin.user.delete',
+  'admin.user.password_reset',
+  'admin.user.password_set',
+  'admin.user.suspend',
+  'admin.user.update',
+  'admin.users.export',
+  'auth.admin_bootstrap',
+  'auth.login',
+  'auth.login_failed',
+  'auth.logout',
+  'auth.password_change',
+  'auth.password_change_failed',
+  'auth.refresh_reuse_detected',
+  'auth.register',
+  'billing.grace_period.clear',
+  'billing.grace_period.expired',
+  'billing.grace_period.open',
+  'billing.payment.record',
+  'billing.subscription.tier_change',
+  'command_center.agent_activity.create',
+  'command_center.intel.create',
+  'command_center.intel.score',
+  'command_center.task.comment',
+  'command_center.task.create',
+  'command_center.task.update',
+  'exchange.balance.sync',
+  'exchange.credential.create',
+  'exchange.credential.delete',
+  'exchange.credential.update',
+  'exchange.credential.validate',
+  'exchange.credentials.reencrypt',
+  'exchange.feetoken_burn.update',
+  'exchange.trades.sync',
+  'mail.suppression.add',
+  'provider_key.create',
+  'provider_key.delete',
+  'provider_key.reencrypt',
+  'provider_key.rotate',
+  'provider_key.test',
+  'provider_key.update',
+  'rag_settings.update',
+  'strategy.promote',
+  'tracker.issue.agent_file',
+  'tracker.issue.create',
+  'tracker.issue.update',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** The outbox's handlers; a row of another kind would never be claimed. */
+export const OUTBOX_KINDS = ['chat.post', 'mail.send'] as const;
+export type OutboxKind = (typeof OUTBOX_KINDS)[number];
+
+export const OUTBOX_STATUSES = ['pending', 'processing', 'done', 'dead'] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
 /** Every state-changing operation of the service writes one row here. */
 export const auditLog = pgTable(
@@ -11,9 +75,8 @@ export const auditLog = pgTable(
   {
     id: uuid('id').primaryKey().defaultRandom(),
     actorId: uuid('actor_id'),
-    /** user | admin | system | webhook | job */
-    actorType: text('actor_type').notNull(),
-    action: text('action').notNull(),
+    actorType: text('actor_type').$type<ActorType>().notNull(),
+    action: text('action').$type<AuditAction>().notNull(),
     /** The user the event concerns, so a user's activity is one index scan. */
     subjectUserId: uuid('subject_user_id'),
     targetType: text('target_type'),
@@ -26,6 +89,8 @@ export const auditLog = pgTable(
     index('audit_log_subject_idx').on(t.subjectUserId, t.createdAt.desc()),
     index('audit_log_actor_idx').on(t.actorId, t.createdAt.desc()),
     index('audit_log_created_idx').on(t.createdAt.desc()),
+    check('audit_log_actor_type_check', oneOf(t.actorType, ACTOR_TYPES)),
+    check('audit_log_action_check', oneOf(t.action, AUDIT_ACTIONS)),
   ],
 );
 
@@ -33,11 +98,9 @@ export const outbox = pgTable(
   'outbox',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    /** Handler name, e.g. `chat.post`, `mail.send`. */
-    kind: text('kind').notNull(),
+    kind: text('kind').$type<OutboxKind>().notNull(),
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
-    /** pending | processing | done | dead */
-    status: text('status').notNull().default('pending'),
+    status: text('status').$type<OutboxStatus>().notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     maxAttempts: integer('max_attempts').notNull().default(8),
     availableAt: timestamp('available_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -55,5 +118,7 @@ export const outbox = pgTable(
     index('outbox_claim_idx').on(t.status, t.availableAt),
     uniqueIndex('outbox_dedupe_key').on(t.dedupeKey),
     index('outbox_kind_idx').on(t.kind, t.createdAt.desc()),
+    check('outbox_kind_check', oneOf(t.kind, OUTBOX_KINDS)),
+    check('outbox_status_check', oneOf(t.status, OUTBOX_STATUSES)),
   ],
 );

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../observability/metrics.ts';
 import { unavailable } from './errors.ts';
-import { registerRouteCatalog } from './route-catalog.ts';
 
 export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -20,8 +19,6 @@ export function requestIdFor(request: { headers: Record<string, string | string[
 }
 
 export function registerHttpConventions(app: FastifyInstance, metrics: Metrics): void {
-  registerRouteCatalog(app);
-
   // Once shutdown starts, the answers still in flight close their connection: otherwise a client's
   // (or load balancer's) idle keep-alive connections hold the server open until they time out.
   let closing = false;

@@ -74,6 +74,12 @@ export const SECURITY_SCHEMES = {
     'webhook-signature',
     'Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `webhook-id.webhook-timestamp.body`, keyed with the `v1,whsec_...` secret; with `webhook-id` and `webhook-timestamp` (within 300 s).',
   ),
+  streamTicket: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'ticket',
+    description: 'A single-use ticket from `POST /api/stream/ticket` (valid 60 s), for EventSource clients that cannot send the Authorization header.',
+  },
   mailerSignature: headerScheme('x-mailer-signature', 'Hex HMAC-SHA256(MAILER_WEBHOOK_SECRET, raw body).'),
   mailerSvixSignature: headerScheme('svix-signature', 'Svix (Resend): `v1,<base64>` list over `svix-id.svix-timestamp.body`, with `svix-id` and `svix-timestamp` (within 300 s).'),
 } as const;

@@ -1,5 +1,5 @@
 // Liveness, readiness and Prometheus metrics: for orchestrators and scrapers, outside the contract.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Platform } from '../platform.ts';
 
 /** A dependency that does not answer within this is as good as down for a readiness probe. */
@@ -20,8 +20,9 @@ async function probe(check: () => Promise<number>): Promise<{ status: 'up'; late
   }
 }
 
-export function healthRoutes(platform: Pick<Platform, 'database' | 'cache' | 'metrics'>) {
-  return async function routes(app: FastifyInstance) {
+export function healthRoutes(deps: { platform: Pick<Platform, 'database' | 'cache' | 'metrics'> }): FastifyPluginAsyncTypebox {
+  const { platform } = deps;
+  return async function routes(app) {
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
     app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {

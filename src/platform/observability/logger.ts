@@ -45,7 +45,7 @@ export const REDACTED_PATHS = [
 ];
 
 const CENSOR = '[redacted]';
-const SECRET_SUFFIXES = ['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'authorization', 'cookie', 'privatekey', 'encryptionkey'];
+const SECRET_SUFFIXES = ['password', 'passwd', 'passphrase', 'secret', 'token', 'ticket', 'apikey', 'authorization', 'cookie', 'privatekey', 'encryptionkey'];
 
 /** Whether a field or header of this name carries a secret (`api_key`, `X-MBX-APIKEY`, `refreshToken`...). */
 export function isSecretName(name: string): boolean {

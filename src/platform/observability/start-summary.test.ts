@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../config/config.ts';
+import { resolveSecrets } from '../crypto/data-dir-secrets.ts';
 import { startSummary, startWarnings } from './start-summary.ts';
 
 const KEYS = { JWT_SECRET: 'j'.repeat(40), ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
@@ -12,14 +13,15 @@ const dataDir = () => mkdtempSync(path.join(tmpdir(), 'tp-summary-'));
 describe('the start line', () => {
   it('names the docs, the embedded database, the cache, the scheduler, the market source and the secrets it generated', () => {
     const dir = dataDir();
-    const line = startSummary(loadConfig({ DATA_DIR: dir }), 'http://127.0.0.1:8000');
+    const config = loadConfig({ DATA_DIR: dir });
+    const line = startSummary(config, 'http://127.0.0.1:8000', resolveSecrets(config).sources);
     assert.equal(
       line,
       `listening at http://127.0.0.1:8000, API docs at http://127.0.0.1:8000/docs; database PGlite ${path.join(dir, 'pglite')}; cache in-process; ` +
         `scheduler off (jobs run when POST /api/scheduled/<job> is called); market data binance (live stream on); generated JWT_SECRET and ENCRYPTION_KEY into ${dir}`,
     );
     // The next start reads them back from the files: nothing was generated.
-    assert.doesNotMatch(startSummary(loadConfig({ DATA_DIR: dir }), 'http://127.0.0.1:8000'), /generated/);
+    assert.doesNotMatch(startSummary(config, 'http://127.0.0.1:8000', resolveSecrets(config).sources), /generated/);
   });
 
   it('names PostgreSQL and Redis by host, port and database, never with their passwords', () => {
@@ -31,7 +33,7 @@ describe('the start line', () => {
       SCHEDULER: 'internal',
       MARKET_DATA_SOURCE: 'simulated',
     });
-    const line = startSummary(config, 'http://0.0.0.0:8000');
+    const line = startSummary(config, 'http://0.0.0.0:8000', resolveSecrets(config).sources);
     assert.match(line, /database PostgreSQL db\.internal:6543\/trading; cache Redis cache\.internal:6379; scheduler internal; market data simulated$/);
     assert.doesNotMatch(line, /s3cret|app:/);
   });

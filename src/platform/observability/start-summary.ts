@@ -1,7 +1,8 @@
 // What a start says, in one line: where to go, what it runs on, and what it made up for itself; and
 // the configurations that work for one instance but lose data or sessions with two.
 import path from 'node:path';
-import type { Config, GeneratedSecret } from '../../config/config.ts';
+import type { Config } from '../../config/config.ts';
+import type { GeneratedSecret, SecretSource } from '../crypto/data-dir-secrets.ts';
 
 /** host:port/database of a URL, without user or password. */
 function serverOf(url: string, withDatabase: boolean): string {
@@ -15,22 +16,19 @@ function shown(dir: string): string {
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? `./${relative}` : dir;
 }
 
-const byOrigin = (config: Config, origin: string): GeneratedSecret[] =>
-  (Object.keys(config.secretSources) as GeneratedSecret[]).filter((name) => config.secretSources[name] === origin);
-
-export function startSummary(config: Config, address: string): string {
+export function startSummary(config: Config, address: string, secretSources: Readonly<Record<GeneratedSecret, SecretSource>>): string {
   const database = config.databaseUrl ? `PostgreSQL ${serverOf(config.databaseUrl, true)}` : `PGlite ${shown(path.join(config.dataDir, 'pglite'))}`;
   const cache = config.redisUrl ? `Redis ${serverOf(config.redisUrl, false)}` : 'in-process';
   const scheduler = config.jobs.scheduler === 'internal' ? 'internal' : 'off (jobs run when POST /api/scheduled/<job> is called)';
   const market = config.market.source === 'simulated' ? 'simulated' : `binance (live stream ${config.market.liveStream ? 'on' : 'off'})`;
-  const generated = byOrigin(config, 'generated');
+  const generated = (Object.keys(secretSources) as GeneratedSecret[]).filter((name) => secretSources[name] === 'generated');
   const secrets = generated.length > 0 ? `; generated ${generated.join(' and ')} into ${shown(config.dataDir)}` : '';
   return `listening at ${address}, API docs at ${address}/docs; database ${database}; cache ${cache}; scheduler ${scheduler}; market data ${market}${secrets}`;
 }
 
 /** Warnings a start logs about its configuration. */
 export function startWarnings(config: Config): string[] {
-  const fromFiles = [...byOrigin(config, 'file'), ...byOrigin(config, 'generated')];
+  const fromFiles = [config.secrets.jwtSecret === undefined && 'JWT_SECRET', config.secrets.encryptionKey === undefined && 'ENCRYPTION_KEY'].filter((name) => name !== false);
   if (!config.databaseUrl || fromFiles.length === 0) return [];
   return [
     `${fromFiles.join(' and ')} ${fromFiles.length > 1 ? 'come' : 'comes'} from ${shown(config.dataDir)} while the database is shared (DATABASE_URL): ` +

@@ -4,10 +4,13 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { databaseOutage, isDatabaseUnavailable, type Database, type DbExecutor } from '../db/database.ts';
-import { outbox } from '../db/schema.ts';
+import { iso } from '../http/schemas.ts';
+import { outbox, type OutboxKind } from '../db/schema.ts';
+
+export type { OutboxKind };
 
 export interface OutboxMessage {
-  kind: string;
+  kind: OutboxKind;
   payload: Record<string, unknown>;
   /** A second message with the same key is dropped: the effect happens once. */
   dedupeKey?: string;
@@ -49,7 +52,7 @@ export class PermanentFailure extends Error {
 
 export interface OutboxRow {
   id: string;
-  kind: string;
+  kind: OutboxKind;
   payload: Record<string, unknown>;
   attempts: number;
   maxAttempts: number;
@@ -114,7 +117,7 @@ export interface OutboxWorkerOptions {
 }
 
 export interface OutboxWorker {
-  register(kind: string, handler: OutboxHandler): void;
+  register(kind: OutboxKind, handler: OutboxHandler): void;
   start(): void;
   /**
    * Stops polling, aborts the delivery in progress and gives back the rows of the batch in hand
@@ -301,4 +304,54 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       return counts;
     },
   };
+}
+
+/** Replaces a row's payload, e.g. to wipe a sent mail's sealed content so the secret does not stay at rest. */
+export async function replacePayload(executor: DbExecutor, id: string, payload: Record<string, unknown>): Promise<void> {
+  await executor.update(outbox).set({ payload }).where(eq(outbox.id, id));
+}
+
+export interface KindStatus {
+  pending: number;
+  dead: number;
+  lastSuccessAt: string | null;
+  lastError: string | null;
+  /** When the attempt that produced `lastError` ended. */
+  lastErrorAt: string | null;
+}
+
+/**
+ * Per kind, from the rows: what waits, what failed for good, the last delivery (a done row whose
+ * note starts with `deliveredNote`) and the last failure still standing.
+ */
+export async function statusByKind(database: Pick<Database, 'rows'>, kinds: readonly OutboxKind[], deliveredNote: string): Promise<Record<string, KindStatus>> {
+  const kindList = sql.join(kinds.map((k) => sql`${k}`), sql`, `);
+  const [counts, errors] = await Promise.all([
+    database.rows<{ kind: string; pending: number; dead: number; last_success_at: Date | string | null }>(sql`
+      SELECT kind,
+        count(*) FILTER (WHERE status IN ('pending', 'processing'))::int AS pending,
+        count(*) FILTER (WHERE status = 'dead')::int AS dead,
+        max(processed_at) FILTER (WHERE status = 'done' AND result LIKE ${`${deliveredNote}%`}) AS last_success_at
+      FROM outbox WHERE kind IN (${kindList}) GROUP BY kind`),
+    // A row that later succeeds has its error cleared, so these are the failures still standing.
+    database.rows<{ kind: string; last_error: string; last_error_at: Date | string | null }>(sql`
+      SELECT DISTINCT ON (kind) kind, last_error, processed_at AS last_error_at FROM outbox
+      WHERE kind IN (${kindList}) AND last_error IS NOT NULL
+      ORDER BY kind, processed_at DESC NULLS LAST, available_at DESC`),
+  ]);
+  return Object.fromEntries(
+    kinds.map((kind) => {
+      const count = counts.find((c) => c.kind === kind);
+      return [
+        kind,
+        {
+          pending: Number(count?.pending ?? 0),
+          dead: Number(count?.dead ?? 0),
+          lastSuccessAt: iso(count?.last_success_at ?? null),
+          lastError: errors.find((e) => e.kind === kind)?.last_error ?? null,
+          lastErrorAt: iso(errors.find((e) => e.kind === kind)?.last_error_at ?? null),
+        },
+      ];
+    }),
+  );
 }

@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
 import { ConfigError, loadConfig } from '../../../src/config/config.ts';
-import { fixedClock } from '../../../src/platform/clock.ts';
-import { paymentsLedger } from '../../../src/modules/webhooks/webhooks.tables.ts';
-import { auditLog } from '../../../src/platform/db/schema.ts';
+import { fixedClock, type Clock } from '../../../src/platform/clock.ts';
+import { stripeDelivery, stripeEvent } from '../../fakes/webhook-senders.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { assertValidation, insertUsers } from './admin-fixtures.ts';
+import { assertValidation } from './admin-fixtures.ts';
+
+const PAYMENTS_SECRET = 'whsec_stats_payments_0123456789';
+
+/** Records a payment the way it arrives: a signed Stripe invoice.paid, the amount in minor units. */
+async function pay(t: TestApp, clock: Clock, invoiceId: string, amountPaid: number, currency: string) {
+  const paidAt = Math.floor(clock.now().getTime() / 1000);
+  const invoice = { id: invoiceId, object: 'invoice', customer: `cus_${invoiceId}`, amount_paid: amountPaid, currency, status: 'paid', status_transitions: { paid_at: paidAt } };
+  const delivery = stripeDelivery(PAYMENTS_SECRET, stripeEvent('invoice.paid', invoice), { timestamp: paidAt });
+  const response = await t.app.inject({ method: 'POST', url: '/api/webhooks/platforms/payments', headers: delivery.headers, payload: delivery.body });
+  assert.equal(response.json().status, 'processed', response.body);
+}
 
 describe('admin: platform statistics', () => {
   // The first second of June, UTC: a user created a millisecond earlier belongs to May.
@@ -15,7 +24,7 @@ describe('admin: platform statistics', () => {
   let admin: TestUser;
 
   before(async () => {
-    t = await buildTestApp({ clock });
+    t = await buildTestApp({ clock, env: { PAYMENTS_WEBHOOK_SECRET: PAYMENTS_SECRET } });
     admin = await signIn(t.app, t.database, { role: 'admin' }); // created this month, active
   });
   after(async () => {
@@ -39,18 +48,26 @@ describe('admin: platform statistics', () => {
   });
 
   it('counts users by status and this UTC month, without deleted ones, and sums the ledger exactly', async () => {
-    await insertUsers(t.database, [
-      { createdAt: new Date('2025-05-31T23:59:59.999Z') },
-      { createdAt: new Date('2025-06-01T00:00:00.000Z') },
-      { status: 'suspended', createdAt: new Date('2025-06-01T00:00:01.000Z') },
-      { status: 'suspended', createdAt: new Date('2024-12-01T00:00:00.000Z') },
-      { status: 'deleted', deletedAt: clock.now(), createdAt: new Date('2025-06-01T00:00:02.000Z') },
-    ]);
-    await t.database.db.insert(paymentsLedger).values([
-      { externalId: 'in_1', amount: '0.10', currency: 'usd', occurredAt: clock.now() },
-      { externalId: 'in_2', amount: '0.20', currency: 'usd', occurredAt: clock.now() },
-      { externalId: 'in_3', amount: '99.70', currency: 'usd', occurredAt: clock.now() },
-    ]);
+    const now = clock.now();
+    const registerAt = async (at: string) => {
+      clock.set(at);
+      const response = await t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: `user-${at.replace(/\D/g, '')}@example.com`, password: 'password-1' } });
+      assert.equal(response.statusCode, 201, response.body);
+      return response.json<{ id: string }>().id;
+    };
+    await registerAt('2025-05-31T23:59:59.999Z');
+    await registerAt('2025-06-01T00:00:00.000Z');
+    const suspended = [await registerAt('2025-06-01T00:00:01.000Z'), await registerAt('2024-12-01T00:00:00.000Z')];
+    const deleted = await registerAt('2025-06-01T00:00:02.000Z');
+    clock.set(now);
+    for (const id of suspended) {
+      const response = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${id}`, payload: { status: 'suspended' }, headers: admin.headers });
+      assert.equal(response.json().status, 'suspended');
+    }
+    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${deleted}`, headers: admin.headers })).statusCode, 200);
+    await pay(t, clock, 'in_1', 10, 'usd');
+    await pay(t, clock, 'in_2', 20, 'usd');
+    await pay(t, clock, 'in_3', 9970, 'usd');
     assert.deepEqual((await stats()).json(), {
       totalUsers: 5,
       activeUsers: 3,
@@ -60,15 +77,13 @@ describe('admin: platform statistics', () => {
       revenueCurrency: 'USD',
       revenueByCurrency: { USD: 100 },
     });
-    await t.database.db.insert(paymentsLedger).values({ externalId: 'in_4', amount: '0.01', currency: 'usd', occurredAt: clock.now() });
+    await pay(t, clock, 'in_4', 1, 'usd');
     assert.equal((await stats()).json().totalRevenue, 100.01);
   });
 
   it('adds up the settlement currency only and lists every currency beside it', async () => {
-    await t.database.db.insert(paymentsLedger).values([
-      { externalId: 'in_jpy', amount: '5000', currency: 'JPY', occurredAt: clock.now() },
-      { externalId: 'in_eur', amount: '9.99', currency: 'eur', occurredAt: clock.now() },
-    ]);
+    await pay(t, clock, 'in_jpy', 5000, 'JPY');
+    await pay(t, clock, 'in_eur', 999, 'eur');
     const body = (await stats()).json();
     assert.equal(body.totalRevenue, 100.01);
     assert.equal(body.revenueCurrency, 'USD');
@@ -78,15 +93,14 @@ describe('admin: platform statistics', () => {
 
 describe('admin: platform statistics in another settlement currency', () => {
   it('SETTLEMENT_CURRENCY=jpy counts the yen only; a currency without payments counts 0', async () => {
-    const t = await buildTestApp({ env: { SETTLEMENT_CURRENCY: 'jpy' } });
+    const clock = fixedClock(new Date());
+    const t = await buildTestApp({ clock, env: { SETTLEMENT_CURRENCY: 'jpy', PAYMENTS_WEBHOOK_SECRET: PAYMENTS_SECRET } });
     try {
       const admin = await signIn(t.app, t.database, { role: 'admin' });
       const stats = async () => (await t.app.inject({ method: 'GET', url: '/api/admin/stats', headers: admin.headers })).json();
       assert.equal((await stats()).totalRevenue, 0);
-      await t.database.db.insert(paymentsLedger).values([
-        { externalId: 'in_jpy', amount: '5000', currency: 'jpy', occurredAt: new Date() },
-        { externalId: 'in_usd', amount: '49', currency: 'usd', occurredAt: new Date() },
-      ]);
+      await pay(t, clock, 'in_jpy', 5000, 'jpy');
+      await pay(t, clock, 'in_usd', 4900, 'usd');
       const body = await stats();
       assert.equal(body.totalRevenue, 5000);
       assert.equal(body.revenueCurrency, 'JPY');
@@ -136,12 +150,13 @@ describe('admin: platform limits', () => {
     assert.deepEqual((await patch({ optimize_per_hour: 50 })).json(), { backtest_per_hour: 1, optimize_per_hour: 50, paper_transition_per_hour: 20, bounds });
     assert.deepEqual((await get()).json(), { backtest_per_hour: 1, optimize_per_hour: 50, paper_transition_per_hour: 20, bounds });
     assert.equal((await t.modules.admin.getPlatformLimits()).paper_transition_per_hour, 20);
-    const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'admin.platform_limits.update'));
+    const activity = await t.app.inject({ method: 'GET', url: `/api/admin/users/${admin.id}/activity?limit=100`, headers: admin.headers });
+    const audits = (activity.json() as { action: string; actor_id: string; details: { changes: object } }[]).filter((a) => a.action === 'admin.platform_limits.update');
     assert.equal(audits.length, 2);
-    assert.deepEqual(audits.find((a) => 'backtest_per_hour' in (a.details.changes as object))!.details, {
+    assert.deepEqual(audits.find((a) => 'backtest_per_hour' in a.details.changes)!.details, {
       changes: { backtest_per_hour: { from: 10, to: 1 }, paper_transition_per_hour: { from: 4, to: 20 } },
     });
-    assert.equal(audits[0]!.actorId, admin.id);
+    assert.equal(audits[0]!.actor_id, admin.id);
   });
 
   it('accepts an empty change and changes nothing', async () => {

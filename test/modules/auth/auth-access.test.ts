@@ -3,12 +3,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
 import { users } from '../../../src/modules/users/users.tables.ts';
-import { auditLog } from '../../../src/platform/db/schema.ts';
 import { createModules } from '../../../src/app.ts';
-import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
 const NO_REDIS = process.env.REDIS_URL ? false : 'REDIS_URL is not set: sharing the login counter needs Redis (REDIS_URL=redis://127.0.0.1:6379)';
 // Guards cache a principal for at most 2 s; a change must show within that, plus slack for the test.
@@ -18,7 +17,7 @@ describe('auth access', () => {
   let t: TestApp;
   before(async () => {
     t = await buildTestApp({
-      routes: async (app, platform) => {
+      routes: async (app) => {
         app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
       },
     });
@@ -43,11 +42,26 @@ describe('auth access', () => {
   }
 
   describe('changes take effect within a few seconds, without any cache invalidation', { concurrency: true }, () => {
+    // The changes are made through a second instance on the same database: this one's cache hears nothing of them.
+    let other: TestApp;
+    let otherAdmin: TestUser;
+    before(async () => {
+      other = await buildTestApp({ keepData: true });
+      otherAdmin = await signIn(other.app, other.database, { role: 'admin' });
+    });
+    after(async () => {
+      await other.close();
+    });
+    const changeElsewhere = async (userId: string, payload: object) => {
+      const response = await other.app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, payload, headers: otherAdmin.headers });
+      assert.equal(response.statusCode, 200, response.body);
+    };
+
     for (const status of ['suspended', 'deleted'] as const) {
       it(`a ${status} user gets 403 on every authenticated route`, async () => {
         const user = await signIn(t.app, t.database);
         assert.equal((await get('/api/auth/me', user.headers)).statusCode, 200, 'the principal is now cached');
-        await t.database.db.update(users).set({ status }).where(eq(users.id, user.id));
+        await changeElsewhere(user.id, { status });
         const { elapsed, body } = await untilStatus('/api/auth/me', user.headers, 403);
         assert.ok(elapsed <= WITHIN_MS, `took ${elapsed} ms`);
         assert.deepEqual(body, { detail: `User account is ${status}` });
@@ -57,7 +71,7 @@ describe('auth access', () => {
     it('a demoted admin loses admin routes', async () => {
       const admin = await signIn(t.app, t.database, { role: 'admin' });
       assert.equal((await get('/test/admin-only', admin.headers)).statusCode, 200);
-      await t.database.db.update(users).set({ role: 'user' }).where(eq(users.id, admin.id));
+      await changeElsewhere(admin.id, { role: 'user' });
       const { elapsed, body } = await untilStatus('/test/admin-only', admin.headers, 403);
       assert.ok(elapsed <= WITHIN_MS, `took ${elapsed} ms`);
       assert.deepEqual(body, { detail: 'Admin role required' });
@@ -67,7 +81,9 @@ describe('auth access', () => {
       const revoked = await signIn(t.app, t.database);
       const removed = await signIn(t.app, t.database);
       for (const user of [revoked, removed]) assert.equal((await get('/api/auth/me', user.headers)).statusCode, 200);
-      await t.modules.users.sessions.revokeAll(revoked.id, new Date(), 'admin_action');
+      const logout = await other.app.inject({ method: 'POST', url: '/api/auth/logout', headers: revoked.headers });
+      assert.equal(logout.statusCode, 200);
+      // No operation removes an account outright (deletion is soft): the row is deleted from its table.
       await t.database.db.delete(users).where(eq(users.id, removed.id));
       for (const user of [revoked, removed]) {
         const { elapsed } = await untilStatus('/api/auth/me', user.headers, 401);
@@ -120,12 +136,23 @@ describe('auth access', () => {
   });
 
   describe('bootstrap admin', () => {
+    let viewer: TestUser;
+    before(async () => {
+      viewer = await signIn(t.app, t.database, { role: 'admin' });
+    });
+    /** The accounts with exactly this e-mail, as the admin user list shows them. */
+    const accountsOf = async (email: string) => {
+      const response = await get(`/api/admin/users?search=${encodeURIComponent(email)}&limit=100`, viewer.headers);
+      assert.equal(response.statusCode, 200, response.body);
+      return (response.json().users as { id: string; email: string; role: string }[]).filter((u) => u.email === email);
+    };
+
     it('ADMIN_EMAIL and ADMIN_PASSWORD create an admin at start, once', async () => {
       const env = { ADMIN_EMAIL: 'Boss@Example.com', ADMIN_PASSWORD: 'boss-password-1' };
       const first = await buildTestApp({ env, keepData: true });
       const again = await buildTestApp({ env, keepData: true });
       try {
-        const rows = await t.database.db.select().from(users).where(eq(users.email, 'boss@example.com'));
+        const rows = await accountsOf('boss@example.com');
         assert.equal(rows.length, 1);
         assert.equal(rows[0]!.role, 'admin');
         const response = await again.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'boss@example.com', password: 'boss-password-1' } });
@@ -145,7 +172,7 @@ describe('auth access', () => {
       const owner = await buildTestApp({ env: { ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'owner-password-1' }, keepData: true });
       const squatted = await buildTestApp({ env: { ADMIN_EMAIL: 'squatter-target@example.com', ADMIN_PASSWORD: 'the-operators-password' }, keepData: true });
       try {
-        const roleOf = async (email: string) => (await t.database.db.select().from(users).where(eq(users.email, email)))[0]!.role;
+        const roleOf = async (email: string) => (await accountsOf(email))[0]!.role;
         assert.equal(await roleOf('owner@example.com'), 'admin');
         assert.ok(owner.logLines().some((l) => l.level === 30 && String(l.msg).startsWith('made the configured ADMIN_EMAIL')));
         assert.equal(await roleOf('squatter-target@example.com'), 'user', 'whoever registered the address first does not become admin');
@@ -162,15 +189,14 @@ describe('auth access', () => {
       const env = { ADMIN_EMAIL: 'race@example.com', ADMIN_PASSWORD: 'race-password-1' };
       const racer = await buildTestApp({ env, keepData: true });
       try {
+        // No operation removes an account outright (deletion is soft): the row is deleted so that the instances race to create it.
         await t.database.db.delete(users).where(eq(users.email, 'race@example.com'));
         const modules = Array.from({ length: 4 }, () => createModules(racer.platform).auth);
         await Promise.all(modules.map((module) => module.bootstrapAdmin()));
-        const rows = await t.database.db.select().from(users).where(eq(users.email, 'race@example.com'));
+        const rows = await accountsOf('race@example.com');
         assert.equal(rows.length, 1);
-        const audits = await t.database.db
-          .select()
-          .from(auditLog)
-          .where(and(eq(auditLog.action, 'auth.register'), eq(auditLog.subjectUserId, rows[0]!.id)));
+        const activity = await get(`/api/admin/users/${rows[0]!.id}/activity?limit=100`, viewer.headers);
+        const audits = (activity.json() as { action: string; subject_user_id: string }[]).filter((a) => a.action === 'auth.register' && a.subject_user_id === rows[0]!.id);
         assert.equal(audits.length, 1);
       } finally {
         await racer.close();

@@ -17,6 +17,12 @@ describe('auth', () => {
 
   const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url, payload: payload as object, headers });
+  /** Suspends a user the way an admin does (an admin of its own: another test's app empties the database). */
+  const suspend = async (userId: string) => {
+    const admin = await signIn(t.app, t.database, { role: 'admin' });
+    const response = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, payload: { status: 'suspended' }, headers: admin.headers });
+    assert.equal(response.json().status, 'suspended');
+  };
 
   describe('register', () => {
     it('creates an active user with role user and tier free, without its password', async () => {
@@ -31,6 +37,7 @@ describe('auth', () => {
       assert.equal(body.lastName, '');
       assert.match(body.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.ok(!('password' in body) && !('passwordHash' in body));
+      // How the password is kept at rest shows only in the users table.
       const [row] = await t.database.db.select().from(users).where(eq(users.id, body.id));
       assert.match(row!.passwordHash, /^scrypt\$/);
       assert.ok(!row!.passwordHash.includes('correct horse'));
@@ -75,6 +82,7 @@ describe('auth', () => {
       assert.equal(response.headers['cache-control'], 'no-store');
       const [payload] = [JSON.parse(Buffer.from(body.access_token.split('.')[1], 'base64url').toString())];
       assert.equal(payload.role, 'user');
+      // No operation lists device sessions: the session's user agent and address are read from its table.
       const [session] = await t.database.db.select().from(deviceSessions).where(eq(deviceSessions.id, payload.sid));
       assert.equal(session!.userAgent, 'test-agent/1.0');
       assert.equal(session!.ip, '127.0.0.1');
@@ -100,8 +108,7 @@ describe('auth', () => {
     });
 
     it('refuses a suspended user with 403', async () => {
-      await post('/api/auth/register', { email: 'sus@example.com', password: 'password-1' });
-      await t.database.db.update(users).set({ status: 'suspended' }).where(eq(users.email, 'sus@example.com'));
+      await suspend((await post('/api/auth/register', { email: 'sus@example.com', password: 'password-1' })).json().id);
       const response = await post('/api/auth/login', { email: 'sus@example.com', password: 'password-1' });
       assert.equal(response.statusCode, 403);
     });
@@ -150,8 +157,7 @@ describe('auth', () => {
 
     it('a suspended user is refused with 403 on the next request', async () => {
       const user = await signIn(t.app, t.database);
-      await t.database.db.update(users).set({ status: 'suspended' }).where(eq(users.id, user.id));
-      t.app.guards.invalidate(user.id);
+      await suspend(user.id);
       const response = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
       assert.equal(response.statusCode, 403);
     });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { auditLog } from '../../../src/platform/db/schema.ts';
-import { exchangeBalances, exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
+import { exchangeBalances } from '../../../src/modules/exchange/exchange.tables.ts';
 import type { FakeAccount } from '../../fakes/binance.ts';
+import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
@@ -13,10 +13,11 @@ describe('exchange balances', () => {
   let user: TestUser;
   let account: FakeAccount;
   let credentialId: string;
+  const clock = shiftedClock();
 
   before(async () => {
     fakes = await startVenueFakes();
-    t = await buildTestApp({ env: fakes.env() });
+    t = await buildTestApp({ env: fakes.env(), clock });
     user = await signIn(t.app, t.database);
     account = addAccount(fakes.binanceus);
     credentialId = (await addCredential(user, 'binanceus', account)).id;
@@ -39,6 +40,8 @@ describe('exchange balances', () => {
   /** As `who` (the test user by default), or without a token when `who` is null. */
   const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) =>
     t.app.inject({ method, url, headers: who?.headers ?? {} });
+  /** A stored credential as its owner reads it. */
+  const credentialOf = async (id: string, owner: TestUser = user) => (await call('GET', `/api/exchange/credentials/${id}`, owner)).json();
 
   describe('POST /api/exchange/balance/sync', () => {
     it('stores a snapshot of the non-zero holdings as exact numerics and answers the sync result', async () => {
@@ -53,14 +56,16 @@ describe('exchange balances', () => {
       assert.equal(body.balances.XRP, undefined);
       assert.equal(body.error, null);
       assert.equal(body.error_type, null);
+      // The API answers numbers; that the snapshot is kept as an exact numeric shows only at rest.
       const rows = await t.database.db.select().from(exchangeBalances).where(eq(exchangeBalances.userId, user.id));
       const btc = rows.find((r) => r.currency === 'BTC')!;
       assert.equal(btc.total, '0.223456780000000000');
-      const [credential] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, credentialId));
-      assert.equal(credential!.validationStatus, 'valid');
-      assert.ok(credential!.lastUsed instanceof Date);
-      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'exchange.balance.sync'));
-      assert.equal(audits.at(-1)!.details.success, true);
+      const credential = await credentialOf(credentialId);
+      assert.equal(credential.validation_status, 'valid');
+      assert.match(credential.last_used, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const activity = (await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, admin)).json() as { action: string; details: { success?: boolean } }[];
+      assert.equal(activity.find((a) => a.action === 'exchange.balance.sync')!.details.success, true);
     });
 
     it('answers 404 when the user has no credential for the venue', async () => {
@@ -84,8 +89,7 @@ describe('exchange balances', () => {
       assert.equal(body.error_type, 'auth');
       assert.match(body.error, /Signature for this request is not valid/);
       assert.equal(body.currencies_synced, 0);
-      const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, id));
-      assert.equal(row!.validationStatus, 'invalid');
+      assert.equal((await credentialOf(id, other)).validation_status, 'invalid');
     });
 
     it('answers error_type network when the venue is down, and exchange on a venue error', async () => {
@@ -96,8 +100,7 @@ describe('exchange balances', () => {
       fakes.binanceus.fail(400, { code: -1100, msg: 'Illegal characters found in a parameter.' }, { pathPrefix: '/api/v3/account' });
       const refused = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
       assert.equal(refused.error_type, 'exchange');
-      const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, credentialId));
-      assert.equal(row!.validationStatus, 'valid', 'a venue outage says nothing about the key');
+      assert.equal((await credentialOf(credentialId)).validation_status, 'valid', 'a venue outage says nothing about the key');
     });
 
     it('resynchronises the clock and retries once when the venue answers -1021', async () => {
@@ -116,17 +119,18 @@ describe('exchange balances', () => {
       }
     });
 
-    it('answers error_type rate_limit on a 429 and then waits out Retry-After without calling the venue', async () => {
+    it('answers error_type rate_limit on a 429, then 503 with Retry-After without calling the venue until it has passed', async () => {
       fakes.binanceus.fail(429, { code: -1003, msg: 'Too many requests; current limit is 1200 request weight per 1 MINUTE.' }, { pathPrefix: '/api/v3/account', retryAfter: 1 });
       const limited = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
       assert.equal(limited.success, false);
       assert.equal(limited.error_type, 'rate_limit');
-      const calls = fakes.binanceus.countRequests('/api/v3/account');
-      const waiting = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
-      assert.equal(waiting.error_type, 'rate_limit');
-      assert.match(waiting.error, /waiting 1 s/);
-      assert.equal(fakes.binanceus.countRequests('/api/v3/account'), calls, 'no request during the back-off');
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const calls = fakes.binanceus.requests.length;
+      const waiting = await call('POST', '/api/exchange/balance/sync?exchange=binanceus');
+      assert.equal(waiting.statusCode, 503);
+      assert.equal(waiting.headers['retry-after'], '1');
+      assert.deepEqual(waiting.json(), { detail: 'Binance.US is not being called for 1 s after HTTP 429 (rate limit)' });
+      assert.equal(fakes.binanceus.requests.length, calls, 'no request of any kind during the back-off');
+      clock.advance(1_001);
       assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
     });
 

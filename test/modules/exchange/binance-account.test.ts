@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
-import { auditLog } from '../../../src/platform/db/schema.ts';
 import type { FakeAccount } from '../../fakes/binance.ts';
 import type { SapiAccountState } from '../../fakes/binance-sapi.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -56,7 +54,9 @@ describe('fee-token burn and dust assets', () => {
       const sent = fakes.binance.requests.filter((r) => r.method === 'POST' && r.path === '/sapi/v1/bnbBurn').at(-1)!;
       assert.equal(sent.params.get('spotBNBBurn'), 'true');
       assert.equal((await call('GET', '/api/exchange/feetoken-burn?exchange=binance')).json().spot_feetoken_burn, true);
-      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'exchange.feetoken_burn.update'));
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const activity = (await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, undefined, admin)).json() as { action: string; details: Record<string, unknown> }[];
+      const audits = activity.filter((a) => a.action === 'exchange.feetoken_burn.update');
       assert.equal(audits.length, 1);
       assert.equal(audits[0]!.details.spot_feetoken_burn, true);
     });

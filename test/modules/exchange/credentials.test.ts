@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { auditLog } from '../../../src/platform/db/schema.ts';
 import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { startVenueFakes, type VenueFakes } from './venue-fakes.ts';
+import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
 const KEY = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
 const SECRET = 'sEcReT-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -15,12 +14,14 @@ describe('exchange credentials', () => {
   let t: TestApp;
   let alice: TestUser;
   let bob: TestUser;
+  let admin: TestUser;
 
   before(async () => {
     fakes = await startVenueFakes();
     t = await buildTestApp({ env: fakes.env() });
     alice = await signIn(t.app, t.database);
     bob = await signIn(t.app, t.database);
+    admin = await signIn(t.app, t.database, { role: 'admin' });
   });
   after(async () => {
     await t.close();
@@ -29,6 +30,11 @@ describe('exchange credentials', () => {
 
   const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, user?: TestUser, payload?: unknown) =>
     t.app.inject({ method, url, headers: user?.headers ?? {}, payload: payload as object });
+  /** The audit entries about one credential, as the owner's activity shows them. */
+  const auditsOf = async (user: TestUser, targetId: string) => {
+    const response = await t.app.inject({ method: 'GET', url: `/api/admin/users/${user.id}/activity?limit=100`, headers: admin.headers });
+    return (response.json() as { action: string; actor_id: string; target_id: string; details: Record<string, unknown> }[]).filter((a) => a.target_id === targetId);
+  };
   const create = (user: TestUser, fields: Record<string, unknown> = {}) =>
     request('POST', '/api/exchange/credentials', user, { exchange_name: 'binanceus', api_key: KEY, api_secret: SECRET, ...fields });
 
@@ -50,15 +56,16 @@ describe('exchange credentials', () => {
       assert.ok(!response.body.includes(KEY) && !response.body.includes(SECRET));
       assert.ok(!('api_key' in body) && !('api_secret' in body) && !('api_key_masked' in body));
 
+      // That the secrets are sealed at rest shows only in the credentials table.
       const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, body.id));
       assert.match(row!.apiKeySealed, /^v1:/);
       assert.ok(!JSON.stringify(row).includes(KEY) && !JSON.stringify(row).includes(SECRET));
       assert.equal(t.platform.secretBox.open(row!.apiSecretSealed), SECRET);
 
-      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, body.id));
+      const audits = await auditsOf(alice, body.id);
       assert.equal(audits.length, 1);
       assert.equal(audits[0]!.action, 'exchange.credential.create');
-      assert.equal(audits[0]!.actorId, alice.id);
+      assert.equal(audits[0]!.actor_id, alice.id);
       assert.ok(!JSON.stringify(audits[0]).includes(KEY));
     });
 
@@ -181,8 +188,10 @@ describe('exchange credentials', () => {
 
   describe('update', () => {
     it('renames, deactivates and replaces keys; new keys make the validation pending again', async () => {
-      const id = (await create(alice, { credential_name: 'to-update' })).json().id;
-      await t.database.db.update(exchangeCredentials).set({ validationStatus: 'valid', lastValidation: new Date() }).where(eq(exchangeCredentials.id, id));
+      const account = addAccount(fakes.binanceus);
+      const id = (await create(alice, { credential_name: 'to-update', api_key: account.apiKey, api_secret: account.secret })).json().id;
+      const validated = await request('POST', '/api/exchange/validate', alice, { exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret });
+      assert.deepEqual(validated.json().updated_credential_ids, [id]);
       const renamed = await request('PUT', `/api/exchange/credentials/${id}`, alice, { credential_name: 'renamed', is_active: false, permissions: ['read', 'trade'] });
       assert.equal(renamed.statusCode, 200);
       assert.equal(renamed.json().credential_name, 'renamed');
@@ -198,7 +207,7 @@ describe('exchange credentials', () => {
       assert.ok(!rekeyed.body.includes(newKey));
       assert.equal((await request('GET', `/api/exchange/credentials/${id}`, alice)).json().api_key_masked, 'ZzZz****ZzZz');
 
-      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, id));
+      const audits = await auditsOf(alice, id);
       const update = audits.find((a) => a.action === 'exchange.credential.update' && (a.details.changed_fields as string[]).includes('api_key'));
       assert.deepEqual(update?.details.changed_fields, ['api_key', 'api_secret']);
       assert.ok(!JSON.stringify(audits).includes(newKey));
@@ -236,7 +245,7 @@ describe('exchange credentials', () => {
       assert.deepEqual(response.json(), { success: true, message: 'Credential deleted', deleted_id: id });
       assert.equal((await request('GET', `/api/exchange/credentials/${id}`, alice)).statusCode, 404);
       assert.equal((await request('DELETE', `/api/exchange/credentials/${id}`, alice)).statusCode, 404);
-      const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, id));
+      const audits = await auditsOf(alice, id);
       assert.ok(audits.some((a) => a.action === 'exchange.credential.delete'));
       assert.equal((await request('DELETE', `/api/exchange/credentials/${id}`)).statusCode, 401);
     });

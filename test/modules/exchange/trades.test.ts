@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
-import { auditLog } from '../../../src/platform/db/schema.ts';
 import { exchangeTrades } from '../../../src/modules/exchange/exchange.tables.ts';
 import { binanceTrade, type FakeAccount } from '../../fakes/binance.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -49,7 +48,12 @@ describe('exchange trades', () => {
   });
 
   const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) => t.app.inject({ method, url, headers: who?.headers ?? {} });
-  const stored = () => t.database.db.select().from(exchangeTrades).where(eq(exchangeTrades.userId, user.id));
+  /** The trades stored for `who`, as the trade list shows them. */
+  const stored = async (who: TestUser = user, query = '') => {
+    const response = await call('GET', `/api/exchange/trades?exchange=binance&limit=1000${query}`, who);
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json().trades as { exchange_trade_id: string; symbol: string; side: string; price: number | null; fee: number; fee_currency: string; sync_status: string }[];
+  };
 
   describe('POST /api/exchange/trades/sync', () => {
     it('stores a symbol\'s trades and counts a repeated sync as duplicates, never inserting twice', async () => {
@@ -60,24 +64,31 @@ describe('exchange trades', () => {
       assert.equal(first.trades_duplicate, 0);
       assert.equal(first.error_type, null);
       const again = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=btc-usdt')).json();
-      assert.equal(again.trades_synced, 0);
-      assert.equal(again.trades_duplicate, 2);
+      assert.deepEqual([again.trades_synced, again.trades_duplicate], [0, 0], 'continues after the newest stored trade: nothing new');
+      const fromStart = (await call('POST', `/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT&since=${new Date(day(1)).toISOString()}`)).json();
+      assert.equal(fromStart.trades_synced, 0);
+      assert.equal(fromStart.trades_duplicate, 2, 'asked again from an earlier instant, both are already stored');
       const rows = await stored();
       assert.equal(rows.length, 2);
-      const sell = rows.find((r) => r.exchangeTradeId === '102')!;
+      const sell = rows.find((r) => r.exchange_trade_id === '102')!;
       assert.equal(sell.side, 'sell');
-      assert.equal(sell.price, '65100.200000000000000000');
-      assert.equal(sell.fee, '0.325501000000000000');
-      assert.equal(sell.feeCurrency, 'USDT');
-      assert.equal(sell.syncStatus, 'synced');
-      const audit = (await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'exchange.trades.sync'))).at(-1)!;
-      assert.equal(audit.details.trades_duplicate, 2);
+      assert.equal(sell.price, 65100.2);
+      assert.equal(sell.fee, 0.325501);
+      assert.equal(sell.fee_currency, 'USDT');
+      assert.equal(sell.sync_status, 'synced');
+      // The API answers numbers; that price and fee are kept as exact numerics shows only at rest.
+      const [exact] = await t.database.db.select().from(exchangeTrades).where(and(eq(exchangeTrades.userId, user.id), eq(exchangeTrades.exchangeTradeId, '102')));
+      assert.equal(exact!.price, '65100.200000000000000000');
+      assert.equal(exact!.fee, '0.325501000000000000');
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const activity = (await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, admin)).json() as { action: string; details: { trades_duplicate?: number } }[];
+      assert.equal(activity.find((a) => a.action === 'exchange.trades.sync')!.details.trades_duplicate, 2);
     });
 
     it('keeps the same venue id on two pairs as two trades', async () => {
       const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=ETH/USDT')).json();
       assert.equal(body.trades_synced, 1);
-      const ids = (await stored()).filter((r) => r.exchangeTradeId === '101').map((r) => r.symbol).sort();
+      const ids = (await stored()).filter((r) => r.exchange_trade_id === '101').map((r) => r.symbol).sort();
       assert.deepEqual(ids, ['BTC/USDT', 'ETH/USDT']);
     });
 
@@ -91,12 +102,43 @@ describe('exchange trades', () => {
       assert.equal(request.params.get('startTime'), String(day(3, 0)));
       const limited = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)).json();
       assert.equal(limited.trades_synced, 1);
+      assert.equal(limited.has_more, true, 'the page of one was full');
+      assert.deepEqual(limited.markets[0].next_cursor, { from_id: '2', since: null });
       const limitedRequest = fakes.binance.requests.filter((r) => r.path === '/api/v3/myTrades').at(-1)!;
       assert.equal(limitedRequest.params.get('limit'), '1');
-      assert.ok(!limitedRequest.params.has('startTime') && !limitedRequest.params.has('fromId'));
-      // Without since, Binance answers the most recent trades: the newest of XRPUSDT's two is kept.
-      const [xrp] = await t.database.db.select().from(exchangeTrades).where(and(eq(exchangeTrades.userId, other.id), eq(exchangeTrades.symbol, 'XRP/USDT')));
-      assert.equal(xrp!.exchangeTradeId, '2');
+      // A first sync starts at the horizon (365 days back), oldest first: the older trade comes first.
+      const horizon = Number(limitedRequest.params.get('startTime'));
+      assert.ok(Math.abs(horizon - (Date.now() - 365 * 86_400_000)) < 60_000, 'startTime is the horizon');
+      const xrp = await stored(other, '&symbol=XRP/USDT');
+      assert.deepEqual(xrp.map((r) => r.exchange_trade_id), ['1']);
+      const next = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)).json();
+      assert.equal(next.trades_synced, 1, 'the next sync continues after the stored one');
+      assert.equal(fakes.binance.requests.filter((r) => r.path === '/api/v3/myTrades').at(-1)!.params.get('fromId'), '2');
+      const done = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)).json();
+      assert.deepEqual([done.trades_synced, done.trades_duplicate, done.has_more], [0, 0, false]);
+      assert.deepEqual(done.markets[0].next_cursor, { from_id: '3', since: null }, 'an empty page keeps the cursor');
+    });
+
+    it('stores all of 250 new trades with limit=100 over repeated syncs, none skipped, has_more until the last', async () => {
+      const busy = await signIn(t.app, t.database);
+      const base = Date.now() - 3 * 86_400_000;
+      const many = (from: number, count: number) =>
+        Array.from({ length: count }, (_, i) => binanceTrade({ symbol: 'SOLUSDT', id: 5000 + (from + i) * 7, price: '150.5', qty: '1', isBuyer: i % 2 === 0, time: base + (from + i) * 60_000 }));
+      const trader = addAccount(fakes.binance, { trades: { SOLUSDT: many(0, 10) } });
+      await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: busy.headers, payload: { exchange_name: 'binance', api_key: trader.apiKey, api_secret: trader.secret } });
+      const sync = async () => (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=SOLUSDT&limit=100', busy)).json();
+      assert.equal((await sync()).trades_synced, 10);
+      // 250 new trades between two syncs: more than one page.
+      trader.trades.SOLUSDT!.push(...many(10, 250));
+      const answers = [await sync(), await sync(), await sync()];
+      assert.deepEqual(answers.map((a) => a.trades_synced), [100, 100, 50]);
+      assert.deepEqual(answers.map((a) => a.has_more), [true, true, false]);
+      assert.ok(answers.every((a) => a.trades_duplicate === 0), 'no page overlaps the previous');
+      const listed = (await call('GET', '/api/exchange/trades?exchange=binance&symbol=SOLUSDT&limit=1000', busy)).json();
+      assert.equal(listed.total_records, 260);
+      const ids = new Set(listed.trades.map((tr: { exchange_trade_id: string }) => tr.exchange_trade_id));
+      assert.ok(trader.trades.SOLUSDT!.every((tr) => ids.has(String(tr.id))), 'every trade the venue has is stored');
+      assert.equal((await sync()).trades_synced, 0);
     });
 
     it('without a symbol, asks every pair of the currencies held in the latest snapshot against the venue\'s quotes', async () => {
@@ -137,8 +179,8 @@ describe('exchange trades', () => {
       account.trades.LTCUSDT = [broken];
       const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=LTCUSDT')).json();
       assert.equal(body.trades_synced, 1);
-      const [row] = await t.database.db.select().from(exchangeTrades).where(and(eq(exchangeTrades.userId, user.id), eq(exchangeTrades.symbol, 'LTC/USDT')));
-      assert.equal(row!.syncStatus, 'failed');
+      const [row] = await stored(user, '&symbol=LTC/USDT');
+      assert.equal(row!.sync_status, 'failed');
       assert.equal(row!.price, null);
     });
 

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
-import { auditLog } from '../../../src/platform/db/schema.ts';
-import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
+import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
@@ -11,9 +9,10 @@ describe('POST /api/exchange/validate', () => {
   let t: TestApp;
   let user: TestUser;
 
+  const clock = shiftedClock();
   before(async () => {
     fakes = await startVenueFakes();
-    t = await buildTestApp({ env: fakes.env() });
+    t = await buildTestApp({ env: fakes.env(), clock });
     user = await signIn(t.app, t.database);
   });
   after(async () => {
@@ -115,7 +114,7 @@ describe('POST /api/exchange/validate', () => {
     assert.equal(limited.valid, false);
     assert.equal(limited.cause, 'rate_limited');
     assert.equal(limited.retry_after, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    clock.advance(1_001);
   });
 
   it('records the verdict on the caller\'s stored credentials holding the same key, and audits without secrets', async () => {
@@ -129,17 +128,20 @@ describe('POST /api/exchange/validate', () => {
     const id = created.json().id;
     const body = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })).json();
     assert.deepEqual(body.updated_credential_ids, [id]);
-    const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, id));
-    assert.equal(row!.validationStatus, 'valid');
-    assert.ok(row!.lastValidation instanceof Date);
+    const stored = async () => (await t.app.inject({ method: 'GET', url: `/api/exchange/credentials/${id}`, headers: user.headers })).json();
+    const row = await stored();
+    assert.equal(row.validation_status, 'valid');
+    assert.match(row.last_validation, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     const refused = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: 'wrong-secret-123' })).json();
     assert.deepEqual(refused.updated_credential_ids, [id]);
-    const [after_] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, id));
-    assert.equal(after_!.validationStatus, 'invalid');
-    assert.match(after_!.validationError!, /-1022/);
+    const after_ = await stored();
+    assert.equal(after_.validation_status, 'invalid');
+    assert.match(after_.validation_error, /-1022/);
 
-    const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'exchange.credential.validate'));
+    const admin = await signIn(t.app, t.database, { role: 'admin' });
+    const activity = await t.app.inject({ method: 'GET', url: `/api/admin/users/${user.id}/activity?limit=100`, headers: admin.headers });
+    const audits = (activity.json() as { action: string }[]).filter((a) => a.action === 'exchange.credential.validate');
     assert.ok(audits.length >= 2);
     assert.ok(!JSON.stringify(audits).includes(account.secret) && !JSON.stringify(audits).includes(account.apiKey));
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { OTHER_VENUES, startSilentServer, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
@@ -8,9 +9,10 @@ describe('exchange venue data', () => {
   let t: TestApp;
   let user: TestUser;
 
+  const clock = shiftedClock();
   before(async () => {
     fakes = await startVenueFakes();
-    t = await buildTestApp({ env: fakes.env() });
+    t = await buildTestApp({ env: fakes.env(), clock });
     user = await signIn(t.app, t.database);
   });
   after(async () => {
@@ -103,13 +105,13 @@ describe('exchange venue data', () => {
       assert.equal(limited.statusCode, 429);
       assert.equal(limited.headers['retry-after'], '1');
       assert.match(limited.json().detail, /rate limit/);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      clock.advance(1_001);
 
       fakes.binance.fail(418, { code: -1003, msg: 'Way too much request weight used; IP banned until 1700000000000.' }, { pathPrefix: '/api/v3/ticker', retryAfter: 1 });
       const banned = await get('/api/exchange/ticker?exchange=binance&symbol=ETHUSDT');
       assert.equal(banned.statusCode, 503);
       assert.equal(banned.headers['retry-after'], '1');
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      clock.advance(1_001);
 
       fakes.binance.fail(500, { code: -1000, msg: 'An unknown error occurred while processing the request.' }, { pathPrefix: '/api/v3/ticker' });
       const failed = await get('/api/exchange/ticker?exchange=binance&symbol=ETHUSDT');

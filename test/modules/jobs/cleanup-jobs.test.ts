@@ -8,7 +8,6 @@ import { eq, inArray } from 'drizzle-orm';
 import { hashToken } from '../../../src/platform/auth/tokens.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { deviceSessions, passwordResetTokens, refreshTokens, users } from '../../../src/modules/users/users.tables.ts';
-import { auditLog } from '../../../src/platform/db/schema.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { ago, DAY, HOUR, NOW, trigger } from './jobs-fixtures.ts';
 
@@ -26,6 +25,13 @@ describe('cleanup jobs', () => {
   });
   after(() => t.close());
 
+  /** A user's audit entries, newest first, as the admin activity operation shows them. */
+  const activityOf = async (admin: TestUser, userId: string) => {
+    const response = await t.app.inject({ method: 'GET', url: `/api/admin/users/${userId}/activity?limit=100`, headers: admin.headers });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json() as { action: string; actor_type: string; subject_user_id: string; target_id: string; details: unknown }[];
+  };
+
   const run = async (job: string) => {
     const response = await trigger(t.app, job);
     assert.equal(response.statusCode, 200, response.body);
@@ -33,6 +39,8 @@ describe('cleanup jobs', () => {
     return response.json().result;
   };
 
+  // No operation lists sessions or refresh and reset tokens, nor dates them in the past: the device-session
+  // and token cleanups seed and read those tables.
   async function session(fields: Partial<typeof deviceSessions.$inferInsert>): Promise<string> {
     const [row] = await t.database.db
       .insert(deviceSessions)
@@ -43,9 +51,13 @@ describe('cleanup jobs', () => {
 
   describe('cleanup-grace-periods', () => {
     it('returns users whose grace period ended to free, clears the date, audits each, and then finds nobody', async () => {
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
       const seed = async (tier: Tier, graceEnds: Date | null) => {
         const u = await signIn(t.app, t.database);
-        await t.database.db.update(users).set({ subscriptionTier: tier, gracePeriodEndsAt: graceEnds }).where(eq(users.id, u.id));
+        const patched = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${u.id}`, payload: { subscriptionTier: tier }, headers: admin.headers });
+        assert.equal(patched.json().subscriptionTier, tier);
+        // No operation shows or sets the end of a grace period: it is written to (and read from) the users table.
+        await t.database.db.update(users).set({ gracePeriodEndsAt: graceEnds }).where(eq(users.id, u.id));
         return u.id;
       };
       const ended = await seed('pro', ago(HOUR));
@@ -55,25 +67,32 @@ describe('cleanup jobs', () => {
       const paying = await seed('pro', null);
 
       assert.deepEqual(await run('cleanup-grace-periods'), { downgraded: 2, cleared: 3 });
-      const rows = await t.database.db.select().from(users).where(inArray(users.id, [ended, endsNow, running, freeEnded, paying]));
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      assert.deepEqual([byId.get(ended)!.subscriptionTier, byId.get(ended)!.gracePeriodEndsAt], ['free', null]);
-      assert.deepEqual([byId.get(endsNow)!.subscriptionTier, byId.get(endsNow)!.gracePeriodEndsAt], ['free', null]);
-      assert.equal(byId.get(running)!.subscriptionTier, 'enterprise');
-      assert.equal(byId.get(running)!.gracePeriodEndsAt!.toISOString(), later(HOUR).toISOString());
-      assert.deepEqual([byId.get(freeEnded)!.subscriptionTier, byId.get(freeEnded)!.gracePeriodEndsAt], ['free', null]);
-      assert.equal(byId.get(paying)!.subscriptionTier, 'pro');
+      const seeded = [ended, endsNow, running, freeEnded, paying];
+      const tiers = await Promise.all(
+        seeded.map(async (id) => (await t.app.inject({ method: 'GET', url: `/api/admin/users/${id}`, headers: admin.headers })).json().subscriptionTier),
+      );
+      assert.deepEqual(tiers, ['free', 'free', 'enterprise', 'free', 'pro']);
+      const rows = await t.database.db.select({ id: users.id, gracePeriodEndsAt: users.gracePeriodEndsAt }).from(users).where(inArray(users.id, seeded));
+      const graceOf = new Map(rows.map((r) => [r.id, r.gracePeriodEndsAt]));
+      assert.equal(graceOf.get(ended), null);
+      assert.equal(graceOf.get(endsNow), null);
+      assert.equal(graceOf.get(running)!.toISOString(), later(HOUR).toISOString());
+      assert.equal(graceOf.get(freeEnded), null);
 
-      const audits = await t.database.db.select().from(auditLog).where(inArray(auditLog.action, ['billing.grace_period.expired', 'billing.grace_period.clear']));
-      assert.deepEqual(audits.map((a) => [a.subjectUserId, a.action, a.actorType]).sort(), [
+      const graceAudits = async () => {
+        const trails = await Promise.all(seeded.map((id) => activityOf(admin, id)));
+        return trails.flat().filter((a) => a.action === 'billing.grace_period.expired' || a.action === 'billing.grace_period.clear');
+      };
+      const audits = await graceAudits();
+      assert.deepEqual(audits.map((a) => [a.subject_user_id, a.action, a.actor_type]).sort(), [
         [ended, 'billing.grace_period.expired', 'job'],
         [endsNow, 'billing.grace_period.expired', 'job'],
         [freeEnded, 'billing.grace_period.clear', 'job'],
       ].sort());
-      assert.deepEqual(audits.find((a) => a.subjectUserId === ended)!.details, { from: 'pro', to: 'free', grace_period_ended_at: ago(HOUR).toISOString() });
+      assert.deepEqual(audits.find((a) => a.subject_user_id === ended)!.details, { from: 'pro', to: 'free', grace_period_ended_at: ago(HOUR).toISOString() });
 
       assert.deepEqual(await run('cleanup-grace-periods'), { downgraded: 0, cleared: 0 });
-      assert.equal((await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'billing.grace_period.expired'))).length, 2);
+      assert.equal((await graceAudits()).filter((a) => a.action === 'billing.grace_period.expired').length, 2);
     });
   });
 
@@ -158,8 +177,12 @@ describe('cleanup jobs', () => {
       await run('cleanup-expired-tokens');
       const reuse = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: first } });
       assert.equal(reuse.statusCode, 401);
-      const [own] = await t.database.db.select().from(deviceSessions).where(eq(deviceSessions.userId, user.id));
-      assert.equal(own!.revokeReason, 'refresh_token_reuse');
+      // The session was revoked for the reuse: its access token is refused and the user's activity says why.
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers })).statusCode, 401);
+      const sessionId = JSON.parse(Buffer.from(user.token.split('.')[1]!, 'base64url').toString()).sid;
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const reuses = (await activityOf(admin, user.id)).filter((a) => a.action === 'auth.refresh_reuse_detected');
+      assert.deepEqual(reuses.map((a) => a.target_id), [sessionId]);
       // The newer token went with the revoked session: it no longer works either.
       const next = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: rotated.json().refresh_token } });
       assert.equal(next.statusCode, 401);

@@ -18,6 +18,7 @@ import { startTcpProxy } from '../../fakes/tcp-proxy.ts';
 import { buildTestApp, resetDatabase, signIn, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../market/market-fixtures.ts';
 import { ago, HOUR, JOB_SECRET, NOW, trigger } from './jobs-fixtures.ts';
+import type { JobName } from '../../../src/modules/jobs/jobs.domain.ts';
 
 const JOB = 'strategy-autopilot/evaluate';
 const NO_POSTGRES = process.env.DATABASE_URL ? false : 'DATABASE_URL is not set: overlap across instances needs PostgreSQL and two real connections';
@@ -51,7 +52,7 @@ describe('overlapping runs', () => {
     binance.delay(1_000, { times: 2, pathPrefix: '/api/v3/klines' });
   }
 
-  async function runsOf(job: string) {
+  async function runsOf(job: JobName) {
     return t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, job));
   }
 

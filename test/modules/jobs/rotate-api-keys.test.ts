@@ -41,16 +41,13 @@ describe('rotate-api-keys', () => {
       await create(ago(20 * DAY), 'anthropic', 30); // due in 10 days
       await create(NOW, 'groq', 90); // due in 90 days
       clock.set(NOW);
-      const box = seeding.platform.secretBox;
-      await seeding.database.db.insert(exchangeCredentials).values({
-        userId: admin.id,
-        exchangeName: 'okx',
-        credentialName: 'main',
-        apiKeySealed: box.seal('okx-key-123456'),
-        apiSecretSealed: box.seal('okx-secret-123456'),
-        apiPassphraseSealed: box.seal('okx-pass'),
-        apiKeyMasked: 'okx-…',
+      const credential = await seeding.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: admin.headers,
+        payload: { exchange_name: 'okx', credential_name: 'main', api_key: 'okx-key-123456', api_secret: 'okx-secret-123456', api_passphrase: 'okx-pass' },
       });
+      assert.equal(credential.statusCode, 201, credential.body);
     } finally {
       await seeding.close();
     }
@@ -67,6 +64,7 @@ describe('rotate-api-keys', () => {
       rotation_reminders: { due: 2, overdue: 1, notification_queued: true },
     });
 
+    // Under which key a secret is sealed shows only at rest: the two tables are read.
     const current = keyId(Buffer.from(NEW_KEY, 'base64'));
     const onlyNew = createSecretBox(Buffer.from(NEW_KEY, 'base64'));
     for (const row of await t.database.db.select().from(providerApiKeys)) {
@@ -76,6 +74,7 @@ describe('rotate-api-keys', () => {
     const [credential] = await t.database.db.select().from(exchangeCredentials);
     assert.equal(onlyNew.open(credential!.apiPassphraseSealed!), 'okx-pass');
 
+    // The notification is read where it is queued: its once-a-day dedupe key is outbox bookkeeping.
     const messages = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'));
     assert.equal(messages.length, 1);
     const payload = messages[0]!.payload as { title: string; level: string; text: string; fields: { name: string; value: string }[] };
@@ -100,6 +99,7 @@ describe('rotate-api-keys', () => {
   });
 
   it('counts a secret sealed under a key no longer configured as unreadable, and still succeeds', async () => {
+    // A secret sealed under a key no longer configured cannot be made through any operation: written at rest.
     const foreign = `v1:ffffffffffff:${randomBytes(12).toString('base64')}:${randomBytes(16).toString('base64')}:AAAA`;
     await t.database.db.update(exchangeCredentials).set({ apiKeySealed: foreign });
     const [first] = await t.database.db.select().from(providerApiKeys).limit(1);

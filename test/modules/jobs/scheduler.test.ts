@@ -42,9 +42,9 @@ describe('in-process scheduler', () => {
     const { factory, timers } = manualTimers();
     const jobs = jobsModuleFor(t.platform, factory);
     jobs.start();
-    assert.deepEqual([...timers.keys()].sort(), ['*/15 * * * *', '0 3 * * *', '15 * * * *', '30 4 * * *', '45 4 * * *']);
+    assert.deepEqual([...timers.keys()].sort(), ['*/10 * * * *', '*/15 * * * *', '0 3 * * *', '15 * * * *', '30 4 * * *', '45 4 * * *']);
     jobs.start(); // a second start changes nothing
-    assert.equal(timers.size, 5);
+    assert.equal(timers.size, 6);
 
     timers.get('45 4 * * *')!.fire();
     await waitFor(async () => (await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.status, 'succeeded'))).length === 1);
@@ -114,7 +114,7 @@ describe('in-process scheduler', () => {
       const { factory, timers } = manualTimers();
       const jobs = jobsModuleFor(custom.platform, factory);
       jobs.start();
-      assert.deepEqual([...timers.keys()].sort(), ['*/5 * * * *', '0 */2 * * *', '0 3 * * *', '15 * * * *', '30 4 * * *']);
+      assert.deepEqual([...timers.keys()].sort(), ['*/10 * * * *', '*/5 * * * *', '0 */2 * * *', '0 3 * * *', '15 * * * *', '30 4 * * *']);
       const before = (await custom.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, 'cleanup-expired-tokens'))).length;
       timers.get('*/5 * * * *')!.fire();
       await waitFor(async () => (await custom.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, 'cleanup-expired-tokens'))).length > before);
@@ -143,7 +143,7 @@ describe('in-process scheduler', () => {
     const found = problems(JSON.stringify({ 'rotate-api-keys': '61 * * * *', 'cleanup-everything': '0 * * * *', 'cleanup-grace-periods': '0 0 30 2 *', 'cleanup-device-sessions': 5 }));
     assert.equal(found.length, 4);
     assert.match(found[0]!, /^SCHEDULER_CRONS: "rotate-api-keys" has an invalid cron expression \("61 \* \* \* \*"\): .*minute/);
-    assert.match(found[1]!, /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate\)$/);
+    assert.match(found[1]!, /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts\)$/);
     assert.equal(found[2], 'SCHEDULER_CRONS: "cleanup-grace-periods" has a cron expression that never fires ("0 0 30 2 *")');
     assert.equal(found[3], 'SCHEDULER_CRONS: "cleanup-device-sessions" must map to a cron expression (a string)');
     assert.deepEqual(problems('["0 * * * *"]'), ['SCHEDULER_CRONS must be a JSON object mapping job names to cron expressions']);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { outcomePct } from '../../../src/modules/jobs/intel-outcome.ts';
+import { outcomePct } from '../../../src/modules/jobs/intel-outcome.domain.ts';
 import { strategyAutopilot } from '../../../src/modules/jobs/jobs/strategy-autopilot.job.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';

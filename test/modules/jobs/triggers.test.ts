@@ -9,7 +9,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { JOB_SECRET, NOW, trigger } from './jobs-fixtures.ts';
 
-const JOBS = ['rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate'];
+const JOBS = ['rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts'];
 
 describe('scheduled job triggers', () => {
   let t: TestApp;

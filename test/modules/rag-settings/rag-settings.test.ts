@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { eq, sql } from 'drizzle-orm';
-import { auditLog } from '../../../src/platform/db/schema.ts';
+import { sql } from 'drizzle-orm';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
@@ -20,7 +19,7 @@ describe('retrieval settings', () => {
   after(async () => {
     await t.close();
   });
-  // Every test starts from the defaults.
+  // Every test starts from the defaults, which no operation restores.
   beforeEach(async () => {
     await t.database.db.execute(sql`DELETE FROM rag_settings`);
   });
@@ -73,9 +72,12 @@ describe('retrieval settings', () => {
     assert.equal(settings.auto_expiration_days, 90);
     assert.equal(settings.max_posts_per_run, 5000);
     assert.deepEqual((await get()).json(), settings);
-    const [entry] = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'rag_settings.update'));
-    assert.equal(entry!.actorId, admin.id);
-    assert.deepEqual((entry!.details as { changed: string[] }).changed.sort(), [
+    const activity = (await t.app.inject({ method: 'GET', url: `/api/admin/users/${admin.id}/activity?limit=100`, headers: admin.headers })).json();
+    const entries = (activity as { action: string; actor_id: string; details: { changed: string[] } }[]).filter((a) => a.action === 'rag_settings.update');
+    assert.equal(entries.length, 1);
+    const [entry] = entries;
+    assert.equal(entry!.actor_id, admin.id);
+    assert.deepEqual(entry!.details.changed.sort(), [
       'auto_expiration_days',
       'collection_interval_minutes',
       'collection_limits',

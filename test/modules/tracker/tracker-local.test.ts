@@ -63,6 +63,7 @@ describe('tracker on the local backend', () => {
       assert.equal(issue.url, `/api/v1/tracker/issues/${issue.identifier}`);
       assert.match(issue.createdAt, ISO);
       assert.equal(issue.createdAt, issue.updatedAt);
+      // The tracker's operations are anonymous: their audit entries concern no user, so no activity shows them.
       const [row] = await t.database.db.select().from(auditLog).where(and(eq(auditLog.action, 'tracker.issue.create'), eq(auditLog.targetId, issue.id)));
       assert.equal(row!.details.identifier, issue.identifier);
     });
@@ -265,10 +266,12 @@ describe('tracker on the local backend', () => {
       assert.equal(issue.state.type, 'backlog');
       assert.deepEqual(issue.labels.map((l: { name: string }) => l.name).sort(), ['agent:ci', 'backtest', 'flaky']);
 
+      // What is checked is the queueing (once per issue, by its dedupe key): the outbox is read, not the chat.
       const messages = await t.database.db.select().from(outbox).where(eq(outbox.dedupeKey, `tracker.agent-issue:${issue.id}`));
       assert.equal(messages.length, 1);
       assert.equal(messages[0]!.kind, 'chat.post');
       assert.match(String(messages[0]!.payload.title), new RegExp(`${issue.identifier} filed by agent ci-bot`));
+      // An agent's filing concerns no user: no activity shows its audit entry.
       const [row] = await t.database.db.select().from(auditLog).where(and(eq(auditLog.action, 'tracker.issue.agent_file'), eq(auditLog.targetId, issue.id)));
       assert.equal(row!.details.agentId, 'ci-bot');
     });
@@ -292,6 +295,7 @@ describe('tracker on the local backend', () => {
       const again = await fileForAgent({ title });
       assert.equal(again.statusCode, 201);
       assert.notEqual(again.json().id, id);
+      // One message queued per issue created, none per answered retry: counted in the outbox, where no delivery timing blurs it.
       const messages = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'));
       assert.equal(messages.filter((m) => String(m.payload.text) === title).length, 3);
     });

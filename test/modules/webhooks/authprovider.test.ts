@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { emailSuppressions } from '../../../src/modules/notifications/notifications.tables.ts';
-import { users } from '../../../src/modules/users/users.tables.ts';
-import { signIn, type TestApp } from '../../helpers/test-app.ts';
-import { bearerDelivery, supabaseHookDelivery } from '../../fakes/webhook-senders.ts';
-import { deliveryRows, NOW_S, outboxRows, SECRETS, send, webhookApp } from './webhooks-kit.ts';
+import { signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { bearerDelivery, mailerSpecDelivery, supabaseHookDelivery } from '../../fakes/webhook-senders.ts';
+import { deliveryRows, NOW, NOW_S, outboxRows, SECRETS, send, webhookApp } from './webhooks-kit.ts';
 
 const URL = '/api/webhooks/platforms/authprovider/auth-hook';
 const SECRET = SECRETS.AUTHPROVIDER_HOOK_SECRET;
@@ -52,11 +51,15 @@ function emailHookInput(type: string, user: Record<string, unknown>, data: Recor
 
 describe('auth provider hook (Supabase Auth)', () => {
   let t: TestApp;
-  let admin: { id: string; email: string };
+  let admin: TestUser;
+  const patchUser = async (userId: string, payload: object) => {
+    const response = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, payload, headers: admin.headers });
+    assert.equal(response.statusCode, 200, response.body);
+  };
   before(async () => {
     ({ t } = await webhookApp());
     admin = await signIn(t.app, t.database, { role: 'admin', email: 'admin@example.com' });
-    await t.database.db.update(users).set({ subscriptionTier: 'pro' }).where(eq(users.id, admin.id));
+    await patchUser(admin.id, { subscriptionTier: 'pro' });
   });
   after(async () => {
     await t.close();
@@ -90,7 +93,7 @@ describe('auth provider hook (Supabase Auth)', () => {
 
     it('refuses a token to a suspended user with the provider error shape', async () => {
       const user = await signIn(t.app, t.database, { email: 'suspended@example.com' });
-      await t.database.db.update(users).set({ status: 'suspended' }).where(eq(users.id, user.id));
+      await patchUser(user.id, { status: 'suspended' });
       const response = await send(t, URL, bearerDelivery(SECRET, tokenHookInput('suspended@example.com')));
       assert.equal(response.statusCode, 403);
       assert.deepEqual(response.json(), { detail: 'User account is suspended', error: { http_code: 403, message: 'User account is suspended' } });
@@ -160,13 +163,20 @@ describe('auth provider hook (Supabase Auth)', () => {
     });
 
     it('answers 400 when the address is suppressed, and queues nothing', async () => {
-      await t.database.db.insert(emailSuppressions).values({ email: 'bounced@example.com', reason: 'bounced' });
+      // The mail provider reports a hard bounce, which suppresses the address.
+      const bounce = mailerSpecDelivery(SECRETS.MAILER_WEBHOOK_SECRET, {
+        type: 'email.bounced',
+        created_at: NOW.toISOString(),
+        data: { email_id: 'bounce-1', to: ['bounced@example.com'], subject: 'Reset', created_at: NOW.toISOString(), bounce: { type: 'Permanent', subType: 'General' } },
+      });
+      assert.equal((await send(t, '/api/webhooks/mailer', bounce)).json().status, 'processed');
       const response = await send(t, URL, supabaseHookDelivery(SECRET, emailHookInput('recovery', { email: 'bounced@example.com' }), { timestamp: NOW_S, id: 'msg_suppressed' }));
       assert.equal(response.statusCode, 400);
       assert.equal(response.json().error.message, 'Mail to this address is suppressed after a bounce or complaint');
       assert.equal((await mails()).filter((m) => m.dedupe_key?.startsWith('authprovider:msg_suppressed')).length, 0);
       // A refused delivery is not kept: once the address is lifted, the same delivery sent again is processed.
       assert.ok(!(await deliveryRows(t, 'authprovider')).some((row) => row.delivery_id === 'msg_suppressed'));
+      // No operation lifts a suppression: the row is deleted from its table.
       await t.database.db.delete(emailSuppressions).where(eq(emailSuppressions.email, 'bounced@example.com'));
       const again = await send(t, URL, supabaseHookDelivery(SECRET, emailHookInput('recovery', { email: 'bounced@example.com' }), { timestamp: NOW_S, id: 'msg_suppressed' }));
       assert.deepEqual([again.statusCode, again.json()], [200, {}]);

@@ -9,45 +9,58 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../../../src/config/config.ts';
+import { resolveSecrets } from '../../../src/platform/crypto/data-dir-secrets.ts';
 import { createSecretBox, keyId } from '../../../src/platform/crypto/secret-box.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'tp-secrets-'));
 const mode = (file: string) => statSync(file).mode & 0o777;
 
-describe('generated secrets', () => {
-  it('JWT_SECRET and ENCRYPTION_KEY are generated into DATA_DIR with mode 0600 when unset', () => {
+describe('secrets kept in DATA_DIR', () => {
+  it('reading the configuration writes nothing', () => {
     const dataDir = tempDir();
     const config = loadConfig({ DATA_DIR: dataDir });
+    assert.equal(config.secrets.jwtSecret, undefined);
+    assert.equal(config.secrets.encryptionKey, undefined);
+    assert.deepEqual(readdirSync(dataDir), []);
+  });
+
+  it('JWT_SECRET and ENCRYPTION_KEY are generated into DATA_DIR with mode 0600 when unset', () => {
+    const dataDir = tempDir();
+    const secrets = resolveSecrets(loadConfig({ DATA_DIR: dataDir }));
     assert.equal(mode(path.join(dataDir, 'jwt-secret')), 0o600);
     assert.equal(mode(path.join(dataDir, 'encryption-key')), 0o600);
-    assert.ok(config.auth.jwtSecret.length >= 32);
-    assert.equal(config.crypto.encryptionKey.length, 32);
+    assert.ok(secrets.jwtSecret.length >= 32);
+    assert.equal(secrets.encryptionKey.length, 32);
+    assert.deepEqual(secrets.sources, { JWT_SECRET: 'generated', ENCRYPTION_KEY: 'generated' });
     assert.deepEqual(readdirSync(dataDir).sort(), ['encryption-key', 'jwt-secret'], 'no temporary files are left');
   });
 
   it('are the same on the next start', () => {
     const dataDir = tempDir();
-    const first = loadConfig({ DATA_DIR: dataDir });
-    const second = loadConfig({ DATA_DIR: dataDir });
-    assert.equal(second.auth.jwtSecret, first.auth.jwtSecret);
-    assert.ok(second.crypto.encryptionKey.equals(first.crypto.encryptionKey));
+    const first = resolveSecrets(loadConfig({ DATA_DIR: dataDir }));
+    const second = resolveSecrets(loadConfig({ DATA_DIR: dataDir }));
+    assert.equal(second.jwtSecret, first.jwtSecret);
+    assert.ok(second.encryptionKey.equals(first.encryptionKey));
+    assert.deepEqual(second.sources, { JWT_SECRET: 'file', ENCRYPTION_KEY: 'file' });
   });
 
   it('are not written when configured', () => {
     const dataDir = tempDir();
     const key = randomBytes(32).toString('base64');
-    const config = loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'j'.repeat(40), ENCRYPTION_KEY: key });
-    assert.equal(config.auth.jwtSecret, 'j'.repeat(40));
-    assert.equal(config.crypto.encryptionKey.toString('base64'), key);
+    const secrets = resolveSecrets(loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'j'.repeat(40), ENCRYPTION_KEY: key }));
+    assert.equal(secrets.jwtSecret, 'j'.repeat(40));
+    assert.equal(secrets.encryptionKey.toString('base64'), key);
+    assert.deepEqual(secrets.sources, { JWT_SECRET: 'environment', ENCRYPTION_KEY: 'environment' });
     assert.deepEqual(readdirSync(dataDir), []);
   });
 
   it('processes starting together on one DATA_DIR all end up with the same secrets', { timeout: 120_000 }, async () => {
     const dataDir = tempDir();
     const script = `import { loadConfig } from './src/config/config.ts';
-      const c = loadConfig({ DATA_DIR: ${JSON.stringify(dataDir)} });
-      process.stdout.write(c.auth.jwtSecret + ' ' + c.crypto.encryptionKey.toString('base64'));`;
+      import { resolveSecrets } from './src/platform/crypto/data-dir-secrets.ts';
+      const s = resolveSecrets(loadConfig({ DATA_DIR: ${JSON.stringify(dataDir)} }));
+      process.stdout.write(s.jwtSecret + ' ' + s.encryptionKey.toString('base64'));`;
     const outputs = await Promise.all(
       Array.from({ length: 6 }, () => {
         const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -60,11 +73,11 @@ describe('generated secrets', () => {
     assert.deepEqual(readdirSync(dataDir).sort(), ['encryption-key', 'jwt-secret']);
   });
 
-  it('an unusable DATA_DIR or a bad key is a configuration problem, one line each', () => {
+  it('an unusable DATA_DIR, a damaged file or a bad key is a configuration problem, one line each', () => {
     const file = path.join(tempDir(), 'not-a-directory');
     writeFileSync(file, '');
     assert.throws(
-      () => loadConfig({ DATA_DIR: path.join(file, 'data') }),
+      () => resolveSecrets(loadConfig({ DATA_DIR: path.join(file, 'data') })),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
         assert.equal(error.problems.length, 2);
@@ -73,15 +86,26 @@ describe('generated secrets', () => {
         return true;
       },
     );
+    const damaged = tempDir();
+    writeFileSync(path.join(damaged, 'jwt-secret'), 'short\n');
+    writeFileSync(path.join(damaged, 'encryption-key'), 'abc\n');
+    assert.throws(
+      () => resolveSecrets(loadConfig({ DATA_DIR: damaged })),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems.length === 2 &&
+        /^JWT_SECRET in .+jwt-secret must be at least 32 characters$/.test(error.problems[0]!) &&
+        /^ENCRYPTION_KEY in .+encryption-key must be 32 bytes encoded as base64$/.test(error.problems[1]!),
+    );
     assert.throws(
       () => loadConfig({ DATA_DIR: tempDir(), JWT_SECRET: 'short', ENCRYPTION_KEY: 'abc', ENCRYPTION_KEYS_OLD: 'zz' }),
       (error: unknown) =>
         error instanceof ConfigError &&
-        JSON.stringify(error.problems) ===
+        JSON.stringify(error.problems.sort()) ===
           JSON.stringify([
-            'JWT_SECRET must be at least 32 characters',
             'ENCRYPTION_KEY must be 32 bytes encoded as base64',
             'ENCRYPTION_KEYS_OLD must be 32 bytes encoded as base64',
+            'JWT_SECRET must be at least 32 characters',
           ]),
     );
   });
@@ -117,7 +141,7 @@ describe('secret box', () => {
       ENCRYPTION_KEY: keyB.toString('base64'),
       ENCRYPTION_KEYS_OLD: ` ${randomBytes(32).toString('base64')}, ${keyA.toString('base64')} `,
     });
-    const box = createSecretBox(config.crypto.encryptionKey, config.crypto.oldEncryptionKeys);
+    const box = createSecretBox(config.secrets.encryptionKey!, config.secrets.oldEncryptionKeys);
     assert.equal(box.open(before), 'rotate-me');
     assert.equal(box.isStale(before), true);
 

@@ -11,7 +11,7 @@ describe('HTTP conventions', () => {
   let t: TestApp;
   before(async () => {
     t = await buildTestApp({
-      routes: async (app, platform) => {
+      routes: async (app) => {
         app.get('/test/boom', { schema: { hide: true } }, async () => {
           throw new Error(`connection failed: password=${SECRET_IN_CAUSE}`);
         });

@@ -76,7 +76,9 @@ describe('hostile inputs on every operation', () => {
   const snapshot = async () => (await t.database.rows<Record<string, string>>(snapshotQuery))[0]!;
 
   it("answers every hostile request in the contract's shape, never 5xx, and stores nothing it refused", async () => {
-    const operations = operationsOf(t.app.swagger());
+    // A stream that a hostile request fails to refuse stays open, and inject() waits for its end: the
+    // two Server-Sent Event streams are attacked over a real socket in their own tests instead.
+    const operations = operationsOf(t.app.swagger()).filter((op) => !(op.method === 'GET' && ['/api/v1/market/stream', '/api/stream'].includes(op.path)));
     assert.ok(operations.length >= 99, `only ${operations.length} operations`);
     // Signing out would end the admin session the other operations use: it goes last.
     operations.sort((a, b) => Number(a.path === '/api/auth/logout') - Number(b.path === '/api/auth/logout'));

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { Type } from 'typebox';
-import type { RouteEntry } from '../../../src/platform/http/route-catalog.ts';
+import type { RouteEntry } from '../../helpers/route-catalog.ts';
 import { bearerSecurity, errorResponses } from '../../../src/platform/http/schemas.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
@@ -64,7 +64,7 @@ describe('OpenAPI document', () => {
   });
 
   it('lists every registered route that is not hidden, with its method', () => {
-    const routes = documentedRoutes(t.app.routeCatalog);
+    const routes = documentedRoutes(t.routeCatalog);
     assert.ok(routes.some((r) => r.url === '/api/auth/login'), 'the catalog sees module routes');
     assert.ok(routes.some((r) => r.url === '/api/v1/probe/:probe_id'), 'the catalog sees routes added later');
     const missing = routes.filter((route) => !operationOf(document, route)).map((r) => `${r.method} ${r.url}`);
@@ -72,7 +72,7 @@ describe('OpenAPI document', () => {
   });
 
   it('documents no route that does not exist, and none of the hidden ones', () => {
-    const registered = new Set(documentedRoutes(t.app.routeCatalog).map((r) => `${r.method.toLowerCase()} ${openApiPath(r.url)}`));
+    const registered = new Set(documentedRoutes(t.routeCatalog).map((r) => `${r.method.toLowerCase()} ${openApiPath(r.url)}`));
     const extra: string[] = [];
     for (const [path, item] of Object.entries(document.paths ?? {})) {
       for (const method of Object.keys(item ?? {})) {
@@ -87,7 +87,7 @@ describe('OpenAPI document', () => {
 
   it('every operation has tags, a summary and a typed success response', () => {
     const incomplete: string[] = [];
-    for (const route of documentedRoutes(t.app.routeCatalog)) {
+    for (const route of documentedRoutes(t.routeCatalog)) {
       const operation = operationOf(document, route)!;
       const success = Object.keys(operation.responses ?? {}).some((status) => /^2\d\d$/.test(status));
       if (!operation.tags?.length || !operation.summary || !success) incomplete.push(`${route.method} ${route.url}`);
@@ -97,7 +97,7 @@ describe('OpenAPI document', () => {
 
   it('every route behind the bearer guards declares the bearer security scheme', () => {
     const guards = new Set<unknown>([t.app.guards.requireUser, t.app.guards.requireAdmin]);
-    const guarded = documentedRoutes(t.app.routeCatalog).filter((route) => route.onRequest.some((hook) => guards.has(hook)));
+    const guarded = documentedRoutes(t.routeCatalog).filter((route) => route.onRequest.some((hook) => guards.has(hook)));
     assert.ok(guarded.some((r) => r.url === '/api/auth/me'));
     const undeclared = guarded
       .filter((route) => JSON.stringify(operationOf(document, route)?.security) !== JSON.stringify(bearerSecurity))

@@ -299,7 +299,7 @@ describe('outbox', () => {
     });
 
     it('never hand one row to two workers (FOR UPDATE SKIP LOCKED)', async () => {
-      for (let i = 0; i < 50; i++) await enqueue(database.db, { kind: 'job.run', payload: { n: i } }, T0);
+      for (let i = 0; i < 50; i++) await enqueue(database.db, { kind: 'chat.post', payload: { n: i } }, T0);
       // On PostgreSQL the second group of workers uses a pool of its own, as another instance would.
       const url = await testDatabaseUrl();
       const second = url ? await openDatabase({ url, poolSize: 3 }) : database;
@@ -308,7 +308,7 @@ describe('outbox', () => {
       const byWorker = new Map<number, number>();
       const workers = [database, database, database, second, second, second].map((db, index) => {
         const w = createOutboxWorker({ database: db, clock, logger, batchSize: 3 });
-        w.register('job.run', async (_payload, row) => {
+        w.register('chat.post', async (_payload, row) => {
           handled.push(row.id);
           byWorker.set(index, (byWorker.get(index) ?? 0) + 1);
           await sleep(2);

@@ -1,15 +1,16 @@
 // The per-hour platform limits.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
 import { PlatformLimits, PlatformLimitsPatch } from '../platform-limits.schemas.ts';
 import type { PlatformLimitsService } from '../platform-limits.service.ts';
-import { adminActor } from './actor.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
 
-export function platformLimitsRoutes(service: PlatformLimitsService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function platformLimitsRoutes(deps: { service: PlatformLimitsService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
+  return async function routes(app) {
     app.get(
       '/api/admin/platform-limits',
       {
@@ -26,7 +27,7 @@ export function platformLimitsRoutes(service: PlatformLimitsService, guards: Gua
       async () => service.get(),
     );
 
-    app.patch<{ Body: PlatformLimitsPatch }>(
+    app.patch(
       '/api/admin/platform-limits',
       {
         onRequest: guards.requireAdmin,
@@ -40,7 +41,7 @@ export function platformLimitsRoutes(service: PlatformLimitsService, guards: Gua
           response: { 200: PlatformLimits, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.update(adminActor(request), request.body),
+      async (request) => service.update(actorOf(request), request.body),
     );
   };
 }

@@ -1,12 +1,13 @@
 // Platform statistics for the admin dashboard.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail } from '../../../platform/http/schemas.ts';
 import { PlatformStats } from '../users.schemas.ts';
 import type { UsersService } from '../users.service.ts';
 
-export function statsRoutes(service: UsersService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function statsRoutes(deps: { service: UsersService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
+  return async function routes(app) {
     app.get(
       '/api/admin/stats',
       {

@@ -1,5 +1,5 @@
 // Admin actions over users: bulk actions, export downloads and password resets.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
 import {
@@ -11,16 +11,17 @@ import {
   ResetPasswordResult,
 } from '../user-actions.schemas.ts';
 import type { UserActionsService } from '../user-actions.service.ts';
-import { adminActor } from './actor.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
 
-export function userActionsRoutes(service: UserActionsService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function userActionsRoutes(deps: { service: UserActionsService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
+  return async function routes(app) {
     const onRequest = guards.requireAdmin;
     const security = bearerSecurity;
 
-    app.post<{ Body: BulkActionBody }>(
+    app.post(
       '/api/admin/users/bulk-action',
       {
         onRequest,
@@ -35,10 +36,10 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards) {
           response: { 200: BulkActionResult, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.bulkAction(adminActor(request), request.body),
+      async (request) => service.bulkAction(actorOf(request), request.body),
     );
 
-    app.get<{ Params: { export_id: string } }>(
+    app.get(
       '/api/admin/users/exports/:export_id',
       {
         onRequest,
@@ -66,7 +67,7 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards) {
       },
     );
 
-    app.post<{ Querystring: ResetPasswordQuery }>(
+    app.post(
       '/api/admin/users/reset-password',
       {
         onRequest,
@@ -81,7 +82,7 @@ export function userActionsRoutes(service: UserActionsService, guards: Guards) {
           response: { 200: ResetPasswordResult, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => service.resetPassword(adminActor(request), request.query),
+      async (request) => service.resetPassword(actorOf(request), request.query),
     );
   };
 }

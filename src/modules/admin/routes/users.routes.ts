@@ -1,5 +1,5 @@
 // Admin user management: list, read, change, soft-delete, and a user's activity.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
@@ -14,17 +14,17 @@ import {
   UserPatch,
 } from '../users.schemas.ts';
 import type { UsersService } from '../users.service.ts';
-import { adminActor } from './actor.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
-type UserIdRoute = { Params: { user_id: string } };
 
-export function usersRoutes(service: UsersService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function usersRoutes(deps: { service: UsersService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
+  return async function routes(app) {
     const onRequest = guards.requireAdmin;
     const security = bearerSecurity;
 
-    app.get<{ Querystring: UserListQuery }>(
+    app.get(
       '/api/admin/users',
       {
         onRequest,
@@ -42,7 +42,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
       async (request) => service.listUsers(request.query),
     );
 
-    app.get<UserIdRoute>(
+    app.get(
       '/api/admin/users/:user_id',
       {
         onRequest,
@@ -59,7 +59,7 @@ export function usersRoutes(service: UsersService, guards: Guards) {
       async (request) => service.getUser(request.params.user_id),
     );
 
-    app.patch<UserIdRoute & { Body: UserPatch }>(
+    app.patch(
       '/api/admin/users/:user_id',
       {
         onRequest,
@@ -75,10 +75,10 @@ export function usersRoutes(service: UsersService, guards: Guards) {
           response: { 200: User, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => service.updateUser(adminActor(request), request.params.user_id, request.body),
+      async (request) => service.updateUser(actorOf(request), request.params.user_id, request.body),
     );
 
-    app.delete<UserIdRoute>(
+    app.delete(
       '/api/admin/users/:user_id',
       {
         onRequest,
@@ -93,10 +93,10 @@ export function usersRoutes(service: UsersService, guards: Guards) {
           response: { 200: SuccessFlag, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => service.deleteUser(adminActor(request), request.params.user_id),
+      async (request) => service.deleteUser(actorOf(request), request.params.user_id),
     );
 
-    app.get<UserIdRoute & { Querystring: { limit: number } }>(
+    app.get(
       '/api/admin/users/:user_id/activity',
       {
         onRequest,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import {
@@ -12,15 +12,16 @@ import {
   IntelQuery,
 } from '../feeds.schemas.ts';
 import type { AgentsService, IntelService } from '../feeds.service.ts';
-import { actorOf } from './tasks.routes.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin: command center'];
 
-export function feedRoutes(intel: IntelService, agents: AgentsService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function feedRoutes(deps: { intel: IntelService; agents: AgentsService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { intel, agents, guards } = deps;
+  return async function routes(app) {
     const common = { onRequest: guards.requireAdmin };
 
-    app.get<{ Querystring: IntelQuery }>(
+    app.get(
       '/api/admin/command-center/intel',
       {
         ...common,
@@ -40,7 +41,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
       async (request) => intel.feed(request.query),
     );
 
-    app.post<{ Body: IntelCreateBody }>(
+    app.post(
       '/api/admin/command-center/intel',
       {
         ...common,
@@ -57,7 +58,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
       async (request, reply) => reply.code(201).send(await intel.ingest(request.body, actorOf(request))),
     );
 
-    app.get<{ Querystring: AgentActivityQuery }>(
+    app.get(
       '/api/admin/command-center/agent-activity',
       {
         ...common,
@@ -73,7 +74,7 @@ export function feedRoutes(intel: IntelService, agents: AgentsService, guards: G
       async (request) => agents.feed(request.query),
     );
 
-    app.post<{ Body: AgentActivityCreateBody }>(
+    app.post(
       '/api/admin/command-center/agent-activity',
       {
         ...common,

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../../../platform/auth/actor.ts';
+import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import {
   CommentBody,
@@ -11,18 +12,18 @@ import {
   TaskListQuery,
   TaskUpdateBody,
 } from '../tasks.schemas.ts';
-import type { Actor, TasksService } from '../tasks.service.ts';
+import type { TasksService } from '../tasks.service.ts';
 
 const tags = ['admin: command center'];
 const base = '/api/admin/command-center/tasks';
 
-export const actorOf = (request: FastifyRequest): Actor => ({ id: currentUser(request).id, ip: request.ip });
 
-export function taskRoutes(service: TasksService, guards: Guards) {
-  return async function routes(app: FastifyInstance) {
+export function taskRoutes(deps: { service: TasksService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
+  return async function routes(app) {
     const common = { onRequest: guards.requireAdmin };
 
-    app.post<{ Body: TaskCreateBody }>(
+    app.post(
       base,
       {
         ...common,
@@ -41,7 +42,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
       async (request, reply) => reply.code(201).send(await service.create(request.body, actorOf(request))),
     );
 
-    app.get<{ Querystring: TaskListQuery }>(
+    app.get(
       base,
       {
         ...common,
@@ -58,7 +59,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
       async (request) => service.list(request.query),
     );
 
-    app.get<{ Params: TaskIdParams }>(
+    app.get(
       `${base}/:task_id`,
       {
         ...common,
@@ -74,7 +75,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
       async (request) => service.get(request.params.task_id),
     );
 
-    app.patch<{ Params: TaskIdParams; Body: TaskUpdateBody }>(
+    app.patch(
       `${base}/:task_id`,
       {
         ...common,
@@ -95,7 +96,7 @@ export function taskRoutes(service: TasksService, guards: Guards) {
       async (request) => service.update(request.params.task_id, request.body, actorOf(request)),
     );
 
-    app.post<{ Params: TaskIdParams; Body: CommentBody }>(
+    app.post(
       `${base}/:task_id/comments`,
       {
         ...common,

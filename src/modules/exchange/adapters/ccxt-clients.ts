@@ -7,7 +7,9 @@
 // never shared between concurrent requests.
 import type { Exchange } from 'ccxt';
 import type { Cache } from '../../../platform/cache/cache.ts';
-import { MARKETS_TTL_MS, type Venue } from '../venues.ts';
+import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
+import { budgetedFetch } from './budgeted-fetch.ts';
+import { MARKETS_TTL_MS, type Venue } from '../venues.domain.ts';
 import type { CcxtErrorClasses } from './ccxt-errors.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
 
@@ -27,6 +29,7 @@ export interface CcxtClientSettings {
   binanceUsApiUrl: string;
   /** ccxt id → base URL, for the other venues. */
   apiUrls: Readonly<Record<string, string>>;
+  /** ccxt's own throttle for venues without a weight model; the Binance venues have the shared budget. */
   rateLimit: boolean;
   timeoutMs: number;
 }
@@ -85,7 +88,17 @@ export function urlRewriter(venue: string, hostname: string | undefined, setting
   };
 }
 
-export function createCcxtClients(deps: { settings: CcxtClientSettings; cache: Cache; fetch: typeof fetch }) {
+export interface CcxtClientDeps {
+  settings: CcxtClientSettings;
+  cache: Cache;
+  fetch: typeof fetch;
+  /** The venue's shared request-weight budget (one per venue and egress IP, every module and instance). */
+  budget: (venue: Venue) => VenueBudget;
+}
+
+const WEIGHED_VENUES = new Set<Venue>(['binance', 'binanceus']);
+
+export function createCcxtClients(deps: CcxtClientDeps) {
   const { settings, cache } = deps;
   const templates = new Map<Venue, { exchange: Promise<Exchange>; expiresAt: number }>();
 
@@ -93,8 +106,10 @@ export function createCcxtClients(deps: { settings: CcxtClientSettings; cache: C
     const ccxt = await loadCcxt();
     const Class = (ccxt as unknown as Record<string, ExchangeClass>)[venue];
     if (!Class) throw new Error(`ccxt has no exchange ${venue}`);
+    const weighed = WEIGHED_VENUES.has(venue);
     const exchange = new Class({
-      enableRateLimit: settings.rateLimit,
+      // ccxt's throttle assumes one process owns the venue's whole limit; the shared budget knows better.
+      enableRateLimit: settings.rateLimit && !weighed,
       timeout: options.timeoutMs ?? settings.timeoutMs,
       options: { ...VENUE_OPTIONS[venue] },
       ...(options.credentials
@@ -105,8 +120,9 @@ export function createCcxtClients(deps: { settings: CcxtClientSettings; cache: C
           }
         : {}),
     });
-    // Our fetch, so outbound traffic goes where the platform sends it (tests: loopback only).
-    (exchange as unknown as { fetchImplementation: typeof fetch }).fetchImplementation = deps.fetch;
+    // Our fetch, so outbound traffic goes where the platform sends it (tests: loopback only), each
+    // request charged to the venue's shared budget first.
+    (exchange as unknown as { fetchImplementation: typeof fetch }).fetchImplementation = budgetedFetch(deps.budget(venue), deps.fetch, { binance: weighed });
     const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
     if (rewrite) rewriteUrls(exchange.urls.api, rewrite);
     return exchange;

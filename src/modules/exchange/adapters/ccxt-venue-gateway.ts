@@ -1,9 +1,10 @@
-// VenueGateway over ccxt. Every call: honour a venue's back-off after a 429/418, run on a fresh
-// instance, resynchronise the clock and retry once on -1021, and leave only VenueErrors.
+// VenueGateway over ccxt. Every call: run on a fresh instance whose requests are charged to the
+// venue's shared budget (which also holds every caller back after a 429/418), resynchronise the
+// clock and retry once on -1021, and leave only VenueErrors, or the budget's refusal (503, nothing sent).
 import type { Exchange, MarketInterface } from 'ccxt';
-import type { Cache } from '../../../platform/cache/cache.ts';
-import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.ts';
-import { createCcxtClients, type CcxtClients, type CcxtClientSettings, type ClientOptions } from './ccxt-clients.ts';
+import { BudgetRefusal } from '../../../platform/venue-budget/venue-budget.ts';
+import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.domain.ts';
+import { createCcxtClients, type CcxtClientDeps, type CcxtClients, type ClientOptions } from './ccxt-clients.ts';
 import { toVenueError } from './ccxt-errors.ts';
 import { mapDustBtc, mapUsDustAssets } from './binance-dust.ts';
 import { numberOrNull, toBalances, toBurn, toVenueMarket, toVenueTicker, toVenueTrade } from './ccxt-mappers.ts';
@@ -11,6 +12,7 @@ import {
   VenueError,
   type CallOptions,
   type KeyScope,
+  type TradePage,
   type VenueBalance,
   type VenueCredentials,
   type VenueDescription,
@@ -41,17 +43,12 @@ export const CAPABILITIES = [
   'fetchTime',
 ] as const;
 
-interface Backoff {
-  failure: 'rate_limited' | 'ip_banned';
-  until: number;
-}
-
 type Sapi = Record<string, (params?: Record<string, unknown>) => Promise<Record<string, unknown>>>;
 
 export class CcxtVenueGateway implements VenueGateway {
   private readonly clients: CcxtClients;
 
-  constructor(private readonly deps: { settings: CcxtClientSettings; cache: Cache; fetch: typeof fetch }) {
+  constructor(deps: CcxtClientDeps) {
     this.clients = createCcxtClients(deps);
   }
 
@@ -102,7 +99,6 @@ export class CcxtVenueGateway implements VenueGateway {
   }
 
   async status(venue: Venue, options: CallOptions = {}) {
-    await this.checkBackoff(venue);
     const exchange = await this.clients.bare(venue, { timeoutMs: options.timeoutMs });
     const started = performance.now();
     try {
@@ -150,8 +146,10 @@ export class CcxtVenueGateway implements VenueGateway {
     }, true);
   }
 
-  async myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, since?: number, limit?: number): Promise<VenueTrade[]> {
-    return this.call(venue, { credentials }, async (exchange) => (await exchange.fetchMyTrades(symbol, since, limit)).map(toVenueTrade), true);
+  async myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, page: TradePage): Promise<VenueTrade[]> {
+    // ccxt passes extra parameters through: Binance's fromId continues exactly after the last stored id.
+    const params = page.fromId !== undefined ? { fromId: page.fromId } : {};
+    return this.call(venue, { credentials }, async (exchange) => (await exchange.fetchMyTrades(symbol, page.since, page.limit, params)).map(toVenueTrade), true);
   }
 
   async feeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials) {
@@ -179,7 +177,6 @@ export class CcxtVenueGateway implements VenueGateway {
   }
 
   private async call<T>(venue: Venue, options: ClientOptions, run: (exchange: Exchange) => Promise<T>, exactNumbers = false): Promise<T> {
-    await this.checkBackoff(venue);
     let exchange: Exchange | undefined;
     try {
       exchange = await this.clients.client(venue, options);
@@ -200,25 +197,9 @@ export class CcxtVenueGateway implements VenueGateway {
     }
   }
 
-  private async fail(venue: Venue, exchange: Exchange | undefined, error: unknown): Promise<VenueError> {
+  private async fail(venue: Venue, exchange: Exchange | undefined, error: unknown): Promise<VenueError | BudgetRefusal> {
+    if (error instanceof BudgetRefusal) return error;
     const classes = await this.clients.errorClasses();
-    const mapped = toVenueError(classes, venue, error, exchange?.last_response_headers as Record<string, string> | undefined);
-    if ((mapped.failure === 'rate_limited' || mapped.failure === 'ip_banned') && mapped.retryAfterSeconds) {
-      const backoff: Backoff = { failure: mapped.failure, until: Date.now() + mapped.retryAfterSeconds * 1000 };
-      await this.deps.cache.set(backoffKey(venue), backoff, mapped.retryAfterSeconds * 1000).catch(() => undefined);
-    }
-    return mapped;
-  }
-
-  /** Binance bans IPs that keep calling after a 429, so every caller waits out Retry-After. */
-  private async checkBackoff(venue: Venue): Promise<void> {
-    const backoff = await this.deps.cache.get<Backoff>(backoffKey(venue)).catch(() => undefined);
-    if (!backoff) return;
-    const seconds = (backoff.until - Date.now()) / 1000;
-    if (seconds <= 0) return;
-    const why = backoff.failure === 'ip_banned' ? 'banned this service\'s IP' : 'rate-limited this service';
-    throw new VenueError(venue, backoff.failure, `${venue} ${why}; waiting ${Math.ceil(seconds)} s before calling it again`, { retryAfterSeconds: seconds });
+    return toVenueError(classes, venue, error, exchange?.last_response_headers as Record<string, string> | undefined);
   }
 }
-
-const backoffKey = (venue: string) => `exchange:backoff:${venue}`;

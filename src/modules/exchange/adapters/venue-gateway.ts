@@ -1,7 +1,7 @@
 // What the exchange module needs from a trading venue, independent of the client library. The one
 // implementation is ccxt (`CcxtVenueGateway`); every library error leaves it as a `VenueError`.
 import { AppError, type ErrorCode } from '../../../platform/http/errors.ts';
-import type { BinanceVenue, Venue } from '../venues.ts';
+import type { BinanceVenue, Venue } from '../venues.domain.ts';
 
 export interface VenueCredentials {
   apiKey: string;
@@ -82,6 +82,13 @@ export interface VenueTrade {
   timestamp: number | null;
 }
 
+/** Where a page of fills starts: `fromId` (Binance: trades with id ≥ it) or `since` (ms), and its size. */
+export interface TradePage {
+  fromId?: string;
+  since?: number;
+  limit: number;
+}
+
 export interface KeyPermissions {
   read: boolean;
   trade: boolean;
@@ -132,7 +139,8 @@ export interface VenueGateway {
   balance(venue: Venue, credentials: VenueCredentials): Promise<VenueBalance[]>;
   /** A balance call with the key (proving it reads), plus what the venue says the key may do. */
   keyCheck(venue: Venue, credentials: VenueCredentials): Promise<{ currencies: number; scope: KeyScope }>;
-  myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, since?: number, limit?: number): Promise<VenueTrade[]>;
+  /** One page of the key's fills on a market, oldest first: from a venue trade id (Binance) or from an instant. */
+  myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, page: TradePage): Promise<VenueTrade[]>;
   feeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials): Promise<FeeTokenBurn>;
   setFeeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials, spot: boolean): Promise<FeeTokenBurn>;
   dustAssets(venue: BinanceVenue, credentials: VenueCredentials): Promise<DustAssets>;

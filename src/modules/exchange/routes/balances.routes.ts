@@ -1,20 +1,19 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createBalancesService } from '../balances.service.ts';
-import { BalanceHistory, BalanceHistoryQuery, BalanceQuery, BalanceResponse, BalanceSyncQuery, BalanceSyncResult } from '../schemas/balances.schemas.ts';
-import { tags } from '../schemas/common.schemas.ts';
-import { requestContext } from './request-context.ts';
+import { BalanceHistory, BalanceHistoryQuery, BalanceQuery, BalanceResponse, BalanceSyncQuery, BalanceSyncResult } from '../balances.schemas.ts';
+import { tags } from '../common.schemas.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 
-export function balancesRoutes(deps: { balances: ReturnType<typeof createBalancesService>; guards: Guards }) {
+export function balancesRoutes(deps: { balances: ReturnType<typeof createBalancesService>; guards: Guards }): FastifyPluginAsyncTypebox {
   const { balances, guards } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     const onRequest = guards.requireUser;
 
-    app.get<{ Querystring: Static<typeof BalanceQuery> }>(
+    app.get(
       '/api/exchange/balance',
       {
         onRequest,
@@ -31,11 +30,11 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
       },
       async (request) => {
         const { exchange, currency, credential_id } = request.query;
-        return balances.latest(requestContext(request).userId, exchange, currency, credential_id);
+        return balances.latest(actorOf(request).id, exchange, currency, credential_id);
       },
     );
 
-    app.post<{ Querystring: Static<typeof BalanceSyncQuery> }>(
+    app.post(
       '/api/exchange/balance/sync',
       {
         onRequest,
@@ -44,15 +43,17 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
           security,
           operationId: 'syncBalance',
           summary: 'Fetch your balance from the venue and store a snapshot',
-          description: 'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, network, exchange). No credential for the venue is a 404.',
+          description:
+            'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, network, exchange). No credential for the venue is a 404. ' +
+            'When the venue\'s shared request-weight budget is used up, or a 429/418 from the venue pauses every call to it, nothing is sent and the answer is 503 with Retry-After.',
           querystring: BalanceSyncQuery,
-          response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404) },
+          response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },
       },
-      async (request) => balances.sync(request.query.exchange, request.query.credential_id, requestContext(request)),
+      async (request) => balances.sync(request.query.exchange, request.query.credential_id, actorOf(request)),
     );
 
-    app.get<{ Querystring: Static<typeof BalanceHistoryQuery> }>(
+    app.get(
       '/api/exchange/balance/history',
       {
         onRequest,
@@ -61,7 +62,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
       async (request) => {
         const { exchange, currency, start_date, end_date, limit } = request.query;
         return balances.history({
-          userId: requestContext(request).userId,
+          userId: actorOf(request).id,
           venue: exchange,
           currency,
           start: start_date ? new Date(start_date) : undefined,

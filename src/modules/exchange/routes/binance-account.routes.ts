@@ -1,34 +1,33 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createBinanceAccountService } from '../binance-account.service.ts';
-import { BinanceVenueQuery, DustAssets, FeeTokenBurn, FeeTokenBurnBody } from '../schemas/binance-account.schemas.ts';
-import { tags } from '../schemas/common.schemas.ts';
-import { DEFAULT_VENUE, type BinanceVenue } from '../venues.ts';
-import { requestContext } from './request-context.ts';
+import { BinanceVenueQuery, DustAssets, FeeTokenBurn, FeeTokenBurnBody } from '../binance-account.schemas.ts';
+import { tags } from '../common.schemas.ts';
+import { DEFAULT_VENUE, type BinanceVenue } from '../venues.domain.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 const venueErrors = errorResponses(400, 401, 403, 404, 429, 502, 503, 504);
 const venueOf = (value: BinanceVenue | undefined) => value ?? (DEFAULT_VENUE as BinanceVenue);
 
-export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBinanceAccountService>; guards: Guards }) {
+export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBinanceAccountService>; guards: Guards }): FastifyPluginAsyncTypebox {
   const { account, guards } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     const onRequest = guards.requireUser;
     const burnDescription = 'Global Binance only (GET/POST /sapi/v1/bnbBurn with your binance credential); binanceus has no such setting and answers 400 saying so.';
 
-    app.get<{ Querystring: Static<typeof BinanceVenueQuery> }>('/api/exchange/feetoken-burn', {
+    app.get('/api/exchange/feetoken-burn', {
       onRequest,
       schema: { tags, security, operationId: 'getFeeTokenBurn', summary: 'Whether spot fees are paid with the fee token (BNB)', description: burnDescription, querystring: BinanceVenueQuery, response: { 200: FeeTokenBurn, ...venueErrors } },
-    }, async (request) => account.feeTokenBurn(venueOf(request.query.exchange), requestContext(request)));
+    }, async (request) => account.feeTokenBurn(venueOf(request.query.exchange), actorOf(request)));
 
-    app.post<{ Body: Static<typeof FeeTokenBurnBody> }>('/api/exchange/feetoken-burn', {
+    app.post('/api/exchange/feetoken-burn', {
       onRequest,
       schema: { tags, security, operationId: 'setFeeTokenBurn', summary: 'Pay spot fees with the fee token (BNB), or stop', description: burnDescription, body: FeeTokenBurnBody, response: { 200: FeeTokenBurn, ...venueErrors } },
-    }, async (request) => account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, requestContext(request)));
+    }, async (request) => account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, actorOf(request)));
 
-    app.get<{ Querystring: Static<typeof BinanceVenueQuery> }>('/api/exchange/dust-assets', {
+    app.get('/api/exchange/dust-assets', {
       onRequest,
       schema: {
         tags,
@@ -39,6 +38,6 @@ export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBi
         querystring: BinanceVenueQuery,
         response: { 200: DustAssets, ...venueErrors },
       },
-    }, async (request) => account.dustAssets(venueOf(request.query.exchange), requestContext(request)));
+    }, async (request) => account.dustAssets(venueOf(request.query.exchange), actorOf(request)));
   };
 }

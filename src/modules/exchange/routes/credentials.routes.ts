@@ -1,9 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { CredentialsService } from '../credentials.service.ts';
-import { tags } from '../schemas/common.schemas.ts';
+import { tags } from '../common.schemas.ts';
 import {
   Credential,
   CredentialCreateBody,
@@ -15,28 +14,27 @@ import {
   DeleteResult,
   ValidateBody,
   ValidationResult,
-} from '../schemas/credentials.schemas.ts';
+} from '../credentials.schemas.ts';
 import type { createValidationService } from '../validation.service.ts';
-import { requestContext } from './request-context.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
-type IdParams = Static<typeof CredentialIdParams>;
 const security = bearerSecurity;
 
-export function credentialsRoutes(deps: { credentials: CredentialsService; validation: ReturnType<typeof createValidationService>; guards: Guards }) {
+export function credentialsRoutes(deps: { credentials: CredentialsService; validation: ReturnType<typeof createValidationService>; guards: Guards }): FastifyPluginAsyncTypebox {
   const { credentials, validation, guards } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     const onRequest = guards.requireUser;
 
-    app.get<{ Querystring: Static<typeof CredentialListQuery> }>(
+    app.get(
       '/api/exchange/credentials',
       {
         onRequest,
         schema: { tags, security, operationId: 'listCredentials', summary: 'Your exchange credentials (never the keys)', querystring: CredentialListQuery, response: { 200: CredentialList, ...errorResponses(401, 403) } },
       },
-      async (request) => credentials.list(requestContext(request).userId, request.query.exchange_name),
+      async (request) => credentials.list(actorOf(request).id, request.query.exchange_name),
     );
 
-    app.post<{ Body: Static<typeof CredentialCreateBody> }>(
+    app.post(
       '/api/exchange/credentials',
       {
         onRequest,
@@ -50,19 +48,19 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           response: { 201: Credential, ...errorResponses(401, 403, 409) },
         },
       },
-      async (request, reply) => reply.code(201).send(await credentials.create(request.body, requestContext(request))),
+      async (request, reply) => reply.code(201).send(await credentials.create(request.body, actorOf(request))),
     );
 
-    app.get<{ Params: IdParams }>(
+    app.get(
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
         schema: { tags, security, operationId: 'getCredential', summary: 'One of your credentials, with the masked key', params: CredentialIdParams, response: { 200: CredentialDetail, ...errorResponses(401, 403, 404) } },
       },
-      async (request) => credentials.get(requestContext(request).userId, request.params.credential_id),
+      async (request) => credentials.get(actorOf(request).id, request.params.credential_id),
     );
 
-    app.put<{ Params: IdParams; Body: Static<typeof CredentialUpdateBody> }>(
+    app.put(
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
@@ -77,19 +75,19 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           response: { 200: Credential, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => credentials.update(request.params.credential_id, request.body, requestContext(request)),
+      async (request) => credentials.update(request.params.credential_id, request.body, actorOf(request)),
     );
 
-    app.delete<{ Params: IdParams }>(
+    app.delete(
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
         schema: { tags, security, operationId: 'deleteCredential', summary: 'Delete a credential', params: CredentialIdParams, response: { 200: DeleteResult, ...errorResponses(401, 403, 404) } },
       },
-      async (request) => credentials.remove(request.params.credential_id, requestContext(request)),
+      async (request) => credentials.remove(request.params.credential_id, actorOf(request)),
     );
 
-    app.post<{ Body: Static<typeof ValidateBody> }>(
+    app.post(
       '/api/exchange/validate',
       {
         onRequest,
@@ -101,10 +99,10 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           description:
             'Reads the balance with the key; on binance also GET /sapi/v1/account/apiRestrictions for read/trade/withdraw and IP restriction (binanceus: the account\'s canTrade/canWithdraw). A refusal is a 200 with `valid: false` and a `cause`; a key refused by one Binance venue but accepted by the other is `wrong_venue`. Your stored credentials holding the same key get the verdict.',
           body: ValidateBody,
-          response: { 200: ValidationResult, ...errorResponses(401, 403) },
+          response: { 200: ValidationResult, ...errorResponses(401, 403, 503) },
         },
       },
-      async (request) => validation.validate(request.body, requestContext(request)),
+      async (request) => validation.validate(request.body, actorOf(request)),
     );
   };
 }

@@ -1,21 +1,20 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
-import { tags } from '../schemas/common.schemas.ts';
-import { TradeList, TradeStats, TradeStatsQuery, TradeSyncQuery, TradeSyncResult, TradesQuery } from '../schemas/trades.schemas.ts';
+import { tags } from '../common.schemas.ts';
+import { TradeList, TradeStats, TradeStatsQuery, TradeSyncQuery, TradeSyncResult, TradesQuery } from '../trades.schemas.ts';
 import type { createTradesService } from '../trades.service.ts';
-import { requestContext } from './request-context.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 const date = (value: string | undefined) => (value ? new Date(value) : undefined);
 
-export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesService>; guards: Guards }) {
+export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesService>; guards: Guards }): FastifyPluginAsyncTypebox {
   const { trades, guards } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     const onRequest = guards.requireUser;
 
-    app.get<{ Querystring: Static<typeof TradesQuery> }>(
+    app.get(
       '/api/exchange/trades',
       {
         onRequest,
@@ -23,11 +22,11 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       },
       async (request) => {
         const q = request.query;
-        return trades.list({ userId: requestContext(request).userId, venue: q.exchange, symbol: q.symbol, start: date(q.start_date), end: date(q.end_date), limit: q.limit, offset: q.offset });
+        return trades.list({ userId: actorOf(request).id, venue: q.exchange, symbol: q.symbol, start: date(q.start_date), end: date(q.end_date), limit: q.limit, offset: q.offset });
       },
     );
 
-    app.post<{ Querystring: Static<typeof TradeSyncQuery> }>(
+    app.post(
       '/api/exchange/trades/sync',
       {
         onRequest,
@@ -36,18 +35,23 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
           security,
           operationId: 'syncTrades',
           summary: 'Fetch your trades from the venue and store the new ones',
-          description: 'Trades already stored (same venue, pair and venue trade id) are counted in trades_duplicate, never stored twice. A venue failure answers 200 with success false, error and error_type; a pair the venue does not list is a 404.',
+          description:
+            'Each pair continues after the newest trade stored for the credential (Binance fromId; elsewhere from its time), one page of at most `limit` per call, ' +
+            'so any number of new trades arrives over repeated syncs and none is skipped; `has_more` and each pair\'s `next_cursor` say whether and where the next continues. ' +
+            'A pair\'s first sync starts TRADE_SYNC_HORIZON_DAYS back (365 by default); `since` starts elsewhere. ' +
+            'Trades already stored (same venue, pair and venue trade id) are counted in trades_duplicate, never stored twice. A venue failure answers 200 with success false, error and error_type; a pair the venue does not list is a 404. ' +
+            'When the venue\'s shared request-weight budget is used up, or a 429/418 pauses every call to it, nothing more is sent and the answer is 503 with Retry-After (trades stored before it are kept).',
           querystring: TradeSyncQuery,
-          response: { 200: TradeSyncResult, ...errorResponses(400, 401, 403, 404) },
+          response: { 200: TradeSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },
       },
       async (request) => {
         const q = request.query;
-        return trades.sync(q.exchange, { credentialId: q.credential_id, symbol: q.symbol, since: date(q.since), limit: q.limit }, requestContext(request));
+        return trades.sync(q.exchange, { credentialId: q.credential_id, symbol: q.symbol, since: date(q.since), limit: q.limit }, actorOf(request));
       },
     );
 
-    app.get<{ Querystring: Static<typeof TradeStatsQuery> }>(
+    app.get(
       '/api/exchange/trades/stats',
       {
         onRequest,
@@ -55,7 +59,7 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       },
       async (request) => {
         const q = request.query;
-        return trades.stats({ userId: requestContext(request).userId, venue: q.exchange, start: date(q.start_date), end: date(q.end_date) });
+        return trades.stats({ userId: actorOf(request).id, venue: q.exchange, start: date(q.start_date), end: date(q.end_date) });
       },
     );
   };

@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createHealthService } from '../health.service.ts';
 import type { createRoutingService } from '../routing.service.ts';
-import { tags } from '../schemas/common.schemas.ts';
+import { tags } from '../common.schemas.ts';
 import {
   Health,
   HealthQuery,
@@ -20,7 +19,7 @@ import {
   VenueHealth,
   VenueParams,
   VenueQuery,
-} from '../schemas/venues.schemas.ts';
+} from '../venues.schemas.ts';
 import type { createVenuesService } from '../venues.service.ts';
 
 const security = bearerSecurity;
@@ -31,9 +30,9 @@ export function venuesRoutes(deps: {
   routing: ReturnType<typeof createRoutingService>;
   health: ReturnType<typeof createHealthService>;
   guards: Guards;
-}) {
+}): FastifyPluginAsyncTypebox {
   const { venues, routing, health, guards } = deps;
-  return async function routes(app: FastifyInstance) {
+  return async function routes(app) {
     const onRequest = guards.requireUser;
 
     app.get('/api/exchange/supported', {
@@ -41,7 +40,7 @@ export function venuesRoutes(deps: {
       schema: { tags, security, operationId: 'listSupportedExchanges', summary: 'The venues you can connect, with their ccxt capabilities', response: { 200: Supported, ...errorResponses(401, 403) } },
     }, async () => venues.supported());
 
-    app.get<{ Params: Static<typeof VenueParams> }>('/api/exchange/:exchange_name/info', {
+    app.get('/api/exchange/:exchange_name/info', {
       onRequest,
       schema: {
         tags,
@@ -54,17 +53,17 @@ export function venuesRoutes(deps: {
       },
     }, async (request) => venues.info(request.params.exchange_name));
 
-    app.get<{ Querystring: Static<typeof VenueQuery> }>('/api/exchange/markets', {
+    app.get('/api/exchange/markets', {
       onRequest,
       schema: { tags, security, operationId: 'listExchangeMarkets', summary: 'A venue\'s spot markets with order minimums (cached for an hour)', querystring: VenueQuery, response: { 200: Markets, ...venueErrors } },
     }, async (request) => venues.markets(request.query.exchange));
 
-    app.get<{ Querystring: Static<typeof TickerQuery> }>('/api/exchange/ticker', {
+    app.get('/api/exchange/ticker', {
       onRequest,
       schema: { tags, security, operationId: 'getExchangeTicker', summary: 'A pair\'s 24 h ticker on a venue', querystring: TickerQuery, response: { 200: Ticker, ...venueErrors } },
     }, async (request) => venues.ticker(request.query.exchange, request.query.symbol));
 
-    app.get<{ Querystring: Static<typeof QuotesQuery> }>('/api/exchange/quotes', {
+    app.get('/api/exchange/quotes', {
       onRequest,
       schema: {
         tags,
@@ -76,7 +75,7 @@ export function venuesRoutes(deps: {
       },
     }, async (request) => venues.quotes(request.query.exchange, request.query.base, request.query.current_quote));
 
-    app.get<{ Querystring: Static<typeof RouteQuery> }>('/api/exchange/route', {
+    app.get('/api/exchange/route', {
       onRequest,
       schema: {
         tags,
@@ -89,11 +88,11 @@ export function venuesRoutes(deps: {
       },
     }, async (request) => routing.route({ base: request.query.base, quote: request.query.quote, size: request.query.size, quoteSize: request.query.quote_size }));
 
-    app.get<{ Querystring: Static<typeof HealthQuery> }>('/api/exchange/health', {
+    app.get('/api/exchange/health', {
       schema: { tags, operationId: 'getExchangesHealth', summary: 'Health of every venue (public; checked at most once a minute)', querystring: HealthQuery, response: { 200: Health, ...errorResponses() } },
     }, async (request) => health.all(request.query.force_refresh));
 
-    app.get<{ Params: Static<typeof VenueParams>; Querystring: Static<typeof HealthQuery> }>('/api/exchange/:exchange_name/health', {
+    app.get('/api/exchange/:exchange_name/health', {
       schema: { tags, operationId: 'getExchangeHealth', summary: 'Health of one venue (public; checked at most once a minute)', params: VenueParams, querystring: HealthQuery, response: { 200: VenueHealth, ...errorResponses() } },
     }, async (request) => health.one(request.params.exchange_name, request.query.force_refresh));
   };

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { AppError } from '../../../platform/http/errors.ts';
-import { closeAt, outcomePct, priceWindow, SCORING_INTERVAL, type ClosedCandle } from '../intel-outcome.ts';
+import { closeAt, outcomePct, priceWindow, SCORING_INTERVAL, type ClosedCandle } from '../intel-outcome.domain.ts';
 
 /** Matured events looked at per run (never-tried first, then oldest horizon first); the rest wait for the next run. */
 export const INTEL_BATCH = 200;

@@ -38,6 +38,7 @@ export function createBinanceLiveFeed(options: LiveFeedOptions): LivePriceFeed {
   const silenceMs = options.silenceMs ?? 30_000;
   const random = options.random ?? Math.random;
   const prices = new Map<string, LiveTick>();
+  const listeners = new Set<(ticks: readonly LiveTick[]) => void>();
   let socket: WebSocket | undefined;
   let status: LiveFeedState['status'] = 'idle';
   let attempt = 0;
@@ -95,9 +96,20 @@ export function createBinanceLiveFeed(options: LiveFeedOptions): LivePriceFeed {
     // Raw streams send the array; combined streams wrap it as {stream, data}.
     const events = Array.isArray(parsed) ? parsed : (parsed as { data?: unknown })?.data;
     if (!Array.isArray(events)) return;
+    const batch: LiveTick[] = [];
     for (const event of events as MiniTicker[]) {
       if (event?.e !== '24hrMiniTicker' || typeof event.s !== 'string' || typeof event.c !== 'string') continue;
-      prices.set(event.s, { symbol: event.s, price: event.c, eventTime: Number(event.E) || now() });
+      const tick = { symbol: event.s, price: event.c, eventTime: Number(event.E) || now() };
+      prices.set(event.s, tick);
+      batch.push(tick);
+    }
+    if (batch.length === 0) return;
+    for (const listener of listeners) {
+      try {
+        listener(batch);
+      } catch (error) {
+        logger.error({ err: error }, 'market price listener failed');
+      }
     }
   }
 
@@ -151,6 +163,11 @@ export function createBinanceLiveFeed(options: LiveFeedOptions): LivePriceFeed {
 
     tick: (symbol) => (live() ? prices.get(symbol) : undefined),
     ticks: () => (live() ? prices.values() : []),
+
+    onTicks(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
 
     state: () => ({
       status,

@@ -3,7 +3,7 @@
 // prices (4) serves every symbol, klines are always fetched 1000 at a time (weight 2 at any size),
 // order books 100 levels deep (weight 5 at any depth up to 100).
 import { notFound } from '../../../platform/http/errors.ts';
-import type { Interval } from '../domain/intervals.ts';
+import type { Interval } from '../intervals.domain.ts';
 import type { Candle, OrderBook, PriceQuote, SymbolInfo, Ticker24h } from '../market.types.ts';
 import type { SpotMarketSource } from './market-source.ts';
 import { shapes, UpstreamHttpError, type UpstreamClient } from './upstream-client.ts';

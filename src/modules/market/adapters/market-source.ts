@@ -1,7 +1,7 @@
 // What the market module needs from the outside world, as three capabilities: a spot venue (Binance),
 // an asset-market source (CoinGecko) and a live price feed (Binance's WebSocket stream). The real
 // adapters and the simulated ones are chosen in one place, `index.ts`, from config.
-import type { Interval } from '../domain/intervals.ts';
+import type { Interval } from '../intervals.domain.ts';
 import type {
   Candle,
   GlobalFigures,
@@ -64,6 +64,8 @@ export interface LivePriceFeed {
   /** Every symbol's newest tick while the feed is live; empty otherwise. */
   ticks(): Iterable<LiveTick>;
   state(): LiveFeedState;
+  /** Calls `listener` with each message's ticks as they arrive; answers the unsubscribe. */
+  onTicks(listener: (ticks: readonly LiveTick[]) => void): () => void;
 }
 
 /** The feed when the stream is turned off or the source has none. */
@@ -72,6 +74,7 @@ export const noLiveFeed: LivePriceFeed = {
   async stop() {},
   tick: () => undefined,
   ticks: () => [],
+  onTicks: () => () => {},
   state: () => ({
     status: 'disabled',
     live: false,

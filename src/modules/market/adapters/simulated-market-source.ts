@@ -4,7 +4,7 @@
 import { Decimal } from 'decimal.js';
 import type { Clock } from '../../../platform/clock.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { INTERVAL_MS, type Interval } from '../domain/intervals.ts';
+import { INTERVAL_MS, type Interval } from '../intervals.domain.ts';
 import type { Candle, GlobalFigures, SymbolInfo, Ticker24h, TopAsset } from '../market.types.ts';
 import type { AssetMarketSource, SpotMarketSource } from './market-source.ts';
 

@@ -2,12 +2,16 @@
 // failures into our errors, so that no caller sees a library exception:
 // - 429 and 418 open a circuit until Retry-After has passed (shared through the cache when it is
 //   Redis, so every instance holds back); five failures in a row open it for 30 s;
-// - when the upstream reports its used request weight (Binance: X-MBX-USED-WEIGHT-1M), a call that
-//   would take the minute's usage above the budget is refused before it is made;
+// - an upstream with a request-weight budget (Binance) charges every call to the venue budget it
+//   shares with the exchange module and every instance (src/platform/venue-budget): a call that
+//   would take the minute's usage above it is refused before it is made, the used weight the
+//   upstream reports (X-MBX-USED-WEIGHT-1M) corrects the count, and a 429/418 stops every caller;
 // - timeouts answer 504, refused connections and open circuits 503, upstream errors 502.
 import type { Cache } from '../../../platform/cache/cache.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { AppError, unavailable } from '../../../platform/http/errors.ts';
+import { retryAfterMs } from '../../../platform/http/retry-after.ts';
+import { BudgetRefusal, type VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import type { UpstreamUsage } from '../market.types.ts';
 
 export const CIRCUIT = {
@@ -16,9 +20,6 @@ export const CIRCUIT = {
   /** When a 429 or 418 carries no Retry-After. */
   defaultRetryAfterMs: { 429: 60_000, 418: 120_000 } as Record<number, number>,
 };
-
-/** Share of the upstream's per-minute weight limit we allow ourselves; the rest is headroom. */
-export const WEIGHT_BUDGET_RATIO = 0.8;
 
 export interface UpstreamClientOptions {
   /** Human name used in error details, e.g. Binance. */
@@ -30,8 +31,8 @@ export interface UpstreamClientOptions {
   headers?: Record<string, string>;
   /** Where an open circuit is published for other instances. */
   shared?: Pick<Cache, 'get' | 'set'>;
-  /** The response header carrying the used weight of the current minute, and the default limit. */
-  weight?: { header: string; limit: number };
+  /** The venue budget every call is charged to, and the response header carrying the venue's count. */
+  weight?: { budget: VenueBudget; header: string };
   /** A sentence out of the upstream's error body. */
   describeError?: (body: unknown) => string | undefined;
 }
@@ -71,23 +72,18 @@ export class UpstreamClient {
   private lastSuccessAt: number | null = null;
   private lastFailureAt: number | null = null;
   private lastError: string | null = null;
-  private weightLimit: number | null;
-  private usedWeight = 0;
-  private weightMinute = -1;
 
-  constructor(private readonly options: UpstreamClientOptions) {
-    this.weightLimit = options.weight?.limit ?? null;
-  }
+  constructor(private readonly options: UpstreamClientOptions) {}
 
   /** The upstream told us its real limit (Binance: exchangeInfo rateLimits). */
   setWeightLimit(limit: number): void {
-    if (this.options.weight && Number.isFinite(limit) && limit > 0) this.weightLimit = limit;
+    this.options.weight?.budget.setLimit(limit);
   }
 
   async get<T>(path: string, shape: BodyShape, params: Params = {}, weight = 1): Promise<T> {
     const { name, timeoutMs } = this.options;
     await this.checkCircuit();
-    this.reserveWeight(weight);
+    await this.reserveWeight(weight);
     const url = new URL(`${this.options.baseUrl}${path}`);
     for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, String(value));
 
@@ -102,15 +98,16 @@ export class UpstreamClient {
         // The upstream may have counted it; keep the weight.
         throw this.failed(new AppError('upstream_timeout', `${name} did not answer within ${timeoutMs} ms`, { cause: error }));
       }
-      this.releaseWeight(weight);
+      await this.options.weight?.budget.release(weight).catch(() => undefined);
       throw this.failed(unavailable(`${name} is unreachable`, { cause: error }));
     }
-    this.readWeight(response.headers);
+    await this.readWeight(response.headers);
 
     if (response.status === 429 || response.status === 418) {
-      const retryAfterMs = retryAfter(response.headers) ?? CIRCUIT.defaultRetryAfterMs[response.status]!;
+      const pauseMs = retryAfterMs(response.headers) ?? CIRCUIT.defaultRetryAfterMs[response.status]!;
       const reason = response.status === 418 ? 'HTTP 418 (IP banned for exceeding its rate limit)' : 'HTTP 429 (rate limit)';
-      await this.open(retryAfterMs, reason);
+      await this.options.weight?.budget.trip(response.status, pauseMs).catch(() => undefined);
+      await this.open(pauseMs, reason);
       throw this.failed(this.openError(), false);
     }
     const body = parseJson(text);
@@ -129,7 +126,7 @@ export class UpstreamClient {
 
   usage(): UpstreamUsage {
     const open = this.openUntil !== null && this.openUntil > this.now();
-    const sameMinute = this.weightMinute === this.minute();
+    const budget = this.options.weight?.budget.snapshot();
     return {
       name: this.options.name,
       circuit: open ? 'open' : 'closed',
@@ -141,22 +138,14 @@ export class UpstreamClient {
       lastSuccessAt: this.lastSuccessAt,
       lastFailureAt: this.lastFailureAt,
       lastError: this.lastError,
-      usedWeight1m: this.options.weight ? (sameMinute ? this.usedWeight : 0) : null,
-      weightLimit1m: this.weightLimit,
-      weightBudget1m: this.budget(),
+      usedWeight1m: budget ? budget.usedWeight1m : null,
+      weightLimit1m: budget ? budget.limit1m : null,
+      weightBudget1m: budget ? budget.cap1m : null,
     };
   }
 
   private now(): number {
     return this.options.clock.now().getTime();
-  }
-
-  private minute(): number {
-    return Math.floor(this.now() / 60_000);
-  }
-
-  private budget(): number | null {
-    return this.weightLimit === null ? null : Math.floor(this.weightLimit * WEIGHT_BUDGET_RATIO);
   }
 
   private sharedKey(): string {
@@ -203,47 +192,22 @@ export class UpstreamClient {
     return error;
   }
 
-  private reserveWeight(weight: number): void {
-    const budget = this.budget();
-    if (budget === null) return;
-    const minute = this.minute();
-    if (minute !== this.weightMinute) {
-      this.weightMinute = minute;
-      this.usedWeight = 0;
+  /** Refused by the shared budget: nothing was sent, so the upstream's health is not in question. */
+  private async reserveWeight(weight: number): Promise<void> {
+    try {
+      await this.options.weight?.budget.acquire(weight);
+    } catch (error) {
+      if (error instanceof BudgetRefusal) throw error;
+      throw unavailable(`${this.options.name} request weight budget could not be checked`, { cause: error });
     }
-    if (this.usedWeight + weight > budget) {
-      const seconds = Math.max(1, Math.ceil(((minute + 1) * 60_000 - this.now()) / 1000));
-      throw unavailable(
-        `${this.options.name} request weight budget for this minute is used up (${this.usedWeight} of ${budget})`,
-        { headers: { 'retry-after': String(seconds) } },
-      );
-    }
-    this.usedWeight += weight;
   }
 
-  /** A call that never reached the upstream cost nothing. */
-  private releaseWeight(weight: number): void {
-    if (this.budget() !== null && this.weightMinute === this.minute()) this.usedWeight = Math.max(0, this.usedWeight - weight);
-  }
-
-  private readWeight(headers: Headers): void {
+  /** The upstream's count covers every client behind our IP, so it raises our own tally. */
+  private async readWeight(headers: Headers): Promise<void> {
     const header = this.options.weight?.header;
-    const value = header ? Number(headers.get(header)) : NaN;
-    // The upstream's count covers every client behind our IP, so it replaces our own tally.
-    if (Number.isFinite(value) && headers.get(header!) !== null) {
-      this.weightMinute = this.minute();
-      this.usedWeight = value;
-    }
+    const raw = header ? headers.get(header) : null;
+    if (raw !== null && Number.isFinite(Number(raw))) await this.options.weight!.budget.settle(Number(raw)).catch(() => undefined);
   }
-}
-
-function retryAfter(headers: Headers): number | undefined {
-  const raw = headers.get('retry-after');
-  if (raw === null) return undefined;
-  const seconds = Number(raw);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function parseJson(text: string): unknown {

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { MARKET_ERRORS_NOTE, tags } from '../common.schemas.ts';
 import {
   OhlcQuery,
   OhlcRangeQuery,
@@ -7,18 +7,19 @@ import {
   OhlcResponse,
   OrderBookQuery,
   OrderBookResponse,
-} from '../schemas/candles.schemas.ts';
-import type { CandleService } from '../services/candles.service.ts';
-import type { PairService } from '../services/pairs.service.ts';
+} from '../candles.schemas.ts';
+import type { CandleService } from '../candles.service.ts';
+import type { PairService } from '../pairs.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
-export function candleRoutes(candles: CandleService, pairs: PairService) {
-  return async function routes(app: FastifyInstance) {
+export function candleRoutes(deps: { candles: CandleService; pairs: PairService }): FastifyPluginAsyncTypebox {
+  const { candles, pairs } = deps;
+  return async function routes(app) {
     const sendOhlc = serialisingOnce();
     const sendRange = serialisingOnce();
     const sendBook = serialisingOnce();
 
-    app.get<{ Querystring: OhlcQuery }>(
+    app.get(
       '/api/v1/market/ohlc',
       {
         schema: {
@@ -33,7 +34,7 @@ export function candleRoutes(candles: CandleService, pairs: PairService) {
       async (request, reply) => sendOhlc(reply, await candles.ohlc(request.query)),
     );
 
-    app.get<{ Querystring: OhlcRangeQuery }>(
+    app.get(
       '/api/v1/market/ohlc-range',
       {
         schema: {
@@ -48,7 +49,7 @@ export function candleRoutes(candles: CandleService, pairs: PairService) {
       async (request, reply) => sendRange(reply, await candles.ohlcRange(request.query)),
     );
 
-    app.get<{ Querystring: OrderBookQuery }>(
+    app.get(
       '/api/v1/market/orderbook',
       {
         schema: {

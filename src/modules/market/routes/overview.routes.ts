@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
-import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { MARKET_ERRORS_NOTE, tags } from '../common.schemas.ts';
 import {
   ActivityResponse,
   HeatmapQuery,
@@ -14,15 +13,15 @@ import {
   TrendingQuery,
   TrendingResponse,
   VolumeDistributionResponse,
-} from '../schemas/overview.schemas.ts';
-import type { OverviewService } from '../services/overview.service.ts';
+} from '../overview.schemas.ts';
+import type { OverviewService } from '../overview.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
-type LimitQuery = { Querystring: Static<typeof TopQuery> };
 const FROM_TICKERS = 'Computed from Binance 24 h tickers of trading pairs (one cached call, about 5 s).';
 
-export function overviewRoutes(overview: OverviewService) {
-  return async function routes(app: FastifyInstance) {
+export function overviewRoutes(deps: { overview: OverviewService }): FastifyPluginAsyncTypebox {
+  const { overview } = deps;
+  return async function routes(app) {
     const sendTop = serialisingOnce();
     const sendStats = serialisingOnce();
     const sendMovers = serialisingOnce();
@@ -31,7 +30,7 @@ export function overviewRoutes(overview: OverviewService) {
     const sendActivity = serialisingOnce();
     const sendTrending = serialisingOnce();
 
-    app.get<LimitQuery>(
+    app.get(
       '/api/v1/market/top',
       {
         schema: {
@@ -60,7 +59,7 @@ export function overviewRoutes(overview: OverviewService) {
       async (_request, reply) => sendStats(reply, await overview.stats()),
     );
 
-    app.get<LimitQuery>(
+    app.get(
       '/api/v1/market/movers',
       {
         schema: {
@@ -75,7 +74,7 @@ export function overviewRoutes(overview: OverviewService) {
       async (request, reply) => sendMovers(reply, await overview.movers(request.query.limit ?? 10)),
     );
 
-    app.get<LimitQuery>(
+    app.get(
       '/api/v1/market/heatmap',
       {
         schema: {
@@ -118,7 +117,7 @@ export function overviewRoutes(overview: OverviewService) {
       async (_request, reply) => sendActivity(reply, await overview.activity()),
     );
 
-    app.get<LimitQuery>(
+    app.get(
       '/api/v1/market/trending',
       {
         schema: {

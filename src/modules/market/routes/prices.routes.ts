@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
-import { MARKET_ERRORS_NOTE, tags } from '../schemas/common.schemas.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { MARKET_ERRORS_NOTE, tags } from '../common.schemas.ts';
 import {
   LivePricesQuery,
   LivePricesResponse,
@@ -12,17 +11,18 @@ import {
   SymbolsResponse,
   TickerQuery,
   TickerResponse,
-} from '../schemas/prices.schemas.ts';
-import type { PairService } from '../services/pairs.service.ts';
-import type { PriceService } from '../services/prices.service.ts';
+} from '../prices.schemas.ts';
+import type { PairService } from '../pairs.service.ts';
+import type { PriceService } from '../prices.service.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
-export function priceRoutes(prices: PriceService, pairs: PairService) {
-  return async function routes(app: FastifyInstance) {
+export function priceRoutes(deps: { prices: PriceService; pairs: PairService }): FastifyPluginAsyncTypebox {
+  const { prices, pairs } = deps;
+  return async function routes(app) {
     const sendTicker = serialisingOnce();
     const sendSymbols = serialisingOnce();
 
-    app.get<{ Querystring: TickerQuery }>(
+    app.get(
       '/api/v1/market/ticker',
       {
         schema: {
@@ -37,7 +37,7 @@ export function priceRoutes(prices: PriceService, pairs: PairService) {
       async (request, reply) => sendTicker(reply, await prices.ticker(request.query)),
     );
 
-    app.get<{ Querystring: Static<typeof PricesQuery> }>(
+    app.get(
       '/api/v1/market/prices',
       {
         schema: {
@@ -52,7 +52,7 @@ export function priceRoutes(prices: PriceService, pairs: PairService) {
       async (request) => prices.prices(request.query.symbols),
     );
 
-    app.get<{ Querystring: Static<typeof LivePricesQuery> }>(
+    app.get(
       '/api/v1/market/prices/live',
       {
         schema: {
@@ -67,7 +67,7 @@ export function priceRoutes(prices: PriceService, pairs: PairService) {
       async (request) => prices.livePrices(request.query.symbols),
     );
 
-    app.get<{ Params: Static<typeof PriceParams>; Querystring: Static<typeof PriceQuery> }>(
+    app.get(
       '/api/v1/market/prices/:symbol',
       {
         schema: {

@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
-import { tags } from '../schemas/common.schemas.ts';
-import { StatusResponse } from '../schemas/status.schemas.ts';
-import type { StatusService } from '../services/status.service.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { tags } from '../common.schemas.ts';
+import { StatusResponse } from '../status.schemas.ts';
+import type { StatusService } from '../status.service.ts';
 
-export function statusRoutes(service: StatusService) {
-  return async function routes(app: FastifyInstance) {
+export function statusRoutes(deps: { service: StatusService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
+  return async function routes(app) {
     app.get(
       '/api/v1/market/status',
       {

@@ -9,6 +9,7 @@ import { DeliveryAborted, PermanentFailure, RateLimited, RetryLater } from '../.
 import type { ChatMessage } from '../messages.ts';
 import { toDiscord } from '../chat/discord-message.ts';
 import { toSlack } from '../chat/slack-message.ts';
+import { retryAfterMs as retryAfterHeaderMs } from '../../../platform/http/retry-after.ts';
 
 export interface ChatChannel {
   readonly configured: boolean;
@@ -97,12 +98,6 @@ export function retryAfterMs(headers: Headers, body: string, now: Date): number 
   } catch {
     // Slack answers plain text; fall through to the header.
   }
-  const header = headers.get('retry-after');
-  if (header) {
-    const seconds = Number(header);
-    if (Number.isFinite(seconds) && seconds >= 0) return clamp(seconds * 1000);
-    const date = Date.parse(header);
-    if (Number.isFinite(date)) return clamp(date - now.getTime());
-  }
-  return DEFAULT_RETRY_AFTER_MS;
+  const header = retryAfterHeaderMs(headers, now.getTime());
+  return header === undefined ? DEFAULT_RETRY_AFTER_MS : clamp(header);
 }

@@ -1,6 +1,6 @@
 // The cheapest authenticated call of each provider: a model list for the AI-model providers, a
 // one-result search for the web-search providers (they have no free authenticated endpoint).
-import type { Provider } from '../key-rules.ts';
+import type { Provider } from '../provider-keys.domain.ts';
 
 export interface ProbeRequest {
   method: 'GET' | 'POST';

@@ -1,6 +1,6 @@
 // Asks a provider whether a key works. Every failure (refused key, rate limit, provider error,
 // timeout, unreachable host) becomes an answer, never an exception: a key test reports, it does not fail.
-import type { Provider } from '../key-rules.ts';
+import type { Provider } from '../provider-keys.domain.ts';
 import { PROVIDER_ENDPOINTS } from './provider-endpoints.ts';
 
 export interface ProbeOutcome {

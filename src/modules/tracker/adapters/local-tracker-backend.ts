@@ -5,7 +5,7 @@ import type { Clock } from '../../../platform/clock.ts';
 import type { Database, DbExecutor } from '../../../platform/db/database.ts';
 import { invalidField } from '../../../platform/http/errors.ts';
 import { DEFAULT_STATES, isUuid, resolveState, unknownStateMessage } from '../tracker.domain.ts';
-import { issueColumns, trackerRepository as repo, type StateRow, type TeamRow } from '../tracker.repository.ts';
+import { createTrackerRepository, issueColumns, type StateRow, type TeamRow } from '../tracker.repository.ts';
 import type { IssueCreate, IssueEffects, IssueFields, TrackerBackend, TrackerIssue } from './tracker-backend.ts';
 import { parseUserId, type UsersModule } from '../../users/index.ts';
 
@@ -27,6 +27,7 @@ export function createLocalTrackerBackend(deps: {
   defaultTeamId: string | undefined;
 }): LocalTrackerBackend {
   const { db } = deps.database;
+  const repo = createTrackerRepository(db);
   const { clock } = deps;
   const defaultTeamId = deps.defaultTeamId ?? LOCAL_DEFAULT_TEAM.id;
 
@@ -47,13 +48,13 @@ export function createLocalTrackerBackend(deps: {
   }
 
   async function requireTeam(tx: DbExecutor, teamId: string): Promise<TeamRow> {
-    const team = await repo.findTeam(tx, teamId);
+    const team = await repo.findTeam(teamId, tx);
     if (!team) throw invalidField(['body', 'teamId'], `Unknown team '${teamId}'`, teamId);
     return team;
   }
 
   async function requireState(tx: DbExecutor, team: TeamRow, wanted: string): Promise<StateRow> {
-    const states = await repo.listStates(tx, team.id);
+    const states = await repo.listStates(team.id, tx);
     const state = resolveState(states, wanted);
     if (!state) throw invalidField(['body', 'state'], unknownStateMessage(wanted, team.key, states), wanted);
     return state;
@@ -65,12 +66,12 @@ export function createLocalTrackerBackend(deps: {
       throw invalidField(['body', 'assigneeId'], `Unknown user '${fields.assigneeId}'`, fields.assigneeId);
     }
     if (fields.labelIds && fields.labelIds.length > 0) {
-      const known = await repo.existingLabelIds(tx, fields.labelIds);
+      const known = await repo.existingLabelIds(fields.labelIds, tx);
       const index = fields.labelIds.findIndex((id) => !known.has(id));
       if (index >= 0) throw invalidField(['body', 'labelIds', index], `Unknown label '${fields.labelIds[index]}'`, fields.labelIds[index]);
     }
     if (!fields.parentId) return fields.parentId;
-    const parent = await repo.findIssueRef(tx, fields.parentId);
+    const parent = await repo.findIssueRef(fields.parentId, tx);
     if (!parent) throw invalidField(['body', 'parentId'], `Unknown issue '${fields.parentId}'`, fields.parentId);
     if (parent.id === selfId) throw invalidField(['body', 'parentId'], 'An issue cannot be its own parent', fields.parentId);
     return parent.id;
@@ -84,10 +85,10 @@ export function createLocalTrackerBackend(deps: {
       const now = clock.now();
       const team = defaultTeamId === LOCAL_DEFAULT_TEAM.id ? LOCAL_DEFAULT_TEAM : { ...LOCAL_DEFAULT_TEAM, id: defaultTeamId };
       await db.transaction(async (tx) => {
-        await repo.insertTeam(tx, team, now);
-        if (await repo.findTeam(tx, team.id)) await repo.insertStates(tx, team.id, DEFAULT_STATES, now);
+        await repo.insertTeam(team, now, tx);
+        if (await repo.findTeam(team.id, tx)) await repo.insertStates(team.id, DEFAULT_STATES, now, tx);
       });
-      if (!(await repo.findTeam(db, team.id))) {
+      if (!(await repo.findTeam(team.id))) {
         deps.logger.warn({ teamId: team.id, key: team.key }, 'tracker: the default team could not be created; its key is taken by another team');
       }
     },
@@ -98,8 +99,8 @@ export function createLocalTrackerBackend(deps: {
         const team = await requireTeam(tx, input.teamId);
         const state = await requireState(tx, team, input.state ?? 'backlog');
         const parentId = await checkReferences(tx, input);
-        const { number, key } = await repo.nextNumber(tx, team.id);
-        const issueId = await repo.insertIssue(tx, {
+        const { number, key } = await repo.nextNumber(team.id, tx);
+        const issueId = await repo.insertIssue({
           ...issueColumns(input),
           teamId: team.id,
           number,
@@ -110,58 +111,58 @@ export function createLocalTrackerBackend(deps: {
           agentId: input.agentId ?? null,
           createdAt: now,
           updatedAt: now,
-        });
-        if (input.labelIds) await repo.replaceLabels(tx, issueId, input.labelIds);
-        const [issue] = await named(tx, [(await repo.loadIssue(tx, issueId))!]);
+        }, tx);
+        if (input.labelIds) await repo.replaceLabels(issueId, input.labelIds, tx);
+        const [issue] = await named(tx, [(await repo.loadIssue(issueId, tx))!]);
         await effects?.(tx, issue!);
         return issue!;
       });
     },
 
     async getIssue(ref) {
-      const found = await repo.findIssueRef(db, ref);
-      return found ? ((await named(db, [await repo.loadIssue(db, found.id)]))[0] ?? null) : null;
+      const found = await repo.findIssueRef(ref);
+      return found ? ((await named(db, [await repo.loadIssue(found.id)]))[0] ?? null) : null;
     },
 
     async updateIssue(ref, patch, effects) {
       const now = clock.now();
       return db.transaction(async (tx) => {
-        const found = await repo.findIssueRef(tx, ref);
+        const found = await repo.findIssueRef(ref, tx);
         if (!found) return null;
         const set = { ...issueColumns(patch), updatedAt: now };
         if (patch.state !== undefined) {
-          const team = (await repo.findTeam(tx, found.teamId))!;
+          const team = (await repo.findTeam(found.teamId, tx))!;
           set.stateId = (await requireState(tx, team, patch.state)).id;
         }
         const parentId = await checkReferences(tx, patch, found.id);
         if (parentId !== undefined) set.parentId = parentId;
-        await repo.updateIssue(tx, found.id, set);
-        if (patch.labelIds) await repo.replaceLabels(tx, found.id, patch.labelIds);
-        const [issue] = await named(tx, [(await repo.loadIssue(tx, found.id))!]);
+        await repo.updateIssue(found.id, set, tx);
+        if (patch.labelIds) await repo.replaceLabels(found.id, patch.labelIds, tx);
+        const [issue] = await named(tx, [(await repo.loadIssue(found.id, tx))!]);
         await effects?.(tx, issue!);
         return issue!;
       });
     },
 
     async listIssues(query) {
-      const { issues, hasMore } = await repo.listIssues(db, query);
+      const { issues, hasMore } = await repo.listIssues(query);
       return { issues: await named(db, issues), hasMore };
     },
 
     async ensureLabels(_teamId, names) {
       if (names.length === 0) return [];
       // Concurrent callers may race to create one name: insert ignoring conflicts, then read back.
-      const existing = await repo.labelsByName(db, names);
+      const existing = await repo.labelsByName(names);
       const missing = names.filter((n) => !existing.some((l) => l.name.toLowerCase() === n.toLowerCase()));
-      await repo.insertLabels(db, missing, clock.now());
-      const labels = missing.length > 0 ? await repo.labelsByName(db, names) : existing;
+      await repo.insertLabels(missing, clock.now());
+      const labels = missing.length > 0 ? await repo.labelsByName(names) : existing;
       return names.map((n) => labels.find((l) => l.name.toLowerCase() === n.toLowerCase())!.id);
     },
 
     async findOpenAgentIssue(teamId, agentId, title) {
       if (!isUuid(teamId)) return null;
-      const id = await repo.findOpenAgentIssueId(db, teamId, agentId, title);
-      return id ? ((await repo.loadIssue(db, id)) ?? null) : null;
+      const id = await repo.findOpenAgentIssueId(teamId, agentId, title);
+      return id ? ((await repo.loadIssue(id)) ?? null) : null;
     },
 
     async health() {

@@ -5,7 +5,7 @@ import type { WebhookProvider } from '../../../config/config.ts';
 import type { AuditEvent } from '../../../platform/audit.ts';
 import type { DbExecutor } from '../../../platform/db/database.ts';
 import type { ChatMessage, MailMessage } from '../../notifications/index.ts';
-import type { Role, Tier, UserStatus } from '../../users/index.ts';
+import type { BillingChanges, Role, Tier, UserStatus } from '../../users/index.ts';
 import { bodyDigest, type Verdict } from '../signatures.ts';
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
@@ -54,7 +54,7 @@ export interface EffectContext {
   /** The account with this address or id (the identity module's), read in the delivery's transaction. */
   findUser(by: { email?: string; id?: string }): Promise<MatchedUser | undefined>;
   /** Changes an account's tier or payment grace period, in the delivery's transaction. */
-  updateBilling(userId: string, changes: { subscriptionTier?: Tier; gracePeriodEndsAt?: Date | null }): Promise<void>;
+  updateBilling(userId: string, changes: BillingChanges): Promise<void>;
   /** Whether mail to this address is suppressed (it bounced, or its owner complained). */
   isSuppressed(email: string): Promise<boolean>;
   /** Suppresses mail to this address; answers whether it was new on the list. */

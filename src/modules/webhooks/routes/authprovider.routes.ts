@@ -1,11 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../../platform/http/errors.ts';
 import { AuthHookAnswer, AuthHookHeaders, HookError } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { registerReceiver } from './receiver.ts';
 
-export function authproviderRoutes(service: WebhooksService) {
-  return async function routes(app: FastifyInstance) {
+export function authproviderRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
+  return async function routes(app) {
     // The auth provider reads `error.message` of a non-2xx answer; our clients read `detail`. Give both.
     app.setErrorHandler((error, _request, reply) => {
       if (!(error instanceof AppError) || error.status >= 500) throw error;

@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CodehostHeaders } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { aliasHeader, registerReceiver } from './receiver.ts';
 
-export function codehostRoutes(service: WebhooksService) {
-  return async function routes(app: FastifyInstance) {
+export function codehostRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
+  return async function routes(app) {
     registerReceiver(app, service, {
       provider: 'codehost',
       url: '/api/webhooks/platforms/codehost',

@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrormonHeaders } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { registerReceiver } from './receiver.ts';
 
-export function errormonRoutes(service: WebhooksService) {
-  return async function routes(app: FastifyInstance) {
+export function errormonRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
+  return async function routes(app) {
     registerReceiver(app, service, {
       provider: 'errormon',
       url: '/api/webhooks/platforms/errormon',

@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PlatformsHealth, WebhooksHealth } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { tags } from './receiver.ts';
 
-export function webhookHealthRoutes(service: WebhooksService) {
-  return async function routes(app: FastifyInstance) {
+export function webhookHealthRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
+  return async function routes(app) {
     app.get(
       '/api/webhooks/platforms/health',
       {

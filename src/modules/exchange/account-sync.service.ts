@@ -1,0 +1,126 @@
+// Keeping every active credential in sync (the sync-accounts job): its balance, then the new trades
+// of the markets it holds, one credential after another, each call admitted only within the job's
+// share of the venue's weight budget so that users' own requests keep room (docs/decisions/112).
+// When the budget refuses a venue, its remaining credentials are deferred, and the venue's next run
+// starts with the first of them (a rotation in id order, kept in the cache), so none is starved.
+import type { Logger } from 'pino';
+import type { Cache } from '../../platform/cache/cache.ts';
+import { AppError } from '../../platform/http/errors.ts';
+import { BudgetRefusal, withBudgetShare } from '../../platform/venue-budget/venue-budget.ts';
+import type { createBalancesService } from './balances.service.ts';
+import type { CredentialsRepository } from './credentials.repository.ts';
+import type { createTradesService } from './trades.service.ts';
+import { isVenue, type Venue } from './venues.domain.ts';
+
+/** Credentials one run looks at. */
+export const MAX_CREDENTIALS_PER_RUN = 10_000;
+const RESUME_TTL_MS = 7 * 24 * 3_600_000;
+const resumeKey = (venue: string) => `exchange:sync-accounts:resume:${venue}`;
+
+/** The venue's credentials in id order, rotated to start at the first id ≥ `resumeAt`. */
+export function rotate<T extends { id: string }>(credentials: readonly T[], resumeAt: string | undefined): T[] {
+  const start = resumeAt === undefined ? 0 : credentials.findIndex((c) => c.id >= resumeAt);
+  return start <= 0 ? [...credentials] : [...credentials.slice(start), ...credentials.slice(0, start)];
+}
+/** Trades per market and call: Binance's maximum, so a call of weight 20 brings up to 1000 fills. */
+export const JOB_TRADE_LIMIT = 1000;
+
+export interface AccountSyncResult {
+  credential_id: string;
+  user_id: string;
+  exchange: string;
+  status: 'synced' | 'failed' | 'deferred';
+  currencies_synced: number | null;
+  trades_synced: number;
+  has_more: boolean;
+  error: string | null;
+  error_type: string | null;
+  retry_after_seconds: number | null;
+}
+
+export function createAccountSyncService(deps: {
+  repo: Pick<CredentialsRepository, 'activeInIdOrder'>;
+  cache: Pick<Cache, 'get' | 'set' | 'del'>;
+  balances: Pick<ReturnType<typeof createBalancesService>, 'sync'>;
+  trades: Pick<ReturnType<typeof createTradesService>, 'sync'>;
+  logger: Logger;
+}) {
+  async function syncOne(venue: Venue, credential: { id: string; userId: string }): Promise<AccountSyncResult> {
+    const ctx = { id: credential.userId, byJob: true };
+    const base = { credential_id: credential.id, user_id: credential.userId, exchange: venue };
+    const balance = await deps.balances.sync(venue, credential.id, ctx);
+    if (!balance.success) {
+      return { ...base, status: 'failed', currencies_synced: null, trades_synced: 0, has_more: false, error: balance.error, error_type: balance.error_type, retry_after_seconds: null };
+    }
+    const trades = await deps.trades.sync(venue, { credentialId: credential.id, limit: JOB_TRADE_LIMIT }, ctx);
+    return {
+      ...base,
+      status: trades.success ? 'synced' : 'failed',
+      currencies_synced: balance.currencies_synced,
+      trades_synced: trades.trades_synced,
+      has_more: trades.has_more,
+      error: trades.error,
+      error_type: trades.error_type,
+      retry_after_seconds: null,
+    };
+  }
+
+  async function syncCredential(
+    credential: { id: string; userId: string; exchangeName: string },
+    deferredVenues: Map<string, BudgetRefusal>,
+    share: number,
+  ): Promise<AccountSyncResult> {
+    const base = { credential_id: credential.id, user_id: credential.userId, exchange: credential.exchangeName };
+    const idle = { currencies_synced: null, trades_synced: 0, has_more: false };
+    const deferred = (refusal: BudgetRefusal): AccountSyncResult => ({
+      ...base,
+      ...idle,
+      status: 'deferred',
+      error: String(refusal.detail),
+      error_type: 'rate_limit',
+      retry_after_seconds: Math.ceil(refusal.retryAfterSeconds),
+    });
+    const refusal = deferredVenues.get(credential.exchangeName);
+    if (refusal) return deferred(refusal);
+    if (!isVenue(credential.exchangeName)) {
+      return { ...base, ...idle, status: 'failed', error: `${credential.exchangeName} is not a supported venue`, error_type: 'exchange', retry_after_seconds: null };
+    }
+    const venue = credential.exchangeName;
+    try {
+      return await withBudgetShare(share, () => syncOne(venue, credential));
+    } catch (error) {
+      if (error instanceof BudgetRefusal) {
+        // Trades stored before the refusal are kept; the next run continues after them.
+        deferredVenues.set(venue, error);
+        return deferred(error);
+      }
+      if (!(error instanceof AppError)) deps.logger.error({ err: error, credentialId: credential.id }, 'sync-accounts: a credential failed unexpectedly');
+      const detail = error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'the sync failed unexpectedly';
+      return { ...base, ...idle, status: 'failed', error: detail, error_type: null, retry_after_seconds: null };
+    }
+  }
+
+  return {
+    /** Every active credential, within `share` of each venue's budget; never throws for one credential. */
+    async syncAll(share: number): Promise<AccountSyncResult[]> {
+      const results: AccountSyncResult[] = [];
+      const deferredVenues = new Map<string, BudgetRefusal>();
+      const all = await deps.repo.activeInIdOrder(MAX_CREDENTIALS_PER_RUN);
+      const venues = [...new Set(all.map((c) => c.exchangeName))].sort();
+      for (const venueName of venues) {
+        const resumeAt = await deps.cache.get<string>(resumeKey(venueName)).catch(() => undefined);
+        let firstDeferred: string | undefined;
+        for (const credential of rotate(all.filter((c) => c.exchangeName === venueName), resumeAt)) {
+          const result = await syncCredential(credential, deferredVenues, share);
+          if (result.status === 'deferred') firstDeferred ??= credential.id;
+          results.push(result);
+        }
+        const remember = firstDeferred
+          ? deps.cache.set(resumeKey(venueName), firstDeferred, RESUME_TTL_MS)
+          : deps.cache.del(resumeKey(venueName));
+        await remember.catch(() => undefined);
+      }
+      return results;
+    },
+  };
+}

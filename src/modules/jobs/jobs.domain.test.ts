@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AppError, unavailable } from '../../platform/http/errors.ts';
+import { closeAt, outcomePct, priceWindow } from './intel-outcome.domain.ts';
+import { safeJobError } from './job-errors.domain.ts';
+import { JOB_NAMES } from './jobs.domain.ts';
+import { JOB_DEFINITIONS } from './registry.ts';
+
+const MIN = 60_000;
+
+describe('intel outcome', () => {
+  it('reads the price at t from the last candle closed by t, never one still open', () => {
+    const t = new Date(Date.UTC(2025, 0, 1, 12, 0, 30));
+    const candles = [
+      { openTime: t.getTime() - 150_000, close: 100 }, // 11:58:00 → closed 11:59:00
+      { openTime: t.getTime() - 90_000, close: 101 }, // 11:59:00 → closed 12:00:00
+      { openTime: t.getTime() - 30_000, close: 999 }, // 12:00:00 → still open at 12:00:30
+    ];
+    assert.equal(closeAt(candles, t), 101);
+    assert.equal(closeAt(candles.slice(2), t), null);
+    assert.equal(closeAt([{ openTime: t.getTime() - 2 * MIN, close: 0 }], t), null);
+    const edge = new Date(Date.UTC(2025, 0, 1, 12, 0, 0));
+    assert.equal(closeAt([{ openTime: edge.getTime() - MIN, close: 7 }], edge), 7);
+  });
+
+  it('asks for a window that always holds that candle', () => {
+    const t = new Date(Date.UTC(2025, 0, 1, 12, 0, 30));
+    const { start, end } = priceWindow(t);
+    assert.equal(end.getTime(), t.getTime());
+    assert.equal(start.toISOString(), '2025-01-01T11:58:30.000Z');
+  });
+
+  it('answers the market move in percent with its own sign', () => {
+    assert.equal(outcomePct(100, 102.5), 2.5);
+    assert.equal(outcomePct(200, 190), -5);
+    assert.equal(outcomePct(3, 3), 0);
+    assert.equal(outcomePct(3, 3.00001), 0.0003);
+  });
+});
+
+describe('safe job errors', () => {
+  it('keeps our own sentences and hides anything else', () => {
+    assert.equal(safeJobError(unavailable('Binance is unavailable')), 'Binance is unavailable');
+    assert.equal(safeJobError(new Error('duplicate key value violates unique constraint "users_email_key"')), 'unexpected error; the cause is in the service log');
+    const wrapped = new Error('Failed query: select secret from x', { cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }) });
+    assert.equal(safeJobError(wrapped), 'a dependency is unreachable (ECONNREFUSED)');
+    assert.equal(safeJobError(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })), 'the database is unavailable');
+    assert.equal(safeJobError(new AppError('validation', [])), 'unexpected error; the cause is in the service log');
+    assert.equal(safeJobError('a string'), 'unexpected error; the cause is in the service log');
+  });
+});
+
+describe('job names', () => {
+  it('each have one definition in the registry, so SCHEDULER_CRONS accepts every job and only those', () => {
+    assert.deepEqual(JOB_DEFINITIONS.map((job) => job.name).sort(), [...JOB_NAMES].sort());
+  });
+});

@@ -1,0 +1,22 @@
+// LISTEN/NOTIFY on the service's own database: no extra system to run. With PostgreSQL every instance
+// hears every NOTIFY (after its commit); the listening session is re-opened after a loss.
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../../platform/db/database.ts';
+import type { EventBus } from './event-bus.ts';
+
+export function createDatabaseEventBus(database: Pick<Database, 'db' | 'listen'>, channel: string): EventBus {
+  let stop: (() => Promise<void>) | undefined;
+  return {
+    kind: 'database',
+    async start(onMessage, onReconnect) {
+      stop = await database.listen(channel, onMessage, onReconnect);
+    },
+    async publish(message) {
+      await database.db.execute(sql`SELECT pg_notify(${channel}, ${message})`);
+    },
+    async close() {
+      await stop?.();
+      stop = undefined;
+    },
+  };
+}

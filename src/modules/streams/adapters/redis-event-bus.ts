@@ -1,0 +1,40 @@
+// Redis pub/sub: one connection subscribed to the channel, one to publish on (a subscribed connection
+// can do nothing else). Publishing waits at most half a second; ioredis reconnects and re-subscribes
+// by itself, and `onReconnect` lets the caller catch up on what was published meanwhile.
+import { Redis } from 'ioredis';
+import type { EventBus } from './event-bus.ts';
+
+export function createRedisEventBus(url: string, channel: string): EventBus {
+  const options = { maxRetriesPerRequest: 1, commandTimeout: 500, enableOfflineQueue: false, lazyConnect: true };
+  const publisher = new Redis(url, options);
+  const subscriber = new Redis(url, { ...options, enableOfflineQueue: true, commandTimeout: undefined });
+  for (const client of [publisher, subscriber]) {
+    client.on('error', () => {
+      // Reconnects by itself; a failed publish is reported to the caller.
+    });
+  }
+  return {
+    kind: 'redis',
+    async start(onMessage, onReconnect) {
+      let ready = 0;
+      subscriber.on('ready', () => {
+        ready += 1;
+        if (ready > 1) onReconnect();
+      });
+      subscriber.on('message', (from: string, message: string) => {
+        if (from === channel) onMessage(message);
+      });
+      // Redis down at start is no reason not to start: ioredis keeps trying, and subscribes once it can.
+      void publisher.connect().catch(() => {});
+      void subscriber.connect().catch(() => {});
+      const subscribed = subscriber.subscribe(channel).catch(() => {});
+      await Promise.race([subscribed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    },
+    async publish(message) {
+      await publisher.publish(channel, message);
+    },
+    async close() {
+      await Promise.all([subscriber.quit().catch(() => subscriber.disconnect()), publisher.quit().catch(() => publisher.disconnect())]);
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// Account events: stored first (the replay window, 24 h), then delivered to this instance's streams at
+// once and to the other instances through the bus, which deliver them to theirs. A publication never
+// fails its producer: an event that cannot be stored is logged and dropped, one that cannot cross the
+// bus still reaches this instance's streams and every reconnecting client's replay.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.ts';
+import type { EventBus } from './adapters/event-bus.ts';
+import { MAX_MESSAGE_BYTES } from './adapters/event-bus.ts';
+import { REPLAY_WINDOW_MS, reaches, type AdminEventType, type StoredEvent, type UserEventType } from './events.domain.ts';
+import type { EventsRepository } from './events.repository.ts';
+
+/** What producers in other modules are given: one call per publication. */
+export interface EventPublisher {
+  /** An event about one user's account, for that user's streams. */
+  user(userId: string, type: UserEventType, data: Record<string, unknown>): Promise<void>;
+  /** An event about the platform, for every admin's stream. */
+  admins(type: AdminEventType, data: Record<string, unknown>): Promise<void>;
+}
+
+export interface Subscriber {
+  userId: string;
+  admin: boolean;
+  deliver(event: StoredEvent): void;
+}
+
+type BusMessage = { o: string; e: StoredEvent } | { o: string; r: string };
+
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+/** Ids delivered lately, so a catch-up after a bus outage delivers nothing twice. */
+const SEEN_LIMIT = 10_000;
+
+export function createEventsService(deps: { repo: EventsRepository; bus: EventBus; clock: Clock; logger: Logger }) {
+  const { repo, bus, clock, logger } = deps;
+  const origin = randomUUID();
+  const subscribers = new Set<Subscriber>();
+  const seen = new Set<string>();
+  let highest = 0n;
+  let pruneTimer: NodeJS.Timeout | undefined;
+  let busWarned = false;
+
+  function dispatch(event: StoredEvent): void {
+    if (seen.has(event.id)) return;
+    seen.add(event.id);
+    if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value!);
+    if (BigInt(event.id) > highest) highest = BigInt(event.id);
+    for (const subscriber of subscribers) if (reaches(event, subscriber)) subscriber.deliver(event);
+  }
+
+  async function onMessage(text: string): Promise<void> {
+    let message: BusMessage;
+    try {
+      message = JSON.parse(text) as BusMessage;
+    } catch {
+      return;
+    }
+    if (message.o === origin) return;
+    if ('e' in message) return dispatch(message.e);
+    const event = await repo.byId(message.r).catch(() => undefined);
+    if (event) dispatch(event);
+  }
+
+  /** After the bus was lost: what other instances stored meanwhile, from the table. */
+  async function catchUp(): Promise<void> {
+    try {
+      const since = new Date(clock.now().getTime() - REPLAY_WINDOW_MS);
+      for (const event of await repo.allAfter(highest, since, 5_000)) dispatch(event);
+    } catch (error) {
+      logger.warn({ err: error }, 'account streams: catch-up after a bus outage failed');
+    }
+  }
+
+  async function publish(event: Omit<StoredEvent, 'id' | 'ts'>): Promise<void> {
+    let stored: StoredEvent;
+    try {
+      stored = await repo.insert({ ...event, at: clock.now() });
+    } catch (error) {
+      logger.error({ err: error, type: event.type }, 'account event could not be stored; not delivered');
+      return;
+    }
+    dispatch(stored);
+    const full = JSON.stringify({ o: origin, e: stored } satisfies BusMessage);
+    const message = Buffer.byteLength(full) <= MAX_MESSAGE_BYTES ? full : JSON.stringify({ o: origin, r: stored.id } satisfies BusMessage);
+    try {
+      await bus.publish(message);
+      busWarned = false;
+    } catch (error) {
+      // Said once per outage: the other instances' streams get it when they reconnect (replay).
+      if (!busWarned) logger.warn({ err: error, bus: bus.kind }, 'account events cannot reach other instances; their clients get them on reconnect');
+      busWarned = true;
+    }
+  }
+
+  const publisher: EventPublisher = {
+    user: (userId, type, data) => publish({ type, audience: 'user', userId, data }),
+    admins: (type, data) => publish({ type, audience: 'admins', userId: null, data }),
+  };
+
+  return {
+    publisher,
+
+    /** Follows the live events of a user (and the admin ones when admin); answers the unsubscribe. */
+    subscribe(subscriber: Subscriber): () => void {
+      subscribers.add(subscriber);
+      return () => subscribers.delete(subscriber);
+    },
+
+    /** The stored events after `afterId`, within the replay window, in pages, oldest first. */
+    async *replay(subscriber: Pick<Subscriber, 'userId' | 'admin'>, afterId: bigint, pageSize = 500): AsyncGenerator<StoredEvent[]> {
+      const since = new Date(clock.now().getTime() - REPLAY_WINDOW_MS);
+      let after = afterId;
+      for (;;) {
+        const page = await repo.after({ ...subscriber, afterId: after, since, limit: pageSize });
+        if (page.length > 0) yield page;
+        if (page.length < pageSize) return;
+        after = BigInt(page.at(-1)!.id);
+      }
+    },
+
+    async prune(): Promise<number> {
+      return repo.prune(new Date(clock.now().getTime() - REPLAY_WINDOW_MS));
+    },
+
+    async start(): Promise<void> {
+      highest = await repo.maxId().catch(() => 0n);
+      await bus.start((text) => void onMessage(text), () => void catchUp());
+      const prune = () =>
+        void repo.prune(new Date(clock.now().getTime() - REPLAY_WINDOW_MS)).catch((error: unknown) => logger.warn({ err: error }, 'account events: pruning failed'));
+      prune();
+      pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
+      pruneTimer.unref();
+    },
+
+    async stop(): Promise<void> {
+      clearInterval(pruneTimer);
+      subscribers.clear();
+      await bus.close();
+    },
+  };
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;

@@ -1,0 +1,49 @@
+// Live account events (GET /api/stream, POST /api/stream/ticket): other modules publish through the
+// `publisher` port; events are kept 24 h for replay and cross instances through Redis pub/sub
+// (REDIS_URL) or the database's LISTEN/NOTIFY.
+import type { Guards } from '../../platform/auth/guards.ts';
+import type { SseRegistry } from '../../platform/http/sse.ts';
+import type { Platform } from '../../platform/platform.ts';
+import type { UsersModule } from '../users/index.ts';
+import { createAccountStreamService } from './account-stream.service.ts';
+import { createDatabaseEventBus } from './adapters/database-event-bus.ts';
+import type { EventBus } from './adapters/event-bus.ts';
+import { createRedisEventBus } from './adapters/redis-event-bus.ts';
+import { createEventsRepository } from './events.repository.ts';
+import { createEventsService } from './events.service.ts';
+import { streamRoutes } from './routes/stream.routes.ts';
+import { createStreamAccess } from './stream-access.service.ts';
+import { createTicketsService } from './tickets.service.ts';
+
+export type { EventPublisher } from './events.service.ts';
+
+export function createStreamsModule(
+  platform: Platform,
+  deps: { guards: Guards; users: Pick<UsersModule, 'sessions' | 'accounts'>; sse: SseRegistry },
+) {
+  const { config, database, cache, clock, logger } = platform;
+  const channel = `${config.redisKeyPrefix}stream-events`;
+  const bus: EventBus = config.redisUrl ? createRedisEventBus(config.redisUrl, channel) : createDatabaseEventBus(database, channel.replace(/[^A-Za-z0-9_]/g, '_'));
+  const events = createEventsService({ repo: createEventsRepository(database.db), bus, clock, logger });
+  const access = createStreamAccess({ users: deps.users, clock, logger });
+  const tickets = createTicketsService({ cache, clock });
+  const streams = createAccountStreamService({ events, access, sse: deps.sse });
+
+  return {
+    name: 'streams',
+    routes: streamRoutes({ streams, tickets, guards: deps.guards }),
+    /** For producers: `publisher.user(userId, type, data)` and `publisher.admins(type, data)`; never throws. */
+    publisher: events.publisher,
+    /** Deletes events older than the replay window (also done every 10 minutes while running). */
+    prune: events.prune,
+    /** Starts listening on the bus; call once the app is ready. */
+    start: () => events.start(),
+    /** Stops listening and the access checks; the streams themselves are ended by the SSE registry. */
+    async stop() {
+      access.stop();
+      await events.stop();
+    },
+  };
+}
+
+export type StreamsModule = ReturnType<typeof createStreamsModule>;

@@ -1,0 +1,38 @@
+// Stream tickets: EventSource in a browser cannot send an Authorization header, so a client trades
+// its bearer token for a ticket (POST /api/stream/ticket) and opens GET /api/stream?ticket=... with
+// it. A ticket is random (256 bits), valid 60 s and good for one stream: it is kept in the shared
+// cache (Redis across instances) under its hash, and the first redemption claims it atomically.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { StreamPrincipal } from './stream-access.service.ts';
+
+export const TICKET_TTL_MS = 60_000;
+
+const keyOf = (ticket: string) => `stream-ticket:${createHash('sha256').update(ticket).digest('base64url')}`;
+
+export function createTicketsService(deps: { cache: Pick<Cache, 'get' | 'set' | 'del' | 'acquire'>; clock: Clock }) {
+  const { cache, clock } = deps;
+  return {
+    async issue(principal: StreamPrincipal) {
+      const ticket = randomBytes(32).toString('base64url');
+      const expiresAt = new Date(clock.now().getTime() + TICKET_TTL_MS);
+      await cache.set(keyOf(ticket), { ...principal, expiresAt: expiresAt.getTime() }, TICKET_TTL_MS);
+      return { ticket, expires_in: TICKET_TTL_MS / 1000, expires_at: expiresAt.toISOString() };
+    },
+
+    /** The principal a ticket was issued to, once; undefined when unknown, expired or used. */
+    async redeem(ticket: string): Promise<StreamPrincipal | undefined> {
+      if (!/^[A-Za-z0-9_-]{43}$/.test(ticket)) return undefined;
+      const key = keyOf(ticket);
+      // SET NX: of two redemptions racing, on any instances, one wins.
+      if (!(await cache.acquire(`${key}:used`, TICKET_TTL_MS))) return undefined;
+      const held = await cache.get<StreamPrincipal & { expiresAt: number }>(key);
+      await cache.del(key);
+      if (!held || held.expiresAt <= clock.now().getTime()) return undefined;
+      return { userId: held.userId, sessionId: held.sessionId, admin: held.admin };
+    },
+  };
+}
+
+export type TicketsService = ReturnType<typeof createTicketsService>;

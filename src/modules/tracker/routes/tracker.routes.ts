@@ -1,0 +1,116 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../../../platform/http/schemas.ts';
+import {
+  AgentIssue,
+  AgentIssueBody,
+  Issue,
+  IssueCreateBody,
+  IssueList,
+  IssueListQuery,
+  IssueParams,
+  IssuePatchBody,
+  TrackerHealth,
+} from '../tracker.schemas.ts';
+import type { TrackerService } from '../tracker.service.ts';
+
+const tags = ['tracker'];
+// The contract lists no authorization parameter for the tracker (decision 050).
+const upstream = [429, 502, 503, 504];
+
+export function trackerRoutes(deps: { service: TrackerService }): FastifyPluginAsyncTypebox {
+  const { service } = deps;
+  return async function routes(app) {
+    app.get(
+      '/api/v1/tracker/health',
+      {
+        schema: {
+          tags,
+          operationId: 'getTrackerHealth',
+          summary: 'Which tracker backend answers, whether it is reachable and how fast',
+          response: { 200: TrackerHealth },
+        },
+      },
+      async () => service.health(),
+    );
+
+    app.get(
+      '/api/v1/tracker/issues',
+      {
+        schema: {
+          tags,
+          operationId: 'listIssues',
+          summary: 'List issues, most recently updated first, filtered by state, assignee or label',
+          querystring: IssueListQuery,
+          response: { 200: IssueList, ...errorResponses(...upstream) },
+        },
+      },
+      async (request) => service.list(request.query),
+    );
+
+    app.post(
+      '/api/v1/tracker/issues',
+      {
+        schema: {
+          tags,
+          operationId: 'createIssue',
+          summary: 'Create an issue (state default backlog, priority default 0)',
+          description: 'An unknown team, state, label, assignee or parent is a 422 on that field.',
+          body: IssueCreateBody,
+          response: { 201: Issue, ...errorResponses(...upstream) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.create(request.body, request.ip)),
+    );
+
+    app.post(
+      '/api/v1/tracker/issues/agent',
+      {
+        schema: {
+          tags,
+          operationId: 'fileAgentIssue',
+          summary: "File an issue on an agent's behalf; an open issue of the same agent with the same title is answered instead",
+          description:
+            'The issue goes to the team TRACKER_DEFAULT_TEAM_ID (the seeded team with the local tracker; 503 when unset with Linear), ' +
+            'gets the labels `label_names` (created when missing) and `agent:<agent_type>`, and records `agent_id`. ' +
+            '201 with `deduplicated: false` when filed; 200 with `deduplicated: true` when an open issue (state type neither ' +
+            'completed nor canceled) of this agent with exactly this title exists.',
+          body: AgentIssueBody,
+          response: { 201: AgentIssue, 200: AgentIssue, ...errorResponses(...upstream) },
+        },
+      },
+      async (request, reply) => {
+        const { issue, deduplicated } = await service.fileForAgent(request.body, request.ip);
+        return reply.code(deduplicated ? 200 : 201).send({ ...issue, deduplicated });
+      },
+    );
+
+    app.get(
+      '/api/v1/tracker/issues/:issue_id',
+      {
+        schema: {
+          tags,
+          operationId: 'getIssue',
+          summary: 'One issue by UUID or identifier (e.g. ENG-42)',
+          params: IssueParams,
+          response: { 200: Issue, ...errorResponses(404, ...upstream) },
+        },
+      },
+      async (request) => service.get(request.params.issue_id),
+    );
+
+    app.patch(
+      '/api/v1/tracker/issues/:issue_id',
+      {
+        schema: {
+          tags,
+          operationId: 'updateIssue',
+          summary: 'Change an issue; only the fields sent change, null clears a field',
+          params: IssueParams,
+          body: IssuePatchBody,
+          response: { 200: Issue, ...errorResponses(404, ...upstream) },
+        },
+      },
+      async (request) => service.update(request.params.issue_id, request.body, request.ip),
+    );
+  };
+}

@@ -1,0 +1,212 @@
+// Server-Sent Events over the raw Node response (WHATWG HTML, "Server-sent events"): one registry per
+// process holds every open stream, enforces the connection limits, writes the `: ping` comments from
+// one timer, drops a subscriber whose unread output passes the bound, and ends every stream at shutdown.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { Type, type TSchema } from 'typebox';
+import { rateLimited, unavailable } from './errors.ts';
+import { SECURITY_HEADERS } from './http-conventions.ts';
+
+export interface SseSettings {
+  maxConnections: number;
+  maxPerUser: number;
+  maxBufferBytes: number;
+  pingMs: number;
+  retryMs: number;
+}
+
+/** Why the server ended a stream; sent as the data of the final `end` event. */
+export type EndReason = (typeof END_REASONS)[number];
+
+export interface SseConnection {
+  readonly id: number;
+  /** The user holding it (account streams), for the per-user limit. */
+  readonly userId: string | null;
+  readonly closed: boolean;
+  /** Writes ready-made SSE text; false (and the stream ended) when the subscriber has fallen behind. */
+  write(text: string): boolean;
+  /** Sends the final `end` event and ends the response. */
+  end(reason: EndReason, detail?: string): void;
+  /** Runs once the stream is over, whoever ended it. */
+  onClose(listener: () => void): void;
+}
+
+export const END_REASONS = ['shutdown', 'slow_consumer', 'suspended', 'revoked'] as const;
+
+/** The data of the final `end` event, for the OpenAPI document. */
+export const StreamEnd = Type.Object(
+  {
+    reason: Type.Unsafe<EndReason>({
+      type: 'string',
+      enum: [...END_REASONS],
+      description:
+        '`shutdown`: the instance is stopping (reconnect); `slow_consumer`: the client read too slowly (reconnect); `suspended`/`revoked`: the account or session ended (account stream).',
+    }),
+    detail: Type.String({ description: 'One sentence for people.' }),
+  },
+  { title: 'StreamEnd', description: 'Event `end`: the last event before the server closes the stream.' },
+);
+
+/** One SSE message as OpenAPI 3.1 can say it: the `event:` name, the `id:` when there is one, and the JSON of its `data:` line. */
+export function sseMessage(title: string, event: string, data: TSchema, options: { id?: boolean; description?: string } = {}) {
+  return Type.Object(
+    {
+      ...(options.id ? { id: Type.String({ description: 'The `id:` field: the event\'s sequence number, for `Last-Event-ID`.' }) } : {}),
+      event: Type.Literal(event, { description: 'The `event:` field.' }),
+      data,
+    },
+    { title, description: options.description ?? `An SSE message \`event: ${event}\`; \`data:\` holds the JSON.` },
+  );
+}
+
+/** One SSE event as text: `data` is one JSON line, so it never holds a newline. */
+export function sseEvent(event: string, data: unknown, id?: string): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+const END_DETAILS: Record<EndReason, string> = {
+  shutdown: 'The server is shutting down; reconnect to continue.',
+  slow_consumer: 'The client did not read the stream fast enough; reconnect to continue.',
+  suspended: 'The account is no longer active.',
+  revoked: 'The session has been revoked or has expired.',
+};
+
+export function createSseRegistry(settings: SseSettings, logger: Logger) {
+  const open = new Set<Connection>();
+  const perUser = new Map<string, number>();
+  let nextId = 1;
+  let closing = false;
+  let pinger: NodeJS.Timeout | undefined;
+
+  class Connection implements SseConnection {
+    readonly id = nextId++;
+    closed = false;
+    private readonly listeners: (() => void)[] = [];
+    readonly raw: FastifyReply['raw'];
+    constructor(
+      readonly userId: string | null,
+      reply: FastifyReply,
+    ) {
+      this.raw = reply.raw;
+    }
+
+    write(text: string): boolean {
+      if (this.closed) return false;
+      const raw = this.raw;
+      // Checked before writing: what a subscriber has not taken stays under the bound plus one write.
+      if (raw.writableLength > settings.maxBufferBytes) {
+        logger.info({ stream: this.id, buffered: raw.writableLength }, 'stream subscriber fell behind; dropped');
+        this.end('slow_consumer');
+        return false;
+      }
+      raw.write(text);
+      return true;
+    }
+
+    end(reason: EndReason, detail = END_DETAILS[reason]): void {
+      if (this.closed) return;
+      const raw = this.raw;
+      raw.end(sseEvent('end', { reason, detail }));
+      this.finish();
+      // A subscriber that reads nothing never lets the end out: its socket goes after a grace period.
+      if (raw.writableLength > 0) setTimeout(() => raw.destroy(), 2_000).unref();
+    }
+
+    onClose(listener: () => void): void {
+      if (this.closed) listener();
+      else this.listeners.push(listener);
+    }
+
+    finish(): void {
+      if (this.closed) return;
+      this.closed = true;
+      open.delete(this);
+      if (this.userId) {
+        const left = (perUser.get(this.userId) ?? 1) - 1;
+        if (left > 0) perUser.set(this.userId, left);
+        else perUser.delete(this.userId);
+      }
+      if (open.size === 0) {
+        clearInterval(pinger);
+        pinger = undefined;
+      }
+      for (const listener of this.listeners.splice(0)) {
+        try {
+          listener();
+        } catch (error) {
+          logger.error({ err: error }, 'stream close listener failed');
+        }
+      }
+    }
+  }
+
+  function ping(): void {
+    for (const connection of open) connection.write(': ping\n\n');
+  }
+
+  return {
+    /** Streams open now, and those of one user. */
+    count: (userId?: string) => (userId === undefined ? open.size : (perUser.get(userId) ?? 0)),
+
+    /**
+     * Checks the limits (429 for one user over theirs, 503 when the instance is full), then takes the
+     * response over from Fastify and sends the headers and the `retry:` field. Call after any check
+     * that may still answer an error, before anything is written.
+     */
+    open(request: FastifyRequest, reply: FastifyReply, options: { userId?: string } = {}): SseConnection {
+      const userId = options.userId ?? null;
+      if (closing) throw unavailable('The server is shutting down', { headers: { 'retry-after': '1' } });
+      if (open.size >= settings.maxConnections) {
+        throw unavailable('Too many open streams on this server; try again shortly', { headers: { 'retry-after': '5' } });
+      }
+      if (userId && (perUser.get(userId) ?? 0) >= settings.maxPerUser) {
+        throw rateLimited(5, `At most ${settings.maxPerUser} open streams per user; close one first`);
+      }
+      const connection = new Connection(userId, reply);
+      open.add(connection);
+      if (userId) perUser.set(userId, (perUser.get(userId) ?? 0) + 1);
+      reply.hijack();
+      const raw = reply.raw;
+      request.raw.socket.setNoDelay(true);
+      raw.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        // Proxies (nginx) must pass events on as they come, not buffer them.
+        'x-accel-buffering': 'no',
+        // A stream holds its connection to the end; afterwards the client reconnects on a new one.
+        connection: 'close',
+        'x-request-id': request.id,
+      });
+      raw.write(`retry: ${settings.retryMs}\n\n`);
+      raw.on('close', () => connection.finish());
+      raw.on('error', () => connection.finish());
+      pinger ??= setInterval(ping, settings.pingMs);
+      pinger.unref();
+      return connection;
+    },
+
+    /**
+     * Ends every stream with `end` (reason `shutdown`) and refuses new ones; resolves once each end is
+     * written out (or its socket destroyed after 2 s), so the server's close finds the connections idle.
+     */
+    async close(): Promise<void> {
+      closing = true;
+      clearInterval(pinger);
+      await Promise.all(
+        [...open].map((connection) => {
+          const raw = connection.raw;
+          const done = new Promise<void>((resolve) => {
+            if (raw.writableFinished || raw.destroyed) return resolve();
+            raw.once('finish', () => resolve());
+            raw.once('close', () => resolve());
+          });
+          connection.end('shutdown');
+          return done;
+        }),
+      );
+    },
+  };
+}
+
+export type SseRegistry = ReturnType<typeof createSseRegistry>;

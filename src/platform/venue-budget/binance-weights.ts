@@ -1,0 +1,66 @@
+// Binance spot REST request weights (PROTOCOLS.md B1, Binance's API docs), for charging a call to the
+// venue budget before it is sent. binance.us documents the same or lower weights, so the same table
+// is a safe over-estimate there. SAPI endpoints are counted by Binance in a budget of their own
+// (X-SAPI-USED-IP-WEIGHT-1M) and weigh nothing here.
+
+/** Weight of a path we do not list: high enough that an unknown call cannot sneak past the limit. */
+const UNLISTED = 10;
+
+function symbolsCount(params: URLSearchParams): number | undefined {
+  const many = params.get('symbols');
+  if (!many) return undefined;
+  try {
+    const list = JSON.parse(many) as unknown;
+    return Array.isArray(list) ? list.length : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function binanceRequestWeight(url: URL): number {
+  const path = url.pathname.replace(/\/+$/, '');
+  const params = url.searchParams;
+  if (path.startsWith('/sapi/') || path.startsWith('/wapi/')) return 0;
+  switch (path) {
+    case '/api/v3/ping':
+    case '/api/v3/time':
+      return 1;
+    case '/api/v3/exchangeInfo':
+      return 20;
+    case '/api/v3/account':
+      return 20;
+    case '/api/v3/myTrades':
+      return params.has('orderId') ? 5 : 20;
+    case '/api/v3/klines':
+    case '/api/v3/uiKlines':
+    case '/api/v3/avgPrice':
+      return 2;
+    case '/api/v3/ticker/price':
+    case '/api/v3/ticker/bookTicker':
+      return params.has('symbol') ? 2 : 4;
+    case '/api/v3/ticker/24hr': {
+      if (params.has('symbol')) return 2;
+      const count = symbolsCount(params);
+      if (count === undefined) return 80;
+      return count <= 20 ? 2 : count <= 100 ? 40 : 80;
+    }
+    case '/api/v3/depth': {
+      const limit = Number(params.get('limit') ?? 100);
+      return limit <= 100 ? 5 : limit <= 500 ? 25 : limit <= 1000 ? 50 : 250;
+    }
+    default:
+      return UNLISTED;
+  }
+}
+
+/** The REQUEST_WEIGHT per minute an exchangeInfo answer states, if it states one. */
+export function binanceWeightLimit(body: unknown): number | undefined {
+  const limits = (body as { rateLimits?: unknown } | null)?.rateLimits;
+  if (!Array.isArray(limits)) return undefined;
+  const weight = limits.find(
+    (r: { rateLimitType?: unknown; interval?: unknown; intervalNum?: unknown }) =>
+      r && r.rateLimitType === 'REQUEST_WEIGHT' && r.interval === 'MINUTE' && Number(r.intervalNum) === 1,
+  ) as { limit?: unknown } | undefined;
+  const limit = Number(weight?.limit);
+  return Number.isFinite(limit) && limit > 0 ? limit : undefined;
+}

@@ -1,0 +1,314 @@
+// One request-weight budget per venue and egress IP, shared by every caller of that venue (the
+// market module's client, every user's ccxt instance, the sync-accounts job) and, through the
+// cache, by every instance (docs/decisions/110):
+// - each call is charged its documented weight before it is sent (`acquire`), corrected upwards
+//   from the venue's own count after it (`settle`), and given back when it never left (`release`);
+// - calls are admitted while the minute's weight stays within `share` of the venue's limit (the
+//   limit from exchangeInfo's rateLimits once known); one that would go over waits for the next
+//   minute when that is at most `maxWaitMs` away, else it is refused with 503 and Retry-After;
+// - a 429 or 418 from the venue opens the venue's breaker until its Retry-After, on every instance:
+//   nothing is sent to the venue while it is open, so the service never provokes a 418.
+// Redis is an accelerator here too: when a command fails or is slow, this instance counts alone.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from 'pino';
+import type { Cache } from '../cache/cache.ts';
+import { createMemoryCache } from '../cache/cache.ts';
+import type { Clock } from '../clock.ts';
+import { AppError } from '../http/errors.ts';
+import { createBudgetMetrics, type BudgetMetrics } from './budget-metrics.ts';
+import type { Metrics } from '../observability/metrics.ts';
+
+export interface VenueBudgetSettings {
+  /** Share of the venue's limit this service allows itself (VENUE_WEIGHT_SHARE). */
+  readonly share: number;
+  /** Longest a call waits for the next minute before it is refused (VENUE_BUDGET_MAX_WAIT_MS). */
+  readonly maxWaitMs: number;
+  /** Which egress IP the instances share (VENUE_EGRESS_ID): instances behind one IP share one budget. */
+  readonly egress: string;
+}
+
+export interface BreakerState {
+  until: number;
+  reason: string;
+  status: number;
+}
+
+export interface BudgetState {
+  venue: string;
+  /** Weight used in the current minute, as far as this service knows (ours and the venue's count). */
+  usedWeight1m: number;
+  limit1m: number;
+  /** The part of the limit calls are admitted to: floor(limit × share). */
+  cap1m: number;
+  share: number;
+  /** Whether the limit came from the venue (exchangeInfo) or is the documented default. */
+  limitSource: 'venue' | 'default';
+  breaker: BreakerState | null;
+  /** Where the counts live: `shared` (Redis) or `local` (this instance only). */
+  scope: 'shared' | 'local';
+}
+
+/** Nothing was sent: the budget or the breaker refused the call. Always 503 with Retry-After. */
+export class BudgetRefusal extends AppError {
+  constructor(
+    readonly venue: string,
+    readonly reason: 'budget' | 'breaker',
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('unavailable', detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+    this.name = 'BudgetRefusal';
+  }
+}
+
+export interface VenueBudget {
+  readonly venue: string;
+  /** Charges `weight` before a call; waits a bounded time or throws a BudgetRefusal. */
+  acquire(weight: number): Promise<void>;
+  /** A call that never reached the venue cost nothing. */
+  release(weight: number): Promise<void>;
+  /** The venue's own count after a call (X-MBX-USED-WEIGHT-1M); only ever raises ours. */
+  settle(usedWeight: number): Promise<void>;
+  /** A 429 or 418: stop every call to the venue, on every instance, for retryAfterMs. */
+  trip(status: number, retryAfterMs: number): Promise<void>;
+  /** The venue told its limit (exchangeInfo rateLimits). */
+  setLimit(limit: number): void;
+  /** The last state this instance saw, without a round trip (for synchronous reports). */
+  snapshot(): BudgetState;
+  /** The current state, read from the shared counts. */
+  state(): Promise<BudgetState>;
+}
+
+const WINDOW_MS = 60_000;
+const SHARED_TIMEOUT_MS = 500;
+/** A wait for the next minute ends a little after it, so that the venue's window has turned too. */
+const WAIT_MARGIN_MS = 50;
+const LIMIT_REFRESH_MS = 30_000;
+
+/**
+ * Venues whose request weights we know: their documented per-minute limit until the venue tells
+ * its own. Other venues get only the breaker (their limit is never reached: one weight per call).
+ */
+const KNOWN_VENUES: Record<string, { label: string; defaultLimit: number }> = {
+  binance: { label: 'Binance', defaultLimit: 6000 },
+  binanceus: { label: 'Binance.US', defaultLimit: 1200 },
+};
+const UNMODELLED_LIMIT = 1_000_000_000;
+
+/** Whether the venue's request weights are modelled (else only its breaker applies). */
+export function hasWeightModel(venue: string): boolean {
+  return venue in KNOWN_VENUES;
+}
+
+/** The budget as health answers and the dashboard show it (snake_case, ISO times). */
+export function budgetView(state: BudgetState) {
+  const modelled = hasWeightModel(state.venue);
+  return {
+    used_weight_1m: modelled ? state.usedWeight1m : null,
+    limit_1m: modelled ? state.limit1m : null,
+    cap_1m: modelled ? state.cap1m : null,
+    share: state.share,
+    limit_source: modelled ? state.limitSource : null,
+    breaker_open: state.breaker !== null,
+    breaker_until: state.breaker ? new Date(state.breaker.until).toISOString() : null,
+    breaker_reason: state.breaker?.reason ?? null,
+    scope: state.scope,
+  };
+}
+export type BudgetView = ReturnType<typeof budgetView>;
+
+const shareScope = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `work` with calls admitted only while the minute's weight stays within `share` of the cap,
+ * e.g. background syncs that must leave room for users' own requests.
+ */
+export function withBudgetShare<T>(share: number, work: () => Promise<T>): Promise<T> {
+  const outer = shareScope.getStore() ?? 1;
+  return shareScope.run(Math.min(outer, share), work);
+}
+
+function timeout<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('shared budget store did not answer in time')), SHARED_TIMEOUT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings: VenueBudgetSettings; metrics?: Metrics; logger?: Logger }) {
+  const { cache, clock, settings } = deps;
+  const local = createMemoryCache();
+  let degradedSince: number | null = null;
+  const budgets = new Map<string, VenueBudget>();
+  const metrics: BudgetMetrics | undefined = deps.metrics ? createBudgetMetrics(deps.metrics, () => [...budgets.values()]) : undefined;
+
+  /** The shared store, or this instance's own when Redis fails; each failure is logged once a minute. */
+  async function store<T>(operation: (c: Cache) => Promise<T>): Promise<{ value: T; scope: 'shared' | 'local' }> {
+    if (cache.kind === 'memory') return { value: await operation(cache), scope: 'local' };
+    try {
+      const value = await timeout(operation(cache));
+      degradedSince = null;
+      return { value, scope: 'shared' };
+    } catch (error) {
+      const now = Date.now();
+      if (degradedSince === null || now - degradedSince > WINDOW_MS) {
+        degradedSince = now;
+        deps.logger?.warn({ err: error }, 'venue budget: shared counts unavailable, counting on this instance alone');
+      }
+      return { value: await operation(local), scope: 'local' };
+    }
+  }
+
+  function venue(id: string): VenueBudget {
+    const existing = budgets.get(id);
+    if (existing) return existing;
+    const options = KNOWN_VENUES[id] ?? { label: id, defaultLimit: UNMODELLED_LIMIT };
+    const prefix = `venue-budget:${settings.egress}:${id}`;
+    const limitKey = `${prefix}:limit`;
+    const breakerKey = `${prefix}:breaker`;
+    const windowKey = (minute: number) => `${prefix}:w:${minute}`;
+    let limit = options.defaultLimit;
+    let limitSource: BudgetState['limitSource'] = 'default';
+    let limitCheckedAt = -Infinity;
+    let lastUsed = { minute: -1, used: 0 };
+    let lastBreaker: BreakerState | null = null;
+    let lastScope: BudgetState['scope'] = cache.kind === 'redis' ? 'shared' : 'local';
+
+    const now = () => clock.now().getTime();
+    const minuteOf = (at: number) => Math.floor(at / WINDOW_MS);
+    const cap = (share = 1) => Math.floor(limit * settings.share * share);
+    const note = (minute: number, used: number, scope: BudgetState['scope']) => {
+      if (minute > lastUsed.minute || (minute === lastUsed.minute && used !== lastUsed.used)) lastUsed = { minute, used };
+      lastScope = scope;
+    };
+
+    /** Another instance may have read the venue's limit; look at most twice a minute. */
+    async function refreshLimit(): Promise<void> {
+      if (limitSource === 'venue' || Date.now() - limitCheckedAt < LIMIT_REFRESH_MS) return;
+      limitCheckedAt = Date.now();
+      const { value } = await store((c) => c.get<number>(limitKey));
+      if (typeof value === 'number' && value > 0) {
+        limit = value;
+        limitSource = 'venue';
+      }
+    }
+
+    async function openBreaker(): Promise<BreakerState | null> {
+      const { value } = await store((c) => c.get<BreakerState>(breakerKey));
+      const open = value && value.until > now() ? value : null;
+      lastBreaker = open;
+      return open;
+    }
+
+    function breakerRefusal(open: BreakerState): BudgetRefusal {
+      const seconds = Math.max(1, Math.ceil((open.until - now()) / 1000));
+      metrics?.refused(id, 'breaker');
+      return new BudgetRefusal(id, 'breaker', `${options.label} is not being called for ${seconds} s after ${open.reason}`, seconds);
+    }
+
+    async function tryReserve(weight: number, share: number): Promise<{ added: boolean; used: number; minute: number }> {
+      const minute = minuteOf(now());
+      const { value, scope } = await store((c) => c.addWithin(windowKey(minute), weight, cap(share), 2 * WINDOW_MS));
+      note(minute, value.count, scope);
+      return { added: value.added, used: value.count, minute };
+    }
+
+    const budget: VenueBudget = {
+      venue: id,
+
+      async acquire(weight) {
+        await refreshLimit();
+        const open = await openBreaker();
+        if (open) throw breakerRefusal(open);
+        // Binance counts SAPI weight apart; such calls only honour the breaker.
+        if (weight <= 0) return;
+        const share = shareScope.getStore() ?? 1;
+        let attempt = await tryReserve(weight, share);
+        if (attempt.added) return;
+        const untilNextMinute = (attempt.minute + 1) * WINDOW_MS - now();
+        if (untilNextMinute <= settings.maxWaitMs) {
+          metrics?.waited(id);
+          await new Promise((resolve) => setTimeout(resolve, untilNextMinute + WAIT_MARGIN_MS));
+          const reopened = await openBreaker();
+          if (reopened) throw breakerRefusal(reopened);
+          attempt = await tryReserve(weight, share);
+          if (attempt.added) return;
+        }
+        metrics?.refused(id, 'budget');
+        const seconds = ((attempt.minute + 1) * WINDOW_MS - now()) / 1000;
+        throw new BudgetRefusal(id, 'budget', `${options.label} request weight budget for this minute is used up (${attempt.used} of ${cap(share)})`, seconds);
+      },
+
+      async release(weight) {
+        const minute = minuteOf(now());
+        await store((c) => c.subtract(windowKey(minute), weight));
+        if (lastUsed.minute === minute) lastUsed = { minute, used: Math.max(0, lastUsed.used - weight) };
+      },
+
+      async settle(usedWeight) {
+        if (!Number.isFinite(usedWeight) || usedWeight < 0) return;
+        const minute = minuteOf(now());
+        const { value, scope } = await store((c) => c.raiseTo(windowKey(minute), usedWeight, 2 * WINDOW_MS));
+        note(minute, value, scope);
+      },
+
+      async trip(status, retryAfterMs) {
+        const reason = status === 418 ? 'HTTP 418 (IP banned for exceeding its rate limit)' : `HTTP ${status} (rate limit)`;
+        const state: BreakerState = { until: now() + retryAfterMs, reason, status };
+        lastBreaker = state;
+        metrics?.tripped(id, status);
+        deps.logger?.warn({ venue: id, status, retryAfterMs }, 'venue rate limit answer: every call to it paused');
+        // Kept a minute past its end, so a clock that stands still in tests still reads `until`.
+        await store((c) => c.set(breakerKey, state, retryAfterMs + WINDOW_MS));
+      },
+
+      setLimit(value) {
+        if (!Number.isFinite(value) || value <= 0 || (limitSource === 'venue' && value === limit)) return;
+        limit = Math.floor(value);
+        limitSource = 'venue';
+        void store((c) => c.set(limitKey, limit, 24 * 60 * WINDOW_MS)).catch(() => undefined);
+      },
+
+      snapshot() {
+        const current = minuteOf(now());
+        const breaker = lastBreaker && lastBreaker.until > now() ? lastBreaker : null;
+        return {
+          venue: id,
+          usedWeight1m: lastUsed.minute === current ? lastUsed.used : 0,
+          limit1m: limit,
+          cap1m: cap(),
+          share: settings.share,
+          limitSource,
+          breaker,
+          scope: lastScope,
+        };
+      },
+
+      async state() {
+        await refreshLimit();
+        await openBreaker();
+        const minute = minuteOf(now());
+        const { value, scope } = await store((c) => c.get<number>(windowKey(minute)));
+        note(minute, typeof value === 'number' ? value : 0, scope);
+        if (typeof value !== 'number' && lastUsed.minute === minute) lastUsed = { minute, used: 0 };
+        return budget.snapshot();
+      },
+    };
+    budgets.set(id, budget);
+    return budget;
+  }
+
+  return {
+    venue,
+    /** Every venue budget made so far, for reports. */
+    all: (): VenueBudget[] => [...budgets.values()],
+    async close(): Promise<void> {
+      await local.close();
+    },
+  };
+}
+
+export type VenueBudgets = ReturnType<typeof createVenueBudgets>;

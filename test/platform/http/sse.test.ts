@@ -1,0 +1,78 @@
+// The SSE registry on a real socket: a client that stops reading is dropped with a final `end` event
+// once its unread output passes the bound, never buffered without limit; the total limit answers 503.
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import pino from 'pino';
+import { createSseRegistry, type SseConnection } from '../../../src/platform/http/sse.ts';
+import { registerErrorHandling } from '../../../src/platform/http/error-handler.ts';
+
+const MAX_BUFFER = 64 * 1024;
+
+async function serve(maxConnections = 10) {
+  const sse = createSseRegistry({ maxConnections, maxPerUser: 5, maxBufferBytes: MAX_BUFFER, pingMs: 60_000, retryMs: 1000 }, pino({ level: 'silent' }));
+  const app = Fastify();
+  registerErrorHandling(app, { filesUnder: '/none/' });
+  const opened: SseConnection[] = [];
+  app.get('/stream', async (request, reply) => {
+    opened.push(sse.open(request, reply));
+  });
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, sse, opened, port: Number(new URL(base).port), base };
+}
+
+describe('the SSE registry', () => {
+  it('drops a subscriber that stops reading, with a final end event, and holds at most the bound for it', async () => {
+    const { app, opened, port } = await serve();
+    try {
+      const socket = connect(port, '127.0.0.1');
+      socket.write('GET /stream HTTP/1.1\r\nHost: test\r\n\r\n');
+      await new Promise<void>((resolve) => {
+        const check = () => (opened.length === 1 ? resolve() : setTimeout(check, 10));
+        check();
+      });
+      socket.pause();
+      const connection = opened[0]!;
+      const raw = (connection as unknown as { raw: { writableLength: number } }).raw;
+      const frame = `event: price\ndata: ${JSON.stringify({ filler: 'x'.repeat(4000) })}\n\n`;
+      let writes = 0;
+      let largest = 0;
+      // The client reads nothing: the kernel's buffers fill, then ours, until the bound drops it.
+      while (connection.write(frame)) {
+        writes += 1;
+        largest = Math.max(largest, raw.writableLength);
+        if (writes % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+        assert.ok(writes < 100_000, 'the subscriber was never dropped');
+      }
+      assert.equal(connection.closed, true);
+      assert.ok(largest <= MAX_BUFFER + frame.length, `held ${largest} bytes for one subscriber`);
+
+      socket.resume();
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      await new Promise<void>((resolve) => socket.on('end', () => resolve()));
+      const last = text.slice(text.lastIndexOf('event: '));
+      assert.match(last, /^event: end\ndata: \{"reason":"slow_consumer","detail":"[^"]+"\}\n\n/, 'the last event says why');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers 503 with Retry-After once the instance holds its maximum of streams', async () => {
+    const { app, base } = await serve(1);
+    const controller = new AbortController();
+    try {
+      const first = await fetch(`${base}/stream`, { signal: controller.signal });
+      assert.equal(first.status, 200);
+      const second = await fetch(`${base}/stream`);
+      assert.equal(second.status, 503);
+      assert.equal(second.headers.get('retry-after'), '5');
+      assert.deepEqual(await second.json(), { detail: 'Too many open streams on this server; try again shortly' });
+    } finally {
+      controller.abort();
+      await app.close();
+    }
+  });
+});
