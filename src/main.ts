@@ -4,6 +4,13 @@ import { ConfigError, loadConfig } from './config/config.ts';
 import { startSummary, startWarnings } from './platform/observability/start-summary.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { createPlatform } from './platform/platform.ts';
+import { startDraining } from './platform/http/server.ts';
+
+/**
+ * How long a stopping server keeps its open connections, answering 503 with `Connection: close` on
+ * each, before it closes the idle ones (decision 104).
+ */
+const DRAIN_MS = 1_000;
 
 async function main(): Promise<void> {
   let config;
@@ -31,16 +38,23 @@ async function main(): Promise<void> {
     const force = setTimeout(() => {
       app.log.error('graceful shutdown timed out; exiting');
       process.exit(1);
-    }, 25_000);
+    }, config.resilience.shutdownTimeoutMs);
     force.unref();
-    // app.close stops accepting, waits for in-flight requests, then runs onClose (outbox, cache, db).
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
+    // Every answer from now on closes its connection; requests on open connections get a 503.
+    startDraining(app.server);
+    // Deliveries in progress are aborted at once and their rows given back for a later retry.
+    void platform.outbox.stop();
+    // Then app.close stops accepting, closes idle connections, waits for in-flight requests, and runs
+    // onClose (outbox, cache, db).
+    setTimeout(() => {
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'error during shutdown');
+          process.exit(1);
+        },
+      );
+    }, DRAIN_MS);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -178,6 +178,17 @@ const SETTINGS = {
   redisUrl: url('REDIS_URL'),
   /** Prefix of every Redis key, so that several deployments can share one Redis. */
   redisKeyPrefix: text('REDIS_KEY_PREFIX', 'tp:'),
+  /** How long a request may wait on a dependency before it is answered without it (decision 102). */
+  resilience: {
+    /** Client- and server-side bound of one PostgreSQL statement. */
+    databaseQueryTimeoutMs: integer('DATABASE_QUERY_TIMEOUT_MS', 5_000, 100, 600_000),
+    /** Bound of opening a PostgreSQL connection. */
+    databaseConnectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
+    /** Bound of one Redis command; past it the cache answers from process memory. */
+    redisCommandTimeoutMs: integer('REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
+    /** SIGTERM to exit, at most; what is still running then is cut short (decision 104). */
+    shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 9_000, 1_000, 120_000),
+  },
   logLevel: choice('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   /**
    * The secrets as the environment gives them. One left unset is kept for you in DATA_DIR: the

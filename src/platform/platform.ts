@@ -51,10 +51,23 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const dataDir = path.join(config.dataDir, 'pglite');
   if (!overrides.database && !config.databaseUrl) seedFromPgliteImage(dataDir);
-  const database = overrides.database ?? (await openDatabase({ url: config.databaseUrl, dataDir }));
+  const database = overrides.database ?? (await openDatabase({
+      url: config.databaseUrl,
+      dataDir,
+      queryTimeoutMs: config.resilience.databaseQueryTimeoutMs,
+      connectTimeoutMs: config.resilience.databaseConnectTimeoutMs,
+    }));
   const cache =
     overrides.cache ??
-    (config.redisUrl ? createRedisCache(config.redisUrl, overrides.redisKeyPrefix ?? config.redisKeyPrefix) : createMemoryCache());
+    (config.redisUrl
+      ? createRedisCache(config.redisUrl, {
+          keyPrefix: overrides.redisKeyPrefix ?? config.redisKeyPrefix,
+          commandTimeoutMs: config.resilience.redisCommandTimeoutMs,
+          logger,
+        })
+      : createMemoryCache());
+  // Redis's first connection, bounded: the start goes on without it (memory, one warning line).
+  await (cache as Partial<{ connected(): Promise<boolean> }>).connected?.();
   const secretBox = createSecretBox(secrets.encryptionKey, secrets.oldEncryptionKeys);
   const tokens = createTokenService(secrets.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
   const fetchImpl = overrides.fetch ?? globalThis.fetch;

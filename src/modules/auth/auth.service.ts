@@ -111,6 +111,12 @@ export function createAuthService(deps: {
     if (byEmail.count > LOGIN_LIMITS.perEmail) throw refuse(byEmail.resetMs);
   }
 
+  async function giveBackAttempt(email: string, ip: string | undefined): Promise<void> {
+    const keys = throttleKeys(email, ip);
+    await cache.decr(keys.email);
+    if (keys.ip) await cache.decr(keys.ip);
+  }
+
   async function releaseAttempt(email: string, ip: string | undefined): Promise<void> {
     const keys = throttleKeys(email, ip);
     await cache.del(keys.email);
@@ -177,7 +183,15 @@ export function createAuthService(deps: {
     async login(email: string, password: string, client: ClientInfo): Promise<TokenPair> {
       const normalized = email.trim().toLowerCase();
       await reserveAttempt(normalized, client.ip);
-      const user = await accounts.findByEmail(normalized);
+      let user: Awaited<ReturnType<typeof accounts.findByEmail>>;
+      try {
+        user = await accounts.findByEmail(normalized);
+      } catch (error) {
+        // The password was never checked (the database is down): the attempt is given back, so an
+        // outage does not lock the account out once it is over (docs/decisions/102).
+        await giveBackAttempt(normalized, client.ip).catch(() => {});
+        throw error;
+      }
       // Hash even when the account does not exist, so timing does not reveal which addresses do.
       const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
       if (!user || !valid) {

@@ -1,5 +1,5 @@
 // The only SQL over scheduled_job_runs.
-import { and, desc, eq, inArray, ne } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/database.ts';
 import type { JobName, RunTrigger } from './jobs.domain.ts';
 import { scheduledJobRuns } from './jobs.tables.ts';
@@ -38,11 +38,35 @@ export function createRunsRepository(db: Db) {
         .orderBy(scheduledJobRuns.job, desc(scheduledJobRuns.startedAt), desc(scheduledJobRuns.id));
     },
 
+    /**
+     * What a trigger saw of the job's runs since `since` (skipped ones aside): how many there were
+     * and which were in progress. Compared again under the job's lock, it tells whether another
+     * run started, or finished, after this trigger arrived (docs/decisions/101).
+     */
+    async seenSince(job: JobName, since: Date): Promise<RunsSeen> {
+      const [row] = await db
+        .select({
+          count: sql<number>`count(*)::int`,
+          running: sql<string[]>`coalesce(array_agg(${scheduledJobRuns.id}::text) filter (where ${scheduledJobRuns.status} = 'running'), '{}'::text[])`,
+          newest: sql<string | Date | null>`max(${scheduledJobRuns.startedAt})`,
+        })
+        .from(scheduledJobRuns)
+        .where(and(eq(scheduledJobRuns.job, job), gte(scheduledJobRuns.startedAt, since), ne(scheduledJobRuns.status, 'skipped')));
+      return { count: Number(row?.count ?? 0), running: row?.running ?? [], newestStartedAt: row?.newest ? new Date(row.newest) : null };
+    },
+
     async find(id: string): Promise<RunRow | undefined> {
       const [row] = await db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.id, id)).limit(1);
       return row;
     },
   };
+}
+
+export interface RunsSeen {
+  count: number;
+  running: string[];
+  /** When the newest of them started. */
+  newestStartedAt: Date | null;
 }
 
 export type RunsRepository = ReturnType<typeof createRunsRepository>;

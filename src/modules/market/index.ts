@@ -74,7 +74,8 @@ export function createMarketModule(platform: Platform, deps: { sse: SseRegistry 
   const { spot, assets, live, ping } = createSources(platform);
   // The longest one load takes: ohlc-range's limit of 2000 candles is two upstream pages.
   const longestLoadMs = 2 * config.market.upstreamTimeoutMs + 500;
-  const store = createMarketCache({ cache, clock, lockWaitMs: longestLoadMs });
+  // A waiting instance answers within one upstream timeout and a second (decision 103).
+  const store = createMarketCache({ cache, clock, lockTtlMs: longestLoadMs, waitMs: config.market.upstreamTimeoutMs + 500 });
   const data = createMarketData({ spot, assets, store, clock });
   const prices = createPriceService({ data, live, clock, source: spot.name });
   const priceStream = createPriceStream({ data, prices, live, logger, restSource: spot.name === 'simulated' ? 'simulated' : 'rest' });

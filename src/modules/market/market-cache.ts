@@ -6,6 +6,7 @@
 //   otherwise the upstream's error (502/503/504) goes to the caller;
 // - the newest entry of each key is also held in process memory, so a fresh hit costs no round trip
 //   to Redis, and values derived from it (sorted, filtered, indexed) are computed once per entry.
+import { randomUUID } from 'node:crypto';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
@@ -34,6 +35,8 @@ interface Known extends Entry<unknown> {
 
 const UPSTREAM_FAILURES = new Set(['upstream_error', 'unavailable', 'upstream_timeout']);
 const LOCAL_ENTRIES = 500;
+/** Long enough for every waiter polling every 25 ms to see it; short enough to never answer a later request. */
+const FAILURE_MARKER_TTL_MS = 2_000;
 const DERIVED_ENTRIES = 1_000;
 
 export function isUpstreamFailure(error: unknown): error is AppError {
@@ -47,7 +50,14 @@ export interface CacheAge {
   fresh: boolean;
 }
 
-export function createMarketCache(deps: { cache: Cache; clock: Clock; lockWaitMs: number }) {
+export function createMarketCache(deps: {
+  cache: Cache;
+  clock: Clock;
+  /** How long the cross-instance lock lasts at most: the longest one load may take. */
+  lockTtlMs: number;
+  /** How long an instance waits for another's load before it answers without it. */
+  waitMs: number;
+}) {
   const { cache, clock } = deps;
   const local = new Map<string, Known>();
   const inflight = new Map<string, Promise<Served<unknown>>>();
@@ -64,22 +74,59 @@ export function createMarketCache(deps: { cache: Cache; clock: Clock; lockWaitMs
     return cache.get<Entry<T>>(`market:${key}`).catch(() => undefined);
   }
 
-  /** Loads under the cross-instance lock; a waiting instance takes the winner's value instead. */
+  interface FailureMarker {
+    id: string;
+    code: AppError['code'];
+    detail: string;
+    headers: Record<string, string>;
+  }
+
+  const readMarker = (key: string) => cache.get<FailureMarker>(`market:failed:${key}`).catch(() => undefined);
+
+  /**
+   * Loads under the cross-instance lock; a waiting instance takes the winner's value instead, or the
+   * winner's failure, which the winner publishes before it lets go of the lock (decision 103). A
+   * waiter whose holder let go with neither (it failed some other way) takes the lock and loads. A
+   * waiter gives up after one upstream timeout and a half second: stale if it can, else 504.
+   */
   async function loadExclusive<T>(key: string, policy: CachePolicy, seen: number, load: () => Promise<T>): Promise<Entry<T>> {
     const lockKey = `market:lock:${key}`;
     // undefined: another instance holds the lock; null: the cache cannot lock, so load unlocked.
-    const token = await cache.acquire(lockKey, deps.lockWaitMs).catch(() => null);
+    let token = await cache.acquire(lockKey, deps.lockTtlMs).catch(() => null);
     if (token === undefined) {
-      for (let waited = 0; waited < deps.lockWaitMs; waited += 25) {
+      const before = (await readMarker(key))?.id;
+      const deadline = performance.now() + deps.waitMs;
+      while (token === undefined) {
+        if (performance.now() >= deadline) {
+          throw new AppError('upstream_timeout', 'Market data is still being loaded by another instance; try again shortly', { headers: { 'retry-after': '1' } });
+        }
         await new Promise((resolve) => setTimeout(resolve, 25));
         const entry = await readShared<T>(key);
         if (entry && entry.fetchedAt > seen) return entry;
+        const marker = await readMarker(key);
+        if (marker && marker.id !== before) throw new AppError(marker.code, marker.detail, { headers: marker.headers });
+        // The holder let go without a value or a failure to share: load ourselves.
+        token = await cache.acquire(lockKey, deps.lockTtlMs).catch(() => null);
+        if (token !== undefined) {
+          const late = await readShared<T>(key);
+          if (late && late.fetchedAt > seen) {
+            if (token) await cache.release(lockKey, token).catch(() => undefined);
+            return late;
+          }
+        }
       }
     }
     try {
       const entry: Entry<T> = { value: await load(), fetchedAt: now() };
       await cache.set(`market:${key}`, entry, policy.staleMs).catch(() => undefined);
       return entry;
+    } catch (error) {
+      // Waiting instances answer with this failure at once instead of calling the upstream too.
+      if (token && isUpstreamFailure(error)) {
+        const marker: FailureMarker = { id: randomUUID(), code: error.code, detail: typeof error.detail === 'string' ? error.detail : 'Market data source failed', headers: error.headers };
+        await cache.set(`market:failed:${key}`, marker, FAILURE_MARKER_TTL_MS).catch(() => undefined);
+      }
+      throw error;
     } finally {
       // Only our own lock: once it has expired it may be another instance's.
       if (token) await cache.release(lockKey, token).catch(() => undefined);

@@ -27,13 +27,13 @@ export function createNotificationsService(deps: {
   const { chat, mailer, database, repo, secretBox } = deps;
   const { db } = database;
 
-  const deliverChat: OutboxHandler = async (payload) => {
+  const deliverChat: OutboxHandler = async (payload, _row, signal) => {
     const message = parseChatMessage(payload);
     if (!message) throw new PermanentFailure('malformed chat message: source, title and text are required');
-    return chat.post(message);
+    return chat.post(message, signal);
   };
 
-  const deliverMail: OutboxHandler = async (payload, row) => {
+  const deliverMail: OutboxHandler = async (payload, row, signal) => {
     // Wiped by an earlier attempt that finished its work but died before the row was settled.
     if (payload.redacted === true) return 'nothing to send: the content was wiped after an earlier attempt';
     const { to, subject, sealed } = payload;
@@ -55,11 +55,11 @@ export function createNotificationsService(deps: {
     try {
       const content = typeof sealed === 'string' ? openSealed(secretBox, sealed) : { text: payload.text, html: payload.html };
       if (typeof content.text !== 'string') throw new PermanentFailure('malformed mail: text is required');
-      const note = await mailer.send({ to, subject, text: content.text, html: typeof content.html === 'string' ? content.html : undefined });
+      const note = await mailer.send({ to, subject, text: content.text, html: typeof content.html === 'string' ? content.html : undefined }, signal);
       await wipe();
       return note;
     } catch (error) {
-      if (isFinalFailure(error, row)) await wipe();
+      if (!signal.aborted && isFinalFailure(error, row)) await wipe();
       throw error;
     }
   };

@@ -42,10 +42,22 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** PGlite in memory only: start from this `dumpImage` tar instead of an empty cluster. */
   image?: Blob;
+  /** PostgreSQL: bound of one statement, on the server (statement_timeout) and in the client. */
+  queryTimeoutMs?: number;
+  /** PostgreSQL: bound of opening a connection. */
+  connectTimeoutMs?: number;
 }
 
+export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openPglite(options.dataDir, options.image);
+  if (!options.url) return openPglite(options.dataDir, options.image);
+  return openPostgres(options.url, {
+    poolSize: options.poolSize ?? 10,
+    queryTimeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+  });
 }
 
 /**
@@ -114,37 +126,179 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined):
   }
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+/** node-postgres' own message for a query that outlived `query_timeout`. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
+async function openPostgres(url: string, options: { poolSize: number; queryTimeoutMs: number; connectTimeoutMs: number }): Promise<Database> {
   const [{ default: pg }, { drizzle }, { migrate }] = await Promise.all([
     import('pg'),
     import('drizzle-orm/node-postgres'),
     import('drizzle-orm/node-postgres/migrator'),
   ]);
+
+  // Migrations run on a connection of their own, without the statement bound: an index build may
+  // take longer than any request should. Two instances starting together must not both migrate:
+  // they serialise on an advisory lock.
+  const migrator = new pg.Client({ connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs });
+  migrator.on('error', () => {
+    // The query in progress fails with the same error; the start fails with it.
+  });
+  await migrator.connect();
+  try {
+    await migrator.query('SELECT pg_advisory_lock(7340912)');
+    try {
+      await migrator.query('CREATE EXTENSION IF NOT EXISTS pg_trgm').catch(() => {
+        // Without the extension the search falls back to sequential ILIKE; not fatal.
+      });
+      await migrate(drizzle({ client: migrator }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await createTrigramIndexes((text) => migrator.query(text));
+    } finally {
+      await migrator.query('SELECT pg_advisory_unlock(7340912)');
+    }
+  } finally {
+    await migrator.end().catch(() => {});
+  }
+
+  /**
+   * A client whose query outlived the client-side bound is cut: its connection is still busy with
+   * that statement (a hung server never answers it), so the pool must not hand it out again. The
+   * cut makes the client unqueryable and the pool replaces it (decision 102).
+   */
+  class BoundedClient extends pg.Client {
+    override query(...args: unknown[]): never {
+      const cut = (error: unknown) => {
+        if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) {
+          (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+        }
+      };
+      const last = args.at(-1);
+      if (typeof last === 'function') {
+        args[args.length - 1] = (error: unknown, result: unknown) => {
+          cut(error);
+          (last as (error: unknown, result: unknown) => void)(error, result);
+        };
+        return (super.query as (...a: unknown[]) => never)(...args);
+      }
+      const result = (super.query as (...a: unknown[]) => unknown)(...args);
+      if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(undefined, cut);
+      return result as never;
+    }
+  }
+
   // numeric and bigint stay strings: amounts are exact decimals, never floats.
-  // A connection that cannot be made in 5 s fails the query instead of hanging the request.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  // Every statement is bounded twice: by the server (statement_timeout, which also frees the
+  // server's side) and by the client (query_timeout, which also holds when the server is frozen or
+  // the link is cut without a reset). A connection that cannot be made in time fails the query.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    statement_timeout: options.queryTimeoutMs,
+    query_timeout: options.queryTimeoutMs,
+    keepAlive: true,
+    Client: BoundedClient as unknown as typeof pg.Client,
+  });
+  // node-postgres emits 'error' on a client whose connection dies, idle in the pool or checked out
+  // (a transaction in progress): without a listener on each, that event would end the process. The
+  // query in progress fails with the same error and the request answers 503 (error-handler.ts).
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
+  pool.on('connect', (client) => {
+    databaseOutage.connected();
+    client.on('error', () => {
+      // Checked out: the query or transaction in progress fails with this error itself.
+    });
+  });
+  guardCheckouts(pool);
   const db = drizzle({ client: pool }) as unknown as Db;
-  // Two instances starting together must not both migrate: serialise on an advisory lock.
-  const client = await pool.connect();
-  try {
-    await client.query('SELECT pg_advisory_lock(7340912)');
-    try {
-      await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm').catch(() => {
-        // Without the extension the search falls back to sequential ILIKE; not fatal.
-      });
-      await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
-      await createTrigramIndexes((text) => client.query(text));
-    } finally {
-      await client.query('SELECT pg_advisory_unlock(7340912)');
-    }
-  } finally {
-    client.release();
-  }
   const listen: Listen = (channel, onMessage, onReconnect) => listenOnOwnConnection(pg, url, channel, onMessage, onReconnect);
   return wrap(db, 'postgres', listen, () => pool.end());
+}
+
+/** An outage is also over once no request has met it for this long. */
+const OUTAGE_QUIET_MS = 10_000;
+
+/**
+ * Whether the database is in an outage, as far as requests can tell: it begins with the first
+ * request that finds it unreachable and ends when a pool opens a connection again (or after a quiet
+ * spell). The error handler logs one warning per outage instead of one error per request.
+ */
+export const databaseOutage = {
+  lastFailureAt: 0,
+  failures: 0,
+  /** Notes a failure; true when it begins a new outage (the one to log). */
+  failed(now = Date.now()): boolean {
+    const ongoing = this.failures > 0 && now - this.lastFailureAt <= OUTAGE_QUIET_MS;
+    this.lastFailureAt = now;
+    this.failures = ongoing ? this.failures + 1 : 1;
+    return !ongoing;
+  },
+  /** A pool opened a connection: whatever outage there was is over. */
+  connected(): void {
+    this.failures = 0;
+  },
+};
+
+type Checkout = import('pg').PoolClient;
+
+/**
+ * Transactions check a client out of the pool (drizzle's `transaction()`); two ways it could stay
+ * out for good, each of which would drain the pool until every request waited for a connection:
+ * drizzle releases nothing when `BEGIN` itself fails, and a client whose connection died mid-way
+ * would wait for a release that may never come. So a checked-out client whose connection errors or
+ * ends is given back at once, as broken (the pool drops it), and a second release is a no-op.
+ */
+function guardCheckouts(pool: import('pg').Pool): void {
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => unknown;
+  (pool as unknown as { connect: (callback?: unknown) => unknown }).connect = (callback?: unknown) => {
+    // The pool's own query() checks out with a callback and always releases: left as it is.
+    if (typeof callback === 'function') return connect(callback);
+    return (connect() as Promise<Checkout>).then((client) => {
+      const release = client.release.bind(client);
+      let released = false;
+      const onDead = (error?: Error) => releaseOnce(error ?? new Error('Connection terminated'));
+      const releaseOnce = (error?: Error | boolean) => {
+        if (released) return;
+        released = true;
+        client.removeListener('error', onDead);
+        client.removeListener('end', onDead);
+        release(error);
+      };
+      client.once('error', onDead);
+      client.once('end', onDead);
+      client.release = releaseOnce;
+      return client;
+    });
+  };
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  QUERY_READ_TIMEOUT,
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Cannot use a pool after calling end on the pool',
+  'PGlite is closed',
+];
+
+/**
+ * Whether an error (or one of its causes) says the database cannot be reached or did not answer in
+ * time, rather than that a statement is wrong: a refused, reset or timed-out connection, SQLSTATE
+ * class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 57014 (the
+ * statement_timeout) or 53300 (too many connections).
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 8) return false;
+  const { code, message, cause } = error as { code?: unknown; message?: unknown; cause?: unknown };
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_CODES.has(code)) return true;
+    if (/^(08...|57P0[1-3]|57014|53300)$/.test(code)) return true;
+  }
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.startsWith(known))) return true;
+  return isDatabaseUnavailable(cause, depth + 1);
 }
 
 type Listen = Database['listen'];

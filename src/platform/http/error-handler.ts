@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { databaseOutage, isDatabaseUnavailable } from '../db/database.ts';
 import { AppError } from './errors.ts';
 import { SECURITY_HEADERS } from './http-conventions.ts';
 
@@ -41,6 +42,9 @@ function allowedMethods(app: FastifyInstance, url: string): string[] {
   return METHODS.filter((method) => app.findRoute({ method: method as 'GET', url: path }) !== null);
 }
 
+/** What a request answers while the database cannot be reached or does not answer in time. */
+export const DATABASE_UNAVAILABLE = { detail: 'Database unavailable', retryAfterSeconds: 2 } as const;
+
 export function registerErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions = {}): void {
   app.setNotFoundHandler((request, reply) => {
     // As Starlette answers: a path that exists under other methods is a 405 listing them.
@@ -53,6 +57,16 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    // A database that is down or hung is an outage to wait out, not a bug: 503, logged once. (An
+    // AppError has chosen its answer; its cause may be an upstream's reset connection.)
+    if (!(error instanceof AppError) && isDatabaseUnavailable(error)) {
+      if (databaseOutage.failed()) request.log.warn({ err: error }, 'database unavailable: answering 503 until it returns');
+      void reply
+        .code(503)
+        .header('retry-after', String(DATABASE_UNAVAILABLE.retryAfterSeconds))
+        .send({ detail: DATABASE_UNAVAILABLE.detail });
+      return;
+    }
     if (error instanceof AppError) {
       if (error.status >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
       void reply.code(error.status).headers(error.headers).send({ detail: error.detail });

@@ -17,14 +17,43 @@ function answer(response: ServerResponse, status: number, detail: string): void 
   response.end(body);
 }
 
+interface Drain {
+  /** Answers not yet written when the drain began. */
+  inFlight: Set<ServerResponse>;
+  draining: boolean;
+}
+
+const drains = new WeakMap<Server, Drain>();
+
+/**
+ * The first step of a graceful stop (decision 104): from now on every answer closes its connection
+ * (`Connection: close`), the ones in flight too, and a request arriving on a connection that is
+ * already open is answered 503 at once. Connections are left open meanwhile, so a client that
+ * sends on its kept-alive connection just after the signal gets an answer rather than a reset.
+ */
+export function startDraining(server: Server): void {
+  const drain = drains.get(server);
+  if (!drain || drain.draining) return;
+  drain.draining = true;
+  for (const response of drain.inFlight) if (!response.headersSent) response.shouldKeepAlive = false;
+}
+
 /** `handler` gets every request that has a Host (or is HTTP/1.0); `first` may answer before it (the micro-cache). */
 export function createHttpServer(handler: Handler, first?: (request: IncomingMessage, response: ServerResponse) => boolean): Server {
+  const drain: Drain = { inFlight: new Set(), draining: false };
   const server = createServer({ requireHostHeader: false }, (request, response) => {
     // RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
     if (request.headers.host === undefined && request.httpVersion === '1.1') return answer(response, 400, 'Missing Host header');
+    if (drain.draining) {
+      response.setHeader('retry-after', '1');
+      return answer(response, 503, 'The server is shutting down');
+    }
+    drain.inFlight.add(response);
+    response.once('close', () => drain.inFlight.delete(response));
     if (first?.(request, response)) return;
     handler(request, response);
   });
+  drains.set(server, drain);
   server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => answer(response, 417, 'Only Expect: 100-continue is supported'));
   return server;
 }

@@ -28,10 +28,11 @@ export function healthRoutes(deps: { platform: Pick<Platform, 'database' | 'cach
     app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
       const database = await probe(() => platform.database.ping());
       if (database.status === 'down') return reply.code(503).send({ detail: 'Database unavailable' });
-      // Rate limits and shared locks live in Redis when it is configured: without it, not ready.
+      // Without Redis the instance still serves, from process memory (decision 102): it stays in
+      // rotation, reported as degraded, since every instance on that Redis is in the same state.
       if (platform.cache.kind === 'redis') {
         const cache = await probe(() => platform.cache.ping());
-        if (cache.status === 'down') return reply.code(503).send({ detail: 'Cache unavailable' });
+        if (cache.status === 'down') return { status: 'degraded', database, cache: { status: 'down', fallback: 'process memory' } };
         return { status: 'ready', database, cache };
       }
       return { status: 'ready', database };

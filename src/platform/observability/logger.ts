@@ -96,25 +96,82 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, query)}?${params.join('&')}`;
 }
 
-/** Every query parameter carried by an error or its causes (drizzle's DrizzleQueryError keeps them). */
-function queryParams(error: unknown, depth = 0): string[] {
+interface FailedQuery {
+  query: string;
+  params: unknown[];
+}
+
+/** Every failed query carried by an error or its causes (drizzle's DrizzleQueryError keeps query and params). */
+function failedQueries(error: unknown, depth = 0): FailedQuery[] {
   if (!error || typeof error !== 'object' || depth > 8) return [];
-  const { params, cause } = error as { params?: unknown; cause?: unknown };
-  const own = Array.isArray(params) ? params.map((value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '')) : [];
-  return [...own, ...queryParams(cause, depth + 1)];
+  const { query, params, cause } = error as { query?: unknown; params?: unknown; cause?: unknown };
+  const own = Array.isArray(params) ? [{ query: typeof query === 'string' ? query : '', params }] : [];
+  return [...own, ...failedQueries(cause, depth + 1)];
 }
 
 /**
+ * The column each placeholder of a statement is bound to, where the text says so: `"col" = $n`
+ * (WHERE, SET) and the column lists of `INSERT ... (cols) VALUES ($a, $b), ...`.
+ */
+export function placeholderColumns(query: string): Map<number, string> {
+  const columns = new Map<number, string>();
+  for (const match of query.matchAll(/"?([A-Za-z_][A-Za-z0-9_]*)"?\s*(?:=|<>|!=|<=|>=|<|>|\bin\b|\blike\b|\bilike\b)\s*\(?\$(\d+)/gi)) {
+    columns.set(Number(match[2]), match[1]!);
+  }
+  const insert = /insert\s+into\s+\S+\s*\(([^)]*)\)\s*values\s*((?:\([^)]*\)\s*,?\s*)+)/i.exec(query);
+  if (insert) {
+    const names = insert[1]!.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
+    for (const tuple of insert[2]!.matchAll(/\(([^)]*)\)/g)) {
+      tuple[1]!.split(',').forEach((value, index) => {
+        const placeholder = /^\s*\$(\d+)\s*$/.exec(value);
+        if (placeholder && names[index]) columns.set(Number(placeholder[1]), names[index]);
+      });
+    }
+  }
+  return columns;
+}
+
+/** Unnamed values at least this long are scrubbed too: a sealed key or hash in a raw statement. */
+const UNNAMED_SECRET_MIN_LENGTH = 8;
+
+/**
+ * The values of a failed query that may be secret: those bound to a secret-named column (any length),
+ * and those no column name explains once they are long enough to be a key, hash or token. A short
+ * value (a limit, a flag, an id) is not, and scrubbing it would garble the text it appears in.
+ */
+export function secretQueryValues(error: unknown): string[] {
+  const values = new Set<string>();
+  for (const { query, params } of failedQueries(error)) {
+    const columns = placeholderColumns(query);
+    params.forEach((param, index) => {
+      const value = typeof param === 'string' ? param : (JSON.stringify(param) ?? '');
+      if (value.length === 0) return;
+      const column = columns.get(index + 1);
+      if (column ? isSecretName(column) : value.length >= UNNAMED_SECRET_MIN_LENGTH) values.add(value);
+    });
+  }
+  return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** A stack frame line (`    at fn (file:line:col)`): it never quotes a value, so it is never scrubbed. */
+const FRAME = /^\s+at\s/;
+
+/**
  * pino's error serializer, less the values a failed query was writing: drizzle puts them in the
- * error's `params` and in its message, and they may be password hashes or sealed keys.
+ * error's `params` and in its message (and so the head of its stack), and they may be password
+ * hashes or sealed keys. Stack frames are left as they are, so traces stay readable.
  */
 export function serializeError(error: Error): Record<string, unknown> {
   const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
-  const values = queryParams(error).filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
-  if (values.length === 0) return serialized;
-  const scrub = (text: unknown) => (typeof text === 'string' ? values.reduce((out, value) => out.replaceAll(value, CENSOR), text) : text);
-  serialized.message = scrub(serialized.message);
-  serialized.stack = scrub(serialized.stack);
+  const hasQuery = failedQueries(error).length > 0;
+  if (!hasQuery) return serialized;
+  const values = secretQueryValues(error);
+  const scrubLine = (line: string) => (FRAME.test(line) ? line : values.reduce((out, value) => out.replaceAll(value, CENSOR), line));
+  const scrub = (text: unknown) => (typeof text === 'string' ? text.split('\n').map(scrubLine).join('\n') : text);
+  // drizzle's message ends with every parameter (`params: a,b,c`): that line goes whole.
+  const withoutParams = (text: unknown) => (typeof text === 'string' ? text.replace(/^params: .*$/m, `params: ${CENSOR}`) : text);
+  serialized.message = scrub(withoutParams(serialized.message));
+  serialized.stack = scrub(withoutParams(serialized.stack));
   if ('params' in serialized) serialized.params = CENSOR;
   return serialized;
 }

@@ -3,7 +3,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { Database, DbExecutor } from '../db/database.ts';
+import { databaseOutage, isDatabaseUnavailable, type Database, type DbExecutor } from '../db/database.ts';
 import { iso } from '../http/schemas.ts';
 import { outbox, type OutboxKind } from '../db/schema.ts';
 
@@ -58,8 +58,35 @@ export interface OutboxRow {
   maxAttempts: number;
 }
 
-/** Returns a short note stored with the delivered row, or nothing. */
-export type OutboxHandler = (payload: Record<string, unknown>, row: OutboxRow) => Promise<string | void>;
+/**
+ * Returns a short note stored with the delivered row, or nothing. `signal` aborts when the worker
+ * stops (SIGTERM): a handler passes it to its request, and the row is given back for a later retry.
+ */
+export type OutboxHandler = (payload: Record<string, unknown>, row: OutboxRow, signal: AbortSignal) => Promise<string | void>;
+
+/** Thrown when the worker stopped the delivery in progress: the row goes back, not counted as an attempt. */
+export class DeliveryAborted extends Error {
+  override name = 'DeliveryAborted';
+}
+
+/** `work`, or DeliveryAborted as soon as `signal` aborts (for clients that take no signal of their own). */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new DeliveryAborted('the outbox worker is stopping'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DeliveryAborted('the outbox worker is stopping'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
 
 /** Returns the new row's id, or null when the dedupe key was already used. */
 export async function enqueue(executor: DbExecutor, message: OutboxMessage, now: Date): Promise<string | null> {
@@ -92,7 +119,10 @@ export interface OutboxWorkerOptions {
 export interface OutboxWorker {
   register(kind: OutboxKind, handler: OutboxHandler): void;
   start(): void;
-  /** Stops polling and waits for the batch in hand. */
+  /**
+   * Stops polling, aborts the delivery in progress and gives back the rows of the batch in hand
+   * (pending again, the attempt not counted), then waits for that to be written.
+   */
   stop(): Promise<void>;
   /** Claims and handles one batch; returns how many rows it handled. */
   runOnce(): Promise<number>;
@@ -124,6 +154,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let stopped = true;
+  /** Aborted by stop(): the delivery in progress ends at once. */
+  let stopping = new AbortController();
 
   async function claim(): Promise<OutboxRow[]> {
     const now = clock.now();
@@ -195,15 +227,31 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       .where(stillOurs(row));
   }
 
+  /** A claimed row the worker did not finish because it is stopping: pending again at once, its attempt given back. */
+  async function giveBack(row: OutboxRow): Promise<void> {
+    await db
+      .update(outbox)
+      .set({ status: 'pending', attempts: row.attempts - 1, lockedUntil: null, availableAt: clock.now() })
+      .where(stillOurs(row));
+  }
+
   async function runOnce(): Promise<number> {
     const rows = await claim();
+    const { signal } = stopping;
     for (const row of rows) {
+      if (signal.aborted) {
+        await giveBack(row);
+        continue;
+      }
       const handler = handlers.get(row.kind)!;
       try {
-        const result = await handler(row.payload, row);
+        const result = await handler(row.payload, row, signal);
         await settle(row, { result: result ?? undefined });
       } catch (error) {
-        await settle(row, { error });
+        if (signal.aborted) {
+          logger.info({ outboxId: row.id, kind: row.kind }, 'outbox delivery stopped by shutdown; the row is given back');
+          await giveBack(row);
+        } else await settle(row, { error });
       }
     }
     return rows.length;
@@ -213,7 +261,9 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     if (stopped) return;
     running = runOnce()
       .catch((error: unknown) => {
-        logger.error({ err: error }, 'outbox poll failed');
+        // A database outage is logged once (decision 102), not once a poll.
+        if (!isDatabaseUnavailable(error)) logger.error({ err: error }, 'outbox poll failed');
+        else if (databaseOutage.failed()) logger.warn({ err: error }, 'outbox poll failed: database unavailable; retrying every poll');
         return 0;
       })
       .then((count) => {
@@ -230,11 +280,13 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     start() {
       if (!stopped) return;
       stopped = false;
+      if (stopping.signal.aborted) stopping = new AbortController();
       timer = setTimeout(tick, 0);
     },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      stopping.abort();
       await running;
     },
     runOnce,

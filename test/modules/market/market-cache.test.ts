@@ -39,7 +39,7 @@ function counter<T>(value: T, delayMs = 0) {
 describe('market cache', () => {
   it('serves a fresh entry without loading and reloads after the TTL', async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const store = createMarketCache({ cache: sharedCache(), clock, lockWaitMs: 1_000 });
+    const store = createMarketCache({ cache: sharedCache(), clock, lockTtlMs: 1_000, waitMs: 1_000 });
     const source = counter({ price: 1 });
     const first = await store.get('k', POLICY, source.load);
     assert.deepEqual(first, { value: { price: 1 }, fetchedAt: clock.now().getTime(), stale: false });
@@ -52,7 +52,7 @@ describe('market cache', () => {
   });
 
   it('makes one load for concurrent misses', async () => {
-    const store = createMarketCache({ cache: sharedCache(), clock: fixedClock('2026-01-01T00:00:00Z'), lockWaitMs: 1_000 });
+    const store = createMarketCache({ cache: sharedCache(), clock: fixedClock('2026-01-01T00:00:00Z'), lockTtlMs: 1_000, waitMs: 1_000 });
     const source = counter('v', 50);
     const answers = await Promise.all(Array.from({ length: 50 }, () => store.get('k', POLICY, source.load)));
     assert.ok(answers.every((a) => a.value === 'v'));
@@ -62,8 +62,8 @@ describe('market cache', () => {
   it('shares entries and loads between instances using the same cache', async () => {
     const cache = sharedCache();
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const a = createMarketCache({ cache, clock, lockWaitMs: 2_000 });
-    const b = createMarketCache({ cache, clock, lockWaitMs: 2_000 });
+    const a = createMarketCache({ cache, clock, lockTtlMs: 2_000, waitMs: 2_000 });
+    const b = createMarketCache({ cache, clock, lockTtlMs: 2_000, waitMs: 2_000 });
     const source = counter('shared', 100);
     await a.get('k', POLICY, source.load);
     assert.equal((await b.get('k', POLICY, source.load)).value, 'shared');
@@ -75,9 +75,45 @@ describe('market cache', () => {
     assert.equal(both[0].fetchedAt, both[1].fetchedAt);
   });
 
+  it('a waiting instance learns at once that the holder failed: the same error, and no upstream call of its own', async () => {
+    const cache = sharedCache();
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const a = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 5_000 });
+    const b = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 5_000 });
+    let calls = 0;
+    const failing = async () => {
+      calls += 1;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      throw upstreamDown();
+    };
+    const holder = assert.rejects(a.get('k', POLICY, failing), /HTTP 500/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = performance.now();
+    await assert.rejects(b.get('k', POLICY, failing), /HTTP 500/);
+    const waited = performance.now() - started;
+    await holder;
+    assert.equal(calls, 1, 'one upstream call across both instances');
+    assert.ok(waited < 1_000, `the waiter answered after ${Math.round(waited)} ms, not after its 5 s wait`);
+  });
+
+  it('a waiting instance whose holder takes too long answers 504 after its wait, without calling the upstream', async () => {
+    const cache = sharedCache();
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const a = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 300 });
+    const b = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 300 });
+    const slow = counter('late', 1_000);
+    const holder = a.get('k', POLICY, slow.load);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = performance.now();
+    await assert.rejects(b.get('k', POLICY, slow.load), (error: AppError) => error.status === 504);
+    assert.ok(performance.now() - started < 800);
+    assert.equal((await holder).value, 'late');
+    assert.equal(slow.calls, 1);
+  });
+
   it('a load that outlives its lock leaves the lock another instance has taken since', async () => {
     const cache = sharedCache();
-    const store = createMarketCache({ cache, clock: fixedClock('2026-01-01T00:00:00Z'), lockWaitMs: 50 });
+    const store = createMarketCache({ cache, clock: fixedClock('2026-01-01T00:00:00Z'), lockTtlMs: 50, waitMs: 50 });
     const slow = store.get('k', POLICY, counter('late', 200).load);
     await new Promise((resolve) => setTimeout(resolve, 120));
     const other = await cache.acquire('market:lock:k', 10_000);
@@ -88,7 +124,7 @@ describe('market cache', () => {
 
   it('serves the last entry flagged stale when the upstream fails, within the bound only', async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const store = createMarketCache({ cache: sharedCache(), clock, lockWaitMs: 1_000 });
+    const store = createMarketCache({ cache: sharedCache(), clock, lockTtlMs: 1_000, waitMs: 1_000 });
     await store.get('k', POLICY, async () => 'old');
     clock.advance(30_000);
     const stale = await store.get('k', POLICY, async () => {
@@ -106,7 +142,7 @@ describe('market cache', () => {
 
   it('computes derived values once per entry', async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const store = createMarketCache({ cache: sharedCache(), clock, lockWaitMs: 1_000 });
+    const store = createMarketCache({ cache: sharedCache(), clock, lockTtlMs: 1_000, waitMs: 1_000 });
     let computed = 0;
     const view = async () => {
       const served = await store.get('rows', POLICY, async () => [3, 1, 2]);

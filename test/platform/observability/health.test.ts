@@ -82,11 +82,14 @@ describe('health and metrics', () => {
 
   // Last: these close this file's Redis connection and database.
   describe('when a dependency is gone', () => {
-    it('/readyz answers 503 when Redis is configured and does not answer', { skip: NO_REDIS }, async () => {
+    it('/readyz reports the cache down, the instance degraded but serving, when Redis does not answer', { skip: NO_REDIS }, async () => {
       await t.platform.cache.close();
       const ready = await get('/readyz');
-      assert.equal(ready.statusCode, 503);
-      assert.deepEqual(ready.json(), { detail: 'Cache unavailable' });
+      assert.equal(ready.statusCode, 200);
+      const body = ready.json();
+      assert.equal(body.status, 'degraded');
+      assert.equal(body.database.status, 'up');
+      assert.deepEqual(body.cache, { status: 'down', fallback: 'process memory' });
     });
 
     it('/readyz answers 503 without the database; /healthz and /metrics still answer', async () => {

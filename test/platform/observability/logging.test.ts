@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 
 const PASSWORD = 'Pw-correct-horse-battery-staple';
 const SEALED = 'v1.k7f3.sealed-provider-key-material';
+const HASH = 'pbk2';
 const SECRETS = {
   api_key: 'AKIA-api-key-1111',
   api_secret: 'api-secret-2222',
@@ -35,6 +36,11 @@ describe('log redaction', () => {
         app.post('/test/failing-write', { schema: { hide: true } }, async () => {
           // A query that fails with a secret among its parameters; PostgreSQL quotes the value too.
           await t.database.db.execute(sql`SELECT ${SEALED}::integer, ${'second\u0000value'}::text`);
+          return { ok: true };
+        });
+        app.post('/test/failing-lookup', { schema: { hide: true } }, async () => {
+          // A secret-named column next to short values (1, 2) that also occur in every stack frame.
+          await t.database.db.execute(sql`SELECT 1 FROM users WHERE "password_hash" = ${HASH} AND id = ${1}::integer LIMIT ${2}`);
           return { ok: true };
         });
       },
@@ -74,6 +80,20 @@ describe('log redaction', () => {
     assert.equal(logged.err.params, '[redacted]');
     assert.ok(!t.logText().includes(SEALED), 'the sealed value is nowhere in the log');
     assert.ok(!t.logText().includes('second'), 'nor the other parameter');
+  });
+
+  it('a failed query keeps its stack frames readable: only the values of secret-named columns go', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/test/failing-lookup' });
+    assert.equal(response.statusCode, 500);
+    const logged = t.logLines().filter((line) => line.msg === 'unhandled error').at(-1) as { err: { message: string; stack: string } } | undefined;
+    assert.ok(logged, 'the failure was logged');
+    // Even a 4-character value bound to password_hash is scrubbed; "1" and "2" stay, in the SQL too.
+    assert.ok(!t.logText().includes(HASH), 'the hash is nowhere in the log');
+    assert.match(logged.err.message, /AND id = \$2::integer LIMIT \$3/);
+    const frames = logged.err.stack.split('\n').filter((line) => /^\s+at\s/.test(line));
+    assert.ok(frames.length > 0, 'the stack has frames');
+    for (const frame of frames) assert.ok(!frame.includes('[redacted]'), `frame garbled: ${frame}`);
+    assert.ok(frames.some((frame) => /:\d+:\d+\)?$/.test(frame)), 'frames keep their line and column numbers');
   });
 
   it('secret headers, body fields at any depth and query parameters are redacted', async () => {

@@ -352,5 +352,36 @@ describe('outbox', () => {
       await sleep(50);
       assert.equal(calls, 1, 'a stopped worker does not poll');
     });
+
+    it('aborts the delivery in progress and gives back every row of the batch: pending, due, the attempt not counted', async () => {
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push((await enqueue(database.db, { kind: 'chat.post', payload: { n: i } }, T0))!);
+      const entered = deferred();
+      const w = worker({ pollMs: 10 });
+      w.register('chat.post', (_payload, _row, signal) => {
+        entered.resolve();
+        // A receiver that never answers: only the abort ends this delivery.
+        return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+      });
+      w.start();
+      await entered.promise;
+      await w.stop();
+      for (const id of ids) {
+        const row = await rowById(id);
+        assert.equal(row.status, 'pending');
+        assert.equal(row.attempts, 0);
+        assert.equal(row.lockedUntil, null);
+        assert.ok(row.availableAt <= clock.now());
+      }
+      // The next worker delivers each of them once.
+      const delivered: unknown[] = [];
+      const next = worker();
+      next.register('chat.post', async (payload) => {
+        delivered.push(payload.n);
+      });
+      await next.drain();
+      assert.deepEqual(delivered.sort(), [0, 1, 2]);
+      for (const id of ids) assert.equal((await rowById(id)).status, 'done');
+    });
   });
 });

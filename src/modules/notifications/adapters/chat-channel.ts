@@ -5,7 +5,7 @@
 // earn 429s of their own and prolong the limit.
 import type { ChatFormat } from '../../../config/config.ts';
 import type { Clock } from '../../../platform/clock.ts';
-import { PermanentFailure, RateLimited, RetryLater } from '../../../platform/outbox/outbox.ts';
+import { DeliveryAborted, PermanentFailure, RateLimited, RetryLater } from '../../../platform/outbox/outbox.ts';
 import type { ChatMessage } from '../messages.ts';
 import { toDiscord } from '../chat/discord-message.ts';
 import { toSlack } from '../chat/slack-message.ts';
@@ -15,7 +15,8 @@ export interface ChatChannel {
   readonly configured: boolean;
   readonly format: ChatFormat;
   /** Delivers the message and answers the note kept on the outbox row; throws RetryLater or PermanentFailure. */
-  post(message: ChatMessage): Promise<string>;
+  /** `signal` (the outbox worker stopping) aborts the post; the row is retried later. */
+  post(message: ChatMessage, signal?: AbortSignal): Promise<string>;
 }
 
 export const CHAT_RECORDED_ONLY = 'recorded only: CHAT_WEBHOOK_URL is not set';
@@ -42,7 +43,7 @@ export function createWebhookChatChannel(options: {
   return {
     configured: true,
     format,
-    async post(message) {
+    async post(message, signal) {
       const left = waitUntil - clock.now().getTime();
       if (left > 0) throw new RateLimited(`not sent: the chat webhook asked us to wait (HTTP 429), ${Math.ceil(left / 1000)} s left`, left);
       const payload = format === 'discord' ? toDiscord(message, clock.now()) : toSlack(message);
@@ -54,12 +55,13 @@ export function createWebhookChatChannel(options: {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(payload),
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
         });
         status = response.status;
         headers = response.headers;
         body = await response.text();
       } catch (error) {
+        if (signal?.aborted) throw new DeliveryAborted('chat post stopped: the outbox worker is stopping');
         const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
         throw new RetryLater(timedOut ? `chat webhook did not answer within ${timeoutMs} ms` : `chat webhook unreachable: ${describe(error)}`);
       }

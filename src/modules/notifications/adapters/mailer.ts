@@ -3,7 +3,7 @@
 // (connection, timeout, 4xx, a refused login that an operator may fix) is retried. `verify()` checks
 // the relay without sending anything: it connects, greets, and logs in when the URL has credentials.
 import nodemailer from 'nodemailer';
-import { PermanentFailure, RetryLater } from '../../../platform/outbox/outbox.ts';
+import { abortable, DeliveryAborted, PermanentFailure, RetryLater } from '../../../platform/outbox/outbox.ts';
 
 export interface OutgoingMail {
   to: string;
@@ -23,7 +23,8 @@ export interface MailServerCheck {
 export interface Mailer {
   readonly configured: boolean;
   /** Sends and answers the note kept on the outbox row; throws RetryLater or PermanentFailure. */
-  send(mail: OutgoingMail): Promise<string>;
+  /** `signal` (the outbox worker stopping) stops waiting for the relay; the row is retried later. */
+  send(mail: OutgoingMail, signal?: AbortSignal): Promise<string>;
   /** Checks the relay without sending; null when there is none to check. */
   verify(): Promise<MailServerCheck | null>;
 }
@@ -58,11 +59,13 @@ export function createSmtpMailer(options: { smtpUrl: string; from: string; timeo
   });
   return {
     configured: true,
-    async send(mail) {
+    async send(mail, signal) {
       try {
-        const info = await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+        const sending = transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+        const info = signal ? await abortable(sending, signal) : await sending;
         return `delivered: smtp accepted ${info.messageId}`;
       } catch (error) {
+        if (error instanceof DeliveryAborted) throw error;
         const { code, responseCode } = error as { code?: string; responseCode?: number };
         const reason = describe(error);
         if (responseCode !== undefined && responseCode >= 500 && code !== 'EAUTH') throw new PermanentFailure(reason);

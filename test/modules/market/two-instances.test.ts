@@ -1,0 +1,60 @@
+// Two instances on one Redis, a cold cache and a failing venue: the instance waiting for the other's
+// load learns of its failure at once (decision 103), answers within MARKET_UPSTREAM_TIMEOUT_MS + 1 s,
+// and the venue sees one request for both.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
+import { startCoinGeckoFake, type CoinGeckoFake } from '../../fakes/coingecko.ts';
+import { closedPort } from '../../helpers/ports.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+
+const NO_REDIS = process.env.REDIS_URL ? false : 'REDIS_URL is not set: two instances share their market cache and lock only through Redis';
+const TIMEOUT_MS = 2_000;
+
+describe('two instances, one Redis, a failing venue', { skip: NO_REDIS }, () => {
+  let binance: BinanceFake;
+  let coingecko: CoinGeckoFake;
+  let a: TestApp;
+  let b: TestApp;
+  before(async () => {
+    binance = await startBinanceFake();
+    coingecko = await startCoinGeckoFake();
+    const cachePrefix = `test:${randomUUID()}:`;
+    const env = {
+      BINANCE_API_URL: binance.url,
+      BINANCE_WS_URL: `ws://127.0.0.1:${await closedPort()}`,
+      COINGECKO_API_URL: coingecko.url,
+      MARKET_UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS),
+    };
+    a = await buildTestApp({ env, cachePrefix });
+    b = await buildTestApp({ env, cachePrefix, keepData: true });
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+    await binance?.close();
+    await coingecko?.close();
+  });
+
+  for (const [fault, make] of [
+    ['503 after 800 ms', () => binance.delay(800, { pathPrefix: '/api/v3/ticker/24hr' }).fail(503, undefined, { pathPrefix: '/api/v3/ticker/24hr' })],
+    ['no answer (the holder times out)', () => binance.delay(TIMEOUT_MS + 1_500, { pathPrefix: '/api/v3/ticker/24hr' })],
+  ] as const) {
+    it(`${fault}: the waiter answers the holder's failure within the budget, one upstream call for both`, async () => {
+      const before = binance.countRequests('/api/v3/ticker/24hr');
+      make();
+      const url = `/api/v1/market/ticker?limit=${fault.startsWith('503') ? 5 : 6}`;
+      const holder = a.app.inject({ method: 'GET', url });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = performance.now();
+      const waiter = await b.app.inject({ method: 'GET', url });
+      const waited = performance.now() - started;
+      const held = await holder;
+      assert.ok(held.statusCode >= 502 && held.statusCode <= 504, `holder: ${held.statusCode} ${held.body}`);
+      assert.equal(waiter.statusCode, held.statusCode, `waiter: ${waiter.statusCode} ${waiter.body}`);
+      assert.ok(waited < TIMEOUT_MS + 1_000, `the waiter answered after ${Math.round(waited)} ms`);
+      assert.equal(binance.countRequests('/api/v3/ticker/24hr') - before, 1, 'one upstream call across both instances');
+    });
+  }
+});

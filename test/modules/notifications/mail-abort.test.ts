@@ -1,0 +1,35 @@
+// A relay that accepts the connection and never says a word: a send is abandoned as soon as the
+// outbox worker stops (SIGTERM), long before nodemailer's own timeouts, so the process can exit.
+import assert from 'node:assert/strict';
+import { createServer, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createSmtpMailer } from '../../../src/modules/notifications/adapters/mailer.ts';
+import { DeliveryAborted } from '../../../src/platform/outbox/outbox.ts';
+
+describe('mail to a silent relay', () => {
+  const sockets = new Set<Socket>();
+  const relay = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  let port = 0;
+  before(async () => {
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    port = (relay.address() as { port: number }).port;
+  });
+  after(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => relay.close(resolve));
+  });
+
+  it('stops waiting at once when the worker stops', async () => {
+    const mailer = createSmtpMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, from: 'a@example.com', timeoutMs: 30_000 });
+    const stopping = new AbortController();
+    const sending = mailer.send({ to: 'b@example.com', subject: 's', text: 't' }, stopping.signal);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = performance.now();
+    stopping.abort();
+    await assert.rejects(sending, (error) => error instanceof DeliveryAborted);
+    assert.ok(performance.now() - started < 100);
+  });
+});

@@ -1,0 +1,169 @@
+// Redis refused, frozen, cut and back, for real: the app's Redis client speaks to a real Redis
+// through a loopback TCP proxy. Nothing waits on Redis longer than the command timeout, nothing
+// answers 500, and everything goes back to Redis by itself once it answers again.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { buildApp } from '../../../src/app.ts';
+import { createRedisCache, maskRedisUrl } from '../../../src/platform/cache/cache.ts';
+import { createLogger } from '../../../src/platform/observability/logger.ts';
+import { createPlatform } from '../../../src/platform/platform.ts';
+import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
+import { freePort } from '../../helpers/processes.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+
+const REDIS_URL = process.env.REDIS_URL;
+const NO_REDIS = REDIS_URL
+  ? false
+  : 'REDIS_URL is not set: Redis outages are made through a TCP proxy in front of a real server (REDIS_URL=redis://127.0.0.1:6379)';
+const COMMAND_TIMEOUT_MS = 200;
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - started };
+}
+
+async function eventually(condition: () => Promise<boolean>, withinMs: number, what: string): Promise<number> {
+  const started = performance.now();
+  while (!(await condition())) {
+    if (performance.now() - started > withinMs) throw new Error(`${what}: not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return performance.now() - started;
+}
+
+function logSink() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { stream, lines: () => lines.map((line) => JSON.parse(line) as { level: number; msg: string; redis?: string }) };
+}
+
+describe('the cache while Redis is away', { skip: NO_REDIS }, () => {
+  let proxy: TcpProxy;
+  let direct: Redis;
+  const prefix = `test:${randomUUID()}:`;
+  before(async () => {
+    const url = new URL(REDIS_URL!);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    direct = new Redis(REDIS_URL!, { keyPrefix: prefix });
+  });
+  after(async () => {
+    direct?.disconnect();
+    await proxy?.close();
+  });
+
+  for (const fault of ['blackhole', 'refuse'] as const) {
+    it(`${fault}: every operation answers within the command timeout, from memory, and returns to Redis by itself`, async () => {
+      const log = logSink();
+      const cache = createRedisCache(proxy.url(REDIS_URL!), { keyPrefix: prefix, commandTimeoutMs: COMMAND_TIMEOUT_MS, logger: createLogger('info', log.stream), probeMs: 100 });
+      try {
+        await cache.set('k', 'from-redis', 60_000);
+        assert.equal(await direct.get('k'), '"from-redis"');
+        if (fault === 'refuse') proxy.reset();
+        await proxy.mode(fault);
+        const answers = await Promise.all([
+          timed(() => cache.get('k')),
+          timed(() => cache.incr('counter', 60_000)),
+          timed(() => cache.acquire('lock', 5_000)),
+          timed(() => cache.set('other', 1, 60_000)),
+        ]);
+        for (const { ms } of answers) assert.ok(ms < COMMAND_TIMEOUT_MS + 300, `answered in ${Math.round(ms)} ms`);
+        assert.deepEqual(answers[1]!.value, { count: 1, resetMs: 60_000 });
+        assert.equal(typeof answers[2]!.value, 'string', 'the lock is taken in memory');
+        // Once Redis is known to be away, nothing waits on it at all.
+        for (let i = 0; i < 5; i++) assert.ok((await timed(() => cache.incr('counter', 60_000))).ms < 50);
+        await assert.rejects(cache.ping());
+        const warnings = log.lines().filter((line) => line.level === 40);
+        assert.equal(warnings.length, 1, 'one warning per outage');
+        await proxy.mode('pass');
+        const back = await eventually(async () => (await cache.get('k')) === 'from-redis', 3_000, 'back on Redis');
+        assert.ok(back < 3_000);
+        await cache.set('after', 'shared', 60_000);
+        assert.equal(await direct.get('after'), '"shared"');
+        assert.ok(log.lines().some((line) => line.msg === 'redis available again'));
+      } finally {
+        await proxy.mode('pass');
+        await cache.close();
+      }
+    });
+  }
+
+  it('an unreachable REDIS_URL at start: one warning line with the password masked, memory meanwhile', async () => {
+    const port = await freePort();
+    const log = logSink();
+    const url = `redis://app:s3cret-pass@127.0.0.1:${port}/0`;
+    const cache = createRedisCache(url, { commandTimeoutMs: COMMAND_TIMEOUT_MS, logger: createLogger('info', log.stream) });
+    try {
+      const { value, ms } = await timed(() => cache.incr('x', 1_000));
+      assert.equal(value.count, 1);
+      assert.ok(ms < COMMAND_TIMEOUT_MS + 300);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const warnings = log.lines().filter((line) => line.level === 40);
+      assert.equal(warnings.length, 1, JSON.stringify(warnings));
+      assert.match(warnings[0]!.msg, /redis unreachable at start/);
+      assert.equal(warnings[0]!.redis, maskRedisUrl(url));
+      assert.ok(!log.lines().some((line) => JSON.stringify(line).includes('s3cret-pass')));
+    } finally {
+      await cache.close();
+    }
+  });
+});
+
+describe('the app while Redis is away', { skip: NO_REDIS }, () => {
+  let t: TestApp;
+  let proxy: TcpProxy;
+  let app: FastifyInstance;
+  let user: TestUser;
+  before(async () => {
+    t = await buildTestApp({ env: { MARKET_DATA_SOURCE: 'simulated' } });
+    user = await signIn(t.app, t.database);
+    const url = new URL(REDIS_URL!);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    const config = { ...t.config, resilience: { ...t.config.resilience, redisCommandTimeoutMs: COMMAND_TIMEOUT_MS } };
+    const platform = await createPlatform(
+      { ...config, redisUrl: proxy.url(REDIS_URL!), redisKeyPrefix: `test:${randomUUID()}:` },
+      { database: t.database, logger: createLogger('silent'), defaultMetrics: false },
+    );
+    app = await buildApp(platform);
+    await app.ready();
+  });
+  after(async () => {
+    await app?.close();
+    await proxy?.close();
+    await t?.close();
+  });
+
+  const login = (password = user.password) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password } });
+
+  it('frozen Redis: logins, wrong passwords and market routes answer as usual within a command timeout; /readyz says degraded', async () => {
+    assert.equal((await login()).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/v1/market/prices?symbols=BTCUSDT' })).statusCode, 200);
+    await proxy.mode('blackhole');
+    const answers = await Promise.all([timed(() => login()), timed(() => login('wrong-password')), timed(() => app.inject({ method: 'GET', url: '/api/v1/market/prices?symbols=BTCUSDT' }))]);
+    assert.deepEqual(
+      answers.map(({ value }) => value.statusCode),
+      [200, 401, 200],
+    );
+    for (const { ms } of answers) assert.ok(ms < COMMAND_TIMEOUT_MS + 1_000, `answered in ${Math.round(ms)} ms`);
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 200);
+    assert.equal(ready.json().status, 'degraded');
+    assert.equal(ready.json().cache.status, 'down');
+    // The throttle still counts, in memory: the sixth attempt for one e-mail is refused.
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await login('wrong-password')).statusCode);
+    assert.equal(statuses.at(-1), 429);
+    assert.ok(!statuses.includes(500));
+    await proxy.mode('pass');
+    await eventually(async () => (await app.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready', 3_000, 'ready again');
+  });
+});
