@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Database } from '../../../src/platform/db/database.ts';
+// Accounts inserted with exact creation times for the listing's order; registering cannot back-date them.
 import { users } from '../../../src/modules/users/users.tables.ts';
 
 export type NewUser = typeof users.$inferInsert;

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
+// Secrets as sealed at rest (and one sealed under a key no longer configured): no operation shows them.
 import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
 import { keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp, type TestUser } from '../../helpers/test-app.ts';

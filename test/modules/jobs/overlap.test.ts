@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../../src/app.ts';
 import { JOB_LOCK_NAMESPACE } from '../../../src/modules/jobs/job-lock.ts';
+// Run records: GET /api/scheduled/health shows only each job's newest run, not how many ran or their stamps.
 import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
 import { createMemoryCache } from '../../../src/platform/cache/cache.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { eq } from 'drizzle-orm';
+// Run records: GET /api/scheduled/health shows only each job's newest run, not how many ran or their stamps.
 import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
+// The outbox's retry bookkeeping (attempts, next try, dead letters): the dashboard shows only its totals.
 import { outbox } from '../../../src/platform/db/schema.ts';
 import { type ChatMessage } from '../../../src/modules/notifications/index.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
+// The outbox's bookkeeping and sealed payloads, and a suppression set up directly: no operation shows or makes them.
 import { emailSuppressions } from '../../../src/modules/notifications/notifications.tables.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
 import { type MailMessage } from '../../../src/modules/notifications/index.ts';
