@@ -319,6 +319,18 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
     }
   }
 
+  /** Redis only, once its first connection is made (bounded): a failure is the caller's to handle. */
+  async function onRedis<T>(command: () => Promise<T>): Promise<T> {
+    await firstConnection();
+    if (!up || redis.status !== 'ready') throw new Error(`redis is ${up ? redis.status : 'down'}`);
+    try {
+      return await command();
+    } catch (error) {
+      markDown(error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  }
+
   const store = withSingleFlight({
     kind: 'redis',
     get<T>(key: string) {
@@ -386,15 +398,17 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
         async () => {},
       );
     },
+    // Shared counters answer from Redis or fail: their caller (the venue budget) keeps its own
+    // per-instance count while Redis is away and says so.
     async addWithin(key, amount, cap, ttlMs) {
-      const [added, count] = (await redis.eval(ADD_WITHIN_SCRIPT, 1, key, String(amount), String(cap), String(Math.max(1, Math.round(ttlMs))))) as [number, number];
+      const [added, count] = (await onRedis(() => redis.eval(ADD_WITHIN_SCRIPT, 1, key, String(amount), String(cap), String(Math.max(1, Math.round(ttlMs)))))) as [number, number];
       return { added: added === 1, count: Number(count) };
     },
     async raiseTo(key, value, ttlMs) {
-      return Number(await redis.eval(RAISE_TO_SCRIPT, 1, key, String(value), String(Math.max(1, Math.round(ttlMs)))));
+      return Number(await onRedis(() => redis.eval(RAISE_TO_SCRIPT, 1, key, String(value), String(Math.max(1, Math.round(ttlMs))))));
     },
     async subtract(key, amount) {
-      await redis.eval(SUBTRACT_SCRIPT, 1, key, String(amount));
+      await onRedis(() => redis.eval(SUBTRACT_SCRIPT, 1, key, String(amount)));
     },
     async ping() {
       // Readiness asks Redis itself, never the memory behind it.
