@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { freePort } from './ports.ts';
 
 const RUNS = Number(process.env.BENCH_START_RUNS ?? 5);
@@ -136,15 +137,33 @@ function servicesUp(): boolean {
   return pg.status === 0 && redis.stdout?.trim() === 'PONG';
 }
 
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
   const existing = mkdtempSync(path.join(tmpdir(), 'tp-bench-data-'));
   const empties: string[] = [];
   const modes: Mode[] = [];
+  // A database of its own, migrated by the first (unmeasured) start, dropped at the end: whatever an
+  // earlier schema left in BENCH_DATABASE_URL's database cannot get in the way.
+  const scratch = `tp_bench_start_${process.pid}`;
+  let scratchUrl: string | undefined;
   if (servicesUp()) {
+    await adminQuery(`CREATE DATABASE ${scratch}`);
+    const url = new URL(PG_URL);
+    url.pathname = `/${scratch}`;
+    scratchUrl = url.toString();
     modes.push({
       name: 'PostgreSQL + Redis',
       target: { readyMs: 1_000, idleRssMiB: 120 },
-      env: () => ({ DATABASE_URL: PG_URL, REDIS_URL, DATA_DIR: existing }),
+      env: () => ({ DATABASE_URL: scratchUrl!, REDIS_URL, DATA_DIR: existing }),
     });
   } else {
     console.log(`SKIPPED: PostgreSQL (${PG_URL}) and Redis (${REDIS_URL}) are not both reachable; the PostgreSQL + Redis mode did not run.`);
@@ -167,16 +186,19 @@ async function main(): Promise<void> {
     },
   });
 
-  // One unmeasured start per mode: builds what a first install builds, fills ./data and the OS cache.
-  for (const mode of modes) await runOnce(mode);
-
   const samples = new Map<string, Sample[]>(modes.map((mode) => [mode.name, []]));
   const floor: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    floor.push(bareNodeMs());
-    for (const mode of modes) samples.get(mode.name)!.push(await runOnce(mode));
+  try {
+    // One unmeasured start per mode: builds what a first install builds, fills ./data and the OS cache.
+    for (const mode of modes) await runOnce(mode);
+    for (let run = 0; run < RUNS; run++) {
+      floor.push(bareNodeMs());
+      for (const mode of modes) samples.get(mode.name)!.push(await runOnce(mode));
+    }
+  } finally {
+    rmSync(existing, { recursive: true, force: true });
+    if (scratchUrl) await adminQuery(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
   }
-  rmSync(existing, { recursive: true, force: true });
 
   const floorMs = median(floor);
   console.log(`\nnpm start → first 200 of /healthz; RSS of the server process. Median of ${RUNS} runs, node ${process.version}.`);

@@ -63,6 +63,9 @@ export async function bundle() {
     // Bundled CommonJS packages call require(); ESM output has none of its own.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     sourcemap: 'linked',
+    // Stack traces need the mappings, not the sources: without them the maps (parsed at start) are a
+    // fraction of the size, and so is the memory they hold.
+    sourcesContent: false,
     logLevel: 'warning',
   });
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
