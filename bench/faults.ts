@@ -10,14 +10,13 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { startBinanceFake, type BinanceFake } from '../test/fakes/binance.ts';
 import { startChatReceiver } from '../test/fakes/chat-webhook.ts';
 import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';
 import { startTcpProxy, type TcpProxy } from '../test/fakes/tcp-proxy.ts';
 import { freePort } from './ports.ts';
+import { adminQuery, PG_URL } from './postgres.ts';
 
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FAULT_MS = Number(process.env.BENCH_FAULT_MS ?? 5_000);
 const WORKERS = Number(process.env.BENCH_FAULT_WORKERS ?? 4);
@@ -87,15 +86,6 @@ async function recoveryMs(probes: Probe[]): Promise<number> {
   }
 }
 
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
 
 function startApp(env: Record<string, string>): ChildProcess {
   const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;

@@ -13,11 +13,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { startBinanceFake } from '../test/fakes/binance.ts';
 import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';
 import { percentile, runLoad, type LoadResult } from './load.ts';
 import { freePort } from './ports.ts';
+import { adminQuery, PG_URL } from './postgres.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -25,7 +25,6 @@ const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 2_500);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3_000);
 /** Bound on requests per round, besides its time. */
 const MAX_REQUESTS = Number(process.env.BENCH_MAX_REQUESTS ?? 500_000);
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TICKER_PATH = '/api/v1/market/ticker?limit=20';
 const CREDENTIALS_PATH = '/api/exchange/credentials';
 /** The ticker cache TTL (src/modules/market/market-data.ts POLICIES.tickers). */
@@ -181,15 +180,6 @@ async function tickerScenario(): Promise<boolean> {
   }
 }
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 async function json<T>(port: number, method: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
   const response = await fetch(`http://127.0.0.1:${port}${url}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

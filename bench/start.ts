@@ -8,12 +8,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { freePort } from './ports.ts';
+import { adminQuery, PG_URL } from './postgres.ts';
 
 const RUNS = Number(process.env.BENCH_START_RUNS ?? 5);
 const IDLE_MS = Number(process.env.BENCH_START_IDLE_MS ?? 5_000);
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -137,15 +136,6 @@ function servicesUp(): boolean {
   return pg.status === 0 && redis.stdout?.trim() === 'PONG';
 }
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 async function main(): Promise<void> {
   const existing = mkdtempSync(path.join(tmpdir(), 'tp-bench-data-'));
