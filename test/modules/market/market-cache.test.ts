@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { createMarketCache } from '../../../src/modules/market/market-cache.ts';
-import { createMemoryCache, createRedisCache, type Cache } from '../../../src/platform/cache/cache.ts';
+import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
+import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { AppError, notFound } from '../../../src/platform/http/errors.ts';
 

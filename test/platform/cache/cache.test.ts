@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { createMemoryCache, createRedisCache, type Cache } from '../../../src/platform/cache/cache.ts';
+import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
+import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
 const NO_REDIS = REDIS_URL ? false : 'REDIS_URL is not set: the Redis half of the cache tests runs with REDIS_URL=redis://127.0.0.1:6379';

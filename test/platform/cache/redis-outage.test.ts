@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../../src/app.ts';
-import { createRedisCache, maskRedisUrl } from '../../../src/platform/cache/cache.ts';
+import { createRedisCache, maskRedisUrl } from '../../../src/platform/cache/redis-cache.ts';
 import { createLogger } from '../../../src/platform/observability/logger.ts';
 import { createPlatform } from '../../../src/platform/platform.ts';
 import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';

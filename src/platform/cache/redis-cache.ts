@@ -1,0 +1,272 @@
+// The Redis side of the cache: shared by every instance, within a command timeout, and answering from
+// process memory while Redis is down or frozen (docs/decisions/102).
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { createMemoryCache, withSingleFlight, type Cache } from './cache.ts';
+
+// Atomic on every Redis version: the window starts with the first hit and is never extended.
+const INCR_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {count, redis.call('PTTL', KEYS[1])}`;
+const DECR_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]))
+if count and count > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`;
+// Counters of request weight: check and add in one step, so that instances never both take the last room.
+const ADD_WITHIN_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local amount = tonumber(ARGV[1])
+if current + amount > tonumber(ARGV[2]) then return {0, current} end
+local count = redis.call('INCRBY', KEYS[1], amount)
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return {1, count}`;
+const RAISE_TO_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '-1')
+local value = tonumber(ARGV[1])
+if current >= value then return current end
+redis.call('SET', KEYS[1], value, 'KEEPTTL')
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return value`;
+const SUBTRACT_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]))
+if not current then return 0 end
+local count = math.max(0, current - tonumber(ARGV[1]))
+redis.call('SET', KEYS[1], count, 'KEEPTTL')
+return count`;
+const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+export interface RedisCacheOptions {
+  keyPrefix?: string;
+  /** Bound of one command; past it the cache answers from process memory (decision 102). */
+  commandTimeoutMs?: number;
+  /** Where the cache says it lost or found Redis again: one line each way. */
+  logger?: Pick<Logger, 'warn' | 'info'>;
+  /** How often an unavailable Redis is tried again. */
+  probeMs?: number;
+}
+
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 500;
+/** How long the start waits for Redis's first connection before going on without it. */
+const FIRST_CONNECTION_MS = 3_000;
+
+/** The URL as a log line may show it: no password, no user name. */
+export function maskRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '****';
+    if (parsed.username) parsed.username = parsed.username ? '****' : '';
+    return parsed.toString();
+  } catch {
+    return 'redis://(unparseable URL)';
+  }
+}
+
+/**
+ * Redis with process memory behind it. While Redis answers, every operation goes to Redis (shared
+ * by every instance). A command that fails or outlives the command timeout marks Redis down; from
+ * then on operations go straight to process memory, without waiting on Redis at all, until a
+ * background PING answers again. `ping()` always asks Redis itself, so /readyz tells the truth.
+ */
+export function createRedisCache(url: string, options: RedisCacheOptions | string = {}): Cache & { available(): boolean; connected(waitMs?: number): Promise<boolean> } {
+  const settings = typeof options === 'string' ? { keyPrefix: options } : options;
+  const commandTimeoutMs = settings.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+  const probeMs = settings.probeMs ?? 500;
+  const redis = new Redis(url, {
+    keyPrefix: settings.keyPrefix ?? 'tp:',
+    // Nothing waits for a connection: while Redis is away, commands fail at once (and go to memory).
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: Math.max(1_000, commandTimeoutMs * 2),
+    // Reconnect quickly and keep trying: recovery within a second or two of Redis returning.
+    retryStrategy: (times) => Math.min(100 * times, 1_000),
+    lazyConnect: false,
+  });
+  const where = maskRedisUrl(url);
+  const memory = createMemoryCache();
+  let up = false;
+  let everUp = false;
+  /** Whether this outage (or the unreachable start) has been logged: one line per outage. */
+  let outageLogged = false;
+  let probing: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const markDown = (reason: string) => {
+    if (closed) return;
+    up = false;
+    if (!outageLogged) {
+      outageLogged = true;
+      settings.logger?.warn(
+        { redis: where, reason },
+        everUp ? 'redis unavailable: answering from process memory until it returns' : 'redis unreachable at start: answering from process memory until it answers',
+      );
+    }
+    // A frozen Redis keeps its connection "ready": a PING tells when it answers again.
+    probing ??= setInterval(() => {
+      if (redis.status === 'ready') redis.ping().then(markUp, () => {});
+    }, probeMs).unref();
+  };
+  const markUp = () => {
+    if (closed) return;
+    if (probing) clearInterval(probing);
+    probing = undefined;
+    if (outageLogged) settings.logger?.info({ redis: where }, 'redis available again');
+    outageLogged = false;
+    up = true;
+    everUp = true;
+  };
+  redis.on('ready', markUp);
+  // The very first commands may wait for the first connection, at most one command timeout.
+  let firstReady: Promise<unknown> | undefined = new Promise((resolve) => redis.once('ready', resolve));
+  // ioredis reconnects by itself; each failure only keeps the cache on memory.
+  redis.on('error', (error: Error) => markDown(error.message));
+  redis.on('close', () => markDown('connection closed'));
+
+  /** Redis when it is up, within the command timeout; process memory when it is not. */
+  async function firstConnection(): Promise<void> {
+    if (!firstReady) return;
+    if (everUp || outageLogged) {
+      firstReady = undefined;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([firstReady, new Promise((resolve) => (timer = setTimeout(resolve, commandTimeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  async function either<T>(viaRedis: () => Promise<T>, viaMemory: () => Promise<T>): Promise<T> {
+    await firstConnection();
+    if (!up || redis.status !== 'ready') return viaMemory();
+    try {
+      return await viaRedis();
+    } catch (error) {
+      markDown(error instanceof Error ? error.message : String(error));
+      return viaMemory();
+    }
+  }
+
+  /** Redis only, once its first connection is made (bounded): a failure is the caller's to handle. */
+  async function onRedis<T>(command: () => Promise<T>): Promise<T> {
+    await firstConnection();
+    if (!up || redis.status !== 'ready') throw new Error(`redis is ${up ? redis.status : 'down'}`);
+    try {
+      return await command();
+    } catch (error) {
+      markDown(error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  }
+
+  const store = withSingleFlight({
+    kind: 'redis',
+    get<T>(key: string) {
+      return either(
+        async () => {
+          const raw = await redis.get(key);
+          return raw === null ? undefined : (JSON.parse(raw) as T);
+        },
+        () => memory.get<T>(key),
+      );
+    },
+    set(key, value, ttlMs) {
+      if (value === undefined) return Promise.resolve();
+      return either(
+        async () => {
+          await redis.set(key, JSON.stringify(value), 'PX', Math.max(1, Math.round(ttlMs)));
+        },
+        () => memory.set(key, value, ttlMs),
+      );
+    },
+    async del(key) {
+      // Both: a value or lock may have been taken in memory during an outage.
+      await memory.del(key);
+      await either(
+        async () => {
+          await redis.del(key);
+        },
+        async () => {},
+      );
+    },
+    acquire(key, ttlMs) {
+      return either(
+        async () => {
+          const token = randomUUID();
+          return (await redis.set(key, token, 'PX', ttlMs, 'NX')) === 'OK' ? token : undefined;
+        },
+        () => memory.acquire(key, ttlMs),
+      );
+    },
+    async release(key, token) {
+      await memory.release(key, token);
+      // Only our own lock: after its TTL it may belong to another instance.
+      await either(
+        async () => {
+          await redis.eval(RELEASE_SCRIPT, 1, key, token);
+        },
+        async () => {},
+      );
+    },
+    incr(key, windowMs) {
+      return either(
+        async () => {
+          const [count, ttl] = (await redis.eval(INCR_SCRIPT, 1, key, String(Math.max(1, Math.round(windowMs))))) as [number, number];
+          return { count, resetMs: ttl > 0 ? ttl : windowMs };
+        },
+        () => memory.incr(key, windowMs),
+      );
+    },
+    async decr(key) {
+      await memory.decr(key);
+      await either(
+        async () => {
+          await redis.eval(DECR_SCRIPT, 1, key);
+        },
+        async () => {},
+      );
+    },
+    // Shared counters answer from Redis or fail: their caller (the venue budget) keeps its own
+    // per-instance count while Redis is away and says so.
+    async addWithin(key, amount, cap, ttlMs) {
+      const [added, count] = (await onRedis(() => redis.eval(ADD_WITHIN_SCRIPT, 1, key, String(amount), String(cap), String(Math.max(1, Math.round(ttlMs)))))) as [number, number];
+      return { added: added === 1, count: Number(count) };
+    },
+    async raiseTo(key, value, ttlMs) {
+      return Number(await onRedis(() => redis.eval(RAISE_TO_SCRIPT, 1, key, String(value), String(Math.max(1, Math.round(ttlMs))))));
+    },
+    async subtract(key, amount) {
+      await onRedis(() => redis.eval(SUBTRACT_SCRIPT, 1, key, String(amount)));
+    },
+    async ping() {
+      // Readiness asks Redis itself, never the memory behind it.
+      await firstConnection();
+      if (redis.status !== 'ready') throw new Error(`redis is ${redis.status}`);
+      const started = performance.now();
+      await redis.ping();
+      return performance.now() - started;
+    },
+    async close() {
+      closed = true;
+      if (probing) clearInterval(probing);
+      await memory.close();
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
+    },
+  });
+  return {
+    ...store,
+    available: () => up && redis.status === 'ready',
+    /** Waits (bounded) for the first connection, before the server listens: requests never wait for it. */
+    async connected(waitMs = FIRST_CONNECTION_MS) {
+      if (!everUp && !outageLogged && firstReady) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([firstReady, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+        clearTimeout(timer);
+      }
+      return up;
+    },
+  };
+}
