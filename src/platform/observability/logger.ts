@@ -139,12 +139,23 @@ const UNNAMED_SECRET_MIN_LENGTH = 8;
  * and those no column name explains once they are long enough to be a key, hash or token. A short
  * value (a limit, a flag, an id) is not, and scrubbing it would garble the text it appears in.
  */
+/** A query parameter as the driver's message shows it; never throws (bigints, cycles). */
+function paramText(param: unknown): string {
+  if (typeof param === 'string') return param;
+  if (typeof param === 'bigint') return param.toString();
+  try {
+    return JSON.stringify(param, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)) ?? '';
+  } catch {
+    return String(param);
+  }
+}
+
 export function secretQueryValues(error: unknown): string[] {
   const values = new Set<string>();
   for (const { query, params } of failedQueries(error)) {
     const columns = placeholderColumns(query);
     params.forEach((param, index) => {
-      const value = typeof param === 'string' ? param : (JSON.stringify(param) ?? '');
+      const value = paramText(param);
       if (value.length === 0) return;
       const column = columns.get(index + 1);
       if (column ? isSecretName(column) : value.length >= UNNAMED_SECRET_MIN_LENGTH) values.add(value);

@@ -38,6 +38,11 @@ describe('log redaction', () => {
           await t.database.db.execute(sql`SELECT ${SEALED}::integer, ${'second\u0000value'}::text`);
           return { ok: true };
         });
+        app.post('/test/failing-bigint', { schema: { hide: true } }, async () => {
+          // A bigint parameter (the stream events' ids are bigserial): logging the failure must not throw.
+          await t.database.db.execute(sql`SELECT 1 FROM no_such_table WHERE id > ${12345678901234567890n}`);
+          return { ok: true };
+        });
         app.post('/test/failing-lookup', { schema: { hide: true } }, async () => {
           // A secret-named column next to short values (1, 2) that also occur in every stack frame.
           await t.database.db.execute(sql`SELECT 1 FROM users WHERE "password_hash" = ${HASH} AND id = ${1}::integer LIMIT ${2}`);
@@ -94,6 +99,15 @@ describe('log redaction', () => {
     assert.ok(frames.length > 0, 'the stack has frames');
     for (const frame of frames) assert.ok(!frame.includes('[redacted]'), `frame garbled: ${frame}`);
     assert.ok(frames.some((frame) => /:\d+:\d+\)?$/.test(frame)), 'frames keep their line and column numbers');
+  });
+
+  it('a failed query with a bigint parameter is logged like any other, its value kept from the log', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/test/failing-bigint' });
+    assert.equal(response.statusCode, 500);
+    assert.deepEqual(response.json(), { detail: 'Internal Server Error' });
+    const logged = t.logLines().filter((line) => line.msg === 'unhandled error').at(-1) as { err: { message: string } } | undefined;
+    assert.match(String(logged?.err.message), /no_such_table/);
+    assert.ok(!t.logText().includes('12345678901234567890'), 'a long value no column name explains is scrubbed');
   });
 
   it('secret headers, body fields at any depth and query parameters are redacted', async () => {
