@@ -103,6 +103,8 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: config.server.bodyLimit,
+    // request.ip is the forwarded client only behind the proxies TRUST_PROXY names (decision 003).
+    trustProxy: config.server.trustProxy.length > 0 ? [...config.server.trustProxy] : false,
     genReqId: requestIdFor,
     // Requests arriving during shutdown get a 503 from http-conventions, in the contract's shape.
     return503OnClosing: false,

@@ -39,8 +39,8 @@ const create: Command = {
     const role = oneOf('role', values.role, ROLES, problems)!;
     problems.throwIfAny();
     await withPlatform(async (platform) => {
-      const input = { email, password: values.password!, role, firstName: values['first-name'], lastName: values['last-name'] };
-      const user = await createModules(platform).auth.service.createUser(input, 'system');
+      const input = { email, password: values.password!, firstName: values['first-name'], lastName: values['last-name'] };
+      const user = await createModules(platform).auth.service.createUser(input, { role, actor: 'system' });
       print(`created ${user.role} ${user.email} (id ${user.id})`);
     });
   },

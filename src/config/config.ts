@@ -3,6 +3,7 @@
 // them all, collecting every problem so that one start lists them all. Reading writes nothing: the
 // secrets that may live in DATA_DIR are the platform's to resolve at start (data-dir-secrets.ts).
 import path from 'node:path';
+import { isIpOrCidr } from '../platform/http/client-address.ts';
 import { parseJobCrons } from './job-schedules.ts';
 
 export type ChatFormat = 'slack' | 'discord';
@@ -109,6 +110,16 @@ function isUrl(value: string): boolean {
   }
 }
 
+const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** Whether the server listens beyond this machine, where development-only settings are refused. */
+export function isExposed(host: string): boolean {
+  return !['127.0.0.1', '::1', 'localhost'].includes(host) && !host.startsWith('127.');
+}
+
+/** The shortest SCHEDULED_JOB_SECRET an exposed server accepts: guessable secrets run jobs for anyone. */
+export const MIN_EXPOSED_JOB_SECRET_LENGTH = 32;
+
 // ---- The kinds of setting -------------------------------------------------------------------
 
 /** One setting: how its value is read from the environment. */
@@ -171,6 +182,19 @@ const SETTINGS = {
     host: text('HOST', '127.0.0.1'),
     port: integer('PORT', 8000, 0, 65535),
     bodyLimit: integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    /**
+     * The reverse proxies whose X-Forwarded-For is believed (addresses, CIDRs, or `loopback`,
+     * `linklocal`, `uniquelocal`); the client address is then the forwarded one. Empty: the socket's.
+     */
+    trustProxy: setting((env): readonly string[] => {
+      const entries = (env.string('TRUST_PROXY') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+      for (const entry of entries) {
+        if (!PROXY_KEYWORDS.includes(entry) && !isIpOrCidr(entry)) {
+          env.problems.push(`TRUST_PROXY must list IP addresses, CIDRs or ${PROXY_KEYWORDS.join(', ')} (got "${entry}")`);
+        }
+      }
+      return entries;
+    }),
   },
   /** Where the embedded database and the secrets kept for you live (absolute). */
   dataDir: setting((env) => path.resolve(env.string('DATA_DIR') ?? './data')),
@@ -216,6 +240,8 @@ const SETTINGS = {
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
     refreshTokenTtlDays: integer('REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
     allowSignup: flag('ALLOW_SIGNUP', true),
+    /** Sign-ups one client address (an IPv6 /64) may attempt per hour (decision 003). */
+    signupLimitPerHour: integer('SIGNUP_LIMIT_PER_HOUR', 10, 1, 100_000),
     /** Lower-cased. */
     adminEmail: setting((env) => env.string('ADMIN_EMAIL')?.toLowerCase()),
     adminPassword: text('ADMIN_PASSWORD'),
@@ -345,6 +371,15 @@ function checkTogether(config: Config, problems: string[]): void {
   if (adminEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) problems.push(`ADMIN_EMAIL must be an e-mail address (got "${adminEmail}")`);
   if (config.secrets.jwtSecret !== undefined && config.secrets.jwtSecret.length < 32) problems.push('JWT_SECRET must be at least 32 characters');
   if (config.tracker.backend === 'linear' && !config.tracker.apiKey) problems.push('TRACKER_API_KEY is required when TRACKER_BACKEND=linear');
+  // Settings meant for a developer's machine are refused where the server can be reached from elsewhere.
+  if (isExposed(config.server.host)) {
+    const where = `HOST=${config.server.host} listens beyond this machine`;
+    if (config.webhooks.allowUnsigned) problems.push(`WEBHOOKS_ALLOW_UNSIGNED=true is for development only; ${where}`);
+    const secret = config.jobs.secret;
+    if (secret !== undefined && secret.length < MIN_EXPOSED_JOB_SECRET_LENGTH) {
+      problems.push(`SCHEDULED_JOB_SECRET must be at least ${MIN_EXPOSED_JOB_SECRET_LENGTH} characters when ${where}`);
+    }
+  }
   // The local tracker keys teams by UUID, as Linear does.
   const teamId = config.tracker.defaultTeamId;
   if (config.tracker.backend === 'local' && teamId !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(teamId)) {

@@ -7,6 +7,7 @@ import { createMemoryCache, type Cache } from './cache/cache.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { resolveSecrets, type GeneratedSecret, type SecretSource } from './crypto/data-dir-secrets.ts';
+import { passwordWork } from './crypto/passwords.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { seedFromPgliteImage } from './db/pglite-image.ts';
@@ -76,6 +77,9 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   const metrics = createMetrics(overrides.defaultMetrics ?? true);
   metrics.gauge('outbox_backlog', 'Outbox messages waiting to be delivered', async () => (await outbox.stats()).pending);
   metrics.gauge('outbox_dead_letters', 'Outbox messages that exhausted their retries', async () => (await outbox.stats()).dead);
+  metrics.gauge('password_hashes_computed', 'Password hashes computed by this process (sign-ups, password changes)', () => passwordWork().hashed);
+  metrics.gauge('password_checks_computed', 'Password checks computed by this process (logins, re-authentication)', () => passwordWork().checked);
+  metrics.gauge('password_work_waiting', 'Password hashes and checks waiting for a free slot', () => passwordWork().waiting);
   const venueBudgets = createVenueBudgets({ cache, clock, settings: config.venueBudget, metrics, logger });
 
   return {

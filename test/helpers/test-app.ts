@@ -15,7 +15,6 @@ import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createMemoryCache, type Cache } from '../../src/platform/cache/cache.ts';
 import { createRedisCache } from '../../src/platform/cache/redis-cache.ts';
 import type { Clock } from '../../src/platform/clock.ts';
-import { createAccountsRepository } from '../../src/modules/users/accounts.repository.ts';
 import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { createLogger } from '../../src/platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../../src/platform/platform.ts';
@@ -149,6 +148,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     const { routes } = options;
     if (routes) await app.register(async (scope) => routes(scope, platform));
     await app.ready();
+    modulesOf.set(app, modules);
   } catch (error) {
     // A test that expects the construction to fail must not be left holding a Redis connection.
     await cache.close().catch(() => {});
@@ -179,20 +179,39 @@ export interface TestUser {
   headers: { authorization: string };
 }
 
-/** Registers a user through the API, optionally promotes it, and logs it in. */
+/** The modules of every app buildTestApp made, for the operator's path (the command line's) in signIn. */
+const modulesOf = new WeakMap<FastifyInstance, Modules>();
+
+/**
+ * A client address of its own for each account a test signs up, as separate people have: sign-ups
+ * are limited per address (SIGNUP_LIMIT_PER_HOUR), and the suite must not lean on a raised limit.
+ */
+export function newClientAddress(): string {
+  const [a, b, c] = randomBytes(3);
+  return `10.${a}.${b}.${(c! % 250) + 1}`;
+}
+
+/**
+ * Registers a user through the API, optionally promotes it as the operator does
+ * (`npm run cli -- users:promote`, through the admin module with the operator as actor), and logs it in.
+ */
 export async function signIn(
   app: FastifyInstance,
-  database: Database,
+  _database: Database,
   options: { role?: 'user' | 'admin'; email?: string; password?: string } = {},
 ): Promise<TestUser> {
   const email = options.email ?? `user-${randomBytes(4).toString('hex')}@example.com`;
   const password = options.password ?? `Pw-${randomBytes(8).toString('hex')}`;
-  const registered = await app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password } });
+  const remoteAddress = newClientAddress();
+  const registered = await app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password }, remoteAddress });
   if (registered.statusCode !== 201) throw new Error(`register failed: ${registered.statusCode} ${registered.body}`);
   const id = registered.json<{ id: string }>().id;
-  // The first admin of a deployment comes from ADMIN_EMAIL or the command line, both through the identity module.
-  if (options.role === 'admin') await createAccountsRepository(database.db).update(id, { role: 'admin' });
-  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
+  if (options.role === 'admin') {
+    const modules = modulesOf.get(app);
+    if (!modules) throw new Error('signIn promotes through the app of buildTestApp only');
+    await modules.admin.users.updateUser({ id: null }, id, { role: 'admin' });
+  }
+  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress });
   if (login.statusCode !== 200) throw new Error(`login failed: ${login.statusCode} ${login.body}`);
   const { access_token: token, refresh_token: refreshToken } = login.json<{ access_token: string; refresh_token: string }>();
   return { id, email, password, token, refreshToken, headers: { authorization: `Bearer ${token}` } };

@@ -6,9 +6,18 @@ import type { Clock } from '../../platform/clock.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { AppError, conflict, forbidden, notFound, rateLimited } from '../../platform/http/errors.ts';
+import { clientKey } from '../../platform/http/client-address.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { Role, UsersModule, UserRow } from '../users/index.ts';
 import type { Account, RegisterBody, TokenPair } from './auth.schemas.ts';
+
+/** What an account is created from: these fields and nothing else. */
+export interface NewAccount {
+  email: string;
+  password: string;
+  firstName?: string;
+  lastName?: string;
+}
 
 export interface ClientInfo {
   ip?: string;
@@ -17,6 +26,8 @@ export interface ClientInfo {
 
 export interface AuthSettings {
   allowSignup: boolean;
+  /** Sign-up attempts per client address and hour. */
+  signupLimitPerHour: number;
   refreshTokenTtlDays: number;
   /** A session not seen for longer than this is deleted by the cleanup job. */
   sessionIdleDays: number;
@@ -35,8 +46,13 @@ async function drain(step: () => Promise<number>): Promise<number> {
   }
 }
 
-/** Failed logins allowed per window before answering 429. */
-export const LOGIN_LIMITS = { perEmail: 5, perIp: 20, windowMs: 15 * 60 * 1000 };
+/**
+ * Login attempts allowed per fixed window before answering 429 (decision 003): per account from one
+ * client address, per client address over all accounts, and per account from everywhere, the last
+ * much higher so that failures from elsewhere do not lock the owner out.
+ */
+export const LOGIN_LIMITS = { perAccountAndClient: 5, perClient: 20, perAccount: 100, windowMs: 15 * 60 * 1000 };
+const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
 
 export function toAccount(user: UserRow): Account {
   return {
@@ -89,60 +105,66 @@ export function createAuthService(deps: {
     return { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refresh };
   }
 
-  const throttleKeys = (email: string, ip: string | undefined) => ({
-    email: `login:email:${email}`,
-    ip: ip ? `login:ip:${ip}` : undefined,
-  });
+  const throttleKeys = (email: string, ip: string | undefined) => {
+    const client = clientKey(ip) ?? 'unknown';
+    return { client: `login:client:${client}`, pair: `login:pair:${email}:${client}`, account: `login:account:${email}` };
+  };
+  const refuseLogin = (resetMs: number) => rateLimited(resetMs / 1000, 'Too many login attempts; try again later');
 
   /**
    * Counts the attempt before the password is checked, so that parallel guesses cannot all slip
-   * under the limit; a successful login gives its attempt back (docs/decisions/003). The address is
-   * counted first, and an address over its limit adds to no e-mail's counter: a flood of made-up
-   * e-mails from one address cannot crowd real counters out of the in-process cache.
+   * under a limit; a successful login gives it back (docs/decisions/003). The address is counted
+   * first and a refused attempt adds to no later counter: an address over its limit cannot create
+   * counters for made-up e-mails, and one over an account's limit does not spend the account-wide one.
    */
   async function reserveAttempt(email: string, ip: string | undefined): Promise<void> {
     const keys = throttleKeys(email, ip);
-    const refuse = (resetMs: number) => rateLimited(resetMs / 1000, 'Too many login attempts; try again later');
-    if (keys.ip) {
-      const byIp = await cache.incr(keys.ip, LOGIN_LIMITS.windowMs);
-      if (byIp.count > LOGIN_LIMITS.perIp) throw refuse(byIp.resetMs);
+    const limits: [string, number][] = [
+      [keys.client, LOGIN_LIMITS.perClient],
+      [keys.pair, LOGIN_LIMITS.perAccountAndClient],
+      [keys.account, LOGIN_LIMITS.perAccount],
+    ];
+    for (const [key, limit] of limits) {
+      const attempt = await cache.incr(key, LOGIN_LIMITS.windowMs);
+      if (attempt.count > limit) throw refuseLogin(attempt.resetMs);
     }
-    const byEmail = await cache.incr(keys.email, LOGIN_LIMITS.windowMs);
-    if (byEmail.count > LOGIN_LIMITS.perEmail) throw refuse(byEmail.resetMs);
   }
 
   async function giveBackAttempt(email: string, ip: string | undefined): Promise<void> {
     const keys = throttleKeys(email, ip);
-    await cache.decr(keys.email);
-    if (keys.ip) await cache.decr(keys.ip);
+    await Promise.all([cache.decr(keys.client), cache.decr(keys.pair), cache.decr(keys.account)]);
   }
 
+  /** The owner got in from this address: their own failures there are forgiven. */
   async function releaseAttempt(email: string, ip: string | undefined): Promise<void> {
     const keys = throttleKeys(email, ip);
-    await cache.del(keys.email);
-    if (keys.ip) await cache.decr(keys.ip);
+    await Promise.all([cache.decr(keys.client), cache.del(keys.pair), cache.decr(keys.account)]);
+  }
+
+  async function reserveSignup(ip: string | undefined): Promise<void> {
+    const attempt = await cache.incr(`signup:client:${clientKey(ip) ?? 'unknown'}`, SIGNUP_WINDOW_MS);
+    if (attempt.count > settings.signupLimitPerHour) throw rateLimited(attempt.resetMs / 1000, 'Too many sign-ups from this address; try again later');
   }
 
   return {
-    /** Creates a user; used by sign-up, the bootstrap admin and the CLI. */
-    async createUser(input: RegisterBody & { role?: Role }, actor: 'user' | 'system' = 'user'): Promise<UserRow> {
-      const now = clock.now();
+    /**
+     * Creates an account from its named fields only; the role is the caller's to choose, never the
+     * request's. Used by sign-up (always `user`), the bootstrap admin and the CLI. A taken address
+     * is refused before the password is hashed.
+     */
+    async createUser(input: NewAccount, options: { role: Role; actor: 'user' | 'system' }): Promise<UserRow> {
+      const email = input.email.trim().toLowerCase();
+      if (await accounts.findByEmail(email)) throw conflict('A user with this email already exists');
       const passwordHash = await hashPassword(input.password);
+      const now = clock.now();
       return db.transaction(async (tx) => {
         const user = await accounts.insert(
-          {
-            email: input.email.trim().toLowerCase(),
-            passwordHash,
-            firstName: input.firstName ?? '',
-            lastName: input.lastName ?? '',
-            role: input.role ?? 'user',
-            createdAt: now,
-            updatedAt: now,
-          },
+          { email, passwordHash, firstName: input.firstName ?? '', lastName: input.lastName ?? '', role: options.role, createdAt: now, updatedAt: now },
           tx,
         );
         if (!user) throw conflict('A user with this email already exists');
-        await audit(tx, { actorId: actor === 'user' ? user.id : null, actorType: actor, action: 'auth.register', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { role: user.role } }, now);
+        const actorId = options.actor === 'user' ? user.id : null;
+        await audit(tx, { actorId, actorType: options.actor, action: 'auth.register', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { role: user.role } }, now);
         return user;
       });
     },
@@ -156,7 +178,7 @@ export function createAuthService(deps: {
       const existing = await accounts.findByEmail(email);
       if (!existing) {
         try {
-          await this.createUser({ email, password, role: 'admin' }, 'system');
+          await this.createUser({ email, password }, { role: 'admin', actor: 'system' });
           return 'created';
         } catch (error) {
           // Another instance starting at the same moment created it first: that is the goal reached.
@@ -175,9 +197,11 @@ export function createAuthService(deps: {
       return 'promoted';
     },
 
-    async register(input: RegisterBody): Promise<Account> {
+    async register(input: RegisterBody, client: ClientInfo): Promise<Account> {
       if (!settings.allowSignup) throw forbidden('Sign-up is disabled');
-      return toAccount(await this.createUser(input));
+      await reserveSignup(client.ip);
+      const { email, password, firstName, lastName } = input;
+      return toAccount(await this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' }));
     },
 
     async login(email: string, password: string, client: ClientInfo): Promise<TokenPair> {

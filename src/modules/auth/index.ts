@@ -17,6 +17,7 @@ export function createAuthModule(platform: Platform, deps: { users: UsersModule 
     logger,
     settings: {
       allowSignup: config.auth.allowSignup,
+      signupLimitPerHour: config.auth.signupLimitPerHour,
       refreshTokenTtlDays: config.auth.refreshTokenTtlDays,
       sessionIdleDays: config.auth.sessionIdleDays,
     },

@@ -25,11 +25,13 @@ export function createTicketsService(deps: { cache: Pick<Cache, 'get' | 'set' | 
     async redeem(ticket: string): Promise<StreamPrincipal | undefined> {
       if (!/^[A-Za-z0-9_-]{43}$/.test(ticket)) return undefined;
       const key = keyOf(ticket);
+      // Looked up before anything is written: an unknown ticket costs one read and leaves nothing
+      // behind, so guessing tickets cannot fill the cache (and push other entries out of it).
+      const held = await cache.get<StreamPrincipal & { expiresAt: number }>(key);
+      if (!held || held.expiresAt <= clock.now().getTime()) return undefined;
       // SET NX: of two redemptions racing, on any instances, one wins.
       if (!(await cache.acquire(`${key}:used`, TICKET_TTL_MS))) return undefined;
-      const held = await cache.get<StreamPrincipal & { expiresAt: number }>(key);
       await cache.del(key);
-      if (!held || held.expiresAt <= clock.now().getTime()) return undefined;
       return { userId: held.userId, sessionId: held.sessionId, admin: held.admin };
     },
   };

@@ -8,7 +8,10 @@ import type { TrackerBackend } from './adapters/tracker-backend.ts';
 import { trackerRoutes } from './routes/tracker.routes.ts';
 import { createTrackerService } from './tracker.service.ts';
 
-export function createTrackerModule(platform: Platform, deps: { users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'names'> }; messages: Pick<NotificationsModule['messages'], 'chat'> }) {
+export function createTrackerModule(
+  platform: Platform,
+  deps: { users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'names'>; guards: UsersModule['guards'] }; messages: Pick<NotificationsModule['messages'], 'chat'> },
+) {
   const { config, database, cache, clock, logger } = platform;
   const { tracker } = config;
 
@@ -31,7 +34,7 @@ export function createTrackerModule(platform: Platform, deps: { users: { account
   return {
     name: 'tracker',
     service,
-    routes: trackerRoutes({ service }),
+    routes: trackerRoutes({ service, guards: deps.users.guards }),
     /** Seeds the local tracker's default team and workflow states (a no-op with Linear). */
     init: seed,
   };

@@ -72,3 +72,6 @@ export function uniqueNames(names: readonly string[]): string[] {
   }
   return result;
 }
+
+/** Labels the local tracker keeps at most: agent filing creates missing ones, so their number is bounded. */
+export const MAX_LOCAL_LABELS = 1_000;

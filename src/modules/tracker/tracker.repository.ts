@@ -83,6 +83,11 @@ export function createTrackerRepository(db: DbExecutor) {
         .where(inArray(sql`lower(${trackerLabels.name})`, names.map((n) => n.toLowerCase())));
     },
 
+    async countLabels(executor: DbExecutor = db): Promise<number> {
+      const [row] = await executor.select({ n: sql<number>`count(*)::int` }).from(trackerLabels);
+      return row?.n ?? 0;
+    },
+
     async insertLabels(names: readonly string[], now: Date, executor: DbExecutor = db): Promise<void> {
       if (names.length === 0) return;
       await executor

@@ -2,6 +2,7 @@
 // (one open issue per agent and title), the audit trail and the health check.
 import { createHash } from 'node:crypto';
 import { audit, type AuditAction } from '../../platform/audit.ts';
+import type { Actor } from '../../platform/auth/actor.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
@@ -29,8 +30,9 @@ export function createTrackerService(deps: {
 }) {
   const { backend, cache, clock, settings } = deps;
 
-  const recordAudit = (action: AuditAction, details: Record<string, unknown>, ip?: string) => async (executor: DbExecutor, issue: TrackerIssue) => {
-    await audit(executor, { actorType: 'system', action, targetType: 'tracker_issue', targetId: issue.id, details: { identifier: issue.identifier, backend: backend.name, ...details }, ip }, clock.now());
+  const recordAudit = (action: AuditAction, details: Record<string, unknown>, actor: Actor) => async (executor: DbExecutor, issue: TrackerIssue) => {
+    const entry = { actorId: actor.id, actorType: 'user' as const, action, targetType: 'tracker_issue', targetId: issue.id, ip: actor.ip };
+    await audit(executor, { ...entry, details: { identifier: issue.identifier, backend: backend.name, ...details } }, clock.now());
   };
 
   /** Serialises filings of one agent and title across instances, so two retries cannot both create. */
@@ -50,8 +52,8 @@ export function createTrackerService(deps: {
   }
 
   return {
-    async create(body: IssueCreateBody, ip?: string): Promise<TrackerIssue> {
-      return backend.createIssue(body, recordAudit('tracker.issue.create', { fields: Object.keys(body) }, ip));
+    async create(body: IssueCreateBody, actor: Actor): Promise<TrackerIssue> {
+      return backend.createIssue(body, recordAudit('tracker.issue.create', { fields: Object.keys(body) }, actor));
     },
 
     async get(ref: string): Promise<TrackerIssue> {
@@ -60,13 +62,13 @@ export function createTrackerService(deps: {
       return issue;
     },
 
-    async update(ref: string, patch: IssuePatchBody, ip?: string): Promise<TrackerIssue> {
+    async update(ref: string, patch: IssuePatchBody, actor: Actor): Promise<TrackerIssue> {
       const fields: IssueFields = patch;
       // Nothing to change: answer the issue as it is rather than touching updatedAt.
       const issue =
         Object.keys(fields).length === 0
           ? await backend.getIssue(ref)
-          : await backend.updateIssue(ref, fields, recordAudit('tracker.issue.update', { fields: Object.keys(fields) }, ip));
+          : await backend.updateIssue(ref, fields, recordAudit('tracker.issue.update', { fields: Object.keys(fields) }, actor));
       if (!issue) throw notFound('Issue not found');
       return issue;
     },
@@ -82,7 +84,7 @@ export function createTrackerService(deps: {
     },
 
     /** Files an issue for an agent, or answers the agent's open issue with the same title. */
-    async fileForAgent(body: AgentIssueBody, ip?: string): Promise<{ issue: TrackerIssue; deduplicated: boolean }> {
+    async fileForAgent(body: AgentIssueBody, actor: Actor): Promise<{ issue: TrackerIssue; deduplicated: boolean }> {
       const teamId = settings.defaultTeamId;
       if (!teamId) throw unavailable('Agent-filed issues need a team: set TRACKER_DEFAULT_TEAM_ID to a Linear team id');
       const agentType = body.agent_type ?? 'custom';
@@ -93,7 +95,7 @@ export function createTrackerService(deps: {
         const issue = await backend.createIssue(
           { teamId, title: body.title, description: body.description, priority: body.priority ?? 2, labelIds, agentId: body.agent_id },
           async (executor, created) => {
-            await recordAudit('tracker.issue.agent_file', { agentId: body.agent_id, agentType }, ip)(executor, created);
+            await recordAudit('tracker.issue.agent_file', { agentId: body.agent_id, agentType }, actor)(executor, created);
             // Linear announces new issues through its own webhook; the local tracker has only us.
             if (backend.name === 'local') {
               await deps.messages.chat(

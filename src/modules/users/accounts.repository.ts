@@ -133,9 +133,10 @@ export function createAccountsRepository(db: DbExecutor) {
     },
 
     /** Names and addresses of the given users, for showing who is assigned to something. */
-    async names(ids: string[], executor: DbExecutor = db): Promise<Map<string, { firstName: string; lastName: string; email: string }>> {
+    /** Given and family names only: whoever shows them (the tracker's assignees) never sees an address. */
+    async names(ids: string[], executor: DbExecutor = db): Promise<Map<string, { firstName: string; lastName: string }>> {
       if (ids.length === 0) return new Map();
-      const rows = await executor.select({ id: users.id, firstName: users.firstName, lastName: users.lastName, email: users.email }).from(users).where(inArray(users.id, ids));
+      const rows = await executor.select({ id: users.id, firstName: users.firstName, lastName: users.lastName }).from(users).where(inArray(users.id, ids));
       return new Map(rows.map(({ id, ...name }) => [id, name]));
     },
   };

@@ -11,7 +11,10 @@ export interface Cache {
   del(key: string): Promise<void>;
   /** The cached value, or the loader's, stored for ttlMs. Concurrent misses share one load. */
   wrap<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
-  /** Fixed-window counter: the count after this increment and the window's remaining time. */
+  /**
+   * Fixed-window counter: the count after this increment and the window's remaining time. Counters
+   * are never evicted; where the in-process table is full, a new counter answers an infinite count.
+   */
   incr(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
   /** Takes one back from a live counter (e.g. an attempt that turned out fine); no-op when absent. */
   decr(key: string): Promise<void>;
@@ -91,8 +94,47 @@ export function withSingleFlight(store: Store): Cache {
   };
 }
 
-export function createMemoryCache(maxEntries = 10_000): Cache {
+/**
+ * Counters that nothing evicts: login and sign-up throttles, venue weight. A full table refuses a
+ * new key (it answers as if that counter were over any limit) rather than dropping an old one, so
+ * that no flood of new keys can push a victim's counter out and reset it (decision 003). Expired
+ * counters are swept when the table is full.
+ */
+export const COUNTER_CAPACITY = 200_000;
+
+function createCounterTable(capacity: number) {
+  const counters = new Map<string, { value: number; expiresAt: number }>();
+  const live = (key: string, now = Date.now()) => {
+    const entry = counters.get(key);
+    if (entry && entry.expiresAt <= now) {
+      counters.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  const room = () => {
+    if (counters.size < capacity) return true;
+    const now = Date.now();
+    for (const [key, entry] of counters) if (entry.expiresAt <= now) counters.delete(key);
+    return counters.size < capacity;
+  };
+  return {
+    live,
+    /** A new counter, unless the table is full. */
+    open(key: string, value: number, ttlMs: number) {
+      if (!room()) return undefined;
+      const entry = { value, expiresAt: Date.now() + ttlMs };
+      counters.set(key, entry);
+      return entry;
+    },
+    delete: (key: string) => counters.delete(key),
+    clear: () => counters.clear(),
+  };
+}
+
+export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER_CAPACITY): Cache {
   const entries = new Map<string, { value: unknown; expiresAt: number }>();
+  const counters = createCounterTable(counterCapacity);
   const live = (key: string) => {
     const entry = entries.get(key);
     if (!entry) return undefined;
@@ -111,7 +153,7 @@ export function createMemoryCache(maxEntries = 10_000): Cache {
   return withSingleFlight({
     kind: 'memory',
     async get<T>(key: string) {
-      return live(key)?.value as T | undefined;
+      return (live(key)?.value ?? counters.live(key)?.value) as T | undefined;
     },
     async set(key, value, ttlMs) {
       if (value === undefined) return;
@@ -119,6 +161,7 @@ export function createMemoryCache(maxEntries = 10_000): Cache {
     },
     async del(key) {
       entries.delete(key);
+      counters.delete(key);
     },
     async acquire(key, ttlMs) {
       if (live(key)) return undefined;
@@ -130,45 +173,41 @@ export function createMemoryCache(maxEntries = 10_000): Cache {
       if (live(key)?.value === token) entries.delete(key);
     },
     async incr(key, windowMs) {
-      const entry = live(key);
-      if (!entry || typeof entry.value !== 'number') {
-        put(key, 1, windowMs);
-        return { count: 1, resetMs: windowMs };
+      const entry = counters.live(key);
+      if (entry) {
+        entry.value += 1;
+        return { count: entry.value, resetMs: entry.expiresAt - Date.now() };
       }
-      entry.value += 1;
-      return { count: entry.value, resetMs: entry.expiresAt - Date.now() };
+      return counters.open(key, 1, windowMs) ? { count: 1, resetMs: windowMs } : { count: Number.POSITIVE_INFINITY, resetMs: windowMs };
     },
     async decr(key) {
-      const entry = live(key);
-      if (entry && typeof entry.value === 'number' && entry.value > 0) entry.value -= 1;
+      const entry = counters.live(key);
+      if (entry && entry.value > 0) entry.value -= 1;
     },
     async addWithin(key, amount, cap, ttlMs) {
-      const entry = live(key);
-      const current = entry && typeof entry.value === 'number' ? entry.value : 0;
+      const entry = counters.live(key);
+      const current = entry?.value ?? 0;
       if (current + amount > cap) return { added: false, count: current };
-      if (entry && typeof entry.value === 'number') entry.value = current + amount;
-      else put(key, current + amount, ttlMs);
+      if (entry) entry.value = current + amount;
+      else if (!counters.open(key, current + amount, ttlMs)) return { added: false, count: cap };
       return { added: true, count: current + amount };
     },
     async raiseTo(key, value, ttlMs) {
-      const entry = live(key);
-      if (entry && typeof entry.value === 'number') {
-        const raised = Math.max(entry.value, value);
-        entry.value = raised;
-        return raised;
-      }
-      put(key, value, ttlMs);
+      const entry = counters.live(key);
+      if (entry) return (entry.value = Math.max(entry.value, value));
+      counters.open(key, value, ttlMs);
       return value;
     },
     async subtract(key, amount) {
-      const entry = live(key);
-      if (entry && typeof entry.value === 'number') entry.value = Math.max(0, entry.value - amount);
+      const entry = counters.live(key);
+      if (entry) entry.value = Math.max(0, entry.value - amount);
     },
     async ping() {
       return 0;
     },
     async close() {
       entries.clear();
+      counters.clear();
     },
   });
 }

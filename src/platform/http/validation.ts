@@ -5,7 +5,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { isIP } from 'node:net';
+import { isIpOrCidr } from './client-address.ts';
 import { canonicalUuid, parseDateTime } from './datetime.ts';
 import { validationFailed, type ValidationIssue } from './errors.ts';
 import { MAX_JSON_DEPTH, registerJsonBodyParser } from './json-body.ts';
@@ -25,6 +25,7 @@ declare module 'fastify' {
 
 interface PartValidator {
   readonly validate: ValidateFunction;
+  schema: unknown;
   /** A body whose schema requires nothing may be omitted. */
   optional: boolean;
   /** Top-level fields typed boolean: their strings are read as Pydantic reads them. */
@@ -42,16 +43,6 @@ const PART_SOURCE: Record<RequestPart, 'params' | 'querystring' | 'headers' | 'b
   body: 'body',
 };
 const ORDER: RequestPart[] = ['path', 'query', 'header', 'body'];
-
-export function isIpOrCidr(value: string): boolean {
-  const [address, prefix, ...rest] = value.split('/');
-  if (rest.length > 0 || !address) return false;
-  const version = isIP(address);
-  if (version === 0) return false;
-  if (prefix === undefined) return true;
-  if (!/^\d{1,3}$/.test(prefix)) return false;
-  return Number(prefix) <= (version === 4 ? 32 : 128);
-}
 
 const CANONICAL = 'x-canonical';
 const CANONICAL_FORMATS: Record<string, (value: string) => string | undefined> = {
@@ -97,6 +88,36 @@ function withCanonicalForms(schema: unknown): unknown {
   const format = copy.format;
   if (typeof format === 'string' && format in CANONICAL_FORMATS) copy[CANONICAL] = format;
   return copy;
+}
+
+/**
+ * Drops from a valid body every property its schema does not declare, so no handler can use one
+ * (`role` in a sign-up body, `user_id` in a credential). FastAPI ignores undeclared fields; so do we,
+ * and the OpenAPI document stays as written. Objects that declare `additionalProperties` (provider
+ * payloads, maps) or `patternProperties` keep theirs; a union follows the branch the value's type
+ * takes (the body schemas' unions are a value or null).
+ */
+export function dropUndeclared(value: unknown, schema: unknown): void {
+  if (!value || typeof value !== 'object' || !schema || typeof schema !== 'object') return;
+  const node = schema as { type?: unknown; properties?: Record<string, unknown>; items?: unknown; anyOf?: unknown[]; oneOf?: unknown[]; additionalProperties?: unknown; patternProperties?: unknown };
+  const branches = node.anyOf ?? node.oneOf;
+  if (branches) {
+    const kind = Array.isArray(value) ? 'array' : 'object';
+    const branch = branches.find((b) => (b as { type?: unknown }).type === kind);
+    if (branch) dropUndeclared(value, branch);
+    return;
+  }
+  if (Array.isArray(value)) {
+    if (node.items && typeof node.items === 'object') for (const item of value) dropUndeclared(item, node.items);
+    return;
+  }
+  if (!node.properties) return;
+  const record = value as Record<string, unknown>;
+  const open = node.additionalProperties !== undefined || node.patternProperties !== undefined;
+  for (const key of Object.keys(record)) {
+    if (Object.hasOwn(node.properties, key)) dropUndeclared(record[key], node.properties[key]);
+    else if (!open) delete record[key];
+  }
 }
 
 /**
@@ -155,6 +176,7 @@ export function registerValidation(app: FastifyInstance): void {
       const properties = (partSchema.properties ?? {}) as Record<string, unknown>;
       let validate: ValidateFunction | undefined;
       validators[part] = {
+        schema: partSchema,
         // Compiled on the route's first request, not at start (decision 016).
         get validate() {
           return (validate ??= ajv.compile(
@@ -199,7 +221,9 @@ function validatePart(request: FastifyRequest, part: RequestPart, validator: Par
     // Defaults and canonical forms are written into a copy, so errors quote the body as it came.
     const copy: unknown = structuredClone(current);
     if (validator.validate(copy)) {
-      const unstorable = unstorableValues(current, ['body']);
+      // What the operation ignores is neither stored nor refused.
+      dropUndeclared(copy, validator.schema);
+      const unstorable = unstorableValues(copy, ['body']);
       if (unstorable.length > 0) return unstorable;
       request.body = copy;
       return [];

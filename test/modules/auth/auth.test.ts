@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { deviceSessions, users } from '../../../src/modules/users/users.tables.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
-import { buildTestApp, signIn, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, newClientAddress, signIn, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
 
 describe('auth', () => {
   let t: TestApp;
@@ -15,8 +15,15 @@ describe('auth', () => {
     await t.close();
   });
 
-  const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url, payload: payload as object, headers });
+  const post = (url: string, payload?: unknown, headers: Record<string, string> = {}, remoteAddress?: string) =>
+    t.app.inject({ method: 'POST', url, payload: payload as object, headers, remoteAddress });
+  /** The process's password hashes so far, as /metrics exports them. */
+  const hashesComputed = async () => {
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const line = /^password_hashes_computed (\d+)$/m.exec(text);
+    assert.ok(line, 'password_hashes_computed is exported');
+    return Number(line[1]);
+  };
   /** Suspends a user the way an admin does (an admin of its own: another test's app empties the database). */
   const suspend = async (userId: string) => {
     const admin = await signIn(t.app, t.database, { role: 'admin' });
@@ -58,6 +65,73 @@ describe('auth', () => {
       assert.equal(detail[1]!.type, 'string_too_short');
     });
 
+    it('ignores every field it does not declare: no body makes an admin, a suspended or a paid account', async () => {
+      const body = {
+        email: 'climber@example.com',
+        password: 'password-1',
+        firstName: 'Cli',
+        role: 'admin',
+        status: 'suspended',
+        subscriptionTier: 'enterprise',
+        emailVerified: true,
+        twoFactorEnabled: true,
+        id: '00000000-0000-4000-8000-000000000042',
+        createdAt: '2001-01-01T00:00:00.000Z',
+        is_active: false,
+        passwordHash: 'scrypt$1$1$1$AA==$AA==',
+      };
+      const response = await post('/api/auth/register', body, {}, newClientAddress());
+      assert.equal(response.statusCode, 201, response.body);
+      const created = response.json();
+      assert.equal(created.role, 'user');
+      assert.equal(created.status, 'active');
+      assert.equal(created.subscriptionTier, 'free');
+      assert.equal(created.emailVerified, false);
+      assert.equal(created.twoFactorEnabled, false);
+      assert.notEqual(created.id, body.id);
+      assert.notEqual(created.createdAt, body.createdAt);
+      // Read back as the account itself and as an admin sees it: still a plain, active user.
+      const login = await post('/api/auth/login', { email: body.email, password: body.password });
+      assert.equal(login.statusCode, 200, 'the password given is the one set, not the hash in the body');
+      const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${login.json().access_token}` } });
+      assert.deepEqual([me.json().role, me.json().status, me.json().subscriptionTier], ['user', 'active', 'free']);
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const listed = await t.app.inject({ method: 'GET', url: '/api/admin/users?role=admin&limit=100', headers: admin.headers });
+      assert.ok(!listed.json().users.some((u: { email: string }) => u.email === body.email), 'not among the admins');
+    });
+
+    it(`is limited per client address (SIGNUP_LIMIT_PER_HOUR), with 429 and Retry-After`, async () => {
+      const limited = await buildTestApp({ env: { SIGNUP_LIMIT_PER_HOUR: '3' } });
+      try {
+        const register = (i: number, remoteAddress: string) =>
+          limited.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: `burst-${i}@example.com`, password: 'password-1' }, remoteAddress });
+        for (let i = 0; i < 3; i++) assert.equal((await register(i, '10.77.0.1')).statusCode, 201);
+        const refused = await register(3, '10.77.0.1');
+        assert.equal(refused.statusCode, 429);
+        assert.deepEqual(refused.json(), { detail: 'Too many sign-ups from this address; try again later' });
+        const retryAfter = Number(refused.headers['retry-after']);
+        assert.ok(retryAfter > 3000 && retryAfter <= 3600, String(retryAfter));
+        assert.equal((await register(4, '10.77.0.2')).statusCode, 201, 'another address is not affected');
+        assert.equal((await register(5, '2001:db8:77::1')).statusCode, 201);
+        assert.equal((await register(6, '2001:db8:77::2')).statusCode, 201);
+        assert.equal((await register(7, '2001:db8:77:0:1::9')).statusCode, 201);
+        assert.equal((await register(8, '2001:db8:77::3')).statusCode, 429, 'an IPv6 client is counted per /64');
+      } finally {
+        await limited.close();
+      }
+    });
+
+    it('refuses a taken address before hashing the password', async () => {
+      const address = newClientAddress();
+      assert.equal((await post('/api/auth/register', { email: 'early@example.com', password: 'password-1' }, {}, address)).statusCode, 201);
+      const before = await hashesComputed();
+      const again = await post('/api/auth/register', { email: 'Early@example.com', password: 'password-2' }, {}, address);
+      assert.equal(again.statusCode, 409);
+      assert.equal(await hashesComputed(), before, 'no scrypt spent on a sign-up that cannot succeed');
+      assert.equal((await post('/api/auth/register', { email: 'later@example.com', password: 'password-3' }, {}, address)).statusCode, 201);
+      assert.equal(await hashesComputed(), before + 1, 'the positive control: a sign-up that succeeds hashes once');
+    });
+
     it('is refused with 403 when sign-up is disabled', async () => {
       const closed = await buildTestApp({ env: { ALLOW_SIGNUP: 'false' } });
       try {
@@ -97,9 +171,9 @@ describe('auth', () => {
       assert.deepEqual(wrong.json(), unknown.json());
     });
 
-    it('throttles repeated failures for one e-mail with 429 and Retry-After', async () => {
+    it('throttles repeated failures for one account from one address with 429 and Retry-After', async () => {
       await post('/api/auth/register', { email: 'victim@example.com', password: 'password-1' });
-      for (let i = 0; i < LOGIN_LIMITS.perEmail; i++) {
+      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++) {
         assert.equal((await post('/api/auth/login', { email: 'victim@example.com', password: `guess-${i}` })).statusCode, 401);
       }
       const blocked = await post('/api/auth/login', { email: 'victim@example.com', password: 'password-1' });

@@ -8,7 +8,7 @@ import { CHAT_KIND } from '../../../src/modules/notifications/messages.ts';
 import { type ChatMessage } from '../../../src/modules/notifications/index.ts';
 import { createOutboxWorker, enqueue as enqueueRow } from '../../../src/platform/outbox/outbox.ts';
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
-import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
 import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
 
 const message: ChatMessage = {
@@ -168,7 +168,8 @@ describe('chat notifications to a Slack-compatible webhook', () => {
   });
 
   it('delivers what other modules enqueue, e.g. an issue filed by an agent', async () => {
-    const filed = await t.app.inject({ method: 'POST', url: '/api/v1/tracker/issues/agent', payload: { title: 'Flaky test', agent_id: 'qa-bot' } });
+    const admin = await signIn(t.app, t.database, { role: 'admin' });
+    const filed = await t.app.inject({ method: 'POST', url: '/api/v1/tracker/issues/agent', payload: { title: 'Flaky test', agent_id: 'qa-bot' }, headers: admin.headers });
     assert.equal(filed.statusCode, 201);
     await t.platform.outbox.drain();
     const posted = receiver.accepted.find((b) => String(b.text).includes(`${filed.json().identifier} filed by agent qa-bot`));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { closedPort } from '../../helpers/ports.ts';
-import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startLinearFake, type LinearFake } from '../../fakes/linear.ts';
 
 const linearEnv = (fake: LinearFake, extra: Record<string, string | undefined> = {}) => ({
@@ -15,17 +15,19 @@ const linearEnv = (fake: LinearFake, extra: Record<string, string | undefined> =
 describe('tracker on the Linear backend', () => {
   let fake: LinearFake;
   let t: TestApp;
+  let admin: TestUser;
   before(async () => {
     fake = await startLinearFake();
     t = await buildTestApp({ env: linearEnv(fake) });
+    admin = await signIn(t.app, t.database, { role: 'admin' });
   });
   after(async () => {
     await t.close();
     await fake.close();
   });
 
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
-    t.app.inject({ method, url, payload: payload as object });
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = admin.headers) =>
+    t.app.inject({ method, url, payload: payload as object, headers });
   const create = async (fields: Record<string, unknown> = {}) => {
     const response = await call('POST', '/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'An issue', ...fields });
     assert.equal(response.statusCode, 201, response.body);
@@ -46,6 +48,26 @@ describe('tracker on the Linear backend', () => {
       default_team_id: fake.teams.eng.id,
     });
     assert.equal(lastRequest('viewer').authorization, fake.apiKey);
+  });
+
+  describe('what reaches Linear', () => {
+    it('an anonymous PATCH reaches nothing: 401 before any call to Linear', async () => {
+      const issue = await create({ title: 'Not to be trashed' });
+      const before = fake.requests.length;
+      const response = await call('PATCH', `/api/v1/tracker/issues/${issue.id}`, { trashed: true }, {});
+      assert.equal(response.statusCode, 401);
+      assert.equal(fake.requests.length, before, 'Linear was not asked anything');
+    });
+
+    it("sends only the schema's fields, whatever else the body carries", async () => {
+      const issue = await create({ title: 'Extra fields', trashed: true, creatorId: fake.users[0]!.id, sortOrder: -1 });
+      const createInput = lastRequest('issueCreate').variables.input as Record<string, unknown>;
+      assert.deepEqual(Object.keys(createInput).sort(), ['priority', 'stateId', 'teamId', 'title']);
+      const patched = await call('PATCH', `/api/v1/tracker/issues/${issue.id}`, { title: 'Renamed', trashed: true, archivedAt: '2020-01-01' });
+      assert.equal(patched.statusCode, 200, patched.body);
+      const updateInput = lastRequest('issueUpdate').variables.input as Record<string, unknown>;
+      assert.deepEqual(Object.keys(updateInput), ['title']);
+    });
   });
 
   describe('create, get, patch', () => {
@@ -164,9 +186,9 @@ describe('tracker on the Linear backend', () => {
     });
 
     it('answers 503 with a clear detail when no default team is configured', async () => {
-      const noTeam = await buildTestApp({ env: linearEnv(fake, { TRACKER_DEFAULT_TEAM_ID: undefined }) });
+      const noTeam = await buildTestApp({ keepData: true, env: linearEnv(fake, { TRACKER_DEFAULT_TEAM_ID: undefined }) });
       try {
-        const response = await noTeam.app.inject({ method: 'POST', url: '/api/v1/tracker/issues/agent', payload: { title: 'x', agent_id: 'a' } });
+        const response = await noTeam.app.inject({ method: 'POST', url: '/api/v1/tracker/issues/agent', payload: { title: 'x', agent_id: 'a' }, headers: admin.headers });
         assert.equal(response.statusCode, 503);
         assert.match(response.json().detail, /TRACKER_DEFAULT_TEAM_ID/);
       } finally {
@@ -198,9 +220,9 @@ describe('tracker on the Linear backend', () => {
     });
 
     it('a wrong key configured is refused too, and never written to the log', async () => {
-      const wrong = await buildTestApp({ env: linearEnv(fake, { TRACKER_API_KEY: 'lin_api_wrong-key-0123456789' }) });
+      const wrong = await buildTestApp({ keepData: true, env: linearEnv(fake, { TRACKER_API_KEY: 'lin_api_wrong-key-0123456789' }) });
       try {
-        const response = await wrong.app.inject({ method: 'GET', url: '/api/v1/tracker/issues' });
+        const response = await wrong.app.inject({ method: 'GET', url: '/api/v1/tracker/issues', headers: admin.headers });
         assert.equal(response.statusCode, 502);
         assert.ok(!wrong.logText().includes('lin_api_wrong-key-0123456789'));
       } finally {
@@ -214,10 +236,10 @@ describe('tracker on the Linear backend', () => {
       assert.equal(failed.statusCode, 502);
       assert.equal(failed.json().detail, 'The issue tracker failed with HTTP 500');
 
-      const impatient = await buildTestApp({ env: linearEnv(fake, { TRACKER_TIMEOUT_MS: '500' }) });
+      const impatient = await buildTestApp({ keepData: true, env: linearEnv(fake, { TRACKER_TIMEOUT_MS: '500' }) });
       try {
         fake.failNext('hang');
-        const slow = await impatient.app.inject({ method: 'GET', url: '/api/v1/tracker/issues' });
+        const slow = await impatient.app.inject({ method: 'GET', url: '/api/v1/tracker/issues', headers: admin.headers });
         assert.equal(slow.statusCode, 504);
         assert.equal(slow.json().detail, 'The issue tracker did not answer within 500 ms');
       } finally {
@@ -225,9 +247,9 @@ describe('tracker on the Linear backend', () => {
       }
 
       const port = await closedPort();
-      const down = await buildTestApp({ env: linearEnv(fake, { TRACKER_API_URL: `http://127.0.0.1:${port}/graphql` }) });
+      const down = await buildTestApp({ keepData: true, env: linearEnv(fake, { TRACKER_API_URL: `http://127.0.0.1:${port}/graphql` }) });
       try {
-        const response = await down.app.inject({ method: 'GET', url: '/api/v1/tracker/issues' });
+        const response = await down.app.inject({ method: 'GET', url: '/api/v1/tracker/issues', headers: admin.headers });
         assert.equal(response.statusCode, 503);
         assert.deepEqual(response.json(), { detail: 'The issue tracker could not be reached' });
         const health = (await down.app.inject({ method: 'GET', url: '/api/v1/tracker/health' })).json();

@@ -5,23 +5,26 @@ import { and, eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { auditLog, outbox } from '../../../src/platform/db/schema.ts';
 import { LOCAL_DEFAULT_TEAM } from '../../../src/modules/tracker/adapters/local-tracker-backend.ts';
-import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { MAX_LOCAL_LABELS } from '../../../src/modules/tracker/tracker.domain.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
 const TEAM = LOCAL_DEFAULT_TEAM.id;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('tracker on the local backend', () => {
   let t: TestApp;
+  let admin: TestUser;
   const clock = fixedClock(new Date());
   before(async () => {
     t = await buildTestApp({ clock });
+    admin = await signIn(t.app, t.database, { role: 'admin' });
   });
   after(async () => {
     await t.close();
   });
 
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
-    t.app.inject({ method, url, payload: payload as object });
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = admin.headers) =>
+    t.app.inject({ method, url, payload: payload as object, headers });
   const create = async (fields: Record<string, unknown> = {}) => {
     const response = await call('POST', '/api/v1/tracker/issues', { teamId: TEAM, title: `Issue ${randomUUID().slice(0, 8)}`, ...fields });
     assert.equal(response.statusCode, 201, response.body);
@@ -92,7 +95,8 @@ describe('tracker on the local backend', () => {
       });
       assert.deepEqual([byName.state.name, byName.state.type], ['In Progress', 'started']);
       assert.equal(byName.priorityLabel, 'Urgent');
-      assert.deepEqual(byName.assignee, { id: user.id, name: user.email });
+      assert.deepEqual(byName.assignee, { id: user.id, name: `User ${user.id.slice(0, 8)}` }, 'an account without a name shows no e-mail address');
+      assert.ok(!JSON.stringify(byName).includes(user.email));
       assert.equal(byName.parentId, parent.id);
       assert.equal(byName.projectId, 'proj-7');
       assert.deepEqual(byName.labels.map((l: { id: string }) => l.id).sort(), labelIds);
@@ -315,23 +319,78 @@ describe('tracker on the local backend', () => {
     });
   });
 
-  it('documents the six operations as public (security: [])', async () => {
-    const document = (await call('GET', '/openapi.json')).json();
-    const paths = document.paths as Record<string, Record<string, { security?: unknown; tags: string[] }>>;
+  describe('who may call it', () => {
     const operations = [
-      ['/api/v1/tracker/health', 'get'],
-      ['/api/v1/tracker/issues', 'get'],
-      ['/api/v1/tracker/issues', 'post'],
-      ['/api/v1/tracker/issues/{issue_id}', 'get'],
-      ['/api/v1/tracker/issues/{issue_id}', 'patch'],
-      ['/api/v1/tracker/issues/agent', 'post'],
+      ['GET', '/api/v1/tracker/issues', undefined],
+      ['POST', '/api/v1/tracker/issues', { teamId: TEAM, title: 'Anonymous issue' }],
+      ['POST', '/api/v1/tracker/issues/agent', { agent_id: 'anon-bot', title: 'Anonymous filing' }],
+      ['GET', '/api/v1/tracker/issues/ENG-1', undefined],
+      ['PATCH', '/api/v1/tracker/issues/ENG-1', { title: 'Renamed anonymously' }],
     ] as const;
-    for (const [path, method] of operations) {
-      const operation = paths[path]?.[method];
-      assert.ok(operation, `${method} ${path}`);
-      assert.deepEqual(operation.tags, ['tracker']);
-      assert.deepEqual(operation.security, [], "public: security: []");
-    }
+
+    it('refuses every operation but health to anonymous callers (401) and to users who are not admins (403)', async () => {
+      const user = await signIn(t.app, t.database);
+      for (const [method, url, payload] of operations) {
+        const anonymous = await call(method, url, payload, {});
+        assert.equal(anonymous.statusCode, 401, `${method} ${url}`);
+        assert.deepEqual(anonymous.json(), { detail: 'Not authenticated' });
+        const plain = await call(method, url, payload, user.headers);
+        assert.equal(plain.statusCode, 403, `${method} ${url}`);
+      }
+      assert.equal((await call('GET', '/api/v1/tracker/health', undefined, {})).statusCode, 200, 'health stays public');
+      const listed = await call('GET', '/api/v1/tracker/issues?limit=250');
+      assert.ok(!listed.json().issues.some((i: { title: string }) => /anonymous/i.test(i.title)), 'nothing was filed or changed by them');
+    });
+
+    it('records the admin who acted in the audit trail', async () => {
+      const issue = await create({ title: 'Audited issue' });
+      const [row] = await t.database.db.select().from(auditLog).where(and(eq(auditLog.action, 'tracker.issue.create'), eq(auditLog.targetId, issue.id)));
+      assert.equal(row!.actorId, admin.id);
+    });
+
+    it('stores what the body declares and nothing else', async () => {
+      const issue = await create({ title: 'Declared only', agentId: 'spoofed-agent', identifier: 'ENG-99999', createdAt: '2001-01-01T00:00:00.000Z' });
+      assert.equal(issue.agentId, null);
+      assert.notEqual(issue.identifier, 'ENG-99999');
+      assert.notEqual(issue.createdAt, '2001-01-01T00:00:00.000Z');
+    });
+
+    it('documents health as public and the other five for a bearer token', async () => {
+      const document = (await call('GET', '/openapi.json')).json();
+      const paths = document.paths as Record<string, Record<string, { security?: unknown; tags: string[]; responses: Record<string, unknown> }>>;
+      assert.deepEqual(paths['/api/v1/tracker/health']!.get!.security, []);
+      const secured = [
+        ['/api/v1/tracker/issues', 'get'],
+        ['/api/v1/tracker/issues', 'post'],
+        ['/api/v1/tracker/issues/{issue_id}', 'get'],
+        ['/api/v1/tracker/issues/{issue_id}', 'patch'],
+        ['/api/v1/tracker/issues/agent', 'post'],
+      ] as const;
+      for (const [path, method] of secured) {
+        const operation = paths[path]?.[method];
+        assert.ok(operation, `${method} ${path}`);
+        assert.deepEqual(operation.tags, ['tracker']);
+        assert.deepEqual(operation.security, [{ bearerAuth: [] }], `${method} ${path}`);
+        assert.ok('401' in operation.responses && '403' in operation.responses, `${method} ${path} documents 401 and 403`);
+      }
+    });
+  });
+
+  describe('label creation is bounded', () => {
+    it(`creates no label past ${MAX_LOCAL_LABELS}: a filing that needs one more answers 422`, async () => {
+      let refused: { statusCode: number; json(): { detail: { loc: (string | number)[]; msg: string }[] } } | undefined;
+      for (let round = 0; round <= MAX_LOCAL_LABELS / 20 && !refused; round++) {
+        const names = Array.from({ length: 20 }, (_, i) => `bulk-${round}-${i}`);
+        const response = await fileForAgent({ title: `Bulk labels ${round}`, agent_id: 'label-flood', label_names: names });
+        if (response.statusCode === 422) refused = response;
+        else assert.equal(response.statusCode, 201, response.body);
+      }
+      assert.ok(refused, 'a filing was refused before the labels outgrew the bound');
+      assert.deepEqual(refused.json().detail[0]!.loc, ['body', 'label_names']);
+      assert.match(refused.json().detail[0]!.msg, /holds 1000 labels/);
+      const reused = await fileForAgent({ title: 'Existing labels still work', agent_id: 'label-flood', label_names: ['bulk-0-0'] });
+      assert.equal(reused.statusCode, 201, 'filing with labels that exist goes on');
+    });
   });
 
   /** Labels exist only through agent filings on the local tracker; file one to get their ids. */

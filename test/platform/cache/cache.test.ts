@@ -147,6 +147,37 @@ behaviour('memory', () => {
 });
 behaviour('redis', () => redisCache(), NO_REDIS);
 
+describe('memory cache counters', () => {
+  it('are never pushed out by cached values, however many are written', async () => {
+    const cache = createMemoryCache(100);
+    opened.push(cache);
+    for (let i = 0; i < 5; i++) await cache.incr('login:pair:victim', 60_000);
+    for (let i = 0; i < 1_000; i++) await cache.set(`stream-ticket:${i}`, { i }, 60_000);
+    assert.equal(await cache.get('stream-ticket:0'), undefined, 'the control: old values were evicted');
+    assert.equal((await cache.incr('login:pair:victim', 60_000)).count, 6, 'the counter kept its count');
+  });
+
+  it('refuse a new counter when the table is full, rather than dropping an old one', async () => {
+    const cache = createMemoryCache(10_000, 3);
+    opened.push(cache);
+    for (const key of ['a', 'b', 'c']) assert.equal((await cache.incr(key, 60_000)).count, 1);
+    assert.equal((await cache.incr('d', 60_000)).count, Number.POSITIVE_INFINITY, 'a new key reads as over any limit');
+    assert.deepEqual(await cache.addWithin('e', 1, 10, 60_000), { added: false, count: 10 });
+    assert.equal((await cache.incr('a', 60_000)).count, 2, 'the old counters are all there');
+    assert.equal((await cache.incr('c', 60_000)).count, 2);
+  });
+
+  it('make room from expired counters when full', async () => {
+    const cache = createMemoryCache(10_000, 2);
+    opened.push(cache);
+    await cache.incr('short', 30);
+    await cache.incr('long', 60_000);
+    await sleep(60);
+    assert.equal((await cache.incr('new', 60_000)).count, 1, 'the expired counter made room');
+    assert.equal((await cache.incr('long', 60_000)).count, 2);
+  });
+});
+
 describe('redis cache shared by two instances', { skip: NO_REDIS }, () => {
   it('200 concurrent misses spread over two instances make one loader call', async () => {
     const prefix = `test:${randomUUID()}:`;

@@ -56,11 +56,12 @@ describe('refused JSON bodies on the real app', () => {
   });
 
   it('a tracker issue whose title holds invalid UTF-8 answers 422 and is not created', async () => {
+    const admin = await signIn(t.app, t.database, { role: 'admin' });
     const title = 'Broken bytes in the title';
     const template = `{"teamId":"${LOCAL_DEFAULT_TEAM.id}","title":"${title} \uFFFD"}`;
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/tracker/issues', headers: JSON_HEADERS, payload: withBadBytes(template) });
+    const response = await t.app.inject({ method: 'POST', url: '/api/v1/tracker/issues', headers: { ...JSON_HEADERS, ...admin.headers }, payload: withBadBytes(template) });
     assertIssue(response, ['body', template.indexOf('\uFFFD')], 'json_invalid');
-    const list = await t.app.inject({ method: 'GET', url: '/api/v1/tracker/issues?limit=250' });
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/tracker/issues?limit=250', headers: admin.headers });
     assert.equal(list.statusCode, 200);
     const titles = list.json<{ issues: { title: string }[] }>().issues.map((issue) => issue.title);
     assert.ok(!titles.some((t) => t.startsWith(title)), titles.join(', '));

@@ -23,12 +23,12 @@ export function authRoutes(deps: { service: AuthService; passwords: PasswordServ
           operationId: 'registerAccount',
           summary: 'Create an account (role user, tier free)',
           description:
-            'Creates an active account with role `user` and tier `free`. E-mail addresses are case-insensitive. 403 when sign-up is turned off (`ALLOW_SIGNUP=false`), 409 when the e-mail is taken.',
+            'Creates an active account with role `user` and tier `free`; fields the body does not declare (a role, a status) are ignored. E-mail addresses are case-insensitive. 403 when sign-up is turned off (`ALLOW_SIGNUP=false`), 409 when the e-mail is taken, 429 with `Retry-After` past `SIGNUP_LIMIT_PER_HOUR` attempts from one client address.',
           body: RegisterBody,
-          response: { 201: Account, ...errorResponses(403, 409) },
+          response: { 201: Account, ...errorResponses(403, 409, 429) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.register(request.body)),
+      async (request, reply) => reply.code(201).send(await service.register(request.body, client(request))),
     );
 
     app.post(
@@ -39,7 +39,7 @@ export function authRoutes(deps: { service: AuthService; passwords: PasswordServ
           operationId: 'login',
           summary: 'Exchange e-mail and password for an access and a refresh token',
           description:
-            'Creates a device session (user agent, IP, last seen). The access token is a JWT (HS256, about 15 minutes, claims `sub`, `role`, `sid`); the refresh token is single-use. Throttled: 5 attempts per e-mail and 20 per client IP in a fixed 15-minute window, counted before the password is checked; a successful login gives its attempt back. Over the limit: 429 with `Retry-After`. Wrong e-mail or password: 401; suspended or deleted account: 403.',
+            'Creates a device session (user agent, IP, last seen). The access token is a JWT (HS256, about 15 minutes, claims `sub`, `role`, `sid`); the refresh token is single-use. Throttled in fixed 15-minute windows, counted before the password is checked: 20 attempts per client address (an IPv6 /64; behind `TRUST_PROXY`, the forwarded client), 5 per account from one address, 100 per account from everywhere; a successful login gives its attempt back. Over a limit: 429 with `Retry-After`. Wrong e-mail or password: 401; suspended or deleted account: 403.',
           body: LoginBody,
           response: { 200: TokenPair, ...errorResponses(401, 403, 429) },
         },

@@ -96,10 +96,14 @@ export function createLinearTrackerBackend(deps: { client: LinearClient; cache: 
     return names.map((n) => usable(labels, n)!.id);
   }
 
-  /** Linear input in Linear's names: only the fields given, `null` clearing. */
-  function linearInput(fields: IssueFields): Record<string, unknown> {
-    const { state: _state, ...rest } = fields;
-    return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  /**
+   * Linear input in Linear's names: only the fields given, `null` clearing. Named one by one, so that
+   * nothing but these fields ever reaches Linear with the server's key, whatever the caller passed.
+   */
+  function linearInput(fields: IssueFields & { teamId?: string }): Record<string, unknown> {
+    const { teamId, title, description, priority, assigneeId, projectId, parentId, labelIds, estimate, dueDate } = fields;
+    const input = { teamId, title, description, priority, assigneeId, projectId, parentId, labelIds, estimate, dueDate };
+    return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
   }
 
   const refused = (error: unknown): never => {
@@ -124,11 +128,10 @@ export function createLinearTrackerBackend(deps: { client: LinearClient; cache: 
       const stateId = await stateIdFor(input.teamId, input.state ?? 'backlog', ['body', 'state']);
       const labelIds = [...(input.labelIds ?? [])];
       if (input.agentId) labelIds.push(...(await ensureLabels(input.teamId, [`${AGENT_ID_LABEL_PREFIX}${input.agentId}`])));
-      const { agentId: _agentId, ...fields } = input;
       const data = await client
         .request<{ issueCreate: { success: boolean; issue: LinearIssue | null } }>(
           `mutation CreateIssue($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { ${ISSUE_FIELDS} } } }`,
-          { input: { ...linearInput(fields), stateId, labelIds: labelIds.length > 0 ? labelIds : undefined } },
+          { input: { ...linearInput(input), stateId, labelIds: labelIds.length > 0 ? labelIds : undefined } },
         )
         .catch(refused);
       if (!data.issueCreate.success || !data.issueCreate.issue) throw new AppError('upstream_error', 'The issue tracker did not create the issue');

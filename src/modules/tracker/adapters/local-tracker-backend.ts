@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../../platform/clock.ts';
 import type { Database, DbExecutor } from '../../../platform/db/database.ts';
 import { invalidField } from '../../../platform/http/errors.ts';
-import { DEFAULT_STATES, isUuid, resolveState, unknownStateMessage } from '../tracker.domain.ts';
+import { DEFAULT_STATES, isUuid, MAX_LOCAL_LABELS, resolveState, unknownStateMessage } from '../tracker.domain.ts';
 import { createTrackerRepository, issueColumns, type StateRow, type TeamRow } from '../tracker.repository.ts';
 import type { IssueCreate, IssueEffects, IssueFields, TrackerBackend, TrackerIssue } from './tracker-backend.ts';
 import { parseUserId, type UsersModule } from '../../users/index.ts';
@@ -36,13 +36,16 @@ export function createLocalTrackerBackend(deps: {
     return userId !== undefined && (await deps.users.findById(userId, tx)) !== undefined;
   }
 
-  /** The issues with their assignees' names (or e-mails, for an account without a name). */
+  /**
+   * The issues with their assignees' names. An account without a name shows as `User <id prefix>`:
+   * an e-mail address is never shown to whoever reads the tracker.
+   */
   async function named<T extends TrackerIssue | undefined>(executor: DbExecutor, issues: T[]): Promise<T[]> {
     const ids = [...new Set(issues.flatMap((issue) => (issue?.assignee ? [issue.assignee.id] : [])))];
     const names = await deps.users.names(ids, executor);
     for (const issue of issues) {
       const person = issue?.assignee ? names.get(issue.assignee.id) : undefined;
-      if (issue?.assignee && person) issue.assignee.name = `${person.firstName} ${person.lastName}`.trim() || person.email;
+      if (issue?.assignee && person) issue.assignee.name = `${person.firstName} ${person.lastName}`.trim() || `User ${issue.assignee.id.slice(0, 8)}`;
     }
     return issues;
   }
@@ -154,6 +157,9 @@ export function createLocalTrackerBackend(deps: {
       // Concurrent callers may race to create one name: insert ignoring conflicts, then read back.
       const existing = await repo.labelsByName(names);
       const missing = names.filter((n) => !existing.some((l) => l.name.toLowerCase() === n.toLowerCase()));
+      if (missing.length > 0 && (await repo.countLabels()) + missing.length > MAX_LOCAL_LABELS) {
+        throw invalidField(['body', 'label_names'], `The tracker holds ${MAX_LOCAL_LABELS} labels, the most it keeps; file with existing labels`, missing);
+      }
       await repo.insertLabels(missing, clock.now());
       const labels = missing.length > 0 ? await repo.labelsByName(names) : existing;
       return names.map((n) => labels.find((l) => l.name.toLowerCase() === n.toLowerCase())!.id);

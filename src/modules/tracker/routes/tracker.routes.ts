@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errorResponses } from '../../../platform/http/schemas.ts';
+import { actorOf } from '../../../platform/auth/actor.ts';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import {
   AgentIssue,
   AgentIssueBody,
@@ -14,12 +16,15 @@ import {
 import type { TrackerService } from '../tracker.service.ts';
 
 const tags = ['tracker'];
-// The contract lists no authorization parameter for the tracker (decision 050).
 const upstream = [429, 502, 503, 504];
+// Every operation but health acts with the server's tracker key (Linear) or on the platform's own
+// issues, and filing posts to the team chat: signed-in admins only (decision 050).
+const adminOnly = [401, 403];
 
-export function trackerRoutes(deps: { service: TrackerService }): FastifyPluginAsyncTypebox {
-  const { service } = deps;
+export function trackerRoutes(deps: { service: TrackerService; guards: Guards }): FastifyPluginAsyncTypebox {
+  const { service, guards } = deps;
   return async function routes(app) {
+    const admin = { onRequest: guards.requireAdmin };
     app.get(
       '/api/v1/tracker/health',
       {
@@ -36,12 +41,14 @@ export function trackerRoutes(deps: { service: TrackerService }): FastifyPluginA
     app.get(
       '/api/v1/tracker/issues',
       {
+        ...admin,
         schema: {
+          security: bearerSecurity,
           tags,
           operationId: 'listIssues',
           summary: 'List issues, most recently updated first, filtered by state, assignee or label',
           querystring: IssueListQuery,
-          response: { 200: IssueList, ...errorResponses(...upstream) },
+          response: { 200: IssueList, ...errorResponses(...adminOnly, ...upstream) },
         },
       },
       async (request) => service.list(request.query),
@@ -50,22 +57,26 @@ export function trackerRoutes(deps: { service: TrackerService }): FastifyPluginA
     app.post(
       '/api/v1/tracker/issues',
       {
+        ...admin,
         schema: {
+          security: bearerSecurity,
           tags,
           operationId: 'createIssue',
           summary: 'Create an issue (state default backlog, priority default 0)',
           description: 'An unknown team, state, label, assignee or parent is a 422 on that field.',
           body: IssueCreateBody,
-          response: { 201: Issue, ...errorResponses(...upstream) },
+          response: { 201: Issue, ...errorResponses(...adminOnly, ...upstream) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.create(request.body, request.ip)),
+      async (request, reply) => reply.code(201).send(await service.create(request.body, actorOf(request))),
     );
 
     app.post(
       '/api/v1/tracker/issues/agent',
       {
+        ...admin,
         schema: {
+          security: bearerSecurity,
           tags,
           operationId: 'fileAgentIssue',
           summary: "File an issue on an agent's behalf; an open issue of the same agent with the same title is answered instead",
@@ -75,11 +86,11 @@ export function trackerRoutes(deps: { service: TrackerService }): FastifyPluginA
             '201 with `deduplicated: false` when filed; 200 with `deduplicated: true` when an open issue (state type neither ' +
             'completed nor canceled) of this agent with exactly this title exists.',
           body: AgentIssueBody,
-          response: { 201: AgentIssue, 200: AgentIssue, ...errorResponses(...upstream) },
+          response: { 201: AgentIssue, 200: AgentIssue, ...errorResponses(...adminOnly, ...upstream) },
         },
       },
       async (request, reply) => {
-        const { issue, deduplicated } = await service.fileForAgent(request.body, request.ip);
+        const { issue, deduplicated } = await service.fileForAgent(request.body, actorOf(request));
         return reply.code(deduplicated ? 200 : 201).send({ ...issue, deduplicated });
       },
     );
@@ -87,12 +98,14 @@ export function trackerRoutes(deps: { service: TrackerService }): FastifyPluginA
     app.get(
       '/api/v1/tracker/issues/:issue_id',
       {
+        ...admin,
         schema: {
+          security: bearerSecurity,
           tags,
           operationId: 'getIssue',
           summary: 'One issue by UUID or identifier (e.g. ENG-42)',
           params: IssueParams,
-          response: { 200: Issue, ...errorResponses(404, ...upstream) },
+          response: { 200: Issue, ...errorResponses(...adminOnly, 404, ...upstream) },
         },
       },
       async (request) => service.get(request.params.issue_id),
@@ -101,16 +114,18 @@ export function trackerRoutes(deps: { service: TrackerService }): FastifyPluginA
     app.patch(
       '/api/v1/tracker/issues/:issue_id',
       {
+        ...admin,
         schema: {
+          security: bearerSecurity,
           tags,
           operationId: 'updateIssue',
           summary: 'Change an issue; only the fields sent change, null clears a field',
           params: IssueParams,
           body: IssuePatchBody,
-          response: { 200: Issue, ...errorResponses(404, ...upstream) },
+          response: { 200: Issue, ...errorResponses(...adminOnly, 404, ...upstream) },
         },
       },
-      async (request) => service.update(request.params.issue_id, request.body, request.ip),
+      async (request) => service.update(request.params.issue_id, request.body, actorOf(request)),
     );
   };
 }
