@@ -328,6 +328,14 @@ CREATE TABLE "device_sessions" (
 	"revoke_reason" text
 );
 --> statement-breakpoint
+CREATE TABLE "external_identities" (
+	"issuer" text NOT NULL,
+	"subject" text NOT NULL,
+	"user_id" uuid NOT NULL,
+	"linked_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "external_identities_issuer_subject_pk" PRIMARY KEY("issuer","subject")
+);
+--> statement-breakpoint
 CREATE TABLE "password_reset_tokens" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"user_id" uuid NOT NULL,
@@ -424,6 +432,7 @@ ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_assignee_id_users_id
 ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_parent_id_tracker_issues_id_fk" FOREIGN KEY ("parent_id") REFERENCES "public"."tracker_issues"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_workflow_states" ADD CONSTRAINT "tracker_workflow_states_team_id_tracker_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."tracker_teams"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "device_sessions" ADD CONSTRAINT "device_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "external_identities" ADD CONSTRAINT "external_identities_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "password_reset_tokens" ADD CONSTRAINT "password_reset_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "refresh_tokens" ADD CONSTRAINT "refresh_tokens_session_id_device_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."device_sessions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "payment_customers" ADD CONSTRAINT "payment_customers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
@@ -475,6 +484,7 @@ CREATE UNIQUE INDEX "tracker_teams_key_key" ON "tracker_teams" USING btree ("key
 CREATE UNIQUE INDEX "tracker_workflow_states_team_name_key" ON "tracker_workflow_states" USING btree ("team_id",lower("name"));--> statement-breakpoint
 CREATE INDEX "device_sessions_user_idx" ON "device_sessions" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "device_sessions_expires_idx" ON "device_sessions" USING btree ("expires_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "external_identities_user_issuer_key" ON "external_identities" USING btree ("user_id","issuer");--> statement-breakpoint
 CREATE UNIQUE INDEX "password_reset_tokens_hash_key" ON "password_reset_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "refresh_tokens_hash_key" ON "refresh_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "refresh_tokens_session_idx" ON "refresh_tokens" USING btree ("session_id");--> statement-breakpoint

@@ -292,6 +292,8 @@ const SETTINGS = {
     maxConnections: integer('STREAM_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     /** Open account streams (GET /api/stream) of one user on this instance. */
     maxPerUser: integer('STREAM_MAX_PER_USER', 5, 1, 1_000),
+    /** Open price streams (no account) of one client address (an IPv6 /64) on this instance. */
+    maxPerAddress: integer('STREAM_MAX_PER_ADDRESS', 20, 1, 100_000),
     /** Bytes written to a subscriber but not yet taken by it; past this the subscriber is dropped. */
     maxBufferBytes: integer('STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),
     /** Period of the `: ping` comment, ms. */

@@ -16,7 +16,10 @@ export interface IdentityProvider {
   issuer: string;
   /** How many times the JWKS was fetched. */
   jwksRequests: number;
-  /** An access token as the provider would issue it; `claims` override or remove (undefined) its claims. */
+  /**
+   * An access token as the provider would issue it, for the provider's user with that address (one
+   * stable `sub` per address); `claims` override or remove (undefined) its claims.
+   */
   issue(options?: { email?: string; alg?: IdpAlgorithm; claims?: Record<string, unknown>; expiresInSeconds?: number; signWithForeignKey?: boolean }): Promise<string>;
   /** Answers for the next JWKS requests, before the keys are served again. */
   failNext(...failures: IdpFailure[]): void;
@@ -40,6 +43,8 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
     ),
   };
   const failures: IdpFailure[] = [];
+  // A provider's user has one subject for life, whichever address it holds now.
+  const subjects = new Map<string, string>();
   const sockets = new Set<Socket>();
 
   const server = createServer((request, response) => {
@@ -71,11 +76,15 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
     async issue(options = {}) {
       const alg = options.alg ?? 'RS256';
       const now = Math.floor(Date.now() / 1000);
+      const email = options.email ?? 'someone@example.com';
+      if (!subjects.has(email)) subjects.set(email, randomUUID());
       const claims: JWTPayload = {
         iss: `${base}/auth/v1`,
         aud: 'authenticated',
-        sub: randomUUID(),
-        email: options.email ?? 'someone@example.com',
+        sub: subjects.get(email),
+        email,
+        app_metadata: { provider: 'email', providers: ['email'] },
+        user_metadata: { email, email_verified: true, phone_verified: false, sub: subjects.get(email) },
         phone: '',
         role: 'authenticated',
         aal: 'aal1',

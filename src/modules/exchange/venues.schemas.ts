@@ -25,7 +25,7 @@ export const RouteQuery = Type.Object({
   quote_size: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Order notional in the quote currency; venues whose min_cost exceeds it are excluded.' })),
 });
 export const HealthQuery = Type.Object({
-  force_refresh: Type.Boolean({ default: false, description: 'Check now instead of answering from the last minute\'s result.' }),
+  force_refresh: Type.Boolean({ default: false, description: 'Check now instead of answering from the last minute\'s result (admins only; ignored for others).' }),
 });
 
 export const Supported = Type.Object({

@@ -4,7 +4,7 @@ import { and, asc, count, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzl
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { Role, Tier, UserStatus } from './users.domain.ts';
-import { users } from './users.tables.ts';
+import { externalIdentities, users } from './users.tables.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
@@ -54,6 +54,31 @@ export function createAccountsRepository(db: DbExecutor) {
     async findByEmail(email: string, executor: DbExecutor = db): Promise<UserRow | undefined> {
       const [row] = await executor.select().from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
       return row;
+    },
+
+    /** The account an external identity provider's user was linked to. */
+    async findByExternalIdentity(issuer: string, subject: string, executor: DbExecutor = db): Promise<UserRow | undefined> {
+      const [row] = await executor
+        .select({ user: users })
+        .from(externalIdentities)
+        .innerJoin(users, eq(users.id, externalIdentities.userId))
+        .where(and(eq(externalIdentities.issuer, issuer), eq(externalIdentities.subject, subject)))
+        .limit(1);
+      return row?.user;
+    },
+
+    /**
+     * Links a provider's user to an account; answers whether the subject is now linked to it (false
+     * when the account holds another identity of that provider, or the subject another account).
+     */
+    async linkExternalIdentity(link: { issuer: string; subject: string; userId: string; linkedAt: Date }, executor: DbExecutor = db): Promise<boolean> {
+      await executor.insert(externalIdentities).values(link).onConflictDoNothing();
+      const [row] = await executor
+        .select({ userId: externalIdentities.userId })
+        .from(externalIdentities)
+        .where(and(eq(externalIdentities.issuer, link.issuer), eq(externalIdentities.subject, link.subject)))
+        .limit(1);
+      return row?.userId === link.userId;
     },
 
     /** Ordered by e-mail. */

@@ -24,7 +24,15 @@ export function createUsersModule(platform: Pick<Platform, 'config' | 'database'
   const sessions = createSessionsRepository(database.db);
   const principals: PrincipalSource = {
     bySession: (sessionId, userId) => sessions.principal(sessionId, userId),
-    byEmail: (email) => accounts.findByEmail(email),
+    async byExternalIdentity(identity) {
+      const linked = await accounts.findByExternalIdentity(identity.issuer, identity.subject);
+      if (linked) return linked;
+      if (!identity.emailVerified) return 'unverified';
+      const account = await accounts.findByEmail(identity.email);
+      if (!account) return undefined;
+      const link = { issuer: identity.issuer, subject: identity.subject, userId: account.id, linkedAt: clock.now() };
+      return (await accounts.linkExternalIdentity(link)) ? account : 'linked_elsewhere';
+    },
     touch: (sessionId, at) => sessions.touch(sessionId, at),
   };
   const { externalTokens } = config.auth;

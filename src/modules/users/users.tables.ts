@@ -1,7 +1,7 @@
 // The identity tables: accounts, their device sessions, refresh tokens and password-reset links.
 // Only this module's repositories read or write them; other modules' tables may name users.id in
 // a foreign key.
-import { check, index, pgTable, text, timestamp, uniqueIndex, uuid, boolean } from 'drizzle-orm/pg-core';
+import { boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { ROLES, STATUSES, TIERS, type Role, type Tier, type UserStatus } from './users.domain.ts';
 
@@ -40,6 +40,28 @@ export const users = pgTable(
     check('users_role_check', oneOf(t.role, ROLES)),
     check('users_status_check', oneOf(t.status, STATUSES)),
     check('users_subscription_tier_check', oneOf(t.subscriptionTier, TIERS)),
+  ],
+);
+
+/**
+ * Which user of an external identity provider is which account: linked by a verified e-mail address
+ * the first time, found by (issuer, subject) from then on, so a later change of address at the
+ * provider cannot move the identity to another account (decision 009).
+ */
+export const externalIdentities = pgTable(
+  'external_identities',
+  {
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    linkedAt: timestamp('linked_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.issuer, t.subject] }),
+    // One identity per provider per account.
+    uniqueIndex('external_identities_user_issuer_key').on(t.userId, t.issuer),
   ],
 );
 

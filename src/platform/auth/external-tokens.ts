@@ -1,7 +1,8 @@
 // Access tokens of an external identity provider (e.g. Supabase Auth): RS256 or ES256, verified with
 // the provider's published keys (JWKS, fetched lazily, cached, refetched when an unknown `kid`
-// appears), its issuer, and its audience when one is configured. The provider vouches for the
-// e-mail address; the account, its status and its role are ours.
+// appears), its issuer, and its audience when one is configured. A provider's user is linked to one
+// of our accounts by a verified e-mail address once, and by its subject thereafter (decision 009);
+// the account, its status and its role are ours.
 import { createRemoteJWKSet, customFetch, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { ExternalTokenSettings } from '../../config/config.ts';
 import type { Clock } from '../clock.ts';
@@ -9,8 +10,15 @@ import type { Clock } from '../clock.ts';
 export const EXTERNAL_ALGORITHMS = ['RS256', 'ES256'] as const;
 
 export interface ExternalIdentity {
+  /** The provider, by its `iss`: a subject is unique only within it. */
+  issuer: string;
   subject: string;
   email: string;
+  /**
+   * Whether the provider says it verified the address: OpenID Connect's `email_verified`, or
+   * Supabase's `user_metadata.email_verified`. An unverified address links to no account.
+   */
+  emailVerified: boolean;
 }
 
 export interface ExternalTokenVerifier {
@@ -50,7 +58,9 @@ export function createExternalTokenVerifier(
         });
         if (payload.is_anonymous === true) return null;
         if (typeof payload.sub !== 'string' || typeof payload.email !== 'string' || !payload.email.includes('@')) return null;
-        return { subject: payload.sub, email: payload.email.trim().toLowerCase() };
+        const metadata = payload.user_metadata as { email_verified?: unknown } | undefined;
+        const emailVerified = payload.email_verified === true || metadata?.email_verified === true;
+        return { issuer: settings.issuer, subject: payload.sub, email: payload.email.trim().toLowerCase(), emailVerified };
       } catch (error) {
         // An unreachable JWKS is a JOSEError too (JWKSTimeout, or the fetch's failure wrapped):
         // the token cannot be trusted, so the answer is 401, never a 500.

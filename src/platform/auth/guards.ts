@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { AppError, forbidden, unauthenticated } from '../http/errors.ts';
-import { EXTERNAL_ALGORITHMS, tokenAlgorithm, type ExternalTokenVerifier } from './external-tokens.ts';
+import { EXTERNAL_ALGORITHMS, tokenAlgorithm, type ExternalIdentity, type ExternalTokenVerifier } from './external-tokens.ts';
 import type { TokenService } from './tokens.ts';
 
 export interface AuthenticatedUser {
@@ -37,7 +37,12 @@ export interface PrincipalSource {
     { id: string; email: string; role: string; status: string; revokedAt: Date | null; expiresAt: Date; lastSeenAt: Date } | undefined
   >;
   /** The account with this address (an identity provider's token names it by e-mail). */
-  byEmail(email: string): Promise<{ id: string; email: string; role: string; status: string } | undefined>;
+  /**
+   * The account an identity provider's user is: linked by (issuer, subject), or by a verified e-mail
+   * address the first time; `unverified` for an unlinked identity whose address the provider has not
+   * verified, `linked_elsewhere` when the account holds another identity of that provider.
+   */
+  byExternalIdentity(identity: ExternalIdentity): Promise<{ id: string; email: string; role: string; status: string } | 'unverified' | 'linked_elsewhere' | undefined>;
   /** Records that the session was seen. */
   touch(sessionId: string, at: Date): Promise<void>;
 }
@@ -45,6 +50,11 @@ export interface PrincipalSource {
 export interface Guards {
   requireUser: Guard;
   requireAdmin: Guard;
+  /**
+   * For public routes that do more for some callers: sets `request.user` when a valid bearer token
+   * comes with the request, and lets every other request through as anonymous.
+   */
+  identify: Guard;
   /** Drops cached principals so the next request re-reads them (after a status or role change). */
   invalidate(userId?: string): void;
 }
@@ -135,19 +145,22 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     return principal.user;
   }
 
-  /** An identity provider's token: the account with that e-mail, its status and role are ours. */
+  /** An identity provider's token: the account linked to its user; its status and role are ours. */
   async function externalUser(verifier: ExternalTokenVerifier, token: string): Promise<AuthenticatedUser> {
     const identity = await verifier.verify(token);
     if (!identity) throw invalidToken('Invalid or expired token');
-    let principal = externalCache.get(identity.email);
+    const key = `${identity.issuer}\n${identity.subject}`;
+    let principal = externalCache.get(key);
     if (!principal || Date.now() - principal.loadedAt >= PRINCIPAL_TTL_MS) {
-      const row = await principals.byEmail(identity.email);
+      const row = await principals.byExternalIdentity(identity);
+      if (row === 'unverified') throw invalidToken('The identity provider has not verified this e-mail address');
+      if (row === 'linked_elsewhere') throw invalidToken('This account is linked to another identity of this provider');
       if (!row) {
-        externalCache.delete(identity.email);
+        externalCache.delete(key);
         throw invalidToken('No account matches this identity');
       }
       principal = { user: { id: row.id, email: row.email, role: row.role, sessionId: null }, status: row.status, loadedAt: Date.now() };
-      externalCache.set(identity.email, principal);
+      externalCache.set(key, principal);
       if (externalCache.size > 50_000) externalCache.delete(externalCache.keys().next().value!);
     }
     if (principal.status !== 'active') throw forbidden(`User account is ${principal.status}`);
@@ -168,9 +181,20 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     if (request.user?.role !== 'admin') throw forbidden('Admin role required');
   };
 
+  const identify: Guard = async (request, reply) => {
+    if (!bearerToken(request)) return;
+    try {
+      await requireUser(request, reply);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      request.user = undefined;
+    }
+  };
+
   return {
     requireUser,
     requireAdmin,
+    identify,
     invalidate(userId) {
       if (!userId) {
         cache.clear();

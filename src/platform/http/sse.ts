@@ -4,12 +4,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Type, type TSchema } from 'typebox';
+import { clientKey } from './client-address.ts';
 import { rateLimited, unavailable } from './errors.ts';
 import { SECURITY_HEADERS } from './http-conventions.ts';
 
 export interface SseSettings {
   maxConnections: number;
   maxPerUser: number;
+  /** Public streams (no account) one client address (an IPv6 /64) may hold on this instance. */
+  maxPerAddress: number;
   maxBufferBytes: number;
   pingMs: number;
   retryMs: number;
@@ -71,9 +74,18 @@ const END_DETAILS: Record<EndReason, string> = {
   revoked: 'The session has been revoked or has expired.',
 };
 
+/**
+ * The share of STREAM_MAX_CONNECTIONS that public streams (prices, no account) may never take: the
+ * room signed-in users' account streams keep however many anonymous clients connect (decision 115).
+ */
+export const ACCOUNT_STREAM_RESERVE = 0.2;
+
 export function createSseRegistry(settings: SseSettings, logger: Logger) {
   const open = new Set<Connection>();
-  const perUser = new Map<string, number>();
+  /** Open streams per holder: `user:<id>` for account streams, `client:<address>` for public ones. */
+  const perHolder = new Map<string, number>();
+  const publicLimit = Math.max(1, Math.floor(settings.maxConnections * (1 - ACCOUNT_STREAM_RESERVE)));
+  let publicOpen = 0;
   let nextId = 1;
   let closing = false;
   let pinger: NodeJS.Timeout | undefined;
@@ -85,6 +97,7 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
     readonly raw: FastifyReply['raw'];
     constructor(
       readonly userId: string | null,
+      private readonly holder: string,
       reply: FastifyReply,
     ) {
       this.raw = reply.raw;
@@ -121,11 +134,10 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
       if (this.closed) return;
       this.closed = true;
       open.delete(this);
-      if (this.userId) {
-        const left = (perUser.get(this.userId) ?? 1) - 1;
-        if (left > 0) perUser.set(this.userId, left);
-        else perUser.delete(this.userId);
-      }
+      if (!this.userId) publicOpen -= 1;
+      const left = (perHolder.get(this.holder) ?? 1) - 1;
+      if (left > 0) perHolder.set(this.holder, left);
+      else perHolder.delete(this.holder);
       if (open.size === 0) {
         clearInterval(pinger);
         pinger = undefined;
@@ -140,31 +152,51 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
     }
   }
 
+  /** The holder a new stream counts for and what it holds now; throws when a limit is reached. */
+  function admission(request: FastifyRequest, userId: string | null): { holder: string; held: number } {
+    const holder = userId ? `user:${userId}` : `client:${clientKey(request.ip) ?? 'unknown'}`;
+    if (closing) throw unavailable('The server is shutting down', { headers: { 'retry-after': '1' } });
+    if (open.size >= settings.maxConnections || (!userId && publicOpen >= publicLimit)) {
+      throw unavailable('Too many open streams on this server; try again shortly', { headers: { 'retry-after': '5' } });
+    }
+    const held = perHolder.get(holder) ?? 0;
+    if (userId && held >= settings.maxPerUser) throw rateLimited(5, `At most ${settings.maxPerUser} open streams per user; close one first`);
+    if (!userId && held >= settings.maxPerAddress) {
+      throw rateLimited(5, `At most ${settings.maxPerAddress} open price streams per client address; close one first`);
+    }
+    return { holder, held };
+  }
+
   function ping(): void {
     for (const connection of open) connection.write(': ping\n\n');
   }
 
   return {
     /** Streams open now, and those of one user. */
-    count: (userId?: string) => (userId === undefined ? open.size : (perUser.get(userId) ?? 0)),
+    count: (userId?: string) => (userId === undefined ? open.size : (perHolder.get(`user:${userId}`) ?? 0)),
 
     /**
-     * Checks the limits (429 for one user over theirs, 503 when the instance is full), then takes the
-     * response over from Fastify and sends the headers and the `retry:` field. Call after any check
-     * that may still answer an error, before anything is written.
+     * Checks the limits, then takes the response over from Fastify and sends the headers and the
+     * `retry:` field. An account stream (`userId`) may use every slot and is limited per user (429);
+     * a public stream may use all but the account streams' reserve and is limited per client address
+     * (429). A full instance answers 503. Call after any check that may still answer an error, before
+     * anything is written.
      */
+    /**
+     * Throws the answer a stream would get now if it is over a limit, so a route can refuse before
+     * doing any work for it (a snapshot, a venue call).
+     */
+    admit(request: FastifyRequest, options: { userId?: string } = {}): void {
+      admission(request, options.userId ?? null);
+    },
+
     open(request: FastifyRequest, reply: FastifyReply, options: { userId?: string } = {}): SseConnection {
       const userId = options.userId ?? null;
-      if (closing) throw unavailable('The server is shutting down', { headers: { 'retry-after': '1' } });
-      if (open.size >= settings.maxConnections) {
-        throw unavailable('Too many open streams on this server; try again shortly', { headers: { 'retry-after': '5' } });
-      }
-      if (userId && (perUser.get(userId) ?? 0) >= settings.maxPerUser) {
-        throw rateLimited(5, `At most ${settings.maxPerUser} open streams per user; close one first`);
-      }
-      const connection = new Connection(userId, reply);
+      const { holder, held } = admission(request, userId);
+      const connection = new Connection(userId, holder, reply);
       open.add(connection);
-      if (userId) perUser.set(userId, (perUser.get(userId) ?? 0) + 1);
+      if (!userId) publicOpen += 1;
+      perHolder.set(holder, held + 1);
       reply.hijack();
       const raw = reply.raw;
       request.raw.socket.setNoDelay(true);

@@ -70,6 +70,30 @@ describe('external identity provider tokens', () => {
     await assertRefused(hs, 'Invalid or expired token');
   });
 
+  it('links only an address the provider verified', async () => {
+    const user = await signIn(t.app, t.database, { email: 'unverified@example.com' });
+    const unverified = { user_metadata: { email: user.email, email_verified: false } };
+    await assertRefused(await idp.issue({ email: user.email, claims: unverified }), 'The identity provider has not verified this e-mail address');
+    const oidc = await idp.issue({ email: user.email, claims: { user_metadata: {}, email_verified: true } });
+    assert.equal((await me(oidc)).json().id, user.id, "OpenID Connect's email_verified is enough");
+  });
+
+  it('finds a linked identity by its subject: a new address at the provider moves nothing', async () => {
+    const owner = await signIn(t.app, t.database, { email: 'owner@example.com' });
+    const other = await signIn(t.app, t.database, { email: 'other@example.com' });
+    const first = await idp.issue({ email: owner.email });
+    assert.equal((await me(first)).json().id, owner.id, 'linked by the verified address');
+    const subject = JSON.parse(Buffer.from(first.split('.')[1]!, 'base64url').toString()).sub as string;
+    // The provider's user now claims the other account's address: it is still the owner.
+    const moved = await idp.issue({ email: owner.email, claims: { sub: subject, email: other.email, user_metadata: { email_verified: true } } });
+    const answer = await me(moved);
+    assert.equal(answer.statusCode, 200, answer.body);
+    assert.equal(answer.json().id, owner.id);
+    // Another of the provider's users with the owner's address cannot take the linked account over.
+    const impostor = await idp.issue({ email: owner.email, claims: { sub: 'another-subject-of-the-provider' } });
+    await assertRefused(impostor, 'This account is linked to another identity of this provider');
+  });
+
   it('refuses a valid token for an e-mail we do not know', async () => {
     await assertRefused(await idp.issue({ email: 'stranger@example.com' }), 'No account matches this identity');
   });

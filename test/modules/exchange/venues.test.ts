@@ -241,10 +241,31 @@ describe('exchange venue data', () => {
       assert.equal(fakes.binance.countRequests('/sapi/v1/system/status'), statusCalls + 1);
     });
 
-    it('checks again on force_refresh and reports maintenance', async () => {
+    it("honours force_refresh for an admin only: anyone else's answer comes from the cache, at no venue call", async () => {
+      await t.app.inject({ method: 'GET', url: '/api/exchange/health' });
+      const statusCalls = fakes.binance.countRequests('/sapi/v1/system/status');
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      for (const headers of [{}, user.headers, { authorization: 'Bearer not-a-token' }]) {
+        for (let i = 0; i < 5; i++) {
+          const response = await t.app.inject({ method: 'GET', url: '/api/exchange/health?force_refresh=true', headers });
+          assert.equal(response.statusCode, 200);
+          assert.equal(response.json().exchanges.binance.cached, true);
+          const one = await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers });
+          assert.equal(one.json().cached, true);
+        }
+      }
+      assert.equal(fakes.binance.countRequests('/sapi/v1/system/status'), statusCalls, 'no venue was asked');
+      const forced = await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers: admin.headers });
+      assert.equal(forced.json().cached, false);
+      assert.equal(fakes.binance.countRequests('/sapi/v1/system/status'), statusCalls + 1, "the admin's refresh asked the venue");
+    });
+
+    it('checks again on force_refresh (an admin) and reports maintenance', async () => {
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const headers = admin.headers;
       fakes.sapi.binance.maintenance = true;
       try {
-        const body = (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true' })).json();
+        const body = (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers })).json();
         assert.equal(body.exchange, 'binance');
         assert.equal(body.status, 'maintenance');
         assert.equal(body.cached, false);
@@ -253,7 +274,7 @@ describe('exchange venue data', () => {
       } finally {
         fakes.sapi.binance.maintenance = false;
       }
-      const fresh = (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true' })).json();
+      const fresh = (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers })).json();
       assert.equal(fresh.status, 'healthy');
     });
 

@@ -10,13 +10,14 @@ import { registerErrorHandling } from '../../../src/platform/http/error-handler.
 
 const MAX_BUFFER = 64 * 1024;
 
-async function serve(maxConnections = 10) {
-  const sse = createSseRegistry({ maxConnections, maxPerUser: 5, maxBufferBytes: MAX_BUFFER, pingMs: 60_000, retryMs: 1000 }, pino({ level: 'silent' }));
+async function serve(maxConnections = 10, maxPerAddress = 100) {
+  const sse = createSseRegistry({ maxConnections, maxPerUser: 5, maxPerAddress, maxBufferBytes: MAX_BUFFER, pingMs: 60_000, retryMs: 1000 }, pino({ level: 'silent' }));
   const app = Fastify();
   registerErrorHandling(app, { filesUnder: '/none/' });
   const opened: SseConnection[] = [];
-  app.get('/stream', async (request, reply) => {
-    opened.push(sse.open(request, reply));
+  // `?user=` stands for a signed-in user's account stream; without it, a public (price) stream.
+  app.get<{ Querystring: { user?: string } }>('/stream', async (request, reply) => {
+    opened.push(sse.open(request, reply, { userId: request.query.user }));
   });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, sse, opened, port: Number(new URL(base).port), base };
@@ -70,6 +71,37 @@ describe('the SSE registry', () => {
       assert.equal(second.status, 503);
       assert.equal(second.headers.get('retry-after'), '5');
       assert.deepEqual(await second.json(), { detail: 'Too many open streams on this server; try again shortly' });
+    } finally {
+      controller.abort();
+      await app.close();
+    }
+  });
+
+  it('keeps a fifth of the slots for account streams: public streams cannot take them', async () => {
+    const { app, base } = await serve(5);
+    const controller = new AbortController();
+    try {
+      for (let i = 0; i < 4; i++) assert.equal((await fetch(`${base}/stream`, { signal: controller.signal })).status, 200, `public stream ${i + 1}`);
+      const fifth = await fetch(`${base}/stream`);
+      assert.equal(fifth.status, 503, 'the public share is full');
+      const account = await fetch(`${base}/stream?user=u-1`, { signal: controller.signal });
+      assert.equal(account.status, 200, "a signed-in user's stream still opens");
+      assert.equal((await fetch(`${base}/stream?user=u-2`)).status, 503, 'and the instance is full now');
+    } finally {
+      controller.abort();
+      await app.close();
+    }
+  });
+
+  it('limits the public streams of one client address with 429', async () => {
+    const { app, base } = await serve(10, 2);
+    const controller = new AbortController();
+    try {
+      for (let i = 0; i < 2; i++) assert.equal((await fetch(`${base}/stream`, { signal: controller.signal })).status, 200);
+      const third = await fetch(`${base}/stream`);
+      assert.equal(third.status, 429);
+      assert.deepEqual(await third.json(), { detail: 'At most 2 open price streams per client address; close one first' });
+      assert.equal((await fetch(`${base}/stream?user=u-1`, { signal: controller.signal })).status, 200, 'account streams are counted per user instead');
     } finally {
       controller.abort();
       await app.close();

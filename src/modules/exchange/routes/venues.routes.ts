@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createHealthService } from '../health.service.ts';
@@ -23,6 +24,8 @@ import {
 import type { createVenuesService } from '../venues.service.ts';
 
 const security = bearerSecurity;
+/** Public, and more for an admin's token. */
+const optionalBearer = [{}, ...bearerSecurity];
 const venueErrors = errorResponses(401, 403, 404, 429, 502, 503, 504);
 
 export function venuesRoutes(deps: {
@@ -88,12 +91,36 @@ export function venuesRoutes(deps: {
       },
     }, async (request) => routing.route({ base: request.query.base, quote: request.query.quote, size: request.query.size, quoteSize: request.query.quote_size }));
 
+    // Public; a fresh check spends venue weight every user's syncs share, so only an admin's
+    // force_refresh is honoured: anyone else gets the last minute's answer.
+    const byAdmin = (request: FastifyRequest, wanted: boolean) => wanted && request.user?.role === 'admin';
+    const forceNote = ' `force_refresh` is honoured for a signed-in admin (bearer token) only; for anyone else it is ignored.';
+
     app.get('/api/exchange/health', {
-      schema: { tags, operationId: 'getExchangesHealth', summary: 'Health of every venue (public; checked at most once a minute)', querystring: HealthQuery, response: { 200: Health, ...errorResponses() } },
-    }, async (request) => health.all(request.query.force_refresh));
+      onRequest: guards.identify,
+      schema: {
+        tags,
+        operationId: 'getExchangesHealth',
+        summary: 'Health of every venue (public; checked at most once a minute)',
+        description: `Answered from the last minute's check.${forceNote}`,
+        security: optionalBearer,
+        querystring: HealthQuery,
+        response: { 200: Health, ...errorResponses() },
+      },
+    }, async (request) => health.all(byAdmin(request, request.query.force_refresh)));
 
     app.get('/api/exchange/:exchange_name/health', {
-      schema: { tags, operationId: 'getExchangeHealth', summary: 'Health of one venue (public; checked at most once a minute)', params: VenueParams, querystring: HealthQuery, response: { 200: VenueHealth, ...errorResponses() } },
-    }, async (request) => health.one(request.params.exchange_name, request.query.force_refresh));
+      onRequest: guards.identify,
+      schema: {
+        tags,
+        operationId: 'getExchangeHealth',
+        summary: 'Health of one venue (public; checked at most once a minute)',
+        description: `Answered from the last minute's check.${forceNote}`,
+        security: optionalBearer,
+        params: VenueParams,
+        querystring: HealthQuery,
+        response: { 200: VenueHealth, ...errorResponses() },
+      },
+    }, async (request) => health.one(request.params.exchange_name, byAdmin(request, request.query.force_refresh)));
   };
 }

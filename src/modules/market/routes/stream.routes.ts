@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sseEvent, type SseRegistry } from '../../../platform/http/sse.ts';
+import { Detail } from '../../../platform/http/schemas.ts';
 import { tags } from '../common.schemas.ts';
 import { PRICE_STREAM_DESCRIPTION, PriceStreamFrames, PriceStreamQuery } from '../stream.schemas.ts';
 import type { PriceStream } from '../price-stream.service.ts';
@@ -20,10 +21,12 @@ export function priceStreamRoutes(deps: { stream: PriceStream; sse: SseRegistry 
           response: {
             200: { description: 'The event stream.', content: { 'text/event-stream': { schema: PriceStreamFrames } } },
             ...marketErrors({ params: true }),
+            429: Detail,
           },
         },
       },
       async (request, reply) => {
+        sse.admit(request);
         const infos = await stream.resolve(request.query.symbols);
         // Following first, snapshot second: a price that moves meanwhile is held, and sent after it.
         let held: string[] | null = [];
