@@ -3,7 +3,6 @@
 // as the HTTP API, so the same rules, audit rows and session revocations apply.
 import { generatePassword } from '../platform/crypto/passwords.ts';
 import { ROLES, STATUSES } from '../modules/users/index.ts';
-import { conflict } from '../platform/http/errors.ts';
 import { createModules } from '../app.ts';
 import { parseOptions, print, Problems, requireEmail, withPlatform, type Command } from './cli-kit.ts';
 
@@ -79,10 +78,7 @@ function roleCommand(role: 'admin' | 'user'): Command {
         const { admin } = createModules(platform);
         const user = await admin.users.getUserByEmail(email);
         if (user.role === role) return print(`${email} is already ${role === 'admin' ? 'an admin' : 'not an admin'}`);
-        if (role === 'user' && user.status === 'active') {
-          const admins = await admin.users.listUsers({ page: 1, limit: 1, role: 'admin', status: 'active' });
-          if (admins.total <= 1) throw conflict(`${email} is the last active admin; promote another account first`);
-        }
+        // The last active admin is kept by the service, under a lock (decision 011).
         await admin.users.updateUser(OPERATOR, user.id, { role });
         print(`${email} is now ${role === 'admin' ? 'an admin' : 'a user'}`);
       });

@@ -25,6 +25,27 @@ export function assertNotSelfLockout(actor: AdminActor, targetId: string, change
   }
 }
 
+/** Whether the change takes an active admin away: a new role other than admin, or a status other than active. */
+export function removesAdmin(user: { role: string; status: string }, change: { role?: string; status?: string }): boolean {
+  const wasActiveAdmin = user.role === 'admin' && user.status === 'active';
+  const role = change.role ?? user.role;
+  const status = change.status ?? user.status;
+  return wasActiveAdmin && (role !== 'admin' || status !== 'active');
+}
+
+/**
+ * Applies the change to the set of active admins (the ids lockActiveAdmins locked in the same
+ * transaction); false, and nothing applied, when it would leave none.
+ */
+export function keepsAnAdmin(activeAdmins: Set<string>, user: { id: string; role: string; status: string }, change: { role?: string; status?: string }): boolean {
+  if (!removesAdmin(user, change)) return true;
+  if (activeAdmins.size <= 1 && activeAdmins.has(user.id)) return false;
+  activeAdmins.delete(user.id);
+  return true;
+}
+
+export const lastAdminMessage = (email: string) => `${email} is the last active admin; promote another account first`;
+
 /** The start of the UTC calendar month that `now` falls in. */
 export function utcMonthStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));

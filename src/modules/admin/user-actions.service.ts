@@ -8,7 +8,7 @@ import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import { parseUserId, revokesSessions, statusColumns, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
 import type { BulkActionBody, BulkActionResult, ResetPasswordQuery, ResetPasswordResult } from './user-actions.schemas.ts';
-import { type AdminActor, actorTypeOf } from './admin.domain.ts';
+import { keepsAnAdmin, lastAdminMessage, type AdminActor, actorTypeOf } from './admin.domain.ts';
 import { usersToCsv } from './users-csv.ts';
 import type { ExportsRepository } from './exports.repository.ts';
 import type { UsersService } from './users.service.ts';
@@ -54,11 +54,14 @@ export function createUserActionsService(deps: {
     const target = TARGET_STATUS[action];
     const now = clock.now();
     const outcome = await db.transaction(async (tx) => {
+      // The admins first, then the targets: concurrent changes of admins take turns (decision 011).
+      const admins = target === 'active' ? undefined : await accounts.lockActiveAdmins(tx);
       const rows = await accounts.lockForUpdate(ids, tx);
       const skipped: Skip[] = [];
       const changed: string[] = [];
       for (const user of rows) {
-        const reason = skipReason(actor, user, target);
+        const reason =
+          skipReason(actor, user, target) ?? (admins && user.status !== target && !keepsAnAdmin(admins, user, { status: target }) ? lastAdminMessage(user.email) : undefined);
         if (reason) {
           skipped.push({ id: user.id, reason });
           continue;

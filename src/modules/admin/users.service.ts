@@ -4,11 +4,11 @@ import { Decimal } from 'decimal.js';
 import { audit, type AuditRow } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { notFound } from '../../platform/http/errors.ts';
+import { conflict, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { EMPTY_SUMMARY, type TradingSummaryPort } from './trading-summary.port.ts';
 import { parseUserId, revokesSessions, statusColumns, STATUSES, type UserChanges, type Tier, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
-import { assertNotSelfLockout, utcMonthStart, type AdminActor, actorTypeOf } from './admin.domain.ts';
+import { assertNotSelfLockout, keepsAnAdmin, lastAdminMessage, utcMonthStart, type AdminActor, actorTypeOf } from './admin.domain.ts';
 import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch } from './users.schemas.ts';
 
 const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;
@@ -113,8 +113,11 @@ export function createUsersService(deps: UsersServiceDeps) {
       assertNotSelfLockout(actor, id, patch);
       const now = clock.now();
       const row = await db.transaction(async (tx) => {
+        // The admins first, then the target: concurrent changes of admins take turns (decision 011).
+        const admins = patch.role !== undefined || patch.status !== undefined ? await accounts.lockActiveAdmins(tx) : undefined;
         const [current] = await accounts.lockForUpdate([id], tx);
         if (!current) throw userNotFound();
+        if (admins && !keepsAnAdmin(admins, current, patch)) throw conflict(lastAdminMessage(current.email));
         // Only the named fields are read: anything else in the body never reaches the row.
         const changes: Record<string, { from: unknown; to: unknown }> = {};
         const set: UserChanges = { updatedAt: now };
@@ -146,9 +149,11 @@ export function createUsersService(deps: UsersServiceDeps) {
       assertNotSelfLockout(actor, id, { status: 'deleted' });
       const now = clock.now();
       await db.transaction(async (tx) => {
+        const admins = await accounts.lockActiveAdmins(tx);
         const [current] = await accounts.lockForUpdate([id], tx);
         if (!current) throw userNotFound();
         if (current.status === 'deleted') return;
+        if (!keepsAnAdmin(admins, current, { status: 'deleted' })) throw conflict(lastAdminMessage(current.email));
         await accounts.update(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);
         const revoked = await sessions.revokeAll(id, now, 'admin_deleted', tx);
         await audit(

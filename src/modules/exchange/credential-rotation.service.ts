@@ -5,6 +5,7 @@ import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db } from '../../platform/db/database.ts';
+import { sealedAt } from './credentials.domain.ts';
 import type { CredentialsRepository } from './credentials.repository.ts';
 
 const PAGE_SIZE = 200;
@@ -14,7 +15,8 @@ export function createCredentialRotation(deps: { db: Db; repo: CredentialsReposi
 
   return {
     /**
-     * Every ciphertext sealed under a retired key is sealed again under the current one. A credential
+     * Every ciphertext sealed under a retired key, or not yet bound to its row and column, is sealed
+     * again under the current key and bound. A credential
      * sealed under a key no longer configured cannot be read: it is skipped and counted as
      * `unreadable` (the user must enter it again), as provider keys do; one such row never stops the rest.
      */
@@ -36,9 +38,9 @@ export function createCredentialRotation(deps: { db: Db; repo: CredentialsReposi
           let after: { apiKeySealed: string; apiSecretSealed: string; apiPassphraseSealed: string | null };
           try {
             after = {
-              apiKeySealed: secretBox.reseal(row.apiKeySealed),
-              apiSecretSealed: secretBox.reseal(row.apiSecretSealed),
-              apiPassphraseSealed: row.apiPassphraseSealed === null ? null : secretBox.reseal(row.apiPassphraseSealed),
+              apiKeySealed: secretBox.reseal(row.apiKeySealed, sealedAt(row.id, 'api_key_sealed')),
+              apiSecretSealed: secretBox.reseal(row.apiSecretSealed, sealedAt(row.id, 'api_secret_sealed')),
+              apiPassphraseSealed: row.apiPassphraseSealed === null ? null : secretBox.reseal(row.apiPassphraseSealed, sealedAt(row.id, 'api_passphrase_sealed')),
             };
           } catch (error) {
             unreadable += 1;

@@ -14,3 +14,10 @@ export function maskApiKey(key: string): string {
   if (shown === 0) return '****';
   return `${key.slice(0, shown)}****${key.slice(-shown)}`;
 }
+
+/** Where each of a credential's secrets is sealed: its ciphertext opens in that row and column only. */
+export const sealedAt = (row: string, column: 'api_key_sealed' | 'api_secret_sealed' | 'api_passphrase_sealed') => ({
+  table: 'exchange_credentials',
+  column,
+  row,
+});

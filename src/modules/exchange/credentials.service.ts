@@ -1,5 +1,6 @@
 // Users' venue credentials: sealed at rest, never returned, always scoped to their owner. Other
 // services borrow a credential through `use`, which keeps its validation fields current.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { audit } from '../../platform/audit.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
@@ -11,7 +12,7 @@ import { badRequest, conflict, invalidField, notFound } from '../../platform/htt
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
 import type { CredentialOutcome, CredentialPatch, CredentialRow, CredentialsRepository } from './credentials.repository.ts';
-import { maskApiKey } from './credentials.domain.ts';
+import { maskApiKey, sealedAt } from './credentials.domain.ts';
 import type { Venue } from './venues.domain.ts';
 
 /** Who acts on a user's exchange account: the user (`actorOf(request)`), or the sync-accounts job for them. */
@@ -82,7 +83,7 @@ export function createCredentialsService(deps: {
 }) {
   const { db, repo, secretBox, clock } = deps;
 
-  const sealOptional = (value: string | null | undefined) => (value ? secretBox.seal(value) : null);
+  const sealOptional = (id: string, value: string | null | undefined) => (value ? secretBox.seal(value, sealedAt(id, 'api_passphrase_sealed')) : null);
 
   async function requirePassphrase(venue: Venue, passphrase: string | null | undefined, loc: string[]): Promise<void> {
     if (passphrase) return;
@@ -109,9 +110,9 @@ export function createCredentialsService(deps: {
 
   function open(row: CredentialRow): VenueCredentials {
     return {
-      apiKey: secretBox.open(row.apiKeySealed),
-      secret: secretBox.open(row.apiSecretSealed),
-      passphrase: row.apiPassphraseSealed ? secretBox.open(row.apiPassphraseSealed) : null,
+      apiKey: secretBox.open(row.apiKeySealed, sealedAt(row.id, 'api_key_sealed')),
+      secret: secretBox.open(row.apiSecretSealed, sealedAt(row.id, 'api_secret_sealed')),
+      passphrase: row.apiPassphraseSealed ? secretBox.open(row.apiPassphraseSealed, sealedAt(row.id, 'api_passphrase_sealed')) : null,
     };
   }
 
@@ -146,15 +147,18 @@ export function createCredentialsService(deps: {
     async create(input: CredentialInput, ctx: AccountActor) {
       await requirePassphrase(input.exchange_name, input.api_passphrase, ['body', 'api_passphrase']);
       const now = clock.now();
+      // The id is chosen here: each secret is sealed bound to its row.
+      const id = randomUUID();
       const row = await db.transaction(async (tx) => {
         const created = await repo.insert(
           {
+            id,
             userId: ctx.id,
             exchangeName: input.exchange_name,
             credentialName: input.credential_name ?? 'Default',
-            apiKeySealed: secretBox.seal(input.api_key),
-            apiSecretSealed: secretBox.seal(input.api_secret),
-            apiPassphraseSealed: sealOptional(input.api_passphrase),
+            apiKeySealed: secretBox.seal(input.api_key, sealedAt(id, 'api_key_sealed')),
+            apiSecretSealed: secretBox.seal(input.api_secret, sealedAt(id, 'api_secret_sealed')),
+            apiPassphraseSealed: sealOptional(id, input.api_passphrase),
             apiKeyMasked: maskApiKey(input.api_key),
             permissions: [...new Set(input.permissions ?? ['read'])],
             ipWhitelist: [...new Set(input.ip_whitelist ?? [])],
@@ -191,11 +195,11 @@ export function createCredentialsService(deps: {
       const patch: CredentialPatch = { updatedAt: now };
       if (input.credential_name !== undefined) patch.credentialName = input.credential_name;
       if (input.api_key !== undefined) {
-        patch.apiKeySealed = secretBox.seal(input.api_key);
+        patch.apiKeySealed = secretBox.seal(input.api_key, sealedAt(id, 'api_key_sealed'));
         patch.apiKeyMasked = maskApiKey(input.api_key);
       }
-      if (input.api_secret !== undefined) patch.apiSecretSealed = secretBox.seal(input.api_secret);
-      if (input.api_passphrase !== undefined) patch.apiPassphraseSealed = sealOptional(input.api_passphrase);
+      if (input.api_secret !== undefined) patch.apiSecretSealed = secretBox.seal(input.api_secret, sealedAt(id, 'api_secret_sealed'));
+      if (input.api_passphrase !== undefined) patch.apiPassphraseSealed = sealOptional(id, input.api_passphrase);
       if (input.permissions !== undefined) patch.permissions = [...new Set(input.permissions)];
       if (input.ip_whitelist !== undefined) patch.ipWhitelist = [...new Set(input.ip_whitelist)];
       if (input.exchange_metadata !== undefined) patch.exchangeMetadata = input.exchange_metadata;

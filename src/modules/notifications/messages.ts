@@ -32,6 +32,12 @@ export interface MailMessage {
   sensitive?: boolean;
 }
 
+/**
+ * A sealed mail body is bound to its recipient: moved into a mail to another address (by SQL on the
+ * outbox), it no longer opens, so a reset link cannot be redirected.
+ */
+export const sealedMailAt = (to: string) => ({ table: 'outbox', column: 'payload.sealed', row: to.trim().toLowerCase() });
+
 export function createMessages(box: SecretBox, repo: NotificationsRepository) {
   return {
     /** Queues a chat post; answers its outbox row, or null when one with the same dedupe key was queued before. */
@@ -43,7 +49,7 @@ export function createMessages(box: SecretBox, repo: NotificationsRepository) {
     async mail(executor: DbExecutor, mail: MailMessage, now: Date, dedupeKey?: string): Promise<{ queued: boolean; reason?: 'suppressed' }> {
       if (await repo.isSuppressed(mail.to, executor)) return { queued: false, reason: 'suppressed' };
       const payload: Record<string, unknown> = mail.sensitive
-        ? { to: mail.to, subject: mail.subject, sealed: box.seal(JSON.stringify({ text: mail.text, html: mail.html })) }
+        ? { to: mail.to, subject: mail.subject, sealed: box.seal(JSON.stringify({ text: mail.text, html: mail.html }), sealedMailAt(mail.to)) }
         : { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
       await enqueue(executor, { kind: MAIL_KIND, payload, dedupeKey }, now);
       return { queued: true };

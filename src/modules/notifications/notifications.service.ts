@@ -2,7 +2,7 @@
 // delivery goes, for the dashboard. Mail bodies are never logged nor kept in notes or errors.
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Database } from '../../platform/db/database.ts';
-import { CHAT_KIND, MAIL_KIND } from './messages.ts';
+import { CHAT_KIND, MAIL_KIND, sealedMailAt } from './messages.ts';
 import { isFinalFailure, PermanentFailure, replacePayload, statusByKind, type KindStatus, type OutboxHandler } from '../../platform/outbox/outbox.ts';
 import type { ChatChannel } from './adapters/chat-channel.ts';
 import { MAIL_RECORDED_ONLY, type Mailer } from './adapters/mailer.ts';
@@ -53,7 +53,7 @@ export function createNotificationsService(deps: {
       return MAIL_RECORDED_ONLY;
     }
     try {
-      const content = typeof sealed === 'string' ? openSealed(secretBox, sealed) : { text: payload.text, html: payload.html };
+      const content = typeof sealed === 'string' ? openSealed(secretBox, sealed, to) : { text: payload.text, html: payload.html };
       if (typeof content.text !== 'string') throw new PermanentFailure('malformed mail: text is required');
       const note = await mailer.send({ to, subject, text: content.text, html: typeof content.html === 'string' ? content.html : undefined }, signal);
       await wipe();
@@ -79,9 +79,9 @@ export function createNotificationsService(deps: {
   };
 }
 
-function openSealed(box: Pick<SecretBox, 'open'>, sealed: string): { text?: unknown; html?: unknown } {
+function openSealed(box: Pick<SecretBox, 'open'>, sealed: string, to: string): { text?: unknown; html?: unknown } {
   // An unreadable value (e.g. its key not configured yet) is retried like any other failure.
-  const parsed: unknown = JSON.parse(box.open(sealed));
+  const parsed: unknown = JSON.parse(box.open(sealed, sealedMailAt(to)));
   return parsed && typeof parsed === 'object' ? (parsed as { text?: unknown; html?: unknown }) : {};
 }
 

@@ -33,3 +33,6 @@ export function daysUntil(due: Date, now: Date): number {
 export function reminderCutoff(now: Date, withinDays: number = REMINDER_WINDOW_DAYS): Date {
   return new Date(now.getTime() + withinDays * DAY_MS);
 }
+
+/** Where a provider key is sealed: its ciphertext opens in that row only. */
+export const sealedAt = (row: string) => ({ table: 'provider_api_keys', column: 'encrypted_key', row });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -6,7 +7,7 @@ import type { Db } from '../../platform/db/database.ts';
 import { invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { ProviderProbe } from './adapters/provider-probe.ts';
-import { daysUntil, keyPrefix, nextRotationDate, reminderCutoff, REMINDER_WINDOW_DAYS, type Provider } from './provider-keys.domain.ts';
+import { daysUntil, keyPrefix, nextRotationDate, reminderCutoff, REMINDER_WINDOW_DAYS, sealedAt, type Provider } from './provider-keys.domain.ts';
 import type { KeyPatch, KeyRow, ProviderKeysRepository } from './provider-keys.repository.ts';
 import type { KeyCreateBody, KeyRecord, KeyTestResult, KeyUpdateBody, RotationReminder } from './provider-keys.schemas.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
@@ -52,12 +53,15 @@ export function createProviderKeysService(deps: {
 
     async create(body: KeyCreateBody, actor: Actor): Promise<KeyRecord> {
       const now = clock.now();
+      // The id is chosen here: the key is sealed bound to its row.
+      const id = randomUUID();
       const days = body.rotation_reminder_days ?? 90;
       return db.transaction(async (tx) => {
         const row = await repo.insert(
           {
+            id,
             provider: body.provider,
-            encryptedKey: secretBox.seal(body.api_key),
+            encryptedKey: secretBox.seal(body.api_key, sealedAt(id)),
             keyPrefix: keyPrefix(body.api_key),
             rotationReminderDays: days,
             nextRotationDate: nextRotationDate(null, now, days),
@@ -102,7 +106,7 @@ export function createProviderKeysService(deps: {
           changed.push('notes');
         }
         if (body.api_key !== undefined) {
-          patch.encryptedKey = secretBox.seal(body.api_key);
+          patch.encryptedKey = secretBox.seal(body.api_key, sealedAt(id));
           patch.keyPrefix = keyPrefix(body.api_key);
           changed.push('api_key');
         }
@@ -156,7 +160,7 @@ export function createProviderKeysService(deps: {
       if (!row) throw keyNotFound();
       let apiKey: string | undefined;
       try {
-        apiKey = secretBox.open(row.encryptedKey);
+        apiKey = secretBox.open(row.encryptedKey, sealedAt(row.id));
       } catch (error) {
         logger.error({ keyId: id, err: error }, 'a stored provider key could not be decrypted');
       }
@@ -214,7 +218,7 @@ export function createProviderKeysService(deps: {
           if (!secretBox.isStale(encryptedKey)) continue;
           let resealed: string;
           try {
-            resealed = secretBox.reseal(encryptedKey);
+            resealed = secretBox.reseal(encryptedKey, sealedAt(id));
           } catch (error) {
             // Sealed under a key no longer configured: leave it for an admin to enter again.
             logger.warn({ keyId: id, err: error }, 'provider key could not be re-encrypted');

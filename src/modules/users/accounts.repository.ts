@@ -93,6 +93,21 @@ export function createAccountsRepository(db: DbExecutor) {
       return executor.select().from(users).where(inArray(users.id, ids)).orderBy(asc(users.id)).for('update');
     },
 
+    /**
+     * Locks every active admin's row (in id order, like lockForUpdate) and answers their ids. A change
+     * that could remove an admin takes this lock before its target's, so two such changes run one
+     * after the other and the second sees what the first left (decision 011).
+     */
+    async lockActiveAdmins(executor: DbExecutor): Promise<Set<string>> {
+      const rows = await executor
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.role, 'admin'), eq(users.status, 'active')))
+        .orderBy(asc(users.id))
+        .for('update');
+      return new Set(rows.map((r) => r.id));
+    },
+
     /** Undefined when the e-mail is taken. */
     async insert(user: NewUser, executor: DbExecutor = db): Promise<UserRow | undefined> {
       const [row] = await executor.insert(users).values(user).onConflictDoNothing().returning();

@@ -47,7 +47,7 @@ describe('admin: reset a password', () => {
     const [mail] = await mailsTo(email);
     assert.ok(mail, 'a mail was queued');
     assert.equal(mail.payload.text, undefined, 'the body is not stored in the clear');
-    const opened = JSON.parse(t.platform.secretBox.open(String(mail.payload.sealed))) as { text: string };
+    const opened = JSON.parse(t.platform.secretBox.open(String(mail.payload.sealed), { table: 'outbox', column: 'payload.sealed', row: email })) as { text: string };
     const password = /Your new password: (\S+)/.exec(opened.text)?.[1];
     assert.ok(password, 'the mail carries the new password');
     return password;

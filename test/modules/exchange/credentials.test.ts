@@ -58,9 +58,9 @@ describe('exchange credentials', () => {
 
       // That the secrets are sealed at rest shows only in the credentials table.
       const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, body.id));
-      assert.match(row!.apiKeySealed, /^v1:/);
+      assert.match(row!.apiKeySealed, /^v2:/);
       assert.ok(!JSON.stringify(row).includes(KEY) && !JSON.stringify(row).includes(SECRET));
-      assert.equal(t.platform.secretBox.open(row!.apiSecretSealed), SECRET);
+      assert.equal(t.platform.secretBox.open(row!.apiSecretSealed, { table: 'exchange_credentials', column: 'api_secret_sealed', row: body.id }), SECRET);
 
       const audits = await auditsOf(alice, body.id);
       assert.equal(audits.length, 1);

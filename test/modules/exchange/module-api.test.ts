@@ -57,7 +57,7 @@ describe('credentials.reencryptAll', () => {
       const sync = await rotated.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binanceus', headers: user!.headers });
       assert.equal(sync.json().success, true, sync.body);
       const okx = (await rotated.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.exchangeName, 'okx')))[0]!;
-      assert.equal(rotated.platform.secretBox.open(okx.apiPassphraseSealed!), 'okx-pass');
+      assert.equal(rotated.platform.secretBox.open(okx.apiPassphraseSealed!, { table: 'exchange_credentials', column: 'api_passphrase_sealed', row: okx.id }), 'okx-pass');
     } finally {
       await rotated.close();
     }
@@ -88,7 +88,7 @@ describe('credentials.reencryptAll', () => {
       assert.equal(untouched!.apiSecretSealed, foreign);
       const [resealed] = await rotating.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, ids[1]!));
       assert.equal(rotating.platform.secretBox.isStale(resealed!.apiSecretSealed), false);
-      assert.equal(rotating.platform.secretBox.open(resealed!.apiPassphraseSealed!), 'pass-1');
+      assert.equal(rotating.platform.secretBox.open(resealed!.apiPassphraseSealed!, { table: 'exchange_credentials', column: 'api_passphrase_sealed', row: ids[1]! }), 'pass-1');
     } finally {
       await rotating.close();
     }

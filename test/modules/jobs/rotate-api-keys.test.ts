@@ -69,10 +69,10 @@ describe('rotate-api-keys', () => {
     const onlyNew = createSecretBox(Buffer.from(NEW_KEY, 'base64'));
     for (const row of await t.database.db.select().from(providerApiKeys)) {
       assert.equal(row.encryptedKey.split(':')[1], current);
-      assert.ok(plaintexts.includes(onlyNew.open(row.encryptedKey)));
+      assert.ok(plaintexts.includes(onlyNew.open(row.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: row.id })));
     }
     const [credential] = await t.database.db.select().from(exchangeCredentials);
-    assert.equal(onlyNew.open(credential!.apiPassphraseSealed!), 'okx-pass');
+    assert.equal(onlyNew.open(credential!.apiPassphraseSealed!, { table: 'exchange_credentials', column: 'api_passphrase_sealed', row: credential!.id }), 'okx-pass');
 
     // The notification is read where it is queued: its once-a-day dedupe key is outbox bookkeeping.
     const messages = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'));

@@ -276,7 +276,7 @@ describe('re-encryption under a new encryption key', () => {
         const newId = keyId(Buffer.from(newEncryptionKey, 'base64'));
         for (const row of rows) {
           assert.equal(row.encryptedKey.split(':')[1], newId);
-          assert.ok(plaintexts.includes(rotated.platform.secretBox.open(row.encryptedKey)));
+          assert.ok(plaintexts.includes(rotated.platform.secretBox.open(row.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: row.id })));
         }
         const audits = await rotated.database.db.select().from(auditLog).where(eq(auditLog.action, 'provider_key.reencrypt'));
         assert.equal(audits.length, 3);

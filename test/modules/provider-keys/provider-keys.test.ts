@@ -81,7 +81,7 @@ describe('provider API keys', () => {
       // That the key is sealed at rest shows only in its table.
       const [row] = await t.database.db.select().from(providerApiKeys).where(eq(providerApiKeys.id, record.id));
       assert.ok(!row!.encryptedKey.includes(plaintext));
-      assert.equal(t.platform.secretBox.open(row!.encryptedKey), plaintext);
+      assert.equal(t.platform.secretBox.open(row!.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: record.id }), plaintext);
       const entries = (await adminActivity()).filter((e) => e.target_id === record.id);
       assert.equal(entries.length, 1);
       assert.equal(entries[0]!.action, 'provider_key.create');
@@ -171,7 +171,7 @@ describe('provider API keys', () => {
       assert.equal(response.json().next_rotation_date, daysFrom(NOW, 90));
       // The new material shows only sealed at rest.
       const [row] = await t.database.db.select().from(providerApiKeys).where(eq(providerApiKeys.id, record.id));
-      assert.equal(t.platform.secretBox.open(row!.encryptedKey), replacement);
+      assert.equal(t.platform.secretBox.open(row!.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: record.id }), replacement);
       assert.ok(!response.body.includes(replacement));
     });
 

@@ -123,7 +123,8 @@ describe('auth provider hook (Supabase Auth)', () => {
 
   describe('send email', () => {
     const mails = async () => outboxRows(t, 'authprovider', 'mail.send');
-    const open = (payload: Record<string, unknown>) => JSON.parse(t.platform.secretBox.open(String(payload.sealed))) as { text: string };
+    const open = (payload: Record<string, unknown>) =>
+      JSON.parse(t.platform.secretBox.open(String(payload.sealed), { table: 'outbox', column: 'payload.sealed', row: String(payload.to) })) as { text: string };
 
     it('queues the sign-up mail with its code and verification link, sealed, and answers {}', async () => {
       const delivery = supabaseHookDelivery(SECRET, emailHookInput('signup', { email: 'newcomer@example.com' }), { timestamp: NOW_S, id: 'msg_signup' });

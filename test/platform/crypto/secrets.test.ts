@@ -2,7 +2,7 @@
 // keeps old ciphertexts readable across a key change.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -114,27 +114,61 @@ describe('secrets kept in DATA_DIR', () => {
 describe('secret box', () => {
   const keyA = randomBytes(32);
   const keyB = randomBytes(32);
+  const here = { table: 'exchange_credentials', column: 'api_secret_sealed', row: '7b0d1c2e-0000-4000-8000-000000000001' };
 
   it('seals with AES-256-GCM under the current key id; the plaintext is nowhere in it', () => {
     const box = createSecretBox(keyA);
-    const sealed = box.seal('api-secret-value');
-    assert.match(sealed, new RegExp(`^v1:${keyId(keyA)}:`));
+    const sealed = box.seal('api-secret-value', here);
+    assert.match(sealed, new RegExp(`^v2:${keyId(keyA)}:`));
     assert.ok(!sealed.includes('api-secret-value'));
-    assert.notEqual(box.seal('api-secret-value'), sealed, 'a fresh IV every time');
-    assert.equal(box.open(sealed), 'api-secret-value');
+    assert.notEqual(box.seal('api-secret-value', here), sealed, 'a fresh IV every time');
+    assert.equal(box.open(sealed, here), 'api-secret-value');
+  });
+
+  it('opens a value only where it was sealed: another row, column or table refuses it', () => {
+    const box = createSecretBox(keyA);
+    const sealed = box.seal('api-secret-value', here);
+    assert.throws(() => box.open(sealed, { ...here, row: '7b0d1c2e-0000-4000-8000-000000000002' }));
+    assert.throws(() => box.open(sealed, { ...here, column: 'api_key_sealed' }));
+    assert.throws(() => box.open(sealed, { ...here, table: 'provider_api_keys' }));
+    assert.equal(box.open(sealed, here), 'api-secret-value', 'the control: it opens where it belongs');
   });
 
   it('refuses a tampered ciphertext', () => {
     const box = createSecretBox(keyA);
-    const parts = box.seal('value').split(':');
+    const parts = box.seal('value', here).split(':');
     const data = Buffer.from(parts[4]!, 'base64');
     data[0]! ^= 1;
     parts[4] = data.toString('base64');
-    assert.throws(() => box.open(parts.join(':')));
+    assert.throws(() => box.open(parts.join(':'), here));
+  });
+
+  it('refuses a truncated authentication tag, which GCM alone would check against fewer bits', () => {
+    const box = createSecretBox(keyA);
+    const sealed = box.seal('value', here);
+    const parts = sealed.split(':');
+    parts[3] = Buffer.from(parts[3]!, 'base64').subarray(0, 4).toString('base64');
+    assert.throws(() => box.open(parts.join(':'), here), /not a sealed value/);
+  });
+
+  it('reads a value sealed before values were bound (v1), calls it stale, and reseals it bound', () => {
+    // A v1 value as the earlier code wrote it: no additional authenticated data.
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', keyA, iv);
+    const data = Buffer.concat([cipher.update('legacy-secret', 'utf8'), cipher.final()]);
+    const legacy = ['v1', keyId(keyA), iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join(':');
+    const box = createSecretBox(keyA);
+    assert.equal(box.open(legacy, here), 'legacy-secret');
+    assert.equal(box.isStale(legacy), true, 'unbound values are re-sealed by the rotation job');
+    const resealed = box.reseal(legacy, here);
+    assert.match(resealed, /^v2:/);
+    assert.equal(box.isStale(resealed), false);
+    assert.equal(box.open(resealed, here), 'legacy-secret');
+    assert.throws(() => box.open(resealed, { ...here, row: 'elsewhere' }), 'bound once resealed');
   });
 
   it('after a key change, old ciphertexts open with ENCRYPTION_KEYS_OLD, are stale, and reseal under the new key', () => {
-    const before = createSecretBox(keyA).seal('rotate-me');
+    const before = createSecretBox(keyA).seal('rotate-me', here);
     const config = loadConfig({
       DATA_DIR: tempDir(),
       JWT_SECRET: 'j'.repeat(40),
@@ -142,18 +176,18 @@ describe('secret box', () => {
       ENCRYPTION_KEYS_OLD: ` ${randomBytes(32).toString('base64')}, ${keyA.toString('base64')} `,
     });
     const box = createSecretBox(config.secrets.encryptionKey!, config.secrets.oldEncryptionKeys);
-    assert.equal(box.open(before), 'rotate-me');
+    assert.equal(box.open(before, here), 'rotate-me');
     assert.equal(box.isStale(before), true);
 
-    const resealed = box.reseal(before);
+    const resealed = box.reseal(before, here);
     assert.notEqual(resealed, before);
     assert.equal(box.isStale(resealed), false);
-    assert.equal(box.open(resealed), 'rotate-me');
-    assert.equal(box.reseal(resealed), resealed, 'a current value is left as it is');
+    assert.equal(box.open(resealed, here), 'rotate-me');
+    assert.equal(box.reseal(resealed, here), resealed, 'a current value is left as it is');
     // Once the old key is dropped, only the resealed value is readable.
     const withoutOld = createSecretBox(keyB);
-    assert.equal(withoutOld.open(resealed), 'rotate-me');
-    assert.throws(() => withoutOld.open(before), new RegExp(`no encryption key with id ${keyId(keyA)}`));
+    assert.equal(withoutOld.open(resealed, here), 'rotate-me');
+    assert.throws(() => withoutOld.open(before, here), new RegExp(`no encryption key with id ${keyId(keyA)}`));
   });
 
   it('refuses a key that is not 32 bytes', () => {

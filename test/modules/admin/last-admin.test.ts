@@ -1,0 +1,70 @@
+// There is always an active admin: two admins taking each other's role or account away at the same
+// moment cannot both succeed (on PostgreSQL the requests truly run at once).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+
+describe('the last active admin', () => {
+  let t: TestApp;
+  let a: TestUser;
+  let b: TestUser;
+  before(async () => {
+    t = await buildTestApp();
+    a = await signIn(t.app, t.database, { role: 'admin' });
+    b = await signIn(t.app, t.database, { role: 'admin' });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const patch = (by: TestUser, target: TestUser, payload: object) =>
+    t.app.inject({ method: 'PATCH', url: `/api/admin/users/${target.id}`, payload, headers: by.headers });
+  const activeAdmins = async (by: TestUser) => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/admin/users?role=admin&status=active&limit=100', headers: by.headers });
+    return response.json().users.map((u: { id: string }) => u.id) as string[];
+  };
+
+  const changes: [string, object][] = [
+    ['demoting', { role: 'user' }],
+    ['suspending', { status: 'suspended' }],
+  ];
+  for (const [what, change] of changes) {
+    it(`survives two admins ${what} each other at once, ten times over`, async () => {
+      for (let round = 0; round < 10; round++) {
+        const [ab, ba] = await Promise.all([patch(a, b, change), patch(b, a, change)]);
+        const statuses = [ab.statusCode, ba.statusCode].sort();
+        assert.deepEqual(statuses, [200, 409], `round ${round}: ${ab.body} / ${ba.body}`);
+        const loser = ab.statusCode === 409 ? ab : ba;
+        assert.match(loser.json().detail, /is the last active admin; promote another account first$/);
+        const [survivor, other] = ab.statusCode === 200 ? [a, b] : [b, a];
+        assert.deepEqual(await activeAdmins(survivor), [survivor.id]);
+        // The survivor restores the other, and signs them in again where a suspension ended their session.
+        const restored = await patch(survivor, other, { role: 'admin', status: 'active' });
+        assert.equal(restored.statusCode, 200, restored.body);
+        if ('status' in change) {
+          const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: other.email, password: other.password }, remoteAddress: '10.66.0.1' });
+          other.headers = { authorization: `Bearer ${login.json().access_token}` };
+        }
+        // The guards cache a principal for up to 2 s: wait until the restored admin is one again.
+        for (let tries = 0; (await activeAdmins(other).catch(() => [])).length !== 2 && tries < 100; tries++) await new Promise((r) => setTimeout(r, 50));
+      }
+    });
+  }
+
+  it('bulk suspension keeps one admin too, and says why in skipped', async () => {
+    const [ab, ba] = await Promise.all([
+      t.app.inject({ method: 'POST', url: '/api/admin/users/bulk-action', payload: { action: 'suspend', userIds: [b.id] }, headers: a.headers }),
+      t.app.inject({ method: 'POST', url: '/api/admin/users/bulk-action', payload: { action: 'suspend', userIds: [a.id] }, headers: b.headers }),
+    ]);
+    const answers = [ab, ba].filter((r) => r.statusCode === 200).map((r) => r.json());
+    // A request whose admin was suspended before its guard looked is refused (403) before it acts.
+    assert.ok([ab, ba].every((r) => r.statusCode === 200 || r.statusCode === 403), `${ab.body} / ${ba.body}`);
+    const skipped = answers.flatMap((answer) => answer.skipped as { id: string; reason: string }[]);
+    if (answers.length === 2) {
+      assert.equal(skipped.length, 1, JSON.stringify(answers));
+      assert.match(skipped[0]!.reason, /is the last active admin/);
+    }
+    const survivor = ab.statusCode === 200 && !skipped.some((s) => s.id === b.id) ? a : b;
+    assert.deepEqual(await activeAdmins(survivor), [survivor.id]);
+  });
+});
