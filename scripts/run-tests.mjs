@@ -60,6 +60,8 @@ const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 180_000);
 const started = performance.now();
 const results = [];
 const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
+/** Why tests were skipped (a service or browser missing), and how many for each reason. */
+const skipReasons = new Map();
 
 function runFile(file) {
   return new Promise((resolve) => {
@@ -81,6 +83,7 @@ function runFile(file) {
       const output = Buffer.concat(chunks).toString('utf8');
       const seconds = (performance.now() - began) / 1000;
       for (const [, key, value] of output.matchAll(/^ℹ (tests|pass|fail|skipped|cancelled|todo) (\d+)$/gm)) totals[key] += Number(value);
+      for (const [, reason] of output.matchAll(/^\s*﹣ .* # (.+)$/gm)) skipReasons.set(reason, (skipReasons.get(reason) ?? 0) + 1);
       const ok = code === 0;
       const name = path.relative(root, file);
       process.stdout.write(`\n# ${name} (${seconds.toFixed(1)} s)${ok ? '' : ` FAILED (${signal ?? `exit ${code}`})`}\n${output}`);
@@ -106,5 +109,8 @@ console.log(
   `\n# ${files.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ` +
     `${totals.cancelled} cancelled, ${totals.todo} todo; ${((performance.now() - started) / 1000).toFixed(1)} s with ${concurrency} at a time`,
 );
+if (skipReasons.size > 0) {
+  console.log(`# skipped, and why:\n${[...skipReasons].map(([reason, n]) => `#   ${String(n).padStart(4)}  ${reason}`).join('\n')}`);
+}
 if (failed.length > 0) console.log(`# failed files:\n${failed.map((r) => `#   ${r.name}`).join('\n')}`);
 process.exit(failed.length > 0 || totals.fail > 0 || totals.cancelled > 0 ? 1 : 0);

@@ -14,6 +14,7 @@ import { createHttpServer } from './platform/http/server.ts';
 import { createSseRegistry } from './platform/http/sse.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { healthRoutes } from './platform/observability/health.routes.ts';
+import { documentGuard } from './platform/auth/guards.ts';
 import type { Platform } from './platform/platform.ts';
 import { PROJECT_ROOT } from './platform/project-root.ts';
 import { createAdminModule } from './modules/admin/index.ts';
@@ -146,6 +147,7 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
 
   const { users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard } = modules;
   app.decorate('guards', users.guards);
+  app.addHook('onRoute', (route) => documentGuard(route, users.guards));
   for (const module of [auth, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard]) {
     await app.register(module.routes);
   }

@@ -159,6 +159,41 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
     issue.updatedAt = new Date().toISOString();
   }
 
+  /**
+   * The input types' fields and each field's arguments that this fake models. Linear's GraphQL
+   * refuses anything its schema does not define (graphql-js's wording), so an app that forwards a
+   * field it should not is refused here too, not silently served.
+   */
+  const INPUT_FIELDS: Record<string, readonly string[]> = {
+    IssueCreateInput: ['teamId', 'title', 'description', 'priority', 'estimate', 'dueDate', 'stateId', 'assigneeId', 'labelIds', 'projectId', 'parentId'],
+    IssueUpdateInput: ['title', 'description', 'priority', 'estimate', 'dueDate', 'stateId', 'assigneeId', 'labelIds', 'projectId', 'parentId'],
+    IssueLabelCreateInput: ['name', 'teamId', 'color', 'description'],
+  };
+  const ARGUMENTS: Record<string, { args: readonly string[]; input?: string }> = {
+    viewer: { args: [] },
+    workflowStates: { args: ['filter', 'first'] },
+    issueLabels: { args: ['filter', 'first'] },
+    issueLabelCreate: { args: ['input'], input: 'IssueLabelCreateInput' },
+    issueCreate: { args: ['input'], input: 'IssueCreateInput' },
+    issueUpdate: { args: ['id', 'input'], input: 'IssueUpdateInput' },
+    issue: { args: ['id'] },
+    issues: { args: ['filter', 'first', 'after', 'orderBy'] },
+  };
+  function checkArguments(field: string, args: Record<string, unknown>) {
+    const known = ARGUMENTS[field];
+    if (!known) return;
+    for (const name of Object.keys(args)) {
+      if (!known.args.includes(name)) throw new GraphQLRequestError(`Unknown argument "${name}" on field "${field}".`, 'GRAPHQL_VALIDATION_FAILED');
+    }
+    const input = args.input as Record<string, unknown> | undefined;
+    if (!known.input || !input) return;
+    for (const name of Object.keys(input)) {
+      if (!INPUT_FIELDS[known.input]!.includes(name)) {
+        throw new GraphQLRequestError(`Variable "$input" got invalid value; Field "${name}" is not defined by type "${known.input}".`, 'GRAPHQL_VALIDATION_FAILED');
+      }
+    }
+  }
+
   const resolvers: Record<string, (args: Record<string, unknown>) => unknown> = {
     viewer: () => users[0],
     workflowStates: ({ filter, first }) => ({ nodes: states.filter((s) => matches(s as never, filter as never)).slice(0, (first as number) ?? 50) }),
@@ -259,7 +294,9 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
         if (!resolver || MUTATIONS.has(field.name) !== (root === 'Mutation')) {
           throw new GraphQLRequestError(`Cannot query field "${field.name}" on type "${root}".`, 'GRAPHQL_VALIDATION_FAILED');
         }
-        data[field.alias ?? field.name] = project(resolver(resolveArgs(operation, field, variables)), field.selections, field.name);
+        const args = resolveArgs(operation, field, variables);
+        checkArguments(field.name, args);
+        data[field.alias ?? field.name] = project(resolver(args), field.selections, field.name);
       }
     } catch (e) {
       if (e instanceof InputError) return send(res, 400, { data: null, ...error(e.message, 'INVALID_INPUT', e.message) });

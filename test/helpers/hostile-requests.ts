@@ -186,3 +186,8 @@ export function hostileRequests(operation: Operation, baseHeaders: Record<string
   for (const method of otherMethods) add(`method ${method}`, { method, headers: baseHeaders, payload: undefined });
   return requests;
 }
+
+/** A plausible request's URL for the operation: sample path parameters and required query values. */
+export function plausibleUrl(operation: Operation, known: Known = {}): string {
+  return `${pathWith(operation, known)}${queryWith(operation, known)}`;
+}

@@ -1,7 +1,7 @@
 // Bearer-token guards. They run in onRequest, before validation, as FastAPI runs security first.
 // Every request re-checks the user's status and the session (cached for a few seconds), so a
 // suspension or a logout takes effect at once, not when the access token expires.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { AppError, forbidden, unauthenticated } from '../http/errors.ts';
 import { EXTERNAL_ALGORITHMS, tokenAlgorithm, type ExternalIdentity, type ExternalTokenVerifier } from './external-tokens.ts';
@@ -205,4 +205,17 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
       for (const [email, principal] of externalCache) if (principal.user.id === userId) externalCache.delete(email);
     },
   };
+}
+
+/**
+ * Documents what a route's guard requires, so the OpenAPI document cannot drift from the code: a
+ * route run behind `requireAdmin` documents `bearerAuth` with the role `admin` (OpenAPI 3.1 lets a
+ * non-OAuth scheme list required roles), one behind `requireUser` plain `bearerAuth`. Routes with
+ * another guard (a stream ticket, `identify`) document their own.
+ */
+export function documentGuard(route: RouteOptions, guards: Pick<Guards, 'requireUser' | 'requireAdmin'>): void {
+  const hooks = [route.onRequest].flat();
+  const role = hooks.includes(guards.requireAdmin) ? ['admin'] : hooks.includes(guards.requireUser) ? [] : undefined;
+  if (!role) return;
+  route.schema = { ...route.schema, security: [{ bearerAuth: role }] };
 }

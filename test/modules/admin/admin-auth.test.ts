@@ -55,7 +55,7 @@ describe('admin users: authentication and authorisation', () => {
       const path = op.url.split('?')[0]!.replace(SOME_ID, '{id}').replace('/users/{id}', '/users/{user_id}').replace('/exports/{id}', '/exports/{export_id}');
       const operation = document.paths[path]?.[op.method.toLowerCase()];
       assert.ok(operation, `${op.method} ${path} is documented`);
-      assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
+      assert.deepEqual(operation.security, [{ bearerAuth: ['admin'] }], 'the admin role is named');
       assert.ok(operation.summary);
     }
   });

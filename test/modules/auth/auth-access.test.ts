@@ -2,7 +2,7 @@
 // throttled (also across instances sharing Redis), and the configured first admin.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../../helpers/suite.ts';
 import { eq } from 'drizzle-orm';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
 import { users } from '../../../src/modules/users/users.tables.ts';

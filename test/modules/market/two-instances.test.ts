@@ -3,7 +3,7 @@
 // and the venue sees one request for both.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../../helpers/suite.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { startCoinGeckoFake, type CoinGeckoFake } from '../../fakes/coingecko.ts';
 import { closedPort } from '../../helpers/ports.ts';

@@ -2,7 +2,7 @@
 // the browser's own EventSource, same origin, the account stream opened with a ticket.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../../helpers/suite.ts';
 import { startBinanceWsFake, type BinanceWsFake } from '../../fakes/binance-ws.ts';
 import { signIn, type TestUser } from '../../helpers/test-app.ts';
 import { startMarket, waitFor, type MarketHarness } from '../market/market-fixtures.ts';

@@ -370,7 +370,7 @@ describe('tracker on the local backend', () => {
         const operation = paths[path]?.[method];
         assert.ok(operation, `${method} ${path}`);
         assert.deepEqual(operation.tags, ['tracker']);
-        assert.deepEqual(operation.security, [{ bearerAuth: [] }], `${method} ${path}`);
+        assert.deepEqual(operation.security, [{ bearerAuth: ['admin'] }], `${method} ${path}`);
         assert.ok('401' in operation.responses && '403' in operation.responses, `${method} ${path} documents 401 and 403`);
       }
     });

@@ -2,7 +2,7 @@
 // on Redis (plus what only Redis can do: share values, locks and counters between instances).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { after, describe, it } from '../../helpers/suite.ts';
 import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
 import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../../helpers/suite.ts';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../../src/app.ts';

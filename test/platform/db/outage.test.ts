@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../../helpers/suite.ts';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.ts';
 import { createMemoryCache } from '../../../src/platform/cache/cache.ts';
