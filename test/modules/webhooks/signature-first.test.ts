@@ -100,7 +100,7 @@ describe('the signature comes before the JSON', () => {
     assert.equal(right.statusCode, 422);
   });
 
-  it('verifies a body that arrives in many chunks as it arrives, and still refuses one that changed', async () => {
+  it('verifies a body that arrives in many chunks as it arrives, and still refuses one that changed', { timeout: 60_000 }, async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as { port: number };
     const delivery = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', { ref: 'refs/heads/main', commits: [], created: true, padding: 'p'.repeat(2 * 1024 * 1024), repository: { full_name: 'acme/chunks' } });
@@ -119,7 +119,7 @@ describe('the signature comes before the JSON', () => {
     assert.equal(await post(delivery.body.replace('acme/chunks', 'acme/chunkz')), 401);
   });
 
-  it('answers 401 for a wrong bearer before the upload has ended', async () => {
+  it('answers 401 for a wrong bearer before the upload has ended', { timeout: 30_000 }, async () => {
     const { port } = t.app.server.address() as { port: number };
     const answer = await answerDuringUpload(port, '/api/webhooks/platforms/database', { 'content-type': 'application/json', authorization: 'Bearer wrong' }, 4 * 1024 * 1024);
     assert.deepEqual([answer.status, answer.body], [401, { detail: 'Invalid bearer token' }]);

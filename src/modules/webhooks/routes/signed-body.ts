@@ -58,8 +58,11 @@ export function admissionOf(request: FastifyRequest): { verified: boolean } {
   return { verified: entry.gate.verified };
 }
 
-/** Reads the body within `limit`, feeding each chunk to the MAC as it comes. */
-function readBody(payload: Readable, declaredLength: number, limit: number, mac: Hmac | undefined): Promise<Buffer> {
+/**
+ * Reads the body within `limit`, feeding each chunk to the MAC as it comes. The chunks are joined
+ * only by the caller, once the MAC has matched: a refused body is never even copied.
+ */
+function readBody(payload: Readable, declaredLength: number, limit: number, mac: Hmac | undefined): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -81,7 +84,7 @@ function readBody(payload: Readable, declaredLength: number, limit: number, mac:
     function onEnd() {
       stop();
       if (!Number.isNaN(declaredLength) && received !== declaredLength) reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
-      else resolve(Buffer.concat(chunks, received));
+      else resolve(chunks);
     }
     function onError(error: Error & { statusCode?: number }) {
       stop();
@@ -109,12 +112,13 @@ export function registerSignedBodyParser(app: FastifyInstance, admission: Pick<A
     if (declared > limit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
     const { signature } = entry.gate;
     const mac = signature ? startMac(signature) : undefined;
-    const bytes = await readBody(payload, declared, limit, mac);
+    const chunks = await readBody(payload, declared, limit, mac);
     if (signature && mac) {
       const refusal = admission.judge(entry.provider, signature, mac.digest());
       if (refusal !== undefined) throw new AppError('unauthenticated', refusal);
       entry.settled = true;
     }
+    const bytes = Buffer.concat(chunks);
     request.rawBody = bytes;
     if (bytes.length === 0) return undefined;
     const parsed = parseJsonBody(bytes);
