@@ -52,14 +52,14 @@ export function createAdmissionService(deps: {
   }
 
   /** Logs and records a refused delivery; answers the `detail` of its 401. */
-  function reject(provider: WebhookProvider, verdict: Refused): string {
+  async function reject(provider: WebhookProvider, verdict: Refused): Promise<string> {
     const now = clock.now();
     note(provider, verdict.reason);
-    void cache.set(rejectionKey(provider), { at: now.toISOString(), error: `Rejected a delivery: ${verdict.message}` }, REJECTION_TTL_MS).catch(() => undefined);
+    await cache.set(rejectionKey(provider), { at: now.toISOString(), error: `Rejected a delivery: ${verdict.message}` }, REJECTION_TTL_MS).catch(() => undefined);
     return verdict.message;
   }
 
-  const refusal = (provider: WebhookProvider, verdict: Verdict): string | undefined => (verdict.ok ? undefined : reject(provider, verdict));
+  const refusal = async (provider: WebhookProvider, verdict: Verdict): Promise<string | undefined> => (verdict.ok ? undefined : reject(provider, verdict));
 
   // Counts are logged when their interval ends even if no refusal follows; the timer never keeps the process up.
   const timer = setInterval(() => write(tally.due(clock.now())), REFUSAL_LOG_INTERVAL_MS);
@@ -67,7 +67,7 @@ export function createAdmissionService(deps: {
 
   return {
     /** From the headers alone, before a byte of the body is read. */
-    admit(provider: WebhookProvider, headers: Headers): Gate {
+    async admit(provider: WebhookProvider, headers: Headers): Promise<Gate> {
       const handler = handlers[provider];
       const secret = settings.secrets[provider];
       if (!secret) {
@@ -77,17 +77,17 @@ export function createAdmissionService(deps: {
       }
       const check = handler.signature(headers, secret);
       if (!isVerdict(check)) return { open: true, verified: true, signature: check };
-      const detail = refusal(provider, check);
+      const detail = await refusal(provider, check);
       return detail === undefined ? { open: true, verified: true } : { open: false, status: 401, detail };
     },
 
     /** The body's MAC, computed as it arrived, against the signature its headers announced: the 401's `detail`, or nothing. */
-    judge(provider: WebhookProvider, signature: BodySignature, mac: Buffer): string | undefined {
+    judge(provider: WebhookProvider, signature: BodySignature, mac: Buffer): Promise<string | undefined> {
       return refusal(provider, signature.judge(mac, clock.now()));
     },
 
     /** What a verified body must say of itself once parsed (Linear's signed send time): the 401's `detail`, or nothing. */
-    checkBody(provider: WebhookProvider, body: Record<string, unknown>): string | undefined {
+    async checkBody(provider: WebhookProvider, body: Record<string, unknown>): Promise<string | undefined> {
       const check = handlers[provider].checkBody;
       return check ? refusal(provider, check(body, clock.now())) : undefined;
     },

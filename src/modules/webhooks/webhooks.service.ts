@@ -107,7 +107,7 @@ export function createWebhooksService(deps: {
     if (!request.verified && (settings.secrets[provider] || !settings.allowUnsigned)) throw new Error(`${provider} delivery reached the pipeline unverified`);
     const delivery: InboundDelivery = { headers: request.headers, rawBody: request.rawBody, body: request.body as Record<string, unknown> };
     const now = clock.now();
-    const refusal = request.verified ? admission.checkBody(provider, delivery.body) : undefined;
+    const refusal = request.verified ? await admission.checkBody(provider, delivery.body) : undefined;
     if (refusal !== undefined) throw new AppError('unauthenticated', refusal);
 
     const identity = handler.identify(delivery);

@@ -37,9 +37,9 @@ export function admitDelivery(
   errorBody: (status: number, detail: string) => Record<string, unknown>,
 ) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    let gate = admission.admit(provider, request.headers);
+    let gate = await admission.admit(provider, request.headers);
     if (gate.open && gate.signature && hasNoBody(request)) {
-      const detail = admission.judge(provider, gate.signature, startMac(gate.signature).digest());
+      const detail = await admission.judge(provider, gate.signature, startMac(gate.signature).digest());
       gate = detail === undefined ? { open: true, verified: true } : { open: false, status: 401, detail };
     }
     if (!gate.open) {
@@ -114,7 +114,7 @@ export function registerSignedBodyParser(app: FastifyInstance, admission: Pick<A
     const mac = signature ? startMac(signature) : undefined;
     const chunks = await readBody(payload, declared, limit, mac);
     if (signature && mac) {
-      const refusal = admission.judge(entry.provider, signature, mac.digest());
+      const refusal = await admission.judge(entry.provider, signature, mac.digest());
       if (refusal !== undefined) throw new AppError('unauthenticated', refusal);
       entry.settled = true;
     }
