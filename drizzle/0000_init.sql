@@ -401,6 +401,7 @@ CREATE TABLE "webhook_deliveries" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"provider" text NOT NULL,
 	"delivery_id" text NOT NULL,
+	"content_key" text,
 	"event" text NOT NULL,
 	"payload" jsonb NOT NULL,
 	"verified" boolean DEFAULT true NOT NULL,
@@ -497,4 +498,5 @@ CREATE INDEX "payment_customers_user_idx" ON "payment_customers" USING btree ("u
 CREATE UNIQUE INDEX "payments_ledger_external_key" ON "payments_ledger" USING btree ("external_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_provider_delivery_key" ON "webhook_deliveries" USING btree ("provider","delivery_id");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_received_idx" ON "webhook_deliveries" USING btree ("received_at" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "webhook_deliveries_provider_processed_idx" ON "webhook_deliveries" USING btree ("provider","processed_at" DESC NULLS LAST);
+CREATE INDEX "webhook_deliveries_provider_processed_idx" ON "webhook_deliveries" USING btree ("provider","processed_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_provider_content_idx" ON "webhook_deliveries" USING btree ("provider","content_key");

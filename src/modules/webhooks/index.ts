@@ -21,6 +21,8 @@ import { paymentsRoutes } from './routes/payments.routes.ts';
 import { trackerRoutes } from './routes/tracker.routes.ts';
 import { createDeliveryRepository } from './webhooks.repository.ts';
 import { createWebhooksService } from './webhooks.service.ts';
+import { createAdmissionService } from './admission.service.ts';
+import { registerSignedBodyParser } from './routes/signed-body.ts';
 import { revenueByCurrency } from './payments.repository.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { UsersModule } from '../users/index.ts';
@@ -38,10 +40,12 @@ export function createWebhooksModule(platform: Platform, deps: { users: Pick<Use
     authprovider: authproviderHandler,
     mailer: mailerHandler,
   };
+  const admission = createAdmissionService({ handlers, settings: config.webhooks, clock, cache, logger });
   const service = createWebhooksService({
     db: database.db,
     repo: createDeliveryRepository(database.db),
     handlers,
+    admission,
     settings: config.webhooks,
     clock,
     cache,
@@ -59,8 +63,11 @@ export function createWebhooksModule(platform: Platform, deps: { users: Pick<Use
     async routes(app: FastifyInstance) {
       // Webhook bodies are JSON only: a text/plain body is refused with 415 rather than half-parsed.
       app.removeContentTypeParser('text/plain');
+      // And JSON is parsed only once the signature over its bytes has matched.
+      registerSignedBodyParser(app, admission);
+      app.addHook('onClose', async () => admission.close());
       for (const routes of [codehostRoutes, paymentsRoutes, edgeRoutes, trackerRoutes, errormonRoutes, databaseRoutes, authproviderRoutes, mailerRoutes, webhookHealthRoutes]) {
-        await app.register(routes({ service }));
+        await app.register(routes({ service, admission }));
       }
     },
   };

@@ -1,10 +1,14 @@
-// Signature schemes of the inbound webhooks, as pure functions over the raw body bytes. Every
-// comparison is constant-time on equal-length buffers; the time passed in comes from the Clock.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+// Signature schemes of the inbound webhooks, as pure functions over the raw body bytes. Each scheme
+// is first read from the headers alone (a refusal, or the MAC the body must match), so the body can
+// be checked as it arrives and is parsed only once it has matched (decision 060). Every comparison
+// is constant-time on equal-length buffers; the time passed in comes from the Clock.
+import { createHash, createHmac, timingSafeEqual, type Hmac } from 'node:crypto';
 
 export type Verdict =
   | { ok: true }
   | { ok: false; reason: 'missing' | 'invalid' | 'stale'; message: string };
+
+export type Refused = Extract<Verdict, { ok: false }>;
 
 export const OK: Verdict = { ok: true };
 export const missing = (message = 'Missing webhook signature'): Verdict => ({ ok: false, reason: 'missing', message });
@@ -51,23 +55,64 @@ function hexMatches(given: string, expected: Buffer): boolean {
   return safeEqual(candidate.toLowerCase(), expected.toString('hex'));
 }
 
+/**
+ * A signature over the body, as the headers describe it: the MAC to compute over `prefix` and then
+ * the body bytes as they arrive, and how to judge the result. The body is never parsed to check it.
+ */
+export interface BodySignature {
+  algorithm: 'sha1' | 'sha256';
+  key: string | Buffer;
+  /** What the sender signed before the body: Stripe's `t.`, Standard Webhooks' `id.timestamp.`. */
+  prefix: string;
+  judge(mac: Buffer, now: Date): Verdict;
+}
+
+/** What the headers decide before any byte of the body is read: a verdict, or the signature the body must carry. */
+export type SignatureCheck = Verdict | BodySignature;
+
+export function isVerdict(check: SignatureCheck): check is Verdict {
+  return 'ok' in check;
+}
+
+/** The MAC of a body signature, fed its prefix; the body's chunks are added as they arrive. */
+export function startMac(signature: BodySignature): Hmac {
+  return createHmac(signature.algorithm, signature.key).update(signature.prefix);
+}
+
+/** The verdict on a whole body at once (tests, and bodies that were never streamed). */
+export function judgeBody(check: SignatureCheck, rawBody: Buffer, now: Date): Verdict {
+  if (isVerdict(check)) return check;
+  return check.judge(startMac(check).update(rawBody).digest(), now);
+}
+
+/** What the judge of a scheme that signs no time is given for `now`. */
+const UNTIMED = new Date(0);
+
 /** A plain hex HMAC of the body (Linear, Sentry, Vercel with SHA-1, the mailer's own header). */
+export function hexHmacCheck(signature: string | undefined, secret: string, algorithm: 'sha1' | 'sha256' = 'sha256'): SignatureCheck {
+  if (!signature) return missing();
+  return { algorithm, key: secret, prefix: '', judge: (mac) => (hexMatches(signature, mac) ? OK : invalid()) };
+}
+
 export function verifyHexHmac(
   rawBody: Buffer,
   signature: string | undefined,
   secret: string,
   algorithm: 'sha1' | 'sha256' = 'sha256',
 ): Verdict {
-  if (!signature) return missing();
-  return hexMatches(signature, hmac(algorithm, secret, rawBody)) ? OK : invalid();
+  return judgeBody(hexHmacCheck(signature, secret, algorithm), rawBody, UNTIMED);
 }
 
 /** GitHub: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, body)>`. */
-export function verifyHubSignature(rawBody: Buffer, header: string | undefined, secret: string): Verdict {
+export function hubSignatureCheck(header: string | undefined, secret: string): SignatureCheck {
   if (!header) return missing();
   const [scheme, signature] = header.trim().split('=', 2);
   if (scheme !== 'sha256' || !signature) return invalid();
-  return hexMatches(signature, hmac('sha256', secret, rawBody)) ? OK : invalid();
+  return hexHmacCheck(signature, secret);
+}
+
+export function verifyHubSignature(rawBody: Buffer, header: string | undefined, secret: string): Verdict {
+  return judgeBody(hubSignatureCheck(header, secret), rawBody, UNTIMED);
 }
 
 export interface StripeSignatureHeader {
@@ -93,6 +138,24 @@ export function parseStripeHeader(header: string): StripeSignatureHeader {
  * Stripe: `t=<unix>,v1=<hex>[,v1=...]`, HMAC-SHA256 keyed with the `whsec_...` string as-is over
  * `${t}.${body}`; any v1 may match (several during a secret roll); t within the tolerance of now.
  */
+export function stripeSignatureCheck(header: string | undefined, secret: string, toleranceSeconds = STRIPE_TOLERANCE_SECONDS): SignatureCheck {
+  if (!header) return missing();
+  const { timestamp, v1 } = parseStripeHeader(header);
+  if (timestamp === undefined || v1.length === 0) return invalid('Malformed webhook signature header');
+  return {
+    algorithm: 'sha256',
+    key: secret,
+    prefix: `${timestamp}.`,
+    judge(mac, now) {
+      // Every candidate is compared, so the time taken does not reveal which one matched.
+      let matched = false;
+      for (const candidate of v1) matched = hexMatches(candidate, mac) || matched;
+      if (!matched) return invalid();
+      return Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds ? stale() : OK;
+    },
+  };
+}
+
 export function verifyStripeSignature(
   rawBody: Buffer,
   header: string | undefined,
@@ -100,16 +163,7 @@ export function verifyStripeSignature(
   now: Date,
   toleranceSeconds = STRIPE_TOLERANCE_SECONDS,
 ): Verdict {
-  if (!header) return missing();
-  const { timestamp, v1 } = parseStripeHeader(header);
-  if (timestamp === undefined || v1.length === 0) return invalid('Malformed webhook signature header');
-  const expected = hmac('sha256', secret, `${timestamp}.`, rawBody);
-  // Every candidate is compared, so the time taken does not reveal which one matched.
-  let matched = false;
-  for (const candidate of v1) matched = hexMatches(candidate, expected) || matched;
-  if (!matched) return invalid();
-  if (Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds) return stale();
-  return OK;
+  return judgeBody(stripeSignatureCheck(header, secret, toleranceSeconds), rawBody, now);
 }
 
 /**
@@ -140,6 +194,31 @@ export interface StandardWebhookHeaders {
  * with the base64-decoded secret, base64 in a space-separated list of `v1,<sig>`; timestamp (unix s)
  * within the tolerance of now.
  */
+export function standardWebhookCheck(
+  headers: StandardWebhookHeaders,
+  secret: string,
+  toleranceSeconds = STANDARD_WEBHOOKS_TOLERANCE_SECONDS,
+): SignatureCheck {
+  const { id, timestamp, signature } = headers;
+  if (!id || !timestamp || !signature) return missing();
+  if (!/^\d+$/.test(timestamp)) return invalid('Malformed webhook timestamp');
+  return {
+    algorithm: 'sha256',
+    key: standardWebhookKey(secret),
+    prefix: `${id}.${timestamp}.`,
+    judge(mac, now) {
+      const expected = mac.toString('base64');
+      let matched = false;
+      for (const item of signature.trim().split(/\s+/)) {
+        const [version, value] = item.split(',', 2);
+        if (version === 'v1' && value) matched = safeEqual(value, expected) || matched;
+      }
+      if (!matched) return invalid();
+      return Math.abs(now.getTime() / 1000 - Number(timestamp)) > toleranceSeconds ? stale() : OK;
+    },
+  };
+}
+
 export function verifyStandardWebhook(
   rawBody: Buffer,
   headers: StandardWebhookHeaders,
@@ -147,18 +226,7 @@ export function verifyStandardWebhook(
   now: Date,
   toleranceSeconds = STANDARD_WEBHOOKS_TOLERANCE_SECONDS,
 ): Verdict {
-  const { id, timestamp, signature } = headers;
-  if (!id || !timestamp || !signature) return missing();
-  if (!/^\d+$/.test(timestamp)) return invalid('Malformed webhook timestamp');
-  const expected = standardWebhookSignature(secret, id, timestamp, rawBody).slice(3);
-  let matched = false;
-  for (const item of signature.trim().split(/\s+/)) {
-    const [version, value] = item.split(',', 2);
-    if (version === 'v1' && value) matched = safeEqual(value, expected) || matched;
-  }
-  if (!matched) return invalid();
-  if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > toleranceSeconds) return stale();
-  return OK;
+  return judgeBody(standardWebhookCheck(headers, secret, toleranceSeconds), rawBody, now);
 }
 
 /** `Authorization: Bearer <secret>` (Supabase database webhooks, the auth hook's bearer form). */

@@ -7,6 +7,7 @@ import { webhookDeliveries } from './webhooks.tables.ts';
 export interface NewDelivery {
   provider: string;
   deliveryId: string;
+  contentKey?: string;
   event: string;
   payload: unknown;
   verified: boolean;
@@ -107,32 +108,39 @@ async function claim(tx: DbExecutor, delivery: NewDelivery): Promise<Claim> {
 }
 
 /**
- * A delivery named by its body's digest (decision 099): the same body within `windowMs` of another
- * copy is that delivery retried; further apart, a new one. Ids are `<digest>@<start of the window>`,
- * so a copy can only sit under this window's id or a neighbour's: three exact lookups. The next
- * window counts too: instances' clocks differ, and a copy stamped later may be stored first.
+ * A delivery its body names too (decision 099): the same body within `windowMs` of a stored copy is
+ * that delivery again, whatever id it comes with; further apart, a new one. Content keys are
+ * `<digest>@<start of the window>`, so a copy can only sit under this window's key or a
+ * neighbour's: three exact lookups on an index. The next window counts too: instances' clocks
+ * differ, and a copy stamped later may be stored first. Without a sender id, the key is the id.
  */
-async function claimByContent(tx: DbExecutor, delivery: NewDelivery, windowMs: number): Promise<{ claim: Claim; deliveryId: string }> {
-  // Identical bodies arriving together on both sides of a window's start would each miss the other.
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(${CONTENT_LOCK_NAMESPACE}::int, hashtext(${`${delivery.provider}:${delivery.deliveryId}`}))`);
+async function claimByContent(
+  tx: DbExecutor,
+  delivery: Omit<NewDelivery, 'deliveryId'> & { senderId?: string },
+  content: { digest: string; windowMs: number },
+): Promise<{ claim: Claim; deliveryId: string }> {
+  const { senderId, ...fields } = delivery;
+  const { digest, windowMs } = content;
+  // Identical bodies arriving together (on two instances, or either side of a window's start) would each miss the other.
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${CONTENT_LOCK_NAMESPACE}::int, hashtext(${`${delivery.provider}:${digest}`}))`);
   const at = delivery.receivedAt.getTime();
   const start = Math.floor(at / windowMs) * windowMs;
-  const ids = [start, start - windowMs, start + windowMs].map((windowStart) => `${delivery.deliveryId}@${new Date(windowStart).toISOString()}`);
+  const keys = [start, start - windowMs, start + windowMs].map((windowStart) => `${digest}@${new Date(windowStart).toISOString()}`);
   const [copy] = await tx
     .select({ deliveryId: webhookDeliveries.deliveryId })
     .from(webhookDeliveries)
     .where(
       and(
         eq(webhookDeliveries.provider, delivery.provider),
-        inArray(webhookDeliveries.deliveryId, ids),
+        inArray(webhookDeliveries.contentKey, keys),
         gt(webhookDeliveries.receivedAt, new Date(at - windowMs)),
         lt(webhookDeliveries.receivedAt, new Date(at + windowMs)),
       ),
     )
     .orderBy(desc(webhookDeliveries.receivedAt))
     .limit(1);
-  const deliveryId = copy?.deliveryId ?? ids[0]!;
-  return { claim: await claim(tx, { ...delivery, deliveryId }), deliveryId };
+  const deliveryId = copy?.deliveryId ?? senderId ?? keys[0]!;
+  return { claim: await claim(tx, { ...fields, deliveryId, contentKey: keys[0] }), deliveryId };
 }
 
 export function createDeliveryRepository(db: Db) {

@@ -1,32 +1,30 @@
-// The receiving pipeline shared by every provider: check the secret is configured, verify the
-// signature against the raw bytes, then in one transaction store the delivery and cause its effects
-// (outbox messages, ledger rows, user changes). The answer goes out only after the commit, so an
-// acknowledged delivery is never lost; a delivery id seen before causes nothing the second time.
+// The receiving pipeline shared by every provider, once the admission gate has verified the
+// delivery against its raw bytes: in one transaction store it and cause its effects (outbox
+// messages, ledger rows, user changes). The answer goes out only after the commit, so an
+// acknowledged delivery is never lost; a delivery seen before causes nothing the second time.
 import type { Logger } from 'pino';
 import { WEBHOOK_PROVIDERS, type WebhookProvider } from '../../config/config.ts';
 import { audit } from '../../platform/audit.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
-import { AppError, unavailable, validationFailed } from '../../platform/http/errors.ts';
+import { AppError, validationFailed } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import { parseUserId, type UsersModule } from '../users/index.ts';
 import { redactSecrets } from './payload-redaction.ts';
-import type { EffectContext, Headers, HookAnswer, InboundDelivery, ProviderHandler } from './providers/provider.ts';
-import type { Verdict } from './signatures.ts';
+import { RETRY_WINDOW_MS, type EffectContext, type Headers, type HookAnswer, type InboundDelivery, type ProviderHandler } from './providers/provider.ts';
+import { rejectionKey, type AdmissionService, type WebhookSettings } from './admission.service.ts';
+import { bodyDigest } from './signatures.ts';
 import type { Claim, DeliveryRepository, DeliveryStatus } from './webhooks.repository.ts';
-
-export interface WebhookSettings {
-  allowUnsigned: boolean;
-  secrets: Readonly<Record<WebhookProvider, string | undefined>>;
-}
 
 export interface IncomingRequest {
   headers: Headers;
   rawBody: Buffer | undefined;
   body: unknown;
+  /** Whether the admission gate verified it (false: accepted unsigned, WEBHOOKS_ALLOW_UNSIGNED=true). */
+  verified: boolean;
 }
 
 export interface ProviderStatus {
@@ -37,16 +35,6 @@ export interface ProviderStatus {
   lastErrorAt: string | null;
   lastError: string | null;
 }
-
-/**
- * How long the same body from a sender that names no delivery is taken for a retry (decision 099):
- * longer than any such sender's retries, shorter than the time before the same change can recur.
- */
-export const CONTENT_DEDUPE_WINDOW_MS = 10 * 60 * 1000;
-
-/** A rejected delivery is not stored (anyone can send one), but the dashboard should see it. */
-const REJECTION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-const rejectionKey = (provider: string) => `webhooks:rejection:${provider}`;
 
 /** A handler's 4xx answer: the delivery's content is refused, so nothing of it is kept (decision 099). */
 class Refusal {
@@ -64,15 +52,16 @@ export function createWebhooksService(deps: {
   db: Db;
   repo: DeliveryRepository;
   handlers: Readonly<Record<WebhookProvider, ProviderHandler>>;
-  settings: WebhookSettings;
+  admission: Pick<AdmissionService, 'checkBody'>;
+  settings: Pick<WebhookSettings, 'allowUnsigned' | 'secrets'>;
   clock: Clock;
-  cache: Pick<Cache, 'get' | 'set'>;
+  cache: Pick<Cache, 'get'>;
   users: { accounts: Pick<UsersModule['accounts'], 'findByEmail' | 'findById' | 'setBilling'> };
   messages: NotificationsModule['messages'];
   events: Pick<EventPublisher, 'admins'>;
   logger: Logger;
 }) {
-  const { db, repo, handlers, settings, clock, cache, logger, messages } = deps;
+  const { db, repo, handlers, admission, settings, clock, cache, logger, messages } = deps;
   const { accounts } = deps.users;
 
   function contextFor(
@@ -108,41 +97,36 @@ export function createWebhooksService(deps: {
     };
   }
 
-  async function reject(handler: ProviderHandler, verdict: Exclude<Verdict, { ok: true }>, now: Date): Promise<never> {
-    logger.warn({ provider: handler.provider, reason: verdict.reason }, 'webhook delivery rejected');
-    await cache
-      .set(rejectionKey(handler.provider), { at: now.toISOString(), error: `Rejected a delivery: ${verdict.message}` }, REJECTION_TTL_MS)
-      .catch(() => undefined);
-    throw new AppError('unauthenticated', verdict.message);
-  }
-
-  /** Verifies, stores and applies one delivery; answers what the route sends back. */
+  /** Stores and applies one delivery the admission gate let in; answers what the route sends back. */
   async function receive(provider: WebhookProvider, request: IncomingRequest): Promise<HookAnswer> {
     const handler = handlers[provider];
     if (!request.rawBody || request.rawBody.length === 0 || request.body === undefined) {
       throw validationFailed([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
     }
+    // The gate verified it, or let it in unsigned only where that is allowed; never anything else.
+    if (!request.verified && (settings.secrets[provider] || !settings.allowUnsigned)) throw new Error(`${provider} delivery reached the pipeline unverified`);
     const delivery: InboundDelivery = { headers: request.headers, rawBody: request.rawBody, body: request.body as Record<string, unknown> };
     const now = clock.now();
-    const secret = settings.secrets[provider];
-    if (secret) {
-      const verdict = handler.verify(delivery, secret, now);
-      if (!verdict.ok) await reject(handler, verdict, now);
-    } else if (!settings.allowUnsigned) {
-      throw unavailable(`${handler.name} webhook secret is not configured`);
-    }
+    const refusal = request.verified ? await admission.checkBody(provider, delivery.body) : undefined;
+    if (refusal !== undefined) throw new AppError('unauthenticated', refusal);
 
     const identity = handler.identify(delivery);
     const { event } = identity;
-    let deliveryId = identity.deliveryId;
+    // A delivery with no id at all is named by its body alone.
+    const windowMs = identity.sameBodyWindowMs ?? (identity.senderId ? undefined : RETRY_WINDOW_MS);
+    let deliveryId = identity.senderId ?? '';
     let failure: unknown;
     let refused = false;
 
     const answer = await db.transaction(async (tx) => {
-      const stored = { provider, deliveryId: identity.deliveryId, event, payload: redactSecrets(delivery.body), verified: Boolean(secret), receivedAt: now };
+      const stored = { provider, event, payload: redactSecrets(delivery.body), verified: request.verified, receivedAt: now };
       let claim: Claim;
-      if (identity.byContent) ({ claim, deliveryId } = await repo.claimByContent(tx, stored, CONTENT_DEDUPE_WINDOW_MS));
-      else claim = await repo.claim(tx, stored);
+      if (windowMs !== undefined) {
+        const content = { digest: bodyDigest(delivery.rawBody), windowMs };
+        ({ claim, deliveryId } = await repo.claimByContent(tx, { ...stored, senderId: identity.senderId }, content));
+      } else {
+        claim = await repo.claim(tx, { ...stored, deliveryId });
+      }
       const base = { now, provider, deliveryId, event, body: delivery.body, headers: delivery.headers };
       const ack = (status: string): HookAnswer => ({ status: 200, body: { status, provider, event, delivery_id: deliveryId } });
       if (claim === 'duplicate') {

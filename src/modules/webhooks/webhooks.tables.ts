@@ -12,8 +12,13 @@ export const webhookDeliveries = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     /** codehost | payments | edge | tracker | errormon | database | authprovider | mailer */
     provider: text('provider').notNull(),
-    /** The sender's delivery id (GUID, event id, svix id...) or `sha256:<hex>` of the raw body. */
+    /** The sender's delivery id (GUID, event id, svix id...), else the content key. */
     deliveryId: text('delivery_id').notNull(),
+    /**
+     * `sha256:<hex of the raw body>@<start of its same-body window>`, for deliveries whose body also
+     * names them (decision 099): no sender id, or one the signature does not cover.
+     */
+    contentKey: text('content_key'),
     /** Event name, e.g. `pull_request.opened`, `invoice.paid`, `Issue.update`. */
     event: text('event').notNull(),
     /** The parsed body with secret-looking fields (tokens, passwords) redacted. */
@@ -32,6 +37,7 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_provider_delivery_key').on(t.provider, t.deliveryId),
     index('webhook_deliveries_received_idx').on(t.receivedAt.desc()),
     index('webhook_deliveries_provider_processed_idx').on(t.provider, t.processedAt.desc()),
+    index('webhook_deliveries_provider_content_idx').on(t.provider, t.contentKey),
   ],
 );
 

@@ -1,8 +1,8 @@
 // Deliveries a sender names by nothing but their body (Supabase database webhooks): the same body
-// is a retry within CONTENT_DEDUPE_WINDOW_MS, and a new change after it (decision 099).
+// is a retry within RETRY_WINDOW_MS, and a new change after it (decision 099).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { CONTENT_DEDUPE_WINDOW_MS } from '../../../src/modules/webhooks/webhooks.service.ts';
+import { RETRY_WINDOW_MS } from '../../../src/modules/webhooks/providers/provider.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, resetDatabase, type TestApp } from '../../helpers/test-app.ts';
 import { bearerDelivery } from '../../fakes/webhook-senders.ts';
@@ -33,27 +33,27 @@ describe('deliveries identified by their body', () => {
   const status = async (delivery: ReturnType<typeof update>) => (await send(t, URL, delivery)).json<{ status: string }>().status;
 
   it('the window is a matter of minutes', () => {
-    assert.equal(CONTENT_DEDUPE_WINDOW_MS, 10 * MINUTE);
+    assert.equal(RETRY_WINDOW_MS, 10 * MINUTE);
   });
 
   it('A→B, B→A, then A→B again once the window has passed: each is processed', async () => {
     assert.equal(await status(update('A', 'B')), 'processed');
     clock.advance(MINUTE);
     assert.equal(await status(update('B', 'A')), 'processed');
-    clock.advance(CONTENT_DEDUPE_WINDOW_MS);
+    clock.advance(RETRY_WINDOW_MS);
     assert.equal(await status(update('A', 'B')), 'processed');
     assert.deepEqual((await deliveryRows(t, 'database')).map((row) => row.status), ['processed', 'processed', 'processed']);
   });
 
   it('the same body again within the window is a retry: acknowledged as duplicate, stored once', async () => {
     assert.equal(await status(update('A', 'B')), 'processed');
-    clock.advance(CONTENT_DEDUPE_WINDOW_MS - 1000);
+    clock.advance(RETRY_WINDOW_MS - 1000);
     assert.equal(await status(update('A', 'B')), 'duplicate');
     assert.equal((await deliveryRows(t, 'database')).length, 1);
   });
 
   it('a retry that crosses the start of a window is still a duplicate', async () => {
-    const windowStart = Math.ceil(NOW.getTime() / CONTENT_DEDUPE_WINDOW_MS) * CONTENT_DEDUPE_WINDOW_MS;
+    const windowStart = Math.ceil(NOW.getTime() / RETRY_WINDOW_MS) * RETRY_WINDOW_MS;
     clock.set(new Date(windowStart - 2000));
     const first = await send(t, URL, update('A', 'B'));
     clock.set(new Date(windowStart + 3000));
@@ -63,7 +63,7 @@ describe('deliveries identified by their body', () => {
   });
 
   it('a copy stamped earlier than one already stored (instances whose clocks differ) is a duplicate too', async () => {
-    const windowStart = Math.ceil(NOW.getTime() / CONTENT_DEDUPE_WINDOW_MS) * CONTENT_DEDUPE_WINDOW_MS;
+    const windowStart = Math.ceil(NOW.getTime() / RETRY_WINDOW_MS) * RETRY_WINDOW_MS;
     clock.set(new Date(windowStart + 1000));
     const first = await send(t, URL, update('A', 'B'));
     clock.set(new Date(windowStart - 1000));
@@ -72,7 +72,7 @@ describe('deliveries identified by their body', () => {
   });
 
   it('two copies arriving at once on two instances, either side of a window start, are processed once', async () => {
-    const windowStart = Math.ceil(NOW.getTime() / CONTENT_DEDUPE_WINDOW_MS) * CONTENT_DEDUPE_WINDOW_MS;
+    const windowStart = Math.ceil(NOW.getTime() / RETRY_WINDOW_MS) * RETRY_WINDOW_MS;
     clock.set(new Date(windowStart - 1));
     const other = await buildTestApp({ env: SECRETS, clock: fixedClock(new Date(windowStart + 1)), keepData: true });
     try {
@@ -90,7 +90,7 @@ describe('deliveries identified by their body', () => {
     const first = await send(t, URL, signup());
     clock.advance(2 * MINUTE);
     await send(t, URL, signup());
-    clock.advance(CONTENT_DEDUPE_WINDOW_MS);
+    clock.advance(RETRY_WINDOW_MS);
     const later = await send(t, URL, signup());
     assert.notEqual(later.json().delivery_id, first.json().delivery_id);
     assert.deepEqual((await outboxRows(t, 'database')).map((row) => row.payload.title), ['New user signed up', 'New user signed up']);

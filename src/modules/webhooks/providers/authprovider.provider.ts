@@ -1,8 +1,8 @@
 // The auth provider's hooks (Supabase Auth): the custom-access-token hook adds our role and tier to
 // the token's claims; the send-email hook sends the auth mails through our outbox.
-import { verifyBearer, verifyStandardWebhook } from '../signatures.ts';
+import { isVerdict, OK, standardWebhookCheck, verifyBearer } from '../signatures.ts';
 import { authHookMails } from './auth-hook.mails.ts';
-import { deliveryIdOf, header, str, type EffectContext, type HookAnswer, type Json, type ProviderHandler } from './provider.ts';
+import { header, RETRY_WINDOW_MS, str, type EffectContext, type HookAnswer, type Json, type ProviderHandler } from './provider.ts';
 
 /** Our claims, beside the provider's own `role` (its database role), which must stay untouched. */
 export const ROLE_CLAIM = 'user_role';
@@ -53,21 +53,21 @@ async function sendEmail(context: EffectContext): Promise<HookAnswer> {
 export const authproviderHandler: ProviderHandler = {
   provider: 'authprovider',
   name: 'Auth provider',
-  verify(delivery, secret, now) {
-    const bearer = header(delivery.headers, 'authorization');
-    const standard = {
-      id: header(delivery.headers, 'webhook-id'),
-      timestamp: header(delivery.headers, 'webhook-timestamp'),
-      signature: header(delivery.headers, 'webhook-signature'),
-    };
-    if (standard.id || standard.timestamp || standard.signature) {
-      const verdict = verifyStandardWebhook(delivery.rawBody, standard, secret, now);
-      if (verdict.ok || !bearer) return verdict;
-    }
-    return verifyBearer(bearer, secret);
+  signature(headers, secret) {
+    const bearer = header(headers, 'authorization');
+    const byBearer = verifyBearer(bearer, secret);
+    const standard = { id: header(headers, 'webhook-id'), timestamp: header(headers, 'webhook-timestamp'), signature: header(headers, 'webhook-signature') };
+    if (byBearer.ok || !(standard.id || standard.timestamp || standard.signature)) return byBearer;
+    const check = standardWebhookCheck(standard, secret);
+    // With a wrong bearer beside a signature that fails too, the bearer's refusal is the one to tell.
+    if (!bearer) return check;
+    if (isVerdict(check)) return check.ok ? check : byBearer;
+    return { ...check, judge: (mac, now) => (check.judge(mac, now).ok ? OK : byBearer) };
   },
   identify: (delivery) => ({
-    ...deliveryIdOf(header(delivery.headers, 'webhook-id'), delivery.rawBody),
+    // The id is signed only in the Standard Webhooks form; a bearer vouches for no part of the request.
+    senderId: header(delivery.headers, 'webhook-id'),
+    sameBodyWindowMs: RETRY_WINDOW_MS,
     event: hookKind(delivery.body),
   }),
   async apply(context) {

@@ -1,7 +1,7 @@
 // Code host (GitHub): push, pull request, failed workflow run, release and ping become chat messages.
 import type { ChatMessage } from '../../notifications/index.ts';
-import { verifyHubSignature } from '../signatures.ts';
-import { deliveryIdOf, excerpt, header, obj, plural, str, type Headers, type Json, type ProviderHandler } from './provider.ts';
+import { hubSignatureCheck } from '../signatures.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, plural, str, type Headers, type Json, type ProviderHandler } from './provider.ts';
 
 export const CODEHOST_EVENT_HEADERS = ['x-codehost-event', 'x-github-event'] as const;
 
@@ -128,12 +128,14 @@ function eventName(headers: Headers): string {
 export const codehostHandler: ProviderHandler = {
   provider: 'codehost',
   name: 'Code host',
-  verify: (delivery, secret) => verifyHubSignature(delivery.rawBody, header(delivery.headers, 'x-hub-signature-256'), secret),
+  signature: (headers, secret) => hubSignatureCheck(header(headers, 'x-hub-signature-256'), secret),
   identify(delivery) {
     const action = str(delivery.body.action);
     const name = eventName(delivery.headers);
+    // The delivery GUID is a header the signature does not cover, and nothing signed carries a time.
     return {
-      ...deliveryIdOf(header(delivery.headers, 'x-codehost-delivery', 'x-github-delivery'), delivery.rawBody),
+      senderId: header(delivery.headers, 'x-codehost-delivery', 'x-github-delivery'),
+      sameBodyWindowMs: REPLAY_WINDOW_MS,
       event: action ? `${name}.${action}` : name,
     };
   },

@@ -1,7 +1,7 @@
 // Database webhooks (Supabase): row changes; new and removed user profiles are worth a message.
 import type { ChatMessage } from '../../notifications/index.ts';
 import { verifyBearer } from '../signatures.ts';
-import { deliveryIdOf, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { header, RETRY_WINDOW_MS, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 /** Tables whose rows are people: an insert is a sign-up, a delete an account gone. */
 const USER_TABLES = new Set(['users', 'profiles', 'user_profiles', 'accounts']);
@@ -36,11 +36,11 @@ function describe(headers: Parameters<typeof header>[0], body: Json): { type: st
 export const databaseHandler: ProviderHandler = {
   provider: 'database',
   name: 'Database',
-  verify: (delivery, secret) => verifyBearer(header(delivery.headers, 'authorization'), secret),
+  signature: (headers, secret) => verifyBearer(header(headers, 'authorization'), secret),
   identify(delivery) {
     const { type, qualified } = describe(delivery.headers, delivery.body);
-    // Supabase sends no delivery id; a row change is identified by its content.
-    return { ...deliveryIdOf(undefined, delivery.rawBody), event: `${type} ${qualified}` };
+    // Supabase sends no delivery id; a row change is identified by its content, and may recur.
+    return { sameBodyWindowMs: RETRY_WINDOW_MS, event: `${type} ${qualified}` };
   },
   async apply(context) {
     const { type, table } = describe(context.headers, context.body);

@@ -1,7 +1,7 @@
 // Edge deployments (Vercel): a deployment that is ready, failed or was canceled becomes a message.
 import type { ChatMessage } from '../../notifications/index.ts';
-import { verifyHexHmac } from '../signatures.ts';
-import { deliveryIdOf, excerpt, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { hexHmacCheck } from '../signatures.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 const OUTCOMES: Record<string, { verb: string; level: ChatMessage['level'] }> = {
   'deployment.succeeded': { verb: 'is ready', level: 'success' },
@@ -40,11 +40,12 @@ export function edgeMessage(type: string, body: Json): Omit<ChatMessage, 'source
 export const edgeHandler: ProviderHandler = {
   provider: 'edge',
   name: 'Edge',
-  verify: (delivery, secret) => verifyHexHmac(delivery.rawBody, header(delivery.headers, 'x-vercel-signature'), secret, 'sha1'),
-  identify: (delivery) => ({
-    ...deliveryIdOf(str(delivery.body.id), delivery.rawBody),
-    event: str(delivery.body.type) ?? 'unknown',
-  }),
+  signature: (headers, secret) => hexHmacCheck(header(headers, 'x-vercel-signature'), secret, 'sha1'),
+  identify(delivery) {
+    // The event id is inside the signed body: a copy carries the same one. Without it, the body is all.
+    const senderId = str(delivery.body.id);
+    return { senderId, sameBodyWindowMs: senderId ? undefined : REPLAY_WINDOW_MS, event: str(delivery.body.type) ?? 'unknown' };
+  },
   async apply(context) {
     const message = edgeMessage(context.event, context.body);
     if (message) await context.chat(message);

@@ -1,7 +1,7 @@
 // Error monitoring (Sentry): new and resolved issues, alert rules that fired, metric alerts, errors.
 import type { ChatMessage } from '../../notifications/index.ts';
-import { verifyHexHmac } from '../signatures.ts';
-import { deliveryIdOf, excerpt, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { hexHmacCheck } from '../signatures.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 type Message = Omit<ChatMessage, 'source'>;
 type Level = ChatMessage['level'];
@@ -88,13 +88,14 @@ export function errormonMessage(resource: string, action: string, body: Json): M
 export const errormonHandler: ProviderHandler = {
   provider: 'errormon',
   name: 'Error monitoring',
-  verify: (delivery, secret) =>
-    verifyHexHmac(delivery.rawBody, header(delivery.headers, 'errormon-hook-signature', 'sentry-hook-signature'), secret),
+  signature: (headers, secret) => hexHmacCheck(header(headers, 'errormon-hook-signature', 'sentry-hook-signature'), secret),
   identify(delivery) {
     const resource = header(delivery.headers, 'errormon-hook-resource', 'sentry-hook-resource') ?? 'unknown';
     const action = str(delivery.body.action);
+    // Request-ID and Sentry-Hook-Timestamp are headers the signature does not cover.
     return {
-      ...deliveryIdOf(header(delivery.headers, 'request-id'), delivery.rawBody),
+      senderId: header(delivery.headers, 'request-id'),
+      sameBodyWindowMs: REPLAY_WINDOW_MS,
       event: action ? `${resource}.${action}` : resource,
     };
   },

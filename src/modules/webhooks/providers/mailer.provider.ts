@@ -1,7 +1,7 @@
 // The mail provider (Resend, signed by Svix): bounces and complaints suppress the recipients, so
 // that no mail of ours goes to them again.
-import { verifyHexHmac, verifyStandardWebhook } from '../signatures.ts';
-import { deliveryIdOf, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { hexHmacCheck, standardWebhookCheck } from '../signatures.ts';
+import { header, REPLAY_WINDOW_MS, type Headers, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 /** The addresses a bounce or complaint should suppress; none for a soft (transient) bounce. */
 export function addressesToSuppress(type: string, body: Json): string[] {
@@ -13,23 +13,30 @@ export function addressesToSuppress(type: string, body: Json): string[] {
   return [...new Set(addresses)];
 }
 
+/** The Svix (Standard Webhooks) headers, when the delivery has any of them. */
+function svixHeaders(headers: Headers) {
+  const svix = {
+    id: header(headers, 'svix-id', 'webhook-id'),
+    timestamp: header(headers, 'svix-timestamp', 'webhook-timestamp'),
+    signature: header(headers, 'svix-signature', 'webhook-signature'),
+  };
+  return svix.id || svix.timestamp || svix.signature ? svix : undefined;
+}
+
 export const mailerHandler: ProviderHandler = {
   provider: 'mailer',
   name: 'Mailer',
-  verify(delivery, secret, now) {
-    const svix = {
-      id: header(delivery.headers, 'svix-id', 'webhook-id'),
-      timestamp: header(delivery.headers, 'svix-timestamp', 'webhook-timestamp'),
-      signature: header(delivery.headers, 'svix-signature', 'webhook-signature'),
-    };
+  signature(headers, secret) {
     // Resend signs with Svix; the spec's own header is a plain hex HMAC of the body.
-    if (svix.id || svix.timestamp || svix.signature) return verifyStandardWebhook(delivery.rawBody, svix, secret, now);
-    return verifyHexHmac(delivery.rawBody, header(delivery.headers, 'x-mailer-signature'), secret);
+    const svix = svixHeaders(headers);
+    return svix ? standardWebhookCheck(svix, secret) : hexHmacCheck(header(headers, 'x-mailer-signature'), secret);
   },
-  identify: (delivery) => ({
-    ...deliveryIdOf(header(delivery.headers, 'svix-id', 'webhook-id'), delivery.rawBody),
-    event: str(delivery.body.type) ?? 'unknown',
-  }),
+  identify(delivery) {
+    const event = str(delivery.body.type) ?? 'unknown';
+    // Svix signs its id and time; the plain HMAC covers neither, and there is no id: the body is all.
+    const svix = svixHeaders(delivery.headers);
+    return svix ? { senderId: svix.id, event } : { sameBodyWindowMs: REPLAY_WINDOW_MS, event };
+  },
   async apply(context) {
     const reason = context.event === 'email.complained' ? 'complained' : 'bounced';
     for (const email of addressesToSuppress(context.event, context.body)) {

@@ -2,8 +2,8 @@
 // changes set the user's tier. Users are matched by the customer's e-mail or a remembered customer id.
 import { findCustomer, recordPayment, rememberCustomer } from '../payments.repository.ts';
 import { findDeliveries, settleHeld } from '../webhooks.repository.ts';
-import { deliveryIdOf, header, num, obj, str, type EffectContext, type Json, type MatchedUser, type ProviderHandler } from './provider.ts';
-import { verifyStripeSignature } from '../signatures.ts';
+import { header, RETRY_WINDOW_MS, num, obj, str, type EffectContext, type Json, type MatchedUser, type ProviderHandler } from './provider.ts';
+import { stripeSignatureCheck } from '../signatures.ts';
 import { subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -256,12 +256,12 @@ export function createPaymentsHandler(settings: { gracePeriodDays: number }): Pr
   return {
     provider: 'payments',
     name: 'Payments',
-    verify: (delivery, secret, now) =>
-      verifyStripeSignature(delivery.rawBody, header(delivery.headers, 'payments-signature', 'stripe-signature'), secret, now),
-    identify: (delivery) => ({
-      ...deliveryIdOf(str(delivery.body.id), delivery.rawBody),
-      event: str(delivery.body.type) ?? 'unknown',
-    }),
+    signature: (headers, secret) => stripeSignatureCheck(header(headers, 'payments-signature', 'stripe-signature'), secret),
+    identify(delivery) {
+      // The event id is inside the signed body, and the signed time refuses a copy after 300 s.
+      const senderId = str(delivery.body.id);
+      return { senderId, sameBodyWindowMs: senderId ? undefined : RETRY_WINDOW_MS, event: str(delivery.body.type) ?? 'unknown' };
+    },
     async apply(context) {
       const data = obj(context.body.data);
       const object = obj(data.object);

@@ -6,7 +6,7 @@ import type { AuditEvent } from '../../../platform/audit.ts';
 import type { DbExecutor } from '../../../platform/db/database.ts';
 import type { ChatMessage, MailMessage } from '../../notifications/index.ts';
 import type { BillingChanges, Role, Tier, UserStatus } from '../../users/index.ts';
-import { bodyDigest, type Verdict } from '../signatures.ts';
+import type { SignatureCheck, Verdict } from '../signatures.ts';
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -18,19 +18,28 @@ export interface InboundDelivery {
 }
 
 export interface DeliveryIdentity {
-  deliveryId: string;
+  /** The sender's id for this delivery, when it sent one. */
+  senderId?: string;
   event: string;
   /**
-   * The id is the body's digest because the sender sent none: the same body is a retry only within
-   * a window (decision 099), after which it is a new change that happens to read the same.
+   * How long the same body counts as this delivery again, whatever id it comes with (decision 099):
+   * set when the sender's id alone cannot name the delivery, because it sent none or its signature
+   * does not cover the id, so a signed body could be replayed under a new one.
    */
-  byContent?: boolean;
+  sameBodyWindowMs?: number;
 }
 
-/** The sender's delivery id, or the digest of the body when it sent none. */
-export function deliveryIdOf(senderId: string | undefined, rawBody: Buffer): Pick<DeliveryIdentity, 'deliveryId' | 'byContent'> {
-  return senderId ? { deliveryId: senderId } : { deliveryId: bodyDigest(rawBody), byContent: true };
-}
+const MINUTE_MS = 60 * 1000;
+
+/**
+ * Same-body windows (decision 099). RETRY: a body that can genuinely recur (a row changed back and
+ * forth) or one only a bearer secret vouches for; ten minutes covers a resend of the same request.
+ * REPLAY: a body signed without a signed time, carrying the sender's own event ids and times, so a
+ * copy is a replay: thirty days, longer than any sender's redelivery and long enough that a captured
+ * body is stale news when it could pass again.
+ */
+export const RETRY_WINDOW_MS = 10 * MINUTE_MS;
+export const REPLAY_WINDOW_MS = 30 * 24 * 60 * MINUTE_MS;
 
 /** What the route answers; most providers only acknowledge, the auth hook answers with data. */
 export interface HookAnswer {
@@ -81,7 +90,10 @@ export interface ProviderHandler {
   provider: WebhookProvider;
   /** Human name used in answers and messages, e.g. `Code host`. */
   name: string;
-  verify(delivery: InboundDelivery, secret: string, now: Date): Verdict;
+  /** From the headers alone: a verdict already, or the signature the body must carry (checked as it arrives). */
+  signature(headers: Headers, secret: string): SignatureCheck;
+  /** A check of the verified body once parsed (Linear signs its send time inside the body). */
+  checkBody?(body: Record<string, unknown>, now: Date): Verdict;
   identify(delivery: InboundDelivery): DeliveryIdentity;
   /** The effects of a first (or previously failed) delivery. */
   apply(context: EffectContext): Promise<HookAnswer | void>;

@@ -1,7 +1,7 @@
 // Issue tracker (Linear): issues created, moved to another state or removed, and new comments.
 import type { ChatMessage } from '../../notifications/index.ts';
-import { verifyHexHmac, verifyTimestampMs } from '../signatures.ts';
-import { deliveryIdOf, excerpt, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { hexHmacCheck, verifyTimestampMs } from '../signatures.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
 
 type Message = Omit<ChatMessage, 'source'>;
 
@@ -70,15 +70,16 @@ export function trackerMessage(entity: string, action: string, body: Json): Mess
 export const trackerHandler: ProviderHandler = {
   provider: 'tracker',
   name: 'Tracker',
-  verify(delivery, secret, now) {
-    const signature = verifyHexHmac(delivery.rawBody, header(delivery.headers, 'tracker-signature', 'linear-signature'), secret);
-    return signature.ok ? verifyTimestampMs(delivery.body.webhookTimestamp, now) : signature;
-  },
+  signature: (headers, secret) => hexHmacCheck(header(headers, 'tracker-signature', 'linear-signature'), secret),
+  // The send time is signed inside the body, so it is read once the signature has matched.
+  checkBody: (body, now) => verifyTimestampMs(body.webhookTimestamp, now),
   identify(delivery) {
     const entity = header(delivery.headers, 'tracker-event', 'linear-event') ?? str(delivery.body.type) ?? 'unknown';
     const action = str(delivery.body.action);
+    // Linear-Delivery is a header the signature does not cover; the signed time leaves a copy 60 s.
     return {
-      ...deliveryIdOf(header(delivery.headers, 'tracker-delivery', 'linear-delivery'), delivery.rawBody),
+      senderId: header(delivery.headers, 'tracker-delivery', 'linear-delivery'),
+      sameBodyWindowMs: REPLAY_WINDOW_MS,
       event: action ? `${entity}.${action}` : entity,
     };
   },

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../../platform/http/errors.ts';
 import { AuthHookAnswer, AuthHookHeaders, HookError } from '../webhooks.schemas.ts';
-import type { WebhooksService } from '../webhooks.service.ts';
-import { registerReceiver } from './receiver.ts';
+import { hookError } from '../providers/authprovider.provider.ts';
+import { registerReceiver, type ReceiverDeps } from './receiver.ts';
 
-export function authproviderRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
-  const { service } = deps;
+export function authproviderRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
   return async function routes(app) {
     // The auth provider reads `error.message` of a non-2xx answer; our clients read `detail`. Give both.
     app.setErrorHandler((error, _request, reply) => {
@@ -14,7 +13,7 @@ export function authproviderRoutes(deps: { service: WebhooksService }): FastifyP
       void reply.code(error.status).headers(error.headers).send({ detail: error.detail, error: { http_code: error.status, message } });
     });
 
-    registerReceiver(app, service, {
+    registerReceiver(app, deps, {
       provider: 'authprovider',
       url: '/api/webhooks/platforms/authprovider/auth-hook',
       operationId: 'receiveAuthProviderHook',
@@ -28,6 +27,7 @@ export function authproviderRoutes(deps: { service: WebhooksService }): FastifyP
         ' Authenticated by `Authorization: Bearer <secret>` or a Standard Webhooks signature.',
       headers: AuthHookHeaders,
       response: AuthHookAnswer,
+      errorBody: (status, detail) => hookError(status, detail).body,
       errors: Object.fromEntries([400, 401, 403, 413, 415, 422, 500, 503].map((status) => [status, HookError])),
     });
   };

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CodehostHeaders } from '../webhooks.schemas.ts';
-import type { WebhooksService } from '../webhooks.service.ts';
-import { aliasHeader, registerReceiver } from './receiver.ts';
+import { aliasHeader, registerReceiver, type ReceiverDeps } from './receiver.ts';
 
-export function codehostRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
-  const { service } = deps;
+export function codehostRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
   return async function routes(app) {
-    registerReceiver(app, service, {
+    registerReceiver(app, deps, {
       provider: 'codehost',
       url: '/api/webhooks/platforms/codehost',
       operationId: 'receiveCodehostEvent',

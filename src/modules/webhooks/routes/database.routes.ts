@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DatabaseHeaders } from '../webhooks.schemas.ts';
-import type { WebhooksService } from '../webhooks.service.ts';
-import { registerReceiver } from './receiver.ts';
+import { registerReceiver, type ReceiverDeps } from './receiver.ts';
 
-export function databaseRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
-  const { service } = deps;
+export function databaseRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
   return async function routes(app) {
-    registerReceiver(app, service, {
+    registerReceiver(app, deps, {
       provider: 'database',
       url: '/api/webhooks/platforms/database',
       operationId: 'receiveDatabaseEvent',

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrormonHeaders } from '../webhooks.schemas.ts';
-import type { WebhooksService } from '../webhooks.service.ts';
-import { registerReceiver } from './receiver.ts';
+import { registerReceiver, type ReceiverDeps } from './receiver.ts';
 
-export function errormonRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
-  const { service } = deps;
+export function errormonRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
   return async function routes(app) {
-    registerReceiver(app, service, {
+    registerReceiver(app, deps, {
       provider: 'errormon',
       url: '/api/webhooks/platforms/errormon',
       operationId: 'receiveErrormonEvent',

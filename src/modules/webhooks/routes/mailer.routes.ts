@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { MailerEvent, MailerHeaders } from '../webhooks.schemas.ts';
-import type { WebhooksService } from '../webhooks.service.ts';
-import { registerReceiver } from './receiver.ts';
+import { registerReceiver, type ReceiverDeps } from './receiver.ts';
 
-export function mailerRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
-  const { service } = deps;
+export function mailerRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
   return async function routes(app) {
-    registerReceiver(app, service, {
+    registerReceiver(app, deps, {
       provider: 'mailer',
       url: '/api/webhooks/mailer',
       operationId: 'receiveMailerEvent',

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PaymentsHeaders } from '../webhooks.schemas.ts';
-import type { WebhooksService } from '../webhooks.service.ts';
-import { registerReceiver } from './receiver.ts';
+import { registerReceiver, type ReceiverDeps } from './receiver.ts';
 
-export function paymentsRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
-  const { service } = deps;
+export function paymentsRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
   return async function routes(app) {
-    registerReceiver(app, service, {
+    registerReceiver(app, deps, {
       provider: 'payments',
       url: '/api/webhooks/platforms/payments',
       operationId: 'receivePaymentsEvent',
