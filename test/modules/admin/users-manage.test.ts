@@ -255,10 +255,15 @@ describe('admin: user activity', () => {
 
   it("includes what the user did to others (the admin's own activity)", async () => {
     const entries = (await activity(admin.id)).json();
-    // The admin registered and signed in at the same instant, so only the first place is fixed.
+    // The admin registered, was promoted by the operator and signed in at the same instant, so only
+    // the first place is fixed: the admin's change to the member, two seconds later.
     assert.equal(entries[0].action, 'admin.user.update');
-    assert.deepEqual(entries.slice(1).map((e: { action: string }) => e.action).sort(), ['auth.login', 'auth.register']);
     assert.equal(entries[0].subject_user_id, memberId);
+    const earlier = entries.slice(1) as { action: string; subject_user_id: string; details: unknown }[];
+    assert.deepEqual(earlier.map((e) => e.action).sort(), ['admin.user.update', 'auth.login', 'auth.register']);
+    const promotion = earlier.find((e) => e.action === 'admin.user.update')!;
+    assert.equal(promotion.subject_user_id, admin.id);
+    assert.deepEqual(promotion.details, { changes: { role: { from: 'user', to: 'admin' } } });
   });
 
   it('honours limit, 20 by default', async () => {

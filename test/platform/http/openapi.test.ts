@@ -95,12 +95,15 @@ describe('OpenAPI document', () => {
     assert.deepEqual(incomplete, [], 'operations without tags, summary or 2xx response schema');
   });
 
-  it('every route behind the bearer guards declares the bearer security scheme', () => {
-    const guards = new Set<unknown>([t.app.guards.requireUser, t.app.guards.requireAdmin]);
-    const guarded = documentedRoutes(t.routeCatalog).filter((route) => route.onRequest.some((hook) => guards.has(hook)));
+  it('every route behind the bearer guards declares the bearer security scheme, naming the admin role where it needs one', () => {
+    const { requireUser, requireAdmin } = t.app.guards;
+    const expected = (route: (typeof t.routeCatalog)[number]) =>
+      route.onRequest.includes(requireAdmin) ? [{ bearerAuth: ['admin'] }] : route.onRequest.includes(requireUser) ? bearerSecurity : undefined;
+    const guarded = documentedRoutes(t.routeCatalog).filter((route) => expected(route));
     assert.ok(guarded.some((r) => r.url === '/api/auth/me'));
+    assert.ok(guarded.some((r) => r.url === '/api/admin/users' && expected(r)?.[0]?.bearerAuth[0] === 'admin'));
     const undeclared = guarded
-      .filter((route) => JSON.stringify(operationOf(document, route)?.security) !== JSON.stringify(bearerSecurity))
+      .filter((route) => JSON.stringify(operationOf(document, route)?.security) !== JSON.stringify(expected(route)))
       .map((r) => `${r.method} ${r.url}`);
     assert.deepEqual(undeclared, []);
     assert.deepEqual({ ...document.components?.securitySchemes?.bearerAuth, description: undefined }, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: undefined });
