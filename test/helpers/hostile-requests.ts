@@ -191,3 +191,32 @@ export function hostileRequests(operation: Operation, baseHeaders: Record<string
 export function plausibleUrl(operation: Operation, known: Known = {}): string {
   return `${pathWith(operation, known)}${queryWith(operation, known)}`;
 }
+
+interface Injector {
+  inject(options: { method: 'POST'; url: string; headers: Record<string, string>; payload: object }): PromiseLike<{ statusCode: number; body: string; json<T>(): T }>;
+}
+
+/**
+ * One of each kind an operation's path can name (an issue, a task, a provider key, a credential, an
+ * export), created through the API by an admin from the document's own samples, so operations on them
+ * reach their service instead of a 404. Answers `base` with their ids added under the path's names.
+ */
+export async function withFixtures(app: Injector & { swagger(): unknown }, headers: Record<string, string>, base: Known & { userId: string }): Promise<Known> {
+  const operations = operationsOf(app.swagger());
+  const create = async (path: string, fields: Record<string, unknown> = {}): Promise<string> => {
+    const operation = operations.find((op) => op.method === 'POST' && op.path === path)!;
+    const payload = { ...(sample(operation.body!, base) as object), ...fields };
+    const response = await app.inject({ method: 'POST', url: path, headers, payload });
+    if (response.statusCode >= 300) throw new Error(`${path}: ${response.statusCode} ${response.body}`);
+    const created = response.json<{ id?: string; exportId?: string }>();
+    return (created.id ?? created.exportId)!;
+  };
+  return {
+    ...base,
+    issue_id: await create('/api/v1/tracker/issues'),
+    task_id: await create('/api/admin/command-center/tasks'),
+    key_id: await create('/api/v1/admin/api-keys'),
+    credential_id: await create('/api/exchange/credentials'),
+    export_id: await create('/api/admin/users/bulk-action', { action: 'export', userIds: [base.userId] }),
+  };
+}

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { hostileRequests, matchesTemplate, operationsOf, sample, type Known, type Operation } from '../../helpers/hostile-requests.ts';
+import { hostileRequests, matchesTemplate, operationsOf, withFixtures, type Known, type Operation } from '../../helpers/hostile-requests.ts';
 import { LOCAL_DEFAULT_TEAM } from '../../../src/modules/tracker/adapters/local-tracker-backend.ts';
 import { startVenueFakes, type VenueFakes } from '../../modules/exchange/venue-fakes.ts';
 
@@ -40,15 +40,6 @@ describe('hostile inputs on every operation', () => {
   let known: Known;
   let snapshotQuery: ReturnType<typeof sql.raw>;
 
-  /** Creates one of a kind through the API, so operations on it reach their service instead of a 404. */
-  async function create(path: string, fields: Record<string, unknown> = {}): Promise<string> {
-    const operation = operationsOf(t.app.swagger()).find((op) => op.method === 'POST' && op.path === path)!;
-    const payload = { ...(sample(operation.body!, known) as object), ...fields };
-    const response = await t.app.inject({ method: 'POST', url: path, headers: admin.headers, payload });
-    assert.ok(response.statusCode < 300, `${path}: ${response.body}`);
-    return response.json<{ id?: string; exportId?: string }>().id ?? response.json<{ exportId: string }>().exportId;
-  }
-
   before(async () => {
     venues = await startVenueFakes();
     t = await buildTestApp({
@@ -56,15 +47,8 @@ describe('hostile inputs on every operation', () => {
     });
     admin = await signIn(t.app, t.database, { role: 'admin' });
     const member = await signIn(t.app, t.database);
-    known = { teamId: LOCAL_DEFAULT_TEAM.id, symbol: 'BTCUSDT', symbols: 'BTCUSDT', user_id: member.id, userId: member.id, email: member.email };
-    known = {
-      ...known,
-      issue_id: await create('/api/v1/tracker/issues'),
-      task_id: await create('/api/admin/command-center/tasks'),
-      key_id: await create('/api/v1/admin/api-keys'),
-      credential_id: await create('/api/exchange/credentials'),
-      export_id: await create('/api/admin/users/bulk-action', { action: 'export', userIds: [member.id] }),
-    };
+    const base = { teamId: LOCAL_DEFAULT_TEAM.id, symbol: 'BTCUSDT', symbols: 'BTCUSDT', user_id: member.id, userId: member.id, email: member.email };
+    known = await withFixtures(t.app, admin.headers, base);
     const tables = await t.database.rows<{ tablename: string }>(sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
     snapshotQuery = snapshotSql(tables.map((row) => row.tablename));
   });
