@@ -1,7 +1,7 @@
 // The shared infrastructure every module receives: built once from Config, closed once at shutdown.
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.ts';
+import { ConfigError, type Config } from '../config/config.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import { createMemoryCache, type Cache } from './cache/cache.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
@@ -11,6 +11,7 @@ import { passwordWork } from './crypto/passwords.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { seedFromPgliteImage } from './db/pglite-image.ts';
+import { keepDataDirPrivate } from './data-dir-access.ts';
 import { createLogger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
@@ -47,18 +48,30 @@ export interface PlatformOverrides {
   defaultMetrics?: boolean;
 }
 
+/** DATA_DIR made the owner's only, or a one-line ConfigError saying why it cannot be. */
+function privateDataDir(dataDir: string): number {
+  try {
+    return keepDataDirPrivate(dataDir);
+  } catch (error) {
+    throw new ConfigError([`DATA_DIR ${dataDir} cannot be made private to this user (${(error as Error).message})`]);
+  }
+}
+
 export async function createPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
-  const secrets = resolveSecrets(config);
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const dataDir = path.join(config.dataDir, 'pglite');
   if (!overrides.database && !config.databaseUrl) seedFromPgliteImage(dataDir);
+  const secrets = resolveSecrets(config);
   const database = overrides.database ?? (await openDatabase({
       url: config.databaseUrl,
       dataDir,
       queryTimeoutMs: config.resilience.databaseQueryTimeoutMs,
       connectTimeoutMs: config.resilience.databaseConnectTimeoutMs,
     }));
+  // After the database opened: PGlite writes some files at its start with modes of its own.
+  const tightened = privateDataDir(config.dataDir);
+  if (tightened > 0) logger.warn({ dataDir: config.dataDir, paths: tightened }, 'DATA_DIR held files others could read or write; they are now the owner\'s only');
   const cache =
     overrides.cache ??
     (config.redisUrl

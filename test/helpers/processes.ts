@@ -26,10 +26,14 @@ export interface Running {
 /** Every process started here, killed when the test file is done with them. */
 export const started: ChildProcess[] = [];
 
-/** `node scripts/run.mjs <args>`: only the given environment, so nothing of the runner's leaks in. */
-export function run(args: string[], env: Env): Running {
+/**
+ * `node scripts/run.mjs <args>`: only the given environment, so nothing of the runner's leaks in.
+ * `wrapper` is a command that runs it (e.g. `unshare --pid --fork`), given node and its arguments.
+ */
+export function run(args: string[], env: Env, wrapper: string[] = []): Running {
   // The live market stream stays closed: the server would open Binance's real WebSocket.
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', NETWORK_GUARD, 'scripts/run.mjs', ...args], {
+  const command = [...wrapper, process.execPath, '--import', 'tsx', '--import', NETWORK_GUARD, 'scripts/run.mjs', ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, MARKET_LIVE_STREAM: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,9 +87,9 @@ export const logLines = (text: string) =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** A server as `npm start` runs it, listening once this resolves. */
-export async function startServer(env: Env): Promise<Running & { url: string; stop(): Promise<number | null> }> {
+export async function startServer(env: Env, wrapper: string[] = []): Promise<Running & { url: string; stop(): Promise<number | null> }> {
   const port = await freePort();
-  const proc = run(['main'], { LOG_LEVEL: 'info', ...env, PORT: String(port) });
+  const proc = run(['main'], { LOG_LEVEL: 'info', ...env, PORT: String(port) }, wrapper);
   await waitFor(() => proc.stdout().includes('"msg":"listening at') || proc.child.exitCode !== null, 'the server to listen');
   if (proc.child.exitCode !== null) throw new Error(`the server did not start: ${proc.stderr()}`);
   return {

@@ -1,8 +1,12 @@
 // One process at a time on an embedded database. PGlite runs PostgreSQL inside the process and keeps
 // pages in its memory, so a second process on the same files works on a copy that the first one
 // later overwrites: its writes are reported done and then lost. The lock is a file beside the data
-// directory holding the owner's pid; a lock whose process is gone (a crash, kill -9) is stale and
-// taken over.
+// directory holding the owner's pid and, where the system tells it, the process's start time; a lock
+// whose process is gone (a crash, kill -9) is stale and taken over. A pid alone does not say the
+// owner is gone once the pid is reused: a server run as a container's first process is pid 1 again
+// after a hard kill and would find itself named. As PostgreSQL's postmaster.pid check does, a lock
+// naming this very process that this process did not take is stale, and so is one whose pid now
+// belongs to a process started at another time (decision 120).
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 
 export class DataDirInUseError extends Error {
@@ -17,20 +21,42 @@ export class DataDirInUseError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+interface Owner {
+  pid: number;
+  /** The process's start time in clock ticks since boot (Linux /proc); absent where unknown. */
+  started?: string;
+}
+
+/** The lock files this process holds. */
+const held = new Set<string>();
+
+/** Field 22 of /proc/<pid>/stat, read after the command name (which may hold spaces and parentheses). */
+function startTimeOf(pid: number): string | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
   }
 }
 
-function ownerOf(lockFile: string): number | undefined {
+function alive(owner: Owner, lockFile: string): boolean {
+  if (owner.pid === process.pid) return held.has(lockFile);
   try {
-    const pid = Number.parseInt(readFileSync(lockFile, 'utf8'), 10);
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const started = startTimeOf(owner.pid);
+  return owner.started === undefined || started === undefined || started === owner.started;
+}
+
+function ownerOf(lockFile: string): Owner | undefined {
+  try {
+    const [pidLine, started] = readFileSync(lockFile, 'utf8').split('\n');
+    const pid = Number.parseInt(pidLine!, 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? { pid, ...(started ? { started } : {}) } : undefined;
   } catch {
     return undefined;
   }
@@ -47,7 +73,7 @@ export function lockDataDir(dataDir: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = ownerOf(lockFile);
       // A live owner, this process included: a second PGlite in one process would lose writes too.
-      if (owner !== undefined && alive(owner)) throw new DataDirInUseError(dataDir, owner);
+      if (owner !== undefined && alive(owner, lockFile)) throw new DataDirInUseError(dataDir, owner.pid);
       try {
         unlinkSync(lockFile);
       } catch {
@@ -55,18 +81,17 @@ export function lockDataDir(dataDir: string): () => void {
       }
       continue;
     }
-    writeSync(fd, `${process.pid}\n`);
+    writeSync(fd, `${process.pid}\n${startTimeOf(process.pid) ?? ''}\n`);
     closeSync(fd);
-    let held = true;
+    held.add(lockFile);
     const release = () => {
-      if (!held) return;
-      held = false;
+      if (!held.delete(lockFile)) return;
       process.off('exit', release);
-      if (ownerOf(lockFile) === process.pid) unlinkSync(lockFile);
+      if (ownerOf(lockFile)?.pid === process.pid) unlinkSync(lockFile);
     };
     // A process that exits without closing the database leaves no lock behind either.
     process.on('exit', release);
     return release;
   }
-  throw new DataDirInUseError(dataDir, ownerOf(lockFile) ?? 0);
+  throw new DataDirInUseError(dataDir, ownerOf(lockFile)?.pid ?? 0);
 }
