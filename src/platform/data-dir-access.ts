@@ -1,10 +1,10 @@
 // DATA_DIR holds the embedded database and the generated JWT_SECRET and ENCRYPTION_KEY: the
-// owner's only (decision 120). Created 0700; at each start a directory or file that others may read,
+// owner's only (decision 120). Created 0700 (umask 077); at each start a directory or file that others may read,
 // write or enter is tightened (the files a PGlite image copy or an archive brought in keep the modes
 // they were made with, 0666 under a umask of 0; PGlite sets some modes itself), and this process's
 // umask keeps what PostgreSQL writes later (new WAL segments, relation files) to its owner as well.
 // A file PGlite later gives a mode of its own stays behind the 0700 directory.
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 const OTHERS = 0o077;
@@ -22,14 +22,18 @@ function exposed(root: string): string[] {
   return found;
 }
 
+/** What this process creates from now on is its owner's only (directories 0700, files 0600). */
+export function restrictNewFiles(): void {
+  process.umask(OTHERS);
+}
+
 /**
- * Makes `dataDir` (created when missing) and everything in it the owner's only; answers how many
+ * Makes everything in `dataDir` (itself included) the owner's only, when it exists; answers how many
  * paths had to be tightened, so the start can say so. Throws when a mode cannot be changed (a
  * directory of another user): the start refuses rather than keep secrets readable.
  */
 export function keepDataDirPrivate(dataDir: string): number {
-  process.umask(OTHERS);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(dataDir)) return 0;
   const paths = exposed(dataDir);
   for (const location of paths) chmodSync(location, lstatSync(location).mode & 0o7700);
   return paths.length;

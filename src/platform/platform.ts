@@ -11,7 +11,7 @@ import { passwordWork } from './crypto/passwords.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { seedFromPgliteImage } from './db/pglite-image.ts';
-import { keepDataDirPrivate } from './data-dir-access.ts';
+import { keepDataDirPrivate, restrictNewFiles } from './data-dir-access.ts';
 import { createLogger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
@@ -61,6 +61,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const dataDir = path.join(config.dataDir, 'pglite');
+  restrictNewFiles();
   if (!overrides.database && !config.databaseUrl) seedFromPgliteImage(dataDir);
   const secrets = resolveSecrets(config);
   const database = overrides.database ?? (await openDatabase({
