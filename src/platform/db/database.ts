@@ -189,12 +189,15 @@ async function openPostgres(url: string, options: { poolSize: number; queryTimeo
   // Every statement is bounded twice: by the server (statement_timeout, which also frees the
   // server's side) and by the client (query_timeout, which also holds when the server is frozen or
   // the link is cut without a reset). A connection that cannot be made in time fails the query.
+  // A statement the server stopped is slow, not an outage (decision 121).
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs,
     statement_timeout: options.queryTimeoutMs,
-    query_timeout: options.queryTimeoutMs,
+    // The server's bound fires first on a database that answers (a slow statement, 57014); the
+    // client's, a second later, only on one that does not (an outage).
+    query_timeout: options.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     keepAlive: true,
     Client: BoundedClient as unknown as typeof pg.Client,
   });
@@ -215,6 +218,9 @@ async function openPostgres(url: string, options: { poolSize: number; queryTimeo
   const listen: Listen = (channel, onMessage, onReconnect) => listenOnOwnConnection(pg, url, channel, onMessage, onReconnect);
   return wrap(db, 'postgres', listen, () => pool.end());
 }
+
+/** How much longer the client waits for a statement than the server lets it run. */
+export const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 
 /** An outage is also over once no request has met it for this long. */
 const OUTAGE_QUIET_MS = 10_000;
@@ -287,18 +293,36 @@ const UNAVAILABLE_MESSAGES = [
 /**
  * Whether an error (or one of its causes) says the database cannot be reached or did not answer in
  * time, rather than that a statement is wrong: a refused, reset or timed-out connection, SQLSTATE
- * class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 57014 (the
- * statement_timeout) or 53300 (too many connections).
+ * class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now) or 53300 (too many
+ * connections). A statement the server stopped at its statement_timeout is `isStatementTimeout`.
  */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 8) return false;
   const { code, message, cause } = error as { code?: unknown; message?: unknown; cause?: unknown };
   if (typeof code === 'string') {
     if (UNAVAILABLE_CODES.has(code)) return true;
-    if (/^(08...|57P0[1-3]|57014|53300)$/.test(code)) return true;
+    if (/^(08...|57P0[1-3]|53300)$/.test(code)) return true;
   }
   if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.startsWith(known))) return true;
   return isDatabaseUnavailable(cause, depth + 1);
+}
+
+/** The statement a database stopped at its statement_timeout (SQLSTATE 57014), as drizzle names it. */
+export interface SlowStatement {
+  /** The statement's text, without its parameters; empty when no query error carried it. */
+  query: string;
+}
+
+/** Whether an error (or one of its causes) is a statement the server stopped at its statement_timeout. */
+export function statementTimeoutOf(error: unknown): SlowStatement | undefined {
+  let query = '';
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth <= 8; depth++) {
+    const { code, query: text, cause } = current as { code?: unknown; query?: unknown; cause?: unknown };
+    if (typeof text === 'string' && !query) query = text;
+    if (code === '57014') return { query };
+    current = cause;
+  }
+  return undefined;
 }
 
 type Listen = Database['listen'];

@@ -4,7 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { databaseOutage, isDatabaseUnavailable } from '../db/database.ts';
+import { databaseOutage, isDatabaseUnavailable, statementTimeoutOf } from '../db/database.ts';
 import { AppError } from './errors.ts';
 import { SECURITY_HEADERS } from './http-conventions.ts';
 
@@ -45,6 +45,18 @@ function allowedMethods(app: FastifyInstance, url: string): string[] {
 /** What a request answers while the database cannot be reached or does not answer in time. */
 export const DATABASE_UNAVAILABLE = { detail: 'Database unavailable', retryAfterSeconds: 2 } as const;
 
+/** What a request answers when the database stopped one of its statements at the statement bound. */
+export const QUERY_TOO_SLOW = {
+  detail: 'The database took too long to answer this request; try again, or ask for less (a narrower filter or a smaller page)',
+  retryAfterSeconds: 2,
+} as const;
+
+/**
+ * A statement named for a log line: its text without its column list, cut to 200 characters. The
+ * parameters are not in the text ($1, $2, ...), so none is ever logged.
+ */
+const statementName = (query: string) => query.replace(/^select\s[\s\S]*?\sfrom\s/i, 'select … from ').slice(0, 200);
+
 export function registerErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions = {}): void {
   app.setNotFoundHandler((request, reply) => {
     // As Starlette answers: a path that exists under other methods is a 405 listing them.
@@ -57,6 +69,14 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    // A statement stopped by the server's statement_timeout: the database answers, this query is
+    // slow. Not an outage: a warning naming the route and the statement, and its own 503.
+    const slow = error instanceof AppError ? undefined : statementTimeoutOf(error);
+    if (slow) {
+      request.log.warn({ route: `${request.method} ${request.routeOptions.url ?? ''}`, statement: statementName(slow.query) }, 'slow query: stopped at the statement bound');
+      void reply.code(503).header('retry-after', String(QUERY_TOO_SLOW.retryAfterSeconds)).send({ detail: QUERY_TOO_SLOW.detail });
+      return;
+    }
     // A database that is down or hung is an outage to wait out, not a bug: 503, logged once. (An
     // AppError has chosen its answer; its cause may be an upstream's reset connection.)
     if (!(error instanceof AppError) && isDatabaseUnavailable(error)) {
