@@ -3,6 +3,7 @@
 // answered as soon as its run is recorded; the run goes on in the background, tracked so that a
 // shutdown waits for it or records it interrupted (docs/decisions/126). Never throws: a failure is an
 // outcome.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
@@ -221,7 +222,7 @@ export function createJobRunner(deps: {
       }
     });
     if (!locked.acquired) {
-      const holder = await repo.claimOf(job.name).catch(() => undefined);
+      const holder = await runInProgress(job).catch(() => undefined);
       return answered(await skip(job, trigger, triggeredAt, OVERLAP_REASON, holder?.runId ?? null, key));
     }
     const value = locked.value;
@@ -231,6 +232,20 @@ export function createJobRunner(deps: {
     }
     if ('replay' in value) return answered({ outcome: outcomeOf(value.replay), replayed: true, done: Promise.resolve(outcomeOf(value.replay)) });
     return answered(await skip(job, trigger, triggeredAt, coveredReason(value.covered, job.windowSeconds), value.covered.runId, key));
+  }
+
+  /**
+   * The run holding the job's lock, to name it in the skip: the lock may have been taken a moment ago
+   * and its claim not yet written, so a claim within the window is waited for (at most half a second);
+   * else the last claim (a run that started before the window).
+   */
+  async function runInProgress(job: ConfiguredJob): Promise<Claim | undefined> {
+    for (let attempt = 0; job.windowSeconds > 0 && attempt < 25; attempt++) {
+      const open = await repo.openClaim(job.name, job.windowSeconds);
+      if (open) return open;
+      await sleep(20);
+    }
+    return repo.claimOf(job.name);
   }
 
   async function publish(outcome: RunOutcome): Promise<void> {
