@@ -179,6 +179,12 @@ CREATE TABLE "exchange_trades" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "scheduled_job_claims" (
+	"job" text PRIMARY KEY NOT NULL,
+	"run_id" uuid NOT NULL,
+	"claimed_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "scheduled_job_runs" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"job" text NOT NULL,
@@ -188,8 +194,12 @@ CREATE TABLE "scheduled_job_runs" (
 	"status" text NOT NULL,
 	"result" jsonb,
 	"error" text,
+	"units_total" integer,
+	"units_succeeded" integer,
+	"units_failed" integer,
+	"idempotency_key" text,
 	CONSTRAINT "scheduled_job_runs_trigger_check" CHECK ("scheduled_job_runs"."trigger" IN ('http', 'scheduler')),
-	CONSTRAINT "scheduled_job_runs_status_check" CHECK ("scheduled_job_runs"."status" IN ('running', 'succeeded', 'failed', 'skipped'))
+	CONSTRAINT "scheduled_job_runs_status_check" CHECK ("scheduled_job_runs"."status" IN ('running', 'succeeded', 'partial', 'failed', 'skipped'))
 );
 --> statement-breakpoint
 CREATE TABLE "email_suppressions" (
@@ -465,6 +475,7 @@ CREATE INDEX "exchange_credentials_user_idx" ON "exchange_credentials" USING btr
 CREATE UNIQUE INDEX "exchange_trades_venue_id_key" ON "exchange_trades" USING btree ("user_id","exchange","symbol","exchange_trade_id");--> statement-breakpoint
 CREATE INDEX "exchange_trades_user_time_idx" ON "exchange_trades" USING btree ("user_id","exchange","trade_timestamp" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "scheduled_job_runs_job_started_idx" ON "scheduled_job_runs" USING btree ("job","started_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE UNIQUE INDEX "scheduled_job_runs_job_idempotency_key_idx" ON "scheduled_job_runs" USING btree ("job","idempotency_key");--> statement-breakpoint
 CREATE INDEX "provider_api_keys_provider_idx" ON "provider_api_keys" USING btree ("provider","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "provider_api_keys_rotation_idx" ON "provider_api_keys" USING btree ("is_active","next_rotation_date");--> statement-breakpoint
 CREATE UNIQUE INDEX "rag_settings_scope_key" ON "rag_settings" USING btree ("scope");--> statement-breakpoint

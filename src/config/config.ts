@@ -254,6 +254,11 @@ const SETTINGS = {
     crons: setting((env): Readonly<Record<string, string>> => parseJobCrons('SCHEDULER_CRONS', env.string('SCHEDULER_CRONS'), env.problems)),
     /** Share of each venue's weight budget the sync-accounts job may spend (SYNC_ACCOUNTS_BUDGET_PERCENT). */
     syncAccountsBudgetShare: setting((env) => env.integer('SYNC_ACCOUNTS_BUDGET_PERCENT', 50, 1, 100) / 100),
+    /**
+     * JOB_TRIGGER_WINDOW_SECONDS: a trigger this soon after a run of the job started is covered by it
+     * (docs/decisions/125); undefined → 30 s or half the job's cron period. Capped by the period.
+     */
+    triggerWindowSeconds: setting((env) => (env.string('JOB_TRIGGER_WINDOW_SECONDS') === undefined ? undefined : env.integer('JOB_TRIGGER_WINDOW_SECONDS', 30, 0, 86_400))),
   },
   /** The request-weight budget every caller of a venue shares (docs/decisions/110). */
   venueBudget: {

@@ -63,7 +63,7 @@ export const Overview = Type.Object({
     Type.Array(
       Type.Object({
         job: Type.String({ description: 'Job name, e.g. `cleanup-expired-tokens`.' }),
-        status: StringEnum(['succeeded', 'failed', 'skipped'] as const, { description: 'Outcome of the run (`skipped`: another run held the lock).' }),
+        status: StringEnum(['succeeded', 'partial', 'failed', 'skipped'] as const, { description: 'Outcome of the run (`partial`: some of its units failed; `skipped`: another run covered the trigger).' }),
         trigger: StringEnum(['http', 'scheduler'] as const, { description: 'What started it.' }),
         started_at: DateTime('When it started.'),
         finished_at: when('When it ended; null while running.'),

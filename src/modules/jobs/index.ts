@@ -18,11 +18,11 @@ import type { StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
 import type { SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
 import { createRegistry } from './registry.ts';
 import { createRunsRepository } from './runs.repository.ts';
-import { createScheduler, type TimerFactory } from './scheduler.ts';
+import { createScheduler, triggerWindowSeconds, type TimerFactory } from './scheduler.ts';
 import { createSecretGuard } from './secret-guard.ts';
 
 export type { JobRun } from './jobs.domain.ts';
-export type { RunOutcome } from './job-runner.ts';
+export type { RunOutcome, Started } from './job-runner.ts';
 
 /** The services the jobs use, narrowed to what they call. */
 export interface JobsModuleDeps {
@@ -54,8 +54,12 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     syncAccountsShare: config.jobs.syncAccountsBudgetShare,
     logger,
   });
-  // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force.
-  const jobs = registered.map((job) => ({ ...job, cron: config.jobs.crons[job.name] ?? job.cron }));
+  // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force. The trigger
+  // window is a share of the cron's period, never more than the period (docs/decisions/125).
+  const jobs = registered.map((job) => {
+    const cron = config.jobs.crons[job.name] ?? job.cron;
+    return { ...job, cron, windowSeconds: triggerWindowSeconds(cron, config.jobs.triggerWindowSeconds) };
+  });
   const repo = createRunsRepository(database.db);
   const runner = createJobRunner({ jobs, repo, lock: createJobLock(database), clock, logger, events: deps.events });
   const scheduler = createScheduler({ jobs, run: (name) => runner.run(name, 'scheduler'), timers: options.timers, logger });
@@ -69,16 +73,25 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
   return {
     name: 'jobs',
     routes: jobsRoutes({ runner, service, guard: createSecretGuard(config.jobs.secret) }),
-    /** Runs a job by name as the triggers do (never throws; a failure is an outcome). */
+    /** Runs a job by name and waits for its end (never throws; a failure is an outcome). */
     run: runner.run,
+    /** Starts a run as the HTTP triggers do: answers once it is recorded. */
+    startRun: runner.start,
     /** For the dashboard: the newest finished run of each job that has run at least once. */
     lastRuns: service.lastRuns,
     /** Starts the in-process scheduler when SCHEDULER=internal; call when the server starts listening. */
     start(): void {
       if (config.jobs.scheduler === 'internal') scheduler.start();
     },
-    /** Stops the scheduler and waits for its runs in progress; call before the database closes. */
-    stop: () => scheduler.stop(),
+    /**
+     * Stops the scheduler and waits for the runs in progress, whoever triggered them, within the
+     * shutdown bound (less the drain second and a margin to close); those still running then are
+     * recorded as interrupted. Call before the database closes.
+     */
+    async stop(): Promise<void> {
+      const bound = Math.max(0, config.resilience.shutdownTimeoutMs - 2_000);
+      await Promise.all([scheduler.stop(bound), runner.drain(bound)]);
+    },
   };
 }
 

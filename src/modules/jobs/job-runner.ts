@@ -1,13 +1,17 @@
-// The one way a job runs, whoever triggers it: take the job's lock, record the run, call the job's
-// function with the current time, record the outcome. Never throws: a failure is an outcome.
+// The one way a job runs, whoever triggers it: claim the job's trigger window, take the job's lock,
+// record the run, call the job's function with the current time, record the outcome. A trigger is
+// answered as soon as its run is recorded; the run goes on in the background, tracked so that a
+// shutdown waits for it or records it interrupted (docs/decisions/126). Never throws: a failure is an
+// outcome.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import { safeJobError } from './job-errors.domain.ts';
 import type { JobLock } from './job-lock.ts';
-import type { JobName, RunTrigger } from './jobs.domain.ts';
-import type { RunsRepository, RunsSeen } from './runs.repository.ts';
+import { statusOfUnits, type JobName, type RunTrigger, type RunUnits } from './jobs.domain.ts';
+import type { Claim, RunRow, RunsRepository } from './runs.repository.ts';
 
 export type JobResult = Record<string, unknown>;
 
@@ -23,6 +27,16 @@ export interface RegisteredJob {
   /** Schema of what it answers. */
   result: TSchema;
   run(now: Date): Promise<JobResult>;
+  /** A job that works unit by unit: what it did with them, read from its result (docs/decisions/126). */
+  units?(result: JobResult): RunUnits;
+  /** What its units are, for the error of a run whose every unit failed, e.g. `credentials`. */
+  unitName?: string;
+}
+
+/** A job with the trigger window in force (docs/decisions/125). */
+export interface ConfiguredJob extends RegisteredJob {
+  /** A trigger this many seconds after a run claimed the job's window is covered by it; 0: none is. */
+  windowSeconds: number;
 }
 
 interface Common {
@@ -31,37 +45,68 @@ interface Common {
   /** Null only when the run could not even be recorded (the database is down). */
   runId: string | null;
   startedAt: Date;
-  finishedAt: Date;
+  /** Null while running. */
+  finishedAt: Date | null;
 }
 
 export type RunOutcome =
-  | (Common & { status: 'succeeded'; result: JobResult })
-  | (Common & { status: 'skipped'; reason: string })
-  | (Common & { status: 'failed'; error: string });
+  | (Common & { status: 'running' })
+  | (Common & { status: 'succeeded' | 'partial'; result: JobResult; units: RunUnits | null })
+  | (Common & { status: 'failed'; error: string; result?: JobResult; units: RunUnits | null })
+  | (Common & { status: 'skipped'; reason: string; coveredBy: string | null });
+
+/** What a trigger is answered: the run it started, the one that covered it, or the one its key names. */
+export interface Started {
+  outcome: RunOutcome;
+  /** The Idempotency-Key had been used: `outcome` is that run as recorded, nothing new was recorded. */
+  replayed: boolean;
+  /** The run's end (for the scheduler, which waits for it); the replayed run as it was, for a replay. */
+  done: Promise<RunOutcome>;
+}
 
 export const OVERLAP_REASON = 'another run of this job is in progress';
-/** Another instance's run started, or was in progress, when this trigger arrived and has now ended. */
-export const COVERED_REASON = 'another run of this job started or finished since this trigger';
+export const INTERRUPTED_ERROR = 'interrupted: the service shut down before the run ended';
 
-/** A run that started this soon after a trigger arrived (by the clocks) did that trigger's work. */
-const CLOCK_WINDOW_MS = 10_000;
+export function coveredReason(claim: Claim, windowSeconds: number): string {
+  return `covered by run ${claim.runId}, which started within this job's ${windowSeconds} s trigger window`;
+}
 
-/** How far back a trigger looks at the runs it may be covered by; far longer than any run. */
-const SEEN_WINDOW_MS = 60 * 60 * 1000;
+/** A recorded run as the runner answers it. */
+export function outcomeOf(row: RunRow): RunOutcome {
+  const common: Common = { job: row.job, trigger: row.trigger, runId: row.id, startedAt: row.startedAt, finishedAt: row.finishedAt };
+  const units = row.unitsTotal === null ? null : { total: row.unitsTotal, succeeded: row.unitsSucceeded ?? 0, failed: row.unitsFailed ?? 0 };
+  const result = row.result ?? undefined;
+  switch (row.status) {
+    case 'running':
+      return { ...common, status: 'running' };
+    case 'skipped':
+      return { ...common, status: 'skipped', reason: String(result?.reason ?? ''), coveredBy: typeof result?.covered_by === 'string' ? result.covered_by : null };
+    case 'failed':
+      return { ...common, status: 'failed', error: row.error ?? '', ...(result ? { result } : {}), units };
+    default:
+      return { ...common, status: row.status, result: result ?? {}, units };
+  }
+}
 
-/**
- * Whether another trigger did this one's work: a run started after this trigger arrived (by the
- * clocks, strictly later), or since the trigger saw the runs, or one it saw in progress has ended.
- */
-function coveredSince(triggeredAt: Date, seen: RunsSeen, now: RunsSeen): boolean {
-  const after = now.newestStartedAt ? now.newestStartedAt.getTime() - triggeredAt.getTime() : 0;
-  if (after > 0 && after <= CLOCK_WINDOW_MS) return true;
-  if (now.count > seen.count) return true;
-  return seen.running.some((id) => !now.running.includes(id));
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let settled = false;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return {
+    promise,
+    get settled() {
+      return settled;
+    },
+    resolve(value: T) {
+      if (settled) return;
+      settled = true;
+      resolve(value);
+    },
+  };
 }
 
 export function createJobRunner(deps: {
-  jobs: readonly RegisteredJob[];
+  jobs: readonly ConfiguredJob[];
   repo: RunsRepository;
   lock: JobLock;
   clock: Clock;
@@ -69,59 +114,180 @@ export function createJobRunner(deps: {
   events: Pick<EventPublisher, 'admins'>;
 }) {
   const { repo, lock, clock, logger } = deps;
-  const byName = new Map<string, RegisteredJob>(deps.jobs.map((job) => [job.name, job]));
+  const byName = new Map<string, ConfiguredJob>(deps.jobs.map((job) => [job.name, job]));
+  /** Every trigger not yet over, and the runs among them that are recorded `running`. */
+  const inFlight = new Set<Promise<unknown>>();
+  const running = new Map<string, Promise<unknown>>();
 
-  async function attempt(job: RegisteredJob, trigger: RunTrigger, triggeredAt: Date): Promise<RunOutcome> {
-    // What had run when this trigger arrived: a run that starts (or ends) between now and our lock
-    // did this trigger's work, e.g. the same cron firing on two instances at the same instant.
-    const since = new Date(triggeredAt.getTime() - SEEN_WINDOW_MS);
-    const seen = await repo.seenSince(job.name, since);
-    let runId: string | null = null;
-    const locked = await lock.tryWithLock(job.name, async (): Promise<RunOutcome | undefined> => {
-      if (coveredSince(triggeredAt, seen, await repo.seenSince(job.name, since))) return undefined;
+  /** Calls the job and records how it ended; throws only when the outcome cannot be recorded. */
+  async function execute(job: ConfiguredJob, trigger: RunTrigger, runId: string, startedAt: Date): Promise<RunOutcome> {
+    const common = { job: job.name, trigger, runId, startedAt };
+    let result: JobResult;
+    try {
+      result = await job.run(startedAt);
+    } catch (error) {
+      const message = safeJobError(error);
+      logger.error({ err: error, job: job.name, runId }, 'scheduled job failed');
+      const finishedAt = clock.now();
+      await repo.finish(runId, { status: 'failed', error: message }, finishedAt);
+      return { ...common, finishedAt, status: 'failed', error: message, units: null };
+    }
+    const units = job.units?.(result) ?? null;
+    const status = statusOfUnits(units);
+    const finishedAt = clock.now();
+    if (status === 'failed') {
+      // Every unit it tried failed (e.g. each of 52 credentials): not a success.
+      const error = `every ${job.unitName ?? 'unit'} it tried failed (${units!.failed} of ${units!.total})`;
+      logger.error({ job: job.name, runId, units }, 'scheduled job failed');
+      await repo.finish(runId, { status, result, error, units }, finishedAt);
+      return { ...common, finishedAt, status, error, result, units };
+    }
+    if (status === 'partial') logger.warn({ job: job.name, runId, units }, 'scheduled job partly failed');
+    await repo.finish(runId, { status, result, units }, finishedAt);
+    return { ...common, finishedAt, status, result, units };
+  }
+
+  async function skip(job: ConfiguredJob, trigger: RunTrigger, at: Date, reason: string, coveredBy: string | null, key: string | null): Promise<Started> {
+    const { row, replayed } = await repo.recordSkipped(job.name, trigger, at, reason, coveredBy, key);
+    const outcome = outcomeOf(row);
+    if (!replayed) logger.info({ job: job.name, trigger, reason }, 'scheduled job skipped');
+    return { outcome, replayed, done: Promise.resolve(outcome) };
+  }
+
+  function failedToStart(job: string, trigger: RunTrigger, at: Date, error: unknown): RunOutcome {
+    // The claim, the lock or the run record failed (the database is down): nothing ran.
+    logger.error({ err: error, job }, 'scheduled job could not be run or recorded');
+    return { job, trigger, runId: null, startedAt: at, finishedAt: clock.now(), status: 'failed', error: safeJobError(error), units: null };
+  }
+
+  function track<T>(promise: Promise<T>): Promise<T> {
+    inFlight.add(promise);
+    void promise.finally(() => inFlight.delete(promise));
+    return promise;
+  }
+
+  async function start(name: string, trigger: RunTrigger, options: { idempotencyKey?: string } = {}): Promise<Started> {
+    const job = byName.get(name);
+    if (!job) throw new Error(`unknown job ${name}`);
+    const key = options.idempotencyKey ?? null;
+    const triggeredAt = clock.now();
+    const answer = deferred<Started>();
+
+    const done = track(
+      (async (): Promise<RunOutcome> => {
+        let outcome: RunOutcome;
+        try {
+          outcome = await attempt(job, trigger, key, triggeredAt, answer);
+        } catch (error) {
+          outcome = failedToStart(name, trigger, triggeredAt, error);
+          if (answer.settled) logger.error({ err: error, job: name }, 'the end of a scheduled job run could not be recorded');
+          answer.resolve({ outcome, replayed: false, done: Promise.resolve(outcome) });
+        }
+        return outcome;
+      })(),
+    );
+    const started = await answer.promise;
+    return started.replayed || started.outcome.status !== 'running' ? started : { ...started, done };
+  }
+
+  /** Resolves `answer` as soon as the trigger's answer is known; returns how the run ended. */
+  async function attempt(job: ConfiguredJob, trigger: RunTrigger, key: string | null, triggeredAt: Date, answer: ReturnType<typeof deferred<Started>>): Promise<RunOutcome> {
+    const answered = async (started: Started): Promise<RunOutcome> => {
+      answer.resolve(started);
+      if (!started.replayed) await publish(started.outcome);
+      return started.outcome;
+    };
+    if (key !== null) {
+      const used = await repo.byKey(job.name, key);
+      if (used) return answered({ outcome: outcomeOf(used), replayed: true, done: Promise.resolve(outcomeOf(used)) });
+    }
+    // A run claimed the window lately (by the database's clock): it did this trigger's work.
+    const open = await repo.openClaim(job.name, job.windowSeconds);
+    if (open) return answered(await skip(job, trigger, triggeredAt, coveredReason(open, job.windowSeconds), open.runId, key));
+
+    let runPromise: Promise<RunOutcome> | undefined;
+    const locked = await lock.tryWithLock(job.name, async () => {
       // Stamped only now that the run holds the lock, so run records never show overlaps.
       const startedAt = clock.now();
-      runId = await repo.start(job.name, trigger, startedAt);
+      const claim = await repo.claimAndStart(job.name, trigger, startedAt, job.windowSeconds, key);
+      if (!claim.started) return claim;
+      const runId = claim.runId;
+      answer.resolve({ outcome: { job: job.name, trigger, runId, startedAt, finishedAt: null, status: 'running' }, replayed: false, done: Promise.resolve({} as RunOutcome) });
+      runPromise = execute(job, trigger, runId, startedAt);
+      running.set(runId, runPromise);
       try {
-        const result = await job.run(startedAt);
-        const finishedAt = clock.now();
-        await repo.finish(runId, { status: 'succeeded', result }, finishedAt);
-        return { job: job.name, trigger, runId, startedAt, finishedAt, status: 'succeeded', result };
-      } catch (error) {
-        const message = safeJobError(error);
-        logger.error({ err: error, job: job.name, runId }, 'scheduled job failed');
-        const finishedAt = clock.now();
-        await repo.finish(runId, { status: 'failed', error: message }, finishedAt);
-        return { job: job.name, trigger, runId, startedAt, finishedAt, status: 'failed', error: message };
+        return { finished: await runPromise };
+      } finally {
+        running.delete(runId);
       }
     });
-    if (locked.acquired && locked.value) return locked.value;
-    const reason = locked.acquired ? COVERED_REASON : OVERLAP_REASON;
-    const skippedId = await repo.recordSkipped(job.name, trigger, triggeredAt, reason);
-    logger.info({ job: job.name, trigger, reason }, 'scheduled job skipped');
-    return { job: job.name, trigger, runId: skippedId, startedAt: triggeredAt, finishedAt: triggeredAt, status: 'skipped', reason };
+    if (!locked.acquired) {
+      const holder = await runInProgress(job).catch(() => undefined);
+      return answered(await skip(job, trigger, triggeredAt, OVERLAP_REASON, holder?.runId ?? null, key));
+    }
+    const value = locked.value;
+    if ('finished' in value) {
+      await publish(value.finished);
+      return value.finished;
+    }
+    if ('replay' in value) return answered({ outcome: outcomeOf(value.replay), replayed: true, done: Promise.resolve(outcomeOf(value.replay)) });
+    return answered(await skip(job, trigger, triggeredAt, coveredReason(value.covered, job.windowSeconds), value.covered.runId, key));
+  }
+
+  /**
+   * The run holding the job's lock, to name it in the skip: the lock may have been taken a moment ago
+   * and its claim not yet written, so a claim within the window is waited for (at most half a second);
+   * else the last claim (a run that started before the window).
+   */
+  async function runInProgress(job: ConfiguredJob): Promise<Claim | undefined> {
+    for (let attempt = 0; job.windowSeconds > 0 && attempt < 25; attempt++) {
+      const open = await repo.openClaim(job.name, job.windowSeconds);
+      if (open) return open;
+      await sleep(20);
+    }
+    return repo.claimOf(job.name);
+  }
+
+  async function publish(outcome: RunOutcome): Promise<void> {
+    const { job, runId, trigger, status, startedAt, finishedAt } = outcome;
+    await deps.events.admins('job.finished', {
+      job,
+      run_id: runId,
+      trigger,
+      status,
+      started_at: startedAt.toISOString(),
+      finished_at: (finishedAt ?? clock.now()).toISOString(),
+    });
   }
 
   return {
     jobs: deps.jobs,
     find: (name: string) => byName.get(name),
 
+    /** Starts a run; answers once it is recorded (or skipped, or replayed), while it goes on. */
+    start,
+
+    /** Runs a job by name and waits for its end, as the in-process scheduler does. */
     async run(name: string, trigger: RunTrigger): Promise<RunOutcome> {
-      const job = byName.get(name);
-      if (!job) throw new Error(`unknown job ${name}`);
-      const triggeredAt = clock.now();
-      let outcome: RunOutcome;
-      try {
-        outcome = await attempt(job, trigger, triggeredAt);
-      } catch (error) {
-        // The lock or the run record itself failed (the database is down): nothing ran, or its
-        // outcome could not be written. Either way the caller must see a failure.
-        logger.error({ err: error, job: name }, 'scheduled job could not be run or recorded');
-        outcome = { job: name, trigger, runId: null, startedAt: triggeredAt, finishedAt: clock.now(), status: 'failed', error: safeJobError(error) };
+      return (await start(name, trigger)).done;
+    },
+
+    /**
+     * Waits up to `boundMs` for the runs in progress; those still running then are recorded `failed`
+     * (interrupted), so no run of a stopped process stays `running` for ever.
+     */
+    async drain(boundMs: number): Promise<void> {
+      if (inFlight.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), boundMs)));
+      const all = Promise.allSettled([...inFlight]).then(() => 'done' as const);
+      const ended = await Promise.race([all, timeout]);
+      clearTimeout(timer);
+      if (ended === 'done') return;
+      for (const runId of running.keys()) {
+        logger.warn({ runId }, 'scheduled job run interrupted by shutdown');
+        await repo.finish(runId, { status: 'failed', error: INTERRUPTED_ERROR }, clock.now()).catch((error: unknown) => logger.error({ err: error, runId }, 'an interrupted run could not be recorded'));
       }
-      const { runId, status, startedAt, finishedAt } = outcome;
-      await deps.events.admins('job.finished', { job: name, run_id: runId, trigger, status, started_at: startedAt.toISOString(), finished_at: finishedAt.toISOString() });
-      return outcome;
     },
   };
 }

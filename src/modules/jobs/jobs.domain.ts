@@ -14,8 +14,11 @@ export type JobName = (typeof JOB_NAMES)[number];
 export const RUN_TRIGGERS = ['http', 'scheduler'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
-/** `running` until it ends; `skipped` when another run held the job's lock. */
-export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'skipped'] as const;
+/**
+ * `running` until it ends; then `succeeded`, `partial` (some of its units failed), or `failed` (it threw,
+ * or every unit it tried failed); `skipped` when another run covered the trigger (docs/decisions/126).
+ */
+export const RUN_STATUSES = ['running', 'succeeded', 'partial', 'failed', 'skipped'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** The latest finished run of a job, as the dashboard shows it. */
@@ -27,3 +30,22 @@ export interface JobRun {
   finishedAt: Date | null;
   error: string | null;
 }
+
+/** What a job that works unit by unit (a credential, an intel event) did with them. */
+export interface RunUnits {
+  total: number;
+  succeeded: number;
+  failed: number;
+}
+
+/**
+ * The status of a run that returned (docs/decisions/126): failed when units failed and none
+ * succeeded, partial when some failed, else succeeded. Units neither (deferred) count for nothing.
+ */
+export function statusOfUnits(units: RunUnits | null): 'succeeded' | 'partial' | 'failed' {
+  if (!units || units.failed === 0) return 'succeeded';
+  return units.succeeded === 0 ? 'failed' : 'partial';
+}
+
+/** The longest Idempotency-Key a trigger may carry. */
+export const IDEMPOTENCY_KEY_MAX = 200;

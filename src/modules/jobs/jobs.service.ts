@@ -1,8 +1,8 @@
-// Reads over the run history: the public health answer and `lastRuns()` for the dashboard.
-import { unavailable } from '../../platform/http/errors.ts';
+// Reads over the run history: the public health answer, one run by id, and `lastRuns()` for the dashboard.
+import { notFound, unavailable } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { JobRun } from './jobs.domain.ts';
-import type { RegisteredJob } from './job-runner.ts';
+import { outcomeOf, type RegisteredJob, type RunOutcome } from './job-runner.ts';
 import type { RunsRepository } from './runs.repository.ts';
 import type { Scheduler } from './scheduler.ts';
 
@@ -18,7 +18,7 @@ export function createJobsService(deps: {
   return {
     /** The newest finished (or skipped) run of each job that has run at least once, in registry order. */
     async lastRuns(): Promise<JobRun[]> {
-      const rows = await repo.newestPerJob(names, true);
+      const rows = await repo.newestPerJob(names, { finishedOnly: true });
       const byJob = new Map(rows.map((row) => [row.job, row]));
       return names.flatMap((name) => {
         const row = byJob.get(name);
@@ -36,10 +36,18 @@ export function createJobsService(deps: {
       });
     },
 
+    /** One run by id; 404 for an unknown one. */
+    async run(id: string): Promise<RunOutcome> {
+      const row = await repo.find(id);
+      if (!row) throw notFound('Run not found');
+      return outcomeOf(row);
+    },
+
     async health() {
       let rows;
       try {
-        rows = await repo.newestPerJob(names, false);
+        // Skipped triggers did no work: the run that covered them tells the outcome.
+        rows = await repo.newestPerJob(names, { ranOnly: true });
       } catch (error) {
         throw unavailable('The run history cannot be read: the database is unavailable', { cause: error });
       }
@@ -57,7 +65,14 @@ export function createJobsService(deps: {
             cron: job.cron,
             next_run: iso(scheduler.nextRun(job.name)),
             last_run: row
-              ? { run_id: row.id, status: row.status, trigger: row.trigger, started_at: iso(row.startedAt)!, finished_at: iso(row.finishedAt) }
+              ? {
+                  run_id: row.id,
+                  status: row.status,
+                  trigger: row.trigger,
+                  started_at: iso(row.startedAt)!,
+                  finished_at: iso(row.finishedAt),
+                  units: row.unitsTotal === null ? null : { total: row.unitsTotal, succeeded: row.unitsSucceeded ?? 0, failed: row.unitsFailed ?? 0 },
+                }
               : null,
           };
         }),

@@ -1,6 +1,6 @@
 // Every run of a scheduled job, whoever triggered it: the record the health route, the dashboard and
 // an operator read to see what the maintenance jobs did.
-import { check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { RUN_STATUSES, RUN_TRIGGERS, type JobName, type RunStatus, type RunTrigger } from './jobs.domain.ts';
 
@@ -21,10 +21,28 @@ export const scheduledJobRuns = pgTable(
     result: jsonb('result').$type<Record<string, unknown>>(),
     /** A safe, one-line message for a failed run; the cause is in the service log. */
     error: text('error'),
+    /** Units of a job that works unit by unit (credentials, intel events); null otherwise and while running. */
+    unitsTotal: integer('units_total'),
+    unitsSucceeded: integer('units_succeeded'),
+    unitsFailed: integer('units_failed'),
+    /** The trigger's Idempotency-Key: the same key of the same job answers this run again. */
+    idempotencyKey: text('idempotency_key'),
   },
   (t) => [
     index('scheduled_job_runs_job_started_idx').on(t.job, t.startedAt.desc()),
+    uniqueIndex('scheduled_job_runs_job_idempotency_key_idx').on(t.job, t.idempotencyKey),
     check('scheduled_job_runs_trigger_check', oneOf(t.trigger, RUN_TRIGGERS)),
     check('scheduled_job_runs_status_check', oneOf(t.status, RUN_STATUSES)),
   ],
 );
+
+/**
+ * One row per job: the run that claimed the job's current trigger window, and when by the database's
+ * clock. A trigger within the window is covered by that run (docs/decisions/125).
+ */
+export const scheduledJobClaims = pgTable('scheduled_job_claims', {
+  job: text('job').$type<JobName>().primaryKey(),
+  runId: uuid('run_id').notNull(),
+  /** The database's clock_timestamp() when the run claimed the window; never an instance's clock. */
+  claimedAt: at('claimed_at').notNull(),
+});

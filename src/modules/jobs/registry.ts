@@ -5,8 +5,8 @@ import { cleanupDeviceSessions, cleanupDeviceSessionsJob, CleanupDeviceSessionsR
 import { cleanupExpiredTokens, cleanupExpiredTokensJob, CleanupExpiredTokensResult, type CleanupExpiredTokensDeps } from './jobs/cleanup-expired-tokens.job.ts';
 import { cleanupGracePeriods, cleanupGracePeriodsJob, CleanupGracePeriodsResult, type CleanupGracePeriodsDeps } from './jobs/cleanup-grace-periods.job.ts';
 import { rotateApiKeys, rotateApiKeysJob, RotateApiKeysResult, type RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
-import { strategyAutopilot, strategyAutopilotJob, StrategyAutopilotResult, type StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
-import { syncAccounts, syncAccountsJob, SyncAccountsResult, type SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
+import { strategyAutopilot, strategyAutopilotJob, strategyAutopilotUnits, StrategyAutopilotResult, type StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
+import { syncAccounts, syncAccountsJob, syncAccountsUnits, SyncAccountsResult, type SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
 
 export type RegistryDeps = RotateApiKeysDeps & CleanupGracePeriodsDeps & CleanupDeviceSessionsDeps & CleanupExpiredTokensDeps & StrategyAutopilotDeps & SyncAccountsDeps;
 
@@ -20,7 +20,7 @@ export function createRegistry(deps: RegistryDeps): RegisteredJob[] {
     { ...cleanupGracePeriodsJob, result: CleanupGracePeriodsResult, run: bind(cleanupGracePeriods, deps) },
     { ...cleanupDeviceSessionsJob, result: CleanupDeviceSessionsResult, run: bind(cleanupDeviceSessions, deps) },
     { ...cleanupExpiredTokensJob, result: CleanupExpiredTokensResult, run: bind(cleanupExpiredTokens, deps) },
-    { ...strategyAutopilotJob, result: StrategyAutopilotResult, run: bind(strategyAutopilot, deps) },
-    { ...syncAccountsJob, result: SyncAccountsResult, run: bind(syncAccounts, deps) },
+    { ...strategyAutopilotJob, result: StrategyAutopilotResult, run: bind(strategyAutopilot, deps), units: (r) => strategyAutopilotUnits(r as StrategyAutopilotResult) },
+    { ...syncAccountsJob, result: SyncAccountsResult, run: bind(syncAccounts, deps), units: (r) => syncAccountsUnits(r as SyncAccountsResult) },
   ];
 }

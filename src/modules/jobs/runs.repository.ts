@@ -1,58 +1,161 @@
-// The only SQL over scheduled_job_runs.
-import { and, desc, eq, gte, inArray, ne, sql } from 'drizzle-orm';
+// The only SQL over scheduled_job_runs and scheduled_job_claims.
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/database.ts';
-import type { JobName, RunTrigger } from './jobs.domain.ts';
-import { scheduledJobRuns } from './jobs.tables.ts';
+import type { JobName, RunTrigger, RunUnits } from './jobs.domain.ts';
+import { scheduledJobClaims, scheduledJobRuns } from './jobs.tables.ts';
 
 export type RunRow = typeof scheduledJobRuns.$inferSelect;
 
+/** PostgreSQL's unique_violation, whichever driver (and drizzle's wrapper) raised it. */
+function isUniqueViolation(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === '23505') return true;
+  }
+  return false;
+}
+
+/** The run that claimed a job's window, when the window is still open by the database's clock. */
+export interface Claim {
+  runId: string;
+  claimedAt: Date;
+}
+
+export type StartResult = { started: true; runId: string } | { started: false; covered: Claim } | { started: false; replay: RunRow };
+
 export function createRunsRepository(db: Db) {
+  const byKey = async (job: JobName, key: string): Promise<RunRow | undefined> => {
+    const [row] = await db
+      .select()
+      .from(scheduledJobRuns)
+      .where(and(eq(scheduledJobRuns.job, job), eq(scheduledJobRuns.idempotencyKey, key)))
+      .limit(1);
+    return row;
+  };
+
   return {
-    async start(job: JobName, trigger: RunTrigger, at: Date): Promise<string> {
-      const [row] = await db.insert(scheduledJobRuns).values({ job, trigger, startedAt: at, status: 'running' }).returning({ id: scheduledJobRuns.id });
-      return row!.id;
+    /** The run an Idempotency-Key of this job was answered with, if any. */
+    byKey,
+
+    /**
+     * The claim of the job's window when it is still open: claimed less than `windowSeconds` ago by the
+     * database's clock (clock_timestamp(), so instances' clocks never matter).
+     */
+    async openClaim(job: JobName, windowSeconds: number): Promise<Claim | undefined> {
+      if (windowSeconds <= 0) return undefined;
+      const [row] = await db
+        .select({ runId: scheduledJobClaims.runId, claimedAt: scheduledJobClaims.claimedAt })
+        .from(scheduledJobClaims)
+        .where(and(eq(scheduledJobClaims.job, job), sql`${scheduledJobClaims.claimedAt} > clock_timestamp() - make_interval(secs => ${windowSeconds})`));
+      return row;
     },
 
-    async finish(id: string, outcome: { status: 'succeeded' | 'failed'; result?: Record<string, unknown>; error?: string }, at: Date): Promise<void> {
+    /**
+     * Claims the job's window and records the run as `running`, in one transaction: the claim succeeds
+     * only when the previous one is `windowSeconds` old or more by the database's clock (an atomic
+     * conditional upsert, so of two triggers anywhere exactly one claims). Otherwise the run that
+     * holds the window is answered. A run whose Idempotency-Key was already used is not recorded: the
+     * run of that key is answered instead.
+     */
+    async claimAndStart(job: JobName, trigger: RunTrigger, at: Date, windowSeconds: number, key: string | null): Promise<StartResult> {
+      const runId = randomUUID();
+      try {
+        return await db.transaction(async (tx): Promise<StartResult> => {
+          const claimed = await tx
+            .insert(scheduledJobClaims)
+            .values({ job, runId, claimedAt: sql`clock_timestamp()` })
+            .onConflictDoUpdate({
+              target: scheduledJobClaims.job,
+              set: { runId, claimedAt: sql`clock_timestamp()` },
+              where: sql`${scheduledJobClaims.claimedAt} <= clock_timestamp() - make_interval(secs => ${windowSeconds})`,
+            })
+            .returning({ runId: scheduledJobClaims.runId });
+          if (claimed.length === 0) {
+            const [holder] = await tx
+              .select({ runId: scheduledJobClaims.runId, claimedAt: scheduledJobClaims.claimedAt })
+              .from(scheduledJobClaims)
+              .where(eq(scheduledJobClaims.job, job));
+            return { started: false, covered: holder! };
+          }
+          await tx.insert(scheduledJobRuns).values({ id: runId, job, trigger, startedAt: at, status: 'running', idempotencyKey: key });
+          return { started: true, runId };
+        });
+      } catch (error) {
+        const replay = key !== null && isUniqueViolation(error) ? await byKey(job, key) : undefined;
+        if (replay) return { started: false, replay };
+        throw error;
+      }
+    },
+
+    async finish(
+      id: string,
+      outcome: { status: 'succeeded' | 'partial' | 'failed'; result?: Record<string, unknown>; error?: string; units?: RunUnits | null },
+      at: Date,
+    ): Promise<void> {
+      const units = outcome.units ?? null;
       await db
         .update(scheduledJobRuns)
-        .set({ status: outcome.status, result: outcome.result ?? null, error: outcome.error ?? null, finishedAt: at })
-        .where(eq(scheduledJobRuns.id, id));
+        .set({
+          status: outcome.status,
+          result: outcome.result ?? null,
+          error: outcome.error ?? null,
+          unitsTotal: units?.total ?? null,
+          unitsSucceeded: units?.succeeded ?? null,
+          unitsFailed: units?.failed ?? null,
+          finishedAt: at,
+        })
+        // A run a shutdown recorded as interrupted stays so.
+        .where(and(eq(scheduledJobRuns.id, id), eq(scheduledJobRuns.status, 'running')));
     },
 
-    async recordSkipped(job: JobName, trigger: RunTrigger, at: Date, reason: string): Promise<string> {
+    /**
+     * Records a skipped trigger; `result` holds the reason and the run that covered it. With an
+     * Idempotency-Key already used, nothing is recorded and the run of that key is answered.
+     */
+    async recordSkipped(
+      job: JobName,
+      trigger: RunTrigger,
+      at: Date,
+      reason: string,
+      coveredBy: string | null,
+      key: string | null,
+    ): Promise<{ row: RunRow; replayed: boolean }> {
+      try {
+        const [row] = await db
+          .insert(scheduledJobRuns)
+          .values({ job, trigger, startedAt: at, finishedAt: at, status: 'skipped', result: { reason, covered_by: coveredBy }, idempotencyKey: key })
+          .returning();
+        return { row: row!, replayed: false };
+      } catch (error) {
+        const replay = key !== null && isUniqueViolation(error) ? await byKey(job, key) : undefined;
+        if (replay) return { row: replay, replayed: true };
+        throw error;
+      }
+    },
+
+    /** The run that claimed the job's window last, however long ago. */
+    async claimOf(job: JobName): Promise<Claim | undefined> {
       const [row] = await db
-        .insert(scheduledJobRuns)
-        .values({ job, trigger, startedAt: at, finishedAt: at, status: 'skipped', result: { reason } })
-        .returning({ id: scheduledJobRuns.id });
-      return row!.id;
+        .select({ runId: scheduledJobClaims.runId, claimedAt: scheduledJobClaims.claimedAt })
+        .from(scheduledJobClaims)
+        .where(eq(scheduledJobClaims.job, job));
+      return row;
     },
 
-    /** The newest run of each of `jobs` (one index scan per job), optionally ignoring runs in progress. */
-    async newestPerJob(jobs: readonly JobName[], finishedOnly: boolean): Promise<RunRow[]> {
+    /** The newest run of each of `jobs` (one index scan per job), optionally ignoring runs in progress or skipped triggers. */
+    async newestPerJob(jobs: readonly JobName[], options: { finishedOnly?: boolean; ranOnly?: boolean }): Promise<RunRow[]> {
       if (jobs.length === 0) return [];
       return db
         .selectDistinctOn([scheduledJobRuns.job])
         .from(scheduledJobRuns)
-        .where(and(inArray(scheduledJobRuns.job, [...jobs]), finishedOnly ? ne(scheduledJobRuns.status, 'running') : undefined))
+        .where(
+          and(
+            inArray(scheduledJobRuns.job, [...jobs]),
+            options.finishedOnly ? ne(scheduledJobRuns.status, 'running') : undefined,
+            options.ranOnly ? ne(scheduledJobRuns.status, 'skipped') : undefined,
+          ),
+        )
         .orderBy(scheduledJobRuns.job, desc(scheduledJobRuns.startedAt), desc(scheduledJobRuns.id));
-    },
-
-    /**
-     * What a trigger saw of the job's runs since `since` (skipped ones aside): how many there were
-     * and which were in progress. Compared again under the job's lock, it tells whether another
-     * run started, or finished, after this trigger arrived (docs/decisions/101).
-     */
-    async seenSince(job: JobName, since: Date): Promise<RunsSeen> {
-      const [row] = await db
-        .select({
-          count: sql<number>`count(*)::int`,
-          running: sql<string[]>`coalesce(array_agg(${scheduledJobRuns.id}::text) filter (where ${scheduledJobRuns.status} = 'running'), '{}'::text[])`,
-          newest: sql<string | Date | null>`max(${scheduledJobRuns.startedAt})`,
-        })
-        .from(scheduledJobRuns)
-        .where(and(eq(scheduledJobRuns.job, job), gte(scheduledJobRuns.startedAt, since), ne(scheduledJobRuns.status, 'skipped')));
-      return { count: Number(row?.count ?? 0), running: row?.running ?? [], newestStartedAt: row?.newest ? new Date(row.newest) : null };
     },
 
     async find(id: string): Promise<RunRow | undefined> {
@@ -60,13 +163,6 @@ export function createRunsRepository(db: Db) {
       return row;
     },
   };
-}
-
-export interface RunsSeen {
-  count: number;
-  running: string[];
-  /** When the newest of them started. */
-  newestStartedAt: Date | null;
 }
 
 export type RunsRepository = ReturnType<typeof createRunsRepository>;

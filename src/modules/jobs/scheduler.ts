@@ -51,13 +51,39 @@ export function createScheduler(deps: {
       deps.logger.info({ jobs: deps.jobs.map((j) => `${j.name} ${j.cron}`) }, 'in-process job scheduler started');
     },
 
-    /** Stops the timers and waits for runs in progress, so the database is still open while they finish. */
-    async stop(): Promise<void> {
+    /**
+     * Stops the timers and waits for runs in progress (at most `boundMs`), so the database is still
+     * open while they finish; the runner records those still running then as interrupted.
+     */
+    async stop(boundMs = Infinity): Promise<void> {
       for (const timer of timers.values()) timer.stop();
       timers.clear();
-      await Promise.allSettled([...inFlight]);
+      let timer: NodeJS.Timeout | undefined;
+      const bound = Number.isFinite(boundMs) ? new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs))) : new Promise<void>(() => {});
+      await Promise.race([Promise.allSettled([...inFlight]), bound]);
+      clearTimeout(timer);
     },
   };
 }
 
 export type Scheduler = ReturnType<typeof createScheduler>;
+
+/** The default trigger window (docs/decisions/125), unless the cron's period is shorter than twice it. */
+export const DEFAULT_TRIGGER_WINDOW_SECONDS = 30;
+
+/** The shortest gap between two firings of `cron` (UTC) over its next runs, in seconds. */
+export function cronPeriodSeconds(cron: string): number {
+  const runs = new Cron(cron, { timezone: 'UTC', paused: true }).nextRuns(25);
+  let shortest = Infinity;
+  for (let i = 1; i < runs.length; i++) shortest = Math.min(shortest, (runs[i]!.getTime() - runs[i - 1]!.getTime()) / 1000);
+  return shortest;
+}
+
+/**
+ * How long after a run claimed the job's window another trigger is covered by it: JOB_TRIGGER_WINDOW_SECONDS
+ * when set, else 30 s or half the cron's period when that is shorter; never more than the period.
+ */
+export function triggerWindowSeconds(cron: string, configured: number | undefined): number {
+  const period = cronPeriodSeconds(cron);
+  return Math.min(configured ?? Math.min(DEFAULT_TRIGGER_WINDOW_SECONDS, period / 2), period);
+}

@@ -6,6 +6,7 @@ import type { JobRun } from '../../../src/modules/dashboard/index.ts';
 import { vercelDelivery } from '../../fakes/webhook-senders.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { WIRED, wiredDashboard } from './dashboard-kit.ts';
+import { awaitRun } from '../jobs/jobs-fixtures.ts';
 
 const NOW = '2031-04-01T10:00:00.000Z';
 const URL = '/api/v1/dashboard/overview';
@@ -128,7 +129,8 @@ describe('overview on the real app: the jobs module wired in app.ts', () => {
 
     clock.advance(5_000);
     const ran = await t.app.inject({ method: 'POST', url: '/api/scheduled/cleanup-device-sessions', headers: { 'x-scheduled-job-secret': JOB_SECRET } });
-    assert.equal(ran.statusCode, 200, ran.body);
+    assert.equal(ran.statusCode, 202, ran.body);
+    await awaitRun(t.app, ran.json().run_id, JOB_SECRET);
 
     const response = await t.app.inject({ method: 'GET', url: URL });
     assert.equal(response.statusCode, 200);

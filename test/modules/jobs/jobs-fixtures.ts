@@ -13,8 +13,33 @@ export const HOUR = 3_600_000;
 export const DAY = 86_400_000;
 export const ago = (ms: number) => new Date(NOW.getTime() - ms);
 
-export function trigger(app: FastifyInstance, job: string, secret: string | null = JOB_SECRET): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'POST', url: `/api/scheduled/${job}`, headers: secret === null ? {} : { 'x-scheduled-job-secret': secret } });
+export function trigger(app: FastifyInstance, job: string, secret: string | null = JOB_SECRET, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return app.inject({ method: 'POST', url: `/api/scheduled/${job}`, headers: { ...(secret === null ? {} : { 'x-scheduled-job-secret': secret }), ...headers } });
+}
+
+/** `GET /api/scheduled/runs/{run_id}` with the job secret. */
+export function readRun(app: FastifyInstance, runId: string, secret: string = JOB_SECRET): Promise<LightMyRequestResponse> {
+  return app.inject({ method: 'GET', url: `/api/scheduled/runs/${runId}`, headers: { 'x-scheduled-job-secret': secret } });
+}
+
+/** Polls the run read until the run is no longer `running`; answers the run as read then. */
+export async function awaitRun(app: FastifyInstance, runId: string, secret: string = JOB_SECRET, timeoutMs = 30_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await readRun(app, runId, secret);
+    if (response.statusCode !== 200) throw new Error(`run ${runId}: ${response.statusCode} ${response.body}`);
+    const run = response.json();
+    if (run.status !== 'running') return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still running after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Triggers a job, expects it to start (202), and answers the run once it has ended. */
+export async function runJob(app: FastifyInstance, job: string): Promise<any> {
+  const response = await trigger(app, job);
+  if (response.statusCode !== 202) throw new Error(`${job} did not start: ${response.statusCode} ${response.body}`);
+  return awaitRun(app, response.json().run_id);
 }
 
 /** The jobs module as app.ts wires it, over fresh instances of the modules it uses. */

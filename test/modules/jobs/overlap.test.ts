@@ -1,14 +1,15 @@
 // Two overlapping runs of one job never both run: in one process (any database), and across two
-// instances sharing PostgreSQL (two pools, two apps), where the advisory lock decides.
+// instances sharing PostgreSQL (two pools, two apps), where the advisory lock decides. And a job runs
+// once per trigger window: two triggers of it on two instances, 0 to 200 ms apart, run it once.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../../src/app.ts';
 import { JOB_LOCK_NAMESPACE } from '../../../src/modules/jobs/job-lock.ts';
 // Run records: GET /api/scheduled/health shows only each job's newest run, not how many ran or their stamps.
-import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
+import { scheduledJobClaims, scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
 import { createMemoryCache } from '../../../src/platform/cache/cache.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { openDatabase, type Database } from '../../../src/platform/db/database.ts';
@@ -16,9 +17,10 @@ import { createLogger } from '../../../src/platform/observability/logger.ts';
 import { createPlatform } from '../../../src/platform/platform.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { startTcpProxy } from '../../fakes/tcp-proxy.ts';
+import { after, before, beforeEach, describe, it } from '../../helpers/suite.ts';
 import { buildTestApp, resetDatabase, signIn, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../market/market-fixtures.ts';
-import { ago, HOUR, JOB_SECRET, NOW, trigger } from './jobs-fixtures.ts';
+import { ago, awaitRun, HOUR, JOB_SECRET, NOW, readRun, trigger } from './jobs-fixtures.ts';
 import type { JobName } from '../../../src/modules/jobs/jobs.domain.ts';
 
 const JOB = 'strategy-autopilot/evaluate';
@@ -29,7 +31,8 @@ describe('overlapping runs', () => {
   let t: TestApp;
   before(async () => {
     binance = await startBinanceFake();
-    t = await buildTestApp({ clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: JOB_SECRET, BINANCE_API_URL: binance.url, MARKET_UPSTREAM_TIMEOUT_MS: '3000' } });
+    // No trigger window: what keeps these runs apart is the lock alone.
+    t = await buildTestApp({ clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: JOB_SECRET, BINANCE_API_URL: binance.url, MARKET_UPSTREAM_TIMEOUT_MS: '3000', JOB_TRIGGER_WINDOW_SECONDS: '0' } });
   });
   beforeEach(() => resetDatabase(t.database));
   after(async () => {
@@ -57,24 +60,45 @@ describe('overlapping runs', () => {
     return t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, job));
   }
 
+  it('answers a trigger at once with 202 while its run goes on; the run read shows it running, then its outcome', async () => {
+    await slowRunAhead('ADAUSDT');
+    const started = Date.now();
+    const response = await trigger(t.app, JOB);
+    assert.equal(response.statusCode, 202, response.body);
+    assert.equal(response.json().status, 'running');
+    // The market is held back a second per request: the answer came before the run could end.
+    assert.ok(Date.now() - started < 1_000, `answered after ${Date.now() - started} ms`);
+    const runId = response.json().run_id;
+    const reading = (await readRun(t.app, runId)).json();
+    assert.deepEqual([reading.status, reading.finished_at, reading.result], ['running', null, undefined]);
+    const run = await awaitRun(t.app, runId);
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.equal(run.result.intel.scored, 1);
+    assert.deepEqual(run.units, { total: 1, succeeded: 1, failed: 0 });
+  });
+
   it('skips the second of two overlapping runs in one instance, answering 200 skipped and recording it', async () => {
     await slowRunAhead('LTCUSDT');
     const klines = binance.countRequests('/api/v3/klines');
-    const first = trigger(t.app, JOB);
+    const first = await trigger(t.app, JOB);
+    assert.equal(first.statusCode, 202, first.body);
     await waitFor(() => binance.countRequests('/api/v3/klines') > klines, 5_000, 'the first run to reach the market');
     const second = await trigger(t.app, JOB);
     assert.equal(second.statusCode, 200, second.body);
     assert.equal(second.json().status, 'skipped');
     assert.equal(second.json().reason, 'another run of this job is in progress');
+    assert.equal(second.json().covered_by, first.json().run_id);
     assert.equal(second.json().result, undefined);
-    const done = await first;
-    assert.equal(done.json().status, 'succeeded', done.body);
-    assert.equal(done.json().result.intel.scored, 1);
+    const done = await awaitRun(t.app, first.json().run_id);
+    assert.equal(done.status, 'succeeded', JSON.stringify(done));
+    assert.equal(done.result.intel.scored, 1);
     const runs = await runsOf(JOB);
     assert.deepEqual(runs.map((r) => r.status).sort(), ['skipped', 'succeeded']);
-    assert.deepEqual(runs.find((r) => r.status === 'skipped')!.result, { reason: 'another run of this job is in progress' });
+    assert.deepEqual(runs.find((r) => r.status === 'skipped')!.result, { reason: 'another run of this job is in progress', covered_by: first.json().run_id });
     // Other jobs are not held up by it, and once it is over the job runs again.
-    assert.equal((await trigger(t.app, JOB)).json().status, 'succeeded');
+    const again = await trigger(t.app, JOB);
+    assert.equal(again.statusCode, 202, again.body);
+    assert.equal((await awaitRun(t.app, again.json().run_id)).status, 'succeeded');
   });
 
   describe('two instances on one PostgreSQL database', () => {
@@ -96,12 +120,14 @@ describe('overlapping runs', () => {
     it('lets only one of two overlapping runs on two instances run; the other answers skipped', { skip: NO_POSTGRES }, async () => {
       await slowRunAhead('LINKUSDT');
       const klines = binance.countRequests('/api/v3/klines');
-      const first = trigger(t.app, JOB);
+      const first = await trigger(t.app, JOB);
+      assert.equal(first.statusCode, 202, first.body);
       await waitFor(() => binance.countRequests('/api/v3/klines') > klines, 5_000, 'the first run to reach the market');
       const second = await trigger(other!.app, JOB);
       assert.equal(second.statusCode, 200, second.body);
       assert.equal(second.json().status, 'skipped');
-      assert.equal((await first).json().status, 'succeeded');
+      // The other instance reads the run the first one started.
+      assert.equal((await awaitRun(other!.app, first.json().run_id)).status, 'succeeded');
       assert.deepEqual((await runsOf(JOB)).map((r) => r.status).sort(), ['skipped', 'succeeded']);
     });
 
@@ -112,9 +138,13 @@ describe('overlapping runs', () => {
         await client.query('SELECT pg_advisory_lock($1::int, hashtext($2))', [JOB_LOCK_NAMESPACE, 'cleanup-expired-tokens']);
         for (const app of [t.app, other!.app]) assert.equal((await trigger(app, 'cleanup-expired-tokens')).json().status, 'skipped');
         // Another job has a lock of its own.
-        assert.equal((await trigger(other!.app, 'cleanup-device-sessions')).json().status, 'succeeded');
+        const sessions = await trigger(other!.app, 'cleanup-device-sessions');
+        assert.equal(sessions.statusCode, 202, sessions.body);
+        assert.equal((await awaitRun(other!.app, sessions.json().run_id)).status, 'succeeded');
         await client.query('SELECT pg_advisory_unlock($1::int, hashtext($2))', [JOB_LOCK_NAMESPACE, 'cleanup-expired-tokens']);
-        assert.equal((await trigger(other!.app, 'cleanup-expired-tokens')).json().status, 'succeeded');
+        const tokens = await trigger(other!.app, 'cleanup-expired-tokens');
+        assert.equal(tokens.statusCode, 202, tokens.body);
+        assert.equal((await awaitRun(other!.app, tokens.json().run_id)).status, 'succeeded');
       } finally {
         await client.end();
       }
@@ -123,10 +153,11 @@ describe('overlapping runs', () => {
   });
 });
 
-// The same cron firing on two instances at the same instant: one run, whichever wins the lock, even
-// when the winner is done before the other instance reaches the lock. Real clocks, so run records
-// show when each run held the lock.
-describe('simultaneous triggers', () => {
+// The same cron firing on two instances, 0 to 200 ms apart: one run per trigger window, whichever
+// instance claims it, even when the first run is over before the other trigger arrives and whatever
+// the instances' clocks say (the window is the database's). Real clocks; the second instance's runs
+// a second ahead. Between pairs the window is moved on: the claim is set an hour back.
+describe('one run per trigger window', () => {
   const FAST = 'cleanup-expired-tokens';
   let t: TestApp;
   before(async () => {
@@ -136,42 +167,53 @@ describe('simultaneous triggers', () => {
     await t.close();
   });
 
+  const windowPasses = () => t.database.db.update(scheduledJobClaims).set({ claimedAt: sql`${scheduledJobClaims.claimedAt} - interval '1 hour'` });
+
   async function assertOneRunPerPair(apps: [FastifyInstance, FastifyInstance], pairs: number) {
     for (let i = 0; i < pairs; i++) {
-      const answers = await Promise.all(apps.map((app) => trigger(app, FAST)));
-      const statuses = answers.map((answer) => answer.json().status).sort();
-      assert.deepEqual(statuses, ['skipped', 'succeeded'], `pair ${i}: ${answers.map((a) => a.body).join(' ')}`);
+      // Gaps spread over 0 to 200 ms; which instance fires first alternates.
+      const gapMs = Math.round((i * 200) / pairs);
+      const [early, late] = i % 2 === 0 ? apps : [apps[1], apps[0]];
+      const answers = await Promise.all([trigger(early, FAST), sleep(gapMs).then(() => trigger(late, FAST))]);
+      const where = `pair ${i} (${gapMs} ms): ${answers.map((a) => a.body).join(' ')}`;
+      assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 202], where);
+      const ran = answers.find((a) => a.statusCode === 202)!.json();
+      const skipped = answers.find((a) => a.statusCode === 200)!.json();
+      assert.equal(skipped.status, 'skipped', where);
+      assert.equal(skipped.covered_by, ran.run_id, where);
+      assert.equal((await awaitRun(early, ran.run_id)).status, 'succeeded', where);
+      await windowPasses();
     }
     const runs = await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, FAST));
-    const ran = runs.filter((run) => run.status === 'succeeded').sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
-    assert.equal(ran.length, pairs);
+    assert.equal(runs.filter((run) => run.status === 'succeeded').length, pairs);
     assert.equal(runs.filter((run) => run.status === 'skipped').length, pairs);
-    // Stamped under the lock: no run record starts before the previous one finished.
-    for (let i = 1; i < ran.length; i++) assert.ok(ran[i]!.startedAt >= ran[i - 1]!.finishedAt!, `runs ${i - 1} and ${i} overlap`);
   }
 
-  it('two triggers at the same instant in one instance run the job once (100 of 100 pairs)', async () => {
+  it('100 of 100 pairs of triggers 0-200 ms apart in one instance run once', async () => {
     await resetDatabase(t.database);
     await assertOneRunPerPair([t.app, t.app], 100);
   });
 
-  it('two instances on one PostgreSQL triggered at the same instant run it once (100 of 100 pairs)', { skip: NO_POSTGRES }, async () => {
-    await resetDatabase(t.database);
-    // The second instance hears its database 15 ms late (a slower link, a busier pool): it reaches the
-    // lock only after the first instance's quick run is over, as it did in the 3-in-100 double runs.
-    const url = new URL((await testDatabaseUrl())!);
-    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    proxy.latency({ toClientMs: 15 });
-    const database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 3 });
-    const platform = await createPlatform(t.config, { database, cache: createMemoryCache(), logger: createLogger('silent'), defaultMetrics: false });
-    const app = await buildApp(platform);
-    await app.ready();
-    after(() => proxy.close());
-    try {
-      await assertOneRunPerPair([t.app, app], 100);
-    } finally {
-      await app.close();
-      await database.close();
-    }
+  describe('two instances on one PostgreSQL database', { skip: NO_POSTGRES }, () => {
+    it('100 of 100 pairs at 0-200 ms gaps run once, the second instance 15 ms from its database and its clock 1 s ahead', async () => {
+      await resetDatabase(t.database);
+      // A slower link (a busier pool) for the second instance: it reaches the database after the
+      // first instance's quick run is over, as it did in the double runs.
+      const url = new URL((await testDatabaseUrl())!);
+      const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+      proxy.latency({ toClientMs: 15 });
+      const database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 3 });
+      const ahead = { now: () => new Date(Date.now() + 1_000) };
+      const platform = await createPlatform(t.config, { database, cache: createMemoryCache(), clock: ahead, logger: createLogger('silent'), defaultMetrics: false });
+      const app = await buildApp(platform);
+      await app.ready();
+      try {
+        await assertOneRunPerPair([t.app, app], 100);
+      } finally {
+        await app.close();
+        await database.close();
+        await proxy.close();
+      }
+    });
   });
 });

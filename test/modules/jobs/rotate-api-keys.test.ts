@@ -10,7 +10,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { createSecretBox, keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp } from '../../helpers/test-app.ts';
-import { ago, DAY, JOB_SECRET, NOW, trigger } from './jobs-fixtures.ts';
+import { ago, DAY, JOB_SECRET, NOW, runJob } from './jobs-fixtures.ts';
 
 const NEW_KEY = Buffer.alloc(32, 11).toString('base64');
 const keyMaterial = (prefix: string) => `${prefix}-${randomBytes(16).toString('hex')}`;
@@ -51,14 +51,15 @@ describe('rotate-api-keys', () => {
     } finally {
       await seeding.close();
     }
-    t = await buildTestApp({ clock, keepData: true, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, ENCRYPTION_KEY: NEW_KEY, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY } });
+    t = await buildTestApp({ clock, keepData: true, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, ENCRYPTION_KEY: NEW_KEY, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY, JOB_TRIGGER_WINDOW_SECONDS: '0' } });
+    // (No trigger window: each trigger here is a new run, as the runs in a row below want.)
   });
   after(() => t.close());
 
   it('re-seals every secret under the current key and queues one notification of the keys due; a second run changes nothing', async () => {
-    const response = await trigger(t.app, 'rotate-api-keys');
-    assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual(response.json().result, {
+    const run = await runJob(t.app, 'rotate-api-keys');
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.deepEqual(run.result, {
       provider_keys: { scanned: 3, reencrypted: 3, unreadable: 0 },
       exchange_credentials: { scanned: 1, reencrypted: 1, unreadable: 0 },
       rotation_reminders: { due: 2, overdue: 1, notification_queued: true },
@@ -89,8 +90,8 @@ describe('rotate-api-keys', () => {
     }
     assert.equal(messages[0]!.dedupeKey, `jobs:rotate-api-keys:reminders:${NOW.toISOString().slice(0, 10)}`);
 
-    const again = await trigger(t.app, 'rotate-api-keys');
-    assert.deepEqual(again.json().result, {
+    const again = await runJob(t.app, 'rotate-api-keys');
+    assert.deepEqual(again.result, {
       provider_keys: { scanned: 3, reencrypted: 0, unreadable: 0 },
       exchange_credentials: { scanned: 1, reencrypted: 0, unreadable: 0 },
       rotation_reminders: { due: 2, overdue: 1, notification_queued: false },
@@ -104,17 +105,17 @@ describe('rotate-api-keys', () => {
     await t.database.db.update(exchangeCredentials).set({ apiKeySealed: foreign });
     const [first] = await t.database.db.select().from(providerApiKeys).limit(1);
     await t.database.db.update(providerApiKeys).set({ encryptedKey: foreign }).where(eq(providerApiKeys.id, first!.id));
-    const response = await trigger(t.app, 'rotate-api-keys');
-    assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual(response.json().result.provider_keys, { scanned: 3, reencrypted: 0, unreadable: 1 });
-    assert.deepEqual(response.json().result.exchange_credentials, { scanned: 1, reencrypted: 0, unreadable: 1 });
+    const run = await runJob(t.app, 'rotate-api-keys');
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.deepEqual(run.result.provider_keys, { scanned: 3, reencrypted: 0, unreadable: 1 });
+    assert.deepEqual(run.result.exchange_credentials, { scanned: 1, reencrypted: 0, unreadable: 1 });
   });
 
   it('queues nothing when no key is due', async () => {
     clock.set(new Date(NOW.getTime() - 60 * DAY));
     try {
-      const response = await trigger(t.app, 'rotate-api-keys');
-      assert.deepEqual(response.json().result.rotation_reminders, { due: 0, overdue: 0, notification_queued: false });
+      const run = await runJob(t.app, 'rotate-api-keys');
+      assert.deepEqual(run.result.rotation_reminders, { due: 0, overdue: 0, notification_queued: false });
     } finally {
       clock.set(NOW);
     }

@@ -6,12 +6,12 @@ import { eq } from 'drizzle-orm';
 import { ConfigError, loadConfig } from '../../../src/config/config.ts';
 // Run records: GET /api/scheduled/health shows only each job's newest run, not how many ran or their stamps.
 import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
-import { cronerTimers, type TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
+import { cronerTimers, triggerWindowSeconds, type TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../market/market-fixtures.ts';
-import { ago, HOUR, JOB_SECRET, jobsModuleFor, NOW } from './jobs-fixtures.ts';
+import { ago, HOUR, JOB_SECRET, jobsModuleFor, NOW, trigger } from './jobs-fixtures.ts';
 
 /** Timers that fire only when the test says so. */
 function manualTimers() {
@@ -80,6 +80,48 @@ describe('in-process scheduler', () => {
     assert.equal((run!.result as { intel: { scored: number } }).intel.scored, 1);
   });
 
+  describe('shutdown with a run an HTTP trigger started', () => {
+    /** An app of its own whose close is the shutdown; one matured intel event whose candles the fake holds back. */
+    async function slowRun(env: Record<string, string>, symbol: string) {
+      const app = await buildTestApp({ keepData: true, clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: JOB_SECRET, BINANCE_API_URL: binance.url, JOB_TRIGGER_WINDOW_SECONDS: '0', ...env } });
+      const admin = await signIn(app.app, app.database, { role: 'admin' });
+      const created = await app.app.inject({
+        method: 'POST',
+        url: '/api/admin/command-center/intel',
+        headers: admin.headers,
+        payload: { event_type: 'x', asset: symbol.replace('USDT', ''), symbol, direction: 'up', source: 's', strength: 0.5, detected_at: ago(30 * HOUR).toISOString() },
+      });
+      assert.equal(created.statusCode, 201);
+      binance.delay(1_500, { times: 2, pathPrefix: '/api/v3/klines' });
+      const started = await trigger(app.app, 'strategy-autopilot/evaluate');
+      assert.equal(started.statusCode, 202, started.body);
+      const row = async () => (await app.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.id, started.json().run_id)))[0]!;
+      assert.equal((await row()).status, 'running');
+      return { app, row };
+    }
+
+    it('waits for the run before the database closes, so its outcome is recorded', async () => {
+      const { app, row } = await slowRun({}, 'XRPUSDT');
+      await app.close();
+      const run = await row();
+      assert.equal(run.status, 'succeeded');
+      assert.equal((run.result as { intel: { scored: number } }).intel.scored, 1);
+    });
+
+    it('records a run still going at the shutdown bound as failed (interrupted), and it stays so', async () => {
+      // SHUTDOWN_TIMEOUT_MS at its least leaves no time to wait after the drain second.
+      const { app, row } = await slowRun({ SHUTDOWN_TIMEOUT_MS: '1000' }, 'TRXUSDT');
+      await app.close();
+      const run = await row();
+      assert.equal(run.status, 'failed');
+      assert.equal(run.error, 'interrupted: the service shut down before the run ended');
+      assert.ok(run.finishedAt);
+      // The job's own end, later, does not overwrite it.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      assert.equal((await row()).status, 'failed');
+    });
+  });
+
   it('does not start with SCHEDULER=off', async () => {
     const off = await buildTestApp({ keepData: true, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, SCHEDULER: 'off' } });
     try {
@@ -91,6 +133,21 @@ describe('in-process scheduler', () => {
     } finally {
       await off.close();
     }
+  });
+
+  it('gives each job a trigger window of 30 s, or half its cron period when shorter, and never more than the period', () => {
+    assert.equal(triggerWindowSeconds('*/10 * * * *', undefined), 30);
+    assert.equal(triggerWindowSeconds('* * * * *', undefined), 30);
+    assert.equal(triggerWindowSeconds('*/20 * * * * *', undefined), 10);
+    assert.equal(triggerWindowSeconds('45 4 * * *', 600), 600);
+    assert.equal(triggerWindowSeconds('*/5 * * * *', 3_600), 300);
+    assert.equal(triggerWindowSeconds('0 3,4 * * *', 7_200), 3_600, 'the shortest gap of an irregular schedule');
+    assert.equal(triggerWindowSeconds('45 4 * * *', 0), 0);
+    const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
+    assert.equal(loadConfig(base).jobs.triggerWindowSeconds, undefined);
+    assert.equal(loadConfig({ ...base, JOB_TRIGGER_WINDOW_SECONDS: '45' }).jobs.triggerWindowSeconds, 45);
+    assert.throws(() => loadConfig({ ...base, JOB_TRIGGER_WINDOW_SECONDS: '1.5' }), (error: unknown) =>
+      error instanceof ConfigError && error.problems.includes('JOB_TRIGGER_WINDOW_SECONDS must be an integer from 0 to 86400 (got "1.5")'));
   });
 
   it('uses croner in UTC for the real timers', () => {

@@ -9,7 +9,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { klinesFor } from '../../fakes/binance-market-data.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { ago, DAY, HOUR, JOB_SECRET, NOW, trigger } from './jobs-fixtures.ts';
+import { ago, DAY, HOUR, JOB_SECRET, NOW, runJob } from './jobs-fixtures.ts';
 
 const JOB = 'strategy-autopilot/evaluate';
 const GOOD = { paper_trades: 42, win_rate: 0.61, return_pct: 7.5, max_drawdown_pct: 4.2 };
@@ -22,7 +22,8 @@ describe('strategy-autopilot/evaluate', () => {
 
   before(async () => {
     binance = await startBinanceFake();
-    t = await buildTestApp({ clock, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, BINANCE_API_URL: binance.url, MARKET_UPSTREAM_TIMEOUT_MS: '1000' } });
+    t = await buildTestApp({ clock, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, BINANCE_API_URL: binance.url, MARKET_UPSTREAM_TIMEOUT_MS: '1000', JOB_TRIGGER_WINDOW_SECONDS: '0' } });
+    // (No trigger window: tests run the job several times in a row.)
   });
   beforeEach(async () => {
     clock.set(NOW);
@@ -34,10 +35,11 @@ describe('strategy-autopilot/evaluate', () => {
     await binance.close();
   });
 
-  const run = async () => {
-    const response = await trigger(t.app, JOB);
-    assert.equal(response.statusCode, 200, response.body);
-    return response.json().result;
+  /** Runs the job to its end; answers its result (`expected`: the run's status). */
+  const run = async (expected = 'succeeded') => {
+    const run = await runJob(t.app, JOB);
+    assert.equal(run.status, expected, JSON.stringify(run));
+    return run.result;
   };
   const ingest = async (fields: Record<string, unknown>): Promise<string> => {
     const response = await t.app.inject({
@@ -95,7 +97,11 @@ describe('strategy-autopilot/evaluate', () => {
   it('leaves an event unscored when the venue fails, and scores it on the next run', async () => {
     const id = await ingest({ symbol: 'BNBUSDT', direction: 'up', detected_at: ago(30 * HOUR).toISOString() });
     binance.fail(503, { code: -1000, msg: 'Service unavailable' }, { times: 2, pathPrefix: '/api/v3/klines' });
-    assert.deepEqual((await run()).intel, { matured: 1, scored: 0, market_failures: 1, unscorable: 0 });
+    // Every event it tried failed for the market: the run is not a success (decision 126).
+    assert.deepEqual((await run('failed')).intel, { matured: 1, scored: 0, market_failures: 1, unscorable: 0 });
+    const health = (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
+    const last = health.jobs.find((j: { name: string }) => j.name === JOB).last_run;
+    assert.deepEqual([last.status, last.units], ['failed', { total: 1, succeeded: 0, failed: 1 }]);
     const failed = (await intelEvents()).events.find((e) => e.id === id) as unknown as { outcome_pct: null; scoring_error: string; scoring_attempts: number };
     assert.equal(failed.outcome_pct, null);
     assert.equal(failed.scoring_error, 'the market data source failed');

@@ -7,7 +7,7 @@ import { binanceTrade, startBinanceFake, type BinanceFake, type FakeAccount } fr
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { OTHER_VENUES } from '../exchange/venue-fakes.ts';
-import { JOB_SECRET, trigger } from './jobs-fixtures.ts';
+import { JOB_SECRET, runJob, trigger } from './jobs-fixtures.ts';
 
 const START = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
 const LIMIT = 1200;
@@ -42,6 +42,8 @@ describe('sync-accounts', () => {
         EXCHANGE_RATE_LIMIT: 'false',
         // 25 % of the 960 the service allows itself: 240 weight a minute for the job.
         SYNC_ACCOUNTS_BUDGET_PERCENT: '25',
+        // No trigger window: the runs in a row below are minutes apart by the test's clock only.
+        JOB_TRIGGER_WINDOW_SECONDS: '0',
       },
     });
     for (let i = 0; i < 4; i++) {
@@ -65,9 +67,7 @@ describe('sync-accounts', () => {
   });
 
   it('syncs what its share of the budget allows, defers the rest with Retry-After, and leaves room for users\' own calls', async () => {
-    const response = await trigger(t.app, 'sync-accounts');
-    assert.equal(response.statusCode, 200, response.body);
-    const { result } = response.json();
+    const { result, units } = await runJob(t.app, 'sync-accounts');
     assert.equal(result.credentials, 4);
     assert.equal(result.budget_share, 0.25);
     const results = result.results as Result[];
@@ -76,6 +76,7 @@ describe('sync-accounts', () => {
     const deferred = results.filter((r) => r.status === 'deferred');
     assert.ok(synced.length >= 1 && deferred.length >= 1, JSON.stringify(results));
     assert.equal(result.synced + result.deferred + result.failed, 4);
+    assert.deepEqual(units, { total: 4, succeeded: result.synced, failed: result.failed });
     for (const r of synced) assert.deepEqual([r.currencies_synced, r.trades_synced, r.has_more, r.error], [1, 2, false, null]);
     for (const r of deferred) {
       assert.equal(r.error_type, 'rate_limit');
@@ -96,7 +97,7 @@ describe('sync-accounts', () => {
     const seen = new Map<string, Set<string>>();
     for (let run = 0; run < 4; run++) {
       clock.advance(60_000);
-      const { result } = (await trigger(t.app, 'sync-accounts')).json();
+      const { result } = await runJob(t.app, 'sync-accounts');
       const results = result.results as Result[];
       // Each run starts with the credential the previous one deferred first.
       for (const r of results) seen.set(r.credential_id, (seen.get(r.credential_id) ?? new Set()).add(r.status));
@@ -113,5 +114,74 @@ describe('sync-accounts', () => {
   it('needs the job secret', async () => {
     assert.equal((await trigger(t.app, 'sync-accounts', null)).statusCode, 422);
     assert.equal((await trigger(t.app, 'sync-accounts', 'wrong-secret')).statusCode, 401);
+  });
+});
+
+// A run is judged by its units, the credentials (decision 126): every one failed → failed, some → partial.
+describe('sync-accounts outcome', () => {
+  const clock = fixedClock(START);
+  let fake: BinanceFake;
+  let t: TestApp;
+  const credentials: string[] = [];
+  before(async () => {
+    fake = await startBinanceFake();
+    const closed = `http://127.0.0.1:${await closedPort()}`;
+    t = await buildTestApp({
+      clock,
+      env: {
+        SCHEDULED_JOB_SECRET: JOB_SECRET,
+        BINANCE_API_URL: fake.url,
+        BINANCEUS_API_URL: closed,
+        EXCHANGE_API_URLS: JSON.stringify(Object.fromEntries(OTHER_VENUES.map((venue) => [venue, closed]))),
+        EXCHANGE_RATE_LIMIT: 'false',
+        JOB_TRIGGER_WINDOW_SECONDS: '0',
+      },
+    });
+    for (let i = 0; i < 3; i++) {
+      const user = await signIn(t.app, t.database);
+      const account = fake.addAccount({
+        apiKey: `outcomeKey${process.pid}x${i}AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijkl`,
+        secret: `outcomeSecret${process.pid}x${i}ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxwvu`,
+        balances: [{ asset: 'ETH', free: '1', locked: '0' }],
+        trades: {},
+      });
+      const created = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: user.headers, payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret } });
+      assert.equal(created.statusCode, 201, created.body);
+      credentials.push(created.json().id);
+      accounts.push(account);
+    }
+  });
+  const accounts: FakeAccount[] = [];
+  after(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  const lastRun = async () =>
+    (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json().jobs.find((j: { name: string }) => j.name === 'sync-accounts').last_run;
+
+  it('is failed when every credential failed, partial when some did, succeeded when none did; health says so', async () => {
+    for (const account of accounts) account.canRead = false;
+    const failed = await runJob(t.app, 'sync-accounts');
+    assert.equal(failed.status, 'failed', JSON.stringify(failed));
+    assert.deepEqual(failed.units, { total: 3, succeeded: 0, failed: 3 });
+    assert.equal(failed.error, 'every credential it tried failed (3 of 3)');
+    assert.equal(failed.result.failed, 3);
+    assert.deepEqual([(await lastRun()).status, (await lastRun()).units], ['failed', { total: 3, succeeded: 0, failed: 3 }]);
+
+    accounts[0]!.canRead = true;
+    clock.advance(60_000);
+    const partial = await runJob(t.app, 'sync-accounts');
+    assert.equal(partial.status, 'partial', JSON.stringify(partial));
+    assert.deepEqual(partial.units, { total: 3, succeeded: 1, failed: 2 });
+    assert.equal(partial.error, null);
+    assert.equal((await lastRun()).status, 'partial');
+
+    for (const account of accounts) account.canRead = true;
+    clock.advance(60_000);
+    const succeeded = await runJob(t.app, 'sync-accounts');
+    assert.equal(succeeded.status, 'succeeded', JSON.stringify(succeeded));
+    assert.deepEqual(succeeded.units, { total: 3, succeeded: 3, failed: 0 });
+    assert.equal((await lastRun()).status, 'succeeded');
   });
 });

@@ -44,7 +44,8 @@ describe('the account stream', () => {
   };
   const runJob = async () => {
     const response = await t.app.inject({ method: 'POST', url: '/api/scheduled/cleanup-expired-tokens', headers: { 'x-scheduled-job-secret': JOB_SECRET } });
-    assert.equal(response.statusCode, 200, response.body);
+    // 202: it started the run; 200: the job's trigger window covered it by the run before (both are heard as job.finished).
+    assert.ok([200, 202].includes(response.statusCode), response.body);
   };
   const stream = (user: TestUser, headers: Record<string, string> = {}, query = '') => follow(`${base}/api/stream${query}`, { headers: { ...user.headers, ...headers } });
 

@@ -110,8 +110,17 @@ export async function strategyAutopilot(deps: StrategyAutopilotDeps, now: Date):
   return { intel, strategies: paper.evaluated === 0 ? { ...paper, note: 'no strategies in paper trading; evaluated none' } : paper };
 }
 
+/**
+ * Its units are the matured intel events: scored ones succeeded, those the market data source failed
+ * on failed; unscorable ones (the venue cannot price them) neither (docs/decisions/126).
+ */
+export function strategyAutopilotUnits(result: StrategyAutopilotResult) {
+  return { total: result.intel.matured, succeeded: result.intel.scored, failed: result.intel.market_failures };
+}
+
 export const strategyAutopilotJob = {
   name: 'strategy-autopilot/evaluate',
+  unitName: 'intel event',
   cron: '*/15 * * * *',
   summary: 'Score matured intel calls and promote paper strategies',
   description:
@@ -122,5 +131,6 @@ export const strategyAutopilotJob = {
     'and after 3 runs in which the venue could not price it (symbol not listed, no candle) it is given up. (2) Strategies in `paper` that meet every ' +
     'promotion rule (≥ 14 days in paper, ≥ 30 paper trades, return > 0 %, max drawdown ≤ 10 %, win rate ≥ 0.5) move to `live`, longest ' +
     'in paper first, while fewer transitions than the platform limit `paper_transition_per_hour` were made in the last hour; the rest are ' +
-    'deferred and counted. With no strategy in paper, it says it evaluated none.',
+    'deferred and counted. With no strategy in paper, it says it evaluated none. The run is `failed` when the market data source failed ' +
+    'for every event it tried to score and none was scored, `partial` when it failed for some.',
 } as const;

@@ -49,13 +49,20 @@ export async function syncAccounts(deps: SyncAccountsDeps, _now: Date): Promise<
   };
 }
 
+/** Its units are the credentials: synced ones succeeded, failed ones failed, deferred ones neither (docs/decisions/126). */
+export function syncAccountsUnits(result: SyncAccountsResult) {
+  return { total: result.credentials, succeeded: result.synced, failed: result.failed };
+}
+
 export const syncAccountsJob = {
   name: 'sync-accounts',
+  unitName: 'credential',
   cron: '*/10 * * * *',
   summary: 'Sync the balances and new trades of every active exchange credential',
   description:
     'For each active credential, venue by venue in id order (a venue\'s run starts with the credential its previous run deferred first, so none is starved): a balance snapshot, then the new trades of the markets it holds (each continuing after the newest stored trade, ' +
     'up to 1000 per market and run). Every venue call is charged to the venue\'s shared request-weight budget and admitted only within ' +
     'SYNC_ACCOUNTS_BUDGET_PERCENT of it (50 % by default), so users\' own requests keep room; when a venue\'s share is used up, or a 429/418 paused it, ' +
-    'its remaining credentials are reported `deferred` with `retry_after_seconds` and wait for the next run. Reports per credential what it did.',
+    'its remaining credentials are reported `deferred` with `retry_after_seconds` and wait for the next run. Reports per credential what it did. ' +
+    'The run is `failed` when credentials failed and none was synced, `partial` when some failed.',
 } as const;

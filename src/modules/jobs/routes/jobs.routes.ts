@@ -1,29 +1,38 @@
-// POST /api/scheduled/<job> for each job, and the public GET /api/scheduled/health.
+// POST /api/scheduled/<job> for each job (answered once the run is recorded), GET /api/scheduled/runs/{run_id},
+// and the public GET /api/scheduled/health.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Detail, errorResponses, iso } from '../../../platform/http/schemas.ts';
 import type { JobRunner, RunOutcome } from '../job-runner.ts';
-import { JobFailed, JobRunAnswer, JobSecretHeaders, JobsHealth } from '../jobs.schemas.ts';
+import { IDEMPOTENCY_HEADER, JobFailed, JobRunAnswer, JobRunRecord, JobSecretHeaders, JobsHealth, JobTriggerHeaders, RunIdParams } from '../jobs.schemas.ts';
 import type { JobsService } from '../jobs.service.ts';
 import { SECRET_HEADER } from '../secret-guard.ts';
 import { securityOf } from '../../../platform/http/openapi.ts';
 
 const tags = ['scheduled jobs'];
+const SECRET_NOTE = ` Requires \`${SECRET_HEADER}\` (= SCHEDULED_JOB_SECRET, compared in constant time): missing → 422, wrong → 401, secret not configured → 503.`;
 const GUARD_NOTE =
-  ` Requires \`${SECRET_HEADER}\` (= SCHEDULED_JOB_SECRET, compared in constant time): missing → 422, wrong → 401, secret not configured → 503.` +
-  ' Two overlapping runs never both run, on one instance or several sharing the database: the second answers 200 with `status: skipped`.' +
-  ' A failure (a dependency down, an unexpected error) is recorded and answered 503 `{"detail": "<job> failed: <safe message>", "run_id"}`' +
-  ' so that an external cron sees a non-2xx; the cause is only in the log.';
+  SECRET_NOTE +
+  ' Answers at once: **202** with `status: running` and the `run_id` once the run is recorded; the run goes on in the background and ' +
+  '`GET /api/scheduled/runs/{run_id}` (or the health route) tells its outcome: `succeeded`, `partial` (some units failed), or `failed` ' +
+  '(it threw, or every unit it tried failed). A trigger covered by another run answers **200** with `status: skipped`, the `reason` and ' +
+  '`covered_by`: one that arrives while a run is in progress, or within the trigger window after a run started (JOB_TRIGGER_WINDOW_SECONDS, ' +
+  'by the database\'s clock, on one instance or several). With an `Idempotency-Key`, the same key of the same job answers the run it ' +
+  'answered first, as recorded now (202 while it runs, else 200), and starts nothing. When the run cannot even be recorded (the database ' +
+  'is down) it answers 503 `{"detail": "<job> failed: <safe message>", "run_id": null}`.';
 
-export function toAnswer(outcome: Exclude<RunOutcome, { status: 'failed' }>) {
+export function toAnswer(outcome: RunOutcome) {
   return {
     job: outcome.job,
     status: outcome.status,
     run_id: outcome.runId!,
     trigger: outcome.trigger,
     started_at: iso(outcome.startedAt)!,
-    finished_at: iso(outcome.finishedAt)!,
-    ...(outcome.status === 'skipped' ? { reason: outcome.reason } : { result: outcome.result }),
+    finished_at: iso(outcome.finishedAt),
+    units: outcome.status === 'running' || outcome.status === 'skipped' ? null : outcome.units,
+    error: outcome.status === 'failed' ? outcome.error : null,
+    ...(outcome.status === 'skipped' ? { reason: outcome.reason, covered_by: outcome.coveredBy } : {}),
+    ...('result' in outcome && outcome.result ? { result: outcome.result } : {}),
   };
 }
 
@@ -34,6 +43,7 @@ export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guar
   const { runner, service, guard } = deps;
   return async function routes(app) {
     for (const job of runner.jobs) {
+      const answer = JobRunAnswer(job.result);
       app.post(
         `/api/scheduled/${job.name}`,
         {
@@ -45,17 +55,41 @@ export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guar
             security: securityOf('scheduledJobSecret'),
             summary: job.summary,
             description: job.description + GUARD_NOTE,
-            headers: JobSecretHeaders,
-            response: { 200: JobRunAnswer(job.result), 401: Detail, 503: JobFailed, ...errorResponses() },
+            headers: JobTriggerHeaders,
+            response: { 200: answer, 202: answer, 401: Detail, 503: JobFailed, ...errorResponses() },
           },
         },
-        async (_request, reply) => {
-          const outcome = await runner.run(job.name, 'http');
-          if (outcome.status === 'failed') return reply.code(503).send({ detail: `${job.name} failed: ${outcome.error}`, run_id: outcome.runId });
-          return toAnswer(outcome);
+        async (request, reply) => {
+          const { outcome } = await runner.start(job.name, 'http', { idempotencyKey: request.headers[IDEMPOTENCY_HEADER] });
+          if (outcome.runId === null) {
+            return reply.code(503).send({ detail: `${job.name} failed: ${outcome.status === 'failed' ? outcome.error : 'the run could not be recorded'}`, run_id: null });
+          }
+          return reply.code(outcome.status === 'running' ? 202 : 200).send(toAnswer(outcome));
         },
       );
     }
+
+    app.get(
+      '/api/scheduled/runs/:run_id',
+      {
+        preHandler: guard,
+        schema: {
+          tags,
+          operationId: 'getScheduledJobRun',
+          security: securityOf('scheduledJobSecret'),
+          summary: 'One run of a scheduled job',
+          description:
+            'The run a trigger answered with (`run_id`): its status (`running` until it ends), when it started and ended, its units ' +
+            '(total, succeeded, failed) for a job that works unit by unit, the error of a failed run, and the job\'s result.' +
+            SECRET_NOTE +
+            ' An unknown run is 404; a run id that is not a UUID is 422.',
+          headers: JobSecretHeaders,
+          params: RunIdParams,
+          response: { 200: JobRunRecord, 401: Detail, 404: Detail, 503: Detail, ...errorResponses() },
+        },
+      },
+      async (request) => toAnswer(await service.run(request.params.run_id)),
+    );
 
     app.get(
       '/api/scheduled/health',
