@@ -28,13 +28,14 @@ export function restrictNewFiles(): void {
 }
 
 /**
- * Makes everything in `dataDir` (itself included) the owner's only, when it exists; answers how many
- * paths had to be tightened, so the start can say so. Throws when a mode cannot be changed (a
+ * Makes everything in `dataDir` (itself included) the owner's only, when it exists. Answers the
+ * directory's own former mode when that let others in (the one finding worth a warning: below a 0700
+ * directory a file's mode opens nothing), else undefined. Throws when a mode cannot be changed (a
  * directory of another user): the start refuses rather than keep secrets readable.
  */
-export function keepDataDirPrivate(dataDir: string): number {
-  if (!existsSync(dataDir)) return 0;
-  const paths = exposed(dataDir);
-  for (const location of paths) chmodSync(location, lstatSync(location).mode & 0o7700);
-  return paths.length;
+export function keepDataDirPrivate(dataDir: string): number | undefined {
+  if (!existsSync(dataDir)) return undefined;
+  const former = lstatSync(dataDir).mode & 0o777;
+  for (const location of exposed(dataDir)) chmodSync(location, lstatSync(location).mode & 0o7700);
+  return former & OTHERS ? former : undefined;
 }

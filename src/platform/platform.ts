@@ -49,7 +49,7 @@ export interface PlatformOverrides {
 }
 
 /** DATA_DIR made the owner's only, or a one-line ConfigError saying why it cannot be. */
-function privateDataDir(dataDir: string): number {
+function privateDataDir(dataDir: string): number | undefined {
   try {
     return keepDataDirPrivate(dataDir);
   } catch (error) {
@@ -71,8 +71,8 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
       connectTimeoutMs: config.resilience.databaseConnectTimeoutMs,
     }));
   // After the database opened: PGlite writes some files at its start with modes of its own.
-  const tightened = privateDataDir(config.dataDir);
-  if (tightened > 0) logger.warn({ dataDir: config.dataDir, paths: tightened }, 'DATA_DIR held files others could read or write; they are now the owner\'s only');
+  const opened = privateDataDir(config.dataDir);
+  if (opened !== undefined) logger.warn({ dataDir: config.dataDir, mode: opened.toString(8) }, 'DATA_DIR was open to others; it and everything in it are now the owner\'s only (0700)');
   const cache =
     overrides.cache ??
     (config.redisUrl

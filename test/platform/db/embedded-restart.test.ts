@@ -4,7 +4,7 @@
 // DATA_DIR, the database files and the generated secrets are the owner's only (decision 120).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from '../../helpers/suite.ts';
@@ -38,7 +38,12 @@ describe('the embedded server as pid 1 of a container', { skip: !canUnshare && !
 
   it('serves again after SIGKILL with nothing lost, on a DATA_DIR only its owner can read', async () => {
     const env = { DATA_DIR: path.join(mkdtempSync(path.join(tmpdir(), 'tp-pid1-')), 'data'), SCHEDULER: 'off' };
+    // A volume made by someone else, open to all.
+    mkdirSync(env.DATA_DIR);
+    chmodSync(env.DATA_DIR, 0o777);
+    const warning = 'DATA_DIR was open to others';
     const first = await startServer(env, CONTAINER);
+    assert.ok(first.stdout().includes(warning), 'the first start says it closed DATA_DIR');
     const account = { email: 'kept@example.com', password: 'kept-password-1' };
     const registered = await fetch(`${first.url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
     assert.equal(registered.status, 201, await registered.text());
@@ -52,6 +57,7 @@ describe('the embedded server as pid 1 of a container', { skip: !canUnshare && !
     assert.equal(login.status, 200, `${await login.text()} ${second.stderr()}`);
     assert.deepEqual(exposed(env.DATA_DIR), [], 'nothing under DATA_DIR is open to a group or others');
     assert.equal(lstatSync(env.DATA_DIR).mode & 0o777, 0o700);
+    assert.ok(!second.stdout().includes(warning), 'a start finds nothing to say once DATA_DIR is closed');
     // The wrapper waits for its child and answers its exit status; a signal is the server's to take.
     process.kill(serverPid(second.child.pid!), 'SIGTERM');
     assert.deepEqual(await second.exited, { code: 0, signal: null });
