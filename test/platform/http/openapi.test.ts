@@ -175,9 +175,10 @@ describe('OpenAPI document', () => {
     const listed = (document.paths!['/api/admin/users']!.get!.responses['200'] as OpenAPIV3_1.ResponseObject).content!['application/json']!.schema as OpenAPIV3_1.SchemaObject;
     const user = resolve((resolve(listed).properties!.users as OpenAPIV3_1.ArraySchemaObject).items as OpenAPIV3_1.SchemaObject);
     for (const schema of [resolve(account), user]) {
-      assert.deepEqual(schema.properties!.role!.enum, ['user', 'admin']);
-      assert.deepEqual(schema.properties!.status!.enum, ['active', 'suspended', 'deleted']);
-      assert.deepEqual(schema.properties!.subscriptionTier!.enum, ['free', 'basic', 'pro', 'enterprise']);
+      const properties = schema.properties as Record<string, OpenAPIV3_1.SchemaObject>;
+      assert.deepEqual(properties.role!.enum, ['user', 'admin']);
+      assert.deepEqual(properties.status!.enum, ['active', 'suspended', 'deleted']);
+      assert.deepEqual(properties.subscriptionTier!.enum, ['free', 'basic', 'pro', 'enterprise']);
     }
   });
 
