@@ -8,7 +8,8 @@ const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf
 
 describe('the README, as a new user follows it', () => {
   it('every npx command it gives answers its own prompt (--yes): a non-interactive shell cannot', () => {
-    const commands = [...README.matchAll(/npx\b[^`\n]*/g)].map((match) => match[0]);
+    // Commands: in `code`, or at the start of a line of a shell block.
+    const commands = [...README.matchAll(/(?:^|`|&& )(npx\b[^`\n]*)/gm)].map((match) => match[1]!);
     assert.ok(commands.length > 0);
     assert.deepEqual(commands.filter((command) => !/^npx (--yes|-y)\b/.test(command)), []);
   });
