@@ -38,8 +38,11 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'he
 
 const errorResponse = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 
+/** Methods whose requests have no body the server reads. */
+const BODILESS = new Set(['get', 'head']);
+
 /** Statuses the framework answers before a route runs, and when an operation can receive each. */
-const FRAMEWORK_RESPONSES: [status: string, applies: (operation: Operation) => boolean, response: unknown][] = [
+const FRAMEWORK_RESPONSES: [status: string, applies: (operation: Operation, method: string) => boolean, response: unknown][] = [
   // Node's HTTP parser answers these before there is a request, for any operation (decision 130).
   [
     '400',
@@ -49,14 +52,14 @@ const FRAMEWORK_RESPONSES: [status: string, applies: (operation: Operation) => b
       Detail,
     ),
   ],
-  ['413', (op) => op.requestBody !== undefined, errorResponse('Request body too large', Detail)],
-  ['415', (op) => op.requestBody !== undefined, errorResponse('Unsupported media type', Detail)],
+  // A body is read whenever the method allows one, declared or not (a POST that takes none still
+  // refuses one over the limit, or of a type no parser reads).
+  ['413', (op, method) => op.requestBody !== undefined || !BODILESS.has(method), errorResponse('Request body too large', Detail)],
+  ['415', (op, method) => op.requestBody !== undefined || !BODILESS.has(method), errorResponse('Unsupported media type', Detail)],
   ['422', (op) => op.requestBody !== undefined || (op.parameters ?? []).length > 0, errorResponse('Validation Error', ValidationError)],
   ['431', () => true, errorResponse('Request header fields too large (over 16 KiB)', Detail)],
 ];
 
-/** Methods whose requests have no body the server reads: without parameters, nothing can be invalid. */
-const BODILESS = new Set(['get', 'head']);
 
 const headerScheme = (name: string, description: string) => ({ type: 'apiKey' as const, in: 'header' as const, name, description });
 
@@ -139,7 +142,7 @@ function finishOperation(method: string, operation: Operation, document: OpenApi
   }
   operation.responses ??= {};
   for (const [status, applies, response] of FRAMEWORK_RESPONSES) {
-    if (applies(operation) && operation.responses[status] === undefined) operation.responses[status] = structuredClone(response) as never;
+    if (applies(operation, method) && operation.responses[status] === undefined) operation.responses[status] = structuredClone(response) as never;
   }
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     if (/^2\d\d$/.test(status) && response.description === 'Default Response' && operation.summary) response.description = operation.summary;
