@@ -180,6 +180,10 @@ describe('OpenAPI document', () => {
       assert.deepEqual(properties.status!.enum, ['active', 'suspended', 'deleted']);
       assert.deepEqual(properties.subscriptionTier!.enum, ['free', 'basic', 'pro', 'enterprise']);
     }
+    // The claims the auth hook adds are the same sets.
+    const hook = resolve((document.paths!['/api/webhooks/platforms/authprovider/auth-hook']!.post!.responses['200'] as OpenAPIV3_1.ResponseObject).content!['application/json']!.schema as OpenAPIV3_1.SchemaObject);
+    const claims = (hook.properties!.claims as OpenAPIV3_1.SchemaObject).properties as Record<string, OpenAPIV3_1.SchemaObject>;
+    assert.deepEqual([claims.user_role!.enum, claims.subscription_tier!.enum], [['user', 'admin'], ['free', 'basic', 'pro', 'enterprise']]);
   });
 
   it("opens the Authorize dialog of /docs on bearerAuth: first scheme, and the first field takes the focus", async () => {
