@@ -16,7 +16,7 @@ function warnIfUntestedNode() {
   if (!supported) {
     process.stderr.write(
       `warning: Node ${process.version} is outside the versions this service supports and is tested on (${engines.node}); ` +
-        'run it on one of them, e.g. npx -p node@24 npm start\n',
+        'run it on one of them, e.g. npx --yes -p node@24 npm start\n',
     );
   }
 }

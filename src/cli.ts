@@ -7,6 +7,7 @@ import { DB_COMMANDS } from './cli/db.commands.ts';
 import { RefusedError, UsageError, type Command } from './cli/cli-kit.ts';
 import { USER_COMMANDS } from './cli/users.commands.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
+import { StartError } from './platform/db/start-errors.ts';
 import { AppError } from './platform/http/errors.ts';
 
 const COMMANDS: Record<string, Command> = { ...USER_COMMANDS, ...DB_COMMANDS };
@@ -47,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
       for (const problem of error.problems) process.stderr.write(`config: ${problem}\n`);
       return 1;
     }
-    if (error instanceof DataDirInUseError || error instanceof RefusedError || (error instanceof AppError && error.status < 500)) {
+    if (error instanceof DataDirInUseError || error instanceof StartError || error instanceof RefusedError || (error instanceof AppError && error.status < 500)) {
       process.stderr.write(`error: ${error instanceof AppError && typeof error.detail === 'string' ? error.detail : error.message}\n`);
       return 1;
     }

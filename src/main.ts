@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
 import { startSummary, startWarnings } from './platform/observability/start-summary.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
+import { StartError } from './platform/db/start-errors.ts';
 import { createPlatform } from './platform/platform.ts';
 import { startDraining } from './platform/http/server.ts';
 
@@ -66,7 +67,7 @@ main().catch((error: unknown) => {
     for (const problem of error.problems) process.stderr.write(`config: ${problem}\n`);
     process.exit(1);
   }
-  if (error instanceof DataDirInUseError) {
+  if (error instanceof DataDirInUseError || error instanceof StartError) {
     process.stderr.write(`error: ${error.message}\n`);
     process.exit(1);
   }

@@ -6,6 +6,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../config/config.ts';
 import { MIGRATIONS_FOLDER, restorePgliteImage } from '../platform/db/database.ts';
+import { withRelativeNames } from '../platform/db/tar-paths.ts';
 import { lockDataDir } from '../platform/db/data-dir-lock.ts';
 import { parseOptions, print, Problems, RefusedError, withPlatform, type Command } from './cli-kit.ts';
 
@@ -43,7 +44,8 @@ const backup: Command = {
     problems.throwIfAny();
     embeddedDataDir();
     await withPlatform(async (platform) => {
-      const image = Buffer.from(await (await platform.database.dumpImage!()).arrayBuffer());
+      // Entries relative to the data directory, as any tar expects (PGlite names them from `/`).
+      const image = withRelativeNames(new Uint8Array(await (await platform.database.dumpImage!()).arrayBuffer()));
       writeFileSync(values.out!, gzipSync(image), { flag: 'wx', mode: 0o600 });
       print(`backed up the embedded database to ${values.out}`);
     });

@@ -10,6 +10,7 @@ import { resolveSecrets, type GeneratedSecret, type SecretSource } from './crypt
 import { passwordWork } from './crypto/passwords.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { databaseStartError } from './db/start-errors.ts';
 import { seedFromPgliteImage } from './db/pglite-image.ts';
 import { keepDataDirPrivate, restrictNewFiles } from './data-dir-access.ts';
 import { createLogger } from './observability/logger.ts';
@@ -69,6 +70,9 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
       dataDir,
       queryTimeoutMs: config.resilience.databaseQueryTimeoutMs,
       connectTimeoutMs: config.resilience.databaseConnectTimeoutMs,
+    }).catch((error: unknown) => {
+      // What DATABASE_URL itself gets wrong is one line naming it, not a stack.
+      throw (config.databaseUrl && databaseStartError(error, config.databaseUrl, config.resilience.databaseConnectTimeoutMs)) || error;
     }));
   // After the database opened: PGlite writes some files at its start with modes of its own.
   const opened = privateDataDir(config.dataDir);

@@ -220,3 +220,14 @@ export async function withFixtures(app: Injector & { swagger(): unknown }, heade
     export_id: await create('/api/admin/users/bulk-action', { action: 'export', userIds: [base.userId] }),
   };
 }
+
+/** The operation's sample body with every string value, declared optional fields included, replaced by `text`. */
+export function bodyWithStrings(operation: Operation, text: string, known: Known = {}): string {
+  return JSON.stringify(replaceLeaves(sample(operation.body!, known), operation.body!, (_schema, value) => (typeof value === 'string' ? text : value), known));
+}
+
+/** A URL of the operation whose path parameters and query values (every one, optional too) are all `raw`, not encoded. */
+export function urlWithRaw(operation: Operation, raw: string, known: Known = {}): string {
+  const pathParams = Object.fromEntries(operation.parameters.filter((p) => p.in === 'path').map((p) => [p.name, raw]));
+  return `${pathWith(operation, known, pathParams)}${queryWith(operation, known, () => raw)}`;
+}

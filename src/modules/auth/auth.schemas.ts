@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../platform/http/schemas.ts';
+import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
+import { ROLES, STATUSES, TIERS } from '../users/index.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; case-insensitive.' });
 /** The rules of a password chosen by its user, at registration and when changing it. */
@@ -36,9 +37,9 @@ export const Account = Type.Object({
   email: Type.String({ description: 'E-mail address.' }),
   firstName: Type.String({ description: 'Given name.' }),
   lastName: Type.String({ description: 'Family name.' }),
-  role: Type.String({ description: '`user` or `admin`.' }),
-  subscriptionTier: Type.String({ description: 'Subscription tier, e.g. `free`.' }),
-  status: Type.String({ description: '`active`, `suspended` or `deleted`.' }),
+  role: StringEnum(ROLES, { description: '`user` or `admin`.' }),
+  subscriptionTier: StringEnum(TIERS, { description: 'Subscription tier: `free`, `basic`, `pro` or `enterprise`.' }),
+  status: StringEnum(STATUSES, { description: '`active`, `suspended` or `deleted`.' }),
   emailVerified: Type.Boolean({ description: 'Whether the address was verified.' }),
   twoFactorEnabled: Type.Boolean({ description: 'Whether two-factor authentication is on.' }),
   createdAt: DateTime('When the account was created.'),

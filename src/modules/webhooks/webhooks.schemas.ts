@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
-import { DateTime, Nullable } from '../../platform/http/schemas.ts';
+import { DateTime, Nullable, StringEnum } from '../../platform/http/schemas.ts';
+import { ROLES, TIERS } from '../users/index.ts';
 
 const optional = (description: string) => Type.Optional(Type.String({ description }));
 
@@ -88,8 +89,8 @@ export const AuthHookAnswer = Type.Object(
     claims: Type.Optional(
       Type.Object(
         {
-          user_role: Type.Optional(Type.String({ description: 'Our role of the user (`user`, `admin`).' })),
-          subscription_tier: Type.Optional(Type.String({ description: 'Our subscription tier of the user.' })),
+          user_role: Type.Optional(StringEnum(ROLES, { description: 'Our role of the user (`user`, `admin`).' })),
+          subscription_tier: Type.Optional(StringEnum(TIERS, { description: 'Our subscription tier of the user.' })),
         },
         { additionalProperties: true, description: "The provider's claims, all kept, plus ours when the user is known to us." },
       ),

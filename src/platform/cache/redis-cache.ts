@@ -102,7 +102,7 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
       outageLogged = true;
       settings.logger?.warn(
         { redis: where, reason },
-        everUp ? 'redis unavailable: answering from process memory until it returns' : 'redis unreachable at start: answering from process memory until it answers',
+        everUp ? 'redis unavailable: answering from process memory until it returns' : 'redis unreachable at start: answering from process memory until it answers (REDIS_URL)',
       );
     }
     // A frozen Redis keeps its connection "ready": a PING tells when it answers again.

@@ -61,26 +61,100 @@ export const rateLimited = (retryAfterSeconds: number, detail = 'Too many reques
 /** What a 422 shows in place of a secret it would otherwise echo back (Pydantic quotes every input). */
 export const MASKED_INPUT = '**********';
 
-function maskSecrets(value: unknown, depth = 0): unknown {
-  if (depth > 8 || !value || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => maskSecrets(item, depth + 1));
+/**
+ * Bounds of what a 422 echoes back (decision 130). Pydantic quotes every offending input whole, so a
+ * large body missing two fields came back twice; here an answer stays small whatever was sent.
+ */
+export const ECHO_LIMITS = {
+  /** A longer string is echoed as its first this many characters and `…`. */
+  stringChars: 1024,
+  /** Characters of JSON one issue's `input` may take; a larger list or object is cut short. */
+  inputChars: 8192,
+  /** Characters of JSON all the inputs of one answer may take together. */
+  totalInputChars: 32_768,
+  /** Issues listed; the first ones, in FastAPI's order. */
+  issues: 50,
+  /** Characters of a key (in `loc` or an echoed object) before it is cut short. */
+  keyChars: 128,
+  /** Bytes of the whole answer, `{"detail": [...]}`: issues past it are left out. */
+  answerBytes: 60 * 1024,
+} as const;
+
+/** What stands for the part of a value that is not echoed. */
+export const ELLIPSIS = '\u2026';
+
+/** The first `max` characters and `…`, without splitting a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max);
+  const last = text.charCodeAt(end - 1);
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}${ELLIPSIS}`;
+}
+
+/**
+ * A copy of `value` of at most about `budget.left` characters of JSON, with every non-empty string
+ * under a password, key or token name masked. Walks only what it keeps: the cost of a 1 MB body is
+ * that of the part echoed.
+ */
+function echo(value: unknown, budget: { left: number }, secret: boolean): unknown {
+  if (typeof value === 'string') {
+    if (secret && value !== '') return MASKED_INPUT;
+    const text = clip(value, Math.min(ECHO_LIMITS.stringChars, Math.max(budget.left - 2, 16)));
+    budget.left -= text.length + 2;
+    return text;
+  }
+  if (value === null || typeof value !== 'object') {
+    budget.left -= String(value).length;
+    return value;
+  }
+  budget.left -= 2;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      if (budget.left <= 0) {
+        copy.push(`${ELLIPSIS} ${value.length - i} more item${value.length - i === 1 ? '' : 's'}`);
+        break;
+      }
+      copy.push(echo(value[i], budget, false));
+      budget.left -= 1;
+    }
+    return copy;
+  }
   const copy: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) {
-    copy[key] = typeof child === 'string' && child !== '' && isSecretName(key) ? MASKED_INPUT : maskSecrets(child, depth + 1);
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (budget.left <= 0) {
+      copy[ELLIPSIS] = 'more fields';
+      break;
+    }
+    const shown = clip(key, ECHO_LIMITS.keyChars);
+    budget.left -= shown.length + 4;
+    copy[shown] = echo((value as Record<string, unknown>)[key], budget, isSecretName(key));
   }
   return copy;
 }
 
-/** The issue with any password, key or token in its input masked: at its loc, or inside a quoted body. */
-function maskSecretInput(issue: ValidationIssue): ValidationIssue {
+/** The issue with its input bounded and any password, key or token in it masked: at its loc, or inside a quoted body. */
+function echoedIssue(issue: ValidationIssue, inputs: { left: number }): ValidationIssue {
   const field = issue.loc.filter((part) => typeof part === 'string').at(-1);
-  if (typeof issue.input === 'string' && issue.input !== '' && field !== undefined && isSecretName(String(field))) {
-    return { ...issue, input: MASKED_INPUT };
-  }
-  return issue.input && typeof issue.input === 'object' ? { ...issue, input: maskSecrets(issue.input) } : issue;
+  const budget = { left: Math.min(ECHO_LIMITS.inputChars, inputs.left) };
+  const before = budget.left;
+  const input = echo(issue.input, budget, field !== undefined && isSecretName(String(field)));
+  inputs.left -= before - budget.left;
+  const loc = issue.loc.map((part) => (typeof part === 'string' ? clip(part, ECHO_LIMITS.keyChars) : part));
+  return { ...issue, loc, input };
 }
 
-export const validationFailed = (issues: ValidationIssue[]) => new AppError('validation', issues.map(maskSecretInput));
+/** The issues a 422 lists: at most ECHO_LIMITS.issues, each input bounded, the whole answer under ECHO_LIMITS.answerBytes. */
+export function boundedIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  const inputs = { left: ECHO_LIMITS.totalInputChars };
+  const listed = issues.slice(0, ECHO_LIMITS.issues).map((issue) => echoedIssue(issue, inputs));
+  while (listed.length > 1 && Buffer.byteLength(JSON.stringify({ detail: listed })) > ECHO_LIMITS.answerBytes) listed.pop();
+  return listed;
+}
+
+export const validationFailed = (issues: ValidationIssue[]) => new AppError('validation', boundedIssues(issues));
 
 /** A single-field 422 raised by service logic, shaped as Pydantic would have reported it. */
 export function invalidField(

@@ -3,7 +3,7 @@
 // - A parameter with a default is optional, as FastAPI documents it (TypeBox lists every
 //   non-Optional field in `required`, and ajv fills the default before checking).
 // - The answers the framework gives before a route's own code runs are documented on every
-//   operation they can reach (decision 096).
+//   operation they can reach (decisions 096 and 130); a GET that takes no input documents no 422.
 // - An operation that declares no security is public: `security: []`.
 // - A header that an operation's security scheme names (the scheduled-job secret, a webhook
 //   signature) is documented by the scheme, not as a loose header parameter.
@@ -38,13 +38,28 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'he
 
 const errorResponse = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 
+/** Methods whose requests have no body the server reads. */
+const BODILESS = new Set(['get', 'head']);
+
 /** Statuses the framework answers before a route runs, and when an operation can receive each. */
-const FRAMEWORK_RESPONSES: [status: string, applies: (operation: Operation) => boolean, response: unknown][] = [
-  ['400', (op) => (op.parameters ?? []).some((p) => p.in === 'path'), errorResponse('The URL is not valid percent-encoded UTF-8', Detail)],
-  ['413', (op) => op.requestBody !== undefined, errorResponse('Request body too large', Detail)],
-  ['415', (op) => op.requestBody !== undefined, errorResponse('Unsupported media type', Detail)],
+const FRAMEWORK_RESPONSES: [status: string, applies: (operation: Operation, method: string) => boolean, response: unknown][] = [
+  // Node's HTTP parser answers these before there is a request, for any operation (decision 130).
+  [
+    '400',
+    () => true,
+    errorResponse(
+      'Malformed request: a request line, header or URL the server cannot read (a control character in a header value, a URL that is not percent-encoded UTF-8)',
+      Detail,
+    ),
+  ],
+  // A body is read whenever the method allows one, declared or not (a POST that takes none still
+  // refuses one over the limit, or of a type no parser reads).
+  ['413', (op, method) => op.requestBody !== undefined || !BODILESS.has(method), errorResponse('Request body too large', Detail)],
+  ['415', (op, method) => op.requestBody !== undefined || !BODILESS.has(method), errorResponse('Unsupported media type', Detail)],
   ['422', (op) => op.requestBody !== undefined || (op.parameters ?? []).length > 0, errorResponse('Validation Error', ValidationError)],
+  ['431', () => true, errorResponse('Request header fields too large (over 16 KiB)', Detail)],
 ];
+
 
 const headerScheme = (name: string, description: string) => ({ type: 'apiKey' as const, in: 'header' as const, name, description });
 
@@ -105,8 +120,12 @@ function hoistTitled(node: unknown, schemas: Record<string, unknown>): unknown {
   return { $ref: `#/components/schemas/${title}` };
 }
 
-function finishOperation(operation: Operation, document: OpenApiDocument, schemas: Record<string, unknown>): void {
+function finishOperation(method: string, operation: Operation, document: OpenApiDocument, schemas: Record<string, unknown>): void {
   operation.security ??= [];
+  // A GET with no parameter (a header its security scheme names counts: it is still validated) and
+  // no body takes no input, so it cannot answer 422 (errorResponses lists one on every route).
+  const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined || !BODILESS.has(method);
+  if (!takesInput) delete operation.responses?.['422'];
   const schemeHeaders = new Set(
     operation.security.flatMap((requirement) =>
       Object.keys(requirement).flatMap((name) => {
@@ -123,7 +142,7 @@ function finishOperation(operation: Operation, document: OpenApiDocument, schema
   }
   operation.responses ??= {};
   for (const [status, applies, response] of FRAMEWORK_RESPONSES) {
-    if (applies(operation) && operation.responses[status] === undefined) operation.responses[status] = structuredClone(response) as never;
+    if (applies(operation, method) && operation.responses[status] === undefined) operation.responses[status] = structuredClone(response) as never;
   }
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     if (/^2\d\d$/.test(status) && response.description === 'Default Response' && operation.summary) response.description = operation.summary;
@@ -135,7 +154,7 @@ function finishOperation(operation: Operation, document: OpenApiDocument, schema
 export function finishDocument<T extends OpenApiDocument>(document: T): T {
   const schemas: Record<string, unknown> = { ...(document.components?.schemas ?? {}) };
   for (const item of Object.values(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries(item)) if (METHODS.has(method)) finishOperation(operation, document, schemas);
+    for (const [method, operation] of Object.entries(item)) if (METHODS.has(method)) finishOperation(method, operation, document, schemas);
   }
   const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
   document.components = { ...document.components, schemas: sorted };

@@ -261,15 +261,21 @@ function validatePart(request: FastifyRequest, part: RequestPart, validator: Par
   return toPydanticIssues(validator.validate.errors ?? [], { part, data: copy, raw });
 }
 
+/** With the `u` flag a surrogate range matches only surrogates that are not half of a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const NUL_CHARACTER = 'text must not contain the NUL character (\\u0000)';
 
 /**
  * Values a schema lets through but that no database column or JSON answer can hold: text with a NUL
- * character (PostgreSQL refuses it) and numbers too large to be finite (`1e400`).
+ * character (PostgreSQL refuses it), text with a lone UTF-16 surrogate (`"\\ud800"` in JSON: it has no
+ * UTF-8 form, so a driver would store U+FFFD or refuse it; Pydantic answers `string_unicode`,
+ * decision 130) and numbers too large to be finite (`1e400`). Every string of every request part
+ * passes here, so no route can store one.
  */
 function unstorableValues(value: unknown, loc: (string | number)[], input: unknown = value, depth = 0): ValidationIssue[] {
   if (typeof value === 'string') {
-    return value.includes('\u0000') ? [{ type: 'value_error', loc, msg: `Value error, ${NUL_CHARACTER}`, input, ctx: { error: NUL_CHARACTER } }] : [];
+    if (value.includes('\u0000')) return [{ type: 'value_error', loc, msg: `Value error, ${NUL_CHARACTER}`, input, ctx: { error: NUL_CHARACTER } }];
+    return !LONE_SURROGATE.test(value) ? [] : [{ type: 'string_unicode', loc, msg: 'Input should be a valid string, unable to parse raw data as a unicode string', input }];
   }
   if (typeof value === 'number') {
     return Number.isFinite(value) ? [] : [{ type: 'finite_number', loc, msg: 'Input should be a finite number', input }];

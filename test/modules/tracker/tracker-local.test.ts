@@ -317,6 +317,34 @@ describe('tracker on the local backend', () => {
         [['body', 'label_names', 0], 'string_too_short'],
       ]);
     });
+
+    it('refuses a lone surrogate in any text, on both filing routes, as Pydantic does, and stores nothing', async () => {
+      const lone = 'x\ud800y';
+      const unicode = (loc: (string | number)[]) => ({ type: 'string_unicode', loc, msg: 'Input should be a valid string, unable to parse raw data as a unicode string', input: lone });
+      const countRows = async () => ({
+        audit: (await t.database.db.select().from(auditLog)).length,
+        outbox: (await t.database.db.select().from(outbox)).length,
+      });
+      const before = await countRows();
+      const attempts: [string, Record<string, unknown>, (string | number)[]][] = [
+        ['/api/v1/tracker/issues/agent', { agent_id: 'ci-bot', title: 'Surrogate in the type', agent_type: lone }, ['body', 'agent_type']],
+        ['/api/v1/tracker/issues/agent', { agent_id: 'ci-bot', title: 'Surrogate in a label', label_names: ['ok', lone] }, ['body', 'label_names', 1]],
+        ['/api/v1/tracker/issues/agent', { agent_id: lone, title: 'Surrogate in the agent' }, ['body', 'agent_id']],
+        ['/api/v1/tracker/issues', { teamId: TEAM, title: lone }, ['body', 'title']],
+      ];
+      for (const [url, body, loc] of attempts) {
+        // Written by hand: the escape is what a client sends (JSON.stringify would escape it too).
+        const response = await t.app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { ...admin.headers, 'content-type': 'application/json' } });
+        assert.equal(response.statusCode, 422, `${url} ${JSON.stringify(loc)}: ${response.body}`);
+        assert.match(response.body, /\\ud800/);
+        assert.deepEqual(response.json().detail, [unicode(loc)]);
+      }
+      assert.deepEqual(await countRows(), before);
+      // A surrogate pair (an emoji) is ordinary text.
+      const emoji = await fileForAgent({ title: 'Pair \ud83d\ude00', label_names: ['\ud83d\ude80'] });
+      assert.equal(emoji.statusCode, 201, emoji.body);
+      assert.ok(emoji.json().labels.some((l: { name: string }) => l.name === '\u{1f680}'));
+    });
   });
 
   describe('who may call it', () => {

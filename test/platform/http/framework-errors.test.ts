@@ -115,12 +115,13 @@ describe('framework-level errors', () => {
       assert.equal(answer!.headers.allow, 'GET, HEAD');
     });
 
-    it('the OpenAPI document lists these answers: 400/422 where a path parameter is, 413/415/422 where a body is, 405 in its description', () => {
+    it('the OpenAPI document lists these answers: 400/431 everywhere, 422 where a path parameter is, 413/415/422 where a body is, 405 in its description', () => {
       const document = t.app.swagger() as unknown as { info: { description: string }; paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
       const statuses = (path: string, method: string) => Object.keys(document.paths[path]![method]!.responses).sort();
-      assert.deepEqual(statuses('/api/admin/users/exports/{export_id}', 'get'), ['200', '400', '401', '403', '404', '422']);
+      assert.deepEqual(statuses('/api/admin/users/exports/{export_id}', 'get'), ['200', '400', '401', '403', '404', '422', '431']);
       assert.ok(['413', '415', '422'].every((status) => statuses('/api/auth/login', 'post').includes(status)));
       assert.ok(!statuses('/api/auth/me', 'get').includes('415'));
+      assert.ok(['400', '431'].every((status) => statuses('/api/auth/me', 'get').includes(status)));
       assert.match(document.info.description, /405 `\{"detail":"Method Not Allowed"\}` with an `Allow` header/);
     });
 

@@ -131,4 +131,71 @@ describe('OpenAPI document', () => {
     assert.equal(response.statusCode, 200);
     assert.match(response.body, /swagger-ui/i);
   });
+
+  const operations = () =>
+    Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, Operation>).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, method, operation })),
+    );
+  const httpError = { $ref: '#/components/schemas/HTTPError' };
+
+  it("documents on every operation Node's answers before there is a request: 400 (a malformed header) and 431", () => {
+    const missing = operations().flatMap(({ where, operation }) =>
+      ['400', '431']
+        .filter((status) => {
+          const response = operation.responses?.[status] as OpenAPIV3_1.ResponseObject | undefined;
+          // An operation's own 400 (a webhook answering its provider's shape) stands as it is documented.
+          const own = status === '400' && response !== undefined && !response.description.startsWith('Malformed request');
+          return !response || (!own && JSON.stringify(response.content?.['application/json']?.schema) !== JSON.stringify(httpError));
+        })
+        .map((status) => `${where} ${status}`),
+    );
+    assert.deepEqual(missing, []);
+    const me = document.paths!['/api/auth/me']!.get!;
+    assert.match((me.responses['400'] as OpenAPIV3_1.ResponseObject).description, /control character in a header/);
+    // An operation's own 400 keeps its own description.
+    assert.doesNotMatch((document.paths!['/api/auth/password']!.post!.responses['400'] as OpenAPIV3_1.ResponseObject).description, /Malformed request/);
+  });
+
+  it('documents a 422 only where there is input to refuse', () => {
+    const noInput = operations().filter(({ method, operation }) => method === 'get' && !operation.parameters?.length && !operation.requestBody);
+    assert.ok(noInput.some(({ where }) => where === 'GET /api/auth/me'));
+    assert.deepEqual(noInput.filter(({ operation }) => operation.responses?.['422']).map(({ where }) => where), []);
+    // A header its security scheme names is input: a trigger without its secret is a 422.
+    assert.ok(document.paths!['/api/scheduled/rotate-api-keys']!.post!.responses['422']);
+    assert.ok(document.paths!['/api/auth/login']!.post!.responses['422']);
+    // A POST without a declared body still parses a JSON one it is sent (and refuses a malformed one).
+    assert.ok(document.paths!['/api/auth/logout']!.post!.responses['422']);
+  });
+
+  it("types a user's role, status and subscription tier as the closed sets they are", () => {
+    const schemas = document.components!.schemas as Record<string, OpenAPIV3_1.SchemaObject>;
+    const account = (document.paths!['/api/auth/me']!.get!.responses['200'] as OpenAPIV3_1.ResponseObject).content!['application/json']!.schema as OpenAPIV3_1.SchemaObject;
+    const resolve = (schema: OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject) =>
+      '$ref' in schema ? schemas[schema.$ref.split('/').at(-1)!]! : schema;
+    const listed = (document.paths!['/api/admin/users']!.get!.responses['200'] as OpenAPIV3_1.ResponseObject).content!['application/json']!.schema as OpenAPIV3_1.SchemaObject;
+    const user = resolve((resolve(listed).properties!.users as OpenAPIV3_1.ArraySchemaObject).items as OpenAPIV3_1.SchemaObject);
+    for (const schema of [resolve(account), user]) {
+      const properties = schema.properties as Record<string, OpenAPIV3_1.SchemaObject>;
+      assert.deepEqual(properties.role!.enum, ['user', 'admin']);
+      assert.deepEqual(properties.status!.enum, ['active', 'suspended', 'deleted']);
+      assert.deepEqual(properties.subscriptionTier!.enum, ['free', 'basic', 'pro', 'enterprise']);
+    }
+    // The claims the auth hook adds are the same sets.
+    const hook = resolve((document.paths!['/api/webhooks/platforms/authprovider/auth-hook']!.post!.responses['200'] as OpenAPIV3_1.ResponseObject).content!['application/json']!.schema as OpenAPIV3_1.SchemaObject);
+    const claims = (hook.properties!.claims as OpenAPIV3_1.SchemaObject).properties as Record<string, OpenAPIV3_1.SchemaObject>;
+    assert.deepEqual([claims.user_role!.enum, claims.subscription_tier!.enum], [['user', 'admin'], ['free', 'basic', 'pro', 'enterprise']]);
+  });
+
+  it("opens the Authorize dialog of /docs on bearerAuth: first scheme, and the first field takes the focus", async () => {
+    assert.equal(Object.keys(document.components!.securitySchemes!)[0], 'bearerAuth');
+    let page = await t.app.inject({ method: 'GET', url: '/docs' });
+    if (page.statusCode === 302) page = await t.app.inject({ method: 'GET', url: String(page.headers.location) });
+    const src = /<script src="([^"]*authorize-first\.js)"/.exec(page.body)?.[1];
+    assert.ok(src, 'the docs page loads the focus script');
+    const script = await t.app.inject({ method: 'GET', url: src.startsWith('/') ? src : `/docs/${src.replace(/^\.\//, '')}` });
+    assert.equal(script.statusCode, 200, script.body);
+    assert.match(String(script.headers['content-type']), /javascript/);
+    assert.match(script.body, /\.dialog-ux/);
+    assert.match(script.body, /scrollTop = 0/);
+  });
 });

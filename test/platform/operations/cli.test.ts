@@ -1,10 +1,12 @@
 // The operator's command line as `npm run cli` runs it, beside a running server: on the embedded
 // database it refuses while the server holds it (and loses nothing); on PostgreSQL it works beside it.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { tarEntryNames } from '../../../src/platform/db/tar-paths.ts';
 import { cli, killStarted, startServer, STARTUP_MS, storage, type Env } from '../../helpers/processes.ts';
 
 const POSTGRES = Boolean(process.env.DATABASE_URL);
@@ -133,6 +135,10 @@ describe('npm run cli', () => {
     const backup = await cli(env, 'db:backup', '--out', file);
     assert.equal(backup.code, 0, backup.stderr);
     assert.ok(existsSync(file));
+    // Entries relative to the data directory: `tar -xzf backup.tar.gz -C dir` writes under dir only.
+    const entries = tarEntryNames(gunzipSync(readFileSync(file)));
+    assert.ok(entries.includes('PG_VERSION'), entries.slice(0, 5).join(', '));
+    assert.deepEqual(entries.filter((name) => name.startsWith('/') || name.split('/').includes('..')), []);
     assert.equal((await cli(env, 'users:create', '--email', 'later@example.com', '--password', 'later-password-1')).code, 0);
 
     const refused = await cli(env, 'db:restore', '--in', file);
