@@ -1,8 +1,8 @@
 // The audit trail: every state-changing operation records who did what to whom.
-import { and, eq, isNull, ne, or, sql } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { and, eq, isNull, ne, or } from 'drizzle-orm';
 import type { DbExecutor } from './db/database.ts';
 import { auditLog, type ActorType, type AuditAction } from './db/schema.ts';
+import { descending } from './db/order.ts';
 
 export type { ActorType, AuditAction };
 export type AuditRow = typeof auditLog.$inferSelect;
@@ -33,9 +33,6 @@ export async function audit(executor: DbExecutor, event: AuditEvent, now: Date):
   });
 }
 
-// Drizzle writes its indexes' DESC as DESC NULLS LAST; an ORDER BY must say the same for
-// PostgreSQL to read the order from the index instead of sorting.
-const descNullsLast = (column: AnyPgColumn) => sql`${column} DESC NULLS LAST`;
 
 /**
  * Entries where the user is the subject or the actor, newest first. Two index-ordered halves
@@ -46,13 +43,13 @@ export async function auditTrailOf(executor: DbExecutor, userId: string, limit: 
     .select()
     .from(auditLog)
     .where(eq(auditLog.subjectUserId, userId))
-    .orderBy(descNullsLast(auditLog.createdAt), descNullsLast(auditLog.id))
+    .orderBy(descending(auditLog.createdAt), descending(auditLog.id))
     .limit(limit);
   const byActor = executor
     .select()
     .from(auditLog)
     .where(and(eq(auditLog.actorId, userId), or(isNull(auditLog.subjectUserId), ne(auditLog.subjectUserId, userId))))
-    .orderBy(descNullsLast(auditLog.createdAt), descNullsLast(auditLog.id))
+    .orderBy(descending(auditLog.createdAt), descending(auditLog.id))
     .limit(limit);
   const [a, b] = await Promise.all([bySubject, byActor]);
   return [...a, ...b]

@@ -1,6 +1,7 @@
-import { and, desc, eq, gt, max, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, max, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { agentActivityEvents } from './command-center.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type ActivityRow = typeof agentActivityEvents.$inferSelect;
 export type NewActivity = typeof agentActivityEvents.$inferInsert;
@@ -26,7 +27,7 @@ export function createAgentActivityRepository(db: DbExecutor) {
         .select()
         .from(agentActivityEvents)
         .where(and(...conditions))
-        .orderBy(desc(agentActivityEvents.createdAt), desc(agentActivityEvents.id))
+        .orderBy(descending(agentActivityEvents.createdAt), descending(agentActivityEvents.id))
         .limit(limit);
     },
 

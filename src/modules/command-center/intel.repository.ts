@@ -1,7 +1,8 @@
-import { and, asc, count, desc, eq, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { marketIntelEvents } from './command-center.tables.ts';
 import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './intel-scoring.domain.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type IntelRow = typeof marketIntelEvents.$inferSelect;
 export type NewIntel = typeof marketIntelEvents.$inferInsert;
@@ -34,7 +35,7 @@ export function createIntelRepository(db: DbExecutor) {
         .select()
         .from(marketIntelEvents)
         .where(where(filters))
-        .orderBy(desc(marketIntelEvents.detectedAt), desc(marketIntelEvents.id))
+        .orderBy(descending(marketIntelEvents.detectedAt), descending(marketIntelEvents.id))
         .limit(limit);
     },
 

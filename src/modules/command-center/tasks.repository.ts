@@ -1,7 +1,8 @@
-import { and, asc, count, desc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
 import { commandCenterTaskBlockers, commandCenterTaskComments, commandCenterTasks } from './command-center.tables.ts';
 import { CLOSED_STATUSES } from './tasks.schemas.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type TaskRow = typeof commandCenterTasks.$inferSelect;
 export type NewTask = typeof commandCenterTasks.$inferInsert;
@@ -141,7 +142,7 @@ export function createTasksRepository(db: DbExecutor) {
           .select()
           .from(commandCenterTasks)
           .where(where)
-          .orderBy(desc(commandCenterTasks.createdAt), desc(commandCenterTasks.id))
+          .orderBy(descending(commandCenterTasks.createdAt), descending(commandCenterTasks.id))
           .limit(filters.limit)
           .offset(rowOffset(filters.offset)),
         db.select({ n: count() }).from(commandCenterTasks).where(where),

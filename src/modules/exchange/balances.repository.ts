@@ -1,7 +1,8 @@
 // Balance snapshots: one sync row per successful balance sync, one balance row per held currency.
-import { and, asc, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { Database, DbExecutor } from '../../platform/db/database.ts';
 import { exchangeBalances, exchangeBalanceSyncs } from './exchange.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type BalanceRow = typeof exchangeBalances.$inferSelect;
 
@@ -53,7 +54,7 @@ export function createBalancesRepository(database: Database) {
         .select()
         .from(exchangeBalanceSyncs)
         .where(and(...conditions))
-        .orderBy(desc(exchangeBalanceSyncs.syncedAt), desc(exchangeBalanceSyncs.id))
+        .orderBy(descending(exchangeBalanceSyncs.syncedAt), descending(exchangeBalanceSyncs.id))
         .limit(1);
       if (!sync) return undefined;
       const rows = await db.select().from(exchangeBalances).where(eq(exchangeBalances.syncId, sync.id)).orderBy(asc(exchangeBalances.currency));
@@ -71,7 +72,7 @@ export function createBalancesRepository(database: Database) {
       if (query.end) conditions.push(lte(exchangeBalances.syncTimestamp, query.end));
       const where = and(...conditions);
       const [rows, [count]] = await Promise.all([
-        db.select().from(exchangeBalances).where(where).orderBy(desc(exchangeBalances.syncTimestamp), desc(exchangeBalances.id)).limit(query.limit),
+        db.select().from(exchangeBalances).where(where).orderBy(descending(exchangeBalances.syncTimestamp), descending(exchangeBalances.id)).limit(query.limit),
         db.select({ n: sql<number>`count(*)::int` }).from(exchangeBalances).where(where),
       ]);
       return { rows, total: Number(count?.n ?? 0) };
@@ -89,7 +90,7 @@ export function createBalancesRepository(database: Database) {
         })
         .from(exchangeBalanceSyncs)
         .where(inArray(exchangeBalanceSyncs.userId, [...userIds]))
-        .orderBy(exchangeBalanceSyncs.userId, exchangeBalanceSyncs.exchange, exchangeBalanceSyncs.credentialId, desc(exchangeBalanceSyncs.syncedAt))
+        .orderBy(exchangeBalanceSyncs.userId, exchangeBalanceSyncs.exchange, exchangeBalanceSyncs.credentialId, descending(exchangeBalanceSyncs.syncedAt))
         .as('latest');
       const rows = await db
         .select({ userId: exchangeBalances.userId, currency: exchangeBalances.currency, total: sql<string>`sum(${exchangeBalances.total})::text` })

@@ -1,8 +1,9 @@
 // Queries on exchange_credentials. Every read and write of a user's credential is scoped by owner.
-import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { ValidationStatus } from './credentials.domain.ts';
 import { exchangeCredentials } from './exchange.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type CredentialRow = typeof exchangeCredentials.$inferSelect;
 export type NewCredential = typeof exchangeCredentials.$inferInsert;
@@ -49,7 +50,7 @@ export interface VenueCredentialStats {
 export function createCredentialsRepository(db: DbExecutor) {
   const owned = (userId: string, id: string) => and(eq(exchangeCredentials.userId, userId), eq(exchangeCredentials.id, id));
   // The list is read on every visit of a user's exchange pages: built once, not per request.
-  const newestFirst = [desc(exchangeCredentials.createdAt), asc(exchangeCredentials.id)];
+  const newestFirst = [descending(exchangeCredentials.createdAt), asc(exchangeCredentials.id)];
   const listAll = db
     .select()
     .from(exchangeCredentials)
@@ -96,7 +97,7 @@ export function createCredentialsRepository(db: DbExecutor) {
         )
         .orderBy(
           sql`CASE ${exchangeCredentials.validationStatus} WHEN 'valid' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END`,
-          desc(exchangeCredentials.createdAt),
+          descending(exchangeCredentials.createdAt),
         )
         .limit(1);
       return row;

@@ -1,8 +1,9 @@
 // Trades synced from venues. Inserts never duplicate (unique venue id per user, venue and symbol);
 // sums are taken in SQL over numeric, so totals stay exact.
-import { and, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
 import { exchangeTrades } from './exchange.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type TradeRow = typeof exchangeTrades.$inferSelect;
 export type NewTrade = typeof exchangeTrades.$inferInsert;
@@ -56,7 +57,7 @@ export function createTradesRepository(db: DbExecutor) {
           .select()
           .from(exchangeTrades)
           .where(condition)
-          .orderBy(desc(exchangeTrades.tradeTimestamp), desc(exchangeTrades.id))
+          .orderBy(descending(exchangeTrades.tradeTimestamp), descending(exchangeTrades.id))
           .limit(page.limit)
           .offset(rowOffset(page.offset)),
         db.select({ n: sql<number>`count(*)::int` }).from(exchangeTrades).where(condition),

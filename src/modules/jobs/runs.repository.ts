@@ -1,9 +1,10 @@
 // The only SQL over scheduled_job_runs and scheduled_job_claims.
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/database.ts';
 import type { JobName, RunTrigger, RunUnits } from './jobs.domain.ts';
 import { scheduledJobClaims, scheduledJobRuns } from './jobs.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type RunRow = typeof scheduledJobRuns.$inferSelect;
 
@@ -155,7 +156,7 @@ export function createRunsRepository(db: Db) {
             options.ranOnly ? ne(scheduledJobRuns.status, 'skipped') : undefined,
           ),
         )
-        .orderBy(scheduledJobRuns.job, desc(scheduledJobRuns.startedAt), desc(scheduledJobRuns.id));
+        .orderBy(scheduledJobRuns.job, descending(scheduledJobRuns.startedAt), descending(scheduledJobRuns.id));
     },
 
     async find(id: string): Promise<RunRow | undefined> {

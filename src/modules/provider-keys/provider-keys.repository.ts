@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, gt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { providerApiKeys } from './provider-keys.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type KeyRow = typeof providerApiKeys.$inferSelect;
 export type NewKey = typeof providerApiKeys.$inferInsert;
@@ -28,7 +29,7 @@ export function createProviderKeysRepository(db: DbExecutor) {
         .select()
         .from(providerApiKeys)
         .where(includeInactive ? undefined : eq(providerApiKeys.isActive, true))
-        .orderBy(asc(providerApiKeys.provider), desc(providerApiKeys.createdAt), desc(providerApiKeys.id));
+        .orderBy(asc(providerApiKeys.provider), descending(providerApiKeys.createdAt), descending(providerApiKeys.id));
     },
 
     async update(id: string, patch: KeyPatch, executor: DbExecutor): Promise<KeyRow> {

@@ -1,15 +1,15 @@
 // The only SQL over strategies and their transitions.
-import { and, asc, count, desc, eq, gte, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { StrategyStatus } from './strategies.domain.ts';
 import { strategies, strategyTransitions } from './strategies.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type StrategyRow = typeof strategies.$inferSelect;
 export type NewStrategy = typeof strategies.$inferInsert;
 export type TransitionRow = typeof strategyTransitions.$inferSelect;
 
-// Drizzle writes index DESC as DESC NULLS LAST; the ORDER BY says the same so the index serves it.
-const newestFirst = [sql`${strategies.createdAt} DESC NULLS LAST`, sql`${strategies.id} DESC NULLS LAST`];
+const newestFirst = [descending(strategies.createdAt), descending(strategies.id)];
 
 export function createStrategiesRepository(db: DbExecutor) {
   return {
@@ -37,7 +37,7 @@ export function createStrategiesRepository(db: DbExecutor) {
         .select()
         .from(strategyTransitions)
         .where(eq(strategyTransitions.strategyId, id))
-        .orderBy(desc(strategyTransitions.at), desc(strategyTransitions.id))
+        .orderBy(descending(strategyTransitions.at), descending(strategyTransitions.id))
         .limit(limit);
     },
 

@@ -1,11 +1,12 @@
 // Queries of the local tracker backend. Each takes the executor last, so the backend can compose
 // them inside one transaction.
-import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { IssueFields, IssueQuery, TrackerIssue } from './adapters/tracker-backend.ts';
 import { isIdentifier, isUuid, priorityLabel } from './tracker.domain.ts';
 import { trackerIssueLabels, trackerIssues, trackerLabels, trackerTeams, trackerWorkflowStates } from './tracker.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type TeamRow = typeof trackerTeams.$inferSelect;
 export type StateRow = typeof trackerWorkflowStates.$inferSelect;
@@ -167,7 +168,7 @@ async function loadIssues(executor: DbExecutor, where: SQL | undefined, limit: n
     .innerJoin(trackerWorkflowStates, eq(trackerWorkflowStates.id, trackerIssues.stateId))
     .innerJoin(trackerTeams, eq(trackerTeams.id, trackerIssues.teamId))
     .where(where)
-    .orderBy(desc(trackerIssues.updatedAt), desc(trackerIssues.id))
+    .orderBy(descending(trackerIssues.updatedAt), descending(trackerIssues.id))
     .limit(limit);
   if (rows.length === 0) return [];
 

@@ -1,10 +1,10 @@
 // Every query on accounts (the users table). A method that may run inside a caller's transaction
 // takes its executor last.
 import { and, asc, count, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { Role, Tier, UserStatus } from './users.domain.ts';
 import { externalIdentities, users } from './users.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
@@ -24,9 +24,6 @@ export function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-// Drizzle writes its indexes' DESC as DESC NULLS LAST; an ORDER BY must say the same for
-// PostgreSQL to read the order from the index instead of sorting (the columns are NOT NULL anyway).
-const descNullsLast = (column: AnyPgColumn) => sql`${column} DESC NULLS LAST`;
 
 function userConditions(filter: UserFilter): SQL | undefined {
   const conditions: SQL[] = [];
@@ -128,7 +125,7 @@ export function createAccountsRepository(db: DbExecutor) {
     async list(filter: UserFilter, offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
       const where = userConditions(filter);
       const [rows, [counted]] = await Promise.all([
-        db.select().from(users).where(where).orderBy(descNullsLast(users.createdAt), descNullsLast(users.id)).limit(limit).offset(offset),
+        db.select().from(users).where(where).orderBy(descending(users.createdAt), descending(users.id)).limit(limit).offset(offset),
         db.select({ n: count() }).from(users).where(where),
       ]);
       return { rows, total: Number(counted?.n ?? 0) };

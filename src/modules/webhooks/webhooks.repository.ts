@@ -1,8 +1,9 @@
 // Stored deliveries: the claim that makes a delivery id count once, and the figures the dashboard
 // and the health endpoints read.
-import { and, count, desc, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, count, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { webhookDeliveries } from './webhooks.tables.ts';
+import { descending } from '../../platform/db/order.ts';
 
 export interface NewDelivery {
   provider: string;
@@ -51,7 +52,7 @@ export async function findDeliveries(
         sql`COALESCE(${webhookDeliveries.payload} #>> ${idPath}::text[], ${webhookDeliveries.payload} #>> ${path}::text[]) = ${where.value}`,
       ),
     )
-    .orderBy(sql`${created} DESC NULLS LAST`, sql`${webhookDeliveries.receivedAt} DESC`, sql`${webhookDeliveries.deliveryId} DESC`)
+    .orderBy(descending(created), descending(webhookDeliveries.receivedAt), descending(webhookDeliveries.deliveryId))
     .limit(options.limit ?? 1000)
     .$dynamic();
   return options.lock ? query.for('update') : query;
@@ -137,7 +138,7 @@ async function claimByContent(
         lt(webhookDeliveries.receivedAt, new Date(at + windowMs)),
       ),
     )
-    .orderBy(desc(webhookDeliveries.receivedAt))
+    .orderBy(descending(webhookDeliveries.receivedAt))
     .limit(1);
   const deliveryId = copy?.deliveryId ?? senderId ?? keys[0]!;
   return { claim: await claim(tx, { ...fields, deliveryId, contentKey: keys[0] }), deliveryId };
@@ -194,7 +195,7 @@ export function createDeliveryRepository(db: Db) {
         })
         .from(webhookDeliveries)
         .where(eq(webhookDeliveries.status, 'failed'))
-        .orderBy(webhookDeliveries.provider, sql`${webhookDeliveries.processedAt} DESC NULLS LAST`);
+        .orderBy(webhookDeliveries.provider, descending(webhookDeliveries.processedAt));
       const providers = new Set([...succeeded.map((r) => r.provider), ...failed.map((r) => r.provider)]);
       return [...providers].map((provider) => {
         const ok = succeeded.find((r) => r.provider === provider);
@@ -217,7 +218,7 @@ export function createDeliveryRepository(db: Db) {
           error: webhookDeliveries.error,
         })
         .from(webhookDeliveries)
-        .orderBy(webhookDeliveries.provider, sql`${webhookDeliveries.processedAt} DESC NULLS LAST`);
+        .orderBy(webhookDeliveries.provider, descending(webhookDeliveries.processedAt));
       const received = await db
         .select({ provider: webhookDeliveries.provider, at: sql<Date | string | null>`max(${webhookDeliveries.receivedAt})` })
         .from(webhookDeliveries)

@@ -1,0 +1,55 @@
+// Descending sorts in the order the indexes keep (decision 122): Drizzle writes an index's `.desc()`
+// as DESC NULLS LAST while its `desc()` in an ORDER BY means DESC NULLS FIRST, and PostgreSQL serves
+// an ORDER BY from an index only in the index's own order. With sorting made prohibitively dear,
+// the plan shows whether the index serves the order or the rows are read and sorted.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { desc, sql, type SQL } from 'drizzle-orm';
+import { marketIntelEvents } from '../../../src/modules/command-center/command-center.tables.ts';
+import { descending } from '../../../src/platform/db/order.ts';
+import { PROJECT_ROOT } from '../../../src/platform/project-root.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const location = path.join(dir, entry.name);
+    return entry.isDirectory() ? sourceFiles(location) : entry.name.endsWith('.ts') ? [location] : [];
+  });
+}
+
+describe('descending order and the indexes', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(() => t.close());
+
+  async function plan(order: SQL[]): Promise<string> {
+    const { sql: text, params } = t.database.db.select().from(marketIntelEvents).orderBy(...order).limit(20).toSQL();
+    const inlined = text.replace(/\$(\d+)/g, (_, n: string) => String(params[Number(n) - 1]));
+    const rows = await t.database.rows<{ 'QUERY PLAN': string }>(sql.raw(`EXPLAIN ${inlined}`));
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  }
+
+  it("is served by the index with the helper, and read and sorted with Drizzle's desc()", async () => {
+    await t.database.rows(sql`SET enable_sort = off`);
+    try {
+      const helper = await plan([descending(marketIntelEvents.detectedAt), descending(marketIntelEvents.id)]);
+      assert.match(helper, /Index Scan using market_intel_events_detected_idx/);
+      assert.doesNotMatch(helper, /Sort/);
+      const drizzle = await plan([desc(marketIntelEvents.detectedAt), desc(marketIntelEvents.id)]);
+      assert.match(drizzle, /Sort/, 'the positive control: the mismatched order is sorted');
+    } finally {
+      await t.database.rows(sql`RESET enable_sort`);
+    }
+  });
+
+  it("no source file sorts with Drizzle's desc()", () => {
+    const offenders = sourceFiles(path.join(PROJECT_ROOT, 'src')).filter((file) =>
+      /import \{[^}]*\bdesc\b[^}]*\} from 'drizzle-orm'/.test(readFileSync(file, 'utf8')),
+    );
+    assert.deepEqual(offenders.map((file) => path.relative(PROJECT_ROOT, file)), []);
+  });
+});
