@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testDatabaseUrl } from './test-app.ts';
+import { waitFor as waitUntil } from './wait.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NETWORK_GUARD = path.join(ROOT, 'test/helpers/no-network.ts');
@@ -53,12 +54,9 @@ export function killStarted(): void {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = STARTUP_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** waitFor of ./wait.ts, given a process's start-up time by default. */
+export function waitFor(condition: () => boolean, what: string, timeoutMs = STARTUP_MS): Promise<void> {
+  return waitUntil(condition, what, timeoutMs, 50);
 }
 
 export async function freePort(): Promise<number> {

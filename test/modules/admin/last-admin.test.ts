@@ -30,11 +30,12 @@ describe('the last active admin', () => {
     return response.json().users.map((u: { id: string }) => u.id) as string[];
   };
 
-  const changes: [string, object][] = [
-    ['demoting', { role: 'user' }],
-    ['suspending', { status: 'suspended' }],
+  // Each change, and what the guard says to an admin it has already taken effect on.
+  const changes: [string, object, string][] = [
+    ['demoting', { role: 'user' }, 'Admin role required'],
+    ['suspending', { status: 'suspended' }, 'User account is suspended'],
   ];
-  for (const [what, change] of changes) {
+  for (const [what, change, guardDetail] of changes) {
     it(`survives two admins ${what} each other at once, ten times over`, async () => {
       let refusedByTheRule = 0;
       for (let round = 0; round < 10; round++) {
@@ -49,6 +50,8 @@ describe('the last active admin', () => {
         if (loser.statusCode === 409) {
           refusedByTheRule += 1;
           assert.match(loser.json().detail, /is the last active admin; promote another account first$/);
+        } else {
+          assert.deepEqual(loser.json(), { detail: guardDetail });
         }
         const [survivor, demoted] = ab.statusCode === 200 ? [a, b] : [b, a];
         assert.deepEqual(await activeAdmins(survivor), [survivor.id]);
@@ -74,6 +77,8 @@ describe('the last active admin', () => {
     const answers = [ab, ba].filter((r) => r.statusCode === 200).map((r) => r.json());
     // A request whose admin was suspended before its guard looked is refused (403) before it acts.
     assert.ok([ab, ba].every((r) => r.statusCode === 200 || r.statusCode === 403), `${ab.body} / ${ba.body}`);
+    assert.ok(answers.length >= 1, 'one of them acts first');
+    for (const r of [ab, ba]) if (r.statusCode === 403) assert.deepEqual(r.json(), { detail: 'User account is suspended' });
     const skipped = answers.flatMap((answer) => answer.skipped as { id: string; reason: string }[]);
     if (answers.length === 2) {
       assert.equal(skipped.length, 1, JSON.stringify(answers));

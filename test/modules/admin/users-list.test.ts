@@ -156,6 +156,8 @@ describe('admin: list users', () => {
     assertValidation(await list(`?search=${'x'.repeat(255)}`), [{ loc: ['query', 'search'], type: 'string_too_long' }]);
   });
 
+  // How the port is asked (one batch per page), with a stand-in; the figures through the real
+  // exchange module, as app.ts wires it, are checked in users-trading.test.ts.
   it('asks the trading summary port once per page for trade counts and balances', async () => {
     const calls: string[][] = [];
     const summaries: TradingSummaryPort = {

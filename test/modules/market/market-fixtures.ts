@@ -6,6 +6,7 @@ import { startBinanceFake, type BinanceFake, type BinanceFakeOptions } from '../
 import { startCoinGeckoFake, type CoinGeckoFake, type CoinGeckoFakeOptions } from '../../fakes/coingecko.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { waitFor as waitUntil } from '../../helpers/wait.ts';
 
 export interface MarketHarness extends TestApp {
   binance: BinanceFake;
@@ -85,10 +86,7 @@ export function assertFresh(body: Record<string, unknown>, source = 'binance'): 
   assert.ok(!Number.isNaN(Date.parse(String(body.updated_at))));
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** test/helpers/wait.ts's waitFor, with the timeout first (as the market and jobs tests call it). */
+export function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+  return waitUntil(check, what, timeoutMs);
 }

@@ -8,7 +8,7 @@ import { after, before, describe, it } from '../../helpers/suite.ts';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../../src/app.ts';
-import { createRedisCache, maskRedisUrl } from '../../../src/platform/cache/redis-cache.ts';
+import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 import { createLogger } from '../../../src/platform/observability/logger.ts';
 import { createPlatform } from '../../../src/platform/platform.ts';
 import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
@@ -76,17 +76,23 @@ describe('the cache while Redis is away', { skip: NO_REDIS }, () => {
           timed(() => cache.acquire('lock', 5_000)),
           timed(() => cache.set('other', 1, 60_000)),
         ]);
-        for (const { ms } of answers) assert.ok(ms < COMMAND_TIMEOUT_MS + 300, `answered in ${Math.round(ms)} ms`);
+        // Without the command timeout a blackholed Redis is waited on for ever; the margin is for a busy machine.
+        for (const { ms } of answers) assert.ok(ms < COMMAND_TIMEOUT_MS + 2_000, `answered in ${Math.round(ms)} ms`);
         assert.deepEqual(answers[1]!.value, { count: 1, resetMs: 60_000 });
         assert.equal(typeof answers[2]!.value, 'string', 'the lock is taken in memory');
-        // Once Redis is known to be away, nothing waits on it at all.
-        for (let i = 0; i < 5; i++) assert.ok((await timed(() => cache.incr('counter', 60_000))).ms < 50);
+        // Once Redis is known to be away, nothing waits on it at all: five increments in a row take
+        // milliseconds, where waiting on Redis would take at least five command timeouts (1 s).
+        assert.equal(cache.available(), false);
+        const five = await timed(async () => {
+          for (let i = 0; i < 5; i++) await cache.incr('counter', 60_000);
+        });
+        assert.ok(five.ms < 2 * COMMAND_TIMEOUT_MS, `five increments took ${Math.round(five.ms)} ms`);
+        assert.equal((await cache.incr('counter', 60_000)).count, 7, 'each increment counted, in memory');
         await assert.rejects(cache.ping());
         const warnings = log.lines().filter((line) => line.level === 40);
         assert.equal(warnings.length, 1, 'one warning per outage');
         await proxy.mode('pass');
-        const back = await eventually(async () => (await cache.get('k')) === 'from-redis', 3_000, 'back on Redis');
-        assert.ok(back < 3_000);
+        await eventually(async () => (await cache.get('k')) === 'from-redis', 10_000, 'back on Redis');
         await cache.set('after', 'shared', 60_000);
         assert.equal(await direct.get('after'), '"shared"');
         assert.ok(log.lines().some((line) => line.msg === 'redis available again'));
@@ -105,12 +111,14 @@ describe('the cache while Redis is away', { skip: NO_REDIS }, () => {
     try {
       const { value, ms } = await timed(() => cache.incr('x', 1_000));
       assert.equal(value.count, 1);
-      assert.ok(ms < COMMAND_TIMEOUT_MS + 300);
+      // Not held up by the 3 s the start gives Redis's first connection.
+      assert.ok(ms < 1_500, `answered in ${Math.round(ms)} ms`);
+      // An observation window for what must not happen (a warning per retry): the probe retries meanwhile.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const warnings = log.lines().filter((line) => line.level === 40);
       assert.equal(warnings.length, 1, JSON.stringify(warnings));
       assert.match(warnings[0]!.msg, /redis unreachable at start/);
-      assert.equal(warnings[0]!.redis, maskRedisUrl(url));
+      assert.equal(warnings[0]!.redis, `redis://****:****@127.0.0.1:${port}/0`);
       assert.ok(!log.lines().some((line) => JSON.stringify(line).includes('s3cret-pass')));
     } finally {
       await cache.close();
@@ -153,7 +161,9 @@ describe('the app while Redis is away', { skip: NO_REDIS }, () => {
       answers.map(({ value }) => value.statusCode),
       [200, 401, 200],
     );
-    for (const { ms } of answers) assert.ok(ms < COMMAND_TIMEOUT_MS + 1_000, `answered in ${Math.round(ms)} ms`);
+    // Without the command timeout a blackholed Redis would hold these requests for ever; the margin
+    // covers a login's password hashing on a busy machine.
+    for (const { ms } of answers) assert.ok(ms < COMMAND_TIMEOUT_MS + 3_000, `answered in ${Math.round(ms)} ms`);
     const ready = await app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(ready.statusCode, 200);
     assert.equal(ready.json().status, 'degraded');
@@ -164,6 +174,6 @@ describe('the app while Redis is away', { skip: NO_REDIS }, () => {
     assert.equal(statuses.at(-1), 429);
     assert.ok(!statuses.includes(500));
     await proxy.mode('pass');
-    await eventually(async () => (await app.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready', 3_000, 'ready again');
+    await eventually(async () => (await app.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready', 10_000, 'ready again');
   });
 });
