@@ -508,6 +508,7 @@ CREATE INDEX "users_subscription_tier_idx" ON "users" USING btree ("subscription
 CREATE INDEX "payment_customers_user_idx" ON "payment_customers" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "payments_ledger_external_key" ON "payments_ledger" USING btree ("external_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_provider_delivery_key" ON "webhook_deliveries" USING btree ("provider","delivery_id");--> statement-breakpoint
-CREATE INDEX "webhook_deliveries_received_idx" ON "webhook_deliveries" USING btree ("received_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_provider_received_idx" ON "webhook_deliveries" USING btree ("provider","received_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_provider_processed_idx" ON "webhook_deliveries" USING btree ("provider","processed_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_provider_status_idx" ON "webhook_deliveries" USING btree ("provider","status","processed_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_provider_content_idx" ON "webhook_deliveries" USING btree ("provider","content_key");

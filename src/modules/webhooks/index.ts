@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { WebhookProvider } from '../../config/config.ts';
+import { WEBHOOK_PROVIDERS, type WebhookProvider } from '../../config/config.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { authproviderHandler } from './providers/authprovider.provider.ts';
 import { codehostHandler } from './providers/codehost.provider.ts';
@@ -43,7 +43,7 @@ export function createWebhooksModule(platform: Platform, deps: { users: Pick<Use
   const admission = createAdmissionService({ handlers, settings: config.webhooks, clock, cache, logger });
   const service = createWebhooksService({
     db: database.db,
-    repo: createDeliveryRepository(database.db),
+    repo: createDeliveryRepository(database.db, WEBHOOK_PROVIDERS),
     handlers,
     admission,
     settings: config.webhooks,

@@ -1,6 +1,6 @@
 // Stored deliveries: the claim that makes a delivery id count once, and the figures the dashboard
 // and the health endpoints read.
-import { and, count, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { webhookDeliveries } from './webhooks.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -144,7 +144,21 @@ async function claimByContent(
   return { claim: await claim(tx, { ...fields, deliveryId, contentKey: keys[0] }), deliveryId };
 }
 
-export function createDeliveryRepository(db: Db) {
+const dateOrNull = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
+
+/**
+ * Stored deliveries and the figures read from them. The figures are read per provider, from the
+ * known list: each is one short walk of an index (provider first), so their cost follows what they
+ * show, never the table's size (decision 123).
+ */
+export function createDeliveryRepository(db: Db, providers: readonly string[]) {
+  /** One row per provider with the given columns (`p.provider` names it) and joins. */
+  const known = sql`ARRAY[${sql.join(providers.map((provider) => sql`${provider}`), sql`, `)}]::text[]`;
+  const perProvider = async <T>(columns: SQL, joins: SQL = sql``): Promise<T[]> => {
+    const result = await db.execute(sql`SELECT p.provider, ${columns} FROM unnest(${known}) AS p(provider) ${joins}`);
+    return (result as unknown as { rows: T[] }).rows;
+  };
+
   return {
     claim,
     claimByContent,
@@ -160,74 +174,51 @@ export function createDeliveryRepository(db: Db) {
         .where(and(eq(webhookDeliveries.provider, key.provider), eq(webhookDeliveries.deliveryId, key.deliveryId)));
     },
 
-    /** Deliveries kept `unmatched` per provider (only providers with some). */
+    /** Deliveries kept `unmatched` per provider. */
     async unmatchedCounts(): Promise<Record<string, number>> {
-      const rows = await db
-        .select({ provider: webhookDeliveries.provider, total: count() })
-        .from(webhookDeliveries)
-        .where(eq(webhookDeliveries.status, 'unmatched'))
-        .groupBy(webhookDeliveries.provider);
-      return Object.fromEntries(rows.map((row) => [row.provider, Number(row.total)]));
+      const rows = await perProvider<{ provider: string; total: number }>(
+        sql`(SELECT count(*)::int FROM ${webhookDeliveries} d WHERE d.provider = p.provider AND d.status = 'unmatched') AS total`,
+      );
+      return Object.fromEntries(rows.map((row) => [row.provider, row.total]));
     },
 
     async countsSince(since: Date): Promise<Record<string, number>> {
-      const rows = await db
-        .select({ provider: webhookDeliveries.provider, total: count() })
-        .from(webhookDeliveries)
-        .where(gte(webhookDeliveries.receivedAt, since))
-        .groupBy(webhookDeliveries.provider);
-      return Object.fromEntries(rows.map((row) => [row.provider, Number(row.total)]));
+      const rows = await perProvider<{ provider: string; total: number }>(
+        sql`(SELECT count(*)::int FROM ${webhookDeliveries} d WHERE d.provider = p.provider AND d.received_at >= ${since}) AS total`,
+      );
+      return Object.fromEntries(rows.map((row) => [row.provider, row.total]));
     },
 
     /** Per provider: the last successfully processed delivery, and the latest failure still standing. */
     async outcomes(): Promise<ProviderOutcome[]> {
-      const succeeded = await db
-        .select({ provider: webhookDeliveries.provider, at: sql<Date | string | null>`max(${webhookDeliveries.processedAt})` })
-        .from(webhookDeliveries)
-        .where(eq(webhookDeliveries.status, 'processed'))
-        .groupBy(webhookDeliveries.provider);
       // A failed delivery that the sender retried successfully is `processed` now: what stays failed still stands.
-      const failed = await db
-        .selectDistinctOn([webhookDeliveries.provider], {
-          provider: webhookDeliveries.provider,
-          at: webhookDeliveries.processedAt,
-          error: webhookDeliveries.error,
-        })
-        .from(webhookDeliveries)
-        .where(eq(webhookDeliveries.status, 'failed'))
-        .orderBy(webhookDeliveries.provider, descending(webhookDeliveries.processedAt));
-      const providers = new Set([...succeeded.map((r) => r.provider), ...failed.map((r) => r.provider)]);
-      return [...providers].map((provider) => {
-        const ok = succeeded.find((r) => r.provider === provider);
-        const bad = failed.find((r) => r.provider === provider);
-        return {
-          provider,
-          lastSuccessAt: ok?.at ? new Date(ok.at) : null,
-          lastFailureAt: bad?.at ? new Date(bad.at) : null,
-          lastFailure: bad ? (bad.error ?? 'processing failed') : null,
-        };
-      });
+      const rows = await perProvider<{ provider: string; success_at: Date | string | null; failed: boolean | null; failure_at: Date | string | null; error: string | null }>(
+        sql`(SELECT d.processed_at FROM ${webhookDeliveries} d WHERE d.provider = p.provider AND d.status = 'processed'
+              ORDER BY d.processed_at DESC NULLS LAST LIMIT 1) AS success_at,
+            f.failed, f.processed_at AS failure_at, f.error`,
+        sql`LEFT JOIN LATERAL (SELECT true AS failed, d.processed_at, d.error FROM ${webhookDeliveries} d
+              WHERE d.provider = p.provider AND d.status = 'failed' ORDER BY d.processed_at DESC NULLS LAST LIMIT 1) f ON true`,
+      );
+      return rows.map((row) => ({
+        provider: row.provider,
+        lastSuccessAt: dateOrNull(row.success_at),
+        lastFailureAt: dateOrNull(row.failure_at),
+        lastFailure: row.failed ? (row.error ?? 'processing failed') : null,
+      }));
     },
 
     /** Per provider: the latest receipt, and the outcome of the latest processing attempt. */
     async activity(): Promise<ProviderActivity[]> {
-      const latest = await db
-        .selectDistinctOn([webhookDeliveries.provider], {
-          provider: webhookDeliveries.provider,
-          processedAt: webhookDeliveries.processedAt,
-          error: webhookDeliveries.error,
-        })
-        .from(webhookDeliveries)
-        .orderBy(webhookDeliveries.provider, descending(webhookDeliveries.processedAt));
-      const received = await db
-        .select({ provider: webhookDeliveries.provider, at: sql<Date | string | null>`max(${webhookDeliveries.receivedAt})` })
-        .from(webhookDeliveries)
-        .groupBy(webhookDeliveries.provider);
-      const receivedAt = new Map(received.map((row) => [row.provider, row.at ? new Date(row.at) : null]));
-      return latest.map((row) => ({
+      const rows = await perProvider<{ provider: string; received_at: Date | string | null; processed_at: Date | string | null; error: string | null }>(
+        sql`(SELECT d.received_at FROM ${webhookDeliveries} d WHERE d.provider = p.provider ORDER BY d.received_at DESC NULLS LAST LIMIT 1) AS received_at,
+            l.processed_at, l.error`,
+        sql`LEFT JOIN LATERAL (SELECT d.processed_at, d.error FROM ${webhookDeliveries} d
+              WHERE d.provider = p.provider ORDER BY d.processed_at DESC NULLS LAST LIMIT 1) l ON true`,
+      );
+      return rows.map((row) => ({
         provider: row.provider,
-        lastDeliveryAt: receivedAt.get(row.provider) ?? null,
-        lastProcessedAt: row.processedAt,
+        lastDeliveryAt: dateOrNull(row.received_at),
+        lastProcessedAt: dateOrNull(row.processed_at),
         lastError: row.error,
       }));
     },

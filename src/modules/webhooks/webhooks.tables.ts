@@ -35,8 +35,12 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_provider_delivery_key').on(t.provider, t.deliveryId),
-    index('webhook_deliveries_received_idx').on(t.receivedAt.desc()),
+    // Every read names its provider, so every index begins with it (decision 123): the latest receipt
+    // and receipts since a time; the latest attempt; the latest of each outcome and the unmatched count.
+    // An index on the time alone would tempt the planner to walk it for a provider with no rows.
+    index('webhook_deliveries_provider_received_idx').on(t.provider, t.receivedAt.desc()),
     index('webhook_deliveries_provider_processed_idx').on(t.provider, t.processedAt.desc()),
+    index('webhook_deliveries_provider_status_idx').on(t.provider, t.status, t.processedAt.desc()),
     index('webhook_deliveries_provider_content_idx').on(t.provider, t.contentKey),
   ],
 );
