@@ -67,6 +67,10 @@ export interface Started {
 export const OVERLAP_REASON = 'another run of this job is in progress';
 export const INTERRUPTED_ERROR = 'interrupted: the service shut down before the run ended';
 
+/** How long, at most, a trigger waits for the lock of a run that has recorded its end (25 × 20 ms). */
+const RELEASE_WAITS = 25;
+const RELEASE_WAIT_MS = 20;
+
 export function coveredReason(claim: Claim, windowSeconds: number): string {
   return `covered by run ${claim.runId}, which started within this job's ${windowSeconds} s trigger window`;
 }
@@ -206,7 +210,7 @@ export function createJobRunner(deps: {
     if (open) return answered(await skip(job, trigger, triggeredAt, coveredReason(open, job.windowSeconds), open.runId, key));
 
     let runPromise: Promise<RunOutcome> | undefined;
-    const locked = await lock.tryWithLock(job.name, async () => {
+    const holdAndRun = async () => {
       // Stamped only now that the run holds the lock, so run records never show overlaps.
       const startedAt = clock.now();
       const claim = await repo.claimAndStart(job.name, trigger, startedAt, job.windowSeconds, key);
@@ -220,7 +224,14 @@ export function createJobRunner(deps: {
       } finally {
         running.delete(runId);
       }
-    });
+    };
+    let locked = await lock.tryWithLock(job.name, holdAndRun);
+    // A run that has recorded its end still holds the lock until its transaction commits: a trigger
+    // arriving in that moment waits for the release instead of being told a run is in progress.
+    for (let wait = 0; !locked.acquired && wait < RELEASE_WAITS && (await lastRunEnded(job)); wait++) {
+      await sleep(RELEASE_WAIT_MS);
+      locked = await lock.tryWithLock(job.name, holdAndRun);
+    }
     if (!locked.acquired) {
       const holder = await runInProgress(job).catch(() => undefined);
       return answered(await skip(job, trigger, triggeredAt, OVERLAP_REASON, holder?.runId ?? null, key));
@@ -232,6 +243,13 @@ export function createJobRunner(deps: {
     }
     if ('replay' in value) return answered({ outcome: outcomeOf(value.replay), replayed: true, done: Promise.resolve(outcomeOf(value.replay)) });
     return answered(await skip(job, trigger, triggeredAt, coveredReason(value.covered, job.windowSeconds), value.covered.runId, key));
+  }
+
+  /** Whether the job's last claimed run has recorded its end (a lock still held is being released). */
+  async function lastRunEnded(job: ConfiguredJob): Promise<boolean> {
+    const claim = await repo.claimOf(job.name).catch(() => undefined);
+    const run = claim && (await repo.find(claim.runId).catch(() => undefined));
+    return run !== undefined && run.status !== 'running';
   }
 
   /**
