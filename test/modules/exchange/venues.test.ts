@@ -292,28 +292,28 @@ describe('a venue that never answers', () => {
     const silent = await startSilentServer();
     const others = Object.fromEntries(OTHER_VENUES.map((venue) => [venue, venue === 'kraken' ? silent.url : fakes.closedUrl]));
     const t = await buildTestApp({
-      env: fakes.env({ EXCHANGE_API_URLS: JSON.stringify(others), EXCHANGE_TIMEOUT_MS: '10000', EXCHANGE_PROBE_TIMEOUT_MS: '400' }),
+      env: fakes.env({ EXCHANGE_API_URLS: JSON.stringify(others), EXCHANGE_TIMEOUT_MS: '30000', EXCHANGE_PROBE_TIMEOUT_MS: '2000' }),
     });
     try {
       const user = await signIn(t.app, t.database);
       const askRoute = () => t.app.inject({ method: 'GET', url: '/api/exchange/route?base=BTC&quote=USDT', headers: user.headers });
-      // The first call loads ccxt and the answering venues' markets; the second is timed. Waiting for
-      // the silent venue would take the 10 s request timeout: half of it is a bound a busy machine
-      // keeps while a wait for the venue still fails it.
+      // The first call loads ccxt and the answering venues' markets; the second is timed. The probe
+      // timeout leaves the answering venues (through a shared budget on a busy machine) time to
+      // answer; waiting for the silent one would take the 30 s request timeout, half of which is the bound.
       assert.equal((await askRoute()).statusCode, 200);
       let started = performance.now();
       const route = await askRoute();
       let elapsed = performance.now() - started;
       assert.equal(route.statusCode, 200);
-      assert.ok(elapsed < 5_000, `route took ${elapsed} ms`);
+      assert.ok(elapsed < 15_000, `route took ${elapsed} ms`);
       const kraken = route.json().unavailable.find((u: { exchange: string }) => u.exchange === 'kraken');
-      assert.equal(kraken.reason, 'kraken did not answer within 400 ms');
-      assert.equal(route.json().routes.length, 2);
+      assert.equal(kraken.reason, 'kraken did not answer within 2000 ms');
+      assert.equal(route.json().routes.length, 2, route.body);
 
       started = performance.now();
       const health = await t.app.inject({ method: 'GET', url: '/api/exchange/health' });
       elapsed = performance.now() - started;
-      assert.ok(elapsed < 5_000, `health took ${elapsed} ms`);
+      assert.ok(elapsed < 15_000, `health took ${elapsed} ms`);
       assert.equal(health.json().exchanges.kraken.status, 'unreachable');
     } finally {
       await t.close();
