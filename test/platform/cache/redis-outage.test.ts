@@ -66,6 +66,8 @@ describe('the cache while Redis is away', { skip: NO_REDIS }, () => {
       const log = logSink();
       const cache = createRedisCache(proxy.url(REDIS_URL!), { keyPrefix: prefix, commandTimeoutMs: COMMAND_TIMEOUT_MS, logger: createLogger('info', log.stream), probeMs: 100 });
       try {
+        // Connected first: a write made while the first connection is still being opened goes to memory.
+        assert.equal(await cache.connected(), true);
         await cache.set('k', 'from-redis', 60_000);
         assert.equal(await direct.get('k'), '"from-redis"');
         if (fault === 'refuse') proxy.reset();
