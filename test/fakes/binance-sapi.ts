@@ -1,4 +1,4 @@
-// SAPI endpoints for the Binance fake (PROTOCOLS.md B1), registered per variant as the real hosts
+// SAPI endpoints for the Binance fake (Binance's spot API documentation), registered per variant as the real hosts
 // have them. Global Binance: GET/POST /sapi/v1/bnbBurn, POST /sapi/v1/asset/dust-btc,
 // GET /sapi/v1/account/apiRestrictions, GET /sapi/v1/system/status. binance.us: only
 // GET /sapi/v1/asset/query/dust-assets and GET /sapi/v1/system/status, so the others answer 404 there.

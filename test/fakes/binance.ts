@@ -1,4 +1,4 @@
-// A loopback Binance spot REST server that speaks the real protocol (PROTOCOLS.md B1): string
+// A loopback Binance spot REST server that speaks the real protocol (Binance's spot API documentation): string
 // numbers, `{code,msg}` errors, X-MBX-USED-WEIGHT-1M headers, 429/418 with Retry-After, HMAC-SHA256
 // signed endpoints with X-MBX-APIKEY and recvWindow, exchangeInfo filters. Request weight is counted
 // per client IP and minute: above the limit an IP gets 429 with Retry-After (the rest of the minute),

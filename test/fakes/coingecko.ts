@@ -1,4 +1,4 @@
-// A loopback CoinGecko API v3 server (PROTOCOLS.md B2): /ping, /coins/markets (vs_currency required,
+// A loopback CoinGecko API v3 server (CoinGecko's API v3 documentation): /ping, /coins/markets (vs_currency required,
 // order, per_page 1..250, page) and /global, with deterministic numbers. When a key is configured it
 // is checked in `x-cg-demo-api-key` or `x-cg-pro-api-key` (or the matching query parameter) and a
 // missing or wrong key is refused as CoinGecko does. Failures (429, 5xx) and slow answers on demand.

@@ -1,4 +1,4 @@
-// Binance spot REST request weights (PROTOCOLS.md B1, Binance's API docs), for charging a call to the
+// Binance spot REST request weights (Binance's spot API documentation), for charging a call to the
 // venue budget before it is sent. binance.us documents the same or lower weights, so the same table
 // is a safe over-estimate there. SAPI endpoints are counted by Binance in a budget of their own
 // (X-SAPI-USED-IP-WEIGHT-1M) and weigh nothing here.

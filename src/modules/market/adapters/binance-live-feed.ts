@@ -1,6 +1,6 @@
 // Binance's all-market mini-ticker stream (`<BINANCE_WS_URL>/ws/!miniTicker@arr`) kept in an
 // in-memory price map. The stream sends, about once a second, the symbols whose ticker changed. The
-// connection is re-opened with exponential back-off (1 s doubling to 60 s, with jitter) whenever it
+// connection is re-opened with exponential back-off (1 s doubling to 5 minutes, with jitter) whenever it
 // closes, fails, or stays silent for 30 s; while it is not live, callers fall back to REST.
 import type { Logger } from 'pino';
 import WebSocket from 'ws';

@@ -1,4 +1,4 @@
-// Binance spot public REST (PROTOCOLS.md B1) over plain HTTP: public data needs no signing, so no
+// Binance spot public REST (Binance's spot API documentation) over plain HTTP: public data needs no signing, so no
 // ccxt. Requests are sized for the weight budget: one call for all 24 h tickers (weight 80) or all
 // prices (4) serves every symbol, klines are always fetched 1000 at a time (weight 2 at any size),
 // order books 100 levels deep (weight 5 at any depth up to 100).

@@ -1,4 +1,4 @@
-// CoinGecko API v3 (PROTOCOLS.md B2): /coins/markets for the top assets by market cap and /global
+// CoinGecko API v3 (CoinGecko's API v3 documentation): /coins/markets for the top assets by market cap and /global
 // for the whole market. The optional key travels in x-cg-demo-api-key or x-cg-pro-api-key.
 import type { GlobalFigures, TopAsset } from '../market.types.ts';
 import type { AssetMarketSource } from './market-source.ts';
