@@ -54,3 +54,50 @@ export const ChangePasswordBody = Type.Object({
 export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
 
 export const Success = Type.Object({ success: Type.Boolean({ description: 'Always true.' }) });
+
+const Code = Type.String({ minLength: 1, maxLength: 16, description: 'The 6-digit code your authenticator app shows now.' });
+const RecoveryCode = Type.String({ minLength: 1, maxLength: 32, description: 'One of the recovery codes shown at enrollment; each works once.' });
+const CurrentPassword = Type.String({ minLength: 1, maxLength: 128, description: 'Your password.' });
+
+export const TwoFactorSetupBody = Type.Object({ password: CurrentPassword });
+export type TwoFactorSetupBody = Static<typeof TwoFactorSetupBody>;
+
+export const TwoFactorSetup = Type.Object({
+  secret: Type.String({ description: 'The TOTP secret, base32 (RFC 4648, no padding); for apps that cannot scan.' }),
+  otpauth_url: Type.String({ description: '`otpauth://totp/<issuer>:<email>?secret=…&issuer=…` (SHA-1, 6 digits, 30 s).' }),
+  qr_svg: Type.String({ description: 'The otpauth URL as a QR code, an SVG document.' }),
+});
+
+export const TwoFactorCodeBody = Type.Object({ code: Code });
+export type TwoFactorCodeBody = Static<typeof TwoFactorCodeBody>;
+
+export const RecoveryCodes = Type.Object({
+  recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10, description: 'Ten one-time recovery codes, shown this once; only their hashes are kept.' }),
+});
+
+export const TwoFactorDisableBody = Type.Object({
+  password: CurrentPassword,
+  code: Type.Optional(Code),
+  recovery_code: Type.Optional(RecoveryCode),
+});
+export type TwoFactorDisableBody = Static<typeof TwoFactorDisableBody>;
+
+export const MFA_METHODS = ['totp', 'recovery_code'] as const;
+
+export const MfaRequired = Type.Object({
+  mfa_required: Type.Literal(true, { description: 'The password was right; a second factor is needed.' }),
+  mfa_token: Type.String({ description: 'For POST /api/auth/2fa/verify: single use, valid 5 minutes.' }),
+  methods: Type.Array(StringEnum(MFA_METHODS, { description: 'A second factor accepted.' }), { description: '`totp` and `recovery_code`.' }),
+});
+export type MfaRequired = Static<typeof MfaRequired>;
+
+export const LoginAnswer = Type.Union([TokenPair, MfaRequired], {
+  description: 'The token pair; or, for an account with two-factor authentication on, `mfa_required` and the `mfa_token` to verify the second factor with.',
+});
+
+export const TwoFactorVerifyBody = Type.Object({
+  mfa_token: Type.String({ minLength: 1, maxLength: 512, description: 'The `mfa_token` login answered.' }),
+  code: Type.Optional(Code),
+  recovery_code: Type.Optional(RecoveryCode),
+});
+export type TwoFactorVerifyBody = Static<typeof TwoFactorVerifyBody>;

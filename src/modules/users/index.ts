@@ -6,6 +6,7 @@ import { createGuards, type Guards, type PrincipalSource } from '../../platform/
 import type { Platform } from '../../platform/platform.ts';
 import { createAccountsRepository, type AccountsRepository } from './accounts.repository.ts';
 import { createSessionsRepository, type SessionsRepository } from './sessions.repository.ts';
+import { createTwoFactorRepository, type TwoFactorRepository } from './two-factor.repository.ts';
 
 export type { BillingChanges, NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
 export * from './users.domain.ts';
@@ -16,6 +17,8 @@ export interface UsersModule {
   guards: Guards;
   accounts: AccountsRepository;
   sessions: SessionsRepository;
+  /** The second factor: sealed TOTP secrets, spent time steps, recovery codes, pending sign-ins. */
+  twoFactor: TwoFactorRepository;
 }
 
 export function createUsersModule(platform: Pick<Platform, 'config' | 'database' | 'tokens' | 'clock' | 'fetch'>): UsersModule {
@@ -37,5 +40,5 @@ export function createUsersModule(platform: Pick<Platform, 'config' | 'database'
   };
   const { externalTokens } = config.auth;
   const external = externalTokens ? createExternalTokenVerifier(externalTokens, { clock, fetch: platform.fetch }) : undefined;
-  return { name: 'users', guards: createGuards({ tokens, external, principals, clock }), accounts, sessions };
+  return { name: 'users', guards: createGuards({ tokens, external, principals, clock }), accounts, sessions, twoFactor: createTwoFactorRepository(database.db) };
 }
