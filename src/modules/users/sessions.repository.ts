@@ -12,6 +12,7 @@ export function createSessionsRepository(db: DbExecutor) {
       email: users.email,
       role: users.role,
       status: users.status,
+      twoFactorEnabled: users.twoFactorEnabled,
       revokedAt: deviceSessions.revokedAt,
       expiresAt: deviceSessions.expiresAt,
       lastSeenAt: deviceSessions.lastSeenAt,

@@ -13,6 +13,10 @@ export interface AuthenticatedUser {
   role: string;
   /** Our device session; null for an external identity provider's token (the provider owns that session). */
   sessionId: string | null;
+  twoFactorEnabled: boolean;
+  /** Our access token's `auth_time` (seconds) and `amr`: when and how the session last authenticated. */
+  authTime?: number;
+  amr?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -34,7 +38,7 @@ export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<vo
 export interface PrincipalSource {
   /** The session and its account, when the session belongs to that user. */
   bySession(sessionId: string, userId: string): Promise<
-    { id: string; email: string; role: string; status: string; revokedAt: Date | null; expiresAt: Date; lastSeenAt: Date } | undefined
+    { id: string; email: string; role: string; status: string; twoFactorEnabled: boolean; revokedAt: Date | null; expiresAt: Date; lastSeenAt: Date } | undefined
   >;
   /** The account with this address (an identity provider's token names it by e-mail). */
   /**
@@ -42,7 +46,9 @@ export interface PrincipalSource {
    * address the first time; `unverified` for an unlinked identity whose address the provider has not
    * verified, `linked_elsewhere` when the account holds another identity of that provider.
    */
-  byExternalIdentity(identity: ExternalIdentity): Promise<{ id: string; email: string; role: string; status: string } | 'unverified' | 'linked_elsewhere' | undefined>;
+  byExternalIdentity(
+    identity: ExternalIdentity,
+  ): Promise<{ id: string; email: string; role: string; status: string; twoFactorEnabled: boolean } | 'unverified' | 'linked_elsewhere' | undefined>;
   /** Records that the session was seen. */
   touch(sessionId: string, at: Date): Promise<void>;
 }
@@ -94,8 +100,14 @@ interface ExternalPrincipal {
 const invalidToken = (detail: string) =>
   new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
 
-export function createGuards(deps: { tokens: TokenService; external?: ExternalTokenVerifier; principals: PrincipalSource; clock: Clock }): Guards {
+export interface GuardSettings {
+  /** Roles whose users must have two-factor on to use anything but /api/auth/* (REQUIRE_2FA_ROLES). */
+  requireTwoFactorRoles: readonly string[];
+}
+
+export function createGuards(deps: { tokens: TokenService; external?: ExternalTokenVerifier; principals: PrincipalSource; clock: Clock; settings?: GuardSettings }): Guards {
   const { tokens, external, principals, clock } = deps;
+  const requireTwoFactorRoles = deps.settings?.requireTwoFactorRoles ?? [];
   const cache = new Map<string, Principal>();
   const externalCache = new Map<string, ExternalPrincipal>();
 
@@ -108,7 +120,7 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
       return undefined;
     }
     const principal: Principal = {
-      user: { id: row.id, email: row.email, role: row.role, sessionId },
+      user: { id: row.id, email: row.email, role: row.role, sessionId, twoFactorEnabled: row.twoFactorEnabled },
       status: row.status,
       revoked: row.revokedAt !== null,
       expiresAt: row.expiresAt,
@@ -142,7 +154,7 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
       throw invalidToken('Session has been revoked or has expired');
     }
     touch(principal);
-    return principal.user;
+    return { ...principal.user, authTime: claims.auth_time, amr: claims.amr };
   }
 
   /** An identity provider's token: the account linked to its user; its status and role are ours. */
@@ -159,7 +171,7 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
         externalCache.delete(key);
         throw invalidToken('No account matches this identity');
       }
-      principal = { user: { id: row.id, email: row.email, role: row.role, sessionId: null }, status: row.status, loadedAt: Date.now() };
+      principal = { user: { id: row.id, email: row.email, role: row.role, sessionId: null, twoFactorEnabled: row.twoFactorEnabled }, status: row.status, loadedAt: Date.now() };
       externalCache.set(key, principal);
       if (externalCache.size > 50_000) externalCache.delete(externalCache.keys().next().value!);
     }
@@ -172,8 +184,13 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     if (!token) throw unauthenticated();
     const algorithm = tokenAlgorithm(token);
     const isExternal = external !== undefined && (EXTERNAL_ALGORITHMS as readonly (string | undefined)[]).includes(algorithm);
-    request.user = isExternal ? await externalUser(external, token) : await sessionUser(token);
+    const user = isExternal ? await externalUser(external, token) : await sessionUser(token);
+    request.user = user;
     void reply.header('cache-control', 'no-store');
+    // Where two-factor is required, the account can do nothing but enroll (decision 142).
+    if (!user.twoFactorEnabled && requireTwoFactorRoles.includes(user.role) && !(request.routeOptions.url ?? request.url).startsWith('/api/auth/')) {
+      throw forbidden('Two-factor authentication required');
+    }
   };
 
   const requireAdmin: Guard = async (request, reply) => {

@@ -279,6 +279,63 @@ describe('two-factor sign-in', () => {
       assert.deepEqual(row, { sealed: null, codes: 0 });
     });
   });
+
+  describe('admins', () => {
+    const patch = (admin: TestUser, userId: string, payload: unknown) =>
+      t.app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, payload: payload as object, headers: admin.headers });
+
+    it('resets a user\'s second factor with twoFactorEnabled false: audited, every session revoked, login without a code after', async () => {
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const user = await enrolled();
+      const response = await patch(admin, user.id, { twoFactorEnabled: false });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().twoFactorEnabled, false);
+      assert.equal((await me(user.token)).statusCode, 401, 'the user is signed out');
+      const [row] = await t.database.rows<{ sealed: string | null; codes: number }>(
+        sql`SELECT totp_secret_sealed AS sealed, (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes FROM users WHERE id = ${user.id}`,
+      );
+      assert.deepEqual(row, { sealed: null, codes: 0 });
+      const audited = await t.database.rows<{ actor_id: string }>(sql`SELECT actor_id FROM audit_log WHERE action = 'admin.user.2fa_reset' AND subject_user_id = ${user.id}`);
+      assert.deepEqual(audited, [{ actor_id: admin.id }]);
+      assert.ok((await login(user)).json().access_token, 'the password alone signs in again');
+    });
+
+    it('refuses twoFactorEnabled true: the user enrolls themselves', async () => {
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const user = await signIn(t.app, t.database);
+      const issue = assertIssue(await patch(admin, user.id, { twoFactorEnabled: true }), ['body', 'twoFactorEnabled'], 'value_error');
+      assert.match(issue.msg, /the user enrolls themselves/);
+      assert.equal((await me(user.token)).json().twoFactorEnabled, false);
+      assertDetail(await patch(user, user.id, { twoFactorEnabled: false }), 403);
+    });
+  });
+});
+
+describe('REQUIRE_2FA_ROLES', () => {
+  let t: TestApp;
+  const clock = fixedClock('2026-03-01T12:00:05.000Z');
+  before(async () => {
+    t = await buildTestApp({ clock, env: { REQUIRE_2FA_ROLES: 'admin' } });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('lets such a user without two-factor do nothing but enroll; once enrolled, everything', async () => {
+    const admin = await signIn(t.app, t.database, { role: 'admin' });
+    const user = await signIn(t.app, t.database);
+    const get = (who: TestUser, url: string) => t.app.inject({ method: 'GET', url, headers: who.headers });
+    assertDetail(await get(admin, '/api/admin/users'), 403, 'Two-factor authentication required');
+    assert.equal((await get(admin, '/api/auth/me')).statusCode, 200, '/api/auth/* stays open');
+    assert.equal((await get(user, '/api/exchange/credentials')).statusCode, 200, 'other roles are not concerned');
+
+    const setup = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', payload: { password: admin.password }, headers: admin.headers });
+    assert.equal(setup.statusCode, 200, setup.body);
+    const key = Buffer.from(decodeBase32(setup.json().secret));
+    const code = referenceTotp(key, Math.floor(clock.now().getTime() / 1000), 6);
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/auth/2fa/enable', payload: { code }, headers: admin.headers })).statusCode, 200);
+    assert.equal((await get(admin, '/api/admin/users')).statusCode, 200);
+  });
 });
 
 function decodeBase32(text: string): number[] {
