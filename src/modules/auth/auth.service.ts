@@ -9,7 +9,7 @@ import { AppError, conflict, forbidden, notFound, rateLimited } from '../../plat
 import { clientKey } from '../../platform/http/client-address.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { Role, UsersModule, UserRow } from '../users/index.ts';
-import type { Account, MfaRequired, RegisterBody, TokenPair, TwoFactorVerifyBody } from './auth.schemas.ts';
+import type { Account, MfaRequired, RegisterBody, TokenPair, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
 import { oneAnswer, type SecondFactor, type SecondFactorMethod } from './second-factor.ts';
 
 /** What an account is created from: these fields and nothing else. */
@@ -305,6 +305,34 @@ export function createAuthService(deps: {
       }
       if (outcome.error) throw outcome.error;
       return outcome.pair!;
+    },
+
+    /**
+     * A signed-in user presents a TOTP code again (decision 143): the session is marked with it and a
+     * fresh pair carries it. Wrong codes count in the login throttle.
+     */
+    async stepUp(actor: { id: string; sessionId: string | null }, body: TwoFactorCodeBody, client: ClientInfo): Promise<TokenPair> {
+      if (!actor.sessionId) throw forbidden('A step-up needs a session of this service; sign in with your password');
+      const sessionId = actor.sessionId;
+      const user = await accounts.findById(actor.id);
+      if (!user) throw notFound('User not found');
+      if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');
+      await reserveAttempt(user.email, client.ip);
+      const now = clock.now();
+      const pair = await db.transaction(async (tx) => {
+        const method = await deps.secondFactor.check(user, { code: body.code }, { now, ip: client.ip, purpose: 'step_up' }, tx);
+        if (!method) return undefined;
+        await sessions.markSecondFactor(sessionId, now, method, tx);
+        const session = await sessions.authentication(sessionId, tx);
+        await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.2fa.step_up', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip }, now);
+        return issuePair(user, sessionId, session!, tx);
+      });
+      if (!pair) {
+        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa.failed', subjectUserId: user.id, ip: client.ip, details: { purpose: 'step_up', wrong: 'code' } }, now);
+        throw wrongSecondFactor();
+      }
+      await releaseAttempt(user.email, client.ip);
+      return pair;
     },
 
     async refresh(refreshToken: string): Promise<TokenPair> {

@@ -40,5 +40,5 @@ export function createUsersModule(platform: Pick<Platform, 'config' | 'database'
   };
   const { externalTokens } = config.auth;
   const external = externalTokens ? createExternalTokenVerifier(externalTokens, { clock, fetch: platform.fetch }) : undefined;
-  return { name: 'users', guards: createGuards({ tokens, external, principals, clock, settings: { requireTwoFactorRoles: config.auth.requireTwoFactorRoles } }), accounts, sessions, twoFactor: createTwoFactorRepository(database.db) };
+  return { name: 'users', guards: createGuards({ tokens, external, principals, clock, settings: { requireTwoFactorRoles: config.auth.requireTwoFactorRoles, stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes } }), accounts, sessions, twoFactor: createTwoFactorRepository(database.db) };
 }

@@ -57,6 +57,12 @@ export interface Guards {
   requireUser: Guard;
   requireAdmin: Guard;
   /**
+   * requireUser, and for an account with two-factor on, a second factor presented by this session
+   * within STEP_UP_MAX_AGE_MINUTES (its access token's `amr` and `auth_time`); otherwise 403
+   * "Second factor required" (decision 143). For what moves money or guards the account.
+   */
+  requireStepUp: Guard;
+  /**
    * For public routes that do more for some callers: sets `request.user` when a valid bearer token
    * comes with the request, and lets every other request through as anonymous.
    */
@@ -103,11 +109,14 @@ const invalidToken = (detail: string) =>
 export interface GuardSettings {
   /** Roles whose users must have two-factor on to use anything but /api/auth/* (REQUIRE_2FA_ROLES). */
   requireTwoFactorRoles: readonly string[];
+  /** How recent a session's second factor must be for requireStepUp (STEP_UP_MAX_AGE_MINUTES). */
+  stepUpMaxAgeMinutes: number;
 }
 
 export function createGuards(deps: { tokens: TokenService; external?: ExternalTokenVerifier; principals: PrincipalSource; clock: Clock; settings?: GuardSettings }): Guards {
   const { tokens, external, principals, clock } = deps;
   const requireTwoFactorRoles = deps.settings?.requireTwoFactorRoles ?? [];
+  const stepUpMaxAgeMs = (deps.settings?.stepUpMaxAgeMinutes ?? 10) * 60_000;
   const cache = new Map<string, Principal>();
   const externalCache = new Map<string, ExternalPrincipal>();
 
@@ -198,6 +207,16 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     if (request.user?.role !== 'admin') throw forbidden('Admin role required');
   };
 
+  const requireStepUp: Guard = async (request, reply) => {
+    await requireUser(request, reply);
+    const user = request.user!;
+    if (!user.twoFactorEnabled) return;
+    const recent = user.amr?.includes('mfa') && user.authTime !== undefined && clock.now().getTime() - user.authTime * 1000 <= stepUpMaxAgeMs;
+    if (!recent) {
+      throw new AppError('forbidden', 'Second factor required', { headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication"' } });
+    }
+  };
+
   const identify: Guard = async (request, reply) => {
     if (!bearerToken(request)) return;
     try {
@@ -211,6 +230,7 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
   return {
     requireUser,
     requireAdmin,
+    requireStepUp,
     identify,
     invalidate(userId) {
       if (!userId) {
@@ -230,9 +250,11 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
  * non-OAuth scheme list required roles), one behind `requireUser` plain `bearerAuth`. Routes with
  * another guard (a stream ticket, `identify`) document their own.
  */
-export function documentGuard(route: RouteOptions, guards: Pick<Guards, 'requireUser' | 'requireAdmin'>): void {
+export function documentGuard(route: RouteOptions, guards: Pick<Guards, 'requireUser' | 'requireAdmin' | 'requireStepUp'>): void {
   const hooks = [route.onRequest].flat();
-  const role = hooks.includes(guards.requireAdmin) ? ['admin'] : hooks.includes(guards.requireUser) ? [] : undefined;
+  const role = hooks.includes(guards.requireAdmin) ? ['admin'] : hooks.includes(guards.requireUser) || hooks.includes(guards.requireStepUp) ? [] : undefined;
   if (!role) return;
   route.schema = { ...route.schema, security: [{ bearerAuth: role }] };
+  // A route behind requireStepUp says so: a machine-readable flag beside its security (decision 143).
+  if (hooks.includes(guards.requireStepUp)) route.schema = { ...route.schema, 'x-step-up': true } as typeof route.schema;
 }

@@ -280,6 +280,57 @@ describe('two-factor sign-in', () => {
     });
   });
 
+  describe('step-up', () => {
+    const claimsOf = (token: string) => {
+      const { auth_time, amr } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { auth_time: number; amr: string[] };
+      return { auth_time, amr };
+    };
+    const createCredential = (token: string, name: string) =>
+      post('/api/exchange/credentials', { exchange_name: 'binance', credential_name: name, api_key: 'step-up-key-0001', api_secret: 'step-up-secret-01' }, { authorization: `Bearer ${token}` });
+
+    it('lets a fresh second factor create credentials, refuses a stale one with 403, and a step-up renews it', async () => {
+      const user = await enrolled();
+      const signedIn = await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret) });
+      const pair = signedIn.json<{ access_token: string; refresh_token: string }>();
+      assert.equal((await createCredential(pair.access_token, 'first')).statusCode, 201);
+
+      clock.advance(10 * 60_000 + 1_000);
+      assertDetail(await createCredential(pair.access_token, 'second'), 403, 'Second factor required');
+      const refreshed = await post('/api/auth/refresh', { refresh_token: pair.refresh_token });
+      assert.equal(refreshed.statusCode, 200);
+      assert.deepEqual(claimsOf(refreshed.json().access_token), claimsOf(pair.access_token), 'a refresh keeps auth_time and amr');
+      assertDetail(await createCredential(refreshed.json().access_token, 'second'), 403, 'Second factor required');
+      const headers = { authorization: `Bearer ${refreshed.json().access_token}` };
+      assertDetail(await post('/api/auth/password', { current_password: user.password, new_password: 'another password 1' }, headers), 403, 'Second factor required');
+
+      nextStep();
+      assertDetail(await post('/api/auth/2fa/step-up', { code: codeAt(user.secret, -2) }, headers), 401, 'Invalid two-factor code');
+      const stepped = await post('/api/auth/2fa/step-up', { code: codeAt(user.secret) }, headers);
+      assert.equal(stepped.statusCode, 200, stepped.body);
+      const fresh = stepped.json<{ access_token: string }>().access_token;
+      assert.equal(claimsOf(fresh).auth_time, Math.floor(clock.now().getTime() / 1000));
+      assert.equal((await createCredential(fresh, 'second')).statusCode, 201);
+      assert.equal((await post('/api/auth/password', { current_password: user.password, new_password: 'another password 1' }, { authorization: `Bearer ${fresh}` })).statusCode, 200);
+    });
+
+    it('asks nothing more of an account without two-factor; step-up then answers 409, and 401 without a token', async () => {
+      const user = await signIn(t.app, t.database);
+      clock.advance(11 * 60_000);
+      const fresh = await signIn(t.app, t.database);
+      assert.equal((await createCredential(fresh.token, 'plain')).statusCode, 201);
+      assertDetail(await post('/api/auth/2fa/step-up', { code: '123456' }, fresh.headers), 409);
+      assertDetail(await post('/api/auth/2fa/step-up', { code: '123456' }), 401);
+      assert.ok(user.id);
+    });
+
+    it('documents which operations need a step-up', async () => {
+      const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, Record<string, Record<string, unknown>>> }>();
+      assert.equal(document.paths['/api/exchange/credentials']!.post!['x-step-up'], true);
+      assert.equal(document.paths['/api/auth/password']!.post!['x-step-up'], true);
+      assert.equal(document.paths['/api/exchange/credentials']!.get!['x-step-up'], undefined);
+    });
+  });
+
   describe('admins', () => {
     const patch = (admin: TestUser, userId: string, payload: unknown) =>
       t.app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, payload: payload as object, headers: admin.headers });

@@ -108,13 +108,13 @@ export function authRoutes(deps: { service: AuthService; passwords: PasswordServ
     app.post(
       '/api/auth/password',
       {
-        onRequest: guards.requireUser,
+        onRequest: guards.requireStepUp,
         schema: {
           tags,
           operationId: 'changePassword',
           summary: 'Change your own password; your other sessions are signed out',
           description:
-            'Checks `current_password`, sets `new_password` (8 to 128 characters, as at registration, and different from the current one: 422 otherwise), revokes every other session of the account (this one stays signed in) and voids pending reset links. A wrong current password answers 400 and counts towards a limit of 5 per 15 minutes (429 with `Retry-After` beyond it). Neither password is ever logged or returned.',
+            'Checks `current_password`, sets `new_password` (8 to 128 characters, as at registration, and different from the current one: 422 otherwise), revokes every other session of the account (this one stays signed in) and voids pending reset links. A wrong current password answers 400 and counts towards a limit of 5 per 15 minutes (429 with `Retry-After` beyond it). Neither password is ever logged or returned. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed first (403 "Second factor required"; POST /api/auth/2fa/step-up).',
           security: bearerSecurity,
           body: ChangePasswordBody,
           response: { 200: Success, ...errorResponses(400, 401, 403, 429) },
@@ -207,6 +207,27 @@ export function authRoutes(deps: { service: AuthService; passwords: PasswordServ
       async (request) => {
         const user = currentUser(request);
         return twoFactor.disable({ id: user.id, sessionId: user.sessionId }, request.body, client(request));
+      },
+    );
+
+    app.post(
+      '/api/auth/2fa/step-up',
+      {
+        onRequest: guards.requireUser,
+        schema: {
+          tags,
+          operationId: 'stepUpSecondFactor',
+          summary: 'Present a second factor again; answers a fresh token pair',
+          description:
+            'For what moves money or guards the account (exchange credentials, the password, API tokens): with two-factor on, those need a second factor presented within `STEP_UP_MAX_AGE_MINUTES` (default 10), which access tokens carry as `auth_time` and `amr` (kept through refresh). A right current `code` marks this session and answers a new token pair whose access token carries it. A wrong or reused code: 401, counted in the login throttle (429 beyond it); two-factor not on: 409; an identity provider\'s token (no session of ours): 403.',
+          security: bearerSecurity,
+          body: TwoFactorCodeBody,
+          response: { 200: TokenPair, ...errorResponses(401, 403, 409, 429) },
+        },
+      },
+      async (request, reply) => {
+        void reply.header('cache-control', 'no-store');
+        return service.stepUp(currentUser(request), request.body, client(request));
       },
     );
 
