@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
 import { ROLES, STATUSES, TIERS } from '../users/index.ts';
+import { API_TOKEN_SCOPES } from '../../platform/auth/scopes.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; case-insensitive.' });
 /** The rules of a password chosen by its user, at registration and when changing it. */
@@ -101,3 +102,40 @@ export const TwoFactorVerifyBody = Type.Object({
   recovery_code: Type.Optional(RecoveryCode),
 });
 export type TwoFactorVerifyBody = Static<typeof TwoFactorVerifyBody>;
+
+export const ApiTokenCreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'What the token is for, e.g. the bot using it.' }),
+  scopes: Type.Array(StringEnum(API_TOKEN_SCOPES, { description: 'A scope.' }), {
+    minItems: 1,
+    maxItems: API_TOKEN_SCOPES.length,
+    uniqueItems: true,
+    description:
+      'What the token may do: `market:read`, `account:read` (credentials, balances, trades, activity), `account:write` (syncs, credential changes), `stream:read`, `tracker:read`, `tracker:write`, `admin:read`, `admin:write` (the admin scopes for admins only).',
+  }),
+  expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 90, description: 'Days until the token expires: 1 to 365, 90 by default.' })),
+});
+export type ApiTokenCreateBody = Static<typeof ApiTokenCreateBody>;
+
+const apiTokenFields = {
+  id: Uuid('Token id.'),
+  name: Type.String({ description: 'Its name.' }),
+  prefix: Type.String({ description: 'The first 12 characters of the token (`tpk_` and 8 more), to tell tokens apart.' }),
+  scopes: Type.Array(StringEnum(API_TOKEN_SCOPES, { description: 'A scope.' }), { description: 'What the token may do.' }),
+  expires_at: DateTime('When it stops working.'),
+  created_at: DateTime('When it was made.'),
+};
+
+export const ApiTokenCreated = Type.Object({
+  ...apiTokenFields,
+  token: Type.String({ description: 'The token, `tpk_…`, shown this once (only its hash is kept): `Authorization: Bearer tpk_…`.' }),
+});
+export type ApiTokenCreated = Static<typeof ApiTokenCreated>;
+
+export const ApiToken = Type.Object({ ...apiTokenFields, last_used_at: Nullable(DateTime('When it was last used (to the minute).')) });
+export type ApiToken = Static<typeof ApiToken>;
+
+export const ApiTokenList = Type.Array(ApiToken, { description: 'Your tokens that are neither revoked nor expired, oldest first.' });
+
+export const ApiTokenIdParams = Type.Object({
+  token_id: Type.String({ description: 'Token id (UUID); any other value is an unknown token (404).' }),
+});

@@ -299,7 +299,7 @@ export function createAuthService(deps: {
         return { pair: await startSession(current, client, now, tx, method) };
       });
       if (outcome.failed) {
-        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa.failed', subjectUserId: user.id, ip: client.ip, details: { purpose: 'sign_in', wrong: body.code !== undefined ? 'code' : 'recovery_code' } }, now);
+        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa_failed', subjectUserId: user.id, ip: client.ip, details: { purpose: 'sign_in', wrong: body.code !== undefined ? 'code' : 'recovery_code' } }, now);
       } else {
         await releaseAttempt(user.email, client.ip);
       }
@@ -328,7 +328,7 @@ export function createAuthService(deps: {
         return issuePair(user, sessionId, session!, tx);
       });
       if (!pair) {
-        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa.failed', subjectUserId: user.id, ip: client.ip, details: { purpose: 'step_up', wrong: 'code' } }, now);
+        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa_failed', subjectUserId: user.id, ip: client.ip, details: { purpose: 'step_up', wrong: 'code' } }, now);
         throw wrongSecondFactor();
       }
       await releaseAttempt(user.email, client.ip);

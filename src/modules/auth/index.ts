@@ -3,6 +3,7 @@ import type { NotificationsModule } from '../notifications/index.ts';
 import type { UsersModule } from '../users/index.ts';
 import { createSecondFactor } from './second-factor.ts';
 import { createTwoFactorService } from './two-factor.service.ts';
+import { createApiTokensService } from './api-tokens.service.ts';
 import { authRoutes } from './routes/auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
 import { createPasswordService } from './password.service.ts';
@@ -38,7 +39,7 @@ export function createAuthModule(platform: Platform, deps: { users: UsersModule;
     name: 'auth',
     service,
     twoFactor,
-    routes: authRoutes({ service, passwords, twoFactor, guards }),
+    routes: authRoutes({ service, passwords, twoFactor, apiTokens: createApiTokensService({ db: database.db, users, clock }), guards }),
     /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
     async bootstrapAdmin(): Promise<void> {
       const { adminEmail: email, adminPassword } = config.auth;

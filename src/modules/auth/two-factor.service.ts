@@ -54,7 +54,7 @@ export function createTwoFactorService(deps: {
 
   async function checkPassword(user: UserRow, password: string, client: ClientInfo, purpose: string): Promise<void> {
     if (await verifyPassword(password, user.passwordHash)) return;
-    await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa.failed', subjectUserId: user.id, ip: client.ip, details: { purpose, wrong: 'password' } }, clock.now());
+    await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa_failed', subjectUserId: user.id, ip: client.ip, details: { purpose, wrong: 'password' } }, clock.now());
     throw badRequest('Password is incorrect');
   }
 

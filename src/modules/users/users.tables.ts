@@ -162,3 +162,28 @@ export const mfaChallenges = pgTable(
   },
   (t) => [uniqueIndex('mfa_challenges_hash_key').on(t.tokenHash), index('mfa_challenges_expires_idx').on(t.expiresAt)],
 );
+
+/**
+ * Scoped API tokens (`tpk_…`) for scripts and bots: stored as their SHA-256, checked against the
+ * database on every request so a revocation, or the owner's demotion or suspension, holds at once on
+ * every instance (decision 144).
+ */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The token's first characters, shown so its owner can tell tokens apart. */
+    prefix: text('prefix').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    scopes: text('scopes').array().notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_key').on(t.tokenHash), index('api_tokens_user_idx').on(t.userId, t.createdAt)],
+);

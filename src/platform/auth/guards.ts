@@ -5,7 +5,9 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { AppError, forbidden, unauthenticated } from '../http/errors.ts';
 import { EXTERNAL_ALGORITHMS, tokenAlgorithm, type ExternalIdentity, type ExternalTokenVerifier } from './external-tokens.ts';
-import type { TokenService } from './tokens.ts';
+import { API_TOKEN_PREFIX } from './api-token-format.ts';
+import { scopeOf } from './scopes.ts';
+import { hashToken, type TokenService } from './tokens.ts';
 
 export interface AuthenticatedUser {
   id: string;
@@ -17,6 +19,8 @@ export interface AuthenticatedUser {
   /** Our access token's `auth_time` (seconds) and `amr`: when and how the session last authenticated. */
   authTime?: number;
   amr?: readonly string[];
+  /** Set when the request came with an API token (`tpk_…`) rather than a session's access token. */
+  apiToken?: { id: string; scopes: readonly string[] };
 }
 
 declare module 'fastify' {
@@ -51,6 +55,13 @@ export interface PrincipalSource {
   ): Promise<{ id: string; email: string; role: string; status: string; twoFactorEnabled: boolean } | 'unverified' | 'linked_elsewhere' | undefined>;
   /** Records that the session was seen. */
   touch(sessionId: string, at: Date): Promise<void>;
+  /** The API token with this SHA-256 and its owner. */
+  byApiToken(tokenHash: string): Promise<
+    | { tokenId: string; scopes: string[]; expiresAt: Date; revokedAt: Date | null; lastUsedAt: Date | null; id: string; email: string; role: string; status: string; twoFactorEnabled: boolean }
+    | undefined
+  >;
+  /** Records that the API token was used (at most once a minute). */
+  touchApiToken(tokenId: string, at: Date): Promise<void>;
 }
 
 export interface Guards {
@@ -166,6 +177,23 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     return { ...principal.user, authTime: claims.auth_time, amr: claims.amr };
   }
 
+  /**
+   * An API token: read from the database on every request, so a revocation or the owner's
+   * suspension holds at once on every instance (decision 144).
+   */
+  async function apiTokenUser(token: string): Promise<AuthenticatedUser> {
+    const row = await principals.byApiToken(hashToken(token));
+    const now = clock.now();
+    if (!row || row.revokedAt || row.expiresAt <= now) throw invalidToken('Invalid, revoked or expired API token');
+    if (row.status !== 'active') throw forbidden(`User account is ${row.status}`);
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+      void principals.touchApiToken(row.tokenId, now).catch(() => {
+        // Last use is informational; a failed write must not fail the request.
+      });
+    }
+    return { id: row.id, email: row.email, role: row.role, sessionId: null, twoFactorEnabled: row.twoFactorEnabled, apiToken: { id: row.tokenId, scopes: row.scopes } };
+  }
+
   /** An identity provider's token: the account linked to its user; its status and role are ours. */
   async function externalUser(verifier: ExternalTokenVerifier, token: string): Promise<AuthenticatedUser> {
     const identity = await verifier.verify(token);
@@ -193,9 +221,14 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     if (!token) throw unauthenticated();
     const algorithm = tokenAlgorithm(token);
     const isExternal = external !== undefined && (EXTERNAL_ALGORITHMS as readonly (string | undefined)[]).includes(algorithm);
-    const user = isExternal ? await externalUser(external, token) : await sessionUser(token);
+    const user = token.startsWith(API_TOKEN_PREFIX) ? await apiTokenUser(token) : isExternal ? await externalUser(external, token) : await sessionUser(token);
     request.user = user;
     void reply.header('cache-control', 'no-store');
+    if (user.apiToken) {
+      const scope = scopeOf(request.method, request.routeOptions.url ?? request.url);
+      if (!scope) throw forbidden('API tokens cannot be used for this operation (signing in, passwords, two-factor and API tokens need a session)');
+      if (!user.apiToken.scopes.includes(scope)) throw forbidden(`This API token lacks the scope ${scope}`);
+    }
     // Where two-factor is required, the account can do nothing but enroll (decision 142).
     if (!user.twoFactorEnabled && requireTwoFactorRoles.includes(user.role) && !(request.routeOptions.url ?? request.url).startsWith('/api/auth/')) {
       throw forbidden('Two-factor authentication required');
@@ -210,7 +243,8 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
   const requireStepUp: Guard = async (request, reply) => {
     await requireUser(request, reply);
     const user = request.user!;
-    if (!user.twoFactorEnabled) return;
+    // An API token's scope is its authorization; making it took a step-up (decision 144).
+    if (!user.twoFactorEnabled || user.apiToken) return;
     const recent = user.amr?.includes('mfa') && user.authTime !== undefined && clock.now().getTime() - user.authTime * 1000 <= stepUpMaxAgeMs;
     if (!recent) {
       throw new AppError('forbidden', 'Second factor required', { headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication"' } });
@@ -253,8 +287,16 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
 export function documentGuard(route: RouteOptions, guards: Pick<Guards, 'requireUser' | 'requireAdmin' | 'requireStepUp'>): void {
   const hooks = [route.onRequest].flat();
   const role = hooks.includes(guards.requireAdmin) ? ['admin'] : hooks.includes(guards.requireUser) || hooks.includes(guards.requireStepUp) ? [] : undefined;
-  if (!role) return;
-  route.schema = { ...route.schema, security: [{ bearerAuth: role }] };
+  if (role) route.schema = { ...route.schema, security: [{ bearerAuth: role }] };
   // A route behind requireStepUp says so: a machine-readable flag beside its security (decision 143).
   if (hooks.includes(guards.requireStepUp)) route.schema = { ...route.schema, 'x-step-up': true } as typeof route.schema;
+  // Every operation that takes a bearer token names the scope an API token needs for it, or none:
+  // tokens may not call it (decision 144).
+  const security = (route.schema as { security?: Record<string, unknown>[] } | undefined)?.security;
+  if (!security?.some((requirement) => 'bearerAuth' in requirement)) return;
+  for (const method of [route.method].flat()) {
+    if (method === 'HEAD') continue;
+    const scope = scopeOf(method, route.url);
+    route.schema = { ...route.schema, 'x-scopes': scope ? [scope] : [] } as typeof route.schema;
+  }
 }

@@ -218,7 +218,7 @@ describe('two-factor sign-in', () => {
       const limited = await post('/api/auth/2fa/verify', { mfa_token: again, code: codeAt(user.secret) }, {}, address);
       assertDetail(limited, 429, 'Too many login attempts; try again later');
       assert.ok(Number(limited.headers['retry-after']) > 0);
-      const failures = await t.database.rows(sql`SELECT 1 FROM audit_log WHERE action = 'auth.2fa.failed' AND subject_user_id = ${user.id}`);
+      const failures = await t.database.rows(sql`SELECT 1 FROM audit_log WHERE action = 'auth.2fa_failed' AND subject_user_id = ${user.id}`);
       assert.equal(failures.length, LOGIN_LIMITS.perAccountAndClient * 2 - 1);
     });
 
