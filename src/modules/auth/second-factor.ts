@@ -43,6 +43,11 @@ export function createSecondFactor(deps: {
       return secretBox.seal(secret, totpSealedAt(userId));
     },
 
+    isStale: (sealed: string): boolean => secretBox.isStale(sealed),
+    /** Sealed again under the current key; throws when its key is no longer configured. */
+    reseal: (userId: string, sealed: string): string => secretBox.reseal(sealed, totpSealedAt(userId)),
+    currentKeyId: (): string => secretBox.currentKeyId,
+
     /**
      * Which second factor the answer is, when it is a right one, spending it (the code's time step,
      * or the recovery code) in `executor`; undefined for a wrong, replayed or spent one. A recovery

@@ -59,6 +59,41 @@ export function createTwoFactorService(deps: {
   }
 
   return {
+    /**
+     * For the rotate-api-keys job: re-seals under the current encryption key every TOTP secret sealed
+     * under a retired one (decision 140); one under a key no longer configured is counted `unreadable`.
+     */
+    async reencryptAll(): Promise<{ scanned: number; reencrypted: number; unreadable: number }> {
+      let scanned = 0;
+      let reencrypted = 0;
+      let unreadable = 0;
+      let after: string | null = null;
+      for (;;) {
+        const page = await twoFactor.sealedPage(after, 500);
+        if (page.length === 0) break;
+        for (const { id, sealed } of page) {
+          scanned += 1;
+          if (!secondFactor.isStale(sealed)) continue;
+          let resealed: string;
+          try {
+            resealed = secondFactor.reseal(id, sealed);
+          } catch {
+            unreadable += 1;
+            continue;
+          }
+          const now = clock.now();
+          const swapped = await db.transaction(async (tx) => {
+            if (!(await twoFactor.replaceSealed(id, sealed, resealed, tx))) return false;
+            await audit(tx, { actorType: 'job', action: 'auth.2fa.reencrypt', subjectUserId: id, targetType: 'user', targetId: id, details: { encryption_key_id: secondFactor.currentKeyId() } }, now);
+            return true;
+          });
+          if (swapped) reencrypted += 1;
+        }
+        after = page[page.length - 1]!.id;
+      }
+      return { scanned, reencrypted, unreadable };
+    },
+
     async setup(actor: TwoFactorActor, body: TwoFactorSetupBody, client: ClientInfo): Promise<{ secret: string; otpauth_url: string; qr_svg: string }> {
       const user = await account(actor.id);
       if (user.twoFactorEnabled) throw conflict('Two-factor authentication is on already; disable it first to enroll again');

@@ -1,7 +1,7 @@
 // Every query on a user's second factor: the sealed TOTP secret and its last accepted time step (on
 // the users row), the recovery codes and the sign-ins waiting for their second factor. A method that
 // may run inside a caller's transaction takes its executor last.
-import { and, count, eq, gt, isNull, lt, lte, or, isNotNull, inArray } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, lt, lte, or, isNotNull, inArray } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { mfaChallenges, twoFactorRecoveryCodes, users } from './users.tables.ts';
 
@@ -49,6 +49,27 @@ export function createTwoFactorRepository(db: DbExecutor) {
         .update(users)
         .set({ totpLastStep: step })
         .where(and(eq(users.id, userId), lt(users.totpLastStep, step)))
+        .returning({ id: users.id });
+      return rows.length > 0;
+    },
+
+    /** Up to `limit` users with a sealed TOTP secret, by id after `after` (the key-rotation job's pages). */
+    async sealedPage(after: string | null, limit: number): Promise<{ id: string; sealed: string }[]> {
+      const rows = await db
+        .select({ id: users.id, sealed: users.totpSecretSealed })
+        .from(users)
+        .where(and(isNotNull(users.totpSecretSealed), after ? gt(users.id, after) : undefined))
+        .orderBy(asc(users.id))
+        .limit(limit);
+      return rows.map((row) => ({ id: row.id, sealed: row.sealed! }));
+    },
+
+    /** Swaps the sealed secret when it is still `from` (a concurrent setup or disable wins). */
+    async replaceSealed(userId: string, from: string, to: string, executor: DbExecutor = db): Promise<boolean> {
+      const rows = await executor
+        .update(users)
+        .set({ totpSecretSealed: to })
+        .where(and(eq(users.id, userId), eq(users.totpSecretSealed, from)))
         .returning({ id: users.id });
       return rows.length > 0;
     },

@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'auth.2fa.disable',
   'auth.2fa.enable',
   'auth.2fa.recovery_code_used',
+  'auth.2fa.reencrypt',
   'auth.2fa.setup',
   'auth.2fa.step_up',
   'auth.2fa_failed',
