@@ -1,7 +1,7 @@
 // Every query on a user's second factor: the sealed TOTP secret and its last accepted time step (on
 // the users row), the recovery codes and the sign-ins waiting for their second factor. A method that
 // may run inside a caller's transaction takes its executor last.
-import { and, asc, count, eq, gt, isNull, lt, lte, or, isNotNull, inArray } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, lt, lte, or, isNotNull } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { mfaChallenges, twoFactorRecoveryCodes, users } from './users.tables.ts';
 
@@ -92,7 +92,11 @@ export function createTwoFactorRepository(db: DbExecutor) {
       return Number(row?.n ?? 0);
     },
 
+    /** Opens a challenge; the user's earlier ones that can never be accepted again (expired or spent) go, so rows do not pile up. */
     async openChallenge(challenge: { userId: string; tokenHash: string; createdAt: Date; expiresAt: Date }, executor: DbExecutor = db): Promise<void> {
+      await executor
+        .delete(mfaChallenges)
+        .where(and(eq(mfaChallenges.userId, challenge.userId), or(lte(mfaChallenges.expiresAt, challenge.createdAt), isNotNull(mfaChallenges.usedAt))));
       await executor.insert(mfaChallenges).values(challenge);
     },
 
@@ -116,12 +120,6 @@ export function createTwoFactorRepository(db: DbExecutor) {
       return rows.length > 0;
     },
 
-    /** Challenges that can never be accepted again: expired or spent. */
-    async deleteDeadChallenges(now: Date, batch: number): Promise<number> {
-      const doomed = db.select({ id: mfaChallenges.id }).from(mfaChallenges).where(or(lte(mfaChallenges.expiresAt, now), isNotNull(mfaChallenges.usedAt))).limit(batch);
-      const rows = await db.delete(mfaChallenges).where(inArray(mfaChallenges.id, doomed)).returning({ id: mfaChallenges.id });
-      return rows.length;
-    },
   };
 }
 

@@ -202,6 +202,9 @@ describe('two-factor sign-in', () => {
       const token = await challenge(user);
       clock.advance(MFA_TOKEN_TTL_MS + 1000);
       assertDetail(await post('/api/auth/2fa/verify', { mfa_token: token, code: codeAt(user.secret) }), 401, 'Invalid or expired mfa_token; sign in again');
+      await challenge(user);
+      const rows = await t.database.rows(sql`SELECT 1 FROM mfa_challenges WHERE user_id = ${user.id}`);
+      assert.equal(rows.length, 1, 'the next sign-in removes the dead challenges');
     });
 
     it('counts wrong codes in the login throttle; a right one gives the attempts back', async () => {
@@ -302,6 +305,7 @@ describe('two-factor sign-in', () => {
       assertDetail(await createCredential(refreshed.json().access_token, 'second'), 403, 'Second factor required');
       const headers = { authorization: `Bearer ${refreshed.json().access_token}` };
       assertDetail(await post('/api/auth/password', { current_password: user.password, new_password: 'another password 1' }, headers), 403, 'Second factor required');
+      assertDetail(await post('/api/auth/tokens', { name: 'bot', scopes: ['account:read'] }, headers), 403, 'Second factor required');
 
       nextStep();
       assertDetail(await post('/api/auth/2fa/step-up', { code: codeAt(user.secret, -2) }, headers), 401, 'Invalid two-factor code');
