@@ -10,7 +10,7 @@ CREATE TABLE "audit_log" (
 	"ip" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "audit_log_actor_type_check" CHECK ("audit_log"."actor_type" IN ('user', 'admin', 'system', 'webhook', 'job')),
-	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.admin_bootstrap', 'auth.login', 'auth.login_failed', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'mail.suppression.add', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update'))
+	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'mail.suppression.add', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update'))
 );
 --> statement-breakpoint
 CREATE TABLE "outbox" (
@@ -326,6 +326,19 @@ CREATE TABLE "tracker_workflow_states" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "api_tokens" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"name" text NOT NULL,
+	"prefix" text NOT NULL,
+	"token_hash" text NOT NULL,
+	"scopes" text[] NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"last_used_at" timestamp with time zone,
+	"revoked_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "device_sessions" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"user_id" uuid NOT NULL,
@@ -335,7 +348,9 @@ CREATE TABLE "device_sessions" (
 	"last_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL,
 	"revoked_at" timestamp with time zone,
-	"revoke_reason" text
+	"revoke_reason" text,
+	"second_factor_at" timestamp with time zone,
+	"second_factor_method" text
 );
 --> statement-breakpoint
 CREATE TABLE "external_identities" (
@@ -344,6 +359,15 @@ CREATE TABLE "external_identities" (
 	"user_id" uuid NOT NULL,
 	"linked_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "external_identities_issuer_subject_pk" PRIMARY KEY("issuer","subject")
+);
+--> statement-breakpoint
+CREATE TABLE "mfa_challenges" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "password_reset_tokens" (
@@ -365,6 +389,14 @@ CREATE TABLE "refresh_tokens" (
 	"revoked_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "two_factor_recovery_codes" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"code_hash" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"used_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "users" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"email" text NOT NULL,
@@ -376,6 +408,8 @@ CREATE TABLE "users" (
 	"status" text DEFAULT 'active' NOT NULL,
 	"email_verified" boolean DEFAULT false NOT NULL,
 	"two_factor_enabled" boolean DEFAULT false NOT NULL,
+	"totp_secret_sealed" text,
+	"totp_last_step" bigint DEFAULT 0 NOT NULL,
 	"avatar" text,
 	"last_login" timestamp with time zone,
 	"grace_period_ends_at" timestamp with time zone,
@@ -442,10 +476,13 @@ ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_state_id_tracker_wor
 ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_assignee_id_users_id_fk" FOREIGN KEY ("assignee_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_parent_id_tracker_issues_id_fk" FOREIGN KEY ("parent_id") REFERENCES "public"."tracker_issues"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_workflow_states" ADD CONSTRAINT "tracker_workflow_states_team_id_tracker_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."tracker_teams"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "device_sessions" ADD CONSTRAINT "device_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "external_identities" ADD CONSTRAINT "external_identities_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "mfa_challenges" ADD CONSTRAINT "mfa_challenges_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "password_reset_tokens" ADD CONSTRAINT "password_reset_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "refresh_tokens" ADD CONSTRAINT "refresh_tokens_session_id_device_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."device_sessions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "two_factor_recovery_codes" ADD CONSTRAINT "two_factor_recovery_codes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "payment_customers" ADD CONSTRAINT "payment_customers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "payments_ledger" ADD CONSTRAINT "payments_ledger_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "audit_log_subject_idx" ON "audit_log" USING btree ("subject_user_id","created_at" DESC NULLS LAST);--> statement-breakpoint
@@ -494,12 +531,17 @@ CREATE INDEX "tracker_issues_agent_idx" ON "tracker_issues" USING btree ("agent_
 CREATE UNIQUE INDEX "tracker_labels_name_key" ON "tracker_labels" USING btree (lower("name"));--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_teams_key_key" ON "tracker_teams" USING btree ("key");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_workflow_states_team_name_key" ON "tracker_workflow_states" USING btree ("team_id",lower("name"));--> statement-breakpoint
+CREATE UNIQUE INDEX "api_tokens_hash_key" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "api_tokens_user_idx" ON "api_tokens" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "device_sessions_user_idx" ON "device_sessions" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "device_sessions_expires_idx" ON "device_sessions" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "external_identities_user_issuer_key" ON "external_identities" USING btree ("user_id","issuer");--> statement-breakpoint
+CREATE UNIQUE INDEX "mfa_challenges_hash_key" ON "mfa_challenges" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "mfa_challenges_expires_idx" ON "mfa_challenges" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "password_reset_tokens_hash_key" ON "password_reset_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "refresh_tokens_hash_key" ON "refresh_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "refresh_tokens_session_idx" ON "refresh_tokens" USING btree ("session_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "two_factor_recovery_codes_user_hash_key" ON "two_factor_recovery_codes" USING btree ("user_id","code_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
 CREATE INDEX "users_created_at_id_idx" ON "users" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "users_status_idx" ON "users" USING btree ("status");--> statement-breakpoint

@@ -55,7 +55,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const { messages } = notifications;
   const users = createUsersModule(platform);
   const { guards } = users;
-  const auth = createAuthModule(platform, { users });
+  const auth = createAuthModule(platform, { users, messages });
   // Every open Server-Sent Events stream of this instance, whichever module serves it.
   const sse = createSseRegistry(platform.config.streams, platform.logger);
   const streams = createStreamsModule(platform, { guards, users, sse });

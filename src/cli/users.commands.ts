@@ -104,10 +104,29 @@ const resetPassword: Command = {
   },
 };
 
+const resetTwoFactor: Command = {
+  usage: 'users:reset-2fa --email <email>',
+  summary: 'Turn an account\'s two-factor authentication off (a lost authenticator and recovery codes) and sign it out everywhere; the user enrolls again.',
+  async run(args) {
+    const values = parseOptions(args, { email: { type: 'string' } });
+    const problems = new Problems();
+    const email = requireEmail(values.email, problems);
+    problems.throwIfAny();
+    await withPlatform(async (platform) => {
+      const { admin } = createModules(platform);
+      const user = await admin.users.getUserByEmail(email);
+      if (!user.twoFactorEnabled) return print(`${email} has no two-factor authentication to reset`);
+      await admin.users.updateUser(OPERATOR, user.id, { twoFactorEnabled: false });
+      print(`two-factor authentication of ${email} reset; every session signed out`);
+    });
+  },
+};
+
 export const USER_COMMANDS: Record<string, Command> = {
   'users:create': create,
   'users:list': list,
   'users:promote': roleCommand('admin'),
   'users:demote': roleCommand('user'),
   'users:reset-password': resetPassword,
+  'users:reset-2fa': resetTwoFactor,
 };

@@ -246,6 +246,17 @@ const SETTINGS = {
     adminEmail: setting((env) => env.string('ADMIN_EMAIL')?.toLowerCase()),
     adminPassword: text('ADMIN_PASSWORD'),
     sessionIdleDays: integer('SESSION_IDLE_DAYS', 30, 1, 3650),
+    /**
+     * REQUIRE_2FA_ROLES: users of these roles without two-factor authentication are refused (403)
+     * everywhere but /api/auth/*, where they enroll (decision 142).
+     */
+    requireTwoFactorRoles: setting((env): readonly string[] => {
+      const roles = (env.string('REQUIRE_2FA_ROLES') ?? '').split(',').map((role) => role.trim()).filter(Boolean);
+      for (const role of roles) if (!['user', 'admin'].includes(role)) env.problems.push(`REQUIRE_2FA_ROLES must list roles among user, admin (got "${role}")`);
+      return roles;
+    }),
+    /** STEP_UP_MAX_AGE_MINUTES: how recent a second factor must be for what moves money (decision 143). */
+    stepUpMaxAgeMinutes: integer('STEP_UP_MAX_AGE_MINUTES', 10, 1, 1440),
   },
   jobs: {
     secret: text('SCHEDULED_JOB_SECRET'),

@@ -218,6 +218,7 @@ export async function withFixtures(app: Injector & { swagger(): unknown }, heade
     key_id: await create('/api/v1/admin/api-keys'),
     credential_id: await create('/api/exchange/credentials'),
     export_id: await create('/api/admin/users/bulk-action', { action: 'export', userIds: [base.userId] }),
+    token_id: await create('/api/auth/tokens'),
   };
 }
 

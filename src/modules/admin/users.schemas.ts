@@ -74,7 +74,7 @@ export const UserPatch = Type.Object(
       ),
     ),
     emailVerified: Type.Optional(Type.Boolean({ description: 'Mark the address verified or not.' })),
-    twoFactorEnabled: Type.Optional(Type.Boolean({ description: 'Turn two-factor authentication on or off.' })),
+    twoFactorEnabled: Type.Optional(Type.Boolean({ description: '`false` resets the user\'s second factor (secret and recovery codes removed, every session revoked, audited); `true` is refused with 422 unless it is on already: the user enrolls themselves.' })),
   },
   { description: 'Fields to change; absent fields stay as they are.' },
 );

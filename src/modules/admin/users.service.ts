@@ -4,7 +4,7 @@ import { Decimal } from 'decimal.js';
 import { audit, type AuditRow } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { conflict, notFound } from '../../platform/http/errors.ts';
+import { conflict, invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { EMPTY_SUMMARY, type TradingSummaryPort } from './trading-summary.port.ts';
 import { parseUserId, revokesSessions, statusColumns, STATUSES, type UserChanges, type Tier, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
@@ -53,7 +53,7 @@ function toActivity(row: AuditRow): ActivityEntry {
 
 export interface UsersServiceDeps {
   db: Db;
-  users: Pick<UsersModule, 'accounts' | 'sessions'>;
+  users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor'>;
   /** The audit trail's entries about or by a user, newest first. */
   auditTrail: (userId: string, limit: number) => Promise<AuditRow[]>;
   /** Sums of the payments ledger per currency, as exact decimal strings. */
@@ -68,7 +68,7 @@ export interface UsersServiceDeps {
 
 export function createUsersService(deps: UsersServiceDeps) {
   const { db, clock, trading, settlementCurrency } = deps;
-  const { accounts, sessions } = deps.users;
+  const { accounts, sessions, twoFactor } = deps.users;
 
   /** Users with their trading summaries, fetched in one call for the whole batch. */
   async function present(rows: UserRow[]): Promise<User[]> {
@@ -118,6 +118,10 @@ export function createUsersService(deps: UsersServiceDeps) {
         const [current] = await accounts.lockForUpdate([id], tx);
         if (!current) throw userNotFound();
         if (admins && !keepsAnAdmin(admins, current, patch)) throw conflict(lastAdminMessage(current.email));
+        // Two-factor is the user's to turn on (only they hold the authenticator); an admin may only reset it (decision 142).
+        if (patch.twoFactorEnabled === true && !current.twoFactorEnabled) {
+          throw invalidField(['body', 'twoFactorEnabled'], 'the user enrolls themselves (POST /api/auth/2fa/setup); an admin can only turn two-factor off', true);
+        }
         // Only the named fields are read: anything else in the body never reaches the row.
         const changes: Record<string, { from: unknown; to: unknown }> = {};
         const set: UserChanges = { updatedAt: now };
@@ -130,6 +134,16 @@ export function createUsersService(deps: UsersServiceDeps) {
         if (Object.keys(changes).length === 0) return current;
         const updated = (await accounts.update(id, set, tx))!;
         if (changes.status && revokesSessions(updated.status)) await sessions.revokeAll(id, now, `admin_${updated.status}`, tx);
+        if (changes.twoFactorEnabled) {
+          // A reset: the secret, recovery codes and pending sign-ins go, and every session ends.
+          await twoFactor.disable(id, now, tx);
+          const revoked = await sessions.revokeAll(id, now, 'admin_2fa_reset', tx);
+          await audit(
+            tx,
+            { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.2fa_reset', subjectUserId: id, targetType: 'user', targetId: id, details: { sessionsRevoked: revoked }, ip: actor.ip },
+            now,
+          );
+        }
         await audit(
           tx,
           { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.update', subjectUserId: id, targetType: 'user', targetId: id, details: { changes }, ip: actor.ip },

@@ -9,7 +9,8 @@ import { AppError, conflict, forbidden, notFound, rateLimited } from '../../plat
 import { clientKey } from '../../platform/http/client-address.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { Role, UsersModule, UserRow } from '../users/index.ts';
-import type { Account, RegisterBody, TokenPair } from './auth.schemas.ts';
+import type { Account, MfaRequired, RegisterBody, TokenPair, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
+import { oneAnswer, type SecondFactor, type SecondFactorMethod } from './second-factor.ts';
 
 /** What an account is created from: these fields and nothing else. */
 export interface NewAccount {
@@ -53,6 +54,21 @@ async function drain(step: () => Promise<number>): Promise<number> {
  */
 export const LOGIN_LIMITS = { perAccountAndClient: 5, perClient: 20, perAccount: 100, windowMs: 15 * 60 * 1000 };
 const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
+/** How long the `mfa_token` of a sign-in waiting for its second factor is good for. */
+export const MFA_TOKEN_TTL_MS = 5 * 60 * 1000;
+
+/** How a session authenticated, as its access tokens carry it (`auth_time`, `amr`; decision 143). */
+export interface SessionAuthentication {
+  createdAt: Date;
+  secondFactorAt: Date | null;
+  secondFactorMethod: string | null;
+}
+
+export function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
+  const at = session.secondFactorAt ?? session.createdAt;
+  const amr = session.secondFactorAt && session.secondFactorMethod ? ['pwd', 'mfa', session.secondFactorMethod] : ['pwd'];
+  return { auth_time: Math.floor(at.getTime() / 1000), amr };
+}
 
 export function toAccount(user: UserRow): Account {
   return {
@@ -72,13 +88,17 @@ export function toAccount(user: UserRow): Account {
 
 const invalidCredentials = () =>
   new AppError('unauthenticated', 'Incorrect email or password', { headers: { 'www-authenticate': 'Bearer' } });
+const invalidMfaToken = () =>
+  new AppError('unauthenticated', 'Invalid or expired mfa_token; sign in again', { headers: { 'www-authenticate': 'Bearer' } });
+const wrongSecondFactor = () => new AppError('unauthenticated', 'Invalid two-factor code', { headers: { 'www-authenticate': 'Bearer' } });
 const invalidRefresh = () =>
   new AppError('unauthenticated', 'Invalid or expired refresh token', { headers: { 'www-authenticate': 'Bearer' } });
 
 export function createAuthService(deps: {
   db: Db;
-  users: Pick<UsersModule, 'accounts' | 'sessions'>;
+  users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor'>;
   tokens: TokenService;
+  secondFactor: SecondFactor;
   cache: Pick<Cache, 'incr' | 'decr' | 'del'>;
   clock: Clock;
   logger: Logger;
@@ -87,9 +107,9 @@ export function createAuthService(deps: {
   onAllUsersChanged?: () => void;
 }) {
   const { db, tokens, cache, clock, settings } = deps;
-  const { accounts, sessions } = deps.users;
+  const { accounts, sessions, twoFactor } = deps.users;
 
-  async function issuePair(user: UserRow, sessionId: string, executor: DbExecutor): Promise<TokenPair> {
+  async function issuePair(user: UserRow, sessionId: string, authentication: SessionAuthentication, executor: DbExecutor): Promise<TokenPair> {
     const now = clock.now();
     const refresh = newOpaqueToken();
     await sessions.addRefreshToken(
@@ -101,7 +121,7 @@ export function createAuthService(deps: {
       },
       executor,
     );
-    const access = await tokens.issueAccess({ sub: user.id, role: user.role, sid: sessionId });
+    const access = await tokens.issueAccess({ sub: user.id, role: user.role, sid: sessionId, ...authenticationClaims(authentication) });
     return { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refresh };
   }
 
@@ -139,6 +159,28 @@ export function createAuthService(deps: {
   async function releaseAttempt(email: string, ip: string | undefined): Promise<void> {
     const keys = throttleKeys(email, ip);
     await Promise.all([cache.decr(keys.client), cache.del(keys.pair), cache.decr(keys.account)]);
+  }
+
+  /** A new device session for a user who authenticated (with a second factor, when `method` is given). */
+  async function startSession(user: UserRow, client: ClientInfo, now: Date, executor: DbExecutor, method?: SecondFactorMethod): Promise<TokenPair> {
+    const secondFactorAt = method ? now : undefined;
+    const sessionId = await sessions.open(
+      {
+        userId: user.id,
+        userAgent: client.userAgent?.slice(0, 512),
+        ip: client.ip,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000),
+        secondFactorAt,
+        secondFactorMethod: method,
+      },
+      executor,
+    );
+    await accounts.update(user.id, { lastLogin: now }, executor);
+    const details: Record<string, unknown> = { userAgent: client.userAgent?.slice(0, 200) };
+    if (method) details.secondFactor = method;
+    await audit(executor, { actorId: user.id, actorType: 'user', action: 'auth.login', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip, details }, now);
+    return issuePair(user, sessionId, { createdAt: now, secondFactorAt: secondFactorAt ?? null, secondFactorMethod: method ?? null }, executor);
   }
 
   async function reserveSignup(ip: string | undefined): Promise<void> {
@@ -204,7 +246,7 @@ export function createAuthService(deps: {
       return toAccount(await this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' }));
     },
 
-    async login(email: string, password: string, client: ClientInfo): Promise<TokenPair> {
+    async login(email: string, password: string, client: ClientInfo): Promise<TokenPair | MfaRequired> {
       const normalized = email.trim().toLowerCase();
       await reserveAttempt(normalized, client.ip);
       let user: Awaited<ReturnType<typeof accounts.findByEmail>>;
@@ -225,21 +267,72 @@ export function createAuthService(deps: {
       await releaseAttempt(normalized, client.ip);
       if (user.status !== 'active') throw forbidden(`User account is ${user.status}`);
       const now = clock.now();
-      return db.transaction(async (tx) => {
-        const sessionId = await sessions.open(
-          {
-            userId: user.id,
-            userAgent: client.userAgent?.slice(0, 512),
-            ip: client.ip,
-            createdAt: now,
-            expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000),
-          },
-          tx,
-        );
-        await accounts.update(user.id, { lastLogin: now }, tx);
-        await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.login', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip, details: { userAgent: client.userAgent?.slice(0, 200) } }, now);
-        return issuePair(user, sessionId, tx);
+      if (user.twoFactorEnabled) {
+        // The password was right: what remains is the second factor, against this single-use token.
+        const mfaToken = newOpaqueToken();
+        await twoFactor.openChallenge({ userId: user.id, tokenHash: hashToken(mfaToken), createdAt: now, expiresAt: new Date(now.getTime() + MFA_TOKEN_TTL_MS) });
+        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.login_mfa_required', subjectUserId: user.id, ip: client.ip }, now);
+        return { mfa_required: true, mfa_token: mfaToken, methods: ['totp', 'recovery_code'] };
+      }
+      return db.transaction((tx) => startSession(user, client, now, tx));
+    },
+
+    /**
+     * The second step of a sign-in with two-factor on: the `mfa_token` and a TOTP code or a recovery
+     * code. Each attempt counts in the login throttle as a password does, and the right one gives it
+     * back; the token is spent only by a right one (decision 141).
+     */
+    async verifySecondFactor(body: TwoFactorVerifyBody, client: ClientInfo): Promise<TokenPair> {
+      oneAnswer(body);
+      const now = clock.now();
+      const challenge = await twoFactor.findChallenge(hashToken(body.mfa_token), now);
+      if (!challenge) throw invalidMfaToken();
+      const user = await accounts.findById(challenge.userId);
+      if (!user || !user.twoFactorEnabled) throw invalidMfaToken();
+      await reserveAttempt(user.email, client.ip);
+      const outcome = await db.transaction(async (tx) => {
+        const method = await deps.secondFactor.check(user, body, { now, ip: client.ip, purpose: 'sign_in' }, tx);
+        if (!method) return { error: wrongSecondFactor(), failed: true };
+        if (!(await twoFactor.spendChallenge(challenge.id, now, tx))) return { error: invalidMfaToken() };
+        const current = await accounts.findById(user.id, tx);
+        if (!current || current.status !== 'active') return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
+        return { pair: await startSession(current, client, now, tx, method) };
       });
+      if (outcome.failed) {
+        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa_failed', subjectUserId: user.id, ip: client.ip, details: { purpose: 'sign_in', wrong: body.code !== undefined ? 'code' : 'recovery_code' } }, now);
+      } else {
+        await releaseAttempt(user.email, client.ip);
+      }
+      if (outcome.error) throw outcome.error;
+      return outcome.pair!;
+    },
+
+    /**
+     * A signed-in user presents a TOTP code again (decision 143): the session is marked with it and a
+     * fresh pair carries it. Wrong codes count in the login throttle.
+     */
+    async stepUp(actor: { id: string; sessionId: string | null }, body: TwoFactorCodeBody, client: ClientInfo): Promise<TokenPair> {
+      if (!actor.sessionId) throw forbidden('A step-up needs a session of this service; sign in with your password');
+      const sessionId = actor.sessionId;
+      const user = await accounts.findById(actor.id);
+      if (!user) throw notFound('User not found');
+      if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');
+      await reserveAttempt(user.email, client.ip);
+      const now = clock.now();
+      const pair = await db.transaction(async (tx) => {
+        const method = await deps.secondFactor.check(user, { code: body.code }, { now, ip: client.ip, purpose: 'step_up' }, tx);
+        if (!method) return undefined;
+        await sessions.markSecondFactor(sessionId, now, method, tx);
+        const session = await sessions.authentication(sessionId, tx);
+        await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.2fa.step_up', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip }, now);
+        return issuePair(user, sessionId, session!, tx);
+      });
+      if (!pair) {
+        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa_failed', subjectUserId: user.id, ip: client.ip, details: { purpose: 'step_up', wrong: 'code' } }, now);
+        throw wrongSecondFactor();
+      }
+      await releaseAttempt(user.email, client.ip);
+      return pair;
     },
 
     async refresh(refreshToken: string): Promise<TokenPair> {
@@ -262,7 +355,8 @@ export function createAuthService(deps: {
         if (owner.status !== 'active') return { error: forbidden(`User account is ${owner.status}`) };
         await sessions.markRotated(token.id, now, tx);
         await sessions.touch(token.sessionId, now, tx);
-        return { pair: await issuePair(owner, token.sessionId, tx) };
+        const authentication = { createdAt: token.sessionCreatedAt, secondFactorAt: token.secondFactorAt, secondFactorMethod: token.secondFactorMethod };
+        return { pair: await issuePair(owner, token.sessionId, authentication, tx) };
       });
       if (outcome.revokedUser) deps.onUserChanged(outcome.revokedUser);
       if (outcome.error) throw outcome.error;

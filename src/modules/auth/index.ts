@@ -1,14 +1,20 @@
 import type { Platform } from '../../platform/platform.ts';
+import type { NotificationsModule } from '../notifications/index.ts';
 import type { UsersModule } from '../users/index.ts';
+import { createSecondFactor } from './second-factor.ts';
+import { createTwoFactorService } from './two-factor.service.ts';
+import { createApiTokensService } from './api-tokens.service.ts';
 import { authRoutes } from './routes/auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
 import { createPasswordService } from './password.service.ts';
 
-export function createAuthModule(platform: Platform, deps: { users: UsersModule }) {
-  const { config, database, tokens, cache, clock, logger } = platform;
+export function createAuthModule(platform: Platform, deps: { users: UsersModule; messages: Pick<NotificationsModule['messages'], 'mail'> }) {
+  const { config, database, tokens, cache, clock, logger, secretBox } = platform;
   const { users } = deps;
   const { guards } = users;
+  const secondFactor = createSecondFactor({ twoFactor: users.twoFactor, secretBox, messages: deps.messages });
   const service = createAuthService({
+    secondFactor,
     db: database.db,
     users,
     tokens,
@@ -27,10 +33,13 @@ export function createAuthModule(platform: Platform, deps: { users: UsersModule 
 
   const passwords = createPasswordService({ db: database.db, users, cache, clock, onUserChanged: (userId) => guards.invalidate(userId) });
 
+  const twoFactor = createTwoFactorService({ db: database.db, users, secondFactor, cache, clock, onUserChanged: (userId) => guards.invalidate(userId) });
+
   return {
     name: 'auth',
     service,
-    routes: authRoutes({ service, passwords, guards }),
+    twoFactor,
+    routes: authRoutes({ service, passwords, twoFactor, apiTokens: createApiTokensService({ db: database.db, users, clock }), guards }),
     /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
     async bootstrapAdmin(): Promise<void> {
       const { adminEmail: email, adminPassword } = config.auth;

@@ -3,6 +3,7 @@
 // in-process scheduler. Other modules are reached only through what their index.ts returns.
 import type { Platform } from '../../platform/platform.ts';
 import type { AuthService } from '../auth/auth.service.ts';
+import type { TwoFactorService } from '../auth/two-factor.service.ts';
 import type { LimitValues } from '../admin/index.ts';
 import type { UsersService } from '../admin/users.service.ts';
 import type { MarketModule } from '../market/index.ts';
@@ -26,7 +27,7 @@ export type { RunOutcome, Started } from './job-runner.ts';
 
 /** The services the jobs use, narrowed to what they call. */
 export interface JobsModuleDeps {
-  auth: { service: Pick<AuthService, 'deleteStaleSessions' | 'deleteDeadTokens'> };
+  auth: { service: Pick<AuthService, 'deleteStaleSessions' | 'deleteDeadTokens'>; twoFactor: Pick<TwoFactorService, 'reencryptAll'> };
   admin: { users: Pick<UsersService, 'endExpiredGracePeriods'>; getPlatformLimits(): Promise<LimitValues> };
   providerKeys: { service: RotateApiKeysDeps['providerKeys'] };
   exchange: { credentials: RotateApiKeysDeps['exchangeCredentials']; accounts: SyncAccountsDeps['accounts'] };
@@ -42,6 +43,7 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
   const registered = createRegistry({
     providerKeys: deps.providerKeys.service,
     exchangeCredentials: deps.exchange.credentials,
+    twoFactorSecrets: deps.auth.twoFactor,
     notify: async (message, now, dedupeKey) => (await deps.messages.chat(database.db, message, now, dedupeKey)) !== null,
     users: deps.admin.users,
     auth: deps.auth.service,

@@ -6,6 +6,9 @@ import { createGuards, type Guards, type PrincipalSource } from '../../platform/
 import type { Platform } from '../../platform/platform.ts';
 import { createAccountsRepository, type AccountsRepository } from './accounts.repository.ts';
 import { createSessionsRepository, type SessionsRepository } from './sessions.repository.ts';
+import { createTwoFactorRepository, type TwoFactorRepository } from './two-factor.repository.ts';
+import { createApiTokensRepository, type ApiTokensRepository } from './api-tokens.repository.ts';
+export type { ApiTokenRow } from './api-tokens.repository.ts';
 
 export type { BillingChanges, NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
 export * from './users.domain.ts';
@@ -16,12 +19,17 @@ export interface UsersModule {
   guards: Guards;
   accounts: AccountsRepository;
   sessions: SessionsRepository;
+  /** The second factor: sealed TOTP secrets, spent time steps, recovery codes, pending sign-ins. */
+  twoFactor: TwoFactorRepository;
+  /** Scoped API tokens (`tpk_…`). */
+  apiTokens: ApiTokensRepository;
 }
 
 export function createUsersModule(platform: Pick<Platform, 'config' | 'database' | 'tokens' | 'clock' | 'fetch'>): UsersModule {
   const { config, database, tokens, clock } = platform;
   const accounts = createAccountsRepository(database.db);
   const sessions = createSessionsRepository(database.db);
+  const apiTokens = createApiTokensRepository(database.db);
   const principals: PrincipalSource = {
     bySession: (sessionId, userId) => sessions.principal(sessionId, userId),
     async byExternalIdentity(identity) {
@@ -34,8 +42,10 @@ export function createUsersModule(platform: Pick<Platform, 'config' | 'database'
       return (await accounts.linkExternalIdentity(link)) ? account : 'linked_elsewhere';
     },
     touch: (sessionId, at) => sessions.touch(sessionId, at),
+    byApiToken: (tokenHash) => apiTokens.principal(tokenHash),
+    touchApiToken: (tokenId, at) => apiTokens.touch(tokenId, at),
   };
   const { externalTokens } = config.auth;
   const external = externalTokens ? createExternalTokenVerifier(externalTokens, { clock, fetch: platform.fetch }) : undefined;
-  return { name: 'users', guards: createGuards({ tokens, external, principals, clock }), accounts, sessions };
+  return { name: 'users', guards: createGuards({ tokens, external, principals, clock, settings: { requireTwoFactorRoles: config.auth.requireTwoFactorRoles, stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes } }), accounts, sessions, twoFactor: createTwoFactorRepository(database.db), apiTokens };
 }

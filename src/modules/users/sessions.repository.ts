@@ -12,6 +12,7 @@ export function createSessionsRepository(db: DbExecutor) {
       email: users.email,
       role: users.role,
       status: users.status,
+      twoFactorEnabled: users.twoFactorEnabled,
       revokedAt: deviceSessions.revokedAt,
       expiresAt: deviceSessions.expiresAt,
       lastSeenAt: deviceSessions.lastSeenAt,
@@ -55,7 +56,10 @@ export function createSessionsRepository(db: DbExecutor) {
         .where(inArray(deviceSessions.id, sessionIds));
     },
 
-    async open(session: { userId: string; userAgent?: string; ip?: string; createdAt: Date; expiresAt: Date }, executor: DbExecutor = db): Promise<string> {
+    async open(
+      session: { userId: string; userAgent?: string; ip?: string; createdAt: Date; expiresAt: Date; secondFactorAt?: Date; secondFactorMethod?: string },
+      executor: DbExecutor = db,
+    ): Promise<string> {
       const [row] = await executor
         .insert(deviceSessions)
         .values({ ...session, lastSeenAt: session.createdAt })
@@ -92,6 +96,9 @@ export function createSessionsRepository(db: DbExecutor) {
           revokedAt: refreshTokens.revokedAt,
           sessionRevokedAt: deviceSessions.revokedAt,
           sessionExpiresAt: deviceSessions.expiresAt,
+          sessionCreatedAt: deviceSessions.createdAt,
+          secondFactorAt: deviceSessions.secondFactorAt,
+          secondFactorMethod: deviceSessions.secondFactorMethod,
           userId: deviceSessions.userId,
         })
         .from(refreshTokens)
@@ -102,6 +109,19 @@ export function createSessionsRepository(db: DbExecutor) {
       return row;
     },
 
+    /** The session's sign-in, for the claims of its access tokens. */
+    async authentication(sessionId: string, executor: DbExecutor = db) {
+      const [row] = await executor
+        .select({ createdAt: deviceSessions.createdAt, secondFactorAt: deviceSessions.secondFactorAt, secondFactorMethod: deviceSessions.secondFactorMethod })
+        .from(deviceSessions)
+        .where(eq(deviceSessions.id, sessionId))
+        .limit(1);
+      return row;
+    },
+    /** The session presented a second factor now (a step-up). */
+    async markSecondFactor(sessionId: string, at: Date, method: string, executor: DbExecutor = db): Promise<void> {
+      await executor.update(deviceSessions).set({ secondFactorAt: at, secondFactorMethod: method }).where(eq(deviceSessions.id, sessionId));
+    },
     async markRotated(tokenId: string, at: Date, executor: DbExecutor = db): Promise<void> {
       await executor.update(refreshTokens).set({ rotatedAt: at }).where(eq(refreshTokens.id, tokenId));
     },

@@ -1,7 +1,7 @@
 // The identity tables: accounts, their device sessions, refresh tokens and password-reset links.
 // Only this module's repositories read or write them; other modules' tables may name users.id in
 // a foreign key.
-import { boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { ROLES, STATUSES, TIERS, type Role, type Tier, type UserStatus } from './users.domain.ts';
 
@@ -22,6 +22,13 @@ export const users = pgTable(
     status: text('status').$type<UserStatus>().notNull().default('active'),
     emailVerified: boolean('email_verified').notNull().default(false),
     twoFactorEnabled: boolean('two_factor_enabled').notNull().default(false),
+    /**
+     * The TOTP secret (base32), sealed with the secret box and bound to this row and column: set by
+     * setup, in force once `two_factor_enabled` (decision 140); null when two-factor is off.
+     */
+    totpSecretSealed: text('totp_secret_sealed'),
+    /** The last TOTP time step accepted for this user: a code of this step or an earlier one is refused (decision 141). */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }).notNull().default(0),
     avatar: text('avatar'),
     lastLogin: timestamp('last_login', { withTimezone: true, mode: 'date' }),
     /** Set by a failed payment; the grace-period job returns the user to the free tier after it. */
@@ -79,6 +86,12 @@ export const deviceSessions = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
     revokeReason: text('revoke_reason'),
+    /**
+     * When this session last presented a second factor (sign-in or step-up) and which one (`otp`,
+     * `recovery_code`); access tokens carry it as `auth_time` and `amr` (decision 143).
+     */
+    secondFactorAt: timestamp('second_factor_at', { withTimezone: true, mode: 'date' }),
+    secondFactorMethod: text('second_factor_method'),
   },
   (t) => [index('device_sessions_user_idx').on(t.userId), index('device_sessions_expires_idx').on(t.expiresAt)],
 );
@@ -114,4 +127,63 @@ export const passwordResetTokens = pgTable(
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [uniqueIndex('password_reset_tokens_hash_key').on(t.tokenHash)],
+);
+
+/** The one-time recovery codes of a user's second factor, as SHA-256 (decision 140). */
+export const twoFactorRecoveryCodes = pgTable(
+  'two_factor_recovery_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    createdAt: createdAt(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('two_factor_recovery_codes_user_hash_key').on(t.userId, t.codeHash)],
+);
+
+/**
+ * A sign-in waiting for its second factor: the `mfa_token` login answers, stored as its SHA-256,
+ * single use and short-lived (decision 141).
+ */
+export const mfaChallenges = pgTable(
+  'mfa_challenges',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('mfa_challenges_hash_key').on(t.tokenHash), index('mfa_challenges_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * Scoped API tokens (`tpk_…`) for scripts and bots: stored as their SHA-256, checked against the
+ * database on every request so a revocation, or the owner's demotion or suspension, holds at once on
+ * every instance (decision 144).
+ */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The token's first characters, shown so its owner can tell tokens apart. */
+    prefix: text('prefix').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    scopes: text('scopes').array().notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_key').on(t.tokenHash), index('api_tokens_user_idx').on(t.userId, t.createdAt)],
 );

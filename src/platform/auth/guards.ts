@@ -5,7 +5,9 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { AppError, forbidden, unauthenticated } from '../http/errors.ts';
 import { EXTERNAL_ALGORITHMS, tokenAlgorithm, type ExternalIdentity, type ExternalTokenVerifier } from './external-tokens.ts';
-import type { TokenService } from './tokens.ts';
+import { API_TOKEN_PREFIX } from './api-token-format.ts';
+import { scopeOf } from './scopes.ts';
+import { hashToken, type TokenService } from './tokens.ts';
 
 export interface AuthenticatedUser {
   id: string;
@@ -13,6 +15,12 @@ export interface AuthenticatedUser {
   role: string;
   /** Our device session; null for an external identity provider's token (the provider owns that session). */
   sessionId: string | null;
+  twoFactorEnabled: boolean;
+  /** Our access token's `auth_time` (seconds) and `amr`: when and how the session last authenticated. */
+  authTime?: number;
+  amr?: readonly string[];
+  /** Set when the request came with an API token (`tpk_…`) rather than a session's access token. */
+  apiToken?: { id: string; scopes: readonly string[] };
 }
 
 declare module 'fastify' {
@@ -34,7 +42,7 @@ export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<vo
 export interface PrincipalSource {
   /** The session and its account, when the session belongs to that user. */
   bySession(sessionId: string, userId: string): Promise<
-    { id: string; email: string; role: string; status: string; revokedAt: Date | null; expiresAt: Date; lastSeenAt: Date } | undefined
+    { id: string; email: string; role: string; status: string; twoFactorEnabled: boolean; revokedAt: Date | null; expiresAt: Date; lastSeenAt: Date } | undefined
   >;
   /** The account with this address (an identity provider's token names it by e-mail). */
   /**
@@ -42,14 +50,29 @@ export interface PrincipalSource {
    * address the first time; `unverified` for an unlinked identity whose address the provider has not
    * verified, `linked_elsewhere` when the account holds another identity of that provider.
    */
-  byExternalIdentity(identity: ExternalIdentity): Promise<{ id: string; email: string; role: string; status: string } | 'unverified' | 'linked_elsewhere' | undefined>;
+  byExternalIdentity(
+    identity: ExternalIdentity,
+  ): Promise<{ id: string; email: string; role: string; status: string; twoFactorEnabled: boolean } | 'unverified' | 'linked_elsewhere' | undefined>;
   /** Records that the session was seen. */
   touch(sessionId: string, at: Date): Promise<void>;
+  /** The API token with this SHA-256 and its owner. */
+  byApiToken(tokenHash: string): Promise<
+    | { tokenId: string; scopes: string[]; expiresAt: Date; revokedAt: Date | null; lastUsedAt: Date | null; id: string; email: string; role: string; status: string; twoFactorEnabled: boolean }
+    | undefined
+  >;
+  /** Records that the API token was used (at most once a minute). */
+  touchApiToken(tokenId: string, at: Date): Promise<void>;
 }
 
 export interface Guards {
   requireUser: Guard;
   requireAdmin: Guard;
+  /**
+   * requireUser, and for an account with two-factor on, a second factor presented by this session
+   * within STEP_UP_MAX_AGE_MINUTES (its access token's `amr` and `auth_time`); otherwise 403
+   * "Second factor required" (decision 143). For what moves money or guards the account.
+   */
+  requireStepUp: Guard;
   /**
    * For public routes that do more for some callers: sets `request.user` when a valid bearer token
    * comes with the request, and lets every other request through as anonymous.
@@ -94,8 +117,17 @@ interface ExternalPrincipal {
 const invalidToken = (detail: string) =>
   new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
 
-export function createGuards(deps: { tokens: TokenService; external?: ExternalTokenVerifier; principals: PrincipalSource; clock: Clock }): Guards {
+export interface GuardSettings {
+  /** Roles whose users must have two-factor on to use anything but /api/auth/* (REQUIRE_2FA_ROLES). */
+  requireTwoFactorRoles: readonly string[];
+  /** How recent a session's second factor must be for requireStepUp (STEP_UP_MAX_AGE_MINUTES). */
+  stepUpMaxAgeMinutes: number;
+}
+
+export function createGuards(deps: { tokens: TokenService; external?: ExternalTokenVerifier; principals: PrincipalSource; clock: Clock; settings?: GuardSettings }): Guards {
   const { tokens, external, principals, clock } = deps;
+  const requireTwoFactorRoles = deps.settings?.requireTwoFactorRoles ?? [];
+  const stepUpMaxAgeMs = (deps.settings?.stepUpMaxAgeMinutes ?? 10) * 60_000;
   const cache = new Map<string, Principal>();
   const externalCache = new Map<string, ExternalPrincipal>();
 
@@ -108,7 +140,7 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
       return undefined;
     }
     const principal: Principal = {
-      user: { id: row.id, email: row.email, role: row.role, sessionId },
+      user: { id: row.id, email: row.email, role: row.role, sessionId, twoFactorEnabled: row.twoFactorEnabled },
       status: row.status,
       revoked: row.revokedAt !== null,
       expiresAt: row.expiresAt,
@@ -142,7 +174,24 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
       throw invalidToken('Session has been revoked or has expired');
     }
     touch(principal);
-    return principal.user;
+    return { ...principal.user, authTime: claims.auth_time, amr: claims.amr };
+  }
+
+  /**
+   * An API token: read from the database on every request, so a revocation or the owner's
+   * suspension holds at once on every instance (decision 144).
+   */
+  async function apiTokenUser(token: string): Promise<AuthenticatedUser> {
+    const row = await principals.byApiToken(hashToken(token));
+    const now = clock.now();
+    if (!row || row.revokedAt || row.expiresAt <= now) throw invalidToken('Invalid, revoked or expired API token');
+    if (row.status !== 'active') throw forbidden(`User account is ${row.status}`);
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+      void principals.touchApiToken(row.tokenId, now).catch(() => {
+        // Last use is informational; a failed write must not fail the request.
+      });
+    }
+    return { id: row.id, email: row.email, role: row.role, sessionId: null, twoFactorEnabled: row.twoFactorEnabled, apiToken: { id: row.tokenId, scopes: row.scopes } };
   }
 
   /** An identity provider's token: the account linked to its user; its status and role are ours. */
@@ -159,7 +208,7 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
         externalCache.delete(key);
         throw invalidToken('No account matches this identity');
       }
-      principal = { user: { id: row.id, email: row.email, role: row.role, sessionId: null }, status: row.status, loadedAt: Date.now() };
+      principal = { user: { id: row.id, email: row.email, role: row.role, sessionId: null, twoFactorEnabled: row.twoFactorEnabled }, status: row.status, loadedAt: Date.now() };
       externalCache.set(key, principal);
       if (externalCache.size > 50_000) externalCache.delete(externalCache.keys().next().value!);
     }
@@ -172,13 +221,34 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     if (!token) throw unauthenticated();
     const algorithm = tokenAlgorithm(token);
     const isExternal = external !== undefined && (EXTERNAL_ALGORITHMS as readonly (string | undefined)[]).includes(algorithm);
-    request.user = isExternal ? await externalUser(external, token) : await sessionUser(token);
+    const user = token.startsWith(API_TOKEN_PREFIX) ? await apiTokenUser(token) : isExternal ? await externalUser(external, token) : await sessionUser(token);
+    request.user = user;
     void reply.header('cache-control', 'no-store');
+    if (user.apiToken) {
+      const scope = scopeOf(request.method, request.routeOptions.url ?? request.url);
+      if (!scope) throw forbidden('API tokens cannot be used for this operation (signing in, passwords, two-factor and API tokens need a session)');
+      if (!user.apiToken.scopes.includes(scope)) throw forbidden(`This API token lacks the scope ${scope}`);
+    }
+    // Where two-factor is required, the account can do nothing but enroll (decision 142).
+    if (!user.twoFactorEnabled && requireTwoFactorRoles.includes(user.role) && !(request.routeOptions.url ?? request.url).startsWith('/api/auth/')) {
+      throw forbidden('Two-factor authentication required');
+    }
   };
 
   const requireAdmin: Guard = async (request, reply) => {
     await requireUser(request, reply);
     if (request.user?.role !== 'admin') throw forbidden('Admin role required');
+  };
+
+  const requireStepUp: Guard = async (request, reply) => {
+    await requireUser(request, reply);
+    const user = request.user!;
+    // An API token's scope is its authorization; making it took a step-up (decision 144).
+    if (!user.twoFactorEnabled || user.apiToken) return;
+    const recent = user.amr?.includes('mfa') && user.authTime !== undefined && clock.now().getTime() - user.authTime * 1000 <= stepUpMaxAgeMs;
+    if (!recent) {
+      throw new AppError('forbidden', 'Second factor required', { headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication"' } });
+    }
   };
 
   const identify: Guard = async (request, reply) => {
@@ -194,6 +264,7 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
   return {
     requireUser,
     requireAdmin,
+    requireStepUp,
     identify,
     invalidate(userId) {
       if (!userId) {
@@ -213,9 +284,19 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
  * non-OAuth scheme list required roles), one behind `requireUser` plain `bearerAuth`. Routes with
  * another guard (a stream ticket, `identify`) document their own.
  */
-export function documentGuard(route: RouteOptions, guards: Pick<Guards, 'requireUser' | 'requireAdmin'>): void {
+export function documentGuard(route: RouteOptions, guards: Pick<Guards, 'requireUser' | 'requireAdmin' | 'requireStepUp'>): void {
   const hooks = [route.onRequest].flat();
-  const role = hooks.includes(guards.requireAdmin) ? ['admin'] : hooks.includes(guards.requireUser) ? [] : undefined;
-  if (!role) return;
-  route.schema = { ...route.schema, security: [{ bearerAuth: role }] };
+  const role = hooks.includes(guards.requireAdmin) ? ['admin'] : hooks.includes(guards.requireUser) || hooks.includes(guards.requireStepUp) ? [] : undefined;
+  if (role) route.schema = { ...route.schema, security: [{ bearerAuth: role }] };
+  // A route behind requireStepUp says so: a machine-readable flag beside its security (decision 143).
+  if (hooks.includes(guards.requireStepUp)) route.schema = { ...route.schema, 'x-step-up': true } as typeof route.schema;
+  // Every operation that takes a bearer token names the scope an API token needs for it, or none:
+  // tokens may not call it (decision 144).
+  const security = (route.schema as { security?: Record<string, unknown>[] } | undefined)?.security;
+  if (!security?.some((requirement) => 'bearerAuth' in requirement)) return;
+  for (const method of [route.method].flat()) {
+    if (method === 'HEAD') continue;
+    const scope = scopeOf(method, route.url);
+    route.schema = { ...route.schema, 'x-scopes': scope ? [scope] : [] } as typeof route.schema;
+  }
 }

@@ -8,6 +8,10 @@ export interface AccessClaims {
   sub: string;
   role: string;
   sid: string;
+  /** When the session's user authenticated last (seconds since the epoch): the password, or a later second factor. */
+  auth_time?: number;
+  /** How (RFC 8176): `pwd`, and `mfa` with `otp` or `rc` (a recovery code) once a second factor was presented. */
+  amr?: string[];
 }
 
 export interface TokenService {
@@ -35,7 +39,8 @@ export function createTokenService(secret: string, ttlSeconds: number, clock: Cl
   return {
     async issueAccess(claims) {
       const now = Math.floor(clock.now().getTime() / 1000);
-      const token = await new SignJWT({ role: claims.role, sid: claims.sid })
+      const extra = { ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}), ...(claims.amr ? { amr: claims.amr } : {}) };
+      const token = await new SignJWT({ role: claims.role, sid: claims.sid, ...extra })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(claims.sub)
         .setIssuer(ISSUER)
@@ -62,7 +67,9 @@ export function createTokenService(secret: string, ttlSeconds: number, clock: Cl
         if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.role !== 'string') {
           return null;
         }
-        const claims = { sub: payload.sub, sid: payload.sid, role: payload.role };
+        const claims: AccessClaims = { sub: payload.sub, sid: payload.sid, role: payload.role };
+        if (typeof payload.auth_time === 'number') claims.auth_time = payload.auth_time;
+        if (Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string')) claims.amr = payload.amr as string[];
         if (typeof payload.exp === 'number') {
           if (verified.size >= VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
           verified.set(token, { claims, expiresAtMs: payload.exp * 1000 });

@@ -66,16 +66,16 @@ describe('admin: read, change and delete a user', () => {
 
   describe('patch', () => {
     it('changes tier and flags, answers the new user and audits what changed', async () => {
-      const response = await request('PATCH', `/api/admin/users/${member.id}`, { subscriptionTier: 'pro', emailVerified: true, twoFactorEnabled: true });
+      const response = await request('PATCH', `/api/admin/users/${member.id}`, { subscriptionTier: 'pro', emailVerified: true });
       assert.equal(response.statusCode, 200);
       const body = response.json();
-      assert.deepEqual([body.subscriptionTier, body.emailVerified, body.twoFactorEnabled, body.status], ['pro', true, true, 'active']);
+      assert.deepEqual([body.subscriptionTier, body.emailVerified, body.twoFactorEnabled, body.status], ['pro', true, false, 'active']);
       const entries = await adminEntries(member.id, 'admin.user.update');
       assert.equal(entries.length, 1);
       assert.equal(entries[0]!.actor_id, admin.id);
       assert.equal(entries[0]!.actor_type, 'admin');
       assert.deepEqual(entries[0]!.details, {
-        changes: { subscriptionTier: { from: 'free', to: 'pro' }, emailVerified: { from: false, to: true }, twoFactorEnabled: { from: false, to: true } },
+        changes: { subscriptionTier: { from: 'free', to: 'pro' }, emailVerified: { from: false, to: true } },
       });
     });
 

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
 import { providerApiKeys } from '../../../src/modules/provider-keys/provider-keys.tables.ts';
+import { users } from '../../../src/modules/users/users.tables.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createSecretBox, keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
@@ -18,6 +19,8 @@ const keyMaterial = (prefix: string) => `${prefix}-${randomBytes(16).toString('h
 describe('rotate-api-keys', () => {
   const clock = fixedClock(NOW);
   const plaintexts: string[] = [];
+  let totpSecret = '';
+  let enrolledId = '';
   let t: TestApp;
 
   before(async () => {
@@ -48,6 +51,11 @@ describe('rotate-api-keys', () => {
         payload: { exchange_name: 'okx', credential_name: 'main', api_key: 'okx-key-123456', api_secret: 'okx-secret-123456', api_passphrase: 'okx-pass' },
       });
       assert.equal(credential.statusCode, 201, credential.body);
+      // A user's two-factor secret, sealed at setup.
+      const setup = await seeding.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', headers: admin.headers, payload: { password: admin.password } });
+      assert.equal(setup.statusCode, 200, setup.body);
+      totpSecret = setup.json<{ secret: string }>().secret;
+      enrolledId = admin.id;
     } finally {
       await seeding.close();
     }
@@ -62,6 +70,7 @@ describe('rotate-api-keys', () => {
     assert.deepEqual(run.result, {
       provider_keys: { scanned: 3, reencrypted: 3, unreadable: 0 },
       exchange_credentials: { scanned: 1, reencrypted: 1, unreadable: 0 },
+      two_factor_secrets: { scanned: 1, reencrypted: 1, unreadable: 0 },
       rotation_reminders: { due: 2, overdue: 1, notification_queued: true },
     });
 
@@ -74,6 +83,8 @@ describe('rotate-api-keys', () => {
     }
     const [credential] = await t.database.db.select().from(exchangeCredentials);
     assert.equal(onlyNew.open(credential!.apiPassphraseSealed!, { table: 'exchange_credentials', column: 'api_passphrase_sealed', row: credential!.id }), 'okx-pass');
+    const [enrolled] = await t.database.db.select().from(users).where(eq(users.id, enrolledId));
+    assert.equal(onlyNew.open(enrolled!.totpSecretSealed!, { table: 'users', column: 'totp_secret_sealed', row: enrolledId }), totpSecret);
 
     // The notification is read where it is queued: its once-a-day dedupe key is outbox bookkeeping.
     const messages = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'));
@@ -94,6 +105,7 @@ describe('rotate-api-keys', () => {
     assert.deepEqual(again.result, {
       provider_keys: { scanned: 3, reencrypted: 0, unreadable: 0 },
       exchange_credentials: { scanned: 1, reencrypted: 0, unreadable: 0 },
+      two_factor_secrets: { scanned: 1, reencrypted: 0, unreadable: 0 },
       rotation_reminders: { due: 2, overdue: 1, notification_queued: false },
     });
     assert.equal((await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'))).length, 1);
@@ -103,12 +115,14 @@ describe('rotate-api-keys', () => {
     // A secret sealed under a key no longer configured cannot be made through any operation: written at rest.
     const foreign = `v1:ffffffffffff:${randomBytes(12).toString('base64')}:${randomBytes(16).toString('base64')}:AAAA`;
     await t.database.db.update(exchangeCredentials).set({ apiKeySealed: foreign });
+    await t.database.db.update(users).set({ totpSecretSealed: foreign }).where(eq(users.id, enrolledId));
     const [first] = await t.database.db.select().from(providerApiKeys).limit(1);
     await t.database.db.update(providerApiKeys).set({ encryptedKey: foreign }).where(eq(providerApiKeys.id, first!.id));
     const run = await runJob(t.app, 'rotate-api-keys');
     assert.equal(run.status, 'succeeded', JSON.stringify(run));
     assert.deepEqual(run.result.provider_keys, { scanned: 3, reencrypted: 0, unreadable: 1 });
     assert.deepEqual(run.result.exchange_credentials, { scanned: 1, reencrypted: 0, unreadable: 1 });
+    assert.deepEqual(run.result.two_factor_secrets, { scanned: 1, reencrypted: 0, unreadable: 1 });
   });
 
   it('queues nothing when no key is due', async () => {

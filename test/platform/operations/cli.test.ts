@@ -39,7 +39,7 @@ describe('npm run cli', () => {
     for (const asked of ['help', '--help']) {
       const help = await cli(env, asked);
       assert.equal(help.code, 0);
-      for (const command of ['users:create', 'users:list', 'users:promote', 'users:demote', 'users:reset-password', 'db:migrate', 'db:backup', 'db:restore']) {
+      for (const command of ['users:create', 'users:list', 'users:promote', 'users:demote', 'users:reset-password', 'users:reset-2fa', 'db:migrate', 'db:backup', 'db:restore']) {
         assert.match(help.stdout, new RegExp(`^ {2}${command}`, 'm'), command);
       }
     }

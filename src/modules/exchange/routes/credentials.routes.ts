@@ -37,13 +37,13 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
     app.post(
       '/api/exchange/credentials',
       {
-        onRequest,
+        onRequest: guards.requireStepUp,
         schema: {
           tags,
           security,
           operationId: 'createCredential',
           summary: 'Store an exchange API key (encrypted)',
-          description: 'Key, secret and passphrase are sealed with AES-256-GCM and never returned. The credential starts as `pending` until a venue call or POST /api/exchange/validate with the same key judges it. A second credential of the same name on the same venue is a 409.',
+          description: 'Key, secret and passphrase are sealed with AES-256-GCM and never returned. The credential starts as `pending` until a venue call or POST /api/exchange/validate with the same key judges it. A second credential of the same name on the same venue is a 409. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor required"; POST /api/auth/2fa/step-up).',
           body: CredentialCreateBody,
           response: { 201: Credential, ...errorResponses(401, 403, 409) },
         },
@@ -63,13 +63,13 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
     app.put(
       '/api/exchange/credentials/:credential_id',
       {
-        onRequest,
+        onRequest: guards.requireStepUp,
         schema: {
           tags,
           security,
           operationId: 'updateCredential',
           summary: 'Change a credential',
-          description: 'New key, secret or passphrase reset the validation to `pending`.',
+          description: 'New key, secret or passphrase reset the validation to `pending`. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor required"; POST /api/auth/2fa/step-up).',
           params: CredentialIdParams,
           body: CredentialUpdateBody,
           response: { 200: Credential, ...errorResponses(401, 403, 404, 409) },

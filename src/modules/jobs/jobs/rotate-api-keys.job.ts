@@ -21,6 +21,8 @@ interface Reminder {
 export interface RotateApiKeysDeps {
   providerKeys: { reencryptAll(): Promise<ReencryptCounts>; rotationReminders(now: Date, withinDays: number): Promise<Reminder[]> };
   exchangeCredentials: { reencryptAll(): Promise<ReencryptCounts> };
+  /** Users' sealed TOTP secrets (decision 140). */
+  twoFactorSecrets: { reencryptAll(): Promise<ReencryptCounts> };
   /** Queues a chat message once per dedupe key; true when this call queued it. */
   notify(message: ChatMessage, now: Date, dedupeKey: string): Promise<boolean>;
 }
@@ -38,6 +40,7 @@ const Counts = (what: string) =>
 export const RotateApiKeysResult = Type.Object({
   provider_keys: Counts('provider API keys'),
   exchange_credentials: Counts('exchange credentials'),
+  two_factor_secrets: Counts('two-factor (TOTP) secrets'),
   rotation_reminders: Type.Object(
     {
       due: Type.Integer({ description: `Active provider keys overdue or due within ${ROTATION_WINDOW_DAYS} days.` }),
@@ -58,6 +61,7 @@ function whenDue(days: number): string {
 export async function rotateApiKeys(deps: RotateApiKeysDeps, now: Date): Promise<RotateApiKeysResult> {
   const providerKeys = await deps.providerKeys.reencryptAll();
   const exchangeCredentials = await deps.exchangeCredentials.reencryptAll();
+  const twoFactorSecrets = await deps.twoFactorSecrets.reencryptAll();
   const reminders = await deps.providerKeys.rotationReminders(now, ROTATION_WINDOW_DAYS);
   const overdue = reminders.filter((r) => r.days_until_rotation < 0).length;
   let queued = false;
@@ -78,6 +82,7 @@ export async function rotateApiKeys(deps: RotateApiKeysDeps, now: Date): Promise
   return {
     provider_keys: providerKeys,
     exchange_credentials: exchangeCredentials,
+    two_factor_secrets: twoFactorSecrets,
     rotation_reminders: { due: reminders.length, overdue, notification_queued: queued },
   };
 }
@@ -87,7 +92,7 @@ export const rotateApiKeysJob = {
   cron: '0 3 * * *',
   summary: 'Re-encrypt stored secrets and remind of provider key rotation',
   description:
-    'Re-seals under the current ENCRYPTION_KEY every provider API key and exchange credential still sealed under a key in ' +
+    'Re-seals under the current ENCRYPTION_KEY every provider API key, exchange credential and two-factor secret still sealed under a key in ' +
     'ENCRYPTION_KEYS_OLD (one compare-and-swap per row, so a concurrent change wins); a secret whose key is no longer configured ' +
     `is skipped and counted as \`unreadable\`. Then queues one chat notification per UTC day listing the active provider keys overdue or due within ${ROTATION_WINDOW_DAYS} days ` +
     '(provider, due date and key id; never key material). A second run re-encrypts nothing and queues nothing.',

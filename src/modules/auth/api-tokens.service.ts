@@ -1,0 +1,73 @@
+// Scoped API tokens for scripts and bots (decision 144): made and revoked by their owner through a
+// session (never with another token), shown once, stored as a hash, never above their owner.
+import { audit } from '../../platform/audit.ts';
+import { newApiToken, SHOWN_PREFIX_LENGTH } from '../../platform/auth/api-token-format.ts';
+import { ADMIN_SCOPES } from '../../platform/auth/scopes.ts';
+import { hashToken } from '../../platform/auth/tokens.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { invalidField, notFound } from '../../platform/http/errors.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import { parseUserId, type ApiTokenRow, type UsersModule } from '../users/index.ts';
+import type { ApiToken, ApiTokenCreateBody, ApiTokenCreated } from './auth.schemas.ts';
+
+const DAY_MS = 86_400_000;
+export const DEFAULT_TOKEN_DAYS = 90;
+
+function toApiToken(row: ApiTokenRow): ApiToken {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes as ApiToken['scopes'],
+    expires_at: iso(row.expiresAt)!,
+    created_at: iso(row.createdAt)!,
+    last_used_at: iso(row.lastUsedAt),
+  };
+}
+
+export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 'apiTokens'>; clock: Clock }) {
+  const { db, clock } = deps;
+  const { apiTokens } = deps.users;
+  return {
+    async create(owner: { id: string; role: string }, body: ApiTokenCreateBody, ip?: string): Promise<ApiTokenCreated> {
+      if (owner.role !== 'admin' && body.scopes.some((scope) => ADMIN_SCOPES.includes(scope))) {
+        throw invalidField(['body', 'scopes'], 'the admin scopes are for admins only: a token never exceeds its owner', body.scopes);
+      }
+      const token = newApiToken();
+      const now = clock.now();
+      const days = body.expires_in_days ?? DEFAULT_TOKEN_DAYS;
+      const row = await db.transaction(async (tx) => {
+        const created = await apiTokens.insert(
+          { userId: owner.id, name: body.name, prefix: token.slice(0, SHOWN_PREFIX_LENGTH), tokenHash: hashToken(token), scopes: [...new Set(body.scopes)], createdAt: now, expiresAt: new Date(now.getTime() + days * DAY_MS) },
+          tx,
+        );
+        await audit(
+          tx,
+          { actorId: owner.id, actorType: 'user', action: 'auth.api_token.create', subjectUserId: owner.id, targetType: 'api_token', targetId: created.id, ip, details: { name: body.name, scopes: created.scopes, expiresInDays: days } },
+          now,
+        );
+        return created;
+      });
+      const { last_used_at: _unused, ...shown } = toApiToken(row);
+      return { ...shown, token };
+    },
+
+    async list(ownerId: string): Promise<ApiToken[]> {
+      return (await apiTokens.listLive(ownerId, clock.now())).map(toApiToken);
+    },
+
+    async revoke(ownerId: string, tokenId: string, ip?: string): Promise<void> {
+      const id = parseUserId(tokenId);
+      const now = clock.now();
+      const revoked = await db.transaction(async (tx) => {
+        if (!id || !(await apiTokens.revoke(id, ownerId, now, tx))) return false;
+        await audit(tx, { actorId: ownerId, actorType: 'user', action: 'auth.api_token.revoke', subjectUserId: ownerId, targetType: 'api_token', targetId: id, ip }, now);
+        return true;
+      });
+      if (!revoked) throw notFound('API token not found');
+    },
+  };
+}
+
+export type ApiTokensService = ReturnType<typeof createApiTokensService>;

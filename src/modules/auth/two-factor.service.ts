@@ -1,0 +1,165 @@
+// A signed-in user's own second factor (decision 140): setup (a new secret, sealed, pending), enable
+// (a right code turns it on and answers ten recovery codes once), disable (password and a second
+// factor; other sessions are signed out) and step-up (a fresh second factor for what moves money).
+import { audit } from '../../platform/audit.ts';
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { verifyPassword } from '../../platform/crypto/passwords.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { badRequest, conflict, invalidField, notFound, rateLimited } from '../../platform/http/errors.ts';
+import type { UserRow, UsersModule } from '../users/index.ts';
+import type { TwoFactorCodeBody, TwoFactorDisableBody, TwoFactorSetupBody } from './auth.schemas.ts';
+import { LOGIN_LIMITS, type ClientInfo } from './auth.service.ts';
+import { oneAnswer, type SecondFactor, type SecondFactorAnswer } from './second-factor.ts';
+import { hashRecoveryCode, matchingStep, newRecoveryCodes, newTotpSecret, otpauthUrl, qrSvg } from './totp.ts';
+
+/** Wrong passwords and codes a signed-in user may give these operations per window, as for password changes. */
+export const TWO_FACTOR_LIMITS = { perUser: LOGIN_LIMITS.perAccountAndClient, windowMs: LOGIN_LIMITS.windowMs };
+
+export interface TwoFactorActor {
+  id: string;
+  /** The session to keep signed in (null for an identity provider's token). */
+  sessionId: string | null;
+}
+
+const wrongAnswer = (answer: SecondFactorAnswer) =>
+  answer.code !== undefined
+    ? invalidField(['body', 'code'], 'the code is not valid, or was used already; wait for the next one and check the time on your device', answer.code)
+    : invalidField(['body', 'recovery_code'], 'the recovery code is not valid or was used already', answer.recovery_code);
+
+export function createTwoFactorService(deps: {
+  db: Db;
+  users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor'>;
+  secondFactor: SecondFactor;
+  cache: Pick<Cache, 'incr' | 'del'>;
+  clock: Clock;
+  onUserChanged: (userId: string) => void;
+}) {
+  const { db, secondFactor, cache, clock } = deps;
+  const { accounts, sessions, twoFactor } = deps.users;
+
+  /** Counts the attempt before anything is checked; a successful one gives them all back. */
+  async function reserve(userId: string): Promise<() => Promise<void>> {
+    const key = `two-factor:user:${userId}`;
+    const attempt = await cache.incr(key, TWO_FACTOR_LIMITS.windowMs);
+    if (attempt.count > TWO_FACTOR_LIMITS.perUser) throw rateLimited(attempt.resetMs / 1000, 'Too many two-factor attempts; try again later');
+    return () => cache.del(key);
+  }
+
+  async function account(userId: string): Promise<UserRow> {
+    const user = await accounts.findById(userId);
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+
+  async function checkPassword(user: UserRow, password: string, client: ClientInfo, purpose: string): Promise<void> {
+    if (await verifyPassword(password, user.passwordHash)) return;
+    await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa_failed', subjectUserId: user.id, ip: client.ip, details: { purpose, wrong: 'password' } }, clock.now());
+    throw badRequest('Password is incorrect');
+  }
+
+  return {
+    /**
+     * For the rotate-api-keys job: re-seals under the current encryption key every TOTP secret sealed
+     * under a retired one (decision 140); one under a key no longer configured is counted `unreadable`.
+     */
+    async reencryptAll(): Promise<{ scanned: number; reencrypted: number; unreadable: number }> {
+      let scanned = 0;
+      let reencrypted = 0;
+      let unreadable = 0;
+      let after: string | null = null;
+      for (;;) {
+        const page = await twoFactor.sealedPage(after, 500);
+        if (page.length === 0) break;
+        for (const { id, sealed } of page) {
+          scanned += 1;
+          if (!secondFactor.isStale(sealed)) continue;
+          let resealed: string;
+          try {
+            resealed = secondFactor.reseal(id, sealed);
+          } catch {
+            unreadable += 1;
+            continue;
+          }
+          const now = clock.now();
+          const swapped = await db.transaction(async (tx) => {
+            if (!(await twoFactor.replaceSealed(id, sealed, resealed, tx))) return false;
+            await audit(tx, { actorType: 'job', action: 'auth.2fa.reencrypt', subjectUserId: id, targetType: 'user', targetId: id, details: { encryption_key_id: secondFactor.currentKeyId() } }, now);
+            return true;
+          });
+          if (swapped) reencrypted += 1;
+        }
+        after = page[page.length - 1]!.id;
+      }
+      return { scanned, reencrypted, unreadable };
+    },
+
+    async setup(actor: TwoFactorActor, body: TwoFactorSetupBody, client: ClientInfo): Promise<{ secret: string; otpauth_url: string; qr_svg: string }> {
+      const user = await account(actor.id);
+      if (user.twoFactorEnabled) throw conflict('Two-factor authentication is on already; disable it first to enroll again');
+      const succeeded = await reserve(user.id);
+      await checkPassword(user, body.password, client, 'setup');
+      await succeeded();
+      const secret = newTotpSecret();
+      const now = clock.now();
+      if (!(await twoFactor.setPendingSecret(user.id, secondFactor.seal(user.id, secret), now))) {
+        throw conflict('Two-factor authentication is on already; disable it first to enroll again');
+      }
+      await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa.setup', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip }, now);
+      const url = otpauthUrl(secret, user.email);
+      return { secret, otpauth_url: url, qr_svg: qrSvg(url) };
+    },
+
+    async enable(actor: TwoFactorActor, body: TwoFactorCodeBody, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
+      const user = await account(actor.id);
+      if (user.twoFactorEnabled) throw conflict('Two-factor authentication is on already');
+      const secret = secondFactor.secretOf(user);
+      if (!secret) throw conflict('No two-factor setup is pending; call POST /api/auth/2fa/setup first');
+      const succeeded = await reserve(user.id);
+      const now = clock.now();
+      const step = matchingStep(secret, body.code, now);
+      if (step === undefined) throw wrongAnswer(body);
+      const codes = newRecoveryCodes();
+      const outcome = await db.transaction(async (tx) => {
+        if (!(await twoFactor.spendStep(user.id, step, tx))) return 'replayed' as const;
+        if (!(await twoFactor.enable(user.id, codes.map((code) => hashRecoveryCode(user.id, code)), now, tx))) return 'raced' as const;
+        // The code just given is a second factor: this session has stepped up.
+        if (actor.sessionId) await sessions.markSecondFactor(actor.sessionId, now, 'otp', tx);
+        await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.2fa.enable', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip }, now);
+        return 'enabled' as const;
+      });
+      if (outcome === 'replayed') throw wrongAnswer(body);
+      if (outcome === 'raced') throw conflict('Two-factor authentication is on already');
+      await succeeded();
+      deps.onUserChanged(user.id);
+      return { recovery_codes: codes };
+    },
+
+    async disable(actor: TwoFactorActor, body: TwoFactorDisableBody, client: ClientInfo): Promise<{ success: true }> {
+      oneAnswer(body);
+      const user = await account(actor.id);
+      if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');
+      const succeeded = await reserve(user.id);
+      await checkPassword(user, body.password, client, 'disable_2fa');
+      const now = clock.now();
+      const outcome = await db.transaction(async (tx) => {
+        const method = await secondFactor.check(user, body, { now, ip: client.ip, purpose: 'disable_2fa' }, tx);
+        if (!method) return undefined;
+        await twoFactor.disable(user.id, now, tx);
+        const revoked = await sessions.revokeAll(user.id, now, '2fa_disabled', tx, actor.sessionId);
+        await audit(
+          tx,
+          { actorId: user.id, actorType: 'user', action: 'auth.2fa.disable', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip, details: { method, sessionsRevoked: revoked } },
+          now,
+        );
+        return method;
+      });
+      if (!outcome) throw wrongAnswer(body);
+      await succeeded();
+      deps.onUserChanged(user.id);
+      return { success: true };
+    },
+  };
+}
+
+export type TwoFactorService = ReturnType<typeof createTwoFactorService>;

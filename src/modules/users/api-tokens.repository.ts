@@ -1,0 +1,68 @@
+// Every query on API tokens. A method that may run inside a caller's transaction takes its executor last.
+import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { apiTokens, users } from './users.tables.ts';
+
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
+
+/** Last use is recorded at most this often per token. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function createApiTokensRepository(db: DbExecutor) {
+  // Built once: it runs for every request made with an API token.
+  const principalQuery = db
+    .select({
+      tokenId: apiTokens.id,
+      scopes: apiTokens.scopes,
+      expiresAt: apiTokens.expiresAt,
+      revokedAt: apiTokens.revokedAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+      id: users.id,
+      email: users.email,
+      role: users.role,
+      status: users.status,
+      twoFactorEnabled: users.twoFactorEnabled,
+    })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
+    .where(eq(apiTokens.tokenHash, sql.placeholder('tokenHash')))
+    .limit(1)
+    .prepare('api_token_principal');
+
+  return {
+    async insert(token: { userId: string; name: string; prefix: string; tokenHash: string; scopes: string[]; createdAt: Date; expiresAt: Date }, executor: DbExecutor = db): Promise<ApiTokenRow> {
+      const [row] = await executor.insert(apiTokens).values(token).returning();
+      return row!;
+    },
+    /** The user's tokens that are neither revoked nor expired, oldest first. */
+    async listLive(userId: string, now: Date): Promise<ApiTokenRow[]> {
+      return db
+        .select()
+        .from(apiTokens)
+        .where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt), sql`${apiTokens.expiresAt} > ${now}`))
+        .orderBy(asc(apiTokens.createdAt), asc(apiTokens.id));
+    },
+    /** Revokes the user's live token; answers whether there was one. */
+    async revoke(id: string, userId: string, at: Date, executor: DbExecutor = db): Promise<boolean> {
+      const rows = await executor
+        .update(apiTokens)
+        .set({ revokedAt: at })
+        .where(and(eq(apiTokens.id, id), eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt)))
+        .returning({ id: apiTokens.id });
+      return rows.length > 0;
+    },
+    /** The token and its owner, as the guards check them. */
+    async principal(tokenHash: string) {
+      const [row] = await principalQuery.execute({ tokenHash });
+      return row;
+    },
+    async touch(id: string, at: Date): Promise<void> {
+      await db
+        .update(apiTokens)
+        .set({ lastUsedAt: at })
+        .where(and(eq(apiTokens.id, id), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, new Date(at.getTime() - LAST_USED_RESOLUTION_MS)))));
+    },
+  };
+}
+
+export type ApiTokensRepository = ReturnType<typeof createApiTokensRepository>;
