@@ -89,6 +89,11 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
       budget: async (venue: Venue) => budgetView(await budgetOf(venue).state().catch(() => budgetOf(venue).snapshot())),
     },
     tradingSummary,
+    /** For the portfolio: a user's latest holdings per venue and complete trades, oldest first. */
+    portfolio: {
+      holdings: (userId: string, exchange?: string) => balancesRepo.latestForUser(userId, exchange),
+      trades: (userId: string) => tradesRepo.ledgerRows(userId),
+    },
   };
 }
 

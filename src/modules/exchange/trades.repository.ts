@@ -100,6 +100,26 @@ export function createTradesRepository(db: DbExecutor) {
       return { maxId: row?.maxId ?? null, newestAt };
     },
 
+    /** A user's complete (synced) trades, oldest first, for the portfolio's ledger. */
+    async ledgerRows(userId: string): Promise<Pick<TradeRow, 'id' | 'exchange' | 'symbol' | 'side' | 'price' | 'amount' | 'total' | 'fee' | 'feeCurrency' | 'tradeTimestamp'>[]> {
+      return db
+        .select({
+          id: exchangeTrades.id,
+          exchange: exchangeTrades.exchange,
+          symbol: exchangeTrades.symbol,
+          side: exchangeTrades.side,
+          price: exchangeTrades.price,
+          amount: exchangeTrades.amount,
+          total: exchangeTrades.total,
+          fee: exchangeTrades.fee,
+          feeCurrency: exchangeTrades.feeCurrency,
+          tradeTimestamp: exchangeTrades.tradeTimestamp,
+        })
+        .from(exchangeTrades)
+        .where(and(eq(exchangeTrades.userId, userId), eq(exchangeTrades.syncStatus, 'synced')))
+        .orderBy(exchangeTrades.tradeTimestamp, exchangeTrades.id);
+    },
+
     async countForUsers(userIds: readonly string[]): Promise<Map<string, number>> {
       if (userIds.length === 0) return new Map();
       const rows = await db

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { binanceTrade, type FakeAccount } from '../../fakes/binance.ts';
+import { assertIssue } from '../../helpers/error-assertions.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { addAccount, startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
+
+const day = (d: number, h = 12) => Date.UTC(2026, 0, d, h);
+
+describe('portfolio', () => {
+  let fakes: VenueFakes;
+  let t: TestApp;
+  let user: TestUser;
+  let account: FakeAccount;
+
+  before(async () => {
+    fakes = await startVenueFakes();
+    t = await buildTestApp({ env: fakes.env() });
+    user = await signIn(t.app, t.database);
+    account = addAccount(fakes.binance, {
+      balances: [
+        { asset: 'BTC', free: '0.01000000', locked: '0.00499000' },
+        { asset: 'USDT', free: '500.00000000', locked: '0.00000000' },
+      ],
+      trades: {
+        BTCUSDT: [
+          binanceTrade({ symbol: 'BTCUSDT', id: 1, price: '40000', qty: '0.01', isBuyer: true, time: day(2), commission: '0.4', commissionAsset: 'USDT' }),
+          binanceTrade({ symbol: 'BTCUSDT', id: 2, price: '50000', qty: '0.01', isBuyer: true, time: day(3), commission: '0.00001', commissionAsset: 'BTC' }),
+          binanceTrade({ symbol: 'BTCUSDT', id: 3, price: '60000', qty: '0.005', isBuyer: false, time: day(4), commission: '0.3', commissionAsset: 'USDT' }),
+        ],
+      },
+    });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/exchange/credentials',
+      headers: user.headers,
+      payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    for (const url of ['/api/exchange/balance/sync?exchange=binance', '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT']) {
+      const synced = await t.app.inject({ method: 'POST', url, headers: user.headers });
+      assert.equal(synced.statusCode, 200, synced.body);
+      assert.equal(synced.json().success, true, synced.body);
+    }
+  });
+  after(async () => {
+    await t.close();
+    await fakes.close();
+  });
+
+  const get = (url: string, who: TestUser | null = user) => t.app.inject({ method: 'GET', url, headers: who?.headers ?? {} });
+
+  describe('GET /api/portfolio/summary', () => {
+    it('values the latest balances at the last price against FIFO lots of the stored trades', async () => {
+      // By hand: lot 1 = 0.01 BTC for 400 + 0.4 fee = 400.4; lot 2 = 0.01 − 0.00001 (fee in BTC) =
+      // 0.00999 BTC for 500 (fee worth 0.5); the sell of 0.005 at 60000 closes half of lot 1: cost
+      // 200.2, net proceeds 300 − 0.3 = 299.7, realized 99.5. Held 0.01499 BTC at the fake's last
+      // price 65000 = 974.35, cost 200.2 + 500 = 700.2, unrealized 274.15; 500 USDT at 1. Fees
+      // 0.4 + 0.5 + 0.3 = 1.2.
+      const response = await get('/api/portfolio/summary?quote=usdt');
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.ok(Math.abs(Date.parse(body.as_of) - Date.now()) < 60_000);
+      assert.deepEqual(
+        { ...body, as_of: null },
+        {
+          quote: 'USDT',
+          as_of: null,
+          value: 1474.35,
+          cost_basis: 1200.2,
+          unrealized_pnl: 274.15,
+          realized_pnl: 99.5,
+          fees: 1.2,
+          net_deposits: 0,
+          assets: [
+            { asset: 'BTC', amount: 0.01499, price: 65000, value: 974.35, cost_basis: 700.2, unrealized_pnl: 274.15, realized_pnl: 99.5 },
+            { asset: 'USDT', amount: 500, price: 1, value: 500, cost_basis: 500, unrealized_pnl: 0, realized_pnl: 0 },
+          ],
+        },
+      );
+    });
+
+    it('values in another quote the venue prices, converting each fill at its hour', async () => {
+      // BTC is the quote: the BTC holding is worth its amount; USDT through BTCUSDT inverted.
+      const body = (await get('/api/portfolio/summary?quote=BTC')).json();
+      assert.equal(body.quote, 'BTC');
+      const btc = body.assets.find((a: { asset: string }) => a.asset === 'BTC');
+      assert.deepEqual([btc.amount, btc.price, btc.value], [0.01499, 1, 0.01]);
+      const usdt = body.assets.find((a: { asset: string }) => a.asset === 'USDT');
+      assert.equal(usdt.price, Number((1 / 65000).toFixed(8)));
+      const klines = fakes.binance.requests.filter((r) => r.path === '/api/v3/klines' && r.params.get('symbol') === 'BTCUSDT' && r.params.get('interval') === '1h');
+      assert.ok(klines.length >= 3, 'each fill valued at the close of its hour');
+    });
+
+    it('filters holdings by venue', async () => {
+      const body = (await get('/api/portfolio/summary?exchange=binanceus')).json();
+      assert.deepEqual(body.assets.map((a: { asset: string; amount: number }) => [a.asset, a.amount]), [['BTC', 0]], 'nothing held there; the realized result stays');
+      assert.equal(body.value, 0);
+      assert.equal(body.realized_pnl, 99.5);
+    });
+
+    it('answers 422 for a quote the venue prices in no pair, or a malformed one', async () => {
+      const unknown = await get('/api/portfolio/summary?quote=NOPE');
+      assertIssue(unknown, ['query', 'quote'], 'value_error');
+      const malformed = await get('/api/portfolio/summary?quote=US-DT');
+      assertIssue(malformed, ['query', 'quote'], 'string_pattern_mismatch');
+    });
+
+    it('answers 401 without a token and is empty for a user with nothing synced', async () => {
+      assert.equal((await get('/api/portfolio/summary', null)).statusCode, 401);
+      const other = await signIn(t.app, t.database);
+      const body = (await get('/api/portfolio/summary', other)).json();
+      assert.deepEqual([body.value, body.realized_pnl, body.assets], [0, 0, []]);
+    });
+  });
+
+  describe('GET /api/portfolio/realized.csv', () => {
+    it('writes one row per closed lot part with the exact header', async () => {
+      const response = await get('/api/portfolio/realized.csv?quote=USDT');
+      assert.equal(response.statusCode, 200, response.body);
+      assert.match(String(response.headers['content-type']), /^text\/csv; charset=utf-8/);
+      assert.equal(
+        response.body,
+        'asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days\r\n' +
+          `BTC,binance,${new Date(day(2)).toISOString()},${new Date(day(4)).toISOString()},0.00500000,200.20,300.00,0.30,99.50,2\r\n`,
+      );
+    });
+
+    it('answers 422 for an unknown quote and 401 without a token', async () => {
+      assertIssue(await get('/api/portfolio/realized.csv?quote=ZZZZ'), ['query', 'quote'], 'value_error');
+      assert.equal((await get('/api/portfolio/realized.csv', null)).statusCode, 401);
+    });
+  });
+});
