@@ -6,6 +6,7 @@ import {
   applyEvents,
   dec,
   emptyLedger,
+  matchTransfers,
   priceLegs,
   priceThrough,
   realizedCsv,
@@ -14,7 +15,11 @@ import {
   type Holding,
   type LedgerEvent,
   type PriceLeg,
+  type TransferRecord,
 } from './portfolio.domain.ts';
+
+/** At one instant: deposits first (money arrives before it is spent), then fills, then what leaves. */
+const ORDER: Record<LedgerEvent['kind'], number> = { deposit: 0, trade: 1, transfer: 2, withdrawal: 3 };
 
 export interface PortfolioTradeRow {
   id: string;
@@ -33,6 +38,19 @@ export interface PortfolioTradeRow {
 export interface PortfolioSource {
   holdings(userId: string, exchange?: string): Promise<{ exchange: string; currency: string; total: string }[]>;
   trades(userId: string): Promise<PortfolioTradeRow[]>;
+  /** Completed deposits and withdrawals, oldest first. */
+  transfers(userId: string): Promise<PortfolioTransferRow[]>;
+}
+
+export interface PortfolioTransferRow {
+  id: string;
+  exchange: string;
+  type: 'deposit' | 'withdrawal';
+  currency: string;
+  amount: string;
+  fee: string;
+  txid: string | null;
+  transferTimestamp: Date;
 }
 
 /** What it reads from the market module. */
@@ -138,8 +156,43 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
     return out;
   }
 
+  /** Deposits, withdrawals and the transfers between the user's venues they pair into, valued when they happened. */
+  async function transferEvents(userId: string, prices: Pricer): Promise<LedgerEvent[]> {
+    const rows = await source.transfers(userId);
+    const records: TransferRecord[] = rows.map((r) => ({
+      id: r.id,
+      type: r.type,
+      exchange: r.exchange,
+      asset: r.currency,
+      amount: dec(r.amount),
+      fee: dec(r.fee),
+      at: r.transferTimestamp,
+      txid: r.txid,
+    }));
+    const { transfers, deposits, withdrawals } = matchTransfers(records);
+    const out: LedgerEvent[] = [];
+    const priceAt = (asset: string, at: Date) => (asset === prices.quote ? Promise.resolve(dec(1)) : prices.at(asset, at));
+    for (const d of deposits) {
+      const price = await priceAt(d.asset, d.at);
+      if (price) out.push({ kind: 'deposit', at: d.at, exchange: d.exchange, asset: d.asset, amount: d.amount, price });
+    }
+    for (const w of withdrawals) {
+      const price = await priceAt(w.asset, w.at);
+      if (price) out.push({ kind: 'withdrawal', at: w.at, exchange: w.exchange, asset: w.asset, amount: w.amount, fee: w.fee, price });
+    }
+    for (const { withdrawal: w, deposit: d } of transfers) {
+      const price = await priceAt(w.asset, w.at);
+      // What left the sending venue and did not arrive is the transfer's cost.
+      const lost = w.amount.plus(w.fee).minus(d.amount);
+      if (price) out.push({ kind: 'transfer', at: w.at, from: w.exchange, to: d.exchange, asset: w.asset, amount: d.amount, fee: lost.gt(0) ? lost : dec(0), price });
+    }
+    return out;
+  }
+
   async function ledgerFor(userId: string, prices: Pricer) {
-    return applyEvents(emptyLedger(prices.quote), await events(userId, prices));
+    const [fills, moves] = await Promise.all([events(userId, prices), transferEvents(userId, prices)]);
+    const all = [...fills, ...moves].sort((a, b) => a.at.getTime() - b.at.getTime() || ORDER[a.kind] - ORDER[b.kind]);
+    return applyEvents(emptyLedger(prices.quote), all);
   }
 
   return {
