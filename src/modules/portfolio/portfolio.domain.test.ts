@@ -191,6 +191,18 @@ describe('portfolio FIFO rules one by one', () => {
     ]);
   });
 
+  it('a fee paid in the quote on a withdrawal is a realized loss of the quote', () => {
+    // 1000 USDT in, 100 out with a fee of 1 on top: net deposits 900, 899 held, realized −1;
+    // value − net deposits = 899 − 900 = −1 = realized + unrealized (0).
+    const ledger = applyEvents(emptyLedger('USDT'), [
+      { kind: 'deposit', at: at(1), exchange: 'binance', asset: 'USDT', amount: dec(1000), price: one },
+      { kind: 'withdrawal', at: at(2), exchange: 'binance', asset: 'USDT', amount: dec(100), fee: dec(1), price: one },
+    ]);
+    const summary = summarize(ledger, [{ asset: 'USDT', amount: dec(899), price: null }]);
+    assert.deepEqual([summary.value, summary.net_deposits, summary.realized_pnl, summary.unrealized_pnl, summary.fees].map(n), [899, 900, -1, 0, 1]);
+    assert.equal(realizedCsv(ledger.closed).split('\r\n')[1], `USDT,binance,,${at(2).toISOString()},1.00000000,1.00,1.00,1.00,-1.00,`);
+  });
+
   it('quotes a CSV field with a comma or a quote (RFC 4180)', () => {
     const csv = realizedCsv([
       { asset: 'A,"B"', exchange: 'x', openedAt: null, closedAt: at(1), amount: dec(1), cost: dec(1), proceeds: dec(1), fee: dec(0), gain: dec(0) },

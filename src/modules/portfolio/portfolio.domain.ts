@@ -169,6 +169,16 @@ function dispose(ledger: Ledger, at: Date, exchange: string, asset: string, amou
   });
 }
 
+/**
+ * A fee paid in the quote currency itself outside a fill (a withdrawal's): the quote has no lots
+ * (it is its own cost), so the fee is a realized loss of its amount, recorded as a closed part.
+ */
+function spendCash(ledger: Ledger, at: Date, exchange: string, fee: Dec): void {
+  if (fee.lte(0)) return;
+  ledger.closed.push({ asset: ledger.quote, exchange, openedAt: null, closedAt: at, amount: fee, cost: fee, proceeds: fee, fee, gain: fee.neg() });
+  ledger.realized.set(ledger.quote, (ledger.realized.get(ledger.quote) ?? ZERO).minus(fee));
+}
+
 function applyTrade(ledger: Ledger, e: TradeEvent): void {
   const value = e.total.times(e.rate);
   const feeIn = e.feeCurrency === null || e.fee.lte(0) ? 'none' : e.feeCurrency === e.base ? 'base' : e.feeCurrency === e.quote ? 'quote' : 'other';
@@ -225,14 +235,16 @@ export function applyEvents(ledger: Ledger, events: readonly LedgerEvent[]): Led
         const feeValue = e.fee.times(e.price);
         ledger.fees = ledger.fees.plus(feeValue);
         const units = e.amount.plus(e.fee);
-        dispose(ledger, e.at, e.exchange, e.asset, units, units.times(e.price), feeValue);
+        if (e.asset === ledger.quote) spendCash(ledger, e.at, e.exchange, e.fee);
+        else dispose(ledger, e.at, e.exchange, e.asset, units, units.times(e.price), feeValue);
         break;
       }
       case 'transfer': {
         if (e.fee.gt(0)) {
           const feeValue = e.fee.times(e.price);
           ledger.fees = ledger.fees.plus(feeValue);
-          dispose(ledger, e.at, e.from, e.asset, e.fee, feeValue, feeValue);
+          if (e.asset === ledger.quote) spendCash(ledger, e.at, e.from, e.fee);
+          else dispose(ledger, e.at, e.from, e.asset, e.fee, feeValue, feeValue);
         }
         move(ledger, e.asset, e.amount, e.to);
         break;

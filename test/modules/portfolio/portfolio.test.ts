@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { binanceTrade, type FakeAccount } from '../../fakes/binance.ts';
+import { binanceDeposit, binanceTrade, binanceWithdrawal, type FakeAccount } from '../../fakes/binance.ts';
 import { assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
@@ -129,6 +129,73 @@ describe('portfolio', () => {
     it('answers 422 for an unknown quote and 401 without a token', async () => {
       assertIssue(await get('/api/portfolio/realized.csv?quote=ZZZZ'), ['query', 'quote'], 'value_error');
       assert.equal((await get('/api/portfolio/realized.csv', null)).statusCode, 401);
+    });
+  });
+
+  describe('with deposits, withdrawals and a transfer between two venues', () => {
+    let mover: TestUser;
+
+    before(async () => {
+      mover = await signIn(t.app, t.database);
+      const global = addAccount(fakes.binance, {
+        balances: [
+          { asset: 'BTC', free: '0.006', locked: '0' },
+          { asset: 'USDT', free: '498.6', locked: '0' },
+        ],
+        trades: { BTCUSDT: [binanceTrade({ symbol: 'BTCUSDT', id: 1, price: '40000', qty: '0.01', isBuyer: true, time: day(2), commission: '0.4', commissionAsset: 'USDT' })] },
+        deposits: [binanceDeposit({ id: 'd1', coin: 'USDT', amount: '1000', time: day(1) })],
+        withdrawals: [
+          binanceWithdrawal({ id: 'w1', coin: 'BTC', amount: '0.004', fee: '0', time: day(5), txId: 'move-1' }),
+          binanceWithdrawal({ id: 'w2', coin: 'USDT', amount: '100', fee: '1', time: day(6) }),
+        ],
+      });
+      const us = addAccount(fakes.binanceus, {
+        balances: [
+          { asset: 'BTC', free: '0.002', locked: '0' },
+          { asset: 'USDT', free: '99.9', locked: '0' },
+        ],
+        trades: { BTCUSDT: [binanceTrade({ symbol: 'BTCUSDT', id: 7, price: '50000', qty: '0.002', isBuyer: false, time: day(7), commission: '0.1', commissionAsset: 'USDT' })] },
+        deposits: [binanceDeposit({ id: 'd9', coin: 'BTC', amount: '0.004', time: day(5, 13), txId: 'move-1' })],
+      });
+      for (const [venue, keys] of [['binance', global], ['binanceus', us]] as const) {
+        const created = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: mover.headers, payload: { exchange_name: venue, api_key: keys.apiKey, api_secret: keys.secret } });
+        assert.equal(created.statusCode, 201, created.body);
+        for (const url of [
+          `/api/exchange/balance/sync?exchange=${venue}`,
+          `/api/exchange/trades/sync?exchange=${venue}&symbol=BTCUSDT`,
+          `/api/exchange/transfers/sync?exchange=${venue}&since=${new Date(day(1, 0)).toISOString()}`,
+        ]) {
+          const synced = await t.app.inject({ method: 'POST', url, headers: mover.headers });
+          assert.equal(synced.statusCode, 200, synced.body);
+          assert.equal(synced.json().success, true, synced.body);
+        }
+      }
+    });
+
+    it('moves the lots with a transfer, counts outside flows only, and adds up', async () => {
+      // By hand: 1000 USDT in (net deposits 1000). Buy 0.01 BTC for 400 + 0.4: one lot, cost 400.4.
+      // 0.004 BTC leave binance and arrive on binance.us (same txid): a transfer, not a flow; the
+      // oldest 0.004 (cost 160.16) move. 100 USDT out with 1 USDT fee: net deposits 900, realized
+      // −1 on USDT. Sell 0.002 on binance.us at 50000, fee 0.1: closes 0.002 of the moved lot, cost
+      // 80.08, gain 100 − 0.1 − 80.08 = 19.82. Held: 0.008 BTC (0.006 + 0.002) at 65000 = 520.00,
+      // cost of the newest 0.008 = 80.08 + 240.24 = 320.32, unrealized 199.68; USDT 498.6 + 99.9 = 598.5.
+      // Totals: value 1118.50, cost 918.82, unrealized 199.68, realized 18.82, fees 0.4 + 1 + 0.1 = 1.5;
+      // value − net deposits = 218.50 = realized + unrealized.
+      const body = (await get('/api/portfolio/summary', mover)).json();
+      assert.deepEqual(
+        [body.value, body.cost_basis, body.unrealized_pnl, body.realized_pnl, body.fees, body.net_deposits],
+        [1118.5, 918.82, 199.68, 18.82, 1.5, 900],
+      );
+      assert.deepEqual(body.assets, [
+        { asset: 'BTC', amount: 0.008, price: 65000, value: 520, cost_basis: 320.32, unrealized_pnl: 199.68, realized_pnl: 19.82 },
+        { asset: 'USDT', amount: 598.5, price: 1, value: 598.5, cost_basis: 598.5, unrealized_pnl: 0, realized_pnl: -1 },
+      ]);
+      const csv = (await get('/api/portfolio/realized.csv', mover)).body.split('\r\n');
+      assert.deepEqual(csv.slice(1), [
+        `USDT,binance,,${new Date(day(6)).toISOString()},1.00000000,1.00,1.00,1.00,-1.00,`,
+        `BTC,binanceus,${new Date(day(2)).toISOString()},${new Date(day(7)).toISOString()},0.00200000,80.08,100.00,0.10,19.82,5`,
+        '',
+      ]);
     });
   });
 });
