@@ -233,6 +233,14 @@ CREATE TABLE "email_suppressions" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "portfolio_candles" (
+	"symbol" text NOT NULL,
+	"interval" text NOT NULL,
+	"open_time" timestamp with time zone NOT NULL,
+	"close" numeric(38, 18) NOT NULL,
+	CONSTRAINT "portfolio_candles_symbol_interval_open_time_pk" PRIMARY KEY("symbol","interval","open_time")
+);
+--> statement-breakpoint
 CREATE TABLE "provider_api_keys" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"provider" text NOT NULL,

@@ -120,6 +120,12 @@ export function createMarketModule(platform: Platform, deps: { sse: SseRegistry 
         const prices = data.derive('portfolio-last-prices', [served.value], () => new Map(served.value.map((p) => [p.symbol, p.price])));
         return { byPair: index.byPair, prices };
       },
+      /** The candles of `interval` (1h or 1d) opening within [start, end] that have closed, oldest first (up to 2000). */
+      async closed(symbol: string, interval: '1h' | '1d', start: number, end: number): Promise<{ openTime: number; close: string }[]> {
+        const served = await data.candleRange(symbol, interval, start, end, 2000);
+        const now = clock.now().getTime();
+        return served.value.candles.filter((c) => c.closeTime < now).map((c) => ({ openTime: c.openTime, close: c.close }));
+      },
       async closeAt(symbol: string, at: Date): Promise<string | null> {
         const open = Math.floor(at.getTime() / HOUR_MS) * HOUR_MS;
         const served = await data.candleRange(symbol, '1h', open, open, 1);

@@ -542,7 +542,7 @@ const YEAR_MS = 365 * 86_400_000;
 /**
  * XIRR: the annual rate r with Σ amount_k / (1 + r)^((t_k − t_0) / 365 days) = 0, amounts from the
  * investor's side (paid in negative, value out positive). Newton from 10 %, then bisection over
- * (−0.999999, 1e6) when Newton does not settle; null without a sign change. Double precision: a rate
+ * (−0.999999, 1e15) when Newton does not settle; null without a sign change. Double precision: a rate
  * is a fraction to report, not money (docs/decisions/154).
  */
 export function xirr(flows: readonly { at: number; amount: number }[]): number | null {
@@ -562,7 +562,7 @@ export function xirr(flows: readonly { at: number; amount: number }[]): number |
     r = next;
   }
   let lo = -0.999999;
-  let hi = 1e6;
+  let hi = 1e15;
   let flo = npv(lo);
   if (Number.isNaN(flo) || Math.sign(flo) === Math.sign(npv(hi))) return null;
   for (let i = 0; i < 300; i += 1) {

@@ -2,6 +2,7 @@
 // module's prices. No venue is called for a user's data; prices come through the market cache.
 import type { Clock } from '../../platform/clock.ts';
 import { invalidField } from '../../platform/http/errors.ts';
+import type { PortfolioRepository } from './portfolio.repository.ts';
 import {
   applyEvents,
   dec,
@@ -10,7 +11,11 @@ import {
   priceLegs,
   priceThrough,
   realizedCsv,
+  roundMoney,
+  holdingsAt,
   summarize,
+  timeWeightedReturn,
+  xirr,
   type Dec,
   type Holding,
   type LedgerEvent,
@@ -57,12 +62,20 @@ export interface PortfolioTransferRow {
 export interface PortfolioQuotes {
   last(): Promise<{ byPair: ReadonlyMap<string, { symbol: string }>; prices: ReadonlyMap<string, string> }>;
   closeAt(symbol: string, at: Date): Promise<string | null>;
+  closed(symbol: string, interval: HistoryInterval, start: number, end: number): Promise<{ openTime: number; close: string }[]>;
 }
+
+export type HistoryInterval = '1h' | '1d';
+export const HISTORY_INTERVAL_MS: Record<HistoryInterval, number> = { '1h': 3_600_000, '1d': 86_400_000 };
+/** Points one history answer holds at most. */
+export const MAX_POINTS = 1000;
+/** The window when `start` is not given. */
+export const DEFAULT_WINDOW_DAYS = 30;
 
 const HOUR_MS = 3_600_000;
 const num = (value: Dec) => Number(value.toString());
 
-export function createPortfolioService(deps: { source: PortfolioSource; quotes: PortfolioQuotes; clock: Clock }) {
+export function createPortfolioService(deps: { source: PortfolioSource; quotes: PortfolioQuotes; candles: PortfolioRepository; clock: Clock }) {
   const { source, quotes, clock } = deps;
 
   /** Prices in `quote`: now (last prices) and at an instant (hourly close, the last price when the venue has none). */
@@ -104,6 +117,7 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
     };
     return {
       quote,
+      legs,
       now(asset: string): Dec | null {
         const path = legs(asset);
         return path ? priceThrough(path, lastOf) : null;
@@ -219,6 +233,88 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
           unrealized_pnl: num(a.unrealized_pnl),
           realized_pnl: num(a.realized_pnl),
         })),
+      };
+    },
+
+    async history(userId: string, query: { quote: string; start?: string; end?: string; interval: HistoryInterval }) {
+      const prices = await pricer(query.quote);
+      const step = HISTORY_INTERVAL_MS[query.interval];
+      const now = clock.now().getTime();
+      const end = Math.min(query.end ? Date.parse(query.end) : now, now);
+      const start = query.start ? Date.parse(query.start) : end - DEFAULT_WINDOW_DAYS * 86_400_000;
+      if (start >= end) throw invalidField(['query', 'start'], 'start must be earlier than end (and than now)', query.start ?? null);
+      // Interval boundaries within the window; the last point is `end` itself when it is now.
+      const times: number[] = [];
+      for (let ts = Math.ceil(start / step) * step; ts <= end; ts += step) times.push(ts);
+      const live = end === now;
+      if (live && times.at(-1) !== end) times.push(end);
+      if (times.length > MAX_POINTS) {
+        throw invalidField(['query', 'start'], `the window holds ${times.length} points of ${query.interval}; at most ${MAX_POINTS}`, query.start ?? null);
+      }
+      const [fills, moves, rows] = await Promise.all([events(userId, prices), transferEvents(userId, prices), source.holdings(userId)]);
+      const current = new Map<string, Dec>();
+      for (const r of rows) current.set(r.currency, (current.get(r.currency) ?? dec(0)).plus(r.total));
+      const all = [...fills, ...moves];
+      const held = holdingsAt(current, all, times);
+      // Each symbol's closes over the window, from the stored candles first; the venue only for what is missing.
+      const assets = new Set(held.flatMap((m) => [...m].filter(([, amount]) => amount.gt(0)).map(([asset]) => asset)));
+      const symbols = new Set<string>();
+      for (const asset of assets) for (const leg of prices.legs(asset) ?? []) symbols.add(leg.symbol);
+      const boundaries = times.filter((ts) => !(live && ts === end) || ts % step === 0);
+      const closes = new Map<string, Map<number, string>>();
+      if (boundaries.length > 0) {
+        const first = boundaries[0]! - step;
+        const last = boundaries.at(-1)! - step;
+        for (const symbol of symbols) {
+          let stored = await deps.candles.closes(symbol, query.interval, new Date(first), new Date(last));
+          if (stored.size < boundaries.length) {
+            const fetched = await quotes.closed(symbol, query.interval, first, last).catch(() => []);
+            await deps.candles.store(symbol, query.interval, fetched);
+            stored = await deps.candles.closes(symbol, query.interval, new Date(first), new Date(last));
+          }
+          closes.set(symbol, stored);
+        }
+      }
+      const flows = all.filter((e): e is Extract<LedgerEvent, { kind: 'deposit' | 'withdrawal' }> => e.kind === 'deposit' || e.kind === 'withdrawal');
+      const flowValue = (e: (typeof flows)[number]) => (e.kind === 'deposit' ? e.amount.times(e.price) : e.amount.times(e.price).neg());
+      const points = times.map((ts, i) => {
+        // At now: the last prices; at a boundary: the close of the candle that ended there.
+        const priceOf = (asset: string) => {
+          const path = prices.legs(asset);
+          if (!path) return null;
+          if (live && ts === end) return prices.now(asset);
+          return priceThrough(path, (symbol) => {
+            const close = closes.get(symbol)?.get(ts - step);
+            return close === undefined ? null : dec(close);
+          });
+        };
+        let value = dec(0);
+        for (const [asset, amount] of held[i]!) {
+          if (amount.lte(0)) continue;
+          const price = asset === prices.quote ? dec(1) : priceOf(asset);
+          if (price) value = value.plus(amount.times(price));
+        }
+        const netDeposits = flows.filter((f) => f.at.getTime() <= ts).reduce((sum, f) => sum.plus(flowValue(f)), dec(0));
+        return { ts, value: roundMoney(value), netDeposits: roundMoney(netDeposits) };
+      });
+      const inPeriod = (from: number, to: number) => flows.filter((f) => f.at.getTime() > from && f.at.getTime() <= to);
+      const twr = timeWeightedReturn(
+        points.map((p, i) => ({ value: p.value, flow: i === 0 ? dec(0) : inPeriod(points[i - 1]!.ts, p.ts).reduce((sum, f) => sum.plus(flowValue(f)), dec(0)) })),
+      );
+      const firstPoint = points[0]!;
+      const lastPoint = points.at(-1)!;
+      const cashflows = [
+        { at: firstPoint.ts, amount: -num(firstPoint.value) },
+        ...inPeriod(firstPoint.ts, lastPoint.ts).map((f) => ({ at: f.at.getTime(), amount: -num(flowValue(f)) })),
+        { at: lastPoint.ts, amount: num(lastPoint.value) },
+      ].filter((f) => f.amount !== 0);
+      const mwr = xirr(cashflows);
+      return {
+        quote: prices.quote,
+        interval: query.interval,
+        points: points.map((p) => ({ ts: new Date(p.ts).toISOString(), value: num(p.value), net_deposits: num(p.netDeposits) })),
+        twr: twr === null ? null : num(twr.toDecimalPlaces(8)),
+        mwr: mwr === null ? null : Number(mwr.toFixed(8)),
       };
     },
 

@@ -198,4 +198,90 @@ describe('portfolio', () => {
       ]);
     });
   });
+
+  describe('GET /api/portfolio/history', () => {
+    let saver: TestUser;
+    const at = (iso: string) => Date.parse(iso);
+    const WINDOW = '&start=2026-01-01T00:00:00Z&end=2026-01-05T00:00:00Z&interval=1d';
+
+    before(async () => {
+      saver = await signIn(t.app, t.database);
+      const keys = addAccount(fakes.binance, {
+        balances: [
+          { asset: 'BTC', free: '0.01', locked: '0' },
+          { asset: 'USDT', free: '1099.6', locked: '0' },
+        ],
+        trades: { BTCUSDT: [binanceTrade({ symbol: 'BTCUSDT', id: 1, price: '40000', qty: '0.01', isBuyer: true, time: at('2026-01-02T12:00:00Z'), commission: '0.4', commissionAsset: 'USDT' })] },
+        deposits: [
+          binanceDeposit({ id: 'h1', coin: 'USDT', amount: '1000', time: at('2025-12-31T12:00:00Z') }),
+          binanceDeposit({ id: 'h2', coin: 'USDT', amount: '500', time: at('2026-01-03T12:00:00Z') }),
+        ],
+      });
+      const created = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: saver.headers, payload: { exchange_name: 'binance', api_key: keys.apiKey, api_secret: keys.secret } });
+      assert.equal(created.statusCode, 201, created.body);
+      for (const url of ['/api/exchange/balance/sync?exchange=binance', '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT', '/api/exchange/transfers/sync?exchange=binance&since=2025-12-30T00:00:00Z']) {
+        const synced = await t.app.inject({ method: 'POST', url, headers: saver.headers });
+        assert.equal(synced.json().success, true, synced.body);
+      }
+    });
+
+    /** The daily closes the venue (the fake) serves, by open time: read from it, not from the code under test. */
+    async function dailyCloses(): Promise<Map<number, number>> {
+      const url = `${fakes.binance.url}/api/v3/klines?symbol=BTCUSDT&interval=1d&startTime=${at('2026-01-01T00:00:00Z')}&endTime=${at('2026-01-05T00:00:00Z')}`;
+      const rows = (await (await fetch(url)).json()) as [number, string, string, string, string][];
+      return new Map(rows.map((r) => [r[0], Number(r[4])]));
+    }
+
+    it('values what was held at each boundary with the candle that ended there, and its returns', async () => {
+      const response = await get(`/api/portfolio/history?quote=USDT${WINDOW}`, saver);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      const close = await dailyCloses();
+      const c = (day: string) => close.get(at(`2026-01-${day}T00:00:00Z`))!;
+      const r2 = (x: number) => Math.round(x * 100) / 100;
+      // By hand: 1000 USDT until the buy on Jan 2 (0.01 BTC for 400.4), then 599.6 USDT + 0.01 BTC,
+      // and 500 USDT more from Jan 3 noon; BTC at the close of the day before each boundary.
+      const values = [1000, 1000, r2(599.6 + 0.01 * c('02')), r2(1099.6 + 0.01 * c('03')), r2(1099.6 + 0.01 * c('04'))];
+      assert.deepEqual(body.points, [
+        { ts: '2026-01-01T00:00:00.000Z', value: values[0], net_deposits: 1000 },
+        { ts: '2026-01-02T00:00:00.000Z', value: values[1], net_deposits: 1000 },
+        { ts: '2026-01-03T00:00:00.000Z', value: values[2], net_deposits: 1000 },
+        { ts: '2026-01-04T00:00:00.000Z', value: values[3], net_deposits: 1500 },
+        { ts: '2026-01-05T00:00:00.000Z', value: values[4], net_deposits: 1500 },
+      ]);
+      // TWR: the 500 deposited on Jan 3 is taken out of the period that holds it.
+      const twr = (values[1]! / values[0]!) * (values[2]! / values[1]!) * ((values[3]! - 500) / values[2]!) * (values[4]! / values[3]!) - 1;
+      assert.ok(Math.abs(body.twr - twr) < 1e-8, `${body.twr} vs ${twr}`);
+      // XIRR: the rate that discounts −1000 (Jan 1), −500 (Jan 3 noon) and +last value (Jan 5) to 0.
+      const year = 365 * 86_400_000;
+      const npv = (r: number) =>
+        -1000 - 500 / Math.pow(1 + r, (at('2026-01-03T12:00:00Z') - at('2026-01-01T00:00:00Z')) / year) + values[4]! / Math.pow(1 + r, (4 * 86_400_000) / year);
+      assert.equal(typeof body.mwr, 'number');
+      assert.ok(Math.abs(npv(body.mwr)) < 1e-3, `npv at ${body.mwr} is ${npv(body.mwr)}`);
+    });
+
+    it('keeps the closed candles: the same window asks the venue nothing, even after a restart', async () => {
+      const klines = () => fakes.binance.requests.filter((r) => r.path === '/api/v3/klines' && r.params.get('interval') === '1d').length;
+      const before = klines();
+      const restarted = await buildTestApp({ env: fakes.env(), keepData: true });
+      try {
+        const again = await restarted.app.inject({ method: 'GET', url: `/api/portfolio/history?quote=USDT${WINDOW}`, headers: saver.headers });
+        assert.equal(again.statusCode, 200, again.body);
+        assert.equal(again.json().points.length, 5);
+      } finally {
+        await restarted.close();
+      }
+      assert.equal(klines(), before);
+    });
+
+    it('ends with now, and refuses a backwards or too long window (422) and no token (401)', async () => {
+      const body = (await get('/api/portfolio/history?interval=1d', saver)).json();
+      assert.equal(body.points.length, 31, '30 boundaries and now');
+      assert.ok(Math.abs(Date.parse(body.points.at(-1).ts) - Date.now()) < 60_000);
+      assertIssue(await get('/api/portfolio/history?start=2026-01-05T00:00:00Z&end=2026-01-01T00:00:00Z', saver), ['query', 'start'], 'value_error');
+      assertIssue(await get('/api/portfolio/history?start=2020-01-01T00:00:00Z&end=2026-01-01T00:00:00Z&interval=1h', saver), ['query', 'start'], 'value_error');
+      assertIssue(await get('/api/portfolio/history?interval=1w', saver), ['query', 'interval'], 'enum');
+      assert.equal((await get('/api/portfolio/history', null)).statusCode, 401);
+    });
+  });
 });

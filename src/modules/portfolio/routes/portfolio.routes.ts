@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
 import { bearerSecurity, Detail, errorResponses, ValidationError } from '../../../platform/http/schemas.ts';
-import { RealizedCsv, RealizedCsvQuery, Summary, SummaryQuery, tags } from '../portfolio.schemas.ts';
+import { History, HistoryQuery, RealizedCsv, RealizedCsvQuery, Summary, SummaryQuery, tags } from '../portfolio.schemas.ts';
 import type { PortfolioService } from '../portfolio.service.ts';
 
 const security = bearerSecurity;
@@ -31,6 +31,27 @@ export function portfolioRoutes(deps: { service: PortfolioService; guards: Guard
         },
       },
       async (request) => service.summary(actorOf(request).id, request.query),
+    );
+
+    app.get(
+      '/api/portfolio/history',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          operationId: 'getPortfolioHistory',
+          summary: 'What your portfolio was worth over time, and its returns',
+          description:
+            'One point per interval boundary of the window (UTC), the last one now when the window ends now. The amounts held then are worked back from your latest balances ' +
+            'through the trades and transfers since; each is valued at the close of the candle that ended then. Candles are stored once closed, so asking again asks the venue nothing. ' +
+            '`net_deposits` is cumulative. `twr` chains each period\'s growth with the period\'s flows taken out (counted at its end); `mwr` is the XIRR of the first value, the flows and the last value (docs/decisions/154). ' +
+            'A window whose start is not before its end, or of more than 1000 points, is a 422.',
+          querystring: HistoryQuery,
+          response: { 200: History, ...errorResponses(401, 403, 503) },
+        },
+      },
+      async (request) => service.history(actorOf(request).id, request.query),
     );
 
     app.get(

@@ -1,0 +1,26 @@
+// Closed candles kept by the portfolio: read a window, store what the venue sent.
+import { and, eq, gte, lte, sql } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { portfolioCandles } from './portfolio.tables.ts';
+
+export function createPortfolioRepository(db: DbExecutor) {
+  return {
+    async closes(symbol: string, interval: string, start: Date, end: Date): Promise<Map<number, string>> {
+      const rows = await db
+        .select({ openTime: portfolioCandles.openTime, close: sql<string>`${portfolioCandles.close}::text` })
+        .from(portfolioCandles)
+        .where(and(eq(portfolioCandles.symbol, symbol), eq(portfolioCandles.interval, interval), gte(portfolioCandles.openTime, start), lte(portfolioCandles.openTime, end)));
+      return new Map(rows.map((r) => [r.openTime.getTime(), r.close]));
+    },
+
+    async store(symbol: string, interval: string, candles: readonly { openTime: number; close: string }[]): Promise<void> {
+      if (candles.length === 0) return;
+      await db
+        .insert(portfolioCandles)
+        .values(candles.map((c) => ({ symbol, interval, openTime: new Date(c.openTime), close: c.close })))
+        .onConflictDoNothing();
+    },
+  };
+}
+
+export type PortfolioRepository = ReturnType<typeof createPortfolioRepository>;
