@@ -241,6 +241,18 @@ CREATE TABLE "portfolio_candles" (
 	CONSTRAINT "portfolio_candles_symbol_interval_open_time_pk" PRIMARY KEY("symbol","interval","open_time")
 );
 --> statement-breakpoint
+CREATE TABLE "portfolio_ledgers" (
+	"user_id" uuid NOT NULL,
+	"quote" text NOT NULL,
+	"state" jsonb NOT NULL,
+	"trades" integer NOT NULL,
+	"transfers" integer NOT NULL,
+	"watermark" timestamp with time zone,
+	"last_event_at" timestamp with time zone,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "portfolio_ledgers_user_id_quote_pk" PRIMARY KEY("user_id","quote")
+);
+--> statement-breakpoint
 CREATE TABLE "provider_api_keys" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"provider" text NOT NULL,
@@ -469,6 +481,7 @@ ALTER TABLE "exchange_trades" ADD CONSTRAINT "exchange_trades_credential_id_exch
 ALTER TABLE "exchange_transfer_cursors" ADD CONSTRAINT "exchange_transfer_cursors_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "portfolio_ledgers" ADD CONSTRAINT "portfolio_ledgers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategies" ADD CONSTRAINT "strategies_owner_user_id_users_id_fk" FOREIGN KEY ("owner_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategy_transitions" ADD CONSTRAINT "strategy_transitions_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issue_labels" ADD CONSTRAINT "tracker_issue_labels_issue_id_tracker_issues_id_fk" FOREIGN KEY ("issue_id") REFERENCES "public"."tracker_issues"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

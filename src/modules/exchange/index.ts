@@ -99,6 +99,11 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
     portfolio: {
       holdings: (userId: string, exchange?: string) => balancesRepo.latestForUser(userId, exchange),
       trades: (userId: string) => tradesRepo.ledgerRows(userId),
+      tradesCreatedAfter: (userId: string, at: Date) => tradesRepo.ledgerRows(userId, at),
+      counts: async (userId: string) => {
+        const [trades, transfers] = await Promise.all([tradesRepo.ledgerCount(userId), transfersRepo.completedCount(userId)]);
+        return { trades, transfers };
+      },
       transfers: (userId: string) => transfersRepo.completed(userId),
     },
   };

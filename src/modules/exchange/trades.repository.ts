@@ -1,6 +1,6 @@
 // Trades synced from venues. Inserts never duplicate (unique venue id per user, venue and symbol);
 // sums are taken in SQL over numeric, so totals stay exact.
-import { and, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
 import { exchangeTrades } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -101,7 +101,7 @@ export function createTradesRepository(db: DbExecutor) {
     },
 
     /** A user's complete (synced) trades, oldest first, for the portfolio's ledger. */
-    async ledgerRows(userId: string): Promise<Pick<TradeRow, 'id' | 'exchange' | 'symbol' | 'side' | 'price' | 'amount' | 'total' | 'fee' | 'feeCurrency' | 'tradeTimestamp'>[]> {
+    async ledgerRows(userId: string, createdAfter?: Date): Promise<Pick<TradeRow, 'id' | 'exchange' | 'symbol' | 'side' | 'price' | 'amount' | 'total' | 'fee' | 'feeCurrency' | 'tradeTimestamp' | 'createdAt'>[]> {
       return db
         .select({
           id: exchangeTrades.id,
@@ -114,10 +114,20 @@ export function createTradesRepository(db: DbExecutor) {
           fee: exchangeTrades.fee,
           feeCurrency: exchangeTrades.feeCurrency,
           tradeTimestamp: exchangeTrades.tradeTimestamp,
+          createdAt: exchangeTrades.createdAt,
         })
         .from(exchangeTrades)
-        .where(and(eq(exchangeTrades.userId, userId), eq(exchangeTrades.syncStatus, 'synced')))
+        .where(and(eq(exchangeTrades.userId, userId), eq(exchangeTrades.syncStatus, 'synced'), createdAfter ? gt(exchangeTrades.createdAt, createdAfter) : undefined))
         .orderBy(exchangeTrades.tradeTimestamp, exchangeTrades.id);
+    },
+
+    /** How many complete trades a user has stored. */
+    async ledgerCount(userId: string): Promise<number> {
+      const [row] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(exchangeTrades)
+        .where(and(eq(exchangeTrades.userId, userId), eq(exchangeTrades.syncStatus, 'synced')));
+      return Number(row?.n ?? 0);
     },
 
     async countForUsers(userIds: readonly string[]): Promise<Map<string, number>> {

@@ -65,6 +65,14 @@ export function createTransfersRepository(db: DbExecutor) {
         .orderBy(exchangeTransfers.transferTimestamp, exchangeTransfers.id);
     },
 
+    async completedCount(userId: string): Promise<number> {
+      const [row] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(exchangeTransfers)
+        .where(and(eq(exchangeTransfers.userId, userId), eq(exchangeTransfers.status, 'ok')));
+      return Number(row?.n ?? 0);
+    },
+
     async cursor(credentialId: string, type: TransferType): Promise<Date | null> {
       const [row] = await db
         .select({ at: exchangeTransferCursors.syncedUntil })

@@ -2,12 +2,12 @@
 // from the exchange module's stored balances and trades, valued with the market module's prices.
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { createPortfolioRepository } from './portfolio.repository.ts';
+import { createLedgerStore, createPortfolioRepository } from './portfolio.repository.ts';
 import { portfolioRoutes } from './routes/portfolio.routes.ts';
 import { createPortfolioService, type PortfolioQuotes, type PortfolioSource } from './portfolio.service.ts';
 
 export function createPortfolioModule(platform: Platform, deps: { guards: Guards; source: PortfolioSource; quotes: PortfolioQuotes }) {
-  const service = createPortfolioService({ source: deps.source, quotes: deps.quotes, candles: createPortfolioRepository(platform.database.db), clock: platform.clock });
+  const service = createPortfolioService({ source: deps.source, quotes: deps.quotes, candles: createPortfolioRepository(platform.database.db), ledgers: createLedgerStore(platform.database.db), clock: platform.clock });
   return {
     name: 'portfolio',
     service,

@@ -9,6 +9,8 @@ import {
   priceLegs,
   priceThrough,
   realizedCsv,
+  restoreLedger,
+  storeLedger,
   summarize,
   timeWeightedReturn,
   TRANSFER_WINDOW_MS,
@@ -141,6 +143,15 @@ describe('portfolio FIFO ledger (golden case)', () => {
         '',
       ].join('\r\n'),
     );
+  });
+});
+
+describe('the ledger kept between requests', () => {
+  it('stores and restores exactly, and applying the rest to a stored half gives the whole', () => {
+    const half = restoreLedger(JSON.parse(JSON.stringify(storeLedger(applyEvents(emptyLedger('USDT'), golden.slice(0, 5))))));
+    const whole = applyEvents(emptyLedger('USDT'), golden);
+    applyEvents(half, golden.slice(5));
+    assert.deepEqual(storeLedger(half), storeLedger(whole));
   });
 });
 

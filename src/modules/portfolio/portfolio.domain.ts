@@ -576,3 +576,32 @@ export function xirr(flows: readonly { at: number; amount: number }[]): number |
   }
   return (lo + hi) / 2;
 }
+
+/** A ledger as JSON (decimal strings), without its closed parts: what the incremental store keeps. */
+export interface StoredLedger {
+  quote: string;
+  lots: { asset: string; exchange: string; openedAt: string; amount: string; cost: string }[];
+  realized: Record<string, string>;
+  fees: string;
+  netDeposits: string;
+}
+
+export function storeLedger(ledger: Ledger): StoredLedger {
+  return {
+    quote: ledger.quote,
+    lots: [...ledger.lots.values()].flat().map((l) => ({ asset: l.asset, exchange: l.exchange, openedAt: l.openedAt.toISOString(), amount: l.amount.toString(), cost: l.cost.toString() })),
+    realized: Object.fromEntries([...ledger.realized].map(([asset, gain]) => [asset, gain.toString()])),
+    fees: ledger.fees.toString(),
+    netDeposits: ledger.netDeposits.toString(),
+  };
+}
+
+/** The stored state back as a ledger (lots in their order; no closed parts). */
+export function restoreLedger(stored: StoredLedger): Ledger {
+  const ledger = emptyLedger(stored.quote);
+  for (const l of stored.lots) lotsOf(ledger, l.asset).push({ asset: l.asset, exchange: l.exchange, openedAt: new Date(l.openedAt), amount: new D(l.amount), cost: new D(l.cost) });
+  for (const [asset, gain] of Object.entries(stored.realized)) ledger.realized.set(asset, new D(gain));
+  ledger.fees = new D(stored.fees);
+  ledger.netDeposits = new D(stored.netDeposits);
+  return ledger;
+}

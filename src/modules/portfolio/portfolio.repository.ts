@@ -1,7 +1,9 @@
 // Closed candles kept by the portfolio: read a window, store what the venue sent.
 import { and, eq, gte, lte, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { portfolioCandles } from './portfolio.tables.ts';
+import type { StoredLedger } from './portfolio.domain.ts';
+import type { LedgerMarks } from './portfolio.service.ts';
+import { portfolioCandles, portfolioLedgers } from './portfolio.tables.ts';
 
 export function createPortfolioRepository(db: DbExecutor) {
   return {
@@ -24,3 +26,23 @@ export function createPortfolioRepository(db: DbExecutor) {
 }
 
 export type PortfolioRepository = ReturnType<typeof createPortfolioRepository>;
+
+export function createLedgerStore(db: DbExecutor) {
+  return {
+    async load(userId: string, quote: string): Promise<{ state: StoredLedger; marks: LedgerMarks } | undefined> {
+      const [row] = await db.select().from(portfolioLedgers).where(and(eq(portfolioLedgers.userId, userId), eq(portfolioLedgers.quote, quote)));
+      if (!row) return undefined;
+      return { state: row.state, marks: { trades: row.trades, transfers: row.transfers, watermark: row.watermark, lastEventAt: row.lastEventAt } };
+    },
+
+    async save(userId: string, quote: string, state: StoredLedger, marks: LedgerMarks): Promise<void> {
+      const values = { state, trades: marks.trades, transfers: marks.transfers, watermark: marks.watermark, lastEventAt: marks.lastEventAt, updatedAt: new Date() };
+      await db
+        .insert(portfolioLedgers)
+        .values({ userId, quote, ...values })
+        .onConflictDoUpdate({ target: [portfolioLedgers.userId, portfolioLedgers.quote], set: values });
+    },
+  };
+}
+
+export type LedgerStore = ReturnType<typeof createLedgerStore>;

@@ -2,7 +2,7 @@
 // module's prices. No venue is called for a user's data; prices come through the market cache.
 import type { Clock } from '../../platform/clock.ts';
 import { invalidField } from '../../platform/http/errors.ts';
-import type { PortfolioRepository } from './portfolio.repository.ts';
+import type { LedgerStore, PortfolioRepository } from './portfolio.repository.ts';
 import {
   applyEvents,
   dec,
@@ -11,13 +11,16 @@ import {
   priceLegs,
   priceThrough,
   realizedCsv,
+  restoreLedger,
   roundMoney,
+  storeLedger,
   holdingsAt,
   summarize,
   timeWeightedReturn,
   xirr,
   type Dec,
   type Holding,
+  type Ledger,
   type LedgerEvent,
   type PriceLeg,
   type TransferRecord,
@@ -37,12 +40,28 @@ export interface PortfolioTradeRow {
   fee: string | null;
   feeCurrency: string | null;
   tradeTimestamp: Date;
+  /** When it was stored: the incremental ledger's watermark. */
+  createdAt: Date;
+}
+
+/** What a stored ledger state was built from. */
+export interface LedgerMarks {
+  trades: number;
+  transfers: number;
+  /** The newest `createdAt` of the trades applied. */
+  watermark: Date | null;
+  /** The time of the latest event applied. */
+  lastEventAt: Date | null;
 }
 
 /** What the portfolio reads from the exchange module. */
 export interface PortfolioSource {
   holdings(userId: string, exchange?: string): Promise<{ exchange: string; currency: string; total: string }[]>;
   trades(userId: string): Promise<PortfolioTradeRow[]>;
+  /** Complete trades stored after `at`, oldest first. */
+  tradesCreatedAfter(userId: string, at: Date): Promise<PortfolioTradeRow[]>;
+  /** How many complete trades and completed transfers are stored. */
+  counts(userId: string): Promise<{ trades: number; transfers: number }>;
   /** Completed deposits and withdrawals, oldest first. */
   transfers(userId: string): Promise<PortfolioTransferRow[]>;
 }
@@ -75,7 +94,7 @@ export const DEFAULT_WINDOW_DAYS = 30;
 const HOUR_MS = 3_600_000;
 const num = (value: Dec) => Number(value.toString());
 
-export function createPortfolioService(deps: { source: PortfolioSource; quotes: PortfolioQuotes; candles: PortfolioRepository; clock: Clock }) {
+export function createPortfolioService(deps: { source: PortfolioSource; quotes: PortfolioQuotes; candles: PortfolioRepository; ledgers: LedgerStore; clock: Clock }) {
   const { source, quotes, clock } = deps;
 
   /** Prices in `quote`: now (last prices) and at an instant (hourly close, the last price when the venue has none). */
@@ -136,7 +155,10 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
 
   /** The user's events in the report quote, oldest first. A trade whose pair cannot be valued is left out. */
   async function events(userId: string, prices: Pricer): Promise<LedgerEvent[]> {
-    const rows = await source.trades(userId);
+    return tradeEvents(await source.trades(userId), prices);
+  }
+
+  async function tradeEvents(rows: readonly PortfolioTradeRow[], prices: Pricer): Promise<LedgerEvent[]> {
     const out: LedgerEvent[] = [];
     for (const row of rows) {
       if (row.price === null || row.amount === null || row.total === null || (row.side !== 'buy' && row.side !== 'sell')) continue;
@@ -171,8 +193,8 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
   }
 
   /** Deposits, withdrawals and the transfers between the user's venues they pair into, valued when they happened. */
-  async function transferEvents(userId: string, prices: Pricer): Promise<LedgerEvent[]> {
-    const rows = await source.transfers(userId);
+  async function transferEvents(userId: string, prices: Pricer, rowsRead?: PortfolioTransferRow[]): Promise<LedgerEvent[]> {
+    const rows = rowsRead ?? (await source.transfers(userId));
     const records: TransferRecord[] = rows.map((r) => ({
       id: r.id,
       type: r.type,
@@ -203,16 +225,63 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
     return out;
   }
 
+  const byTime = (a: LedgerEvent, b: LedgerEvent) => a.at.getTime() - b.at.getTime() || ORDER[a.kind] - ORDER[b.kind];
+
+  /** The whole ledger, replayed from every stored trade and transfer, and the marks of what it read. */
+  async function replay(userId: string, prices: Pricer): Promise<{ ledger: Ledger; marks: LedgerMarks }> {
+    const [tradeRows, transferRows] = await Promise.all([source.trades(userId), source.transfers(userId)]);
+    const [fills, moves] = await Promise.all([tradeEvents(tradeRows, prices), transferEvents(userId, prices, transferRows)]);
+    const all = [...fills, ...moves].sort(byTime);
+    const ledger = applyEvents(emptyLedger(prices.quote), all);
+    const newest = tradeRows.reduce((max, r) => Math.max(max, r.createdAt.getTime()), 0);
+    const marks: LedgerMarks = {
+      trades: tradeRows.length,
+      transfers: transferRows.length,
+      watermark: newest === 0 ? null : new Date(newest),
+      lastEventAt: all.length === 0 ? null : all.at(-1)!.at,
+    };
+    return { ledger, marks };
+  }
+
   async function ledgerFor(userId: string, prices: Pricer) {
-    const [fills, moves] = await Promise.all([events(userId, prices), transferEvents(userId, prices)]);
-    const all = [...fills, ...moves].sort((a, b) => a.at.getTime() - b.at.getTime() || ORDER[a.kind] - ORDER[b.kind]);
-    return applyEvents(emptyLedger(prices.quote), all);
+    return (await replay(userId, prices)).ledger;
+  }
+
+  /**
+   * The ledger for the summary, maintained incrementally (docs/decisions/156): the stored state when
+   * nothing was stored since; the stored state plus the trades stored since when they all come after
+   * every event it holds; otherwise a replay. Either way the state is stored again.
+   */
+  async function currentLedger(userId: string, prices: Pricer): Promise<Ledger> {
+    const [stored, counts] = await Promise.all([deps.ledgers.load(userId, prices.quote), source.counts(userId)]);
+    if (stored && stored.marks.transfers === counts.transfers) {
+      const { marks } = stored;
+      if (marks.trades === counts.trades) return restoreLedger(stored.state);
+      const fresh = await source.tradesCreatedAfter(userId, marks.watermark ?? new Date(0));
+      const after = marks.lastEventAt?.getTime() ?? -Infinity;
+      if (marks.trades + fresh.length === counts.trades && fresh.every((r) => r.tradeTimestamp.getTime() >= after)) {
+        const ledger = restoreLedger(stored.state);
+        const added = (await tradeEvents(fresh, prices)).sort(byTime);
+        applyEvents(ledger, added);
+        const newest = fresh.reduce((max, r) => Math.max(max, r.createdAt.getTime()), marks.watermark?.getTime() ?? 0);
+        await deps.ledgers.save(userId, prices.quote, storeLedger(ledger), {
+          trades: counts.trades,
+          transfers: marks.transfers,
+          watermark: new Date(newest),
+          lastEventAt: added.at(-1)?.at ?? marks.lastEventAt,
+        });
+        return ledger;
+      }
+    }
+    const { ledger, marks } = await replay(userId, prices);
+    await deps.ledgers.save(userId, prices.quote, storeLedger(ledger), marks);
+    return ledger;
   }
 
   return {
     async summary(userId: string, query: { quote: string; exchange?: string }) {
       const prices = await pricer(query.quote);
-      const [ledger, rows] = await Promise.all([ledgerFor(userId, prices), source.holdings(userId, query.exchange)]);
+      const [ledger, rows] = await Promise.all([currentLedger(userId, prices), source.holdings(userId, query.exchange)]);
       const holdings: Holding[] = rows.map((r) => ({ asset: r.currency, amount: dec(r.total), price: prices.now(r.currency) }));
       const summary = summarize(ledger, holdings);
       return {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { binanceDeposit, binanceTrade, binanceWithdrawal, type FakeAccount } from '../../fakes/binance.ts';
 import { assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -129,6 +130,52 @@ describe('portfolio', () => {
     it('answers 422 for an unknown quote and 401 without a token', async () => {
       assertIssue(await get('/api/portfolio/realized.csv?quote=ZZZZ'), ['query', 'quote'], 'value_error');
       assert.equal((await get('/api/portfolio/realized.csv', null)).statusCode, 401);
+    });
+  });
+
+  describe('the ledger kept between requests', () => {
+    const resync = async () => {
+      for (const url of ['/api/exchange/balance/sync?exchange=binance', '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT']) {
+        const synced = await t.app.inject({ method: 'POST', url, headers: user.headers });
+        assert.equal(synced.json().success, true, synced.body);
+      }
+    };
+    const stored = async () => {
+      const rows = await t.database.rows<{ trades: number; quote: string }>(sql`SELECT trades, quote FROM portfolio_ledgers WHERE user_id = ${user.id} AND quote = 'USDT'`);
+      return rows[0];
+    };
+    const totals = (body: Record<string, number>) => [body.value, body.cost_basis, body.unrealized_pnl, body.realized_pnl, body.fees];
+
+    it('applies a later trade to the stored lots', async () => {
+      assert.equal((await stored())?.trades, 3, 'the earlier summaries stored the ledger of three trades');
+      // A fourth trade after all: buy 0.001 BTC at 70000, fee 0.07 USDT → a lot of cost 70.07.
+      account.trades.BTCUSDT!.push(binanceTrade({ symbol: 'BTCUSDT', id: 4, price: '70000', qty: '0.001', isBuyer: true, time: day(5), commission: '0.07', commissionAsset: 'USDT' }));
+      account.balances = [
+        { asset: 'BTC', free: '0.01100000', locked: '0.00499000' },
+        { asset: 'USDT', free: '429.93000000', locked: '0' },
+      ];
+      await resync();
+      // By hand: lots 0.005 (200.2) + 0.00999 (500) + 0.001 (70.07) = 0.01599 BTC, cost 770.27, at
+      // 65000 = 1039.35, unrealized 269.08; USDT 429.93. Totals: 1469.28, 1200.20, 269.08, 99.5, 1.27.
+      const body = (await get('/api/portfolio/summary')).json();
+      assert.deepEqual(totals(body), [1469.28, 1200.2, 269.08, 99.5, 1.27]);
+      assert.equal((await stored())?.trades, 4);
+    });
+
+    it('replays when a trade stored late happened before what the stored lots hold', async () => {
+      // Bought 0.001 at 30000 (fee 0.03) before everything: it is the oldest lot, so the sell of day 4
+      // now closes it (30.03) and 0.004 of the first lot (160.16): realized 299.7 − 190.19 = 109.51.
+      account.trades.BTCUSDT!.push(binanceTrade({ symbol: 'BTCUSDT', id: 5, price: '30000', qty: '0.001', isBuyer: true, time: day(1), commission: '0.03', commissionAsset: 'USDT' }));
+      account.balances = [
+        { asset: 'BTC', free: '0.01200000', locked: '0.00499000' },
+        { asset: 'USDT', free: '399.90000000', locked: '0' },
+      ];
+      await resync();
+      // Lots left: 0.006 (240.24), 0.00999 (500), 0.001 (70.07) = 0.01699 BTC, cost 810.31, at 65000 =
+      // 1104.35, unrealized 294.04; USDT 399.90. Totals: 1504.25, 1210.21, 294.04, 109.51, 1.30.
+      const body = (await get('/api/portfolio/summary')).json();
+      assert.deepEqual(totals(body), [1504.25, 1210.21, 294.04, 109.51, 1.3]);
+      assert.equal((await stored())?.trades, 5);
     });
   });
 
