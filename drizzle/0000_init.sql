@@ -248,6 +248,7 @@ CREATE TABLE "portfolio_ledgers" (
 	"trades" integer NOT NULL,
 	"transfers" integer NOT NULL,
 	"watermark" timestamp with time zone,
+	"margin_count" integer DEFAULT 0 NOT NULL,
 	"last_event_at" timestamp with time zone,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "portfolio_ledgers_user_id_quote_pk" PRIMARY KEY("user_id","quote")
@@ -523,6 +524,7 @@ CREATE UNIQUE INDEX "exchange_credentials_name_key" ON "exchange_credentials" US
 CREATE INDEX "exchange_credentials_user_idx" ON "exchange_credentials" USING btree ("user_id","exchange_name");--> statement-breakpoint
 CREATE UNIQUE INDEX "exchange_trades_venue_id_key" ON "exchange_trades" USING btree ("user_id","exchange","symbol","exchange_trade_id");--> statement-breakpoint
 CREATE INDEX "exchange_trades_user_time_idx" ON "exchange_trades" USING btree ("user_id","exchange","trade_timestamp" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_trades_user_created_idx" ON "exchange_trades" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "exchange_transfers_venue_id_key" ON "exchange_transfers" USING btree ("user_id","exchange","type","exchange_transfer_id");--> statement-breakpoint
 CREATE INDEX "exchange_transfers_user_time_idx" ON "exchange_transfers" USING btree ("user_id","exchange","transfer_timestamp" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "scheduled_job_runs_job_started_idx" ON "scheduled_job_runs" USING btree ("job","started_at" DESC NULLS LAST);--> statement-breakpoint

@@ -109,6 +109,8 @@ export const exchangeTrades = pgTable(
     // Venue trade ids are unique per symbol (Binance numbers each symbol's trades from 1).
     uniqueIndex('exchange_trades_venue_id_key').on(t.userId, t.exchange, t.symbol, t.exchangeTradeId),
     index('exchange_trades_user_time_idx').on(t.userId, t.exchange, t.tradeTimestamp.desc()),
+    // The portfolio reads a user's trades stored since its watermark (docs/decisions/156).
+    index('exchange_trades_user_created_idx').on(t.userId, t.createdAt),
   ],
 );
 

@@ -100,10 +100,8 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
       holdings: (userId: string, exchange?: string) => balancesRepo.latestForUser(userId, exchange),
       trades: (userId: string) => tradesRepo.ledgerRows(userId),
       tradesCreatedAfter: (userId: string, at: Date) => tradesRepo.ledgerRows(userId, at),
-      counts: async (userId: string) => {
-        const [trades, transfers] = await Promise.all([tradesRepo.ledgerCount(userId), transfersRepo.completedCount(userId)]);
-        return { trades, transfers };
-      },
+      tradeCountCreatedBetween: (userId: string, from: Date, to: Date) => tradesRepo.countCreatedBetween(userId, from, to),
+      transferCount: (userId: string) => transfersRepo.completedCount(userId),
       transfers: (userId: string) => transfersRepo.completed(userId),
     },
   };

@@ -1,6 +1,6 @@
 // Trades synced from venues. Inserts never duplicate (unique venue id per user, venue and symbol);
 // sums are taken in SQL over numeric, so totals stay exact.
-import { and, eq, gt, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
 import { exchangeTrades } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -100,7 +100,10 @@ export function createTradesRepository(db: DbExecutor) {
       return { maxId: row?.maxId ?? null, newestAt };
     },
 
-    /** A user's complete (synced) trades, oldest first, for the portfolio's ledger. */
+    /**
+     * A user's complete (synced) trades, oldest first, for the portfolio's ledger; with `createdAfter`,
+     * those stored in a later millisecond (the database keeps microseconds, a Date milliseconds).
+     */
     async ledgerRows(userId: string, createdAfter?: Date): Promise<Pick<TradeRow, 'id' | 'exchange' | 'symbol' | 'side' | 'price' | 'amount' | 'total' | 'fee' | 'feeCurrency' | 'tradeTimestamp' | 'createdAt'>[]> {
       return db
         .select({
@@ -117,16 +120,16 @@ export function createTradesRepository(db: DbExecutor) {
           createdAt: exchangeTrades.createdAt,
         })
         .from(exchangeTrades)
-        .where(and(eq(exchangeTrades.userId, userId), eq(exchangeTrades.syncStatus, 'synced'), createdAfter ? gt(exchangeTrades.createdAt, createdAfter) : undefined))
+        .where(and(eq(exchangeTrades.userId, userId), eq(exchangeTrades.syncStatus, 'synced'), createdAfter ? gte(exchangeTrades.createdAt, new Date(createdAfter.getTime() + 1)) : undefined))
         .orderBy(exchangeTrades.tradeTimestamp, exchangeTrades.id);
     },
 
-    /** How many complete trades a user has stored. */
-    async ledgerCount(userId: string): Promise<number> {
+    /** How many complete trades of a user were stored within [from, to] (to's whole millisecond). */
+    async countCreatedBetween(userId: string, from: Date, to: Date): Promise<number> {
       const [row] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(exchangeTrades)
-        .where(and(eq(exchangeTrades.userId, userId), eq(exchangeTrades.syncStatus, 'synced')));
+        .where(and(eq(exchangeTrades.userId, userId), gte(exchangeTrades.createdAt, from), lt(exchangeTrades.createdAt, new Date(to.getTime() + 1)), eq(exchangeTrades.syncStatus, 'synced')));
       return Number(row?.n ?? 0);
     },
 

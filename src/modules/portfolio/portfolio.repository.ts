@@ -29,14 +29,23 @@ export type PortfolioRepository = ReturnType<typeof createPortfolioRepository>;
 
 export function createLedgerStore(db: DbExecutor) {
   return {
+    /** The marks alone (a small read): whether a ledger held in memory is still the stored one. */
+    async marks(userId: string, quote: string): Promise<LedgerMarks | undefined> {
+      const [row] = await db
+        .select({ trades: portfolioLedgers.trades, transfers: portfolioLedgers.transfers, watermark: portfolioLedgers.watermark, marginCount: portfolioLedgers.marginCount, lastEventAt: portfolioLedgers.lastEventAt })
+        .from(portfolioLedgers)
+        .where(and(eq(portfolioLedgers.userId, userId), eq(portfolioLedgers.quote, quote)));
+      return row;
+    },
+
     async load(userId: string, quote: string): Promise<{ state: StoredLedger; marks: LedgerMarks } | undefined> {
       const [row] = await db.select().from(portfolioLedgers).where(and(eq(portfolioLedgers.userId, userId), eq(portfolioLedgers.quote, quote)));
       if (!row) return undefined;
-      return { state: row.state, marks: { trades: row.trades, transfers: row.transfers, watermark: row.watermark, lastEventAt: row.lastEventAt } };
+      return { state: row.state, marks: { trades: row.trades, transfers: row.transfers, watermark: row.watermark, marginCount: row.marginCount, lastEventAt: row.lastEventAt } };
     },
 
     async save(userId: string, quote: string, state: StoredLedger, marks: LedgerMarks): Promise<void> {
-      const values = { state, trades: marks.trades, transfers: marks.transfers, watermark: marks.watermark, lastEventAt: marks.lastEventAt, updatedAt: new Date() };
+      const values = { state, trades: marks.trades, transfers: marks.transfers, watermark: marks.watermark, marginCount: marks.marginCount, lastEventAt: marks.lastEventAt, updatedAt: new Date() };
       await db
         .insert(portfolioLedgers)
         .values({ userId, quote, ...values })

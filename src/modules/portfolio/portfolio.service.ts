@@ -50,6 +50,8 @@ export interface LedgerMarks {
   transfers: number;
   /** The newest `createdAt` of the trades applied. */
   watermark: Date | null;
+  /** How many of the applied trades were stored within COMMIT_MARGIN_MS before the watermark (inclusive). */
+  marginCount: number;
   /** The time of the latest event applied. */
   lastEventAt: Date | null;
 }
@@ -60,8 +62,10 @@ export interface PortfolioSource {
   trades(userId: string): Promise<PortfolioTradeRow[]>;
   /** Complete trades stored after `at`, oldest first. */
   tradesCreatedAfter(userId: string, at: Date): Promise<PortfolioTradeRow[]>;
-  /** How many complete trades and completed transfers are stored. */
-  counts(userId: string): Promise<{ trades: number; transfers: number }>;
+  /** How many complete trades were stored within [from, to] (inclusive). */
+  tradeCountCreatedBetween(userId: string, from: Date, to: Date): Promise<number>;
+  /** How many completed transfers are stored. */
+  transferCount(userId: string): Promise<number>;
   /** Completed deposits and withdrawals, oldest first. */
   transfers(userId: string): Promise<PortfolioTransferRow[]>;
 }
@@ -92,6 +96,11 @@ export const MAX_POINTS = 1000;
 export const DEFAULT_WINDOW_DAYS = 30;
 
 const HOUR_MS = 3_600_000;
+/**
+ * How long before the watermark a trade may be stored yet become visible only later: an insert's
+ * created_at is its statement's start, and a statement lasts at most DATABASE_QUERY_TIMEOUT_MS.
+ */
+export const COMMIT_MARGIN_MS = 5 * 60_000;
 const num = (value: Dec) => Number(value.toString());
 
 export function createPortfolioService(deps: { source: PortfolioSource; quotes: PortfolioQuotes; candles: PortfolioRepository; ledgers: LedgerStore; clock: Clock }) {
@@ -225,6 +234,12 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
     return out;
   }
 
+  /** The watermark of the rows applied, and how many of them were stored within the commit margin before it. */
+  function recentMarks(rows: readonly PortfolioTradeRow[]): { watermark: Date; marginCount: number } {
+    const newest = rows.reduce((max, r) => Math.max(max, r.createdAt.getTime()), 0);
+    return { watermark: new Date(newest), marginCount: rows.filter((r) => r.createdAt.getTime() >= newest - COMMIT_MARGIN_MS).length };
+  }
+
   const byTime = (a: LedgerEvent, b: LedgerEvent) => a.at.getTime() - b.at.getTime() || ORDER[a.kind] - ORDER[b.kind];
 
   /** The whole ledger, replayed from every stored trade and transfer, and the marks of what it read. */
@@ -233,11 +248,10 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
     const [fills, moves] = await Promise.all([tradeEvents(tradeRows, prices), transferEvents(userId, prices, transferRows)]);
     const all = [...fills, ...moves].sort(byTime);
     const ledger = applyEvents(emptyLedger(prices.quote), all);
-    const newest = tradeRows.reduce((max, r) => Math.max(max, r.createdAt.getTime()), 0);
     const marks: LedgerMarks = {
       trades: tradeRows.length,
       transfers: transferRows.length,
-      watermark: newest === 0 ? null : new Date(newest),
+      ...recentMarks(tradeRows),
       lastEventAt: all.length === 0 ? null : all.at(-1)!.at,
     };
     return { ledger, marks };
@@ -252,29 +266,72 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
    * nothing was stored since; the stored state plus the trades stored since when they all come after
    * every event it holds; otherwise a replay. Either way the state is stored again.
    */
+  /**
+   * Ledgers held in memory with the marks they were stored with: while the stored marks are the same,
+   * the state is not read again (a large JSON). Never mutated: a change makes a new ledger.
+   */
+  const held = new Map<string, { marks: LedgerMarks; ledger: Ledger }>();
+  const HELD_MAX = 1000;
+  const sameMarks = (a: LedgerMarks, b: LedgerMarks) =>
+    a.trades === b.trades && a.transfers === b.transfers && a.marginCount === b.marginCount && a.watermark?.getTime() === b.watermark?.getTime() && a.lastEventAt?.getTime() === b.lastEventAt?.getTime();
+
+  async function storedLedger(userId: string, quote: string): Promise<{ marks: LedgerMarks; ledger: Ledger } | undefined> {
+    const key = `${userId}:${quote}`;
+    const marks = await deps.ledgers.marks(userId, quote);
+    if (!marks) return undefined;
+    const memo = held.get(key);
+    if (memo && sameMarks(memo.marks, marks)) return memo;
+    const stored = await deps.ledgers.load(userId, quote);
+    if (!stored) return undefined;
+    return remember(userId, quote, stored.marks, restoreLedger(stored.state));
+  }
+
+  function remember(userId: string, quote: string, marks: LedgerMarks, ledger: Ledger) {
+    if (held.size >= HELD_MAX) held.clear();
+    const entry = { marks, ledger };
+    held.set(`${userId}:${quote}`, entry);
+    return entry;
+  }
+
+  async function save(userId: string, quote: string, ledger: Ledger, marks: LedgerMarks) {
+    await deps.ledgers.save(userId, quote, storeLedger(ledger), marks);
+    remember(userId, quote, marks, ledger);
+  }
+
   async function currentLedger(userId: string, prices: Pricer): Promise<Ledger> {
-    const [stored, counts] = await Promise.all([deps.ledgers.load(userId, prices.quote), source.counts(userId)]);
-    if (stored && stored.marks.transfers === counts.transfers) {
+    const [stored, transfers] = await Promise.all([storedLedger(userId, prices.quote), source.transferCount(userId)]);
+    if (stored && stored.marks.transfers === transfers && stored.marks.watermark) {
       const { marks } = stored;
-      if (marks.trades === counts.trades) return restoreLedger(stored.state);
-      const fresh = await source.tradesCreatedAfter(userId, marks.watermark ?? new Date(0));
-      const after = marks.lastEventAt?.getTime() ?? -Infinity;
-      if (marks.trades + fresh.length === counts.trades && fresh.every((r) => r.tradeTimestamp.getTime() >= after)) {
-        const ledger = restoreLedger(stored.state);
-        const added = (await tradeEvents(fresh, prices)).sort(byTime);
-        applyEvents(ledger, added);
-        const newest = fresh.reduce((max, r) => Math.max(max, r.createdAt.getTime()), marks.watermark?.getTime() ?? 0);
-        await deps.ledgers.save(userId, prices.quote, storeLedger(ledger), {
-          trades: counts.trades,
-          transfers: marks.transfers,
-          watermark: new Date(newest),
-          lastEventAt: added.at(-1)?.at ?? marks.lastEventAt,
-        });
-        return ledger;
+      const watermark = marks.watermark!;
+      // A statement that began before the watermark may have committed after it was read: the rows
+      // within the margin before it must be the ones applied, else the stored state is not trusted.
+      const [fresh, inMargin] = await Promise.all([
+        source.tradesCreatedAfter(userId, watermark),
+        source.tradeCountCreatedBetween(userId, new Date(watermark.getTime() - COMMIT_MARGIN_MS), watermark),
+      ]);
+      if (inMargin === marks.marginCount) {
+        if (fresh.length === 0) return stored.ledger;
+        const after = marks.lastEventAt?.getTime() ?? -Infinity;
+        if (fresh.every((r) => r.tradeTimestamp.getTime() >= after)) {
+          // A copy: the held one may be serving another request.
+          const ledger = restoreLedger(storeLedger(stored.ledger));
+          const added = (await tradeEvents(fresh, prices)).sort(byTime);
+          applyEvents(ledger, added);
+          const newest = new Date(fresh.reduce((max, r) => Math.max(max, r.createdAt.getTime()), watermark.getTime()));
+          const marginCount = await source.tradeCountCreatedBetween(userId, new Date(newest.getTime() - COMMIT_MARGIN_MS), newest);
+          await save(userId, prices.quote, ledger, {
+            trades: marks.trades + fresh.length,
+            transfers: marks.transfers,
+            watermark: newest,
+            marginCount,
+            lastEventAt: added.at(-1)?.at ?? marks.lastEventAt,
+          });
+          return ledger;
+        }
       }
     }
     const { ledger, marks } = await replay(userId, prices);
-    await deps.ledgers.save(userId, prices.quote, storeLedger(ledger), marks);
+    await save(userId, prices.quote, ledger, marks);
     return ledger;
   }
 

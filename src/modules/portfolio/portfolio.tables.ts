@@ -32,6 +32,8 @@ export const portfolioLedgers = pgTable(
     trades: integer('trades').notNull(),
     transfers: integer('transfers').notNull(),
     watermark: timestamp('watermark', { withTimezone: true, mode: 'date' }),
+    /** How many of the trades applied were stored within the commit margin before the watermark. */
+    marginCount: integer('margin_count').notNull().default(0),
     lastEventAt: timestamp('last_event_at', { withTimezone: true, mode: 'date' }),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
