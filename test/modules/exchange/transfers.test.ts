@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { binanceDeposit, binanceWithdrawal, type FakeAccount } from '../../fakes/binance.ts';
 import { assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -63,9 +64,16 @@ describe('exchange transfers', () => {
     assert.equal(deposits.windows, 5);
     assert.ok(Math.abs(Date.parse(deposits.synced_until) - (Date.now() - DAY)) < 60_000, 'the cursor stays a day behind now');
 
+    const events = await t.database.rows<{ type: string; data: Record<string, unknown> }>(
+      sql`SELECT type, data FROM stream_events WHERE user_id = ${user.id} AND type IN ('transfers.synced', 'portfolio.updated') ORDER BY id`,
+    );
+    assert.deepEqual(events.map((e) => e.type), ['transfers.synced', 'portfolio.updated']);
+    assert.deepEqual(events[1]!.data, { exchange: 'binance', cause: 'transfers', stored: 4 });
     const again = (await call('POST', '/api/exchange/transfers/sync?exchange=binance')).json();
     assert.equal(again.transfers_synced, 0, 'nothing new');
     assert.deepEqual(again.types.map((k: { windows: number }) => k.windows), [1, 1], 'continues from the cursor: one window each');
+    const updates = await t.database.rows(sql`SELECT 1 FROM stream_events WHERE user_id = ${user.id} AND type = 'portfolio.updated'`);
+    assert.equal(updates.length, 1, 'a sync that stored nothing does not say the portfolio changed');
   });
 
   it('lists them newest first, filtered by type, with exact amounts and the pending status', async () => {

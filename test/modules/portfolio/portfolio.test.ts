@@ -157,6 +157,11 @@ describe('portfolio', () => {
       await resync();
       // By hand: lots 0.005 (200.2) + 0.00999 (500) + 0.001 (70.07) = 0.01599 BTC, cost 770.27, at
       // 65000 = 1039.35, unrealized 269.08; USDT 429.93. Totals: 1469.28, 1200.20, 269.08, 99.5, 1.27.
+      const updates = await t.database.rows<{ data: Record<string, unknown> }>(sql`SELECT data FROM stream_events WHERE user_id = ${user.id} AND type = 'portfolio.updated' ORDER BY id`);
+      assert.deepEqual(updates.map((u) => u.data), [
+        { exchange: 'binance', cause: 'trades', stored: 3 },
+        { exchange: 'binance', cause: 'trades', stored: 1 },
+      ], 'the account stream hears of each sync that stored trades');
       const body = (await get('/api/portfolio/summary')).json();
       assert.deepEqual(totals(body), [1469.28, 1200.2, 269.08, 99.5, 1.27]);
       assert.equal((await stored())?.trades, 4);
