@@ -401,12 +401,18 @@ export function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
+// Spreadsheets run a cell starting with one of these as a formula (OWASP "CSV injection").
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A text cell (asset, venue): a leading quote when it could run as a formula. Numbers are written as they are. */
+const textCell = (value: string) => csvField(FORMULA_START.test(value) ? `'${value}` : value);
+
 export const REALIZED_CSV_HEADER = 'asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days';
 
 /**
  * The rows of realized.csv: amount to 8 decimals; cost, proceeds and fee to 2; gain = proceeds −
  * fee − cost of the rounded figures (so each row adds up); holding_days whole days between opening
- * and closing (floor), empty with opened_at when no lot covered the amount.
+ * and closing (floor), empty with opened_at when no lot covered the amount. A text cell that could
+ * run as a formula in a spreadsheet gets a leading quote.
  */
 export function realizedCsv(parts: readonly ClosedPart[]): string {
   const lines = [REALIZED_CSV_HEADER];
@@ -417,8 +423,8 @@ export function realizedCsv(parts: readonly ClosedPart[]): string {
     const days = p.openedAt ? String(Math.floor((p.closedAt.getTime() - p.openedAt.getTime()) / 86_400_000)) : '';
     lines.push(
       [
-        p.asset,
-        p.exchange,
+        textCell(p.asset),
+        textCell(p.exchange),
         p.openedAt ? p.openedAt.toISOString() : '',
         p.closedAt.toISOString(),
         roundAmount(p.amount).toFixed(8),
@@ -427,9 +433,7 @@ export function realizedCsv(parts: readonly ClosedPart[]): string {
         fee.toFixed(2),
         proceeds.minus(fee).minus(cost).toFixed(2),
         days,
-      ]
-        .map(csvField)
-        .join(','),
+      ].join(','),
     );
   }
   return lines.join('\r\n') + '\r\n';
