@@ -44,6 +44,19 @@ export const EVENT_DATA: Record<EventType, { title: string; description: string;
       error_type: errorType,
     }),
   },
+  'trades.synced': {
+    title: 'TradesSyncedData',
+    description: 'A trade sync of the user finished, successfully or not.',
+    schema: Type.Object({
+      exchange,
+      credential_id: Uuid('The credential used.'),
+      success: Type.Boolean(),
+      symbols_synced: Type.Array(Type.String(), { description: 'Markets asked.' }),
+      trades_synced: Type.Integer({ description: 'New trades stored.' }),
+      trades_duplicate: Type.Integer({ description: 'Trades already stored.' }),
+      error_type: errorType,
+    }),
+  },
   'transfers.synced': {
     title: 'TransfersSyncedData',
     description: 'A deposit and withdrawal sync of the user finished (POST /api/exchange/transfers/sync), successfully or not.',
@@ -62,19 +75,6 @@ export const EVENT_DATA: Record<EventType, { title: string; description: string;
       exchange,
       cause: StringEnum(['trades', 'transfers'] as const, { description: 'What the sync stored.' }),
       stored: Type.Integer({ description: 'How many new records it stored.' }),
-    }),
-  },
-  'trades.synced': {
-    title: 'TradesSyncedData',
-    description: 'A trade sync of the user finished, successfully or not.',
-    schema: Type.Object({
-      exchange,
-      credential_id: Uuid('The credential used.'),
-      success: Type.Boolean(),
-      symbols_synced: Type.Array(Type.String(), { description: 'Markets asked.' }),
-      trades_synced: Type.Integer({ description: 'New trades stored.' }),
-      trades_duplicate: Type.Integer({ description: 'Trades already stored.' }),
-      error_type: errorType,
     }),
   },
   'credential.validated': {
