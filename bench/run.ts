@@ -8,6 +8,7 @@
 //      (bench/db-bare-server.ts).
 // 50 keep-alive connections each; both servers run side by side and are measured in alternating rounds
 // (app, bare, bare, app, ...) so that load from elsewhere on the machine falls on both alike.
+// 3. GET /api/portfolio/summary for a user with 100,000 stored trades (bench/portfolio.ts).
 // Method and results: bench/README.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';
 import { percentile, runLoad, type LoadResult } from './load.ts';
 import { freePort } from './ports.ts';
 import { adminQuery, PG_URL } from './postgres.ts';
+import { portfolioScenario } from './portfolio.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -242,9 +244,13 @@ async function credentialsScenario(): Promise<boolean | undefined> {
 
 async function main(): Promise<void> {
   console.log(`${CONNECTIONS} keep-alive connections, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per server after ${WARMUP_MS / 1000} s warm-up; node ${process.version}\n`);
-  const ticker = await tickerScenario();
-  const credentials = await credentialsScenario();
-  process.exitCode = ticker && credentials !== false ? 0 : 1;
+  // BENCH_SCENARIOS=1,3 runs only those; all by default.
+  const only = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim());
+  const runs = (n: string) => !only || only.includes(n);
+  const ticker = runs('1') ? await tickerScenario() : true;
+  const credentials = runs('2') ? await credentialsScenario() : undefined;
+  const portfolio = runs('3') ? await portfolioScenario({ startApp, stop, waitForHttp, json }, JWT_SECRET) : undefined;
+  process.exitCode = ticker && credentials !== false && portfolio !== false ? 0 : 1;
 }
 
 main().catch((error: unknown) => {

@@ -27,6 +27,7 @@ export const API_TAGS = [
   { name: 'admin: retrieval settings', description: 'Settings of the retrieval collections the agents search. Admins only.' },
   { name: 'admin: strategies', description: 'Trading strategies and their paper-trading record. Admins only.' },
   { name: 'exchange', description: 'Your venue API keys (stored encrypted, never returned), balances and trades, and public venue data through ccxt.' },
+  { name: 'portfolio', description: 'What your holdings are worth, what they cost (FIFO) and what you made, from your synced balances, trades and transfers.' },
   { name: 'market', description: 'Public market data from Binance and CoinGecko, cached and shared by every caller.' },
   { name: 'streams', description: 'Your account\'s events, live, as Server-Sent Events (`text/event-stream`), resumable with Last-Event-ID. Prices stream under market.' },
   { name: 'tracker', description: 'The issue tracker: issues stored here, or in Linear.' },

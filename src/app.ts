@@ -34,6 +34,7 @@ import type { TimerFactory } from './modules/jobs/scheduler.ts';
 import { createJobsModule } from './modules/jobs/index.ts';
 import { createDashboardModule } from './modules/dashboard/index.ts';
 import { createStreamsModule } from './modules/streams/index.ts';
+import { createPortfolioModule } from './modules/portfolio/index.ts';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 export const SERVICE_VERSION = pkg.version;
@@ -69,6 +70,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const providerKeys = createProviderKeysModule(platform, { guards });
   const market = createMarketModule(platform, { sse });
   const strategies = createStrategiesModule(platform, { guards });
+  const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
   const jobs = createJobsModule(platform, { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages, events }, { timers: options.jobTimers });
   const dashboard = createDashboardModule(platform, {
     version: SERVICE_VERSION,
@@ -83,7 +85,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     exchanges: exchange.venueStatus,
     jobs,
   });
-  return { notifications, users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard };
+  return { notifications, users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard };
 }
 
 export type Modules = ReturnType<typeof createModules>;
@@ -146,10 +148,10 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes({ platform }));
 
-  const { users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard } = modules;
+  const { users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard } = modules;
   app.decorate('guards', users.guards);
   app.addHook('onRoute', (route) => documentGuard(route, users.guards));
-  for (const module of [auth, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, jobs, dashboard]) {
+  for (const module of [auth, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard]) {
     await app.register(module.routes);
   }
   // The live price stream and the in-process scheduler (SCHEDULER=internal) run only while the

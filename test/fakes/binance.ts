@@ -27,6 +27,10 @@ export interface FakeAccount {
    * endpoint with -2015, the very answer an unknown key or a foreign IP gets.
    */
   canRead?: boolean;
+  /** /sapi/v1/capital/deposit/hisrec rows, in Binance's shape (`binanceDeposit`). */
+  deposits?: Record<string, unknown>[];
+  /** /sapi/v1/capital/withdraw/history rows, in Binance's shape (`binanceWithdrawal`). */
+  withdrawals?: Record<string, unknown>[];
   /** Extra state for SAPI routes tests add (bnbBurn, restrictions, dust). */
   extra?: Record<string, unknown>;
 }
@@ -404,6 +408,23 @@ export class BinanceFake {
         },
       };
     }, { signed: true, weight: 20 });
+    // Deposit and withdrawal history: at most 90 days between startTime and endTime (Binance's
+    // -1127); without them the last 90 days; with startTime only, 90 days from it. Newest first.
+    const capitalHistory = (rows: (account: FakeAccount) => Record<string, unknown>[] | undefined, timeOf: (row: Record<string, unknown>) => number) => (r: FakeRequest): FakeReply => {
+      const number = (name: string) => (r.params.has(name) ? Number(r.params.get(name)) : undefined);
+      let [startTime, endTime] = [number('startTime'), number('endTime')];
+      if (startTime !== undefined && endTime !== undefined && endTime - startTime > CAPITAL_WINDOW_MS) {
+        return { status: 400, body: BINANCE_ERROR(-1127, 'More than 90 days between startTime and endTime.') };
+      }
+      if (startTime === undefined && endTime === undefined) endTime = this.now();
+      if (startTime === undefined) startTime = endTime! - CAPITAL_WINDOW_MS;
+      if (endTime === undefined) endTime = startTime + CAPITAL_WINDOW_MS;
+      const limit = Math.min(number('limit') ?? 1000, 1000);
+      const inWindow = (rows(r.account!) ?? []).filter((row) => timeOf(row) >= startTime! && timeOf(row) <= endTime!);
+      return { body: inWindow.sort((a, b) => timeOf(b) - timeOf(a)).slice(0, limit) };
+    };
+    this.route('GET', '/sapi/v1/capital/deposit/hisrec', capitalHistory((a) => a.deposits, (row) => Number(row.insertTime)), { signed: true, weight: 1 });
+    this.route('GET', '/sapi/v1/capital/withdraw/history', capitalHistory((a) => a.withdrawals, (row) => Date.parse(`${String(row.applyTime).replace(' ', 'T')}Z`)), { signed: true, weight: 1 });
     this.route('GET', '/api/v3/myTrades', (r) => {
       const symbol = r.params.get('symbol');
       if (!symbol) return { status: 400, body: BINANCE_ERROR(-1102, "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed.") };
@@ -450,6 +471,47 @@ export async function startBinanceFake(options: BinanceFakeOptions = {}): Promis
 }
 
 /** A myTrades row in Binance's shape. */
+const CAPITAL_WINDOW_MS = 90 * 86_400_000;
+
+/** A completed deposit (status 1) in /sapi/v1/capital/deposit/hisrec's shape. */
+export function binanceDeposit(fields: { id: string; coin: string; amount: string; time: number; txId?: string; status?: number }): Record<string, unknown> {
+  return {
+    id: fields.id,
+    amount: fields.amount,
+    coin: fields.coin,
+    network: fields.coin,
+    status: fields.status ?? 1,
+    address: 'addr',
+    addressTag: '',
+    txId: fields.txId ?? `tx-${fields.id}`,
+    insertTime: fields.time,
+    transferType: 0,
+    confirmTimes: '12/12',
+    unlockConfirm: 0,
+    walletType: 0,
+  };
+}
+
+/** A completed withdrawal (status 6) in /sapi/v1/capital/withdraw/history's shape: applyTime is a UTC string. */
+export function binanceWithdrawal(fields: { id: string; coin: string; amount: string; fee: string; time: number; txId?: string; status?: number }): Record<string, unknown> {
+  return {
+    id: fields.id,
+    amount: fields.amount,
+    transactionFee: fields.fee,
+    coin: fields.coin,
+    status: fields.status ?? 6,
+    address: 'addr',
+    txId: fields.txId ?? `tx-${fields.id}`,
+    applyTime: new Date(fields.time).toISOString().slice(0, 19).replace('T', ' '),
+    network: fields.coin,
+    transferType: 0,
+    info: '',
+    confirmNo: 12,
+    walletType: 0,
+    txKey: '',
+  };
+}
+
 export function binanceTrade(fields: { symbol: string; id: number; price: string; qty: string; isBuyer: boolean; time: number; commission?: string; commissionAsset?: string }): Record<string, unknown> {
   return {
     symbol: fields.symbol,

@@ -10,6 +10,7 @@ import { BudgetRefusal, withBudgetShare } from '../../platform/venue-budget/venu
 import type { createBalancesService } from './balances.service.ts';
 import type { CredentialsRepository } from './credentials.repository.ts';
 import type { createTradesService } from './trades.service.ts';
+import type { createTransfersService } from './transfers.service.ts';
 import { isVenue, type Venue } from './venues.domain.ts';
 
 /** Credentials one run looks at. */
@@ -32,6 +33,7 @@ export interface AccountSyncResult {
   status: 'synced' | 'failed' | 'deferred';
   currencies_synced: number | null;
   trades_synced: number;
+  transfers_synced: number;
   has_more: boolean;
   error: string | null;
   error_type: string | null;
@@ -43,6 +45,7 @@ export function createAccountSyncService(deps: {
   cache: Pick<Cache, 'get' | 'set' | 'del'>;
   balances: Pick<ReturnType<typeof createBalancesService>, 'sync'>;
   trades: Pick<ReturnType<typeof createTradesService>, 'sync'>;
+  transfers: Pick<ReturnType<typeof createTransfersService>, 'sync'>;
   logger: Logger;
 }) {
   async function syncOne(venue: Venue, credential: { id: string; userId: string }): Promise<AccountSyncResult> {
@@ -50,17 +53,21 @@ export function createAccountSyncService(deps: {
     const base = { credential_id: credential.id, user_id: credential.userId, exchange: venue };
     const balance = await deps.balances.sync(venue, credential.id, ctx);
     if (!balance.success) {
-      return { ...base, status: 'failed', currencies_synced: null, trades_synced: 0, has_more: false, error: balance.error, error_type: balance.error_type, retry_after_seconds: null };
+      return { ...base, status: 'failed', currencies_synced: null, trades_synced: 0, transfers_synced: 0, has_more: false, error: balance.error, error_type: balance.error_type, retry_after_seconds: null };
     }
     const trades = await deps.trades.sync(venue, { credentialId: credential.id, limit: JOB_TRADE_LIMIT }, ctx);
+    // Deposits and withdrawals after the trades; a venue that fails the trades is not asked again.
+    const transfers = trades.success ? await deps.transfers.sync(venue, { credentialId: credential.id }, ctx) : undefined;
+    const failed = !trades.success ? trades : transfers && !transfers.success ? transfers : undefined;
     return {
       ...base,
-      status: trades.success ? 'synced' : 'failed',
+      status: failed ? 'failed' : 'synced',
       currencies_synced: balance.currencies_synced,
       trades_synced: trades.trades_synced,
-      has_more: trades.has_more,
-      error: trades.error,
-      error_type: trades.error_type,
+      transfers_synced: transfers?.transfers_synced ?? 0,
+      has_more: trades.has_more || (transfers?.has_more ?? false),
+      error: failed?.error ?? null,
+      error_type: failed?.error_type ?? null,
       retry_after_seconds: null,
     };
   }
@@ -71,7 +78,7 @@ export function createAccountSyncService(deps: {
     share: number,
   ): Promise<AccountSyncResult> {
     const base = { credential_id: credential.id, user_id: credential.userId, exchange: credential.exchangeName };
-    const idle = { currencies_synced: null, trades_synced: 0, has_more: false };
+    const idle = { currencies_synced: null, trades_synced: 0, transfers_synced: 0, has_more: false };
     const deferred = (refusal: BudgetRefusal): AccountSyncResult => ({
       ...base,
       ...idle,

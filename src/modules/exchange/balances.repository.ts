@@ -79,6 +79,26 @@ export function createBalancesRepository(database: Database) {
     },
 
     /**
+     * One user's holdings: the rows of the latest sync of every (venue, credential), optionally of one
+     * venue, not summed (the portfolio sums them exactly).
+     */
+    async latestForUser(userId: string, exchange?: string): Promise<{ exchange: string; currency: string; total: string; syncedAt: Date }[]> {
+      const conditions: SQL[] = [eq(exchangeBalanceSyncs.userId, userId)];
+      if (exchange) conditions.push(eq(exchangeBalanceSyncs.exchange, exchange));
+      const latest = db
+        .selectDistinctOn([exchangeBalanceSyncs.exchange, exchangeBalanceSyncs.credentialId], { id: exchangeBalanceSyncs.id })
+        .from(exchangeBalanceSyncs)
+        .where(and(...conditions))
+        .orderBy(exchangeBalanceSyncs.exchange, exchangeBalanceSyncs.credentialId, descending(exchangeBalanceSyncs.syncedAt))
+        .as('latest');
+      return db
+        .select({ exchange: exchangeBalances.exchange, currency: exchangeBalances.currency, total: sql<string>`${exchangeBalances.total}::text`, syncedAt: exchangeBalances.syncTimestamp })
+        .from(exchangeBalances)
+        .innerJoin(latest, eq(latest.id, exchangeBalances.syncId))
+        .orderBy(asc(exchangeBalances.exchange), asc(exchangeBalances.currency));
+    },
+
+    /**
      * Each user's holdings per currency from the latest sync of every (venue, credential), summed
      * across them: the basis of the account balance in the admin user list.
      */

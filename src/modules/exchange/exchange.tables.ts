@@ -1,7 +1,7 @@
 // Tables private to the exchange module: users' venue credentials (sealed), balance snapshots and
 // the trades synced from venues. Amounts are exact numerics, never floats.
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
 import { VALIDATION_STATUSES, type ValidationStatus } from './credentials.domain.ts';
@@ -109,5 +109,55 @@ export const exchangeTrades = pgTable(
     // Venue trade ids are unique per symbol (Binance numbers each symbol's trades from 1).
     uniqueIndex('exchange_trades_venue_id_key').on(t.userId, t.exchange, t.symbol, t.exchangeTradeId),
     index('exchange_trades_user_time_idx').on(t.userId, t.exchange, t.tradeTimestamp.desc()),
+    // The portfolio reads a user's trades stored since its watermark (docs/decisions/156).
+    index('exchange_trades_user_created_idx').on(t.userId, t.createdAt),
   ],
+);
+
+export const TRANSFER_TYPES = ['deposit', 'withdrawal'] as const;
+export type TransferType = (typeof TRANSFER_TYPES)[number];
+
+/**
+ * Deposits and withdrawals synced from venues (docs/decisions/155). A record is stored once per
+ * venue id; a later sync updates its status (pending → ok) and nothing else.
+ */
+export const exchangeTransfers = pgTable(
+  'exchange_transfers',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    exchange: text('exchange').notNull(),
+    credentialId: uuid('credential_id').references(() => exchangeCredentials.id, { onDelete: 'set null' }),
+    type: text('type').$type<TransferType>().notNull(),
+    exchangeTransferId: text('exchange_transfer_id').notNull(),
+    currency: text('currency').notNull(),
+    amount: amount('amount').notNull(),
+    /** Charged on top of `amount` (withdrawals), in `currency`. */
+    fee: amount('fee').notNull().default('0'),
+    txid: text('txid'),
+    /** ccxt's: ok, pending, failed, canceled. Only `ok` counts in the portfolio. */
+    status: text('status').notNull(),
+    transferTimestamp: at('transfer_timestamp').notNull(),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('exchange_transfers_venue_id_key').on(t.userId, t.exchange, t.type, t.exchangeTransferId),
+    index('exchange_transfers_user_time_idx').on(t.userId, t.exchange, t.transferTimestamp.desc()),
+    check('exchange_transfers_type_check', oneOf(t.type, TRANSFER_TYPES)),
+  ],
+);
+
+/** Where a credential's deposit or withdrawal sync continues: every window before `synced_until` was read. */
+export const exchangeTransferCursors = pgTable(
+  'exchange_transfer_cursors',
+  {
+    credentialId: uuid('credential_id')
+      .notNull()
+      .references(() => exchangeCredentials.id, { onDelete: 'cascade' }),
+    type: text('type').$type<TransferType>().notNull(),
+    syncedUntil: at('synced_until').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.credentialId, t.type] }), check('exchange_transfer_cursors_type_check', oneOf(t.type, TRANSFER_TYPES))],
 );

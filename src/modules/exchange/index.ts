@@ -19,6 +19,9 @@ import { balancesRoutes } from './routes/balances.routes.ts';
 import { binanceAccountRoutes } from './routes/binance-account.routes.ts';
 import { credentialsRoutes } from './routes/credentials.routes.ts';
 import { tradesRoutes } from './routes/trades.routes.ts';
+import { transfersRoutes } from './routes/transfers.routes.ts';
+import { createTransfersRepository } from './transfers.repository.ts';
+import { createTransfersService } from './transfers.service.ts';
 import { venuesRoutes } from './routes/venues.routes.ts';
 import { createTradesRepository } from './trades.repository.ts';
 import { createTradesService } from './trades.service.ts';
@@ -49,6 +52,7 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
   const credentialsRepo = createCredentialsRepository(db);
   const balancesRepo = createBalancesRepository(database);
   const tradesRepo = createTradesRepository(db);
+  const transfersRepo = createTransfersRepository(db);
   const prices = createUsdPrices(cache);
 
   const credentials = createCredentialsService({ db, repo: credentialsRepo, secretBox, clock, logger, events, describe: (venue) => gateway.describe(venue) });
@@ -56,6 +60,7 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
   const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock, events });
   const balances = createBalancesService({ db, repo: balancesRepo, gateway, credentials, clock, events });
   const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger, events, horizonDays: config.exchange.tradeSyncHorizonDays });
+  const transfers = createTransfersService({ db, repo: transfersRepo, gateway, credentials, clock, logger, events, horizonDays: config.exchange.tradeSyncHorizonDays });
   const { probeTimeoutMs } = config.exchange;
   const venues = createVenuesService({ gateway, prices, probeTimeoutMs });
   const routing = createRoutingService({ gateway, prices, clock, probeTimeoutMs });
@@ -63,7 +68,7 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
   const health = createHealthService({ gateway, cache, clock, probeTimeoutMs, budget: budgetOf });
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
   const tradingSummary = createTradingSummary({ trades: tradesRepo, balances: balancesRepo, prices });
-  const accountSync = createAccountSyncService({ repo: credentialsRepo, cache, balances, trades, logger });
+  const accountSync = createAccountSyncService({ repo: credentialsRepo, cache, balances, trades, transfers, logger });
 
   return {
     name: 'exchange',
@@ -71,6 +76,7 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
       await app.register(credentialsRoutes({ credentials, validation, guards }));
       await app.register(balancesRoutes({ balances, guards }));
       await app.register(tradesRoutes({ trades, guards }));
+      await app.register(transfersRoutes({ transfers, guards }));
       await app.register(venuesRoutes({ venues, routing, health, guards }));
       await app.register(binanceAccountRoutes({ account, guards }));
     },
@@ -89,6 +95,15 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
       budget: async (venue: Venue) => budgetView(await budgetOf(venue).state().catch(() => budgetOf(venue).snapshot())),
     },
     tradingSummary,
+    /** For the portfolio: a user's latest holdings per venue, complete trades and completed transfers, oldest first. */
+    portfolio: {
+      holdings: (userId: string, exchange?: string) => balancesRepo.latestForUser(userId, exchange),
+      trades: (userId: string) => tradesRepo.ledgerRows(userId),
+      tradesCreatedAfter: (userId: string, at: Date) => tradesRepo.ledgerRows(userId, at),
+      tradeCountCreatedBetween: (userId: string, from: Date, to: Date) => tradesRepo.countCreatedBetween(userId, from, to),
+      transferCount: (userId: string) => transfersRepo.completedCount(userId),
+      transfers: (userId: string) => transfersRepo.completed(userId),
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 // Trades synced from venues. Inserts never duplicate (unique venue id per user, venue and symbol);
 // sums are taken in SQL over numeric, so totals stay exact.
-import { and, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
 import { exchangeTrades } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -98,6 +98,39 @@ export function createTradesRepository(db: DbExecutor) {
         .where(and(eq(exchangeTrades.credentialId, credentialId), eq(exchangeTrades.symbol, symbol)));
       const newestAt = row?.newestAt ? new Date(row.newestAt) : null;
       return { maxId: row?.maxId ?? null, newestAt };
+    },
+
+    /**
+     * A user's complete (synced) trades, oldest first, for the portfolio's ledger; with `createdAfter`,
+     * those stored in a later millisecond (the database keeps microseconds, a Date milliseconds).
+     */
+    async ledgerRows(userId: string, createdAfter?: Date): Promise<Pick<TradeRow, 'id' | 'exchange' | 'symbol' | 'side' | 'price' | 'amount' | 'total' | 'fee' | 'feeCurrency' | 'tradeTimestamp' | 'createdAt'>[]> {
+      return db
+        .select({
+          id: exchangeTrades.id,
+          exchange: exchangeTrades.exchange,
+          symbol: exchangeTrades.symbol,
+          side: exchangeTrades.side,
+          price: exchangeTrades.price,
+          amount: exchangeTrades.amount,
+          total: exchangeTrades.total,
+          fee: exchangeTrades.fee,
+          feeCurrency: exchangeTrades.feeCurrency,
+          tradeTimestamp: exchangeTrades.tradeTimestamp,
+          createdAt: exchangeTrades.createdAt,
+        })
+        .from(exchangeTrades)
+        .where(and(eq(exchangeTrades.userId, userId), eq(exchangeTrades.syncStatus, 'synced'), createdAfter ? gte(exchangeTrades.createdAt, new Date(createdAfter.getTime() + 1)) : undefined))
+        .orderBy(exchangeTrades.tradeTimestamp, exchangeTrades.id);
+    },
+
+    /** How many complete trades of a user were stored within [from, to] (to's whole millisecond). */
+    async countCreatedBetween(userId: string, from: Date, to: Date): Promise<number> {
+      const [row] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(exchangeTrades)
+        .where(and(eq(exchangeTrades.userId, userId), gte(exchangeTrades.createdAt, from), lt(exchangeTrades.createdAt, new Date(to.getTime() + 1)), eq(exchangeTrades.syncStatus, 'synced')));
+      return Number(row?.n ?? 0);
     },
 
     async countForUsers(userIds: readonly string[]): Promise<Map<string, number>> {

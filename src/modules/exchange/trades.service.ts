@@ -144,6 +144,7 @@ export function createTradesService(deps: {
         ip: ctx.ip,
       }, now);
       await deps.events.user(ctx.id, 'trades.synced', { exchange: venue, credential_id: credential.id, success: !failure, symbols_synced: symbols, trades_synced: synced, trades_duplicate: duplicate, error_type: failure?.errorType ?? null });
+      if (synced > 0) await deps.events.user(ctx.id, 'portfolio.updated', { exchange: venue, cause: 'trades', stored: synced });
       return {
         success: !failure,
         user_id: ctx.id,

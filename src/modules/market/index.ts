@@ -22,8 +22,10 @@ import { createPairService } from './pairs.service.ts';
 import { createPriceStream } from './price-stream.service.ts';
 import { createPriceService } from './prices.service.ts';
 import { createStatusService } from './status.service.ts';
+import type { SymbolInfo } from './market.types.ts';
 
 const MICRO_CACHE_MS = 1_000;
+const HOUR_MS = 3_600_000;
 
 /** The answer of `probe()`, shaped like the tracker's health. */
 export interface MarketProbe {
@@ -108,6 +110,28 @@ export function createMarketModule(platform: Platform, deps: { sse: SseRegistry 
     },
     /** The most recent candles (up to `limit`, default 1000, max 2000) opening within [start, end], oldest first. */
     candles: candles.candles,
+    /**
+     * For the portfolio: the listed pairs (BASE/QUOTE → symbol) with every symbol's last price, and
+     * the close of the hourly candle that contains an instant (null when the venue has none).
+     */
+    quotes: {
+      async last(): Promise<{ byPair: ReadonlyMap<string, SymbolInfo>; prices: ReadonlyMap<string, string> }> {
+        const [{ index }, served] = await Promise.all([data.symbolIndex(), data.prices()]);
+        const prices = data.derive('portfolio-last-prices', [served.value], () => new Map(served.value.map((p) => [p.symbol, p.price])));
+        return { byPair: index.byPair, prices };
+      },
+      /** The candles of `interval` (1h or 1d) opening within [start, end] that have closed, oldest first (up to 2000). */
+      async closed(symbol: string, interval: '1h' | '1d', start: number, end: number): Promise<{ openTime: number; close: string }[]> {
+        const served = await data.candleRange(symbol, interval, start, end, 2000);
+        const now = clock.now().getTime();
+        return served.value.candles.filter((c) => c.closeTime < now).map((c) => ({ openTime: c.openTime, close: c.close }));
+      },
+      async closeAt(symbol: string, at: Date): Promise<string | null> {
+        const open = Math.floor(at.getTime() / HOUR_MS) * HOUR_MS;
+        const served = await data.candleRange(symbol, '1h', open, open, 1);
+        return served.value.candles.find((c) => c.openTime === open)?.close ?? null;
+      },
+    },
     /** The same report as GET /api/v1/market/status. */
     status: status.status,
     /**

@@ -1,7 +1,7 @@
 // The account events, declared once: who sees each, and what a stream may be asked for. Pure.
 
 /** Events about one user's account: only that user's streams get them. */
-export const USER_EVENT_TYPES = ['balance.synced', 'trades.synced', 'credential.validated', 'credential.changed'] as const;
+export const USER_EVENT_TYPES = ['balance.synced', 'trades.synced', 'transfers.synced', 'portfolio.updated', 'credential.validated', 'credential.changed'] as const;
 /** Events about the platform: every admin's stream gets them. */
 export const ADMIN_EVENT_TYPES = ['job.finished', 'webhook.received'] as const;
 export const EVENT_TYPES = [...USER_EVENT_TYPES, ...ADMIN_EVENT_TYPES] as const;

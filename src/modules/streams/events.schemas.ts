@@ -57,6 +57,26 @@ export const EVENT_DATA: Record<EventType, { title: string; description: string;
       error_type: errorType,
     }),
   },
+  'transfers.synced': {
+    title: 'TransfersSyncedData',
+    description: 'A deposit and withdrawal sync of the user finished (POST /api/exchange/transfers/sync), successfully or not.',
+    schema: Type.Object({
+      exchange,
+      credential_id: Uuid('The credential used.'),
+      success: Type.Boolean(),
+      transfers_synced: Type.Integer({ description: 'New deposits and withdrawals stored.' }),
+      error_type: errorType,
+    }),
+  },
+  'portfolio.updated': {
+    title: 'PortfolioUpdatedData',
+    description: 'A sync stored new trades or transfers of the user: GET /api/portfolio/summary answers differently now.',
+    schema: Type.Object({
+      exchange,
+      cause: StringEnum(['trades', 'transfers'] as const, { description: 'What the sync stored.' }),
+      stored: Type.Integer({ description: 'How many new records it stored.' }),
+    }),
+  },
   'credential.validated': {
     title: 'CredentialValidatedData',
     description: 'A key was checked against its venue (POST /api/exchange/validate); the stored credentials holding it got the verdict.',

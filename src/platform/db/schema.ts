@@ -58,6 +58,7 @@ export const AUDIT_ACTIONS = [
   'exchange.credentials.reencrypt',
   'exchange.feetoken_burn.update',
   'exchange.trades.sync',
+  'exchange.transfers.sync',
   'mail.suppression.add',
   'provider_key.create',
   'provider_key.delete',

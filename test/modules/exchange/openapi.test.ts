@@ -25,6 +25,8 @@ const OPERATIONS = [
   'GET /api/exchange/trades',
   'POST /api/exchange/trades/sync',
   'GET /api/exchange/trades/stats',
+  'GET /api/exchange/transfers',
+  'POST /api/exchange/transfers/sync',
   'GET /api/exchange/health',
   'GET /api/exchange/{exchange_name}/health',
 ];
@@ -36,7 +38,7 @@ describe('exchange operations in the OpenAPI document', () => {
   });
   after(() => t.close());
 
-  it('documents all 23 operations with typed responses and bearer security except the two health checks', async () => {
+  it('documents all 25 operations with typed responses and bearer security except the two health checks', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const paths = document.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content?: unknown }>; tags?: string[] }>>;
     const found = Object.entries(paths)

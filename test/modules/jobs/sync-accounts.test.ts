@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { binanceTrade, startBinanceFake, type BinanceFake, type FakeAccount } from '../../fakes/binance.ts';
+import { binanceDeposit, binanceTrade, startBinanceFake, type BinanceFake, type FakeAccount } from '../../fakes/binance.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { OTHER_VENUES } from '../exchange/venue-fakes.ts';
@@ -17,6 +17,7 @@ interface Result {
   status: string;
   currencies_synced: number | null;
   trades_synced: number;
+  transfers_synced: number;
   has_more: boolean;
   error: string | null;
   error_type: string | null;
@@ -53,6 +54,7 @@ describe('sync-accounts', () => {
         secret: `jobSecret${process.pid}x${i}ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxwvu`,
         balances: [{ asset: 'ETH', free: '2', locked: '0' }],
         trades: { ETHUSDT: [1, 2].map((n) => binanceTrade({ symbol: 'ETHUSDT', id: i * 100 + n, price: '3000', qty: '0.1', isBuyer: true, time: START.getTime() - n * 3_600_000 })) },
+        deposits: [binanceDeposit({ id: `dep${i}`, coin: 'ETH', amount: '2', time: START.getTime() - 3 * 3_600_000 })],
         // The last key may not read: the venue refuses it.
         ...(i === 3 ? { canRead: false } : {}),
       });
@@ -77,7 +79,8 @@ describe('sync-accounts', () => {
     assert.ok(synced.length >= 1 && deferred.length >= 1, JSON.stringify(results));
     assert.equal(result.synced + result.deferred + result.failed, 4);
     assert.deepEqual(units, { total: 4, succeeded: result.synced, failed: result.failed });
-    for (const r of synced) assert.deepEqual([r.currencies_synced, r.trades_synced, r.has_more, r.error], [1, 2, false, null]);
+    for (const r of synced) assert.deepEqual([r.currencies_synced, r.trades_synced, r.transfers_synced, r.has_more, r.error], [1, 2, 1, false, null]);
+    assert.equal(result.transfers_synced, synced.length, 'each synced credential stored its deposit');
     for (const r of deferred) {
       assert.equal(r.error_type, 'rate_limit');
       assert.ok(r.retry_after_seconds! >= 1);

@@ -32,6 +32,8 @@ describe('the OpenAPI document of the streams', () => {
     assert.deepEqual(events('/api/stream'), [
       'balance.synced',
       'trades.synced',
+      'transfers.synced',
+      'portfolio.updated',
       'credential.validated',
       'credential.changed',
       'job.finished',

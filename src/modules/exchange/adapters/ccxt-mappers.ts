@@ -1,8 +1,8 @@
 // ccxt's unified structures mapped to the gateway's types. Balances and trades keep the venue's
 // decimal strings (the instance parses numbers as strings for them); floats only for display data.
-import type { Balances, MarketInterface, Ticker, Trade } from 'ccxt';
+import type { Balances, MarketInterface, Ticker, Trade, Transaction } from 'ccxt';
 import { Decimal } from 'decimal.js';
-import type { FeeTokenBurn, VenueBalance, VenueMarket, VenueTicker, VenueTrade } from './venue-gateway.ts';
+import type { FeeTokenBurn, VenueBalance, VenueMarket, VenueTicker, VenueTrade, VenueTransfer } from './venue-gateway.ts';
 
 export function numberOrNull(value: unknown): number | null {
   if (value === null || value === undefined || value === '') return null;
@@ -85,6 +85,18 @@ export function toVenueTrade(t: Trade): VenueTrade {
     cost: stringOrNull(t.cost),
     fee: stringOrNull(t.fee?.cost),
     feeCurrency: stringOrNull(t.fee?.currency),
+    timestamp: numberOrNull(t.timestamp),
+  };
+}
+
+export function toVenueTransfer(t: Transaction): VenueTransfer {
+  return {
+    id: stringOrNull(t.id),
+    currency: stringOrNull(t.currency),
+    amount: stringOrNull(t.amount),
+    fee: stringOrNull(t.fee?.cost),
+    txid: stringOrNull(t.txid),
+    status: stringOrNull(t.status),
     timestamp: numberOrNull(t.timestamp),
   };
 }

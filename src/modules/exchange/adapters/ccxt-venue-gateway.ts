@@ -7,7 +7,7 @@ import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.domain.ts';
 import { createCcxtClients, type CcxtClientDeps, type CcxtClients, type ClientOptions } from './ccxt-clients.ts';
 import { toVenueError } from './ccxt-errors.ts';
 import { mapDustBtc, mapUsDustAssets } from './binance-dust.ts';
-import { numberOrNull, toBalances, toBurn, toVenueMarket, toVenueTicker, toVenueTrade } from './ccxt-mappers.ts';
+import { numberOrNull, toBalances, toBurn, toVenueMarket, toVenueTicker, toVenueTrade, toVenueTransfer } from './ccxt-mappers.ts';
 import {
   VenueError,
   type CallOptions,
@@ -20,6 +20,7 @@ import {
   type VenueMarket,
   type VenueTicker,
   type VenueTrade,
+  type VenueTransfer,
 } from './venue-gateway.ts';
 
 /** The `has` entries reported as capabilities by `supported` and `info`. */
@@ -150,6 +151,17 @@ export class CcxtVenueGateway implements VenueGateway {
     // ccxt passes extra parameters through: Binance's fromId continues exactly after the last stored id.
     const params = page.fromId !== undefined ? { fromId: page.fromId } : {};
     return this.call(venue, { credentials }, async (exchange) => (await exchange.fetchMyTrades(symbol, page.since, page.limit, params)).map(toVenueTrade), true);
+  }
+
+  async transfers(venue: Venue, credentials: VenueCredentials, type: 'deposit' | 'withdrawal', window: { since: number; until: number; limit: number }): Promise<VenueTransfer[]> {
+    // ccxt sets Binance's endTime to since + 90 days (withdrawals ignore `until`): endTime is passed through instead.
+    const params = { endTime: window.until, until: window.until };
+    return this.call(venue, { credentials }, async (exchange) => {
+      const rows = type === 'deposit'
+        ? await exchange.fetchDeposits(undefined, window.since, window.limit, params)
+        : await exchange.fetchWithdrawals(undefined, window.since, window.limit, params);
+      return rows.map(toVenueTransfer);
+    }, true);
   }
 
   async feeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials) {

@@ -82,6 +82,18 @@ export interface VenueTrade {
   timestamp: number | null;
 }
 
+/** A deposit or withdrawal as the venue reports it; `fee` is charged on top of `amount`. */
+export interface VenueTransfer {
+  id: string | null;
+  currency: string | null;
+  amount: string | null;
+  fee: string | null;
+  txid: string | null;
+  /** ccxt's: ok, pending, failed, canceled. */
+  status: string | null;
+  timestamp: number | null;
+}
+
 /** Where a page of fills starts: `fromId` (Binance: trades with id ≥ it) or `since` (ms), and its size. */
 export interface TradePage {
   fromId?: string;
@@ -141,6 +153,8 @@ export interface VenueGateway {
   keyCheck(venue: Venue, credentials: VenueCredentials): Promise<{ currencies: number; scope: KeyScope }>;
   /** One page of the key's fills on a market, oldest first: from a venue trade id (Binance) or from an instant. */
   myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, page: TradePage): Promise<VenueTrade[]>;
+  /** The key's deposits or withdrawals in [since, until] (ms; Binance: at most 90 days apart), at most `limit`. */
+  transfers(venue: Venue, credentials: VenueCredentials, type: 'deposit' | 'withdrawal', window: { since: number; until: number; limit: number }): Promise<VenueTransfer[]>;
   feeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials): Promise<FeeTokenBurn>;
   setFeeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials, spot: boolean): Promise<FeeTokenBurn>;
   dustAssets(venue: BinanceVenue, credentials: VenueCredentials): Promise<DustAssets>;

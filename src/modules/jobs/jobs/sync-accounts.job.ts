@@ -1,4 +1,4 @@
-// sync-accounts: every active exchange credential's balance and new trades, within a share of each
+// sync-accounts: every active exchange credential's balance, new trades and deposits and withdrawals, within a share of each
 // venue's request-weight budget (docs/decisions/112).
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../../../platform/http/schemas.ts';
@@ -16,6 +16,7 @@ export const SyncAccountsResult = Type.Object({
   deferred: Type.Integer({ description: 'Left for the next run: the venue\'s budget share was used up or a 429/418 paused it; nothing was sent for them.' }),
   failed: Type.Integer({ description: 'The venue refused or failed (bad key, outage): see each result.' }),
   trades_synced: Type.Integer({ description: 'New trades stored over all credentials.' }),
+  transfers_synced: Type.Integer({ description: 'New deposits and withdrawals stored over all credentials.' }),
   budget_share: Type.Number({ description: 'Share of each venue\'s weight budget this run could spend (0–1).' }),
   results: Type.Array(
     Type.Object({
@@ -25,7 +26,8 @@ export const SyncAccountsResult = Type.Object({
       status: Type.String({ description: 'synced, failed or deferred.' }),
       currencies_synced: Nullable(Type.Integer({ description: 'Currencies in the balance snapshot taken; null when none was.' })),
       trades_synced: Type.Integer({ description: 'New trades stored.' }),
-      has_more: Type.Boolean({ description: 'A market had more trades than one page: the next run continues.' }),
+      transfers_synced: Type.Integer({ description: 'New deposits and withdrawals stored.' }),
+      has_more: Type.Boolean({ description: 'A market had more trades than one page, or transfers more windows than one call reads: the next run continues.' }),
       error: Nullable(Type.String({ description: 'What the venue or the budget said.' })),
       error_type: Nullable(Type.String({ description: 'auth, rate_limit, network or exchange.' })),
       retry_after_seconds: Nullable(Type.Integer({ description: 'When deferred: seconds until the venue can be called again.' })),
@@ -44,6 +46,7 @@ export async function syncAccounts(deps: SyncAccountsDeps, _now: Date): Promise<
     deferred: count('deferred'),
     failed: count('failed'),
     trades_synced: results.reduce((sum, r) => sum + r.trades_synced, 0),
+    transfers_synced: results.reduce((sum, r) => sum + r.transfers_synced, 0),
     budget_share: deps.syncAccountsShare,
     results,
   };

@@ -1,0 +1,134 @@
+// Deposits and withdrawals: a sync reads the key's history from the venue in windows of at most 90
+// days (Binance's bound) from the credential's cursor, a few windows per call, stores the new
+// records (a known one only has its status updated) and moves the cursor (docs/decisions/155).
+// Every call goes through the gateway, so it is charged to the venue's shared weight budget.
+import type { Logger } from 'pino';
+import { audit } from '../../platform/audit.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { iso } from '../../platform/http/schemas.ts';
+import type { EventPublisher } from '../streams/index.ts';
+import { VenueError, type VenueGateway, type VenueTransfer } from './adapters/venue-gateway.ts';
+import { auditActor, type AccountActor, type CredentialsService } from './credentials.service.ts';
+import { TRANSFER_TYPES, type TransferType } from './exchange.tables.ts';
+import { cursorAfter, firstWindow, MAX_WINDOWS_PER_SYNC, nextStart, PAGE_LIMIT } from './transfer-cursor.domain.ts';
+import type { NewTransfer, TransferRow, TransfersRepository } from './transfers.repository.ts';
+import type { Venue } from './venues.domain.ts';
+
+const num = (value: string) => Number(value);
+
+export function transferView(row: TransferRow) {
+  return {
+    id: row.id,
+    exchange_transfer_id: row.exchangeTransferId,
+    exchange: row.exchange,
+    type: row.type,
+    currency: row.currency,
+    amount: num(row.amount),
+    fee: num(row.fee),
+    txid: row.txid,
+    status: row.status,
+    transfer_timestamp: iso(row.transferTimestamp)!,
+    created_at: iso(row.createdAt)!,
+  };
+}
+
+function toRow(t: VenueTransfer, type: TransferType, context: { userId: string; venue: Venue; credentialId: string }): NewTransfer | undefined {
+  if (t.id === null || t.timestamp === null || t.currency === null || t.amount === null) return undefined;
+  return {
+    userId: context.userId,
+    exchange: context.venue,
+    credentialId: context.credentialId,
+    type,
+    exchangeTransferId: t.id,
+    currency: t.currency,
+    amount: t.amount,
+    fee: t.fee ?? '0',
+    txid: t.txid,
+    status: t.status ?? 'unknown',
+    transferTimestamp: new Date(t.timestamp),
+  };
+}
+
+export function createTransfersService(deps: {
+  db: Db;
+  repo: TransfersRepository;
+  gateway: Pick<VenueGateway, 'transfers'>;
+  credentials: Pick<CredentialsService, 'resolve' | 'use'>;
+  clock: Clock;
+  logger: Logger;
+  events: Pick<EventPublisher, 'user'>;
+  horizonDays: number;
+}) {
+  const { repo, gateway, clock } = deps;
+
+  return {
+    async sync(venue: Venue, options: { credentialId?: string; since?: Date }, ctx: AccountActor) {
+      const credential = await deps.credentials.resolve(ctx.id, venue, options.credentialId);
+      const context = { userId: ctx.id, venue, credentialId: credential.id };
+      const now = clock.now().getTime();
+      const horizon = now - deps.horizonDays * 86_400_000;
+      const kinds: { type: TransferType; fetched: number; synced: number; windows: number; has_more: boolean; synced_until: string | null }[] = [];
+      let failure: VenueError | undefined;
+      try {
+        await deps.credentials.use(credential, async (keys) => {
+          for (const type of TRANSFER_TYPES) {
+            const previous = (await repo.cursor(credential.id, type))?.getTime() ?? null;
+            let start = options.since?.getTime() ?? previous ?? horizon;
+            const kind = { type, fetched: 0, synced: 0, windows: 0, has_more: false, synced_until: null as string | null };
+            kinds.push(kind);
+            for (let window = firstWindow(start, now); window && kind.windows < MAX_WINDOWS_PER_SYNC; window = firstWindow(start, now)) {
+              const fetched = await gateway.transfers(venue, keys, type, { ...window, limit: PAGE_LIMIT });
+              kind.windows += 1;
+              kind.fetched += fetched.length;
+              const rows = fetched.map((t) => toRow(t, type, context)).filter((r): r is NewTransfer => r !== undefined);
+              if (rows.length < fetched.length) deps.logger.warn({ venue, type, skipped: fetched.length - rows.length }, 'venue sent transfers without id, currency, amount or time');
+              kind.synced += await repo.upsert(rows);
+              start = nextStart(window, fetched.filter((t) => t.timestamp !== null) as { timestamp: number }[]);
+              // Each window's progress is kept at once: a failure later does not lose it.
+              const cursor = cursorAfter(start, now, previous);
+              await repo.saveCursor(credential.id, type, new Date(cursor));
+              kind.synced_until = new Date(cursor).toISOString();
+            }
+            kind.has_more = start < now;
+          }
+        });
+      } catch (error) {
+        if (!(error instanceof VenueError)) throw error;
+        failure = error;
+      }
+      const synced = kinds.reduce((sum, k) => sum + k.synced, 0);
+      const at = clock.now();
+      await audit(deps.db, {
+        ...auditActor(ctx),
+        action: 'exchange.transfers.sync',
+        subjectUserId: ctx.id,
+        targetType: 'exchange_credential',
+        targetId: credential.id,
+        details: { exchange: venue, success: !failure, transfers_synced: synced, error_type: failure?.errorType ?? null },
+        ip: ctx.ip,
+      }, at);
+      await deps.events.user(ctx.id, 'transfers.synced', { exchange: venue, credential_id: credential.id, success: !failure, transfers_synced: synced, error_type: failure?.errorType ?? null });
+      if (synced > 0) await deps.events.user(ctx.id, 'portfolio.updated', { exchange: venue, cause: 'transfers', stored: synced });
+      return {
+        success: !failure,
+        user_id: ctx.id,
+        exchange: venue,
+        transfers_synced: synced,
+        has_more: kinds.some((k) => k.has_more),
+        types: kinds,
+        timestamp: at.toISOString(),
+        error: failure ? String(failure.detail) : null,
+        error_type: failure?.errorType ?? null,
+      };
+    },
+
+    async list(query: { userId: string; venue: Venue; type?: TransferType; start?: Date; end?: Date; limit: number; offset: number }) {
+      const { rows, total } = await repo.list(
+        { userId: query.userId, exchange: query.venue, type: query.type, start: query.start, end: query.end },
+        { limit: query.limit, offset: query.offset },
+      );
+      return { transfers: rows.map(transferView), exchange: query.venue, total_records: total, has_more: query.offset + rows.length < total };
+    },
+  };
+}

@@ -1,0 +1,18 @@
+// The portfolio: what a user's holdings are worth, what they cost (FIFO lots) and what was made,
+// from the exchange module's stored balances and trades, valued with the market module's prices.
+import type { Guards } from '../../platform/auth/guards.ts';
+import type { Platform } from '../../platform/platform.ts';
+import { createLedgerStore, createPortfolioRepository } from './portfolio.repository.ts';
+import { portfolioRoutes } from './routes/portfolio.routes.ts';
+import { createPortfolioService, type PortfolioQuotes, type PortfolioSource } from './portfolio.service.ts';
+
+export function createPortfolioModule(platform: Platform, deps: { guards: Guards; source: PortfolioSource; quotes: PortfolioQuotes }) {
+  const service = createPortfolioService({ source: deps.source, quotes: deps.quotes, candles: createPortfolioRepository(platform.database.db), ledgers: createLedgerStore(platform.database.db), clock: platform.clock });
+  return {
+    name: 'portfolio',
+    service,
+    routes: portfolioRoutes({ service, guards: deps.guards }),
+  };
+}
+
+export type PortfolioModule = ReturnType<typeof createPortfolioModule>;
