@@ -1,5 +1,6 @@
 // Every documented operation, asked by each kind of caller at once: anonymous, a signed-in user who
-// is not an admin, and a suspended user. Each must answer as the operation's `security` in
+// is not an admin, a suspended user, and API tokens with and without the operation's scope
+// (`x-scopes`). Each must answer as the operation's `security` in
 // /openapi.json says, so a route added without its guard (or documented without one) fails here,
 // whoever wrote it. The guards document themselves (documentGuard), so the document is the code's.
 import assert from 'node:assert/strict';
@@ -26,6 +27,8 @@ function requirementOf(security: Record<string, string[]>[] | undefined): Requir
 
 interface Documented extends Operation {
   requirement: Requirement;
+  /** The scope an API token needs (`x-scopes`); none: tokens may not call it. */
+  scope: string | undefined;
 }
 
 describe('authorization on every documented operation', () => {
@@ -46,11 +49,11 @@ describe('authorization on every documented operation', () => {
     const response = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${suspended.id}`, payload: { status: 'suspended' }, headers: admin.headers });
     assert.equal(response.statusCode, 200, response.body);
     known = { teamId: LOCAL_DEFAULT_TEAM.id, symbol: 'BTCUSDT', symbols: 'BTCUSDT', user_id: member.id, userId: member.id, email: member.email };
-    const document = t.app.swagger() as { paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>> };
-    operations = operationsOf(document).map((operation) => ({
-      ...operation,
-      requirement: requirementOf(document.paths[operation.path]![operation.method.toLowerCase()]!.security),
-    }));
+    const document = t.app.swagger() as { paths: Record<string, Record<string, { security?: Record<string, string[]>[]; 'x-scopes'?: string[] }>> };
+    operations = operationsOf(document).map((operation) => {
+      const documented = document.paths[operation.path]![operation.method.toLowerCase()]!;
+      return { ...operation, requirement: requirementOf(documented.security), scope: documented['x-scopes']?.[0] };
+    });
   });
   after(async () => {
     await t.close();
@@ -122,6 +125,38 @@ describe('authorization on every documented operation', () => {
       if (response.statusCode !== 403 || response.json().detail !== 'User account is suspended') {
         failures.push(`not 403 User account is suspended: ${where(operation, response.statusCode, response.body)}`);
       }
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  /** An API token of `owner` holding `scopes`, made through the API (admin scopes for an admin's). */
+  async function apiToken(owner: TestUser, scopes: string[]): Promise<Record<string, string>> {
+    const response = await t.app.inject({ method: 'POST', url: '/api/auth/tokens', headers: owner.headers, payload: { name: `sweep, ${scopes.length} scopes`, scopes } });
+    assert.equal(response.statusCode, 201, response.body);
+    return { authorization: `Bearer ${response.json().token}` };
+  }
+
+  it('an API token: 403 naming the missing scope outside its scopes, 403 where no token may go, let through within them', async () => {
+    const tokened = operations.filter((op) => (op.requirement === 'user' || op.requirement === 'admin') && !opensAStream(op) && op.path !== '/api/auth/logout');
+    const scopes = [...new Set(tokened.map((op) => op.scope).filter((scope): scope is string => Boolean(scope)))].sort();
+    // The positive control: the document names scopes, and some operations admit no token at all.
+    assert.ok(scopes.length >= 6, `scopes named: ${scopes.join(', ')}`);
+    assert.ok(tokened.some((op) => op.scope === undefined), 'some operations admit no token');
+    const failures: string[] = [];
+    // A token holding one scope that is not the one asked for, and one holding every scope there is.
+    const other = (scope: string | undefined) => (scope === 'market:read' ? 'tracker:read' : 'market:read');
+    const narrow = { 'market:read': await apiToken(admin, ['market:read']), 'tracker:read': await apiToken(admin, ['tracker:read']) };
+    const broad = await apiToken(admin, scopes);
+    for (const operation of tokened) {
+      const refused = await ask(operation, narrow[other(operation.scope)]);
+      const line = where(operation, refused.statusCode, refused.body);
+      if (operation.scope === undefined) {
+        if (refused.statusCode !== 403 || !/^API tokens cannot be used for this operation/.test(refused.json().detail)) failures.push(`a token is not refused where none may go: ${line}`);
+        continue;
+      }
+      if (refused.statusCode !== 403 || refused.json().detail !== `This API token lacks the scope ${operation.scope}`) failures.push(`not 403 naming ${operation.scope}: ${line}`);
+      const allowed = await ask(operation, broad);
+      if (allowed.statusCode === 401 || allowed.statusCode === 403) failures.push(`a token holding ${operation.scope} was refused: ${where(operation, allowed.statusCode, allowed.body)}`);
     }
     assert.deepEqual(failures, []);
   });
