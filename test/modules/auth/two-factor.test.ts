@@ -1,34 +1,14 @@
 // Two-factor sign-in (issue 23; decisions 140, 141): enrollment, the second step of a sign-in,
 // replay and drift, the login throttle, recovery codes, disabling.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { LOGIN_LIMITS, MFA_TOKEN_TTL_MS } from '../../../src/modules/auth/auth.service.ts';
 import { matchingStep, totpCode } from '../../../src/modules/auth/totp.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
+import { base32, decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { buildTestApp, newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-
-/** RFC 6238's reference algorithm, written out here so the library is checked against it, not against itself. */
-function referenceTotp(key: Buffer, unixSeconds: number, digits: number): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(unixSeconds / 30)));
-  const mac = createHmac('sha1', key).update(counter).digest();
-  const offset = mac[mac.length - 1]! & 0xf;
-  const binary = mac.readUInt32BE(offset) & 0x7fffffff;
-  return String(binary % 10 ** digits).padStart(digits, '0');
-}
-
-/** RFC 4648 base32 without padding. */
-function base32(bytes: Buffer): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const byte of bytes) bits += byte.toString(2).padStart(8, '0');
-  let out = '';
-  for (let i = 0; i < bits.length; i += 5) out += alphabet[parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
-  return out;
-}
 
 const RFC_KEY = Buffer.from('12345678901234567890', 'ascii');
 /** RFC 6238 appendix B, SHA-1: time → 8-digit code. */
@@ -392,12 +372,3 @@ describe('REQUIRE_2FA_ROLES', () => {
     assert.equal((await get(admin, '/api/admin/users')).statusCode, 200);
   });
 });
-
-function decodeBase32(text: string): number[] {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const char of text.replace(/=+$/, '')) bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
-  const bytes: number[] = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
-  return bytes;
-}
