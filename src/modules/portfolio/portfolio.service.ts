@@ -1,7 +1,7 @@
 // The portfolio's answers: the ledger of a user's trades (and transfers), valued with the market
 // module's prices. No venue is called for a user's data; prices come through the market cache.
 import type { Clock } from '../../platform/clock.ts';
-import { invalidField } from '../../platform/http/errors.ts';
+import { invalidField, unavailable } from '../../platform/http/errors.ts';
 import type { LedgerStore, PortfolioRepository } from './portfolio.repository.ts';
 import {
   applyEvents,
@@ -394,7 +394,10 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
         for (const symbol of symbols) {
           let stored = await deps.candles.closes(symbol, query.interval, new Date(first), new Date(last));
           if (stored.size < boundaries.length) {
-            const fetched = await quotes.closed(symbol, query.interval, first, last).catch(() => []);
+            // Without the closes, the points would value the asset at nothing: no answer beats a wrong one.
+            const fetched = await quotes.closed(symbol, query.interval, first, last).catch((error: unknown) => {
+              throw unavailable(`The venue did not give the ${query.interval} closes of ${symbol}; try again shortly`, { cause: error, headers: { 'retry-after': '5' } });
+            });
             await deps.candles.store(symbol, query.interval, fetched);
             stored = await deps.candles.closes(symbol, query.interval, new Date(first), new Date(last));
           }

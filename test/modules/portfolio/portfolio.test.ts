@@ -326,6 +326,15 @@ describe('portfolio', () => {
       assert.equal(klines(), before);
     });
 
+    it('answers 503 rather than value an asset at nothing when the venue does not give its closes', async () => {
+      const window = '&start=2026-01-10T00:00:00Z&end=2026-01-14T00:00:00Z&interval=1d';
+      fakes.binance.fail(500, undefined, { pathPrefix: '/api/v3/klines' });
+      const response = await get(`/api/portfolio/history?quote=USDT${window}`, saver);
+      assert.equal(response.statusCode, 503, response.body);
+      assert.deepEqual(response.json(), { detail: 'The venue did not give the 1d closes of BTCUSDT; try again shortly' });
+      assert.equal(response.headers['retry-after'], '5');
+    });
+
     it('ends with now, and refuses a backwards or too long window (422) and no token (401)', async () => {
       const body = (await get('/api/portfolio/history?interval=1d', saver)).json();
       assert.equal(body.points.length, 31, '30 boundaries and now');
