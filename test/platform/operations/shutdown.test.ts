@@ -70,7 +70,9 @@ describe('SIGTERM', () => {
       body: JSON.stringify({ email: 'root@example.com', password: 'root-password-1' }),
     });
     assert.equal(login.status, 200, await login.text());
-    assert.ok(performance.now() - started < 2_000);
+    // A command queued for a Redis that never comes would hold the login for ever; the bound leaves the
+    // password hash its time on a busy machine.
+    assert.ok(performance.now() - started < 10_000);
     const ready = await fetch(`${base}/readyz`);
     assert.equal(ready.status, 200);
     assert.equal(((await ready.json()) as { status: string }).status, 'degraded');
@@ -80,8 +82,9 @@ describe('SIGTERM', () => {
     assert.ok(!proc.stdout().includes('redis-pass-0123') && !proc.stderr().includes('redis-pass-0123'));
     const signalled = performance.now();
     proc.child.kill('SIGTERM');
+    // Exit 0, not the forced exit (1) of the 10 s shutdown timeout: nothing waited for Redis.
     assert.equal((await proc.exited).code, 0);
-    assert.ok(performance.now() - signalled < 5_000);
+    assert.ok(performance.now() - signalled < 9_000);
   });
 
   it('exits within 10 s while a chat receiver never answers; the aborted rows are delivered once later', { timeout: STARTUP_MS * 3 }, async () => {
