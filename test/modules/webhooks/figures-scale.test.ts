@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/pglite';
-import type { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { WEBHOOK_PROVIDERS } from '../../../src/config/config.ts';
 import { createDeliveryRepository } from '../../../src/modules/webhooks/webhooks.repository.ts';
 import type { Db } from '../../../src/platform/db/database.ts';
@@ -31,11 +31,12 @@ function rowsRead(node: PlanNode): number {
 
 describe('webhook figures at scale', () => {
   let t: TestApp;
-  let client: PGlite;
+  /** PGlite, or the pg pool on PostgreSQL: both answer query(text, params) with rows. */
+  let client: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> };
 
   before(async () => {
     t = await buildTestApp();
-    client = (t.database.db as unknown as { $client: PGlite }).$client;
+    client = (t.database.db as unknown as { $client: typeof client }).$client;
     // Six of the eight providers, every status, spread over a year; the newest rows last.
     await t.database.rows(sql.raw(`
       INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, received_at, status, processed_at, error)
@@ -51,7 +52,8 @@ describe('webhook figures at scale', () => {
   /** Runs `work` against the repository and answers the rows read by each statement it ran. */
   async function readsOf(work: (repo: ReturnType<typeof createDeliveryRepository>) => Promise<unknown>): Promise<number[]> {
     const statements: { query: string; params: unknown[] }[] = [];
-    const db = drizzle({ client, logger: { logQuery: (query, params) => statements.push({ query, params }) } }) as unknown as Db;
+    const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
+    const db = (t.database.kind === 'postgres' ? drizzlePostgres({ client: client as never, logger }) : drizzlePglite({ client: client as never, logger })) as unknown as Db;
     await work(createDeliveryRepository(db, WEBHOOK_PROVIDERS));
     assert.ok(statements.length > 0);
     const reads: number[] = [];
