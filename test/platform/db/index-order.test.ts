@@ -26,24 +26,23 @@ describe('descending order and the indexes', () => {
   });
   after(() => t.close());
 
+  /** The plan of the intel feed's query in that order, with sorting made prohibitively dear (in one transaction, one connection). */
   async function plan(order: SQL[]): Promise<string> {
     const { sql: text, params } = t.database.db.select().from(marketIntelEvents).orderBy(...order).limit(20).toSQL();
     const inlined = text.replace(/\$(\d+)/g, (_, n: string) => String(params[Number(n) - 1]));
-    const rows = await t.database.rows<{ 'QUERY PLAN': string }>(sql.raw(`EXPLAIN ${inlined}`));
+    const rows = await t.database.db.transaction(async (tx) => {
+      await tx.execute(sql`SET LOCAL enable_sort = off`);
+      return ((await tx.execute(sql.raw(`EXPLAIN ${inlined}`))) as unknown as { rows: { 'QUERY PLAN': string }[] }).rows;
+    });
     return rows.map((row) => row['QUERY PLAN']).join('\n');
   }
 
   it("is served by the index with the helper, and read and sorted with Drizzle's desc()", async () => {
-    await t.database.rows(sql`SET enable_sort = off`);
-    try {
-      const helper = await plan([descending(marketIntelEvents.detectedAt), descending(marketIntelEvents.id)]);
-      assert.match(helper, /Index Scan using market_intel_events_detected_idx/);
-      assert.doesNotMatch(helper, /Sort/);
-      const drizzle = await plan([desc(marketIntelEvents.detectedAt), desc(marketIntelEvents.id)]);
-      assert.match(drizzle, /Sort/, 'the positive control: the mismatched order is sorted');
-    } finally {
-      await t.database.rows(sql`RESET enable_sort`);
-    }
+    const helper = await plan([descending(marketIntelEvents.detectedAt), descending(marketIntelEvents.id)]);
+    assert.match(helper, /Index Scan using market_intel_events_detected_idx/);
+    assert.doesNotMatch(helper, /Sort/);
+    const drizzle = await plan([desc(marketIntelEvents.detectedAt), desc(marketIntelEvents.id)]);
+    assert.match(drizzle, /Sort/, 'the positive control: the mismatched order is sorted');
   });
 
   it("no source file sorts with Drizzle's desc()", () => {
