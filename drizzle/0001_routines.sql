@@ -77,13 +77,26 @@ CREATE TRIGGER exchange_trade_days_on_delete AFTER DELETE ON exchange_trades
 --> statement-breakpoint
 CREATE FUNCTION exchange_trade_days_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  TRUNCATE exchange_trade_days;
+  DELETE FROM exchange_trade_days;
   RETURN NULL;
 END
 $fn$;
 --> statement-breakpoint
 CREATE TRIGGER exchange_trade_days_on_truncate AFTER TRUNCATE ON exchange_trades
   FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_clear();
+--> statement-breakpoint
+-- The days as the trades say they are: what db:reconcile compares exchange_trade_days with and
+-- rebuilds it from, and what fills it once here for trades stored before it existed.
+CREATE FUNCTION exchange_trade_days_recomputed() RETURNS SETOF exchange_trade_days LANGUAGE sql STABLE AS $fn$
+  SELECT user_id, exchange, symbol, (trade_timestamp AT TIME ZONE 'UTC')::date,
+         count(*)::int, (count(*) FILTER (WHERE side = 'buy'))::int, (count(*) FILTER (WHERE side = 'sell'))::int,
+         (count(*) FILTER (WHERE sync_status = 'synced'))::int, (count(*) FILTER (WHERE sync_status = 'failed'))::int,
+         coalesce(sum(total), 0), coalesce(sum(fee), 0), min(trade_timestamp), max(trade_timestamp)
+  FROM exchange_trades
+  GROUP BY 1, 2, 3, 4
+$fn$;
+--> statement-breakpoint
+INSERT INTO exchange_trade_days SELECT * FROM exchange_trade_days_recomputed();
 
 --> statement-breakpoint
 -- from src/modules/users/users.routines.sql
@@ -131,13 +144,23 @@ CREATE TRIGGER user_counts_on_delete AFTER DELETE ON users
 --> statement-breakpoint
 CREATE FUNCTION user_counts_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  TRUNCATE user_counts;
+  DELETE FROM user_counts;
   RETURN NULL;
 END
 $fn$;
 --> statement-breakpoint
 CREATE TRIGGER user_counts_on_truncate AFTER TRUNCATE ON users
   FOR EACH STATEMENT EXECUTE FUNCTION user_counts_clear();
+--> statement-breakpoint
+-- The counts as the accounts say they are: what db:reconcile compares user_counts with and rebuilds
+-- it from, and what fills it once here for accounts stored before it existed.
+CREATE FUNCTION user_counts_recomputed() RETURNS SETOF user_counts LANGUAGE sql STABLE AS $fn$
+  SELECT status, role, subscription_tier, date_trunc('month', created_at AT TIME ZONE 'UTC')::date, count(*)::int
+  FROM users
+  GROUP BY 1, 2, 3, 4
+$fn$;
+--> statement-breakpoint
+INSERT INTO user_counts SELECT * FROM user_counts_recomputed();
 
 --> statement-breakpoint
 -- from src/modules/webhooks/webhooks.routines.sql
@@ -176,10 +199,18 @@ CREATE TRIGGER payments_revenue_on_delete AFTER DELETE ON payments_ledger
 --> statement-breakpoint
 CREATE FUNCTION payments_revenue_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  TRUNCATE payments_revenue;
+  DELETE FROM payments_revenue;
   RETURN NULL;
 END
 $fn$;
 --> statement-breakpoint
 CREATE TRIGGER payments_revenue_on_truncate AFTER TRUNCATE ON payments_ledger
   FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_clear();
+--> statement-breakpoint
+-- The revenue as the ledger says it is: what db:reconcile compares payments_revenue with and
+-- rebuilds it from, and what fills it once here for payments stored before it existed.
+CREATE FUNCTION payments_revenue_recomputed() RETURNS SETOF payments_revenue LANGUAGE sql STABLE AS $fn$
+  SELECT upper(currency), sum(amount), count(*)::int FROM payments_ledger GROUP BY 1
+$fn$;
+--> statement-breakpoint
+INSERT INTO payments_revenue SELECT * FROM payments_revenue_recomputed();

@@ -76,10 +76,23 @@ CREATE TRIGGER exchange_trade_days_on_delete AFTER DELETE ON exchange_trades
 --> statement-breakpoint
 CREATE FUNCTION exchange_trade_days_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  TRUNCATE exchange_trade_days;
+  DELETE FROM exchange_trade_days;
   RETURN NULL;
 END
 $fn$;
 --> statement-breakpoint
 CREATE TRIGGER exchange_trade_days_on_truncate AFTER TRUNCATE ON exchange_trades
   FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_clear();
+--> statement-breakpoint
+-- The days as the trades say they are: what db:reconcile compares exchange_trade_days with and
+-- rebuilds it from, and what fills it once here for trades stored before it existed.
+CREATE FUNCTION exchange_trade_days_recomputed() RETURNS SETOF exchange_trade_days LANGUAGE sql STABLE AS $fn$
+  SELECT user_id, exchange, symbol, (trade_timestamp AT TIME ZONE 'UTC')::date,
+         count(*)::int, (count(*) FILTER (WHERE side = 'buy'))::int, (count(*) FILTER (WHERE side = 'sell'))::int,
+         (count(*) FILTER (WHERE sync_status = 'synced'))::int, (count(*) FILTER (WHERE sync_status = 'failed'))::int,
+         coalesce(sum(total), 0), coalesce(sum(fee), 0), min(trade_timestamp), max(trade_timestamp)
+  FROM exchange_trades
+  GROUP BY 1, 2, 3, 4
+$fn$;
+--> statement-breakpoint
+INSERT INTO exchange_trade_days SELECT * FROM exchange_trade_days_recomputed();

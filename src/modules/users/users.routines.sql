@@ -42,10 +42,20 @@ CREATE TRIGGER user_counts_on_delete AFTER DELETE ON users
 --> statement-breakpoint
 CREATE FUNCTION user_counts_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  TRUNCATE user_counts;
+  DELETE FROM user_counts;
   RETURN NULL;
 END
 $fn$;
 --> statement-breakpoint
 CREATE TRIGGER user_counts_on_truncate AFTER TRUNCATE ON users
   FOR EACH STATEMENT EXECUTE FUNCTION user_counts_clear();
+--> statement-breakpoint
+-- The counts as the accounts say they are: what db:reconcile compares user_counts with and rebuilds
+-- it from, and what fills it once here for accounts stored before it existed.
+CREATE FUNCTION user_counts_recomputed() RETURNS SETOF user_counts LANGUAGE sql STABLE AS $fn$
+  SELECT status, role, subscription_tier, date_trunc('month', created_at AT TIME ZONE 'UTC')::date, count(*)::int
+  FROM users
+  GROUP BY 1, 2, 3, 4
+$fn$;
+--> statement-breakpoint
+INSERT INTO user_counts SELECT * FROM user_counts_recomputed();

@@ -33,10 +33,18 @@ CREATE TRIGGER payments_revenue_on_delete AFTER DELETE ON payments_ledger
 --> statement-breakpoint
 CREATE FUNCTION payments_revenue_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  TRUNCATE payments_revenue;
+  DELETE FROM payments_revenue;
   RETURN NULL;
 END
 $fn$;
 --> statement-breakpoint
 CREATE TRIGGER payments_revenue_on_truncate AFTER TRUNCATE ON payments_ledger
   FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_clear();
+--> statement-breakpoint
+-- The revenue as the ledger says it is: what db:reconcile compares payments_revenue with and
+-- rebuilds it from, and what fills it once here for payments stored before it existed.
+CREATE FUNCTION payments_revenue_recomputed() RETURNS SETOF payments_revenue LANGUAGE sql STABLE AS $fn$
+  SELECT upper(currency), sum(amount), count(*)::int FROM payments_ledger GROUP BY 1
+$fn$;
+--> statement-breakpoint
+INSERT INTO payments_revenue SELECT * FROM payments_revenue_recomputed();
