@@ -36,8 +36,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    await run.run(args);
-    return 0;
+    return (await run.run(args)) ?? 0;
   } catch (error) {
     if (error instanceof UsageError) {
       for (const line of error.message.split('\n')) process.stderr.write(`error: ${line}\n`);

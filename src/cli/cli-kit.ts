@@ -16,7 +16,8 @@ export interface Command {
   usage: string;
   /** What it does, one sentence. */
   summary: string;
-  run(args: string[]): Promise<void>;
+  /** Answers the exit code when it is not 0 for a command that did what it was asked (a check that found something). */
+  run(args: string[]): Promise<void | number>;
 }
 
 export type Options = NonNullable<ParseArgsConfig['options']>;

@@ -102,7 +102,7 @@ const reconcile: Command = {
           : `${d.table}: ${d.missing} row(s) missing, ${d.extra} extra, ${d.differing} differing; ${mend ? 'rebuilt' : 'not mended (--check)'}`,
       );
     }
-    if (differed && !mend) process.exitCode = 1;
+    return differed && !mend ? 1 : 0;
   },
 };
 

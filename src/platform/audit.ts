@@ -19,18 +19,26 @@ export interface AuditEvent {
   ip?: string | null;
 }
 
+const auditRow = (event: AuditEvent, now: Date) => ({
+  actorId: event.actorId ?? null,
+  actorType: event.actorType,
+  action: event.action,
+  subjectUserId: event.subjectUserId ?? null,
+  targetType: event.targetType,
+  targetId: event.targetId,
+  details: event.details ?? {},
+  ip: event.ip ?? null,
+  createdAt: now,
+});
+
 export async function audit(executor: DbExecutor, event: AuditEvent, now: Date): Promise<void> {
-  await executor.insert(auditLog).values({
-    actorId: event.actorId ?? null,
-    actorType: event.actorType,
-    action: event.action,
-    subjectUserId: event.subjectUserId ?? null,
-    targetType: event.targetType,
-    targetId: event.targetId,
-    details: event.details ?? {},
-    ip: event.ip ?? null,
-    createdAt: now,
-  });
+  await executor.insert(auditLog).values(auditRow(event, now));
+}
+
+/** Several entries in one statement, for work done set by set. */
+export async function auditAll(executor: DbExecutor, events: readonly AuditEvent[], now: Date): Promise<void> {
+  if (events.length === 0) return;
+  await executor.insert(auditLog).values(events.map((event) => auditRow(event, now)));
 }
 
 

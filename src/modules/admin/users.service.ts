@@ -1,7 +1,7 @@
 // Admin user management: listing, reading, changing and soft-deleting users, their activity, and
 // the platform statistics.
 import { Decimal } from 'decimal.js';
-import { audit, type AuditRow } from '../../platform/audit.ts';
+import { audit, auditAll, type AuditRow } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { conflict, invalidField, notFound } from '../../platform/http/errors.ts';
@@ -189,27 +189,24 @@ export function createUsersService(deps: UsersServiceDeps) {
       let downgraded = 0;
       let cleared = 0;
       for (;;) {
+        // One statement ends a batch and one records it: the cost follows the batches, not the users.
         const batch = await db.transaction(async (tx) => {
-          const rows = await accounts.lockExpiredGracePeriods(now, GRACE_BATCH, tx);
-          for (const user of rows) {
-            const paid = user.subscriptionTier !== FREE_TIER;
-            await accounts.update(user.id, { gracePeriodEndsAt: null, updatedAt: now, ...(paid ? { subscriptionTier: FREE_TIER } : {}) }, tx);
-            await audit(
-              tx,
-              {
-                actorType: 'job',
-                action: paid ? 'billing.grace_period.expired' : 'billing.grace_period.clear',
-                subjectUserId: user.id,
-                targetType: 'user',
-                targetId: user.id,
-                details: { from: user.subscriptionTier, to: FREE_TIER, grace_period_ended_at: iso(user.gracePeriodEndsAt) },
-              },
-              now,
-            );
-            if (paid) downgraded += 1;
-            cleared += 1;
-          }
-          return rows.length;
+          const ended = await accounts.endGracePeriods(now, GRACE_BATCH, FREE_TIER, tx);
+          await auditAll(
+            tx,
+            ended.map((user) => ({
+              actorType: 'job' as const,
+              action: user.previousTier !== FREE_TIER ? ('billing.grace_period.expired' as const) : ('billing.grace_period.clear' as const),
+              subjectUserId: user.id,
+              targetType: 'user',
+              targetId: user.id,
+              details: { from: user.previousTier, to: FREE_TIER, grace_period_ended_at: iso(user.endedAt) },
+            })),
+            now,
+          );
+          downgraded += ended.filter((user) => user.previousTier !== FREE_TIER).length;
+          cleared += ended.length;
+          return ended.length;
         });
         if (batch < GRACE_BATCH) return { downgraded, cleared };
       }

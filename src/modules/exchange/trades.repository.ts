@@ -135,8 +135,9 @@ export function createTradesRepository(db: DbExecutor) {
       }
       const edges = edgesWhere(filter, span);
       if (edges) {
-        parts.push(sql`SELECT 1, (side = 'buy')::int, (side = 'sell')::int, (sync_status = 'synced')::int, (sync_status = 'failed')::int,
-          total, fee, trade_timestamp, trade_timestamp FROM ${exchangeTrades} WHERE ${edges}`);
+        parts.push(sql`SELECT 1 AS n, (side = 'buy')::int AS buys, (side = 'sell')::int AS sells, (sync_status = 'synced')::int AS synced,
+          (sync_status = 'failed')::int AS failed, total AS volume, fee AS fees, trade_timestamp AS first, trade_timestamp AS last
+          FROM ${exchangeTrades} WHERE ${edges}`);
       }
       const [row] = await db.execute(sql`
         SELECT coalesce(sum(n), 0)::int AS total_trades, coalesce(sum(buys), 0)::int AS buy_count, coalesce(sum(sells), 0)::int AS sell_count,

@@ -1,6 +1,6 @@
 // Every query on accounts (the users table). A method that may run inside a caller's transaction
 // takes its executor last.
-import { and, asc, count, eq, inArray, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, lt, ne, or, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import type { Role, Tier, UserStatus } from './users.domain.ts';
 import { externalIdentities, userCounts, users } from './users.tables.ts';
@@ -171,17 +171,25 @@ export function createAccountsRepository(db: DbExecutor) {
     },
 
     /**
-     * Up to `limit` users whose payment grace period ended by `now`, locked; rows another run holds
-     * are skipped rather than waited for.
+     * Ends up to `limit` payment grace periods that ended by `now`, in one statement: the account goes
+     * to `tier` and the date is cleared. Rows another run holds are skipped rather than waited for.
+     * Answers each account with the tier it had and when its grace period ended.
      */
-    async lockExpiredGracePeriods(now: Date, limit: number, executor: DbExecutor): Promise<UserRow[]> {
-      return executor
-        .select()
-        .from(users)
-        .where(lte(users.gracePeriodEndsAt, now))
-        .orderBy(asc(users.gracePeriodEndsAt), asc(users.id))
-        .limit(limit)
-        .for('update', { skipLocked: true });
+    async endGracePeriods(now: Date, limit: number, tier: Tier, executor: DbExecutor): Promise<{ id: string; previousTier: Tier; endedAt: Date }[]> {
+      const ended = rowsOf<{ id: string; previousTier: Tier; endedAt: Date | string }>(
+        await executor.execute(sql`
+          UPDATE ${users} SET grace_period_ends_at = NULL, subscription_tier = ${tier}, updated_at = ${now}
+          FROM (
+            SELECT id, subscription_tier, grace_period_ends_at FROM ${users}
+            WHERE grace_period_ends_at <= ${now}
+            ORDER BY grace_period_ends_at, id
+            LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED
+          ) AS before
+          WHERE ${users.id} = before.id
+          RETURNING ${users.id} AS id, before.subscription_tier AS "previousTier", before.grace_period_ends_at AS "endedAt"`),
+      );
+      return ended.map((row) => ({ ...row, endedAt: new Date(row.endedAt) }));
     },
 
     /** Users that are not deleted, active, suspended, and created since `monthStart` (a UTC month's first instant). */
