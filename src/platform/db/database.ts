@@ -210,6 +210,10 @@ async function openPostgres(url: string, options: { poolSize: number; queryTimeo
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
+  databaseOutage.poolWaitMs = options.connectTimeoutMs;
+  pool.on('release', (error: unknown) => {
+    if (!error) databaseOutage.answeredAt = Date.now();
+  });
   pool.on('connect', (client) => {
     databaseOutage.connected();
     client.on('error', () => {
@@ -247,7 +251,33 @@ export const databaseOutage = {
   connected(): void {
     this.failures = 0;
   },
+  /** When a pooled statement last came back from the database, and how long a request waits for a connection. */
+  answeredAt: 0,
+  poolWaitMs: 0,
+  saturatedAt: 0,
+  /** Notes a request that waited its whole bound for a connection; true when it begins an episode (the one to log). */
+  saturated(now = Date.now()): boolean {
+    const ongoing = now - this.saturatedAt <= OUTAGE_QUIET_MS;
+    this.saturatedAt = now;
+    return !ongoing;
+  },
 };
+
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
+/**
+ * Whether a request waited its whole bound for a pooled connection while the database kept
+ * answering the others (a statement came back during the wait): a burst larger than the pool, not
+ * an outage (decision 121). pg words both the same way, so the answers during the wait tell them apart.
+ */
+export function isPoolSaturated(error: unknown, now = Date.now()): boolean {
+  let waited = false;
+  for (let current = error, depth = 0; current instanceof Error && depth <= 8 && !waited; depth++) {
+    waited = current.message === POOL_WAIT_TIMEOUT;
+    current = current.cause;
+  }
+  return waited && now - databaseOutage.answeredAt <= databaseOutage.poolWaitMs;
+}
 
 type Checkout = import('pg').PoolClient;
 
@@ -285,7 +315,7 @@ function guardCheckouts(pool: import('pg').Pool): void {
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
-  'timeout exceeded when trying to connect',
+  POOL_WAIT_TIMEOUT,
   QUERY_READ_TIMEOUT,
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',

@@ -4,7 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { databaseOutage, isDatabaseUnavailable, statementTimeoutOf } from '../db/database.ts';
+import { databaseOutage, isDatabaseUnavailable, isPoolSaturated, statementTimeoutOf } from '../db/database.ts';
 import { AppError } from './errors.ts';
 import { SECURITY_HEADERS } from './http-conventions.ts';
 
@@ -45,6 +45,12 @@ function allowedMethods(app: FastifyInstance, url: string): string[] {
 /** What a request answers while the database cannot be reached or does not answer in time. */
 export const DATABASE_UNAVAILABLE = { detail: 'Database unavailable', retryAfterSeconds: 2 } as const;
 
+/** What a request answers when every pooled connection stayed busy for its whole wait while the database answered. */
+export const DATABASE_BUSY = {
+  detail: 'The server is busy: every database connection stayed in use while this request waited; try again shortly',
+  retryAfterSeconds: 1,
+} as const;
+
 /** What a request answers when the database stopped one of its statements at the statement bound. */
 export const QUERY_TOO_SLOW = {
   detail: 'The database took too long to answer this request; try again, or ask for less (a narrower filter or a smaller page)',
@@ -75,6 +81,12 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
     if (slow) {
       request.log.warn({ route: `${request.method} ${request.routeOptions.url ?? ''}`, statement: statementName(slow.query) }, 'slow query: stopped at the statement bound');
       void reply.code(503).header('retry-after', String(QUERY_TOO_SLOW.retryAfterSeconds)).send({ detail: QUERY_TOO_SLOW.detail });
+      return;
+    }
+    // A burst larger than the pool while the database answers: busy, not down; logged once per episode.
+    if (!(error instanceof AppError) && isPoolSaturated(error)) {
+      if (databaseOutage.saturated()) request.log.warn({ route: `${request.method} ${request.routeOptions.url ?? ''}` }, 'database pool saturated: answering 503 busy');
+      void reply.code(503).header('retry-after', String(DATABASE_BUSY.retryAfterSeconds)).send({ detail: DATABASE_BUSY.detail });
       return;
     }
     // A database that is down or hung is an outage to wait out, not a bug: 503, logged once. (An

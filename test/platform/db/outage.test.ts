@@ -149,6 +149,31 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
     assert.equal((await me()).statusCode, 200);
   });
 
+  it('a burst larger than the pool while the database answers is busy, not an outage: its own 503, logged once, never "Database unavailable"', async () => {
+    // The pool's four connections open first, as on a server that has been serving.
+    assert.deepEqual((await Promise.all(Array.from({ length: 4 }, () => me()))).map((answer) => answer.statusCode), [200, 200, 200, 200]);
+    lines.length = 0;
+    // Every statement takes 150 ms longer: 40 requests through 4 connections wait longer than the
+    // connect bound for one, while statements keep coming back.
+    proxy.latency({ toClientMs: 150 });
+    const answers = await Promise.all(Array.from({ length: 40 }, () => me()));
+    proxy.latency({});
+    const statuses = answers.map((answer) => answer.statusCode);
+    assert.ok(statuses.every((status) => status === 200 || status === 503), `statuses: ${statuses.join(',')}`);
+    const busy = answers.filter((answer) => answer.statusCode === 503);
+    assert.ok(busy.length > 0, `the burst outgrew the pool: ${statuses.join(',')}`);
+    assert.ok(statuses.includes(200), `the database answered some: ${statuses.join(',')}`);
+    for (const answer of busy) {
+      assert.deepEqual(answer.json(), { detail: 'The server is busy: every database connection stayed in use while this request waited; try again shortly' });
+      assert.equal(answer.headers['retry-after'], '1');
+    }
+    const saturated = logged().filter((line) => line.msg === 'database pool saturated: answering 503 busy');
+    assert.equal(saturated.length, 1, lines.join(''));
+    assert.equal(saturated[0]!.level, 40);
+    assert.equal(logged().filter((line) => line.msg.startsWith('database unavailable')).length, 0, 'not an outage');
+    assert.equal((await me()).statusCode, 200);
+  });
+
   it('frozen: every request is answered 503 within the statement bound, and served again within 2 s of the thaw', async () => {
     assert.equal((await me()).statusCode, 200);
     await proxy.mode('blackhole');
