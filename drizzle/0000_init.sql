@@ -76,6 +76,15 @@ CREATE TABLE "command_center_task_comments" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "command_center_task_counts" (
+	"status" text NOT NULL,
+	"priority" text NOT NULL,
+	"assignee" text NOT NULL,
+	"source_type" text NOT NULL,
+	"n" integer NOT NULL,
+	CONSTRAINT "command_center_task_counts_status_priority_assignee_source_type_pk" PRIMARY KEY("status","priority","assignee","source_type")
+);
+--> statement-breakpoint
 CREATE TABLE "command_center_tasks" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"title" text NOT NULL,
@@ -93,6 +102,15 @@ CREATE TABLE "command_center_tasks" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"completed_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "market_intel_counts" (
+	"trust_tier" text NOT NULL,
+	"source" text NOT NULL,
+	"direction" text NOT NULL,
+	"outcome" text NOT NULL,
+	"n" integer NOT NULL,
+	CONSTRAINT "market_intel_counts_trust_tier_source_direction_outcome_pk" PRIMARY KEY("trust_tier","source","direction","outcome")
 );
 --> statement-breakpoint
 CREATE TABLE "market_intel_events" (
@@ -402,6 +420,11 @@ CREATE TABLE "api_tokens" (
 	"revoked_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "device_session_expiry_days" (
+	"day" date PRIMARY KEY NOT NULL,
+	"n" integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "device_sessions" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"user_id" uuid NOT NULL,
@@ -464,9 +487,9 @@ CREATE TABLE "user_counts" (
 	"status" text NOT NULL,
 	"role" text NOT NULL,
 	"subscription_tier" text NOT NULL,
-	"created_month" date NOT NULL,
+	"created_day" date NOT NULL,
 	"users" integer NOT NULL,
-	CONSTRAINT "user_counts_status_role_subscription_tier_created_month_pk" PRIMARY KEY("status","role","subscription_tier","created_month")
+	CONSTRAINT "user_counts_status_role_subscription_tier_created_day_pk" PRIMARY KEY("status","role","subscription_tier","created_day")
 );
 --> statement-breakpoint
 CREATE TABLE "users" (
@@ -532,6 +555,20 @@ CREATE TABLE "webhook_deliveries" (
 	"attempts" integer DEFAULT 1 NOT NULL,
 	"processed_at" timestamp with time zone,
 	"error" text
+);
+--> statement-breakpoint
+CREATE TABLE "webhook_delivery_counts" (
+	"provider" text NOT NULL,
+	"status" text NOT NULL,
+	"n" integer NOT NULL,
+	CONSTRAINT "webhook_delivery_counts_provider_status_pk" PRIMARY KEY("provider","status")
+);
+--> statement-breakpoint
+CREATE TABLE "webhook_delivery_hours" (
+	"provider" text NOT NULL,
+	"hour" timestamp with time zone NOT NULL,
+	"n" integer NOT NULL,
+	CONSTRAINT "webhook_delivery_hours_provider_hour_pk" PRIMARY KEY("provider","hour")
 );
 --> statement-breakpoint
 ALTER TABLE "command_center_task_blockers" ADD CONSTRAINT "command_center_task_blockers_task_id_command_center_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "public"."command_center_tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -1,3 +1,90 @@
+-- from src/platform/db/platform.routines.sql
+-- Counts kept by the database per key, for any module's table (docs/decisions/124). A statement
+-- trigger passes: the counts table, its key columns, the key expressions over a source row `r`, and
+-- optionally a condition on `r` that a row must meet to be counted. The statement's rows are added
+-- (+1) and taken away (-1) as signed deltas grouped by key; an update moves rows between keys, and a
+-- key whose delta nets to zero writes nothing. Triggers name their transition tables new_rows and
+-- old_rows.
+CREATE FUNCTION kept_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  target text := TG_ARGV[0];
+  columns text := TG_ARGV[1];
+  keys text := TG_ARGV[2];
+  counted text := coalesce(nullif(TG_ARGV[3], ''), 'true');
+  changes text := CASE TG_OP
+    WHEN 'INSERT' THEN format('SELECT 1, %1$s FROM new_rows AS r WHERE %2$s', keys, counted)
+    WHEN 'DELETE' THEN format('SELECT -1, %1$s FROM old_rows AS r WHERE %2$s', keys, counted)
+    ELSE format('SELECT -1, %1$s FROM old_rows AS r WHERE %2$s UNION ALL SELECT 1, %1$s FROM new_rows AS r WHERE %2$s', keys, counted)
+  END;
+BEGIN
+  EXECUTE format(
+    'INSERT INTO %1$I AS k (%2$s, n) SELECT %2$s, sum(sign) FROM (%3$s) AS changes(sign, %2$s) GROUP BY %2$s HAVING sum(sign) <> 0 '
+    'ON CONFLICT (%2$s) DO UPDATE SET n = k.n + excluded.n', target, columns, changes);
+  IF TG_OP <> 'INSERT' THEN
+    EXECUTE format('DELETE FROM %I WHERE n = 0', target);
+  END IF;
+  RETURN NULL;
+END
+$fn$;
+--> statement-breakpoint
+CREATE FUNCTION kept_counts_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  EXECUTE format('DELETE FROM %I', TG_ARGV[0]);
+  RETURN NULL;
+END
+$fn$;
+
+--> statement-breakpoint
+-- from src/modules/command-center/command-center.routines.sql
+-- Counts the database keeps for the command center (docs/decisions/124), by the platform's
+-- kept_counts_follow: intel events per trust tier, source, direction and outcome; tasks per status,
+-- priority, assignee ('' for none) and source type.
+CREATE TRIGGER market_intel_counts_on_insert AFTER INSERT ON market_intel_events REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('market_intel_counts', 'trust_tier, source, direction, outcome',
+    'r.trust_tier, r.source, r.direction, CASE WHEN r.outcome_pct IS NULL THEN ''unscored'' WHEN r.outcome_pct > 0 THEN ''gain'' WHEN r.outcome_pct < 0 THEN ''loss'' ELSE ''flat'' END');
+--> statement-breakpoint
+CREATE TRIGGER market_intel_counts_on_update AFTER UPDATE ON market_intel_events REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('market_intel_counts', 'trust_tier, source, direction, outcome',
+    'r.trust_tier, r.source, r.direction, CASE WHEN r.outcome_pct IS NULL THEN ''unscored'' WHEN r.outcome_pct > 0 THEN ''gain'' WHEN r.outcome_pct < 0 THEN ''loss'' ELSE ''flat'' END');
+--> statement-breakpoint
+CREATE TRIGGER market_intel_counts_on_delete AFTER DELETE ON market_intel_events REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('market_intel_counts', 'trust_tier, source, direction, outcome',
+    'r.trust_tier, r.source, r.direction, CASE WHEN r.outcome_pct IS NULL THEN ''unscored'' WHEN r.outcome_pct > 0 THEN ''gain'' WHEN r.outcome_pct < 0 THEN ''loss'' ELSE ''flat'' END');
+--> statement-breakpoint
+CREATE TRIGGER market_intel_counts_on_truncate AFTER TRUNCATE ON market_intel_events
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('market_intel_counts');
+--> statement-breakpoint
+CREATE FUNCTION market_intel_counts_recomputed() RETURNS SETOF market_intel_counts LANGUAGE sql STABLE AS $fn$
+  SELECT trust_tier, source, direction,
+         CASE WHEN outcome_pct IS NULL THEN 'unscored' WHEN outcome_pct > 0 THEN 'gain' WHEN outcome_pct < 0 THEN 'loss' ELSE 'flat' END,
+         count(*)::int
+  FROM market_intel_events GROUP BY 1, 2, 3, 4
+$fn$;
+--> statement-breakpoint
+INSERT INTO market_intel_counts SELECT * FROM market_intel_counts_recomputed();
+--> statement-breakpoint
+CREATE TRIGGER command_center_task_counts_on_insert AFTER INSERT ON command_center_tasks REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('command_center_task_counts', 'status, priority, assignee, source_type',
+    'r.status, r.priority, coalesce(r.assignee, ''''), r.source_type');
+--> statement-breakpoint
+CREATE TRIGGER command_center_task_counts_on_update AFTER UPDATE ON command_center_tasks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('command_center_task_counts', 'status, priority, assignee, source_type',
+    'r.status, r.priority, coalesce(r.assignee, ''''), r.source_type');
+--> statement-breakpoint
+CREATE TRIGGER command_center_task_counts_on_delete AFTER DELETE ON command_center_tasks REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('command_center_task_counts', 'status, priority, assignee, source_type',
+    'r.status, r.priority, coalesce(r.assignee, ''''), r.source_type');
+--> statement-breakpoint
+CREATE TRIGGER command_center_task_counts_on_truncate AFTER TRUNCATE ON command_center_tasks
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('command_center_task_counts');
+--> statement-breakpoint
+CREATE FUNCTION command_center_task_counts_recomputed() RETURNS SETOF command_center_task_counts LANGUAGE sql STABLE AS $fn$
+  SELECT status, priority, coalesce(assignee, ''), source_type, count(*)::int FROM command_center_tasks GROUP BY 1, 2, 3, 4
+$fn$;
+--> statement-breakpoint
+INSERT INTO command_center_task_counts SELECT * FROM command_center_task_counts_recomputed();
+
+--> statement-breakpoint
 -- from src/modules/exchange/exchange.routines.sql
 -- exchange_trade_days follows exchange_trades, whatever writes them: the API's sync, a bulk import, a
 -- restore's rows (docs/decisions/124). Statement triggers read the statement's rows as transition
@@ -101,7 +188,7 @@ INSERT INTO exchange_trade_days SELECT * FROM exchange_trade_days_recomputed();
 --> statement-breakpoint
 -- from src/modules/users/users.routines.sql
 -- user_counts follows users, whatever writes them (docs/decisions/124): statement triggers add the
--- statement's rows by status, role, tier and month of creation as signed deltas. An update counts
+-- statement's rows by status, role, tier and day of creation as signed deltas. An update counts
 -- only when it moves an account between those (a sign-in's last_login does not), so most updates of
 -- users write nothing here.
 CREATE FUNCTION user_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -117,14 +204,14 @@ DECLARE
 BEGIN
   EXECUTE format($sql$
     WITH deltas AS (
-      SELECT status, role, subscription_tier, date_trunc('month', created_at AT TIME ZONE 'UTC')::date AS created_month, sum(sign) AS users
+      SELECT status, role, subscription_tier, (created_at AT TIME ZONE 'UTC')::date AS created_day, sum(sign) AS users
       FROM (%s) AS changes
       GROUP BY 1, 2, 3, 4
       HAVING sum(sign) <> 0
     )
-    INSERT INTO user_counts AS c (status, role, subscription_tier, created_month, users)
-    SELECT status, role, subscription_tier, created_month, users FROM deltas
-    ON CONFLICT (status, role, subscription_tier, created_month) DO UPDATE SET users = c.users + excluded.users
+    INSERT INTO user_counts AS c (status, role, subscription_tier, created_day, users)
+    SELECT status, role, subscription_tier, created_day, users FROM deltas
+    ON CONFLICT (status, role, subscription_tier, created_day) DO UPDATE SET users = c.users + excluded.users
   $sql$, changes);
   IF TG_OP <> 'INSERT' THEN
     DELETE FROM user_counts WHERE users = 0;
@@ -155,12 +242,31 @@ CREATE TRIGGER user_counts_on_truncate AFTER TRUNCATE ON users
 -- The counts as the accounts say they are: what db:reconcile compares user_counts with and rebuilds
 -- it from, and what fills it once here for accounts stored before it existed.
 CREATE FUNCTION user_counts_recomputed() RETURNS SETOF user_counts LANGUAGE sql STABLE AS $fn$
-  SELECT status, role, subscription_tier, date_trunc('month', created_at AT TIME ZONE 'UTC')::date, count(*)::int
+  SELECT status, role, subscription_tier, (created_at AT TIME ZONE 'UTC')::date, count(*)::int
   FROM users
   GROUP BY 1, 2, 3, 4
 $fn$;
 --> statement-breakpoint
 INSERT INTO user_counts SELECT * FROM user_counts_recomputed();
+--> statement-breakpoint
+-- device_session_expiry_days: sessions not revoked, per UTC day of expiry.
+CREATE TRIGGER device_session_expiry_days_on_insert AFTER INSERT ON device_sessions REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('device_session_expiry_days', 'day', '(r.expires_at AT TIME ZONE ''UTC'')::date', 'r.revoked_at IS NULL');
+--> statement-breakpoint
+CREATE TRIGGER device_session_expiry_days_on_update AFTER UPDATE ON device_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('device_session_expiry_days', 'day', '(r.expires_at AT TIME ZONE ''UTC'')::date', 'r.revoked_at IS NULL');
+--> statement-breakpoint
+CREATE TRIGGER device_session_expiry_days_on_delete AFTER DELETE ON device_sessions REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('device_session_expiry_days', 'day', '(r.expires_at AT TIME ZONE ''UTC'')::date', 'r.revoked_at IS NULL');
+--> statement-breakpoint
+CREATE TRIGGER device_session_expiry_days_on_truncate AFTER TRUNCATE ON device_sessions
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('device_session_expiry_days');
+--> statement-breakpoint
+CREATE FUNCTION device_session_expiry_days_recomputed() RETURNS SETOF device_session_expiry_days LANGUAGE sql STABLE AS $fn$
+  SELECT (expires_at AT TIME ZONE 'UTC')::date, count(*)::int FROM device_sessions WHERE revoked_at IS NULL GROUP BY 1
+$fn$;
+--> statement-breakpoint
+INSERT INTO device_session_expiry_days SELECT * FROM device_session_expiry_days_recomputed();
 
 --> statement-breakpoint
 -- from src/modules/webhooks/webhooks.routines.sql
@@ -214,3 +320,41 @@ CREATE FUNCTION payments_revenue_recomputed() RETURNS SETOF payments_revenue LAN
 $fn$;
 --> statement-breakpoint
 INSERT INTO payments_revenue SELECT * FROM payments_revenue_recomputed();
+--> statement-breakpoint
+-- webhook_delivery_counts: deliveries per provider and status.
+CREATE TRIGGER webhook_delivery_counts_on_insert AFTER INSERT ON webhook_deliveries REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_counts', 'provider, status', 'r.provider, r.status');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_counts_on_update AFTER UPDATE ON webhook_deliveries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_counts', 'provider, status', 'r.provider, r.status');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_counts_on_delete AFTER DELETE ON webhook_deliveries REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_counts', 'provider, status', 'r.provider, r.status');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_counts_on_truncate AFTER TRUNCATE ON webhook_deliveries
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('webhook_delivery_counts');
+--> statement-breakpoint
+CREATE FUNCTION webhook_delivery_counts_recomputed() RETURNS SETOF webhook_delivery_counts LANGUAGE sql STABLE AS $fn$
+  SELECT provider, status, count(*)::int FROM webhook_deliveries GROUP BY 1, 2
+$fn$;
+--> statement-breakpoint
+INSERT INTO webhook_delivery_counts SELECT * FROM webhook_delivery_counts_recomputed();
+--> statement-breakpoint
+-- webhook_delivery_hours: deliveries per provider and hour of receipt.
+CREATE TRIGGER webhook_delivery_hours_on_insert AFTER INSERT ON webhook_deliveries REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_hours', 'provider, hour', 'r.provider, date_trunc(''hour'', r.received_at)');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_hours_on_update AFTER UPDATE ON webhook_deliveries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_hours', 'provider, hour', 'r.provider, date_trunc(''hour'', r.received_at)');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_hours_on_delete AFTER DELETE ON webhook_deliveries REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_hours', 'provider, hour', 'r.provider, date_trunc(''hour'', r.received_at)');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_hours_on_truncate AFTER TRUNCATE ON webhook_deliveries
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('webhook_delivery_hours');
+--> statement-breakpoint
+CREATE FUNCTION webhook_delivery_hours_recomputed() RETURNS SETOF webhook_delivery_hours LANGUAGE sql STABLE AS $fn$
+  SELECT provider, date_trunc('hour', received_at), count(*)::int FROM webhook_deliveries GROUP BY 1, 2
+$fn$;
+--> statement-breakpoint
+INSERT INTO webhook_delivery_hours SELECT * FROM webhook_delivery_hours_recomputed();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the migrations from the Drizzle schema. Until the first release the history is kept
 # as one initial migration, so this rewrites it; afterwards, drop the rm and let drizzle-kit append.
-# The modules' routines (src/modules/*/*.routines.sql: the triggers that keep derived figures) follow
+# The routines (src/platform/db/*.routines.sql, then src/modules/*/*.routines.sql: the triggers that keep
+# derived figures) follow
 # as a second migration, written from those files, which are their source.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ rm -rf drizzle
 ./node_modules/.bin/drizzle-kit generate --custom --name routines
 routines=drizzle/0001_routines.sql
 : > "$routines"
-for file in src/modules/*/*.routines.sql; do
+for file in src/platform/db/*.routines.sql src/modules/*/*.routines.sql; do
   [ -s "$routines" ] && printf '\n--> statement-breakpoint\n' >> "$routines"
   printf -- '-- from %s\n' "$file" >> "$routines"
   cat "$file" >> "$routines"

@@ -10,12 +10,13 @@ import { withRelativeNames } from '../platform/db/tar-paths.ts';
 import { lockDataDir } from '../platform/db/data-dir-lock.ts';
 import { reconcileFigures } from '../platform/db/derived-figures.ts';
 import { TRADE_DAYS } from '../modules/exchange/exchange.figures.ts';
-import { USER_COUNTS } from '../modules/users/users.figures.ts';
-import { PAYMENTS_REVENUE } from '../modules/webhooks/webhooks.figures.ts';
-import { parseOptions, print, Problems, RefusedError, withPlatform, type Command } from './cli-kit.ts';
+import { MARKET_INTEL_COUNTS, TASK_COUNTS } from '../modules/command-center/command-center.figures.ts';
+import { DEVICE_SESSION_EXPIRY_DAYS, USER_COUNTS } from '../modules/users/users.figures.ts';
+import { PAYMENTS_REVENUE, WEBHOOK_DELIVERY_COUNTS, WEBHOOK_DELIVERY_HOURS } from '../modules/webhooks/webhooks.figures.ts';
+import { MAX_QUERY_TIMEOUT_MS, parseOptions, print, Problems, RefusedError, withPlatform, type Command } from './cli-kit.ts';
 
 /** Every table of figures the database keeps as rows are written. */
-export const DERIVED_FIGURES = [USER_COUNTS, TRADE_DAYS, PAYMENTS_REVENUE];
+export const DERIVED_FIGURES = [USER_COUNTS, DEVICE_SESSION_EXPIRY_DAYS, TRADE_DAYS, PAYMENTS_REVENUE, WEBHOOK_DELIVERY_COUNTS, WEBHOOK_DELIVERY_HOURS, MARKET_INTEL_COUNTS, TASK_COUNTS];
 
 const PG_DUMP_HINT =
   'the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, e.g. pg_dump --format=custom --file=backup.dump "$DATABASE_URL", ' +
@@ -86,12 +87,13 @@ const restore: Command = {
 const reconcile: Command = {
   usage: 'db:reconcile [--check]',
   summary:
-    'Compare the figures the database keeps (trade days, user counts, revenue) with their rows and rebuild those that differ, ' +
+    'Compare the figures the database keeps (user and session counts, trade days, revenue, webhook, intel and task counts) with their rows and rebuild those that differ, ' +
     'saying what differed; --check only says, and exits 1 when anything differs.',
   async run(args) {
     const values = parseOptions(args, { check: { type: 'boolean', default: false } });
     const mend = !values.check;
-    const differences = await withPlatform((platform) => reconcileFigures(platform.database.db, DERIVED_FIGURES, { mend }));
+    // Recomputing millions of rows takes longer than a request's statement bound: the longest allowed.
+    const differences = await withPlatform((platform) => reconcileFigures(platform.database.db, DERIVED_FIGURES, { mend }), { queryTimeoutMs: MAX_QUERY_TIMEOUT_MS });
     let differed = false;
     for (const d of differences) {
       const off = d.missing + d.extra + d.differing;

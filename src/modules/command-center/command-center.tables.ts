@@ -124,3 +124,35 @@ export const agentActivityEvents = pgTable(
     index('agent_activity_events_agent_idx').on(t.agentId, t.createdAt.desc()),
   ],
 );
+
+/**
+ * Intel events per trust tier, source, direction and outcome (`gain`, `loss`, `flat`, `unscored`), kept
+ * by the database (command-center.routines.sql, docs/decisions/124): the feed's outcome summary.
+ */
+export const marketIntelCounts = pgTable(
+  'market_intel_counts',
+  {
+    trustTier: text('trust_tier').notNull(),
+    source: text('source').notNull(),
+    direction: text('direction').notNull(),
+    outcome: text('outcome').notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.trustTier, t.source, t.direction, t.outcome] })],
+);
+
+/**
+ * Tasks per status, priority, assignee ('' for none) and source type, kept by the database
+ * (command-center.routines.sql, docs/decisions/124): the board's totals under any filter.
+ */
+export const commandCenterTaskCounts = pgTable(
+  'command_center_task_counts',
+  {
+    status: text('status').notNull(),
+    priority: text('priority').notNull(),
+    assignee: text('assignee').notNull(),
+    sourceType: text('source_type').notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.status, t.priority, t.assignee, t.sourceType] })],
+);

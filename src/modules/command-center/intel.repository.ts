@@ -1,6 +1,9 @@
 import { and, asc, count, eq, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { marketIntelEvents } from './command-center.tables.ts';
+import { marketIntelCounts, marketIntelEvents } from './command-center.tables.ts';
+
+/** The kept counts' outcome names, as signs of the outcome. */
+const OUTCOME_SIGNS: Record<string, number | null> = { gain: 1, loss: -1, flat: 0, unscored: null };
 import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './intel-scoring.domain.ts';
 import { descending } from '../../platform/db/order.ts';
 
@@ -39,8 +42,20 @@ export function createIntelRepository(db: DbExecutor) {
         .limit(limit);
     },
 
-    /** Counts per (source, direction, sign of outcome); a handful of rows however long the feed. */
+    /**
+     * Counts per (source, direction, sign of outcome); a handful of rows however long the feed. The
+     * whole feed's come from the counts the database keeps (docs/decisions/124); the active feed's
+     * are counted from its events.
+     */
     async outcomeGroups(filters: IntelFilters): Promise<OutcomeGroup[]> {
+      if (!filters.activeAt) {
+        const rows = await db
+          .select({ source: marketIntelCounts.source, direction: marketIntelCounts.direction, outcome: marketIntelCounts.outcome, n: sql<number>`sum(${marketIntelCounts.n})` })
+          .from(marketIntelCounts)
+          .where(filters.includeQuarantined ? undefined : ne(marketIntelCounts.trustTier, 'quarantined'))
+          .groupBy(marketIntelCounts.source, marketIntelCounts.direction, marketIntelCounts.outcome);
+        return rows.map((r) => ({ source: r.source, direction: r.direction, outcomeSign: OUTCOME_SIGNS[r.outcome] ?? null, count: Number(r.n) }));
+      }
       const outcomeSign = sql<number | null>`sign(${marketIntelEvents.outcomePct})`;
       const rows = await db
         .select({ source: marketIntelEvents.source, direction: marketIntelEvents.direction, outcomeSign, n: count() })

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
-import { commandCenterTaskBlockers, commandCenterTaskComments, commandCenterTasks } from './command-center.tables.ts';
+import { commandCenterTaskBlockers, commandCenterTaskComments, commandCenterTaskCounts, commandCenterTasks } from './command-center.tables.ts';
 import { CLOSED_STATUSES } from './tasks.schemas.ts';
 import { descending } from '../../platform/db/order.ts';
 
@@ -137,6 +137,13 @@ export function createTasksRepository(db: DbExecutor) {
       if (filters.priority) conditions.push(eq(commandCenterTasks.priority, filters.priority));
       if (filters.sourceType) conditions.push(eq(commandCenterTasks.sourceType, filters.sourceType));
       const where = conditions.length > 0 ? and(...conditions) : undefined;
+      // The total under any filter from the counts the database keeps (docs/decisions/124).
+      const counted = and(
+        filters.status ? eq(commandCenterTaskCounts.status, filters.status) : undefined,
+        filters.assignee ? eq(commandCenterTaskCounts.assignee, filters.assignee) : undefined,
+        filters.priority ? eq(commandCenterTaskCounts.priority, filters.priority) : undefined,
+        filters.sourceType ? eq(commandCenterTaskCounts.sourceType, filters.sourceType) : undefined,
+      );
       const [rows, [totalRow]] = await Promise.all([
         db
           .select()
@@ -145,27 +152,27 @@ export function createTasksRepository(db: DbExecutor) {
           .orderBy(descending(commandCenterTasks.createdAt), descending(commandCenterTasks.id))
           .limit(filters.limit)
           .offset(rowOffset(filters.offset)),
-        db.select({ n: count() }).from(commandCenterTasks).where(where),
+        db.select({ n: sql<number>`coalesce(sum(${commandCenterTaskCounts.n}), 0)` }).from(commandCenterTaskCounts).where(counted),
       ]);
       return { rows, total: Number(totalRow?.n ?? 0) };
     },
 
     async countsByStatus(): Promise<Map<string, number>> {
       const rows = await db
-        .select({ status: commandCenterTasks.status, n: count() })
-        .from(commandCenterTasks)
-        .groupBy(commandCenterTasks.status);
+        .select({ status: commandCenterTaskCounts.status, n: sql<number>`sum(${commandCenterTaskCounts.n})` })
+        .from(commandCenterTaskCounts)
+        .groupBy(commandCenterTaskCounts.status);
       return new Map(rows.map((r) => [r.status, Number(r.n)]));
     },
 
     /** Open tasks per assignee. */
     async openTasksByAssignee(): Promise<Map<string, number>> {
       const rows = await db
-        .select({ assignee: commandCenterTasks.assignee, n: count() })
-        .from(commandCenterTasks)
-        .where(and(sql`${commandCenterTasks.assignee} IS NOT NULL`, notInArray(commandCenterTasks.status, [...CLOSED_STATUSES])))
-        .groupBy(commandCenterTasks.assignee);
-      return new Map(rows.map((r) => [r.assignee!, Number(r.n)]));
+        .select({ assignee: commandCenterTaskCounts.assignee, n: sql<number>`sum(${commandCenterTaskCounts.n})` })
+        .from(commandCenterTaskCounts)
+        .where(and(ne(commandCenterTaskCounts.assignee, ''), notInArray(commandCenterTaskCounts.status, [...CLOSED_STATUSES])))
+        .groupBy(commandCenterTaskCounts.assignee);
+      return new Map(rows.map((r) => [r.assignee, Number(r.n)]));
     },
 
     /** Assignees and filer ids of the tasks that agents filed: the agents the board knows of. */

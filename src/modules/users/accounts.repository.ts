@@ -40,7 +40,7 @@ function userConditions(filter: UserFilter): SQL | undefined {
   return and(...conditions);
 }
 
-/** From this many rows on, a page starts at the month its first row falls in rather than skipping rows one by one. */
+/** From this many rows on, a page starts at the day its first row falls in rather than skipping rows one by one. */
 const DEEP_OFFSET = 1_000;
 
 /** The same filter over the counts the database keeps (user_counts); none for a search. */
@@ -64,22 +64,22 @@ export function createAccountsRepository(db: DbExecutor) {
   }
 
   /**
-   * Where a page `offset` rows deep starts (the list is newest first): past `DEEP_OFFSET`, the month
-   * of creation its first row falls in, from the kept counts; the page skips only that month's rows
+   * Where a page `offset` rows deep starts (the list is newest first): past `DEEP_OFFSET`, the UTC day
+   * of creation its first row falls in, from the kept counts; the page skips only that day's rows
    * before it.
    */
   async function pageStart(filter: UserFilter, offset: number): Promise<{ before?: SQL; skip: number }> {
     const counted = offset >= DEEP_OFFSET ? countConditions(filter) : undefined;
     if (!counted) return { skip: offset };
-    const [row] = rowsOf<{ month: string; newer: string }>(
-      await db.execute(sql`SELECT month::text AS month, newer FROM (
-        SELECT ${userCounts.createdMonth} AS month,
-          coalesce(sum(sum(${userCounts.users})) OVER (ORDER BY ${userCounts.createdMonth} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
-        FROM ${userCounts} WHERE ${counted} GROUP BY ${userCounts.createdMonth}
-      ) AS months WHERE newer <= ${offset} ORDER BY month ASC LIMIT 1`),
+    const [row] = rowsOf<{ day: string; newer: string }>(
+      await db.execute(sql`SELECT day::text AS day, newer FROM (
+        SELECT ${userCounts.createdDay} AS day,
+          coalesce(sum(sum(${userCounts.users})) OVER (ORDER BY ${userCounts.createdDay} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+        FROM ${userCounts} WHERE ${counted} GROUP BY ${userCounts.createdDay}
+      ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`),
     );
     if (!row) return { skip: offset };
-    return { before: sql`(${row.month}::date + interval '1 month')::timestamp AT TIME ZONE 'UTC'`, skip: offset - Number(row.newer) };
+    return { before: sql`(${row.day}::date + 1)::timestamp AT TIME ZONE 'UTC'`, skip: offset - Number(row.newer) };
   }
 
   return {
@@ -199,7 +199,7 @@ export function createAccountsRepository(db: DbExecutor) {
           total: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} <> 'deleted'), 0)`,
           active: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} = 'active'), 0)`,
           suspended: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} = 'suspended'), 0)`,
-          newThisMonth: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} <> 'deleted' AND ${userCounts.createdMonth} >= ${monthStart.toISOString().slice(0, 10)}), 0)`,
+          newThisMonth: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} <> 'deleted' AND ${userCounts.createdDay} >= ${monthStart.toISOString().slice(0, 10)}), 0)`,
         })
         .from(userCounts);
       return {

@@ -1,8 +1,8 @@
 // Every query on device sessions, refresh tokens and password-reset links. A method that may run
 // inside a caller's transaction takes its executor last.
 import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
-import { deviceSessions, passwordResetTokens, refreshTokens, users } from './users.tables.ts';
+import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { deviceSessionExpiryDays, deviceSessions, passwordResetTokens, refreshTokens, users } from './users.tables.ts';
 
 export function createSessionsRepository(db: DbExecutor) {
   // Built once: it runs for every session every few seconds (the guards' principal cache).
@@ -163,9 +163,19 @@ export function createSessionsRepository(db: DbExecutor) {
       return rows.length;
     },
 
-    /** Sessions neither revoked nor expired at `now`. */
+    /**
+     * Sessions neither revoked nor expired at `now`: the kept counts of the days of expiry after today
+     * (docs/decisions/124), and today's sessions still unexpired, by the expiry index.
+     */
     async countActive(now: Date): Promise<number> {
-      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(deviceSessions).where(and(isNull(deviceSessions.revokedAt), gt(deviceSessions.expiresAt, now)));
+      const today = now.toISOString().slice(0, 10);
+      const tomorrow = new Date(Date.parse(today) + 86_400_000);
+      const [row] = rowsOf<{ n: number }>(
+        await db.execute(sql`SELECT (
+          (SELECT coalesce(sum(${deviceSessionExpiryDays.n}), 0) FROM ${deviceSessionExpiryDays} WHERE ${deviceSessionExpiryDays.day} > ${today}::date)
+          + (SELECT count(*) FROM ${deviceSessions} WHERE ${and(isNull(deviceSessions.revokedAt), gt(deviceSessions.expiresAt, now), lt(deviceSessions.expiresAt, tomorrow))})
+        )::int AS n`),
+      );
       return Number(row?.n ?? 0);
     },
   };

@@ -3,7 +3,14 @@ import type { DerivedFigures } from '../../platform/db/derived-figures.ts';
 
 export const USER_COUNTS: DerivedFigures = {
   table: 'user_counts',
-  key: ['status', 'role', 'subscription_tier', 'created_month'],
+  key: ['status', 'role', 'subscription_tier', 'created_day'],
   recomputed: 'user_counts_recomputed()',
   sources: ['users'],
+};
+
+export const DEVICE_SESSION_EXPIRY_DAYS: DerivedFigures = {
+  table: 'device_session_expiry_days',
+  key: ['day'],
+  recomputed: 'device_session_expiry_days_recomputed()',
+  sources: ['device_sessions'],
 };

@@ -1,5 +1,5 @@
 -- user_counts follows users, whatever writes them (docs/decisions/124): statement triggers add the
--- statement's rows by status, role, tier and month of creation as signed deltas. An update counts
+-- statement's rows by status, role, tier and day of creation as signed deltas. An update counts
 -- only when it moves an account between those (a sign-in's last_login does not), so most updates of
 -- users write nothing here.
 CREATE FUNCTION user_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -15,14 +15,14 @@ DECLARE
 BEGIN
   EXECUTE format($sql$
     WITH deltas AS (
-      SELECT status, role, subscription_tier, date_trunc('month', created_at AT TIME ZONE 'UTC')::date AS created_month, sum(sign) AS users
+      SELECT status, role, subscription_tier, (created_at AT TIME ZONE 'UTC')::date AS created_day, sum(sign) AS users
       FROM (%s) AS changes
       GROUP BY 1, 2, 3, 4
       HAVING sum(sign) <> 0
     )
-    INSERT INTO user_counts AS c (status, role, subscription_tier, created_month, users)
-    SELECT status, role, subscription_tier, created_month, users FROM deltas
-    ON CONFLICT (status, role, subscription_tier, created_month) DO UPDATE SET users = c.users + excluded.users
+    INSERT INTO user_counts AS c (status, role, subscription_tier, created_day, users)
+    SELECT status, role, subscription_tier, created_day, users FROM deltas
+    ON CONFLICT (status, role, subscription_tier, created_day) DO UPDATE SET users = c.users + excluded.users
   $sql$, changes);
   IF TG_OP <> 'INSERT' THEN
     DELETE FROM user_counts WHERE users = 0;
@@ -53,9 +53,28 @@ CREATE TRIGGER user_counts_on_truncate AFTER TRUNCATE ON users
 -- The counts as the accounts say they are: what db:reconcile compares user_counts with and rebuilds
 -- it from, and what fills it once here for accounts stored before it existed.
 CREATE FUNCTION user_counts_recomputed() RETURNS SETOF user_counts LANGUAGE sql STABLE AS $fn$
-  SELECT status, role, subscription_tier, date_trunc('month', created_at AT TIME ZONE 'UTC')::date, count(*)::int
+  SELECT status, role, subscription_tier, (created_at AT TIME ZONE 'UTC')::date, count(*)::int
   FROM users
   GROUP BY 1, 2, 3, 4
 $fn$;
 --> statement-breakpoint
 INSERT INTO user_counts SELECT * FROM user_counts_recomputed();
+--> statement-breakpoint
+-- device_session_expiry_days: sessions not revoked, per UTC day of expiry.
+CREATE TRIGGER device_session_expiry_days_on_insert AFTER INSERT ON device_sessions REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('device_session_expiry_days', 'day', '(r.expires_at AT TIME ZONE ''UTC'')::date', 'r.revoked_at IS NULL');
+--> statement-breakpoint
+CREATE TRIGGER device_session_expiry_days_on_update AFTER UPDATE ON device_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('device_session_expiry_days', 'day', '(r.expires_at AT TIME ZONE ''UTC'')::date', 'r.revoked_at IS NULL');
+--> statement-breakpoint
+CREATE TRIGGER device_session_expiry_days_on_delete AFTER DELETE ON device_sessions REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('device_session_expiry_days', 'day', '(r.expires_at AT TIME ZONE ''UTC'')::date', 'r.revoked_at IS NULL');
+--> statement-breakpoint
+CREATE TRIGGER device_session_expiry_days_on_truncate AFTER TRUNCATE ON device_sessions
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('device_session_expiry_days');
+--> statement-breakpoint
+CREATE FUNCTION device_session_expiry_days_recomputed() RETURNS SETOF device_session_expiry_days LANGUAGE sql STABLE AS $fn$
+  SELECT (expires_at AT TIME ZONE 'UTC')::date, count(*)::int FROM device_sessions WHERE revoked_at IS NULL GROUP BY 1
+$fn$;
+--> statement-breakpoint
+INSERT INTO device_session_expiry_days SELECT * FROM device_session_expiry_days_recomputed();

@@ -54,7 +54,7 @@ export const users = pgTable(
 );
 
 /**
- * How many accounts there are of each status, role and tier, per UTC month of creation: what the
+ * How many accounts there are of each status, role and tier, per UTC day of creation: what the
  * platform statistics, the admin list's totals and its deep pages read instead of the accounts. The
  * database keeps it, whatever writes the accounts (users.routines.sql); `db:reconcile` rebuilds it
  * (docs/decisions/124).
@@ -65,11 +65,20 @@ export const userCounts = pgTable(
     status: text('status').$type<UserStatus>().notNull(),
     role: text('role').$type<Role>().notNull(),
     subscriptionTier: text('subscription_tier').$type<Tier>().notNull(),
-    createdMonth: date('created_month', { mode: 'string' }).notNull(),
+    createdDay: date('created_day', { mode: 'string' }).notNull(),
     users: integer('users').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.status, t.role, t.subscriptionTier, t.createdMonth] })],
+  (t) => [primaryKey({ columns: [t.status, t.role, t.subscriptionTier, t.createdDay] })],
 );
+
+/**
+ * Sessions not revoked, per UTC day of expiry, kept by the database (users.routines.sql, docs/decisions/124):
+ * the live sessions are the later days' and today's still unexpired.
+ */
+export const deviceSessionExpiryDays = pgTable('device_session_expiry_days', {
+  day: date('day', { mode: 'string' }).primaryKey(),
+  n: integer('n').notNull(),
+});
 
 /**
  * Which user of an external identity provider is which account: linked by a verified e-mail address

@@ -2,7 +2,7 @@
 // and the health endpoints read.
 import { and, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
-import { webhookDeliveries } from './webhooks.tables.ts';
+import { webhookDeliveries, webhookDeliveryCounts, webhookDeliveryHours } from './webhooks.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export interface NewDelivery {
@@ -174,17 +174,20 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
         .where(and(eq(webhookDeliveries.provider, key.provider), eq(webhookDeliveries.deliveryId, key.deliveryId)));
     },
 
-    /** Deliveries kept `unmatched` per provider. */
+    /** Deliveries kept `unmatched` per provider, from the counts the database keeps (docs/decisions/124). */
     async unmatchedCounts(): Promise<Record<string, number>> {
       const rows = await perProvider<{ provider: string; total: number }>(
-        sql`(SELECT count(*)::int FROM ${webhookDeliveries} d WHERE d.provider = p.provider AND d.status = 'unmatched') AS total`,
+        sql`coalesce((SELECT c.n FROM ${webhookDeliveryCounts} c WHERE c.provider = p.provider AND c.status = 'unmatched'), 0)::int AS total`,
       );
       return Object.fromEntries(rows.map((row) => [row.provider, row.total]));
     },
 
     async countsSince(since: Date): Promise<Record<string, number>> {
+      // Whole hours from the counts the database keeps (docs/decisions/124), the part of the first hour from the deliveries.
+      const nextHour = new Date(Math.ceil(since.getTime() / 3_600_000) * 3_600_000);
       const rows = await perProvider<{ provider: string; total: number }>(
-        sql`(SELECT count(*)::int FROM ${webhookDeliveries} d WHERE d.provider = p.provider AND d.received_at >= ${since}) AS total`,
+        sql`((SELECT coalesce(sum(h.n), 0) FROM ${webhookDeliveryHours} h WHERE h.provider = p.provider AND h.hour >= ${nextHour})
+            + (SELECT count(*) FROM ${webhookDeliveries} d WHERE d.provider = p.provider AND d.received_at >= ${since} AND d.received_at < ${nextHour}))::int AS total`,
       );
       return Object.fromEntries(rows.map((row) => [row.provider, row.total]));
     },

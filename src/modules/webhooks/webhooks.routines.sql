@@ -48,3 +48,41 @@ CREATE FUNCTION payments_revenue_recomputed() RETURNS SETOF payments_revenue LAN
 $fn$;
 --> statement-breakpoint
 INSERT INTO payments_revenue SELECT * FROM payments_revenue_recomputed();
+--> statement-breakpoint
+-- webhook_delivery_counts: deliveries per provider and status.
+CREATE TRIGGER webhook_delivery_counts_on_insert AFTER INSERT ON webhook_deliveries REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_counts', 'provider, status', 'r.provider, r.status');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_counts_on_update AFTER UPDATE ON webhook_deliveries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_counts', 'provider, status', 'r.provider, r.status');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_counts_on_delete AFTER DELETE ON webhook_deliveries REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_counts', 'provider, status', 'r.provider, r.status');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_counts_on_truncate AFTER TRUNCATE ON webhook_deliveries
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('webhook_delivery_counts');
+--> statement-breakpoint
+CREATE FUNCTION webhook_delivery_counts_recomputed() RETURNS SETOF webhook_delivery_counts LANGUAGE sql STABLE AS $fn$
+  SELECT provider, status, count(*)::int FROM webhook_deliveries GROUP BY 1, 2
+$fn$;
+--> statement-breakpoint
+INSERT INTO webhook_delivery_counts SELECT * FROM webhook_delivery_counts_recomputed();
+--> statement-breakpoint
+-- webhook_delivery_hours: deliveries per provider and hour of receipt.
+CREATE TRIGGER webhook_delivery_hours_on_insert AFTER INSERT ON webhook_deliveries REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_hours', 'provider, hour', 'r.provider, date_trunc(''hour'', r.received_at)');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_hours_on_update AFTER UPDATE ON webhook_deliveries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_hours', 'provider, hour', 'r.provider, date_trunc(''hour'', r.received_at)');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_hours_on_delete AFTER DELETE ON webhook_deliveries REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('webhook_delivery_hours', 'provider, hour', 'r.provider, date_trunc(''hour'', r.received_at)');
+--> statement-breakpoint
+CREATE TRIGGER webhook_delivery_hours_on_truncate AFTER TRUNCATE ON webhook_deliveries
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('webhook_delivery_hours');
+--> statement-breakpoint
+CREATE FUNCTION webhook_delivery_hours_recomputed() RETURNS SETOF webhook_delivery_hours LANGUAGE sql STABLE AS $fn$
+  SELECT provider, date_trunc('hour', received_at), count(*)::int FROM webhook_deliveries GROUP BY 1, 2
+$fn$;
+--> statement-breakpoint
+INSERT INTO webhook_delivery_hours SELECT * FROM webhook_delivery_hours_recomputed();

@@ -96,6 +96,27 @@ describe('figures kept by the database', () => {
         SELECT ${`pay-${round}-`} || g, round((random() * 100)::numeric, 2), (ARRAY['usd','USD','eur'])[1 + g % 3], now() FROM generate_series(1, 20) AS g`);
       await exec(sql`UPDATE payments_ledger SET amount = amount + 1, currency = 'gbp' WHERE random() < 0.2`);
       await exec(sql`DELETE FROM payments_ledger WHERE random() < 0.1`);
+      // Sessions (revoked, expiring on several days), webhook deliveries, intel events and tasks, kept as counts.
+      await exec(sql`INSERT INTO device_sessions (user_id, expires_at, revoked_at, last_seen_at)
+        SELECT ${rnd.pick(userIds)}::uuid, now() + (g % 9 - 2) * interval '13 hours', CASE WHEN g % 4 = 0 THEN now() END, now() FROM generate_series(1, 30) AS g`);
+      await exec(sql`UPDATE device_sessions SET revoked_at = now() WHERE random() < 0.15`);
+      await exec(sql`UPDATE device_sessions SET expires_at = expires_at + interval '1 day', last_seen_at = now() WHERE random() < 0.2`);
+      await exec(sql`DELETE FROM device_sessions WHERE random() < 0.1`);
+      await exec(sql`INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, status, received_at)
+        SELECT (ARRAY['stripe','github','linear'])[1 + g % 3], ${`r${round}-`} || g, 'e', '{}'::jsonb, (ARRAY['processed','unmatched','failed'])[1 + g % 3],
+               now() - g * interval '37 minutes' FROM generate_series(1, 40) AS g`);
+      await exec(sql`UPDATE webhook_deliveries SET status = 'processed' WHERE status = 'unmatched' AND random() < 0.3`);
+      await exec(sql`DELETE FROM webhook_deliveries WHERE random() < 0.1`);
+      await exec(sql`INSERT INTO market_intel_events (event_type, asset, symbol, direction, source, trust_tier, strength, detected_at, outcome_pct)
+        SELECT 'signal', 'BTC', 'BTCUSDT', (ARRAY['bullish','bearish'])[1 + g % 2], (ARRAY['news','agent'])[1 + g / 3 % 2], (ARRAY['standard','quarantined'])[1 + (g / 5) % 2],
+               0.5, now() - g * interval '1 hour', CASE WHEN g % 4 = 0 THEN NULL ELSE (g % 7 - 3)::float8 END FROM generate_series(1, 40) AS g`);
+      await exec(sql`UPDATE market_intel_events SET outcome_pct = 1.5 WHERE outcome_pct IS NULL AND random() < 0.4`);
+      await exec(sql`DELETE FROM market_intel_events WHERE random() < 0.1`);
+      await exec(sql`INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type)
+        SELECT 't' || g, 'r', (ARRAY['todo','in_progress','done'])[1 + g % 3], (ARRAY['low','medium','high'])[1 + g % 3], CASE WHEN g % 2 = 0 THEN 'agent-' || g % 4 END,
+               (ARRAY['human','agent'])[1 + g % 2] FROM generate_series(1, 30) AS g`);
+      await exec(sql`UPDATE command_center_tasks SET status = 'done', assignee = NULL WHERE random() < 0.2`);
+      await exec(sql`DELETE FROM command_center_tasks WHERE random() < 0.1`);
       assert.deepEqual(await differences(), [], `round ${round} (FIGURES_SEED=${SEED})`);
     }
     const [{ n }] = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM exchange_trades`);
