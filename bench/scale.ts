@@ -1,0 +1,381 @@
+// `npm run bench:scale` (issue 21): the app, started as `npm start` starts it, on PostgreSQL with a
+// platform's worth of rows (bench/scale-seed.ts) and on a database of the same shape at 1/100, side by side:
+// p50/p99 and the share of non-200 answers per endpoint at BENCH_SCALE_CONNECTIONS connections after a
+// warm-up, then every scheduled job's duration (started → finished, as its run record says).
+//
+// Targets: big p99 ≤ 50 ms and ≤ 2 × max(small p99, 10 ms) per endpoint; each job < 1 s on the big database.
+// Exits non-zero on a miss only with BENCH_STRICT=1. Method and results: bench/README.md.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { hashPassword } from '../src/platform/crypto/passwords.ts';
+import { startBinanceFake } from '../test/fakes/binance.ts';
+import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';
+import { percentile, runLoad } from './load.ts';
+import { freePort } from './ports.ts';
+import { ADMIN_EMAIL, countsAt, HEAVY_EMAIL, restoreJobRows, seed, SEED_VERSION, type Counts } from './scale-seed.ts';
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const FACTOR = Number(process.env.BENCH_SCALE ?? 1);
+const SMALL_FACTOR = FACTOR / 100;
+const CONNECTIONS = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 10);
+const ROUND_MS = Number(process.env.BENCH_SCALE_ROUND_MS ?? 5_000);
+const WARMUP_MS = Number(process.env.BENCH_SCALE_WARMUP_MS ?? 1_000);
+const RESEED = process.env.BENCH_SCALE_RESEED === '1';
+const STRICT = process.env.BENCH_STRICT === '1';
+/** Only these databases (comma-separated: small,big); both by default. */
+const ONLY = process.env.BENCH_SCALE_ONLY?.split(',').map((s) => s.trim());
+
+const P99_TARGET_MS = 50;
+const RATIO_TARGET = 2;
+/** The small figure a big one is compared with is at least this, so 1 ms → 3 ms is not a miss. */
+const RATIO_FLOOR_MS = 10;
+const JOB_TARGET_MS = 1_000;
+
+const PASSWORD = 'bench-scale-password-123';
+const JWT_SECRET = 'bench-jwt-secret-that-is-long-enough-0123456789';
+const JOB_SECRET = 'bench-scheduled-job-secret-0123456789abcdef';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+interface Endpoint {
+  /** The row's name: the big database's URL. */
+  name: string;
+  /** The URL on a database of `counts` (deep pages scale with the data, so they stay as deep relatively). */
+  url: (counts: Counts) => string;
+  auth: 'none' | 'admin' | 'heavy';
+}
+
+const fixed = (url: string, auth: Endpoint['auth']): Endpoint => ({ name: url, url: () => url, auth });
+
+export const ENDPOINTS: Endpoint[] = [
+  fixed('/api/webhooks/platforms/health', 'none'),
+  fixed('/api/v1/dashboard/integrations', 'none'),
+  fixed('/api/exchange/trades?exchange=binance&limit=100', 'heavy'),
+  { name: '/api/exchange/trades?exchange=binance&limit=100&offset=400000', url: (c) => `/api/exchange/trades?exchange=binance&limit=100&offset=${Math.round(c.heavyTrades * 0.8)}`, auth: 'heavy' },
+  fixed('/api/exchange/trades/stats', 'heavy'),
+  fixed('/api/admin/users?page=1&limit=50', 'admin'),
+  { name: '/api/admin/users?page=3000&limit=50', url: (c) => `/api/admin/users?page=${Math.max(1, Math.round((c.users * 0.75) / 50))}&limit=50`, auth: 'admin' },
+  fixed('/api/admin/stats', 'admin'),
+  fixed('/api/admin/command-center/intel', 'admin'),
+  fixed('/api/v1/tracker/issues', 'admin'),
+  fixed('/api/admin/command-center/agent-activity', 'admin'),
+  fixed('/api/v1/dashboard/overview', 'admin'),
+  fixed('/api/admin/command-center/tasks', 'admin'),
+];
+
+/** The scheduled jobs, as src/modules/jobs/jobs/ defines them (one file per job). */
+const JOBS = readdirSync(path.join(root, 'src/modules/jobs/jobs'))
+  .filter((f) => f.endsWith('.job.ts'))
+  .map((f) => f.slice(0, -'.job.ts'.length))
+  .sort();
+
+interface Figures {
+  p50: number;
+  p99: number;
+  requests: number;
+  non200: number;
+  errors: number;
+  statuses: string;
+}
+
+interface DatabaseRun {
+  label: 'small' | 'big';
+  database: string;
+  counts: Counts;
+  endpoints: Map<string, Figures>;
+  jobs: Map<string, { ms: number; status: string; result: string }>;
+  seedSeconds?: number;
+}
+
+function urlOf(database: string): string {
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function onServer<T>(database: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: urlOf(database) });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The app as `npm start` runs it: the start script's node flags and entry point, without npm around it. */
+function startApp(env: Record<string, string>): ChildProcess {
+  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [command, ...args] = script.split(/\s+/);
+  if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
+  const base: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env };
+  if (!process.env.REDIS_URL) delete base.REDIS_URL;
+  return spawn(process.execPath, args, { cwd: root, env: base, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function waitForHttp(port: number, url: string, timeoutMs = 300_000): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}${url}`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > timeoutMs) throw new Error(`nothing answered ${url} on port ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function request<T>(port: number, method: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+  const response = await fetch(`http://127.0.0.1:${port}${url}`, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+interface Upstreams {
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+async function startUpstreams(): Promise<Upstreams> {
+  const binance = await startBinanceFake();
+  const coingecko = await startCoinGeckoFake();
+  return {
+    env: { BINANCE_API_URL: binance.url, COINGECKO_API_URL: coingecko.url },
+    close: async () => {
+      await binance.close();
+      await coingecko.close();
+    },
+  };
+}
+
+/** Runs the app on `database` until `work` is done. */
+async function withApp<T>(database: string, upstreams: Upstreams, work: (port: number) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tp-bench-scale-'));
+  const port = await freePort();
+  const child = startApp({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: urlOf(database),
+    JWT_SECRET,
+    SCHEDULED_JOB_SECRET: JOB_SECRET,
+    // The bench triggers the jobs itself; the in-process scheduler must not run them meanwhile.
+    SCHEDULER: 'off',
+    MARKET_LIVE_STREAM: 'false',
+    ...upstreams.env,
+  });
+  try {
+    await waitForHttp(port, '/healthz');
+    return await work(port);
+  } finally {
+    await stop(child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The reconcile command, if the app has one (issue 21, point 3). */
+function hasReconcile(): boolean {
+  return spawnSync('grep', ['-rqs', 'db:reconcile', path.join(root, 'src/cli.ts'), path.join(root, 'src/cli')]).status === 0;
+}
+
+/**
+ * Creates, migrates (by starting the app on it once) and seeds `database`, unless it already holds this
+ * seed version at this factor (BENCH_SCALE_RESEED=1 seeds again). Answers the seed's seconds, or undefined when reused.
+ */
+async function ensureSeeded(database: string, factor: number, upstreams: Upstreams): Promise<number | undefined> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  try {
+    const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rows.length > 0;
+    if (exists && !RESEED) {
+      const marker = await onServer(database, async (client) => {
+        const table = await client.query(`SELECT to_regclass('bench_seed') AS t`);
+        if (table.rows[0].t === null) return undefined;
+        return (await client.query<{ version: number; factor: number }>('SELECT version, factor FROM bench_seed')).rows[0];
+      });
+      if (marker && marker.version === SEED_VERSION && marker.factor === factor) {
+        console.log(`${database}: seeded (version ${SEED_VERSION}, factor ${factor}), reused; BENCH_SCALE_RESEED=1 seeds again`);
+        return undefined;
+      }
+    }
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await admin.end();
+  }
+  console.log(`${database}: migrating (the app's migrations, applied as the app starts)`);
+  await withApp(database, upstreams, async () => undefined);
+  console.log(`${database}: seeding at factor ${factor}`);
+  const started = performance.now();
+  const hash = await hashPassword(PASSWORD);
+  await onServer(database, async (client) => {
+    await seed(client, factor, hash, console.log);
+    await client.query('CREATE TABLE bench_seed (version integer NOT NULL, factor double precision NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())');
+    await client.query('INSERT INTO bench_seed (version, factor) VALUES ($1, $2)', [SEED_VERSION, factor]);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`${database}: seeded in ${seconds.toFixed(0)} s`);
+  if (hasReconcile()) {
+    const reconciling = performance.now();
+    const result = spawnSync(process.execPath, ['scripts/run.mjs', 'cli', 'db:reconcile'], { cwd: root, env: { ...process.env, DATABASE_URL: urlOf(database) }, stdio: 'inherit' });
+    if (result.status !== 0) throw new Error(`db:reconcile exited with ${result.status}`);
+    console.log(`${database}: db:reconcile in ${((performance.now() - reconciling) / 1000).toFixed(1)} s`);
+  } else {
+    console.log(`${database}: no db:reconcile command in this version of the app; skipped`);
+  }
+  return seconds;
+}
+
+async function login(port: number, email: string): Promise<string> {
+  const answer = await request<{ access_token?: string; detail?: unknown }>(port, 'POST', '/api/auth/login', { email, password: PASSWORD });
+  if (answer.status !== 200 || !answer.body.access_token) throw new Error(`login of ${email}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body.access_token;
+}
+
+async function measureEndpoints(port: number, run: DatabaseRun): Promise<void> {
+  const tokens = { admin: await login(port, ADMIN_EMAIL), heavy: await login(port, HEAVY_EMAIL) };
+  for (const endpoint of ENDPOINTS) {
+    const url = endpoint.url(run.counts);
+    const headers: Record<string, string> = endpoint.auth === 'none' ? {} : { authorization: `Bearer ${tokens[endpoint.auth]}` };
+    const first = await request<unknown>(port, 'GET', url, undefined, headers);
+    await runLoad({ port, path: url, connections: CONNECTIONS, durationMs: WARMUP_MS, maxRequests: 100_000, headers });
+    const result = await runLoad({ port, path: url, connections: CONNECTIONS, durationMs: ROUND_MS, maxRequests: 100_000, headers });
+    const figures: Figures = {
+      p50: percentile(result.latenciesUs, 50) / 1000,
+      p99: percentile(result.latenciesUs, 99) / 1000,
+      requests: result.requests,
+      non200: result.non200,
+      errors: result.errors,
+      statuses: first.status === 200 ? '' : `first answer ${first.status}: ${JSON.stringify(first.body).slice(0, 120)}`,
+    };
+    run.endpoints.set(endpoint.name, figures);
+    console.log(`${run.label} ${url}: ${result.requests} requests, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, non-200 ${result.non200}, errors ${result.errors}${figures.statuses ? `; ${figures.statuses}` : ''}`);
+  }
+}
+
+interface RunAnswer {
+  status: string;
+  run_id: string;
+  started_at: string;
+  finished_at: string | null;
+  result?: unknown;
+  error?: string | null;
+}
+
+async function measureJobs(port: number, run: DatabaseRun): Promise<void> {
+  const headers = { 'x-scheduled-job-secret': JOB_SECRET };
+  for (const job of JOBS) {
+    const triggered = await request<RunAnswer>(port, 'POST', `/api/scheduled/${job}`, undefined, headers);
+    if (triggered.status !== 202 && triggered.status !== 200) {
+      run.jobs.set(job, { ms: NaN, status: `trigger answered ${triggered.status}`, result: JSON.stringify(triggered.body).slice(0, 200) });
+      continue;
+    }
+    let answer = triggered.body;
+    const deadline = Date.now() + 600_000;
+    while (answer.status === 'running' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answer = (await request<RunAnswer>(port, 'GET', `/api/scheduled/runs/${triggered.body.run_id}`, undefined, headers)).body;
+    }
+    const ms = answer.finished_at ? Date.parse(answer.finished_at) - Date.parse(answer.started_at) : NaN;
+    const result = JSON.stringify(answer.result ?? answer.error ?? null);
+    run.jobs.set(job, { ms, status: answer.status, result });
+    console.log(`${run.label} job ${job}: ${answer.status} in ${ms} ms; ${result}`);
+  }
+}
+
+const ms = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '–' : value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(1)}`);
+const share = (f: Figures | undefined) => (f === undefined ? '–' : f.requests === 0 ? 'no answer' : `${(((f.non200 + f.errors) / (f.requests + f.errors)) * 100).toFixed(0)}%`);
+
+function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): boolean {
+  let ok = true;
+  const lines = [
+    `| endpoint | small p50 ms | small p99 ms | big p50 ms | big p99 ms | big/small p99 | non-200 small / big | verdict |`,
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const endpoint of ENDPOINTS) {
+    const s = small?.endpoints.get(endpoint.name);
+    const b = big?.endpoints.get(endpoint.name);
+    let verdict = '–';
+    if (b) {
+      const misses: string[] = [];
+      if (!(b.p99 <= P99_TARGET_MS)) misses.push(`p99 > ${P99_TARGET_MS} ms`);
+      if (s && !(b.p99 <= RATIO_TARGET * Math.max(s.p99, RATIO_FLOOR_MS))) misses.push(`> ${RATIO_TARGET}× small`);
+      if (b.non200 + b.errors > 0 || b.requests === 0) misses.push('non-200 answers');
+      verdict = misses.length === 0 ? 'PASS' : `FAIL (${misses.join(', ')})`;
+      if (misses.length > 0) ok = false;
+    }
+    const ratio = s && b ? (b.p99 / s.p99).toFixed(1) : '–';
+    lines.push(`| \`GET ${endpoint.name}\` | ${ms(s?.p50)} | ${ms(s?.p99)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio} | ${share(s)} / ${share(b)} | ${verdict} |`);
+  }
+  lines.push('', '| job | small | big | big result | verdict |', '|---|---|---|---|---|');
+  for (const job of JOBS) {
+    const s = small?.jobs.get(job);
+    const b = big?.jobs.get(job);
+    let verdict = '–';
+    if (b) {
+      const pass = b.ms < JOB_TARGET_MS && (b.status === 'succeeded' || b.status === 'partial');
+      verdict = pass ? 'PASS' : `FAIL (${b.status}${b.ms >= JOB_TARGET_MS ? `, ≥ ${JOB_TARGET_MS / 1000} s` : ''})`;
+      if (!pass) ok = false;
+    }
+    lines.push(`| ${job} | ${ms(s?.ms)} ms | ${ms(b?.ms)} ms | ${b ? `${b.status}: \`${b.result}\`` : '–'} | ${verdict} |`);
+  }
+  console.log(['', `## npm run bench:scale: ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s warm-up, ${ROUND_MS / 1000} s measured per endpoint; factor ${FACTOR}`, '', ...lines, ''].join('\n'));
+  console.log(
+    `Rule: an endpoint passes when its big p99 ≤ ${P99_TARGET_MS} ms, ≤ ${RATIO_TARGET} × max(small p99, ${RATIO_FLOOR_MS} ms), and every answer was 200; a job when it ends (succeeded/partial) in < ${JOB_TARGET_MS / 1000} s on the big database.`,
+  );
+  console.log(ok ? 'ALL PASS' : `SOME FAIL${STRICT ? '' : ' (BENCH_STRICT=1 makes that exit non-zero)'}`);
+  return ok;
+}
+
+async function runDatabase(label: 'small' | 'big', factor: number, upstreams: Upstreams): Promise<DatabaseRun> {
+  const database = `bench_scale_${label}`;
+  const seedSeconds = await ensureSeeded(database, factor, upstreams);
+  const run: DatabaseRun = { label, database, counts: countsAt(factor), endpoints: new Map(), jobs: new Map(), seedSeconds };
+  await withApp(database, upstreams, async (port) => {
+    await measureEndpoints(port, run);
+    // The jobs delete and change rows: their rows are put back as seeded first, so every run finds the same work.
+    const restoring = performance.now();
+    await onServer(database, (client) => restoreJobRows(client, factor));
+    console.log(`${database}: the jobs' rows restored in ${((performance.now() - restoring) / 1000).toFixed(1)} s`);
+    await measureJobs(port, run);
+  });
+  return run;
+}
+
+async function main(): Promise<void> {
+  if (spawnSync('pg_isready', ['-d', SERVER_URL, '-q']).status !== 0) {
+    console.log(`SKIPPED: no PostgreSQL answers at ${SERVER_URL} (set BENCH_DATABASE_URL).`);
+    return;
+  }
+  console.log(`node ${process.version}; PostgreSQL at ${new URL(SERVER_URL).host}; factor ${FACTOR} (small ${SMALL_FACTOR}); jobs: ${JOBS.join(', ')}`);
+  const upstreams = await startUpstreams();
+  try {
+    const small = !ONLY || ONLY.includes('small') ? await runDatabase('small', SMALL_FACTOR, upstreams) : undefined;
+    const big = !ONLY || ONLY.includes('big') ? await runDatabase('big', FACTOR, upstreams) : undefined;
+    const ok = report(small, big);
+    if (STRICT && !ok) process.exitCode = 1;
+  } finally {
+    await upstreams.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
