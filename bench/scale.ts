@@ -303,7 +303,8 @@ async function measureJobs(port: number, run: DatabaseRun): Promise<void> {
   }
 }
 
-const ms = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '–' : value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(1)}`);
+/** A duration in ms, as a table cell (the unit is in the column's name). */
+const ms = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(1));
 const share = (f: Figures | undefined) => (f === undefined ? '–' : f.requests === 0 ? 'no answer' : `${(((f.non200 + f.errors) / (f.requests + f.errors)) * 100).toFixed(0)}%`);
 
 function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): boolean {
@@ -328,7 +329,7 @@ function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): b
     const ratio = s && b ? (b.p99 / s.p99).toFixed(1) : '–';
     lines.push(`| \`GET ${endpoint.name}\` | ${ms(s?.p50)} | ${ms(s?.p99)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio} | ${share(s)} / ${share(b)} | ${verdict} |`);
   }
-  lines.push('', '| job | small | big | big result | verdict |', '|---|---|---|---|---|');
+  lines.push('', '| job | small ms | big ms | big: status and result | verdict |', '|---|---|---|---|---|');
   for (const job of JOBS) {
     const s = small?.jobs.get(job);
     const b = big?.jobs.get(job);
@@ -339,7 +340,8 @@ function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): b
       verdict = pass ? 'PASS' : `FAIL (${b.status}${b.ms >= JOB_TARGET_MS ? `, ≥ ${JOB_TARGET_MS / 1000} s` : ''})`;
       if (!pass) ok = false;
     }
-    lines.push(`| ${job} | ${ms(s?.ms)} ms | ${ms(b?.ms)} ms | ${b ? `${b.status}: \`${b.result}\`` : '–'} | ${verdict} |`);
+    const result = b ? (b.result.length > 120 ? `${b.result.slice(0, 117)}…` : b.result) : '';
+    lines.push(`| ${job} | ${ms(s?.ms)} | ${ms(b?.ms)} | ${b ? `${b.status}: \`${result}\`` : '–'} | ${verdict} |`);
   }
   console.log(['', `## npm run bench:scale: ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s warm-up, ${ROUND_MS / 1000} s measured per endpoint; factor ${FACTOR}`, '', ...lines, ''].join('\n'));
   console.log(
