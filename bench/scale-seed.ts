@@ -218,9 +218,9 @@ const JOB_STEPS = ['device_sessions', 'refresh_tokens', 'password_reset_tokens']
 
 /**
  * Puts the rows the maintenance jobs work on back as seeded: sessions, refresh and reset tokens (also
- * those of the bench's own logins), the grace periods and tiers of users, and the audit rows the
- * grace-period job writes (the seed writes none of those actions). So a run on a reused database
- * finds the same work as the first.
+ * those of the bench's own logins), the grace periods and tiers of users, the audit rows the
+ * grace-period job writes (the seed writes none of those actions), and the intel calls the autopilot
+ * scored. So a run on a reused database finds the same work as the first.
  */
 export async function restoreJobRows(client: pg.Client, factor: number): Promise<void> {
   const counts = countsAt(factor);
@@ -230,6 +230,8 @@ export async function restoreJobRows(client: pg.Client, factor: number): Promise
     await client.query('DELETE FROM device_sessions');
     await client.query('DELETE FROM password_reset_tokens');
     await client.query(`DELETE FROM audit_log WHERE action IN ('billing.grace_period.expired', 'billing.grace_period.clear')`);
+    // strategy-autopilot/evaluate scores matured unscored calls (a batch per run); seeded rows were never attempted.
+    await client.query('UPDATE market_intel_events SET outcome_pct = NULL, scored_at = NULL, scoring_attempts = 0, scoring_attempted_at = NULL, scoring_error = NULL WHERE scoring_attempted_at IS NOT NULL');
     for (const [step, sql, params] of statements(counts, { id: '', key: '', counter: 0 }, [''])) {
       if (JOB_STEPS.includes(step)) await client.query(sql, params);
     }
@@ -245,7 +247,7 @@ export async function restoreJobRows(client: pg.Client, factor: number): Promise
     await client.query('ROLLBACK');
     throw error;
   }
-  await client.query('ANALYZE users, device_sessions, refresh_tokens, password_reset_tokens');
+  await client.query('ANALYZE users, device_sessions, refresh_tokens, password_reset_tokens, market_intel_events');
 }
 
 export interface SeedTiming {
