@@ -7,7 +7,7 @@
 // Exits non-zero on a miss only with BENCH_STRICT=1. Method and results: bench/README.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { JOB_DEFINITIONS } from '../src/modules/jobs/registry.ts';
@@ -266,10 +266,11 @@ async function measureEndpoints(port: number, run: DatabaseRun): Promise<void> {
       requests: result.requests,
       non200: result.non200,
       errors: result.errors,
-      statuses: first.status === 200 ? '' : `first answer ${first.status}: ${JSON.stringify(first.body).slice(0, 120)}`,
+      statuses: Object.entries(result.statuses).map(([code, n]) => `${code} ×${n}`).join(', '),
     };
+    if (first.status !== 200) console.log(`${run.label} ${url}: the first answer was ${first.status}: ${JSON.stringify(first.body).slice(0, 200)}`);
     run.endpoints.set(endpoint.name, figures);
-    console.log(`${run.label} ${url}: ${result.requests} requests, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, non-200 ${result.non200}, errors ${result.errors}${figures.statuses ? `; ${figures.statuses}` : ''}`);
+    console.log(`${run.label} ${url}: ${result.requests} requests, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, non-200 ${result.non200}${figures.statuses ? ` (${figures.statuses})` : ''}, errors ${result.errors}`);
   }
 }
 
@@ -305,7 +306,8 @@ async function measureJobs(port: number, run: DatabaseRun): Promise<void> {
 
 /** A duration in ms, as a table cell (the unit is in the column's name). */
 const ms = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(1));
-const share = (f: Figures | undefined) => (f === undefined ? '–' : f.requests === 0 ? 'no answer' : `${(((f.non200 + f.errors) / (f.requests + f.errors)) * 100).toFixed(0)}%`);
+const share = (f: Figures | undefined) =>
+  f === undefined ? '–' : f.requests === 0 ? 'no answer' : `${(((f.non200 + f.errors) / (f.requests + f.errors)) * 100).toFixed(0)}%${f.statuses ? ` (${f.statuses})` : ''}`;
 
 function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): boolean {
   let ok = true;
@@ -343,7 +345,8 @@ function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): b
     const result = b ? (b.result.length > 120 ? `${b.result.slice(0, 117)}…` : b.result) : '';
     lines.push(`| ${job} | ${ms(s?.ms)} | ${ms(b?.ms)} | ${b ? `${b.status}: \`${result}\`` : '–'} | ${verdict} |`);
   }
-  console.log(['', `## npm run bench:scale: ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s warm-up, ${ROUND_MS / 1000} s measured per endpoint; factor ${FACTOR}`, '', ...lines, ''].join('\n'));
+  const load = loadavg().map((n) => n.toFixed(1)).join(' / ');
+  console.log(['', `## npm run bench:scale: ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s warm-up, ${ROUND_MS / 1000} s measured per endpoint; factor ${FACTOR}; load average at the end ${load} (1/5/15 min)`, '', ...lines, ''].join('\n'));
   console.log(
     `Rule: an endpoint passes when its big p99 ≤ ${P99_TARGET_MS} ms, ≤ ${RATIO_TARGET} × max(small p99, ${RATIO_FLOOR_MS} ms), and every answer was 200; a job when it ends (succeeded/partial) in < ${JOB_TARGET_MS / 1000} s on the big database.`,
   );
