@@ -6,7 +6,8 @@
 // Targets: big p99 ≤ 50 ms and ≤ 2 × max(small p99, 10 ms) per endpoint; each job < 1 s on the big database.
 // Exits non-zero on a miss only with BENCH_STRICT=1. Method and results: bench/README.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -193,6 +194,17 @@ async function withApp<T>(database: string, upstreams: Upstreams, work: (port: n
   }
 }
 
+/**
+ * The app's migrations as a digest: a database migrated by other ones is seeded again (the app could not
+ * migrate it, and its indexes would not be the ones measured).
+ */
+function migrationsDigest(): string {
+  const folder = path.join(root, 'drizzle');
+  const hash = createHash('sha256');
+  for (const file of readdirSync(folder).filter((f) => f.endsWith('.sql')).sort()) hash.update(file).update(readFileSync(path.join(folder, file)));
+  return hash.digest('hex').slice(0, 16);
+}
+
 /** The reconcile command, if the app has one (issue 21, point 3). */
 function hasReconcile(): boolean {
   return spawnSync('grep', ['-rqs', 'db:reconcile', path.join(root, 'src/cli.ts'), path.join(root, 'src/cli')]).status === 0;
@@ -200,7 +212,7 @@ function hasReconcile(): boolean {
 
 /**
  * Creates, migrates (by starting the app on it once) and seeds `database`, unless it already holds this
- * seed version at this factor (BENCH_SCALE_RESEED=1 seeds again). Answers the seed's seconds, or undefined when reused.
+ * seed version at this factor, made with these migrations (BENCH_SCALE_RESEED=1 seeds again). Answers the seed's seconds, or undefined when reused.
  */
 async function ensureSeeded(database: string, factor: number, upstreams: Upstreams): Promise<number | undefined> {
   const admin = new pg.Client({ connectionString: SERVER_URL });
@@ -211,12 +223,15 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
       const marker = await onServer(database, async (client) => {
         const table = await client.query(`SELECT to_regclass('bench_seed') AS t`);
         if (table.rows[0].t === null) return undefined;
-        return (await client.query<{ version: number; factor: number }>('SELECT version, factor FROM bench_seed')).rows[0];
+        const columns = await client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'bench_seed' AND column_name = 'migrations'`);
+        if (columns.rows.length === 0) return undefined;
+        return (await client.query<{ version: number; factor: number; migrations: string }>('SELECT version, factor, migrations FROM bench_seed')).rows[0];
       });
-      if (marker && marker.version === SEED_VERSION && marker.factor === factor) {
-        console.log(`${database}: seeded (version ${SEED_VERSION}, factor ${factor}), reused; BENCH_SCALE_RESEED=1 seeds again`);
+      if (marker && marker.version === SEED_VERSION && marker.factor === factor && marker.migrations === migrationsDigest()) {
+        console.log(`${database}: seeded (version ${SEED_VERSION}, factor ${factor}, these migrations), reused; BENCH_SCALE_RESEED=1 seeds again`);
         return undefined;
       }
+      if (marker) console.log(`${database}: seeded by another seed version, factor or migrations; seeding again`);
     }
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${database}`);
@@ -230,8 +245,8 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
   const hash = await hashPassword(PASSWORD);
   await onServer(database, async (client) => {
     await seed(client, factor, hash, console.log);
-    await client.query('CREATE TABLE bench_seed (version integer NOT NULL, factor double precision NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())');
-    await client.query('INSERT INTO bench_seed (version, factor) VALUES ($1, $2)', [SEED_VERSION, factor]);
+    await client.query('CREATE TABLE bench_seed (version integer NOT NULL, factor double precision NOT NULL, migrations text NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())');
+    await client.query('INSERT INTO bench_seed (version, factor, migrations) VALUES ($1, $2, $3)', [SEED_VERSION, factor, migrationsDigest()]);
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(`${database}: seeded in ${seconds.toFixed(0)} s`);
