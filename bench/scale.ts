@@ -231,7 +231,7 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
         console.log(`${database}: seeded (version ${SEED_VERSION}, factor ${factor}, these migrations), reused; BENCH_SCALE_RESEED=1 seeds again`);
         return undefined;
       }
-      if (marker) console.log(`${database}: seeded by another seed version, factor or migrations; seeding again`);
+      console.log(`${database}: ${marker ? 'seeded by another seed version, factor or migrations' : 'no finished seed of this bench'}; seeding again`);
     }
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${database}`);
