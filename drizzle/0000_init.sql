@@ -161,6 +161,23 @@ CREATE TABLE "exchange_credentials" (
 	CONSTRAINT "exchange_credentials_validation_status_check" CHECK ("exchange_credentials"."validation_status" IN ('pending', 'valid', 'invalid', 'error'))
 );
 --> statement-breakpoint
+CREATE TABLE "exchange_trade_days" (
+	"user_id" uuid NOT NULL,
+	"exchange" text NOT NULL,
+	"symbol" text NOT NULL,
+	"day" date NOT NULL,
+	"total_trades" integer NOT NULL,
+	"buy_count" integer NOT NULL,
+	"sell_count" integer NOT NULL,
+	"synced_count" integer NOT NULL,
+	"failed_count" integer NOT NULL,
+	"total_volume" numeric NOT NULL,
+	"total_fees" numeric NOT NULL,
+	"first_trade" timestamp with time zone,
+	"last_trade" timestamp with time zone,
+	CONSTRAINT "exchange_trade_days_user_id_exchange_symbol_day_pk" PRIMARY KEY("user_id","exchange","symbol","day")
+);
+--> statement-breakpoint
 CREATE TABLE "exchange_trades" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"user_id" uuid NOT NULL,
@@ -443,6 +460,15 @@ CREATE TABLE "two_factor_recovery_codes" (
 	"used_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "user_counts" (
+	"status" text NOT NULL,
+	"role" text NOT NULL,
+	"subscription_tier" text NOT NULL,
+	"created_month" date NOT NULL,
+	"users" integer NOT NULL,
+	CONSTRAINT "user_counts_status_role_subscription_tier_created_month_pk" PRIMARY KEY("status","role","subscription_tier","created_month")
+);
+--> statement-breakpoint
 CREATE TABLE "users" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"email" text NOT NULL,
@@ -485,6 +511,12 @@ CREATE TABLE "payments_ledger" (
 	"kind" text DEFAULT 'payment' NOT NULL,
 	"occurred_at" timestamp with time zone NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "payments_revenue" (
+	"currency" text PRIMARY KEY NOT NULL,
+	"amount" numeric NOT NULL,
+	"payments" integer NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "webhook_deliveries" (
@@ -554,13 +586,16 @@ CREATE INDEX "command_center_tasks_source_idx" ON "command_center_tasks" USING b
 CREATE INDEX "market_intel_events_detected_idx" ON "market_intel_events" USING btree ("detected_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "market_intel_events_source_idx" ON "market_intel_events" USING btree ("source");--> statement-breakpoint
 CREATE INDEX "market_intel_events_unscored_idx" ON "market_intel_events" USING btree ("detected_at") WHERE outcome_pct IS NULL;--> statement-breakpoint
-CREATE INDEX "exchange_balance_syncs_user_idx" ON "exchange_balance_syncs" USING btree ("user_id","exchange","synced_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_balance_syncs_latest_idx" ON "exchange_balance_syncs" USING btree ("user_id","exchange","credential_id","synced_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "exchange_balances_sync_idx" ON "exchange_balances" USING btree ("sync_id");--> statement-breakpoint
 CREATE INDEX "exchange_balances_history_idx" ON "exchange_balances" USING btree ("user_id","exchange","currency","sync_timestamp" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "exchange_credentials_name_key" ON "exchange_credentials" USING btree ("user_id","exchange_name","credential_name");--> statement-breakpoint
 CREATE INDEX "exchange_credentials_user_idx" ON "exchange_credentials" USING btree ("user_id","exchange_name");--> statement-breakpoint
+CREATE INDEX "exchange_trade_days_user_day_idx" ON "exchange_trade_days" USING btree ("user_id","day");--> statement-breakpoint
 CREATE UNIQUE INDEX "exchange_trades_venue_id_key" ON "exchange_trades" USING btree ("user_id","exchange","symbol","exchange_trade_id");--> statement-breakpoint
-CREATE INDEX "exchange_trades_user_time_idx" ON "exchange_trades" USING btree ("user_id","exchange","trade_timestamp" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_trades_user_time_idx" ON "exchange_trades" USING btree ("user_id","exchange","trade_timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_trades_user_all_time_idx" ON "exchange_trades" USING btree ("user_id","trade_timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_trades_user_symbol_time_idx" ON "exchange_trades" USING btree ("user_id","symbol","trade_timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "exchange_trades_user_created_idx" ON "exchange_trades" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "exchange_transfers_venue_id_key" ON "exchange_transfers" USING btree ("user_id","exchange","type","exchange_transfer_id");--> statement-breakpoint
 CREATE INDEX "exchange_transfers_user_time_idx" ON "exchange_transfers" USING btree ("user_id","exchange","transfer_timestamp" DESC NULLS LAST);--> statement-breakpoint
@@ -588,18 +623,22 @@ CREATE UNIQUE INDEX "api_tokens_hash_key" ON "api_tokens" USING btree ("token_ha
 CREATE INDEX "api_tokens_user_idx" ON "api_tokens" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "device_sessions_user_idx" ON "device_sessions" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "device_sessions_expires_idx" ON "device_sessions" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "device_sessions_revoked_idx" ON "device_sessions" USING btree ("revoked_at") WHERE "device_sessions"."revoked_at" IS NOT NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX "external_identities_user_issuer_key" ON "external_identities" USING btree ("user_id","issuer");--> statement-breakpoint
 CREATE UNIQUE INDEX "mfa_challenges_hash_key" ON "mfa_challenges" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "mfa_challenges_expires_idx" ON "mfa_challenges" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "password_reset_tokens_hash_key" ON "password_reset_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "refresh_tokens_hash_key" ON "refresh_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "refresh_tokens_session_idx" ON "refresh_tokens" USING btree ("session_id");--> statement-breakpoint
+CREATE INDEX "refresh_tokens_expires_idx" ON "refresh_tokens" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "refresh_tokens_revoked_idx" ON "refresh_tokens" USING btree ("revoked_at") WHERE "refresh_tokens"."revoked_at" IS NOT NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX "two_factor_recovery_codes_user_hash_key" ON "two_factor_recovery_codes" USING btree ("user_id","code_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
 CREATE INDEX "users_created_at_id_idx" ON "users" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "users_status_idx" ON "users" USING btree ("status");--> statement-breakpoint
 CREATE INDEX "users_role_idx" ON "users" USING btree ("role");--> statement-breakpoint
 CREATE INDEX "users_subscription_tier_idx" ON "users" USING btree ("subscription_tier");--> statement-breakpoint
+CREATE INDEX "users_grace_period_idx" ON "users" USING btree ("grace_period_ends_at") WHERE "users"."grace_period_ends_at" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "payment_customers_user_idx" ON "payment_customers" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "payments_ledger_external_key" ON "payments_ledger" USING btree ("external_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_provider_delivery_key" ON "webhook_deliveries" USING btree ("provider","delivery_id");--> statement-breakpoint

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
 # Regenerates the migrations from the Drizzle schema. Until the first release the history is kept
 # as one initial migration, so this rewrites it; afterwards, drop the rm and let drizzle-kit append.
+# The modules' routines (src/modules/*/*.routines.sql: the triggers that keep derived figures) follow
+# as a second migration, written from those files, which are their source.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec 9>"${TMPDIR:-/tmp}/trading-platform-drizzle.lock"
 flock 9
 rm -rf drizzle
-npx drizzle-kit generate --name init
+./node_modules/.bin/drizzle-kit generate --name init
+./node_modules/.bin/drizzle-kit generate --custom --name routines
+routines=drizzle/0001_routines.sql
+: > "$routines"
+for file in src/modules/*/*.routines.sql; do
+  [ -s "$routines" ] && printf '\n--> statement-breakpoint\n' >> "$routines"
+  printf -- '-- from %s\n' "$file" >> "$routines"
+  cat "$file" >> "$routines"
+done

@@ -8,7 +8,14 @@ import { loadConfig } from '../config/config.ts';
 import { MIGRATIONS_FOLDER, restorePgliteImage } from '../platform/db/database.ts';
 import { withRelativeNames } from '../platform/db/tar-paths.ts';
 import { lockDataDir } from '../platform/db/data-dir-lock.ts';
+import { reconcileFigures } from '../platform/db/derived-figures.ts';
+import { TRADE_DAYS } from '../modules/exchange/exchange.figures.ts';
+import { USER_COUNTS } from '../modules/users/users.figures.ts';
+import { PAYMENTS_REVENUE } from '../modules/webhooks/webhooks.figures.ts';
 import { parseOptions, print, Problems, RefusedError, withPlatform, type Command } from './cli-kit.ts';
+
+/** Every table of figures the database keeps as rows are written. */
+export const DERIVED_FIGURES = [USER_COUNTS, TRADE_DAYS, PAYMENTS_REVENUE];
 
 const PG_DUMP_HINT =
   'the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, e.g. pg_dump --format=custom --file=backup.dump "$DATABASE_URL", ' +
@@ -76,4 +83,27 @@ const restore: Command = {
   },
 };
 
-export const DB_COMMANDS: Record<string, Command> = { 'db:migrate': migrate, 'db:backup': backup, 'db:restore': restore };
+const reconcile: Command = {
+  usage: 'db:reconcile [--check]',
+  summary:
+    'Compare the figures the database keeps (trade days, user counts, revenue) with their rows and rebuild those that differ, ' +
+    'saying what differed; --check only says, and exits 1 when anything differs.',
+  async run(args) {
+    const values = parseOptions(args, { check: { type: 'boolean', default: false } });
+    const mend = !values.check;
+    const differences = await withPlatform((platform) => reconcileFigures(platform.database.db, DERIVED_FIGURES, { mend }));
+    let differed = false;
+    for (const d of differences) {
+      const off = d.missing + d.extra + d.differing;
+      differed ||= off > 0;
+      print(
+        off === 0
+          ? `${d.table}: exact`
+          : `${d.table}: ${d.missing} row(s) missing, ${d.extra} extra, ${d.differing} differing; ${mend ? 'rebuilt' : 'not mended (--check)'}`,
+      );
+    }
+    if (differed && !mend) process.exitCode = 1;
+  },
+};
+
+export const DB_COMMANDS: Record<string, Command> = { 'db:reconcile': reconcile, 'db:migrate': migrate, 'db:backup': backup, 'db:restore': restore };

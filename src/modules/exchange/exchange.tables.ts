@@ -1,7 +1,7 @@
 // Tables private to the exchange module: users' venue credentials (sealed), balance snapshots and
 // the trades synced from venues. Amounts are exact numerics, never floats.
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
 import { VALIDATION_STATUSES, type ValidationStatus } from './credentials.domain.ts';
@@ -55,7 +55,8 @@ export const exchangeBalanceSyncs = pgTable(
     currenciesSynced: integer('currencies_synced').notNull(),
     syncedAt: at('synced_at').notNull(),
   },
-  (t) => [index('exchange_balance_syncs_user_idx').on(t.userId, t.exchange, t.syncedAt.desc())],
+  // The latest sync per user, venue and credential is the first entry of its group (DISTINCT ON).
+  (t) => [index('exchange_balance_syncs_latest_idx').on(t.userId, t.exchange, t.credentialId, t.syncedAt.desc())],
 );
 
 export const exchangeBalances = pgTable(
@@ -108,10 +109,39 @@ export const exchangeTrades = pgTable(
   (t) => [
     // Venue trade ids are unique per symbol (Binance numbers each symbol's trades from 1).
     uniqueIndex('exchange_trades_venue_id_key').on(t.userId, t.exchange, t.symbol, t.exchangeTradeId),
-    index('exchange_trades_user_time_idx').on(t.userId, t.exchange, t.tradeTimestamp.desc()),
+    // History newest first, in the list's order (time, then id), with and without a venue or a pair.
+    index('exchange_trades_user_time_idx').on(t.userId, t.exchange, t.tradeTimestamp.desc(), t.id.desc()),
+    index('exchange_trades_user_all_time_idx').on(t.userId, t.tradeTimestamp.desc(), t.id.desc()),
+    index('exchange_trades_user_symbol_time_idx').on(t.userId, t.symbol, t.tradeTimestamp.desc(), t.id.desc()),
     // The portfolio reads a user's trades stored since its watermark (docs/decisions/156).
     index('exchange_trades_user_created_idx').on(t.userId, t.createdAt),
   ],
+);
+
+/**
+ * A user's trades per venue, pair and UTC day, summed: what trade statistics, list totals and deep
+ * pages read instead of the trades themselves. The database keeps it, whatever writes the trades
+ * (exchange.routines.sql: statement triggers); `db:reconcile` rebuilds it (docs/decisions/124).
+ */
+export const exchangeTradeDays = pgTable(
+  'exchange_trade_days',
+  {
+    userId: uuid('user_id').notNull(),
+    exchange: text('exchange').notNull(),
+    symbol: text('symbol').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    totalTrades: integer('total_trades').notNull(),
+    buyCount: integer('buy_count').notNull(),
+    sellCount: integer('sell_count').notNull(),
+    syncedCount: integer('synced_count').notNull(),
+    failedCount: integer('failed_count').notNull(),
+    totalVolume: numeric('total_volume').notNull(),
+    totalFees: numeric('total_fees').notNull(),
+    /** Null only while a day is being settled after rows left it. */
+    firstTrade: at('first_trade'),
+    lastTrade: at('last_trade'),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.exchange, t.symbol, t.day] }), index('exchange_trade_days_user_day_idx').on(t.userId, t.day)],
 );
 
 export const TRANSFER_TYPES = ['deposit', 'withdrawal'] as const;

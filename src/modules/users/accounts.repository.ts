@@ -1,9 +1,9 @@
 // Every query on accounts (the users table). A method that may run inside a caller's transaction
 // takes its executor last.
-import { and, asc, count, eq, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { and, asc, count, eq, inArray, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import type { Role, Tier, UserStatus } from './users.domain.ts';
-import { externalIdentities, users } from './users.tables.ts';
+import { externalIdentities, userCounts, users } from './users.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export type UserRow = typeof users.$inferSelect;
@@ -40,7 +40,48 @@ function userConditions(filter: UserFilter): SQL | undefined {
   return and(...conditions);
 }
 
+/** From this many rows on, a page starts at the month its first row falls in rather than skipping rows one by one. */
+const DEEP_OFFSET = 1_000;
+
+/** The same filter over the counts the database keeps (user_counts); none for a search. */
+function countConditions(filter: UserFilter): SQL | undefined {
+  if (filter.search) return undefined;
+  return and(
+    filter.status ? eq(userCounts.status, filter.status) : ne(userCounts.status, 'deleted'),
+    filter.role ? eq(userCounts.role, filter.role) : undefined,
+    filter.subscriptionTier ? eq(userCounts.subscriptionTier, filter.subscriptionTier) : undefined,
+  );
+}
+
 export function createAccountsRepository(db: DbExecutor) {
+  /** Accounts matching the filter: from the kept counts, or counted when it searches. */
+  async function total(filter: UserFilter): Promise<number> {
+    const counted = countConditions(filter);
+    const [row] = counted
+      ? await db.select({ n: sql<number>`coalesce(sum(${userCounts.users}), 0)::int` }).from(userCounts).where(counted)
+      : await db.select({ n: count() }).from(users).where(userConditions(filter));
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Where a page `offset` rows deep starts (the list is newest first): past `DEEP_OFFSET`, the month
+   * of creation its first row falls in, from the kept counts; the page skips only that month's rows
+   * before it.
+   */
+  async function pageStart(filter: UserFilter, offset: number): Promise<{ before?: SQL; skip: number }> {
+    const counted = offset >= DEEP_OFFSET ? countConditions(filter) : undefined;
+    if (!counted) return { skip: offset };
+    const [row] = rowsOf<{ month: string; newer: string }>(
+      await db.execute(sql`SELECT month::text AS month, newer FROM (
+        SELECT ${userCounts.createdMonth} AS month,
+          coalesce(sum(sum(${userCounts.users})) OVER (ORDER BY ${userCounts.createdMonth} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+        FROM ${userCounts} WHERE ${counted} GROUP BY ${userCounts.createdMonth}
+      ) AS months WHERE newer <= ${offset} ORDER BY month ASC LIMIT 1`),
+    );
+    if (!row) return { skip: offset };
+    return { before: sql`(${row.month}::date + interval '1 month')::timestamp AT TIME ZONE 'UTC'`, skip: offset - Number(row.newer) };
+  }
+
   return {
     async findById(id: string, executor: DbExecutor = db): Promise<UserRow | undefined> {
       const [row] = await executor.select().from(users).where(eq(users.id, id)).limit(1);
@@ -123,12 +164,10 @@ export function createAccountsRepository(db: DbExecutor) {
     },
 
     async list(filter: UserFilter, offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
-      const where = userConditions(filter);
-      const [rows, [counted]] = await Promise.all([
-        db.select().from(users).where(where).orderBy(descending(users.createdAt), descending(users.id)).limit(limit).offset(offset),
-        db.select({ n: count() }).from(users).where(where),
-      ]);
-      return { rows, total: Number(counted?.n ?? 0) };
+      const [start, n] = await Promise.all([pageStart(filter, offset), total(filter)]);
+      const where = start.before ? and(userConditions(filter), lt(users.createdAt, start.before)) : userConditions(filter);
+      const rows = await db.select().from(users).where(where).orderBy(descending(users.createdAt), descending(users.id)).limit(limit).offset(start.skip);
+      return { rows, total: n };
     },
 
     /**
@@ -145,16 +184,16 @@ export function createAccountsRepository(db: DbExecutor) {
         .for('update', { skipLocked: true });
     },
 
-    /** Users that are not deleted, active, suspended, and created since `monthStart`. */
+    /** Users that are not deleted, active, suspended, and created since `monthStart` (a UTC month's first instant). */
     async counts(monthStart: Date) {
       const [row] = await db
         .select({
-          total: sql<number>`count(*) FILTER (WHERE ${users.status} <> 'deleted')`,
-          active: sql<number>`count(*) FILTER (WHERE ${users.status} = 'active')`,
-          suspended: sql<number>`count(*) FILTER (WHERE ${users.status} = 'suspended')`,
-          newThisMonth: sql<number>`count(*) FILTER (WHERE ${users.status} <> 'deleted' AND ${users.createdAt} >= ${monthStart})`,
+          total: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} <> 'deleted'), 0)`,
+          active: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} = 'active'), 0)`,
+          suspended: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} = 'suspended'), 0)`,
+          newThisMonth: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} <> 'deleted' AND ${userCounts.createdMonth} >= ${monthStart.toISOString().slice(0, 10)}), 0)`,
         })
-        .from(users);
+        .from(userCounts);
       return {
         total: Number(row?.total ?? 0),
         active: Number(row?.active ?? 0),
@@ -165,7 +204,7 @@ export function createAccountsRepository(db: DbExecutor) {
 
     /** Users per stored status, deleted ones included. */
     async countsByStatus(): Promise<Map<UserStatus, number>> {
-      const rows = await db.select({ status: users.status, n: count() }).from(users).groupBy(users.status);
+      const rows = await db.select({ status: userCounts.status, n: sql<number>`sum(${userCounts.users})` }).from(userCounts).groupBy(userCounts.status);
       return new Map(rows.map((row) => [row.status, Number(row.n)]));
     },
 

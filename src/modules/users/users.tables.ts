@@ -1,7 +1,8 @@
 // The identity tables: accounts, their device sessions, refresh tokens and password-reset links.
 // Only this module's repositories read or write them; other modules' tables may name users.id in
 // a foreign key.
-import { bigint, boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import { oneOf } from '../../platform/db/checks.ts';
 import { ROLES, STATUSES, TIERS, type Role, type Tier, type UserStatus } from './users.domain.ts';
 
@@ -43,11 +44,31 @@ export const users = pgTable(
     index('users_status_idx').on(t.status),
     index('users_role_idx').on(t.role),
     index('users_subscription_tier_idx').on(t.subscriptionTier),
+    // The grace-period job finds the ended ones; few users have one.
+    index('users_grace_period_idx').on(t.gracePeriodEndsAt).where(sql`${t.gracePeriodEndsAt} IS NOT NULL`),
     // The admin search's trigram indexes are created at start where pg_trgm exists (database.ts).
     check('users_role_check', oneOf(t.role, ROLES)),
     check('users_status_check', oneOf(t.status, STATUSES)),
     check('users_subscription_tier_check', oneOf(t.subscriptionTier, TIERS)),
   ],
+);
+
+/**
+ * How many accounts there are of each status, role and tier, per UTC month of creation: what the
+ * platform statistics, the admin list's totals and its deep pages read instead of the accounts. The
+ * database keeps it, whatever writes the accounts (users.routines.sql); `db:reconcile` rebuilds it
+ * (docs/decisions/124).
+ */
+export const userCounts = pgTable(
+  'user_counts',
+  {
+    status: text('status').$type<UserStatus>().notNull(),
+    role: text('role').$type<Role>().notNull(),
+    subscriptionTier: text('subscription_tier').$type<Tier>().notNull(),
+    createdMonth: date('created_month', { mode: 'string' }).notNull(),
+    users: integer('users').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.status, t.role, t.subscriptionTier, t.createdMonth] })],
 );
 
 /**
@@ -93,7 +114,12 @@ export const deviceSessions = pgTable(
     secondFactorAt: timestamp('second_factor_at', { withTimezone: true, mode: 'date' }),
     secondFactorMethod: text('second_factor_method'),
   },
-  (t) => [index('device_sessions_user_idx').on(t.userId), index('device_sessions_expires_idx').on(t.expiresAt)],
+  (t) => [
+    index('device_sessions_user_idx').on(t.userId),
+    index('device_sessions_expires_idx').on(t.expiresAt),
+    // The cleanup job's revoked sessions; most sessions are not revoked.
+    index('device_sessions_revoked_idx').on(t.revokedAt).where(sql`${t.revokedAt} IS NOT NULL`),
+  ],
 );
 
 export const refreshTokens = pgTable(
@@ -111,7 +137,12 @@ export const refreshTokens = pgTable(
     rotatedAt: timestamp('rotated_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [uniqueIndex('refresh_tokens_hash_key').on(t.tokenHash), index('refresh_tokens_session_idx').on(t.sessionId)],
+  (t) => [
+    uniqueIndex('refresh_tokens_hash_key').on(t.tokenHash),
+    index('refresh_tokens_session_idx').on(t.sessionId),
+    index('refresh_tokens_expires_idx').on(t.expiresAt),
+    index('refresh_tokens_revoked_idx').on(t.revokedAt).where(sql`${t.revokedAt} IS NOT NULL`),
+  ],
 );
 
 export const passwordResetTokens = pgTable(

@@ -2,7 +2,7 @@
 // takes the executor of the delivery's transaction.
 import { eq, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { paymentCustomers, paymentsLedger } from './webhooks.tables.ts';
+import { paymentCustomers, paymentsLedger, paymentsRevenue } from './webhooks.tables.ts';
 
 /** Remembers which user a payment customer is; a later mapping for the same customer wins. */
 export async function rememberCustomer(
@@ -51,11 +51,10 @@ export async function recordPayment(
 
 /** Exact sums in SQL (numeric) per upper-cased currency, as decimal strings; empty for an empty ledger. */
 export async function revenueByCurrency(db: DbExecutor): Promise<Map<string, string>> {
-  const currency = sql<string>`upper(${paymentsLedger.currency})`;
+  // Kept per currency by the database as the ledger is written (docs/decisions/124).
   const rows = await db
-    .select({ currency, sum: sql<string>`SUM(${paymentsLedger.amount})::text` })
-    .from(paymentsLedger)
-    .groupBy(currency)
-    .orderBy(currency);
+    .select({ currency: paymentsRevenue.currency, sum: sql<string>`${paymentsRevenue.amount}::text` })
+    .from(paymentsRevenue)
+    .orderBy(paymentsRevenue.currency);
   return new Map(rows.map((row) => [row.currency, row.sum]));
 }

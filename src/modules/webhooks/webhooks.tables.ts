@@ -77,3 +77,14 @@ export const paymentsLedger = pgTable(
   },
   (t) => [uniqueIndex('payments_ledger_external_key').on(t.externalId)],
 );
+
+/**
+ * The payments ledger summed per currency (upper case): the platform statistics' revenue. The
+ * database keeps it, whatever writes the ledger (webhooks.routines.sql); `db:reconcile` rebuilds it
+ * (docs/decisions/124).
+ */
+export const paymentsRevenue = pgTable('payments_revenue', {
+  currency: text('currency').primaryKey(),
+  amount: numeric('amount').notNull(),
+  payments: integer('payments').notNull(),
+});

@@ -31,6 +31,9 @@ export interface Database {
 /** An OFFSET PostgreSQL accepts (bigint): one past every row there could be is as good as any larger one. */
 export const rowOffset = (offset: number): number => Math.min(offset, Number.MAX_SAFE_INTEGER);
 
+/** The rows of `db.execute`'s answer, which both drivers name `rows`. */
+export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+
 export const MIGRATIONS_FOLDER = path.join(PROJECT_ROOT, 'drizzle');
 
 export interface DatabaseOptions {
@@ -388,8 +391,7 @@ function wrap(db: Db, kind: Database['kind'], listen: Listen, close: () => Promi
     kind,
     listen,
     async rows<T>(query: ReturnType<typeof sql>) {
-      const result = (await db.execute(query)) as unknown as { rows: T[] };
-      return result.rows;
+      return rowsOf<T>(await db.execute(query));
     },
     async ping() {
       const started = performance.now();

@@ -1,0 +1,216 @@
+-- from src/modules/exchange/exchange.routines.sql
+-- exchange_trade_days follows exchange_trades, whatever writes them: the API's sync, a bulk import, a
+-- restore's rows (docs/decisions/124). Statement triggers read the statement's rows as transition
+-- tables, so a bulk INSERT of millions of trades costs one grouped upsert, not a call per row. Counts
+-- and sums move by deltas, which commute, so concurrent writers add up exactly; a day that lost rows
+-- (a delete, a trade moved by an update) has its first and last trade read again from its trades, and
+-- goes when it has none left.
+CREATE FUNCTION exchange_trade_days_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  -- The statement's rows, signed: +1 arrives in a day, -1 leaves it. An update counts only when it
+  -- changes what the days sum (a credential set to null on delete, for one, does not).
+  changes text := CASE TG_OP
+    WHEN 'INSERT' THEN 'SELECT 1 AS sign, n.* FROM new_trades n'
+    WHEN 'DELETE' THEN 'SELECT -1 AS sign, o.* FROM old_trades o'
+    ELSE 'SELECT c.* FROM old_trades o JOIN new_trades n USING (id)
+            CROSS JOIN LATERAL (SELECT -1 AS sign, o.* UNION ALL SELECT 1, n.*) AS c
+          WHERE (o.user_id, o.exchange, o.symbol, o.side, o.total, o.fee, o.trade_timestamp, o.sync_status)
+            IS DISTINCT FROM (n.user_id, n.exchange, n.symbol, n.side, n.total, n.fee, n.trade_timestamp, n.sync_status)'
+  END;
+BEGIN
+  EXECUTE format($sql$
+    INSERT INTO exchange_trade_days AS d
+      (user_id, exchange, symbol, day, total_trades, buy_count, sell_count, synced_count, failed_count,
+       total_volume, total_fees, first_trade, last_trade)
+    SELECT user_id, exchange, symbol, (trade_timestamp AT TIME ZONE 'UTC')::date,
+           sum(sign), coalesce(sum(sign) FILTER (WHERE side = 'buy'), 0), coalesce(sum(sign) FILTER (WHERE side = 'sell'), 0),
+           coalesce(sum(sign) FILTER (WHERE sync_status = 'synced'), 0), coalesce(sum(sign) FILTER (WHERE sync_status = 'failed'), 0),
+           coalesce(sum(sign * total), 0), coalesce(sum(sign * fee), 0),
+           min(trade_timestamp) FILTER (WHERE sign > 0), max(trade_timestamp) FILTER (WHERE sign > 0)
+    FROM (%s) AS changes
+    GROUP BY 1, 2, 3, 4
+    ON CONFLICT (user_id, exchange, symbol, day) DO UPDATE SET
+      total_trades = d.total_trades + excluded.total_trades,
+      buy_count = d.buy_count + excluded.buy_count,
+      sell_count = d.sell_count + excluded.sell_count,
+      synced_count = d.synced_count + excluded.synced_count,
+      failed_count = d.failed_count + excluded.failed_count,
+      total_volume = d.total_volume + excluded.total_volume,
+      total_fees = d.total_fees + excluded.total_fees,
+      first_trade = least(d.first_trade, excluded.first_trade),
+      last_trade = greatest(d.last_trade, excluded.last_trade)
+  $sql$, changes);
+  IF TG_OP <> 'INSERT' THEN
+    EXECUTE format($sql$
+      WITH left_days AS (
+        SELECT DISTINCT user_id, exchange, symbol, (trade_timestamp AT TIME ZONE 'UTC')::date AS day
+        FROM (%s) AS changes WHERE sign < 0
+      ), emptied AS (
+        DELETE FROM exchange_trade_days AS d USING left_days AS l
+        WHERE (d.user_id, d.exchange, d.symbol, d.day) = (l.user_id, l.exchange, l.symbol, l.day) AND d.total_trades <= 0
+        RETURNING d.user_id, d.exchange, d.symbol, d.day
+      )
+      UPDATE exchange_trade_days AS d SET first_trade = span.first_trade, last_trade = span.last_trade
+      FROM left_days AS l CROSS JOIN LATERAL (
+        SELECT min(t.trade_timestamp) AS first_trade, max(t.trade_timestamp) AS last_trade
+        FROM exchange_trades AS t
+        WHERE t.user_id = l.user_id AND t.symbol = l.symbol AND t.exchange = l.exchange
+          AND t.trade_timestamp >= l.day::timestamp AT TIME ZONE 'UTC'
+          AND t.trade_timestamp < (l.day + 1)::timestamp AT TIME ZONE 'UTC'
+      ) AS span
+      WHERE (d.user_id, d.exchange, d.symbol, d.day) = (l.user_id, l.exchange, l.symbol, l.day)
+        AND (l.user_id, l.exchange, l.symbol, l.day) NOT IN (SELECT user_id, exchange, symbol, day FROM emptied)
+    $sql$, changes);
+  END IF;
+  RETURN NULL;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER exchange_trade_days_on_insert AFTER INSERT ON exchange_trades
+  REFERENCING NEW TABLE AS new_trades FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_follow();
+--> statement-breakpoint
+CREATE TRIGGER exchange_trade_days_on_update AFTER UPDATE ON exchange_trades
+  REFERENCING OLD TABLE AS old_trades NEW TABLE AS new_trades FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_follow();
+--> statement-breakpoint
+CREATE TRIGGER exchange_trade_days_on_delete AFTER DELETE ON exchange_trades
+  REFERENCING OLD TABLE AS old_trades FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_follow();
+--> statement-breakpoint
+CREATE FUNCTION exchange_trade_days_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  DELETE FROM exchange_trade_days;
+  RETURN NULL;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER exchange_trade_days_on_truncate AFTER TRUNCATE ON exchange_trades
+  FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_clear();
+--> statement-breakpoint
+-- The days as the trades say they are: what db:reconcile compares exchange_trade_days with and
+-- rebuilds it from, and what fills it once here for trades stored before it existed.
+CREATE FUNCTION exchange_trade_days_recomputed() RETURNS SETOF exchange_trade_days LANGUAGE sql STABLE AS $fn$
+  SELECT user_id, exchange, symbol, (trade_timestamp AT TIME ZONE 'UTC')::date,
+         count(*)::int, (count(*) FILTER (WHERE side = 'buy'))::int, (count(*) FILTER (WHERE side = 'sell'))::int,
+         (count(*) FILTER (WHERE sync_status = 'synced'))::int, (count(*) FILTER (WHERE sync_status = 'failed'))::int,
+         coalesce(sum(total), 0), coalesce(sum(fee), 0), min(trade_timestamp), max(trade_timestamp)
+  FROM exchange_trades
+  GROUP BY 1, 2, 3, 4
+$fn$;
+--> statement-breakpoint
+INSERT INTO exchange_trade_days SELECT * FROM exchange_trade_days_recomputed();
+
+--> statement-breakpoint
+-- from src/modules/users/users.routines.sql
+-- user_counts follows users, whatever writes them (docs/decisions/124): statement triggers add the
+-- statement's rows by status, role, tier and month of creation as signed deltas. An update counts
+-- only when it moves an account between those (a sign-in's last_login does not), so most updates of
+-- users write nothing here.
+CREATE FUNCTION user_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  changes text := CASE TG_OP
+    WHEN 'INSERT' THEN 'SELECT 1 AS sign, n.status, n.role, n.subscription_tier, n.created_at FROM new_users n'
+    WHEN 'DELETE' THEN 'SELECT -1 AS sign, o.status, o.role, o.subscription_tier, o.created_at FROM old_users o'
+    ELSE 'SELECT c.* FROM old_users o JOIN new_users n USING (id)
+            CROSS JOIN LATERAL (SELECT -1 AS sign, o.status, o.role, o.subscription_tier, o.created_at
+                                UNION ALL SELECT 1, n.status, n.role, n.subscription_tier, n.created_at) AS c
+          WHERE (o.status, o.role, o.subscription_tier, o.created_at) IS DISTINCT FROM (n.status, n.role, n.subscription_tier, n.created_at)'
+  END;
+BEGIN
+  EXECUTE format($sql$
+    WITH deltas AS (
+      SELECT status, role, subscription_tier, date_trunc('month', created_at AT TIME ZONE 'UTC')::date AS created_month, sum(sign) AS users
+      FROM (%s) AS changes
+      GROUP BY 1, 2, 3, 4
+      HAVING sum(sign) <> 0
+    )
+    INSERT INTO user_counts AS c (status, role, subscription_tier, created_month, users)
+    SELECT status, role, subscription_tier, created_month, users FROM deltas
+    ON CONFLICT (status, role, subscription_tier, created_month) DO UPDATE SET users = c.users + excluded.users
+  $sql$, changes);
+  IF TG_OP <> 'INSERT' THEN
+    DELETE FROM user_counts WHERE users = 0;
+  END IF;
+  RETURN NULL;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER user_counts_on_insert AFTER INSERT ON users
+  REFERENCING NEW TABLE AS new_users FOR EACH STATEMENT EXECUTE FUNCTION user_counts_follow();
+--> statement-breakpoint
+CREATE TRIGGER user_counts_on_update AFTER UPDATE ON users
+  REFERENCING OLD TABLE AS old_users NEW TABLE AS new_users FOR EACH STATEMENT EXECUTE FUNCTION user_counts_follow();
+--> statement-breakpoint
+CREATE TRIGGER user_counts_on_delete AFTER DELETE ON users
+  REFERENCING OLD TABLE AS old_users FOR EACH STATEMENT EXECUTE FUNCTION user_counts_follow();
+--> statement-breakpoint
+CREATE FUNCTION user_counts_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  DELETE FROM user_counts;
+  RETURN NULL;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER user_counts_on_truncate AFTER TRUNCATE ON users
+  FOR EACH STATEMENT EXECUTE FUNCTION user_counts_clear();
+--> statement-breakpoint
+-- The counts as the accounts say they are: what db:reconcile compares user_counts with and rebuilds
+-- it from, and what fills it once here for accounts stored before it existed.
+CREATE FUNCTION user_counts_recomputed() RETURNS SETOF user_counts LANGUAGE sql STABLE AS $fn$
+  SELECT status, role, subscription_tier, date_trunc('month', created_at AT TIME ZONE 'UTC')::date, count(*)::int
+  FROM users
+  GROUP BY 1, 2, 3, 4
+$fn$;
+--> statement-breakpoint
+INSERT INTO user_counts SELECT * FROM user_counts_recomputed();
+
+--> statement-breakpoint
+-- from src/modules/webhooks/webhooks.routines.sql
+-- payments_revenue follows payments_ledger, whatever writes it (docs/decisions/124): statement
+-- triggers add the statement's payments per upper-cased currency as signed deltas.
+CREATE FUNCTION payments_revenue_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  changes text := CASE TG_OP
+    WHEN 'INSERT' THEN 'SELECT 1 AS sign, n.currency, n.amount FROM new_payments n'
+    WHEN 'DELETE' THEN 'SELECT -1 AS sign, o.currency, o.amount FROM old_payments o'
+    ELSE 'SELECT c.* FROM old_payments o JOIN new_payments n USING (id)
+            CROSS JOIN LATERAL (SELECT -1 AS sign, o.currency, o.amount UNION ALL SELECT 1, n.currency, n.amount) AS c
+          WHERE (o.currency, o.amount) IS DISTINCT FROM (n.currency, n.amount)'
+  END;
+BEGIN
+  EXECUTE format($sql$
+    INSERT INTO payments_revenue AS r (currency, amount, payments)
+    SELECT upper(currency), sum(sign * amount), sum(sign) FROM (%s) AS changes GROUP BY 1
+    ON CONFLICT (currency) DO UPDATE SET amount = r.amount + excluded.amount, payments = r.payments + excluded.payments
+  $sql$, changes);
+  IF TG_OP <> 'INSERT' THEN
+    DELETE FROM payments_revenue WHERE payments = 0;
+  END IF;
+  RETURN NULL;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER payments_revenue_on_insert AFTER INSERT ON payments_ledger
+  REFERENCING NEW TABLE AS new_payments FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_follow();
+--> statement-breakpoint
+CREATE TRIGGER payments_revenue_on_update AFTER UPDATE ON payments_ledger
+  REFERENCING OLD TABLE AS old_payments NEW TABLE AS new_payments FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_follow();
+--> statement-breakpoint
+CREATE TRIGGER payments_revenue_on_delete AFTER DELETE ON payments_ledger
+  REFERENCING OLD TABLE AS old_payments FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_follow();
+--> statement-breakpoint
+CREATE FUNCTION payments_revenue_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  DELETE FROM payments_revenue;
+  RETURN NULL;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER payments_revenue_on_truncate AFTER TRUNCATE ON payments_ledger
+  FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_clear();
+--> statement-breakpoint
+-- The revenue as the ledger says it is: what db:reconcile compares payments_revenue with and
+-- rebuilds it from, and what fills it once here for payments stored before it existed.
+CREATE FUNCTION payments_revenue_recomputed() RETURNS SETOF payments_revenue LANGUAGE sql STABLE AS $fn$
+  SELECT upper(currency), sum(amount), count(*)::int FROM payments_ledger GROUP BY 1
+$fn$;
+--> statement-breakpoint
+INSERT INTO payments_revenue SELECT * FROM payments_revenue_recomputed();
