@@ -253,8 +253,8 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
   if (hasReconcile()) {
     const reconciling = performance.now();
     const result = spawnSync(process.execPath, ['scripts/run.mjs', 'cli', 'db:reconcile'], { cwd: root, env: { ...process.env, DATABASE_URL: urlOf(database) }, stdio: 'inherit' });
-    if (result.status !== 0) throw new Error(`db:reconcile exited with ${result.status}`);
-    console.log(`${database}: db:reconcile in ${((performance.now() - reconciling) / 1000).toFixed(1)} s`);
+    // Reported, not fatal: the figures can still be measured (and a failing reconcile is itself a finding).
+    console.log(`${database}: db:reconcile ${result.status === 0 ? 'done' : `FAILED (exit ${result.status})`} in ${((performance.now() - reconciling) / 1000).toFixed(1)} s`);
   } else {
     console.log(`${database}: no db:reconcile command in this version of the app; skipped`);
   }
