@@ -18,6 +18,8 @@ export interface LoadResult {
   errors: number;
   /** Answers with a status other than 200. */
   non200: number;
+  /** Answers per status code other than 200, e.g. { '503': 2 }. */
+  statuses: Record<string, number>;
   elapsedMs: number;
   /** Latencies in microseconds, sorted. */
   latenciesUs: Float64Array;
@@ -38,6 +40,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let done = 0;
   let errors = 0;
   let non200 = 0;
+  const statuses: Record<string, number> = {};
   const started = performance.now();
   const deadline = started + options.durationMs;
 
@@ -70,7 +73,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
             const head = buffer.subarray(0, end).toString('latin1');
             const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
             if (!length) throw new Error('the load generator needs Content-Length');
-            if (!head.startsWith('HTTP/1.1 200')) non200 += 1;
+            if (!head.startsWith('HTTP/1.1 200')) {
+              non200 += 1;
+              const code = head.slice(9, 12);
+              statuses[code] = (statuses[code] ?? 0) + 1;
+            }
             expected = end + HEADER_END.length + Number(length[1]);
           }
           if (buffer.length < expected) return;
@@ -89,5 +96,5 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   await Promise.all(Array.from({ length: options.connections }, connection));
   const elapsedMs = performance.now() - started;
-  return { requests: done, errors, non200, elapsedMs, latenciesUs: latencies.subarray(0, done).sort() };
+  return { requests: done, errors, non200, statuses, elapsedMs, latenciesUs: latencies.subarray(0, done).sort() };
 }
