@@ -70,7 +70,10 @@ function Chart(props: { symbol: string; interval: string; livePrice: number | nu
   return (
     <>
       <ErrorNote error={ohlc.error} />
-      <div class="chart" ref={box} role="img" aria-label={`Candlestick chart of ${props.symbol}, ${props.interval} candles, with volume`} />
+      <figure class="chart-figure">
+        <div class="chart" ref={box} />
+        <figcaption>{`Candlesticks of ${props.symbol}, ${props.interval} each, with volume below.`}</figcaption>
+      </figure>
     </>
   );
 }

@@ -38,7 +38,12 @@ function ValueCurve(props: { history: History }) {
     chart.timeScale().fitContent();
     return () => chart.remove();
   }, [props.history]);
-  return <div class="chart" ref={box} role="img" aria-label={`Portfolio value in ${props.history.quote} over time`} />;
+  return (
+    <figure class="chart-figure">
+      <div class="chart" ref={box} />
+      <figcaption>{`Portfolio value in ${props.history.quote} over time.`}</figcaption>
+    </figure>
+  );
 }
 
 export function PortfolioPanel() {
