@@ -186,3 +186,16 @@ export function useAction() {
   };
   return { pending, error, run, setError };
 }
+
+/** The credit lightweight-charts asks for, as a plain link (its own logo would need an inline style). */
+export function TradingViewCredit() {
+  return (
+    <>
+      Charts by{' '}
+      <a href="https://www.tradingview.com/" rel="noopener noreferrer" target="_blank">
+        TradingView Lightweight Charts™
+      </a>
+      .
+    </>
+  );
+}

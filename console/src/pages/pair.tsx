@@ -4,7 +4,7 @@ import { CandlestickSeries, ColorType, createChart, HistogramSeries, type IChart
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { compact, num, percent, price, time, trend } from '../format.ts';
 import { followPrices } from '../live.ts';
-import { DataTable, ErrorNote, Link, Loading, Section, useApi } from '../ui.tsx';
+import { DataTable, TradingViewCredit, ErrorNote, Link, Loading, Section, useApi } from '../ui.tsx';
 import type { Ticker } from './markets.tsx';
 
 const INTERVALS = ['1m', '5m', '15m', '1h', '4h', '1d', '1w'] as const;
@@ -32,7 +32,8 @@ function Chart(props: { symbol: string; interval: string; livePrice: number | nu
   useEffect(() => {
     const api = createChart(box.current!, {
       autoSize: true,
-      layout: { background: { type: ColorType.Solid, color: css('--surface') }, textColor: css('--text') },
+      // The library's own logo injects a <style> element, which the CSP refuses; the credit is in the caption.
+      layout: { background: { type: ColorType.Solid, color: css('--surface') }, textColor: css('--text'), attributionLogo: false },
       grid: { vertLines: { color: css('--line') }, horzLines: { color: css('--line') } },
       timeScale: { timeVisible: true },
       localization: { locale: navigator.language },
@@ -72,7 +73,7 @@ function Chart(props: { symbol: string; interval: string; livePrice: number | nu
       <ErrorNote error={ohlc.error} />
       <figure class="chart-figure">
         <div class="chart" ref={box} />
-        <figcaption>{`Candlesticks of ${props.symbol}, ${props.interval} each, with volume below.`}</figcaption>
+        <figcaption>{`Candlesticks of ${props.symbol}, ${props.interval} each, with volume below.`} <TradingViewCredit /></figcaption>
       </figure>
     </>
   );

@@ -2,7 +2,7 @@
 import { AreaSeries, ColorType, createChart, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { num, percent, time, trend } from '../../format.ts';
-import { DataTable, ErrorNote, Loading, Section, useApi } from '../../ui.tsx';
+import { DataTable, TradingViewCredit, ErrorNote, Loading, Section, useApi } from '../../ui.tsx';
 
 interface Summary {
   quote: string;
@@ -29,7 +29,8 @@ function ValueCurve(props: { history: History }) {
   useEffect(() => {
     const chart = createChart(box.current!, {
       autoSize: true,
-      layout: { background: { type: ColorType.Solid, color: css('--surface') }, textColor: css('--text') },
+      // The library's own logo injects a <style> element, which the CSP refuses; the credit is in the caption.
+      layout: { background: { type: ColorType.Solid, color: css('--surface') }, textColor: css('--text'), attributionLogo: false },
       grid: { vertLines: { color: css('--line') }, horzLines: { color: css('--line') } },
       localization: { locale: navigator.language },
     });
@@ -41,7 +42,7 @@ function ValueCurve(props: { history: History }) {
   return (
     <figure class="chart-figure">
       <div class="chart" ref={box} />
-      <figcaption>{`Portfolio value in ${props.history.quote} over time.`}</figcaption>
+      <figcaption>{`Portfolio value in ${props.history.quote} over time.`} <TradingViewCredit /></figcaption>
     </figure>
   );
 }
