@@ -1,6 +1,6 @@
 // Shared pieces: data loading, tables with header cells, labelled fields, status notes.
-import type { ComponentChildren, JSX } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { cloneElement, type ComponentChildren, type JSX } from 'preact';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { navigate, BASE } from './router.ts';
 import { api, ApiError } from './session.ts';
 
@@ -116,13 +116,16 @@ export function DataTable<T>(props: { caption: string; columns: Column<T>[]; row
   );
 }
 
+/** A labelled control: the label names it by `for`, so its accessible name is exactly `label`. */
 export function Field(props: { label: string; children: JSX.Element; hint?: string }) {
+  const id = useId();
+  const hint = props.hint ? `${id}-hint` : undefined;
   return (
-    <label class="field">
-      <span>{props.label}</span>
-      {props.children}
-      {props.hint ? <small>{props.hint}</small> : null}
-    </label>
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      {cloneElement(props.children, { id, 'aria-describedby': hint })}
+      {props.hint ? <small id={hint}>{props.hint}</small> : null}
+    </div>
   );
 }
 

@@ -3,7 +3,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { compact, percent, price, trend } from '../format.ts';
 import { followPrices } from '../live.ts';
-import { DataTable, ErrorNote, Link, Loading, Section, useApi, type Column } from '../ui.tsx';
+import { DataTable, ErrorNote, Field, Link, Loading, Section, useApi, type Column } from '../ui.tsx';
 
 export interface Ticker {
   symbol: string;
@@ -73,13 +73,19 @@ export function MarketsPage() {
       </div>
       <Heatmap />
       <Section title="All pairs">
-        <label class="field inline">
-          <span>Search pairs</span>
-          <input type="search" value={search} placeholder="BTC, ETHUSDT…" onInput={(e) => {
-            setSearch(e.currentTarget.value);
-            setShown(PAGE);
-          }} />
-        </label>
+        <div class="inline">
+          <Field label="Search pairs">
+            <input
+              type="search"
+              value={search}
+              placeholder="BTC, ETHUSDT…"
+              onInput={(e) => {
+                setSearch(e.currentTarget.value);
+                setShown(PAGE);
+              }}
+            />
+          </Field>
+        </div>
         <ErrorNote error={tickers.error} />
         <Loading loading={tickers.loading && !tickers.data} />
         {tickers.data ? (
