@@ -26,14 +26,13 @@ describe('console rules', () => {
     assert.equal(readRefreshCookie(`tp_console_refresh=${'x'.repeat(513)}`), undefined);
   });
 
-  it('lets the cookie routes be called with the console header from this origin only', () => {
-    assert.equal(sameOriginRequest({ csrf: '1', host: 'a.example:8000' }), true);
-    assert.equal(sameOriginRequest({ csrf: '1', host: 'a.example:8000', origin: 'http://a.example:8000' }), true);
-    assert.equal(sameOriginRequest({ csrf: '1', host: 'a.example:8000', origin: 'http://evil.example' }), false);
-    assert.equal(sameOriginRequest({ csrf: '1', host: 'a.example:8000', origin: 'null' }), false);
-    assert.equal(sameOriginRequest({ host: 'a.example:8000' }), false);
-    assert.equal(sameOriginRequest({ csrf: '1', host: 'localhost:80', origin: 'http://localhost' }), true);
-    assert.equal(sameOriginRequest({ csrf: '1', origin: 'http://localhost' }), false);
+  it('lets the cookie routes be called from this origin only (or without an Origin)', () => {
+    assert.equal(sameOriginRequest({ host: 'a.example:8000' }), true);
+    assert.equal(sameOriginRequest({ host: 'a.example:8000', origin: 'http://a.example:8000' }), true);
+    assert.equal(sameOriginRequest({ host: 'a.example:8000', origin: 'http://evil.example' }), false);
+    assert.equal(sameOriginRequest({ host: 'a.example:8000', origin: 'null' }), false);
+    assert.equal(sameOriginRequest({ host: 'localhost:80', origin: 'http://localhost' }), true);
+    assert.equal(sameOriginRequest({ origin: 'http://localhost' }), false);
   });
 
   it('knows the types of the files the build writes and no others', () => {

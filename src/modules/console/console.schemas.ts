@@ -22,7 +22,7 @@ export const ConsoleLoginAnswer = Type.Union([ConsoleAccess, ConsoleMfaRequired]
 export const ConsoleSignedOut = Type.Object({ success: Type.Boolean({ description: 'Always true: the cookie is cleared.' }) });
 
 export const CsrfHeaders = Type.Object({
-  'x-console-request': Type.Optional(Type.String({ description: 'Must be `1`: the console sends it, pages elsewhere cannot without a CORS preflight.' })),
+  'x-console-request': Type.Literal('1', { description: 'Always `1`: the console sends it; a page elsewhere cannot without a CORS preflight, which this service never grants (CSRF).' }),
 });
 
 export const JobParams = Type.Object({ job_name: StringEnum(JOB_NAMES, { description: 'A scheduled job.' }) });

@@ -47,14 +47,19 @@ describe('the console session', () => {
       assert.equal(account.json().email, user.email);
     });
 
-    it('refuses a request without the console header, or from another origin (403), before checking the password', async () => {
+    it('refuses a request without the console header (422) or from another origin (403), before checking the password', async () => {
       const user = await signIn(t.app, t.database);
       const bare = await post('/console/session/login', { email: user.email, password: user.password }, {});
-      assert.equal(bare.statusCode, 403);
-      assert.deepEqual(bare.json(), { detail: 'Cross-site request refused' });
+      assert.equal(bare.statusCode, 422);
+      assert.deepEqual(bare.json().detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [['missing', ['header', 'x-console-request']]]);
       assert.equal(bare.headers['set-cookie'], undefined);
+      const wrong = await post('/console/session/login', { email: user.email, password: user.password }, { 'x-console-request': 'yes' });
+      assert.equal(wrong.statusCode, 422);
+      assert.equal(wrong.headers['set-cookie'], undefined);
       const foreign = await post('/console/session/login', { email: user.email, password: user.password }, { ...CONSOLE, origin: 'https://evil.example' });
       assert.equal(foreign.statusCode, 403);
+      assert.deepEqual(foreign.json(), { detail: 'Cross-site request refused' });
+      assert.equal(foreign.headers['set-cookie'], undefined);
       const same = await post('/console/session/login', { email: user.email, password: user.password }, { ...CONSOLE, origin: 'http://localhost:80' });
       assert.equal(same.statusCode, 200, same.body);
     });
@@ -89,12 +94,15 @@ describe('the console session', () => {
       assert.equal((await post('/console/session/refresh', undefined, withCookie(second))).statusCode, 401);
     });
 
-    it('answers 401 "Not signed in" without a cookie, and 403 without the console header', async () => {
+    it('answers 401 "Not signed in" without a cookie, 422 without the console header, 403 from another origin', async () => {
       const none = await post('/console/session/refresh');
       assert.equal(none.statusCode, 401);
       assert.deepEqual(none.json(), { detail: 'Not signed in' });
       const bare = await post('/console/session/refresh', undefined, { cookie: 'tp_console_refresh=abc' });
-      assert.equal(bare.statusCode, 403);
+      assert.equal(bare.statusCode, 422);
+      assert.equal(bare.headers['set-cookie'], undefined);
+      const foreign = await post('/console/session/refresh', undefined, { ...withCookie('abc'), origin: 'https://evil.example' });
+      assert.equal(foreign.statusCode, 403);
     });
 
     it('answers 403 once the account is suspended, and clears the cookie', async () => {
@@ -151,11 +159,12 @@ describe('the console session', () => {
       assert.equal((await post('/console/session/refresh', undefined, withCookie(cookie))).statusCode, 401);
     });
 
-    it('clears the cookie even without a valid token, and refuses a cross-site call', async () => {
+    it('clears the cookie even without a valid token, and refuses a call without the header or from elsewhere', async () => {
       const out = await post('/console/session/logout', undefined, { ...CONSOLE, authorization: 'Bearer not-a-token' });
       assert.equal(out.statusCode, 200);
       assert.match(cookieOf(out), /Max-Age=0/);
-      assert.equal((await post('/console/session/logout', undefined, {})).statusCode, 403);
+      assert.equal((await post('/console/session/logout', undefined, {})).statusCode, 422);
+      assert.equal((await post('/console/session/logout', undefined, { ...CONSOLE, origin: 'http://evil.example' })).statusCode, 403);
     });
   });
 

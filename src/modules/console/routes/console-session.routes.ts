@@ -8,11 +8,11 @@ import { AppError, forbidden, unauthenticated } from '../../../platform/http/err
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { LoginBody, TwoFactorCodeBody, TwoFactorVerifyBody } from '../../auth/auth.schemas.ts';
 import type { AuthService } from '../../auth/auth.service.ts';
-import { clearedRefreshCookie, CSRF_HEADER, readRefreshCookie, refreshCookie, sameOriginRequest } from '../console.domain.ts';
+import { clearedRefreshCookie, readRefreshCookie, refreshCookie, sameOriginRequest } from '../console.domain.ts';
 import { ConsoleAccess, ConsoleLoginAnswer, ConsoleSignedOut, CsrfHeaders } from '../console.schemas.ts';
 
 const tags = ['console'];
-const CSRF_NOTE = ' Needs the header `x-console-request: 1` and, when the browser sends an Origin, this origin (403 otherwise).';
+const CSRF_NOTE = ' Needs the header `x-console-request: 1` (422 without it) and, when the browser sends an Origin, this origin (403 otherwise).';
 
 type TokenPair = { access_token: string; token_type: 'bearer'; expires_in: number; refresh_token: string };
 
@@ -24,8 +24,7 @@ export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | '
     userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : undefined,
   });
   const sameOrigin = async (request: FastifyRequest) => {
-    const csrf = request.headers[CSRF_HEADER];
-    if (!sameOriginRequest({ csrf: typeof csrf === 'string' ? csrf : undefined, origin: request.headers.origin, host: request.headers.host })) {
+    if (!sameOriginRequest({ origin: request.headers.origin, host: request.headers.host })) {
       throw forbidden('Cross-site request refused');
     }
   };
