@@ -61,6 +61,13 @@ describe('the console\'s account pages in a browser', { skip: browserMissing }, 
     assert.equal((await page.content()).includes(account.secret), false, 'the secret is nowhere in the page');
     assert.equal(await page.getByLabel('API key').inputValue(), '', 'the form is emptied');
 
+    // Checking the stored key again updates its validation in the list.
+    await page.getByLabel('API key').fill(account.apiKey);
+    await page.getByLabel('API secret').fill(account.secret);
+    await page.getByRole('button', { name: 'Check key' }).click();
+    await page.getByText('1 of your stored keys hold it and were updated').waitFor();
+    await row.getByText('valid', { exact: true }).waitFor();
+
     await page.getByRole('button', { name: 'Sync balance of Default' }).click();
     await page.getByText('Balance synced: 3 currencies').waitFor();
     await page.getByRole('button', { name: 'Sync trades of Default' }).click();

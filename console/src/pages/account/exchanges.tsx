@@ -28,6 +28,7 @@ interface Validation {
   permissions: { read: boolean; trade: boolean; withdraw: boolean } | null;
   warnings: string[];
   currencies_with_balance: number | null;
+  updated_credential_ids: string[];
 }
 
 function MaskedKey(props: { id: string }) {
@@ -49,7 +50,10 @@ function AddCredential(props: { onAdded: () => void }) {
 
   const validate = async () => {
     const answer = await action.run(() => api<Validation>('/api/exchange/validate', { method: 'POST', body: { exchange: venue, ...keys() } }));
-    if (answer) setCheck(answer);
+    if (!answer) return;
+    setCheck(answer);
+    // A stored key checked again: its validation status in the list changed.
+    if (answer.updated_credential_ids.length > 0) props.onAdded();
   };
   const add = async (event: Event) => {
     event.preventDefault();
@@ -64,7 +68,10 @@ function AddCredential(props: { onAdded: () => void }) {
   };
   return (
     <Section title="Add an exchange key">
-      <p class="muted">Use a read-only key. It is stored encrypted and never shown again; only a masked form is.</p>
+      <p class="muted">
+        Use a read-only key. It is stored encrypted and never shown again; only a masked form is. To check a stored key again, enter it here and press
+        Check key: its status in the list is updated.
+      </p>
       <form onSubmit={add}>
         <div class="grid two">
           <Field label="Exchange">
@@ -96,6 +103,7 @@ function AddCredential(props: { onAdded: () => void }) {
             {check.valid ? 'The key works' : 'The key does not work'}: {check.message}
             {check.permissions ? ` (read ${check.permissions.read ? 'yes' : 'no'}, trade ${check.permissions.trade ? 'yes' : 'no'}, withdraw ${check.permissions.withdraw ? 'yes' : 'no'})` : ''}
             {check.warnings.length ? ` · ${check.warnings.join(' · ')}` : ''}
+            {check.updated_credential_ids.length ? ` · ${check.updated_credential_ids.length} of your stored keys hold it and were updated` : ''}
           </p>
         ) : null}
         <ErrorNote error={action.error} />
