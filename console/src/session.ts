@@ -1,5 +1,5 @@
 // The signed-in session: the access token lives in this module's memory only; the refresh token is
-// an HttpOnly cookie the server sets on /console/session, out of every script's reach (decision 160).
+// an HttpOnly cookie the server sets on /api/console/session, out of every script's reach (decision 160).
 export interface Me {
   id: string;
   email: string;
@@ -46,7 +46,7 @@ async function sessionCall(path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = { 'x-console-request': '1' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (access) headers.authorization = `Bearer ${access}`;
-  return fetch(`/console/session/${path}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  return fetch(`/api/console/session/${path}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
 }
 
 async function failure(response: Response): Promise<ApiError> {

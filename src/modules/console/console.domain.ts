@@ -20,7 +20,7 @@ export const CONSOLE_CSP = [
 
 /** The refresh token's cookie: sent only to the console's session routes, never readable by scripts. */
 export const REFRESH_COOKIE = 'tp_console_refresh';
-export const SESSION_PATH = '/console/session';
+export const SESSION_PATH = '/api/console/session';
 /**
  * A header every session call sends (required by the routes' schemas: 422 without it). A page
  * elsewhere cannot add it without a CORS preflight, which this service never grants; together with

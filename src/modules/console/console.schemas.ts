@@ -11,12 +11,12 @@ export type ConsoleAccess = Static<typeof ConsoleAccess>;
 
 export const ConsoleMfaRequired = Type.Object({
   mfa_required: Type.Literal(true, { description: 'The password was right; a second factor is needed.' }),
-  mfa_token: Type.String({ description: 'For POST /console/session/2fa: single use, valid 5 minutes.' }),
+  mfa_token: Type.String({ description: 'For POST /api/console/session/2fa: single use, valid 5 minutes.' }),
   methods: Type.Array(Type.String({ description: 'A second factor accepted.' }), { description: '`totp` and `recovery_code`.' }),
 });
 
 export const ConsoleLoginAnswer = Type.Union([ConsoleAccess, ConsoleMfaRequired], {
-  description: 'An access token (the refresh token is set as a cookie); or, with two-factor on, the challenge to answer at POST /console/session/2fa.',
+  description: 'An access token (the refresh token is set as a cookie); or, with two-factor on, the challenge to answer at POST /api/console/session/2fa.',
 });
 
 export const ConsoleSignedOut = Type.Object({ success: Type.Boolean({ description: 'Always true: the cookie is cleared.' }) });

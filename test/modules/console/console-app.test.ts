@@ -50,6 +50,12 @@ describe('the console pages', () => {
     }
   });
 
+  it('leaves the console\'s operations to the API: a wrong method there is 405, not the shell', async () => {
+    const response = await get('/api/console/session/login');
+    assert.equal(response.statusCode, 405);
+    assert.deepEqual(response.json(), { detail: 'Method Not Allowed' });
+  });
+
   it('serves each hashed asset with its type, cached for a year as immutable', async () => {
     const [css, js] = assetsOf((await get('/console')).body);
     const script = await get(`/console/assets/${js}`);
@@ -74,7 +80,7 @@ describe('the console pages', () => {
   it('is linked from the API document that /docs shows', async () => {
     const document = (await get('/openapi.json')).json();
     assert.match(document.info.description, /\[\/console\]\(\/console\)/);
-    assert.ok(document.paths['/console/session/login'].post, 'the session routes are documented');
+    assert.ok(document.paths['/api/console/session/login'].post, 'the session routes are documented');
     assert.equal(document.paths['/console'], undefined, 'the pages are not API operations');
   });
 

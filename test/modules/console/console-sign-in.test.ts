@@ -52,7 +52,7 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
 
       // The refresh token is a cookie no script can read; nothing of the session is in storage.
       const cookies = await context.cookies();
-      assert.deepEqual(cookies.map((k) => ({ name: k.name, path: k.path, httpOnly: k.httpOnly, sameSite: k.sameSite })), [{ name: 'tp_console_refresh', path: '/console/session', httpOnly: true, sameSite: 'Strict' }]);
+      assert.deepEqual(cookies.map((k) => ({ name: k.name, path: k.path, httpOnly: k.httpOnly, sameSite: k.sameSite })), [{ name: 'tp_console_refresh', path: '/api/console/session', httpOnly: true, sameSite: 'Strict' }]);
       const stored = await page.evaluate(() => ({ cookie: document.cookie, local: JSON.stringify(localStorage), session: JSON.stringify(sessionStorage) }));
       assert.equal(stored.cookie, '');
       assert.doesNotMatch(stored.local + stored.session, /eyJ|tp_console_refresh/);

@@ -181,7 +181,7 @@ export function JobsPanel() {
   const action = useAction();
   const [started, setStarted] = useState<string | null>(null);
   const run = async (name: string) => {
-    const answer = await action.run(() => api<{ run_id: string | null; status: string }>(`/console/admin/jobs/${name}/run`, { method: 'POST' }));
+    const answer = await action.run(() => api<{ run_id: string | null; status: string }>(`/api/console/jobs/${name}/run`, { method: 'POST' }));
     if (answer) setStarted(`${name}: ${answer.status}`);
     await jobs.reload();
   };

@@ -10,7 +10,7 @@ export function consoleJobsRoutes(deps: { jobs: Pick<JobsModule, 'startRun'>; gu
   const { jobs, guards } = deps;
   return async function routes(app) {
     app.post(
-      '/console/admin/jobs/:job_name/run',
+      '/api/console/jobs/:job_name/run',
       {
         onRequest: guards.requireAdmin,
         schema: {

@@ -1,5 +1,5 @@
 // The console's session (decision 160): the same sign-in as /api/auth, but the refresh token goes
-// into an HttpOnly, SameSite=Strict cookie on /console/session and never into a script's reach; the
+// into an HttpOnly, SameSite=Strict cookie on /api/console/session and never into a script's reach; the
 // answer holds only the access token, which the console keeps in memory.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -37,14 +37,14 @@ export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | '
 
   return async function routes(app) {
     app.post(
-      '/console/session/login',
+      '/api/console/session/login',
       {
         onRequest: sameOrigin,
         schema: {
           tags,
           operationId: 'consoleSignIn',
           summary: 'Sign in to the console; the refresh token is set as an HttpOnly cookie',
-          description: 'As POST /api/auth/login (same throttle, same answers for a wrong password or a suspended account), but the refresh token is set as the cookie `tp_console_refresh` (HttpOnly, SameSite=Strict, Path=/console/session) and not answered.' + CSRF_NOTE,
+          description: 'As POST /api/auth/login (same throttle, same answers for a wrong password or a suspended account), but the refresh token is set as the cookie `tp_console_refresh` (HttpOnly, SameSite=Strict, Path=/api/console/session) and not answered.' + CSRF_NOTE,
           headers: CsrfHeaders,
           body: LoginBody,
           response: { 200: ConsoleLoginAnswer, ...errorResponses(401, 403, 429) },
@@ -61,7 +61,7 @@ export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | '
     );
 
     app.post(
-      '/console/session/2fa',
+      '/api/console/session/2fa',
       {
         onRequest: sameOrigin,
         schema: {
@@ -78,7 +78,7 @@ export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | '
     );
 
     app.post(
-      '/console/session/refresh',
+      '/api/console/session/refresh',
       {
         onRequest: sameOrigin,
         schema: {
@@ -106,7 +106,7 @@ export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | '
     );
 
     app.post(
-      '/console/session/step-up',
+      '/api/console/session/step-up',
       {
         onRequest: [sameOrigin, guards.requireUser],
         schema: {
@@ -124,7 +124,7 @@ export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | '
     );
 
     app.post(
-      '/console/session/logout',
+      '/api/console/session/logout',
       {
         onRequest: sameOrigin,
         schema: {
