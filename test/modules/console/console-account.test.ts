@@ -121,8 +121,8 @@ describe('the console\'s account pages in a browser', { skip: browserMissing }, 
     await assertClean(c, 'the security page with the QR code');
   });
 
-  it('fits a 390 px phone', async () => {
-    const phone = await openConsole(browser, base, { viewport: PHONE });
+  it('fits a 390 px phone in the dark theme', async () => {
+    const phone = await openConsole(browser, base, { viewport: PHONE, colorScheme: 'dark' });
     try {
       // A second profile: signs in on its own.
       await phone.page.goto('/console/account/exchanges');
@@ -132,7 +132,11 @@ describe('the console\'s account pages in a browser', { skip: browserMissing }, 
       await phone.page.getByRole('heading', { name: 'Your exchange keys' }).waitFor();
       await phone.page.getByRole('table', { name: 'Exchange keys' }).getByRole('row').nth(1).waitFor();
       await assertFitsWidth(phone.page, 'the exchanges page at 390 px');
-      await assertClean(phone, 'the exchanges page at 390 px');
+      await assertClean(phone, 'the exchanges page at 390 px, dark');
+      await phone.page.getByRole('link', { name: 'Security' }).click();
+      await phone.page.getByText(/^Two-factor authentication is (on|off)\.$/).waitFor();
+      await assertFitsWidth(phone.page, 'the security page at 390 px');
+      await assertClean(phone, 'the security page at 390 px, dark');
     } finally {
       await phone.close();
     }

@@ -109,4 +109,24 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
     }
   });
 
+  it('passes axe in the dark theme too', async () => {
+    const { page } = c;
+    await page.getByRole('button', { name: 'Dark theme' }).click();
+    try {
+      await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+      await page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name: 'Overview', exact: true }).click();
+      await page.getByRole('table', { name: 'Agents and their status' }).waitFor();
+      await assertClean(c, 'the admin overview, dark');
+      await page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name: 'Command center', exact: true }).click();
+      await page.getByRole('region', { name: 'To do' }).waitFor();
+      await assertClean(c, 'the command center, dark');
+      await page.goto('/console/no/such/page');
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'the choice is kept');
+      await assertClean(c, 'the page-not-found page, dark');
+    } finally {
+      await page.getByRole('button', { name: 'Dark theme' }).click();
+    }
+  });
+
 });

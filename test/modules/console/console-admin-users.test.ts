@@ -74,6 +74,10 @@ describe('the console\'s users page in a browser', { skip: browserMissing }, () 
       const csv = readFileSync((await download.path())!, 'utf8');
       assert.match(csv, new RegExp(user.email.replace(/[.]/g, '\\.')));
       assert.equal(download.suggestedFilename(), 'users.csv');
+      await page.getByRole('button', { name: `Reset password of ${user.email}` }).click();
+      await page.getByText(new RegExp(`^The password of ${user.email.replace(/[.]/g, '\\.')} was reset`)).waitFor();
+      const refused = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password }, remoteAddress: '10.77.0.1' });
+      assert.equal(refused.statusCode, 401, 'the old password no longer works');
       await page.getByRole('button', { name: `Activity of ${user.email}` }).click();
       await page.getByRole('table', { name: `Latest activity of ${user.email}` }).getByRole('row').nth(1).waitFor();
     } finally {

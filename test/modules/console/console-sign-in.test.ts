@@ -97,7 +97,8 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
       await assertFitsWidth(c.page, 'the sign-in page at 390 px');
       await assertClean(c, 'the sign-in page, dark, 390 px');
       await c.page.getByRole('button', { name: 'Dark theme' }).click();
-      assert.equal(await c.page.evaluate(() => document.documentElement.dataset.theme), 'light');
+      await c.page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+      assert.equal(await c.page.getByRole('button', { name: 'Dark theme' }).getAttribute('aria-pressed'), 'false');
       const background = await c.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       assert.equal(background, 'rgb(246, 247, 249)');
       await assertClean(c, 'the sign-in page, light, 390 px');
