@@ -5,11 +5,13 @@
 // Bundling the packages too spares Node resolving and reading some 400 files at every start
 // (decision 016); the few that find files of their own next to them at run time stay outside.
 // `npm install` runs it (prepare); `npm start` and `npm run cli` bundle again only when a source is
-// newer than the last build, so no TypeScript is compiled at run time otherwise.
+// newer than the last build, so no TypeScript is compiled at run time otherwise. The browser console
+// (console/, served at /console) is bundled into dist/console/ at the same time: hashed file names, an
+// index.html naming the entry's script and style, nothing fetched from elsewhere (decision 160).
 //
 //   node scripts/build.mjs              bundle, then make the PGlite image
 //   node scripts/build.mjs --if-stale   bundle only, and only when src/ changed since the last build
-import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -42,7 +44,7 @@ export function isStale() {
     return true;
   }
   const manifests = ['package.json', 'package-lock.json'].map((file) => statSync(path.join(root, file)).mtimeMs);
-  return Math.max(newestSource(path.join(root, 'src')), ...manifests) > built;
+  return Math.max(newestSource(path.join(root, 'src')), newestSource(path.join(root, 'console')), ...manifests) > built;
 }
 
 export async function bundle() {
@@ -68,8 +70,49 @@ export async function bundle() {
     sourcesContent: false,
     logLevel: 'warning',
   });
+  await bundleConsole(esbuild);
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
   return performance.now() - started;
+}
+
+/**
+ * The console: Preact and lightweight-charts bundled for the browser, split at each page's dynamic
+ * import so the first page loads only the shell, sign-in and the markets table. Files are named by
+ * their content's hash (cached for a year); index.html, which names them, is never cached.
+ */
+async function bundleConsole(esbuild) {
+  const out = path.join(dist, 'console');
+  const assets = path.join(out, 'assets');
+  const result = await esbuild({
+    absWorkingDir: root,
+    entryPoints: { main: 'console/src/main.tsx' },
+    outdir: assets,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome110', 'firefox110', 'safari16'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify: true,
+    entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
+    assetNames: '[name]-[hash]',
+    metafile: true,
+    legalComments: 'linked',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'warning',
+  });
+  const outputs = Object.entries(result.metafile.outputs);
+  const name = (file) => path.basename(file);
+  const script = outputs.find(([file, meta]) => meta.entryPoint === 'console/src/main.tsx' && file.endsWith('.js'));
+  const style = outputs.find(([file]) => file.endsWith('.css') && name(file).startsWith('main-'));
+  if (!script) throw new Error('the console bundle has no entry script');
+  const template = readFileSync(path.join(root, 'console', 'index.html'), 'utf8');
+  const html = template
+    .replace('<!--style-->', style ? `<link rel="stylesheet" href="/console/assets/${name(style[0])}">` : '')
+    .replace('<!--script-->', `<script type="module" src="/console/assets/${name(script[0])}"></script>`);
+  writeFileSync(path.join(out, 'index.html'), html);
 }
 
 /** Builds when stale; answers whether it built. */

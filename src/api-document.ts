@@ -6,6 +6,10 @@ export const API_TITLE = 'Trading Platform API';
 export const API_DESCRIPTION = `Administration, exchange connectivity, market data, issue tracker, scheduled jobs, dashboard and
 inbound webhooks of the trading platform.
 
+**Console.** The same service serves a console in the browser at [/console](/console): markets and
+charts without signing in; your exchange accounts, balances, trades and portfolio once signed in; and,
+for admins, users, jobs, keys, the command center and the platform's health.
+
 **Getting a token.** Create an account with \`POST /api/auth/register\` (\`{"email", "password"}\`), then
 \`POST /api/auth/login\` with the same body answers \`access_token\` (15 minutes) and \`refresh_token\`.
 In these docs, press **Authorize** and paste the \`access_token\` (without "Bearer"). When it expires,
@@ -33,5 +37,6 @@ export const API_TAGS = [
   { name: 'tracker', description: 'The issue tracker: issues stored here, or in Linear.' },
   { name: 'scheduled jobs', description: 'Maintenance jobs, triggered by a cron that sends the shared secret.' },
   { name: 'dashboard', description: 'Service health, agents and integrations at a glance.' },
+  { name: 'console', description: 'The browser console\'s session (the refresh token in an HttpOnly cookie) and its admin actions; the console itself is at /console.' },
   { name: 'webhooks', description: 'Inbound events of the code host, payments, deployments, tracker, error monitoring, database, auth provider and mail provider, each verified by its signature.' },
 ];

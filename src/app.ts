@@ -35,6 +35,7 @@ import { createJobsModule } from './modules/jobs/index.ts';
 import { createDashboardModule } from './modules/dashboard/index.ts';
 import { createStreamsModule } from './modules/streams/index.ts';
 import { createPortfolioModule } from './modules/portfolio/index.ts';
+import { createConsoleModule } from './modules/console/index.ts';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 export const SERVICE_VERSION = pkg.version;
@@ -85,7 +86,8 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     exchanges: exchange.venueStatus,
     jobs,
   });
-  return { notifications, users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard };
+  const consoleUi = createConsoleModule(platform, { guards, auth, jobs });
+  return { consoleUi, notifications, users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard };
 }
 
 export type Modules = ReturnType<typeof createModules>;
@@ -148,10 +150,10 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes({ platform }));
 
-  const { users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard } = modules;
+  const { users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard, consoleUi } = modules;
   app.decorate('guards', users.guards);
   app.addHook('onRoute', (route) => documentGuard(route, users.guards));
-  for (const module of [auth, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard]) {
+  for (const module of [auth, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard, consoleUi]) {
     await app.register(module.routes);
   }
   // The live price stream and the in-process scheduler (SCHEDULER=internal) run only while the

@@ -17,7 +17,7 @@ describe('the start line', () => {
     const line = startSummary(config, 'http://127.0.0.1:8000', resolveSecrets(config).sources);
     assert.equal(
       line,
-      `listening at http://127.0.0.1:8000, API docs at http://127.0.0.1:8000/docs; database PGlite ${path.join(dir, 'pglite')}; cache in-process; ` +
+      `listening at http://127.0.0.1:8000, console at http://127.0.0.1:8000/console, API docs at http://127.0.0.1:8000/docs; database PGlite ${path.join(dir, 'pglite')}; cache in-process; ` +
         `scheduler off (jobs run when POST /api/scheduled/<job> is called); market data binance (live stream on); generated JWT_SECRET and ENCRYPTION_KEY into ${dir}`,
     );
     // The next start reads them back from the files: nothing was generated.

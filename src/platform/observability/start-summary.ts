@@ -23,7 +23,7 @@ export function startSummary(config: Config, address: string, secretSources: Rea
   const market = config.market.source === 'simulated' ? 'simulated' : `binance (live stream ${config.market.liveStream ? 'on' : 'off'})`;
   const generated = (Object.keys(secretSources) as GeneratedSecret[]).filter((name) => secretSources[name] === 'generated');
   const secrets = generated.length > 0 ? `; generated ${generated.join(' and ')} into ${shown(config.dataDir)}` : '';
-  return `listening at ${address}, API docs at ${address}/docs; database ${database}; cache ${cache}; scheduler ${scheduler}; market data ${market}${secrets}`;
+  return `listening at ${address}, console at ${address}/console, API docs at ${address}/docs; database ${database}; cache ${cache}; scheduler ${scheduler}; market data ${market}${secrets}`;
 }
 
 /** Warnings a start logs about its configuration. */

@@ -1,0 +1,155 @@
+// The console's session (decision 160): the same sign-in as /api/auth, but the refresh token goes
+// into an HttpOnly, SameSite=Strict cookie on /api/console/session and never into a script's reach; the
+// answer holds only the access token, which the console keeps in memory.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
+import { AppError, forbidden, unauthenticated } from '../../../platform/http/errors.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import { LoginBody, TwoFactorCodeBody, TwoFactorVerifyBody } from '../../auth/auth.schemas.ts';
+import type { AuthService } from '../../auth/auth.service.ts';
+import { clearedRefreshCookie, readRefreshCookie, refreshCookie, sameOriginRequest } from '../console.domain.ts';
+import { ConsoleAccess, ConsoleLoginAnswer, ConsoleSignedOut, CsrfHeaders } from '../console.schemas.ts';
+
+const tags = ['console'];
+const CSRF_NOTE = ' Needs the header `x-console-request: 1` (422 without it) and, when the browser sends an Origin, this origin (403 otherwise).';
+
+type TokenPair = { access_token: string; token_type: 'bearer'; expires_in: number; refresh_token: string };
+
+export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | 'verifySecondFactor' | 'refresh' | 'stepUp' | 'logout'>; guards: Guards; refreshTtlSeconds: number }): FastifyPluginAsyncTypebox {
+  const { auth, guards, refreshTtlSeconds } = deps;
+  const secure = (request: FastifyRequest) => request.protocol === 'https';
+  const client = (request: FastifyRequest) => ({
+    ip: request.ip,
+    userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : undefined,
+  });
+  const sameOrigin = async (request: FastifyRequest) => {
+    if (!sameOriginRequest({ origin: request.headers.origin, host: request.headers.host })) {
+      throw forbidden('Cross-site request refused');
+    }
+  };
+  /** Sets the cookie and answers the access token only. */
+  const issue = (request: FastifyRequest, reply: FastifyReply, pair: TokenPair) => {
+    void reply.header('set-cookie', refreshCookie(pair.refresh_token, { maxAgeSeconds: refreshTtlSeconds, secure: secure(request) }));
+    void reply.header('cache-control', 'no-store');
+    return { access_token: pair.access_token, token_type: pair.token_type, expires_in: pair.expires_in };
+  };
+
+  return async function routes(app) {
+    app.post(
+      '/api/console/session/login',
+      {
+        onRequest: sameOrigin,
+        schema: {
+          tags,
+          operationId: 'consoleSignIn',
+          summary: 'Sign in to the console; the refresh token is set as an HttpOnly cookie',
+          description: 'As POST /api/auth/login (same throttle, same answers for a wrong password or a suspended account), but the refresh token is set as the cookie `tp_console_refresh` (HttpOnly, SameSite=Strict, Path=/api/console/session) and not answered.' + CSRF_NOTE,
+          headers: CsrfHeaders,
+          body: LoginBody,
+          response: { 200: ConsoleLoginAnswer, ...errorResponses(401, 403, 429) },
+        },
+      },
+      async (request, reply) => {
+        const answer = await auth.login(request.body.email, request.body.password, client(request));
+        if ('mfa_required' in answer) {
+          void reply.header('cache-control', 'no-store');
+          return answer;
+        }
+        return issue(request, reply, answer);
+      },
+    );
+
+    app.post(
+      '/api/console/session/2fa',
+      {
+        onRequest: sameOrigin,
+        schema: {
+          tags,
+          operationId: 'consoleVerifySecondFactor',
+          summary: 'Finish a console sign-in with a TOTP code or a recovery code',
+          description: 'As POST /api/auth/2fa/verify; the refresh token is set as the console cookie and not answered.' + CSRF_NOTE,
+          headers: CsrfHeaders,
+          body: TwoFactorVerifyBody,
+          response: { 200: ConsoleAccess, ...errorResponses(401, 403, 429) },
+        },
+      },
+      async (request, reply) => issue(request, reply, await auth.verifySecondFactor(request.body, client(request))),
+    );
+
+    app.post(
+      '/api/console/session/refresh',
+      {
+        onRequest: sameOrigin,
+        schema: {
+          tags,
+          operationId: 'consoleRefresh',
+          summary: 'A new access token from the console cookie, which is rotated',
+          description: 'Spends the refresh token in the cookie and sets its successor (as POST /api/auth/refresh: presenting a spent one again revokes the session). No cookie, or one that no longer works: 401, and the cookie is cleared; an account no longer active: 403.' + CSRF_NOTE,
+          headers: CsrfHeaders,
+          response: { 200: ConsoleAccess, ...errorResponses(401, 403) },
+        },
+      },
+      async (request, reply) => {
+        const token = readRefreshCookie(request.headers.cookie);
+        if (!token) {
+          void reply.header('set-cookie', clearedRefreshCookie(secure(request)));
+          throw unauthenticated('Not signed in');
+        }
+        try {
+          return issue(request, reply, await auth.refresh(token));
+        } catch (error) {
+          if (error instanceof AppError) void reply.header('set-cookie', clearedRefreshCookie(secure(request)));
+          throw error;
+        }
+      },
+    );
+
+    app.post(
+      '/api/console/session/step-up',
+      {
+        onRequest: [sameOrigin, guards.requireUser],
+        schema: {
+          tags,
+          operationId: 'consoleStepUp',
+          summary: 'Present the second factor again from the console',
+          description: 'As POST /api/auth/2fa/step-up; the new refresh token replaces the console cookie.' + CSRF_NOTE,
+          security: bearerSecurity,
+          headers: CsrfHeaders,
+          body: TwoFactorCodeBody,
+          response: { 200: ConsoleAccess, ...errorResponses(401, 403, 409, 429) },
+        },
+      },
+      async (request, reply) => issue(request, reply, await auth.stepUp(currentUser(request), request.body, client(request))),
+    );
+
+    app.post(
+      '/api/console/session/logout',
+      {
+        onRequest: sameOrigin,
+        schema: {
+          tags,
+          operationId: 'consoleSignOut',
+          summary: 'Sign out of the console',
+          description: 'Ends the session of the presented access token, when there is a valid one, and clears the console cookie in any case (so a suspended account\'s console can still sign out).' + CSRF_NOTE,
+          security: [...bearerSecurity, {}],
+          headers: CsrfHeaders,
+          response: { 200: ConsoleSignedOut, ...errorResponses(403) },
+        },
+      },
+      async (request, reply) => {
+        void reply.header('set-cookie', clearedRefreshCookie(secure(request)));
+        if (request.headers.authorization) {
+          try {
+            await guards.requireUser(request, reply);
+          } catch {
+            // An expired token or an account no longer active: nothing of ours to end, the cookie goes anyway.
+          }
+          if (request.user) await auth.logout(request.user.id, request.user.sessionId, client(request));
+        }
+        return { success: true };
+      },
+    );
+  };
+}
+

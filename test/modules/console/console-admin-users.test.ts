@@ -1,0 +1,99 @@
+// The admin's users page in headless Chromium: an admin suspends a user and that user's console signs
+// out at once; bulk activation and the CSV export; a user's activity; axe, and the page at 390 px.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { after, before, describe, it } from '../../helpers/suite.ts';
+import { startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
+import { assertClean, assertFitsWidth, browserMissing, launchBrowser, openConsole, PHONE, type ConsolePage } from './console-browser.ts';
+
+describe('the console\'s users page in a browser', { skip: browserMissing }, () => {
+  let fakes: VenueFakes;
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let admin: TestUser;
+  let c: ConsolePage;
+
+  async function signInAs(page: ConsolePage['page'], who: TestUser, path: string) {
+    await page.goto(path);
+    await page.getByLabel('Email').fill(who.email);
+    await page.getByLabel('Password').fill(who.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  before(async () => {
+    fakes = await startVenueFakes();
+    t = await buildTestApp({ env: fakes.env() });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+    admin = await signIn(t.app, t.database, { role: 'admin' });
+    c = await openConsole(browser, base);
+    await signInAs(c.page, admin, '/console/admin');
+    await c.page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor();
+  });
+  after(async () => {
+    await c?.close();
+    await browser?.close();
+    await t?.close();
+    await fakes?.close();
+  });
+
+  it('suspends a user from the users page, and that user\'s open console signs out', async () => {
+    const user = await signIn(t.app, t.database);
+    const theirs = await openConsole(browser, base);
+    try {
+      await signInAs(theirs.page, user, '/console/account');
+      await theirs.page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+
+      const { page } = c;
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click();
+      await page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name: 'Users' }).click();
+      await page.getByLabel('Search users').fill(user.email);
+      const row = page.getByRole('table', { name: 'Users, newest first' }).getByRole('row').filter({ hasText: user.email });
+      await row.waitFor();
+      await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 1);
+      await page.getByRole('button', { name: `Suspend ${user.email}` }).click();
+      await page.getByText(`${user.email} is now suspended.`).waitFor();
+
+      // The account stream ends for a suspended account; the console's next ticket is refused.
+      await theirs.page.getByText('Signed out: User account is suspended.').waitFor({ timeout: 20_000 });
+      await theirs.page.getByLabel('Email').waitFor();
+      assert.deepEqual(await theirs.context.cookies(), [], 'the cookie is cleared');
+      await assertClean(theirs, 'the signed-out console');
+      await assertClean(c, 'the users page');
+
+      // Bulk: activate them again, then export them as CSV.
+      await page.getByRole('button', { name: `Activate ${user.email}` }).waitFor();
+      await page.getByLabel(`Select ${user.email}`).check();
+      await page.getByRole('button', { name: 'Activate selected' }).click();
+      await page.getByText('activate: 1 processed.').waitFor();
+      await page.getByLabel(`Select ${user.email}`).check();
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+      const csv = readFileSync((await download.path())!, 'utf8');
+      assert.match(csv, new RegExp(user.email.replace(/[.]/g, '\\.')));
+      assert.equal(download.suggestedFilename(), 'users.csv');
+      await page.getByRole('button', { name: `Reset password of ${user.email}` }).click();
+      await page.getByText(new RegExp(`^The password of ${user.email.replace(/[.]/g, '\\.')} was reset`)).waitFor();
+      const refused = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password }, remoteAddress: '10.77.0.1' });
+      assert.equal(refused.statusCode, 401, 'the old password no longer works');
+      await page.getByRole('button', { name: `Activity of ${user.email}` }).click();
+      await page.getByRole('table', { name: `Latest activity of ${user.email}` }).getByRole('row').nth(1).waitFor();
+    } finally {
+      await theirs.close();
+    }
+  });
+
+  it('fits a 390 px phone', async () => {
+    const phone = await openConsole(browser, base, { viewport: PHONE, colorScheme: 'dark' });
+    try {
+      await signInAs(phone.page, admin, '/console/admin/users');
+      await phone.page.getByRole('table', { name: 'Users, newest first' }).getByRole('row').nth(1).waitFor();
+      await assertFitsWidth(phone.page, 'the users page at 390 px');
+      await assertClean(phone, 'the users page at 390 px, dark');
+    } finally {
+      await phone.close();
+    }
+  });
+});
