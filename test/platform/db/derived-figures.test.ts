@@ -98,10 +98,12 @@ describe('figures kept by the database', () => {
       await exec(sql`DELETE FROM payments_ledger WHERE random() < 0.1`);
       // Sessions (revoked, expiring on several days), webhook deliveries, intel events and tasks, kept as counts.
       await exec(sql`INSERT INTO device_sessions (user_id, expires_at, revoked_at, last_seen_at)
-        SELECT ${rnd.pick(userIds)}::uuid, now() + (g % 9 - 2) * interval '13 hours', CASE WHEN g % 4 = 0 THEN now() END, now() FROM generate_series(1, 30) AS g`);
-      await exec(sql`UPDATE device_sessions SET revoked_at = now() WHERE random() < 0.15`);
-      await exec(sql`UPDATE device_sessions SET expires_at = expires_at + interval '1 day', last_seen_at = now() WHERE random() < 0.2`);
-      await exec(sql`DELETE FROM device_sessions WHERE random() < 0.1`);
+        SELECT ${rnd.pick(userIds.slice(1))}::uuid, now() + (g % 9 - 2) * interval '13 hours', CASE WHEN g % 4 = 0 THEN now() END, now() FROM generate_series(1, 30) AS g`);
+      // Never the signed-in trader's and admin's own sessions, which the later tests use.
+      const notSignedIn = sql`user_id NOT IN (${trader.id}::uuid, ${admin.id}::uuid)`;
+      await exec(sql`UPDATE device_sessions SET revoked_at = now() WHERE ${notSignedIn} AND random() < 0.15`);
+      await exec(sql`UPDATE device_sessions SET expires_at = expires_at + interval '1 day', last_seen_at = now() WHERE ${notSignedIn} AND random() < 0.2`);
+      await exec(sql`DELETE FROM device_sessions WHERE ${notSignedIn} AND random() < 0.1`);
       await exec(sql`INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, status, received_at)
         SELECT (ARRAY['stripe','github','linear'])[1 + g % 3], ${`r${round}-`} || g, 'e', '{}'::jsonb, (ARRAY['processed','unmatched','failed'])[1 + g % 3],
                now() - g * interval '37 minutes' FROM generate_series(1, 40) AS g`);
