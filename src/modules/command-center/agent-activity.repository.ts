@@ -1,5 +1,5 @@
-import { and, eq, gt, max, sql, type SQL } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { and, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { agentActivityEvents } from './command-center.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
@@ -31,20 +31,29 @@ export function createAgentActivityRepository(db: DbExecutor) {
         .limit(limit);
     },
 
-    /** Per agent: last activity, latest name given, and the number of events in (from, to]. */
+    /**
+     * Per agent: last activity, latest name given, and the number of events in (from, to]. The agents
+     * are found by skipping through the (agent, time) index one agent at a time, and each figure is a
+     * short walk of the same index: the cost follows the agents, not their events.
+     */
     async statsPerAgent(from: Date, to: Date): Promise<AgentStats[]> {
-      const rows = await db
-        .select({
-          agentId: agentActivityEvents.agentId,
-          lastSeenAt: max(agentActivityEvents.createdAt),
-          // The most recent non-null name wins: agents may be renamed.
-          agentName: sql<string | null>`(array_agg(${agentActivityEvents.agentName} ORDER BY ${agentActivityEvents.createdAt} DESC)
-            FILTER (WHERE ${agentActivityEvents.agentName} IS NOT NULL))[1]`,
-          actionsSince: sql<number>`count(*) FILTER (WHERE ${agentActivityEvents.createdAt} > ${from.toISOString()}::timestamptz
-            AND ${agentActivityEvents.createdAt} <= ${to.toISOString()}::timestamptz)`,
-        })
-        .from(agentActivityEvents)
-        .groupBy(agentActivityEvents.agentId);
+      const rows = rowsOf<{ agentId: string; lastSeenAt: Date | string | null; agentName: string | null; actionsSince: number }>(
+        await db.execute(sql`
+          WITH RECURSIVE agents AS (
+            (SELECT agent_id FROM ${agentActivityEvents} ORDER BY agent_id LIMIT 1)
+            UNION ALL
+            SELECT (SELECT e.agent_id FROM ${agentActivityEvents} e WHERE e.agent_id > a.agent_id ORDER BY e.agent_id LIMIT 1)
+            FROM agents a WHERE a.agent_id IS NOT NULL
+          )
+          SELECT a.agent_id AS "agentId",
+            (SELECT e.created_at FROM ${agentActivityEvents} e WHERE e.agent_id = a.agent_id ORDER BY e.created_at DESC NULLS LAST LIMIT 1) AS "lastSeenAt",
+            -- The most recent non-null name wins: agents may be renamed.
+            (SELECT e.agent_name FROM ${agentActivityEvents} e WHERE e.agent_id = a.agent_id AND e.agent_name IS NOT NULL
+              ORDER BY e.created_at DESC NULLS LAST LIMIT 1) AS "agentName",
+            (SELECT count(*) FROM ${agentActivityEvents} e WHERE e.agent_id = a.agent_id
+              AND e.created_at > ${from.toISOString()}::timestamptz AND e.created_at <= ${to.toISOString()}::timestamptz)::int AS "actionsSince"
+          FROM agents a WHERE a.agent_id IS NOT NULL`),
+      );
       return rows.map((r) => ({
         agentId: r.agentId,
         agentName: r.agentName ?? null,
