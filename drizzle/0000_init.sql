@@ -488,7 +488,7 @@ CREATE TABLE "user_counts" (
 	"role" text NOT NULL,
 	"subscription_tier" text NOT NULL,
 	"created_day" date NOT NULL,
-	"users" integer NOT NULL,
+	"n" integer NOT NULL,
 	CONSTRAINT "user_counts_status_role_subscription_tier_created_day_pk" PRIMARY KEY("status","role","subscription_tier","created_day")
 );
 --> statement-breakpoint

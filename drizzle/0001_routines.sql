@@ -162,15 +162,8 @@ CREATE TRIGGER exchange_trade_days_on_update AFTER UPDATE ON exchange_trades
 CREATE TRIGGER exchange_trade_days_on_delete AFTER DELETE ON exchange_trades
   REFERENCING OLD TABLE AS old_trades FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_follow();
 --> statement-breakpoint
-CREATE FUNCTION exchange_trade_days_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  DELETE FROM exchange_trade_days;
-  RETURN NULL;
-END
-$fn$;
---> statement-breakpoint
 CREATE TRIGGER exchange_trade_days_on_truncate AFTER TRUNCATE ON exchange_trades
-  FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_clear();
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('exchange_trade_days');
 --> statement-breakpoint
 -- The days as the trades say they are: what db:reconcile compares exchange_trade_days with and
 -- rebuilds it from, and what fills it once here for trades stored before it existed.
@@ -187,57 +180,20 @@ INSERT INTO exchange_trade_days SELECT * FROM exchange_trade_days_recomputed();
 
 --> statement-breakpoint
 -- from src/modules/users/users.routines.sql
--- user_counts follows users, whatever writes them (docs/decisions/124): statement triggers add the
--- statement's rows by status, role, tier and day of creation as signed deltas. An update counts
--- only when it moves an account between those (a sign-in's last_login does not), so most updates of
--- users write nothing here.
-CREATE FUNCTION user_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
-DECLARE
-  changes text := CASE TG_OP
-    WHEN 'INSERT' THEN 'SELECT 1 AS sign, n.status, n.role, n.subscription_tier, n.created_at FROM new_users n'
-    WHEN 'DELETE' THEN 'SELECT -1 AS sign, o.status, o.role, o.subscription_tier, o.created_at FROM old_users o'
-    ELSE 'SELECT c.* FROM old_users o JOIN new_users n USING (id)
-            CROSS JOIN LATERAL (SELECT -1 AS sign, o.status, o.role, o.subscription_tier, o.created_at
-                                UNION ALL SELECT 1, n.status, n.role, n.subscription_tier, n.created_at) AS c
-          WHERE (o.status, o.role, o.subscription_tier, o.created_at) IS DISTINCT FROM (n.status, n.role, n.subscription_tier, n.created_at)'
-  END;
-BEGIN
-  EXECUTE format($sql$
-    WITH deltas AS (
-      SELECT status, role, subscription_tier, (created_at AT TIME ZONE 'UTC')::date AS created_day, sum(sign) AS users
-      FROM (%s) AS changes
-      GROUP BY 1, 2, 3, 4
-      HAVING sum(sign) <> 0
-    )
-    INSERT INTO user_counts AS c (status, role, subscription_tier, created_day, users)
-    SELECT status, role, subscription_tier, created_day, users FROM deltas
-    ON CONFLICT (status, role, subscription_tier, created_day) DO UPDATE SET users = c.users + excluded.users
-  $sql$, changes);
-  IF TG_OP <> 'INSERT' THEN
-    DELETE FROM user_counts WHERE users = 0;
-  END IF;
-  RETURN NULL;
-END
-$fn$;
+-- user_counts follows users, whatever writes them (docs/decisions/124), by the platform's
+-- kept_counts_follow: accounts per status, role, tier and UTC day of creation. An update counts only
+-- when it moves an account between those (a sign-in's last_login nets to nothing and writes nothing).
+CREATE TRIGGER user_counts_on_insert AFTER INSERT ON users REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('user_counts', 'status, role, subscription_tier, created_day', 'r.status, r.role, r.subscription_tier, (r.created_at AT TIME ZONE ''UTC'')::date');
 --> statement-breakpoint
-CREATE TRIGGER user_counts_on_insert AFTER INSERT ON users
-  REFERENCING NEW TABLE AS new_users FOR EACH STATEMENT EXECUTE FUNCTION user_counts_follow();
+CREATE TRIGGER user_counts_on_update AFTER UPDATE ON users REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('user_counts', 'status, role, subscription_tier, created_day', 'r.status, r.role, r.subscription_tier, (r.created_at AT TIME ZONE ''UTC'')::date');
 --> statement-breakpoint
-CREATE TRIGGER user_counts_on_update AFTER UPDATE ON users
-  REFERENCING OLD TABLE AS old_users NEW TABLE AS new_users FOR EACH STATEMENT EXECUTE FUNCTION user_counts_follow();
---> statement-breakpoint
-CREATE TRIGGER user_counts_on_delete AFTER DELETE ON users
-  REFERENCING OLD TABLE AS old_users FOR EACH STATEMENT EXECUTE FUNCTION user_counts_follow();
---> statement-breakpoint
-CREATE FUNCTION user_counts_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  DELETE FROM user_counts;
-  RETURN NULL;
-END
-$fn$;
+CREATE TRIGGER user_counts_on_delete AFTER DELETE ON users REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('user_counts', 'status, role, subscription_tier, created_day', 'r.status, r.role, r.subscription_tier, (r.created_at AT TIME ZONE ''UTC'')::date');
 --> statement-breakpoint
 CREATE TRIGGER user_counts_on_truncate AFTER TRUNCATE ON users
-  FOR EACH STATEMENT EXECUTE FUNCTION user_counts_clear();
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('user_counts');
 --> statement-breakpoint
 -- The counts as the accounts say they are: what db:reconcile compares user_counts with and rebuilds
 -- it from, and what fills it once here for accounts stored before it existed.
@@ -303,15 +259,8 @@ CREATE TRIGGER payments_revenue_on_update AFTER UPDATE ON payments_ledger
 CREATE TRIGGER payments_revenue_on_delete AFTER DELETE ON payments_ledger
   REFERENCING OLD TABLE AS old_payments FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_follow();
 --> statement-breakpoint
-CREATE FUNCTION payments_revenue_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  DELETE FROM payments_revenue;
-  RETURN NULL;
-END
-$fn$;
---> statement-breakpoint
 CREATE TRIGGER payments_revenue_on_truncate AFTER TRUNCATE ON payments_ledger
-  FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_clear();
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('payments_revenue');
 --> statement-breakpoint
 -- The revenue as the ledger says it is: what db:reconcile compares payments_revenue with and
 -- rebuilds it from, and what fills it once here for payments stored before it existed.

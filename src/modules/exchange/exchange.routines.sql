@@ -74,15 +74,8 @@ CREATE TRIGGER exchange_trade_days_on_update AFTER UPDATE ON exchange_trades
 CREATE TRIGGER exchange_trade_days_on_delete AFTER DELETE ON exchange_trades
   REFERENCING OLD TABLE AS old_trades FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_follow();
 --> statement-breakpoint
-CREATE FUNCTION exchange_trade_days_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  DELETE FROM exchange_trade_days;
-  RETURN NULL;
-END
-$fn$;
---> statement-breakpoint
 CREATE TRIGGER exchange_trade_days_on_truncate AFTER TRUNCATE ON exchange_trades
-  FOR EACH STATEMENT EXECUTE FUNCTION exchange_trade_days_clear();
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('exchange_trade_days');
 --> statement-breakpoint
 -- The days as the trades say they are: what db:reconcile compares exchange_trade_days with and
 -- rebuilds it from, and what fills it once here for trades stored before it existed.

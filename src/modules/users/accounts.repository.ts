@@ -58,7 +58,7 @@ export function createAccountsRepository(db: DbExecutor) {
   async function total(filter: UserFilter): Promise<number> {
     const counted = countConditions(filter);
     const [row] = counted
-      ? await db.select({ n: sql<number>`coalesce(sum(${userCounts.users}), 0)::int` }).from(userCounts).where(counted)
+      ? await db.select({ n: sql<number>`coalesce(sum(${userCounts.n}), 0)::int` }).from(userCounts).where(counted)
       : await db.select({ n: count() }).from(users).where(userConditions(filter));
     return Number(row?.n ?? 0);
   }
@@ -74,7 +74,7 @@ export function createAccountsRepository(db: DbExecutor) {
     const [row] = rowsOf<{ day: string; newer: string }>(
       await db.execute(sql`SELECT day::text AS day, newer FROM (
         SELECT ${userCounts.createdDay} AS day,
-          coalesce(sum(sum(${userCounts.users})) OVER (ORDER BY ${userCounts.createdDay} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+          coalesce(sum(sum(${userCounts.n})) OVER (ORDER BY ${userCounts.createdDay} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
         FROM ${userCounts} WHERE ${counted} GROUP BY ${userCounts.createdDay}
       ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`),
     );
@@ -196,10 +196,10 @@ export function createAccountsRepository(db: DbExecutor) {
     async counts(monthStart: Date) {
       const [row] = await db
         .select({
-          total: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} <> 'deleted'), 0)`,
-          active: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} = 'active'), 0)`,
-          suspended: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} = 'suspended'), 0)`,
-          newThisMonth: sql<number>`coalesce(sum(${userCounts.users}) FILTER (WHERE ${userCounts.status} <> 'deleted' AND ${userCounts.createdDay} >= ${monthStart.toISOString().slice(0, 10)}), 0)`,
+          total: sql<number>`coalesce(sum(${userCounts.n}) FILTER (WHERE ${userCounts.status} <> 'deleted'), 0)`,
+          active: sql<number>`coalesce(sum(${userCounts.n}) FILTER (WHERE ${userCounts.status} = 'active'), 0)`,
+          suspended: sql<number>`coalesce(sum(${userCounts.n}) FILTER (WHERE ${userCounts.status} = 'suspended'), 0)`,
+          newThisMonth: sql<number>`coalesce(sum(${userCounts.n}) FILTER (WHERE ${userCounts.status} <> 'deleted' AND ${userCounts.createdDay} >= ${monthStart.toISOString().slice(0, 10)}), 0)`,
         })
         .from(userCounts);
       return {
@@ -212,7 +212,7 @@ export function createAccountsRepository(db: DbExecutor) {
 
     /** Users per stored status, deleted ones included. */
     async countsByStatus(): Promise<Map<UserStatus, number>> {
-      const rows = await db.select({ status: userCounts.status, n: sql<number>`sum(${userCounts.users})` }).from(userCounts).groupBy(userCounts.status);
+      const rows = await db.select({ status: userCounts.status, n: sql<number>`sum(${userCounts.n})` }).from(userCounts).groupBy(userCounts.status);
       return new Map(rows.map((row) => [row.status, Number(row.n)]));
     },
 

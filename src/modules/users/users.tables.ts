@@ -66,7 +66,7 @@ export const userCounts = pgTable(
     role: text('role').$type<Role>().notNull(),
     subscriptionTier: text('subscription_tier').$type<Tier>().notNull(),
     createdDay: date('created_day', { mode: 'string' }).notNull(),
-    users: integer('users').notNull(),
+    n: integer('n').notNull(),
   },
   (t) => [primaryKey({ columns: [t.status, t.role, t.subscriptionTier, t.createdDay] })],
 );

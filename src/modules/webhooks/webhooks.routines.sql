@@ -31,15 +31,8 @@ CREATE TRIGGER payments_revenue_on_update AFTER UPDATE ON payments_ledger
 CREATE TRIGGER payments_revenue_on_delete AFTER DELETE ON payments_ledger
   REFERENCING OLD TABLE AS old_payments FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_follow();
 --> statement-breakpoint
-CREATE FUNCTION payments_revenue_clear() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  DELETE FROM payments_revenue;
-  RETURN NULL;
-END
-$fn$;
---> statement-breakpoint
 CREATE TRIGGER payments_revenue_on_truncate AFTER TRUNCATE ON payments_ledger
-  FOR EACH STATEMENT EXECUTE FUNCTION payments_revenue_clear();
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('payments_revenue');
 --> statement-breakpoint
 -- The revenue as the ledger says it is: what db:reconcile compares payments_revenue with and
 -- rebuilds it from, and what fills it once here for payments stored before it existed.
