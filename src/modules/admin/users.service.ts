@@ -13,7 +13,7 @@ import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserP
 
 const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;
 const FREE_TIER: Tier = 'free';
-const GRACE_BATCH = 500;
+const GRACE_BATCH = 5_000;
 
 export const userNotFound = () => notFound('User not found');
 
