@@ -1,11 +1,12 @@
 // The other admin pages in headless Chromium: the command center's board and comments, a
-// retrieval-settings conflict shown rather than lost, "run now", and axe on every admin page.
+// retrieval-settings conflict shown rather than lost, "run now", axe on every admin page, and every
+// admin page and the account page on a 390 px phone.
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
-import { assertClean, browserMissing, launchBrowser, openConsole, type ConsolePage } from './console-browser.ts';
+import { assertClean, assertFitsWidth, browserMissing, launchBrowser, openConsole, PHONE, type ConsolePage } from './console-browser.ts';
 
 describe('the console\'s admin pages in a browser', { skip: browserMissing }, () => {
   let fakes: VenueFakes;
@@ -106,6 +107,29 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
       await page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name, exact: true }).click();
       await ready();
       await assertClean(c, `the admin page ${name}`);
+    }
+  });
+
+  it('fits a 390 px phone on every admin page and the account page', async () => {
+    const phone = await openConsole(browser, base, { viewport: PHONE });
+    try {
+      await signInAs(phone.page, admin, '/console/admin');
+      await phone.page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor();
+      for (const name of ['Overview', 'Users', 'Platform', 'Command center', 'Provider keys', 'Retrieval', 'Venues', 'Jobs', 'Webhooks', 'Integrations']) {
+        const link = phone.page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name, exact: true });
+        await link.click();
+        await phone.page.waitForFunction((label) => document.querySelector('nav[aria-label="Admin sections"] [aria-current="page"]')?.textContent?.trim() === label, name);
+        await phone.page.waitForLoadState('networkidle');
+        await assertFitsWidth(phone.page, `the admin page ${name} at 390 px`);
+        await assertClean(phone, `the admin page ${name} at 390 px`);
+      }
+      await phone.page.getByRole('link', { name: 'Account', exact: true }).click();
+      await phone.page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+      await phone.page.waitForLoadState('networkidle');
+      await assertFitsWidth(phone.page, 'the account page at 390 px');
+      await assertClean(phone, 'the account page at 390 px');
+    } finally {
+      await phone.close();
     }
   });
 
