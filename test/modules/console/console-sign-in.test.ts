@@ -1,5 +1,6 @@
 // The console in headless Chromium: signing in with a TOTP code, the session kept over a reload from
-// the HttpOnly cookie only, signing out; the navigation's names, axe, both themes and a phone's width.
+// the HttpOnly cookie only, signing out; the keyboard alone; the navigation's names, axe, both themes and a
+// phone's width.
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { codeOf } from '../../helpers/totp-reference.ts';
@@ -28,6 +29,40 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
   after(async () => {
     await browser?.close();
     await m?.stop();
+  });
+
+  it('works from the keyboard alone: Tab reaches the fields, Enter signs in, the navigation takes focus and Enter follows it', async () => {
+    const plain = await signIn(m.app, m.database);
+    const c = await openConsole(browser, base);
+    const { page } = c;
+    /** Presses Tab from the top of the page until `target` has focus; false when it never does. */
+    const tabTo = async (target: ReturnType<typeof page.getByLabel>) => {
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab');
+        if (await target.evaluate((element) => element === document.activeElement)) return true;
+      }
+      return false;
+    };
+    try {
+      await page.goto('/console/account');
+      const email = page.getByLabel('Email');
+      await email.waitFor();
+      assert.ok(await tabTo(email), 'Tab reaches the e-mail field');
+      await page.keyboard.type(plain.email);
+      await page.keyboard.press('Tab');
+      assert.ok(await page.getByLabel('Password').evaluate((element) => element === document.activeElement), 'the password field comes next');
+      await page.keyboard.type(plain.password);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+      const markets = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Markets' });
+      assert.ok(await tabTo(markets), 'Tab reaches the Markets link');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Markets', level: 1 }).waitFor();
+      assert.deepEqual(await c.problems(), []);
+    } finally {
+      await c.close();
+    }
   });
 
   it('signs in with e-mail, password and a TOTP code, keeps the session over a reload, and signs out', async () => {
