@@ -3,42 +3,23 @@
 // admin page and the account page on a 390 px phone.
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import type { TestApp, TestUser } from '../../helpers/test-app.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
-import { startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
-import { assertClean, assertFitsWidth, browserMissing, launchBrowser, openConsole, PHONE, type ConsolePage } from './console-browser.ts';
+import { assertClean, assertFitsWidth, browserMissing, openConsole, signInAs, startAdminConsole, type AdminConsole, PHONE, type ConsolePage } from './console-browser.ts';
 
 describe('the console\'s admin pages in a browser', { skip: browserMissing }, () => {
-  let fakes: VenueFakes;
   let t: TestApp;
   let base: string;
   let browser: Browser;
   let admin: TestUser;
   let c: ConsolePage;
-
-  async function signInAs(page: ConsolePage['page'], who: TestUser, path: string) {
-    await page.goto(path);
-    await page.getByLabel('Email').fill(who.email);
-    await page.getByLabel('Password').fill(who.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
+  let setup: AdminConsole | undefined;
 
   before(async () => {
-    fakes = await startVenueFakes();
-    t = await buildTestApp({ env: fakes.env() });
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchBrowser();
-    admin = await signIn(t.app, t.database, { role: 'admin' });
-    c = await openConsole(browser, base);
-    await signInAs(c.page, admin, '/console/admin');
-    await c.page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor();
+    setup = await startAdminConsole();
+    ({ t, base, browser, admin, c } = setup);
   });
-  after(async () => {
-    await c?.close();
-    await browser?.close();
-    await t?.close();
-    await fakes?.close();
-  });
+  after(() => setup?.close());
 
   it('shows the command center\'s board, opens a task and records a comment', async () => {
     const { page } = c;

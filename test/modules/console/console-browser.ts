@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { startVenueFakes } from '../exchange/venue-fakes.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'];
@@ -78,4 +80,46 @@ export async function assertClean(console: ConsolePage, where: string): Promise<
 export async function assertFitsWidth(page: Page, where: string): Promise<void> {
   const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
   assert.ok(scroll <= width + 1, `${where}: the page is ${scroll} px wide in a ${width} px window`);
+}
+
+/** Fills the sign-in form at `path` with `who`'s e-mail and password and sends it. */
+export async function signInAs(page: Page, who: TestUser, path: string): Promise<void> {
+  await page.goto(path);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** An app on the loopback venue fakes, listening, a browser, and an admin signed in to the console's admin page. */
+export interface AdminConsole {
+  t: TestApp;
+  base: string;
+  browser: Browser;
+  admin: TestUser;
+  c: ConsolePage;
+  close(): Promise<void>;
+}
+
+export async function startAdminConsole(): Promise<AdminConsole> {
+  const fakes = await startVenueFakes();
+  const t = await buildTestApp({ env: fakes.env() });
+  const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await launchBrowser();
+  const admin = await signIn(t.app, t.database, { role: 'admin' });
+  const c = await openConsole(browser, base);
+  await signInAs(c.page, admin, '/console/admin');
+  await c.page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor();
+  return {
+    t,
+    base,
+    browser,
+    admin,
+    c,
+    async close() {
+      await c.close();
+      await browser.close();
+      await t.close();
+      await fakes.close();
+    },
+  };
 }
