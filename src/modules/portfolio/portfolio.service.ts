@@ -3,28 +3,12 @@
 import type { Clock } from '../../platform/clock.ts';
 import { invalidField, unavailable } from '../../platform/http/errors.ts';
 import type { LedgerStore, PortfolioRepository } from './portfolio.repository.ts';
-import {
-  applyEvents,
-  dec,
-  emptyLedger,
-  matchTransfers,
-  priceLegs,
-  priceThrough,
-  realizedCsv,
-  restoreLedger,
-  roundMoney,
-  storeLedger,
-  holdingsAt,
-  summarize,
-  timeWeightedReturn,
-  xirr,
-  type Dec,
-  type Holding,
-  type Ledger,
-  type LedgerEvent,
-  type PriceLeg,
-  type TransferRecord,
-} from './portfolio.domain.ts';
+import { applyEvents, dec, emptyLedger, restoreLedger, roundMoney, storeLedger, type Dec, type Ledger, type LedgerEvent } from './ledger.domain.ts';
+import { priceLegs, priceThrough, type PriceLeg } from './price-legs.domain.ts';
+import { realizedCsv } from './realized-csv.domain.ts';
+import { holdingsAt, timeWeightedReturn, xirr } from './returns.domain.ts';
+import { summarize, type Holding } from './summary.domain.ts';
+import { matchTransfers, type TransferRecord } from './transfer-matching.domain.ts';
 
 /** At one instant: deposits first (money arrives before it is spent), then fills, then what leaves. */
 const ORDER: Record<LedgerEvent['kind'], number> = { deposit: 0, trade: 1, transfer: 2, withdrawal: 3 };
