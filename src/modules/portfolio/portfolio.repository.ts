@@ -2,7 +2,7 @@
 import { and, eq, gte, lte, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { StoredLedger } from './ledger.domain.ts';
-import type { LedgerMarks } from './portfolio.service.ts';
+import type { LedgerMarks } from './ledger.service.ts';
 import { portfolioCandles, portfolioLedgers } from './portfolio.tables.ts';
 
 export function createPortfolioRepository(db: DbExecutor) {
