@@ -29,7 +29,7 @@ export function createHistoryService(deps: {
   const { clock } = deps;
   return {
     async history(userId: string, query: { quote: string; start?: string; end?: string; interval: HistoryInterval }) {
-      const prices = await deps.pricing.pricer(query.quote);
+      const prices = deps.pricing.pricer(query.quote);
       const step = HISTORY_INTERVAL_MS[query.interval];
       const now = clock.now().getTime();
       const end = Math.min(query.end ? Date.parse(query.end) : now, now);

@@ -1,5 +1,6 @@
 // The portfolio's answers: the ledger of a user's trades (and transfers), valued with the market
-// module's prices. No venue is called for a user's data; prices come through the market cache.
+// module's prices. No venue is called for a user's data; prices come through the market cache, and
+// only for what is held or was traded in another currency than the quote.
 import type { Clock } from '../../platform/clock.ts';
 import { createHistoryService } from './history.service.ts';
 import { dec, type Dec } from './ledger.domain.ts';
@@ -20,7 +21,7 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
 
   return {
     async summary(userId: string, query: { quote: string; exchange?: string }) {
-      const prices = await pricing.pricer(query.quote);
+      const prices = pricing.pricer(query.quote);
       const [current, rows] = await Promise.all([ledger.current(userId, prices), source.holdings(userId, query.exchange)]);
       const holdings: Holding[] = await Promise.all(rows.map(async (r) => ({ asset: r.currency, amount: dec(r.total), price: await prices.now(r.currency) })));
       const summary = summarize(current, holdings);
@@ -48,7 +49,7 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
     history: history.history,
 
     async realizedCsv(userId: string, query: { quote: string }): Promise<string> {
-      return realizedCsv((await ledger.replayed(userId, await pricing.pricer(query.quote))).closed);
+      return realizedCsv((await ledger.replayed(userId, pricing.pricer(query.quote))).closed);
     },
   };
 }

@@ -1,5 +1,6 @@
-// Prices in the report quote: now (the market's last prices) and at an instant (the hourly close)
-// (docs/decisions/152).
+// Prices in the report quote: now (the market's last prices) and at an instant (the hourly close).
+// The market is asked only when a price other than the quote's is first needed, so a user holding
+// and trading nothing else is answered without the venue (docs/decisions/152).
 import { invalidField } from '../../platform/http/errors.ts';
 import { dec, type Dec } from './ledger.domain.ts';
 import type { PortfolioQuotes } from './portfolio.deps.ts';
@@ -49,10 +50,10 @@ export function createPricingService(deps: { quotes: PortfolioQuotes }) {
 
   return {
     /** Prices in `quoteInput` (any case) for one request. */
-    async pricer(quoteInput: string): Promise<Pricer> {
+    pricer(quoteInput: string): Pricer {
       const quote = quoteInput.toUpperCase();
-      const loaded = await listing(quote, quoteInput);
-      const list = async () => loaded;
+      let loaded: ReturnType<typeof listing> | undefined;
+      const list = () => (loaded ??= listing(quote, quoteInput));
       const closes = new Map<string, Promise<Dec | null>>();
       const closeOf = (symbol: string, at: Date, lastOf: (symbol: string) => Dec | null) => {
         const hour = Math.floor(at.getTime() / HOUR_MS) * HOUR_MS;
