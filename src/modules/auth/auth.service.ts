@@ -180,7 +180,7 @@ export function createAuthService(deps: {
       },
       executor,
     );
-    await accounts.update(user.id, { lastLogin: now }, executor);
+    await accounts.recordLogin(user.id, now, executor);
     const details: Record<string, unknown> = { userAgent: client.userAgent?.slice(0, 200) };
     if (method) details.secondFactor = method;
     await audit(executor, { actorId: user.id, actorType: 'user', action: 'auth.login', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip, details }, now);
@@ -204,11 +204,10 @@ export function createAuthService(deps: {
       const passwordHash = await hashPassword(input.password);
       const now = clock.now();
       return db.transaction(async (tx) => {
-        const user = await accounts.insert(
+        const user = await accounts.register(
           { email, passwordHash, firstName: input.firstName ?? '', lastName: input.lastName ?? '', role: options.role, createdAt: now, updatedAt: now },
           tx,
         );
-        if (!user) throw conflict('A user with this email already exists');
         const actorId = options.actor === 'user' ? user.id : null;
         await audit(tx, { actorId, actorType: options.actor, action: 'auth.register', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { role: user.role } }, now);
         return user;
@@ -236,7 +235,7 @@ export function createAuthService(deps: {
       if (existing.status !== 'active' || !(await verifyPassword(password, existing.passwordHash))) return 'not_promoted';
       const now = clock.now();
       await db.transaction(async (tx) => {
-        await accounts.update(existing.id, { role: 'admin', updatedAt: now }, tx);
+        await accounts.change(existing.id, { role: 'admin' }, null, now, tx);
         await audit(tx, { actorType: 'system', action: 'auth.admin_bootstrap', subjectUserId: existing.id, targetType: 'user', targetId: existing.id, details: { role: { from: existing.role, to: 'admin' } } }, now);
       });
       deps.onUserChanged(existing.id);

@@ -4,20 +4,23 @@
 import { createExternalTokenVerifier } from '../../platform/auth/external-tokens.ts';
 import { createGuards, type Guards, type PrincipalSource } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { createAccountsRepository, type AccountsRepository } from './accounts.repository.ts';
+import { createAccountsRepository } from './accounts.repository.ts';
+import { createAccountsService, type AccountsService } from './accounts.service.ts';
 import { createSessionsRepository, type SessionsRepository } from './sessions.repository.ts';
 import { createTwoFactorRepository, type TwoFactorRepository } from './two-factor.repository.ts';
 import { createApiTokensRepository, type ApiTokensRepository } from './api-tokens.repository.ts';
 export type { ApiTokenRow } from './api-tokens.repository.ts';
 
-export type { BillingChanges, NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
+export type { UserFilter, UserRow } from './accounts.repository.ts';
+export { FREE_TIER, userNotFound, type AccountChange, type AccountPatch, type AccountsService } from './accounts.service.ts';
 export * from './users.domain.ts';
 
 export interface UsersModule {
   name: 'users';
   /** The bearer guards, checking every request's session and account through this module. */
   guards: Guards;
-  accounts: AccountsRepository;
+  /** The use cases of an account, holding its rules; the tables stay behind them. */
+  accounts: AccountsService;
   sessions: SessionsRepository;
   /** The second factor: sealed TOTP secrets, spent time steps, recovery codes, pending sign-ins. */
   twoFactor: TwoFactorRepository;
@@ -29,6 +32,7 @@ export function createUsersModule(platform: Pick<Platform, 'config' | 'database'
   const { config, database, tokens, clock } = platform;
   const accounts = createAccountsRepository(database.db);
   const sessions = createSessionsRepository(database.db);
+  const twoFactor = createTwoFactorRepository(database.db);
   const apiTokens = createApiTokensRepository(database.db);
   const principals: PrincipalSource = {
     bySession: (sessionId, userId) => sessions.principal(sessionId, userId),
@@ -47,5 +51,12 @@ export function createUsersModule(platform: Pick<Platform, 'config' | 'database'
   };
   const { externalTokens } = config.auth;
   const external = externalTokens ? createExternalTokenVerifier(externalTokens, { clock, fetch: platform.fetch }) : undefined;
-  return { name: 'users', guards: createGuards({ tokens, external, principals, clock, settings: { requireTwoFactorRoles: config.auth.requireTwoFactorRoles, stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes } }), accounts, sessions, twoFactor: createTwoFactorRepository(database.db), apiTokens };
+  return {
+    name: 'users',
+    guards: createGuards({ tokens, external, principals, clock, settings: { requireTwoFactorRoles: config.auth.requireTwoFactorRoles, stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes } }),
+    accounts: createAccountsService({ accounts, sessions, twoFactor }),
+    sessions,
+    twoFactor,
+    apiTokens,
+  };
 }
