@@ -13,8 +13,6 @@ import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserP
 
 const GRACE_BATCH = 5_000;
 
-export { userNotFound };
-
 export function toUser(row: UserRow, summary = EMPTY_SUMMARY): User {
   return {
     id: row.id,

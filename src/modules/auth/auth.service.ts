@@ -44,8 +44,6 @@ const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
 /** How long the `mfa_token` of a sign-in waiting for its second factor is good for. */
 export const MFA_TOKEN_TTL_MS = 5 * 60 * 1000;
 
-export type { SessionAuthentication };
-
 export function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
   const at = session.secondFactorAt ?? session.createdAt;
   const amr = session.secondFactorAt && session.secondFactorMethod ? ['pwd', 'mfa', session.secondFactorMethod] : ['pwd'];

@@ -10,7 +10,7 @@ import type { TwoFactorRepository } from './two-factor.repository.ts';
 import { assertNotSelfLockout, keepsAnAdmin, lastAdminMessage, revokesSessions, statusColumns, type Role, type Tier, type UserStatus } from './users.domain.ts';
 
 /** What an account change may set; anything else of a request never reaches the row. */
-export interface AccountPatch {
+interface AccountPatch {
   role?: Role;
   subscriptionTier?: Tier;
   status?: UserStatus;
@@ -23,7 +23,7 @@ const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFa
 /** The tier an account falls back to when its payment grace period ends. */
 export const FREE_TIER: Tier = 'free';
 
-export interface AccountChange {
+interface AccountChange {
   user: UserRow;
   /** Each field that changed, from what to what; empty when nothing did. */
   changes: Record<string, { from: unknown; to: unknown }>;

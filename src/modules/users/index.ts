@@ -14,12 +14,10 @@ import { createTwoFactorService, type TwoFactorService } from './two-factor.serv
 import { createApiTokensRepository } from './api-tokens.repository.ts';
 import { createApiTokensService, type ApiTokensService } from './api-tokens.service.ts';
 export type { ApiTokenRow } from './api-tokens.repository.ts';
-export type { Rotation, SessionAuthentication, SessionsService } from './sessions.service.ts';
-export type { TwoFactorService } from './two-factor.service.ts';
-export type { ApiTokensService } from './api-tokens.service.ts';
+export type { SessionAuthentication } from './sessions.service.ts';
 
 export type { UserFilter, UserRow } from './accounts.repository.ts';
-export { FREE_TIER, userNotFound, type AccountChange, type AccountPatch, type AccountsService } from './accounts.service.ts';
+export { FREE_TIER, userNotFound } from './accounts.service.ts';
 export * from './users.domain.ts';
 
 export interface UsersModule {

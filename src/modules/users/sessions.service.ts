@@ -32,7 +32,7 @@ export interface SessionAuthentication {
 }
 
 /** What became of a refresh token presented for rotation. */
-export type Rotation =
+type Rotation =
   | { kind: 'rotated'; user: UserRow; sessionId: string; authentication: SessionAuthentication }
   /** A rotated token presented again: it leaked, and its session was ended (`refresh_token_reuse`). */
   | { kind: 'reused'; userId: string; sessionId: string }
