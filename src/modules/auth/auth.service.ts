@@ -247,14 +247,14 @@ export function createAuthService(deps: {
       const challenge = await twoFactor.findChallenge(hashToken(body.mfa_token), now);
       if (!challenge) throw invalidMfaToken();
       const user = await accounts.findById(challenge.userId);
-      if (!user || !user.twoFactorEnabled) throw invalidMfaToken();
+      if (!user?.twoFactorEnabled) throw invalidMfaToken();
       await reserveAttempt(user.email, client.ip);
       const outcome = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(user, body, { now, ip: client.ip, purpose: 'sign_in' }, tx);
         if (!method) return { error: wrongSecondFactor(), failed: true };
         if (!(await twoFactor.spendChallenge(challenge.id, now, tx))) return { error: invalidMfaToken() };
         const current = await accounts.findById(user.id, tx);
-        if (!current || current.status !== 'active') return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
+        if (current?.status !== 'active') return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
         return { pair: await startSession(current, client, now, tx, method) };
       });
       if (outcome.failed) {

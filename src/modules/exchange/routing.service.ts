@@ -26,7 +26,7 @@ export function createRoutingService(deps: {
     const work = (async (): Promise<Probe> => {
       const options = { timeoutMs: probeTimeoutMs };
       const market = resolveSymbol(await gateway.markets(venue, options), `${base}/${quote}`);
-      if (!market || !market.active) return { kind: 'not_listed', exchange: venue };
+      if (!market?.active) return { kind: 'not_listed', exchange: venue };
       const [ticker] = await gateway.tickers(venue, [market.symbol], options);
       if (!ticker) return { kind: 'unavailable', exchange: venue, reason: `${venue} returned no ticker for ${market.symbol}` };
       return { kind: 'listed', candidate: { exchange: venue, market, ticker } };

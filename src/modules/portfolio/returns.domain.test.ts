@@ -37,7 +37,7 @@ describe('returns over a window', () => {
     assert.equal(xirr([{ at: 0, amount: 100 }, { at: 1, amount: 5 }]), null, 'no sign change');
     // A short window annualizes steeply: 1000 → 1200 in 4 days is (1.2)^(365/4) − 1 ≈ 1.66e7.
     const steep = xirr([{ at: 0, amount: -1000 }, { at: 4 * 86_400_000, amount: 1200 }])!;
-    assert.ok(Math.abs(steep / (Math.pow(1.2, 365 / 4) - 1) - 1) < 1e-9, String(steep));
+    assert.ok(Math.abs(steep / (1.2 ** (365 / 4) - 1) - 1) < 1e-9, String(steep));
   });
 
   it('works the holdings back from today through the events', () => {

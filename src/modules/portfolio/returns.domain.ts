@@ -74,8 +74,8 @@ export function xirr(flows: readonly { at: number; amount: number }[]): number |
   if (flows.length < 2 || !flows.some((f) => f.amount > 0) || !flows.some((f) => f.amount < 0)) return null;
   const t0 = Math.min(...flows.map((f) => f.at));
   const years = flows.map((f) => ({ y: (f.at - t0) / YEAR_MS, a: f.amount }));
-  const npv = (r: number) => years.reduce((s, f) => s + f.a / Math.pow(1 + r, f.y), 0);
-  const slope = (r: number) => years.reduce((s, f) => s - (f.y * f.a) / Math.pow(1 + r, f.y + 1), 0);
+  const npv = (r: number) => years.reduce((s, f) => s + f.a / (1 + r) ** f.y, 0);
+  const slope = (r: number) => years.reduce((s, f) => s - (f.y * f.a) / (1 + r) ** (f.y + 1), 0);
   let r = 0.1;
   for (let i = 0; i < 100; i += 1) {
     const v = npv(r);

@@ -334,7 +334,7 @@ describe('portfolio', () => {
       // XIRR: the rate that discounts −1000 (Jan 1), −500 (Jan 3 noon) and +last value (Jan 5) to 0.
       const year = 365 * 86_400_000;
       const npv = (r: number) =>
-        -1000 - 500 / Math.pow(1 + r, (at('2026-01-03T12:00:00Z') - at('2026-01-01T00:00:00Z')) / year) + values[4]! / Math.pow(1 + r, (4 * 86_400_000) / year);
+        -1000 - 500 / (1 + r) ** ((at('2026-01-03T12:00:00Z') - at('2026-01-01T00:00:00Z')) / year) + values[4]! / (1 + r) ** ((4 * 86_400_000) / year);
       assert.equal(typeof body.mwr, 'number');
       assert.ok(Math.abs(npv(body.mwr)) < 1e-3, `npv at ${body.mwr} is ${npv(body.mwr)}`);
     });
