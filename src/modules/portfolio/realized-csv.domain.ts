@@ -41,5 +41,5 @@ export function realizedCsv(parts: readonly ClosedPart[]): string {
       ].join(','),
     );
   }
-  return lines.join('\r\n') + '\r\n';
+  return `${lines.join('\r\n')}\r\n`;
 }
