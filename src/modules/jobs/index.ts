@@ -77,6 +77,20 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     settings: { scheduler: config.jobs.scheduler, secretConfigured: config.jobs.secret !== undefined },
   });
 
+  /** Starts the in-process scheduler when SCHEDULER=internal; call when the server starts listening. */
+  function start(): void {
+    if (config.jobs.scheduler === 'internal') scheduler.start();
+  }
+  /**
+   * Stops the scheduler and waits for the runs in progress, whoever triggered them, within the
+   * shutdown bound (less the drain second and a margin to close); those still running then are
+   * recorded as interrupted. Call before the database closes.
+   */
+  async function stop(): Promise<void> {
+    const bound = Math.max(0, config.resilience.shutdownTimeoutMs - 2_000);
+    await Promise.all([scheduler.stop(bound), runner.drain(bound)]);
+  }
+
   return {
     name: 'jobs',
     routes: jobsRoutes({ runner, service, guard: createSecretGuard(config.jobs.secret) }),
@@ -86,19 +100,9 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     startRun: runner.start,
     /** For the dashboard: the newest finished run of each job that has run at least once. */
     lastRuns: service.lastRuns,
-    /** Starts the in-process scheduler when SCHEDULER=internal; call when the server starts listening. */
-    start(): void {
-      if (config.jobs.scheduler === 'internal') scheduler.start();
-    },
-    /**
-     * Stops the scheduler and waits for the runs in progress, whoever triggered them, within the
-     * shutdown bound (less the drain second and a margin to close); those still running then are
-     * recorded as interrupted. Call before the database closes.
-     */
-    async stop(): Promise<void> {
-      const bound = Math.max(0, config.resilience.shutdownTimeoutMs - 2_000);
-      await Promise.all([scheduler.stop(bound), runner.drain(bound)]);
-    },
+    start,
+    stop,
+    hooks: { listening: start, closed: stop },
   };
 }
 
