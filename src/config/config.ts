@@ -4,7 +4,7 @@
 // secrets that may live in DATA_DIR are the platform's to resolve at start (data-dir-secrets.ts).
 import path from 'node:path';
 import { isIpOrCidr } from '../platform/http/client-address.ts';
-import { parseJobCrons } from './job-schedules.ts';
+import { parseJobCrons, type Known } from './job-schedules.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
@@ -30,8 +30,6 @@ export class ConfigError extends Error {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
-/** Names the modules define, which config cannot import (it sits below them): passed in by the entry points. */
-export interface Known { jobNames?: readonly string[] }
 
 /** Reads variables, collecting every problem instead of stopping at the first. */
 export class EnvReader {

@@ -14,6 +14,11 @@ function cronProblem(cron: unknown): string | undefined {
   }
 }
 
+/** Names the modules define, which config cannot import (it sits below them): passed in by the entry points. */
+export interface Known {
+  jobNames?: readonly string[];
+}
+
 /** The problem of a name that is not a job's, listing the jobs. */
 export const unknownJob = (jobNames: readonly string[]) => `is not a job (jobs: ${jobNames.join(', ')})`;
 
