@@ -40,6 +40,20 @@ describe('in-process scheduler', () => {
     await binance.close();
   });
 
+  it('refuses an unknown job in SCHEDULER_CRONS even from a config read without the job names', () => {
+    const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
+    const config = loadConfig({ ...base, SCHEDULER_CRONS: '{"cleanup-everything": "0 * * * *"}' });
+    assert.deepEqual(config.jobs.crons, { 'cleanup-everything': '0 * * * *' });
+    assert.throws(
+      () => jobsModuleFor({ ...t.platform, config }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.problems[0]!, /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts\)$/);
+        return true;
+      },
+    );
+  });
+
   it('creates one timer per job with its documented cron; a tick runs the job through the runner, recorded as scheduler', async () => {
     const { factory, timers } = manualTimers();
     const jobs = jobsModuleFor(t.platform, factory);
