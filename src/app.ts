@@ -12,10 +12,11 @@ import { lazySerializerFactory } from './platform/http/lazy-serializers.ts';
 import { API_DESCRIPTION, API_TAGS, API_TITLE } from './api-document.ts';
 import { finishDocument, SECURITY_SCHEMES, type OpenApiDocument } from './platform/http/openapi.ts';
 import { createHttpServer } from './platform/http/server.ts';
-import { createSseRegistry } from './platform/http/sse.ts';
+import { createSseRegistry, type SseRegistry } from './platform/http/sse.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { healthRoutes } from './platform/observability/health.routes.ts';
 import { documentGuard } from './platform/auth/guards.ts';
+import { modulesOf, type AppModule } from './platform/module.ts';
 import type { Platform } from './platform/platform.ts';
 import { PROJECT_ROOT } from './platform/project-root.ts';
 import { createAdminModule } from './modules/admin/index.ts';
@@ -87,7 +88,8 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     jobs,
   });
   const consoleUi = createConsoleModule(platform, { guards, auth, jobs });
-  return { consoleUi, notifications, users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard };
+  // The one list of modules: buildApp registers their routes and runs their hooks in this order.
+  return { notifications, users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard, consoleUi } satisfies Record<string, AppModule | SseRegistry>;
 }
 
 export type Modules = ReturnType<typeof createModules>;
@@ -150,33 +152,28 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes({ platform }));
 
-  const { users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard, consoleUi } = modules;
+  const { users, sse } = modules;
+  const all = modulesOf(modules);
   app.decorate('guards', users.guards);
   app.addHook('onRoute', (route) => documentGuard(route, users.guards));
-  for (const module of [auth, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard, consoleUi]) {
-    await app.register(module.routes);
-  }
-  // The live price stream and the in-process scheduler (SCHEDULER=internal) run only while the
-  // server listens (never under inject()); stopping the scheduler waits for runs in progress, so
-  // its hook is registered before the one that closes the database.
+  for (const module of all) if (module.routes) await app.register(module.routes);
+  // Each phase runs the modules' hooks in the list's order. `listening` work (the live price stream,
+  // the in-process scheduler) never runs under inject(); `closed` waits for background work (runs in
+  // progress), so its hook is registered before the one that closes the database.
   app.addHook('onListen', async () => {
-    market.start();
-    jobs.start();
+    for (const module of all) module.hooks?.listening?.();
   });
   app.addHook('onClose', async () => {
-    await market.stop();
-    await jobs.stop();
+    for (const module of all) await module.hooks?.closed?.();
   });
   app.addHook('onReady', async () => {
-    await auth.bootstrapAdmin();
-    await tracker.init();
-    await streams.start();
+    for (const module of all) await module.hooks?.ready?.();
   });
   // Streams are open requests: they are ended (event `end`, then the response) before the server
   // waits for in-flight requests, or it would wait for them until the force-exit.
   app.addHook('preClose', async () => {
     await sse.close();
-    await streams.stop();
+    for (const module of all) await module.hooks?.closing?.();
   });
   app.addHook('onClose', async () => {
     await platform.close();

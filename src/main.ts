@@ -1,6 +1,7 @@
 // Process entry: configuration, platform, app, listen; a graceful stop on SIGTERM and SIGINT.
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
+import { JOB_NAMES } from './modules/jobs/registry.ts';
 import { startSummary, startWarnings } from './platform/observability/start-summary.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { StartError } from './platform/db/start-errors.ts';
@@ -16,7 +17,7 @@ const DRAIN_MS = 1_000;
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, { jobNames: JOB_NAMES });
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) process.stderr.write(`config: ${problem}\n`);

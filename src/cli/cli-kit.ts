@@ -2,6 +2,7 @@
 // platform opened on the configured database with logs on stderr (stdout carries the answer).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../config/config.ts';
+import { JOB_NAMES } from '../modules/jobs/registry.ts';
 import { createLogger } from '../platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../platform/platform.ts';
 
@@ -55,7 +56,7 @@ export function requireEmail(value: string | undefined, problems: Problems): str
 export const MAX_QUERY_TIMEOUT_MS = 600_000;
 
 export async function withPlatform<T>(work: (platform: Platform) => Promise<T>, options: { queryTimeoutMs?: number } = {}): Promise<T> {
-  const loaded = loadConfig();
+  const loaded = loadConfig(process.env, { jobNames: JOB_NAMES });
   const config = options.queryTimeoutMs ? { ...loaded, resilience: { ...loaded.resilience, databaseQueryTimeoutMs: options.queryTimeoutMs } } : loaded;
   const platform = await createPlatform(config, { logger: createLogger('warn', process.stderr), defaultMetrics: false });
   try {

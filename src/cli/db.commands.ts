@@ -5,6 +5,7 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../config/config.ts';
+import { JOB_NAMES } from '../modules/jobs/registry.ts';
 import { MIGRATIONS_FOLDER, restorePgliteImage } from '../platform/db/database.ts';
 import { withRelativeNames } from '../platform/db/tar-paths.ts';
 import { lockDataDir } from '../platform/db/data-dir-lock.ts';
@@ -23,7 +24,7 @@ const PG_DUMP_HINT =
   'and restore with pg_restore --clean --dbname="$DATABASE_URL" backup.dump';
 
 function embeddedDataDir(): string {
-  const config = loadConfig();
+  const config = loadConfig(process.env, { jobNames: JOB_NAMES });
   if (config.databaseUrl) throw new RefusedError(PG_DUMP_HINT);
   return path.join(config.dataDir, 'pglite');
 }

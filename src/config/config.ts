@@ -4,7 +4,7 @@
 // secrets that may live in DATA_DIR are the platform's to resolve at start (data-dir-secrets.ts).
 import path from 'node:path';
 import { isIpOrCidr } from '../platform/http/client-address.ts';
-import { parseJobCrons } from './job-schedules.ts';
+import { parseJobCrons, type Known } from './job-schedules.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
@@ -34,7 +34,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Reads variables, collecting every problem instead of stopping at the first. */
 export class EnvReader {
   readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
+  constructor(private readonly env: Env, readonly known: Known = {}) {}
 
   string(name: string): string | undefined {
     const value = this.env[name]?.trim();
@@ -262,7 +262,7 @@ const SETTINGS = {
     secret: text('SCHEDULED_JOB_SECRET'),
     scheduler: choice('SCHEDULER', ['off', 'internal'], 'off'),
     /** Job name → UTC cron expression replacing the job's default (SCHEDULER_CRONS). */
-    crons: setting((env): Readonly<Record<string, string>> => parseJobCrons('SCHEDULER_CRONS', env.string('SCHEDULER_CRONS'), env.problems)),
+    crons: setting((env): Readonly<Record<string, string>> => parseJobCrons('SCHEDULER_CRONS', env.string('SCHEDULER_CRONS'), env.problems, env.known.jobNames)),
     /** Share of each venue's weight budget the sync-accounts job may spend (SYNC_ACCOUNTS_BUDGET_PERCENT). */
     syncAccountsBudgetShare: setting((env) => env.integer('SYNC_ACCOUNTS_BUDGET_PERCENT', 50, 1, 100) / 100),
     /**
@@ -405,8 +405,8 @@ function checkTogether(config: Config, problems: string[]): void {
   }
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const reader = new EnvReader(env);
+export function loadConfig(env: Env = process.env, known: Known = {}): Config {
+  const reader = new EnvReader(env, known);
   const config = readAll(SETTINGS, reader) as Config;
   checkTogether(config, reader.problems);
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);

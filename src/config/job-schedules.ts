@@ -1,7 +1,8 @@
 // SCHEDULER_CRONS: per-job cron overrides, checked at start by croner exactly as the scheduler will
-// read them (UTC), so a typo stops the start instead of silently never running a job.
+// read them (UTC), so a typo stops the start instead of silently never running a job. The job names
+// are the registry's, passed in (config sits below the modules); without them the jobs module checks
+// the names when it is built.
 import { Cron } from 'croner';
-import { JOB_NAMES } from '../modules/jobs/jobs.domain.ts';
 
 function cronProblem(cron: unknown): string | undefined {
   if (typeof cron !== 'string') return 'must map to a cron expression (a string)';
@@ -13,8 +14,16 @@ function cronProblem(cron: unknown): string | undefined {
   }
 }
 
+/** Names the modules define, which config cannot import (it sits below them): passed in by the entry points. */
+export interface Known {
+  jobNames?: readonly string[];
+}
+
+/** The problem of a name that is not a job's, listing the jobs. */
+export const unknownJob = (jobNames: readonly string[]) => `is not a job (jobs: ${jobNames.join(', ')})`;
+
 /** A JSON object job name → cron expression; every problem is added to `problems`, one line each. */
-export function parseJobCrons(variable: string, raw: string | undefined, problems: string[]): Record<string, string> {
+export function parseJobCrons(variable: string, raw: string | undefined, problems: string[], jobNames?: readonly string[]): Record<string, string> {
   if (raw === undefined) return {};
   let parsed: unknown;
   try {
@@ -28,7 +37,7 @@ export function parseJobCrons(variable: string, raw: string | undefined, problem
   }
   const crons: Record<string, string> = {};
   for (const [job, cron] of Object.entries(parsed)) {
-    const problem = (JOB_NAMES as readonly string[]).includes(job) ? cronProblem(cron) : `is not a job (jobs: ${JOB_NAMES.join(', ')})`;
+    const problem = jobNames && !jobNames.includes(job) ? unknownJob(jobNames) : cronProblem(cron);
     if (problem) problems.push(`${variable}: "${job}" ${problem}`);
     else crons[job] = (cron as string).trim();
   }

@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp, createModules, type ModuleOptions, type Modules } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
+import { JOB_NAMES } from '../../src/modules/jobs/registry.ts';
 import { createMemoryCache, type Cache } from '../../src/platform/cache/cache.ts';
 import { createRedisCache } from '../../src/platform/cache/redis-cache.ts';
 import type { Clock } from '../../src/platform/clock.ts';
@@ -123,7 +124,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     // A test that listens would otherwise open Binance's real stream; only one given a fake opens one.
     ...(options.env?.BINANCE_WS_URL ? {} : { MARKET_LIVE_STREAM: 'false' }),
     ...options.env,
-  });
+  }, { jobNames: JOB_NAMES });
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

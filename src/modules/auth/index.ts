@@ -35,25 +35,28 @@ export function createAuthModule(platform: Platform, deps: { users: UsersModule;
 
   const twoFactor = createTwoFactorService({ db: database.db, users, secondFactor, cache, clock, onUserChanged: (userId) => guards.invalidate(userId) });
 
+  /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
+  async function bootstrapAdmin(): Promise<void> {
+    const { adminEmail: email, adminPassword } = config.auth;
+    if (!email || !adminPassword) return;
+    const outcome = await service.bootstrapAdmin(email, adminPassword);
+    if (outcome === 'created') logger.info({ email }, 'created the configured admin (ADMIN_EMAIL)');
+    else if (outcome === 'promoted') logger.info({ email }, 'made the configured ADMIN_EMAIL, registered earlier with ADMIN_PASSWORD as its password, an admin');
+    else if (outcome === 'not_promoted') {
+      logger.warn(
+        { email },
+        `ADMIN_EMAIL is registered already, with another password than ADMIN_PASSWORD (or not active), so it was not made an admin; if it is yours, run: npm run cli -- users:promote --email ${email}`,
+      );
+    }
+  }
+
   return {
     name: 'auth',
     service,
     twoFactor,
+    bootstrapAdmin,
+    hooks: { ready: bootstrapAdmin },
     routes: authRoutes({ service, passwords, twoFactor, apiTokens: createApiTokensService({ db: database.db, users, clock }), guards }),
-    /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
-    async bootstrapAdmin(): Promise<void> {
-      const { adminEmail: email, adminPassword } = config.auth;
-      if (!email || !adminPassword) return;
-      const outcome = await service.bootstrapAdmin(email, adminPassword);
-      if (outcome === 'created') logger.info({ email }, 'created the configured admin (ADMIN_EMAIL)');
-      else if (outcome === 'promoted') logger.info({ email }, 'made the configured ADMIN_EMAIL, registered earlier with ADMIN_PASSWORD as its password, an admin');
-      else if (outcome === 'not_promoted') {
-        logger.warn(
-          { email },
-          `ADMIN_EMAIL is registered already, with another password than ADMIN_PASSWORD (or not active), so it was not made an admin; if it is yours, run: npm run cli -- users:promote --email ${email}`,
-        );
-      }
-    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../platform/http/schemas.ts';
-import { JOB_NAMES } from '../jobs/jobs.domain.ts';
+import { JOB_NAMES } from '../jobs/registry.ts';
 
 export const ConsoleAccess = Type.Object({
   access_token: Type.String({ description: 'JWT for the Authorization: Bearer header; the console keeps it in memory only.' }),

@@ -1,6 +1,8 @@
 // Scheduled maintenance jobs: a registry of plain functions `(deps, now) → result`, one runner that
 // locks and records every run, the HTTP triggers under /api/scheduled/..., and the optional
 // in-process scheduler. Other modules are reached only through what their index.ts returns.
+import { ConfigError } from '../../config/config.ts';
+import { unknownJob } from '../../config/job-schedules.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { AuthService } from '../auth/auth.service.ts';
 import type { TwoFactorService } from '../auth/two-factor.service.ts';
@@ -17,7 +19,7 @@ import { createJobsService } from './jobs.service.ts';
 import type { RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
 import type { StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
 import type { SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
-import { createRegistry } from './registry.ts';
+import { createRegistry, JOB_NAMES } from './registry.ts';
 import { createRunsRepository } from './runs.repository.ts';
 import { createScheduler, triggerWindowSeconds, type TimerFactory } from './scheduler.ts';
 import { createSecretGuard } from './secret-guard.ts';
@@ -56,6 +58,9 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     syncAccountsShare: config.jobs.syncAccountsBudgetShare,
     logger,
   });
+  // Config checks the names when its caller passes them (the entry points do); a config read without them is checked here.
+  const strangers = Object.keys(config.jobs.crons).filter((name) => !(JOB_NAMES as readonly string[]).includes(name));
+  if (strangers.length > 0) throw new ConfigError(strangers.map((name) => `SCHEDULER_CRONS: "${name}" ${unknownJob(JOB_NAMES)}`));
   // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force. The trigger
   // window is a share of the cron's period, never more than the period (docs/decisions/125).
   const jobs = registered.map((job) => {
@@ -72,6 +77,20 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     settings: { scheduler: config.jobs.scheduler, secretConfigured: config.jobs.secret !== undefined },
   });
 
+  /** Starts the in-process scheduler when SCHEDULER=internal; call when the server starts listening. */
+  function start(): void {
+    if (config.jobs.scheduler === 'internal') scheduler.start();
+  }
+  /**
+   * Stops the scheduler and waits for the runs in progress, whoever triggered them, within the
+   * shutdown bound (less the drain second and a margin to close); those still running then are
+   * recorded as interrupted. Call before the database closes.
+   */
+  async function stop(): Promise<void> {
+    const bound = Math.max(0, config.resilience.shutdownTimeoutMs - 2_000);
+    await Promise.all([scheduler.stop(bound), runner.drain(bound)]);
+  }
+
   return {
     name: 'jobs',
     routes: jobsRoutes({ runner, service, guard: createSecretGuard(config.jobs.secret) }),
@@ -81,19 +100,9 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     startRun: runner.start,
     /** For the dashboard: the newest finished run of each job that has run at least once. */
     lastRuns: service.lastRuns,
-    /** Starts the in-process scheduler when SCHEDULER=internal; call when the server starts listening. */
-    start(): void {
-      if (config.jobs.scheduler === 'internal') scheduler.start();
-    },
-    /**
-     * Stops the scheduler and waits for the runs in progress, whoever triggered them, within the
-     * shutdown bound (less the drain second and a margin to close); those still running then are
-     * recorded as interrupted. Call before the database closes.
-     */
-    async stop(): Promise<void> {
-      const bound = Math.max(0, config.resilience.shutdownTimeoutMs - 2_000);
-      await Promise.all([scheduler.stop(bound), runner.drain(bound)]);
-    },
+    start,
+    stop,
+    hooks: { listening: start, closed: stop },
   };
 }
 

@@ -3,8 +3,7 @@ import { describe, it } from 'node:test';
 import { AppError, unavailable } from '../../platform/http/errors.ts';
 import { closeAt, outcomePct, priceWindow } from './intel-outcome.domain.ts';
 import { safeJobError } from './job-errors.domain.ts';
-import { JOB_NAMES } from './jobs.domain.ts';
-import { JOB_DEFINITIONS } from './registry.ts';
+import { JOB_DEFINITIONS, JOB_NAMES } from './registry.ts';
 
 const MIN = 60_000;
 
@@ -53,5 +52,10 @@ describe('safe job errors', () => {
 describe('job names', () => {
   it('each have one definition in the registry, so SCHEDULER_CRONS accepts every job and only those', () => {
     assert.deepEqual(JOB_DEFINITIONS.map((job) => job.name).sort(), [...JOB_NAMES].sort());
+  });
+
+  it('are unique, each with a default cron', () => {
+    assert.equal(new Set(JOB_NAMES).size, JOB_NAMES.length);
+    for (const job of JOB_DEFINITIONS) assert.match(job.cron, /^\S+( \S+){4}$/, job.name);
   });
 });

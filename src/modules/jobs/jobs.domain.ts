@@ -1,15 +1,7 @@
-// The scheduled jobs by name, and the states of their runs. Light on purpose: config reads the
-// names to check SCHEDULER_CRONS without loading any job.
+// The states of a job's runs. The job names come from the registry's definitions (registry.ts).
+import type { JobName } from './registry.ts';
 
-export const JOB_NAMES = [
-  'rotate-api-keys',
-  'cleanup-grace-periods',
-  'cleanup-device-sessions',
-  'cleanup-expired-tokens',
-  'strategy-autopilot/evaluate',
-  'sync-accounts',
-] as const;
-export type JobName = (typeof JOB_NAMES)[number];
+export type { JobName };
 
 export const RUN_TRIGGERS = ['http', 'scheduler'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];

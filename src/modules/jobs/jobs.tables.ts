@@ -2,7 +2,8 @@
 // an operator read to see what the maintenance jobs did.
 import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
-import { RUN_STATUSES, RUN_TRIGGERS, type JobName, type RunStatus, type RunTrigger } from './jobs.domain.ts';
+import { RUN_STATUSES, RUN_TRIGGERS, type RunStatus, type RunTrigger } from './jobs.domain.ts';
+import { JOB_NAMES, type JobName } from './registry.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -31,6 +32,7 @@ export const scheduledJobRuns = pgTable(
   (t) => [
     index('scheduled_job_runs_job_started_idx').on(t.job, t.startedAt.desc()),
     uniqueIndex('scheduled_job_runs_job_idempotency_key_idx').on(t.job, t.idempotencyKey),
+    check('scheduled_job_runs_job_check', oneOf(t.job, JOB_NAMES)),
     check('scheduled_job_runs_trigger_check', oneOf(t.trigger, RUN_TRIGGERS)),
     check('scheduled_job_runs_status_check', oneOf(t.status, RUN_STATUSES)),
   ],
@@ -40,9 +42,13 @@ export const scheduledJobRuns = pgTable(
  * One row per job: the run that claimed the job's current trigger window, and when by the database's
  * clock. A trigger within the window is covered by that run (docs/decisions/125).
  */
-export const scheduledJobClaims = pgTable('scheduled_job_claims', {
-  job: text('job').$type<JobName>().primaryKey(),
-  runId: uuid('run_id').notNull(),
-  /** The database's clock_timestamp() when the run claimed the window; never an instance's clock. */
-  claimedAt: at('claimed_at').notNull(),
-});
+export const scheduledJobClaims = pgTable(
+  'scheduled_job_claims',
+  {
+    job: text('job').$type<JobName>().primaryKey(),
+    runId: uuid('run_id').notNull(),
+    /** The database's clock_timestamp() when the run claimed the window; never an instance's clock. */
+    claimedAt: at('claimed_at').notNull(),
+  },
+  (t) => [check('scheduled_job_claims_job_check', oneOf(t.job, JOB_NAMES))],
+);

@@ -93,8 +93,16 @@ export function createMarketModule(platform: Platform, deps: { sse: SseRegistry 
     settings: { source: config.market.source, liveStream: config.market.liveStream },
   });
 
+  const start = () => live.start();
+  async function stop(): Promise<void> {
+    priceStream.stop();
+    await live.stop();
+  }
+
   return {
     name: 'market',
+    /** The live price stream runs while the server listens. */
+    hooks: { listening: start, closed: stop },
     async routes(app: FastifyInstance) {
       // Market answers are the same for every caller and cached upstream for seconds anyway: a
       // one-second micro-cache in front of the router serves hot URLs at a fraction of the cost.
@@ -150,11 +158,8 @@ export function createMarketModule(platform: Platform, deps: { sse: SseRegistry 
       }
     },
     /** Opens the live price stream; call when the server starts listening. */
-    start: () => live.start(),
-    async stop() {
-      priceStream.stop();
-      await live.stop();
-    },
+    start,
+    stop,
   };
 }
 

@@ -26,6 +26,7 @@ export interface Subscriber {
 
 type BusMessage = { o: string; e: StoredEvent } | { o: string; r: string };
 
+/** Events past the replay window are deleted at start and this often, on every instance; not a registered job (decision 171). */
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 /** Ids delivered lately, so a catch-up after a bus outage delivers nothing twice. */
 const SEEN_LIMIT = 10_000;

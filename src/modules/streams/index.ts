@@ -28,6 +28,11 @@ export function createStreamsModule(
   const access = createStreamAccess({ users: deps.users, clock, logger });
   const tickets = createTicketsService({ cache, clock });
   const streams = createAccountStreamService({ events, access, sse: deps.sse });
+  const start = () => events.start();
+  async function stop(): Promise<void> {
+    access.stop();
+    await events.stop();
+  }
 
   return {
     name: 'streams',
@@ -37,12 +42,10 @@ export function createStreamsModule(
     /** Deletes events older than the replay window (also done every 10 minutes while running). */
     prune: events.prune,
     /** Starts listening on the bus; call once the app is ready. */
-    start: () => events.start(),
+    start,
     /** Stops listening and the access checks; the streams themselves are ended by the SSE registry. */
-    async stop() {
-      access.stop();
-      await events.stop();
-    },
+    stop,
+    hooks: { ready: start, closing: stop },
   };
 }
 

@@ -37,6 +37,7 @@ export function createTrackerModule(
     routes: trackerRoutes({ service, guards: deps.users.guards }),
     /** Seeds the local tracker's default team and workflow states (a no-op with Linear). */
     init: seed,
+    hooks: { ready: seed },
   };
 }
 

@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import { ConfigError, loadConfig } from '../../../src/config/config.ts';
 // Run records: GET /api/scheduled/health shows only each job's newest run, not how many ran or their stamps.
 import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
+import { JOB_NAMES } from '../../../src/modules/jobs/registry.ts';
 import { cronerTimers, triggerWindowSeconds, type TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
@@ -37,6 +38,20 @@ describe('in-process scheduler', () => {
   after(async () => {
     await t.close();
     await binance.close();
+  });
+
+  it('refuses an unknown job in SCHEDULER_CRONS even from a config read without the job names', () => {
+    const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
+    const config = loadConfig({ ...base, SCHEDULER_CRONS: '{"cleanup-everything": "0 * * * *"}' });
+    assert.deepEqual(config.jobs.crons, { 'cleanup-everything': '0 * * * *' });
+    assert.throws(
+      () => jobsModuleFor({ ...t.platform, config }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.problems[0]!, /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts\)$/);
+        return true;
+      },
+    );
   });
 
   it('creates one timer per job with its documented cron; a tick runs the job through the runner, recorded as scheduler', async () => {
@@ -191,7 +206,7 @@ describe('in-process scheduler', () => {
     const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'), SCHEDULER: 'internal' };
     const problems = (crons: string) => {
       try {
-        loadConfig({ ...base, SCHEDULER_CRONS: crons });
+        loadConfig({ ...base, SCHEDULER_CRONS: crons }, { jobNames: JOB_NAMES });
         return [];
       } catch (error) {
         assert.ok(error instanceof ConfigError);

@@ -8,11 +8,12 @@ import { sql } from 'drizzle-orm';
 import { eq } from 'drizzle-orm';
 // Run records: GET /api/scheduled/health shows only each job's newest run, not how many ran or their stamps.
 import { scheduledJobClaims, scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
+import { JOB_NAMES } from '../../../src/modules/jobs/registry.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, resetDatabase, type TestApp } from '../../helpers/test-app.ts';
 import { awaitRun, JOB_SECRET, NOW, readRun, trigger } from './jobs-fixtures.ts';
 
-const JOBS = ['rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts'];
+const JOBS = JOB_NAMES;
 
 describe('scheduled job triggers', () => {
   let t: TestApp;

@@ -1,9 +1,10 @@
 // The closed sets (roles, statuses, tiers, audit actions, outbox kinds and states, credential
-// validation states) are checked by the database as well as by the compiler: a write with a value
+// validation states, job names) are checked by the database as well as by the compiler: a write with a value
 // outside its set fails, whichever code path makes it.
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { after, before, describe, it } from 'node:test';
+import { JOB_NAMES } from '../../../src/modules/jobs/registry.ts';
 import type { Database } from '../../../src/platform/db/database.ts';
 import { testDatabase } from '../../helpers/test-app.ts';
 
@@ -37,5 +38,12 @@ describe('closed sets in the database', () => {
   it('refuses an outbox row of a kind no handler takes, or in an unknown state', async () => {
     await refused(`INSERT INTO outbox (kind, payload) VALUES ('fax.send', '{}')`, 'outbox_kind_check');
     await refused(`INSERT INTO outbox (kind, payload, status) VALUES ('chat.post', '{}', 'lost')`, 'outbox_status_check');
+  });
+
+  it('refuses a run or a claim of a job the registry does not define, and takes one it does', async () => {
+    const run = (job: string) => `INSERT INTO scheduled_job_runs (job, trigger, started_at, status) VALUES ('${job}', 'http', now(), 'running')`;
+    await refused(run('cleanup-everything'), 'scheduled_job_runs_job_check');
+    await refused(`INSERT INTO scheduled_job_claims (job, run_id, claimed_at) VALUES ('cleanup-everything', gen_random_uuid(), now())`, 'scheduled_job_claims_job_check');
+    for (const job of JOB_NAMES) await database.db.execute(sql.raw(run(job)));
   });
 });

@@ -1,5 +1,6 @@
 // cleanup-device-sessions: deletes sessions that can no longer be used or have been abandoned.
 import { Type, type Static } from 'typebox';
+import { defineJob } from '../define-job.ts';
 
 export interface CleanupDeviceSessionsDeps {
   auth: { deleteStaleSessions(now: Date): Promise<{ expired: number; revoked: number; idle: number; deleted: number }> };
@@ -19,7 +20,7 @@ export async function cleanupDeviceSessions(deps: CleanupDeviceSessionsDeps, now
   return { ...(await deps.auth.deleteStaleSessions(now)), idle_days: deps.idleDays };
 }
 
-export const cleanupDeviceSessionsJob = {
+export const cleanupDeviceSessionsJob = defineJob({
   name: 'cleanup-device-sessions',
   cron: '30 4 * * *',
   summary: 'Delete expired, revoked and idle device sessions',
@@ -27,4 +28,6 @@ export const cleanupDeviceSessionsJob = {
     'Deletes device sessions that are expired, revoked, or not seen for longer than SESSION_IDLE_DAYS (default 30), with their ' +
     'refresh tokens; each session is counted once, in that order. A deleted session fails authentication like a revoked one ' +
     '(401). The audit trail keeps the logins and revocations. A second run deletes nothing.',
-} as const;
+  result: CleanupDeviceSessionsResult,
+  run: cleanupDeviceSessions,
+});

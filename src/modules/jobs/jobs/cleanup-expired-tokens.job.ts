@@ -1,5 +1,6 @@
 // cleanup-expired-tokens: deletes refresh and password-reset tokens that can never be accepted again.
 import { Type, type Static } from 'typebox';
+import { defineJob } from '../define-job.ts';
 
 export interface CleanupExpiredTokensDeps {
   auth: { deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> };
@@ -15,7 +16,7 @@ export async function cleanupExpiredTokens(deps: CleanupExpiredTokensDeps, now: 
   return deps.auth.deleteDeadTokens(now);
 }
 
-export const cleanupExpiredTokensJob = {
+export const cleanupExpiredTokensJob = defineJob({
   name: 'cleanup-expired-tokens',
   cron: '45 4 * * *',
   summary: 'Delete expired and revoked tokens',
@@ -23,4 +24,6 @@ export const cleanupExpiredTokensJob = {
     'Deletes refresh tokens that are expired or revoked, and password-reset tokens that are expired or used. A rotated refresh token ' +
     'that has not expired is kept on purpose: presenting it again is how a leaked token is detected and its session revoked. ' +
     'A second run deletes nothing.',
-} as const;
+  result: CleanupExpiredTokensResult,
+  run: cleanupExpiredTokens,
+});

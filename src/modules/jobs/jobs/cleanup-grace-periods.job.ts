@@ -1,5 +1,6 @@
 // cleanup-grace-periods: users whose payment grace period has ended go back to the free tier.
 import { Type, type Static } from 'typebox';
+import { defineJob } from '../define-job.ts';
 
 export interface CleanupGracePeriodsDeps {
   users: { endExpiredGracePeriods(now: Date): Promise<{ downgraded: number; cleared: number }> };
@@ -15,7 +16,7 @@ export async function cleanupGracePeriods(deps: CleanupGracePeriodsDeps, now: Da
   return deps.users.endExpiredGracePeriods(now);
 }
 
-export const cleanupGracePeriodsJob = {
+export const cleanupGracePeriodsJob = defineJob({
   name: 'cleanup-grace-periods',
   cron: '15 * * * *',
   summary: 'End expired payment grace periods',
@@ -23,4 +24,6 @@ export const cleanupGracePeriodsJob = {
     'Every user whose `grace_period_ends_at` (set by a failed payment, GRACE_PERIOD_DAYS after it) is at or before now goes back to ' +
     'the `free` tier if on a paid one, and the grace period is cleared; one audit row per user (`billing.grace_period.expired`, ' +
     'or `billing.grace_period.clear` for a user already on `free`). A second run finds nobody.',
-} as const;
+  result: CleanupGracePeriodsResult,
+  run: cleanupGracePeriods,
+});

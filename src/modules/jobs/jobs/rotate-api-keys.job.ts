@@ -1,6 +1,7 @@
 // rotate-api-keys: re-seals every stored secret still under a retired encryption key with the current
 // one, and tells the team in chat which provider keys are overdue or due for rotation soon.
 import { Type, type Static } from 'typebox';
+import { defineJob } from '../define-job.ts';
 import type { ChatMessage } from '../../notifications/index.ts';
 
 export const ROTATION_WINDOW_DAYS = 14;
@@ -87,7 +88,7 @@ export async function rotateApiKeys(deps: RotateApiKeysDeps, now: Date): Promise
   };
 }
 
-export const rotateApiKeysJob = {
+export const rotateApiKeysJob = defineJob({
   name: 'rotate-api-keys',
   cron: '0 3 * * *',
   summary: 'Re-encrypt stored secrets and remind of provider key rotation',
@@ -96,4 +97,6 @@ export const rotateApiKeysJob = {
     'ENCRYPTION_KEYS_OLD (one compare-and-swap per row, so a concurrent change wins); a secret whose key is no longer configured ' +
     `is skipped and counted as \`unreadable\`. Then queues one chat notification per UTC day listing the active provider keys overdue or due within ${ROTATION_WINDOW_DAYS} days ` +
     '(provider, due date and key id; never key material). A second run re-encrypts nothing and queues nothing.',
-} as const;
+  result: RotateApiKeysResult,
+  run: rotateApiKeys,
+});

@@ -2,6 +2,7 @@
 // (2) promotes paper-trading strategies that meet the rules, within the hourly transition limit.
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
+import { defineJob } from '../define-job.ts';
 import { AppError } from '../../../platform/http/errors.ts';
 import { closeAt, outcomePct, priceWindow, SCORING_INTERVAL, type ClosedCandle } from '../intel-outcome.domain.ts';
 
@@ -118,7 +119,7 @@ export function strategyAutopilotUnits(result: StrategyAutopilotResult) {
   return { total: result.intel.matured, succeeded: result.intel.scored, failed: result.intel.market_failures };
 }
 
-export const strategyAutopilotJob = {
+export const strategyAutopilotJob = defineJob({
   name: 'strategy-autopilot/evaluate',
   unitName: 'intel event',
   cron: '*/15 * * * *',
@@ -133,4 +134,7 @@ export const strategyAutopilotJob = {
     'in paper first, while fewer transitions than the platform limit `paper_transition_per_hour` were made in the last hour; the rest are ' +
     'deferred and counted. With no strategy in paper, it says it evaluated none. The run is `failed` when the market data source failed ' +
     'for every event it tried to score and none was scored, `partial` when it failed for some.',
-} as const;
+  result: StrategyAutopilotResult,
+  run: strategyAutopilot,
+  units: strategyAutopilotUnits,
+});

@@ -1,6 +1,7 @@
 // sync-accounts: every active exchange credential's balance, new trades and deposits and withdrawals, within a share of each
 // venue's request-weight budget (docs/decisions/112).
 import { Type, type Static } from 'typebox';
+import { defineJob } from '../define-job.ts';
 import { Nullable } from '../../../platform/http/schemas.ts';
 import type { AccountSyncResult as AccountResult } from '../../exchange/account-sync.service.ts';
 
@@ -57,7 +58,7 @@ export function syncAccountsUnits(result: SyncAccountsResult) {
   return { total: result.credentials, succeeded: result.synced, failed: result.failed };
 }
 
-export const syncAccountsJob = {
+export const syncAccountsJob = defineJob({
   name: 'sync-accounts',
   unitName: 'credential',
   cron: '*/10 * * * *',
@@ -68,4 +69,7 @@ export const syncAccountsJob = {
     'SYNC_ACCOUNTS_BUDGET_PERCENT of it (50 % by default), so users\' own requests keep room; when a venue\'s share is used up, or a 429/418 paused it, ' +
     'its remaining credentials are reported `deferred` with `retry_after_seconds` and wait for the next run. Reports per credential what it did. ' +
     'The run is `failed` when credentials failed and none was synced, `partial` when some failed.',
-} as const;
+  result: SyncAccountsResult,
+  run: syncAccounts,
+  units: syncAccountsUnits,
+});
