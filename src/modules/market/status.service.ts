@@ -30,6 +30,9 @@ export function createStatusService(deps: {
           u.name.toLowerCase(),
           {
             healthy: healthy(u),
+            breaker_open: u.circuit === 'open',
+            breaker_until: when(u.openUntil),
+            breaker_reason: u.openReason,
             circuit: u.circuit,
             open_until: when(u.openUntil),
             open_reason: u.openReason,
