@@ -105,9 +105,9 @@ export class UpstreamClient {
     const breaker = budget.breaker;
     return {
       name: this.options.name,
-      circuit: breaker ? 'open' : 'closed',
-      openUntil: breaker ? breaker.until : null,
-      openReason: breaker ? breaker.reason : null,
+      breakerOpen: breaker !== null,
+      breakerUntil: breaker ? breaker.until : null,
+      breakerReason: breaker ? breaker.reason : null,
       consecutiveFailures: budget.consecutiveFailures,
       calls: this.calls,
       failures: this.failures,
