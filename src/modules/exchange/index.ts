@@ -30,14 +30,14 @@ import { createUsdPrices } from './usd-prices.ts';
 import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
 import { VENUES, type Venue } from './venues.domain.ts';
-import { guardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
+import { guardedFetch, type GuardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
 import { budgetView, type VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
 import { venueProfile } from './adapters/binance-weights.ts';
 
 /** The one guarded way to a venue: its shared budget and breaker, and a fetch that goes through them. */
 export interface VenueAccess {
   budget: VenueBudget;
-  fetch: typeof fetch;
+  fetch: GuardedFetch;
 }
 
 export function createExchangeModule(platform: Platform, deps: { guards: Guards; events: Pick<EventPublisher, 'user'> }) {

@@ -26,12 +26,20 @@ const ONE_PER_REQUEST: Omit<VenueWeights, 'defaultLimit'> = { weigh: () => 1, us
 /** When a 429 or 418 carries no Retry-After: a 429's window is the minute, a ban lasts at least two. */
 export const DEFAULT_PAUSE_MS: Readonly<Record<number, number>> = { 429: 60_000, 418: 120_000 };
 
-export function guardedFetch(budget: VenueBudget, base: typeof fetch): typeof fetch {
-  return async (input, init) => {
+/** A fetch whose `timeoutMs` runs from the call's admission: a wait for the budget is not the venue's slowness. */
+export type GuardedFetch = (input: string | URL | Request, init?: RequestInit & { timeoutMs?: number }) => Promise<Response>;
+
+export function guardedFetch(budget: VenueBudget, base: typeof fetch): GuardedFetch {
+  return async (input, options) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     const weights = budget.weights ?? ONE_PER_REQUEST;
     const weight = weights.weigh(url);
     await budget.acquire(weight);
+    const { timeoutMs, ...init } = options ?? {};
+    if (timeoutMs !== undefined) {
+      const timeout = AbortSignal.timeout(timeoutMs);
+      init.signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    }
     let response: Response;
     try {
       response = await base(input, init);

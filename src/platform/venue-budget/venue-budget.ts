@@ -64,6 +64,8 @@ export class BudgetRefusal extends AppError {
     readonly reason: 'budget' | 'breaker',
     detail: string,
     readonly retryAfterSeconds: number,
+    /** False when failures in a row, not the venue's rate limit, opened the breaker. */
+    readonly rateLimited = true,
   ) {
     super('unavailable', detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
     this.name = 'BudgetRefusal';
@@ -222,7 +224,8 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
 
     function breakerRefusal(open: BreakerState): BudgetRefusal {
       const seconds = Math.max(1, Math.ceil((open.until - now()) / 1000));
-      return new BudgetRefusal(id, 'breaker', `${profile.label} is not being called for ${seconds} s after ${open.reason}`, seconds);
+      const detail = `${profile.label} is not being called for ${seconds} s after ${open.reason}`;
+      return new BudgetRefusal(id, 'breaker', detail, seconds, open.status !== null);
     }
 
     async function openFor(state: BreakerState, forMs: number): Promise<void> {

@@ -60,11 +60,11 @@ describe('one breaker for Binance, whoever calls it', () => {
   const syncBalance = () => t.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binance', headers: user.headers });
 
   /** The breaker as the exchange health, the market status and the dashboard report it. */
-  async function reported(): Promise<{ exchange: Row; market: Row; dashboard: Row }> {
-    const exchange = (await get<{ budget: Row }>('/api/exchange/binance/health?force_refresh=true')).body.budget;
+  async function reported(): Promise<{ health: string; exchange: Row; market: Row; dashboard: Row }> {
+    const { status: health, budget: exchange } = (await get<{ status: string; budget: Row }>('/api/exchange/binance/health?force_refresh=true')).body;
     const market = (await get<{ upstreams: Record<string, Row> }>('/api/v1/market/status')).body.upstreams.binance!;
     const dashboard = (await get<{ exchanges: { venue: string; budget: Row }[] }>('/api/v1/dashboard/integrations')).body.exchanges.find((e) => e.venue === 'binance')!.budget;
-    return { exchange, market, dashboard };
+    return { health, exchange, market, dashboard };
   }
 
   it('a 429 the market client meets stops the ccxt calls, and every health answer shows it', async () => {
@@ -81,7 +81,8 @@ describe('one breaker for Binance, whoever calls it', () => {
     assert.equal(sync.json().detail, 'Binance is not being called for 30 s after HTTP 429 (rate limit)');
     assert.equal(fake.requests.length, sent, 'the ccxt call was never sent');
 
-    const { exchange, market: status, dashboard } = await reported();
+    const { health, exchange, market: status, dashboard } = await reported();
+    assert.equal(health, 'rate_limited', 'the health check itself was refused, uncalled');
     assert.equal(exchange.breaker_open, true);
     assert.match(String(exchange.breaker_reason), /HTTP 429/);
     const until = new Date(START.getTime() + 180_000 + 30_000).toISOString();
@@ -124,7 +125,8 @@ describe('one breaker for Binance, whoever calls it', () => {
     assert.equal(sync.json().detail, 'Binance is not being called for 30 s after 5 failures in a row');
     assert.equal(fake.requests.length, sent);
 
-    const { exchange, market } = await reported();
+    const { health, exchange, market } = await reported();
+    assert.equal(health, 'unreachable', 'failures, not a rate limit, paused it');
     assert.deepEqual([exchange.breaker_open, exchange.breaker_reason], [true, '5 failures in a row']);
     assert.deepEqual([market.breaker_open, market.circuit, market.consecutive_failures], [true, 'open', 5]);
 

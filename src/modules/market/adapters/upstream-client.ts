@@ -7,6 +7,7 @@
 // Timeouts answer 504, refused connections and an open breaker 503, upstream errors 502.
 import type { Clock } from '../../../platform/clock.ts';
 import { AppError, unavailable } from '../../../platform/http/errors.ts';
+import type { GuardedFetch } from '../../../platform/venue-budget/guarded-fetch.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import type { UpstreamUsage } from '../market.types.ts';
 
@@ -15,7 +16,7 @@ export interface UpstreamClientOptions {
   name: string;
   baseUrl: string;
   /** The venue's budget and breaker, and the guarded fetch that goes through them. */
-  venue: { budget: VenueBudget; fetch: typeof fetch };
+  venue: { budget: VenueBudget; fetch: GuardedFetch };
   clock: Clock;
   timeoutMs: number;
   headers?: Record<string, string>;
@@ -66,7 +67,7 @@ export class UpstreamClient {
     let response: Response;
     let text: string;
     try {
-      response = await venue.fetch(url, { headers: { accept: 'application/json', ...this.options.headers }, signal: AbortSignal.timeout(timeoutMs) });
+      response = await venue.fetch(url, { headers: { accept: 'application/json', ...this.options.headers }, timeoutMs });
     } catch (error) {
       // Refused by the budget or the breaker: nothing was sent, the upstream's health is not in question.
       if (error instanceof AppError) throw error;
