@@ -600,7 +600,6 @@ ALTER TABLE "device_sessions" ADD CONSTRAINT "device_sessions_user_id_users_id_f
 ALTER TABLE "external_identities" ADD CONSTRAINT "external_identities_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "mfa_challenges" ADD CONSTRAINT "mfa_challenges_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "password_reset_tokens" ADD CONSTRAINT "password_reset_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "refresh_tokens" ADD CONSTRAINT "refresh_tokens_session_id_device_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."device_sessions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "two_factor_recovery_codes" ADD CONSTRAINT "two_factor_recovery_codes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "payment_customers" ADD CONSTRAINT "payment_customers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "payments_ledger" ADD CONSTRAINT "payments_ledger_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
@@ -622,6 +621,7 @@ CREATE INDEX "command_center_tasks_parent_idx" ON "command_center_tasks" USING b
 CREATE INDEX "command_center_tasks_source_idx" ON "command_center_tasks" USING btree ("source_type","source_id");--> statement-breakpoint
 CREATE INDEX "market_intel_events_detected_idx" ON "market_intel_events" USING btree ("detected_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "market_intel_events_source_idx" ON "market_intel_events" USING btree ("source");--> statement-breakpoint
+CREATE INDEX "market_intel_events_expires_idx" ON "market_intel_events" USING btree ("expires_at") WHERE expires_at IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "market_intel_events_unscored_idx" ON "market_intel_events" USING btree ("detected_at") WHERE outcome_pct IS NULL;--> statement-breakpoint
 CREATE INDEX "exchange_balance_syncs_latest_idx" ON "exchange_balance_syncs" USING btree ("user_id","exchange","credential_id","synced_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "exchange_balances_sync_idx" ON "exchange_balances" USING btree ("sync_id");--> statement-breakpoint

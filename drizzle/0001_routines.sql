@@ -225,6 +225,45 @@ $fn$;
 INSERT INTO device_session_expiry_days SELECT * FROM device_session_expiry_days_recomputed();
 
 --> statement-breakpoint
+-- A refresh token belongs to a device session (docs/decisions/129). A foreign key would delete the
+-- tokens of each deleted session by a query per session; these triggers do what it did a statement at
+-- a time: a deleted (or truncated) session takes its tokens with it, and a token is refused unless its
+-- session exists, which stays locked (FOR KEY SHARE, as a foreign key's check locks it) until the
+-- token's transaction ends, so no session is deleted under a token being written.
+CREATE FUNCTION refresh_tokens_follow_sessions() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    -- Not TRUNCATE: the statement that fired this may be truncating refresh_tokens too.
+    DELETE FROM refresh_tokens;
+  ELSE
+    DELETE FROM refresh_tokens WHERE session_id = ANY (ARRAY(SELECT id FROM gone_sessions));
+  END IF;
+  RETURN NULL;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER refresh_tokens_follow_session_delete AFTER DELETE ON device_sessions REFERENCING OLD TABLE AS gone_sessions
+  FOR EACH STATEMENT EXECUTE FUNCTION refresh_tokens_follow_sessions();
+--> statement-breakpoint
+CREATE TRIGGER refresh_tokens_follow_session_truncate AFTER TRUNCATE ON device_sessions
+  FOR EACH STATEMENT EXECUTE FUNCTION refresh_tokens_follow_sessions();
+--> statement-breakpoint
+CREATE FUNCTION refresh_tokens_session_exists() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM 1 FROM device_sessions WHERE id = NEW.session_id FOR KEY SHARE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'insert or update on table "refresh_tokens" violates foreign key constraint "refresh_tokens_session_id_fk"'
+      USING ERRCODE = 'foreign_key_violation', TABLE = 'refresh_tokens', CONSTRAINT = 'refresh_tokens_session_id_fk',
+            DETAIL = format('Key (session_id)=(%s) is not present in table "device_sessions".', NEW.session_id);
+  END IF;
+  RETURN NEW;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER refresh_tokens_session_exists BEFORE INSERT OR UPDATE OF session_id ON refresh_tokens
+  FOR EACH ROW EXECUTE FUNCTION refresh_tokens_session_exists();
+
+--> statement-breakpoint
 -- from src/modules/webhooks/webhooks.routines.sql
 -- payments_revenue follows payments_ledger, whatever writes it (docs/decisions/124): statement
 -- triggers add the statement's payments per upper-cased currency as signed deltas.

@@ -1,6 +1,6 @@
 // Process entry: configuration, platform, app, listen; a graceful stop on SIGTERM and SIGINT.
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config/config.ts';
+import { type Config, ConfigError, loadConfig } from './config/config.ts';
 import { startSummary, startWarnings } from './platform/observability/start-summary.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { StartError } from './platform/db/start-errors.ts';
@@ -14,7 +14,7 @@ import { startDraining } from './platform/http/server.ts';
 const DRAIN_MS = 1_000;
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {

@@ -73,7 +73,7 @@ async function connect(): Promise<void> {
     if (message.lastEventId) lastEventId = message.lastEventId;
     try {
       const event = JSON.parse(message.data) as AccountEvent;
-      listeners.forEach((listener) => listener(event));
+      for (const listener of listeners) listener(event);
     } catch {
       // Not an event of ours (a comment or a ping).
     }

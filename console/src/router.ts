@@ -8,7 +8,7 @@ export function navigate(path: string, replace = false): void {
   const url = path.startsWith(BASE) ? path : `${BASE}${path}`;
   if (replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
-  listeners.forEach((listener) => listener());
+  for (const listener of listeners) listener();
   window.scrollTo(0, 0);
 }
 

@@ -40,7 +40,9 @@ export const session = {
     return () => listeners.delete(listener);
   },
 };
-const changed = () => listeners.forEach((listener) => listener());
+const changed = () => {
+  for (const listener of listeners) listener();
+};
 
 async function sessionCall(path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = { 'x-console-request': '1' };

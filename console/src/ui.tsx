@@ -71,7 +71,8 @@ export function DataTable<T>(props: { caption: string; columns: Column<T>[]; row
     });
   }
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.caption}>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it (WCAG 2.1.1)
+    <section class="table-wrap" tabIndex={0} aria-label={props.caption}>
       <table>
         <caption>{props.caption}</caption>
         <thead>
@@ -112,7 +113,7 @@ export function DataTable<T>(props: { caption: string; columns: Column<T>[]; row
           )}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 

@@ -286,7 +286,7 @@ export class BinanceFake {
     this.rateLimitAnswers[429] += 1;
     return {
       status: 429,
-      body: BINANCE_ERROR(-1003, 'Too much request weight used; current limit is ' + this.weightLimit + ' request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.'),
+      body: BINANCE_ERROR(-1003, `Too much request weight used; current limit is ${this.weightLimit} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`),
       headers: { 'retry-after': String(seconds) },
     };
   }

@@ -42,7 +42,10 @@ function tokenize(source: string): Token[] {
     if (/[\s,\uFEFF]/.test(c)) i++;
     else if (c === '#') while (i < source.length && source[i] !== '\n') i++;
     else if (source.startsWith('...', i)) throw new GraphQLRequestError('Fragments are not supported by this fake', 'GRAPHQL_PARSE_FAILED');
-    else if ('!$():=@[]{}|&'.includes(c)) tokens.push({ kind: 'punct', text: c }), i++;
+    else if ('!$():=@[]{}|&'.includes(c)) {
+      tokens.push({ kind: 'punct', text: c });
+      i++;
+    }
     else if (/[_A-Za-z]/.test(c)) {
       const name = /^[_A-Za-z][_0-9A-Za-z]*/.exec(source.slice(i))![0];
       tokens.push({ kind: 'name', text: name });
@@ -76,7 +79,11 @@ export function parseOperation(source: string): Operation {
   };
   const expect = (text: string) => (peek()?.text === text ? tokens[at++]! : fail(`"${text}"`));
   const name = () => (peek()?.kind === 'name' ? tokens[at++]!.text : fail('Name'));
-  const skip = (text: string) => (peek()?.text === text ? (at++, true) : false);
+  const skip = (text: string) => {
+    if (peek()?.text !== text) return false;
+    at++;
+    return true;
+  };
 
   const typeRef = (): string => {
     if (skip('[')) {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { GraphQLRequestError, parseOperation, project, resolveArgs } from './graphql-lite.ts';
+import { GraphQLRequestError, type Operation, parseOperation, project, resolveArgs } from './graphql-lite.ts';
 
 interface Team { id: string; key: string; name: string }
 interface State { id: string; name: string; type: string; position: number; color: string; team: Team }
@@ -263,7 +263,7 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
       return send(res, 400, error('Body is not JSON', 'BAD_USER_INPUT'));
     }
     const variables = request.variables ?? {};
-    let operation;
+    let operation: Operation;
     try {
       operation = parseOperation(request.query ?? '');
     } catch (e) {

@@ -134,7 +134,7 @@ export default function PairPage(props: { path: string; query: URLSearchParams }
       </p>
       <h1>{t ? `${t.base}/${t.quote}` : symbol}</h1>
       <ErrorNote error={ticker.error} />
-      <div class="stats" aria-label="24 h figures">
+      <section class="stats" aria-label="24 h figures">
         <div>
           <span class="label">Last price</span>
           <strong class="price" data-symbol={symbol}>{price(livePrice ?? t?.price)}</strong>
@@ -159,17 +159,17 @@ export default function PairPage(props: { path: string; query: URLSearchParams }
           <span class="label">Trades</span>
           <strong>{num(t?.trades, 0)}</strong>
         </div>
-      </div>
+      </section>
       <Section
         title="Chart"
         actions={
-          <div class="segmented" role="group" aria-label="Candle interval">
+          <fieldset class="segmented" aria-label="Candle interval">
             {INTERVALS.map((value) => (
               <button type="button" key={value} aria-pressed={interval === value} onClick={() => setInterval(value)}>
                 {value}
               </button>
             ))}
-          </div>
+          </fieldset>
         }
       >
         <Chart symbol={symbol} interval={interval} livePrice={livePrice} />

@@ -2,13 +2,13 @@
 import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { generatePassword, hashPassword } from '../../platform/crypto/passwords.ts';
-import type { Db, DbExecutor } from '../../platform/db/database.ts';
+import type { Db } from '../../platform/db/database.ts';
 import { conflict, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
-import { parseUserId, revokesSessions, statusColumns, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
+import { parseUserId, type UsersModule, type UserStatus } from '../users/index.ts';
 import type { BulkActionBody, BulkActionResult, ResetPasswordQuery, ResetPasswordResult } from './user-actions.schemas.ts';
-import { keepsAnAdmin, lastAdminMessage, type AdminActor, actorTypeOf } from './admin.domain.ts';
+import { type AdminActor, actorTypeOf } from './admin.domain.ts';
 import { usersToCsv } from './users-csv.ts';
 import type { ExportsRepository } from './exports.repository.ts';
 import type { UsersService } from './users.service.ts';
@@ -22,11 +22,9 @@ const TARGET_STATUS: Record<'activate' | 'suspend' | 'delete', UserStatus> = {
   delete: 'deleted',
 };
 
-type Skip = { id: string; reason: string };
-
 export function createUserActionsService(deps: {
   db: Db;
-  users: Pick<UsersModule, 'accounts' | 'sessions'>;
+  users: Pick<UsersModule, 'accounts'>;
   exports: ExportsRepository;
   presenter: Pick<UsersService, 'present'>;
   messages: Pick<NotificationsModule['messages'], 'mail'>;
@@ -34,41 +32,14 @@ export function createUserActionsService(deps: {
   onUserChanged: (userId: string) => void;
 }) {
   const { db, clock, exports } = deps;
-  const { accounts, sessions } = deps.users;
-
-  /** A new password hash; every session ends and pending reset links stop working. Answers the sessions ended. */
-  async function replacePassword(userId: string, passwordHash: string, now: Date, tx: DbExecutor): Promise<number> {
-    await accounts.update(userId, { passwordHash, updatedAt: now }, tx);
-    await sessions.expireResetTokens(userId, now, tx);
-    return sessions.revokeAll(userId, now, 'admin_password_reset', tx);
-  }
-
-  /** Why this user keeps its status, or undefined when the action applies. */
-  function skipReason(actor: AdminActor, user: UserRow, target: UserStatus): string | undefined {
-    if (user.id === actor.id && target !== 'active') return `You cannot ${target === 'deleted' ? 'delete' : 'suspend'} your own account`;
-    if (target === 'suspended' && user.status === 'deleted') return 'User is deleted; activate it first';
-    return undefined;
-  }
+  const { accounts } = deps.users;
 
   async function changeStatus(actor: AdminActor, ids: string[], action: keyof typeof TARGET_STATUS) {
     const target = TARGET_STATUS[action];
     const now = clock.now();
     const outcome = await db.transaction(async (tx) => {
-      // The admins first, then the targets: concurrent changes of admins take turns (decision 011).
-      const admins = target === 'active' ? undefined : await accounts.lockActiveAdmins(tx);
-      const rows = await accounts.lockForUpdate(ids, tx);
-      const skipped: Skip[] = [];
-      const changed: string[] = [];
-      for (const user of rows) {
-        const reason =
-          skipReason(actor, user, target) ?? (admins && user.status !== target && !keepsAnAdmin(admins, user, { status: target }) ? lastAdminMessage(user.email) : undefined);
-        if (reason) {
-          skipped.push({ id: user.id, reason });
-          continue;
-        }
-        if (user.status === target) continue;
-        await accounts.update(user.id, { ...statusColumns(target, now), updatedAt: now }, tx);
-        const revoked = revokesSessions(target) ? await sessions.revokeAll(user.id, now, `admin_${target}`, tx) : 0;
+      const { found, skipped, changed } = await accounts.changeStatuses(ids, target, actor.id, now, tx);
+      for (const { user, sessionsRevoked } of changed) {
         await audit(
           tx,
           {
@@ -78,14 +49,13 @@ export function createUserActionsService(deps: {
             subjectUserId: user.id,
             targetType: 'user',
             targetId: user.id,
-            details: { previousStatus: user.status, status: target, sessionsRevoked: revoked, bulk: true },
+            details: { previousStatus: user.status, status: target, sessionsRevoked, bulk: true },
             ip: actor.ip,
           },
           now,
         );
-        changed.push(user.id);
       }
-      return { found: rows.map((r) => r.id), skipped, changed };
+      return { found, skipped, changed: changed.map(({ user }) => user.id) };
     });
     for (const id of outcome.changed) deps.onUserChanged(id);
     return { found: outcome.found, skipped: outcome.skipped, processed: outcome.found.length - outcome.skipped.length };
@@ -161,7 +131,7 @@ export function createUserActionsService(deps: {
       const passwordHash = await hashPassword(password);
       const now = clock.now();
       const emailSent = await db.transaction(async (tx) => {
-        const revoked = await replacePassword(user.id, passwordHash, now, tx);
+        const revoked = await accounts.setPassword(user.id, passwordHash, 'admin_password_reset', now, tx);
         const mail = query.sendEmail
           ? await deps.messages.mail(
               tx,
@@ -196,7 +166,7 @@ export function createUserActionsService(deps: {
       const passwordHash = await hashPassword(password);
       const now = clock.now();
       const sessionsRevoked = await db.transaction(async (tx) => {
-        const revoked = await replacePassword(user.id, passwordHash, now, tx);
+        const revoked = await accounts.setPassword(user.id, passwordHash, 'admin_password_reset', now, tx);
         await audit(
           tx,
           { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.password_set', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { sessionsRevoked: revoked }, ip: actor.ip },

@@ -4,18 +4,14 @@ import { Decimal } from 'decimal.js';
 import { audit, auditAll, type AuditRow } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { conflict, invalidField, notFound } from '../../platform/http/errors.ts';
+import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { EMPTY_SUMMARY, type TradingSummaryPort } from './trading-summary.port.ts';
-import { parseUserId, revokesSessions, statusColumns, STATUSES, type UserChanges, type Tier, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
-import { assertNotSelfLockout, keepsAnAdmin, lastAdminMessage, utcMonthStart, type AdminActor, actorTypeOf } from './admin.domain.ts';
+import { FREE_TIER, parseUserId, STATUSES, userNotFound, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
+import { utcMonthStart, type AdminActor, actorTypeOf } from './admin.domain.ts';
 import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch } from './users.schemas.ts';
 
-const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;
-const FREE_TIER: Tier = 'free';
 const GRACE_BATCH = 5_000;
-
-export const userNotFound = () => notFound('User not found');
 
 export function toUser(row: UserRow, summary = EMPTY_SUMMARY): User {
   return {
@@ -53,7 +49,7 @@ function toActivity(row: AuditRow): ActivityEntry {
 
 export interface UsersServiceDeps {
   db: Db;
-  users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor'>;
+  users: Pick<UsersModule, 'accounts'>;
   /** The audit trail's entries about or by a user, newest first. */
   auditTrail: (userId: string, limit: number) => Promise<AuditRow[]>;
   /** Sums of the payments ledger per currency, as exact decimal strings. */
@@ -68,7 +64,7 @@ export interface UsersServiceDeps {
 
 export function createUsersService(deps: UsersServiceDeps) {
   const { db, clock, trading, settlementCurrency } = deps;
-  const { accounts, sessions, twoFactor } = deps.users;
+  const { accounts } = deps.users;
 
   /** Users with their trading summaries, fetched in one call for the whole batch. */
   async function present(rows: UserRow[]): Promise<User[]> {
@@ -110,37 +106,14 @@ export function createUsersService(deps: UsersServiceDeps) {
     async updateUser(actor: AdminActor, userId: string, patch: UserPatch): Promise<User> {
       const id = parseUserId(userId);
       if (!id) throw userNotFound();
-      assertNotSelfLockout(actor, id, patch);
       const now = clock.now();
       const row = await db.transaction(async (tx) => {
-        // The admins first, then the target: concurrent changes of admins take turns (decision 011).
-        const admins = patch.role !== undefined || patch.status !== undefined ? await accounts.lockActiveAdmins(tx) : undefined;
-        const [current] = await accounts.lockForUpdate([id], tx);
-        if (!current) throw userNotFound();
-        if (admins && !keepsAnAdmin(admins, current, patch)) throw conflict(lastAdminMessage(current.email));
-        // Two-factor is the user's to turn on (only they hold the authenticator); an admin may only reset it (decision 142).
-        if (patch.twoFactorEnabled === true && !current.twoFactorEnabled) {
-          throw invalidField(['body', 'twoFactorEnabled'], 'the user enrolls themselves (POST /api/auth/2fa/setup); an admin can only turn two-factor off', true);
-        }
-        // Only the named fields are read: anything else in the body never reaches the row.
-        const changes: Record<string, { from: unknown; to: unknown }> = {};
-        const set: UserChanges = { updatedAt: now };
-        for (const field of PATCHABLE) {
-          const next = patch[field];
-          if (next === undefined || next === current[field]) continue;
-          changes[field] = { from: current[field], to: next };
-          Object.assign(set, field === 'status' ? statusColumns(next as UserStatus, now) : { [field]: next });
-        }
-        if (Object.keys(changes).length === 0) return current;
-        const updated = (await accounts.update(id, set, tx))!;
-        if (changes.status && revokesSessions(updated.status)) await sessions.revokeAll(id, now, `admin_${updated.status}`, tx);
-        if (changes.twoFactorEnabled) {
-          // A reset: the secret, recovery codes and pending sign-ins go, and every session ends.
-          await twoFactor.disable(id, now, tx);
-          const revoked = await sessions.revokeAll(id, now, 'admin_2fa_reset', tx);
+        const { user, changes, twoFactorReset } = await accounts.change(id, patch, actor.id, now, tx);
+        if (Object.keys(changes).length === 0) return user;
+        if (twoFactorReset) {
           await audit(
             tx,
-            { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.2fa_reset', subjectUserId: id, targetType: 'user', targetId: id, details: { sessionsRevoked: revoked }, ip: actor.ip },
+            { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.2fa_reset', subjectUserId: id, targetType: 'user', targetId: id, details: twoFactorReset, ip: actor.ip },
             now,
           );
         }
@@ -149,7 +122,7 @@ export function createUsersService(deps: UsersServiceDeps) {
           { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.update', subjectUserId: id, targetType: 'user', targetId: id, details: { changes }, ip: actor.ip },
           now,
         );
-        return updated;
+        return user;
       });
       deps.onUserChanged(id);
       const [user] = await present([row]);
@@ -160,19 +133,13 @@ export function createUsersService(deps: UsersServiceDeps) {
     async deleteUser(actor: AdminActor, userId: string): Promise<{ success: true }> {
       const id = parseUserId(userId);
       if (!id) throw userNotFound();
-      assertNotSelfLockout(actor, id, { status: 'deleted' });
       const now = clock.now();
       await db.transaction(async (tx) => {
-        const admins = await accounts.lockActiveAdmins(tx);
-        const [current] = await accounts.lockForUpdate([id], tx);
-        if (!current) throw userNotFound();
-        if (current.status === 'deleted') return;
-        if (!keepsAnAdmin(admins, current, { status: 'deleted' })) throw conflict(lastAdminMessage(current.email));
-        await accounts.update(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);
-        const revoked = await sessions.revokeAll(id, now, 'admin_deleted', tx);
+        const deleted = await accounts.delete(id, actor.id, now, tx);
+        if (!deleted) return;
         await audit(
           tx,
-          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.delete', subjectUserId: id, targetType: 'user', targetId: id, details: { previousStatus: current.status, sessionsRevoked: revoked }, ip: actor.ip },
+          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.delete', subjectUserId: id, targetType: 'user', targetId: id, details: deleted, ip: actor.ip },
           now,
         );
       });
@@ -191,7 +158,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       for (;;) {
         // One statement ends a batch and one records it: the cost follows the batches, not the users.
         const batch = await db.transaction(async (tx) => {
-          const ended = await accounts.endGracePeriods(now, GRACE_BATCH, FREE_TIER, tx);
+          const ended = await accounts.endGracePeriods(now, GRACE_BATCH, tx);
           await auditAll(
             tx,
             ended.map((user) => ({

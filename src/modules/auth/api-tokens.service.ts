@@ -38,8 +38,9 @@ export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 
       const now = clock.now();
       const days = body.expires_in_days ?? DEFAULT_TOKEN_DAYS;
       const row = await db.transaction(async (tx) => {
-        const created = await apiTokens.insert(
-          { userId: owner.id, name: body.name, prefix: token.slice(0, SHOWN_PREFIX_LENGTH), tokenHash: hashToken(token), scopes: [...new Set(body.scopes)], createdAt: now, expiresAt: new Date(now.getTime() + days * DAY_MS) },
+        const created = await apiTokens.issue(
+          { userId: owner.id, name: body.name, prefix: token.slice(0, SHOWN_PREFIX_LENGTH), tokenHash: hashToken(token), scopes: body.scopes, expiresAt: new Date(now.getTime() + days * DAY_MS) },
+          now,
           tx,
         );
         await audit(

@@ -8,7 +8,7 @@ import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { AppError, conflict, forbidden, notFound, rateLimited } from '../../platform/http/errors.ts';
 import { clientKey } from '../../platform/http/client-address.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import type { Role, UsersModule, UserRow } from '../users/index.ts';
+import type { Role, SessionAuthentication, UsersModule, UserRow } from '../users/index.ts';
 import type { Account, MfaRequired, RegisterBody, TokenPair, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
 import { oneAnswer, type SecondFactor, type SecondFactorMethod } from './second-factor.ts';
 
@@ -35,23 +35,6 @@ export interface AuthSettings {
 }
 
 /**
- * Rows deleted per statement by the cleanup methods: large enough that a platform's backlog takes a
- * handful of statements (each finding its rows by index, the idle ones by one scan), small enough
- * that none holds its locks for long.
- */
-const CLEANUP_BATCH = 10_000;
-const DAY_MS = 86_400_000;
-
-async function drain(step: () => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const n = await step();
-    total += n;
-    if (n < CLEANUP_BATCH) return total;
-  }
-}
-
-/**
  * Login attempts allowed per fixed window before answering 429 (decision 003): per account from one
  * client address, per client address over all accounts, and per account from everywhere, the last
  * much higher so that failures from elsewhere do not lock the owner out.
@@ -60,13 +43,6 @@ export const LOGIN_LIMITS = { perAccountAndClient: 5, perClient: 20, perAccount:
 const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
 /** How long the `mfa_token` of a sign-in waiting for its second factor is good for. */
 export const MFA_TOKEN_TTL_MS = 5 * 60 * 1000;
-
-/** How a session authenticated, as its access tokens carry it (`auth_time`, `amr`; decision 143). */
-export interface SessionAuthentication {
-  createdAt: Date;
-  secondFactorAt: Date | null;
-  secondFactorMethod: string | null;
-}
 
 export function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
   const at = session.secondFactorAt ?? session.createdAt;
@@ -116,15 +92,7 @@ export function createAuthService(deps: {
   async function issuePair(user: UserRow, sessionId: string, authentication: SessionAuthentication, executor: DbExecutor): Promise<TokenPair> {
     const now = clock.now();
     const refresh = newOpaqueToken();
-    await sessions.addRefreshToken(
-      {
-        sessionId,
-        tokenHash: hashToken(refresh),
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000),
-      },
-      executor,
-    );
+    await sessions.addRefreshToken({ sessionId, tokenHash: hashToken(refresh), expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000) }, now, executor);
     const access = await tokens.issueAccess({ sub: user.id, role: user.role, sid: sessionId, ...authenticationClaims(authentication) });
     return { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refresh };
   }
@@ -167,24 +135,12 @@ export function createAuthService(deps: {
 
   /** A new device session for a user who authenticated (with a second factor, when `method` is given). */
   async function startSession(user: UserRow, client: ClientInfo, now: Date, executor: DbExecutor, method?: SecondFactorMethod): Promise<TokenPair> {
-    const secondFactorAt = method ? now : undefined;
-    const sessionId = await sessions.open(
-      {
-        userId: user.id,
-        userAgent: client.userAgent?.slice(0, 512),
-        ip: client.ip,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000),
-        secondFactorAt,
-        secondFactorMethod: method,
-      },
-      executor,
-    );
-    await accounts.update(user.id, { lastLogin: now }, executor);
+    const expiresAt = new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000);
+    const sessionId = await sessions.start({ userId: user.id, userAgent: client.userAgent?.slice(0, 512), ip: client.ip, expiresAt, method }, now, executor);
     const details: Record<string, unknown> = { userAgent: client.userAgent?.slice(0, 200) };
     if (method) details.secondFactor = method;
     await audit(executor, { actorId: user.id, actorType: 'user', action: 'auth.login', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip, details }, now);
-    return issuePair(user, sessionId, { createdAt: now, secondFactorAt: secondFactorAt ?? null, secondFactorMethod: method ?? null }, executor);
+    return issuePair(user, sessionId, { createdAt: now, secondFactorAt: method ? now : null, secondFactorMethod: method ?? null }, executor);
   }
 
   async function reserveSignup(ip: string | undefined): Promise<void> {
@@ -204,11 +160,10 @@ export function createAuthService(deps: {
       const passwordHash = await hashPassword(input.password);
       const now = clock.now();
       return db.transaction(async (tx) => {
-        const user = await accounts.insert(
+        const user = await accounts.register(
           { email, passwordHash, firstName: input.firstName ?? '', lastName: input.lastName ?? '', role: options.role, createdAt: now, updatedAt: now },
           tx,
         );
-        if (!user) throw conflict('A user with this email already exists');
         const actorId = options.actor === 'user' ? user.id : null;
         await audit(tx, { actorId, actorType: options.actor, action: 'auth.register', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { role: user.role } }, now);
         return user;
@@ -236,7 +191,7 @@ export function createAuthService(deps: {
       if (existing.status !== 'active' || !(await verifyPassword(password, existing.passwordHash))) return 'not_promoted';
       const now = clock.now();
       await db.transaction(async (tx) => {
-        await accounts.update(existing.id, { role: 'admin', updatedAt: now }, tx);
+        await accounts.change(existing.id, { role: 'admin' }, null, now, tx);
         await audit(tx, { actorType: 'system', action: 'auth.admin_bootstrap', subjectUserId: existing.id, targetType: 'user', targetId: existing.id, details: { role: { from: existing.role, to: 'admin' } } }, now);
       });
       deps.onUserChanged(existing.id);
@@ -292,14 +247,14 @@ export function createAuthService(deps: {
       const challenge = await twoFactor.findChallenge(hashToken(body.mfa_token), now);
       if (!challenge) throw invalidMfaToken();
       const user = await accounts.findById(challenge.userId);
-      if (!user || !user.twoFactorEnabled) throw invalidMfaToken();
+      if (!user?.twoFactorEnabled) throw invalidMfaToken();
       await reserveAttempt(user.email, client.ip);
       const outcome = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(user, body, { now, ip: client.ip, purpose: 'sign_in' }, tx);
         if (!method) return { error: wrongSecondFactor(), failed: true };
         if (!(await twoFactor.spendChallenge(challenge.id, now, tx))) return { error: invalidMfaToken() };
         const current = await accounts.findById(user.id, tx);
-        if (!current || current.status !== 'active') return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
+        if (current?.status !== 'active') return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
         return { pair: await startSession(current, client, now, tx, method) };
       });
       if (outcome.failed) {
@@ -326,8 +281,7 @@ export function createAuthService(deps: {
       const pair = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(user, { code: body.code }, { now, ip: client.ip, purpose: 'step_up' }, tx);
         if (!method) return undefined;
-        await sessions.markSecondFactor(sessionId, now, method, tx);
-        const session = await sessions.authentication(sessionId, tx);
+        const session = await sessions.markSecondFactor(sessionId, method, now, tx);
         await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.2fa.step_up', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip }, now);
         return issuePair(user, sessionId, session!, tx);
       });
@@ -342,25 +296,14 @@ export function createAuthService(deps: {
     async refresh(refreshToken: string): Promise<TokenPair> {
       const now = clock.now();
       const outcome = await db.transaction(async (tx) => {
-        const token = await sessions.refreshTokenForUpdate(hashToken(refreshToken), tx);
-        if (!token) return { error: invalidRefresh() };
-        if (token.rotatedAt || token.revokedAt) {
-          // A rotated token presented again means it leaked: end the whole session.
-          if (token.rotatedAt && !token.sessionRevokedAt) {
-            await sessions.revoke(token.sessionId, now, 'refresh_token_reuse', tx);
-            await audit(tx, { actorType: 'system', action: 'auth.refresh_reuse_detected', subjectUserId: token.userId, targetType: 'session', targetId: token.sessionId }, now);
-            return { error: invalidRefresh(), revokedUser: token.userId };
-          }
-          return { error: invalidRefresh() };
+        const rotation = await sessions.rotate(hashToken(refreshToken), now, tx);
+        if (rotation.kind === 'reused') {
+          await audit(tx, { actorType: 'system', action: 'auth.refresh_reuse_detected', subjectUserId: rotation.userId, targetType: 'session', targetId: rotation.sessionId }, now);
+          return { error: invalidRefresh(), revokedUser: rotation.userId };
         }
-        if (token.expiresAt <= now || token.sessionRevokedAt || token.sessionExpiresAt <= now) return { error: invalidRefresh() };
-        const owner = await accounts.findById(token.userId, tx);
-        if (!owner) return { error: invalidRefresh() };
-        if (owner.status !== 'active') return { error: forbidden(`User account is ${owner.status}`) };
-        await sessions.markRotated(token.id, now, tx);
-        await sessions.touch(token.sessionId, now, tx);
-        const authentication = { createdAt: token.sessionCreatedAt, secondFactorAt: token.secondFactorAt, secondFactorMethod: token.secondFactorMethod };
-        return { pair: await issuePair(owner, token.sessionId, authentication, tx) };
+        if (rotation.kind === 'invalid') return { error: invalidRefresh() };
+        if (rotation.kind === 'inactive') return { error: forbidden(`User account is ${rotation.status}`) };
+        return { pair: await issuePair(rotation.user, rotation.sessionId, rotation.authentication, tx) };
       });
       if (outcome.revokedUser) deps.onUserChanged(outcome.revokedUser);
       if (outcome.error) throw outcome.error;
@@ -371,7 +314,7 @@ export function createAuthService(deps: {
     async logout(userId: string, sessionId: string | null, client: ClientInfo): Promise<void> {
       const now = clock.now();
       await db.transaction(async (tx) => {
-        if (sessionId) await sessions.revoke(sessionId, now, 'logout', tx);
+        if (sessionId) await sessions.end(sessionId, 'logout', now, tx);
         await audit(tx, { actorId: userId, actorType: 'user', action: 'auth.logout', subjectUserId: userId, targetType: 'session', targetId: sessionId ?? undefined, ip: client.ip }, now);
       });
       deps.onUserChanged(userId);
@@ -382,10 +325,7 @@ export function createAuthService(deps: {
      * than `sessionIdleDays` (counted in that order, each session once), with their refresh tokens.
      */
     async deleteStaleSessions(now: Date): Promise<{ expired: number; revoked: number; idle: number; deleted: number }> {
-      const idleBefore = new Date(now.getTime() - settings.sessionIdleDays * DAY_MS);
-      const expired = await drain(() => sessions.deleteStale('expired', now, idleBefore, CLEANUP_BATCH));
-      const revoked = await drain(() => sessions.deleteStale('revoked', now, idleBefore, CLEANUP_BATCH));
-      const idle = await drain(() => sessions.deleteStale('idle', now, idleBefore, CLEANUP_BATCH));
+      const { expired, revoked, idle } = await sessions.deleteStale(now, settings.sessionIdleDays);
       // A deleted session fails the bearer guard as a revoked one does; drop cached principals now.
       if (expired + revoked + idle > 0) deps.onAllUsersChanged?.();
       return { expired, revoked, idle, deleted: expired + revoked + idle };
@@ -397,9 +337,7 @@ export function createAuthService(deps: {
      * kept: presenting it again is how `refresh` detects a leaked token (docs/decisions/001).
      */
     async deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> {
-      const refresh = await drain(() => sessions.deleteDeadRefreshTokens(now, CLEANUP_BATCH));
-      const resets = await drain(() => sessions.deleteDeadResetTokens(now, CLEANUP_BATCH));
-      return { refresh_tokens: refresh, password_reset_tokens: resets };
+      return sessions.deleteDeadTokens(now);
     },
 
     async me(userId: string): Promise<Account> {

@@ -21,13 +21,13 @@ export interface PasswordChanger {
 
 export function createPasswordService(deps: {
   db: Db;
-  users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'update'>; sessions: Pick<UsersModule['sessions'], 'expireResetTokens' | 'revokeAll'> };
+  users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'setPassword'> };
   cache: Pick<Cache, 'incr' | 'del'>;
   clock: Clock;
   onUserChanged: (userId: string) => void;
 }) {
   const { db, cache, clock } = deps;
-  const { accounts, sessions } = deps.users;
+  const { accounts } = deps.users;
 
   return {
     /**
@@ -54,9 +54,7 @@ export function createPasswordService(deps: {
       const passwordHash = await hashPassword(body.new_password);
       const now = clock.now();
       await db.transaction(async (tx) => {
-        await accounts.update(user.id, { passwordHash, updatedAt: now }, tx);
-        await sessions.expireResetTokens(user.id, now, tx);
-        const revoked = await sessions.revokeAll(user.id, now, 'password_change', tx, changer.sessionId);
+        const revoked = await accounts.setPassword(user.id, passwordHash, 'password_change', now, tx, changer.sessionId);
         await audit(
           tx,
           { actorId: user.id, actorType: 'user', action: 'auth.password_change', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip, details: { sessionsRevoked: revoked } },

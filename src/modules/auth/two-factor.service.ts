@@ -29,14 +29,14 @@ const wrongAnswer = (answer: SecondFactorAnswer) =>
 
 export function createTwoFactorService(deps: {
   db: Db;
-  users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor'>;
+  users: Pick<UsersModule, 'accounts' | 'twoFactor'>;
   secondFactor: SecondFactor;
   cache: Pick<Cache, 'incr' | 'del'>;
   clock: Clock;
   onUserChanged: (userId: string) => void;
 }) {
   const { db, secondFactor, cache, clock } = deps;
-  const { accounts, sessions, twoFactor } = deps.users;
+  const { accounts, twoFactor } = deps.users;
 
   /** Counts the attempt before anything is checked; a successful one gives them all back. */
   async function reserve(userId: string): Promise<() => Promise<void>> {
@@ -121,10 +121,8 @@ export function createTwoFactorService(deps: {
       if (step === undefined) throw wrongAnswer(body);
       const codes = newRecoveryCodes();
       const outcome = await db.transaction(async (tx) => {
-        if (!(await twoFactor.spendStep(user.id, step, tx))) return 'replayed' as const;
-        if (!(await twoFactor.enable(user.id, codes.map((code) => hashRecoveryCode(user.id, code)), now, tx))) return 'raced' as const;
-        // The code just given is a second factor: this session has stepped up.
-        if (actor.sessionId) await sessions.markSecondFactor(actor.sessionId, now, 'otp', tx);
+        const enabled = await twoFactor.enable(user.id, step, codes.map((code) => hashRecoveryCode(user.id, code)), actor.sessionId, now, tx);
+        if (enabled !== 'enabled') return enabled;
         await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.2fa.enable', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip }, now);
         return 'enabled' as const;
       });
@@ -145,8 +143,7 @@ export function createTwoFactorService(deps: {
       const outcome = await db.transaction(async (tx) => {
         const method = await secondFactor.check(user, body, { now, ip: client.ip, purpose: 'disable_2fa' }, tx);
         if (!method) return undefined;
-        await twoFactor.disable(user.id, now, tx);
-        const revoked = await sessions.revokeAll(user.id, now, '2fa_disabled', tx, actor.sessionId);
+        const revoked = await twoFactor.disable(user.id, actor.sessionId, now, tx);
         await audit(
           tx,
           { actorId: user.id, actorType: 'user', action: 'auth.2fa.disable', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip, details: { method, sessionsRevoked: revoked } },

@@ -100,6 +100,10 @@ export const marketIntelEvents = pgTable(
   (t) => [
     index('market_intel_events_detected_idx').on(t.detectedAt.desc(), t.id.desc()),
     index('market_intel_events_source_idx').on(t.source),
+    // The active feed: events with an explicit horizon still ahead (the others are found by detection).
+    index('market_intel_events_expires_idx')
+      .on(t.expiresAt)
+      .where(sql`expires_at IS NOT NULL`),
     // The scoring job's scan: events still waiting for an outcome.
     index('market_intel_events_unscored_idx')
       .on(t.detectedAt)

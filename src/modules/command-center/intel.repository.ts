@@ -19,10 +19,20 @@ export interface IntelFilters {
 // expires_at, or detection plus the default horizon: one expression for "active" and "matured".
 const horizon = sql`COALESCE(${marketIntelEvents.expiresAt}, ${marketIntelEvents.detectedAt} + ${sql.raw(`interval '${DEFAULT_HORIZON_MS / 1000} seconds'`)})`;
 
+/**
+ * `horizon > at`, spelt so that each half has an index: an explicit horizon by the expiry index, the
+ * default one by the detection index (only events detected within the default horizon). Counting the
+ * active feed so reads the active events, not the feed.
+ */
+function activeAt(at: Date): SQL {
+  const since = new Date(at.getTime() - DEFAULT_HORIZON_MS).toISOString();
+  return sql`(${marketIntelEvents.expiresAt} > ${at.toISOString()}::timestamptz OR (${marketIntelEvents.expiresAt} IS NULL AND ${marketIntelEvents.detectedAt} > ${since}::timestamptz))`;
+}
+
 function where(filters: IntelFilters): SQL | undefined {
   const conditions: SQL[] = [];
   if (!filters.includeQuarantined) conditions.push(ne(marketIntelEvents.trustTier, 'quarantined'));
-  if (filters.activeAt) conditions.push(sql`${horizon} > ${filters.activeAt.toISOString()}::timestamptz`);
+  if (filters.activeAt) conditions.push(activeAt(filters.activeAt));
   return conditions.length > 0 ? and(...conditions) : undefined;
 }
 
@@ -45,7 +55,7 @@ export function createIntelRepository(db: DbExecutor) {
     /**
      * Counts per (source, direction, sign of outcome); a handful of rows however long the feed. The
      * whole feed's come from the counts the database keeps (docs/decisions/124); the active feed's
-     * are counted from its events.
+     * are counted from its events, found by index (activeAt).
      */
     async outcomeGroups(filters: IntelFilters): Promise<OutcomeGroup[]> {
       if (!filters.activeAt) {

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
+import { ADVISORY_LOCK } from '../../platform/db/advisory-locks.ts';
 import { commandCenterTaskBlockers, commandCenterTaskComments, commandCenterTaskCounts, commandCenterTasks } from './command-center.tables.ts';
 import { CLOSED_STATUSES } from './tasks.schemas.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -18,14 +19,12 @@ export interface TaskFilters {
   offset: number;
 }
 
-// Any fixed key: every change to the task graph (parents, blockers) takes it for its transaction,
-// so two concurrent edits cannot each pass the cycle check and together close a cycle.
-const GRAPH_LOCK_KEY = 7_340_913;
 
 export function createTasksRepository(db: DbExecutor) {
   return {
+    /** Every change to the task graph takes this for its transaction, so two edits cannot each pass the cycle check and together close a cycle. */
     async lockGraph(executor: DbExecutor): Promise<void> {
-      await executor.execute(sql`SELECT pg_advisory_xact_lock(${GRAPH_LOCK_KEY})`);
+      await executor.execute(sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.taskGraph})`);
     },
 
     async insert(task: NewTask, executor: DbExecutor = db): Promise<TaskRow> {

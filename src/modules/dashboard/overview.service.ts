@@ -5,6 +5,7 @@ import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
+import { probeWithin } from '../../platform/timeouts.ts';
 import type { OutboxWorker } from '../../platform/outbox/outbox.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { JobRunsPort } from './jobs.port.ts';
@@ -18,18 +19,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const CLOSED_TASK_STATUSES = new Set(['done', 'cancelled']);
 
 async function ping(check: () => Promise<number>): Promise<{ status: 'up' | 'down'; latency_ms: number | null }> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), PING_TIMEOUT_MS);
-  });
-  try {
-    const latency = await Promise.race([check(), timeout]);
-    return { status: 'up', latency_ms: Math.round(latency * 100) / 100 };
-  } catch {
-    return { status: 'down', latency_ms: null };
-  } finally {
-    clearTimeout(timer);
-  }
+  const probe = await probeWithin(check, PING_TIMEOUT_MS);
+  return probe.up ? { status: 'up', latency_ms: probe.latencyMs } : { status: 'down', latency_ms: null };
 }
 
 export function createOverviewService(

@@ -2,6 +2,7 @@
 // integrations endpoint never turns one request into a call to every external system. Each probe
 // is bounded by a timeout; a probe that throws or times out is an answer (unreachable), not an error.
 import type { Clock } from '../../platform/clock.ts';
+import { TimedOut, withTimeout } from '../../platform/timeouts.ts';
 import { safeErrorText } from './safe-text.domain.ts';
 
 export const PROBE_TTL_MS = 60_000;
@@ -31,17 +32,10 @@ export interface ProbeRecord {
 export type Probe = () => Promise<ProbeOutcome>;
 
 async function bounded(probe: Probe, timeoutMs: number): Promise<ProbeOutcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<ProbeOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ reachable: false, latencyMs: null, error: `did not answer within ${timeoutMs} ms` }), timeoutMs);
-  });
   try {
-    return await Promise.race([
-      probe().catch((): ProbeOutcome => ({ reachable: false, latencyMs: null, error: 'the check failed' })),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
+    return await withTimeout(probe(), timeoutMs);
+  } catch (error) {
+    return { reachable: false, latencyMs: null, error: error instanceof TimedOut ? error.message : 'the check failed' };
   }
 }
 

@@ -6,7 +6,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import { BudgetRefusal, budgetView, type BudgetView, type VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
-import { withTimeout } from './timeouts.ts';
+import { venueWithin } from './timeouts.ts';
 import { HEALTH_TTL_MS, VENUES, type Venue } from './venues.domain.ts';
 
 export interface VenueHealth {
@@ -39,7 +39,7 @@ export function createHealthService(deps: {
   async function check(venue: Venue): Promise<Checked> {
     const checkedAt = deps.clock.now().toISOString();
     try {
-      const { status, latencyMs } = await withTimeout(deps.gateway.status(venue, { timeoutMs: deps.probeTimeoutMs }), deps.probeTimeoutMs, venue);
+      const { status, latencyMs } = await venueWithin(deps.gateway.status(venue, { timeoutMs: deps.probeTimeoutMs }), deps.probeTimeoutMs, venue);
       const healthy = status === 'ok';
       return {
         exchange: venue,

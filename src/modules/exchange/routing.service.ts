@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
 import { rankRoutes, resolveSymbol, type RouteCandidate } from './markets.domain.ts';
-import { withTimeout } from './timeouts.ts';
+import { venueWithin } from './timeouts.ts';
 import type { UsdPrices } from './usd-prices.ts';
 import { VENUES, type Venue } from './venues.domain.ts';
 
@@ -26,13 +26,13 @@ export function createRoutingService(deps: {
     const work = (async (): Promise<Probe> => {
       const options = { timeoutMs: probeTimeoutMs };
       const market = resolveSymbol(await gateway.markets(venue, options), `${base}/${quote}`);
-      if (!market || !market.active) return { kind: 'not_listed', exchange: venue };
+      if (!market?.active) return { kind: 'not_listed', exchange: venue };
       const [ticker] = await gateway.tickers(venue, [market.symbol], options);
       if (!ticker) return { kind: 'unavailable', exchange: venue, reason: `${venue} returned no ticker for ${market.symbol}` };
       return { kind: 'listed', candidate: { exchange: venue, market, ticker } };
     })();
     try {
-      return await withTimeout(work, probeTimeoutMs, venue);
+      return await venueWithin(work, probeTimeoutMs, venue);
     } catch (error) {
       const reason = error instanceof AppError ? String(error.detail) : `${venue} failed unexpectedly`;
       return { kind: 'unavailable', exchange: venue, reason };

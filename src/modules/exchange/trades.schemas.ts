@@ -3,11 +3,11 @@ import { Type } from 'typebox';
 import { DateTime, Nullable, RowOffset, Uuid } from '../../platform/http/schemas.ts';
 import { CredentialIdField, EndDate, ErrorTypeField, PageLimit, StartDate, VenueField } from './common.schemas.ts';
 
-const Symbol = (description: string) => Type.String({ minLength: 1, maxLength: 40, description });
+const SymbolField = (description: string) => Type.String({ minLength: 1, maxLength: 40, description });
 
 export const TradesQuery = Type.Object({
   exchange: VenueField(),
-  symbol: Type.Optional(Symbol('Only this pair: BTCUSDT, BTC/USDT or BTC-USDT, any case.')),
+  symbol: Type.Optional(SymbolField('Only this pair: BTCUSDT, BTC/USDT or BTC-USDT, any case.')),
   start_date: StartDate(),
   end_date: EndDate(),
   limit: PageLimit(),
@@ -18,7 +18,7 @@ export const TradeSyncQuery = Type.Object({
   exchange: VenueField(),
   credential_id: Type.Optional(CredentialIdField()),
   symbol: Type.Optional(
-    Symbol('The pair to sync. Without it, every pair of a currency you hold (latest balance snapshot) against a quote currency the venue lists, at most 20.'),
+    SymbolField('The pair to sync. Without it, every pair of a currency you hold (latest balance snapshot) against a quote currency the venue lists, at most 20.'),
   ),
   since: Type.Optional(
     DateTime('Start from this instant (ISO 8601) instead of after the newest trade stored for the credential and pair.'),

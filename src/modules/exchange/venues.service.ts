@@ -3,7 +3,7 @@
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { VenueGateway, VenueMarket, VenueTicker } from './adapters/venue-gateway.ts';
 import { quoteCurrencies, rankQuotes, resolveSymbol } from './markets.domain.ts';
-import { withTimeout } from './timeouts.ts';
+import { venueWithin } from './timeouts.ts';
 import type { UsdPrices } from './usd-prices.ts';
 import { DEFAULT_VENUE, VENUES, type Venue } from './venues.domain.ts';
 
@@ -72,7 +72,7 @@ export function createVenuesService(deps: { gateway: Pick<VenueGateway, 'describ
       let markets: VenueMarket[] | null = null;
       let marketsError: string | null = null;
       try {
-        markets = await withTimeout(gateway.markets(venue, { timeoutMs: deps.probeTimeoutMs }), deps.probeTimeoutMs, venue);
+        markets = await venueWithin(gateway.markets(venue, { timeoutMs: deps.probeTimeoutMs }), deps.probeTimeoutMs, venue);
       } catch (error) {
         marketsError = error instanceof AppError ? String(error.detail) : `${venue} markets are unavailable`;
       }

@@ -10,10 +10,11 @@
 // own queries, and no other instance can share the database anyway, so an in-process lock is enough.
 // The in-process lock is also taken first on PostgreSQL, which spares a connection for the common case.
 import { sql } from 'drizzle-orm';
+import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import type { Database } from '../../platform/db/database.ts';
 
 /** Namespace of the jobs' advisory locks (first key of the two-int form). */
-export const JOB_LOCK_NAMESPACE = 7340913;
+export const JOB_LOCK_NAMESPACE = ADVISORY_LOCK_NAMESPACE.jobs;
 
 export type LockResult<T> = { acquired: true; value: T } | { acquired: false };
 

@@ -3,7 +3,7 @@ import { notFound, unavailable } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { JobRun } from './jobs.domain.ts';
 import { outcomeOf, type RegisteredJob, type RunOutcome } from './job-runner.ts';
-import type { RunsRepository } from './runs.repository.ts';
+import type { RunRow, RunsRepository } from './runs.repository.ts';
 import type { Scheduler } from './scheduler.ts';
 
 export function createJobsService(deps: {
@@ -44,7 +44,7 @@ export function createJobsService(deps: {
     },
 
     async health() {
-      let rows;
+      let rows: RunRow[];
       try {
         // Skipped triggers did no work: the run that covered them tells the outcome.
         rows = await repo.newestPerJob(names, { ranOnly: true });

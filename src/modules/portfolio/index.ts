@@ -2,9 +2,10 @@
 // from the exchange module's stored balances and trades, valued with the market module's prices.
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { PortfolioQuotes, PortfolioSource } from './portfolio.deps.ts';
 import { createLedgerStore, createPortfolioRepository } from './portfolio.repository.ts';
 import { portfolioRoutes } from './routes/portfolio.routes.ts';
-import { createPortfolioService, type PortfolioQuotes, type PortfolioSource } from './portfolio.service.ts';
+import { createPortfolioService } from './portfolio.service.ts';
 
 export function createPortfolioModule(platform: Platform, deps: { guards: Guards; source: PortfolioSource; quotes: PortfolioQuotes }) {
   const service = createPortfolioService({ source: deps.source, quotes: deps.quotes, candles: createPortfolioRepository(platform.database.db), ledgers: createLedgerStore(platform.database.db), clock: platform.clock });

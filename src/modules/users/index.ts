@@ -1,34 +1,44 @@
 // The identity module: accounts, device sessions, refresh tokens and password-reset links. It owns
-// their tables and serves no routes of its own; auth (sign-in), admin (accounts), the payments
-// webhook and the tracker use its port, and the bearer guards find principals through it.
+// their tables and serves no routes of its own. Its port is use cases holding the account rules
+// (*.service.ts); its repositories stay inside. Auth (sign-in), admin (accounts), the payments
+// webhook, the streams and the tracker use the port, and the bearer guards find principals through it.
 import { createExternalTokenVerifier } from '../../platform/auth/external-tokens.ts';
 import { createGuards, type Guards, type PrincipalSource } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { createAccountsRepository, type AccountsRepository } from './accounts.repository.ts';
-import { createSessionsRepository, type SessionsRepository } from './sessions.repository.ts';
-import { createTwoFactorRepository, type TwoFactorRepository } from './two-factor.repository.ts';
-import { createApiTokensRepository, type ApiTokensRepository } from './api-tokens.repository.ts';
+import { createAccountsRepository } from './accounts.repository.ts';
+import { createAccountsService, type AccountsService } from './accounts.service.ts';
+import { createSessionsRepository } from './sessions.repository.ts';
+import { createSessionsService, type SessionsService } from './sessions.service.ts';
+import { createTwoFactorRepository } from './two-factor.repository.ts';
+import { createTwoFactorService, type TwoFactorService } from './two-factor.service.ts';
+import { createApiTokensRepository } from './api-tokens.repository.ts';
+import { createApiTokensService, type ApiTokensService } from './api-tokens.service.ts';
 export type { ApiTokenRow } from './api-tokens.repository.ts';
+export type { SessionAuthentication } from './sessions.service.ts';
 
-export type { BillingChanges, NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
+export type { UserFilter, UserRow } from './accounts.repository.ts';
+export { FREE_TIER, userNotFound } from './accounts.service.ts';
 export * from './users.domain.ts';
 
 export interface UsersModule {
   name: 'users';
   /** The bearer guards, checking every request's session and account through this module. */
   guards: Guards;
-  accounts: AccountsRepository;
-  sessions: SessionsRepository;
+  /** The use cases of an account, holding its rules; the tables stay behind them. */
+  accounts: AccountsService;
+  /** Device sessions and their refresh tokens. */
+  sessions: SessionsService;
   /** The second factor: sealed TOTP secrets, spent time steps, recovery codes, pending sign-ins. */
-  twoFactor: TwoFactorRepository;
+  twoFactor: TwoFactorService;
   /** Scoped API tokens (`tpk_…`). */
-  apiTokens: ApiTokensRepository;
+  apiTokens: ApiTokensService;
 }
 
 export function createUsersModule(platform: Pick<Platform, 'config' | 'database' | 'tokens' | 'clock' | 'fetch'>): UsersModule {
   const { config, database, tokens, clock } = platform;
   const accounts = createAccountsRepository(database.db);
   const sessions = createSessionsRepository(database.db);
+  const twoFactor = createTwoFactorRepository(database.db);
   const apiTokens = createApiTokensRepository(database.db);
   const principals: PrincipalSource = {
     bySession: (sessionId, userId) => sessions.principal(sessionId, userId),
@@ -47,5 +57,12 @@ export function createUsersModule(platform: Pick<Platform, 'config' | 'database'
   };
   const { externalTokens } = config.auth;
   const external = externalTokens ? createExternalTokenVerifier(externalTokens, { clock, fetch: platform.fetch }) : undefined;
-  return { name: 'users', guards: createGuards({ tokens, external, principals, clock, settings: { requireTwoFactorRoles: config.auth.requireTwoFactorRoles, stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes } }), accounts, sessions, twoFactor: createTwoFactorRepository(database.db), apiTokens };
+  return {
+    name: 'users',
+    guards: createGuards({ tokens, external, principals, clock, settings: { requireTwoFactorRoles: config.auth.requireTwoFactorRoles, stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes } }),
+    accounts: createAccountsService({ accounts, sessions, twoFactor }),
+    sessions: createSessionsService({ sessions, accounts }),
+    twoFactor: createTwoFactorService({ twoFactor, sessions }),
+    apiTokens: createApiTokensService({ apiTokens }),
+  };
 }

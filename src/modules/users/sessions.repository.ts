@@ -136,19 +136,20 @@ export function createSessionsRepository(db: DbExecutor) {
 
     /**
      * Deletes up to `batch` sessions that are expired, revoked, or not seen since `idleBefore`
-     * (their refresh tokens go with them, by cascade); answers how many.
+     * (their refresh tokens go with them, by trigger); answers how many.
      */
     async deleteStale(why: 'expired' | 'revoked' | 'idle', now: Date, idleBefore: Date, batch: number): Promise<number> {
       const where = { expired: lte(deviceSessions.expiresAt, now), revoked: isNotNull(deviceSessions.revokedAt), idle: lt(deviceSessions.lastSeenAt, idleBefore) }[why];
       const doomed = db.select({ id: deviceSessions.id }).from(deviceSessions).where(where).limit(batch);
-      const rows = await db.delete(deviceSessions).where(inArray(deviceSessions.id, doomed)).returning({ id: deviceSessions.id });
+      // `= ANY (ARRAY(…))` finds the batch by primary key; `IN (…)` was planned as a scan of every session.
+      const rows = await db.delete(deviceSessions).where(sql`${deviceSessions.id} = ANY (ARRAY(${doomed}))`).returning({ id: deviceSessions.id });
       return rows.length;
     },
 
     /** Refresh tokens that can never be accepted again: expired or revoked. Rotated live ones stay (reuse detection). */
     async deleteDeadRefreshTokens(now: Date, batch: number): Promise<number> {
       const doomed = db.select({ id: refreshTokens.id }).from(refreshTokens).where(or(lte(refreshTokens.expiresAt, now), isNotNull(refreshTokens.revokedAt))).limit(batch);
-      const rows = await db.delete(refreshTokens).where(inArray(refreshTokens.id, doomed)).returning({ id: refreshTokens.id });
+      const rows = await db.delete(refreshTokens).where(sql`${refreshTokens.id} = ANY (ARRAY(${doomed}))`).returning({ id: refreshTokens.id });
       return rows.length;
     },
 
@@ -159,7 +160,7 @@ export function createSessionsRepository(db: DbExecutor) {
         .from(passwordResetTokens)
         .where(or(lte(passwordResetTokens.expiresAt, now), isNotNull(passwordResetTokens.usedAt)))
         .limit(batch);
-      const rows = await db.delete(passwordResetTokens).where(inArray(passwordResetTokens.id, doomed)).returning({ id: passwordResetTokens.id });
+      const rows = await db.delete(passwordResetTokens).where(sql`${passwordResetTokens.id} = ANY (ARRAY(${doomed}))`).returning({ id: passwordResetTokens.id });
       return rows.length;
     },
 

@@ -1,5 +1,6 @@
 // The closed sets of an account, declared once: the API's schemas, the services and the database's
-// CHECK constraints all take them from here. Pure.
+// CHECK constraints all take them from here; and the rules of a change of role or status. Pure.
+import { conflict } from '../../platform/http/errors.ts';
 
 export const ROLES = ['user', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -24,3 +25,38 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function parseUserId(value: string): string | undefined {
   return UUID.test(value) ? value.toLowerCase() : undefined;
 }
+
+/**
+ * Whoever acts may not lock themselves out: demoting, suspending or deleting one's own account is
+ * refused, which also guarantees that at least one admin always remains.
+ */
+export function assertNotSelfLockout(actorId: string | null, targetId: string, change: { role?: string; status?: string }): void {
+  if (actorId !== targetId) return;
+  if (change.role !== undefined && change.role !== 'admin') {
+    throw conflict('You cannot remove the admin role from your own account');
+  }
+  if (change.status !== undefined && change.status !== 'active') {
+    throw conflict(`You cannot ${change.status === 'deleted' ? 'delete' : 'suspend'} your own account`);
+  }
+}
+
+/** Whether the change takes an active admin away: a new role other than admin, or a status other than active. */
+export function removesAdmin(user: { role: string; status: string }, change: { role?: string; status?: string }): boolean {
+  const wasActiveAdmin = user.role === 'admin' && user.status === 'active';
+  const role = change.role ?? user.role;
+  const status = change.status ?? user.status;
+  return wasActiveAdmin && (role !== 'admin' || status !== 'active');
+}
+
+/**
+ * Applies the change to the set of active admins (the ids lockActiveAdmins locked in the same
+ * transaction); false, and nothing applied, when it would leave none.
+ */
+export function keepsAnAdmin(activeAdmins: Set<string>, user: { id: string; role: string; status: string }, change: { role?: string; status?: string }): boolean {
+  if (!removesAdmin(user, change)) return true;
+  if (activeAdmins.size <= 1 && activeAdmins.has(user.id)) return false;
+  activeAdmins.delete(user.id);
+  return true;
+}
+
+export const lastAdminMessage = (email: string) => `${email} is the last active admin; promote another account first`;

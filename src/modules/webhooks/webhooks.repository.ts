@@ -2,6 +2,7 @@
 // and the health endpoints read.
 import { and, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
+import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import { webhookDeliveries, webhookDeliveryCounts, webhookDeliveryHours } from './webhooks.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
@@ -84,8 +85,6 @@ export interface ProviderOutcome {
   lastFailure: string | null;
 }
 
-/** Namespace of the content-deduplication advisory locks (first key of the two-int form; the jobs use 7340913). */
-const CONTENT_LOCK_NAMESPACE = 7340961;
 
 /**
  * Stores the delivery or finds the one stored before. Concurrent claims of one id serialise on the
@@ -123,7 +122,7 @@ async function claimByContent(
   const { senderId, ...fields } = delivery;
   const { digest, windowMs } = content;
   // Identical bodies arriving together (on two instances, or either side of a window's start) would each miss the other.
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(${CONTENT_LOCK_NAMESPACE}::int, hashtext(${`${delivery.provider}:${digest}`}))`);
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_NAMESPACE.webhookContent}::int, hashtext(${`${delivery.provider}:${digest}`}))`);
   const at = delivery.receivedAt.getTime();
   const start = Math.floor(at / windowMs) * windowMs;
   const keys = [start, start - windowMs, start + windowMs].map((windowStart) => `${digest}@${new Date(windowStart).toISOString()}`);

@@ -14,10 +14,11 @@ import type { NotificationsModule } from '../notifications/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import { parseUserId, type UsersModule } from '../users/index.ts';
 import { redactSecrets } from './payload-redaction.ts';
-import { RETRY_WINDOW_MS, type EffectContext, type Headers, type HookAnswer, type InboundDelivery, type ProviderHandler } from './providers/provider.ts';
+import { RETRY_WINDOW_MS, type EffectContext, type Headers, type HookAnswer, type InboundDelivery, type Outcome, type ProviderHandler } from './providers/provider.ts';
+import { findCustomer, recordPayment, rememberCustomer } from './payments.repository.ts';
 import { rejectionKey, type AdmissionService, type WebhookSettings } from './admission.service.ts';
 import { bodyDigest } from './signatures.ts';
-import type { Claim, DeliveryRepository, DeliveryStatus } from './webhooks.repository.ts';
+import { findDeliveries, settleHeld, type Claim, type DeliveryRepository } from './webhooks.repository.ts';
 
 export interface IncomingRequest {
   headers: Headers;
@@ -36,9 +37,17 @@ export interface ProviderStatus {
   lastError: string | null;
 }
 
-/** A handler's 4xx answer: the delivery's content is refused, so nothing of it is kept (decision 099). */
-class Refusal {
-  constructor(readonly answer: HookAnswer) {}
+/**
+ * What became of a delivery, in the pipeline's words: its outcome, a duplicate (with the answer a
+ * provider gives to one seen before), or failed effects (the sender retries).
+ */
+type Handled = Outcome | { status: 'duplicate'; answer?: HookAnswer } | { status: 'failed'; error: unknown };
+
+/** Carries a refused outcome out of the transaction it rolls back. */
+class RefusedDelivery extends Error {
+  constructor(readonly outcome: Outcome & { status: 'refused' }) {
+    super('refused delivery');
+  }
 }
 
 /** The innermost cause: the database's own words, not the wrapping query text with its parameters. */
@@ -56,7 +65,7 @@ export function createWebhooksService(deps: {
   settings: Pick<WebhookSettings, 'allowUnsigned' | 'secrets'>;
   clock: Clock;
   cache: Pick<Cache, 'get'>;
-  users: { accounts: Pick<UsersModule['accounts'], 'findByEmail' | 'findById' | 'setBilling'> };
+  users: { accounts: Pick<UsersModule['accounts'], 'findByEmail' | 'findById' | 'changeTier' | 'openGracePeriod' | 'clearGracePeriod'> };
   messages: NotificationsModule['messages'];
   events: Pick<EventPublisher, 'admins'>;
   logger: Logger;
@@ -64,35 +73,41 @@ export function createWebhooksService(deps: {
   const { db, repo, handlers, admission, settings, clock, cache, logger, messages } = deps;
   const { accounts } = deps.users;
 
-  function contextFor(
-    tx: DbExecutor,
-    handler: ProviderHandler,
-    base: Pick<EffectContext, 'now' | 'provider' | 'deliveryId' | 'event' | 'body' | 'headers'>,
-    keepAs: EffectContext['keepAs'] = () => undefined,
-  ): EffectContext {
+  /** The ports a provider's effects use, each bound to the delivery's transaction (`tx`, never handed out). */
+  function contextFor(tx: DbExecutor, handler: ProviderHandler, base: Pick<EffectContext, 'now' | 'provider' | 'deliveryId' | 'event' | 'body' | 'headers'>): EffectContext {
     const dedupe = `${base.provider}:${base.deliveryId}`;
+    const { now, provider } = base;
     return {
       ...base,
-      tx,
-      keepAs,
       async chat(message, part) {
-        await messages.chat(tx, { source: handler.provider, ...message }, base.now, part ? `${dedupe}:${part}` : dedupe);
+        await messages.chat(tx, { source: handler.provider, ...message }, now, part ? `${dedupe}:${part}` : dedupe);
       },
       async mail(message, part) {
-        return messages.mail(tx, message, base.now, part ? `${dedupe}:${part}` : dedupe);
+        return messages.mail(tx, message, now, part ? `${dedupe}:${part}` : dedupe);
       },
       async findUser({ email, id }) {
         if (email) return accounts.findByEmail(email, tx);
         const userId = id ? parseUserId(id) : undefined;
         return userId ? accounts.findById(userId, tx) : undefined;
       },
-      async updateBilling(userId, changes) {
-        await accounts.setBilling(userId, changes, base.now, tx);
+      billing: {
+        changeTier: (userId, tier) => accounts.changeTier(userId, tier, now, tx),
+        openGracePeriod: (userId, endsAt) => accounts.openGracePeriod(userId, endsAt, now, tx),
+        clearGracePeriod: (userId) => accounts.clearGracePeriod(userId, now, tx),
       },
       isSuppressed: (email) => messages.isSuppressed(tx, email),
-      suppress: (email, reason) => messages.suppress(tx, email, reason, base.now),
+      suppress: (email, reason) => messages.suppress(tx, email, reason, now),
       async audit(event) {
-        await audit(tx, { ...event, actorType: 'webhook', details: { provider: handler.provider, deliveryId: base.deliveryId, ...event.details } }, base.now);
+        await audit(tx, { ...event, actorType: 'webhook', details: { provider: handler.provider, deliveryId: base.deliveryId, ...event.details } }, now);
+      },
+      deliveries: {
+        find: (where, options) => findDeliveries(tx, { provider, ...where }, options),
+        settle: (ids, status) => settleHeld(tx, provider, ids, status, now),
+      },
+      payments: {
+        findCustomer: (customerId) => findCustomer(tx, customerId),
+        rememberCustomer: (customer) => rememberCustomer(tx, customer, now),
+        recordPayment: (payment) => recordPayment(tx, payment, now),
       },
     };
   }
@@ -115,10 +130,9 @@ export function createWebhooksService(deps: {
     // A delivery with no id at all is named by its body alone.
     const windowMs = identity.sameBodyWindowMs ?? (identity.senderId ? undefined : RETRY_WINDOW_MS);
     let deliveryId = identity.senderId ?? '';
-    let failure: unknown;
-    let refused = false;
 
-    const answer = await db.transaction(async (tx) => {
+    /** Stores the delivery and applies it; a refusal rolls the transaction back, so nothing is kept. */
+    const store = async (tx: DbExecutor): Promise<Handled> => {
       const stored = { provider, event, payload: redactSecrets(delivery.body), verified: request.verified, receivedAt: now };
       let claim: Claim;
       if (windowMs !== undefined) {
@@ -128,39 +142,38 @@ export function createWebhooksService(deps: {
         claim = await repo.claim(tx, { ...stored, deliveryId });
       }
       const base = { now, provider, deliveryId, event, body: delivery.body, headers: delivery.headers };
-      const ack = (status: string): HookAnswer => ({ status: 200, body: { status, provider, event, delivery_id: deliveryId } });
-      if (claim === 'duplicate') {
-        return (await handler.replay?.(contextFor(tx, handler, base))) ?? ack('duplicate');
-      }
+      if (claim === 'duplicate') return { status: 'duplicate', answer: (await handler.replay?.(contextFor(tx, handler, base))) ?? undefined };
+      let outcome: Outcome;
       try {
-        let status: DeliveryStatus = 'processed';
-        const keepAs = (kept: 'unmatched' | 'superseded') => void (status = kept);
         // A savepoint: failed effects are undone, but the delivery and its failure stay recorded.
-        const result = await tx.transaction(async (effects) => handler.apply(contextFor(effects, handler, base, keepAs)));
-        if (result && result.status >= 400) throw new Refusal(result);
-        await repo.finish(tx, { provider, deliveryId }, { status, error: null, at: now });
-        return result ?? ack(status);
+        outcome = await tx.transaction(async (effects) => handler.apply(contextFor(effects, handler, base)));
       } catch (error) {
-        if (error instanceof Refusal) throw error;
-        failure = error;
         await repo.finish(tx, { provider, deliveryId }, { status: 'failed', error: rootMessage(error).slice(0, 1000), at: now });
-        return undefined;
+        return { status: 'failed', error };
       }
-    }).catch((error: unknown) => {
+      if (outcome.status === 'refused') return outcome;
+      await repo.finish(tx, { provider, deliveryId }, { status: outcome.status, error: null, at: now });
+      return outcome;
+    };
+
+    const handled = await db.transaction(async (tx) => {
+      const result = await store(tx);
       // Thrown through the transaction, so the stored delivery is rolled back with the effects.
-      if (error instanceof Refusal) {
-        refused = true;
-        return error.answer;
-      }
+      if (result.status === 'refused') throw new RefusedDelivery(result);
+      return result;
+    }).catch((error: unknown) => {
+      if (error instanceof RefusedDelivery) return error.outcome;
       throw error;
     });
 
     // A refused delivery is not stored (its transaction rolled back): nothing was received.
-    const status = answer ? String((answer.body as { status?: unknown } | undefined)?.status ?? answer.status) : 'failed';
-    if (!refused) await deps.events.admins('webhook.received', { provider, event, delivery_id: deliveryId, status });
-    if (answer) return answer;
-    logger.warn({ provider, deliveryId, event }, 'webhook delivery failed; the sender will retry it');
-    throw new AppError('internal', 'Internal Server Error', { cause: failure });
+    if (handled.status === 'refused') return handled.answer;
+    await deps.events.admins('webhook.received', { provider, event, delivery_id: deliveryId, status: handled.status });
+    if (handled.status === 'failed') {
+      logger.warn({ provider, deliveryId, event }, 'webhook delivery failed; the sender will retry it');
+      throw new AppError('internal', 'Internal Server Error', { cause: handled.error });
+    }
+    return handled.answer ?? { status: 200, body: { status: handled.status, provider, event, delivery_id: deliveryId } };
   }
 
   /** Deliveries received since a time, in total and per provider (every provider listed). */

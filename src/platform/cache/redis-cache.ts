@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { settledWithin } from '../timeouts.ts';
 import { createMemoryCache, withSingleFlight, type Cache } from './cache.ts';
 
 // Atomic on every Redis version: the window starts with the first hit and is never extended.
@@ -133,9 +134,7 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
       firstReady = undefined;
       return;
     }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([firstReady, new Promise((resolve) => (timer = setTimeout(resolve, commandTimeoutMs)))]);
-    clearTimeout(timer);
+    await settledWithin(firstReady, commandTimeoutMs);
   }
 
   async function either<T>(viaRedis: () => Promise<T>, viaMemory: () => Promise<T>): Promise<T> {
@@ -262,9 +261,7 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
     /** Waits (bounded) for the first connection, before the server listens: requests never wait for it. */
     async connected(waitMs = FIRST_CONNECTION_MS) {
       if (!everUp && !outageLogged && firstReady) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([firstReady, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-        clearTimeout(timer);
+        await settledWithin(firstReady, waitMs);
       }
       return up;
     },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { ADVISORY_LOCK } from './advisory-locks.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { databaseOutage, QUERY_READ_TIMEOUT } from './failures.ts';
 
@@ -150,7 +151,7 @@ async function openPostgres(url: string, options: { poolSize: number; queryTimeo
   });
   await migrator.connect();
   try {
-    await migrator.query('SELECT pg_advisory_lock(7340912)');
+    await migrator.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK.migrations]);
     try {
       await migrator.query('CREATE EXTENSION IF NOT EXISTS pg_trgm').catch(() => {
         // Without the extension the search falls back to sequential ILIKE; not fatal.
@@ -158,7 +159,7 @@ async function openPostgres(url: string, options: { poolSize: number; queryTimeo
       await migrate(drizzle({ client: migrator }), { migrationsFolder: MIGRATIONS_FOLDER });
       await createTrigramIndexes((text) => migrator.query(text));
     } finally {
-      await migrator.query('SELECT pg_advisory_unlock(7340912)');
+      await migrator.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCK.migrations]);
     }
   } finally {
     await migrator.end().catch(() => {});

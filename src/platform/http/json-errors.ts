@@ -93,14 +93,14 @@ function string(s: string, at: number): number {
     if (c === '"') return i + 1;
     if (c.charCodeAt(0) < 0x20) throw new Invalid(i, 'Invalid control character at');
     if (c === '\\') {
-      const escape = s[i + 1];
-      if (escape === undefined) break;
-      if (escape === 'u') {
+      const escaped = s[i + 1];
+      if (escaped === undefined) break;
+      if (escaped === 'u') {
         if (!HEX4.test(s.slice(i + 2, i + 6))) throw new Invalid(i + 1, 'Invalid \\uXXXX escape');
         i += 6;
         continue;
       }
-      if (!'"\\/bfnrt'.includes(escape)) throw new Invalid(i, 'Invalid \\escape');
+      if (!'"\\/bfnrt'.includes(escaped)) throw new Invalid(i, 'Invalid \\escape');
       i += 2;
       continue;
     }

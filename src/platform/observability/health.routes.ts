@@ -1,23 +1,14 @@
 // Liveness, readiness and Prometheus metrics: for orchestrators and scrapers, outside the contract.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Platform } from '../platform.ts';
+import { probeWithin } from '../timeouts.ts';
 
 /** A dependency that does not answer within this is as good as down for a readiness probe. */
 const PROBE_TIMEOUT_MS = 2_000;
 
 async function probe(check: () => Promise<number>): Promise<{ status: 'up'; latency_ms: number } | { status: 'down' }> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), PROBE_TIMEOUT_MS);
-  });
-  try {
-    const latency = await Promise.race([check(), timeout]);
-    return { status: 'up', latency_ms: Math.round(latency * 100) / 100 };
-  } catch {
-    return { status: 'down' };
-  } finally {
-    clearTimeout(timer);
-  }
+  const outcome = await probeWithin(check, PROBE_TIMEOUT_MS);
+  return outcome.up ? { status: 'up', latency_ms: outcome.latencyMs } : { status: 'down' };
 }
 
 export function healthRoutes(deps: { platform: Pick<Platform, 'database' | 'cache' | 'metrics'> }): FastifyPluginAsyncTypebox {

@@ -2,6 +2,7 @@
 // a worker delivers them afterwards with retries, so a crash between the two loses nothing.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
+import { backoffDelay } from '../backoff.ts';
 import type { Clock } from '../clock.ts';
 import { databaseOutage, isDatabaseUnavailable, type Database, type DbExecutor } from '../db/database.ts';
 import { iso } from '../http/schemas.ts';
@@ -137,10 +138,9 @@ export function isFinalFailure(error: unknown, row: Pick<OutboxRow, 'attempts' |
   return !(error instanceof RateLimited) && row.attempts >= row.maxAttempts;
 }
 
+/** The delay after failed attempt `attempt` (1-based): doubling from `baseMs` to an hour, plus up to 20%. */
 export function backoffMs(attempt: number, baseMs: number): number {
-  const exponential = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 60 * 60 * 1000);
-  // Up to 20% jitter so that a burst of failures does not retry in lockstep.
-  return Math.round(exponential * (1 + Math.random() * 0.2));
+  return backoffDelay(attempt - 1, { baseMs, maxMs: 60 * 60 * 1000, jitter: [1, 1.2] });
 }
 
 export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {

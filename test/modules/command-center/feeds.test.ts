@@ -122,27 +122,30 @@ describe('command center feeds', () => {
       const live = await post({ source: 'f-news', direction: 'short', detected_at: hoursAgo(2), expires_at: hoursAhead(2) });
       const recent = await post({ source: 'f-chain', direction: 'up', detected_at: hoursAgo(1) }); // active for 23 h more
       const shady = await post({ source: 'f-rumours', direction: 'long', trust_tier: 'quarantined', detected_at: hoursAgo(0.5) });
-      const ids = [old, expired, live, recent, shady];
+      // Detected long before the default horizon, but its own horizon is still ahead: active.
+      const lasting = await post({ source: 'f-chain', direction: 'down', detected_at: hoursAgo(48), expires_at: hoursAhead(3) });
+      const ids = [old, expired, live, recent, shady, lasting];
 
       await module.intel.recordOutcome(old, 4.2); // bullish and up: correct
       await module.intel.recordOutcome(expired, 1.0); // bearish but up: wrong
       await module.intel.recordOutcome(live, -0.5); // short and down: correct
 
       const all = await get('?limit=500');
-      assert.deepEqual(all.mine, [shady, recent, live, expired, old]);
+      assert.deepEqual(all.mine, [shady, recent, live, expired, old, lasting]);
       assert.deepEqual(all.summary['f-news'], { total: 3, scored: 3, correct: 2, precision: 2 / 3 });
-      assert.deepEqual(all.summary['f-chain'], { total: 1, scored: 0, correct: 0, precision: 0 });
+      assert.deepEqual(all.summary['f-chain'], { total: 2, scored: 0, correct: 0, precision: 0 });
       assert.deepEqual(all.summary['f-rumours'], { total: 1, scored: 0, correct: 0, precision: 0 });
       assert.equal(all.events.find((e: { id: string }) => e.id === old).outcome_pct, 4.2);
 
       const trusted = await get('?include_quarantined=false&limit=500');
-      assert.deepEqual(trusted.mine, [recent, live, expired, old]);
+      assert.deepEqual(trusted.mine, [recent, live, expired, old, lasting]);
       assert.ok(!('f-rumours' in trusted.summary));
       assert.ok(trusted.events.every((e: { trust_tier: string }) => e.trust_tier !== 'quarantined'));
 
       const active = await get('?active=true&include_quarantined=false&limit=500');
-      assert.deepEqual(active.mine, [recent, live]);
+      assert.deepEqual(active.mine, [recent, live, lasting]);
       assert.deepEqual(active.summary['f-news'], { total: 1, scored: 1, correct: 1, precision: 1 });
+      assert.deepEqual(active.summary['f-chain'], { total: 2, scored: 0, correct: 0, precision: 0 });
 
       const limited = (await call('GET', `${INTEL}?limit=2`)).json();
       assert.equal(limited.events.length, 2);

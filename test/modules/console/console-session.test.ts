@@ -26,7 +26,7 @@ describe('the console session', () => {
     assert.equal(typeof header, 'string', 'one Set-Cookie header');
     return header as string;
   };
-  const valueOf = (setCookie: string) => /^tp_console_refresh=([^;]*)/.exec(setCookie)![1]!;
+  const cookieValue = (setCookie: string) => /^tp_console_refresh=([^;]*)/.exec(setCookie)![1]!;
   const withCookie = (value: string) => ({ ...CONSOLE, cookie: `tp_console_refresh=${value}` });
   const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
 
@@ -79,11 +79,11 @@ describe('the console session', () => {
   describe('POST /api/console/session/refresh', () => {
     it('rotates the cookie for a new access token; the spent cookie presented again ends the session', async () => {
       const user = await signIn(t.app, t.database);
-      const first = valueOf(cookieOf(await post('/api/console/session/login', { email: user.email, password: user.password })));
+      const first = cookieValue(cookieOf(await post('/api/console/session/login', { email: user.email, password: user.password })));
       const refreshed = await post('/api/console/session/refresh', undefined, withCookie(first));
       assert.equal(refreshed.statusCode, 200, refreshed.body);
       assert.deepEqual(Object.keys(refreshed.json()).sort(), ['access_token', 'expires_in', 'token_type']);
-      const second = valueOf(cookieOf(refreshed));
+      const second = cookieValue(cookieOf(refreshed));
       assert.notEqual(second, first);
       assert.equal((await me(refreshed.json().access_token)).statusCode, 200);
 
@@ -107,7 +107,7 @@ describe('the console session', () => {
 
     it('answers 403 once the account is suspended, and clears the cookie', async () => {
       const user = await signIn(t.app, t.database);
-      const cookie = valueOf(cookieOf(await post('/api/console/session/login', { email: user.email, password: user.password })));
+      const cookie = cookieValue(cookieOf(await post('/api/console/session/login', { email: user.email, password: user.password })));
       const suspend = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${user.id}`, headers: admin.headers, payload: { status: 'suspended' } });
       assert.equal(suspend.statusCode, 200, suspend.body);
       const refreshed = await post('/api/console/session/refresh', undefined, withCookie(cookie));
@@ -151,7 +151,7 @@ describe('the console session', () => {
     it('ends the session and clears the cookie; the cookie then no longer refreshes', async () => {
       const user = await signIn(t.app, t.database);
       const login = await post('/api/console/session/login', { email: user.email, password: user.password });
-      const cookie = valueOf(cookieOf(login));
+      const cookie = cookieValue(cookieOf(login));
       const out = await post('/api/console/session/logout', undefined, { ...withCookie(cookie), authorization: `Bearer ${login.json().access_token}` });
       assert.equal(out.statusCode, 200);
       assert.deepEqual(out.json(), { success: true });

@@ -23,6 +23,7 @@ export function readRun(app: FastifyInstance, runId: string, secret: string = JO
 }
 
 /** Polls the run read until the run is no longer `running`; answers the run as read then. */
+// biome-ignore lint/suspicious/noExplicitAny: a run read is a JSON body, as untyped as response.json()
 export async function awaitRun(app: FastifyInstance, runId: string, secret: string = JOB_SECRET, timeoutMs = 30_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -36,6 +37,7 @@ export async function awaitRun(app: FastifyInstance, runId: string, secret: stri
 }
 
 /** Triggers a job, expects it to start (202), and answers the run once it has ended. */
+// biome-ignore lint/suspicious/noExplicitAny: a run read is a JSON body, as untyped as response.json()
 export async function runJob(app: FastifyInstance, job: string): Promise<any> {
   const response = await trigger(app, job);
   if (response.statusCode !== 202) throw new Error(`${job} did not start: ${response.statusCode} ${response.body}`);

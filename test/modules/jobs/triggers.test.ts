@@ -108,8 +108,8 @@ describe('scheduled job triggers', () => {
   it('records a job that fails with a safe message the run read and health tell, never a 500 or a stack', async () => {
     // A real failure: the table the job works on is gone for a moment.
     await t.database.db.execute(sql`ALTER TABLE strategies RENAME TO strategies_away`);
-    let response;
-    let read;
+    let response: Awaited<ReturnType<typeof trigger>>;
+    let read: Awaited<ReturnType<typeof awaitRun>>;
     try {
       response = await trigger(t.app, 'strategy-autopilot/evaluate');
       assert.equal(response.statusCode, 202, response.body);

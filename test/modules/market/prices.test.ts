@@ -36,7 +36,7 @@ describe('market tickers and prices', () => {
       assert.equal(btc.trades, 1_800_000);
       for (const key of ['open', 'high', 'low', 'change', 'bid', 'ask', 'weighted_avg_price']) assert.equal(typeof btc[key], 'number', key);
       assert.ok(Date.parse(String(btc.close_time)) - Date.parse(String(btc.open_time)) === 86_400_000);
-      body.forEach((row) => assertFresh(row));
+      for (const row of body) assertFresh(row);
     });
 
     it('takes limit', async () => {

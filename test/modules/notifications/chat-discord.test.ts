@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
 // The outbox's retry bookkeeping (attempts, next try, dead letters): the dashboard shows only its totals.
 import { outbox } from '../../../src/platform/db/schema.ts';
-import { type ChatMessage } from '../../../src/modules/notifications/index.ts';
+import type { ChatMessage } from '../../../src/modules/notifications/index.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
 

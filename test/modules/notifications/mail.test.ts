@@ -6,7 +6,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 // The outbox's bookkeeping and sealed payloads, and a suppression set up directly: no operation shows or makes them.
 import { emailSuppressions } from '../../../src/modules/notifications/notifications.tables.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
-import { type MailMessage } from '../../../src/modules/notifications/index.ts';
+import type { MailMessage } from '../../../src/modules/notifications/index.ts';
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';

@@ -113,6 +113,33 @@ describe('portfolio', () => {
       const body = (await get('/api/portfolio/summary', other)).json();
       assert.deepEqual([body.value, body.realized_pnl, body.assets], [0, 0, []]);
     });
+
+    it('answers a user with nothing stored without asking Binance, so also when it is unreachable', async () => {
+      // The same database, and a Binance that refuses every connection: holding nothing needs no price.
+      const offline = await buildTestApp({ env: fakes.env({ BINANCE_API_URL: fakes.closedUrl }), keepData: true });
+      try {
+        const nobody = await signIn(offline.app, offline.database);
+        const ask = (url: string, who: TestUser) => offline.app.inject({ method: 'GET', url, headers: who.headers });
+        const summary = await ask('/api/portfolio/summary?quote=usdt', nobody);
+        assert.equal(summary.statusCode, 200, summary.body);
+        assert.deepEqual(
+          { ...summary.json<Record<string, unknown>>(), as_of: null },
+          { quote: 'USDT', as_of: null, value: 0, cost_basis: 0, unrealized_pnl: 0, realized_pnl: 0, fees: 0, net_deposits: 0, assets: [] },
+        );
+        const csv = await ask('/api/portfolio/realized.csv', nobody);
+        assert.equal(csv.statusCode, 200, csv.body);
+        assert.equal(csv.body, 'asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days\r\n');
+        const history = await ask('/api/portfolio/history?interval=1d', nobody);
+        assert.equal(history.statusCode, 200, history.body);
+        assert.deepEqual([history.json().points.length, history.json().twr, history.json().mwr], [31, null, null]);
+        assert.ok(history.json().points.every((p: { value: number; net_deposits: number }) => p.value === 0 && p.net_deposits === 0));
+        // Holding BTC needs its price: that answer still says the venue is unreachable.
+        const holder = await ask('/api/portfolio/summary', user);
+        assert.equal(holder.statusCode, 503, holder.body);
+      } finally {
+        await offline.close();
+      }
+    });
   });
 
   describe('GET /api/portfolio/realized.csv', () => {
@@ -307,7 +334,7 @@ describe('portfolio', () => {
       // XIRR: the rate that discounts −1000 (Jan 1), −500 (Jan 3 noon) and +last value (Jan 5) to 0.
       const year = 365 * 86_400_000;
       const npv = (r: number) =>
-        -1000 - 500 / Math.pow(1 + r, (at('2026-01-03T12:00:00Z') - at('2026-01-01T00:00:00Z')) / year) + values[4]! / Math.pow(1 + r, (4 * 86_400_000) / year);
+        -1000 - 500 / (1 + r) ** ((at('2026-01-03T12:00:00Z') - at('2026-01-01T00:00:00Z')) / year) + values[4]! / (1 + r) ** ((4 * 86_400_000) / year);
       assert.equal(typeof body.mwr, 'number');
       assert.ok(Math.abs(npv(body.mwr)) < 1e-3, `npv at ${body.mwr} is ${npv(body.mwr)}`);
     });

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { providerApiKeys } from '../../../src/modules/provider-keys/provider-keys.tables.ts';
 import { keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { auditLog, outbox } from '../../../src/platform/db/schema.ts';
-import { AiProvidersFake, FAKE_PROVIDERS, startAiProvidersFake, type FakeProvider } from '../../fakes/ai-providers.ts';
+import { type AiProvidersFake, FAKE_PROVIDERS, startAiProvidersFake, type FakeProvider } from '../../fakes/ai-providers.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 

@@ -73,7 +73,7 @@ describe('auth provider hook (Supabase Auth)', () => {
       assert.deepEqual(response.json(), { claims: { ...input.claims, user_role: 'admin', subscription_tier: 'pro' } });
       const [stored] = (await deliveryRows(t, 'authprovider')).filter((r) => r.event === 'custom_access_token');
       assert.equal(stored?.verified, true);
-      assert.equal((stored?.payload as { claims: { email: string } }).claims.email, 'Admin@Example.com');
+      assert.equal((stored!.payload as { claims: { email: string } }).claims.email, 'Admin@Example.com');
     });
 
     it('accepts the bearer secret instead, and answers the same hook asked again the same way', async () => {

@@ -154,7 +154,7 @@ describe('code host webhook (GitHub)', () => {
     assert.equal(response.json().status, 'processed');
     const stored = (await deliveryRows(t, 'codehost')).find((row) => row.delivery_id === delivery.headers['x-github-delivery']);
     assert.equal(stored?.status, 'processed');
-    assert.equal((stored?.payload as { commits: unknown[] }).commits.length, 4000);
+    assert.equal((stored!.payload as { commits: unknown[] }).commits.length, 4000);
   });
 
   it('answers 413 above 25 MiB, and the other receivers keep a limit of a few MiB', async () => {

@@ -25,7 +25,7 @@ function hostileValue(name: string, victim: string): unknown {
   if (key === 'role') return 'admin';
   if (key === 'status') return 'suspended';
   if (key === 'subscription_tier' || key === 'tier') return 'enterprise';
-  if (/^(is|has|email|two_factor)_/.test(key) || /_(enabled|verified|active)$/.test(key)) return key === 'is_active' ? false : true;
+  if (/^(is|has|email|two_factor)_/.test(key) || /_(enabled|verified|active)$/.test(key)) return key !== 'is_active';
   if (/(_at|_date)$/.test(key)) return '2001-01-01T00:00:00.000Z';
   if (/(count|version|attempts|limit|priority)$/.test(key)) return 99_999;
   return MARKER;

@@ -168,7 +168,15 @@ describe('redaction helpers', () => {
 
   it('a plain logger call with a secret at the top level is redacted too', () => {
     const lines: string[] = [];
-    const logger = createLogger('info', new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) }));
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write: (chunk, _e, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     logger.info({ password: 'p4ss', user: { apiSecret: 's3cr3t' } }, 'hello');
     assert.ok(!lines.join('').includes('p4ss'));
     assert.ok(!lines.join('').includes('s3cr3t'));

@@ -104,13 +104,13 @@ export function PortfolioPanel() {
       <Section
         title="Value over time"
         actions={
-          <div class="segmented" role="group" aria-label="Curve interval">
+          <fieldset class="segmented" aria-label="Curve interval">
             {(['1h', '1d'] as const).map((value) => (
               <button type="button" key={value} aria-pressed={interval === value} onClick={() => setInterval(value)}>
                 {value === '1d' ? 'Daily' : 'Hourly'}
               </button>
             ))}
-          </div>
+          </fieldset>
         }
       >
         <ErrorNote error={history.error} />

@@ -191,7 +191,9 @@ export function SecurityPanel() {
         <form onSubmit={confirmCode}>
           <p>Scan this code with your authenticator app, or type the secret into it.</p>
           <img class="qr" src={svgDataUrl(setup.qr_svg)} alt="QR code of the two-factor secret" />
-          <p class="secret" aria-label="Two-factor secret">{setup.secret}</p>
+          <section class="secret" aria-label="Two-factor secret">
+            {setup.secret}
+          </section>
           <Field label="Authentication code">
             <input inputMode="numeric" autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
           </Field>

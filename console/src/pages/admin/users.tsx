@@ -138,14 +138,14 @@ export function UsersPanel() {
             </select>
           </Field>
         </div>
-        <div class="row" role="group" aria-label="Bulk actions">
+        <fieldset class="row" aria-label="Bulk actions">
           <span class="muted">{`${selected.length} selected`}</span>
           {(['activate', 'suspend', 'delete', 'export'] as const).map((kind) => (
             <button type="button" key={kind} class={kind === 'delete' ? 'danger' : 'ghost'} disabled={selected.length === 0 || action.pending} onClick={() => void bulk(kind)}>
               {kind === 'export' ? 'Export CSV' : `${kind[0]!.toUpperCase()}${kind.slice(1)} selected`}
             </button>
           ))}
-        </div>
+        </fieldset>
         {message ? (
           <p role="status" class="notice">
             {message}

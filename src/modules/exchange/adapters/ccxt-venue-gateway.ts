@@ -82,7 +82,7 @@ export class CcxtVenueGateway implements VenueGateway {
   async markets(venue: Venue, options: CallOptions = {}): Promise<VenueMarket[]> {
     return this.call(venue, { timeoutMs: options.timeoutMs }, async (exchange) =>
       (Object.values(exchange.markets ?? {}) as MarketInterface[])
-        .filter((m) => m && m.spot)
+        .filter((m) => m?.spot)
         .map(toVenueMarket),
     );
   }

@@ -4,6 +4,7 @@
 // closes, fails, or stays silent for 30 s; while it is not live, callers fall back to REST.
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
+import { backoffDelay } from '../../../platform/backoff.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { LiveFeedState, LivePriceFeed, LiveTick } from './market-source.ts';
 
@@ -19,11 +20,9 @@ export interface LiveFeedOptions {
   random?: () => number;
 }
 
-/** Delay before reconnect attempt `attempt` (0-based): doubling from base to max, times 0.5..1. */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
-  return Math.round(ceiling * (0.5 + random() / 2));
-}
+
+/** Each reconnect waits between half and all of the doubled delay. */
+const RECONNECT_JITTER = [0.5, 1] as const;
 
 interface MiniTicker {
   e?: string;
@@ -115,7 +114,7 @@ export function createBinanceLiveFeed(options: LiveFeedOptions): LivePriceFeed {
 
   function scheduleReconnect(): void {
     status = 'reconnecting';
-    const delay = backoffDelay(attempt, backoff.baseMs, backoff.maxMs, random);
+    const delay = backoffDelay(attempt, { ...backoff, jitter: RECONNECT_JITTER }, random);
     attempt += 1;
     reconnects += 1;
     nextAttemptAt = now() + delay;

@@ -2,6 +2,7 @@
 // can do nothing else). Publishing waits at most half a second; ioredis reconnects and re-subscribes
 // by itself, and `onReconnect` lets the caller catch up on what was published meanwhile.
 import { Redis } from 'ioredis';
+import { settledWithin } from '../../../platform/timeouts.ts';
 import type { EventBus } from './event-bus.ts';
 
 export function createRedisEventBus(url: string, channel: string): EventBus {
@@ -28,7 +29,7 @@ export function createRedisEventBus(url: string, channel: string): EventBus {
       void publisher.connect().catch(() => {});
       void subscriber.connect().catch(() => {});
       const subscribed = subscriber.subscribe(channel).catch(() => {});
-      await Promise.race([subscribed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      await settledWithin(subscribed, 2_000);
     },
     async publish(message) {
       await publisher.publish(channel, message);

@@ -2,7 +2,7 @@
 // the token's claims; the send-email hook sends the auth mails through our outbox.
 import { isVerdict, OK, standardWebhookCheck, verifyBearer } from '../signatures.ts';
 import { authHookMails } from './auth-hook.mails.ts';
-import { header, RETRY_WINDOW_MS, str, type EffectContext, type HookAnswer, type Json, type ProviderHandler } from './provider.ts';
+import { header, processed, refused, RETRY_WINDOW_MS, str, type EffectContext, type HookAnswer, type Json, type Outcome, type ProviderHandler } from './provider.ts';
 
 /** Our claims, beside the provider's own `role` (its database role), which must stay untouched. */
 export const ROLE_CLAIM = 'user_role';
@@ -50,6 +50,9 @@ async function sendEmail(context: EffectContext): Promise<HookAnswer> {
   return suppressed ? hookError(400, SUPPRESSED) : { status: 200, body: {} };
 }
 
+/** The hook answers with data: a 4xx refuses the delivery, anything else is its processed answer. */
+const outcomeOf = (answer: HookAnswer): Outcome => (answer.status >= 400 ? refused(answer) : processed(answer));
+
 export const authproviderHandler: ProviderHandler = {
   provider: 'authprovider',
   name: 'Auth provider',
@@ -71,9 +74,9 @@ export const authproviderHandler: ProviderHandler = {
     event: hookKind(delivery.body),
   }),
   async apply(context) {
-    if (context.event === 'custom_access_token') return accessToken(context);
-    if (context.event === 'send_email') return sendEmail(context);
-    return unknownHook();
+    if (context.event === 'custom_access_token') return outcomeOf(await accessToken(context));
+    if (context.event === 'send_email') return outcomeOf(await sendEmail(context));
+    return refused(unknownHook());
   },
   async replay(context) {
     // A token request asked again is answered again (reads only); a mail already queued is not re-sent.

@@ -1,7 +1,7 @@
 // Code host (GitHub): push, pull request, failed workflow run, release and ping become chat messages.
 import type { ChatMessage } from '../../notifications/index.ts';
 import { hubSignatureCheck } from '../signatures.ts';
-import { excerpt, REPLAY_WINDOW_MS, header, obj, plural, str, type Headers, type Json, type ProviderHandler } from './provider.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, plural, str, type Headers, type Json, processed, type ProviderHandler } from './provider.ts';
 
 export const CODEHOST_EVENT_HEADERS = ['x-codehost-event', 'x-github-event'] as const;
 
@@ -142,5 +142,6 @@ export const codehostHandler: ProviderHandler = {
   async apply(context) {
     const message = codehostMessage(eventName(context.headers), context.body);
     if (message) await context.chat(message);
+    return processed();
   },
 };

@@ -1,7 +1,7 @@
 // Database webhooks (Supabase): row changes; new and removed user profiles are worth a message.
 import type { ChatMessage } from '../../notifications/index.ts';
 import { verifyBearer } from '../signatures.ts';
-import { header, RETRY_WINDOW_MS, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { header, RETRY_WINDOW_MS, obj, str, type Json, processed, type ProviderHandler } from './provider.ts';
 
 /** Tables whose rows are people: an insert is a sign-up, a delete an account gone. */
 const USER_TABLES = new Set(['users', 'profiles', 'user_profiles', 'accounts']);
@@ -46,5 +46,6 @@ export const databaseHandler: ProviderHandler = {
     const { type, table } = describe(context.headers, context.body);
     const message = databaseMessage(type, table, context.body);
     if (message) await context.chat(message);
+    return processed();
   },
 };

@@ -1,7 +1,7 @@
 // Edge deployments (Vercel): a deployment that is ready, failed or was canceled becomes a message.
 import type { ChatMessage } from '../../notifications/index.ts';
 import { hexHmacCheck } from '../signatures.ts';
-import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, processed, type ProviderHandler } from './provider.ts';
 
 const OUTCOMES: Record<string, { verb: string; level: ChatMessage['level'] }> = {
   'deployment.succeeded': { verb: 'is ready', level: 'success' },
@@ -49,5 +49,6 @@ export const edgeHandler: ProviderHandler = {
   async apply(context) {
     const message = edgeMessage(context.event, context.body);
     if (message) await context.chat(message);
+    return processed();
   },
 };

@@ -1,7 +1,7 @@
 // Error monitoring (Sentry): new and resolved issues, alert rules that fired, metric alerts, errors.
 import type { ChatMessage } from '../../notifications/index.ts';
 import { hexHmacCheck } from '../signatures.ts';
-import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, processed, type ProviderHandler } from './provider.ts';
 
 type Message = Omit<ChatMessage, 'source'>;
 type Level = ChatMessage['level'];
@@ -103,5 +103,6 @@ export const errormonHandler: ProviderHandler = {
     const [resource = '', action = ''] = context.event.split('.');
     const message = errormonMessage(resource, action, context.body);
     if (message) await context.chat(message);
+    return processed();
   },
 };

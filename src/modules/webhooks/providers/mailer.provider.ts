@@ -1,7 +1,7 @@
 // The mail provider (Resend, signed by Svix): bounces and complaints suppress the recipients, so
 // that no mail of ours goes to them again.
 import { hexHmacCheck, standardWebhookCheck } from '../signatures.ts';
-import { header, REPLAY_WINDOW_MS, type Headers, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { header, REPLAY_WINDOW_MS, type Headers, obj, str, type Json, processed, type ProviderHandler } from './provider.ts';
 
 /** The addresses a bounce or complaint should suppress; none for a soft (transient) bounce. */
 export function addressesToSuppress(type: string, body: Json): string[] {
@@ -48,5 +48,6 @@ export const mailerHandler: ProviderHandler = {
         details: { reason, emailId: str(obj(context.body.data).email_id) },
       });
     }
+    return processed();
   },
 };

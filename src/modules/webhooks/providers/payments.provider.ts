@@ -1,8 +1,6 @@
 // Payments (Stripe): paid invoices go to the ledger, failed ones open a grace period, subscription
 // changes set the user's tier. Users are matched by the customer's e-mail or a remembered customer id.
-import { findCustomer, recordPayment, rememberCustomer } from '../payments.repository.ts';
-import { findDeliveries, settleHeld } from '../webhooks.repository.ts';
-import { header, RETRY_WINDOW_MS, num, obj, str, type EffectContext, type Json, type MatchedUser, type ProviderHandler } from './provider.ts';
+import { header, keptAs, processed, RETRY_WINDOW_MS, num, obj, str, type EffectContext, type Json, type MatchedUser, type Outcome, type ProviderHandler } from './provider.ts';
 import { stripeSignatureCheck } from '../signatures.ts';
 import { subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
 
@@ -24,17 +22,16 @@ function secondsToDate(value: unknown): Date | undefined {
 
 /** Finds our user by the e-mail in the event, else by a customer id seen before; remembers the pair. */
 async function matchUser(context: EffectContext, customerId: string | undefined, email: string | undefined): Promise<Match> {
-  const { tx, now } = context;
   let address = email?.trim().toLowerCase() || undefined;
   let user = address ? await context.findUser({ email: address }) : undefined;
   if (!user && customerId) {
-    const customer = await findCustomer(tx, customerId);
+    const customer = await context.payments.findCustomer(customerId);
     if (customer?.userId) user = await context.findUser({ id: customer.userId });
     if (!user && customer?.email) user = await context.findUser({ email: customer.email });
     address ??= customer?.email ?? undefined;
   }
   if (customerId && (address || user)) {
-    await rememberCustomer(tx, { customerId, userId: user?.id ?? null, email: address ?? null }, now);
+    await context.payments.rememberCustomer({ customerId, userId: user?.id ?? null, email: address ?? null });
   }
   return { user, email: address ?? user?.email };
 }
@@ -44,12 +41,11 @@ function who(match: Match, customerId: string | undefined): string {
 }
 
 async function clearGracePeriod(context: EffectContext, user: MatchedUser, why: string): Promise<void> {
-  if (!user.gracePeriodEndsAt) return;
-  await context.updateBilling(user.id, { gracePeriodEndsAt: null });
+  if (!(await context.billing.clearGracePeriod(user.id))) return;
   await context.audit({ action: 'billing.grace_period.clear', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { reason: why } });
 }
 
-async function invoicePaid(context: EffectContext, invoice: Json, event: Json): Promise<void> {
+async function invoicePaid(context: EffectContext, invoice: Json, event: Json): Promise<Outcome> {
   const customerId = idOf(invoice.customer);
   const match = await matchUser(context, customerId, str(invoice.customer_email));
   const invoiceId = str(invoice.id);
@@ -59,11 +55,14 @@ async function invoicePaid(context: EffectContext, invoice: Json, event: Json): 
   if (!invoiceId || amountPaid === undefined || amountPaid <= 0 || !currency) return applyHeldChanges(context, customerId, match);
   const amount = toMajorUnits(amountPaid, currency);
   const occurredAt = secondsToDate(obj(invoice.status_transitions).paid_at) ?? secondsToDate(event.created) ?? context.now;
-  const recorded = await recordPayment(
-    context.tx,
-    { externalId: invoiceId, userId: match.user?.id ?? null, customerEmail: match.email ?? null, amount, currency: currency.toUpperCase(), occurredAt },
-    context.now,
-  );
+  const recorded = await context.payments.recordPayment({
+    externalId: invoiceId,
+    userId: match.user?.id ?? null,
+    customerEmail: match.email ?? null,
+    amount,
+    currency: currency.toUpperCase(),
+    occurredAt,
+  });
   // invoice.paid and invoice.payment_succeeded both arrive for one invoice: record and tell once.
   if (!recorded) return applyHeldChanges(context, customerId, match);
   await context.audit({
@@ -81,25 +80,24 @@ async function invoicePaid(context: EffectContext, invoice: Json, event: Json): 
     url: str(invoice.hosted_invoice_url),
     fields: [{ name: 'Invoice', value: str(invoice.number) ?? invoiceId }],
   });
-  await applyHeldChanges(context, customerId, match);
+  return applyHeldChanges(context, customerId, match);
 }
 
-async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodDays: number): Promise<void> {
+async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodDays: number): Promise<Outcome> {
   const customerId = idOf(invoice.customer);
   const match = await matchUser(context, customerId, str(invoice.customer_email));
   const fields: { name: string; value: string }[] = [];
   const attempts = num(invoice.attempt_count);
   if (attempts !== undefined) fields.push({ name: 'Attempt', value: String(attempts) });
-  let graceEnds = match.user?.gracePeriodEndsAt ?? undefined;
-  if (match.user && !graceEnds) {
-    graceEnds = new Date(context.now.getTime() + gracePeriodDays * DAY_MS);
-    await context.updateBilling(match.user.id, { gracePeriodEndsAt: graceEnds });
+  const grace = match.user ? await context.billing.openGracePeriod(match.user.id, new Date(context.now.getTime() + gracePeriodDays * DAY_MS)) : undefined;
+  const graceEnds = grace?.endsAt;
+  if (match.user && grace?.opened) {
     await context.audit({
       action: 'billing.grace_period.open',
       subjectUserId: match.user.id,
       targetType: 'user',
       targetId: match.user.id,
-      details: { invoice: str(invoice.id), endsAt: graceEnds.toISOString() },
+      details: { invoice: str(invoice.id), endsAt: grace.endsAt.toISOString() },
     });
   }
   if (graceEnds) fields.push({ name: 'Grace period until', value: graceEnds.toISOString() });
@@ -113,7 +111,7 @@ async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodD
     url: str(invoice.hosted_invoice_url),
     fields,
   });
-  await applyHeldChanges(context, customerId, match);
+  return applyHeldChanges(context, customerId, match);
 }
 
 /** Stripe's subscription events; they carry a customer id but no e-mail. */
@@ -137,17 +135,16 @@ async function applySubscription(context: EffectContext, user: MatchedUser, whom
   const subscription = obj(data.object);
   const previous = obj(data.previous_attributes);
   const outcome = subscriptionOutcome(type, subscription);
-  let tierChanged = false;
-  if (outcome.tier && outcome.tier !== user.subscriptionTier) {
-    tierChanged = true;
-    await context.updateBilling(user.id, { subscriptionTier: outcome.tier });
+  const from = outcome.tier ? await context.billing.changeTier(user.id, outcome.tier) : undefined;
+  const tierChanged = from !== undefined;
+  if (tierChanged) {
     await context.audit({
       action: 'billing.subscription.tier_change',
       subjectUserId: user.id,
       targetType: 'user',
       targetId: user.id,
       details: {
-        from: user.subscriptionTier,
+        from,
         to: outcome.tier,
         subscription: str(subscription.id),
         status: outcome.status,
@@ -174,9 +171,8 @@ async function applySubscription(context: EffectContext, user: MatchedUser, whom
 
 /** A customer's subscription deliveries in one status, newest first (locked when they may be settled). */
 function subscriptionDeliveries(context: EffectContext, customerId: string, status: 'unmatched' | 'processed') {
-  return findDeliveries(
-    context.tx,
-    { provider: 'payments', status, events: SUBSCRIPTION_EVENTS, path: ['data', 'object', 'customer'], value: customerId },
+  return context.deliveries.find(
+    { status, events: SUBSCRIPTION_EVENTS, path: ['data', 'object', 'customer'], value: customerId },
     status === 'unmatched' ? { lock: true } : { limit: 1 },
   );
 }
@@ -185,47 +181,46 @@ function subscriptionDeliveries(context: EffectContext, customerId: string, stat
  * The customer's tier follows the newest subscription event by Stripe's `created`, whatever order
  * they came in: among the held ones and `current`, the newest is applied unless an applied one is
  * newer still; the rest are superseded. Runs in the delivery's transaction on locked rows, so each
- * held delivery is settled exactly once.
+ * held delivery is settled exactly once. Answers what became of `current`: superseded when another
+ * delivery's change stands.
  */
-async function applyNewest(context: EffectContext, customerId: string, match: Match & { user: MatchedUser }, current?: Json): Promise<void> {
+async function applyNewest(context: EffectContext, customerId: string, match: Match & { user: MatchedUser }, current?: Json): Promise<Outcome> {
   const held = await subscriptionDeliveries(context, customerId, 'unmatched');
   const [applied] = await subscriptionDeliveries(context, customerId, 'processed');
   const newestHeld = held[0];
   const heldWins = newestHeld !== undefined && (current === undefined || createdOf(newestHeld.payload) > createdOf(current));
   const newest = heldWins ? newestHeld.payload : current;
   const stale = newest === undefined || (applied !== undefined && createdOf(applied.payload) > createdOf(newest));
-  const settle = async (ids: string[], status: 'processed' | 'superseded') => settleHeld(context.tx, 'payments', ids, status, context.now);
+  const settle = (ids: string[], status: 'processed' | 'superseded') => context.deliveries.settle(ids, status);
   await settle(held.filter((d) => stale || d !== newestHeld || !heldWins).map((d) => d.deliveryId), 'superseded');
-  if (stale) {
-    if (current) context.keepAs('superseded');
-    return;
-  }
-  if (heldWins) {
-    await settle([newestHeld.deliveryId], 'processed');
-    if (current) context.keepAs('superseded');
-  }
+  const outcome = current && (stale || heldWins) ? keptAs('superseded') : processed();
+  if (stale) return outcome;
+  if (heldWins) await settle([newestHeld.deliveryId], 'processed');
   // Read again: this delivery's own effects may have changed the user already.
   const user = (await context.findUser({ id: match.user.id })) ?? match.user;
   await applySubscription(context, user, who(match, customerId), newest, heldWins ? newestHeld.deliveryId : undefined);
+  return outcome;
 }
 
 /** A checkout or invoice linked the customer to a user: a subscription change held for it applies now. */
-async function applyHeldChanges(context: EffectContext, customerId: string | undefined, match: Match): Promise<void> {
-  if (customerId && match.user) await applyNewest(context, customerId, { ...match, user: match.user });
+async function applyHeldChanges(context: EffectContext, customerId: string | undefined, match: Match): Promise<Outcome> {
+  if (customerId && match.user) return applyNewest(context, customerId, { ...match, user: match.user });
+  return processed();
 }
 
-async function subscriptionChanged(context: EffectContext, event: Json): Promise<void> {
+async function subscriptionChanged(context: EffectContext, event: Json): Promise<Outcome> {
   const subscription = obj(obj(event.data).object);
   const customerId = idOf(subscription.customer);
   const match = await matchUser(context, customerId, undefined);
   if (match.user) {
     if (customerId) return applyNewest(context, customerId, { ...match, user: match.user }, event);
-    return applySubscription(context, match.user, who(match, customerId), event);
+    await applySubscription(context, match.user, who(match, customerId), event);
+    return processed();
   }
   // Stripe does not order events: the checkout or invoice naming this customer may still come.
   // Held (`unmatched`), the change is applied when one links the customer to a user.
-  if (customerId) context.keepAs('unmatched');
-  if (!noteworthy(context.event, obj(obj(event.data).previous_attributes))) return;
+  const outcome = customerId ? keptAs('unmatched') : processed();
+  if (!noteworthy(context.event, obj(obj(event.data).previous_attributes))) return outcome;
   await context.chat({
     title: `Subscription ${context.event === 'customer.subscription.deleted' ? 'canceled' : 'updated'} for ${who(match, customerId)}`,
     text: customerId
@@ -234,9 +229,10 @@ async function subscriptionChanged(context: EffectContext, event: Json): Promise
     level: 'info',
     fields: [{ name: 'Status', value: subscriptionOutcome(context.event, subscription).status }],
   });
+  return outcome;
 }
 
-async function checkoutCompleted(context: EffectContext, session: Json): Promise<void> {
+async function checkoutCompleted(context: EffectContext, session: Json): Promise<Outcome> {
   const customerId = idOf(session.customer);
   const match = await matchUser(context, customerId, str(obj(session.customer_details).email) ?? str(session.customer_email));
   const total = num(session.amount_total);
@@ -249,7 +245,7 @@ async function checkoutCompleted(context: EffectContext, session: Json): Promise
     level: 'success',
     fields,
   });
-  await applyHeldChanges(context, customerId, match);
+  return applyHeldChanges(context, customerId, match);
 }
 
 export function createPaymentsHandler(settings: { gracePeriodDays: number }): ProviderHandler {
@@ -277,7 +273,7 @@ export function createPaymentsHandler(settings: { gracePeriodDays: number }): Pr
         case 'checkout.session.completed':
           return checkoutCompleted(context, object);
         default:
-          return undefined;
+          return processed();
       }
     },
   };

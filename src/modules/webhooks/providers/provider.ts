@@ -1,12 +1,12 @@
 // What every inbound provider supplies to the receiving pipeline: how to verify a delivery, how to
-// name it, and what it causes. Verification and naming are pure; effects run inside the
-// transaction that stores the delivery, so both commit or neither does.
+// name it, and what it causes. Verification and naming are pure; effects go through the context's
+// ports, bound to the transaction that stores the delivery, so both commit or neither does.
 import type { WebhookProvider } from '../../../config/config.ts';
 import type { AuditEvent } from '../../../platform/audit.ts';
-import type { DbExecutor } from '../../../platform/db/database.ts';
 import type { ChatMessage, MailMessage } from '../../notifications/index.ts';
-import type { BillingChanges, Role, Tier, UserStatus } from '../../users/index.ts';
+import type { Role, Tier, UserStatus } from '../../users/index.ts';
 import type { SignatureCheck, Verdict } from '../signatures.ts';
+import type { DeliveryStatus, StoredDelivery } from '../webhooks.repository.ts';
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -47,8 +47,52 @@ export interface HookAnswer {
   body: Record<string, unknown>;
 }
 
+/**
+ * What applying a delivery came to. `processed`, or kept in another status: `unmatched` when its
+ * effect waits for a later delivery to apply it (payments: a subscription change of a customer not
+ * yet linked to a user), `superseded` when a newer delivery's effect already stands. `answer` is
+ * what the route sends instead of the acknowledgement. `refused`: the content is refused with a 4xx
+ * answer, so nothing of the delivery is kept (decision 099).
+ */
+export type Outcome =
+  | { status: Exclude<DeliveryStatus, 'failed'>; answer?: HookAnswer }
+  | { status: 'refused'; answer: HookAnswer };
+
+export const processed = (answer?: HookAnswer): Outcome => ({ status: 'processed', answer });
+export const keptAs = (status: 'unmatched' | 'superseded'): Outcome => ({ status });
+export const refused = (answer: HookAnswer): Outcome => ({ status: 'refused', answer });
+
+/** The provider's own earlier deliveries: found by a value in their payload, and settled once held. */
+export interface HeldDeliveries {
+  find(
+    where: { status: DeliveryStatus; events: readonly string[]; path: readonly string[]; value: string },
+    options?: { limit?: number; lock?: boolean },
+  ): Promise<StoredDelivery[]>;
+  /** Ends held (`unmatched`) deliveries in the given status. */
+  settle(deliveryIds: string[], status: 'processed' | 'superseded'): Promise<void>;
+}
+
+/** The payments provider's records: which user a customer is, and the ledger. */
+export interface PaymentRecords {
+  findCustomer(customerId: string): Promise<{ userId: string | null; email: string | null } | undefined>;
+  /** A later mapping for the same customer wins, field by field. */
+  rememberCustomer(customer: { customerId: string; userId: string | null; email: string | null }): Promise<void>;
+  /** Records a payment once per external id; answers whether this call recorded it. */
+  recordPayment(payment: { externalId: string; userId: string | null; customerEmail: string | null; amount: string; currency: string; occurredAt: Date }): Promise<boolean>;
+}
+
+/** The identity module's billing use cases, in the delivery's transaction. */
+export interface BillingPort {
+  /** Answers the tier the account had, or undefined when it had this one already. */
+  changeTier(userId: string, tier: Tier): Promise<Tier | undefined>;
+  /** Opens a grace period unless one runs; answers the one in force. */
+  openGracePeriod(userId: string, endsAt: Date): Promise<{ endsAt: Date; opened: boolean } | undefined>;
+  /** Answers whether a grace period was running. */
+  clearGracePeriod(userId: string): Promise<boolean>;
+}
+
+/** What a provider's effects see and may do; every port is bound to the delivery's transaction. */
 export interface EffectContext {
-  tx: DbExecutor;
   now: Date;
   provider: WebhookProvider;
   deliveryId: string;
@@ -62,18 +106,13 @@ export interface EffectContext {
   audit(event: Omit<AuditEvent, 'actorType'>): Promise<void>;
   /** The account with this address or id (the identity module's), read in the delivery's transaction. */
   findUser(by: { email?: string; id?: string }): Promise<MatchedUser | undefined>;
-  /** Changes an account's tier or payment grace period, in the delivery's transaction. */
-  updateBilling(userId: string, changes: BillingChanges): Promise<void>;
+  billing: BillingPort;
   /** Whether mail to this address is suppressed (it bounced, or its owner complained). */
   isSuppressed(email: string): Promise<boolean>;
   /** Suppresses mail to this address; answers whether it was new on the list. */
   suppress(email: string, reason: string): Promise<boolean>;
-  /**
-   * Ends the delivery in another status than `processed`: `unmatched` when its effect waits for a
-   * later delivery to apply it (payments: a subscription change of a customer not yet linked to a
-   * user), `superseded` when a newer delivery's effect already stands.
-   */
-  keepAs(status: 'unmatched' | 'superseded'): void;
+  deliveries: HeldDeliveries;
+  payments: PaymentRecords;
 }
 
 /** What an effect may know of an account. */
@@ -95,8 +134,8 @@ export interface ProviderHandler {
   /** A check of the verified body once parsed (Linear signs its send time inside the body). */
   checkBody?(body: Record<string, unknown>, now: Date): Verdict;
   identify(delivery: InboundDelivery): DeliveryIdentity;
-  /** The effects of a first (or previously failed) delivery. */
-  apply(context: EffectContext): Promise<HookAnswer | void>;
+  /** The effects of a first (or previously failed) delivery, and what they came to. */
+  apply(context: EffectContext): Promise<Outcome>;
   /** The answer to a delivery seen before; it must cause nothing. Default: `duplicate`. */
   replay?(context: EffectContext): Promise<HookAnswer | void>;
 }

@@ -1,7 +1,7 @@
 // Issue tracker (Linear): issues created, moved to another state or removed, and new comments.
 import type { ChatMessage } from '../../notifications/index.ts';
 import { hexHmacCheck, verifyTimestampMs } from '../signatures.ts';
-import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, type ProviderHandler } from './provider.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, processed, type ProviderHandler } from './provider.ts';
 
 type Message = Omit<ChatMessage, 'source'>;
 
@@ -87,5 +87,6 @@ export const trackerHandler: ProviderHandler = {
     const [entity = '', action = ''] = context.event.split('.');
     const message = trackerMessage(entity, action, context.body);
     if (message) await context.chat(message);
+    return processed();
   },
 };

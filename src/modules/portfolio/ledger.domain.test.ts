@@ -1,23 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  applyEvents,
-  dec,
-  emptyLedger,
-  holdingsAt,
-  matchTransfers,
-  priceLegs,
-  priceThrough,
-  realizedCsv,
-  restoreLedger,
-  storeLedger,
-  summarize,
-  timeWeightedReturn,
-  TRANSFER_WINDOW_MS,
-  xirr,
-  type LedgerEvent,
-  type TransferRecord,
-} from './portfolio.domain.ts';
+import { applyEvents, dec, emptyLedger, restoreLedger, storeLedger, type LedgerEvent } from './ledger.domain.ts';
+import { realizedCsv } from './realized-csv.domain.ts';
+import { summarize } from './summary.domain.ts';
 
 const at = (day: number, hour = 12) => new Date(Date.UTC(2026, 0, day, hour));
 const one = dec(1);
@@ -192,19 +177,6 @@ describe('portfolio FIFO rules one by one', () => {
     assert.deepEqual(ledger.lots.get('SOL')!.map((l) => [l.amount.toString(), l.cost.toString()]), [['0.499', '49.9']]);
   });
 
-  it('costs units held beyond every lot at today\'s price, and an unpriced asset at 0', () => {
-    // 2 BTC held, one lot of 1 at cost 30000; BTC at 60000: cost 30000 + 60000 = 90000, unrealized 30000.
-    const ledger = applyEvents(emptyLedger('USDT'), [{ kind: 'deposit', at: at(1), exchange: 'binance', asset: 'BTC', amount: dec(1), price: dec(30000) }]);
-    const summary = summarize(ledger, [
-      { asset: 'BTC', amount: dec(2), price: dec(60000) },
-      { asset: 'ZZZ', amount: dec(5), price: null },
-    ]);
-    assert.deepEqual(summary.assets.map((a) => [a.asset, n(a.value), n(a.cost_basis), n(a.unrealized_pnl)]), [
-      ['BTC', 120000, 90000, 30000],
-      ['ZZZ', 0, 0, 0],
-    ]);
-  });
-
   it('a fee paid in the quote on a withdrawal is a realized loss of the quote', () => {
     // 1000 USDT in, 100 out with a fee of 1 on top: net deposits 900, 899 held, realized −1;
     // value − net deposits = 899 − 900 = −1 = realized + unrealized (0).
@@ -215,132 +187,5 @@ describe('portfolio FIFO rules one by one', () => {
     const summary = summarize(ledger, [{ asset: 'USDT', amount: dec(899), price: null }]);
     assert.deepEqual([summary.value, summary.net_deposits, summary.realized_pnl, summary.unrealized_pnl, summary.fees].map(n), [899, 900, -1, 0, 1]);
     assert.equal(realizedCsv(ledger.closed).split('\r\n')[1], `USDT,binance,,${at(2).toISOString()},1.00000000,1.00,1.00,1.00,-1.00,`);
-  });
-
-  it('quotes a CSV field with a comma or a quote (RFC 4180), and defuses formulas', () => {
-    const csv = realizedCsv([
-      { asset: 'A,"B"', exchange: 'x', openedAt: null, closedAt: at(1), amount: dec(1), cost: dec(1), proceeds: dec(1), fee: dec(0), gain: dec(0) },
-    ]);
-    assert.equal(csv.split('\r\n')[1], `"A,""B""",x,,${at(1).toISOString()},1.00000000,1.00,1.00,0.00,0.00,`);
-    const formula = realizedCsv([
-      { asset: '=HYPERLINK("x")', exchange: 'x', openedAt: null, closedAt: at(1), amount: dec(1), cost: dec(2), proceeds: dec(1), fee: dec(0), gain: dec(-1) },
-    ]);
-    assert.equal(formula.split('\r\n')[1], `"'=HYPERLINK(""x"")",x,,${at(1).toISOString()},1.00000000,2.00,1.00,0.00,-1.00,`, 'a formula is defused; a negative gain stays a number');
-  });
-});
-
-describe('transfers between the user\'s venues', () => {
-  const record = (id: string, type: 'deposit' | 'withdrawal', exchange: string, amount: string, when: Date, fields: Partial<TransferRecord> = {}): TransferRecord => ({
-    id,
-    type,
-    exchange,
-    asset: 'BTC',
-    amount: dec(amount),
-    fee: dec(0),
-    at: when,
-    txid: null,
-    ...fields,
-  });
-
-  it('pairs a withdrawal with the same amount arriving on another venue within the window', () => {
-    const w = record('w1', 'withdrawal', 'binance', '0.005', at(7), { fee: dec('0.0001') });
-    const d = record('d1', 'deposit', 'kraken', '0.005', new Date(at(7).getTime() + TRANSFER_WINDOW_MS));
-    const late = record('d2', 'deposit', 'kraken', '0.005', new Date(at(7).getTime() + TRANSFER_WINDOW_MS + 1));
-    const sameVenue = record('d3', 'deposit', 'binance', '0.005', at(7, 13));
-    const result = matchTransfers([late, sameVenue, d, w]);
-    assert.deepEqual(result.transfers.map((t) => [t.withdrawal.id, t.deposit.id]), [['w1', 'd1']]);
-    assert.deepEqual(result.deposits.map((r) => r.id), ['d3', 'd2']);
-    assert.deepEqual(result.withdrawals, []);
-  });
-
-  it('pairs by txid whatever the amounts, and leaves a different amount as outside flows', () => {
-    const w = record('w1', 'withdrawal', 'binance', '1', at(1), { txid: 'abc' });
-    const d = record('d1', 'deposit', 'kraken', '0.9995', at(2), { txid: 'abc' });
-    const w2 = record('w2', 'withdrawal', 'binance', '2', at(3));
-    const d2 = record('d2', 'deposit', 'kraken', '1.9', at(3, 14));
-    const result = matchTransfers([w, d, w2, d2]);
-    assert.deepEqual(result.transfers.map((t) => [t.withdrawal.id, t.deposit.id]), [['w1', 'd1']]);
-    assert.deepEqual([result.deposits.map((r) => r.id), result.withdrawals.map((r) => r.id)], [['d2'], ['w2']]);
-  });
-});
-
-describe('pricing an asset in the report quote', () => {
-  const pairs = new Map([
-    ['BTC/USDT', 'BTCUSDT'],
-    ['ETH/BTC', 'ETHBTC'],
-    ['USDT/TRY', 'USDTTRY'],
-  ]);
-  const symbolOf = (pair: string) => pairs.get(pair);
-
-  it('takes a direct pair, its inverse, or one bridge', () => {
-    assert.deepEqual(priceLegs('BTC', 'USDT', symbolOf), [{ symbol: 'BTCUSDT', invert: false }]);
-    assert.deepEqual(priceLegs('USDT', 'BTC', symbolOf), [{ symbol: 'BTCUSDT', invert: true }]);
-    assert.deepEqual(priceLegs('ETH', 'USDT', symbolOf), [
-      { symbol: 'ETHBTC', invert: false },
-      { symbol: 'BTCUSDT', invert: false },
-    ]);
-    assert.deepEqual(priceLegs('USDT', 'USDT', symbolOf), []);
-    assert.equal(priceLegs('XYZ', 'USDT', symbolOf), null);
-  });
-
-  it('multiplies and divides exactly', () => {
-    // ETH in TRY: 0.05 BTC × 60000 USDT × 40 TRY = 120000 TRY; BTC in TRY via USDT is 2,400,000.
-    const prices = new Map([
-      ['ETHBTC', dec('0.05')],
-      ['BTCUSDT', dec('60000')],
-      ['USDTTRY', dec('40')],
-    ]);
-    const priceOf = (s: string) => prices.get(s) ?? null;
-    assert.equal(priceThrough(priceLegs('BTC', 'TRY', symbolOf)!, priceOf)!.toString(), '2400000');
-    assert.equal(priceThrough(priceLegs('TRY', 'BTC', symbolOf)!, priceOf)!.toString(), dec(1).div(2400000).toString());
-    assert.equal(priceThrough([{ symbol: 'NOPE', invert: false }], priceOf), null);
-  });
-});
-
-describe('returns over a window', () => {
-  it('chains period returns with the flows taken out (time-weighted)', () => {
-    // By hand: 100 grows to 110 (+10 %), then 50 is deposited (value 160); 160 grows to 176 (+10 %).
-    // TWR = 1.1 × 1.1 − 1 = 0.21, whatever the deposit's size.
-    const twr = timeWeightedReturn([
-      { value: dec(100), flow: dec(0) },
-      { value: dec(160), flow: dec(50) },
-      { value: dec(176), flow: dec(0) },
-    ]);
-    assert.equal(twr!.toString(), '0.21');
-    // A period that starts empty does not count: 0 → 100 deposited, then 100 → 90 (−10 %).
-    assert.equal(timeWeightedReturn([{ value: dec(0), flow: dec(0) }, { value: dec(100), flow: dec(100) }, { value: dec(90), flow: dec(0) }])!.toString(), '-0.1');
-    assert.equal(timeWeightedReturn([{ value: dec(0), flow: dec(0) }]), null);
-  });
-
-  it('solves XIRR as spreadsheets do', () => {
-    // The XIRR example of Microsoft's documentation: its answer is 0.373362535 (37.34 %), found to
-    // Excel's tolerance of 0.000001 %; the two agree to 8 decimals.
-    const flows = [
-      ['2008-01-01', -10000],
-      ['2008-03-01', 2750],
-      ['2008-10-30', 4250],
-      ['2009-02-15', 3250],
-      ['2009-04-01', 2750],
-    ].map(([d, amount]) => ({ at: Date.parse(`${d}T00:00:00Z`), amount: amount as number }));
-    assert.equal(xirr(flows)!.toFixed(8), '0.37336253');
-    // 100 in, 110 back one 365-day year later: exactly 10 %.
-    assert.equal(xirr([{ at: 0, amount: -100 }, { at: 365 * 86_400_000, amount: 110 }])!.toFixed(12), '0.100000000000');
-    assert.equal(xirr([{ at: 0, amount: 100 }, { at: 1, amount: 5 }]), null, 'no sign change');
-    // A short window annualizes steeply: 1000 → 1200 in 4 days is (1.2)^(365/4) − 1 ≈ 1.66e7.
-    const steep = xirr([{ at: 0, amount: -1000 }, { at: 4 * 86_400_000, amount: 1200 }])!;
-    assert.ok(Math.abs(steep / (Math.pow(1.2, 365 / 4) - 1) - 1) < 1e-9, String(steep));
-  });
-
-  it('works the holdings back from today through the events', () => {
-    // Now: 0.5 BTC, 100 USDT. At day 3 a buy of 0.5 BTC for 1000 USDT (fee 1 USDT); day 2 a deposit of 1101 USDT.
-    const events: LedgerEvent[] = [
-      { kind: 'deposit', at: at(2), exchange: 'binance', asset: 'USDT', amount: dec(1101), price: one },
-      trade({ at: at(3), exchange: 'binance', base: 'BTC', quote: 'USDT', side: 'buy', amount: '0.5', price: '2000', fee: '1', feeCurrency: 'USDT' }),
-    ];
-    const [before, between, after] = holdingsAt(new Map([['BTC', dec('0.5')], ['USDT', dec(100)]]), events, [at(1).getTime(), at(2, 18).getTime(), at(4).getTime()]);
-    const view = (m: Map<string, { toString(): string }>) => Object.fromEntries([...m].map(([k, v]) => [k, v.toString()]));
-    assert.deepEqual(view(after!), { BTC: '0.5', USDT: '100' });
-    assert.deepEqual(view(between!), { BTC: '0', USDT: '1101' });
-    assert.deepEqual(view(before!), { BTC: '0', USDT: '0' });
   });
 });

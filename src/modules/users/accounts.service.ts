@@ -1,0 +1,172 @@
+// The use cases of an account: what auth, admin, billing and the operator's commands do to one.
+// They hold the account's rules (the last active admin stays, a status change ends sessions, a new
+// password voids reset links, the tier and the grace period follow billing) and run inside the
+// caller's transaction, executor last, so the caller's audit row commits with the change.
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { conflict, invalidField, notFound } from '../../platform/http/errors.ts';
+import type { AccountsRepository, NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
+import type { SessionsRepository } from './sessions.repository.ts';
+import type { TwoFactorRepository } from './two-factor.repository.ts';
+import { assertNotSelfLockout, keepsAnAdmin, lastAdminMessage, revokesSessions, statusColumns, type Role, type Tier, type UserStatus } from './users.domain.ts';
+
+/** What an account change may set; anything else of a request never reaches the row. */
+interface AccountPatch {
+  role?: Role;
+  subscriptionTier?: Tier;
+  status?: UserStatus;
+  emailVerified?: boolean;
+  twoFactorEnabled?: boolean;
+}
+
+const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;
+
+/** The tier an account falls back to when its payment grace period ends. */
+export const FREE_TIER: Tier = 'free';
+
+interface AccountChange {
+  user: UserRow;
+  /** Each field that changed, from what to what; empty when nothing did. */
+  changes: Record<string, { from: unknown; to: unknown }>;
+  /** Sessions ended by a two-factor reset, when the change was one. */
+  twoFactorReset?: { sessionsRevoked: number };
+}
+
+export const userNotFound = () => notFound('User not found');
+
+export function createAccountsService(deps: { accounts: AccountsRepository; sessions: Pick<SessionsRepository, 'revokeAll' | 'expireResetTokens'>; twoFactor: Pick<TwoFactorRepository, 'disable'> }) {
+  const { accounts, sessions, twoFactor } = deps;
+
+  /** Ends every session when the new status says so; answers how many. */
+  const endSessionsFor = (id: string, status: UserStatus, now: Date, tx: DbExecutor, reason: string) =>
+    revokesSessions(status) ? sessions.revokeAll(id, now, reason, tx) : Promise.resolve(0);
+
+  return {
+    findById: accounts.findById,
+    findByEmail: accounts.findByEmail,
+    findMany: accounts.findMany,
+    list: (filter: UserFilter, offset: number, limit: number) => accounts.list(filter, offset, limit),
+    names: accounts.names,
+    counts: accounts.counts,
+    countsByStatus: accounts.countsByStatus,
+
+    /** A new account; a taken address is refused (409). */
+    async register(user: Omit<NewUser, 'id'>, tx: DbExecutor): Promise<UserRow> {
+      const row = await accounts.insert(user, tx);
+      if (!row) throw conflict('A user with this email already exists');
+      return row;
+    },
+
+    async recordLogin(id: string, now: Date, tx: DbExecutor): Promise<void> {
+      await accounts.update(id, { lastLogin: now }, tx);
+    },
+
+    /**
+     * Changes role, tier, status, e-mail verification, or resets two-factor. Refused: locking oneself
+     * out (`by`, the acting account), taking the last active admin away (409), turning two-factor
+     * on (the user enrolls themselves, decision 142). A suspension or deletion ends every session
+     * (`admin_<status>`); a two-factor reset drops the secret and codes and ends every session.
+     */
+    async change(id: string, patch: AccountPatch, by: string | null, now: Date, tx: DbExecutor): Promise<AccountChange> {
+      assertNotSelfLockout(by, id, patch);
+      // The admins first, then the target: concurrent changes of admins take turns (decision 011).
+      const admins = patch.role !== undefined || patch.status !== undefined ? await accounts.lockActiveAdmins(tx) : undefined;
+      const [current] = await accounts.lockForUpdate([id], tx);
+      if (!current) throw userNotFound();
+      if (admins && !keepsAnAdmin(admins, current, patch)) throw conflict(lastAdminMessage(current.email));
+      if (patch.twoFactorEnabled === true && !current.twoFactorEnabled) {
+        throw invalidField(['body', 'twoFactorEnabled'], 'the user enrolls themselves (POST /api/auth/2fa/setup); an admin can only turn two-factor off', true);
+      }
+      const changes: AccountChange['changes'] = {};
+      const set: UserChanges = { updatedAt: now };
+      for (const field of PATCHABLE) {
+        const next = patch[field];
+        if (next === undefined || next === current[field]) continue;
+        changes[field] = { from: current[field], to: next };
+        Object.assign(set, field === 'status' ? statusColumns(next as UserStatus, now) : { [field]: next });
+      }
+      if (Object.keys(changes).length === 0) return { user: current, changes };
+      const user = (await accounts.update(id, set, tx))!;
+      if (changes.status) await endSessionsFor(id, user.status, now, tx, `admin_${user.status}`);
+      if (!changes.twoFactorEnabled) return { user, changes };
+      await twoFactor.disable(id, now, tx);
+      return { user, changes, twoFactorReset: { sessionsRevoked: await sessions.revokeAll(id, now, 'admin_2fa_reset', tx) } };
+    },
+
+    /**
+     * Gives each account the status, ending sessions where it says so; one that may not take it keeps
+     * its own with the reason (oneself locked out, a deleted account suspended, the last admin).
+     */
+    async changeStatuses(ids: string[], target: UserStatus, by: string | null, now: Date, tx: DbExecutor) {
+      const admins = target === 'active' ? undefined : await accounts.lockActiveAdmins(tx);
+      const rows = await accounts.lockForUpdate(ids, tx);
+      const skipped: { id: string; reason: string }[] = [];
+      const changed: { user: UserRow; sessionsRevoked: number }[] = [];
+      for (const user of rows) {
+        const reason =
+          (user.id === by && target !== 'active' ? `You cannot ${target === 'deleted' ? 'delete' : 'suspend'} your own account` : undefined) ??
+          (target === 'suspended' && user.status === 'deleted' ? 'User is deleted; activate it first' : undefined) ??
+          (admins && user.status !== target && !keepsAnAdmin(admins, user, { status: target }) ? lastAdminMessage(user.email) : undefined);
+        if (reason) {
+          skipped.push({ id: user.id, reason });
+          continue;
+        }
+        if (user.status === target) continue;
+        await accounts.update(user.id, { ...statusColumns(target, now), updatedAt: now }, tx);
+        changed.push({ user, sessionsRevoked: await endSessionsFor(user.id, target, now, tx, `admin_${target}`) });
+      }
+      return { found: rows.map((r) => r.id), skipped, changed };
+    },
+
+    /** Soft delete: the record stays, sessions end; undefined when it was deleted already. */
+    async delete(id: string, by: string | null, now: Date, tx: DbExecutor): Promise<{ previousStatus: UserStatus; sessionsRevoked: number } | undefined> {
+      assertNotSelfLockout(by, id, { status: 'deleted' });
+      const admins = await accounts.lockActiveAdmins(tx);
+      const [current] = await accounts.lockForUpdate([id], tx);
+      if (!current) throw userNotFound();
+      if (current.status === 'deleted') return undefined;
+      if (!keepsAnAdmin(admins, current, { status: 'deleted' })) throw conflict(lastAdminMessage(current.email));
+      await accounts.update(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);
+      return { previousStatus: current.status, sessionsRevoked: await sessions.revokeAll(id, now, 'admin_deleted', tx) };
+    },
+
+    /**
+     * A new password hash: pending reset links stop working and every session but `keep` ends,
+     * revoked for `reason`. Answers the sessions ended.
+     */
+    async setPassword(id: string, passwordHash: string, reason: string, now: Date, tx: DbExecutor, keep: string | null = null): Promise<number> {
+      await accounts.update(id, { passwordHash, updatedAt: now }, tx);
+      await sessions.expireResetTokens(id, now, tx);
+      return sessions.revokeAll(id, now, reason, tx, keep);
+    },
+
+    /** Billing's tier for the account; answers the tier it had, or undefined when it had this one. */
+    async changeTier(id: string, tier: Tier, now: Date, tx: DbExecutor): Promise<Tier | undefined> {
+      const [current] = await accounts.lockForUpdate([id], tx);
+      if (!current || current.subscriptionTier === tier) return undefined;
+      await accounts.setBilling(id, { subscriptionTier: tier }, now, tx);
+      return current.subscriptionTier;
+    },
+
+    /** A failed payment: a grace period ending at `endsAt` opens unless one runs. Answers the one in force and whether it is new. */
+    async openGracePeriod(id: string, endsAt: Date, now: Date, tx: DbExecutor): Promise<{ endsAt: Date; opened: boolean } | undefined> {
+      const [current] = await accounts.lockForUpdate([id], tx);
+      if (!current) return undefined;
+      if (current.gracePeriodEndsAt) return { endsAt: current.gracePeriodEndsAt, opened: false };
+      await accounts.setBilling(id, { gracePeriodEndsAt: endsAt }, now, tx);
+      return { endsAt, opened: true };
+    },
+
+    /** The account is in good standing again: answers whether a grace period was running. */
+    async clearGracePeriod(id: string, now: Date, tx: DbExecutor): Promise<boolean> {
+      const [current] = await accounts.lockForUpdate([id], tx);
+      if (!current?.gracePeriodEndsAt) return false;
+      await accounts.setBilling(id, { gracePeriodEndsAt: null }, now, tx);
+      return true;
+    },
+
+    /** Ends up to `limit` grace periods over by `now`: the account falls to the free tier (see the repository). */
+    endGracePeriods: (now: Date, limit: number, tx: DbExecutor) => accounts.endGracePeriods(now, limit, FREE_TIER, tx),
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,18 @@
+// Every advisory lock key of the application, in one place so that no two uses ever share one.
+// PostgreSQL keeps the one-bigint and the two-int forms apart; both are listed here.
+
+/** One-bigint keys: a single lock each. */
+export const ADVISORY_LOCK = {
+  /** Migrations at start: two instances starting together migrate one after the other. */
+  migrations: 7340912,
+  /** The command center's task graph (parents, blockers): edits take it so no two close a cycle. */
+  taskGraph: 7340913,
+} as const;
+
+/** Two-int namespaces: the first key; the second is `hashtext(name)` of what is locked. */
+export const ADVISORY_LOCK_NAMESPACE = {
+  /** A scheduled job's run, by job name: one run at a time across instances. */
+  jobs: 7340913,
+  /** Webhook content deduplication, by provider and body digest. */
+  webhookContent: 7340961,
+} as const;
