@@ -27,7 +27,10 @@ const ONE_PER_REQUEST: Omit<VenueWeights, 'defaultLimit'> = { weigh: () => 1, us
 export const DEFAULT_PAUSE_MS: Readonly<Record<number, number>> = { 429: 60_000, 418: 120_000 };
 
 /** A fetch whose `timeoutMs` runs from the call's admission: a wait for the budget is not the venue's slowness. */
-export type GuardedFetch = (input: string | URL | Request, init?: RequestInit & { timeoutMs?: number }) => Promise<Response>;
+export type GuardedFetch = (
+  input: string | URL | Request,
+  init?: RequestInit & { timeoutMs?: number },
+) => Promise<Response>;
 
 export function guardedFetch(budget: VenueBudget, base: typeof fetch): GuardedFetch {
   return async (input, options) => {
@@ -50,12 +53,19 @@ export function guardedFetch(budget: VenueBudget, base: typeof fetch): GuardedFe
       throw error;
     }
     if (response.status === 429 || response.status === 418) {
-      await budget.trip(response.status, retryAfterMs(response.headers) ?? DEFAULT_PAUSE_MS[response.status]!).catch(() => undefined);
+      await budget
+        .trip(response.status, retryAfterMs(response.headers) ?? DEFAULT_PAUSE_MS[response.status]!)
+        .catch(() => undefined);
     }
     const used = weights.usedWeight(response.headers);
     if (used !== undefined) await budget.settle(used).catch(() => undefined);
     if (response.ok && weights.limit?.statedBy(url)) {
-      const limit = weights.limit.read(await response.clone().json().catch(() => undefined));
+      const limit = weights.limit.read(
+        await response
+          .clone()
+          .json()
+          .catch(() => undefined),
+      );
       if (limit !== undefined) budget.setLimit(limit);
     }
     return response;

@@ -156,12 +156,20 @@ function timeout<T>(promise: Promise<T>): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings: VenueBudgetSettings; metrics?: Metrics; logger?: Logger }) {
+export function createVenueBudgets(deps: {
+  cache: Cache;
+  clock: Clock;
+  settings: VenueBudgetSettings;
+  metrics?: Metrics;
+  logger?: Logger;
+}) {
   const { cache, clock, settings } = deps;
   const local = createMemoryCache();
   let degradedSince: number | null = null;
   const budgets = new Map<string, VenueBudget>();
-  const metrics: BudgetMetrics | undefined = deps.metrics ? createBudgetMetrics(deps.metrics, () => [...budgets.values()]) : undefined;
+  const metrics: BudgetMetrics | undefined = deps.metrics
+    ? createBudgetMetrics(deps.metrics, () => [...budgets.values()])
+    : undefined;
 
   /** The shared store, or this instance's own when Redis fails; each failure is logged once a minute. */
   async function store<T>(operation: (c: Cache) => Promise<T>): Promise<{ value: T; scope: 'shared' | 'local' }> {
@@ -200,7 +208,8 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
     const minuteOf = (at: number) => Math.floor(at / WINDOW_MS);
     const cap = (share = 1) => Math.floor(limit * settings.share * share);
     const note = (minute: number, used: number, scope: BudgetState['scope']) => {
-      if (minute > lastUsed.minute || (minute === lastUsed.minute && used !== lastUsed.used)) lastUsed = { minute, used };
+      if (minute > lastUsed.minute || (minute === lastUsed.minute && used !== lastUsed.used))
+        lastUsed = { minute, used };
       lastScope = scope;
     };
 
@@ -234,7 +243,10 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
       await store((c) => c.set(breakerKey, state, forMs + WINDOW_MS));
     }
 
-    async function tryReserve(weight: number, share: number): Promise<{ added: boolean; used: number; minute: number }> {
+    async function tryReserve(
+      weight: number,
+      share: number,
+    ): Promise<{ added: boolean; used: number; minute: number }> {
       const minute = minuteOf(now());
       const { value, scope } = await store((c) => c.addWithin(windowKey(minute), weight, cap(share), 2 * WINDOW_MS));
       note(minute, value.count, scope);
@@ -281,7 +293,12 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
         }
         metrics?.refused(id, 'budget');
         const seconds = ((attempt.minute + 1) * WINDOW_MS - now()) / 1000;
-        throw new BudgetRefusal(id, 'budget', `${profile.label} request weight budget for this minute is used up (${attempt.used} of ${cap(share)})`, seconds);
+        throw new BudgetRefusal(
+          id,
+          'budget',
+          `${profile.label} request weight budget for this minute is used up (${attempt.used} of ${cap(share)})`,
+          seconds,
+        );
       },
 
       async release(weight) {
@@ -298,7 +315,8 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
       },
 
       async trip(status, retryAfterMs) {
-        const reason = status === 418 ? 'HTTP 418 (IP banned for exceeding its rate limit)' : `HTTP ${status} (rate limit)`;
+        const reason =
+          status === 418 ? 'HTTP 418 (IP banned for exceeding its rate limit)' : `HTTP ${status} (rate limit)`;
         metrics?.tripped(id, status);
         deps.logger?.warn({ venue: id, status, retryAfterMs }, 'venue rate limit answer: every call to it paused');
         await openFor({ until: now() + retryAfterMs, reason, status }, retryAfterMs);
@@ -309,7 +327,9 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
         if (consecutiveFailures < FAILURE_BREAKER.failures) return;
         const reason = `${consecutiveFailures} failures in a row`;
         deps.logger?.warn({ venue: id, failures: consecutiveFailures }, 'venue failing: every call to it paused');
-        await openFor({ until: now() + FAILURE_BREAKER.pauseMs, reason, status: null }, FAILURE_BREAKER.pauseMs).catch(() => undefined);
+        await openFor({ until: now() + FAILURE_BREAKER.pauseMs, reason, status: null }, FAILURE_BREAKER.pauseMs).catch(
+          () => undefined,
+        );
       },
 
       succeeded() {

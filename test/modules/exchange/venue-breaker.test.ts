@@ -46,7 +46,12 @@ describe('one breaker for Binance, whoever calls it', () => {
       balances: [{ asset: 'BTC', free: '0.5', locked: '0' }],
       trades: {},
     });
-    const created = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: user.headers, payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/exchange/credentials',
+      headers: user.headers,
+      payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
+    });
     assert.equal(created.statusCode, 201, created.body);
   });
   after(async () => {
@@ -60,13 +65,18 @@ describe('one breaker for Binance, whoever calls it', () => {
     const response = await t.app.inject({ method: 'GET', url, headers });
     return { status: response.statusCode, headers: response.headers, body: response.json() as T };
   };
-  const syncBalance = () => t.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binance', headers: user.headers });
+  const syncBalance = () =>
+    t.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binance', headers: user.headers });
 
   /** The breaker as the exchange health, the market status and the dashboard report it. */
   async function reported(): Promise<{ health: string; exchange: Row; market: Row; dashboard: Row }> {
-    const { status: health, budget: exchange } = (await get<{ status: string; budget: Row }>('/api/exchange/binance/health?force_refresh=true', admin.headers)).body;
+    const { status: health, budget: exchange } = (
+      await get<{ status: string; budget: Row }>('/api/exchange/binance/health?force_refresh=true', admin.headers)
+    ).body;
     const market = (await get<{ upstreams: Record<string, Row> }>('/api/v1/market/status')).body.upstreams.binance!;
-    const dashboard = (await get<{ exchanges: { venue: string; budget: Row }[] }>('/api/v1/dashboard/integrations')).body.exchanges.find((e) => e.venue === 'binance')!.budget;
+    const dashboard = (
+      await get<{ exchanges: { venue: string; budget: Row }[] }>('/api/v1/dashboard/integrations')
+    ).body.exchanges.find((e) => e.venue === 'binance')!.budget;
     return { health, exchange, market, dashboard };
   }
 
@@ -90,30 +100,42 @@ describe('one breaker for Binance, whoever calls it', () => {
     assert.match(String(exchange.breaker_reason), /HTTP 429/);
     const until = new Date(START.getTime() + 180_000 + 30_000).toISOString();
     assert.equal(exchange.breaker_until, until);
-    assert.deepEqual([status.breaker_open, status.breaker_until, status.breaker_reason], [true, until, exchange.breaker_reason]);
+    assert.deepEqual(
+      [status.breaker_open, status.breaker_until, status.breaker_reason],
+      [true, until, exchange.breaker_reason],
+    );
     assert.deepEqual([status.circuit, status.open_until, status.open_reason], ['open', until, exchange.breaker_reason]);
     assert.deepEqual([dashboard.breaker_open, dashboard.breaker_until], [true, until]);
 
     clock.advance(30_001);
     assert.equal((await syncBalance()).statusCode, 200, 'after Retry-After both resume');
     const after = await reported();
-    assert.deepEqual([after.exchange.breaker_open, after.market.breaker_open, after.market.circuit, after.dashboard.breaker_open], [false, false, 'closed', false]);
+    assert.deepEqual(
+      [after.exchange.breaker_open, after.market.breaker_open, after.market.circuit, after.dashboard.breaker_open],
+      [false, false, 'closed', false],
+    );
   });
 
   it('a 429 a ccxt call meets stops the market client, and the market status shows it', async () => {
     fake.spendWeight(LIMIT - 10);
     const limited = await syncBalance();
-    assert.equal(limited.json().error_type, 'rate_limit', 'the venue\'s own 429');
+    assert.equal(limited.json().error_type, 'rate_limit', "the venue's own 429");
     const sent = fake.requests.length;
 
     const market = await get('/api/v1/market/orderbook?symbol=ETHUSDT');
     assert.equal(market.status, 503);
-    assert.match(String((market.body as Row).detail), /^Binance is not being called for \d+ s after HTTP 429 \(rate limit\)$/);
+    assert.match(
+      String((market.body as Row).detail),
+      /^Binance is not being called for \d+ s after HTTP 429 \(rate limit\)$/,
+    );
     assert.equal(fake.requests.length, sent, 'the market call was never sent');
 
     const { exchange, market: status, dashboard } = await reported();
     assert.equal(exchange.breaker_open, true);
-    assert.deepEqual([status.breaker_open, status.circuit, status.breaker_until, status.open_reason], [true, 'open', exchange.breaker_until, exchange.breaker_reason]);
+    assert.deepEqual(
+      [status.breaker_open, status.circuit, status.breaker_until, status.open_reason],
+      [true, 'open', exchange.breaker_until, exchange.breaker_reason],
+    );
     assert.equal(dashboard.breaker_open, true);
     assert.equal(fake.rateLimitAnswers[418], 0, 'never a ban');
   });

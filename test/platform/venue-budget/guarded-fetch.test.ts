@@ -6,7 +6,11 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { guardedFetch, type VenueWeights } from '../../../src/platform/venue-budget/guarded-fetch.ts';
-import { BudgetRefusal, createVenueBudgets, type VenueBudgets } from '../../../src/platform/venue-budget/venue-budget.ts';
+import {
+  BudgetRefusal,
+  createVenueBudgets,
+  type VenueBudgets,
+} from '../../../src/platform/venue-budget/venue-budget.ts';
 
 /** The start of a minute, so the weight minute never turns over within a case. */
 const START = '2026-03-02T10:00:00.000Z';
@@ -42,7 +46,7 @@ describe('guarded fetch', () => {
     await cache.close();
   });
 
-  it('charges the weight the venue\'s code declares, raises it to the venue\'s own count, and learns the limit', async () => {
+  it("charges the weight the venue's code declares, raises it to the venue's own count, and learns the limit", async () => {
     const budget = budgets.venue('v');
     budget.describe({ label: 'Venue', weights: WEIGHTS });
     const call = guardedFetch(budget, base);
@@ -51,8 +55,14 @@ describe('guarded fetch', () => {
     answer = () => Response.json({ limit: 200 }, { headers: { 'x-used': '30' } });
     await call('http://127.0.0.1/info');
     const state = budget.snapshot();
-    assert.deepEqual([state.usedWeight1m, state.limit1m, state.cap1m, state.limitSource, state.modelled], [30, 200, 160, 'venue', true]);
-    await assert.rejects(call('http://127.0.0.1/data?w=140'), (error: unknown) => error instanceof BudgetRefusal && error.reason === 'budget');
+    assert.deepEqual(
+      [state.usedWeight1m, state.limit1m, state.cap1m, state.limitSource, state.modelled],
+      [30, 200, 160, 'venue', true],
+    );
+    await assert.rejects(
+      call('http://127.0.0.1/data?w=140'),
+      (error: unknown) => error instanceof BudgetRefusal && error.reason === 'budget',
+    );
     assert.equal(sent.length, 2, 'the call over the budget was never sent');
   });
 
@@ -73,7 +83,10 @@ describe('guarded fetch', () => {
     const another = guardedFetch(budgets.venue('v'), base);
     await assert.rejects(another('http://127.0.0.1/data'), (error: unknown) => {
       assert.ok(error instanceof BudgetRefusal);
-      assert.deepEqual([error.detail, error.retryAfterSeconds, error.rateLimited], ['Venue is not being called for 20 s after HTTP 429 (rate limit)', 20, true]);
+      assert.deepEqual(
+        [error.detail, error.retryAfterSeconds, error.rateLimited],
+        ['Venue is not being called for 20 s after HTTP 429 (rate limit)', 20, true],
+      );
       return true;
     });
     assert.equal(sent.length, 1);
@@ -101,7 +114,10 @@ describe('guarded fetch', () => {
     await budget.failed();
     const refusal = budget.refusal();
     assert.ok(refusal);
-    assert.deepEqual([refusal.detail, refusal.retryAfterSeconds, refusal.rateLimited], ['Venue is not being called for 30 s after 5 failures in a row', 30, false]);
+    assert.deepEqual(
+      [refusal.detail, refusal.retryAfterSeconds, refusal.rateLimited],
+      ['Venue is not being called for 30 s after 5 failures in a row', 30, false],
+    );
     await assert.rejects(guardedFetch(budget, base)('http://127.0.0.1/data'), BudgetRefusal);
     assert.equal(sent.length, 0);
     assert.equal(budget.snapshot().consecutiveFailures, 5);

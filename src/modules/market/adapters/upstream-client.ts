@@ -45,9 +45,18 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 export const shapes = {
   record: isRecord as BodyShape,
-  listOf: (item: BodyShape): BodyShape => (body) => Array.isArray(body) && body.every(item),
-  withLists: (...fields: string[]): BodyShape => (body) => isRecord(body) && fields.every((f) => Array.isArray(body[f])),
-  withRecord: (field: string): BodyShape => (body) => isRecord(body) && isRecord(body[field]),
+  listOf:
+    (item: BodyShape): BodyShape =>
+    (body) =>
+      Array.isArray(body) && body.every(item),
+  withLists:
+    (...fields: string[]): BodyShape =>
+    (body) =>
+      isRecord(body) && fields.every((f) => Array.isArray(body[f])),
+  withRecord:
+    (field: string): BodyShape =>
+    (body) =>
+      isRecord(body) && isRecord(body[field]),
 };
 
 export class UpstreamClient {
@@ -62,12 +71,16 @@ export class UpstreamClient {
   async get<T>(path: string, shape: BodyShape, params: Params = {}): Promise<T> {
     const { name, timeoutMs, venue } = this.options;
     const url = new URL(`${this.options.baseUrl}${path}`);
-    for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, String(value));
+    for (const [key, value] of Object.entries(params))
+      if (value !== undefined) url.searchParams.set(key, String(value));
 
     let response: Response;
     let text: string;
     try {
-      response = await venue.fetch(url, { headers: { accept: 'application/json', ...this.options.headers }, timeoutMs });
+      response = await venue.fetch(url, {
+        headers: { accept: 'application/json', ...this.options.headers },
+        timeoutMs,
+      });
     } catch (error) {
       // Refused by the budget or the breaker: nothing was sent, the upstream's health is not in question.
       if (error instanceof AppError) throw error;
@@ -89,12 +102,20 @@ export class UpstreamClient {
     const body = parseJson(text);
     if (!response.ok) {
       const said = this.options.describeError?.(body);
-      const error = new UpstreamHttpError(`${name} answered HTTP ${response.status}${said ? `: ${said}` : ''}`, response.status, body);
+      const error = new UpstreamHttpError(
+        `${name} answered HTTP ${response.status}${said ? `: ${said}` : ''}`,
+        response.status,
+        body,
+      );
       // A 4xx is about the request, not the upstream's health.
       throw response.status >= 500 ? await this.failed(error) : error;
     }
-    if (body === undefined) throw await this.failed(new AppError('upstream_error', `${name} answered with a body that is not JSON`));
-    if (!shape(body)) throw await this.failed(new AppError('upstream_error', `${name} answered ${path} with a body of an unexpected shape`));
+    if (body === undefined)
+      throw await this.failed(new AppError('upstream_error', `${name} answered with a body that is not JSON`));
+    if (!shape(body))
+      throw await this.failed(
+        new AppError('upstream_error', `${name} answered ${path} with a body of an unexpected shape`),
+      );
     venue.budget.succeeded();
     this.lastSuccessAt = this.now();
     return body as T;
@@ -128,7 +149,9 @@ export class UpstreamClient {
   private transportFailure(error: unknown): Promise<AppError> {
     const { name, timeoutMs } = this.options;
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-      return this.failed(new AppError('upstream_timeout', `${name} did not answer within ${timeoutMs} ms`, { cause: error }));
+      return this.failed(
+        new AppError('upstream_timeout', `${name} did not answer within ${timeoutMs} ms`, { cause: error }),
+      );
     }
     return this.failed(unavailable(`${name} is unreachable`, { cause: error }));
   }
