@@ -106,7 +106,10 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
     },
     tradingSummary,
     /** For the market module: Binance through the same budget, weights and breaker as the ccxt calls. */
-    venueAccess: (venue: Venue): VenueAccess => ({ budget: budgetOf(venue), fetch: guardedFetch(budgetOf(venue), platform.fetch) }),
+    venueAccess: (venue: Venue): VenueAccess => ({
+      budget: budgetOf(venue),
+      fetch: guardedFetch(budgetOf(venue), platform.fetch),
+    }),
     /** For the portfolio: a user's latest holdings per venue, complete trades and completed transfers, oldest first. */
     portfolio: {
       holdings: (userId: string, exchange?: string) => balancesRepo.latestForUser(userId, exchange),

@@ -7,11 +7,15 @@ const when = (description: string) => Nullable(DateTime(description));
 const Upstream = Type.Object({
   healthy: Type.Boolean({ description: 'Breaker closed and the last call (if any) succeeded.' }),
   breaker_open: Type.Boolean({
-    description: 'The venue\'s one breaker, the same that `/api/exchange/health` and the dashboard report: open while every call is paused (after 429/418 or five failures in a row).',
+    description:
+      "The venue's one breaker, the same that `/api/exchange/health` and the dashboard report: " +
+      'open while every call is paused (after 429/418 or five failures in a row).',
   }),
   breaker_until: when('Until when the breaker holds.'),
   breaker_reason: Nullable(Type.String({ description: 'What opened it.' })),
-  circuit: Type.String({ description: 'The same breaker as `breaker_open`, in this answer\'s earlier words: `closed` or `open`.' }),
+  circuit: Type.String({
+    description: "The same breaker as `breaker_open`, in this answer's earlier words: `closed` or `open`.",
+  }),
   open_until: when('The same as `breaker_until`.'),
   open_reason: Nullable(Type.String({ description: 'The same as `breaker_reason`.' })),
   consecutive_failures: int('Failed calls to the venue since the last success, on this instance.'),

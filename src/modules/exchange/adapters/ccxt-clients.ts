@@ -121,7 +121,8 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     });
     // Our fetch, so outbound traffic goes where the platform sends it (tests: loopback only), through
     // the venue's one guard: budget, weights and breaker shared with the market module's client.
-    (exchange as unknown as { fetchImplementation: typeof fetch }).fetchImplementation = guardedFetch(budget, deps.fetch);
+    const client = exchange as unknown as { fetchImplementation: typeof fetch };
+    client.fetchImplementation = guardedFetch(budget, deps.fetch);
     const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
     if (rewrite) rewriteUrls(exchange.urls.api, rewrite);
     return exchange;

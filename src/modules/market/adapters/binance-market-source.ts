@@ -49,7 +49,9 @@ export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSou
     name: 'binance',
 
     async symbols(): Promise<SymbolInfo[]> {
-      const info = await client.get<ExchangeInfo>('/api/v3/exchangeInfo', EXCHANGE_INFO, { showPermissionSets: 'false' });
+      const info = await client.get<ExchangeInfo>('/api/v3/exchangeInfo', EXCHANGE_INFO, {
+        showPermissionSets: 'false',
+      });
       return info.symbols.map((s) => ({ symbol: s.symbol, base: s.baseAsset, quote: s.quoteAsset, status: s.status }));
     },
 
@@ -81,7 +83,12 @@ export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSou
 
     async klines(symbol, interval: Interval, page): Promise<Candle[]> {
       const rows = await forSymbol(symbol, () =>
-        client.get<RawKline[]>('/api/v3/klines', KLINES, { symbol, interval, endTime: page.endTime, limit: page.limit }),
+        client.get<RawKline[]>('/api/v3/klines', KLINES, {
+          symbol,
+          interval,
+          endTime: page.endTime,
+          limit: page.limit,
+        }),
       );
       return rows.map((k) => ({
         openTime: Number(k[0]),
