@@ -93,7 +93,7 @@ export function createIntegrationsService(
 
   async function marketData(): Promise<IntegrationsAnswer['market_data']> {
     const simulated = deps.market.status().source === 'simulated';
-    // Binance's ping (weight 1) goes through the market module's own client, budget and circuit.
+    // Binance's ping (weight 1) goes through the market module's client: the venue's budget and breaker.
     const record = simulated
       ? null
       : await probes.get('market', async () => {

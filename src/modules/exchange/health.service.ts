@@ -52,11 +52,11 @@ export function createHealthService(deps: {
     } catch (error) {
       const failure = error instanceof VenueError ? error.failure : undefined;
       const status: VenueHealth['status'] =
-        failure === 'rate_limited' || failure === 'ip_banned' || error instanceof BudgetRefusal
+        failure === 'rate_limited' || failure === 'ip_banned' || (error instanceof BudgetRefusal && error.rateLimited)
           ? 'rate_limited'
           : failure === 'maintenance'
             ? 'maintenance'
-            : failure === 'unreachable' || failure === 'timeout'
+            : failure === 'unreachable' || failure === 'timeout' || error instanceof BudgetRefusal
               ? 'unreachable'
               : 'error';
       const reason = error instanceof AppError ? String(error.detail) : `${venue} failed unexpectedly`;

@@ -30,12 +30,22 @@ import { createUsdPrices } from './usd-prices.ts';
 import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
 import { VENUES, type Venue } from './venues.domain.ts';
-import { budgetView } from '../../platform/venue-budget/venue-budget.ts';
+import { guardedFetch, type GuardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
+import { budgetView, type VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
+import { venueProfile } from './adapters/binance-weights.ts';
+
+/** The one guarded way to a venue: its shared budget and breaker, and a fetch that goes through them. */
+export interface VenueAccess {
+  budget: VenueBudget;
+  fetch: GuardedFetch;
+}
 
 export function createExchangeModule(platform: Platform, deps: { guards: Guards; events: Pick<EventPublisher, 'user'> }) {
   const { config, database, cache, clock, secretBox, logger } = platform;
   const { guards, events } = deps;
   const db = database.db;
+  // Each venue's budget learns its name and weights here, beside the venue code, before any call.
+  for (const venue of VENUES) platform.venueBudgets.venue(venue).describe(venueProfile(venue));
   const gateway: VenueGateway = new CcxtVenueGateway({
     settings: {
       binanceApiUrl: config.market.binanceApiUrl,
@@ -95,6 +105,11 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
       budget: async (venue: Venue) => budgetView(await budgetOf(venue).state().catch(() => budgetOf(venue).snapshot())),
     },
     tradingSummary,
+    /** For the market module: Binance through the same budget, weights and breaker as the ccxt calls. */
+    venueAccess: (venue: Venue): VenueAccess => ({
+      budget: budgetOf(venue),
+      fetch: guardedFetch(budgetOf(venue), platform.fetch),
+    }),
     /** For the portfolio: a user's latest holdings per venue, complete trades and completed transfers, oldest first. */
     portfolio: {
       holdings: (userId: string, exchange?: string) => balancesRepo.latestForUser(userId, exchange),

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../platform/http/errors.ts';
 import type { SseRegistry } from '../../platform/http/sse.ts';
 import type { Platform } from '../../platform/platform.ts';
+import { guardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
+import type { VenueAccess } from '../exchange/index.ts';
 import { createBinanceLiveFeed } from './adapters/binance-live-feed.ts';
 import { createBinanceMarketSource, describeBinanceError } from './adapters/binance-market-source.ts';
 import { coingeckoKeyHeaders, createCoinGeckoSource, describeCoinGeckoError } from './adapters/coingecko-source.ts';
@@ -34,30 +36,40 @@ export interface MarketProbe {
   detail: string | null;
 }
 
-function createSources(platform: Platform): {
+export interface MarketModuleDeps {
+  sse: SseRegistry;
+  /** The exchange module's way to Binance: one budget, weight table and breaker for every caller. */
+  venueAccess: (venue: 'binance') => VenueAccess;
+}
+
+function createSources(platform: Platform, venueAccess: MarketModuleDeps['venueAccess']): {
   spot: SpotMarketSource;
   assets: AssetMarketSource;
   live: LivePriceFeed;
   /** Binance's cheapest call; null for the simulated source, which has nothing to reach. */
   ping: (() => Promise<unknown>) | null;
 } {
-  const { config, clock, cache, logger } = platform;
+  const { config, clock, logger } = platform;
   const settings = config.market;
   if (settings.source === 'simulated') {
     return { spot: createSimulatedSpotSource(clock), assets: createSimulatedAssetSource(clock), live: noLiveFeed, ping: null };
   }
-  const common = { fetch: platform.fetch, clock, timeoutMs: settings.upstreamTimeoutMs, shared: cache };
+  const common = { clock, timeoutMs: settings.upstreamTimeoutMs };
   const binance = new UpstreamClient({
     ...common,
     name: 'Binance',
     baseUrl: settings.binanceApiUrl,
-    // The budget the exchange module's calls to Binance are charged to as well: one per venue and IP.
-    weight: { budget: platform.venueBudgets.venue('binance'), header: 'x-mbx-used-weight-1m' },
+    // The guard the exchange module's calls to Binance go through as well: one per venue and IP.
+    venue: venueAccess('binance'),
     describeError: describeBinanceError,
   });
+  // CoinGecko is called by this module alone: its guard counts one weight a call, so only its breaker holds.
+  const coingeckoBudget = platform.venueBudgets.venue('coingecko');
+  coingeckoBudget.describe({ label: 'CoinGecko' });
   const coingecko = new UpstreamClient({
     ...common,
     name: 'CoinGecko',
+    venue: { budget: coingeckoBudget, fetch: guardedFetch(coingeckoBudget, platform.fetch) },
     baseUrl: settings.coingeckoApiUrl,
     headers: coingeckoKeyHeaders(settings.coingeckoApiKey, settings.coingeckoApiPlan),
     describeError: describeCoinGeckoError,
@@ -66,14 +78,14 @@ function createSources(platform: Platform): {
     spot: createBinanceMarketSource(binance),
     assets: createCoinGeckoSource(coingecko),
     live: settings.liveStream ? createBinanceLiveFeed({ baseUrl: settings.binanceWsUrl, clock, logger }) : noLiveFeed,
-    // Through the same client as the data calls, so the weight budget and an open circuit hold.
-    ping: () => binance.get('/api/v3/ping', shapes.record, {}, 1),
+    // Through the same client as the data calls, so the weight budget and an open breaker hold.
+    ping: () => binance.get('/api/v3/ping', shapes.record),
   };
 }
 
-export function createMarketModule(platform: Platform, deps: { sse: SseRegistry }) {
+export function createMarketModule(platform: Platform, deps: MarketModuleDeps) {
   const { config, cache, clock, logger } = platform;
-  const { spot, assets, live, ping } = createSources(platform);
+  const { spot, assets, live, ping } = createSources(platform, deps.venueAccess);
   // The longest one load takes: ohlc-range's limit of 2000 candles is two upstream pages.
   const longestLoadMs = 2 * config.market.upstreamTimeoutMs + 500;
   // A waiting instance answers within one upstream timeout and a second (decision 103).
@@ -144,7 +156,7 @@ export function createMarketModule(platform: Platform, deps: { sse: SseRegistry 
     status: status.status,
     /**
      * Whether Binance answers, for the dashboard: `GET /api/v3/ping` (weight 1), never throws. Null
-     * with the simulated source. An open circuit (after a 429 or 418) answers unreachable, uncalled.
+     * with the simulated source. An open breaker (after a 429 or 418) answers unreachable, uncalled.
      */
     async probe(): Promise<MarketProbe | null> {
       if (!ping) return null;

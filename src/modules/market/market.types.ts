@@ -99,9 +99,10 @@ export interface GlobalFigures {
 /** What an upstream has cost and how it behaved, for GET /market/status. */
 export interface UpstreamUsage {
   name: string;
-  circuit: 'closed' | 'open';
-  openUntil: number | null;
-  openReason: string | null;
+  /** The venue's one breaker (decision 174), as this instance last saw it. */
+  breakerOpen: boolean;
+  breakerUntil: number | null;
+  breakerReason: string | null;
   consecutiveFailures: number;
   calls: number;
   failures: number;

@@ -5,11 +5,20 @@ const int = (description: string) => Type.Integer({ description });
 const when = (description: string) => Nullable(DateTime(description));
 
 const Upstream = Type.Object({
-  healthy: Type.Boolean({ description: 'Circuit closed and the last call (if any) succeeded.' }),
-  circuit: Type.String({ description: '`closed`, or `open` while calls are paused (after 429/418 or repeated failures).' }),
-  open_until: when('While open: when calls resume.'),
-  open_reason: Nullable(Type.String({ description: 'Why the circuit is open.' })),
-  consecutive_failures: int('Failed calls since the last success.'),
+  healthy: Type.Boolean({ description: 'Breaker closed and the last call (if any) succeeded.' }),
+  breaker_open: Type.Boolean({
+    description:
+      "The venue's one breaker, the same that `/api/exchange/health` and the dashboard report: " +
+      'open while every call is paused (after 429/418 or five failures in a row).',
+  }),
+  breaker_until: when('Until when the breaker holds.'),
+  breaker_reason: Nullable(Type.String({ description: 'What opened it.' })),
+  circuit: Type.String({
+    description: "The same breaker as `breaker_open`, in this answer's earlier words: `closed` or `open`.",
+  }),
+  open_until: when('The same as `breaker_until`.'),
+  open_reason: Nullable(Type.String({ description: 'The same as `breaker_reason`.' })),
+  consecutive_failures: int('Failed calls to the venue since the last success, on this instance.'),
   calls: int('Calls made by this instance since it started.'),
   failures: int('Failed calls since start.'),
   last_success_at: when('Last successful call.'),

@@ -9,7 +9,7 @@ import type { StatusResponse } from './status.schemas.ts';
 const when = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function healthy(usage: UpstreamUsage): boolean {
-  return usage.circuit === 'closed' && (usage.lastFailureAt === null || (usage.lastSuccessAt ?? -1) > usage.lastFailureAt);
+  return !usage.breakerOpen && (usage.lastFailureAt === null || (usage.lastSuccessAt ?? -1) > usage.lastFailureAt);
 }
 
 export function createStatusService(deps: {
@@ -30,9 +30,13 @@ export function createStatusService(deps: {
           u.name.toLowerCase(),
           {
             healthy: healthy(u),
-            circuit: u.circuit,
-            open_until: when(u.openUntil),
-            open_reason: u.openReason,
+            breaker_open: u.breakerOpen,
+            breaker_until: when(u.breakerUntil),
+            breaker_reason: u.breakerReason,
+            // The same breaker in the words this answer used first (decision 174).
+            circuit: u.breakerOpen ? 'open' : 'closed',
+            open_until: when(u.breakerUntil),
+            open_reason: u.breakerReason,
             consecutive_failures: u.consecutiveFailures,
             calls: u.calls,
             failures: u.failures,

@@ -48,7 +48,11 @@ export function createBudgetMetrics(metrics: Metrics, budgets: () => VenueBudget
   gauge('venue_weight_used_1m', 'Request weight used in the current minute per venue (ours and the venue\'s count)', (s) => s.usedWeight1m);
   gauge('venue_weight_limit_1m', 'The venue\'s request-weight limit per minute', (s) => s.limit1m);
   gauge('venue_weight_cap_1m', 'The part of the limit this service admits calls to', (s) => s.cap1m);
-  gauge('venue_breaker_open', '1 while a 429 or 418 pauses every call to the venue', (s) => (s.breaker ? 1 : 0));
+  gauge(
+    'venue_breaker_open',
+    "1 while the venue's breaker pauses every call to it (a 429 or 418, or failures in a row)",
+    (s) => (s.breaker ? 1 : 0),
+  );
 
   return {
     waited: (venue) => waits.labels(venue).inc(),

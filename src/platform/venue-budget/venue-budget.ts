@@ -7,7 +7,10 @@
 //   limit from exchangeInfo's rateLimits once known); one that would go over waits for the next
 //   minute when that is at most `maxWaitMs` away, else it is refused with 503 and Retry-After;
 // - a 429 or 418 from the venue opens the venue's breaker until its Retry-After, on every instance:
-//   nothing is sent to the venue while it is open, so the service never provokes a 418.
+//   nothing is sent to the venue while it is open, so the service never provokes a 418;
+// - five failures in a row that a caller reports (`failed`) open the same breaker for 30 s. It is the
+//   venue's only breaker (decision 174): every caller and every health answer sees this one.
+// What a venue's requests weigh is declared by that venue's adapter code (`describe`), not here.
 // Redis is an accelerator here too: when a command fails or is slow, this instance counts alone.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
@@ -16,6 +19,7 @@ import { createMemoryCache } from '../cache/cache.ts';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../http/errors.ts';
 import { createBudgetMetrics, type BudgetMetrics } from './budget-metrics.ts';
+import type { VenueWeights } from './guarded-fetch.ts';
 import type { Metrics } from '../observability/metrics.ts';
 
 export interface VenueBudgetSettings {
@@ -30,7 +34,8 @@ export interface VenueBudgetSettings {
 export interface BreakerState {
   until: number;
   reason: string;
-  status: number;
+  /** The venue's 429 or 418; null when failures in a row opened it. */
+  status: number | null;
 }
 
 export interface BudgetState {
@@ -43,7 +48,11 @@ export interface BudgetState {
   share: number;
   /** Whether the limit came from the venue (exchangeInfo) or is the documented default. */
   limitSource: 'venue' | 'default';
+  /** Whether the venue's request weights are modelled (else only its breaker applies). */
+  modelled: boolean;
   breaker: BreakerState | null;
+  /** Failed calls reported since the last success, on this instance. */
+  consecutiveFailures: number;
   /** Where the counts live: `shared` (Redis) or `local` (this instance only). */
   scope: 'shared' | 'local';
 }
@@ -55,14 +64,28 @@ export class BudgetRefusal extends AppError {
     readonly reason: 'budget' | 'breaker',
     detail: string,
     readonly retryAfterSeconds: number,
+    /** False when failures in a row, not the venue's rate limit, opened the breaker. */
+    readonly rateLimited = true,
   ) {
     super('unavailable', detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
     this.name = 'BudgetRefusal';
   }
 }
 
+/** How a venue is named in answers, and its request weights when they are modelled. */
+export interface VenueProfile {
+  readonly label: string;
+  readonly weights?: VenueWeights;
+}
+
 export interface VenueBudget {
   readonly venue: string;
+  /** The name answers use, e.g. Binance. */
+  readonly label: string;
+  /** The venue's weights as its adapter code declared them; undefined when not modelled. */
+  readonly weights: VenueWeights | undefined;
+  /** The venue's adapter code tells its name and weights, once, before calls are made. */
+  describe(profile: VenueProfile): void;
   /** Charges `weight` before a call; waits a bounded time or throws a BudgetRefusal. */
   acquire(weight: number): Promise<void>;
   /** A call that never reached the venue cost nothing. */
@@ -71,6 +94,12 @@ export interface VenueBudget {
   settle(usedWeight: number): Promise<void>;
   /** A 429 or 418: stop every call to the venue, on every instance, for retryAfterMs. */
   trip(status: number, retryAfterMs: number): Promise<void>;
+  /** A call failed at the venue (unreachable, 5xx, an answer of the wrong shape); enough in a row open the breaker. */
+  failed(): Promise<void>;
+  /** A call succeeded: the failures in a row start again from zero. */
+  succeeded(): void;
+  /** The refusal an open breaker answers with, as this instance last saw it (no round trip); null when closed. */
+  refusal(): BudgetRefusal | null;
   /** The venue told its limit (exchangeInfo rateLimits). */
   setLimit(limit: number): void;
   /** The last state this instance saw, without a round trip (for synchronous reports). */
@@ -84,25 +113,14 @@ const SHARED_TIMEOUT_MS = 500;
 /** A wait for the next minute ends a little after it, so that the venue's window has turned too. */
 const WAIT_MARGIN_MS = 50;
 const LIMIT_REFRESH_MS = 30_000;
-
-/**
- * Venues whose request weights we know: their documented per-minute limit until the venue tells
- * its own. Other venues get only the breaker (their limit is never reached: one weight per call).
- */
-const KNOWN_VENUES: Record<string, { label: string; defaultLimit: number }> = {
-  binance: { label: 'Binance', defaultLimit: 6000 },
-  binanceus: { label: 'Binance.US', defaultLimit: 1200 },
-};
+/** Failures in a row that open the breaker, and for how long. */
+export const FAILURE_BREAKER = { failures: 5, pauseMs: 30_000 };
+/** The limit of a venue whose weights are not modelled: never reached, one weight per call. */
 const UNMODELLED_LIMIT = 1_000_000_000;
-
-/** Whether the venue's request weights are modelled (else only its breaker applies). */
-export function hasWeightModel(venue: string): boolean {
-  return venue in KNOWN_VENUES;
-}
 
 /** The budget as health answers and the dashboard show it (snake_case, ISO times). */
 export function budgetView(state: BudgetState) {
-  const modelled = hasWeightModel(state.venue);
+  const { modelled } = state;
   return {
     used_weight_1m: modelled ? state.usedWeight1m : null,
     limit_1m: modelled ? state.limit1m : null,
@@ -138,12 +156,20 @@ function timeout<T>(promise: Promise<T>): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings: VenueBudgetSettings; metrics?: Metrics; logger?: Logger }) {
+export function createVenueBudgets(deps: {
+  cache: Cache;
+  clock: Clock;
+  settings: VenueBudgetSettings;
+  metrics?: Metrics;
+  logger?: Logger;
+}) {
   const { cache, clock, settings } = deps;
   const local = createMemoryCache();
   let degradedSince: number | null = null;
   const budgets = new Map<string, VenueBudget>();
-  const metrics: BudgetMetrics | undefined = deps.metrics ? createBudgetMetrics(deps.metrics, () => [...budgets.values()]) : undefined;
+  const metrics: BudgetMetrics | undefined = deps.metrics
+    ? createBudgetMetrics(deps.metrics, () => [...budgets.values()])
+    : undefined;
 
   /** The shared store, or this instance's own when Redis fails; each failure is logged once a minute. */
   async function store<T>(operation: (c: Cache) => Promise<T>): Promise<{ value: T; scope: 'shared' | 'local' }> {
@@ -165,23 +191,25 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
   function venue(id: string): VenueBudget {
     const existing = budgets.get(id);
     if (existing) return existing;
-    const options = KNOWN_VENUES[id] ?? { label: id, defaultLimit: UNMODELLED_LIMIT };
+    let profile: VenueProfile = { label: id };
     const prefix = `venue-budget:${settings.egress}:${id}`;
     const limitKey = `${prefix}:limit`;
     const breakerKey = `${prefix}:breaker`;
     const windowKey = (minute: number) => `${prefix}:w:${minute}`;
-    let limit = options.defaultLimit;
+    let limit = UNMODELLED_LIMIT;
     let limitSource: BudgetState['limitSource'] = 'default';
     let limitCheckedAt = -Infinity;
     let lastUsed = { minute: -1, used: 0 };
     let lastBreaker: BreakerState | null = null;
+    let consecutiveFailures = 0;
     let lastScope: BudgetState['scope'] = cache.kind === 'redis' ? 'shared' : 'local';
 
     const now = () => clock.now().getTime();
     const minuteOf = (at: number) => Math.floor(at / WINDOW_MS);
     const cap = (share = 1) => Math.floor(limit * settings.share * share);
     const note = (minute: number, used: number, scope: BudgetState['scope']) => {
-      if (minute > lastUsed.minute || (minute === lastUsed.minute && used !== lastUsed.used)) lastUsed = { minute, used };
+      if (minute > lastUsed.minute || (minute === lastUsed.minute && used !== lastUsed.used))
+        lastUsed = { minute, used };
       lastScope = scope;
     };
 
@@ -205,11 +233,20 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
 
     function breakerRefusal(open: BreakerState): BudgetRefusal {
       const seconds = Math.max(1, Math.ceil((open.until - now()) / 1000));
-      metrics?.refused(id, 'breaker');
-      return new BudgetRefusal(id, 'breaker', `${options.label} is not being called for ${seconds} s after ${open.reason}`, seconds);
+      const detail = `${profile.label} is not being called for ${seconds} s after ${open.reason}`;
+      return new BudgetRefusal(id, 'breaker', detail, seconds, open.status !== null);
     }
 
-    async function tryReserve(weight: number, share: number): Promise<{ added: boolean; used: number; minute: number }> {
+    async function openFor(state: BreakerState, forMs: number): Promise<void> {
+      lastBreaker = state;
+      // Kept a minute past its end, so a clock that stands still in tests still reads `until`.
+      await store((c) => c.set(breakerKey, state, forMs + WINDOW_MS));
+    }
+
+    async function tryReserve(
+      weight: number,
+      share: number,
+    ): Promise<{ added: boolean; used: number; minute: number }> {
       const minute = minuteOf(now());
       const { value, scope } = await store((c) => c.addWithin(windowKey(minute), weight, cap(share), 2 * WINDOW_MS));
       note(minute, value.count, scope);
@@ -218,11 +255,25 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
 
     const budget: VenueBudget = {
       venue: id,
+      get label() {
+        return profile.label;
+      },
+      get weights() {
+        return profile.weights;
+      },
+
+      describe(described) {
+        profile = described;
+        if (limitSource === 'default') limit = described.weights?.defaultLimit ?? UNMODELLED_LIMIT;
+      },
 
       async acquire(weight) {
         await refreshLimit();
         const open = await openBreaker();
-        if (open) throw breakerRefusal(open);
+        if (open) {
+          metrics?.refused(id, 'breaker');
+          throw breakerRefusal(open);
+        }
         // Binance counts SAPI weight apart; such calls only honour the breaker.
         if (weight <= 0) return;
         const share = shareScope.getStore() ?? 1;
@@ -233,13 +284,21 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
           metrics?.waited(id);
           await new Promise((resolve) => setTimeout(resolve, untilNextMinute + WAIT_MARGIN_MS));
           const reopened = await openBreaker();
-          if (reopened) throw breakerRefusal(reopened);
+          if (reopened) {
+            metrics?.refused(id, 'breaker');
+            throw breakerRefusal(reopened);
+          }
           attempt = await tryReserve(weight, share);
           if (attempt.added) return;
         }
         metrics?.refused(id, 'budget');
         const seconds = ((attempt.minute + 1) * WINDOW_MS - now()) / 1000;
-        throw new BudgetRefusal(id, 'budget', `${options.label} request weight budget for this minute is used up (${attempt.used} of ${cap(share)})`, seconds);
+        throw new BudgetRefusal(
+          id,
+          'budget',
+          `${profile.label} request weight budget for this minute is used up (${attempt.used} of ${cap(share)})`,
+          seconds,
+        );
       },
 
       async release(weight) {
@@ -256,13 +315,29 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
       },
 
       async trip(status, retryAfterMs) {
-        const reason = status === 418 ? 'HTTP 418 (IP banned for exceeding its rate limit)' : `HTTP ${status} (rate limit)`;
-        const state: BreakerState = { until: now() + retryAfterMs, reason, status };
-        lastBreaker = state;
+        const reason =
+          status === 418 ? 'HTTP 418 (IP banned for exceeding its rate limit)' : `HTTP ${status} (rate limit)`;
         metrics?.tripped(id, status);
         deps.logger?.warn({ venue: id, status, retryAfterMs }, 'venue rate limit answer: every call to it paused');
-        // Kept a minute past its end, so a clock that stands still in tests still reads `until`.
-        await store((c) => c.set(breakerKey, state, retryAfterMs + WINDOW_MS));
+        await openFor({ until: now() + retryAfterMs, reason, status }, retryAfterMs);
+      },
+
+      async failed() {
+        consecutiveFailures += 1;
+        if (consecutiveFailures < FAILURE_BREAKER.failures) return;
+        const reason = `${consecutiveFailures} failures in a row`;
+        deps.logger?.warn({ venue: id, failures: consecutiveFailures }, 'venue failing: every call to it paused');
+        await openFor({ until: now() + FAILURE_BREAKER.pauseMs, reason, status: null }, FAILURE_BREAKER.pauseMs).catch(
+          () => undefined,
+        );
+      },
+
+      succeeded() {
+        consecutiveFailures = 0;
+      },
+
+      refusal() {
+        return lastBreaker && lastBreaker.until > now() ? breakerRefusal(lastBreaker) : null;
       },
 
       setLimit(value) {
@@ -282,7 +357,9 @@ export function createVenueBudgets(deps: { cache: Cache; clock: Clock; settings:
           cap1m: cap(),
           share: settings.share,
           limitSource,
+          modelled: profile.weights !== undefined,
           breaker,
+          consecutiveFailures,
           scope: lastScope,
         };
       },

@@ -8,7 +8,7 @@
 import type { Exchange } from 'ccxt';
 import type { Cache } from '../../../platform/cache/cache.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
-import { budgetedFetch } from './budgeted-fetch.ts';
+import { guardedFetch } from '../../../platform/venue-budget/guarded-fetch.ts';
 import { MARKETS_TTL_MS, type Venue } from '../venues.domain.ts';
 import type { CcxtErrorClasses } from './ccxt-errors.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
@@ -96,8 +96,6 @@ export interface CcxtClientDeps {
   budget: (venue: Venue) => VenueBudget;
 }
 
-const WEIGHED_VENUES = new Set<Venue>(['binance', 'binanceus']);
-
 export function createCcxtClients(deps: CcxtClientDeps) {
   const { settings, cache } = deps;
   const templates = new Map<Venue, { exchange: Promise<Exchange>; expiresAt: number }>();
@@ -106,7 +104,8 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     const ccxt = await loadCcxt();
     const Class = (ccxt as unknown as Record<string, ExchangeClass>)[venue];
     if (!Class) throw new Error(`ccxt has no exchange ${venue}`);
-    const weighed = WEIGHED_VENUES.has(venue);
+    const budget = deps.budget(venue);
+    const weighed = budget.weights !== undefined;
     const exchange = new Class({
       // ccxt's throttle assumes one process owns the venue's whole limit; the shared budget knows better.
       enableRateLimit: settings.rateLimit && !weighed,
@@ -120,9 +119,10 @@ export function createCcxtClients(deps: CcxtClientDeps) {
           }
         : {}),
     });
-    // Our fetch, so outbound traffic goes where the platform sends it (tests: loopback only), each
-    // request charged to the venue's shared budget first.
-    (exchange as unknown as { fetchImplementation: typeof fetch }).fetchImplementation = budgetedFetch(deps.budget(venue), deps.fetch, { binance: weighed });
+    // Our fetch, so outbound traffic goes where the platform sends it (tests: loopback only), through
+    // the venue's one guard: budget, weights and breaker shared with the market module's client.
+    const client = exchange as unknown as { fetchImplementation: typeof fetch };
+    client.fetchImplementation = guardedFetch(budget, deps.fetch);
     const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
     if (rewrite) rewriteUrls(exchange.urls.api, rewrite);
     return exchange;

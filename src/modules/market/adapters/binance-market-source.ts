@@ -1,7 +1,9 @@
 // Binance spot public REST (Binance's spot API documentation) over plain HTTP: public data needs no signing, so no
 // ccxt. Requests are sized for the weight budget: one call for all 24 h tickers (weight 80) or all
 // prices (4) serves every symbol, klines are always fetched 1000 at a time (weight 2 at any size),
-// order books 100 levels deep (weight 5 at any depth up to 100).
+// order books 100 levels deep (weight 5 at any depth up to 100). The client's guarded fetch charges
+// each call from Binance's one weight table (exchange/adapters/binance-weights.ts) and reads the
+// real limit from exchangeInfo's rateLimits.
 import { notFound } from '../../../platform/http/errors.ts';
 import type { Interval } from '../intervals.domain.ts';
 import type { Candle, OrderBook, PriceQuote, SymbolInfo, Ticker24h } from '../market.types.ts';
@@ -16,7 +18,6 @@ const KLINES = shapes.listOf((k) => Array.isArray(k) && k.length >= 9);
 const BOOK = shapes.withLists('bids', 'asks');
 
 interface ExchangeInfo {
-  rateLimits?: { rateLimitType: string; interval: string; intervalNum: number; limit: number }[];
   symbols: { symbol: string; status: string; baseAsset: string; quoteAsset: string }[];
 }
 
@@ -30,10 +31,6 @@ export function describeBinanceError(body: unknown): string | undefined {
     return `${String(msg)}${code !== undefined ? ` (code ${code})` : ''}`;
   }
   return undefined;
-}
-
-export function depthWeight(limit: number): number {
-  return limit <= 100 ? 5 : limit <= 500 ? 25 : limit <= 1000 ? 50 : 250;
 }
 
 export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSource {
@@ -52,14 +49,14 @@ export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSou
     name: 'binance',
 
     async symbols(): Promise<SymbolInfo[]> {
-      const info = await client.get<ExchangeInfo>('/api/v3/exchangeInfo', EXCHANGE_INFO, { showPermissionSets: 'false' }, 20);
-      const weight = info.rateLimits?.find((r) => r.rateLimitType === 'REQUEST_WEIGHT' && r.interval === 'MINUTE' && r.intervalNum === 1);
-      if (weight) client.setWeightLimit(weight.limit);
+      const info = await client.get<ExchangeInfo>('/api/v3/exchangeInfo', EXCHANGE_INFO, {
+        showPermissionSets: 'false',
+      });
       return info.symbols.map((s) => ({ symbol: s.symbol, base: s.baseAsset, quote: s.quoteAsset, status: s.status }));
     },
 
     async tickers(): Promise<Ticker24h[]> {
-      const rows = await client.get<RawTicker[]>('/api/v3/ticker/24hr', RECORDS, {}, 80);
+      const rows = await client.get<RawTicker[]>('/api/v3/ticker/24hr', RECORDS);
       return rows.map((r) => ({
         symbol: String(r.symbol),
         lastPrice: String(r.lastPrice),
@@ -80,13 +77,18 @@ export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSou
     },
 
     async prices(): Promise<PriceQuote[]> {
-      const rows = await client.get<PriceQuote[]>('/api/v3/ticker/price', RECORDS, {}, 4);
+      const rows = await client.get<PriceQuote[]>('/api/v3/ticker/price', RECORDS);
       return rows.map((r) => ({ symbol: String(r.symbol), price: String(r.price) }));
     },
 
     async klines(symbol, interval: Interval, page): Promise<Candle[]> {
       const rows = await forSymbol(symbol, () =>
-        client.get<RawKline[]>('/api/v3/klines', KLINES, { symbol, interval, endTime: page.endTime, limit: page.limit }, 2),
+        client.get<RawKline[]>('/api/v3/klines', KLINES, {
+          symbol,
+          interval,
+          endTime: page.endTime,
+          limit: page.limit,
+        }),
       );
       return rows.map((k) => ({
         openTime: Number(k[0]),
@@ -107,7 +109,6 @@ export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSou
           '/api/v3/depth',
           BOOK,
           { symbol, limit },
-          depthWeight(limit),
         ),
       );
       return { lastUpdateId: Number(book.lastUpdateId), bids: book.bids, asks: book.asks };

@@ -1,7 +1,11 @@
 // Binance spot REST request weights (Binance's spot API documentation), for charging a call to the
-// venue budget before it is sent. binance.us documents the same or lower weights, so the same table
-// is a safe over-estimate there. SAPI endpoints are counted by Binance in a budget of their own
-// (X-SAPI-USED-IP-WEIGHT-1M) and weigh nothing here.
+// venue budget before it is sent: the one table for every caller of Binance (the ccxt gateway and
+// the market module's client, through the venue's guarded fetch; decision 174). binance.us documents
+// the same or lower weights, so the same table is a safe over-estimate there. SAPI endpoints are
+// counted by Binance in a budget of their own (X-SAPI-USED-IP-WEIGHT-1M) and weigh nothing here.
+import type { VenueWeights } from '../../../platform/venue-budget/guarded-fetch.ts';
+import type { VenueProfile } from '../../../platform/venue-budget/venue-budget.ts';
+import type { Venue } from '../venues.domain.ts';
 
 /** Weight of a path we do not list: high enough that an unknown call cannot sneak past the limit. */
 const UNLISTED = 10;
@@ -17,7 +21,7 @@ function symbolsCount(params: URLSearchParams): number | undefined {
   }
 }
 
-export function binanceRequestWeight(url: URL): number {
+function binanceRequestWeight(url: URL): number {
   const path = url.pathname.replace(/\/+$/, '');
   const params = url.searchParams;
   if (path.startsWith('/sapi/') || path.startsWith('/wapi/')) return 0;
@@ -54,7 +58,7 @@ export function binanceRequestWeight(url: URL): number {
 }
 
 /** The REQUEST_WEIGHT per minute an exchangeInfo answer states, if it states one. */
-export function binanceWeightLimit(body: unknown): number | undefined {
+function binanceWeightLimit(body: unknown): number | undefined {
   const limits = (body as { rateLimits?: unknown } | null)?.rateLimits;
   if (!Array.isArray(limits)) return undefined;
   const weight = limits.find(
@@ -63,4 +67,28 @@ export function binanceWeightLimit(body: unknown): number | undefined {
   ) as { limit?: unknown } | undefined;
   const limit = Number(weight?.limit);
   return Number.isFinite(limit) && limit > 0 ? limit : undefined;
+}
+
+function binanceWeights(defaultLimit: number): VenueWeights {
+  return {
+    defaultLimit,
+    weigh: binanceRequestWeight,
+    usedWeight(headers) {
+      const raw = headers.get('x-mbx-used-weight-1m');
+      const used = Number(raw);
+      return raw !== null && raw.trim() !== '' && Number.isFinite(used) ? used : undefined;
+    },
+    limit: { statedBy: (url) => url.pathname.endsWith('/api/v3/exchangeInfo'), read: binanceWeightLimit },
+  };
+}
+
+/**
+ * How each venue is named in answers and, for the Binance venues, what their calls weigh (their
+ * documented per-minute limit until exchangeInfo tells the real one). Other venues get only the
+ * breaker: one weight per call never reaches a limit.
+ */
+export function venueProfile(venue: Venue): VenueProfile {
+  if (venue === 'binance') return { label: 'Binance', weights: binanceWeights(6000) };
+  if (venue === 'binanceus') return { label: 'Binance.US', weights: binanceWeights(1200) };
+  return { label: venue };
 }

@@ -1,0 +1,73 @@
+// The one way to a venue (docs/decisions/110, 174): every caller of a venue (each user's ccxt
+// instance, the market module's client) sends through this fetch. Each request is charged to the
+// venue's shared budget before it leaves, the venue's own count corrects it after, an answer that
+// states the venue's limit sets it, and a 429 or 418 opens the venue's one breaker until its
+// Retry-After. A refusal is thrown as the BudgetRefusal it is (503 with Retry-After); nothing was sent.
+// What a venue's requests weigh is the venue's own knowledge: its adapter code declares it
+// (VenueWeights) and describes the budget with it; this file knows no venue.
+import { retryAfterMs } from '../http/retry-after.ts';
+import type { VenueBudget } from './venue-budget.ts';
+
+/** A venue's documented request weights, declared beside that venue's adapter code. */
+export interface VenueWeights {
+  /** The venue's documented per-minute limit, until the venue states its own. */
+  readonly defaultLimit: number;
+  /** What one request costs, before it is sent. */
+  weigh(url: URL): number;
+  /** The venue's own count of the minute's weight after a call, when its answer carries one. */
+  usedWeight(headers: Headers): number | undefined;
+  /** Which answers state the venue's limit (read from a copy of their body), and how to read it. */
+  readonly limit?: { statedBy(url: URL): boolean; read(body: unknown): number | undefined };
+}
+
+/** A venue whose weights are not modelled: one per request, so that only its breaker ever holds. */
+const ONE_PER_REQUEST: Omit<VenueWeights, 'defaultLimit'> = { weigh: () => 1, usedWeight: () => undefined };
+
+/** When a 429 or 418 carries no Retry-After: a 429's window is the minute, a ban lasts at least two. */
+export const DEFAULT_PAUSE_MS: Readonly<Record<number, number>> = { 429: 60_000, 418: 120_000 };
+
+/** A fetch whose `timeoutMs` runs from the call's admission: a wait for the budget is not the venue's slowness. */
+export type GuardedFetch = (
+  input: string | URL | Request,
+  init?: RequestInit & { timeoutMs?: number },
+) => Promise<Response>;
+
+export function guardedFetch(budget: VenueBudget, base: typeof fetch): GuardedFetch {
+  return async (input, options) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const weights = budget.weights ?? ONE_PER_REQUEST;
+    const weight = weights.weigh(url);
+    await budget.acquire(weight);
+    const { timeoutMs, ...init } = options ?? {};
+    if (timeoutMs !== undefined) {
+      const timeout = AbortSignal.timeout(timeoutMs);
+      init.signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    }
+    let response: Response;
+    try {
+      response = await base(input, init);
+    } catch (error) {
+      // Refused or unreachable: nothing arrived, nothing is owed. A timeout may have arrived: kept.
+      const name = (error as Error | undefined)?.name;
+      if (name !== 'AbortError' && name !== 'TimeoutError') await budget.release(weight).catch(() => undefined);
+      throw error;
+    }
+    if (response.status === 429 || response.status === 418) {
+      await budget
+        .trip(response.status, retryAfterMs(response.headers) ?? DEFAULT_PAUSE_MS[response.status]!)
+        .catch(() => undefined);
+    }
+    const used = weights.usedWeight(response.headers);
+    if (used !== undefined) await budget.settle(used).catch(() => undefined);
+    if (response.ok && weights.limit?.statedBy(url)) {
+      const limit = weights.limit.read(
+        await response
+          .clone()
+          .json()
+          .catch(() => undefined),
+      );
+      if (limit !== undefined) budget.setLimit(limit);
+    }
+    return response;
+  };
+}
