@@ -21,7 +21,8 @@ function claimsOf(header: string | undefined): { sub: string; sid: string } | un
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   if (JSON.parse(Buffer.from(head, 'base64url').toString()).alg !== 'HS256') return undefined;
   const claims = JSON.parse(Buffer.from(body, 'base64url').toString());
-  if (claims.iss !== 'trading-platform' || claims.aud !== 'trading-platform-api' || claims.exp * 1000 <= Date.now()) return undefined;
+  if (claims.iss !== 'trading-platform' || claims.aud !== 'trading-platform-api' || claims.exp * 1000 <= Date.now())
+    return undefined;
   return claims;
 }
 
@@ -34,7 +35,11 @@ async function principal(sessionId: string, userId: string) {
     [sessionId, userId],
   );
   const row = rows[0];
-  const found = { userId, active: !!row && row.status === 'active' && row.revoked_at === null && row.expires_at > new Date(), loadedAt: Date.now() };
+  const found = {
+    userId,
+    active: !!row && row.status === 'active' && row.revoked_at === null && row.expires_at > new Date(),
+    loadedAt: Date.now(),
+  };
   principals.set(sessionId, found);
   return found;
 }
@@ -43,15 +48,22 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 function send(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   response.end(text);
 }
 
 createServer(async (request, response) => {
   try {
     const claims = claimsOf(request.headers.authorization);
-    if (!claims || !(await principal(claims.sid, claims.sub)).active) return send(response, 401, { detail: 'Not authenticated' });
-    const { rows } = await pool.query('SELECT * FROM exchange_credentials WHERE user_id = $1 ORDER BY created_at DESC, id ASC', [claims.sub]);
+    if (!claims || !(await principal(claims.sid, claims.sub)).active)
+      return send(response, 401, { detail: 'Not authenticated' });
+    const { rows } = await pool.query(
+      'SELECT * FROM exchange_credentials WHERE user_id = $1 ORDER BY created_at DESC, id ASC',
+      [claims.sub],
+    );
     const credentials = rows.map((row) => ({
       id: row.id,
       user_id: row.user_id,

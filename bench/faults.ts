@@ -36,11 +36,23 @@ interface Measured {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-function call(port: number, method: string, url: string, options: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {}): Promise<number> {
+function call(
+  port: number,
+  method: string,
+  url: string,
+  options: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {},
+): Promise<number> {
   return new Promise((resolve) => {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const request = httpRequest(
-      { host: '127.0.0.1', port, method, path: url, agent, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: url,
+        agent,
+        headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -86,12 +98,16 @@ async function recoveryMs(probes: Probe[]): Promise<number> {
   }
 }
 
-
 function startApp(env: Record<string, string>): ChildProcess {
-  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
   const [command, ...args] = script.split(/\s+/);
   if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
-  return spawn(process.execPath, args, { cwd: root, env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function waitReady(port: number): Promise<void> {
@@ -112,7 +128,11 @@ function faults(pgProxy: TcpProxy, redisProxy: TcpProxy, binance: BinanceFake): 
   let cutting: NodeJS.Timeout | undefined;
   return [
     { name: 'none (baseline)', begin: () => {}, end: () => {} },
-    { name: 'Redis frozen (black hole)', begin: () => redisProxy.mode('blackhole'), end: () => redisProxy.mode('pass') },
+    {
+      name: 'Redis frozen (black hole)',
+      begin: () => redisProxy.mode('blackhole'),
+      end: () => redisProxy.mode('pass'),
+    },
     {
       name: 'Redis stopped (connections reset, then refused)',
       begin: async () => {
@@ -149,7 +169,11 @@ function faults(pgProxy: TcpProxy, redisProxy: TcpProxy, binance: BinanceFake): 
     {
       name: 'Binance answering 429 Retry-After 2',
       begin: () => {
-        binance.fail(429, { code: -1003, msg: 'Too many requests' }, { times: 1_000_000, pathPrefix: '/api/v3', retryAfter: 2 });
+        binance.fail(
+          429,
+          { code: -1003, msg: 'Too many requests' },
+          { times: 1_000_000, pathPrefix: '/api/v3', retryAfter: 2 },
+        );
       },
       end: () => {
         (binance as unknown as { failures: unknown[] }).failures.length = 0;
@@ -212,17 +236,28 @@ async function main(): Promise<void> {
   }
   try {
     await waitReady(port);
-    const login = await fetch(`http://127.0.0.1:${port}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     const { access_token: token } = (await login.json()) as { access_token: string };
     const auth = { authorization: `Bearer ${token}` };
     const probes: Probe[] = [
-      { name: 'GET /api/v1/market/prices', send: () => call(port, 'GET', '/api/v1/market/prices?symbols=BTCUSDT,ETHUSDT') },
+      {
+        name: 'GET /api/v1/market/prices',
+        send: () => call(port, 'GET', '/api/v1/market/prices?symbols=BTCUSDT,ETHUSDT'),
+      },
       { name: 'GET /api/v1/market/ticker', send: () => call(port, 'GET', '/api/v1/market/ticker?limit=5') },
       { name: 'GET /api/auth/me', send: () => call(port, 'GET', '/api/auth/me', { headers: auth }) },
       { name: 'POST /api/auth/login', send: () => call(port, 'POST', '/api/auth/login', { body: ADMIN }) },
     ];
-    console.log(`# Faults (each held ${FAULT_MS / 1000} s; ${WORKERS} concurrent clients per route, logins one at a time)\n`);
-    console.log(`MARKET_UPSTREAM_TIMEOUT_MS=${UPSTREAM_TIMEOUT_MS}, REDIS_COMMAND_TIMEOUT_MS=500, DATABASE_QUERY_TIMEOUT_MS=5000, DATABASE_CONNECT_TIMEOUT_MS=3000\n`);
+    console.log(
+      `# Faults (each held ${FAULT_MS / 1000} s; ${WORKERS} concurrent clients per route, logins one at a time)\n`,
+    );
+    console.log(
+      `MARKET_UPSTREAM_TIMEOUT_MS=${UPSTREAM_TIMEOUT_MS}, REDIS_COMMAND_TIMEOUT_MS=500, DATABASE_QUERY_TIMEOUT_MS=5000, DATABASE_CONNECT_TIMEOUT_MS=3000\n`,
+    );
     console.log('| fault | route | status codes seen | slowest answer | every route 200 again after the fault ended |');
     console.log('|---|---|---|---|---|');
     for (const fault of faults(pgProxy, redisProxy, binance)) {
@@ -232,7 +267,10 @@ async function main(): Promise<void> {
       const recovered = await recoveryMs(probes);
       let first = true;
       for (const [route, { statuses, slowestMs }] of results) {
-        const seen = [...statuses.entries()].sort((a, b) => Number(a[0]) - Number(b[0])).map(([status, count]) => `${label(status)} ×${count}`).join(', ');
+        const seen = [...statuses.entries()]
+          .sort((a, b) => Number(a[0]) - Number(b[0]))
+          .map(([status, count]) => `${label(status)} ×${count}`)
+          .join(', ');
         const recovery = first ? (Number.isFinite(recovered) ? `${Math.round(recovered)} ms` : 'not within 30 s') : '';
         console.log(`| ${first ? fault.name : ''} | ${route} | ${seen} | ${Math.round(slowestMs)} ms | ${recovery} |`);
         first = false;
@@ -246,7 +284,12 @@ async function main(): Promise<void> {
     const queued = await fetch(`http://127.0.0.1:${port}/api/webhooks/platforms/database`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${webhookSecret}` },
-      body: JSON.stringify({ type: 'INSERT', table: 'users', schema: 'public', record: { id: 'bench', email: 'bench@example.com' } }),
+      body: JSON.stringify({
+        type: 'INSERT',
+        table: 'users',
+        schema: 'public',
+        record: { id: 'bench', email: 'bench@example.com' },
+      }),
     });
     if (queued.status >= 300) throw new Error(`webhook: ${queued.status}`);
     const deadline = Date.now() + 10_000;
@@ -254,12 +297,16 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: 20 }, () => call(port, 'GET', '/healthz')));
     const signalled = performance.now();
     app.kill('SIGTERM');
-    const after = await Promise.all(Array.from({ length: 20 }, () => call(port, 'GET', '/healthz', { timeoutMs: 15_000 })));
+    const after = await Promise.all(
+      Array.from({ length: 20 }, () => call(port, 'GET', '/healthz', { timeoutMs: 15_000 })),
+    );
     const { code } = await exited;
     const counts = new Map<number, number>();
     for (const status of after) counts.set(status, (counts.get(status) ?? 0) + 1);
     console.log(`\n| SIGTERM with a chat post hanging and 20 idle keep-alive connections | |\n|---|---|`);
-    console.log(`| requests sent on those connections after the signal | ${[...counts.entries()].map(([status, count]) => `${label(status)} ×${count}`).join(', ')} |`);
+    console.log(
+      `| requests sent on those connections after the signal | ${[...counts.entries()].map(([status, count]) => `${label(status)} ×${count}`).join(', ')} |`,
+    );
     console.log(`| exit | code ${code} after ${Math.round(performance.now() - signalled)} ms |`);
   } finally {
     if (app.exitCode === null && app.signalCode === null) app.kill('SIGKILL');

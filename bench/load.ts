@@ -33,8 +33,12 @@ export function percentile(sorted: Float64Array, p: number): number {
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const extra = Object.entries(options.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  const request = Buffer.from(`GET ${options.path} HTTP/1.1\r\nHost: 127.0.0.1:${options.port}\r\nConnection: keep-alive\r\n${extra}\r\n`);
+  const extra = Object.entries(options.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  const request = Buffer.from(
+    `GET ${options.path} HTTP/1.1\r\nHost: 127.0.0.1:${options.port}\r\nConnection: keep-alive\r\n${extra}\r\n`,
+  );
   const latencies = new Float64Array(options.maxRequests);
   let sent = 0;
   let done = 0;

@@ -65,7 +65,9 @@ async function seed(databaseUrl: string, email: string): Promise<void> {
 /** Answers whether the target was met, or undefined when skipped (no PostgreSQL). */
 export async function portfolioScenario(app: AppControl, jwtSecret: string): Promise<boolean | undefined> {
   if (spawnSync('pg_isready', ['-d', PG_URL, '-q']).status !== 0) {
-    console.log(`## 3. GET ${SUMMARY_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set BENCH_DATABASE_URL); this scenario did not run.\n`);
+    console.log(
+      `## 3. GET ${SUMMARY_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set BENCH_DATABASE_URL); this scenario did not run.\n`,
+    );
     return undefined;
   }
   const database = `bench_portfolio_${process.pid}`;
@@ -77,7 +79,15 @@ export async function portfolioScenario(app: AppControl, jwtSecret: string): Pro
   let child: ChildProcess | undefined;
   try {
     const port = await freePort();
-    child = app.startApp({ HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: url.toString(), JWT_SECRET: jwtSecret, MARKET_LIVE_STREAM: 'false', BINANCE_API_URL: binance.url });
+    child = app.startApp({
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: url.toString(),
+      JWT_SECRET: jwtSecret,
+      MARKET_LIVE_STREAM: 'false',
+      BINANCE_API_URL: binance.url,
+    });
     await app.waitForHttp(port, '/healthz');
     const account = { email: 'portfolio@example.com', password: 'bench-password-123' };
     await app.json(port, 'POST', '/api/auth/register', account);
@@ -93,7 +103,14 @@ export async function portfolioScenario(app: AppControl, jwtSecret: string): Pro
 
     const connections = Number(process.env.BENCH_PORTFOLIO_CONNECTIONS ?? 4);
     await runLoad({ port, path: SUMMARY_PATH, connections, durationMs: 2_000, maxRequests: 100_000, headers });
-    const result = await runLoad({ port, path: SUMMARY_PATH, connections, durationMs: 10_000, maxRequests: 100_000, headers });
+    const result = await runLoad({
+      port,
+      path: SUMMARY_PATH,
+      connections,
+      durationMs: 10_000,
+      maxRequests: 100_000,
+      headers,
+    });
     const p50 = percentile(result.latenciesUs, 0.5) / 1000;
     const p99 = percentile(result.latenciesUs, 0.99) / 1000;
     const ok = p99 <= P99_TARGET_MS && result.errors === 0 && result.non200 === 0;
@@ -119,4 +136,3 @@ export async function portfolioScenario(app: AppControl, jwtSecret: string): Pro
     await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   }
 }
-

@@ -47,14 +47,23 @@ interface Server {
 
 /** The app as `npm start` runs it: the start script's node flags and entry point, without npm around it. */
 function startApp(env: Record<string, string>): ChildProcess {
-  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
   const [command, ...args] = script.split(/\s+/);
   if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
-  return spawn(process.execPath, args, { cwd: root, env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 function startTs(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -64,7 +73,12 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function waitForHttp(port: number, url: string, headers: Record<string, string> = {}, timeoutMs = 180_000): Promise<Response> {
+async function waitForHttp(
+  port: number,
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 180_000,
+): Promise<Response> {
   const started = Date.now();
   for (;;) {
     try {
@@ -103,10 +117,22 @@ function summary(server: Server) {
 type Summary = ReturnType<typeof summary>;
 
 /** Warm-up, then alternating measured rounds of the two servers on one path. */
-async function compare(app: Server, bare: Server, urlPath: string, headers: Record<string, string>): Promise<{ app: Summary; bare: Summary }> {
+async function compare(
+  app: Server,
+  bare: Server,
+  urlPath: string,
+  headers: Record<string, string>,
+): Promise<{ app: Summary; bare: Summary }> {
   const round = async (server: Server, durationMs: number, record: boolean) => {
     const cpuBefore = cpuMs(server.child.pid!);
-    const result = await runLoad({ port: server.port, path: urlPath, connections: CONNECTIONS, durationMs, maxRequests: MAX_REQUESTS, headers });
+    const result = await runLoad({
+      port: server.port,
+      path: urlPath,
+      connections: CONNECTIONS,
+      durationMs,
+      maxRequests: MAX_REQUESTS,
+      headers,
+    });
     if (!record) return;
     server.cpuMs += cpuMs(server.child.pid!) - cpuBefore;
     server.rounds.push(result);
@@ -124,11 +150,20 @@ function table(rows: [string, Summary][]): string[] {
   return [
     '| server | requests | requests/s | p50 ms | p99 ms | server CPU µs/request | errors |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map(([name, s]) => `| ${name} | ${s.requests} | ${Math.round(s.rps)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.cpuPerRequestUs.toFixed(1)} | ${s.failures} |`),
+    ...rows.map(
+      ([name, s]) =>
+        `| ${name} | ${s.requests} | ${Math.round(s.rps)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.cpuPerRequestUs.toFixed(1)} | ${s.failures} |`,
+    ),
   ];
 }
 
-const server = (name: string, port: number, child: ChildProcess): Server => ({ name, port, child, rounds: [], cpuMs: 0 });
+const server = (name: string, port: number, child: ChildProcess): Server => ({
+  name,
+  port,
+  child,
+  rounds: [],
+  cpuMs: 0,
+});
 
 /** Scenario 1: the cached ticker on the embedded defaults. Answers whether its targets were met. */
 async function tickerScenario(): Promise<boolean> {
@@ -139,7 +174,14 @@ async function tickerScenario(): Promise<boolean> {
   const started: ChildProcess[] = [];
   try {
     const appPort = await freePort();
-    const env = { HOST: '127.0.0.1', PORT: String(appPort), DATA_DIR: dataDir, BINANCE_API_URL: binance.url, COINGECKO_API_URL: coingecko.url, MARKET_LIVE_STREAM: 'false' };
+    const env = {
+      HOST: '127.0.0.1',
+      PORT: String(appPort),
+      DATA_DIR: dataDir,
+      BINANCE_API_URL: binance.url,
+      COINGECKO_API_URL: coingecko.url,
+      MARKET_LIVE_STREAM: 'false',
+    };
     const app = server('app (cached ticker)', appPort, startApp(env));
     started.push(app.child);
     await waitForHttp(appPort, '/healthz');
@@ -149,7 +191,11 @@ async function tickerScenario(): Promise<boolean> {
     const bodyFile = path.join(dataDir, 'ticker.json');
     writeFileSync(bodyFile, body);
     const barePort = await freePort();
-    const bare = server('bare node:http', barePort, startTs(['bench/bare-server.ts', String(barePort), bodyFile, contentType], {}));
+    const bare = server(
+      'bare node:http',
+      barePort,
+      startTs(['bench/bare-server.ts', String(barePort), bodyFile, contentType], {}),
+    );
     started.push(bare.child);
     await waitForHttp(barePort, TICKER_PATH);
 
@@ -164,7 +210,10 @@ async function tickerScenario(): Promise<boolean> {
       [
         `## 1. GET ${TICKER_PATH}, cached, embedded defaults; ${body.length}-byte answer`,
         '',
-        ...table([[app.name, result.app], [bare.name, result.bare]]),
+        ...table([
+          [app.name, result.app],
+          [bare.name, result.bare],
+        ]),
         '',
         `throughput app/bare: ${ratio.toFixed(2)} (target ≥ ${TICKER_TARGET}) ${ratio >= TICKER_TARGET ? 'PASS' : 'FAIL'}`,
         `p99 app/bare: ${(result.app.p99 / result.bare.p99).toFixed(2)}; server CPU per request bare/app: ${(result.bare.cpuPerRequestUs / result.app.cpuPerRequestUs).toFixed(2)}`,
@@ -182,9 +231,18 @@ async function tickerScenario(): Promise<boolean> {
   }
 }
 
-
-async function json<T>(port: number, method: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const response = await fetch(`http://127.0.0.1:${port}${url}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function json<T>(
+  port: number,
+  method: string,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  const response = await fetch(`http://127.0.0.1:${port}${url}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
@@ -192,7 +250,9 @@ async function json<T>(port: number, method: string, url: string, body: unknown,
 /** Scenario 2: an authenticated read from PostgreSQL. Answers whether its target was met, or undefined when skipped. */
 async function credentialsScenario(): Promise<boolean | undefined> {
   if (spawnSync('pg_isready', ['-d', PG_URL, '-q']).status !== 0) {
-    console.log(`## 2. GET ${CREDENTIALS_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set BENCH_DATABASE_URL); this scenario did not run.\n`);
+    console.log(
+      `## 2. GET ${CREDENTIALS_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set BENCH_DATABASE_URL); this scenario did not run.\n`,
+    );
     return undefined;
   }
   const database = `bench_${process.pid}`;
@@ -203,20 +263,51 @@ async function credentialsScenario(): Promise<boolean | undefined> {
   const started: ChildProcess[] = [];
   try {
     const appPort = await freePort();
-    const app = server('app (GET /api/exchange/credentials)', appPort, startApp({ HOST: '127.0.0.1', PORT: String(appPort), DATA_DIR: dataDir, DATABASE_URL: url.toString(), JWT_SECRET, MARKET_LIVE_STREAM: 'false' }));
+    const app = server(
+      'app (GET /api/exchange/credentials)',
+      appPort,
+      startApp({
+        HOST: '127.0.0.1',
+        PORT: String(appPort),
+        DATA_DIR: dataDir,
+        DATABASE_URL: url.toString(),
+        JWT_SECRET,
+        MARKET_LIVE_STREAM: 'false',
+      }),
+    );
     started.push(app.child);
     await waitForHttp(appPort, '/healthz');
     const account = { email: 'bench@example.com', password: 'bench-password-123' };
     await json(appPort, 'POST', '/api/auth/register', account);
     const { access_token: token } = await json<{ access_token: string }>(appPort, 'POST', '/api/auth/login', account);
     const headers = { authorization: `Bearer ${token}` };
-    for (const [exchange, name] of [['binance', 'main'], ['kraken', 'savings'], ['coinbase', 'spot']]) {
-      await json(appPort, 'POST', CREDENTIALS_PATH, { exchange_name: exchange, credential_name: name, api_key: `key-${name}-0123456789`, api_secret: `secret-${name}-0123456789`, api_passphrase: 'passphrase-1' }, headers);
+    for (const [exchange, name] of [
+      ['binance', 'main'],
+      ['kraken', 'savings'],
+      ['coinbase', 'spot'],
+    ]) {
+      await json(
+        appPort,
+        'POST',
+        CREDENTIALS_PATH,
+        {
+          exchange_name: exchange,
+          credential_name: name,
+          api_key: `key-${name}-0123456789`,
+          api_secret: `secret-${name}-0123456789`,
+          api_passphrase: 'passphrase-1',
+        },
+        headers,
+      );
     }
     const appBody = await (await waitForHttp(appPort, CREDENTIALS_PATH, headers)).text();
 
     const barePort = await freePort();
-    const bare = server('node:http + pg', barePort, startTs(['bench/db-bare-server.ts', String(barePort)], { DATABASE_URL: url.toString(), JWT_SECRET }));
+    const bare = server(
+      'node:http + pg',
+      barePort,
+      startTs(['bench/db-bare-server.ts', String(barePort)], { DATABASE_URL: url.toString(), JWT_SECRET }),
+    );
     started.push(bare.child);
     const bareBody = await (await waitForHttp(barePort, CREDENTIALS_PATH, headers)).text();
     if (bareBody !== appBody) throw new Error(`the two servers answer differently:\n${appBody}\n${bareBody}`);
@@ -227,7 +318,10 @@ async function credentialsScenario(): Promise<boolean | undefined> {
       [
         `## 2. GET ${CREDENTIALS_PATH} with a bearer token, PostgreSQL; ${Buffer.byteLength(appBody)}-byte answer (3 credentials)`,
         '',
-        ...table([[app.name, result.app], [bare.name, result.bare]]),
+        ...table([
+          [app.name, result.app],
+          [bare.name, result.bare],
+        ]),
         '',
         `throughput app/bare: ${ratio.toFixed(2)} (target ≥ ${CREDENTIALS_TARGET}) ${ratio >= CREDENTIALS_TARGET ? 'PASS' : 'FAIL'}`,
         `p99 app: ${result.app.p99.toFixed(2)} ms, bare: ${result.bare.p99.toFixed(2)} ms (app/bare ${(result.app.p99 / result.bare.p99).toFixed(2)}); server CPU per request bare/app: ${(result.bare.cpuPerRequestUs / result.app.cpuPerRequestUs).toFixed(2)}`,
@@ -243,7 +337,9 @@ async function credentialsScenario(): Promise<boolean | undefined> {
 }
 
 async function main(): Promise<void> {
-  console.log(`${CONNECTIONS} keep-alive connections, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per server after ${WARMUP_MS / 1000} s warm-up; node ${process.version}\n`);
+  console.log(
+    `${CONNECTIONS} keep-alive connections, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per server after ${WARMUP_MS / 1000} s warm-up; node ${process.version}\n`,
+  );
   // BENCH_SCENARIOS=1,3 runs only those; all by default.
   const only = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim());
   const runs = (n: string) => !only || only.includes(n);

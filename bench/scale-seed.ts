@@ -42,7 +42,11 @@ export function countsAt(factor: number): Counts {
 const uid = (n: string) => `md5('u' || (${n}))::uuid`;
 
 /** [label, SQL] per step, in order; $1.. parameters are bound by seed(). */
-function statements(c: Counts, team: { id: string; key: string; counter: number }, states: string[]): [string, string, unknown[]][] {
+function statements(
+  c: Counts,
+  team: { id: string; key: string; counter: number },
+  states: string[],
+): [string, string, unknown[]][] {
   const U = c.users;
   const others = `(3 + (i % ${U - 2}))`;
   // Spread over a span ending now: row i of n is (n - i) / n of the span ago.
@@ -159,7 +163,11 @@ function statements(c: Counts, team: { id: string; key: string; counter: number 
        FROM generate_series(1, ${c.trackerIssues}) AS i`,
       [team.id, team.counter, team.key, states],
     ],
-    ['tracker_teams (counter)', `UPDATE tracker_teams SET issue_counter = issue_counter + ${c.trackerIssues} WHERE id = $1`, [team.id]],
+    [
+      'tracker_teams (counter)',
+      `UPDATE tracker_teams SET issue_counter = issue_counter + ${c.trackerIssues} WHERE id = $1`,
+      [team.id],
+    ],
     [
       'command_center_tasks',
       `INSERT INTO command_center_tasks (title, description, status, priority, assignee, repo, source_type, created_at, updated_at, completed_at)
@@ -229,9 +237,13 @@ export async function restoreJobRows(client: pg.Client, factor: number): Promise
     await client.query('DELETE FROM refresh_tokens');
     await client.query('DELETE FROM device_sessions');
     await client.query('DELETE FROM password_reset_tokens');
-    await client.query(`DELETE FROM audit_log WHERE action IN ('billing.grace_period.expired', 'billing.grace_period.clear')`);
+    await client.query(
+      `DELETE FROM audit_log WHERE action IN ('billing.grace_period.expired', 'billing.grace_period.clear')`,
+    );
     // strategy-autopilot/evaluate scores matured unscored calls (a batch per run); seeded rows were never attempted.
-    await client.query('UPDATE market_intel_events SET outcome_pct = NULL, scored_at = NULL, scoring_attempts = 0, scoring_attempted_at = NULL, scoring_error = NULL WHERE scoring_attempted_at IS NOT NULL');
+    await client.query(
+      'UPDATE market_intel_events SET outcome_pct = NULL, scored_at = NULL, scoring_attempts = 0, scoring_attempted_at = NULL, scoring_error = NULL WHERE scoring_attempted_at IS NOT NULL',
+    );
     for (const [step, sql, params] of statements(counts, { id: '', key: '', counter: 0 }, [''])) {
       if (JOB_STEPS.includes(step)) await client.query(sql, params);
     }
@@ -260,12 +272,23 @@ export interface SeedTiming {
  * Seeds a migrated, empty database (the app has started on it once, so its startup rows, e.g. the
  * local tracker team, exist). `passwordHash` is the app's hash of the bench password, for users 1 and 2.
  */
-export async function seed(client: pg.Client, factor: number, passwordHash: string, log: (line: string) => void): Promise<SeedTiming[]> {
+export async function seed(
+  client: pg.Client,
+  factor: number,
+  passwordHash: string,
+  log: (line: string) => void,
+): Promise<SeedTiming[]> {
   const counts = countsAt(factor);
-  const teams = await client.query<{ id: string; key: string; issue_counter: number }>('SELECT id, key, issue_counter FROM tracker_teams ORDER BY created_at LIMIT 1');
+  const teams = await client.query<{ id: string; key: string; issue_counter: number }>(
+    'SELECT id, key, issue_counter FROM tracker_teams ORDER BY created_at LIMIT 1',
+  );
   if (teams.rows.length === 0) throw new Error('no tracker team: the app did not seed its local team at startup');
   const team = { id: teams.rows[0]!.id, key: teams.rows[0]!.key, counter: teams.rows[0]!.issue_counter };
-  const states = (await client.query<{ id: string }>('SELECT id FROM tracker_workflow_states WHERE team_id = $1 ORDER BY position', [team.id])).rows.map((r) => r.id);
+  const states = (
+    await client.query<{ id: string }>('SELECT id FROM tracker_workflow_states WHERE team_id = $1 ORDER BY position', [
+      team.id,
+    ])
+  ).rows.map((r) => r.id);
   if (states.length === 0) throw new Error('the local tracker team has no workflow states');
   const timings: SeedTiming[] = [];
   for (const [step, sql, params] of statements(counts, team, states)) {

@@ -62,10 +62,18 @@ export const ENDPOINTS: Endpoint[] = [
   fixed('/api/webhooks/platforms/health', 'none'),
   fixed('/api/v1/dashboard/integrations', 'none'),
   fixed('/api/exchange/trades?exchange=binance&limit=100', 'heavy'),
-  { name: '/api/exchange/trades?exchange=binance&limit=100&offset=400000', url: (c) => `/api/exchange/trades?exchange=binance&limit=100&offset=${Math.round(c.heavyTrades * 0.8)}`, auth: 'heavy' },
+  {
+    name: '/api/exchange/trades?exchange=binance&limit=100&offset=400000',
+    url: (c) => `/api/exchange/trades?exchange=binance&limit=100&offset=${Math.round(c.heavyTrades * 0.8)}`,
+    auth: 'heavy',
+  },
   fixed('/api/exchange/trades/stats', 'heavy'),
   fixed('/api/admin/users?page=1&limit=50', 'admin'),
-  { name: '/api/admin/users?page=3000&limit=50', url: (c) => `/api/admin/users?page=${Math.max(1, Math.round((c.users * 0.75) / 50))}&limit=50`, auth: 'admin' },
+  {
+    name: '/api/admin/users?page=3000&limit=50',
+    url: (c) => `/api/admin/users?page=${Math.max(1, Math.round((c.users * 0.75) / 50))}&limit=50`,
+    auth: 'admin',
+  },
   fixed('/api/admin/stats', 'admin'),
   fixed('/api/admin/command-center/intel', 'admin'),
   fixed('/api/v1/tracker/issues', 'admin'),
@@ -113,10 +121,15 @@ async function onServer<T>(database: string, work: (client: pg.Client) => Promis
 
 /** The app as `npm start` runs it: the start script's node flags and entry point, without npm around it. */
 function startApp(env: Record<string, string>): ChildProcess {
-  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
   const [command, ...args] = script.split(/\s+/);
   if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
-  const base: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env };
+  const base: Record<string, string | undefined> = {
+    ...process.env,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    ...env,
+  };
   if (!process.env.REDIS_URL) delete base.REDIS_URL;
   return spawn(process.execPath, args, { cwd: root, env: base, stdio: ['ignore', 'ignore', 'inherit'] });
 }
@@ -142,7 +155,13 @@ async function waitForHttp(port: number, url: string, timeoutMs = 300_000): Prom
   }
 }
 
-async function request<T>(port: number, method: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+async function request<T>(
+  port: number,
+  method: string,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`http://127.0.0.1:${port}${url}`, {
     method,
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
@@ -201,13 +220,18 @@ async function withApp<T>(database: string, upstreams: Upstreams, work: (port: n
 function migrationsDigest(): string {
   const folder = path.join(root, 'drizzle');
   const hash = createHash('sha256');
-  for (const file of readdirSync(folder).filter((f) => f.endsWith('.sql')).sort()) hash.update(file).update(readFileSync(path.join(folder, file)));
+  for (const file of readdirSync(folder)
+    .filter((f) => f.endsWith('.sql'))
+    .sort())
+    hash.update(file).update(readFileSync(path.join(folder, file)));
   return hash.digest('hex').slice(0, 16);
 }
 
 /** The reconcile command, if the app has one (issue 21, point 3). */
 function hasReconcile(): boolean {
-  return spawnSync('grep', ['-rqs', 'db:reconcile', path.join(root, 'src/cli.ts'), path.join(root, 'src/cli')]).status === 0;
+  return (
+    spawnSync('grep', ['-rqs', 'db:reconcile', path.join(root, 'src/cli.ts'), path.join(root, 'src/cli')]).status === 0
+  );
 }
 
 /**
@@ -223,15 +247,30 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
       const marker = await onServer(database, async (client) => {
         const table = await client.query(`SELECT to_regclass('bench_seed') AS t`);
         if (table.rows[0].t === null) return undefined;
-        const columns = await client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'bench_seed' AND column_name = 'migrations'`);
+        const columns = await client.query(
+          `SELECT 1 FROM information_schema.columns WHERE table_name = 'bench_seed' AND column_name = 'migrations'`,
+        );
         if (columns.rows.length === 0) return undefined;
-        return (await client.query<{ version: number; factor: number; migrations: string }>('SELECT version, factor, migrations FROM bench_seed')).rows[0];
+        return (
+          await client.query<{ version: number; factor: number; migrations: string }>(
+            'SELECT version, factor, migrations FROM bench_seed',
+          )
+        ).rows[0];
       });
-      if (marker && marker.version === SEED_VERSION && marker.factor === factor && marker.migrations === migrationsDigest()) {
-        console.log(`${database}: seeded (version ${SEED_VERSION}, factor ${factor}, these migrations), reused; BENCH_SCALE_RESEED=1 seeds again`);
+      if (
+        marker &&
+        marker.version === SEED_VERSION &&
+        marker.factor === factor &&
+        marker.migrations === migrationsDigest()
+      ) {
+        console.log(
+          `${database}: seeded (version ${SEED_VERSION}, factor ${factor}, these migrations), reused; BENCH_SCALE_RESEED=1 seeds again`,
+        );
         return undefined;
       }
-      console.log(`${database}: ${marker ? 'seeded by another seed version, factor or migrations' : 'no finished seed of this bench'}; seeding again`);
+      console.log(
+        `${database}: ${marker ? 'seeded by another seed version, factor or migrations' : 'no finished seed of this bench'}; seeding again`,
+      );
     }
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${database}`);
@@ -245,16 +284,28 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
   const hash = await hashPassword(PASSWORD);
   await onServer(database, async (client) => {
     await seed(client, factor, hash, console.log);
-    await client.query('CREATE TABLE bench_seed (version integer NOT NULL, factor double precision NOT NULL, migrations text NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())');
-    await client.query('INSERT INTO bench_seed (version, factor, migrations) VALUES ($1, $2, $3)', [SEED_VERSION, factor, migrationsDigest()]);
+    await client.query(
+      'CREATE TABLE bench_seed (version integer NOT NULL, factor double precision NOT NULL, migrations text NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())',
+    );
+    await client.query('INSERT INTO bench_seed (version, factor, migrations) VALUES ($1, $2, $3)', [
+      SEED_VERSION,
+      factor,
+      migrationsDigest(),
+    ]);
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(`${database}: seeded in ${seconds.toFixed(0)} s`);
   if (hasReconcile()) {
     const reconciling = performance.now();
-    const result = spawnSync(process.execPath, ['scripts/run.mjs', 'cli', 'db:reconcile'], { cwd: root, env: { ...process.env, DATABASE_URL: urlOf(database) }, stdio: 'inherit' });
+    const result = spawnSync(process.execPath, ['scripts/run.mjs', 'cli', 'db:reconcile'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: urlOf(database) },
+      stdio: 'inherit',
+    });
     // Reported, not fatal: the figures can still be measured (and a failing reconcile is itself a finding).
-    console.log(`${database}: db:reconcile ${result.status === 0 ? 'done' : `FAILED (exit ${result.status})`} in ${((performance.now() - reconciling) / 1000).toFixed(1)} s`);
+    console.log(
+      `${database}: db:reconcile ${result.status === 0 ? 'done' : `FAILED (exit ${result.status})`} in ${((performance.now() - reconciling) / 1000).toFixed(1)} s`,
+    );
   } else {
     console.log(`${database}: no db:reconcile command in this version of the app; skipped`);
   }
@@ -262,8 +313,12 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
 }
 
 async function login(port: number, email: string): Promise<string> {
-  const answer = await request<{ access_token?: string; detail?: unknown }>(port, 'POST', '/api/auth/login', { email, password: PASSWORD });
-  if (answer.status !== 200 || !answer.body.access_token) throw new Error(`login of ${email}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  const answer = await request<{ access_token?: string; detail?: unknown }>(port, 'POST', '/api/auth/login', {
+    email,
+    password: PASSWORD,
+  });
+  if (answer.status !== 200 || !answer.body.access_token)
+    throw new Error(`login of ${email}: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body.access_token;
 }
 
@@ -271,21 +326,36 @@ async function measureEndpoints(port: number, run: DatabaseRun): Promise<void> {
   const tokens = { admin: await login(port, ADMIN_EMAIL), heavy: await login(port, HEAVY_EMAIL) };
   for (const endpoint of ENDPOINTS) {
     const url = endpoint.url(run.counts);
-    const headers: Record<string, string> = endpoint.auth === 'none' ? {} : { authorization: `Bearer ${tokens[endpoint.auth]}` };
+    const headers: Record<string, string> =
+      endpoint.auth === 'none' ? {} : { authorization: `Bearer ${tokens[endpoint.auth]}` };
     const first = await request<unknown>(port, 'GET', url, undefined, headers);
     await runLoad({ port, path: url, connections: CONNECTIONS, durationMs: WARMUP_MS, maxRequests: 100_000, headers });
-    const result = await runLoad({ port, path: url, connections: CONNECTIONS, durationMs: ROUND_MS, maxRequests: 100_000, headers });
+    const result = await runLoad({
+      port,
+      path: url,
+      connections: CONNECTIONS,
+      durationMs: ROUND_MS,
+      maxRequests: 100_000,
+      headers,
+    });
     const figures: Figures = {
       p50: percentile(result.latenciesUs, 50) / 1000,
       p99: percentile(result.latenciesUs, 99) / 1000,
       requests: result.requests,
       non200: result.non200,
       errors: result.errors,
-      statuses: Object.entries(result.statuses).map(([code, n]) => `${code} ×${n}`).join(', '),
+      statuses: Object.entries(result.statuses)
+        .map(([code, n]) => `${code} ×${n}`)
+        .join(', '),
     };
-    if (first.status !== 200) console.log(`${run.label} ${url}: the first answer was ${first.status}: ${JSON.stringify(first.body).slice(0, 200)}`);
+    if (first.status !== 200)
+      console.log(
+        `${run.label} ${url}: the first answer was ${first.status}: ${JSON.stringify(first.body).slice(0, 200)}`,
+      );
     run.endpoints.set(endpoint.name, figures);
-    console.log(`${run.label} ${url}: ${result.requests} requests, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, non-200 ${result.non200}${figures.statuses ? ` (${figures.statuses})` : ''}, errors ${result.errors}`);
+    console.log(
+      `${run.label} ${url}: ${result.requests} requests, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, non-200 ${result.non200}${figures.statuses ? ` (${figures.statuses})` : ''}, errors ${result.errors}`,
+    );
   }
 }
 
@@ -303,14 +373,20 @@ async function measureJobs(port: number, run: DatabaseRun): Promise<void> {
   for (const job of JOBS) {
     const triggered = await request<RunAnswer>(port, 'POST', `/api/scheduled/${job}`, undefined, headers);
     if (triggered.status !== 202 && triggered.status !== 200) {
-      run.jobs.set(job, { ms: NaN, status: `trigger answered ${triggered.status}`, result: JSON.stringify(triggered.body).slice(0, 200) });
+      run.jobs.set(job, {
+        ms: NaN,
+        status: `trigger answered ${triggered.status}`,
+        result: JSON.stringify(triggered.body).slice(0, 200),
+      });
       continue;
     }
     let answer = triggered.body;
     const deadline = Date.now() + 600_000;
     while (answer.status === 'running' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      answer = (await request<RunAnswer>(port, 'GET', `/api/scheduled/runs/${triggered.body.run_id}`, undefined, headers)).body;
+      answer = (
+        await request<RunAnswer>(port, 'GET', `/api/scheduled/runs/${triggered.body.run_id}`, undefined, headers)
+      ).body;
     }
     const ms = answer.finished_at ? Date.parse(answer.finished_at) - Date.parse(answer.started_at) : NaN;
     const result = JSON.stringify(answer.result ?? answer.error ?? null);
@@ -320,9 +396,14 @@ async function measureJobs(port: number, run: DatabaseRun): Promise<void> {
 }
 
 /** A duration in ms, as a table cell (the unit is in the column's name). */
-const ms = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(1));
+const ms = (value: number | undefined) =>
+  value === undefined || Number.isNaN(value) ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(1);
 const share = (f: Figures | undefined) =>
-  f === undefined ? '–' : f.requests === 0 ? 'no answer' : `${(((f.non200 + f.errors) / (f.requests + f.errors)) * 100).toFixed(0)}%${f.statuses ? ` (${f.statuses})` : ''}`;
+  f === undefined
+    ? '–'
+    : f.requests === 0
+      ? 'no answer'
+      : `${(((f.non200 + f.errors) / (f.requests + f.errors)) * 100).toFixed(0)}%${f.statuses ? ` (${f.statuses})` : ''}`;
 
 function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): boolean {
   let ok = true;
@@ -344,7 +425,9 @@ function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): b
       if (misses.length > 0) ok = false;
     }
     const ratio = s && b ? (b.p99 / s.p99).toFixed(1) : '–';
-    lines.push(`| \`GET ${endpoint.name}\` | ${ms(s?.p50)} | ${ms(s?.p99)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio} | ${share(s)} / ${share(b)} | ${verdict} |`);
+    lines.push(
+      `| \`GET ${endpoint.name}\` | ${ms(s?.p50)} | ${ms(s?.p99)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio} | ${share(s)} / ${share(b)} | ${verdict} |`,
+    );
   }
   lines.push('', '| job | small ms | big ms | big: status and result | verdict |', '|---|---|---|---|---|');
   for (const job of JOBS) {
@@ -360,25 +443,58 @@ function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): b
     const result = b ? (b.result.length > 120 ? `${b.result.slice(0, 117)}…` : b.result) : '';
     lines.push(`| ${job} | ${ms(s?.ms)} | ${ms(b?.ms)} | ${b ? `${b.status}: \`${result}\`` : '–'} | ${verdict} |`);
   }
-  const load = loadavg().map((n) => n.toFixed(1)).join(' / ');
-  console.log(['', `## npm run bench:scale: ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s warm-up, ${ROUND_MS / 1000} s measured per endpoint; factor ${FACTOR}; load average at the end ${load} (1/5/15 min)`, '', ...lines, ''].join('\n'));
+  const load = loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' / ');
+  console.log(
+    [
+      '',
+      `## npm run bench:scale: ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s warm-up, ${ROUND_MS / 1000} s measured per endpoint; factor ${FACTOR}; load average at the end ${load} (1/5/15 min)`,
+      '',
+      ...lines,
+      '',
+    ].join('\n'),
+  );
   console.log(
     `Rule: an endpoint passes when its big p99 ≤ ${P99_TARGET_MS} ms, ≤ ${RATIO_TARGET} × max(small p99, ${RATIO_FLOOR_MS} ms), and every answer was 200; a job when it ends (succeeded/partial) in < ${JOB_TARGET_MS / 1000} s on the big database.`,
   );
-  console.log(ok ? 'ALL PASS' : `NOT ALL PASS (a miss, or no big figures)${STRICT ? '' : '; BENCH_STRICT=1 makes that exit non-zero'}`);
+  console.log(
+    ok
+      ? 'ALL PASS'
+      : `NOT ALL PASS (a miss, or no big figures)${STRICT ? '' : '; BENCH_STRICT=1 makes that exit non-zero'}`,
+  );
   return ok;
 }
 
 async function runDatabase(label: 'small' | 'big', factor: number, upstreams: Upstreams): Promise<DatabaseRun> {
   const database = `bench_scale_${label}`;
   const seedSeconds = await ensureSeeded(database, factor, upstreams);
-  const run: DatabaseRun = { label, database, counts: countsAt(factor), endpoints: new Map(), jobs: new Map(), seedSeconds };
-  const explain = EXPLAIN_MS === undefined ? [] : [`session_preload_libraries = 'auto_explain'`, `auto_explain.log_min_duration = ${Number(EXPLAIN_MS)}`, 'auto_explain.log_analyze = on', 'auto_explain.log_buffers = on'];
-  for (const setting of explain) await onServer('postgres', (client) => client.query(`ALTER DATABASE ${database} SET ${setting}`));
+  const run: DatabaseRun = {
+    label,
+    database,
+    counts: countsAt(factor),
+    endpoints: new Map(),
+    jobs: new Map(),
+    seedSeconds,
+  };
+  const explain =
+    EXPLAIN_MS === undefined
+      ? []
+      : [
+          `session_preload_libraries = 'auto_explain'`,
+          `auto_explain.log_min_duration = ${Number(EXPLAIN_MS)}`,
+          'auto_explain.log_analyze = on',
+          'auto_explain.log_buffers = on',
+        ];
+  for (const setting of explain)
+    await onServer('postgres', (client) => client.query(`ALTER DATABASE ${database} SET ${setting}`));
   try {
     await measure(database, factor, upstreams, run);
   } finally {
-    for (const setting of explain) await onServer('postgres', (client) => client.query(`ALTER DATABASE ${database} RESET ${setting.split(' = ')[0]}`));
+    for (const setting of explain)
+      await onServer('postgres', (client) =>
+        client.query(`ALTER DATABASE ${database} RESET ${setting.split(' = ')[0]}`),
+      );
   }
   return run;
 }
@@ -399,7 +515,9 @@ async function main(): Promise<void> {
     console.log(`SKIPPED: no PostgreSQL answers at ${SERVER_URL} (set BENCH_DATABASE_URL).`);
     return;
   }
-  console.log(`node ${process.version}; PostgreSQL at ${new URL(SERVER_URL).host}; factor ${FACTOR} (small ${SMALL_FACTOR}); jobs: ${JOBS.join(', ')}`);
+  console.log(
+    `node ${process.version}; PostgreSQL at ${new URL(SERVER_URL).host}; factor ${FACTOR} (small ${SMALL_FACTOR}); jobs: ${JOBS.join(', ')}`,
+  );
   const upstreams = await startUpstreams();
   try {
     const small = !ONLY || ONLY.includes('small') ? await runDatabase('small', SMALL_FACTOR, upstreams) : undefined;

@@ -105,7 +105,11 @@ async function runOnce(mode: Mode): Promise<Sample> {
   const port = await freePort();
   const env = { ...process.env, LOG_LEVEL: 'warn', MARKET_LIVE_STREAM: 'false', PORT: String(port), ...mode.env() };
   const started = performance.now();
-  const child = spawn(npm[0]!, [...npm.slice(1), 'start', '--silent'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(npm[0]!, [...npm.slice(1), 'start', '--silent'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   try {
     const readyMs = await firstOk(port, child, started);
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
@@ -136,7 +140,6 @@ function servicesUp(): boolean {
   return pg.status === 0 && redis.stdout?.trim() === 'PONG';
 }
 
-
 async function main(): Promise<void> {
   const existing = mkdtempSync(path.join(tmpdir(), 'tp-bench-data-'));
   const empties: string[] = [];
@@ -156,7 +159,9 @@ async function main(): Promise<void> {
       env: () => ({ DATABASE_URL: scratchUrl!, REDIS_URL, DATA_DIR: existing }),
     });
   } else {
-    console.log(`SKIPPED: PostgreSQL (${PG_URL}) and Redis (${REDIS_URL}) are not both reachable; the PostgreSQL + Redis mode did not run.`);
+    console.log(
+      `SKIPPED: PostgreSQL (${PG_URL}) and Redis (${REDIS_URL}) are not both reachable; the PostgreSQL + Redis mode did not run.`,
+    );
   }
   modes.push({
     name: 'embedded, existing ./data',
@@ -191,7 +196,9 @@ async function main(): Promise<void> {
   }
 
   const floorMs = median(floor);
-  console.log(`\nnpm start → first 200 of /healthz; RSS of the server process. Median of ${RUNS} runs, node ${process.version}.`);
+  console.log(
+    `\nnpm start → first 200 of /healthz; RSS of the server process. Median of ${RUNS} runs, node ${process.version}.`,
+  );
   console.log(`Floor: a bare \`node -e ''\` starts and exits in ${floorMs.toFixed(0)} ms.\n`);
   console.log('| mode | ready ms (target) | ready / floor | RSS after 5 s idle MiB (target) | peak RSS MiB (target) |');
   console.log('|---|---|---|---|---|');
@@ -202,7 +209,11 @@ async function main(): Promise<void> {
     const idle = median(list.map((s) => s.idleRssMiB));
     const peak = median(list.map((s) => s.peakRssMiB));
     const { target } = mode;
-    const marks = [ready <= target.readyMs, idle <= target.idleRssMiB, target.peakRssMiB === undefined || peak <= target.peakRssMiB];
+    const marks = [
+      ready <= target.readyMs,
+      idle <= target.idleRssMiB,
+      target.peakRssMiB === undefined || peak <= target.peakRssMiB,
+    ];
     missed += marks.filter((ok) => !ok).length;
     const mark = (ok: boolean) => (ok ? '' : ' **missed**');
     console.log(

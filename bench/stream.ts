@@ -21,14 +21,21 @@ const NAMED = 'BTCUSDT,ETHUSDT,BNBUSDT';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 }
 
 function startApp(env: Record<string, string>): ChildProcess {
-  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
   const [, ...args] = script.split(/\s+/);
-  return spawn(process.execPath, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function waitForHttp(port: number, url: string): Promise<void> {
@@ -102,7 +109,9 @@ async function main(): Promise<void> {
     const delays: number[] = [];
     const subscribers: Subscriber[] = [];
     for (let i = 0; i < SUBSCRIBERS; i += 50) {
-      const batch = Array.from({ length: Math.min(50, SUBSCRIBERS - i) }, (_, j) => subscribe(port, (i + j) % 2 === 0 ? '' : `?symbols=${NAMED}`, delays, agent));
+      const batch = Array.from({ length: Math.min(50, SUBSCRIBERS - i) }, (_, j) =>
+        subscribe(port, (i + j) % 2 === 0 ? '' : `?symbols=${NAMED}`, delays, agent),
+      );
       subscribers.push(...(await Promise.all(batch)));
     }
     const connectedRss = rssMb(app.pid!);
@@ -110,7 +119,8 @@ async function main(): Promise<void> {
     let peakRss = connectedRss;
     const pairs = ws.symbols.length;
     for (let tick = 1; tick <= TICKS; tick++) {
-      for (const symbol of ws.symbols) symbol.price = (Number(symbol.price) * (1 + (tick % 2 === 0 ? 0.001 : -0.001))).toFixed(8);
+      for (const symbol of ws.symbols)
+        symbol.price = (Number(symbol.price) * (1 + (tick % 2 === 0 ? 0.001 : -0.001))).toFixed(8);
       ws.push();
       await new Promise((resolve) => setTimeout(resolve, TICK_MS));
       peakRss = Math.max(peakRss, rssMb(app.pid!));

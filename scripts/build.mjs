@@ -24,7 +24,15 @@ export const ENTRY_POINTS = ['src/main.ts', 'src/cli.ts', 'src/platform/db/pglit
  * PGlite (its WebAssembly and data files sit beside its modules), the docs UI (serves its own static
  * directory), and native add-ons that packages try to load and do without.
  */
-const EXTERNAL = ['ccxt', '@electric-sql/pglite', '@electric-sql/pglite/*', '@fastify/swagger-ui', 'pg-native', 'bufferutil', 'utf-8-validate'];
+const EXTERNAL = [
+  'ccxt',
+  '@electric-sql/pglite',
+  '@electric-sql/pglite/*',
+  '@fastify/swagger-ui',
+  'pg-native',
+  'bufferutil',
+  'utf-8-validate',
+];
 
 function newestSource(dir, newest = 0) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -63,7 +71,9 @@ export async function bundle() {
     target: 'node20',
     external: EXTERNAL,
     // Bundled CommonJS packages call require(); ESM output has none of its own.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
     sourcemap: 'linked',
     // Stack traces need the mappings, not the sources: without them the maps (parsed at start) are a
     // fraction of the size, and so is the memory they hold.
@@ -131,6 +141,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const started = performance.now();
     const { writePgliteImage } = await import(pathToFileURL(path.join(dist, 'platform', 'db', 'pglite-image.js')).href);
     const image = await writePgliteImage();
-    process.stderr.write(`made the migrated PGlite image ${path.relative(root, image)} in ${Math.round(performance.now() - started)} ms\n`);
+    process.stderr.write(
+      `made the migrated PGlite image ${path.relative(root, image)} in ${Math.round(performance.now() - started)} ms\n`,
+    );
   }
 }

@@ -82,11 +82,15 @@ function runFile(file) {
       clearTimeout(timer);
       const output = Buffer.concat(chunks).toString('utf8');
       const seconds = (performance.now() - began) / 1000;
-      for (const [, key, value] of output.matchAll(/^ℹ (tests|pass|fail|skipped|cancelled|todo) (\d+)$/gm)) totals[key] += Number(value);
-      for (const [, reason] of output.matchAll(/^\s*﹣ .* # (.+)$/gm)) skipReasons.set(reason, (skipReasons.get(reason) ?? 0) + 1);
+      for (const [, key, value] of output.matchAll(/^ℹ (tests|pass|fail|skipped|cancelled|todo) (\d+)$/gm))
+        totals[key] += Number(value);
+      for (const [, reason] of output.matchAll(/^\s*﹣ .* # (.+)$/gm))
+        skipReasons.set(reason, (skipReasons.get(reason) ?? 0) + 1);
       const ok = code === 0;
       const name = path.relative(root, file);
-      process.stdout.write(`\n# ${name} (${seconds.toFixed(1)} s)${ok ? '' : ` FAILED (${signal ?? `exit ${code}`})`}\n${output}`);
+      process.stdout.write(
+        `\n# ${name} (${seconds.toFixed(1)} s)${ok ? '' : ` FAILED (${signal ?? `exit ${code}`})`}\n${output}`,
+      );
       results.push({ name, seconds, ok });
       resolve();
     });
@@ -100,17 +104,25 @@ await Promise.all(
   }),
 );
 
-spawnSync(process.execPath, [...tsx, path.join(root, 'test/helpers/database-template.ts'), 'drop'], { cwd: root, env, stdio: 'inherit' });
+spawnSync(process.execPath, [...tsx, path.join(root, 'test/helpers/database-template.ts'), 'drop'], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
 
 const failed = results.filter((r) => !r.ok);
 const slowest = [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 10);
-console.log(`\n# slowest files\n${slowest.map((r) => `#   ${r.seconds.toFixed(1).padStart(5)} s  ${r.name}`).join('\n')}`);
+console.log(
+  `\n# slowest files\n${slowest.map((r) => `#   ${r.seconds.toFixed(1).padStart(5)} s  ${r.name}`).join('\n')}`,
+);
 console.log(
   `\n# ${files.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ` +
     `${totals.cancelled} cancelled, ${totals.todo} todo; ${((performance.now() - started) / 1000).toFixed(1)} s with ${concurrency} at a time`,
 );
 if (skipReasons.size > 0) {
-  console.log(`# skipped, and why:\n${[...skipReasons].map(([reason, n]) => `#   ${String(n).padStart(4)}  ${reason}`).join('\n')}`);
+  console.log(
+    `# skipped, and why:\n${[...skipReasons].map(([reason, n]) => `#   ${String(n).padStart(4)}  ${reason}`).join('\n')}`,
+  );
 }
 if (failed.length > 0) console.log(`# failed files:\n${failed.map((r) => `#   ${r.name}`).join('\n')}`);
 process.exit(failed.length > 0 || totals.fail > 0 || totals.cancelled > 0 ? 1 : 0);

@@ -26,17 +26,47 @@ malformed request 400.`;
 export const API_TAGS = [
   { name: 'auth', description: 'Accounts, sign-in, tokens and sessions.' },
   { name: 'admin', description: 'Users, platform statistics and limits. Admins only.' },
-  { name: 'admin: command center', description: 'Tasks for people and agents, the market intel feed and agent activity. Admins only.' },
-  { name: 'admin: provider API keys', description: 'Keys of the AI and data providers the agents use, stored encrypted, with rotation reminders. Admins only.' },
-  { name: 'admin: retrieval settings', description: 'Settings of the retrieval collections the agents search. Admins only.' },
+  {
+    name: 'admin: command center',
+    description: 'Tasks for people and agents, the market intel feed and agent activity. Admins only.',
+  },
+  {
+    name: 'admin: provider API keys',
+    description:
+      'Keys of the AI and data providers the agents use, stored encrypted, with rotation reminders. Admins only.',
+  },
+  {
+    name: 'admin: retrieval settings',
+    description: 'Settings of the retrieval collections the agents search. Admins only.',
+  },
   { name: 'admin: strategies', description: 'Trading strategies and their paper-trading record. Admins only.' },
-  { name: 'exchange', description: 'Your venue API keys (stored encrypted, never returned), balances and trades, and public venue data through ccxt.' },
-  { name: 'portfolio', description: 'What your holdings are worth, what they cost (FIFO) and what you made, from your synced balances, trades and transfers.' },
+  {
+    name: 'exchange',
+    description:
+      'Your venue API keys (stored encrypted, never returned), balances and trades, and public venue data through ccxt.',
+  },
+  {
+    name: 'portfolio',
+    description:
+      'What your holdings are worth, what they cost (FIFO) and what you made, from your synced balances, trades and transfers.',
+  },
   { name: 'market', description: 'Public market data from Binance and CoinGecko, cached and shared by every caller.' },
-  { name: 'streams', description: 'Your account\'s events, live, as Server-Sent Events (`text/event-stream`), resumable with Last-Event-ID. Prices stream under market.' },
+  {
+    name: 'streams',
+    description:
+      "Your account's events, live, as Server-Sent Events (`text/event-stream`), resumable with Last-Event-ID. Prices stream under market.",
+  },
   { name: 'tracker', description: 'The issue tracker: issues stored here, or in Linear.' },
   { name: 'scheduled jobs', description: 'Maintenance jobs, triggered by a cron that sends the shared secret.' },
   { name: 'dashboard', description: 'Service health, agents and integrations at a glance.' },
-  { name: 'console', description: 'The browser console\'s session (the refresh token in an HttpOnly cookie) and its admin actions; the console itself is at /console.' },
-  { name: 'webhooks', description: 'Inbound events of the code host, payments, deployments, tracker, error monitoring, database, auth provider and mail provider, each verified by its signature.' },
+  {
+    name: 'console',
+    description:
+      "The browser console's session (the refresh token in an HttpOnly cookie) and its admin actions; the console itself is at /console.",
+  },
+  {
+    name: 'webhooks',
+    description:
+      'Inbound events of the code host, payments, deployments, tracker, error monitoring, database, auth provider and mail provider, each verified by its signature.',
+  },
 ];

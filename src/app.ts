@@ -65,7 +65,12 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const events = streams.publisher;
   const exchange = createExchangeModule(platform, { guards, events });
   const webhooks = createWebhooksModule(platform, { users, messages, events });
-  const admin = createAdminModule(platform, { users, trading: exchange.tradingSummary, revenueByCurrency: webhooks.revenueByCurrency, messages });
+  const admin = createAdminModule(platform, {
+    users,
+    trading: exchange.tradingSummary,
+    revenueByCurrency: webhooks.revenueByCurrency,
+    messages,
+  });
   const tracker = createTrackerModule(platform, { users, messages });
   const commandCenter = createCommandCenterModule(platform, { guards });
   const ragSettings = createRagSettingsModule(platform, { guards });
@@ -73,7 +78,11 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const market = createMarketModule(platform, { sse, venueAccess: exchange.venueAccess });
   const strategies = createStrategiesModule(platform, { guards });
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
-  const jobs = createJobsModule(platform, { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages, events }, { timers: options.jobTimers });
+  const jobs = createJobsModule(
+    platform,
+    { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages, events },
+    { timers: options.jobTimers },
+  );
   const dashboard = createDashboardModule(platform, {
     version: SERVICE_VERSION,
     users: admin.users,
@@ -89,7 +98,26 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   });
   const consoleUi = createConsoleModule(platform, { guards, auth, jobs });
   // The one list of modules: buildApp registers their routes and runs their hooks in this order.
-  return { notifications, users, auth, sse, streams, exchange, webhooks, admin, tracker, commandCenter, ragSettings, providerKeys, market, strategies, portfolio, jobs, dashboard, consoleUi } satisfies Record<string, AppModule | SseRegistry>;
+  return {
+    notifications,
+    users,
+    auth,
+    sse,
+    streams,
+    exchange,
+    webhooks,
+    admin,
+    tracker,
+    commandCenter,
+    ragSettings,
+    providerKeys,
+    market,
+    strategies,
+    portfolio,
+    jobs,
+    dashboard,
+    consoleUi,
+  } satisfies Record<string, AppModule | SseRegistry>;
 }
 
 export type Modules = ReturnType<typeof createModules>;
@@ -99,7 +127,11 @@ export interface BuildOptions {
   observeRoute?: (route: RouteOptions) => void;
 }
 
-export async function buildApp(platform: Platform, modules: Modules = createModules(platform), options: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(
+  platform: Platform,
+  modules: Modules = createModules(platform),
+  options: BuildOptions = {},
+): Promise<FastifyInstance> {
   const { config, logger } = platform;
   const microCache = createMicroCache();
   const servedCounters = new Map<string, { inc(): void }>();
@@ -137,12 +169,18 @@ export async function buildApp(platform: Platform, modules: Modules = createModu
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: API_TITLE, version: SERVICE_VERSION, description: API_DESCRIPTION, license: { name: 'Proprietary' } },
+      info: {
+        title: API_TITLE,
+        version: SERVICE_VERSION,
+        description: API_DESCRIPTION,
+        license: { name: 'Proprietary' },
+      },
       servers: [{ url: '/', description: 'The server answering this document' }],
       tags: API_TAGS,
       components: { securitySchemes: SECURITY_SCHEMES },
     },
-    transformObject: (document) => ('openapiObject' in document ? finishDocument(document.openapiObject as OpenApiDocument) : document.swaggerObject),
+    transformObject: (document) =>
+      'openapiObject' in document ? finishDocument(document.openapiObject as OpenApiDocument) : document.swaggerObject,
   });
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,

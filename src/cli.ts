@@ -47,8 +47,15 @@ async function main(argv: string[]): Promise<number> {
       for (const problem of error.problems) process.stderr.write(`config: ${problem}\n`);
       return 1;
     }
-    if (error instanceof DataDirInUseError || error instanceof StartError || error instanceof RefusedError || (error instanceof AppError && error.status < 500)) {
-      process.stderr.write(`error: ${error instanceof AppError && typeof error.detail === 'string' ? error.detail : error.message}\n`);
+    if (
+      error instanceof DataDirInUseError ||
+      error instanceof StartError ||
+      error instanceof RefusedError ||
+      (error instanceof AppError && error.status < 500)
+    ) {
+      process.stderr.write(
+        `error: ${error instanceof AppError && typeof error.detail === 'string' ? error.detail : error.message}\n`,
+      );
       return 1;
     }
     process.stderr.write(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -28,7 +28,11 @@ async function main(): Promise<void> {
 
   const platform = await createPlatform(config);
   const app = await buildApp(platform);
-  await app.listen({ host: config.server.host, port: config.server.port, listenTextResolver: (address) => startSummary(config, address, platform.secretSources) });
+  await app.listen({
+    host: config.server.host,
+    port: config.server.port,
+    listenTextResolver: (address) => startSummary(config, address, platform.secretSources),
+  });
   for (const warning of startWarnings(config)) app.log.warn(warning);
   platform.outbox.start();
 

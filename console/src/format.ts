@@ -9,7 +9,8 @@ function numberFormat(options: Intl.NumberFormatOptions): Intl.NumberFormat {
 
 export function num(value: number | null | undefined, digits?: number): string {
   if (value === null || value === undefined || Number.isNaN(value)) return '—';
-  if (digits !== undefined) return numberFormat({ minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+  if (digits !== undefined)
+    return numberFormat({ minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
   const abs = Math.abs(value);
   const max = abs >= 1000 ? 2 : abs >= 1 ? 4 : 8;
   return numberFormat({ maximumFractionDigits: max }).format(value);
@@ -36,4 +37,5 @@ export function time(value: string | number | null | undefined): string {
   return Number.isNaN(date.getTime()) ? '—' : dateTime.format(date);
 }
 
-export const trend = (value: number | null | undefined) => (value === null || value === undefined || value === 0 ? '' : value > 0 ? 'up' : 'down');
+export const trend = (value: number | null | undefined) =>
+  value === null || value === undefined || value === 0 ? '' : value > 0 ? 'up' : 'down';

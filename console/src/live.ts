@@ -14,8 +14,12 @@ export function followPrices(symbols: string[], onTick: (ticks: PriceTick[]) => 
   let stopped = false;
   const open = () => {
     if (stopped) return;
-    source = new EventSource(`/api/v1/market/stream${symbols.length ? `?symbols=${encodeURIComponent(symbols.join(','))}` : ''}`);
-    source.addEventListener('snapshot', (event) => onTick((JSON.parse((event as MessageEvent).data) as { prices: PriceTick[] }).prices));
+    source = new EventSource(
+      `/api/v1/market/stream${symbols.length ? `?symbols=${encodeURIComponent(symbols.join(','))}` : ''}`,
+    );
+    source.addEventListener('snapshot', (event) =>
+      onTick((JSON.parse((event as MessageEvent).data) as { prices: PriceTick[] }).prices),
+    );
     source.addEventListener('price', (event) => onTick([JSON.parse((event as MessageEvent).data) as PriceTick]));
     // The server ends a stream at shutdown or for a slow reader: open a new one (a fresh snapshot).
     source.addEventListener('end', () => {
@@ -48,7 +52,16 @@ export function onAccountEvent(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
-const EVENT_TYPES = ['balance.synced', 'trades.synced', 'transfers.synced', 'portfolio.updated', 'credential.validated', 'credential.changed', 'job.finished', 'webhook.received'];
+const EVENT_TYPES = [
+  'balance.synced',
+  'trades.synced',
+  'transfers.synced',
+  'portfolio.updated',
+  'credential.validated',
+  'credential.changed',
+  'job.finished',
+  'webhook.received',
+];
 
 /**
  * Opens the account stream while signed in. The server re-checks the account every second and ends

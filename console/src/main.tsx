@@ -38,9 +38,20 @@ function lazyPage(load: () => Promise<{ default: ComponentType<{ path: string; q
         () => setError('This page could not be loaded; reload to try again.'),
       );
     }, []);
-    if (error) return <p role="alert" class="error">{error}</p>;
+    if (error)
+      return (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      );
     const Component = component;
-    return Component ? <Component {...props} /> : <p role="status" class="muted">Loading…</p>;
+    return Component ? (
+      <Component {...props} />
+    ) : (
+      <p role="status" class="muted">
+        Loading…
+      </p>
+    );
   };
 }
 
@@ -104,7 +115,12 @@ function Routes(props: { path: string; query: URLSearchParams }) {
   if (parts.length === 0 || (parts[0] === 'markets' && parts.length === 1)) return <MarketsPage />;
   if (parts[0] === 'markets' && parts[1]) return <PairPage {...props} />;
   if (parts[0] === 'sign-in') return <SignInPage />;
-  if (!ready) return <p role="status" class="muted">Loading…</p>;
+  if (!ready)
+    return (
+      <p role="status" class="muted">
+        Loading…
+      </p>
+    );
   if (parts[0] === 'account') return user ? <AccountPage {...props} /> : <SignInPage next={path} />;
   if (parts[0] === 'admin') {
     if (!user) return <SignInPage next={path} />;

@@ -14,7 +14,10 @@ export function navigate(path: string, replace = false): void {
 
 /** The path below /console, e.g. `/markets/BTCUSDT`, with the query string. */
 export function useRoute(): { path: string; query: URLSearchParams } {
-  const read = () => ({ path: location.pathname.slice(BASE.length) || '/', query: new URLSearchParams(location.search) });
+  const read = () => ({
+    path: location.pathname.slice(BASE.length) || '/',
+    query: new URLSearchParams(location.search),
+  });
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const update = () => setRoute(read());

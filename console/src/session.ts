@@ -11,8 +11,19 @@ export interface Me {
 }
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly detail: unknown) {
-    super(typeof detail === 'string' ? detail : Array.isArray(detail) ? detail.map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).slice(1).join('.')}: ${d.msg}`).join('; ') : `HTTP ${status}`);
+  constructor(
+    readonly status: number,
+    readonly detail: unknown,
+  ) {
+    super(
+      typeof detail === 'string'
+        ? detail
+        : Array.isArray(detail)
+          ? detail
+              .map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).slice(1).join('.')}: ${d.msg}`)
+              .join('; ')
+          : `HTTP ${status}`,
+    );
   }
 }
 
@@ -48,7 +59,12 @@ async function sessionCall(path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = { 'x-console-request': '1' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (access) headers.authorization = `Bearer ${access}`;
-  return fetch(`/api/console/session/${path}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  return fetch(`/api/console/session/${path}`, {
+    method: 'POST',
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin',
+  });
 }
 
 async function failure(response: Response): Promise<ApiError> {
@@ -114,7 +130,12 @@ export type SignInStep = { done: true } | { done: false; mfaToken: string };
 export async function signIn(email: string, password: string): Promise<SignInStep> {
   const response = await sessionCall('login', { email, password });
   if (!response.ok) throw await failure(response);
-  const answer = (await response.json()) as { access_token?: string; expires_in?: number; mfa_required?: boolean; mfa_token?: string };
+  const answer = (await response.json()) as {
+    access_token?: string;
+    expires_in?: number;
+    mfa_required?: boolean;
+    mfa_token?: string;
+  };
   if (answer.mfa_required && answer.mfa_token) return { done: false, mfaToken: answer.mfa_token };
   accept(answer as { access_token: string; expires_in: number });
   await loadMe();
@@ -122,7 +143,10 @@ export async function signIn(email: string, password: string): Promise<SignInSte
 }
 
 export async function verifySecondFactor(mfaToken: string, code: string, recovery: boolean): Promise<void> {
-  const response = await sessionCall('2fa', recovery ? { mfa_token: mfaToken, recovery_code: code } : { mfa_token: mfaToken, code });
+  const response = await sessionCall(
+    '2fa',
+    recovery ? { mfa_token: mfaToken, recovery_code: code } : { mfa_token: mfaToken, code },
+  );
   if (!response.ok) throw await failure(response);
   accept((await response.json()) as { access_token: string; expires_in: number });
   await loadMe();
@@ -153,11 +177,15 @@ export async function signOut(reason: string | null = null): Promise<void> {
 const ENDED = /account is|session|revoked/i;
 
 /** A call to the API with the session's token; a 401 refreshes once and retries. */
-export async function api<T>(path: string, init: { method?: string; body?: unknown; query?: Record<string, string | number | boolean | undefined | null> } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown; query?: Record<string, string | number | boolean | undefined | null> } = {},
+): Promise<T> {
   let url = path;
   if (init.query) {
     const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(init.query)) if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+    for (const [key, value] of Object.entries(init.query))
+      if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
     const text = params.toString();
     if (text) url += `?${text}`;
   }
@@ -165,7 +193,11 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     const headers: Record<string, string> = {};
     if (access) headers.authorization = `Bearer ${access}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    return fetch(url, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    return fetch(url, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
   };
   let response = await send();
   if (response.status === 401 && access) {
@@ -178,7 +210,12 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   if (!response.ok) {
     const error = await failure(response);
     // A suspended or deleted account, or a revoked session: this console is signed out at once.
-    if (access && response.status === 403 && typeof error.detail === 'string' && /^User account is /.test(error.detail)) {
+    if (
+      access &&
+      response.status === 403 &&
+      typeof error.detail === 'string' &&
+      /^User account is /.test(error.detail)
+    ) {
       await signOut(`Signed out: ${error.detail}.`);
     } else if (access && response.status === 401 && typeof error.detail === 'string' && ENDED.test(error.detail)) {
       forget('Your session ended; please sign in again.');

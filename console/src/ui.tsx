@@ -4,7 +4,11 @@ import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { navigate, BASE } from './router.ts';
 import { api, ApiError } from './session.ts';
 
-export function useApi<T>(path: string | null, query?: Record<string, string | number | boolean | undefined | null>, refreshMs?: number) {
+export function useApi<T>(
+  path: string | null,
+  query?: Record<string, string | number | boolean | undefined | null>,
+  refreshMs?: number,
+) {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(path !== null);
@@ -37,7 +41,12 @@ export function useApi<T>(path: string | null, query?: Record<string, string | n
   return { data, error, loading, reload: load, setData };
 }
 
-export function Link(props: { href: string; children: ComponentChildren; class?: string; 'aria-current'?: 'page' | undefined }) {
+export function Link(props: {
+  href: string;
+  children: ComponentChildren;
+  class?: string;
+  'aria-current'?: 'page' | undefined;
+}) {
   const href = props.href.startsWith(BASE) ? props.href : `${BASE}${props.href}`;
   const click = (event: MouseEvent) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -59,8 +68,19 @@ export interface Column<T> {
   sort?: (row: T) => number | string;
 }
 
-export function DataTable<T>(props: { caption: string; columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string; empty?: string; sortable?: boolean; initialSort?: string; rowClass?: (row: T) => string | undefined }) {
-  const [sort, setSort] = useState<{ key: string; dir: 1 | -1 } | null>(props.initialSort ? { key: props.initialSort, dir: -1 } : null);
+export function DataTable<T>(props: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string;
+  empty?: string;
+  sortable?: boolean;
+  initialSort?: string;
+  rowClass?: (row: T) => string | undefined;
+}) {
+  const [sort, setSort] = useState<{ key: string; dir: 1 | -1 } | null>(
+    props.initialSort ? { key: props.initialSort, dir: -1 } : null,
+  );
   let rows = props.rows;
   const sorter = sort && props.columns.find((c) => c.key === sort.key)?.sort;
   if (sort && sorter) {
@@ -83,7 +103,11 @@ export function DataTable<T>(props: { caption: string; columns: Column<T>[]; row
               return (
                 <th scope="col" key={column.key} class={column.numeric ? 'num' : undefined} aria-sort={ariaSort}>
                   {props.sortable && column.sort ? (
-                    <button type="button" class="sort" onClick={() => setSort({ key: column.key, dir: active && sort!.dir === -1 ? 1 : -1 })}>
+                    <button
+                      type="button"
+                      class="sort"
+                      onClick={() => setSort({ key: column.key, dir: active && sort!.dir === -1 ? 1 : -1 })}
+                    >
                       {column.label}
                       <span aria-hidden="true">{active ? (sort!.dir === 1 ? ' ▲' : ' ▼') : ''}</span>
                     </button>
@@ -170,7 +194,8 @@ export function SubNav(props: { label: string; items: { href: string; label: str
   );
 }
 
-export const messageOf = (caught: unknown) => (caught instanceof ApiError || caught instanceof Error ? caught.message : String(caught));
+export const messageOf = (caught: unknown) =>
+  caught instanceof ApiError || caught instanceof Error ? caught.message : String(caught);
 
 /** Runs an action, keeping its pending state and error for the form that started it. */
 export function useAction() {

@@ -55,10 +55,18 @@ export function requireEmail(value: string | undefined, problems: Problems): str
 /** The longest statement bound DATABASE_QUERY_TIMEOUT_MS allows: for commands that read whole tables. */
 export const MAX_QUERY_TIMEOUT_MS = 600_000;
 
-export async function withPlatform<T>(work: (platform: Platform) => Promise<T>, options: { queryTimeoutMs?: number } = {}): Promise<T> {
+export async function withPlatform<T>(
+  work: (platform: Platform) => Promise<T>,
+  options: { queryTimeoutMs?: number } = {},
+): Promise<T> {
   const loaded = loadConfig(process.env, { jobNames: JOB_NAMES });
-  const config = options.queryTimeoutMs ? { ...loaded, resilience: { ...loaded.resilience, databaseQueryTimeoutMs: options.queryTimeoutMs } } : loaded;
-  const platform = await createPlatform(config, { logger: createLogger('warn', process.stderr), defaultMetrics: false });
+  const config = options.queryTimeoutMs
+    ? { ...loaded, resilience: { ...loaded.resilience, databaseQueryTimeoutMs: options.queryTimeoutMs } }
+    : loaded;
+  const platform = await createPlatform(config, {
+    logger: createLogger('warn', process.stderr),
+    defaultMetrics: false,
+  });
   try {
     return await work(platform);
   } finally {

@@ -13,11 +13,32 @@ import { reconcileFigures } from '../platform/db/derived-figures.ts';
 import { TRADE_DAYS } from '../modules/exchange/exchange.figures.ts';
 import { MARKET_INTEL_COUNTS, TASK_COUNTS } from '../modules/command-center/command-center.figures.ts';
 import { DEVICE_SESSION_EXPIRY_DAYS, USER_COUNTS } from '../modules/users/users.figures.ts';
-import { PAYMENTS_REVENUE, WEBHOOK_DELIVERY_COUNTS, WEBHOOK_DELIVERY_HOURS } from '../modules/webhooks/webhooks.figures.ts';
-import { MAX_QUERY_TIMEOUT_MS, parseOptions, print, Problems, RefusedError, withPlatform, type Command } from './cli-kit.ts';
+import {
+  PAYMENTS_REVENUE,
+  WEBHOOK_DELIVERY_COUNTS,
+  WEBHOOK_DELIVERY_HOURS,
+} from '../modules/webhooks/webhooks.figures.ts';
+import {
+  MAX_QUERY_TIMEOUT_MS,
+  parseOptions,
+  print,
+  Problems,
+  RefusedError,
+  withPlatform,
+  type Command,
+} from './cli-kit.ts';
 
 /** Every table of figures the database keeps as rows are written. */
-export const DERIVED_FIGURES = [USER_COUNTS, DEVICE_SESSION_EXPIRY_DAYS, TRADE_DAYS, PAYMENTS_REVENUE, WEBHOOK_DELIVERY_COUNTS, WEBHOOK_DELIVERY_HOURS, MARKET_INTEL_COUNTS, TASK_COUNTS];
+export const DERIVED_FIGURES = [
+  USER_COUNTS,
+  DEVICE_SESSION_EXPIRY_DAYS,
+  TRADE_DAYS,
+  PAYMENTS_REVENUE,
+  WEBHOOK_DELIVERY_COUNTS,
+  WEBHOOK_DELIVERY_HOURS,
+  MARKET_INTEL_COUNTS,
+  TASK_COUNTS,
+];
 
 const PG_DUMP_HINT =
   'the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, e.g. pg_dump --format=custom --file=backup.dump "$DATABASE_URL", ' +
@@ -35,9 +56,15 @@ const migrate: Command = {
   async run(args) {
     parseOptions(args, {});
     await withPlatform(async (platform) => {
-      const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-      const [applied] = await platform.database.rows<{ count: number }>(sql`SELECT count(*)::int AS count FROM drizzle.__drizzle_migrations`);
-      print(`database is migrated: ${applied?.count ?? 0} of ${journal.entries.length} migration(s) applied, the last ${journal.entries.at(-1)?.tag ?? 'none'}`);
+      const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as {
+        entries: { tag: string }[];
+      };
+      const [applied] = await platform.database.rows<{ count: number }>(
+        sql`SELECT count(*)::int AS count FROM drizzle.__drizzle_migrations`,
+      );
+      print(
+        `database is migrated: ${applied?.count ?? 0} of ${journal.entries.length} migration(s) applied, the last ${journal.entries.at(-1)?.tag ?? 'none'}`,
+      );
     });
   },
 };
@@ -63,7 +90,8 @@ const backup: Command = {
 
 const restore: Command = {
   usage: 'db:restore --in <file.tar.gz> [--force]',
-  summary: 'Replace the embedded database with a backup (stop the server first); --force when one exists, which is kept beside it.',
+  summary:
+    'Replace the embedded database with a backup (stop the server first); --force when one exists, which is kept beside it.',
   async run(args) {
     const values = parseOptions(args, { in: { type: 'string' }, force: { type: 'boolean', default: false } });
     const problems = new Problems();
@@ -73,7 +101,8 @@ const restore: Command = {
     const dataDir = embeddedDataDir();
     const image = new Blob([gunzipSync(readFileSync(values.in!))]);
     if (existsSync(path.join(dataDir, 'PG_VERSION'))) {
-      if (!values.force) throw new RefusedError(`${dataDir} holds a database; add --force to replace it (it is kept beside it)`);
+      if (!values.force)
+        throw new RefusedError(`${dataDir} holds a database; add --force to replace it (it is kept beside it)`);
       // Refuses while a server holds it; released at once, the restore takes it again.
       lockDataDir(dataDir)();
       const kept = `${dataDir}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -94,7 +123,10 @@ const reconcile: Command = {
     const values = parseOptions(args, { check: { type: 'boolean', default: false } });
     const mend = !values.check;
     // Recomputing millions of rows takes longer than a request's statement bound: the longest allowed.
-    const differences = await withPlatform((platform) => reconcileFigures(platform.database.db, DERIVED_FIGURES, { mend }), { queryTimeoutMs: MAX_QUERY_TIMEOUT_MS });
+    const differences = await withPlatform(
+      (platform) => reconcileFigures(platform.database.db, DERIVED_FIGURES, { mend }),
+      { queryTimeoutMs: MAX_QUERY_TIMEOUT_MS },
+    );
     let differed = false;
     for (const d of differences) {
       const off = d.missing + d.extra + d.differing;
@@ -109,4 +141,9 @@ const reconcile: Command = {
   },
 };
 
-export const DB_COMMANDS: Record<string, Command> = { 'db:reconcile': reconcile, 'db:migrate': migrate, 'db:backup': backup, 'db:restore': restore };
+export const DB_COMMANDS: Record<string, Command> = {
+  'db:reconcile': reconcile,
+  'db:migrate': migrate,
+  'db:backup': backup,
+  'db:restore': restore,
+};

@@ -16,13 +16,20 @@ function checkPassword(password: string | undefined, problems: Problems, require
   }
 }
 
-function oneOf<T extends string>(name: string, value: string | undefined, values: readonly T[], problems: Problems): T | undefined {
-  if (value !== undefined && !(values as readonly string[]).includes(value)) problems.add(`--${name} must be one of ${values.join(', ')} (got "${value}")`);
+function oneOf<T extends string>(
+  name: string,
+  value: string | undefined,
+  values: readonly T[],
+  problems: Problems,
+): T | undefined {
+  if (value !== undefined && !(values as readonly string[]).includes(value))
+    problems.add(`--${name} must be one of ${values.join(', ')} (got "${value}")`);
   return value as T | undefined;
 }
 
 const create: Command = {
-  usage: 'users:create --email <email> --password <password> [--role user|admin] [--first-name <name>] [--last-name <name>]',
+  usage:
+    'users:create --email <email> --password <password> [--role user|admin] [--first-name <name>] [--last-name <name>]',
   summary: 'Create an account (as registration does, but also admins, and with sign-up closed).',
   async run(args) {
     const values = parseOptions(args, {
@@ -38,7 +45,12 @@ const create: Command = {
     const role = oneOf('role', values.role, ROLES, problems)!;
     problems.throwIfAny();
     await withPlatform(async (platform) => {
-      const input = { email, password: values.password!, firstName: values['first-name'], lastName: values['last-name'] };
+      const input = {
+        email,
+        password: values.password!,
+        firstName: values['first-name'],
+        lastName: values['last-name'],
+      };
       const user = await createModules(platform).auth.service.createUser(input, { role, actor: 'system' });
       print(`created ${user.role} ${user.email} (id ${user.id})`);
     });
@@ -49,16 +61,29 @@ const list: Command = {
   usage: 'users:list [--search <text>] [--role user|admin] [--status active|suspended|deleted] [--limit <1..100>]',
   summary: 'List accounts, newest first: id, e-mail, role, status, tier, created.',
   async run(args) {
-    const values = parseOptions(args, { search: { type: 'string' }, role: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string', default: '50' } });
+    const values = parseOptions(args, {
+      search: { type: 'string' },
+      role: { type: 'string' },
+      status: { type: 'string' },
+      limit: { type: 'string', default: '50' },
+    });
     const problems = new Problems();
     const role = oneOf('role', values.role, ROLES, problems);
     const status = oneOf('status', values.status, STATUSES, problems);
     const limit = Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) problems.add(`--limit must be an integer from 1 to 100 (got "${values.limit}")`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      problems.add(`--limit must be an integer from 1 to 100 (got "${values.limit}")`);
     problems.throwIfAny();
     await withPlatform(async (platform) => {
-      const page = await createModules(platform).admin.users.listUsers({ page: 1, limit, search: values.search, role, status });
-      for (const user of page.users) print([user.id, user.email, user.role, user.status, user.subscriptionTier, user.createdAt].join('\t'));
+      const page = await createModules(platform).admin.users.listUsers({
+        page: 1,
+        limit,
+        search: values.search,
+        role,
+        status,
+      });
+      for (const user of page.users)
+        print([user.id, user.email, user.role, user.status, user.subscriptionTier, user.createdAt].join('\t'));
       print(`${page.users.length} of ${page.total} user(s)`);
     });
   },
@@ -68,7 +93,10 @@ function roleCommand(role: 'admin' | 'user'): Command {
   const verb = role === 'admin' ? 'promote' : 'demote';
   return {
     usage: `users:${verb} --email <email>`,
-    summary: role === 'admin' ? 'Make an account an admin.' : 'Take the admin role from an account (never from the last active admin).',
+    summary:
+      role === 'admin'
+        ? 'Make an account an admin.'
+        : 'Take the admin role from an account (never from the last active admin).',
     async run(args) {
       const values = parseOptions(args, { email: { type: 'string' } });
       const problems = new Problems();
@@ -97,7 +125,11 @@ const resetPassword: Command = {
     problems.throwIfAny();
     const password = values.password ?? generatePassword();
     await withPlatform(async (platform) => {
-      const { sessionsRevoked } = await createModules(platform).admin.userActions.setPassword(OPERATOR, email, password);
+      const { sessionsRevoked } = await createModules(platform).admin.userActions.setPassword(
+        OPERATOR,
+        email,
+        password,
+      );
       print(`password of ${email} reset; ${sessionsRevoked} session(s) signed out`);
       if (!values.password) print(`new password: ${password}`);
     });
@@ -106,7 +138,8 @@ const resetPassword: Command = {
 
 const resetTwoFactor: Command = {
   usage: 'users:reset-2fa --email <email>',
-  summary: 'Turn an account\'s two-factor authentication off (a lost authenticator and recovery codes) and sign it out everywhere; the user enrolls again.',
+  summary:
+    "Turn an account's two-factor authentication off (a lost authenticator and recovery codes) and sign it out everywhere; the user enrolls again.",
   async run(args) {
     const values = parseOptions(args, { email: { type: 'string' } });
     const problems = new Problems();

@@ -16,16 +16,23 @@ describe('settings meant for a developer machine', () => {
   const longSecret = 'x'.repeat(32);
 
   it('are refused where the server listens beyond this machine', () => {
-    assert.deepEqual(problemsOf({ HOST: '0.0.0.0', WEBHOOKS_ALLOW_UNSIGNED: 'true', SCHEDULED_JOB_SECRET: 'short-secret' }), [
-      'WEBHOOKS_ALLOW_UNSIGNED=true is for development only; HOST=0.0.0.0 listens beyond this machine',
-      'SCHEDULED_JOB_SECRET must be at least 32 characters when HOST=0.0.0.0 listens beyond this machine',
-    ]);
+    assert.deepEqual(
+      problemsOf({ HOST: '0.0.0.0', WEBHOOKS_ALLOW_UNSIGNED: 'true', SCHEDULED_JOB_SECRET: 'short-secret' }),
+      [
+        'WEBHOOKS_ALLOW_UNSIGNED=true is for development only; HOST=0.0.0.0 listens beyond this machine',
+        'SCHEDULED_JOB_SECRET must be at least 32 characters when HOST=0.0.0.0 listens beyond this machine',
+      ],
+    );
     assert.deepEqual(problemsOf({ HOST: '::', SCHEDULED_JOB_SECRET: longSecret }), []);
   });
 
   it('are accepted on a loopback address', () => {
     for (const HOST of ['127.0.0.1', '::1', 'localhost', '127.0.0.2']) {
-      assert.deepEqual(problemsOf({ HOST, WEBHOOKS_ALLOW_UNSIGNED: 'true', SCHEDULED_JOB_SECRET: 'short-secret' }), [], HOST);
+      assert.deepEqual(
+        problemsOf({ HOST, WEBHOOKS_ALLOW_UNSIGNED: 'true', SCHEDULED_JOB_SECRET: 'short-secret' }),
+        [],
+        HOST,
+      );
     }
   });
 });

@@ -8,7 +8,16 @@ import { parseJobCrons, type Known } from './job-schedules.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
-export const WEBHOOK_PROVIDERS = ['codehost', 'payments', 'edge', 'tracker', 'errormon', 'database', 'authprovider', 'mailer'] as const;
+export const WEBHOOK_PROVIDERS = [
+  'codehost',
+  'payments',
+  'edge',
+  'tracker',
+  'errormon',
+  'database',
+  'authprovider',
+  'mailer',
+] as const;
 export type WebhookProvider = (typeof WEBHOOK_PROVIDERS)[number];
 
 const WEBHOOK_SECRET_VARS: Record<WebhookProvider, string> = {
@@ -34,7 +43,10 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Reads variables, collecting every problem instead of stopping at the first. */
 export class EnvReader {
   readonly problems: string[] = [];
-  constructor(private readonly env: Env, readonly known: Known = {}) {}
+  constructor(
+    private readonly env: Env,
+    readonly known: Known = {},
+  ) {}
 
   string(name: string): string | undefined {
     const value = this.env[name]?.trim();
@@ -104,7 +116,18 @@ export class EnvReader {
 function isUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    return ['http:', 'https:', 'ws:', 'wss:', 'smtp:', 'smtps:', 'redis:', 'rediss:', 'postgres:', 'postgresql:'].includes(url.protocol);
+    return [
+      'http:',
+      'https:',
+      'ws:',
+      'wss:',
+      'smtp:',
+      'smtps:',
+      'redis:',
+      'rediss:',
+      'postgres:',
+      'postgresql:',
+    ].includes(url.protocol);
   } catch {
     return false;
   }
@@ -140,9 +163,11 @@ function url(name: string, fallback?: string): Setting<string | undefined> {
   return setting((env) => env.url(name, fallback));
 }
 
-const integer = (name: string, fallback: number, min: number, max: number) => setting((env) => env.integer(name, fallback, min, max));
+const integer = (name: string, fallback: number, min: number, max: number) =>
+  setting((env) => env.integer(name, fallback, min, max));
 const flag = (name: string, fallback: boolean) => setting((env) => env.boolean(name, fallback));
-const choice = <T extends string>(name: string, values: readonly T[], fallback: T) => setting((env) => env.oneOf(name, values, fallback));
+const choice = <T extends string>(name: string, values: readonly T[], fallback: T) =>
+  setting((env) => env.oneOf(name, values, fallback));
 const urlMap = (name: string) => setting((env): Readonly<Record<string, string>> => env.urlMap(name));
 
 export interface ExternalTokenSettings {
@@ -187,10 +212,15 @@ const SETTINGS = {
      * `linklocal`, `uniquelocal`); the client address is then the forwarded one. Empty: the socket's.
      */
     trustProxy: setting((env): readonly string[] => {
-      const entries = (env.string('TRUST_PROXY') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+      const entries = (env.string('TRUST_PROXY') ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean);
       for (const entry of entries) {
         if (!PROXY_KEYWORDS.includes(entry) && !isIpOrCidr(entry)) {
-          env.problems.push(`TRUST_PROXY must list IP addresses, CIDRs or ${PROXY_KEYWORDS.join(', ')} (got "${entry}")`);
+          env.problems.push(
+            `TRUST_PROXY must list IP addresses, CIDRs or ${PROXY_KEYWORDS.join(', ')} (got "${entry}")`,
+          );
         }
       }
       return entries;
@@ -251,8 +281,13 @@ const SETTINGS = {
      * everywhere but /api/auth/*, where they enroll (decision 142).
      */
     requireTwoFactorRoles: setting((env): readonly string[] => {
-      const roles = (env.string('REQUIRE_2FA_ROLES') ?? '').split(',').map((role) => role.trim()).filter(Boolean);
-      for (const role of roles) if (!['user', 'admin'].includes(role)) env.problems.push(`REQUIRE_2FA_ROLES must list roles among user, admin (got "${role}")`);
+      const roles = (env.string('REQUIRE_2FA_ROLES') ?? '')
+        .split(',')
+        .map((role) => role.trim())
+        .filter(Boolean);
+      for (const role of roles)
+        if (!['user', 'admin'].includes(role))
+          env.problems.push(`REQUIRE_2FA_ROLES must list roles among user, admin (got "${role}")`);
       return roles;
     }),
     /** STEP_UP_MAX_AGE_MINUTES: how recent a second factor must be for what moves money (decision 143). */
@@ -262,14 +297,21 @@ const SETTINGS = {
     secret: text('SCHEDULED_JOB_SECRET'),
     scheduler: choice('SCHEDULER', ['off', 'internal'], 'off'),
     /** Job name → UTC cron expression replacing the job's default (SCHEDULER_CRONS). */
-    crons: setting((env): Readonly<Record<string, string>> => parseJobCrons('SCHEDULER_CRONS', env.string('SCHEDULER_CRONS'), env.problems, env.known.jobNames)),
+    crons: setting(
+      (env): Readonly<Record<string, string>> =>
+        parseJobCrons('SCHEDULER_CRONS', env.string('SCHEDULER_CRONS'), env.problems, env.known.jobNames),
+    ),
     /** Share of each venue's weight budget the sync-accounts job may spend (SYNC_ACCOUNTS_BUDGET_PERCENT). */
     syncAccountsBudgetShare: setting((env) => env.integer('SYNC_ACCOUNTS_BUDGET_PERCENT', 50, 1, 100) / 100),
     /**
      * JOB_TRIGGER_WINDOW_SECONDS: a trigger this soon after a run of the job started is covered by it
      * (docs/decisions/125); undefined → 30 s or half the job's cron period. Capped by the period.
      */
-    triggerWindowSeconds: setting((env) => (env.string('JOB_TRIGGER_WINDOW_SECONDS') === undefined ? undefined : env.integer('JOB_TRIGGER_WINDOW_SECONDS', 30, 0, 86_400))),
+    triggerWindowSeconds: setting((env) =>
+      env.string('JOB_TRIGGER_WINDOW_SECONDS') === undefined
+        ? undefined
+        : env.integer('JOB_TRIGGER_WINDOW_SECONDS', 30, 0, 86_400),
+    ),
   },
   /** The request-weight budget every caller of a venue shares (docs/decisions/110). */
   venueBudget: {
@@ -282,7 +324,9 @@ const SETTINGS = {
       const raw = env.string('VENUE_EGRESS_ID');
       if (raw === undefined) return 'default';
       if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) {
-        env.problems.push(`VENUE_EGRESS_ID must be 1 to 64 letters, digits, dots, dashes or underscores (got "${raw}")`);
+        env.problems.push(
+          `VENUE_EGRESS_ID must be 1 to 64 letters, digits, dots, dashes or underscores (got "${raw}")`,
+        );
         return 'default';
       }
       return raw;
@@ -296,7 +340,13 @@ const SETTINGS = {
     coingeckoApiUrl: url('COINGECKO_API_URL', 'https://api.coingecko.com/api/v3'),
     coingeckoApiKey: text('COINGECKO_API_KEY'),
     /** Which CoinGecko header carries the key: `x-cg-demo-api-key` or `x-cg-pro-api-key`; by default the URL's plan. */
-    coingeckoApiPlan: setting((env) => env.oneOf<'demo' | 'pro'>('COINGECKO_API_PLAN', ['demo', 'pro'], env.string('COINGECKO_API_URL')?.includes('pro-api.') ? 'pro' : 'demo')),
+    coingeckoApiPlan: setting((env) =>
+      env.oneOf<'demo' | 'pro'>(
+        'COINGECKO_API_PLAN',
+        ['demo', 'pro'],
+        env.string('COINGECKO_API_URL')?.includes('pro-api.') ? 'pro' : 'demo',
+      ),
+    ),
     /** Keep a WebSocket subscription to Binance's mini-ticker stream while the server listens. */
     liveStream: flag('MARKET_LIVE_STREAM', true),
     /** Per-call timeout of market-data requests to Binance and CoinGecko. */
@@ -357,14 +407,18 @@ const SETTINGS = {
     /** ISO 4217 code, upper case: the currency admin stats' `totalRevenue` counts. */
     settlementCurrency: setting((env) => {
       const raw = env.string('SETTLEMENT_CURRENCY') ?? 'USD';
-      if (!/^[A-Za-z]{3}$/.test(raw)) env.problems.push(`SETTLEMENT_CURRENCY must be a three-letter ISO 4217 code (got "${raw}")`);
+      if (!/^[A-Za-z]{3}$/.test(raw))
+        env.problems.push(`SETTLEMENT_CURRENCY must be a three-letter ISO 4217 code (got "${raw}")`);
       return raw.toUpperCase();
     }),
   },
   webhooks: {
     allowUnsigned: flag('WEBHOOKS_ALLOW_UNSIGNED', false),
     secrets: setting(
-      (env) => Object.fromEntries(Object.entries(WEBHOOK_SECRET_VARS).map(([provider, variable]) => [provider, env.string(variable)])) as Readonly<Record<WebhookProvider, string | undefined>>,
+      (env) =>
+        Object.fromEntries(
+          Object.entries(WEBHOOK_SECRET_VARS).map(([provider, variable]) => [provider, env.string(variable)]),
+        ) as Readonly<Record<WebhookProvider, string | undefined>>,
     ),
   },
 };
@@ -378,17 +432,27 @@ function isSetting(value: unknown): value is Setting<unknown> {
 }
 
 function readAll(settings: object, env: EnvReader): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(settings).map(([key, value]) => [key, isSetting(value) ? value.read(env) : readAll(value as object, env)]));
+  return Object.fromEntries(
+    Object.entries(settings).map(([key, value]) => [
+      key,
+      isSetting(value) ? value.read(env) : readAll(value as object, env),
+    ]),
+  );
 }
 
 /** Rules between settings, which no single setting can check. */
 function checkTogether(config: Config, problems: string[]): void {
   const { adminEmail, adminPassword } = config.auth;
-  if (Boolean(adminEmail) !== Boolean(adminPassword)) problems.push('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
-  if (adminPassword !== undefined && adminPassword.length < 8) problems.push('ADMIN_PASSWORD must be at least 8 characters');
-  if (adminEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) problems.push(`ADMIN_EMAIL must be an e-mail address (got "${adminEmail}")`);
-  if (config.secrets.jwtSecret !== undefined && config.secrets.jwtSecret.length < 32) problems.push('JWT_SECRET must be at least 32 characters');
-  if (config.tracker.backend === 'linear' && !config.tracker.apiKey) problems.push('TRACKER_API_KEY is required when TRACKER_BACKEND=linear');
+  if (Boolean(adminEmail) !== Boolean(adminPassword))
+    problems.push('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  if (adminPassword !== undefined && adminPassword.length < 8)
+    problems.push('ADMIN_PASSWORD must be at least 8 characters');
+  if (adminEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(adminEmail))
+    problems.push(`ADMIN_EMAIL must be an e-mail address (got "${adminEmail}")`);
+  if (config.secrets.jwtSecret !== undefined && config.secrets.jwtSecret.length < 32)
+    problems.push('JWT_SECRET must be at least 32 characters');
+  if (config.tracker.backend === 'linear' && !config.tracker.apiKey)
+    problems.push('TRACKER_API_KEY is required when TRACKER_BACKEND=linear');
   // Settings meant for a developer's machine are refused where the server can be reached from elsewhere.
   if (isExposed(config.server.host)) {
     const where = `HOST=${config.server.host} listens beyond this machine`;
@@ -400,7 +464,11 @@ function checkTogether(config: Config, problems: string[]): void {
   }
   // The local tracker keys teams by UUID, as Linear does.
   const teamId = config.tracker.defaultTeamId;
-  if (config.tracker.backend === 'local' && teamId !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(teamId)) {
+  if (
+    config.tracker.backend === 'local' &&
+    teamId !== undefined &&
+    !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(teamId)
+  ) {
     problems.push('TRACKER_DEFAULT_TEAM_ID must be a UUID when TRACKER_BACKEND=local');
   }
 }

@@ -8,7 +8,9 @@ function cronProblem(cron: unknown): string | undefined {
   if (typeof cron !== 'string') return 'must map to a cron expression (a string)';
   try {
     // Without a function croner only parses; an expression that never fires is refused as well.
-    return new Cron(cron, { timezone: 'UTC' }).nextRun() ? undefined : `has a cron expression that never fires ("${cron}")`;
+    return new Cron(cron, { timezone: 'UTC' }).nextRun()
+      ? undefined
+      : `has a cron expression that never fires ("${cron}")`;
   } catch (error) {
     return `has an invalid cron expression ("${cron}"): ${(error as Error).message}`;
   }
@@ -23,7 +25,12 @@ export interface Known {
 export const unknownJob = (jobNames: readonly string[]) => `is not a job (jobs: ${jobNames.join(', ')})`;
 
 /** A JSON object job name → cron expression; every problem is added to `problems`, one line each. */
-export function parseJobCrons(variable: string, raw: string | undefined, problems: string[], jobNames?: readonly string[]): Record<string, string> {
+export function parseJobCrons(
+  variable: string,
+  raw: string | undefined,
+  problems: string[],
+  jobNames?: readonly string[],
+): Record<string, string> {
   if (raw === undefined) return {};
   let parsed: unknown;
   try {

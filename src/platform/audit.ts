@@ -41,7 +41,6 @@ export async function auditAll(executor: DbExecutor, events: readonly AuditEvent
   await executor.insert(auditLog).values(events.map((event) => auditRow(event, now)));
 }
 
-
 /**
  * Entries where the user is the subject or the actor, newest first. Two index-ordered halves
  * (subject index, actor index) merged, so a rare user in a large log stays cheap.

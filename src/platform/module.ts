@@ -23,5 +23,8 @@ export interface AppModule {
 
 /** The modules among the values of `modules` (those with a name), in its order. */
 export function modulesOf(modules: Record<string, unknown>): AppModule[] {
-  return Object.values(modules).filter((value): value is AppModule => typeof value === 'object' && value !== null && typeof (value as AppModule).name === 'string');
+  return Object.values(modules).filter(
+    (value): value is AppModule =>
+      typeof value === 'object' && value !== null && typeof (value as AppModule).name === 'string',
+  );
 }

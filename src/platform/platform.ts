@@ -65,18 +65,28 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   restrictNewFiles();
   if (!overrides.database && !config.databaseUrl) seedFromPgliteImage(dataDir);
   const secrets = resolveSecrets(config);
-  const database = overrides.database ?? (await openDatabase({
+  const database =
+    overrides.database ??
+    (await openDatabase({
       url: config.databaseUrl,
       dataDir,
       queryTimeoutMs: config.resilience.databaseQueryTimeoutMs,
       connectTimeoutMs: config.resilience.databaseConnectTimeoutMs,
     }).catch((error: unknown) => {
       // What DATABASE_URL itself gets wrong is one line naming it, not a stack.
-      throw (config.databaseUrl && databaseStartError(error, config.databaseUrl, config.resilience.databaseConnectTimeoutMs)) || error;
+      throw (
+        (config.databaseUrl &&
+          databaseStartError(error, config.databaseUrl, config.resilience.databaseConnectTimeoutMs)) ||
+        error
+      );
     }));
   // After the database opened: PGlite writes some files at its start with modes of its own.
   const opened = privateDataDir(config.dataDir);
-  if (opened !== undefined) logger.warn({ dataDir: config.dataDir, mode: opened.toString(8) }, 'DATA_DIR was open to others; it and everything in it are now the owner\'s only (0700)');
+  if (opened !== undefined)
+    logger.warn(
+      { dataDir: config.dataDir, mode: opened.toString(8) },
+      "DATA_DIR was open to others; it and everything in it are now the owner's only (0700)",
+    );
   const cache =
     overrides.cache ??
     (config.redisUrl
@@ -93,11 +103,31 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   const fetchImpl = overrides.fetch ?? globalThis.fetch;
   const outbox = createOutboxWorker({ database, clock, logger, pollMs: overrides.outboxPollMs });
   const metrics = createMetrics(overrides.defaultMetrics ?? true);
-  metrics.gauge('outbox_backlog', 'Outbox messages waiting to be delivered', async () => (await outbox.stats()).pending);
-  metrics.gauge('outbox_dead_letters', 'Outbox messages that exhausted their retries', async () => (await outbox.stats()).dead);
-  metrics.gauge('password_hashes_computed', 'Password hashes computed by this process (sign-ups, password changes)', () => passwordWork().hashed);
-  metrics.gauge('password_checks_computed', 'Password checks computed by this process (logins, re-authentication)', () => passwordWork().checked);
-  metrics.gauge('password_work_waiting', 'Password hashes and checks waiting for a free slot', () => passwordWork().waiting);
+  metrics.gauge(
+    'outbox_backlog',
+    'Outbox messages waiting to be delivered',
+    async () => (await outbox.stats()).pending,
+  );
+  metrics.gauge(
+    'outbox_dead_letters',
+    'Outbox messages that exhausted their retries',
+    async () => (await outbox.stats()).dead,
+  );
+  metrics.gauge(
+    'password_hashes_computed',
+    'Password hashes computed by this process (sign-ups, password changes)',
+    () => passwordWork().hashed,
+  );
+  metrics.gauge(
+    'password_checks_computed',
+    'Password checks computed by this process (logins, re-authentication)',
+    () => passwordWork().checked,
+  );
+  metrics.gauge(
+    'password_work_waiting',
+    'Password hashes and checks waiting for a free slot',
+    () => passwordWork().waiting,
+  );
   const venueBudgets = createVenueBudgets({ cache, clock, settings: config.venueBudget, metrics, logger });
 
   return {

@@ -10,7 +10,11 @@ export class TimedOut extends Error {
 }
 
 /** `work`'s outcome, or a rejection with `onTimeout()` (a `TimedOut` by default) once `ms` have passed. */
-export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error = () => new TimedOut(ms)): Promise<T> {
+export function withTimeout<T>(
+  work: Promise<T>,
+  ms: number,
+  onTimeout: () => Error = () => new TimedOut(ms),
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(onTimeout()), ms);
@@ -37,7 +41,10 @@ export async function settledWithin(work: Promise<unknown>, ms: number): Promise
 }
 
 /** A dependency's check (answering its latency in ms) within `ms`: up with the latency rounded to 0.01 ms, or down. */
-export async function probeWithin(check: () => Promise<number>, ms: number): Promise<{ up: true; latencyMs: number } | { up: false }> {
+export async function probeWithin(
+  check: () => Promise<number>,
+  ms: number,
+): Promise<{ up: true; latencyMs: number } | { up: false }> {
   try {
     const latency = await withTimeout(check(), ms);
     return { up: true, latencyMs: Math.round(latency * 100) / 100 };

@@ -18,7 +18,11 @@ describe('AI and search providers fake', () => {
 
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${fake.url}${path}`, { headers });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${fake.url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+    fetch(`${fake.url}${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...headers },
+    });
 
   it('lists OpenAI models for a valid bearer key and answers invalid_api_key with a masked key otherwise', async () => {
     const ok = await get('/openai/v1/models', { authorization: 'Bearer sk-proj-valid-0001' });
@@ -39,7 +43,15 @@ describe('AI and search providers fake', () => {
     const bad = await get('/anthropic/v1/models', { 'x-api-key': 'nope', 'anthropic-version': '2023-06-01' });
     assert.equal(bad.status, 401);
     assert.equal((await bad.json()).error.type, 'authentication_error');
-    assert.equal((await get('/anthropic/v1/models?limit=1', { 'x-api-key': 'sk-ant-valid-0001', 'anthropic-version': '2023-06-01' })).status, 200);
+    assert.equal(
+      (
+        await get('/anthropic/v1/models?limit=1', {
+          'x-api-key': 'sk-ant-valid-0001',
+          'anthropic-version': '2023-06-01',
+        })
+      ).status,
+      200,
+    );
   });
 
   it('takes the Google key from ?key= or x-goog-api-key and refuses a bad one with 400 API_KEY_INVALID', async () => {
@@ -54,7 +66,10 @@ describe('AI and search providers fake', () => {
   });
 
   it('searches with Tavily (bearer or body key) and Serper (X-API-KEY), refusing bad keys with 401 and 403', async () => {
-    assert.equal((await post('/tavily/search', { query: 'btc' }, { authorization: 'Bearer tvly-valid-0001' })).status, 200);
+    assert.equal(
+      (await post('/tavily/search', { query: 'btc' }, { authorization: 'Bearer tvly-valid-0001' })).status,
+      200,
+    );
     assert.equal((await post('/tavily/search', { query: 'btc', api_key: 'tvly-valid-0001' })).status, 200);
     assert.equal((await post('/tavily/search', { query: 'btc' }, { authorization: 'Bearer tvly-bad' })).status, 401);
     assert.equal((await post('/tavily/search', {}, { authorization: 'Bearer tvly-valid-0001' })).status, 400);
@@ -75,7 +90,9 @@ describe('AI and search providers fake', () => {
     fake.fail('openai', 'unauthorized');
     assert.equal((await get('/openai/v1/models', auth)).status, 401);
     fake.fail('openai', 'hang');
-    await assert.rejects(fetch(`${fake.url}/openai/v1/models`, { headers: auth, signal: AbortSignal.timeout(150) }), { name: 'TimeoutError' });
+    await assert.rejects(fetch(`${fake.url}/openai/v1/models`, { headers: auth, signal: AbortSignal.timeout(150) }), {
+      name: 'TimeoutError',
+    });
     fake.recover();
     assert.equal((await get('/openai/v1/models', auth)).status, 200);
   });

@@ -12,7 +12,18 @@ describe('Binance fake', () => {
       apiKey: 'key-123456789',
       secret: 'secret-123456789',
       balances: [{ asset: 'BTC', free: '0.50000000', locked: '0.10000000' }],
-      trades: { BTCUSDT: [binanceTrade({ symbol: 'BTCUSDT', id: 1, price: '65000.00', qty: '0.01', isBuyer: true, time: 1_700_000_000_000 })] },
+      trades: {
+        BTCUSDT: [
+          binanceTrade({
+            symbol: 'BTCUSDT',
+            id: 1,
+            price: '65000.00',
+            qty: '0.01',
+            isBuyer: true,
+            time: 1_700_000_000_000,
+          }),
+        ],
+      },
     });
   });
   after(() => fake.close());
@@ -35,25 +46,50 @@ describe('Binance fake', () => {
 
   it('verifies signatures, keys and the recvWindow like Binance', async () => {
     const now = Date.now();
-    const ok = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now}`)}`, { headers: { 'X-MBX-APIKEY': 'key-123456789' } });
+    const ok = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now}`)}`, {
+      headers: { 'X-MBX-APIKEY': 'key-123456789' },
+    });
     assert.equal(ok.status, 200);
     assert.equal((await ok.json()).balances[0].asset, 'BTC');
-    const badSig = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now}`, 'wrong')}`, { headers: { 'X-MBX-APIKEY': 'key-123456789' } });
+    const badSig = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now}`, 'wrong')}`, {
+      headers: { 'X-MBX-APIKEY': 'key-123456789' },
+    });
     assert.equal((await badSig.json()).code, -1022);
-    const badKey = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now}`)}`, { headers: { 'X-MBX-APIKEY': 'other' } });
+    const badKey = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now}`)}`, {
+      headers: { 'X-MBX-APIKEY': 'other' },
+    });
     assert.equal(badKey.status, 401);
     assert.equal((await badKey.json()).code, -2015);
-    const stale = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now - 60_000}`)}`, { headers: { 'X-MBX-APIKEY': 'key-123456789' } });
+    const stale = await fetch(`${fake.url}/api/v3/account?${signed(`timestamp=${now - 60_000}`)}`, {
+      headers: { 'X-MBX-APIKEY': 'key-123456789' },
+    });
     assert.equal((await stale.json()).code, -1021);
   });
 
   it('answers myTrades with the most recent trades unless startTime or fromId says where to start, oldest first', async () => {
-    const trades = [1, 2, 3, 4, 5].map((id) => binanceTrade({ symbol: 'ETHUSDT', id, price: '3200.00', qty: '0.1', isBuyer: id % 2 === 0, time: 1_700_000_000_000 + id * 60_000 }));
-    fake.addAccount({ apiKey: 'trades-key-1234', secret: 'trades-secret-1234', balances: [], trades: { ETHUSDT: trades } });
+    const trades = [1, 2, 3, 4, 5].map((id) =>
+      binanceTrade({
+        symbol: 'ETHUSDT',
+        id,
+        price: '3200.00',
+        qty: '0.1',
+        isBuyer: id % 2 === 0,
+        time: 1_700_000_000_000 + id * 60_000,
+      }),
+    );
+    fake.addAccount({
+      apiKey: 'trades-key-1234',
+      secret: 'trades-secret-1234',
+      balances: [],
+      trades: { ETHUSDT: trades },
+    });
     const ids = async (query: string) => {
-      const response = await fetch(`${fake.url}/api/v3/myTrades?${signed(`symbol=ETHUSDT&${query}timestamp=${Date.now()}`, 'trades-secret-1234')}`, {
-        headers: { 'X-MBX-APIKEY': 'trades-key-1234' },
-      });
+      const response = await fetch(
+        `${fake.url}/api/v3/myTrades?${signed(`symbol=ETHUSDT&${query}timestamp=${Date.now()}`, 'trades-secret-1234')}`,
+        {
+          headers: { 'X-MBX-APIKEY': 'trades-key-1234' },
+        },
+      );
       assert.equal(response.status, 200);
       return ((await response.json()) as { id: number }[]).map((t) => t.id);
     };
@@ -65,10 +101,18 @@ describe('Binance fake', () => {
   });
 
   it('refuses a key that may not read with -2015 (401) on signed reading endpoints, like an unknown key', async () => {
-    fake.addAccount({ apiKey: 'blind-key-1234', secret: 'blind-secret-1234', balances: [], trades: {}, canRead: false });
+    fake.addAccount({
+      apiKey: 'blind-key-1234',
+      secret: 'blind-secret-1234',
+      balances: [],
+      trades: {},
+      canRead: false,
+    });
     for (const query of [`timestamp=${Date.now()}`, `symbol=BTCUSDT&timestamp=${Date.now()}`]) {
       const path = query.startsWith('symbol') ? '/api/v3/myTrades' : '/api/v3/account';
-      const response = await fetch(`${fake.url}${path}?${signed(query, 'blind-secret-1234')}`, { headers: { 'X-MBX-APIKEY': 'blind-key-1234' } });
+      const response = await fetch(`${fake.url}${path}?${signed(query, 'blind-secret-1234')}`, {
+        headers: { 'X-MBX-APIKEY': 'blind-key-1234' },
+      });
       assert.equal(response.status, 401, path);
       assert.deepEqual(await response.json(), { code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' });
     }
@@ -79,14 +123,18 @@ describe('Binance fake', () => {
     const start = Date.UTC(2026, 0, 1);
     const response = await fetch(`${fake.url}/api/v3/klines?symbol=ETHUSDT&interval=1h&startTime=${start}&limit=3`);
     const rows = (await response.json()) as unknown[][];
-    assert.deepEqual(rows.map((r) => r[0]), [start, start + 3_600_000, start + 7_200_000]);
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      [start, start + 3_600_000, start + 7_200_000],
+    );
     assert.equal(rows[0]!.length, 12);
   });
 
-  it('charges Binance\'s weights, which depend on the parameters', async () => {
+  it("charges Binance's weights, which depend on the parameters", async () => {
     const fresh = await startBinanceFake();
     try {
-      const used = async (path: string) => Number((await fetch(`${fresh.url}${path}`)).headers.get('x-mbx-used-weight-1m'));
+      const used = async (path: string) =>
+        Number((await fetch(`${fresh.url}${path}`)).headers.get('x-mbx-used-weight-1m'));
       assert.equal(await used('/api/v3/ticker/24hr?symbol=BTCUSDT'), 2);
       assert.equal(await used('/api/v3/ticker/24hr'), 82, 'every symbol weighs 80');
       assert.equal(await used('/api/v3/ticker/price'), 86);
@@ -150,16 +198,40 @@ describe('Binance fake', () => {
   it('pages myTrades by fromId, and refuses a time window over 24 hours', async () => {
     const fresh = await startBinanceFake();
     try {
-      const trades = Array.from({ length: 250 }, (_, i) => binanceTrade({ symbol: 'ETHUSDT', id: 1000 + i * 3, price: '3000', qty: '1', isBuyer: i % 2 === 0, time: 1_700_000_000_000 + i * 1000 }));
-      fresh.addAccount({ apiKey: 'key-paging-1', secret: 'secret-paging-1', balances: [], trades: { ETHUSDT: trades } });
+      const trades = Array.from({ length: 250 }, (_, i) =>
+        binanceTrade({
+          symbol: 'ETHUSDT',
+          id: 1000 + i * 3,
+          price: '3000',
+          qty: '1',
+          isBuyer: i % 2 === 0,
+          time: 1_700_000_000_000 + i * 1000,
+        }),
+      );
+      fresh.addAccount({
+        apiKey: 'key-paging-1',
+        secret: 'secret-paging-1',
+        balances: [],
+        trades: { ETHUSDT: trades },
+      });
       const get = async (query: string) => {
-        const response = await fetch(`${fresh.url}/api/v3/myTrades?${signed(`symbol=ETHUSDT&${query}&timestamp=${Date.now()}`, 'secret-paging-1')}`, { headers: { 'X-MBX-APIKEY': 'key-paging-1' } });
-        return { status: response.status, body: (await response.json()) as { id: number; code?: number }[] & { code?: number } };
+        const response = await fetch(
+          `${fresh.url}/api/v3/myTrades?${signed(`symbol=ETHUSDT&${query}&timestamp=${Date.now()}`, 'secret-paging-1')}`,
+          { headers: { 'X-MBX-APIKEY': 'key-paging-1' } },
+        );
+        return {
+          status: response.status,
+          body: (await response.json()) as { id: number; code?: number }[] & { code?: number },
+        };
       };
       const first = await get('fromId=0&limit=100');
       assert.equal(first.body.length, 100);
       const second = await get(`fromId=${first.body.at(-1)!.id + 1}&limit=100`);
-      assert.equal(second.body[0]!.id, first.body.at(-1)!.id + 3, 'ids of one account are not contiguous; fromId still continues exactly');
+      assert.equal(
+        second.body[0]!.id,
+        first.body.at(-1)!.id + 3,
+        'ids of one account are not contiguous; fromId still continues exactly',
+      );
       const wide = await get(`startTime=1700000000000&endTime=${1_700_000_000_000 + 25 * 3_600_000}`);
       assert.equal(wide.status, 400);
       assert.equal(wide.body.code, -1127);

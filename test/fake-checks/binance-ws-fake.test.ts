@@ -16,7 +16,10 @@ function open(url: string): Promise<{ socket: WebSocket; next: () => Promise<unk
       else queue.push(value);
     });
     socket.on('open', () =>
-      resolve({ socket, next: () => (queue.length > 0 ? Promise.resolve(queue.shift()) : new Promise((r) => waiting.push(r))) }),
+      resolve({
+        socket,
+        next: () => (queue.length > 0 ? Promise.resolve(queue.shift()) : new Promise((r) => waiting.push(r))),
+      }),
     );
     socket.on('error', reject);
   });
@@ -29,7 +32,7 @@ describe('Binance WebSocket fake', () => {
   });
   after(() => fake.close());
 
-  it('sends mini-ticker arrays on the raw stream with Binance\'s field names', async () => {
+  it("sends mini-ticker arrays on the raw stream with Binance's field names", async () => {
     const { socket, next } = await open(`${fake.url}/ws/!miniTicker@arr`);
     fake.setPrice('ETHUSDT', '3300.00');
     fake.push(['ETHUSDT']);

@@ -9,7 +9,11 @@ import { startIdentityProvider, type IdentityProvider } from '../fakes/identity-
 import { startSmtpFake, type SmtpFake } from '../fakes/smtp.ts';
 
 const post = (url: string, body: unknown, contentType = 'application/json') =>
-  fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 describe('chat receiver fakes', () => {
   let slack: ChatReceiver;
@@ -28,7 +32,10 @@ describe('chat receiver fakes', () => {
     assert.deepEqual([ok.status, await ok.text()], [200, 'ok']);
     const empty = await post(slack.url, {});
     assert.deepEqual([empty.status, await empty.text()], [400, 'no_text']);
-    const header = await post(slack.url, { text: 'x', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] });
+    const header = await post(slack.url, {
+      text: 'x',
+      blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }],
+    });
     assert.deepEqual([header.status, await header.text()], [400, 'invalid_blocks']);
     const notJson = await post(slack.url, 'text=x', 'application/x-www-form-urlencoded');
     assert.deepEqual([notJson.status, await notJson.text()], [400, 'invalid_payload']);
@@ -67,7 +74,10 @@ describe('SMTP fake', () => {
     assert.deepEqual(smtp.received[0]!.to, ['b@example.com']);
     assert.equal(smtp.received[0]!.headers.subject, 'Hi');
     smtp.rejectRecipients.add('gone@example.com');
-    await assert.rejects(transport.sendMail({ from: 'a@example.com', to: 'gone@example.com', subject: 'x', text: 'y' }), (error: { responseCode?: number }) => error.responseCode === 550);
+    await assert.rejects(
+      transport.sendMail({ from: 'a@example.com', to: 'gone@example.com', subject: 'x', text: 'y' }),
+      (error: { responseCode?: number }) => error.responseCode === 550,
+    );
     assert.equal(smtp.received.length, 1, 'the refused mail was not kept');
     transport.close();
   });
@@ -88,7 +98,11 @@ describe('identity provider fake', () => {
     const { payload } = await jwtVerify(token, keys, { issuer: idp.issuer, audience: 'authenticated' });
     assert.equal(payload.email, 'ada@example.com');
     assert.equal((payload.user_metadata as { email_verified: boolean }).email_verified, true);
-    assert.equal(decodeJwt(await idp.issue({ email: 'ada@example.com', alg: 'ES256' })).sub, payload.sub, 'the same user keeps its subject');
+    assert.equal(
+      decodeJwt(await idp.issue({ email: 'ada@example.com', alg: 'ES256' })).sub,
+      payload.sub,
+      'the same user keeps its subject',
+    );
     assert.notEqual(decodeJwt(await idp.issue({ email: 'bob@example.com' })).sub, payload.sub);
   });
 

@@ -14,11 +14,22 @@ describe('Linear fake', () => {
   });
 
   const graphql = async (query: string, variables: Record<string, unknown> = {}, authorization = fake.apiKey) => {
-    const response = await fetch(fake.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ query, variables }) });
-    return { status: response.status, body: (await response.json()) as { data?: Record<string, { success?: boolean; issue?: { id: string; title: string } }>; errors?: { message: string; extensions: { code: string } }[] } };
+    const response = await fetch(fake.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization },
+      body: JSON.stringify({ query, variables }),
+    });
+    return {
+      status: response.status,
+      body: (await response.json()) as {
+        data?: Record<string, { success?: boolean; issue?: { id: string; title: string } }>;
+        errors?: { message: string; extensions: { code: string } }[];
+      },
+    };
   };
   const CREATE = 'mutation C($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { id title } } }';
-  const UPDATE = 'mutation U($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { success issue { id title } } }';
+  const UPDATE =
+    'mutation U($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { success issue { id title } } }';
 
   it('creates and updates an issue from the fields it models', async () => {
     const created = await graphql(CREATE, { input: { teamId: fake.teams.eng.id, title: 'Modelled' } });

@@ -73,7 +73,9 @@ const googleError = (status: number, message: string, grpcStatus: string, reason
       code: status,
       message,
       status: grpcStatus,
-      ...(reason ? { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com' }] } : {}),
+      ...(reason
+        ? { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com' }] }
+        : {}),
     },
   },
 });
@@ -86,9 +88,17 @@ const ENDPOINTS: Record<FakeProvider, Endpoint> = {
     ok: () => openAiStyleList(['gpt-4o-mini', 'gpt-4.1'], 'system'),
     badKey: (key) =>
       key
-        ? openAiStyleError(401, `Incorrect API key provided: ${masked(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key')
+        ? openAiStyleError(
+            401,
+            `Incorrect API key provided: ${masked(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+            'invalid_request_error',
+            'invalid_api_key',
+          )
         : openAiStyleError(401, "You didn't provide an API key.", 'invalid_request_error', null),
-    rateLimited: { ...openAiStyleError(429, 'You exceeded your current quota.', 'insufficient_quota', 'insufficient_quota'), headers: { 'retry-after': '20' } },
+    rateLimited: {
+      ...openAiStyleError(429, 'You exceeded your current quota.', 'insufficient_quota', 'insufficient_quota'),
+      headers: { 'retry-after': '20' },
+    },
     serverError: openAiStyleError(500, 'The server had an error while processing your request.', 'server_error', null),
   },
   anthropic: {
@@ -98,33 +108,65 @@ const ENDPOINTS: Record<FakeProvider, Endpoint> = {
     precheck: (request) =>
       request.headers['anthropic-version']
         ? undefined
-        : { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' } } },
+        : {
+            status: 400,
+            body: {
+              type: 'error',
+              error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' },
+            },
+          },
     ok: () => ({
-      data: [{ type: 'model', id: 'claude-3-5-haiku-20241022', display_name: 'Claude Haiku 3.5', created_at: '2024-10-22T00:00:00Z' }],
+      data: [
+        {
+          type: 'model',
+          id: 'claude-3-5-haiku-20241022',
+          display_name: 'Claude Haiku 3.5',
+          created_at: '2024-10-22T00:00:00Z',
+        },
+      ],
       has_more: false,
       first_id: 'claude-3-5-haiku-20241022',
       last_id: 'claude-3-5-haiku-20241022',
     }),
-    badKey: () => ({ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }),
+    badKey: () => ({
+      status: 401,
+      body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+    }),
     rateLimited: {
       status: 429,
-      body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit.' } },
+      body: {
+        type: 'error',
+        error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit.' },
+      },
       headers: { 'retry-after': '30' },
     },
-    serverError: { status: 500, body: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } } },
+    serverError: {
+      status: 500,
+      body: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } },
+    },
   },
   google: {
     method: 'GET',
     path: '/v1beta/models',
     keyOf: (request) => request.query.get('key') ?? headerOf('x-goog-api-key')(request),
     ok: () => ({
-      models: [{ name: 'models/gemini-2.0-flash', displayName: 'Gemini 2.0 Flash', supportedGenerationMethods: ['generateContent'] }],
+      models: [
+        {
+          name: 'models/gemini-2.0-flash',
+          displayName: 'Gemini 2.0 Flash',
+          supportedGenerationMethods: ['generateContent'],
+        },
+      ],
       nextPageToken: 'Ch1tb2RlbHMvZ2VtaW5pLTIuMC1mbGFzaA==',
     }),
     badKey: (key) =>
       key
         ? googleError(400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT', 'API_KEY_INVALID')
-        : googleError(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.", 'PERMISSION_DENIED'),
+        : googleError(
+            403,
+            "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+            'PERMISSION_DENIED',
+          ),
     rateLimited: googleError(429, 'Resource has been exhausted (e.g. check quota).', 'RESOURCE_EXHAUSTED'),
     serverError: googleError(500, 'An internal error has occurred.', 'INTERNAL'),
   },
@@ -135,7 +177,10 @@ const ENDPOINTS: Record<FakeProvider, Endpoint> = {
     ok: () => openAiStyleList(['mistral-small-latest', 'mistral-large-latest'], 'mistralai'),
     badKey: () => ({ status: 401, body: { message: 'Unauthorized', request_id: randomUUID().replace(/-/g, '') } }),
     rateLimited: { status: 429, body: { message: 'Requests rate limit exceeded' } },
-    serverError: { status: 500, body: { object: 'error', message: 'Internal server error', type: 'internal_server_error' } },
+    serverError: {
+      status: 500,
+      body: { object: 'error', message: 'Internal server error', type: 'internal_server_error' },
+    },
   },
   groq: {
     method: 'GET',
@@ -143,7 +188,10 @@ const ENDPOINTS: Record<FakeProvider, Endpoint> = {
     keyOf: bearerOf,
     ok: () => openAiStyleList(['llama-3.3-70b-versatile', 'llama-3.1-8b-instant'], 'Meta'),
     badKey: () => openAiStyleError(401, 'Invalid API Key', 'invalid_request_error', 'invalid_api_key'),
-    rateLimited: { ...openAiStyleError(429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded'), headers: { 'retry-after': '2' } },
+    rateLimited: {
+      ...openAiStyleError(429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded'),
+      headers: { 'retry-after': '2' },
+    },
     serverError: openAiStyleError(500, 'Internal Server Error', 'internal_server_error', null),
   },
   tavily: {
@@ -152,16 +200,23 @@ const ENDPOINTS: Record<FakeProvider, Endpoint> = {
     // Tavily reads `Authorization: Bearer tvly-...`, or the older `api_key` field of the body.
     keyOf: (request) => bearerOf(request) ?? (jsonBody(request)?.api_key as string | undefined),
     precheck: (request) =>
-      typeof jsonBody(request)?.query === 'string' ? undefined : { status: 400, body: { detail: { error: 'Query is missing.' } } },
+      typeof jsonBody(request)?.query === 'string'
+        ? undefined
+        : { status: 400, body: { detail: { error: 'Query is missing.' } } },
     ok: (request) => ({
       query: jsonBody(request)?.query,
       answer: null,
       images: [],
-      results: [{ title: 'Example', url: 'https://example.com/', content: 'Example result', score: 0.91, raw_content: null }],
+      results: [
+        { title: 'Example', url: 'https://example.com/', content: 'Example result', score: 0.91, raw_content: null },
+      ],
       response_time: 0.42,
     }),
     badKey: () => ({ status: 401, body: { detail: { error: 'Unauthorized: missing or invalid API key.' } } }),
-    rateLimited: { status: 429, body: { detail: { error: 'Your request has been blocked due to excessive requests.' } } },
+    rateLimited: {
+      status: 429,
+      body: { detail: { error: 'Your request has been blocked due to excessive requests.' } },
+    },
     serverError: { status: 500, body: { detail: { error: 'Internal Server Error' } } },
   },
   serper: {
@@ -169,7 +224,9 @@ const ENDPOINTS: Record<FakeProvider, Endpoint> = {
     path: '/search',
     keyOf: headerOf('x-api-key'),
     precheck: (request) =>
-      typeof jsonBody(request)?.q === 'string' ? undefined : { status: 400, body: { message: 'Missing query parameter', statusCode: 400 } },
+      typeof jsonBody(request)?.q === 'string'
+        ? undefined
+        : { status: 400, body: { message: 'Missing query parameter', statusCode: 400 } },
     ok: (request) => ({
       searchParameters: { q: jsonBody(request)?.q, type: 'search', engine: 'google' },
       organic: [{ title: 'Example', link: 'https://example.com/', snippet: 'Example result', position: 1 }],
@@ -258,7 +315,8 @@ export class AiProvidersFake {
     const problem = endpoint.precheck?.(request);
     if (problem) return send(res, problem);
     const key = endpoint.keyOf(request);
-    if (failure === 'unauthorized' || !key || !this.keys.get(provider)?.has(key)) return send(res, endpoint.badKey(key));
+    if (failure === 'unauthorized' || !key || !this.keys.get(provider)?.has(key))
+      return send(res, endpoint.badKey(key));
     return send(res, { status: 200, body: endpoint.ok(request) });
   }
 }

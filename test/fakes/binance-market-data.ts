@@ -53,60 +53,69 @@ function decimals(value: number): number {
 const fmt = (value: number, places = 8) => value.toFixed(places);
 
 export function marketSymbols(variant: 'global' | 'us'): FakeSymbol[] {
-  return SEED.filter(([, quote]) => variant === 'global' || quote !== 'EUR').map(([base, quote, price, change, volume, count]) => {
-    const symbol = `${base}${quote}`;
-    const places = decimals(price);
-    const tickSize = fmt(10 ** -places);
-    const minQty = price >= 1000 ? '0.00001000' : price >= 10 ? '0.00100000' : '1.00000000';
-    const minNotional = quote === 'BTC' ? '0.00010000' : variant === 'us' ? '10.00000000' : '5.00000000';
-    const notionalFilter =
-      variant === 'us'
-        ? { filterType: 'MIN_NOTIONAL', minNotional, applyToMarket: true, avgPriceMins: 5 }
-        : { filterType: 'NOTIONAL', minNotional, applyMinToMarket: true, maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 };
-    return {
-      symbol,
-      base,
-      quote,
-      price: fmt(price, places),
-      changePercent: change,
-      volume,
-      count,
-      minQty,
-      stepSize: minQty,
-      tickSize,
-      minNotional,
-      info: {
+  return SEED.filter(([, quote]) => variant === 'global' || quote !== 'EUR').map(
+    ([base, quote, price, change, volume, count]) => {
+      const symbol = `${base}${quote}`;
+      const places = decimals(price);
+      const tickSize = fmt(10 ** -places);
+      const minQty = price >= 1000 ? '0.00001000' : price >= 10 ? '0.00100000' : '1.00000000';
+      const minNotional = quote === 'BTC' ? '0.00010000' : variant === 'us' ? '10.00000000' : '5.00000000';
+      const notionalFilter =
+        variant === 'us'
+          ? { filterType: 'MIN_NOTIONAL', minNotional, applyToMarket: true, avgPriceMins: 5 }
+          : {
+              filterType: 'NOTIONAL',
+              minNotional,
+              applyMinToMarket: true,
+              maxNotional: '9000000.00000000',
+              applyMaxToMarket: false,
+              avgPriceMins: 5,
+            };
+      return {
         symbol,
-        status: 'TRADING',
-        baseAsset: base,
-        baseAssetPrecision: 8,
-        quoteAsset: quote,
-        quotePrecision: 8,
-        quoteAssetPrecision: 8,
-        baseCommissionPrecision: 8,
-        quoteCommissionPrecision: 8,
-        orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT_LIMIT'],
-        icebergAllowed: true,
-        ocoAllowed: true,
-        quoteOrderQtyMarketAllowed: true,
-        allowTrailingStop: true,
-        cancelReplaceAllowed: true,
-        isSpotTradingAllowed: true,
-        isMarginTradingAllowed: false,
-        filters: [
-          { filterType: 'PRICE_FILTER', minPrice: tickSize, maxPrice: '1000000.00000000', tickSize },
-          { filterType: 'LOT_SIZE', minQty, maxQty: '9000.00000000', stepSize: minQty },
-          notionalFilter,
-          { filterType: 'MARKET_LOT_SIZE', minQty: '0.00000000', maxQty: '100.00000000', stepSize: '0.00000000' },
-          { filterType: 'MAX_NUM_ORDERS', maxNumOrders: 200 },
-        ],
-        permissions: [],
-        permissionSets: [['SPOT']],
-        defaultSelfTradePreventionMode: 'EXPIRE_MAKER',
-        allowedSelfTradePreventionModes: ['EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'],
-      },
-    };
-  });
+        base,
+        quote,
+        price: fmt(price, places),
+        changePercent: change,
+        volume,
+        count,
+        minQty,
+        stepSize: minQty,
+        tickSize,
+        minNotional,
+        info: {
+          symbol,
+          status: 'TRADING',
+          baseAsset: base,
+          baseAssetPrecision: 8,
+          quoteAsset: quote,
+          quotePrecision: 8,
+          quoteAssetPrecision: 8,
+          baseCommissionPrecision: 8,
+          quoteCommissionPrecision: 8,
+          orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT_LIMIT'],
+          icebergAllowed: true,
+          ocoAllowed: true,
+          quoteOrderQtyMarketAllowed: true,
+          allowTrailingStop: true,
+          cancelReplaceAllowed: true,
+          isSpotTradingAllowed: true,
+          isMarginTradingAllowed: false,
+          filters: [
+            { filterType: 'PRICE_FILTER', minPrice: tickSize, maxPrice: '1000000.00000000', tickSize },
+            { filterType: 'LOT_SIZE', minQty, maxQty: '9000.00000000', stepSize: minQty },
+            notionalFilter,
+            { filterType: 'MARKET_LOT_SIZE', minQty: '0.00000000', maxQty: '100.00000000', stepSize: '0.00000000' },
+            { filterType: 'MAX_NUM_ORDERS', maxNumOrders: 200 },
+          ],
+          permissions: [],
+          permissionSets: [['SPOT']],
+          defaultSelfTradePreventionMode: 'EXPIRE_MAKER',
+          allowedSelfTradePreventionModes: ['EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'],
+        },
+      };
+    },
+  );
 }
 
 export function ticker24hr(s: FakeSymbol, now: number): Record<string, unknown> {

@@ -101,65 +101,94 @@ export function registerBinanceSapi(fake: BinanceFake): SapiControl {
   );
 
   if (fake.variant === 'us') {
-    fake.route('GET', '/sapi/v1/asset/query/dust-assets', signed((_r, account) => {
-      const rows = state(account).dust ?? [];
-      return {
-        body: {
-          convertibleAssets: rows.map((d) => ({
-            fromAsset: d.asset,
-            toAsset: 'BNB',
-            availableBalance: d.amountFree,
-            convertedAsset: d.toBNB,
-            usdValueConvertedAsset: d.usdValue ?? '0',
-            conversionFee: d.exchange,
-            receivedAsset: d.toBNBOffExchange,
-          })),
-          totalConvertedAsset: sum(rows.map((d) => d.toBNB)),
-          totalUsdValueConvertedAsset: sum(rows.map((d) => d.usdValue ?? '0')),
-          totalConversionFee: sum(rows.map((d) => d.exchange)),
-          totalReceivedAsset: sum(rows.map((d) => d.toBNBOffExchange)),
-          feeRate: '0.02',
-          withinRestrictedTime: false,
-        },
-      };
-    }, 1), { signed: true, weight: 0 });
+    fake.route(
+      'GET',
+      '/sapi/v1/asset/query/dust-assets',
+      signed((_r, account) => {
+        const rows = state(account).dust ?? [];
+        return {
+          body: {
+            convertibleAssets: rows.map((d) => ({
+              fromAsset: d.asset,
+              toAsset: 'BNB',
+              availableBalance: d.amountFree,
+              convertedAsset: d.toBNB,
+              usdValueConvertedAsset: d.usdValue ?? '0',
+              conversionFee: d.exchange,
+              receivedAsset: d.toBNBOffExchange,
+            })),
+            totalConvertedAsset: sum(rows.map((d) => d.toBNB)),
+            totalUsdValueConvertedAsset: sum(rows.map((d) => d.usdValue ?? '0')),
+            totalConversionFee: sum(rows.map((d) => d.exchange)),
+            totalReceivedAsset: sum(rows.map((d) => d.toBNBOffExchange)),
+            feeRate: '0.02',
+            withinRestrictedTime: false,
+          },
+        };
+      }, 1),
+      { signed: true, weight: 0 },
+    );
     return control;
   }
 
   const burnOf = (account: FakeAccount) => (state(account).bnbBurn ??= { spotBNBBurn: false, interestBNBBurn: false });
-  fake.route('GET', '/sapi/v1/bnbBurn', signed((_r, account) => ({ body: { ...burnOf(account) } }), 1), { signed: true, weight: 0 });
-  fake.route('POST', '/sapi/v1/bnbBurn', signed((r, account) => {
-    const spot = r.params.get('spotBNBBurn');
-    const interest = r.params.get('interestBNBBurn');
-    if (spot === null && interest === null) {
-      return error(400, -1102, "Mandatory parameter 'spotBNBBurn' was not sent, was empty/null, or malformed.");
-    }
-    for (const [name, value] of [['spotBNBBurn', spot], ['interestBNBBurn', interest]] as const) {
-      if (value !== null && value !== 'true' && value !== 'false') {
-        return error(400, -1100, `Illegal characters found in parameter '${name}'; legal range is '^(true|false)$'.`);
+  fake.route(
+    'GET',
+    '/sapi/v1/bnbBurn',
+    signed((_r, account) => ({ body: { ...burnOf(account) } }), 1),
+    { signed: true, weight: 0 },
+  );
+  fake.route(
+    'POST',
+    '/sapi/v1/bnbBurn',
+    signed((r, account) => {
+      const spot = r.params.get('spotBNBBurn');
+      const interest = r.params.get('interestBNBBurn');
+      if (spot === null && interest === null) {
+        return error(400, -1102, "Mandatory parameter 'spotBNBBurn' was not sent, was empty/null, or malformed.");
       }
-    }
-    const burn = burnOf(account);
-    if (spot !== null) burn.spotBNBBurn = spot === 'true';
-    if (interest !== null) burn.interestBNBBurn = interest === 'true';
-    return { body: { ...burn } };
-  }, 1), { signed: true, weight: 0 });
-  fake.route('POST', '/sapi/v1/asset/dust-btc', signed((r, account) => {
-    const accountType = r.params.get('accountType') ?? 'SPOT';
-    if (accountType !== 'SPOT' && accountType !== 'MARGIN') return error(400, -1100, "Illegal characters found in parameter 'accountType'.");
-    const rows = accountType === 'SPOT' ? (state(account).dust ?? []) : [];
-    return {
-      body: {
-        details: rows.map(({ usdValue: _usd, ...row }) => row),
-        totalTransferBtc: sum(rows.map((d) => d.toBTC)),
-        totalTransferBNB: sum(rows.map((d) => d.toBNB)),
-        dribbletPercentage: '0.02',
-      },
-    };
-  }, 1), { signed: true, weight: 0 });
-  fake.route('GET', '/sapi/v1/account/apiRestrictions', signed((_r, account) => ({ body: restrictionsOf(account) }), 1), {
-    signed: true,
-    weight: 0,
-  });
+      for (const [name, value] of [
+        ['spotBNBBurn', spot],
+        ['interestBNBBurn', interest],
+      ] as const) {
+        if (value !== null && value !== 'true' && value !== 'false') {
+          return error(400, -1100, `Illegal characters found in parameter '${name}'; legal range is '^(true|false)$'.`);
+        }
+      }
+      const burn = burnOf(account);
+      if (spot !== null) burn.spotBNBBurn = spot === 'true';
+      if (interest !== null) burn.interestBNBBurn = interest === 'true';
+      return { body: { ...burn } };
+    }, 1),
+    { signed: true, weight: 0 },
+  );
+  fake.route(
+    'POST',
+    '/sapi/v1/asset/dust-btc',
+    signed((r, account) => {
+      const accountType = r.params.get('accountType') ?? 'SPOT';
+      if (accountType !== 'SPOT' && accountType !== 'MARGIN')
+        return error(400, -1100, "Illegal characters found in parameter 'accountType'.");
+      const rows = accountType === 'SPOT' ? (state(account).dust ?? []) : [];
+      return {
+        body: {
+          details: rows.map(({ usdValue: _usd, ...row }) => row),
+          totalTransferBtc: sum(rows.map((d) => d.toBTC)),
+          totalTransferBNB: sum(rows.map((d) => d.toBNB)),
+          dribbletPercentage: '0.02',
+        },
+      };
+    }, 1),
+    { signed: true, weight: 0 },
+  );
+  fake.route(
+    'GET',
+    '/sapi/v1/account/apiRestrictions',
+    signed((_r, account) => ({ body: restrictionsOf(account) }), 1),
+    {
+      signed: true,
+      weight: 0,
+    },
+  );
   return control;
 }

@@ -130,9 +130,19 @@ export class BinanceFake {
    * Adds or replaces an endpoint. Signed endpoints verify key, timestamp and signature first, and
    * are USER_DATA (they need the key's "Enable Reading") unless `reads: false` (TRADE endpoints).
    */
-  route(method: string, path: string, handler: Handler, options: { signed?: boolean; reads?: boolean; weight?: Weight } = {}): this {
+  route(
+    method: string,
+    path: string,
+    handler: Handler,
+    options: { signed?: boolean; reads?: boolean; weight?: Weight } = {},
+  ): this {
     const signed = options.signed ?? false;
-    this.routes.set(`${method} ${path}`, { handler, signed, reads: signed && (options.reads ?? true), weight: options.weight ?? 1 });
+    this.routes.set(`${method} ${path}`, {
+      handler,
+      signed,
+      reads: signed && (options.reads ?? true),
+      weight: options.weight ?? 1,
+    });
     return this;
   }
 
@@ -149,7 +159,14 @@ export class BinanceFake {
   ): this {
     const headers: Record<string, string> = {};
     if (options.retryAfter !== undefined) headers['retry-after'] = String(options.retryAfter);
-    this.failures.push({ status, body, headers, pathPrefix: options.pathPrefix, remaining: options.times ?? 1, skip: options.skip ?? 0 });
+    this.failures.push({
+      status,
+      body,
+      headers,
+      pathPrefix: options.pathPrefix,
+      remaining: options.times ?? 1,
+      skip: options.skip ?? 0,
+    });
     return this;
   }
 
@@ -191,7 +208,10 @@ export class BinanceFake {
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
   }
 
-  private take<T extends { pathPrefix?: string; remaining: number; skip?: number }>(list: T[], path: string): T | undefined {
+  private take<T extends { pathPrefix?: string; remaining: number; skip?: number }>(
+    list: T[],
+    path: string,
+  ): T | undefined {
     const found = list.find((f) => f.remaining > 0 && (!f.pathPrefix || path.startsWith(f.pathPrefix)));
     if (found?.skip) {
       found.skip -= 1;
@@ -225,7 +245,14 @@ export class BinanceFake {
     if (body && req.headers['content-type']?.includes('application/x-www-form-urlencoded')) {
       for (const [k, v] of new URLSearchParams(body)) params.append(k, v);
     }
-    const request: FakeRequest = { method: req.method ?? 'GET', path: url.pathname, params, headers: req.headers, body, ip: normaliseIp(req.socket.remoteAddress) };
+    const request: FakeRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      params,
+      headers: req.headers,
+      body,
+      ip: normaliseIp(req.socket.remoteAddress),
+    };
     this.requests.push(request);
 
     const pause = this.take(this.delays, url.pathname);
@@ -269,7 +296,10 @@ export class BinanceFake {
       this.rateLimitAnswers[418] += 1;
       return {
         status: 418,
-        body: BINANCE_ERROR(-1003, `Way too much request weight used; IP banned until ${until}. Please use WebSocket Streams for live updates to avoid bans.`),
+        body: BINANCE_ERROR(
+          -1003,
+          `Way too much request weight used; IP banned until ${until}. Please use WebSocket Streams for live updates to avoid bans.`,
+        ),
         headers: { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) },
       };
     };
@@ -286,7 +316,10 @@ export class BinanceFake {
     this.rateLimitAnswers[429] += 1;
     return {
       status: 429,
-      body: BINANCE_ERROR(-1003, `Too much request weight used; current limit is ${this.weightLimit} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`),
+      body: BINANCE_ERROR(
+        -1003,
+        `Too much request weight used; current limit is ${this.weightLimit} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`,
+      ),
       headers: { 'retry-after': String(seconds) },
     };
   }
@@ -303,7 +336,7 @@ export class BinanceFake {
     const recvWindow = Number(request.params.get('recvWindow') ?? 5000);
     const serverTime = this.now();
     if (!Number.isFinite(timestamp) || timestamp >= serverTime + 1000 || serverTime - timestamp > recvWindow) {
-      return { status: 400, body: BINANCE_ERROR(-1021, "Timestamp for this request is outside of the recvWindow.") };
+      return { status: 400, body: BINANCE_ERROR(-1021, 'Timestamp for this request is outside of the recvWindow.') };
     }
     const payload = `${query}${body}`.replace(/&?signature=[0-9a-fA-F]*/, '');
     const given = Buffer.from(request.params.get('signature') ?? '', 'hex');
@@ -323,7 +356,11 @@ export class BinanceFake {
   private selectSymbols(params: URLSearchParams): FakeSymbol[] | FakeReply {
     const one = params.get('symbol');
     const many = params.get('symbols');
-    if (one && many) return { status: 400, body: BINANCE_ERROR(-1102, "Param 'symbol' or 'symbols' must be sent, but both were provided.") };
+    if (one && many)
+      return {
+        status: 400,
+        body: BINANCE_ERROR(-1102, "Param 'symbol' or 'symbols' must be sent, but both were provided."),
+      };
     const names = one ? [one] : many ? (JSON.parse(many) as string[]) : this.symbols.map((s) => s.symbol);
     const found = names.map((n) => this.symbol(n));
     if (found.some((s) => !s)) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
@@ -339,109 +376,167 @@ export class BinanceFake {
     };
     this.route('GET', '/api/v3/ping', () => ({ body: {} }));
     this.route('GET', '/api/v3/time', () => ({ body: { serverTime: this.now() } }));
-    this.route('GET', '/api/v3/exchangeInfo', (r) => {
-      const selected = this.selectSymbols(r.params);
-      if (!Array.isArray(selected)) return selected;
-      return {
-        body: {
-          timezone: 'UTC',
-          serverTime: this.now(),
-          rateLimits: [
-            { rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: this.weightLimit },
-            { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 100 },
-            { rateLimitType: 'RAW_REQUESTS', interval: 'MINUTE', intervalNum: 5, limit: 61000 },
-          ],
-          exchangeFilters: [],
-          symbols: selected.map((s) => s.info),
-        },
-      };
-    }, { weight: 20 });
-    this.route('GET', '/api/v3/ticker/24hr', (r) => list(r.params, (s) => ticker24hr(s, this.now())), { weight: ticker24hrWeight });
+    this.route(
+      'GET',
+      '/api/v3/exchangeInfo',
+      (r) => {
+        const selected = this.selectSymbols(r.params);
+        if (!Array.isArray(selected)) return selected;
+        return {
+          body: {
+            timezone: 'UTC',
+            serverTime: this.now(),
+            rateLimits: [
+              { rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: this.weightLimit },
+              { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 100 },
+              { rateLimitType: 'RAW_REQUESTS', interval: 'MINUTE', intervalNum: 5, limit: 61000 },
+            ],
+            exchangeFilters: [],
+            symbols: selected.map((s) => s.info),
+          },
+        };
+      },
+      { weight: 20 },
+    );
+    this.route('GET', '/api/v3/ticker/24hr', (r) => list(r.params, (s) => ticker24hr(s, this.now())), {
+      weight: ticker24hrWeight,
+    });
     this.route('GET', '/api/v3/ticker/price', (r) => list(r.params, (s) => ({ symbol: s.symbol, price: s.price })), {
       weight: (r) => (r.params.has('symbol') ? 2 : 4),
     });
     this.route('GET', '/api/v3/avgPrice', (r) => {
       const s = this.symbol(r.params.get('symbol'));
-      return s ? { body: { mins: 5, price: s.price, closeTime: this.now() } } : { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
+      return s
+        ? { body: { mins: 5, price: s.price, closeTime: this.now() } }
+        : { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
     });
-    this.route('GET', '/api/v3/klines', (r) => {
-      const s = this.symbol(r.params.get('symbol'));
-      if (!s) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
-      const rows = klinesFor(s, {
-        interval: r.params.get('interval') ?? '',
-        startTime: r.params.has('startTime') ? Number(r.params.get('startTime')) : undefined,
-        endTime: r.params.has('endTime') ? Number(r.params.get('endTime')) : undefined,
-        limit: Math.min(Number(r.params.get('limit') ?? 500), 1000),
-        now: this.now(),
-      });
-      return rows ? { body: rows } : { status: 400, body: BINANCE_ERROR(-1120, 'Invalid interval.') };
-    }, { weight: 2 });
-    this.route('GET', '/api/v3/depth', (r) => {
-      const s = this.symbol(r.params.get('symbol'));
-      if (!s) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
-      return { body: bookFor(s, Math.min(Number(r.params.get('limit') ?? 100), 5000)) };
-    }, { weight: depthWeight });
+    this.route(
+      'GET',
+      '/api/v3/klines',
+      (r) => {
+        const s = this.symbol(r.params.get('symbol'));
+        if (!s) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
+        const rows = klinesFor(s, {
+          interval: r.params.get('interval') ?? '',
+          startTime: r.params.has('startTime') ? Number(r.params.get('startTime')) : undefined,
+          endTime: r.params.has('endTime') ? Number(r.params.get('endTime')) : undefined,
+          limit: Math.min(Number(r.params.get('limit') ?? 500), 1000),
+          now: this.now(),
+        });
+        return rows ? { body: rows } : { status: 400, body: BINANCE_ERROR(-1120, 'Invalid interval.') };
+      },
+      { weight: 2 },
+    );
+    this.route(
+      'GET',
+      '/api/v3/depth',
+      (r) => {
+        const s = this.symbol(r.params.get('symbol'));
+        if (!s) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
+        return { body: bookFor(s, Math.min(Number(r.params.get('limit') ?? 100), 5000)) };
+      },
+      { weight: depthWeight },
+    );
   }
 
   private registerAccountRoutes(): void {
-    this.route('GET', '/api/v3/account', (r) => {
-      const account = r.account!;
-      const omitZero = r.params.get('omitZeroBalances') === 'true';
-      return {
-        body: {
-          makerCommission: 10,
-          takerCommission: 10,
-          buyerCommission: 0,
-          sellerCommission: 0,
-          commissionRates: { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' },
-          canTrade: account.canTrade ?? true,
-          canWithdraw: account.canWithdraw ?? false,
-          canDeposit: true,
-          brokered: false,
-          requireSelfTradePrevention: false,
-          preventSor: false,
-          updateTime: this.now(),
-          accountType: 'SPOT',
-          balances: account.balances.filter((b) => !omitZero || Number(b.free) + Number(b.locked) > 0),
-          permissions: ['SPOT'],
-          uid: 354937868,
-        },
-      };
-    }, { signed: true, weight: 20 });
+    this.route(
+      'GET',
+      '/api/v3/account',
+      (r) => {
+        const account = r.account!;
+        const omitZero = r.params.get('omitZeroBalances') === 'true';
+        return {
+          body: {
+            makerCommission: 10,
+            takerCommission: 10,
+            buyerCommission: 0,
+            sellerCommission: 0,
+            commissionRates: { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' },
+            canTrade: account.canTrade ?? true,
+            canWithdraw: account.canWithdraw ?? false,
+            canDeposit: true,
+            brokered: false,
+            requireSelfTradePrevention: false,
+            preventSor: false,
+            updateTime: this.now(),
+            accountType: 'SPOT',
+            balances: account.balances.filter((b) => !omitZero || Number(b.free) + Number(b.locked) > 0),
+            permissions: ['SPOT'],
+            uid: 354937868,
+          },
+        };
+      },
+      { signed: true, weight: 20 },
+    );
     // Deposit and withdrawal history: at most 90 days between startTime and endTime (Binance's
     // -1127); without them the last 90 days; with startTime only, 90 days from it. Newest first.
-    const capitalHistory = (rows: (account: FakeAccount) => Record<string, unknown>[] | undefined, timeOf: (row: Record<string, unknown>) => number) => (r: FakeRequest): FakeReply => {
-      const number = (name: string) => (r.params.has(name) ? Number(r.params.get(name)) : undefined);
-      let [startTime, endTime] = [number('startTime'), number('endTime')];
-      if (startTime !== undefined && endTime !== undefined && endTime - startTime > CAPITAL_WINDOW_MS) {
-        return { status: 400, body: BINANCE_ERROR(-1127, 'More than 90 days between startTime and endTime.') };
-      }
-      if (startTime === undefined && endTime === undefined) endTime = this.now();
-      if (startTime === undefined) startTime = endTime! - CAPITAL_WINDOW_MS;
-      if (endTime === undefined) endTime = startTime + CAPITAL_WINDOW_MS;
-      const limit = Math.min(number('limit') ?? 1000, 1000);
-      const inWindow = (rows(r.account!) ?? []).filter((row) => timeOf(row) >= startTime! && timeOf(row) <= endTime!);
-      return { body: inWindow.sort((a, b) => timeOf(b) - timeOf(a)).slice(0, limit) };
-    };
-    this.route('GET', '/sapi/v1/capital/deposit/hisrec', capitalHistory((a) => a.deposits, (row) => Number(row.insertTime)), { signed: true, weight: 1 });
-    this.route('GET', '/sapi/v1/capital/withdraw/history', capitalHistory((a) => a.withdrawals, (row) => Date.parse(`${String(row.applyTime).replace(' ', 'T')}Z`)), { signed: true, weight: 1 });
-    this.route('GET', '/api/v3/myTrades', (r) => {
-      const symbol = r.params.get('symbol');
-      if (!symbol) return { status: 400, body: BINANCE_ERROR(-1102, "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed.") };
-      if (!this.symbol(symbol)) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
-      const number = (name: string) => (r.params.has(name) ? Number(r.params.get(name)) : undefined);
-      const [startTime, endTime, fromId] = [number('startTime'), number('endTime'), number('fromId')];
-      const limit = Math.min(number('limit') ?? 500, 1000);
-      if (startTime !== undefined && endTime !== undefined && endTime - startTime > 24 * 3_600_000) {
-        return { status: 400, body: BINANCE_ERROR(-1127, 'More than 24 hours between startTime and endTime.') };
-      }
-      const all = [...(r.account!.trades[symbol] ?? [])].sort((a, b) => Number(a.id) - Number(b.id));
-      // Binance: from fromId, or from startTime, the first `limit` trades on; with neither, the most
-      // recent `limit` (up to endTime). Oldest first either way.
-      if (fromId !== undefined) return { body: all.filter((t) => Number(t.id) >= fromId).slice(0, limit) };
-      const inWindow = all.filter((t) => (startTime === undefined || Number(t.time) >= startTime) && (endTime === undefined || Number(t.time) <= endTime));
-      return { body: startTime !== undefined ? inWindow.slice(0, limit) : inWindow.slice(-limit) };
-    }, { signed: true, weight: 20 });
+    const capitalHistory =
+      (
+        rows: (account: FakeAccount) => Record<string, unknown>[] | undefined,
+        timeOf: (row: Record<string, unknown>) => number,
+      ) =>
+      (r: FakeRequest): FakeReply => {
+        const number = (name: string) => (r.params.has(name) ? Number(r.params.get(name)) : undefined);
+        let [startTime, endTime] = [number('startTime'), number('endTime')];
+        if (startTime !== undefined && endTime !== undefined && endTime - startTime > CAPITAL_WINDOW_MS) {
+          return { status: 400, body: BINANCE_ERROR(-1127, 'More than 90 days between startTime and endTime.') };
+        }
+        if (startTime === undefined && endTime === undefined) endTime = this.now();
+        if (startTime === undefined) startTime = endTime! - CAPITAL_WINDOW_MS;
+        if (endTime === undefined) endTime = startTime + CAPITAL_WINDOW_MS;
+        const limit = Math.min(number('limit') ?? 1000, 1000);
+        const inWindow = (rows(r.account!) ?? []).filter((row) => timeOf(row) >= startTime! && timeOf(row) <= endTime!);
+        return { body: inWindow.sort((a, b) => timeOf(b) - timeOf(a)).slice(0, limit) };
+      };
+    this.route(
+      'GET',
+      '/sapi/v1/capital/deposit/hisrec',
+      capitalHistory(
+        (a) => a.deposits,
+        (row) => Number(row.insertTime),
+      ),
+      { signed: true, weight: 1 },
+    );
+    this.route(
+      'GET',
+      '/sapi/v1/capital/withdraw/history',
+      capitalHistory(
+        (a) => a.withdrawals,
+        (row) => Date.parse(`${String(row.applyTime).replace(' ', 'T')}Z`),
+      ),
+      { signed: true, weight: 1 },
+    );
+    this.route(
+      'GET',
+      '/api/v3/myTrades',
+      (r) => {
+        const symbol = r.params.get('symbol');
+        if (!symbol)
+          return {
+            status: 400,
+            body: BINANCE_ERROR(-1102, "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed."),
+          };
+        if (!this.symbol(symbol)) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
+        const number = (name: string) => (r.params.has(name) ? Number(r.params.get(name)) : undefined);
+        const [startTime, endTime, fromId] = [number('startTime'), number('endTime'), number('fromId')];
+        const limit = Math.min(number('limit') ?? 500, 1000);
+        if (startTime !== undefined && endTime !== undefined && endTime - startTime > 24 * 3_600_000) {
+          return { status: 400, body: BINANCE_ERROR(-1127, 'More than 24 hours between startTime and endTime.') };
+        }
+        const all = [...(r.account!.trades[symbol] ?? [])].sort((a, b) => Number(a.id) - Number(b.id));
+        // Binance: from fromId, or from startTime, the first `limit` trades on; with neither, the most
+        // recent `limit` (up to endTime). Oldest first either way.
+        if (fromId !== undefined) return { body: all.filter((t) => Number(t.id) >= fromId).slice(0, limit) };
+        const inWindow = all.filter(
+          (t) =>
+            (startTime === undefined || Number(t.time) >= startTime) &&
+            (endTime === undefined || Number(t.time) <= endTime),
+        );
+        return { body: startTime !== undefined ? inWindow.slice(0, limit) : inWindow.slice(-limit) };
+      },
+      { signed: true, weight: 20 },
+    );
   }
 }
 
@@ -474,7 +569,14 @@ export async function startBinanceFake(options: BinanceFakeOptions = {}): Promis
 const CAPITAL_WINDOW_MS = 90 * 86_400_000;
 
 /** A completed deposit (status 1) in /sapi/v1/capital/deposit/hisrec's shape. */
-export function binanceDeposit(fields: { id: string; coin: string; amount: string; time: number; txId?: string; status?: number }): Record<string, unknown> {
+export function binanceDeposit(fields: {
+  id: string;
+  coin: string;
+  amount: string;
+  time: number;
+  txId?: string;
+  status?: number;
+}): Record<string, unknown> {
   return {
     id: fields.id,
     amount: fields.amount,
@@ -493,7 +595,15 @@ export function binanceDeposit(fields: { id: string; coin: string; amount: strin
 }
 
 /** A completed withdrawal (status 6) in /sapi/v1/capital/withdraw/history's shape: applyTime is a UTC string. */
-export function binanceWithdrawal(fields: { id: string; coin: string; amount: string; fee: string; time: number; txId?: string; status?: number }): Record<string, unknown> {
+export function binanceWithdrawal(fields: {
+  id: string;
+  coin: string;
+  amount: string;
+  fee: string;
+  time: number;
+  txId?: string;
+  status?: number;
+}): Record<string, unknown> {
   return {
     id: fields.id,
     amount: fields.amount,
@@ -512,7 +622,16 @@ export function binanceWithdrawal(fields: { id: string; coin: string; amount: st
   };
 }
 
-export function binanceTrade(fields: { symbol: string; id: number; price: string; qty: string; isBuyer: boolean; time: number; commission?: string; commissionAsset?: string }): Record<string, unknown> {
+export function binanceTrade(fields: {
+  symbol: string;
+  id: number;
+  price: string;
+  qty: string;
+  isBuyer: boolean;
+  time: number;
+  commission?: string;
+  commissionAsset?: string;
+}): Record<string, unknown> {
   return {
     symbol: fields.symbol,
     id: fields.id,

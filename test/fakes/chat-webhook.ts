@@ -20,11 +20,24 @@ export interface ChatReceiver {
 
 type Check = string | undefined;
 
-interface SlackText { type?: string; text?: string }
-interface SlackBlock { type?: string; text?: SlackText; fields?: SlackText[]; elements?: { type?: string; url?: string }[] }
+interface SlackText {
+  type?: string;
+  text?: string;
+}
+interface SlackBlock {
+  type?: string;
+  text?: SlackText;
+  fields?: SlackText[];
+  elements?: { type?: string; url?: string }[];
+}
 interface Embed {
-  title?: string; description?: string; url?: string; timestamp?: string; color?: number;
-  footer?: { text?: string }; fields?: { name?: string; value?: string }[];
+  title?: string;
+  description?: string;
+  url?: string;
+  timestamp?: string;
+  color?: number;
+  footer?: { text?: string };
+  fields?: { name?: string; value?: string }[];
 }
 
 const tooLong = (text: string | undefined, max: number) => !text || text.length > max;
@@ -42,10 +55,16 @@ function checkSlack(body: Record<string, unknown>): Check {
       case 'section':
         if (!block.text && !block.fields) return 'invalid_blocks';
         if (block.text && tooLong(block.text.text, 3000)) return 'invalid_blocks';
-        if (block.fields && (block.fields.length > 10 || block.fields.some((f) => tooLong(f.text, 2000)))) return 'invalid_blocks';
+        if (block.fields && (block.fields.length > 10 || block.fields.some((f) => tooLong(f.text, 2000))))
+          return 'invalid_blocks';
         break;
       case 'actions':
-        if ((block.elements ?? []).some((e) => e.type === 'button' && (!/^https?:\/\//.test(e.url ?? '') || tooLong(e.url, 3000)))) return 'invalid_blocks';
+        if (
+          (block.elements ?? []).some(
+            (e) => e.type === 'button' && (!/^https?:\/\//.test(e.url ?? '') || tooLong(e.url, 3000)),
+          )
+        )
+          return 'invalid_blocks';
         break;
       case 'context':
         if (!block.elements || block.elements.length === 0 || block.elements.length > 10) return 'invalid_blocks';
@@ -66,15 +85,22 @@ function checkDiscord(body: Record<string, unknown>): Check {
   for (const embed of embeds) {
     const fields = embed.fields ?? [];
     if (embed.title && embed.title.length > 256) return 'embeds.0.title: Must be 256 or fewer in length.';
-    if (embed.description && embed.description.length > 4096) return 'embeds.0.description: Must be 4096 or fewer in length.';
+    if (embed.description && embed.description.length > 4096)
+      return 'embeds.0.description: Must be 4096 or fewer in length.';
     if (fields.length > 25) return 'embeds.0.fields: Must be 25 or fewer in length.';
     if (fields.some((f) => tooLong(f.name, 256) || tooLong(f.value, 1024))) return 'embeds.0.fields: Invalid field.';
-    if (embed.footer?.text && embed.footer.text.length > 2048) return 'embeds.0.footer.text: Must be 2048 or fewer in length.';
+    if (embed.footer?.text && embed.footer.text.length > 2048)
+      return 'embeds.0.footer.text: Must be 2048 or fewer in length.';
     if (embed.url !== undefined && !/^https?:\/\//.test(embed.url)) return 'embeds.0.url: Not a well formed URL.';
-    if (embed.timestamp !== undefined && Number.isNaN(Date.parse(embed.timestamp))) return 'embeds.0.timestamp: Could not parse.';
-    if (!Number.isInteger(embed.color) || embed.color! < 0 || embed.color! > 0xffffff) return 'embeds.0.color: Invalid color.';
-    const total = (embed.title?.length ?? 0) + (embed.description?.length ?? 0) + (embed.footer?.text?.length ?? 0)
-      + fields.reduce((n, f) => n + (f.name?.length ?? 0) + (f.value?.length ?? 0), 0);
+    if (embed.timestamp !== undefined && Number.isNaN(Date.parse(embed.timestamp)))
+      return 'embeds.0.timestamp: Could not parse.';
+    if (!Number.isInteger(embed.color) || embed.color! < 0 || embed.color! > 0xffffff)
+      return 'embeds.0.color: Invalid color.';
+    const total =
+      (embed.title?.length ?? 0) +
+      (embed.description?.length ?? 0) +
+      (embed.footer?.text?.length ?? 0) +
+      fields.reduce((n, f) => n + (f.name?.length ?? 0) + (f.value?.length ?? 0), 0);
     if (total > 6000) return 'embeds: Embed size exceeds maximum size of 6000';
   }
   return undefined;
@@ -93,7 +119,9 @@ export async function startChatReceiver(options: { flavor: ChatFlavor }): Promis
     res.end(body === undefined ? undefined : json ? JSON.stringify(body) : body);
   };
   const refuse = (res: ServerResponse, reason: string) =>
-    flavor === 'slack' ? reply(res, 400, reason) : reply(res, 400, { message: 'Invalid Form Body', code: 50035, errors: { reason } });
+    flavor === 'slack'
+      ? reply(res, 400, reason)
+      : reply(res, 400, { message: 'Invalid Form Body', code: 50035, errors: { reason } });
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

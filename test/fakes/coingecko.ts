@@ -59,7 +59,17 @@ function coins(): Coin[] {
       Math.round(Math.sin(i) * 800) / 100,
       null,
     ];
-    list.push({ id, symbol, name, price, marketCap, volume: Math.round(marketCap * 0.04), change, supply: Math.round(marketCap / price), maxSupply });
+    list.push({
+      id,
+      symbol,
+      name,
+      price,
+      marketCap,
+      volume: Math.round(marketCap * 0.04),
+      change,
+      supply: Math.round(marketCap / price),
+      maxSupply,
+    });
   }
   return list;
 }
@@ -112,20 +122,42 @@ export class CoinGeckoFake {
   readonly coins = coins();
   url = '';
   private server?: Server;
-  private failures: { status: number; body: unknown; headers: Record<string, string>; pathPrefix?: string; remaining: number }[] = [];
+  private failures: {
+    status: number;
+    body: unknown;
+    headers: Record<string, string>;
+    pathPrefix?: string;
+    remaining: number;
+  }[] = [];
   private delays: { ms: number; pathPrefix?: string; remaining: number }[] = [];
 
   constructor(private readonly options: CoinGeckoFakeOptions = {}) {}
 
   /** The next `times` matching requests answer with this status (429 carries CoinGecko's body by default). */
-  fail(status: number, body?: unknown, options: { times?: number; pathPrefix?: string; retryAfter?: number } = {}): this {
+  fail(
+    status: number,
+    body?: unknown,
+    options: { times?: number; pathPrefix?: string; retryAfter?: number } = {},
+  ): this {
     const headers: Record<string, string> = {};
     if (options.retryAfter !== undefined) headers['retry-after'] = String(options.retryAfter);
     const fallback =
       status === 429
-        ? { status: { error_code: 429, error_message: "You've exceeded the Rate Limit. Please visit https://www.coingecko.com/en/api/pricing to subscribe to our API plans for higher rate limits." } }
+        ? {
+            status: {
+              error_code: 429,
+              error_message:
+                "You've exceeded the Rate Limit. Please visit https://www.coingecko.com/en/api/pricing to subscribe to our API plans for higher rate limits.",
+            },
+          }
         : { error: 'Internal Server Error' };
-    this.failures.push({ status, body: body ?? fallback, headers, pathPrefix: options.pathPrefix, remaining: options.times ?? 1 });
+    this.failures.push({
+      status,
+      body: body ?? fallback,
+      headers,
+      pathPrefix: options.pathPrefix,
+      remaining: options.times ?? 1,
+    });
     return this;
   }
 
@@ -192,8 +224,10 @@ export class CoinGeckoFake {
     const { apiKey, plan = 'demo' } = this.options;
     if (!apiKey) return undefined;
     const given = request.headers[`x-cg-${plan}-api-key`] ?? request.params.get(`x_cg_${plan}_api_key`) ?? undefined;
-    if (given === undefined) return { status: 401, body: { status: { error_code: 10002, error_message: 'API Key Missing' } } };
-    if (given !== apiKey) return { status: 401, body: { status: { error_code: 10010, error_message: 'Invalid API Key' } } };
+    if (given === undefined)
+      return { status: 401, body: { status: { error_code: 10002, error_message: 'API Key Missing' } } };
+    if (given !== apiKey)
+      return { status: 401, body: { status: { error_code: 10010, error_message: 'Invalid API Key' } } };
     return undefined;
   }
 
@@ -205,7 +239,8 @@ export class CoinGeckoFake {
     if (!order) return { status: 400, body: { error: 'invalid order' } };
     const perPage = Number(params.get('per_page') ?? 100);
     const page = Number(params.get('page') ?? 1);
-    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 250) return { status: 400, body: { error: 'invalid per_page' } };
+    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 250)
+      return { status: 400, body: { error: 'invalid per_page' } };
     if (!Number.isInteger(page) || page < 1) return { status: 400, body: { error: 'invalid page' } };
     const ranked = [...this.coins].sort(ORDERS.market_cap_desc).map((coin, i) => ({ coin, rank: i + 1 }));
     const rows = ranked.sort((a, b) => order(a.coin, b.coin)).slice((page - 1) * perPage, page * perPage);
@@ -228,7 +263,13 @@ export class CoinGeckoFake {
         markets: 1046,
         total_market_cap: { usd: totalCap, eur: totalCap * 0.92, btc: totalCap / 65000 },
         total_volume: { usd: totalVolume, eur: totalVolume * 0.92, btc: totalVolume / 65000 },
-        market_cap_percentage: { btc: share('btc'), eth: share('eth'), usdt: share('usdt'), bnb: share('bnb'), sol: share('sol') },
+        market_cap_percentage: {
+          btc: share('btc'),
+          eth: share('eth'),
+          usdt: share('usdt'),
+          bnb: share('bnb'),
+          sol: share('sol'),
+        },
         market_cap_change_percentage_24h_usd: 1.72,
         updated_at: Math.floor(Date.parse(UPDATED) / 1000),
       },

@@ -41,12 +41,12 @@ function tokenize(source: string): Token[] {
     const c = source[i]!;
     if (/[\s,\uFEFF]/.test(c)) i++;
     else if (c === '#') while (i < source.length && source[i] !== '\n') i++;
-    else if (source.startsWith('...', i)) throw new GraphQLRequestError('Fragments are not supported by this fake', 'GRAPHQL_PARSE_FAILED');
+    else if (source.startsWith('...', i))
+      throw new GraphQLRequestError('Fragments are not supported by this fake', 'GRAPHQL_PARSE_FAILED');
     else if ('!$():=@[]{}|&'.includes(c)) {
       tokens.push({ kind: 'punct', text: c });
       i++;
-    }
-    else if (/[_A-Za-z]/.test(c)) {
+    } else if (/[_A-Za-z]/.test(c)) {
       const name = /^[_A-Za-z][_0-9A-Za-z]*/.exec(source.slice(i))![0];
       tokens.push({ kind: 'name', text: name });
       i += name.length;
@@ -75,7 +75,10 @@ export function parseOperation(source: string): Operation {
   let at = 0;
   const peek = () => tokens[at];
   const fail = (what: string): never => {
-    throw new GraphQLRequestError(`Syntax Error: Expected ${what}, found ${peek()?.text ?? '<EOF>'}.`, 'GRAPHQL_PARSE_FAILED');
+    throw new GraphQLRequestError(
+      `Syntax Error: Expected ${what}, found ${peek()?.text ?? '<EOF>'}.`,
+      'GRAPHQL_PARSE_FAILED',
+    );
   };
   const expect = (text: string) => (peek()?.text === text ? tokens[at++]! : fail(`"${text}"`));
   const name = () => (peek()?.kind === 'name' ? tokens[at++]!.text : fail('Name'));
@@ -164,10 +167,17 @@ export function parseOperation(source: string): Operation {
 }
 
 /** Checks variable use and turns argument values into plain JavaScript values. */
-export function resolveArgs(operation: Operation, field: Field, variables: Record<string, unknown>): Record<string, unknown> {
+export function resolveArgs(
+  operation: Operation,
+  field: Field,
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
   for (const declared of operation.variables) {
     if (declared.required && (variables[declared.name] === undefined || variables[declared.name] === null)) {
-      throw new GraphQLRequestError(`Variable "$${declared.name}" of required type "${declared.type}" was not provided.`, 'GRAPHQL_VALIDATION_FAILED');
+      throw new GraphQLRequestError(
+        `Variable "$${declared.name}" of required type "${declared.type}" was not provided.`,
+        'GRAPHQL_VALIDATION_FAILED',
+      );
     }
   }
   const resolve = (value: Value): unknown => {
@@ -193,14 +203,23 @@ export function project(value: unknown, selections: Field[] | null, path: string
   if (value === null || value === undefined) return null;
   if (Array.isArray(value)) return value.map((item, index) => project(item, selections, `${path}[${index}]`));
   if (typeof value !== 'object') {
-    if (selections) throw new GraphQLRequestError(`Field "${path}" must not have a selection since it is a scalar.`, 'GRAPHQL_VALIDATION_FAILED');
+    if (selections)
+      throw new GraphQLRequestError(
+        `Field "${path}" must not have a selection since it is a scalar.`,
+        'GRAPHQL_VALIDATION_FAILED',
+      );
     return value;
   }
-  if (!selections) throw new GraphQLRequestError(`Field "${path}" of object type must have a selection of subfields.`, 'GRAPHQL_VALIDATION_FAILED');
+  if (!selections)
+    throw new GraphQLRequestError(
+      `Field "${path}" of object type must have a selection of subfields.`,
+      'GRAPHQL_VALIDATION_FAILED',
+    );
   const source = value as Record<string, unknown>;
   const result: Record<string, unknown> = {};
   for (const field of selections) {
-    if (!(field.name in source)) throw new GraphQLRequestError(`Cannot query field "${field.name}" at "${path}".`, 'GRAPHQL_VALIDATION_FAILED');
+    if (!(field.name in source))
+      throw new GraphQLRequestError(`Cannot query field "${field.name}" at "${path}".`, 'GRAPHQL_VALIDATION_FAILED');
     result[field.alias ?? field.name] = project(source[field.name], field.selections, `${path}.${field.name}`);
   }
   return result;

@@ -20,7 +20,13 @@ export interface IdentityProvider {
    * An access token as the provider would issue it, for the provider's user with that address (one
    * stable `sub` per address); `claims` override or remove (undefined) its claims.
    */
-  issue(options?: { email?: string; alg?: IdpAlgorithm; claims?: Record<string, unknown>; expiresInSeconds?: number; signWithForeignKey?: boolean }): Promise<string>;
+  issue(options?: {
+    email?: string;
+    alg?: IdpAlgorithm;
+    claims?: Record<string, unknown>;
+    expiresInSeconds?: number;
+    signWithForeignKey?: boolean;
+  }): Promise<string>;
   /** Answers for the next JWKS requests, before the keys are served again. */
   failNext(...failures: IdpFailure[]): void;
   close(): Promise<void>;
@@ -39,7 +45,12 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
   };
   const jwks = {
     keys: await Promise.all(
-      (Object.keys(keys) as IdpAlgorithm[]).map(async (alg) => ({ ...(await exportJWK(keys[alg].pair.publicKey)), kid: keys[alg].kid, alg, use: 'sig' })),
+      (Object.keys(keys) as IdpAlgorithm[]).map(async (alg) => ({
+        ...(await exportJWK(keys[alg].pair.publicKey)),
+        kid: keys[alg].kid,
+        alg,
+        use: 'sig',
+      })),
     ),
   };
   const failures: IdpFailure[] = [];
@@ -56,10 +67,14 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
     const failure = failures.shift();
     if (failure === 'hang') return;
     if (failure) {
-      response.writeHead(failure.status, { 'content-type': 'application/json' }).end('{"message":"upstream unavailable"}');
+      response
+        .writeHead(failure.status, { 'content-type': 'application/json' })
+        .end('{"message":"upstream unavailable"}');
       return;
     }
-    response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=600' }).end(JSON.stringify(jwks));
+    response
+      .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=600' })
+      .end(JSON.stringify(jwks));
   });
   server.on('connection', (socket) => {
     sockets.add(socket);

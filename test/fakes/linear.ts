@@ -7,14 +7,48 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import { GraphQLRequestError, type Operation, parseOperation, project, resolveArgs } from './graphql-lite.ts';
 
-interface Team { id: string; key: string; name: string }
-interface State { id: string; name: string; type: string; position: number; color: string; team: Team }
-interface Label { id: string; name: string; color: string; team: { id: string } | null }
-interface User { id: string; name: string; displayName: string; email: string }
+interface Team {
+  id: string;
+  key: string;
+  name: string;
+}
+interface State {
+  id: string;
+  name: string;
+  type: string;
+  position: number;
+  color: string;
+  team: Team;
+}
+interface Label {
+  id: string;
+  name: string;
+  color: string;
+  team: { id: string } | null;
+}
+interface User {
+  id: string;
+  name: string;
+  displayName: string;
+  email: string;
+}
 interface Issue {
-  id: string; number: number; identifier: string; title: string; description: string | null; priority: number;
-  estimate: number | null; dueDate: string | null; createdAt: string; updatedAt: string; state: State; team: Team;
-  assignee: User | null; labels: Label[]; project: { id: string; name: string } | null; parent: Issue | null;
+  id: string;
+  number: number;
+  identifier: string;
+  title: string;
+  description: string | null;
+  priority: number;
+  estimate: number | null;
+  dueDate: string | null;
+  createdAt: string;
+  updatedAt: string;
+  state: State;
+  team: Team;
+  assignee: User | null;
+  labels: Label[];
+  project: { id: string; name: string } | null;
+  parent: Issue | null;
 }
 
 export type LinearFailure = 'ratelimited' | 'auth' | 'server-error' | 'hang';
@@ -38,23 +72,48 @@ class InputError extends Error {}
 
 const MUTATIONS = new Set(['issueLabelCreate', 'issueCreate', 'issueUpdate']);
 
-const COMPARATORS = new Set(['eq', 'neq', 'in', 'nin', 'eqIgnoreCase', 'neqIgnoreCase', 'contains', 'containsIgnoreCase', 'startsWith', 'null']);
+const COMPARATORS = new Set([
+  'eq',
+  'neq',
+  'in',
+  'nin',
+  'eqIgnoreCase',
+  'neqIgnoreCase',
+  'contains',
+  'containsIgnoreCase',
+  'startsWith',
+  'null',
+]);
 
 function compare(value: unknown, comparator: Record<string, unknown>): boolean {
   const text = typeof value === 'string' ? value.toLowerCase() : value;
   return Object.entries(comparator).every(([op, expected]) => {
     switch (op) {
-      case 'eq': return value === expected;
-      case 'neq': return value !== expected;
-      case 'in': return (expected as unknown[]).includes(value);
-      case 'nin': return !(expected as unknown[]).includes(value);
-      case 'eqIgnoreCase': return text === String(expected).toLowerCase();
-      case 'neqIgnoreCase': return text !== String(expected).toLowerCase();
-      case 'contains': return typeof value === 'string' && value.includes(String(expected));
-      case 'containsIgnoreCase': return typeof text === 'string' && text.includes(String(expected).toLowerCase());
-      case 'startsWith': return typeof value === 'string' && value.startsWith(String(expected));
-      case 'null': return (value === null) === expected;
-      default: throw new GraphQLRequestError(`Field "${op}" is not defined by the comparator type.`, 'GRAPHQL_VALIDATION_FAILED');
+      case 'eq':
+        return value === expected;
+      case 'neq':
+        return value !== expected;
+      case 'in':
+        return (expected as unknown[]).includes(value);
+      case 'nin':
+        return !(expected as unknown[]).includes(value);
+      case 'eqIgnoreCase':
+        return text === String(expected).toLowerCase();
+      case 'neqIgnoreCase':
+        return text !== String(expected).toLowerCase();
+      case 'contains':
+        return typeof value === 'string' && value.includes(String(expected));
+      case 'containsIgnoreCase':
+        return typeof text === 'string' && text.includes(String(expected).toLowerCase());
+      case 'startsWith':
+        return typeof value === 'string' && value.startsWith(String(expected));
+      case 'null':
+        return (value === null) === expected;
+      default:
+        throw new GraphQLRequestError(
+          `Field "${op}" is not defined by the comparator type.`,
+          'GRAPHQL_VALIDATION_FAILED',
+        );
     }
   });
 }
@@ -66,7 +125,8 @@ function matches(entity: Record<string, unknown>, filter: Record<string, unknown
     if (condition === undefined || condition === null) return true;
     if (key === 'and') return (condition as Record<string, unknown>[]).every((f) => matches(entity, f));
     if (key === 'or') return (condition as Record<string, unknown>[]).some((f) => matches(entity, f));
-    if (!(key in entity)) throw new GraphQLRequestError(`Field "${key}" is not defined by the filter type.`, 'GRAPHQL_VALIDATION_FAILED');
+    if (!(key in entity))
+      throw new GraphQLRequestError(`Field "${key}" is not defined by the filter type.`, 'GRAPHQL_VALIDATION_FAILED');
     const value = entity[key];
     const cond = condition as Record<string, unknown>;
     if (Object.keys(cond).every((k) => COMPARATORS.has(k))) return compare(value, cond);
@@ -88,7 +148,14 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
   const apiKey = options.apiKey ?? `lin_api_${randomUUID().replace(/-/g, '')}`;
   const eng: Team = { id: randomUUID(), key: 'ENG', name: 'Engineering' };
   const ops: Team = { id: randomUUID(), key: 'OPS', name: 'Operations' };
-  const state = (team: Team, name: string, type: string, position: number): State => ({ id: randomUUID(), name, type, position, color: '#888888', team });
+  const state = (team: Team, name: string, type: string, position: number): State => ({
+    id: randomUUID(),
+    name,
+    type,
+    position,
+    color: '#888888',
+    team,
+  });
   const states = [
     state(eng, 'Triage', 'triage', 0),
     state(eng, 'Backlog', 'backlog', 1),
@@ -126,7 +193,10 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
   const checkInt = (input: Record<string, unknown>, field: string) => {
     const value = input[field];
     if (value !== undefined && value !== null && !Number.isInteger(value)) {
-      throw new GraphQLRequestError(`Variable "$input" got invalid value ${String(value)} at "input.${field}"; Int cannot represent non-integer value`, 'GRAPHQL_VALIDATION_FAILED');
+      throw new GraphQLRequestError(
+        `Variable "$input" got invalid value ${String(value)} at "input.${field}"; Int cannot represent non-integer value`,
+        'GRAPHQL_VALIDATION_FAILED',
+      );
     }
   };
 
@@ -142,20 +212,30 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
     }
     if (input.estimate !== undefined) issue.estimate = input.estimate as number | null;
     if (input.dueDate !== undefined) {
-      if (input.dueDate !== null && !/^\d{4}-\d{2}-\d{2}$/.test(String(input.dueDate))) fail('dueDate must be a TimelessDate');
+      if (input.dueDate !== null && !/^\d{4}-\d{2}-\d{2}$/.test(String(input.dueDate)))
+        fail('dueDate must be a TimelessDate');
       issue.dueDate = input.dueDate as string | null;
     }
     if (input.stateId !== undefined) {
-      issue.state = states.find((s) => s.id === input.stateId && s.team.id === issue.team.id) ?? fail('Entity not found: WorkflowState');
+      issue.state =
+        states.find((s) => s.id === input.stateId && s.team.id === issue.team.id) ??
+        fail('Entity not found: WorkflowState');
     }
     if (input.assigneeId !== undefined) {
-      issue.assignee = input.assigneeId === null ? null : (users.find((u) => u.id === input.assigneeId) ?? fail('Entity not found: User'));
+      issue.assignee =
+        input.assigneeId === null
+          ? null
+          : (users.find((u) => u.id === input.assigneeId) ?? fail('Entity not found: User'));
     }
     if (input.labelIds !== undefined) {
-      issue.labels = (input.labelIds as string[]).map((id) => labels.find((l) => l.id === id) ?? fail('Entity not found: IssueLabel'));
+      issue.labels = (input.labelIds as string[]).map(
+        (id) => labels.find((l) => l.id === id) ?? fail('Entity not found: IssueLabel'),
+      );
     }
-    if (input.projectId !== undefined) issue.project = input.projectId === null ? null : { id: String(input.projectId), name: 'Project' };
-    if (input.parentId !== undefined) issue.parent = input.parentId === null ? null : requireIssue(String(input.parentId));
+    if (input.projectId !== undefined)
+      issue.project = input.projectId === null ? null : { id: String(input.projectId), name: 'Project' };
+    if (input.parentId !== undefined)
+      issue.parent = input.parentId === null ? null : requireIssue(String(input.parentId));
     issue.updatedAt = new Date().toISOString();
   }
 
@@ -165,8 +245,31 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
    * field it should not is refused here too, not silently served.
    */
   const INPUT_FIELDS: Record<string, readonly string[]> = {
-    IssueCreateInput: ['teamId', 'title', 'description', 'priority', 'estimate', 'dueDate', 'stateId', 'assigneeId', 'labelIds', 'projectId', 'parentId'],
-    IssueUpdateInput: ['title', 'description', 'priority', 'estimate', 'dueDate', 'stateId', 'assigneeId', 'labelIds', 'projectId', 'parentId'],
+    IssueCreateInput: [
+      'teamId',
+      'title',
+      'description',
+      'priority',
+      'estimate',
+      'dueDate',
+      'stateId',
+      'assigneeId',
+      'labelIds',
+      'projectId',
+      'parentId',
+    ],
+    IssueUpdateInput: [
+      'title',
+      'description',
+      'priority',
+      'estimate',
+      'dueDate',
+      'stateId',
+      'assigneeId',
+      'labelIds',
+      'projectId',
+      'parentId',
+    ],
     IssueLabelCreateInput: ['name', 'teamId', 'color', 'description'],
   };
   const ARGUMENTS: Record<string, { args: readonly string[]; input?: string }> = {
@@ -183,25 +286,35 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
     const known = ARGUMENTS[field];
     if (!known) return;
     for (const name of Object.keys(args)) {
-      if (!known.args.includes(name)) throw new GraphQLRequestError(`Unknown argument "${name}" on field "${field}".`, 'GRAPHQL_VALIDATION_FAILED');
+      if (!known.args.includes(name))
+        throw new GraphQLRequestError(`Unknown argument "${name}" on field "${field}".`, 'GRAPHQL_VALIDATION_FAILED');
     }
     const input = args.input as Record<string, unknown> | undefined;
     if (!known.input || !input) return;
     for (const name of Object.keys(input)) {
       if (!INPUT_FIELDS[known.input]!.includes(name)) {
-        throw new GraphQLRequestError(`Variable "$input" got invalid value; Field "${name}" is not defined by type "${known.input}".`, 'GRAPHQL_VALIDATION_FAILED');
+        throw new GraphQLRequestError(
+          `Variable "$input" got invalid value; Field "${name}" is not defined by type "${known.input}".`,
+          'GRAPHQL_VALIDATION_FAILED',
+        );
       }
     }
   }
 
   const resolvers: Record<string, (args: Record<string, unknown>) => unknown> = {
     viewer: () => users[0],
-    workflowStates: ({ filter, first }) => ({ nodes: states.filter((s) => matches(s as never, filter as never)).slice(0, (first as number) ?? 50) }),
-    issueLabels: ({ filter, first }) => ({ nodes: labels.filter((l) => matches(l as never, filter as never)).slice(0, (first as number) ?? 50) }),
+    workflowStates: ({ filter, first }) => ({
+      nodes: states.filter((s) => matches(s as never, filter as never)).slice(0, (first as number) ?? 50),
+    }),
+    issueLabels: ({ filter, first }) => ({
+      nodes: labels.filter((l) => matches(l as never, filter as never)).slice(0, (first as number) ?? 50),
+    }),
     issueLabelCreate: ({ input }) => {
       const { name, teamId } = input as { name: string; teamId?: string };
       if (teamId && teamId !== eng.id && teamId !== ops.id) fail('Entity not found: Team');
-      const clash = labels.find((l) => l.name.toLowerCase() === name.toLowerCase() && (l.team === null || l.team.id === teamId));
+      const clash = labels.find(
+        (l) => l.name.toLowerCase() === name.toLowerCase() && (l.team === null || l.team.id === teamId),
+      );
       if (clash) fail('Duplicate label name');
       const label: Label = { id: randomUUID(), name, color: '#6b7280', team: teamId ? { id: teamId } : null };
       labels.push(label);
@@ -214,10 +327,26 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
       const number = (counters.get(team.id) ?? 0) + 1;
       counters.set(team.id, number);
       const now = new Date().toISOString();
-      const backlog = states.filter((s) => s.team.id === team.id && s.type === 'backlog').sort((a, b) => a.position - b.position)[0]!;
+      const backlog = states
+        .filter((s) => s.team.id === team.id && s.type === 'backlog')
+        .sort((a, b) => a.position - b.position)[0]!;
       const issue: Issue = {
-        id: randomUUID(), number, identifier: `${team.key}-${number}`, title: '', description: null, priority: 0, estimate: null,
-        dueDate: null, createdAt: now, updatedAt: now, state: backlog, team, assignee: null, labels: [], project: null, parent: null,
+        id: randomUUID(),
+        number,
+        identifier: `${team.key}-${number}`,
+        title: '',
+        description: null,
+        priority: 0,
+        estimate: null,
+        dueDate: null,
+        createdAt: now,
+        updatedAt: now,
+        state: backlog,
+        team,
+        assignee: null,
+        labels: [],
+        project: null,
+        parent: null,
       };
       apply(issue, fields);
       issue.updatedAt = now;
@@ -239,7 +368,10 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
         .sort((a, b) => b[key].localeCompare(a[key]) || b.number - a.number);
       const start = after ? filtered.findIndex((i) => i.id === after) + 1 : 0;
       const page = filtered.slice(start, start + limit);
-      return { nodes: page.map(view), pageInfo: { hasNextPage: start + limit < filtered.length, endCursor: page.at(-1)?.id ?? null } };
+      return {
+        nodes: page.map(view),
+        pageInfo: { hasNextPage: start + limit < filtered.length, endCursor: page.at(-1)?.id ?? null },
+      };
     },
   };
 
@@ -283,7 +415,15 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
       });
     }
     if (failure === 'auth' || authorization !== apiKey) {
-      return send(res, 400, error('Authentication required, not authenticated', 'AUTHENTICATION_ERROR', 'You need to authenticate to access this operation.'));
+      return send(
+        res,
+        400,
+        error(
+          'Authentication required, not authenticated',
+          'AUTHENTICATION_ERROR',
+          'You need to authenticate to access this operation.',
+        ),
+      );
     }
 
     const data: Record<string, unknown> = {};
@@ -292,14 +432,18 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
         const resolver = resolvers[field.name];
         const root = operation.type === 'mutation' ? 'Mutation' : 'Query';
         if (!resolver || MUTATIONS.has(field.name) !== (root === 'Mutation')) {
-          throw new GraphQLRequestError(`Cannot query field "${field.name}" on type "${root}".`, 'GRAPHQL_VALIDATION_FAILED');
+          throw new GraphQLRequestError(
+            `Cannot query field "${field.name}" on type "${root}".`,
+            'GRAPHQL_VALIDATION_FAILED',
+          );
         }
         const args = resolveArgs(operation, field, variables);
         checkArguments(field.name, args);
         data[field.alias ?? field.name] = project(resolver(args), field.selections, field.name);
       }
     } catch (e) {
-      if (e instanceof InputError) return send(res, 400, { data: null, ...error(e.message, 'INVALID_INPUT', e.message) });
+      if (e instanceof InputError)
+        return send(res, 400, { data: null, ...error(e.message, 'INVALID_INPUT', e.message) });
       if (e instanceof GraphQLRequestError) return send(res, 400, error(e.message, e.code));
       throw e;
     }

@@ -47,7 +47,10 @@ export async function startSmtpFake(): Promise<SmtpFake> {
     onRcptTo(address, _session, callback) {
       if (rejectRecipients.has(address.address.toLowerCase())) {
         // Real relays quote the refused address in the reply (Postfix's wording).
-        const error = Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown in virtual mailbox table`), { responseCode: 550 });
+        const error = Object.assign(
+          new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown in virtual mailbox table`),
+          { responseCode: 550 },
+        );
         return callback(error);
       }
       callback();

@@ -39,7 +39,11 @@ export function githubDelivery(
 }
 
 /** A Stripe event envelope around an API object. */
-export function stripeEvent(type: string, object: Record<string, unknown>, options: { id?: string; created?: number; previous?: Record<string, unknown> } = {}) {
+export function stripeEvent(
+  type: string,
+  object: Record<string, unknown>,
+  options: { id?: string; created?: number; previous?: Record<string, unknown> } = {},
+) {
   return {
     id: options.id ?? `evt_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
     object: 'event',
@@ -64,7 +68,11 @@ export function stripeDelivery(
 ): SignedDelivery {
   const body = JSON.stringify(event, null, 2);
   const t = options.timestamp;
-  const parts = [`t=${t}`, ...(options.extraV1 ?? []).map((s) => `v1=${s}`), `v1=${hex('sha256', secret, `${t}.${body}`)}`];
+  const parts = [
+    `t=${t}`,
+    ...(options.extraV1 ?? []).map((s) => `v1=${s}`),
+    `v1=${hex('sha256', secret, `${t}.${body}`)}`,
+  ];
   parts.push(`v0=${hex('sha256', 'whsec_test_mode_secret', `${t}.${body}`)}`);
   return {
     body,
@@ -130,7 +138,11 @@ export function standardSignature(secret: string, id: string, timestamp: number,
 }
 
 /** Resend (Svix): `svix-id`, `svix-timestamp` (unix s), `svix-signature: v1,<b64>`. */
-export function svixDelivery(secret: string, payload: unknown, options: { timestamp: number; id?: string }): SignedDelivery {
+export function svixDelivery(
+  secret: string,
+  payload: unknown,
+  options: { timestamp: number; id?: string },
+): SignedDelivery {
   const body = JSON.stringify(payload);
   const id = options.id ?? `msg_${randomUUID().replace(/-/g, '')}`;
   return {
@@ -145,7 +157,11 @@ export function svixDelivery(secret: string, payload: unknown, options: { timest
 }
 
 /** Supabase Auth HTTP hooks: Standard Webhooks headers, secret shown as `v1,whsec_<b64>`. */
-export function supabaseHookDelivery(secret: string, payload: unknown, options: { timestamp: number; id?: string }): SignedDelivery {
+export function supabaseHookDelivery(
+  secret: string,
+  payload: unknown,
+  options: { timestamp: number; id?: string },
+): SignedDelivery {
   const body = JSON.stringify(payload);
   const id = options.id ?? `msg_${randomUUID().replace(/-/g, '')}`;
   return {
@@ -160,7 +176,11 @@ export function supabaseHookDelivery(secret: string, payload: unknown, options: 
 }
 
 /** A sender authenticated by a shared bearer secret (Supabase database webhooks, the auth hook's bearer form). */
-export function bearerDelivery(secret: string, payload: unknown, extraHeaders: Record<string, string> = {}): SignedDelivery {
+export function bearerDelivery(
+  secret: string,
+  payload: unknown,
+  extraHeaders: Record<string, string> = {},
+): SignedDelivery {
   return {
     body: JSON.stringify(payload),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, ...extraHeaders },

@@ -43,7 +43,15 @@ export interface HostileRequest {
 interface OpenApi {
   paths: Record<
     string,
-    Record<string, { security?: unknown[]; parameters?: Operation['parameters']; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses?: Record<string, unknown> }>
+    Record<
+      string,
+      {
+        security?: unknown[];
+        parameters?: Operation['parameters'];
+        requestBody?: { content: Record<string, { schema: JsonSchema }> };
+        responses?: Record<string, unknown>;
+      }
+    >
   >;
 }
 
@@ -93,21 +101,36 @@ export function sample(schema: JsonSchema, known: Known = {}, name?: string): un
     case 'array':
       return Array.from({ length: schema.minItems ?? 0 }, () => sample(schema.items ?? {}, known));
     case 'object':
-      return Object.fromEntries((schema.required ?? []).map((field) => [field, sample(schema.properties?.[field] ?? {}, known, field)]));
+      return Object.fromEntries(
+        (schema.required ?? []).map((field) => [field, sample(schema.properties?.[field] ?? {}, known, field)]),
+      );
     default:
       return 'a';
   }
 }
 
 /** The sample with every value of one kind replaced, however deep. */
-function replaceLeaves(value: unknown, schema: JsonSchema, replace: (schema: JsonSchema, value: unknown) => unknown, known: Known): unknown {
+function replaceLeaves(
+  value: unknown,
+  schema: JsonSchema,
+  replace: (schema: JsonSchema, value: unknown) => unknown,
+  known: Known,
+): unknown {
   const alternative = branch(schema);
   if (alternative && !schema.type) return replaceLeaves(value, alternative, replace, known);
   if (Array.isArray(value)) return value.map((item) => replaceLeaves(item, schema.items ?? {}, replace, known));
   if (value && typeof value === 'object') {
     // Every declared field, not only the required ones, so optional fields are attacked too.
-    const fields = { ...Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, sample(s, known, k)])), ...(value as object) };
-    return Object.fromEntries(Object.entries(fields).map(([key, child]) => [key, replaceLeaves(child, schema.properties?.[key] ?? {}, replace, known)]));
+    const fields = {
+      ...Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, sample(s, known, k)])),
+      ...(value as object),
+    };
+    return Object.fromEntries(
+      Object.entries(fields).map(([key, child]) => [
+        key,
+        replaceLeaves(child, schema.properties?.[key] ?? {}, replace, known),
+      ]),
+    );
   }
   return replace(schema, value);
 }
@@ -121,64 +144,136 @@ const jsonText = (value: unknown) => JSON.stringify(value).replaceAll(JSON.strin
 
 const BODY_ATTACKS: [label: string, replace: (schema: JsonSchema, value: unknown) => unknown][] = [
   ['over-long strings', (schema, value) => (typeof value === 'string' ? longString(schema) : value)],
-  ['huge numbers', (schema, value) => (typeof value === 'number' ? (typeOf(schema) === 'integer' ? HUGE_MARK : 1e308) : value)],
+  [
+    'huge numbers',
+    (schema, value) => (typeof value === 'number' ? (typeOf(schema) === 'integer' ? HUGE_MARK : 1e308) : value),
+  ],
   ['negative huge numbers', (_schema, value) => (typeof value === 'number' ? -1e308 : value)],
   ['NUL characters', (_schema, value) => (typeof value === 'string' ? `a\u0000b` : value)],
 ];
 
 /** A template's path with each parameter given `value` (others a sample), percent-encoded unless raw. */
 function pathWith(operation: Operation, known: Known, values: Record<string, string> = {}): string {
-  return operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => values[name] ?? encodeURIComponent(String(sample(operation.parameters.find((p) => p.name === name)?.schema ?? {}, known, name))));
+  return operation.path.replace(
+    /\{([^}]+)\}/g,
+    (_, name: string) =>
+      values[name] ??
+      encodeURIComponent(String(sample(operation.parameters.find((p) => p.name === name)?.schema ?? {}, known, name))),
+  );
 }
 
 function queryWith(operation: Operation, known: Known, override?: (schema: JsonSchema) => string): string {
   const pairs = operation.parameters
     .filter((p) => p.in === 'query' && (p.required || override))
-    .map((p) => `${encodeURIComponent(p.name)}=${override ? override(p.schema) : encodeURIComponent(String(sample(p.schema, known, p.name)))}`);
+    .map(
+      (p) =>
+        `${encodeURIComponent(p.name)}=${override ? override(p.schema) : encodeURIComponent(String(sample(p.schema, known, p.name)))}`,
+    );
   return pairs.length > 0 ? `?${pairs.join('&')}` : '';
 }
 
 /** Whether a concrete path is one the template describes. */
 export function matchesTemplate(template: string, path: string): boolean {
-  const pattern = template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+');
+  const pattern = template
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+    .join('[^/]+');
   return new RegExp(`^${pattern}$`).test(path);
 }
 
 /** Every hostile request for one operation; `baseHeaders` authenticate it and fill required headers. */
-export function hostileRequests(operation: Operation, baseHeaders: Record<string, string>, otherMethods: string[], known: Known = {}): HostileRequest[] {
+export function hostileRequests(
+  operation: Operation,
+  baseHeaders: Record<string, string>,
+  otherMethods: string[],
+  known: Known = {},
+): HostileRequest[] {
   const requests: HostileRequest[] = [];
   const json = { ...baseHeaders, 'content-type': 'application/json' };
   const body = operation.body ? JSON.stringify(sample(operation.body, known)) : undefined;
   const url = (path = pathWith(operation, known), query = queryWith(operation, known)) => `${path}${query}`;
   const add = (label: string, request: Partial<HostileRequest>) =>
-    requests.push({ label, method: operation.method, url: url(), headers: body ? json : baseHeaders, payload: body, ...request });
+    requests.push({
+      label,
+      method: operation.method,
+      url: url(),
+      headers: body ? json : baseHeaders,
+      payload: body,
+      ...request,
+    });
 
   const pathParams = operation.parameters.filter((p) => p.in === 'path');
-  for (const [label, raw] of [['over-long path parameters', 'p'.repeat(5000)], ['invalid UTF-8 in the path', '%FF%FE'], ['NUL in the path', '%00']]) {
-    if (pathParams.length > 0) add(label!, { url: url(pathWith(operation, known, Object.fromEntries(pathParams.map((p) => [p.name, raw!])))) });
+  for (const [label, raw] of [
+    ['over-long path parameters', 'p'.repeat(5000)],
+    ['invalid UTF-8 in the path', '%FF%FE'],
+    ['NUL in the path', '%00'],
+  ]) {
+    if (pathParams.length > 0)
+      add(label!, { url: url(pathWith(operation, known, Object.fromEntries(pathParams.map((p) => [p.name, raw!])))) });
   }
   if (operation.parameters.some((p) => p.in === 'query')) {
-    add('over-long query values', { url: url(undefined, queryWith(operation, known, (s) => longString(s))) });
-    add('huge query numbers', { url: url(undefined, queryWith(operation, known, () => HUGE)) });
-    add('infinite query numbers', { url: url(undefined, queryWith(operation, known, () => '-1e400')) });
-    add('invalid UTF-8 in the query', { url: url(undefined, queryWith(operation, known, () => '%FF%FE')) });
-    add('NUL in the query', { url: url(undefined, queryWith(operation, known, () => 'a%00b')) });
+    add('over-long query values', {
+      url: url(
+        undefined,
+        queryWith(operation, known, (s) => longString(s)),
+      ),
+    });
+    add('huge query numbers', {
+      url: url(
+        undefined,
+        queryWith(operation, known, () => HUGE),
+      ),
+    });
+    add('infinite query numbers', {
+      url: url(
+        undefined,
+        queryWith(operation, known, () => '-1e400'),
+      ),
+    });
+    add('invalid UTF-8 in the query', {
+      url: url(
+        undefined,
+        queryWith(operation, known, () => '%FF%FE'),
+      ),
+    });
+    add('NUL in the query', {
+      url: url(
+        undefined,
+        queryWith(operation, known, () => 'a%00b'),
+      ),
+    });
   }
   const headerParams = operation.parameters.filter((p) => p.in === 'header' && p.name !== 'authorization');
   if (headerParams.length > 0) {
-    add('over-long headers', { headers: { ...(body ? json : baseHeaders), ...Object.fromEntries(headerParams.map((p) => [p.name, 'h'.repeat(8000)])) } });
+    add('over-long headers', {
+      headers: {
+        ...(body ? json : baseHeaders),
+        ...Object.fromEntries(headerParams.map((p) => [p.name, 'h'.repeat(8000)])),
+      },
+    });
   }
   if (operation.body) {
     for (const [label, replace] of BODY_ATTACKS) {
-      add(`body: ${label}`, { payload: jsonText(replaceLeaves(sample(operation.body, known), operation.body, replace, known)) });
+      add(`body: ${label}`, {
+        payload: jsonText(replaceLeaves(sample(operation.body, known), operation.body, replace, known)),
+      });
     }
     add('body: nested 3,230 levels', { payload: `${'{"a":'.repeat(3230)}1${'}'.repeat(3230)}` });
     const bad = body!.includes('"') ? body!.indexOf('"') + 1 : 0;
-    add('body: invalid UTF-8', { payload: Buffer.concat([Buffer.from(body!.slice(0, bad)), Buffer.from([0xff, 0xfe]), Buffer.from(body!.slice(bad))]) });
+    add('body: invalid UTF-8', {
+      payload: Buffer.concat([
+        Buffer.from(body!.slice(0, bad)),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(body!.slice(bad)),
+      ]),
+    });
     add('body: a list, not an object', { payload: '[]' });
     add('body: text/plain', { headers: { ...baseHeaders, 'content-type': 'text/plain' } });
     add('body: application/xml', { headers: { ...baseHeaders, 'content-type': 'application/xml' }, payload: '<a/>' });
-    add('body: form-encoded', { headers: { ...baseHeaders, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1' });
+    add('body: form-encoded', {
+      headers: { ...baseHeaders, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'a=1',
+    });
   } else if (operation.method !== 'GET') {
     // A body where none is expected is still parsed (GET bodies are not read at all).
     add('unexpected deep body', { headers: json, payload: `${'['.repeat(3230)}${']'.repeat(3230)}` });
@@ -193,7 +288,12 @@ export function plausibleUrl(operation: Operation, known: Known = {}): string {
 }
 
 interface Injector {
-  inject(options: { method: 'POST'; url: string; headers: Record<string, string>; payload: object }): PromiseLike<{ statusCode: number; body: string; json<T>(): T }>;
+  inject(options: {
+    method: 'POST';
+    url: string;
+    headers: Record<string, string>;
+    payload: object;
+  }): PromiseLike<{ statusCode: number; body: string; json<T>(): T }>;
 }
 
 /**
@@ -201,7 +301,11 @@ interface Injector {
  * export), created through the API by an admin from the document's own samples, so operations on them
  * reach their service instead of a 404. Answers `base` with their ids added under the path's names.
  */
-export async function withFixtures(app: Injector & { swagger(): unknown }, headers: Record<string, string>, base: Known & { userId: string }): Promise<Known> {
+export async function withFixtures(
+  app: Injector & { swagger(): unknown },
+  headers: Record<string, string>,
+  base: Known & { userId: string },
+): Promise<Known> {
   const operations = operationsOf(app.swagger());
   const create = async (path: string, fields: Record<string, unknown> = {}): Promise<string> => {
     const operation = operations.find((op) => op.method === 'POST' && op.path === path)!;
@@ -224,7 +328,14 @@ export async function withFixtures(app: Injector & { swagger(): unknown }, heade
 
 /** The operation's sample body with every string value, declared optional fields included, replaced by `text`. */
 export function bodyWithStrings(operation: Operation, text: string, known: Known = {}): string {
-  return JSON.stringify(replaceLeaves(sample(operation.body!, known), operation.body!, (_schema, value) => (typeof value === 'string' ? text : value), known));
+  return JSON.stringify(
+    replaceLeaves(
+      sample(operation.body!, known),
+      operation.body!,
+      (_schema, value) => (typeof value === 'string' ? text : value),
+      known,
+    ),
+  );
 }
 
 /** A URL of the operation whose path parameters and query values (every one, optional too) are all `raw`, not encoded. */

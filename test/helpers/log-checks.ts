@@ -25,7 +25,11 @@ const pathOf = (url: string) => url.split('?')[0];
  * The request lines ('incoming request' and its 'request completed', joined by reqId) of each
  * operation, at least once each; then that no secret occurs anywhere in the raw log text.
  */
-export function assertLoggedWithoutSecrets(log: CapturedLog, operations: readonly LoggedOperation[], secrets: readonly string[]): void {
+export function assertLoggedWithoutSecrets(
+  log: CapturedLog,
+  operations: readonly LoggedOperation[],
+  secrets: readonly string[],
+): void {
   assert.ok(operations.length > 0, 'name the operations that carried the secrets');
   assert.ok(secrets.length > 0, 'name the secrets');
   const lines = log.logLines();

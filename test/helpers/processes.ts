@@ -33,7 +33,16 @@ export const started: ChildProcess[] = [];
  */
 export function run(args: string[], env: Env, wrapper: string[] = []): Running {
   // The live market stream stays closed: the server would open Binance's real WebSocket.
-  const command = [...wrapper, process.execPath, '--import', 'tsx', '--import', NETWORK_GUARD, 'scripts/run.mjs', ...args];
+  const command = [
+    ...wrapper,
+    process.execPath,
+    '--import',
+    'tsx',
+    '--import',
+    NETWORK_GUARD,
+    'scripts/run.mjs',
+    ...args,
+  ];
   const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, MARKET_LIVE_STREAM: 'false', ...env },
@@ -85,10 +94,16 @@ export const logLines = (text: string) =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** A server as `npm start` runs it, listening once this resolves. */
-export async function startServer(env: Env, wrapper: string[] = []): Promise<Running & { url: string; stop(): Promise<number | null> }> {
+export async function startServer(
+  env: Env,
+  wrapper: string[] = [],
+): Promise<Running & { url: string; stop(): Promise<number | null> }> {
   const port = await freePort();
   const proc = run(['main'], { LOG_LEVEL: 'info', ...env, PORT: String(port) }, wrapper);
-  await waitFor(() => proc.stdout().includes('"msg":"listening at') || proc.child.exitCode !== null, 'the server to listen');
+  await waitFor(
+    () => proc.stdout().includes('"msg":"listening at') || proc.child.exitCode !== null,
+    'the server to listen',
+  );
   if (proc.child.exitCode !== null) throw new Error(`the server did not start: ${proc.stderr()}`);
   return {
     ...proc,
@@ -101,8 +116,15 @@ export async function startServer(env: Env, wrapper: string[] = []): Promise<Run
 }
 
 /** `npm run cli -- <args>`, to its end; stderr without the warning a Node outside `engines` gets. */
-export async function cli(env: Env, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function cli(
+  env: Env,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const proc = run(['cli', ...args], env);
   const { code } = await proc.exited;
-  return { code, stdout: proc.stdout(), stderr: proc.stderr().replace(/^warning: Node v\S+ is outside the versions .*\n/, '') };
+  return {
+    code,
+    stdout: proc.stdout(),
+    stderr: proc.stderr().replace(/^warning: Node v\S+ is outside the versions .*\n/, ''),
+  };
 }

@@ -22,7 +22,13 @@ export function routeCatalog(): { entries: RouteEntry[]; observe: (route: RouteO
       const schema = route.schema as Record<string, unknown> | undefined;
       const onRequest = route.onRequest === undefined ? [] : [route.onRequest].flat();
       for (const method of [route.method].flat()) {
-        entries.push({ method: String(method).toUpperCase(), url: route.url, hidden: schema?.hide === true, schema, onRequest });
+        entries.push({
+          method: String(method).toUpperCase(),
+          url: route.url,
+          hidden: schema?.hide === true,
+          schema,
+          onRequest,
+        });
       }
     },
   };

@@ -29,11 +29,15 @@ export interface SseFollower {
   close(): void;
 }
 
-export function follow(url: string, options: { headers?: Record<string, string>; reconnect?: boolean } = {}): SseFollower {
+export function follow(
+  url: string,
+  options: { headers?: Record<string, string>; reconnect?: boolean } = {},
+): SseFollower {
   const events: ReceivedEvent[] = [];
   const waiters = new Set<() => void>();
   const source = new EventSource(url, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...options.headers } }),
+    fetch: (input, init) =>
+      fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...options.headers } }),
   });
   let failed: string | undefined;
   const opened = new Promise<void>((resolve, reject) => {
@@ -62,7 +66,10 @@ export function follow(url: string, options: { headers?: Record<string, string>;
         const found = events.find(match);
         if (found) return found;
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(events.map((e) => e.type))}${failed ? ` (${failed})` : ''}`);
+        if (left <= 0)
+          throw new Error(
+            `timed out waiting for ${what}; got ${JSON.stringify(events.map((e) => e.type))}${failed ? ` (${failed})` : ''}`,
+          );
         await new Promise<void>((resolve) => {
           const wake = () => {
             waiters.delete(wake);

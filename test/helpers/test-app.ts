@@ -79,7 +79,9 @@ export async function resetDatabase(database: Database): Promise<void> {
     sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`,
   );
   if (tables.length === 0) return;
-  await database.db.execute(sql.raw(`TRUNCATE ${tables.map((t) => `"${t.tablename}"`).join(', ')} RESTART IDENTITY CASCADE`));
+  await database.db.execute(
+    sql.raw(`TRUNCATE ${tables.map((t) => `"${t.tablename}"`).join(', ')} RESTART IDENTITY CASCADE`),
+  );
 }
 
 export interface TestApp {
@@ -116,15 +118,18 @@ export interface TestAppOptions {
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await testDatabase();
   if (!options.keepData) await resetDatabase(database);
-  const config = loadConfig({
-    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tp-test-')),
-    JWT_SECRET: TEST_JWT_SECRET,
-    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-    LOG_LEVEL: 'info',
-    // A test that listens would otherwise open Binance's real stream; only one given a fake opens one.
-    ...(options.env?.BINANCE_WS_URL ? {} : { MARKET_LIVE_STREAM: 'false' }),
-    ...options.env,
-  }, { jobNames: JOB_NAMES });
+  const config = loadConfig(
+    {
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tp-test-')),
+      JWT_SECRET: TEST_JWT_SECRET,
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      LOG_LEVEL: 'info',
+      // A test that listens would otherwise open Binance's real stream; only one given a fake opens one.
+      ...(options.env?.BINANCE_WS_URL ? {} : { MARKET_LIVE_STREAM: 'false' }),
+      ...options.env,
+    },
+    { jobNames: JOB_NAMES },
+  );
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -207,7 +212,12 @@ export async function signIn(
   const email = options.email ?? `user-${randomBytes(4).toString('hex')}@example.com`;
   const password = options.password ?? `Pw-${randomBytes(8).toString('hex')}`;
   const remoteAddress = newClientAddress();
-  const registered = await app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password }, remoteAddress });
+  const registered = await app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { email, password },
+    remoteAddress,
+  });
   if (registered.statusCode !== 201) throw new Error(`register failed: ${registered.statusCode} ${registered.body}`);
   const id = registered.json<{ id: string }>().id;
   if (options.role === 'admin') {
@@ -215,8 +225,16 @@ export async function signIn(
     if (!modules) throw new Error('signIn promotes through the app of buildTestApp only');
     await modules.admin.users.updateUser({ id: null }, id, { role: 'admin' });
   }
-  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password },
+    remoteAddress,
+  });
   if (login.statusCode !== 200) throw new Error(`login failed: ${login.statusCode} ${login.body}`);
-  const { access_token: token, refresh_token: refreshToken } = login.json<{ access_token: string; refresh_token: string }>();
+  const { access_token: token, refresh_token: refreshToken } = login.json<{
+    access_token: string;
+    refresh_token: string;
+  }>();
   return { id, email, password, token, refreshToken, headers: { authorization: `Bearer ${token}` } };
 }

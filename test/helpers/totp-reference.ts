@@ -33,4 +33,5 @@ export function decodeBase32(text: string): number[] {
 }
 
 /** The 6-digit code of a base32 secret at a time (now by default), by the reference algorithm. */
-export const codeOf = (secret: string, at: Date = new Date()): string => referenceTotp(Buffer.from(decodeBase32(secret)), Math.floor(at.getTime() / 1000), 6);
+export const codeOf = (secret: string, at: Date = new Date()): string =>
+  referenceTotp(Buffer.from(decodeBase32(secret)), Math.floor(at.getTime() / 1000), 6);

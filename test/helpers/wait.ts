@@ -3,7 +3,12 @@
 // it is generous; the condition decides.
 
 /** Polls `check` every `intervalMs` until it holds; fails after `timeoutMs` naming `what`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000, intervalMs = 20): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 20,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -11,6 +11,9 @@ describe('stream reconnect back-off', () => {
     const least = (attempt: number) => backoffDelay(attempt, curve, () => 0);
     assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 7].map(most), [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000]);
     assert.deepEqual([0, 1, 2].map(least), [500, 1_000, 2_000]);
-    assert.equal(backoffDelay(500, curve, () => 0.5), 45_000);
+    assert.equal(
+      backoffDelay(500, curve, () => 0.5),
+      45_000,
+    );
   });
 });

@@ -56,7 +56,11 @@ describe('response micro-cache', () => {
     await fetch(`${base}/test/cached?a=4`);
     await fetch(`${base}/test/cached?a=4`);
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    const line = metrics.split('\n').find((l) => l.startsWith('http_requests_total') && l.includes('route="/test/cached"') && l.includes('status="200"'));
+    const line = metrics
+      .split('\n')
+      .find(
+        (l) => l.startsWith('http_requests_total') && l.includes('route="/test/cached"') && l.includes('status="200"'),
+      );
     assert.ok(line && Number(line.split(' ').pop()) >= 2, line);
   });
 });

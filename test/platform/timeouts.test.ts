@@ -14,7 +14,10 @@ describe('withTimeout', () => {
 
   it('rejects with TimedOut, or the error asked for, when the work does not settle', async () => {
     await assert.rejects(withTimeout(never, 10), (error) => error instanceof TimedOut && error.ms === 10);
-    await assert.rejects(withTimeout(never, 10, () => new RangeError('too slow')), RangeError);
+    await assert.rejects(
+      withTimeout(never, 10, () => new RangeError('too slow')),
+      RangeError,
+    );
   });
 
   it('leaves no unhandled rejection when the abandoned work fails later', async () => {

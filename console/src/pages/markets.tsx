@@ -38,7 +38,12 @@ export function MarketsPage() {
   const [search, setSearch] = useState('');
   const [shown, setShown] = useState(PAGE);
   const followed = useMemo(
-    () => (tickers.data ?? []).slice().sort((a, b) => b.quote_volume - a.quote_volume).slice(0, LIVE_PAIRS).map((t) => t.symbol),
+    () =>
+      (tickers.data ?? [])
+        .slice()
+        .sort((a, b) => b.quote_volume - a.quote_volume)
+        .slice(0, LIVE_PAIRS)
+        .map((t) => t.symbol),
     [tickers.data],
   );
   useEffect(() => {
@@ -56,12 +61,39 @@ export function MarketsPage() {
   const rows = (tickers.data ?? []).filter((t) => !needle || t.symbol.includes(needle) || t.base.includes(needle));
   const priceOf = (t: Ticker) => live[t.symbol] ?? t.price;
   const columns: Column<Ticker>[] = [
-    { key: 'symbol', label: 'Pair', render: (t) => <Link href={`/markets/${t.symbol}`}>{`${t.base}/${t.quote}`}</Link>, sort: (t) => t.symbol },
-    { key: 'price', label: 'Price', numeric: true, render: (t) => <span data-symbol={t.symbol} class="price">{price(priceOf(t))}</span>, sort: priceOf },
-    { key: 'change', label: '24 h change', numeric: true, render: (t) => <span class={trend(t.change_percent)}>{percent(t.change_percent)}</span>, sort: (t) => t.change_percent },
+    {
+      key: 'symbol',
+      label: 'Pair',
+      render: (t) => <Link href={`/markets/${t.symbol}`}>{`${t.base}/${t.quote}`}</Link>,
+      sort: (t) => t.symbol,
+    },
+    {
+      key: 'price',
+      label: 'Price',
+      numeric: true,
+      render: (t) => (
+        <span data-symbol={t.symbol} class="price">
+          {price(priceOf(t))}
+        </span>
+      ),
+      sort: priceOf,
+    },
+    {
+      key: 'change',
+      label: '24 h change',
+      numeric: true,
+      render: (t) => <span class={trend(t.change_percent)}>{percent(t.change_percent)}</span>,
+      sort: (t) => t.change_percent,
+    },
     { key: 'high', label: '24 h high', numeric: true, render: (t) => price(t.high), sort: (t) => t.high },
     { key: 'low', label: '24 h low', numeric: true, render: (t) => price(t.low), sort: (t) => t.low },
-    { key: 'volume', label: 'Volume (quote)', numeric: true, render: (t) => compact(t.quote_volume), sort: (t) => t.quote_volume },
+    {
+      key: 'volume',
+      label: 'Volume (quote)',
+      numeric: true,
+      render: (t) => compact(t.quote_volume),
+      sort: (t) => t.quote_volume,
+    },
   ];
 
   return (
@@ -90,7 +122,15 @@ export function MarketsPage() {
         <Loading loading={tickers.loading && !tickers.data} />
         {tickers.data ? (
           <>
-            <DataTable caption="24 h tickers, prices live" columns={columns} rows={rows.slice(0, shown)} rowKey={(t) => t.symbol} sortable initialSort="volume" empty="No pair matches." />
+            <DataTable
+              caption="24 h tickers, prices live"
+              columns={columns}
+              rows={rows.slice(0, shown)}
+              rowKey={(t) => t.symbol}
+              sortable
+              initialSort="volume"
+              empty="No pair matches."
+            />
             <p class="muted" role="status">
               {`${Math.min(shown, rows.length)} of ${rows.length} pairs`}
             </p>
@@ -111,16 +151,39 @@ function Movers() {
   const columns: Column<Mover>[] = [
     { key: 'symbol', label: 'Pair', render: (m) => <Link href={`/markets/${m.symbol}`}>{m.symbol}</Link> },
     { key: 'price', label: 'Price', numeric: true, render: (m) => price(m.price) },
-    { key: 'change', label: 'Change', numeric: true, render: (m) => <span class={trend(m.change_percent)}>{percent(m.change_percent)}</span> },
+    {
+      key: 'change',
+      label: 'Change',
+      numeric: true,
+      render: (m) => <span class={trend(m.change_percent)}>{percent(m.change_percent)}</span>,
+    },
   ];
   return (
     <>
       <Section title="Top gainers">
         <ErrorNote error={movers.error} />
-        {movers.data ? <DataTable caption="Top gainers over 24 h" columns={columns} rows={movers.data.gainers} rowKey={(m) => m.symbol} /> : <Loading loading={movers.loading} />}
+        {movers.data ? (
+          <DataTable
+            caption="Top gainers over 24 h"
+            columns={columns}
+            rows={movers.data.gainers}
+            rowKey={(m) => m.symbol}
+          />
+        ) : (
+          <Loading loading={movers.loading} />
+        )}
       </Section>
       <Section title="Top losers">
-        {movers.data ? <DataTable caption="Top losers over 24 h" columns={columns} rows={movers.data.losers} rowKey={(m) => m.symbol} /> : <Loading loading={movers.loading} />}
+        {movers.data ? (
+          <DataTable
+            caption="Top losers over 24 h"
+            columns={columns}
+            rows={movers.data.losers}
+            rowKey={(m) => m.symbol}
+          />
+        ) : (
+          <Loading loading={movers.loading} />
+        )}
       </Section>
     </>
   );
@@ -137,7 +200,12 @@ function Trending() {
           columns={[
             { key: 'rank', label: 'Rank', numeric: true, render: (p) => p.rank },
             { key: 'symbol', label: 'Pair', render: (p) => <Link href={`/markets/${p.symbol}`}>{p.symbol}</Link> },
-            { key: 'change', label: 'Change', numeric: true, render: (p) => <span class={trend(p.change_percent)}>{percent(p.change_percent)}</span> },
+            {
+              key: 'change',
+              label: 'Change',
+              numeric: true,
+              render: (p) => <span class={trend(p.change_percent)}>{percent(p.change_percent)}</span>,
+            },
           ]}
           rows={trending.data.pairs}
           rowKey={(p) => p.symbol}

@@ -50,10 +50,24 @@ export function SignInPage(props: { next?: string }) {
       {mfaToken === null ? (
         <form onSubmit={submitPassword}>
           <Field label="Email">
-            <input type="email" name="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+            <input
+              type="email"
+              name="email"
+              autoComplete="username"
+              required
+              value={email}
+              onInput={(e) => setEmail(e.currentTarget.value)}
+            />
           </Field>
           <Field label="Password">
-            <input type="password" name="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+            <input
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
           </Field>
           <ErrorNote error={action.error} />
           <button type="submit" disabled={action.pending}>
@@ -63,7 +77,14 @@ export function SignInPage(props: { next?: string }) {
       ) : (
         <form onSubmit={submitCode}>
           <p>Your account has two-factor authentication on.</p>
-          <Field label={recovery ? 'Recovery code' : 'Authentication code'} hint={recovery ? 'One of the codes you saved when you turned two-factor on.' : 'The 6-digit code from your authenticator app.'}>
+          <Field
+            label={recovery ? 'Recovery code' : 'Authentication code'}
+            hint={
+              recovery
+                ? 'One of the codes you saved when you turned two-factor on.'
+                : 'The 6-digit code from your authenticator app.'
+            }
+          >
             <input
               name="code"
               autoComplete="one-time-code"

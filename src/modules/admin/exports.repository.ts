@@ -17,7 +17,11 @@ export function createExportsRepository(db: DbExecutor) {
     },
 
     async findLive(id: string, now: Date): Promise<ExportRow | undefined> {
-      const [row] = await db.select().from(adminExports).where(and(eq(adminExports.id, id), gte(adminExports.expiresAt, now))).limit(1);
+      const [row] = await db
+        .select()
+        .from(adminExports)
+        .where(and(eq(adminExports.id, id), gte(adminExports.expiresAt, now)))
+        .limit(1);
       return row;
     },
   };

@@ -43,7 +43,15 @@ export function createAdminModule(platform: Platform, deps: AdminModuleDeps) {
     onUserChanged,
   });
   const exports = createExportsRepository(db);
-  const userActions = createUserActionsService({ db, users: deps.users, exports, presenter: users, messages: deps.messages, clock, onUserChanged });
+  const userActions = createUserActionsService({
+    db,
+    users: deps.users,
+    exports,
+    presenter: users,
+    messages: deps.messages,
+    clock,
+    onUserChanged,
+  });
   const limits = createPlatformLimitsService({ db, repo: createPlatformLimitsRepository(db), clock });
 
   return {

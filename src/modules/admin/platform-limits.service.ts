@@ -39,7 +39,15 @@ export function createPlatformLimitsService(deps: { db: Db; repo: PlatformLimits
         await repo.write(next, now, actor.id, tx);
         await audit(
           tx,
-          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.platform_limits.update', targetType: 'platform_limits', targetId: '1', details: { changes }, ip: actor.ip },
+          {
+            actorId: actor.id,
+            actorType: actorTypeOf(actor),
+            action: 'admin.platform_limits.update',
+            targetType: 'platform_limits',
+            targetId: '1',
+            details: { changes },
+            ip: actor.ip,
+          },
           now,
         );
         return next;

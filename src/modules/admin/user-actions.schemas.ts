@@ -18,19 +18,28 @@ export type BulkActionBody = Static<typeof BulkActionBody>;
 
 export const BulkActionResult = Type.Object(
   {
-    success: Type.Boolean({ description: 'True once the request was carried out; what happened to each id is in the other fields.' }),
+    success: Type.Boolean({
+      description: 'True once the request was carried out; what happened to each id is in the other fields.',
+    }),
     action: Type.String({ description: 'The action performed.' }),
-    processed: Type.Integer({ description: 'How many users the action applied to (users already in the target state included).' }),
+    processed: Type.Integer({
+      description: 'How many users the action applied to (users already in the target state included).',
+    }),
     notFound: Type.Array(Type.String(), { description: 'Ids that match no user (including ids that are not UUIDs).' }),
     skipped: Type.Array(
       Type.Object({
         id: Type.String({ description: 'User id.' }),
         reason: Type.String({ description: 'Why the user was left unchanged.' }),
       }),
-      { description: "Users left unchanged on purpose: the acting admin's own account for `suspend`/`delete`, a deleted user for `suspend`." },
+      {
+        description:
+          "Users left unchanged on purpose: the acting admin's own account for `suspend`/`delete`, a deleted user for `suspend`.",
+      },
     ),
     exportId: Type.Optional(Type.String({ description: 'Only for `export`: id of the CSV.' })),
-    exportUrl: Type.Optional(Type.String({ description: 'Only for `export`: path to GET the CSV from (admin token required).' })),
+    exportUrl: Type.Optional(
+      Type.String({ description: 'Only for `export`: path to GET the CSV from (admin token required).' }),
+    ),
     expiresAt: Type.Optional(DateTime('Only for `export`: when the CSV stops being downloadable.')),
   },
   {
@@ -51,7 +60,11 @@ export const ExportCsv = Type.String({
 
 export const ResetPasswordQuery = Type.Object({
   userId: Type.String({ minLength: 1, maxLength: 64, description: 'Id of the user.' }),
-  email: Type.String({ minLength: 1, maxLength: 254, description: "The user's e-mail; must belong to `userId` (case-insensitive)." }),
+  email: Type.String({
+    minLength: 1,
+    maxLength: 254,
+    description: "The user's e-mail; must belong to `userId` (case-insensitive).",
+  }),
   sendEmail: Type.Boolean({
     default: true,
     description: 'Mail the new password to the user (through the outbox; not sent to suppressed addresses).',
@@ -61,9 +74,12 @@ export type ResetPasswordQuery = Static<typeof ResetPasswordQuery>;
 
 export const ResetPasswordResult = Type.Object(
   {
-    success: Type.Boolean({ description: 'True: a new random password was set and every session of the user revoked.' }),
+    success: Type.Boolean({
+      description: 'True: a new random password was set and every session of the user revoked.',
+    }),
     emailSent: Type.Boolean({
-      description: 'Whether a mail with the new password was queued (false when not asked or the address is suppressed).',
+      description:
+        'Whether a mail with the new password was queued (false when not asked or the address is suppressed).',
     }),
   },
   { description: 'Outcome of the reset. The new password itself is never returned.' },

@@ -7,7 +7,12 @@ import { conflict, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import { parseUserId, type UsersModule, type UserStatus } from '../users/index.ts';
-import type { BulkActionBody, BulkActionResult, ResetPasswordQuery, ResetPasswordResult } from './user-actions.schemas.ts';
+import type {
+  BulkActionBody,
+  BulkActionResult,
+  ResetPasswordQuery,
+  ResetPasswordResult,
+} from './user-actions.schemas.ts';
 import { type AdminActor, actorTypeOf } from './admin.domain.ts';
 import { usersToCsv } from './users-csv.ts';
 import type { ExportsRepository } from './exports.repository.ts';
@@ -69,12 +74,27 @@ export function createUserActionsService(deps: {
     const saved = await db.transaction(async (tx) => {
       await exports.purgeExpired(now, tx);
       const row = await exports.insert(
-        { createdBy: actor.id, fileName: `users-${stamp}.csv`, rowCount: rows.length, content: csv, createdAt: now, expiresAt: new Date(now.getTime() + EXPORT_TTL_MS) },
+        {
+          createdBy: actor.id,
+          fileName: `users-${stamp}.csv`,
+          rowCount: rows.length,
+          content: csv,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + EXPORT_TTL_MS),
+        },
         tx,
       );
       await audit(
         tx,
-        { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.users.export', targetType: 'admin_export', targetId: row.id, details: { userIds: rows.map((r) => r.id), rows: rows.length }, ip: actor.ip },
+        {
+          actorId: actor.id,
+          actorType: actorTypeOf(actor),
+          action: 'admin.users.export',
+          targetType: 'admin_export',
+          targetId: row.id,
+          details: { userIds: rows.map((r) => r.id), rows: rows.length },
+          ip: actor.ip,
+        },
         now,
       );
       return row;
@@ -123,10 +143,12 @@ export function createUserActionsService(deps: {
     async resetPassword(actor: AdminActor, query: ResetPasswordQuery): Promise<ResetPasswordResult> {
       const id = parseUserId(query.userId);
       const user = id ? await accounts.findById(id) : undefined;
-      if (!user || user.email !== query.email.trim().toLowerCase()) throw notFound('No user matches this userId and email');
+      if (!user || user.email !== query.email.trim().toLowerCase())
+        throw notFound('No user matches this userId and email');
       if (user.status === 'deleted') throw conflict('The user is deleted; activate it before resetting its password');
       // It would revoke the admin's own sessions and set a password nobody knows (decision 097).
-      if (user.id === actor.id) throw conflict('You cannot reset your own password here; change it with POST /api/auth/password');
+      if (user.id === actor.id)
+        throw conflict('You cannot reset your own password here; change it with POST /api/auth/password');
       const password = generatePassword();
       const passwordHash = await hashPassword(password);
       const now = clock.now();
@@ -146,7 +168,16 @@ export function createUserActionsService(deps: {
           : { queued: false };
         await audit(
           tx,
-          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.password_reset', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { sendEmail: query.sendEmail, emailSent: mail.queued, sessionsRevoked: revoked }, ip: actor.ip },
+          {
+            actorId: actor.id,
+            actorType: actorTypeOf(actor),
+            action: 'admin.user.password_reset',
+            subjectUserId: user.id,
+            targetType: 'user',
+            targetId: user.id,
+            details: { sendEmail: query.sendEmail, emailSent: mail.queued, sessionsRevoked: revoked },
+            ip: actor.ip,
+          },
           now,
         );
         return mail.queued;
@@ -159,7 +190,11 @@ export function createUserActionsService(deps: {
      * The operator's recovery path (`npm run cli -- users:reset-password`): sets the given password,
      * ends every session and voids pending reset links; the caller shows the password once.
      */
-    async setPassword(actor: AdminActor, email: string, password: string): Promise<{ userId: string; sessionsRevoked: number }> {
+    async setPassword(
+      actor: AdminActor,
+      email: string,
+      password: string,
+    ): Promise<{ userId: string; sessionsRevoked: number }> {
       const user = await accounts.findByEmail(email);
       if (!user) throw notFound('No user has this e-mail');
       if (user.status === 'deleted') throw conflict('The user is deleted; activate it before resetting its password');
@@ -169,7 +204,16 @@ export function createUserActionsService(deps: {
         const revoked = await accounts.setPassword(user.id, passwordHash, 'admin_password_reset', now, tx);
         await audit(
           tx,
-          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.password_set', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { sessionsRevoked: revoked }, ip: actor.ip },
+          {
+            actorId: actor.id,
+            actorType: actorTypeOf(actor),
+            action: 'admin.user.password_set',
+            subjectUserId: user.id,
+            targetType: 'user',
+            targetId: user.id,
+            details: { sessionsRevoked: revoked },
+            ip: actor.ip,
+          },
           now,
         );
         return revoked;

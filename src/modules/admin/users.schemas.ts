@@ -26,8 +26,12 @@ export const User = Type.Object(
     lastLogin: Nullable(DateTime('Last successful login; null if the user never signed in.')),
     emailVerified: Type.Boolean({ description: 'Whether the address was verified.' }),
     twoFactorEnabled: Type.Boolean({ description: 'Whether two-factor authentication is on.' }),
-    totalTrades: Type.Number({ description: "Number of the user's trades recorded from their exchanges; 0 when none." }),
-    accountBalance: Type.Number({ description: "The user's total balance as last synced from their exchanges; 0 when none." }),
+    totalTrades: Type.Number({
+      description: "Number of the user's trades recorded from their exchanges; 0 when none.",
+    }),
+    accountBalance: Type.Number({
+      description: "The user's total balance as last synced from their exchanges; 0 when none.",
+    }),
     avatar: Nullable(Type.String({ description: 'Avatar URL; null when the user has none.' })),
   },
   { description: 'A user as the admin sees it.' },
@@ -44,7 +48,9 @@ export const UserListQuery = Type.Object({
     }),
   ),
   role: Type.Optional(RoleField('Only users with this role.')),
-  status: Type.Optional(StatusField('Only users with this status. Deleted users are listed only when this is `deleted`.')),
+  status: Type.Optional(
+    StatusField('Only users with this status. Deleted users are listed only when this is `deleted`.'),
+  ),
   subscriptionTier: Type.Optional(TierField('Only users on this tier.')),
 });
 export type UserListQuery = Static<typeof UserListQuery>;
@@ -74,7 +80,12 @@ export const UserPatch = Type.Object(
       ),
     ),
     emailVerified: Type.Optional(Type.Boolean({ description: 'Mark the address verified or not.' })),
-    twoFactorEnabled: Type.Optional(Type.Boolean({ description: '`false` resets the user\'s second factor (secret and recovery codes removed, every session revoked, audited); `true` is refused with 422 unless it is on already: the user enrolls themselves.' })),
+    twoFactorEnabled: Type.Optional(
+      Type.Boolean({
+        description:
+          "`false` resets the user's second factor (secret and recovery codes removed, every session revoked, audited); `true` is refused with 422 unless it is on already: the user enrolls themselves.",
+      }),
+    ),
   },
   { description: 'Fields to change; absent fields stay as they are.' },
 );
@@ -90,13 +101,19 @@ export const PlatformStats = Type.Object(
     totalUsers: Type.Number({ description: 'Users that are not deleted.' }),
     activeUsers: Type.Number({ description: 'Users with status `active`.' }),
     suspendedUsers: Type.Number({ description: 'Users with status `suspended`.' }),
-    newUsersThisMonth: Type.Number({ description: 'Users (not deleted) created since the start of the current UTC calendar month.' }),
-    totalRevenue: Type.Number({
-      description: 'Sum of the payments ledger in the settlement currency (`revenueCurrency`, major units); other currencies are not added in. 0 when there is none.',
+    newUsersThisMonth: Type.Number({
+      description: 'Users (not deleted) created since the start of the current UTC calendar month.',
     }),
-    revenueCurrency: Type.String({ description: 'ISO 4217 code of `totalRevenue`: SETTLEMENT_CURRENCY, USD by default.' }),
+    totalRevenue: Type.Number({
+      description:
+        'Sum of the payments ledger in the settlement currency (`revenueCurrency`, major units); other currencies are not added in. 0 when there is none.',
+    }),
+    revenueCurrency: Type.String({
+      description: 'ISO 4217 code of `totalRevenue`: SETTLEMENT_CURRENCY, USD by default.',
+    }),
     revenueByCurrency: Type.Record(Type.String(), Type.Number(), {
-      description: 'Sum of the payments ledger per currency (ISO 4217 code, upper case → major units); empty when the ledger is.',
+      description:
+        'Sum of the payments ledger per currency (ISO 4217 code, upper case → major units); empty when the ledger is.',
     }),
   },
   { description: 'Platform statistics.' },
@@ -116,7 +133,9 @@ export const ActivityEntry = Type.Object(
     subject_user_id: Nullable(Uuid('The user the entry concerns.')),
     target_type: Nullable(Type.String({ description: 'Kind of record acted on, e.g. `user`, `session`.' })),
     target_id: Nullable(Type.String({ description: 'Id of the record acted on.' })),
-    details: Type.Record(Type.String(), Type.Unknown(), { description: 'What changed (field names and values, never secrets).' }),
+    details: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'What changed (field names and values, never secrets).',
+    }),
     ip: Nullable(Type.String({ description: 'Client address of the request, when there was one.' })),
     created_at: DateTime('When it happened.'),
   },

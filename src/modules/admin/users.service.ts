@@ -7,7 +7,15 @@ import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { EMPTY_SUMMARY, type TradingSummaryPort } from './trading-summary.port.ts';
-import { FREE_TIER, parseUserId, STATUSES, userNotFound, type UserRow, type UsersModule, type UserStatus } from '../users/index.ts';
+import {
+  FREE_TIER,
+  parseUserId,
+  STATUSES,
+  userNotFound,
+  type UserRow,
+  type UsersModule,
+  type UserStatus,
+} from '../users/index.ts';
 import { utcMonthStart, type AdminActor, actorTypeOf } from './admin.domain.ts';
 import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch } from './users.schemas.ts';
 
@@ -86,7 +94,12 @@ export function createUsersService(deps: UsersServiceDeps) {
     async listUsers(query: UserListQuery): Promise<UserList> {
       const { page, limit } = query;
       const offset = (page - 1) * limit;
-      const filter = { search: query.search?.trim() || undefined, role: query.role, status: query.status, subscriptionTier: query.subscriptionTier };
+      const filter = {
+        search: query.search?.trim() || undefined,
+        role: query.role,
+        status: query.status,
+        subscriptionTier: query.subscriptionTier,
+      };
       const { rows, total } = await accounts.list(filter, offset, limit);
       return { users: await present(rows), total, page, limit };
     },
@@ -113,13 +126,31 @@ export function createUsersService(deps: UsersServiceDeps) {
         if (twoFactorReset) {
           await audit(
             tx,
-            { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.2fa_reset', subjectUserId: id, targetType: 'user', targetId: id, details: twoFactorReset, ip: actor.ip },
+            {
+              actorId: actor.id,
+              actorType: actorTypeOf(actor),
+              action: 'admin.user.2fa_reset',
+              subjectUserId: id,
+              targetType: 'user',
+              targetId: id,
+              details: twoFactorReset,
+              ip: actor.ip,
+            },
             now,
           );
         }
         await audit(
           tx,
-          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.update', subjectUserId: id, targetType: 'user', targetId: id, details: { changes }, ip: actor.ip },
+          {
+            actorId: actor.id,
+            actorType: actorTypeOf(actor),
+            action: 'admin.user.update',
+            subjectUserId: id,
+            targetType: 'user',
+            targetId: id,
+            details: { changes },
+            ip: actor.ip,
+          },
           now,
         );
         return user;
@@ -139,7 +170,16 @@ export function createUsersService(deps: UsersServiceDeps) {
         if (!deleted) return;
         await audit(
           tx,
-          { actorId: actor.id, actorType: actorTypeOf(actor), action: 'admin.user.delete', subjectUserId: id, targetType: 'user', targetId: id, details: deleted, ip: actor.ip },
+          {
+            actorId: actor.id,
+            actorType: actorTypeOf(actor),
+            action: 'admin.user.delete',
+            subjectUserId: id,
+            targetType: 'user',
+            targetId: id,
+            details: deleted,
+            ip: actor.ip,
+          },
           now,
         );
       });
@@ -163,7 +203,10 @@ export function createUsersService(deps: UsersServiceDeps) {
             tx,
             ended.map((user) => ({
               actorType: 'job' as const,
-              action: user.previousTier !== FREE_TIER ? ('billing.grace_period.expired' as const) : ('billing.grace_period.clear' as const),
+              action:
+                user.previousTier !== FREE_TIER
+                  ? ('billing.grace_period.expired' as const)
+                  : ('billing.grace_period.clear' as const),
               subjectUserId: user.id,
               targetType: 'user',
               targetId: user.id,
@@ -187,13 +230,21 @@ export function createUsersService(deps: UsersServiceDeps) {
     /** Users per status, every known status listed (zero included); for the dashboard. */
     async countsByStatus(): Promise<Record<UserStatus, number>> {
       const counts = await accounts.countsByStatus();
-      return Object.fromEntries(STATUSES.map((status) => [status, counts.get(status) ?? 0])) as Record<UserStatus, number>;
+      return Object.fromEntries(STATUSES.map((status) => [status, counts.get(status) ?? 0])) as Record<
+        UserStatus,
+        number
+      >;
     },
 
     async stats(): Promise<PlatformStats> {
-      const [counts, revenue] = await Promise.all([accounts.counts(utcMonthStart(clock.now())), deps.revenueByCurrency()]);
+      const [counts, revenue] = await Promise.all([
+        accounts.counts(utcMonthStart(clock.now())),
+        deps.revenueByCurrency(),
+      ]);
       // Amounts in different currencies do not add up; the other currencies are listed beside it.
-      const byCurrency = Object.fromEntries([...revenue].map(([currency, sum]) => [currency, new Decimal(sum).toNumber()]));
+      const byCurrency = Object.fromEntries(
+        [...revenue].map(([currency, sum]) => [currency, new Decimal(sum).toNumber()]),
+      );
       return {
         totalUsers: counts.total,
         activeUsers: counts.active,

@@ -32,20 +32,40 @@ export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 
   return {
     async create(owner: { id: string; role: string }, body: ApiTokenCreateBody, ip?: string): Promise<ApiTokenCreated> {
       if (owner.role !== 'admin' && body.scopes.some((scope) => ADMIN_SCOPES.includes(scope))) {
-        throw invalidField(['body', 'scopes'], 'the admin scopes are for admins only: a token never exceeds its owner', body.scopes);
+        throw invalidField(
+          ['body', 'scopes'],
+          'the admin scopes are for admins only: a token never exceeds its owner',
+          body.scopes,
+        );
       }
       const token = newApiToken();
       const now = clock.now();
       const days = body.expires_in_days ?? DEFAULT_TOKEN_DAYS;
       const row = await db.transaction(async (tx) => {
         const created = await apiTokens.issue(
-          { userId: owner.id, name: body.name, prefix: token.slice(0, SHOWN_PREFIX_LENGTH), tokenHash: hashToken(token), scopes: body.scopes, expiresAt: new Date(now.getTime() + days * DAY_MS) },
+          {
+            userId: owner.id,
+            name: body.name,
+            prefix: token.slice(0, SHOWN_PREFIX_LENGTH),
+            tokenHash: hashToken(token),
+            scopes: body.scopes,
+            expiresAt: new Date(now.getTime() + days * DAY_MS),
+          },
           now,
           tx,
         );
         await audit(
           tx,
-          { actorId: owner.id, actorType: 'user', action: 'auth.api_token.create', subjectUserId: owner.id, targetType: 'api_token', targetId: created.id, ip, details: { name: body.name, scopes: created.scopes, expiresInDays: days } },
+          {
+            actorId: owner.id,
+            actorType: 'user',
+            action: 'auth.api_token.create',
+            subjectUserId: owner.id,
+            targetType: 'api_token',
+            targetId: created.id,
+            ip,
+            details: { name: body.name, scopes: created.scopes, expiresInDays: days },
+          },
           now,
         );
         return created;
@@ -63,7 +83,19 @@ export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 
       const now = clock.now();
       const revoked = await db.transaction(async (tx) => {
         if (!id || !(await apiTokens.revoke(id, ownerId, now, tx))) return false;
-        await audit(tx, { actorId: ownerId, actorType: 'user', action: 'auth.api_token.revoke', subjectUserId: ownerId, targetType: 'api_token', targetId: id, ip }, now);
+        await audit(
+          tx,
+          {
+            actorId: ownerId,
+            actorType: 'user',
+            action: 'auth.api_token.revoke',
+            subjectUserId: ownerId,
+            targetType: 'api_token',
+            targetId: id,
+            ip,
+          },
+          now,
+        );
         return true;
       });
       if (!revoked) throw notFound('API token not found');

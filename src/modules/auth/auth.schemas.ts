@@ -22,7 +22,11 @@ export const LoginBody = Type.Object({
 export type LoginBody = Static<typeof LoginBody>;
 
 export const RefreshBody = Type.Object({
-  refresh_token: Type.String({ minLength: 1, maxLength: 512, description: 'The refresh token from login or the last refresh.' }),
+  refresh_token: Type.String({
+    minLength: 1,
+    maxLength: 512,
+    description: 'The refresh token from login or the last refresh.',
+  }),
 });
 
 export const TokenPair = Type.Object({
@@ -56,8 +60,16 @@ export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
 
 export const Success = Type.Object({ success: Type.Boolean({ description: 'Always true.' }) });
 
-const Code = Type.String({ minLength: 1, maxLength: 16, description: 'The 6-digit code your authenticator app shows now.' });
-const RecoveryCode = Type.String({ minLength: 1, maxLength: 32, description: 'One of the recovery codes shown at enrollment; each works once.' });
+const Code = Type.String({
+  minLength: 1,
+  maxLength: 16,
+  description: 'The 6-digit code your authenticator app shows now.',
+});
+const RecoveryCode = Type.String({
+  minLength: 1,
+  maxLength: 32,
+  description: 'One of the recovery codes shown at enrollment; each works once.',
+});
 const CurrentPassword = Type.String({ minLength: 1, maxLength: 128, description: 'Your password.' });
 
 export const TwoFactorSetupBody = Type.Object({ password: CurrentPassword });
@@ -65,7 +77,9 @@ export type TwoFactorSetupBody = Static<typeof TwoFactorSetupBody>;
 
 export const TwoFactorSetup = Type.Object({
   secret: Type.String({ description: 'The TOTP secret, base32 (RFC 4648, no padding); for apps that cannot scan.' }),
-  otpauth_url: Type.String({ description: '`otpauth://totp/<issuer>:<email>?secret=…&issuer=…` (SHA-1, 6 digits, 30 s).' }),
+  otpauth_url: Type.String({
+    description: '`otpauth://totp/<issuer>:<email>?secret=…&issuer=…` (SHA-1, 6 digits, 30 s).',
+  }),
   qr_svg: Type.String({ description: 'The otpauth URL as a QR code, an SVG document.' }),
 });
 
@@ -73,7 +87,11 @@ export const TwoFactorCodeBody = Type.Object({ code: Code });
 export type TwoFactorCodeBody = Static<typeof TwoFactorCodeBody>;
 
 export const RecoveryCodes = Type.Object({
-  recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10, description: 'Ten one-time recovery codes, shown this once; only their hashes are kept.' }),
+  recovery_codes: Type.Array(Type.String(), {
+    minItems: 10,
+    maxItems: 10,
+    description: 'Ten one-time recovery codes, shown this once; only their hashes are kept.',
+  }),
 });
 
 export const TwoFactorDisableBody = Type.Object({
@@ -88,12 +106,15 @@ export const MFA_METHODS = ['totp', 'recovery_code'] as const;
 export const MfaRequired = Type.Object({
   mfa_required: Type.Literal(true, { description: 'The password was right; a second factor is needed.' }),
   mfa_token: Type.String({ description: 'For POST /api/auth/2fa/verify: single use, valid 5 minutes.' }),
-  methods: Type.Array(StringEnum(MFA_METHODS, { description: 'A second factor accepted.' }), { description: '`totp` and `recovery_code`.' }),
+  methods: Type.Array(StringEnum(MFA_METHODS, { description: 'A second factor accepted.' }), {
+    description: '`totp` and `recovery_code`.',
+  }),
 });
 export type MfaRequired = Static<typeof MfaRequired>;
 
 export const LoginAnswer = Type.Union([TokenPair, MfaRequired], {
-  description: 'The token pair; or, for an account with two-factor authentication on, `mfa_required` and the `mfa_token` to verify the second factor with.',
+  description:
+    'The token pair; or, for an account with two-factor authentication on, `mfa_required` and the `mfa_token` to verify the second factor with.',
 });
 
 export const TwoFactorVerifyBody = Type.Object({
@@ -112,29 +133,47 @@ export const ApiTokenCreateBody = Type.Object({
     description:
       'What the token may do: `market:read`, `account:read` (credentials, balances, trades, activity), `account:write` (syncs, credential changes), `stream:read`, `tracker:read`, `tracker:write`, `admin:read`, `admin:write` (the admin scopes for admins only).',
   }),
-  expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 90, description: 'Days until the token expires: 1 to 365, 90 by default.' })),
+  expires_in_days: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 365,
+      default: 90,
+      description: 'Days until the token expires: 1 to 365, 90 by default.',
+    }),
+  ),
 });
 export type ApiTokenCreateBody = Static<typeof ApiTokenCreateBody>;
 
 const apiTokenFields = {
   id: Uuid('Token id.'),
   name: Type.String({ description: 'Its name.' }),
-  prefix: Type.String({ description: 'The first 12 characters of the token (`tpk_` and 8 more), to tell tokens apart.' }),
-  scopes: Type.Array(StringEnum(API_TOKEN_SCOPES, { description: 'A scope.' }), { description: 'What the token may do.' }),
+  prefix: Type.String({
+    description: 'The first 12 characters of the token (`tpk_` and 8 more), to tell tokens apart.',
+  }),
+  scopes: Type.Array(StringEnum(API_TOKEN_SCOPES, { description: 'A scope.' }), {
+    description: 'What the token may do.',
+  }),
   expires_at: DateTime('When it stops working.'),
   created_at: DateTime('When it was made.'),
 };
 
 export const ApiTokenCreated = Type.Object({
   ...apiTokenFields,
-  token: Type.String({ description: 'The token, `tpk_…`, shown this once (only its hash is kept): `Authorization: Bearer tpk_…`.' }),
+  token: Type.String({
+    description: 'The token, `tpk_…`, shown this once (only its hash is kept): `Authorization: Bearer tpk_…`.',
+  }),
 });
 export type ApiTokenCreated = Static<typeof ApiTokenCreated>;
 
-export const ApiToken = Type.Object({ ...apiTokenFields, last_used_at: Nullable(DateTime('When it was last used (to the minute).')) });
+export const ApiToken = Type.Object({
+  ...apiTokenFields,
+  last_used_at: Nullable(DateTime('When it was last used (to the minute).')),
+});
 export type ApiToken = Static<typeof ApiToken>;
 
-export const ApiTokenList = Type.Array(ApiToken, { description: 'Your tokens that are neither revoked nor expired, oldest first.' });
+export const ApiTokenList = Type.Array(ApiToken, {
+  description: 'Your tokens that are neither revoked nor expired, oldest first.',
+});
 
 export const ApiTokenIdParams = Type.Object({
   token_id: Type.String({ description: 'Token id (UUID); any other value is an unknown token (404).' }),

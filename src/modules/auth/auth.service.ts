@@ -9,7 +9,14 @@ import { AppError, conflict, forbidden, notFound, rateLimited } from '../../plat
 import { clientKey } from '../../platform/http/client-address.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { Role, SessionAuthentication, UsersModule, UserRow } from '../users/index.ts';
-import type { Account, MfaRequired, RegisterBody, TokenPair, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
+import type {
+  Account,
+  MfaRequired,
+  RegisterBody,
+  TokenPair,
+  TwoFactorCodeBody,
+  TwoFactorVerifyBody,
+} from './auth.schemas.ts';
 import { oneAnswer, type SecondFactor, type SecondFactorMethod } from './second-factor.ts';
 
 /** What an account is created from: these fields and nothing else. */
@@ -46,7 +53,8 @@ export const MFA_TOKEN_TTL_MS = 5 * 60 * 1000;
 
 export function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
   const at = session.secondFactorAt ?? session.createdAt;
-  const amr = session.secondFactorAt && session.secondFactorMethod ? ['pwd', 'mfa', session.secondFactorMethod] : ['pwd'];
+  const amr =
+    session.secondFactorAt && session.secondFactorMethod ? ['pwd', 'mfa', session.secondFactorMethod] : ['pwd'];
   return { auth_time: Math.floor(at.getTime() / 1000), amr };
 }
 
@@ -69,8 +77,11 @@ export function toAccount(user: UserRow): Account {
 const invalidCredentials = () =>
   new AppError('unauthenticated', 'Incorrect email or password', { headers: { 'www-authenticate': 'Bearer' } });
 const invalidMfaToken = () =>
-  new AppError('unauthenticated', 'Invalid or expired mfa_token; sign in again', { headers: { 'www-authenticate': 'Bearer' } });
-const wrongSecondFactor = () => new AppError('unauthenticated', 'Invalid two-factor code', { headers: { 'www-authenticate': 'Bearer' } });
+  new AppError('unauthenticated', 'Invalid or expired mfa_token; sign in again', {
+    headers: { 'www-authenticate': 'Bearer' },
+  });
+const wrongSecondFactor = () =>
+  new AppError('unauthenticated', 'Invalid two-factor code', { headers: { 'www-authenticate': 'Bearer' } });
 const invalidRefresh = () =>
   new AppError('unauthenticated', 'Invalid or expired refresh token', { headers: { 'www-authenticate': 'Bearer' } });
 
@@ -89,17 +100,39 @@ export function createAuthService(deps: {
   const { db, tokens, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor } = deps.users;
 
-  async function issuePair(user: UserRow, sessionId: string, authentication: SessionAuthentication, executor: DbExecutor): Promise<TokenPair> {
+  async function issuePair(
+    user: UserRow,
+    sessionId: string,
+    authentication: SessionAuthentication,
+    executor: DbExecutor,
+  ): Promise<TokenPair> {
     const now = clock.now();
     const refresh = newOpaqueToken();
-    await sessions.addRefreshToken({ sessionId, tokenHash: hashToken(refresh), expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000) }, now, executor);
-    const access = await tokens.issueAccess({ sub: user.id, role: user.role, sid: sessionId, ...authenticationClaims(authentication) });
+    await sessions.addRefreshToken(
+      {
+        sessionId,
+        tokenHash: hashToken(refresh),
+        expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000),
+      },
+      now,
+      executor,
+    );
+    const access = await tokens.issueAccess({
+      sub: user.id,
+      role: user.role,
+      sid: sessionId,
+      ...authenticationClaims(authentication),
+    });
     return { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refresh };
   }
 
   const throttleKeys = (email: string, ip: string | undefined) => {
     const client = clientKey(ip) ?? 'unknown';
-    return { client: `login:client:${client}`, pair: `login:pair:${email}:${client}`, account: `login:account:${email}` };
+    return {
+      client: `login:client:${client}`,
+      pair: `login:pair:${email}:${client}`,
+      account: `login:account:${email}`,
+    };
   };
   const refuseLogin = (resetMs: number) => rateLimited(resetMs / 1000, 'Too many login attempts; try again later');
 
@@ -134,18 +167,47 @@ export function createAuthService(deps: {
   }
 
   /** A new device session for a user who authenticated (with a second factor, when `method` is given). */
-  async function startSession(user: UserRow, client: ClientInfo, now: Date, executor: DbExecutor, method?: SecondFactorMethod): Promise<TokenPair> {
+  async function startSession(
+    user: UserRow,
+    client: ClientInfo,
+    now: Date,
+    executor: DbExecutor,
+    method?: SecondFactorMethod,
+  ): Promise<TokenPair> {
     const expiresAt = new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000);
-    const sessionId = await sessions.start({ userId: user.id, userAgent: client.userAgent?.slice(0, 512), ip: client.ip, expiresAt, method }, now, executor);
+    const sessionId = await sessions.start(
+      { userId: user.id, userAgent: client.userAgent?.slice(0, 512), ip: client.ip, expiresAt, method },
+      now,
+      executor,
+    );
     const details: Record<string, unknown> = { userAgent: client.userAgent?.slice(0, 200) };
     if (method) details.secondFactor = method;
-    await audit(executor, { actorId: user.id, actorType: 'user', action: 'auth.login', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip, details }, now);
-    return issuePair(user, sessionId, { createdAt: now, secondFactorAt: method ? now : null, secondFactorMethod: method ?? null }, executor);
+    await audit(
+      executor,
+      {
+        actorId: user.id,
+        actorType: 'user',
+        action: 'auth.login',
+        subjectUserId: user.id,
+        targetType: 'session',
+        targetId: sessionId,
+        ip: client.ip,
+        details,
+      },
+      now,
+    );
+    return issuePair(
+      user,
+      sessionId,
+      { createdAt: now, secondFactorAt: method ? now : null, secondFactorMethod: method ?? null },
+      executor,
+    );
   }
 
   async function reserveSignup(ip: string | undefined): Promise<void> {
     const attempt = await cache.incr(`signup:client:${clientKey(ip) ?? 'unknown'}`, SIGNUP_WINDOW_MS);
-    if (attempt.count > settings.signupLimitPerHour) throw rateLimited(attempt.resetMs / 1000, 'Too many sign-ups from this address; try again later');
+    if (attempt.count > settings.signupLimitPerHour)
+      throw rateLimited(attempt.resetMs / 1000, 'Too many sign-ups from this address; try again later');
   }
 
   return {
@@ -161,11 +223,31 @@ export function createAuthService(deps: {
       const now = clock.now();
       return db.transaction(async (tx) => {
         const user = await accounts.register(
-          { email, passwordHash, firstName: input.firstName ?? '', lastName: input.lastName ?? '', role: options.role, createdAt: now, updatedAt: now },
+          {
+            email,
+            passwordHash,
+            firstName: input.firstName ?? '',
+            lastName: input.lastName ?? '',
+            role: options.role,
+            createdAt: now,
+            updatedAt: now,
+          },
           tx,
         );
         const actorId = options.actor === 'user' ? user.id : null;
-        await audit(tx, { actorId, actorType: options.actor, action: 'auth.register', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { role: user.role } }, now);
+        await audit(
+          tx,
+          {
+            actorId,
+            actorType: options.actor,
+            action: 'auth.register',
+            subjectUserId: user.id,
+            targetType: 'user',
+            targetId: user.id,
+            details: { role: user.role },
+          },
+          now,
+        );
         return user;
       });
     },
@@ -188,11 +270,23 @@ export function createAuthService(deps: {
         }
       }
       if (existing.role === 'admin') return 'admin';
-      if (existing.status !== 'active' || !(await verifyPassword(password, existing.passwordHash))) return 'not_promoted';
+      if (existing.status !== 'active' || !(await verifyPassword(password, existing.passwordHash)))
+        return 'not_promoted';
       const now = clock.now();
       await db.transaction(async (tx) => {
         await accounts.change(existing.id, { role: 'admin' }, null, now, tx);
-        await audit(tx, { actorType: 'system', action: 'auth.admin_bootstrap', subjectUserId: existing.id, targetType: 'user', targetId: existing.id, details: { role: { from: existing.role, to: 'admin' } } }, now);
+        await audit(
+          tx,
+          {
+            actorType: 'system',
+            action: 'auth.admin_bootstrap',
+            subjectUserId: existing.id,
+            targetType: 'user',
+            targetId: existing.id,
+            details: { role: { from: existing.role, to: 'admin' } },
+          },
+          now,
+        );
       });
       deps.onUserChanged(existing.id);
       return 'promoted';
@@ -202,7 +296,9 @@ export function createAuthService(deps: {
       if (!settings.allowSignup) throw forbidden('Sign-up is disabled');
       await reserveSignup(client.ip);
       const { email, password, firstName, lastName } = input;
-      return toAccount(await this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' }));
+      return toAccount(
+        await this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' }),
+      );
     },
 
     async login(email: string, password: string, client: ClientInfo): Promise<TokenPair | MfaRequired> {
@@ -220,7 +316,12 @@ export function createAuthService(deps: {
       // Hash even when the account does not exist, so timing does not reveal which addresses do.
       const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
       if (!user || !valid) {
-        if (user) await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.login_failed', subjectUserId: user.id, ip: client.ip }, clock.now());
+        if (user)
+          await audit(
+            db,
+            { actorId: user.id, actorType: 'user', action: 'auth.login_failed', subjectUserId: user.id, ip: client.ip },
+            clock.now(),
+          );
         throw invalidCredentials();
       }
       await releaseAttempt(normalized, client.ip);
@@ -229,8 +330,23 @@ export function createAuthService(deps: {
       if (user.twoFactorEnabled) {
         // The password was right: what remains is the second factor, against this single-use token.
         const mfaToken = newOpaqueToken();
-        await twoFactor.openChallenge({ userId: user.id, tokenHash: hashToken(mfaToken), createdAt: now, expiresAt: new Date(now.getTime() + MFA_TOKEN_TTL_MS) });
-        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.login_mfa_required', subjectUserId: user.id, ip: client.ip }, now);
+        await twoFactor.openChallenge({
+          userId: user.id,
+          tokenHash: hashToken(mfaToken),
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + MFA_TOKEN_TTL_MS),
+        });
+        await audit(
+          db,
+          {
+            actorId: user.id,
+            actorType: 'user',
+            action: 'auth.login_mfa_required',
+            subjectUserId: user.id,
+            ip: client.ip,
+          },
+          now,
+        );
         return { mfa_required: true, mfa_token: mfaToken, methods: ['totp', 'recovery_code'] };
       }
       return db.transaction((tx) => startSession(user, client, now, tx));
@@ -254,11 +370,23 @@ export function createAuthService(deps: {
         if (!method) return { error: wrongSecondFactor(), failed: true };
         if (!(await twoFactor.spendChallenge(challenge.id, now, tx))) return { error: invalidMfaToken() };
         const current = await accounts.findById(user.id, tx);
-        if (current?.status !== 'active') return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
+        if (current?.status !== 'active')
+          return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
         return { pair: await startSession(current, client, now, tx, method) };
       });
       if (outcome.failed) {
-        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa_failed', subjectUserId: user.id, ip: client.ip, details: { purpose: 'sign_in', wrong: body.code !== undefined ? 'code' : 'recovery_code' } }, now);
+        await audit(
+          db,
+          {
+            actorId: user.id,
+            actorType: 'user',
+            action: 'auth.2fa_failed',
+            subjectUserId: user.id,
+            ip: client.ip,
+            details: { purpose: 'sign_in', wrong: body.code !== undefined ? 'code' : 'recovery_code' },
+          },
+          now,
+        );
       } else {
         await releaseAttempt(user.email, client.ip);
       }
@@ -270,7 +398,11 @@ export function createAuthService(deps: {
      * A signed-in user presents a TOTP code again (decision 143): the session is marked with it and a
      * fresh pair carries it. Wrong codes count in the login throttle.
      */
-    async stepUp(actor: { id: string; sessionId: string | null }, body: TwoFactorCodeBody, client: ClientInfo): Promise<TokenPair> {
+    async stepUp(
+      actor: { id: string; sessionId: string | null },
+      body: TwoFactorCodeBody,
+      client: ClientInfo,
+    ): Promise<TokenPair> {
       if (!actor.sessionId) throw forbidden('A step-up needs a session of this service; sign in with your password');
       const sessionId = actor.sessionId;
       const user = await accounts.findById(actor.id);
@@ -279,14 +411,42 @@ export function createAuthService(deps: {
       await reserveAttempt(user.email, client.ip);
       const now = clock.now();
       const pair = await db.transaction(async (tx) => {
-        const method = await deps.secondFactor.check(user, { code: body.code }, { now, ip: client.ip, purpose: 'step_up' }, tx);
+        const method = await deps.secondFactor.check(
+          user,
+          { code: body.code },
+          { now, ip: client.ip, purpose: 'step_up' },
+          tx,
+        );
         if (!method) return undefined;
         const session = await sessions.markSecondFactor(sessionId, method, now, tx);
-        await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.2fa.step_up', subjectUserId: user.id, targetType: 'session', targetId: sessionId, ip: client.ip }, now);
+        await audit(
+          tx,
+          {
+            actorId: user.id,
+            actorType: 'user',
+            action: 'auth.2fa.step_up',
+            subjectUserId: user.id,
+            targetType: 'session',
+            targetId: sessionId,
+            ip: client.ip,
+          },
+          now,
+        );
         return issuePair(user, sessionId, session!, tx);
       });
       if (!pair) {
-        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa_failed', subjectUserId: user.id, ip: client.ip, details: { purpose: 'step_up', wrong: 'code' } }, now);
+        await audit(
+          db,
+          {
+            actorId: user.id,
+            actorType: 'user',
+            action: 'auth.2fa_failed',
+            subjectUserId: user.id,
+            ip: client.ip,
+            details: { purpose: 'step_up', wrong: 'code' },
+          },
+          now,
+        );
         throw wrongSecondFactor();
       }
       await releaseAttempt(user.email, client.ip);
@@ -298,7 +458,17 @@ export function createAuthService(deps: {
       const outcome = await db.transaction(async (tx) => {
         const rotation = await sessions.rotate(hashToken(refreshToken), now, tx);
         if (rotation.kind === 'reused') {
-          await audit(tx, { actorType: 'system', action: 'auth.refresh_reuse_detected', subjectUserId: rotation.userId, targetType: 'session', targetId: rotation.sessionId }, now);
+          await audit(
+            tx,
+            {
+              actorType: 'system',
+              action: 'auth.refresh_reuse_detected',
+              subjectUserId: rotation.userId,
+              targetType: 'session',
+              targetId: rotation.sessionId,
+            },
+            now,
+          );
           return { error: invalidRefresh(), revokedUser: rotation.userId };
         }
         if (rotation.kind === 'invalid') return { error: invalidRefresh() };
@@ -315,7 +485,19 @@ export function createAuthService(deps: {
       const now = clock.now();
       await db.transaction(async (tx) => {
         if (sessionId) await sessions.end(sessionId, 'logout', now, tx);
-        await audit(tx, { actorId: userId, actorType: 'user', action: 'auth.logout', subjectUserId: userId, targetType: 'session', targetId: sessionId ?? undefined, ip: client.ip }, now);
+        await audit(
+          tx,
+          {
+            actorId: userId,
+            actorType: 'user',
+            action: 'auth.logout',
+            subjectUserId: userId,
+            targetType: 'session',
+            targetId: sessionId ?? undefined,
+            ip: client.ip,
+          },
+          now,
+        );
       });
       deps.onUserChanged(userId);
     },

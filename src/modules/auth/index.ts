@@ -8,7 +8,10 @@ import { authRoutes } from './routes/auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
 import { createPasswordService } from './password.service.ts';
 
-export function createAuthModule(platform: Platform, deps: { users: UsersModule; messages: Pick<NotificationsModule['messages'], 'mail'> }) {
+export function createAuthModule(
+  platform: Platform,
+  deps: { users: UsersModule; messages: Pick<NotificationsModule['messages'], 'mail'> },
+) {
   const { config, database, tokens, cache, clock, logger, secretBox } = platform;
   const { users } = deps;
   const { guards } = users;
@@ -31,9 +34,22 @@ export function createAuthModule(platform: Platform, deps: { users: UsersModule;
     onAllUsersChanged: () => guards.invalidate(),
   });
 
-  const passwords = createPasswordService({ db: database.db, users, cache, clock, onUserChanged: (userId) => guards.invalidate(userId) });
+  const passwords = createPasswordService({
+    db: database.db,
+    users,
+    cache,
+    clock,
+    onUserChanged: (userId) => guards.invalidate(userId),
+  });
 
-  const twoFactor = createTwoFactorService({ db: database.db, users, secondFactor, cache, clock, onUserChanged: (userId) => guards.invalidate(userId) });
+  const twoFactor = createTwoFactorService({
+    db: database.db,
+    users,
+    secondFactor,
+    cache,
+    clock,
+    onUserChanged: (userId) => guards.invalidate(userId),
+  });
 
   /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
   async function bootstrapAdmin(): Promise<void> {
@@ -41,7 +57,11 @@ export function createAuthModule(platform: Platform, deps: { users: UsersModule;
     if (!email || !adminPassword) return;
     const outcome = await service.bootstrapAdmin(email, adminPassword);
     if (outcome === 'created') logger.info({ email }, 'created the configured admin (ADMIN_EMAIL)');
-    else if (outcome === 'promoted') logger.info({ email }, 'made the configured ADMIN_EMAIL, registered earlier with ADMIN_PASSWORD as its password, an admin');
+    else if (outcome === 'promoted')
+      logger.info(
+        { email },
+        'made the configured ADMIN_EMAIL, registered earlier with ADMIN_PASSWORD as its password, an admin',
+      );
     else if (outcome === 'not_promoted') {
       logger.warn(
         { email },
@@ -56,7 +76,13 @@ export function createAuthModule(platform: Platform, deps: { users: UsersModule;
     twoFactor,
     bootstrapAdmin,
     hooks: { ready: bootstrapAdmin },
-    routes: authRoutes({ service, passwords, twoFactor, apiTokens: createApiTokensService({ db: database.db, users, clock }), guards }),
+    routes: authRoutes({
+      service,
+      passwords,
+      twoFactor,
+      apiTokens: createApiTokensService({ db: database.db, users, clock }),
+      guards,
+    }),
   };
 }
 

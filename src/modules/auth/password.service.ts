@@ -35,7 +35,11 @@ export function createPasswordService(deps: {
      * reset links. A stolen access token alone cannot take the account over: guesses of the current
      * password are counted before the check, as logins are (decision 003).
      */
-    async changePassword(changer: PasswordChanger, body: ChangePasswordBody, client: ClientInfo): Promise<{ success: true }> {
+    async changePassword(
+      changer: PasswordChanger,
+      body: ChangePasswordBody,
+      client: ClientInfo,
+    ): Promise<{ success: true }> {
       const key = `password-change:user:${changer.id}`;
       const attempt = await cache.incr(key, PASSWORD_CHANGE_LIMITS.windowMs);
       if (attempt.count > PASSWORD_CHANGE_LIMITS.perUser) {
@@ -44,20 +48,50 @@ export function createPasswordService(deps: {
       const user = await accounts.findById(changer.id);
       if (!user) throw notFound('User not found');
       if (!(await verifyPassword(body.current_password, user.passwordHash))) {
-        await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.password_change_failed', subjectUserId: user.id, ip: client.ip }, clock.now());
+        await audit(
+          db,
+          {
+            actorId: user.id,
+            actorType: 'user',
+            action: 'auth.password_change_failed',
+            subjectUserId: user.id,
+            ip: client.ip,
+          },
+          clock.now(),
+        );
         throw badRequest('Current password is incorrect');
       }
       await cache.del(key);
       if (body.new_password === body.current_password) {
-        throw invalidField(['body', 'new_password'], 'the new password must differ from the current one', body.new_password);
+        throw invalidField(
+          ['body', 'new_password'],
+          'the new password must differ from the current one',
+          body.new_password,
+        );
       }
       const passwordHash = await hashPassword(body.new_password);
       const now = clock.now();
       await db.transaction(async (tx) => {
-        const revoked = await accounts.setPassword(user.id, passwordHash, 'password_change', now, tx, changer.sessionId);
+        const revoked = await accounts.setPassword(
+          user.id,
+          passwordHash,
+          'password_change',
+          now,
+          tx,
+          changer.sessionId,
+        );
         await audit(
           tx,
-          { actorId: user.id, actorType: 'user', action: 'auth.password_change', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip, details: { sessionsRevoked: revoked } },
+          {
+            actorId: user.id,
+            actorType: 'user',
+            action: 'auth.password_change',
+            subjectUserId: user.id,
+            targetType: 'user',
+            targetId: user.id,
+            ip: client.ip,
+            details: { sessionsRevoked: revoked },
+          },
           now,
         );
       });

@@ -23,7 +23,12 @@ export interface SecondFactorAnswer {
 /** Exactly one of `code` and `recovery_code`, or a 422 naming `code`. */
 export function oneAnswer(answer: SecondFactorAnswer): void {
   if ((answer.code === undefined) === (answer.recovery_code === undefined)) {
-    throw invalidField(['body', 'code'], 'give either `code` or `recovery_code`', answer.code ?? null, answer.code === undefined ? 'missing' : 'value_error');
+    throw invalidField(
+      ['body', 'code'],
+      'give either `code` or `recovery_code`',
+      answer.code ?? null,
+      answer.code === undefined ? 'missing' : 'value_error',
+    );
   }
 }
 
@@ -53,7 +58,12 @@ export function createSecondFactor(deps: {
      * or the recovery code) in `executor`; undefined for a wrong, replayed or spent one. A recovery
      * code is audited and mailed about in the same transaction.
      */
-    async check(user: UserRow, answer: SecondFactorAnswer, context: { now: Date; ip?: string; purpose: string }, executor: DbExecutor): Promise<SecondFactorMethod | undefined> {
+    async check(
+      user: UserRow,
+      answer: SecondFactorAnswer,
+      context: { now: Date; ip?: string; purpose: string },
+      executor: DbExecutor,
+    ): Promise<SecondFactorMethod | undefined> {
       if (answer.code !== undefined) {
         const secret = this.secretOf(user);
         const step = secret ? matchingStep(secret, answer.code, context.now) : undefined;
@@ -61,11 +71,28 @@ export function createSecondFactor(deps: {
         return (await twoFactor.spendStep(user.id, step, executor)) ? 'otp' : undefined;
       }
       if (answer.recovery_code === undefined) return undefined;
-      if (!(await twoFactor.spendRecoveryCode(user.id, hashRecoveryCode(user.id, answer.recovery_code), context.now, executor))) return undefined;
+      if (
+        !(await twoFactor.spendRecoveryCode(
+          user.id,
+          hashRecoveryCode(user.id, answer.recovery_code),
+          context.now,
+          executor,
+        ))
+      )
+        return undefined;
       const remaining = await twoFactor.unusedRecoveryCodes(user.id, executor);
       await audit(
         executor,
-        { actorId: user.id, actorType: 'user', action: 'auth.2fa.recovery_code_used', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: context.ip, details: { purpose: context.purpose, remaining } },
+        {
+          actorId: user.id,
+          actorType: 'user',
+          action: 'auth.2fa.recovery_code_used',
+          subjectUserId: user.id,
+          targetType: 'user',
+          targetId: user.id,
+          ip: context.ip,
+          details: { purpose: context.purpose, remaining },
+        },
         context.now,
       );
       await messages.mail(

@@ -12,7 +12,14 @@ export const RECOVERY_CODE_COUNT = 10;
 export const ISSUER = 'Trading Platform';
 
 const totpOf = (secretBase32: string, label = 'account') =>
-  new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: TOTP_DIGITS, period: TOTP_PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
+  new TOTP({
+    issuer: ISSUER,
+    label,
+    algorithm: 'SHA1',
+    digits: TOTP_DIGITS,
+    period: TOTP_PERIOD_SECONDS,
+    secret: Secret.fromBase32(secretBase32),
+  });
 
 /** A new 160-bit secret (RFC 4226's recommended length), base32 without padding. */
 export function newTotpSecret(): string {
@@ -67,5 +74,7 @@ export function normalizeRecoveryCode(code: string): string {
 
 /** SHA-256 of the normalized code, bound to its user so equal codes of two users hash apart. */
 export function hashRecoveryCode(userId: string, code: string): string {
-  return createHash('sha256').update(`${userId}:${normalizeRecoveryCode(code)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${userId}:${normalizeRecoveryCode(code)}`)
+    .digest('hex');
 }

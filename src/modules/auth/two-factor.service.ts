@@ -24,8 +24,16 @@ export interface TwoFactorActor {
 
 const wrongAnswer = (answer: SecondFactorAnswer) =>
   answer.code !== undefined
-    ? invalidField(['body', 'code'], 'the code is not valid, or was used already; wait for the next one and check the time on your device', answer.code)
-    : invalidField(['body', 'recovery_code'], 'the recovery code is not valid or was used already', answer.recovery_code);
+    ? invalidField(
+        ['body', 'code'],
+        'the code is not valid, or was used already; wait for the next one and check the time on your device',
+        answer.code,
+      )
+    : invalidField(
+        ['body', 'recovery_code'],
+        'the recovery code is not valid or was used already',
+        answer.recovery_code,
+      );
 
 export function createTwoFactorService(deps: {
   db: Db;
@@ -42,7 +50,8 @@ export function createTwoFactorService(deps: {
   async function reserve(userId: string): Promise<() => Promise<void>> {
     const key = `two-factor:user:${userId}`;
     const attempt = await cache.incr(key, TWO_FACTOR_LIMITS.windowMs);
-    if (attempt.count > TWO_FACTOR_LIMITS.perUser) throw rateLimited(attempt.resetMs / 1000, 'Too many two-factor attempts; try again later');
+    if (attempt.count > TWO_FACTOR_LIMITS.perUser)
+      throw rateLimited(attempt.resetMs / 1000, 'Too many two-factor attempts; try again later');
     return () => cache.del(key);
   }
 
@@ -54,7 +63,18 @@ export function createTwoFactorService(deps: {
 
   async function checkPassword(user: UserRow, password: string, client: ClientInfo, purpose: string): Promise<void> {
     if (await verifyPassword(password, user.passwordHash)) return;
-    await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa_failed', subjectUserId: user.id, ip: client.ip, details: { purpose, wrong: 'password' } }, clock.now());
+    await audit(
+      db,
+      {
+        actorId: user.id,
+        actorType: 'user',
+        action: 'auth.2fa_failed',
+        subjectUserId: user.id,
+        ip: client.ip,
+        details: { purpose, wrong: 'password' },
+      },
+      clock.now(),
+    );
     throw badRequest('Password is incorrect');
   }
 
@@ -84,7 +104,18 @@ export function createTwoFactorService(deps: {
           const now = clock.now();
           const swapped = await db.transaction(async (tx) => {
             if (!(await twoFactor.replaceSealed(id, sealed, resealed, tx))) return false;
-            await audit(tx, { actorType: 'job', action: 'auth.2fa.reencrypt', subjectUserId: id, targetType: 'user', targetId: id, details: { encryption_key_id: secondFactor.currentKeyId() } }, now);
+            await audit(
+              tx,
+              {
+                actorType: 'job',
+                action: 'auth.2fa.reencrypt',
+                subjectUserId: id,
+                targetType: 'user',
+                targetId: id,
+                details: { encryption_key_id: secondFactor.currentKeyId() },
+              },
+              now,
+            );
             return true;
           });
           if (swapped) reencrypted += 1;
@@ -94,9 +125,14 @@ export function createTwoFactorService(deps: {
       return { scanned, reencrypted, unreadable };
     },
 
-    async setup(actor: TwoFactorActor, body: TwoFactorSetupBody, client: ClientInfo): Promise<{ secret: string; otpauth_url: string; qr_svg: string }> {
+    async setup(
+      actor: TwoFactorActor,
+      body: TwoFactorSetupBody,
+      client: ClientInfo,
+    ): Promise<{ secret: string; otpauth_url: string; qr_svg: string }> {
       const user = await account(actor.id);
-      if (user.twoFactorEnabled) throw conflict('Two-factor authentication is on already; disable it first to enroll again');
+      if (user.twoFactorEnabled)
+        throw conflict('Two-factor authentication is on already; disable it first to enroll again');
       const succeeded = await reserve(user.id);
       await checkPassword(user, body.password, client, 'setup');
       await succeeded();
@@ -105,12 +141,28 @@ export function createTwoFactorService(deps: {
       if (!(await twoFactor.setPendingSecret(user.id, secondFactor.seal(user.id, secret), now))) {
         throw conflict('Two-factor authentication is on already; disable it first to enroll again');
       }
-      await audit(db, { actorId: user.id, actorType: 'user', action: 'auth.2fa.setup', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip }, now);
+      await audit(
+        db,
+        {
+          actorId: user.id,
+          actorType: 'user',
+          action: 'auth.2fa.setup',
+          subjectUserId: user.id,
+          targetType: 'user',
+          targetId: user.id,
+          ip: client.ip,
+        },
+        now,
+      );
       const url = otpauthUrl(secret, user.email);
       return { secret, otpauth_url: url, qr_svg: qrSvg(url) };
     },
 
-    async enable(actor: TwoFactorActor, body: TwoFactorCodeBody, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
+    async enable(
+      actor: TwoFactorActor,
+      body: TwoFactorCodeBody,
+      client: ClientInfo,
+    ): Promise<{ recovery_codes: string[] }> {
       const user = await account(actor.id);
       if (user.twoFactorEnabled) throw conflict('Two-factor authentication is on already');
       const secret = secondFactor.secretOf(user);
@@ -121,9 +173,28 @@ export function createTwoFactorService(deps: {
       if (step === undefined) throw wrongAnswer(body);
       const codes = newRecoveryCodes();
       const outcome = await db.transaction(async (tx) => {
-        const enabled = await twoFactor.enable(user.id, step, codes.map((code) => hashRecoveryCode(user.id, code)), actor.sessionId, now, tx);
+        const enabled = await twoFactor.enable(
+          user.id,
+          step,
+          codes.map((code) => hashRecoveryCode(user.id, code)),
+          actor.sessionId,
+          now,
+          tx,
+        );
         if (enabled !== 'enabled') return enabled;
-        await audit(tx, { actorId: user.id, actorType: 'user', action: 'auth.2fa.enable', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip }, now);
+        await audit(
+          tx,
+          {
+            actorId: user.id,
+            actorType: 'user',
+            action: 'auth.2fa.enable',
+            subjectUserId: user.id,
+            targetType: 'user',
+            targetId: user.id,
+            ip: client.ip,
+          },
+          now,
+        );
         return 'enabled' as const;
       });
       if (outcome === 'replayed') throw wrongAnswer(body);
@@ -146,7 +217,16 @@ export function createTwoFactorService(deps: {
         const revoked = await twoFactor.disable(user.id, actor.sessionId, now, tx);
         await audit(
           tx,
-          { actorId: user.id, actorType: 'user', action: 'auth.2fa.disable', subjectUserId: user.id, targetType: 'user', targetId: user.id, ip: client.ip, details: { method, sessionsRevoked: revoked } },
+          {
+            actorId: user.id,
+            actorType: 'user',
+            action: 'auth.2fa.disable',
+            subjectUserId: user.id,
+            targetType: 'user',
+            targetId: user.id,
+            ip: client.ip,
+            details: { method, sessionsRevoked: revoked },
+          },
           now,
         );
         return method;

@@ -37,7 +37,12 @@ export function createAgentActivityRepository(db: DbExecutor) {
      * short walk of the same index: the cost follows the agents, not their events.
      */
     async statsPerAgent(from: Date, to: Date): Promise<AgentStats[]> {
-      const rows = rowsOf<{ agentId: string; lastSeenAt: Date | string | null; agentName: string | null; actionsSince: number }>(
+      const rows = rowsOf<{
+        agentId: string;
+        lastSeenAt: Date | string | null;
+        agentName: string | null;
+        actionsSince: number;
+      }>(
         await db.execute(sql`
           WITH RECURSIVE agents AS (
             (SELECT agent_id FROM ${agentActivityEvents} ORDER BY agent_id LIMIT 1)

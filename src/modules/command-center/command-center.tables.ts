@@ -1,7 +1,18 @@
 // The command center's own tables: the task board (tasks, their blockers and comments), the market
 // intel feed and the agent activity feed. Private to this module; others use its services.
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -51,7 +62,10 @@ export const commandCenterTaskBlockers = pgTable(
       .notNull()
       .references(() => commandCenterTasks.id, { onDelete: 'cascade' }),
   },
-  (t) => [primaryKey({ columns: [t.taskId, t.blockerId] }), index('command_center_task_blockers_blocker_idx').on(t.blockerId)],
+  (t) => [
+    primaryKey({ columns: [t.taskId, t.blockerId] }),
+    index('command_center_task_blockers_blocker_idx').on(t.blockerId),
+  ],
 );
 
 export const commandCenterTaskComments = pgTable(
@@ -101,13 +115,9 @@ export const marketIntelEvents = pgTable(
     index('market_intel_events_detected_idx').on(t.detectedAt.desc(), t.id.desc()),
     index('market_intel_events_source_idx').on(t.source),
     // The active feed: events with an explicit horizon still ahead (the others are found by detection).
-    index('market_intel_events_expires_idx')
-      .on(t.expiresAt)
-      .where(sql`expires_at IS NOT NULL`),
+    index('market_intel_events_expires_idx').on(t.expiresAt).where(sql`expires_at IS NOT NULL`),
     // The scoring job's scan: events still waiting for an outcome.
-    index('market_intel_events_unscored_idx')
-      .on(t.detectedAt)
-      .where(sql`outcome_pct IS NULL`),
+    index('market_intel_events_unscored_idx').on(t.detectedAt).where(sql`outcome_pct IS NULL`),
   ],
 );
 

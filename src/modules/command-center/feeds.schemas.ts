@@ -13,9 +13,15 @@ export const IntelQuery = Type.Object({
   }),
   active: Type.Boolean({
     default: false,
-    description: 'Only events not yet expired: expires_at in the future, or, without expires_at, detected less than 24 hours ago.',
+    description:
+      'Only events not yet expired: expires_at in the future, or, without expires_at, detected less than 24 hours ago.',
   }),
-  limit: Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Events to return, 1 to 500, newest first.' }),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: 500,
+    default: 100,
+    description: 'Events to return, 1 to 500, newest first.',
+  }),
 });
 export type IntelQuery = Static<typeof IntelQuery>;
 
@@ -24,7 +30,9 @@ export const IntelEvent = Type.Object({
   event_type: Type.String({ description: 'Kind of signal, e.g. `whale_transfer`, `listing`, `funding_spike`.' }),
   asset: Type.String({ description: 'Asset concerned, e.g. `BTC`.' }),
   symbol: Type.String({ description: 'Market symbol concerned, e.g. `BTCUSDT`.' }),
-  direction: Type.String({ description: 'Expected move: `bullish`, `long`, `up` (positive) or `bearish`, `short`, `down` (negative).' }),
+  direction: Type.String({
+    description: 'Expected move: `bullish`, `long`, `up` (positive) or `bearish`, `short`, `down` (negative).',
+  }),
   source: Type.String({ description: 'Where the signal came from; the summary is keyed by it.' }),
   trust_tier: Type.String({ description: '`verified`, `standard` or `quarantined`.' }),
   raw_note: Type.String({ description: 'The source text or note, verbatim.' }),
@@ -33,12 +41,15 @@ export const IntelEvent = Type.Object({
   detected_at: DateTime('When the signal was detected.'),
   expires_at: Nullable(DateTime('When the signal stops being relevant; null: 24 hours after detection.')),
   created_at: DateTime('When the event was recorded.'),
-  outcome_pct: Nullable(Type.Number({ description: 'Realised price move in percent over the horizon; null until scored.' })),
+  outcome_pct: Nullable(
+    Type.Number({ description: 'Realised price move in percent over the horizon; null until scored.' }),
+  ),
   scoring_error: Nullable(
     Type.String({ description: 'Why the last attempt to score it failed; null when scored or not tried yet.' }),
   ),
   scoring_attempts: Type.Integer({
-    description: 'Runs in which the venue could not price it (symbol not listed, no candle); the scoring job gives up after 3.',
+    description:
+      'Runs in which the venue could not price it (symbol not listed, no candle); the scoring job gives up after 3.',
   }),
 });
 export type IntelEvent = Static<typeof IntelEvent>;
@@ -62,15 +73,23 @@ export type IntelFeed = Static<typeof IntelFeed>;
 export const IntelCreateBody = Type.Object({
   event_type: Type.String({ minLength: 1, maxLength: 64, description: 'Kind of signal, e.g. `whale_transfer`.' }),
   asset: Type.String({ minLength: 1, maxLength: 32, description: 'Asset concerned, e.g. `BTC` (stored upper-case).' }),
-  symbol: Type.String({ minLength: 1, maxLength: 32, description: 'Market symbol, e.g. `BTCUSDT` (stored upper-case).' }),
-  direction: StringEnum(INTEL_DIRECTIONS, { description: 'Expected move: `bullish`, `bearish`, `long`, `short`, `up` or `down`.' }),
+  symbol: Type.String({
+    minLength: 1,
+    maxLength: 32,
+    description: 'Market symbol, e.g. `BTCUSDT` (stored upper-case).',
+  }),
+  direction: StringEnum(INTEL_DIRECTIONS, {
+    description: 'Expected move: `bullish`, `bearish`, `long`, `short`, `up` or `down`.',
+  }),
   source: Type.String({ minLength: 1, maxLength: 100, description: 'Where the signal came from.' }),
   trust_tier: Type.Optional(
     StringEnum(TRUST_TIERS, { default: 'standard', description: '`verified`, `standard` (default) or `quarantined`.' }),
   ),
   strength: Type.Number({ minimum: 0, maximum: 1, description: 'Confidence, 0 to 1.' }),
   evidence: Type.Optional(OpenObject('Supporting data; an object.')),
-  raw_note: Type.Optional(Type.String({ maxLength: 10_000, description: 'Source text or note, up to 10000 characters.' })),
+  raw_note: Type.Optional(
+    Type.String({ maxLength: 10_000, description: 'Source text or note, up to 10000 characters.' }),
+  ),
   detected_at: Type.Optional(DateTime('When the signal was detected; defaults to now.')),
   expires_at: Type.Optional(Nullable(DateTime('When the signal stops being relevant; must be after detected_at.'))),
 });
@@ -79,7 +98,12 @@ export type IntelCreateBody = Static<typeof IntelCreateBody>;
 export const AgentActivityQuery = Type.Object({
   hours: Type.Integer({ minimum: 1, maximum: 720, default: 24, description: 'Look-back window in hours, 1 to 720.' }),
   agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Only this agent.' })),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Events to return at most, 1 to 1000, newest first.' }),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 500,
+    description: 'Events to return at most, 1 to 1000, newest first.',
+  }),
 });
 export type AgentActivityQuery = Static<typeof AgentActivityQuery>;
 

@@ -77,7 +77,10 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
   const { db, repo, clock } = deps;
   return {
     async feed(query: IntelQuery): Promise<IntelFeed> {
-      const filters = { includeQuarantined: query.include_quarantined, activeAt: query.active ? clock.now() : undefined };
+      const filters = {
+        includeQuarantined: query.include_quarantined,
+        activeAt: query.active ? clock.now() : undefined,
+      };
       const [rows, groups] = await Promise.all([repo.list(filters, query.limit), repo.outcomeGroups(filters)]);
       return { events: rows.map(toIntelEvent), summary: summarize(groups) };
     },
@@ -131,7 +134,13 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
      */
     async listMaturedUnscored(now: Date, limit: number): Promise<MaturedIntel[]> {
       const rows = await repo.maturedUnscored(now, limit);
-      return rows.map((r) => ({ id: r.id, symbol: r.symbol, direction: r.direction, detectedAt: r.detectedAt, horizonAt: horizonOf(r) }));
+      return rows.map((r) => ({
+        id: r.id,
+        symbol: r.symbol,
+        direction: r.direction,
+        detectedAt: r.detectedAt,
+        horizonAt: horizonOf(r),
+      }));
     },
 
     /**
@@ -153,7 +162,13 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
         if (!(await repo.recordOutcome(id, outcomePct, now, tx))) throw notFound('Intel event not found');
         await audit(
           tx,
-          { actorType: 'job', action: 'command_center.intel.score', targetType: 'market_intel_event', targetId: id, details: { outcome_pct: outcomePct } },
+          {
+            actorType: 'job',
+            action: 'command_center.intel.score',
+            targetType: 'market_intel_event',
+            targetId: id,
+            details: { outcome_pct: outcomePct },
+          },
           now,
         );
       });
@@ -161,7 +176,12 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
   };
 }
 
-export function createAgentsService(deps: { db: Db; repo: AgentActivityRepository; tasks: TasksRepository; clock: Clock }) {
+export function createAgentsService(deps: {
+  db: Db;
+  repo: AgentActivityRepository;
+  tasks: TasksRepository;
+  clock: Clock;
+}) {
   const { db, repo, tasks, clock } = deps;
   return {
     async feed(query: AgentActivityQuery): Promise<AgentActivityFeed> {
@@ -214,14 +234,23 @@ export function createAgentsService(deps: { db: Db; repo: AgentActivityRepositor
       ]);
       const byId = new Map<string, AgentSummary>();
       for (const s of stats) {
-        byId.set(s.agentId, { agentId: s.agentId, agentName: s.agentName, lastSeenAt: s.lastSeenAt, actions24h: s.actionsSince, openTasks: 0 });
+        byId.set(s.agentId, {
+          agentId: s.agentId,
+          agentName: s.agentName,
+          lastSeenAt: s.lastSeenAt,
+          actions24h: s.actionsSince,
+          openTasks: 0,
+        });
       }
       for (const agentId of taskAgents) {
-        if (!byId.has(agentId)) byId.set(agentId, { agentId, agentName: null, lastSeenAt: null, actions24h: 0, openTasks: 0 });
+        if (!byId.has(agentId))
+          byId.set(agentId, { agentId, agentName: null, lastSeenAt: null, actions24h: 0, openTasks: 0 });
       }
       for (const summary of byId.values()) summary.openTasks = open.get(summary.agentId) ?? 0;
       return [...byId.values()].sort(
-        (a, b) => (b.lastSeenAt?.getTime() ?? -Infinity) - (a.lastSeenAt?.getTime() ?? -Infinity) || a.agentId.localeCompare(b.agentId),
+        (a, b) =>
+          (b.lastSeenAt?.getTime() ?? -Infinity) - (a.lastSeenAt?.getTime() ?? -Infinity) ||
+          a.agentId.localeCompare(b.agentId),
       );
     },
   };

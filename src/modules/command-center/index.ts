@@ -15,7 +15,12 @@ export function createCommandCenterModule(platform: Platform, deps: { guards: Gu
   const taskRepo = createTasksRepository(database.db);
   const tasks = createTasksService({ db: database.db, repo: taskRepo, clock, defaultRepo: config.projectRepo });
   const intel = createIntelService({ db: database.db, repo: createIntelRepository(database.db), clock });
-  const agents = createAgentsService({ db: database.db, repo: createAgentActivityRepository(database.db), tasks: taskRepo, clock });
+  const agents = createAgentsService({
+    db: database.db,
+    repo: createAgentActivityRepository(database.db),
+    tasks: taskRepo,
+    clock,
+  });
 
   return {
     name: 'command-center',

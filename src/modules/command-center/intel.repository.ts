@@ -60,11 +60,21 @@ export function createIntelRepository(db: DbExecutor) {
     async outcomeGroups(filters: IntelFilters): Promise<OutcomeGroup[]> {
       if (!filters.activeAt) {
         const rows = await db
-          .select({ source: marketIntelCounts.source, direction: marketIntelCounts.direction, outcome: marketIntelCounts.outcome, n: sql<number>`sum(${marketIntelCounts.n})` })
+          .select({
+            source: marketIntelCounts.source,
+            direction: marketIntelCounts.direction,
+            outcome: marketIntelCounts.outcome,
+            n: sql<number>`sum(${marketIntelCounts.n})`,
+          })
           .from(marketIntelCounts)
           .where(filters.includeQuarantined ? undefined : ne(marketIntelCounts.trustTier, 'quarantined'))
           .groupBy(marketIntelCounts.source, marketIntelCounts.direction, marketIntelCounts.outcome);
-        return rows.map((r) => ({ source: r.source, direction: r.direction, outcomeSign: OUTCOME_SIGNS[r.outcome] ?? null, count: Number(r.n) }));
+        return rows.map((r) => ({
+          source: r.source,
+          direction: r.direction,
+          outcomeSign: OUTCOME_SIGNS[r.outcome] ?? null,
+          count: Number(r.n),
+        }));
       }
       const outcomeSign = sql<number | null>`sign(${marketIntelEvents.outcomePct})`;
       const rows = await db
@@ -107,13 +117,19 @@ export function createIntelRepository(db: DbExecutor) {
     },
 
     /** A failed scoring attempt; `unscorable` ones count towards giving up. False when no unscored event has this id. */
-    async recordScoringFailure(id: string, failure: { unscorable: boolean; reason: string }, at: Date): Promise<boolean> {
+    async recordScoringFailure(
+      id: string,
+      failure: { unscorable: boolean; reason: string },
+      at: Date,
+    ): Promise<boolean> {
       const rows = await db
         .update(marketIntelEvents)
         .set({
           scoringAttemptedAt: at,
           scoringError: failure.reason,
-          scoringAttempts: failure.unscorable ? sql`${marketIntelEvents.scoringAttempts} + 1` : marketIntelEvents.scoringAttempts,
+          scoringAttempts: failure.unscorable
+            ? sql`${marketIntelEvents.scoringAttempts} + 1`
+            : marketIntelEvents.scoringAttempts,
         })
         .where(and(eq(marketIntelEvents.id, id), isNull(marketIntelEvents.outcomePct)))
         .returning({ id: marketIntelEvents.id });

@@ -1,7 +1,12 @@
 import { and, asc, count, eq, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
 import { ADVISORY_LOCK } from '../../platform/db/advisory-locks.ts';
-import { commandCenterTaskBlockers, commandCenterTaskComments, commandCenterTaskCounts, commandCenterTasks } from './command-center.tables.ts';
+import {
+  commandCenterTaskBlockers,
+  commandCenterTaskComments,
+  commandCenterTaskCounts,
+  commandCenterTasks,
+} from './command-center.tables.ts';
 import { CLOSED_STATUSES } from './tasks.schemas.ts';
 import { descending } from '../../platform/db/order.ts';
 
@@ -18,7 +23,6 @@ export interface TaskFilters {
   limit: number;
   offset: number;
 }
-
 
 export function createTasksRepository(db: DbExecutor) {
   return {
@@ -39,12 +43,21 @@ export function createTasksRepository(db: DbExecutor) {
 
     /** Locks the row so concurrent updates of one task apply one after the other. */
     async findForUpdate(id: string, executor: DbExecutor): Promise<TaskRow | undefined> {
-      const [row] = await executor.select().from(commandCenterTasks).where(eq(commandCenterTasks.id, id)).for('update').limit(1);
+      const [row] = await executor
+        .select()
+        .from(commandCenterTasks)
+        .where(eq(commandCenterTasks.id, id))
+        .for('update')
+        .limit(1);
       return row;
     },
 
     async update(id: string, patch: TaskPatch, executor: DbExecutor): Promise<TaskRow> {
-      const [row] = await executor.update(commandCenterTasks).set(patch).where(eq(commandCenterTasks.id, id)).returning();
+      const [row] = await executor
+        .update(commandCenterTasks)
+        .set(patch)
+        .where(eq(commandCenterTasks.id, id))
+        .returning();
       return row!;
     },
 
@@ -104,7 +117,10 @@ export function createTasksRepository(db: DbExecutor) {
       return resultRows(rows).length > 0;
     },
 
-    async insertComment(comment: { taskId: string; body: string; authorId: string | null; createdAt: Date }, executor: DbExecutor = db): Promise<CommentRow> {
+    async insertComment(
+      comment: { taskId: string; body: string; authorId: string | null; createdAt: Date },
+      executor: DbExecutor = db,
+    ): Promise<CommentRow> {
       const [row] = await executor.insert(commandCenterTaskComments).values(comment).returning();
       return row!;
     },
@@ -151,7 +167,10 @@ export function createTasksRepository(db: DbExecutor) {
           .orderBy(descending(commandCenterTasks.createdAt), descending(commandCenterTasks.id))
           .limit(filters.limit)
           .offset(rowOffset(filters.offset)),
-        db.select({ n: sql<number>`coalesce(sum(${commandCenterTaskCounts.n}), 0)` }).from(commandCenterTaskCounts).where(counted),
+        db
+          .select({ n: sql<number>`coalesce(sum(${commandCenterTaskCounts.n}), 0)` })
+          .from(commandCenterTaskCounts)
+          .where(counted),
       ]);
       return { rows, total: Number(totalRow?.n ?? 0) };
     },
@@ -169,7 +188,12 @@ export function createTasksRepository(db: DbExecutor) {
       const rows = await db
         .select({ assignee: commandCenterTaskCounts.assignee, n: sql<number>`sum(${commandCenterTaskCounts.n})` })
         .from(commandCenterTaskCounts)
-        .where(and(ne(commandCenterTaskCounts.assignee, ''), notInArray(commandCenterTaskCounts.status, [...CLOSED_STATUSES])))
+        .where(
+          and(
+            ne(commandCenterTaskCounts.assignee, ''),
+            notInArray(commandCenterTaskCounts.status, [...CLOSED_STATUSES]),
+          ),
+        )
         .groupBy(commandCenterTaskCounts.assignee);
       return new Map(rows.map((r) => [r.assignee, Number(r.n)]));
     },

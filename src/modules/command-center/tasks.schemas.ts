@@ -9,17 +9,30 @@ export const TASK_PRIORITIES = ['critical', 'high', 'medium', 'low'] as const;
 export const SOURCE_TYPES = ['human', 'agent', 'system', 'webhook'] as const;
 export const MAX_BLOCKERS = 100;
 
-const Title = Type.String({ minLength: 3, maxLength: 200, description: 'Short statement of the work, 3 to 200 characters.' });
+const Title = Type.String({
+  minLength: 3,
+  maxLength: 200,
+  description: 'Short statement of the work, 3 to 200 characters.',
+});
 const CommentText = (description: string) => Type.String({ minLength: 1, maxLength: 5000, description });
-const Status = StringEnum(TASK_STATUSES, { description: 'Board column: `todo`, `in_progress`, `blocked`, `in_review`, `done` or `cancelled`.' });
+const Status = StringEnum(TASK_STATUSES, {
+  description: 'Board column: `todo`, `in_progress`, `blocked`, `in_review`, `done` or `cancelled`.',
+});
 const Priority = (fallback?: 'medium') =>
-  StringEnum(TASK_PRIORITIES, { description: '`critical`, `high`, `medium` or `low`.', ...(fallback ? { default: fallback } : {}) });
+  StringEnum(TASK_PRIORITIES, {
+    description: '`critical`, `high`, `medium` or `low`.',
+    ...(fallback ? { default: fallback } : {}),
+  });
 const SourceType = (fallback?: 'human') =>
   StringEnum(SOURCE_TYPES, {
     description: 'Who filed the task: `human`, `agent`, `system` or `webhook`.',
     ...(fallback ? { default: fallback } : {}),
   });
-const Assignee = Type.String({ minLength: 1, maxLength: 200, description: 'Agent id or person the task is assigned to.' });
+const Assignee = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: 'Agent id or person the task is assigned to.',
+});
 const GoalId = Type.String({ minLength: 1, maxLength: 200, description: 'Identifier of the goal the task serves.' });
 const ParentId = Uuid('Id of the parent task; it must exist and must not be this task or one of its descendants.');
 const BlockedBy = Type.Array(Uuid('Id of a task that blocks this one.'), {
@@ -33,10 +46,16 @@ export const TaskCreateBody = Type.Object({
   priority: Type.Optional(Priority('medium')),
   assignee: Type.Optional(Assignee),
   repo: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: "Repository the work belongs to; defaults to the service's own project repository (PROJECT_REPO)." }),
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "Repository the work belongs to; defaults to the service's own project repository (PROJECT_REPO).",
+    }),
   ),
   source_type: Type.Optional(SourceType('human')),
-  source_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Id of the filer within its source, e.g. the agent id.' })),
+  source_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Id of the filer within its source, e.g. the agent id.' }),
+  ),
   goal_id: Type.Optional(GoalId),
   parent_task_id: Type.Optional(ParentId),
   blocked_by: Type.Optional(BlockedBy),
@@ -51,7 +70,9 @@ export const TaskUpdateBody = Type.Object({
   goal_id: Type.Optional(Nullable(GoalId)),
   parent_task_id: Type.Optional(Nullable(ParentId)),
   blocked_by: Type.Optional(BlockedBy),
-  result: Type.Optional(Nullable(Type.String({ maxLength: 20_000, description: 'Outcome of the work, e.g. a summary or a link.' }))),
+  result: Type.Optional(
+    Nullable(Type.String({ maxLength: 20_000, description: 'Outcome of the work, e.g. a summary or a link.' })),
+  ),
   comment: Type.Optional(CommentText('Added as a comment of the task.')),
 });
 export type TaskUpdateBody = Static<typeof TaskUpdateBody>;
@@ -66,7 +87,9 @@ export type TaskIdParams = Static<typeof TaskIdParams>;
 
 export const TaskListQuery = Type.Object({
   status: Type.Optional(Status),
-  assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only tasks assigned to this agent or person.' })),
+  assignee: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Only tasks assigned to this agent or person.' }),
+  ),
   priority: Type.Optional(Priority()),
   source_type: Type.Optional(SourceType()),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200.' }),

@@ -66,13 +66,19 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
   }
 
   /** Every reference must name an existing task; all broken ones are reported together. */
-  async function checkExisting(executor: DbExecutor, parent: string | null | undefined, blockers: readonly string[] | undefined): Promise<void> {
+  async function checkExisting(
+    executor: DbExecutor,
+    parent: string | null | undefined,
+    blockers: readonly string[] | undefined,
+  ): Promise<void> {
     const wanted = [...(parent ? [parent] : []), ...(blockers ?? [])];
     const existing = await repo.existingIds(wanted, executor);
     const issues: ValidationIssue[] = [];
-    if (parent && !existing.has(parent)) issues.push(referenceIssue(['body', 'parent_task_id'], parent, `no task with id ${parent} exists`));
+    if (parent && !existing.has(parent))
+      issues.push(referenceIssue(['body', 'parent_task_id'], parent, `no task with id ${parent} exists`));
     blockers?.forEach((id, index) => {
-      if (!existing.has(id)) issues.push(referenceIssue(['body', 'blocked_by', index], id, `no task with id ${id} exists`));
+      if (!existing.has(id))
+        issues.push(referenceIssue(['body', 'blocked_by', index], id, `no task with id ${id} exists`));
     });
     if (issues.length > 0) throw validationFailed(issues);
   }
@@ -81,18 +87,30 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
   async function checkAcyclic(executor: DbExecutor, taskId: string, body: TaskUpdateBody): Promise<void> {
     const parent = body.parent_task_id;
     if (parent) {
-      if (parent === taskId) throw validationFailed([referenceIssue(['body', 'parent_task_id'], parent, 'a task cannot be its own parent')]);
+      if (parent === taskId)
+        throw validationFailed([referenceIssue(['body', 'parent_task_id'], parent, 'a task cannot be its own parent')]);
       if (await repo.isSelfOrAncestor(parent, taskId, executor)) {
-        throw validationFailed([referenceIssue(['body', 'parent_task_id'], parent, `task ${parent} is a descendant of this task; that would create a cycle`)]);
+        throw validationFailed([
+          referenceIssue(
+            ['body', 'parent_task_id'],
+            parent,
+            `task ${parent} is a descendant of this task; that would create a cycle`,
+          ),
+        ]);
       }
     }
     const blockers = body.blocked_by;
     if (blockers) {
       const self = blockers.indexOf(taskId);
-      if (self >= 0) throw validationFailed([referenceIssue(['body', 'blocked_by', self], taskId, 'a task cannot block itself')]);
+      if (self >= 0)
+        throw validationFailed([referenceIssue(['body', 'blocked_by', self], taskId, 'a task cannot block itself')]);
       if (await repo.blockerChainReaches(blockers, taskId, executor)) {
         throw validationFailed([
-          referenceIssue(['body', 'blocked_by'], blockers, 'one of these tasks is already (transitively) blocked by this task; that would create a cycle'),
+          referenceIssue(
+            ['body', 'blocked_by'],
+            blockers,
+            'one of these tasks is already (transitively) blocked by this task; that would create a cycle',
+          ),
         ]);
       }
     }
@@ -123,7 +141,8 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
           tx,
         );
         await repo.replaceBlockers(row.id, blockers, tx);
-        if (body.comment) await repo.insertComment({ taskId: row.id, body: body.comment, authorId: actor.id, createdAt: now }, tx);
+        if (body.comment)
+          await repo.insertComment({ taskId: row.id, body: body.comment, authorId: actor.id, createdAt: now }, tx);
         await audit(
           tx,
           {
@@ -132,7 +151,12 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
             action: 'command_center.task.create',
             targetType: 'command_center_task',
             targetId: row.id,
-            details: { priority: row.priority, source_type: row.sourceType, blocked_by: blockers.length, parent_task_id: row.parentTaskId },
+            details: {
+              priority: row.priority,
+              source_type: row.sourceType,
+              blocked_by: blockers.length,
+              parent_task_id: row.parentTaskId,
+            },
             ip: actor.ip,
           },
           now,
@@ -179,7 +203,8 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
             changed.push('blocked_by');
           }
         }
-        if (body.comment) await repo.insertComment({ taskId, body: body.comment, authorId: actor.id, createdAt: now }, tx);
+        if (body.comment)
+          await repo.insertComment({ taskId, body: body.comment, authorId: actor.id, createdAt: now }, tx);
         if (changed.length === 0 && !body.comment) return load(taskId, tx);
 
         await repo.update(taskId, { ...patch, updatedAt: now }, tx);

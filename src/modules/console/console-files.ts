@@ -21,10 +21,11 @@ const ASSET_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.[a-z0-9]+$/;
 export function createConsoleFiles(dir: string): ConsoleFiles {
   let shell: Buffer | undefined;
   const assets = new Map<string, ConsoleFile>();
-  const read = (file: string) => readFile(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT' || error.code === 'EISDIR') return undefined;
-    throw error;
-  });
+  const read = (file: string) =>
+    readFile(file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'EISDIR') return undefined;
+      throw error;
+    });
   return {
     async shell() {
       shell ??= await read(path.join(dir, 'index.html'));

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clearedRefreshCookie, CONSOLE_CSP, contentTypeOf, readRefreshCookie, refreshCookie, sameOriginRequest } from './console.domain.ts';
+import {
+  clearedRefreshCookie,
+  CONSOLE_CSP,
+  contentTypeOf,
+  readRefreshCookie,
+  refreshCookie,
+  sameOriginRequest,
+} from './console.domain.ts';
 
 describe('console rules', () => {
   it('forbids inline script, foreign connections, plugins, <base> and framing', () => {
@@ -13,9 +20,15 @@ describe('console rules', () => {
   });
 
   it('writes the refresh cookie HttpOnly, SameSite=Strict, on the session path only', () => {
-    assert.equal(refreshCookie('abc', { maxAgeSeconds: 60, secure: false }), 'tp_console_refresh=abc; Path=/api/console/session; Max-Age=60; HttpOnly; SameSite=Strict');
+    assert.equal(
+      refreshCookie('abc', { maxAgeSeconds: 60, secure: false }),
+      'tp_console_refresh=abc; Path=/api/console/session; Max-Age=60; HttpOnly; SameSite=Strict',
+    );
     assert.equal(refreshCookie('abc', { maxAgeSeconds: 60, secure: true }).endsWith('; Secure'), true);
-    assert.equal(clearedRefreshCookie(false), 'tp_console_refresh=; Path=/api/console/session; Max-Age=0; HttpOnly; SameSite=Strict');
+    assert.equal(
+      clearedRefreshCookie(false),
+      'tp_console_refresh=; Path=/api/console/session; Max-Age=0; HttpOnly; SameSite=Strict',
+    );
   });
 
   it('reads the refresh cookie among others, and nothing from an empty or absent one', () => {

@@ -3,7 +3,9 @@ import { StringEnum } from '../../platform/http/schemas.ts';
 import { JOB_NAMES } from '../jobs/registry.ts';
 
 export const ConsoleAccess = Type.Object({
-  access_token: Type.String({ description: 'JWT for the Authorization: Bearer header; the console keeps it in memory only.' }),
+  access_token: Type.String({
+    description: 'JWT for the Authorization: Bearer header; the console keeps it in memory only.',
+  }),
   token_type: Type.Literal('bearer', { description: 'Always `bearer`.' }),
   expires_in: Type.Integer({ description: 'Seconds until the access token expires.' }),
 });
@@ -12,22 +14,32 @@ export type ConsoleAccess = Static<typeof ConsoleAccess>;
 export const ConsoleMfaRequired = Type.Object({
   mfa_required: Type.Literal(true, { description: 'The password was right; a second factor is needed.' }),
   mfa_token: Type.String({ description: 'For POST /api/console/session/2fa: single use, valid 5 minutes.' }),
-  methods: Type.Array(Type.String({ description: 'A second factor accepted.' }), { description: '`totp` and `recovery_code`.' }),
+  methods: Type.Array(Type.String({ description: 'A second factor accepted.' }), {
+    description: '`totp` and `recovery_code`.',
+  }),
 });
 
 export const ConsoleLoginAnswer = Type.Union([ConsoleAccess, ConsoleMfaRequired], {
-  description: 'An access token (the refresh token is set as a cookie); or, with two-factor on, the challenge to answer at POST /api/console/session/2fa.',
+  description:
+    'An access token (the refresh token is set as a cookie); or, with two-factor on, the challenge to answer at POST /api/console/session/2fa.',
 });
 
-export const ConsoleSignedOut = Type.Object({ success: Type.Boolean({ description: 'Always true: the cookie is cleared.' }) });
+export const ConsoleSignedOut = Type.Object({
+  success: Type.Boolean({ description: 'Always true: the cookie is cleared.' }),
+});
 
 export const CsrfHeaders = Type.Object({
-  'x-console-request': Type.Literal('1', { description: 'Always `1`: the console sends it; a page elsewhere cannot without a CORS preflight, which this service never grants (CSRF).' }),
+  'x-console-request': Type.Literal('1', {
+    description:
+      'Always `1`: the console sends it; a page elsewhere cannot without a CORS preflight, which this service never grants (CSRF).',
+  }),
 });
 
 export const JobParams = Type.Object({ job_name: StringEnum(JOB_NAMES, { description: 'A scheduled job.' }) });
 
 export const JobStarted = Type.Object({
-  run_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The run started, or the one that covered this trigger.' }),
+  run_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The run started, or the one that covered this trigger.',
+  }),
   status: Type.String({ description: '`running`, `succeeded`, `partial`, `failed` or `skipped`.' }),
 });

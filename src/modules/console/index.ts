@@ -24,7 +24,13 @@ export function createConsoleModule(platform: Platform, deps: ConsoleModuleDeps)
   const files = createConsoleFiles(deps.dir ?? path.join(PROJECT_ROOT, 'dist', 'console'));
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(consoleAppRoutes({ files }));
-    await app.register(consoleSessionRoutes({ auth: deps.auth.service, guards: deps.guards, refreshTtlSeconds: platform.config.auth.refreshTokenTtlDays * 86_400 }));
+    await app.register(
+      consoleSessionRoutes({
+        auth: deps.auth.service,
+        guards: deps.guards,
+        refreshTtlSeconds: platform.config.auth.refreshTokenTtlDays * 86_400,
+      }),
+    );
     await app.register(consoleJobsRoutes({ jobs: deps.jobs, guards: deps.guards }));
   };
   return { name: 'console', routes };

@@ -64,19 +64,35 @@ export function createIntegrationsService(
       deps.exchanges.venues.map(async (venue: Venue) => {
         const own = stats.find((s) => s.venue === venue);
         const count = own?.count ?? 0;
-        const credentialFailure = { at: iso(own?.lastErrorAt ?? null), error: own?.lastErrorStatus ? CREDENTIAL_FAILURE[own.lastErrorStatus] : null };
-        const { used_weight_1m, limit_1m, cap_1m, share, breaker_open, breaker_until, scope } = await deps.exchanges.budget(venue);
+        const credentialFailure = {
+          at: iso(own?.lastErrorAt ?? null),
+          error: own?.lastErrorStatus ? CREDENTIAL_FAILURE[own.lastErrorStatus] : null,
+        };
+        const { used_weight_1m, limit_1m, cap_1m, share, breaker_open, breaker_until, scope } =
+          await deps.exchanges.budget(venue);
         const budget = { used_weight_1m, limit_1m, cap_1m, share, breaker_open, breaker_until, scope };
         const base = { venue, configured: count > 0, credentials: count, budget };
         // Only venues someone stored credentials for are checked: no calls to venues nobody uses.
         if (count === 0) {
-          return { ...base, ...notProbed, health: null, latency_ms: null, last_success_at: iso(own?.lastSuccessAt ?? null), ...latestError(credentialFailure) };
+          return {
+            ...base,
+            ...notProbed,
+            health: null,
+            latency_ms: null,
+            last_success_at: iso(own?.lastSuccessAt ?? null),
+            ...latestError(credentialFailure),
+          };
         }
         const record = await probes.get(`exchange:${venue}`, async () => {
           const result = await deps.exchanges.health(venue);
           // Maintenance and rate limits are answers: the venue is there.
           const reachable = result.status !== 'unreachable' && result.status !== 'error';
-          return { reachable, latencyMs: result.latency_ms, error: reachable ? null : result.error, state: result.status };
+          return {
+            reachable,
+            latencyMs: result.latency_ms,
+            error: reachable ? null : result.error,
+            state: result.status,
+          };
         });
         return {
           ...base,
@@ -111,27 +127,42 @@ export function createIntegrationsService(
       checked_at: iso(record?.checkedAt ?? null),
       latency_ms: record?.latencyMs ?? null,
       last_success_at: later(successes, iso(record?.lastSuccessAt ?? null)),
-      ...latestError(
-        ...upstreams.map((u) => ({ at: u.last_failure_at, error: u.last_error })),
-        { at: iso(record?.lastErrorAt ?? null), error: record?.lastError ?? null },
-      ),
+      ...latestError(...upstreams.map((u) => ({ at: u.last_failure_at, error: u.last_error })), {
+        at: iso(record?.lastErrorAt ?? null),
+        error: record?.lastError ?? null,
+      }),
       source: status.source,
       status: status.status,
-      live_stream: { enabled: status.live_stream.enabled, status: status.live_stream.status, live: status.live_stream.live },
+      live_stream: {
+        enabled: status.live_stream.enabled,
+        status: status.live_stream.status,
+        live: status.live_stream.live,
+      },
     };
   }
 
   async function tracker(): Promise<IntegrationsAnswer['tracker']> {
     const record = await probes.get('tracker', async () => {
       const health = await deps.tracker.health();
-      return { reachable: health.reachable, latencyMs: health.latency_ms, error: health.reachable ? null : health.detail };
+      return {
+        reachable: health.reachable,
+        latencyMs: health.latency_ms,
+        error: health.reachable ? null : health.detail,
+      };
     });
     return { ...fromProbe(record), configured: deps.trackerBackend === 'linear', backend: deps.trackerBackend };
   }
 
   async function redis(): Promise<IntegrationsAnswer['redis']> {
     if (deps.cache.kind !== 'redis') {
-      return { configured: false, ...notProbed, latency_ms: null, last_success_at: null, last_error_at: null, last_error: null };
+      return {
+        configured: false,
+        ...notProbed,
+        latency_ms: null,
+        last_success_at: null,
+        last_error_at: null,
+        last_error: null,
+      };
     }
     const record = await probes.get('redis', async () => {
       const latency = await deps.cache.ping();
@@ -168,7 +199,10 @@ export function createIntegrationsService(
       latency_ms: record?.latencyMs ?? null,
       last_success_at: later(mail.lastSuccessAt, iso(record?.lastSuccessAt ?? null)),
       last_delivery_at: mail.lastSuccessAt,
-      ...latestError({ at: mail.lastErrorAt, error: mail.lastError }, { at: iso(record?.lastErrorAt ?? null), error: record?.lastError ?? null }),
+      ...latestError(
+        { at: mail.lastErrorAt, error: mail.lastError },
+        { at: iso(record?.lastErrorAt ?? null), error: record?.lastError ?? null },
+      ),
       ...queue(mail),
     };
     return { chat: chatEntry, mail: mailEntry };

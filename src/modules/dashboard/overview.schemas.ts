@@ -36,7 +36,9 @@ export const Overview = Type.Object({
     {
       users_by_status: Nullable(Counted('Users per status (`active`, `suspended`, `deleted`); null if unreadable.')),
       active_sessions: Nullable(int('Device sessions neither revoked nor expired.')),
-      open_tasks_by_status: Nullable(Counted('Command-center tasks per open status (`todo`, `in_progress`, `blocked`, `in_review`).')),
+      open_tasks_by_status: Nullable(
+        Counted('Command-center tasks per open status (`todo`, `in_progress`, `blocked`, `in_review`).'),
+      ),
       open_tasks: Nullable(int('Command-center tasks not `done` nor `cancelled`.')),
       webhook_deliveries_24h: Nullable(
         Type.Object(
@@ -63,7 +65,10 @@ export const Overview = Type.Object({
     Type.Array(
       Type.Object({
         job: Type.String({ description: 'Job name, e.g. `cleanup-expired-tokens`.' }),
-        status: StringEnum(['succeeded', 'partial', 'failed', 'skipped'] as const, { description: 'Outcome of the run (`partial`: some of its units failed; `skipped`: another run covered the trigger).' }),
+        status: StringEnum(['succeeded', 'partial', 'failed', 'skipped'] as const, {
+          description:
+            'Outcome of the run (`partial`: some of its units failed; `skipped`: another run covered the trigger).',
+        }),
         trigger: StringEnum(['http', 'scheduler'] as const, { description: 'What started it.' }),
         started_at: DateTime('When it started.'),
         finished_at: when('When it ended; null while running.'),
@@ -95,7 +100,9 @@ export const AgentsAnswer = Type.Object({
       last_seen_at: when('Its latest activity; null when only known from tasks.'),
       actions_24h: int('Activity events in the last 24 hours.'),
       open_tasks: int('Tasks assigned to it that are not `done` nor `cancelled`.'),
-      status: StringEnum(AGENT_STATUSES, { description: '`active` (seen within 15 min), `idle` (within 24 h) or `silent`.' }),
+      status: StringEnum(AGENT_STATUSES, {
+        description: '`active` (seen within 15 min), `idle` (within 24 h) or `silent`.',
+      }),
     }),
     { description: 'Every agent seen in agent activity or tasks, most recently seen first.' },
   ),

@@ -62,7 +62,8 @@ export function createOverviewService(
         figure('jobs', () => deps.jobs.lastRuns()),
       ]);
 
-      const openTasks = tasks && Object.fromEntries(Object.entries(tasks).filter(([status]) => !CLOSED_TASK_STATUSES.has(status)));
+      const openTasks =
+        tasks && Object.fromEntries(Object.entries(tasks).filter(([status]) => !CLOSED_TASK_STATUSES.has(status)));
       const down = database.status === 'down' || cache.status === 'down';
       return {
         generated_at: iso(now)!,

@@ -49,7 +49,10 @@ describe('probe memo', () => {
     assert.equal(failed.lastError, 'refused by https://example.com');
     clock.advance(60_000);
     const back = await memo.get('x', async () => up);
-    assert.deepEqual([back.reachable, back.lastSuccessAt?.toISOString(), back.lastError], [true, '2031-01-01T00:02:00.000Z', 'refused by https://example.com']);
+    assert.deepEqual(
+      [back.reachable, back.lastSuccessAt?.toISOString(), back.lastError],
+      [true, '2031-01-01T00:02:00.000Z', 'refused by https://example.com'],
+    );
   });
 
   it('answers unreachable when the probe throws or outlives the timeout', async () => {

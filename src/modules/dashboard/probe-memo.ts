@@ -51,7 +51,15 @@ export function createProbeMemo(deps: { clock: Clock; ttlMs?: number; timeoutMs?
     const now = deps.clock.now();
     const previous = records.get(name);
     const record: ProbeRecord = outcome.reachable
-      ? { reachable: true, state: outcome.state ?? null, latencyMs: outcome.latencyMs, checkedAt: now, lastSuccessAt: now, lastErrorAt: previous?.lastErrorAt ?? null, lastError: previous?.lastError ?? null }
+      ? {
+          reachable: true,
+          state: outcome.state ?? null,
+          latencyMs: outcome.latencyMs,
+          checkedAt: now,
+          lastSuccessAt: now,
+          lastErrorAt: previous?.lastErrorAt ?? null,
+          lastError: previous?.lastError ?? null,
+        }
       : {
           reachable: false,
           state: outcome.state ?? null,

@@ -11,7 +11,8 @@ const URL_PATTERN = /\b([a-z][a-z0-9+.-]*):\/\/(?:[^\s/@'"]*@)?([^\s/:?#'"]+)(?:
  * (labels, or an address literal in brackets). No leading `'`, which quotes more often than it
  * spells a name. Masked whole: a domain may name the person too.
  */
-const EMAIL_PATTERN = /[\p{L}\p{N}!#$%&*+/=?^_`{|}~.-][\p{L}\p{N}!#$%&'*+/=?^_`{|}~.-]*@(?:\[[^\]\s]*\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*)/gu;
+const EMAIL_PATTERN =
+  /[\p{L}\p{N}!#$%&*+/=?^_`{|}~.-][\p{L}\p{N}!#$%&'*+/=?^_`{|}~.-]*@(?:\[[^\]\s]*\]|[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*)/gu;
 const BEARER_PATTERN = /\b(bearer|basic|token)\s+[^\s,;]+/gi;
 /** Long runs of key-like characters with a digit in them: API keys, signatures, tokens. */
 const TOKEN_PATTERN = /\b(?=[A-Za-z0-9_\-+/=]*\d)[A-Za-z0-9_\-+/=]{24,}/g;

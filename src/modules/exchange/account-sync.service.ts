@@ -53,11 +53,23 @@ export function createAccountSyncService(deps: {
     const base = { credential_id: credential.id, user_id: credential.userId, exchange: venue };
     const balance = await deps.balances.sync(venue, credential.id, ctx);
     if (!balance.success) {
-      return { ...base, status: 'failed', currencies_synced: null, trades_synced: 0, transfers_synced: 0, has_more: false, error: balance.error, error_type: balance.error_type, retry_after_seconds: null };
+      return {
+        ...base,
+        status: 'failed',
+        currencies_synced: null,
+        trades_synced: 0,
+        transfers_synced: 0,
+        has_more: false,
+        error: balance.error,
+        error_type: balance.error_type,
+        retry_after_seconds: null,
+      };
     }
     const trades = await deps.trades.sync(venue, { credentialId: credential.id, limit: JOB_TRADE_LIMIT }, ctx);
     // Deposits and withdrawals after the trades; a venue that fails the trades is not asked again.
-    const transfers = trades.success ? await deps.transfers.sync(venue, { credentialId: credential.id }, ctx) : undefined;
+    const transfers = trades.success
+      ? await deps.transfers.sync(venue, { credentialId: credential.id }, ctx)
+      : undefined;
     const failed = !trades.success ? trades : transfers && !transfers.success ? transfers : undefined;
     return {
       ...base,
@@ -90,7 +102,14 @@ export function createAccountSyncService(deps: {
     const refusal = deferredVenues.get(credential.exchangeName);
     if (refusal) return deferred(refusal);
     if (!isVenue(credential.exchangeName)) {
-      return { ...base, ...idle, status: 'failed', error: `${credential.exchangeName} is not a supported venue`, error_type: 'exchange', retry_after_seconds: null };
+      return {
+        ...base,
+        ...idle,
+        status: 'failed',
+        error: `${credential.exchangeName} is not a supported venue`,
+        error_type: 'exchange',
+        retry_after_seconds: null,
+      };
     }
     const venue = credential.exchangeName;
     try {
@@ -101,8 +120,13 @@ export function createAccountSyncService(deps: {
         deferredVenues.set(venue, error);
         return deferred(error);
       }
-      if (!(error instanceof AppError)) deps.logger.error({ err: error, credentialId: credential.id }, 'sync-accounts: a credential failed unexpectedly');
-      const detail = error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'the sync failed unexpectedly';
+      if (!(error instanceof AppError))
+        deps.logger.error(
+          { err: error, credentialId: credential.id },
+          'sync-accounts: a credential failed unexpectedly',
+        );
+      const detail =
+        error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'the sync failed unexpectedly';
       return { ...base, ...idle, status: 'failed', error: detail, error_type: null, retry_after_seconds: null };
     }
   }
@@ -117,7 +141,10 @@ export function createAccountSyncService(deps: {
       for (const venueName of venues) {
         const resumeAt = await deps.cache.get<string>(resumeKey(venueName)).catch(() => undefined);
         let firstDeferred: string | undefined;
-        for (const credential of rotate(all.filter((c) => c.exchangeName === venueName), resumeAt)) {
+        for (const credential of rotate(
+          all.filter((c) => c.exchangeName === venueName),
+          resumeAt,
+        )) {
           const result = await syncCredential(credential, deferredVenues, share);
           if (result.status === 'deferred') firstDeferred ??= credential.id;
           results.push(result);

@@ -47,7 +47,11 @@ export function createBalancesRepository(database: Database) {
     },
 
     /** The rows of the user's latest sync on the venue (of that credential, when given). */
-    async latest(userId: string, exchange: string, credentialId?: string): Promise<{ syncedAt: Date; rows: BalanceRow[] } | undefined> {
+    async latest(
+      userId: string,
+      exchange: string,
+      credentialId?: string,
+    ): Promise<{ syncedAt: Date; rows: BalanceRow[] } | undefined> {
       const conditions = [eq(exchangeBalanceSyncs.userId, userId), eq(exchangeBalanceSyncs.exchange, exchange)];
       if (credentialId) conditions.push(eq(exchangeBalanceSyncs.credentialId, credentialId));
       const [sync] = await db
@@ -57,12 +61,23 @@ export function createBalancesRepository(database: Database) {
         .orderBy(descending(exchangeBalanceSyncs.syncedAt), descending(exchangeBalanceSyncs.id))
         .limit(1);
       if (!sync) return undefined;
-      const rows = await db.select().from(exchangeBalances).where(eq(exchangeBalances.syncId, sync.id)).orderBy(asc(exchangeBalances.currency));
+      const rows = await db
+        .select()
+        .from(exchangeBalances)
+        .where(eq(exchangeBalances.syncId, sync.id))
+        .orderBy(asc(exchangeBalances.currency));
       return { syncedAt: sync.syncedAt, rows };
     },
 
     /** One currency's snapshots between two dates, newest first, and how many there are in all. */
-    async history(query: { userId: string; exchange: string; currency: string; start?: Date; end?: Date; limit: number }) {
+    async history(query: {
+      userId: string;
+      exchange: string;
+      currency: string;
+      start?: Date;
+      end?: Date;
+      limit: number;
+    }) {
       const conditions: SQL[] = [
         eq(exchangeBalances.userId, query.userId),
         eq(exchangeBalances.exchange, query.exchange),
@@ -72,7 +87,12 @@ export function createBalancesRepository(database: Database) {
       if (query.end) conditions.push(lte(exchangeBalances.syncTimestamp, query.end));
       const where = and(...conditions);
       const [rows, [count]] = await Promise.all([
-        db.select().from(exchangeBalances).where(where).orderBy(descending(exchangeBalances.syncTimestamp), descending(exchangeBalances.id)).limit(query.limit),
+        db
+          .select()
+          .from(exchangeBalances)
+          .where(where)
+          .orderBy(descending(exchangeBalances.syncTimestamp), descending(exchangeBalances.id))
+          .limit(query.limit),
         db.select({ n: sql<number>`count(*)::int` }).from(exchangeBalances).where(where),
       ]);
       return { rows, total: Number(count?.n ?? 0) };
@@ -82,17 +102,31 @@ export function createBalancesRepository(database: Database) {
      * One user's holdings: the rows of the latest sync of every (venue, credential), optionally of one
      * venue, not summed (the portfolio sums them exactly).
      */
-    async latestForUser(userId: string, exchange?: string): Promise<{ exchange: string; currency: string; total: string; syncedAt: Date }[]> {
+    async latestForUser(
+      userId: string,
+      exchange?: string,
+    ): Promise<{ exchange: string; currency: string; total: string; syncedAt: Date }[]> {
       const conditions: SQL[] = [eq(exchangeBalanceSyncs.userId, userId)];
       if (exchange) conditions.push(eq(exchangeBalanceSyncs.exchange, exchange));
       const latest = db
-        .selectDistinctOn([exchangeBalanceSyncs.exchange, exchangeBalanceSyncs.credentialId], { id: exchangeBalanceSyncs.id })
+        .selectDistinctOn([exchangeBalanceSyncs.exchange, exchangeBalanceSyncs.credentialId], {
+          id: exchangeBalanceSyncs.id,
+        })
         .from(exchangeBalanceSyncs)
         .where(and(...conditions))
-        .orderBy(exchangeBalanceSyncs.exchange, exchangeBalanceSyncs.credentialId, descending(exchangeBalanceSyncs.syncedAt))
+        .orderBy(
+          exchangeBalanceSyncs.exchange,
+          exchangeBalanceSyncs.credentialId,
+          descending(exchangeBalanceSyncs.syncedAt),
+        )
         .as('latest');
       return db
-        .select({ exchange: exchangeBalances.exchange, currency: exchangeBalances.currency, total: sql<string>`${exchangeBalances.total}::text`, syncedAt: exchangeBalances.syncTimestamp })
+        .select({
+          exchange: exchangeBalances.exchange,
+          currency: exchangeBalances.currency,
+          total: sql<string>`${exchangeBalances.total}::text`,
+          syncedAt: exchangeBalances.syncTimestamp,
+        })
         .from(exchangeBalances)
         .innerJoin(latest, eq(latest.id, exchangeBalances.syncId))
         .orderBy(asc(exchangeBalances.exchange), asc(exchangeBalances.currency));
@@ -112,7 +146,10 @@ export function createBalancesRepository(database: Database) {
           FROM (
             SELECT DISTINCT ON (s.user_id, s.exchange, s.credential_id) s.id
             FROM ${exchangeBalanceSyncs} AS s
-            WHERE s.user_id IN (${sql.join(userIds.map((id) => sql`${id}::uuid`), sql`, `)})
+            WHERE s.user_id IN (${sql.join(
+              userIds.map((id) => sql`${id}::uuid`),
+              sql`, `,
+            )})
             ORDER BY s.user_id, s.exchange, s.credential_id, s.synced_at DESC NULLS LAST
           ) AS latest
           CROSS JOIN LATERAL (SELECT user_id, currency, total FROM ${exchangeBalances} WHERE sync_id = latest.id) AS b

@@ -37,7 +37,9 @@ const BalanceEntry = Type.Object({
 });
 
 export const BalanceResponse = Type.Object({
-  balances: Type.Record(Type.String(), BalanceEntry, { description: 'Currency → its entry in the latest snapshot (non-zero holdings).' }),
+  balances: Type.Record(Type.String(), BalanceEntry, {
+    description: 'Currency → its entry in the latest snapshot (non-zero holdings).',
+  }),
   exchange: Type.String({ description: 'Venue.' }),
   currency: Nullable(Type.String({ description: 'The currency asked for, if any.' })),
   last_sync: Nullable(DateTime('When the latest snapshot was taken; null before the first sync.')),

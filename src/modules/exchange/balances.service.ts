@@ -38,24 +38,40 @@ export function createBalancesService(deps: {
         const balances = await deps.credentials.use(credential, (keys) => deps.gateway.balance(venue, keys));
         const now = clock.now();
         await deps.db.transaction(async (tx) => {
-          const syncId = await repo.recordSnapshot({ userId: ctx.id, exchange: venue, credentialId: credential.id, syncedAt: now, balances }, tx);
-          await audit(tx, {
-            ...auditActor(ctx),
-            action: 'exchange.balance.sync',
-            subjectUserId: ctx.id,
-            targetType: 'exchange_credential',
-            targetId: credential.id,
-            details: { exchange: venue, success: true, currencies_synced: balances.length, sync_id: syncId },
-            ip: ctx.ip,
-          }, now);
+          const syncId = await repo.recordSnapshot(
+            { userId: ctx.id, exchange: venue, credentialId: credential.id, syncedAt: now, balances },
+            tx,
+          );
+          await audit(
+            tx,
+            {
+              ...auditActor(ctx),
+              action: 'exchange.balance.sync',
+              subjectUserId: ctx.id,
+              targetType: 'exchange_credential',
+              targetId: credential.id,
+              details: { exchange: venue, success: true, currencies_synced: balances.length, sync_id: syncId },
+              ip: ctx.ip,
+            },
+            now,
+          );
         });
-        await deps.events.user(ctx.id, 'balance.synced', { exchange: venue, credential_id: credential.id, success: true, currencies_synced: balances.length, error_type: null });
+        await deps.events.user(ctx.id, 'balance.synced', {
+          exchange: venue,
+          credential_id: credential.id,
+          success: true,
+          currencies_synced: balances.length,
+          error_type: null,
+        });
         return {
           ...base,
           success: true,
           currencies_synced: balances.length,
           balances: Object.fromEntries(
-            balances.map((b) => [b.currency, { free: Number(b.free), locked: Number(b.locked), total: Number(b.total) }]),
+            balances.map((b) => [
+              b.currency,
+              { free: Number(b.free), locked: Number(b.locked), total: Number(b.total) },
+            ]),
           ),
           timestamp: now.toISOString(),
           error: null,
@@ -64,16 +80,26 @@ export function createBalancesService(deps: {
       } catch (error) {
         if (!(error instanceof VenueError)) throw error;
         const now = clock.now();
-        await audit(deps.db, {
-          ...auditActor(ctx),
-          action: 'exchange.balance.sync',
-          subjectUserId: ctx.id,
-          targetType: 'exchange_credential',
-          targetId: credential.id,
-          details: { exchange: venue, success: false, error_type: error.errorType, failure: error.failure },
-          ip: ctx.ip,
-        }, now);
-        await deps.events.user(ctx.id, 'balance.synced', { exchange: venue, credential_id: credential.id, success: false, currencies_synced: 0, error_type: error.errorType });
+        await audit(
+          deps.db,
+          {
+            ...auditActor(ctx),
+            action: 'exchange.balance.sync',
+            subjectUserId: ctx.id,
+            targetType: 'exchange_credential',
+            targetId: credential.id,
+            details: { exchange: venue, success: false, error_type: error.errorType, failure: error.failure },
+            ip: ctx.ip,
+          },
+          now,
+        );
+        await deps.events.user(ctx.id, 'balance.synced', {
+          exchange: venue,
+          credential_id: credential.id,
+          success: false,
+          currencies_synced: 0,
+          error_type: error.errorType,
+        });
         return {
           ...base,
           success: false,

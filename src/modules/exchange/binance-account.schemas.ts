@@ -8,7 +8,9 @@ const N = (description: string) => Nullable(Type.Number({ description }));
 export const BinanceVenueQuery = Type.Object({ exchange: Type.Optional(BinanceVenueField()) });
 
 export const FeeTokenBurnBody = Type.Object({
-  spot_feetoken_burn: Type.Boolean({ description: 'true pays spot trading fees with the fee token (BNB) for a discount.' }),
+  spot_feetoken_burn: Type.Boolean({
+    description: 'true pays spot trading fees with the fee token (BNB) for a discount.',
+  }),
   exchange: Type.Optional(BinanceVenueField()),
 });
 

@@ -52,7 +52,8 @@ export function createBinanceAccountService(deps: {
 
   // binance.us has no bnbBurn endpoint: say so before looking for a credential or calling anyone.
   function requireGlobal(venue: BinanceVenue): void {
-    if (venue !== 'binance') throw badRequest(`Fee-token burn is not supported on ${venue}; it exists on binance only (exchange=binance)`);
+    if (venue !== 'binance')
+      throw badRequest(`Fee-token burn is not supported on ${venue}; it exists on binance only (exchange=binance)`);
   }
 
   return {
@@ -67,16 +68,20 @@ export function createBinanceAccountService(deps: {
       requireGlobal(venue);
       const credential = await credentials.resolve(ctx.id, venue);
       const burn = await credentials.use(credential, (keys) => gateway.setFeeTokenBurn(venue, keys, spot));
-      await audit(deps.db, {
-        actorId: ctx.id,
-        actorType: 'user',
-        action: 'exchange.feetoken_burn.update',
-        subjectUserId: ctx.id,
-        targetType: 'exchange_credential',
-        targetId: credential.id,
-        details: { exchange: venue, spot_feetoken_burn: burn.spot },
-        ip: ctx.ip,
-      }, deps.clock.now());
+      await audit(
+        deps.db,
+        {
+          actorId: ctx.id,
+          actorType: 'user',
+          action: 'exchange.feetoken_burn.update',
+          subjectUserId: ctx.id,
+          targetType: 'exchange_credential',
+          targetId: credential.id,
+          details: { exchange: venue, spot_feetoken_burn: burn.spot },
+          ip: ctx.ip,
+        },
+        deps.clock.now(),
+      );
       return burnView(venue, credential.id, burn);
     },
 

@@ -25,9 +25,11 @@ export const StartDate = () => Type.Optional(DateTime('Only from this instant on
 export const EndDate = () => Type.Optional(DateTime('Only up to this instant (ISO 8601).'));
 
 /** History and list pages: the contract's default of 100, bounded at 1000 (docs/decisions/035). */
-export const PageLimit = () => Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Rows to return, 1 to 1000. Default 100.' });
+export const PageLimit = () =>
+  Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Rows to return, 1 to 1000. Default 100.' });
 
 export const ErrorTypeField = () =>
   Type.Union([StringEnum(['auth', 'rate_limit', 'network', 'exchange'] as const), Type.Null()], {
-    description: 'On failure: auth (the venue refused the key), rate_limit (429/418), network (unreachable, timeout, maintenance) or exchange (any other venue error).',
+    description:
+      'On failure: auth (the venue refused the key), rate_limit (429/418), network (unreachable, timeout, maintenance) or exchange (any other venue error).',
   });

@@ -10,7 +10,13 @@ import type { CredentialsRepository } from './credentials.repository.ts';
 
 const PAGE_SIZE = 200;
 
-export function createCredentialRotation(deps: { db: Db; repo: CredentialsRepository; secretBox: SecretBox; clock: Clock; logger: Logger }) {
+export function createCredentialRotation(deps: {
+  db: Db;
+  repo: CredentialsRepository;
+  secretBox: SecretBox;
+  clock: Clock;
+  logger: Logger;
+}) {
   const { repo, secretBox } = deps;
 
   return {
@@ -40,7 +46,10 @@ export function createCredentialRotation(deps: { db: Db; repo: CredentialsReposi
             after = {
               apiKeySealed: secretBox.reseal(row.apiKeySealed, sealedAt(row.id, 'api_key_sealed')),
               apiSecretSealed: secretBox.reseal(row.apiSecretSealed, sealedAt(row.id, 'api_secret_sealed')),
-              apiPassphraseSealed: row.apiPassphraseSealed === null ? null : secretBox.reseal(row.apiPassphraseSealed, sealedAt(row.id, 'api_passphrase_sealed')),
+              apiPassphraseSealed:
+                row.apiPassphraseSealed === null
+                  ? null
+                  : secretBox.reseal(row.apiPassphraseSealed, sealedAt(row.id, 'api_passphrase_sealed')),
             };
           } catch (error) {
             unreadable += 1;
@@ -53,12 +62,16 @@ export function createCredentialRotation(deps: { db: Db; repo: CredentialsReposi
         afterId = page[page.length - 1]!.id;
       }
       if (reencrypted > 0) {
-        await audit(deps.db, {
-          actorType: 'job',
-          action: 'exchange.credentials.reencrypt',
-          targetType: 'exchange_credential',
-          details: { scanned, reencrypted, key_id: secretBox.currentKeyId },
-        }, deps.clock.now());
+        await audit(
+          deps.db,
+          {
+            actorType: 'job',
+            action: 'exchange.credentials.reencrypt',
+            targetType: 'exchange_credential',
+            details: { scanned, reencrypted, key_id: secretBox.currentKeyId },
+          },
+          deps.clock.now(),
+        );
         deps.logger.info({ scanned, reencrypted }, 're-encrypted exchange credentials under the current key');
       }
       return { scanned, reencrypted, unreadable };

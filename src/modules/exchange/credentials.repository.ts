@@ -48,7 +48,8 @@ export interface VenueCredentialStats {
 }
 
 export function createCredentialsRepository(db: DbExecutor) {
-  const owned = (userId: string, id: string) => and(eq(exchangeCredentials.userId, userId), eq(exchangeCredentials.id, id));
+  const owned = (userId: string, id: string) =>
+    and(eq(exchangeCredentials.userId, userId), eq(exchangeCredentials.id, id));
   // The list is read on every visit of a user's exchange pages: built once, not per request.
   const newestFirst = [descending(exchangeCredentials.createdAt), asc(exchangeCredentials.id)];
   const listAll = db
@@ -60,7 +61,12 @@ export function createCredentialsRepository(db: DbExecutor) {
   const listOfVenue = db
     .select()
     .from(exchangeCredentials)
-    .where(and(eq(exchangeCredentials.userId, sql.placeholder('userId')), eq(exchangeCredentials.exchangeName, sql.placeholder('exchangeName'))))
+    .where(
+      and(
+        eq(exchangeCredentials.userId, sql.placeholder('userId')),
+        eq(exchangeCredentials.exchangeName, sql.placeholder('exchangeName')),
+      ),
+    )
     .orderBy(...newestFirst)
     .prepare('exchange_credentials_of_user_venue');
 
@@ -105,7 +111,12 @@ export function createCredentialsRepository(db: DbExecutor) {
 
     /** Undefined when the credential is not the user's. Throws on a name clash (unique violation). */
     /** The changed row; undefined when the user has no such credential, `name_taken` when another of theirs on that venue has the new name. */
-    async update(userId: string, id: string, patch: CredentialPatch, executor: DbExecutor = db): Promise<CredentialRow | 'name_taken' | undefined> {
+    async update(
+      userId: string,
+      id: string,
+      patch: CredentialPatch,
+      executor: DbExecutor = db,
+    ): Promise<CredentialRow | 'name_taken' | undefined> {
       try {
         const [row] = await executor.update(exchangeCredentials).set(patch).where(owned(userId, id)).returning();
         return row;
@@ -116,7 +127,10 @@ export function createCredentialsRepository(db: DbExecutor) {
     },
 
     async delete(userId: string, id: string, executor: DbExecutor = db): Promise<boolean> {
-      const rows = await executor.delete(exchangeCredentials).where(owned(userId, id)).returning({ id: exchangeCredentials.id });
+      const rows = await executor
+        .delete(exchangeCredentials)
+        .where(owned(userId, id))
+        .returning({ id: exchangeCredentials.id });
       return rows.length > 0;
     },
 
@@ -130,11 +144,15 @@ export function createCredentialsRepository(db: DbExecutor) {
       const verdict: CredentialPatch =
         outcome.status === 'error'
           ? {
-              validationStatus: sql<ValidationStatus>`CASE WHEN ${c.validationStatus} = 'pending' THEN 'error' ELSE ${c.validationStatus} END` as unknown as ValidationStatus,
+              validationStatus:
+                sql<ValidationStatus>`CASE WHEN ${c.validationStatus} = 'pending' THEN 'error' ELSE ${c.validationStatus} END` as unknown as ValidationStatus,
               validationError: outcome.error,
             }
           : { validationStatus: outcome.status, validationError: outcome.status === 'valid' ? null : outcome.error };
-      await db.update(c).set({ ...verdict, lastValidation: at, ...(used ? { lastUsed: at } : {}) }).where(eq(c.id, id));
+      await db
+        .update(c)
+        .set({ ...verdict, lastValidation: at, ...(used ? { lastUsed: at } : {}) })
+        .where(eq(c.id, id));
     },
 
     /** A page of sealed fields, for re-encryption under the current key. */
@@ -148,21 +166,36 @@ export function createCredentialsRepository(db: DbExecutor) {
         .select({
           venue: c.exchangeName,
           count: sql<number>`count(*)::int`,
-          lastSuccessAt: sql<Date | string | null>`max(${c.lastValidation}) FILTER (WHERE ${c.validationError} IS NULL AND ${c.validationStatus} = 'valid')`,
-          lastErrorAt: sql<Date | string | null>`max(${c.lastValidation}) FILTER (WHERE ${c.validationError} IS NOT NULL)`,
-          lastErrorStatus: sql<string | null>`(array_agg(${c.validationStatus} ORDER BY ${c.lastValidation} DESC) FILTER (WHERE ${c.validationError} IS NOT NULL))[1]`,
+          lastSuccessAt: sql<
+            Date | string | null
+          >`max(${c.lastValidation}) FILTER (WHERE ${c.validationError} IS NULL AND ${c.validationStatus} = 'valid')`,
+          lastErrorAt: sql<
+            Date | string | null
+          >`max(${c.lastValidation}) FILTER (WHERE ${c.validationError} IS NOT NULL)`,
+          lastErrorStatus: sql<
+            string | null
+          >`(array_agg(${c.validationStatus} ORDER BY ${c.lastValidation} DESC) FILTER (WHERE ${c.validationError} IS NOT NULL))[1]`,
         })
         .from(c)
         .where(eq(c.isActive, true))
         .groupBy(c.exchangeName);
       const at = (value: Date | string | null) => (value === null ? null : new Date(value));
-      return rows.map((row) => ({ ...row, count: Number(row.count), lastSuccessAt: at(row.lastSuccessAt), lastErrorAt: at(row.lastErrorAt) }));
+      return rows.map((row) => ({
+        ...row,
+        count: Number(row.count),
+        lastSuccessAt: at(row.lastSuccessAt),
+        lastErrorAt: at(row.lastErrorAt),
+      }));
     },
 
     /** Active credentials of every user, in id order, for the sync-accounts job. */
     async activeInIdOrder(max: number) {
       return db
-        .select({ id: exchangeCredentials.id, userId: exchangeCredentials.userId, exchangeName: exchangeCredentials.exchangeName })
+        .select({
+          id: exchangeCredentials.id,
+          userId: exchangeCredentials.userId,
+          exchangeName: exchangeCredentials.exchangeName,
+        })
         .from(exchangeCredentials)
         .where(eq(exchangeCredentials.isActive, true))
         .orderBy(asc(exchangeCredentials.id))

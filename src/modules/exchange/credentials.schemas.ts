@@ -9,11 +9,16 @@ const Permissions = Type.Array(Permission, {
   maxItems: 3,
   description: 'What the key is allowed to do, as you set it up at the venue. Default ["read"].',
 });
-const IpWhitelist = Type.Array(Type.String({ format: 'ip-or-cidr', description: 'An IPv4/IPv6 address or CIDR range.' }), {
-  maxItems: 100,
-  description: 'The addresses the key is bound to at the venue (IPv4/IPv6 addresses or CIDR ranges).',
+const IpWhitelist = Type.Array(
+  Type.String({ format: 'ip-or-cidr', description: 'An IPv4/IPv6 address or CIDR range.' }),
+  {
+    maxItems: 100,
+    description: 'The addresses the key is bound to at the venue (IPv4/IPv6 addresses or CIDR ranges).',
+  },
+);
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Venue-specific settings, stored as given.',
 });
-const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'Venue-specific settings, stored as given.' });
 const CredentialName = (extra: { default?: string } = {}) =>
   Type.String({ minLength: 1, maxLength: 100, description: 'Your name for the key, 1 to 100 characters.', ...extra });
 // Keys and passphrases travel in HTTP headers (X-MBX-APIKEY, KC-API-PASSPHRASE...), where a newline or
@@ -24,8 +29,15 @@ const API_KEY_PATTERN = '^[\\x21-\\x7E]+$';
 const PASSPHRASE_PATTERN = '^[\\x20-\\x7E]+$';
 const ApiKeyString = (options: { minLength: number; description: string }) =>
   Type.String({ ...options, maxLength: 512, pattern: API_KEY_PATTERN });
-const ApiKey = ApiKeyString({ minLength: 8, description: 'API key, at least 8 printable ASCII characters without spaces. Stored encrypted, never returned.' });
-const ApiSecret = Type.String({ minLength: 8, maxLength: 2048, description: 'API secret, at least 8 characters. Stored encrypted, never returned.' });
+const ApiKey = ApiKeyString({
+  minLength: 8,
+  description: 'API key, at least 8 printable ASCII characters without spaces. Stored encrypted, never returned.',
+});
+const ApiSecret = Type.String({
+  minLength: 8,
+  maxLength: 2048,
+  description: 'API secret, at least 8 characters. Stored encrypted, never returned.',
+});
 const Passphrase = (description = 'API passphrase (kucoin, okx), printable ASCII. Stored encrypted, never returned.') =>
   Type.String({ minLength: 1, maxLength: 256, pattern: PASSPHRASE_PATTERN, description });
 
@@ -53,7 +65,9 @@ export const CredentialUpdateBody = Type.Object({
   credential_name: Type.Optional(CredentialName()),
   api_key: Type.Optional(ApiKey),
   api_secret: Type.Optional(ApiSecret),
-  api_passphrase: Type.Optional(Nullable(Passphrase('New passphrase; null removes it (not allowed where the venue needs one).'))),
+  api_passphrase: Type.Optional(
+    Nullable(Passphrase('New passphrase; null removes it (not allowed where the venue needs one).')),
+  ),
   permissions: Type.Optional(Permissions),
   ip_whitelist: Type.Optional(IpWhitelist),
   exchange_metadata: Type.Optional(Metadata),
@@ -68,24 +82,32 @@ const credentialFields = {
   credential_name: Type.String({ description: 'Your name for the key.' }),
   permissions: Type.Array(Type.String(), { description: 'What you declared the key may do.' }),
   ip_whitelist: Type.Array(Type.String(), { description: 'Addresses or CIDR ranges the key is bound to.' }),
-  exchange_metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Venue-specific settings.', additionalProperties: true }),
+  exchange_metadata: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'Venue-specific settings.',
+    additionalProperties: true,
+  }),
   is_active: Type.Boolean({ description: 'Whether venue calls may use it.' }),
   last_used: Nullable(DateTime('Last venue call made with it.')),
   last_validation: Nullable(DateTime('Last time a venue judged the key.')),
   validation_status: StringEnum(VALIDATION_STATUSES, {
-    description: 'pending (not yet tried), valid (the venue accepted it), invalid (the venue refused it), error (the venue could not be asked; an earlier verdict is kept).',
+    description:
+      'pending (not yet tried), valid (the venue accepted it), invalid (the venue refused it), error (the venue could not be asked; an earlier verdict is kept).',
   }),
   validation_error: Nullable(Type.String({ description: 'Why the last check failed.' })),
   created_at: DateTime('Created.'),
   updated_at: DateTime('Last changed.'),
 };
 
-export const Credential = Type.Object(credentialFields, { description: 'Exchange credential; key, secret and passphrase are never returned.' });
+export const Credential = Type.Object(credentialFields, {
+  description: 'Exchange credential; key, secret and passphrase are never returned.',
+});
 
 export const CredentialDetail = Type.Object(
   {
     ...credentialFields,
-    api_key_masked: Type.String({ description: 'First and last (up to) four characters of the key around ****; never more than a third of it.' }),
+    api_key_masked: Type.String({
+      description: 'First and last (up to) four characters of the key around ****; never more than a third of it.',
+    }),
     has_passphrase: Type.Boolean({ description: 'Whether a passphrase is stored.' }),
   },
   { description: 'Exchange credential with the masked key.' },
@@ -104,7 +126,10 @@ export const DeleteResult = Type.Object({
 
 export const ValidateBody = Type.Object({
   exchange: VenueField('The venue to try the key on.'),
-  api_key: ApiKeyString({ minLength: 1, description: 'API key, printable ASCII without spaces; only sent to the venue.' }),
+  api_key: ApiKeyString({
+    minLength: 1,
+    description: 'API key, printable ASCII without spaces; only sent to the venue.',
+  }),
   api_secret: Type.String({ minLength: 1, maxLength: 2048, description: 'API secret; only used to sign the request.' }),
   api_passphrase: Type.Optional(Passphrase()),
 });
@@ -124,16 +149,29 @@ export const ValidationResult = Type.Object({
   exchange: Type.String({ description: 'Venue.' }),
   cause: Nullable(
     StringEnum(
-      ['wrong_venue', 'invalid_key', 'missing_passphrase', 'ip_not_whitelisted', 'missing_permission', 'rate_limited', 'venue_unreachable', 'venue_error'] as const,
+      [
+        'wrong_venue',
+        'invalid_key',
+        'missing_passphrase',
+        'ip_not_whitelisted',
+        'missing_permission',
+        'rate_limited',
+        'venue_unreachable',
+        'venue_error',
+      ] as const,
       { description: 'Why the key is not usable; null when valid.' },
     ),
   ),
-  message: Type.String({ description: 'The verdict in words, with the venue\'s own message on refusal.' }),
+  message: Type.String({ description: "The verdict in words, with the venue's own message on refusal." }),
   permissions: Nullable(KeyPermissions),
   ip_restricted: Nullable(Type.Boolean({ description: 'Whether the key is bound to IP addresses (binance only).' })),
-  currencies_with_balance: Nullable(Type.Integer({ description: 'Currencies with a non-zero balance, when the key could read them.' })),
+  currencies_with_balance: Nullable(
+    Type.Integer({ description: 'Currencies with a non-zero balance, when the key could read them.' }),
+  ),
   warnings: Type.Array(Type.String(), { description: 'Advice about risky key settings.' }),
   retry_after: Nullable(Type.Number({ description: 'Seconds to wait before trying again, after a rate limit.' })),
   checked_at: DateTime('When the venue was asked.'),
-  updated_credential_ids: Type.Array(Uuid(), { description: 'Your stored credentials holding this key, whose validation fields were updated.' }),
+  updated_credential_ids: Type.Array(Uuid(), {
+    description: 'Your stored credentials holding this key, whose validation fields were updated.',
+  }),
 });

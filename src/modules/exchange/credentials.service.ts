@@ -11,7 +11,12 @@ import type { EventPublisher } from '../streams/index.ts';
 import { badRequest, conflict, invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
-import type { CredentialOutcome, CredentialPatch, CredentialRow, CredentialsRepository } from './credentials.repository.ts';
+import type {
+  CredentialOutcome,
+  CredentialPatch,
+  CredentialRow,
+  CredentialsRepository,
+} from './credentials.repository.ts';
 import { maskApiKey, sealedAt } from './credentials.domain.ts';
 import type { Venue } from './venues.domain.ts';
 
@@ -83,12 +88,17 @@ export function createCredentialsService(deps: {
 }) {
   const { db, repo, secretBox, clock } = deps;
 
-  const sealOptional = (id: string, value: string | null | undefined) => (value ? secretBox.seal(value, sealedAt(id, 'api_passphrase_sealed')) : null);
+  const sealOptional = (id: string, value: string | null | undefined) =>
+    value ? secretBox.seal(value, sealedAt(id, 'api_passphrase_sealed')) : null;
 
   async function requirePassphrase(venue: Venue, passphrase: string | null | undefined, loc: string[]): Promise<void> {
     if (passphrase) return;
     if ((await deps.describe(venue)).requiresPassphrase) {
-      throw invalidField(loc, `${venue} API keys come with a passphrase; api_passphrase is required`, passphrase ?? null);
+      throw invalidField(
+        loc,
+        `${venue} API keys come with a passphrase; api_passphrase is required`,
+        passphrase ?? null,
+      );
     }
   }
 
@@ -112,13 +122,19 @@ export function createCredentialsService(deps: {
     return {
       apiKey: secretBox.open(row.apiKeySealed, sealedAt(row.id, 'api_key_sealed')),
       secret: secretBox.open(row.apiSecretSealed, sealedAt(row.id, 'api_secret_sealed')),
-      passphrase: row.apiPassphraseSealed ? secretBox.open(row.apiPassphraseSealed, sealedAt(row.id, 'api_passphrase_sealed')) : null,
+      passphrase: row.apiPassphraseSealed
+        ? secretBox.open(row.apiPassphraseSealed, sealedAt(row.id, 'api_passphrase_sealed'))
+        : null,
     };
   }
 
   /** Validation fields after a venue answered (or failed to); `used` also stamps last_used. */
   async function record(id: string, outcome: CredentialOutcome, used: boolean): Promise<void> {
-    await repo.recordOutcome(id, outcome, used, clock.now()).catch((error: unknown) => deps.logger.warn({ err: error, credentialId: id }, 'could not record credential outcome'));
+    await repo
+      .recordOutcome(id, outcome, used, clock.now())
+      .catch((error: unknown) =>
+        deps.logger.warn({ err: error, credentialId: id }, 'could not record credential outcome'),
+      );
   }
 
   /** Runs a venue call with the credential and records what it showed about the key. */
@@ -141,7 +157,11 @@ export function createCredentialsService(deps: {
 
     async get(userId: string, id: string) {
       const row = await owned(userId, id);
-      return { ...credentialView(row), api_key_masked: row.apiKeyMasked, has_passphrase: row.apiPassphraseSealed !== null };
+      return {
+        ...credentialView(row),
+        api_key_masked: row.apiKeyMasked,
+        has_passphrase: row.apiPassphraseSealed !== null,
+      };
     },
 
     async create(input: CredentialInput, ctx: AccountActor) {
@@ -168,20 +188,36 @@ export function createCredentialsService(deps: {
           },
           tx,
         );
-        if (!created) throw conflict(`You already have a ${input.exchange_name} credential named "${input.credential_name ?? 'Default'}"`);
-        await audit(tx, {
-          actorId: ctx.id,
-          actorType: 'user',
-          action: 'exchange.credential.create',
-          subjectUserId: ctx.id,
-          targetType: 'exchange_credential',
-          targetId: created.id,
-          details: { exchange: created.exchangeName, credential_name: created.credentialName, has_passphrase: created.apiPassphraseSealed !== null },
-          ip: ctx.ip,
-        }, now);
+        if (!created)
+          throw conflict(
+            `You already have a ${input.exchange_name} credential named "${input.credential_name ?? 'Default'}"`,
+          );
+        await audit(
+          tx,
+          {
+            actorId: ctx.id,
+            actorType: 'user',
+            action: 'exchange.credential.create',
+            subjectUserId: ctx.id,
+            targetType: 'exchange_credential',
+            targetId: created.id,
+            details: {
+              exchange: created.exchangeName,
+              credential_name: created.credentialName,
+              has_passphrase: created.apiPassphraseSealed !== null,
+            },
+            ip: ctx.ip,
+          },
+          now,
+        );
         return created;
       });
-      await deps.events.user(ctx.id, 'credential.changed', { credential_id: row.id, exchange: row.exchangeName, change: 'created', changed_fields: [] });
+      await deps.events.user(ctx.id, 'credential.changed', {
+        credential_id: row.id,
+        exchange: row.exchangeName,
+        change: 'created',
+        changed_fields: [],
+      });
       return credentialView(row);
     },
 
@@ -198,35 +234,49 @@ export function createCredentialsService(deps: {
         patch.apiKeySealed = secretBox.seal(input.api_key, sealedAt(id, 'api_key_sealed'));
         patch.apiKeyMasked = maskApiKey(input.api_key);
       }
-      if (input.api_secret !== undefined) patch.apiSecretSealed = secretBox.seal(input.api_secret, sealedAt(id, 'api_secret_sealed'));
+      if (input.api_secret !== undefined)
+        patch.apiSecretSealed = secretBox.seal(input.api_secret, sealedAt(id, 'api_secret_sealed'));
       if (input.api_passphrase !== undefined) patch.apiPassphraseSealed = sealOptional(id, input.api_passphrase);
       if (input.permissions !== undefined) patch.permissions = [...new Set(input.permissions)];
       if (input.ip_whitelist !== undefined) patch.ipWhitelist = [...new Set(input.ip_whitelist)];
       if (input.exchange_metadata !== undefined) patch.exchangeMetadata = input.exchange_metadata;
       if (input.is_active !== undefined) patch.isActive = input.is_active;
-      const keysChanged = input.api_key !== undefined || input.api_secret !== undefined || input.api_passphrase !== undefined;
+      const keysChanged =
+        input.api_key !== undefined || input.api_secret !== undefined || input.api_passphrase !== undefined;
       if (keysChanged) {
         // New keys are unproven until a venue accepts them.
         Object.assign(patch, { validationStatus: 'pending', validationError: null, lastValidation: null });
       }
-      const changed = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined).sort();
+      const changed = Object.keys(input)
+        .filter((k) => (input as Record<string, unknown>)[k] !== undefined)
+        .sort();
       const row = await db.transaction(async (tx) => {
         const updated = await repo.update(ctx.id, id, patch, tx);
         if (!updated) throw notFound('Credential not found');
-        if (updated === 'name_taken') throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
-        await audit(tx, {
-          actorId: ctx.id,
-          actorType: 'user',
-          action: 'exchange.credential.update',
-          subjectUserId: ctx.id,
-          targetType: 'exchange_credential',
-          targetId: id,
-          details: { exchange: updated.exchangeName, changed_fields: changed },
-          ip: ctx.ip,
-        }, now);
+        if (updated === 'name_taken')
+          throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
+        await audit(
+          tx,
+          {
+            actorId: ctx.id,
+            actorType: 'user',
+            action: 'exchange.credential.update',
+            subjectUserId: ctx.id,
+            targetType: 'exchange_credential',
+            targetId: id,
+            details: { exchange: updated.exchangeName, changed_fields: changed },
+            ip: ctx.ip,
+          },
+          now,
+        );
         return updated;
       });
-      await deps.events.user(ctx.id, 'credential.changed', { credential_id: id, exchange: row.exchangeName, change: 'updated', changed_fields: changed });
+      await deps.events.user(ctx.id, 'credential.changed', {
+        credential_id: id,
+        exchange: row.exchangeName,
+        change: 'updated',
+        changed_fields: changed,
+      });
       return credentialView(row);
     },
 
@@ -235,19 +285,28 @@ export function createCredentialsService(deps: {
       const exchange = await db.transaction(async (tx) => {
         const row = await repo.findForUser(ctx.id, id, tx);
         if (!row || !(await repo.delete(ctx.id, id, tx))) throw notFound('Credential not found');
-        await audit(tx, {
-          actorId: ctx.id,
-          actorType: 'user',
-          action: 'exchange.credential.delete',
-          subjectUserId: ctx.id,
-          targetType: 'exchange_credential',
-          targetId: id,
-          details: { exchange: row.exchangeName, credential_name: row.credentialName },
-          ip: ctx.ip,
-        }, now);
+        await audit(
+          tx,
+          {
+            actorId: ctx.id,
+            actorType: 'user',
+            action: 'exchange.credential.delete',
+            subjectUserId: ctx.id,
+            targetType: 'exchange_credential',
+            targetId: id,
+            details: { exchange: row.exchangeName, credential_name: row.credentialName },
+            ip: ctx.ip,
+          },
+          now,
+        );
         return row.exchangeName;
       });
-      await deps.events.user(ctx.id, 'credential.changed', { credential_id: id, exchange, change: 'deleted', changed_fields: [] });
+      await deps.events.user(ctx.id, 'credential.changed', {
+        credential_id: id,
+        exchange,
+        change: 'deleted',
+        changed_fields: [],
+      });
       return { success: true, message: 'Credential deleted', deleted_id: id };
     },
 

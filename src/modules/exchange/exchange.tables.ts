@@ -1,7 +1,21 @@
 // Tables private to the exchange module: users' venue credentials (sealed), balance snapshots and
 // the trades synced from venues. Amounts are exact numerics, never floats.
 import { sql } from 'drizzle-orm';
-import { boolean, check, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
 import { VALIDATION_STATUSES, type ValidationStatus } from './credentials.domain.ts';
@@ -141,7 +155,10 @@ export const exchangeTradeDays = pgTable(
     firstTrade: at('first_trade'),
     lastTrade: at('last_trade'),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.exchange, t.symbol, t.day] }), index('exchange_trade_days_user_day_idx').on(t.userId, t.day)],
+  (t) => [
+    primaryKey({ columns: [t.userId, t.exchange, t.symbol, t.day] }),
+    index('exchange_trade_days_user_day_idx').on(t.userId, t.day),
+  ],
 );
 
 export const TRANSFER_TYPES = ['deposit', 'withdrawal'] as const;
@@ -189,5 +206,8 @@ export const exchangeTransferCursors = pgTable(
     type: text('type').$type<TransferType>().notNull(),
     syncedUntil: at('synced_until').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.credentialId, t.type] }), check('exchange_transfer_cursors_type_check', oneOf(t.type, TRANSFER_TYPES))],
+  (t) => [
+    primaryKey({ columns: [t.credentialId, t.type] }),
+    check('exchange_transfer_cursors_type_check', oneOf(t.type, TRANSFER_TYPES)),
+  ],
 );

@@ -4,7 +4,12 @@
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
-import { BudgetRefusal, budgetView, type BudgetView, type VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
+import {
+  BudgetRefusal,
+  budgetView,
+  type BudgetView,
+  type VenueBudget,
+} from '../../platform/venue-budget/venue-budget.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import { venueWithin } from './timeouts.ts';
 import { HEALTH_TTL_MS, VENUES, type Venue } from './venues.domain.ts';
@@ -39,7 +44,11 @@ export function createHealthService(deps: {
   async function check(venue: Venue): Promise<Checked> {
     const checkedAt = deps.clock.now().toISOString();
     try {
-      const { status, latencyMs } = await venueWithin(deps.gateway.status(venue, { timeoutMs: deps.probeTimeoutMs }), deps.probeTimeoutMs, venue);
+      const { status, latencyMs } = await venueWithin(
+        deps.gateway.status(venue, { timeoutMs: deps.probeTimeoutMs }),
+        deps.probeTimeoutMs,
+        venue,
+      );
       const healthy = status === 'ok';
       return {
         exchange: venue,
@@ -79,7 +88,8 @@ export function createHealthService(deps: {
     async all(forceRefresh: boolean) {
       const results = await Promise.all(VENUES.map((venue) => one(venue, forceRefresh)));
       const healthy = results.filter((r) => r.status === 'healthy').length;
-      const status: 'healthy' | 'unhealthy' | 'degraded' = healthy === results.length ? 'healthy' : healthy === 0 ? 'unhealthy' : 'degraded';
+      const status: 'healthy' | 'unhealthy' | 'degraded' =
+        healthy === results.length ? 'healthy' : healthy === 0 ? 'unhealthy' : 'degraded';
       return {
         status,
         healthy_count: healthy,

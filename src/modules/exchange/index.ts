@@ -40,7 +40,10 @@ export interface VenueAccess {
   fetch: GuardedFetch;
 }
 
-export function createExchangeModule(platform: Platform, deps: { guards: Guards; events: Pick<EventPublisher, 'user'> }) {
+export function createExchangeModule(
+  platform: Platform,
+  deps: { guards: Guards; events: Pick<EventPublisher, 'user'> },
+) {
   const { config, database, cache, clock, secretBox, logger } = platform;
   const { guards, events } = deps;
   const db = database.db;
@@ -65,12 +68,39 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
   const transfersRepo = createTransfersRepository(db);
   const prices = createUsdPrices(cache);
 
-  const credentials = createCredentialsService({ db, repo: credentialsRepo, secretBox, clock, logger, events, describe: (venue) => gateway.describe(venue) });
+  const credentials = createCredentialsService({
+    db,
+    repo: credentialsRepo,
+    secretBox,
+    clock,
+    logger,
+    events,
+    describe: (venue) => gateway.describe(venue),
+  });
   const rotation = createCredentialRotation({ db, repo: credentialsRepo, secretBox, clock, logger });
   const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock, events });
   const balances = createBalancesService({ db, repo: balancesRepo, gateway, credentials, clock, events });
-  const trades = createTradesService({ db, repo: tradesRepo, balances: balancesRepo, gateway, credentials, clock, logger, events, horizonDays: config.exchange.tradeSyncHorizonDays });
-  const transfers = createTransfersService({ db, repo: transfersRepo, gateway, credentials, clock, logger, events, horizonDays: config.exchange.tradeSyncHorizonDays });
+  const trades = createTradesService({
+    db,
+    repo: tradesRepo,
+    balances: balancesRepo,
+    gateway,
+    credentials,
+    clock,
+    logger,
+    events,
+    horizonDays: config.exchange.tradeSyncHorizonDays,
+  });
+  const transfers = createTransfersService({
+    db,
+    repo: transfersRepo,
+    gateway,
+    credentials,
+    clock,
+    logger,
+    events,
+    horizonDays: config.exchange.tradeSyncHorizonDays,
+  });
   const { probeTimeoutMs } = config.exchange;
   const venues = createVenuesService({ gateway, prices, probeTimeoutMs });
   const routing = createRoutingService({ gateway, prices, clock, probeTimeoutMs });
@@ -102,7 +132,12 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
       credentialStats: () => credentialsRepo.statsPerVenue(),
       health: (venue: Venue) => health.one(venue, false),
       /** The venue's request-weight budget now (shared across instances), for the dashboard. */
-      budget: async (venue: Venue) => budgetView(await budgetOf(venue).state().catch(() => budgetOf(venue).snapshot())),
+      budget: async (venue: Venue) =>
+        budgetView(
+          await budgetOf(venue)
+            .state()
+            .catch(() => budgetOf(venue).snapshot()),
+        ),
     },
     tradingSummary,
     /** For the market module: Binance through the same budget, weights and breaker as the ccxt calls. */
@@ -115,7 +150,8 @@ export function createExchangeModule(platform: Platform, deps: { guards: Guards;
       holdings: (userId: string, exchange?: string) => balancesRepo.latestForUser(userId, exchange),
       trades: (userId: string) => tradesRepo.ledgerRows(userId),
       tradesCreatedAfter: (userId: string, at: Date) => tradesRepo.ledgerRows(userId, at),
-      tradeCountCreatedBetween: (userId: string, from: Date, to: Date) => tradesRepo.countCreatedBetween(userId, from, to),
+      tradeCountCreatedBetween: (userId: string, from: Date, to: Date) =>
+        tradesRepo.countCreatedBetween(userId, from, to),
       transferCount: (userId: string) => transfersRepo.completedCount(userId),
       transfers: (userId: string) => transfersRepo.completed(userId),
     },

@@ -50,7 +50,11 @@ export function largestFirst(holdings: readonly Holding[]): string[] {
  * Capped, the largest holdings' markets first (see `largestFirst`), to bound the request weight of
  * one sync.
  */
-export function symbolsForHoldings(markets: readonly VenueMarket[], holdings: readonly Holding[], cap: number): string[] {
+export function symbolsForHoldings(
+  markets: readonly VenueMarket[],
+  holdings: readonly Holding[],
+  cap: number,
+): string[] {
   const quotes = new Set(quoteCurrencies(markets));
   const symbols: string[] = [];
   for (const currency of largestFirst(holdings)) {
@@ -143,11 +147,19 @@ export function rankRoutes(
       continue;
     }
     if (request.size !== undefined && market.minAmount !== null && market.minAmount > request.size) {
-      excluded.push({ exchange, symbol: market.symbol, reason: `min_amount ${market.minAmount} exceeds size ${request.size}` });
+      excluded.push({
+        exchange,
+        symbol: market.symbol,
+        reason: `min_amount ${market.minAmount} exceeds size ${request.size}`,
+      });
       continue;
     }
     if (request.quoteSize !== undefined && market.minCost !== null && market.minCost > request.quoteSize) {
-      excluded.push({ exchange, symbol: market.symbol, reason: `min_cost ${market.minCost} exceeds quote_size ${request.quoteSize}` });
+      excluded.push({
+        exchange,
+        symbol: market.symbol,
+        reason: `min_cost ${market.minCost} exceeds quote_size ${request.quoteSize}`,
+      });
       continue;
     }
     const taker = market.taker ?? 0;

@@ -28,7 +28,8 @@ export function createRoutingService(deps: {
       const market = resolveSymbol(await gateway.markets(venue, options), `${base}/${quote}`);
       if (!market?.active) return { kind: 'not_listed', exchange: venue };
       const [ticker] = await gateway.tickers(venue, [market.symbol], options);
-      if (!ticker) return { kind: 'unavailable', exchange: venue, reason: `${venue} returned no ticker for ${market.symbol}` };
+      if (!ticker)
+        return { kind: 'unavailable', exchange: venue, reason: `${venue} returned no ticker for ${market.symbol}` };
       return { kind: 'listed', candidate: { exchange: venue, market, ticker } };
     })();
     try {
@@ -45,7 +46,9 @@ export function createRoutingService(deps: {
       const quote = query.quote.trim().toUpperCase();
       const probes = await Promise.all(VENUES.map((venue) => probe(venue, base, quote)));
       const candidates = probes.flatMap((p) => (p.kind === 'listed' ? [p.candidate] : []));
-      await deps.prices.remember(candidates.map((c) => ({ base: c.market.base, quote: c.market.quote, last: c.ticker.last })));
+      await deps.prices.remember(
+        candidates.map((c) => ({ base: c.market.base, quote: c.market.quote, last: c.ticker.last })),
+      );
       const { routes, excluded } = rankRoutes(candidates, { size: query.size, quoteSize: query.quoteSize });
       return {
         base,
@@ -56,7 +59,9 @@ export function createRoutingService(deps: {
         best: routes[0] ?? null,
         routes,
         excluded,
-        unavailable: probes.flatMap((p) => (p.kind === 'unavailable' ? [{ exchange: p.exchange, reason: p.reason }] : [])),
+        unavailable: probes.flatMap((p) =>
+          p.kind === 'unavailable' ? [{ exchange: p.exchange, reason: p.reason }] : [],
+        ),
         not_listed: probes.flatMap((p) => (p.kind === 'not_listed' ? [p.exchange] : [])),
         checked_at: deps.clock.now().toISOString(),
       };

@@ -41,11 +41,18 @@ export function startPage(input: {
  * Whether more trades may wait (the venue filled the page), and where the next sync of the market
  * starts: after the page's last trade, or where this one started when the page was empty.
  */
-export function nextCursor(venue: Venue, page: TradePage, fetched: readonly VenueTrade[]): { hasMore: boolean; cursor: Cursor } {
+export function nextCursor(
+  venue: Venue,
+  page: TradePage,
+  fetched: readonly VenueTrade[],
+): { hasMore: boolean; cursor: Cursor } {
   const hasMore = fetched.length >= page.limit;
   const last = fetched.at(-1);
   if (usesIdCursor(venue)) {
-    const lastId = fetched.map((t) => t.id).filter(isNumeric).reduce<string | null>((max, id) => (max === null || BigInt(id) > BigInt(max) ? id : max), null);
+    const lastId = fetched
+      .map((t) => t.id)
+      .filter(isNumeric)
+      .reduce<string | null>((max, id) => (max === null || BigInt(id) > BigInt(max) ? id : max), null);
     if (lastId !== null) return { hasMore, cursor: { fromId: nextId(lastId), since: null } };
   } else if (last?.timestamp != null) {
     const newest = Math.max(...fetched.map((t) => t.timestamp ?? 0));
@@ -53,6 +60,9 @@ export function nextCursor(venue: Venue, page: TradePage, fetched: readonly Venu
   }
   return {
     hasMore,
-    cursor: { fromId: page.fromId ?? null, since: page.fromId === undefined && page.since !== undefined ? new Date(page.since) : null },
+    cursor: {
+      fromId: page.fromId ?? null,
+      since: page.fromId === undefined && page.since !== undefined ? new Date(page.since) : null,
+    },
   };
 }

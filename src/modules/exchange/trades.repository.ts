@@ -50,7 +50,8 @@ function where(filter: TradeFilter): SQL {
 function daysWhere(filter: TradeFilter, span: DaySpan): SQL {
   const conditions: SQL[] = [eq(exchangeTradeDays.userId, filter.userId)];
   if (filter.exchange) conditions.push(eq(exchangeTradeDays.exchange, filter.exchange));
-  if (filter.symbol) conditions.push(sql`replace(${exchangeTradeDays.symbol}, '/', '') = ${compactSymbol(filter.symbol)}`);
+  if (filter.symbol)
+    conditions.push(sql`replace(${exchangeTradeDays.symbol}, '/', '') = ${compactSymbol(filter.symbol)}`);
   if (span.first) conditions.push(gte(exchangeTradeDays.day, span.first));
   if (span.past) conditions.push(lt(exchangeTradeDays.day, span.past));
   return and(...conditions)!;
@@ -107,13 +108,22 @@ export function createTradesRepository(db: DbExecutor) {
     /** How many of the rows were new; the rest were already stored. */
     async insertNew(rows: NewTrade[], executor: DbExecutor = db): Promise<number> {
       if (rows.length === 0) return 0;
-      const inserted = await executor.insert(exchangeTrades).values(rows).onConflictDoNothing().returning({ id: exchangeTrades.id });
+      const inserted = await executor
+        .insert(exchangeTrades)
+        .values(rows)
+        .onConflictDoNothing()
+        .returning({ id: exchangeTrades.id });
       return inserted.length;
     },
 
-    async list(filter: TradeFilter, page: { limit: number; offset: number }): Promise<{ rows: TradeRow[]; total: number }> {
+    async list(
+      filter: TradeFilter,
+      page: { limit: number; offset: number },
+    ): Promise<{ rows: TradeRow[]; total: number }> {
       const [start, total] = await Promise.all([pageStart(filter, page.offset), count(filter)]);
-      const condition = start.before ? and(where(filter), lt(exchangeTrades.tradeTimestamp, start.before)) : where(filter);
+      const condition = start.before
+        ? and(where(filter), lt(exchangeTrades.tradeTimestamp, start.before))
+        : where(filter);
       const rows = await db
         .select()
         .from(exchangeTrades)
@@ -139,12 +149,14 @@ export function createTradesRepository(db: DbExecutor) {
           (sync_status = 'failed')::int AS failed, total AS volume, fee AS fees, trade_timestamp AS first, trade_timestamp AS last
           FROM ${exchangeTrades} WHERE ${edges}`);
       }
-      const [row] = await db.execute(sql`
+      const [row] = await db
+        .execute(sql`
         SELECT coalesce(sum(n), 0)::int AS total_trades, coalesce(sum(buys), 0)::int AS buy_count, coalesce(sum(sells), 0)::int AS sell_count,
           coalesce(sum(synced), 0)::int AS synced_count, coalesce(sum(failed), 0)::int AS failed_count,
           coalesce(sum(volume), 0)::text AS total_volume, coalesce(sum(fees), 0)::text AS total_fees,
           min(first) AS first_trade, max(last) AS last_trade
-        FROM (${sql.join(parts, sql` UNION ALL `)}) AS figures`).then((r) => rowsOf<TradeStatsRow>(r));
+        FROM (${sql.join(parts, sql` UNION ALL `)}) AS figures`)
+        .then((r) => rowsOf<TradeStatsRow>(r));
       return row!;
     },
 
@@ -155,7 +167,9 @@ export function createTradesRepository(db: DbExecutor) {
     async newest(credentialId: string, symbol: string): Promise<{ maxId: string | null; newestAt: Date | null }> {
       const [row] = await db
         .select({
-          maxId: sql<string | null>`max(CASE WHEN ${exchangeTrades.exchangeTradeId} ~ '^[0-9]{1,30}$' THEN ${exchangeTrades.exchangeTradeId}::numeric END)::text`,
+          maxId: sql<
+            string | null
+          >`max(CASE WHEN ${exchangeTrades.exchangeTradeId} ~ '^[0-9]{1,30}$' THEN ${exchangeTrades.exchangeTradeId}::numeric END)::text`,
           newestAt: sql<Date | string | null>`max(${exchangeTrades.tradeTimestamp})`,
         })
         .from(exchangeTrades)
@@ -168,7 +182,25 @@ export function createTradesRepository(db: DbExecutor) {
      * A user's complete (synced) trades, oldest first, for the portfolio's ledger; with `createdAfter`,
      * those stored in a later millisecond (the database keeps microseconds, a Date milliseconds).
      */
-    async ledgerRows(userId: string, createdAfter?: Date): Promise<Pick<TradeRow, 'id' | 'exchange' | 'symbol' | 'side' | 'price' | 'amount' | 'total' | 'fee' | 'feeCurrency' | 'tradeTimestamp' | 'createdAt'>[]> {
+    async ledgerRows(
+      userId: string,
+      createdAfter?: Date,
+    ): Promise<
+      Pick<
+        TradeRow,
+        | 'id'
+        | 'exchange'
+        | 'symbol'
+        | 'side'
+        | 'price'
+        | 'amount'
+        | 'total'
+        | 'fee'
+        | 'feeCurrency'
+        | 'tradeTimestamp'
+        | 'createdAt'
+      >[]
+    > {
       return db
         .select({
           id: exchangeTrades.id,
@@ -184,7 +216,13 @@ export function createTradesRepository(db: DbExecutor) {
           createdAt: exchangeTrades.createdAt,
         })
         .from(exchangeTrades)
-        .where(and(eq(exchangeTrades.userId, userId), eq(exchangeTrades.syncStatus, 'synced'), createdAfter ? gte(exchangeTrades.createdAt, new Date(createdAfter.getTime() + 1)) : undefined))
+        .where(
+          and(
+            eq(exchangeTrades.userId, userId),
+            eq(exchangeTrades.syncStatus, 'synced'),
+            createdAfter ? gte(exchangeTrades.createdAt, new Date(createdAfter.getTime() + 1)) : undefined,
+          ),
+        )
         .orderBy(exchangeTrades.tradeTimestamp, exchangeTrades.id);
     },
 
@@ -193,7 +231,14 @@ export function createTradesRepository(db: DbExecutor) {
       const [row] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(exchangeTrades)
-        .where(and(eq(exchangeTrades.userId, userId), gte(exchangeTrades.createdAt, from), lt(exchangeTrades.createdAt, new Date(to.getTime() + 1)), eq(exchangeTrades.syncStatus, 'synced')));
+        .where(
+          and(
+            eq(exchangeTrades.userId, userId),
+            gte(exchangeTrades.createdAt, from),
+            lt(exchangeTrades.createdAt, new Date(to.getTime() + 1)),
+            eq(exchangeTrades.syncStatus, 'synced'),
+          ),
+        );
       return Number(row?.n ?? 0);
     },
 

@@ -18,16 +18,21 @@ export const TradeSyncQuery = Type.Object({
   exchange: VenueField(),
   credential_id: Type.Optional(CredentialIdField()),
   symbol: Type.Optional(
-    SymbolField('The pair to sync. Without it, every pair of a currency you hold (latest balance snapshot) against a quote currency the venue lists, at most 20.'),
+    SymbolField(
+      'The pair to sync. Without it, every pair of a currency you hold (latest balance snapshot) against a quote currency the venue lists, at most 20.',
+    ),
   ),
   since: Type.Optional(
-    DateTime('Start from this instant (ISO 8601) instead of after the newest trade stored for the credential and pair.'),
+    DateTime(
+      'Start from this instant (ISO 8601) instead of after the newest trade stored for the credential and pair.',
+    ),
   ),
   limit: Type.Integer({
     minimum: 1,
     maximum: 1000,
     default: 100,
-    description: 'Trades to fetch per pair in this call, 1 to 1000 (Binance\'s maximum). Default 100. When a pair has more, has_more is true and the next sync continues where this one stopped.',
+    description:
+      "Trades to fetch per pair in this call, 1 to 1000 (Binance's maximum). Default 100. When a pair has more, has_more is true and the next sync continues where this one stopped.",
   }),
 });
 
@@ -39,7 +44,7 @@ export const TradeStatsQuery = Type.Object({
 
 export const Trade = Type.Object({
   id: Uuid('Our id.'),
-  exchange_trade_id: Type.String({ description: 'The venue\'s trade id (unique per pair).' }),
+  exchange_trade_id: Type.String({ description: "The venue's trade id (unique per pair)." }),
   exchange: Type.String({ description: 'Venue.' }),
   symbol: Type.String({ description: 'Pair, ccxt unified (BTC/USDT).' }),
   side: Type.String({ description: 'buy or sell (unknown on a failed row).' }),
@@ -69,7 +74,9 @@ export const TradeSyncResult = Type.Object({
   symbols_synced: Type.Array(Type.String(), { description: 'The pairs asked about.' }),
   trades_synced: Type.Integer({ description: 'New trades stored.' }),
   trades_duplicate: Type.Integer({ description: 'Trades already stored, skipped.' }),
-  has_more: Type.Boolean({ description: 'Whether some pair filled its page of `limit`: sync again to fetch the rest (nothing is skipped).' }),
+  has_more: Type.Boolean({
+    description: 'Whether some pair filled its page of `limit`: sync again to fetch the rest (nothing is skipped).',
+  }),
   markets: Type.Array(
     Type.Object({
       symbol: Type.String({ description: 'Pair (unified).' }),
@@ -79,10 +86,15 @@ export const TradeSyncResult = Type.Object({
       has_more: Type.Boolean({ description: 'The page was full: more trades may follow.' }),
       next_cursor: Type.Object(
         {
-          from_id: Nullable(Type.String({ description: 'The venue trade id the next sync starts from (Binance fromId).' })),
+          from_id: Nullable(
+            Type.String({ description: 'The venue trade id the next sync starts from (Binance fromId).' }),
+          ),
           since: Nullable(DateTime('The instant the next sync starts from, on venues without ordered ids.')),
         },
-        { description: 'Where the next sync of this pair continues; it is derived from the stored trades, so nothing needs to be passed back.' },
+        {
+          description:
+            'Where the next sync of this pair continues; it is derived from the stored trades, so nothing needs to be passed back.',
+        },
       ),
     }),
     { description: 'Per pair asked: what this call fetched and where the next continues.' },

@@ -9,7 +9,13 @@ import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import { VenueError, type VenueCredentials, type VenueGateway, type VenueMarket, type VenueTrade } from './adapters/venue-gateway.ts';
+import {
+  VenueError,
+  type VenueCredentials,
+  type VenueGateway,
+  type VenueMarket,
+  type VenueTrade,
+} from './adapters/venue-gateway.ts';
 import type { BalancesRepository } from './balances.repository.ts';
 import { auditActor, type CredentialsService, type AccountActor } from './credentials.service.ts';
 import { resolveSymbol, symbolsForHoldings } from './markets.domain.ts';
@@ -52,7 +58,10 @@ export function tradeView(row: TradeRow) {
 }
 
 /** A venue fill as a row; incomplete fills are kept, marked `failed`, rather than dropped unseen. */
-function toRow(trade: VenueTrade, context: { userId: string; venue: Venue; credentialId: string }): NewTrade | undefined {
+function toRow(
+  trade: VenueTrade,
+  context: { userId: string; venue: Venue; credentialId: string },
+): NewTrade | undefined {
   if (trade.id === null || trade.timestamp === null || !trade.symbol) return undefined;
   const complete = trade.side !== null && trade.price !== null && trade.amount !== null;
   return {
@@ -90,19 +99,31 @@ export function createTradesService(deps: {
    * The named symbol, or the markets of the currencies the user holds (latest snapshot, else live),
    * largest holdings first, at most MAX_SYMBOLS_PER_SYNC.
    */
-  async function symbolsToSync(venue: Venue, markets: VenueMarket[], symbol: string | undefined, userId: string, credentialId: string, keys: VenueCredentials) {
+  async function symbolsToSync(
+    venue: Venue,
+    markets: VenueMarket[],
+    symbol: string | undefined,
+    userId: string,
+    credentialId: string,
+    keys: VenueCredentials,
+  ) {
     if (symbol) {
       const market = resolveSymbol(markets, symbol);
       if (!market) throw notFound(`${venue} does not list ${symbol}`);
       return [market.symbol];
     }
-    const snapshot = (await deps.balances.latest(userId, venue, credentialId)) ?? (await deps.balances.latest(userId, venue));
+    const snapshot =
+      (await deps.balances.latest(userId, venue, credentialId)) ?? (await deps.balances.latest(userId, venue));
     const held = snapshot ? snapshot.rows : await gateway.balance(venue, keys);
     return symbolsForHoldings(markets, held, MAX_SYMBOLS_PER_SYNC);
   }
 
   return {
-    async sync(venue: Venue, options: { credentialId?: string; symbol?: string; since?: Date; limit: number }, ctx: AccountActor) {
+    async sync(
+      venue: Venue,
+      options: { credentialId?: string; symbol?: string; since?: Date; limit: number },
+      ctx: AccountActor,
+    ) {
       const credential = await deps.credentials.resolve(ctx.id, venue, options.credentialId);
       const context = { userId: ctx.id, venue, credentialId: credential.id };
       let synced = 0;
@@ -117,15 +138,32 @@ export function createTradesService(deps: {
         await deps.credentials.use(credential, async (keys) => {
           symbols = await symbolsToSync(venue, venueMarkets, options.symbol, ctx.id, credential.id, keys);
           for (const symbol of symbols) {
-            const page = startPage({ venue, since: options.since, newest: await repo.newest(credential.id, symbol), horizonStart, limit: options.limit });
+            const page = startPage({
+              venue,
+              since: options.since,
+              newest: await repo.newest(credential.id, symbol),
+              horizonStart,
+              limit: options.limit,
+            });
             const fetched = await gateway.myTrades(venue, keys, symbol, page);
             const rows = fetched.map((t) => toRow(t, context)).filter((r): r is NewTrade => r !== undefined);
-            if (rows.length < fetched.length) deps.logger.warn({ venue, symbol, skipped: fetched.length - rows.length }, 'venue sent trades without id or time');
+            if (rows.length < fetched.length)
+              deps.logger.warn(
+                { venue, symbol, skipped: fetched.length - rows.length },
+                'venue sent trades without id or time',
+              );
             const inserted = await repo.insertNew(rows);
             synced += inserted;
             duplicate += rows.length - inserted;
             const { hasMore, cursor } = nextCursor(venue, page, fetched);
-            markets.push({ symbol, fetched: fetched.length, synced: inserted, duplicate: rows.length - inserted, has_more: hasMore, next_cursor: cursorView(cursor) });
+            markets.push({
+              symbol,
+              fetched: fetched.length,
+              synced: inserted,
+              duplicate: rows.length - inserted,
+              has_more: hasMore,
+              next_cursor: cursorView(cursor),
+            });
           }
         });
       } catch (error) {
@@ -134,17 +172,38 @@ export function createTradesService(deps: {
       }
       const hasMore = markets.some((m) => m.has_more);
       const now = clock.now();
-      await audit(deps.db, {
-        ...auditActor(ctx),
-        action: 'exchange.trades.sync',
-        subjectUserId: ctx.id,
-        targetType: 'exchange_credential',
-        targetId: credential.id,
-        details: { exchange: venue, success: !failure, symbols, trades_synced: synced, trades_duplicate: duplicate, has_more: hasMore, error_type: failure?.errorType ?? null },
-        ip: ctx.ip,
-      }, now);
-      await deps.events.user(ctx.id, 'trades.synced', { exchange: venue, credential_id: credential.id, success: !failure, symbols_synced: symbols, trades_synced: synced, trades_duplicate: duplicate, error_type: failure?.errorType ?? null });
-      if (synced > 0) await deps.events.user(ctx.id, 'portfolio.updated', { exchange: venue, cause: 'trades', stored: synced });
+      await audit(
+        deps.db,
+        {
+          ...auditActor(ctx),
+          action: 'exchange.trades.sync',
+          subjectUserId: ctx.id,
+          targetType: 'exchange_credential',
+          targetId: credential.id,
+          details: {
+            exchange: venue,
+            success: !failure,
+            symbols,
+            trades_synced: synced,
+            trades_duplicate: duplicate,
+            has_more: hasMore,
+            error_type: failure?.errorType ?? null,
+          },
+          ip: ctx.ip,
+        },
+        now,
+      );
+      await deps.events.user(ctx.id, 'trades.synced', {
+        exchange: venue,
+        credential_id: credential.id,
+        success: !failure,
+        symbols_synced: symbols,
+        trades_synced: synced,
+        trades_duplicate: duplicate,
+        error_type: failure?.errorType ?? null,
+      });
+      if (synced > 0)
+        await deps.events.user(ctx.id, 'portfolio.updated', { exchange: venue, cause: 'trades', stored: synced });
       return {
         success: !failure,
         user_id: ctx.id,
@@ -161,7 +220,15 @@ export function createTradesService(deps: {
       };
     },
 
-    async list(query: { userId: string; venue: Venue; symbol?: string; start?: Date; end?: Date; limit: number; offset: number }) {
+    async list(query: {
+      userId: string;
+      venue: Venue;
+      symbol?: string;
+      start?: Date;
+      end?: Date;
+      limit: number;
+      offset: number;
+    }) {
       const { rows, total } = await repo.list(
         { userId: query.userId, exchange: query.venue, symbol: query.symbol, start: query.start, end: query.end },
         { limit: query.limit, offset: query.offset },

@@ -18,7 +18,10 @@ export function createTradingSummary(deps: {
 }) {
   return {
     async forUsers(userIds: string[]): Promise<Map<string, TradingSummary>> {
-      const [counts, totals] = await Promise.all([deps.trades.countForUsers(userIds), deps.balances.latestTotals(userIds)]);
+      const [counts, totals] = await Promise.all([
+        deps.trades.countForUsers(userIds),
+        deps.balances.latestTotals(userIds),
+      ]);
       const prices = await deps.prices.lookup(totals.map((t) => t.currency));
       const values = new Map<string, Decimal>();
       for (const { userId, currency, total } of totals) {
@@ -27,7 +30,10 @@ export function createTradingSummary(deps: {
         values.set(userId, (values.get(userId) ?? new Decimal(0)).plus(new Decimal(total).times(price)));
       }
       return new Map(
-        userIds.map((id) => [id, { totalTrades: counts.get(id) ?? 0, accountBalance: Number((values.get(id) ?? new Decimal(0)).toFixed(2)) }]),
+        userIds.map((id) => [
+          id,
+          { totalTrades: counts.get(id) ?? 0, accountBalance: Number((values.get(id) ?? new Decimal(0)).toFixed(2)) },
+        ]),
       );
     },
   };

@@ -24,6 +24,10 @@ describe('transfer sync windows', () => {
     assert.equal(SETTLE_MS, DAY);
     assert.equal(cursorAfter(now, now, null), 99 * DAY);
     assert.equal(cursorAfter(50 * DAY, now, null), 50 * DAY);
-    assert.equal(cursorAfter(10 * DAY, now, 60 * DAY), 60 * DAY, 'a sync asked from an earlier `since` does not rewind it');
+    assert.equal(
+      cursorAfter(10 * DAY, now, 60 * DAY),
+      60 * DAY,
+      'a sync asked from an earlier `since` does not rewind it',
+    );
   });
 });

@@ -33,7 +33,12 @@ export function createTransfersRepository(db: DbExecutor) {
         .insert(exchangeTransfers)
         .values(rows)
         .onConflictDoUpdate({
-          target: [exchangeTransfers.userId, exchangeTransfers.exchange, exchangeTransfers.type, exchangeTransfers.exchangeTransferId],
+          target: [
+            exchangeTransfers.userId,
+            exchangeTransfers.exchange,
+            exchangeTransfers.type,
+            exchangeTransfers.exchangeTransferId,
+          ],
           set: { status: sql`excluded.status` },
         })
         // xmax = 0 only on a row this statement inserted.
@@ -41,7 +46,10 @@ export function createTransfersRepository(db: DbExecutor) {
       return stored.filter((r) => r.inserted).length;
     },
 
-    async list(filter: TransferFilter, page: { limit: number; offset: number }): Promise<{ rows: TransferRow[]; total: number }> {
+    async list(
+      filter: TransferFilter,
+      page: { limit: number; offset: number },
+    ): Promise<{ rows: TransferRow[]; total: number }> {
       const condition = where(filter);
       const [rows, [count]] = await Promise.all([
         db
@@ -85,7 +93,10 @@ export function createTransfersRepository(db: DbExecutor) {
       await db
         .insert(exchangeTransferCursors)
         .values({ credentialId, type, syncedUntil: at })
-        .onConflictDoUpdate({ target: [exchangeTransferCursors.credentialId, exchangeTransferCursors.type], set: { syncedUntil: at } });
+        .onConflictDoUpdate({
+          target: [exchangeTransferCursors.credentialId, exchangeTransferCursors.type],
+          set: { syncedUntil: at },
+        });
     },
   };
 }

@@ -21,14 +21,14 @@ export const TransferSyncQuery = Type.Object({
 
 export const Transfer = Type.Object({
   id: Uuid('Our id.'),
-  exchange_transfer_id: Type.String({ description: 'The venue\'s id.' }),
+  exchange_transfer_id: Type.String({ description: "The venue's id." }),
   exchange: Type.String({ description: 'Venue.' }),
   type: StringEnum(TRANSFER_TYPES, { description: 'deposit or withdrawal.' }),
   currency: Type.String({ description: 'Currency moved.' }),
   amount: Type.Number({ description: 'Amount deposited, or sent by a withdrawal.' }),
-  fee: Type.Number({ description: 'Charged on top of a withdrawal\'s amount, in the same currency (0 for deposits).' }),
+  fee: Type.Number({ description: "Charged on top of a withdrawal's amount, in the same currency (0 for deposits)." }),
   txid: Nullable(Type.String({ description: 'The network transaction id, when the venue reports one.' })),
-  status: Type.String({ description: 'ok, pending, failed or canceled (ccxt\'s); only ok counts in the portfolio.' }),
+  status: Type.String({ description: "ok, pending, failed or canceled (ccxt's); only ok counts in the portfolio." }),
   transfer_timestamp: DateTime('When the venue recorded it.'),
   created_at: DateTime('When it was stored.'),
 });
@@ -45,7 +45,9 @@ export const TransferSyncResult = Type.Object({
   user_id: Uuid('You.'),
   exchange: Type.String({ description: 'Venue.' }),
   transfers_synced: Type.Integer({ description: 'New deposits and withdrawals stored.' }),
-  has_more: Type.Boolean({ description: 'Whether a type stopped before now (at most 5 windows of 90 days per call): sync again to continue.' }),
+  has_more: Type.Boolean({
+    description: 'Whether a type stopped before now (at most 5 windows of 90 days per call): sync again to continue.',
+  }),
   types: Type.Array(
     Type.Object({
       type: StringEnum(TRANSFER_TYPES, { description: 'deposit or withdrawal.' }),
@@ -53,7 +55,11 @@ export const TransferSyncResult = Type.Object({
       synced: Type.Integer({ description: 'Of those, new.' }),
       windows: Type.Integer({ description: 'Calls of at most 90 days made.' }),
       has_more: Type.Boolean({ description: 'Stopped before now.' }),
-      synced_until: Nullable(DateTime('The cursor: the next sync reads from here (kept a day behind now, so late confirmations are read again).')),
+      synced_until: Nullable(
+        DateTime(
+          'The cursor: the next sync reads from here (kept a day behind now, so late confirmations are read again).',
+        ),
+      ),
     }),
     { description: 'Per type: what this call read.' },
   ),

@@ -33,7 +33,11 @@ export function transferView(row: TransferRow) {
   };
 }
 
-function toRow(t: VenueTransfer, type: TransferType, context: { userId: string; venue: Venue; credentialId: string }): NewTransfer | undefined {
+function toRow(
+  t: VenueTransfer,
+  type: TransferType,
+  context: { userId: string; venue: Venue; credentialId: string },
+): NewTransfer | undefined {
   if (t.id === null || t.timestamp === null || t.currency === null || t.amount === null) return undefined;
   return {
     userId: context.userId,
@@ -68,21 +72,43 @@ export function createTransfersService(deps: {
       const context = { userId: ctx.id, venue, credentialId: credential.id };
       const now = clock.now().getTime();
       const horizon = now - deps.horizonDays * 86_400_000;
-      const kinds: { type: TransferType; fetched: number; synced: number; windows: number; has_more: boolean; synced_until: string | null }[] = [];
+      const kinds: {
+        type: TransferType;
+        fetched: number;
+        synced: number;
+        windows: number;
+        has_more: boolean;
+        synced_until: string | null;
+      }[] = [];
       let failure: VenueError | undefined;
       try {
         await deps.credentials.use(credential, async (keys) => {
           for (const type of TRANSFER_TYPES) {
             const previous = (await repo.cursor(credential.id, type))?.getTime() ?? null;
             let start = options.since?.getTime() ?? previous ?? horizon;
-            const kind = { type, fetched: 0, synced: 0, windows: 0, has_more: false, synced_until: null as string | null };
+            const kind = {
+              type,
+              fetched: 0,
+              synced: 0,
+              windows: 0,
+              has_more: false,
+              synced_until: null as string | null,
+            };
             kinds.push(kind);
-            for (let window = firstWindow(start, now); window && kind.windows < MAX_WINDOWS_PER_SYNC; window = firstWindow(start, now)) {
+            for (
+              let window = firstWindow(start, now);
+              window && kind.windows < MAX_WINDOWS_PER_SYNC;
+              window = firstWindow(start, now)
+            ) {
               const fetched = await gateway.transfers(venue, keys, type, { ...window, limit: PAGE_LIMIT });
               kind.windows += 1;
               kind.fetched += fetched.length;
               const rows = fetched.map((t) => toRow(t, type, context)).filter((r): r is NewTransfer => r !== undefined);
-              if (rows.length < fetched.length) deps.logger.warn({ venue, type, skipped: fetched.length - rows.length }, 'venue sent transfers without id, currency, amount or time');
+              if (rows.length < fetched.length)
+                deps.logger.warn(
+                  { venue, type, skipped: fetched.length - rows.length },
+                  'venue sent transfers without id, currency, amount or time',
+                );
               kind.synced += await repo.upsert(rows);
               start = nextStart(window, fetched.filter((t) => t.timestamp !== null) as { timestamp: number }[]);
               // Each window's progress is kept at once: a failure later does not lose it.
@@ -99,17 +125,33 @@ export function createTransfersService(deps: {
       }
       const synced = kinds.reduce((sum, k) => sum + k.synced, 0);
       const at = clock.now();
-      await audit(deps.db, {
-        ...auditActor(ctx),
-        action: 'exchange.transfers.sync',
-        subjectUserId: ctx.id,
-        targetType: 'exchange_credential',
-        targetId: credential.id,
-        details: { exchange: venue, success: !failure, transfers_synced: synced, error_type: failure?.errorType ?? null },
-        ip: ctx.ip,
-      }, at);
-      await deps.events.user(ctx.id, 'transfers.synced', { exchange: venue, credential_id: credential.id, success: !failure, transfers_synced: synced, error_type: failure?.errorType ?? null });
-      if (synced > 0) await deps.events.user(ctx.id, 'portfolio.updated', { exchange: venue, cause: 'transfers', stored: synced });
+      await audit(
+        deps.db,
+        {
+          ...auditActor(ctx),
+          action: 'exchange.transfers.sync',
+          subjectUserId: ctx.id,
+          targetType: 'exchange_credential',
+          targetId: credential.id,
+          details: {
+            exchange: venue,
+            success: !failure,
+            transfers_synced: synced,
+            error_type: failure?.errorType ?? null,
+          },
+          ip: ctx.ip,
+        },
+        at,
+      );
+      await deps.events.user(ctx.id, 'transfers.synced', {
+        exchange: venue,
+        credential_id: credential.id,
+        success: !failure,
+        transfers_synced: synced,
+        error_type: failure?.errorType ?? null,
+      });
+      if (synced > 0)
+        await deps.events.user(ctx.id, 'portfolio.updated', { exchange: venue, cause: 'transfers', stored: synced });
       return {
         success: !failure,
         user_id: ctx.id,
@@ -123,12 +165,25 @@ export function createTransfersService(deps: {
       };
     },
 
-    async list(query: { userId: string; venue: Venue; type?: TransferType; start?: Date; end?: Date; limit: number; offset: number }) {
+    async list(query: {
+      userId: string;
+      venue: Venue;
+      type?: TransferType;
+      start?: Date;
+      end?: Date;
+      limit: number;
+      offset: number;
+    }) {
       const { rows, total } = await repo.list(
         { userId: query.userId, exchange: query.venue, type: query.type, start: query.start, end: query.end },
         { limit: query.limit, offset: query.offset },
       );
-      return { transfers: rows.map(transferView), exchange: query.venue, total_records: total, has_more: query.offset + rows.length < total };
+      return {
+        transfers: rows.map(transferView),
+        exchange: query.venue,
+        total_records: total,
+        has_more: query.offset + rows.length < total,
+      };
     },
   };
 }

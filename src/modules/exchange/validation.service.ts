@@ -71,23 +71,54 @@ export function createValidationService(deps: {
 }) {
   const { gateway } = deps;
 
-  async function verdict(input: ValidateInput): Promise<Omit<ValidationResult, 'checked_at' | 'updated_credential_ids' | 'exchange'>> {
-    const base = { permissions: null, ip_restricted: null, currencies_with_balance: null, warnings: [], retry_after: null };
+  async function verdict(
+    input: ValidateInput,
+  ): Promise<Omit<ValidationResult, 'checked_at' | 'updated_credential_ids' | 'exchange'>> {
+    const base = {
+      permissions: null,
+      ip_restricted: null,
+      currencies_with_balance: null,
+      warnings: [],
+      retry_after: null,
+    };
     const venue = input.exchange;
     if (!input.api_passphrase && (await gateway.describe(venue)).requiresPassphrase) {
-      return { ...base, valid: false, cause: 'missing_passphrase', message: `${venue} keys need their passphrase (api_passphrase)` };
+      return {
+        ...base,
+        valid: false,
+        cause: 'missing_passphrase',
+        message: `${venue} keys need their passphrase (api_passphrase)`,
+      };
     }
-    const credentials: VenueCredentials = { apiKey: input.api_key, secret: input.api_secret, passphrase: input.api_passphrase ?? null };
+    const credentials: VenueCredentials = {
+      apiKey: input.api_key,
+      secret: input.api_secret,
+      passphrase: input.api_passphrase ?? null,
+    };
     try {
       const { currencies, scope } = await gateway.keyCheck(venue, credentials);
       const warnings: string[] = [];
-      if (scope.permissions?.withdraw) warnings.push('The key may withdraw funds; the platform never needs that permission.');
+      if (scope.permissions?.withdraw)
+        warnings.push('The key may withdraw funds; the platform never needs that permission.');
       if (scope.permissions?.trade && scope.ipRestricted === false) {
-        warnings.push('Trading is enabled without an IP restriction; the venue revokes trading on such keys after 30 days.');
+        warnings.push(
+          'Trading is enabled without an IP restriction; the venue revokes trading on such keys after 30 days.',
+        );
       }
-      const result = { ...base, permissions: scope.permissions, ip_restricted: scope.ipRestricted, currencies_with_balance: currencies, warnings };
+      const result = {
+        ...base,
+        permissions: scope.permissions,
+        ip_restricted: scope.ipRestricted,
+        currencies_with_balance: currencies,
+        warnings,
+      };
       if (scope.permissions && !scope.permissions.read) {
-        return { ...result, valid: false, cause: 'missing_permission', message: `The key may not read account data on ${venue}` };
+        return {
+          ...result,
+          valid: false,
+          cause: 'missing_permission',
+          message: `The key may not read account data on ${venue}`,
+        };
       }
       return { ...result, valid: true, cause: null, message: `${venue} accepted the key` };
     } catch (error) {
@@ -95,9 +126,20 @@ export function createValidationService(deps: {
       const cause = causeOf(error);
       const sibling = SIBLING[venue];
       if (error.errorType === 'auth' && sibling && (await acceptedBy(sibling, credentials))) {
-        return { ...base, valid: false, cause: 'wrong_venue', message: `These keys belong to ${sibling}, not ${venue}` };
+        return {
+          ...base,
+          valid: false,
+          cause: 'wrong_venue',
+          message: `These keys belong to ${sibling}, not ${venue}`,
+        };
       }
-      return { ...base, valid: false, cause, message: String(error.detail), retry_after: error.retryAfterSeconds ?? null };
+      return {
+        ...base,
+        valid: false,
+        cause,
+        message: String(error.detail),
+        retry_after: error.retryAfterSeconds ?? null,
+      };
     }
   }
 
@@ -124,19 +166,31 @@ export function createValidationService(deps: {
       const ids = await storedWithKey(ctx.id, input.exchange, input.api_key);
       const outcome: CredentialOutcome = result.valid
         ? { status: 'valid' }
-        : { status: ['venue_unreachable', 'rate_limited', 'venue_error'].includes(result.cause!) ? 'error' : 'invalid', error: result.message };
+        : {
+            status: ['venue_unreachable', 'rate_limited', 'venue_error'].includes(result.cause!) ? 'error' : 'invalid',
+            error: result.message,
+          };
       for (const id of ids) await deps.credentials.record(id, outcome, false);
-      await audit(deps.db, {
-        actorId: ctx.id,
-        actorType: 'user',
-        action: 'exchange.credential.validate',
-        subjectUserId: ctx.id,
-        targetType: 'exchange',
-        targetId: input.exchange,
-        details: { exchange: input.exchange, valid: result.valid, cause: result.cause, credential_ids: ids },
-        ip: ctx.ip,
-      }, now);
-      await deps.events.user(ctx.id, 'credential.validated', { exchange: input.exchange, valid: result.valid, cause: result.cause, credential_ids: ids });
+      await audit(
+        deps.db,
+        {
+          actorId: ctx.id,
+          actorType: 'user',
+          action: 'exchange.credential.validate',
+          subjectUserId: ctx.id,
+          targetType: 'exchange',
+          targetId: input.exchange,
+          details: { exchange: input.exchange, valid: result.valid, cause: result.cause, credential_ids: ids },
+          ip: ctx.ip,
+        },
+        now,
+      );
+      await deps.events.user(ctx.id, 'credential.validated', {
+        exchange: input.exchange,
+        valid: result.valid,
+        cause: result.cause,
+        credential_ids: ids,
+      });
       return { ...result, exchange: input.exchange, checked_at: now.toISOString(), updated_credential_ids: ids };
     },
   };

@@ -5,7 +5,9 @@ import { VenueField } from './common.schemas.ts';
 
 const N = (description: string) => Nullable(Type.Number({ description }));
 const Code = (description: string) => Type.String({ minLength: 1, maxLength: 20, description });
-const Capabilities = Type.Record(Type.String(), Type.Boolean(), { description: 'ccxt capability → supported (emulated counts as supported).' });
+const Capabilities = Type.Record(Type.String(), Type.Boolean(), {
+  description: 'ccxt capability → supported (emulated counts as supported).',
+});
 
 export const VenueQuery = Type.Object({ exchange: VenueField() });
 export const VenueParams = Type.Object({ exchange_name: VenueField() });
@@ -21,11 +23,24 @@ export const QuotesQuery = Type.Object({
 export const RouteQuery = Type.Object({
   base: Code('Base currency to buy, e.g. BTC.'),
   quote: Code('Quote currency to pay with, e.g. USDT.'),
-  size: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Order size in the base currency; venues whose min_amount exceeds it are excluded.' })),
-  quote_size: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Order notional in the quote currency; venues whose min_cost exceeds it are excluded.' })),
+  size: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description: 'Order size in the base currency; venues whose min_amount exceeds it are excluded.',
+    }),
+  ),
+  quote_size: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description: 'Order notional in the quote currency; venues whose min_cost exceeds it are excluded.',
+    }),
+  ),
 });
 export const HealthQuery = Type.Object({
-  force_refresh: Type.Boolean({ default: false, description: 'Check now instead of answering from the last minute\'s result (admins only; ignored for others).' }),
+  force_refresh: Type.Boolean({
+    default: false,
+    description: "Check now instead of answering from the last minute's result (admins only; ignored for others).",
+  }),
 });
 
 export const Supported = Type.Object({
@@ -64,8 +79,12 @@ export const Info = Type.Object({
   limits: Type.Object({
     markets_count: Nullable(Type.Integer({ description: 'Spot markets listed.' })),
     quote_currencies: Nullable(Type.Array(Type.String(), { description: 'Quote currencies, most used first.' })),
-    min_cost_by_quote: Nullable(Type.Record(Type.String(), Type.Number(), { description: 'Smallest order notional per quote currency.' })),
-    markets_error: Nullable(Type.String({ description: 'Why market limits are missing (venue unreachable within 3 s).' })),
+    min_cost_by_quote: Nullable(
+      Type.Record(Type.String(), Type.Number(), { description: 'Smallest order notional per quote currency.' }),
+    ),
+    markets_error: Nullable(
+      Type.String({ description: 'Why market limits are missing (venue unreachable within 3 s).' }),
+    ),
   }),
   urls: Type.Object({
     www: Nullable(Type.String({ description: 'Web site.' })),
@@ -76,7 +95,7 @@ export const Info = Type.Object({
 
 const Market = Type.Object({
   symbol: Type.String({ description: 'Unified pair (BTC/USDT).' }),
-  id: Type.String({ description: 'The venue\'s id (BTCUSDT).' }),
+  id: Type.String({ description: "The venue's id (BTCUSDT)." }),
   base: Type.String({ description: 'Base currency.' }),
   quote: Type.String({ description: 'Quote currency.' }),
   active: Type.Boolean({ description: 'Trading.' }),
@@ -127,7 +146,10 @@ export const Quotes = Type.Object({
       min_cost: N('Smallest order notional.'),
       active: Type.Boolean({ description: 'Trading.' }),
     }),
-    { description: 'Active first, then most liquid first (24 h volume in the base currency, i.e. quote volume in one currency).' },
+    {
+      description:
+        'Active first, then most liquid first (24 h volume in the base currency, i.e. quote volume in one currency).',
+    },
   ),
   count: Type.Integer({ description: 'How many quotes.' }),
   current_quote: Nullable(
@@ -160,12 +182,22 @@ export const RouteResult = Type.Object({
   best: Nullable(RouteEntry),
   routes: Type.Array(RouteEntry, { description: 'Cheapest effective price first.' }),
   excluded: Type.Array(
-    Type.Object({ exchange: Type.String(), symbol: Type.String(), reason: Type.String({ description: 'Which minimum the order is below.' }) }),
+    Type.Object({
+      exchange: Type.String(),
+      symbol: Type.String(),
+      reason: Type.String({ description: 'Which minimum the order is below.' }),
+    }),
     { description: 'Venues listing the pair whose minimums the order does not meet.' },
   ),
-  unavailable: Type.Array(Type.Object({ exchange: Type.String(), reason: Type.String({ description: 'Why (unreachable, timed out after 3 s, ...).' }) }), {
-    description: 'Venues that could not be asked.',
-  }),
+  unavailable: Type.Array(
+    Type.Object({
+      exchange: Type.String(),
+      reason: Type.String({ description: 'Why (unreachable, timed out after 3 s, ...).' }),
+    }),
+    {
+      description: 'Venues that could not be asked.',
+    },
+  ),
   not_listed: Type.Array(Type.String(), { description: 'Venues that do not list the pair.' }),
   checked_at: DateTime('When the venues were asked.'),
 });
@@ -173,31 +205,50 @@ export const RouteResult = Type.Object({
 /** The venue's shared request-weight budget (docs/decisions/110); live, never cached. */
 export const VenueBudget = Type.Object(
   {
-    used_weight_1m: N('Request weight used in the current minute by this service\'s instances (raised to the venue\'s own count); null without a weight model.'),
-    limit_1m: N('The venue\'s per-minute request-weight limit (from exchangeInfo once read); null without a weight model.'),
+    used_weight_1m: N(
+      "Request weight used in the current minute by this service's instances (raised to the venue's own count); null without a weight model.",
+    ),
+    limit_1m: N(
+      "The venue's per-minute request-weight limit (from exchangeInfo once read); null without a weight model.",
+    ),
     cap_1m: N('The part of the limit calls are admitted to (limit × share); beyond it calls wait or answer 503.'),
-    share: Type.Number({ description: 'Share of the limit this service allows itself (VENUE_WEIGHT_SHARE_PERCENT / 100).' }),
-    limit_source: Nullable(StringEnum(['venue', 'default'] as const, { description: 'Whether the limit came from the venue or is the documented default.' })),
-    breaker_open: Type.Boolean({ description: 'A 429 or 418 from the venue pauses every call to it, on every instance.' }),
+    share: Type.Number({
+      description: 'Share of the limit this service allows itself (VENUE_WEIGHT_SHARE_PERCENT / 100).',
+    }),
+    limit_source: Nullable(
+      StringEnum(['venue', 'default'] as const, {
+        description: 'Whether the limit came from the venue or is the documented default.',
+      }),
+    ),
+    breaker_open: Type.Boolean({
+      description: 'A 429 or 418 from the venue pauses every call to it, on every instance.',
+    }),
     breaker_until: Nullable(DateTime('Until when the breaker holds.')),
     breaker_reason: Nullable(Type.String({ description: 'The venue answer that opened it.' })),
-    scope: StringEnum(['shared', 'local'] as const, { description: 'shared: counted across instances in Redis; local: this instance alone (no Redis, or Redis failing).' }),
+    scope: StringEnum(['shared', 'local'] as const, {
+      description:
+        'shared: counted across instances in Redis; local: this instance alone (no Redis, or Redis failing).',
+    }),
   },
-  { description: 'The venue\'s request-weight budget, shared by every user\'s keys, market data and every instance.' },
+  { description: "The venue's request-weight budget, shared by every user's keys, market data and every instance." },
 );
 
 export const VenueHealth = Type.Object({
   exchange: Type.String({ description: 'Venue.' }),
-  status: StringEnum(['healthy', 'maintenance', 'rate_limited', 'unreachable', 'error'] as const, { description: 'Result of the last check.' }),
+  status: StringEnum(['healthy', 'maintenance', 'rate_limited', 'unreachable', 'error'] as const, {
+    description: 'Result of the last check.',
+  }),
   latency_ms: N('Round trip of the status (or server-time) call.'),
   error: Nullable(Type.String({ description: 'What went wrong.' })),
   checked_at: DateTime('When the venue was checked.'),
-  cached: Type.Boolean({ description: 'Answered from the last minute\'s check.' }),
+  cached: Type.Boolean({ description: "Answered from the last minute's check." }),
   budget: VenueBudget,
 });
 
 export const Health = Type.Object({
-  status: StringEnum(['healthy', 'degraded', 'unhealthy'] as const, { description: 'healthy: all venues; unhealthy: none; degraded otherwise.' }),
+  status: StringEnum(['healthy', 'degraded', 'unhealthy'] as const, {
+    description: 'healthy: all venues; unhealthy: none; degraded otherwise.',
+  }),
   healthy_count: Type.Integer({ description: 'Healthy venues.' }),
   total: Type.Integer({ description: 'Venues checked.' }),
   exchanges: Type.Record(Type.String(), VenueHealth, { description: 'Venue → its health.' }),

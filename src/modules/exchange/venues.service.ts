@@ -44,7 +44,11 @@ function tickerView(venue: Venue, t: VenueTicker) {
   };
 }
 
-export function createVenuesService(deps: { gateway: Pick<VenueGateway, 'describe' | 'markets' | 'tickers'>; prices: Pick<UsdPrices, 'remember'>; probeTimeoutMs: number }) {
+export function createVenuesService(deps: {
+  gateway: Pick<VenueGateway, 'describe' | 'markets' | 'tickers'>;
+  prices: Pick<UsdPrices, 'remember'>;
+  probeTimeoutMs: number;
+}) {
   const { gateway } = deps;
 
   return {
@@ -72,7 +76,11 @@ export function createVenuesService(deps: { gateway: Pick<VenueGateway, 'describ
       let markets: VenueMarket[] | null = null;
       let marketsError: string | null = null;
       try {
-        markets = await venueWithin(gateway.markets(venue, { timeoutMs: deps.probeTimeoutMs }), deps.probeTimeoutMs, venue);
+        markets = await venueWithin(
+          gateway.markets(venue, { timeoutMs: deps.probeTimeoutMs }),
+          deps.probeTimeoutMs,
+          venue,
+        );
       } catch (error) {
         marketsError = error instanceof AppError ? String(error.detail) : `${venue} markets are unavailable`;
       }
@@ -83,8 +91,18 @@ export function createVenuesService(deps: { gateway: Pick<VenueGateway, 'describ
         is_default: venue === DEFAULT_VENUE,
         requires_passphrase: d.requiresPassphrase,
         capabilities: d.capabilities,
-        fees: { trading: { maker: d.fees.maker, taker: d.fees.taker, percentage: d.fees.percentage, tier_based: d.fees.tierBased } },
-        rate_limit: { interval_ms: d.rateLimitMs, requests_per_second: d.rateLimitMs > 0 ? Math.round((1000 / d.rateLimitMs) * 100) / 100 : null },
+        fees: {
+          trading: {
+            maker: d.fees.maker,
+            taker: d.fees.taker,
+            percentage: d.fees.percentage,
+            tier_based: d.fees.tierBased,
+          },
+        },
+        rate_limit: {
+          interval_ms: d.rateLimitMs,
+          requests_per_second: d.rateLimitMs > 0 ? Math.round((1000 / d.rateLimitMs) * 100) / 100 : null,
+        },
         limits: {
           markets_count: markets?.length ?? null,
           quote_currencies: markets ? quoteCurrencies(markets) : null,
@@ -113,7 +131,10 @@ export function createVenuesService(deps: { gateway: Pick<VenueGateway, 'describ
     async quotes(venue: Venue, base: string, currentQuote?: string) {
       const wantedBase = base.trim().toUpperCase();
       const markets = (await gateway.markets(venue)).filter((m) => m.base.toUpperCase() === wantedBase);
-      const tickers = await gateway.tickers(venue, markets.map((m) => m.symbol));
+      const tickers = await gateway.tickers(
+        venue,
+        markets.map((m) => m.symbol),
+      );
       await deps.prices.remember(tickers.map((t) => ({ ...splitSymbol(t.symbol), last: t.last })));
       const quotes = rankQuotes(markets, tickers);
       const current = currentQuote?.trim().toUpperCase();

@@ -22,7 +22,9 @@ export interface JobDefinition<Name extends string = string, Deps = never, Resul
 }
 
 /** Identity at run time; keeps the name's literal type so that `JobName` is derived from the definitions. */
-export function defineJob<const Name extends string, Deps, Result extends TSchema>(job: JobDefinition<Name, Deps, Result>): JobDefinition<Name, Deps, Result> {
+export function defineJob<const Name extends string, Deps, Result extends TSchema>(
+  job: JobDefinition<Name, Deps, Result>,
+): JobDefinition<Name, Deps, Result> {
   return job;
 }
 

@@ -29,7 +29,10 @@ export type { RunOutcome, Started } from './job-runner.ts';
 
 /** The services the jobs use, narrowed to what they call. */
 export interface JobsModuleDeps {
-  auth: { service: Pick<AuthService, 'deleteStaleSessions' | 'deleteDeadTokens'>; twoFactor: Pick<TwoFactorService, 'reencryptAll'> };
+  auth: {
+    service: Pick<AuthService, 'deleteStaleSessions' | 'deleteDeadTokens'>;
+    twoFactor: Pick<TwoFactorService, 'reencryptAll'>;
+  };
   admin: { users: Pick<UsersService, 'endExpiredGracePeriods'>; getPlatformLimits(): Promise<LimitValues> };
   providerKeys: { service: RotateApiKeysDeps['providerKeys'] };
   exchange: { credentials: RotateApiKeysDeps['exchangeCredentials']; accounts: SyncAccountsDeps['accounts'] };
@@ -46,7 +49,8 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     providerKeys: deps.providerKeys.service,
     exchangeCredentials: deps.exchange.credentials,
     twoFactorSecrets: deps.auth.twoFactor,
-    notify: async (message, now, dedupeKey) => (await deps.messages.chat(database.db, message, now, dedupeKey)) !== null,
+    notify: async (message, now, dedupeKey) =>
+      (await deps.messages.chat(database.db, message, now, dedupeKey)) !== null,
     users: deps.admin.users,
     auth: deps.auth.service,
     idleDays: config.auth.sessionIdleDays,
@@ -60,7 +64,8 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
   });
   // Config checks the names when its caller passes them (the entry points do); a config read without them is checked here.
   const strangers = Object.keys(config.jobs.crons).filter((name) => !(JOB_NAMES as readonly string[]).includes(name));
-  if (strangers.length > 0) throw new ConfigError(strangers.map((name) => `SCHEDULER_CRONS: "${name}" ${unknownJob(JOB_NAMES)}`));
+  if (strangers.length > 0)
+    throw new ConfigError(strangers.map((name) => `SCHEDULER_CRONS: "${name}" ${unknownJob(JOB_NAMES)}`));
   // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force. The trigger
   // window is a share of the cron's period, never more than the period (docs/decisions/125).
   const jobs = registered.map((job) => {
@@ -69,7 +74,12 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
   });
   const repo = createRunsRepository(database.db);
   const runner = createJobRunner({ jobs, repo, lock: createJobLock(database), clock, logger, events: deps.events });
-  const scheduler = createScheduler({ jobs, run: (name) => runner.run(name, 'scheduler'), timers: options.timers, logger });
+  const scheduler = createScheduler({
+    jobs,
+    run: (name) => runner.run(name, 'scheduler'),
+    timers: options.timers,
+    logger,
+  });
   const service = createJobsService({
     jobs,
     repo,

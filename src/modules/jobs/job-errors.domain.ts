@@ -4,7 +4,15 @@
 import { AppError } from '../../platform/http/errors.ts';
 
 const MAX_LENGTH = 300;
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'EHOSTUNREACH',
+]);
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
@@ -25,7 +33,10 @@ export function safeJobError(error: unknown): string {
     // PostgreSQL SQLSTATE class 08 (connection exception) and 57P0x (server shutting down).
     if (typeof code === 'string' && /^(08|57P0)/.test(code)) return 'the database is unavailable';
     const message = (link as { message?: unknown }).message;
-    if (typeof message === 'string' && /Connection terminated|connection timeout|PGlite is closed|pool after calling end/i.test(message)) {
+    if (
+      typeof message === 'string' &&
+      /Connection terminated|connection timeout|PGlite is closed|pool after calling end/i.test(message)
+    ) {
       return 'the database is unavailable';
     }
   }

@@ -77,14 +77,28 @@ export function coveredReason(claim: Claim, windowSeconds: number): string {
 
 /** A recorded run as the runner answers it. */
 export function outcomeOf(row: RunRow): RunOutcome {
-  const common: Common = { job: row.job, trigger: row.trigger, runId: row.id, startedAt: row.startedAt, finishedAt: row.finishedAt };
-  const units = row.unitsTotal === null ? null : { total: row.unitsTotal, succeeded: row.unitsSucceeded ?? 0, failed: row.unitsFailed ?? 0 };
+  const common: Common = {
+    job: row.job,
+    trigger: row.trigger,
+    runId: row.id,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+  };
+  const units =
+    row.unitsTotal === null
+      ? null
+      : { total: row.unitsTotal, succeeded: row.unitsSucceeded ?? 0, failed: row.unitsFailed ?? 0 };
   const result = row.result ?? undefined;
   switch (row.status) {
     case 'running':
       return { ...common, status: 'running' };
     case 'skipped':
-      return { ...common, status: 'skipped', reason: String(result?.reason ?? ''), coveredBy: typeof result?.covered_by === 'string' ? result.covered_by : null };
+      return {
+        ...common,
+        status: 'skipped',
+        reason: String(result?.reason ?? ''),
+        coveredBy: typeof result?.covered_by === 'string' ? result.covered_by : null,
+      };
     case 'failed':
       return { ...common, status: 'failed', error: row.error ?? '', ...(result ? { result } : {}), units };
     default:
@@ -151,7 +165,14 @@ export function createJobRunner(deps: {
     return { ...common, finishedAt, status, result, units };
   }
 
-  async function skip(job: ConfiguredJob, trigger: RunTrigger, at: Date, reason: string, coveredBy: string | null, key: string | null): Promise<Started> {
+  async function skip(
+    job: ConfiguredJob,
+    trigger: RunTrigger,
+    at: Date,
+    reason: string,
+    coveredBy: string | null,
+    key: string | null,
+  ): Promise<Started> {
     const { row, replayed } = await repo.recordSkipped(job.name, trigger, at, reason, coveredBy, key);
     const outcome = outcomeOf(row);
     if (!replayed) logger.info({ job: job.name, trigger, reason }, 'scheduled job skipped');
@@ -161,7 +182,16 @@ export function createJobRunner(deps: {
   function failedToStart(job: string, trigger: RunTrigger, at: Date, error: unknown): RunOutcome {
     // The claim, the lock or the run record failed (the database is down): nothing ran.
     logger.error({ err: error, job }, 'scheduled job could not be run or recorded');
-    return { job, trigger, runId: null, startedAt: at, finishedAt: clock.now(), status: 'failed', error: safeJobError(error), units: null };
+    return {
+      job,
+      trigger,
+      runId: null,
+      startedAt: at,
+      finishedAt: clock.now(),
+      status: 'failed',
+      error: safeJobError(error),
+      units: null,
+    };
   }
 
   function track<T>(promise: Promise<T>): Promise<T> {
@@ -184,7 +214,8 @@ export function createJobRunner(deps: {
           outcome = await attempt(job, trigger, key, triggeredAt, answer);
         } catch (error) {
           outcome = failedToStart(name, trigger, triggeredAt, error);
-          if (answer.settled) logger.error({ err: error, job: name }, 'the end of a scheduled job run could not be recorded');
+          if (answer.settled)
+            logger.error({ err: error, job: name }, 'the end of a scheduled job run could not be recorded');
           answer.resolve({ outcome, replayed: false, done: Promise.resolve(outcome) });
         }
         return outcome;
@@ -195,7 +226,13 @@ export function createJobRunner(deps: {
   }
 
   /** Resolves `answer` as soon as the trigger's answer is known; returns how the run ended. */
-  async function attempt(job: ConfiguredJob, trigger: RunTrigger, key: string | null, triggeredAt: Date, answer: ReturnType<typeof deferred<Started>>): Promise<RunOutcome> {
+  async function attempt(
+    job: ConfiguredJob,
+    trigger: RunTrigger,
+    key: string | null,
+    triggeredAt: Date,
+    answer: ReturnType<typeof deferred<Started>>,
+  ): Promise<RunOutcome> {
     const answered = async (started: Started): Promise<RunOutcome> => {
       answer.resolve(started);
       if (!started.replayed) await publish(started.outcome);
@@ -207,7 +244,8 @@ export function createJobRunner(deps: {
     }
     // A run claimed the window lately (by the database's clock): it did this trigger's work.
     const open = await repo.openClaim(job.name, job.windowSeconds);
-    if (open) return answered(await skip(job, trigger, triggeredAt, coveredReason(open, job.windowSeconds), open.runId, key));
+    if (open)
+      return answered(await skip(job, trigger, triggeredAt, coveredReason(open, job.windowSeconds), open.runId, key));
 
     let runPromise: Promise<RunOutcome> | undefined;
     const holdAndRun = async () => {
@@ -216,7 +254,11 @@ export function createJobRunner(deps: {
       const claim = await repo.claimAndStart(job.name, trigger, startedAt, job.windowSeconds, key);
       if (!claim.started) return claim;
       const runId = claim.runId;
-      answer.resolve({ outcome: { job: job.name, trigger, runId, startedAt, finishedAt: null, status: 'running' }, replayed: false, done: Promise.resolve({} as RunOutcome) });
+      answer.resolve({
+        outcome: { job: job.name, trigger, runId, startedAt, finishedAt: null, status: 'running' },
+        replayed: false,
+        done: Promise.resolve({} as RunOutcome),
+      });
       runPromise = execute(job, trigger, runId, startedAt);
       running.set(runId, runPromise);
       try {
@@ -241,8 +283,15 @@ export function createJobRunner(deps: {
       await publish(value.finished);
       return value.finished;
     }
-    if ('replay' in value) return answered({ outcome: outcomeOf(value.replay), replayed: true, done: Promise.resolve(outcomeOf(value.replay)) });
-    return answered(await skip(job, trigger, triggeredAt, coveredReason(value.covered, job.windowSeconds), value.covered.runId, key));
+    if ('replay' in value)
+      return answered({
+        outcome: outcomeOf(value.replay),
+        replayed: true,
+        done: Promise.resolve(outcomeOf(value.replay)),
+      });
+    return answered(
+      await skip(job, trigger, triggeredAt, coveredReason(value.covered, job.windowSeconds), value.covered.runId, key),
+    );
   }
 
   /** Whether the job's last claimed run has recorded its end (a lock still held is being released). */
@@ -304,7 +353,9 @@ export function createJobRunner(deps: {
       if (ended === 'done') return;
       for (const runId of running.keys()) {
         logger.warn({ runId }, 'scheduled job run interrupted by shutdown');
-        await repo.finish(runId, { status: 'failed', error: INTERRUPTED_ERROR }, clock.now()).catch((error: unknown) => logger.error({ err: error, runId }, 'an interrupted run could not be recorded'));
+        await repo
+          .finish(runId, { status: 'failed', error: INTERRUPTED_ERROR }, clock.now())
+          .catch((error: unknown) => logger.error({ err: error, runId }, 'an interrupted run could not be recorded'));
       }
     },
   };

@@ -36,9 +36,14 @@ export const RunUnits = Type.Object(
   {
     total: Type.Integer({ description: 'Units looked at (e.g. credentials).' }),
     succeeded: Type.Integer({ description: 'Units done.' }),
-    failed: Type.Integer({ description: 'Units that failed; units neither done nor failed were deferred to a later run.' }),
+    failed: Type.Integer({
+      description: 'Units that failed; units neither done nor failed were deferred to a later run.',
+    }),
   },
-  { description: 'For a job that works unit by unit (sync-accounts: credentials; strategy-autopilot: intel events), once it ended; null otherwise.' },
+  {
+    description:
+      'For a job that works unit by unit (sync-accounts: credentials; strategy-autopilot: intel events), once it ended; null otherwise.',
+  },
 );
 
 function runFields(result: TSchema) {
@@ -50,10 +55,15 @@ function runFields(result: TSchema) {
     started_at: DateTime('When the run started (the `now` the job worked with); when a skipped trigger arrived.'),
     finished_at: Nullable(DateTime('When it ended; null while running.')),
     units: Nullable(RunUnits),
-    error: Nullable(Type.String({ description: 'Why it failed (a safe message; the cause is in the service log); null otherwise.' })),
+    error: Nullable(
+      Type.String({ description: 'Why it failed (a safe message; the cause is in the service log); null otherwise.' }),
+    ),
     reason: Type.Optional(Type.String({ description: 'Why it was skipped (naming the run that covered it).' })),
-    covered_by: Type.Optional(Nullable(Uuid('When skipped: the run that did this trigger\'s work.'))),
-    result: Type.Optional({ ...result, description: 'What the job did, once it ended (absent while running, when skipped, or when it threw).' }),
+    covered_by: Type.Optional(Nullable(Uuid("When skipped: the run that did this trigger's work."))),
+    result: Type.Optional({
+      ...result,
+      description: 'What the job did, once it ended (absent while running, when skipped, or when it threw).',
+    }),
   };
 }
 
@@ -64,7 +74,7 @@ export function JobRunAnswer(result: TSchema) {
 
 /** A run as `GET /api/scheduled/runs/{run_id}` answers it. */
 export const JobRunRecord = Type.Object(runFields(Type.Object({}, { additionalProperties: true })), {
-  description: 'A recorded run; `result` has the schema of the job\'s trigger answer.',
+  description: "A recorded run; `result` has the schema of the job's trigger answer.",
 });
 
 export const JobFailed = Type.Object(
@@ -72,7 +82,10 @@ export const JobFailed = Type.Object(
     detail: Type.String({ description: '`<job> failed: <safe message>`, or why jobs cannot run at all.' }),
     run_id: Type.Optional(Nullable(Uuid('Null: not even the run record could be written.'))),
   },
-  { description: 'The run could not be started or recorded (the database is down), or scheduled jobs are not configured (SCHEDULED_JOB_SECRET unset).' },
+  {
+    description:
+      'The run could not be started or recorded (the database is down), or scheduled jobs are not configured (SCHEDULED_JOB_SECRET unset).',
+  },
 );
 
 const LastRun = Type.Object(
@@ -90,8 +103,12 @@ const LastRun = Type.Object(
 export const JobsHealth = Type.Object({
   status: Type.String({ description: '`ok`.' }),
   scheduler: Type.String({ description: 'SCHEDULER: `off` (an external cron calls the triggers) or `internal`.' }),
-  scheduler_running: Type.Boolean({ description: 'Whether the in-process scheduler is running in this instance (only while the server listens).' }),
-  secret_configured: Type.Boolean({ description: 'Whether SCHEDULED_JOB_SECRET is set; without it every trigger answers 503.' }),
+  scheduler_running: Type.Boolean({
+    description: 'Whether the in-process scheduler is running in this instance (only while the server listens).',
+  }),
+  secret_configured: Type.Boolean({
+    description: 'Whether SCHEDULED_JOB_SECRET is set; without it every trigger answers 503.',
+  }),
   jobs: Type.Array(
     Type.Object({
       name: Type.String({ description: 'Job name.' }),

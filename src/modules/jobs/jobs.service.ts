@@ -71,7 +71,10 @@ export function createJobsService(deps: {
                   trigger: row.trigger,
                   started_at: iso(row.startedAt)!,
                   finished_at: iso(row.finishedAt),
-                  units: row.unitsTotal === null ? null : { total: row.unitsTotal, succeeded: row.unitsSucceeded ?? 0, failed: row.unitsFailed ?? 0 },
+                  units:
+                    row.unitsTotal === null
+                      ? null
+                      : { total: row.unitsTotal, succeeded: row.unitsSucceeded ?? 0, failed: row.unitsFailed ?? 0 },
                 }
               : null,
           };

@@ -12,7 +12,14 @@ import { strategyAutopilotJob } from './jobs/strategy-autopilot.job.ts';
 import { syncAccountsJob } from './jobs/sync-accounts.job.ts';
 
 /** Every job, in the order health, the dashboard and the OpenAPI document list them. */
-export const JOB_DEFINITIONS = [rotateApiKeysJob, cleanupGracePeriodsJob, cleanupDeviceSessionsJob, cleanupExpiredTokensJob, strategyAutopilotJob, syncAccountsJob] as const;
+export const JOB_DEFINITIONS = [
+  rotateApiKeysJob,
+  cleanupGracePeriodsJob,
+  cleanupDeviceSessionsJob,
+  cleanupExpiredTokensJob,
+  strategyAutopilotJob,
+  syncAccountsJob,
+] as const;
 
 type Definitions = typeof JOB_DEFINITIONS;
 export type JobName = Definitions[number]['name'];

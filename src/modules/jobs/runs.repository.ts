@@ -22,7 +22,10 @@ export interface Claim {
   claimedAt: Date;
 }
 
-export type StartResult = { started: true; runId: string } | { started: false; covered: Claim } | { started: false; replay: RunRow };
+export type StartResult =
+  | { started: true; runId: string }
+  | { started: false; covered: Claim }
+  | { started: false; replay: RunRow };
 
 export function createRunsRepository(db: Db) {
   const byKey = async (job: JobName, key: string): Promise<RunRow | undefined> => {
@@ -47,7 +50,12 @@ export function createRunsRepository(db: Db) {
       const [row] = await db
         .select({ runId: scheduledJobClaims.runId, claimedAt: scheduledJobClaims.claimedAt })
         .from(scheduledJobClaims)
-        .where(and(eq(scheduledJobClaims.job, job), sql`${scheduledJobClaims.claimedAt} > clock_timestamp() - make_interval(secs => ${windowSeconds})`));
+        .where(
+          and(
+            eq(scheduledJobClaims.job, job),
+            sql`${scheduledJobClaims.claimedAt} > clock_timestamp() - make_interval(secs => ${windowSeconds})`,
+          ),
+        );
       return row;
     },
 
@@ -58,7 +66,13 @@ export function createRunsRepository(db: Db) {
      * holds the window is answered. A run whose Idempotency-Key was already used is not recorded: the
      * run of that key is answered instead.
      */
-    async claimAndStart(job: JobName, trigger: RunTrigger, at: Date, windowSeconds: number, key: string | null): Promise<StartResult> {
+    async claimAndStart(
+      job: JobName,
+      trigger: RunTrigger,
+      at: Date,
+      windowSeconds: number,
+      key: string | null,
+    ): Promise<StartResult> {
       const runId = randomUUID();
       try {
         return await db.transaction(async (tx): Promise<StartResult> => {
@@ -78,7 +92,9 @@ export function createRunsRepository(db: Db) {
               .where(eq(scheduledJobClaims.job, job));
             return { started: false, covered: holder! };
           }
-          await tx.insert(scheduledJobRuns).values({ id: runId, job, trigger, startedAt: at, status: 'running', idempotencyKey: key });
+          await tx
+            .insert(scheduledJobRuns)
+            .values({ id: runId, job, trigger, startedAt: at, status: 'running', idempotencyKey: key });
           return { started: true, runId };
         });
       } catch (error) {
@@ -90,7 +106,12 @@ export function createRunsRepository(db: Db) {
 
     async finish(
       id: string,
-      outcome: { status: 'succeeded' | 'partial' | 'failed'; result?: Record<string, unknown>; error?: string; units?: RunUnits | null },
+      outcome: {
+        status: 'succeeded' | 'partial' | 'failed';
+        result?: Record<string, unknown>;
+        error?: string;
+        units?: RunUnits | null;
+      },
       at: Date,
     ): Promise<void> {
       const units = outcome.units ?? null;
@@ -124,7 +145,15 @@ export function createRunsRepository(db: Db) {
       try {
         const [row] = await db
           .insert(scheduledJobRuns)
-          .values({ job, trigger, startedAt: at, finishedAt: at, status: 'skipped', result: { reason, covered_by: coveredBy }, idempotencyKey: key })
+          .values({
+            job,
+            trigger,
+            startedAt: at,
+            finishedAt: at,
+            status: 'skipped',
+            result: { reason, covered_by: coveredBy },
+            idempotencyKey: key,
+          })
           .returning();
         return { row: row!, replayed: false };
       } catch (error) {
@@ -144,7 +173,10 @@ export function createRunsRepository(db: Db) {
     },
 
     /** The newest run of each of `jobs` (one index scan per job), optionally ignoring runs in progress or skipped triggers. */
-    async newestPerJob(jobs: readonly JobName[], options: { finishedOnly?: boolean; ranOnly?: boolean }): Promise<RunRow[]> {
+    async newestPerJob(
+      jobs: readonly JobName[],
+      options: { finishedOnly?: boolean; ranOnly?: boolean },
+    ): Promise<RunRow[]> {
       if (jobs.length === 0) return [];
       return db
         .selectDistinctOn([scheduledJobRuns.job])

@@ -42,7 +42,9 @@ export function createScheduler(deps: {
         timers.set(
           job.name,
           factory(job.cron, () => {
-            const run = deps.run(job.name).catch((error: unknown) => deps.logger.error({ err: error, job: job.name }, 'scheduled run failed'));
+            const run = deps
+              .run(job.name)
+              .catch((error: unknown) => deps.logger.error({ err: error, job: job.name }, 'scheduled run failed'));
             inFlight.add(run);
             void run.finally(() => inFlight.delete(run));
           }),
@@ -59,7 +61,9 @@ export function createScheduler(deps: {
       for (const timer of timers.values()) timer.stop();
       timers.clear();
       let timer: NodeJS.Timeout | undefined;
-      const bound = Number.isFinite(boundMs) ? new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs))) : new Promise<void>(() => {});
+      const bound = Number.isFinite(boundMs)
+        ? new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)))
+        : new Promise<void>(() => {});
       await Promise.race([Promise.allSettled([...inFlight]), bound]);
       clearTimeout(timer);
     },
@@ -75,7 +79,8 @@ export const DEFAULT_TRIGGER_WINDOW_SECONDS = 30;
 export function cronPeriodSeconds(cron: string): number {
   const runs = new Cron(cron, { timezone: 'UTC', paused: true }).nextRuns(25);
   let shortest = Infinity;
-  for (let i = 1; i < runs.length; i++) shortest = Math.min(shortest, (runs[i]!.getTime() - runs[i - 1]!.getTime()) / 1000);
+  for (let i = 1; i < runs.length; i++)
+    shortest = Math.min(shortest, (runs[i]!.getTime() - runs[i - 1]!.getTime()) / 1000);
   return shortest;
 }
 

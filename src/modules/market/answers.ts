@@ -40,7 +40,10 @@ type Derive = <R>(key: string, inputs: readonly unknown[], compute: () => R) => 
  * a second), so that routes serialise each distinct answer once.
  */
 export function stamped<B extends object>(derive: Derive, key: string, body: B, fresh: Freshness): B & Freshness {
-  return derive(`answer:${key}`, [body, fresh.source, fresh.stale, fresh.age_seconds, fresh.updated_at], () => ({ ...body, ...fresh }));
+  return derive(`answer:${key}`, [body, fresh.source, fresh.stale, fresh.age_seconds, fresh.updated_at], () => ({
+    ...body,
+    ...fresh,
+  }));
 }
 
 /** `a+b` of the distinct source names, or one name. */

@@ -13,7 +13,17 @@ function venue(first: number, last: number) {
     const newest = Math.min(last, Math.floor(endTime / STEP) * STEP);
     const rows: Candle[] = [];
     for (let open = Math.max(first, newest - (limit - 1) * STEP); open <= newest; open += STEP) {
-      rows.push({ openTime: open, open: '1', high: '1', low: '1', close: '1', volume: '1', closeTime: open + STEP - 1, quoteVolume: '1', trades: 1 });
+      rows.push({
+        openTime: open,
+        open: '1',
+        high: '1',
+        low: '1',
+        close: '1',
+        volume: '1',
+        closeTime: open + STEP - 1,
+        quoteVolume: '1',
+        trades: 1,
+      });
     }
     return rows;
   };
@@ -25,17 +35,30 @@ const opens = (candles: Candle[]) => candles.map((c) => c.openTime / STEP);
 describe('most recent candles of a window', () => {
   it('pages backwards past 1000 candles and answers them oldest first', async () => {
     const v = venue(0, 10_000 * STEP);
-    const { candles, truncated } = await mostRecentCandles(v.fetchPage, { start: 5_000 * STEP, end: 7_499 * STEP }, 2000, STEP);
+    const { candles, truncated } = await mostRecentCandles(
+      v.fetchPage,
+      { start: 5_000 * STEP, end: 7_499 * STEP },
+      2000,
+      STEP,
+    );
     assert.equal(candles.length, 2000);
     assert.deepEqual(opens(candles).slice(0, 2), [5_500, 5_501]);
     assert.equal(opens(candles).at(-1), 7_499);
     assert.equal(truncated, true);
-    assert.deepEqual(v.calls, [{ endTime: 7_499 * STEP, limit: 1000 }, { endTime: 6_500 * STEP - 1, limit: 1000 }]);
+    assert.deepEqual(v.calls, [
+      { endTime: 7_499 * STEP, limit: 1000 },
+      { endTime: 6_500 * STEP - 1, limit: 1000 },
+    ]);
   });
 
   it('stops at the window start and drops candles before it', async () => {
     const v = venue(0, 10_000 * STEP);
-    const { candles, truncated } = await mostRecentCandles(v.fetchPage, { start: 8_500 * STEP + 30_000, end: 9_999 * STEP }, 2000, STEP);
+    const { candles, truncated } = await mostRecentCandles(
+      v.fetchPage,
+      { start: 8_500 * STEP + 30_000, end: 9_999 * STEP },
+      2000,
+      STEP,
+    );
     assert.equal(opens(candles)[0], 8_501, 'a candle opening before the start is outside the window');
     assert.equal(candles.length, 1499);
     assert.equal(truncated, false);
@@ -51,14 +74,28 @@ describe('most recent candles of a window', () => {
   });
 
   it('answers nothing for a window before the first candle or in the future', async () => {
-    assert.deepEqual((await mostRecentCandles(venue(100 * STEP, 200 * STEP).fetchPage, { start: 0, end: 50 * STEP }, 10, STEP)).candles, []);
-    const future = await mostRecentCandles(venue(0, 200 * STEP).fetchPage, { start: 300 * STEP, end: 400 * STEP }, 10, STEP);
+    assert.deepEqual(
+      (await mostRecentCandles(venue(100 * STEP, 200 * STEP).fetchPage, { start: 0, end: 50 * STEP }, 10, STEP))
+        .candles,
+      [],
+    );
+    const future = await mostRecentCandles(
+      venue(0, 200 * STEP).fetchPage,
+      { start: 300 * STEP, end: 400 * STEP },
+      10,
+      STEP,
+    );
     assert.deepEqual(future.candles, []);
   });
 
   it('is not truncated when the limit is met exactly at the window start', async () => {
     const v = venue(0, 10_000 * STEP);
-    const { candles, truncated } = await mostRecentCandles(v.fetchPage, { start: 9_000 * STEP, end: 9_999 * STEP }, 1000, STEP);
+    const { candles, truncated } = await mostRecentCandles(
+      v.fetchPage,
+      { start: 9_000 * STEP, end: 9_999 * STEP },
+      1000,
+      STEP,
+    );
     assert.equal(candles.length, 1000);
     assert.equal(truncated, false);
   });

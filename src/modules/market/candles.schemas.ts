@@ -17,8 +17,12 @@ export type OhlcQuery = Static<typeof OhlcQuery>;
 export const OhlcRangeQuery = Type.Object({
   symbol: SymbolParam('The pair.'),
   interval: IntervalParam,
-  start: DateTime('Start of the window (ISO 8601; UTC when it has no offset), inclusive: candles opening at or after it.'),
-  end: DateTime('End of the window (ISO 8601; UTC when it has no offset), inclusive: candles opening at or before it; after `start`.'),
+  start: DateTime(
+    'Start of the window (ISO 8601; UTC when it has no offset), inclusive: candles opening at or after it.',
+  ),
+  end: DateTime(
+    'End of the window (ISO 8601; UTC when it has no offset), inclusive: candles opening at or before it; after `start`.',
+  ),
   limit: Limit(1, 2000, 1000, 'At most this many candles, the most recent in the window;'),
 });
 export type OhlcRangeQuery = Static<typeof OhlcRangeQuery>;
@@ -54,7 +58,9 @@ export const OhlcRangeResponse = Type.Object({
   start: DateTime('Start of the window.'),
   end: DateTime('End of the window.'),
   limit: Type.Integer({ description: 'The limit applied.' }),
-  truncated: Type.Boolean({ description: 'True when the window holds older candles than the ones returned (the limit was reached).' }),
+  truncated: Type.Boolean({
+    description: 'True when the window holds older candles than the ones returned (the limit was reached).',
+  }),
   ...FreshnessFields,
 });
 export type OhlcRangeResponse = Static<typeof OhlcRangeResponse>;

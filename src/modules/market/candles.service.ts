@@ -31,7 +31,8 @@ export function createCandleService(deps: { data: MarketData; clock: Clock; sour
   const now = () => clock.now().getTime();
 
   async function range(symbol: string, interval: Interval, start: Date, end: Date, limit: number) {
-    if (!(start.getTime() < end.getTime())) throw invalidField(['query', 'end'], 'end must be after start', end.toISOString());
+    if (!(start.getTime() < end.getTime()))
+      throw invalidField(['query', 'end'], 'end must be after start', end.toISOString());
     const info = await data.resolve(symbol);
     const served = await data.candleRange(info.symbol, interval, start.getTime(), end.getTime(), limit);
     return { info, served };

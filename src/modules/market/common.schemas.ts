@@ -7,10 +7,12 @@ export const tags = ['market'];
 /** On every answer (and every ticker row): provenance and age of the data. */
 export const FreshnessFields = {
   source: Type.String({
-    description: 'Where the data came from: `binance`, `coingecko`, `coingecko+binance`, or `simulated` when MARKET_DATA_SOURCE=simulated.',
+    description:
+      'Where the data came from: `binance`, `coingecko`, `coingecko+binance`, or `simulated` when MARKET_DATA_SOURCE=simulated.',
   }),
   stale: Type.Boolean({
-    description: 'True when the upstream failed and a cached answer younger than the documented bound is served instead.',
+    description:
+      'True when the upstream failed and a cached answer younger than the documented bound is served instead.',
   }),
   age_seconds: Type.Integer({ description: 'Age of the (oldest) data in this answer, in whole seconds.' }),
   updated_at: DateTime('When the (oldest) data in this answer was fetched from the upstream.'),
@@ -23,7 +25,11 @@ export const PairFields = {
 };
 
 export const SymbolParam = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 40, description: `${description} Accepted as BTCUSDT, BTC/USDT or BTC-USDT, in any case.` });
+  Type.String({
+    minLength: 1,
+    maxLength: 40,
+    description: `${description} Accepted as BTCUSDT, BTC/USDT or BTC-USDT, in any case.`,
+  });
 
 export const SymbolList = (description: string) =>
   Type.String({
@@ -33,7 +39,14 @@ export const SymbolList = (description: string) =>
   });
 
 export const Limit = (minimum: number, maximum: number, fallback: number, description: string) =>
-  Type.Optional(Type.Integer({ minimum, maximum, default: fallback, description: `${description} ${minimum}..${maximum}, default ${fallback}.` }));
+  Type.Optional(
+    Type.Integer({
+      minimum,
+      maximum,
+      default: fallback,
+      description: `${description} ${minimum}..${maximum}, default ${fallback}.`,
+    }),
+  );
 
 export const MARKET_ERRORS_NOTE =
   'Upstream failures answer 502 (upstream error), 503 (upstream paused after a rate limit, or budget used up; with Retry-After) or 504 (timeout), unless a cached answer within the stale bound can be served with `stale: true`.';

@@ -8,7 +8,12 @@ import type { VenueAccess } from '../exchange/index.ts';
 import { createBinanceLiveFeed } from './adapters/binance-live-feed.ts';
 import { createBinanceMarketSource, describeBinanceError } from './adapters/binance-market-source.ts';
 import { coingeckoKeyHeaders, createCoinGeckoSource, describeCoinGeckoError } from './adapters/coingecko-source.ts';
-import { noLiveFeed, type AssetMarketSource, type LivePriceFeed, type SpotMarketSource } from './adapters/market-source.ts';
+import {
+  noLiveFeed,
+  type AssetMarketSource,
+  type LivePriceFeed,
+  type SpotMarketSource,
+} from './adapters/market-source.ts';
 import { createSimulatedAssetSource, createSimulatedSpotSource } from './adapters/simulated-market-source.ts';
 import { shapes, UpstreamClient } from './adapters/upstream-client.ts';
 import { createMarketCache } from './market-cache.ts';
@@ -42,7 +47,10 @@ export interface MarketModuleDeps {
   venueAccess: (venue: 'binance') => VenueAccess;
 }
 
-function createSources(platform: Platform, venueAccess: MarketModuleDeps['venueAccess']): {
+function createSources(
+  platform: Platform,
+  venueAccess: MarketModuleDeps['venueAccess'],
+): {
   spot: SpotMarketSource;
   assets: AssetMarketSource;
   live: LivePriceFeed;
@@ -52,7 +60,12 @@ function createSources(platform: Platform, venueAccess: MarketModuleDeps['venueA
   const { config, clock, logger } = platform;
   const settings = config.market;
   if (settings.source === 'simulated') {
-    return { spot: createSimulatedSpotSource(clock), assets: createSimulatedAssetSource(clock), live: noLiveFeed, ping: null };
+    return {
+      spot: createSimulatedSpotSource(clock),
+      assets: createSimulatedAssetSource(clock),
+      live: noLiveFeed,
+      ping: null,
+    };
   }
   const common = { clock, timeoutMs: settings.upstreamTimeoutMs };
   const binance = new UpstreamClient({
@@ -89,10 +102,21 @@ export function createMarketModule(platform: Platform, deps: MarketModuleDeps) {
   // The longest one load takes: ohlc-range's limit of 2000 candles is two upstream pages.
   const longestLoadMs = 2 * config.market.upstreamTimeoutMs + 500;
   // A waiting instance answers within one upstream timeout and a second (decision 103).
-  const store = createMarketCache({ cache, clock, lockTtlMs: longestLoadMs, waitMs: config.market.upstreamTimeoutMs + 500 });
+  const store = createMarketCache({
+    cache,
+    clock,
+    lockTtlMs: longestLoadMs,
+    waitMs: config.market.upstreamTimeoutMs + 500,
+  });
   const data = createMarketData({ spot, assets, store, clock });
   const prices = createPriceService({ data, live, clock, source: spot.name });
-  const priceStream = createPriceStream({ data, prices, live, logger, restSource: spot.name === 'simulated' ? 'simulated' : 'rest' });
+  const priceStream = createPriceStream({
+    data,
+    prices,
+    live,
+    logger,
+    restSource: spot.name === 'simulated' ? 'simulated' : 'rest',
+  });
   const pairs = createPairService({ data, clock, source: spot.name });
   const candles = createCandleService({ data, clock, source: spot.name });
   const overview = createOverviewService({ data, clock, logger, spotSource: spot.name, assetSource: assets.name });
@@ -137,14 +161,25 @@ export function createMarketModule(platform: Platform, deps: MarketModuleDeps) {
     quotes: {
       async last(): Promise<{ byPair: ReadonlyMap<string, SymbolInfo>; prices: ReadonlyMap<string, string> }> {
         const [{ index }, served] = await Promise.all([data.symbolIndex(), data.prices()]);
-        const prices = data.derive('portfolio-last-prices', [served.value], () => new Map(served.value.map((p) => [p.symbol, p.price])));
+        const prices = data.derive(
+          'portfolio-last-prices',
+          [served.value],
+          () => new Map(served.value.map((p) => [p.symbol, p.price])),
+        );
         return { byPair: index.byPair, prices };
       },
       /** The candles of `interval` (1h or 1d) opening within [start, end] that have closed, oldest first (up to 2000). */
-      async closed(symbol: string, interval: '1h' | '1d', start: number, end: number): Promise<{ openTime: number; close: string }[]> {
+      async closed(
+        symbol: string,
+        interval: '1h' | '1d',
+        start: number,
+        end: number,
+      ): Promise<{ openTime: number; close: string }[]> {
         const served = await data.candleRange(symbol, interval, start, end, 2000);
         const now = clock.now().getTime();
-        return served.value.candles.filter((c) => c.closeTime < now).map((c) => ({ openTime: c.openTime, close: c.close }));
+        return served.value.candles
+          .filter((c) => c.closeTime < now)
+          .map((c) => ({ openTime: c.openTime, close: c.close }));
       },
       async closeAt(symbol: string, at: Date): Promise<string | null> {
         const open = Math.floor(at.getTime() / HOUR_MS) * HOUR_MS;
@@ -165,7 +200,8 @@ export function createMarketModule(platform: Platform, deps: MarketModuleDeps) {
         await ping();
         return { reachable: true, latency_ms: Math.round((performance.now() - started) * 100) / 100, detail: null };
       } catch (error) {
-        const detail = error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'Binance could not be checked';
+        const detail =
+          error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'Binance could not be checked';
         return { reachable: false, latency_ms: null, detail };
       }
     },

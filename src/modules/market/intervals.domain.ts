@@ -1,7 +1,23 @@
 // The candle intervals of the contract (Binance's list without 1s) and how long candles of each stay
 // cached: the newest candle is still moving, so short intervals refresh sooner.
 
-export const INTERVALS = ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '6h', '8h', '12h', '1d', '3d', '1w', '1M'] as const;
+export const INTERVALS = [
+  '1m',
+  '3m',
+  '5m',
+  '15m',
+  '30m',
+  '1h',
+  '2h',
+  '4h',
+  '6h',
+  '8h',
+  '12h',
+  '1d',
+  '3d',
+  '1w',
+  '1M',
+] as const;
 export type Interval = (typeof INTERVALS)[number];
 
 const MINUTE = 60_000;

@@ -89,7 +89,12 @@ export function createMarketCache(deps: {
    * waiter whose holder let go with neither (it failed some other way) takes the lock and loads. A
    * waiter gives up after one upstream timeout and a half second: stale if it can, else 504.
    */
-  async function loadExclusive<T>(key: string, policy: CachePolicy, seen: number, load: () => Promise<T>): Promise<Entry<T>> {
+  async function loadExclusive<T>(
+    key: string,
+    policy: CachePolicy,
+    seen: number,
+    load: () => Promise<T>,
+  ): Promise<Entry<T>> {
     const lockKey = `market:lock:${key}`;
     // undefined: another instance holds the lock; null: the cache cannot lock, so load unlocked.
     let token = await cache.acquire(lockKey, deps.lockTtlMs).catch(() => null);
@@ -98,7 +103,11 @@ export function createMarketCache(deps: {
       const deadline = performance.now() + deps.waitMs;
       while (token === undefined) {
         if (performance.now() >= deadline) {
-          throw new AppError('upstream_timeout', 'Market data is still being loaded by another instance; try again shortly', { headers: { 'retry-after': '1' } });
+          throw new AppError(
+            'upstream_timeout',
+            'Market data is still being loaded by another instance; try again shortly',
+            { headers: { 'retry-after': '1' } },
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 25));
         const entry = await readShared<T>(key);
@@ -123,7 +132,12 @@ export function createMarketCache(deps: {
     } catch (error) {
       // Waiting instances answer with this failure at once instead of calling the upstream too.
       if (token && isUpstreamFailure(error)) {
-        const marker: FailureMarker = { id: randomUUID(), code: error.code, detail: typeof error.detail === 'string' ? error.detail : 'Market data source failed', headers: error.headers };
+        const marker: FailureMarker = {
+          id: randomUUID(),
+          code: error.code,
+          detail: typeof error.detail === 'string' ? error.detail : 'Market data source failed',
+          headers: error.headers,
+        };
         await cache.set(`market:failed:${key}`, marker, FAILURE_MARKER_TTL_MS).catch(() => undefined);
       }
       throw error;
@@ -155,7 +169,9 @@ export function createMarketCache(deps: {
   /** The entry this process holds for `key` if it is fresh; the hot path needs no promise. */
   function peek<T>(key: string, policy: CachePolicy): Served<T> | undefined {
     const held = local.get(key);
-    return held && now() - held.fetchedAt < policy.ttlMs ? { value: held.value as T, fetchedAt: held.fetchedAt, stale: false } : undefined;
+    return held && now() - held.fetchedAt < policy.ttlMs
+      ? { value: held.value as T, fetchedAt: held.fetchedAt, stale: false }
+      : undefined;
   }
 
   return {
@@ -189,7 +205,12 @@ export function createMarketCache(deps: {
     ages(limit = 100): CacheAge[] {
       const at = now();
       return [...local.entries()]
-        .map(([key, entry]) => ({ key, ageMs: at - entry.fetchedAt, ttlMs: entry.ttlMs, fresh: at - entry.fetchedAt < entry.ttlMs }))
+        .map(([key, entry]) => ({
+          key,
+          ageMs: at - entry.fetchedAt,
+          ttlMs: entry.ttlMs,
+          fresh: at - entry.fetchedAt < entry.ttlMs,
+        }))
         .sort((a, b) => a.ageMs - b.ageMs || a.key.localeCompare(b.key))
         .slice(0, limit);
     },

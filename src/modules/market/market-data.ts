@@ -33,7 +33,12 @@ export const CANDLES_HELD = 1000;
 /** Order-book levels fetched per symbol; Binance charges the same weight up to 100. */
 export const BOOK_LEVELS = 100;
 
-export function createMarketData(deps: { spot: SpotMarketSource; assets: AssetMarketSource; store: MarketCache; clock: Clock }) {
+export function createMarketData(deps: {
+  spot: SpotMarketSource;
+  assets: AssetMarketSource;
+  store: MarketCache;
+  clock: Clock;
+}) {
   const { spot, assets, store, clock } = deps;
 
   const indexOf = (list: SymbolInfo[]) => store.derive('symbol-index', [list], () => indexSymbols(list));
@@ -83,23 +88,37 @@ export function createMarketData(deps: { spot: SpotMarketSource; assets: AssetMa
 
     /** The newest candles of a pair (up to 1000), cached by interval. */
     candles(symbol: string, interval: Interval): Promise<Served<Candle[]>> {
-      return store.get(`candles:${symbol}:${interval}`, { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs }, () =>
-        spot.klines(symbol, interval, { limit: CANDLES_HELD }),
+      return store.get(
+        `candles:${symbol}:${interval}`,
+        { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs },
+        () => spot.klines(symbol, interval, { limit: CANDLES_HELD }),
       );
     },
 
     /** The most recent `limit` candles opening within [start, end], paging upstream 1000 at a time. */
-    candleRange(symbol: string, interval: Interval, start: number, end: number, limit: number): Promise<Served<RecentCandles>> {
+    candleRange(
+      symbol: string,
+      interval: Interval,
+      start: number,
+      end: number,
+      limit: number,
+    ): Promise<Served<RecentCandles>> {
       // A calendar month can last 31 days, longer than the 28 that INTERVAL_MS assumes.
       const longest = interval === '1M' ? 31 * 24 * HOUR : INTERVAL_MS[interval];
       const closed = end + longest < clock.now().getTime();
       const policy = closed ? POLICIES.closedRange : { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs };
       return store.get(`candle-range:${symbol}:${interval}:${start}:${end}:${limit}`, policy, () =>
-        mostRecentCandles((endTime, want) => spot.klines(symbol, interval, { endTime, limit: want }), { start, end }, limit, INTERVAL_MS[interval]),
+        mostRecentCandles(
+          (endTime, want) => spot.klines(symbol, interval, { endTime, limit: want }),
+          { start, end },
+          limit,
+          INTERVAL_MS[interval],
+        ),
       );
     },
 
-    orderBook: (symbol: string) => store.get(`book:${symbol}`, POLICIES.orderBook, () => spot.orderBook(symbol, BOOK_LEVELS)),
+    orderBook: (symbol: string) =>
+      store.get(`book:${symbol}`, POLICIES.orderBook, () => spot.orderBook(symbol, BOOK_LEVELS)),
 
     topAssets: (limit: number) => store.get(`top:${limit}`, POLICIES.topAssets, () => assets.topAssets(limit)),
 

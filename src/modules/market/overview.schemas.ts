@@ -61,7 +61,9 @@ export const StatsResponse = Type.Object({
       market_cap_change_percent_24h: maybe('Change of the total market cap over 24 h, percent.'),
       btc_dominance: maybe("Bitcoin's share of the total market cap, percent."),
       eth_dominance: maybe("Ether's share of the total market cap, percent."),
-      market_cap_percentage: Type.Record(Type.String(), Type.Number(), { description: 'Asset → share of the total market cap, percent.' }),
+      market_cap_percentage: Type.Record(Type.String(), Type.Number(), {
+        description: 'Asset → share of the total market cap, percent.',
+      }),
       active_cryptocurrencies: maybe('Assets tracked by CoinGecko.'),
       markets: maybe('Exchanges tracked by CoinGecko.'),
       updated_at: Nullable(DateTime("CoinGecko's update time.")),
@@ -73,7 +75,9 @@ export const StatsResponse = Type.Object({
       pairs_trading: int('Pairs trading on Binance.'),
       pairs_traded_24h: int('Pairs with at least one trade in 24 h.'),
       total_trades_24h: int('Trades in 24 h across all pairs.'),
-      total_quote_volume_usdt: num('24 h quote volume across pairs, valued in USDT (pairs without a USDT price left out).'),
+      total_quote_volume_usdt: num(
+        '24 h quote volume across pairs, valued in USDT (pairs without a USDT price left out).',
+      ),
       gainers: int('Traded pairs up over 24 h.'),
       losers: int('Traded pairs down over 24 h.'),
       unchanged: int('Traded pairs unchanged over 24 h.'),
@@ -122,7 +126,10 @@ export const VolumeDistributionResponse = Type.Object({
   assets: Type.Array(Type.Object({ asset: Type.String({ description: 'Base asset.' }), ...VolumeBucket }), {
     description: 'The 20 base assets with the most volume, largest first.',
   }),
-  other: Type.Object({ ...VolumeBucket, assets: int('Base assets in the bucket.') }, { description: 'All other base assets together.' }),
+  other: Type.Object(
+    { ...VolumeBucket, assets: int('Base assets in the bucket.') },
+    { description: 'All other base assets together.' },
+  ),
   quotes: Type.Array(Type.Object({ quote: Type.String({ description: 'Quote asset.' }), ...VolumeBucket }), {
     description: 'Share of volume by quote asset, largest first.',
   }),
@@ -137,18 +144,27 @@ export const ActivityResponse = Type.Object({
   total_quote_volume_usdt: num('24 h quote volume valued in USDT (pairs without a USDT price left out).'),
   most_traded: Type.Array(MarketPair, { description: 'The 20 pairs with the most trades, most first.' }),
   by_quote: Type.Array(
-    Type.Object({ quote: Type.String({ description: 'Quote asset.' }), trades: int('Trades in 24 h.'), share_percent: num('Share of all trades, percent.') }),
+    Type.Object({
+      quote: Type.String({ description: 'Quote asset.' }),
+      trades: int('Trades in 24 h.'),
+      share_percent: num('Share of all trades, percent.'),
+    }),
     { description: 'Trades by quote asset, most first.' },
   ),
   ...FreshnessFields,
 });
 export type ActivityResponse = Static<typeof ActivityResponse>;
 
-export const TRENDING_RULE = 'score = 24 h trades × |24 h price change %|, over pairs traded in 24 h; highest first, ties by symbol';
+export const TRENDING_RULE =
+  'score = 24 h trades × |24 h price change %|, over pairs traded in 24 h; highest first, ties by symbol';
 
 export const TrendingResponse = Type.Object({
   pairs: Type.Array(
-    Type.Object({ rank: int('Position, from 1.'), ...MarketPair.properties, score: num('Trending score (see `rule`).') }),
+    Type.Object({
+      rank: int('Position, from 1.'),
+      ...MarketPair.properties,
+      score: num('Trending score (see `rule`).'),
+    }),
     { description: 'Highest score first.' },
   ),
   count: int('Number of pairs.'),

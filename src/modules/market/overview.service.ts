@@ -2,7 +2,15 @@
 // Binance's 24 h tickers (docs/decisions/043 has the rules).
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from 'pino';
-import { activity, aggregates, heatmap, movers, REFERENCE_QUOTE, trending, volumeDistribution } from './rankings.domain.ts';
+import {
+  activity,
+  aggregates,
+  heatmap,
+  movers,
+  REFERENCE_QUOTE,
+  trending,
+  volumeDistribution,
+} from './rankings.domain.ts';
 import type { MarketData } from './market-data.ts';
 import type {
   ActivityResponse,
@@ -50,12 +58,21 @@ function topRow(a: TopAsset, i: number, index: SymbolIndex | undefined) {
   };
 }
 
-export function createOverviewService(deps: { data: MarketData; clock: Clock; logger: Logger; spotSource: string; assetSource: string }) {
+export function createOverviewService(deps: {
+  data: MarketData;
+  clock: Clock;
+  logger: Logger;
+  spotSource: string;
+  assetSource: string;
+}) {
   const { data, clock, logger, spotSource, assetSource } = deps;
   const now = () => clock.now().getTime();
 
   /** The pairs view; every operation below shares its one cached upstream call. */
-  async function view<R extends object>(name: string, compute: (t: Awaited<ReturnType<MarketData['pairTickers']>>) => R) {
+  async function view<R extends object>(
+    name: string,
+    compute: (t: Awaited<ReturnType<MarketData['pairTickers']>>) => R,
+  ) {
     const tickers = await data.pairTickers();
     const result = data.derive(name, [tickers.rows], () => compute(tickers));
     return stamped(data.derive, name, result, freshness(spotSource, now(), tickers.served));
@@ -110,7 +127,12 @@ export function createOverviewService(deps: { data: MarketData; clock: Clock; lo
           },
         };
       });
-      return stamped(data.derive, 'stats', body, freshness(joinSources(assetSource, spotSource), now(), global, tickers.served));
+      return stamped(
+        data.derive,
+        'stats',
+        body,
+        freshness(joinSources(assetSource, spotSource), now(), global, tickers.served),
+      );
     },
 
     async movers(limit: number): Promise<MoversResponse> {
@@ -123,7 +145,12 @@ export function createOverviewService(deps: { data: MarketData; clock: Clock; lo
     async heatmap(limit: number): Promise<HeatmapResponse> {
       return view(`heatmap:${limit}`, (t) => {
         const map = heatmap(t.rows, limit);
-        const tiles = map.tiles.map((tile) => ({ asset: tile.pair.base, ...marketPair(tile.pair), size: tile.size.toNumber(), share_percent: tile.share }));
+        const tiles = map.tiles.map((tile) => ({
+          asset: tile.pair.base,
+          ...marketPair(tile.pair),
+          size: tile.size.toNumber(),
+          share_percent: tile.share,
+        }));
         return { tiles, count: tiles.length, size_metric: 'quote_volume_usdt', total_size: map.total.toNumber() };
       });
     },
@@ -162,7 +189,11 @@ export function createOverviewService(deps: { data: MarketData; clock: Clock; lo
 
     async trending(limit: number): Promise<TrendingResponse> {
       return view(`trending:${limit}`, (t) => {
-        const pairs = trending(t.rows, limit).map((row, i) => ({ rank: i + 1, ...marketPair(row.pair), score: row.score }));
+        const pairs = trending(t.rows, limit).map((row, i) => ({
+          rank: i + 1,
+          ...marketPair(row.pair),
+          score: row.score,
+        }));
         return { pairs, count: pairs.length, rule: TRENDING_RULE };
       });
     },

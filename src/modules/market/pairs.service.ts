@@ -15,7 +15,8 @@ function bookAnswer(info: SymbolInfo, book: OrderBook, depth: number) {
   const mid = bestBid && bestAsk ? bestBid.add(bestAsk).div(2) : undefined;
   const spread = bestBid && bestAsk ? bestAsk.sub(bestBid) : undefined;
   const total = (levels: [string, string][]) => Decimal.sum(0, ...levels.map(([, quantity]) => quantity)).toNumber();
-  const levels = (side: [string, string][]) => side.map(([price, quantity]) => ({ price: num(price), quantity: num(quantity) }));
+  const levels = (side: [string, string][]) =>
+    side.map(([price, quantity]) => ({ price: num(price), quantity: num(quantity) }));
   return {
     symbol: info.symbol,
     base: info.base,
@@ -52,7 +53,9 @@ export function createPairService(deps: { data: MarketData; clock: Clock; source
     async orderBook(symbol: string, depth: number): Promise<OrderBookResponse> {
       const info = await data.resolve(symbol);
       const served = await data.orderBook(info.symbol);
-      const body = data.derive(`book:${info.symbol}:${depth}`, [served.value], () => bookAnswer(info, served.value, depth));
+      const body = data.derive(`book:${info.symbol}:${depth}`, [served.value], () =>
+        bookAnswer(info, served.value, depth),
+      );
       return stamped(data.derive, `book:${info.symbol}:${depth}`, body, freshness(source, now(), served));
     },
   };

@@ -30,7 +30,13 @@ export interface PriceStreamOptions {
 }
 
 export function createPriceStream(
-  deps: { data: MarketData; prices: Pick<PriceService, 'quotes'>; live: LivePriceFeed; logger: Logger; restSource: 'rest' | 'simulated' },
+  deps: {
+    data: MarketData;
+    prices: Pick<PriceService, 'quotes'>;
+    live: LivePriceFeed;
+    logger: Logger;
+    restSource: 'rest' | 'simulated';
+  },
   options: PriceStreamOptions = {},
 ) {
   const { data, live, logger, restSource } = deps;
@@ -60,7 +66,8 @@ export function createPriceStream(
     if (byPair.size === 0) return;
     const perListener = new Map<PriceListener, string>();
     events.forEach((event, i) => {
-      for (const listener of byPair.get(event.symbol) ?? []) perListener.set(listener, (perListener.get(listener) ?? '') + rendered[i]);
+      for (const listener of byPair.get(event.symbol) ?? [])
+        perListener.set(listener, (perListener.get(listener) ?? '') + rendered[i]);
     });
     for (const [listener, text] of perListener) listener(text);
   }
@@ -138,7 +145,12 @@ export function createPriceStream(
     if (unsubscribeFeed) return;
     unsubscribeFeed = live.onTicks((ticks) =>
       offer(
-        ticks.map((tick) => ({ symbol: tick.symbol, price: num(tick.price), ts: isoMs(tick.eventTime), source: 'stream' as const })),
+        ticks.map((tick) => ({
+          symbol: tick.symbol,
+          price: num(tick.price),
+          ts: isoMs(tick.eventTime),
+          source: 'stream' as const,
+        })),
         now(),
       ),
     );
@@ -161,11 +173,13 @@ export function createPriceStream(
       const loc = ['query', 'symbols'];
       const names = [...new Set(splitSymbolList(raw).map((s) => s.toUpperCase()))];
       if (names.length === 0) throw invalidField(loc, 'at least one symbol is required', raw);
-      if (names.length > MAX_STREAM_SYMBOLS) throw invalidField(loc, `at most ${MAX_STREAM_SYMBOLS} symbols are allowed`, raw);
+      if (names.length > MAX_STREAM_SYMBOLS)
+        throw invalidField(loc, `at most ${MAX_STREAM_SYMBOLS} symbols are allowed`, raw);
       const { index } = await data.symbolIndex();
       const found = names.map((name) => resolveSymbol(index, name));
       const unknown = names.filter((_, i) => !found[i]);
-      if (unknown.length > 0) throw invalidField(loc, `unknown symbol${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, raw);
+      if (unknown.length > 0)
+        throw invalidField(loc, `unknown symbol${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, raw);
       return [...new Map((found as SymbolInfo[]).map((info) => [info.symbol, info])).values()];
     },
 

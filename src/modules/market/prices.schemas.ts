@@ -6,9 +6,16 @@ export const TICKER_TYPES = ['24hr', 'price'] as const;
 
 export const TickerQuery = Type.Object({
   type: Type.Optional(
-    StringEnum(TICKER_TYPES, { default: '24hr', description: '`24hr`: 24 h statistics; `price`: last price only. Default 24hr.' }),
+    StringEnum(TICKER_TYPES, {
+      default: '24hr',
+      description: '`24hr`: 24 h statistics; `price`: last price only. Default 24hr.',
+    }),
   ),
-  symbols: Type.Optional(SymbolList('Pairs to answer, in this order. Without it: the most traded pairs by 24 h quote volume (valued in USDT).')),
+  symbols: Type.Optional(
+    SymbolList(
+      'Pairs to answer, in this order. Without it: the most traded pairs by 24 h quote volume (valued in USDT).',
+    ),
+  ),
   limit: Limit(1, 100, 20, 'Number of pairs when `symbols` is absent;'),
 });
 export type TickerQuery = Static<typeof TickerQuery>;
@@ -38,11 +45,18 @@ export const TickerResponse = Type.Array(TickerRow, { description: 'One row per 
 
 export const PricesQuery = Type.Object({ symbols: SymbolList('Pairs to price.') });
 export const LivePricesQuery = Type.Object({
-  symbols: Type.Optional(SymbolList('Pairs to price; without it every pair the stream (or, when it is down, the venue) has.')),
+  symbols: Type.Optional(
+    SymbolList('Pairs to price; without it every pair the stream (or, when it is down, the venue) has.'),
+  ),
 });
 export const PriceParams = Type.Object({ symbol: SymbolParam('The pair.') });
 export const PriceQuery = Type.Object({
-  exchange: Type.Optional(Type.String({ maxLength: 40, description: 'Reserved for future use; accepted and ignored (prices come from Binance).' })),
+  exchange: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description: 'Reserved for future use; accepted and ignored (prices come from Binance).',
+    }),
+  ),
 });
 
 export const PRICE_FEEDS = ['stream', 'rest', 'simulated'] as const;
@@ -50,7 +64,10 @@ export const PRICE_FEEDS = ['stream', 'rest', 'simulated'] as const;
 export const PriceEntry = Type.Object({
   ...PairFields,
   price: num('Last price.'),
-  feed: StringEnum(PRICE_FEEDS, { description: '`stream`: the live WebSocket price map; `rest`: the venue\'s REST price list (stream down); `simulated`.' }),
+  feed: StringEnum(PRICE_FEEDS, {
+    description:
+      "`stream`: the live WebSocket price map; `rest`: the venue's REST price list (stream down); `simulated`.",
+  }),
   updated_at: DateTime('Time of the price: the stream event, or the REST fetch.'),
 });
 export type PriceEntry = Static<typeof PriceEntry>;
@@ -71,7 +88,9 @@ export const StreamSummary = Type.Object({
 export const LivePricesResponse = Type.Object({
   prices: Type.Record(Type.String(), PriceEntry, { description: 'Venue symbol → price.' }),
   count: Type.Integer({ description: 'Number of prices.' }),
-  feed: StringEnum(PRICE_FEEDS, { description: 'Where most prices came from: `stream`, or `rest` while the stream is down.' }),
+  feed: StringEnum(PRICE_FEEDS, {
+    description: 'Where most prices came from: `stream`, or `rest` while the stream is down.',
+  }),
   stream: StreamSummary,
   ...FreshnessFields,
 });

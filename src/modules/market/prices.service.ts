@@ -8,7 +8,14 @@ import { resolveSymbol } from './symbols.domain.ts';
 import type { Served } from './market-cache.ts';
 import type { MarketData } from './market-data.ts';
 import type { PairTicker, SymbolInfo } from './market.types.ts';
-import type { LivePricesResponse, PriceEntry, PriceResponse, PricesResponse, TickerQuery, TickerRow } from './prices.schemas.ts';
+import type {
+  LivePricesResponse,
+  PriceEntry,
+  PriceResponse,
+  PricesResponse,
+  TickerQuery,
+  TickerRow,
+} from './prices.schemas.ts';
 import { freshness, isoMs, num, symbolList } from './answers.ts';
 
 type PairRef = Pick<SymbolInfo, 'symbol' | 'base' | 'quote'>;
@@ -64,7 +71,14 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
         missing.push(info);
         continue;
       }
-      entries.push({ symbol: info.symbol, base: info.base, quote: info.quote, price: num(tick.price), feed: 'stream', updated_at: isoMs(tick.eventTime) });
+      entries.push({
+        symbol: info.symbol,
+        base: info.base,
+        quote: info.quote,
+        price: num(tick.price),
+        feed: 'stream',
+        updated_at: isoMs(tick.eventTime),
+      });
       pieces.push({ fetchedAt: Math.min(tick.eventTime, now()), stale: false });
     }
     if (missing.length > 0) {
@@ -73,7 +87,14 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
       for (const info of missing) {
         const quoted = bySymbol.get(info.symbol);
         if (quoted === undefined) throw notFound(`No price for ${info.symbol}`);
-        entries.push({ symbol: info.symbol, base: info.base, quote: info.quote, price: num(quoted), feed: restFeed, updated_at: isoMs(rest.fetchedAt) });
+        entries.push({
+          symbol: info.symbol,
+          base: info.base,
+          quote: info.quote,
+          price: num(quoted),
+          feed: restFeed,
+          updated_at: isoMs(rest.fetchedAt),
+        });
       }
       pieces.push(rest);
     }
@@ -95,7 +116,9 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
         if (infos) pairs = infos;
         else {
           const tickers = await data.pairTickers();
-          pairs = data.derive(`ticker-top-pairs:${limit}`, [tickers.rows], () => topByQuoteVolume(tickers.rows, tickers.rates, limit));
+          pairs = data.derive(`ticker-top-pairs:${limit}`, [tickers.rows], () =>
+            topByQuoteVolume(tickers.rows, tickers.rates, limit),
+          );
         }
         const { entries, pieces } = await price(pairs);
         const fresh = freshness(source, now(), ...pieces);
@@ -113,7 +136,9 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
           : topByQuoteVolume(tickers.rows, tickers.rates, limit).map(tickerRow),
       );
       const fresh = freshness(source, now(), tickers.served);
-      return data.derive(`answer:${key}`, [rows, fresh.stale, fresh.age_seconds, fresh.updated_at], () => rows.map((row) => ({ ...row, ...fresh })));
+      return data.derive(`answer:${key}`, [rows, fresh.stale, fresh.age_seconds, fresh.updated_at], () =>
+        rows.map((row) => ({ ...row, ...fresh })),
+      );
     },
 
     async prices(symbols: string): Promise<PricesResponse> {
@@ -131,12 +156,19 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
         set = await price(streamed.length > 0 ? streamed : index.trading);
       }
       const state = live.state();
-      const at = set.pieces.length > 0 ? freshness(source, now(), ...set.pieces) : freshness(source, now(), { fetchedAt: now(), stale: false });
+      const at =
+        set.pieces.length > 0
+          ? freshness(source, now(), ...set.pieces)
+          : freshness(source, now(), { fetchedAt: now(), stale: false });
       return {
         prices: asMap(set.entries),
         count: set.entries.length,
         feed: state.live ? 'stream' : restFeed,
-        stream: { status: state.status, live: state.live, last_message_at: state.lastMessageAt === null ? null : isoMs(state.lastMessageAt) },
+        stream: {
+          status: state.status,
+          live: state.live,
+          last_message_at: state.lastMessageAt === null ? null : isoMs(state.lastMessageAt),
+        },
         ...at,
       };
     },

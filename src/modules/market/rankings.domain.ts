@@ -51,8 +51,14 @@ export function movers(pairs: readonly PairTicker[], limit: number) {
   const universe = traded(pairs);
   return {
     universe: universe.length,
-    gainers: universe.filter((p) => change(p) > 0).sort(byNumber(change, -1)).slice(0, limit),
-    losers: universe.filter((p) => change(p) < 0).sort(byNumber(change, 1)).slice(0, limit),
+    gainers: universe
+      .filter((p) => change(p) > 0)
+      .sort(byNumber(change, -1))
+      .slice(0, limit),
+    losers: universe
+      .filter((p) => change(p) < 0)
+      .sort(byNumber(change, 1))
+      .slice(0, limit),
   };
 }
 
@@ -119,7 +125,12 @@ export function volumeDistribution(pairs: readonly PairTicker[], rates: Readonly
     total: byBase.total,
     unpriced: byBase.unpriced,
     assets: byBase.sorted.slice(0, top).map((b) => ({ ...b, share: share(b.volume, byBase.total) })),
-    other: { volume: otherVolume, share: share(otherVolume, byBase.total), assets: rest.length, pairs: rest.reduce((n, b) => n + b.pairs, 0) },
+    other: {
+      volume: otherVolume,
+      share: share(otherVolume, byBase.total),
+      assets: rest.length,
+      pairs: rest.reduce((n, b) => n + b.pairs, 0),
+    },
     quotes: byQuote.sorted.map((b) => ({ ...b, share: share(b.volume, byQuote.total) })),
   };
 }
@@ -153,6 +164,12 @@ export function aggregates(pairs: readonly PairTicker[], rates: ReadonlyMap<stri
     gainers: changes.filter((c) => c.gt(0)).length,
     losers: changes.filter((c) => c.lt(0)).length,
     unchanged: changes.filter((c) => c.isZero()).length,
-    averageChangePercent: changes.length === 0 ? 0 : Decimal.sum(...changes).div(changes.length).toDecimalPlaces(4).toNumber(),
+    averageChangePercent:
+      changes.length === 0
+        ? 0
+        : Decimal.sum(...changes)
+            .div(changes.length)
+            .toDecimalPlaces(4)
+            .toNumber(),
   };
 }

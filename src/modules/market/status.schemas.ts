@@ -24,20 +24,29 @@ const Upstream = Type.Object({
   last_success_at: when('Last successful call.'),
   last_failure_at: when('Last failed call.'),
   last_error: Nullable(Type.String({ description: 'What the last failure was.' })),
-  used_weight_1m: Nullable(int('Request weight used in the current minute, as the upstream last reported it (Binance).')),
-  weight_limit_1m: Nullable(int('The upstream\'s request-weight limit per minute (Binance).')),
+  used_weight_1m: Nullable(
+    int('Request weight used in the current minute, as the upstream last reported it (Binance).'),
+  ),
+  weight_limit_1m: Nullable(int("The upstream's request-weight limit per minute (Binance).")),
   weight_budget_1m: Nullable(int('The share of the limit this service allows itself; calls beyond it are refused.')),
 });
 
 export const StatusResponse = Type.Object({
   source: Type.String({ description: 'Configured market data source: `binance` (with CoinGecko) or `simulated`.' }),
-  status: Type.String({ description: '`ok`, `degraded` (an upstream paused or failing, or the stream down and REST serving), or `down`.' }),
+  status: Type.String({
+    description: '`ok`, `degraded` (an upstream paused or failing, or the stream down and REST serving), or `down`.',
+  }),
   last_update: when('Newest data fetched by this instance.'),
-  upstreams: Type.Record(Type.String(), Upstream, { description: 'Upstream name → health and budget (`binance`, `coingecko`).' }),
+  upstreams: Type.Record(Type.String(), Upstream, {
+    description: 'Upstream name → health and budget (`binance`, `coingecko`).',
+  }),
   live_stream: Type.Object(
     {
       enabled: Type.Boolean({ description: 'Whether the stream is configured (MARKET_LIVE_STREAM).' }),
-      status: Type.String({ description: '`connected`, `connecting`, `reconnecting`, `idle` (server not listening), `stopped` or `disabled`.' }),
+      status: Type.String({
+        description:
+          '`connected`, `connecting`, `reconnecting`, `idle` (server not listening), `stopped` or `disabled`.',
+      }),
       live: Type.Boolean({ description: 'Prices are served from the stream.' }),
       serving: Type.String({ description: '`stream`, or `rest` (fallback while the stream is not live).' }),
       connected_since: when('When the current connection opened.'),

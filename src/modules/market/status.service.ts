@@ -54,7 +54,8 @@ export function createStatusService(deps: {
       const now = clock.now().getTime();
       const newest = caches.length > 0 ? Math.min(...caches.map((c) => c.ageMs)) : null;
       const unhealthy = usages.filter((u) => !healthy(u)).length;
-      const streamDown = settings.liveStream && stream.status !== 'idle' && stream.status !== 'disabled' && !stream.live;
+      const streamDown =
+        settings.liveStream && stream.status !== 'idle' && stream.status !== 'disabled' && !stream.live;
       let status = 'ok';
       if (usages.length > 0 && unhealthy === usages.length) status = 'down';
       else if (unhealthy > 0 || streamDown) status = 'degraded';
@@ -75,7 +76,12 @@ export function createStatusService(deps: {
           last_error: stream.lastError,
           symbols: stream.symbols,
         },
-        caches: caches.map((c) => ({ key: c.key, age_seconds: c.ageMs / 1000, ttl_seconds: c.ttlMs / 1000, fresh: c.fresh })),
+        caches: caches.map((c) => ({
+          key: c.key,
+          age_seconds: c.ageMs / 1000,
+          ttl_seconds: c.ttlMs / 1000,
+          fresh: c.fresh,
+        })),
       };
     },
   };

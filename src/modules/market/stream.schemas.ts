@@ -24,18 +24,21 @@ export const PriceEvent = Type.Object(
   {
     symbol: Type.String({ description: 'Pair in the venue form, e.g. `BTCUSDT`.' }),
     price: Type.Number({ description: 'Last price.' }),
-    ts: DateTime('Time of the price: the venue\'s event time (stream) or the time the price list was fetched (rest).'),
+    ts: DateTime("Time of the price: the venue's event time (stream) or the time the price list was fetched (rest)."),
     source: StringEnum(PRICE_SOURCES, {
-      description: '`stream`: Binance\'s WebSocket stream; `rest`: REST polling while the stream is down; `simulated` with MARKET_DATA_SOURCE=simulated.',
+      description:
+        "`stream`: Binance's WebSocket stream; `rest`: REST polling while the stream is down; `simulated` with MARKET_DATA_SOURCE=simulated.",
     }),
   },
-  { title: 'PriceEvent', description: 'Event `price`: a pair\'s new last price, at most one per pair per 250 ms.' },
+  { title: 'PriceEvent', description: "Event `price`: a pair's new last price, at most one per pair per 250 ms." },
 );
 export type PriceEvent = Static<typeof PriceEvent>;
 
 export const PriceSnapshot = Type.Object(
   {
-    prices: Type.Array(PriceEvent, { description: 'Every requested pair\'s last price, in the order asked (venue order without `symbols`).' }),
+    prices: Type.Array(PriceEvent, {
+      description: "Every requested pair's last price, in the order asked (venue order without `symbols`).",
+    }),
     count: Type.Integer({ description: 'Number of prices.' }),
   },
   { title: 'PriceSnapshot', description: 'Event `snapshot`: the first event of every price stream.' },
@@ -44,7 +47,7 @@ export type PriceSnapshot = Static<typeof PriceSnapshot>;
 
 export const PRICE_STREAM_DESCRIPTION =
   'A `text/event-stream` (Server-Sent Events). The stream opens with `retry:` (milliseconds a client waits before reconnecting), ' +
-  'then sends `snapshot` (every requested pair\'s last price), then `price` events as Binance\'s stream moves, at most one per pair ' +
+  "then sends `snapshot` (every requested pair's last price), then `price` events as Binance's stream moves, at most one per pair " +
   'per 250 ms; while the WebSocket stream is down, prices come from REST polling (`source: "rest"`). A `: ping` comment every 15 s ' +
   '(STREAM_PING_SECONDS) keeps proxies from closing an idle stream. The server ends a stream with an `end` event: at shutdown, or when ' +
   'the client reads too slowly (STREAM_MAX_BUFFER_BYTES). A reconnect gets a fresh snapshot. Limits per instance: price streams take at ' +
@@ -52,6 +55,10 @@ export const PRICE_STREAM_DESCRIPTION =
   'per client address (429 with Retry-After beyond).';
 
 export const PriceStreamFrames = Type.Union(
-  [sseMessage('PriceSnapshotMessage', 'snapshot', PriceSnapshot), sseMessage('PriceMessage', 'price', PriceEvent), sseMessage('StreamEndMessage', 'end', StreamEnd)],
+  [
+    sseMessage('PriceSnapshotMessage', 'snapshot', PriceSnapshot),
+    sseMessage('PriceMessage', 'price', PriceEvent),
+    sseMessage('StreamEndMessage', 'end', StreamEnd),
+  ],
   { description: 'The messages of the stream, one per SSE event.' },
 );

@@ -25,7 +25,10 @@ describe('symbols', () => {
   });
 
   it('lists trading symbols apart from the rest', () => {
-    assert.deepEqual(index.trading.map((s) => s.symbol), ['BTCUSDT', 'ETHBTC', '1000SATSUSDT']);
+    assert.deepEqual(
+      index.trading.map((s) => s.symbol),
+      ['BTCUSDT', 'ETHBTC', '1000SATSUSDT'],
+    );
     assert.equal(resolveSymbol(index, 'LUNAUSDT')?.status, 'BREAK');
   });
 

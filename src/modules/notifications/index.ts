@@ -16,9 +16,17 @@ export function createNotificationsModule(platform: Platform) {
 
   // The one place the channels are chosen.
   const chat = config.chat.webhookUrl
-    ? createWebhookChatChannel({ url: config.chat.webhookUrl, format: config.chat.format, timeoutMs: config.chat.timeoutMs, fetch: platform.fetch, clock })
+    ? createWebhookChatChannel({
+        url: config.chat.webhookUrl,
+        format: config.chat.format,
+        timeoutMs: config.chat.timeoutMs,
+        fetch: platform.fetch,
+        clock,
+      })
     : createRecordOnlyChatChannel(config.chat.format);
-  const mailer = config.mail.smtpUrl ? createSmtpMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from }) : createRecordOnlyMailer();
+  const mailer = config.mail.smtpUrl
+    ? createSmtpMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from })
+    : createRecordOnlyMailer();
 
   const repo = createNotificationsRepository(database.db);
   const service = createNotificationsService({ chat, mailer, database, repo, secretBox });

@@ -36,7 +36,11 @@ export interface MailMessage {
  * A sealed mail body is bound to its recipient: moved into a mail to another address (by SQL on the
  * outbox), it no longer opens, so a reset link cannot be redirected.
  */
-export const sealedMailAt = (to: string) => ({ table: 'outbox', column: 'payload.sealed', row: to.trim().toLowerCase() });
+export const sealedMailAt = (to: string) => ({
+  table: 'outbox',
+  column: 'payload.sealed',
+  row: to.trim().toLowerCase(),
+});
 
 export function createMessages(box: SecretBox, repo: NotificationsRepository) {
   return {
@@ -46,10 +50,19 @@ export function createMessages(box: SecretBox, repo: NotificationsRepository) {
     },
 
     /** Queues the mail unless the address is suppressed; answers whether it was queued. */
-    async mail(executor: DbExecutor, mail: MailMessage, now: Date, dedupeKey?: string): Promise<{ queued: boolean; reason?: 'suppressed' }> {
+    async mail(
+      executor: DbExecutor,
+      mail: MailMessage,
+      now: Date,
+      dedupeKey?: string,
+    ): Promise<{ queued: boolean; reason?: 'suppressed' }> {
       if (await repo.isSuppressed(mail.to, executor)) return { queued: false, reason: 'suppressed' };
       const payload: Record<string, unknown> = mail.sensitive
-        ? { to: mail.to, subject: mail.subject, sealed: box.seal(JSON.stringify({ text: mail.text, html: mail.html }), sealedMailAt(mail.to)) }
+        ? {
+            to: mail.to,
+            subject: mail.subject,
+            sealed: box.seal(JSON.stringify({ text: mail.text, html: mail.html }), sealedMailAt(mail.to)),
+          }
         : { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
       await enqueue(executor, { kind: MAIL_KIND, payload, dedupeKey }, now);
       return { queued: true };
@@ -58,7 +71,8 @@ export function createMessages(box: SecretBox, repo: NotificationsRepository) {
     isSuppressed: (executor: DbExecutor, email: string): Promise<boolean> => repo.isSuppressed(email, executor),
 
     /** No mail goes to this address any more (it bounced, or its owner complained); answers whether it is new. */
-    suppress: (executor: DbExecutor, email: string, reason: string, now: Date): Promise<boolean> => repo.suppress(email, reason, now, executor),
+    suppress: (executor: DbExecutor, email: string, reason: string, now: Date): Promise<boolean> =>
+      repo.suppress(email, reason, now, executor),
   };
 }
 

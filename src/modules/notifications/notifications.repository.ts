@@ -6,7 +6,11 @@ import { emailSuppressions } from './notifications.tables.ts';
 export function createNotificationsRepository(db: DbExecutor) {
   return {
     async isSuppressed(email: string, executor: DbExecutor = db): Promise<boolean> {
-      const rows = await executor.select({ email: emailSuppressions.email }).from(emailSuppressions).where(eq(emailSuppressions.email, email.trim().toLowerCase())).limit(1);
+      const rows = await executor
+        .select({ email: emailSuppressions.email })
+        .from(emailSuppressions)
+        .where(eq(emailSuppressions.email, email.trim().toLowerCase()))
+        .limit(1);
       return rows.length > 0;
     },
 

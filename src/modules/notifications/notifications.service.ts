@@ -3,7 +3,14 @@
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Database } from '../../platform/db/database.ts';
 import { CHAT_KIND, MAIL_KIND, sealedMailAt } from './messages.ts';
-import { isFinalFailure, PermanentFailure, replacePayload, statusByKind, type KindStatus, type OutboxHandler } from '../../platform/outbox/outbox.ts';
+import {
+  isFinalFailure,
+  PermanentFailure,
+  replacePayload,
+  statusByKind,
+  type KindStatus,
+  type OutboxHandler,
+} from '../../platform/outbox/outbox.ts';
 import type { ChatChannel } from './adapters/chat-channel.ts';
 import { MAIL_RECORDED_ONLY, type Mailer } from './adapters/mailer.ts';
 import { parseChatMessage } from './chat/chat-text.ts';
@@ -37,7 +44,8 @@ export function createNotificationsService(deps: {
     // Wiped by an earlier attempt that finished its work but died before the row was settled.
     if (payload.redacted === true) return 'nothing to send: the content was wiped after an earlier attempt';
     const { to, subject, sealed } = payload;
-    if (typeof to !== 'string' || typeof subject !== 'string') throw new PermanentFailure('malformed mail: to and subject are required');
+    if (typeof to !== 'string' || typeof subject !== 'string')
+      throw new PermanentFailure('malformed mail: to and subject are required');
     // A sealed body leaves the row once the mail reaches a final outcome, whichever it is.
     const wipe = async () => {
       if (typeof sealed === 'string') await replacePayload(db, row.id, { to, subject, redacted: true });
@@ -53,9 +61,13 @@ export function createNotificationsService(deps: {
       return MAIL_RECORDED_ONLY;
     }
     try {
-      const content = typeof sealed === 'string' ? openSealed(secretBox, sealed, to) : { text: payload.text, html: payload.html };
+      const content =
+        typeof sealed === 'string' ? openSealed(secretBox, sealed, to) : { text: payload.text, html: payload.html };
       if (typeof content.text !== 'string') throw new PermanentFailure('malformed mail: text is required');
-      const note = await mailer.send({ to, subject, text: content.text, html: typeof content.html === 'string' ? content.html : undefined }, signal);
+      const note = await mailer.send(
+        { to, subject, text: content.text, html: typeof content.html === 'string' ? content.html : undefined },
+        signal,
+      );
       await wipe();
       return note;
     } catch (error) {

@@ -34,14 +34,19 @@ export function createHistoryService(deps: {
       const now = clock.now().getTime();
       const end = Math.min(query.end ? Date.parse(query.end) : now, now);
       const start = query.start ? Date.parse(query.start) : end - DEFAULT_WINDOW_DAYS * 86_400_000;
-      if (start >= end) throw invalidField(['query', 'start'], 'start must be earlier than end (and than now)', query.start ?? null);
+      if (start >= end)
+        throw invalidField(['query', 'start'], 'start must be earlier than end (and than now)', query.start ?? null);
       // Interval boundaries within the window; the last point is `end` itself when it is now.
       const times: number[] = [];
       for (let ts = Math.ceil(start / step) * step; ts <= end; ts += step) times.push(ts);
       const live = end === now;
       if (live && times.at(-1) !== end) times.push(end);
       if (times.length > MAX_POINTS) {
-        throw invalidField(['query', 'start'], `the window holds ${times.length} points of ${query.interval}; at most ${MAX_POINTS}`, query.start ?? null);
+        throw invalidField(
+          ['query', 'start'],
+          `the window holds ${times.length} points of ${query.interval}; at most ${MAX_POINTS}`,
+          query.start ?? null,
+        );
       }
       const [all, rows] = await Promise.all([deps.ledger.events(userId, prices), deps.source.holdings(userId)]);
       const current = new Map<string, Dec>();
@@ -63,7 +68,10 @@ export function createHistoryService(deps: {
           if (stored.size < boundaries.length) {
             // Without the closes, the points would value the asset at nothing: no answer beats a wrong one.
             const fetched = await deps.quotes.closed(symbol, query.interval, first, last).catch((error: unknown) => {
-              throw unavailable(`The venue did not give the ${query.interval} closes of ${symbol}; try again shortly`, { cause: error, headers: { 'retry-after': '5' } });
+              throw unavailable(`The venue did not give the ${query.interval} closes of ${symbol}; try again shortly`, {
+                cause: error,
+                headers: { 'retry-after': '5' },
+              });
             });
             await deps.candles.store(symbol, query.interval, fetched);
             stored = await deps.candles.closes(symbol, query.interval, new Date(first), new Date(last));
@@ -74,8 +82,12 @@ export function createHistoryService(deps: {
       // The last prices, for the point at now.
       const lastPrices = new Map<string, Dec | null>();
       if (live) for (const [asset, path] of paths) if (path) lastPrices.set(asset, await prices.now(asset));
-      const flows = all.filter((e): e is Extract<LedgerEvent, { kind: 'deposit' | 'withdrawal' }> => e.kind === 'deposit' || e.kind === 'withdrawal');
-      const flowValue = (e: (typeof flows)[number]) => (e.kind === 'deposit' ? e.amount.times(e.price) : e.amount.times(e.price).neg());
+      const flows = all.filter(
+        (e): e is Extract<LedgerEvent, { kind: 'deposit' | 'withdrawal' }> =>
+          e.kind === 'deposit' || e.kind === 'withdrawal',
+      );
+      const flowValue = (e: (typeof flows)[number]) =>
+        e.kind === 'deposit' ? e.amount.times(e.price) : e.amount.times(e.price).neg();
       const points = times.map((ts, i) => {
         // At now: the last prices; at a boundary: the close of the candle that ended there.
         const priceOf = (asset: string) => {
@@ -93,12 +105,17 @@ export function createHistoryService(deps: {
           const price = asset === prices.quote ? dec(1) : priceOf(asset);
           if (price) value = value.plus(amount.times(price));
         }
-        const netDeposits = flows.filter((f) => f.at.getTime() <= ts).reduce((sum, f) => sum.plus(flowValue(f)), dec(0));
+        const netDeposits = flows
+          .filter((f) => f.at.getTime() <= ts)
+          .reduce((sum, f) => sum.plus(flowValue(f)), dec(0));
         return { ts, value: roundMoney(value), netDeposits: roundMoney(netDeposits) };
       });
       const inPeriod = (from: number, to: number) => flows.filter((f) => f.at.getTime() > from && f.at.getTime() <= to);
       const twr = timeWeightedReturn(
-        points.map((p, i) => ({ value: p.value, flow: i === 0 ? dec(0) : inPeriod(points[i - 1]!.ts, p.ts).reduce((sum, f) => sum.plus(flowValue(f)), dec(0)) })),
+        points.map((p, i) => ({
+          value: p.value,
+          flow: i === 0 ? dec(0) : inPeriod(points[i - 1]!.ts, p.ts).reduce((sum, f) => sum.plus(flowValue(f)), dec(0)),
+        })),
       );
       const firstPoint = points[0]!;
       const lastPoint = points.at(-1)!;
@@ -111,7 +128,11 @@ export function createHistoryService(deps: {
       return {
         quote: prices.quote,
         interval: query.interval,
-        points: points.map((p) => ({ ts: new Date(p.ts).toISOString(), value: num(p.value), net_deposits: num(p.netDeposits) })),
+        points: points.map((p) => ({
+          ts: new Date(p.ts).toISOString(),
+          value: num(p.value),
+          net_deposits: num(p.netDeposits),
+        })),
         twr: twr === null ? null : num(twr.toDecimalPlaces(8)),
         mwr: mwr === null ? null : Number(mwr.toFixed(8)),
       };

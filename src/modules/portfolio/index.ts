@@ -7,8 +7,17 @@ import { createLedgerStore, createPortfolioRepository } from './portfolio.reposi
 import { portfolioRoutes } from './routes/portfolio.routes.ts';
 import { createPortfolioService } from './portfolio.service.ts';
 
-export function createPortfolioModule(platform: Platform, deps: { guards: Guards; source: PortfolioSource; quotes: PortfolioQuotes }) {
-  const service = createPortfolioService({ source: deps.source, quotes: deps.quotes, candles: createPortfolioRepository(platform.database.db), ledgers: createLedgerStore(platform.database.db), clock: platform.clock });
+export function createPortfolioModule(
+  platform: Platform,
+  deps: { guards: Guards; source: PortfolioSource; quotes: PortfolioQuotes },
+) {
+  const service = createPortfolioService({
+    source: deps.source,
+    quotes: deps.quotes,
+    candles: createPortfolioRepository(platform.database.db),
+    ledgers: createLedgerStore(platform.database.db),
+    clock: platform.clock,
+  });
   return {
     name: 'portfolio',
     service,

@@ -6,12 +6,17 @@ import { summarize } from './summary.domain.ts';
 
 const at = (day: number, hour = 12) => new Date(Date.UTC(2026, 0, day, hour));
 const one = dec(1);
-const trade = (fields: Omit<Extract<LedgerEvent, { kind: 'trade' }>, 'kind' | 'amount' | 'price' | 'total' | 'fee' | 'rate' | 'feeRate'> & {
-  amount: string;
-  price: string;
-  fee: string;
-  feeRate?: string;
-}): LedgerEvent => ({
+const trade = (
+  fields: Omit<
+    Extract<LedgerEvent, { kind: 'trade' }>,
+    'kind' | 'amount' | 'price' | 'total' | 'fee' | 'rate' | 'feeRate'
+  > & {
+    amount: string;
+    price: string;
+    fee: string;
+    feeRate?: string;
+  },
+): LedgerEvent => ({
   ...fields,
   kind: 'trade',
   amount: dec(fields.amount),
@@ -55,13 +60,81 @@ const trade = (fields: Omit<Extract<LedgerEvent, { kind: 'trade' }>, 'kind' | 'a
 const golden: LedgerEvent[] = [
   { kind: 'deposit', at: at(1), exchange: 'binance', asset: 'USDT', amount: dec(2000), price: one },
   { kind: 'deposit', at: at(1), exchange: 'binance', asset: 'BNB', amount: dec(1), price: dec(300) },
-  trade({ at: at(2), exchange: 'binance', base: 'BTC', quote: 'USDT', side: 'buy', amount: '0.01', price: '40000', fee: '0.4', feeCurrency: 'USDT' }),
-  trade({ at: at(3), exchange: 'binance', base: 'BTC', quote: 'USDT', side: 'buy', amount: '0.02', price: '45000', fee: '0.00002', feeCurrency: 'BTC' }),
-  trade({ at: at(4), exchange: 'binance', base: 'BTC', quote: 'USDT', side: 'buy', amount: '0.01', price: '50000', fee: '0.001', feeCurrency: 'BNB', feeRate: '320' }),
-  trade({ at: at(5), exchange: 'binance', base: 'BTC', quote: 'USDT', side: 'sell', amount: '0.015', price: '60000', fee: '0.9', feeCurrency: 'USDT' }),
-  { kind: 'withdrawal', at: at(6), exchange: 'binance', asset: 'BTC', amount: dec('0.001'), fee: dec('0.0001'), price: dec(55000) },
-  { kind: 'transfer', at: at(7), from: 'binance', to: 'kraken', asset: 'BTC', amount: dec('0.005'), fee: dec(0), price: dec(56000) },
-  trade({ at: at(8), exchange: 'kraken', base: 'BTC', quote: 'USDT', side: 'sell', amount: '0.01', price: '70000', fee: '0.7', feeCurrency: 'USDT' }),
+  trade({
+    at: at(2),
+    exchange: 'binance',
+    base: 'BTC',
+    quote: 'USDT',
+    side: 'buy',
+    amount: '0.01',
+    price: '40000',
+    fee: '0.4',
+    feeCurrency: 'USDT',
+  }),
+  trade({
+    at: at(3),
+    exchange: 'binance',
+    base: 'BTC',
+    quote: 'USDT',
+    side: 'buy',
+    amount: '0.02',
+    price: '45000',
+    fee: '0.00002',
+    feeCurrency: 'BTC',
+  }),
+  trade({
+    at: at(4),
+    exchange: 'binance',
+    base: 'BTC',
+    quote: 'USDT',
+    side: 'buy',
+    amount: '0.01',
+    price: '50000',
+    fee: '0.001',
+    feeCurrency: 'BNB',
+    feeRate: '320',
+  }),
+  trade({
+    at: at(5),
+    exchange: 'binance',
+    base: 'BTC',
+    quote: 'USDT',
+    side: 'sell',
+    amount: '0.015',
+    price: '60000',
+    fee: '0.9',
+    feeCurrency: 'USDT',
+  }),
+  {
+    kind: 'withdrawal',
+    at: at(6),
+    exchange: 'binance',
+    asset: 'BTC',
+    amount: dec('0.001'),
+    fee: dec('0.0001'),
+    price: dec(55000),
+  },
+  {
+    kind: 'transfer',
+    at: at(7),
+    from: 'binance',
+    to: 'kraken',
+    asset: 'BTC',
+    amount: dec('0.005'),
+    fee: dec(0),
+    price: dec(56000),
+  },
+  trade({
+    at: at(8),
+    exchange: 'kraken',
+    base: 'BTC',
+    quote: 'USDT',
+    side: 'sell',
+    amount: '0.01',
+    price: '70000',
+    fee: '0.7',
+    feeCurrency: 'USDT',
+  }),
 ];
 
 const n = (value: { toString(): string } | null) => (value === null ? null : Number(value.toString()));
@@ -80,7 +153,10 @@ describe('portfolio FIFO ledger (golden case)', () => {
     );
     assert.equal(btc[0]!.cost.toDecimalPlaces(10).toString(), '174.7747747748', '19400/111');
     assert.equal(btc[1]!.cost.toString(), '500.32');
-    assert.deepEqual(ledger.lots.get('BNB')!.map((l) => [l.amount.toString(), l.cost.toString()]), [['0.999', '299.7']]);
+    assert.deepEqual(
+      ledger.lots.get('BNB')!.map((l) => [l.amount.toString(), l.cost.toString()]),
+      [['0.999', '299.7']],
+    );
     assert.equal(ledger.lots.get('USDT'), undefined, 'the quote is cash, never a lot');
   });
 
@@ -99,7 +175,15 @@ describe('portfolio FIFO ledger (golden case)', () => {
       { asset: 'USDT', amount: dec('1798'), price: null },
     ]);
     assert.deepEqual(
-      summary.assets.map((a) => [a.asset, n(a.amount), n(a.price), n(a.value), n(a.cost_basis), n(a.unrealized_pnl), n(a.realized_pnl)]),
+      summary.assets.map((a) => [
+        a.asset,
+        n(a.amount),
+        n(a.price),
+        n(a.value),
+        n(a.cost_basis),
+        n(a.unrealized_pnl),
+        n(a.realized_pnl),
+      ]),
       [
         ['BNB', 0.999, 310, 309.69, 299.7, 9.99, 0.02],
         ['BTC', 0.01388, 65000, 902.2, 675.09, 227.11, 527.77],
@@ -107,11 +191,21 @@ describe('portfolio FIFO ledger (golden case)', () => {
       ],
     );
     assert.deepEqual(
-      [summary.value, summary.cost_basis, summary.unrealized_pnl, summary.realized_pnl, summary.fees, summary.net_deposits].map(n),
+      [
+        summary.value,
+        summary.cost_basis,
+        summary.unrealized_pnl,
+        summary.realized_pnl,
+        summary.fees,
+        summary.net_deposits,
+      ].map(n),
       [3009.89, 2772.79, 237.1, 527.79, 8.72, 2245],
     );
     // value − net deposits = realized + unrealized: nothing is lost between the parts.
-    assert.equal(summary.value.minus(summary.net_deposits).toString(), summary.realized_pnl.plus(summary.unrealized_pnl).toString());
+    assert.equal(
+      summary.value.minus(summary.net_deposits).toString(),
+      summary.realized_pnl.plus(summary.unrealized_pnl).toString(),
+    );
   });
 
   it('writes one RFC 4180 row per closed lot part', () => {
@@ -133,7 +227,9 @@ describe('portfolio FIFO ledger (golden case)', () => {
 
 describe('the ledger kept between requests', () => {
   it('stores and restores exactly, and applying the rest to a stored half gives the whole', () => {
-    const half = restoreLedger(JSON.parse(JSON.stringify(storeLedger(applyEvents(emptyLedger('USDT'), golden.slice(0, 5))))));
+    const half = restoreLedger(
+      JSON.parse(JSON.stringify(storeLedger(applyEvents(emptyLedger('USDT'), golden.slice(0, 5))))),
+    );
     const whole = applyEvents(emptyLedger('USDT'), golden);
     applyEvents(half, golden.slice(5));
     assert.deepEqual(storeLedger(half), storeLedger(whole));
@@ -144,23 +240,59 @@ describe('portfolio FIFO rules one by one', () => {
   it('sells beyond every known lot at no gain, with no opening date', () => {
     // 1 ETH held from before the history, sold at 3000 with a 3 USDT fee: cost taken as 2997, gain 0.
     const ledger = applyEvents(emptyLedger('USDT'), [
-      trade({ at: at(2), exchange: 'binance', base: 'ETH', quote: 'USDT', side: 'sell', amount: '1', price: '3000', fee: '3', feeCurrency: 'USDT' }),
+      trade({
+        at: at(2),
+        exchange: 'binance',
+        base: 'ETH',
+        quote: 'USDT',
+        side: 'sell',
+        amount: '1',
+        price: '3000',
+        fee: '3',
+        feeCurrency: 'USDT',
+      }),
     ]);
     assert.deepEqual(
-      ledger.closed.map((p) => [p.openedAt, p.amount.toString(), p.cost.toString(), p.proceeds.toString(), p.fee.toString(), p.gain.toString()]),
+      ledger.closed.map((p) => [
+        p.openedAt,
+        p.amount.toString(),
+        p.cost.toString(),
+        p.proceeds.toString(),
+        p.fee.toString(),
+        p.gain.toString(),
+      ]),
       [[null, '1', '2997', '3000', '3', '0']],
     );
   });
 
-  it('pays for a non-quote pair by disposing of the quote asset at the fill\'s value', () => {
+  it("pays for a non-quote pair by disposing of the quote asset at the fill's value", () => {
     // 1 ETH deposited at 2000; buy 0.01 BTC for 0.2 ETH (fee 0.0002 ETH) when ETH is 2500 USDT:
     // BTC lot cost (0.2 + 0.0002) × 2500 = 500.5; ETH 0.2002 closed: cost 400.4, proceeds 500.5, gain 100.1.
     const ledger = applyEvents(emptyLedger('USDT'), [
       { kind: 'deposit', at: at(1), exchange: 'binance', asset: 'ETH', amount: dec(1), price: dec(2000) },
-      { ...(trade({ at: at(2), exchange: 'binance', base: 'BTC', quote: 'ETH', side: 'buy', amount: '0.01', price: '20', fee: '0.0002', feeCurrency: 'ETH' }) as object), rate: dec(2500) } as LedgerEvent,
+      {
+        ...(trade({
+          at: at(2),
+          exchange: 'binance',
+          base: 'BTC',
+          quote: 'ETH',
+          side: 'buy',
+          amount: '0.01',
+          price: '20',
+          fee: '0.0002',
+          feeCurrency: 'ETH',
+        }) as object),
+        rate: dec(2500),
+      } as LedgerEvent,
     ]);
-    assert.deepEqual(ledger.lots.get('BTC')!.map((l) => [l.amount.toString(), l.cost.toString()]), [['0.01', '500.5']]);
-    assert.deepEqual(ledger.lots.get('ETH')!.map((l) => [l.amount.toString(), l.cost.toString()]), [['0.7998', '1599.6']]);
+    assert.deepEqual(
+      ledger.lots.get('BTC')!.map((l) => [l.amount.toString(), l.cost.toString()]),
+      [['0.01', '500.5']],
+    );
+    assert.deepEqual(
+      ledger.lots.get('ETH')!.map((l) => [l.amount.toString(), l.cost.toString()]),
+      [['0.7998', '1599.6']],
+    );
     assert.equal(ledger.realized.get('ETH')!.toString(), '100.1');
     assert.equal(ledger.fees.toString(), '0.5', '0.0002 ETH × 2500');
   });
@@ -169,12 +301,41 @@ describe('portfolio FIFO rules one by one', () => {
     // Buy 1 SOL @ 100 (no fee), sell 0.5 @ 120 with fee 0.001 SOL: 0.501 SOL leave; gross 60.12,
     // fee 0.12, cost 50.1, gain 9.9. 0.499 SOL left at cost 49.9.
     const ledger = applyEvents(emptyLedger('USDT'), [
-      trade({ at: at(1), exchange: 'binance', base: 'SOL', quote: 'USDT', side: 'buy', amount: '1', price: '100', fee: '0', feeCurrency: null }),
-      trade({ at: at(2), exchange: 'binance', base: 'SOL', quote: 'USDT', side: 'sell', amount: '0.5', price: '120', fee: '0.001', feeCurrency: 'SOL' }),
+      trade({
+        at: at(1),
+        exchange: 'binance',
+        base: 'SOL',
+        quote: 'USDT',
+        side: 'buy',
+        amount: '1',
+        price: '100',
+        fee: '0',
+        feeCurrency: null,
+      }),
+      trade({
+        at: at(2),
+        exchange: 'binance',
+        base: 'SOL',
+        quote: 'USDT',
+        side: 'sell',
+        amount: '0.5',
+        price: '120',
+        fee: '0.001',
+        feeCurrency: 'SOL',
+      }),
     ]);
     const [part] = ledger.closed;
-    assert.deepEqual([part!.amount, part!.proceeds, part!.fee, part!.cost, part!.gain].map(String), ['0.501', '60.12', '0.12', '50.1', '9.9']);
-    assert.deepEqual(ledger.lots.get('SOL')!.map((l) => [l.amount.toString(), l.cost.toString()]), [['0.499', '49.9']]);
+    assert.deepEqual([part!.amount, part!.proceeds, part!.fee, part!.cost, part!.gain].map(String), [
+      '0.501',
+      '60.12',
+      '0.12',
+      '50.1',
+      '9.9',
+    ]);
+    assert.deepEqual(
+      ledger.lots.get('SOL')!.map((l) => [l.amount.toString(), l.cost.toString()]),
+      [['0.499', '49.9']],
+    );
   });
 
   it('a fee paid in the quote on a withdrawal is a realized loss of the quote', () => {
@@ -185,7 +346,13 @@ describe('portfolio FIFO rules one by one', () => {
       { kind: 'withdrawal', at: at(2), exchange: 'binance', asset: 'USDT', amount: dec(100), fee: dec(1), price: one },
     ]);
     const summary = summarize(ledger, [{ asset: 'USDT', amount: dec(899), price: null }]);
-    assert.deepEqual([summary.value, summary.net_deposits, summary.realized_pnl, summary.unrealized_pnl, summary.fees].map(n), [899, 900, -1, 0, 1]);
-    assert.equal(realizedCsv(ledger.closed).split('\r\n')[1], `USDT,binance,,${at(2).toISOString()},1.00000000,1.00,1.00,1.00,-1.00,`);
+    assert.deepEqual(
+      [summary.value, summary.net_deposits, summary.realized_pnl, summary.unrealized_pnl, summary.fees].map(n),
+      [899, 900, -1, 0, 1],
+    );
+    assert.equal(
+      realizedCsv(ledger.closed).split('\r\n')[1],
+      `USDT,binance,,${at(2).toISOString()},1.00000000,1.00,1.00,1.00,-1.00,`,
+    );
   });
 });

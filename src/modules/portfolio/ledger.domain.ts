@@ -126,7 +126,11 @@ function open(ledger: Ledger, lot: Lot): void {
 }
 
 /** Takes `amount` off the oldest lots of `asset`, oldest first; answers the parts taken (and what no lot covered). */
-function take(ledger: Ledger, asset: string, amount: Dec): { parts: { lot: Lot; amount: Dec; cost: Dec }[]; uncovered: Dec } {
+function take(
+  ledger: Ledger,
+  asset: string,
+  amount: Dec,
+): { parts: { lot: Lot; amount: Dec; cost: Dec }[]; uncovered: Dec } {
   const lots = lotsOf(ledger, asset);
   const parts: { lot: Lot; amount: Dec; cost: Dec }[] = [];
   let left = amount;
@@ -153,10 +157,22 @@ function take(ledger: Ledger, asset: string, amount: Dec): { parts: { lot: Lot; 
  * and fee split over the parts by amount, the last part taking the remainder so they add up exactly.
  * What no lot covers is closed at no gain (its cost is taken as its net proceeds).
  */
-function dispose(ledger: Ledger, at: Date, exchange: string, asset: string, amount: Dec, proceeds: Dec, fee: Dec): void {
+function dispose(
+  ledger: Ledger,
+  at: Date,
+  exchange: string,
+  asset: string,
+  amount: Dec,
+  proceeds: Dec,
+  fee: Dec,
+): void {
   if (asset === ledger.quote || amount.lte(0)) return;
   const { parts, uncovered } = take(ledger, asset, amount);
-  const all: { openedAt: Date | null; amount: Dec; cost: Dec | null }[] = parts.map((p) => ({ openedAt: p.lot.openedAt, amount: p.amount, cost: p.cost }));
+  const all: { openedAt: Date | null; amount: Dec; cost: Dec | null }[] = parts.map((p) => ({
+    openedAt: p.lot.openedAt,
+    amount: p.amount,
+    cost: p.cost,
+  }));
   if (uncovered.gt(0)) all.push({ openedAt: null, amount: uncovered, cost: null });
   let proceedsLeft = proceeds;
   let feeLeft = fee;
@@ -168,7 +184,17 @@ function dispose(ledger: Ledger, at: Date, exchange: string, asset: string, amou
     feeLeft = feeLeft.minus(partFee);
     const cost = part.cost ?? partProceeds.minus(partFee);
     const gain = partProceeds.minus(partFee).minus(cost);
-    ledger.closed.push({ asset, exchange, openedAt: part.openedAt, closedAt: at, amount: part.amount, cost, proceeds: partProceeds, fee: partFee, gain });
+    ledger.closed.push({
+      asset,
+      exchange,
+      openedAt: part.openedAt,
+      closedAt: at,
+      amount: part.amount,
+      cost,
+      proceeds: partProceeds,
+      fee: partFee,
+      gain,
+    });
     ledger.realized.set(asset, (ledger.realized.get(asset) ?? ZERO).plus(gain));
   });
 }
@@ -179,16 +205,39 @@ function dispose(ledger: Ledger, at: Date, exchange: string, asset: string, amou
  */
 function spendCash(ledger: Ledger, at: Date, exchange: string, fee: Dec): void {
   if (fee.lte(0)) return;
-  ledger.closed.push({ asset: ledger.quote, exchange, openedAt: null, closedAt: at, amount: fee, cost: fee, proceeds: fee, fee, gain: fee.neg() });
+  ledger.closed.push({
+    asset: ledger.quote,
+    exchange,
+    openedAt: null,
+    closedAt: at,
+    amount: fee,
+    cost: fee,
+    proceeds: fee,
+    fee,
+    gain: fee.neg(),
+  });
   ledger.realized.set(ledger.quote, (ledger.realized.get(ledger.quote) ?? ZERO).minus(fee));
 }
 
 function applyTrade(ledger: Ledger, e: TradeEvent): void {
   const value = e.total.times(e.rate);
-  const feeIn = e.feeCurrency === null || e.fee.lte(0) ? 'none' : e.feeCurrency === e.base ? 'base' : e.feeCurrency === e.quote ? 'quote' : 'other';
+  const feeIn =
+    e.feeCurrency === null || e.fee.lte(0)
+      ? 'none'
+      : e.feeCurrency === e.base
+        ? 'base'
+        : e.feeCurrency === e.quote
+          ? 'quote'
+          : 'other';
   // The fee's value in the report quote at the fill: base fees at the fill's price.
   const feeValue =
-    feeIn === 'base' ? e.fee.times(e.price).times(e.rate) : feeIn === 'quote' ? e.fee.times(e.rate) : feeIn === 'other' ? e.fee.times(e.feeRate ?? ZERO) : ZERO;
+    feeIn === 'base'
+      ? e.fee.times(e.price).times(e.rate)
+      : feeIn === 'quote'
+        ? e.fee.times(e.rate)
+        : feeIn === 'other'
+          ? e.fee.times(e.feeRate ?? ZERO)
+          : ZERO;
   ledger.fees = ledger.fees.plus(feeValue);
   if (feeIn === 'other') {
     // Spending BNB on the fee disposes of BNB at its value then; the fee itself is carried by the fill.
@@ -208,7 +257,13 @@ function applyTrade(ledger: Ledger, e: TradeEvent): void {
     const gross = feeIn === 'base' ? value.plus(feeValue) : value;
     dispose(ledger, e.at, e.exchange, e.base, given, gross, feeValue);
     const received = feeIn === 'quote' ? e.total.minus(e.fee) : e.total;
-    open(ledger, { asset: e.quote, exchange: e.exchange, openedAt: e.at, amount: received, cost: received.times(e.rate) });
+    open(ledger, {
+      asset: e.quote,
+      exchange: e.exchange,
+      openedAt: e.at,
+      amount: received,
+      cost: received.times(e.rate),
+    });
   }
 }
 
@@ -230,7 +285,13 @@ export function applyEvents(ledger: Ledger, events: readonly LedgerEvent[]): Led
         break;
       case 'deposit':
         ledger.netDeposits = ledger.netDeposits.plus(e.amount.times(e.price));
-        open(ledger, { asset: e.asset, exchange: e.exchange, openedAt: e.at, amount: e.amount, cost: e.amount.times(e.price) });
+        open(ledger, {
+          asset: e.asset,
+          exchange: e.exchange,
+          openedAt: e.at,
+          amount: e.amount,
+          cost: e.amount.times(e.price),
+        });
         break;
       case 'withdrawal': {
         // Value leaving the portfolio: a flow at its value then, and its lots closed at that value, so
@@ -270,7 +331,13 @@ export interface StoredLedger {
 export function storeLedger(ledger: Ledger): StoredLedger {
   return {
     quote: ledger.quote,
-    lots: [...ledger.lots.values()].flat().map((l) => ({ asset: l.asset, exchange: l.exchange, openedAt: l.openedAt.toISOString(), amount: l.amount.toString(), cost: l.cost.toString() })),
+    lots: [...ledger.lots.values()].flat().map((l) => ({
+      asset: l.asset,
+      exchange: l.exchange,
+      openedAt: l.openedAt.toISOString(),
+      amount: l.amount.toString(),
+      cost: l.cost.toString(),
+    })),
     realized: Object.fromEntries([...ledger.realized].map(([asset, gain]) => [asset, gain.toString()])),
     fees: ledger.fees.toString(),
     netDeposits: ledger.netDeposits.toString(),
@@ -280,7 +347,14 @@ export function storeLedger(ledger: Ledger): StoredLedger {
 /** The stored state back as a ledger (lots in their order; no closed parts). */
 export function restoreLedger(stored: StoredLedger): Ledger {
   const ledger = emptyLedger(stored.quote);
-  for (const l of stored.lots) lotsOf(ledger, l.asset).push({ asset: l.asset, exchange: l.exchange, openedAt: new Date(l.openedAt), amount: new D(l.amount), cost: new D(l.cost) });
+  for (const l of stored.lots)
+    lotsOf(ledger, l.asset).push({
+      asset: l.asset,
+      exchange: l.exchange,
+      openedAt: new Date(l.openedAt),
+      amount: new D(l.amount),
+      cost: new D(l.cost),
+    });
   for (const [asset, gain] of Object.entries(stored.realized)) ledger.realized.set(asset, new D(gain));
   ledger.fees = new D(stored.fees);
   ledger.netDeposits = new D(stored.netDeposits);

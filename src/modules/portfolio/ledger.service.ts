@@ -1,6 +1,15 @@
 // The ledger of a user's trades and transfers in a report quote: replayed from every stored row, or
 // kept between requests and brought up to date with what was stored since (docs/decisions/156).
-import { applyEvents, dec, emptyLedger, restoreLedger, storeLedger, type Dec, type Ledger, type LedgerEvent } from './ledger.domain.ts';
+import {
+  applyEvents,
+  dec,
+  emptyLedger,
+  restoreLedger,
+  storeLedger,
+  type Dec,
+  type Ledger,
+  type LedgerEvent,
+} from './ledger.domain.ts';
 import type { PortfolioSource, PortfolioTradeRow, PortfolioTransferRow } from './portfolio.deps.ts';
 import type { LedgerStore } from './portfolio.repository.ts';
 import type { Pricer } from './pricing.service.ts';
@@ -33,7 +42,13 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
   async function tradeEvents(rows: readonly PortfolioTradeRow[], prices: Pricer): Promise<LedgerEvent[]> {
     const out: LedgerEvent[] = [];
     for (const row of rows) {
-      if (row.price === null || row.amount === null || row.total === null || (row.side !== 'buy' && row.side !== 'sell')) continue;
+      if (
+        row.price === null ||
+        row.amount === null ||
+        row.total === null ||
+        (row.side !== 'buy' && row.side !== 'sell')
+      )
+        continue;
       const [base, pairQuote] = row.symbol.split(':')[0]!.split('/');
       if (!base || !pairQuote) continue;
       const at = row.tradeTimestamp;
@@ -65,7 +80,11 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
   }
 
   /** Deposits, withdrawals and the transfers between the user's venues they pair into, valued when they happened. */
-  async function transferEvents(userId: string, prices: Pricer, rowsRead?: PortfolioTransferRow[]): Promise<LedgerEvent[]> {
+  async function transferEvents(
+    userId: string,
+    prices: Pricer,
+    rowsRead?: PortfolioTransferRow[],
+  ): Promise<LedgerEvent[]> {
     const rows = rowsRead ?? (await source.transfers(userId));
     const records: TransferRecord[] = rows.map((r) => ({
       id: r.id,
@@ -79,20 +98,40 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
     }));
     const { transfers, deposits, withdrawals } = matchTransfers(records);
     const out: LedgerEvent[] = [];
-    const priceAt = (asset: string, at: Date) => (asset === prices.quote ? Promise.resolve(dec(1)) : prices.at(asset, at));
+    const priceAt = (asset: string, at: Date) =>
+      asset === prices.quote ? Promise.resolve(dec(1)) : prices.at(asset, at);
     for (const d of deposits) {
       const price = await priceAt(d.asset, d.at);
       if (price) out.push({ kind: 'deposit', at: d.at, exchange: d.exchange, asset: d.asset, amount: d.amount, price });
     }
     for (const w of withdrawals) {
       const price = await priceAt(w.asset, w.at);
-      if (price) out.push({ kind: 'withdrawal', at: w.at, exchange: w.exchange, asset: w.asset, amount: w.amount, fee: w.fee, price });
+      if (price)
+        out.push({
+          kind: 'withdrawal',
+          at: w.at,
+          exchange: w.exchange,
+          asset: w.asset,
+          amount: w.amount,
+          fee: w.fee,
+          price,
+        });
     }
     for (const { withdrawal: w, deposit: d } of transfers) {
       const price = await priceAt(w.asset, w.at);
       // What left the sending venue and did not arrive is the transfer's cost.
       const lost = w.amount.plus(w.fee).minus(d.amount);
-      if (price) out.push({ kind: 'transfer', at: w.at, from: w.exchange, to: d.exchange, asset: w.asset, amount: d.amount, fee: lost.gt(0) ? lost : dec(0), price });
+      if (price)
+        out.push({
+          kind: 'transfer',
+          at: w.at,
+          from: w.exchange,
+          to: d.exchange,
+          asset: w.asset,
+          amount: d.amount,
+          fee: lost.gt(0) ? lost : dec(0),
+          price,
+        });
     }
     return out;
   }
@@ -100,7 +139,10 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
   /** The watermark of the rows applied, and how many of them were stored within the commit margin before it. */
   function recentMarks(rows: readonly PortfolioTradeRow[]): { watermark: Date; marginCount: number } {
     const newest = rows.reduce((max, r) => Math.max(max, r.createdAt.getTime()), 0);
-    return { watermark: new Date(newest), marginCount: rows.filter((r) => r.createdAt.getTime() >= newest - COMMIT_MARGIN_MS).length };
+    return {
+      watermark: new Date(newest),
+      marginCount: rows.filter((r) => r.createdAt.getTime() >= newest - COMMIT_MARGIN_MS).length,
+    };
   }
 
   const byTime = (a: LedgerEvent, b: LedgerEvent) => a.at.getTime() - b.at.getTime() || ORDER[a.kind] - ORDER[b.kind];
@@ -108,7 +150,10 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
   /** The whole ledger, replayed from every stored trade and transfer, and the marks of what it read. */
   async function replay(userId: string, prices: Pricer): Promise<{ ledger: Ledger; marks: LedgerMarks }> {
     const [tradeRows, transferRows] = await Promise.all([source.trades(userId), source.transfers(userId)]);
-    const [fills, moves] = await Promise.all([tradeEvents(tradeRows, prices), transferEvents(userId, prices, transferRows)]);
+    const [fills, moves] = await Promise.all([
+      tradeEvents(tradeRows, prices),
+      transferEvents(userId, prices, transferRows),
+    ]);
     const all = [...fills, ...moves].sort(byTime);
     const ledger = applyEvents(emptyLedger(prices.quote), all);
     const marks: LedgerMarks = {
@@ -127,9 +172,16 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
   const held = new Map<string, { marks: LedgerMarks; ledger: Ledger }>();
   const HELD_MAX = 1000;
   const sameMarks = (a: LedgerMarks, b: LedgerMarks) =>
-    a.trades === b.trades && a.transfers === b.transfers && a.marginCount === b.marginCount && a.watermark?.getTime() === b.watermark?.getTime() && a.lastEventAt?.getTime() === b.lastEventAt?.getTime();
+    a.trades === b.trades &&
+    a.transfers === b.transfers &&
+    a.marginCount === b.marginCount &&
+    a.watermark?.getTime() === b.watermark?.getTime() &&
+    a.lastEventAt?.getTime() === b.lastEventAt?.getTime();
 
-  async function storedLedger(userId: string, quote: string): Promise<{ marks: LedgerMarks; ledger: Ledger } | undefined> {
+  async function storedLedger(
+    userId: string,
+    quote: string,
+  ): Promise<{ marks: LedgerMarks; ledger: Ledger } | undefined> {
     const key = `${userId}:${quote}`;
     const marks = await deps.ledgers.marks(userId, quote);
     if (!marks) return undefined;
@@ -177,7 +229,11 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
           const added = (await tradeEvents(fresh, prices)).sort(byTime);
           applyEvents(ledger, added);
           const newest = new Date(fresh.reduce((max, r) => Math.max(max, r.createdAt.getTime()), watermark.getTime()));
-          const marginCount = await source.tradeCountCreatedBetween(userId, new Date(newest.getTime() - COMMIT_MARGIN_MS), newest);
+          const marginCount = await source.tradeCountCreatedBetween(
+            userId,
+            new Date(newest.getTime() - COMMIT_MARGIN_MS),
+            newest,
+          );
           await save(userId, prices.quote, ledger, {
             trades: marks.trades + fresh.length,
             transfers: marks.transfers,
@@ -197,7 +253,10 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
   return {
     /** Every event of the user in the report quote, fills first, unsorted. A trade whose pair cannot be valued is left out. */
     async events(userId: string, prices: Pricer): Promise<LedgerEvent[]> {
-      const [fills, moves] = await Promise.all([source.trades(userId).then((rows) => tradeEvents(rows, prices)), transferEvents(userId, prices)]);
+      const [fills, moves] = await Promise.all([
+        source.trades(userId).then((rows) => tradeEvents(rows, prices)),
+        transferEvents(userId, prices),
+      ]);
       return [...fills, ...moves];
     },
     /** The whole ledger replayed, closed parts included. */

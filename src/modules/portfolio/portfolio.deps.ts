@@ -48,5 +48,10 @@ export interface PortfolioSource {
 export interface PortfolioQuotes {
   last(): Promise<{ byPair: ReadonlyMap<string, { symbol: string }>; prices: ReadonlyMap<string, string> }>;
   closeAt(symbol: string, at: Date): Promise<string | null>;
-  closed(symbol: string, interval: HistoryInterval, start: number, end: number): Promise<{ openTime: number; close: string }[]>;
+  closed(
+    symbol: string,
+    interval: HistoryInterval,
+    start: number,
+    end: number,
+  ): Promise<{ openTime: number; close: string }[]>;
 }

@@ -12,22 +12,30 @@ export const QuoteField = () =>
     maxLength: 12,
     pattern: '^[A-Za-z0-9]+$',
     default: 'USDT',
-    description: 'The currency everything is valued in, any case: one the venue prices (a currency of a listed pair). Default USDT.',
+    description:
+      'The currency everything is valued in, any case: one the venue prices (a currency of a listed pair). Default USDT.',
   });
 
 export const SummaryQuery = Type.Object({
   quote: QuoteField(),
-  exchange: Type.Optional(VenueField('Only the holdings synced from this venue (the cost basis still follows every trade).')),
+  exchange: Type.Optional(
+    VenueField('Only the holdings synced from this venue (the cost basis still follows every trade).'),
+  ),
 });
 
 export const RealizedCsvQuery = Type.Object({ quote: QuoteField() });
 
-const Money = (description: string) => Type.Number({ description: `${description} In the quote currency, 2 decimals.` });
+const Money = (description: string) =>
+  Type.Number({ description: `${description} In the quote currency, 2 decimals.` });
 
 export const AssetSummary = Type.Object({
   asset: Type.String({ description: 'Currency.' }),
   amount: Type.Number({ description: 'Held now (latest synced balances), 8 decimals.' }),
-  price: Nullable(Type.Number({ description: 'Last price in the quote currency (the quote itself is 1); null when no listed pair prices it.' })),
+  price: Nullable(
+    Type.Number({
+      description: 'Last price in the quote currency (the quote itself is 1); null when no listed pair prices it.',
+    }),
+  ),
   value: Money('amount × price.'),
   cost_basis: Money('FIFO cost of what is held.'),
   unrealized_pnl: Money('value − cost_basis.'),
@@ -55,9 +63,12 @@ export const RealizedCsv = Type.String({
 
 export const HistoryQuery = Type.Object({
   quote: QuoteField(),
-  start: Type.Optional(DateTime('The window\'s start (ISO 8601). Default: 30 days before end.')),
-  end: Type.Optional(DateTime('The window\'s end (ISO 8601), at most now. Default: now.')),
-  interval: StringEnum(['1h', '1d'] as const, { default: '1d', description: 'One point per interval boundary (UTC), 1h or 1d. Default 1d. At most 1000 points.' }),
+  start: Type.Optional(DateTime("The window's start (ISO 8601). Default: 30 days before end.")),
+  end: Type.Optional(DateTime("The window's end (ISO 8601), at most now. Default: now.")),
+  interval: StringEnum(['1h', '1d'] as const, {
+    default: '1d',
+    description: 'One point per interval boundary (UTC), 1h or 1d. Default 1d. At most 1000 points.',
+  }),
 });
 
 export const History = Type.Object({
@@ -66,11 +77,26 @@ export const History = Type.Object({
   points: Type.Array(
     Type.Object({
       ts: DateTime('The instant valued: an interval boundary, or now for the last point when the window ends now.'),
-      value: Type.Number({ description: 'What was held then, at the close of the candle that ended then (now: the last price); 2 decimals.' }),
-      net_deposits: Type.Number({ description: 'Deposits − withdrawals up to then, each valued when it happened; 2 decimals.' }),
+      value: Type.Number({
+        description:
+          'What was held then, at the close of the candle that ended then (now: the last price); 2 decimals.',
+      }),
+      net_deposits: Type.Number({
+        description: 'Deposits − withdrawals up to then, each valued when it happened; 2 decimals.',
+      }),
     }),
     { description: 'Oldest first.' },
   ),
-  twr: Nullable(Type.Number({ description: 'Time-weighted return over the window, as a fraction (0.1 = 10 %): each period\'s growth with its flows taken out, chained. Null when no period starts with a value.' })),
-  mwr: Nullable(Type.Number({ description: 'Money-weighted return (XIRR), as an annual fraction: the first value paid in, the flows as they happened, the last value taken out. Null when it has no solution.' })),
+  twr: Nullable(
+    Type.Number({
+      description:
+        "Time-weighted return over the window, as a fraction (0.1 = 10 %): each period's growth with its flows taken out, chained. Null when no period starts with a value.",
+    }),
+  ),
+  mwr: Nullable(
+    Type.Number({
+      description:
+        'Money-weighted return (XIRR), as an annual fraction: the first value paid in, the flows as they happened, the last value taken out. Null when it has no solution.',
+    }),
+  ),
 });

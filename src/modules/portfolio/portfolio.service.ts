@@ -13,7 +13,13 @@ import { summarize, type Holding } from './summary.domain.ts';
 
 const num = (value: Dec) => Number(value.toString());
 
-export function createPortfolioService(deps: { source: PortfolioSource; quotes: PortfolioQuotes; candles: PortfolioRepository; ledgers: LedgerStore; clock: Clock }) {
+export function createPortfolioService(deps: {
+  source: PortfolioSource;
+  quotes: PortfolioQuotes;
+  candles: PortfolioRepository;
+  ledgers: LedgerStore;
+  clock: Clock;
+}) {
   const { source, clock } = deps;
   const pricing = createPricingService({ quotes: deps.quotes });
   const ledger = createLedgerService({ source, ledgers: deps.ledgers });
@@ -22,8 +28,13 @@ export function createPortfolioService(deps: { source: PortfolioSource; quotes: 
   return {
     async summary(userId: string, query: { quote: string; exchange?: string }) {
       const prices = pricing.pricer(query.quote);
-      const [current, rows] = await Promise.all([ledger.current(userId, prices), source.holdings(userId, query.exchange)]);
-      const holdings: Holding[] = await Promise.all(rows.map(async (r) => ({ asset: r.currency, amount: dec(r.total), price: await prices.now(r.currency) })));
+      const [current, rows] = await Promise.all([
+        ledger.current(userId, prices),
+        source.holdings(userId, query.exchange),
+      ]);
+      const holdings: Holding[] = await Promise.all(
+        rows.map(async (r) => ({ asset: r.currency, amount: dec(r.total), price: await prices.now(r.currency) })),
+      );
       const summary = summarize(current, holdings);
       return {
         quote: prices.quote,

@@ -15,7 +15,11 @@ export const BRIDGES = ['USDT', 'BTC'] as const;
  * direct pair, its inverse, or through one bridge currency. Empty for the quote itself; null when
  * nothing joins them.
  */
-export function priceLegs(asset: string, quote: string, symbolOf: (pair: string) => string | undefined): PriceLeg[] | null {
+export function priceLegs(
+  asset: string,
+  quote: string,
+  symbolOf: (pair: string) => string | undefined,
+): PriceLeg[] | null {
   if (asset === quote) return [];
   const direct = (from: string, to: string): PriceLeg | null => {
     const straight = symbolOf(`${from}/${to}`);

@@ -29,7 +29,11 @@ export function balanceDeltas(e: LedgerEvent): { asset: string; amount: Dec }[] 
  * The amounts held at each of `times` (ascending), worked back from the amounts held now: what
  * every later event added is taken off again. Never below 0 (history older than the synced one).
  */
-export function holdingsAt(now: ReadonlyMap<string, Dec>, events: readonly LedgerEvent[], times: readonly number[]): Map<string, Dec>[] {
+export function holdingsAt(
+  now: ReadonlyMap<string, Dec>,
+  events: readonly LedgerEvent[],
+  times: readonly number[],
+): Map<string, Dec>[] {
   const held = new Map(now);
   const sorted = [...events].sort((a, b) => b.at.getTime() - a.at.getTime());
   const out: Map<string, Dec>[] = new Array(times.length);

@@ -62,7 +62,8 @@ export function summarize(ledger: Ledger, holdings: readonly Holding[]): Summary
     const seen = byAsset.get(h.asset);
     byAsset.set(h.asset, seen ? { ...seen, amount: seen.amount.plus(h.amount) } : h);
   }
-  for (const asset of ledger.realized.keys()) if (!byAsset.has(asset)) byAsset.set(asset, { asset, amount: ZERO, price: null });
+  for (const asset of ledger.realized.keys())
+    if (!byAsset.has(asset)) byAsset.set(asset, { asset, amount: ZERO, price: null });
   const assets: AssetSummary[] = [];
   for (const h of [...byAsset.values()].sort((a, b) => a.asset.localeCompare(b.asset))) {
     const price = h.asset === ledger.quote ? new D(1) : h.price;

@@ -5,8 +5,15 @@ import { matchTransfers, TRANSFER_WINDOW_MS, type TransferRecord } from './trans
 
 const at = (day: number, hour = 12) => new Date(Date.UTC(2026, 0, day, hour));
 
-describe('transfers between the user\'s venues', () => {
-  const record = (id: string, type: 'deposit' | 'withdrawal', exchange: string, amount: string, when: Date, fields: Partial<TransferRecord> = {}): TransferRecord => ({
+describe("transfers between the user's venues", () => {
+  const record = (
+    id: string,
+    type: 'deposit' | 'withdrawal',
+    exchange: string,
+    amount: string,
+    when: Date,
+    fields: Partial<TransferRecord> = {},
+  ): TransferRecord => ({
     id,
     type,
     exchange,
@@ -24,8 +31,14 @@ describe('transfers between the user\'s venues', () => {
     const late = record('d2', 'deposit', 'kraken', '0.005', new Date(at(7).getTime() + TRANSFER_WINDOW_MS + 1));
     const sameVenue = record('d3', 'deposit', 'binance', '0.005', at(7, 13));
     const result = matchTransfers([late, sameVenue, d, w]);
-    assert.deepEqual(result.transfers.map((t) => [t.withdrawal.id, t.deposit.id]), [['w1', 'd1']]);
-    assert.deepEqual(result.deposits.map((r) => r.id), ['d3', 'd2']);
+    assert.deepEqual(
+      result.transfers.map((t) => [t.withdrawal.id, t.deposit.id]),
+      [['w1', 'd1']],
+    );
+    assert.deepEqual(
+      result.deposits.map((r) => r.id),
+      ['d3', 'd2'],
+    );
     assert.deepEqual(result.withdrawals, []);
   });
 
@@ -35,7 +48,10 @@ describe('transfers between the user\'s venues', () => {
     const w2 = record('w2', 'withdrawal', 'binance', '2', at(3));
     const d2 = record('d2', 'deposit', 'kraken', '1.9', at(3, 14));
     const result = matchTransfers([w, d, w2, d2]);
-    assert.deepEqual(result.transfers.map((t) => [t.withdrawal.id, t.deposit.id]), [['w1', 'd1']]);
+    assert.deepEqual(
+      result.transfers.map((t) => [t.withdrawal.id, t.deposit.id]),
+      [['w1', 'd1']],
+    );
     assert.deepEqual([result.deposits.map((r) => r.id), result.withdrawals.map((r) => r.id)], [['d2'], ['w2']]);
   });
 });

@@ -43,5 +43,9 @@ export function matchTransfers(records: readonly TransferRecord[]): {
     used.add(d.id).add(w.id);
     transfers.push({ withdrawal: w, deposit: d });
   }
-  return { transfers, deposits: deposits.filter((d) => !used.has(d.id)), withdrawals: withdrawals.filter((w) => !used.has(w.id)) };
+  return {
+    transfers,
+    deposits: deposits.filter((d) => !used.has(d.id)),
+    withdrawals: withdrawals.filter((w) => !used.has(w.id)),
+  };
 }

@@ -20,7 +20,12 @@ export function createProviderKeysRepository(db: DbExecutor) {
     },
 
     async findForUpdate(id: string, executor: DbExecutor): Promise<KeyRow | undefined> {
-      const [row] = await executor.select().from(providerApiKeys).where(eq(providerApiKeys.id, id)).for('update').limit(1);
+      const [row] = await executor
+        .select()
+        .from(providerApiKeys)
+        .where(eq(providerApiKeys.id, id))
+        .for('update')
+        .limit(1);
       return row;
     },
 

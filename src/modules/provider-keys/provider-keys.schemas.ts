@@ -41,14 +41,18 @@ export const KeyCreateBody = Type.Object({
 export type KeyCreateBody = Static<typeof KeyCreateBody>;
 
 export const KeyUpdateBody = Type.Object({
-  is_active: Type.Optional(Type.Boolean({ description: 'Deactivated keys are hidden from the list unless include_inactive.' })),
+  is_active: Type.Optional(
+    Type.Boolean({ description: 'Deactivated keys are hidden from the list unless include_inactive.' }),
+  ),
   rotation_reminder_days: Type.Optional(ReminderDays(false)),
   notes: Type.Optional(Nullable(Notes)),
   last_rotated_at: Type.Optional(
     DateTime('Marks the key as rotated at this time (not in the future); next_rotation_date is recomputed from it.'),
   ),
   api_key: Type.Optional(
-    ApiKey('A replacement key: re-encrypted, key_prefix updated, and the key marked as rotated now (or at last_rotated_at).'),
+    ApiKey(
+      'A replacement key: re-encrypted, key_prefix updated, and the key marked as rotated now (or at last_rotated_at).',
+    ),
   ),
 });
 export type KeyUpdateBody = Static<typeof KeyUpdateBody>;
@@ -56,7 +60,9 @@ export type KeyUpdateBody = Static<typeof KeyUpdateBody>;
 export const KeyRecord = Type.Object({
   id: Uuid('Key id.'),
   provider: Type.String({ description: 'Provider identifier.' }),
-  key_prefix: Type.String({ description: 'The first characters of the key (at most 7, at most a quarter of it) followed by `…`.' }),
+  key_prefix: Type.String({
+    description: 'The first characters of the key (at most 7, at most a quarter of it) followed by `…`.',
+  }),
   is_active: Type.Boolean({ description: 'Whether the key is in use.' }),
   last_used_at: Nullable(DateTime('Last time the key was used (tested).')),
   usage_count: Type.Integer({ description: 'Times the key was used (tested).' }),
@@ -85,6 +91,8 @@ export const RotationReminder = Type.Object({
   provider: Type.String({ description: 'Provider identifier.' }),
   key_prefix: Type.String({ description: 'Visible start of the key.' }),
   next_rotation_date: DateTime('When rotation is due.'),
-  days_until_rotation: Type.Integer({ description: `Whole days until then; 0 on the due day, negative when overdue (window: ${REMINDER_WINDOW_DAYS} days).` }),
+  days_until_rotation: Type.Integer({
+    description: `Whole days until then; 0 on the due day, negative when overdue (window: ${REMINDER_WINDOW_DAYS} days).`,
+  }),
 });
 export type RotationReminder = Static<typeof RotationReminder>;

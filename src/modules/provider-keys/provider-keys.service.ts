@@ -7,9 +7,23 @@ import type { Db } from '../../platform/db/database.ts';
 import { invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { ProviderProbe } from './adapters/provider-probe.ts';
-import { daysUntil, keyPrefix, nextRotationDate, reminderCutoff, REMINDER_WINDOW_DAYS, sealedAt, type Provider } from './provider-keys.domain.ts';
+import {
+  daysUntil,
+  keyPrefix,
+  nextRotationDate,
+  reminderCutoff,
+  REMINDER_WINDOW_DAYS,
+  sealedAt,
+  type Provider,
+} from './provider-keys.domain.ts';
 import type { KeyPatch, KeyRow, ProviderKeysRepository } from './provider-keys.repository.ts';
-import type { KeyCreateBody, KeyRecord, KeyTestResult, KeyUpdateBody, RotationReminder } from './provider-keys.schemas.ts';
+import type {
+  KeyCreateBody,
+  KeyRecord,
+  KeyTestResult,
+  KeyUpdateBody,
+  RotationReminder,
+} from './provider-keys.schemas.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
 
 export type { Actor };
@@ -75,7 +89,15 @@ export function createProviderKeysService(deps: {
         );
         await audit(
           tx,
-          { actorId: actor.id, actorType: 'admin', action: 'provider_key.create', targetType: 'provider_api_key', targetId: row.id, details: { provider: row.provider }, ip: actor.ip },
+          {
+            actorId: actor.id,
+            actorType: 'admin',
+            action: 'provider_key.create',
+            targetType: 'provider_api_key',
+            targetId: row.id,
+            details: { provider: row.provider },
+            ip: actor.ip,
+          },
           now,
         );
         return toRecord(row);
@@ -86,7 +108,11 @@ export function createProviderKeysService(deps: {
       const now = clock.now();
       const rotatedAt = body.last_rotated_at ? new Date(body.last_rotated_at) : undefined;
       if (rotatedAt && rotatedAt > now) {
-        throw invalidField(['body', 'last_rotated_at'], 'last_rotated_at cannot be in the future', body.last_rotated_at);
+        throw invalidField(
+          ['body', 'last_rotated_at'],
+          'last_rotated_at cannot be in the future',
+          body.last_rotated_at,
+        );
       }
       return db.transaction(async (tx) => {
         const current = await repo.findForUpdate(id, tx);
@@ -148,7 +174,15 @@ export function createProviderKeysService(deps: {
         if (!row) throw keyNotFound();
         await audit(
           tx,
-          { actorId: actor.id, actorType: 'admin', action: 'provider_key.delete', targetType: 'provider_api_key', targetId: id, details: { provider: row.provider }, ip: actor.ip },
+          {
+            actorId: actor.id,
+            actorType: 'admin',
+            action: 'provider_key.delete',
+            targetType: 'provider_api_key',
+            targetId: id,
+            details: { provider: row.provider },
+            ip: actor.ip,
+          },
           now,
         );
       });
@@ -167,7 +201,11 @@ export function createProviderKeysService(deps: {
       const started = performance.now();
       const outcome = apiKey
         ? await probe.check(row.provider as Provider, apiKey)
-        : { isValid: false, status: null, errorMessage: 'The stored key cannot be decrypted with the configured encryption keys; enter it again' };
+        : {
+            isValid: false,
+            status: null,
+            errorMessage: 'The stored key cannot be decrypted with the configured encryption keys; enter it again',
+          };
       const elapsed = Math.round(performance.now() - started);
       const now = clock.now();
       await db.transaction(async (tx) => {
@@ -186,11 +224,20 @@ export function createProviderKeysService(deps: {
           now,
         );
       });
-      return { provider: row.provider, is_valid: outcome.isValid, error_message: outcome.errorMessage, response_time_ms: elapsed, tested_at: iso(now)! };
+      return {
+        provider: row.provider,
+        is_valid: outcome.isValid,
+        error_message: outcome.errorMessage,
+        response_time_ms: elapsed,
+        tested_at: iso(now)!,
+      };
     },
 
     /** Active keys whose rotation is overdue or due within `withinDays`, soonest first. */
-    async rotationReminders(now: Date = clock.now(), withinDays: number = REMINDER_WINDOW_DAYS): Promise<RotationReminder[]> {
+    async rotationReminders(
+      now: Date = clock.now(),
+      withinDays: number = REMINDER_WINDOW_DAYS,
+    ): Promise<RotationReminder[]> {
       const rows = await repo.dueForRotation(reminderCutoff(now, withinDays));
       return rows.map((row) => ({
         id: row.id,

@@ -58,9 +58,13 @@ export function createRagSettingsRepository(db: DbExecutor) {
             ? { enabledSources: sql`${ragSettings.enabledSources} || ${JSON.stringify(change.enabledSources)}::jsonb` }
             : {}),
           ...(change.collectionLimits
-            ? { collectionLimits: sql`${ragSettings.collectionLimits} || ${JSON.stringify(change.collectionLimits)}::jsonb` }
+            ? {
+                collectionLimits: sql`${ragSettings.collectionLimits} || ${JSON.stringify(change.collectionLimits)}::jsonb`,
+              }
             : {}),
-          ...(change.collectionIntervalMinutes !== undefined ? { collectionIntervalMinutes: change.collectionIntervalMinutes } : {}),
+          ...(change.collectionIntervalMinutes !== undefined
+            ? { collectionIntervalMinutes: change.collectionIntervalMinutes }
+            : {}),
           ...(change.autoExpirationDays !== undefined ? { autoExpirationDays: change.autoExpirationDays } : {}),
           ...(change.maxPostsPerRun !== undefined ? { maxPostsPerRun: change.maxPostsPerRun } : {}),
           version: sql`${ragSettings.version} + 1`,

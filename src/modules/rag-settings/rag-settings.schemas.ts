@@ -20,7 +20,10 @@ export const DEFAULT_SETTINGS = {
   max_posts_per_run: 1000,
 } as const;
 
-const sourceMap = <T extends ReturnType<typeof Type.Boolean> | ReturnType<typeof Type.Integer>>(value: T, description: string) =>
+const sourceMap = <T extends ReturnType<typeof Type.Boolean> | ReturnType<typeof Type.Integer>>(
+  value: T,
+  description: string,
+) =>
   Type.Record(Type.String({ pattern: SOURCE_NAME_PATTERN }), value, {
     additionalProperties: false,
     maxProperties: MAX_SOURCES,
@@ -28,7 +31,11 @@ const sourceMap = <T extends ReturnType<typeof Type.Boolean> | ReturnType<typeof
   });
 
 const range = (key: keyof typeof BOUNDS, description: string) =>
-  Type.Integer({ minimum: BOUNDS[key][0], maximum: BOUNDS[key][1], description: `${description} (${BOUNDS[key][0]} to ${BOUNDS[key][1]}).` });
+  Type.Integer({
+    minimum: BOUNDS[key][0],
+    maximum: BOUNDS[key][1],
+    description: `${description} (${BOUNDS[key][0]} to ${BOUNDS[key][1]}).`,
+  });
 
 export const RagSettings = Type.Object({
   id: Uuid('Settings id.'),
@@ -52,7 +59,10 @@ export type RagSettings = Static<typeof RagSettings>;
 
 export const RagSettingsUpdate = Type.Object({
   enabled_sources: Type.Optional(
-    sourceMap(Type.Boolean(), 'Sources to switch on or off; merged into the stored map (names: lower-case letters, digits, `_`).'),
+    sourceMap(
+      Type.Boolean(),
+      'Sources to switch on or off; merged into the stored map (names: lower-case letters, digits, `_`).',
+    ),
   ),
   collection_limits: Type.Optional(
     sourceMap(

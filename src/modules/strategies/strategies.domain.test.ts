@@ -8,12 +8,18 @@ const good = { paper_trades: 30, win_rate: 0.5, return_pct: 0.01, max_drawdown_p
 
 describe('promotion rules', () => {
   it('promotes a strategy that meets every rule exactly at its bound', () => {
-    assert.deepEqual(promotionVerdict({ paperStartedAt: daysAgo(14), metrics: good }, NOW), { eligible: true, reasons: [] });
+    assert.deepEqual(promotionVerdict({ paperStartedAt: daysAgo(14), metrics: good }, NOW), {
+      eligible: true,
+      reasons: [],
+    });
   });
 
   it('lists every rule that fails', () => {
     const verdict = promotionVerdict(
-      { paperStartedAt: daysAgo(13.5), metrics: { paper_trades: 29, win_rate: 0.49, return_pct: 0, max_drawdown_pct: 10.5 } },
+      {
+        paperStartedAt: daysAgo(13.5),
+        metrics: { paper_trades: 29, win_rate: 0.49, return_pct: 0, max_drawdown_pct: 10.5 },
+      },
       NOW,
     );
     assert.equal(verdict.eligible, false);
@@ -38,8 +44,14 @@ describe('promotion rules', () => {
   });
 
   it('reads a drawdown given as a negative number by its size', () => {
-    assert.equal(promotionVerdict({ paperStartedAt: daysAgo(20), metrics: { ...good, max_drawdown_pct: -12 } }, NOW).eligible, false);
-    assert.equal(promotionVerdict({ paperStartedAt: daysAgo(20), metrics: { ...good, max_drawdown_pct: -8 } }, NOW).eligible, true);
+    assert.equal(
+      promotionVerdict({ paperStartedAt: daysAgo(20), metrics: { ...good, max_drawdown_pct: -12 } }, NOW).eligible,
+      false,
+    );
+    assert.equal(
+      promotionVerdict({ paperStartedAt: daysAgo(20), metrics: { ...good, max_drawdown_pct: -8 } }, NOW).eligible,
+      true,
+    );
   });
 
   it('allows the hourly limit minus the transitions already made, never below zero', () => {

@@ -35,10 +35,18 @@ export interface PromotionVerdict {
 
 const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
-export function promotionVerdict(strategy: { paperStartedAt: Date | null; metrics: StrategyMetrics }, now: Date): PromotionVerdict {
+export function promotionVerdict(
+  strategy: { paperStartedAt: Date | null; metrics: StrategyMetrics },
+  now: Date,
+): PromotionVerdict {
   const rules = PROMOTION_RULES;
   const reasons: string[] = [];
-  const { paper_trades: trades, win_rate: winRate, return_pct: returnPct, max_drawdown_pct: drawdown } = strategy.metrics;
+  const {
+    paper_trades: trades,
+    win_rate: winRate,
+    return_pct: returnPct,
+    max_drawdown_pct: drawdown,
+  } = strategy.metrics;
   if (!strategy.paperStartedAt) reasons.push('paper trading start is unknown');
   else {
     const days = Math.floor((now.getTime() - strategy.paperStartedAt.getTime()) / DAY_MS);
@@ -47,9 +55,11 @@ export function promotionVerdict(strategy: { paperStartedAt: Date | null; metric
   if (!finite(trades)) reasons.push('paper_trades is missing');
   else if (trades < rules.minPaperTrades) reasons.push(`${trades} of ${rules.minPaperTrades} paper trades`);
   if (!finite(returnPct)) reasons.push('return_pct is missing');
-  else if (!(returnPct > rules.minReturnPct)) reasons.push(`return ${returnPct} % is not above ${rules.minReturnPct} %`);
+  else if (!(returnPct > rules.minReturnPct))
+    reasons.push(`return ${returnPct} % is not above ${rules.minReturnPct} %`);
   if (!finite(drawdown)) reasons.push('max_drawdown_pct is missing');
-  else if (Math.abs(drawdown) > rules.maxDrawdownPct) reasons.push(`max drawdown ${Math.abs(drawdown)} % is above ${rules.maxDrawdownPct} %`);
+  else if (Math.abs(drawdown) > rules.maxDrawdownPct)
+    reasons.push(`max drawdown ${Math.abs(drawdown)} % is above ${rules.maxDrawdownPct} %`);
   if (!finite(winRate)) reasons.push('win_rate is missing');
   else if (winRate < rules.minWinRate) reasons.push(`win rate ${winRate} is below ${rules.minWinRate}`);
   return { eligible: reasons.length === 0, reasons };

@@ -18,10 +18,20 @@ export function createStrategiesRepository(db: DbExecutor) {
       return created!;
     },
 
-    async list(status: StrategyStatus | undefined, offset: number, limit: number): Promise<{ rows: StrategyRow[]; total: number }> {
+    async list(
+      status: StrategyStatus | undefined,
+      offset: number,
+      limit: number,
+    ): Promise<{ rows: StrategyRow[]; total: number }> {
       const where = status ? eq(strategies.status, status) : undefined;
       const [rows, [counted]] = await Promise.all([
-        db.select().from(strategies).where(where).orderBy(...newestFirst).limit(limit).offset(offset),
+        db
+          .select()
+          .from(strategies)
+          .where(where)
+          .orderBy(...newestFirst)
+          .limit(limit)
+          .offset(offset),
         db.select({ n: count() }).from(strategies).where(where),
       ]);
       return { rows, total: Number(counted?.n ?? 0) };
@@ -51,7 +61,10 @@ export function createStrategiesRepository(db: DbExecutor) {
     },
 
     async transitionsSince(since: Date, executor: DbExecutor = db): Promise<number> {
-      const [row] = await executor.select({ n: count() }).from(strategyTransitions).where(gte(strategyTransitions.at, since));
+      const [row] = await executor
+        .select({ n: count() })
+        .from(strategyTransitions)
+        .where(gte(strategyTransitions.at, since));
       return Number(row?.n ?? 0);
     },
 

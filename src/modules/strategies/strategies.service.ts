@@ -4,7 +4,13 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import { PROMOTION_RULES, promotionVerdict, transitionBudget, type StrategyMetrics, type StrategyStatus } from './strategies.domain.ts';
+import {
+  PROMOTION_RULES,
+  promotionVerdict,
+  transitionBudget,
+  type StrategyMetrics,
+  type StrategyStatus,
+} from './strategies.domain.ts';
 import type { StrategiesRepository, StrategyRow } from './strategies.repository.ts';
 import type { StrategyDetail, Strategy, StrategyList, StrategyListQuery } from './strategies.schemas.ts';
 
@@ -53,7 +59,13 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
 
   return {
     /** Records a strategy; no HTTP route creates one yet (the paper-trading engine will). */
-    async create(input: { name: string; ownerUserId?: string | null; status?: StrategyStatus; paperStartedAt?: Date | null; metrics?: StrategyMetrics }): Promise<Strategy> {
+    async create(input: {
+      name: string;
+      ownerUserId?: string | null;
+      status?: StrategyStatus;
+      paperStartedAt?: Date | null;
+      metrics?: StrategyMetrics;
+    }): Promise<Strategy> {
       const now = clock.now();
       const status = input.status ?? 'draft';
       const row = await repo.insert({
@@ -103,7 +115,14 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
           if (!(await repo.transition(row.id, { from: 'paper', to: 'live', at: now, reason }, tx))) return false;
           await audit(
             tx,
-            { actorType: 'job', action: 'strategy.promote', subjectUserId: row.ownerUserId, targetType: 'strategy', targetId: row.id, details: { from: 'paper', to: 'live', metrics: row.metrics } },
+            {
+              actorType: 'job',
+              action: 'strategy.promote',
+              subjectUserId: row.ownerUserId,
+              targetType: 'strategy',
+              targetId: row.id,
+              details: { from: 'paper', to: 'live', metrics: row.metrics },
+            },
             now,
           );
           return true;

@@ -11,7 +11,8 @@ import type { StreamAccess, StreamPrincipal } from './stream-access.service.ts';
 /** Live events held while the replay is read; a backlog past this drops the client (it reconnects). */
 const MAX_HELD = 10_000;
 
-export const eventText = (event: StoredEvent): string => sseEvent(event.type, { id: event.id, type: event.type, ts: event.ts, data: event.data }, event.id);
+export const eventText = (event: StoredEvent): string =>
+  sseEvent(event.type, { id: event.id, type: event.type, ts: event.ts, data: event.data }, event.id);
 
 export function createAccountStreamService(deps: { events: EventsService; access: StreamAccess; sse: SseRegistry }) {
   const { events, access, sse } = deps;
@@ -19,7 +20,12 @@ export function createAccountStreamService(deps: { events: EventsService; access
   return {
     check: access.check,
 
-    async open(request: FastifyRequest, reply: FastifyReply, principal: StreamPrincipal, lastId: bigint | undefined): Promise<void> {
+    async open(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      principal: StreamPrincipal,
+      lastId: bigint | undefined,
+    ): Promise<void> {
       const subscriber = { userId: principal.userId, admin: principal.admin };
       let held: StoredEvent[] | null = [];
       let connection: SseConnection | undefined;

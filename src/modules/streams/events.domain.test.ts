@@ -7,7 +7,7 @@ describe('account events', () => {
     const user = { audience: 'user' as const, userId: 'u1' };
     const admins = { audience: 'admins' as const, userId: null };
     assert.equal(reaches(user, { userId: 'u1', admin: false }), true);
-    assert.equal(reaches(user, { userId: 'u2', admin: true }), false, 'an admin does not see another user\'s account');
+    assert.equal(reaches(user, { userId: 'u2', admin: true }), false, "an admin does not see another user's account");
     assert.equal(reaches(admins, { userId: 'u2', admin: true }), true);
     assert.equal(reaches(admins, { userId: 'u1', admin: false }), false);
   });

@@ -1,7 +1,14 @@
 // The account events, declared once: who sees each, and what a stream may be asked for. Pure.
 
 /** Events about one user's account: only that user's streams get them. */
-export const USER_EVENT_TYPES = ['balance.synced', 'trades.synced', 'transfers.synced', 'portfolio.updated', 'credential.validated', 'credential.changed'] as const;
+export const USER_EVENT_TYPES = [
+  'balance.synced',
+  'trades.synced',
+  'transfers.synced',
+  'portfolio.updated',
+  'credential.validated',
+  'credential.changed',
+] as const;
 /** Events about the platform: every admin's stream gets them. */
 export const ADMIN_EVENT_TYPES = ['job.finished', 'webhook.received'] as const;
 export const EVENT_TYPES = [...USER_EVENT_TYPES, ...ADMIN_EVENT_TYPES] as const;
@@ -30,7 +37,10 @@ export interface StoredEvent {
 }
 
 /** Whether a stream of this user (an admin or not) gets this event. */
-export function reaches(event: Pick<StoredEvent, 'audience' | 'userId'>, subscriber: { userId: string; admin: boolean }): boolean {
+export function reaches(
+  event: Pick<StoredEvent, 'audience' | 'userId'>,
+  subscriber: { userId: string; admin: boolean },
+): boolean {
   return event.audience === 'admins' ? subscriber.admin : event.userId === subscriber.userId;
 }
 

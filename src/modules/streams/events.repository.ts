@@ -17,21 +17,43 @@ const toEvent = (row: Row): StoredEvent => ({
 
 export function createEventsRepository(db: DbExecutor) {
   return {
-    async insert(event: { type: EventType; audience: Audience; userId: string | null; data: Record<string, unknown>; at: Date }): Promise<StoredEvent> {
+    async insert(event: {
+      type: EventType;
+      audience: Audience;
+      userId: string | null;
+      data: Record<string, unknown>;
+      at: Date;
+    }): Promise<StoredEvent> {
       const [row] = await db
         .insert(streamEvents)
-        .values({ type: event.type, audience: event.audience, userId: event.userId, data: event.data, createdAt: event.at })
+        .values({
+          type: event.type,
+          audience: event.audience,
+          userId: event.userId,
+          data: event.data,
+          createdAt: event.at,
+        })
         .returning();
       return toEvent(row!);
     },
 
     async byId(id: string): Promise<StoredEvent | undefined> {
-      const [row] = await db.select().from(streamEvents).where(eq(streamEvents.id, BigInt(id))).limit(1);
+      const [row] = await db
+        .select()
+        .from(streamEvents)
+        .where(eq(streamEvents.id, BigInt(id)))
+        .limit(1);
       return row ? toEvent(row) : undefined;
     },
 
     /** The subscriber's events after `afterId` and since `since`, oldest first, at most `limit`. */
-    async after(query: { userId: string; admin: boolean; afterId: bigint; since: Date; limit: number }): Promise<StoredEvent[]> {
+    async after(query: {
+      userId: string;
+      admin: boolean;
+      afterId: bigint;
+      since: Date;
+      limit: number;
+    }): Promise<StoredEvent[]> {
       const audience = query.admin
         ? or(eq(streamEvents.userId, query.userId), eq(streamEvents.audience, 'admins'))
         : eq(streamEvents.userId, query.userId);
@@ -63,7 +85,10 @@ export function createEventsRepository(db: DbExecutor) {
 
     /** Deletes what is older than `before`; answers how many. */
     async prune(before: Date): Promise<number> {
-      const deleted = await db.delete(streamEvents).where(lt(streamEvents.createdAt, before)).returning({ id: streamEvents.id });
+      const deleted = await db
+        .delete(streamEvents)
+        .where(lt(streamEvents.createdAt, before))
+        .returning({ id: streamEvents.id });
       return deleted.length;
     },
   };

@@ -7,16 +7,29 @@ import type { EventType } from './events.domain.ts';
 
 export const StreamQuery = Type.Object({
   ticket: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: 'A ticket from `POST /api/stream/ticket`, instead of the Authorization header (browsers\' EventSource cannot send one).' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "A ticket from `POST /api/stream/ticket`, instead of the Authorization header (browsers' EventSource cannot send one).",
+    }),
   ),
   last_event_id: Type.Optional(
-    Type.String({ maxLength: 40, description: 'Same as the `Last-Event-ID` header, for a client that opens a new EventSource (the header wins when both are given).' }),
+    Type.String({
+      maxLength: 40,
+      description:
+        'Same as the `Last-Event-ID` header, for a client that opens a new EventSource (the header wins when both are given).',
+    }),
   ),
 });
 
 export const StreamHeaders = Type.Object({
   'last-event-id': Type.Optional(
-    Type.String({ maxLength: 40, description: 'The `id` of the last event received: the events after it (within 24 h) are sent first. EventSource sends it when it reconnects.' }),
+    Type.String({
+      maxLength: 40,
+      description:
+        'The `id` of the last event received: the events after it (within 24 h) are sent first. EventSource sends it when it reconnects.',
+    }),
   ),
 });
 
@@ -30,7 +43,9 @@ export const TicketResponse = Type.Object(
 );
 
 const exchange = Type.String({ description: 'Venue id, e.g. `binance`.' });
-const errorType = Nullable(Type.String({ description: 'Why it failed (`auth`, `network`, `rate_limit`, ...); null on success.' }));
+const errorType = Nullable(
+  Type.String({ description: 'Why it failed (`auth`, `network`, `rate_limit`, ...); null on success.' }),
+);
 
 export const EVENT_DATA: Record<EventType, { title: string; description: string; schema: TSchema }> = {
   'balance.synced': {
@@ -59,7 +74,8 @@ export const EVENT_DATA: Record<EventType, { title: string; description: string;
   },
   'transfers.synced': {
     title: 'TransfersSyncedData',
-    description: 'A deposit and withdrawal sync of the user finished (POST /api/exchange/transfers/sync), successfully or not.',
+    description:
+      'A deposit and withdrawal sync of the user finished (POST /api/exchange/transfers/sync), successfully or not.',
     schema: Type.Object({
       exchange,
       credential_id: Uuid('The credential used.'),
@@ -70,7 +86,8 @@ export const EVENT_DATA: Record<EventType, { title: string; description: string;
   },
   'portfolio.updated': {
     title: 'PortfolioUpdatedData',
-    description: 'A sync stored new trades or transfers of the user: GET /api/portfolio/summary answers differently now.',
+    description:
+      'A sync stored new trades or transfers of the user: GET /api/portfolio/summary answers differently now.',
     schema: Type.Object({
       exchange,
       cause: StringEnum(['trades', 'transfers'] as const, { description: 'What the sync stored.' }),
@@ -79,12 +96,15 @@ export const EVENT_DATA: Record<EventType, { title: string; description: string;
   },
   'credential.validated': {
     title: 'CredentialValidatedData',
-    description: 'A key was checked against its venue (POST /api/exchange/validate); the stored credentials holding it got the verdict.',
+    description:
+      'A key was checked against its venue (POST /api/exchange/validate); the stored credentials holding it got the verdict.',
     schema: Type.Object({
       exchange,
       valid: Type.Boolean(),
-      cause: Nullable(Type.String({ description: 'Why not valid (`invalid_key`, `wrong_venue`, ...); null when valid.' })),
-      credential_ids: Type.Array(Uuid(), { description: 'The user\'s stored credentials with this key.' }),
+      cause: Nullable(
+        Type.String({ description: 'Why not valid (`invalid_key`, `wrong_venue`, ...); null when valid.' }),
+      ),
+      credential_ids: Type.Array(Uuid(), { description: "The user's stored credentials with this key." }),
     }),
   },
   'credential.changed': {
@@ -99,7 +119,7 @@ export const EVENT_DATA: Record<EventType, { title: string; description: string;
   },
   'job.finished': {
     title: 'JobFinishedData',
-    description: 'Admins only: a scheduled job\'s run ended.',
+    description: "Admins only: a scheduled job's run ended.",
     schema: Type.Object({
       job: Type.String({ description: 'Job name.' }),
       run_id: Nullable(Uuid('The run record; null when it could not be recorded.')),
@@ -113,10 +133,14 @@ export const EVENT_DATA: Record<EventType, { title: string; description: string;
     title: 'WebhookReceivedData',
     description: 'Admins only: an inbound webhook delivery was verified and stored.',
     schema: Type.Object({
-      provider: Type.String({ description: 'codehost, payments, edge, tracker, errormon, database, authprovider or mailer.' }),
-      event: Type.String({ description: 'The provider\'s event name.' }),
+      provider: Type.String({
+        description: 'codehost, payments, edge, tracker, errormon, database, authprovider or mailer.',
+      }),
+      event: Type.String({ description: "The provider's event name." }),
       delivery_id: Type.String(),
-      status: Type.String({ description: 'What became of it: `processed`, `duplicate`, `unmatched`, `superseded`, `failed`, ...' }),
+      status: Type.String({
+        description: 'What became of it: `processed`, `duplicate`, `unmatched`, `superseded`, `failed`, ...',
+      }),
     }),
   },
 };
@@ -143,12 +167,15 @@ const envelope = (type: EventType) => {
 
 const StreamEndMessage = sseMessage('StreamEndMessage', 'end', StreamEnd);
 
-export const AccountStreamFrames = Type.Union([...(Object.keys(EVENT_DATA) as EventType[]).map(envelope), StreamEndMessage], {
-  description: 'The messages of the stream, one per SSE event.',
-});
+export const AccountStreamFrames = Type.Union(
+  [...(Object.keys(EVENT_DATA) as EventType[]).map(envelope), StreamEndMessage],
+  {
+    description: 'The messages of the stream, one per SSE event.',
+  },
+);
 
 export const ACCOUNT_STREAM_DESCRIPTION =
-  'A `text/event-stream` (Server-Sent Events) of the caller\'s own account events (`balance.synced`, `trades.synced`, `credential.validated`, ' +
+  "A `text/event-stream` (Server-Sent Events) of the caller's own account events (`balance.synced`, `trades.synced`, `credential.validated`, " +
   '`credential.changed`), and for admins also `job.finished` and `webhook.received`, from whichever instance produced them. ' +
   'Authenticate with the bearer token, or with `?ticket=` from `POST /api/stream/ticket` (single use, 60 s) where headers cannot be sent. ' +
   'Every event has an `id:`; reconnecting with `Last-Event-ID` (or `?last_event_id=`) first sends the events after it from the last 24 hours, then continues. ' +

@@ -7,7 +7,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventBus } from './adapters/event-bus.ts';
 import { MAX_MESSAGE_BYTES } from './adapters/event-bus.ts';
-import { REPLAY_WINDOW_MS, reaches, type AdminEventType, type StoredEvent, type UserEventType } from './events.domain.ts';
+import {
+  REPLAY_WINDOW_MS,
+  reaches,
+  type AdminEventType,
+  type StoredEvent,
+  type UserEventType,
+} from './events.domain.ts';
 import type { EventsRepository } from './events.repository.ts';
 
 /** What producers in other modules are given: one call per publication. */
@@ -81,13 +87,20 @@ export function createEventsService(deps: { repo: EventsRepository; bus: EventBu
     }
     dispatch(stored);
     const full = JSON.stringify({ o: origin, e: stored } satisfies BusMessage);
-    const message = Buffer.byteLength(full) <= MAX_MESSAGE_BYTES ? full : JSON.stringify({ o: origin, r: stored.id } satisfies BusMessage);
+    const message =
+      Buffer.byteLength(full) <= MAX_MESSAGE_BYTES
+        ? full
+        : JSON.stringify({ o: origin, r: stored.id } satisfies BusMessage);
     try {
       await bus.publish(message);
       busWarned = false;
     } catch (error) {
       // Said once per outage: the other instances' streams get it when they reconnect (replay).
-      if (!busWarned) logger.warn({ err: error, bus: bus.kind }, 'account events cannot reach other instances; their clients get them on reconnect');
+      if (!busWarned)
+        logger.warn(
+          { err: error, bus: bus.kind },
+          'account events cannot reach other instances; their clients get them on reconnect',
+        );
       busWarned = true;
     }
   }
@@ -107,7 +120,11 @@ export function createEventsService(deps: { repo: EventsRepository; bus: EventBu
     },
 
     /** The stored events after `afterId`, within the replay window, in pages, oldest first. */
-    async *replay(subscriber: Pick<Subscriber, 'userId' | 'admin'>, afterId: bigint, pageSize = 500): AsyncGenerator<StoredEvent[]> {
+    async *replay(
+      subscriber: Pick<Subscriber, 'userId' | 'admin'>,
+      afterId: bigint,
+      pageSize = 500,
+    ): AsyncGenerator<StoredEvent[]> {
       const since = new Date(clock.now().getTime() - REPLAY_WINDOW_MS);
       let after = afterId;
       for (;;) {
@@ -124,9 +141,14 @@ export function createEventsService(deps: { repo: EventsRepository; bus: EventBu
 
     async start(): Promise<void> {
       highest = await repo.maxId().catch(() => 0n);
-      await bus.start((text) => void onMessage(text), () => void catchUp());
+      await bus.start(
+        (text) => void onMessage(text),
+        () => void catchUp(),
+      );
       const prune = () =>
-        void repo.prune(new Date(clock.now().getTime() - REPLAY_WINDOW_MS)).catch((error: unknown) => logger.warn({ err: error }, 'account events: pruning failed'));
+        void repo
+          .prune(new Date(clock.now().getTime() - REPLAY_WINDOW_MS))
+          .catch((error: unknown) => logger.warn({ err: error }, 'account events: pruning failed'));
       prune();
       pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
       pruneTimer.unref();

@@ -23,7 +23,9 @@ export function createStreamsModule(
 ) {
   const { config, database, cache, clock, logger } = platform;
   const channel = `${config.redisKeyPrefix}stream-events`;
-  const bus: EventBus = config.redisUrl ? createRedisEventBus(config.redisUrl, channel) : createDatabaseEventBus(database, channel.replace(/[^A-Za-z0-9_]/g, '_'));
+  const bus: EventBus = config.redisUrl
+    ? createRedisEventBus(config.redisUrl, channel)
+    : createDatabaseEventBus(database, channel.replace(/[^A-Za-z0-9_]/g, '_'));
   const events = createEventsService({ repo: createEventsRepository(database.db), bus, clock, logger });
   const access = createStreamAccess({ users: deps.users, clock, logger });
   const tickets = createTicketsService({ cache, clock });

@@ -35,7 +35,10 @@ export function createStreamAccess(deps: {
   async function verdicts(principals: StreamPrincipal[]): Promise<Map<StreamPrincipal, AccessVerdict>> {
     const sessionIds = [...new Set(principals.flatMap((p) => (p.sessionId ? [p.sessionId] : [])))];
     const userIds = [...new Set(principals.filter((p) => !p.sessionId).map((p) => p.userId))];
-    const [sessions, accounts] = await Promise.all([users.sessions.principals(sessionIds), users.accounts.findMany(userIds)]);
+    const [sessions, accounts] = await Promise.all([
+      users.sessions.principals(sessionIds),
+      users.accounts.findMany(userIds),
+    ]);
     const bySession = new Map(sessions.map((s) => [s.sessionId, s]));
     const byUser = new Map(accounts.map((a) => [a.id, a]));
     const now = clock.now();
@@ -44,11 +47,17 @@ export function createStreamAccess(deps: {
       if (p.sessionId) {
         const row = bySession.get(p.sessionId);
         if (row && row.id === p.userId && row.status !== 'active') answer.set(p, { ok: false, reason: 'suspended' });
-        else if (!row || row.id !== p.userId || row.revokedAt !== null || row.expiresAt <= now) answer.set(p, { ok: false, reason: 'revoked' });
+        else if (!row || row.id !== p.userId || row.revokedAt !== null || row.expiresAt <= now)
+          answer.set(p, { ok: false, reason: 'revoked' });
         else answer.set(p, { ok: true, admin: row.role === 'admin' });
       } else {
         const row = byUser.get(p.userId);
-        answer.set(p, row && row.status === 'active' ? { ok: true, admin: row.role === 'admin' } : { ok: false, reason: 'suspended' });
+        answer.set(
+          p,
+          row && row.status === 'active'
+            ? { ok: true, admin: row.role === 'admin' }
+            : { ok: false, reason: 'suspended' },
+        );
       }
     }
     return answer;

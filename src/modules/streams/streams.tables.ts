@@ -3,7 +3,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import { bigserial, check, index, jsonb, pgTable, text, timestamp, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { AUDIENCES, EVENT_TYPES } from './events.domain.ts';
 
-const oneOf = (column: AnyPgColumn, values: readonly string[]): SQL => sql`${column} IN (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`;
+const oneOf = (column: AnyPgColumn, values: readonly string[]): SQL =>
+  sql`${column} IN (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`;
 
 export const streamEvents = pgTable(
   'stream_events',

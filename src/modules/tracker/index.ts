@@ -10,7 +10,10 @@ import { createTrackerService } from './tracker.service.ts';
 
 export function createTrackerModule(
   platform: Platform,
-  deps: { users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'names'>; guards: UsersModule['guards'] }; messages: Pick<NotificationsModule['messages'], 'chat'> },
+  deps: {
+    users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'names'>; guards: UsersModule['guards'] };
+    messages: Pick<NotificationsModule['messages'], 'chat'>;
+  },
 ) {
   const { config, database, cache, clock, logger } = platform;
   const { tracker } = config;
@@ -20,11 +23,23 @@ export function createTrackerModule(
   let defaultTeamId: string | undefined;
   let seed = async () => {};
   if (tracker.backend === 'linear') {
-    const client = createLinearClient({ apiUrl: tracker.apiUrl, apiKey: tracker.apiKey!, fetch: platform.fetch, timeoutMs: tracker.timeoutMs, clock });
+    const client = createLinearClient({
+      apiUrl: tracker.apiUrl,
+      apiKey: tracker.apiKey!,
+      fetch: platform.fetch,
+      timeoutMs: tracker.timeoutMs,
+      clock,
+    });
     backend = createLinearTrackerBackend({ client, cache, db: database.db });
     defaultTeamId = tracker.defaultTeamId;
   } else {
-    const local = createLocalTrackerBackend({ database, users: deps.users.accounts, clock, logger, defaultTeamId: tracker.defaultTeamId });
+    const local = createLocalTrackerBackend({
+      database,
+      users: deps.users.accounts,
+      clock,
+      logger,
+      defaultTeamId: tracker.defaultTeamId,
+    });
     backend = local;
     defaultTeamId = local.defaultTeamId;
     seed = () => local.seed();

@@ -19,7 +19,10 @@ describe('tracker rules', () => {
   });
 
   it('splits a states filter into types and names, dropping blanks and repeats', () => {
-    assert.deepEqual(parseStatesFilter('Todo, started,,STARTED, in review ,todo'), { stateTypes: ['started'], stateNames: ['Todo', 'in review'] });
+    assert.deepEqual(parseStatesFilter('Todo, started,,STARTED, in review ,todo'), {
+      stateTypes: ['started'],
+      stateNames: ['Todo', 'in review'],
+    });
     assert.deepEqual(parseStatesFilter(undefined), { stateTypes: [], stateNames: [] });
   });
 

@@ -5,7 +5,13 @@ import type { DbExecutor } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { IssueFields, IssueQuery, TrackerIssue } from './adapters/tracker-backend.ts';
 import { isIdentifier, isUuid, priorityLabel } from './tracker.domain.ts';
-import { trackerIssueLabels, trackerIssues, trackerLabels, trackerTeams, trackerWorkflowStates } from './tracker.tables.ts';
+import {
+  trackerIssueLabels,
+  trackerIssues,
+  trackerLabels,
+  trackerTeams,
+  trackerWorkflowStates,
+} from './tracker.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export type TeamRow = typeof trackerTeams.$inferSelect;
@@ -17,11 +23,23 @@ export const issueUrl = (identifier: string) => `/api/v1/tracker/issues/${identi
 
 export function createTrackerRepository(db: DbExecutor) {
   return {
-    async insertTeam(team: { id: string; key: string; name: string }, now: Date, executor: DbExecutor = db): Promise<void> {
-      await executor.insert(trackerTeams).values({ ...team, createdAt: now }).onConflictDoNothing();
+    async insertTeam(
+      team: { id: string; key: string; name: string },
+      now: Date,
+      executor: DbExecutor = db,
+    ): Promise<void> {
+      await executor
+        .insert(trackerTeams)
+        .values({ ...team, createdAt: now })
+        .onConflictDoNothing();
     },
 
-    async insertStates(teamId: string, states: readonly { name: string; type: string; color: string }[], now: Date, executor: DbExecutor = db): Promise<void> {
+    async insertStates(
+      teamId: string,
+      states: readonly { name: string; type: string; color: string }[],
+      now: Date,
+      executor: DbExecutor = db,
+    ): Promise<void> {
       await executor
         .insert(trackerWorkflowStates)
         .values(states.map((s, position) => ({ ...s, teamId, position, createdAt: now })))
@@ -64,7 +82,10 @@ export function createTrackerRepository(db: DbExecutor) {
     async replaceLabels(issueId: string, labelIds: readonly string[], executor: DbExecutor = db): Promise<void> {
       await executor.delete(trackerIssueLabels).where(eq(trackerIssueLabels.issueId, issueId));
       if (labelIds.length > 0) {
-        await executor.insert(trackerIssueLabels).values(labelIds.map((labelId) => ({ issueId, labelId }))).onConflictDoNothing();
+        await executor
+          .insert(trackerIssueLabels)
+          .values(labelIds.map((labelId) => ({ issueId, labelId })))
+          .onConflictDoNothing();
       }
     },
 
@@ -72,7 +93,10 @@ export function createTrackerRepository(db: DbExecutor) {
     async existingLabelIds(ids: readonly string[], executor: DbExecutor = db): Promise<Set<string>> {
       const valid = ids.filter(isUuid);
       if (valid.length === 0) return new Set();
-      const rows = await executor.select({ id: trackerLabels.id }).from(trackerLabels).where(inArray(trackerLabels.id, valid));
+      const rows = await executor
+        .select({ id: trackerLabels.id })
+        .from(trackerLabels)
+        .where(inArray(trackerLabels.id, valid));
       return new Set(rows.map((r) => r.id));
     },
 
@@ -81,7 +105,12 @@ export function createTrackerRepository(db: DbExecutor) {
       return executor
         .select({ id: trackerLabels.id, name: trackerLabels.name })
         .from(trackerLabels)
-        .where(inArray(sql`lower(${trackerLabels.name})`, names.map((n) => n.toLowerCase())));
+        .where(
+          inArray(
+            sql`lower(${trackerLabels.name})`,
+            names.map((n) => n.toLowerCase()),
+          ),
+        );
     },
 
     async countLabels(executor: DbExecutor = db): Promise<number> {
@@ -101,11 +130,20 @@ export function createTrackerRepository(db: DbExecutor) {
     async findIssueRef(ref: string, executor: DbExecutor = db): Promise<{ id: string; teamId: string } | undefined> {
       const where = refCondition(ref);
       if (!where) return undefined;
-      const [row] = await executor.select({ id: trackerIssues.id, teamId: trackerIssues.teamId }).from(trackerIssues).where(where).limit(1);
+      const [row] = await executor
+        .select({ id: trackerIssues.id, teamId: trackerIssues.teamId })
+        .from(trackerIssues)
+        .where(where)
+        .limit(1);
       return row;
     },
 
-    async findOpenAgentIssueId(teamId: string, agentId: string, title: string, executor: DbExecutor = db): Promise<string | undefined> {
+    async findOpenAgentIssueId(
+      teamId: string,
+      agentId: string,
+      title: string,
+      executor: DbExecutor = db,
+    ): Promise<string | undefined> {
       const [row] = await executor
         .select({ id: trackerIssues.id })
         .from(trackerIssues)
@@ -128,12 +166,20 @@ export function createTrackerRepository(db: DbExecutor) {
       return issue;
     },
 
-    async listIssues(query: IssueQuery, executor: DbExecutor = db): Promise<{ issues: TrackerIssue[]; hasMore: boolean }> {
+    async listIssues(
+      query: IssueQuery,
+      executor: DbExecutor = db,
+    ): Promise<{ issues: TrackerIssue[]; hasMore: boolean }> {
       const conditions: SQL[] = [];
       const stateConditions: SQL[] = [];
       if (query.stateTypes.length > 0) stateConditions.push(inArray(trackerWorkflowStates.type, query.stateTypes));
       if (query.stateNames.length > 0) {
-        stateConditions.push(inArray(sql`lower(${trackerWorkflowStates.name})`, query.stateNames.map((n) => n.toLowerCase())));
+        stateConditions.push(
+          inArray(
+            sql`lower(${trackerWorkflowStates.name})`,
+            query.stateNames.map((n) => n.toLowerCase()),
+          ),
+        );
       }
       if (stateConditions.length > 0) conditions.push(or(...stateConditions)!);
       if (query.assigneeId !== undefined) {
@@ -176,7 +222,12 @@ async function loadIssues(executor: DbExecutor, where: SQL | undefined, limit: n
     .select({ issueId: trackerIssueLabels.issueId, id: trackerLabels.id, name: trackerLabels.name })
     .from(trackerIssueLabels)
     .innerJoin(trackerLabels, eq(trackerLabels.id, trackerIssueLabels.labelId))
-    .where(inArray(trackerIssueLabels.issueId, rows.map((r) => r.issue.id)))
+    .where(
+      inArray(
+        trackerIssueLabels.issueId,
+        rows.map((r) => r.issue.id),
+      ),
+    )
     .orderBy(asc(trackerLabels.name));
   const labelsByIssue = new Map<string, { id: string; name: string }[]>();
   for (const { issueId, id, name } of labelRows) {

@@ -10,7 +10,13 @@ import { notFound, unavailable } from '../../platform/http/errors.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { IssueFields, TrackerBackend, TrackerIssue } from './adapters/tracker-backend.ts';
 import { parseStatesFilter, uniqueNames } from './tracker.domain.ts';
-import type { AgentIssueBody, IssueCreateBody, IssueListQuery, IssuePatchBody, TrackerHealth } from './tracker.schemas.ts';
+import type {
+  AgentIssueBody,
+  IssueCreateBody,
+  IssueListQuery,
+  IssuePatchBody,
+  TrackerHealth,
+} from './tracker.schemas.ts';
 
 /** How long one agent filing may hold its lock, and how long a second one waits for it. */
 const AGENT_LOCK_TTL_MS = 120_000;
@@ -30,10 +36,23 @@ export function createTrackerService(deps: {
 }) {
   const { backend, cache, clock, settings } = deps;
 
-  const recordAudit = (action: AuditAction, details: Record<string, unknown>, actor: Actor) => async (executor: DbExecutor, issue: TrackerIssue) => {
-    const entry = { actorId: actor.id, actorType: 'user' as const, action, targetType: 'tracker_issue', targetId: issue.id, ip: actor.ip };
-    await audit(executor, { ...entry, details: { identifier: issue.identifier, backend: backend.name, ...details } }, clock.now());
-  };
+  const recordAudit =
+    (action: AuditAction, details: Record<string, unknown>, actor: Actor) =>
+    async (executor: DbExecutor, issue: TrackerIssue) => {
+      const entry = {
+        actorId: actor.id,
+        actorType: 'user' as const,
+        action,
+        targetType: 'tracker_issue',
+        targetId: issue.id,
+        ip: actor.ip,
+      };
+      await audit(
+        executor,
+        { ...entry, details: { identifier: issue.identifier, backend: backend.name, ...details } },
+        clock.now(),
+      );
+    };
 
   /** Serialises filings of one agent and title across instances, so two retries cannot both create. */
   async function withAgentLock<T>(agentId: string, title: string, work: () => Promise<T>): Promise<T> {
@@ -41,7 +60,8 @@ export function createTrackerService(deps: {
     const deadline = performance.now() + AGENT_LOCK_WAIT_MS;
     let token: string | undefined;
     while (!(token = await cache.acquire(key, AGENT_LOCK_TTL_MS))) {
-      if (performance.now() > deadline) throw unavailable('Another filing of this issue by this agent is still in progress; try again shortly');
+      if (performance.now() > deadline)
+        throw unavailable('Another filing of this issue by this agent is still in progress; try again shortly');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     try {
@@ -68,7 +88,11 @@ export function createTrackerService(deps: {
       const issue =
         Object.keys(fields).length === 0
           ? await backend.getIssue(ref)
-          : await backend.updateIssue(ref, fields, recordAudit('tracker.issue.update', { fields: Object.keys(fields) }, actor));
+          : await backend.updateIssue(
+              ref,
+              fields,
+              recordAudit('tracker.issue.update', { fields: Object.keys(fields) }, actor),
+            );
       if (!issue) throw notFound('Issue not found');
       return issue;
     },
@@ -91,11 +115,25 @@ export function createTrackerService(deps: {
       return withAgentLock(body.agent_id, body.title, async () => {
         const open = await backend.findOpenAgentIssue(teamId, body.agent_id, body.title);
         if (open) return { issue: open, deduplicated: true };
-        const labelIds = await backend.ensureLabels(teamId, uniqueNames([...(body.label_names ?? []), `agent:${agentType}`]));
+        const labelIds = await backend.ensureLabels(
+          teamId,
+          uniqueNames([...(body.label_names ?? []), `agent:${agentType}`]),
+        );
         const issue = await backend.createIssue(
-          { teamId, title: body.title, description: body.description, priority: body.priority ?? 2, labelIds, agentId: body.agent_id },
+          {
+            teamId,
+            title: body.title,
+            description: body.description,
+            priority: body.priority ?? 2,
+            labelIds,
+            agentId: body.agent_id,
+          },
           async (executor, created) => {
-            await recordAudit('tracker.issue.agent_file', { agentId: body.agent_id, agentType }, actor)(executor, created);
+            await recordAudit(
+              'tracker.issue.agent_file',
+              { agentId: body.agent_id, agentType },
+              actor,
+            )(executor, created);
             // Linear announces new issues through its own webhook; the local tracker has only us.
             if (backend.name === 'local') {
               await deps.messages.chat(

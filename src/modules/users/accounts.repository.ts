@@ -24,7 +24,6 @@ export function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-
 function userConditions(filter: UserFilter): SQL | undefined {
   const conditions: SQL[] = [];
   // Deleted users are kept for their history but only listed when asked for by status.
@@ -35,7 +34,9 @@ function userConditions(filter: UserFilter): SQL | undefined {
     const pattern = `%${escapeLike(filter.search)}%`;
     // Backslash is ILIKE's default escape. Both expressions are those of the trigram indexes made
     // at start (database.ts), so PostgreSQL can answer the search from them.
-    conditions.push(or(sql`${users.email} ILIKE ${pattern}`, sql`(${users.firstName} || ' ' || ${users.lastName}) ILIKE ${pattern}`)!);
+    conditions.push(
+      or(sql`${users.email} ILIKE ${pattern}`, sql`(${users.firstName} || ' ' || ${users.lastName}) ILIKE ${pattern}`)!,
+    );
   }
   return and(...conditions);
 }
@@ -58,7 +59,10 @@ export function createAccountsRepository(db: DbExecutor) {
   async function total(filter: UserFilter): Promise<number> {
     const counted = countConditions(filter);
     const [row] = counted
-      ? await db.select({ n: sql<number>`coalesce(sum(${userCounts.n}), 0)::int` }).from(userCounts).where(counted)
+      ? await db
+          .select({ n: sql<number>`coalesce(sum(${userCounts.n}), 0)::int` })
+          .from(userCounts)
+          .where(counted)
       : await db.select({ n: count() }).from(users).where(userConditions(filter));
     return Number(row?.n ?? 0);
   }
@@ -95,7 +99,11 @@ export function createAccountsRepository(db: DbExecutor) {
     },
 
     /** The account an external identity provider's user was linked to. */
-    async findByExternalIdentity(issuer: string, subject: string, executor: DbExecutor = db): Promise<UserRow | undefined> {
+    async findByExternalIdentity(
+      issuer: string,
+      subject: string,
+      executor: DbExecutor = db,
+    ): Promise<UserRow | undefined> {
       const [row] = await executor
         .select({ user: users })
         .from(externalIdentities)
@@ -109,7 +117,10 @@ export function createAccountsRepository(db: DbExecutor) {
      * Links a provider's user to an account; answers whether the subject is now linked to it (false
      * when the account holds another identity of that provider, or the subject another account).
      */
-    async linkExternalIdentity(link: { issuer: string; subject: string; userId: string; linkedAt: Date }, executor: DbExecutor = db): Promise<boolean> {
+    async linkExternalIdentity(
+      link: { issuer: string; subject: string; userId: string; linkedAt: Date },
+      executor: DbExecutor = db,
+    ): Promise<boolean> {
       await executor.insert(externalIdentities).values(link).onConflictDoNothing();
       const [row] = await executor
         .select({ userId: externalIdentities.userId })
@@ -160,13 +171,24 @@ export function createAccountsRepository(db: DbExecutor) {
 
     /** What billing may change of an account: its tier and its grace period, nothing else. */
     async setBilling(id: string, changes: BillingChanges, at: Date, executor: DbExecutor = db): Promise<void> {
-      await executor.update(users).set({ ...changes, updatedAt: at }).where(eq(users.id, id));
+      await executor
+        .update(users)
+        .set({ ...changes, updatedAt: at })
+        .where(eq(users.id, id));
     },
 
     async list(filter: UserFilter, offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
       const [start, n] = await Promise.all([pageStart(filter, offset), total(filter)]);
-      const where = start.before ? and(userConditions(filter), lt(users.createdAt, start.before)) : userConditions(filter);
-      const rows = await db.select().from(users).where(where).orderBy(descending(users.createdAt), descending(users.id)).limit(limit).offset(start.skip);
+      const where = start.before
+        ? and(userConditions(filter), lt(users.createdAt, start.before))
+        : userConditions(filter);
+      const rows = await db
+        .select()
+        .from(users)
+        .where(where)
+        .orderBy(descending(users.createdAt), descending(users.id))
+        .limit(limit)
+        .offset(start.skip);
       return { rows, total: n };
     },
 
@@ -175,7 +197,12 @@ export function createAccountsRepository(db: DbExecutor) {
      * to `tier` and the date is cleared. Rows another run holds are skipped rather than waited for.
      * Answers each account with the tier it had and when its grace period ended.
      */
-    async endGracePeriods(now: Date, limit: number, tier: Tier, executor: DbExecutor): Promise<{ id: string; previousTier: Tier; endedAt: Date }[]> {
+    async endGracePeriods(
+      now: Date,
+      limit: number,
+      tier: Tier,
+      executor: DbExecutor,
+    ): Promise<{ id: string; previousTier: Tier; endedAt: Date }[]> {
       const ended = rowsOf<{ id: string; previousTier: Tier; endedAt: Date | string }>(
         await executor.execute(sql`
           UPDATE ${users} SET grace_period_ends_at = NULL, subscription_tier = ${tier}, updated_at = ${now}
@@ -212,15 +239,24 @@ export function createAccountsRepository(db: DbExecutor) {
 
     /** Users per stored status, deleted ones included. */
     async countsByStatus(): Promise<Map<UserStatus, number>> {
-      const rows = await db.select({ status: userCounts.status, n: sql<number>`sum(${userCounts.n})` }).from(userCounts).groupBy(userCounts.status);
+      const rows = await db
+        .select({ status: userCounts.status, n: sql<number>`sum(${userCounts.n})` })
+        .from(userCounts)
+        .groupBy(userCounts.status);
       return new Map(rows.map((row) => [row.status, Number(row.n)]));
     },
 
     /** Names and addresses of the given users, for showing who is assigned to something. */
     /** Given and family names only: whoever shows them (the tracker's assignees) never sees an address. */
-    async names(ids: string[], executor: DbExecutor = db): Promise<Map<string, { firstName: string; lastName: string }>> {
+    async names(
+      ids: string[],
+      executor: DbExecutor = db,
+    ): Promise<Map<string, { firstName: string; lastName: string }>> {
       if (ids.length === 0) return new Map();
-      const rows = await executor.select({ id: users.id, firstName: users.firstName, lastName: users.lastName }).from(users).where(inArray(users.id, ids));
+      const rows = await executor
+        .select({ id: users.id, firstName: users.firstName, lastName: users.lastName })
+        .from(users)
+        .where(inArray(users.id, ids));
       return new Map(rows.map(({ id, ...name }) => [id, name]));
     },
   };

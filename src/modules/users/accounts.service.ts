@@ -7,7 +7,16 @@ import { conflict, invalidField, notFound } from '../../platform/http/errors.ts'
 import type { AccountsRepository, NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
 import type { SessionsRepository } from './sessions.repository.ts';
 import type { TwoFactorRepository } from './two-factor.repository.ts';
-import { assertNotSelfLockout, keepsAnAdmin, lastAdminMessage, revokesSessions, statusColumns, type Role, type Tier, type UserStatus } from './users.domain.ts';
+import {
+  assertNotSelfLockout,
+  keepsAnAdmin,
+  lastAdminMessage,
+  revokesSessions,
+  statusColumns,
+  type Role,
+  type Tier,
+  type UserStatus,
+} from './users.domain.ts';
 
 /** What an account change may set; anything else of a request never reaches the row. */
 interface AccountPatch {
@@ -33,7 +42,11 @@ interface AccountChange {
 
 export const userNotFound = () => notFound('User not found');
 
-export function createAccountsService(deps: { accounts: AccountsRepository; sessions: Pick<SessionsRepository, 'revokeAll' | 'expireResetTokens'>; twoFactor: Pick<TwoFactorRepository, 'disable'> }) {
+export function createAccountsService(deps: {
+  accounts: AccountsRepository;
+  sessions: Pick<SessionsRepository, 'revokeAll' | 'expireResetTokens'>;
+  twoFactor: Pick<TwoFactorRepository, 'disable'>;
+}) {
   const { accounts, sessions, twoFactor } = deps;
 
   /** Ends every session when the new status says so; answers how many. */
@@ -66,15 +79,26 @@ export function createAccountsService(deps: { accounts: AccountsRepository; sess
      * on (the user enrolls themselves, decision 142). A suspension or deletion ends every session
      * (`admin_<status>`); a two-factor reset drops the secret and codes and ends every session.
      */
-    async change(id: string, patch: AccountPatch, by: string | null, now: Date, tx: DbExecutor): Promise<AccountChange> {
+    async change(
+      id: string,
+      patch: AccountPatch,
+      by: string | null,
+      now: Date,
+      tx: DbExecutor,
+    ): Promise<AccountChange> {
       assertNotSelfLockout(by, id, patch);
       // The admins first, then the target: concurrent changes of admins take turns (decision 011).
-      const admins = patch.role !== undefined || patch.status !== undefined ? await accounts.lockActiveAdmins(tx) : undefined;
+      const admins =
+        patch.role !== undefined || patch.status !== undefined ? await accounts.lockActiveAdmins(tx) : undefined;
       const [current] = await accounts.lockForUpdate([id], tx);
       if (!current) throw userNotFound();
       if (admins && !keepsAnAdmin(admins, current, patch)) throw conflict(lastAdminMessage(current.email));
       if (patch.twoFactorEnabled === true && !current.twoFactorEnabled) {
-        throw invalidField(['body', 'twoFactorEnabled'], 'the user enrolls themselves (POST /api/auth/2fa/setup); an admin can only turn two-factor off', true);
+        throw invalidField(
+          ['body', 'twoFactorEnabled'],
+          'the user enrolls themselves (POST /api/auth/2fa/setup); an admin can only turn two-factor off',
+          true,
+        );
       }
       const changes: AccountChange['changes'] = {};
       const set: UserChanges = { updatedAt: now };
@@ -89,7 +113,11 @@ export function createAccountsService(deps: { accounts: AccountsRepository; sess
       if (changes.status) await endSessionsFor(id, user.status, now, tx, `admin_${user.status}`);
       if (!changes.twoFactorEnabled) return { user, changes };
       await twoFactor.disable(id, now, tx);
-      return { user, changes, twoFactorReset: { sessionsRevoked: await sessions.revokeAll(id, now, 'admin_2fa_reset', tx) } };
+      return {
+        user,
+        changes,
+        twoFactorReset: { sessionsRevoked: await sessions.revokeAll(id, now, 'admin_2fa_reset', tx) },
+      };
     },
 
     /**
@@ -103,9 +131,13 @@ export function createAccountsService(deps: { accounts: AccountsRepository; sess
       const changed: { user: UserRow; sessionsRevoked: number }[] = [];
       for (const user of rows) {
         const reason =
-          (user.id === by && target !== 'active' ? `You cannot ${target === 'deleted' ? 'delete' : 'suspend'} your own account` : undefined) ??
+          (user.id === by && target !== 'active'
+            ? `You cannot ${target === 'deleted' ? 'delete' : 'suspend'} your own account`
+            : undefined) ??
           (target === 'suspended' && user.status === 'deleted' ? 'User is deleted; activate it first' : undefined) ??
-          (admins && user.status !== target && !keepsAnAdmin(admins, user, { status: target }) ? lastAdminMessage(user.email) : undefined);
+          (admins && user.status !== target && !keepsAnAdmin(admins, user, { status: target })
+            ? lastAdminMessage(user.email)
+            : undefined);
         if (reason) {
           skipped.push({ id: user.id, reason });
           continue;
@@ -118,7 +150,12 @@ export function createAccountsService(deps: { accounts: AccountsRepository; sess
     },
 
     /** Soft delete: the record stays, sessions end; undefined when it was deleted already. */
-    async delete(id: string, by: string | null, now: Date, tx: DbExecutor): Promise<{ previousStatus: UserStatus; sessionsRevoked: number } | undefined> {
+    async delete(
+      id: string,
+      by: string | null,
+      now: Date,
+      tx: DbExecutor,
+    ): Promise<{ previousStatus: UserStatus; sessionsRevoked: number } | undefined> {
       assertNotSelfLockout(by, id, { status: 'deleted' });
       const admins = await accounts.lockActiveAdmins(tx);
       const [current] = await accounts.lockForUpdate([id], tx);
@@ -126,14 +163,24 @@ export function createAccountsService(deps: { accounts: AccountsRepository; sess
       if (current.status === 'deleted') return undefined;
       if (!keepsAnAdmin(admins, current, { status: 'deleted' })) throw conflict(lastAdminMessage(current.email));
       await accounts.update(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);
-      return { previousStatus: current.status, sessionsRevoked: await sessions.revokeAll(id, now, 'admin_deleted', tx) };
+      return {
+        previousStatus: current.status,
+        sessionsRevoked: await sessions.revokeAll(id, now, 'admin_deleted', tx),
+      };
     },
 
     /**
      * A new password hash: pending reset links stop working and every session but `keep` ends,
      * revoked for `reason`. Answers the sessions ended.
      */
-    async setPassword(id: string, passwordHash: string, reason: string, now: Date, tx: DbExecutor, keep: string | null = null): Promise<number> {
+    async setPassword(
+      id: string,
+      passwordHash: string,
+      reason: string,
+      now: Date,
+      tx: DbExecutor,
+      keep: string | null = null,
+    ): Promise<number> {
       await accounts.update(id, { passwordHash, updatedAt: now }, tx);
       await sessions.expireResetTokens(id, now, tx);
       return sessions.revokeAll(id, now, reason, tx, keep);
@@ -148,7 +195,12 @@ export function createAccountsService(deps: { accounts: AccountsRepository; sess
     },
 
     /** A failed payment: a grace period ending at `endsAt` opens unless one runs. Answers the one in force and whether it is new. */
-    async openGracePeriod(id: string, endsAt: Date, now: Date, tx: DbExecutor): Promise<{ endsAt: Date; opened: boolean } | undefined> {
+    async openGracePeriod(
+      id: string,
+      endsAt: Date,
+      now: Date,
+      tx: DbExecutor,
+    ): Promise<{ endsAt: Date; opened: boolean } | undefined> {
       const [current] = await accounts.lockForUpdate([id], tx);
       if (!current) return undefined;
       if (current.gracePeriodEndsAt) return { endsAt: current.gracePeriodEndsAt, opened: false };

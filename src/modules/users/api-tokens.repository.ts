@@ -30,7 +30,18 @@ export function createApiTokensRepository(db: DbExecutor) {
     .prepare('api_token_principal');
 
   return {
-    async insert(token: { userId: string; name: string; prefix: string; tokenHash: string; scopes: string[]; createdAt: Date; expiresAt: Date }, executor: DbExecutor = db): Promise<ApiTokenRow> {
+    async insert(
+      token: {
+        userId: string;
+        name: string;
+        prefix: string;
+        tokenHash: string;
+        scopes: string[];
+        createdAt: Date;
+        expiresAt: Date;
+      },
+      executor: DbExecutor = db,
+    ): Promise<ApiTokenRow> {
       const [row] = await executor.insert(apiTokens).values(token).returning();
       return row!;
     },
@@ -60,7 +71,15 @@ export function createApiTokensRepository(db: DbExecutor) {
       await db
         .update(apiTokens)
         .set({ lastUsedAt: at })
-        .where(and(eq(apiTokens.id, id), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, new Date(at.getTime() - LAST_USED_RESOLUTION_MS)))));
+        .where(
+          and(
+            eq(apiTokens.id, id),
+            or(
+              isNull(apiTokens.lastUsedAt),
+              lt(apiTokens.lastUsedAt, new Date(at.getTime() - LAST_USED_RESOLUTION_MS)),
+            ),
+          ),
+        );
     },
   };
 }

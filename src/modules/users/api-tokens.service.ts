@@ -6,7 +6,11 @@ import type { ApiTokenRow, ApiTokensRepository } from './api-tokens.repository.t
 export function createApiTokensService(deps: { apiTokens: ApiTokensRepository }) {
   const { apiTokens } = deps;
   return {
-    async issue(token: { userId: string; name: string; prefix: string; tokenHash: string; scopes: string[]; expiresAt: Date }, now: Date, tx: DbExecutor): Promise<ApiTokenRow> {
+    async issue(
+      token: { userId: string; name: string; prefix: string; tokenHash: string; scopes: string[]; expiresAt: Date },
+      now: Date,
+      tx: DbExecutor,
+    ): Promise<ApiTokenRow> {
       return apiTokens.insert({ ...token, scopes: [...new Set(token.scopes)], createdAt: now }, tx);
     },
     /** The owner's tokens that are neither revoked nor expired, oldest first. */

@@ -34,7 +34,9 @@ export interface UsersModule {
   apiTokens: ApiTokensService;
 }
 
-export function createUsersModule(platform: Pick<Platform, 'config' | 'database' | 'tokens' | 'clock' | 'fetch'>): UsersModule {
+export function createUsersModule(
+  platform: Pick<Platform, 'config' | 'database' | 'tokens' | 'clock' | 'fetch'>,
+): UsersModule {
   const { config, database, tokens, clock } = platform;
   const accounts = createAccountsRepository(database.db);
   const sessions = createSessionsRepository(database.db);
@@ -56,10 +58,21 @@ export function createUsersModule(platform: Pick<Platform, 'config' | 'database'
     touchApiToken: (tokenId, at) => apiTokens.touch(tokenId, at),
   };
   const { externalTokens } = config.auth;
-  const external = externalTokens ? createExternalTokenVerifier(externalTokens, { clock, fetch: platform.fetch }) : undefined;
+  const external = externalTokens
+    ? createExternalTokenVerifier(externalTokens, { clock, fetch: platform.fetch })
+    : undefined;
   return {
     name: 'users',
-    guards: createGuards({ tokens, external, principals, clock, settings: { requireTwoFactorRoles: config.auth.requireTwoFactorRoles, stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes } }),
+    guards: createGuards({
+      tokens,
+      external,
+      principals,
+      clock,
+      settings: {
+        requireTwoFactorRoles: config.auth.requireTwoFactorRoles,
+        stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes,
+      },
+    }),
     accounts: createAccountsService({ accounts, sessions, twoFactor }),
     sessions: createSessionsService({ sessions, accounts }),
     twoFactor: createTwoFactorService({ twoFactor, sessions }),

@@ -24,7 +24,12 @@ export function createSessionsRepository(db: DbExecutor) {
     .prepare('session_principal');
 
   /** Revokes the given live sessions and their refresh tokens; answers the revoked ids. */
-  async function revokeWhere(where: ReturnType<typeof and>, at: Date, reason: string, executor: DbExecutor): Promise<number> {
+  async function revokeWhere(
+    where: ReturnType<typeof and>,
+    at: Date,
+    reason: string,
+    executor: DbExecutor,
+  ): Promise<number> {
     const revoked = await executor
       .update(deviceSessions)
       .set({ revokedAt: at, revokeReason: reason })
@@ -34,7 +39,15 @@ export function createSessionsRepository(db: DbExecutor) {
       await executor
         .update(refreshTokens)
         .set({ revokedAt: at })
-        .where(and(inArray(refreshTokens.sessionId, revoked.map((s) => s.id)), isNull(refreshTokens.revokedAt)));
+        .where(
+          and(
+            inArray(
+              refreshTokens.sessionId,
+              revoked.map((s) => s.id),
+            ),
+            isNull(refreshTokens.revokedAt),
+          ),
+        );
     }
     return revoked.length;
   }
@@ -50,14 +63,29 @@ export function createSessionsRepository(db: DbExecutor) {
     async principals(sessionIds: string[]) {
       if (sessionIds.length === 0) return [];
       return db
-        .select({ sessionId: deviceSessions.id, id: users.id, role: users.role, status: users.status, revokedAt: deviceSessions.revokedAt, expiresAt: deviceSessions.expiresAt })
+        .select({
+          sessionId: deviceSessions.id,
+          id: users.id,
+          role: users.role,
+          status: users.status,
+          revokedAt: deviceSessions.revokedAt,
+          expiresAt: deviceSessions.expiresAt,
+        })
         .from(deviceSessions)
         .innerJoin(users, eq(users.id, deviceSessions.userId))
         .where(inArray(deviceSessions.id, sessionIds));
     },
 
     async open(
-      session: { userId: string; userAgent?: string; ip?: string; createdAt: Date; expiresAt: Date; secondFactorAt?: Date; secondFactorMethod?: string },
+      session: {
+        userId: string;
+        userAgent?: string;
+        ip?: string;
+        createdAt: Date;
+        expiresAt: Date;
+        secondFactorAt?: Date;
+        secondFactorMethod?: string;
+      },
       executor: DbExecutor = db,
     ): Promise<string> {
       const [row] = await executor
@@ -77,11 +105,25 @@ export function createSessionsRepository(db: DbExecutor) {
     },
 
     /** Revokes every live session of the user but `keep` (none kept when null); answers how many. */
-    async revokeAll(userId: string, at: Date, reason: string, executor: DbExecutor = db, keep: string | null = null): Promise<number> {
-      return revokeWhere(and(eq(deviceSessions.userId, userId), keep ? ne(deviceSessions.id, keep) : undefined), at, reason, executor);
+    async revokeAll(
+      userId: string,
+      at: Date,
+      reason: string,
+      executor: DbExecutor = db,
+      keep: string | null = null,
+    ): Promise<number> {
+      return revokeWhere(
+        and(eq(deviceSessions.userId, userId), keep ? ne(deviceSessions.id, keep) : undefined),
+        at,
+        reason,
+        executor,
+      );
     },
 
-    async addRefreshToken(token: { sessionId: string; tokenHash: string; createdAt: Date; expiresAt: Date }, executor: DbExecutor = db): Promise<void> {
+    async addRefreshToken(
+      token: { sessionId: string; tokenHash: string; createdAt: Date; expiresAt: Date },
+      executor: DbExecutor = db,
+    ): Promise<void> {
       await executor.insert(refreshTokens).values(token);
     },
 
@@ -112,7 +154,11 @@ export function createSessionsRepository(db: DbExecutor) {
     /** The session's sign-in, for the claims of its access tokens. */
     async authentication(sessionId: string, executor: DbExecutor = db) {
       const [row] = await executor
-        .select({ createdAt: deviceSessions.createdAt, secondFactorAt: deviceSessions.secondFactorAt, secondFactorMethod: deviceSessions.secondFactorMethod })
+        .select({
+          createdAt: deviceSessions.createdAt,
+          secondFactorAt: deviceSessions.secondFactorAt,
+          secondFactorMethod: deviceSessions.secondFactorMethod,
+        })
         .from(deviceSessions)
         .where(eq(deviceSessions.id, sessionId))
         .limit(1);
@@ -120,7 +166,10 @@ export function createSessionsRepository(db: DbExecutor) {
     },
     /** The session presented a second factor now (a step-up). */
     async markSecondFactor(sessionId: string, at: Date, method: string, executor: DbExecutor = db): Promise<void> {
-      await executor.update(deviceSessions).set({ secondFactorAt: at, secondFactorMethod: method }).where(eq(deviceSessions.id, sessionId));
+      await executor
+        .update(deviceSessions)
+        .set({ secondFactorAt: at, secondFactorMethod: method })
+        .where(eq(deviceSessions.id, sessionId));
     },
     async markRotated(tokenId: string, at: Date, executor: DbExecutor = db): Promise<void> {
       await executor.update(refreshTokens).set({ rotatedAt: at }).where(eq(refreshTokens.id, tokenId));
@@ -138,18 +187,37 @@ export function createSessionsRepository(db: DbExecutor) {
      * Deletes up to `batch` sessions that are expired, revoked, or not seen since `idleBefore`
      * (their refresh tokens go with them, by trigger); answers how many.
      */
-    async deleteStale(why: 'expired' | 'revoked' | 'idle', now: Date, idleBefore: Date, batch: number): Promise<number> {
-      const where = { expired: lte(deviceSessions.expiresAt, now), revoked: isNotNull(deviceSessions.revokedAt), idle: lt(deviceSessions.lastSeenAt, idleBefore) }[why];
+    async deleteStale(
+      why: 'expired' | 'revoked' | 'idle',
+      now: Date,
+      idleBefore: Date,
+      batch: number,
+    ): Promise<number> {
+      const where = {
+        expired: lte(deviceSessions.expiresAt, now),
+        revoked: isNotNull(deviceSessions.revokedAt),
+        idle: lt(deviceSessions.lastSeenAt, idleBefore),
+      }[why];
       const doomed = db.select({ id: deviceSessions.id }).from(deviceSessions).where(where).limit(batch);
       // `= ANY (ARRAY(…))` finds the batch by primary key; `IN (…)` was planned as a scan of every session.
-      const rows = await db.delete(deviceSessions).where(sql`${deviceSessions.id} = ANY (ARRAY(${doomed}))`).returning({ id: deviceSessions.id });
+      const rows = await db
+        .delete(deviceSessions)
+        .where(sql`${deviceSessions.id} = ANY (ARRAY(${doomed}))`)
+        .returning({ id: deviceSessions.id });
       return rows.length;
     },
 
     /** Refresh tokens that can never be accepted again: expired or revoked. Rotated live ones stay (reuse detection). */
     async deleteDeadRefreshTokens(now: Date, batch: number): Promise<number> {
-      const doomed = db.select({ id: refreshTokens.id }).from(refreshTokens).where(or(lte(refreshTokens.expiresAt, now), isNotNull(refreshTokens.revokedAt))).limit(batch);
-      const rows = await db.delete(refreshTokens).where(sql`${refreshTokens.id} = ANY (ARRAY(${doomed}))`).returning({ id: refreshTokens.id });
+      const doomed = db
+        .select({ id: refreshTokens.id })
+        .from(refreshTokens)
+        .where(or(lte(refreshTokens.expiresAt, now), isNotNull(refreshTokens.revokedAt)))
+        .limit(batch);
+      const rows = await db
+        .delete(refreshTokens)
+        .where(sql`${refreshTokens.id} = ANY (ARRAY(${doomed}))`)
+        .returning({ id: refreshTokens.id });
       return rows.length;
     },
 
@@ -160,7 +228,10 @@ export function createSessionsRepository(db: DbExecutor) {
         .from(passwordResetTokens)
         .where(or(lte(passwordResetTokens.expiresAt, now), isNotNull(passwordResetTokens.usedAt)))
         .limit(batch);
-      const rows = await db.delete(passwordResetTokens).where(sql`${passwordResetTokens.id} = ANY (ARRAY(${doomed}))`).returning({ id: passwordResetTokens.id });
+      const rows = await db
+        .delete(passwordResetTokens)
+        .where(sql`${passwordResetTokens.id} = ANY (ARRAY(${doomed}))`)
+        .returning({ id: passwordResetTokens.id });
       return rows.length;
     },
 

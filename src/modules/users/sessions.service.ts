@@ -39,7 +39,10 @@ type Rotation =
   | { kind: 'inactive'; status: UserStatus }
   | { kind: 'invalid' };
 
-export function createSessionsService(deps: { sessions: SessionsRepository; accounts: Pick<AccountsRepository, 'findById' | 'update'> }) {
+export function createSessionsService(deps: {
+  sessions: SessionsRepository;
+  accounts: Pick<AccountsRepository, 'findById' | 'update'>;
+}) {
   const { sessions, accounts } = deps;
   return {
     /** The session and account checks of the account streams, for several sessions at once. */
@@ -47,14 +50,25 @@ export function createSessionsService(deps: { sessions: SessionsRepository; acco
     countActive: sessions.countActive,
 
     /** A new session for an authenticated user (with a second factor, when `method` is given); the sign-in is the account's last login. */
-    async start(session: { userId: string; userAgent?: string; ip?: string; expiresAt: Date; method?: string }, now: Date, tx: DbExecutor): Promise<string> {
+    async start(
+      session: { userId: string; userAgent?: string; ip?: string; expiresAt: Date; method?: string },
+      now: Date,
+      tx: DbExecutor,
+    ): Promise<string> {
       const { method, ...rest } = session;
-      const sessionId = await sessions.open({ ...rest, createdAt: now, secondFactorAt: method ? now : undefined, secondFactorMethod: method }, tx);
+      const sessionId = await sessions.open(
+        { ...rest, createdAt: now, secondFactorAt: method ? now : undefined, secondFactorMethod: method },
+        tx,
+      );
       await accounts.update(session.userId, { lastLogin: now }, tx);
       return sessionId;
     },
 
-    async addRefreshToken(token: { sessionId: string; tokenHash: string; expiresAt: Date }, now: Date, tx: DbExecutor): Promise<void> {
+    async addRefreshToken(
+      token: { sessionId: string; tokenHash: string; expiresAt: Date },
+      now: Date,
+      tx: DbExecutor,
+    ): Promise<void> {
       await sessions.addRefreshToken({ ...token, createdAt: now }, tx);
     },
 
@@ -77,7 +91,11 @@ export function createSessionsService(deps: { sessions: SessionsRepository; acco
       if (user.status !== 'active') return { kind: 'inactive', status: user.status };
       await sessions.markRotated(token.id, now, tx);
       await sessions.touch(token.sessionId, now, tx);
-      const authentication = { createdAt: token.sessionCreatedAt, secondFactorAt: token.secondFactorAt, secondFactorMethod: token.secondFactorMethod };
+      const authentication = {
+        createdAt: token.sessionCreatedAt,
+        secondFactorAt: token.secondFactorAt,
+        secondFactorMethod: token.secondFactorMethod,
+      };
       return { kind: 'rotated', user, sessionId: token.sessionId, authentication };
     },
 
@@ -87,7 +105,12 @@ export function createSessionsService(deps: { sessions: SessionsRepository; acco
     },
 
     /** The session presented a second factor now (a step-up); answers its sign-in as its tokens carry it. */
-    async markSecondFactor(sessionId: string, method: string, now: Date, tx: DbExecutor): Promise<SessionAuthentication | undefined> {
+    async markSecondFactor(
+      sessionId: string,
+      method: string,
+      now: Date,
+      tx: DbExecutor,
+    ): Promise<SessionAuthentication | undefined> {
       await sessions.markSecondFactor(sessionId, now, method, tx);
       return sessions.authentication(sessionId, tx);
     },

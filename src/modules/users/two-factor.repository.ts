@@ -26,14 +26,23 @@ export function createTwoFactorRepository(db: DbExecutor) {
         .returning({ id: users.id });
       if (rows.length === 0) return false;
       await executor.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
-      await executor.insert(twoFactorRecoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash, createdAt: at })));
+      await executor
+        .insert(twoFactorRecoveryCodes)
+        .values(codeHashes.map((codeHash) => ({ userId, codeHash, createdAt: at })));
       return true;
     },
 
     /** Turns two-factor off: the secret, the recovery codes and pending sign-ins go. Answers whether it was on. */
     async disable(userId: string, at: Date, executor: DbExecutor): Promise<boolean> {
-      const [before] = await executor.select({ on: users.twoFactorEnabled }).from(users).where(eq(users.id, userId)).for('update');
-      await executor.update(users).set({ twoFactorEnabled: false, totpSecretSealed: null, updatedAt: at }).where(eq(users.id, userId));
+      const [before] = await executor
+        .select({ on: users.twoFactorEnabled })
+        .from(users)
+        .where(eq(users.id, userId))
+        .for('update');
+      await executor
+        .update(users)
+        .set({ twoFactorEnabled: false, totpSecretSealed: null, updatedAt: at })
+        .where(eq(users.id, userId));
       await executor.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
       await executor.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId));
       return before?.on === true;
@@ -79,7 +88,13 @@ export function createTwoFactorRepository(db: DbExecutor) {
       const rows = await executor
         .update(twoFactorRecoveryCodes)
         .set({ usedAt: at })
-        .where(and(eq(twoFactorRecoveryCodes.userId, userId), eq(twoFactorRecoveryCodes.codeHash, codeHash), isNull(twoFactorRecoveryCodes.usedAt)))
+        .where(
+          and(
+            eq(twoFactorRecoveryCodes.userId, userId),
+            eq(twoFactorRecoveryCodes.codeHash, codeHash),
+            isNull(twoFactorRecoveryCodes.usedAt),
+          ),
+        )
         .returning({ id: twoFactorRecoveryCodes.id });
       return rows.length > 0;
     },
@@ -93,19 +108,33 @@ export function createTwoFactorRepository(db: DbExecutor) {
     },
 
     /** Opens a challenge; the user's earlier ones that can never be accepted again (expired or spent) go, so rows do not pile up. */
-    async openChallenge(challenge: { userId: string; tokenHash: string; createdAt: Date; expiresAt: Date }, executor: DbExecutor = db): Promise<void> {
+    async openChallenge(
+      challenge: { userId: string; tokenHash: string; createdAt: Date; expiresAt: Date },
+      executor: DbExecutor = db,
+    ): Promise<void> {
       await executor
         .delete(mfaChallenges)
-        .where(and(eq(mfaChallenges.userId, challenge.userId), or(lte(mfaChallenges.expiresAt, challenge.createdAt), isNotNull(mfaChallenges.usedAt))));
+        .where(
+          and(
+            eq(mfaChallenges.userId, challenge.userId),
+            or(lte(mfaChallenges.expiresAt, challenge.createdAt), isNotNull(mfaChallenges.usedAt)),
+          ),
+        );
       await executor.insert(mfaChallenges).values(challenge);
     },
 
     /** The user of a live, unspent challenge. */
-    async findChallenge(tokenHash: string, now: Date, executor: DbExecutor = db): Promise<{ id: string; userId: string } | undefined> {
+    async findChallenge(
+      tokenHash: string,
+      now: Date,
+      executor: DbExecutor = db,
+    ): Promise<{ id: string; userId: string } | undefined> {
       const [row] = await executor
         .select({ id: mfaChallenges.id, userId: mfaChallenges.userId })
         .from(mfaChallenges)
-        .where(and(eq(mfaChallenges.tokenHash, tokenHash), isNull(mfaChallenges.usedAt), gt(mfaChallenges.expiresAt, now)))
+        .where(
+          and(eq(mfaChallenges.tokenHash, tokenHash), isNull(mfaChallenges.usedAt), gt(mfaChallenges.expiresAt, now)),
+        )
         .limit(1);
       return row;
     },
@@ -119,7 +148,6 @@ export function createTwoFactorRepository(db: DbExecutor) {
         .returning({ id: mfaChallenges.id });
       return rows.length > 0;
     },
-
   };
 }
 

@@ -6,7 +6,10 @@ import type { DbExecutor } from '../../platform/db/database.ts';
 import type { SessionsRepository } from './sessions.repository.ts';
 import type { TwoFactorRepository } from './two-factor.repository.ts';
 
-export function createTwoFactorService(deps: { twoFactor: TwoFactorRepository; sessions: Pick<SessionsRepository, 'markSecondFactor' | 'revokeAll'> }) {
+export function createTwoFactorService(deps: {
+  twoFactor: TwoFactorRepository;
+  sessions: Pick<SessionsRepository, 'markSecondFactor' | 'revokeAll'>;
+}) {
   const { twoFactor, sessions } = deps;
   return {
     setPendingSecret: twoFactor.setPendingSecret,
@@ -23,7 +26,14 @@ export function createTwoFactorService(deps: { twoFactor: TwoFactorRepository; s
      * Turns two-factor on with the code's time `step` (spent here, so a replayed code is refused) and
      * the recovery codes' hashes. The code is a second factor: the session it came through is marked.
      */
-    async enable(userId: string, step: number, codeHashes: string[], sessionId: string | null, now: Date, tx: DbExecutor): Promise<'enabled' | 'replayed' | 'raced'> {
+    async enable(
+      userId: string,
+      step: number,
+      codeHashes: string[],
+      sessionId: string | null,
+      now: Date,
+      tx: DbExecutor,
+    ): Promise<'enabled' | 'replayed' | 'raced'> {
       if (!(await twoFactor.spendStep(userId, step, tx))) return 'replayed';
       if (!(await twoFactor.enable(userId, codeHashes, now, tx))) return 'raced';
       if (sessionId) await sessions.markSecondFactor(sessionId, now, 'otp', tx);

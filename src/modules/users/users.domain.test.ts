@@ -25,7 +25,10 @@ describe('account rules', () => {
 
   it('refuses an admin demoting, suspending or deleting themselves with 409, and allows the rest', () => {
     for (const change of [{ role: 'user' }, { status: 'suspended' }, { status: 'deleted' }]) {
-      assert.throws(() => assertNotSelfLockout('a', 'a', change), (e: unknown) => e instanceof AppError && e.status === 409);
+      assert.throws(
+        () => assertNotSelfLockout('a', 'a', change),
+        (e: unknown) => e instanceof AppError && e.status === 409,
+      );
     }
     assert.doesNotThrow(() => assertNotSelfLockout('a', 'a', { role: 'admin', status: 'active' }));
     assert.doesNotThrow(() => assertNotSelfLockout('a', 'b', { role: 'user', status: 'deleted' }));
@@ -37,6 +40,9 @@ describe('account rules', () => {
     const two = new Set(['a', 'b']);
     assert.equal(keepsAnAdmin(two, admin, { status: 'suspended' }), true);
     assert.equal(keepsAnAdmin(two, { ...admin, id: 'b' }, { status: 'deleted' }), false);
-    assert.equal(keepsAnAdmin(new Set(['b']), { id: 'c', role: 'user', status: 'active' }, { status: 'deleted' }), true);
+    assert.equal(
+      keepsAnAdmin(new Set(['b']), { id: 'c', role: 'user', status: 'active' }, { status: 'deleted' }),
+      true,
+    );
   });
 });

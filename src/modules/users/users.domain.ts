@@ -30,7 +30,11 @@ export function parseUserId(value: string): string | undefined {
  * Whoever acts may not lock themselves out: demoting, suspending or deleting one's own account is
  * refused, which also guarantees that at least one admin always remains.
  */
-export function assertNotSelfLockout(actorId: string | null, targetId: string, change: { role?: string; status?: string }): void {
+export function assertNotSelfLockout(
+  actorId: string | null,
+  targetId: string,
+  change: { role?: string; status?: string },
+): void {
   if (actorId !== targetId) return;
   if (change.role !== undefined && change.role !== 'admin') {
     throw conflict('You cannot remove the admin role from your own account');
@@ -41,7 +45,10 @@ export function assertNotSelfLockout(actorId: string | null, targetId: string, c
 }
 
 /** Whether the change takes an active admin away: a new role other than admin, or a status other than active. */
-export function removesAdmin(user: { role: string; status: string }, change: { role?: string; status?: string }): boolean {
+export function removesAdmin(
+  user: { role: string; status: string },
+  change: { role?: string; status?: string },
+): boolean {
   const wasActiveAdmin = user.role === 'admin' && user.status === 'active';
   const role = change.role ?? user.role;
   const status = change.status ?? user.status;
@@ -52,7 +59,11 @@ export function removesAdmin(user: { role: string; status: string }, change: { r
  * Applies the change to the set of active admins (the ids lockActiveAdmins locked in the same
  * transaction); false, and nothing applied, when it would leave none.
  */
-export function keepsAnAdmin(activeAdmins: Set<string>, user: { id: string; role: string; status: string }, change: { role?: string; status?: string }): boolean {
+export function keepsAnAdmin(
+  activeAdmins: Set<string>,
+  user: { id: string; role: string; status: string },
+  change: { role?: string; status?: string },
+): boolean {
   if (!removesAdmin(user, change)) return true;
   if (activeAdmins.size <= 1 && activeAdmins.has(user.id)) return false;
   activeAdmins.delete(user.id);

@@ -1,7 +1,20 @@
 // The identity tables: accounts, their device sessions, refresh tokens and password-reset links.
 // Only this module's repositories read or write them; other modules' tables may name users.id in
 // a foreign key.
-import { bigint, boolean, check, date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { oneOf } from '../../platform/db/checks.ts';
 import { ROLES, STATUSES, TIERS, type Role, type Tier, type UserStatus } from './users.domain.ts';

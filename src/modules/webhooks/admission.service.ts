@@ -42,8 +42,13 @@ export function createAdmissionService(deps: {
 
   function write(lines: RefusalLine[]): void {
     for (const line of lines) {
-      if (line.kind === 'first') logger.warn({ provider: line.provider, reason: line.reason }, 'webhook delivery rejected');
-      else logger.warn({ provider: line.provider, reason: line.reason, rejected: line.count, since: line.since.toISOString() }, 'webhook deliveries rejected');
+      if (line.kind === 'first')
+        logger.warn({ provider: line.provider, reason: line.reason }, 'webhook delivery rejected');
+      else
+        logger.warn(
+          { provider: line.provider, reason: line.reason, rejected: line.count, since: line.since.toISOString() },
+          'webhook deliveries rejected',
+        );
     }
   }
 
@@ -55,11 +60,18 @@ export function createAdmissionService(deps: {
   async function reject(provider: WebhookProvider, verdict: Refused): Promise<string> {
     const now = clock.now();
     note(provider, verdict.reason);
-    await cache.set(rejectionKey(provider), { at: now.toISOString(), error: `Rejected a delivery: ${verdict.message}` }, REJECTION_TTL_MS).catch(() => undefined);
+    await cache
+      .set(
+        rejectionKey(provider),
+        { at: now.toISOString(), error: `Rejected a delivery: ${verdict.message}` },
+        REJECTION_TTL_MS,
+      )
+      .catch(() => undefined);
     return verdict.message;
   }
 
-  const refusal = async (provider: WebhookProvider, verdict: Verdict): Promise<string | undefined> => (verdict.ok ? undefined : reject(provider, verdict));
+  const refusal = async (provider: WebhookProvider, verdict: Verdict): Promise<string | undefined> =>
+    verdict.ok ? undefined : reject(provider, verdict);
 
   // Counts are logged when their interval ends even if no refusal follows; the timer never keeps the process up.
   const timer = setInterval(() => write(tally.due(clock.now())), REFUSAL_LOG_INTERVAL_MS);

@@ -28,7 +28,14 @@ import type { NotificationsModule } from '../notifications/index.ts';
 import type { UsersModule } from '../users/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 
-export function createWebhooksModule(platform: Platform, deps: { users: Pick<UsersModule, 'accounts'>; messages: NotificationsModule['messages']; events: Pick<EventPublisher, 'admins'> }) {
+export function createWebhooksModule(
+  platform: Platform,
+  deps: {
+    users: Pick<UsersModule, 'accounts'>;
+    messages: NotificationsModule['messages'];
+    events: Pick<EventPublisher, 'admins'>;
+  },
+) {
   const { config, database, clock, cache, logger } = platform;
   const handlers: Record<WebhookProvider, ProviderHandler> = {
     codehost: codehostHandler,
@@ -66,7 +73,17 @@ export function createWebhooksModule(platform: Platform, deps: { users: Pick<Use
       // And JSON is parsed only once the signature over its bytes has matched.
       registerSignedBodyParser(app, admission);
       app.addHook('onClose', async () => admission.close());
-      for (const routes of [codehostRoutes, paymentsRoutes, edgeRoutes, trackerRoutes, errormonRoutes, databaseRoutes, authproviderRoutes, mailerRoutes, webhookHealthRoutes]) {
+      for (const routes of [
+        codehostRoutes,
+        paymentsRoutes,
+        edgeRoutes,
+        trackerRoutes,
+        errormonRoutes,
+        databaseRoutes,
+        authproviderRoutes,
+        mailerRoutes,
+        webhookHealthRoutes,
+      ]) {
         await app.register(routes({ service, admission }));
       }
     },

@@ -10,7 +10,10 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    copy[key] = SECRET_KEY.test(key) && item !== null && item !== '' && typeof item !== 'object' ? REDACTED : redactSecrets(item, depth + 1);
+    copy[key] =
+      SECRET_KEY.test(key) && item !== null && item !== '' && typeof item !== 'object'
+        ? REDACTED
+        : redactSecrets(item, depth + 1);
   }
   return copy;
 }

@@ -7,12 +7,18 @@ const at = (seconds: number) => new Date(Date.UTC(2025, 5, 1, 12, 0, 0) + second
 describe('refusal tally', () => {
   it('logs the first refusal of a provider and reason, then counts the rest of the interval', () => {
     const tally = createRefusalTally(60_000);
-    assert.deepEqual(tally.note('codehost', 'invalid', at(0)), [{ kind: 'first', provider: 'codehost', reason: 'invalid' }]);
+    assert.deepEqual(tally.note('codehost', 'invalid', at(0)), [
+      { kind: 'first', provider: 'codehost', reason: 'invalid' },
+    ]);
     for (let i = 1; i <= 500; i++) assert.deepEqual(tally.note('codehost', 'invalid', at(i / 10)), []);
     assert.deepEqual(tally.due(at(59)), []);
-    assert.deepEqual(tally.due(at(60)), [{ kind: 'count', provider: 'codehost', reason: 'invalid', count: 500, since: at(0) }]);
+    assert.deepEqual(tally.due(at(60)), [
+      { kind: 'count', provider: 'codehost', reason: 'invalid', count: 500, since: at(0) },
+    ]);
     // The interval is closed: the next refusal is a first again.
-    assert.deepEqual(tally.note('codehost', 'invalid', at(61)), [{ kind: 'first', provider: 'codehost', reason: 'invalid' }]);
+    assert.deepEqual(tally.note('codehost', 'invalid', at(61)), [
+      { kind: 'first', provider: 'codehost', reason: 'invalid' },
+    ]);
   });
 
   it('keeps providers and reasons apart', () => {

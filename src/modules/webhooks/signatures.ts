@@ -4,9 +4,7 @@
 // is constant-time on equal-length buffers; the time passed in comes from the Clock.
 import { createHash, createHmac, timingSafeEqual, type Hmac } from 'node:crypto';
 
-export type Verdict =
-  | { ok: true }
-  | { ok: false; reason: 'missing' | 'invalid' | 'stale'; message: string };
+export type Verdict = { ok: true } | { ok: false; reason: 'missing' | 'invalid' | 'stale'; message: string };
 
 export type Refused = Extract<Verdict, { ok: false }>;
 
@@ -89,7 +87,11 @@ export function judgeBody(check: SignatureCheck, rawBody: Buffer, now: Date): Ve
 const UNTIMED = new Date(0);
 
 /** A plain hex HMAC of the body (Linear, Sentry, Vercel with SHA-1, the mailer's own header). */
-export function hexHmacCheck(signature: string | undefined, secret: string, algorithm: 'sha1' | 'sha256' = 'sha256'): SignatureCheck {
+export function hexHmacCheck(
+  signature: string | undefined,
+  secret: string,
+  algorithm: 'sha1' | 'sha256' = 'sha256',
+): SignatureCheck {
   if (!signature) return missing();
   return { algorithm, key: secret, prefix: '', judge: (mac) => (hexMatches(signature, mac) ? OK : invalid()) };
 }
@@ -138,7 +140,11 @@ export function parseStripeHeader(header: string): StripeSignatureHeader {
  * Stripe: `t=<unix>,v1=<hex>[,v1=...]`, HMAC-SHA256 keyed with the `whsec_...` string as-is over
  * `${t}.${body}`; any v1 may match (several during a secret roll); t within the tolerance of now.
  */
-export function stripeSignatureCheck(header: string | undefined, secret: string, toleranceSeconds = STRIPE_TOLERANCE_SECONDS): SignatureCheck {
+export function stripeSignatureCheck(
+  header: string | undefined,
+  secret: string,
+  toleranceSeconds = STRIPE_TOLERANCE_SECONDS,
+): SignatureCheck {
   if (!header) return missing();
   const { timestamp, v1 } = parseStripeHeader(header);
   if (timestamp === undefined || v1.length === 0) return invalid('Malformed webhook signature header');

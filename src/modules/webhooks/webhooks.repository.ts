@@ -36,14 +36,24 @@ export interface StoredDelivery {
  */
 export async function findDeliveries(
   tx: DbExecutor,
-  where: { provider: string; status: DeliveryStatus; events: readonly string[]; path: readonly string[]; value: string },
+  where: {
+    provider: string;
+    status: DeliveryStatus;
+    events: readonly string[];
+    path: readonly string[];
+    value: string;
+  },
   options: { limit?: number; lock?: boolean } = {},
 ): Promise<StoredDelivery[]> {
   const path = `{${where.path.join(',')}}`;
   const idPath = `{${[...where.path, 'id'].join(',')}}`;
   const created = sql`CASE WHEN jsonb_typeof(${webhookDeliveries.payload}->'created') = 'number' THEN (${webhookDeliveries.payload}->>'created')::numeric END`;
   const query = tx
-    .select({ deliveryId: webhookDeliveries.deliveryId, event: webhookDeliveries.event, payload: sql<Record<string, unknown>>`${webhookDeliveries.payload}` })
+    .select({
+      deliveryId: webhookDeliveries.deliveryId,
+      event: webhookDeliveries.event,
+      payload: sql<Record<string, unknown>>`${webhookDeliveries.payload}`,
+    })
     .from(webhookDeliveries)
     .where(
       and(
@@ -60,12 +70,24 @@ export async function findDeliveries(
 }
 
 /** Ends the wait of held deliveries: the one applied becomes `processed`, the others `superseded`. */
-export async function settleHeld(tx: DbExecutor, provider: string, deliveryIds: string[], status: 'processed' | 'superseded', at: Date): Promise<void> {
+export async function settleHeld(
+  tx: DbExecutor,
+  provider: string,
+  deliveryIds: string[],
+  status: 'processed' | 'superseded',
+  at: Date,
+): Promise<void> {
   if (deliveryIds.length === 0) return;
   await tx
     .update(webhookDeliveries)
     .set({ status, processedAt: at })
-    .where(and(eq(webhookDeliveries.provider, provider), inArray(webhookDeliveries.deliveryId, deliveryIds), eq(webhookDeliveries.status, 'unmatched')));
+    .where(
+      and(
+        eq(webhookDeliveries.provider, provider),
+        inArray(webhookDeliveries.deliveryId, deliveryIds),
+        eq(webhookDeliveries.status, 'unmatched'),
+      ),
+    );
 }
 
 /** `new`: first time; `retry`: seen before but its processing failed; `duplicate`: already done. */
@@ -85,7 +107,6 @@ export interface ProviderOutcome {
   lastFailure: string | null;
 }
 
-
 /**
  * Stores the delivery or finds the one stored before. Concurrent claims of one id serialise on the
  * unique index: the second waits for the first to commit, then sees it.
@@ -97,12 +118,24 @@ async function claim(tx: DbExecutor, delivery: NewDelivery): Promise<Claim> {
     .onConflictDoNothing()
     .returning({ id: webhookDeliveries.id });
   if (inserted.length > 0) return 'new';
-  const where = and(eq(webhookDeliveries.provider, delivery.provider), eq(webhookDeliveries.deliveryId, delivery.deliveryId));
-  const [existing] = await tx.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(where).for('update');
+  const where = and(
+    eq(webhookDeliveries.provider, delivery.provider),
+    eq(webhookDeliveries.deliveryId, delivery.deliveryId),
+  );
+  const [existing] = await tx
+    .select({ status: webhookDeliveries.status })
+    .from(webhookDeliveries)
+    .where(where)
+    .for('update');
   if (existing?.status !== 'failed') return 'duplicate';
   await tx
     .update(webhookDeliveries)
-    .set({ payload: delivery.payload, event: delivery.event, status: 'processing', attempts: sql`${webhookDeliveries.attempts} + 1` })
+    .set({
+      payload: delivery.payload,
+      event: delivery.event,
+      status: 'processing',
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+    })
     .where(where);
   return 'retry';
 }
@@ -122,10 +155,14 @@ async function claimByContent(
   const { senderId, ...fields } = delivery;
   const { digest, windowMs } = content;
   // Identical bodies arriving together (on two instances, or either side of a window's start) would each miss the other.
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_NAMESPACE.webhookContent}::int, hashtext(${`${delivery.provider}:${digest}`}))`);
+  await tx.execute(
+    sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_NAMESPACE.webhookContent}::int, hashtext(${`${delivery.provider}:${digest}`}))`,
+  );
   const at = delivery.receivedAt.getTime();
   const start = Math.floor(at / windowMs) * windowMs;
-  const keys = [start, start - windowMs, start + windowMs].map((windowStart) => `${digest}@${new Date(windowStart).toISOString()}`);
+  const keys = [start, start - windowMs, start + windowMs].map(
+    (windowStart) => `${digest}@${new Date(windowStart).toISOString()}`,
+  );
   const [copy] = await tx
     .select({ deliveryId: webhookDeliveries.deliveryId })
     .from(webhookDeliveries)
@@ -152,7 +189,10 @@ const dateOrNull = (value: Date | string | null): Date | null => (value === null
  */
 export function createDeliveryRepository(db: Db, providers: readonly string[]) {
   /** One row per provider with the given columns (`p.provider` names it) and joins. */
-  const known = sql`ARRAY[${sql.join(providers.map((provider) => sql`${provider}`), sql`, `)}]::text[]`;
+  const known = sql`ARRAY[${sql.join(
+    providers.map((provider) => sql`${provider}`),
+    sql`, `,
+  )}]::text[]`;
   const perProvider = async <T>(columns: SQL, joins: SQL = sql``): Promise<T[]> => {
     const result = await db.execute(sql`SELECT p.provider, ${columns} FROM unnest(${known}) AS p(provider) ${joins}`);
     return (result as unknown as { rows: T[] }).rows;
@@ -194,7 +234,13 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
     /** Per provider: the last successfully processed delivery, and the latest failure still standing. */
     async outcomes(): Promise<ProviderOutcome[]> {
       // A failed delivery that the sender retried successfully is `processed` now: what stays failed still stands.
-      const rows = await perProvider<{ provider: string; success_at: Date | string | null; failed: boolean | null; failure_at: Date | string | null; error: string | null }>(
+      const rows = await perProvider<{
+        provider: string;
+        success_at: Date | string | null;
+        failed: boolean | null;
+        failure_at: Date | string | null;
+        error: string | null;
+      }>(
         sql`(SELECT d.processed_at FROM ${webhookDeliveries} d WHERE d.provider = p.provider AND d.status = 'processed'
               ORDER BY d.processed_at DESC NULLS LAST LIMIT 1) AS success_at,
             f.failed, f.processed_at AS failure_at, f.error`,
@@ -211,7 +257,12 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
 
     /** Per provider: the latest receipt, and the outcome of the latest processing attempt. */
     async activity(): Promise<ProviderActivity[]> {
-      const rows = await perProvider<{ provider: string; received_at: Date | string | null; processed_at: Date | string | null; error: string | null }>(
+      const rows = await perProvider<{
+        provider: string;
+        received_at: Date | string | null;
+        processed_at: Date | string | null;
+        error: string | null;
+      }>(
         sql`(SELECT d.received_at FROM ${webhookDeliveries} d WHERE d.provider = p.provider ORDER BY d.received_at DESC NULLS LAST LIMIT 1) AS received_at,
             l.processed_at, l.error`,
         sql`LEFT JOIN LATERAL (SELECT d.processed_at, d.error FROM ${webhookDeliveries} d

@@ -14,7 +14,15 @@ import type { NotificationsModule } from '../notifications/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import { parseUserId, type UsersModule } from '../users/index.ts';
 import { redactSecrets } from './payload-redaction.ts';
-import { RETRY_WINDOW_MS, type EffectContext, type Headers, type HookAnswer, type InboundDelivery, type Outcome, type ProviderHandler } from './providers/provider.ts';
+import {
+  RETRY_WINDOW_MS,
+  type EffectContext,
+  type Headers,
+  type HookAnswer,
+  type InboundDelivery,
+  type Outcome,
+  type ProviderHandler,
+} from './providers/provider.ts';
 import { findCustomer, recordPayment, rememberCustomer } from './payments.repository.ts';
 import { rejectionKey, type AdmissionService, type WebhookSettings } from './admission.service.ts';
 import { bodyDigest } from './signatures.ts';
@@ -65,7 +73,12 @@ export function createWebhooksService(deps: {
   settings: Pick<WebhookSettings, 'allowUnsigned' | 'secrets'>;
   clock: Clock;
   cache: Pick<Cache, 'get'>;
-  users: { accounts: Pick<UsersModule['accounts'], 'findByEmail' | 'findById' | 'changeTier' | 'openGracePeriod' | 'clearGracePeriod'> };
+  users: {
+    accounts: Pick<
+      UsersModule['accounts'],
+      'findByEmail' | 'findById' | 'changeTier' | 'openGracePeriod' | 'clearGracePeriod'
+    >;
+  };
   messages: NotificationsModule['messages'];
   events: Pick<EventPublisher, 'admins'>;
   logger: Logger;
@@ -74,7 +87,11 @@ export function createWebhooksService(deps: {
   const { accounts } = deps.users;
 
   /** The ports a provider's effects use, each bound to the delivery's transaction (`tx`, never handed out). */
-  function contextFor(tx: DbExecutor, handler: ProviderHandler, base: Pick<EffectContext, 'now' | 'provider' | 'deliveryId' | 'event' | 'body' | 'headers'>): EffectContext {
+  function contextFor(
+    tx: DbExecutor,
+    handler: ProviderHandler,
+    base: Pick<EffectContext, 'now' | 'provider' | 'deliveryId' | 'event' | 'body' | 'headers'>,
+  ): EffectContext {
     const dedupe = `${base.provider}:${base.deliveryId}`;
     const { now, provider } = base;
     return {
@@ -98,7 +115,15 @@ export function createWebhooksService(deps: {
       isSuppressed: (email) => messages.isSuppressed(tx, email),
       suppress: (email, reason) => messages.suppress(tx, email, reason, now),
       async audit(event) {
-        await audit(tx, { ...event, actorType: 'webhook', details: { provider: handler.provider, deliveryId: base.deliveryId, ...event.details } }, now);
+        await audit(
+          tx,
+          {
+            ...event,
+            actorType: 'webhook',
+            details: { provider: handler.provider, deliveryId: base.deliveryId, ...event.details },
+          },
+          now,
+        );
       },
       deliveries: {
         find: (where, options) => findDeliveries(tx, { provider, ...where }, options),
@@ -119,8 +144,13 @@ export function createWebhooksService(deps: {
       throw validationFailed([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
     }
     // The gate verified it, or let it in unsigned only where that is allowed; never anything else.
-    if (!request.verified && (settings.secrets[provider] || !settings.allowUnsigned)) throw new Error(`${provider} delivery reached the pipeline unverified`);
-    const delivery: InboundDelivery = { headers: request.headers, rawBody: request.rawBody, body: request.body as Record<string, unknown> };
+    if (!request.verified && (settings.secrets[provider] || !settings.allowUnsigned))
+      throw new Error(`${provider} delivery reached the pipeline unverified`);
+    const delivery: InboundDelivery = {
+      headers: request.headers,
+      rawBody: request.rawBody,
+      body: request.body as Record<string, unknown>,
+    };
     const now = clock.now();
     const refusal = request.verified ? await admission.checkBody(provider, delivery.body) : undefined;
     if (refusal !== undefined) throw new AppError('unauthenticated', refusal);
@@ -133,7 +163,13 @@ export function createWebhooksService(deps: {
 
     /** Stores the delivery and applies it; a refusal rolls the transaction back, so nothing is kept. */
     const store = async (tx: DbExecutor): Promise<Handled> => {
-      const stored = { provider, event, payload: redactSecrets(delivery.body), verified: request.verified, receivedAt: now };
+      const stored = {
+        provider,
+        event,
+        payload: redactSecrets(delivery.body),
+        verified: request.verified,
+        receivedAt: now,
+      };
       let claim: Claim;
       if (windowMs !== undefined) {
         const content = { digest: bodyDigest(delivery.rawBody), windowMs };
@@ -142,13 +178,18 @@ export function createWebhooksService(deps: {
         claim = await repo.claim(tx, { ...stored, deliveryId });
       }
       const base = { now, provider, deliveryId, event, body: delivery.body, headers: delivery.headers };
-      if (claim === 'duplicate') return { status: 'duplicate', answer: (await handler.replay?.(contextFor(tx, handler, base))) ?? undefined };
+      if (claim === 'duplicate')
+        return { status: 'duplicate', answer: (await handler.replay?.(contextFor(tx, handler, base))) ?? undefined };
       let outcome: Outcome;
       try {
         // A savepoint: failed effects are undone, but the delivery and its failure stay recorded.
         outcome = await tx.transaction(async (effects) => handler.apply(contextFor(effects, handler, base)));
       } catch (error) {
-        await repo.finish(tx, { provider, deliveryId }, { status: 'failed', error: rootMessage(error).slice(0, 1000), at: now });
+        await repo.finish(
+          tx,
+          { provider, deliveryId },
+          { status: 'failed', error: rootMessage(error).slice(0, 1000), at: now },
+        );
         return { status: 'failed', error };
       }
       if (outcome.status === 'refused') return outcome;
@@ -156,15 +197,17 @@ export function createWebhooksService(deps: {
       return outcome;
     };
 
-    const handled = await db.transaction(async (tx) => {
-      const result = await store(tx);
-      // Thrown through the transaction, so the stored delivery is rolled back with the effects.
-      if (result.status === 'refused') throw new RefusedDelivery(result);
-      return result;
-    }).catch((error: unknown) => {
-      if (error instanceof RefusedDelivery) return error.outcome;
-      throw error;
-    });
+    const handled = await db
+      .transaction(async (tx) => {
+        const result = await store(tx);
+        // Thrown through the transaction, so the stored delivery is rolled back with the effects.
+        if (result.status === 'refused') throw new RefusedDelivery(result);
+        return result;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof RefusedDelivery) return error.outcome;
+        throw error;
+      });
 
     // A refused delivery is not stored (its transaction rolled back): nothing was received.
     if (handled.status === 'refused') return handled.answer;
@@ -173,7 +216,9 @@ export function createWebhooksService(deps: {
       logger.warn({ provider, deliveryId, event }, 'webhook delivery failed; the sender will retry it');
       throw new AppError('internal', 'Internal Server Error', { cause: handled.error });
     }
-    return handled.answer ?? { status: 200, body: { status: handled.status, provider, event, delivery_id: deliveryId } };
+    return (
+      handled.answer ?? { status: 200, body: { status: handled.status, provider, event, delivery_id: deliveryId } }
+    );
   }
 
   /** Deliveries received since a time, in total and per provider (every provider listed). */
@@ -187,7 +232,9 @@ export function createWebhooksService(deps: {
    * Per provider: when the last delivery came, and the error of the last attempt if it failed (a
    * processing failure, or a rejected signature newer than the last processed delivery).
    */
-  async function lastDeliveries(): Promise<Record<string, { lastDeliveryAt: string | null; lastError: string | null }>> {
+  async function lastDeliveries(): Promise<
+    Record<string, { lastDeliveryAt: string | null; lastError: string | null }>
+  > {
     const activity = new Map((await repo.activity()).map((row) => [row.provider, row]));
     const result: Record<string, { lastDeliveryAt: string | null; lastError: string | null }> = {};
     for (const provider of WEBHOOK_PROVIDERS) {
@@ -237,7 +284,12 @@ export function createWebhooksService(deps: {
     const providers = Object.fromEntries(
       platforms.map((p) => [
         p,
-        { secret_configured: configured(p), last_delivery_at: last[p]!.lastDeliveryAt, last_error: last[p]!.lastError, unmatched: unmatched[p] ?? 0 },
+        {
+          secret_configured: configured(p),
+          last_delivery_at: last[p]!.lastDeliveryAt,
+          last_error: last[p]!.lastError,
+          unmatched: unmatched[p] ?? 0,
+        },
       ]),
     );
     const ready = settings.allowUnsigned || platforms.every(configured);

@@ -1,7 +1,19 @@
 // Tables private to the webhooks module: every verified inbound delivery, the payment provider's
 // customer ids mapped to our users (subscription events carry no e-mail), and the payments ledger
 // its events record (admin statistics read it through the module's port).
-import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { users } from '../users/users.tables.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -99,6 +111,10 @@ export const webhookDeliveryCounts = pgTable(
 /** Deliveries per provider and hour of receipt, kept by the database (webhooks.routines.sql, docs/decisions/124): counts since an instant. */
 export const webhookDeliveryHours = pgTable(
   'webhook_delivery_hours',
-  { provider: text('provider').notNull(), hour: timestamp('hour', { withTimezone: true, mode: 'date' }).notNull(), n: integer('n').notNull() },
+  {
+    provider: text('provider').notNull(),
+    hour: timestamp('hour', { withTimezone: true, mode: 'date' }).notNull(),
+    n: integer('n').notNull(),
+  },
   (t) => [primaryKey({ columns: [t.provider, t.hour] })],
 );

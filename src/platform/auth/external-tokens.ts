@@ -57,10 +57,16 @@ export function createExternalTokenVerifier(
           requiredClaims: ['exp', 'sub'],
         });
         if (payload.is_anonymous === true) return null;
-        if (typeof payload.sub !== 'string' || typeof payload.email !== 'string' || !payload.email.includes('@')) return null;
+        if (typeof payload.sub !== 'string' || typeof payload.email !== 'string' || !payload.email.includes('@'))
+          return null;
         const metadata = payload.user_metadata as { email_verified?: unknown } | undefined;
         const emailVerified = payload.email_verified === true || metadata?.email_verified === true;
-        return { issuer: settings.issuer, subject: payload.sub, email: payload.email.trim().toLowerCase(), emailVerified };
+        return {
+          issuer: settings.issuer,
+          subject: payload.sub,
+          email: payload.email.trim().toLowerCase(),
+          emailVerified,
+        };
       } catch (error) {
         // An unreachable JWKS is a JOSEError too (JWKSTimeout, or the fetch's failure wrapped):
         // the token cannot be trusted, so the answer is 401, never a 500.

@@ -4,7 +4,12 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { AppError, forbidden, unauthenticated } from '../http/errors.ts';
-import { EXTERNAL_ALGORITHMS, tokenAlgorithm, type ExternalIdentity, type ExternalTokenVerifier } from './external-tokens.ts';
+import {
+  EXTERNAL_ALGORITHMS,
+  tokenAlgorithm,
+  type ExternalIdentity,
+  type ExternalTokenVerifier,
+} from './external-tokens.ts';
 import { API_TOKEN_PREFIX } from './api-token-format.ts';
 import { scopeOf } from './scopes.ts';
 import { hashToken, type TokenService } from './tokens.ts';
@@ -41,8 +46,21 @@ export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<vo
  */
 export interface PrincipalSource {
   /** The session and its account, when the session belongs to that user. */
-  bySession(sessionId: string, userId: string): Promise<
-    { id: string; email: string; role: string; status: string; twoFactorEnabled: boolean; revokedAt: Date | null; expiresAt: Date; lastSeenAt: Date } | undefined
+  bySession(
+    sessionId: string,
+    userId: string,
+  ): Promise<
+    | {
+        id: string;
+        email: string;
+        role: string;
+        status: string;
+        twoFactorEnabled: boolean;
+        revokedAt: Date | null;
+        expiresAt: Date;
+        lastSeenAt: Date;
+      }
+    | undefined
   >;
   /** The account with this address (an identity provider's token names it by e-mail). */
   /**
@@ -52,12 +70,28 @@ export interface PrincipalSource {
    */
   byExternalIdentity(
     identity: ExternalIdentity,
-  ): Promise<{ id: string; email: string; role: string; status: string; twoFactorEnabled: boolean } | 'unverified' | 'linked_elsewhere' | undefined>;
+  ): Promise<
+    | { id: string; email: string; role: string; status: string; twoFactorEnabled: boolean }
+    | 'unverified'
+    | 'linked_elsewhere'
+    | undefined
+  >;
   /** Records that the session was seen. */
   touch(sessionId: string, at: Date): Promise<void>;
   /** The API token with this SHA-256 and its owner. */
   byApiToken(tokenHash: string): Promise<
-    | { tokenId: string; scopes: string[]; expiresAt: Date; revokedAt: Date | null; lastUsedAt: Date | null; id: string; email: string; role: string; status: string; twoFactorEnabled: boolean }
+    | {
+        tokenId: string;
+        scopes: string[];
+        expiresAt: Date;
+        revokedAt: Date | null;
+        lastUsedAt: Date | null;
+        id: string;
+        email: string;
+        role: string;
+        status: string;
+        twoFactorEnabled: boolean;
+      }
     | undefined
   >;
   /** Records that the API token was used (at most once a minute). */
@@ -124,7 +158,13 @@ export interface GuardSettings {
   stepUpMaxAgeMinutes: number;
 }
 
-export function createGuards(deps: { tokens: TokenService; external?: ExternalTokenVerifier; principals: PrincipalSource; clock: Clock; settings?: GuardSettings }): Guards {
+export function createGuards(deps: {
+  tokens: TokenService;
+  external?: ExternalTokenVerifier;
+  principals: PrincipalSource;
+  clock: Clock;
+  settings?: GuardSettings;
+}): Guards {
   const { tokens, external, principals, clock } = deps;
   const requireTwoFactorRoles = deps.settings?.requireTwoFactorRoles ?? [];
   const stepUpMaxAgeMs = (deps.settings?.stepUpMaxAgeMinutes ?? 10) * 60_000;
@@ -156,11 +196,9 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     const now = clock.now();
     if (now.getTime() - principal.lastSeenAt.getTime() < LAST_SEEN_RESOLUTION_MS) return;
     principal.lastSeenAt = now;
-    void principals
-      .touch(principal.user.sessionId, now)
-      .catch(() => {
-        // Last-seen is informational; a failed write must not fail the request.
-      });
+    void principals.touch(principal.user.sessionId, now).catch(() => {
+      // Last-seen is informational; a failed write must not fail the request.
+    });
   }
 
   /** Our own token: its device session must be live. */
@@ -191,7 +229,14 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
         // Last use is informational; a failed write must not fail the request.
       });
     }
-    return { id: row.id, email: row.email, role: row.role, sessionId: null, twoFactorEnabled: row.twoFactorEnabled, apiToken: { id: row.tokenId, scopes: row.scopes } };
+    return {
+      id: row.id,
+      email: row.email,
+      role: row.role,
+      sessionId: null,
+      twoFactorEnabled: row.twoFactorEnabled,
+      apiToken: { id: row.tokenId, scopes: row.scopes },
+    };
   }
 
   /** An identity provider's token: the account linked to its user; its status and role are ours. */
@@ -208,7 +253,11 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
         externalCache.delete(key);
         throw invalidToken('No account matches this identity');
       }
-      principal = { user: { id: row.id, email: row.email, role: row.role, sessionId: null, twoFactorEnabled: row.twoFactorEnabled }, status: row.status, loadedAt: Date.now() };
+      principal = {
+        user: { id: row.id, email: row.email, role: row.role, sessionId: null, twoFactorEnabled: row.twoFactorEnabled },
+        status: row.status,
+        loadedAt: Date.now(),
+      };
       externalCache.set(key, principal);
       if (externalCache.size > 50_000) externalCache.delete(externalCache.keys().next().value!);
     }
@@ -220,17 +269,29 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     const token = bearerToken(request);
     if (!token) throw unauthenticated();
     const algorithm = tokenAlgorithm(token);
-    const isExternal = external !== undefined && (EXTERNAL_ALGORITHMS as readonly (string | undefined)[]).includes(algorithm);
-    const user = token.startsWith(API_TOKEN_PREFIX) ? await apiTokenUser(token) : isExternal ? await externalUser(external, token) : await sessionUser(token);
+    const isExternal =
+      external !== undefined && (EXTERNAL_ALGORITHMS as readonly (string | undefined)[]).includes(algorithm);
+    const user = token.startsWith(API_TOKEN_PREFIX)
+      ? await apiTokenUser(token)
+      : isExternal
+        ? await externalUser(external, token)
+        : await sessionUser(token);
     request.user = user;
     void reply.header('cache-control', 'no-store');
     if (user.apiToken) {
       const scope = scopeOf(request.method, request.routeOptions.url ?? request.url);
-      if (!scope) throw forbidden('API tokens cannot be used for this operation (signing in, passwords, two-factor and API tokens need a session)');
+      if (!scope)
+        throw forbidden(
+          'API tokens cannot be used for this operation (signing in, passwords, two-factor and API tokens need a session)',
+        );
       if (!user.apiToken.scopes.includes(scope)) throw forbidden(`This API token lacks the scope ${scope}`);
     }
     // Where two-factor is required, the account can do nothing but enroll (decision 142).
-    if (!user.twoFactorEnabled && requireTwoFactorRoles.includes(user.role) && !(request.routeOptions.url ?? request.url).startsWith('/api/auth/')) {
+    if (
+      !user.twoFactorEnabled &&
+      requireTwoFactorRoles.includes(user.role) &&
+      !(request.routeOptions.url ?? request.url).startsWith('/api/auth/')
+    ) {
       throw forbidden('Two-factor authentication required');
     }
   };
@@ -245,9 +306,14 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
     const user = request.user!;
     // An API token's scope is its authorization; making it took a step-up (decision 144).
     if (!user.twoFactorEnabled || user.apiToken) return;
-    const recent = user.amr?.includes('mfa') && user.authTime !== undefined && clock.now().getTime() - user.authTime * 1000 <= stepUpMaxAgeMs;
+    const recent =
+      user.amr?.includes('mfa') &&
+      user.authTime !== undefined &&
+      clock.now().getTime() - user.authTime * 1000 <= stepUpMaxAgeMs;
     if (!recent) {
-      throw new AppError('forbidden', 'Second factor required', { headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication"' } });
+      throw new AppError('forbidden', 'Second factor required', {
+        headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication"' },
+      });
     }
   };
 
@@ -284,12 +350,20 @@ export function createGuards(deps: { tokens: TokenService; external?: ExternalTo
  * non-OAuth scheme list required roles), one behind `requireUser` plain `bearerAuth`. Routes with
  * another guard (a stream ticket, `identify`) document their own.
  */
-export function documentGuard(route: RouteOptions, guards: Pick<Guards, 'requireUser' | 'requireAdmin' | 'requireStepUp'>): void {
+export function documentGuard(
+  route: RouteOptions,
+  guards: Pick<Guards, 'requireUser' | 'requireAdmin' | 'requireStepUp'>,
+): void {
   const hooks = [route.onRequest].flat();
-  const role = hooks.includes(guards.requireAdmin) ? ['admin'] : hooks.includes(guards.requireUser) || hooks.includes(guards.requireStepUp) ? [] : undefined;
+  const role = hooks.includes(guards.requireAdmin)
+    ? ['admin']
+    : hooks.includes(guards.requireUser) || hooks.includes(guards.requireStepUp)
+      ? []
+      : undefined;
   if (role) route.schema = { ...route.schema, security: [{ bearerAuth: role }] };
   // A route behind requireStepUp says so: a machine-readable flag beside its security (decision 143).
-  if (hooks.includes(guards.requireStepUp)) route.schema = { ...route.schema, 'x-step-up': true } as typeof route.schema;
+  if (hooks.includes(guards.requireStepUp))
+    route.schema = { ...route.schema, 'x-step-up': true } as typeof route.schema;
   // Every operation that takes a bearer token names the scope an API token needs for it, or none:
   // tokens may not call it (decision 144).
   const security = (route.schema as { security?: Record<string, unknown>[] } | undefined)?.security;

@@ -2,7 +2,16 @@
 // in this one table, so the guard that enforces it and the OpenAPI document that names it cannot
 // drift apart. An operation without a scope (signing in, the password, two-factor, API tokens
 // themselves, anything not listed) is refused to API tokens.
-export const API_TOKEN_SCOPES = ['market:read', 'account:read', 'account:write', 'stream:read', 'tracker:read', 'tracker:write', 'admin:read', 'admin:write'] as const;
+export const API_TOKEN_SCOPES = [
+  'market:read',
+  'account:read',
+  'account:write',
+  'stream:read',
+  'tracker:read',
+  'tracker:write',
+  'admin:read',
+  'admin:write',
+] as const;
 export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
 
 /** Scopes only an admin's token may hold. */
@@ -14,7 +23,8 @@ const MARKET_DATA = /^\/api\/exchange\/(markets|quotes|route|supported|ticker|he
 /** The scope an API token needs for this operation (Fastify's route template), or undefined when tokens may not call it. */
 export function scopeOf(method: string, route: string): ApiTokenScope | undefined {
   const read = method === 'GET' || method === 'HEAD';
-  const under = (...prefixes: string[]) => prefixes.some((prefix) => route === prefix || route.startsWith(`${prefix}/`));
+  const under = (...prefixes: string[]) =>
+    prefixes.some((prefix) => route === prefix || route.startsWith(`${prefix}/`));
   if (under('/api/stream')) return 'stream:read';
   if (under('/api/v1/market') || MARKET_DATA.test(route)) return read ? 'market:read' : undefined;
   if (under('/api/exchange', '/api/portfolio')) return read ? 'account:read' : 'account:write';

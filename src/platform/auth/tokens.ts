@@ -34,12 +34,16 @@ export function createTokenService(secret: string, ttlSeconds: number, clock: Cl
   const raw = new TextEncoder().encode(secret);
   // Imported once: given bytes, jose imports a key for every verification.
   let hmacKey: Promise<CryptoKey> | undefined;
-  const key = () => (hmacKey ??= crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']));
+  const key = () =>
+    (hmacKey ??= crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']));
   const verified = new Map<string, { claims: AccessClaims; expiresAtMs: number }>();
   return {
     async issueAccess(claims) {
       const now = Math.floor(clock.now().getTime() / 1000);
-      const extra = { ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}), ...(claims.amr ? { amr: claims.amr } : {}) };
+      const extra = {
+        ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}),
+        ...(claims.amr ? { amr: claims.amr } : {}),
+      };
       const token = await new SignJWT({ role: claims.role, sid: claims.sid, ...extra })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(claims.sub)
@@ -69,7 +73,8 @@ export function createTokenService(secret: string, ttlSeconds: number, clock: Cl
         }
         const claims: AccessClaims = { sub: payload.sub, sid: payload.sid, role: payload.role };
         if (typeof payload.auth_time === 'number') claims.auth_time = payload.auth_time;
-        if (Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string')) claims.amr = payload.amr as string[];
+        if (Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string'))
+          claims.amr = payload.amr as string[];
         if (typeof payload.exp === 'number') {
           if (verified.size >= VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
           verified.set(token, { claims, expiresAtMs: payload.exp * 1000 });

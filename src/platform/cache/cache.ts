@@ -178,7 +178,9 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
         entry.value += 1;
         return { count: entry.value, resetMs: entry.expiresAt - Date.now() };
       }
-      return counters.open(key, 1, windowMs) ? { count: 1, resetMs: windowMs } : { count: Number.POSITIVE_INFINITY, resetMs: windowMs };
+      return counters.open(key, 1, windowMs)
+        ? { count: 1, resetMs: windowMs }
+        : { count: Number.POSITIVE_INFINITY, resetMs: windowMs };
     },
     async decr(key) {
       const entry = counters.live(key);

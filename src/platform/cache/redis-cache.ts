@@ -72,7 +72,10 @@ export function maskRedisUrl(url: string): string {
  * then on operations go straight to process memory, without waiting on Redis at all, until a
  * background PING answers again. `ping()` always asks Redis itself, so /readyz tells the truth.
  */
-export function createRedisCache(url: string, options: RedisCacheOptions | string = {}): Cache & { available(): boolean; connected(waitMs?: number): Promise<boolean> } {
+export function createRedisCache(
+  url: string,
+  options: RedisCacheOptions | string = {},
+): Cache & { available(): boolean; connected(waitMs?: number): Promise<boolean> } {
   const settings = typeof options === 'string' ? { keyPrefix: options } : options;
   const commandTimeoutMs = settings.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
   const probeMs = settings.probeMs ?? 500;
@@ -103,7 +106,9 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
       outageLogged = true;
       settings.logger?.warn(
         { redis: where, reason },
-        everUp ? 'redis unavailable: answering from process memory until it returns' : 'redis unreachable at start: answering from process memory until it answers (REDIS_URL)',
+        everUp
+          ? 'redis unavailable: answering from process memory until it returns'
+          : 'redis unreachable at start: answering from process memory until it answers (REDIS_URL)',
       );
     }
     // A frozen Redis keeps its connection "ready": a PING tells when it answers again.
@@ -212,7 +217,10 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
     incr(key, windowMs) {
       return either(
         async () => {
-          const [count, ttl] = (await redis.eval(INCR_SCRIPT, 1, key, String(Math.max(1, Math.round(windowMs))))) as [number, number];
+          const [count, ttl] = (await redis.eval(INCR_SCRIPT, 1, key, String(Math.max(1, Math.round(windowMs))))) as [
+            number,
+            number,
+          ];
           return { count, resetMs: ttl > 0 ? ttl : windowMs };
         },
         () => memory.incr(key, windowMs),
@@ -230,11 +238,15 @@ export function createRedisCache(url: string, options: RedisCacheOptions | strin
     // Shared counters answer from Redis or fail: their caller (the venue budget) keeps its own
     // per-instance count while Redis is away and says so.
     async addWithin(key, amount, cap, ttlMs) {
-      const [added, count] = (await onRedis(() => redis.eval(ADD_WITHIN_SCRIPT, 1, key, String(amount), String(cap), String(Math.max(1, Math.round(ttlMs)))))) as [number, number];
+      const [added, count] = (await onRedis(() =>
+        redis.eval(ADD_WITHIN_SCRIPT, 1, key, String(amount), String(cap), String(Math.max(1, Math.round(ttlMs)))),
+      )) as [number, number];
       return { added: added === 1, count: Number(count) };
     },
     async raiseTo(key, value, ttlMs) {
-      return Number(await onRedis(() => redis.eval(RAISE_TO_SCRIPT, 1, key, String(value), String(Math.max(1, Math.round(ttlMs))))));
+      return Number(
+        await onRedis(() => redis.eval(RAISE_TO_SCRIPT, 1, key, String(value), String(Math.max(1, Math.round(ttlMs))))),
+      );
     },
     async subtract(key, amount) {
       await onRedis(() => redis.eval(SUBTRACT_SCRIPT, 1, key, String(amount)));

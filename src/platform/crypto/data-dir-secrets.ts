@@ -27,7 +27,11 @@ const FILES: Record<GeneratedSecret, { file: string; generate: () => string }> =
  * temporary name and linked into place, so two processes starting together agree on one value
  * and never read a half-written file.
  */
-function keptSecret(dataDir: string, variable: GeneratedSecret, problems: string[]): { value: string; source: SecretSource } {
+function keptSecret(
+  dataDir: string,
+  variable: GeneratedSecret,
+  problems: string[],
+): { value: string; source: SecretSource } {
   const { file, generate } = FILES[variable];
   const location = path.join(dataDir, file);
   let source: SecretSource = 'file';
@@ -63,7 +67,8 @@ export function resolveSecrets(config: Pick<Config, 'dataDir' | 'secrets'>): Sec
     const kept = keptSecret(config.dataDir, 'JWT_SECRET', problems);
     sources.JWT_SECRET = kept.source;
     jwtSecret = kept.value;
-    if (jwtSecret && jwtSecret.length < 32) problems.push(`JWT_SECRET in ${path.join(config.dataDir, FILES.JWT_SECRET.file)} must be at least 32 characters`);
+    if (jwtSecret && jwtSecret.length < 32)
+      problems.push(`JWT_SECRET in ${path.join(config.dataDir, FILES.JWT_SECRET.file)} must be at least 32 characters`);
   }
 
   let encryptionKey = config.secrets.encryptionKey;
@@ -71,7 +76,9 @@ export function resolveSecrets(config: Pick<Config, 'dataDir' | 'secrets'>): Sec
     const kept = keptSecret(config.dataDir, 'ENCRYPTION_KEY', problems);
     sources.ENCRYPTION_KEY = kept.source;
     const reader = new EnvReader({});
-    encryptionKey = kept.value ? reader.key(`ENCRYPTION_KEY in ${path.join(config.dataDir, FILES.ENCRYPTION_KEY.file)}`, kept.value) : Buffer.alloc(32);
+    encryptionKey = kept.value
+      ? reader.key(`ENCRYPTION_KEY in ${path.join(config.dataDir, FILES.ENCRYPTION_KEY.file)}`, kept.value)
+      : Buffer.alloc(32);
     problems.push(...reader.problems);
   }
 

@@ -21,7 +21,8 @@ export function passwordWork(): { hashed: number; checked: number; waiting: numb
 
 function startWaiting(): void {
   while (running.check + running.hash < SLOTS) {
-    const lane: Lane | undefined = waiting.check.length > 0 ? 'check' : waiting.hash.length > 0 && running.hash < HASH_SLOTS ? 'hash' : undefined;
+    const lane: Lane | undefined =
+      waiting.check.length > 0 ? 'check' : waiting.hash.length > 0 && running.hash < HASH_SLOTS ? 'hash' : undefined;
     if (!lane) return;
     running[lane] += 1;
     waiting[lane].shift()!();

@@ -43,8 +43,15 @@ export function createSecretBox(current: Buffer, old: readonly Buffer[] = []): S
 
   const parse = (sealed: string) => {
     const [version, kid, iv, tag, data, ...rest] = sealed.split(':');
-    if ((version !== VERSION && version !== UNBOUND) || !kid || !iv || !tag || data === undefined || rest.length > 0) throw new Error('not a sealed value');
-    const parsed = { version, kid, iv: Buffer.from(iv, 'base64'), tag: Buffer.from(tag, 'base64'), data: Buffer.from(data, 'base64') };
+    if ((version !== VERSION && version !== UNBOUND) || !kid || !iv || !tag || data === undefined || rest.length > 0)
+      throw new Error('not a sealed value');
+    const parsed = {
+      version,
+      kid,
+      iv: Buffer.from(iv, 'base64'),
+      tag: Buffer.from(tag, 'base64'),
+      data: Buffer.from(data, 'base64'),
+    };
     if (parsed.iv.length !== IV_BYTES || parsed.tag.length !== TAG_BYTES) throw new Error('not a sealed value');
     return parsed;
   };
@@ -56,7 +63,13 @@ export function createSecretBox(current: Buffer, old: readonly Buffer[] = []): S
       const cipher = createCipheriv('aes-256-gcm', current, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(aad(at));
       const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, currentKeyId, iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join(':');
+      return [
+        VERSION,
+        currentKeyId,
+        iv.toString('base64'),
+        cipher.getAuthTag().toString('base64'),
+        data.toString('base64'),
+      ].join(':');
     },
     open(sealed, at) {
       const { version, kid, iv, tag, data } = parse(sealed);

@@ -8,7 +8,13 @@ import { ADVISORY_LOCK } from './advisory-locks.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { databaseOutage, QUERY_READ_TIMEOUT } from './failures.ts';
 
-export { databaseOutage, isDatabaseUnavailable, isPoolSaturated, statementTimeoutOf, type SlowStatement } from './failures.ts';
+export {
+  databaseOutage,
+  isDatabaseUnavailable,
+  isPoolSaturated,
+  statementTimeoutOf,
+  type SlowStatement,
+} from './failures.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
 /** A transaction or the database itself: repositories accept either. */
@@ -91,8 +97,15 @@ async function createTrigramIndexes(query: (text: string) => Promise<{ rows: unk
 }
 
 async function createPglite(options: { dataDir?: string; loadDataDir?: Blob }) {
-  const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
-  return PGlite.create({ ...options, extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
+  const [{ PGlite }, { pg_trgm }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+  ]);
+  return PGlite.create({
+    ...options,
+    extensions: { pg_trgm },
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+  });
 }
 
 /** Fills an empty data directory from a `dumpImage` tar, under the directory's lock. */
@@ -107,7 +120,10 @@ export async function restorePgliteImage(dataDir: string, image: Blob): Promise<
 }
 
 async function openPglite(dataDir: string | undefined, image: Blob | undefined): Promise<Database> {
-  const [{ drizzle }, { migrate }] = await Promise.all([import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
+  const [{ drizzle }, { migrate }] = await Promise.all([
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+  ]);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   try {
@@ -135,7 +151,10 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined):
 
 /** node-postgres' own message for a query that outlived `query_timeout`. */
 
-async function openPostgres(url: string, options: { poolSize: number; queryTimeoutMs: number; connectTimeoutMs: number }): Promise<Database> {
+async function openPostgres(
+  url: string,
+  options: { poolSize: number; queryTimeoutMs: number; connectTimeoutMs: number },
+): Promise<Database> {
   const [{ default: pg }, { drizzle }, { migrate }] = await Promise.all([
     import('pg'),
     import('drizzle-orm/node-postgres'),
@@ -186,7 +205,8 @@ async function openPostgres(url: string, options: { poolSize: number; queryTimeo
         return (super.query as (...a: unknown[]) => never)(...args);
       }
       const result = (super.query as (...a: unknown[]) => unknown)(...args);
-      if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(undefined, cut);
+      if (result && typeof (result as Promise<unknown>).then === 'function')
+        (result as Promise<unknown>).then(undefined, cut);
       return result as never;
     }
   }
@@ -225,7 +245,8 @@ async function openPostgres(url: string, options: { poolSize: number; queryTimeo
   });
   guardCheckouts(pool);
   const db = drizzle({ client: pool }) as unknown as Db;
-  const listen: Listen = (channel, onMessage, onReconnect) => listenOnOwnConnection(pg, url, channel, onMessage, onReconnect);
+  const listen: Listen = (channel, onMessage, onReconnect) =>
+    listenOnOwnConnection(pg, url, channel, onMessage, onReconnect);
   return wrap(db, 'postgres', listen, () => pool.end());
 }
 

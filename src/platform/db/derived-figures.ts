@@ -31,7 +31,11 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * one transaction that holds their sources against writes (SHARE: readers go on), so nothing written
  * meanwhile is lost or counted twice.
  */
-export async function reconcileFigures(db: DbExecutor, figures: readonly DerivedFigures[], options: { mend: boolean }): Promise<FiguresDifference[]> {
+export async function reconcileFigures(
+  db: DbExecutor,
+  figures: readonly DerivedFigures[],
+  options: { mend: boolean },
+): Promise<FiguresDifference[]> {
   return db.transaction(async (tx) => {
     const sources = [...new Set(figures.flatMap((f) => f.sources))];
     if (options.mend) await tx.execute(sql.raw(`LOCK TABLE ${sources.map(ident).join(', ')} IN SHARE MODE`));
@@ -49,7 +53,12 @@ export async function reconcileFigures(db: DbExecutor, figures: readonly Derived
             WHERE ROW(truth.*) IS DISTINCT FROM ROW(kept.*)`),
         ),
       );
-      const difference = { table: f.table, missing: Number(row?.missing ?? 0), extra: Number(row?.extra ?? 0), differing: Number(row?.differing ?? 0) };
+      const difference = {
+        table: f.table,
+        missing: Number(row?.missing ?? 0),
+        extra: Number(row?.extra ?? 0),
+        differing: Number(row?.differing ?? 0),
+      };
       differences.push(difference);
       if (options.mend && difference.missing + difference.extra + difference.differing > 0) {
         await tx.execute(sql.raw(`DELETE FROM ${table}`));

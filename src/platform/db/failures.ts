@@ -55,7 +55,16 @@ export function isPoolSaturated(error: unknown, now = Date.now()): boolean {
   return waited && now - databaseOutage.answeredAt <= databaseOutage.poolWaitMs;
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   POOL_WAIT_TIMEOUT,

@@ -23,7 +23,8 @@ export function pgliteImageDir(): string {
   const hash = createHash('sha256');
   hash.update(readFileSync(path.join(PROJECT_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json')));
   hash.update(PGLITE_SETTINGS.join(' '));
-  for (const file of files(MIGRATIONS_FOLDER)) hash.update(path.relative(MIGRATIONS_FOLDER, file)).update(readFileSync(file));
+  for (const file of files(MIGRATIONS_FOLDER))
+    hash.update(path.relative(MIGRATIONS_FOLDER, file)).update(readFileSync(file));
   return path.join(CACHE_DIR, `pglite-${hash.digest('hex').slice(0, 16)}`);
 }
 

@@ -21,7 +21,11 @@ function where(url: URL): string {
 }
 
 /** The one-line StartError for a failure to open PostgreSQL at `databaseUrl`, or undefined when it is not one. */
-export function databaseStartError(error: unknown, databaseUrl: string, connectTimeoutMs: number): StartError | undefined {
+export function databaseStartError(
+  error: unknown,
+  databaseUrl: string,
+  connectTimeoutMs: number,
+): StartError | undefined {
   let url: URL;
   try {
     url = new URL(databaseUrl);
@@ -31,18 +35,25 @@ export function databaseStartError(error: unknown, databaseUrl: string, connectT
   const failure = (error ?? {}) as ConnectionFailure;
   // Node reports a host with several addresses (localhost: ::1 and 127.0.0.1) as an AggregateError.
   const code = failure.code ?? (failure.errors?.[0] as ConnectionFailure | undefined)?.code;
-  const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || decodeURIComponent(url.username) || 'postgres';
+  const database =
+    decodeURIComponent(url.pathname.replace(/^\//, '')) || decodeURIComponent(url.username) || 'postgres';
   const user = decodeURIComponent(url.username) || 'the default user';
   const line = (text: string) => new StartError(`DATABASE_URL: ${text}`, { cause: error });
   switch (code) {
     case '3D000':
-      return line(`the database "${database}" does not exist on ${where(url)}; create it (e.g. createdb -h ${url.hostname} -p ${url.port || '5432'} ${database}) or name an existing one`);
+      return line(
+        `the database "${database}" does not exist on ${where(url)}; create it (e.g. createdb -h ${url.hostname} -p ${url.port || '5432'} ${database}) or name an existing one`,
+      );
     case '28P01':
       return line(`PostgreSQL at ${where(url)} refused the password of user "${user}"`);
     case '28000':
-      return line(`PostgreSQL at ${where(url)} refused user "${user}" (no such role, or pg_hba.conf does not allow this connection)`);
+      return line(
+        `PostgreSQL at ${where(url)} refused user "${user}" (no such role, or pg_hba.conf does not allow this connection)`,
+      );
     case 'ECONNREFUSED':
-      return line(`nothing accepts connections at ${where(url)} (connection refused); start PostgreSQL there or correct the host and port`);
+      return line(
+        `nothing accepts connections at ${where(url)} (connection refused); start PostgreSQL there or correct the host and port`,
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return line(`the host "${url.hostname}" cannot be resolved`);

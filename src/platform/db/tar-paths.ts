@@ -10,7 +10,8 @@ const CHECKSUM = [148, 156] as const;
 const MAGIC = [257, 263] as const;
 const PREFIX = [345, 500] as const;
 
-const text = (block: Buffer, [start, end]: readonly [number, number]) => block.toString('latin1', start, end).replace(/\0.*$/s, '');
+const text = (block: Buffer, [start, end]: readonly [number, number]) =>
+  block.toString('latin1', start, end).replace(/\0.*$/s, '');
 
 /** Writes `value` into the field, NUL-padded. */
 function writeField(block: Buffer, [start, end]: readonly [number, number], value: string): void {

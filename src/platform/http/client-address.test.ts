@@ -25,7 +25,9 @@ describe('clientKey', () => {
 
 describe('isIpOrCidr', () => {
   it('accepts addresses and prefixes within their length', () => {
-    for (const value of ['10.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8', '2001:db8::/128']) assert.equal(isIpOrCidr(value), true, value);
-    for (const value of ['10.0.0.0/33', '::/129', 'host', '10.0.0.0/8/1', '10.0.0.0/x']) assert.equal(isIpOrCidr(value), false, value);
+    for (const value of ['10.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8', '2001:db8::/128'])
+      assert.equal(isIpOrCidr(value), true, value);
+    for (const value of ['10.0.0.0/33', '::/129', 'host', '10.0.0.0/8/1', '10.0.0.0/x'])
+      assert.equal(isIpOrCidr(value), false, value);
   });
 });

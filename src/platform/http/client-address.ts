@@ -21,5 +21,8 @@ export function clientKey(ip: string | undefined): string | undefined {
   if (address.kind() === 'ipv4') return address.toString();
   const v6 = address as ipaddr.IPv6;
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
-  return `${v6.parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
+  return `${v6.parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
 }

@@ -53,7 +53,8 @@ export const DATABASE_BUSY = {
 
 /** What a request answers when the database stopped one of its statements at the statement bound. */
 export const QUERY_TOO_SLOW = {
-  detail: 'The database took too long to answer this request; try again, or ask for less (a narrower filter or a smaller page)',
+  detail:
+    'The database took too long to answer this request; try again, or ask for less (a narrower filter or a smaller page)',
   retryAfterSeconds: 2,
 } as const;
 
@@ -79,20 +80,34 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
     // slow. Not an outage: a warning naming the route and the statement, and its own 503.
     const slow = error instanceof AppError ? undefined : statementTimeoutOf(error);
     if (slow) {
-      request.log.warn({ route: `${request.method} ${request.routeOptions.url ?? ''}`, statement: statementName(slow.query) }, 'slow query: stopped at the statement bound');
-      void reply.code(503).header('retry-after', String(QUERY_TOO_SLOW.retryAfterSeconds)).send({ detail: QUERY_TOO_SLOW.detail });
+      request.log.warn(
+        { route: `${request.method} ${request.routeOptions.url ?? ''}`, statement: statementName(slow.query) },
+        'slow query: stopped at the statement bound',
+      );
+      void reply
+        .code(503)
+        .header('retry-after', String(QUERY_TOO_SLOW.retryAfterSeconds))
+        .send({ detail: QUERY_TOO_SLOW.detail });
       return;
     }
     // A burst larger than the pool while the database answers: busy, not down; logged once per episode.
     if (!(error instanceof AppError) && isPoolSaturated(error)) {
-      if (databaseOutage.saturated()) request.log.warn({ route: `${request.method} ${request.routeOptions.url ?? ''}` }, 'database pool saturated: answering 503 busy');
-      void reply.code(503).header('retry-after', String(DATABASE_BUSY.retryAfterSeconds)).send({ detail: DATABASE_BUSY.detail });
+      if (databaseOutage.saturated())
+        request.log.warn(
+          { route: `${request.method} ${request.routeOptions.url ?? ''}` },
+          'database pool saturated: answering 503 busy',
+        );
+      void reply
+        .code(503)
+        .header('retry-after', String(DATABASE_BUSY.retryAfterSeconds))
+        .send({ detail: DATABASE_BUSY.detail });
       return;
     }
     // A database that is down or hung is an outage to wait out, not a bug: 503, logged once. (An
     // AppError has chosen its answer; its cause may be an upstream's reset connection.)
     if (!(error instanceof AppError) && isDatabaseUnavailable(error)) {
-      if (databaseOutage.failed()) request.log.warn({ err: error }, 'database unavailable: answering 503 until it returns');
+      if (databaseOutage.failed())
+        request.log.warn({ err: error }, 'database unavailable: answering 503 until it returns');
       void reply
         .code(503)
         .header('retry-after', String(DATABASE_UNAVAILABLE.retryAfterSeconds))
@@ -116,7 +131,12 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
       void reply.code(status).send({ detail: error.message });
       return;
     }
-    if (status >= 400 && status < 500 && options.filesUnder && request.routeOptions.url?.startsWith(options.filesUnder)) {
+    if (
+      status >= 400 &&
+      status < 500 &&
+      options.filesUnder &&
+      request.routeOptions.url?.startsWith(options.filesUnder)
+    ) {
       void reply.code(404).send({ detail: 'Not Found' });
       return;
     }
@@ -131,7 +151,10 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const known = FRAMEWORK_ERRORS[error.code] ?? { status: 400, detail: 'Bad Request' };
-  void reply.code(known.status).headers({ ...SECURITY_HEADERS, 'x-request-id': request.id }).send({ detail: known.detail });
+  void reply
+    .code(known.status)
+    .headers({ ...SECURITY_HEADERS, 'x-request-id': request.id })
+    .send({ detail: known.detail });
 }
 
 /**
@@ -144,8 +167,15 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
   this.log.debug({ err: error }, 'client error');
   if (socket.writable) {
     const body = JSON.stringify({ detail: STATUS_CODES[status] });
-    const headers = Object.entries({ ...SECURITY_HEADERS, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`);
+    const headers = Object.entries({
+      ...SECURITY_HEADERS,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }

@@ -57,7 +57,9 @@ export const unavailable = (detail: string, options?: AppErrorOptions) => new Ap
 export const unauthenticated = (detail = 'Not authenticated') =>
   new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer' } });
 export const rateLimited = (retryAfterSeconds: number, detail = 'Too many requests') =>
-  new AppError('rate_limited', detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+  new AppError('rate_limited', detail, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+  });
 /** What a 422 shows in place of a secret it would otherwise echo back (Pydantic quotes every input). */
 export const MASKED_INPUT = '**********';
 
@@ -150,7 +152,8 @@ function echoedIssue(issue: ValidationIssue, inputs: { left: number }): Validati
 export function boundedIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
   const inputs = { left: ECHO_LIMITS.totalInputChars };
   const listed = issues.slice(0, ECHO_LIMITS.issues).map((issue) => echoedIssue(issue, inputs));
-  while (listed.length > 1 && Buffer.byteLength(JSON.stringify({ detail: listed })) > ECHO_LIMITS.answerBytes) listed.pop();
+  while (listed.length > 1 && Buffer.byteLength(JSON.stringify({ detail: listed })) > ECHO_LIMITS.answerBytes)
+    listed.pop();
   return listed;
 }
 

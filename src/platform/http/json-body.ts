@@ -52,7 +52,8 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
       i++;
       continue;
     }
-    const trailing = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
+    const trailing =
+      lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
     if (trailing === 0) return i;
     const second = bytes[i + 1] ?? 0;
     // Overlong forms, UTF-16 surrogates and code points above U+10FFFF (RFC 3629, table 3-7 of Unicode).
@@ -68,7 +69,9 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
 }
 
 function jsonInvalidAt(position: number, error: string): AppError {
-  return validationFailed([{ type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error } }]);
+  return validationFailed([
+    { type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error } },
+  ]);
 }
 
 /** Python counts characters, not bytes: the position of `byteOffset` in the (valid) text before it. */
@@ -82,11 +85,18 @@ export function parseJsonBody(bytes: Buffer): { value: unknown } | { error: AppE
   const invalid = firstInvalidUtf8(bytes);
   if (invalid >= 0) {
     const byte = bytes[invalid]!.toString(16).padStart(2, '0');
-    return { error: jsonInvalidAt(characterPosition(bytes, invalid), `Invalid UTF-8: byte 0x${byte} cannot be decoded`) };
+    return {
+      error: jsonInvalidAt(characterPosition(bytes, invalid), `Invalid UTF-8: byte 0x${byte} cannot be decoded`),
+    };
   }
   const tooDeep = excessNesting(bytes);
   if (tooDeep >= 0) {
-    return { error: jsonInvalidAt(characterPosition(bytes, tooDeep), `Recursion limit exceeded: more than ${MAX_JSON_DEPTH} nested arrays or objects`) };
+    return {
+      error: jsonInvalidAt(
+        characterPosition(bytes, tooDeep),
+        `Recursion limit exceeded: more than ${MAX_JSON_DEPTH} nested arrays or objects`,
+      ),
+    };
   }
   const text = bytes.toString('utf8');
   try {

@@ -48,7 +48,13 @@ export function createMicroCache(now: () => number = Date.now): MicroCache {
         return false;
       }
       const requestId = requestIdFor(request as unknown as { headers: Record<string, string | string[] | undefined> });
-      response.writeHead(200, [...entry.headers, 'x-request-id', requestId, 'age', String(Math.floor((at - entry.storedAt) / 1000))]);
+      response.writeHead(200, [
+        ...entry.headers,
+        'x-request-id',
+        requestId,
+        'age',
+        String(Math.floor((at - entry.storedAt) / 1000)),
+      ]);
       response.end(entry.body);
       cache.onServed?.(entry.route);
       return true;

@@ -31,18 +31,28 @@ interface Operation {
 
 export interface OpenApiDocument {
   paths?: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, { type: string; in?: string; name?: string }> };
+  components?: {
+    schemas?: Record<string, unknown>;
+    securitySchemes?: Record<string, { type: string; in?: string; name?: string }>;
+  };
 }
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
 
-const errorResponse = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
+const errorResponse = (description: string, schema: unknown) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 
 /** Methods whose requests have no body the server reads. */
 const BODILESS = new Set(['get', 'head']);
 
 /** Statuses the framework answers before a route runs, and when an operation can receive each. */
-const FRAMEWORK_RESPONSES: [status: string, applies: (operation: Operation, method: string) => boolean, response: unknown][] = [
+const FRAMEWORK_RESPONSES: [
+  status: string,
+  applies: (operation: Operation, method: string) => boolean,
+  response: unknown,
+][] = [
   // Node's HTTP parser answers these before there is a request, for any operation (decision 130).
   [
     '400',
@@ -54,14 +64,30 @@ const FRAMEWORK_RESPONSES: [status: string, applies: (operation: Operation, meth
   ],
   // A body is read whenever the method allows one, declared or not (a POST that takes none still
   // refuses one over the limit, or of a type no parser reads).
-  ['413', (op, method) => op.requestBody !== undefined || !BODILESS.has(method), errorResponse('Request body too large', Detail)],
-  ['415', (op, method) => op.requestBody !== undefined || !BODILESS.has(method), errorResponse('Unsupported media type', Detail)],
-  ['422', (op) => op.requestBody !== undefined || (op.parameters ?? []).length > 0, errorResponse('Validation Error', ValidationError)],
+  [
+    '413',
+    (op, method) => op.requestBody !== undefined || !BODILESS.has(method),
+    errorResponse('Request body too large', Detail),
+  ],
+  [
+    '415',
+    (op, method) => op.requestBody !== undefined || !BODILESS.has(method),
+    errorResponse('Unsupported media type', Detail),
+  ],
+  [
+    '422',
+    (op) => op.requestBody !== undefined || (op.parameters ?? []).length > 0,
+    errorResponse('Validation Error', ValidationError),
+  ],
   ['431', () => true, errorResponse('Request header fields too large (over 16 KiB)', Detail)],
 ];
 
-
-const headerScheme = (name: string, description: string) => ({ type: 'apiKey' as const, in: 'header' as const, name, description });
+const headerScheme = (name: string, description: string) => ({
+  type: 'apiKey' as const,
+  in: 'header' as const,
+  name,
+  description,
+});
 
 /** Every way a caller proves who it is, by the name operations refer to in `security`. */
 export const SECURITY_SCHEMES = {
@@ -69,10 +95,17 @@ export const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'The `access_token` of `POST /api/auth/login` (or `/api/auth/refresh`), valid 15 minutes unless ACCESS_TOKEN_TTL_SECONDS says otherwise.',
+    description:
+      'The `access_token` of `POST /api/auth/login` (or `/api/auth/refresh`), valid 15 minutes unless ACCESS_TOKEN_TTL_SECONDS says otherwise.',
   },
-  scheduledJobSecret: headerScheme('x-scheduled-job-secret', 'The shared secret `SCHEDULED_JOB_SECRET`; a missing header answers 422, a wrong one 401.'),
-  codehostSignature: headerScheme('x-hub-signature-256', '`sha256=<hex HMAC-SHA256(CODEHOST_WEBHOOK_SECRET, raw body)>` (GitHub).'),
+  scheduledJobSecret: headerScheme(
+    'x-scheduled-job-secret',
+    'The shared secret `SCHEDULED_JOB_SECRET`; a missing header answers 422, a wrong one 401.',
+  ),
+  codehostSignature: headerScheme(
+    'x-hub-signature-256',
+    '`sha256=<hex HMAC-SHA256(CODEHOST_WEBHOOK_SECRET, raw body)>` (GitHub).',
+  ),
   paymentsSignature: headerScheme(
     'payments-signature',
     '`t=<unix>,v1=<hex HMAC-SHA256(PAYMENTS_WEBHOOK_SECRET, "t.body")>`, within 300 s; Stripe\'s `Stripe-Signature` is accepted too.',
@@ -80,11 +113,22 @@ export const SECURITY_SCHEMES = {
   edgeSignature: headerScheme('x-vercel-signature', 'Hex HMAC-SHA1(EDGE_WEBHOOK_SECRET, raw body) (Vercel).'),
   trackerSignature: headerScheme(
     'tracker-signature',
-    'Hex HMAC-SHA256(TRACKER_WEBHOOK_SECRET, raw body), with the body\'s `webhookTimestamp` within 60 s; Linear\'s `Linear-Signature` is accepted too.',
+    "Hex HMAC-SHA256(TRACKER_WEBHOOK_SECRET, raw body), with the body's `webhookTimestamp` within 60 s; Linear's `Linear-Signature` is accepted too.",
   ),
-  errormonSignature: headerScheme('errormon-hook-signature', 'Hex HMAC-SHA256(ERRORMON_WEBHOOK_SECRET, raw body); Sentry\'s `Sentry-Hook-Signature` is accepted too.'),
-  databaseSecret: { type: 'http', scheme: 'bearer', description: '`Bearer <DATABASE_WEBHOOK_SECRET>` (Supabase database webhooks).' },
-  authHookSecret: { type: 'http', scheme: 'bearer', description: '`Bearer <AUTHPROVIDER_HOOK_SECRET>` (Supabase auth hooks).' },
+  errormonSignature: headerScheme(
+    'errormon-hook-signature',
+    "Hex HMAC-SHA256(ERRORMON_WEBHOOK_SECRET, raw body); Sentry's `Sentry-Hook-Signature` is accepted too.",
+  ),
+  databaseSecret: {
+    type: 'http',
+    scheme: 'bearer',
+    description: '`Bearer <DATABASE_WEBHOOK_SECRET>` (Supabase database webhooks).',
+  },
+  authHookSecret: {
+    type: 'http',
+    scheme: 'bearer',
+    description: '`Bearer <AUTHPROVIDER_HOOK_SECRET>` (Supabase auth hooks).',
+  },
   authHookSignature: headerScheme(
     'webhook-signature',
     'Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `webhook-id.webhook-timestamp.body`, keyed with the `v1,whsec_...` secret; with `webhook-id` and `webhook-timestamp` (within 300 s).',
@@ -93,16 +137,21 @@ export const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'query',
     name: 'ticket',
-    description: 'A single-use ticket from `POST /api/stream/ticket` (valid 60 s), for EventSource clients that cannot send the Authorization header.',
+    description:
+      'A single-use ticket from `POST /api/stream/ticket` (valid 60 s), for EventSource clients that cannot send the Authorization header.',
   },
   mailerSignature: headerScheme('x-mailer-signature', 'Hex HMAC-SHA256(MAILER_WEBHOOK_SECRET, raw body).'),
-  mailerSvixSignature: headerScheme('svix-signature', 'Svix (Resend): `v1,<base64>` list over `svix-id.svix-timestamp.body`, with `svix-id` and `svix-timestamp` (within 300 s).'),
+  mailerSvixSignature: headerScheme(
+    'svix-signature',
+    'Svix (Resend): `v1,<base64>` list over `svix-id.svix-timestamp.body`, with `svix-id` and `svix-timestamp` (within 300 s).',
+  ),
 } as const;
 
 export type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;
 
 /** An operation's `security`: any one of the given schemes. */
-export const securityOf = (...schemes: SecuritySchemeName[]): Record<string, string[]>[] => schemes.map((scheme) => ({ [scheme]: [] }));
+export const securityOf = (...schemes: SecuritySchemeName[]): Record<string, string[]>[] =>
+  schemes.map((scheme) => ({ [scheme]: [] }));
 
 /** Replaces every titled schema under `node` by a reference, collecting it into `schemas`. */
 function hoistTitled(node: unknown, schemas: Record<string, unknown>): unknown {
@@ -120,11 +169,17 @@ function hoistTitled(node: unknown, schemas: Record<string, unknown>): unknown {
   return { $ref: `#/components/schemas/${title}` };
 }
 
-function finishOperation(method: string, operation: Operation, document: OpenApiDocument, schemas: Record<string, unknown>): void {
+function finishOperation(
+  method: string,
+  operation: Operation,
+  document: OpenApiDocument,
+  schemas: Record<string, unknown>,
+): void {
   operation.security ??= [];
   // A GET with no parameter (a header its security scheme names counts: it is still validated) and
   // no body takes no input, so it cannot answer 422 (errorResponses lists one on every route).
-  const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined || !BODILESS.has(method);
+  const takesInput =
+    (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined || !BODILESS.has(method);
   if (!takesInput) delete operation.responses?.['422'];
   const schemeHeaders = new Set(
     operation.security.flatMap((requirement) =>
@@ -135,26 +190,32 @@ function finishOperation(method: string, operation: Operation, document: OpenApi
       }),
     ),
   );
-  operation.parameters = operation.parameters?.filter((parameter) => !(parameter.in === 'header' && schemeHeaders.has(parameter.name.toLowerCase())));
+  operation.parameters = operation.parameters?.filter(
+    (parameter) => !(parameter.in === 'header' && schemeHeaders.has(parameter.name.toLowerCase())),
+  );
   if (operation.parameters?.length === 0) delete operation.parameters;
   for (const parameter of operation.parameters ?? []) {
     if (parameter.required && parameter.schema?.default !== undefined) parameter.required = false;
   }
   operation.responses ??= {};
   for (const [status, applies, response] of FRAMEWORK_RESPONSES) {
-    if (applies(operation, method) && operation.responses[status] === undefined) operation.responses[status] = structuredClone(response) as never;
+    if (applies(operation, method) && operation.responses[status] === undefined)
+      operation.responses[status] = structuredClone(response) as never;
   }
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
-    if (/^2\d\d$/.test(status) && response.description === 'Default Response' && operation.summary) response.description = operation.summary;
+    if (/^2\d\d$/.test(status) && response.description === 'Default Response' && operation.summary)
+      response.description = operation.summary;
     for (const media of Object.values(response.content ?? {})) media.schema = hoistTitled(media.schema, schemas);
   }
-  for (const media of Object.values(operation.requestBody?.content ?? {})) media.schema = hoistTitled(media.schema, schemas);
+  for (const media of Object.values(operation.requestBody?.content ?? {}))
+    media.schema = hoistTitled(media.schema, schemas);
 }
 
 export function finishDocument<T extends OpenApiDocument>(document: T): T {
   const schemas: Record<string, unknown> = { ...(document.components?.schemas ?? {}) };
   for (const item of Object.values(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries(item)) if (METHODS.has(method)) finishOperation(method, operation, document, schemas);
+    for (const [method, operation] of Object.entries(item))
+      if (METHODS.has(method)) finishOperation(method, operation, document, schemas);
   }
   const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
   document.components = { ...document.components, schemas: sorted };

@@ -84,11 +84,23 @@ function toIssue(error: ErrorObject, context: MapContext): ValidationIssue {
       return bound(loc, input, 'less_than', 'less than', 'lt', params.limit);
     case 'minLength': {
       const n = Number(params.limit);
-      return { type: 'string_too_short', loc, msg: `String should have at least ${n} character${plural(n)}`, input, ctx: { min_length: n } };
+      return {
+        type: 'string_too_short',
+        loc,
+        msg: `String should have at least ${n} character${plural(n)}`,
+        input,
+        ctx: { min_length: n },
+      };
     }
     case 'maxLength': {
       const n = Number(params.limit);
-      return { type: 'string_too_long', loc, msg: `String should have at most ${n} character${plural(n)}`, input, ctx: { max_length: n } };
+      return {
+        type: 'string_too_long',
+        loc,
+        msg: `String should have at most ${n} character${plural(n)}`,
+        input,
+        ctx: { max_length: n },
+      };
     }
     case 'minItems': {
       const n = Number(params.limit);
@@ -121,13 +133,24 @@ function toIssue(error: ErrorObject, context: MapContext): ValidationIssue {
     }
     case 'pattern': {
       const pattern = String(params.pattern);
-      return { type: 'string_pattern_mismatch', loc, msg: `String should match pattern '${pattern}'`, input, ctx: { pattern } };
+      return {
+        type: 'string_pattern_mismatch',
+        loc,
+        msg: `String should match pattern '${pattern}'`,
+        input,
+        ctx: { pattern },
+      };
     }
     case 'format':
       return formatIssue(loc, input, String(params.format));
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
-      return { type: 'extra_forbidden', loc: [...loc, extra], msg: 'Extra inputs are not permitted', input: valueAt(input, [extra]) };
+      return {
+        type: 'extra_forbidden',
+        loc: [...loc, extra],
+        msg: 'Extra inputs are not permitted',
+        input: valueAt(input, [extra]),
+      };
     }
     default: {
       const message = error.message ?? 'invalid value';
@@ -142,26 +165,50 @@ const LAX_INTEGER = /^\s*[+-]?\d+(?:\.0*)?\s*$/;
 const LAX_NUMBER = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$|^\s*[+-]?(?:inf|infinity|nan)\s*$/i;
 const LAX_BOOLEAN = /^(?:0|1|f|t|n|y|no|yes|off|on|false|true)$/i;
 
-function typeIssue(loc: (string | number)[], input: unknown, expected: unknown, part: RequestPart, atRoot: boolean): ValidationIssue {
+function typeIssue(
+  loc: (string | number)[],
+  input: unknown,
+  expected: unknown,
+  part: RequestPart,
+  atRoot: boolean,
+): ValidationIssue {
   const types = Array.isArray(expected) ? expected : String(expected).split(',');
   const type = types.find((t) => t !== 'null') ?? 'null';
   const strictString = (pattern: RegExp) => part === 'body' && typeof input === 'string' && pattern.test(input);
   switch (type) {
     case 'integer':
       if (typeof input === 'number') {
-        return { type: 'int_from_float', loc, msg: 'Input should be a valid integer, got a number with a fractional part', input };
+        return {
+          type: 'int_from_float',
+          loc,
+          msg: 'Input should be a valid integer, got a number with a fractional part',
+          input,
+        };
       }
       if (typeof input === 'string' && !strictString(LAX_INTEGER)) {
-        return { type: 'int_parsing', loc, msg: 'Input should be a valid integer, unable to parse string as an integer', input };
+        return {
+          type: 'int_parsing',
+          loc,
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          input,
+        };
       }
       return { type: 'int_type', loc, msg: 'Input should be a valid integer', input };
     case 'number':
       if (typeof input === 'string' && !strictString(LAX_NUMBER)) {
-        return { type: 'float_parsing', loc, msg: 'Input should be a valid number, unable to parse string as a number', input };
+        return {
+          type: 'float_parsing',
+          loc,
+          msg: 'Input should be a valid number, unable to parse string as a number',
+          input,
+        };
       }
       return { type: 'float_type', loc, msg: 'Input should be a valid number', input };
     case 'boolean':
-      if ((typeof input === 'string' && !strictString(LAX_BOOLEAN)) || (typeof input === 'number' && input !== 0 && input !== 1)) {
+      if (
+        (typeof input === 'string' && !strictString(LAX_BOOLEAN)) ||
+        (typeof input === 'number' && input !== 0 && input !== 1)
+      ) {
         return { type: 'bool_parsing', loc, msg: 'Input should be a valid boolean, unable to interpret input', input };
       }
       return { type: 'bool_type', loc, msg: 'Input should be a valid boolean', input };
@@ -171,7 +218,12 @@ function typeIssue(loc: (string | number)[], input: unknown, expected: unknown, 
       return { type: 'list_type', loc, msg: 'Input should be a valid list', input };
     case 'object':
       if (part === 'body' && atRoot) {
-        return { type: 'model_attributes_type', loc, msg: 'Input should be a valid dictionary or object to extract fields from', input };
+        return {
+          type: 'model_attributes_type',
+          loc,
+          msg: 'Input should be a valid dictionary or object to extract fields from',
+          input,
+        };
       }
       return { type: 'dict_type', loc, msg: 'Input should be a valid dictionary', input };
     default:
@@ -179,7 +231,14 @@ function typeIssue(loc: (string | number)[], input: unknown, expected: unknown, 
   }
 }
 
-function bound(loc: (string | number)[], input: unknown, type: string, words: string, key: string, limit: unknown): ValidationIssue {
+function bound(
+  loc: (string | number)[],
+  input: unknown,
+  type: string,
+  words: string,
+  key: string,
+  limit: unknown,
+): ValidationIssue {
   return { type, loc, msg: `Input should be ${words} ${String(limit)}`, input, ctx: { [key]: limit } };
 }
 
@@ -192,11 +251,23 @@ function formatIssue(loc: (string | number)[], input: unknown, format: string): 
     }
     case 'date-time': {
       const error = dateTimeError(text);
-      return { type: 'datetime_from_date_parsing', loc, msg: `Input should be a valid datetime or date, ${error}`, input, ctx: { error } };
+      return {
+        type: 'datetime_from_date_parsing',
+        loc,
+        msg: `Input should be a valid datetime or date, ${error}`,
+        input,
+        ctx: { error },
+      };
     }
     case 'date': {
       const error = text.length < 10 ? 'input is too short' : 'invalid character in year';
-      return { type: 'date_from_datetime_parsing', loc, msg: `Input should be a valid date or datetime, ${error}`, input, ctx: { error } };
+      return {
+        type: 'date_from_datetime_parsing',
+        loc,
+        msg: `Input should be a valid date or datetime, ${error}`,
+        input,
+        ctx: { error },
+      };
     }
     case 'email': {
       const reason = text.includes('@')
@@ -208,7 +279,13 @@ function formatIssue(loc: (string | number)[], input: unknown, format: string): 
       return { type: 'ip_any_network', loc, msg: 'value is not a valid IPv4 or IPv6 network', input };
     case 'uri':
     case 'url':
-      return { type: 'url_parsing', loc, msg: 'Input should be a valid URL, relative URL without a base', input, ctx: { error: 'relative URL without a base' } };
+      return {
+        type: 'url_parsing',
+        loc,
+        msg: 'Input should be a valid URL, relative URL without a base',
+        input,
+        ctx: { error: 'relative URL without a base' },
+      };
     default: {
       const error = `invalid ${format}`;
       return { type: 'value_error', loc, msg: `Value error, ${error}`, input, ctx: { error } };

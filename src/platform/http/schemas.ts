@@ -13,12 +13,15 @@ export const ValidationError = Type.Object(
         {
           type: Type.String({ description: "Pydantic's error type, e.g. `missing`, `greater_than_equal`." }),
           loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
-            description: 'Where: the request part first (`body`, `query`, `path`, `header`), then field names and list indexes.',
+            description:
+              'Where: the request part first (`body`, `query`, `path`, `header`), then field names and list indexes.',
           }),
           msg: Type.String({ description: 'Human-readable message.' }),
           input: Type.Unknown({ description: 'The offending input (raw string for query and header values).' }),
           // An object of any keys, spelled as OpenAPI spells it (a TypeBox Record is patternProperties).
-          ctx: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The bound or expected values.' })),
+          ctx: Type.Optional(
+            Type.Object({}, { additionalProperties: true, description: 'The bound or expected values.' }),
+          ),
         },
         { title: 'ValidationError' },
       ),
@@ -43,7 +46,12 @@ export function StringEnum<const T extends readonly string[]>(
   options: { description?: string; default?: T[number]; literal?: boolean } = {},
 ) {
   const { literal, ...rest } = options;
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(literal ? { 'x-literal': true } : {}), ...rest });
+  return Type.Unsafe<T[number]>({
+    type: 'string',
+    enum: [...values],
+    ...(literal ? { 'x-literal': true } : {}),
+    ...rest,
+  });
 }
 
 /**

@@ -39,11 +39,15 @@ export function startDraining(server: Server): void {
 }
 
 /** `handler` gets every request that has a Host (or is HTTP/1.0); `first` may answer before it (the micro-cache). */
-export function createHttpServer(handler: Handler, first?: (request: IncomingMessage, response: ServerResponse) => boolean): Server {
+export function createHttpServer(
+  handler: Handler,
+  first?: (request: IncomingMessage, response: ServerResponse) => boolean,
+): Server {
   const drain: Drain = { inFlight: new Set(), draining: false };
   const server = createServer({ requireHostHeader: false }, (request, response) => {
     // RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
-    if (request.headers.host === undefined && request.httpVersion === '1.1') return answer(response, 400, 'Missing Host header');
+    if (request.headers.host === undefined && request.httpVersion === '1.1')
+      return answer(response, 400, 'Missing Host header');
     if (drain.draining) {
       response.setHeader('retry-after', '1');
       return answer(response, 503, 'The server is shutting down');
@@ -54,6 +58,8 @@ export function createHttpServer(handler: Handler, first?: (request: IncomingMes
     handler(request, response);
   });
   drains.set(server, drain);
-  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => answer(response, 417, 'Only Expect: 100-continue is supported'));
+  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) =>
+    answer(response, 417, 'Only Expect: 100-continue is supported'),
+  );
   return server;
 }

@@ -51,10 +51,17 @@ export const StreamEnd = Type.Object(
 );
 
 /** One SSE message as OpenAPI 3.1 can say it: the `event:` name, the `id:` when there is one, and the JSON of its `data:` line. */
-export function sseMessage(title: string, event: string, data: TSchema, options: { id?: boolean; description?: string } = {}) {
+export function sseMessage(
+  title: string,
+  event: string,
+  data: TSchema,
+  options: { id?: boolean; description?: string } = {},
+) {
   return Type.Object(
     {
-      ...(options.id ? { id: Type.String({ description: 'The `id:` field: the event\'s sequence number, for `Last-Event-ID`.' }) } : {}),
+      ...(options.id
+        ? { id: Type.String({ description: "The `id:` field: the event's sequence number, for `Last-Event-ID`." }) }
+        : {}),
       event: Type.Literal(event, { description: 'The `event:` field.' }),
       data,
     },
@@ -160,7 +167,8 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
       throw unavailable('Too many open streams on this server; try again shortly', { headers: { 'retry-after': '5' } });
     }
     const held = perHolder.get(holder) ?? 0;
-    if (userId && held >= settings.maxPerUser) throw rateLimited(5, `At most ${settings.maxPerUser} open streams per user; close one first`);
+    if (userId && held >= settings.maxPerUser)
+      throw rateLimited(5, `At most ${settings.maxPerUser} open streams per user; close one first`);
     if (!userId && held >= settings.maxPerAddress) {
       throw rateLimited(5, `At most ${settings.maxPerAddress} open price streams per client address; close one first`);
     }

@@ -69,10 +69,16 @@ function createAjv(coerce: boolean): Ajv {
     keyword: CANONICAL,
     modifying: true,
     schemaType: 'string',
-    validate: (format: string, data: unknown, _schema?: unknown, context?: { parentData: unknown; parentDataProperty: string | number }) => {
+    validate: (
+      format: string,
+      data: unknown,
+      _schema?: unknown,
+      context?: { parentData: unknown; parentDataProperty: string | number },
+    ) => {
       if (typeof data !== 'string' || !context?.parentData) return true;
       const canonical = CANONICAL_FORMATS[format]?.(data);
-      if (canonical !== undefined) (context.parentData as Record<string | number, unknown>)[context.parentDataProperty] = canonical;
+      if (canonical !== undefined)
+        (context.parentData as Record<string | number, unknown>)[context.parentDataProperty] = canonical;
       return true;
     },
   });
@@ -99,7 +105,15 @@ function withCanonicalForms(schema: unknown): unknown {
  */
 export function dropUndeclared(value: unknown, schema: unknown): void {
   if (!value || typeof value !== 'object' || !schema || typeof schema !== 'object') return;
-  const node = schema as { type?: unknown; properties?: Record<string, unknown>; items?: unknown; anyOf?: unknown[]; oneOf?: unknown[]; additionalProperties?: unknown; patternProperties?: unknown };
+  const node = schema as {
+    type?: unknown;
+    properties?: Record<string, unknown>;
+    items?: unknown;
+    anyOf?: unknown[];
+    oneOf?: unknown[];
+    additionalProperties?: unknown;
+    patternProperties?: unknown;
+  };
   const branches = node.anyOf ?? node.oneOf;
   if (branches) {
     const kind = Array.isArray(value) ? 'array' : 'object';
@@ -133,7 +147,9 @@ function withBoundedParams(params: unknown): unknown {
   if (!schema.properties) return params;
   const properties: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(schema.properties)) {
-    const unbounded = property.type === 'string' && ['maxLength', 'format', 'enum', 'const'].every((key) => property[key] === undefined);
+    const unbounded =
+      property.type === 'string' &&
+      ['maxLength', 'format', 'enum', 'const'].every((key) => property[key] === undefined);
     properties[name] = unbounded ? { ...property, maxLength: MAX_PATH_PARAM_LENGTH } : property;
   }
   return { ...schema, properties };
@@ -180,7 +196,9 @@ export function registerValidation(app: FastifyInstance): void {
         // Compiled on the route's first request, not at start (decision 016).
         get validate() {
           return (validate ??= ajv.compile(
-            withCanonicalForms(part === 'header' ? { ...partSchema, additionalProperties: true } : partSchema) as Record<string, unknown>,
+            withCanonicalForms(
+              part === 'header' ? { ...partSchema, additionalProperties: true } : partSchema,
+            ) as Record<string, unknown>,
           ));
         },
         optional: partSchema.type === 'object' && (!required || required.length === 0),
@@ -272,13 +290,30 @@ const NUL_CHARACTER = 'text must not contain the NUL character (\\u0000)';
  * decision 130) and numbers too large to be finite (`1e400`). Every string of every request part
  * passes here, so no route can store one.
  */
-function unstorableValues(value: unknown, loc: (string | number)[], input: unknown = value, depth = 0): ValidationIssue[] {
+function unstorableValues(
+  value: unknown,
+  loc: (string | number)[],
+  input: unknown = value,
+  depth = 0,
+): ValidationIssue[] {
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) return [{ type: 'value_error', loc, msg: `Value error, ${NUL_CHARACTER}`, input, ctx: { error: NUL_CHARACTER } }];
-    return !LONE_SURROGATE.test(value) ? [] : [{ type: 'string_unicode', loc, msg: 'Input should be a valid string, unable to parse raw data as a unicode string', input }];
+    if (value.includes('\u0000'))
+      return [{ type: 'value_error', loc, msg: `Value error, ${NUL_CHARACTER}`, input, ctx: { error: NUL_CHARACTER } }];
+    return !LONE_SURROGATE.test(value)
+      ? []
+      : [
+          {
+            type: 'string_unicode',
+            loc,
+            msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
+            input,
+          },
+        ];
   }
   if (typeof value === 'number') {
-    return Number.isFinite(value) ? [] : [{ type: 'finite_number', loc, msg: 'Input should be a finite number', input }];
+    return Number.isFinite(value)
+      ? []
+      : [{ type: 'finite_number', loc, msg: 'Input should be a finite number', input }];
   }
   if (!value || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return [];
   if (Array.isArray(value)) return value.flatMap((item, i) => unstorableValues(item, [...loc, i], item, depth + 1));

@@ -11,7 +11,9 @@ async function probe(check: () => Promise<number>): Promise<{ status: 'up'; late
   return outcome.up ? { status: 'up', latency_ms: outcome.latencyMs } : { status: 'down' };
 }
 
-export function healthRoutes(deps: { platform: Pick<Platform, 'database' | 'cache' | 'metrics'> }): FastifyPluginAsyncTypebox {
+export function healthRoutes(deps: {
+  platform: Pick<Platform, 'database' | 'cache' | 'metrics'>;
+}): FastifyPluginAsyncTypebox {
   const { platform } = deps;
   return async function routes(app) {
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -23,7 +25,8 @@ export function healthRoutes(deps: { platform: Pick<Platform, 'database' | 'cach
       // rotation, reported as degraded, since every instance on that Redis is in the same state.
       if (platform.cache.kind === 'redis') {
         const cache = await probe(() => platform.cache.ping());
-        if (cache.status === 'down') return { status: 'degraded', database, cache: { status: 'down', fallback: 'process memory' } };
+        if (cache.status === 'down')
+          return { status: 'degraded', database, cache: { status: 'down', fallback: 'process memory' } };
         return { status: 'ready', database, cache };
       }
       return { status: 'ready', database };

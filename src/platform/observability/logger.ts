@@ -45,7 +45,19 @@ export const REDACTED_PATHS = [
 ];
 
 const CENSOR = '[redacted]';
-const SECRET_SUFFIXES = ['password', 'passwd', 'passphrase', 'secret', 'token', 'ticket', 'apikey', 'authorization', 'cookie', 'privatekey', 'encryptionkey'];
+const SECRET_SUFFIXES = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'ticket',
+  'apikey',
+  'authorization',
+  'cookie',
+  'privatekey',
+  'encryptionkey',
+];
 
 /** Whether a field or header of this name carries a secret (`api_key`, `X-MBX-APIKEY`, `refreshToken`...). */
 export function isSecretName(name: string): boolean {
@@ -115,7 +127,9 @@ function failedQueries(error: unknown, depth = 0): FailedQuery[] {
  */
 export function placeholderColumns(query: string): Map<number, string> {
   const columns = new Map<number, string>();
-  for (const match of query.matchAll(/"?([A-Za-z_][A-Za-z0-9_]*)"?\s*(?:=|<>|!=|<=|>=|<|>|\bin\b|\blike\b|\bilike\b)\s*\(?\$(\d+)/gi)) {
+  for (const match of query.matchAll(
+    /"?([A-Za-z_][A-Za-z0-9_]*)"?\s*(?:=|<>|!=|<=|>=|<|>|\bin\b|\blike\b|\bilike\b)\s*\(?\$(\d+)/gi,
+  )) {
     columns.set(Number(match[2]), match[1]!);
   }
   const insert = /insert\s+into\s+\S+\s*\(([^)]*)\)\s*values\s*((?:\([^)]*\)\s*,?\s*)+)/i.exec(query);
@@ -144,7 +158,9 @@ function paramText(param: unknown): string {
   if (typeof param === 'string') return param;
   if (typeof param === 'bigint') return param.toString();
   try {
-    return JSON.stringify(param, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)) ?? '';
+    return (
+      JSON.stringify(param, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)) ?? ''
+    );
   } catch {
     return String(param);
   }
@@ -177,10 +193,12 @@ export function serializeError(error: Error): Record<string, unknown> {
   const hasQuery = failedQueries(error).length > 0;
   if (!hasQuery) return serialized;
   const values = secretQueryValues(error);
-  const scrubLine = (line: string) => (FRAME.test(line) ? line : values.reduce((out, value) => out.replaceAll(value, CENSOR), line));
+  const scrubLine = (line: string) =>
+    FRAME.test(line) ? line : values.reduce((out, value) => out.replaceAll(value, CENSOR), line);
   const scrub = (text: unknown) => (typeof text === 'string' ? text.split('\n').map(scrubLine).join('\n') : text);
   // drizzle's message ends with every parameter (`params: a,b,c`): that line goes whole.
-  const withoutParams = (text: unknown) => (typeof text === 'string' ? text.replace(/^params: .*$/m, `params: ${CENSOR}`) : text);
+  const withoutParams = (text: unknown) =>
+    typeof text === 'string' ? text.replace(/^params: .*$/m, `params: ${CENSOR}`) : text;
   serialized.message = scrub(withoutParams(serialized.message));
   serialized.stack = scrub(withoutParams(serialized.stack));
   if ('params' in serialized) serialized.params = CENSOR;

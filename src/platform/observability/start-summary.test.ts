@@ -34,7 +34,10 @@ describe('the start line', () => {
       MARKET_DATA_SOURCE: 'simulated',
     });
     const line = startSummary(config, 'http://0.0.0.0:8000', resolveSecrets(config).sources);
-    assert.match(line, /database PostgreSQL db\.internal:6543\/trading; cache Redis cache\.internal:6379; scheduler internal; market data simulated$/);
+    assert.match(
+      line,
+      /database PostgreSQL db\.internal:6543\/trading; cache Redis cache\.internal:6379; scheduler internal; market data simulated$/,
+    );
     assert.doesNotMatch(line, /s3cret|app:/);
   });
 
@@ -43,7 +46,11 @@ describe('the start line', () => {
     const [warning, ...rest] = startWarnings(loadConfig(shared));
     assert.match(warning!, /^JWT_SECRET and ENCRYPTION_KEY come from .* while the database is shared \(DATABASE_URL\)/);
     assert.deepEqual(rest, []);
-    assert.deepEqual(startWarnings(loadConfig({ ...shared, ...KEYS })), [], 'configured in the environment: nothing to say');
+    assert.deepEqual(
+      startWarnings(loadConfig({ ...shared, ...KEYS })),
+      [],
+      'configured in the environment: nothing to say',
+    );
     assert.deepEqual(startWarnings(loadConfig({ DATA_DIR: dataDir() })), [], 'one embedded instance: nothing to say');
   });
 });

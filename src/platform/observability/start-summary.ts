@@ -16,19 +16,34 @@ function shown(dir: string): string {
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? `./${relative}` : dir;
 }
 
-export function startSummary(config: Config, address: string, secretSources: Readonly<Record<GeneratedSecret, SecretSource>>): string {
-  const database = config.databaseUrl ? `PostgreSQL ${serverOf(config.databaseUrl, true)}` : `PGlite ${shown(path.join(config.dataDir, 'pglite'))}`;
+export function startSummary(
+  config: Config,
+  address: string,
+  secretSources: Readonly<Record<GeneratedSecret, SecretSource>>,
+): string {
+  const database = config.databaseUrl
+    ? `PostgreSQL ${serverOf(config.databaseUrl, true)}`
+    : `PGlite ${shown(path.join(config.dataDir, 'pglite'))}`;
   const cache = config.redisUrl ? `Redis ${serverOf(config.redisUrl, false)}` : 'in-process';
-  const scheduler = config.jobs.scheduler === 'internal' ? 'internal' : 'off (jobs run when POST /api/scheduled/<job> is called)';
-  const market = config.market.source === 'simulated' ? 'simulated' : `binance (live stream ${config.market.liveStream ? 'on' : 'off'})`;
-  const generated = (Object.keys(secretSources) as GeneratedSecret[]).filter((name) => secretSources[name] === 'generated');
+  const scheduler =
+    config.jobs.scheduler === 'internal' ? 'internal' : 'off (jobs run when POST /api/scheduled/<job> is called)';
+  const market =
+    config.market.source === 'simulated'
+      ? 'simulated'
+      : `binance (live stream ${config.market.liveStream ? 'on' : 'off'})`;
+  const generated = (Object.keys(secretSources) as GeneratedSecret[]).filter(
+    (name) => secretSources[name] === 'generated',
+  );
   const secrets = generated.length > 0 ? `; generated ${generated.join(' and ')} into ${shown(config.dataDir)}` : '';
   return `listening at ${address}, console at ${address}/console, API docs at ${address}/docs; database ${database}; cache ${cache}; scheduler ${scheduler}; market data ${market}${secrets}`;
 }
 
 /** Warnings a start logs about its configuration. */
 export function startWarnings(config: Config): string[] {
-  const fromFiles = [config.secrets.jwtSecret === undefined && 'JWT_SECRET', config.secrets.encryptionKey === undefined && 'ENCRYPTION_KEY'].filter((name) => name !== false);
+  const fromFiles = [
+    config.secrets.jwtSecret === undefined && 'JWT_SECRET',
+    config.secrets.encryptionKey === undefined && 'ENCRYPTION_KEY',
+  ].filter((name) => name !== false);
   if (!config.databaseUrl || fromFiles.length === 0) return [];
   return [
     `${fromFiles.join(' and ')} ${fromFiles.length > 1 ? 'come' : 'comes'} from ${shown(config.dataDir)} while the database is shared (DATABASE_URL): ` +

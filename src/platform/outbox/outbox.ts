@@ -63,7 +63,11 @@ export interface OutboxRow {
  * Returns a short note stored with the delivered row, or nothing. `signal` aborts when the worker
  * stops (SIGTERM): a handler passes it to its request, and the row is given back for a later retry.
  */
-export type OutboxHandler = (payload: Record<string, unknown>, row: OutboxRow, signal: AbortSignal) => Promise<string | void>;
+export type OutboxHandler = (
+  payload: Record<string, unknown>,
+  row: OutboxRow,
+  signal: AbortSignal,
+) => Promise<string | void>;
 
 /** Thrown when the worker stopped the delivery in progress: the row goes back, not counted as an attempt. */
 export class DeliveryAborted extends Error {
@@ -187,7 +191,13 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     const time = (value: string | Date) => new Date(value).getTime();
     return rows
       .sort((a, b) => time(a.availableAt) - time(b.availableAt) || time(a.createdAt) - time(b.createdAt))
-      .map(({ id, kind, payload, attempts, maxAttempts }) => ({ id, kind, payload, attempts: Number(attempts), maxAttempts: Number(maxAttempts) }));
+      .map(({ id, kind, payload, attempts, maxAttempts }) => ({
+        id,
+        kind,
+        payload,
+        attempts: Number(attempts),
+        maxAttempts: Number(maxAttempts),
+      }));
   }
 
   /** Only the claim that is still ours: after a lease ran out another worker may own the row. */
@@ -209,7 +219,10 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     const rateLimited = error instanceof RateLimited;
     const retryAfter = error instanceof RetryLater ? (error.retryAfterMs ?? 0) : 0;
     const delay = rateLimited ? retryAfter : Math.max(backoffMs(row.attempts, baseBackoffMs), retryAfter);
-    logger.warn({ outboxId: row.id, kind: row.kind, attempts: row.attempts, dead, rateLimited, error: message }, 'outbox delivery failed');
+    logger.warn(
+      { outboxId: row.id, kind: row.kind, attempts: row.attempts, dead, rateLimited, error: message },
+      'outbox delivery failed',
+    );
     await db
       .update(outbox)
       .set({
@@ -249,7 +262,10 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
         await settle(row, { result: result ?? undefined });
       } catch (error) {
         if (signal.aborted) {
-          logger.info({ outboxId: row.id, kind: row.kind }, 'outbox delivery stopped by shutdown; the row is given back');
+          logger.info(
+            { outboxId: row.id, kind: row.kind },
+            'outbox delivery stopped by shutdown; the row is given back',
+          );
           await giveBack(row);
         } else await settle(row, { error });
       }
@@ -263,7 +279,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       .catch((error: unknown) => {
         // A database outage is logged once (decision 102), not once a poll.
         if (!isDatabaseUnavailable(error)) logger.error({ err: error }, 'outbox poll failed');
-        else if (databaseOutage.failed()) logger.warn({ err: error }, 'outbox poll failed: database unavailable; retrying every poll');
+        else if (databaseOutage.failed())
+          logger.warn({ err: error }, 'outbox poll failed: database unavailable; retrying every poll');
         return 0;
       })
       .then((count) => {
@@ -307,7 +324,11 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
 }
 
 /** Replaces a row's payload, e.g. to wipe a sent mail's sealed content so the secret does not stay at rest. */
-export async function replacePayload(executor: DbExecutor, id: string, payload: Record<string, unknown>): Promise<void> {
+export async function replacePayload(
+  executor: DbExecutor,
+  id: string,
+  payload: Record<string, unknown>,
+): Promise<void> {
   await executor.update(outbox).set({ payload }).where(eq(outbox.id, id));
 }
 
@@ -324,8 +345,15 @@ export interface KindStatus {
  * Per kind, from the rows: what waits, what failed for good, the last delivery (a done row whose
  * note starts with `deliveredNote`) and the last failure still standing.
  */
-export async function statusByKind(database: Pick<Database, 'rows'>, kinds: readonly OutboxKind[], deliveredNote: string): Promise<Record<string, KindStatus>> {
-  const kindList = sql.join(kinds.map((k) => sql`${k}`), sql`, `);
+export async function statusByKind(
+  database: Pick<Database, 'rows'>,
+  kinds: readonly OutboxKind[],
+  deliveredNote: string,
+): Promise<Record<string, KindStatus>> {
+  const kindList = sql.join(
+    kinds.map((k) => sql`${k}`),
+    sql`, `,
+  );
   const [counts, errors] = await Promise.all([
     database.rows<{ kind: string; pending: number; dead: number; last_success_at: Date | string | null }>(sql`
       SELECT kind,

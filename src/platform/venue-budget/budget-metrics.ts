@@ -12,14 +12,24 @@ export interface BudgetMetrics {
 
 export function createBudgetMetrics(metrics: Metrics, budgets: () => VenueBudget[]): BudgetMetrics {
   const registers = [metrics.registry];
-  const waits = new Counter({ name: 'venue_budget_waits_total', help: 'Venue calls that waited for the next minute of the weight budget', labelNames: ['venue'], registers });
+  const waits = new Counter({
+    name: 'venue_budget_waits_total',
+    help: 'Venue calls that waited for the next minute of the weight budget',
+    labelNames: ['venue'],
+    registers,
+  });
   const refusals = new Counter({
     name: 'venue_budget_refusals_total',
     help: 'Venue calls refused before being sent (503): budget used up or breaker open',
     labelNames: ['venue', 'reason'],
     registers,
   });
-  const trips = new Counter({ name: 'venue_breaker_trips_total', help: 'Rate-limit answers (429, 418) that paused every call to a venue', labelNames: ['venue', 'status'], registers });
+  const trips = new Counter({
+    name: 'venue_breaker_trips_total',
+    help: 'Rate-limit answers (429, 418) that paused every call to a venue',
+    labelNames: ['venue', 'status'],
+    registers,
+  });
 
   // One read of the shared state per scrape feeds the four gauges.
   let pending: Promise<Awaited<ReturnType<VenueBudget['state']>>[]> | undefined;
@@ -45,8 +55,12 @@ export function createBudgetMetrics(metrics: Metrics, budgets: () => VenueBudget
         }
       },
     });
-  gauge('venue_weight_used_1m', 'Request weight used in the current minute per venue (ours and the venue\'s count)', (s) => s.usedWeight1m);
-  gauge('venue_weight_limit_1m', 'The venue\'s request-weight limit per minute', (s) => s.limit1m);
+  gauge(
+    'venue_weight_used_1m',
+    "Request weight used in the current minute per venue (ours and the venue's count)",
+    (s) => s.usedWeight1m,
+  );
+  gauge('venue_weight_limit_1m', "The venue's request-weight limit per minute", (s) => s.limit1m);
   gauge('venue_weight_cap_1m', 'The part of the limit this service admits calls to', (s) => s.cap1m);
   gauge(
     'venue_breaker_open',

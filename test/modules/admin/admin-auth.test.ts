@@ -43,7 +43,12 @@ describe('admin users: authentication and authorisation', () => {
     });
 
     it(`${name} answers 403 to a signed-in user who is not an admin`, async () => {
-      const response = await t.app.inject({ method: op.method, url: op.url, payload: op.payload, headers: member.headers });
+      const response = await t.app.inject({
+        method: op.method,
+        url: op.url,
+        payload: op.payload,
+        headers: member.headers,
+      });
       assert.equal(response.statusCode, 403);
       assert.deepEqual(response.json(), { detail: 'Admin role required' });
     });
@@ -52,7 +57,11 @@ describe('admin users: authentication and authorisation', () => {
   it('documents every operation in the OpenAPI document with the bearer scheme', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     for (const op of OPERATIONS) {
-      const path = op.url.split('?')[0]!.replace(SOME_ID, '{id}').replace('/users/{id}', '/users/{user_id}').replace('/exports/{id}', '/exports/{export_id}');
+      const path = op.url
+        .split('?')[0]!
+        .replace(SOME_ID, '{id}')
+        .replace('/users/{id}', '/users/{user_id}')
+        .replace('/exports/{id}', '/exports/{export_id}');
       const operation = document.paths[path]?.[op.method.toLowerCase()];
       assert.ok(operation, `${op.method} ${path} is documented`);
       assert.deepEqual(operation.security, [{ bearerAuth: ['admin'] }], 'the admin role is named');

@@ -12,13 +12,22 @@ export async function insertUsers(database: Database, rows: Partial<NewUser>[]):
   if (rows.length === 0) return [];
   const inserted = await database.db
     .insert(users)
-    .values(rows.map((row, i) => ({ email: `fixture-${i}-${Math.random().toString(36).slice(2)}@example.com`, passwordHash: 'unusable', ...row })))
+    .values(
+      rows.map((row, i) => ({
+        email: `fixture-${i}-${Math.random().toString(36).slice(2)}@example.com`,
+        passwordHash: 'unusable',
+        ...row,
+      })),
+    )
     .returning({ id: users.id });
   return inserted.map((r) => r.id);
 }
 
 /** Asserts a 422 whose detail lists exactly these (loc, type) pairs, in order. */
-export function assertValidation(response: LightMyRequestResponse, expected: { loc: (string | number)[]; type: string }[]) {
+export function assertValidation(
+  response: LightMyRequestResponse,
+  expected: { loc: (string | number)[]; type: string }[],
+) {
   assert.equal(response.statusCode, 422, response.body);
   const detail = response.json().detail as { loc: (string | number)[]; type: string; msg: string }[];
   assert.deepEqual(

@@ -11,9 +11,22 @@ const PAYMENTS_SECRET = 'whsec_stats_payments_0123456789';
 /** Records a payment the way it arrives: a signed Stripe invoice.paid, the amount in minor units. */
 async function pay(t: TestApp, clock: Clock, invoiceId: string, amountPaid: number, currency: string) {
   const paidAt = Math.floor(clock.now().getTime() / 1000);
-  const invoice = { id: invoiceId, object: 'invoice', customer: `cus_${invoiceId}`, amount_paid: amountPaid, currency, status: 'paid', status_transitions: { paid_at: paidAt } };
+  const invoice = {
+    id: invoiceId,
+    object: 'invoice',
+    customer: `cus_${invoiceId}`,
+    amount_paid: amountPaid,
+    currency,
+    status: 'paid',
+    status_transitions: { paid_at: paidAt },
+  };
   const delivery = stripeDelivery(PAYMENTS_SECRET, stripeEvent('invoice.paid', invoice), { timestamp: paidAt });
-  const response = await t.app.inject({ method: 'POST', url: '/api/webhooks/platforms/payments', headers: delivery.headers, payload: delivery.body });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/webhooks/platforms/payments',
+    headers: delivery.headers,
+    payload: delivery.body,
+  });
   assert.equal(response.json().status, 'processed', response.body);
 }
 
@@ -51,7 +64,11 @@ describe('admin: platform statistics', () => {
     const now = clock.now();
     const registerAt = async (at: string) => {
       clock.set(at);
-      const response = await t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: `user-${at.replace(/\D/g, '')}@example.com`, password: 'password-1' } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { email: `user-${at.replace(/\D/g, '')}@example.com`, password: 'password-1' },
+      });
       assert.equal(response.statusCode, 201, response.body);
       return response.json<{ id: string }>().id;
     };
@@ -61,10 +78,18 @@ describe('admin: platform statistics', () => {
     const deleted = await registerAt('2025-06-01T00:00:02.000Z');
     clock.set(now);
     for (const id of suspended) {
-      const response = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${id}`, payload: { status: 'suspended' }, headers: admin.headers });
+      const response = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/admin/users/${id}`,
+        payload: { status: 'suspended' },
+        headers: admin.headers,
+      });
       assert.equal(response.json().status, 'suspended');
     }
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${deleted}`, headers: admin.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${deleted}`, headers: admin.headers })).statusCode,
+      200,
+    );
     await pay(t, clock, 'in_1', 10, 'usd');
     await pay(t, clock, 'in_2', 20, 'usd');
     await pay(t, clock, 'in_3', 9970, 'usd');
@@ -94,10 +119,14 @@ describe('admin: platform statistics', () => {
 describe('admin: platform statistics in another settlement currency', () => {
   it('SETTLEMENT_CURRENCY=jpy counts the yen only; a currency without payments counts 0', async () => {
     const clock = fixedClock(new Date());
-    const t = await buildTestApp({ clock, env: { SETTLEMENT_CURRENCY: 'jpy', PAYMENTS_WEBHOOK_SECRET: PAYMENTS_SECRET } });
+    const t = await buildTestApp({
+      clock,
+      env: { SETTLEMENT_CURRENCY: 'jpy', PAYMENTS_WEBHOOK_SECRET: PAYMENTS_SECRET },
+    });
     try {
       const admin = await signIn(t.app, t.database, { role: 'admin' });
-      const stats = async () => (await t.app.inject({ method: 'GET', url: '/api/admin/stats', headers: admin.headers })).json();
+      const stats = async () =>
+        (await t.app.inject({ method: 'GET', url: '/api/admin/stats', headers: admin.headers })).json();
       assert.equal((await stats()).totalRevenue, 0);
       await pay(t, clock, 'in_jpy', 5000, 'jpy');
       await pay(t, clock, 'in_usd', 4900, 'usd');
@@ -112,9 +141,15 @@ describe('admin: platform statistics in another settlement currency', () => {
 
   it('a SETTLEMENT_CURRENCY that is not a three-letter code stops the start', () => {
     assert.throws(
-      () => loadConfig({ JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'), SETTLEMENT_CURRENCY: 'dollars' }),
+      () =>
+        loadConfig({
+          JWT_SECRET: 'x'.repeat(32),
+          ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+          SETTLEMENT_CURRENCY: 'dollars',
+        }),
       (error: unknown) =>
-        error instanceof ConfigError && error.problems.includes('SETTLEMENT_CURRENCY must be a three-letter ISO 4217 code (got "dollars")'),
+        error instanceof ConfigError &&
+        error.problems.includes('SETTLEMENT_CURRENCY must be a three-letter ISO 4217 code (got "dollars")'),
     );
   });
 });
@@ -133,25 +168,60 @@ describe('admin: platform limits', () => {
 
   const get = () => t.app.inject({ method: 'GET', url: '/api/admin/platform-limits', headers: admin.headers });
   const patch = (payload: unknown) =>
-    t.app.inject({ method: 'PATCH', url: '/api/admin/platform-limits', payload: payload as object, headers: admin.headers });
+    t.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/platform-limits',
+      payload: payload as object,
+      headers: admin.headers,
+    });
   const bounds = { backtest_per_hour: [1, 100], optimize_per_hour: [1, 50], paper_transition_per_hour: [1, 20] };
 
   it('answers the defaults and the bounds before any change', async () => {
     const response = await get();
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { backtest_per_hour: 10, optimize_per_hour: 5, paper_transition_per_hour: 4, bounds });
-    assert.deepEqual(await t.modules.admin.getPlatformLimits(), { backtest_per_hour: 10, optimize_per_hour: 5, paper_transition_per_hour: 4 });
+    assert.deepEqual(response.json(), {
+      backtest_per_hour: 10,
+      optimize_per_hour: 5,
+      paper_transition_per_hour: 4,
+      bounds,
+    });
+    assert.deepEqual(await t.modules.admin.getPlatformLimits(), {
+      backtest_per_hour: 10,
+      optimize_per_hour: 5,
+      paper_transition_per_hour: 4,
+    });
   });
 
   it('stores a change, keeps the other limits, audits it, and serves it to other modules', async () => {
     const response = await patch({ paper_transition_per_hour: 20, backtest_per_hour: 1 });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { backtest_per_hour: 1, optimize_per_hour: 5, paper_transition_per_hour: 20, bounds });
-    assert.deepEqual((await patch({ optimize_per_hour: 50 })).json(), { backtest_per_hour: 1, optimize_per_hour: 50, paper_transition_per_hour: 20, bounds });
-    assert.deepEqual((await get()).json(), { backtest_per_hour: 1, optimize_per_hour: 50, paper_transition_per_hour: 20, bounds });
+    assert.deepEqual(response.json(), {
+      backtest_per_hour: 1,
+      optimize_per_hour: 5,
+      paper_transition_per_hour: 20,
+      bounds,
+    });
+    assert.deepEqual((await patch({ optimize_per_hour: 50 })).json(), {
+      backtest_per_hour: 1,
+      optimize_per_hour: 50,
+      paper_transition_per_hour: 20,
+      bounds,
+    });
+    assert.deepEqual((await get()).json(), {
+      backtest_per_hour: 1,
+      optimize_per_hour: 50,
+      paper_transition_per_hour: 20,
+      bounds,
+    });
     assert.equal((await t.modules.admin.getPlatformLimits()).paper_transition_per_hour, 20);
-    const activity = await t.app.inject({ method: 'GET', url: `/api/admin/users/${admin.id}/activity?limit=100`, headers: admin.headers });
-    const audits = (activity.json() as { action: string; actor_id: string; details: { changes: object } }[]).filter((a) => a.action === 'admin.platform_limits.update');
+    const activity = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/users/${admin.id}/activity?limit=100`,
+      headers: admin.headers,
+    });
+    const audits = (activity.json() as { action: string; actor_id: string; details: { changes: object } }[]).filter(
+      (a) => a.action === 'admin.platform_limits.update',
+    );
     assert.equal(audits.length, 2);
     assert.deepEqual(audits.find((a) => 'backtest_per_hour' in a.details.changes)!.details, {
       changes: { backtest_per_hour: { from: 10, to: 1 }, paper_transition_per_hour: { from: 4, to: 20 } },
@@ -166,17 +236,40 @@ describe('admin: platform limits', () => {
 
   it('reports each value outside its bounds on ["body", name] in the Pydantic shape, and stores none of them', async () => {
     const before = (await get()).json();
-    const detail = assertValidation(await patch({ backtest_per_hour: 0, optimize_per_hour: 51, paper_transition_per_hour: 21 }), [
-      { loc: ['body', 'backtest_per_hour'], type: 'greater_than_equal' },
-      { loc: ['body', 'optimize_per_hour'], type: 'less_than_equal' },
-      { loc: ['body', 'paper_transition_per_hour'], type: 'less_than_equal' },
+    const detail = assertValidation(
+      await patch({ backtest_per_hour: 0, optimize_per_hour: 51, paper_transition_per_hour: 21 }),
+      [
+        { loc: ['body', 'backtest_per_hour'], type: 'greater_than_equal' },
+        { loc: ['body', 'optimize_per_hour'], type: 'less_than_equal' },
+        { loc: ['body', 'paper_transition_per_hour'], type: 'less_than_equal' },
+      ],
+    );
+    assert.deepEqual(detail[0], {
+      type: 'greater_than_equal',
+      loc: ['body', 'backtest_per_hour'],
+      msg: 'Input should be greater than or equal to 1',
+      input: 0,
+      ctx: { ge: 1 },
+    });
+    assert.deepEqual(detail[2], {
+      type: 'less_than_equal',
+      loc: ['body', 'paper_transition_per_hour'],
+      msg: 'Input should be less than or equal to 20',
+      input: 21,
+      ctx: { le: 20 },
+    });
+    assertValidation(await patch({ backtest_per_hour: 101 }), [
+      { loc: ['body', 'backtest_per_hour'], type: 'less_than_equal' },
     ]);
-    assert.deepEqual(detail[0], { type: 'greater_than_equal', loc: ['body', 'backtest_per_hour'], msg: 'Input should be greater than or equal to 1', input: 0, ctx: { ge: 1 } });
-    assert.deepEqual(detail[2], { type: 'less_than_equal', loc: ['body', 'paper_transition_per_hour'], msg: 'Input should be less than or equal to 20', input: 21, ctx: { le: 20 } });
-    assertValidation(await patch({ backtest_per_hour: 101 }), [{ loc: ['body', 'backtest_per_hour'], type: 'less_than_equal' }]);
-    assertValidation(await patch({ optimize_per_hour: 0 }), [{ loc: ['body', 'optimize_per_hour'], type: 'greater_than_equal' }]);
-    assertValidation(await patch({ paper_transition_per_hour: 0 }), [{ loc: ['body', 'paper_transition_per_hour'], type: 'greater_than_equal' }]);
-    assertValidation(await patch({ backtest_per_hour: 2.5 }), [{ loc: ['body', 'backtest_per_hour'], type: 'int_from_float' }]);
+    assertValidation(await patch({ optimize_per_hour: 0 }), [
+      { loc: ['body', 'optimize_per_hour'], type: 'greater_than_equal' },
+    ]);
+    assertValidation(await patch({ paper_transition_per_hour: 0 }), [
+      { loc: ['body', 'paper_transition_per_hour'], type: 'greater_than_equal' },
+    ]);
+    assertValidation(await patch({ backtest_per_hour: 2.5 }), [
+      { loc: ['body', 'backtest_per_hour'], type: 'int_from_float' },
+    ]);
     assert.deepEqual((await get()).json(), before);
   });
 });

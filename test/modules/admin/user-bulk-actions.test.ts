@@ -26,30 +26,58 @@ describe('admin: bulk actions', () => {
 
   const bulk = (payload: unknown, headers = admin.headers) =>
     t.app.inject({ method: 'POST', url: '/api/admin/users/bulk-action', payload: payload as object, headers });
-  const userOf = async (id: string) => (await t.app.inject({ method: 'GET', url: `/api/admin/users/${id}`, headers: admin.headers })).json();
-  const statuses = async (ids: string[]) => Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await userOf(id)).status])));
+  const userOf = async (id: string) =>
+    (await t.app.inject({ method: 'GET', url: `/api/admin/users/${id}`, headers: admin.headers })).json();
+  const statuses = async (ids: string[]) =>
+    Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await userOf(id)).status])));
   /** The audit entries of one action the acting admin wrote, as the admin's activity shows them. */
   const adminEntries = async (action: string) =>
-    (await t.app.inject({ method: 'GET', url: `/api/admin/users/${admin.id}/activity?limit=100`, headers: admin.headers }))
+    (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/admin/users/${admin.id}/activity?limit=100`,
+        headers: admin.headers,
+      })
+    )
       .json()
       .filter((e: { action: string }) => e.action === action);
   /** Registers a user through the API (names optional) and answers its id. */
-  const register = async (names: { firstName?: string; lastName?: string } = {}, email = `user-${randomBytes(4).toString('hex')}@example.com`) => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password: 'password-1', ...names } });
+  const register = async (
+    names: { firstName?: string; lastName?: string } = {},
+    email = `user-${randomBytes(4).toString('hex')}@example.com`,
+  ) => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email, password: 'password-1', ...names },
+    });
     assert.equal(response.statusCode, 201, response.body);
     return response.json<{ id: string }>().id;
   };
   const patch = async (id: string, payload: object) =>
-    assert.equal((await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${id}`, payload, headers: admin.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${id}`, payload, headers: admin.headers }))
+        .statusCode,
+      200,
+    );
   const remove = async (id: string) =>
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${id}`, headers: admin.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${id}`, headers: admin.headers })).statusCode,
+      200,
+    );
 
   it('suspends users: sessions revoked, refused with 403 from their next request; unknown ids reported', async () => {
     const a = await signIn(t.app, t.database);
     const b = await signIn(t.app, t.database);
     const response = await bulk({ userIds: [a.id, b.id, a.id, UNKNOWN_ID, 'not-a-uuid'], action: 'suspend' });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { success: true, action: 'suspend', processed: 2, notFound: [UNKNOWN_ID, 'not-a-uuid'], skipped: [] });
+    assert.deepEqual(response.json(), {
+      success: true,
+      action: 'suspend',
+      processed: 2,
+      notFound: [UNKNOWN_ID, 'not-a-uuid'],
+      skipped: [],
+    });
     assert.deepEqual(await statuses([a.id, b.id]), { [a.id]: 'suspended', [b.id]: 'suspended' });
     for (const user of [a, b]) {
       const next = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
@@ -65,7 +93,11 @@ describe('admin: bulk actions', () => {
       const next = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
       assert.equal(next.statusCode, 401);
       assert.deepEqual(next.json(), { detail: 'Session has been revoked or has expired' });
-      const refresh = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: user.refreshToken } });
+      const refresh = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/refresh',
+        payload: { refresh_token: user.refreshToken },
+      });
       assert.equal(refresh.statusCode, 401);
     }
   });
@@ -76,19 +108,34 @@ describe('admin: bulk actions', () => {
     await remove(deleted!);
     const activated = await bulk({ userIds: [suspended, deleted, active], action: 'activate' });
     assert.deepEqual(activated.json(), { success: true, action: 'activate', processed: 3, notFound: [], skipped: [] });
-    assert.deepEqual(await statuses([suspended!, deleted!, active!]), { [suspended!]: 'active', [deleted!]: 'active', [active!]: 'active' });
+    assert.deepEqual(await statuses([suspended!, deleted!, active!]), {
+      [suspended!]: 'active',
+      [deleted!]: 'active',
+      [active!]: 'active',
+    });
     // No operation shows the deletion time: whether activating cleared it is read from the users table.
-    const [restored] = await t.database.db.select({ deletedAt: users.deletedAt }).from(users).where(eq(users.id, deleted!));
+    const [restored] = await t.database.db
+      .select({ deletedAt: users.deletedAt })
+      .from(users)
+      .where(eq(users.id, deleted!));
     assert.equal(restored!.deletedAt, null);
     // Already-active users count as processed but get no audit entry: nothing changed for them.
-    const activatedIds = (await adminEntries('admin.user.activate')).map((e: { subject_user_id: string }) => e.subject_user_id);
-    assert.deepEqual(activatedIds.filter((id: string) => [suspended, deleted, active].includes(id)).sort(), [suspended, deleted].sort());
+    const activatedIds = (await adminEntries('admin.user.activate')).map(
+      (e: { subject_user_id: string }) => e.subject_user_id,
+    );
+    assert.deepEqual(
+      activatedIds.filter((id: string) => [suspended, deleted, active].includes(id)).sort(),
+      [suspended, deleted].sort(),
+    );
 
     const removed = await bulk({ userIds: [suspended, active], action: 'delete' });
     assert.deepEqual(removed.json(), { success: true, action: 'delete', processed: 2, notFound: [], skipped: [] });
     assert.deepEqual(await statuses([suspended!, active!]), { [suspended!]: 'deleted', [active!]: 'deleted' });
     // The deletion time is shown by no operation: read from the users table.
-    const rows = await t.database.db.select({ deletedAt: users.deletedAt }).from(users).where(inArray(users.id, [suspended!, active!]));
+    const rows = await t.database.db
+      .select({ deletedAt: users.deletedAt })
+      .from(users)
+      .where(inArray(users.id, [suspended!, active!]));
     assert.ok(rows.length === 2 && rows.every((r) => r.deletedAt instanceof Date));
   });
 
@@ -105,7 +152,11 @@ describe('admin: bulk actions', () => {
         { id: gone!, reason: 'User is deleted; activate it first' },
       ].sort((x, y) => x.id.localeCompare(y.id)),
     );
-    assert.deepEqual(await statuses([admin.id, gone!, other!]), { [admin.id]: 'active', [gone!]: 'deleted', [other!]: 'suspended' });
+    assert.deepEqual(await statuses([admin.id, gone!, other!]), {
+      [admin.id]: 'active',
+      [gone!]: 'deleted',
+      [other!]: 'suspended',
+    });
     const deletion = (await bulk({ userIds: [admin.id], action: 'delete' })).json();
     assert.deepEqual(deletion.skipped, [{ id: admin.id, reason: 'You cannot delete your own account' }]);
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers })).statusCode, 200);
@@ -114,7 +165,13 @@ describe('admin: bulk actions', () => {
   it('is not fatal when no id is known', async () => {
     const response = await bulk({ userIds: [UNKNOWN_ID], action: 'delete' });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { success: true, action: 'delete', processed: 0, notFound: [UNKNOWN_ID], skipped: [] });
+    assert.deepEqual(response.json(), {
+      success: true,
+      action: 'delete',
+      processed: 0,
+      notFound: [UNKNOWN_ID],
+      skipped: [],
+    });
   });
 
   it('reports a missing or invalid body in the Pydantic shape', async () => {
@@ -127,10 +184,16 @@ describe('admin: bulk actions', () => {
       { loc: ['body', 'action'], type: 'enum' },
     ]);
     assert.equal(wrong[1]!.msg, "Input should be 'activate', 'suspend', 'delete' or 'export'");
-    assertValidation(await bulk({ userIds: [UNKNOWN_ID, 7], action: 'export' }), [{ loc: ['body', 'userIds', 1], type: 'string_type' }]);
-    assertValidation(await bulk({ userIds: UNKNOWN_ID, action: 'export' }), [{ loc: ['body', 'userIds'], type: 'list_type' }]);
+    assertValidation(await bulk({ userIds: [UNKNOWN_ID, 7], action: 'export' }), [
+      { loc: ['body', 'userIds', 1], type: 'string_type' },
+    ]);
+    assertValidation(await bulk({ userIds: UNKNOWN_ID, action: 'export' }), [
+      { loc: ['body', 'userIds'], type: 'list_type' },
+    ]);
     const tooMany = Array.from({ length: 1001 }, () => UNKNOWN_ID);
-    assertValidation(await bulk({ userIds: tooMany, action: 'export' }), [{ loc: ['body', 'userIds'], type: 'too_long' }]);
+    assertValidation(await bulk({ userIds: tooMany, action: 'export' }), [
+      { loc: ['body', 'userIds'], type: 'too_long' },
+    ]);
     assertValidation(await bulk(undefined), [{ loc: ['body'], type: 'missing' }]);
   });
 
@@ -138,7 +201,10 @@ describe('admin: bulk actions', () => {
     it('stores a CSV of the users found that an admin can download until it expires', async () => {
       const ada = await register({ firstName: 'Ada', lastName: 'Lovelace, Countess' }, 'ada@example.com');
       await patch(ada, { subscriptionTier: 'pro' });
-      const evil = await register({ firstName: '=HYPERLINK("http://evil.example","click")', lastName: '@SUM(1)' }, 'evil@example.com');
+      const evil = await register(
+        { firstName: '=HYPERLINK("http://evil.example","click")', lastName: '@SUM(1)' },
+        'evil@example.com',
+      );
       const response = await bulk({ userIds: [ada, evil, UNKNOWN_ID], action: 'export' });
       assert.equal(response.statusCode, 200);
       const body = response.json();
@@ -152,9 +218,15 @@ describe('admin: bulk actions', () => {
       const download = await t.app.inject({ method: 'GET', url: body.exportUrl, headers: other.headers });
       assert.equal(download.statusCode, 200);
       assert.equal(download.headers['content-type'], 'text/csv; charset=utf-8');
-      assert.match(String(download.headers['content-disposition']), /^attachment; filename="users-20250610-120000\.csv"$/);
+      assert.match(
+        String(download.headers['content-disposition']),
+        /^attachment; filename="users-20250610-120000\.csv"$/,
+      );
       const lines = download.body.trimEnd().split('\r\n');
-      assert.equal(lines[0], 'id,email,firstName,lastName,role,subscriptionTier,status,createdAt,lastLogin,emailVerified,twoFactorEnabled,totalTrades,accountBalance,avatar');
+      assert.equal(
+        lines[0],
+        'id,email,firstName,lastName,role,subscriptionTier,status,createdAt,lastLogin,emailVerified,twoFactorEnabled,totalTrades,accountBalance,avatar',
+      );
       assert.equal(lines.length, 3);
       assert.ok(lines.some((l) => l.startsWith(`${ada},ada@example.com,Ada,"Lovelace, Countess",user,pro,active,`)));
       const evilLine = lines.find((l) => l.startsWith(`${evil},`))!;
@@ -174,15 +246,25 @@ describe('admin: bulk actions', () => {
 
     it('answers 404 for an unknown or malformed export id, and refuses non-admins', async () => {
       for (const id of [UNKNOWN_ID, 'nope']) {
-        const response = await t.app.inject({ method: 'GET', url: `/api/admin/users/exports/${id}`, headers: admin.headers });
+        const response = await t.app.inject({
+          method: 'GET',
+          url: `/api/admin/users/exports/${id}`,
+          headers: admin.headers,
+        });
         assert.equal(response.statusCode, 404);
       }
       const made = (await bulk({ userIds: [admin.id], action: 'export' })).json();
       // Making it purged the export of the previous test, which had expired. An expired export answers
       // 404 whether or not its row is gone, so the purge is read from the exports table.
-      assert.deepEqual((await t.database.db.select().from(adminExports)).map((e) => e.id), [made.exportId]);
+      assert.deepEqual(
+        (await t.database.db.select().from(adminExports)).map((e) => e.id),
+        [made.exportId],
+      );
       const member = await signIn(t.app, t.database);
-      assert.equal((await t.app.inject({ method: 'GET', url: made.exportUrl, headers: member.headers })).statusCode, 403);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: made.exportUrl, headers: member.headers })).statusCode,
+        403,
+      );
       const anonymous = await t.app.inject({ method: 'GET', url: made.exportUrl });
       assert.equal(anonymous.statusCode, 401);
       assert.deepEqual(anonymous.json(), { detail: 'Not authenticated' });

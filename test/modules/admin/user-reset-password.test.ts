@@ -33,7 +33,13 @@ describe('admin: reset a password', () => {
     t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
   /** The admin audit entries about a user, as the activity operation shows them. */
   const activity = async (userId: string) =>
-    (await t.app.inject({ method: 'GET', url: `/api/admin/users/${userId}/activity?limit=100`, headers: admin.headers })).json() as {
+    (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/admin/users/${userId}/activity?limit=100`,
+        headers: admin.headers,
+      })
+    ).json() as {
       action: string;
       subject_user_id: string | null;
       details: unknown;
@@ -47,7 +53,9 @@ describe('admin: reset a password', () => {
     const [mail] = await mailsTo(email);
     assert.ok(mail, 'a mail was queued');
     assert.equal(mail.payload.text, undefined, 'the body is not stored in the clear');
-    const opened = JSON.parse(t.platform.secretBox.open(String(mail.payload.sealed), { table: 'outbox', column: 'payload.sealed', row: email })) as { text: string };
+    const opened = JSON.parse(
+      t.platform.secretBox.open(String(mail.payload.sealed), { table: 'outbox', column: 'payload.sealed', row: email }),
+    ) as { text: string };
     const password = /Your new password: (\S+)/.exec(opened.text)?.[1];
     assert.ok(password, 'the mail carries the new password');
     return password;
@@ -55,7 +63,9 @@ describe('admin: reset a password', () => {
 
   it('sets a strong random password, mails it sealed, revokes sessions; the password is never returned or logged', async () => {
     // No operation issues or shows reset links: a pending one is written to its table.
-    await t.database.db.insert(passwordResetTokens).values({ userId: member.id, tokenHash: `pending-${member.id}`, expiresAt: new Date(Date.now() + 3_600_000) });
+    await t.database.db
+      .insert(passwordResetTokens)
+      .values({ userId: member.id, tokenHash: `pending-${member.id}`, expiresAt: new Date(Date.now() + 3_600_000) });
     const response = await reset(`?userId=${member.id}&email=${encodeURIComponent(member.email.toUpperCase())}`);
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), { success: true, emailSent: true });
@@ -80,7 +90,10 @@ describe('admin: reset a password', () => {
     assert.equal((await login(member.email, member.password)).statusCode, 401, 'the old password no longer works');
     assert.equal((await login(member.email, password)).statusCode, 200, 'the new password works');
     // Whether the pending link was voided shows only in its table.
-    const [token] = await t.database.db.select().from(passwordResetTokens).where(eq(passwordResetTokens.userId, member.id));
+    const [token] = await t.database.db
+      .select()
+      .from(passwordResetTokens)
+      .where(eq(passwordResetTokens.userId, member.id));
     assert.ok(token!.usedAt instanceof Date, 'pending reset links are void');
   });
 
@@ -97,9 +110,20 @@ describe('admin: reset a password', () => {
     const bounce = mailerSpecDelivery(MAILER_SECRET, {
       type: 'email.bounced',
       created_at: now,
-      data: { email_id: 'bounce-1', to: [member.email], subject: 'Welcome', created_at: now, bounce: { type: 'Permanent', subType: 'General' } },
+      data: {
+        email_id: 'bounce-1',
+        to: [member.email],
+        subject: 'Welcome',
+        created_at: now,
+        bounce: { type: 'Permanent', subType: 'General' },
+      },
     });
-    const reported = await t.app.inject({ method: 'POST', url: '/api/webhooks/mailer', headers: bounce.headers, payload: bounce.body });
+    const reported = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/mailer',
+      headers: bounce.headers,
+      payload: bounce.body,
+    });
     assert.equal(reported.json().status, 'processed');
     const response = await reset(`?userId=${member.id}&email=${encodeURIComponent(member.email)}`);
     assert.deepEqual(response.json(), { success: true, emailSent: false });
@@ -128,14 +152,24 @@ describe('admin: reset a password', () => {
 
   it('refuses an admin resetting their own password with 409, and changes nothing: no self-lockout (decision 097)', async () => {
     for (const sendEmail of ['false', 'true']) {
-      const response = await reset(`?userId=${admin.id}&email=${encodeURIComponent(admin.email)}&sendEmail=${sendEmail}`);
+      const response = await reset(
+        `?userId=${admin.id}&email=${encodeURIComponent(admin.email)}&sendEmail=${sendEmail}`,
+      );
       assert.equal(response.statusCode, 409);
-      assert.deepEqual(response.json(), { detail: 'You cannot reset your own password here; change it with POST /api/auth/password' });
+      assert.deepEqual(response.json(), {
+        detail: 'You cannot reset your own password here; change it with POST /api/auth/password',
+      });
     }
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers })).statusCode, 200, 'the session is not revoked');
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers })).statusCode,
+      200,
+      'the session is not revoked',
+    );
     assert.equal((await login(admin.email, admin.password)).statusCode, 200, 'the password is unchanged');
     assert.deepEqual(await mailsTo(admin.email), []);
-    const ownResets = (await activity(admin.id)).filter((e) => e.action === 'admin.user.password_reset' && e.subject_user_id === admin.id);
+    const ownResets = (await activity(admin.id)).filter(
+      (e) => e.action === 'admin.user.password_reset' && e.subject_user_id === admin.id,
+    );
     assert.deepEqual(ownResets, []);
   });
 

@@ -35,21 +35,45 @@ describe('admin: list users', () => {
     t = await buildTestApp();
     admin = await signIn(t.app, t.database, { role: 'admin' });
     await insertUsers(t.database, [
-      { email: 'ada@analytical.example', firstName: 'Ada', lastName: 'Lovelace', subscriptionTier: 'pro', createdAt: at(1) },
-      { email: 'grace@navy.example', firstName: 'Grace', lastName: 'Hopper', role: 'admin', subscriptionTier: 'enterprise', createdAt: at(2) },
+      {
+        email: 'ada@analytical.example',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        subscriptionTier: 'pro',
+        createdAt: at(1),
+      },
+      {
+        email: 'grace@navy.example',
+        firstName: 'Grace',
+        lastName: 'Hopper',
+        role: 'admin',
+        subscriptionTier: 'enterprise',
+        createdAt: at(2),
+      },
       { email: 'alan@bletchley.example', firstName: 'Alan', lastName: 'Turing', status: 'suspended', createdAt: at(3) },
-      { email: 'gone@example.com', firstName: 'Gone', lastName: 'Away', status: 'deleted', deletedAt: at(5), createdAt: at(4) },
+      {
+        email: 'gone@example.com',
+        firstName: 'Gone',
+        lastName: 'Away',
+        status: 'deleted',
+        deletedAt: at(5),
+        createdAt: at(4),
+      },
       { email: 'pct%sign@example.com', firstName: 'Per', lastName: 'Under_score', createdAt: at(5) },
       { email: 'back\\slash@example.com', firstName: 'Back', lastName: 'Slash', createdAt: at(6) },
       // Twenty users, five per creation time, so the id tiebreak decides part of the order.
-      ...Array.from({ length: 20 }, (_, i) => ({ email: `bulk-${String(i).padStart(2, '0')}@example.com`, createdAt: at(10 + Math.floor(i / 5)) })),
+      ...Array.from({ length: 20 }, (_, i) => ({
+        email: `bulk-${String(i).padStart(2, '0')}@example.com`,
+        createdAt: at(10 + Math.floor(i / 5)),
+      })),
     ]);
   });
   after(async () => {
     await t.close();
   });
 
-  const list = (query = '', headers = admin.headers) => t.app.inject({ method: 'GET', url: `/api/admin/users${query}`, headers });
+  const list = (query = '', headers = admin.headers) =>
+    t.app.inject({ method: 'GET', url: `/api/admin/users${query}`, headers });
 
   it('answers the first page of 10 by default, with the total of users not deleted', async () => {
     const response = await list();
@@ -76,7 +100,10 @@ describe('admin: list users', () => {
     assert.equal(seen.length, total);
     assert.equal(new Set(seen.map((u) => u.id)).size, total);
     const expected = [...seen].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || (a.id < b.id ? 1 : -1));
-    assert.deepEqual(seen.map((u) => u.id), expected.map((u) => u.id));
+    assert.deepEqual(
+      seen.map((u) => u.id),
+      expected.map((u) => u.id),
+    );
     assert.ok(!seen.some((u) => u.status === 'deleted'), 'deleted users are not listed by default');
     const beyond = (await list('?page=99&limit=7')).json();
     assert.deepEqual(beyond.users, []);
@@ -88,7 +115,9 @@ describe('admin: list users', () => {
     assert.equal(last.statusCode, 200, last.body);
     assert.deepEqual([last.json().users, last.json().page, last.json().limit], [[], 1_000_000_000, 100]);
     assert.match(last.body, /"page":1000000000,/);
-    const [issue] = assertValidation(await list('?page=92233720368547758'), [{ loc: ['query', 'page'], type: 'less_than_equal' }]);
+    const [issue] = assertValidation(await list('?page=92233720368547758'), [
+      { loc: ['query', 'page'], type: 'less_than_equal' },
+    ]);
     assert.deepEqual(issue, {
       type: 'less_than_equal',
       loc: ['query', 'page'],
@@ -113,7 +142,10 @@ describe('admin: list users', () => {
     const rows = await t.database.rows<{ indexname: string; indexdef: string }>(
       sql`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'users' AND indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`,
     );
-    assert.deepEqual(rows.map((r) => r.indexname), ['users_email_trgm_idx', 'users_full_name_trgm_idx']);
+    assert.deepEqual(
+      rows.map((r) => r.indexname),
+      ['users_email_trgm_idx', 'users_full_name_trgm_idx'],
+    );
     assert.match(rows[1]!.indexdef, /first_name.*last_name/);
   });
 
@@ -128,7 +160,10 @@ describe('admin: list users', () => {
 
   it('filters by role, tier and status; deleted users only when asked for', async () => {
     const emails = async (query: string) =>
-      (await list(`${query}&limit=100`)).json().users.map((u: ListedUser) => u.email).sort();
+      (await list(`${query}&limit=100`))
+        .json()
+        .users.map((u: ListedUser) => u.email)
+        .sort();
     assert.deepEqual(await emails('?role=admin'), [admin.email, 'grace@navy.example'].sort());
     assert.deepEqual(await emails('?subscriptionTier=enterprise'), ['grace@navy.example']);
     assert.deepEqual(await emails('?status=suspended'), ['alan@bletchley.example']);
@@ -147,8 +182,20 @@ describe('admin: list users', () => {
       { loc: ['query', 'status'], type: 'enum' },
       { loc: ['query', 'subscriptionTier'], type: 'enum' },
     ]);
-    assert.deepEqual(detail[0], { type: 'greater_than_equal', loc: ['query', 'page'], msg: 'Input should be greater than or equal to 1', input: '0', ctx: { ge: 1 } });
-    assert.deepEqual(detail[1], { type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100', input: '101', ctx: { le: 100 } });
+    assert.deepEqual(detail[0], {
+      type: 'greater_than_equal',
+      loc: ['query', 'page'],
+      msg: 'Input should be greater than or equal to 1',
+      input: '0',
+      ctx: { ge: 1 },
+    });
+    assert.deepEqual(detail[1], {
+      type: 'less_than_equal',
+      loc: ['query', 'limit'],
+      msg: 'Input should be less than or equal to 100',
+      input: '101',
+      ctx: { le: 100 },
+    });
     assert.equal(detail[2]!.msg, "Input should be 'user' or 'admin'");
     assert.equal(detail[4]!.msg, "Input should be 'free', 'basic', 'pro' or 'enterprise'");
     assertValidation(await list('?limit=0'), [{ loc: ['query', 'limit'], type: 'greater_than_equal' }]);
@@ -169,10 +216,18 @@ describe('admin: list users', () => {
       },
     };
     const { users, webhooks, notifications } = t.modules;
-    const module = createAdminModule(t.platform, { users, revenueByCurrency: webhooks.revenueByCurrency, messages: notifications.messages, trading: summaries });
+    const module = createAdminModule(t.platform, {
+      users,
+      revenueByCurrency: webhooks.revenueByCurrency,
+      messages: notifications.messages,
+      trading: summaries,
+    });
     const page = await module.users.listUsers({ page: 1, limit: 3 });
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0], page.users.map((u) => u.id));
+    assert.deepEqual(
+      calls[0],
+      page.users.map((u) => u.id),
+    );
     assert.deepEqual([page.users[0]!.totalTrades, page.users[0]!.accountBalance], [42, 1234.5]);
     assert.deepEqual([page.users[1]!.totalTrades, page.users[1]!.accountBalance], [0, 0]);
     assert.equal((await module.users.getUser(admin.id)).totalTrades, 42);

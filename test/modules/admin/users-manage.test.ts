@@ -27,10 +27,13 @@ describe('admin: read, change and delete a user', () => {
   const request = (method: 'GET' | 'PATCH' | 'DELETE', url: string, payload?: object, headers = admin.headers) =>
     t.app.inject({ method, url, payload, headers });
   const me = (user: TestUser) => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
-  const refresh = (user: TestUser) => t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: user.refreshToken } });
+  const refresh = (user: TestUser) =>
+    t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: user.refreshToken } });
   /** The admin audit entries about a user, newest first, as the activity operation shows them. */
   const adminEntries = async (userId: string, action: string) =>
-    (await request('GET', `/api/admin/users/${userId}/activity?limit=100`)).json().filter((e: { action: string }) => e.action === action);
+    (await request('GET', `/api/admin/users/${userId}/activity?limit=100`))
+      .json()
+      .filter((e: { action: string }) => e.action === action);
   /** Once the account is active again, a revoked session is refused as such (the status no longer hides it). */
   const assertSessionRevoked = async (user: TestUser) => {
     const next = await me(user);
@@ -50,7 +53,10 @@ describe('admin: read, change and delete a user', () => {
         [body.firstName, body.lastName, body.role, body.subscriptionTier, body.status],
         ['', '', 'user', 'free', 'active'],
       );
-      assert.deepEqual([body.emailVerified, body.twoFactorEnabled, body.totalTrades, body.accountBalance, body.avatar], [false, false, 0, 0, null]);
+      assert.deepEqual(
+        [body.emailVerified, body.twoFactorEnabled, body.totalTrades, body.accountBalance, body.avatar],
+        [false, false, 0, 0, null],
+      );
       assert.match(body.lastLogin, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.ok(!('passwordHash' in body) && !('deletedAt' in body));
     });
@@ -66,10 +72,16 @@ describe('admin: read, change and delete a user', () => {
 
   describe('patch', () => {
     it('changes tier and flags, answers the new user and audits what changed', async () => {
-      const response = await request('PATCH', `/api/admin/users/${member.id}`, { subscriptionTier: 'pro', emailVerified: true });
+      const response = await request('PATCH', `/api/admin/users/${member.id}`, {
+        subscriptionTier: 'pro',
+        emailVerified: true,
+      });
       assert.equal(response.statusCode, 200);
       const body = response.json();
-      assert.deepEqual([body.subscriptionTier, body.emailVerified, body.twoFactorEnabled, body.status], ['pro', true, false, 'active']);
+      assert.deepEqual(
+        [body.subscriptionTier, body.emailVerified, body.twoFactorEnabled, body.status],
+        ['pro', true, false, 'active'],
+      );
       const entries = await adminEntries(member.id, 'admin.user.update');
       assert.equal(entries.length, 1);
       assert.equal(entries[0]!.actor_id, admin.id);
@@ -80,11 +92,20 @@ describe('admin: read, change and delete a user', () => {
     });
 
     it('writes nothing when nothing changes, and ignores fields it does not know', async () => {
-      const response = await request('PATCH', `/api/admin/users/${member.id}`, { subscriptionTier: 'free', email: 'evil@example.com', passwordHash: 'x', status: 'active' });
+      const response = await request('PATCH', `/api/admin/users/${member.id}`, {
+        subscriptionTier: 'free',
+        email: 'evil@example.com',
+        passwordHash: 'x',
+        status: 'active',
+      });
       assert.equal(response.statusCode, 200);
       assert.equal((await request('GET', `/api/admin/users/${member.id}`)).json().email, member.email);
       // The password is untouched: it still signs the user in.
-      const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: member.email, password: member.password } });
+      const login = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: member.email, password: member.password },
+      });
       assert.equal(login.statusCode, 200);
       assert.equal((await adminEntries(member.id, 'admin.user.update')).length, 0);
     });
@@ -101,13 +122,21 @@ describe('admin: read, change and delete a user', () => {
       const refused = await refresh(member);
       assert.equal(refused.statusCode, 401);
       assert.deepEqual(refused.json(), { detail: 'Invalid or expired refresh token' });
-      const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: member.email, password: member.password } });
+      const login = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: member.email, password: member.password },
+      });
       assert.equal(login.statusCode, 403);
 
       const restored = await request('PATCH', `/api/admin/users/${member.id}`, { status: 'active' });
       assert.equal(restored.json().status, 'active');
       await assertSessionRevoked(member);
-      const again = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: member.email, password: member.password } });
+      const again = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: member.email, password: member.password },
+      });
       assert.equal(again.statusCode, 200);
     });
 
@@ -135,7 +164,13 @@ describe('admin: read, change and delete a user', () => {
 
     it('reports values outside the allowed sets in the Pydantic shape', async () => {
       const detail = assertValidation(
-        await request('PATCH', `/api/admin/users/${member.id}`, { role: 'owner', subscriptionTier: 'gold', status: 'banned', emailVerified: 5, twoFactorEnabled: 'maybe' }),
+        await request('PATCH', `/api/admin/users/${member.id}`, {
+          role: 'owner',
+          subscriptionTier: 'gold',
+          status: 'banned',
+          emailVerified: 5,
+          twoFactorEnabled: 'maybe',
+        }),
         [
           { loc: ['body', 'role'], type: 'enum' },
           { loc: ['body', 'subscriptionTier'], type: 'enum' },
@@ -174,20 +209,34 @@ describe('admin: read, change and delete a user', () => {
 
       assert.equal((await request('GET', `/api/admin/users/${member.id}`)).json().status, 'deleted');
       // No operation shows when a user was deleted: the deletion time is read from the users table.
-      const [row] = await t.database.db.select({ deletedAt: users.deletedAt }).from(users).where(eq(users.id, member.id));
+      const [row] = await t.database.db
+        .select({ deletedAt: users.deletedAt })
+        .from(users)
+        .where(eq(users.id, member.id));
       assert.ok(row!.deletedAt instanceof Date);
 
       const listed = (await request('GET', `/api/admin/users?search=${encodeURIComponent(member.email)}`)).json();
       assert.equal(listed.total, 0);
-      const deleted = (await request('GET', `/api/admin/users?status=deleted&search=${encodeURIComponent(member.email)}`)).json();
-      assert.deepEqual(deleted.users.map((u: { id: string }) => u.id), [member.id]);
+      const deleted = (
+        await request('GET', `/api/admin/users?status=deleted&search=${encodeURIComponent(member.email)}`)
+      ).json();
+      assert.deepEqual(
+        deleted.users.map((u: { id: string }) => u.id),
+        [member.id],
+      );
 
       const history = (await request('GET', `/api/admin/users/${member.id}/activity`)).json();
       assert.deepEqual(history.map((e: { action: string }) => e.action).slice(0, 1), ['admin.user.delete']);
-      assert.ok(history.some((e: { action: string }) => e.action === 'auth.register'), 'earlier history is kept');
+      assert.ok(
+        history.some((e: { action: string }) => e.action === 'auth.register'),
+        'earlier history is kept',
+      );
 
       // Restored, the account still has no live session: deleting revoked them.
-      assert.equal((await request('PATCH', `/api/admin/users/${member.id}`, { status: 'active' })).json().status, 'active');
+      assert.equal(
+        (await request('PATCH', `/api/admin/users/${member.id}`, { status: 'active' })).json().status,
+        'active',
+      );
       await assertSessionRevoked(member);
     });
 
@@ -226,12 +275,25 @@ describe('admin: user activity', () => {
     t = await buildTestApp({ clock });
     admin = await signIn(t.app, t.database, { role: 'admin' });
     clock.advance(1000);
-    const registered = await t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: 'member@example.com', password: 'password-1' } });
+    const registered = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email: 'member@example.com', password: 'password-1' },
+    });
     memberId = registered.json().id;
     clock.advance(1000);
-    await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'member@example.com', password: 'password-1' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'member@example.com', password: 'password-1' },
+    });
     clock.advance(1000);
-    await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${memberId}`, payload: { subscriptionTier: 'basic' }, headers: admin.headers });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${memberId}`,
+      payload: { subscriptionTier: 'basic' },
+      headers: admin.headers,
+    });
     clock.advance(1000);
   });
   after(async () => {
@@ -245,8 +307,22 @@ describe('admin: user activity', () => {
     const response = await activity(memberId);
     assert.equal(response.statusCode, 200);
     const entries = response.json();
-    assert.deepEqual(entries.map((e: { action: string }) => e.action), ['admin.user.update', 'auth.login', 'auth.register']);
-    assert.deepEqual(Object.keys(entries[0]).sort(), ['action', 'actor_id', 'actor_type', 'created_at', 'details', 'id', 'ip', 'subject_user_id', 'target_id', 'target_type']);
+    assert.deepEqual(
+      entries.map((e: { action: string }) => e.action),
+      ['admin.user.update', 'auth.login', 'auth.register'],
+    );
+    assert.deepEqual(Object.keys(entries[0]).sort(), [
+      'action',
+      'actor_id',
+      'actor_type',
+      'created_at',
+      'details',
+      'id',
+      'ip',
+      'subject_user_id',
+      'target_id',
+      'target_type',
+    ]);
     assert.equal(entries[0].actor_id, admin.id);
     assert.equal(entries[0].actor_type, 'admin');
     assert.equal(entries[0].target_type, 'user');
@@ -270,9 +346,17 @@ describe('admin: user activity', () => {
   });
 
   it('honours limit, 20 by default', async () => {
-    assert.deepEqual((await activity(memberId, '?limit=1')).json().map((e: { action: string }) => e.action), ['admin.user.update']);
+    assert.deepEqual(
+      (await activity(memberId, '?limit=1')).json().map((e: { action: string }) => e.action),
+      ['admin.user.update'],
+    );
     for (let i = 0; i < 25; i++) {
-      await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${memberId}`, payload: { emailVerified: i % 2 === 0 }, headers: admin.headers });
+      await t.app.inject({
+        method: 'PATCH',
+        url: `/api/admin/users/${memberId}`,
+        payload: { emailVerified: i % 2 === 0 },
+        headers: admin.headers,
+      });
     }
     assert.equal((await activity(memberId)).json().length, 20);
     assert.equal((await activity(memberId, '?limit=100')).json().length, 28);

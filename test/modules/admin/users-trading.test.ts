@@ -25,14 +25,19 @@ describe('admin: users with their trading figures, through the exchange module',
   /** Stores a key of `fields`' account for `user`, then syncs its balances and its BTCUSDT trades. */
   async function trade(user: TestUser, fields: Parameters<typeof addAccount>[1] = {}): Promise<number> {
     const account = addAccount(fakes.binanceus, fields);
-    const post = (url: string, payload?: object) => t.app.inject({ method: 'POST', url, headers: user.headers, payload });
-    const created = await post('/api/exchange/credentials', { exchange_name: 'binanceus', api_key: account.apiKey, api_secret: account.secret });
+    const post = (url: string, payload?: object) =>
+      t.app.inject({ method: 'POST', url, headers: user.headers, payload });
+    const created = await post('/api/exchange/credentials', {
+      exchange_name: 'binanceus',
+      api_key: account.apiKey,
+      api_secret: account.secret,
+    });
     assert.equal(created.statusCode, 201, created.body);
     assert.equal((await post('/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
     return (await post('/api/exchange/trades/sync?exchange=binanceus&symbol=BTCUSDT')).json().trades_synced;
   }
 
-  it('GET /api/admin/users and /api/admin/users/{id} show each user\'s stored trades and balance value', async () => {
+  it("GET /api/admin/users and /api/admin/users/{id} show each user's stored trades and balance value", async () => {
     const first = await signIn(t.app, t.database);
     const second = await signIn(t.app, t.database);
     const idle = await signIn(t.app, t.database);
@@ -43,7 +48,16 @@ describe('admin: users with their trading figures, through the exchange module',
       await trade(second, {
         balances: [{ asset: 'USDT', free: '250.25', locked: '10.00' }],
         trades: {
-          BTCUSDT: [201, 202, 203].map((id, i) => binanceTrade({ symbol: 'BTCUSDT', id, price: '64000.00', qty: '0.00100000', isBuyer: i % 2 === 0, time: day(5 + i) })),
+          BTCUSDT: [201, 202, 203].map((id, i) =>
+            binanceTrade({
+              symbol: 'BTCUSDT',
+              id,
+              price: '64000.00',
+              qty: '0.00100000',
+              isBuyer: i % 2 === 0,
+              time: day(5 + i),
+            }),
+          ),
         },
       }),
       3,
@@ -52,7 +66,10 @@ describe('admin: users with their trading figures, through the exchange module',
     const list = await t.app.inject({ method: 'GET', url: '/api/admin/users?limit=100', headers: admin.headers });
     assert.equal(list.statusCode, 200, list.body);
     const figures = Object.fromEntries(
-      (list.json().users as { id: string; totalTrades: number; accountBalance: number }[]).map((u) => [u.id, [u.totalTrades, u.accountBalance]]),
+      (list.json().users as { id: string; totalTrades: number; accountBalance: number }[]).map((u) => [
+        u.id,
+        [u.totalTrades, u.accountBalance],
+      ]),
     );
     assert.deepEqual(figures, {
       [admin.id]: [0, 0],
@@ -61,7 +78,11 @@ describe('admin: users with their trading figures, through the exchange module',
       [idle.id]: [0, 0],
     });
 
-    for (const [user, expected] of [[first, [2, 1000.1]], [second, [3, 260.25]], [idle, [0, 0]]] as const) {
+    for (const [user, expected] of [
+      [first, [2, 1000.1]],
+      [second, [3, 260.25]],
+      [idle, [0, 0]],
+    ] as const) {
       const one = await t.app.inject({ method: 'GET', url: `/api/admin/users/${user.id}`, headers: admin.headers });
       assert.equal(one.statusCode, 200, one.body);
       assert.deepEqual([one.json().totalTrades, one.json().accountBalance], expected);

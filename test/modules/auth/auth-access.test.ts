@@ -15,7 +15,9 @@ describe('auth access', () => {
   before(async () => {
     t = await buildTestApp({
       routes: async (app) => {
-        app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
+        app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({
+          ok: true,
+        }));
       },
     });
   });
@@ -26,7 +28,11 @@ describe('auth access', () => {
   const get = (url: string, headers: Record<string, string>) => t.app.inject({ method: 'GET', url, headers });
 
   /** Polls until the route answers `status`; returns how long that took. */
-  async function untilStatus(url: string, headers: Record<string, string>, status: number): Promise<{ elapsed: number; body: unknown }> {
+  async function untilStatus(
+    url: string,
+    headers: Record<string, string>,
+    status: number,
+  ): Promise<{ elapsed: number; body: unknown }> {
     const started = Date.now();
     for (;;) {
       const response = await get(url, headers);
@@ -48,7 +54,12 @@ describe('auth access', () => {
       await other.close();
     });
     const changeElsewhere = async (userId: string, payload: object) => {
-      const response = await other.app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, payload, headers: otherAdmin.headers });
+      const response = await other.app.inject({
+        method: 'PATCH',
+        url: `/api/admin/users/${userId}`,
+        payload,
+        headers: otherAdmin.headers,
+      });
       assert.equal(response.statusCode, 200, response.body);
     };
 
@@ -114,9 +125,17 @@ describe('auth access', () => {
         const rows = await accountsOf('boss@example.com');
         assert.equal(rows.length, 1);
         assert.equal(rows[0]!.role, 'admin');
-        const response = await again.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'boss@example.com', password: 'boss-password-1' } });
+        const response = await again.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: 'boss@example.com', password: 'boss-password-1' },
+        });
         assert.equal(response.statusCode, 200);
-        const me = await again.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${response.json().access_token}` } });
+        const me = await again.app.inject({
+          method: 'GET',
+          url: '/api/auth/me',
+          headers: { authorization: `Bearer ${response.json().access_token}` },
+        });
         assert.equal(me.json().role, 'admin');
       } finally {
         await first.close();
@@ -125,17 +144,32 @@ describe('auth access', () => {
     });
 
     it('makes an account registered earlier with that address an admin only when ADMIN_PASSWORD is its password, and says so', async () => {
-      const register = (email: string, password: string) => t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password } });
+      const register = (email: string, password: string) =>
+        t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password } });
       assert.equal((await register('owner@example.com', 'owner-password-1')).statusCode, 201);
       assert.equal((await register('squatter-target@example.com', 'squatters-password')).statusCode, 201);
-      const owner = await buildTestApp({ env: { ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'owner-password-1' }, keepData: true });
-      const squatted = await buildTestApp({ env: { ADMIN_EMAIL: 'squatter-target@example.com', ADMIN_PASSWORD: 'the-operators-password' }, keepData: true });
+      const owner = await buildTestApp({
+        env: { ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'owner-password-1' },
+        keepData: true,
+      });
+      const squatted = await buildTestApp({
+        env: { ADMIN_EMAIL: 'squatter-target@example.com', ADMIN_PASSWORD: 'the-operators-password' },
+        keepData: true,
+      });
       try {
         const roleOf = async (email: string) => (await accountsOf(email))[0]!.role;
         assert.equal(await roleOf('owner@example.com'), 'admin');
-        assert.ok(owner.logLines().some((l) => l.level === 30 && String(l.msg).startsWith('made the configured ADMIN_EMAIL')));
-        assert.equal(await roleOf('squatter-target@example.com'), 'user', 'whoever registered the address first does not become admin');
-        const warning = squatted.logLines().find((l) => l.level === 40 && String(l.msg).startsWith('ADMIN_EMAIL is registered already'));
+        assert.ok(
+          owner.logLines().some((l) => l.level === 30 && String(l.msg).startsWith('made the configured ADMIN_EMAIL')),
+        );
+        assert.equal(
+          await roleOf('squatter-target@example.com'),
+          'user',
+          'whoever registered the address first does not become admin',
+        );
+        const warning = squatted
+          .logLines()
+          .find((l) => l.level === 40 && String(l.msg).startsWith('ADMIN_EMAIL is registered already'));
         assert.match(String(warning?.msg), /npm run cli -- users:promote --email squatter-target@example\.com/);
         assert.doesNotMatch(squatted.logText(), /the-operators-password/);
       } finally {
@@ -155,7 +189,9 @@ describe('auth access', () => {
         const rows = await accountsOf('race@example.com');
         assert.equal(rows.length, 1);
         const activity = await get(`/api/admin/users/${rows[0]!.id}/activity?limit=100`, viewer.headers);
-        const audits = (activity.json() as { action: string; subject_user_id: string }[]).filter((a) => a.action === 'auth.register' && a.subject_user_id === rows[0]!.id);
+        const audits = (activity.json() as { action: string; subject_user_id: string }[]).filter(
+          (a) => a.action === 'auth.register' && a.subject_user_id === rows[0]!.id,
+        );
         assert.equal(audits.length, 1);
       } finally {
         await racer.close();
@@ -163,4 +199,3 @@ describe('auth access', () => {
     });
   });
 });
-

@@ -7,7 +7,9 @@ import { after, before, describe, it } from '../../helpers/suite.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
 
-const NO_REDIS = process.env.REDIS_URL ? false : 'REDIS_URL is not set: sharing the login counter needs Redis (REDIS_URL=redis://127.0.0.1:6379)';
+const NO_REDIS = process.env.REDIS_URL
+  ? false
+  : 'REDIS_URL is not set: sharing the login counter needs Redis (REDIS_URL=redis://127.0.0.1:6379)';
 
 describe('auth: login throttling', () => {
   let t: TestApp;
@@ -33,60 +35,104 @@ describe('auth: login throttling', () => {
       assert.deepEqual(blocked.json(), { detail: 'Too many login attempts; try again later' });
       const retryAfter = Number(blocked.headers['retry-after']);
       assert.ok(retryAfter > 0 && retryAfter <= LOGIN_LIMITS.windowMs / 1000, String(retryAfter));
-      assert.equal((await login(victim.email, victim.password, '10.9.0.2')).statusCode, 200, 'other addresses are not affected');
+      assert.equal(
+        (await login(victim.email, victim.password, '10.9.0.2')).statusCode,
+        200,
+        'other addresses are not affected',
+      );
     });
 
     it('failures from elsewhere do not lock the owner out', async () => {
       const owner = await signIn(t.app, t.database);
       for (let i = 0; i < PAIR; i++) assert.equal((await login(owner.email, `guess-${i}`, '10.9.3.1')).statusCode, 401);
-      assert.equal((await login(owner.email, owner.password, '10.9.3.1')).statusCode, 429, 'the guessing address is refused, even the right password');
-      assert.equal((await login(owner.email, owner.password, '10.9.3.2')).statusCode, 200, 'the owner, elsewhere, signs in');
+      assert.equal(
+        (await login(owner.email, owner.password, '10.9.3.1')).statusCode,
+        429,
+        'the guessing address is refused, even the right password',
+      );
+      assert.equal(
+        (await login(owner.email, owner.password, '10.9.3.2')).statusCode,
+        200,
+        'the owner, elsewhere, signs in',
+      );
     });
 
     it('no flood of anonymous requests flushes a lockout (11,000 made-up stream tickets)', async () => {
       const victim = await signIn(t.app, t.database);
-      for (let i = 0; i < PAIR; i++) assert.equal((await login(victim.email, `guess-${i}`, '10.9.7.1')).statusCode, 401);
+      for (let i = 0; i < PAIR; i++)
+        assert.equal((await login(victim.email, `guess-${i}`, '10.9.7.1')).statusCode, 401);
       for (let i = 0; i < 11_000; i++) {
         const ticket = randomBytes(32).toString('base64url');
-        const response = await t.app.inject({ method: 'GET', url: `/api/stream?ticket=${ticket}`, remoteAddress: `10.10.${i >> 8}.${i & 255}` });
+        const response = await t.app.inject({
+          method: 'GET',
+          url: `/api/stream?ticket=${ticket}`,
+          remoteAddress: `10.10.${i >> 8}.${i & 255}`,
+        });
         if (i === 0) assert.equal(response.statusCode, 401, response.body);
       }
-      assert.equal((await login(victim.email, victim.password, '10.9.7.1')).statusCode, 429, 'the guessing address is still refused');
+      assert.equal(
+        (await login(victim.email, victim.password, '10.9.7.1')).statusCode,
+        429,
+        'the guessing address is still refused',
+      );
     });
 
     it('parallel guesses from one address cannot slip past the per-account limit', async () => {
       const victim = await signIn(t.app, t.database);
-      const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => login(victim.email, `guess-${i}`, '10.9.1.1'))).then((rs) =>
-        rs.map((r) => r.statusCode),
-      );
+      const statuses = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => login(victim.email, `guess-${i}`, '10.9.1.1')),
+      ).then((rs) => rs.map((r) => r.statusCode));
       assert.equal(statuses.filter((s) => s === 401).length, PAIR);
       assert.equal(statuses.filter((s) => s === 429).length, 12 - PAIR);
     });
 
     it('an IPv6 client is counted per /64, not per address', async () => {
       for (let i = 0; i < LOGIN_LIMITS.perClient; i++) {
-        assert.equal((await login(`v6-${i}@example.com`, 'wrong-password', `2001:db8:5:6::${(i + 1).toString(16)}`)).statusCode, 401);
+        assert.equal(
+          (await login(`v6-${i}@example.com`, 'wrong-password', `2001:db8:5:6::${(i + 1).toString(16)}`)).statusCode,
+          401,
+        );
       }
       const victim = await signIn(t.app, t.database);
-      assert.equal((await login(victim.email, victim.password, '2001:db8:5:6:ffff::1')).statusCode, 429, 'another address of the same /64');
-      assert.equal((await login(victim.email, victim.password, '2001:db8:5:7::1')).statusCode, 200, 'the next /64 is another client');
+      assert.equal(
+        (await login(victim.email, victim.password, '2001:db8:5:6:ffff::1')).statusCode,
+        429,
+        'another address of the same /64',
+      );
+      assert.equal(
+        (await login(victim.email, victim.password, '2001:db8:5:7::1')).statusCode,
+        200,
+        'the next /64 is another client',
+      );
     });
 
     it(`an account takes ${LOGIN_LIMITS.perAccount} failures from everywhere; attempts refused for their address count for nothing`, async () => {
       const victim = await signIn(t.app, t.database);
       // An address over its own limit: its attempts at the victim must not count towards the account's.
-      for (let i = 0; i < LOGIN_LIMITS.perClient; i++) assert.equal((await login(`filler-${i}@example.com`, 'wrong', '10.9.4.250')).statusCode, 401);
-      for (let i = 0; i < LOGIN_LIMITS.perAccount; i++) assert.equal((await login(victim.email, 'wrong', '10.9.4.250')).statusCode, 429);
+      for (let i = 0; i < LOGIN_LIMITS.perClient; i++)
+        assert.equal((await login(`filler-${i}@example.com`, 'wrong', '10.9.4.250')).statusCode, 401);
+      for (let i = 0; i < LOGIN_LIMITS.perAccount; i++)
+        assert.equal((await login(victim.email, 'wrong', '10.9.4.250')).statusCode, 429);
       const addresses = LOGIN_LIMITS.perAccount / PAIR;
       for (let a = 0; a < addresses; a++) {
-        const failures = await Promise.all(Array.from({ length: PAIR }, () => login(victim.email, 'wrong', `10.9.4.${a + 1}`)));
-        assert.deepEqual(failures.map((r) => r.statusCode), Array(PAIR).fill(401), `address ${a + 1}`);
+        const failures = await Promise.all(
+          Array.from({ length: PAIR }, () => login(victim.email, 'wrong', `10.9.4.${a + 1}`)),
+        );
+        assert.deepEqual(
+          failures.map((r) => r.statusCode),
+          Array(PAIR).fill(401),
+          `address ${a + 1}`,
+        );
       }
       const locked = await login(victim.email, victim.password, '10.9.5.1');
-      assert.equal(locked.statusCode, 429, 'past the account-wide limit every address is refused until the window ends');
+      assert.equal(
+        locked.statusCode,
+        429,
+        'past the account-wide limit every address is refused until the window ends',
+      );
     });
 
-    it('successful logins do not use up the per-address allowance, and reset the account\'s count from that address', async () => {
+    it("successful logins do not use up the per-address allowance, and reset the account's count from that address", async () => {
       const user = await signIn(t.app, t.database);
       for (let i = 0; i < LOGIN_LIMITS.perClient + 5; i++) {
         assert.equal((await login(user.email, user.password, '10.9.2.1')).statusCode, 200, `login ${i + 1}`);
@@ -107,7 +153,13 @@ describe('auth: login throttling', () => {
       await proxied.close();
     });
     const viaProxy = (app: TestApp, email: string, password: string, client: string) =>
-      app.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': client } });
+      app.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email, password },
+        remoteAddress: '127.0.0.1',
+        headers: { 'x-forwarded-for': client },
+      });
 
     it('with TRUST_PROXY, each forwarded client is limited on its own', async () => {
       const owner = await signIn(proxied.app, proxied.database);
@@ -115,7 +167,11 @@ describe('auth: login throttling', () => {
         assert.equal((await viaProxy(proxied, `p-${i}@example.com`, 'wrong', '198.51.100.7')).statusCode, 401);
       }
       assert.equal((await viaProxy(proxied, owner.email, owner.password, '198.51.100.7')).statusCode, 429);
-      assert.equal((await viaProxy(proxied, owner.email, owner.password, '198.51.100.8')).statusCode, 200, 'another client behind the same proxy');
+      assert.equal(
+        (await viaProxy(proxied, owner.email, owner.password, '198.51.100.8')).statusCode,
+        200,
+        'another client behind the same proxy',
+      );
     });
 
     it('without TRUST_PROXY, a forwarded address is not believed', async () => {
@@ -150,8 +206,14 @@ describe('two instances on one Redis', { skip: NO_REDIS }, () => {
     try {
       const user = await signIn(a.app, a.database);
       const attempt = (app: TestApp, password: string) =>
-        app.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password }, remoteAddress: '10.8.0.1' });
-      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++) assert.equal((await attempt(i % 2 ? a : b, 'wrong')).statusCode, 401);
+        app.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: user.email, password },
+          remoteAddress: '10.8.0.1',
+        });
+      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++)
+        assert.equal((await attempt(i % 2 ? a : b, 'wrong')).statusCode, 401);
       assert.equal((await attempt(a, user.password)).statusCode, 429);
       assert.equal((await attempt(b, user.password)).statusCode, 429);
     } finally {

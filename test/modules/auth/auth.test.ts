@@ -27,13 +27,22 @@ describe('auth', () => {
   /** Suspends a user the way an admin does (an admin of its own: another test's app empties the database). */
   const suspend = async (userId: string) => {
     const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const response = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, payload: { status: 'suspended' }, headers: admin.headers });
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${userId}`,
+      payload: { status: 'suspended' },
+      headers: admin.headers,
+    });
     assert.equal(response.json().status, 'suspended');
   };
 
   describe('register', () => {
     it('creates an active user with role user and tier free, without its password', async () => {
-      const response = await post('/api/auth/register', { email: 'Ada@Example.com', password: 'correct horse', firstName: 'Ada' });
+      const response = await post('/api/auth/register', {
+        email: 'Ada@Example.com',
+        password: 'correct horse',
+        firstName: 'Ada',
+      });
       assert.equal(response.statusCode, 201);
       const body = response.json();
       assert.equal(body.email, 'ada@example.com');
@@ -61,7 +70,13 @@ describe('auth', () => {
       const response = await post('/api/auth/register', { email: 'not-an-email', password: 'short' });
       assert.equal(response.statusCode, 422);
       const detail = response.json().detail as { type: string; loc: string[] }[];
-      assert.deepEqual(detail.map((d) => d.loc), [['body', 'email'], ['body', 'password']]);
+      assert.deepEqual(
+        detail.map((d) => d.loc),
+        [
+          ['body', 'email'],
+          ['body', 'password'],
+        ],
+      );
       assert.equal(detail[1]!.type, 'string_too_short');
     });
 
@@ -93,10 +108,18 @@ describe('auth', () => {
       // Read back as the account itself and as an admin sees it: still a plain, active user.
       const login = await post('/api/auth/login', { email: body.email, password: body.password });
       assert.equal(login.statusCode, 200, 'the password given is the one set, not the hash in the body');
-      const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${login.json().access_token}` } });
+      const me = await t.app.inject({
+        method: 'GET',
+        url: '/api/auth/me',
+        headers: { authorization: `Bearer ${login.json().access_token}` },
+      });
       assert.deepEqual([me.json().role, me.json().status, me.json().subscriptionTier], ['user', 'active', 'free']);
       const admin = await signIn(t.app, t.database, { role: 'admin' });
-      const listed = await t.app.inject({ method: 'GET', url: '/api/admin/users?role=admin&limit=100', headers: admin.headers });
+      const listed = await t.app.inject({
+        method: 'GET',
+        url: '/api/admin/users?role=admin&limit=100',
+        headers: admin.headers,
+      });
       assert.ok(!listed.json().users.some((u: { email: string }) => u.email === body.email), 'not among the admins');
     });
 
@@ -104,7 +127,12 @@ describe('auth', () => {
       const limited = await buildTestApp({ env: { SIGNUP_LIMIT_PER_HOUR: '3' } });
       try {
         const register = (i: number, remoteAddress: string) =>
-          limited.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: `burst-${i}@example.com`, password: 'password-1' }, remoteAddress });
+          limited.app.inject({
+            method: 'POST',
+            url: '/api/auth/register',
+            payload: { email: `burst-${i}@example.com`, password: 'password-1' },
+            remoteAddress,
+          });
         for (let i = 0; i < 3; i++) assert.equal((await register(i, '10.77.0.1')).statusCode, 201);
         const refused = await register(3, '10.77.0.1');
         assert.equal(refused.statusCode, 429);
@@ -123,19 +151,36 @@ describe('auth', () => {
 
     it('refuses a taken address before hashing the password', async () => {
       const address = newClientAddress();
-      assert.equal((await post('/api/auth/register', { email: 'early@example.com', password: 'password-1' }, {}, address)).statusCode, 201);
+      assert.equal(
+        (await post('/api/auth/register', { email: 'early@example.com', password: 'password-1' }, {}, address))
+          .statusCode,
+        201,
+      );
       const before = await hashesComputed();
-      const again = await post('/api/auth/register', { email: 'Early@example.com', password: 'password-2' }, {}, address);
+      const again = await post(
+        '/api/auth/register',
+        { email: 'Early@example.com', password: 'password-2' },
+        {},
+        address,
+      );
       assert.equal(again.statusCode, 409);
       assert.equal(await hashesComputed(), before, 'no scrypt spent on a sign-up that cannot succeed');
-      assert.equal((await post('/api/auth/register', { email: 'later@example.com', password: 'password-3' }, {}, address)).statusCode, 201);
+      assert.equal(
+        (await post('/api/auth/register', { email: 'later@example.com', password: 'password-3' }, {}, address))
+          .statusCode,
+        201,
+      );
       assert.equal(await hashesComputed(), before + 1, 'the positive control: a sign-up that succeeds hashes once');
     });
 
     it('is refused with 403 when sign-up is disabled', async () => {
       const closed = await buildTestApp({ env: { ALLOW_SIGNUP: 'false' } });
       try {
-        const response = await closed.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: 'x@example.com', password: 'password-1' } });
+        const response = await closed.app.inject({
+          method: 'POST',
+          url: '/api/auth/register',
+          payload: { email: 'x@example.com', password: 'password-1' },
+        });
         assert.equal(response.statusCode, 403);
       } finally {
         await closed.close();
@@ -146,7 +191,11 @@ describe('auth', () => {
   describe('login', () => {
     it('returns a bearer access token and a refresh token, and records the device session', async () => {
       await post('/api/auth/register', { email: 'login@example.com', password: 'password-1' });
-      const response = await post('/api/auth/login', { email: 'login@example.com', password: 'password-1' }, { 'user-agent': 'test-agent/1.0' });
+      const response = await post(
+        '/api/auth/login',
+        { email: 'login@example.com', password: 'password-1' },
+        { 'user-agent': 'test-agent/1.0' },
+      );
       assert.equal(response.statusCode, 200);
       const body = response.json();
       assert.equal(body.token_type, 'bearer');
@@ -174,7 +223,10 @@ describe('auth', () => {
     it('throttles repeated failures for one account from one address with 429 and Retry-After', async () => {
       await post('/api/auth/register', { email: 'victim@example.com', password: 'password-1' });
       for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++) {
-        assert.equal((await post('/api/auth/login', { email: 'victim@example.com', password: `guess-${i}` })).statusCode, 401);
+        assert.equal(
+          (await post('/api/auth/login', { email: 'victim@example.com', password: `guess-${i}` })).statusCode,
+          401,
+        );
       }
       const blocked = await post('/api/auth/login', { email: 'victim@example.com', password: 'password-1' });
       assert.equal(blocked.statusCode, 429);
@@ -220,11 +272,18 @@ describe('auth', () => {
       const forged = await new SignJWT(JSON.parse(Buffer.from(payload!, 'base64url').toString()))
         .setProtectedHeader({ alg: 'HS256' })
         .sign(new TextEncoder().encode('another-secret-another-secret-another'));
-      const expired = await new SignJWT({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), exp: Math.floor(Date.now() / 1000) - 60 })
+      const expired = await new SignJWT({
+        ...JSON.parse(Buffer.from(payload!, 'base64url').toString()),
+        exp: Math.floor(Date.now() / 1000) - 60,
+      })
         .setProtectedHeader({ alg: 'HS256' })
         .sign(new TextEncoder().encode(TEST_JWT_SECRET));
       for (const token of [none, forged, expired, 'garbage']) {
-        const response = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+        const response = await t.app.inject({
+          method: 'GET',
+          url: '/api/auth/me',
+          headers: { authorization: `Bearer ${token}` },
+        });
         assert.equal(response.statusCode, 401, token);
       }
     });
@@ -249,7 +308,11 @@ describe('auth', () => {
       assert.equal(reuse.statusCode, 401);
       // The thief's reuse ended the session: the rotated token and the access token are dead too.
       assert.equal((await post('/api/auth/refresh', { refresh_token: rotated.refresh_token })).statusCode, 401);
-      const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${rotated.access_token}` } });
+      const me = await t.app.inject({
+        method: 'GET',
+        url: '/api/auth/me',
+        headers: { authorization: `Bearer ${rotated.access_token}` },
+      });
       assert.equal(me.statusCode, 401);
     });
 

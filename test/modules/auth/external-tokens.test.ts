@@ -16,7 +16,9 @@ describe('external identity provider tokens', () => {
     t = await buildTestApp({
       env: { JWT_JWKS_URL: idp.jwksUrl },
       routes: async (app) => {
-        app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({ ok: true }));
+        app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({
+          ok: true,
+        }));
       },
     });
   });
@@ -25,7 +27,8 @@ describe('external identity provider tokens', () => {
     await idp.close();
   });
 
-  const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+  const me = (token: string) =>
+    t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
   const assertRefused = async (token: string, detail: string) => {
     const response = await me(token);
     assert.equal(response.statusCode, 401, response.body);
@@ -46,13 +49,26 @@ describe('external identity provider tokens', () => {
   it('takes the role from our account, never from the token', async () => {
     await signIn(t.app, t.database, { email: 'plain@example.com' });
     const token = await idp.issue({ email: 'plain@example.com', claims: { role: 'admin', user_role: 'admin' } });
-    const response = await t.app.inject({ method: 'GET', url: '/test/admin-only', headers: { authorization: `Bearer ${token}` } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/test/admin-only',
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(response.statusCode, 403);
     assert.deepEqual(response.json(), { detail: 'Admin role required' });
 
     const admin = await signIn(t.app, t.database, { email: 'boss@example.com', role: 'admin' });
     const adminToken = await idp.issue({ email: admin.email });
-    assert.equal((await t.app.inject({ method: 'GET', url: '/test/admin-only', headers: { authorization: `Bearer ${adminToken}` } })).statusCode, 200);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/test/admin-only',
+          headers: { authorization: `Bearer ${adminToken}` },
+        })
+      ).statusCode,
+      200,
+    );
   });
 
   it('refuses forged, foreign, expired, anonymous and e-mail-less tokens with 401', async () => {
@@ -61,19 +77,30 @@ describe('external identity provider tokens', () => {
     await assertRefused(await idp.issue({ email, signWithForeignKey: true }), 'Invalid or expired token');
     await assertRefused(await idp.issue({ email, alg: 'ES256', signWithForeignKey: true }), 'Invalid or expired token');
     await assertRefused(await idp.issue({ email, expiresInSeconds: -60 }), 'Invalid or expired token');
-    await assertRefused(await idp.issue({ email, claims: { iss: 'https://evil.example.com/auth/v1' } }), 'Invalid or expired token');
+    await assertRefused(
+      await idp.issue({ email, claims: { iss: 'https://evil.example.com/auth/v1' } }),
+      'Invalid or expired token',
+    );
     await assertRefused(await idp.issue({ email, claims: { is_anonymous: true } }), 'Invalid or expired token');
     await assertRefused(await idp.issue({ claims: { email: undefined } }), 'Invalid or expired token');
     await assertRefused(await idp.issue({ email, claims: { exp: undefined } }), 'Invalid or expired token');
     // An HS256 token signed with our own secret but claiming the provider's identity is not ours either.
-    const hs = await new SignJWT({ email }).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setIssuer(idp.issuer).setExpirationTime('5m').sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const hs = await new SignJWT({ email })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('x')
+      .setIssuer(idp.issuer)
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
     await assertRefused(hs, 'Invalid or expired token');
   });
 
   it('links only an address the provider verified', async () => {
     const user = await signIn(t.app, t.database, { email: 'unverified@example.com' });
     const unverified = { user_metadata: { email: user.email, email_verified: false } };
-    await assertRefused(await idp.issue({ email: user.email, claims: unverified }), 'The identity provider has not verified this e-mail address');
+    await assertRefused(
+      await idp.issue({ email: user.email, claims: unverified }),
+      'The identity provider has not verified this e-mail address',
+    );
     const oidc = await idp.issue({ email: user.email, claims: { user_metadata: {}, email_verified: true } });
     assert.equal((await me(oidc)).json().id, user.id, "OpenID Connect's email_verified is enough");
   });
@@ -85,7 +112,10 @@ describe('external identity provider tokens', () => {
     assert.equal((await me(first)).json().id, owner.id, 'linked by the verified address');
     const subject = JSON.parse(Buffer.from(first.split('.')[1]!, 'base64url').toString()).sub as string;
     // The provider's user now claims the other account's address: it is still the owner.
-    const moved = await idp.issue({ email: owner.email, claims: { sub: subject, email: other.email, user_metadata: { email_verified: true } } });
+    const moved = await idp.issue({
+      email: owner.email,
+      claims: { sub: subject, email: other.email, user_metadata: { email_verified: true } },
+    });
     const answer = await me(moved);
     assert.equal(answer.statusCode, 200, answer.body);
     assert.equal(answer.json().id, owner.id);
@@ -101,7 +131,12 @@ describe('external identity provider tokens', () => {
   it('answers 403 for a suspended account, as for our own tokens', async () => {
     const user = await signIn(t.app, t.database, { email: 'paused@example.com' });
     const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const suspended = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${user.id}`, payload: { status: 'suspended' }, headers: admin.headers });
+    const suspended = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${user.id}`,
+      payload: { status: 'suspended' },
+      headers: admin.headers,
+    });
     assert.equal(suspended.json().status, 'suspended');
     const response = await me(await idp.issue({ email: user.email }));
     assert.equal(response.statusCode, 403);
@@ -116,20 +151,34 @@ describe('external identity provider tokens', () => {
   it('logs out without touching our sessions: the provider owns its session', async () => {
     const user = await signIn(t.app, t.database, { email: 'leaver@example.com' });
     const token = await idp.issue({ email: user.email });
-    const response = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { authorization: `Bearer ${token}` } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(response.json(), { success: true });
     assert.equal((await me(user.token)).statusCode, 200, 'the password session is still live');
     const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const activity = await t.app.inject({ method: 'GET', url: `/api/admin/users/${user.id}/activity?limit=100`, headers: admin.headers });
-    const rows = (activity.json() as { action: string; actor_id: string }[]).filter((e) => e.action === 'auth.logout' && e.actor_id === user.id);
+    const activity = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/users/${user.id}/activity?limit=100`,
+      headers: admin.headers,
+    });
+    const rows = (activity.json() as { action: string; actor_id: string }[]).filter(
+      (e) => e.action === 'auth.logout' && e.actor_id === user.id,
+    );
     assert.equal(rows.length, 1);
   });
 
   it('fetches the keys once for many tokens', async () => {
     await signIn(t.app, t.database, { email: 'busy@example.com' });
     const before = idp.jwksRequests;
-    for (let i = 0; i < 5; i++) assert.equal((await me(await idp.issue({ email: 'busy@example.com', alg: i % 2 ? 'ES256' : 'RS256' }))).statusCode, 200);
+    for (let i = 0; i < 5; i++)
+      assert.equal(
+        (await me(await idp.issue({ email: 'busy@example.com', alg: i % 2 ? 'ES256' : 'RS256' }))).statusCode,
+        200,
+      );
     assert.equal(idp.jwksRequests, before, 'the keys fetched by the first test are reused');
   });
 });
@@ -145,7 +194,14 @@ describe('external tokens: audience, an unreachable provider, and configuration'
     const t = await buildTestApp({ env: { JWT_JWKS_URL: idp.jwksUrl, JWT_JWKS_AUDIENCE: 'trading-desk' } });
     try {
       await signIn(t.app, t.database, { email: 'aud@example.com' });
-      const call = async (aud: string) => (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${await idp.issue({ email: 'aud@example.com', claims: { aud } })}` } })).statusCode;
+      const call = async (aud: string) =>
+        (
+          await t.app.inject({
+            method: 'GET',
+            url: '/api/auth/me',
+            headers: { authorization: `Bearer ${await idp.issue({ email: 'aud@example.com', claims: { aud } })}` },
+          })
+        ).statusCode;
       assert.equal(await call('authenticated'), 401);
       assert.equal(await call('trading-desk'), 200);
     } finally {
@@ -155,16 +211,31 @@ describe('external tokens: audience, an unreachable provider, and configuration'
 
   it('answers 401, never 500, when the provider’s keys cannot be had', async () => {
     const t = await buildTestApp({ env: { JWT_JWKS_URL: idp.jwksUrl } });
-    const down = await buildTestApp({ env: { JWT_JWKS_URL: `http://127.0.0.1:${await closedPort()}/auth/v1/.well-known/jwks.json` }, keepData: true });
+    const down = await buildTestApp({
+      env: { JWT_JWKS_URL: `http://127.0.0.1:${await closedPort()}/auth/v1/.well-known/jwks.json` },
+      keepData: true,
+    });
     try {
       await signIn(t.app, t.database, { email: 'offline@example.com' });
       idp.failNext({ status: 503 });
       const token = await idp.issue({ email: 'offline@example.com' });
-      const failed = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+      const failed = await t.app.inject({
+        method: 'GET',
+        url: '/api/auth/me',
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(failed.statusCode, 401, failed.body);
-      const recovered = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+      const recovered = await t.app.inject({
+        method: 'GET',
+        url: '/api/auth/me',
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(recovered.statusCode, 200, 'the same token passes once the keys are served again');
-      const refused = await down.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+      const refused = await down.app.inject({
+        method: 'GET',
+        url: '/api/auth/me',
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(refused.statusCode, 401, refused.body);
     } finally {
       await down.close();
@@ -176,7 +247,11 @@ describe('external tokens: audience, an unreachable provider, and configuration'
     const t = await buildTestApp();
     try {
       await signIn(t.app, t.database, { email: 'nojwks@example.com' });
-      const response = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${await idp.issue({ email: 'nojwks@example.com' })}` } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/auth/me',
+        headers: { authorization: `Bearer ${await idp.issue({ email: 'nojwks@example.com' })}` },
+      });
       assert.equal(response.statusCode, 401);
     } finally {
       await t.close();
@@ -184,12 +259,32 @@ describe('external tokens: audience, an unreachable provider, and configuration'
   });
 
   it('derives the issuer from a Supabase-style URL and otherwise requires it', () => {
-    const base = { JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: '/nonexistent-not-used', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+    const base = {
+      JWT_SECRET: TEST_JWT_SECRET,
+      DATA_DIR: '/nonexistent-not-used',
+      ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+    };
     const derived = loadConfig({ ...base, JWT_JWKS_URL: 'https://abc.supabase.co/auth/v1/.well-known/jwks.json' });
-    assert.deepEqual(derived.auth.externalTokens, { jwksUrl: 'https://abc.supabase.co/auth/v1/.well-known/jwks.json', issuer: 'https://abc.supabase.co/auth/v1', audience: undefined });
-    assert.throws(() => loadConfig({ ...base, JWT_JWKS_URL: 'https://idp.example.com/keys' }), /JWT_JWKS_ISSUER must be set with JWT_JWKS_URL/);
-    const named = loadConfig({ ...base, JWT_JWKS_URL: 'https://idp.example.com/keys', JWT_JWKS_ISSUER: 'https://idp.example.com/', JWT_JWKS_AUDIENCE: 'api' });
-    assert.deepEqual(named.auth.externalTokens, { jwksUrl: 'https://idp.example.com/keys', issuer: 'https://idp.example.com/', audience: 'api' });
+    assert.deepEqual(derived.auth.externalTokens, {
+      jwksUrl: 'https://abc.supabase.co/auth/v1/.well-known/jwks.json',
+      issuer: 'https://abc.supabase.co/auth/v1',
+      audience: undefined,
+    });
+    assert.throws(
+      () => loadConfig({ ...base, JWT_JWKS_URL: 'https://idp.example.com/keys' }),
+      /JWT_JWKS_ISSUER must be set with JWT_JWKS_URL/,
+    );
+    const named = loadConfig({
+      ...base,
+      JWT_JWKS_URL: 'https://idp.example.com/keys',
+      JWT_JWKS_ISSUER: 'https://idp.example.com/',
+      JWT_JWKS_AUDIENCE: 'api',
+    });
+    assert.deepEqual(named.auth.externalTokens, {
+      jwksUrl: 'https://idp.example.com/keys',
+      issuer: 'https://idp.example.com/',
+      audience: 'api',
+    });
     assert.throws(() => loadConfig({ ...base, JWT_JWKS_ISSUER: 'https://idp.example.com/' }), /need JWT_JWKS_URL/);
   });
 });

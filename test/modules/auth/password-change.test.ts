@@ -17,11 +17,20 @@ describe('auth: change your own password', () => {
   });
 
   const change = (user: { headers: Record<string, string> } | undefined, payload: unknown) =>
-    t.app.inject({ method: 'POST', url: '/api/auth/password', headers: user?.headers ?? {}, payload: payload as object });
-  const login = (email: string, password: string) => t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
-  const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+    t.app.inject({
+      method: 'POST',
+      url: '/api/auth/password',
+      headers: user?.headers ?? {},
+      payload: payload as object,
+    });
+  const login = (email: string, password: string) =>
+    t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
+  const me = (token: string) =>
+    t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
   const activity = async (userId: string) =>
-    (await t.app.inject({ method: 'GET', url: `/api/admin/users/${userId}/activity`, headers: admin.headers })).json<{ action: string; details: Record<string, unknown> }[]>();
+    (await t.app.inject({ method: 'GET', url: `/api/admin/users/${userId}/activity`, headers: admin.headers })).json<
+      { action: string; details: Record<string, unknown> }[]
+    >();
 
   it('sets the new password, keeps this session and signs every other one out', async () => {
     const user = await signIn(t.app, t.database);
@@ -32,14 +41,21 @@ describe('auth: change your own password', () => {
 
     assert.equal((await me(user.token)).statusCode, 200, 'the session that changed it stays signed in');
     assert.equal((await me(other.access_token)).statusCode, 401, 'another session is revoked at once');
-    const refreshed = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: other.refresh_token } });
+    const refreshed = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/refresh',
+      payload: { refresh_token: other.refresh_token },
+    });
     assert.equal(refreshed.statusCode, 401);
     assert.equal((await login(user.email, user.password)).statusCode, 401, 'the old password no longer works');
     assert.equal((await login(user.email, 'a brand new password')).statusCode, 200);
 
     const entry = (await activity(user.id)).find((e) => e.action === 'auth.password_change');
     assert.deepEqual(entry?.details, { sessionsRevoked: 1 });
-    assert.ok(!t.logText().includes('a brand new password') && !t.logText().includes(user.password), 'no password in the log');
+    assert.ok(
+      !t.logText().includes('a brand new password') && !t.logText().includes(user.password),
+      'no password in the log',
+    );
   });
 
   it('gives an admin a way back: after a change they sign in with the new password', async () => {
@@ -52,7 +68,11 @@ describe('auth: change your own password', () => {
   it('answers 400 for a wrong current password and changes nothing; the sixth wrong guess answers 429', async () => {
     const user = await signIn(t.app, t.database);
     for (let i = 0; i < PASSWORD_CHANGE_LIMITS.perUser; i++) {
-      assertDetail(await change(user, { current_password: `wrong-${i}`, new_password: 'never applied 1' }), 400, 'Current password is incorrect');
+      assertDetail(
+        await change(user, { current_password: `wrong-${i}`, new_password: 'never applied 1' }),
+        400,
+        'Current password is incorrect',
+      );
     }
     const limited = await change(user, { current_password: user.password, new_password: 'never applied 2' });
     assertDetail(limited, 429, 'Too many password change attempts; try again later');
@@ -64,19 +84,39 @@ describe('auth: change your own password', () => {
 
   it('a right guess gives the attempts back', async () => {
     const user = await signIn(t.app, t.database);
-    for (let i = 0; i < PASSWORD_CHANGE_LIMITS.perUser - 1; i++) await change(user, { current_password: 'wrong', new_password: 'never applied 3' });
-    assert.equal((await change(user, { current_password: user.password, new_password: 'second password' })).statusCode, 200);
-    for (let i = 0; i < PASSWORD_CHANGE_LIMITS.perUser - 1; i++) await change(user, { current_password: 'wrong', new_password: 'never applied 4' });
-    assert.equal((await change(user, { current_password: 'second password', new_password: 'third password' })).statusCode, 200);
+    for (let i = 0; i < PASSWORD_CHANGE_LIMITS.perUser - 1; i++)
+      await change(user, { current_password: 'wrong', new_password: 'never applied 3' });
+    assert.equal(
+      (await change(user, { current_password: user.password, new_password: 'second password' })).statusCode,
+      200,
+    );
+    for (let i = 0; i < PASSWORD_CHANGE_LIMITS.perUser - 1; i++)
+      await change(user, { current_password: 'wrong', new_password: 'never applied 4' });
+    assert.equal(
+      (await change(user, { current_password: 'second password', new_password: 'third password' })).statusCode,
+      200,
+    );
   });
 
   it('holds the new password to the registration rules and refuses the current one, with masked inputs', async () => {
     const user = await signIn(t.app, t.database);
-    const short = assertIssue(await change(user, { current_password: user.password, new_password: 'short' }), ['body', 'new_password'], 'string_too_short');
+    const short = assertIssue(
+      await change(user, { current_password: user.password, new_password: 'short' }),
+      ['body', 'new_password'],
+      'string_too_short',
+    );
     assert.equal(short.input, '**********');
-    assertIssue(await change(user, { current_password: user.password, new_password: 'x'.repeat(129) }), ['body', 'new_password'], 'string_too_long');
+    assertIssue(
+      await change(user, { current_password: user.password, new_password: 'x'.repeat(129) }),
+      ['body', 'new_password'],
+      'string_too_long',
+    );
     assertIssue(await change(user, { current_password: user.password }), ['body', 'new_password'], 'missing');
-    const same = assertIssue(await change(user, { current_password: user.password, new_password: user.password }), ['body', 'new_password'], 'value_error');
+    const same = assertIssue(
+      await change(user, { current_password: user.password, new_password: user.password }),
+      ['body', 'new_password'],
+      'value_error',
+    );
     assert.equal(same.input, '**********');
     assert.equal(same.msg, 'Value error, the new password must differ from the current one');
     assert.equal((await login(user.email, user.password)).statusCode, 200);

@@ -29,7 +29,8 @@ describe('TOTP arithmetic', () => {
   it('our codes are the last 6 digits of the RFC vectors (SHA-1, 30 s)', () => {
     const secret = base32(RFC_KEY);
     assert.equal(secret, 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ');
-    for (const [time, code] of RFC_VECTORS) assert.equal(totpCode(secret, new Date(time * 1000)), code.slice(-6), `T=${time}`);
+    for (const [time, code] of RFC_VECTORS)
+      assert.equal(totpCode(secret, new Date(time * 1000)), code.slice(-6), `T=${time}`);
     assert.equal(totpCode(secret, new Date(59_000)), '287082');
   });
 
@@ -41,7 +42,12 @@ describe('TOTP arithmetic', () => {
       const code = referenceTotp(RFC_KEY, (step + delta) * 30, 6);
       assert.equal(matchingStep(secret, code, now), step + delta, `delta ${delta}`);
     }
-    for (const delta of [-2, 2]) assert.equal(matchingStep(secret, referenceTotp(RFC_KEY, (step + delta) * 30, 6), now), undefined, `delta ${delta}`);
+    for (const delta of [-2, 2])
+      assert.equal(
+        matchingStep(secret, referenceTotp(RFC_KEY, (step + delta) * 30, 6), now),
+        undefined,
+        `delta ${delta}`,
+      );
     assert.equal(matchingStep(secret, 'abcdef', now), undefined);
   });
 });
@@ -58,7 +64,8 @@ describe('two-factor sign-in', () => {
 
   const post = (url: string, payload: unknown, headers: Record<string, string> = {}, remoteAddress?: string) =>
     t.app.inject({ method: 'POST', url, payload: payload as object, headers, remoteAddress });
-  const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+  const me = (token: string) =>
+    t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
   /** The code of the step `delta` steps from the clock's, computed by the reference implementation. */
   const codeAt = (secret: string, delta = 0) => {
     const key = Buffer.from(decodeBase32(secret));
@@ -79,7 +86,8 @@ describe('two-factor sign-in', () => {
     return { ...user, secret, recoveryCodes: enable.json<{ recovery_codes: string[] }>().recovery_codes };
   }
 
-  const login = (user: { email: string; password: string }, remoteAddress = '10.9.9.9') => post('/api/auth/login', { email: user.email, password: user.password }, {}, remoteAddress);
+  const login = (user: { email: string; password: string }, remoteAddress = '10.9.9.9') =>
+    post('/api/auth/login', { email: user.email, password: user.password }, {}, remoteAddress);
   const challenge = async (user: { email: string; password: string }, remoteAddress?: string) => {
     const response = await login(user, remoteAddress);
     assert.equal(response.statusCode, 200, response.body);
@@ -103,10 +111,20 @@ describe('two-factor sign-in', () => {
       assert.equal(setup.headers['cache-control'], 'no-store');
 
       assert.equal((await me(user.token)).json().twoFactorEnabled, false, 'not on before a code confirms it');
-      const [row] = await t.database.rows<{ sealed: string }>(sql`SELECT totp_secret_sealed AS sealed FROM users WHERE id = ${user.id}`);
+      const [row] = await t.database.rows<{ sealed: string }>(
+        sql`SELECT totp_secret_sealed AS sealed FROM users WHERE id = ${user.id}`,
+      );
       assert.ok(row!.sealed.startsWith('v2:') && !row!.sealed.includes(body.secret), 'the secret is sealed at rest');
 
-      assertIssue(await post('/api/auth/2fa/enable', { code: '000000' === codeAt(body.secret) ? '111111' : '000000' }, user.headers), ['body', 'code'], 'value_error');
+      assertIssue(
+        await post(
+          '/api/auth/2fa/enable',
+          { code: '000000' === codeAt(body.secret) ? '111111' : '000000' },
+          user.headers,
+        ),
+        ['body', 'code'],
+        'value_error',
+      );
       const enable = await post('/api/auth/2fa/enable', { code: codeAt(body.secret) }, user.headers);
       assert.equal(enable.statusCode, 200, enable.body);
       const codes = enable.json<{ recovery_codes: string[] }>().recovery_codes;
@@ -114,9 +132,12 @@ describe('two-factor sign-in', () => {
       assert.equal(new Set(codes).size, 10);
       assert.equal((await me(user.token)).json().twoFactorEnabled, true);
 
-      const stored = await t.database.rows<{ code_hash: string }>(sql`SELECT code_hash FROM two_factor_recovery_codes WHERE user_id = ${user.id}`);
+      const stored = await t.database.rows<{ code_hash: string }>(
+        sql`SELECT code_hash FROM two_factor_recovery_codes WHERE user_id = ${user.id}`,
+      );
       assert.equal(stored.length, 10);
-      for (const code of codes) assert.ok(!stored.some((s) => s.code_hash.includes(code.replace('-', ''))), 'only hashes are stored');
+      for (const code of codes)
+        assert.ok(!stored.some((s) => s.code_hash.includes(code.replace('-', ''))), 'only hashes are stored');
       assert.ok(!t.logText().includes(body.secret), 'the secret is never logged');
 
       assertDetail(await post('/api/auth/2fa/setup', { password: user.password }, user.headers), 409);
@@ -125,7 +146,11 @@ describe('two-factor sign-in', () => {
 
     it('refuses a wrong password (400) and an enable without a setup (409)', async () => {
       const user = await signIn(t.app, t.database);
-      assertDetail(await post('/api/auth/2fa/setup', { password: 'not the password' }, user.headers), 400, 'Password is incorrect');
+      assertDetail(
+        await post('/api/auth/2fa/setup', { password: 'not the password' }, user.headers),
+        400,
+        'Password is incorrect',
+      );
       assertDetail(await post('/api/auth/2fa/enable', { code: '123456' }, user.headers), 409);
       assertIssue(await post('/api/auth/2fa/setup', {}, user.headers), ['body', 'password'], 'missing');
     });
@@ -157,31 +182,60 @@ describe('two-factor sign-in', () => {
       assert.equal(claims.auth_time, Math.floor(clock.now().getTime() / 1000));
 
       nextStep();
-      assertDetail(await post('/api/auth/2fa/verify', { mfa_token: body.mfa_token, code: codeAt(user.secret) }), 401, 'Invalid or expired mfa_token; sign in again');
+      assertDetail(
+        await post('/api/auth/2fa/verify', { mfa_token: body.mfa_token, code: codeAt(user.secret) }),
+        401,
+        'Invalid or expired mfa_token; sign in again',
+      );
     });
 
     it('never accepts one code twice, even on a fresh sign-in, and refuses an older step after a newer one', async () => {
       const user = await enrolled();
       const code = codeAt(user.secret);
       assert.equal((await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code })).statusCode, 200);
-      assertDetail(await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code }), 401, 'Invalid two-factor code');
-      assertDetail(await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, -1) }), 401, 'Invalid two-factor code');
+      assertDetail(
+        await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code }),
+        401,
+        'Invalid two-factor code',
+      );
+      assertDetail(
+        await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, -1) }),
+        401,
+        'Invalid two-factor code',
+      );
     });
 
     it('accepts a code one step behind or ahead of the clock, and not two', async () => {
       const user = await enrolled();
       nextStep();
       nextStep();
-      assert.equal((await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, -1) })).statusCode, 200, 'one step behind');
-      assertDetail(await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, 2) }), 401);
-      assert.equal((await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, 1) })).statusCode, 200, 'one step ahead');
+      assert.equal(
+        (await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, -1) }))
+          .statusCode,
+        200,
+        'one step behind',
+      );
+      assertDetail(
+        await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, 2) }),
+        401,
+      );
+      assert.equal(
+        (await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, 1) }))
+          .statusCode,
+        200,
+        'one step ahead',
+      );
     });
 
     it('lets the mfa_token expire after 5 minutes', async () => {
       const user = await enrolled();
       const token = await challenge(user);
       clock.advance(MFA_TOKEN_TTL_MS + 1000);
-      assertDetail(await post('/api/auth/2fa/verify', { mfa_token: token, code: codeAt(user.secret) }), 401, 'Invalid or expired mfa_token; sign in again');
+      assertDetail(
+        await post('/api/auth/2fa/verify', { mfa_token: token, code: codeAt(user.secret) }),
+        401,
+        'Invalid or expired mfa_token; sign in again',
+      );
       await challenge(user);
       const rows = await t.database.rows(sql`SELECT 1 FROM mfa_challenges WHERE user_id = ${user.id}`);
       assert.equal(rows.length, 1, 'the next sign-in removes the dead challenges');
@@ -192,41 +246,74 @@ describe('two-factor sign-in', () => {
       const address = newClientAddress();
       const token = await challenge(user, address);
       const wrong = codeAt(user.secret) === '000000' ? '111111' : '000000';
-      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient - 1; i++) assertDetail(await post('/api/auth/2fa/verify', { mfa_token: token, code: wrong }, {}, address), 401);
-      assert.equal((await post('/api/auth/2fa/verify', { mfa_token: token, code: codeAt(user.secret) }, {}, address)).statusCode, 200);
+      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient - 1; i++)
+        assertDetail(await post('/api/auth/2fa/verify', { mfa_token: token, code: wrong }, {}, address), 401);
+      assert.equal(
+        (await post('/api/auth/2fa/verify', { mfa_token: token, code: codeAt(user.secret) }, {}, address)).statusCode,
+        200,
+      );
 
       nextStep();
       const again = await challenge(user, address);
-      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++) assertDetail(await post('/api/auth/2fa/verify', { mfa_token: again, code: wrong }, {}, address), 401);
+      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++)
+        assertDetail(await post('/api/auth/2fa/verify', { mfa_token: again, code: wrong }, {}, address), 401);
       const limited = await post('/api/auth/2fa/verify', { mfa_token: again, code: codeAt(user.secret) }, {}, address);
       assertDetail(limited, 429, 'Too many login attempts; try again later');
       assert.ok(Number(limited.headers['retry-after']) > 0);
-      const failures = await t.database.rows(sql`SELECT 1 FROM audit_log WHERE action = 'auth.2fa_failed' AND subject_user_id = ${user.id}`);
+      const failures = await t.database.rows(
+        sql`SELECT 1 FROM audit_log WHERE action = 'auth.2fa_failed' AND subject_user_id = ${user.id}`,
+      );
       assert.equal(failures.length, LOGIN_LIMITS.perAccountAndClient * 2 - 1);
     });
 
     it('takes a recovery code once, audits it and mails the owner', async () => {
       const user = await enrolled();
       const [first] = user.recoveryCodes;
-      const verified = await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), recovery_code: first!.toUpperCase() });
+      const verified = await post('/api/auth/2fa/verify', {
+        mfa_token: await challenge(user),
+        recovery_code: first!.toUpperCase(),
+      });
       assert.equal(verified.statusCode, 200, verified.body);
       const claims = JSON.parse(Buffer.from(verified.json().access_token.split('.')[1], 'base64url').toString());
       assert.deepEqual(claims.amr, ['pwd', 'mfa', 'rc']);
-      assertDetail(await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), recovery_code: first }), 401, 'Invalid two-factor code');
+      assertDetail(
+        await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), recovery_code: first }),
+        401,
+        'Invalid two-factor code',
+      );
 
-      const audited = await t.database.rows<{ details: { remaining: number } }>(sql`SELECT details FROM audit_log WHERE action = 'auth.2fa.recovery_code_used' AND subject_user_id = ${user.id}`);
+      const audited = await t.database.rows<{ details: { remaining: number } }>(
+        sql`SELECT details FROM audit_log WHERE action = 'auth.2fa.recovery_code_used' AND subject_user_id = ${user.id}`,
+      );
       assert.equal(audited.length, 1);
       assert.equal(audited[0]!.details.remaining, 9);
-      const mails = await t.database.rows<{ to: string; subject: string }>(sql`SELECT payload->>'to' AS "to", payload->>'subject' AS subject FROM outbox WHERE kind = 'mail.send' AND payload->>'to' = ${user.email}`);
-      assert.deepEqual(mails.map((m) => m.subject), ['A recovery code was used on your account']);
+      const mails = await t.database.rows<{ to: string; subject: string }>(
+        sql`SELECT payload->>'to' AS "to", payload->>'subject' AS subject FROM outbox WHERE kind = 'mail.send' AND payload->>'to' = ${user.email}`,
+      );
+      assert.deepEqual(
+        mails.map((m) => m.subject),
+        ['A recovery code was used on your account'],
+      );
     });
 
     it('wants exactly one of code and recovery_code', async () => {
       const user = await enrolled();
       const token = await challenge(user);
       assertIssue(await post('/api/auth/2fa/verify', { mfa_token: token }), ['body', 'code'], 'missing');
-      assertIssue(await post('/api/auth/2fa/verify', { mfa_token: token, code: codeAt(user.secret), recovery_code: user.recoveryCodes[0] }), ['body', 'code'], 'value_error');
-      assertDetail(await post('/api/auth/2fa/verify', { mfa_token: 'made-up', code: codeAt(user.secret) }), 401, 'Invalid or expired mfa_token; sign in again');
+      assertIssue(
+        await post('/api/auth/2fa/verify', {
+          mfa_token: token,
+          code: codeAt(user.secret),
+          recovery_code: user.recoveryCodes[0],
+        }),
+        ['body', 'code'],
+        'value_error',
+      );
+      assertDetail(
+        await post('/api/auth/2fa/verify', { mfa_token: 'made-up', code: codeAt(user.secret) }),
+        401,
+        'Invalid or expired mfa_token; sign in again',
+      );
     });
 
     it('a user without two-factor still gets the token pair at login', async () => {
@@ -242,19 +329,38 @@ describe('two-factor sign-in', () => {
       const other = await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret) });
       assert.equal(other.statusCode, 200);
       nextStep();
-      assertDetail(await post('/api/auth/2fa/disable', { password: 'wrong', code: codeAt(user.secret) }, user.headers), 400, 'Password is incorrect');
-      assertIssue(await post('/api/auth/2fa/disable', { password: user.password, code: codeAt(user.secret, -1) }, user.headers), ['body', 'code'], 'value_error');
-      const disabled = await post('/api/auth/2fa/disable', { password: user.password, code: codeAt(user.secret) }, user.headers);
+      assertDetail(
+        await post('/api/auth/2fa/disable', { password: 'wrong', code: codeAt(user.secret) }, user.headers),
+        400,
+        'Password is incorrect',
+      );
+      assertIssue(
+        await post('/api/auth/2fa/disable', { password: user.password, code: codeAt(user.secret, -1) }, user.headers),
+        ['body', 'code'],
+        'value_error',
+      );
+      const disabled = await post(
+        '/api/auth/2fa/disable',
+        { password: user.password, code: codeAt(user.secret) },
+        user.headers,
+      );
       assert.equal(disabled.statusCode, 200, disabled.body);
       assert.equal((await me(user.token)).json().twoFactorEnabled, false);
       assert.equal((await me(other.json().access_token)).statusCode, 401, 'the other session is signed out');
       assert.ok((await login(user)).json().access_token);
-      assertDetail(await post('/api/auth/2fa/disable', { password: user.password, code: codeAt(user.secret) }, user.headers), 409);
+      assertDetail(
+        await post('/api/auth/2fa/disable', { password: user.password, code: codeAt(user.secret) }, user.headers),
+        409,
+      );
     });
 
     it('takes a recovery code instead of a code', async () => {
       const user = await enrolled();
-      const disabled = await post('/api/auth/2fa/disable', { password: user.password, recovery_code: user.recoveryCodes[3] }, user.headers);
+      const disabled = await post(
+        '/api/auth/2fa/disable',
+        { password: user.password, recovery_code: user.recoveryCodes[3] },
+        user.headers,
+      );
       assert.equal(disabled.statusCode, 200, disabled.body);
       const [row] = await t.database.rows<{ sealed: string | null; codes: number }>(
         sql`SELECT totp_secret_sealed AS sealed, (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes FROM users WHERE id = ${user.id}`,
@@ -265,15 +371,30 @@ describe('two-factor sign-in', () => {
 
   describe('step-up', () => {
     const claimsOf = (token: string) => {
-      const { auth_time, amr } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { auth_time: number; amr: string[] };
+      const { auth_time, amr } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
+        auth_time: number;
+        amr: string[];
+      };
       return { auth_time, amr };
     };
     const createCredential = (token: string, name: string) =>
-      post('/api/exchange/credentials', { exchange_name: 'binance', credential_name: name, api_key: 'step-up-key-0001', api_secret: 'step-up-secret-01' }, { authorization: `Bearer ${token}` });
+      post(
+        '/api/exchange/credentials',
+        {
+          exchange_name: 'binance',
+          credential_name: name,
+          api_key: 'step-up-key-0001',
+          api_secret: 'step-up-secret-01',
+        },
+        { authorization: `Bearer ${token}` },
+      );
 
     it('lets a fresh second factor create credentials, refuses a stale one with 403, and a step-up renews it', async () => {
       const user = await enrolled();
-      const signedIn = await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret) });
+      const signedIn = await post('/api/auth/2fa/verify', {
+        mfa_token: await challenge(user),
+        code: codeAt(user.secret),
+      });
       const pair = signedIn.json<{ access_token: string; refresh_token: string }>();
       assert.equal((await createCredential(pair.access_token, 'first')).statusCode, 201);
 
@@ -281,20 +402,49 @@ describe('two-factor sign-in', () => {
       assertDetail(await createCredential(pair.access_token, 'second'), 403, 'Second factor required');
       const refreshed = await post('/api/auth/refresh', { refresh_token: pair.refresh_token });
       assert.equal(refreshed.statusCode, 200);
-      assert.deepEqual(claimsOf(refreshed.json().access_token), claimsOf(pair.access_token), 'a refresh keeps auth_time and amr');
+      assert.deepEqual(
+        claimsOf(refreshed.json().access_token),
+        claimsOf(pair.access_token),
+        'a refresh keeps auth_time and amr',
+      );
       assertDetail(await createCredential(refreshed.json().access_token, 'second'), 403, 'Second factor required');
       const headers = { authorization: `Bearer ${refreshed.json().access_token}` };
-      assertDetail(await post('/api/auth/password', { current_password: user.password, new_password: 'another password 1' }, headers), 403, 'Second factor required');
-      assertDetail(await post('/api/auth/tokens', { name: 'bot', scopes: ['account:read'] }, headers), 403, 'Second factor required');
+      assertDetail(
+        await post(
+          '/api/auth/password',
+          { current_password: user.password, new_password: 'another password 1' },
+          headers,
+        ),
+        403,
+        'Second factor required',
+      );
+      assertDetail(
+        await post('/api/auth/tokens', { name: 'bot', scopes: ['account:read'] }, headers),
+        403,
+        'Second factor required',
+      );
 
       nextStep();
-      assertDetail(await post('/api/auth/2fa/step-up', { code: codeAt(user.secret, -2) }, headers), 401, 'Invalid two-factor code');
+      assertDetail(
+        await post('/api/auth/2fa/step-up', { code: codeAt(user.secret, -2) }, headers),
+        401,
+        'Invalid two-factor code',
+      );
       const stepped = await post('/api/auth/2fa/step-up', { code: codeAt(user.secret) }, headers);
       assert.equal(stepped.statusCode, 200, stepped.body);
       const fresh = stepped.json<{ access_token: string }>().access_token;
       assert.equal(claimsOf(fresh).auth_time, Math.floor(clock.now().getTime() / 1000));
       assert.equal((await createCredential(fresh, 'second')).statusCode, 201);
-      assert.equal((await post('/api/auth/password', { current_password: user.password, new_password: 'another password 1' }, { authorization: `Bearer ${fresh}` })).statusCode, 200);
+      assert.equal(
+        (
+          await post(
+            '/api/auth/password',
+            { current_password: user.password, new_password: 'another password 1' },
+            { authorization: `Bearer ${fresh}` },
+          )
+        ).statusCode,
+        200,
+      );
     });
 
     it('asks nothing more of an account without two-factor; step-up then answers 409, and 401 without a token', async () => {
@@ -308,7 +458,9 @@ describe('two-factor sign-in', () => {
     });
 
     it('documents which operations need a step-up', async () => {
-      const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, Record<string, Record<string, unknown>>> }>();
+      const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+        paths: Record<string, Record<string, Record<string, unknown>>>;
+      }>();
       assert.equal(document.paths['/api/exchange/credentials']!.post!['x-step-up'], true);
       assert.equal(document.paths['/api/auth/password']!.post!['x-step-up'], true);
       assert.equal(document.paths['/api/exchange/credentials']!.get!['x-step-up'], undefined);
@@ -317,9 +469,14 @@ describe('two-factor sign-in', () => {
 
   describe('admins', () => {
     const patch = (admin: TestUser, userId: string, payload: unknown) =>
-      t.app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, payload: payload as object, headers: admin.headers });
+      t.app.inject({
+        method: 'PATCH',
+        url: `/api/admin/users/${userId}`,
+        payload: payload as object,
+        headers: admin.headers,
+      });
 
-    it('resets a user\'s second factor with twoFactorEnabled false: audited, every session revoked, login without a code after', async () => {
+    it("resets a user's second factor with twoFactorEnabled false: audited, every session revoked, login without a code after", async () => {
       const admin = await signIn(t.app, t.database, { role: 'admin' });
       const user = await enrolled();
       const response = await patch(admin, user.id, { twoFactorEnabled: false });
@@ -330,7 +487,9 @@ describe('two-factor sign-in', () => {
         sql`SELECT totp_secret_sealed AS sealed, (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes FROM users WHERE id = ${user.id}`,
       );
       assert.deepEqual(row, { sealed: null, codes: 0 });
-      const audited = await t.database.rows<{ actor_id: string }>(sql`SELECT actor_id FROM audit_log WHERE action = 'admin.user.2fa_reset' AND subject_user_id = ${user.id}`);
+      const audited = await t.database.rows<{ actor_id: string }>(
+        sql`SELECT actor_id FROM audit_log WHERE action = 'admin.user.2fa_reset' AND subject_user_id = ${user.id}`,
+      );
       assert.deepEqual(audited, [{ actor_id: admin.id }]);
       assert.ok((await login(user)).json().access_token, 'the password alone signs in again');
     });
@@ -338,7 +497,11 @@ describe('two-factor sign-in', () => {
     it('refuses twoFactorEnabled true: the user enrolls themselves', async () => {
       const admin = await signIn(t.app, t.database, { role: 'admin' });
       const user = await signIn(t.app, t.database);
-      const issue = assertIssue(await patch(admin, user.id, { twoFactorEnabled: true }), ['body', 'twoFactorEnabled'], 'value_error');
+      const issue = assertIssue(
+        await patch(admin, user.id, { twoFactorEnabled: true }),
+        ['body', 'twoFactorEnabled'],
+        'value_error',
+      );
       assert.match(issue.msg, /the user enrolls themselves/);
       assert.equal((await me(user.token)).json().twoFactorEnabled, false);
       assertDetail(await patch(user, user.id, { twoFactorEnabled: false }), 403);
@@ -364,11 +527,20 @@ describe('REQUIRE_2FA_ROLES', () => {
     assert.equal((await get(admin, '/api/auth/me')).statusCode, 200, '/api/auth/* stays open');
     assert.equal((await get(user, '/api/exchange/credentials')).statusCode, 200, 'other roles are not concerned');
 
-    const setup = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', payload: { password: admin.password }, headers: admin.headers });
+    const setup = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/2fa/setup',
+      payload: { password: admin.password },
+      headers: admin.headers,
+    });
     assert.equal(setup.statusCode, 200, setup.body);
     const key = Buffer.from(decodeBase32(setup.json().secret));
     const code = referenceTotp(key, Math.floor(clock.now().getTime() / 1000), 6);
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/auth/2fa/enable', payload: { code }, headers: admin.headers })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/auth/2fa/enable', payload: { code }, headers: admin.headers }))
+        .statusCode,
+      200,
+    );
     assert.equal((await get(admin, '/api/admin/users')).statusCode, 200);
   });
 });

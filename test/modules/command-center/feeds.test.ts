@@ -61,7 +61,10 @@ describe('command center feeds', () => {
 
   describe('intel', () => {
     it('records an event with its defaults and audits it', async () => {
-      const created = await ingest({ evidence: { tx: '0xabc', usd: 12_500_000 }, raw_note: '12.5M BTC to an exchange' });
+      const created = await ingest({
+        evidence: { tx: '0xabc', usd: 12_500_000 },
+        raw_note: '12.5M BTC to an exchange',
+      });
       assert.equal(created.asset, 'BTC');
       assert.equal(created.symbol, 'BTCUSDT');
       assert.equal(created.trust_tier, 'standard');
@@ -72,7 +75,11 @@ describe('command center feeds', () => {
       assert.equal(created.expires_at, null);
       assert.equal(created.created_at, NOW);
       assert.equal(created.outcome_pct, null);
-      const activity = (await call('GET', `/api/admin/users/${admin.id}/activity?limit=100`)).json() as { action: string; actor_id: string; target_id: string }[];
+      const activity = (await call('GET', `/api/admin/users/${admin.id}/activity?limit=100`)).json() as {
+        action: string;
+        actor_id: string;
+        target_id: string;
+      }[];
       const entries = activity.filter((a) => a.target_id === created.id);
       assert.equal(entries.length, 1);
       assert.equal(entries[0]!.action, 'command_center.intel.create');
@@ -98,7 +105,11 @@ describe('command center feeds', () => {
       assert.deepEqual(assertIssue(response, ['body', 'strength'], 'less_than_equal').ctx, { le: 1 });
       assertIssue(response, ['body', 'evidence'], 'dict_type');
       assertIssue(response, ['body', 'detected_at'], 'datetime_from_date_parsing');
-      assert.deepEqual(assertIssue(await call('POST', INTEL, event({ strength: -0.1 })), ['body', 'strength'], 'greater_than_equal').ctx, { ge: 0 });
+      assert.deepEqual(
+        assertIssue(await call('POST', INTEL, event({ strength: -0.1 })), ['body', 'strength'], 'greater_than_equal')
+          .ctx,
+        { ge: 0 },
+      );
     });
 
     it('refuses an expiry that is not after detection', async () => {
@@ -118,12 +129,32 @@ describe('command center feeds', () => {
         return { ...body, mine };
       };
       const old = await post({ source: 'f-news', direction: 'bullish', detected_at: hoursAgo(30) }); // horizon passed 6 h ago
-      const expired = await post({ source: 'f-news', direction: 'bearish', detected_at: hoursAgo(5), expires_at: hoursAgo(1) });
-      const live = await post({ source: 'f-news', direction: 'short', detected_at: hoursAgo(2), expires_at: hoursAhead(2) });
+      const expired = await post({
+        source: 'f-news',
+        direction: 'bearish',
+        detected_at: hoursAgo(5),
+        expires_at: hoursAgo(1),
+      });
+      const live = await post({
+        source: 'f-news',
+        direction: 'short',
+        detected_at: hoursAgo(2),
+        expires_at: hoursAhead(2),
+      });
       const recent = await post({ source: 'f-chain', direction: 'up', detected_at: hoursAgo(1) }); // active for 23 h more
-      const shady = await post({ source: 'f-rumours', direction: 'long', trust_tier: 'quarantined', detected_at: hoursAgo(0.5) });
+      const shady = await post({
+        source: 'f-rumours',
+        direction: 'long',
+        trust_tier: 'quarantined',
+        detected_at: hoursAgo(0.5),
+      });
       // Detected long before the default horizon, but its own horizon is still ahead: active.
-      const lasting = await post({ source: 'f-chain', direction: 'down', detected_at: hoursAgo(48), expires_at: hoursAhead(3) });
+      const lasting = await post({
+        source: 'f-chain',
+        direction: 'down',
+        detected_at: hoursAgo(48),
+        expires_at: hoursAhead(3),
+      });
       const ids = [old, expired, live, recent, shady, lasting];
 
       await module.intel.recordOutcome(old, 4.2); // bullish and up: correct
@@ -155,26 +186,39 @@ describe('command center feeds', () => {
     });
 
     it('bounds the query: limit 1..500 and booleans', async () => {
-      assert.deepEqual(assertIssue(await call('GET', `${INTEL}?limit=0`), ['query', 'limit'], 'greater_than_equal').ctx, { ge: 1 });
+      assert.deepEqual(
+        assertIssue(await call('GET', `${INTEL}?limit=0`), ['query', 'limit'], 'greater_than_equal').ctx,
+        { ge: 1 },
+      );
       const high = assertIssue(await call('GET', `${INTEL}?limit=501`), ['query', 'limit'], 'less_than_equal');
       assert.equal(high.input, '501');
       assertIssue(await call('GET', `${INTEL}?limit=ten`), ['query', 'limit'], 'int_parsing');
-      assertIssue(await call('GET', `${INTEL}?include_quarantined=maybe`), ['query', 'include_quarantined'], 'bool_parsing');
+      assertIssue(
+        await call('GET', `${INTEL}?include_quarantined=maybe`),
+        ['query', 'include_quarantined'],
+        'bool_parsing',
+      );
       assertIssue(await call('GET', `${INTEL}?active=2`), ['query', 'active'], 'bool_parsing');
       assert.equal((await call('GET', `${INTEL}?limit=500&active=false&include_quarantined=false`)).statusCode, 200);
     });
 
     it('hands matured, unscored events to the scoring job, and takes their outcome', async () => {
-      const post = async (overrides: Record<string, unknown>) => (await ingest({ source: 'm-source', ...overrides })).id as string;
+      const post = async (overrides: Record<string, unknown>) =>
+        (await ingest({ source: 'm-source', ...overrides })).id as string;
       const matured = await post({ detected_at: hoursAgo(25), direction: 'short', symbol: 'ethusdt' });
       const expiredEarly = await post({ detected_at: hoursAgo(3), expires_at: hoursAgo(2) });
       const pending = await post({ detected_at: hoursAgo(23) }); // 1 h left
       const far = await post({ detected_at: hoursAgo(48), expires_at: hoursAhead(1) });
       const ids = [matured, expiredEarly, pending, far];
-      const due = async (at: string) => (await module.intel.listMaturedUnscored(new Date(at), 500)).filter((d) => ids.includes(d.id));
+      const due = async (at: string) =>
+        (await module.intel.listMaturedUnscored(new Date(at), 500)).filter((d) => ids.includes(d.id));
 
       const now = await due(NOW);
-      assert.deepEqual(now.map((d) => d.id), [expiredEarly, matured], 'oldest horizon first');
+      assert.deepEqual(
+        now.map((d) => d.id),
+        [expiredEarly, matured],
+        'oldest horizon first',
+      );
       assert.deepEqual(now[1], {
         id: matured,
         symbol: 'ETHUSDT',
@@ -186,13 +230,19 @@ describe('command center feeds', () => {
       assert.equal((await module.intel.listMaturedUnscored(new Date(NOW), 1)).length, 1);
 
       await module.intel.recordOutcome(matured, -1.25);
-      assert.deepEqual((await due(NOW)).map((d) => d.id), [expiredEarly]);
+      assert.deepEqual(
+        (await due(NOW)).map((d) => d.id),
+        [expiredEarly],
+      );
       assert.deepEqual((await due(hoursAhead(2))).map((d) => d.id).sort(), [expiredEarly, pending, far].sort());
       await assert.rejects(module.intel.recordOutcome('00000000-0000-4000-8000-000000000000', 1), { status: 404 });
       await assert.rejects(module.intel.recordOutcome('garbage', 1), { status: 404 });
       // The scoring job's entry concerns no user, so no activity shows it: the event's whole trail is read from the audit log.
       const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, matured));
-      assert.deepEqual(audits.map((a) => a.action).sort(), ['command_center.intel.create', 'command_center.intel.score']);
+      assert.deepEqual(audits.map((a) => a.action).sort(), [
+        'command_center.intel.create',
+        'command_center.intel.score',
+      ]);
     });
   });
 
@@ -206,7 +256,13 @@ describe('command center feeds', () => {
       clock.set(hoursAgo(30));
       const ancient = await record({ agent_id: 'scout', agent_name: 'Scout v1', kind: 'scan' });
       clock.set(hoursAgo(3));
-      const earlier = await record({ agent_id: 'scout', agent_name: 'Scout v2', kind: 'trade_proposal', rationale: 'Momentum', action: { side: 'buy', size: 0.1 } });
+      const earlier = await record({
+        agent_id: 'scout',
+        agent_name: 'Scout v2',
+        kind: 'trade_proposal',
+        rationale: 'Momentum',
+        action: { side: 'buy', size: 0.1 },
+      });
       clock.set(hoursAgo(1));
       const later = await record({ agent_id: 'builder', kind: 'task_update' });
       clock.set(NOW);
@@ -222,18 +278,38 @@ describe('command center feeds', () => {
       const ids = day.events.map((e: { id: string }) => e.id);
       assert.ok(ids.indexOf(later.id) < ids.indexOf(earlier.id));
       assert.ok(!ids.includes(ancient.id));
-      assert.deepEqual((await call('GET', `${ACTIVITY}?hours=2`)).json().events.map((e: { id: string }) => e.id), [later.id]);
-      assert.ok((await call('GET', `${ACTIVITY}?hours=48`)).json().events.some((e: { id: string }) => e.id === ancient.id));
-      assert.deepEqual((await call('GET', `${ACTIVITY}?hours=48&agent_id=scout`)).json().events.map((e: { id: string }) => e.id), [earlier.id, ancient.id]);
+      assert.deepEqual(
+        (await call('GET', `${ACTIVITY}?hours=2`)).json().events.map((e: { id: string }) => e.id),
+        [later.id],
+      );
+      assert.ok(
+        (await call('GET', `${ACTIVITY}?hours=48`)).json().events.some((e: { id: string }) => e.id === ancient.id),
+      );
+      assert.deepEqual(
+        (await call('GET', `${ACTIVITY}?hours=48&agent_id=scout`)).json().events.map((e: { id: string }) => e.id),
+        [earlier.id, ancient.id],
+      );
 
       const summaries = await module.agents.summaries(new Date(NOW));
       const scout = summaries.find((s) => s.agentId === 'scout')!;
-      assert.deepEqual(scout, { agentId: 'scout', agentName: 'Scout v2', lastSeenAt: new Date(hoursAgo(3)), actions24h: 1, openTasks: 0 });
+      assert.deepEqual(scout, {
+        agentId: 'scout',
+        agentName: 'Scout v2',
+        lastSeenAt: new Date(hoursAgo(3)),
+        actions24h: 1,
+        openTasks: 0,
+      });
     });
 
     it('bounds hours to 1..720 and validates the event', async () => {
-      assert.deepEqual(assertIssue(await call('GET', `${ACTIVITY}?hours=0`), ['query', 'hours'], 'greater_than_equal').ctx, { ge: 1 });
-      assert.deepEqual(assertIssue(await call('GET', `${ACTIVITY}?hours=721`), ['query', 'hours'], 'less_than_equal').ctx, { le: 720 });
+      assert.deepEqual(
+        assertIssue(await call('GET', `${ACTIVITY}?hours=0`), ['query', 'hours'], 'greater_than_equal').ctx,
+        { ge: 1 },
+      );
+      assert.deepEqual(
+        assertIssue(await call('GET', `${ACTIVITY}?hours=721`), ['query', 'hours'], 'less_than_equal').ctx,
+        { le: 720 },
+      );
       assert.equal((await call('GET', `${ACTIVITY}?hours=720`)).statusCode, 200);
       const response = await call('POST', ACTIVITY, { agent_id: '', action: 'buy', rationale: 5 });
       assertIssue(response, ['body', 'agent_id'], 'string_too_short');
@@ -250,10 +326,16 @@ describe('command center feeds', () => {
       await post(tasks, { title: 'Fix feed', source_type: 'agent', source_id: 's-watcher', assignee: 's-fixer' });
       await post(tasks, { title: 'Review PR', assignee: 's-trader' });
       const closed = (await post(tasks, { title: 'Old work', assignee: 's-fixer' })).json();
-      await t.app.inject({ method: 'PATCH', url: `${tasks}/${closed.id}`, payload: { status: 'done' }, headers: admin.headers });
+      await t.app.inject({
+        method: 'PATCH',
+        url: `${tasks}/${closed.id}`,
+        payload: { status: 'done' },
+        headers: admin.headers,
+      });
       await post(tasks, { title: 'Human work', assignee: 's-alice' });
 
-      const mine = (list: Awaited<ReturnType<typeof module.agents.summaries>>) => list.filter((s) => s.agentId.startsWith('s-'));
+      const mine = (list: Awaited<ReturnType<typeof module.agents.summaries>>) =>
+        list.filter((s) => s.agentId.startsWith('s-'));
       assert.deepEqual(mine(await module.agents.summaries(new Date(NOW))), [
         { agentId: 's-trader', agentName: 'Trader', lastSeenAt: new Date(NOW), actions24h: 2, openTasks: 1 },
         { agentId: 's-fixer', agentName: null, lastSeenAt: null, actions24h: 0, openTasks: 1 },

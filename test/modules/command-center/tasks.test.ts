@@ -24,9 +24,13 @@ describe('command center tasks', () => {
     t.app.inject({ method, url, payload: payload as object, headers: user ? user.headers : {} });
   /** The admin's audit entries about one target, as the admin's activity shows them. */
   const auditsOf = async (targetId: string, action: string) =>
-    ((await call('GET', `/api/admin/users/${admin.id}/activity?limit=100`)).json() as { action: string; actor_id: string; target_id: string }[]).filter(
-      (a) => a.action === action && a.target_id === targetId,
-    );
+    (
+      (await call('GET', `/api/admin/users/${admin.id}/activity?limit=100`)).json() as {
+        action: string;
+        actor_id: string;
+        target_id: string;
+      }[]
+    ).filter((a) => a.action === action && a.target_id === targetId);
   const create = async (payload: Record<string, unknown>) => {
     const response = await call('POST', BASE, payload);
     assert.equal(response.statusCode, 201, response.body);
@@ -109,7 +113,11 @@ describe('command center tasks', () => {
       const short = assertIssue(await call('POST', BASE, { title: 'ab' }), ['body', 'title'], 'string_too_short');
       assert.deepEqual(short.ctx, { min_length: 3 });
       assert.equal(short.msg, 'String should have at least 3 characters');
-      const long = assertIssue(await call('POST', BASE, { title: 'x'.repeat(201) }), ['body', 'title'], 'string_too_long');
+      const long = assertIssue(
+        await call('POST', BASE, { title: 'x'.repeat(201) }),
+        ['body', 'title'],
+        'string_too_long',
+      );
       assert.deepEqual(long.ctx, { max_length: 200 });
       assert.equal((await call('POST', BASE, { title: 'x'.repeat(200) })).statusCode, 201);
       assertIssue(await call('POST', BASE, { priority: 'low' }), ['body', 'title'], 'missing');
@@ -134,12 +142,20 @@ describe('command center tasks', () => {
     });
 
     it('rejects a comment over 5000 characters', async () => {
-      assertIssue(await call('POST', BASE, { title: 'Valid', comment: 'c'.repeat(5001) }), ['body', 'comment'], 'string_too_long');
+      assertIssue(
+        await call('POST', BASE, { title: 'Valid', comment: 'c'.repeat(5001) }),
+        ['body', 'comment'],
+        'string_too_long',
+      );
     });
 
     it('answers 422 on the field when a parent or blocker does not exist, and creates nothing', async () => {
       const real = await create({ title: 'Real blocker' });
-      const response = await call('POST', BASE, { title: 'Orphan', parent_task_id: MISSING, blocked_by: [real.id, MISSING] });
+      const response = await call('POST', BASE, {
+        title: 'Orphan',
+        parent_task_id: MISSING,
+        blocked_by: [real.id, MISSING],
+      });
       const parent = assertIssue(response, ['body', 'parent_task_id'], 'value_error');
       assert.equal(parent.msg, `Value error, no task with id ${MISSING} exists`);
       assertIssue(response, ['body', 'blocked_by', 1], 'value_error');
@@ -157,7 +173,14 @@ describe('command center tasks', () => {
       assert.equal(started.json().comments.length, 1);
       assert.equal(started.json().completed_at, null);
 
-      const done = (await call('PATCH', `${BASE}/${task.id}`, { status: 'done', result: 'Merged', assignee: null, priority: 'high' })).json();
+      const done = (
+        await call('PATCH', `${BASE}/${task.id}`, {
+          status: 'done',
+          result: 'Merged',
+          assignee: null,
+          priority: 'high',
+        })
+      ).json();
       assert.equal(done.status, 'done');
       assert.equal(done.result, 'Merged');
       assert.equal(done.assignee, null);
@@ -176,7 +199,11 @@ describe('command center tasks', () => {
         const response = await call('PATCH', `${BASE}/${task.id}`, { status });
         assert.equal(response.json().status, status);
       }
-      const bad = assertIssue(await call('PATCH', `${BASE}/${task.id}`, { status: 'archived' }), ['body', 'status'], 'enum');
+      const bad = assertIssue(
+        await call('PATCH', `${BASE}/${task.id}`, { status: 'archived' }),
+        ['body', 'status'],
+        'enum',
+      );
       assert.deepEqual(bad.ctx, { expected: "'todo', 'in_progress', 'blocked', 'in_review', 'done' or 'cancelled'" });
     });
 
@@ -190,14 +217,29 @@ describe('command center tasks', () => {
       const root = await create({ title: 'Root' });
       const child = await create({ title: 'Child', parent_task_id: root.id });
       const grandchild = await create({ title: 'Grandchild', parent_task_id: child.id });
-      const self = assertIssue(await call('PATCH', `${BASE}/${root.id}`, { parent_task_id: root.id }), ['body', 'parent_task_id'], 'value_error');
+      const self = assertIssue(
+        await call('PATCH', `${BASE}/${root.id}`, { parent_task_id: root.id }),
+        ['body', 'parent_task_id'],
+        'value_error',
+      );
       assert.match(self.msg, /own parent/);
-      const cycle = assertIssue(await call('PATCH', `${BASE}/${root.id}`, { parent_task_id: grandchild.id }), ['body', 'parent_task_id'], 'value_error');
+      const cycle = assertIssue(
+        await call('PATCH', `${BASE}/${root.id}`, { parent_task_id: grandchild.id }),
+        ['body', 'parent_task_id'],
+        'value_error',
+      );
       assert.match(cycle.msg, /cycle/);
-      assertIssue(await call('PATCH', `${BASE}/${root.id}`, { parent_task_id: MISSING }), ['body', 'parent_task_id'], 'value_error');
+      assertIssue(
+        await call('PATCH', `${BASE}/${root.id}`, { parent_task_id: MISSING }),
+        ['body', 'parent_task_id'],
+        'value_error',
+      );
       // Moving a subtree elsewhere is fine, and null detaches it.
       const other = await create({ title: 'Other root' });
-      assert.equal((await call('PATCH', `${BASE}/${child.id}`, { parent_task_id: other.id })).json().parent_task_id, other.id);
+      assert.equal(
+        (await call('PATCH', `${BASE}/${child.id}`, { parent_task_id: other.id })).json().parent_task_id,
+        other.id,
+      );
       assert.equal((await call('PATCH', `${BASE}/${child.id}`, { parent_task_id: null })).json().parent_task_id, null);
     });
 
@@ -205,8 +247,16 @@ describe('command center tasks', () => {
       const a = await create({ title: 'Task A' });
       const b = await create({ title: 'Task B', blocked_by: [a.id] });
       const c = await create({ title: 'Task C', blocked_by: [b.id] });
-      assertIssue(await call('PATCH', `${BASE}/${a.id}`, { blocked_by: [a.id] }), ['body', 'blocked_by', 0], 'value_error');
-      const cycle = assertIssue(await call('PATCH', `${BASE}/${a.id}`, { blocked_by: [c.id] }), ['body', 'blocked_by'], 'value_error');
+      assertIssue(
+        await call('PATCH', `${BASE}/${a.id}`, { blocked_by: [a.id] }),
+        ['body', 'blocked_by', 0],
+        'value_error',
+      );
+      const cycle = assertIssue(
+        await call('PATCH', `${BASE}/${a.id}`, { blocked_by: [c.id] }),
+        ['body', 'blocked_by'],
+        'value_error',
+      );
       assert.match(cycle.msg, /cycle/);
       // Replacing and clearing blockers is allowed when acyclic.
       assert.deepEqual((await call('PATCH', `${BASE}/${c.id}`, { blocked_by: [a.id] })).json().blocked_by, [a.id]);
@@ -216,7 +266,11 @@ describe('command center tasks', () => {
     it('validates the comment of an update', async () => {
       const task = await create({ title: 'Commented' });
       assertIssue(await call('PATCH', `${BASE}/${task.id}`, { comment: '' }), ['body', 'comment'], 'string_too_short');
-      assertIssue(await call('PATCH', `${BASE}/${task.id}`, { comment: 'c'.repeat(5001) }), ['body', 'comment'], 'string_too_long');
+      assertIssue(
+        await call('PATCH', `${BASE}/${task.id}`, { comment: 'c'.repeat(5001) }),
+        ['body', 'comment'],
+        'string_too_long',
+      );
     });
 
     it('answers the task unchanged for an empty body', async () => {
@@ -262,7 +316,11 @@ describe('command center tasks', () => {
       const before = await module.tasks.countsByStatus();
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const task = await create({ title: `Listed task ${i}`, assignee: i % 2 === 0 ? 'lister-even' : 'lister-odd', priority: i === 4 ? 'high' : 'low' });
+        const task = await create({
+          title: `Listed task ${i}`,
+          assignee: i % 2 === 0 ? 'lister-even' : 'lister-odd',
+          priority: i === 4 ? 'high' : 'low',
+        });
         ids.push(task.id);
       }
       await call('PATCH', `${BASE}/${ids[0]}`, { status: 'done' });
@@ -273,7 +331,10 @@ describe('command center tasks', () => {
       assert.equal(even.total, 3);
       assert.equal(even.limit, 50);
       assert.equal(even.offset, 0);
-      assert.deepEqual(even.tasks.map((x: { id: string }) => x.id), [ids[4], ids[2], ids[0]]);
+      assert.deepEqual(
+        even.tasks.map((x: { id: string }) => x.id),
+        [ids[4], ids[2], ids[0]],
+      );
       assert.ok(!('comments' in even.tasks[0]));
 
       const all = (await get('?limit=200')).json();
@@ -281,16 +342,28 @@ describe('command center tasks', () => {
       for (let offset = 0; offset < all.total; offset += 4) {
         pages.push(...(await get(`?limit=4&offset=${offset}`)).json().tasks.map((x: { id: string }) => x.id));
       }
-      assert.deepEqual(pages, all.tasks.map((x: { id: string }) => x.id));
+      assert.deepEqual(
+        pages,
+        all.tasks.map((x: { id: string }) => x.id),
+      );
       assert.equal(new Set(pages).size, all.total);
       const farPast = await get('?offset=1000000000000');
       assert.equal(farPast.statusCode, 200, 'the largest offset is past the end, not a database error');
-      assert.deepEqual([farPast.json().tasks, farPast.json().total, farPast.json().offset], [[], all.total, 1_000_000_000_000]);
+      assert.deepEqual(
+        [farPast.json().tasks, farPast.json().total, farPast.json().offset],
+        [[], all.total, 1_000_000_000_000],
+      );
       // Beyond it the offset could not be echoed exactly (decision 098).
       assertIssue(await get('?offset=92233720368547758'), ['query', 'offset'], 'less_than_equal');
 
-      assert.deepEqual((await get('?assignee=lister-even&status=done')).json().tasks.map((x: { id: string }) => x.id), [ids[0]]);
-      assert.deepEqual((await get('?assignee=lister-even&priority=high')).json().tasks.map((x: { id: string }) => x.id), [ids[4]]);
+      assert.deepEqual(
+        (await get('?assignee=lister-even&status=done')).json().tasks.map((x: { id: string }) => x.id),
+        [ids[0]],
+      );
+      assert.deepEqual(
+        (await get('?assignee=lister-even&priority=high')).json().tasks.map((x: { id: string }) => x.id),
+        [ids[4]],
+      );
       assert.equal((await get('?assignee=lister-odd&source_type=agent')).json().total, 0);
 
       assertIssue(await get('?limit=0'), ['query', 'limit'], 'greater_than_equal');
@@ -299,7 +372,14 @@ describe('command center tasks', () => {
       assertIssue(await get('?status=nope'), ['query', 'status'], 'enum');
 
       const afterCounts = await module.tasks.countsByStatus();
-      assert.deepEqual(Object.keys(afterCounts).sort(), ['blocked', 'cancelled', 'done', 'in_progress', 'in_review', 'todo']);
+      assert.deepEqual(Object.keys(afterCounts).sort(), [
+        'blocked',
+        'cancelled',
+        'done',
+        'in_progress',
+        'in_review',
+        'todo',
+      ]);
       assert.equal(afterCounts.todo! - before.todo!, 3);
       assert.equal(afterCounts.done! - before.done!, 1);
       assert.equal(afterCounts.in_review! - before.in_review!, 1);

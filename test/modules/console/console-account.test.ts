@@ -9,9 +9,17 @@ import { signIn, buildTestApp, type TestApp, type TestUser } from '../../helpers
 import { codeOf } from '../../helpers/totp-reference.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
-import { assertClean, assertFitsWidth, browserMissing, launchBrowser, openConsole, PHONE, type ConsolePage } from './console-browser.ts';
+import {
+  assertClean,
+  assertFitsWidth,
+  browserMissing,
+  launchBrowser,
+  openConsole,
+  PHONE,
+  type ConsolePage,
+} from './console-browser.ts';
 
-describe('the console\'s account pages in a browser', { skip: browserMissing }, () => {
+describe("the console's account pages in a browser", { skip: browserMissing }, () => {
   let fakes: VenueFakes;
   let t: TestApp;
   let base: string;
@@ -27,9 +35,19 @@ describe('the console\'s account pages in a browser', { skip: browserMissing }, 
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
     user = await signIn(t.app, t.database);
-    const setup = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', headers: user.headers, payload: { password: user.password } });
+    const setup = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/2fa/setup',
+      headers: user.headers,
+      payload: { password: user.password },
+    });
     const { secret } = setup.json<{ secret: string }>();
-    const enable = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/enable', headers: user.headers, payload: { code: codeOf(secret) } });
+    const enable = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/2fa/enable',
+      headers: user.headers,
+      payload: { code: codeOf(secret) },
+    });
     recoveryCodes = enable.json<{ recovery_codes: string[] }>().recovery_codes;
     account = addAccount(fakes.binance);
     c = await openConsole(browser, base);
@@ -83,7 +101,10 @@ describe('the console\'s account pages in a browser', { skip: browserMissing }, 
     await page.getByRole('button', { name: 'Sync trades of Default' }).click();
     await page.getByText(/^Trades synced: \d+ new/).waitFor();
     // The account stream brings the same news.
-    await page.getByRole('region', { name: 'Live account events' }).getByText(/balance of binance synced \(3 currencies\)/).waitFor();
+    await page
+      .getByRole('region', { name: 'Live account events' })
+      .getByText(/balance of binance synced \(3 currencies\)/)
+      .waitFor();
     await assertClean(c, 'the exchanges page');
 
     await page.getByRole('link', { name: 'Balances' }).click();
@@ -105,11 +126,15 @@ describe('the console\'s account pages in a browser', { skip: browserMissing }, 
     await assertClean(c, 'the trades page');
 
     await page.getByRole('link', { name: 'Portfolio' }).click();
-    await page.getByRole('table', { name: /^Holdings as of/ }).getByRole('row').filter({ hasText: 'BTC' }).waitFor();
+    await page
+      .getByRole('table', { name: /^Holdings as of/ })
+      .getByRole('row')
+      .filter({ hasText: 'BTC' })
+      .waitFor();
     await assertClean(c, 'the portfolio page');
   });
 
-  it('makes an API token shown once (the sign-in\'s second factor is recent enough), and shows two-factor on', async () => {
+  it("makes an API token shown once (the sign-in's second factor is recent enough), and shows two-factor on", async () => {
     const { page } = c;
     await page.getByRole('link', { name: 'API tokens' }).click();
     await page.getByLabel('Token name').fill('my bot');
@@ -117,7 +142,11 @@ describe('the console\'s account pages in a browser', { skip: browserMissing }, 
     const secret = page.locator('p.secret');
     await secret.waitFor();
     assert.match(await secret.innerText(), /^tpk_/);
-    await page.getByRole('table', { name: /Your API tokens/ }).getByRole('row').filter({ hasText: 'my bot' }).waitFor();
+    await page
+      .getByRole('table', { name: /Your API tokens/ })
+      .getByRole('row')
+      .filter({ hasText: 'my bot' })
+      .waitFor();
     await assertClean(c, 'the API tokens page');
 
     await page.getByRole('link', { name: 'Security' }).click();
@@ -140,7 +169,9 @@ describe('the console\'s account pages in a browser', { skip: browserMissing }, 
       await page.getByRole('button', { name: 'Set up two-factor' }).click();
       const qr = page.getByRole('img', { name: 'QR code of the two-factor secret' });
       await qr.waitFor();
-      await page.waitForFunction(() => ((document.querySelector('img.qr') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+      await page.waitForFunction(
+        () => ((document.querySelector('img.qr') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0,
+      );
       assert.match((await qr.getAttribute('src')) ?? '', /^data:image\/svg\+xml;base64,/);
       assert.match(await page.getByLabel('Two-factor secret').innerText(), /^[A-Z2-7]{16,}$/);
       await assertClean(fresh, 'the security page with the QR code');

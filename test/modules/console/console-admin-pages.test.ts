@@ -5,9 +5,19 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import type { TestApp, TestUser } from '../../helpers/test-app.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
-import { assertClean, assertFitsWidth, browserMissing, openConsole, signInAs, startAdminConsole, type AdminConsole, PHONE, type ConsolePage } from './console-browser.ts';
+import {
+  assertClean,
+  assertFitsWidth,
+  browserMissing,
+  openConsole,
+  signInAs,
+  startAdminConsole,
+  type AdminConsole,
+  PHONE,
+  type ConsolePage,
+} from './console-browser.ts';
 
-describe('the console\'s admin pages in a browser', { skip: browserMissing }, () => {
+describe("the console's admin pages in a browser", { skip: browserMissing }, () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -21,7 +31,7 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
   });
   after(() => setup?.close());
 
-  it('shows the command center\'s board, opens a task and records a comment', async () => {
+  it("shows the command center's board, opens a task and records a comment", async () => {
     const { page } = c;
     await page.getByRole('link', { name: 'Command center' }).click();
     await page.getByLabel('New task').fill('Check the venue budget');
@@ -32,7 +42,10 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
     await page.getByRole('button', { name: 'Add comment' }).click();
     await page.getByText('Looked at it: fine.').waitFor();
     await page.getByLabel('Status').selectOption('in_progress');
-    await page.getByRole('region', { name: 'In progress' }).getByRole('button', { name: 'Check the venue budget' }).waitFor();
+    await page
+      .getByRole('region', { name: 'In progress' })
+      .getByRole('button', { name: 'Check the venue budget' })
+      .waitFor();
     await page.getByRole('table', { name: 'Precision by source' }).waitFor();
     await page.getByRole('table', { name: 'Agent activity in the last 24 hours' }).waitFor();
     await assertClean(c, 'the command center');
@@ -44,8 +57,16 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
     const interval = page.getByLabel('Collect every (minutes)');
     await interval.waitFor();
     const current = await t.app.inject({ method: 'GET', url: '/api/v1/admin/rag-settings', headers: admin.headers });
-    const { version, collection_interval_minutes: minutes } = current.json<{ version: number; collection_interval_minutes: number }>();
-    const elsewhere = await t.app.inject({ method: 'PUT', url: '/api/v1/admin/rag-settings', headers: admin.headers, payload: { version, max_posts_per_run: 150 } });
+    const { version, collection_interval_minutes: minutes } = current.json<{
+      version: number;
+      collection_interval_minutes: number;
+    }>();
+    const elsewhere = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/admin/rag-settings',
+      headers: admin.headers,
+      payload: { version, max_posts_per_run: 150 },
+    });
     assert.equal(elsewhere.statusCode, 200, elsewhere.body);
 
     await interval.fill(String(minutes + 1));
@@ -58,7 +79,9 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
     await page.getByRole('button', { name: 'Keep my edits over theirs' }).click();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Saved.').waitFor();
-    const after = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/rag-settings', headers: admin.headers })).json();
+    const after = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/admin/rag-settings', headers: admin.headers })
+    ).json();
     assert.equal(after.collection_interval_minutes, minutes + 1);
     assert.equal(after.max_posts_per_run, 150, 'the other change survived');
   });
@@ -68,8 +91,15 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
     await page.getByRole('link', { name: 'Jobs' }).click();
     await page.getByRole('button', { name: 'Run now: cleanup-expired-tokens' }).click();
     await page.getByText(/^Started cleanup-expired-tokens: (running|succeeded)$/).waitFor();
-    const row = page.getByRole('table', { name: 'Jobs and their last runs' }).getByRole('row').filter({ hasText: 'cleanup-expired-tokens' });
-    await page.waitForFunction(() => [...document.querySelectorAll('tr')].some((r) => r.textContent?.includes('cleanup-expired-tokens') && /succeeded|running/.test(r.textContent)));
+    const row = page
+      .getByRole('table', { name: 'Jobs and their last runs' })
+      .getByRole('row')
+      .filter({ hasText: 'cleanup-expired-tokens' });
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('tr')].some(
+        (r) => r.textContent?.includes('cleanup-expired-tokens') && /succeeded|running/.test(r.textContent),
+      ),
+    );
     assert.match(await row.innerText(), /succeeded|running/);
     await assertClean(c, 'the jobs page');
   });
@@ -96,10 +126,28 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
     try {
       await signInAs(phone.page, admin, '/console/admin');
       await phone.page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor();
-      for (const name of ['Overview', 'Users', 'Platform', 'Command center', 'Provider keys', 'Retrieval', 'Venues', 'Jobs', 'Webhooks', 'Integrations']) {
-        const link = phone.page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name, exact: true });
+      for (const name of [
+        'Overview',
+        'Users',
+        'Platform',
+        'Command center',
+        'Provider keys',
+        'Retrieval',
+        'Venues',
+        'Jobs',
+        'Webhooks',
+        'Integrations',
+      ]) {
+        const link = phone.page
+          .getByRole('navigation', { name: 'Admin sections' })
+          .getByRole('link', { name, exact: true });
         await link.click();
-        await phone.page.waitForFunction((label) => document.querySelector('nav[aria-label="Admin sections"] [aria-current="page"]')?.textContent?.trim() === label, name);
+        await phone.page.waitForFunction(
+          (label) =>
+            document.querySelector('nav[aria-label="Admin sections"] [aria-current="page"]')?.textContent?.trim() ===
+            label,
+          name,
+        );
         await phone.page.waitForLoadState('networkidle');
         await assertFitsWidth(phone.page, `the admin page ${name} at 390 px`);
         await assertClean(phone, `the admin page ${name} at 390 px`);
@@ -119,10 +167,16 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
     await page.getByRole('button', { name: 'Dark theme' }).click();
     try {
       await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
-      await page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name: 'Overview', exact: true }).click();
+      await page
+        .getByRole('navigation', { name: 'Admin sections' })
+        .getByRole('link', { name: 'Overview', exact: true })
+        .click();
       await page.getByRole('table', { name: 'Agents and their status' }).waitFor();
       await assertClean(c, 'the admin overview, dark');
-      await page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name: 'Command center', exact: true }).click();
+      await page
+        .getByRole('navigation', { name: 'Admin sections' })
+        .getByRole('link', { name: 'Command center', exact: true })
+        .click();
       await page.getByRole('region', { name: 'To do' }).waitFor();
       await assertClean(c, 'the command center, dark');
       await page.goto('/console/no/such/page');
@@ -133,5 +187,4 @@ describe('the console\'s admin pages in a browser', { skip: browserMissing }, ()
       await page.getByRole('button', { name: 'Dark theme' }).click();
     }
   });
-
 });

@@ -5,9 +5,19 @@ import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
-import { assertClean, assertFitsWidth, browserMissing, openConsole, signInAs, startAdminConsole, type AdminConsole, PHONE, type ConsolePage } from './console-browser.ts';
+import {
+  assertClean,
+  assertFitsWidth,
+  browserMissing,
+  openConsole,
+  signInAs,
+  startAdminConsole,
+  type AdminConsole,
+  PHONE,
+  type ConsolePage,
+} from './console-browser.ts';
 
-describe('the console\'s users page in a browser', { skip: browserMissing }, () => {
+describe("the console's users page in a browser", { skip: browserMissing }, () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -21,7 +31,7 @@ describe('the console\'s users page in a browser', { skip: browserMissing }, () 
   });
   after(() => setup?.close());
 
-  it('suspends a user from the users page, and that user\'s open console signs out', async () => {
+  it("suspends a user from the users page, and that user's open console signs out", async () => {
     const user = await signIn(t.app, t.database);
     const theirs = await openConsole(browser, base);
     try {
@@ -32,7 +42,10 @@ describe('the console\'s users page in a browser', { skip: browserMissing }, () 
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click();
       await page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name: 'Users' }).click();
       await page.getByLabel('Search users').fill(user.email);
-      const row = page.getByRole('table', { name: 'Users, newest first' }).getByRole('row').filter({ hasText: user.email });
+      const row = page
+        .getByRole('table', { name: 'Users, newest first' })
+        .getByRole('row')
+        .filter({ hasText: user.email });
       await row.waitFor();
       await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 1);
       await page.getByRole('button', { name: `Suspend ${user.email}` }).click();
@@ -51,16 +64,28 @@ describe('the console\'s users page in a browser', { skip: browserMissing }, () 
       await page.getByRole('button', { name: 'Activate selected' }).click();
       await page.getByText('activate: 1 processed.').waitFor();
       await page.getByLabel(`Select ${user.email}`).check();
-      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export CSV' }).click(),
+      ]);
       const csv = readFileSync((await download.path())!, 'utf8');
       assert.match(csv, new RegExp(user.email.replace(/[.]/g, '\\.')));
       assert.equal(download.suggestedFilename(), 'users.csv');
       await page.getByRole('button', { name: `Reset password of ${user.email}` }).click();
       await page.getByText(new RegExp(`^The password of ${user.email.replace(/[.]/g, '\\.')} was reset`)).waitFor();
-      const refused = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password }, remoteAddress: '10.77.0.1' });
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: user.email, password: user.password },
+        remoteAddress: '10.77.0.1',
+      });
       assert.equal(refused.statusCode, 401, 'the old password no longer works');
       await page.getByRole('button', { name: `Activity of ${user.email}` }).click();
-      await page.getByRole('table', { name: `Latest activity of ${user.email}` }).getByRole('row').nth(1).waitFor();
+      await page
+        .getByRole('table', { name: `Latest activity of ${user.email}` })
+        .getByRole('row')
+        .nth(1)
+        .waitFor();
     } finally {
       await theirs.close();
     }

@@ -11,7 +11,8 @@ import { consoleAppRoutes } from '../../../src/modules/console/routes/console-ap
 import { registerErrorHandling } from '../../../src/platform/http/error-handler.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 describe('the console pages', () => {
   let t: TestApp;
@@ -42,7 +43,13 @@ describe('the console pages', () => {
 
   it('answers the same shell for any deep link below /console, so a reload works', async () => {
     const shell = (await get('/console')).body;
-    for (const url of ['/console/', '/console/markets/BTCUSDT', '/console/account/exchanges', '/console/admin/users?page=2', '/console/no/such/page']) {
+    for (const url of [
+      '/console/',
+      '/console/markets/BTCUSDT',
+      '/console/account/exchanges',
+      '/console/admin/users?page=2',
+      '/console/no/such/page',
+    ]) {
       const response = await get(url);
       assert.equal(response.statusCode, 200, url);
       assert.equal(response.body, shell, url);
@@ -50,7 +57,7 @@ describe('the console pages', () => {
     }
   });
 
-  it('leaves the console\'s operations to the API: a wrong method there is 405, not the shell', async () => {
+  it("leaves the console's operations to the API: a wrong method there is 405, not the shell", async () => {
     const response = await get('/api/console/session/login');
     assert.equal(response.statusCode, 405);
     assert.deepEqual(response.json(), { detail: 'Method Not Allowed' });
@@ -70,7 +77,12 @@ describe('the console pages', () => {
   });
 
   it('answers 404 in the contract shape for an unknown asset, a path out of the folder or a type it does not serve', async () => {
-    for (const url of ['/console/assets/main-XXXXXXXX.js', '/console/assets/..%2F..%2Fpackage.json', '/console/assets/index.html', '/console/assets/.hidden.js']) {
+    for (const url of [
+      '/console/assets/main-XXXXXXXX.js',
+      '/console/assets/..%2F..%2Fpackage.json',
+      '/console/assets/index.html',
+      '/console/assets/.hidden.js',
+    ]) {
       const response = await get(url);
       assert.equal(response.statusCode, 404, url);
       assert.deepEqual(response.json(), { detail: 'Not Found' }, url);
@@ -87,7 +99,9 @@ describe('the console pages', () => {
   it('answers 503 naming the build when the console has not been built', async () => {
     const app = Fastify();
     registerErrorHandling(app, { filesUnder: '/nowhere/' });
-    await app.register(consoleAppRoutes({ files: createConsoleFiles(mkdtempSync(path.join(tmpdir(), 'no-console-'))) }));
+    await app.register(
+      consoleAppRoutes({ files: createConsoleFiles(mkdtempSync(path.join(tmpdir(), 'no-console-'))) }),
+    );
     const response = await app.inject({ method: 'GET', url: '/console/markets' });
     assert.equal(response.statusCode, 503);
     assert.deepEqual(response.json(), { detail: 'The console is not built: run npm run build' });

@@ -8,8 +8,19 @@ import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers
 import { startVenueFakes } from '../exchange/venue-fakes.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'];
-export const browserMissing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-sync',
+];
+export const browserMissing = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
 
 export async function launchBrowser(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
@@ -28,14 +39,26 @@ export interface ConsolePage {
 }
 
 /** A fresh browser profile (its own cookies) on the console, in en-US so numbers read 71,000.5. */
-export async function openConsole(browser: Browser, base: string, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<ConsolePage> {
-  const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: options.viewport ?? DESKTOP, colorScheme: options.colorScheme ?? 'light', baseURL: base });
+export async function openConsole(
+  browser: Browser,
+  base: string,
+  options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+): Promise<ConsolePage> {
+  const context = await browser.newContext({
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    viewport: options.viewport ?? DESKTOP,
+    colorScheme: options.colorScheme ?? 'light',
+    baseURL: base,
+  });
   const errors: string[] = [];
   // Registered before any page script runs, so no violation goes unseen.
   await context.addInitScript(() => {
     const w = window as unknown as { cspViolations: string[] };
     w.cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (event) => w.cspViolations.push(`${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      w.cspViolations.push(`${event.violatedDirective} ${event.blockedURI}`),
+    );
   });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
@@ -45,7 +68,9 @@ export async function openConsole(browser: Browser, base: string, options: { vie
     context,
     page,
     async problems() {
-      const csp = await page.evaluate(() => (window as unknown as { cspViolations?: string[] }).cspViolations ?? []).catch(() => []);
+      const csp = await page
+        .evaluate(() => (window as unknown as { cspViolations?: string[] }).cspViolations ?? [])
+        .catch(() => []);
       return [...errors, ...csp.map((v) => `CSP violation: ${v}`)];
     },
     close: () => context.close(),
@@ -63,11 +88,26 @@ export async function axeViolations(page: Page): Promise<string[]> {
   const hasAxe = await page.evaluate(() => 'axe' in window);
   if (!hasAxe) await page.evaluate(axeSource);
   const results = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+            options: object,
+          ): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }>;
+        };
+      }
+    ).axe;
     const answer = await axe.run(document, { resultTypes: ['violations'] });
-    return answer.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) }));
+    return answer.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)),
+    }));
   });
-  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
+  return results
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
 }
 
 /** Asserts axe finds nothing serious or critical, and the page broke no CSP rule and threw nothing. */
@@ -78,7 +118,10 @@ export async function assertClean(console: ConsolePage, where: string): Promise<
 
 /** The page has no horizontal scroll at its width (the layout fits a 390 px phone). */
 export async function assertFitsWidth(page: Page, where: string): Promise<void> {
-  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  const { scroll, width } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    width: window.innerWidth,
+  }));
   assert.ok(scroll <= width + 1, `${where}: the page is ${scroll} px wide in a ${width} px window`);
 }
 

@@ -36,8 +36,14 @@ describe('the console bundle', () => {
     // lightweight-charts names its root element so.
     const marker = /tv-lightweight-charts/;
     assert.doesNotMatch(first, marker);
-    const chartChunks = readdirSync(ASSETS).filter((file) => file.endsWith('.js') && marker.test(readFileSync(path.join(ASSETS, file), 'utf8')));
+    const chartChunks = readdirSync(ASSETS).filter(
+      (file) => file.endsWith('.js') && marker.test(readFileSync(path.join(ASSETS, file), 'utf8')),
+    );
     assert.equal(chartChunks.length, 1, 'one chunk holds the chart library');
-    assert.match(readFileSync(path.join(ASSETS, entry), 'utf8'), /import\("\.\/[^"]+\.js"\)/, 'the entry loads later pages dynamically');
+    assert.match(
+      readFileSync(path.join(ASSETS, entry), 'utf8'),
+      /import\("\.\/[^"]+\.js"\)/,
+      'the entry loads later pages dynamically',
+    );
   });
 });

@@ -8,7 +8,7 @@ import { after, before, describe, it } from '../../helpers/suite.ts';
 import { startMarket, waitFor, type MarketHarness } from '../market/market-fixtures.ts';
 import { assertClean, assertFitsWidth, browserMissing, launchBrowser, openConsole, PHONE } from './console-browser.ts';
 
-describe('the console\'s markets in a browser', { skip: browserMissing }, () => {
+describe("the console's markets in a browser", { skip: browserMissing }, () => {
   let ws: BinanceWsFake;
   let m: MarketHarness;
   let base: string;
@@ -47,11 +47,17 @@ describe('the console\'s markets in a browser', { skip: browserMissing }, () => 
       assert.equal(await shown.innerText(), '71,000.5');
       ws.setPrice('BTCUSDT', '70123.25');
       ws.push(['BTCUSDT']);
-      await page.waitForFunction(() => document.querySelector('[data-symbol="BTCUSDT"]')?.textContent === '70,123.25', null, { timeout: 5_000 });
+      await page.waitForFunction(
+        () => document.querySelector('[data-symbol="BTCUSDT"]')?.textContent === '70,123.25',
+        null,
+        { timeout: 5_000 },
+      );
 
       // Search narrows the rows; sorting by pair puts them in order.
       await page.getByLabel('Search pairs').fill('eth');
-      await page.waitForFunction(() => [...document.querySelectorAll('table caption')].some((c) => c.textContent === '24 h tickers, prices live'));
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('table caption')].some((c) => c.textContent === '24 h tickers, prices live'),
+      );
       const pairs = async () => table.locator('tbody tr td:first-child').allInnerTexts();
       await page.waitForFunction(() => !document.querySelector('[data-symbol="BTCUSDT"]'));
       for (const pair of await pairs()) assert.match(pair, /ETH/);
@@ -71,7 +77,7 @@ describe('the console\'s markets in a browser', { skip: browserMissing }, () => 
     }
   });
 
-  it('shows a pair\'s candlesticks, switches the interval, and lists the order book and the 24 h figures', async () => {
+  it("shows a pair's candlesticks, switches the interval, and lists the order book and the 24 h figures", async () => {
     const c = await openConsole(browser, base);
     const { page } = c;
     try {
@@ -82,7 +88,8 @@ describe('the console\'s markets in a browser', { skip: browserMissing }, () => 
       await page.locator('.chart canvas').first().waitFor();
       const requested: string[] = [];
       page.on('request', (request) => {
-        if (request.url().includes('/api/v1/market/ohlc')) requested.push(new URL(request.url()).searchParams.get('interval')!);
+        if (request.url().includes('/api/v1/market/ohlc'))
+          requested.push(new URL(request.url()).searchParams.get('interval')!);
       });
       await page.getByRole('button', { name: '15m' }).click();
       await page.getByText('Candlesticks of BTCUSDT, 15m each').waitFor();

@@ -28,7 +28,8 @@ describe('the console session', () => {
   };
   const cookieValue = (setCookie: string) => /^tp_console_refresh=([^;]*)/.exec(setCookie)![1]!;
   const withCookie = (value: string) => ({ ...CONSOLE, cookie: `tp_console_refresh=${value}` });
-  const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+  const me = (token: string) =>
+    t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
 
   describe('POST /api/console/session/login', () => {
     it('answers the access token only and sets the refresh token as an HttpOnly, SameSite=Strict cookie on /api/console/session', async () => {
@@ -40,7 +41,10 @@ describe('the console session', () => {
       assert.equal(body.token_type, 'bearer');
       assert.equal(response.headers['cache-control'], 'no-store');
       const cookie = cookieOf(response);
-      assert.match(cookie, /^tp_console_refresh=[^;]{20,}; Path=\/api\/console\/session; Max-Age=2592000; HttpOnly; SameSite=Strict$/);
+      assert.match(
+        cookie,
+        /^tp_console_refresh=[^;]{20,}; Path=\/api\/console\/session; Max-Age=2592000; HttpOnly; SameSite=Strict$/,
+      );
       assert.equal(cookie.includes(body.access_token), false);
       const account = await me(body.access_token);
       assert.equal(account.statusCode, 200);
@@ -51,16 +55,31 @@ describe('the console session', () => {
       const user = await signIn(t.app, t.database);
       const bare = await post('/api/console/session/login', { email: user.email, password: user.password }, {});
       assert.equal(bare.statusCode, 422);
-      assert.deepEqual(bare.json().detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [['missing', ['header', 'x-console-request']]]);
+      assert.deepEqual(
+        bare.json().detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+        [['missing', ['header', 'x-console-request']]],
+      );
       assert.equal(bare.headers['set-cookie'], undefined);
-      const wrong = await post('/api/console/session/login', { email: user.email, password: user.password }, { 'x-console-request': 'yes' });
+      const wrong = await post(
+        '/api/console/session/login',
+        { email: user.email, password: user.password },
+        { 'x-console-request': 'yes' },
+      );
       assert.equal(wrong.statusCode, 422);
       assert.equal(wrong.headers['set-cookie'], undefined);
-      const foreign = await post('/api/console/session/login', { email: user.email, password: user.password }, { ...CONSOLE, origin: 'https://evil.example' });
+      const foreign = await post(
+        '/api/console/session/login',
+        { email: user.email, password: user.password },
+        { ...CONSOLE, origin: 'https://evil.example' },
+      );
       assert.equal(foreign.statusCode, 403);
       assert.deepEqual(foreign.json(), { detail: 'Cross-site request refused' });
       assert.equal(foreign.headers['set-cookie'], undefined);
-      const same = await post('/api/console/session/login', { email: user.email, password: user.password }, { ...CONSOLE, origin: 'http://localhost:80' });
+      const same = await post(
+        '/api/console/session/login',
+        { email: user.email, password: user.password },
+        { ...CONSOLE, origin: 'http://localhost:80' },
+      );
       assert.equal(same.statusCode, 200, same.body);
     });
 
@@ -72,14 +91,19 @@ describe('the console session', () => {
       assert.equal(wrong.headers['set-cookie'], undefined);
       const missing = await post('/api/console/session/login', { email: user.email });
       assert.equal(missing.statusCode, 422);
-      assert.deepEqual(missing.json().detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [['missing', ['body', 'password']]]);
+      assert.deepEqual(
+        missing.json().detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+        [['missing', ['body', 'password']]],
+      );
     });
   });
 
   describe('POST /api/console/session/refresh', () => {
     it('rotates the cookie for a new access token; the spent cookie presented again ends the session', async () => {
       const user = await signIn(t.app, t.database);
-      const first = cookieValue(cookieOf(await post('/api/console/session/login', { email: user.email, password: user.password })));
+      const first = cookieValue(
+        cookieOf(await post('/api/console/session/login', { email: user.email, password: user.password })),
+      );
       const refreshed = await post('/api/console/session/refresh', undefined, withCookie(first));
       assert.equal(refreshed.statusCode, 200, refreshed.body);
       assert.deepEqual(Object.keys(refreshed.json()).sort(), ['access_token', 'expires_in', 'token_type']);
@@ -89,7 +113,10 @@ describe('the console session', () => {
 
       const replay = await post('/api/console/session/refresh', undefined, withCookie(first));
       assert.equal(replay.statusCode, 401);
-      assert.match(cookieOf(replay), /^tp_console_refresh=; Path=\/api\/console\/session; Max-Age=0; HttpOnly; SameSite=Strict$/);
+      assert.match(
+        cookieOf(replay),
+        /^tp_console_refresh=; Path=\/api\/console\/session; Max-Age=0; HttpOnly; SameSite=Strict$/,
+      );
       // Reuse revoked the session: its current cookie no longer works either.
       assert.equal((await post('/api/console/session/refresh', undefined, withCookie(second))).statusCode, 401);
     });
@@ -101,14 +128,24 @@ describe('the console session', () => {
       const bare = await post('/api/console/session/refresh', undefined, { cookie: 'tp_console_refresh=abc' });
       assert.equal(bare.statusCode, 422);
       assert.equal(bare.headers['set-cookie'], undefined);
-      const foreign = await post('/api/console/session/refresh', undefined, { ...withCookie('abc'), origin: 'https://evil.example' });
+      const foreign = await post('/api/console/session/refresh', undefined, {
+        ...withCookie('abc'),
+        origin: 'https://evil.example',
+      });
       assert.equal(foreign.statusCode, 403);
     });
 
     it('answers 403 once the account is suspended, and clears the cookie', async () => {
       const user = await signIn(t.app, t.database);
-      const cookie = cookieValue(cookieOf(await post('/api/console/session/login', { email: user.email, password: user.password })));
-      const suspend = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${user.id}`, headers: admin.headers, payload: { status: 'suspended' } });
+      const cookie = cookieValue(
+        cookieOf(await post('/api/console/session/login', { email: user.email, password: user.password })),
+      );
+      const suspend = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/admin/users/${user.id}`,
+        headers: admin.headers,
+        payload: { status: 'suspended' },
+      });
       assert.equal(suspend.statusCode, 200, suspend.body);
       const refreshed = await post('/api/console/session/refresh', undefined, withCookie(cookie));
       assert.ok([401, 403].includes(refreshed.statusCode), `${refreshed.statusCode} ${refreshed.body}`);
@@ -119,9 +156,19 @@ describe('the console session', () => {
   describe('two-factor sign-in', () => {
     it('answers the challenge without a cookie, then sets the cookie when the code is right', async () => {
       const user = await signIn(t.app, t.database);
-      const setup = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', headers: user.headers, payload: { password: user.password } });
+      const setup = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/2fa/setup',
+        headers: user.headers,
+        payload: { password: user.password },
+      });
       const { secret } = setup.json<{ secret: string }>();
-      const enable = await t.app.inject({ method: 'POST', url: '/api/auth/2fa/enable', headers: user.headers, payload: { code: codeOf(secret) } });
+      const enable = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/2fa/enable',
+        headers: user.headers,
+        payload: { code: codeOf(secret) },
+      });
       assert.equal(enable.statusCode, 200, enable.body);
 
       const login = await post('/api/console/session/login', { email: user.email, password: user.password });
@@ -131,11 +178,17 @@ describe('the console session', () => {
       assert.deepEqual(challenge.methods, ['totp', 'recovery_code']);
       assert.equal(login.headers['set-cookie'], undefined);
 
-      const wrong = await post('/api/console/session/2fa', { mfa_token: challenge.mfa_token, code: codeOf(secret) === '000000' ? '111111' : '000000' });
+      const wrong = await post('/api/console/session/2fa', {
+        mfa_token: challenge.mfa_token,
+        code: codeOf(secret) === '000000' ? '111111' : '000000',
+      });
       assert.equal(wrong.statusCode, 401);
       assert.equal(wrong.headers['set-cookie'], undefined);
       // The enable spent this step's code: the next step's code is accepted (one step of drift).
-      const verified = await post('/api/console/session/2fa', { mfa_token: challenge.mfa_token, code: codeOf(secret, new Date(Date.now() + 30_000)) });
+      const verified = await post('/api/console/session/2fa', {
+        mfa_token: challenge.mfa_token,
+        code: codeOf(secret, new Date(Date.now() + 30_000)),
+      });
       assert.equal(verified.statusCode, 200, verified.body);
       assert.match(cookieOf(verified), /^tp_console_refresh=[^;]{20,}; Path=\/api\/console\/session;/);
       assert.equal((await me(verified.json().access_token)).json().twoFactorEnabled, true);
@@ -152,7 +205,10 @@ describe('the console session', () => {
       const user = await signIn(t.app, t.database);
       const login = await post('/api/console/session/login', { email: user.email, password: user.password });
       const cookie = cookieValue(cookieOf(login));
-      const out = await post('/api/console/session/logout', undefined, { ...withCookie(cookie), authorization: `Bearer ${login.json().access_token}` });
+      const out = await post('/api/console/session/logout', undefined, {
+        ...withCookie(cookie),
+        authorization: `Bearer ${login.json().access_token}`,
+      });
       assert.equal(out.statusCode, 200);
       assert.deepEqual(out.json(), { success: true });
       assert.match(cookieOf(out), /^tp_console_refresh=; Path=\/api\/console\/session; Max-Age=0;/);
@@ -160,17 +216,28 @@ describe('the console session', () => {
     });
 
     it('clears the cookie even without a valid token, and refuses a call without the header or from elsewhere', async () => {
-      const out = await post('/api/console/session/logout', undefined, { ...CONSOLE, authorization: 'Bearer not-a-token' });
+      const out = await post('/api/console/session/logout', undefined, {
+        ...CONSOLE,
+        authorization: 'Bearer not-a-token',
+      });
       assert.equal(out.statusCode, 200);
       assert.match(cookieOf(out), /Max-Age=0/);
       assert.equal((await post('/api/console/session/logout', undefined, {})).statusCode, 422);
-      assert.equal((await post('/api/console/session/logout', undefined, { ...CONSOLE, origin: 'http://evil.example' })).statusCode, 403);
+      assert.equal(
+        (await post('/api/console/session/logout', undefined, { ...CONSOLE, origin: 'http://evil.example' }))
+          .statusCode,
+        403,
+      );
     });
   });
 
   describe('POST /api/console/jobs/:job_name/run', () => {
     it('starts a job for an admin and answers its run', async () => {
-      const response = await t.app.inject({ method: 'POST', url: '/api/console/jobs/cleanup-expired-tokens/run', headers: admin.headers });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/console/jobs/cleanup-expired-tokens/run',
+        headers: admin.headers,
+      });
       assert.ok([200, 202].includes(response.statusCode), response.body);
       const body = response.json();
       assert.match(body.run_id, /^[0-9a-f-]{36}$/);
@@ -179,9 +246,25 @@ describe('the console session', () => {
 
     it('is for admins only: 401 without a token, 403 for a user, 422 for an unknown job', async () => {
       const user = await signIn(t.app, t.database);
-      assert.equal((await t.app.inject({ method: 'POST', url: '/api/console/jobs/cleanup-expired-tokens/run' })).statusCode, 401);
-      assert.equal((await t.app.inject({ method: 'POST', url: '/api/console/jobs/cleanup-expired-tokens/run', headers: user.headers })).statusCode, 403);
-      const unknown = await t.app.inject({ method: 'POST', url: '/api/console/jobs/no-such-job/run', headers: admin.headers });
+      assert.equal(
+        (await t.app.inject({ method: 'POST', url: '/api/console/jobs/cleanup-expired-tokens/run' })).statusCode,
+        401,
+      );
+      assert.equal(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/console/jobs/cleanup-expired-tokens/run',
+            headers: user.headers,
+          })
+        ).statusCode,
+        403,
+      );
+      const unknown = await t.app.inject({
+        method: 'POST',
+        url: '/api/console/jobs/no-such-job/run',
+        headers: admin.headers,
+      });
       assert.equal(unknown.statusCode, 422);
       assert.deepEqual(unknown.json().detail[0].loc, ['path', 'job_name']);
     });

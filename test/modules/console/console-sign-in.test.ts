@@ -20,9 +20,19 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
     base = await m.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
     const signedIn = await signIn(m.app, m.database);
-    const setup = await m.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', headers: signedIn.headers, payload: { password: signedIn.password } });
+    const setup = await m.app.inject({
+      method: 'POST',
+      url: '/api/auth/2fa/setup',
+      headers: signedIn.headers,
+      payload: { password: signedIn.password },
+    });
     const { secret } = setup.json<{ secret: string }>();
-    const enable = await m.app.inject({ method: 'POST', url: '/api/auth/2fa/enable', headers: signedIn.headers, payload: { code: codeOf(secret) } });
+    const enable = await m.app.inject({
+      method: 'POST',
+      url: '/api/auth/2fa/enable',
+      headers: signedIn.headers,
+      payload: { code: codeOf(secret) },
+    });
     assert.equal(enable.statusCode, 200, enable.body);
     user = { ...signedIn, secret };
   });
@@ -51,7 +61,10 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
       assert.ok(await tabTo(email), 'Tab reaches the e-mail field');
       await page.keyboard.type(plain.email);
       await page.keyboard.press('Tab');
-      assert.ok(await page.getByLabel('Password').evaluate((element) => element === document.activeElement), 'the password field comes next');
+      assert.ok(
+        await page.getByLabel('Password').evaluate((element) => element === document.activeElement),
+        'the password field comes next',
+      );
       await page.keyboard.type(plain.password);
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
@@ -87,8 +100,15 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
 
       // The refresh token is a cookie no script can read; nothing of the session is in storage.
       const cookies = await context.cookies();
-      assert.deepEqual(cookies.map((k) => ({ name: k.name, path: k.path, httpOnly: k.httpOnly, sameSite: k.sameSite })), [{ name: 'tp_console_refresh', path: '/api/console/session', httpOnly: true, sameSite: 'Strict' }]);
-      const stored = await page.evaluate(() => ({ cookie: document.cookie, local: JSON.stringify(localStorage), session: JSON.stringify(sessionStorage) }));
+      assert.deepEqual(
+        cookies.map((k) => ({ name: k.name, path: k.path, httpOnly: k.httpOnly, sameSite: k.sameSite })),
+        [{ name: 'tp_console_refresh', path: '/api/console/session', httpOnly: true, sameSite: 'Strict' }],
+      );
+      const stored = await page.evaluate(() => ({
+        cookie: document.cookie,
+        local: JSON.stringify(localStorage),
+        session: JSON.stringify(sessionStorage),
+      }));
       assert.equal(stored.cookie, '');
       assert.doesNotMatch(stored.local + stored.session, /eyJ|tp_console_refresh/);
 

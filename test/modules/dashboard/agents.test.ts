@@ -25,7 +25,11 @@ describe('GET /api/v1/dashboard/agents', () => {
 
   const post = async (url: string, payload: object) => {
     // Access tokens last 15 minutes and these tests move the clock by days: log in at the current time.
-    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: admin.email, password: admin.password } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: admin.email, password: admin.password },
+    });
     const headers = { authorization: `Bearer ${login.json().access_token}` };
     const response = await t.app.inject({ method: 'POST', url, headers, payload });
     assert.equal(response.statusCode, 201, response.body);
@@ -66,12 +70,29 @@ describe('GET /api/v1/dashboard/agents', () => {
     const body = response.json();
     assert.deepEqual(body.counts, { active: 1, idle: 1, silent: 2 });
     assert.deepEqual(body.agents, [
-      { id: 'busy-bot', name: 'Busy bot', last_seen_at: '2031-04-03T09:59:00.000Z', actions_24h: 3, open_tasks: 2, status: 'active' },
-      { id: 'idle-bot', name: 'Idle bot', last_seen_at: '2031-04-03T09:00:00.000Z', actions_24h: 1, open_tasks: 0, status: 'idle' },
+      {
+        id: 'busy-bot',
+        name: 'Busy bot',
+        last_seen_at: '2031-04-03T09:59:00.000Z',
+        actions_24h: 3,
+        open_tasks: 2,
+        status: 'active',
+      },
+      {
+        id: 'idle-bot',
+        name: 'Idle bot',
+        last_seen_at: '2031-04-03T09:00:00.000Z',
+        actions_24h: 1,
+        open_tasks: 0,
+        status: 'idle',
+      },
       { id: 'old-bot', name: 'Old bot', last_seen_at: NOW, actions_24h: 0, open_tasks: 0, status: 'silent' },
       { id: 'filer-bot', name: null, last_seen_at: null, actions_24h: 0, open_tasks: 0, status: 'silent' },
     ]);
-    assert.ok(!body.agents.some((a: { id: string }) => a.id === 'alice'), 'assignees of human-filed tasks are not agents');
+    assert.ok(
+      !body.agents.some((a: { id: string }) => a.id === 'alice'),
+      'assignees of human-filed tasks are not agents',
+    );
   });
 
   it('moves an agent from active to idle to silent as time passes', async () => {

@@ -32,7 +32,13 @@ const EXCHANGE_KEY = 'DashExchangeApiKey0123456789abcdefXYZ';
 const EXCHANGE_SECRET = 'DashExchangeSecret-0123456789-abcdefghijklmnop';
 
 const get = (t: TestApp) => t.app.inject({ method: 'GET', url: ROUTE });
-type Entry = { configured: boolean; reachable: boolean | null; last_success_at: string | null; last_error_at: string | null; last_error: string | null };
+type Entry = {
+  configured: boolean;
+  reachable: boolean | null;
+  last_success_at: string | null;
+  last_error_at: string | null;
+  last_error: string | null;
+};
 
 describe('integrations with nothing configured', () => {
   let t: TestApp;
@@ -48,14 +54,26 @@ describe('integrations with nothing configured', () => {
     assert.equal(body.probe_ttl_seconds, 60);
     assert.equal(body.exchanges.length, 10);
     for (const venue of body.exchanges) {
-      assert.deepEqual([venue.configured, venue.credentials, venue.reachable, venue.health, venue.checked_at], [false, 0, null, null, null], venue.venue);
+      assert.deepEqual(
+        [venue.configured, venue.credentials, venue.reachable, venue.health, venue.checked_at],
+        [false, 0, null, null, null],
+        venue.venue,
+      );
     }
-    assert.deepEqual([body.market_data.configured, body.market_data.source, body.market_data.reachable], [false, 'simulated', null]);
+    assert.deepEqual(
+      [body.market_data.configured, body.market_data.source, body.market_data.reachable],
+      [false, 'simulated', null],
+    );
     assert.deepEqual([body.tracker.configured, body.tracker.backend, body.tracker.reachable], [false, 'local', true]);
     assert.deepEqual([body.chat.configured, body.chat.reachable, body.chat.format], [false, null, 'slack']);
     assert.deepEqual([body.mail.configured, body.mail.reachable], [false, null]);
-    assert.deepEqual(body.webhooks.map((w: { provider: string }) => w.provider), ['codehost', 'payments', 'edge', 'tracker', 'errormon', 'database', 'authprovider', 'mailer']);
-    assert.ok(body.webhooks.every((w: Entry) => w.configured === false && w.reachable === null && w.last_error === null));
+    assert.deepEqual(
+      body.webhooks.map((w: { provider: string }) => w.provider),
+      ['codehost', 'payments', 'edge', 'tracker', 'errormon', 'database', 'authprovider', 'mailer'],
+    );
+    assert.ok(
+      body.webhooks.every((w: Entry) => w.configured === false && w.reachable === null && w.last_error === null),
+    );
     const redis = Boolean(process.env.REDIS_URL);
     assert.deepEqual([body.redis.configured, body.redis.reachable], [redis, redis ? true : null]);
   });
@@ -78,7 +96,12 @@ describe('integrations with everything configured', () => {
   let secrets: string[];
 
   before(async () => {
-    [linear, chat, smtp, venues] = await Promise.all([startLinearFake({ apiKey: LINEAR_KEY }), startChatReceiver({ flavor: 'slack' }), startSmtpFake(), startVenueFakes()]);
+    [linear, chat, smtp, venues] = await Promise.all([
+      startLinearFake({ apiKey: LINEAR_KEY }),
+      startChatReceiver({ flavor: 'slack' }),
+      startSmtpFake(),
+      startVenueFakes(),
+    ]);
     const chatUrl = `${new URL(chat.url).origin}${CHAT_PATH}`;
     // Credentials in the SMTP URL: they must show nowhere (the relay offers no AUTH, so none is tried).
     const smtpUrl = `smtp://${SMTP_USER}:${SMTP_PASSWORD}@${new URL(smtp.url).host}`;
@@ -96,29 +119,89 @@ describe('integrations with everything configured', () => {
         COINGECKO_API_KEY: COINGECKO_KEY,
       },
     });
-    secrets = [...Object.values(WEBHOOK_SECRETS), LINEAR_KEY, CHAT_PATH, 'dashChatPathSecret42', SMTP_USER, SMTP_PASSWORD, COINGECKO_KEY, EXCHANGE_KEY, EXCHANGE_SECRET, TEST_JWT_SECRET, TEST_ENCRYPTION_KEY];
+    secrets = [
+      ...Object.values(WEBHOOK_SECRETS),
+      LINEAR_KEY,
+      CHAT_PATH,
+      'dashChatPathSecret42',
+      SMTP_USER,
+      SMTP_PASSWORD,
+      COINGECKO_KEY,
+      EXCHANGE_KEY,
+      EXCHANGE_SECRET,
+      TEST_JWT_SECRET,
+      TEST_ENCRYPTION_KEY,
+    ];
 
     // A stored credential makes binanceus configured.
     const user = await signIn(t.app, t.database);
-    const stored = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: user.headers, payload: { exchange_name: 'binanceus', api_key: EXCHANGE_KEY, api_secret: EXCHANGE_SECRET } });
+    const stored = await t.app.inject({
+      method: 'POST',
+      url: '/api/exchange/credentials',
+      headers: user.headers,
+      payload: { exchange_name: 'binanceus', api_key: EXCHANGE_KEY, api_secret: EXCHANGE_SECRET },
+    });
     assert.equal(stored.statusCode, 201, stored.body);
 
     // Chat and mail: one message through, then one refused a minute later.
-    await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: 'First', text: 'went through' }, clock.now());
-    await t.modules.notifications.messages.mail(t.database.db, { to: 'ops@example.com', subject: 'Hi', text: 'x' }, clock.now(), 'dash-mail-1');
+    await t.modules.notifications.messages.chat(
+      t.database.db,
+      { source: 'test', title: 'First', text: 'went through' },
+      clock.now(),
+    );
+    await t.modules.notifications.messages.mail(
+      t.database.db,
+      { to: 'ops@example.com', subject: 'Hi', text: 'x' },
+      clock.now(),
+      'dash-mail-1',
+    );
     await t.platform.outbox.drain();
     smtp.rejectRecipients.add('gone@example.com');
     clock.advance(60_000);
     chat.respondNext({ status: 404, body: 'no_service' });
-    await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: 'Second', text: 'refused' }, clock.now());
-    await t.modules.notifications.messages.mail(t.database.db, { to: 'gone@example.com', subject: 'Hi', text: 'x' }, clock.now(), 'dash-mail-2');
+    await t.modules.notifications.messages.chat(
+      t.database.db,
+      { source: 'test', title: 'Second', text: 'refused' },
+      clock.now(),
+    );
+    await t.modules.notifications.messages.mail(
+      t.database.db,
+      { to: 'gone@example.com', subject: 'Hi', text: 'x' },
+      clock.now(),
+      'dash-mail-2',
+    );
     await t.platform.outbox.drain();
 
     // Webhooks: edge processed one delivery, codehost rejected a bad signature.
-    const edge = vercelDelivery(WEBHOOK_SECRETS.EDGE_WEBHOOK_SECRET, { id: 'evt_1', type: 'deployment.created', createdAt: Date.parse(NOW), payload: { deployment: { id: 'dpl_1', name: 'web' } } });
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/webhooks/platforms/edge', headers: edge.headers, payload: edge.body })).statusCode, 200);
+    const edge = vercelDelivery(WEBHOOK_SECRETS.EDGE_WEBHOOK_SECRET, {
+      id: 'evt_1',
+      type: 'deployment.created',
+      createdAt: Date.parse(NOW),
+      payload: { deployment: { id: 'dpl_1', name: 'web' } },
+    });
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/webhooks/platforms/edge',
+          headers: edge.headers,
+          payload: edge.body,
+        })
+      ).statusCode,
+      200,
+    );
     const forged = githubDelivery('not-the-secret', 'ping', { zen: 'hi' });
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/webhooks/platforms/codehost', headers: forged.headers, payload: forged.body })).statusCode, 401);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/webhooks/platforms/codehost',
+          headers: forged.headers,
+          payload: forged.body,
+        })
+      ).statusCode,
+      401,
+    );
   });
   after(async () => {
     await t?.close();
@@ -131,15 +214,25 @@ describe('integrations with everything configured', () => {
     const body = response.json();
 
     const binanceus = body.exchanges.find((v: { venue: string }) => v.venue === 'binanceus');
-    assert.deepEqual([binanceus.configured, binanceus.credentials, binanceus.reachable, binanceus.health], [true, 1, true, 'healthy']);
+    assert.deepEqual(
+      [binanceus.configured, binanceus.credentials, binanceus.reachable, binanceus.health],
+      [true, 1, true, 'healthy'],
+    );
     assert.equal(binanceus.checked_at, '2031-04-01T10:01:00.000Z');
     const binance = body.exchanges.find((v: { venue: string }) => v.venue === 'binance');
     assert.deepEqual([binance.configured, binance.reachable, binance.health], [false, null, null]);
     // Market data shares the host: its ping is the only call there.
-    assert.deepEqual(venues.binance.requests.map((r) => `${r.method} ${r.path}`), ['GET /api/v3/ping'], 'a venue without credentials is not called');
+    assert.deepEqual(
+      venues.binance.requests.map((r) => `${r.method} ${r.path}`),
+      ['GET /api/v3/ping'],
+      'a venue without credentials is not called',
+    );
 
     assert.deepEqual([body.market_data.configured, body.market_data.source], [true, 'binance']);
-    assert.deepEqual([body.market_data.reachable, body.market_data.checked_at, body.market_data.last_success_at], [true, '2031-04-01T10:01:00.000Z', '2031-04-01T10:01:00.000Z']);
+    assert.deepEqual(
+      [body.market_data.reachable, body.market_data.checked_at, body.market_data.last_success_at],
+      [true, '2031-04-01T10:01:00.000Z', '2031-04-01T10:01:00.000Z'],
+    );
     assert.equal(typeof body.market_data.latency_ms, 'number');
     assert.deepEqual([body.tracker.configured, body.tracker.backend, body.tracker.reachable], [true, 'linear', true]);
 
@@ -149,17 +242,28 @@ describe('integrations with everything configured', () => {
     assert.match(body.chat.last_error, /404/);
     assert.equal(body.chat.dead_letters, 1);
     assert.equal(body.mail.configured, true);
-    assert.deepEqual([body.mail.reachable, body.mail.checked_at], [true, '2031-04-01T10:01:00.000Z'], 'the relay greeted the check');
+    assert.deepEqual(
+      [body.mail.reachable, body.mail.checked_at],
+      [true, '2031-04-01T10:01:00.000Z'],
+      'the relay greeted the check',
+    );
     assert.equal(typeof body.mail.latency_ms, 'number');
     assert.equal(body.mail.last_delivery_at, NOW);
     assert.equal(body.mail.last_success_at, '2031-04-01T10:01:00.000Z', 'the check is the latest success');
     assert.equal(body.mail.last_error_at, '2031-04-01T10:01:00.000Z');
-    assert.match(body.mail.last_error, /550 5\.1\.1 <\[e-mail\]>: Recipient address rejected/, 'the relay named the recipient; the dashboard does not');
+    assert.match(
+      body.mail.last_error,
+      /550 5\.1\.1 <\[e-mail\]>: Recipient address rejected/,
+      'the relay named the recipient; the dashboard does not',
+    );
     assert.equal(body.mail.dead_letters, 1);
 
     const hook = (provider: string) => body.webhooks.find((w: { provider: string }) => w.provider === provider);
     assert.ok(body.webhooks.every((w: Entry) => w.configured));
-    assert.deepEqual([hook('edge').last_success_at, hook('edge').last_delivery_at, hook('edge').last_error], ['2031-04-01T10:01:00.000Z', '2031-04-01T10:01:00.000Z', null]);
+    assert.deepEqual(
+      [hook('edge').last_success_at, hook('edge').last_delivery_at, hook('edge').last_error],
+      ['2031-04-01T10:01:00.000Z', '2031-04-01T10:01:00.000Z', null],
+    );
     assert.equal(hook('codehost').last_error_at, '2031-04-01T10:01:00.000Z');
     assert.match(hook('codehost').last_error, /^Rejected a delivery/);
   });
@@ -185,7 +289,10 @@ describe('integrations with everything configured', () => {
     const cached = (await get(t)).json();
     assert.deepEqual(calls(), [tracker! + 1, market! + 1, mail! + 1], 'within a minute the last checks are reused');
     const checkedAt = new Date(clock.now().getTime() - 59_000).toISOString();
-    assert.deepEqual([cached.tracker.checked_at, cached.market_data.checked_at, cached.mail.checked_at], [checkedAt, checkedAt, checkedAt]);
+    assert.deepEqual(
+      [cached.tracker.checked_at, cached.market_data.checked_at, cached.mail.checked_at],
+      [checkedAt, checkedAt, checkedAt],
+    );
     clock.advance(1_000);
     await get(t);
     assert.deepEqual(calls(), [tracker! + 2, market! + 2, mail! + 2]);
@@ -195,7 +302,13 @@ describe('integrations with everything configured', () => {
 
 describe('integrations with a tracker that fails', () => {
   it('answers reachable false with a safe reason when the tracker is down, never a 500', async () => {
-    const t = await buildTestApp({ env: { TRACKER_BACKEND: 'linear', TRACKER_API_URL: `http://127.0.0.1:${await closedPort()}/graphql`, TRACKER_API_KEY: LINEAR_KEY } });
+    const t = await buildTestApp({
+      env: {
+        TRACKER_BACKEND: 'linear',
+        TRACKER_API_URL: `http://127.0.0.1:${await closedPort()}/graphql`,
+        TRACKER_API_KEY: LINEAR_KEY,
+      },
+    });
     try {
       const response = await get(t);
       assert.equal(response.statusCode, 200);
@@ -210,7 +323,14 @@ describe('integrations with a tracker that fails', () => {
 
   it('gives up on a tracker that hangs after the probe timeout', async () => {
     const linear = await startLinearFake({ apiKey: LINEAR_KEY });
-    const t = await buildTestApp({ env: { TRACKER_BACKEND: 'linear', TRACKER_API_URL: linear.url, TRACKER_API_KEY: LINEAR_KEY, TRACKER_TIMEOUT_MS: '20000' } });
+    const t = await buildTestApp({
+      env: {
+        TRACKER_BACKEND: 'linear',
+        TRACKER_API_URL: linear.url,
+        TRACKER_API_KEY: LINEAR_KEY,
+        TRACKER_TIMEOUT_MS: '20000',
+      },
+    });
     try {
       linear.failNext('hang');
       const started = Date.now();
@@ -230,12 +350,17 @@ describe('integrations with a tracker that fails', () => {
 describe('integrations with a mail relay or market data that is down', () => {
   it('answers reachable false with the reason when nothing listens, never a 500', async () => {
     const port = await closedPort();
-    const t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, BINANCE_API_URL: `http://127.0.0.1:${port}` } });
+    const t = await buildTestApp({
+      env: { SMTP_URL: `smtp://127.0.0.1:${port}`, BINANCE_API_URL: `http://127.0.0.1:${port}` },
+    });
     try {
       const response = await get(t);
       assert.equal(response.statusCode, 200);
       const { mail, market_data: market } = response.json();
-      assert.deepEqual([mail.configured, mail.reachable, mail.last_success_at, mail.latency_ms], [true, false, null, null]);
+      assert.deepEqual(
+        [mail.configured, mail.reachable, mail.last_success_at, mail.latency_ms],
+        [true, false, null, null],
+      );
       assert.equal(mail.last_error, `smtp: ESOCKET: connect ECONNREFUSED 127.0.0.1:${port}`);
       assert.ok(mail.checked_at && mail.last_error_at);
       assert.deepEqual([market.configured, market.reachable, market.last_success_at], [true, false, null]);
@@ -263,12 +388,21 @@ describe('integrations with a mail relay or market data that is down', () => {
       assert.equal(mail.reachable, false);
       // The check's own 2.5 s greeting or socket timeout (whichever fires first), or the probe's 3 s
       // bound on a slow machine.
-      assert.match(mail.last_error, /^(smtp: ETIMEDOUT: (Greeting never received|Timeout)|did not answer within 3000 ms)$/, mail.last_error);
+      assert.match(
+        mail.last_error,
+        /^(smtp: ETIMEDOUT: (Greeting never received|Timeout)|did not answer within 3000 ms)$/,
+        mail.last_error,
+      );
       assert.equal(sockets.size, 1);
       // The check's own timeouts end the session too: no socket is left waiting.
       const [socket] = sockets;
-      const closed = socket!.closed ? Promise.resolve() : new Promise<void>((resolve) => socket!.once('close', () => resolve()));
-      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the check left its socket open')), 2_000))]);
+      const closed = socket!.closed
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => socket!.once('close', () => resolve()));
+      await Promise.race([
+        closed,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('the check left its socket open')), 2_000)),
+      ]);
     } finally {
       await t.close();
       for (const socket of sockets) socket.destroy();

@@ -13,7 +13,11 @@ describe('dashboard operations in the OpenAPI document', () => {
   it('documents the three GETs, public, with typed responses that describe every field and the gateway advice', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const paths = Object.keys(document.paths).filter((path) => path.startsWith('/api/v1/dashboard'));
-    assert.deepEqual(paths.sort(), ['/api/v1/dashboard/agents', '/api/v1/dashboard/integrations', '/api/v1/dashboard/overview']);
+    assert.deepEqual(paths.sort(), [
+      '/api/v1/dashboard/agents',
+      '/api/v1/dashboard/integrations',
+      '/api/v1/dashboard/overview',
+    ]);
     for (const path of paths) {
       assert.deepEqual(Object.keys(document.paths[path]), ['get']);
       const operation = document.paths[path].get;
@@ -28,7 +32,8 @@ describe('dashboard operations in the OpenAPI document', () => {
         const properties = (node.properties ?? {}) as Record<string, Record<string, unknown>>;
         for (const [name, child] of Object.entries(properties)) {
           visited += 1;
-          if (!child.description && !(child.anyOf as Record<string, unknown>[] | undefined)?.some((c) => c.description)) undescribed.push(`${at}.${name}`);
+          if (!child.description && !(child.anyOf as Record<string, unknown>[] | undefined)?.some((c) => c.description))
+            undescribed.push(`${at}.${name}`);
           walk(child, `${at}.${name}`);
           for (const variant of (child.anyOf ?? []) as Record<string, unknown>[]) walk(variant, `${at}.${name}`);
           if (child.items) walk(child.items as Record<string, unknown>, `${at}.${name}[]`);

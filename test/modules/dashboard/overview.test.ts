@@ -12,8 +12,22 @@ const NOW = '2031-04-01T10:00:00.000Z';
 const URL = '/api/v1/dashboard/overview';
 const EDGE_SECRET = 'edge-secret-for-the-overview-0123456789';
 const runs: JobRun[] = [
-  { job: 'rotate-api-keys', status: 'failed', trigger: 'scheduler', startedAt: new Date('2031-04-01T09:00:00Z'), finishedAt: new Date('2031-04-01T09:00:02Z'), error: 'chat post to https://hooks.example.com/services/T1/B2/s3cr3tpath failed' },
-  { job: 'cleanup-expired-tokens', status: 'succeeded', trigger: 'http', startedAt: new Date('2031-04-01T08:00:00Z'), finishedAt: null, error: null },
+  {
+    job: 'rotate-api-keys',
+    status: 'failed',
+    trigger: 'scheduler',
+    startedAt: new Date('2031-04-01T09:00:00Z'),
+    finishedAt: new Date('2031-04-01T09:00:02Z'),
+    error: 'chat post to https://hooks.example.com/services/T1/B2/s3cr3tpath failed',
+  },
+  {
+    job: 'cleanup-expired-tokens',
+    status: 'succeeded',
+    trigger: 'http',
+    startedAt: new Date('2031-04-01T08:00:00Z'),
+    finishedAt: null,
+    error: null,
+  },
 ];
 
 describe('GET /api/v1/dashboard/overview', () => {
@@ -21,7 +35,11 @@ describe('GET /api/v1/dashboard/overview', () => {
   let t: TestApp;
   let admin: TestUser;
   before(async () => {
-    t = await buildTestApp({ clock, env: { EDGE_WEBHOOK_SECRET: EDGE_SECRET }, routes: wiredDashboard({ lastRuns: async () => runs }) });
+    t = await buildTestApp({
+      clock,
+      env: { EDGE_WEBHOOK_SECRET: EDGE_SECRET },
+      routes: wiredDashboard({ lastRuns: async () => runs }),
+    });
   });
   after(() => t.close());
   beforeEach(async () => {
@@ -53,24 +71,52 @@ describe('GET /api/v1/dashboard/overview', () => {
   it('counts users by status, active sessions, open tasks, deliveries in 24 h and the outbox', async () => {
     const bob = await signIn(t.app, t.database);
     await signIn(t.app, t.database);
-    const patch = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${bob.id}`, headers: admin.headers, payload: { status: 'suspended' } });
+    const patch = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${bob.id}`,
+      headers: admin.headers,
+      payload: { status: 'suspended' },
+    });
     assert.equal(patch.statusCode, 200, patch.body);
     // Suspension revokes bob's session: admin and the third user keep theirs; an expired one does not count.
-    await t.database.db.execute(sql`INSERT INTO device_sessions (user_id, expires_at) VALUES (${admin.id}, ${'2031-03-01T00:00:00Z'})`);
+    await t.database.db.execute(
+      sql`INSERT INTO device_sessions (user_id, expires_at) VALUES (${admin.id}, ${'2031-03-01T00:00:00Z'})`,
+    );
 
     const tasks = '/api/admin/command-center/tasks';
-    const create = (title: string) => t.app.inject({ method: 'POST', url: tasks, headers: admin.headers, payload: { title } });
+    const create = (title: string) =>
+      t.app.inject({ method: 'POST', url: tasks, headers: admin.headers, payload: { title } });
     await create('First task');
     await create('Second task');
     const done = (await create('Finished task')).json();
-    await t.app.inject({ method: 'PATCH', url: `${tasks}/${done.id}`, headers: admin.headers, payload: { status: 'in_progress' } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `${tasks}/${done.id}`,
+      headers: admin.headers,
+      payload: { status: 'in_progress' },
+    });
     const closed = (await create('Closed task')).json();
-    await t.app.inject({ method: 'PATCH', url: `${tasks}/${closed.id}`, headers: admin.headers, payload: { status: 'done' } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `${tasks}/${closed.id}`,
+      headers: admin.headers,
+      payload: { status: 'done' },
+    });
 
-    const deployment = (id: string) => ({ id, type: 'deployment.created', createdAt: Date.parse(NOW), payload: { deployment: { id: `dpl_${id}`, name: 'web' } } });
+    const deployment = (id: string) => ({
+      id,
+      type: 'deployment.created',
+      createdAt: Date.parse(NOW),
+      payload: { deployment: { id: `dpl_${id}`, name: 'web' } },
+    });
     const deliver = async (id: string) => {
       const sent = vercelDelivery(EDGE_SECRET, deployment(id));
-      const response = await t.app.inject({ method: 'POST', url: '/api/webhooks/platforms/edge', headers: sent.headers, payload: sent.body });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/webhooks/platforms/edge',
+        headers: sent.headers,
+        payload: sent.body,
+      });
       assert.equal(response.statusCode, 200, response.body);
     };
     await deliver('old');
@@ -78,8 +124,17 @@ describe('GET /api/v1/dashboard/overview', () => {
     await deliver('a');
     await deliver('b');
 
-    await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: 'waiting', text: 'x' }, clock.now());
-    await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: 'dead', text: 'x' }, clock.now(), 'dead-one');
+    await t.modules.notifications.messages.chat(
+      t.database.db,
+      { source: 'test', title: 'waiting', text: 'x' },
+      clock.now(),
+    );
+    await t.modules.notifications.messages.chat(
+      t.database.db,
+      { source: 'test', title: 'dead', text: 'x' },
+      clock.now(),
+      'dead-one',
+    );
     await t.database.db.execute(sql`UPDATE outbox SET status = 'dead' WHERE dedupe_key = 'dead-one'`);
 
     const body = (await get()).json();
@@ -98,8 +153,22 @@ describe('GET /api/v1/dashboard/overview', () => {
   it('lists the last run of each job from the jobs port, by name, errors cleaned', async () => {
     const body = (await get(`${WIRED}${URL}`)).json();
     assert.deepEqual(body.jobs, [
-      { job: 'cleanup-expired-tokens', status: 'succeeded', trigger: 'http', started_at: '2031-04-01T08:00:00.000Z', finished_at: null, error: null },
-      { job: 'rotate-api-keys', status: 'failed', trigger: 'scheduler', started_at: '2031-04-01T09:00:00.000Z', finished_at: '2031-04-01T09:00:02.000Z', error: 'chat post to https://hooks.example.com failed' },
+      {
+        job: 'cleanup-expired-tokens',
+        status: 'succeeded',
+        trigger: 'http',
+        started_at: '2031-04-01T08:00:00.000Z',
+        finished_at: null,
+        error: null,
+      },
+      {
+        job: 'rotate-api-keys',
+        status: 'failed',
+        trigger: 'scheduler',
+        started_at: '2031-04-01T09:00:00.000Z',
+        finished_at: '2031-04-01T09:00:02.000Z',
+        error: 'chat post to https://hooks.example.com failed',
+      },
     ]);
   });
 
@@ -124,11 +193,19 @@ describe('overview on the real app: the jobs module wired in app.ts', () => {
 
   it('lists a job run triggered over HTTP, and not a trigger that was refused', async () => {
     assert.deepEqual((await t.app.inject({ method: 'GET', url: URL })).json().jobs, []);
-    const refused = await t.app.inject({ method: 'POST', url: '/api/scheduled/cleanup-expired-tokens', headers: { 'x-scheduled-job-secret': 'wrong' } });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/scheduled/cleanup-expired-tokens',
+      headers: { 'x-scheduled-job-secret': 'wrong' },
+    });
     assert.equal(refused.statusCode, 401);
 
     clock.advance(5_000);
-    const ran = await t.app.inject({ method: 'POST', url: '/api/scheduled/cleanup-device-sessions', headers: { 'x-scheduled-job-secret': JOB_SECRET } });
+    const ran = await t.app.inject({
+      method: 'POST',
+      url: '/api/scheduled/cleanup-device-sessions',
+      headers: { 'x-scheduled-job-secret': JOB_SECRET },
+    });
     assert.equal(ran.statusCode, 202, ran.body);
     await awaitRun(t.app, ran.json().run_id, JOB_SECRET);
 
@@ -136,14 +213,23 @@ describe('overview on the real app: the jobs module wired in app.ts', () => {
     assert.equal(response.statusCode, 200);
     assert.equal(response.json().status, 'ok');
     assert.deepEqual(response.json().jobs, [
-      { job: 'cleanup-device-sessions', status: 'succeeded', trigger: 'http', started_at: '2031-04-01T10:00:05.000Z', finished_at: '2031-04-01T10:00:05.000Z', error: null },
+      {
+        job: 'cleanup-device-sessions',
+        status: 'succeeded',
+        trigger: 'http',
+        started_at: '2031-04-01T10:00:05.000Z',
+        finished_at: '2031-04-01T10:00:05.000Z',
+        error: null,
+      },
     ]);
   });
 });
 
 describe('overview with a failing dependency', () => {
   it('shows a figure it cannot read as null and says degraded, never a 500', async () => {
-    const t = await buildTestApp({ routes: wiredDashboard({ lastRuns: async () => Promise.reject(new Error('jobs table missing')) }) });
+    const t = await buildTestApp({
+      routes: wiredDashboard({ lastRuns: async () => Promise.reject(new Error('jobs table missing')) }),
+    });
     try {
       const response = await t.app.inject({ method: 'GET', url: `${WIRED}${URL}` });
       assert.equal(response.statusCode, 200);
@@ -151,7 +237,9 @@ describe('overview with a failing dependency', () => {
       assert.equal(body.status, 'degraded');
       assert.equal(body.jobs, null);
       assert.deepEqual(body.counts.users_by_status, { active: 0, suspended: 0, deleted: 0 });
-      assert.ok(t.logLines().some((line) => line.msg === 'dashboard figure could not be read' && line.figure === 'jobs'));
+      assert.ok(
+        t.logLines().some((line) => line.msg === 'dashboard figure could not be read' && line.figure === 'jobs'),
+      );
     } finally {
       await t.close();
     }

@@ -42,7 +42,8 @@ describe('exchange balances', () => {
   const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) =>
     t.app.inject({ method, url, headers: who?.headers ?? {} });
   /** A stored credential as its owner reads it. */
-  const credentialOf = async (id: string, owner: TestUser = user) => (await call('GET', `/api/exchange/credentials/${id}`, owner)).json();
+  const credentialOf = async (id: string, owner: TestUser = user) =>
+    (await call('GET', `/api/exchange/credentials/${id}`, owner)).json();
 
   describe('POST /api/exchange/balance/sync', () => {
     it('stores a snapshot of the non-zero holdings as exact numerics and answers the sync result', async () => {
@@ -65,7 +66,10 @@ describe('exchange balances', () => {
       assert.equal(credential.validation_status, 'valid');
       assert.match(credential.last_used, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       const admin = await signIn(t.app, t.database, { role: 'admin' });
-      const activity = (await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, admin)).json() as { action: string; details: { success?: boolean } }[];
+      const activity = (await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, admin)).json() as {
+        action: string;
+        details: { success?: boolean };
+      }[];
       assert.equal(activity.find((a) => a.action === 'exchange.balance.sync')!.details.success, true);
     });
 
@@ -98,10 +102,18 @@ describe('exchange balances', () => {
       const down = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
       assert.equal(down.success, false);
       assert.equal(down.error_type, 'network');
-      fakes.binanceus.fail(400, { code: -1100, msg: 'Illegal characters found in a parameter.' }, { pathPrefix: '/api/v3/account' });
+      fakes.binanceus.fail(
+        400,
+        { code: -1100, msg: 'Illegal characters found in a parameter.' },
+        { pathPrefix: '/api/v3/account' },
+      );
       const refused = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
       assert.equal(refused.error_type, 'exchange');
-      assert.equal((await credentialOf(credentialId)).validation_status, 'valid', 'a venue outage says nothing about the key');
+      assert.equal(
+        (await credentialOf(credentialId)).validation_status,
+        'valid',
+        'a venue outage says nothing about the key',
+      );
     });
 
     it('resynchronises the clock and retries once when the venue answers -1021', async () => {
@@ -121,7 +133,11 @@ describe('exchange balances', () => {
     });
 
     it('answers error_type rate_limit on a 429, then 503 with Retry-After without calling the venue until it has passed', async () => {
-      fakes.binanceus.fail(429, { code: -1003, msg: 'Too many requests; current limit is 1200 request weight per 1 MINUTE.' }, { pathPrefix: '/api/v3/account', retryAfter: 1 });
+      fakes.binanceus.fail(
+        429,
+        { code: -1003, msg: 'Too many requests; current limit is 1200 request weight per 1 MINUTE.' },
+        { pathPrefix: '/api/v3/account', retryAfter: 1 },
+      );
       const limited = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
       assert.equal(limited.success, false);
       assert.equal(limited.error_type, 'rate_limit');
@@ -129,7 +145,9 @@ describe('exchange balances', () => {
       const waiting = await call('POST', '/api/exchange/balance/sync?exchange=binanceus');
       assert.equal(waiting.statusCode, 503);
       assert.equal(waiting.headers['retry-after'], '1');
-      assert.deepEqual(waiting.json(), { detail: 'Binance.US is not being called for 1 s after HTTP 429 (rate limit)' });
+      assert.deepEqual(waiting.json(), {
+        detail: 'Binance.US is not being called for 1 s after HTTP 429 (rate limit)',
+      });
       assert.equal(fakes.binanceus.requests.length, calls, 'no request of any kind during the back-off');
       clock.advance(1_001);
       assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
@@ -138,10 +156,16 @@ describe('exchange balances', () => {
     it('validates its query and needs a bearer token', async () => {
       const invalid = await call('POST', '/api/exchange/balance/sync?exchange=nasdaq&credential_id=42');
       assert.equal(invalid.statusCode, 422);
-      assert.deepEqual((invalid.json().detail as { type: string }[]).map((d) => d.type), ['enum', 'uuid_parsing']);
+      assert.deepEqual(
+        (invalid.json().detail as { type: string }[]).map((d) => d.type),
+        ['enum', 'uuid_parsing'],
+      );
       assert.equal((await call('POST', '/api/exchange/balance/sync')).json().detail[0].type, 'missing');
       assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binanceus', null)).statusCode, 401);
-      assert.equal((await t.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binanceus' })).statusCode, 401);
+      assert.equal(
+        (await t.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binanceus' })).statusCode,
+        401,
+      );
     });
   });
 
@@ -161,7 +185,9 @@ describe('exchange balances', () => {
       const btc = (await call('GET', '/api/exchange/balance?exchange=binanceus&currency=btc')).json();
       assert.deepEqual(Object.keys(btc.balances), ['BTC']);
       assert.equal(btc.currency, 'BTC');
-      const byCredential = (await call('GET', `/api/exchange/balance?exchange=binanceus&credential_id=${credentialId}`)).json();
+      const byCredential = (
+        await call('GET', `/api/exchange/balance?exchange=binanceus&credential_id=${credentialId}`)
+      ).json();
       assert.equal(byCredential.last_sync, body.last_sync);
       assert.equal(fakes.binanceus.requests.length, calls);
     });
@@ -173,12 +199,19 @@ describe('exchange balances', () => {
       assert.equal((await call('GET', '/api/exchange/balance')).statusCode, 422);
     });
 
-    it('answers 404 for another user\'s or an unknown credential_id, never their snapshot', async () => {
+    it("answers 404 for another user's or an unknown credential_id, never their snapshot", async () => {
       const other = await signIn(t.app, t.database);
-      const foreign = await call('GET', `/api/exchange/balance?exchange=binanceus&credential_id=${credentialId}`, other);
+      const foreign = await call(
+        'GET',
+        `/api/exchange/balance?exchange=binanceus&credential_id=${credentialId}`,
+        other,
+      );
       assert.equal(foreign.statusCode, 404);
       assert.deepEqual(foreign.json(), { detail: 'Credential not found' });
-      const unknown = await call('GET', '/api/exchange/balance?exchange=binanceus&credential_id=00000000-0000-4000-8000-000000000000');
+      const unknown = await call(
+        'GET',
+        '/api/exchange/balance?exchange=binanceus&credential_id=00000000-0000-4000-8000-000000000000',
+      );
       assert.equal(unknown.statusCode, 404);
       assert.deepEqual(unknown.json(), { detail: 'Credential not found' });
     });
@@ -191,7 +224,7 @@ describe('exchange balances', () => {
   });
 
   describe('GET /api/exchange/balance/history', () => {
-    it('lists one currency\'s snapshots newest first, between dates, bounded by limit', async () => {
+    it("lists one currency's snapshots newest first, between dates, bounded by limit", async () => {
       const all = (await call('GET', '/api/exchange/balance/history?exchange=binanceus&currency=BTC')).json();
       assert.ok(all.total_records >= 3);
       assert.equal(all.currency, 'BTC');
@@ -200,34 +233,66 @@ describe('exchange balances', () => {
       const stamps = all.history.map((h: { sync_timestamp: string }) => h.sync_timestamp);
       assert.deepEqual([...stamps].sort().reverse(), stamps);
 
-      const limited = (await call('GET', '/api/exchange/balance/history?exchange=binanceus&currency=btc&limit=1')).json();
+      const limited = (
+        await call('GET', '/api/exchange/balance/history?exchange=binanceus&currency=btc&limit=1')
+      ).json();
       assert.equal(limited.history.length, 1);
       assert.equal(limited.total_records, all.total_records);
 
       const newest = stamps[0];
-      const window = (await call('GET', `/api/exchange/balance/history?exchange=binanceus&currency=BTC&start_date=${encodeURIComponent(newest)}`)).json();
+      const window = (
+        await call(
+          'GET',
+          `/api/exchange/balance/history?exchange=binanceus&currency=BTC&start_date=${encodeURIComponent(newest)}`,
+        )
+      ).json();
       assert.equal(window.history.length, 1);
-      const none = (await call('GET', '/api/exchange/balance/history?exchange=binanceus&currency=BTC&end_date=2000-01-01T00:00:00Z')).json();
+      const none = (
+        await call('GET', '/api/exchange/balance/history?exchange=binanceus&currency=BTC&end_date=2000-01-01T00:00:00Z')
+      ).json();
       assert.equal(none.total_records, 0);
     });
 
     it('validates currency, limit and dates, and needs a token', async () => {
-      const invalid = await call('GET', '/api/exchange/balance/history?exchange=binanceus&limit=0&start_date=yesterday');
+      const invalid = await call(
+        'GET',
+        '/api/exchange/balance/history?exchange=binanceus&limit=0&start_date=yesterday',
+      );
       assert.equal(invalid.statusCode, 422);
-      const types = Object.fromEntries((invalid.json().detail as { loc: string[]; type: string }[]).map((d) => [d.loc[1], d.type]));
-      assert.deepEqual(types, { currency: 'missing', start_date: 'datetime_from_date_parsing', limit: 'greater_than_equal' });
-      assert.equal((await call('GET', '/api/exchange/balance/history?exchange=binanceus&currency=BTC&limit=1001')).json().detail[0].type, 'less_than_equal');
-      assert.equal((await call('GET', '/api/exchange/balance/history?exchange=binanceus&currency=BTC', null)).statusCode, 401);
+      const types = Object.fromEntries(
+        (invalid.json().detail as { loc: string[]; type: string }[]).map((d) => [d.loc[1], d.type]),
+      );
+      assert.deepEqual(types, {
+        currency: 'missing',
+        start_date: 'datetime_from_date_parsing',
+        limit: 'greater_than_equal',
+      });
+      assert.equal(
+        (await call('GET', '/api/exchange/balance/history?exchange=binanceus&currency=BTC&limit=1001')).json().detail[0]
+          .type,
+        'less_than_equal',
+      );
+      assert.equal(
+        (await call('GET', '/api/exchange/balance/history?exchange=binanceus&currency=BTC', null)).statusCode,
+        401,
+      );
     });
   });
 
   it('never logs the keys', () => {
     const accounts = [...fakes.binanceus.accounts.values()];
     // The keys were in play: each reached the venue (the key in X-MBX-APIKEY).
-    for (const a of accounts) assert.ok(fakes.binanceus.requests.some((r) => r.headers['x-mbx-apikey'] === a.apiKey), `${a.apiKey} reached the venue`);
+    for (const a of accounts)
+      assert.ok(
+        fakes.binanceus.requests.some((r) => r.headers['x-mbx-apikey'] === a.apiKey),
+        `${a.apiKey} reached the venue`,
+      );
     assertLoggedWithoutSecrets(
       t,
-      [{ method: 'POST', path: '/api/exchange/credentials' }, { method: 'POST', path: '/api/exchange/balance/sync' }],
+      [
+        { method: 'POST', path: '/api/exchange/credentials' },
+        { method: 'POST', path: '/api/exchange/balance/sync' },
+      ],
       accounts.flatMap((a) => [a.apiKey, a.secret]),
     );
   });

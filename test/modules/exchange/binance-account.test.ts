@@ -7,8 +7,26 @@ import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
 const DUST = [
-  { asset: 'ADA', assetFullName: 'Cardano', amountFree: '6.21', toBTC: '0.00016848', toBNB: '0.01777302', toBNBOffExchange: '0.01741756', exchange: '0.00035546', usdValue: '2.79' },
-  { asset: 'TRX', assetFullName: 'TRON', amountFree: '3.50', toBTC: '0.00000600', toBNB: '0.00070000', toBNBOffExchange: '0.00068600', exchange: '0.00001400', usdValue: '0.42' },
+  {
+    asset: 'ADA',
+    assetFullName: 'Cardano',
+    amountFree: '6.21',
+    toBTC: '0.00016848',
+    toBNB: '0.01777302',
+    toBNBOffExchange: '0.01741756',
+    exchange: '0.00035546',
+    usdValue: '2.79',
+  },
+  {
+    asset: 'TRX',
+    assetFullName: 'TRON',
+    amountFree: '3.50',
+    toBTC: '0.00000600',
+    toBNB: '0.00070000',
+    toBNBOffExchange: '0.00068600',
+    exchange: '0.00001400',
+    usdValue: '0.42',
+  },
 ];
 
 describe('fee-token burn and dust assets', () => {
@@ -24,7 +42,10 @@ describe('fee-token burn and dust assets', () => {
     user = await signIn(t.app, t.database);
     global = addAccount(fakes.binance, { extra: { dust: DUST } satisfies SapiAccountState });
     us = addAccount(fakes.binanceus, { extra: { dust: DUST } satisfies SapiAccountState });
-    for (const [venue, keys] of [['binance', global], ['binanceus', us]] as const) {
+    for (const [venue, keys] of [
+      ['binance', global],
+      ['binanceus', us],
+    ] as const) {
       const response = await t.app.inject({
         method: 'POST',
         url: '/api/exchange/credentials',
@@ -47,7 +68,12 @@ describe('fee-token burn and dust assets', () => {
       const read = await call('GET', '/api/exchange/feetoken-burn?exchange=binance');
       assert.equal(read.statusCode, 200);
       const { credential_id: credentialId, ...burn } = read.json<Record<string, unknown>>();
-      assert.deepEqual(burn, { exchange: 'binance', fee_token: 'BNB', spot_feetoken_burn: false, interest_feetoken_burn: false });
+      assert.deepEqual(burn, {
+        exchange: 'binance',
+        fee_token: 'BNB',
+        spot_feetoken_burn: false,
+        interest_feetoken_burn: false,
+      });
       assert.match(String(credentialId), /^[0-9a-f-]{36}$/);
       const set = await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: true, exchange: 'binance' });
       assert.equal(set.statusCode, 200);
@@ -56,7 +82,9 @@ describe('fee-token burn and dust assets', () => {
       assert.equal(sent.params.get('spotBNBBurn'), 'true');
       assert.equal((await call('GET', '/api/exchange/feetoken-burn?exchange=binance')).json().spot_feetoken_burn, true);
       const admin = await signIn(t.app, t.database, { role: 'admin' });
-      const activity = (await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, undefined, admin)).json() as { action: string; details: Record<string, unknown> }[];
+      const activity = (
+        await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, undefined, admin)
+      ).json() as { action: string; details: Record<string, unknown> }[];
       const audits = activity.filter((a) => a.action === 'exchange.feetoken_burn.update');
       assert.equal(audits.length, 1);
       assert.equal(audits[0]!.details.spot_feetoken_burn, true);
@@ -76,18 +104,33 @@ describe('fee-token burn and dust assets', () => {
     it('requires spot_feetoken_burn as a boolean and exchange as one of the two venues', async () => {
       const missing = await call('POST', '/api/exchange/feetoken-burn', { exchange: 'binance' });
       assert.equal(missing.statusCode, 422);
-      assert.deepEqual(missing.json().detail[0], { type: 'missing', loc: ['body', 'spot_feetoken_burn'], msg: 'Field required', input: { exchange: 'binance' } });
+      assert.deepEqual(missing.json().detail[0], {
+        type: 'missing',
+        loc: ['body', 'spot_feetoken_burn'],
+        msg: 'Field required',
+        input: { exchange: 'binance' },
+      });
       const wrong = await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: null, exchange: 'kraken' });
-      const types = Object.fromEntries((wrong.json().detail as { loc: string[]; type: string }[]).map((d) => [d.loc[1], d.type]));
+      const types = Object.fromEntries(
+        (wrong.json().detail as { loc: string[]; type: string }[]).map((d) => [d.loc[1], d.type]),
+      );
       assert.deepEqual(types, { spot_feetoken_burn: 'bool_type', exchange: 'literal_error' });
-      assert.equal((await call('GET', '/api/exchange/feetoken-burn?exchange=okx')).json().detail[0].type, 'literal_error');
+      assert.equal(
+        (await call('GET', '/api/exchange/feetoken-burn?exchange=okx')).json().detail[0].type,
+        'literal_error',
+      );
     });
 
     it('answers 404 without a binance credential and maps a refused key to 400', async () => {
       const other = await signIn(t.app, t.database);
       const none = await call('GET', '/api/exchange/feetoken-burn?exchange=binance', undefined, other);
       assert.equal(none.statusCode, 404);
-      await call('POST', '/api/exchange/credentials', { exchange_name: 'binance', api_key: 'unknown-key-0001', api_secret: 'unknown-secret-01' }, other);
+      await call(
+        'POST',
+        '/api/exchange/credentials',
+        { exchange_name: 'binance', api_key: 'unknown-key-0001', api_secret: 'unknown-secret-01' },
+        other,
+      );
       const refused = await call('GET', '/api/exchange/feetoken-burn?exchange=binance', undefined, other);
       assert.equal(refused.statusCode, 400);
       assert.match(refused.json().detail, /binance refused the API key/);
@@ -99,14 +142,22 @@ describe('fee-token burn and dust assets', () => {
       assert.equal(response.statusCode, 503);
       assert.match(response.json().detail, /^binance is unavailable/);
       // ccxt's message carried GET <url>?...&signature=...; the log keeps the class, not the URL.
-      const line = t.logLines().find((l) => l.msg === 'request failed' && JSON.stringify(l).includes('ExchangeNotAvailable'));
+      const line = t
+        .logLines()
+        .find((l) => l.msg === 'request failed' && JSON.stringify(l).includes('ExchangeNotAvailable'));
       assert.ok(line, 'the cause is logged');
       assert.ok(!t.logText().includes('signature='));
     });
 
     it('needs a bearer token', async () => {
-      assert.equal((await call('GET', '/api/exchange/feetoken-burn?exchange=binance', undefined, null)).statusCode, 401);
-      assert.equal((await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: true }, null)).statusCode, 401);
+      assert.equal(
+        (await call('GET', '/api/exchange/feetoken-burn?exchange=binance', undefined, null)).statusCode,
+        401,
+      );
+      assert.equal(
+        (await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: true }, null)).statusCode,
+        401,
+      );
     });
   });
 
@@ -145,7 +196,10 @@ describe('fee-token burn and dust assets', () => {
     it('maps a venue outage to 503 and validates the venue; needs a token', async () => {
       fakes.binance.fail(503, 'Service Unavailable', { pathPrefix: '/sapi/v1/asset/dust-btc' });
       assert.equal((await call('GET', '/api/exchange/dust-assets?exchange=binance')).statusCode, 503);
-      assert.equal((await call('GET', '/api/exchange/dust-assets?exchange=kraken')).json().detail[0].type, 'literal_error');
+      assert.equal(
+        (await call('GET', '/api/exchange/dust-assets?exchange=kraken')).json().detail[0].type,
+        'literal_error',
+      );
       assert.equal((await call('GET', '/api/exchange/dust-assets', undefined, null)).statusCode, 401);
     });
   });
@@ -156,7 +210,12 @@ describe('fee-token burn and dust assets', () => {
     assert.ok(fakes.binanceus.requests.some((r) => r.headers['x-mbx-apikey'] === us.apiKey));
     assertLoggedWithoutSecrets(
       t,
-      [{ method: 'POST', path: '/api/exchange/credentials' }, { method: 'GET', path: '/api/exchange/feetoken-burn' }, { method: 'POST', path: '/api/exchange/feetoken-burn' }, { method: 'GET', path: '/api/exchange/dust-assets' }],
+      [
+        { method: 'POST', path: '/api/exchange/credentials' },
+        { method: 'GET', path: '/api/exchange/feetoken-burn' },
+        { method: 'POST', path: '/api/exchange/feetoken-burn' },
+        { method: 'GET', path: '/api/exchange/dust-assets' },
+      ],
       [global.apiKey, global.secret, us.apiKey, us.secret],
     );
     assert.ok(!t.logText().includes('signature='));

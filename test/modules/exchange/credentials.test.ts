@@ -33,15 +33,30 @@ describe('exchange credentials', () => {
     t.app.inject({ method, url, headers: user?.headers ?? {}, payload: payload as object });
   /** The audit entries about one credential, as the owner's activity shows them. */
   const auditsOf = async (user: TestUser, targetId: string) => {
-    const response = await t.app.inject({ method: 'GET', url: `/api/admin/users/${user.id}/activity?limit=100`, headers: admin.headers });
-    return (response.json() as { action: string; actor_id: string; target_id: string; details: Record<string, unknown> }[]).filter((a) => a.target_id === targetId);
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/users/${user.id}/activity?limit=100`,
+      headers: admin.headers,
+    });
+    return (
+      response.json() as { action: string; actor_id: string; target_id: string; details: Record<string, unknown> }[]
+    ).filter((a) => a.target_id === targetId);
   };
   const create = (user: TestUser, fields: Record<string, unknown> = {}) =>
-    request('POST', '/api/exchange/credentials', user, { exchange_name: 'binanceus', api_key: KEY, api_secret: SECRET, ...fields });
+    request('POST', '/api/exchange/credentials', user, {
+      exchange_name: 'binanceus',
+      api_key: KEY,
+      api_secret: SECRET,
+      ...fields,
+    });
 
   describe('create', () => {
     it('stores the key sealed, answers 201 without any secret, defaults the name and permissions, and audits', async () => {
-      const response = await create(alice, { credential_name: 'Main', ip_whitelist: ['203.0.113.7', '2001:db8::/32'], exchange_metadata: { sub_account: 'a' } });
+      const response = await create(alice, {
+        credential_name: 'Main',
+        ip_whitelist: ['203.0.113.7', '2001:db8::/32'],
+        exchange_metadata: { sub_account: 'a' },
+      });
       assert.equal(response.statusCode, 201);
       const body = response.json();
       assert.equal(body.exchange_name, 'binanceus');
@@ -61,7 +76,14 @@ describe('exchange credentials', () => {
       const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, body.id));
       assert.match(row!.apiKeySealed, /^v2:/);
       assert.ok(!JSON.stringify(row).includes(KEY) && !JSON.stringify(row).includes(SECRET));
-      assert.equal(t.platform.secretBox.open(row!.apiSecretSealed, { table: 'exchange_credentials', column: 'api_secret_sealed', row: body.id }), SECRET);
+      assert.equal(
+        t.platform.secretBox.open(row!.apiSecretSealed, {
+          table: 'exchange_credentials',
+          column: 'api_secret_sealed',
+          row: body.id,
+        }),
+        SECRET,
+      );
 
       const audits = await auditsOf(alice, body.id);
       assert.equal(audits.length, 1);
@@ -91,7 +113,11 @@ describe('exchange credentials', () => {
         ip_whitelist: ['10.0.0.1', 'not-an-ip', '10.0.0.0/33'],
       });
       assert.equal(response.statusCode, 422);
-      const detail = response.json().detail as { type: string; loc: (string | number)[]; ctx?: Record<string, unknown> }[];
+      const detail = response.json().detail as {
+        type: string;
+        loc: (string | number)[];
+        ctx?: Record<string, unknown>;
+      }[];
       const byLoc = new Map(detail.map((d) => [d.loc.join('.'), d]));
       assert.equal(byLoc.get('body.exchange_name')?.type, 'enum');
       assert.match(String(byLoc.get('body.exchange_name')?.ctx?.expected), /'binanceus', 'binance'/);
@@ -105,7 +131,12 @@ describe('exchange credentials', () => {
     });
 
     it('refuses a key or passphrase that cannot travel in an HTTP header, masked, and keeps the secret free-form', async () => {
-      const pattern = (value: string) => ({ type: 'string_pattern_mismatch', msg: `String should match pattern '${value}'`, input: '**********', ctx: { pattern: value } });
+      const pattern = (value: string) => ({
+        type: 'string_pattern_mismatch',
+        msg: `String should match pattern '${value}'`,
+        input: '**********',
+        ctx: { pattern: value },
+      });
       const keyPattern = pattern('^[\\x21-\\x7E]+$');
       for (const api_key of [`${KEY}\nX-Injected: 1`, `${KEY}-ключ`, `${KEY}€`, `${KEY} ${KEY}`]) {
         const response = await create(alice, { api_key, credential_name: 'bad-key' });
@@ -113,21 +144,40 @@ describe('exchange credentials', () => {
         assert.deepEqual(response.json().detail, [{ loc: ['body', 'api_key'], ...keyPattern }]);
         assert.ok(!response.body.includes(KEY), 'the key is never echoed');
       }
-      const passphrase = await create(alice, { exchange_name: 'okx', credential_name: 'bad-passphrase', api_passphrase: `${PASSPHRASE}\r\n` });
+      const passphrase = await create(alice, {
+        exchange_name: 'okx',
+        credential_name: 'bad-passphrase',
+        api_passphrase: `${PASSPHRASE}\r\n`,
+      });
       assert.equal(passphrase.statusCode, 422);
       assert.deepEqual(passphrase.json().detail, [{ loc: ['body', 'api_passphrase'], ...pattern('^[\\x20-\\x7E]+$') }]);
       assert.ok(!passphrase.body.includes(PASSPHRASE));
       // A passphrase may hold spaces; a secret may be a PEM block (Coinbase) with newlines.
-      assert.equal((await create(alice, { exchange_name: 'okx', credential_name: 'spaced', api_passphrase: 'my pass phrase' })).statusCode, 201);
-      const pem = '-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5sIPDfL0nDlXgoAoGCCqGSM49\n-----END EC PRIVATE KEY-----\n';
-      assert.equal((await create(alice, { exchange_name: 'coinbase', credential_name: 'pem', api_secret: pem })).statusCode, 201);
+      assert.equal(
+        (await create(alice, { exchange_name: 'okx', credential_name: 'spaced', api_passphrase: 'my pass phrase' }))
+          .statusCode,
+        201,
+      );
+      const pem =
+        '-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5sIPDfL0nDlXgoAoGCCqGSM49\n-----END EC PRIVATE KEY-----\n';
+      assert.equal(
+        (await create(alice, { exchange_name: 'coinbase', credential_name: 'pem', api_secret: pem })).statusCode,
+        201,
+      );
     });
 
     it('reports missing required fields', async () => {
       const response = await request('POST', '/api/exchange/credentials', alice, { credential_name: '' });
       assert.equal(response.statusCode, 422);
-      const locs = (response.json().detail as { loc: string[]; type: string }[]).map((d) => `${d.loc.join('.')}:${d.type}`).sort();
-      assert.deepEqual(locs, ['body.api_key:missing', 'body.api_secret:missing', 'body.credential_name:string_too_short', 'body.exchange_name:missing']);
+      const locs = (response.json().detail as { loc: string[]; type: string }[])
+        .map((d) => `${d.loc.join('.')}:${d.type}`)
+        .sort();
+      assert.deepEqual(locs, [
+        'body.api_key:missing',
+        'body.api_secret:missing',
+        'body.credential_name:string_too_short',
+        'body.exchange_name:missing',
+      ]);
     });
 
     it('requires the passphrase on venues whose keys have one (kucoin, okx)', async () => {
@@ -142,14 +192,18 @@ describe('exchange credentials', () => {
     });
 
     it('needs a bearer token', async () => {
-      const response = await request('POST', '/api/exchange/credentials', undefined, { exchange_name: 'binanceus', api_key: KEY, api_secret: SECRET });
+      const response = await request('POST', '/api/exchange/credentials', undefined, {
+        exchange_name: 'binanceus',
+        api_key: KEY,
+        api_secret: SECRET,
+      });
       assert.equal(response.statusCode, 401);
       assert.deepEqual(response.json(), { detail: 'Not authenticated' });
     });
   });
 
   describe('list and read', () => {
-    it('lists only the caller\'s credentials, filtered by venue on request', async () => {
+    it("lists only the caller's credentials, filtered by venue on request", async () => {
       const all = await request('GET', '/api/exchange/credentials', alice);
       assert.equal(all.statusCode, 200);
       const body = all.json();
@@ -190,10 +244,20 @@ describe('exchange credentials', () => {
   describe('update', () => {
     it('renames, deactivates and replaces keys; new keys make the validation pending again', async () => {
       const account = addAccount(fakes.binanceus);
-      const id = (await create(alice, { credential_name: 'to-update', api_key: account.apiKey, api_secret: account.secret })).json().id;
-      const validated = await request('POST', '/api/exchange/validate', alice, { exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret });
+      const id = (
+        await create(alice, { credential_name: 'to-update', api_key: account.apiKey, api_secret: account.secret })
+      ).json().id;
+      const validated = await request('POST', '/api/exchange/validate', alice, {
+        exchange: 'binanceus',
+        api_key: account.apiKey,
+        api_secret: account.secret,
+      });
       assert.deepEqual(validated.json().updated_credential_ids, [id]);
-      const renamed = await request('PUT', `/api/exchange/credentials/${id}`, alice, { credential_name: 'renamed', is_active: false, permissions: ['read', 'trade'] });
+      const renamed = await request('PUT', `/api/exchange/credentials/${id}`, alice, {
+        credential_name: 'renamed',
+        is_active: false,
+        permissions: ['read', 'trade'],
+      });
       assert.equal(renamed.statusCode, 200);
       assert.equal(renamed.json().credential_name, 'renamed');
       assert.equal(renamed.json().is_active, false);
@@ -201,15 +265,23 @@ describe('exchange credentials', () => {
       assert.equal(renamed.json().validation_status, 'valid');
 
       const newKey = 'ZzZzNewKey-0123456789-ZzZz';
-      const rekeyed = await request('PUT', `/api/exchange/credentials/${id}`, alice, { api_key: newKey, api_secret: 'new-secret-0123456789' });
+      const rekeyed = await request('PUT', `/api/exchange/credentials/${id}`, alice, {
+        api_key: newKey,
+        api_secret: 'new-secret-0123456789',
+      });
       assert.equal(rekeyed.statusCode, 200);
       assert.equal(rekeyed.json().validation_status, 'pending');
       assert.equal(rekeyed.json().last_validation, null);
       assert.ok(!rekeyed.body.includes(newKey));
-      assert.equal((await request('GET', `/api/exchange/credentials/${id}`, alice)).json().api_key_masked, 'ZzZz****ZzZz');
+      assert.equal(
+        (await request('GET', `/api/exchange/credentials/${id}`, alice)).json().api_key_masked,
+        'ZzZz****ZzZz',
+      );
 
       const audits = await auditsOf(alice, id);
-      const update = audits.find((a) => a.action === 'exchange.credential.update' && (a.details.changed_fields as string[]).includes('api_key'));
+      const update = audits.find(
+        (a) => a.action === 'exchange.credential.update' && (a.details.changed_fields as string[]).includes('api_key'),
+      );
       assert.deepEqual(update?.details.changed_fields, ['api_key', 'api_secret']);
       assert.ok(!JSON.stringify(audits).includes(newKey));
     });
@@ -217,24 +289,54 @@ describe('exchange credentials', () => {
     it('refuses a duplicate name (409), removing a needed passphrase (422) and invalid fields (422)', async () => {
       const a = (await create(alice, { credential_name: 'one' })).json().id;
       await create(alice, { credential_name: 'two' });
-      assert.equal((await request('PUT', `/api/exchange/credentials/${a}`, alice, { credential_name: 'two' })).statusCode, 409);
-      const okx = (await create(alice, { exchange_name: 'okx', credential_name: 'okx-2', api_passphrase: PASSPHRASE })).json().id;
+      assert.equal(
+        (await request('PUT', `/api/exchange/credentials/${a}`, alice, { credential_name: 'two' })).statusCode,
+        409,
+      );
+      const okx = (
+        await create(alice, { exchange_name: 'okx', credential_name: 'okx-2', api_passphrase: PASSPHRASE })
+      ).json().id;
       const cleared = await request('PUT', `/api/exchange/credentials/${okx}`, alice, { api_passphrase: null });
       assert.equal(cleared.statusCode, 422);
-      const invalid = await request('PUT', `/api/exchange/credentials/${a}`, alice, { api_key: 'short', is_active: 'maybe', ip_whitelist: ['300.1.1.1'] });
+      const invalid = await request('PUT', `/api/exchange/credentials/${a}`, alice, {
+        api_key: 'short',
+        is_active: 'maybe',
+        ip_whitelist: ['300.1.1.1'],
+      });
       assert.equal(invalid.statusCode, 422);
-      assert.deepEqual(
-        (invalid.json().detail as { loc: (string | number)[] }[]).map((d) => d.loc.join('.')).sort(),
-        ['body.api_key', 'body.ip_whitelist.0', 'body.is_active'],
-      );
-      const unsendable = await request('PUT', `/api/exchange/credentials/${a}`, alice, { api_key: `${KEY}\n`, api_passphrase: 'ümlaut-phrase' });
+      assert.deepEqual((invalid.json().detail as { loc: (string | number)[] }[]).map((d) => d.loc.join('.')).sort(), [
+        'body.api_key',
+        'body.ip_whitelist.0',
+        'body.is_active',
+      ]);
+      const unsendable = await request('PUT', `/api/exchange/credentials/${a}`, alice, {
+        api_key: `${KEY}\n`,
+        api_passphrase: 'ümlaut-phrase',
+      });
       assert.equal(unsendable.statusCode, 422);
       assert.deepEqual(
-        (unsendable.json().detail as { loc: string[]; type: string; input: string }[]).map((d) => [d.loc.join('.'), d.type, d.input]),
-        [['body.api_key', 'string_pattern_mismatch', '**********'], ['body.api_passphrase', 'string_pattern_mismatch', '**********']],
+        (unsendable.json().detail as { loc: string[]; type: string; input: string }[]).map((d) => [
+          d.loc.join('.'),
+          d.type,
+          d.input,
+        ]),
+        [
+          ['body.api_key', 'string_pattern_mismatch', '**********'],
+          ['body.api_passphrase', 'string_pattern_mismatch', '**********'],
+        ],
       );
-      assert.equal((await request('PUT', `/api/exchange/credentials/${a}`, undefined, { credential_name: 'x' })).statusCode, 401);
-      assert.equal((await request('PUT', '/api/exchange/credentials/00000000-0000-4000-8000-000000000000', alice, { credential_name: 'x' })).statusCode, 404);
+      assert.equal(
+        (await request('PUT', `/api/exchange/credentials/${a}`, undefined, { credential_name: 'x' })).statusCode,
+        401,
+      );
+      assert.equal(
+        (
+          await request('PUT', '/api/exchange/credentials/00000000-0000-4000-8000-000000000000', alice, {
+            credential_name: 'x',
+          })
+        ).statusCode,
+        404,
+      );
     });
   });
 
@@ -253,20 +355,33 @@ describe('exchange credentials', () => {
   });
 
   describe('ownership', () => {
-    it('hides one user\'s credential from another in every operation', async () => {
+    it("hides one user's credential from another in every operation", async () => {
       const id = (await create(alice, { credential_name: 'private' })).json().id;
       const before = (await request('GET', `/api/exchange/credentials/${id}`, alice)).json();
 
       assert.equal((await request('GET', `/api/exchange/credentials/${id}`, bob)).statusCode, 404);
-      assert.equal((await request('PUT', `/api/exchange/credentials/${id}`, bob, { credential_name: 'stolen', is_active: false })).statusCode, 404);
+      assert.equal(
+        (await request('PUT', `/api/exchange/credentials/${id}`, bob, { credential_name: 'stolen', is_active: false }))
+          .statusCode,
+        404,
+      );
       assert.equal((await request('DELETE', `/api/exchange/credentials/${id}`, bob)).statusCode, 404);
       const bobsList = (await request('GET', '/api/exchange/credentials', bob)).json();
       assert.ok(bobsList.credentials.every((c: { id: string }) => c.id !== id));
       // Bob validating Alice's very key updates none of Alice's credentials.
-      const validated = (await request('POST', '/api/exchange/validate', bob, { exchange: 'binanceus', api_key: KEY, api_secret: SECRET })).json();
+      const validated = (
+        await request('POST', '/api/exchange/validate', bob, {
+          exchange: 'binanceus',
+          api_key: KEY,
+          api_secret: SECRET,
+        })
+      ).json();
       assert.deepEqual(validated.updated_credential_ids, []);
       // Bob naming Alice's credential for venue calls gets a 404 as well.
-      for (const url of [`/api/exchange/balance/sync?exchange=binanceus&credential_id=${id}`, `/api/exchange/trades/sync?exchange=binanceus&credential_id=${id}&symbol=BTCUSDT`]) {
+      for (const url of [
+        `/api/exchange/balance/sync?exchange=binanceus&credential_id=${id}`,
+        `/api/exchange/trades/sync?exchange=binanceus&credential_id=${id}&symbol=BTCUSDT`,
+      ]) {
         assert.equal((await request('POST', url, bob)).statusCode, 404, url);
       }
 
@@ -278,7 +393,10 @@ describe('exchange credentials', () => {
   it('never writes a key, secret or passphrase to the log', () => {
     assertLoggedWithoutSecrets(
       t,
-      [{ method: 'POST', path: '/api/exchange/credentials' }, { method: 'POST', path: '/api/exchange/validate' }],
+      [
+        { method: 'POST', path: '/api/exchange/credentials' },
+        { method: 'POST', path: '/api/exchange/validate' },
+      ],
       [KEY, SECRET, PASSPHRASE],
     );
   });

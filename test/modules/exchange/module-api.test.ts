@@ -26,17 +26,30 @@ describe('credentials.reencryptAll', () => {
       user = await signIn(first.app, first.database);
       const payloads = [
         { exchange_name: 'binanceus', api_key: account.apiKey, api_secret: account.secret },
-        { exchange_name: 'okx', api_key: 'okx-key-123456', api_secret: 'okx-secret-123456', api_passphrase: 'okx-pass' },
+        {
+          exchange_name: 'okx',
+          api_key: 'okx-key-123456',
+          api_secret: 'okx-secret-123456',
+          api_passphrase: 'okx-pass',
+        },
       ];
       for (const payload of payloads) {
-        const response = await first.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: user.headers, payload });
+        const response = await first.app.inject({
+          method: 'POST',
+          url: '/api/exchange/credentials',
+          headers: user.headers,
+          payload,
+        });
         assert.equal(response.statusCode, 201);
       }
     } finally {
       await first.close();
     }
 
-    const rotating = await buildTestApp({ keepData: true, env: fakes.env({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY }) });
+    const rotating = await buildTestApp({
+      keepData: true,
+      env: fakes.env({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY }),
+    });
     try {
       const module = rotating.modules.exchange;
       assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 2, unreadable: 0 });
@@ -54,10 +67,23 @@ describe('credentials.reencryptAll', () => {
 
     const rotated = await buildTestApp({ keepData: true, env: fakes.env({ ENCRYPTION_KEY: newKey }) });
     try {
-      const sync = await rotated.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binanceus', headers: user!.headers });
+      const sync = await rotated.app.inject({
+        method: 'POST',
+        url: '/api/exchange/balance/sync?exchange=binanceus',
+        headers: user!.headers,
+      });
       assert.equal(sync.json().success, true, sync.body);
-      const okx = (await rotated.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.exchangeName, 'okx')))[0]!;
-      assert.equal(rotated.platform.secretBox.open(okx.apiPassphraseSealed!, { table: 'exchange_credentials', column: 'api_passphrase_sealed', row: okx.id }), 'okx-pass');
+      const okx = (
+        await rotated.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.exchangeName, 'okx'))
+      )[0]!;
+      assert.equal(
+        rotated.platform.secretBox.open(okx.apiPassphraseSealed!, {
+          table: 'exchange_credentials',
+          column: 'api_passphrase_sealed',
+          row: okx.id,
+        }),
+        'okx-pass',
+      );
     } finally {
       await rotated.close();
     }
@@ -69,26 +95,55 @@ describe('credentials.reencryptAll', () => {
     try {
       const user = await signIn(first.app, first.database);
       for (const name of ['okx', 'kraken']) {
-        const payload = { exchange_name: name, api_key: `${name}-key-123456`, api_secret: `${name}-secret-123456`, api_passphrase: 'pass-1' };
-        const response = await first.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: user.headers, payload });
+        const payload = {
+          exchange_name: name,
+          api_key: `${name}-key-123456`,
+          api_secret: `${name}-secret-123456`,
+          api_passphrase: 'pass-1',
+        };
+        const response = await first.app.inject({
+          method: 'POST',
+          url: '/api/exchange/credentials',
+          headers: user.headers,
+          payload,
+        });
         assert.equal(response.statusCode, 201, response.body);
         ids.push(response.json().id);
       }
     } finally {
       await first.close();
     }
-    const rotating = await buildTestApp({ keepData: true, env: fakes.env({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY }) });
+    const rotating = await buildTestApp({
+      keepData: true,
+      env: fakes.env({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY }),
+    });
     try {
       const foreign = `v1:ffffffffffff:${randomBytes(12).toString('base64')}:${randomBytes(16).toString('base64')}:AAAA`;
-      await rotating.database.db.update(exchangeCredentials).set({ apiSecretSealed: foreign }).where(eq(exchangeCredentials.id, ids[0]!));
+      await rotating.database.db
+        .update(exchangeCredentials)
+        .set({ apiSecretSealed: foreign })
+        .where(eq(exchangeCredentials.id, ids[0]!));
       const module = rotating.modules.exchange;
       assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 1, unreadable: 1 });
       assert.deepEqual(await module.credentials.reencryptAll(), { scanned: 2, reencrypted: 0, unreadable: 1 });
-      const [untouched] = await rotating.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, ids[0]!));
+      const [untouched] = await rotating.database.db
+        .select()
+        .from(exchangeCredentials)
+        .where(eq(exchangeCredentials.id, ids[0]!));
       assert.equal(untouched!.apiSecretSealed, foreign);
-      const [resealed] = await rotating.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, ids[1]!));
+      const [resealed] = await rotating.database.db
+        .select()
+        .from(exchangeCredentials)
+        .where(eq(exchangeCredentials.id, ids[1]!));
       assert.equal(rotating.platform.secretBox.isStale(resealed!.apiSecretSealed), false);
-      assert.equal(rotating.platform.secretBox.open(resealed!.apiPassphraseSealed!, { table: 'exchange_credentials', column: 'api_passphrase_sealed', row: ids[1]! }), 'pass-1');
+      assert.equal(
+        rotating.platform.secretBox.open(resealed!.apiPassphraseSealed!, {
+          table: 'exchange_credentials',
+          column: 'api_passphrase_sealed',
+          row: ids[1]!,
+        }),
+        'pass-1',
+      );
     } finally {
       await rotating.close();
     }
@@ -130,7 +185,11 @@ describe('tradingSummary.forUsers', () => {
     assert.deepEqual(before_.get(unknown), { totalTrades: 0, accountBalance: 0 });
 
     // Once the platform has seen BTC's USD price (any ticker, quotes or route call), BTC counts too.
-    const ticker = await t.app.inject({ method: 'GET', url: '/api/exchange/ticker?exchange=binanceus&symbol=BTCUSDT', headers: trader.headers });
+    const ticker = await t.app.inject({
+      method: 'GET',
+      url: '/api/exchange/ticker?exchange=binanceus&symbol=BTCUSDT',
+      headers: trader.headers,
+    });
     assert.equal(ticker.json().last, 64900);
     const after_ = await module.tradingSummary.forUsers([trader.id]);
     // 1000.1 USDT + 0.22345678 BTC × 64900 = 15502.445022
@@ -139,7 +198,11 @@ describe('tradingSummary.forUsers', () => {
 
     // The admin user list shows the same figures (app.ts wires the module into admin).
     const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const list = await t.app.inject({ method: 'GET', url: `/api/admin/users?search=${encodeURIComponent(trader.email)}`, headers: admin.headers });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/users?search=${encodeURIComponent(trader.email)}`,
+      headers: admin.headers,
+    });
     assert.equal(list.statusCode, 200, list.body);
     const row = list.json().users.find((u: { id: string }) => u.id === trader.id);
     assert.equal(row.totalTrades, 2);

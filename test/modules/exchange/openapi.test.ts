@@ -40,7 +40,10 @@ describe('exchange operations in the OpenAPI document', () => {
 
   it('documents all 25 operations with typed responses and bearer security except the two health checks', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    const paths = document.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content?: unknown }>; tags?: string[] }>>;
+    const paths = document.paths as Record<
+      string,
+      Record<string, { security?: unknown[]; responses: Record<string, { content?: unknown }>; tags?: string[] }>
+    >;
     const found = Object.entries(paths)
       .filter(([path]) => path.startsWith('/api/exchange'))
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
@@ -50,7 +53,11 @@ describe('exchange operations in the OpenAPI document', () => {
       const spec = paths[path]![method.toLowerCase()]!;
       const isHealth = path.endsWith('/health');
       // The health checks are public; a bearer token is optional there (it lets an admin force a refresh).
-      assert.deepEqual(spec.security, isHealth ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }], `${operation} security`);
+      assert.deepEqual(
+        spec.security,
+        isHealth ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }],
+        `${operation} security`,
+      );
       const success = spec.responses['200'] ?? spec.responses['201'];
       assert.ok(success?.content, `${operation} has a typed success response`);
       assert.deepEqual(spec.tags, ['exchange']);

@@ -23,14 +23,57 @@ describe('exchange trades', () => {
     account = addAccount(fakes.binance, {
       trades: {
         BTCUSDT: [
-          binanceTrade({ symbol: 'BTCUSDT', id: 101, price: '65000.10', qty: '0.01000000', isBuyer: true, time: day(2) }),
-          binanceTrade({ symbol: 'BTCUSDT', id: 102, price: '65100.20', qty: '0.00500000', isBuyer: false, time: day(3), commission: '0.32550100', commissionAsset: 'USDT' }),
+          binanceTrade({
+            symbol: 'BTCUSDT',
+            id: 101,
+            price: '65000.10',
+            qty: '0.01000000',
+            isBuyer: true,
+            time: day(2),
+          }),
+          binanceTrade({
+            symbol: 'BTCUSDT',
+            id: 102,
+            price: '65100.20',
+            qty: '0.00500000',
+            isBuyer: false,
+            time: day(3),
+            commission: '0.32550100',
+            commissionAsset: 'USDT',
+          }),
         ],
         // Binance numbers each symbol's trades on its own: id 101 exists on both pairs.
-        ETHUSDT: [binanceTrade({ symbol: 'ETHUSDT', id: 101, price: '3200.00', qty: '0.10000000', isBuyer: true, time: day(4) })],
+        ETHUSDT: [
+          binanceTrade({
+            symbol: 'ETHUSDT',
+            id: 101,
+            price: '3200.00',
+            qty: '0.10000000',
+            isBuyer: true,
+            time: day(4),
+          }),
+        ],
         XRPUSDT: [
-          binanceTrade({ symbol: 'XRPUSDT', id: 1, price: '0.1', qty: '1', isBuyer: true, time: day(5), commission: '0.1', commissionAsset: 'USDT' }),
-          binanceTrade({ symbol: 'XRPUSDT', id: 2, price: '0.2', qty: '1', isBuyer: false, time: day(6), commission: '0.2', commissionAsset: 'USDT' }),
+          binanceTrade({
+            symbol: 'XRPUSDT',
+            id: 1,
+            price: '0.1',
+            qty: '1',
+            isBuyer: true,
+            time: day(5),
+            commission: '0.1',
+            commissionAsset: 'USDT',
+          }),
+          binanceTrade({
+            symbol: 'XRPUSDT',
+            id: 2,
+            price: '0.2',
+            qty: '1',
+            isBuyer: false,
+            time: day(6),
+            commission: '0.2',
+            commissionAsset: 'USDT',
+          }),
         ],
       },
     });
@@ -47,16 +90,25 @@ describe('exchange trades', () => {
     await fakes.close();
   });
 
-  const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) => t.app.inject({ method, url, headers: who?.headers ?? {} });
+  const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) =>
+    t.app.inject({ method, url, headers: who?.headers ?? {} });
   /** The trades stored for `who`, as the trade list shows them. */
   const stored = async (who: TestUser = user, query = '') => {
     const response = await call('GET', `/api/exchange/trades?exchange=binance&limit=1000${query}`, who);
     assert.equal(response.statusCode, 200, response.body);
-    return response.json().trades as { exchange_trade_id: string; symbol: string; side: string; price: number | null; fee: number; fee_currency: string; sync_status: string }[];
+    return response.json().trades as {
+      exchange_trade_id: string;
+      symbol: string;
+      side: string;
+      price: number | null;
+      fee: number;
+      fee_currency: string;
+      sync_status: string;
+    }[];
   };
 
   describe('POST /api/exchange/trades/sync', () => {
-    it('stores a symbol\'s trades and counts a repeated sync as duplicates, never inserting twice', async () => {
+    it("stores a symbol's trades and counts a repeated sync as duplicates, never inserting twice", async () => {
       const first = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT')).json();
       assert.equal(first.success, true);
       assert.equal(first.symbol, 'BTC/USDT');
@@ -64,8 +116,17 @@ describe('exchange trades', () => {
       assert.equal(first.trades_duplicate, 0);
       assert.equal(first.error_type, null);
       const again = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=btc-usdt')).json();
-      assert.deepEqual([again.trades_synced, again.trades_duplicate], [0, 0], 'continues after the newest stored trade: nothing new');
-      const fromStart = (await call('POST', `/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT&since=${new Date(day(1)).toISOString()}`)).json();
+      assert.deepEqual(
+        [again.trades_synced, again.trades_duplicate],
+        [0, 0],
+        'continues after the newest stored trade: nothing new',
+      );
+      const fromStart = (
+        await call(
+          'POST',
+          `/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT&since=${new Date(day(1)).toISOString()}`,
+        )
+      ).json();
       assert.equal(fromStart.trades_synced, 0);
       assert.equal(fromStart.trades_duplicate, 2, 'asked again from an earlier instant, both are already stored');
       const rows = await stored();
@@ -77,30 +138,48 @@ describe('exchange trades', () => {
       assert.equal(sell.fee_currency, 'USDT');
       assert.equal(sell.sync_status, 'synced');
       // The API answers numbers; that price and fee are kept as exact numerics shows only at rest.
-      const [exact] = await t.database.db.select().from(exchangeTrades).where(and(eq(exchangeTrades.userId, user.id), eq(exchangeTrades.exchangeTradeId, '102')));
+      const [exact] = await t.database.db
+        .select()
+        .from(exchangeTrades)
+        .where(and(eq(exchangeTrades.userId, user.id), eq(exchangeTrades.exchangeTradeId, '102')));
       assert.equal(exact!.price, '65100.200000000000000000');
       assert.equal(exact!.fee, '0.325501000000000000');
       const admin = await signIn(t.app, t.database, { role: 'admin' });
-      const activity = (await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, admin)).json() as { action: string; details: { trades_duplicate?: number } }[];
+      const activity = (await call('GET', `/api/admin/users/${user.id}/activity?limit=100`, admin)).json() as {
+        action: string;
+        details: { trades_duplicate?: number };
+      }[];
       assert.equal(activity.find((a) => a.action === 'exchange.trades.sync')!.details.trades_duplicate, 2);
     });
 
     it('keeps the same venue id on two pairs as two trades', async () => {
       const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=ETH/USDT')).json();
       assert.equal(body.trades_synced, 1);
-      const ids = (await stored()).filter((r) => r.exchange_trade_id === '101').map((r) => r.symbol).sort();
+      const ids = (await stored())
+        .filter((r) => r.exchange_trade_id === '101')
+        .map((r) => r.symbol)
+        .sort();
       assert.deepEqual(ids, ['BTC/USDT', 'ETH/USDT']);
     });
 
     it('honours since and limit', async () => {
       const other = await signIn(t.app, t.database);
-      await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: other.headers, payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret } });
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: other.headers,
+        payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
+      });
       const since = new Date(day(3, 0)).toISOString();
-      const late = (await call('POST', `/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT&since=${since}`, other)).json();
+      const late = (
+        await call('POST', `/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT&since=${since}`, other)
+      ).json();
       assert.equal(late.trades_synced, 1);
       const request = fakes.binance.requests.filter((r) => r.path === '/api/v3/myTrades').at(-1)!;
       assert.equal(request.params.get('startTime'), String(day(3, 0)));
-      const limited = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)).json();
+      const limited = (
+        await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)
+      ).json();
       assert.equal(limited.trades_synced, 1);
       assert.equal(limited.has_more, true, 'the page of one was full');
       assert.deepEqual(limited.markets[0].next_cursor, { from_id: '2', since: null });
@@ -110,11 +189,24 @@ describe('exchange trades', () => {
       const horizon = Number(limitedRequest.params.get('startTime'));
       assert.ok(Math.abs(horizon - (Date.now() - 365 * 86_400_000)) < 60_000, 'startTime is the horizon');
       const xrp = await stored(other, '&symbol=XRP/USDT');
-      assert.deepEqual(xrp.map((r) => r.exchange_trade_id), ['1']);
-      const next = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)).json();
+      assert.deepEqual(
+        xrp.map((r) => r.exchange_trade_id),
+        ['1'],
+      );
+      const next = (
+        await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)
+      ).json();
       assert.equal(next.trades_synced, 1, 'the next sync continues after the stored one');
-      assert.equal(fakes.binance.requests.filter((r) => r.path === '/api/v3/myTrades').at(-1)!.params.get('fromId'), '2');
-      const done = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)).json();
+      assert.equal(
+        fakes.binance.requests
+          .filter((r) => r.path === '/api/v3/myTrades')
+          .at(-1)!
+          .params.get('fromId'),
+        '2',
+      );
+      const done = (
+        await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=XRPUSDT&limit=1', other)
+      ).json();
       assert.deepEqual([done.trades_synced, done.trades_duplicate, done.has_more], [0, 0, false]);
       assert.deepEqual(done.markets[0].next_cursor, { from_id: '3', since: null }, 'an empty page keeps the cursor');
     });
@@ -123,25 +215,54 @@ describe('exchange trades', () => {
       const busy = await signIn(t.app, t.database);
       const base = Date.now() - 3 * 86_400_000;
       const many = (from: number, count: number) =>
-        Array.from({ length: count }, (_, i) => binanceTrade({ symbol: 'SOLUSDT', id: 5000 + (from + i) * 7, price: '150.5', qty: '1', isBuyer: i % 2 === 0, time: base + (from + i) * 60_000 }));
+        Array.from({ length: count }, (_, i) =>
+          binanceTrade({
+            symbol: 'SOLUSDT',
+            id: 5000 + (from + i) * 7,
+            price: '150.5',
+            qty: '1',
+            isBuyer: i % 2 === 0,
+            time: base + (from + i) * 60_000,
+          }),
+        );
       const trader = addAccount(fakes.binance, { trades: { SOLUSDT: many(0, 10) } });
-      await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: busy.headers, payload: { exchange_name: 'binance', api_key: trader.apiKey, api_secret: trader.secret } });
-      const sync = async () => (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=SOLUSDT&limit=100', busy)).json();
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: busy.headers,
+        payload: { exchange_name: 'binance', api_key: trader.apiKey, api_secret: trader.secret },
+      });
+      const sync = async () =>
+        (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=SOLUSDT&limit=100', busy)).json();
       assert.equal((await sync()).trades_synced, 10);
       // 250 new trades between two syncs: more than one page.
       trader.trades.SOLUSDT!.push(...many(10, 250));
       const answers = [await sync(), await sync(), await sync()];
-      assert.deepEqual(answers.map((a) => a.trades_synced), [100, 100, 50]);
-      assert.deepEqual(answers.map((a) => a.has_more), [true, true, false]);
-      assert.ok(answers.every((a) => a.trades_duplicate === 0), 'no page overlaps the previous');
-      const listed = (await call('GET', '/api/exchange/trades?exchange=binance&symbol=SOLUSDT&limit=1000', busy)).json();
+      assert.deepEqual(
+        answers.map((a) => a.trades_synced),
+        [100, 100, 50],
+      );
+      assert.deepEqual(
+        answers.map((a) => a.has_more),
+        [true, true, false],
+      );
+      assert.ok(
+        answers.every((a) => a.trades_duplicate === 0),
+        'no page overlaps the previous',
+      );
+      const listed = (
+        await call('GET', '/api/exchange/trades?exchange=binance&symbol=SOLUSDT&limit=1000', busy)
+      ).json();
       assert.equal(listed.total_records, 260);
       const ids = new Set(listed.trades.map((tr: { exchange_trade_id: string }) => tr.exchange_trade_id));
-      assert.ok(trader.trades.SOLUSDT!.every((tr) => ids.has(String(tr.id))), 'every trade the venue has is stored');
+      assert.ok(
+        trader.trades.SOLUSDT!.every((tr) => ids.has(String(tr.id))),
+        'every trade the venue has is stored',
+      );
       assert.equal((await sync()).trades_synced, 0);
     });
 
-    it('without a symbol, asks every pair of the currencies held in the latest snapshot against the venue\'s quotes', async () => {
+    it("without a symbol, asks every pair of the currencies held in the latest snapshot against the venue's quotes", async () => {
       account.balances = [
         { asset: 'XRP', free: '10.00000000', locked: '0.00000000' },
         { asset: 'USDT', free: '5.00000000', locked: '0.00000000' },
@@ -154,22 +275,36 @@ describe('exchange trades', () => {
       assert.equal(body.trades_synced, 2);
     });
 
-    it('without a symbol and more than 20 markets held, asks the largest holdings\' markets first, whatever their letter', async () => {
+    it("without a symbol and more than 20 markets held, asks the largest holdings' markets first, whatever their letter", async () => {
       const whale = await signIn(t.app, t.database);
       const holder = addAccount(fakes.binance, {
         balances: [
           ...SMALL_HOLDINGS.map((asset) => ({ asset, free: '1.00000000', locked: '0.00000000' })),
           { asset: 'XRP', free: '4000.00000000', locked: '1000.00000000' },
         ],
-        trades: { XRPUSDT: [binanceTrade({ symbol: 'XRPUSDT', id: 9, price: '0.5', qty: '1000', isBuyer: true, time: day(8) })] },
+        trades: {
+          XRPUSDT: [binanceTrade({ symbol: 'XRPUSDT', id: 9, price: '0.5', qty: '1000', isBuyer: true, time: day(8) })],
+        },
       });
-      await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: whale.headers, payload: { exchange_name: 'binance', api_key: holder.apiKey, api_secret: holder.secret } });
-      assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binance', whale)).json().currencies_synced, 23);
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: whale.headers,
+        payload: { exchange_name: 'binance', api_key: holder.apiKey, api_secret: holder.secret },
+      });
+      assert.equal(
+        (await call('POST', '/api/exchange/balance/sync?exchange=binance', whale)).json().currencies_synced,
+        23,
+      );
       const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance', whale)).json();
       assert.equal(body.success, true, body.error);
       assert.equal(body.symbols_synced.length, 20);
       assert.equal(body.symbols_synced[0], 'XRP/USDT');
-      assert.deepEqual(body.symbols_synced.slice(1, 3), ['AAA/USDT', 'AAB/USDT'], 'equal holdings in alphabetical order');
+      assert.deepEqual(
+        body.symbols_synced.slice(1, 3),
+        ['AAA/USDT', 'AAB/USDT'],
+        'equal holdings in alphabetical order',
+      );
       assert.equal(body.trades_synced, 1);
     });
 
@@ -192,12 +327,20 @@ describe('exchange trades', () => {
     });
 
     it('answers success false with error_type when the venue fails or refuses', async () => {
-      fakes.binance.fail(500, { code: -1000, msg: 'An unknown error occurred while processing the request.' }, { pathPrefix: '/api/v3/myTrades' });
+      fakes.binance.fail(
+        500,
+        { code: -1000, msg: 'An unknown error occurred while processing the request.' },
+        { pathPrefix: '/api/v3/myTrades' },
+      );
       const failed = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT')).json();
       assert.equal(failed.success, false);
       assert.equal(failed.error_type, 'exchange');
       assert.match(failed.error, /unknown error/);
-      fakes.binance.fail(401, { code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' }, { pathPrefix: '/api/v3/myTrades' });
+      fakes.binance.fail(
+        401,
+        { code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' },
+        { pathPrefix: '/api/v3/myTrades' },
+      );
       const refused = (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT')).json();
       assert.equal(refused.error_type, 'auth');
     });
@@ -205,7 +348,9 @@ describe('exchange trades', () => {
     it('validates its query and needs a bearer token', async () => {
       const invalid = await call('POST', '/api/exchange/trades/sync?exchange=binance&limit=0&since=last-week');
       assert.equal(invalid.statusCode, 422);
-      const types = Object.fromEntries((invalid.json().detail as { loc: string[]; type: string }[]).map((d) => [d.loc[1], d.type]));
+      const types = Object.fromEntries(
+        (invalid.json().detail as { loc: string[]; type: string }[]).map((d) => [d.loc[1], d.type]),
+      );
       assert.deepEqual(types, { since: 'datetime_from_date_parsing', limit: 'greater_than_equal' });
       assert.equal((await call('POST', '/api/exchange/trades/sync?exchange=binance&limit=1001')).statusCode, 422);
       assert.equal((await call('POST', '/api/exchange/trades/sync?exchange=binance', null)).statusCode, 401);
@@ -221,7 +366,19 @@ describe('exchange trades', () => {
       const times = all.trades.map((tr: { trade_timestamp: string }) => tr.trade_timestamp);
       assert.deepEqual([...times].sort().reverse(), times);
       assert.deepEqual(Object.keys(all.trades[0]).sort(), [
-        'amount', 'created_at', 'exchange', 'exchange_trade_id', 'fee', 'fee_currency', 'id', 'price', 'side', 'symbol', 'sync_status', 'total', 'trade_timestamp',
+        'amount',
+        'created_at',
+        'exchange',
+        'exchange_trade_id',
+        'fee',
+        'fee_currency',
+        'id',
+        'price',
+        'side',
+        'symbol',
+        'sync_status',
+        'total',
+        'trade_timestamp',
       ]);
 
       const page = (await call('GET', '/api/exchange/trades?exchange=binance&limit=2&offset=2')).json();
@@ -233,31 +390,53 @@ describe('exchange trades', () => {
       const farPast = await call('GET', '/api/exchange/trades?exchange=binance&offset=1000000000000');
       assert.equal(farPast.statusCode, 200, 'the largest offset is past the end, not a database error');
       assert.deepEqual([farPast.json().trades, farPast.json().has_more], [[], false]);
-      assert.equal((await call('GET', '/api/exchange/trades?exchange=binance&offset=1e300')).statusCode, 422, 'beyond the bound (decision 098)');
+      assert.equal(
+        (await call('GET', '/api/exchange/trades?exchange=binance&offset=1e300')).statusCode,
+        422,
+        'beyond the bound (decision 098)',
+      );
     });
 
     it('filters by symbol in any spelling and by dates', async () => {
       for (const symbol of ['BTCUSDT', 'btc-usdt', 'BTC/USDT']) {
-        const body = (await call('GET', `/api/exchange/trades?exchange=binance&symbol=${encodeURIComponent(symbol)}`)).json();
+        const body = (
+          await call('GET', `/api/exchange/trades?exchange=binance&symbol=${encodeURIComponent(symbol)}`)
+        ).json();
         assert.equal(body.total_records, 2, symbol);
         assert.equal(body.symbol, 'BTC/USDT');
       }
-      const window = (await call('GET', `/api/exchange/trades?exchange=binance&start_date=${new Date(day(3, 0)).toISOString()}&end_date=${new Date(day(4, 23)).toISOString()}`)).json();
-      assert.deepEqual(window.trades.map((tr: { exchange_trade_id: string }) => tr.exchange_trade_id), ['101', '102']);
+      const window = (
+        await call(
+          'GET',
+          `/api/exchange/trades?exchange=binance&start_date=${new Date(day(3, 0)).toISOString()}&end_date=${new Date(day(4, 23)).toISOString()}`,
+        )
+      ).json();
+      assert.deepEqual(
+        window.trades.map((tr: { exchange_trade_id: string }) => tr.exchange_trade_id),
+        ['101', '102'],
+      );
     });
 
     it('shows nothing of another user, validates paging and needs a token', async () => {
       const stranger = await signIn(t.app, t.database);
       assert.equal((await call('GET', '/api/exchange/trades?exchange=binance', stranger)).json().total_records, 0);
       const invalid = await call('GET', '/api/exchange/trades?exchange=binance&offset=-1&limit=1001');
-      assert.deepEqual((invalid.json().detail as { type: string }[]).map((d) => d.type).sort(), ['greater_than_equal', 'less_than_equal']);
+      assert.deepEqual((invalid.json().detail as { type: string }[]).map((d) => d.type).sort(), [
+        'greater_than_equal',
+        'less_than_equal',
+      ]);
       assert.equal((await call('GET', '/api/exchange/trades?exchange=binance', null)).statusCode, 401);
     });
   });
 
   describe('GET /api/exchange/trades/stats', () => {
     it('counts trades and sums volume and fees exactly', async () => {
-      const body = (await call('GET', `/api/exchange/trades/stats?exchange=binance&start_date=${new Date(day(5, 0)).toISOString()}&end_date=${new Date(day(6, 23)).toISOString()}`)).json();
+      const body = (
+        await call(
+          'GET',
+          `/api/exchange/trades/stats?exchange=binance&start_date=${new Date(day(5, 0)).toISOString()}&end_date=${new Date(day(6, 23)).toISOString()}`,
+        )
+      ).json();
       // 0.1 + 0.2 in floating point would be 0.30000000000000004.
       assert.equal(body.total_volume, 0.3);
       assert.equal(body.total_fees, 0.3);

@@ -26,7 +26,9 @@ describe('exchange transfers', () => {
         binanceDeposit({ id: 'd2', coin: 'BTC', amount: '0.5', time: now - 100 * DAY }),
         binanceDeposit({ id: 'd3', coin: 'ETH', amount: '2', time: now - 2 * 3_600_000, status: 0 }),
       ],
-      withdrawals: [binanceWithdrawal({ id: 'w1', coin: 'BTC', amount: '0.1', fee: '0.0005', time: now - 10 * DAY, txId: 'abc' })],
+      withdrawals: [
+        binanceWithdrawal({ id: 'w1', coin: 'BTC', amount: '0.1', fee: '0.0005', time: now - 10 * DAY, txId: 'abc' }),
+      ],
     });
     const created = await t.app.inject({
       method: 'POST',
@@ -41,8 +43,12 @@ describe('exchange transfers', () => {
     await fakes.close();
   });
 
-  const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) => t.app.inject({ method, url, headers: who?.headers ?? {} });
-  const capitalCalls = () => fakes.binance.requests.filter((r) => r.path.startsWith('/sapi/v1/capital/') && r.path !== '/sapi/v1/capital/config/getall');
+  const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) =>
+    t.app.inject({ method, url, headers: who?.headers ?? {} });
+  const capitalCalls = () =>
+    fakes.binance.requests.filter(
+      (r) => r.path.startsWith('/sapi/v1/capital/') && r.path !== '/sapi/v1/capital/config/getall',
+    );
 
   it('reads the history in windows of at most 90 days from the horizon, and stores each record once', async () => {
     const before = capitalCalls().length;
@@ -62,17 +68,29 @@ describe('exchange transfers', () => {
     }
     const deposits = body.types.find((k: { type: string }) => k.type === 'deposit');
     assert.equal(deposits.windows, 5);
-    assert.ok(Math.abs(Date.parse(deposits.synced_until) - (Date.now() - DAY)) < 60_000, 'the cursor stays a day behind now');
+    assert.ok(
+      Math.abs(Date.parse(deposits.synced_until) - (Date.now() - DAY)) < 60_000,
+      'the cursor stays a day behind now',
+    );
 
     const events = await t.database.rows<{ type: string; data: Record<string, unknown> }>(
       sql`SELECT type, data FROM stream_events WHERE user_id = ${user.id} AND type IN ('transfers.synced', 'portfolio.updated') ORDER BY id`,
     );
-    assert.deepEqual(events.map((e) => e.type), ['transfers.synced', 'portfolio.updated']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['transfers.synced', 'portfolio.updated'],
+    );
     assert.deepEqual(events[1]!.data, { exchange: 'binance', cause: 'transfers', stored: 4 });
     const again = (await call('POST', '/api/exchange/transfers/sync?exchange=binance')).json();
     assert.equal(again.transfers_synced, 0, 'nothing new');
-    assert.deepEqual(again.types.map((k: { windows: number }) => k.windows), [1, 1], 'continues from the cursor: one window each');
-    const updates = await t.database.rows(sql`SELECT 1 FROM stream_events WHERE user_id = ${user.id} AND type = 'portfolio.updated'`);
+    assert.deepEqual(
+      again.types.map((k: { windows: number }) => k.windows),
+      [1, 1],
+      'continues from the cursor: one window each',
+    );
+    const updates = await t.database.rows(
+      sql`SELECT 1 FROM stream_events WHERE user_id = ${user.id} AND type = 'portfolio.updated'`,
+    );
     assert.equal(updates.length, 1, 'a sync that stored nothing does not say the portfolio changed');
   });
 
@@ -82,7 +100,16 @@ describe('exchange transfers', () => {
     const body = response.json();
     assert.equal(body.total_records, 4);
     assert.deepEqual(
-      body.transfers.map((r: { exchange_transfer_id: string; type: string; currency: string; amount: number; fee: number; status: string }) => [r.exchange_transfer_id, r.type, r.currency, r.amount, r.fee, r.status]),
+      body.transfers.map(
+        (r: {
+          exchange_transfer_id: string;
+          type: string;
+          currency: string;
+          amount: number;
+          fee: number;
+          status: string;
+        }) => [r.exchange_transfer_id, r.type, r.currency, r.amount, r.fee, r.status],
+      ),
       [
         ['d3', 'deposit', 'ETH', 2, 0, 'pending'],
         ['w1', 'withdrawal', 'BTC', 0.1, 0.0005, 'ok'],
@@ -91,7 +118,10 @@ describe('exchange transfers', () => {
       ],
     );
     const withdrawals = (await call('GET', '/api/exchange/transfers?exchange=binance&type=withdrawal')).json();
-    assert.deepEqual(withdrawals.transfers.map((r: { txid: string }) => r.txid), ['abc']);
+    assert.deepEqual(
+      withdrawals.transfers.map((r: { txid: string }) => r.txid),
+      ['abc'],
+    );
   });
 
   it('updates the status of a record the venue later confirms', async () => {

@@ -42,7 +42,9 @@ describe('POST /api/exchange/validate', () => {
   it('accepts a binance.us key, with permissions from the account flags (no apiRestrictions there)', async () => {
     const account = addAccount(fakes.binanceus, { canTrade: false });
     const before_ = fakes.binanceus.countRequests('/sapi/v1/account/apiRestrictions');
-    const body = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })).json();
+    const body = (
+      await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })
+    ).json();
     assert.equal(body.valid, true);
     assert.deepEqual(body.permissions, { read: true, trade: false, withdraw: false });
     assert.equal(body.ip_restricted, null);
@@ -50,7 +52,11 @@ describe('POST /api/exchange/validate', () => {
   });
 
   it('says invalid_key for a key the venue does not know (200, never 5xx)', async () => {
-    const response = await validate({ exchange: 'binanceus', api_key: 'unknown-key-123456', api_secret: 'whatever-secret' });
+    const response = await validate({
+      exchange: 'binanceus',
+      api_key: 'unknown-key-123456',
+      api_secret: 'whatever-secret',
+    });
     assert.equal(response.statusCode, 200);
     const body = response.json();
     assert.equal(body.valid, false);
@@ -61,7 +67,9 @@ describe('POST /api/exchange/validate', () => {
 
   it('says invalid_key when the secret is wrong (bad signature)', async () => {
     const account = addAccount(fakes.binance);
-    const body = (await validate({ exchange: 'binance', api_key: account.apiKey, api_secret: 'not-the-secret' })).json();
+    const body = (
+      await validate({ exchange: 'binance', api_key: account.apiKey, api_secret: 'not-the-secret' })
+    ).json();
     assert.equal(body.valid, false);
     assert.equal(body.cause, 'invalid_key');
     assert.match(body.message, /-1022/);
@@ -91,13 +99,19 @@ describe('POST /api/exchange/validate', () => {
   });
 
   it('says missing_passphrase for a passphrase venue without one, without calling it', async () => {
-    const body = (await validate({ exchange: 'kucoin', api_key: 'kucoin-key-1234', api_secret: 'kucoin-secret-1234' })).json();
+    const body = (
+      await validate({ exchange: 'kucoin', api_key: 'kucoin-key-1234', api_secret: 'kucoin-secret-1234' })
+    ).json();
     assert.equal(body.valid, false);
     assert.equal(body.cause, 'missing_passphrase');
   });
 
   it('says venue_unreachable when the venue cannot be reached', async () => {
-    const response = await validate({ exchange: 'kraken', api_key: 'kraken-key-1234', api_secret: Buffer.from('kraken-secret').toString('base64') });
+    const response = await validate({
+      exchange: 'kraken',
+      api_key: 'kraken-key-1234',
+      api_secret: Buffer.from('kraken-secret').toString('base64'),
+    });
     assert.equal(response.statusCode, 200);
     const body = response.json();
     assert.equal(body.valid, false);
@@ -107,41 +121,67 @@ describe('POST /api/exchange/validate', () => {
 
   it('says rate_limited with retry_after when the venue answers 429, and venue_error on a 5xx', async () => {
     const account = addAccount(fakes.binanceus);
-    fakes.binanceus.fail(500, { code: -1000, msg: 'An unknown error occurred while processing the request.' }, { pathPrefix: '/api/v3/account' });
-    const failed = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })).json();
+    fakes.binanceus.fail(
+      500,
+      { code: -1000, msg: 'An unknown error occurred while processing the request.' },
+      { pathPrefix: '/api/v3/account' },
+    );
+    const failed = (
+      await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })
+    ).json();
     assert.equal(failed.cause, 'venue_error');
-    fakes.binanceus.fail(429, { code: -1003, msg: 'Too many requests.' }, { pathPrefix: '/api/v3/account', retryAfter: 1 });
-    const limited = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })).json();
+    fakes.binanceus.fail(
+      429,
+      { code: -1003, msg: 'Too many requests.' },
+      { pathPrefix: '/api/v3/account', retryAfter: 1 },
+    );
+    const limited = (
+      await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })
+    ).json();
     assert.equal(limited.valid, false);
     assert.equal(limited.cause, 'rate_limited');
     assert.equal(limited.retry_after, 1);
     clock.advance(1_001);
   });
 
-  it('records the verdict on the caller\'s stored credentials holding the same key, and audits without secrets', async () => {
+  it("records the verdict on the caller's stored credentials holding the same key, and audits without secrets", async () => {
     const account = addAccount(fakes.binanceus);
     const created = await t.app.inject({
       method: 'POST',
       url: '/api/exchange/credentials',
       headers: user.headers,
-      payload: { exchange_name: 'binanceus', api_key: account.apiKey, api_secret: account.secret, credential_name: 'to-validate' },
+      payload: {
+        exchange_name: 'binanceus',
+        api_key: account.apiKey,
+        api_secret: account.secret,
+        credential_name: 'to-validate',
+      },
     });
     const id = created.json().id;
-    const body = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })).json();
+    const body = (
+      await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })
+    ).json();
     assert.deepEqual(body.updated_credential_ids, [id]);
-    const stored = async () => (await t.app.inject({ method: 'GET', url: `/api/exchange/credentials/${id}`, headers: user.headers })).json();
+    const stored = async () =>
+      (await t.app.inject({ method: 'GET', url: `/api/exchange/credentials/${id}`, headers: user.headers })).json();
     const row = await stored();
     assert.equal(row.validation_status, 'valid');
     assert.match(row.last_validation, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-    const refused = (await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: 'wrong-secret-123' })).json();
+    const refused = (
+      await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: 'wrong-secret-123' })
+    ).json();
     assert.deepEqual(refused.updated_credential_ids, [id]);
     const after_ = await stored();
     assert.equal(after_.validation_status, 'invalid');
     assert.match(after_.validation_error, /-1022/);
 
     const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const activity = await t.app.inject({ method: 'GET', url: `/api/admin/users/${user.id}/activity?limit=100`, headers: admin.headers });
+    const activity = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/users/${user.id}/activity?limit=100`,
+      headers: admin.headers,
+    });
     const audits = (activity.json() as { action: string }[]).filter((a) => a.action === 'exchange.credential.validate');
     assert.ok(audits.length >= 2);
     assert.ok(!JSON.stringify(audits).includes(account.secret) && !JSON.stringify(audits).includes(account.apiKey));
@@ -161,20 +201,30 @@ describe('POST /api/exchange/validate', () => {
     for (const api_key of [`${account.apiKey}\n`, `${account.apiKey}ключ`]) {
       const response = await validate({ exchange: 'binanceus', api_key, api_secret: account.secret });
       assert.equal(response.statusCode, 422, 'not a 200 venue_unreachable');
-      assert.deepEqual(response.json().detail, [{
-        type: 'string_pattern_mismatch',
-        loc: ['body', 'api_key'],
-        msg: "String should match pattern '^[\\x21-\\x7E]+$'",
-        input: '**********',
-        ctx: { pattern: '^[\\x21-\\x7E]+$' },
-      }]);
+      assert.deepEqual(response.json().detail, [
+        {
+          type: 'string_pattern_mismatch',
+          loc: ['body', 'api_key'],
+          msg: "String should match pattern '^[\\x21-\\x7E]+$'",
+          input: '**********',
+          ctx: { pattern: '^[\\x21-\\x7E]+$' },
+        },
+      ]);
       assert.ok(!response.body.includes(account.apiKey));
     }
-    const passphrase = await validate({ exchange: 'kucoin', api_key: 'kucoin-key-1234', api_secret: 'kucoin-secret-1234', api_passphrase: 'line\nbreak' });
+    const passphrase = await validate({
+      exchange: 'kucoin',
+      api_key: 'kucoin-key-1234',
+      api_secret: 'kucoin-secret-1234',
+      api_passphrase: 'line\nbreak',
+    });
     assert.equal(passphrase.statusCode, 422);
-    assert.deepEqual(passphrase.json().detail.map((d: { loc: string[]; type: string; input: string }) => [d.loc.join('.'), d.type, d.input]), [
-      ['body.api_passphrase', 'string_pattern_mismatch', '**********'],
-    ]);
+    assert.deepEqual(
+      passphrase
+        .json()
+        .detail.map((d: { loc: string[]; type: string; input: string }) => [d.loc.join('.'), d.type, d.input]),
+      [['body.api_passphrase', 'string_pattern_mismatch', '**********']],
+    );
     assert.equal(fakes.binanceus.requests.length, calls);
   });
 
@@ -186,7 +236,10 @@ describe('POST /api/exchange/validate', () => {
     }
     assertLoggedWithoutSecrets(
       t,
-      [{ method: 'POST', path: '/api/exchange/validate' }, { method: 'POST', path: '/api/exchange/credentials' }],
+      [
+        { method: 'POST', path: '/api/exchange/validate' },
+        { method: 'POST', path: '/api/exchange/credentials' },
+      ],
       accounts.flatMap((account) => [account.apiKey, account.secret]),
     );
   });

@@ -50,17 +50,41 @@ async function trader(t: TestApp, fake: BinanceFake, n: number): Promise<TestUse
     apiKey: `budgetKey${suffix}AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijkl`,
     secret: `budgetSecret${suffix}ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxwvu`,
     balances: [{ asset: 'BTC', free: '0.5', locked: '0' }],
-    trades: { BTCUSDT: [1, 2, 3].map((i) => binanceTrade({ symbol: 'BTCUSDT', id: n * 10 + i, price: '65000', qty: '0.01', isBuyer: true, time: START.getTime() - i * 3_600_000 })) },
+    trades: {
+      BTCUSDT: [1, 2, 3].map((i) =>
+        binanceTrade({
+          symbol: 'BTCUSDT',
+          id: n * 10 + i,
+          price: '65000',
+          qty: '0.01',
+          isBuyer: true,
+          time: START.getTime() - i * 3_600_000,
+        }),
+      ),
+    },
   });
-  const created = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: user.headers, payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret } });
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/exchange/credentials',
+    headers: user.headers,
+    payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
+  });
   assert.equal(created.statusCode, 201, created.body);
   return user;
 }
 
 /** A balance sync then a trade sync (weight 20 each on Binance), as a user's client would. */
 async function syncBoth(t: TestApp, user: TestUser): Promise<LightMyRequestResponse[]> {
-  const balance = await t.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binance', headers: user.headers });
-  const trades = await t.app.inject({ method: 'POST', url: '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT', headers: user.headers });
+  const balance = await t.app.inject({
+    method: 'POST',
+    url: '/api/exchange/balance/sync?exchange=binance',
+    headers: user.headers,
+  });
+  const trades = await t.app.inject({
+    method: 'POST',
+    url: '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT',
+    headers: user.headers,
+  });
   return [balance, trades];
 }
 
@@ -75,7 +99,10 @@ function tally(responses: LightMyRequestResponse[]): { ok: number; refused: numb
     } else {
       assert.equal(response.statusCode, 503, response.body);
       assert.ok(Number(response.headers['retry-after']) >= 1, 'a 503 carries Retry-After');
-      assert.match(response.json().detail, /Binance (request weight budget for this minute is used up|is not being called)/);
+      assert.match(
+        response.json().detail,
+        /Binance (request weight budget for this minute is used up|is not being called)/,
+      );
       refused += 1;
     }
   }
@@ -107,8 +134,14 @@ describe('venue weight budget, one instance', () => {
     const responses = (await Promise.all(users.map((user) => syncBoth(t, user)))).flat();
     const { ok, refused } = tally(responses);
     assert.deepEqual(h.fake.rateLimitAnswers, { 429: 0, 418: 0 });
-    assert.ok(h.fake.peakWeight <= LIMIT * 0.8, `the venue counted ${h.fake.peakWeight}, within the 80 % share of ${LIMIT}`);
-    assert.ok(ok > 0 && refused > 0, `the budget admitted what fits and refused the rest (${ok} ok, ${refused} refused)`);
+    assert.ok(
+      h.fake.peakWeight <= LIMIT * 0.8,
+      `the venue counted ${h.fake.peakWeight}, within the 80 % share of ${LIMIT}`,
+    );
+    assert.ok(
+      ok > 0 && refused > 0,
+      `the budget admitted what fits and refused the rest (${ok} ok, ${refused} refused)`,
+    );
     // The limit came from exchangeInfo (1200, not the documented 6000): what fits is fixed.
     assert.ok(ok <= Math.floor((LIMIT * 0.8 - 20) / 20), `${ok} calls of weight 20 after exchangeInfo`);
 
@@ -143,8 +176,12 @@ describe('venue weight budget, one instance', () => {
   it('a 429 the venue sends (other clients behind our IP spent its weight) stops every call until Retry-After: never a 418', async () => {
     h.clock.advance(60_000);
     h.fake.spendWeight(LIMIT - 10);
-    const first = await t.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binance', headers: users[0]!.headers });
-    assert.equal(first.json().error_type, 'rate_limit', 'the venue\'s own 429');
+    const first = await t.app.inject({
+      method: 'POST',
+      url: '/api/exchange/balance/sync?exchange=binance',
+      headers: users[0]!.headers,
+    });
+    assert.equal(first.json().error_type, 'rate_limit', "the venue's own 429");
     assert.equal(h.fake.rateLimitAnswers[429], 1);
     const sent = h.fake.requests.length;
     const responses = (await Promise.all(users.slice(1).map((user) => syncBoth(t, user)))).flat();
@@ -165,7 +202,10 @@ describe('venue weight budget, one instance', () => {
   });
 
   it('needs a bearer token for the syncs; health and its budget are public', async () => {
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/exchange/trades/sync?exchange=binance' })).statusCode, 401);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/exchange/trades/sync?exchange=binance' })).statusCode,
+      401,
+    );
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health' })).statusCode, 200);
   });
 });
@@ -194,13 +234,19 @@ describe('venue weight budget, two instances on PostgreSQL and Redis', () => {
     await h.fake.close();
   });
 
-  it('sixty users spread over two instances share one budget: no 429 or 418, each sync succeeds or answers 503 with Retry-After', { skip }, async () => {
+  it('sixty users spread over two instances share one budget: no 429 or 418, each sync succeeds or answers 503 with Retry-After', {
+    skip,
+  }, async () => {
     const responses = (await Promise.all(users.map((user, i) => syncBoth(i % 2 === 0 ? a : b, user)))).flat();
     const { ok, refused } = tally(responses);
     assert.deepEqual(h.fake.rateLimitAnswers, { 429: 0, 418: 0 });
     assert.ok(h.fake.peakWeight <= LIMIT * 0.8, `the venue counted ${h.fake.peakWeight} from both instances`);
     assert.ok(ok > 0 && refused > 0, `${ok} ok, ${refused} refused`);
-    const [fromA, fromB] = await Promise.all([a, b].map(async (t) => (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health' })).json().budget));
+    const [fromA, fromB] = await Promise.all(
+      [a, b].map(
+        async (t) => (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health' })).json().budget,
+      ),
+    );
     assert.equal(fromA.scope, 'shared');
     assert.equal(fromA.used_weight_1m, fromB.used_weight_1m, 'both instances read one count');
   });
@@ -208,7 +254,11 @@ describe('venue weight budget, two instances on PostgreSQL and Redis', () => {
   it('a 429 seen by one instance stops the other too', { skip }, async () => {
     h.clock.advance(60_000);
     h.fake.spendWeight(LIMIT - 10);
-    const first = await a.app.inject({ method: 'POST', url: '/api/exchange/balance/sync?exchange=binance', headers: users[0]!.headers });
+    const first = await a.app.inject({
+      method: 'POST',
+      url: '/api/exchange/balance/sync?exchange=binance',
+      headers: users[0]!.headers,
+    });
     assert.equal(first.json().error_type, 'rate_limit');
     const sent = h.fake.requests.length;
     const responses = (await Promise.all(users.slice(1, 21).map((user) => syncBoth(b, user)))).flat();

@@ -9,7 +9,6 @@ import { closedPort } from '../../helpers/ports.ts';
 
 export const OTHER_VENUES = ['coinbase', 'kraken', 'kucoin', 'okx', 'bybit', 'gate', 'bitfinex', 'gemini'] as const;
 
-
 export interface VenueFakes {
   binance: BinanceFake;
   binanceus: BinanceFake;
@@ -28,7 +27,9 @@ export function extraMarket(base: string, quote = 'USDT'): FakeSymbol {
 }
 
 export async function startVenueFakes(options: { extraBinanceMarkets?: FakeSymbol[] } = {}): Promise<VenueFakes> {
-  const binance = await startBinanceFake({ symbols: [...marketSymbols('global'), ...(options.extraBinanceMarkets ?? [])] });
+  const binance = await startBinanceFake({
+    symbols: [...marketSymbols('global'), ...(options.extraBinanceMarkets ?? [])],
+  });
   // binance.us sells BTC a little cheaper than global Binance, so routes have an order.
   const usSymbols = marketSymbols('us').map((s) => (s.symbol === 'BTCUSDT' ? { ...s, price: '64900.00' } : s));
   const binanceus = await startBinanceFake({ variant: 'us', symbols: usSymbols });
@@ -90,8 +91,24 @@ export function addAccount(fake: BinanceFake, fields: Partial<FakeAccount> = {})
     ],
     trades: {
       BTCUSDT: [
-        binanceTrade({ symbol: 'BTCUSDT', id: 101, price: '65000.10', qty: '0.01000000', isBuyer: true, time: Date.UTC(2026, 0, 2, 10) }),
-        binanceTrade({ symbol: 'BTCUSDT', id: 102, price: '65100.20', qty: '0.00500000', isBuyer: false, time: Date.UTC(2026, 0, 3, 10), commission: '0.32550100', commissionAsset: 'USDT' }),
+        binanceTrade({
+          symbol: 'BTCUSDT',
+          id: 101,
+          price: '65000.10',
+          qty: '0.01000000',
+          isBuyer: true,
+          time: Date.UTC(2026, 0, 2, 10),
+        }),
+        binanceTrade({
+          symbol: 'BTCUSDT',
+          id: 102,
+          price: '65100.20',
+          qty: '0.00500000',
+          isBuyer: false,
+          time: Date.UTC(2026, 0, 3, 10),
+          commission: '0.32550100',
+          commissionAsset: 'USDT',
+        }),
       ],
     },
     ...fields,

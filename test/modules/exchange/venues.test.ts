@@ -20,7 +20,8 @@ describe('exchange venue data', () => {
     await fakes.close();
   });
 
-  const get = (url: string, who: TestUser | null = user) => t.app.inject({ method: 'GET', url, headers: who?.headers ?? {} });
+  const get = (url: string, who: TestUser | null = user) =>
+    t.app.inject({ method: 'GET', url, headers: who?.headers ?? {} });
 
   describe('GET /api/exchange/supported', () => {
     it('lists the ten venues with passphrase needs and ccxt capabilities, without calling them', async () => {
@@ -60,7 +61,11 @@ describe('exchange venue data', () => {
       assert.equal(btc.active, true);
       await get('/api/exchange/markets?exchange=binanceus');
       await get('/api/exchange/ticker?exchange=binanceus&symbol=ETHUSDT');
-      assert.equal(fakes.binanceus.countRequests('/api/v3/exchangeInfo'), loads + 1, 'markets come from the cache after the first load');
+      assert.equal(
+        fakes.binanceus.countRequests('/api/v3/exchangeInfo'),
+        loads + 1,
+        'markets come from the cache after the first load',
+      );
       const global = (await get('/api/exchange/markets?exchange=binance')).json();
       assert.equal(global.markets.find((m: { symbol: string }) => m.symbol === 'BTC/USDT').min_cost, 5);
     });
@@ -100,20 +105,32 @@ describe('exchange venue data', () => {
     });
 
     it('maps venue failures: 429 with Retry-After, 418 to 503, 5xx to 502, a slow venue to 504', async () => {
-      fakes.binance.fail(429, { code: -1003, msg: 'Too many requests.' }, { pathPrefix: '/api/v3/ticker', retryAfter: 1 });
+      fakes.binance.fail(
+        429,
+        { code: -1003, msg: 'Too many requests.' },
+        { pathPrefix: '/api/v3/ticker', retryAfter: 1 },
+      );
       const limited = await get('/api/exchange/ticker?exchange=binance&symbol=ETHUSDT');
       assert.equal(limited.statusCode, 429);
       assert.equal(limited.headers['retry-after'], '1');
       assert.match(limited.json().detail, /rate limit/);
       clock.advance(1_001);
 
-      fakes.binance.fail(418, { code: -1003, msg: 'Way too much request weight used; IP banned until 1700000000000.' }, { pathPrefix: '/api/v3/ticker', retryAfter: 1 });
+      fakes.binance.fail(
+        418,
+        { code: -1003, msg: 'Way too much request weight used; IP banned until 1700000000000.' },
+        { pathPrefix: '/api/v3/ticker', retryAfter: 1 },
+      );
       const banned = await get('/api/exchange/ticker?exchange=binance&symbol=ETHUSDT');
       assert.equal(banned.statusCode, 503);
       assert.equal(banned.headers['retry-after'], '1');
       clock.advance(1_001);
 
-      fakes.binance.fail(500, { code: -1000, msg: 'An unknown error occurred while processing the request.' }, { pathPrefix: '/api/v3/ticker' });
+      fakes.binance.fail(
+        500,
+        { code: -1000, msg: 'An unknown error occurred while processing the request.' },
+        { pathPrefix: '/api/v3/ticker' },
+      );
       const failed = await get('/api/exchange/ticker?exchange=binance&symbol=ETHUSDT');
       assert.equal(failed.statusCode, 502);
       assert.match(failed.json().detail, /unknown error occurred/);
@@ -126,12 +143,15 @@ describe('exchange venue data', () => {
   });
 
   describe('GET /api/exchange/quotes', () => {
-    it('lists a base\'s quote currencies most liquid first and says whether the current one survives', async () => {
+    it("lists a base's quote currencies most liquid first and says whether the current one survives", async () => {
       const response = await get('/api/exchange/quotes?exchange=binance&base=btc&current_quote=usdc');
       assert.equal(response.statusCode, 200);
       const body = response.json();
       assert.equal(body.base, 'BTC');
-      assert.deepEqual(body.quotes.map((q: { quote: string }) => q.quote), ['USDT', 'USDC', 'EUR']);
+      assert.deepEqual(
+        body.quotes.map((q: { quote: string }) => q.quote),
+        ['USDT', 'USDC', 'EUR'],
+      );
       assert.equal(body.quotes[0].base_volume_24h, 12000);
       assert.equal(body.quotes[0].min_cost, 5);
       assert.deepEqual(body.current_quote, { quote: 'USDC', surviving: true });
@@ -144,7 +164,10 @@ describe('exchange venue data', () => {
 
     it('validates base and exchange and needs a token', async () => {
       const invalid = await get('/api/exchange/quotes?base=');
-      assert.deepEqual((invalid.json().detail as { loc: string[]; type: string }[]).map((d) => `${d.loc[1]}:${d.type}`).sort(), ['base:string_too_short', 'exchange:missing']);
+      assert.deepEqual(
+        (invalid.json().detail as { loc: string[]; type: string }[]).map((d) => `${d.loc[1]}:${d.type}`).sort(),
+        ['base:string_too_short', 'exchange:missing'],
+      );
       assert.equal((await get('/api/exchange/quotes?exchange=binance&base=BTC', null)).statusCode, 401);
       assert.equal((await get('/api/exchange/quotes?exchange=kraken&base=BTC')).statusCode, 502);
     });
@@ -155,7 +178,10 @@ describe('exchange venue data', () => {
       const response = await get('/api/exchange/route?base=BTC&quote=USDT');
       assert.equal(response.statusCode, 200);
       const body = response.json();
-      assert.deepEqual(body.routes.map((r: { exchange: string }) => r.exchange), ['binanceus', 'binance']);
+      assert.deepEqual(
+        body.routes.map((r: { exchange: string }) => r.exchange),
+        ['binanceus', 'binance'],
+      );
       const [us, global] = body.routes;
       assert.equal(us.symbol, 'BTC/USDT');
       assert.equal(us.rank, 1);
@@ -174,15 +200,23 @@ describe('exchange venue data', () => {
 
     it('drops venues whose minimum order exceeds size or quote_size', async () => {
       const small = (await get('/api/exchange/route?base=BTC&quote=USDT&quote_size=7')).json();
-      assert.deepEqual(small.routes.map((r: { exchange: string }) => r.exchange), ['binance']);
-      assert.deepEqual(small.excluded, [{ exchange: 'binanceus', symbol: 'BTC/USDT', reason: 'min_cost 10 exceeds quote_size 7' }]);
+      assert.deepEqual(
+        small.routes.map((r: { exchange: string }) => r.exchange),
+        ['binance'],
+      );
+      assert.deepEqual(small.excluded, [
+        { exchange: 'binanceus', symbol: 'BTC/USDT', reason: 'min_cost 10 exceeds quote_size 7' },
+      ]);
       const tiny = (await get('/api/exchange/route?base=BTC&quote=USDT&size=0.000001')).json();
       assert.equal(tiny.routes.length, 0);
       assert.equal(tiny.best, null);
       assert.equal(tiny.excluded.length, 2);
       const unlisted = (await get('/api/exchange/route?base=BTC&quote=EUR')).json();
       assert.deepEqual(unlisted.not_listed, ['binanceus']);
-      assert.deepEqual(unlisted.routes.map((r: { exchange: string }) => r.exchange), ['binance']);
+      assert.deepEqual(
+        unlisted.routes.map((r: { exchange: string }) => r.exchange),
+        ['binance'],
+      );
     });
 
     it('validates its query and needs a token', async () => {
@@ -247,17 +281,33 @@ describe('exchange venue data', () => {
       const admin = await signIn(t.app, t.database, { role: 'admin' });
       for (const headers of [{}, user.headers, { authorization: 'Bearer not-a-token' }]) {
         for (let i = 0; i < 5; i++) {
-          const response = await t.app.inject({ method: 'GET', url: '/api/exchange/health?force_refresh=true', headers });
+          const response = await t.app.inject({
+            method: 'GET',
+            url: '/api/exchange/health?force_refresh=true',
+            headers,
+          });
           assert.equal(response.statusCode, 200);
           assert.equal(response.json().exchanges.binance.cached, true);
-          const one = await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers });
+          const one = await t.app.inject({
+            method: 'GET',
+            url: '/api/exchange/binance/health?force_refresh=true',
+            headers,
+          });
           assert.equal(one.json().cached, true);
         }
       }
       assert.equal(fakes.binance.countRequests('/sapi/v1/system/status'), statusCalls, 'no venue was asked');
-      const forced = await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers: admin.headers });
+      const forced = await t.app.inject({
+        method: 'GET',
+        url: '/api/exchange/binance/health?force_refresh=true',
+        headers: admin.headers,
+      });
       assert.equal(forced.json().cached, false);
-      assert.equal(fakes.binance.countRequests('/sapi/v1/system/status'), statusCalls + 1, "the admin's refresh asked the venue");
+      assert.equal(
+        fakes.binance.countRequests('/sapi/v1/system/status'),
+        statusCalls + 1,
+        "the admin's refresh asked the venue",
+      );
     });
 
     it('checks again on force_refresh (an admin) and reports maintenance', async () => {
@@ -265,7 +315,9 @@ describe('exchange venue data', () => {
       const headers = admin.headers;
       fakes.sapi.binance.maintenance = true;
       try {
-        const body = (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers })).json();
+        const body = (
+          await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers })
+        ).json();
         assert.equal(body.exchange, 'binance');
         assert.equal(body.status, 'maintenance');
         assert.equal(body.cached, false);
@@ -274,7 +326,9 @@ describe('exchange venue data', () => {
       } finally {
         fakes.sapi.binance.maintenance = false;
       }
-      const fresh = (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers })).json();
+      const fresh = (
+        await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health?force_refresh=true', headers })
+      ).json();
       assert.equal(fresh.status, 'healthy');
     });
 
@@ -290,13 +344,20 @@ describe('a venue that never answers', () => {
   it('does not hold up route or health beyond the probe timeout', async () => {
     const fakes = await startVenueFakes();
     const silent = await startSilentServer();
-    const others = Object.fromEntries(OTHER_VENUES.map((venue) => [venue, venue === 'kraken' ? silent.url : fakes.closedUrl]));
+    const others = Object.fromEntries(
+      OTHER_VENUES.map((venue) => [venue, venue === 'kraken' ? silent.url : fakes.closedUrl]),
+    );
     const t = await buildTestApp({
-      env: fakes.env({ EXCHANGE_API_URLS: JSON.stringify(others), EXCHANGE_TIMEOUT_MS: '30000', EXCHANGE_PROBE_TIMEOUT_MS: '2000' }),
+      env: fakes.env({
+        EXCHANGE_API_URLS: JSON.stringify(others),
+        EXCHANGE_TIMEOUT_MS: '30000',
+        EXCHANGE_PROBE_TIMEOUT_MS: '2000',
+      }),
     });
     try {
       const user = await signIn(t.app, t.database);
-      const askRoute = () => t.app.inject({ method: 'GET', url: '/api/exchange/route?base=BTC&quote=USDT', headers: user.headers });
+      const askRoute = () =>
+        t.app.inject({ method: 'GET', url: '/api/exchange/route?base=BTC&quote=USDT', headers: user.headers });
       // The first call loads ccxt and the answering venues' markets; the second is timed. The probe
       // timeout leaves the answering venues (through a shared budget on a busy machine) time to
       // answer; waiting for the silent one would take the 30 s request timeout, half of which is the bound.

@@ -17,7 +17,14 @@ describe('cleanup jobs', () => {
   let t: TestApp;
   let user: TestUser;
   before(async () => {
-    t = await buildTestApp({ clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: 'job-secret-0123456789abcdef', SESSION_IDLE_DAYS: '30', JOB_TRIGGER_WINDOW_SECONDS: '0' } });
+    t = await buildTestApp({
+      clock: fixedClock(NOW),
+      env: {
+        SCHEDULED_JOB_SECRET: 'job-secret-0123456789abcdef',
+        SESSION_IDLE_DAYS: '30',
+        JOB_TRIGGER_WINDOW_SECONDS: '0',
+      },
+    });
     // (No trigger window: a second run in a row is what these tests check.)
   });
   beforeEach(async () => {
@@ -28,9 +35,19 @@ describe('cleanup jobs', () => {
 
   /** A user's audit entries, newest first, as the admin activity operation shows them. */
   const activityOf = async (admin: TestUser, userId: string) => {
-    const response = await t.app.inject({ method: 'GET', url: `/api/admin/users/${userId}/activity?limit=100`, headers: admin.headers });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/users/${userId}/activity?limit=100`,
+      headers: admin.headers,
+    });
     assert.equal(response.statusCode, 200, response.body);
-    return response.json() as { action: string; actor_type: string; subject_user_id: string; target_id: string; details: unknown }[];
+    return response.json() as {
+      action: string;
+      actor_type: string;
+      subject_user_id: string;
+      target_id: string;
+      details: unknown;
+    }[];
   };
 
   const run = async (job: string) => {
@@ -54,7 +71,12 @@ describe('cleanup jobs', () => {
       const admin = await signIn(t.app, t.database, { role: 'admin' });
       const seed = async (tier: Tier, graceEnds: Date | null) => {
         const u = await signIn(t.app, t.database);
-        const patched = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${u.id}`, payload: { subscriptionTier: tier }, headers: admin.headers });
+        const patched = await t.app.inject({
+          method: 'PATCH',
+          url: `/api/admin/users/${u.id}`,
+          payload: { subscriptionTier: tier },
+          headers: admin.headers,
+        });
         assert.equal(patched.json().subscriptionTier, tier);
         // No operation shows or sets the end of a grace period: it is written to (and read from) the users table.
         await t.database.db.update(users).set({ gracePeriodEndsAt: graceEnds }).where(eq(users.id, u.id));
@@ -69,10 +91,17 @@ describe('cleanup jobs', () => {
       assert.deepEqual(await run('cleanup-grace-periods'), { downgraded: 2, cleared: 3 });
       const seeded = [ended, endsNow, running, freeEnded, paying];
       const tiers = await Promise.all(
-        seeded.map(async (id) => (await t.app.inject({ method: 'GET', url: `/api/admin/users/${id}`, headers: admin.headers })).json().subscriptionTier),
+        seeded.map(
+          async (id) =>
+            (await t.app.inject({ method: 'GET', url: `/api/admin/users/${id}`, headers: admin.headers })).json()
+              .subscriptionTier,
+        ),
       );
       assert.deepEqual(tiers, ['free', 'free', 'enterprise', 'free', 'pro']);
-      const rows = await t.database.db.select({ id: users.id, gracePeriodEndsAt: users.gracePeriodEndsAt }).from(users).where(inArray(users.id, seeded));
+      const rows = await t.database.db
+        .select({ id: users.id, gracePeriodEndsAt: users.gracePeriodEndsAt })
+        .from(users)
+        .where(inArray(users.id, seeded));
       const graceOf = new Map(rows.map((r) => [r.id, r.gracePeriodEndsAt]));
       assert.equal(graceOf.get(ended), null);
       assert.equal(graceOf.get(endsNow), null);
@@ -81,15 +110,24 @@ describe('cleanup jobs', () => {
 
       const graceAudits = async () => {
         const trails = await Promise.all(seeded.map((id) => activityOf(admin, id)));
-        return trails.flat().filter((a) => a.action === 'billing.grace_period.expired' || a.action === 'billing.grace_period.clear');
+        return trails
+          .flat()
+          .filter((a) => a.action === 'billing.grace_period.expired' || a.action === 'billing.grace_period.clear');
       };
       const audits = await graceAudits();
-      assert.deepEqual(audits.map((a) => [a.subject_user_id, a.action, a.actor_type]).sort(), [
-        [ended, 'billing.grace_period.expired', 'job'],
-        [endsNow, 'billing.grace_period.expired', 'job'],
-        [freeEnded, 'billing.grace_period.clear', 'job'],
-      ].sort());
-      assert.deepEqual(audits.find((a) => a.subject_user_id === ended)!.details, { from: 'pro', to: 'free', grace_period_ended_at: ago(HOUR).toISOString() });
+      assert.deepEqual(
+        audits.map((a) => [a.subject_user_id, a.action, a.actor_type]).sort(),
+        [
+          [ended, 'billing.grace_period.expired', 'job'],
+          [endsNow, 'billing.grace_period.expired', 'job'],
+          [freeEnded, 'billing.grace_period.clear', 'job'],
+        ].sort(),
+      );
+      assert.deepEqual(audits.find((a) => a.subject_user_id === ended)!.details, {
+        from: 'pro',
+        to: 'free',
+        grace_period_ended_at: ago(HOUR).toISOString(),
+      });
 
       assert.deepEqual(await run('cleanup-grace-periods'), { downgraded: 0, cleared: 0 });
       assert.equal((await graceAudits()).filter((a) => a.action === 'billing.grace_period.expired').length, 2);
@@ -110,21 +148,42 @@ describe('cleanup jobs', () => {
       const before_ = await t.database.db.select().from(deviceSessions);
       assert.equal(before_.length, 6); // five seeded and the one signIn made
 
-      assert.deepEqual(await run('cleanup-device-sessions'), { deleted: 3, expired: 1, revoked: 1, idle: 1, idle_days: 30 });
+      assert.deepEqual(await run('cleanup-device-sessions'), {
+        deleted: 3,
+        expired: 1,
+        revoked: 1,
+        idle: 1,
+        idle_days: 30,
+      });
       const left = (await t.database.db.select().from(deviceSessions)).map((s) => s.id);
       assert.equal(left.length, 3);
       for (const gone of [expired, revoked, idle]) assert.ok(!left.includes(gone));
       for (const kept of [idleButWithin, fresh]) assert.ok(left.includes(kept));
-      const tokens = await t.database.db.select().from(refreshTokens).where(inArray(refreshTokens.sessionId, [idle, fresh]));
-      assert.deepEqual(tokens.map((r) => r.sessionId), [fresh]);
+      const tokens = await t.database.db
+        .select()
+        .from(refreshTokens)
+        .where(inArray(refreshTokens.sessionId, [idle, fresh]));
+      assert.deepEqual(
+        tokens.map((r) => r.sessionId),
+        [fresh],
+      );
 
-      assert.deepEqual(await run('cleanup-device-sessions'), { deleted: 0, expired: 0, revoked: 0, idle: 0, idle_days: 30 });
+      assert.deepEqual(await run('cleanup-device-sessions'), {
+        deleted: 0,
+        expired: 0,
+        revoked: 0,
+        idle: 0,
+        idle_days: 30,
+      });
       // The signed-in user's own session survived and still authenticates.
       assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers })).statusCode, 200);
     });
 
     it('a deleted session no longer authenticates', async () => {
-      await t.database.db.update(deviceSessions).set({ lastSeenAt: ago(31 * DAY) }).where(eq(deviceSessions.userId, user.id));
+      await t.database.db
+        .update(deviceSessions)
+        .set({ lastSeenAt: ago(31 * DAY) })
+        .where(eq(deviceSessions.userId, user.id));
       assert.equal((await run('cleanup-device-sessions')).idle, 1);
       const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
       assert.equal(me.statusCode, 401);
@@ -156,8 +215,11 @@ describe('cleanup jobs', () => {
         expiresAt: later(HOUR),
         ...fields,
       });
-      await t.database.db.insert(passwordResetTokens).values([reset({ expiresAt: ago(1) }), reset({ usedAt: ago(HOUR) }), reset({})]);
-      const countRefresh = async () => (await t.database.db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, sid))).length;
+      await t.database.db
+        .insert(passwordResetTokens)
+        .values([reset({ expiresAt: ago(1) }), reset({ usedAt: ago(HOUR) }), reset({})]);
+      const countRefresh = async () =>
+        (await t.database.db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, sid))).length;
       assert.equal(await countRefresh(), 5);
 
       assert.deepEqual(await run('cleanup-expired-tokens'), { refresh_tokens: 3, password_reset_tokens: 2 });
@@ -172,7 +234,11 @@ describe('cleanup jobs', () => {
 
     it('keeps a rotated refresh token, so presenting it again after the cleanup still revokes the session', async () => {
       const first = user.refreshToken;
-      const rotated = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: first } });
+      const rotated = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/refresh',
+        payload: { refresh_token: first },
+      });
       assert.equal(rotated.statusCode, 200, rotated.body);
       await run('cleanup-expired-tokens');
       const reuse = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: first } });
@@ -182,9 +248,16 @@ describe('cleanup jobs', () => {
       const sessionId = JSON.parse(Buffer.from(user.token.split('.')[1]!, 'base64url').toString()).sid;
       const admin = await signIn(t.app, t.database, { role: 'admin' });
       const reuses = (await activityOf(admin, user.id)).filter((a) => a.action === 'auth.refresh_reuse_detected');
-      assert.deepEqual(reuses.map((a) => a.target_id), [sessionId]);
+      assert.deepEqual(
+        reuses.map((a) => a.target_id),
+        [sessionId],
+      );
       // The newer token went with the revoked session: it no longer works either.
-      const next = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refresh_token: rotated.json().refresh_token } });
+      const next = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/refresh',
+        payload: { refresh_token: rotated.json().refresh_token },
+      });
       assert.equal(next.statusCode, 401);
     });
   });

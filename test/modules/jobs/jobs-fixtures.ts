@@ -13,18 +13,40 @@ export const HOUR = 3_600_000;
 export const DAY = 86_400_000;
 export const ago = (ms: number) => new Date(NOW.getTime() - ms);
 
-export function trigger(app: FastifyInstance, job: string, secret: string | null = JOB_SECRET, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'POST', url: `/api/scheduled/${job}`, headers: { ...(secret === null ? {} : { 'x-scheduled-job-secret': secret }), ...headers } });
+export function trigger(
+  app: FastifyInstance,
+  job: string,
+  secret: string | null = JOB_SECRET,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: `/api/scheduled/${job}`,
+    headers: { ...(secret === null ? {} : { 'x-scheduled-job-secret': secret }), ...headers },
+  });
 }
 
 /** `GET /api/scheduled/runs/{run_id}` with the job secret. */
-export function readRun(app: FastifyInstance, runId: string, secret: string = JOB_SECRET): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'GET', url: `/api/scheduled/runs/${runId}`, headers: { 'x-scheduled-job-secret': secret } });
+export function readRun(
+  app: FastifyInstance,
+  runId: string,
+  secret: string = JOB_SECRET,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'GET',
+    url: `/api/scheduled/runs/${runId}`,
+    headers: { 'x-scheduled-job-secret': secret },
+  });
 }
 
 /** Polls the run read until the run is no longer `running`; answers the run as read then. */
-// biome-ignore lint/suspicious/noExplicitAny: a run read is a JSON body, as untyped as response.json()
-export async function awaitRun(app: FastifyInstance, runId: string, secret: string = JOB_SECRET, timeoutMs = 30_000): Promise<any> {
+export async function awaitRun(
+  app: FastifyInstance,
+  runId: string,
+  secret: string = JOB_SECRET,
+  timeoutMs = 30_000,
+  // biome-ignore lint/suspicious/noExplicitAny: a run read is a JSON body, as untyped as response.json()
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await readRun(app, runId, secret);

@@ -24,7 +24,9 @@ import { ago, awaitRun, HOUR, JOB_SECRET, NOW, readRun, trigger } from './jobs-f
 import type { JobName } from '../../../src/modules/jobs/jobs.domain.ts';
 
 const JOB = 'strategy-autopilot/evaluate';
-const NO_POSTGRES = process.env.DATABASE_URL ? false : 'DATABASE_URL is not set: overlap across instances needs PostgreSQL and two real connections';
+const NO_POSTGRES = process.env.DATABASE_URL
+  ? false
+  : 'DATABASE_URL is not set: overlap across instances needs PostgreSQL and two real connections';
 
 describe('overlapping runs', () => {
   let binance: BinanceFake;
@@ -32,7 +34,15 @@ describe('overlapping runs', () => {
   before(async () => {
     binance = await startBinanceFake();
     // No trigger window: what keeps these runs apart is the lock alone.
-    t = await buildTestApp({ clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: JOB_SECRET, BINANCE_API_URL: binance.url, MARKET_UPSTREAM_TIMEOUT_MS: '3000', JOB_TRIGGER_WINDOW_SECONDS: '0' } });
+    t = await buildTestApp({
+      clock: fixedClock(NOW),
+      env: {
+        SCHEDULED_JOB_SECRET: JOB_SECRET,
+        BINANCE_API_URL: binance.url,
+        MARKET_UPSTREAM_TIMEOUT_MS: '3000',
+        JOB_TRIGGER_WINDOW_SECONDS: '0',
+      },
+    });
   });
   beforeEach(() => resetDatabase(t.database));
   after(async () => {
@@ -50,7 +60,15 @@ describe('overlapping runs', () => {
       method: 'POST',
       url: '/api/admin/command-center/intel',
       headers: admin.headers,
-      payload: { event_type: 'x', asset: symbol.replace('USDT', ''), symbol, direction: 'up', source: 's', strength: 0.5, detected_at: ago(30 * HOUR).toISOString() },
+      payload: {
+        event_type: 'x',
+        asset: symbol.replace('USDT', ''),
+        symbol,
+        direction: 'up',
+        source: 's',
+        strength: 0.5,
+        detected_at: ago(30 * HOUR).toISOString(),
+      },
     });
     assert.equal(created.statusCode, 201, created.body);
     binance.delay(1_000, { times: 2, pathPrefix: '/api/v3/klines' });
@@ -94,7 +112,10 @@ describe('overlapping runs', () => {
     assert.equal(done.result.intel.scored, 1);
     const runs = await runsOf(JOB);
     assert.deepEqual(runs.map((r) => r.status).sort(), ['skipped', 'succeeded']);
-    assert.deepEqual(runs.find((r) => r.status === 'skipped')!.result, { reason: 'another run of this job is in progress', covered_by: first.json().run_id });
+    assert.deepEqual(runs.find((r) => r.status === 'skipped')!.result, {
+      reason: 'another run of this job is in progress',
+      covered_by: first.json().run_id,
+    });
     // Other jobs are not held up by it, and once it is over the job runs again.
     const again = await trigger(t.app, JOB);
     assert.equal(again.statusCode, 202, again.body);
@@ -107,7 +128,13 @@ describe('overlapping runs', () => {
       if (NO_POSTGRES) return;
       // A second instance: its own pool, its own platform and app, the same database.
       const database = await openDatabase({ url: (await testDatabaseUrl())!, poolSize: 3 });
-      const platform = await createPlatform(t.config, { database, cache: createMemoryCache(), clock: fixedClock(NOW), logger: createLogger('silent'), defaultMetrics: false });
+      const platform = await createPlatform(t.config, {
+        database,
+        cache: createMemoryCache(),
+        clock: fixedClock(NOW),
+        logger: createLogger('silent'),
+        defaultMetrics: false,
+      });
       const app = await buildApp(platform);
       await app.ready();
       other = { app, database };
@@ -117,7 +144,9 @@ describe('overlapping runs', () => {
       await other?.database.close();
     });
 
-    it('lets only one of two overlapping runs on two instances run; the other answers skipped', { skip: NO_POSTGRES }, async () => {
+    it('lets only one of two overlapping runs on two instances run; the other answers skipped', {
+      skip: NO_POSTGRES,
+    }, async () => {
       await slowRunAhead('LINKUSDT');
       const klines = binance.countRequests('/api/v3/klines');
       const first = await trigger(t.app, JOB);
@@ -131,24 +160,37 @@ describe('overlapping runs', () => {
       assert.deepEqual((await runsOf(JOB)).map((r) => r.status).sort(), ['skipped', 'succeeded']);
     });
 
-    it('skips while another connection holds the job lock, and runs once it is released', { skip: NO_POSTGRES }, async () => {
+    it('skips while another connection holds the job lock, and runs once it is released', {
+      skip: NO_POSTGRES,
+    }, async () => {
       const client = new pg.Client({ connectionString: (await testDatabaseUrl())! });
       await client.connect();
       try {
-        await client.query('SELECT pg_advisory_lock($1::int, hashtext($2))', [JOB_LOCK_NAMESPACE, 'cleanup-expired-tokens']);
-        for (const app of [t.app, other!.app]) assert.equal((await trigger(app, 'cleanup-expired-tokens')).json().status, 'skipped');
+        await client.query('SELECT pg_advisory_lock($1::int, hashtext($2))', [
+          JOB_LOCK_NAMESPACE,
+          'cleanup-expired-tokens',
+        ]);
+        for (const app of [t.app, other!.app])
+          assert.equal((await trigger(app, 'cleanup-expired-tokens')).json().status, 'skipped');
         // Another job has a lock of its own.
         const sessions = await trigger(other!.app, 'cleanup-device-sessions');
         assert.equal(sessions.statusCode, 202, sessions.body);
         assert.equal((await awaitRun(other!.app, sessions.json().run_id)).status, 'succeeded');
-        await client.query('SELECT pg_advisory_unlock($1::int, hashtext($2))', [JOB_LOCK_NAMESPACE, 'cleanup-expired-tokens']);
+        await client.query('SELECT pg_advisory_unlock($1::int, hashtext($2))', [
+          JOB_LOCK_NAMESPACE,
+          'cleanup-expired-tokens',
+        ]);
         const tokens = await trigger(other!.app, 'cleanup-expired-tokens');
         assert.equal(tokens.statusCode, 202, tokens.body);
         assert.equal((await awaitRun(other!.app, tokens.json().run_id)).status, 'succeeded');
       } finally {
         await client.end();
       }
-      assert.deepEqual((await runsOf('cleanup-expired-tokens')).map((r) => r.status).sort(), ['skipped', 'skipped', 'succeeded']);
+      assert.deepEqual((await runsOf('cleanup-expired-tokens')).map((r) => r.status).sort(), [
+        'skipped',
+        'skipped',
+        'succeeded',
+      ]);
     });
   });
 });
@@ -167,7 +209,10 @@ describe('one run per trigger window', () => {
     await t.close();
   });
 
-  const windowPasses = () => t.database.db.update(scheduledJobClaims).set({ claimedAt: sql`${scheduledJobClaims.claimedAt} - interval '1 hour'` });
+  const windowPasses = () =>
+    t.database.db
+      .update(scheduledJobClaims)
+      .set({ claimedAt: sql`${scheduledJobClaims.claimedAt} - interval '1 hour'` });
 
   async function assertOneRunPerPair(apps: [FastifyInstance, FastifyInstance], pairs: number) {
     for (let i = 0; i < pairs; i++) {
@@ -204,7 +249,13 @@ describe('one run per trigger window', () => {
       proxy.latency({ toClientMs: 15 });
       const database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 3 });
       const ahead = { now: () => new Date(Date.now() + 1_000) };
-      const platform = await createPlatform(t.config, { database, cache: createMemoryCache(), clock: ahead, logger: createLogger('silent'), defaultMetrics: false });
+      const platform = await createPlatform(t.config, {
+        database,
+        cache: createMemoryCache(),
+        clock: ahead,
+        logger: createLogger('silent'),
+        defaultMetrics: false,
+      });
       const app = await buildApp(platform);
       await app.ready();
       try {

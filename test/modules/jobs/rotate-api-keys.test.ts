@@ -48,18 +48,38 @@ describe('rotate-api-keys', () => {
         method: 'POST',
         url: '/api/exchange/credentials',
         headers: admin.headers,
-        payload: { exchange_name: 'okx', credential_name: 'main', api_key: 'okx-key-123456', api_secret: 'okx-secret-123456', api_passphrase: 'okx-pass' },
+        payload: {
+          exchange_name: 'okx',
+          credential_name: 'main',
+          api_key: 'okx-key-123456',
+          api_secret: 'okx-secret-123456',
+          api_passphrase: 'okx-pass',
+        },
       });
       assert.equal(credential.statusCode, 201, credential.body);
       // A user's two-factor secret, sealed at setup.
-      const setup = await seeding.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', headers: admin.headers, payload: { password: admin.password } });
+      const setup = await seeding.app.inject({
+        method: 'POST',
+        url: '/api/auth/2fa/setup',
+        headers: admin.headers,
+        payload: { password: admin.password },
+      });
       assert.equal(setup.statusCode, 200, setup.body);
       totpSecret = setup.json<{ secret: string }>().secret;
       enrolledId = admin.id;
     } finally {
       await seeding.close();
     }
-    t = await buildTestApp({ clock, keepData: true, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, ENCRYPTION_KEY: NEW_KEY, ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY, JOB_TRIGGER_WINDOW_SECONDS: '0' } });
+    t = await buildTestApp({
+      clock,
+      keepData: true,
+      env: {
+        SCHEDULED_JOB_SECRET: JOB_SECRET,
+        ENCRYPTION_KEY: NEW_KEY,
+        ENCRYPTION_KEYS_OLD: TEST_ENCRYPTION_KEY,
+        JOB_TRIGGER_WINDOW_SECONDS: '0',
+      },
+    });
     // (No trigger window: each trigger here is a new run, as the runs in a row below want.)
   });
   after(() => t.close());
@@ -79,20 +99,45 @@ describe('rotate-api-keys', () => {
     const onlyNew = createSecretBox(Buffer.from(NEW_KEY, 'base64'));
     for (const row of await t.database.db.select().from(providerApiKeys)) {
       assert.equal(row.encryptedKey.split(':')[1], current);
-      assert.ok(plaintexts.includes(onlyNew.open(row.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: row.id })));
+      assert.ok(
+        plaintexts.includes(
+          onlyNew.open(row.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: row.id }),
+        ),
+      );
     }
     const [credential] = await t.database.db.select().from(exchangeCredentials);
-    assert.equal(onlyNew.open(credential!.apiPassphraseSealed!, { table: 'exchange_credentials', column: 'api_passphrase_sealed', row: credential!.id }), 'okx-pass');
+    assert.equal(
+      onlyNew.open(credential!.apiPassphraseSealed!, {
+        table: 'exchange_credentials',
+        column: 'api_passphrase_sealed',
+        row: credential!.id,
+      }),
+      'okx-pass',
+    );
     const [enrolled] = await t.database.db.select().from(users).where(eq(users.id, enrolledId));
-    assert.equal(onlyNew.open(enrolled!.totpSecretSealed!, { table: 'users', column: 'totp_secret_sealed', row: enrolledId }), totpSecret);
+    assert.equal(
+      onlyNew.open(enrolled!.totpSecretSealed!, { table: 'users', column: 'totp_secret_sealed', row: enrolledId }),
+      totpSecret,
+    );
 
     // The notification is read where it is queued: its once-a-day dedupe key is outbox bookkeeping.
     const messages = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'));
     assert.equal(messages.length, 1);
-    const payload = messages[0]!.payload as { title: string; level: string; text: string; fields: { name: string; value: string }[] };
+    const payload = messages[0]!.payload as {
+      title: string;
+      level: string;
+      text: string;
+      fields: { name: string; value: string }[];
+    };
     assert.equal(payload.level, 'warning');
-    assert.match(payload.text, /^2 active provider keys are overdue or due for rotation within 14 days \(1 overdue\)\.$/);
-    assert.deepEqual(payload.fields.map((f) => f.name), ['openai', 'anthropic']);
+    assert.match(
+      payload.text,
+      /^2 active provider keys are overdue or due for rotation within 14 days \(1 overdue\)\.$/,
+    );
+    assert.deepEqual(
+      payload.fields.map((f) => f.name),
+      ['openai', 'anthropic'],
+    );
     assert.match(payload.fields[0]!.value, /^overdue by 10 days \(\d{4}-\d{2}-\d{2}\), key id [0-9a-f-]{36}$/);
     assert.match(payload.fields[1]!.value, /^due in 10 days /);
     const raw = JSON.stringify(messages[0]);

@@ -32,7 +32,12 @@ describe('in-process scheduler', () => {
     binance = await startBinanceFake();
     t = await buildTestApp({
       clock: fixedClock(NOW),
-      env: { SCHEDULED_JOB_SECRET: JOB_SECRET, SCHEDULER: 'internal', BINANCE_API_URL: binance.url, MARKET_LIVE_STREAM: 'false' },
+      env: {
+        SCHEDULED_JOB_SECRET: JOB_SECRET,
+        SCHEDULER: 'internal',
+        BINANCE_API_URL: binance.url,
+        MARKET_LIVE_STREAM: 'false',
+      },
     });
   });
   after(async () => {
@@ -48,7 +53,10 @@ describe('in-process scheduler', () => {
       () => jobsModuleFor({ ...t.platform, config }),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
-        assert.match(error.problems[0]!, /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts\)$/);
+        assert.match(
+          error.problems[0]!,
+          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts\)$/,
+        );
         return true;
       },
     );
@@ -58,17 +66,31 @@ describe('in-process scheduler', () => {
     const { factory, timers } = manualTimers();
     const jobs = jobsModuleFor(t.platform, factory);
     jobs.start();
-    assert.deepEqual([...timers.keys()].sort(), ['*/10 * * * *', '*/15 * * * *', '0 3 * * *', '15 * * * *', '30 4 * * *', '45 4 * * *']);
+    assert.deepEqual([...timers.keys()].sort(), [
+      '*/10 * * * *',
+      '*/15 * * * *',
+      '0 3 * * *',
+      '15 * * * *',
+      '30 4 * * *',
+      '45 4 * * *',
+    ]);
     jobs.start(); // a second start changes nothing
     assert.equal(timers.size, 6);
 
     timers.get('45 4 * * *')!.fire();
-    await waitFor(async () => (await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.status, 'succeeded'))).length === 1);
+    await waitFor(
+      async () =>
+        (await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.status, 'succeeded'))).length ===
+        1,
+    );
     const [run] = await t.database.db.select().from(scheduledJobRuns);
     assert.equal(run!.job, 'cleanup-expired-tokens');
     assert.equal(run!.trigger, 'scheduler');
     assert.deepEqual(run!.result, { refresh_tokens: 0, password_reset_tokens: 0 });
-    assert.deepEqual((await jobs.lastRuns()).map((r) => [r.job, r.status, r.trigger, r.error]), [['cleanup-expired-tokens', 'succeeded', 'scheduler', null]]);
+    assert.deepEqual(
+      (await jobs.lastRuns()).map((r) => [r.job, r.status, r.trigger, r.error]),
+      [['cleanup-expired-tokens', 'succeeded', 'scheduler', null]],
+    );
     await jobs.stop();
     assert.ok([...timers.values()].every((timer) => timer.stopped));
   });
@@ -79,7 +101,15 @@ describe('in-process scheduler', () => {
       method: 'POST',
       url: '/api/admin/command-center/intel',
       headers: admin.headers,
-      payload: { event_type: 'x', asset: 'DOT', symbol: 'DOTUSDT', direction: 'down', source: 's', strength: 0.5, detected_at: ago(30 * HOUR).toISOString() },
+      payload: {
+        event_type: 'x',
+        asset: 'DOT',
+        symbol: 'DOTUSDT',
+        direction: 'down',
+        source: 's',
+        strength: 0.5,
+        detected_at: ago(30 * HOUR).toISOString(),
+      },
     });
     assert.equal(created.statusCode, 201);
     binance.delay(700, { times: 2, pathPrefix: '/api/v3/klines' });
@@ -90,7 +120,10 @@ describe('in-process scheduler', () => {
     timers.get('*/15 * * * *')!.fire();
     await waitFor(() => binance.countRequests('/api/v3/klines') > klines);
     await jobs.stop();
-    const [run] = await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, 'strategy-autopilot/evaluate'));
+    const [run] = await t.database.db
+      .select()
+      .from(scheduledJobRuns)
+      .where(eq(scheduledJobRuns.job, 'strategy-autopilot/evaluate'));
     assert.equal(run!.status, 'succeeded');
     assert.equal((run!.result as { intel: { scored: number } }).intel.scored, 1);
   });
@@ -98,19 +131,39 @@ describe('in-process scheduler', () => {
   describe('shutdown with a run an HTTP trigger started', () => {
     /** An app of its own whose close is the shutdown; one matured intel event whose candles the fake holds back. */
     async function slowRun(env: Record<string, string>, symbol: string) {
-      const app = await buildTestApp({ keepData: true, clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: JOB_SECRET, BINANCE_API_URL: binance.url, JOB_TRIGGER_WINDOW_SECONDS: '0', ...env } });
+      const app = await buildTestApp({
+        keepData: true,
+        clock: fixedClock(NOW),
+        env: {
+          SCHEDULED_JOB_SECRET: JOB_SECRET,
+          BINANCE_API_URL: binance.url,
+          JOB_TRIGGER_WINDOW_SECONDS: '0',
+          ...env,
+        },
+      });
       const admin = await signIn(app.app, app.database, { role: 'admin' });
       const created = await app.app.inject({
         method: 'POST',
         url: '/api/admin/command-center/intel',
         headers: admin.headers,
-        payload: { event_type: 'x', asset: symbol.replace('USDT', ''), symbol, direction: 'up', source: 's', strength: 0.5, detected_at: ago(30 * HOUR).toISOString() },
+        payload: {
+          event_type: 'x',
+          asset: symbol.replace('USDT', ''),
+          symbol,
+          direction: 'up',
+          source: 's',
+          strength: 0.5,
+          detected_at: ago(30 * HOUR).toISOString(),
+        },
       });
       assert.equal(created.statusCode, 201);
       binance.delay(1_500, { times: 2, pathPrefix: '/api/v3/klines' });
       const started = await trigger(app.app, 'strategy-autopilot/evaluate');
       assert.equal(started.statusCode, 202, started.body);
-      const row = async () => (await app.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.id, started.json().run_id)))[0]!;
+      const row = async () =>
+        (
+          await app.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.id, started.json().run_id))
+        )[0]!;
       assert.equal((await row()).status, 'running');
       return { app, row };
     }
@@ -161,8 +214,12 @@ describe('in-process scheduler', () => {
     const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
     assert.equal(loadConfig(base).jobs.triggerWindowSeconds, undefined);
     assert.equal(loadConfig({ ...base, JOB_TRIGGER_WINDOW_SECONDS: '45' }).jobs.triggerWindowSeconds, 45);
-    assert.throws(() => loadConfig({ ...base, JOB_TRIGGER_WINDOW_SECONDS: '1.5' }), (error: unknown) =>
-      error instanceof ConfigError && error.problems.includes('JOB_TRIGGER_WINDOW_SECONDS must be an integer from 0 to 86400 (got "1.5")'));
+    assert.throws(
+      () => loadConfig({ ...base, JOB_TRIGGER_WINDOW_SECONDS: '1.5' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems.includes('JOB_TRIGGER_WINDOW_SECONDS must be an integer from 0 to 86400 (got "1.5")'),
+    );
   });
 
   it('uses croner in UTC for the real timers', () => {
@@ -181,16 +238,43 @@ describe('in-process scheduler', () => {
   });
 
   it('SCHEDULER_CRONS replaces the cron of the jobs it names; health shows the schedule in force', async () => {
-    const crons = JSON.stringify({ 'cleanup-expired-tokens': '*/5 * * * *', 'strategy-autopilot/evaluate': ' 0 */2 * * * ' });
-    const custom = await buildTestApp({ keepData: true, clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: JOB_SECRET, SCHEDULER: 'internal', SCHEDULER_CRONS: crons } });
+    const crons = JSON.stringify({
+      'cleanup-expired-tokens': '*/5 * * * *',
+      'strategy-autopilot/evaluate': ' 0 */2 * * * ',
+    });
+    const custom = await buildTestApp({
+      keepData: true,
+      clock: fixedClock(NOW),
+      env: { SCHEDULED_JOB_SECRET: JOB_SECRET, SCHEDULER: 'internal', SCHEDULER_CRONS: crons },
+    });
     try {
       const { factory, timers } = manualTimers();
       const jobs = jobsModuleFor(custom.platform, factory);
       jobs.start();
-      assert.deepEqual([...timers.keys()].sort(), ['*/10 * * * *', '*/5 * * * *', '0 */2 * * *', '0 3 * * *', '15 * * * *', '30 4 * * *']);
-      const before = (await custom.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, 'cleanup-expired-tokens'))).length;
+      assert.deepEqual([...timers.keys()].sort(), [
+        '*/10 * * * *',
+        '*/5 * * * *',
+        '0 */2 * * *',
+        '0 3 * * *',
+        '15 * * * *',
+        '30 4 * * *',
+      ]);
+      const before = (
+        await custom.database.db
+          .select()
+          .from(scheduledJobRuns)
+          .where(eq(scheduledJobRuns.job, 'cleanup-expired-tokens'))
+      ).length;
       timers.get('*/5 * * * *')!.fire();
-      await waitFor(async () => (await custom.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, 'cleanup-expired-tokens'))).length > before);
+      await waitFor(
+        async () =>
+          (
+            await custom.database.db
+              .select()
+              .from(scheduledJobRuns)
+              .where(eq(scheduledJobRuns.job, 'cleanup-expired-tokens'))
+          ).length > before,
+      );
       await jobs.stop();
       const health = (await custom.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
       const cronOf = Object.fromEntries(health.jobs.map((job: { name: string; cron: string }) => [job.name, job.cron]));
@@ -203,7 +287,11 @@ describe('in-process scheduler', () => {
   });
 
   it('an unknown job or an invalid cron in SCHEDULER_CRONS stops the start, one line per problem', () => {
-    const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'), SCHEDULER: 'internal' };
+    const base = {
+      JWT_SECRET: 'x'.repeat(32),
+      ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+      SCHEDULER: 'internal',
+    };
     const problems = (crons: string) => {
       try {
         loadConfig({ ...base, SCHEDULER_CRONS: crons }, { jobNames: JOB_NAMES });
@@ -213,16 +301,38 @@ describe('in-process scheduler', () => {
         return error.problems;
       }
     };
-    const found = problems(JSON.stringify({ 'rotate-api-keys': '61 * * * *', 'cleanup-everything': '0 * * * *', 'cleanup-grace-periods': '0 0 30 2 *', 'cleanup-device-sessions': 5 }));
+    const found = problems(
+      JSON.stringify({
+        'rotate-api-keys': '61 * * * *',
+        'cleanup-everything': '0 * * * *',
+        'cleanup-grace-periods': '0 0 30 2 *',
+        'cleanup-device-sessions': 5,
+      }),
+    );
     assert.equal(found.length, 4);
-    assert.match(found[0]!, /^SCHEDULER_CRONS: "rotate-api-keys" has an invalid cron expression \("61 \* \* \* \*"\): .*minute/);
-    assert.match(found[1]!, /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts\)$/);
-    assert.equal(found[2], 'SCHEDULER_CRONS: "cleanup-grace-periods" has a cron expression that never fires ("0 0 30 2 *")');
+    assert.match(
+      found[0]!,
+      /^SCHEDULER_CRONS: "rotate-api-keys" has an invalid cron expression \("61 \* \* \* \*"\): .*minute/,
+    );
+    assert.match(
+      found[1]!,
+      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts\)$/,
+    );
+    assert.equal(
+      found[2],
+      'SCHEDULER_CRONS: "cleanup-grace-periods" has a cron expression that never fires ("0 0 30 2 *")',
+    );
     assert.equal(found[3], 'SCHEDULER_CRONS: "cleanup-device-sessions" must map to a cron expression (a string)');
-    assert.deepEqual(problems('["0 * * * *"]'), ['SCHEDULER_CRONS must be a JSON object mapping job names to cron expressions']);
-    assert.deepEqual(problems('{not json'), ['SCHEDULER_CRONS must be a JSON object mapping job names to cron expressions']);
+    assert.deepEqual(problems('["0 * * * *"]'), [
+      'SCHEDULER_CRONS must be a JSON object mapping job names to cron expressions',
+    ]);
+    assert.deepEqual(problems('{not json'), [
+      'SCHEDULER_CRONS must be a JSON object mapping job names to cron expressions',
+    ]);
     assert.deepEqual(problems('{"rotate-api-keys": "0 5 * * 1"}'), []);
-    assert.deepEqual(loadConfig({ ...base, SCHEDULER_CRONS: '{"rotate-api-keys": "0 5 * * 1"}' }).jobs.crons, { 'rotate-api-keys': '0 5 * * 1' });
+    assert.deepEqual(loadConfig({ ...base, SCHEDULER_CRONS: '{"rotate-api-keys": "0 5 * * 1"}' }).jobs.crons, {
+      'rotate-api-keys': '0 5 * * 1',
+    });
   });
 
   it('runs while the server listens: health shows it with the next run of each job', async () => {

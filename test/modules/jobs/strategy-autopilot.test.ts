@@ -22,7 +22,15 @@ describe('strategy-autopilot/evaluate', () => {
 
   before(async () => {
     binance = await startBinanceFake();
-    t = await buildTestApp({ clock, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, BINANCE_API_URL: binance.url, MARKET_UPSTREAM_TIMEOUT_MS: '1000', JOB_TRIGGER_WINDOW_SECONDS: '0' } });
+    t = await buildTestApp({
+      clock,
+      env: {
+        SCHEDULED_JOB_SECRET: JOB_SECRET,
+        BINANCE_API_URL: binance.url,
+        MARKET_UPSTREAM_TIMEOUT_MS: '1000',
+        JOB_TRIGGER_WINDOW_SECONDS: '0',
+      },
+    });
     // (No trigger window: tests run the job several times in a row.)
   });
   beforeEach(async () => {
@@ -52,7 +60,9 @@ describe('strategy-autopilot/evaluate', () => {
     return response.json().id;
   };
   const intelEvents = async () =>
-    (await t.app.inject({ method: 'GET', url: '/api/admin/command-center/intel?limit=500', headers: admin.headers })).json() as {
+    (
+      await t.app.inject({ method: 'GET', url: '/api/admin/command-center/intel?limit=500', headers: admin.headers })
+    ).json() as {
       events: { id: string; outcome_pct: number | null }[];
       summary: Record<string, { scored: number; correct: number; precision: number }>;
     };
@@ -67,7 +77,14 @@ describe('strategy-autopilot/evaluate', () => {
     assert.deepEqual(await run(), {
       intel: { matured: 0, scored: 0, market_failures: 0, unscorable: 0 },
       strategies: {
-        evaluated: 0, eligible: 0, promoted: 0, deferred: 0, held: 0, limit_per_hour: 4, transitions_last_hour: 0, promoted_ids: [],
+        evaluated: 0,
+        eligible: 0,
+        promoted: 0,
+        deferred: 0,
+        held: 0,
+        limit_per_hour: 4,
+        transitions_last_hour: 0,
+        promoted_ids: [],
         note: 'no strategies in paper trading; evaluated none',
       },
     });
@@ -75,7 +92,13 @@ describe('strategy-autopilot/evaluate', () => {
 
   it('scores matured intel events from the candles at detection and at the horizon, once', async () => {
     const btc = await ingest({ symbol: 'BTCUSDT', direction: 'bullish', detected_at: ago(26 * HOUR).toISOString() });
-    const eth = await ingest({ asset: 'ETH', symbol: 'ETH/USDT', direction: 'bearish', detected_at: ago(3 * HOUR).toISOString(), expires_at: ago(HOUR).toISOString() });
+    const eth = await ingest({
+      asset: 'ETH',
+      symbol: 'ETH/USDT',
+      direction: 'bearish',
+      detected_at: ago(3 * HOUR).toISOString(),
+      expires_at: ago(HOUR).toISOString(),
+    });
     const live = await ingest({ symbol: 'SOLUSDT', direction: 'long', detected_at: ago(HOUR).toISOString() });
     const unknown = await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(2 * DAY).toISOString() });
 
@@ -102,7 +125,11 @@ describe('strategy-autopilot/evaluate', () => {
     const health = (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
     const last = health.jobs.find((j: { name: string }) => j.name === JOB).last_run;
     assert.deepEqual([last.status, last.units], ['failed', { total: 1, succeeded: 0, failed: 1 }]);
-    const failed = (await intelEvents()).events.find((e) => e.id === id) as unknown as { outcome_pct: null; scoring_error: string; scoring_attempts: number };
+    const failed = (await intelEvents()).events.find((e) => e.id === id) as unknown as {
+      outcome_pct: null;
+      scoring_error: string;
+      scoring_attempts: number;
+    };
     assert.equal(failed.outcome_pct, null);
     assert.equal(failed.scoring_error, 'the market data source failed');
     assert.equal(failed.scoring_attempts, 0, 'a market failure does not count towards giving up');
@@ -126,16 +153,33 @@ describe('strategy-autopilot/evaluate', () => {
     ];
     const btc = await ingest({ symbol: 'BTCUSDT', direction: 'bullish', detected_at: ago(26 * HOUR).toISOString() });
     const event = async (id: string) =>
-      (await intelEvents()).events.find((e) => e.id === id) as unknown as { outcome_pct: number | null; scoring_error: string | null; scoring_attempts: number };
+      (await intelEvents()).events.find((e) => e.id === id) as unknown as {
+        outcome_pct: number | null;
+        scoring_error: string | null;
+        scoring_attempts: number;
+      };
 
-    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, { matured: 2, scored: 0, market_failures: 0, unscorable: 2 });
+    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, {
+      matured: 2,
+      scored: 0,
+      market_failures: 0,
+      unscorable: 2,
+    });
     assert.equal((await event(stuck[0]!)).scoring_attempts, 1);
     assert.match(String((await event(stuck[0]!)).scoring_error), /NOPEUSDT/);
     assert.equal((await event(btc)).scoring_error, null);
 
     // The events tried before wait behind the ones never tried: the newer, scorable one gets its outcome.
-    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, { matured: 2, scored: 1, market_failures: 0, unscorable: 1 });
-    assert.equal((await event(btc)).outcome_pct, outcomePct(closeAt('BTCUSDT', ago(26 * HOUR)), closeAt('BTCUSDT', ago(2 * HOUR))));
+    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, {
+      matured: 2,
+      scored: 1,
+      market_failures: 0,
+      unscorable: 1,
+    });
+    assert.equal(
+      (await event(btc)).outcome_pct,
+      outcomePct(closeAt('BTCUSDT', ago(26 * HOUR)), closeAt('BTCUSDT', ago(2 * HOUR))),
+    );
 
     // The unscorable ones are tried in turn and given up after 3 runs each; then nothing is looked at.
     const totals = { matured: 0, unscorable: 0 };
@@ -152,32 +196,77 @@ describe('strategy-autopilot/evaluate', () => {
       assert.equal(row.outcome_pct, null);
       assert.match(String(row.scoring_error), /NOPEUSDT/);
     }
-    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, { matured: 0, scored: 0, market_failures: 0, unscorable: 0 });
+    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, {
+      matured: 0,
+      scored: 0,
+      market_failures: 0,
+      unscorable: 0,
+    });
   });
 
   it('promotes paper strategies that meet the rules, oldest first, never more per hour than the platform limit', async () => {
     const strategies = t.modules.strategies.service;
-    const limits = await t.app.inject({ method: 'PATCH', url: '/api/admin/platform-limits', headers: admin.headers, payload: { paper_transition_per_hour: 1 } });
+    const limits = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/platform-limits',
+      headers: admin.headers,
+      payload: { paper_transition_per_hour: 1 },
+    });
     assert.equal(limits.statusCode, 200, limits.body);
-    const oldest = await strategies.create({ name: 'mean reversion', status: 'paper', paperStartedAt: ago(30 * DAY), metrics: GOOD });
-    const younger = await strategies.create({ name: 'breakout', status: 'paper', paperStartedAt: ago(20 * DAY), metrics: GOOD, ownerUserId: admin.id });
-    const weak = await strategies.create({ name: 'momentum', status: 'paper', paperStartedAt: ago(20 * DAY), metrics: { ...GOOD, paper_trades: 10 } });
+    const oldest = await strategies.create({
+      name: 'mean reversion',
+      status: 'paper',
+      paperStartedAt: ago(30 * DAY),
+      metrics: GOOD,
+    });
+    const younger = await strategies.create({
+      name: 'breakout',
+      status: 'paper',
+      paperStartedAt: ago(20 * DAY),
+      metrics: GOOD,
+      ownerUserId: admin.id,
+    });
+    const weak = await strategies.create({
+      name: 'momentum',
+      status: 'paper',
+      paperStartedAt: ago(20 * DAY),
+      metrics: { ...GOOD, paper_trades: 10 },
+    });
     await strategies.create({ name: 'idea', status: 'draft' });
     await strategies.create({ name: 'veteran', status: 'live', paperStartedAt: ago(90 * DAY), metrics: GOOD });
 
     const first = (await run()).strategies;
-    assert.deepEqual(first, { evaluated: 3, eligible: 2, promoted: 1, deferred: 1, held: 1, limit_per_hour: 1, transitions_last_hour: 0, promoted_ids: [oldest.id] });
+    assert.deepEqual(first, {
+      evaluated: 3,
+      eligible: 2,
+      promoted: 1,
+      deferred: 1,
+      held: 1,
+      limit_per_hour: 1,
+      transitions_last_hour: 0,
+      promoted_ids: [oldest.id],
+    });
 
     // Within the hour: the limit is used up, nothing moves.
     clock.set(new Date(NOW.getTime() + 30 * 60_000));
     const second = (await run()).strategies;
-    assert.deepEqual(second, { evaluated: 2, eligible: 1, promoted: 0, deferred: 1, held: 1, limit_per_hour: 1, transitions_last_hour: 1, promoted_ids: [] });
+    assert.deepEqual(second, {
+      evaluated: 2,
+      eligible: 1,
+      promoted: 0,
+      deferred: 1,
+      held: 1,
+      limit_per_hour: 1,
+      transitions_last_hour: 1,
+      promoted_ids: [],
+    });
 
     clock.set(new Date(NOW.getTime() + HOUR + 1));
     assert.deepEqual((await run()).strategies.promoted_ids, [younger.id]);
 
     clock.set(NOW); // the admin's access token was issued at NOW
-    const get = (url: string, headers: Record<string, string> = admin.headers) => t.app.inject({ method: 'GET', url, headers });
+    const get = (url: string, headers: Record<string, string> = admin.headers) =>
+      t.app.inject({ method: 'GET', url, headers });
     const list = await get('/api/admin/strategies?status=live&limit=1');
     assert.equal(list.statusCode, 200, list.body);
     assert.equal(list.json().total, 3);
@@ -186,7 +275,10 @@ describe('strategy-autopilot/evaluate', () => {
     assert.equal(detail.status, 'live');
     assert.equal(detail.live_started_at, NOW.toISOString());
     assert.equal(detail.promotion, null);
-    assert.deepEqual(detail.transitions.map((x: { from: string; to: string; at: string }) => [x.from, x.to, x.at]), [['paper', 'live', NOW.toISOString()]]);
+    assert.deepEqual(
+      detail.transitions.map((x: { from: string; to: string; at: string }) => [x.from, x.to, x.at]),
+      [['paper', 'live', NOW.toISOString()]],
+    );
     assert.match(detail.transitions[0].reason, /^autopilot: paper rules met/);
     const held = (await get(`/api/admin/strategies/${weak.id}`)).json();
     assert.deepEqual(held.promotion, { eligible: false, reasons: ['10 of 30 paper trades'] });
@@ -195,10 +287,16 @@ describe('strategy-autopilot/evaluate', () => {
 
   it('guards the admin strategy routes and answers 404 and 422 for bad ids', async () => {
     const user = await signIn(t.app, t.database);
-    const get = (url: string, headers: Record<string, string> = admin.headers) => t.app.inject({ method: 'GET', url, headers });
+    const get = (url: string, headers: Record<string, string> = admin.headers) =>
+      t.app.inject({ method: 'GET', url, headers });
     const empty = await get('/api/admin/strategies');
     assert.deepEqual(empty.json(), { strategies: [], total: 0, page: 1, limit: 20 });
-    assert.deepEqual((await get('/api/admin/strategies?page=1000000000&limit=100')).json(), { strategies: [], total: 0, page: 1_000_000_000, limit: 100 });
+    assert.deepEqual((await get('/api/admin/strategies?page=1000000000&limit=100')).json(), {
+      strategies: [],
+      total: 0,
+      page: 1_000_000_000,
+      limit: 100,
+    });
     const huge = await get('/api/admin/strategies?page=92233720368547758');
     assert.equal(huge.statusCode, 422, 'a page beyond the bound is refused, not echoed rounded');
     assert.deepEqual(huge.json().detail[0].loc, ['query', 'page']);

@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { binanceDeposit, binanceTrade, startBinanceFake, type BinanceFake, type FakeAccount } from '../../fakes/binance.ts';
+import {
+  binanceDeposit,
+  binanceTrade,
+  startBinanceFake,
+  type BinanceFake,
+  type FakeAccount,
+} from '../../fakes/binance.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { OTHER_VENUES } from '../exchange/venue-fakes.ts';
@@ -53,12 +59,28 @@ describe('sync-accounts', () => {
         apiKey: `jobKey${process.pid}x${i}AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijkl`,
         secret: `jobSecret${process.pid}x${i}ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxwvu`,
         balances: [{ asset: 'ETH', free: '2', locked: '0' }],
-        trades: { ETHUSDT: [1, 2].map((n) => binanceTrade({ symbol: 'ETHUSDT', id: i * 100 + n, price: '3000', qty: '0.1', isBuyer: true, time: START.getTime() - n * 3_600_000 })) },
+        trades: {
+          ETHUSDT: [1, 2].map((n) =>
+            binanceTrade({
+              symbol: 'ETHUSDT',
+              id: i * 100 + n,
+              price: '3000',
+              qty: '0.1',
+              isBuyer: true,
+              time: START.getTime() - n * 3_600_000,
+            }),
+          ),
+        },
         deposits: [binanceDeposit({ id: `dep${i}`, coin: 'ETH', amount: '2', time: START.getTime() - 3 * 3_600_000 })],
         // The last key may not read: the venue refuses it.
         ...(i === 3 ? { canRead: false } : {}),
       });
-      const created = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: user.headers, payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret } });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: user.headers,
+        payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
+      });
       assert.equal(created.statusCode, 201, created.body);
       users.push({ user, account, credentialId: created.json().id });
     }
@@ -68,18 +90,26 @@ describe('sync-accounts', () => {
     await fake.close();
   });
 
-  it('syncs what its share of the budget allows, defers the rest with Retry-After, and leaves room for users\' own calls', async () => {
+  it("syncs what its share of the budget allows, defers the rest with Retry-After, and leaves room for users' own calls", async () => {
     const { result, units } = await runJob(t.app, 'sync-accounts');
     assert.equal(result.credentials, 4);
     assert.equal(result.budget_share, 0.25);
     const results = result.results as Result[];
-    assert.deepEqual(results.map((r) => r.credential_id), users.map((u) => u.credentialId).sort(), 'in id order');
+    assert.deepEqual(
+      results.map((r) => r.credential_id),
+      users.map((u) => u.credentialId).sort(),
+      'in id order',
+    );
     const synced = results.filter((r) => r.status === 'synced');
     const deferred = results.filter((r) => r.status === 'deferred');
     assert.ok(synced.length >= 1 && deferred.length >= 1, JSON.stringify(results));
     assert.equal(result.synced + result.deferred + result.failed, 4);
     assert.deepEqual(units, { total: 4, succeeded: result.synced, failed: result.failed });
-    for (const r of synced) assert.deepEqual([r.currencies_synced, r.trades_synced, r.transfers_synced, r.has_more, r.error], [1, 2, 1, false, null]);
+    for (const r of synced)
+      assert.deepEqual(
+        [r.currencies_synced, r.trades_synced, r.transfers_synced, r.has_more, r.error],
+        [1, 2, 1, false, null],
+      );
     assert.equal(result.transfers_synced, synced.length, 'each synced credential stored its deposit');
     for (const r of deferred) {
       assert.equal(r.error_type, 'rate_limit');
@@ -89,10 +119,16 @@ describe('sync-accounts', () => {
     assert.deepEqual(fake.rateLimitAnswers, { 429: 0, 418: 0 });
 
     // A user's own sync is admitted to the whole budget, beyond the job's share.
-    const own = await t.app.inject({ method: 'POST', url: '/api/exchange/trades/sync?exchange=binance&symbol=ETHUSDT', headers: users[3]!.user.headers });
+    const own = await t.app.inject({
+      method: 'POST',
+      url: '/api/exchange/trades/sync?exchange=binance&symbol=ETHUSDT',
+      headers: users[3]!.user.headers,
+    });
     assert.equal(own.statusCode, 200);
     const first = users.find((u) => u.credentialId === synced[0]!.credential_id)!;
-    const stored = (await t.app.inject({ method: 'GET', url: '/api/exchange/trades?exchange=binance', headers: first.user.headers })).json();
+    const stored = (
+      await t.app.inject({ method: 'GET', url: '/api/exchange/trades?exchange=binance', headers: first.user.headers })
+    ).json();
     assert.equal(stored.total_records, 2);
   });
 
@@ -108,8 +144,10 @@ describe('sync-accounts', () => {
     for (const { credentialId } of users.slice(0, 3)) assert.ok(seen.get(credentialId)!.has('synced'), credentialId);
     assert.ok(seen.get(users[3]!.credentialId)!.has('failed'));
     for (const { user } of users.slice(0, 3)) {
-      const listed = (await t.app.inject({ method: 'GET', url: '/api/exchange/trades?exchange=binance', headers: user.headers })).json();
-      assert.equal(listed.total_records, 2, 'every synced credential\'s trades are stored, once');
+      const listed = (
+        await t.app.inject({ method: 'GET', url: '/api/exchange/trades?exchange=binance', headers: user.headers })
+      ).json();
+      assert.equal(listed.total_records, 2, "every synced credential's trades are stored, once");
     }
     assert.deepEqual(fake.rateLimitAnswers, { 429: 0, 418: 0 });
   });
@@ -148,7 +186,12 @@ describe('sync-accounts outcome', () => {
         balances: [{ asset: 'ETH', free: '1', locked: '0' }],
         trades: {},
       });
-      const created = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: user.headers, payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret } });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: user.headers,
+        payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
+      });
       assert.equal(created.statusCode, 201, created.body);
       credentials.push(created.json().id);
       accounts.push(account);
@@ -161,7 +204,9 @@ describe('sync-accounts outcome', () => {
   });
 
   const lastRun = async () =>
-    (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json().jobs.find((j: { name: string }) => j.name === 'sync-accounts').last_run;
+    (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' }))
+      .json()
+      .jobs.find((j: { name: string }) => j.name === 'sync-accounts').last_run;
 
   it('is failed when every credential failed, partial when some did, succeeded when none did; health says so', async () => {
     for (const account of accounts) account.canRead = false;
@@ -170,7 +215,10 @@ describe('sync-accounts outcome', () => {
     assert.deepEqual(failed.units, { total: 3, succeeded: 0, failed: 3 });
     assert.equal(failed.error, 'every credential it tried failed (3 of 3)');
     assert.equal(failed.result.failed, 3);
-    assert.deepEqual([(await lastRun()).status, (await lastRun()).units], ['failed', { total: 3, succeeded: 0, failed: 3 }]);
+    assert.deepEqual(
+      [(await lastRun()).status, (await lastRun()).units],
+      ['failed', { total: 3, succeeded: 0, failed: 3 }],
+    );
 
     accounts[0]!.canRead = true;
     clock.advance(60_000);

@@ -19,7 +19,10 @@ describe('scheduled job triggers', () => {
   let t: TestApp;
   before(async () => {
     // No trigger window here: the window has tests of its own below.
-    t = await buildTestApp({ clock: fixedClock(NOW), env: { SCHEDULED_JOB_SECRET: JOB_SECRET, JOB_TRIGGER_WINDOW_SECONDS: '0' } });
+    t = await buildTestApp({
+      clock: fixedClock(NOW),
+      env: { SCHEDULED_JOB_SECRET: JOB_SECRET, JOB_TRIGGER_WINDOW_SECONDS: '0' },
+    });
   });
   after(() => t.close());
 
@@ -28,7 +31,10 @@ describe('scheduled job triggers', () => {
       const response = await trigger(t.app, job, null);
       assert.equal(response.statusCode, 422, job);
       const [issue] = response.json().detail;
-      assert.deepEqual({ type: issue.type, loc: issue.loc, msg: issue.msg }, { type: 'missing', loc: ['header', 'x-scheduled-job-secret'], msg: 'Field required' });
+      assert.deepEqual(
+        { type: issue.type, loc: issue.loc, msg: issue.msg },
+        { type: 'missing', loc: ['header', 'x-scheduled-job-secret'], msg: 'Field required' },
+      );
     }
     assert.equal((await t.database.db.select().from(scheduledJobRuns)).length, 0);
   });
@@ -95,7 +101,10 @@ describe('scheduled job triggers', () => {
     assert.equal(body.scheduler, 'off');
     assert.equal(body.scheduler_running, false);
     assert.equal(body.secret_configured, true);
-    assert.deepEqual(body.jobs.map((j: { name: string }) => j.name), JOBS);
+    assert.deepEqual(
+      body.jobs.map((j: { name: string }) => j.name),
+      JOBS,
+    );
     assert.ok(!response.body.includes(JOB_SECRET));
     const tokens = body.jobs.find((j: { name: string }) => j.name === 'cleanup-expired-tokens');
     assert.equal(tokens.path, '/api/scheduled/cleanup-expired-tokens');
@@ -128,9 +137,14 @@ describe('scheduled job triggers', () => {
     assert.equal(run!.error, 'unexpected error; the cause is in the service log');
     assert.ok(run!.finishedAt);
     // The cause is in the log for the operator.
-    assert.ok(t.logLines().some((line) => line.msg === 'scheduled job failed' && line.job === 'strategy-autopilot/evaluate'));
+    assert.ok(
+      t.logLines().some((line) => line.msg === 'scheduled job failed' && line.job === 'strategy-autopilot/evaluate'),
+    );
     const health = (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
-    assert.equal(health.jobs.find((j: { name: string }) => j.name === 'strategy-autopilot/evaluate').last_run.status, 'failed');
+    assert.equal(
+      health.jobs.find((j: { name: string }) => j.name === 'strategy-autopilot/evaluate').last_run.status,
+      'failed',
+    );
   });
 });
 
@@ -145,7 +159,9 @@ describe('scheduled jobs without SCHEDULED_JOB_SECRET', () => {
     for (const job of JOBS) {
       const response = await trigger(t.app, job, 'anything');
       assert.equal(response.statusCode, 503, job);
-      assert.deepEqual(response.json(), { detail: 'Scheduled jobs are not configured: SCHEDULED_JOB_SECRET is not set' });
+      assert.deepEqual(response.json(), {
+        detail: 'Scheduled jobs are not configured: SCHEDULED_JOB_SECRET is not set',
+      });
     }
     assert.equal((await t.database.db.select().from(scheduledJobRuns)).length, 0);
     const health = (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
@@ -169,7 +185,10 @@ describe('the trigger window and the Idempotency-Key', () => {
   after(() => t.close());
 
   /** The window ends: the job's claim is moved an hour back, as if the hour had passed. */
-  const windowPasses = () => t.database.db.update(scheduledJobClaims).set({ claimedAt: sql`${scheduledJobClaims.claimedAt} - interval '1 hour'` });
+  const windowPasses = () =>
+    t.database.db
+      .update(scheduledJobClaims)
+      .set({ claimedAt: sql`${scheduledJobClaims.claimedAt} - interval '1 hour'` });
   const runsOf = () => t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, JOB));
 
   it('answers a trigger within 30 s of a run as skipped, naming the run that covered it, even after that run ended', async () => {
@@ -226,7 +245,7 @@ describe('the trigger window and the Idempotency-Key', () => {
     assert.equal((await runsOf()).length, 1);
   });
 
-  it('refuses an Idempotency-Key longer than 200 characters or with a character that is not printable ASCII, in the contract\'s shape', async () => {
+  it("refuses an Idempotency-Key longer than 200 characters or with a character that is not printable ASCII, in the contract's shape", async () => {
     for (const bad of ['k'.repeat(201), 'tab\there', 'caf\u00e9', '']) {
       const response = await trigger(t.app, JOB, JOB_SECRET, { 'idempotency-key': bad });
       assert.equal(response.statusCode, 422, `${JSON.stringify(bad)}: ${response.body}`);

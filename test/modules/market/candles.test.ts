@@ -20,7 +20,15 @@ interface Candle {
   quote_volume: number;
   trades: number;
 }
-type CandleBody = { symbol: string; base: string; quote: string; interval: string; candles: Candle[]; count: number; truncated?: boolean } & Record<string, unknown>;
+type CandleBody = {
+  symbol: string;
+  base: string;
+  quote: string;
+  interval: string;
+  candles: Candle[];
+  count: number;
+  truncated?: boolean;
+} & Record<string, unknown>;
 
 /** A closed 1m window of `minutes` candles ending ten minutes ago, as ISO strings and ms. */
 function window(minutes: number) {
@@ -30,7 +38,8 @@ function window(minutes: number) {
 }
 
 function assertContiguous(candles: { timestamp: number }[], stepMs: number): void {
-  for (let i = 1; i < candles.length; i++) assert.equal(candles[i]!.timestamp - candles[i - 1]!.timestamp, stepMs, `gap at ${i}`);
+  for (let i = 1; i < candles.length; i++)
+    assert.equal(candles[i]!.timestamp - candles[i - 1]!.timestamp, stepMs, `gap at ${i}`);
 }
 
 describe('market candles and order books', () => {
@@ -53,7 +62,8 @@ describe('market candles and order books', () => {
       assert.equal(last.timestamp, Math.floor(Date.now() / (60 * MINUTE)) * 60 * MINUTE);
       assert.equal(Date.parse(last.open_time), last.timestamp);
       assert.equal(Date.parse(last.close_time), last.timestamp + 60 * MINUTE - 1);
-      for (const key of ['open', 'high', 'low', 'close', 'volume', 'quote_volume', 'trades'] as const) assert.equal(typeof last[key], 'number');
+      for (const key of ['open', 'high', 'low', 'close', 'volume', 'quote_volume', 'trades'] as const)
+        assert.equal(typeof last[key], 'number');
       assert.ok(last.high >= last.low);
       assertFresh(body);
       const call = m.binance.requests.find((r) => r.path === '/api/v3/klines')!;
@@ -62,20 +72,31 @@ describe('market candles and order books', () => {
 
     it('accepts exactly the 15 intervals of the contract', async () => {
       for (const interval of INTERVALS) {
-        const { status, body } = await m.get<CandleBody>(`/api/v1/market/ohlc?symbol=ETHUSDT&interval=${interval}&limit=2`);
+        const { status, body } = await m.get<CandleBody>(
+          `/api/v1/market/ohlc?symbol=ETHUSDT&interval=${interval}&limit=2`,
+        );
         assert.equal(status, 200, interval);
         assert.equal(body.interval, interval);
         assert.equal(body.count, 2);
       }
       for (const interval of ['1s', '2m', '1H', '1y', '']) {
-        const issues = assertIssues(await m.get(`/api/v1/market/ohlc?symbol=ETHUSDT&interval=${interval}`), [{ type: 'enum', loc: ['query', 'interval'] }]);
-        assert.equal(issues[0]!.ctx!.expected, "'1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '6h', '8h', '12h', '1d', '3d', '1w' or '1M'");
+        const issues = assertIssues(await m.get(`/api/v1/market/ohlc?symbol=ETHUSDT&interval=${interval}`), [
+          { type: 'enum', loc: ['query', 'interval'] },
+        ]);
+        assert.equal(
+          issues[0]!.ctx!.expected,
+          "'1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '6h', '8h', '12h', '1d', '3d', '1w' or '1M'",
+        );
       }
     });
 
     it('refuses limit outside 1..1000 and a missing symbol; answers 404 for an unknown symbol', async () => {
-      assertIssues(await m.get('/api/v1/market/ohlc?symbol=ETHUSDT&limit=0'), [{ type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 1 } }]);
-      assertIssues(await m.get('/api/v1/market/ohlc?symbol=ETHUSDT&limit=1001'), [{ type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 1000 } }]);
+      assertIssues(await m.get('/api/v1/market/ohlc?symbol=ETHUSDT&limit=0'), [
+        { type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 1 } },
+      ]);
+      assertIssues(await m.get('/api/v1/market/ohlc?symbol=ETHUSDT&limit=1001'), [
+        { type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 1000 } },
+      ]);
       assertIssues(await m.get('/api/v1/market/ohlc?limit=1001'), [
         { type: 'missing', loc: ['query', 'symbol'] },
         { type: 'less_than_equal', loc: ['query', 'limit'] },
@@ -99,7 +120,9 @@ describe('market candles and order books', () => {
     it('pages the venue past 1000 candles to answer a 1500-candle window whole', async () => {
       const w = window(1500);
       const before = klineCalls();
-      const { status, body } = await m.get<CandleBody>(`/api/v1/market/ohlc-range?symbol=BTCUSDT&interval=1m&${w.query}&limit=2000`);
+      const { status, body } = await m.get<CandleBody>(
+        `/api/v1/market/ohlc-range?symbol=BTCUSDT&interval=1m&${w.query}&limit=2000`,
+      );
       assert.equal(status, 200);
       assert.equal(body.count, 1500);
       assert.equal(body.candles[0]!.timestamp, w.start);
@@ -114,7 +137,9 @@ describe('market candles and order books', () => {
     it('answers the most recent candles of the window when it holds more than limit (default 1000)', async () => {
       const w = window(3000);
       const before = klineCalls();
-      const capped = await m.get<CandleBody>(`/api/v1/market/ohlc-range?symbol=BTCUSDT&interval=1m&${w.query}&limit=1200`);
+      const capped = await m.get<CandleBody>(
+        `/api/v1/market/ohlc-range?symbol=BTCUSDT&interval=1m&${w.query}&limit=1200`,
+      );
       assert.equal(capped.body.count, 1200);
       assert.equal(capped.body.candles[0]!.timestamp, w.end - 1199 * MINUTE);
       assert.equal(capped.body.candles.at(-1)!.timestamp, w.end);
@@ -129,11 +154,18 @@ describe('market candles and order books', () => {
     it('answers only candles opening inside the window, default interval 1h', async () => {
       const end = Date.UTC(2026, 0, 2, 5, 30);
       const start = Date.UTC(2026, 0, 1, 22, 15);
-      const { body } = await m.get<CandleBody>(`/api/v1/market/ohlc-range?symbol=ETHUSDT&start=${new Date(start).toISOString()}&end=2026-01-02T06:30:00%2B01:00`);
+      const { body } = await m.get<CandleBody>(
+        `/api/v1/market/ohlc-range?symbol=ETHUSDT&start=${new Date(start).toISOString()}&end=2026-01-02T06:30:00%2B01:00`,
+      );
       assert.equal(body.interval, '1h');
-      assert.deepEqual(body.candles.map((c) => c.open_time), [23, 24, 25, 26, 27, 28, 29].map((h) => new Date(Date.UTC(2026, 0, 1, h)).toISOString()));
+      assert.deepEqual(
+        body.candles.map((c) => c.open_time),
+        [23, 24, 25, 26, 27, 28, 29].map((h) => new Date(Date.UTC(2026, 0, 1, h)).toISOString()),
+      );
       assert.equal(body.end, new Date(end).toISOString());
-      const naive = await m.get<CandleBody>('/api/v1/market/ohlc-range?symbol=ETHUSDT&start=2026-01-01T22:15:00&end=2026-01-02T05:30:00');
+      const naive = await m.get<CandleBody>(
+        '/api/v1/market/ohlc-range?symbol=ETHUSDT&start=2026-01-01T22:15:00&end=2026-01-02T05:30:00',
+      );
       assert.deepEqual(naive.body.candles, body.candles, 'a time without an offset is UTC');
     });
 
@@ -145,20 +177,28 @@ describe('market candles and order books', () => {
       assertIssues(await m.get('/api/v1/market/ohlc-range?symbol=BTCUSDT&start=yesterday&end=2026-01-01T00:00:00Z'), [
         { type: 'datetime_from_date_parsing', loc: ['query', 'start'] },
       ]);
-      const reversed = assertIssues(await m.get('/api/v1/market/ohlc-range?symbol=BTCUSDT&start=2026-01-02T00:00:00Z&end=2026-01-01T00:00:00Z'), [
-        { type: 'value_error', loc: ['query', 'end'] },
-      ]);
+      const reversed = assertIssues(
+        await m.get('/api/v1/market/ohlc-range?symbol=BTCUSDT&start=2026-01-02T00:00:00Z&end=2026-01-01T00:00:00Z'),
+        [{ type: 'value_error', loc: ['query', 'end'] }],
+      );
       assert.equal(reversed[0]!.msg, 'Value error, end must be after start');
-      assertIssues(await m.get('/api/v1/market/ohlc-range?symbol=BTCUSDT&start=2026-01-01T00:00:00Z&end=2026-01-01T00:00:00Z'), [
-        { type: 'value_error', loc: ['query', 'end'] },
-      ]);
+      assertIssues(
+        await m.get('/api/v1/market/ohlc-range?symbol=BTCUSDT&start=2026-01-01T00:00:00Z&end=2026-01-01T00:00:00Z'),
+        [{ type: 'value_error', loc: ['query', 'end'] }],
+      );
     });
 
     it('refuses limit outside 1..2000 and intervals outside the contract', async () => {
       const w = window(10);
-      assertIssues(await m.get(`/api/v1/market/ohlc-range?symbol=BTCUSDT&${w.query}&limit=2001`), [{ type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 2000 } }]);
-      assertIssues(await m.get(`/api/v1/market/ohlc-range?symbol=BTCUSDT&${w.query}&limit=0`), [{ type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 1 } }]);
-      assertIssues(await m.get(`/api/v1/market/ohlc-range?symbol=BTCUSDT&${w.query}&interval=7m`), [{ type: 'enum', loc: ['query', 'interval'] }]);
+      assertIssues(await m.get(`/api/v1/market/ohlc-range?symbol=BTCUSDT&${w.query}&limit=2001`), [
+        { type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 2000 } },
+      ]);
+      assertIssues(await m.get(`/api/v1/market/ohlc-range?symbol=BTCUSDT&${w.query}&limit=0`), [
+        { type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 1 } },
+      ]);
+      assertIssues(await m.get(`/api/v1/market/ohlc-range?symbol=BTCUSDT&${w.query}&interval=7m`), [
+        { type: 'enum', loc: ['query', 'interval'] },
+      ]);
       assert.equal((await m.get(`/api/v1/market/ohlc-range?symbol=BTCBTC&${w.query}`)).status, 404);
     });
   });
@@ -172,17 +212,29 @@ describe('market candles and order books', () => {
       assert.equal(candles[0]!.openTime, w.start);
       assert.deepEqual(Object.keys(candles[0]!).sort(), ['close', 'high', 'low', 'open', 'openTime', 'volume']);
       assert.ok(candles.every((c) => typeof c.close === 'number' && c.high >= c.low));
-      await assert.rejects(market.candles('ETHUSDT', '2m', new Date(w.start), new Date(w.end)), (e: unknown) => e instanceof AppError && e.status === 422);
-      await assert.rejects(market.candles('ETHUSDT', '1m', new Date(w.end), new Date(w.start)), (e: unknown) => e instanceof AppError && e.status === 422);
-      await assert.rejects(market.candles('NOPE', '1m', new Date(w.start), new Date(w.end)), (e: unknown) => e instanceof AppError && e.status === 404);
+      await assert.rejects(
+        market.candles('ETHUSDT', '2m', new Date(w.start), new Date(w.end)),
+        (e: unknown) => e instanceof AppError && e.status === 422,
+      );
+      await assert.rejects(
+        market.candles('ETHUSDT', '1m', new Date(w.end), new Date(w.start)),
+        (e: unknown) => e instanceof AppError && e.status === 422,
+      );
+      await assert.rejects(
+        market.candles('NOPE', '1m', new Date(w.start), new Date(w.end)),
+        (e: unknown) => e instanceof AppError && e.status === 404,
+      );
     });
   });
 
   describe('GET /api/v1/market/orderbook', () => {
     it('answers 20 levels per side by default with spread and side volumes summed exactly', async () => {
-      const { status, body } = await m.get<{ bids: { price: number; quantity: number }[]; asks: { price: number; quantity: number }[] } & Record<string, unknown>>(
-        '/api/v1/market/orderbook?symbol=BTC-USDT',
-      );
+      const { status, body } = await m.get<
+        { bids: { price: number; quantity: number }[]; asks: { price: number; quantity: number }[] } & Record<
+          string,
+          unknown
+        >
+      >('/api/v1/market/orderbook?symbol=BTC-USDT');
       assert.equal(status, 200);
       assert.equal(body.symbol, 'BTCUSDT');
       assert.equal(body.depth, 20);
@@ -206,8 +258,12 @@ describe('market candles and order books', () => {
       assert.equal(five.body.bids.length, 5);
       const hundred = await m.get<{ bids: unknown[] }>('/api/v1/market/orderbook?symbol=BTCUSDT&depth=100');
       assert.equal(hundred.body.bids.length, 100);
-      assertIssues(await m.get('/api/v1/market/orderbook?symbol=BTCUSDT&depth=4'), [{ type: 'greater_than_equal', loc: ['query', 'depth'], ctx: { ge: 5 } }]);
-      assertIssues(await m.get('/api/v1/market/orderbook?symbol=BTCUSDT&depth=101'), [{ type: 'less_than_equal', loc: ['query', 'depth'], ctx: { le: 100 } }]);
+      assertIssues(await m.get('/api/v1/market/orderbook?symbol=BTCUSDT&depth=4'), [
+        { type: 'greater_than_equal', loc: ['query', 'depth'], ctx: { ge: 5 } },
+      ]);
+      assertIssues(await m.get('/api/v1/market/orderbook?symbol=BTCUSDT&depth=101'), [
+        { type: 'less_than_equal', loc: ['query', 'depth'], ctx: { le: 100 } },
+      ]);
       assertIssues(await m.get('/api/v1/market/orderbook'), [{ type: 'missing', loc: ['query', 'symbol'] }]);
       assert.equal((await m.get('/api/v1/market/orderbook?symbol=XXXUSDT')).status, 404);
     });

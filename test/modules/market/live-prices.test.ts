@@ -37,13 +37,20 @@ describe('live prices from the WebSocket stream', () => {
 
     const all = await live();
     assert.equal(all.count, 2, 'without symbols: every pair the stream has delivered');
-    assert.deepEqual({ ...all.prices.BTCUSDT, updated_at: undefined }, { symbol: 'BTCUSDT', base: 'BTC', quote: 'USDT', price: 66000, feed: 'stream', updated_at: undefined });
+    assert.deepEqual(
+      { ...all.prices.BTCUSDT, updated_at: undefined },
+      { symbol: 'BTCUSDT', base: 'BTC', quote: 'USDT', price: 66000, feed: 'stream', updated_at: undefined },
+    );
     assert.equal(all.stream.status, 'connected');
     assert.equal(all.stream.live, true);
 
     const some = (await m.get<Prices>('/api/v1/market/prices?symbols=BTCUSDT,SOLUSDT')).body;
     assert.deepEqual([some.prices.BTCUSDT!.price, some.prices.BTCUSDT!.feed], [66000, 'stream']);
-    assert.deepEqual([some.prices.SOLUSDT!.price, some.prices.SOLUSDT!.feed], [150, 'rest'], 'a pair the stream has not sent comes from REST');
+    assert.deepEqual(
+      [some.prices.SOLUSDT!.price, some.prices.SOLUSDT!.feed],
+      [150, 'rest'],
+      'a pair the stream has not sent comes from REST',
+    );
 
     const one = (await m.get<Row>('/api/v1/market/prices/btc-usdt')).body;
     assert.deepEqual([one.price, one.feed], [66000, 'stream']);
@@ -74,13 +81,19 @@ describe('live prices from the WebSocket stream', () => {
     await waitFor(() => ws.accepted === 2, 8_000, 'the reconnect');
     assert.equal(ws.upgrades.length, 3);
     ws.push(['BTCUSDT']);
-    await waitFor(async () => (await m.get<Row>('/api/v1/market/prices/BTCUSDT')).body.feed === 'stream', 5_000, 'stream prices again');
+    await waitFor(
+      async () => (await m.get<Row>('/api/v1/market/prices/BTCUSDT')).body.feed === 'stream',
+      5_000,
+      'stream prices again',
+    );
     const back = await status();
     assert.equal(back.live_stream.status, 'connected');
     assert.equal(back.live_stream.reconnects, 2);
 
     // Two failed attempts, one warning, which says what to do when the machine is offline.
-    const warnings = m.logLines().filter((line) => line.level === 40 && String(line.msg).startsWith('market price stream'));
+    const warnings = m
+      .logLines()
+      .filter((line) => line.level === 40 && String(line.msg).startsWith('market price stream'));
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
     assert.match(String(warnings[0]!.msg), /MARKET_DATA_SOURCE=simulated.*MARKET_LIVE_STREAM=false/);
     assert.ok(m.logLines().some((line) => line.level === 30 && line.msg === 'market price stream connected again'));

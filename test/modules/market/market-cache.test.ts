@@ -13,7 +13,9 @@ import { waitFor } from '../../helpers/wait.ts';
 
 const caches: Cache[] = [];
 function sharedCache(): Cache {
-  const cache = process.env.REDIS_URL ? createRedisCache(process.env.REDIS_URL, `test:${randomUUID()}:`) : createMemoryCache();
+  const cache = process.env.REDIS_URL
+    ? createRedisCache(process.env.REDIS_URL, `test:${randomUUID()}:`)
+    : createMemoryCache();
   caches.push(cache);
   return cache;
 }
@@ -54,7 +56,12 @@ describe('market cache', () => {
   });
 
   it('makes one load for concurrent misses', async () => {
-    const store = createMarketCache({ cache: sharedCache(), clock: fixedClock('2026-01-01T00:00:00Z'), lockTtlMs: 1_000, waitMs: 1_000 });
+    const store = createMarketCache({
+      cache: sharedCache(),
+      clock: fixedClock('2026-01-01T00:00:00Z'),
+      lockTtlMs: 1_000,
+      waitMs: 1_000,
+    });
     const source = counter('v', 50);
     const answers = await Promise.all(Array.from({ length: 50 }, () => store.get('k', POLICY, source.load)));
     assert.ok(answers.every((a) => a.value === 'v'));
@@ -69,7 +76,7 @@ describe('market cache', () => {
     const source = counter('shared', 100);
     await a.get('k', POLICY, source.load);
     assert.equal((await b.get('k', POLICY, source.load)).value, 'shared');
-    assert.equal(source.calls, 1, 'the second instance found the first one\'s entry');
+    assert.equal(source.calls, 1, "the second instance found the first one's entry");
 
     clock.advance(6_000);
     const both = await Promise.all([a.get('k', POLICY, source.load), b.get('k', POLICY, source.load)]);
@@ -90,7 +97,7 @@ describe('market cache', () => {
     };
     const holder = assert.rejects(a.get('k', POLICY, failing), /HTTP 500/);
     // a holds the lock once its load has begun.
-    await waitFor(() => calls === 1, 'the holder\'s load');
+    await waitFor(() => calls === 1, "the holder's load");
     const started = performance.now();
     await assert.rejects(b.get('k', POLICY, failing), /HTTP 500/);
     const waited = performance.now() - started;
@@ -107,7 +114,7 @@ describe('market cache', () => {
     const b = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 300 });
     const slow = counter('late', 3_000);
     const holder = a.get('k', POLICY, slow.load);
-    await waitFor(() => slow.calls === 1, 'the holder\'s load');
+    await waitFor(() => slow.calls === 1, "the holder's load");
     const started = performance.now();
     await assert.rejects(b.get('k', POLICY, slow.load), (error: AppError) => error.status === 504);
     // After its own 300 ms wait, not the holder's 3 s load: half the load is a wide margin.
@@ -123,7 +130,7 @@ describe('market cache', () => {
     const slow = store.get('k', POLICY, counter('late', 200).load);
     await new Promise((resolve) => setTimeout(resolve, 120));
     const other = await cache.acquire('market:lock:k', 10_000);
-    assert.ok(other, 'the slow load\'s lock has expired');
+    assert.ok(other, "the slow load's lock has expired");
     assert.equal((await slow).value, 'late');
     assert.equal(await cache.acquire('market:lock:k', 10_000), undefined, 'the other instance still holds its lock');
   });
@@ -137,13 +144,20 @@ describe('market cache', () => {
       throw upstreamDown();
     });
     assert.deepEqual([stale.value, stale.stale, clock.now().getTime() - stale.fetchedAt], ['old', true, 30_000]);
-    await assert.rejects(store.get('k', POLICY, async () => {
-      throw notFound('Unknown symbol: X');
-    }), /Unknown symbol/, 'only upstream failures fall back');
+    await assert.rejects(
+      store.get('k', POLICY, async () => {
+        throw notFound('Unknown symbol: X');
+      }),
+      /Unknown symbol/,
+      'only upstream failures fall back',
+    );
     clock.advance(30_001);
-    await assert.rejects(store.get('k', POLICY, async () => {
-      throw upstreamDown();
-    }), /HTTP 500/);
+    await assert.rejects(
+      store.get('k', POLICY, async () => {
+        throw upstreamDown();
+      }),
+      /HTTP 500/,
+    );
   });
 
   it('computes derived values once per entry', async () => {
@@ -163,6 +177,9 @@ describe('market cache', () => {
     clock.advance(5_000);
     await view();
     assert.equal(computed, 2, 'a new entry is a new input');
-    assert.deepEqual(store.ages().map((a) => [a.key, a.fresh]), [['rows', true]]);
+    assert.deepEqual(
+      store.ages().map((a) => [a.key, a.fresh]),
+      [['rows', true]],
+    );
   });
 });

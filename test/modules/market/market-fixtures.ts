@@ -15,14 +15,19 @@ export interface MarketHarness extends TestApp {
   stop(): Promise<void>;
 }
 
-export async function startMarket(options: {
-  env?: Record<string, string>;
-  clock?: Clock;
-  binance?: BinanceFakeOptions;
-  coingecko?: CoinGeckoFakeOptions;
-} = {}): Promise<MarketHarness> {
+export async function startMarket(
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    binance?: BinanceFakeOptions;
+    coingecko?: CoinGeckoFakeOptions;
+  } = {},
+): Promise<MarketHarness> {
   const { clock } = options;
-  const binance = await startBinanceFake({ ...(clock ? { weightClock: () => clock.now().getTime() } : {}), ...options.binance });
+  const binance = await startBinanceFake({
+    ...(clock ? { weightClock: () => clock.now().getTime() } : {}),
+    ...options.binance,
+  });
   const coingecko = await startCoinGeckoFake(options.coingecko);
   const app = await buildTestApp({
     clock: options.clock,
@@ -50,7 +55,11 @@ export async function startMarket(options: {
 
 export async function request<T>(app: FastifyInstance, url: string) {
   const response = await app.inject({ method: 'GET', url });
-  return { status: response.statusCode, body: response.json() as T, headers: response.headers as Record<string, unknown> };
+  return {
+    status: response.statusCode,
+    body: response.json() as T,
+    headers: response.headers as Record<string, unknown>,
+  };
 }
 
 interface Issue {
@@ -62,7 +71,10 @@ interface Issue {
 }
 
 /** A 422 in FastAPI's shape whose issues are exactly these (type and loc), in this order. */
-export function assertIssues(response: { status: number; body: unknown }, expected: { type: string; loc: (string | number)[]; ctx?: Record<string, unknown> }[]): Issue[] {
+export function assertIssues(
+  response: { status: number; body: unknown },
+  expected: { type: string; loc: (string | number)[]; ctx?: Record<string, unknown> }[],
+): Issue[] {
   assert.equal(response.status, 422, JSON.stringify(response.body));
   const { detail } = response.body as { detail: Issue[] };
   assert.ok(Array.isArray(detail), 'detail is a list of issues');

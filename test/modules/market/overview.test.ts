@@ -21,16 +21,39 @@ describe('market overview', () => {
       assert.equal(status, 200);
       assert.equal(body.count, 100);
       assert.equal(body.vs_currency, 'usd');
-      assert.deepEqual(body.assets.map((a) => a.rank), Array.from({ length: 100 }, (_, i) => i + 1));
+      assert.deepEqual(
+        body.assets.map((a) => a.rank),
+        Array.from({ length: 100 }, (_, i) => i + 1),
+      );
       const caps = body.assets.map((a) => a.market_cap as number);
-      assert.deepEqual(caps, [...caps].sort((a, b) => b - a));
+      assert.deepEqual(
+        caps,
+        [...caps].sort((a, b) => b - a),
+      );
       assert.deepEqual(
         { ...body.assets[0], image: undefined, last_updated: undefined, ath_date: undefined },
         {
-          rank: 1, id: 'bitcoin', asset: 'BTC', name: 'Bitcoin', symbol: 'BTCUSDT', base: 'BTC', quote: 'USDT', image: undefined,
-          price: 65000, market_cap: 1.2e12, volume_24h: 4.8e10, high_24h: 66950, low_24h: 63050, change_24h: body.assets[0]!.change_24h,
-          change_percent_24h: 2.5, circulating_supply: 18461538, total_supply: 18461538, max_supply: 21000000, ath: 91000,
-          ath_date: undefined, last_updated: undefined,
+          rank: 1,
+          id: 'bitcoin',
+          asset: 'BTC',
+          name: 'Bitcoin',
+          symbol: 'BTCUSDT',
+          base: 'BTC',
+          quote: 'USDT',
+          image: undefined,
+          price: 65000,
+          market_cap: 1.2e12,
+          volume_24h: 4.8e10,
+          high_24h: 66950,
+          low_24h: 63050,
+          change_24h: body.assets[0]!.change_24h,
+          change_percent_24h: 2.5,
+          circulating_supply: 18461538,
+          total_supply: 18461538,
+          max_supply: 21000000,
+          ath: 91000,
+          ath_date: undefined,
+          last_updated: undefined,
         },
       );
       const tether = body.assets.find((a) => a.id === 'tether')!;
@@ -50,8 +73,12 @@ describe('market overview', () => {
       assert.equal(body.count, 250);
       assert.equal(m.coingecko.requests.at(-1)!.params.get('per_page'), '250');
       assert.equal((await m.get<{ count: number }>('/api/v1/market/top?limit=1')).body.count, 1);
-      assertIssues(await m.get('/api/v1/market/top?limit=0'), [{ type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 1 } }]);
-      assertIssues(await m.get('/api/v1/market/top?limit=251'), [{ type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 250 } }]);
+      assertIssues(await m.get('/api/v1/market/top?limit=0'), [
+        { type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 1 } },
+      ]);
+      assertIssues(await m.get('/api/v1/market/top?limit=251'), [
+        { type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 250 } },
+      ]);
     });
   });
 
@@ -80,11 +107,28 @@ describe('market overview', () => {
 
   describe('GET /api/v1/market/movers', () => {
     it('answers gainers (rises only, largest first) and losers (falls only, largest first)', async () => {
-      const { status, body } = await m.get<{ gainers: Row[]; losers: Row[]; universe: number } & Row>('/api/v1/market/movers');
+      const { status, body } = await m.get<{ gainers: Row[]; losers: Row[]; universe: number } & Row>(
+        '/api/v1/market/movers',
+      );
       assert.equal(status, 200);
-      assert.deepEqual(body.gainers.map((r) => r.symbol), ['DOGEUSDT', 'SOLUSDT', 'AVAXUSDT', 'SOLBTC', 'LINKUSDT', 'BTCUSDT', 'BTCUSDC', 'BTCEUR', 'ADAUSDT', 'BNBUSDT']);
-      assert.deepEqual(body.losers.map((r) => r.symbol), ['DOTUSDT', 'ETHBTC', 'XRPUSDT', 'ETHUSDT', 'ETHUSDC', 'BNBBTC', 'LTCUSDT']);
-      assert.deepEqual(body.gainers[0], { symbol: 'DOGEUSDT', base: 'DOGE', quote: 'USDT', price: 0.12, change_percent: 8.7, volume: 2e9, quote_volume: 2.4e8, trades: 600000 });
+      assert.deepEqual(
+        body.gainers.map((r) => r.symbol),
+        ['DOGEUSDT', 'SOLUSDT', 'AVAXUSDT', 'SOLBTC', 'LINKUSDT', 'BTCUSDT', 'BTCUSDC', 'BTCEUR', 'ADAUSDT', 'BNBUSDT'],
+      );
+      assert.deepEqual(
+        body.losers.map((r) => r.symbol),
+        ['DOTUSDT', 'ETHBTC', 'XRPUSDT', 'ETHUSDT', 'ETHUSDC', 'BNBBTC', 'LTCUSDT'],
+      );
+      assert.deepEqual(body.gainers[0], {
+        symbol: 'DOGEUSDT',
+        base: 'DOGE',
+        quote: 'USDT',
+        price: 0.12,
+        change_percent: 8.7,
+        volume: 2e9,
+        quote_volume: 2.4e8,
+        trades: 600000,
+      });
       assert.equal(body.universe, 18);
       assertFresh(body);
       const two = await m.get<{ gainers: Row[]; losers: Row[] }>('/api/v1/market/movers?limit=2');
@@ -93,21 +137,30 @@ describe('market overview', () => {
     });
 
     it('refuses limit outside 1..50', async () => {
-      assertIssues(await m.get('/api/v1/market/movers?limit=0'), [{ type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 1 } }]);
-      assertIssues(await m.get('/api/v1/market/movers?limit=51'), [{ type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 50 } }]);
+      assertIssues(await m.get('/api/v1/market/movers?limit=0'), [
+        { type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 1 } },
+      ]);
+      assertIssues(await m.get('/api/v1/market/movers?limit=51'), [
+        { type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 50 } },
+      ]);
     });
   });
 
   describe('GET /api/v1/market/heatmap', () => {
     it('answers USDT pairs as tiles sized by quote volume whose shares add up to 100', async () => {
-      const { status, body } = await m.get<{ tiles: Row[]; count: number; total_size: number } & Row>('/api/v1/market/heatmap');
+      const { status, body } = await m.get<{ tiles: Row[]; count: number; total_size: number } & Row>(
+        '/api/v1/market/heatmap',
+      );
       assert.equal(status, 200);
       assert.equal(body.count, 12, 'every USDT pair of the fake fits in the default 50');
-      assert.deepEqual(body.tiles.slice(0, 3).map((t) => [t.asset, t.symbol, t.size, t.change_percent]), [
-        ['ETH', 'ETHUSDT', 8e8, -1.8],
-        ['BTC', 'BTCUSDT', 7.8e8, 2.5],
-        ['SOL', 'SOLUSDT', 4.5e8, 6.2],
-      ]);
+      assert.deepEqual(
+        body.tiles.slice(0, 3).map((t) => [t.asset, t.symbol, t.size, t.change_percent]),
+        [
+          ['ETH', 'ETHUSDT', 8e8, -1.8],
+          ['BTC', 'BTCUSDT', 7.8e8, 2.5],
+          ['SOL', 'SOLUSDT', 4.5e8, 6.2],
+        ],
+      );
       assert.equal(body.total_size, 3_237_000_000);
       assert.equal(body.size_metric, 'quote_volume_usdt');
       assert.ok(Math.abs(sum(body.tiles.map((t) => t.share_percent as number)) - 100) < 0.001);
@@ -116,20 +169,34 @@ describe('market overview', () => {
     });
 
     it('refuses limit outside 10..100', async () => {
-      assertIssues(await m.get('/api/v1/market/heatmap?limit=9'), [{ type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 10 } }]);
-      assertIssues(await m.get('/api/v1/market/heatmap?limit=101'), [{ type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 100 } }]);
+      assertIssues(await m.get('/api/v1/market/heatmap?limit=9'), [
+        { type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 10 } },
+      ]);
+      assertIssues(await m.get('/api/v1/market/heatmap?limit=101'), [
+        { type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 100 } },
+      ]);
     });
   });
 
   describe('GET /api/v1/market/volume-distribution', () => {
-    it('answers each asset\'s share of the USDT-valued quote volume, and leaves unpriced pairs out', async () => {
-      const { status, body } = await m.get<{ assets: Row[]; quotes: Row[]; other: Row } & Row>('/api/v1/market/volume-distribution');
+    it("answers each asset's share of the USDT-valued quote volume, and leaves unpriced pairs out", async () => {
+      const { status, body } = await m.get<{ assets: Row[]; quotes: Row[]; other: Row } & Row>(
+        '/api/v1/market/volume-distribution',
+      );
       assert.equal(status, 200);
       // ETH: 800M on ETHUSDT plus 4,410 BTC on ETHBTC at 65,000 USDT.
-      assert.deepEqual(body.assets[0], { asset: 'ETH', quote_volume_usdt: 1_086_650_000, share_percent: 30.2835, pairs: 2 });
+      assert.deepEqual(body.assets[0], {
+        asset: 'ETH',
+        quote_volume_usdt: 1_086_650_000,
+        share_percent: 30.2835,
+        pairs: 2,
+      });
       assert.equal(body.total_quote_volume_usdt, 3_588_260_000);
       assert.equal(body.unpriced_pairs, 3, 'BTCUSDC, ETHUSDC and BTCEUR have no USDC/EUR price in USDT');
-      assert.deepEqual(body.quotes.map((q) => q.quote), ['USDT', 'BTC']);
+      assert.deepEqual(
+        body.quotes.map((q) => q.quote),
+        ['USDT', 'BTC'],
+      );
       assert.deepEqual(body.other, { quote_volume_usdt: 0, share_percent: 0, pairs: 0, assets: 0 });
       assert.ok(Math.abs(sum(body.assets.map((a) => a.share_percent as number)) - 100) < 0.001);
       assert.equal(body.reference_quote, 'USDT');
@@ -144,8 +211,23 @@ describe('market overview', () => {
       assert.equal(body.total_trades_24h, sum(m.binance.symbols.map((s) => s.count)));
       assert.equal(body.active_pairs, 18);
       assert.equal(body.total_quote_volume_usdt, 3_588_260_000);
-      assert.deepEqual(body.most_traded.slice(0, 3).map((p) => [p.symbol, p.trades]), [['BTCUSDT', 1_800_000], ['ETHUSDT', 1_200_000], ['SOLUSDT', 900_000]]);
-      assert.deepEqual(body.by_quote.map((q) => [q.quote, q.trades]), [['USDT', 6_520_000], ['USDC', 600_000], ['BTC', 450_000], ['EUR', 50_000]]);
+      assert.deepEqual(
+        body.most_traded.slice(0, 3).map((p) => [p.symbol, p.trades]),
+        [
+          ['BTCUSDT', 1_800_000],
+          ['ETHUSDT', 1_200_000],
+          ['SOLUSDT', 900_000],
+        ],
+      );
+      assert.deepEqual(
+        body.by_quote.map((q) => [q.quote, q.trades]),
+        [
+          ['USDT', 6_520_000],
+          ['USDC', 600_000],
+          ['BTC', 450_000],
+          ['EUR', 50_000],
+        ],
+      );
       assert.equal(body.by_quote[0]!.share_percent, 85.5643);
       assertFresh(body);
     });
@@ -153,22 +235,38 @@ describe('market overview', () => {
 
   describe('GET /api/v1/market/trending', () => {
     it('ranks pairs by 24 h trades × |24 h change %|', async () => {
-      const { status, body } = await m.get<{ pairs: Row[]; count: number; rule: string } & Row>('/api/v1/market/trending');
+      const { status, body } = await m.get<{ pairs: Row[]; count: number; rule: string } & Row>(
+        '/api/v1/market/trending',
+      );
       assert.equal(status, 200);
       const expected = m.binance.symbols
         .map((s) => ({ symbol: s.symbol, score: s.count * Math.abs(s.changePercent) }))
         .sort((a, b) => b.score - a.score || a.symbol.localeCompare(b.symbol));
       assert.equal(body.count, 18);
-      assert.deepEqual(body.pairs.map((p) => p.symbol), expected.map((e) => e.symbol));
-      assert.deepEqual(body.pairs.slice(0, 3).map((p) => [p.rank, p.symbol, p.score]), [[1, 'SOLUSDT', 5_580_000], [2, 'DOGEUSDT', 5_220_000], [3, 'BTCUSDT', 4_500_000]]);
+      assert.deepEqual(
+        body.pairs.map((p) => p.symbol),
+        expected.map((e) => e.symbol),
+      );
+      assert.deepEqual(
+        body.pairs.slice(0, 3).map((p) => [p.rank, p.symbol, p.score]),
+        [
+          [1, 'SOLUSDT', 5_580_000],
+          [2, 'DOGEUSDT', 5_220_000],
+          [3, 'BTCUSDT', 4_500_000],
+        ],
+      );
       assert.match(body.rule, /trades × \|24 h price change %\|/);
       assertFresh(body);
       assert.equal((await m.get<{ count: number }>('/api/v1/market/trending?limit=5')).body.count, 5);
     });
 
     it('refuses limit outside 5..50', async () => {
-      assertIssues(await m.get('/api/v1/market/trending?limit=4'), [{ type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 5 } }]);
-      assertIssues(await m.get('/api/v1/market/trending?limit=51'), [{ type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 50 } }]);
+      assertIssues(await m.get('/api/v1/market/trending?limit=4'), [
+        { type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 5 } },
+      ]);
+      assertIssues(await m.get('/api/v1/market/trending?limit=51'), [
+        { type: 'less_than_equal', loc: ['query', 'limit'], ctx: { le: 50 } },
+      ]);
     });
   });
 
@@ -179,7 +277,10 @@ describe('market overview', () => {
 
 describe('CoinGecko API key', () => {
   it('sends a configured demo key in x-cg-demo-api-key', async () => {
-    const m = await startMarket({ coingecko: { apiKey: 'CG-demo-key-123', plan: 'demo' }, env: { COINGECKO_API_KEY: 'CG-demo-key-123' } });
+    const m = await startMarket({
+      coingecko: { apiKey: 'CG-demo-key-123', plan: 'demo' },
+      env: { COINGECKO_API_KEY: 'CG-demo-key-123' },
+    });
     try {
       const { status } = await m.get('/api/v1/market/top?limit=5');
       assert.equal(status, 200);
@@ -204,7 +305,10 @@ describe('CoinGecko API key', () => {
   });
 
   it('answers 502 when CoinGecko refuses the key, without revealing it', async () => {
-    const m = await startMarket({ coingecko: { apiKey: 'the-right-key', plan: 'demo' }, env: { COINGECKO_API_KEY: 'a-wrong-key-789', LOG_LEVEL: 'debug' } });
+    const m = await startMarket({
+      coingecko: { apiKey: 'the-right-key', plan: 'demo' },
+      env: { COINGECKO_API_KEY: 'a-wrong-key-789', LOG_LEVEL: 'debug' },
+    });
     try {
       const { status, body } = await m.get('/api/v1/market/top');
       assert.equal(status, 502);

@@ -9,7 +9,11 @@ import { assertIssues, startMarket, waitFor, type MarketHarness } from './market
 type Price = { symbol: string; price: number; ts: string; source: string };
 
 /** The raw text of a stream until `until` matches it (or the time is up). */
-async function rawStream(url: string, until: RegExp, timeoutMs = 5_000): Promise<{ status: number; headers: Headers; text: string }> {
+async function rawStream(
+  url: string,
+  until: RegExp,
+  timeoutMs = 5_000,
+): Promise<{ status: number; headers: Headers; text: string }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const response = await fetch(url, { signal: controller.signal });
@@ -57,7 +61,10 @@ describe('the market price stream', () => {
     try {
       const snapshot = await stream.waitFor((e) => e.type === 'snapshot', 5_000, 'the snapshot');
       const prices = snapshot.data.prices as Price[];
-      assert.deepEqual(prices.map((p) => p.symbol), ['BTCUSDT', 'ETHUSDT']);
+      assert.deepEqual(
+        prices.map((p) => p.symbol),
+        ['BTCUSDT', 'ETHUSDT'],
+      );
       assert.equal(snapshot.data.count, 2);
       for (const price of prices) {
         assert.equal(typeof price.price, 'number');
@@ -69,11 +76,18 @@ describe('the market price stream', () => {
       ws.setPrice('BTCUSDT', '70123.45');
       ws.setPrice('SOLUSDT', '151.00');
       ws.push(['BTCUSDT', 'SOLUSDT']);
-      const moved = await stream.waitFor((e) => e.type === 'price' && e.data.price === 70123.45, 5_000, 'the BTCUSDT price');
+      const moved = await stream.waitFor(
+        (e) => e.type === 'price' && e.data.price === 70123.45,
+        5_000,
+        'the BTCUSDT price',
+      );
       assert.deepEqual(Object.keys(moved.data).sort(), ['price', 'source', 'symbol', 'ts']);
       assert.equal(moved.data.symbol, 'BTCUSDT');
       assert.equal(moved.data.source, 'stream');
-      assert.ok(!stream.events.some((e) => e.type === 'price' && e.data.symbol === 'SOLUSDT'), 'pairs not asked for are not sent');
+      assert.ok(
+        !stream.events.some((e) => e.type === 'price' && e.data.symbol === 'SOLUSDT'),
+        'pairs not asked for are not sent',
+      );
     } finally {
       stream.close();
     }
@@ -103,7 +117,9 @@ describe('the market price stream', () => {
     const [issue] = assertIssues(unknown, [{ type: 'value_error', loc: ['query', 'symbols'] }]);
     assert.match(issue!.msg, /NOPEUSDT/);
     const many = Array.from({ length: 201 }, (_, i) => `C${i}USDT`).join(',');
-    assertIssues(await m.get(`/api/v1/market/stream?symbols=${many}`), [{ type: 'value_error', loc: ['query', 'symbols'] }]);
+    assertIssues(await m.get(`/api/v1/market/stream?symbols=${many}`), [
+      { type: 'value_error', loc: ['query', 'symbols'] },
+    ]);
     assertIssues(await m.get('/api/v1/market/stream?symbols=,,'), [{ type: 'value_error', loc: ['query', 'symbols'] }]);
   });
 
@@ -123,11 +139,19 @@ describe('the market price stream', () => {
       await stream.waitFor((e) => e.type === 'snapshot');
       ws.refuseConnections(100);
       ws.dropConnections();
-      await waitFor(async () => (await m.get<{ feed: string }>('/api/v1/market/prices/live?symbols=BNBUSDT')).body.feed === 'rest', 5_000, 'the fallback');
+      await waitFor(
+        async () => (await m.get<{ feed: string }>('/api/v1/market/prices/live?symbols=BNBUSDT')).body.feed === 'rest',
+        5_000,
+        'the fallback',
+      );
       const bnb = m.binance.symbols.find((s) => s.symbol === 'BNBUSDT')!;
       bnb.price = String(Number(bnb.price) + 11.5);
       // The REST price list is cached 5 s and polled every 2 s.
-      const polled = await stream.waitFor((e) => e.type === 'price' && e.data.price === Number(bnb.price), 12_000, 'a REST price');
+      const polled = await stream.waitFor(
+        (e) => e.type === 'price' && e.data.price === Number(bnb.price),
+        12_000,
+        'a REST price',
+      );
       assert.equal(polled.data.source, 'rest');
     } finally {
       stream.close();

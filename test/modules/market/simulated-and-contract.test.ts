@@ -32,7 +32,9 @@ describe('simulated market source', () => {
   before(async () => {
     // Real upstream URLs that are unreachable here: the simulated source must not need them.
     const nowhere = `http://127.0.0.1:${await closedPort()}`;
-    t = await buildTestApp({ env: { MARKET_DATA_SOURCE: 'simulated', BINANCE_API_URL: nowhere, COINGECKO_API_URL: nowhere } });
+    t = await buildTestApp({
+      env: { MARKET_DATA_SOURCE: 'simulated', BINANCE_API_URL: nowhere, COINGECKO_API_URL: nowhere },
+    });
   });
   after(() => t.close());
 
@@ -65,9 +67,15 @@ describe('simulated market source', () => {
       assert.ok(rows.length > 0, url);
       for (const row of rows) assert.equal(row.source, 'simulated', url);
     }
-    const live = await request<{ prices: Record<string, { feed: string }> }>(t.app, '/api/v1/market/prices?symbols=BTCUSDT');
+    const live = await request<{ prices: Record<string, { feed: string }> }>(
+      t.app,
+      '/api/v1/market/prices?symbols=BTCUSDT',
+    );
     assert.equal(live.body.prices.BTCUSDT!.feed, 'simulated');
-    const range = await request<{ count: number }>(t.app, `/api/v1/market/ohlc-range?symbol=BTCUSDT&start=${start.toISOString()}&end=${end.toISOString()}`);
+    const range = await request<{ count: number }>(
+      t.app,
+      `/api/v1/market/ohlc-range?symbol=BTCUSDT&start=${start.toISOString()}&end=${end.toISOString()}`,
+    );
     assert.equal(range.body.count, 10);
     assert.equal((await request(t.app, '/api/v1/market/prices/DOTUSDT')).status, 404);
   });
@@ -83,9 +91,24 @@ describe('simulated market source', () => {
   });
 
   it('types the answer of every market operation in the OpenAPI document', async () => {
-    const doc = (await request<{ paths: Record<string, Record<string, { tags: string[]; responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>> }>(t.app, '/openapi.json')).body;
+    const doc = (
+      await request<{
+        paths: Record<
+          string,
+          Record<
+            string,
+            {
+              tags: string[];
+              responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+            }
+          >
+        >;
+      }>(t.app, '/openapi.json')
+    ).body;
     // The price stream answers text/event-stream (test/modules/streams/openapi.test.ts checks its events).
-    const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/market/') && p !== '/api/v1/market/stream');
+    const paths = Object.keys(doc.paths).filter(
+      (p) => p.startsWith('/api/v1/market/') && p !== '/api/v1/market/stream',
+    );
     assert.deepEqual(paths.sort(), [...OPERATIONS].sort());
     for (const path of OPERATIONS) {
       const operation = doc.paths[path]!.get!;
@@ -94,8 +117,12 @@ describe('simulated market source', () => {
       const typed = schema.type === 'array' ? (schema.items as Record<string, unknown>) : schema;
       assert.equal(typed.type, 'object', path);
       assert.ok(Object.keys(typed.properties as object).length > 3, `${path} lists its fields`);
-      assert.ok((typed.required as string[]).includes('source') || path === '/api/v1/market/status', `${path} says where its data came from`);
-      for (const status of ['502', '503', '504']) if (path !== '/api/v1/market/status') assert.ok(operation.responses[status], `${path} documents ${status}`);
+      assert.ok(
+        (typed.required as string[]).includes('source') || path === '/api/v1/market/status',
+        `${path} says where its data came from`,
+      );
+      for (const status of ['502', '503', '504'])
+        if (path !== '/api/v1/market/status') assert.ok(operation.responses[status], `${path} documents ${status}`);
     }
   });
 });

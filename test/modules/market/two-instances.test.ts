@@ -10,7 +10,9 @@ import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
-const NO_REDIS = process.env.REDIS_URL ? false : 'REDIS_URL is not set: two instances share their market cache and lock only through Redis';
+const NO_REDIS = process.env.REDIS_URL
+  ? false
+  : 'REDIS_URL is not set: two instances share their market cache and lock only through Redis';
 const TIMEOUT_MS = 4_000;
 
 describe('two instances, one Redis, a failing venue', { skip: NO_REDIS }, () => {
@@ -41,8 +43,19 @@ describe('two instances, one Redis, a failing venue', { skip: NO_REDIS }, () => 
   // Each fault, and what the holder answers: a venue's 5xx is a bad gateway, its silence a gateway timeout.
   for (const [fault, make, status] of [
     // Late enough that the waiter reaches the lock first on a busy machine, still inside the timeout.
-    ['503 after 2.5 s', () => binance.delay(2_500, { pathPrefix: '/api/v3/ticker/24hr' }).fail(503, undefined, { pathPrefix: '/api/v3/ticker/24hr' }), 502],
-    ['no answer (the holder times out)', () => binance.delay(TIMEOUT_MS + 1_500, { pathPrefix: '/api/v3/ticker/24hr' }), 504],
+    [
+      '503 after 2.5 s',
+      () =>
+        binance
+          .delay(2_500, { pathPrefix: '/api/v3/ticker/24hr' })
+          .fail(503, undefined, { pathPrefix: '/api/v3/ticker/24hr' }),
+      502,
+    ],
+    [
+      'no answer (the holder times out)',
+      () => binance.delay(TIMEOUT_MS + 1_500, { pathPrefix: '/api/v3/ticker/24hr' }),
+      504,
+    ],
   ] as const) {
     it(`${fault}: the waiter answers the holder's failure within the budget, one upstream call for both`, async () => {
       const before = binance.countRequests('/api/v3/ticker/24hr');
@@ -50,7 +63,7 @@ describe('two instances, one Redis, a failing venue', { skip: NO_REDIS }, () => 
       const url = `/api/v1/market/ticker?limit=${fault.startsWith('503') ? 5 : 6}`;
       const holder = a.app.inject({ method: 'GET', url });
       // The holder has the lock once its upstream call has arrived.
-      await waitFor(() => binance.countRequests('/api/v3/ticker/24hr') > before, 'the holder\'s upstream call', 10_000);
+      await waitFor(() => binance.countRequests('/api/v3/ticker/24hr') > before, "the holder's upstream call", 10_000);
       const started = performance.now();
       const waiter = await b.app.inject({ method: 'GET', url });
       const waited = performance.now() - started;

@@ -10,7 +10,10 @@ type Row = Record<string, unknown>;
 // The start of a minute, so that the weight budget's minute does not roll over during a test.
 const START = '2026-03-02T10:00:00.000Z';
 
-async function withMarket(options: Parameters<typeof startMarket>[0], run: (m: MarketHarness, clock: ReturnType<typeof fixedClock>) => Promise<void>) {
+async function withMarket(
+  options: Parameters<typeof startMarket>[0],
+  run: (m: MarketHarness, clock: ReturnType<typeof fixedClock>) => Promise<void>,
+) {
   const clock = fixedClock(START);
   const m = await startMarket({ clock, ...options });
   try {
@@ -26,14 +29,18 @@ describe('single flight', () => {
   it('answers 200 concurrent requests for one key with one upstream call', () =>
     withMarket({}, async (m) => {
       m.binance.delay(200, { pathPrefix: '/api/v3/ticker/24hr' });
-      const answers = await Promise.all(Array.from({ length: 200 }, () => m.get<Row[]>('/api/v1/market/ticker?limit=20')));
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, () => m.get<Row[]>('/api/v1/market/ticker?limit=20')),
+      );
       assert.ok(answers.every((a) => a.status === 200));
       assert.ok(answers.every((a) => JSON.stringify(a.body) === JSON.stringify(answers[0]!.body)));
       assert.equal(m.binance.countRequests('/api/v3/ticker/24hr'), 1);
       assert.equal(m.binance.countRequests('/api/v3/exchangeInfo'), 1);
 
       m.binance.delay(200, { pathPrefix: '/api/v3/klines' });
-      const candles = await Promise.all(Array.from({ length: 200 }, (_, i) => m.get(`/api/v1/market/ohlc?symbol=ETHUSDT&interval=5m&limit=${i + 1}`)));
+      const candles = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => m.get(`/api/v1/market/ohlc?symbol=ETHUSDT&interval=5m&limit=${i + 1}`)),
+      );
       assert.ok(candles.every((a) => a.status === 200));
       assert.equal(m.binance.countRequests('/api/v3/klines'), 1);
     }));
@@ -43,14 +50,24 @@ describe('rate limits', () => {
   it('after a 429 with Retry-After, calls nothing until it has passed and answers 503', () =>
     withMarket({}, async (m, clock) => {
       assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
-      m.binance.fail(429, { code: -1003, msg: 'Too many requests; current limit is 6000 request weight per 1 MINUTE.' }, { retryAfter: 30 });
+      m.binance.fail(
+        429,
+        { code: -1003, msg: 'Too many requests; current limit is 6000 request weight per 1 MINUTE.' },
+        { retryAfter: 30 },
+      );
       const refused = await m.get('/api/v1/market/ticker');
       assert.equal(refused.status, 503);
       assert.equal(refused.headers['retry-after'], '30');
       assert.deepEqual(refused.body, { detail: 'Binance is not being called for 30 s after HTTP 429 (rate limit)' });
       const seen = binanceCalls(m);
 
-      for (const url of ['/api/v1/market/ticker', '/api/v1/market/ohlc?symbol=BTCUSDT', '/api/v1/market/orderbook?symbol=BTCUSDT', '/api/v1/market/prices?symbols=BTCUSDT', '/api/v1/market/movers']) {
+      for (const url of [
+        '/api/v1/market/ticker',
+        '/api/v1/market/ohlc?symbol=BTCUSDT',
+        '/api/v1/market/orderbook?symbol=BTCUSDT',
+        '/api/v1/market/prices?symbols=BTCUSDT',
+        '/api/v1/market/movers',
+      ]) {
         const answer = await m.get(url);
         assert.equal(answer.status, 503, url);
         assert.ok(Number(answer.headers['retry-after']) > 0);
@@ -87,7 +104,7 @@ describe('rate limits', () => {
       assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
     }));
 
-  it('refuses calls that would take the minute\'s used weight over the budget, before making them', () =>
+  it("refuses calls that would take the minute's used weight over the budget, before making them", () =>
     withMarket({ binance: { weightLimit: 120 } }, async (m) => {
       // exchangeInfo tells the real limit (120, so a budget of 96) and costs 20.
       assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
@@ -96,7 +113,11 @@ describe('rate limits', () => {
       assert.equal(refused.headers['retry-after'], '60');
       assert.deepEqual(refused.body, { detail: 'Binance request weight budget for this minute is used up (20 of 96)' });
       assert.equal(m.binance.countRequests('/api/v3/ticker/24hr'), 0);
-      assert.equal((await m.get('/api/v1/market/orderbook?symbol=BTCUSDT')).status, 200, 'a depth call weighs 5 and fits');
+      assert.equal(
+        (await m.get('/api/v1/market/orderbook?symbol=BTCUSDT')).status,
+        200,
+        'a depth call weighs 5 and fits',
+      );
       const { body } = await m.get<{ upstreams: Record<string, Row> }>('/api/v1/market/status');
       assert.equal(body.upstreams.binance!.used_weight_1m, 25);
       assert.equal(body.upstreams.binance!.weight_limit_1m, 120);
@@ -136,8 +157,14 @@ describe('upstream errors', () => {
         // A success in between keeps the five-failures circuit closed.
         assert.equal((await m.get('/api/v1/market/orderbook?symbol=ETHUSDT')).status, 200);
       }
-      m.coingecko.fail(200, { status: { error_code: 10002, error_message: 'API Key Missing' } }, { pathPrefix: '/coins/markets' });
-      assert.deepEqual((await m.get('/api/v1/market/top')).body, { detail: 'CoinGecko answered /coins/markets with a body of an unexpected shape' });
+      m.coingecko.fail(
+        200,
+        { status: { error_code: 10002, error_message: 'API Key Missing' } },
+        { pathPrefix: '/coins/markets' },
+      );
+      assert.deepEqual((await m.get('/api/v1/market/top')).body, {
+        detail: 'CoinGecko answered /coins/markets with a body of an unexpected shape',
+      });
       m.coingecko.fail(200, {}, { pathPrefix: '/global' });
       const stats = await m.get('/api/v1/market/stats');
       assert.notEqual(stats.status, 500);
@@ -146,7 +173,13 @@ describe('upstream errors', () => {
   it('every view of the 24 h tickers, and live prices without the stream, answer 502 when Binance fails', () =>
     withMarket({}, async (m) => {
       assert.equal((await m.get('/api/v1/market/symbols')).status, 200);
-      for (const url of ['/api/v1/market/heatmap', '/api/v1/market/volume-distribution', '/api/v1/market/activity', '/api/v1/market/trending', '/api/v1/market/prices/live']) {
+      for (const url of [
+        '/api/v1/market/heatmap',
+        '/api/v1/market/volume-distribution',
+        '/api/v1/market/activity',
+        '/api/v1/market/trending',
+        '/api/v1/market/prices/live',
+      ]) {
         m.binance.fail(500);
         const failed = await m.get(url);
         assert.equal(failed.status, 502, url);
@@ -168,12 +201,18 @@ describe('upstream errors', () => {
       assert.equal(m.binance.countRequests('/api/v3/klines'), 4, 'the failed load cached nothing');
     }));
 
-  it('answers 502 with the upstream\'s words when it fails with 5xx', () =>
+  it("answers 502 with the upstream's words when it fails with 5xx", () =>
     withMarket({}, async (m) => {
-      m.binance.fail(500, { code: -1000, msg: 'An unknown error occurred while processing the request.' }, { pathPrefix: '/api/v3/depth' });
+      m.binance.fail(
+        500,
+        { code: -1000, msg: 'An unknown error occurred while processing the request.' },
+        { pathPrefix: '/api/v3/depth' },
+      );
       const failed = await m.get('/api/v1/market/orderbook?symbol=BTCUSDT');
       assert.equal(failed.status, 502);
-      assert.deepEqual(failed.body, { detail: 'Binance answered HTTP 500: An unknown error occurred while processing the request. (code -1000)' });
+      assert.deepEqual(failed.body, {
+        detail: 'Binance answered HTTP 500: An unknown error occurred while processing the request. (code -1000)',
+      });
       m.coingecko.fail(503, { error: 'Service Unavailable' });
       const top = await m.get('/api/v1/market/top');
       assert.equal(top.status, 502);
@@ -238,7 +277,13 @@ describe('stale answers', () => {
       m.binance.fail(500, undefined, { pathPrefix: '/api/v3/ticker/24hr', times: 2 });
       const stale = await m.get<Row[]>('/api/v1/market/ticker?limit=2');
       assert.equal(stale.status, 200);
-      assert.deepEqual(stale.body.map((r) => [r.symbol, r.price, r.stale, r.age_seconds]), [['ETHUSDT', 3200, true, 10], ['BTCUSDT', 65000, true, 10]]);
+      assert.deepEqual(
+        stale.body.map((r) => [r.symbol, r.price, r.stale, r.age_seconds]),
+        [
+          ['ETHUSDT', 3200, true, 10],
+          ['BTCUSDT', 65000, true, 10],
+        ],
+      );
       assert.equal(stale.body[0]!.updated_at, START);
       const movers = await m.get<Row>('/api/v1/market/movers');
       assert.equal(movers.body.stale, true);
@@ -265,6 +310,9 @@ describe('stale answers', () => {
       assert.equal(later.body.age_seconds, 36);
       assert.equal(binanceCalls(m), seen);
       const { body } = await m.get<{ caches: Row[] }>('/api/v1/market/status');
-      assert.deepEqual(body.caches.find((c) => c.key === 'candles:BTCUSDT:1m'), { key: 'candles:BTCUSDT:1m', age_seconds: 36, ttl_seconds: 5, fresh: false });
+      assert.deepEqual(
+        body.caches.find((c) => c.key === 'candles:BTCUSDT:1m'),
+        { key: 'candles:BTCUSDT:1m', age_seconds: 36, ttl_seconds: 5, fresh: false },
+      );
     }));
 });

@@ -31,7 +31,8 @@ describe('chat notifications to a Discord-compatible webhook', () => {
     await receiver.close();
   });
 
-  const enqueue = async (chat: ChatMessage) => (await t.modules.notifications.messages.chat(t.database.db, chat, clock.now()))!;
+  const enqueue = async (chat: ChatMessage) =>
+    (await t.modules.notifications.messages.chat(t.database.db, chat, clock.now()))!;
   const row = async (id: string) => (await t.database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
 
   it('posts content and one embed coloured by level, and counts the 204 as delivered', async () => {
@@ -69,8 +70,18 @@ describe('chat notifications to a Discord-compatible webhook', () => {
   });
 
   it('keeps oversized messages within Discord limits, so the receiver accepts them', async () => {
-    const fields = Array.from({ length: 30 }, (_, i) => ({ name: `field ${i} ${'n'.repeat(300)}`, value: 'v'.repeat(2000) }));
-    const id = await enqueue({ source: 'errormon', title: 'T'.repeat(300), text: 'd'.repeat(5000), level: 'error', url: 'not a url', fields });
+    const fields = Array.from({ length: 30 }, (_, i) => ({
+      name: `field ${i} ${'n'.repeat(300)}`,
+      value: 'v'.repeat(2000),
+    }));
+    const id = await enqueue({
+      source: 'errormon',
+      title: 'T'.repeat(300),
+      text: 'd'.repeat(5000),
+      level: 'error',
+      url: 'not a url',
+      fields,
+    });
     await t.platform.outbox.drain();
     assert.equal((await row(id)).status, 'done', (await row(id)).lastError ?? '');
     const embed = (receiver.accepted.at(-1) as { embeds: Embed[] }).embeds[0]!;
@@ -81,13 +92,21 @@ describe('chat notifications to a Discord-compatible webhook', () => {
     assert.equal(embed.url, undefined, 'a link Discord would refuse is left out');
     assert.ok(embed.fields.length <= 25);
     assert.ok(embed.fields.every((f) => f.name.length <= 256 && f.value.length <= 1024));
-    const total = embed.title.length + embed.description!.length + embed.footer.text.length + embed.fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
+    const total =
+      embed.title.length +
+      embed.description!.length +
+      embed.footer.text.length +
+      embed.fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
     assert.ok(total <= 6000, String(total));
   });
 
   it('waits for retry_after from a 429 body (seconds, a float), then delivers', async () => {
     const id = await enqueue({ source: 'edge', title: 'Deployment ready', text: 'production' });
-    receiver.respondNext({ status: 429, headers: { 'retry-after': '3' }, body: { message: 'You are being rate limited.', retry_after: 2.5, global: false } });
+    receiver.respondNext({
+      status: 429,
+      headers: { 'retry-after': '3' },
+      body: { message: 'You are being rate limited.', retry_after: 2.5, global: false },
+    });
     await t.platform.outbox.drain();
     const waiting = await row(id);
     assert.equal(waiting.status, 'pending');

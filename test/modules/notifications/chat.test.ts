@@ -36,7 +36,8 @@ describe('chat notifications to a Slack-compatible webhook', () => {
     await receiver.close();
   });
 
-  const enqueue = async (chat: ChatMessage = message) => (await t.modules.notifications.messages.chat(t.database.db, chat, clock.now()))!;
+  const enqueue = async (chat: ChatMessage = message) =>
+    (await t.modules.notifications.messages.chat(t.database.db, chat, clock.now()))!;
   const row = async (id: string) => (await t.database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
 
   it('posts text and blocks, and marks the row delivered', async () => {
@@ -45,13 +46,18 @@ describe('chat notifications to a Slack-compatible webhook', () => {
     assert.equal(receiver.accepted.length, 1);
     const body = receiver.accepted[0] as { text: string; blocks: { type: string; [k: string]: unknown }[] };
     assert.equal(body.text, '🚨 Build failed on main: Workflow *ci* failed for &lt;@here&gt; &amp; friends');
-    assert.deepEqual(body.blocks.map((b) => b.type), ['header', 'section', 'section', 'actions', 'context']);
+    assert.deepEqual(
+      body.blocks.map((b) => b.type),
+      ['header', 'section', 'section', 'actions', 'context'],
+    );
     assert.deepEqual(body.blocks[0]!.text, { type: 'plain_text', text: '🚨 Build failed on main', emoji: true });
     assert.deepEqual(body.blocks[2]!.fields, [
       { type: 'mrkdwn', text: '*Branch*\nmain' },
       { type: 'mrkdwn', text: '*Commit*\nabc123' },
     ]);
-    assert.deepEqual(body.blocks[3]!.elements, [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: 'https://example.com/runs/42' }]);
+    assert.deepEqual(body.blocks[3]!.elements, [
+      { type: 'button', text: { type: 'plain_text', text: 'Open' }, url: 'https://example.com/runs/42' },
+    ]);
     assert.equal(receiver.received.at(-1)!.headers['content-type'], 'application/json');
     const delivered = await row(id);
     assert.equal(delivered.status, 'done');
@@ -87,7 +93,13 @@ describe('chat notifications to a Slack-compatible webhook', () => {
     const ids: string[] = [];
     for (const title of titles) {
       // Two attempts only: if a 429 used one up, the first row would die at its second 429.
-      ids.push((await enqueueRow(t.database.db, { kind: CHAT_KIND, payload: { ...message, title }, maxAttempts: 2 }, clock.now()))!);
+      ids.push(
+        (await enqueueRow(
+          t.database.db,
+          { kind: CHAT_KIND, payload: { ...message, title }, maxAttempts: 2 },
+          clock.now(),
+        ))!,
+      );
       clock.advance(1);
     }
     const posts = () => receiver.received.filter((r) => String(r.body.text).includes('held back')).length;
@@ -98,8 +110,18 @@ describe('chat notifications to a Slack-compatible webhook', () => {
       await t.platform.outbox.drain();
       assert.equal(posts(), window, `exactly one post reaches the receiver in window ${window}`);
       const held = await Promise.all(ids.map(row));
-      assert.deepEqual(held.map((r) => [r.status, r.attempts]), [['pending', 0], ['pending', 0], ['pending', 0]]);
-      assert.ok(held.every((r) => r.availableAt.getTime() === clock.now().getTime() + 5000), 'each waits until the window ends');
+      assert.deepEqual(
+        held.map((r) => [r.status, r.attempts]),
+        [
+          ['pending', 0],
+          ['pending', 0],
+          ['pending', 0],
+        ],
+      );
+      assert.ok(
+        held.every((r) => r.availableAt.getTime() === clock.now().getTime() + 5000),
+        'each waits until the window ends',
+      );
       assert.match(held[1]!.lastError!, /^not sent: the chat webhook asked us to wait \(HTTP 429\), 5 s left$/);
       clock.advance(4_999);
       await t.platform.outbox.drain();
@@ -109,14 +131,30 @@ describe('chat notifications to a Slack-compatible webhook', () => {
     await t.platform.outbox.drain();
 
     const delivered = await Promise.all(ids.map(row));
-    assert.deepEqual(delivered.map((r) => [r.status, r.attempts]), [['done', 1], ['done', 1], ['done', 1]]);
+    assert.deepEqual(
+      delivered.map((r) => [r.status, r.attempts]),
+      [
+        ['done', 1],
+        ['done', 1],
+        ['done', 1],
+      ],
+    );
     assert.equal(posts(), 3 + 3);
     const accepted = receiver.accepted.map((b) => String(b.text)).filter((text) => text.includes('held back'));
-    assert.deepEqual(accepted.map((text) => /held back \d/.exec(text)![0]), titles, 'each once, in the order queued');
+    assert.deepEqual(
+      accepted.map((text) => /held back \d/.exec(text)![0]),
+      titles,
+      'each once, in the order queued',
+    );
   });
 
   it('dead-letters what the receiver refuses (400, 403, 404, 410) at once', async () => {
-    for (const [status, body] of [[400, 'invalid_payload'], [403, 'invalid_token'], [404, 'no_service'], [410, 'channel_is_archived']] as const) {
+    for (const [status, body] of [
+      [400, 'invalid_payload'],
+      [403, 'invalid_token'],
+      [404, 'no_service'],
+      [410, 'channel_is_archived'],
+    ] as const) {
       const id = await enqueue({ ...message, title: `refused ${status}` });
       receiver.respondNext({ status, body });
       await t.platform.outbox.drain();
@@ -132,7 +170,10 @@ describe('chat notifications to a Slack-compatible webhook', () => {
     receiver.respondNext({ status: 503, body: 'service unavailable' });
     await t.platform.outbox.drain();
     const waiting = await row(failing);
-    assert.deepEqual([waiting.status, waiting.lastError], ['pending', 'chat webhook answered HTTP 503 service unavailable']);
+    assert.deepEqual(
+      [waiting.status, waiting.lastError],
+      ['pending', 'chat webhook answered HTTP 503 service unavailable'],
+    );
     clock.advance(60_000);
     await t.platform.outbox.drain();
     const delivered = await row(failing);
@@ -169,10 +210,17 @@ describe('chat notifications to a Slack-compatible webhook', () => {
 
   it('delivers what other modules enqueue, e.g. an issue filed by an agent', async () => {
     const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const filed = await t.app.inject({ method: 'POST', url: '/api/v1/tracker/issues/agent', payload: { title: 'Flaky test', agent_id: 'qa-bot' }, headers: admin.headers });
+    const filed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tracker/issues/agent',
+      payload: { title: 'Flaky test', agent_id: 'qa-bot' },
+      headers: admin.headers,
+    });
     assert.equal(filed.statusCode, 201);
     await t.platform.outbox.drain();
-    const posted = receiver.accepted.find((b) => String(b.text).includes(`${filed.json().identifier} filed by agent qa-bot`));
+    const posted = receiver.accepted.find((b) =>
+      String(b.text).includes(`${filed.json().identifier} filed by agent qa-bot`),
+    );
     assert.ok(posted);
   });
 });
@@ -209,7 +257,15 @@ describe('notification status and the record-only mode', () => {
 
       const notifications = createNotificationsModule(t.platform);
       assert.deepEqual(await notifications.status(), {
-        chat: { configured: false, format: 'slack', pending: 0, dead: 0, lastSuccessAt: null, lastError: null, lastErrorAt: null },
+        chat: {
+          configured: false,
+          format: 'slack',
+          pending: 0,
+          dead: 0,
+          lastSuccessAt: null,
+          lastError: null,
+          lastErrorAt: null,
+        },
         mail: { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null, lastErrorAt: null },
       });
     } finally {
@@ -242,7 +298,14 @@ describe('notification status and the record-only mode', () => {
         lastError: 'chat webhook answered HTTP 500 oops',
         lastErrorAt: '2030-01-01T00:00:01.000Z',
       });
-      assert.deepEqual(status.mail, { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null, lastErrorAt: null });
+      assert.deepEqual(status.mail, {
+        configured: false,
+        pending: 0,
+        dead: 0,
+        lastSuccessAt: null,
+        lastError: null,
+        lastErrorAt: null,
+      });
     } finally {
       await t.close();
       await receiver.close();

@@ -27,7 +27,9 @@ describe('mail through SMTP', () => {
 
   const enqueue = async (mail: MailMessage) => {
     const key = `test:${randomUUID()}`;
-    assert.deepEqual(await t.modules.notifications.messages.mail(t.database.db, mail, clock.now(), key), { queued: true });
+    assert.deepEqual(await t.modules.notifications.messages.mail(t.database.db, mail, clock.now(), key), {
+      queued: true,
+    });
     const [row] = await t.database.db.select().from(outbox).where(eq(outbox.dedupeKey, key));
     return row!.id;
   };
@@ -35,7 +37,12 @@ describe('mail through SMTP', () => {
   const mailsTo = (address: string) => smtp.received.filter((m) => m.to.includes(address));
 
   it('sends text and html from MAIL_FROM to the recipient', async () => {
-    const id = await enqueue({ to: 'trader@example.com', subject: 'Weekly report', text: 'Hello trader, your report is ready.', html: '<p>Hello trader</p>' });
+    const id = await enqueue({
+      to: 'trader@example.com',
+      subject: 'Weekly report',
+      text: 'Hello trader, your report is ready.',
+      html: '<p>Hello trader</p>',
+    });
     await t.platform.outbox.drain();
     const [mail] = mailsTo('trader@example.com');
     assert.ok(mail);
@@ -63,7 +70,12 @@ describe('mail through SMTP', () => {
 
   it('stores a sensitive mail sealed, sends it in clear, then wipes it from the row', async () => {
     const secret = 'Zebra-42-Quartz';
-    const id = await enqueue({ to: 'reset@example.com', subject: 'Your new password', text: `Your new password is ${secret}`, sensitive: true });
+    const id = await enqueue({
+      to: 'reset@example.com',
+      subject: 'Your new password',
+      text: `Your new password is ${secret}`,
+      sensitive: true,
+    });
     const queued = await row(id);
     assert.equal(typeof queued.payload.sealed, 'string');
     assert.ok(!JSON.stringify(queued.payload).includes(secret));
@@ -110,7 +122,11 @@ describe('mail without a reachable or configured server', () => {
     const port = await closedPort();
     const t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
     try {
-      await t.modules.notifications.messages.mail(t.database.db, { to: 'a@example.com', subject: 's', text: 'secret body', sensitive: true }, t.platform.clock.now());
+      await t.modules.notifications.messages.mail(
+        t.database.db,
+        { to: 'a@example.com', subject: 's', text: 'secret body', sensitive: true },
+        t.platform.clock.now(),
+      );
       await t.platform.outbox.drain();
       const [row] = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'mail.send'));
       assert.equal(row!.status, 'pending');
@@ -124,18 +140,40 @@ describe('mail without a reachable or configured server', () => {
   it('records only when SMTP_URL is unset, and wipes a sensitive body all the same', async () => {
     const t = await buildTestApp();
     try {
-      await t.modules.notifications.messages.mail(t.database.db, { to: 'b@example.com', subject: 'plain', text: 'hello' }, t.platform.clock.now());
-      await t.modules.notifications.messages.mail(t.database.db, { to: 'c@example.com', subject: 'secret', text: 'token 55', sensitive: true }, t.platform.clock.now());
+      await t.modules.notifications.messages.mail(
+        t.database.db,
+        { to: 'b@example.com', subject: 'plain', text: 'hello' },
+        t.platform.clock.now(),
+      );
+      await t.modules.notifications.messages.mail(
+        t.database.db,
+        { to: 'c@example.com', subject: 'secret', text: 'token 55', sensitive: true },
+        t.platform.clock.now(),
+      );
       await t.platform.outbox.drain();
       const rows = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'mail.send'));
-      assert.deepEqual(rows.map((r) => [r.status, r.result]), [
-        ['done', 'recorded only: SMTP_URL is not set'],
-        ['done', 'recorded only: SMTP_URL is not set'],
-      ]);
+      assert.deepEqual(
+        rows.map((r) => [r.status, r.result]),
+        [
+          ['done', 'recorded only: SMTP_URL is not set'],
+          ['done', 'recorded only: SMTP_URL is not set'],
+        ],
+      );
       assert.equal(rows.find((r) => r.payload.to === 'b@example.com')!.payload.text, 'hello');
-      assert.deepEqual(rows.find((r) => r.payload.to === 'c@example.com')!.payload, { to: 'c@example.com', subject: 'secret', redacted: true });
+      assert.deepEqual(rows.find((r) => r.payload.to === 'c@example.com')!.payload, {
+        to: 'c@example.com',
+        subject: 'secret',
+        redacted: true,
+      });
       const status = await createNotificationsModule(t.platform).status();
-      assert.deepEqual(status.mail, { configured: false, pending: 0, dead: 0, lastSuccessAt: null, lastError: null, lastErrorAt: null });
+      assert.deepEqual(status.mail, {
+        configured: false,
+        pending: 0,
+        dead: 0,
+        lastSuccessAt: null,
+        lastError: null,
+        lastErrorAt: null,
+      });
     } finally {
       await t.close();
     }

@@ -25,9 +25,36 @@ describe('portfolio', () => {
       ],
       trades: {
         BTCUSDT: [
-          binanceTrade({ symbol: 'BTCUSDT', id: 1, price: '40000', qty: '0.01', isBuyer: true, time: day(2), commission: '0.4', commissionAsset: 'USDT' }),
-          binanceTrade({ symbol: 'BTCUSDT', id: 2, price: '50000', qty: '0.01', isBuyer: true, time: day(3), commission: '0.00001', commissionAsset: 'BTC' }),
-          binanceTrade({ symbol: 'BTCUSDT', id: 3, price: '60000', qty: '0.005', isBuyer: false, time: day(4), commission: '0.3', commissionAsset: 'USDT' }),
+          binanceTrade({
+            symbol: 'BTCUSDT',
+            id: 1,
+            price: '40000',
+            qty: '0.01',
+            isBuyer: true,
+            time: day(2),
+            commission: '0.4',
+            commissionAsset: 'USDT',
+          }),
+          binanceTrade({
+            symbol: 'BTCUSDT',
+            id: 2,
+            price: '50000',
+            qty: '0.01',
+            isBuyer: true,
+            time: day(3),
+            commission: '0.00001',
+            commissionAsset: 'BTC',
+          }),
+          binanceTrade({
+            symbol: 'BTCUSDT',
+            id: 3,
+            price: '60000',
+            qty: '0.005',
+            isBuyer: false,
+            time: day(4),
+            commission: '0.3',
+            commissionAsset: 'USDT',
+          }),
         ],
       },
     });
@@ -38,7 +65,10 @@ describe('portfolio', () => {
       payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
     });
     assert.equal(created.statusCode, 201, created.body);
-    for (const url of ['/api/exchange/balance/sync?exchange=binance', '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT']) {
+    for (const url of [
+      '/api/exchange/balance/sync?exchange=binance',
+      '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT',
+    ]) {
       const synced = await t.app.inject({ method: 'POST', url, headers: user.headers });
       assert.equal(synced.statusCode, 200, synced.body);
       assert.equal(synced.json().success, true, synced.body);
@@ -49,7 +79,8 @@ describe('portfolio', () => {
     await fakes.close();
   });
 
-  const get = (url: string, who: TestUser | null = user) => t.app.inject({ method: 'GET', url, headers: who?.headers ?? {} });
+  const get = (url: string, who: TestUser | null = user) =>
+    t.app.inject({ method: 'GET', url, headers: who?.headers ?? {} });
 
   describe('GET /api/portfolio/summary', () => {
     it('values the latest balances at the last price against FIFO lots of the stored trades', async () => {
@@ -74,7 +105,15 @@ describe('portfolio', () => {
           fees: 1.2,
           net_deposits: 0,
           assets: [
-            { asset: 'BTC', amount: 0.01499, price: 65000, value: 974.35, cost_basis: 700.2, unrealized_pnl: 274.15, realized_pnl: 99.5 },
+            {
+              asset: 'BTC',
+              amount: 0.01499,
+              price: 65000,
+              value: 974.35,
+              cost_basis: 700.2,
+              unrealized_pnl: 274.15,
+              realized_pnl: 99.5,
+            },
             { asset: 'USDT', amount: 500, price: 1, value: 500, cost_basis: 500, unrealized_pnl: 0, realized_pnl: 0 },
           ],
         },
@@ -89,13 +128,19 @@ describe('portfolio', () => {
       assert.deepEqual([btc.amount, btc.price, btc.value], [0.01499, 1, 0.01]);
       const usdt = body.assets.find((a: { asset: string }) => a.asset === 'USDT');
       assert.equal(usdt.price, Number((1 / 65000).toFixed(8)));
-      const klines = fakes.binance.requests.filter((r) => r.path === '/api/v3/klines' && r.params.get('symbol') === 'BTCUSDT' && r.params.get('interval') === '1h');
+      const klines = fakes.binance.requests.filter(
+        (r) => r.path === '/api/v3/klines' && r.params.get('symbol') === 'BTCUSDT' && r.params.get('interval') === '1h',
+      );
       assert.ok(klines.length >= 3, 'each fill valued at the close of its hour');
     });
 
     it('filters holdings by venue', async () => {
       const body = (await get('/api/portfolio/summary?exchange=binanceus')).json();
-      assert.deepEqual(body.assets.map((a: { asset: string; amount: number }) => [a.asset, a.amount]), [['BTC', 0]], 'nothing held there; the realized result stays');
+      assert.deepEqual(
+        body.assets.map((a: { asset: string; amount: number }) => [a.asset, a.amount]),
+        [['BTC', 0]],
+        'nothing held there; the realized result stays',
+      );
       assert.equal(body.value, 0);
       assert.equal(body.realized_pnl, 99.5);
     });
@@ -124,7 +169,17 @@ describe('portfolio', () => {
         assert.equal(summary.statusCode, 200, summary.body);
         assert.deepEqual(
           { ...summary.json<Record<string, unknown>>(), as_of: null },
-          { quote: 'USDT', as_of: null, value: 0, cost_basis: 0, unrealized_pnl: 0, realized_pnl: 0, fees: 0, net_deposits: 0, assets: [] },
+          {
+            quote: 'USDT',
+            as_of: null,
+            value: 0,
+            cost_basis: 0,
+            unrealized_pnl: 0,
+            realized_pnl: 0,
+            fees: 0,
+            net_deposits: 0,
+            assets: [],
+          },
         );
         const csv = await ask('/api/portfolio/realized.csv', nobody);
         assert.equal(csv.statusCode, 200, csv.body);
@@ -132,7 +187,11 @@ describe('portfolio', () => {
         const history = await ask('/api/portfolio/history?interval=1d', nobody);
         assert.equal(history.statusCode, 200, history.body);
         assert.deepEqual([history.json().points.length, history.json().twr, history.json().mwr], [31, null, null]);
-        assert.ok(history.json().points.every((p: { value: number; net_deposits: number }) => p.value === 0 && p.net_deposits === 0));
+        assert.ok(
+          history
+            .json()
+            .points.every((p: { value: number; net_deposits: number }) => p.value === 0 && p.net_deposits === 0),
+        );
         // Holding BTC needs its price: that answer still says the venue is unreachable.
         const holder = await ask('/api/portfolio/summary', user);
         assert.equal(holder.statusCode, 503, holder.body);
@@ -162,21 +221,43 @@ describe('portfolio', () => {
 
   describe('the ledger kept between requests', () => {
     const resync = async () => {
-      for (const url of ['/api/exchange/balance/sync?exchange=binance', '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT']) {
+      for (const url of [
+        '/api/exchange/balance/sync?exchange=binance',
+        '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT',
+      ]) {
         const synced = await t.app.inject({ method: 'POST', url, headers: user.headers });
         assert.equal(synced.json().success, true, synced.body);
       }
     };
     const stored = async () => {
-      const rows = await t.database.rows<{ trades: number; quote: string }>(sql`SELECT trades, quote FROM portfolio_ledgers WHERE user_id = ${user.id} AND quote = 'USDT'`);
+      const rows = await t.database.rows<{ trades: number; quote: string }>(
+        sql`SELECT trades, quote FROM portfolio_ledgers WHERE user_id = ${user.id} AND quote = 'USDT'`,
+      );
       return rows[0];
     };
-    const totals = (body: Record<string, number>) => [body.value, body.cost_basis, body.unrealized_pnl, body.realized_pnl, body.fees];
+    const totals = (body: Record<string, number>) => [
+      body.value,
+      body.cost_basis,
+      body.unrealized_pnl,
+      body.realized_pnl,
+      body.fees,
+    ];
 
     it('applies a later trade to the stored lots', async () => {
       assert.equal((await stored())?.trades, 3, 'the earlier summaries stored the ledger of three trades');
       // A fourth trade after all: buy 0.001 BTC at 70000, fee 0.07 USDT → a lot of cost 70.07.
-      account.trades.BTCUSDT!.push(binanceTrade({ symbol: 'BTCUSDT', id: 4, price: '70000', qty: '0.001', isBuyer: true, time: day(5), commission: '0.07', commissionAsset: 'USDT' }));
+      account.trades.BTCUSDT!.push(
+        binanceTrade({
+          symbol: 'BTCUSDT',
+          id: 4,
+          price: '70000',
+          qty: '0.001',
+          isBuyer: true,
+          time: day(5),
+          commission: '0.07',
+          commissionAsset: 'USDT',
+        }),
+      );
       account.balances = [
         { asset: 'BTC', free: '0.01100000', locked: '0.00499000' },
         { asset: 'USDT', free: '429.93000000', locked: '0' },
@@ -184,11 +265,17 @@ describe('portfolio', () => {
       await resync();
       // By hand: lots 0.005 (200.2) + 0.00999 (500) + 0.001 (70.07) = 0.01599 BTC, cost 770.27, at
       // 65000 = 1039.35, unrealized 269.08; USDT 429.93. Totals: 1469.28, 1200.20, 269.08, 99.5, 1.27.
-      const updates = await t.database.rows<{ data: Record<string, unknown> }>(sql`SELECT data FROM stream_events WHERE user_id = ${user.id} AND type = 'portfolio.updated' ORDER BY id`);
-      assert.deepEqual(updates.map((u) => u.data), [
-        { exchange: 'binance', cause: 'trades', stored: 3 },
-        { exchange: 'binance', cause: 'trades', stored: 1 },
-      ], 'the account stream hears of each sync that stored trades');
+      const updates = await t.database.rows<{ data: Record<string, unknown> }>(
+        sql`SELECT data FROM stream_events WHERE user_id = ${user.id} AND type = 'portfolio.updated' ORDER BY id`,
+      );
+      assert.deepEqual(
+        updates.map((u) => u.data),
+        [
+          { exchange: 'binance', cause: 'trades', stored: 3 },
+          { exchange: 'binance', cause: 'trades', stored: 1 },
+        ],
+        'the account stream hears of each sync that stored trades',
+      );
       const body = (await get('/api/portfolio/summary')).json();
       assert.deepEqual(totals(body), [1469.28, 1200.2, 269.08, 99.5, 1.27]);
       assert.equal((await stored())?.trades, 4);
@@ -197,7 +284,18 @@ describe('portfolio', () => {
     it('replays when a trade stored late happened before what the stored lots hold', async () => {
       // Bought 0.001 at 30000 (fee 0.03) before everything: it is the oldest lot, so the sell of day 4
       // now closes it (30.03) and 0.004 of the first lot (160.16): realized 299.7 − 190.19 = 109.51.
-      account.trades.BTCUSDT!.push(binanceTrade({ symbol: 'BTCUSDT', id: 5, price: '30000', qty: '0.001', isBuyer: true, time: day(1), commission: '0.03', commissionAsset: 'USDT' }));
+      account.trades.BTCUSDT!.push(
+        binanceTrade({
+          symbol: 'BTCUSDT',
+          id: 5,
+          price: '30000',
+          qty: '0.001',
+          isBuyer: true,
+          time: day(1),
+          commission: '0.03',
+          commissionAsset: 'USDT',
+        }),
+      );
       account.balances = [
         { asset: 'BTC', free: '0.01200000', locked: '0.00499000' },
         { asset: 'USDT', free: '399.90000000', locked: '0' },
@@ -221,7 +319,20 @@ describe('portfolio', () => {
           { asset: 'BTC', free: '0.006', locked: '0' },
           { asset: 'USDT', free: '498.6', locked: '0' },
         ],
-        trades: { BTCUSDT: [binanceTrade({ symbol: 'BTCUSDT', id: 1, price: '40000', qty: '0.01', isBuyer: true, time: day(2), commission: '0.4', commissionAsset: 'USDT' })] },
+        trades: {
+          BTCUSDT: [
+            binanceTrade({
+              symbol: 'BTCUSDT',
+              id: 1,
+              price: '40000',
+              qty: '0.01',
+              isBuyer: true,
+              time: day(2),
+              commission: '0.4',
+              commissionAsset: 'USDT',
+            }),
+          ],
+        },
         deposits: [binanceDeposit({ id: 'd1', coin: 'USDT', amount: '1000', time: day(1) })],
         withdrawals: [
           binanceWithdrawal({ id: 'w1', coin: 'BTC', amount: '0.004', fee: '0', time: day(5), txId: 'move-1' }),
@@ -233,11 +344,32 @@ describe('portfolio', () => {
           { asset: 'BTC', free: '0.002', locked: '0' },
           { asset: 'USDT', free: '99.9', locked: '0' },
         ],
-        trades: { BTCUSDT: [binanceTrade({ symbol: 'BTCUSDT', id: 7, price: '50000', qty: '0.002', isBuyer: false, time: day(7), commission: '0.1', commissionAsset: 'USDT' })] },
+        trades: {
+          BTCUSDT: [
+            binanceTrade({
+              symbol: 'BTCUSDT',
+              id: 7,
+              price: '50000',
+              qty: '0.002',
+              isBuyer: false,
+              time: day(7),
+              commission: '0.1',
+              commissionAsset: 'USDT',
+            }),
+          ],
+        },
         deposits: [binanceDeposit({ id: 'd9', coin: 'BTC', amount: '0.004', time: day(5, 13), txId: 'move-1' })],
       });
-      for (const [venue, keys] of [['binance', global], ['binanceus', us]] as const) {
-        const created = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: mover.headers, payload: { exchange_name: venue, api_key: keys.apiKey, api_secret: keys.secret } });
+      for (const [venue, keys] of [
+        ['binance', global],
+        ['binanceus', us],
+      ] as const) {
+        const created = await t.app.inject({
+          method: 'POST',
+          url: '/api/exchange/credentials',
+          headers: mover.headers,
+          payload: { exchange_name: venue, api_key: keys.apiKey, api_secret: keys.secret },
+        });
         assert.equal(created.statusCode, 201, created.body);
         for (const url of [
           `/api/exchange/balance/sync?exchange=${venue}`,
@@ -266,8 +398,24 @@ describe('portfolio', () => {
         [1118.5, 918.82, 199.68, 18.82, 1.5, 900],
       );
       assert.deepEqual(body.assets, [
-        { asset: 'BTC', amount: 0.008, price: 65000, value: 520, cost_basis: 320.32, unrealized_pnl: 199.68, realized_pnl: 19.82 },
-        { asset: 'USDT', amount: 598.5, price: 1, value: 598.5, cost_basis: 598.5, unrealized_pnl: 0, realized_pnl: -1 },
+        {
+          asset: 'BTC',
+          amount: 0.008,
+          price: 65000,
+          value: 520,
+          cost_basis: 320.32,
+          unrealized_pnl: 199.68,
+          realized_pnl: 19.82,
+        },
+        {
+          asset: 'USDT',
+          amount: 598.5,
+          price: 1,
+          value: 598.5,
+          cost_basis: 598.5,
+          unrealized_pnl: 0,
+          realized_pnl: -1,
+        },
       ]);
       const csv = (await get('/api/portfolio/realized.csv', mover)).body.split('\r\n');
       assert.deepEqual(csv.slice(1), [
@@ -290,15 +438,37 @@ describe('portfolio', () => {
           { asset: 'BTC', free: '0.01', locked: '0' },
           { asset: 'USDT', free: '1099.6', locked: '0' },
         ],
-        trades: { BTCUSDT: [binanceTrade({ symbol: 'BTCUSDT', id: 1, price: '40000', qty: '0.01', isBuyer: true, time: at('2026-01-02T12:00:00Z'), commission: '0.4', commissionAsset: 'USDT' })] },
+        trades: {
+          BTCUSDT: [
+            binanceTrade({
+              symbol: 'BTCUSDT',
+              id: 1,
+              price: '40000',
+              qty: '0.01',
+              isBuyer: true,
+              time: at('2026-01-02T12:00:00Z'),
+              commission: '0.4',
+              commissionAsset: 'USDT',
+            }),
+          ],
+        },
         deposits: [
           binanceDeposit({ id: 'h1', coin: 'USDT', amount: '1000', time: at('2025-12-31T12:00:00Z') }),
           binanceDeposit({ id: 'h2', coin: 'USDT', amount: '500', time: at('2026-01-03T12:00:00Z') }),
         ],
       });
-      const created = await t.app.inject({ method: 'POST', url: '/api/exchange/credentials', headers: saver.headers, payload: { exchange_name: 'binance', api_key: keys.apiKey, api_secret: keys.secret } });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: saver.headers,
+        payload: { exchange_name: 'binance', api_key: keys.apiKey, api_secret: keys.secret },
+      });
       assert.equal(created.statusCode, 201, created.body);
-      for (const url of ['/api/exchange/balance/sync?exchange=binance', '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT', '/api/exchange/transfers/sync?exchange=binance&since=2025-12-30T00:00:00Z']) {
+      for (const url of [
+        '/api/exchange/balance/sync?exchange=binance',
+        '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT',
+        '/api/exchange/transfers/sync?exchange=binance&since=2025-12-30T00:00:00Z',
+      ]) {
         const synced = await t.app.inject({ method: 'POST', url, headers: saver.headers });
         assert.equal(synced.json().success, true, synced.body);
       }
@@ -329,22 +499,34 @@ describe('portfolio', () => {
         { ts: '2026-01-05T00:00:00.000Z', value: values[4], net_deposits: 1500 },
       ]);
       // TWR: the 500 deposited on Jan 3 is taken out of the period that holds it.
-      const twr = (values[1]! / values[0]!) * (values[2]! / values[1]!) * ((values[3]! - 500) / values[2]!) * (values[4]! / values[3]!) - 1;
+      const twr =
+        (values[1]! / values[0]!) *
+          (values[2]! / values[1]!) *
+          ((values[3]! - 500) / values[2]!) *
+          (values[4]! / values[3]!) -
+        1;
       assert.ok(Math.abs(body.twr - twr) < 1e-8, `${body.twr} vs ${twr}`);
       // XIRR: the rate that discounts −1000 (Jan 1), −500 (Jan 3 noon) and +last value (Jan 5) to 0.
       const year = 365 * 86_400_000;
       const npv = (r: number) =>
-        -1000 - 500 / (1 + r) ** ((at('2026-01-03T12:00:00Z') - at('2026-01-01T00:00:00Z')) / year) + values[4]! / (1 + r) ** ((4 * 86_400_000) / year);
+        -1000 -
+        500 / (1 + r) ** ((at('2026-01-03T12:00:00Z') - at('2026-01-01T00:00:00Z')) / year) +
+        values[4]! / (1 + r) ** ((4 * 86_400_000) / year);
       assert.equal(typeof body.mwr, 'number');
       assert.ok(Math.abs(npv(body.mwr)) < 1e-3, `npv at ${body.mwr} is ${npv(body.mwr)}`);
     });
 
     it('keeps the closed candles: the same window asks the venue nothing, even after a restart', async () => {
-      const klines = () => fakes.binance.requests.filter((r) => r.path === '/api/v3/klines' && r.params.get('interval') === '1d').length;
+      const klines = () =>
+        fakes.binance.requests.filter((r) => r.path === '/api/v3/klines' && r.params.get('interval') === '1d').length;
       const before = klines();
       const restarted = await buildTestApp({ env: fakes.env(), keepData: true });
       try {
-        const again = await restarted.app.inject({ method: 'GET', url: `/api/portfolio/history?quote=USDT${WINDOW}`, headers: saver.headers });
+        const again = await restarted.app.inject({
+          method: 'GET',
+          url: `/api/portfolio/history?quote=USDT${WINDOW}`,
+          headers: saver.headers,
+        });
         assert.equal(again.statusCode, 200, again.body);
         assert.equal(again.json().points.length, 5);
       } finally {
@@ -358,7 +540,9 @@ describe('portfolio', () => {
       fakes.binance.fail(500, undefined, { pathPrefix: '/api/v3/klines' });
       const response = await get(`/api/portfolio/history?quote=USDT${window}`, saver);
       assert.equal(response.statusCode, 503, response.body);
-      assert.deepEqual(response.json(), { detail: 'The venue did not give the 1d closes of BTCUSDT; try again shortly' });
+      assert.deepEqual(response.json(), {
+        detail: 'The venue did not give the 1d closes of BTCUSDT; try again shortly',
+      });
       assert.equal(response.headers['retry-after'], '5');
     });
 
@@ -366,8 +550,16 @@ describe('portfolio', () => {
       const body = (await get('/api/portfolio/history?interval=1d', saver)).json();
       assert.equal(body.points.length, 31, '30 boundaries and now');
       assert.ok(Math.abs(Date.parse(body.points.at(-1).ts) - Date.now()) < 60_000);
-      assertIssue(await get('/api/portfolio/history?start=2026-01-05T00:00:00Z&end=2026-01-01T00:00:00Z', saver), ['query', 'start'], 'value_error');
-      assertIssue(await get('/api/portfolio/history?start=2020-01-01T00:00:00Z&end=2026-01-01T00:00:00Z&interval=1h', saver), ['query', 'start'], 'value_error');
+      assertIssue(
+        await get('/api/portfolio/history?start=2026-01-05T00:00:00Z&end=2026-01-01T00:00:00Z', saver),
+        ['query', 'start'],
+        'value_error',
+      );
+      assertIssue(
+        await get('/api/portfolio/history?start=2020-01-01T00:00:00Z&end=2026-01-01T00:00:00Z&interval=1h', saver),
+        ['query', 'start'],
+        'value_error',
+      );
       assertIssue(await get('/api/portfolio/history?interval=1w', saver), ['query', 'interval'], 'enum');
       assert.equal((await get('/api/portfolio/history', null)).statusCode, 401);
     });

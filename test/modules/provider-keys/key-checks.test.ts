@@ -8,7 +8,12 @@ import { eq } from 'drizzle-orm';
 import { providerApiKeys } from '../../../src/modules/provider-keys/provider-keys.tables.ts';
 import { keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { auditLog, outbox } from '../../../src/platform/db/schema.ts';
-import { type AiProvidersFake, FAKE_PROVIDERS, startAiProvidersFake, type FakeProvider } from '../../fakes/ai-providers.ts';
+import {
+  type AiProvidersFake,
+  FAKE_PROVIDERS,
+  startAiProvidersFake,
+  type FakeProvider,
+} from '../../fakes/ai-providers.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
@@ -51,8 +56,12 @@ describe('provider key checks', () => {
     await fake.close();
   });
 
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, user: TestUser | null = admin) =>
-    t.app.inject({ method, url, payload: payload as object, headers: user ? user.headers : {} });
+  const call = (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    payload?: unknown,
+    user: TestUser | null = admin,
+  ) => t.app.inject({ method, url, payload: payload as object, headers: user ? user.headers : {} });
   const register = async (provider: FakeProvider, apiKey: string) => {
     const response = await call('POST', BASE, { provider, api_key: apiKey });
     assert.equal(response.statusCode, 201, response.body);
@@ -80,7 +89,8 @@ describe('provider key checks', () => {
       const request = fake.requests.at(-1)!;
       assert.equal(request.provider, provider);
       assert.ok(!request.query.has('key'), 'the key never travels in a URL');
-      if (['openai', 'mistral', 'groq', 'tavily'].includes(provider)) assert.equal(request.headers.authorization, `Bearer ${apiKey}`);
+      if (['openai', 'mistral', 'groq', 'tavily'].includes(provider))
+        assert.equal(request.headers.authorization, `Bearer ${apiKey}`);
       if (provider === 'anthropic') {
         assert.equal(request.headers['x-api-key'], apiKey);
         assert.equal(request.headers['anthropic-version'], '2023-06-01');
@@ -109,7 +119,11 @@ describe('provider key checks', () => {
     const [record] = (await call('GET', BASE)).json().filter((k: { id: string }) => k.id === id);
     assert.equal(record.usage_count, 2);
     assert.ok(record.last_used_at);
-    const activity = (await call('GET', `/api/admin/users/${admin.id}/activity?limit=100`)).json() as { action: string; target_id: string; details: unknown }[];
+    const activity = (await call('GET', `/api/admin/users/${admin.id}/activity?limit=100`)).json() as {
+      action: string;
+      target_id: string;
+      details: unknown;
+    }[];
     const tests = activity.filter((a) => a.target_id === id && a.action === 'provider_key.test').reverse();
     assert.equal(tests.length, 2);
     assert.deepEqual(tests[0]!.details, { provider: 'openai', is_valid: true, status: 200 });
@@ -142,7 +156,6 @@ describe('provider key checks', () => {
 
       fake.fail('anthropic', 'unauthorized');
       assert.equal((await check(id)).error_message, 'The provider rejected the key (HTTP 401)');
-
     } finally {
       fake.recover('anthropic');
     }
@@ -150,14 +163,26 @@ describe('provider key checks', () => {
   });
 
   it('stops waiting for a provider that does not answer after PROVIDER_TEST_TIMEOUT_MS', async () => {
-    const impatient = await buildTestApp({ keepData: true, env: { PROVIDER_API_URLS: JSON.stringify(fake.apiUrls()), PROVIDER_TEST_TIMEOUT_MS: '300' } });
+    const impatient = await buildTestApp({
+      keepData: true,
+      env: { PROVIDER_API_URLS: JSON.stringify(fake.apiUrls()), PROVIDER_TEST_TIMEOUT_MS: '300' },
+    });
     const apiKey = newKey('anthropic');
     fake.addKey('anthropic', apiKey);
     try {
       const boss = await signIn(impatient.app, impatient.database, { role: 'admin' });
-      const created = await impatient.app.inject({ method: 'POST', url: BASE, payload: { provider: 'anthropic', api_key: apiKey }, headers: boss.headers });
+      const created = await impatient.app.inject({
+        method: 'POST',
+        url: BASE,
+        payload: { provider: 'anthropic', api_key: apiKey },
+        headers: boss.headers,
+      });
       fake.fail('anthropic', 'hang');
-      const response = await impatient.app.inject({ method: 'POST', url: `${BASE}/${created.json().id}/test`, headers: boss.headers });
+      const response = await impatient.app.inject({
+        method: 'POST',
+        url: `${BASE}/${created.json().id}/test`,
+        headers: boss.headers,
+      });
       assert.equal(response.statusCode, 200);
       const hung = response.json();
       assert.equal(hung.is_valid, false);
@@ -171,11 +196,23 @@ describe('provider key checks', () => {
 
   it('reports an unreachable provider', async () => {
     const port = await closedPort();
-    const offline = await buildTestApp({ keepData: true, env: { PROVIDER_API_URLS: JSON.stringify({ groq: `http://127.0.0.1:${port}` }) } });
+    const offline = await buildTestApp({
+      keepData: true,
+      env: { PROVIDER_API_URLS: JSON.stringify({ groq: `http://127.0.0.1:${port}` }) },
+    });
     try {
       const boss = await signIn(offline.app, offline.database, { role: 'admin' });
-      const created = await offline.app.inject({ method: 'POST', url: BASE, payload: { provider: 'groq', api_key: newKey('groq') }, headers: boss.headers });
-      const response = await offline.app.inject({ method: 'POST', url: `${BASE}/${created.json().id}/test`, headers: boss.headers });
+      const created = await offline.app.inject({
+        method: 'POST',
+        url: BASE,
+        payload: { provider: 'groq', api_key: newKey('groq') },
+        headers: boss.headers,
+      });
+      const response = await offline.app.inject({
+        method: 'POST',
+        url: `${BASE}/${created.json().id}/test`,
+        headers: boss.headers,
+      });
       assert.equal(response.statusCode, 200);
       assert.equal(response.json().is_valid, false);
       assert.equal(response.json().error_message, 'The provider could not be reached (ECONNREFUSED)');
@@ -207,7 +244,8 @@ describe('provider key checks', () => {
 
     const created = await record(await call('POST', BASE, { provider: 'openai', api_key: valid, notes: 'secrecy' }));
     const id = JSON.parse(created.body).id as string;
-    const bad = JSON.parse((await record(await call('POST', BASE, { provider: 'openai', api_key: invalid }))).body).id as string;
+    const bad = JSON.parse((await record(await call('POST', BASE, { provider: 'openai', api_key: invalid }))).body)
+      .id as string;
     await record(await call('POST', `${BASE}/${id}/test`));
     await record(await call('POST', `${BASE}/${bad}/test`));
     await record(await call('GET', `${BASE}?include_inactive=true`));
@@ -251,7 +289,12 @@ describe('re-encryption under a new encryption key', () => {
       try {
         const boss = await signIn(before.app, before.database, { role: 'admin' });
         for (const [i, provider] of (['mistral', 'serper', 'tavily'] as const).entries()) {
-          const created = await before.app.inject({ method: 'POST', url: BASE, payload: { provider, api_key: plaintexts[i] }, headers: boss.headers });
+          const created = await before.app.inject({
+            method: 'POST',
+            url: BASE,
+            payload: { provider, api_key: plaintexts[i] },
+            headers: boss.headers,
+          });
           ids.push(created.json().id);
         }
       } finally {
@@ -265,7 +308,11 @@ describe('re-encryption under a new encryption key', () => {
       try {
         const boss = await signIn(rotated.app, rotated.database, { role: 'admin' });
         // Sealed under the old key, still readable through ENCRYPTION_KEYS_OLD.
-        const first = await rotated.app.inject({ method: 'POST', url: `${BASE}/${ids[0]}/test`, headers: boss.headers });
+        const first = await rotated.app.inject({
+          method: 'POST',
+          url: `${BASE}/${ids[0]}/test`,
+          headers: boss.headers,
+        });
         assert.equal(first.json().is_valid, true, first.body);
 
         const module = rotated.modules.providerKeys;
@@ -276,16 +323,30 @@ describe('re-encryption under a new encryption key', () => {
         const newId = keyId(Buffer.from(newEncryptionKey, 'base64'));
         for (const row of rows) {
           assert.equal(row.encryptedKey.split(':')[1], newId);
-          assert.ok(plaintexts.includes(rotated.platform.secretBox.open(row.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: row.id })));
+          assert.ok(
+            plaintexts.includes(
+              rotated.platform.secretBox.open(row.encryptedKey, {
+                table: 'provider_api_keys',
+                column: 'encrypted_key',
+                row: row.id,
+              }),
+            ),
+          );
         }
-        const audits = await rotated.database.db.select().from(auditLog).where(eq(auditLog.action, 'provider_key.reencrypt'));
+        const audits = await rotated.database.db
+          .select()
+          .from(auditLog)
+          .where(eq(auditLog.action, 'provider_key.reencrypt'));
         assert.equal(audits.length, 3);
       } finally {
         await rotated.close();
       }
 
       // Once re-sealed, the retired key is no longer needed.
-      const only = await buildTestApp({ keepData: true, env: { PROVIDER_API_URLS: urls, ENCRYPTION_KEY: newEncryptionKey } });
+      const only = await buildTestApp({
+        keepData: true,
+        env: { PROVIDER_API_URLS: urls, ENCRYPTION_KEY: newEncryptionKey },
+      });
       try {
         const boss = await signIn(only.app, only.database, { role: 'admin' });
         for (const id of ids) {
@@ -304,11 +365,23 @@ describe('re-encryption under a new encryption key', () => {
     const app = await buildTestApp();
     try {
       const boss = await signIn(app.app, app.database, { role: 'admin' });
-      const created = await app.app.inject({ method: 'POST', url: BASE, payload: { provider: 'openai', api_key: newKey('openai') }, headers: boss.headers });
+      const created = await app.app.inject({
+        method: 'POST',
+        url: BASE,
+        payload: { provider: 'openai', api_key: newKey('openai') },
+        headers: boss.headers,
+      });
       // A secret sealed under a key no longer configured cannot be made through any operation: written at rest.
       const foreign = `v1:ffffffffffff:${randomBytes(12).toString('base64')}:${randomBytes(16).toString('base64')}:AAAA`;
-      await app.database.db.update(providerApiKeys).set({ encryptedKey: foreign }).where(eq(providerApiKeys.id, created.json().id));
-      const response = await app.app.inject({ method: 'POST', url: `${BASE}/${created.json().id}/test`, headers: boss.headers });
+      await app.database.db
+        .update(providerApiKeys)
+        .set({ encryptedKey: foreign })
+        .where(eq(providerApiKeys.id, created.json().id));
+      const response = await app.app.inject({
+        method: 'POST',
+        url: `${BASE}/${created.json().id}/test`,
+        headers: boss.headers,
+      });
       assert.equal(response.statusCode, 200);
       assert.equal(response.json().is_valid, false);
       assert.match(response.json().error_message, /cannot be decrypted/);

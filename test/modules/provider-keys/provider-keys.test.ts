@@ -29,11 +29,18 @@ describe('provider API keys', () => {
     await t.close();
   });
 
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, user: TestUser | null = admin) =>
-    t.app.inject({ method, url, payload: payload as object, headers: user ? user.headers : {} });
+  const call = (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    payload?: unknown,
+    user: TestUser | null = admin,
+  ) => t.app.inject({ method, url, payload: payload as object, headers: user ? user.headers : {} });
   /** The audit entries the admin wrote, newest first, as the admin's activity shows them. */
   const adminActivity = async () =>
-    (await call('GET', `/api/admin/users/${admin.id}/activity?limit=100`)).json() as { action: string; target_id: string | null }[];
+    (await call('GET', `/api/admin/users/${admin.id}/activity?limit=100`)).json() as {
+      action: string;
+      target_id: string | null;
+    }[];
   const create = async (payload: Record<string, unknown>) => {
     const response = await call('POST', BASE, payload);
     assert.equal(response.statusCode, 201, response.body);
@@ -62,8 +69,20 @@ describe('provider API keys', () => {
       const plaintext = secretKey();
       const record = await create({ provider: 'openai', api_key: plaintext, notes: 'production' });
       assert.deepEqual(Object.keys(record).sort(), [
-        'created_at', 'created_by', 'id', 'is_active', 'key_prefix', 'last_rotated_at', 'last_used_at', 'next_rotation_date',
-        'notes', 'provider', 'rotation_reminder_days', 'updated_at', 'updated_by', 'usage_count',
+        'created_at',
+        'created_by',
+        'id',
+        'is_active',
+        'key_prefix',
+        'last_rotated_at',
+        'last_used_at',
+        'next_rotation_date',
+        'notes',
+        'provider',
+        'rotation_reminder_days',
+        'updated_at',
+        'updated_by',
+        'usage_count',
       ]);
       assert.equal(record.provider, 'openai');
       assert.equal(record.key_prefix, 'sk-proj…');
@@ -81,7 +100,14 @@ describe('provider API keys', () => {
       // That the key is sealed at rest shows only in its table.
       const [row] = await t.database.db.select().from(providerApiKeys).where(eq(providerApiKeys.id, record.id));
       assert.ok(!row!.encryptedKey.includes(plaintext));
-      assert.equal(t.platform.secretBox.open(row!.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: record.id }), plaintext);
+      assert.equal(
+        t.platform.secretBox.open(row!.encryptedKey, {
+          table: 'provider_api_keys',
+          column: 'encrypted_key',
+          row: record.id,
+        }),
+        plaintext,
+      );
       const entries = (await adminActivity()).filter((e) => e.target_id === record.id);
       assert.equal(entries.length, 1);
       assert.equal(entries[0]!.action, 'provider_key.create');
@@ -97,18 +123,34 @@ describe('provider API keys', () => {
     });
 
     it('enforces the provider set, key length and reminder bounds, all at once', async () => {
-      const response = await call('POST', BASE, { provider: 'cohere', api_key: 'short-key', rotation_reminder_days: 29, notes: 'n'.repeat(2001) });
+      const response = await call('POST', BASE, {
+        provider: 'cohere',
+        api_key: 'short-key',
+        rotation_reminder_days: 29,
+        notes: 'n'.repeat(2001),
+      });
       const provider = assertIssue(response, ['body', 'provider'], 'enum');
-      assert.equal(provider.msg, "Input should be 'openai', 'anthropic', 'google', 'mistral', 'groq', 'tavily' or 'serper'");
+      assert.equal(
+        provider.msg,
+        "Input should be 'openai', 'anthropic', 'google', 'mistral', 'groq', 'tavily' or 'serper'",
+      );
       const key = assertIssue(response, ['body', 'api_key'], 'string_too_short');
       assert.deepEqual(key.ctx, { min_length: 10 });
       assert.deepEqual(assertIssue(response, ['body', 'rotation_reminder_days'], 'greater_than_equal').ctx, { ge: 30 });
       assertIssue(response, ['body', 'notes'], 'string_too_long');
-      const high = assertIssue(await call('POST', BASE, { provider: 'openai', api_key: secretKey(), rotation_reminder_days: 366 }), ['body', 'rotation_reminder_days'], 'less_than_equal');
+      const high = assertIssue(
+        await call('POST', BASE, { provider: 'openai', api_key: secretKey(), rotation_reminder_days: 366 }),
+        ['body', 'rotation_reminder_days'],
+        'less_than_equal',
+      );
       assert.deepEqual(high.ctx, { le: 365 });
       assertIssue(await call('POST', BASE, {}), ['body', 'provider'], 'missing');
       assertIssue(await call('POST', BASE, { provider: 'openai' }), ['body', 'api_key'], 'missing');
-      assert.equal((await call('POST', BASE, { provider: 'groq', api_key: '0123456789', rotation_reminder_days: 365 })).json().key_prefix, '01…');
+      assert.equal(
+        (await call('POST', BASE, { provider: 'groq', api_key: '0123456789', rotation_reminder_days: 365 })).json()
+          .key_prefix,
+        '01…',
+      );
     });
 
     it('never echoes a rejected key in the 422', async () => {
@@ -128,7 +170,8 @@ describe('provider API keys', () => {
       const active = await create({ provider: 'mistral', api_key: secretKey('mst-') });
       const retired = await create({ provider: 'mistral', api_key: secretKey('mst-') });
       await call('PUT', `${BASE}/${retired.id}`, { is_active: false });
-      const ids = (query: string) => call('GET', `${BASE}${query}`).then((r) => r.json().map((k: { id: string }) => k.id));
+      const ids = (query: string) =>
+        call('GET', `${BASE}${query}`).then((r) => r.json().map((k: { id: string }) => k.id));
       const shown = await ids('');
       assert.ok(shown.includes(active.id) && !shown.includes(retired.id));
       assert.ok((await ids('?include_inactive=true')).includes(retired.id));
@@ -157,7 +200,12 @@ describe('provider API keys', () => {
       assert.equal(rotated.key_prefix, 'sk-ant-…');
       assert.equal((await call('PUT', `${BASE}/${record.id}`, { notes: null })).json().notes, null);
       const actions = (await adminActivity()).filter((e) => e.target_id === record.id).map((a) => a.action);
-      assert.deepEqual(actions.sort(), ['provider_key.create', 'provider_key.rotate', 'provider_key.update', 'provider_key.update']);
+      assert.deepEqual(actions.sort(), [
+        'provider_key.create',
+        'provider_key.rotate',
+        'provider_key.update',
+        'provider_key.update',
+      ]);
     });
 
     it('replaces the key material and marks the key rotated now', async () => {
@@ -171,29 +219,68 @@ describe('provider API keys', () => {
       assert.equal(response.json().next_rotation_date, daysFrom(NOW, 90));
       // The new material shows only sealed at rest.
       const [row] = await t.database.db.select().from(providerApiKeys).where(eq(providerApiKeys.id, record.id));
-      assert.equal(t.platform.secretBox.open(row!.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: record.id }), replacement);
+      assert.equal(
+        t.platform.secretBox.open(row!.encryptedKey, {
+          table: 'provider_api_keys',
+          column: 'encrypted_key',
+          row: record.id,
+        }),
+        replacement,
+      );
       assert.ok(!response.body.includes(replacement));
     });
 
     it('refuses a rotation date in the future and out-of-range values', async () => {
       const record = await create({ provider: 'groq', api_key: secretKey('gsk_') });
-      const future = assertIssue(await call('PUT', `${BASE}/${record.id}`, { last_rotated_at: daysFrom(NOW, 1) }), ['body', 'last_rotated_at'], 'value_error');
+      const future = assertIssue(
+        await call('PUT', `${BASE}/${record.id}`, { last_rotated_at: daysFrom(NOW, 1) }),
+        ['body', 'last_rotated_at'],
+        'value_error',
+      );
       assert.equal(future.msg, 'Value error, last_rotated_at cannot be in the future');
-      assertIssue(await call('PUT', `${BASE}/${record.id}`, { last_rotated_at: 'last week' }), ['body', 'last_rotated_at'], 'datetime_from_date_parsing');
-      assertIssue(await call('PUT', `${BASE}/${record.id}`, { rotation_reminder_days: 29 }), ['body', 'rotation_reminder_days'], 'greater_than_equal');
-      assertIssue(await call('PUT', `${BASE}/${record.id}`, { rotation_reminder_days: 366 }), ['body', 'rotation_reminder_days'], 'less_than_equal');
-      assertIssue(await call('PUT', `${BASE}/${record.id}`, { is_active: 'nope' }), ['body', 'is_active'], 'bool_parsing');
-      const short = assertIssue(await call('PUT', `${BASE}/${record.id}`, { api_key: 'tooshort' }), ['body', 'api_key'], 'string_too_short');
+      assertIssue(
+        await call('PUT', `${BASE}/${record.id}`, { last_rotated_at: 'last week' }),
+        ['body', 'last_rotated_at'],
+        'datetime_from_date_parsing',
+      );
+      assertIssue(
+        await call('PUT', `${BASE}/${record.id}`, { rotation_reminder_days: 29 }),
+        ['body', 'rotation_reminder_days'],
+        'greater_than_equal',
+      );
+      assertIssue(
+        await call('PUT', `${BASE}/${record.id}`, { rotation_reminder_days: 366 }),
+        ['body', 'rotation_reminder_days'],
+        'less_than_equal',
+      );
+      assertIssue(
+        await call('PUT', `${BASE}/${record.id}`, { is_active: 'nope' }),
+        ['body', 'is_active'],
+        'bool_parsing',
+      );
+      const short = assertIssue(
+        await call('PUT', `${BASE}/${record.id}`, { api_key: 'tooshort' }),
+        ['body', 'api_key'],
+        'string_too_short',
+      );
       assert.equal(short.input, '**********');
     });
 
     it('answers 404 for an unknown key and 422 uuid_parsing for a malformed id', async () => {
       assertDetail(await call('PUT', `${BASE}/${MISSING}`, { is_active: false }), 404, 'API key not found');
-      const issue = assertIssue(await call('PUT', `${BASE}/not-a-uuid`, { is_active: false }), ['path', 'key_id'], 'uuid_parsing');
+      const issue = assertIssue(
+        await call('PUT', `${BASE}/not-a-uuid`, { is_active: false }),
+        ['path', 'key_id'],
+        'uuid_parsing',
+      );
       assert.equal(issue.input, 'not-a-uuid');
       assert.match(issue.msg, /^Input should be a valid UUID, /);
       // A static path under the collection is not mistaken for a key id, nor is a key id for it.
-      assertIssue(await call('PUT', `${BASE}/rotation-reminders`, { is_active: false }), ['path', 'key_id'], 'uuid_parsing');
+      assertIssue(
+        await call('PUT', `${BASE}/rotation-reminders`, { is_active: false }),
+        ['path', 'key_id'],
+        'uuid_parsing',
+      );
     });
   });
 
@@ -209,7 +296,10 @@ describe('provider API keys', () => {
       const listed = (await call('GET', `${BASE}?include_inactive=true`)).json() as { id: string }[];
       assert.ok(!listed.some((k) => k.id === record.id), 'gone, not merely inactive');
       const deletions = (await adminActivity()).filter((e) => e.action === 'provider_key.delete');
-      assert.deepEqual(deletions.map((e) => e.target_id), [record.id]);
+      assert.deepEqual(
+        deletions.map((e) => e.target_id),
+        [record.id],
+      );
       assertIssue(await call('DELETE', `${BASE}/1234`), ['path', 'key_id'], 'uuid_parsing');
     });
   });
@@ -218,7 +308,8 @@ describe('provider API keys', () => {
     it('lists active keys overdue or due within 14 days, soonest first, with days_until_rotation', async () => {
       const make = async (provider: string, rotatedDaysAgo: number | null, days = 30) => {
         const record = await create({ provider, api_key: secretKey(), rotation_reminder_days: days });
-        if (rotatedDaysAgo !== null) await call('PUT', `${BASE}/${record.id}`, { last_rotated_at: daysFrom(NOW, -rotatedDaysAgo) });
+        if (rotatedDaysAgo !== null)
+          await call('PUT', `${BASE}/${record.id}`, { last_rotated_at: daysFrom(NOW, -rotatedDaysAgo) });
         return record.id as string;
       };
       const overdue = await make('openai', 40); // due 10 days ago
@@ -234,7 +325,10 @@ describe('provider API keys', () => {
       const response = await call('GET', `${BASE}/rotation-reminders`);
       assert.equal(response.statusCode, 200, response.body);
       const reminders = only(response.json() as { id: string; days_until_rotation: number }[]);
-      assert.deepEqual(reminders.map((r) => r.id), [overdue, dueToday, dueSoon]);
+      assert.deepEqual(
+        reminders.map((r) => r.id),
+        [overdue, dueToday, dueSoon],
+      );
       assert.deepEqual(reminders[0], {
         id: overdue,
         provider: 'openai',
@@ -248,7 +342,10 @@ describe('provider API keys', () => {
       assert.ok(all.every((r) => r.next_rotation_date <= daysFrom(NOW, 14)));
 
       const module = t.modules.providerKeys;
-      assert.deepEqual(only(await module.service.rotationReminders(new Date(NOW), 30)).map((r) => r.id), [overdue, dueToday, dueSoon, later]);
+      assert.deepEqual(
+        only(await module.service.rotationReminders(new Date(NOW), 30)).map((r) => r.id),
+        [overdue, dueToday, dueSoon, later],
+      );
       assert.deepEqual(only(await module.service.rotationReminders(new Date(daysFrom(NOW, -25)))), []);
       assert.equal(only(await module.service.rotationReminders()).length, 3);
     });

@@ -24,7 +24,8 @@ describe('retrieval settings', () => {
     await t.database.db.execute(sql`DELETE FROM rag_settings`);
   });
 
-  const get = (user: TestUser | null = admin) => t.app.inject({ method: 'GET', url: URL, headers: user ? user.headers : {} });
+  const get = (user: TestUser | null = admin) =>
+    t.app.inject({ method: 'GET', url: URL, headers: user ? user.headers : {} });
   const put = (payload: unknown, user: TestUser | null = admin) =>
     t.app.inject({ method: 'PUT', url: URL, payload: payload as object, headers: user ? user.headers : {} });
 
@@ -40,8 +41,22 @@ describe('retrieval settings', () => {
     assert.equal(response.statusCode, 200);
     const settings = response.json();
     assert.match(settings.id, /^[0-9a-f-]{36}$/);
-    assert.deepEqual(settings.enabled_sources, { news: true, reddit: true, twitter: false, telegram: false, discord: false, youtube: false });
-    assert.deepEqual(settings.collection_limits, { news: 200, reddit: 300, twitter: 200, telegram: 200, discord: 200, youtube: 50 });
+    assert.deepEqual(settings.enabled_sources, {
+      news: true,
+      reddit: true,
+      twitter: false,
+      telegram: false,
+      discord: false,
+      youtube: false,
+    });
+    assert.deepEqual(settings.collection_limits, {
+      news: 200,
+      reddit: 300,
+      twitter: 200,
+      telegram: 200,
+      discord: 200,
+      youtube: 50,
+    });
     assert.equal(settings.collection_interval_minutes, 30);
     assert.equal(settings.auto_expiration_days, 30);
     assert.equal(settings.max_posts_per_run, 1000);
@@ -72,8 +87,16 @@ describe('retrieval settings', () => {
     assert.equal(settings.auto_expiration_days, 90);
     assert.equal(settings.max_posts_per_run, 5000);
     assert.deepEqual((await get()).json(), settings);
-    const activity = (await t.app.inject({ method: 'GET', url: `/api/admin/users/${admin.id}/activity?limit=100`, headers: admin.headers })).json();
-    const entries = (activity as { action: string; actor_id: string; details: { changed: string[] } }[]).filter((a) => a.action === 'rag_settings.update');
+    const activity = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/admin/users/${admin.id}/activity?limit=100`,
+        headers: admin.headers,
+      })
+    ).json();
+    const entries = (activity as { action: string; actor_id: string; details: { changed: string[] } }[]).filter(
+      (a) => a.action === 'rag_settings.update',
+    );
     assert.equal(entries.length, 1);
     const [entry] = entries;
     assert.equal(entry!.actor_id, admin.id);
@@ -167,7 +190,11 @@ describe('retrieval settings', () => {
     assertIssue(response, ['body', 'collection_limits', 'reddit'], 'int_from_float');
     assertIssue(response, ['body', 'collection_interval_minutes'], 'int_parsing');
     assertIssue(response, ['body', 'version'], 'int_parsing');
-    assertIssue(await put({ collection_limits: { news: 10_001 } }), ['body', 'collection_limits', 'news'], 'less_than_equal');
+    assertIssue(
+      await put({ collection_limits: { news: 10_001 } }),
+      ['body', 'collection_limits', 'news'],
+      'less_than_equal',
+    );
     assertIssue(await put({ enabled_sources: [true] }), ['body', 'enabled_sources'], 'dict_type');
     assert.equal((await get()).json().version, 1, 'nothing was applied');
   });

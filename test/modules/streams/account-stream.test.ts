@@ -43,13 +43,18 @@ describe('the account stream', () => {
     return response.json<{ id: string }>().id;
   };
   const runJob = async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/scheduled/cleanup-expired-tokens', headers: { 'x-scheduled-job-secret': JOB_SECRET } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/scheduled/cleanup-expired-tokens',
+      headers: { 'x-scheduled-job-secret': JOB_SECRET },
+    });
     // 202: it started the run; 200: the job's trigger window covered it by the run before (both are heard as job.finished).
     assert.ok([200, 202].includes(response.statusCode), response.body);
   };
-  const stream = (user: TestUser, headers: Record<string, string> = {}, query = '') => follow(`${base}/api/stream${query}`, { headers: { ...user.headers, ...headers } });
+  const stream = (user: TestUser, headers: Record<string, string> = {}, query = '') =>
+    follow(`${base}/api/stream${query}`, { headers: { ...user.headers, ...headers } });
 
-  it('sends the caller\'s own events with ids, admin events only to admins, nothing of other users', async () => {
+  it("sends the caller's own events with ids, admin events only to admins, nothing of other users", async () => {
     const a = stream(alice);
     const b = stream(bob);
     const root = stream(admin);
@@ -60,7 +65,12 @@ describe('the account stream', () => {
 
       const changed = await a.waitFor((e) => e.type === 'credential.changed', 3_000, 'credential.changed');
       assert.match(changed.id, /^\d+$/);
-      assert.deepEqual(changed.data.data, { credential_id: credentialId, exchange: 'binanceus', change: 'created', changed_fields: [] });
+      assert.deepEqual(changed.data.data, {
+        credential_id: credentialId,
+        exchange: 'binanceus',
+        change: 'created',
+        changed_fields: [],
+      });
       assert.equal(changed.data.id, changed.id);
       assert.equal(changed.data.type, 'credential.changed');
       assert.ok(!JSON.stringify(changed.data).includes(KEY), 'no key in the event');
@@ -143,9 +153,17 @@ describe('the account stream', () => {
     const resumed = stream(alice, { 'last-event-id': lastId });
     try {
       await resumed.opened;
-      await resumed.waitFor((e) => (e.data.data as { credential_id: string }).credential_id === missed[1], 3_000, 'the replay');
+      await resumed.waitFor(
+        (e) => (e.data.data as { credential_id: string }).credential_id === missed[1],
+        3_000,
+        'the replay',
+      );
       const live = await createCredential(alice, 'Live');
-      await resumed.waitFor((e) => (e.data.data as { credential_id: string }).credential_id === live, 3_000, 'the live event');
+      await resumed.waitFor(
+        (e) => (e.data.data as { credential_id: string }).credential_id === live,
+        3_000,
+        'the live event',
+      );
       const ids = resumed.events.map((e) => (e.data.data as { credential_id: string }).credential_id);
       assert.deepEqual(ids, [...missed, live], 'the missed ones in order, then live, each once');
       const seq = resumed.events.map((e) => BigInt(e.id));
@@ -156,7 +174,11 @@ describe('the account stream', () => {
     // The same through the query, as a browser opening a new EventSource sends it.
     const viaQuery = stream(alice, {}, `?last_event_id=${lastId}`);
     try {
-      await viaQuery.waitFor((e) => (e.data.data as { credential_id: string }).credential_id === missed[1], 3_000, 'the replay via the query');
+      await viaQuery.waitFor(
+        (e) => (e.data.data as { credential_id: string }).credential_id === missed[1],
+        3_000,
+        'the replay via the query',
+      );
     } finally {
       viaQuery.close();
     }
@@ -167,9 +189,14 @@ describe('the account stream', () => {
     const watched = stream(victim);
     try {
       await watched.opened;
-      const suspended = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${victim.id}`, headers: admin.headers, payload: { status: 'suspended' } });
+      const suspended = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/admin/users/${victim.id}`,
+        headers: admin.headers,
+        payload: { status: 'suspended' },
+      });
       assert.equal(suspended.statusCode, 200, suspended.body);
-      const end = await watched.waitFor((e) => e.type === 'end', 2_000, 'the end of the suspended user\'s stream');
+      const end = await watched.waitFor((e) => e.type === 'end', 2_000, "the end of the suspended user's stream");
       assert.equal(end.data.reason, 'suspended');
       assert.equal((await fetch(`${base}/api/stream`, { headers: victim.headers })).status, 403);
     } finally {
@@ -180,7 +207,9 @@ describe('the account stream', () => {
 
 describe('the account stream across a restart and across instances', () => {
   it('replays events stored before a restart, and carries an event from one instance to another within 1 s', async () => {
-    const shared = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `test:${process.pid}:${Date.now()}:` } : {};
+    const shared = process.env.REDIS_URL
+      ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `test:${process.pid}:${Date.now()}:` }
+      : {};
     const one = await buildTestApp({ env: { ...shared } });
     const user = await signIn(one.app, one.database);
     let two: TestApp | undefined;
@@ -189,10 +218,24 @@ describe('the account stream across a restart and across instances', () => {
       const base1 = await one.app.listen({ host: '127.0.0.1', port: 0 });
       const first = follow(`${base1}/api/stream`, { headers: user.headers });
       await first.opened;
-      await one.modules.streams.publisher.user(user.id, 'balance.synced', { exchange: 'binance', credential_id: crypto.randomUUID(), success: true, currencies_synced: 3, error_type: null });
+      await one.modules.streams.publisher.user(user.id, 'balance.synced', {
+        exchange: 'binance',
+        credential_id: crypto.randomUUID(),
+        success: true,
+        currencies_synced: 3,
+        error_type: null,
+      });
       const seen = await first.waitFor((e) => e.type === 'balance.synced', 3_000);
       first.close();
-      await one.modules.streams.publisher.user(user.id, 'trades.synced', { exchange: 'binance', credential_id: crypto.randomUUID(), success: true, symbols_synced: ['BTC/USDT'], trades_synced: 2, trades_duplicate: 0, error_type: null });
+      await one.modules.streams.publisher.user(user.id, 'trades.synced', {
+        exchange: 'binance',
+        credential_id: crypto.randomUUID(),
+        success: true,
+        symbols_synced: ['BTC/USDT'],
+        trades_synced: 2,
+        trades_duplicate: 0,
+        error_type: null,
+      });
       await one.close();
 
       // A new instance on the same database: what was stored before the restart is replayed.
@@ -205,7 +248,12 @@ describe('the account stream across a restart and across instances', () => {
 
       // Produced on instance three, delivered by instance two.
       // Nothing polls for it: without the channel between instances it would never come.
-      await three.modules.streams.publisher.user(user.id, 'credential.changed', { credential_id: crypto.randomUUID(), exchange: 'binance', change: 'deleted', changed_fields: [] });
+      await three.modules.streams.publisher.user(user.id, 'credential.changed', {
+        credential_id: crypto.randomUUID(),
+        exchange: 'binance',
+        change: 'deleted',
+        changed_fields: [],
+      });
       await resumed.waitFor((e) => e.type === 'credential.changed', 5_000, 'the event from the other instance');
       resumed.close();
     } finally {

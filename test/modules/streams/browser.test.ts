@@ -8,8 +8,19 @@ import { signIn, type TestUser } from '../../helpers/test-app.ts';
 import { startMarket, waitFor, type MarketHarness } from '../market/market-fixtures.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const missing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const missing = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
 
 describe('the streams in headless Chromium', { skip: missing }, () => {
   let ws: BinanceWsFake;
@@ -33,7 +44,7 @@ describe('the streams in headless Chromium', { skip: missing }, () => {
     await ws.close();
   });
 
-  it('receives the price snapshot and a moved price through the browser\'s EventSource', async () => {
+  it("receives the price snapshot and a moved price through the browser's EventSource", async () => {
     const page = await browser.newPage();
     try {
       await page.goto(`${base}/openapi.json`);
@@ -41,17 +52,27 @@ describe('the streams in headless Chromium', { skip: missing }, () => {
         const w = window as unknown as { got: { type: string; data: unknown }[] };
         w.got = [];
         const source = new EventSource('/api/v1/market/stream?symbols=BTCUSDT');
-        for (const type of ['snapshot', 'price']) source.addEventListener(type, (e) => w.got.push({ type, data: JSON.parse((e as MessageEvent).data) }));
+        for (const type of ['snapshot', 'price'])
+          source.addEventListener(type, (e) => w.got.push({ type, data: JSON.parse((e as MessageEvent).data) }));
       });
-      await page.waitForFunction(() => (window as unknown as { got: { type: string }[] }).got.some((e) => e.type === 'snapshot'), null, { timeout: 5_000 });
-      ws.setPrice('BTCUSDT', '71000.5');
-      ws.push(['BTCUSDT']);
       await page.waitForFunction(
-        () => (window as unknown as { got: { type: string; data: { price?: number } }[] }).got.some((e) => e.type === 'price' && e.data.price === 71000.5),
+        () => (window as unknown as { got: { type: string }[] }).got.some((e) => e.type === 'snapshot'),
         null,
         { timeout: 5_000 },
       );
-      const got = await page.evaluate(() => (window as unknown as { got: { type: string; data: { source?: string; price?: number } }[] }).got);
+      ws.setPrice('BTCUSDT', '71000.5');
+      ws.push(['BTCUSDT']);
+      await page.waitForFunction(
+        () =>
+          (window as unknown as { got: { type: string; data: { price?: number } }[] }).got.some(
+            (e) => e.type === 'price' && e.data.price === 71000.5,
+          ),
+        null,
+        { timeout: 5_000 },
+      );
+      const got = await page.evaluate(
+        () => (window as unknown as { got: { type: string; data: { source?: string; price?: number } }[] }).got,
+      );
       assert.equal(got[0]!.type, 'snapshot');
       assert.equal(got.find((e) => e.type === 'price' && e.data.price === 71000.5)!.data.source, 'stream');
     } finally {
@@ -59,7 +80,7 @@ describe('the streams in headless Chromium', { skip: missing }, () => {
     }
   });
 
-  it('opens the account stream with a ticket (no header) and receives the user\'s event', async () => {
+  it("opens the account stream with a ticket (no header) and receives the user's event", async () => {
     const page = await browser.newPage();
     try {
       await page.goto(`${base}/openapi.json`);
@@ -72,12 +93,26 @@ describe('the streams in headless Chromium', { skip: missing }, () => {
         w.events = [];
         const source = new EventSource(`/api/stream?ticket=${t}`);
         source.onopen = () => (w.opened = true);
-        source.addEventListener('balance.synced', (e) => w.events.push({ id: (e as MessageEvent).lastEventId, data: JSON.parse((e as MessageEvent).data) }));
+        source.addEventListener('balance.synced', (e) =>
+          w.events.push({ id: (e as MessageEvent).lastEventId, data: JSON.parse((e as MessageEvent).data) }),
+        );
       }, ticket);
-      await page.waitForFunction(() => (window as unknown as { opened?: boolean }).opened === true, null, { timeout: 5_000 });
-      await m.modules.streams.publisher.user(user.id, 'balance.synced', { exchange: 'binance', credential_id: crypto.randomUUID(), success: true, currencies_synced: 1, error_type: null });
-      await page.waitForFunction(() => (window as unknown as { events: unknown[] }).events.length === 1, null, { timeout: 5_000 });
-      const [event] = await page.evaluate(() => (window as unknown as { events: { id: string; data: { type: string } }[] }).events);
+      await page.waitForFunction(() => (window as unknown as { opened?: boolean }).opened === true, null, {
+        timeout: 5_000,
+      });
+      await m.modules.streams.publisher.user(user.id, 'balance.synced', {
+        exchange: 'binance',
+        credential_id: crypto.randomUUID(),
+        success: true,
+        currencies_synced: 1,
+        error_type: null,
+      });
+      await page.waitForFunction(() => (window as unknown as { events: unknown[] }).events.length === 1, null, {
+        timeout: 5_000,
+      });
+      const [event] = await page.evaluate(
+        () => (window as unknown as { events: { id: string; data: { type: string } }[] }).events,
+      );
       assert.match(event!.id, /^\d+$/);
       assert.equal(event!.data.type, 'balance.synced');
     } finally {

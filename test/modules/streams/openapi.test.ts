@@ -4,7 +4,16 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { anyOf?: { $ref: string }[] } }> }>; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        responses: Record<string, { content?: Record<string, { schema: { anyOf?: { $ref: string }[] } }> }>;
+        security?: unknown[];
+      }
+    >
+  >;
   components: { schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }> };
 };
 
@@ -20,12 +29,16 @@ describe('the OpenAPI document of the streams', () => {
   const events = (path: string) => {
     const media = doc.paths[path]!.get!.responses['200']!.content!;
     assert.deepEqual(Object.keys(media), ['text/event-stream']);
-    return media['text/event-stream']!.schema.anyOf!.map((ref) => doc.components.schemas[ref.$ref.split('/').at(-1)!]!.properties!.event!.enum![0]);
+    return media['text/event-stream']!.schema.anyOf!.map(
+      (ref) => doc.components.schemas[ref.$ref.split('/').at(-1)!]!.properties!.event!.enum![0],
+    );
   };
 
-  it('documents the price stream\'s snapshot, price and end events', () => {
+  it("documents the price stream's snapshot, price and end events", () => {
     assert.deepEqual(events('/api/v1/market/stream'), ['snapshot', 'price', 'end']);
-    assert.ok(doc.components.schemas.PriceEvent && doc.components.schemas.PriceSnapshot && doc.components.schemas.StreamEnd);
+    assert.ok(
+      doc.components.schemas.PriceEvent && doc.components.schemas.PriceSnapshot && doc.components.schemas.StreamEnd,
+    );
   });
 
   it('documents every account event, the ticket, and both ways to authenticate', () => {

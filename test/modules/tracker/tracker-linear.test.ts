@@ -26,10 +26,18 @@ describe('tracker on the Linear backend', () => {
     await fake.close();
   });
 
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = admin.headers) =>
-    t.app.inject({ method, url, payload: payload as object, headers });
+  const call = (
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = admin.headers,
+  ) => t.app.inject({ method, url, payload: payload as object, headers });
   const create = async (fields: Record<string, unknown> = {}) => {
-    const response = await call('POST', '/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'An issue', ...fields });
+    const response = await call('POST', '/api/v1/tracker/issues', {
+      teamId: fake.teams.eng.id,
+      title: 'An issue',
+      ...fields,
+    });
     assert.equal(response.statusCode, 201, response.body);
     return response.json();
   };
@@ -40,13 +48,16 @@ describe('tracker on the Linear backend', () => {
     const response = await call('GET', '/api/v1/tracker/health');
     assert.equal(response.statusCode, 200);
     const body = response.json();
-    assert.deepEqual({ ...body, latency_ms: typeof body.latency_ms }, {
-      backend: 'linear',
-      reachable: true,
-      latency_ms: 'number',
-      detail: 'Linear answered as Ada Lovelace',
-      default_team_id: fake.teams.eng.id,
-    });
+    assert.deepEqual(
+      { ...body, latency_ms: typeof body.latency_ms },
+      {
+        backend: 'linear',
+        reachable: true,
+        latency_ms: 'number',
+        detail: 'Linear answered as Ada Lovelace',
+        default_team_id: fake.teams.eng.id,
+      },
+    );
     assert.equal(lastRequest('viewer').authorization, fake.apiKey);
   });
 
@@ -63,7 +74,11 @@ describe('tracker on the Linear backend', () => {
       const issue = await create({ title: 'Extra fields', trashed: true, creatorId: fake.users[0]!.id, sortOrder: -1 });
       const createInput = lastRequest('issueCreate').variables.input as Record<string, unknown>;
       assert.deepEqual(Object.keys(createInput).sort(), ['priority', 'stateId', 'teamId', 'title']);
-      const patched = await call('PATCH', `/api/v1/tracker/issues/${issue.id}`, { title: 'Renamed', trashed: true, archivedAt: '2020-01-01' });
+      const patched = await call('PATCH', `/api/v1/tracker/issues/${issue.id}`, {
+        title: 'Renamed',
+        trashed: true,
+        archivedAt: '2020-01-01',
+      });
       assert.equal(patched.statusCode, 200, patched.body);
       const updateInput = lastRequest('issueUpdate').variables.input as Record<string, unknown>;
       assert.deepEqual(Object.keys(updateInput), ['title']);
@@ -72,8 +87,20 @@ describe('tracker on the Linear backend', () => {
 
   describe('create, get, patch', () => {
     it('resolves the state to a stateId of the team and answers the issue in our shape', async () => {
-      const issue = await create({ title: 'Fills arrive late', description: 'See logs', priority: 3, assigneeId: fake.users[0]!.id, estimate: 2, dueDate: '2031-05-01', projectId: 'p-1' });
-      assert.equal(lastRequest('issueCreate').variables.input && (lastRequest('issueCreate').variables.input as { stateId: string }).stateId, stateId('Backlog'));
+      const issue = await create({
+        title: 'Fills arrive late',
+        description: 'See logs',
+        priority: 3,
+        assigneeId: fake.users[0]!.id,
+        estimate: 2,
+        dueDate: '2031-05-01',
+        projectId: 'p-1',
+      });
+      assert.equal(
+        lastRequest('issueCreate').variables.input &&
+          (lastRequest('issueCreate').variables.input as { stateId: string }).stateId,
+        stateId('Backlog'),
+      );
       assert.match(issue.identifier, /^ENG-\d+$/);
       assert.equal(issue.url, `https://linear.app/fake/issue/${issue.identifier}`);
       assert.deepEqual([issue.state.name, issue.state.type], ['Backlog', 'backlog']);
@@ -93,13 +120,27 @@ describe('tracker on the Linear backend', () => {
     });
 
     it('answers 422 for an unknown team or state, and for what Linear refuses', async () => {
-      const team = await call('POST', '/api/v1/tracker/issues', { teamId: 'f6a1c1ad-0000-4000-8000-000000000000', title: 'x' });
+      const team = await call('POST', '/api/v1/tracker/issues', {
+        teamId: 'f6a1c1ad-0000-4000-8000-000000000000',
+        title: 'x',
+      });
       assert.equal(team.statusCode, 422);
       assert.deepEqual(team.json().detail[0].loc, ['body', 'teamId']);
-      const state = await call('POST', '/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'x', state: 'Shipped' });
+      const state = await call('POST', '/api/v1/tracker/issues', {
+        teamId: fake.teams.eng.id,
+        title: 'x',
+        state: 'Shipped',
+      });
       assert.equal(state.statusCode, 422);
-      assert.match(state.json().detail[0].msg, /Unknown state 'Shipped' for team ENG; use one of its states \(Triage, Backlog, Todo, In Progress, In Review, Done, Canceled\)/);
-      const assignee = await call('POST', '/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'x', assigneeId: 'nobody' });
+      assert.match(
+        state.json().detail[0].msg,
+        /Unknown state 'Shipped' for team ENG; use one of its states \(Triage, Backlog, Todo, In Progress, In Review, Done, Canceled\)/,
+      );
+      const assignee = await call('POST', '/api/v1/tracker/issues', {
+        teamId: fake.teams.eng.id,
+        title: 'x',
+        assigneeId: 'nobody',
+      });
       assert.equal(assignee.statusCode, 422);
       assert.match(assignee.json().detail[0].msg, /refused the issue: Entity not found: User/);
     });
@@ -115,12 +156,20 @@ describe('tracker on the Linear backend', () => {
 
     it('patches through issueUpdate with the resolved stateId; null clears; 404 when unknown', async () => {
       const issue = await create({ dueDate: '2031-01-01' });
-      const response = await call('PATCH', `/api/v1/tracker/issues/${issue.identifier}`, { title: 'Renamed', state: 'Done', dueDate: null, priority: 4 });
+      const response = await call('PATCH', `/api/v1/tracker/issues/${issue.identifier}`, {
+        title: 'Renamed',
+        state: 'Done',
+        dueDate: null,
+        priority: 4,
+      });
       assert.equal(response.statusCode, 200, response.body);
       const input = lastRequest('issueUpdate').variables.input as Record<string, unknown>;
       assert.deepEqual(input, { title: 'Renamed', dueDate: null, priority: 4, stateId: stateId('Done') });
       const patched = response.json();
-      assert.deepEqual([patched.title, patched.state.type, patched.dueDate, patched.priorityLabel], ['Renamed', 'completed', null, 'Low']);
+      assert.deepEqual(
+        [patched.title, patched.state.type, patched.dueDate, patched.priorityLabel],
+        ['Renamed', 'completed', null, 'Low'],
+      );
       assert.equal((await call('PATCH', '/api/v1/tracker/issues/ENG-9999', { title: 'x' })).statusCode, 404);
       assert.equal((await call('PATCH', '/api/v1/tracker/issues/ENG-9999', { state: 'Done' })).statusCode, 404);
     });
@@ -133,20 +182,34 @@ describe('tracker on the Linear backend', () => {
       const response = await call('GET', '/api/v1/tracker/issues?states=todo,started&limit=2');
       assert.equal(response.statusCode, 200);
       const body = response.json();
-      assert.deepEqual(body.issues.map((i: { id: string }) => i.id), [started.id, todo.id]);
+      assert.deepEqual(
+        body.issues.map((i: { id: string }) => i.id),
+        [started.id, todo.id],
+      );
       assert.equal(body.count, 2);
       const request = lastRequest('issues');
       assert.equal(request.variables.first, 2);
-      assert.deepEqual(request.variables.filter, { state: { or: [{ type: { in: ['started'] } }, { name: { eqIgnoreCase: 'todo' } }] } });
+      assert.deepEqual(request.variables.filter, {
+        state: { or: [{ type: { in: ['started'] } }, { name: { eqIgnoreCase: 'todo' } }] },
+      });
 
       const mine = (await call('GET', `/api/v1/tracker/issues?assignee_id=${fake.users[0]!.id}&states=Todo`)).json();
       assert.ok(mine.issues.some((i: { id: string }) => i.id === todo.id));
       assert.ok(mine.issues.every((i: { assignee: { id: string } | null }) => i.assignee?.id === fake.users[0]!.id));
 
-      await call('POST', '/api/v1/tracker/issues/agent', { title: 'labelled', agent_id: 'lister', label_names: ['listing'] });
+      await call('POST', '/api/v1/tracker/issues/agent', {
+        title: 'labelled',
+        agent_id: 'lister',
+        label_names: ['listing'],
+      });
       const labelled = (await call('GET', '/api/v1/tracker/issues?label=LISTING')).json();
-      assert.deepEqual(labelled.issues.map((i: { title: string }) => i.title), ['labelled']);
-      assert.deepEqual(lastRequest('issues').variables.filter, { labels: { some: { name: { eqIgnoreCase: 'LISTING' } } } });
+      assert.deepEqual(
+        labelled.issues.map((i: { title: string }) => i.title),
+        ['labelled'],
+      );
+      assert.deepEqual(lastRequest('issues').variables.filter, {
+        labels: { some: { name: { eqIgnoreCase: 'LISTING' } } },
+      });
     });
 
     it('says has_more from pageInfo', async () => {
@@ -160,7 +223,12 @@ describe('tracker on the Linear backend', () => {
 
   describe('agent-filed issues', () => {
     it('resolves and creates labels, marks the agent with a label, and deduplicates open issues', async () => {
-      const body = { title: 'Deploy failed on main', agent_id: 'deploy-bot', agent_type: 'ci', label_names: ['bug', 'ops-only', 'deploys'] };
+      const body = {
+        title: 'Deploy failed on main',
+        agent_id: 'deploy-bot',
+        agent_type: 'ci',
+        label_names: ['bug', 'ops-only', 'deploys'],
+      };
       const first = await call('POST', '/api/v1/tracker/issues/agent', body);
       assert.equal(first.statusCode, 201, first.body);
       const issue = first.json();
@@ -171,7 +239,11 @@ describe('tracker on the Linear backend', () => {
       // `Bug` is a workspace label; `ops-only` belongs to another team, so ENG gets its own.
       const names = issue.labels.map((l: { name: string }) => l.name).sort();
       assert.deepEqual(names, ['Bug', 'agent-id:deploy-bot', 'agent:ci', 'deploys', 'ops-only']);
-      const created = fake.labels.filter((l) => ['ops-only', 'deploys', 'agent:ci', 'agent-id:deploy-bot'].includes(l.name) && l.team?.id === fake.teams.eng.id);
+      const created = fake.labels.filter(
+        (l) =>
+          ['ops-only', 'deploys', 'agent:ci', 'agent-id:deploy-bot'].includes(l.name) &&
+          l.team?.id === fake.teams.eng.id,
+      );
       assert.equal(created.length, 4);
 
       const again = await call('POST', '/api/v1/tracker/issues/agent', body);
@@ -186,9 +258,17 @@ describe('tracker on the Linear backend', () => {
     });
 
     it('answers 503 with a clear detail when no default team is configured', async () => {
-      const noTeam = await buildTestApp({ keepData: true, env: linearEnv(fake, { TRACKER_DEFAULT_TEAM_ID: undefined }) });
+      const noTeam = await buildTestApp({
+        keepData: true,
+        env: linearEnv(fake, { TRACKER_DEFAULT_TEAM_ID: undefined }),
+      });
       try {
-        const response = await noTeam.app.inject({ method: 'POST', url: '/api/v1/tracker/issues/agent', payload: { title: 'x', agent_id: 'a' }, headers: admin.headers });
+        const response = await noTeam.app.inject({
+          method: 'POST',
+          url: '/api/v1/tracker/issues/agent',
+          payload: { title: 'x', agent_id: 'a' },
+          headers: admin.headers,
+        });
         assert.equal(response.statusCode, 503);
         assert.match(response.json().detail, /TRACKER_DEFAULT_TEAM_ID/);
       } finally {
@@ -211,7 +291,10 @@ describe('tracker on the Linear backend', () => {
       fake.failNext('auth');
       const response = await call('GET', '/api/v1/tracker/issues/ENG-1');
       assert.equal(response.statusCode, 502);
-      assert.equal(response.json().detail, 'The issue tracker refused our credentials (TRACKER_API_KEY): You need to authenticate to access this operation.');
+      assert.equal(
+        response.json().detail,
+        'The issue tracker refused our credentials (TRACKER_API_KEY): You need to authenticate to access this operation.',
+      );
       fake.failNext('auth');
       const health = (await call('GET', '/api/v1/tracker/health')).json();
       assert.equal(health.reachable, false);
@@ -220,9 +303,16 @@ describe('tracker on the Linear backend', () => {
     });
 
     it('a wrong key configured is refused too, and never written to the log', async () => {
-      const wrong = await buildTestApp({ keepData: true, env: linearEnv(fake, { TRACKER_API_KEY: 'lin_api_wrong-key-0123456789' }) });
+      const wrong = await buildTestApp({
+        keepData: true,
+        env: linearEnv(fake, { TRACKER_API_KEY: 'lin_api_wrong-key-0123456789' }),
+      });
       try {
-        const response = await wrong.app.inject({ method: 'GET', url: '/api/v1/tracker/issues', headers: admin.headers });
+        const response = await wrong.app.inject({
+          method: 'GET',
+          url: '/api/v1/tracker/issues',
+          headers: admin.headers,
+        });
         assert.equal(response.statusCode, 502);
         assert.ok(!wrong.logText().includes('lin_api_wrong-key-0123456789'));
       } finally {
@@ -239,7 +329,11 @@ describe('tracker on the Linear backend', () => {
       const impatient = await buildTestApp({ keepData: true, env: linearEnv(fake, { TRACKER_TIMEOUT_MS: '500' }) });
       try {
         fake.failNext('hang');
-        const slow = await impatient.app.inject({ method: 'GET', url: '/api/v1/tracker/issues', headers: admin.headers });
+        const slow = await impatient.app.inject({
+          method: 'GET',
+          url: '/api/v1/tracker/issues',
+          headers: admin.headers,
+        });
         assert.equal(slow.statusCode, 504);
         assert.equal(slow.json().detail, 'The issue tracker did not answer within 500 ms');
       } finally {
@@ -247,9 +341,16 @@ describe('tracker on the Linear backend', () => {
       }
 
       const port = await closedPort();
-      const down = await buildTestApp({ keepData: true, env: linearEnv(fake, { TRACKER_API_URL: `http://127.0.0.1:${port}/graphql` }) });
+      const down = await buildTestApp({
+        keepData: true,
+        env: linearEnv(fake, { TRACKER_API_URL: `http://127.0.0.1:${port}/graphql` }),
+      });
       try {
-        const response = await down.app.inject({ method: 'GET', url: '/api/v1/tracker/issues', headers: admin.headers });
+        const response = await down.app.inject({
+          method: 'GET',
+          url: '/api/v1/tracker/issues',
+          headers: admin.headers,
+        });
         assert.equal(response.statusCode, 503);
         assert.deepEqual(response.json(), { detail: 'The issue tracker could not be reached' });
         const health = (await down.app.inject({ method: 'GET', url: '/api/v1/tracker/health' })).json();

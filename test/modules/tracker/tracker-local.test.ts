@@ -23,14 +23,23 @@ describe('tracker on the local backend', () => {
     await t.close();
   });
 
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = admin.headers) =>
-    t.app.inject({ method, url, payload: payload as object, headers });
+  const call = (
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = admin.headers,
+  ) => t.app.inject({ method, url, payload: payload as object, headers });
   const create = async (fields: Record<string, unknown> = {}) => {
-    const response = await call('POST', '/api/v1/tracker/issues', { teamId: TEAM, title: `Issue ${randomUUID().slice(0, 8)}`, ...fields });
+    const response = await call('POST', '/api/v1/tracker/issues', {
+      teamId: TEAM,
+      title: `Issue ${randomUUID().slice(0, 8)}`,
+      ...fields,
+    });
     assert.equal(response.statusCode, 201, response.body);
     return response.json();
   };
-  const fileForAgent = (fields: Record<string, unknown>) => call('POST', '/api/v1/tracker/issues/agent', { agent_id: 'ci-bot', ...fields });
+  const fileForAgent = (fields: Record<string, unknown>) =>
+    call('POST', '/api/v1/tracker/issues/agent', { agent_id: 'ci-bot', ...fields });
 
   describe('health', () => {
     it('answers the local backend, reachable, with the seeded default team', async () => {
@@ -47,7 +56,11 @@ describe('tracker on the local backend', () => {
 
   describe('create', () => {
     it('creates a backlog issue with priority 0 and a team-scoped identifier, shaped like Linear', async () => {
-      const response = await call('POST', '/api/v1/tracker/issues', { teamId: TEAM, title: 'Order book freezes', description: 'Steps: *open* it' });
+      const response = await call('POST', '/api/v1/tracker/issues', {
+        teamId: TEAM,
+        title: 'Order book freezes',
+        description: 'Steps: *open* it',
+      });
       assert.equal(response.statusCode, 201);
       const issue = response.json();
       assert.match(issue.id, /^[0-9a-f-]{36}$/);
@@ -67,7 +80,10 @@ describe('tracker on the local backend', () => {
       assert.match(issue.createdAt, ISO);
       assert.equal(issue.createdAt, issue.updatedAt);
       // The tracker's operations are anonymous: their audit entries concern no user, so no activity shows them.
-      const [row] = await t.database.db.select().from(auditLog).where(and(eq(auditLog.action, 'tracker.issue.create'), eq(auditLog.targetId, issue.id)));
+      const [row] = await t.database.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, 'tracker.issue.create'), eq(auditLog.targetId, issue.id)));
       assert.equal(row!.details.identifier, issue.identifier);
     });
 
@@ -76,7 +92,10 @@ describe('tracker on the local backend', () => {
       const issues = await Promise.all(Array.from({ length: 8 }, () => create()));
       const numbers = issues.map((i) => Number(i.identifier.split('-')[1])).sort((a, b) => a - b);
       const start = Number(first.identifier.split('-')[1]);
-      assert.deepEqual(numbers, Array.from({ length: 8 }, (_, i) => start + 1 + i));
+      assert.deepEqual(
+        numbers,
+        Array.from({ length: 8 }, (_, i) => start + 1 + i),
+      );
     });
 
     it('resolves the state by name or by type, and sets every optional field', async () => {
@@ -95,7 +114,11 @@ describe('tracker on the local backend', () => {
       });
       assert.deepEqual([byName.state.name, byName.state.type], ['In Progress', 'started']);
       assert.equal(byName.priorityLabel, 'Urgent');
-      assert.deepEqual(byName.assignee, { id: user.id, name: `User ${user.id.slice(0, 8)}` }, 'an account without a name shows no e-mail address');
+      assert.deepEqual(
+        byName.assignee,
+        { id: user.id, name: `User ${user.id.slice(0, 8)}` },
+        'an account without a name shows no e-mail address',
+      );
       assert.ok(!JSON.stringify(byName).includes(user.email));
       assert.equal(byName.parentId, parent.id);
       assert.equal(byName.projectId, 'proj-7');
@@ -110,7 +133,11 @@ describe('tracker on the local backend', () => {
       const cases: [Record<string, unknown>, (string | number)[], RegExp][] = [
         [{ teamId: randomUUID() }, ['body', 'teamId'], /Unknown team/],
         [{ teamId: 'ENG' }, ['body', 'teamId'], /Unknown team/],
-        [{ state: 'Shipped' }, ['body', 'state'], /Unknown state 'Shipped' for team ENG; use one of its states \(Backlog, Todo, In Progress, Done, Canceled\)/],
+        [
+          { state: 'Shipped' },
+          ['body', 'state'],
+          /Unknown state 'Shipped' for team ENG; use one of its states \(Backlog, Todo, In Progress, Done, Canceled\)/,
+        ],
         [{ labelIds: [randomUUID()] }, ['body', 'labelIds', 0], /Unknown label/],
         [{ assigneeId: randomUUID() }, ['body', 'assigneeId'], /Unknown user/],
         [{ parentId: 'ENG-999999' }, ['body', 'parentId'], /Unknown issue/],
@@ -128,11 +155,20 @@ describe('tracker on the local backend', () => {
     it('checks the bounds of title, priority, estimate and dueDate and reports every field', async () => {
       const missing = await call('POST', '/api/v1/tracker/issues', {});
       assert.equal(missing.statusCode, 422);
-      assert.deepEqual(missing.json().detail.map((d: { loc: string[]; type: string }) => [d.loc, d.type]), [
-        [['body', 'teamId'], 'missing'],
-        [['body', 'title'], 'missing'],
-      ]);
-      const bad = await call('POST', '/api/v1/tracker/issues', { teamId: TEAM, title: '', priority: 5, estimate: 1.5, dueDate: '2030-13-01' });
+      assert.deepEqual(
+        missing.json().detail.map((d: { loc: string[]; type: string }) => [d.loc, d.type]),
+        [
+          [['body', 'teamId'], 'missing'],
+          [['body', 'title'], 'missing'],
+        ],
+      );
+      const bad = await call('POST', '/api/v1/tracker/issues', {
+        teamId: TEAM,
+        title: '',
+        priority: 5,
+        estimate: 1.5,
+        dueDate: '2030-13-01',
+      });
       assert.equal(bad.statusCode, 422);
       const detail = bad.json().detail as { loc: string[]; type: string; ctx?: Record<string, unknown> }[];
       const byField = Object.fromEntries(detail.map((d) => [d.loc[1], d]));
@@ -142,7 +178,10 @@ describe('tracker on the local backend', () => {
       assert.equal(byField.estimate!.type, 'int_from_float');
       assert.ok(byField.dueDate);
       const long = await call('POST', '/api/v1/tracker/issues', { teamId: TEAM, title: 'x'.repeat(256), priority: -1 });
-      assert.deepEqual(long.json().detail.map((d: { type: string }) => d.type), ['string_too_long', 'greater_than_equal']);
+      assert.deepEqual(
+        long.json().detail.map((d: { type: string }) => d.type),
+        ['string_too_long', 'greater_than_equal'],
+      );
       const exact = await call('POST', '/api/v1/tracker/issues', { teamId: TEAM, title: 'x'.repeat(255), priority: 4 });
       assert.equal(exact.statusCode, 201);
       assert.equal(exact.json().priorityLabel, 'Low');
@@ -203,7 +242,13 @@ describe('tracker on the local backend', () => {
       assert.equal(self.statusCode, 422);
       assert.match(self.json().detail[0].msg, /its own parent/);
       const bounds = await call('PATCH', `/api/v1/tracker/issues/${issue.id}`, { title: '', priority: 9 });
-      assert.deepEqual(bounds.json().detail.map((d: { loc: string[] }) => d.loc), [['body', 'title'], ['body', 'priority']]);
+      assert.deepEqual(
+        bounds.json().detail.map((d: { loc: string[] }) => d.loc),
+        [
+          ['body', 'title'],
+          ['body', 'priority'],
+        ],
+      );
     });
   });
 
@@ -227,7 +272,10 @@ describe('tracker on the local backend', () => {
       // Earlier tests' issues are older: the newest three are this test's.
       assert.deepEqual(await ids('states=todo,COMPLETED,canceled&limit=3'), [canceled.id, done.id, todo.id]);
       const closed = await list('states=Done, Canceled&limit=250');
-      assert.deepEqual(closed.slice(0, 2).map((i) => i.id), [canceled.id, done.id]);
+      assert.deepEqual(
+        closed.slice(0, 2).map((i) => i.id),
+        [canceled.id, done.id],
+      );
       assert.ok(closed.every((i) => ['Done', 'Canceled'].includes(i.state.name)));
       assert.deepEqual(await ids(`assignee_id=${user.id}`), [canceled.id, todo.id]);
       // The third is the issue that created the label.
@@ -250,7 +298,13 @@ describe('tracker on the local backend', () => {
       const zero = await call('GET', '/api/v1/tracker/issues?limit=0');
       assert.equal(zero.statusCode, 422);
       assert.deepEqual(zero.json().detail, [
-        { type: 'greater_than_equal', loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', input: '0', ctx: { ge: 1 } },
+        {
+          type: 'greater_than_equal',
+          loc: ['query', 'limit'],
+          msg: 'Input should be greater than or equal to 1',
+          input: '0',
+          ctx: { ge: 1 },
+        },
       ]);
       assert.equal((await call('GET', '/api/v1/tracker/issues?limit=251')).json().detail[0].type, 'less_than_equal');
       assert.equal((await call('GET', '/api/v1/tracker/issues?limit=many')).json().detail[0].type, 'int_parsing');
@@ -259,7 +313,12 @@ describe('tracker on the local backend', () => {
 
   describe('agent-filed issues', () => {
     it('files with priority 2 in the default team, creates labels, records the agent and announces it once', async () => {
-      const response = await fileForAgent({ title: 'Nightly backtest failed', description: 'exit 1', agent_type: 'ci', label_names: ['flaky', 'Flaky', 'backtest'] });
+      const response = await fileForAgent({
+        title: 'Nightly backtest failed',
+        description: 'exit 1',
+        agent_type: 'ci',
+        label_names: ['flaky', 'Flaky', 'backtest'],
+      });
       assert.equal(response.statusCode, 201, response.body);
       const issue = response.json();
       assert.equal(issue.deduplicated, false);
@@ -271,12 +330,18 @@ describe('tracker on the local backend', () => {
       assert.deepEqual(issue.labels.map((l: { name: string }) => l.name).sort(), ['agent:ci', 'backtest', 'flaky']);
 
       // What is checked is the queueing (once per issue, by its dedupe key): the outbox is read, not the chat.
-      const messages = await t.database.db.select().from(outbox).where(eq(outbox.dedupeKey, `tracker.agent-issue:${issue.id}`));
+      const messages = await t.database.db
+        .select()
+        .from(outbox)
+        .where(eq(outbox.dedupeKey, `tracker.agent-issue:${issue.id}`));
       assert.equal(messages.length, 1);
       assert.equal(messages[0]!.kind, 'chat.post');
       assert.match(String(messages[0]!.payload.title), new RegExp(`${issue.identifier} filed by agent ci-bot`));
       // An agent's filing concerns no user: no activity shows its audit entry.
-      const [row] = await t.database.db.select().from(auditLog).where(and(eq(auditLog.action, 'tracker.issue.agent_file'), eq(auditLog.targetId, issue.id)));
+      const [row] = await t.database.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, 'tracker.issue.agent_file'), eq(auditLog.targetId, issue.id)));
       assert.equal(row!.details.agentId, 'ci-bot');
     });
 
@@ -307,34 +372,58 @@ describe('tracker on the local backend', () => {
     it('defaults agent_type to custom and validates its fields', async () => {
       const response = await fileForAgent({ title: 'Custom agent issue' });
       assert.equal(response.statusCode, 201);
-      assert.deepEqual(response.json().labels.map((l: { name: string }) => l.name), ['agent:custom']);
+      assert.deepEqual(
+        response.json().labels.map((l: { name: string }) => l.name),
+        ['agent:custom'],
+      );
       const bad = await call('POST', '/api/v1/tracker/issues/agent', { title: '', priority: 7, label_names: [''] });
       assert.equal(bad.statusCode, 422);
-      assert.deepEqual(bad.json().detail.map((d: { loc: (string | number)[]; type: string }) => [d.loc, d.type]), [
-        [['body', 'agent_id'], 'missing'],
-        [['body', 'title'], 'string_too_short'],
-        [['body', 'priority'], 'less_than_equal'],
-        [['body', 'label_names', 0], 'string_too_short'],
-      ]);
+      assert.deepEqual(
+        bad.json().detail.map((d: { loc: (string | number)[]; type: string }) => [d.loc, d.type]),
+        [
+          [['body', 'agent_id'], 'missing'],
+          [['body', 'title'], 'string_too_short'],
+          [['body', 'priority'], 'less_than_equal'],
+          [['body', 'label_names', 0], 'string_too_short'],
+        ],
+      );
     });
 
     it('refuses a lone surrogate in any text, on both filing routes, as Pydantic does, and stores nothing', async () => {
       const lone = 'x\ud800y';
-      const unicode = (loc: (string | number)[]) => ({ type: 'string_unicode', loc, msg: 'Input should be a valid string, unable to parse raw data as a unicode string', input: lone });
+      const unicode = (loc: (string | number)[]) => ({
+        type: 'string_unicode',
+        loc,
+        msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
+        input: lone,
+      });
       const countRows = async () => ({
         audit: (await t.database.db.select().from(auditLog)).length,
         outbox: (await t.database.db.select().from(outbox)).length,
       });
       const before = await countRows();
       const attempts: [string, Record<string, unknown>, (string | number)[]][] = [
-        ['/api/v1/tracker/issues/agent', { agent_id: 'ci-bot', title: 'Surrogate in the type', agent_type: lone }, ['body', 'agent_type']],
-        ['/api/v1/tracker/issues/agent', { agent_id: 'ci-bot', title: 'Surrogate in a label', label_names: ['ok', lone] }, ['body', 'label_names', 1]],
+        [
+          '/api/v1/tracker/issues/agent',
+          { agent_id: 'ci-bot', title: 'Surrogate in the type', agent_type: lone },
+          ['body', 'agent_type'],
+        ],
+        [
+          '/api/v1/tracker/issues/agent',
+          { agent_id: 'ci-bot', title: 'Surrogate in a label', label_names: ['ok', lone] },
+          ['body', 'label_names', 1],
+        ],
         ['/api/v1/tracker/issues/agent', { agent_id: lone, title: 'Surrogate in the agent' }, ['body', 'agent_id']],
         ['/api/v1/tracker/issues', { teamId: TEAM, title: lone }, ['body', 'title']],
       ];
       for (const [url, body, loc] of attempts) {
         // Written by hand: the escape is what a client sends (JSON.stringify would escape it too).
-        const response = await t.app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { ...admin.headers, 'content-type': 'application/json' } });
+        const response = await t.app.inject({
+          method: 'POST',
+          url,
+          payload: JSON.stringify(body),
+          headers: { ...admin.headers, 'content-type': 'application/json' },
+        });
         assert.equal(response.statusCode, 422, `${url} ${JSON.stringify(loc)}: ${response.body}`);
         assert.match(response.body, /\\ud800/);
         assert.deepEqual(response.json().detail, [unicode(loc)]);
@@ -367,17 +456,28 @@ describe('tracker on the local backend', () => {
       }
       assert.equal((await call('GET', '/api/v1/tracker/health', undefined, {})).statusCode, 200, 'health stays public');
       const listed = await call('GET', '/api/v1/tracker/issues?limit=250');
-      assert.ok(!listed.json().issues.some((i: { title: string }) => /anonymous/i.test(i.title)), 'nothing was filed or changed by them');
+      assert.ok(
+        !listed.json().issues.some((i: { title: string }) => /anonymous/i.test(i.title)),
+        'nothing was filed or changed by them',
+      );
     });
 
     it('records the admin who acted in the audit trail', async () => {
       const issue = await create({ title: 'Audited issue' });
-      const [row] = await t.database.db.select().from(auditLog).where(and(eq(auditLog.action, 'tracker.issue.create'), eq(auditLog.targetId, issue.id)));
+      const [row] = await t.database.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, 'tracker.issue.create'), eq(auditLog.targetId, issue.id)));
       assert.equal(row!.actorId, admin.id);
     });
 
     it('stores what the body declares and nothing else', async () => {
-      const issue = await create({ title: 'Declared only', agentId: 'spoofed-agent', identifier: 'ENG-99999', createdAt: '2001-01-01T00:00:00.000Z' });
+      const issue = await create({
+        title: 'Declared only',
+        agentId: 'spoofed-agent',
+        identifier: 'ENG-99999',
+        createdAt: '2001-01-01T00:00:00.000Z',
+      });
       assert.equal(issue.agentId, null);
       assert.notEqual(issue.identifier, 'ENG-99999');
       assert.notEqual(issue.createdAt, '2001-01-01T00:00:00.000Z');
@@ -385,7 +485,10 @@ describe('tracker on the local backend', () => {
 
     it('documents health as public and the other five for a bearer token', async () => {
       const document = (await call('GET', '/openapi.json')).json();
-      const paths = document.paths as Record<string, Record<string, { security?: unknown; tags: string[]; responses: Record<string, unknown> }>>;
+      const paths = document.paths as Record<
+        string,
+        Record<string, { security?: unknown; tags: string[]; responses: Record<string, unknown> }>
+      >;
       assert.deepEqual(paths['/api/v1/tracker/health']!.get!.security, []);
       const secured = [
         ['/api/v1/tracker/issues', 'get'],
@@ -399,7 +502,10 @@ describe('tracker on the local backend', () => {
         assert.ok(operation, `${method} ${path}`);
         assert.deepEqual(operation.tags, ['tracker']);
         assert.deepEqual(operation.security, [{ bearerAuth: ['admin'] }], `${method} ${path}`);
-        assert.ok('401' in operation.responses && '403' in operation.responses, `${method} ${path} documents 401 and 403`);
+        assert.ok(
+          '401' in operation.responses && '403' in operation.responses,
+          `${method} ${path} documents 401 and 403`,
+        );
       }
     });
   });
@@ -409,21 +515,33 @@ describe('tracker on the local backend', () => {
       let refused: { statusCode: number; json(): { detail: { loc: (string | number)[]; msg: string }[] } } | undefined;
       for (let round = 0; round <= MAX_LOCAL_LABELS / 20 && !refused; round++) {
         const names = Array.from({ length: 20 }, (_, i) => `bulk-${round}-${i}`);
-        const response = await fileForAgent({ title: `Bulk labels ${round}`, agent_id: 'label-flood', label_names: names });
+        const response = await fileForAgent({
+          title: `Bulk labels ${round}`,
+          agent_id: 'label-flood',
+          label_names: names,
+        });
         if (response.statusCode === 422) refused = response;
         else assert.equal(response.statusCode, 201, response.body);
       }
       assert.ok(refused, 'a filing was refused before the labels outgrew the bound');
       assert.deepEqual(refused.json().detail[0]!.loc, ['body', 'label_names']);
       assert.match(refused.json().detail[0]!.msg, /holds 1000 labels/);
-      const reused = await fileForAgent({ title: 'Existing labels still work', agent_id: 'label-flood', label_names: ['bulk-0-0'] });
+      const reused = await fileForAgent({
+        title: 'Existing labels still work',
+        agent_id: 'label-flood',
+        label_names: ['bulk-0-0'],
+      });
       assert.equal(reused.statusCode, 201, 'filing with labels that exist goes on');
     });
   });
 
   /** Labels exist only through agent filings on the local tracker; file one to get their ids. */
   async function fileLabels(names: string[]): Promise<string[]> {
-    const response = await fileForAgent({ title: `labels ${randomUUID()}`, agent_id: 'label-seeder', label_names: names });
+    const response = await fileForAgent({
+      title: `labels ${randomUUID()}`,
+      agent_id: 'label-seeder',
+      label_names: names,
+    });
     assert.equal(response.statusCode, 201, response.body);
     const labels = response.json().labels as { id: string; name: string }[];
     return names.map((n) => labels.find((l) => l.name === n)!.id);

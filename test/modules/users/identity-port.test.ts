@@ -13,8 +13,10 @@ describe('the identity port', () => {
   });
   after(async () => t.close());
 
-  const inTx = <T>(work: (tx: Parameters<Parameters<TestApp['database']['db']['transaction']>[0]>[0]) => Promise<T>) => t.database.db.transaction(work);
-  const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+  const inTx = <T>(work: (tx: Parameters<Parameters<TestApp['database']['db']['transaction']>[0]>[0]) => Promise<T>) =>
+    t.database.db.transaction(work);
+  const me = (token: string) =>
+    t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
   const refused = (status: number) => (error: unknown) => error instanceof AppError && error.status === status;
 
   it('keeps the last active admin and refuses locking oneself out, whoever calls', async () => {
@@ -22,11 +24,22 @@ describe('the identity port', () => {
     const admin = await signIn(t.app, t.database, { role: 'admin' });
     const now = new Date();
     // Another admin may exist from earlier tests: the last one is whichever remains.
-    const others = (await accounts.list({ role: 'admin', status: 'active' }, 0, 100)).rows.filter((u) => u.id !== admin.id);
+    const others = (await accounts.list({ role: 'admin', status: 'active' }, 0, 100)).rows.filter(
+      (u) => u.id !== admin.id,
+    );
     for (const other of others) await inTx((tx) => accounts.change(other.id, { role: 'user' }, null, now, tx));
-    await assert.rejects(inTx((tx) => accounts.change(admin.id, { role: 'user' }, null, now, tx)), refused(409));
-    await assert.rejects(inTx((tx) => accounts.delete(admin.id, null, now, tx)), refused(409));
-    await assert.rejects(inTx((tx) => accounts.change(admin.id, { status: 'suspended' }, admin.id, now, tx)), refused(409));
+    await assert.rejects(
+      inTx((tx) => accounts.change(admin.id, { role: 'user' }, null, now, tx)),
+      refused(409),
+    );
+    await assert.rejects(
+      inTx((tx) => accounts.delete(admin.id, null, now, tx)),
+      refused(409),
+    );
+    await assert.rejects(
+      inTx((tx) => accounts.change(admin.id, { status: 'suspended' }, admin.id, now, tx)),
+      refused(409),
+    );
     const bulk = await inTx((tx) => accounts.changeStatuses([admin.id], 'suspended', null, now, tx));
     assert.deepEqual(bulk.changed, []);
     assert.match(bulk.skipped[0]!.reason, /last active admin/);
@@ -36,7 +49,9 @@ describe('the identity port', () => {
   it('ends every session of a suspended account, and a reset password voids the others but the kept one', async () => {
     const { accounts } = t.modules.users;
     const user = await signIn(t.app, t.database);
-    const { user: suspended, changes } = await inTx((tx) => accounts.change(user.id, { status: 'suspended' }, null, new Date(), tx));
+    const { user: suspended, changes } = await inTx((tx) =>
+      accounts.change(user.id, { status: 'suspended' }, null, new Date(), tx),
+    );
     assert.equal(suspended.status, 'suspended');
     assert.deepEqual(changes.status, { from: 'active', to: 'suspended' });
     await inTx((tx) => accounts.change(user.id, { status: 'active' }, null, new Date(), tx));

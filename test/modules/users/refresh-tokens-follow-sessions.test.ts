@@ -8,7 +8,9 @@ import { sql } from 'drizzle-orm';
 import { buildTestApp, resetDatabase, signIn, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
-const NO_POSTGRES = process.env.DATABASE_URL ? false : 'DATABASE_URL is not set: a transaction holding a session needs PostgreSQL and two real connections';
+const NO_POSTGRES = process.env.DATABASE_URL
+  ? false
+  : 'DATABASE_URL is not set: a transaction holding a session needs PostgreSQL and two real connections';
 
 describe('refresh tokens follow their device sessions', () => {
   let t: TestApp;
@@ -35,7 +37,8 @@ describe('refresh tokens follow their device sessions', () => {
     return ids.map((row) => row.id);
   }
 
-  const tokensOf = (ids: string[]) => count(sql`SELECT count(*) AS n FROM refresh_tokens WHERE session_id = ANY (${`{${ids.join(',')}}`}::uuid[])`);
+  const tokensOf = (ids: string[]) =>
+    count(sql`SELECT count(*) AS n FROM refresh_tokens WHERE session_id = ANY (${`{${ids.join(',')}}`}::uuid[])`);
 
   it('deletes the tokens of the sessions one statement deletes, and only theirs', async () => {
     const ids = await sessionsWithTokens(6);
@@ -62,25 +65,40 @@ describe('refresh tokens follow their device sessions', () => {
   it('refuses a token, or a token moved, to a session that does not exist, as a foreign key violation', async () => {
     const [session] = await sessionsWithTokens(1);
     const missing = '00000000-0000-4000-8000-000000000000';
-    const insert = exec(sql`INSERT INTO refresh_tokens (session_id, token_hash, expires_at) VALUES (${missing}::uuid, 'x', now())`);
-    await assert.rejects(insert, (error: { cause?: { code?: string }; code?: string }) => (error.cause?.code ?? error.code) === '23503');
+    const insert = exec(
+      sql`INSERT INTO refresh_tokens (session_id, token_hash, expires_at) VALUES (${missing}::uuid, 'x', now())`,
+    );
+    await assert.rejects(
+      insert,
+      (error: { cause?: { code?: string }; code?: string }) => (error.cause?.code ?? error.code) === '23503',
+    );
     const move = exec(sql`UPDATE refresh_tokens SET session_id = ${missing}::uuid WHERE session_id = ${session}::uuid`);
-    await assert.rejects(move, (error: { cause?: { code?: string }; code?: string }) => (error.cause?.code ?? error.code) === '23503');
+    await assert.rejects(
+      move,
+      (error: { cause?: { code?: string }; code?: string }) => (error.cause?.code ?? error.code) === '23503',
+    );
     assert.equal(await tokensOf([session!]), 2);
   });
 
-  it('keeps a session being given a token until that transaction ends; deleting it then takes the token too', { skip: NO_POSTGRES }, async () => {
+  it('keeps a session being given a token until that transaction ends; deleting it then takes the token too', {
+    skip: NO_POSTGRES,
+  }, async () => {
     const [session] = await sessionsWithTokens(1);
     const writer = new pg.Client({ connectionString: (await testDatabaseUrl())! });
     const deleter = new pg.Client({ connectionString: (await testDatabaseUrl())! });
     await Promise.all([writer.connect(), deleter.connect()]);
     try {
       await writer.query('BEGIN');
-      await writer.query(`INSERT INTO refresh_tokens (session_id, token_hash, expires_at) VALUES ($1, 'held', now() + interval '1 day')`, [session]);
+      await writer.query(
+        `INSERT INTO refresh_tokens (session_id, token_hash, expires_at) VALUES ($1, 'held', now() + interval '1 day')`,
+        [session],
+      );
       const deletion = deleter.query('DELETE FROM device_sessions WHERE id = $1', [session]);
       // The deletion waits for the writer's lock on the session, as it would behind a foreign key's check.
       await waitFor(async () => {
-        const waiting = await t.database.rows<{ n: number }>(sql`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM device_sessions%'`);
+        const waiting = await t.database.rows<{ n: number }>(
+          sql`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM device_sessions%'`,
+        );
         return Number(waiting[0]!.n) === 1;
       }, 'the deletion to wait for the lock on the session');
       await writer.query('COMMIT');

@@ -35,7 +35,17 @@ function tokenHookInput(email: string, userId = randomUUID()) {
 
 function emailHookInput(type: string, user: Record<string, unknown>, data: Record<string, unknown> = {}) {
   return {
-    user: { id: randomUUID(), aud: 'authenticated', role: 'authenticated', phone: '', app_metadata: {}, user_metadata: {}, identities: [], is_anonymous: false, ...user },
+    user: {
+      id: randomUUID(),
+      aud: 'authenticated',
+      role: 'authenticated',
+      phone: '',
+      app_metadata: {},
+      user_metadata: {},
+      identities: [],
+      is_anonymous: false,
+      ...user,
+    },
     email_data: {
       token: '305805',
       token_hash: '7d5b7b1964cf5d388340a7f04f1dbb5eeb6c7b52ef8270e1737a58d0',
@@ -53,7 +63,12 @@ describe('auth provider hook (Supabase Auth)', () => {
   let t: TestApp;
   let admin: TestUser;
   const patchUser = async (userId: string, payload: object) => {
-    const response = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, payload, headers: admin.headers });
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${userId}`,
+      payload,
+      headers: admin.headers,
+    });
     assert.equal(response.statusCode, 200, response.body);
   };
   before(async () => {
@@ -96,20 +111,33 @@ describe('auth provider hook (Supabase Auth)', () => {
       await patchUser(user.id, { status: 'suspended' });
       const response = await send(t, URL, bearerDelivery(SECRET, tokenHookInput('suspended@example.com')));
       assert.equal(response.statusCode, 403);
-      assert.deepEqual(response.json(), { detail: 'User account is suspended', error: { http_code: 403, message: 'User account is suspended' } });
+      assert.deepEqual(response.json(), {
+        detail: 'User account is suspended',
+        error: { http_code: 403, message: 'User account is suspended' },
+      });
     });
 
     it('answers 401 in both shapes for a wrong bearer, a missing one, a wrong and a stale signature', async () => {
       const input = tokenHookInput('admin@example.com');
       const wrong = await send(t, URL, bearerDelivery('not-the-secret', input));
-      assert.deepEqual([wrong.statusCode, wrong.json()], [401, { detail: 'Invalid bearer token', error: { http_code: 401, message: 'Invalid bearer token' } }]);
+      assert.deepEqual(
+        [wrong.statusCode, wrong.json()],
+        [401, { detail: 'Invalid bearer token', error: { http_code: 401, message: 'Invalid bearer token' } }],
+      );
       const missing = await send(t, URL, bearerDelivery(SECRET, input), { authorization: undefined });
       assert.equal(missing.statusCode, 401);
       assert.equal(missing.json().error.message, 'Missing bearer token');
-      const forged = await send(t, URL, supabaseHookDelivery(`v1,whsec_${Buffer.alloc(24, 9).toString('base64')}`, input, { timestamp: NOW_S }));
+      const forged = await send(
+        t,
+        URL,
+        supabaseHookDelivery(`v1,whsec_${Buffer.alloc(24, 9).toString('base64')}`, input, { timestamp: NOW_S }),
+      );
       assert.deepEqual([forged.statusCode, forged.json().detail], [401, 'Invalid webhook signature']);
       const stale = await send(t, URL, supabaseHookDelivery(SECRET, input, { timestamp: NOW_S - 301 }));
-      assert.deepEqual([stale.statusCode, stale.json().detail], [401, 'Webhook timestamp is outside the tolerance window']);
+      assert.deepEqual(
+        [stale.statusCode, stale.json().detail],
+        [401, 'Webhook timestamp is outside the tolerance window'],
+      );
     });
 
     it('answers 400 for a payload that is neither hook, and keeps no delivery of it (decision 099)', async () => {
@@ -124,10 +152,19 @@ describe('auth provider hook (Supabase Auth)', () => {
   describe('send email', () => {
     const mails = async () => outboxRows(t, 'authprovider', 'mail.send');
     const open = (payload: Record<string, unknown>) =>
-      JSON.parse(t.platform.secretBox.open(String(payload.sealed), { table: 'outbox', column: 'payload.sealed', row: String(payload.to) })) as { text: string };
+      JSON.parse(
+        t.platform.secretBox.open(String(payload.sealed), {
+          table: 'outbox',
+          column: 'payload.sealed',
+          row: String(payload.to),
+        }),
+      ) as { text: string };
 
     it('queues the sign-up mail with its code and verification link, sealed, and answers {}', async () => {
-      const delivery = supabaseHookDelivery(SECRET, emailHookInput('signup', { email: 'newcomer@example.com' }), { timestamp: NOW_S, id: 'msg_signup' });
+      const delivery = supabaseHookDelivery(SECRET, emailHookInput('signup', { email: 'newcomer@example.com' }), {
+        timestamp: NOW_S,
+        id: 'msg_signup',
+      });
       const response = await send(t, URL, delivery);
       assert.equal(response.statusCode, 200);
       assert.deepEqual(response.json(), {});
@@ -137,9 +174,11 @@ describe('auth provider hook (Supabase Auth)', () => {
       assert.equal(mail?.payload.text, undefined);
       const { text } = open(mail!.payload);
       assert.match(text, /305805/);
-      assert.ok(text.includes(
-        'https://project.supabase.co/auth/v1/verify?token=7d5b7b1964cf5d388340a7f04f1dbb5eeb6c7b52ef8270e1737a58d0&type=signup&redirect_to=https%3A%2F%2Fapp.example.com%2Fwelcome',
-      ));
+      assert.ok(
+        text.includes(
+          'https://project.supabase.co/auth/v1/verify?token=7d5b7b1964cf5d388340a7f04f1dbb5eeb6c7b52ef8270e1737a58d0&type=signup&redirect_to=https%3A%2F%2Fapp.example.com%2Fwelcome',
+        ),
+      );
       // The one-time code is not kept in the stored delivery.
       const [stored] = (await deliveryRows(t, 'authprovider')).filter((r) => r.delivery_id === 'msg_signup');
       assert.ok(!JSON.stringify(stored?.payload).includes('305805'));
@@ -148,10 +187,17 @@ describe('auth provider hook (Supabase Auth)', () => {
       assert.equal((await mails()).filter((m) => m.dedupe_key?.startsWith('authprovider:msg_signup')).length, 1);
     });
 
-    it('sends the two mails of a secure e-mail change with the provider\'s token pairing', async () => {
-      const input = emailHookInput('email_change', { email: 'old@example.com', new_email: 'new@example.com' }, {
-        token: '111111', token_hash_new: 'hash-for-current-address', token_new: '222222', token_hash: 'hash-for-new-address',
-      });
+    it("sends the two mails of a secure e-mail change with the provider's token pairing", async () => {
+      const input = emailHookInput(
+        'email_change',
+        { email: 'old@example.com', new_email: 'new@example.com' },
+        {
+          token: '111111',
+          token_hash_new: 'hash-for-current-address',
+          token_new: '222222',
+          token_hash: 'hash-for-new-address',
+        },
+      );
       await send(t, URL, supabaseHookDelivery(SECRET, input, { timestamp: NOW_S, id: 'msg_change' }));
       const sent = (await mails()).filter((m) => m.dedupe_key?.startsWith('authprovider:msg_change'));
       assert.deepEqual(sent.map((m) => m.payload.to).sort(), ['new@example.com', 'old@example.com']);
@@ -168,10 +214,23 @@ describe('auth provider hook (Supabase Auth)', () => {
       const bounce = mailerSpecDelivery(SECRETS.MAILER_WEBHOOK_SECRET, {
         type: 'email.bounced',
         created_at: NOW.toISOString(),
-        data: { email_id: 'bounce-1', to: ['bounced@example.com'], subject: 'Reset', created_at: NOW.toISOString(), bounce: { type: 'Permanent', subType: 'General' } },
+        data: {
+          email_id: 'bounce-1',
+          to: ['bounced@example.com'],
+          subject: 'Reset',
+          created_at: NOW.toISOString(),
+          bounce: { type: 'Permanent', subType: 'General' },
+        },
       });
       assert.equal((await send(t, '/api/webhooks/mailer', bounce)).json().status, 'processed');
-      const response = await send(t, URL, supabaseHookDelivery(SECRET, emailHookInput('recovery', { email: 'bounced@example.com' }), { timestamp: NOW_S, id: 'msg_suppressed' }));
+      const response = await send(
+        t,
+        URL,
+        supabaseHookDelivery(SECRET, emailHookInput('recovery', { email: 'bounced@example.com' }), {
+          timestamp: NOW_S,
+          id: 'msg_suppressed',
+        }),
+      );
       assert.equal(response.statusCode, 400);
       assert.equal(response.json().error.message, 'Mail to this address is suppressed after a bounce or complaint');
       assert.equal((await mails()).filter((m) => m.dedupe_key?.startsWith('authprovider:msg_suppressed')).length, 0);
@@ -179,7 +238,14 @@ describe('auth provider hook (Supabase Auth)', () => {
       assert.ok(!(await deliveryRows(t, 'authprovider')).some((row) => row.delivery_id === 'msg_suppressed'));
       // No operation lifts a suppression: the row is deleted from its table.
       await t.database.db.delete(emailSuppressions).where(eq(emailSuppressions.email, 'bounced@example.com'));
-      const again = await send(t, URL, supabaseHookDelivery(SECRET, emailHookInput('recovery', { email: 'bounced@example.com' }), { timestamp: NOW_S, id: 'msg_suppressed' }));
+      const again = await send(
+        t,
+        URL,
+        supabaseHookDelivery(SECRET, emailHookInput('recovery', { email: 'bounced@example.com' }), {
+          timestamp: NOW_S,
+          id: 'msg_suppressed',
+        }),
+      );
       assert.deepEqual([again.statusCode, again.json()], [200, {}]);
       assert.equal((await mails()).filter((m) => m.dedupe_key?.startsWith('authprovider:msg_suppressed')).length, 1);
     });

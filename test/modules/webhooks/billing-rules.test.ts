@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { subscriptionOutcome, tierFromSubscription, tierNamedIn, toMajorUnits } from '../../../src/modules/webhooks/providers/billing-rules.ts';
+import {
+  subscriptionOutcome,
+  tierFromSubscription,
+  tierNamedIn,
+  toMajorUnits,
+} from '../../../src/modules/webhooks/providers/billing-rules.ts';
 import { REDACTED, redactSecrets } from '../../../src/modules/webhooks/payload-redaction.ts';
 
 const subscription = (status: string, price: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}) => ({
@@ -35,29 +40,62 @@ describe('subscription tier mapping', () => {
   });
 
   it('reads metadata.tier first, then the price lookup key, then its nickname, then an expanded product', () => {
-    assert.equal(tierFromSubscription(subscription('active', { lookup_key: 'basic_monthly' }, { tier: 'enterprise' })), 'enterprise');
-    assert.equal(tierFromSubscription(subscription('active', { lookup_key: 'basic_monthly', nickname: 'Pro' })), 'basic');
+    assert.equal(
+      tierFromSubscription(subscription('active', { lookup_key: 'basic_monthly' }, { tier: 'enterprise' })),
+      'enterprise',
+    );
+    assert.equal(
+      tierFromSubscription(subscription('active', { lookup_key: 'basic_monthly', nickname: 'Pro' })),
+      'basic',
+    );
     assert.equal(tierFromSubscription(subscription('active', { nickname: 'Pro plan' })), 'pro');
-    assert.equal(tierFromSubscription(subscription('active', { product: { id: 'prod_1', name: 'Enterprise', metadata: {} } })), 'enterprise');
+    assert.equal(
+      tierFromSubscription(subscription('active', { product: { id: 'prod_1', name: 'Enterprise', metadata: {} } })),
+      'enterprise',
+    );
     assert.equal(tierFromSubscription(subscription('active', { product: 'prod_1' })), null);
   });
 
   it('returns to free when the subscription is deleted or has ended, and leaves the tier alone while incomplete', () => {
-    assert.deepEqual(subscriptionOutcome('customer.subscription.deleted', subscription('active', { lookup_key: 'pro' })), {
-      tier: 'free', clearsGracePeriod: false, status: 'canceled',
-    });
+    assert.deepEqual(
+      subscriptionOutcome('customer.subscription.deleted', subscription('active', { lookup_key: 'pro' })),
+      {
+        tier: 'free',
+        clearsGracePeriod: false,
+        status: 'canceled',
+      },
+    );
     for (const status of ['canceled', 'unpaid', 'incomplete_expired', 'paused']) {
-      assert.equal(subscriptionOutcome('customer.subscription.updated', subscription(status, { lookup_key: 'pro' })).tier, 'free', status);
+      assert.equal(
+        subscriptionOutcome('customer.subscription.updated', subscription(status, { lookup_key: 'pro' })).tier,
+        'free',
+        status,
+      );
     }
-    assert.deepEqual(subscriptionOutcome('customer.subscription.updated', subscription('incomplete', { lookup_key: 'pro' })), {
-      tier: null, clearsGracePeriod: false, status: 'incomplete',
-    });
+    assert.deepEqual(
+      subscriptionOutcome('customer.subscription.updated', subscription('incomplete', { lookup_key: 'pro' })),
+      {
+        tier: null,
+        clearsGracePeriod: false,
+        status: 'incomplete',
+      },
+    );
   });
 
   it('grants the tier while active, trialing or past due, and ends a grace period only when in good standing', () => {
-    assert.deepEqual(subscriptionOutcome('customer.subscription.updated', subscription('active', { lookup_key: 'pro' })), { tier: 'pro', clearsGracePeriod: true, status: 'active' });
-    assert.equal(subscriptionOutcome('customer.subscription.updated', subscription('trialing', { lookup_key: 'pro' })).clearsGracePeriod, true);
-    assert.deepEqual(subscriptionOutcome('customer.subscription.updated', subscription('past_due', { lookup_key: 'pro' })), { tier: 'pro', clearsGracePeriod: false, status: 'past_due' });
+    assert.deepEqual(
+      subscriptionOutcome('customer.subscription.updated', subscription('active', { lookup_key: 'pro' })),
+      { tier: 'pro', clearsGracePeriod: true, status: 'active' },
+    );
+    assert.equal(
+      subscriptionOutcome('customer.subscription.updated', subscription('trialing', { lookup_key: 'pro' }))
+        .clearsGracePeriod,
+      true,
+    );
+    assert.deepEqual(
+      subscriptionOutcome('customer.subscription.updated', subscription('past_due', { lookup_key: 'pro' })),
+      { tier: 'pro', clearsGracePeriod: false, status: 'past_due' },
+    );
   });
 });
 

@@ -45,7 +45,12 @@ describe('code host webhook (GitHub)', () => {
     const deliveryId = delivery.headers['x-github-delivery']!;
     const response = await send(t, URL, delivery);
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { status: 'processed', provider: 'codehost', event: 'push', delivery_id: deliveryId });
+    assert.deepEqual(response.json(), {
+      status: 'processed',
+      provider: 'codehost',
+      event: 'push',
+      delivery_id: deliveryId,
+    });
     const stored = (await deliveryRows(t, 'codehost')).find((row) => row.delivery_id === deliveryId);
     assert.equal(stored?.status, 'processed');
     assert.equal(stored?.verified, true);
@@ -57,11 +62,18 @@ describe('code host webhook (GitHub)', () => {
   });
 
   it('accepts the spec header names x-codehost-event and x-codehost-delivery', async () => {
-    const delivery = githubDelivery(SECRET, 'ping', { zen: 'Keep it logically awesome.', hook_id: 1, hook: { events: ['push'] }, repository }, { specNames: true });
+    const delivery = githubDelivery(
+      SECRET,
+      'ping',
+      { zen: 'Keep it logically awesome.', hook_id: 1, hook: { events: ['push'] }, repository },
+      { specNames: true },
+    );
     const response = await send(t, URL, delivery);
     assert.equal(response.statusCode, 200);
     assert.equal(response.json().delivery_id, delivery.headers['x-codehost-delivery']);
-    const [message] = (await outboxRows(t, 'codehost')).filter((row) => row.dedupe_key === `codehost:${delivery.headers['x-codehost-delivery']}`);
+    const [message] = (await outboxRows(t, 'codehost')).filter(
+      (row) => row.dedupe_key === `codehost:${delivery.headers['x-codehost-delivery']}`,
+    );
     assert.equal(message?.payload.title, '[acme/trading] Code host webhook connected');
     assert.equal(message?.payload.text, 'Keep it logically awesome.');
   });
@@ -91,13 +103,25 @@ describe('code host webhook (GitHub)', () => {
 
   it('acknowledges a redelivery again as duplicate with no second message', async () => {
     const deliveryId = randomUUID();
-    const delivery = githubDelivery(SECRET, 'pull_request', {
-      action: 'closed',
-      number: 42,
-      pull_request: { title: 'Add order routing', html_url: 'https://github.com/acme/trading/pull/42', merged: true, merged_by: { login: 'grace' }, base: { ref: 'main' }, head: { ref: 'routing' } },
-      repository,
-      sender: { login: 'grace' },
-    }, { deliveryId });
+    const delivery = githubDelivery(
+      SECRET,
+      'pull_request',
+      {
+        action: 'closed',
+        number: 42,
+        pull_request: {
+          title: 'Add order routing',
+          html_url: 'https://github.com/acme/trading/pull/42',
+          merged: true,
+          merged_by: { login: 'grace' },
+          base: { ref: 'main' },
+          head: { ref: 'routing' },
+        },
+        repository,
+        sender: { login: 'grace' },
+      },
+      { deliveryId },
+    );
     const first = await send(t, URL, delivery);
     const second = await send(t, URL, delivery);
     assert.equal(first.json().status, 'processed');
@@ -114,27 +138,57 @@ describe('code host webhook (GitHub)', () => {
   it('posts a failed workflow run and a published release, but stores a successful run without a message', async () => {
     const failed = githubDelivery(SECRET, 'workflow_run', {
       action: 'completed',
-      workflow_run: { name: 'CI', conclusion: 'failure', head_branch: 'main', head_sha: 'd'.repeat(40), html_url: 'https://github.com/acme/trading/actions/runs/1', actor: { login: 'ada' }, head_commit: { message: 'Break things' } },
+      workflow_run: {
+        name: 'CI',
+        conclusion: 'failure',
+        head_branch: 'main',
+        head_sha: 'd'.repeat(40),
+        html_url: 'https://github.com/acme/trading/actions/runs/1',
+        actor: { login: 'ada' },
+        head_commit: { message: 'Break things' },
+      },
       repository,
     });
-    const passed = githubDelivery(SECRET, 'workflow_run', { action: 'completed', workflow_run: { name: 'CI', conclusion: 'success', head_branch: 'main' }, repository });
-    const release = githubDelivery(SECRET, 'release', { action: 'published', release: { tag_name: 'v1.4.0', name: 'Spring', html_url: 'https://github.com/acme/trading/releases/v1.4.0', body: 'Notes' }, repository });
+    const passed = githubDelivery(SECRET, 'workflow_run', {
+      action: 'completed',
+      workflow_run: { name: 'CI', conclusion: 'success', head_branch: 'main' },
+      repository,
+    });
+    const release = githubDelivery(SECRET, 'release', {
+      action: 'published',
+      release: {
+        tag_name: 'v1.4.0',
+        name: 'Spring',
+        html_url: 'https://github.com/acme/trading/releases/v1.4.0',
+        body: 'Notes',
+      },
+      repository,
+    });
     for (const delivery of [failed, passed, release]) assert.equal((await send(t, URL, delivery)).statusCode, 200);
     const byId = async (delivery: typeof failed) =>
-      (await outboxRows(t, 'codehost')).filter((row) => row.dedupe_key === `codehost:${delivery.headers['x-github-delivery']}`);
+      (await outboxRows(t, 'codehost')).filter(
+        (row) => row.dedupe_key === `codehost:${delivery.headers['x-github-delivery']}`,
+      );
     const [failure] = await byId(failed);
     assert.equal(failure?.payload.title, '[acme/trading] CI failed on main');
     assert.equal(failure?.payload.level, 'error');
     assert.equal((await byId(passed)).length, 0);
     assert.equal((await byId(release))[0]?.payload.title, '[acme/trading] Release Spring (v1.4.0) published');
-    const stored = (await deliveryRows(t, 'codehost')).find((row) => row.delivery_id === passed.headers['x-github-delivery']);
+    const stored = (await deliveryRows(t, 'codehost')).find(
+      (row) => row.delivery_id === passed.headers['x-github-delivery'],
+    );
     assert.equal(stored?.event, 'workflow_run.completed');
     assert.equal(stored?.status, 'processed');
   });
 
   it('refuses a body that is not JSON with 415 and a JSON array with a Pydantic 422', async () => {
     const form = githubDelivery(SECRET, 'push', push(1));
-    const asForm = await send(t, URL, { ...form, body: `payload=${encodeURIComponent(form.body)}` }, { 'content-type': 'application/x-www-form-urlencoded' });
+    const asForm = await send(
+      t,
+      URL,
+      { ...form, body: `payload=${encodeURIComponent(form.body)}` },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+    );
     assert.equal(asForm.statusCode, 415);
     const asText = await send(t, URL, form, { 'content-type': 'text/plain' });
     assert.equal(asText.statusCode, 415);
@@ -152,7 +206,9 @@ describe('code host webhook (GitHub)', () => {
     const response = await send(t, URL, delivery);
     assert.equal(response.statusCode, 200);
     assert.equal(response.json().status, 'processed');
-    const stored = (await deliveryRows(t, 'codehost')).find((row) => row.delivery_id === delivery.headers['x-github-delivery']);
+    const stored = (await deliveryRows(t, 'codehost')).find(
+      (row) => row.delivery_id === delivery.headers['x-github-delivery'],
+    );
     assert.equal(stored?.status, 'processed');
     assert.equal((stored!.payload as { commits: unknown[] }).commits.length, 4000);
   });
@@ -163,7 +219,11 @@ describe('code host webhook (GitHub)', () => {
     assert.equal(refused.statusCode, 413);
     assert.deepEqual(refused.json(), { detail: 'Request body too large' });
     // Signed, so that the limit is what refuses it (an unsigned one is refused before its size matters).
-    const edge = await send(t, '/api/webhooks/platforms/edge', vercelDelivery(SECRETS.EDGE_WEBHOOK_SECRET, { type: 'deployment.created', padding: 'x'.repeat(5 * 1024 * 1024) }));
+    const edge = await send(
+      t,
+      '/api/webhooks/platforms/edge',
+      vercelDelivery(SECRETS.EDGE_WEBHOOK_SECRET, { type: 'deployment.created', padding: 'x'.repeat(5 * 1024 * 1024) }),
+    );
     assert.equal(edge.statusCode, 413);
   });
 

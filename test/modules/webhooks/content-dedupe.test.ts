@@ -13,9 +13,21 @@ const MINUTE = 60_000;
 
 /** A row update of a user table, from `from` to `to`, as Supabase sends it. */
 const update = (from: string, to: string) =>
-  bearerDelivery(SECRETS.DATABASE_WEBHOOK_SECRET, { type: 'UPDATE', table: 'profiles', schema: 'public', record: { id: 'p1', plan: to }, old_record: { id: 'p1', plan: from } });
+  bearerDelivery(SECRETS.DATABASE_WEBHOOK_SECRET, {
+    type: 'UPDATE',
+    table: 'profiles',
+    schema: 'public',
+    record: { id: 'p1', plan: to },
+    old_record: { id: 'p1', plan: from },
+  });
 const signup = () =>
-  bearerDelivery(SECRETS.DATABASE_WEBHOOK_SECRET, { type: 'INSERT', table: 'profiles', schema: 'public', record: { id: 'p2', email: 'again@example.com' }, old_record: null });
+  bearerDelivery(SECRETS.DATABASE_WEBHOOK_SECRET, {
+    type: 'INSERT',
+    table: 'profiles',
+    schema: 'public',
+    record: { id: 'p2', email: 'again@example.com' },
+    old_record: null,
+  });
 
 describe('deliveries identified by their body', () => {
   let t: TestApp;
@@ -30,7 +42,8 @@ describe('deliveries identified by their body', () => {
   after(async () => {
     await t.close();
   });
-  const status = async (delivery: ReturnType<typeof update>) => (await send(t, URL, delivery)).json<{ status: string }>().status;
+  const status = async (delivery: ReturnType<typeof update>) =>
+    (await send(t, URL, delivery)).json<{ status: string }>().status;
 
   it('the window is a matter of minutes', () => {
     assert.equal(RETRY_WINDOW_MS, 10 * MINUTE);
@@ -42,7 +55,10 @@ describe('deliveries identified by their body', () => {
     assert.equal(await status(update('B', 'A')), 'processed');
     clock.advance(RETRY_WINDOW_MS);
     assert.equal(await status(update('A', 'B')), 'processed');
-    assert.deepEqual((await deliveryRows(t, 'database')).map((row) => row.status), ['processed', 'processed', 'processed']);
+    assert.deepEqual(
+      (await deliveryRows(t, 'database')).map((row) => row.status),
+      ['processed', 'processed', 'processed'],
+    );
   });
 
   it('the same body again within the window is a retry: acknowledged as duplicate, stored once', async () => {
@@ -93,6 +109,9 @@ describe('deliveries identified by their body', () => {
     clock.advance(RETRY_WINDOW_MS);
     const later = await send(t, URL, signup());
     assert.notEqual(later.json().delivery_id, first.json().delivery_id);
-    assert.deepEqual((await outboxRows(t, 'database')).map((row) => row.payload.title), ['New user signed up', 'New user signed up']);
+    assert.deepEqual(
+      (await outboxRows(t, 'database')).map((row) => row.payload.title),
+      ['New user signed up', 'New user signed up'],
+    );
   });
 });

@@ -49,8 +49,21 @@ describe('a provider without a secret', () => {
     const body = response.json();
     assert.equal(body.status, 'degraded');
     assert.equal(body.allow_unsigned, false);
-    assert.deepEqual(Object.keys(body.providers).sort(), ['authprovider', 'codehost', 'database', 'edge', 'errormon', 'payments', 'tracker']);
-    assert.deepEqual(body.providers.codehost, { secret_configured: false, last_delivery_at: null, last_error: null, unmatched: 0 });
+    assert.deepEqual(Object.keys(body.providers).sort(), [
+      'authprovider',
+      'codehost',
+      'database',
+      'edge',
+      'errormon',
+      'payments',
+      'tracker',
+    ]);
+    assert.deepEqual(body.providers.codehost, {
+      secret_configured: false,
+      last_delivery_at: null,
+      last_error: null,
+      unmatched: 0,
+    });
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/webhooks/health' })).json().status, 'unconfigured');
   });
 });
@@ -58,14 +71,21 @@ describe('a provider without a secret', () => {
 describe('WEBHOOKS_ALLOW_UNSIGNED=true', () => {
   let t: TestApp;
   before(async () => {
-    ({ t } = await webhookApp({ WEBHOOKS_ALLOW_UNSIGNED: 'true', PAYMENTS_WEBHOOK_SECRET: SECRETS.PAYMENTS_WEBHOOK_SECRET }));
+    ({ t } = await webhookApp({
+      WEBHOOKS_ALLOW_UNSIGNED: 'true',
+      PAYMENTS_WEBHOOK_SECRET: SECRETS.PAYMENTS_WEBHOOK_SECRET,
+    }));
   });
   after(async () => {
     await t.close();
   });
 
   it('accepts an unsigned delivery for a provider without a secret and marks it unverified', async () => {
-    const delivery = githubDelivery('irrelevant', 'push', { ref: 'refs/heads/main', commits: [{ id: 'f'.repeat(40), message: 'Hi' }], repository: { full_name: 'acme/x' } });
+    const delivery = githubDelivery('irrelevant', 'push', {
+      ref: 'refs/heads/main',
+      commits: [{ id: 'f'.repeat(40), message: 'Hi' }],
+      repository: { full_name: 'acme/x' },
+    });
     const response = await send(t, '/api/webhooks/platforms/codehost', delivery, { 'x-hub-signature-256': undefined });
     assert.equal(response.statusCode, 200);
     const [stored] = await deliveryRows(t, 'codehost');
@@ -75,7 +95,11 @@ describe('WEBHOOKS_ALLOW_UNSIGNED=true', () => {
 
   it('still verifies a provider whose secret is set', async () => {
     const event = stripeEvent('invoice.paid', { id: 'in_1' });
-    const unsigned = await send(t, '/api/webhooks/platforms/payments', stripeDelivery('whsec_other', event, { timestamp: NOW_S }));
+    const unsigned = await send(
+      t,
+      '/api/webhooks/platforms/payments',
+      stripeDelivery('whsec_other', event, { timestamp: NOW_S }),
+    );
     assert.equal(unsigned.statusCode, 401);
   });
 });
@@ -90,22 +114,42 @@ describe('failures, statistics and health', () => {
     await t.close();
   });
   const pay = (event: unknown) =>
-    send(t, '/api/webhooks/platforms/payments', stripeDelivery(SECRETS.PAYMENTS_WEBHOOK_SECRET, event, { timestamp: Math.floor(clock.now().getTime() / 1000) }));
+    send(
+      t,
+      '/api/webhooks/platforms/payments',
+      stripeDelivery(SECRETS.PAYMENTS_WEBHOOK_SECRET, event, { timestamp: Math.floor(clock.now().getTime() / 1000) }),
+    );
 
   it('answers 422 for a request without a body', async () => {
     // Signed as Vercel signs an empty body: the signature is checked first (decision 060).
     const signature = createHmac('sha1', SECRETS.EDGE_WEBHOOK_SECRET).update('').digest('hex');
-    const response = await t.app.inject({ method: 'POST', url: '/api/webhooks/platforms/edge', headers: { 'content-type': 'application/json', 'x-vercel-signature': signature } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/platforms/edge',
+      headers: { 'content-type': 'application/json', 'x-vercel-signature': signature },
+    });
     assert.equal(response.statusCode, 422);
-    assert.deepEqual(response.json(), { detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] });
+    assert.deepEqual(response.json(), {
+      detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
+    });
   });
 
   it('records a delivery whose effects fail, undoes those effects, answers 500, and processes it when the sender retries', async () => {
-    const event = stripeEvent('invoice.paid', {
-      id: 'in_blocked', customer: 'cus_1', customer_email: 'x@example.com', amount_paid: 1000, currency: 'usd',
-    }, { id: 'evt_blocked' });
+    const event = stripeEvent(
+      'invoice.paid',
+      {
+        id: 'in_blocked',
+        customer: 'cus_1',
+        customer_email: 'x@example.com',
+        amount_paid: 1000,
+        currency: 'usd',
+      },
+      { id: 'evt_blocked' },
+    );
     // The database refuses ledger rows for a while (e.g. a migration holding a constraint).
-    await t.database.db.execute(sql`ALTER TABLE payments_ledger ADD CONSTRAINT ledger_blocked CHECK (external_id <> 'in_blocked') NOT VALID`);
+    await t.database.db.execute(
+      sql`ALTER TABLE payments_ledger ADD CONSTRAINT ledger_blocked CHECK (external_id <> 'in_blocked') NOT VALID`,
+    );
     const failed = await pay(event);
     assert.equal(failed.statusCode, 500);
     assert.deepEqual(failed.json(), { detail: 'Internal Server Error' });
@@ -113,7 +157,10 @@ describe('failures, statistics and health', () => {
     assert.equal(stored?.status, 'failed');
     assert.match(String(stored?.error), /ledger_blocked|check constraint/);
     assert.equal((await outboxRows(t, 'payments')).filter((r) => r.dedupe_key === 'payments:evt_blocked').length, 0);
-    assert.deepEqual(await t.database.rows(sql`SELECT customer_id FROM payment_customers WHERE customer_id = 'cus_1'`), []);
+    assert.deepEqual(
+      await t.database.rows(sql`SELECT customer_id FROM payment_customers WHERE customer_id = 'cus_1'`),
+      [],
+    );
 
     const last = await t.modules.webhooks.service.lastDeliveries();
     assert.match(String(last.payments!.lastError), /ledger_blocked|check constraint/);
@@ -133,8 +180,16 @@ describe('failures, statistics and health', () => {
     const module = t.modules.webhooks;
     clock.advance(60_000);
     const since = clock.now();
-    await send(t, '/api/webhooks/platforms/codehost', githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'star', { action: 'created' }));
-    await send(t, '/api/webhooks/platforms/codehost', githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'star', { action: 'deleted' }));
+    await send(
+      t,
+      '/api/webhooks/platforms/codehost',
+      githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'star', { action: 'created' }),
+    );
+    await send(
+      t,
+      '/api/webhooks/platforms/codehost',
+      githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'star', { action: 'deleted' }),
+    );
     await pay(stripeEvent('customer.created', { id: 'cus_stats' }));
     const stats = await module.service.deliveryStats(since);
     assert.equal(stats.total, 3);
@@ -163,7 +218,11 @@ describe('failures, statistics and health', () => {
     });
 
     clock.advance(1_000);
-    await send(t, '/api/webhooks/platforms/codehost', githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'star', { action: 'created', n: 2 }));
+    await send(
+      t,
+      '/api/webhooks/platforms/codehost',
+      githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'star', { action: 'created', n: 2 }),
+    );
     last = await module.service.lastDeliveries();
     assert.equal(last.codehost!.lastError, null);
     assert.equal(last.codehost!.lastDeliveryAt, clock.now().toISOString());

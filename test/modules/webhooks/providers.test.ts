@@ -23,8 +23,16 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
       type,
       createdAt: NOW.getTime(),
       payload: {
-        deployment: { id, name: 'trading-web', url: 'trading-web-abc.vercel.app', meta: { githubCommitRef: 'main', githubCommitSha: 'e'.repeat(40), githubCommitMessage: 'Ship it' } },
-        links: { deployment: 'https://vercel.com/acme/trading-web/abc', project: 'https://vercel.com/acme/trading-web' },
+        deployment: {
+          id,
+          name: 'trading-web',
+          url: 'trading-web-abc.vercel.app',
+          meta: { githubCommitRef: 'main', githubCommitSha: 'e'.repeat(40), githubCommitMessage: 'Ship it' },
+        },
+        links: {
+          deployment: 'https://vercel.com/acme/trading-web/abc',
+          project: 'https://vercel.com/acme/trading-web',
+        },
         target: 'production',
         project: { id: 'prj_1' },
       },
@@ -33,7 +41,8 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
     it('posts a ready deployment and a failed one, keyed by the body id', async () => {
       const ready = deployment('deployment.succeeded');
       const failed = deployment('deployment.error');
-      for (const body of [ready, failed]) assert.equal((await send(t, URL, vercelDelivery(SECRETS.EDGE_WEBHOOK_SECRET, body))).statusCode, 200);
+      for (const body of [ready, failed])
+        assert.equal((await send(t, URL, vercelDelivery(SECRETS.EDGE_WEBHOOK_SECRET, body))).statusCode, 200);
       const [ok] = await messageOf('edge', ready.id);
       assert.equal(ok?.payload.title, 'Deployment of trading-web (production) is ready');
       assert.equal(ok?.payload.url, 'https://vercel.com/acme/trading-web/abc');
@@ -55,7 +64,11 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
     it('answers 401 for a wrong and a missing x-vercel-signature', async () => {
       const body = deployment('deployment.succeeded');
       assert.equal((await send(t, URL, vercelDelivery('wrong', body))).statusCode, 401);
-      assert.equal((await send(t, URL, vercelDelivery(SECRETS.EDGE_WEBHOOK_SECRET, body), { 'x-vercel-signature': undefined })).statusCode, 401);
+      assert.equal(
+        (await send(t, URL, vercelDelivery(SECRETS.EDGE_WEBHOOK_SECRET, body), { 'x-vercel-signature': undefined }))
+          .statusCode,
+        401,
+      );
       assert.equal((await messageOf('edge', body.id)).length, 0);
     });
   });
@@ -69,7 +82,13 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
       createdAt: NOW.toISOString(),
       url: 'https://linear.app/acme/issue/ENG-42/fix-routing',
       actor: { id: 'u1', name: 'Grace Hopper', type: 'user' },
-      data: { id: randomUUID(), identifier: 'ENG-42', title: 'Fix routing', state: { name: 'Done', type: 'completed' }, priorityLabel: 'High' },
+      data: {
+        id: randomUUID(),
+        identifier: 'ENG-42',
+        title: 'Fix routing',
+        state: { name: 'Done', type: 'completed' },
+        priorityLabel: 'High',
+      },
       organizationId: 'org_1',
       webhookTimestamp: NOW.getTime() - 1_000,
       webhookId: 'wh_1',
@@ -78,22 +97,39 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
 
     it('posts a created issue and a state change, but not another edit', async () => {
       const created = linearDelivery(SECRET, issue('create'));
-      const moved = linearDelivery(SECRET, issue('update', { updatedFrom: { stateId: 's-1', updatedAt: NOW.toISOString() } }), { specNames: true });
+      const moved = linearDelivery(
+        SECRET,
+        issue('update', { updatedFrom: { stateId: 's-1', updatedAt: NOW.toISOString() } }),
+        { specNames: true },
+      );
       const retitled = linearDelivery(SECRET, issue('update', { updatedFrom: { title: 'Old title' } }));
       for (const delivery of [created, moved, retitled]) assert.equal((await send(t, URL, delivery)).statusCode, 200);
-      assert.equal((await messageOf('tracker', created.headers['linear-delivery']!))[0]?.payload.title, 'Issue created: ENG-42 Fix routing');
+      assert.equal(
+        (await messageOf('tracker', created.headers['linear-delivery']!))[0]?.payload.title,
+        'Issue created: ENG-42 Fix routing',
+      );
       const [move] = await messageOf('tracker', moved.headers['tracker-delivery']!);
       assert.equal(move?.payload.title, 'ENG-42 Fix routing moved to Done');
       assert.equal(move?.payload.level, 'success');
       assert.equal((await messageOf('tracker', retitled.headers['linear-delivery']!)).length, 0);
-      const stored = (await deliveryRows(t, 'tracker')).find((row) => row.delivery_id === retitled.headers['linear-delivery']);
+      const stored = (await deliveryRows(t, 'tracker')).find(
+        (row) => row.delivery_id === retitled.headers['linear-delivery'],
+      );
       assert.equal(stored?.event, 'Issue.update');
     });
 
     it('posts a new comment', async () => {
       const delivery = linearDelivery(SECRET, {
-        action: 'create', type: 'Comment', url: 'https://linear.app/acme/issue/ENG-42#comment-1', webhookTimestamp: NOW.getTime(),
-        data: { id: 'c1', body: 'Looks good to me', issue: { id: 'i1', identifier: 'ENG-42', title: 'Fix routing' }, user: { name: 'Ada' } },
+        action: 'create',
+        type: 'Comment',
+        url: 'https://linear.app/acme/issue/ENG-42#comment-1',
+        webhookTimestamp: NOW.getTime(),
+        data: {
+          id: 'c1',
+          body: 'Looks good to me',
+          issue: { id: 'i1', identifier: 'ENG-42', title: 'Fix routing' },
+          user: { name: 'Ada' },
+        },
       });
       await send(t, URL, delivery);
       const [message] = await messageOf('tracker', delivery.headers['linear-delivery']!);
@@ -103,9 +139,19 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
 
     it('answers 401 for a wrong or missing signature and for a webhookTimestamp older than 60 s', async () => {
       assert.equal((await send(t, URL, linearDelivery('wrong', issue('create')))).statusCode, 401);
-      assert.equal((await send(t, URL, linearDelivery(SECRET, issue('create')), { 'linear-signature': undefined })).statusCode, 401);
-      const stale = await send(t, URL, linearDelivery(SECRET, issue('create', { webhookTimestamp: NOW.getTime() - 61_000 })));
-      assert.deepEqual([stale.statusCode, stale.json()], [401, { detail: 'Webhook timestamp is outside the tolerance window' }]);
+      assert.equal(
+        (await send(t, URL, linearDelivery(SECRET, issue('create')), { 'linear-signature': undefined })).statusCode,
+        401,
+      );
+      const stale = await send(
+        t,
+        URL,
+        linearDelivery(SECRET, issue('create', { webhookTimestamp: NOW.getTime() - 61_000 })),
+      );
+      assert.deepEqual(
+        [stale.statusCode, stale.json()],
+        [401, { detail: 'Webhook timestamp is outside the tolerance window' }],
+      );
       const none = await send(t, URL, linearDelivery(SECRET, issue('create', { webhookTimestamp: undefined })));
       assert.deepEqual([none.statusCode, none.json()], [401, { detail: 'Missing webhookTimestamp in the body' }]);
     });
@@ -116,16 +162,53 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
     const SECRET = SECRETS.ERRORMON_WEBHOOK_SECRET;
 
     it('posts a new issue, a triggered alert and a critical metric alert', async () => {
-      const issue = sentryDelivery(SECRET, 'issue', {
-        action: 'created', installation: { uuid: 'inst-1' }, actor: { type: 'application', id: 'sentry', name: 'Sentry' },
-        data: { issue: { id: '1', shortId: 'API-1A', title: 'TypeError: x is undefined', culprit: 'routes/orders', level: 'error', web_url: 'https://sentry.io/issues/1/', project: { slug: 'api' } } },
-      }, { timestamp: NOW_S });
-      const alert = sentryDelivery(SECRET, 'event_alert', {
-        action: 'triggered', data: { event: { title: 'Timeout on /api/v1/market', web_url: 'https://sentry.io/events/2/', level: 'warning' }, triggered_rule: 'Slow market' },
-      }, { timestamp: NOW_S, specNames: true });
-      const metric = sentryDelivery(SECRET, 'metric_alert', {
-        action: 'critical', data: { description_title: 'Error rate above 5%', description_text: '7% in the last 10 minutes', web_url: 'https://sentry.io/alerts/3/', metric_alert: { alert_rule: { name: 'Error rate' } } },
-      }, { timestamp: NOW_S });
+      const issue = sentryDelivery(
+        SECRET,
+        'issue',
+        {
+          action: 'created',
+          installation: { uuid: 'inst-1' },
+          actor: { type: 'application', id: 'sentry', name: 'Sentry' },
+          data: {
+            issue: {
+              id: '1',
+              shortId: 'API-1A',
+              title: 'TypeError: x is undefined',
+              culprit: 'routes/orders',
+              level: 'error',
+              web_url: 'https://sentry.io/issues/1/',
+              project: { slug: 'api' },
+            },
+          },
+        },
+        { timestamp: NOW_S },
+      );
+      const alert = sentryDelivery(
+        SECRET,
+        'event_alert',
+        {
+          action: 'triggered',
+          data: {
+            event: { title: 'Timeout on /api/v1/market', web_url: 'https://sentry.io/events/2/', level: 'warning' },
+            triggered_rule: 'Slow market',
+          },
+        },
+        { timestamp: NOW_S, specNames: true },
+      );
+      const metric = sentryDelivery(
+        SECRET,
+        'metric_alert',
+        {
+          action: 'critical',
+          data: {
+            description_title: 'Error rate above 5%',
+            description_text: '7% in the last 10 minutes',
+            web_url: 'https://sentry.io/alerts/3/',
+            metric_alert: { alert_rule: { name: 'Error rate' } },
+          },
+        },
+        { timestamp: NOW_S },
+      );
       for (const delivery of [issue, alert, metric]) assert.equal((await send(t, URL, delivery)).statusCode, 200);
       const [a] = await messageOf('errormon', issue.headers['request-id']!);
       assert.equal(a?.payload.title, 'New issue: API-1A TypeError: x is undefined');
@@ -136,14 +219,18 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
       const [c] = await messageOf('errormon', metric.headers['request-id']!);
       assert.equal(c?.payload.title, 'Metric alert critical: Error rate above 5%');
       assert.equal(c?.payload.level, 'error');
-      const stored = (await deliveryRows(t, 'errormon')).find((row) => row.delivery_id === metric.headers['request-id']);
+      const stored = (await deliveryRows(t, 'errormon')).find(
+        (row) => row.delivery_id === metric.headers['request-id'],
+      );
       assert.equal(stored?.event, 'metric_alert.critical');
     });
 
     it('answers 401 for a wrong and a missing signature', async () => {
       const body = { action: 'created', data: { error: { title: 'Boom' } } };
       assert.equal((await send(t, URL, sentryDelivery('wrong', 'error', body, { timestamp: NOW_S }))).statusCode, 401);
-      const missing = await send(t, URL, sentryDelivery(SECRET, 'error', body, { timestamp: NOW_S }), { 'sentry-hook-signature': undefined });
+      const missing = await send(t, URL, sentryDelivery(SECRET, 'error', body, { timestamp: NOW_S }), {
+        'sentry-hook-signature': undefined,
+      });
       assert.equal(missing.statusCode, 401);
     });
   });
@@ -153,10 +240,24 @@ describe('edge, tracker, error monitoring and database webhooks', () => {
     const SECRET = SECRETS.DATABASE_WEBHOOK_SECRET;
 
     it('posts a sign-up for an INSERT on profiles and stores an UPDATE without a message', async () => {
-      const insert = bearerDelivery(SECRET, {
-        type: 'INSERT', table: 'profiles', schema: 'public', record: { id: randomUUID(), email: 'new@example.com', full_name: 'New Person' }, old_record: null,
-      }, { 'x-webhook-source': 'supabase', 'x-webhook-event': 'INSERT' });
-      const update = bearerDelivery(SECRET, { type: 'UPDATE', table: 'profiles', schema: 'public', record: { id: 'p1', email: 'x@example.com' }, old_record: { id: 'p1' } });
+      const insert = bearerDelivery(
+        SECRET,
+        {
+          type: 'INSERT',
+          table: 'profiles',
+          schema: 'public',
+          record: { id: randomUUID(), email: 'new@example.com', full_name: 'New Person' },
+          old_record: null,
+        },
+        { 'x-webhook-source': 'supabase', 'x-webhook-event': 'INSERT' },
+      );
+      const update = bearerDelivery(SECRET, {
+        type: 'UPDATE',
+        table: 'profiles',
+        schema: 'public',
+        record: { id: 'p1', email: 'x@example.com' },
+        old_record: { id: 'p1' },
+      });
       const first = await send(t, URL, insert);
       assert.equal(first.statusCode, 200);
       assert.equal(first.json().event, 'INSERT public.profiles');

@@ -76,13 +76,23 @@ describe('the log of refused deliveries', () => {
   it('logs another reason of the same provider on its own', async () => {
     const before = refusals().length;
     await send(t, CODEHOST, wrong(), { 'x-hub-signature-256': undefined });
-    assert.deepEqual(refusals().slice(before).map((line) => [line.provider, line.reason]), [['codehost', 'missing']]);
+    assert.deepEqual(
+      refusals()
+        .slice(before)
+        .map((line) => [line.provider, line.reason]),
+      [['codehost', 'missing']],
+    );
   });
 
   it('logs a receiver without a secret at warn too, never as an error with a stack', async () => {
     const before = lines().length;
     for (let i = 0; i < 3; i++) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/webhooks/mailer', headers: { 'content-type': 'application/json' }, payload: '{}' });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/webhooks/mailer',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
       assert.equal(response.statusCode, 503);
     }
     const added = lines().slice(before);

@@ -5,7 +5,14 @@ import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { REPLAY_WINDOW_MS, RETRY_WINDOW_MS } from '../../../src/modules/webhooks/providers/provider.ts';
 import { resetDatabase, type TestApp } from '../../helpers/test-app.ts';
-import { bearerDelivery, githubDelivery, linearDelivery, mailerSpecDelivery, sentryDelivery, type SignedDelivery } from '../../fakes/webhook-senders.ts';
+import {
+  bearerDelivery,
+  githubDelivery,
+  linearDelivery,
+  mailerSpecDelivery,
+  sentryDelivery,
+  type SignedDelivery,
+} from '../../fakes/webhook-senders.ts';
 import { NOW, NOW_S, outboxRows, SECRETS, send, webhookApp } from './webhooks-kit.ts';
 
 const HOUR = 60 * 60 * 1000;
@@ -20,7 +27,10 @@ const push = (ref = 'main') => ({
 });
 
 /** The same bytes and signature, sent again under another id header. */
-const underNewId = (delivery: SignedDelivery, idHeader: string): SignedDelivery => ({ ...delivery, headers: { ...delivery.headers, [idHeader]: randomUUID() } });
+const underNewId = (delivery: SignedDelivery, idHeader: string): SignedDelivery => ({
+  ...delivery,
+  headers: { ...delivery.headers, [idHeader]: randomUUID() },
+});
 
 describe('a signed delivery replayed under a new delivery id', () => {
   let t: TestApp;
@@ -48,39 +58,70 @@ describe('a signed delivery replayed under a new delivery id', () => {
     clock.advance(HOUR);
     const replay = await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'));
     assert.equal(replay.statusCode, 200);
-    assert.deepEqual([replay.json().status, replay.json().delivery_id], ['duplicate', original.headers['x-github-delivery']]);
+    assert.deepEqual(
+      [replay.json().status, replay.json().delivery_id],
+      ['duplicate', original.headers['x-github-delivery']],
+    );
     assert.equal(await received('codehost'), 1);
     assert.equal((await outboxRows(t, 'codehost')).length, 1);
   });
 
   it('code host: another body under another id is another delivery (the control)', async () => {
     for (const ref of ['main', 'release']) {
-      assert.equal((await send(t, '/api/webhooks/platforms/codehost', githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push(ref)))).json().status, 'processed');
+      assert.equal(
+        (
+          await send(
+            t,
+            '/api/webhooks/platforms/codehost',
+            githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push(ref)),
+          )
+        ).json().status,
+        'processed',
+      );
     }
     assert.equal(await received('codehost'), 2);
     assert.equal((await outboxRows(t, 'codehost')).length, 2);
   });
 
   it('error monitoring: a replay under a new Request-ID has no second effect', async () => {
-    const body = { action: 'created', installation: { uuid: 'inst-1' }, data: { issue: { shortId: 'TRADING-1', title: 'TypeError', level: 'error', project: { slug: 'api' } } } };
+    const body = {
+      action: 'created',
+      installation: { uuid: 'inst-1' },
+      data: { issue: { shortId: 'TRADING-1', title: 'TypeError', level: 'error', project: { slug: 'api' } } },
+    };
     const original = sentryDelivery(SECRETS.ERRORMON_WEBHOOK_SECRET, 'issue', body, { timestamp: NOW_S });
     assert.equal((await send(t, '/api/webhooks/platforms/errormon', original)).json().status, 'processed');
     clock.advance(3 * DAY);
-    assert.equal((await send(t, '/api/webhooks/platforms/errormon', underNewId(original, 'request-id'))).json().status, 'duplicate');
+    assert.equal(
+      (await send(t, '/api/webhooks/platforms/errormon', underNewId(original, 'request-id'))).json().status,
+      'duplicate',
+    );
     assert.equal((await outboxRows(t, 'errormon')).length, 1);
   });
 
   it('tracker: a replay under a new Linear-Delivery within the signed minute has no second effect', async () => {
-    const body = { action: 'create', type: 'Issue', data: { identifier: 'ENG-1', title: 'Fix fills' }, webhookTimestamp: NOW.getTime() };
+    const body = {
+      action: 'create',
+      type: 'Issue',
+      data: { identifier: 'ENG-1', title: 'Fix fills' },
+      webhookTimestamp: NOW.getTime(),
+    };
     const original = linearDelivery(SECRETS.TRACKER_WEBHOOK_SECRET, body);
     assert.equal((await send(t, '/api/webhooks/platforms/tracker', original)).json().status, 'processed');
     clock.advance(30_000);
-    assert.equal((await send(t, '/api/webhooks/platforms/tracker', underNewId(original, 'linear-delivery'))).json().status, 'duplicate');
+    assert.equal(
+      (await send(t, '/api/webhooks/platforms/tracker', underNewId(original, 'linear-delivery'))).json().status,
+      'duplicate',
+    );
     assert.equal(await received('tracker'), 1);
   });
 
   it('mailer with x-mailer-signature: the same signed body an hour later is still the same delivery', async () => {
-    const body = { type: 'email.delivered', created_at: NOW.toISOString(), data: { email_id: 'e-1', to: ['a@example.com'] } };
+    const body = {
+      type: 'email.delivered',
+      created_at: NOW.toISOString(),
+      data: { email_id: 'e-1', to: ['a@example.com'] },
+    };
     const original = mailerSpecDelivery(SECRETS.MAILER_WEBHOOK_SECRET, body);
     assert.equal((await send(t, '/api/webhooks/mailer', original)).json().status, 'processed');
     clock.advance(HOUR);
@@ -92,11 +133,25 @@ describe('a signed delivery replayed under a new delivery id', () => {
   it('auth hook with the bearer: a send-email hook repeated under a new webhook-id queues the mail once', async () => {
     const input = {
       user: { id: randomUUID(), email: 'replayed@example.com' },
-      email_data: { token: '305805', token_hash: 'h'.repeat(56), redirect_to: 'https://app.example.com', email_action_type: 'signup', site_url: 'https://project.supabase.co/auth/v1' },
+      email_data: {
+        token: '305805',
+        token_hash: 'h'.repeat(56),
+        redirect_to: 'https://app.example.com',
+        email_action_type: 'signup',
+        site_url: 'https://project.supabase.co/auth/v1',
+      },
     };
     const url = '/api/webhooks/platforms/authprovider/auth-hook';
-    assert.equal((await send(t, url, bearerDelivery(SECRETS.AUTHPROVIDER_HOOK_SECRET, input, { 'webhook-id': 'msg_a' }))).statusCode, 200);
-    assert.equal((await send(t, url, bearerDelivery(SECRETS.AUTHPROVIDER_HOOK_SECRET, input, { 'webhook-id': 'msg_b' }))).statusCode, 200);
+    assert.equal(
+      (await send(t, url, bearerDelivery(SECRETS.AUTHPROVIDER_HOOK_SECRET, input, { 'webhook-id': 'msg_a' })))
+        .statusCode,
+      200,
+    );
+    assert.equal(
+      (await send(t, url, bearerDelivery(SECRETS.AUTHPROVIDER_HOOK_SECRET, input, { 'webhook-id': 'msg_b' })))
+        .statusCode,
+      200,
+    );
     assert.equal((await outboxRows(t, 'authprovider', 'mail.send')).length, 1);
     assert.equal(await received('authprovider'), 1);
   });
@@ -105,9 +160,15 @@ describe('a signed delivery replayed under a new delivery id', () => {
     const original = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push());
     await send(t, '/api/webhooks/platforms/codehost', original);
     clock.advance(REPLAY_WINDOW_MS - HOUR);
-    assert.equal((await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status, 'duplicate');
+    assert.equal(
+      (await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status,
+      'duplicate',
+    );
     clock.advance(2 * HOUR);
     assert.equal((await send(t, '/api/webhooks/platforms/codehost', original)).json().status, 'duplicate');
-    assert.equal((await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status, 'processed');
+    assert.equal(
+      (await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status,
+      'processed',
+    );
   });
 });

@@ -51,7 +51,12 @@ describe('published and reference test vectors', () => {
   });
 
   it('accepts the Vercel reference vector (hex HMAC-SHA1)', () => {
-    const verdict = verifyHexHmac(bytes('{"type":"deployment.created"}'), '0ec23193e6b18b121d6416ce8d2442004ee286c7', 'vsecret', 'sha1');
+    const verdict = verifyHexHmac(
+      bytes('{"type":"deployment.created"}'),
+      '0ec23193e6b18b121d6416ce8d2442004ee286c7',
+      'vsecret',
+      'sha1',
+    );
     assert.deepEqual(verdict, { ok: true });
   });
 });
@@ -62,7 +67,11 @@ describe('GitHub signatures', () => {
 
   it('refuses a missing header, another scheme, a changed body and a truncated signature', () => {
     assert.equal(verifyHubSignature(body, undefined, 'x').ok, false);
-    assert.deepEqual(verifyHubSignature(body, undefined, 'x'), { ok: false, reason: 'missing', message: 'Missing webhook signature' });
+    assert.deepEqual(verifyHubSignature(body, undefined, 'x'), {
+      ok: false,
+      reason: 'missing',
+      message: 'Missing webhook signature',
+    });
     assert.equal(verifyHubSignature(body, good.replace('sha256', 'sha1'), "It's a Secret to Everybody").ok, false);
     assert.equal(verifyHubSignature(bytes('Hello, World?'), good, "It's a Secret to Everybody").ok, false);
     assert.equal(verifyHubSignature(body, good.slice(0, -2), "It's a Secret to Everybody").ok, false);
@@ -119,20 +128,47 @@ describe('Standard Webhooks signatures', () => {
     const key = '31f290f6bf06298aab4f08d43c3f082cf648a362da2da4b0';
     assert.equal(standardWebhookKey(secret).toString('hex'), key);
     assert.equal(standardWebhookKey(`v1,${secret}`).toString('hex'), key);
-    assert.equal(verifyStandardWebhook(body, { id, timestamp: '1614265330', signature }, `v1,${secret}`, at(1614265330)).ok, true);
+    assert.equal(
+      verifyStandardWebhook(body, { id, timestamp: '1614265330', signature }, `v1,${secret}`, at(1614265330)).ok,
+      true,
+    );
   });
 
   it('finds the v1 signature in a space-separated list', () => {
     const list = `v1a,ignored v1,${'A'.repeat(44)} ${signature}`;
-    assert.equal(verifyStandardWebhook(body, { id, timestamp: '1614265330', signature: list }, secret, at(1614265330)).ok, true);
+    assert.equal(
+      verifyStandardWebhook(body, { id, timestamp: '1614265330', signature: list }, secret, at(1614265330)).ok,
+      true,
+    );
   });
 
   it('refuses missing headers, another id, a changed body and a stale timestamp', () => {
-    assert.equal(reasonOf(verifyStandardWebhook(body, { id, timestamp: '1614265330', signature: undefined }, secret, at(1614265330))), 'missing');
-    assert.equal(reasonOf(verifyStandardWebhook(body, { id: 'msg_other', timestamp: '1614265330', signature }, secret, at(1614265330))), 'invalid');
-    assert.equal(reasonOf(verifyStandardWebhook(bytes('{"test": 1}'), { id, timestamp: '1614265330', signature }, secret, at(1614265330))), 'invalid');
-    assert.equal(reasonOf(verifyStandardWebhook(body, { id, timestamp: '1614265330', signature }, secret, at(1614265330 + 301))), 'stale');
-    assert.equal(reasonOf(verifyStandardWebhook(body, { id, timestamp: '1614265330', signature }, secret, at(1614265330 - 301))), 'stale');
+    assert.equal(
+      reasonOf(
+        verifyStandardWebhook(body, { id, timestamp: '1614265330', signature: undefined }, secret, at(1614265330)),
+      ),
+      'missing',
+    );
+    assert.equal(
+      reasonOf(
+        verifyStandardWebhook(body, { id: 'msg_other', timestamp: '1614265330', signature }, secret, at(1614265330)),
+      ),
+      'invalid',
+    );
+    assert.equal(
+      reasonOf(
+        verifyStandardWebhook(bytes('{"test": 1}'), { id, timestamp: '1614265330', signature }, secret, at(1614265330)),
+      ),
+      'invalid',
+    );
+    assert.equal(
+      reasonOf(verifyStandardWebhook(body, { id, timestamp: '1614265330', signature }, secret, at(1614265330 + 301))),
+      'stale',
+    );
+    assert.equal(
+      reasonOf(verifyStandardWebhook(body, { id, timestamp: '1614265330', signature }, secret, at(1614265330 - 301))),
+      'stale',
+    );
   });
 });
 

@@ -25,7 +25,12 @@ export async function webhookApp(env: Record<string, string | undefined> = SECRE
   return { t, clock };
 }
 
-export function send(t: TestApp, url: string, delivery: SignedDelivery, headers: Record<string, string | undefined> = {}) {
+export function send(
+  t: TestApp,
+  url: string,
+  delivery: SignedDelivery,
+  headers: Record<string, string | undefined> = {},
+) {
   const merged: Record<string, string> = { ...delivery.headers };
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) delete merged[name];
@@ -49,7 +54,15 @@ export async function outboxRows(t: TestApp, provider: string, kind = 'chat.post
 }
 
 export async function deliveryRows(t: TestApp, provider: string) {
-  return t.database.rows<{ delivery_id: string; event: string; status: string; verified: boolean; error: string | null; attempts: number; payload: unknown }>(
+  return t.database.rows<{
+    delivery_id: string;
+    event: string;
+    status: string;
+    verified: boolean;
+    error: string | null;
+    attempts: number;
+    payload: unknown;
+  }>(
     sql`SELECT delivery_id, event, status, verified, error, attempts, payload FROM webhook_deliveries WHERE provider = ${provider} ORDER BY received_at, delivery_id`,
   );
 }

@@ -7,7 +7,9 @@ import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache
 import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
-const NO_REDIS = REDIS_URL ? false : 'REDIS_URL is not set: the Redis half of the cache tests runs with REDIS_URL=redis://127.0.0.1:6379';
+const NO_REDIS = REDIS_URL
+  ? false
+  : 'REDIS_URL is not set: the Redis half of the cache tests runs with REDIS_URL=redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const opened: Cache[] = [];
@@ -42,7 +44,11 @@ function behaviour(name: string, make: () => Cache, skip: string | false = false
       const cache = make();
       assert.deepEqual(await cache.addWithin('w', 20, 50, 10_000), { added: true, count: 20 });
       assert.deepEqual(await cache.addWithin('w', 30, 50, 10_000), { added: true, count: 50 });
-      assert.deepEqual(await cache.addWithin('w', 1, 50, 10_000), { added: false, count: 50 }, 'over the cap: nothing added');
+      assert.deepEqual(
+        await cache.addWithin('w', 1, 50, 10_000),
+        { added: false, count: 50 },
+        'over the cap: nothing added',
+      );
       assert.equal(await cache.raiseTo('w', 45, 10_000), 50, 'a lower count never lowers ours');
       assert.equal(await cache.raiseTo('w', 70, 10_000), 70);
       await cache.subtract('w', 100);
@@ -185,7 +191,9 @@ describe('redis cache shared by two instances', { skip: NO_REDIS }, () => {
     const prefix = `test:${randomUUID()}:`;
     const [a, b] = [redisCache(prefix), redisCache(prefix)];
     const loader = slowLoader('shared', 150);
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).wrap('markets', 10_000, loader.load)));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).wrap('markets', 10_000, loader.load)),
+    );
     assert.equal(loader.calls, 1);
     assert.ok(results.every((r) => r === 'shared'));
   });

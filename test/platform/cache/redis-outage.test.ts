@@ -44,7 +44,10 @@ function logSink() {
       done();
     },
   });
-  return { stream, lines: () => lines.map((line) => JSON.parse(line) as { level: number; msg: string; redis?: string }) };
+  return {
+    stream,
+    lines: () => lines.map((line) => JSON.parse(line) as { level: number; msg: string; redis?: string }),
+  };
 }
 
 describe('the cache while Redis is away', { skip: NO_REDIS }, () => {
@@ -64,7 +67,12 @@ describe('the cache while Redis is away', { skip: NO_REDIS }, () => {
   for (const fault of ['blackhole', 'refuse'] as const) {
     it(`${fault}: every operation answers within the command timeout, from memory, and returns to Redis by itself`, async () => {
       const log = logSink();
-      const cache = createRedisCache(proxy.url(REDIS_URL!), { keyPrefix: prefix, commandTimeoutMs: COMMAND_TIMEOUT_MS, logger: createLogger('info', log.stream), probeMs: 100 });
+      const cache = createRedisCache(proxy.url(REDIS_URL!), {
+        keyPrefix: prefix,
+        commandTimeoutMs: COMMAND_TIMEOUT_MS,
+        logger: createLogger('info', log.stream),
+        probeMs: 100,
+      });
       try {
         // Connected first: a write made while the first connection is still being opened goes to memory.
         assert.equal(await cache.connected(), true);
@@ -109,7 +117,10 @@ describe('the cache while Redis is away', { skip: NO_REDIS }, () => {
     const port = await freePort();
     const log = logSink();
     const url = `redis://app:s3cret-pass@127.0.0.1:${port}/0`;
-    const cache = createRedisCache(url, { commandTimeoutMs: COMMAND_TIMEOUT_MS, logger: createLogger('info', log.stream) });
+    const cache = createRedisCache(url, {
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+      logger: createLogger('info', log.stream),
+    });
     try {
       const { value, ms } = await timed(() => cache.incr('x', 1_000));
       assert.equal(value.count, 1);
@@ -152,13 +163,18 @@ describe('the app while Redis is away', { skip: NO_REDIS }, () => {
     await t?.close();
   });
 
-  const login = (password = user.password) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password } });
+  const login = (password = user.password) =>
+    app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password } });
 
   it('frozen Redis: logins, wrong passwords and market routes answer as usual within a command timeout; /readyz says degraded', async () => {
     assert.equal((await login()).statusCode, 200);
     assert.equal((await app.inject({ method: 'GET', url: '/api/v1/market/prices?symbols=BTCUSDT' })).statusCode, 200);
     await proxy.mode('blackhole');
-    const answers = await Promise.all([timed(() => login()), timed(() => login('wrong-password')), timed(() => app.inject({ method: 'GET', url: '/api/v1/market/prices?symbols=BTCUSDT' }))]);
+    const answers = await Promise.all([
+      timed(() => login()),
+      timed(() => login('wrong-password')),
+      timed(() => app.inject({ method: 'GET', url: '/api/v1/market/prices?symbols=BTCUSDT' })),
+    ]);
     assert.deepEqual(
       answers.map(({ value }) => value.statusCode),
       [200, 401, 200],
@@ -176,6 +192,10 @@ describe('the app while Redis is away', { skip: NO_REDIS }, () => {
     assert.equal(statuses.at(-1), 429);
     assert.ok(!statuses.includes(500));
     await proxy.mode('pass');
-    await eventually(async () => (await app.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready', 10_000, 'ready again');
+    await eventually(
+      async () => (await app.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready',
+      10_000,
+      'ready again',
+    );
   });
 });

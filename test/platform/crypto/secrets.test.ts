@@ -63,10 +63,15 @@ describe('secrets kept in DATA_DIR', () => {
       process.stdout.write(s.jwtSecret + ' ' + s.encryptionKey.toString('base64'));`;
     const outputs = await Promise.all(
       Array.from({ length: 6 }, () => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+          cwd: ROOT,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         let out = '';
         child.stdout.on('data', (chunk) => (out += String(chunk)));
-        return new Promise<string>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`)))));
+        return new Promise<string>((resolve, reject) =>
+          child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`)))),
+        );
       }),
     );
     assert.equal(new Set(outputs).size, 1, 'every process read the same secrets');
@@ -116,7 +121,11 @@ describe('secret box', () => {
   // Its id: the first 12 hex digits of its SHA-256.
   const KEY_A_ID = '52fe6094743b';
   const keyB = randomBytes(32);
-  const here = { table: 'exchange_credentials', column: 'api_secret_sealed', row: '7b0d1c2e-0000-4000-8000-000000000001' };
+  const here = {
+    table: 'exchange_credentials',
+    column: 'api_secret_sealed',
+    row: '7b0d1c2e-0000-4000-8000-000000000001',
+  };
 
   it('seals with AES-256-GCM under the current key id; the plaintext is nowhere in it', () => {
     const box = createSecretBox(keyA);
@@ -158,7 +167,13 @@ describe('secret box', () => {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', keyA, iv);
     const data = Buffer.concat([cipher.update('legacy-secret', 'utf8'), cipher.final()]);
-    const legacy = ['v1', KEY_A_ID, iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join(':');
+    const legacy = [
+      'v1',
+      KEY_A_ID,
+      iv.toString('base64'),
+      cipher.getAuthTag().toString('base64'),
+      data.toString('base64'),
+    ].join(':');
     const box = createSecretBox(keyA);
     assert.equal(box.open(legacy, here), 'legacy-secret');
     assert.equal(box.isStale(legacy), true, 'unbound values are re-sealed by the rotation job');

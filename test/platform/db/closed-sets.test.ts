@@ -24,26 +24,48 @@ describe('closed sets in the database', () => {
   };
 
   it('refuses an unknown role, status or tier', async () => {
-    await refused(`INSERT INTO users (email, password_hash, role) VALUES ('a@example.com', 'x', 'root')`, 'users_role_check');
-    await refused(`INSERT INTO users (email, password_hash, status) VALUES ('a@example.com', 'x', 'frozen')`, 'users_status_check');
-    await refused(`INSERT INTO users (email, password_hash, subscription_tier) VALUES ('a@example.com', 'x', 'platinum')`, 'users_subscription_tier_check');
+    await refused(
+      `INSERT INTO users (email, password_hash, role) VALUES ('a@example.com', 'x', 'root')`,
+      'users_role_check',
+    );
+    await refused(
+      `INSERT INTO users (email, password_hash, status) VALUES ('a@example.com', 'x', 'frozen')`,
+      'users_status_check',
+    );
+    await refused(
+      `INSERT INTO users (email, password_hash, subscription_tier) VALUES ('a@example.com', 'x', 'platinum')`,
+      'users_subscription_tier_check',
+    );
   });
 
   it('refuses an unknown audit action or actor type', async () => {
-    await refused(`INSERT INTO audit_log (actor_type, action) VALUES ('system', 'user.teleport')`, 'audit_log_action_check');
-    await refused(`INSERT INTO audit_log (actor_type, action) VALUES ('robot', 'auth.login')`, 'audit_log_actor_type_check');
+    await refused(
+      `INSERT INTO audit_log (actor_type, action) VALUES ('system', 'user.teleport')`,
+      'audit_log_action_check',
+    );
+    await refused(
+      `INSERT INTO audit_log (actor_type, action) VALUES ('robot', 'auth.login')`,
+      'audit_log_actor_type_check',
+    );
     await database.db.execute(sql.raw(`INSERT INTO audit_log (actor_type, action) VALUES ('system', 'auth.login')`));
   });
 
   it('refuses an outbox row of a kind no handler takes, or in an unknown state', async () => {
     await refused(`INSERT INTO outbox (kind, payload) VALUES ('fax.send', '{}')`, 'outbox_kind_check');
-    await refused(`INSERT INTO outbox (kind, payload, status) VALUES ('chat.post', '{}', 'lost')`, 'outbox_status_check');
+    await refused(
+      `INSERT INTO outbox (kind, payload, status) VALUES ('chat.post', '{}', 'lost')`,
+      'outbox_status_check',
+    );
   });
 
   it('refuses a run or a claim of a job the registry does not define, and takes one it does', async () => {
-    const run = (job: string) => `INSERT INTO scheduled_job_runs (job, trigger, started_at, status) VALUES ('${job}', 'http', now(), 'running')`;
+    const run = (job: string) =>
+      `INSERT INTO scheduled_job_runs (job, trigger, started_at, status) VALUES ('${job}', 'http', now(), 'running')`;
     await refused(run('cleanup-everything'), 'scheduled_job_runs_job_check');
-    await refused(`INSERT INTO scheduled_job_claims (job, run_id, claimed_at) VALUES ('cleanup-everything', gen_random_uuid(), now())`, 'scheduled_job_claims_job_check');
+    await refused(
+      `INSERT INTO scheduled_job_claims (job, run_id, claimed_at) VALUES ('cleanup-everything', gen_random_uuid(), now())`,
+      'scheduled_job_claims_job_check',
+    );
     for (const job of JOB_NAMES) await database.db.execute(sql.raw(run(job)));
   });
 });

@@ -26,7 +26,11 @@ function random(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]! };
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!,
+  };
 }
 
 const SEED = Number(process.env.FIGURES_SEED ?? 20261127);
@@ -46,14 +50,19 @@ describe('figures kept by the database', () => {
 
   const exec = (query: ReturnType<typeof sql>) => t.database.db.execute(query);
   const rows = <T>(query: ReturnType<typeof sql>) => t.database.rows<T>(query);
-  const differences = async () => (await reconcileFigures(t.database.db, DERIVED_FIGURES, { mend: false })).filter((d) => d.missing + d.extra + d.differing > 0);
+  const differences = async () =>
+    (await reconcileFigures(t.database.db, DERIVED_FIGURES, { mend: false })).filter(
+      (d) => d.missing + d.extra + d.differing > 0,
+    );
 
   /** A timestamp near a day boundary half the time (exactly on it, or a microsecond either side). */
   function tradeTime(): string {
     const day = FIRST_DAY + rnd.int(DAYS) * DAY;
     const at = rnd.next() < 0.5 ? day + rnd.pick([0, 0, -0.001, 0.001]) : day + rnd.int(DAY);
     const micros = Math.round(at * 1000);
-    return new Date(Math.floor(micros / 1000)).toISOString().replace('Z', `${String(((micros % 1000) + 1000) % 1000).padStart(3, '0')}Z`);
+    return new Date(Math.floor(micros / 1000))
+      .toISOString()
+      .replace('Z', `${String(((micros % 1000) + 1000) % 1000).padStart(3, '0')}Z`);
   }
 
   /** One multi-row INSERT of `n` trades for the given users, as a bulk import writes them. */
@@ -65,7 +74,9 @@ describe('figures kept by the database', () => {
       return sql`(${rnd.pick(userIds)}::uuid, ${rnd.pick(['binance', 'kraken'])}, ${`${tag}-${i}`}, ${rnd.pick(['BTC/USDT', 'ETH/USDT', 'SOL/BTC'])},
         ${rnd.pick(['buy', 'sell'])}, ${total}::numeric, ${fee}::numeric, ${tradeTime()}::timestamptz, ${failed ? 'failed' : 'synced'})`;
     });
-    await exec(sql`INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, total, fee, trade_timestamp, sync_status) VALUES ${sql.join(values, sql`, `)}`);
+    await exec(
+      sql`INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, total, fee, trade_timestamp, sync_status) VALUES ${sql.join(values, sql`, `)}`,
+    );
   }
 
   it('stay equal to a recomputation after random rounds of inserts, updates, deletes and concurrent writers', async () => {
@@ -87,10 +98,16 @@ describe('figures kept by the database', () => {
       await exec(sql`UPDATE exchange_trades SET credential_id = NULL WHERE exchange_trade_id LIKE ${`r${round}w2-%`}`);
       await exec(sql`DELETE FROM exchange_trades WHERE random() < 0.08 AND exchange_trade_id NOT LIKE 'keep-%'`);
       // Accounts: moved between statuses, roles and tiers and months, some deleted.
-      await exec(sql`UPDATE users SET status = (ARRAY['active','suspended','deleted'])[1 + floor(random() * 3)::int] WHERE email LIKE 'figures-%' AND random() < 0.3`);
-      await exec(sql`UPDATE users SET subscription_tier = 'pro', created_at = created_at - interval '40 days' WHERE email LIKE 'figures-%' AND random() < 0.2`);
+      await exec(
+        sql`UPDATE users SET status = (ARRAY['active','suspended','deleted'])[1 + floor(random() * 3)::int] WHERE email LIKE 'figures-%' AND random() < 0.3`,
+      );
+      await exec(
+        sql`UPDATE users SET subscription_tier = 'pro', created_at = created_at - interval '40 days' WHERE email LIKE 'figures-%' AND random() < 0.2`,
+      );
       await exec(sql`UPDATE users SET last_login = now()`);
-      await exec(sql`DELETE FROM users WHERE email LIKE 'figures-%' AND id <> ALL(${`{${userIds.join(',')}}`}::uuid[]) AND random() < 0.05`);
+      await exec(
+        sql`DELETE FROM users WHERE email LIKE 'figures-%' AND id <> ALL(${`{${userIds.join(',')}}`}::uuid[]) AND random() < 0.05`,
+      );
       // The payments ledger, in several currencies and cases.
       await exec(sql`INSERT INTO payments_ledger (external_id, amount, currency, occurred_at)
         SELECT ${`pay-${round}-`} || g, round((random() * 100)::numeric, 2), (ARRAY['usd','USD','eur'])[1 + g % 3], now() FROM generate_series(1, 20) AS g`);
@@ -102,7 +119,9 @@ describe('figures kept by the database', () => {
       // Never the signed-in trader's and admin's own sessions, which the later tests use.
       const notSignedIn = sql`user_id NOT IN (${trader.id}::uuid, ${admin.id}::uuid)`;
       await exec(sql`UPDATE device_sessions SET revoked_at = now() WHERE ${notSignedIn} AND random() < 0.15`);
-      await exec(sql`UPDATE device_sessions SET expires_at = expires_at + interval '1 day', last_seen_at = now() WHERE ${notSignedIn} AND random() < 0.2`);
+      await exec(
+        sql`UPDATE device_sessions SET expires_at = expires_at + interval '1 day', last_seen_at = now() WHERE ${notSignedIn} AND random() < 0.2`,
+      );
       await exec(sql`DELETE FROM device_sessions WHERE ${notSignedIn} AND random() < 0.1`);
       await exec(sql`INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, status, received_at)
         SELECT (ARRAY['stripe','github','linear'])[1 + g % 3], ${`r${round}-`} || g, 'e', '{}'::jsonb, (ARRAY['processed','unmatched','failed'])[1 + g % 3],
@@ -126,11 +145,16 @@ describe('figures kept by the database', () => {
   });
 
   it('are found out when they differ (the comparison can fail), and rebuilt', async () => {
-    await exec(sql`UPDATE exchange_trade_days SET total_volume = total_volume + 1 WHERE ctid = (SELECT ctid FROM exchange_trade_days LIMIT 1)`);
+    await exec(
+      sql`UPDATE exchange_trade_days SET total_volume = total_volume + 1 WHERE ctid = (SELECT ctid FROM exchange_trade_days LIMIT 1)`,
+    );
     await exec(sql`DELETE FROM user_counts WHERE ctid = (SELECT ctid FROM user_counts LIMIT 1)`);
     assert.deepEqual(
       (await differences()).map((d) => [d.table, d.missing, d.extra, d.differing]),
-      [['user_counts', 1, 0, 0], ['exchange_trade_days', 0, 0, 1]],
+      [
+        ['user_counts', 1, 0, 0],
+        ['exchange_trade_days', 0, 0, 1],
+      ],
     );
     await reconcileFigures(t.database.db, DERIVED_FIGURES, { mend: true });
     assert.deepEqual(await differences(), []);
@@ -142,9 +166,26 @@ describe('figures kept by the database', () => {
       const a = FIRST_DAY + rnd.int(DAYS + 2) * DAY - DAY + rnd.pick([0, 1, rnd.int(DAY)]);
       const b = a + rnd.pick([0, 1, DAY - 1, DAY, 3 * DAY + rnd.int(DAY), 20 * DAY]);
       const exchange = rnd.pick([undefined, 'binance', 'kraken']);
-      const query = new URLSearchParams({ start_date: new Date(a).toISOString(), end_date: new Date(b).toISOString(), ...(exchange ? { exchange } : {}) });
-      const answered = await t.app.inject({ method: 'GET', url: `/api/exchange/trades/stats?${query}`, headers: trader.headers });
-      assert.equal(answered.statusCode, 200, `${answered.body} ${JSON.stringify(t.logLines().filter((l) => Number(l.level) >= 50).at(-1))}`);
+      const query = new URLSearchParams({
+        start_date: new Date(a).toISOString(),
+        end_date: new Date(b).toISOString(),
+        ...(exchange ? { exchange } : {}),
+      });
+      const answered = await t.app.inject({
+        method: 'GET',
+        url: `/api/exchange/trades/stats?${query}`,
+        headers: trader.headers,
+      });
+      assert.equal(
+        answered.statusCode,
+        200,
+        `${answered.body} ${JSON.stringify(
+          t
+            .logLines()
+            .filter((l) => Number(l.level) >= 50)
+            .at(-1),
+        )}`,
+      );
       const [truth] = await rows<Record<string, unknown>>(sql`
         SELECT count(*)::int AS total_trades, (count(*) FILTER (WHERE side = 'buy'))::int AS buy_count, (count(*) FILTER (WHERE side = 'sell'))::int AS sell_count,
           (count(*) FILTER (WHERE sync_status = 'synced'))::int AS synced_count, (count(*) FILTER (WHERE sync_status = 'failed'))::int AS failed_count,
@@ -153,11 +194,27 @@ describe('figures kept by the database', () => {
           ${exchange ? sql`AND exchange = ${exchange}` : sql``}`);
       const got = answered.json();
       const window = `window ${query} (FIGURES_SEED=${SEED})`;
-      for (const field of ['total_trades', 'buy_count', 'sell_count', 'synced_count', 'failed_count', 'total_volume', 'total_fees']) {
+      for (const field of [
+        'total_trades',
+        'buy_count',
+        'sell_count',
+        'synced_count',
+        'failed_count',
+        'total_volume',
+        'total_fees',
+      ]) {
         assert.equal(got[field], Number(truth![field]), `${field} of ${window}`);
       }
-      assert.equal(got.first_trade && Date.parse(got.first_trade), truth!.first ? new Date(truth!.first as string).getTime() : null, `first_trade of ${window}`);
-      assert.equal(got.last_trade && Date.parse(got.last_trade), truth!.last ? new Date(truth!.last as string).getTime() : null, `last_trade of ${window}`);
+      assert.equal(
+        got.first_trade && Date.parse(got.first_trade),
+        truth!.first ? new Date(truth!.first as string).getTime() : null,
+        `first_trade of ${window}`,
+      );
+      assert.equal(
+        got.last_trade && Date.parse(got.last_trade),
+        truth!.last ? new Date(truth!.last as string).getTime() : null,
+        `last_trade of ${window}`,
+      );
     }
   });
 
@@ -167,11 +224,18 @@ describe('figures kept by the database', () => {
       [999, ''],
       [1000, ''],
       [1203, ''],
-      [1380, `&start_date=${new Date(FIRST_DAY + 3 * DAY + 5).toISOString()}&end_date=${new Date(FIRST_DAY + 30 * DAY - 1).toISOString()}`],
+      [
+        1380,
+        `&start_date=${new Date(FIRST_DAY + 3 * DAY + 5).toISOString()}&end_date=${new Date(FIRST_DAY + 30 * DAY - 1).toISOString()}`,
+      ],
       [1100, '&symbol=btcusdt'],
       [5000, ''],
     ] as const) {
-      const answered = await t.app.inject({ method: 'GET', url: `/api/exchange/trades?exchange=binance&limit=9&offset=${offset}${query}`, headers: trader.headers });
+      const answered = await t.app.inject({
+        method: 'GET',
+        url: `/api/exchange/trades?exchange=binance&limit=9&offset=${offset}${query}`,
+        headers: trader.headers,
+      });
       assert.equal(answered.statusCode, 200, answered.body);
       const params = new URLSearchParams(query);
       const start = params.get('start_date');
@@ -179,10 +243,16 @@ describe('figures kept by the database', () => {
       const where = sql`user_id = ${trader.id} AND exchange = 'binance'
         ${start ? sql`AND trade_timestamp >= ${new Date(start)}` : sql``} ${end ? sql`AND trade_timestamp <= ${new Date(end)}` : sql``}
         ${params.get('symbol') ? sql`AND replace(symbol, '/', '') = 'BTCUSDT'` : sql``}`;
-      const expected = await rows<{ id: string }>(sql`SELECT id FROM exchange_trades WHERE ${where} ORDER BY trade_timestamp DESC, id DESC LIMIT 9 OFFSET ${offset}`);
+      const expected = await rows<{ id: string }>(
+        sql`SELECT id FROM exchange_trades WHERE ${where} ORDER BY trade_timestamp DESC, id DESC LIMIT 9 OFFSET ${offset}`,
+      );
       const [{ n }] = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM exchange_trades WHERE ${where}`);
       const got = answered.json();
-      assert.deepEqual(got.trades.map((trade: { id: string }) => trade.id), expected.map((r) => r.id), `offset ${offset}${query}`);
+      assert.deepEqual(
+        got.trades.map((trade: { id: string }) => trade.id),
+        expected.map((r) => r.id),
+        `offset ${offset}${query}`,
+      );
       assert.equal(got.total_records, n, `total_records at offset ${offset}${query}`);
     }
   });
@@ -200,29 +270,48 @@ describe('figures kept by the database', () => {
       [13, '&subscriptionTier=pro&status=suspended'],
       [60, ''],
     ] as const) {
-      const answered = await t.app.inject({ method: 'GET', url: `/api/admin/users?page=${page}&limit=50${filter}`, headers: admin.headers });
+      const answered = await t.app.inject({
+        method: 'GET',
+        url: `/api/admin/users?page=${page}&limit=50${filter}`,
+        headers: admin.headers,
+      });
       assert.equal(answered.statusCode, 200, answered.body);
       const params = new URLSearchParams(filter);
       const where = sql`${params.get('status') ? sql`status = ${params.get('status')}` : sql`status <> 'deleted'`}
         ${params.get('subscriptionTier') ? sql`AND subscription_tier = ${params.get('subscriptionTier')}` : sql``}`;
-      const expected = await rows<{ id: string }>(sql`SELECT id FROM users WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 50 OFFSET ${(page - 1) * 50}`);
+      const expected = await rows<{ id: string }>(
+        sql`SELECT id FROM users WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 50 OFFSET ${(page - 1) * 50}`,
+      );
       const [{ n }] = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM users WHERE ${where}`);
       const got = answered.json();
-      assert.deepEqual(got.users.map((u: { id: string }) => u.id), expected.map((r) => r.id), `page ${page}${filter}`);
+      assert.deepEqual(
+        got.users.map((u: { id: string }) => u.id),
+        expected.map((r) => r.id),
+        `page ${page}${filter}`,
+      );
       assert.equal(got.total, n, `total of page ${page}${filter}`);
     }
     const stats = await t.app.inject({ method: 'GET', url: '/api/admin/stats', headers: admin.headers });
     assert.equal(stats.statusCode, 200, stats.body);
-    const [truth] = await rows<Record<string, number>>(sql`SELECT (count(*) FILTER (WHERE status <> 'deleted'))::int AS "totalUsers",
+    const [truth] = await rows<
+      Record<string, number>
+    >(sql`SELECT (count(*) FILTER (WHERE status <> 'deleted'))::int AS "totalUsers",
       (count(*) FILTER (WHERE status = 'active'))::int AS "activeUsers", (count(*) FILTER (WHERE status = 'suspended'))::int AS "suspendedUsers",
       (count(*) FILTER (WHERE status <> 'deleted' AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'))::int AS "newUsersThisMonth"
       FROM users`);
     const got = stats.json();
     assert.deepEqual(
-      { totalUsers: got.totalUsers, activeUsers: got.activeUsers, suspendedUsers: got.suspendedUsers, newUsersThisMonth: got.newUsersThisMonth },
+      {
+        totalUsers: got.totalUsers,
+        activeUsers: got.activeUsers,
+        suspendedUsers: got.suspendedUsers,
+        newUsersThisMonth: got.newUsersThisMonth,
+      },
       truth,
     );
-    const [revenue] = await rows<{ usd: number }>(sql`SELECT coalesce(sum(amount) FILTER (WHERE upper(currency) = 'USD'), 0)::float8 AS usd FROM payments_ledger`);
+    const [revenue] = await rows<{ usd: number }>(
+      sql`SELECT coalesce(sum(amount) FILTER (WHERE upper(currency) = 'USD'), 0)::float8 AS usd FROM payments_ledger`,
+    );
     assert.equal(got.totalRevenue, revenue!.usd);
     assert.deepEqual(await differences(), []);
   });

@@ -11,8 +11,20 @@ import { after, describe, it } from '../../helpers/suite.ts';
 import { killStarted, startServer } from '../../helpers/processes.ts';
 
 /** Runs node as pid 1 of a new PID namespace, under umask 0; killing the wrapper kills the server. */
-const CONTAINER = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', 'sh', '-c', 'umask 000; exec "$@"', 'sh'];
-const canUnshare = process.platform === 'linux' && spawnSync(CONTAINER[0]!, [...CONTAINER.slice(1), 'true']).status === 0;
+const CONTAINER = [
+  'unshare',
+  '--pid',
+  '--fork',
+  '--mount-proc',
+  '--kill-child',
+  '--',
+  'sh',
+  '-c',
+  'umask 000; exec "$@"',
+  'sh',
+];
+const canUnshare =
+  process.platform === 'linux' && spawnSync(CONTAINER[0]!, [...CONTAINER.slice(1), 'true']).status === 0;
 const reason = 'needs Linux PID namespaces (unshare(1) as root) to run the server as pid 1';
 
 /** Paths under `root` (itself included) that a group or others may read, write or enter. */
@@ -20,7 +32,8 @@ function exposed(root: string): string[] {
   const found: string[] = [];
   const visit = (location: string) => {
     const stat = lstatSync(location);
-    if (!stat.isSymbolicLink() && stat.mode & 0o077) found.push(`${(stat.mode & 0o777).toString(8)} ${path.relative(root, location)}`);
+    if (!stat.isSymbolicLink() && stat.mode & 0o077)
+      found.push(`${(stat.mode & 0o777).toString(8)} ${path.relative(root, location)}`);
     if (stat.isDirectory()) for (const name of readdirSync(location)) visit(path.join(location, name));
   };
   visit(root);
@@ -45,15 +58,27 @@ describe('the embedded server as pid 1 of a container', { skip: !canUnshare && !
     const first = await startServer(env, CONTAINER);
     assert.ok(first.stdout().includes(warning), 'the first start says it closed DATA_DIR');
     const account = { email: 'kept@example.com', password: 'kept-password-1' };
-    const registered = await fetch(`${first.url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
+    const registered = await fetch(`${first.url}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(account),
+    });
     assert.equal(registered.status, 201, await registered.text());
-    assert.equal(readFileSync(`${path.join(env.DATA_DIR, 'pglite')}.lock`, 'utf8').split('\n')[0], '1', 'the lock names pid 1');
+    assert.equal(
+      readFileSync(`${path.join(env.DATA_DIR, 'pglite')}.lock`, 'utf8').split('\n')[0],
+      '1',
+      'the lock names pid 1',
+    );
 
     process.kill(serverPid(first.child.pid!), 'SIGKILL');
     await first.exited;
 
     const second = await startServer(env, CONTAINER);
-    const login = await fetch(`${second.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
+    const login = await fetch(`${second.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(account),
+    });
     assert.equal(login.status, 200, `${await login.text()} ${second.stderr()}`);
     assert.deepEqual(exposed(env.DATA_DIR), [], 'nothing under DATA_DIR is open to a group or others');
     assert.equal(lstatSync(env.DATA_DIR).mode & 0o777, 0o700);

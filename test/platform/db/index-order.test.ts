@@ -28,11 +28,17 @@ describe('descending order and the indexes', () => {
 
   /** The plan of the intel feed's query in that order, with sorting made prohibitively dear (in one transaction, one connection). */
   async function plan(order: SQL[]): Promise<string> {
-    const { sql: text, params } = t.database.db.select().from(marketIntelEvents).orderBy(...order).limit(20).toSQL();
+    const { sql: text, params } = t.database.db
+      .select()
+      .from(marketIntelEvents)
+      .orderBy(...order)
+      .limit(20)
+      .toSQL();
     const inlined = text.replace(/\$(\d+)/g, (_, n: string) => String(params[Number(n) - 1]));
     const rows = await t.database.db.transaction(async (tx) => {
       await tx.execute(sql`SET LOCAL enable_sort = off`);
-      return ((await tx.execute(sql.raw(`EXPLAIN ${inlined}`))) as unknown as { rows: { 'QUERY PLAN': string }[] }).rows;
+      return ((await tx.execute(sql.raw(`EXPLAIN ${inlined}`))) as unknown as { rows: { 'QUERY PLAN': string }[] })
+        .rows;
     });
     return rows.map((row) => row['QUERY PLAN']).join('\n');
   }
@@ -49,6 +55,9 @@ describe('descending order and the indexes', () => {
     const offenders = sourceFiles(path.join(PROJECT_ROOT, 'src')).filter((file) =>
       /import \{[^}]*\bdesc\b[^}]*\} from 'drizzle-orm'/.test(readFileSync(file, 'utf8')),
     );
-    assert.deepEqual(offenders.map((file) => path.relative(PROJECT_ROOT, file)), []);
+    assert.deepEqual(
+      offenders.map((file) => path.relative(PROJECT_ROOT, file)),
+      [],
+    );
   });
 });

@@ -12,7 +12,14 @@ import { CLIENT_TIMEOUT_MARGIN_MS, openDatabase, type Database } from '../../../
 import { createLogger } from '../../../src/platform/observability/logger.ts';
 import { createPlatform } from '../../../src/platform/platform.ts';
 import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
-import { buildTestApp, newClientAddress, signIn, testDatabaseUrl, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import {
+  buildTestApp,
+  newClientAddress,
+  signIn,
+  testDatabaseUrl,
+  type TestApp,
+  type TestUser,
+} from '../../helpers/test-app.ts';
 
 const NO_POSTGRES = process.env.DATABASE_URL
   ? false
@@ -40,14 +47,24 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
     user = await signIn(t.app, t.database);
     const url = new URL((await testDatabaseUrl())!);
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 4, queryTimeoutMs: QUERY_TIMEOUT_MS, connectTimeoutMs: CONNECT_TIMEOUT_MS });
+    database = await openDatabase({
+      url: proxy.url(url.toString()),
+      poolSize: 4,
+      queryTimeoutMs: QUERY_TIMEOUT_MS,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    });
     const sink = new Writable({
       write(chunk, _encoding, done) {
         lines.push(String(chunk));
         done();
       },
     });
-    const platform = await createPlatform(t.config, { database, cache: createMemoryCache(), logger: createLogger('info', sink), defaultMetrics: false });
+    const platform = await createPlatform(t.config, {
+      database,
+      cache: createMemoryCache(),
+      logger: createLogger('info', sink),
+      defaultMetrics: false,
+    });
     app = await buildApp(platform);
     await app.ready();
   });
@@ -59,7 +76,8 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
   });
 
   const me = () => app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
-  const login = () => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
+  const login = () =>
+    app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
   const logged = () => lines.map((line) => JSON.parse(line) as { level: number; msg: string });
 
   async function waitUntilServed(): Promise<number> {
@@ -83,14 +101,22 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
     const answers = Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         // Each from an address of its own: sign-ups are limited per address.
-        app.inject({ method: 'POST', url: '/api/auth/register', remoteAddress: newClientAddress(), payload: { email: `cut-${i}@example.com`, password: 'Pw-cut-0123456789' } }),
+        app.inject({
+          method: 'POST',
+          url: '/api/auth/register',
+          remoteAddress: newClientAddress(),
+          payload: { email: `cut-${i}@example.com`, password: 'Pw-cut-0123456789' },
+        }),
       ),
     );
     const cuts = setInterval(() => proxy.reset(), 25);
     const statuses = (await answers).map((answer) => answer.statusCode);
     clearInterval(cuts);
     proxy.latency({});
-    assert.ok(statuses.every((status) => status === 201 || status === 503), `statuses: ${statuses.join(',')}`);
+    assert.ok(
+      statuses.every((status) => status === 201 || status === 503),
+      `statuses: ${statuses.join(',')}`,
+    );
     assert.ok(statuses.includes(503), `the cut failed some requests: ${statuses.join(',')}`);
     // The pool replaced its dead connections by itself.
     assert.ok((await waitUntilServed()) < 2_000);
@@ -131,14 +157,19 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
       const response = await me();
       assert.equal(response.statusCode, 503, response.body);
       assert.deepEqual(response.json(), {
-        detail: 'The database took too long to answer this request; try again, or ask for less (a narrower filter or a smaller page)',
+        detail:
+          'The database took too long to answer this request; try again, or ask for less (a narrower filter or a smaller page)',
       });
       assert.equal(response.headers['retry-after'], '2');
     } finally {
       await holder.query('ROLLBACK');
       await holder.end();
     }
-    const slow = logged().filter((line) => line.msg === 'slow query: stopped at the statement bound') as unknown as { level: number; route: string; statement: string }[];
+    const slow = logged().filter((line) => line.msg === 'slow query: stopped at the statement bound') as unknown as {
+      level: number;
+      route: string;
+      statement: string;
+    }[];
     assert.equal(slow.length, 1, lines.join(''));
     assert.equal(slow[0]!.level, 40);
     assert.equal(slow[0]!.route, 'GET /api/auth/me');
@@ -151,7 +182,10 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
 
   it('a burst larger than the pool while the database answers is busy, not an outage: its own 503, logged once, never "Database unavailable"', async () => {
     // The pool's four connections open first, as on a server that has been serving.
-    assert.deepEqual((await Promise.all(Array.from({ length: 4 }, () => me()))).map((answer) => answer.statusCode), [200, 200, 200, 200]);
+    assert.deepEqual(
+      (await Promise.all(Array.from({ length: 4 }, () => me()))).map((answer) => answer.statusCode),
+      [200, 200, 200, 200],
+    );
     lines.length = 0;
     // Every statement takes 150 ms longer: 40 requests through 4 connections wait longer than the
     // connect bound for one, while statements keep coming back.
@@ -159,12 +193,18 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
     const answers = await Promise.all(Array.from({ length: 40 }, () => me()));
     proxy.latency({});
     const statuses = answers.map((answer) => answer.statusCode);
-    assert.ok(statuses.every((status) => status === 200 || status === 503), `statuses: ${statuses.join(',')}`);
+    assert.ok(
+      statuses.every((status) => status === 200 || status === 503),
+      `statuses: ${statuses.join(',')}`,
+    );
     const busy = answers.filter((answer) => answer.statusCode === 503);
     assert.ok(busy.length > 0, `the burst outgrew the pool: ${statuses.join(',')}`);
     assert.ok(statuses.includes(200), `the database answered some: ${statuses.join(',')}`);
     for (const answer of busy) {
-      assert.deepEqual(answer.json(), { detail: 'The server is busy: every database connection stayed in use while this request waited; try again shortly' });
+      assert.deepEqual(answer.json(), {
+        detail:
+          'The server is busy: every database connection stayed in use while this request waited; try again shortly',
+      });
       assert.equal(answer.headers['retry-after'], '1');
     }
     const saturated = logged().filter((line) => line.msg === 'database pool saturated: answering 503 busy');
@@ -182,7 +222,10 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
       assert.equal(response.statusCode, 503, response.body);
       assert.deepEqual(response.json(), { detail: 'Database unavailable' });
       // The client's query bound, or the connect bound for a new connection.
-      assert.ok(ms < QUERY_TIMEOUT_MS + CLIENT_TIMEOUT_MARGIN_MS + CONNECT_TIMEOUT_MS + 1_500, `answered in ${Math.round(ms)} ms`);
+      assert.ok(
+        ms < QUERY_TIMEOUT_MS + CLIENT_TIMEOUT_MARGIN_MS + CONNECT_TIMEOUT_MS + 1_500,
+        `answered in ${Math.round(ms)} ms`,
+      );
     }
     await proxy.mode('pass');
     const recovered = await waitUntilServed();
@@ -200,7 +243,12 @@ describe('embedded database closed', () => {
       ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       MARKET_LIVE_STREAM: 'false',
     });
-    const platform = await createPlatform(config, { database, cache: createMemoryCache(), logger: createLogger('silent'), defaultMetrics: false });
+    const platform = await createPlatform(config, {
+      database,
+      cache: createMemoryCache(),
+      logger: createLogger('silent'),
+      defaultMetrics: false,
+    });
     const app = await buildApp(platform);
     await app.ready();
     try {

@@ -29,10 +29,13 @@ describe('422 answers are bounded whatever the request carried', () => {
       assert.equal(response.statusCode, 422, url);
       assert.ok(response.body.length < 16 * KiB, `${url}: ${response.body.length} bytes`);
       const detail = response.json().detail as { type: string; loc: string[]; input: { filler: string } }[];
-      assert.deepEqual(detail.map((issue) => [issue.type, issue.loc]), [
-        ['missing', ['body', 'email']],
-        ['missing', ['body', 'password']],
-      ]);
+      assert.deepEqual(
+        detail.map((issue) => [issue.type, issue.loc]),
+        [
+          ['missing', ['body', 'email']],
+          ['missing', ['body', 'password']],
+        ],
+      );
       // The body is still quoted as Pydantic quotes it, its long string cut short.
       const quoted = detail[0]!.input.filler;
       assert.equal(quoted, `${'x'.repeat(ECHO_LIMITS.stringChars)}${ELLIPSIS}`);
@@ -41,7 +44,10 @@ describe('422 answers are bounded whatever the request carried', () => {
 
   it('a short input is echoed whole, as before', async () => {
     const body = { title: 'Buy' };
-    assert.deepEqual(issuesOf(await postThing(body)).map((issue) => issue.input), [body, body]);
+    assert.deepEqual(
+      issuesOf(await postThing(body)).map((issue) => issue.input),
+      [body, body],
+    );
   });
 
   it('a list of 20,000 bad items lists the first 50 issues, the whole answer under 64 KiB', async () => {
@@ -72,7 +78,11 @@ describe('422 answers are bounded whatever the request carried', () => {
         type: 'value_error',
         loc: ['body', long, i],
         msg: 'Value error, no',
-        input: { nested: { api_secret: 'hunter2-hunter2' }, text: long, list: Array.from({ length: 3000 }, () => 'item') },
+        input: {
+          nested: { api_secret: 'hunter2-hunter2' },
+          text: long,
+          list: Array.from({ length: 3000 }, () => 'item'),
+        },
       })),
     );
     assert.equal(issues.length, ECHO_LIMITS.issues);
@@ -84,7 +94,9 @@ describe('422 answers are bounded whatever the request carried', () => {
     assert.match(first.list.at(-1)!, new RegExp(`^${ELLIPSIS} \\d+ more items$`));
     assert.ok(!text.includes('hunter2'));
     // A lone surrogate pair half is never produced by the cut.
-    const [emoji] = boundedIssues([{ type: 'x', loc: ['body'], msg: 'm', input: `${'a'.repeat(ECHO_LIMITS.stringChars - 1)}\u{1f600}` }]);
+    const [emoji] = boundedIssues([
+      { type: 'x', loc: ['body'], msg: 'm', input: `${'a'.repeat(ECHO_LIMITS.stringChars - 1)}\u{1f600}` },
+    ]);
     assert.equal(emoji!.input, `${'a'.repeat(ECHO_LIMITS.stringChars - 1)}${ELLIPSIS}`);
   });
 

@@ -42,7 +42,12 @@ describe('HTTP conventions', () => {
 
     it('a body above the default 1 MiB limit answers 413', async () => {
       const big = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1024 * 1024) });
-      const response = await request({ method: 'POST', url: '/api/auth/login', headers: { 'content-type': 'application/json' }, payload: big });
+      const response = await request({
+        method: 'POST',
+        url: '/api/auth/login',
+        headers: { 'content-type': 'application/json' },
+        payload: big,
+      });
       assert.equal(response.statusCode, 413);
       assert.deepEqual(response.json(), { detail: 'Request body too large' });
     });
@@ -50,7 +55,12 @@ describe('HTTP conventions', () => {
     it('a body just under the limit is read (and then validated)', async () => {
       const payload = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1024 * 1024 - 100) });
       assert.ok(Buffer.byteLength(payload) < 1024 * 1024);
-      const response = await request({ method: 'POST', url: '/api/auth/login', headers: { 'content-type': 'application/json' }, payload });
+      const response = await request({
+        method: 'POST',
+        url: '/api/auth/login',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
       assert.equal(response.statusCode, 422);
       assert.equal(response.json().detail[0].type, 'string_too_long');
     });
@@ -59,7 +69,12 @@ describe('HTTP conventions', () => {
       const small = await buildTestApp({ env: { BODY_LIMIT_BYTES: '2048' }, keepData: true });
       try {
         const post = (size: number) =>
-          small.app.inject({ method: 'POST', url: '/api/auth/refresh', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ refresh_token: 'r'.repeat(size) }) });
+          small.app.inject({
+            method: 'POST',
+            url: '/api/auth/refresh',
+            headers: { 'content-type': 'application/json' },
+            payload: JSON.stringify({ refresh_token: 'r'.repeat(size) }),
+          });
         assert.equal((await post(3000)).statusCode, 413);
         assert.equal((await post(500)).statusCode, 401);
       } finally {
@@ -68,7 +83,12 @@ describe('HTTP conventions', () => {
     });
 
     it('an unsupported content type answers 415', async () => {
-      const response = await request({ method: 'POST', url: '/api/auth/login', headers: { 'content-type': 'application/xml' }, payload: '<login/>' });
+      const response = await request({
+        method: 'POST',
+        url: '/api/auth/login',
+        headers: { 'content-type': 'application/xml' },
+        payload: '<login/>',
+      });
       assert.equal(response.statusCode, 415);
       assert.deepEqual(response.json(), { detail: 'Unsupported media type' });
     });
@@ -105,7 +125,10 @@ describe('HTTP conventions', () => {
         request({ method: 'GET', url: '/docs' }),
         request({ method: 'GET', url: '/metrics' }),
       ]);
-      assert.deepEqual(responses.map((r) => r.statusCode), [200, 404, 401, 422, 500, 200, responses[6]!.statusCode, 200]);
+      assert.deepEqual(
+        responses.map((r) => r.statusCode),
+        [200, 404, 401, 422, 500, 200, responses[6]!.statusCode, 200],
+      );
       assert.ok([200, 302].includes(responses[6]!.statusCode));
       for (const response of responses) {
         assert.equal(response.headers['x-content-type-options'], 'nosniff');
@@ -117,8 +140,15 @@ describe('HTTP conventions', () => {
     it('honours a sane x-request-id, echoes it and logs with it; replaces an unsafe one', async () => {
       const given = await request({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'edge-7f3a.42' } });
       assert.equal(given.headers['x-request-id'], 'edge-7f3a.42');
-      assert.ok(t.logLines().some((line) => line.reqId === 'edge-7f3a.42'), 'log lines carry the request id');
-      const unsafe = await request({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\twith "quotes"' } });
+      assert.ok(
+        t.logLines().some((line) => line.reqId === 'edge-7f3a.42'),
+        'log lines carry the request id',
+      );
+      const unsafe = await request({
+        method: 'GET',
+        url: '/healthz',
+        headers: { 'x-request-id': 'bad id\twith "quotes"' },
+      });
       assert.match(String(unsafe.headers['x-request-id']), /^[0-9a-f-]{36}$/);
     });
 

@@ -67,7 +67,12 @@ it('rejects an offset that moves the instant before year 1', () => {
 describe('uuid inputs', () => {
   it('accepts the hyphenated, simple and urn forms in any case, answering lower-case hyphenated', () => {
     const canonical = 'c0a80121-7ac0-11d1-898c-00c04fd430c8';
-    for (const input of [canonical, canonical.toUpperCase(), 'c0a801217ac011d1898c00c04fd430c8', `urn:uuid:${canonical}`]) {
+    for (const input of [
+      canonical,
+      canonical.toUpperCase(),
+      'c0a801217ac011d1898c00c04fd430c8',
+      `urn:uuid:${canonical}`,
+    ]) {
       assert.equal(canonicalUuid(input), canonical, input);
     }
   });

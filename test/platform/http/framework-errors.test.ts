@@ -31,9 +31,15 @@ function parseAnswers(text: string): RawAnswer[] {
   while (rest.startsWith('HTTP/1.1 ')) {
     const headEnd = rest.indexOf('\r\n\r\n');
     const [statusLine, ...lines] = rest.slice(0, headEnd).split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     const length = Number(headers['content-length'] ?? 0);
-    answers.push({ status: Number(statusLine!.split(' ')[1]), headers, body: rest.slice(headEnd + 4, headEnd + 4 + length) });
+    answers.push({
+      status: Number(statusLine!.split(' ')[1]),
+      headers,
+      body: rest.slice(headEnd + 4, headEnd + 4 + length),
+    });
     rest = rest.slice(headEnd + 4 + length);
   }
   return answers;
@@ -75,11 +81,18 @@ describe('framework-level errors', () => {
     });
 
     it('an HTTP/1.1 request without Host answers 400 {"detail"}', async () => {
-      assertRawDetail((await exchange(port, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n'))[0], 400, 'Missing Host header');
+      assertRawDetail(
+        (await exchange(port, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n'))[0],
+        400,
+        'Missing Host header',
+      );
     });
 
     it('an Expect other than 100-continue answers 417 {"detail"}', async () => {
-      const [answer] = await exchange(port, 'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}');
+      const [answer] = await exchange(
+        port,
+        'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}',
+      );
       assertRawDetail(answer, 417, 'Only Expect: 100-continue is supported');
     });
   });
@@ -87,7 +100,11 @@ describe('framework-level errors', () => {
   describe('refused by the router', () => {
     it('a path that is not valid percent-encoded UTF-8 answers 400 {"detail"}', async () => {
       for (const url of ['/api/admin/users/%FF', '/api/v1/market/prices/%C3%28', '/api/admin/users/%E0%80%AF']) {
-        const response = await t.app.inject({ method: 'GET', url, headers: { ...admin.headers, 'x-request-id': 'bad-url-1' } });
+        const response = await t.app.inject({
+          method: 'GET',
+          url,
+          headers: { ...admin.headers, 'x-request-id': 'bad-url-1' },
+        });
         assertDetail(response, 400, 'The URL is not valid percent-encoded UTF-8');
         assert.equal(response.headers['x-content-type-options'], 'nosniff');
         assert.equal(response.headers['x-request-id'], 'bad-url-1');
@@ -116,9 +133,20 @@ describe('framework-level errors', () => {
     });
 
     it('the OpenAPI document lists these answers: 400/431 everywhere, 422 where a path parameter is, 413/415/422 where a body is, 405 in its description', () => {
-      const document = t.app.swagger() as unknown as { info: { description: string }; paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+      const document = t.app.swagger() as unknown as {
+        info: { description: string };
+        paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+      };
       const statuses = (path: string, method: string) => Object.keys(document.paths[path]![method]!.responses).sort();
-      assert.deepEqual(statuses('/api/admin/users/exports/{export_id}', 'get'), ['200', '400', '401', '403', '404', '422', '431']);
+      assert.deepEqual(statuses('/api/admin/users/exports/{export_id}', 'get'), [
+        '200',
+        '400',
+        '401',
+        '403',
+        '404',
+        '422',
+        '431',
+      ]);
       assert.ok(['413', '415', '422'].every((status) => statuses('/api/auth/login', 'post').includes(status)));
       assert.ok(!statuses('/api/auth/me', 'get').includes('415'));
       assert.ok(['400', '431'].every((status) => statuses('/api/auth/me', 'get').includes(status)));
@@ -126,29 +154,47 @@ describe('framework-level errors', () => {
     });
 
     it('an unknown path stays 404, whatever the method', async () => {
-      for (const method of ['GET', 'PUT', 'OPTIONS'] as const) assertDetail(await t.app.inject({ method, url: '/api/admin/nothing' }), 404, 'Not Found');
+      for (const method of ['GET', 'PUT', 'OPTIONS'] as const)
+        assertDetail(await t.app.inject({ method, url: '/api/admin/nothing' }), 404, 'Not Found');
     });
   });
 
   describe('path parameters', () => {
     it('one over 100 characters is a 422 string_too_long on its loc; 100 characters reach the route', async () => {
-      const over = await t.app.inject({ method: 'GET', url: `/api/admin/users/${'a'.repeat(101)}`, headers: admin.headers });
+      const over = await t.app.inject({
+        method: 'GET',
+        url: `/api/admin/users/${'a'.repeat(101)}`,
+        headers: admin.headers,
+      });
       const issue = assertIssue(over, ['path', 'user_id'], 'string_too_long');
       assert.deepEqual(issue.ctx, { max_length: 100 });
-      assertDetail(await t.app.inject({ method: 'GET', url: `/api/admin/users/${'a'.repeat(100)}`, headers: admin.headers }), 404, 'User not found');
+      assertDetail(
+        await t.app.inject({ method: 'GET', url: `/api/admin/users/${'a'.repeat(100)}`, headers: admin.headers }),
+        404,
+        'User not found',
+      );
     });
 
-    it('a 10,000-character parameter over HTTP is a 422 too, not the router\'s 414', async () => {
-      const [answer] = await exchange(port, `GET /api/admin/command-center/tasks/${'t'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\nAuthorization: ${admin.headers.authorization}\r\nConnection: close\r\n\r\n`);
+    it("a 10,000-character parameter over HTTP is a 422 too, not the router's 414", async () => {
+      const [answer] = await exchange(
+        port,
+        `GET /api/admin/command-center/tasks/${'t'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\nAuthorization: ${admin.headers.authorization}\r\nConnection: close\r\n\r\n`,
+      );
       assert.equal(answer!.status, 422, answer!.body);
       const [issue] = JSON.parse(answer!.body).detail;
       assert.deepEqual([issue.type, issue.loc], ['string_too_long', ['path', 'task_id']]);
     });
 
     it('a parameter with its own format keeps its own error (uuid_parsing), and the bound is in the OpenAPI document', async () => {
-      const response = await t.app.inject({ method: 'DELETE', url: `/api/v1/admin/api-keys/${'b'.repeat(300)}`, headers: admin.headers });
+      const response = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/admin/api-keys/${'b'.repeat(300)}`,
+        headers: admin.headers,
+      });
       assertIssue(response, ['path', 'key_id'], 'uuid_parsing');
-      const document = t.app.swagger() as unknown as { paths: Record<string, Record<string, { parameters: { name: string; schema: Record<string, unknown> }[] }>> };
+      const document = t.app.swagger() as unknown as {
+        paths: Record<string, Record<string, { parameters: { name: string; schema: Record<string, unknown> }[] }>>;
+      };
       const userId = document.paths['/api/admin/users/{user_id}']!.get!.parameters.find((p) => p.name === 'user_id');
       assert.equal(userId?.schema.maxLength, 100);
     });
@@ -172,7 +218,10 @@ describe('framework-level errors', () => {
     });
 
     it('the docs files themselves are still served', async () => {
-      const [answer] = await exchange(port, 'GET /docs/static/index.css HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      const [answer] = await exchange(
+        port,
+        'GET /docs/static/index.css HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      );
       assert.equal(answer!.status, 200);
       assert.match(answer!.headers['content-type'] ?? '', /text\/css/);
     });

@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { LOCAL_DEFAULT_TEAM } from '../../../src/modules/tracker/adapters/local-tracker-backend.ts';
-import { bodyWithStrings, operationsOf, plausibleUrl, urlWithRaw, withFixtures, type Known, type Operation } from '../../helpers/hostile-requests.ts';
+import {
+  bodyWithStrings,
+  operationsOf,
+  plausibleUrl,
+  urlWithRaw,
+  withFixtures,
+  type Known,
+  type Operation,
+} from '../../helpers/hostile-requests.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startVenueFakes, type VenueFakes } from '../../modules/exchange/venue-fakes.ts';
 
@@ -45,13 +53,26 @@ describe('fuzzer classes on every operation: no 5xx, only documented statuses, b
 
   before(async () => {
     venues = await startVenueFakes();
-    t = await buildTestApp({ env: venues.env({ SCHEDULED_JOB_SECRET: JOB_SECRET, WEBHOOKS_ALLOW_UNSIGNED: 'true', MARKET_DATA_SOURCE: 'simulated' }) });
+    t = await buildTestApp({
+      env: venues.env({
+        SCHEDULED_JOB_SECRET: JOB_SECRET,
+        WEBHOOKS_ALLOW_UNSIGNED: 'true',
+        MARKET_DATA_SOURCE: 'simulated',
+      }),
+    });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as net.AddressInfo).port;
     admin = await signIn(t.app, t.database, { role: 'admin' });
     const member = await signIn(t.app, t.database);
     // Operations on an issue, a task, a key, a credential or an export reach their service, not a 404.
-    known = await withFixtures(t.app, admin.headers, { teamId: LOCAL_DEFAULT_TEAM.id, symbol: 'BTCUSDT', symbols: 'BTCUSDT', user_id: member.id, userId: member.id, email: member.email });
+    known = await withFixtures(t.app, admin.headers, {
+      teamId: LOCAL_DEFAULT_TEAM.id,
+      symbol: 'BTCUSDT',
+      symbols: 'BTCUSDT',
+      user_id: member.id,
+      userId: member.id,
+      email: member.email,
+    });
     operations = operationsOf(t.app.swagger());
     // Signing out would end the admin session the other operations use: it goes last.
     operations.sort((a, b) => Number(a.path === '/api/auth/logout') - Number(b.path === '/api/auth/logout'));
@@ -70,7 +91,8 @@ describe('fuzzer classes on every operation: no 5xx, only documented statuses, b
     const failures: string[] = [];
     if (status >= 500 || status === 0) failures.push(`5xx or no answer: ${where}`);
     else if (!operation.responses.includes(String(status))) failures.push(`undocumented status: ${where}`);
-    if (Buffer.byteLength(body) > MAX_ANSWER_BYTES) failures.push(`answer of ${Buffer.byteLength(body)} bytes: ${where}`);
+    if (Buffer.byteLength(body) > MAX_ANSWER_BYTES)
+      failures.push(`answer of ${Buffer.byteLength(body)} bytes: ${where}`);
     return failures;
   }
 
@@ -81,9 +103,15 @@ describe('fuzzer classes on every operation: no 5xx, only documented statuses, b
       // An open stream holds inject() until it ends; its refusals are checked over a socket below.
       if (operation.method === 'GET' && STREAMS.includes(operation.path)) continue;
       const requests: { label: string; url: string; payload?: string }[] = [];
-      if (operation.body) requests.push({ label: 'surrogates in the body', url: plausibleUrl(operation, known), payload: bodyWithStrings(operation, LONE, known) });
+      if (operation.body)
+        requests.push({
+          label: 'surrogates in the body',
+          url: plausibleUrl(operation, known),
+          payload: bodyWithStrings(operation, LONE, known),
+        });
       // A surrogate has no UTF-8 form: in a URL it can only come as the bytes of one (CESU-8).
-      if (operation.parameters.some((p) => p.in === 'path' || p.in === 'query')) requests.push({ label: 'surrogates in the URL', url: urlWithRaw(operation, 'x%ED%A0%80y', known) });
+      if (operation.parameters.some((p) => p.in === 'path' || p.in === 'query'))
+        requests.push({ label: 'surrogates in the URL', url: urlWithRaw(operation, 'x%ED%A0%80y', known) });
       for (const request of requests) {
         const response = await t.app.inject({
           method: operation.method as 'GET',
@@ -93,7 +121,10 @@ describe('fuzzer classes on every operation: no 5xx, only documented statuses, b
         });
         sent++;
         failures.push(...judge(operation, request.label, response.statusCode, response.body));
-        if (request.payload?.includes('\\ud800') && response.statusCode < 300) failures.push(`accepted a lone surrogate: ${operation.method} ${operation.path} → ${response.statusCode} ${response.body.slice(0, 200)} (sent ${request.payload.slice(0, 200)})`);
+        if (request.payload?.includes('\\ud800') && response.statusCode < 300)
+          failures.push(
+            `accepted a lone surrogate: ${operation.method} ${operation.path} → ${response.statusCode} ${response.body.slice(0, 200)} (sent ${request.payload.slice(0, 200)})`,
+          );
       }
     }
     assert.deepEqual(failures, [], `${failures.length} of ${sent} requests`);
@@ -115,12 +146,23 @@ describe('fuzzer classes on every operation: no 5xx, only documented statuses, b
 
   it('a 1 MB body missing its fields, and one over the body limit', async () => {
     const failures: string[] = [];
-    const megabyte = JSON.stringify({ filler: 'x'.repeat(1_000_000), list: Array.from({ length: 3000 }, (_, i) => `item-${i}`) });
+    const megabyte = JSON.stringify({
+      filler: 'x'.repeat(1_000_000),
+      list: Array.from({ length: 3000 }, (_, i) => `item-${i}`),
+    });
     const over = JSON.stringify({ filler: 'x'.repeat(1_100_000) });
     for (const operation of operations) {
       if (operation.method === 'GET' || operation.method === 'HEAD') continue;
-      for (const [label, payload] of [['1 MB body', megabyte], ['body over the limit', over]] as const) {
-        const response = await t.app.inject({ method: operation.method as 'POST', url: plausibleUrl(operation, known), headers: { ...headers(), 'content-type': 'application/json' }, payload });
+      for (const [label, payload] of [
+        ['1 MB body', megabyte],
+        ['body over the limit', over],
+      ] as const) {
+        const response = await t.app.inject({
+          method: operation.method as 'POST',
+          url: plausibleUrl(operation, known),
+          headers: { ...headers(), 'content-type': 'application/json' },
+          payload,
+        });
         failures.push(...judge(operation, label, response.statusCode, response.body));
       }
     }

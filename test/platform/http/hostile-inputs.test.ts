@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { hostileRequests, matchesTemplate, operationsOf, withFixtures, type Known, type Operation } from '../../helpers/hostile-requests.ts';
+import {
+  hostileRequests,
+  matchesTemplate,
+  operationsOf,
+  withFixtures,
+  type Known,
+  type Operation,
+} from '../../helpers/hostile-requests.ts';
 import { LOCAL_DEFAULT_TEAM } from '../../../src/modules/tracker/adapters/local-tracker-backend.ts';
 import { startVenueFakes, type VenueFakes } from '../../modules/exchange/venue-fakes.ts';
 
@@ -19,7 +26,8 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
  * is not the request's doing either.
  */
 function snapshotSql(tables: string[]) {
-  const digest = (from: string) => `(SELECT count(*) || ':' || coalesce(md5(string_agg(md5(t::text), '' ORDER BY md5(t::text))), '') FROM ${from})`;
+  const digest = (from: string) =>
+    `(SELECT count(*) || ':' || coalesce(md5(string_agg(md5(t::text), '' ORDER BY md5(t::text))), '') FROM ${from})`;
   const from = (name: string) =>
     name === 'audit_log'
       ? `(SELECT * FROM "audit_log" WHERE action NOT LIKE '%\\_failed') t`
@@ -49,13 +57,26 @@ describe('hostile inputs on every operation', () => {
   before(async () => {
     venues = await startVenueFakes();
     t = await buildTestApp({
-      env: venues.env({ SCHEDULED_JOB_SECRET: JOB_SECRET, WEBHOOKS_ALLOW_UNSIGNED: 'true', MARKET_DATA_SOURCE: 'simulated' }),
+      env: venues.env({
+        SCHEDULED_JOB_SECRET: JOB_SECRET,
+        WEBHOOKS_ALLOW_UNSIGNED: 'true',
+        MARKET_DATA_SOURCE: 'simulated',
+      }),
     });
     admin = await signIn(t.app, t.database, { role: 'admin' });
     const member = await signIn(t.app, t.database);
-    const base = { teamId: LOCAL_DEFAULT_TEAM.id, symbol: 'BTCUSDT', symbols: 'BTCUSDT', user_id: member.id, userId: member.id, email: member.email };
+    const base = {
+      teamId: LOCAL_DEFAULT_TEAM.id,
+      symbol: 'BTCUSDT',
+      symbols: 'BTCUSDT',
+      user_id: member.id,
+      userId: member.id,
+      email: member.email,
+    };
     known = await withFixtures(t.app, admin.headers, base);
-    const tables = await t.database.rows<{ tablename: string }>(sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
+    const tables = await t.database.rows<{ tablename: string }>(
+      sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
+    );
     snapshotQuery = snapshotSql(tables.map((row) => row.tablename));
   });
   after(async () => {
@@ -68,7 +89,9 @@ describe('hostile inputs on every operation', () => {
   it("answers every hostile request in the contract's shape, never 5xx, and stores nothing it refused", async () => {
     // A stream that a hostile request fails to refuse stays open, and inject() waits for its end: the
     // two Server-Sent Event streams are attacked over a real socket in their own tests instead.
-    const operations = operationsOf(t.app.swagger()).filter((op) => !(op.method === 'GET' && ['/api/v1/market/stream', '/api/stream'].includes(op.path)));
+    const operations = operationsOf(t.app.swagger()).filter(
+      (op) => !(op.method === 'GET' && ['/api/v1/market/stream', '/api/stream'].includes(op.path)),
+    );
     assert.ok(operations.length >= 99, `only ${operations.length} operations`);
     // Signing out would end the admin session the other operations use: it goes last.
     operations.sort((a, b) => Number(a.path === '/api/auth/logout') - Number(b.path === '/api/auth/logout'));
@@ -80,7 +103,12 @@ describe('hostile inputs on every operation', () => {
     for (const operation of operations) {
       const headers: Record<string, string> = { ...admin.headers, 'x-scheduled-job-secret': JOB_SECRET };
       for (const request of hostileRequests(operation, headers, unservedMethods(operation, operations), known)) {
-        const response = await t.app.inject({ method: request.method as 'GET', url: request.url, headers: request.headers, payload: request.payload });
+        const response = await t.app.inject({
+          method: request.method as 'GET',
+          url: request.url,
+          headers: request.headers,
+          payload: request.payload,
+        });
         sent++;
         const where = `${request.method} ${operation.path} [${request.label}] → ${response.statusCode} ${response.body.slice(0, 160)}`;
         const after = await snapshot();
@@ -98,8 +126,10 @@ describe('hostile inputs on every operation', () => {
           const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
           if (changed.length > 0) failures.push(`refused but stored (${changed.join(', ')}): ${where}`);
         }
-        if (request.label.startsWith('method ') && response.statusCode !== 405) failures.push(`wrong method not 405: ${where}`);
-        if (!request.label.startsWith('method ') && !operation.responses.includes(String(response.statusCode))) failures.push(`undocumented status: ${where}`);
+        if (request.label.startsWith('method ') && response.statusCode !== 405)
+          failures.push(`wrong method not 405: ${where}`);
+        if (!request.label.startsWith('method ') && !operation.responses.includes(String(response.statusCode)))
+          failures.push(`undocumented status: ${where}`);
         before = after;
       }
     }

@@ -12,7 +12,10 @@ describe('nesting depth', () => {
   it('finds the bracket that opens one level too many', () => {
     assert.equal(excessNesting(Buffer.from(nested(MAX_JSON_DEPTH))), -1);
     assert.equal(excessNesting(Buffer.from(nested(MAX_JSON_DEPTH + 1))), MAX_JSON_DEPTH);
-    assert.equal(excessNesting(Buffer.from(`{"a":${'{"b":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`)), 5 + 5 * (MAX_JSON_DEPTH - 1));
+    assert.equal(
+      excessNesting(Buffer.from(`{"a":${'{"b":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`)),
+      5 + 5 * (MAX_JSON_DEPTH - 1),
+    );
   });
 
   it('does not count brackets inside strings, escaped quotes included', () => {
@@ -21,7 +24,10 @@ describe('nesting depth', () => {
   });
 
   it('is not fooled by stray closing brackets before the deep part', () => {
-    assert.equal(excessNesting(Buffer.from(`${']'.repeat(1000)}${'['.repeat(MAX_JSON_DEPTH + 1)}`)), 1000 + MAX_JSON_DEPTH);
+    assert.equal(
+      excessNesting(Buffer.from(`${']'.repeat(1000)}${'['.repeat(MAX_JSON_DEPTH + 1)}`)),
+      1000 + MAX_JSON_DEPTH,
+    );
   });
 });
 
@@ -40,7 +46,8 @@ describe('UTF-8', () => {
       [[0xf4, 0x90, 0x80, 0x80], 0], // above U+10FFFF
       [[0x62, 0xe2, 0x82, 0x41], 1], // bad continuation
     ];
-    for (const [bytes, at] of cases) assert.equal(firstInvalidUtf8(Uint8Array.from(bytes)), at, Buffer.from(bytes).toString('hex'));
+    for (const [bytes, at] of cases)
+      assert.equal(firstInvalidUtf8(Uint8Array.from(bytes)), at, Buffer.from(bytes).toString('hex'));
   });
 });
 
@@ -80,10 +87,20 @@ describe('JSON bodies on a route', () => {
   });
 
   it('invalid UTF-8 inside a string answers 422 json_invalid at that character, not a replacement character', async () => {
-    const body = Buffer.concat([Buffer.from('{"title":"Caf\u00e9 '), Buffer.from([0xff, 0xfe]), Buffer.from('","count":1,"permissions":["read"]}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"title":"Caf\u00e9 '),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('","count":1,"permissions":["read"]}'),
+    ]);
     const issues = issuesOf(await post(body));
     assert.deepEqual(issues, [
-      { type: 'json_invalid', loc: ['body', 15], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid UTF-8: byte 0xff cannot be decoded' } },
+      {
+        type: 'json_invalid',
+        loc: ['body', 15],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: 'Invalid UTF-8: byte 0xff cannot be decoded' },
+      },
     ]);
   });
 

@@ -11,7 +11,13 @@ import ts from 'typescript';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 type Document = {
-  paths: Record<string, Record<string, { operationId?: string; tags?: string[]; security?: unknown[]; parameters?: { name: string; in: string }[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { operationId?: string; tags?: string[]; security?: unknown[]; parameters?: { name: string; in: string }[] }
+    >
+  >;
   tags: { name: string; description?: string }[];
   servers: unknown[];
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
@@ -39,22 +45,34 @@ describe('the OpenAPI document for client authors', () => {
   });
   after(() => t.close());
 
-  it('passes redocly\'s recommended rules with no error, and only the justified warnings', async () => {
+  it("passes redocly's recommended rules with no error, and only the justified warnings", async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: text, absoluteRef: 'openapi.json', config });
-    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
+    const errors = problems
+      .filter((p) => p.severity === 'error')
+      .map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
     assert.deepEqual(errors, []);
-    const warnings = problems.filter((p) => p.severity === 'warn').map((p) => `${p.ruleId} ${p.location[0]?.pointer}`).sort();
+    const warnings = problems
+      .filter((p) => p.severity === 'warn')
+      .map((p) => `${p.ruleId} ${p.location[0]?.pointer}`)
+      .sort();
     assert.deepEqual(warnings, JUSTIFIED_WARNINGS);
   });
 
   it('gives every operation a unique camelCase operationId, and says who may call it', () => {
-    const operations = Object.entries(document.paths).flatMap(([route, item]) => Object.entries(item).map(([method, op]) => ({ route, method, op })));
+    const operations = Object.entries(document.paths).flatMap(([route, item]) =>
+      Object.entries(item).map(([method, op]) => ({ route, method, op })),
+    );
     assert.ok(operations.length >= 99);
     const ids = operations.map(({ op }) => op.operationId);
-    assert.deepEqual(ids.filter((id) => !/^[a-z][A-Za-z0-9]+$/.test(String(id))), []);
+    assert.deepEqual(
+      ids.filter((id) => !/^[a-z][A-Za-z0-9]+$/.test(String(id))),
+      [],
+    );
     assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
-    const byId = Object.fromEntries(operations.map(({ route, method, op }) => [op.operationId, `${method.toUpperCase()} ${route}`]));
+    const byId = Object.fromEntries(
+      operations.map(({ route, method, op }) => [op.operationId, `${method.toUpperCase()} ${route}`]),
+    );
     // A few names clients are built on; renaming one breaks every generated client.
     assert.equal(byId.login, 'POST /api/auth/login');
     assert.equal(byId.listUsers, 'GET /api/admin/users');
@@ -62,7 +80,11 @@ describe('the OpenAPI document for client authors', () => {
     assert.equal(byId.getOhlcRange, 'GET /api/v1/market/ohlc-range');
     assert.equal(byId.runRotateApiKeys, 'POST /api/scheduled/rotate-api-keys');
     assert.equal(byId.receiveCodehostEvent, 'POST /api/webhooks/platforms/codehost');
-    assert.deepEqual(operations.filter(({ op }) => op.security === undefined).map(({ route }) => route), [], 'public operations say security: []');
+    assert.deepEqual(
+      operations.filter(({ op }) => op.security === undefined).map(({ route }) => route),
+      [],
+      'public operations say security: []',
+    );
     assert.deepEqual(document.paths['/api/v1/market/ticker']!.get!.security, []);
     assert.deepEqual(document.paths['/api/auth/me']!.get!.security, [{ bearerAuth: [] }]);
   });
@@ -74,7 +96,10 @@ describe('the OpenAPI document for client authors', () => {
     const codehost = document.paths['/api/webhooks/platforms/codehost']!.post!;
     assert.deepEqual(codehost.security, [{ codehostSignature: [] }]);
     assert.deepEqual(codehost.parameters?.map((p) => p.name).sort(), ['x-codehost-delivery', 'x-codehost-event']);
-    assert.deepEqual(document.paths['/api/webhooks/mailer']!.post!.security, [{ mailerSignature: [] }, { mailerSvixSignature: [] }]);
+    assert.deepEqual(document.paths['/api/webhooks/mailer']!.post!.security, [
+      { mailerSignature: [] },
+      { mailerSvixSignature: [] },
+    ]);
     assert.deepEqual(document.components.securitySchemes.scheduledJobSecret, {
       type: 'apiKey',
       in: 'header',
@@ -86,14 +111,30 @@ describe('the OpenAPI document for client authors', () => {
   it('lists its tags once each, described, admin groups together, and shares the error schemas', () => {
     const names = document.tags.map((tag) => tag.name);
     assert.equal(new Set(names).size, names.length);
-    assert.deepEqual(document.tags.filter((tag) => !tag.description), []);
+    assert.deepEqual(
+      document.tags.filter((tag) => !tag.description),
+      [],
+    );
     const admin = names.flatMap((name, i) => (name.startsWith('admin') ? [i] : []));
-    assert.deepEqual(admin, admin.map((_, i) => admin[0]! + i), 'the admin groups are adjacent');
-    const used = new Set(Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags ?? [])));
-    assert.deepEqual([...used].filter((tag) => !names.includes(tag)), [], 'every tag in use is declared');
+    assert.deepEqual(
+      admin,
+      admin.map((_, i) => admin[0]! + i),
+      'the admin groups are adjacent',
+    );
+    const used = new Set(
+      Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags ?? [])),
+    );
+    assert.deepEqual(
+      [...used].filter((tag) => !names.includes(tag)),
+      [],
+      'every tag in use is declared',
+    );
     assert.ok(document.servers.length > 0);
     assert.ok(document.components.schemas.HTTPError && document.components.schemas.HTTPValidationError);
-    assert.ok((text.match(/#\/components\/schemas\/HTTPValidationError/g) ?? []).length > 50, 'the 422 body is referenced, not repeated');
+    assert.ok(
+      (text.match(/#\/components\/schemas\/HTTPValidationError/g) ?? []).length > 50,
+      'the 422 body is referenced, not repeated',
+    );
     assert.doesNotMatch(text, /"Default Response"/);
   });
 
@@ -123,11 +164,13 @@ export const wrong: LoginBody = { email: 'ada@example.com', password: 'x', otp: 
       skipLibCheck: true,
       types: [],
     });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     assert.deepEqual(diagnostics, []);
   });
 
-  it('serves /docs with the product\'s title, loading /openapi.json', async () => {
+  it("serves /docs with the product's title, loading /openapi.json", async () => {
     const page = await t.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<title>Trading Platform API<\/title>/);

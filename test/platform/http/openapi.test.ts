@@ -42,7 +42,10 @@ describe('OpenAPI document', () => {
               tags: ['probe'],
               summary: 'Probe',
               params: Type.Object({ probe_id: Type.String({ description: 'Probe id.' }) }),
-              response: { 200: Type.Object({ ok: Type.Boolean({ description: 'Always true.' }) }), ...errorResponses(404) },
+              response: {
+                200: Type.Object({ ok: Type.Boolean({ description: 'Always true.' }) }),
+                ...errorResponses(404),
+              },
             },
           },
           async () => ({ ok: true }),
@@ -65,24 +68,36 @@ describe('OpenAPI document', () => {
 
   it('lists every registered route that is not hidden, with its method', () => {
     const routes = documentedRoutes(t.routeCatalog);
-    assert.ok(routes.some((r) => r.url === '/api/auth/login'), 'the catalog sees module routes');
-    assert.ok(routes.some((r) => r.url === '/api/v1/probe/:probe_id'), 'the catalog sees routes added later');
+    assert.ok(
+      routes.some((r) => r.url === '/api/auth/login'),
+      'the catalog sees module routes',
+    );
+    assert.ok(
+      routes.some((r) => r.url === '/api/v1/probe/:probe_id'),
+      'the catalog sees routes added later',
+    );
     const missing = routes.filter((route) => !operationOf(document, route)).map((r) => `${r.method} ${r.url}`);
     assert.deepEqual(missing, [], 'routes missing from /openapi.json');
   });
 
   it('documents no route that does not exist, and none of the hidden ones', () => {
-    const registered = new Set(documentedRoutes(t.routeCatalog).map((r) => `${r.method.toLowerCase()} ${openApiPath(r.url)}`));
+    const registered = new Set(
+      documentedRoutes(t.routeCatalog).map((r) => `${r.method.toLowerCase()} ${openApiPath(r.url)}`),
+    );
     const extra: string[] = [];
     for (const [path, item] of Object.entries(document.paths ?? {})) {
       for (const method of Object.keys(item ?? {})) {
-        if (['get', 'put', 'post', 'delete', 'patch', 'options', 'head'].includes(method) && !registered.has(`${method} ${path}`)) {
+        if (
+          ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'].includes(method) &&
+          !registered.has(`${method} ${path}`)
+        ) {
           extra.push(`${method} ${path}`);
         }
       }
     }
     assert.deepEqual(extra, []);
-    for (const hidden of ['/healthz', '/readyz', '/metrics', '/openapi.json']) assert.equal(document.paths?.[hidden], undefined, hidden);
+    for (const hidden of ['/healthz', '/readyz', '/metrics', '/openapi.json'])
+      assert.equal(document.paths?.[hidden], undefined, hidden);
   });
 
   it('every operation has tags, a summary and a typed success response', () => {
@@ -98,7 +113,11 @@ describe('OpenAPI document', () => {
   it('every route behind the bearer guards declares the bearer security scheme, naming the admin role where it needs one', () => {
     const { requireUser, requireAdmin } = t.app.guards;
     const expected = (route: (typeof t.routeCatalog)[number]) =>
-      route.onRequest.includes(requireAdmin) ? [{ bearerAuth: ['admin'] }] : route.onRequest.includes(requireUser) ? bearerSecurity : undefined;
+      route.onRequest.includes(requireAdmin)
+        ? [{ bearerAuth: ['admin'] }]
+        : route.onRequest.includes(requireUser)
+          ? bearerSecurity
+          : undefined;
     const guarded = documentedRoutes(t.routeCatalog).filter((route) => expected(route));
     assert.ok(guarded.some((r) => r.url === '/api/auth/me'));
     assert.ok(guarded.some((r) => r.url === '/api/admin/users' && expected(r)?.[0]?.bearerAuth[0] === 'admin'));
@@ -106,18 +125,25 @@ describe('OpenAPI document', () => {
       .filter((route) => JSON.stringify(operationOf(document, route)?.security) !== JSON.stringify(expected(route)))
       .map((r) => `${r.method} ${r.url}`);
     assert.deepEqual(undeclared, []);
-    assert.deepEqual({ ...document.components?.securitySchemes?.bearerAuth, description: undefined }, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: undefined });
+    assert.deepEqual(
+      { ...document.components?.securitySchemes?.bearerAuth, description: undefined },
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: undefined },
+    );
   });
 
   it('a parameter with a default is optional, as FastAPI documents it; one without is required', () => {
-    const parameters = (path: string) => (document.paths?.[path]?.get?.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
+    const parameters = (path: string) =>
+      (document.paths?.[path]?.get?.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
     const users = Object.fromEntries(parameters('/api/admin/users').map((p) => [p.name, p.required ?? false]));
     assert.deepEqual([users.page, users.limit, users.search], [false, false, false]);
     const range = Object.fromEntries(parameters('/api/v1/market/ohlc-range').map((p) => [p.name, p.required ?? false]));
-    assert.deepEqual([range.symbol, range.start, range.end, range.interval, range.limit], [true, true, true, false, false]);
+    assert.deepEqual(
+      [range.symbol, range.start, range.end, range.interval, range.limit],
+      [true, true, true, false, false],
+    );
     const defaultedButRequired = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
       Object.values(item ?? {}).flatMap((operation) =>
-        ((operation as Operation).parameters as OpenAPIV3_1.ParameterObject[] | undefined ?? [])
+        (((operation as Operation).parameters as OpenAPIV3_1.ParameterObject[] | undefined) ?? [])
           .filter((p) => p.required && (p.schema as { default?: unknown } | undefined)?.default !== undefined)
           .map((p) => `${path} ${p.name}`),
       ),
@@ -127,14 +153,19 @@ describe('OpenAPI document', () => {
 
   it('serves the interactive docs at /docs', async () => {
     let response = await t.app.inject({ method: 'GET', url: '/docs' });
-    if (response.statusCode === 302) response = await t.app.inject({ method: 'GET', url: String(response.headers.location) });
+    if (response.statusCode === 302)
+      response = await t.app.inject({ method: 'GET', url: String(response.headers.location) });
     assert.equal(response.statusCode, 200);
     assert.match(response.body, /swagger-ui/i);
   });
 
   const operations = () =>
     Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-      Object.entries(item as Record<string, Operation>).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, method, operation })),
+      Object.entries(item as Record<string, Operation>).map(([method, operation]) => ({
+        where: `${method.toUpperCase()} ${path}`,
+        method,
+        operation,
+      })),
     );
   const httpError = { $ref: '#/components/schemas/HTTPError' };
 
@@ -144,8 +175,12 @@ describe('OpenAPI document', () => {
         .filter((status) => {
           const response = operation.responses?.[status] as OpenAPIV3_1.ResponseObject | undefined;
           // An operation's own 400 (a webhook answering its provider's shape) stands as it is documented.
-          const own = status === '400' && response !== undefined && !response.description.startsWith('Malformed request');
-          return !response || (!own && JSON.stringify(response.content?.['application/json']?.schema) !== JSON.stringify(httpError));
+          const own =
+            status === '400' && response !== undefined && !response.description.startsWith('Malformed request');
+          return (
+            !response ||
+            (!own && JSON.stringify(response.content?.['application/json']?.schema) !== JSON.stringify(httpError))
+          );
         })
         .map((status) => `${where} ${status}`),
     );
@@ -153,13 +188,21 @@ describe('OpenAPI document', () => {
     const me = document.paths!['/api/auth/me']!.get!;
     assert.match((me.responses['400'] as OpenAPIV3_1.ResponseObject).description, /control character in a header/);
     // An operation's own 400 keeps its own description.
-    assert.doesNotMatch((document.paths!['/api/auth/password']!.post!.responses['400'] as OpenAPIV3_1.ResponseObject).description, /Malformed request/);
+    assert.doesNotMatch(
+      (document.paths!['/api/auth/password']!.post!.responses['400'] as OpenAPIV3_1.ResponseObject).description,
+      /Malformed request/,
+    );
   });
 
   it('documents a 422 only where there is input to refuse', () => {
-    const noInput = operations().filter(({ method, operation }) => method === 'get' && !operation.parameters?.length && !operation.requestBody);
+    const noInput = operations().filter(
+      ({ method, operation }) => method === 'get' && !operation.parameters?.length && !operation.requestBody,
+    );
     assert.ok(noInput.some(({ where }) => where === 'GET /api/auth/me'));
-    assert.deepEqual(noInput.filter(({ operation }) => operation.responses?.['422']).map(({ where }) => where), []);
+    assert.deepEqual(
+      noInput.filter(({ operation }) => operation.responses?.['422']).map(({ where }) => where),
+      [],
+    );
     // A header its security scheme names is input: a trigger without its secret is a 422.
     assert.ok(document.paths!['/api/scheduled/rotate-api-keys']!.post!.responses['422']);
     assert.ok(document.paths!['/api/auth/login']!.post!.responses['422']);
@@ -169,11 +212,17 @@ describe('OpenAPI document', () => {
 
   it("types a user's role, status and subscription tier as the closed sets they are", () => {
     const schemas = document.components!.schemas as Record<string, OpenAPIV3_1.SchemaObject>;
-    const account = (document.paths!['/api/auth/me']!.get!.responses['200'] as OpenAPIV3_1.ResponseObject).content!['application/json']!.schema as OpenAPIV3_1.SchemaObject;
+    const account = (document.paths!['/api/auth/me']!.get!.responses['200'] as OpenAPIV3_1.ResponseObject).content![
+      'application/json'
+    ]!.schema as OpenAPIV3_1.SchemaObject;
     const resolve = (schema: OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject) =>
       '$ref' in schema ? schemas[schema.$ref.split('/').at(-1)!]! : schema;
-    const listed = (document.paths!['/api/admin/users']!.get!.responses['200'] as OpenAPIV3_1.ResponseObject).content!['application/json']!.schema as OpenAPIV3_1.SchemaObject;
-    const user = resolve((resolve(listed).properties!.users as OpenAPIV3_1.ArraySchemaObject).items as OpenAPIV3_1.SchemaObject);
+    const listed = (document.paths!['/api/admin/users']!.get!.responses['200'] as OpenAPIV3_1.ResponseObject).content![
+      'application/json'
+    ]!.schema as OpenAPIV3_1.SchemaObject;
+    const user = resolve(
+      (resolve(listed).properties!.users as OpenAPIV3_1.ArraySchemaObject).items as OpenAPIV3_1.SchemaObject,
+    );
     for (const schema of [resolve(account), user]) {
       const properties = schema.properties as Record<string, OpenAPIV3_1.SchemaObject>;
       assert.deepEqual(properties.role!.enum, ['user', 'admin']);
@@ -181,18 +230,36 @@ describe('OpenAPI document', () => {
       assert.deepEqual(properties.subscriptionTier!.enum, ['free', 'basic', 'pro', 'enterprise']);
     }
     // The claims the auth hook adds are the same sets.
-    const hook = resolve((document.paths!['/api/webhooks/platforms/authprovider/auth-hook']!.post!.responses['200'] as OpenAPIV3_1.ResponseObject).content!['application/json']!.schema as OpenAPIV3_1.SchemaObject);
-    const claims = (hook.properties!.claims as OpenAPIV3_1.SchemaObject).properties as Record<string, OpenAPIV3_1.SchemaObject>;
-    assert.deepEqual([claims.user_role!.enum, claims.subscription_tier!.enum], [['user', 'admin'], ['free', 'basic', 'pro', 'enterprise']]);
+    const hook = resolve(
+      (
+        document.paths!['/api/webhooks/platforms/authprovider/auth-hook']!.post!.responses[
+          '200'
+        ] as OpenAPIV3_1.ResponseObject
+      ).content!['application/json']!.schema as OpenAPIV3_1.SchemaObject,
+    );
+    const claims = (hook.properties!.claims as OpenAPIV3_1.SchemaObject).properties as Record<
+      string,
+      OpenAPIV3_1.SchemaObject
+    >;
+    assert.deepEqual(
+      [claims.user_role!.enum, claims.subscription_tier!.enum],
+      [
+        ['user', 'admin'],
+        ['free', 'basic', 'pro', 'enterprise'],
+      ],
+    );
   });
 
-  it("opens the Authorize dialog of /docs on bearerAuth: first scheme, and the first field takes the focus", async () => {
+  it('opens the Authorize dialog of /docs on bearerAuth: first scheme, and the first field takes the focus', async () => {
     assert.equal(Object.keys(document.components!.securitySchemes!)[0], 'bearerAuth');
     let page = await t.app.inject({ method: 'GET', url: '/docs' });
     if (page.statusCode === 302) page = await t.app.inject({ method: 'GET', url: String(page.headers.location) });
     const src = /<script src="([^"]*authorize-first\.js)"/.exec(page.body)?.[1];
     assert.ok(src, 'the docs page loads the focus script');
-    const script = await t.app.inject({ method: 'GET', url: src.startsWith('/') ? src : `/docs/${src.replace(/^\.\//, '')}` });
+    const script = await t.app.inject({
+      method: 'GET',
+      url: src.startsWith('/') ? src : `/docs/${src.replace(/^\.\//, '')}`,
+    });
     assert.equal(script.statusCode, 200, script.body);
     assert.match(String(script.headers['content-type']), /javascript/);
     assert.match(script.body, /\.dialog-ux/);

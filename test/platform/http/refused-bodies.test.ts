@@ -27,19 +27,38 @@ describe('refused JSON bodies on the real app', () => {
     const deep = `${'['.repeat(3230)}${']'.repeat(3230)}`;
     // More than both throttling limits (5 per e-mail, 20 per address).
     for (let i = 0; i < 25; i++) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', headers: JSON_HEADERS, payload: deep });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        headers: JSON_HEADERS,
+        payload: deep,
+      });
       const issue = assertIssue(response, ['body', 64], 'json_invalid');
       assert.match(String(issue.ctx?.error), /Recursion limit exceeded/);
     }
-    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: user.email, password: user.password },
+    });
     assert.equal(login.statusCode, 200, login.body);
   });
 
   it('a deep body answers 422 on every JSON route, authenticated or not', async () => {
     const admin = await signIn(t.app, t.database, { role: 'admin' });
     const deep = `{"a":${'{"a":'.repeat(3230)}1${'}'.repeat(3231)}`;
-    for (const url of ['/api/auth/register', '/api/v1/tracker/issues', '/api/admin/command-center/tasks', '/api/exchange/credentials']) {
-      const response = await t.app.inject({ method: 'POST', url, headers: { ...JSON_HEADERS, ...admin.headers }, payload: deep });
+    for (const url of [
+      '/api/auth/register',
+      '/api/v1/tracker/issues',
+      '/api/admin/command-center/tasks',
+      '/api/exchange/credentials',
+    ]) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { ...JSON_HEADERS, ...admin.headers },
+        payload: deep,
+      });
       assertIssue(response, ['body', 5 * 64], 'json_invalid');
     }
   });
@@ -47,11 +66,20 @@ describe('refused JSON bodies on the real app', () => {
   it('a registration whose password holds invalid UTF-8 answers 422 json_invalid and creates no account', async () => {
     const email = 'bytes@example.com';
     const template = `{"email":"${email}","password":"secret-\uFFFD-password"}`;
-    const response = await t.app.inject({ method: 'POST', url: '/api/auth/register', headers: JSON_HEADERS, payload: withBadBytes(template) });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      headers: JSON_HEADERS,
+      payload: withBadBytes(template),
+    });
     const issue = assertIssue(response, ['body', template.indexOf('\uFFFD')], 'json_invalid');
     assert.equal(issue.ctx?.error, 'Invalid UTF-8: byte 0xff cannot be decoded');
     // The address is still free: nothing was stored with a replacement character in the password.
-    const again = await t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password: 'secret-x-password' } });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email, password: 'secret-x-password' },
+    });
     assert.equal(again.statusCode, 201, again.body);
   });
 
@@ -59,7 +87,12 @@ describe('refused JSON bodies on the real app', () => {
     const admin = await signIn(t.app, t.database, { role: 'admin' });
     const title = 'Broken bytes in the title';
     const template = `{"teamId":"${LOCAL_DEFAULT_TEAM.id}","title":"${title} \uFFFD"}`;
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/tracker/issues', headers: { ...JSON_HEADERS, ...admin.headers }, payload: withBadBytes(template) });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tracker/issues',
+      headers: { ...JSON_HEADERS, ...admin.headers },
+      payload: withBadBytes(template),
+    });
     assertIssue(response, ['body', template.indexOf('\uFFFD')], 'json_invalid');
     const list = await t.app.inject({ method: 'GET', url: '/api/v1/tracker/issues?limit=250', headers: admin.headers });
     assert.equal(list.statusCode, 200);

@@ -11,7 +11,10 @@ import { registerErrorHandling } from '../../../src/platform/http/error-handler.
 const MAX_BUFFER = 64 * 1024;
 
 async function serve(maxConnections = 10, maxPerAddress = 100) {
-  const sse = createSseRegistry({ maxConnections, maxPerUser: 5, maxPerAddress, maxBufferBytes: MAX_BUFFER, pingMs: 60_000, retryMs: 1000 }, pino({ level: 'silent' }));
+  const sse = createSseRegistry(
+    { maxConnections, maxPerUser: 5, maxPerAddress, maxBufferBytes: MAX_BUFFER, pingMs: 60_000, retryMs: 1000 },
+    pino({ level: 'silent' }),
+  );
   const app = Fastify();
   registerErrorHandling(app, { filesUnder: '/none/' });
   const opened: SseConnection[] = [];
@@ -55,7 +58,11 @@ describe('the SSE registry', () => {
       socket.on('data', (chunk: string) => (text += chunk));
       await new Promise<void>((resolve) => socket.on('end', () => resolve()));
       const last = text.slice(text.lastIndexOf('event: '));
-      assert.match(last, /^event: end\ndata: \{"reason":"slow_consumer","detail":"[^"]+"\}\n\n/, 'the last event says why');
+      assert.match(
+        last,
+        /^event: end\ndata: \{"reason":"slow_consumer","detail":"[^"]+"\}\n\n/,
+        'the last event says why',
+      );
     } finally {
       await app.close();
     }
@@ -81,7 +88,12 @@ describe('the SSE registry', () => {
     const { app, base } = await serve(5);
     const controller = new AbortController();
     try {
-      for (let i = 0; i < 4; i++) assert.equal((await fetch(`${base}/stream`, { signal: controller.signal })).status, 200, `public stream ${i + 1}`);
+      for (let i = 0; i < 4; i++)
+        assert.equal(
+          (await fetch(`${base}/stream`, { signal: controller.signal })).status,
+          200,
+          `public stream ${i + 1}`,
+        );
       const fifth = await fetch(`${base}/stream`);
       assert.equal(fifth.status, 503, 'the public share is full');
       const account = await fetch(`${base}/stream?user=u-1`, { signal: controller.signal });
@@ -97,11 +109,18 @@ describe('the SSE registry', () => {
     const { app, base } = await serve(10, 2);
     const controller = new AbortController();
     try {
-      for (let i = 0; i < 2; i++) assert.equal((await fetch(`${base}/stream`, { signal: controller.signal })).status, 200);
+      for (let i = 0; i < 2; i++)
+        assert.equal((await fetch(`${base}/stream`, { signal: controller.signal })).status, 200);
       const third = await fetch(`${base}/stream`);
       assert.equal(third.status, 429);
-      assert.deepEqual(await third.json(), { detail: 'At most 2 open price streams per client address; close one first' });
-      assert.equal((await fetch(`${base}/stream?user=u-1`, { signal: controller.signal })).status, 200, 'account streams are counted per user instead');
+      assert.deepEqual(await third.json(), {
+        detail: 'At most 2 open price streams per client address; close one first',
+      });
+      assert.equal(
+        (await fetch(`${base}/stream?user=u-1`, { signal: controller.signal })).status,
+        200,
+        'account streams are counted per user instead',
+      );
     } finally {
       controller.abort();
       await app.close();

@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { LOCAL_DEFAULT_TEAM } from '../../../src/modules/tracker/adapters/local-tracker-backend.ts';
-import { operationsOf, plausibleUrl, sample, withFixtures, type JsonSchema, type Known, type Operation } from '../../helpers/hostile-requests.ts';
+import {
+  operationsOf,
+  plausibleUrl,
+  sample,
+  withFixtures,
+  type JsonSchema,
+  type Known,
+  type Operation,
+} from '../../helpers/hostile-requests.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startVenueFakes, type VenueFakes } from '../../modules/exchange/venue-fakes.ts';
 
@@ -21,7 +29,8 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
 /** What an attacker would put in a field of that name. */
 function hostileValue(name: string, victim: string): unknown {
   const key = snake(name);
-  if (/(^|_)(user|owner|actor|assignee|created_by|updated_by|subject_user|target)(_id)?$/.test(key) || key === 'id') return victim;
+  if (/(^|_)(user|owner|actor|assignee|created_by|updated_by|subject_user|target)(_id)?$/.test(key) || key === 'id')
+    return victim;
   if (key === 'role') return 'admin';
   if (key === 'status') return 'suspended';
   if (key === 'subscription_tier' || key === 'tier') return 'enterprise';
@@ -53,13 +62,30 @@ describe('undeclared body fields on every operation', () => {
     const member = await signIn(t.app, t.database);
     victim = await signIn(t.app, t.database);
     // A fresh address, so sign-up creates an account (the operation the review broke).
-    const base = { teamId: LOCAL_DEFAULT_TEAM.id, symbol: 'BTCUSDT', symbols: 'BTCUSDT', user_id: member.id, userId: member.id, userIds: [member.id], email: 'newcomer@example.com' };
+    const base = {
+      teamId: LOCAL_DEFAULT_TEAM.id,
+      symbol: 'BTCUSDT',
+      symbols: 'BTCUSDT',
+      user_id: member.id,
+      userId: member.id,
+      userIds: [member.id],
+      email: 'newcomer@example.com',
+    };
     known = await withFixtures(t.app, admin.headers, base);
-    const columns = await t.database.rows<{ column_name: string }>(sql`SELECT DISTINCT column_name FROM information_schema.columns WHERE table_schema = 'public'`);
+    const columns = await t.database.rows<{ column_name: string }>(
+      sql`SELECT DISTINCT column_name FROM information_schema.columns WHERE table_schema = 'public'`,
+    );
     const bodyFields = operationsOf(t.app.swagger()).flatMap((op) => Object.keys(propertiesOf(op.body)));
     names = [...new Set([...columns.flatMap((c) => [c.column_name, camel(c.column_name)]), ...bodyFields])].sort();
-    const tables = (await t.database.rows<{ tablename: string }>(sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)).map((r) => r.tablename);
-    const count = (where: string) => sql.raw(`SELECT ${tables.map((name) => `(SELECT count(*) FROM "${name}" t WHERE t::text LIKE '%${where}%')`).join(' + ')} AS n`);
+    const tables = (
+      await t.database.rows<{ tablename: string }>(
+        sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
+      )
+    ).map((r) => r.tablename);
+    const count = (where: string) =>
+      sql.raw(
+        `SELECT ${tables.map((name) => `(SELECT count(*) FROM "${name}" t WHERE t::text LIKE '%${where}%')`).join(' + ')} AS n`,
+      );
     markerQuery = count(MARKER);
     victimQuery = count(victim.id);
   });
@@ -68,29 +94,43 @@ describe('undeclared body fields on every operation', () => {
     await venues.close();
   });
 
-  const rowsWith = async (query: ReturnType<typeof sql.raw>) => Number((await t.database.rows<{ n: string }>(query))[0]!.n);
+  const rowsWith = async (query: ReturnType<typeof sql.raw>) =>
+    Number((await t.database.rows<{ n: string }>(query))[0]!.n);
   const victimAccount = async () => {
-    const response = await t.app.inject({ method: 'GET', url: `/api/admin/users/${victim.id}`, headers: admin.headers });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/admin/users/${victim.id}`,
+      headers: admin.headers,
+    });
     const { role, status, subscriptionTier, emailVerified, twoFactorEnabled } = response.json();
     return { role, status, subscriptionTier, emailVerified, twoFactorEnabled };
   };
-  const admins = async () => (await t.app.inject({ method: 'GET', url: '/api/admin/users?role=admin&limit=100', headers: admin.headers })).json().total as number;
+  const admins = async () =>
+    (await t.app.inject({ method: 'GET', url: '/api/admin/users?role=admin&limit=100', headers: admin.headers })).json()
+      .total as number;
 
   /** The valid sample with every undeclared name added, at the top and inside each object it declares. */
   function withUndeclared(operation: Operation): Record<string, unknown> {
     const declared = propertiesOf(operation.body);
     const body = sample(operation.body!, known) as Record<string, unknown>;
-    const extras = (taken: Record<string, unknown>) => Object.fromEntries(names.filter((name) => !(name in taken)).map((name) => [name, hostileValue(name, victim.id)]));
+    const extras = (taken: Record<string, unknown>) =>
+      Object.fromEntries(names.filter((name) => !(name in taken)).map((name) => [name, hostileValue(name, victim.id)]));
     for (const [name, value] of Object.entries(body)) {
       const inner = propertiesOf(declared[name]);
-      if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(inner).length > 0) body[name] = { ...extras(inner), ...value };
+      if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(inner).length > 0)
+        body[name] = { ...extras(inner), ...value };
     }
     return { ...extras(declared), ...body };
   }
 
   it('the checks below can see a stored value (positive control)', async () => {
     const before = await rowsWith(markerQuery);
-    const response = await t.app.inject({ method: 'POST', url: '/api/admin/command-center/tasks', headers: admin.headers, payload: { title: `declared ${MARKER}` } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/command-center/tasks',
+      headers: admin.headers,
+      payload: { title: `declared ${MARKER}` },
+    });
     assert.equal(response.statusCode, 201, response.body);
     assert.equal(await rowsWith(markerQuery), before + 1, 'a declared field carrying the marker is found');
   });
@@ -118,7 +158,8 @@ describe('undeclared body fields on every operation', () => {
       const where = `${operation.method} ${operation.path} → ${response.statusCode}`;
       if (response.statusCode >= 500) failures.push(`5xx: ${where} ${response.body.slice(0, 160)}`);
       if ((await rowsWith(markerQuery)) !== markersBefore) failures.push(`stored an undeclared value: ${where}`);
-      if ((await rowsWith(victimQuery)) !== victimRowsBefore) failures.push(`a row now names the account of an undeclared field: ${where}`);
+      if ((await rowsWith(victimQuery)) !== victimRowsBefore)
+        failures.push(`a row now names the account of an undeclared field: ${where}`);
     }
     assert.deepEqual(failures, []);
     assert.ok(accepted >= 15, `only ${accepted} operations accepted their sample: the sweep proves too little`);

@@ -30,7 +30,9 @@ const ThingBody = Type.Object({
   meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   at: Type.Optional(DateTime()),
   owner_id: Type.Optional(Uuid()),
-  priority: Type.Optional(Type.Union([Type.Literal('critical'), Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')])),
+  priority: Type.Optional(
+    Type.Union([Type.Literal('critical'), Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')]),
+  ),
   blocked_by: Type.Optional(Type.Array(Uuid())),
   api_secret: Type.Optional(Type.String({ minLength: 8 })),
 });
@@ -41,15 +43,31 @@ export async function buildValidationApp(): Promise<FastifyInstance> {
   registerErrorHandling(app);
   app.get(
     '/items/:item_id',
-    { schema: { params: Type.Object({ item_id: Uuid() }), querystring: ItemQuery, headers: Type.Object({ 'x-trace': Type.String({ minLength: 3 }) }) } },
+    {
+      schema: {
+        params: Type.Object({ item_id: Uuid() }),
+        querystring: ItemQuery,
+        headers: Type.Object({ 'x-trace': Type.String({ minLength: 3 }) }),
+      },
+    },
     async (request) => ({ params: request.params, query: request.query }),
   );
   app.post(
     '/things/:thing_id',
-    { schema: { params: Type.Object({ thing_id: Uuid() }), querystring: Type.Object({ dry_run: Type.Boolean({ default: false }) }), body: ThingBody } },
+    {
+      schema: {
+        params: Type.Object({ thing_id: Uuid() }),
+        querystring: Type.Object({ dry_run: Type.Boolean({ default: false }) }),
+        body: ThingBody,
+      },
+    },
     async (request) => ({ body: request.body, query: request.query }),
   );
-  app.post('/optional', { schema: { body: Type.Object({ note: Type.Optional(Type.String({ default: 'none' })) }) } }, async (request) => request.body);
+  app.post(
+    '/optional',
+    { schema: { body: Type.Object({ note: Type.Optional(Type.String({ default: 'none' })) }) } },
+    async (request) => request.body,
+  );
   app.get(
     '/guarded',
     {
@@ -64,7 +82,13 @@ export async function buildValidationApp(): Promise<FastifyInstance> {
   return app;
 }
 
-export type Issue = { type: string; loc: (string | number)[]; msg: string; input: unknown; ctx?: Record<string, unknown> };
+export type Issue = {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+};
 type Answer = { statusCode: number; json(): unknown; body: string };
 
 export function issuesOf(response: Answer): Issue[] {
@@ -87,6 +111,11 @@ export function client(app: () => FastifyInstance) {
     getItem: async (query: string, headers: Record<string, string> = { 'x-trace': 'abc' }, id = ID) =>
       app().inject({ method: 'GET', url: `/items/${id}?${query}`, headers }),
     postThing: async (body: unknown, query = '') =>
-      app().inject({ method: 'POST', url: `/things/${ID}?${query}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
+      app().inject({
+        method: 'POST',
+        url: `/things/${ID}?${query}`,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      }),
   };
 }

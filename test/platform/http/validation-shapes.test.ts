@@ -66,7 +66,10 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
   describe('formats', () => {
     it('uuid_parsing with the uuid crate messages', async () => {
       const cases: [string, string][] = [
-        ['nope', 'invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `n` at 1'],
+        [
+          'nope',
+          'invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `n` at 1',
+        ],
         ['1234', 'invalid length: expected length 32 for simple format, found 4'],
         ['12345678-1234-1234-1234', 'invalid group count: expected 5, found 4'],
         ['12345678-1234-1234-1234-1234567890123', 'invalid group length in group 4: expected 12, found 13'],
@@ -90,7 +93,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
       assert.deepEqual(body.json().body.blocked_by, [ID]);
     });
 
-    it('datetime_from_date_parsing with Pydantic\'s reason', async () => {
+    it("datetime_from_date_parsing with Pydantic's reason", async () => {
       assert.deepEqual(issueAt(await getItem('name=abc&since=2024-13-01'), ['query', 'since']), {
         type: 'datetime_from_date_parsing',
         loc: ['query', 'since'],
@@ -98,7 +101,10 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
         input: '2024-13-01',
         ctx: { error: 'month value is outside expected range of 1-12' },
       });
-      assert.equal(issueAt(await postThing({ ...validThing, at: 'soon' }), ['body', 'at']).msg, 'Input should be a valid datetime or date, input is too short');
+      assert.equal(
+        issueAt(await postThing({ ...validThing, at: 'soon' }), ['body', 'at']).msg,
+        'Input should be a valid datetime or date, input is too short',
+      );
     });
 
     it('dates and offsets reach the handler as ISO 8601 UTC with milliseconds', async () => {
@@ -135,7 +141,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
   });
 
   describe('malformed JSON', () => {
-    it('json_invalid at the character offset, with Python\'s reason', async () => {
+    it("json_invalid at the character offset, with Python's reason", async () => {
       const response = await app.inject({
         method: 'POST',
         url: `/things/${ID}`,
@@ -143,7 +149,13 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
         payload: '{"title": }',
       });
       assert.deepEqual(issuesOf(response), [
-        { type: 'json_invalid', loc: ['body', 10], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } },
+        {
+          type: 'json_invalid',
+          loc: ['body', 10],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'Expecting value' },
+        },
       ]);
     });
 
@@ -152,8 +164,19 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
         ['{"a":1,}', 7, 'Expecting property name enclosed in double quotes'],
         ['{"a":1 "b":2}', 7, "Expecting ',' delimiter"],
       ] as const) {
-        const response = await app.inject({ method: 'POST', url: `/things/${ID}`, headers: { 'content-type': 'application/json' }, payload });
-        assert.deepEqual(issuesOf(response)[0], { type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error } });
+        const response = await app.inject({
+          method: 'POST',
+          url: `/things/${ID}`,
+          headers: { 'content-type': 'application/json' },
+          payload,
+        });
+        assert.deepEqual(issuesOf(response)[0], {
+          type: 'json_invalid',
+          loc: ['body', offset],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error },
+        });
       }
     });
   });
@@ -169,8 +192,17 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
         input: 'a\u0000b',
         ctx: { error: nul },
       });
-      const issues = issuesOf(await postThing({ ...validThing, title: 'Bu\u0000y', meta: { 'k\u0000': 1, deep: ['ok', 'x\u0000'] } }));
-      assert.deepEqual(issues.map((issue) => issue.loc), [['body', 'title'], ['body', 'meta', 'k\u0000'], ['body', 'meta', 'deep', 1]]);
+      const issues = issuesOf(
+        await postThing({ ...validThing, title: 'Bu\u0000y', meta: { 'k\u0000': 1, deep: ['ok', 'x\u0000'] } }),
+      );
+      assert.deepEqual(
+        issues.map((issue) => issue.loc),
+        [
+          ['body', 'title'],
+          ['body', 'meta', 'k\u0000'],
+          ['body', 'meta', 'deep', 1],
+        ],
+      );
     });
 
     it('finite_number for a number too large to be finite', async () => {
@@ -180,7 +212,9 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
         headers: { 'content-type': 'application/json' },
         payload: '{"title":"Buy","count":1,"permissions":[],"ratio":1e400}',
       });
-      assert.deepEqual(issuesOf(response), [{ type: 'finite_number', loc: ['body', 'ratio'], msg: 'Input should be a finite number', input: null }]);
+      assert.deepEqual(issuesOf(response), [
+        { type: 'finite_number', loc: ['body', 'ratio'], msg: 'Input should be a finite number', input: null },
+      ]);
     });
   });
 
@@ -189,7 +223,10 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
       const tooShort = issueAt(await postThing({ ...validThing, api_secret: 'hunter2' }), ['body', 'api_secret']);
       assert.equal(tooShort.input, '**********');
       assert.equal(tooShort.type, 'string_too_short');
-      const missing = issueAt(await postThing({ count: 1, permissions: [], api_secret: 'correct-horse-battery' }), ['body', 'title']);
+      const missing = issueAt(await postThing({ count: 1, permissions: [], api_secret: 'correct-horse-battery' }), [
+        'body',
+        'title',
+      ]);
       assert.deepEqual(missing.input, { count: 1, permissions: [], api_secret: '**********' });
     });
   });
@@ -204,15 +241,30 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
       });
       assert.deepEqual(
         issuesOf(response).map((issue) => issue.loc),
-        [['path', 'thing_id'], ['query', 'dry_run'], ['body', 'title'], ['body', 'count'], ['body', 'permissions', 1]],
+        [
+          ['path', 'thing_id'],
+          ['query', 'dry_run'],
+          ['body', 'title'],
+          ['body', 'count'],
+          ['body', 'permissions', 1],
+        ],
       );
     });
 
     it('quotes query and header values as the raw strings', async () => {
       const response = await getItem('name=abc&limit=0', { 'x-trace': 'ab' });
       const issues = issuesOf(response);
-      assert.deepEqual(issues.map((issue) => issue.input), ['0', 'ab']);
-      assert.deepEqual(issues.map((issue) => issue.loc), [['query', 'limit'], ['header', 'x-trace']]);
+      assert.deepEqual(
+        issues.map((issue) => issue.input),
+        ['0', 'ab'],
+      );
+      assert.deepEqual(
+        issues.map((issue) => issue.loc),
+        [
+          ['query', 'limit'],
+          ['header', 'x-trace'],
+        ],
+      );
     });
 
     it('omits ctx where Pydantic has none, and never adds a url', async () => {

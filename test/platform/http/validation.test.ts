@@ -17,7 +17,12 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
 
   describe('missing', () => {
     it('a query parameter: input null', async () => {
-      assert.deepEqual(issueAt(await getItem(''), ['query', 'name']), { type: 'missing', loc: ['query', 'name'], msg: 'Field required', input: null });
+      assert.deepEqual(issueAt(await getItem(''), ['query', 'name']), {
+        type: 'missing',
+        loc: ['query', 'name'],
+        msg: 'Field required',
+        input: null,
+      });
     });
 
     it('a header: input null, the header name lower-cased', async () => {
@@ -137,7 +142,16 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
 
   describe('booleans', () => {
     it('reads the words Pydantic reads, in any case', async () => {
-      for (const [raw, value] of [['yes', true], ['On', true], ['1', true], ['t', true], ['no', false], ['OFF', false], ['0', false], ['f', false]] as const) {
+      for (const [raw, value] of [
+        ['yes', true],
+        ['On', true],
+        ['1', true],
+        ['t', true],
+        ['no', false],
+        ['OFF', false],
+        ['0', false],
+        ['f', false],
+      ] as const) {
         const response = await getItem(`name=abc&active=${raw}`);
         assert.equal(response.statusCode, 200, raw);
         assert.equal(response.json().query.active, value, raw);
@@ -179,8 +193,14 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
     });
 
     it('singular "character" when the bound is 1', async () => {
-      assert.equal(issueAt(await getItem('name=abc&code='), ['query', 'code']).msg, 'String should have at least 1 character');
-      assert.equal(issueAt(await getItem('name=abc&code=ab'), ['query', 'code']).msg, 'String should have at most 1 character');
+      assert.equal(
+        issueAt(await getItem('name=abc&code='), ['query', 'code']).msg,
+        'String should have at least 1 character',
+      );
+      assert.equal(
+        issueAt(await getItem('name=abc&code=ab'), ['query', 'code']).msg,
+        'String should have at most 1 character',
+      );
     });
 
     it('string_type for a number where a string is expected', async () => {

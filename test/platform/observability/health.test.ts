@@ -4,7 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import { Type } from 'typebox';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
-const NO_REDIS = process.env.REDIS_URL ? false : 'REDIS_URL is not set: the Redis readiness check runs with REDIS_URL=redis://127.0.0.1:6379';
+const NO_REDIS = process.env.REDIS_URL
+  ? false
+  : 'REDIS_URL is not set: the Redis readiness check runs with REDIS_URL=redis://127.0.0.1:6379';
 
 describe('health and metrics', () => {
   let t: TestApp;
@@ -52,7 +54,11 @@ describe('health and metrics', () => {
       await get('/api/auth/me');
       await get('/no/such/route');
       for (let i = 0; i < 3; i++) {
-        await t.modules.notifications.messages.chat(t.database.db, { source: 'test', title: `t${i}`, text: 'x' }, new Date());
+        await t.modules.notifications.messages.chat(
+          t.database.db,
+          { source: 'test', title: `t${i}`, text: 'x' },
+          new Date(),
+        );
       }
       const response = await get('/metrics');
       assert.equal(response.statusCode, 200);
@@ -70,8 +76,14 @@ describe('health and metrics', () => {
     it('has a latency histogram by route template', () => {
       assert.match(text, /http_request_duration_seconds_count\{method="GET",route="\/test\/items\/:item_id"\} 3\n/);
       // Each of those requests waited 20 ms: none can be in the 5 ms bucket, all are in the 1 s one.
-      assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/test\/items\/:item_id"\} 0\n/);
-      assert.match(text, /http_request_duration_seconds_bucket\{le="1",method="GET",route="\/test\/items\/:item_id"\} 3\n/);
+      assert.match(
+        text,
+        /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/test\/items\/:item_id"\} 0\n/,
+      );
+      assert.match(
+        text,
+        /http_request_duration_seconds_bucket\{le="1",method="GET",route="\/test\/items\/:item_id"\} 3\n/,
+      );
     });
 
     it('reports the outbox backlog', () => {
@@ -82,7 +94,9 @@ describe('health and metrics', () => {
 
   // Last: these close this file's Redis connection and database.
   describe('when a dependency is gone', () => {
-    it('/readyz reports the cache down, the instance degraded but serving, when Redis does not answer', { skip: NO_REDIS }, async () => {
+    it('/readyz reports the cache down, the instance degraded but serving, when Redis does not answer', {
+      skip: NO_REDIS,
+    }, async () => {
       await t.platform.cache.close();
       const ready = await get('/readyz');
       assert.equal(ready.statusCode, 200);

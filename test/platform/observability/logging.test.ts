@@ -29,8 +29,14 @@ describe('log redaction', () => {
       env: { LOG_LEVEL: 'trace' },
       routes: async (app) => {
         app.post('/test/echo', { schema: { hide: true } }, async (request) => {
-          request.log.info({ headers: request.headers, body: request.body, query: request.query }, 'received a request');
-          request.log.warn({ payload: { credentials: [{ exchange: 'binance', secret: SECRETS.api_secret }] } }, 'nested payload');
+          request.log.info(
+            { headers: request.headers, body: request.body, query: request.query },
+            'received a request',
+          );
+          request.log.warn(
+            { payload: { credentials: [{ exchange: 'binance', secret: SECRETS.api_secret }] } },
+            'nested payload',
+          );
           return { ok: true };
         });
         app.post('/test/failing-write', { schema: { hide: true } }, async () => {
@@ -45,7 +51,9 @@ describe('log redaction', () => {
         });
         app.post('/test/failing-lookup', { schema: { hide: true } }, async () => {
           // A secret-named column next to short values (1, 2) that also occur in every stack frame.
-          await t.database.db.execute(sql`SELECT 1 FROM users WHERE "password_hash" = ${HASH} AND id = ${1}::integer LIMIT ${2}`);
+          await t.database.db.execute(
+            sql`SELECT 1 FROM users WHERE "password_hash" = ${HASH} AND id = ${1}::integer LIMIT ${2}`,
+          );
           return { ok: true };
         });
       },
@@ -57,29 +65,39 @@ describe('log redaction', () => {
 
   it('register, login, refresh, me and logout write neither the password nor any token', async () => {
     const email = 'logged@example.com';
-    const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url, payload: payload as object, headers });
+    const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+      t.app.inject({ method: 'POST', url, payload: payload as object, headers });
     assert.equal((await post('/api/auth/register', { email, password: PASSWORD })).statusCode, 201);
     assert.equal((await post('/api/auth/login', { email, password: `${PASSWORD}-wrong` })).statusCode, 401);
     const login = await post('/api/auth/login', { email, password: PASSWORD });
     assert.equal(login.statusCode, 200);
-    const { access_token: access, refresh_token: refresh } = login.json<{ access_token: string; refresh_token: string }>();
+    const { access_token: access, refresh_token: refresh } = login.json<{
+      access_token: string;
+      refresh_token: string;
+    }>();
     const refreshed = await post('/api/auth/refresh', { refresh_token: refresh });
     assert.equal(refreshed.statusCode, 200);
-    const { access_token: access2, refresh_token: refresh2 } = refreshed.json<{ access_token: string; refresh_token: string }>();
+    const { access_token: access2, refresh_token: refresh2 } = refreshed.json<{
+      access_token: string;
+      refresh_token: string;
+    }>();
     const headers = { authorization: `Bearer ${access2}` };
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers })).statusCode, 200);
     assert.equal((await post('/api/auth/logout', undefined, headers)).statusCode, 200);
 
     const log = t.logText();
     assert.ok(log.split('\n').length > 10, 'the app logged its requests at trace level');
-    for (const secret of [PASSWORD, access, refresh, access2, refresh2]) assert.ok(!log.includes(secret), `leaked: ${secret.slice(0, 12)}...`);
+    for (const secret of [PASSWORD, access, refresh, access2, refresh2])
+      assert.ok(!log.includes(secret), `leaked: ${secret.slice(0, 12)}...`);
   });
 
   it('a failed query logs its SQL and cause but none of the values it was given', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/test/failing-write' });
     assert.equal(response.statusCode, 500);
     assert.deepEqual(response.json(), { detail: 'Internal Server Error' });
-    const logged = t.logLines().find((line) => line.msg === 'unhandled error') as { err: { message: string; stack: string; params: unknown } } | undefined;
+    const logged = t.logLines().find((line) => line.msg === 'unhandled error') as
+      | { err: { message: string; stack: string; params: unknown } }
+      | undefined;
     assert.ok(logged, 'the failure was logged');
     assert.match(logged.err.message, /Failed query: SELECT \$1::integer/);
     assert.equal(logged.err.params, '[redacted]');
@@ -90,7 +108,10 @@ describe('log redaction', () => {
   it('a failed query keeps its stack frames readable: only the values of secret-named columns go', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/test/failing-lookup' });
     assert.equal(response.statusCode, 500);
-    const logged = t.logLines().filter((line) => line.msg === 'unhandled error').at(-1) as { err: { message: string; stack: string } } | undefined;
+    const logged = t
+      .logLines()
+      .filter((line) => line.msg === 'unhandled error')
+      .at(-1) as { err: { message: string; stack: string } } | undefined;
     assert.ok(logged, 'the failure was logged');
     // Even a 4-character value bound to password_hash is scrubbed; "1" and "2" stay, in the SQL too.
     assert.ok(!t.logText().includes(HASH), 'the hash is nowhere in the log');
@@ -98,14 +119,20 @@ describe('log redaction', () => {
     const frames = logged.err.stack.split('\n').filter((line) => /^\s+at\s/.test(line));
     assert.ok(frames.length > 0, 'the stack has frames');
     for (const frame of frames) assert.ok(!frame.includes('[redacted]'), `frame garbled: ${frame}`);
-    assert.ok(frames.some((frame) => /:\d+:\d+\)?$/.test(frame)), 'frames keep their line and column numbers');
+    assert.ok(
+      frames.some((frame) => /:\d+:\d+\)?$/.test(frame)),
+      'frames keep their line and column numbers',
+    );
   });
 
   it('a failed query with a bigint parameter is logged like any other, its value kept from the log', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/test/failing-bigint' });
     assert.equal(response.statusCode, 500);
     assert.deepEqual(response.json(), { detail: 'Internal Server Error' });
-    const logged = t.logLines().filter((line) => line.msg === 'unhandled error').at(-1) as { err: { message: string } } | undefined;
+    const logged = t
+      .logLines()
+      .filter((line) => line.msg === 'unhandled error')
+      .at(-1) as { err: { message: string } } | undefined;
     assert.match(String(logged?.err.message), /no_such_table/);
     assert.ok(!t.logText().includes('12345678901234567890'), 'a long value no column name explains is scrubbed');
   });
@@ -134,35 +161,74 @@ describe('log redaction', () => {
     const log = t.logText();
     for (const [name, secret] of Object.entries(SECRETS)) assert.ok(!log.includes(secret), `leaked ${name}`);
 
-    const received = t.logLines().find((line) => line.msg === 'received a request') as { body: Record<string, unknown>; query: Record<string, unknown> };
+    const received = t.logLines().find((line) => line.msg === 'received a request') as {
+      body: Record<string, unknown>;
+      query: Record<string, unknown>;
+    };
     assert.equal(received.body.exchange_name, 'binance', 'what is not secret stays readable');
     assert.equal(received.body.has_passphrase, true, 'a flag about a secret is not a secret');
     assert.equal(received.body.api_key, '[redacted]');
     assert.equal(received.query.symbol, 'BTCUSDT');
-    const incoming = t.logLines().find((line) => line.msg === 'incoming request' && String((line.req as { url: string }).url).startsWith('/test/echo'));
+    const incoming = t
+      .logLines()
+      .find(
+        (line) => line.msg === 'incoming request' && String((line.req as { url: string }).url).startsWith('/test/echo'),
+      );
     assert.equal((incoming!.req as { url: string }).url, '/test/echo?symbol=BTCUSDT&api_key=[redacted]');
   });
 });
 
 describe('redaction helpers', () => {
   it('recognise secret names however they are spelled', () => {
-    for (const name of ['password', 'newPassword', 'api_key', 'apiKey', 'X-MBX-APIKEY', 'api_secret', 'client_secret', 'passphrase', 'access_token', 'refreshToken', 'Authorization', 'cookie', 'x-hub-signature-256', 'stripe-signature', 'private_key', 'ENCRYPTION_KEY']) {
+    for (const name of [
+      'password',
+      'newPassword',
+      'api_key',
+      'apiKey',
+      'X-MBX-APIKEY',
+      'api_secret',
+      'client_secret',
+      'passphrase',
+      'access_token',
+      'refreshToken',
+      'Authorization',
+      'cookie',
+      'x-hub-signature-256',
+      'stripe-signature',
+      'private_key',
+      'ENCRYPTION_KEY',
+    ]) {
       assert.ok(isSecretName(name), name);
     }
-    for (const name of ['email', 'token_type', 'expires_in', 'key_prefix', 'exchange', 'symbol', 'tokenHash', 'api_key_masked']) {
+    for (const name of [
+      'email',
+      'token_type',
+      'expires_in',
+      'key_prefix',
+      'exchange',
+      'symbol',
+      'tokenHash',
+      'api_key_masked',
+    ]) {
       assert.ok(!isSecretName(name), name);
     }
   });
 
   it('leave requests, errors and buffers to their serializers', () => {
     const error = new Error('boom');
-    const redacted = redactSecrets({ err: error, nested: { password: 'x' } }) as { err: Error; nested: { password: string } };
+    const redacted = redactSecrets({ err: error, nested: { password: 'x' } }) as {
+      err: Error;
+      nested: { password: string };
+    };
     assert.equal(redacted.err, error);
     assert.equal(redacted.nested.password, '[redacted]');
   });
 
   it('keep URLs without secrets unchanged', () => {
-    assert.equal(redactUrl('/api/v1/market/ticker?limit=5&symbols=BTCUSDT'), '/api/v1/market/ticker?limit=5&symbols=BTCUSDT');
+    assert.equal(
+      redactUrl('/api/v1/market/ticker?limit=5&symbols=BTCUSDT'),
+      '/api/v1/market/ticker?limit=5&symbols=BTCUSDT',
+    );
     assert.equal(redactUrl('/x?token=abc&ok=1'), '/x?token=[redacted]&ok=1');
   });
 

@@ -18,20 +18,29 @@ const ALL_EXACT = [
   'webhook_delivery_hours',
   'market_intel_counts',
   'command_center_task_counts',
-].map((table) => `${table}: exact\n`).join('');
+]
+  .map((table) => `${table}: exact\n`)
+  .join('');
 
 describe('npm run cli -- db:reconcile', () => {
   after(killStarted);
 
-  it('db:reconcile finds the kept figures exact, names a difference a write behind the triggers made, and rebuilds them', { timeout: timeout * 2 }, async () => {
+  it('db:reconcile finds the kept figures exact, names a difference a write behind the triggers made, and rebuilds them', {
+    timeout: timeout * 2,
+  }, async () => {
     const env: Env = await storage();
-    assert.equal((await cli(env, 'users:create', '--email', 'counted@example.com', '--password', 'counted-password-1')).code, 0);
+    assert.equal(
+      (await cli(env, 'users:create', '--email', 'counted@example.com', '--password', 'counted-password-1')).code,
+      0,
+    );
     const exact = await cli(env, 'db:reconcile', '--check');
     assert.equal(exact.code, 0, exact.stderr);
     assert.equal(exact.stdout, ALL_EXACT);
 
     // A write the triggers do not see: the counts themselves changed, as a restore without triggers would leave them.
-    const database = await openDatabase(env.DATABASE_URL ? { url: env.DATABASE_URL, poolSize: 1 } : { dataDir: path.join(env.DATA_DIR!, 'pglite') });
+    const database = await openDatabase(
+      env.DATABASE_URL ? { url: env.DATABASE_URL, poolSize: 1 } : { dataDir: path.join(env.DATA_DIR!, 'pglite') },
+    );
     try {
       await database.db.execute(sql`UPDATE user_counts SET n = n + 5`);
       await database.db.execute(sql`INSERT INTO payments_revenue (currency, amount, payments) VALUES ('EUR', 12.5, 1)`);
@@ -42,7 +51,10 @@ describe('npm run cli -- db:reconcile', () => {
     assert.equal(found.code, 1);
     assert.equal(
       found.stdout,
-      ALL_EXACT.replace('user_counts: exact', 'user_counts: 0 row(s) missing, 0 extra, 1 differing; not mended (--check)').replace(
+      ALL_EXACT.replace(
+        'user_counts: exact',
+        'user_counts: 0 row(s) missing, 0 extra, 1 differing; not mended (--check)',
+      ).replace(
         'payments_revenue: exact',
         'payments_revenue: 0 row(s) missing, 1 extra, 0 differing; not mended (--check)',
       ),

@@ -10,11 +10,16 @@ const POSTGRES = Boolean(process.env.DATABASE_URL);
 const timeout = STARTUP_MS;
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-const login = async (base: string, email: string, password: string) => post(`${base}/api/auth/login`, { email, password });
+const login = async (base: string, email: string, password: string) =>
+  post(`${base}/api/auth/login`, { email, password });
 
 /** The status `url` answers once it answers `status`, or after 5 s (servers cache a principal for 2 s). */
 async function untilStatus(url: string, token: string, status: number): Promise<number> {
@@ -31,7 +36,9 @@ async function untilStatus(url: string, token: string, status: number): Promise<
 describe('npm run cli -- users:reset-2fa', () => {
   after(killStarted);
 
-  it('resets a lost second factor: the password alone signs in again, the sessions before are gone', { timeout: timeout * 2 }, async () => {
+  it('resets a lost second factor: the password alone signs in again, the sessions before are gone', {
+    timeout: timeout * 2,
+  }, async () => {
     const env = await storage();
     let server = await startServer(env);
     await post(`${server.url}/api/auth/register`, { email: 'eve@example.com', password: 'eve-password-1' });
@@ -39,13 +46,21 @@ describe('npm run cli -- users:reset-2fa', () => {
     const bearer = { authorization: `Bearer ${token}` };
     const setup = await post(`${server.url}/api/auth/2fa/setup`, { password: 'eve-password-1' }, bearer);
     assert.equal(setup.status, 200, JSON.stringify(setup.body));
-    const enabled = await post(`${server.url}/api/auth/2fa/enable`, { code: codeOf(String(setup.body.secret)) }, bearer);
+    const enabled = await post(
+      `${server.url}/api/auth/2fa/enable`,
+      { code: codeOf(String(setup.body.secret)) },
+      bearer,
+    );
     assert.equal(enabled.status, 200, JSON.stringify(enabled.body));
     assert.equal((await login(server.url, 'eve@example.com', 'eve-password-1')).body.mfa_required, true);
     if (!POSTGRES) await server.stop();
 
     const reset = await cli(env, 'users:reset-2fa', '--email', 'eve@example.com');
-    assert.deepEqual([reset.code, reset.stdout], [0, 'two-factor authentication of eve@example.com reset; every session signed out\n'], reset.stderr);
+    assert.deepEqual(
+      [reset.code, reset.stdout],
+      [0, 'two-factor authentication of eve@example.com reset; every session signed out\n'],
+      reset.stderr,
+    );
     const again = await cli(env, 'users:reset-2fa', '--email', 'eve@example.com');
     assert.deepEqual([again.code, again.stdout], [0, 'eve@example.com has no two-factor authentication to reset\n']);
 
@@ -53,8 +68,11 @@ describe('npm run cli -- users:reset-2fa', () => {
     const fresh = await login(server.url, 'eve@example.com', 'eve-password-1');
     assert.equal(fresh.status, 200);
     assert.equal(typeof fresh.body.access_token, 'string', 'tokens at once, no second step');
-    assert.equal(await untilStatus(`${server.url}/api/auth/me`, token, 401), 401, 'the session before the reset is signed out');
+    assert.equal(
+      await untilStatus(`${server.url}/api/auth/me`, token, 401),
+      401,
+      'the session before the reset is signed out',
+    );
     await server.stop();
   });
-
 });

@@ -8,12 +8,18 @@ const POSTGRES = Boolean(process.env.DATABASE_URL);
 const timeout = STARTUP_MS;
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-const login = async (base: string, email: string, password: string) => post(`${base}/api/auth/login`, { email, password });
-const get = async (url: string, token: string) => (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status;
+const login = async (base: string, email: string, password: string) =>
+  post(`${base}/api/auth/login`, { email, password });
+const get = async (url: string, token: string) =>
+  (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status;
 
 /** The status `url` answers once it answers `status`, or after 5 s (servers cache a principal for 2 s). */
 async function untilStatus(url: string, token: string, status: number): Promise<number> {
@@ -34,7 +40,17 @@ describe('npm run cli', () => {
     for (const asked of ['help', '--help']) {
       const help = await cli(env, asked);
       assert.equal(help.code, 0);
-      for (const command of ['users:create', 'users:list', 'users:promote', 'users:demote', 'users:reset-password', 'users:reset-2fa', 'db:migrate', 'db:backup', 'db:restore']) {
+      for (const command of [
+        'users:create',
+        'users:list',
+        'users:promote',
+        'users:demote',
+        'users:reset-password',
+        'users:reset-2fa',
+        'db:migrate',
+        'db:backup',
+        'db:restore',
+      ]) {
         assert.match(help.stdout, new RegExp(`^ {2}${command}`, 'm'), command);
       }
     }
@@ -54,18 +70,29 @@ describe('npm run cli', () => {
     assert.match(missing.stderr, /^error: --password is required\n/);
   });
 
-  it(`${POSTGRES ? 'works beside' : 'refuses, and loses nothing, while'} a running server`, { timeout: timeout * 2 }, async () => {
+  it(`${POSTGRES ? 'works beside' : 'refuses, and loses nothing, while'} a running server`, {
+    timeout: timeout * 2,
+  }, async () => {
     const env = await storage();
     let server = await startServer(env);
-    const registered = await post(`${server.url}/api/auth/register`, { email: 'ada@example.com', password: 'ada-password-1' });
+    const registered = await post(`${server.url}/api/auth/register`, {
+      email: 'ada@example.com',
+      password: 'ada-password-1',
+    });
     assert.equal(registered.status, 201);
     const created = await cli(env, 'users:create', '--email', 'bob@example.com', '--password', 'bob-password-1');
     if (!POSTGRES) {
       assert.equal(created.code, 1);
-      assert.match(created.stderr, /^error: the embedded database in .*pglite is in use by process \d+, likely a running server\./);
+      assert.match(
+        created.stderr,
+        /^error: the embedded database in .*pglite is in use by process \d+, likely a running server\./,
+      );
       assert.equal(created.stdout, '', 'no success is reported');
       assert.equal(await server.stop(), 0);
-      assert.equal((await cli(env, 'users:create', '--email', 'bob@example.com', '--password', 'bob-password-1')).code, 0);
+      assert.equal(
+        (await cli(env, 'users:create', '--email', 'bob@example.com', '--password', 'bob-password-1')).code,
+        0,
+      );
       server = await startServer(env);
     } else {
       assert.equal(created.code, 0, created.stderr);
@@ -77,7 +104,9 @@ describe('npm run cli', () => {
     await server.stop();
   });
 
-  it('promotes, demotes (never the last admin), lists, and resets a lost password', { timeout: timeout * 2 }, async () => {
+  it('promotes, demotes (never the last admin), lists, and resets a lost password', {
+    timeout: timeout * 2,
+  }, async () => {
     const env = await storage();
     let server = await startServer(env);
     await post(`${server.url}/api/auth/register`, { email: 'ada@example.com', password: 'ada-password-1' });
@@ -89,9 +118,15 @@ describe('npm run cli', () => {
     const promoted = await cli(env, 'users:promote', '--email', 'ADA@example.com');
     assert.deepEqual([promoted.code, promoted.stdout], [0, 'ada@example.com is now an admin\n']);
     const last = await cli(env, 'users:demote', '--email', 'ada@example.com');
-    assert.deepEqual([last.code, last.stderr], [1, 'error: ada@example.com is the last active admin; promote another account first\n']);
+    assert.deepEqual(
+      [last.code, last.stderr],
+      [1, 'error: ada@example.com is the last active admin; promote another account first\n'],
+    );
     const listed = await cli(env, 'users:list', '--role', 'admin');
-    assert.match(listed.stdout, /^[0-9a-f-]{36}\tada@example\.com\tadmin\tactive\tfree\t\d{4}-\d\d-\d\dT[\d:.]+Z\n1 of 1 user\(s\)\n$/);
+    assert.match(
+      listed.stdout,
+      /^[0-9a-f-]{36}\tada@example\.com\tadmin\tactive\tfree\t\d{4}-\d\d-\d\dT[\d:.]+Z\n1 of 1 user\(s\)\n$/,
+    );
     const nobody = await cli(env, 'users:promote', '--email', 'nobody@example.com');
     assert.deepEqual([nobody.code, nobody.stderr], [1, 'error: No user has the e-mail nobody@example.com\n']);
 
@@ -106,11 +141,20 @@ describe('npm run cli', () => {
     assert.ok(password && password.length >= 12);
 
     if (!POSTGRES) server = await startServer(env);
-    assert.equal((await login(server.url, 'ada@example.com', 'ada-password-1')).status, 401, 'the old password is gone');
+    assert.equal(
+      (await login(server.url, 'ada@example.com', 'ada-password-1')).status,
+      401,
+      'the old password is gone',
+    );
     const fresh = await login(server.url, 'ada@example.com', password);
     assert.equal(fresh.status, 200);
     assert.equal(await get(`${server.url}/api/admin/users`, String(fresh.body.access_token)), 200);
-    if (POSTGRES) assert.equal(await untilStatus(`${server.url}/api/auth/me`, token, 401), 401, 'the sessions before the reset are signed out');
+    if (POSTGRES)
+      assert.equal(
+        await untilStatus(`${server.url}/api/auth/me`, token, 401),
+        401,
+        'the sessions before the reset are signed out',
+      );
     await server.stop();
   });
 });

@@ -8,13 +8,19 @@ import { freePort, killStarted, logLines, run, STARTUP_MS, storage, waitFor } fr
 describe('operations', () => {
   after(killStarted);
 
-  it('invalid configuration stops the start with one line per problem and exit code 1', { timeout: STARTUP_MS }, async () => {
+  it('invalid configuration stops the start with one line per problem and exit code 1', {
+    timeout: STARTUP_MS,
+  }, async () => {
     const env = { ...(await storage()), PORT: 'abc', ADMIN_EMAIL: 'admin@example.com', LOG_LEVEL: 'loud' };
     const proc = run(['main'], env);
     const { code } = await proc.exited;
     assert.equal(code, 1);
     // Only the configuration's lines: on a Node outside `engines` the launcher adds its own warning.
-    const problems = proc.stderr().trim().split('\n').filter((line) => !line.startsWith('warning: Node'));
+    const problems = proc
+      .stderr()
+      .trim()
+      .split('\n')
+      .filter((line) => !line.startsWith('warning: Node'));
     assert.deepEqual(problems.sort(), [
       'config: ADMIN_EMAIL and ADMIN_PASSWORD must be set together',
       'config: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
@@ -33,7 +39,10 @@ describe('operations', () => {
       ADMIN_PASSWORD: 'root-password-1',
     };
     const proc = run(['main'], env);
-    await waitFor(() => proc.stdout().includes('"msg":"listening at') || proc.child.exitCode !== null, 'the server to listen');
+    await waitFor(
+      () => proc.stdout().includes('"msg":"listening at') || proc.child.exitCode !== null,
+      'the server to listen',
+    );
     assert.equal(proc.child.exitCode, null, proc.stderr());
 
     // Each login sends its headers and half of its body, so the server has begun all five requests
@@ -58,15 +67,25 @@ describe('operations', () => {
       request.write(body.slice(0, half));
       return { request, answer };
     });
-    const arrived = () => logLines(proc.stdout()).filter((l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url === '/api/auth/login').length;
+    const arrived = () =>
+      logLines(proc.stdout()).filter(
+        (l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url === '/api/auth/login',
+      ).length;
     await waitFor(() => arrived() === 5, 'the logins to arrive');
     proc.child.kill('SIGTERM');
-    await waitFor(() => logLines(proc.stdout()).some((l) => String(l.msg).startsWith('shutting down')), 'the shutdown to begin');
+    await waitFor(
+      () => logLines(proc.stdout()).some((l) => String(l.msg).startsWith('shutting down')),
+      'the shutdown to begin',
+    );
     for (const { request } of logins) request.end(body.slice(half));
 
     const responses = await Promise.all(logins.map((login) => login.answer));
-    assert.deepEqual(responses.map((r) => r.status), [200, 200, 200, 200, 200]);
-    for (const response of responses) assert.equal((JSON.parse(response.text) as { token_type: string }).token_type, 'bearer');
+    assert.deepEqual(
+      responses.map((r) => r.status),
+      [200, 200, 200, 200, 200],
+    );
+    for (const response of responses)
+      assert.equal((JSON.parse(response.text) as { token_type: string }).token_type, 'bearer');
     const { code, signal } = await proc.exited;
     assert.equal(signal, null);
     assert.equal(code, 0, proc.stderr());
@@ -76,7 +95,10 @@ describe('operations', () => {
     const completedAt = lines.map((l, i) => (l.msg === 'request completed' ? i : -1)).filter((i) => i >= 0);
     assert.ok(shutdownAt >= 0, 'the shutdown was logged');
     assert.equal(completedAt.length, 5);
-    assert.ok(completedAt.every((i) => i > shutdownAt), 'the logins in flight at the signal completed after it');
+    assert.ok(
+      completedAt.every((i) => i > shutdownAt),
+      'the logins in flight at the signal completed after it',
+    );
     assert.ok(!lines.some((l) => Number(l.level) >= 50), 'no error was logged during the shutdown');
     await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'the port is closed');
   });

@@ -11,7 +11,10 @@ describe('the README, as a new user follows it', () => {
     // Commands: in `code`, or at the start of a line of a shell block.
     const commands = [...README.matchAll(/(?:^|`|&& )(npx\b[^`\n]*)/gm)].map((match) => match[1]!);
     assert.ok(commands.length > 0);
-    assert.deepEqual(commands.filter((command) => !/^npx (--yes|-y)\b/.test(command)), []);
+    assert.deepEqual(
+      commands.filter((command) => !/^npx (--yes|-y)\b/.test(command)),
+      [],
+    );
   });
 
   it('says that a PostgreSQL database must exist, and that a start naming a missing one stops with one line', () => {

@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { startChatReceiver } from '../../fakes/chat-webhook.ts';
-import { freePort, killStarted, logLines, run, STARTUP_MS, storage, waitFor, type Env } from '../../helpers/processes.ts';
+import {
+  freePort,
+  killStarted,
+  logLines,
+  run,
+  STARTUP_MS,
+  storage,
+  waitFor,
+  type Env,
+} from '../../helpers/processes.ts';
 
 interface Answer {
   status: number;
@@ -17,7 +26,13 @@ function get(agent: Agent, port: number, path: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: '127.0.0.1', port, path, agent }, (response) => {
       response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, reused: request.reusedSocket }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          connection: response.headers.connection,
+          reused: request.reusedSocket,
+        }),
+      );
     });
     request.on('error', reject);
     request.end();
@@ -27,7 +42,10 @@ function get(agent: Agent, port: number, path: string): Promise<Answer> {
 async function start(env: Env) {
   const port = await freePort();
   const proc = run(['main'], { LOG_LEVEL: 'info', ...env, PORT: String(port) });
-  await waitFor(() => proc.stdout().includes('"msg":"listening at') || proc.child.exitCode !== null, 'the server to listen');
+  await waitFor(
+    () => proc.stdout().includes('"msg":"listening at') || proc.child.exitCode !== null,
+    'the server to listen',
+  );
   assert.equal(proc.child.exitCode, null, proc.stderr());
   return { ...proc, port };
 }
@@ -35,14 +53,20 @@ async function start(env: Env) {
 describe('SIGTERM', () => {
   after(killStarted);
 
-  it('answers every request sent on open keep-alive connections after the signal: 503 with Connection: close, no resets', { timeout: STARTUP_MS * 2 }, async () => {
+  it('answers every request sent on open keep-alive connections after the signal: 503 with Connection: close, no resets', {
+    timeout: STARTUP_MS * 2,
+  }, async () => {
     const proc = await start(await storage());
     const agent = new Agent({ keepAlive: true, maxSockets: 20 });
     // Twenty connections kept alive, idle at the signal.
     const first = await Promise.all(Array.from({ length: 20 }, () => get(agent, proc.port, '/healthz')));
     assert.ok(first.every((answer) => answer.status === 200));
     proc.child.kill('SIGTERM');
-    await waitFor(() => logLines(proc.stdout()).some((l) => String(l.msg).startsWith('shutting down')), 'the shutdown to begin', 10_000);
+    await waitFor(
+      () => logLines(proc.stdout()).some((l) => String(l.msg).startsWith('shutting down')),
+      'the shutdown to begin',
+      10_000,
+    );
     const answers = await Promise.all(Array.from({ length: 20 }, () => get(agent, proc.port, '/healthz')));
     assert.equal(answers.filter((answer) => answer.reused).length, 20, 'sent on the connections already open');
     for (const answer of answers) {
@@ -54,7 +78,9 @@ describe('SIGTERM', () => {
     agent.destroy();
   });
 
-  it('a REDIS_URL unreachable at start: one warning line, password masked; logins work, /readyz degraded; SIGTERM is quick', { timeout: STARTUP_MS * 2 }, async () => {
+  it('a REDIS_URL unreachable at start: one warning line, password masked; logins work, /readyz degraded; SIGTERM is quick', {
+    timeout: STARTUP_MS * 2,
+  }, async () => {
     const redisPort = await freePort();
     const proc = await start({
       ...(await storage()),
@@ -87,7 +113,9 @@ describe('SIGTERM', () => {
     assert.ok(performance.now() - signalled < 9_000);
   });
 
-  it('exits within 10 s while a chat receiver never answers; the aborted rows are delivered once later', { timeout: STARTUP_MS * 3 }, async () => {
+  it('exits within 10 s while a chat receiver never answers; the aborted rows are delivered once later', {
+    timeout: STARTUP_MS * 3,
+  }, async () => {
     const receiver = await startChatReceiver({ flavor: 'slack' });
     after(() => receiver.close());
     receiver.respondNext('hang');
@@ -115,7 +143,9 @@ describe('SIGTERM', () => {
     const tookMs = performance.now() - signalled;
     assert.equal(code, 0, proc.stderr());
     assert.ok(tookMs < 10_000, `exited after ${Math.round(tookMs)} ms`);
-    assert.ok(logLines(proc.stdout()).some((l) => l.msg === 'outbox delivery stopped by shutdown; the row is given back'));
+    assert.ok(
+      logLines(proc.stdout()).some((l) => l.msg === 'outbox delivery stopped by shutdown; the row is given back'),
+    );
     assert.equal(receiver.accepted.length, 0);
 
     // The next process delivers every message exactly once.
@@ -123,7 +153,8 @@ describe('SIGTERM', () => {
     await waitFor(() => receiver.accepted.length >= emails.length, 'the messages to be delivered', 30_000);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const texts = receiver.accepted.map((body) => JSON.stringify(body));
-    for (const email of emails) assert.equal(texts.filter((text) => text.includes(email)).length, 1, `${email} delivered once`);
+    for (const email of emails)
+      assert.equal(texts.filter((text) => text.includes(email)).length, 1, `${email} delivered once`);
     next.child.kill('SIGTERM');
     assert.equal((await next.exited).code, 0);
   });

@@ -33,7 +33,8 @@ function deferred() {
 describe('outbox', () => {
   let database: Database;
   let clock: ReturnType<typeof fixedClock>;
-  const worker = (options: Partial<OutboxWorkerOptions> = {}) => createOutboxWorker({ database, clock, logger, ...options });
+  const worker = (options: Partial<OutboxWorkerOptions> = {}) =>
+    createOutboxWorker({ database, clock, logger, ...options });
   const rows = () => database.db.select().from(outbox).orderBy(outbox.createdAt);
   const rowById = async (id: string) => (await database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
 
@@ -109,7 +110,12 @@ describe('outbox', () => {
 
   describe('retries', () => {
     it('backs off exponentially from the base delay, with at most 20% jitter, capped at an hour', () => {
-      for (const [attempt, base] of [[1, 2000], [2, 4000], [3, 8000], [6, 64_000]] as const) {
+      for (const [attempt, base] of [
+        [1, 2000],
+        [2, 4000],
+        [3, 8000],
+        [6, 64_000],
+      ] as const) {
         for (let i = 0; i < 50; i++) {
           const delay = backoffMs(attempt, 2000);
           assert.ok(delay >= base && delay <= base * 1.2, `attempt ${attempt}: ${delay}`);
@@ -159,7 +165,11 @@ describe('outbox', () => {
       await w.runOnce();
       const row = await rowById(id);
       assert.equal(row.availableAt.getTime(), T0.getTime() + 60_000);
-      assert.equal(row.processedAt?.toISOString(), T0.toISOString(), 'a failed attempt is dated, for the standing error');
+      assert.equal(
+        row.processedAt?.toISOString(),
+        T0.toISOString(),
+        'a failed attempt is dated, for the standing error',
+      );
       clock.advance(59_000);
       assert.equal(await w.runOnce(), 0);
       clock.advance(1_000);
@@ -199,8 +209,16 @@ describe('outbox', () => {
       for (let i = 1; i <= 5; i++) {
         assert.equal(await w.runOnce(), 1);
         const row = await rowById(id);
-        assert.deepEqual([row.status, row.attempts, row.lastError], ['pending', 0, '429 from the receiver'], `after 429 number ${i}`);
-        assert.equal(row.availableAt.getTime(), clock.now().getTime() + 5_000, 'exactly the wait asked for, not the backoff');
+        assert.deepEqual(
+          [row.status, row.attempts, row.lastError],
+          ['pending', 0, '429 from the receiver'],
+          `after 429 number ${i}`,
+        );
+        assert.equal(
+          row.availableAt.getTime(),
+          clock.now().getTime() + 5_000,
+          'exactly the wait asked for, not the backoff',
+        );
         clock.advance(5_000);
       }
       assert.equal(await w.runOnce(), 1);
@@ -288,7 +306,10 @@ describe('outbox', () => {
       stuck.resolve();
       await aRun;
       const row = await rowById(id);
-      assert.deepEqual([row.status, row.attempts, row.result, row.lastError], ['pending', 1, null, '429 from the receiver']);
+      assert.deepEqual(
+        [row.status, row.attempts, row.result, row.lastError],
+        ['pending', 1, null, '429 from the receiver'],
+      );
     });
   });
 
@@ -361,7 +382,9 @@ describe('outbox', () => {
       w.register('chat.post', (_payload, _row, signal) => {
         entered.resolve();
         // A receiver that never answers: only the abort ends this delivery.
-        return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+        );
       });
       w.start();
       await entered.promise;

@@ -40,9 +40,13 @@ function describe(event: AccountEvent): string {
   const d = event.data;
   switch (event.type) {
     case 'balance.synced':
-      return d.success ? `balance of ${d.exchange} synced (${d.currencies_synced} currencies)` : `balance sync of ${d.exchange} failed (${d.error_type})`;
+      return d.success
+        ? `balance of ${d.exchange} synced (${d.currencies_synced} currencies)`
+        : `balance sync of ${d.exchange} failed (${d.error_type})`;
     case 'trades.synced':
-      return d.success ? `trades of ${d.exchange} synced (${d.trades_synced} new)` : `trade sync of ${d.exchange} failed (${d.error_type})`;
+      return d.success
+        ? `trades of ${d.exchange} synced (${d.trades_synced} new)`
+        : `trade sync of ${d.exchange} failed (${d.error_type})`;
     case 'credential.validated':
       return `credential checked: ${d.valid ? 'valid' : 'not valid'}`;
     default:

@@ -46,10 +46,16 @@ function AddCredential(props: { onAdded: () => void }) {
   const [check, setCheck] = useState<Validation | null>(null);
   const action = useAction();
   const needsPassphrase = supported.data?.exchanges.find((e) => e.id === venue)?.requires_passphrase ?? false;
-  const keys = () => ({ api_key: apiKey.trim(), api_secret: secret.trim(), ...(needsPassphrase ? { api_passphrase: passphrase } : {}) });
+  const keys = () => ({
+    api_key: apiKey.trim(),
+    api_secret: secret.trim(),
+    ...(needsPassphrase ? { api_passphrase: passphrase } : {}),
+  });
 
   const validate = async () => {
-    const answer = await action.run(() => api<Validation>('/api/exchange/validate', { method: 'POST', body: { exchange: venue, ...keys() } }));
+    const answer = await action.run(() =>
+      api<Validation>('/api/exchange/validate', { method: 'POST', body: { exchange: venue, ...keys() } }),
+    );
     if (!answer) return;
     setCheck(answer);
     // A stored key checked again: its validation status in the list changed.
@@ -57,7 +63,12 @@ function AddCredential(props: { onAdded: () => void }) {
   };
   const add = async (event: Event) => {
     event.preventDefault();
-    const added = await action.run(() => api('/api/exchange/credentials', { method: 'POST', body: { exchange_name: venue, credential_name: name.trim(), ...keys() } }));
+    const added = await action.run(() =>
+      api('/api/exchange/credentials', {
+        method: 'POST',
+        body: { exchange_name: venue, credential_name: name.trim(), ...keys() },
+      }),
+    );
     if (added) {
       setApiKey('');
       setSecret('');
@@ -69,47 +80,76 @@ function AddCredential(props: { onAdded: () => void }) {
   return (
     <Section title="Add an exchange key">
       <p class="muted">
-        Use a read-only key. It is stored encrypted and never shown again; only a masked form is. To check a stored key again, enter it here and press
-        Check key: its status in the list is updated.
+        Use a read-only key. It is stored encrypted and never shown again; only a masked form is. To check a stored key
+        again, enter it here and press Check key: its status in the list is updated.
       </p>
       <form onSubmit={add}>
         <div class="grid two">
           <Field label="Exchange">
             <select value={venue} onChange={(e) => setVenue(e.currentTarget.value)}>
-              {(supported.data?.exchanges ?? [{ id: 'binance', name: 'Binance', requires_passphrase: false }]).map((e) => (
-                <option key={e.id} value={e.id}>
-                  {e.name}
-                </option>
-              ))}
+              {(supported.data?.exchanges ?? [{ id: 'binance', name: 'Binance', requires_passphrase: false }]).map(
+                (e) => (
+                  <option key={e.id} value={e.id}>
+                    {e.name}
+                  </option>
+                ),
+              )}
             </select>
           </Field>
           <Field label="Name">
             <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           </Field>
           <Field label="API key">
-            <input required autoComplete="off" spellcheck={false} value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value)} />
+            <input
+              required
+              autoComplete="off"
+              spellcheck={false}
+              value={apiKey}
+              onInput={(e) => setApiKey(e.currentTarget.value)}
+            />
           </Field>
           <Field label="API secret">
-            <input required type="password" autoComplete="off" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} />
+            <input
+              required
+              type="password"
+              autoComplete="off"
+              value={secret}
+              onInput={(e) => setSecret(e.currentTarget.value)}
+            />
           </Field>
           {needsPassphrase ? (
             <Field label="Passphrase">
-              <input required type="password" autoComplete="off" value={passphrase} onInput={(e) => setPassphrase(e.currentTarget.value)} />
+              <input
+                required
+                type="password"
+                autoComplete="off"
+                value={passphrase}
+                onInput={(e) => setPassphrase(e.currentTarget.value)}
+              />
             </Field>
           ) : null}
         </div>
         {check ? (
           <p role="status" class={check.valid ? 'up' : 'error'}>
             {check.valid ? 'The key works' : 'The key does not work'}: {check.message}
-            {check.permissions ? ` (read ${check.permissions.read ? 'yes' : 'no'}, trade ${check.permissions.trade ? 'yes' : 'no'}, withdraw ${check.permissions.withdraw ? 'yes' : 'no'})` : ''}
+            {check.permissions
+              ? ` (read ${check.permissions.read ? 'yes' : 'no'}, trade ${check.permissions.trade ? 'yes' : 'no'}, withdraw ${check.permissions.withdraw ? 'yes' : 'no'})`
+              : ''}
             {check.warnings.length ? ` · ${check.warnings.join(' · ')}` : ''}
-            {check.updated_credential_ids.length ? ` · ${check.updated_credential_ids.length} of your stored keys hold it and were updated` : ''}
+            {check.updated_credential_ids.length
+              ? ` · ${check.updated_credential_ids.length} of your stored keys hold it and were updated`
+              : ''}
           </p>
         ) : null}
         <ErrorNote error={action.error} />
         {action.error === 'Second factor required' ? <StepUpForm onDone={() => action.setError(null)} /> : null}
         <div class="row">
-          <button type="button" class="ghost" disabled={action.pending || !apiKey || !secret} onClick={() => void validate()}>
+          <button
+            type="button"
+            class="ghost"
+            disabled={action.pending || !apiKey || !secret}
+            onClick={() => void validate()}
+          >
             Check key
           </button>
           <button type="submit" disabled={action.pending}>
@@ -134,14 +174,34 @@ function SyncButtons(props: { credential: Credential }) {
     setState({ running: kind, result: null, failed: false });
     try {
       if (kind === 'balance') {
-        const answer = await api<{ success: boolean; currencies_synced: number; error: string | null }>('/api/exchange/balance/sync', { method: 'POST', query: { exchange: credential.exchange_name, credential_id: credential.id } });
-        setState({ running: null, failed: !answer.success, result: answer.success ? `Balance synced: ${answer.currencies_synced} currencies` : `Balance sync failed: ${answer.error}` });
-      } else {
-        const answer = await api<{ success: boolean; trades_synced: number; trades_duplicate: number; symbols_synced: string[]; error: string | null }>('/api/exchange/trades/sync', { method: 'POST', query: { exchange: credential.exchange_name, credential_id: credential.id } });
+        const answer = await api<{ success: boolean; currencies_synced: number; error: string | null }>(
+          '/api/exchange/balance/sync',
+          { method: 'POST', query: { exchange: credential.exchange_name, credential_id: credential.id } },
+        );
         setState({
           running: null,
           failed: !answer.success,
-          result: answer.success ? `Trades synced: ${answer.trades_synced} new, ${answer.trades_duplicate} known, over ${answer.symbols_synced.length} markets` : `Trade sync failed: ${answer.error}`,
+          result: answer.success
+            ? `Balance synced: ${answer.currencies_synced} currencies`
+            : `Balance sync failed: ${answer.error}`,
+        });
+      } else {
+        const answer = await api<{
+          success: boolean;
+          trades_synced: number;
+          trades_duplicate: number;
+          symbols_synced: string[];
+          error: string | null;
+        }>('/api/exchange/trades/sync', {
+          method: 'POST',
+          query: { exchange: credential.exchange_name, credential_id: credential.id },
+        });
+        setState({
+          running: null,
+          failed: !answer.success,
+          result: answer.success
+            ? `Trades synced: ${answer.trades_synced} new, ${answer.trades_duplicate} known, over ${answer.symbols_synced.length} markets`
+            : `Trade sync failed: ${answer.error}`,
         });
       }
     } catch (caught) {
@@ -150,10 +210,20 @@ function SyncButtons(props: { credential: Credential }) {
   };
   return (
     <div class="row">
-      <button type="button" disabled={state.running !== null} onClick={() => void run('balance')} aria-label={`Sync balance of ${credential.credential_name}`}>
+      <button
+        type="button"
+        disabled={state.running !== null}
+        onClick={() => void run('balance')}
+        aria-label={`Sync balance of ${credential.credential_name}`}
+      >
         Sync balance
       </button>
-      <button type="button" disabled={state.running !== null} onClick={() => void run('trades')} aria-label={`Sync trades of ${credential.credential_name}`}>
+      <button
+        type="button"
+        disabled={state.running !== null}
+        onClick={() => void run('trades')}
+        aria-label={`Sync trades of ${credential.credential_name}`}
+      >
         Sync trades
       </button>
       {state.running ? (
@@ -173,9 +243,13 @@ function SyncButtons(props: { credential: Credential }) {
 export function ExchangesPanel() {
   const list = useApi<{ credentials: Credential[] }>('/api/exchange/credentials');
   const remove = useAction();
-  useEffect(() => onAccountEvent((event) => {
-    if (event.type.startsWith('credential.')) void list.reload();
-  }), []);
+  useEffect(
+    () =>
+      onAccountEvent((event) => {
+        if (event.type.startsWith('credential.')) void list.reload();
+      }),
+    [],
+  );
   const del = async (credential: Credential) => {
     if (!confirm(`Delete the key "${credential.credential_name}" (${credential.exchange_name})?`)) return;
     await remove.run(() => api(`/api/exchange/credentials/${credential.id}`, { method: 'DELETE' }));
@@ -196,14 +270,30 @@ export function ExchangesPanel() {
               { key: 'name', label: 'Name', render: (c) => c.credential_name },
               { key: 'venue', label: 'Exchange', render: (c) => c.exchange_name },
               { key: 'key', label: 'Key', render: (c) => <MaskedKey id={c.id} /> },
-              { key: 'status', label: 'Validation', render: (c) => <span class={c.validation_status === 'valid' ? 'up' : c.validation_status === 'pending' ? '' : 'down'}>{c.validation_status}{c.validation_error ? `: ${c.validation_error}` : ''}</span> },
+              {
+                key: 'status',
+                label: 'Validation',
+                render: (c) => (
+                  <span
+                    class={c.validation_status === 'valid' ? 'up' : c.validation_status === 'pending' ? '' : 'down'}
+                  >
+                    {c.validation_status}
+                    {c.validation_error ? `: ${c.validation_error}` : ''}
+                  </span>
+                ),
+              },
               { key: 'checked', label: 'Checked', render: (c) => time(c.last_validation) },
               { key: 'sync', label: 'Sync', render: (c) => <SyncButtons credential={c} /> },
               {
                 key: 'delete',
                 label: 'Delete',
                 render: (c) => (
-                  <button type="button" class="danger" onClick={() => void del(c)} aria-label={`Delete ${c.credential_name}`}>
+                  <button
+                    type="button"
+                    class="danger"
+                    onClick={() => void del(c)}
+                    aria-label={`Delete ${c.credential_name}`}
+                  >
                     Delete
                   </button>
                 ),

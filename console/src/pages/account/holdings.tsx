@@ -36,14 +36,25 @@ export function BalancesPanel() {
   const venues = useVenues();
   const [venue, setVenue] = useState('');
   const chosen = venue || venues[0] || '';
-  const balance = useApi<{ balances: Record<string, Balance>; last_sync: string | null }>(chosen ? '/api/exchange/balance' : null, { exchange: chosen });
-  useEffect(() => onAccountEvent((event) => {
-    if (event.type === 'balance.synced') void balance.reload();
-  }), [balance.reload]);
+  const balance = useApi<{ balances: Record<string, Balance>; last_sync: string | null }>(
+    chosen ? '/api/exchange/balance' : null,
+    { exchange: chosen },
+  );
+  useEffect(
+    () =>
+      onAccountEvent((event) => {
+        if (event.type === 'balance.synced') void balance.reload();
+      }),
+    [balance.reload],
+  );
   const rows = Object.values(balance.data?.balances ?? {}).sort((a, b) => a.currency.localeCompare(b.currency));
   return (
     <Section title="Balances">
-      {venues.length === 0 ? <p>Add an exchange key first, then sync its balance.</p> : <VenueSelect venues={venues} value={chosen} onChange={setVenue} />}
+      {venues.length === 0 ? (
+        <p>Add an exchange key first, then sync its balance.</p>
+      ) : (
+        <VenueSelect venues={venues} value={chosen} onChange={setVenue} />
+      )}
       <ErrorNote error={balance.error} />
       <Loading loading={balance.loading && !balance.data} />
       {balance.data ? (
@@ -88,14 +99,17 @@ export function TradesPanel(props: { query: URLSearchParams }) {
   const [end, setEnd] = useState('');
   const [offset, setOffset] = useState(0);
   const chosen = venue || venues[0] || '';
-  const trades = useApi<{ trades: Trade[]; total_records: number; has_more: boolean }>(chosen ? '/api/exchange/trades' : null, {
-    exchange: chosen,
-    symbol: symbol.trim() || undefined,
-    start_date: start ? new Date(start).toISOString() : undefined,
-    end_date: end ? new Date(end).toISOString() : undefined,
-    limit: PAGE,
-    offset,
-  });
+  const trades = useApi<{ trades: Trade[]; total_records: number; has_more: boolean }>(
+    chosen ? '/api/exchange/trades' : null,
+    {
+      exchange: chosen,
+      symbol: symbol.trim() || undefined,
+      start_date: start ? new Date(start).toISOString() : undefined,
+      end_date: end ? new Date(end).toISOString() : undefined,
+      limit: PAGE,
+      offset,
+    },
+  );
   const filter = (set: (value: string) => void) => (e: { currentTarget: { value: string } }) => {
     set(e.currentTarget.value);
     setOffset(0);
@@ -104,7 +118,16 @@ export function TradesPanel(props: { query: URLSearchParams }) {
     <Section title="Trades">
       {venues.length === 0 ? <p>Add an exchange key first, then sync its trades.</p> : null}
       <div class="row">
-        {venues.length ? <VenueSelect venues={venues} value={chosen} onChange={(v) => { setVenue(v); setOffset(0); }} /> : null}
+        {venues.length ? (
+          <VenueSelect
+            venues={venues}
+            value={chosen}
+            onChange={(v) => {
+              setVenue(v);
+              setOffset(0);
+            }}
+          />
+        ) : null}
         <Field label="Pair">
           <input value={symbol} placeholder="BTC/USDT" onChange={filter(setSymbol)} />
         </Field>
@@ -127,7 +150,11 @@ export function TradesPanel(props: { query: URLSearchParams }) {
             columns={[
               { key: 'time', label: 'Time', render: (t) => time(t.trade_timestamp) },
               { key: 'symbol', label: 'Pair', render: (t) => t.symbol },
-              { key: 'side', label: 'Side', render: (t) => <span class={t.side === 'buy' ? 'up' : 'down'}>{t.side}</span> },
+              {
+                key: 'side',
+                label: 'Side',
+                render: (t) => <span class={t.side === 'buy' ? 'up' : 'down'}>{t.side}</span>,
+              },
               { key: 'price', label: 'Price', numeric: true, render: (t) => num(t.price) },
               { key: 'amount', label: 'Amount', numeric: true, render: (t) => num(t.amount) },
               { key: 'total', label: 'Total', numeric: true, render: (t) => num(t.total) },
@@ -135,13 +162,25 @@ export function TradesPanel(props: { query: URLSearchParams }) {
             ]}
           />
           <div class="row">
-            <button type="button" class="ghost" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+            <button
+              type="button"
+              class="ghost"
+              disabled={offset === 0}
+              onClick={() => setOffset(Math.max(0, offset - PAGE))}
+            >
               Previous page
             </button>
             <span role="status">
-              {trades.data.total_records === 0 ? 'No trades' : `Trades ${num(offset + 1, 0)}–${num(offset + trades.data.trades.length, 0)} of ${num(trades.data.total_records, 0)}`}
+              {trades.data.total_records === 0
+                ? 'No trades'
+                : `Trades ${num(offset + 1, 0)}–${num(offset + trades.data.trades.length, 0)} of ${num(trades.data.total_records, 0)}`}
             </span>
-            <button type="button" class="ghost" disabled={!trades.data.has_more} onClick={() => setOffset(offset + PAGE)}>
+            <button
+              type="button"
+              class="ghost"
+              disabled={!trades.data.has_more}
+              onClick={() => setOffset(offset + PAGE)}
+            >
               Next page
             </button>
           </div>

@@ -13,7 +13,15 @@ interface Summary {
   realized_pnl: number;
   fees: number;
   net_deposits: number;
-  assets: { asset: string; amount: number; price: number | null; value: number; cost_basis: number; unrealized_pnl: number; realized_pnl: number }[];
+  assets: {
+    asset: string;
+    amount: number;
+    price: number | null;
+    value: number;
+    cost_basis: number;
+    unrealized_pnl: number;
+    realized_pnl: number;
+  }[];
 }
 interface History {
   quote: string;
@@ -30,19 +38,31 @@ function ValueCurve(props: { history: History }) {
     const chart = createChart(box.current!, {
       autoSize: true,
       // The library's own logo injects a <style> element, which the CSP refuses; the credit is in the caption.
-      layout: { background: { type: ColorType.Solid, color: css('--surface') }, textColor: css('--text'), attributionLogo: false },
+      layout: {
+        background: { type: ColorType.Solid, color: css('--surface') },
+        textColor: css('--text'),
+        attributionLogo: false,
+      },
       grid: { vertLines: { color: css('--line') }, horzLines: { color: css('--line') } },
       localization: { locale: navigator.language },
     });
-    const series = chart.addSeries(AreaSeries, { lineColor: css('--accent'), topColor: css('--up-soft'), bottomColor: 'rgba(0,0,0,0)' });
-    series.setData(props.history.points.map((p) => ({ time: Math.floor(Date.parse(p.ts) / 1000) as UTCTimestamp, value: p.value })));
+    const series = chart.addSeries(AreaSeries, {
+      lineColor: css('--accent'),
+      topColor: css('--up-soft'),
+      bottomColor: 'rgba(0,0,0,0)',
+    });
+    series.setData(
+      props.history.points.map((p) => ({ time: Math.floor(Date.parse(p.ts) / 1000) as UTCTimestamp, value: p.value })),
+    );
     chart.timeScale().fitContent();
     return () => chart.remove();
   }, [props.history]);
   return (
     <figure class="chart-figure">
       <div class="chart" ref={box} />
-      <figcaption>{`Portfolio value in ${props.history.quote} over time.`} <TradingViewCredit /></figcaption>
+      <figcaption>
+        {`Portfolio value in ${props.history.quote} over time.`} <TradingViewCredit />
+      </figcaption>
     </figure>
   );
 }
@@ -95,7 +115,12 @@ export function PortfolioPanel() {
                 { key: 'amount', label: 'Amount', numeric: true, render: (a) => num(a.amount) },
                 { key: 'price', label: 'Price', numeric: true, render: (a) => num(a.price) },
                 { key: 'value', label: 'Value', numeric: true, render: (a) => num(a.value, 2) },
-                { key: 'pnl', label: 'Unrealized', numeric: true, render: (a) => <span class={trend(a.unrealized_pnl)}>{num(a.unrealized_pnl, 2)}</span> },
+                {
+                  key: 'pnl',
+                  label: 'Unrealized',
+                  numeric: true,
+                  render: (a) => <span class={trend(a.unrealized_pnl)}>{num(a.unrealized_pnl, 2)}</span>,
+                },
               ]}
             />
           </>
@@ -117,7 +142,8 @@ export function PortfolioPanel() {
         {history.data ? (
           <>
             <p class="muted">
-              Time-weighted return {percent(history.data.twr === null ? null : history.data.twr * 100)} · money-weighted {percent(history.data.mwr === null ? null : history.data.mwr * 100)}
+              Time-weighted return {percent(history.data.twr === null ? null : history.data.twr * 100)} · money-weighted{' '}
+              {percent(history.data.mwr === null ? null : history.data.mwr * 100)}
             </p>
             {history.data.points.length ? <ValueCurve history={history.data} /> : <p>No history yet.</p>}
           </>

@@ -5,7 +5,16 @@ import { time } from '../../format.ts';
 import { api, session, stepUp } from '../../session.ts';
 import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
 
-const SCOPES = ['market:read', 'account:read', 'account:write', 'stream:read', 'tracker:read', 'tracker:write', 'admin:read', 'admin:write'] as const;
+const SCOPES = [
+  'market:read',
+  'account:read',
+  'account:write',
+  'stream:read',
+  'tracker:read',
+  'tracker:write',
+  'admin:read',
+  'admin:write',
+] as const;
 
 /** Asked for when an operation needs a recent second factor (decision 143). */
 export function StepUpForm(props: { onDone: () => void }) {
@@ -22,7 +31,13 @@ export function StepUpForm(props: { onDone: () => void }) {
   return (
     <form class="row" onSubmit={submit}>
       <Field label="Authentication code" hint="This needs your second factor again; then repeat the action.">
-        <input inputMode="numeric" autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+        <input
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          required
+          value={code}
+          onInput={(e) => setCode(e.currentTarget.value)}
+        />
       </Field>
       <button type="submit" disabled={action.pending}>
         Confirm
@@ -52,7 +67,12 @@ export function TokensPanel() {
   const isAdmin = session.user?.role === 'admin';
   const create = async (event: Event) => {
     event.preventDefault();
-    const answer = await action.run(() => api<{ token: string }>('/api/auth/tokens', { method: 'POST', body: { name: name.trim(), scopes, expires_in_days: days } }));
+    const answer = await action.run(() =>
+      api<{ token: string }>('/api/auth/tokens', {
+        method: 'POST',
+        body: { name: name.trim(), scopes, expires_in_days: days },
+      }),
+    );
     if (answer) {
       setCreated(answer.token);
       setName('');
@@ -81,7 +101,15 @@ export function TokensPanel() {
               { key: 'scopes', label: 'Scopes', render: (t) => t.scopes.join(', ') },
               { key: 'expires', label: 'Expires', render: (t) => time(t.expires_at) },
               { key: 'used', label: 'Last used', render: (t) => time(t.last_used_at) },
-              { key: 'revoke', label: 'Revoke', render: (t) => <button type="button" class="danger" aria-label={`Revoke ${t.name}`} onClick={() => void revoke(t)}>Revoke</button> },
+              {
+                key: 'revoke',
+                label: 'Revoke',
+                render: (t) => (
+                  <button type="button" class="danger" aria-label={`Revoke ${t.name}`} onClick={() => void revoke(t)}>
+                    Revoke
+                  </button>
+                ),
+              },
             ]}
           />
         ) : null}
@@ -98,14 +126,22 @@ export function TokensPanel() {
                 <input
                   type="checkbox"
                   checked={scopes.includes(scope)}
-                  onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
+                  onChange={(e) =>
+                    setScopes(e.currentTarget.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))
+                  }
                 />{' '}
                 {scope}{' '}
               </label>
             ))}
           </fieldset>
           <Field label="Days until it expires">
-            <input type="number" min={1} max={365} value={days} onInput={(e) => setDays(Number(e.currentTarget.value))} />
+            <input
+              type="number"
+              min={1}
+              max={365}
+              value={days}
+              onInput={(e) => setDays(Number(e.currentTarget.value))}
+            />
           </Field>
           <ErrorNote error={action.error} />
           {action.error === 'Second factor required' ? <StepUpForm onDone={() => action.setError(null)} /> : null}
@@ -137,7 +173,9 @@ export function SecurityPanel() {
 
   const start = async (event: Event) => {
     event.preventDefault();
-    const answer = await action.run(() => api<{ secret: string; qr_svg: string }>('/api/auth/2fa/setup', { method: 'POST', body: { password } }));
+    const answer = await action.run(() =>
+      api<{ secret: string; qr_svg: string }>('/api/auth/2fa/setup', { method: 'POST', body: { password } }),
+    );
     if (answer) {
       setSetup(answer);
       setPassword('');
@@ -145,7 +183,9 @@ export function SecurityPanel() {
   };
   const confirmCode = async (event: Event) => {
     event.preventDefault();
-    const answer = await action.run(() => api<{ recovery_codes: string[] }>('/api/auth/2fa/enable', { method: 'POST', body: { code: code.trim() } }));
+    const answer = await action.run(() =>
+      api<{ recovery_codes: string[] }>('/api/auth/2fa/enable', { method: 'POST', body: { code: code.trim() } }),
+    );
     if (answer) {
       setRecovery(answer.recovery_codes);
       setSetup(null);
@@ -155,7 +195,9 @@ export function SecurityPanel() {
   };
   const disable = async (event: Event) => {
     event.preventDefault();
-    const ok = await action.run(() => api('/api/auth/2fa/disable', { method: 'POST', body: { password, code: code.trim() } }));
+    const ok = await action.run(() =>
+      api('/api/auth/2fa/disable', { method: 'POST', body: { password, code: code.trim() } }),
+    );
     if (ok) {
       setPassword('');
       setCode('');
@@ -166,7 +208,9 @@ export function SecurityPanel() {
   return (
     <Section title="Two-factor authentication">
       <ErrorNote error={me.error} />
-      <p role="status">{me.data ? (enabled ? 'Two-factor authentication is on.' : 'Two-factor authentication is off.') : 'Loading…'}</p>
+      <p role="status">
+        {me.data ? (enabled ? 'Two-factor authentication is on.' : 'Two-factor authentication is off.') : 'Loading…'}
+      </p>
       {recovery ? (
         <div>
           <p>Save these recovery codes somewhere safe; each works once, and they are shown only now:</p>
@@ -180,7 +224,13 @@ export function SecurityPanel() {
       {me.data && !enabled && !setup ? (
         <form onSubmit={start}>
           <Field label="Password" hint="Your password, to start enrolling an authenticator app.">
-            <input type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+            <input
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
           </Field>
           <button type="submit" disabled={action.pending}>
             Set up two-factor
@@ -195,7 +245,13 @@ export function SecurityPanel() {
             {setup.secret}
           </section>
           <Field label="Authentication code">
-            <input inputMode="numeric" autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+            <input
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              required
+              value={code}
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
           </Field>
           <button type="submit" disabled={action.pending}>
             Turn on two-factor
@@ -206,10 +262,22 @@ export function SecurityPanel() {
         <form onSubmit={disable}>
           <h3>Turn two-factor off</h3>
           <Field label="Password">
-            <input type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+            <input
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
           </Field>
           <Field label="Authentication code">
-            <input inputMode="numeric" autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+            <input
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              required
+              value={code}
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
           </Field>
           <button type="submit" class="danger" disabled={action.pending}>
             Turn off two-factor

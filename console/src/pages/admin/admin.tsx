@@ -37,7 +37,14 @@ interface Overview {
 }
 interface Agents {
   counts: { active: number; idle: number; silent: number };
-  agents: { id: string; name: string | null; last_seen_at: string | null; actions_24h: number; open_tasks: number; status: string }[];
+  agents: {
+    id: string;
+    name: string | null;
+    last_seen_at: string | null;
+    actions_24h: number;
+    open_tasks: number;
+    status: string;
+  }[];
 }
 
 function Figure(props: { label: string; value: string }) {
@@ -64,13 +71,33 @@ function OverviewPanel() {
             <Figure label="Status" value={o.status} />
             <Figure label="Version" value={o.service.version} />
             <Figure label="Up since" value={time(o.service.started_at)} />
-            <Figure label={`Database (${o.database.kind})`} value={`${o.database.status}${o.database.latency_ms !== null ? `, ${num(o.database.latency_ms, 1)} ms` : ''}`} />
-            <Figure label={`Cache (${o.cache.kind})`} value={`${o.cache.status}${o.cache.latency_ms !== null ? `, ${num(o.cache.latency_ms, 1)} ms` : ''}`} />
-            <Figure label="Users" value={users ? Object.entries(users).map(([k, v]) => `${num(v, 0)} ${k}`).join(', ') : '—'} />
+            <Figure
+              label={`Database (${o.database.kind})`}
+              value={`${o.database.status}${o.database.latency_ms !== null ? `, ${num(o.database.latency_ms, 1)} ms` : ''}`}
+            />
+            <Figure
+              label={`Cache (${o.cache.kind})`}
+              value={`${o.cache.status}${o.cache.latency_ms !== null ? `, ${num(o.cache.latency_ms, 1)} ms` : ''}`}
+            />
+            <Figure
+              label="Users"
+              value={
+                users
+                  ? Object.entries(users)
+                      .map(([k, v]) => `${num(v, 0)} ${k}`)
+                      .join(', ')
+                  : '—'
+              }
+            />
             <Figure label="Active sessions" value={num(o.counts.active_sessions, 0)} />
             <Figure label="Open tasks" value={num(o.counts.open_tasks, 0)} />
             <Figure label="Webhooks (24 h)" value={num(o.counts.webhook_deliveries_24h?.total, 0)} />
-            <Figure label="Outbox backlog / dead" value={o.counts.outbox ? `${num(o.counts.outbox.backlog, 0)} / ${num(o.counts.outbox.dead_letters, 0)}` : '—'} />
+            <Figure
+              label="Outbox backlog / dead"
+              value={
+                o.counts.outbox ? `${num(o.counts.outbox.backlog, 0)} / ${num(o.counts.outbox.dead_letters, 0)}` : '—'
+              }
+            />
           </div>
         ) : null}
         {o?.jobs ? (
@@ -80,7 +107,11 @@ function OverviewPanel() {
             rowKey={(j) => j.job}
             columns={[
               { key: 'job', label: 'Job', render: (j) => j.job },
-              { key: 'status', label: 'Status', render: (j) => <span class={j.status === 'failed' ? 'down' : ''}>{j.status}</span> },
+              {
+                key: 'status',
+                label: 'Status',
+                render: (j) => <span class={j.status === 'failed' ? 'down' : ''}>{j.status}</span>,
+              },
               { key: 'started', label: 'Started', render: (j) => time(j.started_at) },
               { key: 'error', label: 'Error', render: (j) => j.error ?? '' },
             ]}
@@ -92,7 +123,8 @@ function OverviewPanel() {
         {agents.data ? (
           <>
             <p class="muted">
-              {num(agents.data.counts.active, 0)} active · {num(agents.data.counts.idle, 0)} idle · {num(agents.data.counts.silent, 0)} silent
+              {num(agents.data.counts.active, 0)} active · {num(agents.data.counts.idle, 0)} idle ·{' '}
+              {num(agents.data.counts.silent, 0)} silent
             </p>
             <DataTable
               caption="Agents and their status"
@@ -122,19 +154,28 @@ interface Probe {
   checked_at: string | null;
   last_error: string | null;
 }
-type Integrations = Record<string, unknown> & { exchanges: (Probe & { venue: string; credentials: number; health: string | null })[] };
+type Integrations = Record<string, unknown> & {
+  exchanges: (Probe & { venue: string; credentials: number; health: string | null })[];
+};
 
 function IntegrationsPanel() {
   const integrations = useApi<Integrations>('/api/v1/dashboard/integrations', undefined, 60_000);
   const d = integrations.data;
   const others = d
     ? Object.entries(d)
-        .filter(([key, value]) => key !== 'exchanges' && value !== null && typeof value === 'object' && 'configured' in (value as object))
+        .filter(
+          ([key, value]) =>
+            key !== 'exchanges' && value !== null && typeof value === 'object' && 'configured' in (value as object),
+        )
         .map(([key, value]) => ({ name: key, ...(value as Probe) }))
     : [];
   const probeColumns = [
     { key: 'configured', label: 'Configured', render: (p: Probe) => (p.configured ? 'yes' : 'no') },
-    { key: 'reachable', label: 'Reachable', render: (p: Probe) => (p.reachable === null ? 'not checked' : p.reachable ? 'yes' : 'no') },
+    {
+      key: 'reachable',
+      label: 'Reachable',
+      render: (p: Probe) => (p.reachable === null ? 'not checked' : p.reachable ? 'yes' : 'no'),
+    },
     { key: 'checked', label: 'Checked', render: (p: Probe) => time(p.checked_at) },
     { key: 'error', label: 'Last error', render: (p: Probe) => p.last_error ?? '' },
   ];
@@ -144,12 +185,22 @@ function IntegrationsPanel() {
       <Loading loading={integrations.loading && !d} />
       {d ? (
         <>
-          <DataTable caption="External systems" rows={others} rowKey={(p) => p.name} columns={[{ key: 'name', label: 'System', render: (p) => p.name }, ...probeColumns]} />
+          <DataTable
+            caption="External systems"
+            rows={others}
+            rowKey={(p) => p.name}
+            columns={[{ key: 'name', label: 'System', render: (p) => p.name }, ...probeColumns]}
+          />
           <DataTable
             caption="Exchanges"
             rows={d.exchanges}
             rowKey={(e) => e.venue}
-            columns={[{ key: 'venue', label: 'Venue', render: (e) => e.venue }, { key: 'credentials', label: 'Keys stored', numeric: true, render: (e) => num(e.credentials, 0) }, { key: 'health', label: 'Health', render: (e) => e.health ?? '—' }, ...probeColumns]}
+            columns={[
+              { key: 'venue', label: 'Venue', render: (e) => e.venue },
+              { key: 'credentials', label: 'Keys stored', numeric: true, render: (e) => num(e.credentials, 0) },
+              { key: 'health', label: 'Health', render: (e) => e.health ?? '—' },
+              ...probeColumns,
+            ]}
           />
         </>
       ) : null}

@@ -7,7 +7,14 @@ import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from
 
 const STATUSES = ['todo', 'in_progress', 'blocked', 'in_review', 'done', 'cancelled'] as const;
 const BOARD = ['todo', 'in_progress', 'blocked', 'in_review', 'done'] as const;
-const LABEL: Record<string, string> = { todo: 'To do', in_progress: 'In progress', blocked: 'Blocked', in_review: 'In review', done: 'Done', cancelled: 'Cancelled' };
+const LABEL: Record<string, string> = {
+  todo: 'To do',
+  in_progress: 'In progress',
+  blocked: 'Blocked',
+  in_review: 'In review',
+  done: 'Done',
+  cancelled: 'Cancelled',
+};
 
 interface Task {
   id: string;
@@ -33,7 +40,9 @@ function TaskDetail(props: { id: string; onChanged: () => void; onClose: () => v
   };
   const addComment = async (event: Event) => {
     event.preventDefault();
-    const done = await action.run(() => api(`/api/admin/command-center/tasks/${props.id}/comments`, { method: 'POST', body: { body: comment.trim() } }));
+    const done = await action.run(() =>
+      api(`/api/admin/command-center/tasks/${props.id}/comments`, { method: 'POST', body: { body: comment.trim() } }),
+    );
     if (done) {
       setComment('');
       await task.reload();
@@ -95,7 +104,9 @@ function NewTask(props: { onCreated: () => void }) {
   const action = useAction();
   const create = async (event: Event) => {
     event.preventDefault();
-    const done = await action.run(() => api('/api/admin/command-center/tasks', { method: 'POST', body: { title: title.trim(), priority } }));
+    const done = await action.run(() =>
+      api('/api/admin/command-center/tasks', { method: 'POST', body: { title: title.trim(), priority } }),
+    );
     if (done) {
       setTitle('');
       props.onCreated();
@@ -124,11 +135,28 @@ function NewTask(props: { onCreated: () => void }) {
 }
 
 interface Intel {
-  events: { id: string; asset: string; symbol: string; direction: string; source: string; trust_tier: string; strength: number; detected_at: string; outcome_pct: number | null }[];
+  events: {
+    id: string;
+    asset: string;
+    symbol: string;
+    direction: string;
+    source: string;
+    trust_tier: string;
+    strength: number;
+    detected_at: string;
+    outcome_pct: number | null;
+  }[];
   summary: Record<string, { total: number; scored: number; correct: number; precision: number }>;
 }
 interface Activity {
-  events: { id: string; agent_id: string; agent_name: string | null; kind: string; rationale: string; created_at: string }[];
+  events: {
+    id: string;
+    agent_id: string;
+    agent_name: string | null;
+    kind: string;
+    rationale: string;
+    created_at: string;
+  }[];
 }
 
 export function CommandCenterPanel() {
@@ -165,7 +193,9 @@ export function CommandCenterPanel() {
           ))}
         </div>
       </Section>
-      {open ? <TaskDetail key={open} id={open} onChanged={() => void tasks.reload()} onClose={() => setOpen(null)} /> : null}
+      {open ? (
+        <TaskDetail key={open} id={open} onChanged={() => void tasks.reload()} onClose={() => setOpen(null)} />
+      ) : null}
       <Section title="Intel feed">
         <ErrorNote error={intel.error} />
         {intel.data ? (

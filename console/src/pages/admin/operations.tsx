@@ -21,7 +21,11 @@ interface Limits {
   bounds: Record<string, number[]>;
 }
 const LIMIT_NAMES = ['backtest_per_hour', 'optimize_per_hour', 'paper_transition_per_hour'] as const;
-const LIMIT_LABEL: Record<string, string> = { backtest_per_hour: 'Backtests per hour', optimize_per_hour: 'Optimizations per hour', paper_transition_per_hour: 'Paper transitions per hour' };
+const LIMIT_LABEL: Record<string, string> = {
+  backtest_per_hour: 'Backtests per hour',
+  optimize_per_hour: 'Optimizations per hour',
+  paper_transition_per_hour: 'Paper transitions per hour',
+};
 
 export function PlatformPanel() {
   const stats = useApi<Stats>('/api/admin/stats');
@@ -80,8 +84,19 @@ export function PlatformPanel() {
               {LIMIT_NAMES.map((name) => {
                 const [min, max] = limits.data!.bounds[name] ?? [];
                 return (
-                  <Field key={name} label={LIMIT_LABEL[name]!} hint={min !== undefined ? `From ${min} to ${max}.` : undefined}>
-                    <input type="number" min={min} max={max} required value={draft[name] ?? ''} onInput={(e) => setDraft({ ...draft, [name]: Number(e.currentTarget.value) })} />
+                  <Field
+                    key={name}
+                    label={LIMIT_LABEL[name]!}
+                    hint={min !== undefined ? `From ${min} to ${max}.` : undefined}
+                  >
+                    <input
+                      type="number"
+                      min={min}
+                      max={max}
+                      required
+                      value={draft[name] ?? ''}
+                      onInput={(e) => setDraft({ ...draft, [name]: Number(e.currentTarget.value) })}
+                    />
                   </Field>
                 );
               })}
@@ -109,11 +124,33 @@ interface Budget {
   scope: string;
 }
 interface VenueHealth {
-  exchanges: Record<string, { exchange: string; status: string; latency_ms: number | null; error: string | null; checked_at: string; budget: Budget }>;
+  exchanges: Record<
+    string,
+    {
+      exchange: string;
+      status: string;
+      latency_ms: number | null;
+      error: string | null;
+      checked_at: string;
+      budget: Budget;
+    }
+  >;
 }
 interface MarketStatus {
   status: string;
-  upstreams: Record<string, { healthy: boolean; circuit: string; open_until: string | null; open_reason: string | null; used_weight_1m: number | null; weight_limit_1m: number | null; weight_budget_1m: number | null; last_error: string | null }>;
+  upstreams: Record<
+    string,
+    {
+      healthy: boolean;
+      circuit: string;
+      open_until: string | null;
+      open_reason: string | null;
+      used_weight_1m: number | null;
+      weight_limit_1m: number | null;
+      weight_budget_1m: number | null;
+      last_error: string | null;
+    }
+  >;
   live_stream: { status: string; live: boolean; serving: string; symbols: number };
 }
 
@@ -127,7 +164,8 @@ export function VenuesPanel() {
         {market.data ? (
           <>
             <p class="muted">
-              Status {market.data.status} · live stream {market.data.live_stream.status} ({market.data.live_stream.serving}, {num(market.data.live_stream.symbols, 0)} pairs)
+              Status {market.data.status} · live stream {market.data.live_stream.status} (
+              {market.data.live_stream.serving}, {num(market.data.live_stream.symbols, 0)} pairs)
             </p>
             <DataTable
               caption="Upstream request weight and circuit breakers"
@@ -135,8 +173,21 @@ export function VenuesPanel() {
               rowKey={(u) => u.name}
               columns={[
                 { key: 'name', label: 'Upstream', render: (u) => u.name },
-                { key: 'used', label: 'Weight used (1 min)', numeric: true, render: (u) => `${num(u.used_weight_1m, 0)} / ${num(u.weight_budget_1m ?? u.weight_limit_1m, 0)}` },
-                { key: 'breaker', label: 'Breaker', render: (u) => <span class={u.circuit === 'open' ? 'down' : ''}>{u.circuit === 'open' ? `open until ${time(u.open_until)} (${u.open_reason ?? ''})` : 'closed'}</span> },
+                {
+                  key: 'used',
+                  label: 'Weight used (1 min)',
+                  numeric: true,
+                  render: (u) => `${num(u.used_weight_1m, 0)} / ${num(u.weight_budget_1m ?? u.weight_limit_1m, 0)}`,
+                },
+                {
+                  key: 'breaker',
+                  label: 'Breaker',
+                  render: (u) => (
+                    <span class={u.circuit === 'open' ? 'down' : ''}>
+                      {u.circuit === 'open' ? `open until ${time(u.open_until)} (${u.open_reason ?? ''})` : 'closed'}
+                    </span>
+                  ),
+                },
                 { key: 'error', label: 'Last error', render: (u) => u.last_error ?? '' },
               ]}
             />
@@ -154,10 +205,23 @@ export function VenuesPanel() {
             rowKey={(v) => v.exchange}
             columns={[
               { key: 'venue', label: 'Venue', render: (v) => v.exchange },
-              { key: 'status', label: 'Health', render: (v) => <span class={v.status === 'healthy' ? 'up' : 'down'}>{v.status}</span> },
+              {
+                key: 'status',
+                label: 'Health',
+                render: (v) => <span class={v.status === 'healthy' ? 'up' : 'down'}>{v.status}</span>,
+              },
               { key: 'latency', label: 'Latency (ms)', numeric: true, render: (v) => num(v.latency_ms, 0) },
-              { key: 'weight', label: 'Weight (1 min)', numeric: true, render: (v) => `${num(v.budget.used_weight_1m, 0)} / ${num(v.budget.cap_1m ?? v.budget.limit_1m, 0)}` },
-              { key: 'breaker', label: 'Breaker', render: (v) => (v.budget.breaker_open ? `open until ${time(v.budget.breaker_until)}` : 'closed') },
+              {
+                key: 'weight',
+                label: 'Weight (1 min)',
+                numeric: true,
+                render: (v) => `${num(v.budget.used_weight_1m, 0)} / ${num(v.budget.cap_1m ?? v.budget.limit_1m, 0)}`,
+              },
+              {
+                key: 'breaker',
+                label: 'Breaker',
+                render: (v) => (v.budget.breaker_open ? `open until ${time(v.budget.breaker_until)}` : 'closed'),
+              },
               { key: 'scope', label: 'Counted', render: (v) => v.budget.scope },
             ]}
           />
@@ -173,7 +237,18 @@ interface Jobs {
   scheduler: string;
   scheduler_running: boolean;
   secret_configured: boolean;
-  jobs: { name: string; cron: string; next_run: string | null; last_run: { run_id: string; status: string; trigger: string; started_at: string; finished_at: string | null } | null }[];
+  jobs: {
+    name: string;
+    cron: string;
+    next_run: string | null;
+    last_run: {
+      run_id: string;
+      status: string;
+      trigger: string;
+      started_at: string;
+      finished_at: string | null;
+    } | null;
+  }[];
 }
 
 export function JobsPanel() {
@@ -181,7 +256,9 @@ export function JobsPanel() {
   const action = useAction();
   const [started, setStarted] = useState<string | null>(null);
   const run = async (name: string) => {
-    const answer = await action.run(() => api<{ run_id: string | null; status: string }>(`/api/console/jobs/${name}/run`, { method: 'POST' }));
+    const answer = await action.run(() =>
+      api<{ run_id: string | null; status: string }>(`/api/console/jobs/${name}/run`, { method: 'POST' }),
+    );
     if (answer) setStarted(`${name}: ${answer.status}`);
     await jobs.reload();
   };
@@ -197,7 +274,8 @@ export function JobsPanel() {
         <>
           <p class="muted">
             Scheduler {jobs.data.scheduler}
-            {jobs.data.scheduler_running ? ' (running here)' : ''} · trigger secret {jobs.data.secret_configured ? 'set' : 'not set'}
+            {jobs.data.scheduler_running ? ' (running here)' : ''} · trigger secret{' '}
+            {jobs.data.secret_configured ? 'set' : 'not set'}
           </p>
           <DataTable
             caption="Jobs and their last runs"
@@ -206,13 +284,22 @@ export function JobsPanel() {
             columns={[
               { key: 'name', label: 'Job', render: (j) => j.name },
               { key: 'cron', label: 'Schedule (UTC)', render: (j) => <code>{j.cron}</code> },
-              { key: 'last', label: 'Last run', render: (j) => (j.last_run ? `${j.last_run.status}, ${time(j.last_run.started_at)}` : 'never') },
+              {
+                key: 'last',
+                label: 'Last run',
+                render: (j) => (j.last_run ? `${j.last_run.status}, ${time(j.last_run.started_at)}` : 'never'),
+              },
               { key: 'next', label: 'Next run', render: (j) => time(j.next_run) },
               {
                 key: 'run',
                 label: 'Run',
                 render: (j) => (
-                  <button type="button" disabled={action.pending} aria-label={`Run now: ${j.name}`} onClick={() => void run(j.name)}>
+                  <button
+                    type="button"
+                    disabled={action.pending}
+                    aria-label={`Run now: ${j.name}`}
+                    onClick={() => void run(j.name)}
+                  >
                     Run now
                   </button>
                 ),
@@ -230,7 +317,10 @@ export function JobsPanel() {
 interface Webhooks {
   status: string;
   allow_unsigned: boolean;
-  providers: Record<string, { secret_configured: boolean; last_delivery_at: string | null; last_error: string | null; unmatched: number }>;
+  providers: Record<
+    string,
+    { secret_configured: boolean; last_delivery_at: string | null; last_error: string | null; unmatched: number }
+  >;
 }
 
 export function WebhooksPanel() {
@@ -244,7 +334,11 @@ export function WebhooksPanel() {
           <p class="muted">
             Status {hooks.data.status}
             {hooks.data.allow_unsigned ? ' · unsigned deliveries allowed (development only)' : ''}
-            {mailer.data ? ` · mail events: ${Object.entries(mailer.data).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}
+            {mailer.data
+              ? ` · mail events: ${Object.entries(mailer.data)
+                  .map(([k, v]) => `${k} ${v}`)
+                  .join(', ')}`
+              : ''}
           </p>
           <DataTable
             caption="Providers: secret, last delivery and errors"

@@ -21,7 +21,9 @@ const PROVIDERS = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'tavily',
 
 export function KeysPanel() {
   const keys = useApi<ProviderKey[]>('/api/v1/admin/api-keys', { include_inactive: true });
-  const reminders = useApi<{ id: string; provider: string; key_prefix: string; next_rotation_date: string; days_until_rotation: number }[]>('/api/v1/admin/api-keys/rotation-reminders');
+  const reminders = useApi<
+    { id: string; provider: string; key_prefix: string; next_rotation_date: string; days_until_rotation: number }[]
+  >('/api/v1/admin/api-keys/rotation-reminders');
   const [provider, setProvider] = useState('openai');
   const [secret, setSecret] = useState('');
   const [days, setDays] = useState(90);
@@ -33,18 +35,33 @@ export function KeysPanel() {
   };
   const add = async (event: Event) => {
     event.preventDefault();
-    const done = await action.run(() => api('/api/v1/admin/api-keys', { method: 'POST', body: { provider, api_key: secret.trim(), rotation_reminder_days: days } }));
+    const done = await action.run(() =>
+      api('/api/v1/admin/api-keys', {
+        method: 'POST',
+        body: { provider, api_key: secret.trim(), rotation_reminder_days: days },
+      }),
+    );
     if (done) {
       setSecret('');
       await reload();
     }
   };
   const test = async (key: ProviderKey) => {
-    const answer = await action.run(() => api<{ is_valid: boolean; error_message: string | null; response_time_ms: number }>(`/api/v1/admin/api-keys/${key.id}/test`, { method: 'POST' }));
-    if (answer) setResult(`${key.provider} ${key.key_prefix}…: ${answer.is_valid ? 'works' : `refused (${answer.error_message})`} in ${num(answer.response_time_ms, 0)} ms`);
+    const answer = await action.run(() =>
+      api<{ is_valid: boolean; error_message: string | null; response_time_ms: number }>(
+        `/api/v1/admin/api-keys/${key.id}/test`,
+        { method: 'POST' },
+      ),
+    );
+    if (answer)
+      setResult(
+        `${key.provider} ${key.key_prefix}…: ${answer.is_valid ? 'works' : `refused (${answer.error_message})`} in ${num(answer.response_time_ms, 0)} ms`,
+      );
   };
   const markRotated = async (key: ProviderKey) => {
-    await action.run(() => api(`/api/v1/admin/api-keys/${key.id}`, { method: 'PUT', body: { last_rotated_at: new Date().toISOString() } }));
+    await action.run(() =>
+      api(`/api/v1/admin/api-keys/${key.id}`, { method: 'PUT', body: { last_rotated_at: new Date().toISOString() } }),
+    );
     await reload();
   };
   const remove = async (key: ProviderKey) => {
@@ -66,7 +83,14 @@ export function KeysPanel() {
               { key: 'provider', label: 'Provider', render: (r) => r.provider },
               { key: 'prefix', label: 'Key', render: (r) => <code>{r.key_prefix}…</code> },
               { key: 'due', label: 'Rotate by', render: (r) => time(r.next_rotation_date) },
-              { key: 'days', label: 'Days left', numeric: true, render: (r) => <span class={r.days_until_rotation <= 0 ? 'down' : ''}>{num(r.days_until_rotation, 0)}</span> },
+              {
+                key: 'days',
+                label: 'Days left',
+                numeric: true,
+                render: (r) => (
+                  <span class={r.days_until_rotation <= 0 ? 'down' : ''}>{num(r.days_until_rotation, 0)}</span>
+                ),
+              },
             ]}
           />
         ) : (
@@ -98,13 +122,28 @@ export function KeysPanel() {
                 label: 'Actions',
                 render: (k) => (
                   <div class="row">
-                    <button type="button" class="ghost" aria-label={`Test the ${k.provider} key ${k.key_prefix}`} onClick={() => void test(k)}>
+                    <button
+                      type="button"
+                      class="ghost"
+                      aria-label={`Test the ${k.provider} key ${k.key_prefix}`}
+                      onClick={() => void test(k)}
+                    >
                       Test
                     </button>
-                    <button type="button" class="ghost" aria-label={`Mark rotated: the ${k.provider} key ${k.key_prefix}`} onClick={() => void markRotated(k)}>
+                    <button
+                      type="button"
+                      class="ghost"
+                      aria-label={`Mark rotated: the ${k.provider} key ${k.key_prefix}`}
+                      onClick={() => void markRotated(k)}
+                    >
                       Mark rotated
                     </button>
-                    <button type="button" class="danger" aria-label={`Delete the ${k.provider} key ${k.key_prefix}`} onClick={() => void remove(k)}>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Delete the ${k.provider} key ${k.key_prefix}`}
+                      onClick={() => void remove(k)}
+                    >
                       Delete
                     </button>
                   </div>
@@ -126,10 +165,22 @@ export function KeysPanel() {
             </select>
           </Field>
           <Field label="Provider key">
-            <input type="password" autoComplete="off" required value={secret} onInput={(e) => setSecret(e.currentTarget.value)} />
+            <input
+              type="password"
+              autoComplete="off"
+              required
+              value={secret}
+              onInput={(e) => setSecret(e.currentTarget.value)}
+            />
           </Field>
           <Field label="Remind after (days)">
-            <input type="number" min={1} max={365} value={days} onInput={(e) => setDays(Number(e.currentTarget.value))} />
+            <input
+              type="number"
+              min={1}
+              max={365}
+              value={days}
+              onInput={(e) => setDays(Number(e.currentTarget.value))}
+            />
           </Field>
           <button type="submit" disabled={action.pending}>
             Add provider key
@@ -150,7 +201,10 @@ interface RagSettings {
   updated_at: string;
   updated_by: string | null;
 }
-type Draft = Pick<RagSettings, 'enabled_sources' | 'collection_limits' | 'collection_interval_minutes' | 'auto_expiration_days' | 'max_posts_per_run'>;
+type Draft = Pick<
+  RagSettings,
+  'enabled_sources' | 'collection_limits' | 'collection_interval_minutes' | 'auto_expiration_days' | 'max_posts_per_run'
+>;
 const draftOf = (s: RagSettings): Draft => ({
   enabled_sources: { ...s.enabled_sources },
   collection_limits: { ...s.collection_limits },
@@ -166,7 +220,8 @@ function changesOf(original: Draft, draft: Draft): Record<string, unknown> {
     const changed = Object.fromEntries(Object.entries(draft[key]).filter(([k, v]) => original[key][k] !== v));
     if (Object.keys(changed).length) patch[key] = changed;
   }
-  for (const key of ['collection_interval_minutes', 'auto_expiration_days', 'max_posts_per_run'] as const) if (draft[key] !== original[key]) patch[key] = draft[key];
+  for (const key of ['collection_interval_minutes', 'auto_expiration_days', 'max_posts_per_run'] as const)
+    if (draft[key] !== original[key]) patch[key] = draft[key];
   return patch;
 }
 
@@ -190,7 +245,10 @@ export function RetrievalPanel() {
     event.preventDefault();
     setSaved(false);
     try {
-      const answer = await api<RagSettings>('/api/v1/admin/rag-settings', { method: 'PUT', body: { ...changesOf(original!, draft!), version: base } });
+      const answer = await api<RagSettings>('/api/v1/admin/rag-settings', {
+        method: 'PUT',
+        body: { ...changesOf(original!, draft!), version: base },
+      });
       settings.setData(answer);
       setDraft(draftOf(answer));
       setOriginal(draftOf(answer));
@@ -207,7 +265,12 @@ export function RetrievalPanel() {
   };
   const number = (key: 'collection_interval_minutes' | 'auto_expiration_days' | 'max_posts_per_run', label: string) => (
     <Field label={label}>
-      <input type="number" required value={draft![key]} onInput={(e) => setDraft({ ...draft!, [key]: Number(e.currentTarget.value) })} />
+      <input
+        type="number"
+        required
+        value={draft![key]}
+        onInput={(e) => setDraft({ ...draft!, [key]: Number(e.currentTarget.value) })}
+      />
     </Field>
   );
   return (
@@ -216,8 +279,8 @@ export function RetrievalPanel() {
       {theirs ? (
         <div role="alert" class="notice">
           <p>
-            These settings were changed by someone else ({time(theirs.updated_at)}, version {theirs.version}) since you opened them. Your edits are kept below; theirs are
-            (keeping yours saves only the fields you changed):
+            These settings were changed by someone else ({time(theirs.updated_at)}, version {theirs.version}) since you
+            opened them. Your edits are kept below; theirs are (keeping yours saves only the fields you changed):
           </p>
           <pre class="secret">{JSON.stringify(draftOf(theirs), null, 2)}</pre>
           <div class="row">
@@ -243,18 +306,43 @@ export function RetrievalPanel() {
         <form onSubmit={save}>
           <fieldset>
             <legend>Sources</legend>
-            {Object.keys(draft.enabled_sources).sort().map((source) => (
-              <label key={source} class="check">
-                <input type="checkbox" checked={draft.enabled_sources[source]} onChange={(e) => setDraft({ ...draft, enabled_sources: { ...draft.enabled_sources, [source]: e.currentTarget.checked } })} /> {source}
-              </label>
-            ))}
+            {Object.keys(draft.enabled_sources)
+              .sort()
+              .map((source) => (
+                <label key={source} class="check">
+                  <input
+                    type="checkbox"
+                    checked={draft.enabled_sources[source]}
+                    onChange={(e) =>
+                      setDraft({
+                        ...draft,
+                        enabled_sources: { ...draft.enabled_sources, [source]: e.currentTarget.checked },
+                      })
+                    }
+                  />{' '}
+                  {source}
+                </label>
+              ))}
           </fieldset>
           <div class="grid three">
-            {Object.keys(draft.collection_limits).sort().map((source) => (
-              <Field key={source} label={`Limit for ${source}`}>
-                <input type="number" min={0} required value={draft.collection_limits[source]} onInput={(e) => setDraft({ ...draft, collection_limits: { ...draft.collection_limits, [source]: Number(e.currentTarget.value) } })} />
-              </Field>
-            ))}
+            {Object.keys(draft.collection_limits)
+              .sort()
+              .map((source) => (
+                <Field key={source} label={`Limit for ${source}`}>
+                  <input
+                    type="number"
+                    min={0}
+                    required
+                    value={draft.collection_limits[source]}
+                    onInput={(e) =>
+                      setDraft({
+                        ...draft,
+                        collection_limits: { ...draft.collection_limits, [source]: Number(e.currentTarget.value) },
+                      })
+                    }
+                  />
+                </Field>
+              ))}
             {number('collection_interval_minutes', 'Collect every (minutes)')}
             {number('auto_expiration_days', 'Expire after (days)')}
             {number('max_posts_per_run', 'Posts per run')}

@@ -71,7 +71,14 @@ export function UsersPanel() {
   const [selected, setSelected] = useState<string[]>([]);
   const [viewing, setViewing] = useState<User | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const list = useApi<{ users: User[]; total: number }>('/api/admin/users', { search: search.trim() || undefined, role, status, subscriptionTier: tier, page, limit: PAGE });
+  const list = useApi<{ users: User[]; total: number }>('/api/admin/users', {
+    search: search.trim() || undefined,
+    role,
+    status,
+    subscriptionTier: tier,
+    page,
+    limit: PAGE,
+  });
   const action = useAction();
   const filter = (set: (value: string) => void) => (e: { currentTarget: { value: string } }) => {
     set(e.currentTarget.value);
@@ -81,24 +88,39 @@ export function UsersPanel() {
   const pages = list.data ? Math.max(1, Math.ceil(list.data.total / PAGE)) : 1;
 
   const setUserStatus = async (user: User, next: 'active' | 'suspended') => {
-    const done = await action.run(() => api(`/api/admin/users/${user.id}`, { method: 'PATCH', body: { status: next } }));
+    const done = await action.run(() =>
+      api(`/api/admin/users/${user.id}`, { method: 'PATCH', body: { status: next } }),
+    );
     if (done) setMessage(`${user.email} is now ${next}.`);
     await list.reload();
   };
   const resetPassword = async (user: User) => {
-    if (!confirm(`Reset the password of ${user.email}? Their sessions end and the new password is e-mailed to them.`)) return;
-    const done = await action.run(() => api<{ emailSent: boolean }>('/api/admin/users/reset-password', { method: 'POST', query: { userId: user.id, email: user.email, sendEmail: true } }));
+    if (!confirm(`Reset the password of ${user.email}? Their sessions end and the new password is e-mailed to them.`))
+      return;
+    const done = await action.run(() =>
+      api<{ emailSent: boolean }>('/api/admin/users/reset-password', {
+        method: 'POST',
+        query: { userId: user.id, email: user.email, sendEmail: true },
+      }),
+    );
     if (done) setMessage(`The password of ${user.email} was reset${done.emailSent ? ' and e-mailed to them' : ''}.`);
   };
   const bulk = async (kind: 'activate' | 'suspend' | 'delete' | 'export') => {
     if (kind === 'delete' && !confirm(`Delete ${selected.length} users?`)) return;
-    const done = await action.run(() => api<{ processed: number; skipped: { reason: string }[]; notFound: string[]; exportUrl?: string }>('/api/admin/users/bulk-action', { method: 'POST', body: { userIds: selected, action: kind } }));
+    const done = await action.run(() =>
+      api<{ processed: number; skipped: { reason: string }[]; notFound: string[]; exportUrl?: string }>(
+        '/api/admin/users/bulk-action',
+        { method: 'POST', body: { userIds: selected, action: kind } },
+      ),
+    );
     if (!done) return;
     if (kind === 'export' && done.exportUrl) {
       await action.run(() => download(done.exportUrl!, 'users.csv'));
       setMessage(`Exported ${done.processed} users as CSV.`);
     } else {
-      setMessage(`${kind}: ${done.processed} processed${done.skipped.length ? `, ${done.skipped.length} skipped (${done.skipped.map((s) => s.reason).join('; ')})` : ''}${done.notFound.length ? `, ${done.notFound.length} not found` : ''}.`);
+      setMessage(
+        `${kind}: ${done.processed} processed${done.skipped.length ? `, ${done.skipped.length} skipped (${done.skipped.map((s) => s.reason).join('; ')})` : ''}${done.notFound.length ? `, ${done.notFound.length} not found` : ''}.`,
+      );
     }
     setSelected([]);
     await list.reload();
@@ -141,7 +163,13 @@ export function UsersPanel() {
         <fieldset class="row" aria-label="Bulk actions">
           <span class="muted">{`${selected.length} selected`}</span>
           {(['activate', 'suspend', 'delete', 'export'] as const).map((kind) => (
-            <button type="button" key={kind} class={kind === 'delete' ? 'danger' : 'ghost'} disabled={selected.length === 0 || action.pending} onClick={() => void bulk(kind)}>
+            <button
+              type="button"
+              key={kind}
+              class={kind === 'delete' ? 'danger' : 'ghost'}
+              disabled={selected.length === 0 || action.pending}
+              onClick={() => void bulk(kind)}
+            >
               {kind === 'export' ? 'Export CSV' : `${kind[0]!.toUpperCase()}${kind.slice(1)} selected`}
             </button>
           ))}
@@ -161,12 +189,27 @@ export function UsersPanel() {
               rowKey={(u) => u.id}
               rowClass={(u) => (selected.includes(u.id) ? 'selected' : undefined)}
               columns={[
-                { key: 'select', label: 'Select', render: (u) => <input type="checkbox" aria-label={`Select ${u.email}`} checked={selected.includes(u.id)} onChange={(e) => toggle(u.id, e.currentTarget.checked)} /> },
+                {
+                  key: 'select',
+                  label: 'Select',
+                  render: (u) => (
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${u.email}`}
+                      checked={selected.includes(u.id)}
+                      onChange={(e) => toggle(u.id, e.currentTarget.checked)}
+                    />
+                  ),
+                },
                 { key: 'email', label: 'E-mail', render: (u) => u.email },
                 { key: 'name', label: 'Name', render: (u) => `${u.firstName} ${u.lastName}`.trim() },
                 { key: 'role', label: 'Role', render: (u) => u.role },
                 { key: 'tier', label: 'Tier', render: (u) => u.subscriptionTier },
-                { key: 'status', label: 'Status', render: (u) => <span class={u.status === 'active' ? '' : 'down'}>{u.status}</span> },
+                {
+                  key: 'status',
+                  label: 'Status',
+                  render: (u) => <span class={u.status === 'active' ? '' : 'down'}>{u.status}</span>,
+                },
                 { key: '2fa', label: 'Two-factor', render: (u) => (u.twoFactorEnabled ? 'on' : 'off') },
                 { key: 'trades', label: 'Trades', numeric: true, render: (u) => num(u.totalTrades, 0) },
                 { key: 'login', label: 'Last sign-in', render: (u) => time(u.lastLogin) },
@@ -176,18 +219,38 @@ export function UsersPanel() {
                   render: (u) => (
                     <div class="row">
                       {u.status === 'active' ? (
-                        <button type="button" class="ghost" aria-label={`Suspend ${u.email}`} onClick={() => void setUserStatus(u, 'suspended')}>
+                        <button
+                          type="button"
+                          class="ghost"
+                          aria-label={`Suspend ${u.email}`}
+                          onClick={() => void setUserStatus(u, 'suspended')}
+                        >
                           Suspend
                         </button>
                       ) : (
-                        <button type="button" class="ghost" aria-label={`Activate ${u.email}`} onClick={() => void setUserStatus(u, 'active')}>
+                        <button
+                          type="button"
+                          class="ghost"
+                          aria-label={`Activate ${u.email}`}
+                          onClick={() => void setUserStatus(u, 'active')}
+                        >
                           Activate
                         </button>
                       )}
-                      <button type="button" class="ghost" aria-label={`Reset password of ${u.email}`} onClick={() => void resetPassword(u)}>
+                      <button
+                        type="button"
+                        class="ghost"
+                        aria-label={`Reset password of ${u.email}`}
+                        onClick={() => void resetPassword(u)}
+                      >
                         Reset password
                       </button>
-                      <button type="button" class="ghost" aria-label={`Activity of ${u.email}`} onClick={() => setViewing(u)}>
+                      <button
+                        type="button"
+                        class="ghost"
+                        aria-label={`Activity of ${u.email}`}
+                        onClick={() => setViewing(u)}
+                      >
                         Activity
                       </button>
                     </div>

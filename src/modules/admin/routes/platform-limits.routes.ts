@@ -8,7 +8,10 @@ import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
 
-export function platformLimitsRoutes(deps: { service: PlatformLimitsService; guards: Guards }): FastifyPluginAsyncTypebox {
+export function platformLimitsRoutes(deps: {
+  service: PlatformLimitsService;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { service, guards } = deps;
   return async function routes(app) {
     app.get(

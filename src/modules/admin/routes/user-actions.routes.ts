@@ -30,7 +30,7 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
           operationId: 'bulkUserAction',
           summary: 'Act on many users at once',
           description:
-            'Unknown ids are reported in `notFound` and do not fail the request. `suspend` and `delete` revoke the sessions of each user (refused from their next request); the acting admin\'s own account is never suspended or deleted (reported in `skipped`). `export` stores a CSV of the users found and answers `exportUrl`, downloadable with an admin token for 24 hours. Each changed user gets an audit entry.',
+            "Unknown ids are reported in `notFound` and do not fail the request. `suspend` and `delete` revoke the sessions of each user (refused from their next request); the acting admin's own account is never suspended or deleted (reported in `skipped`). `export` stores a CSV of the users found and answers `exportUrl`, downloadable with an admin token for 24 hours. Each changed user gets an audit entry.",
           security,
           body: BulkActionBody,
           response: { 200: BulkActionResult, ...errorResponses(401, 403) },

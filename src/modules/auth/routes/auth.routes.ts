@@ -29,7 +29,13 @@ import type { ApiTokensService } from '../api-tokens.service.ts';
 
 const tags = ['auth'];
 
-export function authRoutes(deps: { service: AuthService; passwords: PasswordService; twoFactor: TwoFactorService; apiTokens: ApiTokensService; guards: Guards }): FastifyPluginAsyncTypebox {
+export function authRoutes(deps: {
+  service: AuthService;
+  passwords: PasswordService;
+  twoFactor: TwoFactorService;
+  apiTokens: ApiTokensService;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { service, passwords, twoFactor, apiTokens, guards } = deps;
   return async function routes(app) {
     const client = (request: { ip: string; headers: Record<string, unknown> }) => ({
@@ -99,7 +105,8 @@ export function authRoutes(deps: { service: AuthService; passwords: PasswordServ
           tags,
           operationId: 'logout',
           summary: 'Revoke the current session',
-          description: 'Ends the session of the presented access token: its refresh token stops working at once, its access tokens within about 2 seconds on every instance.',
+          description:
+            'Ends the session of the presented access token: its refresh token stops working at once, its access tokens within about 2 seconds on every instance.',
           security: bearerSecurity,
           response: { 200: Success, ...errorResponses(401, 403) },
         },
@@ -225,7 +232,7 @@ export function authRoutes(deps: { service: AuthService; passwords: PasswordServ
           operationId: 'stepUpSecondFactor',
           summary: 'Present a second factor again; answers a fresh token pair',
           description:
-            'For what moves money or guards the account (exchange credentials, the password, API tokens): with two-factor on, those need a second factor presented within `STEP_UP_MAX_AGE_MINUTES` (default 10), which access tokens carry as `auth_time` and `amr` (kept through refresh). A right current `code` marks this session and answers a new token pair whose access token carries it. A wrong or reused code: 401, counted in the login throttle (429 beyond it); two-factor not on: 409; an identity provider\'s token (no session of ours): 403.',
+            "For what moves money or guards the account (exchange credentials, the password, API tokens): with two-factor on, those need a second factor presented within `STEP_UP_MAX_AGE_MINUTES` (default 10), which access tokens carry as `auth_time` and `amr` (kept through refresh). A right current `code` marks this session and answers a new token pair whose access token carries it. A wrong or reused code: 401, counted in the login throttle (429 beyond it); two-factor not on: 409; an identity provider's token (no session of ours): 403.",
           security: bearerSecurity,
           body: TwoFactorCodeBody,
           response: { 200: TokenPair, ...errorResponses(401, 403, 409, 429) },
@@ -267,7 +274,8 @@ export function authRoutes(deps: { service: AuthService; passwords: PasswordServ
           tags,
           operationId: 'listApiTokens',
           summary: 'Your API tokens (never the tokens themselves)',
-          description: 'The tokens that are neither revoked nor expired, oldest first, with when each was last used (to the minute).',
+          description:
+            'The tokens that are neither revoked nor expired, oldest first, with when each was last used (to the minute).',
           security: bearerSecurity,
           response: { 200: ApiTokenList, ...errorResponses(401, 403) },
         },
@@ -283,7 +291,8 @@ export function authRoutes(deps: { service: AuthService; passwords: PasswordServ
           tags,
           operationId: 'revokeApiToken',
           summary: 'Revoke an API token',
-          description: 'The token is refused from now on, on every instance (tokens are checked against the database on each request). 404 for a token that is not yours, or already revoked.',
+          description:
+            'The token is refused from now on, on every instance (tokens are checked against the database on each request). 404 for a token that is not yours, or already revoked.',
           security: bearerSecurity,
           params: ApiTokenIdParams,
           response: { 204: Type.Null({ description: 'Revoked.' }), ...errorResponses(401, 403, 404) },
@@ -303,7 +312,8 @@ export function authRoutes(deps: { service: AuthService; passwords: PasswordServ
           tags,
           operationId: 'getCurrentUser',
           summary: 'The signed-in account',
-          description: 'Every authenticated request re-checks the account and session; a suspension or logout takes effect within about 2 seconds.',
+          description:
+            'Every authenticated request re-checks the account and session; a suspension or logout takes effect within about 2 seconds.',
           security: bearerSecurity,
           response: { 200: Account, ...errorResponses(401, 403) },
         },

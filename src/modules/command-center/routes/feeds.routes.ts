@@ -16,7 +16,11 @@ import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin: command center'];
 
-export function feedRoutes(deps: { intel: IntelService; agents: AgentsService; guards: Guards }): FastifyPluginAsyncTypebox {
+export function feedRoutes(deps: {
+  intel: IntelService;
+  agents: AgentsService;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { intel, agents, guards } = deps;
   return async function routes(app) {
     const common = { onRequest: guards.requireAdmin };

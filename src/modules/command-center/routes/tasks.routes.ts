@@ -17,7 +17,6 @@ import type { TasksService } from '../tasks.service.ts';
 const tags = ['admin: command center'];
 const base = '/api/admin/command-center/tasks';
 
-
 export function taskRoutes(deps: { service: TasksService; guards: Guards }): FastifyPluginAsyncTypebox {
   const { service, guards } = deps;
   return async function routes(app) {
@@ -110,7 +109,8 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
           response: { 201: TaskComment, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.addComment(request.params.task_id, request.body, actorOf(request))),
+      async (request, reply) =>
+        reply.code(201).send(await service.addComment(request.params.task_id, request.body, actorOf(request))),
     );
   };
 }

@@ -6,7 +6,10 @@ import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.t
 import type { JobsModule } from '../../jobs/index.ts';
 import { JobParams, JobStarted } from '../console.schemas.ts';
 
-export function consoleJobsRoutes(deps: { jobs: Pick<JobsModule, 'startRun'>; guards: Guards }): FastifyPluginAsyncTypebox {
+export function consoleJobsRoutes(deps: {
+  jobs: Pick<JobsModule, 'startRun'>;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { jobs, guards } = deps;
   return async function routes(app) {
     app.post(
@@ -17,7 +20,8 @@ export function consoleJobsRoutes(deps: { jobs: Pick<JobsModule, 'startRun'>; gu
           tags: ['console'],
           operationId: 'consoleRunJobNow',
           summary: 'Run a scheduled job now (admins)',
-          description: 'Starts the job as POST /api/scheduled/<job> does and answers once the run is recorded: 202 with `running`, or 200 with `skipped` when another run of it is in progress. Its progress and result are at GET /api/scheduled/health and on the dashboard.',
+          description:
+            'Starts the job as POST /api/scheduled/<job> does and answers once the run is recorded: 202 with `running`, or 200 with `skipped` when another run of it is in progress. Its progress and result are at GET /api/scheduled/health and on the dashboard.',
           security: bearerSecurity,
           params: JobParams,
           response: { 200: JobStarted, 202: JobStarted, ...errorResponses(401, 403) },
@@ -25,7 +29,9 @@ export function consoleJobsRoutes(deps: { jobs: Pick<JobsModule, 'startRun'>; gu
       },
       async (request, reply) => {
         const { outcome } = await jobs.startRun(request.params.job_name, 'http');
-        return reply.code(outcome.status === 'running' ? 202 : 200).send({ run_id: outcome.runId, status: outcome.status });
+        return reply
+          .code(outcome.status === 'running' ? 202 : 200)
+          .send({ run_id: outcome.runId, status: outcome.status });
       },
     );
   };

@@ -12,11 +12,16 @@ import { clearedRefreshCookie, readRefreshCookie, refreshCookie, sameOriginReque
 import { ConsoleAccess, ConsoleLoginAnswer, ConsoleSignedOut, CsrfHeaders } from '../console.schemas.ts';
 
 const tags = ['console'];
-const CSRF_NOTE = ' Needs the header `x-console-request: 1` (422 without it) and, when the browser sends an Origin, this origin (403 otherwise).';
+const CSRF_NOTE =
+  ' Needs the header `x-console-request: 1` (422 without it) and, when the browser sends an Origin, this origin (403 otherwise).';
 
 type TokenPair = { access_token: string; token_type: 'bearer'; expires_in: number; refresh_token: string };
 
-export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | 'verifySecondFactor' | 'refresh' | 'stepUp' | 'logout'>; guards: Guards; refreshTtlSeconds: number }): FastifyPluginAsyncTypebox {
+export function consoleSessionRoutes(deps: {
+  auth: Pick<AuthService, 'login' | 'verifySecondFactor' | 'refresh' | 'stepUp' | 'logout'>;
+  guards: Guards;
+  refreshTtlSeconds: number;
+}): FastifyPluginAsyncTypebox {
   const { auth, guards, refreshTtlSeconds } = deps;
   const secure = (request: FastifyRequest) => request.protocol === 'https';
   const client = (request: FastifyRequest) => ({
@@ -30,7 +35,10 @@ export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | '
   };
   /** Sets the cookie and answers the access token only. */
   const issue = (request: FastifyRequest, reply: FastifyReply, pair: TokenPair) => {
-    void reply.header('set-cookie', refreshCookie(pair.refresh_token, { maxAgeSeconds: refreshTtlSeconds, secure: secure(request) }));
+    void reply.header(
+      'set-cookie',
+      refreshCookie(pair.refresh_token, { maxAgeSeconds: refreshTtlSeconds, secure: secure(request) }),
+    );
     void reply.header('cache-control', 'no-store');
     return { access_token: pair.access_token, token_type: pair.token_type, expires_in: pair.expires_in };
   };
@@ -120,7 +128,8 @@ export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | '
           response: { 200: ConsoleAccess, ...errorResponses(401, 403, 409, 429) },
         },
       },
-      async (request, reply) => issue(request, reply, await auth.stepUp(currentUser(request), request.body, client(request))),
+      async (request, reply) =>
+        issue(request, reply, await auth.stepUp(currentUser(request), request.body, client(request))),
     );
 
     app.post(
@@ -152,4 +161,3 @@ export function consoleSessionRoutes(deps: { auth: Pick<AuthService, 'login' | '
     );
   };
 }
-

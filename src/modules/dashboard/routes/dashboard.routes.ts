@@ -13,7 +13,11 @@ const EXPOSURE =
   'a credential-bearing URL or a dependency version. A deployment should still put /api/v1/dashboard behind its ' +
   'gateway (VPN, SSO proxy or IP allow-list).';
 
-export function dashboardRoutes(services: { overview: OverviewService; agents: AgentsService; integrations: IntegrationsService }): FastifyPluginAsyncTypebox {
+export function dashboardRoutes(services: {
+  overview: OverviewService;
+  agents: AgentsService;
+  integrations: IntegrationsService;
+}): FastifyPluginAsyncTypebox {
   return async function routes(app) {
     app.get(
       `${base}/overview`,

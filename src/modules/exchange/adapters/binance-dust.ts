@@ -2,7 +2,8 @@
 // and binance.us's GET /sapi/v1/asset/query/dust-assets.
 import type { DustAsset, DustAssets } from './venue-gateway.ts';
 
-const text = (value: unknown): string | null => (value === undefined || value === null || value === '' ? null : String(value));
+const text = (value: unknown): string | null =>
+  value === undefined || value === null || value === '' ? null : String(value);
 
 /** `{details:[{asset, assetFullName, amountFree, toBTC, toBNB, toBNBOffExchange, exchange}], totalTransferBtc, totalTransferBNB, dribbletPercentage}` */
 export function mapDustBtc(answer: Record<string, unknown>): DustAssets {

@@ -67,8 +67,13 @@ export function rewriteUrls(node: unknown, rewrite: (url: string) => string): vo
 }
 
 /** The rewrite for one venue: prefix replacement for the Binance hosts, a new origin for others. */
-export function urlRewriter(venue: string, hostname: string | undefined, settings: CcxtClientSettings): ((url: string) => string) | undefined {
-  const binanceTarget = venue === 'binance' ? settings.binanceApiUrl : venue === 'binanceus' ? settings.binanceUsApiUrl : undefined;
+export function urlRewriter(
+  venue: string,
+  hostname: string | undefined,
+  settings: CcxtClientSettings,
+): ((url: string) => string) | undefined {
+  const binanceTarget =
+    venue === 'binance' ? settings.binanceApiUrl : venue === 'binanceus' ? settings.binanceUsApiUrl : undefined;
   const defaultHost = DEFAULT_HOSTS[venue as Venue];
   if (binanceTarget !== undefined && defaultHost !== undefined) {
     if (binanceTarget === defaultHost) return undefined;
@@ -132,7 +137,10 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     const cached = await cache.wrap<CachedMarkets>(`exchange:markets:v1:${venue}`, MARKETS_TTL_MS, async () => {
       const loader = await instantiate(venue);
       await loader.loadMarkets();
-      return { markets: Object.values(loader.markets ?? {}), currencies: loader.currencies as Record<string, unknown> | undefined };
+      return {
+        markets: Object.values(loader.markets ?? {}),
+        currencies: loader.currencies as Record<string, unknown> | undefined,
+      };
     });
     const template = await instantiate(venue);
     template.setMarkets(cached.markets as never, cached.currencies as never);

@@ -47,7 +47,11 @@ export function venueMessage(venue: string, message: string): VenueMessage {
 }
 
 export function stripUrls(text: string): string {
-  return text.replace(/\b(?:GET|POST|PUT|DELETE)\s+https?:\/\/\S+/g, '').replace(/https?:\/\/\S+/g, '').replace(/\s{2,}/g, ' ').trim();
+  return text
+    .replace(/\b(?:GET|POST|PUT|DELETE)\s+https?:\/\/\S+/g, '')
+    .replace(/https?:\/\/\S+/g, '')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
 }
 
 /**
@@ -55,10 +59,14 @@ export function stripUrls(text: string): string {
  * unknown key, a request from an IP outside the key's whitelist and a missing permission, so that
  * answer stays `invalid_key` and the detail names all three.
  */
-export function classifyAuthRefusal(message: VenueMessage, permissionDenied: boolean): Extract<VenueFailure, 'invalid_key' | 'ip_not_whitelisted' | 'missing_permission'> {
+export function classifyAuthRefusal(
+  message: VenueMessage,
+  permissionDenied: boolean,
+): Extract<VenueFailure, 'invalid_key' | 'ip_not_whitelisted' | 'missing_permission'> {
   const text = message.text;
   if (String(message.code) === '-2015' || /API-key, IP, or permissions/i.test(text)) return 'invalid_key';
-  if (/\bip\b[^.]*\b(white-?list|allow-?list|not allowed|unmatched|not in|restricted|bound)/i.test(text)) return 'ip_not_whitelisted';
+  if (/\bip\b[^.]*\b(white-?list|allow-?list|not allowed|unmatched|not in|restricted|bound)/i.test(text))
+    return 'ip_not_whitelisted';
   if (/(white-?list|allow-?list)[^.]*\bip\b/i.test(text)) return 'ip_not_whitelisted';
   if (permissionDenied || /permission/i.test(text)) return 'missing_permission';
   return 'invalid_key';
@@ -100,13 +108,21 @@ export function toVenueError(
     );
   }
   if (is(error, classes.InvalidNonce)) {
-    return new VenueError(venue, 'clock_skew', `${venue} rejected the request time even after resynchronising the clock: ${said}`, { cause });
+    return new VenueError(
+      venue,
+      'clock_skew',
+      `${venue} rejected the request time even after resynchronising the clock: ${said}`,
+      { cause },
+    );
   }
   if (is(error, classes.RequestTimeout)) {
     return new VenueError(venue, 'timeout', `${venue} did not answer in time`, { cause });
   }
   if (is(error, classes.ExchangeNotAvailable)) {
-    return new VenueError(venue, 'maintenance', `${venue} is unavailable: ${said}`, { retryAfterSeconds: retryAfter, cause });
+    return new VenueError(venue, 'maintenance', `${venue} is unavailable: ${said}`, {
+      retryAfterSeconds: retryAfter,
+      cause,
+    });
   }
   if (is(error, classes.NetworkError)) {
     // Only the socket error's code: the rest names hosts and ports of our network (proxies, fakes).

@@ -2,7 +2,14 @@
 // decimal strings (the instance parses numbers as strings for them); floats only for display data.
 import type { Balances, MarketInterface, Ticker, Trade, Transaction } from 'ccxt';
 import { Decimal } from 'decimal.js';
-import type { FeeTokenBurn, VenueBalance, VenueMarket, VenueTicker, VenueTrade, VenueTransfer } from './venue-gateway.ts';
+import type {
+  FeeTokenBurn,
+  VenueBalance,
+  VenueMarket,
+  VenueTicker,
+  VenueTrade,
+  VenueTransfer,
+} from './venue-gateway.ts';
 
 export function numberOrNull(value: unknown): number | null {
   if (value === null || value === undefined || value === '') return null;
@@ -104,6 +111,9 @@ export function toVenueTransfer(t: Transaction): VenueTransfer {
 export function toBurn(answer: Record<string, unknown>): FeeTokenBurn {
   return {
     spot: answer.spotBNBBurn === true || answer.spotBNBBurn === 'true',
-    interest: answer.interestBNBBurn === undefined ? null : answer.interestBNBBurn === true || answer.interestBNBBurn === 'true',
+    interest:
+      answer.interestBNBBurn === undefined
+        ? null
+        : answer.interestBNBBurn === true || answer.interestBNBBurn === 'true',
   };
 }

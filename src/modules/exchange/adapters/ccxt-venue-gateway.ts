@@ -7,7 +7,15 @@ import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.domain.ts';
 import { createCcxtClients, type CcxtClientDeps, type CcxtClients, type ClientOptions } from './ccxt-clients.ts';
 import { toVenueError } from './ccxt-errors.ts';
 import { mapDustBtc, mapUsDustAssets } from './binance-dust.ts';
-import { numberOrNull, toBalances, toBurn, toVenueMarket, toVenueTicker, toVenueTrade, toVenueTransfer } from './ccxt-mappers.ts';
+import {
+  numberOrNull,
+  toBalances,
+  toBurn,
+  toVenueMarket,
+  toVenueTicker,
+  toVenueTrade,
+  toVenueTransfer,
+} from './ccxt-mappers.ts';
 import {
   VenueError,
   type CallOptions,
@@ -81,9 +89,7 @@ export class CcxtVenueGateway implements VenueGateway {
 
   async markets(venue: Venue, options: CallOptions = {}): Promise<VenueMarket[]> {
     return this.call(venue, { timeoutMs: options.timeoutMs }, async (exchange) =>
-      (Object.values(exchange.markets ?? {}) as MarketInterface[])
-        .filter((m) => m?.spot)
-        .map(toVenueMarket),
+      (Object.values(exchange.markets ?? {}) as MarketInterface[]).filter((m) => m?.spot).map(toVenueMarket),
     );
   }
 
@@ -123,72 +129,122 @@ export class CcxtVenueGateway implements VenueGateway {
   }
 
   async keyCheck(venue: Venue, credentials: VenueCredentials): Promise<{ currencies: number; scope: KeyScope }> {
-    return this.call(venue, { credentials }, async (exchange) => {
-      const balances = await exchange.fetchBalance();
-      const currencies = toBalances(balances).length;
-      const info = balances.info as Record<string, unknown> | undefined;
-      if (venue === 'binance') {
-        const r = await (exchange as unknown as Sapi).sapiGetAccountApiRestrictions!();
-        return {
-          currencies,
-          scope: {
-            permissions: { read: r.enableReading === true, trade: r.enableSpotAndMarginTrading === true, withdraw: r.enableWithdrawals === true },
-            ipRestricted: r.ipRestrict === true,
-            source: 'apiRestrictions',
-          },
-        };
-      }
-      if (venue === 'binanceus' && info && typeof info.canTrade === 'boolean') {
-        // binance.us has no apiRestrictions; the account answer says what the key may do.
-        const scope = { permissions: { read: true, trade: info.canTrade === true, withdraw: info.canWithdraw === true }, ipRestricted: null, source: 'account' };
-        return { currencies, scope };
-      }
-      return { currencies, scope: { permissions: null, ipRestricted: null, source: null } };
-    }, true);
+    return this.call(
+      venue,
+      { credentials },
+      async (exchange) => {
+        const balances = await exchange.fetchBalance();
+        const currencies = toBalances(balances).length;
+        const info = balances.info as Record<string, unknown> | undefined;
+        if (venue === 'binance') {
+          const r = await (exchange as unknown as Sapi).sapiGetAccountApiRestrictions!();
+          return {
+            currencies,
+            scope: {
+              permissions: {
+                read: r.enableReading === true,
+                trade: r.enableSpotAndMarginTrading === true,
+                withdraw: r.enableWithdrawals === true,
+              },
+              ipRestricted: r.ipRestrict === true,
+              source: 'apiRestrictions',
+            },
+          };
+        }
+        if (venue === 'binanceus' && info && typeof info.canTrade === 'boolean') {
+          // binance.us has no apiRestrictions; the account answer says what the key may do.
+          const scope = {
+            permissions: { read: true, trade: info.canTrade === true, withdraw: info.canWithdraw === true },
+            ipRestricted: null,
+            source: 'account',
+          };
+          return { currencies, scope };
+        }
+        return { currencies, scope: { permissions: null, ipRestricted: null, source: null } };
+      },
+      true,
+    );
   }
 
   async myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, page: TradePage): Promise<VenueTrade[]> {
     // ccxt passes extra parameters through: Binance's fromId continues exactly after the last stored id.
     const params = page.fromId !== undefined ? { fromId: page.fromId } : {};
-    return this.call(venue, { credentials }, async (exchange) => (await exchange.fetchMyTrades(symbol, page.since, page.limit, params)).map(toVenueTrade), true);
+    return this.call(
+      venue,
+      { credentials },
+      async (exchange) => (await exchange.fetchMyTrades(symbol, page.since, page.limit, params)).map(toVenueTrade),
+      true,
+    );
   }
 
-  async transfers(venue: Venue, credentials: VenueCredentials, type: 'deposit' | 'withdrawal', window: { since: number; until: number; limit: number }): Promise<VenueTransfer[]> {
+  async transfers(
+    venue: Venue,
+    credentials: VenueCredentials,
+    type: 'deposit' | 'withdrawal',
+    window: { since: number; until: number; limit: number },
+  ): Promise<VenueTransfer[]> {
     // ccxt sets Binance's endTime to since + 90 days (withdrawals ignore `until`): endTime is passed through instead.
     const params = { endTime: window.until, until: window.until };
-    return this.call(venue, { credentials }, async (exchange) => {
-      const rows = type === 'deposit'
-        ? await exchange.fetchDeposits(undefined, window.since, window.limit, params)
-        : await exchange.fetchWithdrawals(undefined, window.since, window.limit, params);
-      return rows.map(toVenueTransfer);
-    }, true);
+    return this.call(
+      venue,
+      { credentials },
+      async (exchange) => {
+        const rows =
+          type === 'deposit'
+            ? await exchange.fetchDeposits(undefined, window.since, window.limit, params)
+            : await exchange.fetchWithdrawals(undefined, window.since, window.limit, params);
+        return rows.map(toVenueTransfer);
+      },
+      true,
+    );
   }
 
   async feeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials) {
     this.requireGlobalBinance(venue, 'Fee-token burn');
-    return this.call(venue, { credentials }, async (exchange) => toBurn(await (exchange as unknown as Sapi).sapiGetBnbBurn!()), true);
+    return this.call(
+      venue,
+      { credentials },
+      async (exchange) => toBurn(await (exchange as unknown as Sapi).sapiGetBnbBurn!()),
+      true,
+    );
   }
 
   async setFeeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials, spot: boolean) {
     this.requireGlobalBinance(venue, 'Fee-token burn');
     // Binance reads spotBNBBurn as the strings "true"/"false".
-    return this.call(venue, { credentials }, async (exchange) =>
-      toBurn(await (exchange as unknown as Sapi).sapiPostBnbBurn!({ spotBNBBurn: spot ? 'true' : 'false' })), true);
+    return this.call(
+      venue,
+      { credentials },
+      async (exchange) =>
+        toBurn(await (exchange as unknown as Sapi).sapiPostBnbBurn!({ spotBNBBurn: spot ? 'true' : 'false' })),
+      true,
+    );
   }
 
   async dustAssets(venue: BinanceVenue, credentials: VenueCredentials) {
-    return this.call(venue, { credentials }, async (exchange) => {
-      const sapi = exchange as unknown as Sapi;
-      if (venue === 'binance') return mapDustBtc(await sapi.sapiPostAssetDustBtc!({ accountType: 'SPOT' }));
-      return mapUsDustAssets(await sapi.sapiGetAssetQueryDustAssets!({ toAsset: FEE_TOKEN }));
-    }, true);
+    return this.call(
+      venue,
+      { credentials },
+      async (exchange) => {
+        const sapi = exchange as unknown as Sapi;
+        if (venue === 'binance') return mapDustBtc(await sapi.sapiPostAssetDustBtc!({ accountType: 'SPOT' }));
+        return mapUsDustAssets(await sapi.sapiGetAssetQueryDustAssets!({ toAsset: FEE_TOKEN }));
+      },
+      true,
+    );
   }
 
   private requireGlobalBinance(venue: BinanceVenue, what: string): void {
-    if (venue !== 'binance') throw new VenueError(venue, 'not_supported', `${what} is not supported on ${venue}; use exchange=binance`);
+    if (venue !== 'binance')
+      throw new VenueError(venue, 'not_supported', `${what} is not supported on ${venue}; use exchange=binance`);
   }
 
-  private async call<T>(venue: Venue, options: ClientOptions, run: (exchange: Exchange) => Promise<T>, exactNumbers = false): Promise<T> {
+  private async call<T>(
+    venue: Venue,
+    options: ClientOptions,
+    run: (exchange: Exchange) => Promise<T>,
+    exactNumbers = false,
+  ): Promise<T> {
     let exchange: Exchange | undefined;
     try {
       exchange = await this.clients.client(venue, options);
@@ -209,7 +265,11 @@ export class CcxtVenueGateway implements VenueGateway {
     }
   }
 
-  private async fail(venue: Venue, exchange: Exchange | undefined, error: unknown): Promise<VenueError | BudgetRefusal> {
+  private async fail(
+    venue: Venue,
+    exchange: Exchange | undefined,
+    error: unknown,
+  ): Promise<VenueError | BudgetRefusal> {
     if (error instanceof BudgetRefusal) return error;
     const classes = await this.clients.errorClasses();
     return toVenueError(classes, venue, error, exchange?.last_response_headers as Record<string, string> | undefined);

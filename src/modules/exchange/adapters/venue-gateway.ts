@@ -154,7 +154,12 @@ export interface VenueGateway {
   /** One page of the key's fills on a market, oldest first: from a venue trade id (Binance) or from an instant. */
   myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, page: TradePage): Promise<VenueTrade[]>;
   /** The key's deposits or withdrawals in [since, until] (ms; Binance: at most 90 days apart), at most `limit`. */
-  transfers(venue: Venue, credentials: VenueCredentials, type: 'deposit' | 'withdrawal', window: { since: number; until: number; limit: number }): Promise<VenueTransfer[]>;
+  transfers(
+    venue: Venue,
+    credentials: VenueCredentials,
+    type: 'deposit' | 'withdrawal',
+    window: { since: number; until: number; limit: number },
+  ): Promise<VenueTransfer[]>;
   feeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials): Promise<FeeTokenBurn>;
   setFeeTokenBurn(venue: BinanceVenue, credentials: VenueCredentials, spot: boolean): Promise<FeeTokenBurn>;
   dustAssets(venue: BinanceVenue, credentials: VenueCredentials): Promise<DustAssets>;
@@ -204,7 +209,8 @@ export class VenueError extends AppError {
   ) {
     const { code, type } = FAILURES[failure];
     const headers: Record<string, string> = {};
-    if (options.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(options.retryAfterSeconds)));
+    if (options.retryAfterSeconds !== undefined)
+      headers['retry-after'] = String(Math.max(1, Math.ceil(options.retryAfterSeconds)));
     super(code, detail, { headers, cause: options.cause });
     this.name = 'VenueError';
     this.errorType = type;

@@ -2,13 +2,23 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createBalancesService } from '../balances.service.ts';
-import { BalanceHistory, BalanceHistoryQuery, BalanceQuery, BalanceResponse, BalanceSyncQuery, BalanceSyncResult } from '../balances.schemas.ts';
+import {
+  BalanceHistory,
+  BalanceHistoryQuery,
+  BalanceQuery,
+  BalanceResponse,
+  BalanceSyncQuery,
+  BalanceSyncResult,
+} from '../balances.schemas.ts';
 import { tags } from '../common.schemas.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 
-export function balancesRoutes(deps: { balances: ReturnType<typeof createBalancesService>; guards: Guards }): FastifyPluginAsyncTypebox {
+export function balancesRoutes(deps: {
+  balances: ReturnType<typeof createBalancesService>;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { balances, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
@@ -45,7 +55,7 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
           summary: 'Fetch your balance from the venue and store a snapshot',
           description:
             'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, network, exchange). No credential for the venue is a 404. ' +
-            'When the venue\'s shared request-weight budget is used up, or a 429/418 from the venue pauses every call to it, nothing is sent and the answer is 503 with Retry-After.',
+            "When the venue's shared request-weight budget is used up, or a 429/418 from the venue pauses every call to it, nothing is sent and the answer is 503 with Retry-After.",
           querystring: BalanceSyncQuery,
           response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },
@@ -57,7 +67,14 @@ export function balancesRoutes(deps: { balances: ReturnType<typeof createBalance
       '/api/exchange/balance/history',
       {
         onRequest,
-        schema: { tags, security, operationId: 'getBalanceHistory', summary: 'Stored snapshots of one currency, newest first', querystring: BalanceHistoryQuery, response: { 200: BalanceHistory, ...errorResponses(401, 403) } },
+        schema: {
+          tags,
+          security,
+          operationId: 'getBalanceHistory',
+          summary: 'Stored snapshots of one currency, newest first',
+          querystring: BalanceHistoryQuery,
+          response: { 200: BalanceHistory, ...errorResponses(401, 403) },
+        },
       },
       async (request) => {
         const { exchange, currency, start_date, end_date, limit } = request.query;

@@ -11,33 +11,67 @@ const security = bearerSecurity;
 const venueErrors = errorResponses(400, 401, 403, 404, 429, 502, 503, 504);
 const venueOf = (value: BinanceVenue | undefined) => value ?? (DEFAULT_VENUE as BinanceVenue);
 
-export function binanceAccountRoutes(deps: { account: ReturnType<typeof createBinanceAccountService>; guards: Guards }): FastifyPluginAsyncTypebox {
+export function binanceAccountRoutes(deps: {
+  account: ReturnType<typeof createBinanceAccountService>;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { account, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
-    const burnDescription = 'Global Binance only (GET/POST /sapi/v1/bnbBurn with your binance credential); binanceus has no such setting and answers 400 saying so.';
+    const burnDescription =
+      'Global Binance only (GET/POST /sapi/v1/bnbBurn with your binance credential); binanceus has no such setting and answers 400 saying so.';
 
-    app.get('/api/exchange/feetoken-burn', {
-      onRequest,
-      schema: { tags, security, operationId: 'getFeeTokenBurn', summary: 'Whether spot fees are paid with the fee token (BNB)', description: burnDescription, querystring: BinanceVenueQuery, response: { 200: FeeTokenBurn, ...venueErrors } },
-    }, async (request) => account.feeTokenBurn(venueOf(request.query.exchange), actorOf(request)));
-
-    app.post('/api/exchange/feetoken-burn', {
-      onRequest,
-      schema: { tags, security, operationId: 'setFeeTokenBurn', summary: 'Pay spot fees with the fee token (BNB), or stop', description: burnDescription, body: FeeTokenBurnBody, response: { 200: FeeTokenBurn, ...venueErrors } },
-    }, async (request) => account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, actorOf(request)));
-
-    app.get('/api/exchange/dust-assets', {
-      onRequest,
-      schema: {
-        tags,
-        security,
-        operationId: 'listDustAssets',
-        summary: 'Small balances convertible into the fee token (BNB)',
-        description: 'binance: POST /sapi/v1/asset/dust-btc; binanceus: GET /sapi/v1/asset/query/dust-assets; with your credential for that venue.',
-        querystring: BinanceVenueQuery,
-        response: { 200: DustAssets, ...venueErrors },
+    app.get(
+      '/api/exchange/feetoken-burn',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          operationId: 'getFeeTokenBurn',
+          summary: 'Whether spot fees are paid with the fee token (BNB)',
+          description: burnDescription,
+          querystring: BinanceVenueQuery,
+          response: { 200: FeeTokenBurn, ...venueErrors },
+        },
       },
-    }, async (request) => account.dustAssets(venueOf(request.query.exchange), actorOf(request)));
+      async (request) => account.feeTokenBurn(venueOf(request.query.exchange), actorOf(request)),
+    );
+
+    app.post(
+      '/api/exchange/feetoken-burn',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          operationId: 'setFeeTokenBurn',
+          summary: 'Pay spot fees with the fee token (BNB), or stop',
+          description: burnDescription,
+          body: FeeTokenBurnBody,
+          response: { 200: FeeTokenBurn, ...venueErrors },
+        },
+      },
+      async (request) =>
+        account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, actorOf(request)),
+    );
+
+    app.get(
+      '/api/exchange/dust-assets',
+      {
+        onRequest,
+        schema: {
+          tags,
+          security,
+          operationId: 'listDustAssets',
+          summary: 'Small balances convertible into the fee token (BNB)',
+          description:
+            'binance: POST /sapi/v1/asset/dust-btc; binanceus: GET /sapi/v1/asset/query/dust-assets; with your credential for that venue.',
+          querystring: BinanceVenueQuery,
+          response: { 200: DustAssets, ...venueErrors },
+        },
+      },
+      async (request) => account.dustAssets(venueOf(request.query.exchange), actorOf(request)),
+    );
   };
 }

@@ -20,7 +20,11 @@ import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 
-export function credentialsRoutes(deps: { credentials: CredentialsService; validation: ReturnType<typeof createValidationService>; guards: Guards }): FastifyPluginAsyncTypebox {
+export function credentialsRoutes(deps: {
+  credentials: CredentialsService;
+  validation: ReturnType<typeof createValidationService>;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { credentials, validation, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
@@ -29,7 +33,14 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       '/api/exchange/credentials',
       {
         onRequest,
-        schema: { tags, security, operationId: 'listCredentials', summary: 'Your exchange credentials (never the keys)', querystring: CredentialListQuery, response: { 200: CredentialList, ...errorResponses(401, 403) } },
+        schema: {
+          tags,
+          security,
+          operationId: 'listCredentials',
+          summary: 'Your exchange credentials (never the keys)',
+          querystring: CredentialListQuery,
+          response: { 200: CredentialList, ...errorResponses(401, 403) },
+        },
       },
       async (request) => credentials.list(actorOf(request).id, request.query.exchange_name),
     );
@@ -43,7 +54,8 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           security,
           operationId: 'createCredential',
           summary: 'Store an exchange API key (encrypted)',
-          description: 'Key, secret and passphrase are sealed with AES-256-GCM and never returned. The credential starts as `pending` until a venue call or POST /api/exchange/validate with the same key judges it. A second credential of the same name on the same venue is a 409. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor required"; POST /api/auth/2fa/step-up).',
+          description:
+            'Key, secret and passphrase are sealed with AES-256-GCM and never returned. The credential starts as `pending` until a venue call or POST /api/exchange/validate with the same key judges it. A second credential of the same name on the same venue is a 409. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor required"; POST /api/auth/2fa/step-up).',
           body: CredentialCreateBody,
           response: { 201: Credential, ...errorResponses(401, 403, 409) },
         },
@@ -55,7 +67,14 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
-        schema: { tags, security, operationId: 'getCredential', summary: 'One of your credentials, with the masked key', params: CredentialIdParams, response: { 200: CredentialDetail, ...errorResponses(401, 403, 404) } },
+        schema: {
+          tags,
+          security,
+          operationId: 'getCredential',
+          summary: 'One of your credentials, with the masked key',
+          params: CredentialIdParams,
+          response: { 200: CredentialDetail, ...errorResponses(401, 403, 404) },
+        },
       },
       async (request) => credentials.get(actorOf(request).id, request.params.credential_id),
     );
@@ -69,7 +88,8 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           security,
           operationId: 'updateCredential',
           summary: 'Change a credential',
-          description: 'New key, secret or passphrase reset the validation to `pending`. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor required"; POST /api/auth/2fa/step-up).',
+          description:
+            'New key, secret or passphrase reset the validation to `pending`. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor required"; POST /api/auth/2fa/step-up).',
           params: CredentialIdParams,
           body: CredentialUpdateBody,
           response: { 200: Credential, ...errorResponses(401, 403, 404, 409) },
@@ -82,7 +102,14 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
-        schema: { tags, security, operationId: 'deleteCredential', summary: 'Delete a credential', params: CredentialIdParams, response: { 200: DeleteResult, ...errorResponses(401, 403, 404) } },
+        schema: {
+          tags,
+          security,
+          operationId: 'deleteCredential',
+          summary: 'Delete a credential',
+          params: CredentialIdParams,
+          response: { 200: DeleteResult, ...errorResponses(401, 403, 404) },
+        },
       },
       async (request) => credentials.remove(request.params.credential_id, actorOf(request)),
     );
@@ -97,7 +124,7 @@ export function credentialsRoutes(deps: { credentials: CredentialsService; valid
           operationId: 'validateApiKey',
           summary: 'Try an API key against its venue',
           description:
-            'Reads the balance with the key; on binance also GET /sapi/v1/account/apiRestrictions for read/trade/withdraw and IP restriction (binanceus: the account\'s canTrade/canWithdraw). A refusal is a 200 with `valid: false` and a `cause`; a key refused by one Binance venue but accepted by the other is `wrong_venue`. Your stored credentials holding the same key get the verdict.',
+            "Reads the balance with the key; on binance also GET /sapi/v1/account/apiRestrictions for read/trade/withdraw and IP restriction (binanceus: the account's canTrade/canWithdraw). A refusal is a 200 with `valid: false` and a `cause`; a key refused by one Binance venue but accepted by the other is `wrong_venue`. Your stored credentials holding the same key get the verdict.",
           body: ValidateBody,
           response: { 200: ValidationResult, ...errorResponses(401, 403, 503) },
         },

@@ -2,14 +2,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { tags } from '../common.schemas.ts';
-import { TradeList, TradeStats, TradeStatsQuery, TradeSyncQuery, TradeSyncResult, TradesQuery } from '../trades.schemas.ts';
+import {
+  TradeList,
+  TradeStats,
+  TradeStatsQuery,
+  TradeSyncQuery,
+  TradeSyncResult,
+  TradesQuery,
+} from '../trades.schemas.ts';
 import type { createTradesService } from '../trades.service.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
 const date = (value: string | undefined) => (value ? new Date(value) : undefined);
 
-export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesService>; guards: Guards }): FastifyPluginAsyncTypebox {
+export function tradesRoutes(deps: {
+  trades: ReturnType<typeof createTradesService>;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { trades, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
@@ -18,11 +28,26 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       '/api/exchange/trades',
       {
         onRequest,
-        schema: { tags, security, operationId: 'listTrades', summary: 'Your stored trades, newest first', querystring: TradesQuery, response: { 200: TradeList, ...errorResponses(401, 403) } },
+        schema: {
+          tags,
+          security,
+          operationId: 'listTrades',
+          summary: 'Your stored trades, newest first',
+          querystring: TradesQuery,
+          response: { 200: TradeList, ...errorResponses(401, 403) },
+        },
       },
       async (request) => {
         const q = request.query;
-        return trades.list({ userId: actorOf(request).id, venue: q.exchange, symbol: q.symbol, start: date(q.start_date), end: date(q.end_date), limit: q.limit, offset: q.offset });
+        return trades.list({
+          userId: actorOf(request).id,
+          venue: q.exchange,
+          symbol: q.symbol,
+          start: date(q.start_date),
+          end: date(q.end_date),
+          limit: q.limit,
+          offset: q.offset,
+        });
       },
     );
 
@@ -37,17 +62,21 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
           summary: 'Fetch your trades from the venue and store the new ones',
           description:
             'Each pair continues after the newest trade stored for the credential (Binance fromId; elsewhere from its time), one page of at most `limit` per call, ' +
-            'so any number of new trades arrives over repeated syncs and none is skipped; `has_more` and each pair\'s `next_cursor` say whether and where the next continues. ' +
-            'A pair\'s first sync starts TRADE_SYNC_HORIZON_DAYS back (365 by default); `since` starts elsewhere. ' +
+            "so any number of new trades arrives over repeated syncs and none is skipped; `has_more` and each pair's `next_cursor` say whether and where the next continues. " +
+            "A pair's first sync starts TRADE_SYNC_HORIZON_DAYS back (365 by default); `since` starts elsewhere. " +
             'Trades already stored (same venue, pair and venue trade id) are counted in trades_duplicate, never stored twice. A venue failure answers 200 with success false, error and error_type; a pair the venue does not list is a 404. ' +
-            'When the venue\'s shared request-weight budget is used up, or a 429/418 pauses every call to it, nothing more is sent and the answer is 503 with Retry-After (trades stored before it are kept).',
+            "When the venue's shared request-weight budget is used up, or a 429/418 pauses every call to it, nothing more is sent and the answer is 503 with Retry-After (trades stored before it are kept).",
           querystring: TradeSyncQuery,
           response: { 200: TradeSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },
       },
       async (request) => {
         const q = request.query;
-        return trades.sync(q.exchange, { credentialId: q.credential_id, symbol: q.symbol, since: date(q.since), limit: q.limit }, actorOf(request));
+        return trades.sync(
+          q.exchange,
+          { credentialId: q.credential_id, symbol: q.symbol, since: date(q.since), limit: q.limit },
+          actorOf(request),
+        );
       },
     );
 
@@ -55,11 +84,23 @@ export function tradesRoutes(deps: { trades: ReturnType<typeof createTradesServi
       '/api/exchange/trades/stats',
       {
         onRequest,
-        schema: { tags, security, operationId: 'getTradeStats', summary: 'Counts and exact sums over your stored trades', querystring: TradeStatsQuery, response: { 200: TradeStats, ...errorResponses(401, 403) } },
+        schema: {
+          tags,
+          security,
+          operationId: 'getTradeStats',
+          summary: 'Counts and exact sums over your stored trades',
+          querystring: TradeStatsQuery,
+          response: { 200: TradeStats, ...errorResponses(401, 403) },
+        },
       },
       async (request) => {
         const q = request.query;
-        return trades.stats({ userId: actorOf(request).id, venue: q.exchange, start: date(q.start_date), end: date(q.end_date) });
+        return trades.stats({
+          userId: actorOf(request).id,
+          venue: q.exchange,
+          start: date(q.start_date),
+          end: date(q.end_date),
+        });
       },
     );
   };

@@ -9,7 +9,10 @@ import type { createTransfersService } from '../transfers.service.ts';
 const security = bearerSecurity;
 const date = (value: string | undefined) => (value ? new Date(value) : undefined);
 
-export function transfersRoutes(deps: { transfers: ReturnType<typeof createTransfersService>; guards: Guards }): FastifyPluginAsyncTypebox {
+export function transfersRoutes(deps: {
+  transfers: ReturnType<typeof createTransfersService>;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { transfers, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
@@ -29,7 +32,15 @@ export function transfersRoutes(deps: { transfers: ReturnType<typeof createTrans
       },
       async (request) => {
         const q = request.query;
-        return transfers.list({ userId: actorOf(request).id, venue: q.exchange, type: q.type, start: date(q.start_date), end: date(q.end_date), limit: q.limit, offset: q.offset });
+        return transfers.list({
+          userId: actorOf(request).id,
+          venue: q.exchange,
+          type: q.type,
+          start: date(q.start_date),
+          end: date(q.end_date),
+          limit: q.limit,
+          offset: q.offset,
+        });
       },
     );
 
@@ -46,7 +57,7 @@ export function transfersRoutes(deps: { transfers: ReturnType<typeof createTrans
             'ccxt fetchDeposits and fetchWithdrawals (Binance: /sapi/v1/capital/deposit/hisrec and /sapi/v1/capital/withdraw/history), in windows of at most 90 days, ' +
             'from where the last sync of the credential stopped (a first sync from TRADE_SYNC_HORIZON_DAYS back; `since` starts elsewhere), at most 5 windows per type and call: ' +
             '`has_more` says whether to sync again. A record already stored only has its status updated. A venue failure answers 200 with success false, error and error_type. ' +
-            'When the venue\'s shared request-weight budget is used up, or a 429/418 pauses every call to it, nothing more is sent and the answer is 503 with Retry-After (records stored before it are kept).',
+            "When the venue's shared request-weight budget is used up, or a 429/418 pauses every call to it, nothing more is sent and the answer is 503 with Retry-After (records stored before it are kept).",
           querystring: TransferSyncQuery,
           response: { 200: TransferSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },

@@ -3,7 +3,9 @@ import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
 
 export interface CleanupDeviceSessionsDeps {
-  auth: { deleteStaleSessions(now: Date): Promise<{ expired: number; revoked: number; idle: number; deleted: number }> };
+  auth: {
+    deleteStaleSessions(now: Date): Promise<{ expired: number; revoked: number; idle: number; deleted: number }>;
+  };
   idleDays: number;
 }
 
@@ -16,7 +18,10 @@ export const CleanupDeviceSessionsResult = Type.Object({
 });
 export type CleanupDeviceSessionsResult = Static<typeof CleanupDeviceSessionsResult>;
 
-export async function cleanupDeviceSessions(deps: CleanupDeviceSessionsDeps, now: Date): Promise<CleanupDeviceSessionsResult> {
+export async function cleanupDeviceSessions(
+  deps: CleanupDeviceSessionsDeps,
+  now: Date,
+): Promise<CleanupDeviceSessionsResult> {
   return { ...(await deps.auth.deleteStaleSessions(now)), idle_days: deps.idleDays };
 }
 

@@ -12,7 +12,10 @@ export const CleanupExpiredTokensResult = Type.Object({
 });
 export type CleanupExpiredTokensResult = Static<typeof CleanupExpiredTokensResult>;
 
-export async function cleanupExpiredTokens(deps: CleanupExpiredTokensDeps, now: Date): Promise<CleanupExpiredTokensResult> {
+export async function cleanupExpiredTokens(
+  deps: CleanupExpiredTokensDeps,
+  now: Date,
+): Promise<CleanupExpiredTokensResult> {
   return deps.auth.deleteDeadTokens(now);
 }
 

@@ -8,11 +8,16 @@ export interface CleanupGracePeriodsDeps {
 
 export const CleanupGracePeriodsResult = Type.Object({
   downgraded: Type.Integer({ description: 'Users moved from a paid tier to `free`.' }),
-  cleared: Type.Integer({ description: 'Ended grace periods cleared (the downgraded users and free users who still had a date).' }),
+  cleared: Type.Integer({
+    description: 'Ended grace periods cleared (the downgraded users and free users who still had a date).',
+  }),
 });
 export type CleanupGracePeriodsResult = Static<typeof CleanupGracePeriodsResult>;
 
-export async function cleanupGracePeriods(deps: CleanupGracePeriodsDeps, now: Date): Promise<CleanupGracePeriodsResult> {
+export async function cleanupGracePeriods(
+  deps: CleanupGracePeriodsDeps,
+  now: Date,
+): Promise<CleanupGracePeriodsResult> {
   return deps.users.endExpiredGracePeriods(now);
 }
 

@@ -20,7 +20,10 @@ interface Reminder {
 }
 
 export interface RotateApiKeysDeps {
-  providerKeys: { reencryptAll(): Promise<ReencryptCounts>; rotationReminders(now: Date, withinDays: number): Promise<Reminder[]> };
+  providerKeys: {
+    reencryptAll(): Promise<ReencryptCounts>;
+    rotationReminders(now: Date, withinDays: number): Promise<Reminder[]>;
+  };
   exchangeCredentials: { reencryptAll(): Promise<ReencryptCounts> };
   /** Users' sealed TOTP secrets (decision 140). */
   twoFactorSecrets: { reencryptAll(): Promise<ReencryptCounts> };
@@ -33,7 +36,9 @@ const Counts = (what: string) =>
     {
       scanned: Type.Integer({ description: `Stored ${what} looked at.` }),
       reencrypted: Type.Integer({ description: 'Re-sealed under the current encryption key in this run.' }),
-      unreadable: Type.Integer({ description: 'Sealed under an encryption key no longer configured: skipped, to be entered again.' }),
+      unreadable: Type.Integer({
+        description: 'Sealed under an encryption key no longer configured: skipped, to be entered again.',
+      }),
     },
     { description: `Re-encryption of ${what}.` },
   );
@@ -46,7 +51,9 @@ export const RotateApiKeysResult = Type.Object({
     {
       due: Type.Integer({ description: `Active provider keys overdue or due within ${ROTATION_WINDOW_DAYS} days.` }),
       overdue: Type.Integer({ description: 'Of those, the ones already overdue.' }),
-      notification_queued: Type.Boolean({ description: 'Whether this run queued the chat notification (at most one per UTC day).' }),
+      notification_queued: Type.Boolean({
+        description: 'Whether this run queued the chat notification (at most one per UTC day).',
+      }),
     },
     { description: 'Provider keys due for rotation.' },
   ),

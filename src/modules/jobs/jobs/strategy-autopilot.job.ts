@@ -80,7 +80,10 @@ async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Stati
       );
       const failure = settled.find((outcome) => outcome.status === 'rejected');
       if (failure) throw failure.reason;
-      prices = settled.map((outcome) => (outcome as PromiseFulfilledResult<number | null>).value) as [number | null, number | null];
+      prices = settled.map((outcome) => (outcome as PromiseFulfilledResult<number | null>).value) as [
+        number | null,
+        number | null,
+      ];
     } catch (error) {
       // An unknown symbol (404) or a refused window (422) will not get better; an upstream failure may.
       const permanent = error instanceof AppError && error.status < 500;
@@ -88,14 +91,19 @@ async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Stati
       else counts.market_failures += 1;
       deps.logger.warn({ err: error, intelId: event.id, symbol: event.symbol }, 'intel event left unscored');
       // Recorded, so the next run tries events never tried first: a pile of unscorable ones never blocks newer events.
-      const reason = permanent ? `the venue cannot price ${event.symbol}: ${(error as AppError).message}` : 'the market data source failed';
+      const reason = permanent
+        ? `the venue cannot price ${event.symbol}: ${(error as AppError).message}`
+        : 'the market data source failed';
       await deps.intel.recordScoringFailure(event.id, { unscorable: permanent, reason });
       continue;
     }
     const [atDetection, atHorizon] = prices;
     if (atDetection === null || atHorizon === null) {
       counts.unscorable += 1;
-      await deps.intel.recordScoringFailure(event.id, { unscorable: true, reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${atDetection === null ? 'detection' : 'the horizon'}` });
+      await deps.intel.recordScoringFailure(event.id, {
+        unscorable: true,
+        reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${atDetection === null ? 'detection' : 'the horizon'}`,
+      });
       continue;
     }
     await deps.intel.recordOutcome(event.id, outcomePct(atDetection, atHorizon));
@@ -108,7 +116,10 @@ export async function strategyAutopilot(deps: StrategyAutopilotDeps, now: Date):
   const intel = await scoreIntel(deps, now);
   const { paper_transition_per_hour: limit } = await deps.platformLimits();
   const paper = await deps.strategies.evaluatePaper(now, limit);
-  return { intel, strategies: paper.evaluated === 0 ? { ...paper, note: 'no strategies in paper trading; evaluated none' } : paper };
+  return {
+    intel,
+    strategies: paper.evaluated === 0 ? { ...paper, note: 'no strategies in paper trading; evaluated none' } : paper,
+  };
 }
 
 /**
@@ -127,7 +138,7 @@ export const strategyAutopilotJob = defineJob({
   description:
     `(1) For up to ${INTEL_BATCH} market-intel events whose horizon has passed and that have no outcome yet (never-tried first, then oldest first), ` +
     "`outcome_pct` = the market's move in percent from the last 1-minute close known at `detected_at` to the last one known at the horizon " +
-    '(`expires_at`, or detection + 24 h), with the market\'s sign: the intel summary counts a call correct when that sign matches its direction. ' +
+    "(`expires_at`, or detection + 24 h), with the market's sign: the intel summary counts a call correct when that sign matches its direction. " +
     'An event whose candles cannot be fetched stays unscored, is counted, and gets its `scoring_error`; later runs try it after the events never tried, ' +
     'and after 3 runs in which the venue could not price it (symbol not listed, no candle) it is given up. (2) Strategies in `paper` that meet every ' +
     'promotion rule (≥ 14 days in paper, ≥ 30 paper trades, return > 0 %, max drawdown ≤ 10 %, win rate ≥ 0.5) move to `live`, longest ' +

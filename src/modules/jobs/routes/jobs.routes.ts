@@ -4,7 +4,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Detail, errorResponses, iso } from '../../../platform/http/schemas.ts';
 import type { JobRunner, RunOutcome } from '../job-runner.ts';
-import { IDEMPOTENCY_HEADER, JobFailed, JobRunAnswer, JobRunRecord, JobSecretHeaders, JobsHealth, JobTriggerHeaders, RunIdParams } from '../jobs.schemas.ts';
+import {
+  IDEMPOTENCY_HEADER,
+  JobFailed,
+  JobRunAnswer,
+  JobRunRecord,
+  JobSecretHeaders,
+  JobsHealth,
+  JobTriggerHeaders,
+  RunIdParams,
+} from '../jobs.schemas.ts';
 import type { JobsService } from '../jobs.service.ts';
 import { SECRET_HEADER } from '../secret-guard.ts';
 import { securityOf } from '../../../platform/http/openapi.ts';
@@ -17,7 +26,7 @@ const GUARD_NOTE =
   '`GET /api/scheduled/runs/{run_id}` (or the health route) tells its outcome: `succeeded`, `partial` (some units failed), or `failed` ' +
   '(it threw, or every unit it tried failed). A trigger covered by another run answers **200** with `status: skipped`, the `reason` and ' +
   '`covered_by`: one that arrives while a run is in progress, or within the trigger window after a run started (JOB_TRIGGER_WINDOW_SECONDS, ' +
-  'by the database\'s clock, on one instance or several). With an `Idempotency-Key`, the same key of the same job answers the run it ' +
+  "by the database's clock, on one instance or several). With an `Idempotency-Key`, the same key of the same job answers the run it " +
   'answered first, as recorded now (202 while it runs, else 200), and starts nothing. When the run cannot even be recorded (the database ' +
   'is down) it answers 503 `{"detail": "<job> failed: <safe message>", "run_id": null}`.';
 
@@ -37,9 +46,14 @@ export function toAnswer(outcome: RunOutcome) {
 }
 
 /** `rotate-api-keys` → `runRotateApiKeys`: the client method that triggers the job. */
-const operationIdOf = (job: string) => `run${job.replace(/(^|[^a-z0-9])([a-z0-9])/g, (_m, _separator, letter: string) => letter.toUpperCase())}`;
+const operationIdOf = (job: string) =>
+  `run${job.replace(/(^|[^a-z0-9])([a-z0-9])/g, (_m, _separator, letter: string) => letter.toUpperCase())}`;
 
-export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guard: (request: FastifyRequest) => Promise<void> }): FastifyPluginAsyncTypebox {
+export function jobsRoutes(deps: {
+  runner: JobRunner;
+  service: JobsService;
+  guard: (request: FastifyRequest) => Promise<void>;
+}): FastifyPluginAsyncTypebox {
   const { runner, service, guard } = deps;
   return async function routes(app) {
     for (const job of runner.jobs) {
@@ -60,9 +74,14 @@ export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guar
           },
         },
         async (request, reply) => {
-          const { outcome } = await runner.start(job.name, 'http', { idempotencyKey: request.headers[IDEMPOTENCY_HEADER] });
+          const { outcome } = await runner.start(job.name, 'http', {
+            idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
+          });
           if (outcome.runId === null) {
-            return reply.code(503).send({ detail: `${job.name} failed: ${outcome.status === 'failed' ? outcome.error : 'the run could not be recorded'}`, run_id: null });
+            return reply.code(503).send({
+              detail: `${job.name} failed: ${outcome.status === 'failed' ? outcome.error : 'the run could not be recorded'}`,
+              run_id: null,
+            });
           }
           return reply.code(outcome.status === 'running' ? 202 : 200).send(toAnswer(outcome));
         },
@@ -80,7 +99,7 @@ export function jobsRoutes(deps: { runner: JobRunner; service: JobsService; guar
           summary: 'One run of a scheduled job',
           description:
             'The run a trigger answered with (`run_id`): its status (`running` until it ends), when it started and ended, its units ' +
-            '(total, succeeded, failed) for a job that works unit by unit, the error of a failed run, and the job\'s result.' +
+            "(total, succeeded, failed) for a job that works unit by unit, the error of a failed run, and the job's result." +
             SECRET_NOTE +
             ' An unknown run is 404; a run id that is not a UUID is 422.',
           headers: JobSecretHeaders,

@@ -20,7 +20,6 @@ export interface LiveFeedOptions {
   random?: () => number;
 }
 
-
 /** Each reconnect waits between half and all of the doubled delay. */
 const RECONNECT_JITTER = [0.5, 1] as const;
 
@@ -137,12 +136,19 @@ export function createBinanceLiveFeed(options: LiveFeedOptions): LivePriceFeed {
       if (status !== 'idle' && status !== 'stopped') return;
       status = 'idle';
       connect();
-      watchdog = setInterval(() => {
-        if (socket && status === 'connected' && now() - Math.max(lastMessageAt ?? 0, connectedSince ?? 0) > silenceMs) {
-          lastError = `no message for ${silenceMs} ms`;
-          socket.terminate();
-        }
-      }, Math.max(1_000, silenceMs / 3));
+      watchdog = setInterval(
+        () => {
+          if (
+            socket &&
+            status === 'connected' &&
+            now() - Math.max(lastMessageAt ?? 0, connectedSince ?? 0) > silenceMs
+          ) {
+            lastError = `no message for ${silenceMs} ms`;
+            socket.terminate();
+          }
+        },
+        Math.max(1_000, silenceMs / 3),
+      );
       watchdog.unref();
     },
 

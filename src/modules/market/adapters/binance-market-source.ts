@@ -39,7 +39,8 @@ export function createBinanceMarketSource(client: UpstreamClient): SpotMarketSou
     try {
       return await call();
     } catch (error) {
-      const body = error instanceof UpstreamHttpError ? (error.upstreamBody as { code?: number } | undefined) : undefined;
+      const body =
+        error instanceof UpstreamHttpError ? (error.upstreamBody as { code?: number } | undefined) : undefined;
       if (body?.code === INVALID_SYMBOL) throw notFound(`Unknown symbol: ${symbol}`);
       throw error;
     }

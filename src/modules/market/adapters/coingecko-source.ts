@@ -15,7 +15,8 @@ export function describeCoinGeckoError(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const record = body as { error?: unknown; status?: { error_message?: unknown; error_code?: unknown } };
   if (typeof record.error === 'string') return record.error;
-  if (record.status?.error_message) return `${String(record.status.error_message)} (code ${String(record.status.error_code)})`;
+  if (record.status?.error_message)
+    return `${String(record.status.error_message)} (code ${String(record.status.error_code)})`;
   return undefined;
 }
 
@@ -66,7 +67,9 @@ export function createCoinGeckoSource(client: UpstreamClient): AssetMarketSource
         totalMarketCapUsd: usd(data.total_market_cap),
         totalVolumeUsd: usd(data.total_volume),
         marketCapPercentage: Object.fromEntries(
-          Object.entries((data.market_cap_percentage ?? {}) as Record<string, unknown>).flatMap(([k, v]) => (num(v) === null ? [] : [[k, v as number]])),
+          Object.entries((data.market_cap_percentage ?? {}) as Record<string, unknown>).flatMap(([k, v]) =>
+            num(v) === null ? [] : [[k, v as number]],
+          ),
         ),
         marketCapChangePercentage24hUsd: num(data.market_cap_change_percentage_24h_usd),
         updatedAt: num(data.updated_at),

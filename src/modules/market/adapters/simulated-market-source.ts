@@ -24,7 +24,14 @@ const PAIRS: [string, string, number, number, number][] = [
   ['SOL', 'BTC', 0.0023, 60_000, 200_000],
 ];
 const NAMES: Record<string, string> = {
-  BTC: 'Bitcoin', ETH: 'Ethereum', BNB: 'BNB', SOL: 'Solana', XRP: 'XRP', ADA: 'Cardano', DOGE: 'Dogecoin', LINK: 'Chainlink',
+  BTC: 'Bitcoin',
+  ETH: 'Ethereum',
+  BNB: 'BNB',
+  SOL: 'Solana',
+  XRP: 'XRP',
+  ADA: 'Cardano',
+  DOGE: 'Dogecoin',
+  LINK: 'Chainlink',
 };
 const DAY = 86_400_000;
 
@@ -107,7 +114,10 @@ export function createSimulatedSpotSource(clock: Clock): SpotMarketSource {
     },
     async orderBook(symbol, limit) {
       const last = priceAt(indexOf(symbol), now());
-      const level = (side: 1 | -1, i: number): [string, string] => [fixed(last * (1 + side * 0.0001 * (i + 1))), fixed(0.5 + i * 0.25)];
+      const level = (side: 1 | -1, i: number): [string, string] => [
+        fixed(last * (1 + side * 0.0001 * (i + 1))),
+        fixed(0.5 + i * 0.25),
+      ];
       return {
         lastUpdateId: Math.floor(now() / 1000),
         bids: Array.from({ length: limit }, (_, i) => level(-1, i)),

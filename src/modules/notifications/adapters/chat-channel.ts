@@ -45,7 +45,11 @@ export function createWebhookChatChannel(options: {
     format,
     async post(message, signal) {
       const left = waitUntil - clock.now().getTime();
-      if (left > 0) throw new RateLimited(`not sent: the chat webhook asked us to wait (HTTP 429), ${Math.ceil(left / 1000)} s left`, left);
+      if (left > 0)
+        throw new RateLimited(
+          `not sent: the chat webhook asked us to wait (HTTP 429), ${Math.ceil(left / 1000)} s left`,
+          left,
+        );
       const payload = format === 'discord' ? toDiscord(message, clock.now()) : toSlack(message);
       let status: number;
       let headers: Headers;
@@ -63,7 +67,11 @@ export function createWebhookChatChannel(options: {
       } catch (error) {
         if (signal?.aborted) throw new DeliveryAborted('chat post stopped: the outbox worker is stopping');
         const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-        throw new RetryLater(timedOut ? `chat webhook did not answer within ${timeoutMs} ms` : `chat webhook unreachable: ${describe(error)}`);
+        throw new RetryLater(
+          timedOut
+            ? `chat webhook did not answer within ${timeoutMs} ms`
+            : `chat webhook unreachable: ${describe(error)}`,
+        );
       }
       if (status >= 200 && status < 300) return `delivered: ${format} webhook answered HTTP ${status}`;
       const reason = `chat webhook answered HTTP ${status}${body.trim() ? ` ${body.trim().slice(0, 200)}` : ''}`;

@@ -35,7 +35,12 @@ export function createRecordOnlyMailer(): Mailer {
   return { configured: false, send: async () => MAIL_RECORDED_ONLY, verify: async () => null };
 }
 
-export function createSmtpMailer(options: { smtpUrl: string; from: string; timeoutMs?: number; verifyTimeoutMs?: number }): Mailer {
+export function createSmtpMailer(options: {
+  smtpUrl: string;
+  from: string;
+  timeoutMs?: number;
+  verifyTimeoutMs?: number;
+}): Mailer {
   const timeout = options.timeoutMs ?? 15_000;
   // A check must not hold a socket for the 15 s a send may take: a transport of its own, with every
   // phase (connect, greeting, each reply) bounded a little under the dashboard's 3 s probe limit, so
@@ -61,7 +66,13 @@ export function createSmtpMailer(options: { smtpUrl: string; from: string; timeo
     configured: true,
     async send(mail, signal) {
       try {
-        const sending = transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+        const sending = transport.sendMail({
+          from: options.from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+        });
         const info = signal ? await abortable(sending, signal) : await sending;
         return `delivered: smtp accepted ${info.messageId}`;
       } catch (error) {

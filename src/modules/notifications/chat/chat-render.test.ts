@@ -34,7 +34,14 @@ describe('chat text rules', () => {
   it('refuses a stored message without source, title or text', () => {
     assert.equal(parseChatMessage({ title: 't', text: 'x' }), undefined);
     assert.equal(parseChatMessage({ source: 's', title: 't', text: 'x', level: 'loud' }), undefined);
-    assert.deepEqual(parseChatMessage({ source: 's', title: 't', text: 'x', url: null }), { source: 's', title: 't', text: 'x', level: undefined, url: undefined, fields: undefined });
+    assert.deepEqual(parseChatMessage({ source: 's', title: 't', text: 'x', url: null }), {
+      source: 's',
+      title: 't',
+      text: 'x',
+      level: undefined,
+      url: undefined,
+      fields: undefined,
+    });
   });
 });
 
@@ -46,9 +53,19 @@ describe('Slack rendering', () => {
   it('splits fields into sections of ten and omits the text section and button when absent', () => {
     const fields = Array.from({ length: 25 }, (_, i) => ({ name: `f${i}`, value: String(i) }));
     const payload = toSlack({ source: 'jobs', title: '', text: '  ', fields, url: 'ftp://example.com' });
-    assert.deepEqual(payload.blocks.map((b) => b.type), ['header', 'section', 'section', 'section', 'context']);
-    assert.deepEqual(payload.blocks.slice(1, 4).map((b) => (b.fields as unknown[]).length), [10, 10, 5]);
-    assert.equal((payload.blocks[0]!.text as { text: string }).text, 'ℹ️ jobs', 'an empty title falls back to the source');
+    assert.deepEqual(
+      payload.blocks.map((b) => b.type),
+      ['header', 'section', 'section', 'section', 'context'],
+    );
+    assert.deepEqual(
+      payload.blocks.slice(1, 4).map((b) => (b.fields as unknown[]).length),
+      [10, 10, 5],
+    );
+    assert.equal(
+      (payload.blocks[0]!.text as { text: string }).text,
+      'ℹ️ jobs',
+      'an empty title falls back to the source',
+    );
     assert.equal(payload.text, 'ℹ️ jobs');
   });
 
@@ -71,8 +88,22 @@ describe('Discord rendering', () => {
   });
 
   it('marks short field values inline and long ones not', () => {
-    const { embeds } = toDiscord({ source: 's', title: 'T', text: 'x', fields: [{ name: 'a', value: 'short' }, { name: 'b', value: 'l'.repeat(60) }] }, at);
-    assert.deepEqual(embeds[0].fields.map((f) => f.inline), [true, false]);
+    const { embeds } = toDiscord(
+      {
+        source: 's',
+        title: 'T',
+        text: 'x',
+        fields: [
+          { name: 'a', value: 'short' },
+          { name: 'b', value: 'l'.repeat(60) },
+        ],
+      },
+      at,
+    );
+    assert.deepEqual(
+      embeds[0].fields.map((f) => f.inline),
+      [true, false],
+    );
   });
 });
 
@@ -86,7 +117,10 @@ describe('chat 429 waits', () => {
 
   it('reads Retry-After seconds or a date, clamps to an hour, and defaults to 30 s', () => {
     assert.equal(retryAfterMs(headers({ 'retry-after': '7' }), 'rate_limited', at), 7000);
-    assert.equal(retryAfterMs(headers({ 'retry-after': new Date(at.getTime() + 12_000).toUTCString() }), '', at), 12_000);
+    assert.equal(
+      retryAfterMs(headers({ 'retry-after': new Date(at.getTime() + 12_000).toUTCString() }), '', at),
+      12_000,
+    );
     assert.equal(retryAfterMs(headers({ 'retry-after': '999999' }), '', at), 3_600_000);
     assert.equal(retryAfterMs(headers({}), '', at), 30_000);
   });

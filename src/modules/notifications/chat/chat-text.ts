@@ -47,7 +47,10 @@ export function parseChatMessage(payload: Record<string, unknown>): ChatMessage 
   if (typeof source !== 'string' || typeof title !== 'string' || typeof text !== 'string') return undefined;
   if (level !== undefined && !(typeof level === 'string' && level in LEVEL_EMOJI)) return undefined;
   if (url !== undefined && url !== null && typeof url !== 'string') return undefined;
-  if (fields !== undefined && !(Array.isArray(fields) && fields.every((f) => f && typeof f.name === 'string' && typeof f.value === 'string'))) {
+  if (
+    fields !== undefined &&
+    !(Array.isArray(fields) && fields.every((f) => f && typeof f.name === 'string' && typeof f.value === 'string'))
+  ) {
     return undefined;
   }
   return {

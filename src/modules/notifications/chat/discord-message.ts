@@ -21,7 +21,16 @@ export interface DiscordPayload {
   allowed_mentions: { parse: [] };
 }
 
-export const DISCORD_LIMITS = { content: 2000, title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, embed: 6000 };
+export const DISCORD_LIMITS = {
+  content: 2000,
+  title: 256,
+  description: 4096,
+  fields: 25,
+  fieldName: 256,
+  fieldValue: 1024,
+  footer: 2048,
+  embed: 6000,
+};
 
 export const LEVEL_COLOR: Record<ChatLevel, number> = {
   info: 0x3498db,
@@ -56,7 +65,10 @@ export function toDiscord(message: ChatMessage, at: Date): DiscordPayload {
   if (url) embed.url = url;
   // The whole embed shares 6000 characters: the text comes first, fields take what is left.
   if (message.text.trim()) {
-    embed.description = truncate(message.text, Math.min(DISCORD_LIMITS.description, DISCORD_LIMITS.embed - embedLength(embed)));
+    embed.description = truncate(
+      message.text,
+      Math.min(DISCORD_LIMITS.description, DISCORD_LIMITS.embed - embedLength(embed)),
+    );
   }
   let used = embedLength(embed);
   for (const field of limitFields(message.fields ?? [], DISCORD_LIMITS.fields)) {

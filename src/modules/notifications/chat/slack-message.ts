@@ -24,7 +24,10 @@ export function toSlack(message: ChatMessage): SlackPayload {
     { type: 'header', text: { type: 'plain_text', text: truncate(`${emoji} ${title}`, LIMITS.header), emoji: true } },
   ];
   if (message.text.trim()) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(escapeMrkdwn(message.text), LIMITS.section) } });
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: truncate(escapeMrkdwn(message.text), LIMITS.section) },
+    });
   }
   const fields = limitFields(message.fields ?? [], LIMITS.fields);
   for (let start = 0; start < fields.length; start += LIMITS.fieldsPerSection) {
@@ -40,7 +43,10 @@ export function toSlack(message: ChatMessage): SlackPayload {
   if (url) {
     blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url }] });
   }
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `*${escapeMrkdwn(message.source)}* · ${level}` }] });
+  blocks.push({
+    type: 'context',
+    elements: [{ type: 'mrkdwn', text: `*${escapeMrkdwn(message.source)}* · ${level}` }],
+  });
 
   const fallback = message.text.trim() ? `${title}: ${message.text}` : title;
   return { text: truncate(`${emoji} ${escapeMrkdwn(fallback)}`, LIMITS.fallback), blocks };

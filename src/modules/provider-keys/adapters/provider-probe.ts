@@ -60,11 +60,16 @@ function interpret(status: number, body: string, rejectsKey?: (status: number, b
     return {
       isValid: false,
       status,
-      errorMessage: 'The provider is rate limiting or out of quota (HTTP 429); the key could not be confirmed, try again later',
+      errorMessage:
+        'The provider is rate limiting or out of quota (HTTP 429); the key could not be confirmed, try again later',
     };
   }
   if (status >= 500) {
-    return { isValid: false, status, errorMessage: `The provider failed (HTTP ${status}); the key could not be confirmed, try again later` };
+    return {
+      isValid: false,
+      status,
+      errorMessage: `The provider failed (HTTP ${status}); the key could not be confirmed, try again later`,
+    };
   }
   return { isValid: false, status, errorMessage: `The provider refused the check request (HTTP ${status})` };
 }

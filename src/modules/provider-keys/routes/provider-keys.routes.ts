@@ -3,7 +3,15 @@ import { Type } from 'typebox';
 import { actorOf } from '../../../platform/auth/actor.ts';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
-import { KeyCreateBody, KeyIdParams, KeyListQuery, KeyRecord, KeyTestResult, KeyUpdateBody, RotationReminder } from '../provider-keys.schemas.ts';
+import {
+  KeyCreateBody,
+  KeyIdParams,
+  KeyListQuery,
+  KeyRecord,
+  KeyTestResult,
+  KeyUpdateBody,
+  RotationReminder,
+} from '../provider-keys.schemas.ts';
 import type { ProviderKeysService } from '../provider-keys.service.ts';
 
 const tags = ['admin: provider API keys'];

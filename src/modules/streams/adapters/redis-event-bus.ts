@@ -35,7 +35,10 @@ export function createRedisEventBus(url: string, channel: string): EventBus {
       await publisher.publish(channel, message);
     },
     async close() {
-      await Promise.all([subscriber.quit().catch(() => subscriber.disconnect()), publisher.quit().catch(() => publisher.disconnect())]);
+      await Promise.all([
+        subscriber.quit().catch(() => subscriber.disconnect()),
+        publisher.quit().catch(() => publisher.disconnect()),
+      ]);
     },
   };
 }

@@ -5,7 +5,13 @@ import { AppError, forbidden, invalidField } from '../../../platform/http/errors
 import { securityOf } from '../../../platform/http/openapi.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { parseLastEventId } from '../events.domain.ts';
-import { ACCOUNT_STREAM_DESCRIPTION, AccountStreamFrames, StreamHeaders, StreamQuery, TicketResponse } from '../events.schemas.ts';
+import {
+  ACCOUNT_STREAM_DESCRIPTION,
+  AccountStreamFrames,
+  StreamHeaders,
+  StreamQuery,
+  TicketResponse,
+} from '../events.schemas.ts';
 import type { AccountStreamService } from '../account-stream.service.ts';
 import type { StreamPrincipal } from '../stream-access.service.ts';
 import type { TicketsService } from '../tickets.service.ts';
@@ -18,7 +24,11 @@ declare module 'fastify' {
   }
 }
 
-export function streamRoutes(deps: { streams: AccountStreamService; tickets: TicketsService; guards: Guards }): FastifyPluginAsyncTypebox {
+export function streamRoutes(deps: {
+  streams: AccountStreamService;
+  tickets: TicketsService;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { streams, tickets, guards } = deps;
 
   /** The bearer guard, or a ticket in the query: checked before validation, as every guard is. */
@@ -28,7 +38,10 @@ export function streamRoutes(deps: { streams: AccountStreamService; tickets: Tic
       const principal = await tickets.redeem(ticket);
       if (!principal) throw new AppError('unauthenticated', 'Invalid, expired or already used stream ticket');
       const verdict = await streams.check(principal);
-      if (!verdict.ok) throw verdict.reason === 'suspended' ? forbidden('User account is not active') : new AppError('unauthenticated', 'Session has been revoked or has expired');
+      if (!verdict.ok)
+        throw verdict.reason === 'suspended'
+          ? forbidden('User account is not active')
+          : new AppError('unauthenticated', 'Session has been revoked or has expired');
       request.streamPrincipal = { ...principal, admin: verdict.admin };
       void reply.header('cache-control', 'no-store');
       return;
@@ -47,7 +60,8 @@ export function streamRoutes(deps: { streams: AccountStreamService; tickets: Tic
           tags,
           operationId: 'createStreamTicket',
           summary: 'A single-use ticket for the account stream',
-          description: 'For clients that cannot send an Authorization header (a browser\'s EventSource): valid 60 s, good for one `GET /api/stream?ticket=...`.',
+          description:
+            "For clients that cannot send an Authorization header (a browser's EventSource): valid 60 s, good for one `GET /api/stream?ticket=...`.",
           security: bearerSecurity,
           response: { 200: TicketResponse, ...errorResponses(401, 403) },
         },
@@ -65,13 +79,16 @@ export function streamRoutes(deps: { streams: AccountStreamService; tickets: Tic
         schema: {
           tags,
           operationId: 'streamAccountEvents',
-          summary: 'The caller\'s account events as Server-Sent Events',
+          summary: "The caller's account events as Server-Sent Events",
           description: ACCOUNT_STREAM_DESCRIPTION,
           security: securityOf('bearerAuth', 'streamTicket'),
           querystring: StreamQuery,
           headers: StreamHeaders,
           response: {
-            200: { description: 'The event stream.', content: { 'text/event-stream': { schema: AccountStreamFrames } } },
+            200: {
+              description: 'The event stream.',
+              content: { 'text/event-stream': { schema: AccountStreamFrames } },
+            },
             ...errorResponses(401, 403, 429, 503),
           },
         },

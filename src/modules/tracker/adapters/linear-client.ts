@@ -42,7 +42,9 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
   const upstreamFailed = (error: unknown): AppError => {
     if (error instanceof AppError) return error;
     if (isTimeout(error)) {
-      return new AppError('upstream_timeout', `The issue tracker did not answer within ${timeoutMs} ms`, { cause: error });
+      return new AppError('upstream_timeout', `The issue tracker did not answer within ${timeoutMs} ms`, {
+        cause: error,
+      });
     }
     return unavailable('The issue tracker could not be reached', { cause: error });
   };
@@ -71,7 +73,10 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
       const code = first?.extensions?.code;
       const message = first?.extensions?.userPresentableMessage ?? first?.message ?? `HTTP ${status}`;
       if (code === 'RATELIMITED' || status === 429) {
-        throw rateLimited(retryAfterSeconds(headers, clock.now()), 'The issue tracker is rate limiting our requests; try again later');
+        throw rateLimited(
+          retryAfterSeconds(headers, clock.now()),
+          'The issue tracker is rate limiting our requests; try again later',
+        );
       }
       if (code === 'AUTHENTICATION_ERROR' || code === 'FORBIDDEN' || status === 401 || status === 403) {
         throw new AppError('upstream_error', `The issue tracker refused our credentials (TRACKER_API_KEY): ${message}`);

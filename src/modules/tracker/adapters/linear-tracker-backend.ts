@@ -4,7 +4,13 @@
 import type { Cache } from '../../../platform/cache/cache.ts';
 import type { DbExecutor } from '../../../platform/db/database.ts';
 import { AppError, invalidField } from '../../../platform/http/errors.ts';
-import { CLOSED_STATE_TYPES, type IssueFields, type IssueQuery, type TrackerBackend, type TrackerIssue } from './tracker-backend.ts';
+import {
+  CLOSED_STATE_TYPES,
+  type IssueFields,
+  type IssueQuery,
+  type TrackerBackend,
+  type TrackerIssue,
+} from './tracker-backend.ts';
 import { LinearInputError, type LinearClient } from './linear-client.ts';
 import { priorityLabel, resolveState, unknownStateMessage } from '../tracker.domain.ts';
 
@@ -44,7 +50,11 @@ interface LinearState {
 /** Workflow states change rarely; caching them saves a request (and rate-limit budget) per write. */
 const STATES_TTL_MS = 5 * 60 * 1000;
 
-export function createLinearTrackerBackend(deps: { client: LinearClient; cache: Pick<Cache, 'wrap'>; db: DbExecutor }): TrackerBackend {
+export function createLinearTrackerBackend(deps: {
+  client: LinearClient;
+  cache: Pick<Cache, 'wrap'>;
+  db: DbExecutor;
+}): TrackerBackend {
   const { client, cache, db } = deps;
 
   const teamStates = (teamId: string) =>
@@ -67,7 +77,9 @@ export function createLinearTrackerBackend(deps: { client: LinearClient; cache: 
   }
 
   async function findLabels(names: readonly string[]) {
-    const data = await client.request<{ issueLabels: { nodes: { id: string; name: string; team: { id: string } | null }[] } }>(
+    const data = await client.request<{
+      issueLabels: { nodes: { id: string; name: string; team: { id: string } | null }[] };
+    }>(
       `query LabelsByName($filter: IssueLabelFilter) { issueLabels(first: 250, filter: $filter) { nodes { id name team { id } } } }`,
       { filter: { or: names.map((name) => ({ name: { eqIgnoreCase: name } })) } },
     );
@@ -81,7 +93,9 @@ export function createLinearTrackerBackend(deps: { client: LinearClient; cache: 
     let labels = await findLabels(names);
     for (const name of names.filter((n) => !usable(labels, n))) {
       try {
-        const created = await client.request<{ issueLabelCreate: { success: boolean; issueLabel: { id: string; name: string } } }>(
+        const created = await client.request<{
+          issueLabelCreate: { success: boolean; issueLabel: { id: string; name: string } };
+        }>(
           `mutation CreateLabel($input: IssueLabelCreateInput!) { issueLabelCreate(input: $input) { success issueLabel { id name } } }`,
           { input: { name, teamId } },
         );
@@ -90,7 +104,8 @@ export function createLinearTrackerBackend(deps: { client: LinearClient; cache: 
         // Someone else created it in the meantime: read it back.
         if (!(error instanceof LinearInputError)) throw error;
         labels = await findLabels(names);
-        if (!usable(labels, name)) throw invalidField(['body', 'label_names'], `The tracker refused label '${name}': ${error.message}`, name);
+        if (!usable(labels, name))
+          throw invalidField(['body', 'label_names'], `The tracker refused label '${name}': ${error.message}`, name);
       }
     }
     return names.map((n) => usable(labels, n)!.id);
@@ -101,19 +116,35 @@ export function createLinearTrackerBackend(deps: { client: LinearClient; cache: 
    * nothing but these fields ever reaches Linear with the server's key, whatever the caller passed.
    */
   function linearInput(fields: IssueFields & { teamId?: string }): Record<string, unknown> {
-    const { teamId, title, description, priority, assigneeId, projectId, parentId, labelIds, estimate, dueDate } = fields;
-    const input = { teamId, title, description, priority, assigneeId, projectId, parentId, labelIds, estimate, dueDate };
+    const { teamId, title, description, priority, assigneeId, projectId, parentId, labelIds, estimate, dueDate } =
+      fields;
+    const input = {
+      teamId,
+      title,
+      description,
+      priority,
+      assigneeId,
+      projectId,
+      parentId,
+      labelIds,
+      estimate,
+      dueDate,
+    };
     return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
   }
 
   const refused = (error: unknown): never => {
-    if (error instanceof LinearInputError) throw invalidField(['body'], `The issue tracker refused the issue: ${error.message}`, null);
+    if (error instanceof LinearInputError)
+      throw invalidField(['body'], `The issue tracker refused the issue: ${error.message}`, null);
     throw error;
   };
 
   async function getIssue(ref: string): Promise<TrackerIssue | null> {
     try {
-      const data = await client.request<{ issue: LinearIssue | null }>(`query Issue($id: String!) { issue(id: $id) { ${ISSUE_FIELDS} } }`, { id: ref });
+      const data = await client.request<{ issue: LinearIssue | null }>(
+        `query Issue($id: String!) { issue(id: $id) { ${ISSUE_FIELDS} } }`,
+        { id: ref },
+      );
       return data.issue ? toIssue(data.issue) : null;
     } catch (error) {
       if (error instanceof LinearInputError && error.notFound) return null;
@@ -127,14 +158,16 @@ export function createLinearTrackerBackend(deps: { client: LinearClient; cache: 
     async createIssue(input, effects) {
       const stateId = await stateIdFor(input.teamId, input.state ?? 'backlog', ['body', 'state']);
       const labelIds = [...(input.labelIds ?? [])];
-      if (input.agentId) labelIds.push(...(await ensureLabels(input.teamId, [`${AGENT_ID_LABEL_PREFIX}${input.agentId}`])));
+      if (input.agentId)
+        labelIds.push(...(await ensureLabels(input.teamId, [`${AGENT_ID_LABEL_PREFIX}${input.agentId}`])));
       const data = await client
         .request<{ issueCreate: { success: boolean; issue: LinearIssue | null } }>(
           `mutation CreateIssue($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { ${ISSUE_FIELDS} } } }`,
           { input: { ...linearInput(input), stateId, labelIds: labelIds.length > 0 ? labelIds : undefined } },
         )
         .catch(refused);
-      if (!data.issueCreate.success || !data.issueCreate.issue) throw new AppError('upstream_error', 'The issue tracker did not create the issue');
+      if (!data.issueCreate.success || !data.issueCreate.issue)
+        throw new AppError('upstream_error', 'The issue tracker did not create the issue');
       const issue = toIssue(data.issueCreate.issue);
       await effects?.(db, issue);
       return issue;
@@ -190,18 +223,23 @@ export function createLinearTrackerBackend(deps: { client: LinearClient; cache: 
           },
         },
       );
-      const match = data.issues.nodes.find((issue) => issue.title === title && !CLOSED_STATE_TYPES.includes(issue.state.type as never));
+      const match = data.issues.nodes.find(
+        (issue) => issue.title === title && !CLOSED_STATE_TYPES.includes(issue.state.type as never),
+      );
       return match ? toIssue(match) : null;
     },
 
     async health() {
       const started = performance.now();
       try {
-        const data = await client.request<{ viewer: { id: string; name: string } }>(`query Viewer { viewer { id name } }`);
+        const data = await client.request<{ viewer: { id: string; name: string } }>(
+          `query Viewer { viewer { id name } }`,
+        );
         const latencyMs = Math.round((performance.now() - started) * 100) / 100;
         return { reachable: true, latencyMs, detail: `Linear answered as ${data.viewer.name}` };
       } catch (error) {
-        const detail = error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'The issue tracker failed';
+        const detail =
+          error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'The issue tracker failed';
         return { reachable: false, latencyMs: null, detail };
       }
     },

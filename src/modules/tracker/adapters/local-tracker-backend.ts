@@ -10,7 +10,11 @@ import type { IssueCreate, IssueEffects, IssueFields, TrackerBackend, TrackerIss
 import { parseUserId, type UsersModule } from '../../users/index.ts';
 
 /** The team seeded at start when TRACKER_DEFAULT_TEAM_ID is unset (docs/decisions/050). */
-export const LOCAL_DEFAULT_TEAM = { id: '00000000-0000-4000-8000-000000000001', key: 'ENG', name: 'Engineering' } as const;
+export const LOCAL_DEFAULT_TEAM = {
+  id: '00000000-0000-4000-8000-000000000001',
+  key: 'ENG',
+  name: 'Engineering',
+} as const;
 
 export interface LocalTrackerBackend extends TrackerBackend {
   /** Creates the default team and its workflow states if absent; safe to run on every start. */
@@ -45,7 +49,9 @@ export function createLocalTrackerBackend(deps: {
     const names = await deps.users.names(ids, executor);
     for (const issue of issues) {
       const person = issue?.assignee ? names.get(issue.assignee.id) : undefined;
-      if (issue?.assignee && person) issue.assignee.name = `${person.firstName} ${person.lastName}`.trim() || `User ${issue.assignee.id.slice(0, 8)}`;
+      if (issue?.assignee && person)
+        issue.assignee.name =
+          `${person.firstName} ${person.lastName}`.trim() || `User ${issue.assignee.id.slice(0, 8)}`;
     }
     return issues;
   }
@@ -64,19 +70,29 @@ export function createLocalTrackerBackend(deps: {
   }
 
   /** Checks the references of the given fields; answers the parent's id when one is set. */
-  async function checkReferences(tx: DbExecutor, fields: IssueFields, selfId?: string): Promise<string | null | undefined> {
+  async function checkReferences(
+    tx: DbExecutor,
+    fields: IssueFields,
+    selfId?: string,
+  ): Promise<string | null | undefined> {
     if (fields.assigneeId && !(await isUser(tx, fields.assigneeId))) {
       throw invalidField(['body', 'assigneeId'], `Unknown user '${fields.assigneeId}'`, fields.assigneeId);
     }
     if (fields.labelIds && fields.labelIds.length > 0) {
       const known = await repo.existingLabelIds(fields.labelIds, tx);
       const index = fields.labelIds.findIndex((id) => !known.has(id));
-      if (index >= 0) throw invalidField(['body', 'labelIds', index], `Unknown label '${fields.labelIds[index]}'`, fields.labelIds[index]);
+      if (index >= 0)
+        throw invalidField(
+          ['body', 'labelIds', index],
+          `Unknown label '${fields.labelIds[index]}'`,
+          fields.labelIds[index],
+        );
     }
     if (!fields.parentId) return fields.parentId;
     const parent = await repo.findIssueRef(fields.parentId, tx);
     if (!parent) throw invalidField(['body', 'parentId'], `Unknown issue '${fields.parentId}'`, fields.parentId);
-    if (parent.id === selfId) throw invalidField(['body', 'parentId'], 'An issue cannot be its own parent', fields.parentId);
+    if (parent.id === selfId)
+      throw invalidField(['body', 'parentId'], 'An issue cannot be its own parent', fields.parentId);
     return parent.id;
   }
 
@@ -86,13 +102,17 @@ export function createLocalTrackerBackend(deps: {
 
     async seed() {
       const now = clock.now();
-      const team = defaultTeamId === LOCAL_DEFAULT_TEAM.id ? LOCAL_DEFAULT_TEAM : { ...LOCAL_DEFAULT_TEAM, id: defaultTeamId };
+      const team =
+        defaultTeamId === LOCAL_DEFAULT_TEAM.id ? LOCAL_DEFAULT_TEAM : { ...LOCAL_DEFAULT_TEAM, id: defaultTeamId };
       await db.transaction(async (tx) => {
         await repo.insertTeam(team, now, tx);
         if (await repo.findTeam(team.id, tx)) await repo.insertStates(team.id, DEFAULT_STATES, now, tx);
       });
       if (!(await repo.findTeam(team.id))) {
-        deps.logger.warn({ teamId: team.id, key: team.key }, 'tracker: the default team could not be created; its key is taken by another team');
+        deps.logger.warn(
+          { teamId: team.id, key: team.key },
+          'tracker: the default team could not be created; its key is taken by another team',
+        );
       }
     },
 
@@ -103,18 +123,21 @@ export function createLocalTrackerBackend(deps: {
         const state = await requireState(tx, team, input.state ?? 'backlog');
         const parentId = await checkReferences(tx, input);
         const { number, key } = await repo.nextNumber(team.id, tx);
-        const issueId = await repo.insertIssue({
-          ...issueColumns(input),
-          teamId: team.id,
-          number,
-          identifier: `${key}-${number}`,
-          title: input.title,
-          stateId: state.id,
-          parentId: parentId ?? null,
-          agentId: input.agentId ?? null,
-          createdAt: now,
-          updatedAt: now,
-        }, tx);
+        const issueId = await repo.insertIssue(
+          {
+            ...issueColumns(input),
+            teamId: team.id,
+            number,
+            identifier: `${key}-${number}`,
+            title: input.title,
+            stateId: state.id,
+            parentId: parentId ?? null,
+            agentId: input.agentId ?? null,
+            createdAt: now,
+            updatedAt: now,
+          },
+          tx,
+        );
         if (input.labelIds) await repo.replaceLabels(issueId, input.labelIds, tx);
         const [issue] = await named(tx, [(await repo.loadIssue(issueId, tx))!]);
         await effects?.(tx, issue!);
@@ -158,7 +181,11 @@ export function createLocalTrackerBackend(deps: {
       const existing = await repo.labelsByName(names);
       const missing = names.filter((n) => !existing.some((l) => l.name.toLowerCase() === n.toLowerCase()));
       if (missing.length > 0 && (await repo.countLabels()) + missing.length > MAX_LOCAL_LABELS) {
-        throw invalidField(['body', 'label_names'], `The tracker holds ${MAX_LOCAL_LABELS} labels, the most it keeps; file with existing labels`, missing);
+        throw invalidField(
+          ['body', 'label_names'],
+          `The tracker holds ${MAX_LOCAL_LABELS} labels, the most it keeps; file with existing labels`,
+          missing,
+        );
       }
       await repo.insertLabels(missing, clock.now());
       const labels = missing.length > 0 ? await repo.labelsByName(names) : existing;
@@ -174,7 +201,11 @@ export function createLocalTrackerBackend(deps: {
     async health() {
       try {
         const latency = await deps.database.ping();
-        return { reachable: true, latencyMs: Math.round(latency * 100) / 100, detail: 'Issues are stored in the service database' };
+        return {
+          reachable: true,
+          latencyMs: Math.round(latency * 100) / 100,
+          detail: 'Issues are stored in the service database',
+        };
       } catch {
         return { reachable: false, latencyMs: null, detail: 'The service database did not answer' };
       }

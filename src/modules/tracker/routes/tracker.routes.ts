@@ -79,7 +79,8 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
           security: bearerSecurity,
           tags,
           operationId: 'fileAgentIssue',
-          summary: "File an issue on an agent's behalf; an open issue of the same agent with the same title is answered instead",
+          summary:
+            "File an issue on an agent's behalf; an open issue of the same agent with the same title is answered instead",
           description:
             'The issue goes to the team TRACKER_DEFAULT_TEAM_ID (the seeded team with the local tracker; 503 when unset with Linear), ' +
             'gets the labels `label_names` (created when missing) and `agent:<agent_type>`, and records `agent_id`. ' +

@@ -41,7 +41,12 @@ export interface HookMail extends MailMessage {
  * The auth server's verification link: `site_url` in the hook input is the auth server's external
  * URL, whose /verify redeems the token hash and then redirects to `redirect_to`.
  */
-export function verifyLink(siteUrl: string | undefined, tokenHash: string | undefined, type: string, redirectTo: string | undefined): string | undefined {
+export function verifyLink(
+  siteUrl: string | undefined,
+  tokenHash: string | undefined,
+  type: string,
+  redirectTo: string | undefined,
+): string | undefined {
   if (!siteUrl || !tokenHash || !LINKED.has(type)) return undefined;
   const url = new URL(`${siteUrl.replace(/\/+$/, '')}/verify`);
   url.searchParams.set('token', tokenHash);
@@ -50,11 +55,22 @@ export function verifyLink(siteUrl: string | undefined, tokenHash: string | unde
   return url.toString();
 }
 
-function compose(type: string, to: string, token: string | undefined, link: string | undefined, part: string): HookMail {
+function compose(
+  type: string,
+  to: string,
+  token: string | undefined,
+  link: string | undefined,
+  part: string,
+): HookMail {
   const lines = [INTROS[type] ?? (SUBJECTS[type] ? `${SUBJECTS[type]}.` : 'There is news about your account.')];
   if (link) lines.push('', link);
   if (token) lines.push('', `${link ? 'Or enter this code' : 'Code'}: ${token}`);
-  lines.push('', link || token ? 'If you did not ask for this, you can ignore this e-mail.' : 'If this was not you, contact support at once.');
+  lines.push(
+    '',
+    link || token
+      ? 'If you did not ask for this, you can ignore this e-mail.'
+      : 'If this was not you, contact support at once.',
+  );
   return {
     to,
     subject: SUBJECTS[type] ?? 'About your account',

@@ -2,7 +2,18 @@
 // the token's claims; the send-email hook sends the auth mails through our outbox.
 import { isVerdict, OK, standardWebhookCheck, verifyBearer } from '../signatures.ts';
 import { authHookMails } from './auth-hook.mails.ts';
-import { header, processed, refused, RETRY_WINDOW_MS, str, type EffectContext, type HookAnswer, type Json, type Outcome, type ProviderHandler } from './provider.ts';
+import {
+  header,
+  processed,
+  refused,
+  RETRY_WINDOW_MS,
+  str,
+  type EffectContext,
+  type HookAnswer,
+  type Json,
+  type Outcome,
+  type ProviderHandler,
+} from './provider.ts';
 
 /** Our claims, beside the provider's own `role` (its database role), which must stay untouched. */
 export const ROLE_CLAIM = 'user_role';
@@ -26,7 +37,9 @@ async function accessToken(context: EffectContext): Promise<HookAnswer> {
   const claims = { ...(body.claims as Json) };
   const email = str(claims.email);
   const userId = str(body.user_id) ?? str(claims.sub);
-  const user = (email ? await context.findUser({ email }) : undefined) ?? (userId ? await context.findUser({ id: userId }) : undefined);
+  const user =
+    (email ? await context.findUser({ email }) : undefined) ??
+    (userId ? await context.findUser({ id: userId }) : undefined);
   // Someone we do not know keeps the provider's claims unchanged.
   if (!user) return { status: 200, body: { claims } };
   if (user.status !== 'active') return hookError(403, `User account is ${user.status}`);
@@ -59,7 +72,11 @@ export const authproviderHandler: ProviderHandler = {
   signature(headers, secret) {
     const bearer = header(headers, 'authorization');
     const byBearer = verifyBearer(bearer, secret);
-    const standard = { id: header(headers, 'webhook-id'), timestamp: header(headers, 'webhook-timestamp'), signature: header(headers, 'webhook-signature') };
+    const standard = {
+      id: header(headers, 'webhook-id'),
+      timestamp: header(headers, 'webhook-timestamp'),
+      signature: header(headers, 'webhook-signature'),
+    };
     if (byBearer.ok || !(standard.id || standard.timestamp || standard.signature)) return byBearer;
     const check = standardWebhookCheck(standard, secret);
     // With a wrong bearer beside a signature that fails too, the bearer's refusal is the one to tell.

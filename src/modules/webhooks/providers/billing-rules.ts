@@ -5,7 +5,22 @@ import { TIERS, type Tier } from '../../users/index.ts';
 
 /** Stripe's zero-decimal currencies: the amount is already in major units. */
 const ZERO_DECIMAL = new Set([
-  'BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'JPY',
+  'KMF',
+  'KRW',
+  'MGA',
+  'PYG',
+  'RWF',
+  'UGX',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
 ]);
 /** Stripe's three-decimal currencies: the amount is in thousandths. */
 const THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
@@ -18,7 +33,6 @@ export function toMajorUnits(amountMinor: number | string, currency: string): st
   if (THREE_DECIMAL.has(code)) return amount.div(1000).toFixed(3);
   return amount.div(100).toFixed(2);
 }
-
 
 /** A tier named as a whole word in a label such as `pro_monthly`, `Enterprise (annual)`, `basic`. */
 export function tierNamedIn(label: string | undefined): Tier | null {
@@ -74,5 +88,9 @@ export function subscriptionOutcome(eventType: string, subscription: Json): Subs
     return { tier: 'free', clearsGracePeriod: false, status: eventType.endsWith('.deleted') ? 'canceled' : status };
   }
   if (!GRANTING.has(status)) return { tier: null, clearsGracePeriod: false, status };
-  return { tier: tierFromSubscription(subscription), clearsGracePeriod: status === 'active' || status === 'trialing', status };
+  return {
+    tier: tierFromSubscription(subscription),
+    clearsGracePeriod: status === 'active' || status === 'trialing',
+    status,
+  };
 }

@@ -1,7 +1,18 @@
 // Code host (GitHub): push, pull request, failed workflow run, release and ping become chat messages.
 import type { ChatMessage } from '../../notifications/index.ts';
 import { hubSignatureCheck } from '../signatures.ts';
-import { excerpt, REPLAY_WINDOW_MS, header, obj, plural, str, type Headers, type Json, processed, type ProviderHandler } from './provider.ts';
+import {
+  excerpt,
+  REPLAY_WINDOW_MS,
+  header,
+  obj,
+  plural,
+  str,
+  type Headers,
+  type Json,
+  processed,
+  type ProviderHandler,
+} from './provider.ts';
 
 export const CODEHOST_EVENT_HEADERS = ['x-codehost-event', 'x-github-event'] as const;
 
@@ -19,7 +30,12 @@ function pushMessage(body: Json): Message | null {
   const name = ref.replace(/^refs\/(heads|tags)\//, '');
   const url = str(body.compare) ?? str(obj(body.repository).html_url);
   if (body.deleted === true) {
-    return { title: `[${repo}] ${isTag ? 'Tag' : 'Branch'} ${name} deleted by ${who}`, text: '', level: 'warning', url };
+    return {
+      title: `[${repo}] ${isTag ? 'Tag' : 'Branch'} ${name} deleted by ${who}`,
+      text: '',
+      level: 'warning',
+      url,
+    };
   }
   if (isTag) return { title: `[${repo}] Tag ${name} pushed by ${who}`, text: '', level: 'info', url };
   const commits = Array.isArray(body.commits) ? (body.commits as unknown[]).map(obj) : [];
@@ -46,7 +62,11 @@ function pullRequestMessage(body: Json): Message | null {
   const merged = action === 'closed' && pr.merged === true;
   const verb = merged ? 'merged' : action;
   const number = str(body.number) ?? str(pr.number) ?? '?';
-  const who = str(obj(merged ? pr.merged_by : undefined).login) ?? str(obj(body.sender).login) ?? str(obj(pr.user).login) ?? 'someone';
+  const who =
+    str(obj(merged ? pr.merged_by : undefined).login) ??
+    str(obj(body.sender).login) ??
+    str(obj(pr.user).login) ??
+    'someone';
   const base = str(obj(pr.base).ref);
   const head = str(obj(pr.head).ref);
   return {

@@ -16,15 +16,28 @@ function person(record: Json): string {
 export function databaseMessage(type: string, table: string, body: Json): Omit<ChatMessage, 'source'> | null {
   if (!USER_TABLES.has(table)) return null;
   if (type === 'INSERT') {
-    return { title: 'New user signed up', text: person(obj(body.record)), level: 'success', fields: [{ name: 'Table', value: table }] };
+    return {
+      title: 'New user signed up',
+      text: person(obj(body.record)),
+      level: 'success',
+      fields: [{ name: 'Table', value: table }],
+    };
   }
   if (type === 'DELETE') {
-    return { title: 'User removed', text: person(obj(body.old_record)), level: 'warning', fields: [{ name: 'Table', value: table }] };
+    return {
+      title: 'User removed',
+      text: person(obj(body.old_record)),
+      level: 'warning',
+      fields: [{ name: 'Table', value: table }],
+    };
   }
   return null;
 }
 
-function describe(headers: Parameters<typeof header>[0], body: Json): { type: string; table: string; qualified: string } {
+function describe(
+  headers: Parameters<typeof header>[0],
+  body: Json,
+): { type: string; table: string; qualified: string } {
   const type = (header(headers, 'x-webhook-event') ?? str(body.type) ?? 'unknown').toUpperCase();
   const table = str(body.table) ?? 'unknown';
   const schema = str(body.schema);

@@ -44,7 +44,11 @@ export const edgeHandler: ProviderHandler = {
   identify(delivery) {
     // The event id is inside the signed body: a copy carries the same one. Without it, the body is all.
     const senderId = str(delivery.body.id);
-    return { senderId, sameBodyWindowMs: senderId ? undefined : REPLAY_WINDOW_MS, event: str(delivery.body.type) ?? 'unknown' };
+    return {
+      senderId,
+      sameBodyWindowMs: senderId ? undefined : REPLAY_WINDOW_MS,
+      event: str(delivery.body.type) ?? 'unknown',
+    };
   },
   async apply(context) {
     const message = edgeMessage(context.event, context.body);

@@ -88,7 +88,8 @@ export function errormonMessage(resource: string, action: string, body: Json): M
 export const errormonHandler: ProviderHandler = {
   provider: 'errormon',
   name: 'Error monitoring',
-  signature: (headers, secret) => hexHmacCheck(header(headers, 'errormon-hook-signature', 'sentry-hook-signature'), secret),
+  signature: (headers, secret) =>
+    hexHmacCheck(header(headers, 'errormon-hook-signature', 'sentry-hook-signature'), secret),
   identify(delivery) {
     const resource = header(delivery.headers, 'errormon-hook-resource', 'sentry-hook-resource') ?? 'unknown';
     const action = str(delivery.body.action);

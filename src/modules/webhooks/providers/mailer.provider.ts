@@ -1,7 +1,16 @@
 // The mail provider (Resend, signed by Svix): bounces and complaints suppress the recipients, so
 // that no mail of ours goes to them again.
 import { hexHmacCheck, standardWebhookCheck } from '../signatures.ts';
-import { header, REPLAY_WINDOW_MS, type Headers, obj, str, type Json, processed, type ProviderHandler } from './provider.ts';
+import {
+  header,
+  REPLAY_WINDOW_MS,
+  type Headers,
+  obj,
+  str,
+  type Json,
+  processed,
+  type ProviderHandler,
+} from './provider.ts';
 
 /** The addresses a bounce or complaint should suppress; none for a soft (transient) bounce. */
 export function addressesToSuppress(type: string, body: Json): string[] {
@@ -9,7 +18,9 @@ export function addressesToSuppress(type: string, body: Json): string[] {
   const data = obj(body.data);
   if (type === 'email.bounced' && str(obj(data.bounce).type)?.toLowerCase() === 'transient') return [];
   const to = Array.isArray(data.to) ? data.to : [data.to];
-  const addresses = to.map((value) => str(value)?.trim().toLowerCase()).filter((value): value is string => Boolean(value?.includes('@')));
+  const addresses = to
+    .map((value) => str(value)?.trim().toLowerCase())
+    .filter((value): value is string => Boolean(value?.includes('@')));
   return [...new Set(addresses)];
 }
 

@@ -1,6 +1,19 @@
 // Payments (Stripe): paid invoices go to the ledger, failed ones open a grace period, subscription
 // changes set the user's tier. Users are matched by the customer's e-mail or a remembered customer id.
-import { header, keptAs, processed, RETRY_WINDOW_MS, num, obj, str, type EffectContext, type Json, type MatchedUser, type Outcome, type ProviderHandler } from './provider.ts';
+import {
+  header,
+  keptAs,
+  processed,
+  RETRY_WINDOW_MS,
+  num,
+  obj,
+  str,
+  type EffectContext,
+  type Json,
+  type MatchedUser,
+  type Outcome,
+  type ProviderHandler,
+} from './provider.ts';
 import { stripeSignatureCheck } from '../signatures.ts';
 import { subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
 
@@ -21,7 +34,11 @@ function secondsToDate(value: unknown): Date | undefined {
 }
 
 /** Finds our user by the e-mail in the event, else by a customer id seen before; remembers the pair. */
-async function matchUser(context: EffectContext, customerId: string | undefined, email: string | undefined): Promise<Match> {
+async function matchUser(
+  context: EffectContext,
+  customerId: string | undefined,
+  email: string | undefined,
+): Promise<Match> {
   let address = email?.trim().toLowerCase() || undefined;
   let user = address ? await context.findUser({ email: address }) : undefined;
   if (!user && customerId) {
@@ -42,7 +59,13 @@ function who(match: Match, customerId: string | undefined): string {
 
 async function clearGracePeriod(context: EffectContext, user: MatchedUser, why: string): Promise<void> {
   if (!(await context.billing.clearGracePeriod(user.id))) return;
-  await context.audit({ action: 'billing.grace_period.clear', subjectUserId: user.id, targetType: 'user', targetId: user.id, details: { reason: why } });
+  await context.audit({
+    action: 'billing.grace_period.clear',
+    subjectUserId: user.id,
+    targetType: 'user',
+    targetId: user.id,
+    details: { reason: why },
+  });
 }
 
 async function invoicePaid(context: EffectContext, invoice: Json, event: Json): Promise<Outcome> {
@@ -52,9 +75,11 @@ async function invoicePaid(context: EffectContext, invoice: Json, event: Json): 
   const amountPaid = num(invoice.amount_paid);
   const currency = str(invoice.currency);
   // A zero invoice (trial, full discount) is no revenue; a malformed one has nothing to record.
-  if (!invoiceId || amountPaid === undefined || amountPaid <= 0 || !currency) return applyHeldChanges(context, customerId, match);
+  if (!invoiceId || amountPaid === undefined || amountPaid <= 0 || !currency)
+    return applyHeldChanges(context, customerId, match);
   const amount = toMajorUnits(amountPaid, currency);
-  const occurredAt = secondsToDate(obj(invoice.status_transitions).paid_at) ?? secondsToDate(event.created) ?? context.now;
+  const occurredAt =
+    secondsToDate(obj(invoice.status_transitions).paid_at) ?? secondsToDate(event.created) ?? context.now;
   const recorded = await context.payments.recordPayment({
     externalId: invoiceId,
     userId: match.user?.id ?? null,
@@ -89,7 +114,9 @@ async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodD
   const fields: { name: string; value: string }[] = [];
   const attempts = num(invoice.attempt_count);
   if (attempts !== undefined) fields.push({ name: 'Attempt', value: String(attempts) });
-  const grace = match.user ? await context.billing.openGracePeriod(match.user.id, new Date(context.now.getTime() + gracePeriodDays * DAY_MS)) : undefined;
+  const grace = match.user
+    ? await context.billing.openGracePeriod(match.user.id, new Date(context.now.getTime() + gracePeriodDays * DAY_MS))
+    : undefined;
   const graceEnds = grace?.endsAt;
   if (match.user && grace?.opened) {
     await context.audit({
@@ -103,7 +130,8 @@ async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodD
   if (graceEnds) fields.push({ name: 'Grace period until', value: graceEnds.toISOString() });
   const amountDue = num(invoice.amount_due);
   const currency = str(invoice.currency);
-  const amount = amountDue !== undefined && currency ? ` of ${toMajorUnits(amountDue, currency)} ${currency.toUpperCase()}` : '';
+  const amount =
+    amountDue !== undefined && currency ? ` of ${toMajorUnits(amountDue, currency)} ${currency.toUpperCase()}` : '';
   await context.chat({
     title: `Payment failed${amount} for ${who(match, customerId)}`,
     text: match.user ? '' : 'No user of ours matches this customer.',
@@ -119,7 +147,12 @@ const SUBSCRIPTION_EVENTS = ['customer.subscription.updated', 'customer.subscrip
 
 /** Renewals also send `updated`; only a change someone would act on is worth a message. */
 function noteworthy(type: string, previous: Json): boolean {
-  return type === 'customer.subscription.deleted' || 'status' in previous || 'items' in previous || 'cancel_at_period_end' in previous;
+  return (
+    type === 'customer.subscription.deleted' ||
+    'status' in previous ||
+    'items' in previous ||
+    'cancel_at_period_end' in previous
+  );
 }
 
 /** When Stripe created an event (seconds): deliveries come in any order, this says which is newer. */
@@ -129,7 +162,13 @@ const createdOf = (event: Json) => num(event.created) ?? 0;
  * Sets the tier a subscription event implies. `origin` is the id of a held delivery applied now on
  * behalf of a later one: its message and audit entry name it.
  */
-async function applySubscription(context: EffectContext, user: MatchedUser, whom: string, event: Json, origin?: string): Promise<void> {
+async function applySubscription(
+  context: EffectContext,
+  user: MatchedUser,
+  whom: string,
+  event: Json,
+  origin?: string,
+): Promise<void> {
   const type = str(event.type) ?? '';
   const data = obj(event.data);
   const subscription = obj(data.object);
@@ -184,15 +223,24 @@ function subscriptionDeliveries(context: EffectContext, customerId: string, stat
  * held delivery is settled exactly once. Answers what became of `current`: superseded when another
  * delivery's change stands.
  */
-async function applyNewest(context: EffectContext, customerId: string, match: Match & { user: MatchedUser }, current?: Json): Promise<Outcome> {
+async function applyNewest(
+  context: EffectContext,
+  customerId: string,
+  match: Match & { user: MatchedUser },
+  current?: Json,
+): Promise<Outcome> {
   const held = await subscriptionDeliveries(context, customerId, 'unmatched');
   const [applied] = await subscriptionDeliveries(context, customerId, 'processed');
   const newestHeld = held[0];
-  const heldWins = newestHeld !== undefined && (current === undefined || createdOf(newestHeld.payload) > createdOf(current));
+  const heldWins =
+    newestHeld !== undefined && (current === undefined || createdOf(newestHeld.payload) > createdOf(current));
   const newest = heldWins ? newestHeld.payload : current;
   const stale = newest === undefined || (applied !== undefined && createdOf(applied.payload) > createdOf(newest));
   const settle = (ids: string[], status: 'processed' | 'superseded') => context.deliveries.settle(ids, status);
-  await settle(held.filter((d) => stale || d !== newestHeld || !heldWins).map((d) => d.deliveryId), 'superseded');
+  await settle(
+    held.filter((d) => stale || d !== newestHeld || !heldWins).map((d) => d.deliveryId),
+    'superseded',
+  );
   const outcome = current && (stale || heldWins) ? keptAs('superseded') : processed();
   if (stale) return outcome;
   if (heldWins) await settle([newestHeld.deliveryId], 'processed');
@@ -203,7 +251,11 @@ async function applyNewest(context: EffectContext, customerId: string, match: Ma
 }
 
 /** A checkout or invoice linked the customer to a user: a subscription change held for it applies now. */
-async function applyHeldChanges(context: EffectContext, customerId: string | undefined, match: Match): Promise<Outcome> {
+async function applyHeldChanges(
+  context: EffectContext,
+  customerId: string | undefined,
+  match: Match,
+): Promise<Outcome> {
   if (customerId && match.user) return applyNewest(context, customerId, { ...match, user: match.user });
   return processed();
 }
@@ -234,11 +286,16 @@ async function subscriptionChanged(context: EffectContext, event: Json): Promise
 
 async function checkoutCompleted(context: EffectContext, session: Json): Promise<Outcome> {
   const customerId = idOf(session.customer);
-  const match = await matchUser(context, customerId, str(obj(session.customer_details).email) ?? str(session.customer_email));
+  const match = await matchUser(
+    context,
+    customerId,
+    str(obj(session.customer_details).email) ?? str(session.customer_email),
+  );
   const total = num(session.amount_total);
   const currency = str(session.currency);
   const fields = [{ name: 'Mode', value: str(session.mode) ?? 'payment' }];
-  if (total !== undefined && currency) fields.push({ name: 'Amount', value: `${toMajorUnits(total, currency)} ${currency.toUpperCase()}` });
+  if (total !== undefined && currency)
+    fields.push({ name: 'Amount', value: `${toMajorUnits(total, currency)} ${currency.toUpperCase()}` });
   await context.chat({
     title: `Checkout completed by ${who(match, customerId)}`,
     text: match.user ? '' : 'No user of ours matches this customer yet.',
@@ -252,11 +309,16 @@ export function createPaymentsHandler(settings: { gracePeriodDays: number }): Pr
   return {
     provider: 'payments',
     name: 'Payments',
-    signature: (headers, secret) => stripeSignatureCheck(header(headers, 'payments-signature', 'stripe-signature'), secret),
+    signature: (headers, secret) =>
+      stripeSignatureCheck(header(headers, 'payments-signature', 'stripe-signature'), secret),
     identify(delivery) {
       // The event id is inside the signed body, and the signed time refuses a copy after 300 s.
       const senderId = str(delivery.body.id);
-      return { senderId, sameBodyWindowMs: senderId ? undefined : RETRY_WINDOW_MS, event: str(delivery.body.type) ?? 'unknown' };
+      return {
+        senderId,
+        sameBodyWindowMs: senderId ? undefined : RETRY_WINDOW_MS,
+        event: str(delivery.body.type) ?? 'unknown',
+      };
     },
     async apply(context) {
       const data = obj(context.body.data);

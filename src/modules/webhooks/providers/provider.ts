@@ -78,7 +78,14 @@ export interface PaymentRecords {
   /** A later mapping for the same customer wins, field by field. */
   rememberCustomer(customer: { customerId: string; userId: string | null; email: string | null }): Promise<void>;
   /** Records a payment once per external id; answers whether this call recorded it. */
-  recordPayment(payment: { externalId: string; userId: string | null; customerEmail: string | null; amount: string; currency: string; occurredAt: Date }): Promise<boolean>;
+  recordPayment(payment: {
+    externalId: string;
+    userId: string | null;
+    customerEmail: string | null;
+    amount: string;
+    currency: string;
+    occurredAt: Date;
+  }): Promise<boolean>;
 }
 
 /** The identity module's billing use cases, in the delivery's transaction. */

@@ -28,7 +28,13 @@ function issueMessage(action: string, body: Json): Message | null {
   const by = actor ? ` by ${actor}` : '';
   const url = str(body.url) ?? str(issue.url);
   if (action === 'create') {
-    return { title: `Issue created: ${issueLabel(issue)}`, text: `Filed${by}`, level: 'info', url, fields: issueFields(issue) };
+    return {
+      title: `Issue created: ${issueLabel(issue)}`,
+      text: `Filed${by}`,
+      level: 'info',
+      url,
+      fields: issueFields(issue),
+    };
   }
   if (action === 'remove') {
     return { title: `Issue removed: ${issueLabel(issue)}`, text: `Removed${by}`, level: 'warning', url };

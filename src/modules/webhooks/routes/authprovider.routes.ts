@@ -10,7 +10,10 @@ export function authproviderRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebo
     app.setErrorHandler((error, _request, reply) => {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       const message = typeof error.detail === 'string' ? error.detail : 'Request validation failed';
-      void reply.code(error.status).headers(error.headers).send({ detail: error.detail, error: { http_code: error.status, message } });
+      void reply
+        .code(error.status)
+        .headers(error.headers)
+        .send({ detail: error.detail, error: { http_code: error.status, message } });
     });
 
     registerReceiver(app, deps, {

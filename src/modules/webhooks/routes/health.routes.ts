@@ -13,7 +13,8 @@ export function webhookHealthRoutes(deps: { service: WebhooksService }): Fastify
           tags,
           operationId: 'getPlatformWebhooksHealth',
           summary: 'Platform webhooks: per provider, whether its secret is configured and when its last delivery came',
-          description: 'Never reveals a secret, only whether one is set. `degraded` when some provider would answer 503.',
+          description:
+            'Never reveals a secret, only whether one is set. `degraded` when some provider would answer 503.',
           response: { 200: PlatformsHealth },
         },
       },

@@ -31,7 +31,7 @@ export const WEBHOOK_BODY_LIMITS: Readonly<Record<WebhookProvider, number>> = {
 };
 
 const COMMON =
-  ' 503 when the provider\'s secret is not configured (unless WEBHOOKS_ALLOW_UNSIGNED=true), answered before the body is read.' +
+  " 503 when the provider's secret is not configured (unless WEBHOOKS_ALLOW_UNSIGNED=true), answered before the body is read." +
   ' Only `application/json` bodies are accepted (415 otherwise). The signature is checked against the raw bytes as they arrive,' +
   ' before the body is parsed: 401 when it is missing or wrong, whatever the body holds.' +
   ' The delivery is stored before it is acknowledged; a delivery id seen before is acknowledged again (`duplicate`) and causes nothing.' +
@@ -97,6 +97,7 @@ export function registerReceiver(app: FastifyInstance, deps: ReceiverDeps, optio
 /** Lets a real provider's header name stand in for the spec's one, before validation looks. */
 export function aliasHeader(from: string, to: string): onRequestHookHandler {
   return async (request) => {
-    if (request.headers[to] === undefined && request.headers[from] !== undefined) request.headers[to] = request.headers[from];
+    if (request.headers[to] === undefined && request.headers[from] !== undefined)
+      request.headers[to] = request.headers[from];
   };
 }

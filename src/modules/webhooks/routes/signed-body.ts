@@ -27,7 +27,11 @@ const admitted = new WeakMap<FastifyRequest, Admitted>();
 /** Fastify's rule for a request without a body: its parser never runs. */
 function hasNoBody(request: FastifyRequest): boolean {
   const { headers } = request;
-  return headers['content-type'] === undefined && headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0';
+  return (
+    headers['content-type'] === undefined &&
+    headers['transfer-encoding'] === undefined &&
+    (headers['content-length'] ?? '0') === '0'
+  );
 }
 
 /** The route's onRequest step: admit on the headers, or answer before reading the body. */
@@ -54,7 +58,8 @@ export function admitDelivery(
 /** Whether the request was admitted and its body verified (or accepted unsigned where allowed). */
 export function admissionOf(request: FastifyRequest): { verified: boolean } {
   const entry = admitted.get(request);
-  if (!entry?.settled) throw new AppError('internal', 'Internal Server Error', { cause: new Error('webhook body was not verified') });
+  if (!entry?.settled)
+    throw new AppError('internal', 'Internal Server Error', { cause: new Error('webhook body was not verified') });
   return { verified: entry.gate.verified };
 }
 
@@ -83,7 +88,8 @@ function readBody(payload: Readable, declaredLength: number, limit: number, mac:
     }
     function onEnd() {
       stop();
-      if (!Number.isNaN(declaredLength) && received !== declaredLength) reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      if (!Number.isNaN(declaredLength) && received !== declaredLength)
+        reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
       else resolve(chunks);
     }
     function onError(error: Error & { statusCode?: number }) {
@@ -106,7 +112,10 @@ export function registerSignedBodyParser(app: FastifyInstance, admission: Pick<A
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: Readable) => {
     const entry = admitted.get(request);
-    if (!entry) throw new AppError('internal', 'Internal Server Error', { cause: new Error('webhook body read before admission') });
+    if (!entry)
+      throw new AppError('internal', 'Internal Server Error', {
+        cause: new Error('webhook body read before admission'),
+      });
     const limit = request.routeOptions.bodyLimit;
     const declared = Number(request.headers['content-length']);
     if (declared > limit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
