@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
+import { settledWithin } from '../../platform/timeouts.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import { safeJobError } from './job-errors.domain.ts';
 import type { JobLock } from './job-lock.ts';
@@ -345,12 +346,7 @@ export function createJobRunner(deps: {
      */
     async drain(boundMs: number): Promise<void> {
       if (inFlight.size === 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), boundMs)));
-      const all = Promise.allSettled([...inFlight]).then(() => 'done' as const);
-      const ended = await Promise.race([all, timeout]);
-      clearTimeout(timer);
-      if (ended === 'done') return;
+      if (await settledWithin(Promise.allSettled([...inFlight]), boundMs)) return;
       for (const runId of running.keys()) {
         logger.warn({ runId }, 'scheduled job run interrupted by shutdown');
         await repo

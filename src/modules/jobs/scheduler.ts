@@ -2,6 +2,7 @@
 // the runner. Several instances may all run it; the job lock lets one run at a time (docs/decisions/071).
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
+import { settledWithin } from '../../platform/timeouts.ts';
 
 export interface Timer {
   stop(): void;
@@ -60,12 +61,9 @@ export function createScheduler(deps: {
     async stop(boundMs = Infinity): Promise<void> {
       for (const timer of timers.values()) timer.stop();
       timers.clear();
-      let timer: NodeJS.Timeout | undefined;
-      const bound = Number.isFinite(boundMs)
-        ? new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)))
-        : new Promise<void>(() => {});
-      await Promise.race([Promise.allSettled([...inFlight]), bound]);
-      clearTimeout(timer);
+      const all = Promise.allSettled([...inFlight]);
+      if (Number.isFinite(boundMs)) await settledWithin(all, boundMs);
+      else await all;
     },
   };
 }

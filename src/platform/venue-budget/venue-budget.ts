@@ -21,6 +21,7 @@ import { AppError } from '../http/errors.ts';
 import { createBudgetMetrics, type BudgetMetrics } from './budget-metrics.ts';
 import type { VenueWeights } from './guarded-fetch.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { withTimeout } from '../timeouts.ts';
 
 export interface VenueBudgetSettings {
   /** Share of the venue's limit this service allows itself (VENUE_WEIGHT_SHARE). */
@@ -147,13 +148,7 @@ export function withBudgetShare<T>(share: number, work: () => Promise<T>): Promi
 }
 
 function timeout<T>(promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('shared budget store did not answer in time')), SHARED_TIMEOUT_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return withTimeout(promise, SHARED_TIMEOUT_MS, () => new Error('shared budget store did not answer in time'));
 }
 
 export function createVenueBudgets(deps: {
