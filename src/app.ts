@@ -122,7 +122,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
 
 export type Modules = ReturnType<typeof createModules>;
 
-export interface BuildOptions {
+interface BuildOptions {
   /** Called for every route as it is registered (the OpenAPI test builds its catalog of routes so). */
   observeRoute?: (route: RouteOptions) => void;
 }

@@ -2,7 +2,7 @@
 // events (GET /api/stream with a single-use ticket, since EventSource cannot send a header).
 import { api, session, signOut } from './session.ts';
 
-export interface PriceTick {
+interface PriceTick {
   symbol: string;
   price: number;
   ts: string;

@@ -1,6 +1,6 @@
 // The signed-in session: the access token lives in this module's memory only; the refresh token is
 // an HttpOnly cookie the server sets on /api/console/session, out of every script's reach (decision 160).
-export interface Me {
+interface Me {
   id: string;
   email: string;
   firstName: string;
@@ -89,7 +89,7 @@ let refreshing: Promise<boolean> | null = null;
  * Rotates the cookie for a new access token, once at a time: two tabs refreshing together would
  * present the same refresh token twice, which the server treats as theft and revokes the session.
  */
-export function refresh(): Promise<boolean> {
+function refresh(): Promise<boolean> {
   refreshing ??= (async () => {
     const run = async () => {
       const response = await sessionCall('refresh');
@@ -125,7 +125,7 @@ export async function resume(): Promise<void> {
   changed();
 }
 
-export type SignInStep = { done: true } | { done: false; mfaToken: string };
+type SignInStep = { done: true } | { done: false; mfaToken: string };
 
 export async function signIn(email: string, password: string): Promise<SignInStep> {
   const response = await sessionCall('login', { email, password });
@@ -226,5 +226,3 @@ export async function api<T>(
   const type = response.headers.get('content-type') ?? '';
   return (type.includes('json') ? await response.json() : await response.text()) as T;
 }
-
-export const signedInUser = () => current;

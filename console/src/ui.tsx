@@ -194,7 +194,7 @@ export function SubNav(props: { label: string; items: { href: string; label: str
   );
 }
 
-export const messageOf = (caught: unknown) =>
+const messageOf = (caught: unknown) =>
   caught instanceof ApiError || caught instanceof Error ? caught.message : String(caught);
 
 /** Runs an action, keeping its pending state and error for the form that started it. */

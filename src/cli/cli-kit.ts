@@ -21,7 +21,7 @@ export interface Command {
   run(args: string[]): Promise<void | number>;
 }
 
-export type Options = NonNullable<ParseArgsConfig['options']>;
+type Options = NonNullable<ParseArgsConfig['options']>;
 
 export function parseOptions<T extends Options>(args: string[], options: T) {
   try {
@@ -42,7 +42,7 @@ export class Problems {
   }
 }
 
-export const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export function requireEmail(value: string | undefined, problems: Problems): string {
   const email = value?.trim().toLowerCase();

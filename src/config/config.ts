@@ -136,12 +136,12 @@ function isUrl(value: string): boolean {
 const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
 
 /** Whether the server listens beyond this machine, where development-only settings are refused. */
-export function isExposed(host: string): boolean {
+function isExposed(host: string): boolean {
   return !['127.0.0.1', '::1', 'localhost'].includes(host) && !host.startsWith('127.');
 }
 
 /** The shortest SCHEDULED_JOB_SECRET an exposed server accepts: guessable secrets run jobs for anyone. */
-export const MIN_EXPOSED_JOB_SECRET_LENGTH = 32;
+const MIN_EXPOSED_JOB_SECRET_LENGTH = 32;
 
 // ---- The kinds of setting -------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // Exponential back-off with jitter: the one curve for every retry (a reconnecting stream, an outbox
 // delivery). Jitter spreads retries that failed together so they do not come back in lockstep.
 
-export interface Backoff {
+interface Backoff {
   baseMs: number;
   maxMs: number;
   /** The delay is the doubled ceiling times a factor drawn between these two. */

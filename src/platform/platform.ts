@@ -37,7 +37,7 @@ export interface Platform {
   close(): Promise<void>;
 }
 
-export interface PlatformOverrides {
+interface PlatformOverrides {
   clock?: Clock;
   logger?: Logger;
   database?: Database;

@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 
 export const FAKE_PROVIDERS = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'tavily', 'serper'] as const;
 export type FakeProvider = (typeof FAKE_PROVIDERS)[number];
-export type FailureMode = 'unauthorized' | 'rate_limited' | 'server_error' | 'hang';
+type FailureMode = 'unauthorized' | 'rate_limited' | 'server_error' | 'hang';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   provider: FakeProvider;
   method: string;
   path: string;

@@ -148,7 +148,7 @@ export function ticker24hr(s: FakeSymbol, now: number): Record<string, unknown> 
   };
 }
 
-export const INTERVAL_MS: Record<string, number> = {
+const INTERVAL_MS: Record<string, number> = {
   '1s': 1_000,
   '1m': 60_000,
   '3m': 180_000,
@@ -169,7 +169,7 @@ export const INTERVAL_MS: Record<string, number> = {
 };
 
 /** The fake's price of a symbol at the open of a candle: a slow deterministic wave around the last price. */
-export function priceAt(s: FakeSymbol, openTime: number, intervalMs: number): number {
+function priceAt(s: FakeSymbol, openTime: number, intervalMs: number): number {
   return Number(s.price) * (1 + 0.02 * Math.sin(openTime / (intervalMs * 7)));
 }
 

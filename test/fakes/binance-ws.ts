@@ -11,7 +11,7 @@ import { marketSymbols, miniTicker, type FakeSymbol } from './binance-market-dat
 
 const STREAM = '!miniTicker@arr';
 
-export interface BinanceWsFakeOptions {
+interface BinanceWsFakeOptions {
   /** The symbols and prices the stream starts from (copied, so the REST fake's data stays put). */
   symbols?: FakeSymbol[];
   /** Push every symbol on this period, as Binance does every second; 0 = only on `push()`. */

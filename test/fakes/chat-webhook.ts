@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-export type ChatFlavor = 'slack' | 'discord';
+type ChatFlavor = 'slack' | 'discord';
 export type CannedResponse = { status: number; body?: string | object; headers?: Record<string, string> } | 'hang';
 
 export interface ChatReceiver {

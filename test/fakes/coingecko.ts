@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface CoinGeckoRequest {
+interface CoinGeckoRequest {
   path: string;
   params: URLSearchParams;
   headers: IncomingMessage['headers'];

@@ -12,7 +12,7 @@ export class GraphQLRequestError extends Error {
   }
 }
 
-export type Value =
+type Value =
   | { kind: 'variable'; name: string }
   | { kind: 'literal'; value: unknown }
   | { kind: 'list'; items: Value[] }

@@ -132,7 +132,7 @@ export function sentryDelivery(
 }
 
 /** Standard Webhooks signature as Svix computes it: base64 HMAC-SHA256 over `id.timestamp.body`. */
-export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
+function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.replace(/^v1,/, '').replace(/^whsec_/, ''), 'base64');
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }

@@ -3,7 +3,7 @@ import { and, eq, gte, lt } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { adminExports } from './admin.tables.ts';
 
-export type ExportRow = typeof adminExports.$inferSelect;
+type ExportRow = typeof adminExports.$inferSelect;
 
 export function createExportsRepository(db: DbExecutor) {
   return {

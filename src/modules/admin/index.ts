@@ -17,7 +17,7 @@ import { createUsersService } from './users.service.ts';
 export type { TradingSummary, TradingSummaryPort } from './trading-summary.port.ts';
 export type { LimitValues } from './platform-limits.repository.ts';
 
-export interface AdminModuleDeps {
+interface AdminModuleDeps {
   users: UsersModule;
   /** Trade counts and balances per user, from the exchange module. */
   trading: TradingSummaryPort;

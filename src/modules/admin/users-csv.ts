@@ -1,7 +1,7 @@
 // CSV of admin users (RFC 4180), safe to open in a spreadsheet.
 import type { User } from './users.schemas.ts';
 
-export const USER_CSV_COLUMNS = [
+const USER_CSV_COLUMNS = [
   'id',
   'email',
   'firstName',

@@ -21,7 +21,7 @@ import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserP
 
 const GRACE_BATCH = 5_000;
 
-export function toUser(row: UserRow, summary = EMPTY_SUMMARY): User {
+function toUser(row: UserRow, summary = EMPTY_SUMMARY): User {
   return {
     id: row.id,
     email: row.email,
@@ -55,7 +55,7 @@ function toActivity(row: AuditRow): ActivityEntry {
   };
 }
 
-export interface UsersServiceDeps {
+interface UsersServiceDeps {
   db: Db;
   users: Pick<UsersModule, 'accounts'>;
   /** The audit trail's entries about or by a user, newest first. */

@@ -12,7 +12,7 @@ import { parseUserId, type ApiTokenRow, type UsersModule } from '../users/index.
 import type { ApiToken, ApiTokenCreateBody, ApiTokenCreated } from './auth.schemas.ts';
 
 const DAY_MS = 86_400_000;
-export const DEFAULT_TOKEN_DAYS = 90;
+const DEFAULT_TOKEN_DAYS = 90;
 
 function toApiToken(row: ApiTokenRow): ApiToken {
   return {

@@ -101,7 +101,7 @@ export const TwoFactorDisableBody = Type.Object({
 });
 export type TwoFactorDisableBody = Static<typeof TwoFactorDisableBody>;
 
-export const MFA_METHODS = ['totp', 'recovery_code'] as const;
+const MFA_METHODS = ['totp', 'recovery_code'] as const;
 
 export const MfaRequired = Type.Object({
   mfa_required: Type.Literal(true, { description: 'The password was right; a second factor is needed.' }),

@@ -20,7 +20,7 @@ import type {
 import { oneAnswer, type SecondFactor, type SecondFactorMethod } from './second-factor.ts';
 
 /** What an account is created from: these fields and nothing else. */
-export interface NewAccount {
+interface NewAccount {
   email: string;
   password: string;
   firstName?: string;
@@ -32,7 +32,7 @@ export interface ClientInfo {
   userAgent?: string;
 }
 
-export interface AuthSettings {
+interface AuthSettings {
   allowSignup: boolean;
   /** Sign-up attempts per client address and hour. */
   signupLimitPerHour: number;
@@ -51,14 +51,14 @@ const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
 /** How long the `mfa_token` of a sign-in waiting for its second factor is good for. */
 export const MFA_TOKEN_TTL_MS = 5 * 60 * 1000;
 
-export function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
+function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
   const at = session.secondFactorAt ?? session.createdAt;
   const amr =
     session.secondFactorAt && session.secondFactorMethod ? ['pwd', 'mfa', session.secondFactorMethod] : ['pwd'];
   return { auth_time: Math.floor(at.getTime() / 1000), amr };
 }
 
-export function toAccount(user: UserRow): Account {
+function toAccount(user: UserRow): Account {
   return {
     id: user.id,
     email: user.email,

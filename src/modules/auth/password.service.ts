@@ -13,7 +13,7 @@ import { LOGIN_LIMITS, type ClientInfo } from './auth.service.ts';
 /** Wrong current passwords allowed per user and window, as for logins per account and address. */
 export const PASSWORD_CHANGE_LIMITS = { perUser: LOGIN_LIMITS.perAccountAndClient, windowMs: LOGIN_LIMITS.windowMs };
 
-export interface PasswordChanger {
+interface PasswordChanger {
   /** The signed-in user, and the session to keep (null for an identity provider's token: none is ours). */
   id: string;
   sessionId: string | null;

@@ -10,7 +10,7 @@ import type { UserRow, UsersModule } from '../users/index.ts';
 import { hashRecoveryCode, matchingStep } from './totp.ts';
 
 /** Where a user's TOTP secret is sealed: it opens in that row and column only. */
-export const totpSealedAt = (userId: string) => ({ table: 'users', column: 'totp_secret_sealed', row: userId });
+const totpSealedAt = (userId: string) => ({ table: 'users', column: 'totp_secret_sealed', row: userId });
 
 /** RFC 8176's `otp` for a TOTP code; `rc` (ours) for a recovery code. */
 export type SecondFactorMethod = 'otp' | 'rc';

@@ -4,12 +4,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { renderSVG } from 'uqr';
 
-export const TOTP_PERIOD_SECONDS = 30;
-export const TOTP_DIGITS = 6;
+const TOTP_PERIOD_SECONDS = 30;
+const TOTP_DIGITS = 6;
 /** Codes of one step either side of now are accepted (clock drift, a code typed as it turned). */
-export const TOTP_WINDOW = 1;
-export const RECOVERY_CODE_COUNT = 10;
-export const ISSUER = 'Trading Platform';
+const TOTP_WINDOW = 1;
+const RECOVERY_CODE_COUNT = 10;
+const ISSUER = 'Trading Platform';
 
 const totpOf = (secretBase32: string, label = 'account') =>
   new TOTP({
@@ -68,7 +68,7 @@ export function newRecoveryCodes(): string[] {
 }
 
 /** As typed: case, spaces and hyphens do not matter. */
-export function normalizeRecoveryCode(code: string): string {
+function normalizeRecoveryCode(code: string): string {
   return code.toLowerCase().replace(/[\s-]+/g, '');
 }
 

@@ -14,9 +14,9 @@ import { oneAnswer, type SecondFactor, type SecondFactorAnswer } from './second-
 import { hashRecoveryCode, matchingStep, newRecoveryCodes, newTotpSecret, otpauthUrl, qrSvg } from './totp.ts';
 
 /** Wrong passwords and codes a signed-in user may give these operations per window, as for password changes. */
-export const TWO_FACTOR_LIMITS = { perUser: LOGIN_LIMITS.perAccountAndClient, windowMs: LOGIN_LIMITS.windowMs };
+const TWO_FACTOR_LIMITS = { perUser: LOGIN_LIMITS.perAccountAndClient, windowMs: LOGIN_LIMITS.windowMs };
 
-export interface TwoFactorActor {
+interface TwoFactorActor {
   id: string;
   /** The session to keep signed in (null for an identity provider's token). */
   sessionId: string | null;

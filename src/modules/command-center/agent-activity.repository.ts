@@ -4,9 +4,9 @@ import { agentActivityEvents } from './command-center.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export type ActivityRow = typeof agentActivityEvents.$inferSelect;
-export type NewActivity = typeof agentActivityEvents.$inferInsert;
+type NewActivity = typeof agentActivityEvents.$inferInsert;
 
-export interface AgentStats {
+interface AgentStats {
   agentId: string;
   agentName: string | null;
   lastSeenAt: Date | null;

@@ -54,7 +54,7 @@ export const IntelEvent = Type.Object({
 });
 export type IntelEvent = Static<typeof IntelEvent>;
 
-export const SourceSummary = Type.Object({
+const SourceSummary = Type.Object({
   total: Type.Integer({ description: 'Events of this source matching the filters.' }),
   scored: Type.Integer({ description: 'Of those, events with an outcome_pct.' }),
   correct: Type.Integer({ description: 'Scored events whose direction matched the sign of outcome_pct.' }),

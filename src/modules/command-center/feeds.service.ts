@@ -24,7 +24,7 @@ import type { TasksRepository } from './tasks.repository.ts';
 const HOUR_MS = 60 * 60 * 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface MaturedIntel {
+interface MaturedIntel {
   id: string;
   symbol: string;
   direction: string;
@@ -32,7 +32,7 @@ export interface MaturedIntel {
   horizonAt: Date;
 }
 
-export interface AgentSummary {
+interface AgentSummary {
   agentId: string;
   agentName: string | null;
   lastSeenAt: Date | null;

@@ -1,13 +1,11 @@
 // How an intel call is judged: a direction names a sign, the realised move (outcome_pct) has one,
 // and the call was correct when they agree. A flat outcome (0) agrees with neither.
 
-export const BULLISH_DIRECTIONS = ['bullish', 'long', 'up'] as const;
-export const BEARISH_DIRECTIONS = ['bearish', 'short', 'down'] as const;
+const BULLISH_DIRECTIONS = ['bullish', 'long', 'up'] as const;
+const BEARISH_DIRECTIONS = ['bearish', 'short', 'down'] as const;
 export const INTEL_DIRECTIONS = [...BULLISH_DIRECTIONS, ...BEARISH_DIRECTIONS] as const;
-export type IntelDirection = (typeof INTEL_DIRECTIONS)[number];
 
 export const TRUST_TIERS = ['verified', 'standard', 'quarantined'] as const;
-export type TrustTier = (typeof TRUST_TIERS)[number];
 
 /** An event without expires_at is judged (and counts as active) for this long after detection. */
 export const DEFAULT_HORIZON_MS = 24 * 60 * 60 * 1000;
@@ -34,7 +32,7 @@ export function horizonOf(event: { detectedAt: Date; expiresAt: Date | null }): 
   return event.expiresAt ?? new Date(event.detectedAt.getTime() + DEFAULT_HORIZON_MS);
 }
 
-export interface SourceSummary {
+interface SourceSummary {
   total: number;
   scored: number;
   correct: number;

@@ -8,9 +8,9 @@ import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './
 import { descending } from '../../platform/db/order.ts';
 
 export type IntelRow = typeof marketIntelEvents.$inferSelect;
-export type NewIntel = typeof marketIntelEvents.$inferInsert;
+type NewIntel = typeof marketIntelEvents.$inferInsert;
 
-export interface IntelFilters {
+interface IntelFilters {
   includeQuarantined: boolean;
   /** When set, only events whose horizon lies after this instant. */
   activeAt?: Date;

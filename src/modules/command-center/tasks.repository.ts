@@ -15,7 +15,7 @@ export type NewTask = typeof commandCenterTasks.$inferInsert;
 export type TaskPatch = Partial<Omit<NewTask, 'id' | 'createdAt' | 'createdBy'>>;
 export type CommentRow = typeof commandCenterTaskComments.$inferSelect;
 
-export interface TaskFilters {
+interface TaskFilters {
   status?: string;
   assignee?: string;
   priority?: string;

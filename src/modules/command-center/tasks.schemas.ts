@@ -5,9 +5,9 @@ export const TASK_STATUSES = ['todo', 'in_progress', 'blocked', 'in_review', 'do
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 /** Statuses after which a task no longer counts as open. */
 export const CLOSED_STATUSES: readonly TaskStatus[] = ['done', 'cancelled'];
-export const TASK_PRIORITIES = ['critical', 'high', 'medium', 'low'] as const;
-export const SOURCE_TYPES = ['human', 'agent', 'system', 'webhook'] as const;
-export const MAX_BLOCKERS = 100;
+const TASK_PRIORITIES = ['critical', 'high', 'medium', 'low'] as const;
+const SOURCE_TYPES = ['human', 'agent', 'system', 'webhook'] as const;
+const MAX_BLOCKERS = 100;
 
 const Title = Type.String({
   minLength: 3,

@@ -19,14 +19,8 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /** The refresh token's cookie: sent only to the console's session routes, never readable by scripts. */
-export const REFRESH_COOKIE = 'tp_console_refresh';
-export const SESSION_PATH = '/api/console/session';
-/**
- * A header every session call sends (required by the routes' schemas: 422 without it). A page
- * elsewhere cannot add it without a CORS preflight, which this service never grants; together with
- * SameSite=Strict it keeps the cookie routes out of reach of cross-site requests (CSRF).
- */
-export const CSRF_HEADER = 'x-console-request';
+const REFRESH_COOKIE = 'tp_console_refresh';
+const SESSION_PATH = '/api/console/session';
 
 export function refreshCookie(value: string, options: { maxAgeSeconds: number; secure: boolean }): string {
   return [

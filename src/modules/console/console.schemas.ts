@@ -11,7 +11,7 @@ export const ConsoleAccess = Type.Object({
 });
 export type ConsoleAccess = Static<typeof ConsoleAccess>;
 
-export const ConsoleMfaRequired = Type.Object({
+const ConsoleMfaRequired = Type.Object({
   mfa_required: Type.Literal(true, { description: 'The password was right; a second factor is needed.' }),
   mfa_token: Type.String({ description: 'For POST /api/console/session/2fa: single use, valid 5 minutes.' }),
   methods: Type.Array(Type.String({ description: 'A second factor accepted.' }), {

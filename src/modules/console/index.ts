@@ -12,7 +12,7 @@ import { consoleAppRoutes } from './routes/console-app.routes.ts';
 import { consoleJobsRoutes } from './routes/console-jobs.routes.ts';
 import { consoleSessionRoutes } from './routes/console-session.routes.ts';
 
-export interface ConsoleModuleDeps {
+interface ConsoleModuleDeps {
   guards: Guards;
   auth: Pick<AuthModule, 'service'>;
   jobs: Pick<JobsModule, 'startRun'>;
@@ -35,5 +35,3 @@ export function createConsoleModule(platform: Platform, deps: ConsoleModuleDeps)
   };
   return { name: 'console', routes };
 }
-
-export type ConsoleModule = ReturnType<typeof createConsoleModule>;

@@ -36,5 +36,3 @@ export function createDashboardModule(platform: Platform, deps: DashboardDeps) {
     routes: dashboardRoutes({ overview, agents, integrations }),
   };
 }
-
-export type DashboardModule = ReturnType<typeof createDashboardModule>;

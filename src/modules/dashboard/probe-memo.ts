@@ -7,7 +7,7 @@ import { safeErrorText } from './safe-text.domain.ts';
 
 export const PROBE_TTL_MS = 60_000;
 /** No probe holds the answer up longer than this, whatever the module's own timeout. */
-export const PROBE_TIMEOUT_MS = 3_000;
+const PROBE_TIMEOUT_MS = 3_000;
 
 export interface ProbeOutcome {
   reachable: boolean;
@@ -29,7 +29,7 @@ export interface ProbeRecord {
   lastError: string | null;
 }
 
-export type Probe = () => Promise<ProbeOutcome>;
+type Probe = () => Promise<ProbeOutcome>;
 
 async function bounded(probe: Probe, timeoutMs: number): Promise<ProbeOutcome> {
   try {

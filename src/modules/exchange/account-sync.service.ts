@@ -14,17 +14,17 @@ import type { createTransfersService } from './transfers.service.ts';
 import { isVenue, type Venue } from './venues.domain.ts';
 
 /** Credentials one run looks at. */
-export const MAX_CREDENTIALS_PER_RUN = 10_000;
+const MAX_CREDENTIALS_PER_RUN = 10_000;
 const RESUME_TTL_MS = 7 * 24 * 3_600_000;
 const resumeKey = (venue: string) => `exchange:sync-accounts:resume:${venue}`;
 
 /** The venue's credentials in id order, rotated to start at the first id ≥ `resumeAt`. */
-export function rotate<T extends { id: string }>(credentials: readonly T[], resumeAt: string | undefined): T[] {
+function rotate<T extends { id: string }>(credentials: readonly T[], resumeAt: string | undefined): T[] {
   const start = resumeAt === undefined ? 0 : credentials.findIndex((c) => c.id >= resumeAt);
   return start <= 0 ? [...credentials] : [...credentials.slice(start), ...credentials.slice(0, start)];
 }
 /** Trades per market and call: Binance's maximum, so a call of weight 20 brings up to 1000 fills. */
-export const JOB_TRADE_LIMIT = 1000;
+const JOB_TRADE_LIMIT = 1000;
 
 export interface AccountSyncResult {
   credential_id: string;

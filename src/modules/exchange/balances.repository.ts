@@ -6,7 +6,7 @@ import { descending } from '../../platform/db/order.ts';
 
 export type BalanceRow = typeof exchangeBalances.$inferSelect;
 
-export interface SnapshotInput {
+interface SnapshotInput {
   userId: string;
   exchange: string;
   credentialId: string | null;

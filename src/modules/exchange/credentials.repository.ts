@@ -38,7 +38,7 @@ function isUniqueViolation(error: unknown): boolean {
   return false;
 }
 
-export interface VenueCredentialStats {
+interface VenueCredentialStats {
   venue: string;
   count: number;
   lastSuccessAt: Date | null;

@@ -28,7 +28,7 @@ export function auditActor(ctx: AccountActor): { actorId: string | null; actorTy
   return ctx.byJob ? { actorId: null, actorType: 'job' } : { actorId: ctx.id, actorType: 'user' };
 }
 
-export interface CredentialInput {
+interface CredentialInput {
   exchange_name: Venue;
   credential_name?: string;
   api_key: string;
@@ -39,7 +39,7 @@ export interface CredentialInput {
   exchange_metadata?: Record<string, unknown>;
 }
 
-export interface CredentialUpdate {
+interface CredentialUpdate {
   credential_name?: string;
   api_key?: string;
   api_secret?: string;
@@ -53,7 +53,7 @@ export interface CredentialUpdate {
 /** What a venue call with a credential revealed about it. */
 export type { CredentialOutcome };
 
-export function credentialView(row: CredentialRow) {
+function credentialView(row: CredentialRow) {
   return {
     id: row.id,
     user_id: row.userId,
@@ -73,7 +73,7 @@ export function credentialView(row: CredentialRow) {
 }
 
 /** What a venue failure says about the credential: refused keys are invalid, the rest unknown. */
-export function outcomeOf(error: VenueError): CredentialOutcome {
+function outcomeOf(error: VenueError): CredentialOutcome {
   return { status: error.errorType === 'auth' ? 'invalid' : 'error', error: String(error.detail) };
 }
 

@@ -14,7 +14,7 @@ import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import { venueWithin } from './timeouts.ts';
 import { HEALTH_TTL_MS, VENUES, type Venue } from './venues.domain.ts';
 
-export interface VenueHealth {
+interface VenueHealth {
   exchange: Venue;
   status: 'healthy' | 'maintenance' | 'rate_limited' | 'unreachable' | 'error';
   latency_ms: number | null;

@@ -27,7 +27,7 @@ export function quoteCurrencies(markets: readonly VenueMarket[]): string[] {
 }
 
 /** A held currency and how much of it (free + locked), as the venue's decimal string. */
-export interface Holding {
+interface Holding {
   currency: string;
   total: string;
 }
@@ -65,7 +65,7 @@ export function symbolsForHoldings(
   return symbols.slice(0, cap);
 }
 
-export interface QuoteOption {
+interface QuoteOption {
   quote: string;
   symbol: string;
   price: number | null;
@@ -110,7 +110,7 @@ export interface RouteCandidate {
   ticker: VenueTicker;
 }
 
-export interface Route {
+interface Route {
   exchange: string;
   symbol: string;
   price: number;
@@ -123,7 +123,7 @@ export interface Route {
   rank: number;
 }
 
-export interface ExcludedRoute {
+interface ExcludedRoute {
   exchange: string;
   symbol: string;
   reason: string;

@@ -11,7 +11,7 @@ export interface Cursor {
   since: Date | null;
 }
 
-export function usesIdCursor(venue: Venue): boolean {
+function usesIdCursor(venue: Venue): boolean {
   return ID_CURSOR_VENUES.has(venue);
 }
 

@@ -11,7 +11,7 @@ import { wholeDays, type DaySpan } from './trade-days.domain.ts';
 export type TradeRow = typeof exchangeTrades.$inferSelect;
 export type NewTrade = typeof exchangeTrades.$inferInsert;
 
-export interface TradeFilter {
+interface TradeFilter {
   userId: string;
   exchange?: string;
   /** Matched without separators, so BTCUSDT, BTC-USDT and BTC/USDT find the same trades. */
@@ -20,7 +20,7 @@ export interface TradeFilter {
   end?: Date;
 }
 
-export interface TradeStatsRow {
+interface TradeStatsRow {
   total_trades: number;
   buy_count: number;
   sell_count: number;

@@ -42,7 +42,7 @@ export const TradeStatsQuery = Type.Object({
   end_date: EndDate(),
 });
 
-export const Trade = Type.Object({
+const Trade = Type.Object({
   id: Uuid('Our id.'),
   exchange_trade_id: Type.String({ description: "The venue's trade id (unique per pair)." }),
   exchange: Type.String({ description: 'Venue.' }),

@@ -24,7 +24,7 @@ import type { NewTrade, TradeRow, TradesRepository } from './trades.repository.t
 import type { Venue } from './venues.domain.ts';
 
 /** Symbols one full sync may ask about; each myTrades call weighs 10–20 on Binance. */
-export const MAX_SYMBOLS_PER_SYNC = 20;
+const MAX_SYMBOLS_PER_SYNC = 20;
 
 interface MarketSync {
   symbol: string;
@@ -39,7 +39,7 @@ const cursorView = (cursor: Cursor) => ({ from_id: cursor.fromId, since: iso(cur
 
 const num = (value: string | null) => (value === null ? null : Number(value));
 
-export function tradeView(row: TradeRow) {
+function tradeView(row: TradeRow) {
   return {
     id: row.id,
     exchange_trade_id: row.exchangeTradeId,

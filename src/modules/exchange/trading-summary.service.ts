@@ -5,7 +5,7 @@ import type { BalancesRepository } from './balances.repository.ts';
 import type { TradesRepository } from './trades.repository.ts';
 import type { UsdPrices } from './usd-prices.ts';
 
-export interface TradingSummary {
+interface TradingSummary {
   totalTrades: number;
   /** USD: stablecoins at 1, other currencies at a price seen within the hour, else 0. */
   accountBalance: number;

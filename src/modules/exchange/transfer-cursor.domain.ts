@@ -10,7 +10,7 @@ export const PAGE_LIMIT = 1000;
 /** The cursor stays this far behind now, so records still pending (or credited late) are read again. */
 export const SETTLE_MS = 86_400_000;
 
-export interface Window {
+interface Window {
   since: number;
   until: number;
 }

@@ -7,7 +7,7 @@ import { exchangeTransferCursors, exchangeTransfers, type TransferType } from '.
 export type TransferRow = typeof exchangeTransfers.$inferSelect;
 export type NewTransfer = typeof exchangeTransfers.$inferInsert;
 
-export interface TransferFilter {
+interface TransferFilter {
   userId: string;
   exchange?: string;
   type?: TransferType;

@@ -19,7 +19,7 @@ export const TransferSyncQuery = Type.Object({
   since: Type.Optional(DateTime('Read from this instant (ISO 8601) instead of from where the last sync stopped.')),
 });
 
-export const Transfer = Type.Object({
+const Transfer = Type.Object({
   id: Uuid('Our id.'),
   exchange_transfer_id: Type.String({ description: "The venue's id." }),
   exchange: Type.String({ description: 'Venue.' }),

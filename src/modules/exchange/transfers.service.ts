@@ -17,7 +17,7 @@ import type { Venue } from './venues.domain.ts';
 
 const num = (value: string) => Number(value);
 
-export function transferView(row: TransferRow) {
+function transferView(row: TransferRow) {
   return {
     id: row.id,
     exchange_transfer_id: row.exchangeTransferId,

@@ -10,7 +10,7 @@ import type { CredentialsRepository } from './credentials.repository.ts';
 import type { CredentialOutcome, CredentialsService, AccountActor } from './credentials.service.ts';
 import type { Venue } from './venues.domain.ts';
 
-export type ValidationCause =
+type ValidationCause =
   | 'wrong_venue'
   | 'invalid_key'
   | 'missing_passphrase'
@@ -20,14 +20,14 @@ export type ValidationCause =
   | 'venue_unreachable'
   | 'venue_error';
 
-export interface ValidateInput {
+interface ValidateInput {
   exchange: Venue;
   api_key: string;
   api_secret: string;
   api_passphrase?: string;
 }
 
-export interface ValidationResult {
+interface ValidationResult {
   valid: boolean;
   exchange: Venue;
   cause: ValidationCause | null;

@@ -203,7 +203,7 @@ export const RouteResult = Type.Object({
 });
 
 /** The venue's shared request-weight budget (docs/decisions/110); live, never cached. */
-export const VenueBudget = Type.Object(
+const VenueBudget = Type.Object(
   {
     used_weight_1m: N(
       "Request weight used in the current minute by this service's instances (raised to the venue's own count); null without a weight model.",

@@ -25,10 +25,10 @@ import { createScheduler, triggerWindowSeconds, type TimerFactory } from './sche
 import { createSecretGuard } from './secret-guard.ts';
 
 export type { JobRun } from './jobs.domain.ts';
-export type { RunOutcome, Started } from './job-runner.ts';
+export type { RunOutcome } from './job-runner.ts';
 
 /** The services the jobs use, narrowed to what they call. */
-export interface JobsModuleDeps {
+interface JobsModuleDeps {
   auth: {
     service: Pick<AuthService, 'deleteStaleSessions' | 'deleteDeadTokens'>;
     twoFactor: Pick<TwoFactorService, 'reencryptAll'>;

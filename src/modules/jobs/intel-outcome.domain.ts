@@ -2,7 +2,7 @@
 // detection and its horizon, in percent, from the venue's 1-minute candles. Pure.
 
 export const SCORING_INTERVAL = '1m';
-export const SCORING_INTERVAL_MS = 60_000;
+const SCORING_INTERVAL_MS = 60_000;
 
 export interface ClosedCandle {
   openTime: number;

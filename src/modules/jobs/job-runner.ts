@@ -35,7 +35,7 @@ export interface RegisteredJob {
 }
 
 /** A job with the trigger window in force (docs/decisions/125). */
-export interface ConfiguredJob extends RegisteredJob {
+interface ConfiguredJob extends RegisteredJob {
   /** A trigger this many seconds after a run claimed the job's window is covered by it; 0: none is. */
   windowSeconds: number;
 }
@@ -57,7 +57,7 @@ export type RunOutcome =
   | (Common & { status: 'skipped'; reason: string; coveredBy: string | null });
 
 /** What a trigger is answered: the run it started, the one that covered it, or the one its key names. */
-export interface Started {
+interface Started {
   outcome: RunOutcome;
   /** The Idempotency-Key had been used: `outcome` is that run as recorded, nothing new was recorded. */
   replayed: boolean;
@@ -65,14 +65,14 @@ export interface Started {
   done: Promise<RunOutcome>;
 }
 
-export const OVERLAP_REASON = 'another run of this job is in progress';
-export const INTERRUPTED_ERROR = 'interrupted: the service shut down before the run ended';
+const OVERLAP_REASON = 'another run of this job is in progress';
+const INTERRUPTED_ERROR = 'interrupted: the service shut down before the run ended';
 
 /** How long, at most, a trigger waits for the lock of a run that has recorded its end (25 × 20 ms). */
 const RELEASE_WAITS = 25;
 const RELEASE_WAIT_MS = 20;
 
-export function coveredReason(claim: Claim, windowSeconds: number): string {
+function coveredReason(claim: Claim, windowSeconds: number): string {
   return `covered by run ${claim.runId}, which started within this job's ${windowSeconds} s trigger window`;
 }
 

@@ -32,7 +32,7 @@ const STATUS_NOTE =
   '`running` (answered 202 by the trigger that started it), `succeeded`, `partial` (some of its units failed), `failed` (it threw, ' +
   'every unit it tried failed, or the service shut down during it), or `skipped` (another run covered the trigger).';
 
-export const RunUnits = Type.Object(
+const RunUnits = Type.Object(
   {
     total: Type.Integer({ description: 'Units looked at (e.g. credentials).' }),
     succeeded: Type.Integer({ description: 'Units done.' }),

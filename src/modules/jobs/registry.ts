@@ -27,7 +27,7 @@ export const JOB_NAMES: readonly JobName[] = JOB_DEFINITIONS.map((job) => job.na
 
 type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
 /** What the jobs need together: each definition's dependencies. */
-export type RegistryDeps = Intersection<DepsOf<Definitions[number]>>;
+type RegistryDeps = Intersection<DepsOf<Definitions[number]>>;
 
 export function createRegistry(deps: RegistryDeps): RegisteredJob[] {
   return JOB_DEFINITIONS.map((job: JobDefinition<JobName, RegistryDeps>) => ({

@@ -22,7 +22,7 @@ export interface Claim {
   claimedAt: Date;
 }
 
-export type StartResult =
+type StartResult =
   | { started: true; runId: string }
   | { started: false; covered: Claim }
   | { started: false; replay: RunRow };

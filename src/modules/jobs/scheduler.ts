@@ -71,10 +71,10 @@ export function createScheduler(deps: {
 export type Scheduler = ReturnType<typeof createScheduler>;
 
 /** The default trigger window (docs/decisions/125), unless the cron's period is shorter than twice it. */
-export const DEFAULT_TRIGGER_WINDOW_SECONDS = 30;
+const DEFAULT_TRIGGER_WINDOW_SECONDS = 30;
 
 /** The shortest gap between two firings of `cron` (UTC) over its next runs, in seconds. */
-export function cronPeriodSeconds(cron: string): number {
+function cronPeriodSeconds(cron: string): number {
   const runs = new Cron(cron, { timezone: 'UTC', paused: true }).nextRuns(25);
   let shortest = Infinity;
   for (let i = 1; i < runs.length; i++)

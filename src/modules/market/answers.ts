@@ -3,7 +3,7 @@ import { invalidField } from '../../platform/http/errors.ts';
 import { MAX_SYMBOLS, splitSymbolList } from './symbols.domain.ts';
 import type { PairTicker } from './market.types.ts';
 
-export interface Freshness {
+interface Freshness {
   source: string;
   stale: boolean;
   age_seconds: number;

@@ -3,9 +3,9 @@
 // it; so we walk backwards from the window's end until the limit or the window's start is reached.
 import type { Candle } from './market.types.ts';
 
-export const UPSTREAM_PAGE = 1000;
+const UPSTREAM_PAGE = 1000;
 
-export interface CandleWindow {
+interface CandleWindow {
   /** Inclusive bounds on the candles' open time, in ms. */
   start: number;
   end: number;

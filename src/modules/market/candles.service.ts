@@ -9,7 +9,7 @@ import type { Candle } from './market.types.ts';
 import type { CandleRow, OhlcQuery, OhlcRangeQuery, OhlcRangeResponse, OhlcResponse } from './candles.schemas.ts';
 import { freshness, isoMs, num, stamped } from './answers.ts';
 
-export const RANGE_LIMIT = { max: 2000, fallback: 1000 };
+const RANGE_LIMIT = { max: 2000, fallback: 1000 };
 
 function candleRow(c: Candle): CandleRow {
   return {

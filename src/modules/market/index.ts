@@ -35,13 +35,13 @@ const MICRO_CACHE_MS = 1_000;
 const HOUR_MS = 3_600_000;
 
 /** The answer of `probe()`, shaped like the tracker's health. */
-export interface MarketProbe {
+interface MarketProbe {
   reachable: boolean;
   latency_ms: number | null;
   detail: string | null;
 }
 
-export interface MarketModuleDeps {
+interface MarketModuleDeps {
   sse: SseRegistry;
   /** The exchange module's way to Binance: one budget, weight table and breaker for every caller. */
   venueAccess: (venue: 'binance') => VenueAccess;

@@ -39,11 +39,11 @@ const LOCAL_ENTRIES = 500;
 const FAILURE_MARKER_TTL_MS = 2_000;
 const DERIVED_ENTRIES = 1_000;
 
-export function isUpstreamFailure(error: unknown): error is AppError {
+function isUpstreamFailure(error: unknown): error is AppError {
   return error instanceof AppError && UPSTREAM_FAILURES.has(error.code);
 }
 
-export interface CacheAge {
+interface CacheAge {
   key: string;
   ageMs: number;
   ttlMs: number;

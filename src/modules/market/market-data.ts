@@ -16,7 +16,7 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /** TTLs and stale bounds (docs/decisions/041). */
-export const POLICIES = {
+const POLICIES = {
   symbols: { ttlMs: HOUR, staleMs: 24 * HOUR },
   tickers: { ttlMs: 5 * SECOND, staleMs: 2 * MINUTE },
   prices: { ttlMs: 5 * SECOND, staleMs: 2 * MINUTE },
@@ -29,9 +29,9 @@ export const POLICIES = {
 } satisfies Record<string, CachePolicy | number>;
 
 /** Klines fetched per (symbol, interval); ohlc answers the newest `limit` of them. */
-export const CANDLES_HELD = 1000;
+const CANDLES_HELD = 1000;
 /** Order-book levels fetched per symbol; Binance charges the same weight up to 100. */
-export const BOOK_LEVELS = 100;
+const BOOK_LEVELS = 100;
 
 export function createMarketData(deps: {
   spot: SpotMarketSource;

@@ -11,7 +11,7 @@ export const MoversQuery = Type.Object({ limit: Limit(1, 50, 10, 'Gainers and lo
 export const HeatmapQuery = Type.Object({ limit: Limit(10, 100, 50, 'Number of tiles;') });
 export const TrendingQuery = Type.Object({ limit: Limit(5, 50, 20, 'Number of trending pairs;') });
 
-export const TopAssetRow = Type.Object({
+const TopAssetRow = Type.Object({
   rank: int('Market-cap rank.'),
   id: Type.String({ description: 'CoinGecko id, e.g. `bitcoin`.' }),
   asset: Type.String({ description: 'Asset ticker, upper case, e.g. `BTC`.' }),
@@ -51,7 +51,6 @@ const MarketPair = Type.Object({
   quote_volume: num('24 h volume in the quote asset.'),
   trades: int('Trades in 24 h.'),
 });
-export type MarketPair = Static<typeof MarketPair>;
 
 export const StatsResponse = Type.Object({
   global: Type.Object(

@@ -27,9 +27,9 @@ import type { TopAsset } from './market.types.ts';
 import { freshness, joinSources, marketPair, stamped } from './answers.ts';
 
 /** Base assets named in the volume distribution; the rest are summed as `other`. */
-export const DISTRIBUTION_ASSETS = 20;
+const DISTRIBUTION_ASSETS = 20;
 /** Pairs listed in activity's `most_traded`. */
-export const MOST_TRADED = 20;
+const MOST_TRADED = 20;
 
 function topRow(a: TopAsset, i: number, index: SymbolIndex | undefined) {
   const pair = index?.byPair.get(`${a.symbol}/${REFERENCE_QUOTE}`);

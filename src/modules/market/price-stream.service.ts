@@ -14,7 +14,7 @@ import { isoMs, num } from './answers.ts';
 import type { PriceService } from './prices.service.ts';
 
 /** Receives SSE text: one or more `price` events. */
-export type PriceListener = (text: string) => void;
+type PriceListener = (text: string) => void;
 
 interface PairState {
   price: string;
@@ -23,7 +23,7 @@ interface PairState {
   pending?: PriceEvent;
 }
 
-export interface PriceStreamOptions {
+interface PriceStreamOptions {
   throttleMs?: number;
   /** How often the REST price list is read while the WebSocket stream is down. */
   pollMs?: number;

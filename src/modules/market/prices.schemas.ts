@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { DateTime, StringEnum } from '../../platform/http/schemas.ts';
 import { FreshnessFields, Limit, PairFields, SymbolList, SymbolParam } from './common.schemas.ts';
 
-export const TICKER_TYPES = ['24hr', 'price'] as const;
+const TICKER_TYPES = ['24hr', 'price'] as const;
 
 export const TickerQuery = Type.Object({
   type: Type.Optional(
@@ -59,7 +59,7 @@ export const PriceQuery = Type.Object({
   ),
 });
 
-export const PRICE_FEEDS = ['stream', 'rest', 'simulated'] as const;
+const PRICE_FEEDS = ['stream', 'rest', 'simulated'] as const;
 
 export const PriceEntry = Type.Object({
   ...PairFields,
@@ -79,7 +79,7 @@ export const PricesResponse = Type.Object({
 });
 export type PricesResponse = Static<typeof PricesResponse>;
 
-export const StreamSummary = Type.Object({
+const StreamSummary = Type.Object({
   status: Type.String({ description: '`connected`, `connecting`, `reconnecting`, `idle`, `stopped` or `disabled`.' }),
   live: Type.Boolean({ description: 'Prices are being served from the stream.' }),
   last_message_at: Type.Union([DateTime('Last message from the stream.'), Type.Null()]),

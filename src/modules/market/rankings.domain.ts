@@ -21,7 +21,7 @@ export function quoteRates(pairs: readonly PairTicker[]): Map<string, Decimal> {
 }
 
 /** The pair's 24 h quote volume in USDT, or undefined when its quote asset has no USDT price. */
-export function usdtVolume(pair: PairTicker, rates: ReadonlyMap<string, Decimal>): Decimal | undefined {
+function usdtVolume(pair: PairTicker, rates: ReadonlyMap<string, Decimal>): Decimal | undefined {
   const rate = rates.get(pair.quote);
   return rate ? new Decimal(pair.quoteVolume).mul(rate) : undefined;
 }
@@ -32,7 +32,7 @@ const byNumber = (value: (p: PairTicker) => number, direction: 1 | -1) => (a: Pa
 const change = (p: PairTicker) => Number(p.priceChangePercent);
 const traded = (pairs: readonly PairTicker[]) => pairs.filter((p) => p.count > 0);
 
-export function share(part: Decimal, total: Decimal): number {
+function share(part: Decimal, total: Decimal): number {
   return total.isZero() ? 0 : part.div(total).mul(100).toDecimalPlaces(4).toNumber();
 }
 

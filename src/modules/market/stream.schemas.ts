@@ -7,7 +7,7 @@ import { sseMessage, StreamEnd } from '../../platform/http/sse.ts';
 /** Most symbols one price stream may name. */
 export const MAX_STREAM_SYMBOLS = 200;
 
-export const PRICE_SOURCES = ['stream', 'rest', 'simulated'] as const;
+const PRICE_SOURCES = ['stream', 'rest', 'simulated'] as const;
 
 export const PriceStreamQuery = Type.Object({
   symbols: Type.Optional(

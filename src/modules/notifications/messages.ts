@@ -75,5 +75,3 @@ export function createMessages(box: SecretBox, repo: NotificationsRepository) {
       repo.suppress(email, reason, now, executor),
   };
 }
-
-export type Messages = ReturnType<typeof createMessages>;

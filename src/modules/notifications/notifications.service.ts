@@ -17,9 +17,9 @@ import { parseChatMessage } from './chat/chat-text.ts';
 import type { NotificationsRepository } from './notifications.repository.ts';
 
 /** How a delivery note begins when the message reached its receiver (not recorded only, not skipped). */
-export const DELIVERED = 'delivered';
+const DELIVERED = 'delivered';
 
-export interface NotificationsStatus {
+interface NotificationsStatus {
   chat: { configured: boolean; format: 'slack' | 'discord' } & KindStatus;
   mail: { configured: boolean } & KindStatus;
 }
@@ -96,5 +96,3 @@ function openSealed(box: Pick<SecretBox, 'open'>, sealed: string, to: string): {
   const parsed: unknown = JSON.parse(box.open(sealed, sealedMailAt(to)));
   return parsed && typeof parsed === 'object' ? (parsed as { text?: unknown; html?: unknown }) : {};
 }
-
-export type NotificationsService = ReturnType<typeof createNotificationsService>;

@@ -139,5 +139,3 @@ export function createHistoryService(deps: {
     },
   };
 }
-
-export type HistoryService = ReturnType<typeof createHistoryService>;

@@ -24,5 +24,3 @@ export function createPortfolioModule(
     routes: portfolioRoutes({ service, guards: deps.guards }),
   };
 }
-
-export type PortfolioModule = ReturnType<typeof createPortfolioModule>;

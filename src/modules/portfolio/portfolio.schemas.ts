@@ -6,7 +6,7 @@ import { VenueField } from '../exchange/common.schemas.ts';
 
 export const tags = ['portfolio'];
 
-export const QuoteField = () =>
+const QuoteField = () =>
   Type.String({
     minLength: 2,
     maxLength: 12,
@@ -28,7 +28,7 @@ export const RealizedCsvQuery = Type.Object({ quote: QuoteField() });
 const Money = (description: string) =>
   Type.Number({ description: `${description} In the quote currency, 2 decimals.` });
 
-export const AssetSummary = Type.Object({
+const AssetSummary = Type.Object({
   asset: Type.String({ description: 'Currency.' }),
   amount: Type.Number({ description: 'Held now (latest synced balances), 8 decimals.' }),
   price: Nullable(

@@ -8,7 +8,7 @@ export interface PriceLeg {
 }
 
 /** Currencies a price may go through when no pair joins an asset to the quote directly. */
-export const BRIDGES = ['USDT', 'BTC'] as const;
+const BRIDGES = ['USDT', 'BTC'] as const;
 
 /**
  * How one unit of `asset` is priced in `quote` from the venue's pairs (`BASE/QUOTE` → symbol): a

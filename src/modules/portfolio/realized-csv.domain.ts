@@ -2,7 +2,7 @@
 import { roundAmount, roundMoney, type ClosedPart } from './ledger.domain.ts';
 
 /** RFC 4180: fields with a comma, quote, CR or LF quoted, quotes doubled; lines end CRLF. */
-export function csvField(value: string): string {
+function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
@@ -11,7 +11,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 /** A text cell (asset, venue): a leading quote when it could run as a formula. Numbers are written as they are. */
 const textCell = (value: string) => csvField(FORMULA_START.test(value) ? `'${value}` : value);
 
-export const REALIZED_CSV_HEADER = 'asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days';
+const REALIZED_CSV_HEADER = 'asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days';
 
 /**
  * The rows of realized.csv: amount to 8 decimals; cost, proceeds and fee to 2; gain = proceeds −

@@ -5,7 +5,7 @@ import { D, type Dec, type LedgerEvent } from './ledger.domain.ts';
 const ZERO = new D(0);
 
 /** How one event changes the amounts held per asset (all venues together). Transfers change only by their fee. */
-export function balanceDeltas(e: LedgerEvent): { asset: string; amount: Dec }[] {
+function balanceDeltas(e: LedgerEvent): { asset: string; amount: Dec }[] {
   switch (e.kind) {
     case 'deposit':
       return [{ asset: e.asset, amount: e.amount }];

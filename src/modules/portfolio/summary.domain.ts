@@ -5,7 +5,7 @@ import { D, roundAmount, roundMoney, type Dec, type Ledger, type Lot } from './l
 const ZERO = new D(0);
 
 /** The cost of the newest `held` units of an asset's lots (the ones FIFO keeps), and the units no lot covers. */
-export function heldCost(lots: readonly Lot[], held: Dec): { cost: Dec; uncovered: Dec } {
+function heldCost(lots: readonly Lot[], held: Dec): { cost: Dec; uncovered: Dec } {
   let left = held;
   let cost = ZERO;
   for (let i = lots.length - 1; i >= 0 && left.gt(0); i -= 1) {
@@ -28,7 +28,7 @@ export interface Holding {
   price: Dec | null;
 }
 
-export interface AssetSummary {
+interface AssetSummary {
   asset: string;
   amount: Dec;
   price: Dec | null;
@@ -38,7 +38,7 @@ export interface AssetSummary {
   realized_pnl: Dec;
 }
 
-export interface Summary {
+interface Summary {
   value: Dec;
   cost_basis: Dec;
   unrealized_pnl: Dec;

@@ -28,5 +28,3 @@ export function createProviderKeysModule(platform: Platform, deps: { guards: Gua
     routes: providerKeyRoutes({ service, guards }),
   };
 }
-
-export type ProviderKeysModule = ReturnType<typeof createProviderKeysModule>;

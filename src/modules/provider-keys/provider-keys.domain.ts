@@ -6,7 +6,7 @@ export const PROVIDERS = ['openai', 'anthropic', 'google', 'mistral', 'groq', 't
 export type Provider = (typeof PROVIDERS)[number];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-export const MAX_PREFIX_CHARS = 7;
+const MAX_PREFIX_CHARS = 7;
 export const REMINDER_WINDOW_DAYS = 14;
 
 /**

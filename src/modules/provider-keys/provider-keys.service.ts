@@ -31,7 +31,7 @@ export type { Actor };
 const keyNotFound = () => notFound('API key not found');
 const REENCRYPT_PAGE = 100;
 
-export function toRecord(row: KeyRow): KeyRecord {
+function toRecord(row: KeyRow): KeyRecord {
   return {
     id: row.id,
     provider: row.provider,

@@ -15,5 +15,3 @@ export function createRagSettingsModule(platform: Platform, deps: { guards: Guar
     routes: ragSettingsRoutes({ service, guards }),
   };
 }
-
-export type RagSettingsModule = ReturnType<typeof createRagSettingsModule>;

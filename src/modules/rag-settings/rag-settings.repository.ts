@@ -3,7 +3,7 @@ import type { DbExecutor } from '../../platform/db/database.ts';
 import { ragSettings } from './rag-settings.tables.ts';
 
 export type RagSettingsRow = typeof ragSettings.$inferSelect;
-export type RagSettingsValues = Pick<
+type RagSettingsValues = Pick<
   RagSettingsRow,
   'enabledSources' | 'collectionLimits' | 'collectionIntervalMinutes' | 'autoExpirationDays' | 'maxPostsPerRun'
 >;

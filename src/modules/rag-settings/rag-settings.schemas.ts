@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../platform/http/schemas.ts';
 
-export const SOURCE_NAME_PATTERN = '^[a-z][a-z0-9_]{0,31}$';
-export const MAX_SOURCES = 50;
-export const BOUNDS = {
+const SOURCE_NAME_PATTERN = '^[a-z][a-z0-9_]{0,31}$';
+const MAX_SOURCES = 50;
+const BOUNDS = {
   collection_interval_minutes: [5, 180],
   auto_expiration_days: [1, 365],
   max_posts_per_run: [100, 10_000],

@@ -17,5 +17,3 @@ export function createStrategiesModule(platform: Platform, deps: { guards: Guard
     routes: strategiesRoutes({ service, guards }),
   };
 }
-
-export type StrategiesModule = ReturnType<typeof createStrategiesModule>;

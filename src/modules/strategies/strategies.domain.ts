@@ -27,7 +27,7 @@ export const PROMOTION_RULES = Object.freeze({
 
 const DAY_MS = 86_400_000;
 
-export interface PromotionVerdict {
+interface PromotionVerdict {
   eligible: boolean;
   /** Why not, one sentence per rule that failed; empty when eligible. */
   reasons: string[];

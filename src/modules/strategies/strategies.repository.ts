@@ -6,8 +6,8 @@ import { strategies, strategyTransitions } from './strategies.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export type StrategyRow = typeof strategies.$inferSelect;
-export type NewStrategy = typeof strategies.$inferInsert;
-export type TransitionRow = typeof strategyTransitions.$inferSelect;
+type NewStrategy = typeof strategies.$inferInsert;
+type TransitionRow = typeof strategyTransitions.$inferSelect;
 
 const newestFirst = [descending(strategies.createdAt), descending(strategies.id)];
 

@@ -17,7 +17,7 @@ import type { StrategyDetail, Strategy, StrategyList, StrategyListQuery } from '
 const HOUR_MS = 3_600_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface PaperEvaluation {
+interface PaperEvaluation {
   /** Strategies in paper trading that were judged. */
   evaluated: number;
   /** Those meeting every promotion rule. */

@@ -11,7 +11,7 @@ import type { StreamAccess, StreamPrincipal } from './stream-access.service.ts';
 /** Live events held while the replay is read; a backlog past this drops the client (it reconnects). */
 const MAX_HELD = 10_000;
 
-export const eventText = (event: StoredEvent): string =>
+const eventText = (event: StoredEvent): string =>
   sseEvent(event.type, { id: event.id, type: event.type, ts: event.ts, data: event.data }, event.id);
 
 export function createAccountStreamService(deps: { events: EventsService; access: StreamAccess; sse: SseRegistry }) {

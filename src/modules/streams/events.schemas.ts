@@ -47,7 +47,7 @@ const errorType = Nullable(
   Type.String({ description: 'Why it failed (`auth`, `network`, `rate_limit`, ...); null on success.' }),
 );
 
-export const EVENT_DATA: Record<EventType, { title: string; description: string; schema: TSchema }> = {
+const EVENT_DATA: Record<EventType, { title: string; description: string; schema: TSchema }> = {
   'balance.synced': {
     title: 'BalanceSyncedData',
     description: 'A balance sync of the user finished (POST /api/exchange/balance/sync), successfully or not.',

@@ -24,7 +24,7 @@ export interface EventPublisher {
   admins(type: AdminEventType, data: Record<string, unknown>): Promise<void>;
 }
 
-export interface Subscriber {
+interface Subscriber {
   userId: string;
   admin: boolean;
   deliver(event: StoredEvent): void;

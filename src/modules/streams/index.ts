@@ -50,5 +50,3 @@ export function createStreamsModule(
     hooks: { ready: start, closing: stop },
   };
 }
-
-export type StreamsModule = ReturnType<typeof createStreamsModule>;

@@ -13,7 +13,7 @@ export interface StreamPrincipal {
   admin: boolean;
 }
 
-export type AccessVerdict = { ok: true; admin: boolean } | { ok: false; reason: 'suspended' | 'revoked' };
+type AccessVerdict = { ok: true; admin: boolean } | { ok: false; reason: 'suspended' | 'revoked' };
 
 interface Watched {
   principal: StreamPrincipal;

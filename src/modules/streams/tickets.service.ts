@@ -7,7 +7,7 @@ import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { StreamPrincipal } from './stream-access.service.ts';
 
-export const TICKET_TTL_MS = 60_000;
+const TICKET_TTL_MS = 60_000;
 
 const keyOf = (ticket: string) => `stream-ticket:${createHash('sha256').update(ticket).digest('base64url')}`;
 

@@ -2,7 +2,7 @@
 import { STATE_TYPES } from './adapters/tracker-backend.ts';
 
 /** Linear's priority scale; the spec calls 3 "medium". */
-export const PRIORITY_LABELS = ['No priority', 'Urgent', 'High', 'Medium', 'Low'] as const;
+const PRIORITY_LABELS = ['No priority', 'Urgent', 'High', 'Medium', 'Low'] as const;
 
 export function priorityLabel(priority: number): string {
   return PRIORITY_LABELS[priority] ?? PRIORITY_LABELS[0];
@@ -23,7 +23,7 @@ export const DEFAULT_STATES = [
   { name: 'Canceled', type: 'canceled', color: '#95a2b3' },
 ] as const;
 
-export interface StateRef {
+interface StateRef {
   id: string;
   name: string;
   type: string;

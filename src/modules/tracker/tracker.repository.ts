@@ -19,7 +19,7 @@ export type StateRow = typeof trackerWorkflowStates.$inferSelect;
 type IssueInsert = typeof trackerIssues.$inferInsert;
 
 /** Where a local issue can be read over HTTP; the local tracker has no web UI of its own. */
-export const issueUrl = (identifier: string) => `/api/v1/tracker/issues/${identifier}`;
+const issueUrl = (identifier: string) => `/api/v1/tracker/issues/${identifier}`;
 
 export function createTrackerRepository(db: DbExecutor) {
   return {

@@ -22,7 +22,7 @@ import type {
 const AGENT_LOCK_TTL_MS = 120_000;
 const AGENT_LOCK_WAIT_MS = 15_000;
 
-export interface TrackerSettings {
+interface TrackerSettings {
   /** Team of agent-filed issues; undefined only with Linear and no TRACKER_DEFAULT_TEAM_ID. */
   defaultTeamId: string | undefined;
 }

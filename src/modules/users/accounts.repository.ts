@@ -10,7 +10,7 @@ export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
 export type UserChanges = Partial<Omit<NewUser, 'id' | 'createdAt'>>;
 
-export type BillingChanges = { subscriptionTier?: Tier; gracePeriodEndsAt?: Date | null };
+type BillingChanges = { subscriptionTier?: Tier; gracePeriodEndsAt?: Date | null };
 
 export interface UserFilter {
   search?: string;
@@ -20,7 +20,7 @@ export interface UserFilter {
 }
 
 /** `%`, `_` and `\` in a search term are literal characters, not patterns. */
-export function escapeLike(term: string): string {
+function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 

@@ -45,10 +45,7 @@ export function assertNotSelfLockout(
 }
 
 /** Whether the change takes an active admin away: a new role other than admin, or a status other than active. */
-export function removesAdmin(
-  user: { role: string; status: string },
-  change: { role?: string; status?: string },
-): boolean {
+function removesAdmin(user: { role: string; status: string }, change: { role?: string; status?: string }): boolean {
   const wasActiveAdmin = user.role === 'admin' && user.status === 'active';
   const role = change.role ?? user.role;
   const status = change.status ?? user.status;

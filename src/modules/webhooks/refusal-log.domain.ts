@@ -50,5 +50,3 @@ export function createRefusalTally(intervalMs: number) {
     },
   };
 }
-
-export type RefusalTally = ReturnType<typeof createRefusalTally>;

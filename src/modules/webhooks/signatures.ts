@@ -9,19 +9,19 @@ export type Verdict = { ok: true } | { ok: false; reason: 'missing' | 'invalid' 
 export type Refused = Extract<Verdict, { ok: false }>;
 
 export const OK: Verdict = { ok: true };
-export const missing = (message = 'Missing webhook signature'): Verdict => ({ ok: false, reason: 'missing', message });
-export const invalid = (message = 'Invalid webhook signature'): Verdict => ({ ok: false, reason: 'invalid', message });
-export const stale = (message = 'Webhook timestamp is outside the tolerance window'): Verdict => ({
+const missing = (message = 'Missing webhook signature'): Verdict => ({ ok: false, reason: 'missing', message });
+const invalid = (message = 'Invalid webhook signature'): Verdict => ({ ok: false, reason: 'invalid', message });
+const stale = (message = 'Webhook timestamp is outside the tolerance window'): Verdict => ({
   ok: false,
   reason: 'stale',
   message,
 });
 
 /** Stripe's stripe-node DEFAULT_TOLERANCE and the Standard Webhooks / Svix window, in seconds. */
-export const STRIPE_TOLERANCE_SECONDS = 300;
-export const STANDARD_WEBHOOKS_TOLERANCE_SECONDS = 300;
+const STRIPE_TOLERANCE_SECONDS = 300;
+const STANDARD_WEBHOOKS_TOLERANCE_SECONDS = 300;
 /** Linear's SDK rejects a webhookTimestamp more than a minute away. */
-export const LINEAR_TOLERANCE_MS = 60_000;
+const LINEAR_TOLERANCE_MS = 60_000;
 
 const HEX = /^[0-9a-f]+$/i;
 
@@ -40,7 +40,7 @@ export function secretEquals(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-export function hmac(algorithm: 'sha1' | 'sha256', key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
+function hmac(algorithm: 'sha1' | 'sha256', key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
   const mac = createHmac(algorithm, key);
   for (const part of parts) mac.update(part);
   return mac.digest();
@@ -78,7 +78,7 @@ export function startMac(signature: BodySignature): Hmac {
 }
 
 /** The verdict on a whole body at once (tests, and bodies that were never streamed). */
-export function judgeBody(check: SignatureCheck, rawBody: Buffer, now: Date): Verdict {
+function judgeBody(check: SignatureCheck, rawBody: Buffer, now: Date): Verdict {
   if (isVerdict(check)) return check;
   return check.judge(startMac(check).update(rawBody).digest(), now);
 }
@@ -117,7 +117,7 @@ export function verifyHubSignature(rawBody: Buffer, header: string | undefined, 
   return judgeBody(hubSignatureCheck(header, secret), rawBody, UNTIMED);
 }
 
-export interface StripeSignatureHeader {
+interface StripeSignatureHeader {
   timestamp: number | undefined;
   v1: string[];
 }
@@ -189,7 +189,7 @@ export function standardWebhookSignature(secret: string, id: string, timestamp: 
   return `v1,${hmac('sha256', standardWebhookKey(secret), `${id}.${timestamp}.`, rawBody).toString('base64')}`;
 }
 
-export interface StandardWebhookHeaders {
+interface StandardWebhookHeaders {
   id: string | undefined;
   timestamp: string | undefined;
   signature: string | undefined;

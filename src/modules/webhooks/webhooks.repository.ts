@@ -6,7 +6,7 @@ import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import { webhookDeliveries, webhookDeliveryCounts, webhookDeliveryHours } from './webhooks.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
-export interface NewDelivery {
+interface NewDelivery {
   provider: string;
   deliveryId: string;
   contentKey?: string;
@@ -93,14 +93,14 @@ export async function settleHeld(
 /** `new`: first time; `retry`: seen before but its processing failed; `duplicate`: already done. */
 export type Claim = 'new' | 'retry' | 'duplicate';
 
-export interface ProviderActivity {
+interface ProviderActivity {
   provider: string;
   lastDeliveryAt: Date | null;
   lastProcessedAt: Date | null;
   lastError: string | null;
 }
 
-export interface ProviderOutcome {
+interface ProviderOutcome {
   provider: string;
   lastSuccessAt: Date | null;
   lastFailureAt: Date | null;

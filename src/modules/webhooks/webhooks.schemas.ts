@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum } from '../../platform/http/schemas.ts';
 import { ROLES, TIERS } from '../users/index.ts';
 
@@ -148,5 +148,3 @@ export const WebhooksHealth = Type.Record(Type.String(), Type.String(), {
   description:
     '`status` (`ok` or `unconfigured`), `service`, `mailer_secret` (`configured` or `missing`) and, after the first delivery, `last_delivery_at`.',
 });
-
-export type SchemaMap = Record<number, TSchema>;

@@ -28,7 +28,7 @@ import { rejectionKey, type AdmissionService, type WebhookSettings } from './adm
 import { bodyDigest } from './signatures.ts';
 import { findDeliveries, settleHeld, type Claim, type DeliveryRepository } from './webhooks.repository.ts';
 
-export interface IncomingRequest {
+interface IncomingRequest {
   headers: Headers;
   rawBody: Buffer | undefined;
   body: unknown;
@@ -36,7 +36,7 @@ export interface IncomingRequest {
   verified: boolean;
 }
 
-export interface ProviderStatus {
+interface ProviderStatus {
   provider: WebhookProvider;
   secretConfigured: boolean;
   lastDeliveryAt: string | null;

@@ -14,7 +14,7 @@ import { API_TOKEN_PREFIX } from './api-token-format.ts';
 import { scopeOf } from './scopes.ts';
 import { hashToken, type TokenService } from './tokens.ts';
 
-export interface AuthenticatedUser {
+interface AuthenticatedUser {
   id: string;
   email: string;
   role: string;
@@ -134,7 +134,7 @@ export function currentUser(request: FastifyRequest): AuthenticatedUser {
   return request.user;
 }
 
-export function bearerToken(request: FastifyRequest): string | undefined {
+function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header) return undefined;
   const [scheme, token] = header.split(' ');
@@ -151,7 +151,7 @@ interface ExternalPrincipal {
 const invalidToken = (detail: string) =>
   new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
 
-export interface GuardSettings {
+interface GuardSettings {
   /** Roles whose users must have two-factor on to use anything but /api/auth/* (REQUIRE_2FA_ROLES). */
   requireTwoFactorRoles: readonly string[];
   /** How recent a session's second factor must be for requireStepUp (STEP_UP_MAX_AGE_MINUTES). */

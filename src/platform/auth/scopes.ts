@@ -12,7 +12,7 @@ export const API_TOKEN_SCOPES = [
   'admin:read',
   'admin:write',
 ] as const;
-export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
+type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
 
 /** Scopes only an admin's token may hold. */
 export const ADMIN_SCOPES: readonly ApiTokenScope[] = ['admin:read', 'admin:write'];

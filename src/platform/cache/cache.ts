@@ -35,7 +35,7 @@ export interface Cache {
   close(): Promise<void>;
 }
 
-export type Store = Omit<Cache, 'wrap'>;
+type Store = Omit<Cache, 'wrap'>;
 
 const LOCK_TTL_MS = 10_000;
 const WAIT_FOR_PEER_MS = 3_000;
@@ -100,7 +100,7 @@ export function withSingleFlight(store: Store): Cache {
  * that no flood of new keys can push a victim's counter out and reset it (decision 003). Expired
  * counters are swept when the table is full.
  */
-export const COUNTER_CAPACITY = 200_000;
+const COUNTER_CAPACITY = 200_000;
 
 function createCounterTable(capacity: number) {
   const counters = new Map<string, { value: number; expiresAt: number }>();

@@ -40,7 +40,7 @@ const RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-export interface RedisCacheOptions {
+interface RedisCacheOptions {
   keyPrefix?: string;
   /** Bound of one command; past it the cache answers from process memory (decision 102). */
   commandTimeoutMs?: number;
@@ -50,12 +50,12 @@ export interface RedisCacheOptions {
   probeMs?: number;
 }
 
-export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 500;
+const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 500;
 /** How long the start waits for Redis's first connection before going on without it. */
 const FIRST_CONNECTION_MS = 3_000;
 
 /** The URL as a log line may show it: no password, no user name. */
-export function maskRedisUrl(url: string): string {
+function maskRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '****';

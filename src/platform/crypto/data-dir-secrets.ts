@@ -10,7 +10,7 @@ export type GeneratedSecret = 'JWT_SECRET' | 'ENCRYPTION_KEY';
 /** The environment, a file in DATA_DIR written by an earlier start, or a file this start wrote. */
 export type SecretSource = 'environment' | 'file' | 'generated';
 
-export interface Secrets {
+interface Secrets {
   readonly jwtSecret: string;
   readonly encryptionKey: Buffer;
   readonly oldEncryptionKeys: readonly Buffer[];

@@ -13,7 +13,6 @@ export {
   isDatabaseUnavailable,
   isPoolSaturated,
   statementTimeoutOf,
-  type SlowStatement,
 } from './failures.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -46,7 +45,7 @@ export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).row
 
 export const MIGRATIONS_FOLDER = path.join(PROJECT_ROOT, 'drizzle');
 
-export interface DatabaseOptions {
+interface DatabaseOptions {
   /** PostgreSQL URL; PGlite when absent. */
   url?: string;
   /** PGlite data directory; in memory when absent. */
@@ -61,8 +60,8 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
 }
 
-export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
-export const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
+const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (!options.url) return openPglite(options.dataDir, options.image);

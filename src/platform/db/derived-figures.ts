@@ -17,7 +17,7 @@ export interface DerivedFigures {
 }
 
 /** How far a table of figures was from its sources: rows missing, rows it should not have, rows that differ. */
-export interface FiguresDifference {
+interface FiguresDifference {
   table: string;
   missing: number;
   extra: number;

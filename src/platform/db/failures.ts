@@ -93,7 +93,7 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 }
 
 /** The statement a database stopped at its statement_timeout (SQLSTATE 57014), as drizzle names it. */
-export interface SlowStatement {
+interface SlowStatement {
   /** The statement's text, without its parameters; empty when no query error carried it. */
   query: string;
 }

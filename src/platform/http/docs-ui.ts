@@ -3,7 +3,7 @@
 // the dialog opened scrolled to the bottom, bearerAuth (the one people paste a token into) out of
 // view. This script gives the focus back to the first field, bearerAuth's, whenever the dialog opens.
 
-export const DOCS_AUTHORIZE_SCRIPT = `(function () {
+const DOCS_AUTHORIZE_SCRIPT = `(function () {
   function focusFirst(dialog) {
     var content = dialog.querySelector('.modal-ux-content') || dialog;
     var first = dialog.querySelector('input');

@@ -21,7 +21,7 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; detail: string }> = {
 /** Methods probed to tell a wrong method (405) from an unknown path (404). */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-export interface ErrorHandlingOptions {
+interface ErrorHandlingOptions {
   /**
    * URL prefix of routes serving files (the docs UI). Their file server refuses traversal, NUL bytes
    * and malformed paths with a 4xx of its own; such a path names no file we have, so it is a 404.
@@ -43,16 +43,16 @@ function allowedMethods(app: FastifyInstance, url: string): string[] {
 }
 
 /** What a request answers while the database cannot be reached or does not answer in time. */
-export const DATABASE_UNAVAILABLE = { detail: 'Database unavailable', retryAfterSeconds: 2 } as const;
+const DATABASE_UNAVAILABLE = { detail: 'Database unavailable', retryAfterSeconds: 2 } as const;
 
 /** What a request answers when every pooled connection stayed busy for its whole wait while the database answered. */
-export const DATABASE_BUSY = {
+const DATABASE_BUSY = {
   detail: 'The server is busy: every database connection stayed in use while this request waited; try again shortly',
   retryAfterSeconds: 1,
 } as const;
 
 /** What a request answers when the database stopped one of its statements at the statement bound. */
-export const QUERY_TOO_SLOW = {
+const QUERY_TOO_SLOW = {
   detail:
     'The database took too long to answer this request; try again, or ask for less (a narrower filter or a smaller page)',
   retryAfterSeconds: 2,

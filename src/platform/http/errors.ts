@@ -27,7 +27,7 @@ export interface ValidationIssue {
   ctx?: Record<string, unknown>;
 }
 
-export interface AppErrorOptions {
+interface AppErrorOptions {
   headers?: Record<string, string>;
   cause?: unknown;
 }

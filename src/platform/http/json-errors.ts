@@ -2,7 +2,7 @@
 // what FastAPI reports in a `json_invalid` 422. V8's JSON.parse messages differ between Node
 // versions and often carry no position at all, so the text is scanned again here instead.
 
-export interface JsonSyntaxError {
+interface JsonSyntaxError {
   /** Offset in characters (Unicode code points, as Python counts them). */
   position: number;
   /** Python's message, e.g. `Expecting value`, `Expecting ',' delimiter`. */

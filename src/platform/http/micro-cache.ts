@@ -23,7 +23,7 @@ interface Entry {
   expiresAt: number;
 }
 
-export interface MicroCache {
+interface MicroCache {
   /** Answers from the cache when it can; false hands the request on to the framework. */
   serve(request: IncomingMessage, response: ServerResponse): boolean;
   register(app: FastifyInstance): void;

@@ -6,7 +6,7 @@ import type { ValidationIssue } from './errors.ts';
 
 export type RequestPart = 'path' | 'query' | 'header' | 'body';
 
-export interface MapContext {
+interface MapContext {
   part: RequestPart;
   /** The value after coercion (what ajv saw). */
   data: unknown;
@@ -294,7 +294,7 @@ function formatIssue(loc: (string | number)[], input: unknown, format: string): 
 }
 
 /** The messages of the Rust `uuid` crate that Pydantic reports. */
-export function uuidError(text: string): string {
+function uuidError(text: string): string {
   const body = text.toLowerCase().startsWith('urn:uuid:') ? text.slice(9) : text;
   const offset = text.length - body.length;
   for (let i = 0; i < body.length; i++) {

@@ -59,8 +59,8 @@ export function StringEnum<const T extends readonly string[]>(
  * JavaScript numbers, exact only up to 2^53; these bounds keep every page, offset and page × size
  * exact, so the answer echoes what was asked and larger values are a 422 rather than a rounded echo.
  */
-export const MAX_PAGE = 1_000_000_000;
-export const MAX_OFFSET = 1_000_000_000_000;
+const MAX_PAGE = 1_000_000_000;
+const MAX_OFFSET = 1_000_000_000_000;
 
 /** A `page` query parameter, from 1 to MAX_PAGE. */
 export const PageNumber = (description = 'Page number, from 1.') =>

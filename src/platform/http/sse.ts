@@ -8,7 +8,7 @@ import { clientKey } from './client-address.ts';
 import { rateLimited, unavailable } from './errors.ts';
 import { SECURITY_HEADERS } from './http-conventions.ts';
 
-export interface SseSettings {
+interface SseSettings {
   maxConnections: number;
   maxPerUser: number;
   /** Public streams (no account) one client address (an IPv6 /64) may hold on this instance. */
@@ -34,7 +34,7 @@ export interface SseConnection {
   onClose(listener: () => void): void;
 }
 
-export const END_REASONS = ['shutdown', 'slow_consumer', 'suspended', 'revoked'] as const;
+const END_REASONS = ['shutdown', 'slow_consumer', 'suspended', 'revoked'] as const;
 
 /** The data of the final `end` event, for the OpenAPI document. */
 export const StreamEnd = Type.Object(
@@ -85,7 +85,7 @@ const END_DETAILS: Record<EndReason, string> = {
  * The share of STREAM_MAX_CONNECTIONS that public streams (prices, no account) may never take: the
  * room signed-in users' account streams keep however many anonymous clients connect (decision 115).
  */
-export const ACCOUNT_STREAM_RESERVE = 0.2;
+const ACCOUNT_STREAM_RESERVE = 0.2;
 
 export function createSseRegistry(settings: SseSettings, logger: Logger) {
   const open = new Set<Connection>();

@@ -103,7 +103,7 @@ function withCanonicalForms(schema: unknown): unknown {
  * payloads, maps) or `patternProperties` keep theirs; a union follows the branch the value's type
  * takes (the body schemas' unions are a value or null).
  */
-export function dropUndeclared(value: unknown, schema: unknown): void {
+function dropUndeclared(value: unknown, schema: unknown): void {
   if (!value || typeof value !== 'object' || !schema || typeof schema !== 'object') return;
   const node = schema as {
     type?: unknown;
@@ -139,7 +139,7 @@ export function dropUndeclared(value: unknown, schema: unknown): void {
  * router no longer refuses long parameters, so an over-long one is a 422 on its `loc` like any other
  * over-long value.
  */
-export const MAX_PATH_PARAM_LENGTH = 100;
+const MAX_PATH_PARAM_LENGTH = 100;
 
 /** Path parameters schemas with a plain string bounded by MAX_PATH_PARAM_LENGTH; it shows in the OpenAPI document too. */
 function withBoundedParams(params: unknown): unknown {

@@ -3,7 +3,7 @@
 // module that logs a whole payload cannot leak what is nested inside it.
 import pino, { type DestinationStream, type Logger } from 'pino';
 
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-scheduled-job-secret"]',
@@ -125,7 +125,7 @@ function failedQueries(error: unknown, depth = 0): FailedQuery[] {
  * The column each placeholder of a statement is bound to, where the text says so: `"col" = $n`
  * (WHERE, SET) and the column lists of `INSERT ... (cols) VALUES ($a, $b), ...`.
  */
-export function placeholderColumns(query: string): Map<number, string> {
+function placeholderColumns(query: string): Map<number, string> {
   const columns = new Map<number, string>();
   for (const match of query.matchAll(
     /"?([A-Za-z_][A-Za-z0-9_]*)"?\s*(?:=|<>|!=|<=|>=|<|>|\bin\b|\blike\b|\bilike\b)\s*\(?\$(\d+)/gi,
@@ -166,7 +166,7 @@ function paramText(param: unknown): string {
   }
 }
 
-export function secretQueryValues(error: unknown): string[] {
+function secretQueryValues(error: unknown): string[] {
   const values = new Set<string>();
   for (const { query, params } of failedQueries(error)) {
     const columns = placeholderColumns(query);
@@ -188,7 +188,7 @@ const FRAME = /^\s+at\s/;
  * error's `params` and in its message (and so the head of its stack), and they may be password
  * hashes or sealed keys. Stack frames are left as they are, so traces stay readable.
  */
-export function serializeError(error: Error): Record<string, unknown> {
+function serializeError(error: Error): Record<string, unknown> {
   const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
   const hasQuery = failedQueries(error).length > 0;
   if (!hasQuery) return serialized;

@@ -10,7 +10,7 @@ import { outbox, type OutboxKind } from '../db/schema.ts';
 
 export type { OutboxKind };
 
-export interface OutboxMessage {
+interface OutboxMessage {
   kind: OutboxKind;
   payload: Record<string, unknown>;
   /** A second message with the same key is dropped: the effect happens once. */

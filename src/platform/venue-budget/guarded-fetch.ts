@@ -24,7 +24,7 @@ export interface VenueWeights {
 const ONE_PER_REQUEST: Omit<VenueWeights, 'defaultLimit'> = { weigh: () => 1, usedWeight: () => undefined };
 
 /** When a 429 or 418 carries no Retry-After: a 429's window is the minute, a ban lasts at least two. */
-export const DEFAULT_PAUSE_MS: Readonly<Record<number, number>> = { 429: 60_000, 418: 120_000 };
+const DEFAULT_PAUSE_MS: Readonly<Record<number, number>> = { 429: 60_000, 418: 120_000 };
 
 /** A fetch whose `timeoutMs` runs from the call's admission: a wait for the budget is not the venue's slowness. */
 export type GuardedFetch = (

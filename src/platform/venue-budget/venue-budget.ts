@@ -23,7 +23,7 @@ import type { VenueWeights } from './guarded-fetch.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { withTimeout } from '../timeouts.ts';
 
-export interface VenueBudgetSettings {
+interface VenueBudgetSettings {
   /** Share of the venue's limit this service allows itself (VENUE_WEIGHT_SHARE). */
   readonly share: number;
   /** Longest a call waits for the next minute before it is refused (VENUE_BUDGET_MAX_WAIT_MS). */
@@ -32,7 +32,7 @@ export interface VenueBudgetSettings {
   readonly egress: string;
 }
 
-export interface BreakerState {
+interface BreakerState {
   until: number;
   reason: string;
   /** The venue's 429 or 418; null when failures in a row opened it. */
@@ -115,7 +115,7 @@ const SHARED_TIMEOUT_MS = 500;
 const WAIT_MARGIN_MS = 50;
 const LIMIT_REFRESH_MS = 30_000;
 /** Failures in a row that open the breaker, and for how long. */
-export const FAILURE_BREAKER = { failures: 5, pauseMs: 30_000 };
+const FAILURE_BREAKER = { failures: 5, pauseMs: 30_000 };
 /** The limit of a venue whose weights are not modelled: never reached, one weight per call. */
 const UNMODELLED_LIMIT = 1_000_000_000;
 

@@ -6,7 +6,7 @@ import type { Database } from '../../../src/platform/db/database.ts';
 // Accounts inserted with exact creation times for the listing's order; registering cannot back-date them.
 import { users } from '../../../src/modules/users/users.tables.ts';
 
-export type NewUser = typeof users.$inferInsert;
+type NewUser = typeof users.$inferInsert;
 
 export async function insertUsers(database: Database, rows: Partial<NewUser>[]): Promise<string[]> {
   if (rows.length === 0) return [];

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startVenueFakes } from '../exchange/venue-fakes.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -28,7 +28,7 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 export const PHONE = { width: 390, height: 844 };
-export const DESKTOP = { width: 1440, height: 900 };
+const DESKTOP = { width: 1440, height: 900 };
 
 export interface ConsolePage {
   context: BrowserContext;
@@ -83,7 +83,7 @@ let axeSource: string | undefined;
  * axe-core on the page as it is: serious and critical violations, as "rule: target" lines. The
  * script is evaluated through the DevTools protocol, which the page's CSP does not govern.
  */
-export async function axeViolations(page: Page): Promise<string[]> {
+async function axeViolations(page: Page): Promise<string[]> {
   axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const hasAxe = await page.evaluate(() => 'axe' in window);
   if (!hasAxe) await page.evaluate(axeSource);

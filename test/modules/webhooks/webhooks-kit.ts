@@ -39,7 +39,7 @@ export function send(
   return t.app.inject({ method: 'POST', url, headers: merged, payload: delivery.body });
 }
 
-export interface OutboxRow {
+interface OutboxRow {
   kind: string;
   payload: Record<string, unknown>;
   status: string;

@@ -82,7 +82,7 @@ export async function buildValidationApp(): Promise<FastifyInstance> {
   return app;
 }
 
-export type Issue = {
+type Issue = {
   type: string;
   loc: (string | number)[];
   msg: string;

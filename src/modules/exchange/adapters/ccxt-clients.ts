@@ -19,7 +19,7 @@ type ExchangeClass = new (config?: Record<string, unknown>) => Exchange;
 let ccxtModule: Promise<CcxtModule> | undefined;
 
 /** ccxt's import costs about half a second: done once, on first use. */
-export function loadCcxt(): Promise<CcxtModule> {
+function loadCcxt(): Promise<CcxtModule> {
   ccxtModule ??= import('ccxt');
   return ccxtModule;
 }

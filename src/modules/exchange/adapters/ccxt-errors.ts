@@ -19,9 +19,9 @@ export interface CcxtErrorClasses {
 }
 
 /** Seconds to wait after a 429 that carried no Retry-After. */
-export const DEFAULT_RETRY_AFTER_SECONDS = 10;
+const DEFAULT_RETRY_AFTER_SECONDS = 10;
 
-export interface VenueMessage {
+interface VenueMessage {
   code: number | string | null;
   text: string;
 }
@@ -76,7 +76,7 @@ export function classifyAuthRefusal(
  * The ccxt error as it may be logged (5xx causes are): same class name and stack frames, message
  * without request URLs, which carry signatures and query parameters.
  */
-export function loggableCause(error: Error): Error {
+function loggableCause(error: Error): Error {
   const cause = new Error(stripUrls(error.message));
   cause.name = error.name;
   const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));

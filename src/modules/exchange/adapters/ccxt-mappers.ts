@@ -17,7 +17,7 @@ export function numberOrNull(value: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-export function stringOrNull(value: unknown): string | null {
+function stringOrNull(value: unknown): string | null {
   if (value === null || value === undefined || value === '') return null;
   return String(value);
 }

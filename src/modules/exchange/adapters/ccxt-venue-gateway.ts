@@ -32,7 +32,7 @@ import {
 } from './venue-gateway.ts';
 
 /** The `has` entries reported as capabilities by `supported` and `info`. */
-export const CAPABILITIES = [
+const CAPABILITIES = [
   'fetchMarkets',
   'fetchTicker',
   'fetchTickers',

@@ -181,7 +181,7 @@ export type VenueFailure =
   | 'rejected';
 
 /** The contract's `error_type` of a failed sync. */
-export type VenueErrorType = 'auth' | 'rate_limit' | 'network' | 'exchange';
+type VenueErrorType = 'auth' | 'rate_limit' | 'network' | 'exchange';
 
 const FAILURES: Record<VenueFailure, { code: ErrorCode; type: VenueErrorType }> = {
   invalid_key: { code: 'bad_request', type: 'auth' },

@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
 
-export interface CleanupDeviceSessionsDeps {
+interface CleanupDeviceSessionsDeps {
   auth: {
     deleteStaleSessions(now: Date): Promise<{ expired: number; revoked: number; idle: number; deleted: number }>;
   };
@@ -18,10 +18,7 @@ export const CleanupDeviceSessionsResult = Type.Object({
 });
 export type CleanupDeviceSessionsResult = Static<typeof CleanupDeviceSessionsResult>;
 
-export async function cleanupDeviceSessions(
-  deps: CleanupDeviceSessionsDeps,
-  now: Date,
-): Promise<CleanupDeviceSessionsResult> {
+async function cleanupDeviceSessions(deps: CleanupDeviceSessionsDeps, now: Date): Promise<CleanupDeviceSessionsResult> {
   return { ...(await deps.auth.deleteStaleSessions(now)), idle_days: deps.idleDays };
 }
 

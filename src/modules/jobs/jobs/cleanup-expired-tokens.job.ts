@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
 
-export interface CleanupExpiredTokensDeps {
+interface CleanupExpiredTokensDeps {
   auth: { deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> };
 }
 
@@ -12,10 +12,7 @@ export const CleanupExpiredTokensResult = Type.Object({
 });
 export type CleanupExpiredTokensResult = Static<typeof CleanupExpiredTokensResult>;
 
-export async function cleanupExpiredTokens(
-  deps: CleanupExpiredTokensDeps,
-  now: Date,
-): Promise<CleanupExpiredTokensResult> {
+async function cleanupExpiredTokens(deps: CleanupExpiredTokensDeps, now: Date): Promise<CleanupExpiredTokensResult> {
   return deps.auth.deleteDeadTokens(now);
 }
 

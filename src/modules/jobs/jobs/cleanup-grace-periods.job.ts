@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
 
-export interface CleanupGracePeriodsDeps {
+interface CleanupGracePeriodsDeps {
   users: { endExpiredGracePeriods(now: Date): Promise<{ downgraded: number; cleared: number }> };
 }
 
@@ -14,10 +14,7 @@ export const CleanupGracePeriodsResult = Type.Object({
 });
 export type CleanupGracePeriodsResult = Static<typeof CleanupGracePeriodsResult>;
 
-export async function cleanupGracePeriods(
-  deps: CleanupGracePeriodsDeps,
-  now: Date,
-): Promise<CleanupGracePeriodsResult> {
+async function cleanupGracePeriods(deps: CleanupGracePeriodsDeps, now: Date): Promise<CleanupGracePeriodsResult> {
   return deps.users.endExpiredGracePeriods(now);
 }
 

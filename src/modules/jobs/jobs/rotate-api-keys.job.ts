@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
 import type { ChatMessage } from '../../notifications/index.ts';
 
-export const ROTATION_WINDOW_DAYS = 14;
+const ROTATION_WINDOW_DAYS = 14;
 
 interface ReencryptCounts {
   scanned: number;
@@ -66,7 +66,7 @@ function whenDue(days: number): string {
   return `due in ${days} day${days === 1 ? '' : 's'}`;
 }
 
-export async function rotateApiKeys(deps: RotateApiKeysDeps, now: Date): Promise<RotateApiKeysResult> {
+async function rotateApiKeys(deps: RotateApiKeysDeps, now: Date): Promise<RotateApiKeysResult> {
   const providerKeys = await deps.providerKeys.reencryptAll();
   const exchangeCredentials = await deps.exchangeCredentials.reencryptAll();
   const twoFactorSecrets = await deps.twoFactorSecrets.reencryptAll();

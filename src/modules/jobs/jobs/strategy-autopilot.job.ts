@@ -7,7 +7,7 @@ import { AppError } from '../../../platform/http/errors.ts';
 import { closeAt, outcomePct, priceWindow, SCORING_INTERVAL, type ClosedCandle } from '../intel-outcome.domain.ts';
 
 /** Matured events looked at per run (never-tried first, then oldest horizon first); the rest wait for the next run. */
-export const INTEL_BATCH = 200;
+const INTEL_BATCH = 200;
 
 export interface MaturedIntel {
   id: string;
@@ -126,7 +126,7 @@ export async function strategyAutopilot(deps: StrategyAutopilotDeps, now: Date):
  * Its units are the matured intel events: scored ones succeeded, those the market data source failed
  * on failed; unscorable ones (the venue cannot price them) neither (docs/decisions/126).
  */
-export function strategyAutopilotUnits(result: StrategyAutopilotResult) {
+function strategyAutopilotUnits(result: StrategyAutopilotResult) {
   return { total: result.intel.matured, succeeded: result.intel.scored, failed: result.intel.market_failures };
 }
 

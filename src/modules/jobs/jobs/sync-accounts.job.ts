@@ -48,7 +48,7 @@ export const SyncAccountsResult = Type.Object({
 });
 export type SyncAccountsResult = Static<typeof SyncAccountsResult>;
 
-export async function syncAccounts(deps: SyncAccountsDeps, _now: Date): Promise<SyncAccountsResult> {
+async function syncAccounts(deps: SyncAccountsDeps, _now: Date): Promise<SyncAccountsResult> {
   const results = await deps.accounts.syncAll(deps.syncAccountsShare);
   const count = (status: AccountResult['status']) => results.filter((r) => r.status === status).length;
   return {
@@ -64,7 +64,7 @@ export async function syncAccounts(deps: SyncAccountsDeps, _now: Date): Promise<
 }
 
 /** Its units are the credentials: synced ones succeeded, failed ones failed, deferred ones neither (docs/decisions/126). */
-export function syncAccountsUnits(result: SyncAccountsResult) {
+function syncAccountsUnits(result: SyncAccountsResult) {
   return { total: result.credentials, succeeded: result.synced, failed: result.failed };
 }
 

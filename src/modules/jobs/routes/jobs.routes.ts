@@ -30,7 +30,7 @@ const GUARD_NOTE =
   'answered first, as recorded now (202 while it runs, else 200), and starts nothing. When the run cannot even be recorded (the database ' +
   'is down) it answers 503 `{"detail": "<job> failed: <safe message>", "run_id": null}`.';
 
-export function toAnswer(outcome: RunOutcome) {
+function toAnswer(outcome: RunOutcome) {
   return {
     job: outcome.job,
     status: outcome.status,

@@ -8,9 +8,9 @@ import { backoffDelay } from '../../../platform/backoff.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { LiveFeedState, LivePriceFeed, LiveTick } from './market-source.ts';
 
-export const STREAM_PATH = '/ws/!miniTicker@arr';
+const STREAM_PATH = '/ws/!miniTicker@arr';
 
-export interface LiveFeedOptions {
+interface LiveFeedOptions {
   baseUrl: string;
   clock: Clock;
   logger: Logger;

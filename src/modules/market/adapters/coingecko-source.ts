@@ -4,7 +4,7 @@ import type { GlobalFigures, TopAsset } from '../market.types.ts';
 import type { AssetMarketSource } from './market-source.ts';
 import { shapes, type UpstreamClient } from './upstream-client.ts';
 
-export const VS_CURRENCY = 'usd';
+const VS_CURRENCY = 'usd';
 
 export function coingeckoKeyHeaders(apiKey: string | undefined, plan: 'demo' | 'pro'): Record<string, string> {
   return apiKey ? { [`x-cg-${plan}-api-key`]: apiKey } : {};

@@ -8,7 +8,7 @@ import { INTERVAL_MS, type Interval } from '../intervals.domain.ts';
 import type { Candle, GlobalFigures, SymbolInfo, Ticker24h, TopAsset } from '../market.types.ts';
 import type { AssetMarketSource, SpotMarketSource } from './market-source.ts';
 
-export const SIMULATED = 'simulated';
+const SIMULATED = 'simulated';
 
 // base, quote, reference price, trades per day, base volume per day
 const PAIRS: [string, string, number, number, number][] = [

@@ -11,7 +11,7 @@ import type { GuardedFetch } from '../../../platform/venue-budget/guarded-fetch.
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import type { UpstreamUsage } from '../market.types.ts';
 
-export interface UpstreamClientOptions {
+interface UpstreamClientOptions {
   /** Human name used in error details, e.g. Binance. */
   name: string;
   baseUrl: string;
@@ -38,7 +38,7 @@ export class UpstreamHttpError extends AppError {
 type Params = Record<string, string | number | undefined>;
 
 /** What a successful answer must look like; a 200 of another shape is the upstream's fault (502). */
-export type BodyShape = (body: unknown) => boolean;
+type BodyShape = (body: unknown) => boolean;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -19,7 +19,7 @@ export interface ChatChannel {
   post(message: ChatMessage, signal?: AbortSignal): Promise<string>;
 }
 
-export const CHAT_RECORDED_ONLY = 'recorded only: CHAT_WEBHOOK_URL is not set';
+const CHAT_RECORDED_ONLY = 'recorded only: CHAT_WEBHOOK_URL is not set';
 
 export function createRecordOnlyChatChannel(format: ChatFormat): ChatChannel {
   return { configured: false, format, post: async () => CHAT_RECORDED_ONLY };

@@ -3,7 +3,7 @@
 import type { ChatMessage } from '../messages.ts';
 
 export type ChatLevel = NonNullable<ChatMessage['level']>;
-export type ChatField = { name: string; value: string };
+type ChatField = { name: string; value: string };
 
 export const LEVEL_EMOJI: Record<ChatLevel, string> = {
   info: 'ℹ️',

@@ -4,7 +4,7 @@
 import type { ChatMessage } from '../messages.ts';
 import { LEVEL_EMOJI, limitFields, truncate, webUrl, type ChatLevel } from './chat-text.ts';
 
-export interface DiscordEmbed {
+interface DiscordEmbed {
   title: string;
   description?: string;
   color: number;
@@ -14,7 +14,7 @@ export interface DiscordEmbed {
   fields: { name: string; value: string; inline: boolean }[];
 }
 
-export interface DiscordPayload {
+interface DiscordPayload {
   content: string;
   embeds: [DiscordEmbed];
   /** Notifications must never ping anyone, whatever text they carry. */
@@ -32,7 +32,7 @@ export const DISCORD_LIMITS = {
   embed: 6000,
 };
 
-export const LEVEL_COLOR: Record<ChatLevel, number> = {
+const LEVEL_COLOR: Record<ChatLevel, number> = {
   info: 0x3498db,
   success: 0x2ecc71,
   warning: 0xf1c40f,

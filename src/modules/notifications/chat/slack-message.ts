@@ -3,7 +3,7 @@
 import type { ChatMessage } from '../messages.ts';
 import { LEVEL_EMOJI, limitFields, truncate, webUrl } from './chat-text.ts';
 
-export interface SlackPayload {
+interface SlackPayload {
   text: string;
   blocks: Record<string, unknown>[];
 }

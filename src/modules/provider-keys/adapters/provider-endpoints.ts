@@ -2,7 +2,7 @@
 // one-result search for the web-search providers (they have no free authenticated endpoint).
 import type { Provider } from '../provider-keys.domain.ts';
 
-export interface ProbeRequest {
+interface ProbeRequest {
   method: 'GET' | 'POST';
   /** Appended to the base URL. */
   path: string;
@@ -10,7 +10,7 @@ export interface ProbeRequest {
   body?: unknown;
 }
 
-export interface ProviderEndpoint {
+interface ProviderEndpoint {
   /** Replaced by PROVIDER_API_URLS[provider] when set. */
   baseUrl: string;
   request(apiKey: string): ProbeRequest;

@@ -25,7 +25,7 @@ export interface LinearClient {
   request<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
 }
 
-export interface LinearClientOptions {
+interface LinearClientOptions {
   apiUrl: string;
   /** A personal key is sent as-is (no `Bearer`); an OAuth token may be configured as `Bearer <token>`. */
   apiKey: string;

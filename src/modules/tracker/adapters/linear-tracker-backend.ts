@@ -14,7 +14,7 @@ import {
 import { LinearInputError, type LinearClient } from './linear-client.ts';
 import { priorityLabel, resolveState, unknownStateMessage } from '../tracker.domain.ts';
 
-export const AGENT_ID_LABEL_PREFIX = 'agent-id:';
+const AGENT_ID_LABEL_PREFIX = 'agent-id:';
 
 const ISSUE_FIELDS = `id identifier title description priority estimate dueDate url createdAt updatedAt
   state { id name type } team { id key name } assignee { id name } labels { nodes { id name } }

@@ -16,7 +16,7 @@ export const LOCAL_DEFAULT_TEAM = {
   name: 'Engineering',
 } as const;
 
-export interface LocalTrackerBackend extends TrackerBackend {
+interface LocalTrackerBackend extends TrackerBackend {
   /** Creates the default team and its workflow states if absent; safe to run on every start. */
   seed(): Promise<void>;
   readonly defaultTeamId: string;

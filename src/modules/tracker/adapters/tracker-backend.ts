@@ -5,7 +5,7 @@ import type { DbExecutor } from '../../../platform/db/database.ts';
 
 /** Linear's WorkflowState.type values; `triage` exists only in Linear. */
 export const STATE_TYPES = ['triage', 'backlog', 'unstarted', 'started', 'completed', 'canceled'] as const;
-export type StateType = (typeof STATE_TYPES)[number];
+type StateType = (typeof STATE_TYPES)[number];
 
 /** State types of an issue that is no longer open. */
 export const CLOSED_STATE_TYPES: readonly StateType[] = ['completed', 'canceled'];

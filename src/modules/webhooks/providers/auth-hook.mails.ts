@@ -32,7 +32,7 @@ const INTROS: Record<string, string> = {
 /** Action types whose token hash can be redeemed at the auth server's /verify endpoint. */
 const LINKED = new Set(['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email']);
 
-export interface HookMail extends MailMessage {
+interface HookMail extends MailMessage {
   /** Tells the mails of one hook call apart (email_change may send two). */
   part: string;
 }

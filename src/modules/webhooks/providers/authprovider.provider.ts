@@ -16,8 +16,8 @@ import {
 } from './provider.ts';
 
 /** Our claims, beside the provider's own `role` (its database role), which must stay untouched. */
-export const ROLE_CLAIM = 'user_role';
-export const TIER_CLAIM = 'subscription_tier';
+const ROLE_CLAIM = 'user_role';
+const TIER_CLAIM = 'subscription_tier';
 
 export function hookError(status: number, message: string): HookAnswer {
   return { status, body: { detail: message, error: { http_code: status, message } } };

@@ -74,7 +74,7 @@ const ENDED = new Set(['canceled', 'unpaid', 'incomplete_expired', 'paused']);
 /** Statuses in which the subscription grants its tier. */
 const GRANTING = new Set(['active', 'trialing', 'past_due']);
 
-export interface SubscriptionOutcome {
+interface SubscriptionOutcome {
   /** The tier to set, or null to leave the user's tier as it is. */
   tier: Tier | null;
   /** The subscription is in good standing: any grace period is over. */

@@ -14,7 +14,7 @@ import {
   type ProviderHandler,
 } from './provider.ts';
 
-export const CODEHOST_EVENT_HEADERS = ['x-codehost-event', 'x-github-event'] as const;
+const CODEHOST_EVENT_HEADERS = ['x-codehost-event', 'x-github-event'] as const;
 
 type Message = Omit<ChatMessage, 'source'>;
 

@@ -19,7 +19,7 @@ const MiB = 1024 * 1024;
  * sender with a wrong signature can make us buffer (never parse) before the 401. A platform limit
  * set higher (BODY_LIMIT_BYTES) wins.
  */
-export const WEBHOOK_BODY_LIMITS: Readonly<Record<WebhookProvider, number>> = {
+const WEBHOOK_BODY_LIMITS: Readonly<Record<WebhookProvider, number>> = {
   codehost: 25 * MiB,
   payments: 4 * MiB,
   edge: 4 * MiB,
@@ -37,7 +37,7 @@ const COMMON =
   ' The delivery is stored before it is acknowledged; a delivery id seen before is acknowledged again (`duplicate`) and causes nothing.' +
   ' A delivery whose processing failed answers 500 and is processed again when the sender retries it.';
 
-export interface ReceiverOptions {
+interface ReceiverOptions {
   provider: WebhookProvider;
   url: string;
   /** The client method name of the operation (OpenAPI operationId). */
