@@ -4,11 +4,9 @@ import { hashToken, newOpaqueToken, type TokenService } from '../../platform/aut
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';
-import type { Db, DbExecutor } from '../../platform/db/database.ts';
-import { AppError, conflict, forbidden, notFound, rateLimited } from '../../platform/http/errors.ts';
-import { clientKey } from '../../platform/http/client-address.ts';
-import { iso } from '../../platform/http/schemas.ts';
-import type { Role, SessionAuthentication, UsersModule, UserRow } from '../users/index.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { AppError, conflict, forbidden, notFound } from '../../platform/http/errors.ts';
+import type { Role, UsersModule, UserRow } from '../users/index.ts';
 import type {
   Account,
   MfaRequired,
@@ -17,7 +15,10 @@ import type {
   TwoFactorCodeBody,
   TwoFactorVerifyBody,
 } from './auth.schemas.ts';
-import { oneAnswer, type SecondFactor, type SecondFactorMethod } from './second-factor.ts';
+import { invalidCredentials, invalidMfaToken, invalidRefresh, toAccount, wrongSecondFactor } from './auth.answers.ts';
+import { createLoginThrottle } from './login-throttle.ts';
+import { createSessionIssuer } from './session-issuer.ts';
+import { oneAnswer, type SecondFactor } from './second-factor.ts';
 
 /** What an account is created from: these fields and nothing else. */
 interface NewAccount {
@@ -41,49 +42,8 @@ interface AuthSettings {
   sessionIdleDays: number;
 }
 
-/**
- * Login attempts allowed per fixed window before answering 429 (decision 003): per account from one
- * client address, per client address over all accounts, and per account from everywhere, the last
- * much higher so that failures from elsewhere do not lock the owner out.
- */
-export const LOGIN_LIMITS = { perAccountAndClient: 5, perClient: 20, perAccount: 100, windowMs: 15 * 60 * 1000 };
-const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
 /** How long the `mfa_token` of a sign-in waiting for its second factor is good for. */
 export const MFA_TOKEN_TTL_MS = 5 * 60 * 1000;
-
-function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
-  const at = session.secondFactorAt ?? session.createdAt;
-  const amr =
-    session.secondFactorAt && session.secondFactorMethod ? ['pwd', 'mfa', session.secondFactorMethod] : ['pwd'];
-  return { auth_time: Math.floor(at.getTime() / 1000), amr };
-}
-
-function toAccount(user: UserRow): Account {
-  return {
-    id: user.id,
-    email: user.email,
-    firstName: user.firstName,
-    lastName: user.lastName,
-    role: user.role,
-    subscriptionTier: user.subscriptionTier,
-    status: user.status,
-    emailVerified: user.emailVerified,
-    twoFactorEnabled: user.twoFactorEnabled,
-    createdAt: iso(user.createdAt)!,
-    lastLogin: iso(user.lastLogin),
-  };
-}
-
-const invalidCredentials = () =>
-  new AppError('unauthenticated', 'Incorrect email or password', { headers: { 'www-authenticate': 'Bearer' } });
-const invalidMfaToken = () =>
-  new AppError('unauthenticated', 'Invalid or expired mfa_token; sign in again', {
-    headers: { 'www-authenticate': 'Bearer' },
-  });
-const wrongSecondFactor = () =>
-  new AppError('unauthenticated', 'Invalid two-factor code', { headers: { 'www-authenticate': 'Bearer' } });
-const invalidRefresh = () =>
-  new AppError('unauthenticated', 'Invalid or expired refresh token', { headers: { 'www-authenticate': 'Bearer' } });
 
 export function createAuthService(deps: {
   db: Db;
@@ -99,116 +59,13 @@ export function createAuthService(deps: {
 }) {
   const { db, tokens, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor } = deps.users;
-
-  async function issuePair(
-    user: UserRow,
-    sessionId: string,
-    authentication: SessionAuthentication,
-    executor: DbExecutor,
-  ): Promise<TokenPair> {
-    const now = clock.now();
-    const refresh = newOpaqueToken();
-    await sessions.addRefreshToken(
-      {
-        sessionId,
-        tokenHash: hashToken(refresh),
-        expiresAt: new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000),
-      },
-      now,
-      executor,
-    );
-    const access = await tokens.issueAccess({
-      sub: user.id,
-      role: user.role,
-      sid: sessionId,
-      ...authenticationClaims(authentication),
-    });
-    return { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refresh };
-  }
-
-  const throttleKeys = (email: string, ip: string | undefined) => {
-    const client = clientKey(ip) ?? 'unknown';
-    return {
-      client: `login:client:${client}`,
-      pair: `login:pair:${email}:${client}`,
-      account: `login:account:${email}`,
-    };
-  };
-  const refuseLogin = (resetMs: number) => rateLimited(resetMs / 1000, 'Too many login attempts; try again later');
-
-  /**
-   * Counts the attempt before the password is checked, so that parallel guesses cannot all slip
-   * under a limit; a successful login gives it back (docs/decisions/003). The address is counted
-   * first and a refused attempt adds to no later counter: an address over its limit cannot create
-   * counters for made-up e-mails, and one over an account's limit does not spend the account-wide one.
-   */
-  async function reserveAttempt(email: string, ip: string | undefined): Promise<void> {
-    const keys = throttleKeys(email, ip);
-    const limits: [string, number][] = [
-      [keys.client, LOGIN_LIMITS.perClient],
-      [keys.pair, LOGIN_LIMITS.perAccountAndClient],
-      [keys.account, LOGIN_LIMITS.perAccount],
-    ];
-    for (const [key, limit] of limits) {
-      const attempt = await cache.incr(key, LOGIN_LIMITS.windowMs);
-      if (attempt.count > limit) throw refuseLogin(attempt.resetMs);
-    }
-  }
-
-  async function giveBackAttempt(email: string, ip: string | undefined): Promise<void> {
-    const keys = throttleKeys(email, ip);
-    await Promise.all([cache.decr(keys.client), cache.decr(keys.pair), cache.decr(keys.account)]);
-  }
-
-  /** The owner got in from this address: their own failures there are forgiven. */
-  async function releaseAttempt(email: string, ip: string | undefined): Promise<void> {
-    const keys = throttleKeys(email, ip);
-    await Promise.all([cache.decr(keys.client), cache.del(keys.pair), cache.decr(keys.account)]);
-  }
-
-  /** A new device session for a user who authenticated (with a second factor, when `method` is given). */
-  async function startSession(
-    user: UserRow,
-    client: ClientInfo,
-    now: Date,
-    executor: DbExecutor,
-    method?: SecondFactorMethod,
-  ): Promise<TokenPair> {
-    const expiresAt = new Date(now.getTime() + settings.refreshTokenTtlDays * 86_400_000);
-    const sessionId = await sessions.start(
-      { userId: user.id, userAgent: client.userAgent?.slice(0, 512), ip: client.ip, expiresAt, method },
-      now,
-      executor,
-    );
-    const details: Record<string, unknown> = { userAgent: client.userAgent?.slice(0, 200) };
-    if (method) details.secondFactor = method;
-    await audit(
-      executor,
-      {
-        actorId: user.id,
-        actorType: 'user',
-        action: 'auth.login',
-        subjectUserId: user.id,
-        targetType: 'session',
-        targetId: sessionId,
-        ip: client.ip,
-        details,
-      },
-      now,
-    );
-    return issuePair(
-      user,
-      sessionId,
-      { createdAt: now, secondFactorAt: method ? now : null, secondFactorMethod: method ?? null },
-      executor,
-    );
-  }
-
-  async function reserveSignup(ip: string | undefined): Promise<void> {
-    const attempt = await cache.incr(`signup:client:${clientKey(ip) ?? 'unknown'}`, SIGNUP_WINDOW_MS);
-    if (attempt.count > settings.signupLimitPerHour)
-      throw rateLimited(attempt.resetMs / 1000, 'Too many sign-ups from this address; try again later');
-  }
+  const throttle = createLoginThrottle(cache, settings.signupLimitPerHour);
+  const { issuePair, startSession } = createSessionIssuer({
+    sessions,
+    tokens,
+    clock,
+    refreshTokenTtlDays: settings.refreshTokenTtlDays,
+  });
 
   return {
     /**
@@ -294,7 +151,7 @@ export function createAuthService(deps: {
 
     async register(input: RegisterBody, client: ClientInfo): Promise<Account> {
       if (!settings.allowSignup) throw forbidden('Sign-up is disabled');
-      await reserveSignup(client.ip);
+      await throttle.reserveSignup(client.ip);
       const { email, password, firstName, lastName } = input;
       return toAccount(
         await this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' }),
@@ -303,14 +160,14 @@ export function createAuthService(deps: {
 
     async login(email: string, password: string, client: ClientInfo): Promise<TokenPair | MfaRequired> {
       const normalized = email.trim().toLowerCase();
-      await reserveAttempt(normalized, client.ip);
+      await throttle.reserve(normalized, client.ip);
       let user: Awaited<ReturnType<typeof accounts.findByEmail>>;
       try {
         user = await accounts.findByEmail(normalized);
       } catch (error) {
         // The password was never checked (the database is down): the attempt is given back, so an
         // outage does not lock the account out once it is over (docs/decisions/102).
-        await giveBackAttempt(normalized, client.ip).catch(() => {});
+        await throttle.giveBack(normalized, client.ip).catch(() => {});
         throw error;
       }
       // Hash even when the account does not exist, so timing does not reveal which addresses do.
@@ -324,7 +181,7 @@ export function createAuthService(deps: {
           );
         throw invalidCredentials();
       }
-      await releaseAttempt(normalized, client.ip);
+      await throttle.release(normalized, client.ip);
       if (user.status !== 'active') throw forbidden(`User account is ${user.status}`);
       const now = clock.now();
       if (user.twoFactorEnabled) {
@@ -364,7 +221,7 @@ export function createAuthService(deps: {
       if (!challenge) throw invalidMfaToken();
       const user = await accounts.findById(challenge.userId);
       if (!user?.twoFactorEnabled) throw invalidMfaToken();
-      await reserveAttempt(user.email, client.ip);
+      await throttle.reserve(user.email, client.ip);
       const outcome = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(user, body, { now, ip: client.ip, purpose: 'sign_in' }, tx);
         if (!method) return { error: wrongSecondFactor(), failed: true };
@@ -388,7 +245,7 @@ export function createAuthService(deps: {
           now,
         );
       } else {
-        await releaseAttempt(user.email, client.ip);
+        await throttle.release(user.email, client.ip);
       }
       if (outcome.error) throw outcome.error;
       return outcome.pair!;
@@ -408,7 +265,7 @@ export function createAuthService(deps: {
       const user = await accounts.findById(actor.id);
       if (!user) throw notFound('User not found');
       if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');
-      await reserveAttempt(user.email, client.ip);
+      await throttle.reserve(user.email, client.ip);
       const now = clock.now();
       const pair = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(
@@ -449,7 +306,7 @@ export function createAuthService(deps: {
         );
         throw wrongSecondFactor();
       }
-      await releaseAttempt(user.email, client.ip);
+      await throttle.release(user.email, client.ip);
       return pair;
     },
 

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, EnvReader, type Config } from '../../config/config.ts';
+import { ConfigError, type Config } from '../../config/config.ts';
+import { EnvReader } from '../../config/env-reader.ts';
 
 export type GeneratedSecret = 'JWT_SECRET' | 'ENCRYPTION_KEY';
 /** The environment, a file in DATA_DIR written by an earlier start, or a file this start wrote. */

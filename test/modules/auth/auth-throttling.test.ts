@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from '../../helpers/suite.ts';
-import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
+import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
 
 const NO_REDIS = process.env.REDIS_URL

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { deviceSessions, users } from '../../../src/modules/users/users.tables.ts';
-import { LOGIN_LIMITS } from '../../../src/modules/auth/auth.service.ts';
+import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
 import { buildTestApp, newClientAddress, signIn, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
 
 describe('auth', () => {

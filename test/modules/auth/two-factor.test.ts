@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { LOGIN_LIMITS, MFA_TOKEN_TTL_MS } from '../../../src/modules/auth/auth.service.ts';
+import { MFA_TOKEN_TTL_MS } from '../../../src/modules/auth/auth.service.ts';
+import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
 import { matchingStep, totpCode } from '../../../src/modules/auth/totp.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';

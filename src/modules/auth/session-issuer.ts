@@ -1,0 +1,92 @@
+// A signed-in session's tokens: a new device session with its audit row, and a token pair for a
+// session (an access token whose claims say how and when it signed in, and a stored refresh token).
+import { audit } from '../../platform/audit.ts';
+import { hashToken, newOpaqueToken, type TokenService } from '../../platform/auth/tokens.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import type { SessionAuthentication, UsersModule, UserRow } from '../users/index.ts';
+import type { ClientInfo } from './auth.service.ts';
+import type { TokenPair } from './auth.schemas.ts';
+import type { SecondFactorMethod } from './second-factor.ts';
+
+function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
+  const at = session.secondFactorAt ?? session.createdAt;
+  const amr =
+    session.secondFactorAt && session.secondFactorMethod ? ['pwd', 'mfa', session.secondFactorMethod] : ['pwd'];
+  return { auth_time: Math.floor(at.getTime() / 1000), amr };
+}
+
+export function createSessionIssuer(deps: {
+  sessions: UsersModule['sessions'];
+  tokens: TokenService;
+  clock: Clock;
+  refreshTokenTtlDays: number;
+}) {
+  const { sessions, tokens, clock } = deps;
+
+  async function issuePair(
+    user: UserRow,
+    sessionId: string,
+    authentication: SessionAuthentication,
+    executor: DbExecutor,
+  ): Promise<TokenPair> {
+    const now = clock.now();
+    const refresh = newOpaqueToken();
+    await sessions.addRefreshToken(
+      {
+        sessionId,
+        tokenHash: hashToken(refresh),
+        expiresAt: new Date(now.getTime() + deps.refreshTokenTtlDays * 86_400_000),
+      },
+      now,
+      executor,
+    );
+    const access = await tokens.issueAccess({
+      sub: user.id,
+      role: user.role,
+      sid: sessionId,
+      ...authenticationClaims(authentication),
+    });
+    return { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refresh };
+  }
+
+  /** A new device session for a user who authenticated (with a second factor, when `method` is given). */
+  async function startSession(
+    user: UserRow,
+    client: ClientInfo,
+    now: Date,
+    executor: DbExecutor,
+    method?: SecondFactorMethod,
+  ): Promise<TokenPair> {
+    const expiresAt = new Date(now.getTime() + deps.refreshTokenTtlDays * 86_400_000);
+    const sessionId = await sessions.start(
+      { userId: user.id, userAgent: client.userAgent?.slice(0, 512), ip: client.ip, expiresAt, method },
+      now,
+      executor,
+    );
+    const details: Record<string, unknown> = { userAgent: client.userAgent?.slice(0, 200) };
+    if (method) details.secondFactor = method;
+    await audit(
+      executor,
+      {
+        actorId: user.id,
+        actorType: 'user',
+        action: 'auth.login',
+        subjectUserId: user.id,
+        targetType: 'session',
+        targetId: sessionId,
+        ip: client.ip,
+        details,
+      },
+      now,
+    );
+    return issuePair(
+      user,
+      sessionId,
+      { createdAt: now, secondFactorAt: method ? now : null, secondFactorMethod: method ?? null },
+      executor,
+    );
+  }
+
+  return { issuePair, startSession };
+}
