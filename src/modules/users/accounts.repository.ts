@@ -3,7 +3,7 @@
 import { and, asc, count, eq, inArray, lt, ne, or, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import type { Role, Tier, UserStatus } from './users.domain.ts';
-import { externalIdentities, userCounts, users } from './users.tables.ts';
+import { externalIdentities, userCounts, userGracePeriods, users } from './users.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export type UserRow = typeof users.$inferSelect;
@@ -194,7 +194,9 @@ export function createAccountsRepository(db: DbExecutor) {
 
     /**
      * Ends up to `limit` payment grace periods that ended by `now`, in one statement: the account goes
-     * to `tier` and the date is cleared. Rows another run holds are skipped rather than waited for.
+     * to `tier` and the date is cleared. Rows another run holds are skipped rather than waited for. The
+     * ended ones are found in user_grace_periods; the update itself changes no indexed column of users,
+     * so it writes no index entry where the page has room (decision 182).
      * Answers each account with the tier it had and when its grace period ended.
      */
     async endGracePeriods(
@@ -208,9 +210,11 @@ export function createAccountsRepository(db: DbExecutor) {
           UPDATE ${users} SET grace_period_ends_at = NULL, subscription_tier = ${tier}, updated_at = ${now}
           FROM (
             SELECT id, subscription_tier, grace_period_ends_at FROM ${users}
-            WHERE grace_period_ends_at <= ${now}
-            ORDER BY grace_period_ends_at, id
-            LIMIT ${limit}
+            WHERE id = ANY (ARRAY(
+                SELECT ${userGracePeriods.userId} FROM ${userGracePeriods} WHERE ${userGracePeriods.endsAt} <= ${now}
+                ORDER BY ${userGracePeriods.endsAt}, ${userGracePeriods.userId} LIMIT ${limit}
+              ))
+              AND grace_period_ends_at <= ${now}
             FOR UPDATE SKIP LOCKED
           ) AS before
           WHERE ${users.id} = before.id

@@ -14,3 +14,10 @@ export const DEVICE_SESSION_EXPIRY_DAYS: DerivedFigures = {
   recomputed: 'device_session_expiry_days_recomputed()',
   sources: ['device_sessions'],
 };
+
+export const USER_GRACE_PERIODS: DerivedFigures = {
+  table: 'user_grace_periods',
+  key: ['user_id'],
+  recomputed: 'user_grace_periods_recomputed()',
+  sources: ['users'],
+};

@@ -56,14 +56,31 @@ export const users = pgTable(
     index('users_created_at_id_idx').on(t.createdAt.desc(), t.id.desc()),
     index('users_status_idx').on(t.status),
     index('users_role_idx').on(t.role),
-    index('users_subscription_tier_idx').on(t.subscriptionTier),
-    // The grace-period job finds the ended ones; few users have one.
-    index('users_grace_period_idx').on(t.gracePeriodEndsAt).where(sql`${t.gracePeriodEndsAt} IS NOT NULL`),
+    // No index on the tier or the grace period's end (decision 182): an update that changes no indexed
+    // column and finds room on its page (users.routines.sql lowers the fill factor) writes no index
+    // entry, which is what ending thousands of grace periods at once needs. The grace-period job finds
+    // the ended ones in user_grace_periods instead; the admin list's tier filter rides its date order.
     // The admin search's trigram indexes are created at start where pg_trgm exists (database.ts).
     check('users_role_check', oneOf(t.role, ROLES)),
     check('users_status_check', oneOf(t.status, STATUSES)),
     check('users_subscription_tier_check', oneOf(t.subscriptionTier, TIERS)),
   ],
+);
+
+/**
+ * The accounts whose payment grace period has an end, by that end: what the grace-period job reads
+ * instead of an index on users (decision 182). The database keeps it from users.grace_period_ends_at,
+ * whatever writes the accounts (users.routines.sql); `db:reconcile` checks and rebuilds it.
+ */
+export const userGracePeriods = pgTable(
+  'user_grace_periods',
+  {
+    userId: uuid('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('user_grace_periods_ends_idx').on(t.endsAt, t.userId)],
 );
 
 /**

@@ -2,6 +2,7 @@
 // lives in src/modules/<name>/<name>.tables.ts.
 
 import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { v7 as uuidv7 } from 'uuid';
 import { oneOf } from './checks.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -85,7 +86,12 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 export const auditLog = pgTable(
   'audit_log',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    // Time-ordered ids from the app (UUIDv7): a new row lands at the primary key's right edge instead of
+    // on a random page of a large index. SQL inserts without an id still get a random one.
+    id: uuid('id')
+      .primaryKey()
+      .defaultRandom()
+      .$defaultFn(() => uuidv7()),
     actorId: uuid('actor_id'),
     actorType: text('actor_type').$type<ActorType>().notNull(),
     action: text('action').$type<AuditAction>().notNull(),

@@ -87,8 +87,27 @@ describe('cleanup jobs', () => {
       const running = await seed('enterprise', later(HOUR));
       const freeEnded = await seed('free', ago(2 * DAY));
       const paying = await seed('pro', null);
+      // Ended once, then moved ahead or cleared by later writes: found by the end they have now.
+      const extended = await seed('pro', ago(DAY));
+      await t.database.db
+        .update(users)
+        .set({ gracePeriodEndsAt: later(DAY) })
+        .where(eq(users.id, extended));
+      const settled = await seed('basic', ago(DAY));
+      await t.database.db.update(users).set({ gracePeriodEndsAt: null }).where(eq(users.id, settled));
 
       assert.deepEqual(await run('cleanup-grace-periods'), { downgraded: 2, cleared: 3 });
+      const kept = await t.database.db
+        .select({ id: users.id, tier: users.subscriptionTier })
+        .from(users)
+        .where(inArray(users.id, [extended, settled]));
+      assert.deepEqual(
+        new Map(kept.map((row) => [row.id, row.tier])),
+        new Map([
+          [extended, 'pro'],
+          [settled, 'basic'],
+        ]),
+      );
       const seeded = [ended, endsNow, running, freeEnded, paying];
       const tiers = await Promise.all(
         seeded.map(

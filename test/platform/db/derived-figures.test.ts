@@ -81,9 +81,10 @@ describe('figures kept by the database', () => {
 
   it('stay equal to a recomputation after random rounds of inserts, updates, deletes and concurrent writers', async () => {
     const others = await rows<{ id: string }>(sql`
-      INSERT INTO users (email, password_hash, status, role, subscription_tier, created_at)
+      INSERT INTO users (email, password_hash, status, role, subscription_tier, created_at, grace_period_ends_at)
       SELECT 'figures-' || g || '@example.com', 'x', (ARRAY['active','suspended','deleted'])[1 + g % 3], (ARRAY['user','admin'])[1 + (g / 7) % 2],
-             (ARRAY['free','basic','pro','enterprise'])[1 + g % 4], timestamptz '2025-01-15' + g * interval '9 days'
+             (ARRAY['free','basic','pro','enterprise'])[1 + g % 4], timestamptz '2025-01-15' + g * interval '9 days',
+             CASE WHEN g % 3 = 0 THEN timestamptz '2025-06-01' + g * interval '1 day' END
       FROM generate_series(1, 60) AS g RETURNING id`);
     const userIds = [trader.id, ...others.slice(0, 4).map((r) => r.id)];
     for (let round = 0; round < 6; round += 1) {
@@ -104,6 +105,9 @@ describe('figures kept by the database', () => {
       await exec(
         sql`UPDATE users SET subscription_tier = 'pro', created_at = created_at - interval '40 days' WHERE email LIKE 'figures-%' AND random() < 0.2`,
       );
+      // Grace periods opened, moved and ended, as billing and a bulk import write them.
+      await exec(sql`UPDATE users SET grace_period_ends_at = CASE WHEN random() < 0.3 THEN NULL ELSE now() + (random() * 10 - 5) * interval '1 day' END
+        WHERE email LIKE 'figures-%' AND random() < 0.4`);
       await exec(sql`UPDATE users SET last_login = now()`);
       await exec(
         sql`DELETE FROM users WHERE email LIKE 'figures-%' AND id <> ALL(${`{${userIds.join(',')}}`}::uuid[]) AND random() < 0.05`,
