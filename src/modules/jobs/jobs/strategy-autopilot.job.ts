@@ -1,5 +1,6 @@
 // strategy-autopilot/evaluate: (1) scores matured market-intel calls from the venue's candles,
 // (2) promotes paper-trading strategies that meet the rules, within the hourly transition limit.
+import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
@@ -8,6 +9,8 @@ import { closeAt, outcomePct, priceWindow, SCORING_INTERVAL, type ClosedCandle }
 
 /** Matured events looked at per run (never-tried first, then oldest horizon first); the rest wait for the next run. */
 const INTEL_BATCH = 200;
+/** Events scored at once: their candle requests overlap instead of queuing one event behind another. */
+const SCORING_CONCURRENCY = 8;
 
 export interface MaturedIntel {
   id: string;
@@ -65,51 +68,55 @@ export const StrategyAutopilotResult = Type.Object({
 });
 export type StrategyAutopilotResult = Static<typeof StrategyAutopilotResult>;
 
+type ScoringOutcome = 'scored' | 'unscorable' | 'market_failures';
+
 async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Static<typeof IntelResult>> {
   const events = await deps.intel.listMaturedUnscored(now, deps.intelBatch ?? INTEL_BATCH);
+  // A few events at a time: each waits on the venue twice, and the venue's guard paces what goes out.
+  const limit = pLimit(SCORING_CONCURRENCY);
+  const outcomes = await Promise.all(events.map((event) => limit(() => scoreEvent(deps, event))));
   const counts = { matured: events.length, scored: 0, market_failures: 0, unscorable: 0 };
-  for (const event of events) {
-    let prices: [number | null, number | null];
-    try {
-      // Both settle before the event is judged, so no request of this run is still out when it ends.
-      const settled = await Promise.allSettled(
-        [event.detectedAt, event.horizonAt].map(async (t) => {
-          const { start, end } = priceWindow(t);
-          return closeAt(await deps.candles(event.symbol, SCORING_INTERVAL, start, end, 3), t);
-        }),
-      );
-      const failure = settled.find((outcome) => outcome.status === 'rejected');
-      if (failure) throw failure.reason;
-      prices = settled.map((outcome) => (outcome as PromiseFulfilledResult<number | null>).value) as [
-        number | null,
-        number | null,
-      ];
-    } catch (error) {
-      // An unknown symbol (404) or a refused window (422) will not get better; an upstream failure may.
-      const permanent = error instanceof AppError && error.status < 500;
-      if (permanent) counts.unscorable += 1;
-      else counts.market_failures += 1;
-      deps.logger.warn({ err: error, intelId: event.id, symbol: event.symbol }, 'intel event left unscored');
-      // Recorded, so the next run tries events never tried first: a pile of unscorable ones never blocks newer events.
-      const reason = permanent
-        ? `the venue cannot price ${event.symbol}: ${(error as AppError).message}`
-        : 'the market data source failed';
-      await deps.intel.recordScoringFailure(event.id, { unscorable: permanent, reason });
-      continue;
-    }
-    const [atDetection, atHorizon] = prices;
-    if (atDetection === null || atHorizon === null) {
-      counts.unscorable += 1;
-      await deps.intel.recordScoringFailure(event.id, {
-        unscorable: true,
-        reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${atDetection === null ? 'detection' : 'the horizon'}`,
-      });
-      continue;
-    }
-    await deps.intel.recordOutcome(event.id, outcomePct(atDetection, atHorizon));
-    counts.scored += 1;
-  }
+  for (const outcome of outcomes) counts[outcome] += 1;
   return counts;
+}
+
+async function scoreEvent(deps: StrategyAutopilotDeps, event: MaturedIntel): Promise<ScoringOutcome> {
+  let prices: [number | null, number | null];
+  try {
+    // Both settle before the event is judged, so no request of this run is still out when it ends.
+    const settled = await Promise.allSettled(
+      [event.detectedAt, event.horizonAt].map(async (t) => {
+        const { start, end } = priceWindow(t);
+        return closeAt(await deps.candles(event.symbol, SCORING_INTERVAL, start, end, 3), t);
+      }),
+    );
+    const failure = settled.find((outcome) => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
+    prices = settled.map((outcome) => (outcome as PromiseFulfilledResult<number | null>).value) as [
+      number | null,
+      number | null,
+    ];
+  } catch (error) {
+    // An unknown symbol (404) or a refused window (422) will not get better; an upstream failure may.
+    const permanent = error instanceof AppError && error.status < 500;
+    deps.logger.warn({ err: error, intelId: event.id, symbol: event.symbol }, 'intel event left unscored');
+    // Recorded, so the next run tries events never tried first: a pile of unscorable ones never blocks newer events.
+    const reason = permanent
+      ? `the venue cannot price ${event.symbol}: ${(error as AppError).message}`
+      : 'the market data source failed';
+    await deps.intel.recordScoringFailure(event.id, { unscorable: permanent, reason });
+    return permanent ? 'unscorable' : 'market_failures';
+  }
+  const [atDetection, atHorizon] = prices;
+  if (atDetection === null || atHorizon === null) {
+    await deps.intel.recordScoringFailure(event.id, {
+      unscorable: true,
+      reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${atDetection === null ? 'detection' : 'the horizon'}`,
+    });
+    return 'unscorable';
+  }
+  await deps.intel.recordOutcome(event.id, outcomePct(atDetection, atHorizon));
+  return 'scored';
 }
 
 export async function strategyAutopilot(deps: StrategyAutopilotDeps, now: Date): Promise<StrategyAutopilotResult> {
