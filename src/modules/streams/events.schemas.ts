@@ -124,7 +124,7 @@ const EVENT_DATA: Record<EventType, { title: string; description: string; schema
       job: Type.String({ description: 'Job name.' }),
       run_id: Nullable(Uuid('The run record; null when it could not be recorded.')),
       trigger: Type.String({ description: '`http` or `scheduler`.' }),
-      status: StringEnum(['succeeded', 'failed', 'skipped'] as const),
+      status: StringEnum(['succeeded', 'partial', 'failed', 'skipped'] as const),
       started_at: DateTime(),
       finished_at: DateTime(),
     }),
