@@ -37,6 +37,7 @@ import { createDashboardModule } from './modules/dashboard/index.ts';
 import { createStreamsModule } from './modules/streams/index.ts';
 import { createPortfolioModule } from './modules/portfolio/index.ts';
 import { createConsoleModule } from './modules/console/index.ts';
+import { STREAM_EVENTS } from './stream-events.ts';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 export const SERVICE_VERSION = pkg.version;
@@ -61,7 +62,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const auth = createAuthModule(platform, { users, messages });
   // Every open Server-Sent Events stream of this instance, whichever module serves it.
   const sse = createSseRegistry(platform.config.streams, platform.logger);
-  const streams = createStreamsModule(platform, { guards, users, sse });
+  const streams = createStreamsModule(platform, { guards, users, sse, events: STREAM_EVENTS });
   const events = streams.publisher;
   const exchange = createExchangeModule(platform, { guards, events });
   const webhooks = createWebhooksModule(platform, { users, messages, events });

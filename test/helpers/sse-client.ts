@@ -1,6 +1,7 @@
 // A Server-Sent Events client for tests: the `eventsource` package (the WHATWG EventSource in Node),
 // with a fetch that can add headers (Authorization, Last-Event-ID), collecting every named event.
 import { EventSource } from 'eventsource';
+import { STREAM_EVENT_TYPES } from '../../src/stream-events.ts';
 
 export interface ReceivedEvent {
   type: string;
@@ -8,17 +9,8 @@ export interface ReceivedEvent {
   data: Record<string, unknown>;
 }
 
-const EVENT_NAMES = [
-  'snapshot',
-  'price',
-  'end',
-  'balance.synced',
-  'trades.synced',
-  'credential.validated',
-  'credential.changed',
-  'job.finished',
-  'webhook.received',
-];
+/** The price stream's events and every declared account event. */
+const EVENT_NAMES = ['snapshot', 'price', 'end', ...STREAM_EVENT_TYPES];
 
 export interface SseFollower {
   readonly events: ReceivedEvent[];

@@ -4,6 +4,7 @@ import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { BalanceRow, BalancesRepository } from './balances.repository.ts';
@@ -26,7 +27,7 @@ export function createBalancesService(deps: {
   gateway: Pick<VenueGateway, 'balance'>;
   credentials: Pick<CredentialsService, 'resolve' | 'use' | 'ownedOn'>;
   clock: Clock;
-  events: Pick<EventPublisher, 'user'>;
+  events: Pick<EventPublisher<typeof EXCHANGE_EVENTS>, 'user'>;
 }) {
   const { repo, clock } = deps;
 

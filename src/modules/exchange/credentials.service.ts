@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { badRequest, conflict, invalidField, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
@@ -83,7 +84,7 @@ export function createCredentialsService(deps: {
   secretBox: SecretBox;
   clock: Clock;
   logger: Logger;
-  events: Pick<EventPublisher, 'user'>;
+  events: Pick<EventPublisher<typeof EXCHANGE_EVENTS>, 'user'>;
   describe: (venue: Venue) => Promise<VenueDescription>;
 }) {
   const { db, repo, secretBox, clock } = deps;

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { CcxtVenueGateway } from './adapters/ccxt-venue-gateway.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
 import { createAccountSyncService } from './account-sync.service.ts';
@@ -42,7 +43,7 @@ export interface VenueAccess {
 
 export function createExchangeModule(
   platform: Platform,
-  deps: { guards: Guards; events: Pick<EventPublisher, 'user'> },
+  deps: { guards: Guards; events: Pick<EventPublisher<typeof EXCHANGE_EVENTS>, 'user'> },
 ) {
   const { config, database, cache, clock, secretBox, logger } = platform;
   const { guards, events } = deps;

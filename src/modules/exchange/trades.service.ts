@@ -7,6 +7,7 @@ import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import {
@@ -89,7 +90,7 @@ export function createTradesService(deps: {
   credentials: Pick<CredentialsService, 'resolve' | 'use'>;
   clock: Clock;
   logger: Logger;
-  events: Pick<EventPublisher, 'user'>;
+  events: Pick<EventPublisher<typeof EXCHANGE_EVENTS>, 'user'>;
   /** How far back a market's first sync reaches. */
   horizonDays: number;
 }) {

@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { VenueError, type VenueGateway, type VenueTransfer } from './adapters/venue-gateway.ts';
 import { auditActor, type AccountActor, type CredentialsService } from './credentials.service.ts';
 import { TRANSFER_TYPES, type TransferType } from './exchange.tables.ts';
@@ -61,7 +62,7 @@ export function createTransfersService(deps: {
   credentials: Pick<CredentialsService, 'resolve' | 'use'>;
   clock: Clock;
   logger: Logger;
-  events: Pick<EventPublisher, 'user'>;
+  events: Pick<EventPublisher<typeof EXCHANGE_EVENTS>, 'user'>;
   horizonDays: number;
 }) {
   const { repo, gateway, clock } = deps;

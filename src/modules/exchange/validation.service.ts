@@ -5,6 +5,7 @@ import { audit } from '../../platform/audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { VenueError, type KeyPermissions, type VenueCredentials, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { CredentialsRepository } from './credentials.repository.ts';
 import type { CredentialOutcome, CredentialsService, AccountActor } from './credentials.service.ts';
@@ -67,7 +68,7 @@ export function createValidationService(deps: {
   repo: CredentialsRepository;
   credentials: Pick<CredentialsService, 'open' | 'record'>;
   clock: Clock;
-  events: Pick<EventPublisher, 'user'>;
+  events: Pick<EventPublisher<typeof EXCHANGE_EVENTS>, 'user'>;
 }) {
   const { gateway } = deps;
 

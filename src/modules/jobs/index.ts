@@ -12,6 +12,7 @@ import type { MarketModule } from '../market/index.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { StrategiesService } from '../strategies/strategies.service.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { JOBS_EVENTS } from './jobs.events.ts';
 import { createJobLock } from './job-lock.ts';
 import { createJobRunner } from './job-runner.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
@@ -40,7 +41,7 @@ interface JobsModuleDeps {
   market: Pick<MarketModule, 'candles'>;
   strategies: { service: Pick<StrategiesService, 'evaluatePaper'> };
   messages: Pick<NotificationsModule['messages'], 'chat'>;
-  events: Pick<EventPublisher, 'admins'>;
+  events: Pick<EventPublisher<typeof JOBS_EVENTS>, 'admins'>;
 }
 
 export function createJobsModule(platform: Platform, deps: JobsModuleDeps, options: { timers?: TimerFactory } = {}) {

@@ -9,6 +9,7 @@ import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import { settledWithin } from '../../platform/timeouts.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { JOBS_EVENTS } from './jobs.events.ts';
 import { safeJobError } from './job-errors.domain.ts';
 import type { JobLock } from './job-lock.ts';
 import { statusOfUnits, type JobName, type RunTrigger, type RunUnits } from './jobs.domain.ts';
@@ -130,7 +131,7 @@ export function createJobRunner(deps: {
   lock: JobLock;
   clock: Clock;
   logger: Logger;
-  events: Pick<EventPublisher, 'admins'>;
+  events: Pick<EventPublisher<typeof JOBS_EVENTS>, 'admins'>;
 }) {
   const { repo, lock, clock, logger } = deps;
   const byName = new Map<string, ConfiguredJob>(deps.jobs.map((job) => [job.name, job]));
@@ -317,6 +318,8 @@ export function createJobRunner(deps: {
   }
 
   async function publish(outcome: RunOutcome): Promise<void> {
+    // Only ended runs are published (an answered trigger was skipped, a finished run ended).
+    if (outcome.status === 'running') return;
     const { job, runId, trigger, status, startedAt, finishedAt } = outcome;
     await deps.events.admins('job.finished', {
       job,

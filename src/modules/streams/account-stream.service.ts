@@ -14,7 +14,11 @@ const MAX_HELD = 10_000;
 const eventText = (event: StoredEvent): string =>
   sseEvent(event.type, { id: event.id, type: event.type, ts: event.ts, data: event.data }, event.id);
 
-export function createAccountStreamService(deps: { events: EventsService; access: StreamAccess; sse: SseRegistry }) {
+export function createAccountStreamService(deps: {
+  events: Pick<EventsService, 'subscribe' | 'replay'>;
+  access: StreamAccess;
+  sse: SseRegistry;
+}) {
   const { events, access, sse } = deps;
 
   return {

@@ -1,24 +1,7 @@
-// The account events, declared once: who sees each, and what a stream may be asked for. Pure.
+// The stored account event (the envelope), who sees it, and what a stream may be asked for. Pure.
+// The event types and their data are declared by the modules that publish them (src/stream-events.ts).
 
-/** Events about one user's account: only that user's streams get them. */
-export const USER_EVENT_TYPES = [
-  'balance.synced',
-  'trades.synced',
-  'transfers.synced',
-  'portfolio.updated',
-  'credential.validated',
-  'credential.changed',
-] as const;
-/** Events about the platform: every admin's stream gets them. */
-export const ADMIN_EVENT_TYPES = ['job.finished', 'webhook.received'] as const;
-export const EVENT_TYPES = [...USER_EVENT_TYPES, ...ADMIN_EVENT_TYPES] as const;
-
-export type UserEventType = (typeof USER_EVENT_TYPES)[number];
-export type AdminEventType = (typeof ADMIN_EVENT_TYPES)[number];
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export const AUDIENCES = ['user', 'admins'] as const;
-export type Audience = (typeof AUDIENCES)[number];
+import type { Audience } from '../../platform/stream-events.ts';
 
 /** How long events are kept for `Last-Event-ID` replay. */
 export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -27,11 +10,13 @@ export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export interface StoredEvent {
   /** The table's sequence, as a decimal string: the SSE `id`. */
   id: string;
-  type: EventType;
+  /** A declared event type (src/stream-events.ts); the database checks it. */
+  type: string;
   audience: Audience;
   /** The user it concerns; null for admin events. */
   userId: string | null;
-  data: Record<string, unknown>;
+  /** As published: the publisher's port is typed by the event's schema. */
+  data: unknown;
   /** ISO 8601 with milliseconds. */
   ts: string;
 }

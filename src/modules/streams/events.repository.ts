@@ -1,14 +1,15 @@
 // Every query on the stored account events.
 import { and, asc, eq, gt, lt, or, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import type { Audience, EventType, StoredEvent } from './events.domain.ts';
+import type { Audience } from '../../platform/stream-events.ts';
+import type { StoredEvent } from './events.domain.ts';
 import { streamEvents } from './streams.tables.ts';
 
 type Row = typeof streamEvents.$inferSelect;
 
 const toEvent = (row: Row): StoredEvent => ({
   id: row.id.toString(),
-  type: row.type as EventType,
+  type: row.type,
   audience: row.audience as Audience,
   userId: row.userId,
   data: row.data,
@@ -18,10 +19,10 @@ const toEvent = (row: Row): StoredEvent => ({
 export function createEventsRepository(db: DbExecutor) {
   return {
     async insert(event: {
-      type: EventType;
+      type: string;
       audience: Audience;
       userId: string | null;
-      data: Record<string, unknown>;
+      data: unknown;
       at: Date;
     }): Promise<StoredEvent> {
       const [row] = await db

@@ -7,21 +7,27 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventBus } from './adapters/event-bus.ts';
 import { MAX_MESSAGE_BYTES } from './adapters/event-bus.ts';
-import {
-  REPLAY_WINDOW_MS,
-  reaches,
-  type AdminEventType,
-  type StoredEvent,
-  type UserEventType,
-} from './events.domain.ts';
+import type { StreamEventData, StreamEventList, StreamEventType } from '../../platform/stream-events.ts';
+import { REPLAY_WINDOW_MS, reaches, type StoredEvent } from './events.domain.ts';
 import type { EventsRepository } from './events.repository.ts';
 
-/** What producers in other modules are given: one call per publication. */
-export interface EventPublisher {
+/**
+ * What producers in other modules are given: one call per publication, typed by the declared events,
+ * so that `data` is of the schema of that type. A producer asks for the port over its own declarations
+ * (`Pick<EventPublisher<typeof X_EVENTS>, 'user'>`); the port over every event satisfies it.
+ */
+export interface EventPublisher<Events extends StreamEventList> {
   /** An event about one user's account, for that user's streams. */
-  user(userId: string, type: UserEventType, data: Record<string, unknown>): Promise<void>;
+  user<Type extends StreamEventType<Events, 'user'>>(
+    userId: string,
+    type: Type,
+    data: StreamEventData<Events, Type>,
+  ): Promise<void>;
   /** An event about the platform, for every admin's stream. */
-  admins(type: AdminEventType, data: Record<string, unknown>): Promise<void>;
+  admins<Type extends StreamEventType<Events, 'admins'>>(
+    type: Type,
+    data: StreamEventData<Events, Type>,
+  ): Promise<void>;
 }
 
 interface Subscriber {
@@ -37,7 +43,12 @@ const PRUNE_EVERY_MS = 10 * 60 * 1000;
 /** Ids delivered lately, so a catch-up after a bus outage delivers nothing twice. */
 const SEEN_LIMIT = 10_000;
 
-export function createEventsService(deps: { repo: EventsRepository; bus: EventBus; clock: Clock; logger: Logger }) {
+export function createEventsService<Events extends StreamEventList>(deps: {
+  repo: EventsRepository;
+  bus: EventBus;
+  clock: Clock;
+  logger: Logger;
+}) {
   const { repo, bus, clock, logger } = deps;
   const origin = randomUUID();
   const subscribers = new Set<Subscriber>();
@@ -105,7 +116,7 @@ export function createEventsService(deps: { repo: EventsRepository; bus: EventBu
     }
   }
 
-  const publisher: EventPublisher = {
+  const publisher: EventPublisher<Events> = {
     user: (userId, type, data) => publish({ type, audience: 'user', userId, data }),
     admins: (type, data) => publish({ type, audience: 'admins', userId: null, data }),
   };
@@ -162,4 +173,4 @@ export function createEventsService(deps: { repo: EventsRepository; bus: EventBu
   };
 }
 
-export type EventsService = ReturnType<typeof createEventsService>;
+export type EventsService = ReturnType<typeof createEventsService<StreamEventList>>;

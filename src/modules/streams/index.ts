@@ -1,9 +1,10 @@
-// Live account events (GET /api/stream, POST /api/stream/ticket): other modules publish through the
-// `publisher` port; events are kept 24 h for replay and cross instances through Redis pub/sub
-// (REDIS_URL) or the database's LISTEN/NOTIFY.
+// Live account events (GET /api/stream, POST /api/stream/ticket): other modules publish the events
+// they declare (src/stream-events.ts lists them) through the `publisher` port; events are kept 24 h
+// for replay and cross instances through Redis pub/sub (REDIS_URL) or the database's LISTEN/NOTIFY.
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { SseRegistry } from '../../platform/http/sse.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { StreamEventList } from '../../platform/stream-events.ts';
 import type { UsersModule } from '../users/index.ts';
 import { createAccountStreamService } from './account-stream.service.ts';
 import { createDatabaseEventBus } from './adapters/database-event-bus.ts';
@@ -17,16 +18,17 @@ import { createTicketsService } from './tickets.service.ts';
 
 export type { EventPublisher } from './events.service.ts';
 
-export function createStreamsModule(
+/** `events`: every declared event (src/stream-events.ts); the publisher and the stream's schema come from it. */
+export function createStreamsModule<const Events extends StreamEventList>(
   platform: Platform,
-  deps: { guards: Guards; users: Pick<UsersModule, 'sessions' | 'accounts'>; sse: SseRegistry },
+  deps: { guards: Guards; users: Pick<UsersModule, 'sessions' | 'accounts'>; sse: SseRegistry; events: Events },
 ) {
   const { config, database, cache, clock, logger } = platform;
   const channel = `${config.redisKeyPrefix}stream-events`;
   const bus: EventBus = config.redisUrl
     ? createRedisEventBus(config.redisUrl, channel)
     : createDatabaseEventBus(database, channel.replace(/[^A-Za-z0-9_]/g, '_'));
-  const events = createEventsService({ repo: createEventsRepository(database.db), bus, clock, logger });
+  const events = createEventsService<Events>({ repo: createEventsRepository(database.db), bus, clock, logger });
   const access = createStreamAccess({ users: deps.users, clock, logger });
   const tickets = createTicketsService({ cache, clock });
   const streams = createAccountStreamService({ events, access, sse: deps.sse });
@@ -38,7 +40,7 @@ export function createStreamsModule(
 
   return {
     name: 'streams',
-    routes: streamRoutes({ streams, tickets, guards: deps.guards }),
+    routes: streamRoutes({ streams, tickets, guards: deps.guards, events: deps.events }),
     /** For producers: `publisher.user(userId, type, data)` and `publisher.admins(type, data)`; never throws. */
     publisher: events.publisher,
     /** Deletes events older than the replay window (also done every 10 minutes while running). */

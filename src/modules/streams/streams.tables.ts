@@ -1,7 +1,9 @@
 // The account events kept for replay (Last-Event-ID) for 24 hours: the sequence is the SSE `id`.
 import { sql, type SQL } from 'drizzle-orm';
 import { bigserial, check, index, jsonb, pgTable, text, timestamp, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
-import { AUDIENCES, EVENT_TYPES } from './events.domain.ts';
+import { AUDIENCES } from '../../platform/stream-events.ts';
+// The one list of event types, assembled above the modules from the publishers' declarations.
+import { STREAM_EVENT_TYPES } from '../../stream-events.ts';
 
 const oneOf = (column: AnyPgColumn, values: readonly string[]): SQL =>
   sql`${column} IN (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`;
@@ -16,13 +18,14 @@ export const streamEvents = pgTable(
     audience: text('audience').notNull(),
     /** No foreign key: an event outlives nothing and is pruned after 24 hours anyway. */
     userId: uuid('user_id'),
-    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    /** The event's data, of the schema its publisher declared. */
+    data: jsonb('data').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [
     index('stream_events_user_idx').on(t.userId, t.id),
     index('stream_events_created_idx').on(t.createdAt),
-    check('stream_events_type_check', oneOf(t.type, EVENT_TYPES)),
+    check('stream_events_type_check', oneOf(t.type, STREAM_EVENT_TYPES)),
     check('stream_events_audience_check', oneOf(t.audience, AUDIENCES)),
     check('stream_events_user_check', sql`(${t.audience} = 'admins') = (${t.userId} IS NULL)`),
   ],

@@ -27,13 +27,14 @@ import { revenueByCurrency } from './payments.repository.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { UsersModule } from '../users/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { WEBHOOKS_EVENTS } from './webhooks.events.ts';
 
 export function createWebhooksModule(
   platform: Platform,
   deps: {
     users: Pick<UsersModule, 'accounts'>;
     messages: NotificationsModule['messages'];
-    events: Pick<EventPublisher, 'admins'>;
+    events: Pick<EventPublisher<typeof WEBHOOKS_EVENTS>, 'admins'>;
   },
 ) {
   const { config, database, clock, cache, logger } = platform;

@@ -12,6 +12,7 @@ import { AppError, validationFailed } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { WEBHOOKS_EVENTS } from './webhooks.events.ts';
 import { parseUserId, type UsersModule } from '../users/index.ts';
 import { redactSecrets } from './payload-redaction.ts';
 import {
@@ -80,7 +81,7 @@ export function createWebhooksService(deps: {
     >;
   };
   messages: NotificationsModule['messages'];
-  events: Pick<EventPublisher, 'admins'>;
+  events: Pick<EventPublisher<typeof WEBHOOKS_EVENTS>, 'admins'>;
   logger: Logger;
 }) {
   const { db, repo, handlers, admission, settings, clock, cache, logger, messages } = deps;

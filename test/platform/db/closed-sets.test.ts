@@ -1,11 +1,12 @@
 // The closed sets (roles, statuses, tiers, audit actions, outbox kinds and states, credential
-// validation states, job names) are checked by the database as well as by the compiler: a write with a value
+// validation states, job names, stream event types) are checked by the database as well as by the compiler: a write with a value
 // outside its set fails, whichever code path makes it.
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { after, before, describe, it } from 'node:test';
 import { JOB_NAMES } from '../../../src/modules/jobs/registry.ts';
 import type { Database } from '../../../src/platform/db/database.ts';
+import { STREAM_EVENT_TYPES } from '../../../src/stream-events.ts';
 import { testDatabase } from '../../helpers/test-app.ts';
 
 describe('closed sets in the database', () => {
@@ -67,5 +68,12 @@ describe('closed sets in the database', () => {
       'scheduled_job_claims_job_check',
     );
     for (const job of JOB_NAMES) await database.db.execute(sql.raw(run(job)));
+  });
+
+  it('refuses a stream event of a type no module declares, and takes every declared one', async () => {
+    const event = (type: string) =>
+      `INSERT INTO stream_events (type, audience, data) VALUES ('${type}', 'admins', '{}'::jsonb)`;
+    await refused(event('balance.teleported'), 'stream_events_type_check');
+    for (const type of STREAM_EVENT_TYPES) await database.db.execute(sql.raw(event(type)));
   });
 });

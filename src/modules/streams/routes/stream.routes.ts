@@ -4,10 +4,11 @@ import type { Guards } from '../../../platform/auth/guards.ts';
 import { AppError, forbidden, invalidField } from '../../../platform/http/errors.ts';
 import { securityOf } from '../../../platform/http/openapi.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import type { StreamEventList } from '../../../platform/stream-events.ts';
 import { parseLastEventId } from '../events.domain.ts';
 import {
   ACCOUNT_STREAM_DESCRIPTION,
-  AccountStreamFrames,
+  accountStreamFrames,
   StreamHeaders,
   StreamQuery,
   TicketResponse,
@@ -28,8 +29,11 @@ export function streamRoutes(deps: {
   streams: AccountStreamService;
   tickets: TicketsService;
   guards: Guards;
+  /** The declared events, for the stream's schema. */
+  events: StreamEventList;
 }): FastifyPluginAsyncTypebox {
   const { streams, tickets, guards } = deps;
+  const frames = accountStreamFrames(deps.events);
 
   /** The bearer guard, or a ticket in the query: checked before validation, as every guard is. */
   async function streamAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -87,7 +91,7 @@ export function streamRoutes(deps: {
           response: {
             200: {
               description: 'The event stream.',
-              content: { 'text/event-stream': { schema: AccountStreamFrames } },
+              content: { 'text/event-stream': { schema: frames } },
             },
             ...errorResponses(401, 403, 429, 503),
           },
