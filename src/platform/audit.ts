@@ -1,5 +1,6 @@
 // The audit trail: every state-changing operation records who did what to whom.
-import { and, eq, isNull, ne, or } from 'drizzle-orm';
+import { and, eq, isNull, ne, or, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
 import type { DbExecutor } from './db/database.ts';
 import { auditLog, type ActorType, type AuditAction } from './db/schema.ts';
 import { descending } from './db/order.ts';
@@ -35,10 +36,25 @@ export async function audit(executor: DbExecutor, event: AuditEvent, now: Date):
   await executor.insert(auditLog).values(auditRow(event, now));
 }
 
-/** Several entries in one statement, for work done set by set. */
+/**
+ * Several entries in one statement, for work done set by set. The rows travel as one JSON parameter
+ * rather than nine parameters a row: thousands of entries cost one parse of a short statement.
+ */
 export async function auditAll(executor: DbExecutor, events: readonly AuditEvent[], now: Date): Promise<void> {
   if (events.length === 0) return;
-  await executor.insert(auditLog).values(events.map((event) => auditRow(event, now)));
+  const rows = events.map((event) => ({
+    ...auditRow(event, now),
+    // Time-ordered, as the column's default in the app gives it (schema.ts); this statement is plain SQL.
+    id: uuidv7(),
+    createdAt: now.toISOString(),
+  }));
+  await executor.execute(sql`
+    INSERT INTO ${auditLog} (id, actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip, created_at)
+    SELECT r."id", r."actorId", r."actorType", r."action", r."subjectUserId", r."targetType", r."targetId", r."details", r."ip", r."createdAt"
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
+      "id" uuid, "actorId" uuid, "actorType" text, "action" text, "subjectUserId" uuid,
+      "targetType" text, "targetId" text, "details" jsonb, "ip" text, "createdAt" timestamptz
+    )`);
 }
 
 /**
