@@ -1,16 +1,19 @@
-// The audit trail: every state-changing operation records who did what to whom.
+// The audit trail: every state-changing operation records who did what to whom. Each module declares
+// its own actions and writes through its own `auditWriter(...)` binding, so its calls are typed by its
+// actions; the platform names none of them (docs/decisions/179).
 import { and, eq, isNull, ne, or } from 'drizzle-orm';
 import type { DbExecutor } from './db/database.ts';
-import { auditLog, type ActorType, type AuditAction } from './db/schema.ts';
+import { auditLog, type ActorType } from './db/schema.ts';
 import { descending } from './db/order.ts';
 
-export type { ActorType, AuditAction };
+export type { ActorType };
 export type AuditRow = typeof auditLog.$inferSelect;
 
-export interface AuditEvent {
+export interface AuditEvent<Action extends string = string> {
   actorId?: string | null;
   actorType: ActorType;
-  action: AuditAction;
+  /** A dotted verb, `<area>.<thing>.<verb>`, of the writing module's list. */
+  action: Action;
   subjectUserId?: string | null;
   targetType?: string;
   targetId?: string;
@@ -31,14 +34,27 @@ const auditRow = (event: AuditEvent, now: Date) => ({
   createdAt: now,
 });
 
-export async function audit(executor: DbExecutor, event: AuditEvent, now: Date): Promise<void> {
-  await executor.insert(auditLog).values(auditRow(event, now));
+export interface AuditWriter<Action extends string> {
+  audit(executor: DbExecutor, event: AuditEvent<Action>, now: Date): Promise<void>;
+  /** Several entries in one statement, for work done set by set. */
+  auditAll(executor: DbExecutor, events: readonly AuditEvent<Action>[], now: Date): Promise<void>;
 }
 
-/** Several entries in one statement, for work done set by set. */
-export async function auditAll(executor: DbExecutor, events: readonly AuditEvent[], now: Date): Promise<void> {
-  if (events.length === 0) return;
-  await executor.insert(auditLog).values(events.map((event) => auditRow(event, now)));
+/**
+ * A module's writer, typed by the actions it may write: its own list (and, where it records a change
+ * of state another module owns, that module's list). The lists are for typing; the database's CHECK
+ * holds every module's actions.
+ */
+export function auditWriter<const Action extends string>(..._actions: (readonly Action[])[]): AuditWriter<Action> {
+  return {
+    async audit(executor, event, now) {
+      await executor.insert(auditLog).values(auditRow(event, now));
+    },
+    async auditAll(executor, events, now) {
+      if (events.length === 0) return;
+      await executor.insert(auditLog).values(events.map((event) => auditRow(event, now)));
+    },
+  };
 }
 
 /**
