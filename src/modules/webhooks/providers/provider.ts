@@ -3,10 +3,9 @@
 // ports, bound to the transaction that stores the delivery, so both commit or neither does.
 import type { WebhookProvider } from '../../../config/config.ts';
 import type { AuditEvent } from '../../../platform/audit.ts';
-import type { BillingAuditAction } from '../../users/index.ts';
 import type { WebhooksAuditAction } from '../webhooks.audit.ts';
 import type { ChatMessage, MailMessage } from '../../notifications/index.ts';
-import type { Role, Tier, UserStatus } from '../../users/index.ts';
+import type { BillingAuditAction, Role, Tier, UserStatus } from '../../users/index.ts';
 import type { SignatureCheck, Verdict } from '../signatures.ts';
 import type { DeliveryStatus, StoredDelivery } from '../webhooks.repository.ts';
 
