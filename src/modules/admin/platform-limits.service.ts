@@ -1,5 +1,5 @@
 // The per-hour platform limits: one stored row, the defaults until an admin changes one.
-import { audit } from '../../platform/audit.ts';
+import { audit } from './admin.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { LimitValues, PlatformLimitsRepository } from './platform-limits.repository.ts';

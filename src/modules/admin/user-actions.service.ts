@@ -1,5 +1,5 @@
 // Admin actions over users: bulk status changes, CSV exports and password resets.
-import { audit } from '../../platform/audit.ts';
+import { audit } from './admin.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { generatePassword, hashPassword } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';

@@ -1,7 +1,8 @@
 // Admin user management: listing, reading, changing and soft-deleting users, their activity, and
 // the platform statistics.
 import { Decimal } from 'decimal.js';
-import { audit, auditAll, type AuditRow } from '../../platform/audit.ts';
+import type { AuditRow } from '../../platform/audit.ts';
+import { audit, auditAll } from './admin.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/http/errors.ts';

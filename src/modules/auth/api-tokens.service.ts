@@ -1,6 +1,6 @@
 // Scoped API tokens for scripts and bots (decision 144): made and revoked by their owner through a
 // session (never with another token), shown once, stored as a hash, never above their owner.
-import { audit } from '../../platform/audit.ts';
+import { audit } from './auth.audit.ts';
 import { newApiToken, SHOWN_PREFIX_LENGTH } from '../../platform/auth/api-token-format.ts';
 import { ADMIN_SCOPES } from '../../platform/auth/scopes.ts';
 import { hashToken } from '../../platform/auth/tokens.ts';

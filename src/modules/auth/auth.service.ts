@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { audit } from '../../platform/audit.ts';
+import { audit } from './auth.audit.ts';
 import { hashToken, newOpaqueToken, type TokenService } from '../../platform/auth/tokens.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';

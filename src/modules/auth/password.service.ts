@@ -1,6 +1,6 @@
 // A signed-in user changing their own password (decision 097): the one way back for an admin, who
 // may not reset their own password through the admin API.
-import { audit } from '../../platform/audit.ts';
+import { audit } from './auth.audit.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';

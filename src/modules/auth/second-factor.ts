@@ -1,7 +1,7 @@
 // Checking a second factor, wherever one is asked for (sign-in, disabling, step-up): a TOTP code,
 // whose time step is then spent for the user on every instance, or a recovery code, which works once,
 // is audited and is mailed about to the owner (decisions 140, 141).
-import { audit } from '../../platform/audit.ts';
+import { audit } from './auth.audit.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { invalidField } from '../../platform/http/errors.ts';

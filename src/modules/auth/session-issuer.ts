@@ -1,6 +1,6 @@
 // A signed-in session's tokens: a new device session with its audit row, and a token pair for a
 // session (an access token whose claims say how and when it signed in, and a stored refresh token).
-import { audit } from '../../platform/audit.ts';
+import { audit } from './auth.audit.ts';
 import { hashToken, newOpaqueToken, type TokenService } from '../../platform/auth/tokens.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';

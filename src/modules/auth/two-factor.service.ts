@@ -1,7 +1,7 @@
 // A signed-in user's own second factor (decision 140): setup (a new secret, sealed, pending), enable
 // (a right code turns it on and answers ten recovery codes once), disable (password and a second
 // factor; other sessions are signed out) and step-up (a fresh second factor for what moves money).
-import { audit } from '../../platform/audit.ts';
+import { audit } from './auth.audit.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { verifyPassword } from '../../platform/crypto/passwords.ts';

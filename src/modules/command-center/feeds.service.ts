@@ -1,6 +1,6 @@
 // The market intel feed and the agent activity feed: ingest, read, and what the scoring job and
 // the dashboard need from them.
-import { audit } from '../../platform/audit.ts';
+import { audit } from './command-center.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { invalidField, notFound } from '../../platform/http/errors.ts';

@@ -1,4 +1,4 @@
-import { audit } from '../../platform/audit.ts';
+import { audit } from './command-center.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { notFound, validationFailed, type ValidationIssue } from '../../platform/http/errors.ts';

@@ -1,6 +1,6 @@
 // Balance snapshots: a sync asks the venue with the user's credential and stores what it holds; reads
 // answer from the stored snapshots only, so they never wait for a venue.
-import { audit } from '../../platform/audit.ts';
+import { audit } from './exchange.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';

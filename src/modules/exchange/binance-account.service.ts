@@ -1,6 +1,6 @@
 // Binance account settings with the user's own credential: paying spot fees with the fee token
 // (BNB burn, global Binance only) and the small balances that could be converted into it.
-import { audit } from '../../platform/audit.ts';
+import { audit } from './exchange.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { badRequest } from '../../platform/http/errors.ts';

@@ -1,7 +1,7 @@
 // Re-sealing stored credentials under the current encryption key, for the rotate-api-keys job: after
 // it has run, keys listed in ENCRYPTION_KEYS_OLD are no longer needed to read any credential.
 import type { Logger } from 'pino';
-import { audit } from '../../platform/audit.ts';
+import { audit } from './exchange.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db } from '../../platform/db/database.ts';

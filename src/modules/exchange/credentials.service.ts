@@ -2,7 +2,7 @@
 // services borrow a credential through `use`, which keeps its validation fields current.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { audit } from '../../platform/audit.ts';
+import { audit } from './exchange.audit.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';

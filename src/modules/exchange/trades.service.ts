@@ -3,7 +3,7 @@
 // credential (docs/decisions/111), and stores the new ones; reads and statistics answer from what
 // is stored.
 import type { Logger } from 'pino';
-import { audit } from '../../platform/audit.ts';
+import { audit } from './exchange.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';

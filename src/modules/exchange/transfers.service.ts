@@ -3,7 +3,7 @@
 // records (a known one only has its status updated) and moves the cursor (docs/decisions/155).
 // Every call goes through the gateway, so it is charged to the venue's shared weight budget.
 import type { Logger } from 'pino';
-import { audit } from '../../platform/audit.ts';
+import { audit } from './exchange.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';

@@ -1,7 +1,7 @@
 // Trying a key against its venue before (or after) it is stored. The answer is always a verdict with
 // a cause, never an error status for what the venue said; stored credentials with the same key get
 // the verdict too.
-import { audit } from '../../platform/audit.ts';
+import { audit } from './exchange.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';

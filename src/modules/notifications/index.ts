@@ -1,7 +1,8 @@
 import type { Platform } from '../../platform/platform.ts';
 import { createRecordOnlyChatChannel, createWebhookChatChannel } from './adapters/chat-channel.ts';
 import { createRecordOnlyMailer, createSmtpMailer } from './adapters/mailer.ts';
-import { CHAT_KIND, createMessages, MAIL_KIND } from './messages.ts';
+import { createMessages } from './messages.ts';
+import { CHAT_KIND, MAIL_KIND } from './notifications.outbox.ts';
 import { createNotificationsRepository } from './notifications.repository.ts';
 import { createNotificationsService } from './notifications.service.ts';
 

@@ -4,11 +4,8 @@
 // only) when it delivers.
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { enqueue, type OutboxKind } from '../../platform/outbox/outbox.ts';
 import type { NotificationsRepository } from './notifications.repository.ts';
-
-export const CHAT_KIND: OutboxKind = 'chat.post';
-export const MAIL_KIND: OutboxKind = 'mail.send';
+import { CHAT_KIND, enqueue, MAIL_KIND } from './notifications.outbox.ts';
 
 export interface ChatMessage {
   /** Which part of the system speaks, e.g. `codehost`, `payments`, `jobs`. */

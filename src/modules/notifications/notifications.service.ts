@@ -2,7 +2,8 @@
 // delivery goes, for the dashboard. Mail bodies are never logged nor kept in notes or errors.
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Database } from '../../platform/db/database.ts';
-import { CHAT_KIND, MAIL_KIND, sealedMailAt } from './messages.ts';
+import { sealedMailAt } from './messages.ts';
+import { CHAT_KIND, MAIL_KIND } from './notifications.outbox.ts';
 import {
   isFinalFailure,
   PermanentFailure,

@@ -1,4 +1,4 @@
-import { audit } from '../../platform/audit.ts';
+import { audit } from './rag-settings.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { conflict } from '../../platform/http/errors.ts';

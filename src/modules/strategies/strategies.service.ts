@@ -1,5 +1,5 @@
 // Strategies: the admin read, and the paper → live evaluation the autopilot job runs.
-import { audit } from '../../platform/audit.ts';
+import { audit } from './strategies.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/http/errors.ts';

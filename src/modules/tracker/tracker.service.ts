@@ -1,7 +1,7 @@
 // The tracker's use cases over whichever backend is configured: defaults, the agent filing rules
 // (one open issue per agent and title), the audit trail and the health check.
 import { createHash } from 'node:crypto';
-import { audit, type AuditAction } from '../../platform/audit.ts';
+import { audit, type TrackerAuditAction } from './tracker.audit.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -37,7 +37,7 @@ export function createTrackerService(deps: {
   const { backend, cache, clock, settings } = deps;
 
   const recordAudit =
-    (action: AuditAction, details: Record<string, unknown>, actor: Actor) =>
+    (action: TrackerAuditAction, details: Record<string, unknown>, actor: Actor) =>
     async (executor: DbExecutor, issue: TrackerIssue) => {
       const entry = {
         actorId: actor.id,

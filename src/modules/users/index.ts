@@ -19,6 +19,7 @@ export type { SessionAuthentication } from './sessions.service.ts';
 export type { UserFilter, UserRow } from './accounts.repository.ts';
 export { FREE_TIER, userNotFound } from './accounts.service.ts';
 export * from './users.domain.ts';
+export { BILLING_AUDIT_ACTIONS, type BillingAuditAction } from './users.audit.ts';
 
 export interface UsersModule {
   name: 'users';

@@ -4,7 +4,7 @@
 // acknowledged delivery is never lost; a delivery seen before causes nothing the second time.
 import type { Logger } from 'pino';
 import { WEBHOOK_PROVIDERS, type WebhookProvider } from '../../config/config.ts';
-import { audit } from '../../platform/audit.ts';
+import { audit } from './webhooks.audit.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';

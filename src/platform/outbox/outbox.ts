@@ -6,12 +6,13 @@ import { backoffDelay } from '../backoff.ts';
 import type { Clock } from '../clock.ts';
 import { databaseOutage, isDatabaseUnavailable, type Database, type DbExecutor } from '../db/database.ts';
 import { iso } from '../http/schemas.ts';
-import { outbox, type OutboxKind } from '../db/schema.ts';
+import { outbox } from '../db/schema.ts';
 
-export type { OutboxKind };
+/** A handler's name, e.g. `mail.send`: declared by the module that enqueues and handles it. */
+export type OutboxKind = string;
 
-interface OutboxMessage {
-  kind: OutboxKind;
+export interface OutboxMessage<Kind extends string = OutboxKind> {
+  kind: Kind;
   payload: Record<string, unknown>;
   /** A second message with the same key is dropped: the effect happens once. */
   dedupeKey?: string;
@@ -93,8 +94,15 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> 
   });
 }
 
+/** A module's enqueue, typed by the kinds it declares (the database's CHECK holds every module's kinds). */
+export function outboxWriter<const Kind extends string>(_kinds: readonly Kind[]) {
+  return {
+    enqueue: (executor: DbExecutor, message: OutboxMessage<Kind>, now: Date) => enqueue(executor, message, now),
+  };
+}
+
 /** Returns the new row's id, or null when the dedupe key was already used. */
-export async function enqueue(executor: DbExecutor, message: OutboxMessage, now: Date): Promise<string | null> {
+async function enqueue(executor: DbExecutor, message: OutboxMessage, now: Date): Promise<string | null> {
   const rows = await executor
     .insert(outbox)
     .values({

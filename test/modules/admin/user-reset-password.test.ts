@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { MAIL_KIND } from '../../../src/modules/notifications/messages.ts';
+import { MAIL_KIND } from '../../../src/modules/notifications/notifications.outbox.ts';
 import { passwordResetTokens } from '../../../src/modules/users/users.tables.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
 import { mailerSpecDelivery } from '../../fakes/webhook-senders.ts';

@@ -4,9 +4,9 @@ import { eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
 // The outbox's retry bookkeeping (attempts, next try, dead letters): the dashboard shows only its totals.
 import { outbox } from '../../../src/platform/db/schema.ts';
-import { CHAT_KIND } from '../../../src/modules/notifications/messages.ts';
+import { CHAT_KIND, enqueue as enqueueRow } from '../../../src/modules/notifications/notifications.outbox.ts';
 import type { ChatMessage } from '../../../src/modules/notifications/index.ts';
-import { createOutboxWorker, enqueue as enqueueRow } from '../../../src/platform/outbox/outbox.ts';
+import { createOutboxWorker } from '../../../src/platform/outbox/outbox.ts';
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
 import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';

@@ -3,8 +3,9 @@
 // ports, bound to the transaction that stores the delivery, so both commit or neither does.
 import type { WebhookProvider } from '../../../config/config.ts';
 import type { AuditEvent } from '../../../platform/audit.ts';
+import type { WebhooksAuditAction } from '../webhooks.audit.ts';
 import type { ChatMessage, MailMessage } from '../../notifications/index.ts';
-import type { Role, Tier, UserStatus } from '../../users/index.ts';
+import type { BillingAuditAction, Role, Tier, UserStatus } from '../../users/index.ts';
 import type { SignatureCheck, Verdict } from '../signatures.ts';
 import type { DeliveryStatus, StoredDelivery } from '../webhooks.repository.ts';
 
@@ -110,7 +111,7 @@ export interface EffectContext {
   chat(message: Omit<ChatMessage, 'source'>, part?: string): Promise<void>;
   /** Queues a mail unless the address is suppressed; `part` tells several mails of one delivery apart. */
   mail(message: MailMessage, part?: string): Promise<{ queued: boolean }>;
-  audit(event: Omit<AuditEvent, 'actorType'>): Promise<void>;
+  audit(event: Omit<AuditEvent<WebhooksAuditAction | BillingAuditAction>, 'actorType'>): Promise<void>;
   /** The account with this address or id (the identity module's), read in the delivery's transaction. */
   findUser(by: { email?: string; id?: string }): Promise<MatchedUser | undefined>;
   billing: BillingPort;

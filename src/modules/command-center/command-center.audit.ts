@@ -1,0 +1,15 @@
+// The command center's audited changes: tasks, intel and agent activity.
+// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+import { auditWriter } from '../../platform/audit.ts';
+
+export const COMMAND_CENTER_AUDIT_ACTIONS = [
+  'command_center.agent_activity.create',
+  'command_center.intel.create',
+  'command_center.intel.score',
+  'command_center.task.comment',
+  'command_center.task.create',
+  'command_center.task.update',
+] as const;
+export type CommandCenterAuditAction = (typeof COMMAND_CENTER_AUDIT_ACTIONS)[number];
+
+export const { audit, auditAll } = auditWriter(COMMAND_CENTER_AUDIT_ACTIONS);

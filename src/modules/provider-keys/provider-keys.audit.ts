@@ -1,0 +1,15 @@
+// The provider keys module's audited changes.
+// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+import { auditWriter } from '../../platform/audit.ts';
+
+export const PROVIDER_KEYS_AUDIT_ACTIONS = [
+  'provider_key.create',
+  'provider_key.delete',
+  'provider_key.reencrypt',
+  'provider_key.rotate',
+  'provider_key.test',
+  'provider_key.update',
+] as const;
+export type ProviderKeysAuditAction = (typeof PROVIDER_KEYS_AUDIT_ACTIONS)[number];
+
+export const { audit, auditAll } = auditWriter(PROVIDER_KEYS_AUDIT_ACTIONS);

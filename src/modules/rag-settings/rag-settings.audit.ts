@@ -1,0 +1,8 @@
+// The RAG settings module's audited change.
+// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+import { auditWriter } from '../../platform/audit.ts';
+
+export const RAG_SETTINGS_AUDIT_ACTIONS = ['rag_settings.update'] as const;
+export type RagSettingsAuditAction = (typeof RAG_SETTINGS_AUDIT_ACTIONS)[number];
+
+export const { audit, auditAll } = auditWriter(RAG_SETTINGS_AUDIT_ACTIONS);

@@ -1,0 +1,8 @@
+// The strategies module's audited change.
+// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+import { auditWriter } from '../../platform/audit.ts';
+
+export const STRATEGIES_AUDIT_ACTIONS = ['strategy.promote'] as const;
+export type StrategiesAuditAction = (typeof STRATEGIES_AUDIT_ACTIONS)[number];
+
+export const { audit, auditAll } = auditWriter(STRATEGIES_AUDIT_ACTIONS);

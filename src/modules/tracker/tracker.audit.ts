@@ -1,0 +1,12 @@
+// The tracker module's audited changes to issues.
+// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+import { auditWriter } from '../../platform/audit.ts';
+
+export const TRACKER_AUDIT_ACTIONS = [
+  'tracker.issue.agent_file',
+  'tracker.issue.create',
+  'tracker.issue.update',
+] as const;
+export type TrackerAuditAction = (typeof TRACKER_AUDIT_ACTIONS)[number];
+
+export const { audit, auditAll } = auditWriter(TRACKER_AUDIT_ACTIONS);
