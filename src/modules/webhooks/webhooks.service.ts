@@ -229,9 +229,27 @@ export function createWebhooksService(deps: {
     return { total: Object.values(byProvider).reduce((sum, n) => sum + n, 0), byProvider };
   }
 
+  /** The last rejected signature of a provider (kept in the cache; none when the cache is down). */
+  const lastRejection = (provider: WebhookProvider) =>
+    cache.get<{ at: string; error: string }>(rejectionKey(provider)).catch(() => undefined);
+
   /**
-   * Per provider: when the last delivery came, and the error of the last attempt if it failed (a
-   * processing failure, or a rejected signature newer than the last processed delivery).
+   * The one rule for a provider's latest error: a rejected signature when it came after the
+   * processing outcome it is weighed against, else that outcome's error (if any), with its time.
+   */
+  function latestError(
+    processed: { at: Date | null; error: string | null },
+    rejection: { at: string; error: string } | undefined,
+  ): { at: Date | null; error: string | null } {
+    if (rejection && (processed.at === null || new Date(rejection.at) > processed.at)) {
+      return { at: new Date(rejection.at), error: rejection.error };
+    }
+    return processed;
+  }
+
+  /**
+   * Per provider: when the last delivery came, and whether it stands in error now: the latest error
+   * weighed against the last processing attempt (none once an attempt after it succeeded).
    */
   async function lastDeliveries(): Promise<
     Record<string, { lastDeliveryAt: string | null; lastError: string | null }>
@@ -240,11 +258,10 @@ export function createWebhooksService(deps: {
     const result: Record<string, { lastDeliveryAt: string | null; lastError: string | null }> = {};
     for (const provider of WEBHOOK_PROVIDERS) {
       const row = activity.get(provider);
-      const rejection = await cache.get<{ at: string; error: string }>(rejectionKey(provider)).catch(() => undefined);
-      const rejectedLater = rejection && (!row?.lastProcessedAt || new Date(rejection.at) > row.lastProcessedAt);
+      const attempt = { at: row?.lastProcessedAt ?? null, error: row?.lastError ?? null };
       result[provider] = {
         lastDeliveryAt: iso(row?.lastDeliveryAt ?? null),
-        lastError: rejectedLater ? rejection.error : (row?.lastError ?? null),
+        lastError: latestError(attempt, await lastRejection(provider)).error,
       };
     }
     return result;
@@ -254,8 +271,8 @@ export function createWebhooksService(deps: {
 
   /**
    * For the dashboard, every provider: whether its secret is set (never the secret), the last
-   * delivery, the last one processed, and the latest standing error with its time: a processing
-   * failure, or a rejected signature when that came later.
+   * delivery, the last one processed, and the latest error with its time: the latest error weighed
+   * against the last processing failure (the last success is beside it).
    */
   async function providerStatus(): Promise<ProviderStatus[]> {
     const [activity, outcomes] = await Promise.all([repo.activity(), repo.outcomes()]);
@@ -263,16 +280,15 @@ export function createWebhooksService(deps: {
       WEBHOOK_PROVIDERS.map(async (provider) => {
         const received = activity.find((row) => row.provider === provider);
         const outcome = outcomes.find((row) => row.provider === provider);
-        const rejection = await cache.get<{ at: string; error: string }>(rejectionKey(provider)).catch(() => undefined);
-        const failureAt = outcome?.lastFailureAt ?? null;
-        const rejectedLater = rejection !== undefined && (failureAt === null || new Date(rejection.at) > failureAt);
+        const failure = { at: outcome?.lastFailureAt ?? null, error: outcome?.lastFailure ?? null };
+        const latest = latestError(failure, await lastRejection(provider));
         return {
           provider,
           secretConfigured: configured(provider),
           lastDeliveryAt: iso(received?.lastDeliveryAt ?? null),
           lastSuccessAt: iso(outcome?.lastSuccessAt ?? null),
-          lastErrorAt: rejectedLater ? iso(rejection.at) : iso(failureAt),
-          lastError: rejectedLater ? rejection.error : (outcome?.lastFailure ?? null),
+          lastErrorAt: iso(latest.at),
+          lastError: latest.error,
         };
       }),
     );
