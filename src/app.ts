@@ -81,7 +81,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
   const jobs = createJobsModule(
     platform,
-    { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages, events },
+    { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages, events, streams },
     { timers: options.jobTimers },
   );
   const dashboard = createDashboardModule(platform, {

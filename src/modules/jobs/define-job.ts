@@ -19,6 +19,8 @@ export interface JobDefinition<Name extends string = string, Deps = never, Resul
   units?(result: Static<Result>): RunUnits;
   /** What its units are, for the error of a run whose every unit failed, e.g. `credentials`. */
   unitName?: string;
+  /** False for housekeeping run every few minutes: its runs are recorded, not announced (`job.finished`). */
+  announce?: boolean;
 }
 
 /** Identity at run time; keeps the name's literal type so that `JobName` is derived from the definitions. */

@@ -42,6 +42,7 @@ interface JobsModuleDeps {
   strategies: { service: Pick<StrategiesService, 'evaluatePaper'> };
   messages: Pick<NotificationsModule['messages'], 'chat'>;
   events: Pick<EventPublisher<typeof JOBS_EVENTS>, 'admins'>;
+  streams: { prune(): Promise<number> };
 }
 
 export function createJobsModule(platform: Platform, deps: JobsModuleDeps, options: { timers?: TimerFactory } = {}) {
@@ -61,6 +62,7 @@ export function createJobsModule(platform: Platform, deps: JobsModuleDeps, optio
     platformLimits: deps.admin.getPlatformLimits,
     accounts: deps.exchange.accounts,
     syncAccountsShare: config.jobs.syncAccountsBudgetShare,
+    streamEvents: deps.streams,
     logger,
   });
   // Config checks the names when its caller passes them (the entry points do); a config read without them is checked here.

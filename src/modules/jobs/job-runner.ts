@@ -33,6 +33,8 @@ export interface RegisteredJob {
   units?(result: JobResult): RunUnits;
   /** What its units are, for the error of a run whose every unit failed, e.g. `credentials`. */
   unitName?: string;
+  /** False: its runs are not announced on admins' streams. */
+  announce?: boolean;
 }
 
 /** A job with the trigger window in force (docs/decisions/125). */
@@ -320,6 +322,7 @@ export function createJobRunner(deps: {
   async function publish(outcome: RunOutcome): Promise<void> {
     // Only ended runs are published (an answered trigger was skipped, a finished run ended).
     if (outcome.status === 'running') return;
+    if (byName.get(outcome.job)?.announce === false) return;
     const { job, runId, trigger, status, startedAt, finishedAt } = outcome;
     await deps.events.admins('job.finished', {
       job,

@@ -7,6 +7,7 @@ import type { JobResult, RegisteredJob } from './job-runner.ts';
 import { cleanupDeviceSessionsJob } from './jobs/cleanup-device-sessions.job.ts';
 import { cleanupExpiredTokensJob } from './jobs/cleanup-expired-tokens.job.ts';
 import { cleanupGracePeriodsJob } from './jobs/cleanup-grace-periods.job.ts';
+import { pruneStreamEventsJob } from './jobs/prune-stream-events.job.ts';
 import { rotateApiKeysJob } from './jobs/rotate-api-keys.job.ts';
 import { strategyAutopilotJob } from './jobs/strategy-autopilot.job.ts';
 import { syncAccountsJob } from './jobs/sync-accounts.job.ts';
@@ -19,6 +20,7 @@ export const JOB_DEFINITIONS = [
   cleanupExpiredTokensJob,
   strategyAutopilotJob,
   syncAccountsJob,
+  pruneStreamEventsJob,
 ] as const;
 
 type Definitions = typeof JOB_DEFINITIONS;
@@ -39,5 +41,6 @@ export function createRegistry(deps: RegistryDeps): RegisteredJob[] {
     run: (now: Date) => job.run(deps, now) as Promise<JobResult>,
     ...(job.units ? { units: (result: JobResult) => job.units!(result as never) } : {}),
     ...(job.unitName ? { unitName: job.unitName } : {}),
+    ...(job.announce === false ? { announce: false } : {}),
   }));
 }

@@ -38,8 +38,6 @@ interface Subscriber {
 
 type BusMessage = { o: string; e: StoredEvent } | { o: string; r: string };
 
-/** Events past the replay window are deleted at start and this often, on every instance; not a registered job (decision 171). */
-const PRUNE_EVERY_MS = 10 * 60 * 1000;
 /** Ids delivered lately, so a catch-up after a bus outage delivers nothing twice. */
 const SEEN_LIMIT = 10_000;
 
@@ -54,7 +52,6 @@ export function createEventsService<Events extends StreamEventList>(deps: {
   const subscribers = new Set<Subscriber>();
   const seen = new Set<string>();
   let highest = 0n;
-  let pruneTimer: NodeJS.Timeout | undefined;
   let busWarned = false;
 
   function dispatch(event: StoredEvent): void {
@@ -156,17 +153,14 @@ export function createEventsService<Events extends StreamEventList>(deps: {
         (text) => void onMessage(text),
         () => void catchUp(),
       );
-      const prune = () =>
-        void repo
-          .prune(new Date(clock.now().getTime() - REPLAY_WINDOW_MS))
-          .catch((error: unknown) => logger.warn({ err: error }, 'account events: pruning failed'));
-      prune();
-      pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
-      pruneTimer.unref();
+      // Once as the module starts; afterwards the prune-stream-events job does it (every 10 minutes
+      // under the in-process scheduler, or when an outside scheduler calls it).
+      void repo
+        .prune(new Date(clock.now().getTime() - REPLAY_WINDOW_MS))
+        .catch((error: unknown) => logger.warn({ err: error }, 'account events: pruning failed'));
     },
 
     async stop(): Promise<void> {
-      clearInterval(pruneTimer);
       subscribers.clear();
       await bus.close();
     },

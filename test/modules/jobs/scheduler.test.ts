@@ -55,7 +55,7 @@ describe('in-process scheduler', () => {
         assert.ok(error instanceof ConfigError);
         assert.match(
           error.problems[0]!,
-          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts\)$/,
+          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts, prune-stream-events\)$/,
         );
         return true;
       },
@@ -316,7 +316,7 @@ describe('in-process scheduler', () => {
     );
     assert.match(
       found[1]!,
-      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts\)$/,
+      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts, prune-stream-events\)$/,
     );
     assert.equal(
       found[2],
