@@ -19,6 +19,7 @@ import type {
   CredentialsRepository,
 } from './credentials.repository.ts';
 import { maskApiKey, sealedAt } from './credentials.domain.ts';
+import type { CredentialCreateBody, CredentialUpdateBody } from './credentials.schemas.ts';
 import type { Venue } from './venues.domain.ts';
 
 /** Who acts on a user's exchange account: the user (`actorOf(request)`), or the sync-accounts job for them. */
@@ -27,28 +28,6 @@ export type AccountActor = Actor & { byJob?: boolean };
 /** The audit actor: the user, or the job acting for them (no actor id). */
 export function auditActor(ctx: AccountActor): { actorId: string | null; actorType: 'user' | 'job' } {
   return ctx.byJob ? { actorId: null, actorType: 'job' } : { actorId: ctx.id, actorType: 'user' };
-}
-
-interface CredentialInput {
-  exchange_name: Venue;
-  credential_name?: string;
-  api_key: string;
-  api_secret: string;
-  api_passphrase?: string;
-  permissions?: string[];
-  ip_whitelist?: string[];
-  exchange_metadata?: Record<string, unknown>;
-}
-
-interface CredentialUpdate {
-  credential_name?: string;
-  api_key?: string;
-  api_secret?: string;
-  api_passphrase?: string | null;
-  permissions?: string[];
-  ip_whitelist?: string[];
-  exchange_metadata?: Record<string, unknown>;
-  is_active?: boolean;
 }
 
 /** What a venue call with a credential revealed about it. */
@@ -165,7 +144,7 @@ export function createCredentialsService(deps: {
       };
     },
 
-    async create(input: CredentialInput, ctx: AccountActor) {
+    async create(input: CredentialCreateBody, ctx: AccountActor) {
       await requirePassphrase(input.exchange_name, input.api_passphrase, ['body', 'api_passphrase']);
       const now = clock.now();
       // The id is chosen here: each secret is sealed bound to its row.
@@ -222,7 +201,7 @@ export function createCredentialsService(deps: {
       return credentialView(row);
     },
 
-    async update(id: string, input: CredentialUpdate, ctx: AccountActor) {
+    async update(id: string, input: CredentialUpdateBody, ctx: AccountActor) {
       const current = await owned(ctx.id, id);
       const venue = current.exchangeName as Venue;
       if (input.api_passphrase === null || input.api_passphrase !== undefined) {

@@ -1,46 +1,20 @@
 // Trying a key against its venue before (or after) it is stored. The answer is always a verdict with
 // a cause, never an error status for what the venue said; stored credentials with the same key get
 // the verdict too.
+import type { Static } from 'typebox';
 import { audit } from './exchange.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { EXCHANGE_EVENTS } from './exchange.events.ts';
-import { VenueError, type KeyPermissions, type VenueCredentials, type VenueGateway } from './adapters/venue-gateway.ts';
+import { VenueError, type VenueCredentials, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { CredentialsRepository } from './credentials.repository.ts';
 import type { CredentialOutcome, CredentialsService, AccountActor } from './credentials.service.ts';
 import type { Venue } from './venues.domain.ts';
+import type { ValidateBody, ValidationResult as ValidationResultSchema } from './credentials.schemas.ts';
 
-type ValidationCause =
-  | 'wrong_venue'
-  | 'invalid_key'
-  | 'missing_passphrase'
-  | 'ip_not_whitelisted'
-  | 'missing_permission'
-  | 'rate_limited'
-  | 'venue_unreachable'
-  | 'venue_error';
-
-interface ValidateInput {
-  exchange: Venue;
-  api_key: string;
-  api_secret: string;
-  api_passphrase?: string;
-}
-
-interface ValidationResult {
-  valid: boolean;
-  exchange: Venue;
-  cause: ValidationCause | null;
-  message: string;
-  permissions: KeyPermissions | null;
-  ip_restricted: boolean | null;
-  currencies_with_balance: number | null;
-  warnings: string[];
-  retry_after: number | null;
-  checked_at: string;
-  updated_credential_ids: string[];
-}
+type ValidationResult = Static<typeof ValidationResultSchema>;
+type ValidationCause = NonNullable<ValidationResult['cause']>;
 
 const SIBLING: Partial<Record<Venue, Venue>> = { binance: 'binanceus', binanceus: 'binance' };
 
@@ -73,7 +47,7 @@ export function createValidationService(deps: {
   const { gateway } = deps;
 
   async function verdict(
-    input: ValidateInput,
+    input: ValidateBody,
   ): Promise<Omit<ValidationResult, 'checked_at' | 'updated_credential_ids' | 'exchange'>> {
     const base = {
       permissions: null,
@@ -161,7 +135,7 @@ export function createValidationService(deps: {
   }
 
   return {
-    async validate(input: ValidateInput, ctx: AccountActor): Promise<ValidationResult> {
+    async validate(input: ValidateBody, ctx: AccountActor): Promise<ValidationResult> {
       const result = await verdict(input);
       const now = deps.clock.now();
       const ids = await storedWithKey(ctx.id, input.exchange, input.api_key);
