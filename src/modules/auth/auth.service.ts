@@ -369,7 +369,7 @@ export function createAuthService(deps: {
      * password-reset tokens that are expired or used. A rotated refresh token that has not expired is
      * kept: presenting it again is how `refresh` detects a leaked token (docs/decisions/001).
      */
-    async deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> {
+    async deleteDeadTokens(now: Date): Promise<{ refreshTokens: number; passwordResetTokens: number }> {
       return sessions.deleteDeadTokens(now);
     },
 
