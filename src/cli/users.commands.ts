@@ -2,6 +2,7 @@
 // admin password. They act as the operator (`system` in the audit trail), through the same services
 // as the HTTP API, so the same rules, audit rows and session revocations apply.
 import { generatePassword } from '../platform/crypto/passwords.ts';
+import { iso } from '../platform/http/schemas.ts';
 import { ROLES, STATUSES } from '../modules/users/index.ts';
 import { createModules } from '../app.ts';
 import { parseOptions, print, Problems, requireEmail, withPlatform, type Command } from './cli-kit.ts';
@@ -83,7 +84,7 @@ const list: Command = {
         status,
       });
       for (const user of page.users)
-        print([user.id, user.email, user.role, user.status, user.subscriptionTier, user.createdAt].join('\t'));
+        print([user.id, user.email, user.role, user.status, user.subscriptionTier, iso(user.createdAt)].join('\t'));
       print(`${page.users.length} of ${page.total} user(s)`);
     });
   },

@@ -3,14 +3,8 @@ import { audit } from './admin.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { LimitValues, PlatformLimitsRepository } from './platform-limits.repository.ts';
-import { LIMIT_BOUNDS, LIMIT_NAMES, type PlatformLimits, type PlatformLimitsPatch } from './platform-limits.schemas.ts';
+import { LIMIT_NAMES, type PlatformLimitsPatch } from './platform-limits.schemas.ts';
 import { actorTypeOf, type AdminActor } from './admin.domain.ts';
-
-function withBounds(values: LimitValues): PlatformLimits {
-  const bounds: Record<string, number[]> = {};
-  for (const name of LIMIT_NAMES) bounds[name] = [...LIMIT_BOUNDS[name]];
-  return { ...values, bounds };
-}
 
 export function createPlatformLimitsService(deps: { db: Db; repo: PlatformLimitsRepository; clock: Clock }) {
   const { db, repo, clock } = deps;
@@ -19,13 +13,11 @@ export function createPlatformLimitsService(deps: { db: Db; repo: PlatformLimits
     /** The limits in force, for the modules that enforce them (e.g. jobs: paper_transition_per_hour). */
     current: (): Promise<LimitValues> => repo.read(),
 
-    async get(): Promise<PlatformLimits> {
-      return withBounds(await repo.read());
-    },
+    get: (): Promise<LimitValues> => repo.read(),
 
-    async update(actor: AdminActor, patch: PlatformLimitsPatch): Promise<PlatformLimits> {
+    async update(actor: AdminActor, patch: PlatformLimitsPatch): Promise<LimitValues> {
       const now = clock.now();
-      const values = await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
         const current = await repo.readForUpdate(tx);
         const next = { ...current };
         const changes: Record<string, { from: number; to: number }> = {};
@@ -52,7 +44,6 @@ export function createPlatformLimitsService(deps: { db: Db; repo: PlatformLimits
         );
         return next;
       });
-      return withBounds(values);
     },
   };
 }

@@ -7,13 +7,9 @@ import { conflict, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import { parseUserId, type UsersModule, type UserStatus } from '../users/index.ts';
-import type {
-  BulkActionBody,
-  BulkActionResult,
-  ResetPasswordQuery,
-  ResetPasswordResult,
-} from './user-actions.schemas.ts';
+import type { BulkActionBody, ResetPasswordQuery } from './user-actions.schemas.ts';
 import { type AdminActor, actorTypeOf } from './admin.domain.ts';
+import { userWire } from './admin.wire.ts';
 import { usersToCsv } from './users-csv.ts';
 import type { ExportsRepository } from './exports.repository.ts';
 import type { UsersService } from './users.service.ts';
@@ -26,6 +22,15 @@ const TARGET_STATUS: Record<'activate' | 'suspend' | 'delete', UserStatus> = {
   suspend: 'suspended',
   delete: 'deleted',
 };
+
+/** What a bulk action did: per id, and for an export the stored file. */
+export interface BulkOutcome {
+  action: BulkActionBody['action'];
+  processed: number;
+  notFound: string[];
+  skipped: { id: string; reason: string }[];
+  export?: { id: string; expiresAt: Date };
+}
 
 export function createUserActionsService(deps: {
   db: Db;
@@ -68,7 +73,7 @@ export function createUserActionsService(deps: {
 
   async function exportUsers(actor: AdminActor, ids: string[]) {
     const rows = await accounts.findMany(ids);
-    const csv = usersToCsv(await deps.presenter.present(rows));
+    const csv = usersToCsv((await deps.presenter.present(rows)).map(userWire));
     const now = clock.now();
     const stamp = iso(now)!.slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
     const saved = await db.transaction(async (tx) => {
@@ -103,7 +108,7 @@ export function createUserActionsService(deps: {
   }
 
   return {
-    async bulkAction(actor: AdminActor, body: BulkActionBody): Promise<BulkActionResult> {
+    async bulkAction(actor: AdminActor, body: BulkActionBody): Promise<BulkOutcome> {
       // Each id as given, with its canonical form (undefined for a non-UUID, which matches nobody).
       const given = [...new Set(body.userIds)].map((raw) => ({ raw, id: parseUserId(raw) }));
       const ids = [...new Set(given.flatMap((g) => (g.id ? [g.id] : [])))];
@@ -115,18 +120,15 @@ export function createUserActionsService(deps: {
       if (body.action === 'export') {
         const { found, saved } = await exportUsers(actor, ids);
         return {
-          success: true,
           action: body.action,
           processed: found.length,
           notFound: notFoundIn(found),
           skipped: [],
-          exportId: saved.id,
-          exportUrl: `/api/admin/users/exports/${saved.id}`,
-          expiresAt: iso(saved.expiresAt)!,
+          export: { id: saved.id, expiresAt: saved.expiresAt },
         };
       }
       const { found, skipped, processed } = await changeStatus(actor, ids, body.action);
-      return { success: true, action: body.action, processed, notFound: notFoundIn(found), skipped };
+      return { action: body.action, processed, notFound: notFoundIn(found), skipped };
     },
 
     async downloadExport(exportId: string): Promise<{ fileName: string; content: string }> {
@@ -140,7 +142,8 @@ export function createUserActionsService(deps: {
      * Sets a new random password, ends every session and voids pending reset links. The password
      * leaves the process only inside the sealed outbox mail: never in the answer, the log or the audit.
      */
-    async resetPassword(actor: AdminActor, query: ResetPasswordQuery): Promise<ResetPasswordResult> {
+    /** Answers whether the mail with the new password was queued. */
+    async resetPassword(actor: AdminActor, query: ResetPasswordQuery): Promise<boolean> {
       const id = parseUserId(query.userId);
       const user = id ? await accounts.findById(id) : undefined;
       if (!user || user.email !== query.email.trim().toLowerCase())
@@ -183,7 +186,7 @@ export function createUserActionsService(deps: {
         return mail.queued;
       });
       deps.onUserChanged(user.id);
-      return { success: true, emailSent };
+      return emailSent;
     },
 
     /**

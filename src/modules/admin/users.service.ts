@@ -7,7 +7,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
-import { EMPTY_SUMMARY, type TradingSummaryPort } from './trading-summary.port.ts';
+import { EMPTY_SUMMARY, type TradingSummary, type TradingSummaryPort } from './trading-summary.port.ts';
 import {
   FREE_TIER,
   parseUserId,
@@ -18,42 +18,19 @@ import {
   type UserStatus,
 } from '../users/index.ts';
 import { utcMonthStart, type AdminActor, actorTypeOf } from './admin.domain.ts';
-import type { ActivityEntry, PlatformStats, User, UserList, UserListQuery, UserPatch } from './users.schemas.ts';
+import type { PlatformStats, UserListQuery, UserPatch } from './users.schemas.ts';
 
 const GRACE_BATCH = 5_000;
 
-function toUser(row: UserRow, summary = EMPTY_SUMMARY): User {
-  return {
-    id: row.id,
-    email: row.email,
-    firstName: row.firstName,
-    lastName: row.lastName,
-    role: row.role,
-    subscriptionTier: row.subscriptionTier,
-    status: row.status,
-    createdAt: iso(row.createdAt)!,
-    lastLogin: iso(row.lastLogin),
-    emailVerified: row.emailVerified,
-    twoFactorEnabled: row.twoFactorEnabled,
-    totalTrades: summary.totalTrades,
-    accountBalance: summary.accountBalance,
-    avatar: row.avatar,
-  };
-}
+/** A user as the admin views see it: the account with its trading summary. */
+export type AdminUser = UserRow & TradingSummary;
 
-function toActivity(row: AuditRow): ActivityEntry {
-  return {
-    id: row.id,
-    action: row.action,
-    actor_id: row.actorId,
-    actor_type: row.actorType,
-    subject_user_id: row.subjectUserId,
-    target_type: row.targetType,
-    target_id: row.targetId,
-    details: row.details,
-    ip: row.ip,
-    created_at: iso(row.createdAt)!,
-  };
+/** One page of users, as the list asked for it. */
+export interface AdminUserPage {
+  users: AdminUser[];
+  total: number;
+  page: number;
+  limit: number;
 }
 
 interface UsersServiceDeps {
@@ -76,10 +53,10 @@ export function createUsersService(deps: UsersServiceDeps) {
   const { accounts } = deps.users;
 
   /** Users with their trading summaries, fetched in one call for the whole batch. */
-  async function present(rows: UserRow[]): Promise<User[]> {
+  async function present(rows: UserRow[]): Promise<AdminUser[]> {
     if (rows.length === 0) return [];
     const summaries = await trading.forUsers(rows.map((r) => r.id));
-    return rows.map((row) => toUser(row, summaries.get(row.id)));
+    return rows.map((row) => ({ ...row, ...(summaries.get(row.id) ?? EMPTY_SUMMARY) }));
   }
 
   async function existingUser(userId: string): Promise<UserRow> {
@@ -92,7 +69,7 @@ export function createUsersService(deps: UsersServiceDeps) {
   return {
     present,
 
-    async listUsers(query: UserListQuery): Promise<UserList> {
+    async listUsers(query: UserListQuery): Promise<AdminUserPage> {
       const { page, limit } = query;
       const offset = (page - 1) * limit;
       const filter = {
@@ -105,19 +82,19 @@ export function createUsersService(deps: UsersServiceDeps) {
       return { users: await present(rows), total, page, limit };
     },
 
-    async getUserByEmail(email: string): Promise<User> {
+    async getUserByEmail(email: string): Promise<AdminUser> {
       const row = await accounts.findByEmail(email);
       if (!row) throw notFound(`No user has the e-mail ${email}`);
       const [user] = await present([row]);
       return user!;
     },
 
-    async getUser(userId: string): Promise<User> {
+    async getUser(userId: string): Promise<AdminUser> {
       const [user] = await present([await existingUser(userId)]);
       return user!;
     },
 
-    async updateUser(actor: AdminActor, userId: string, patch: UserPatch): Promise<User> {
+    async updateUser(actor: AdminActor, userId: string, patch: UserPatch): Promise<AdminUser> {
       const id = parseUserId(userId);
       if (!id) throw userNotFound();
       const now = clock.now();
@@ -162,7 +139,7 @@ export function createUsersService(deps: UsersServiceDeps) {
     },
 
     /** Soft delete: the record and its history stay; deleting a deleted user changes nothing. */
-    async deleteUser(actor: AdminActor, userId: string): Promise<{ success: true }> {
+    async deleteUser(actor: AdminActor, userId: string): Promise<void> {
       const id = parseUserId(userId);
       if (!id) throw userNotFound();
       const now = clock.now();
@@ -185,7 +162,6 @@ export function createUsersService(deps: UsersServiceDeps) {
         );
       });
       deps.onUserChanged(id);
-      return { success: true };
     },
 
     /**
@@ -223,9 +199,9 @@ export function createUsersService(deps: UsersServiceDeps) {
       }
     },
 
-    async activity(userId: string, limit: number): Promise<ActivityEntry[]> {
+    async activity(userId: string, limit: number): Promise<AuditRow[]> {
       const user = await existingUser(userId);
-      return (await deps.auditTrail(user.id, limit)).map(toActivity);
+      return deps.auditTrail(user.id, limit);
     },
 
     /** Users per status, every known status listed (zero included); for the dashboard. */

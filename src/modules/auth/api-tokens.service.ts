@@ -7,30 +7,21 @@ import { hashToken } from '../../platform/auth/tokens.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { invalidField, notFound } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import { parseUserId, type ApiTokenRow, type UsersModule } from '../users/index.ts';
-import type { ApiToken, ApiTokenCreateBody, ApiTokenCreated } from './auth.schemas.ts';
+import type { ApiTokenCreateBody } from './auth.schemas.ts';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_TOKEN_DAYS = 90;
-
-function toApiToken(row: ApiTokenRow): ApiToken {
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    scopes: row.scopes as ApiToken['scopes'],
-    expires_at: iso(row.expiresAt)!,
-    created_at: iso(row.createdAt)!,
-    last_used_at: iso(row.lastUsedAt),
-  };
-}
 
 export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 'apiTokens'>; clock: Clock }) {
   const { db, clock } = deps;
   const { apiTokens } = deps.users;
   return {
-    async create(owner: { id: string; role: string }, body: ApiTokenCreateBody, ip?: string): Promise<ApiTokenCreated> {
+    async create(
+      owner: { id: string; role: string },
+      body: ApiTokenCreateBody,
+      ip?: string,
+    ): Promise<{ row: ApiTokenRow; token: string }> {
       if (owner.role !== 'admin' && body.scopes.some((scope) => ADMIN_SCOPES.includes(scope))) {
         throw invalidField(
           ['body', 'scopes'],
@@ -70,12 +61,11 @@ export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 
         );
         return created;
       });
-      const { last_used_at: _unused, ...shown } = toApiToken(row);
-      return { ...shown, token };
+      return { row, token };
     },
 
-    async list(ownerId: string): Promise<ApiToken[]> {
-      return (await apiTokens.listLive(ownerId, clock.now())).map(toApiToken);
+    async list(ownerId: string): Promise<ApiTokenRow[]> {
+      return apiTokens.listLive(ownerId, clock.now());
     },
 
     async revoke(ownerId: string, tokenId: string, ip?: string): Promise<void> {

@@ -82,6 +82,7 @@ export const TwoFactorSetup = Type.Object({
   }),
   qr_svg: Type.String({ description: 'The otpauth URL as a QR code, an SVG document.' }),
 });
+export type TwoFactorSetup = Static<typeof TwoFactorSetup>;
 
 export const TwoFactorCodeBody = Type.Object({ code: Code });
 export type TwoFactorCodeBody = Static<typeof TwoFactorCodeBody>;
@@ -93,6 +94,7 @@ export const RecoveryCodes = Type.Object({
     description: 'Ten one-time recovery codes, shown this once; only their hashes are kept.',
   }),
 });
+export type RecoveryCodes = Static<typeof RecoveryCodes>;
 
 export const TwoFactorDisableBody = Type.Object({
   password: CurrentPassword,

@@ -7,17 +7,10 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platfor
 import type { Db } from '../../platform/db/database.ts';
 import { AppError, conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import type { Role, UsersModule, UserRow } from '../users/index.ts';
-import type {
-  Account,
-  MfaRequired,
-  RegisterBody,
-  TokenPair,
-  TwoFactorCodeBody,
-  TwoFactorVerifyBody,
-} from './auth.schemas.ts';
-import { invalidCredentials, invalidMfaToken, invalidRefresh, toAccount, wrongSecondFactor } from './auth.answers.ts';
+import type { RegisterBody, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
+import { invalidCredentials, invalidMfaToken, invalidRefresh, wrongSecondFactor } from './auth.answers.ts';
 import { createLoginThrottle } from './login-throttle.ts';
-import { createSessionIssuer } from './session-issuer.ts';
+import { createSessionIssuer, type IssuedTokens } from './session-issuer.ts';
 import { oneAnswer, type SecondFactor } from './second-factor.ts';
 
 /** What an account is created from: these fields and nothing else. */
@@ -27,6 +20,9 @@ interface NewAccount {
   firstName?: string;
   lastName?: string;
 }
+
+/** What a right password answers: the session's tokens, or the token to give the second factor with. */
+export type SignIn = IssuedTokens | { mfaToken: string };
 
 export interface ClientInfo {
   ip?: string;
@@ -149,16 +145,14 @@ export function createAuthService(deps: {
       return 'promoted';
     },
 
-    async register(input: RegisterBody, client: ClientInfo): Promise<Account> {
+    async register(input: RegisterBody, client: ClientInfo): Promise<UserRow> {
       if (!settings.allowSignup) throw forbidden('Sign-up is disabled');
       await throttle.reserveSignup(client.ip);
       const { email, password, firstName, lastName } = input;
-      return toAccount(
-        await this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' }),
-      );
+      return this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' });
     },
 
-    async login(email: string, password: string, client: ClientInfo): Promise<TokenPair | MfaRequired> {
+    async login(email: string, password: string, client: ClientInfo): Promise<SignIn> {
       const normalized = email.trim().toLowerCase();
       await throttle.reserve(normalized, client.ip);
       let user: Awaited<ReturnType<typeof accounts.findByEmail>>;
@@ -204,7 +198,7 @@ export function createAuthService(deps: {
           },
           now,
         );
-        return { mfa_required: true, mfa_token: mfaToken, methods: ['totp', 'recovery_code'] };
+        return { mfaToken };
       }
       return db.transaction((tx) => startSession(user, client, now, tx));
     },
@@ -214,7 +208,7 @@ export function createAuthService(deps: {
      * code. Each attempt counts in the login throttle as a password does, and the right one gives it
      * back; the token is spent only by a right one (decision 141).
      */
-    async verifySecondFactor(body: TwoFactorVerifyBody, client: ClientInfo): Promise<TokenPair> {
+    async verifySecondFactor(body: TwoFactorVerifyBody, client: ClientInfo): Promise<IssuedTokens> {
       oneAnswer(body);
       const now = clock.now();
       const challenge = await twoFactor.findChallenge(hashToken(body.mfa_token), now);
@@ -259,7 +253,7 @@ export function createAuthService(deps: {
       actor: { id: string; sessionId: string | null },
       body: TwoFactorCodeBody,
       client: ClientInfo,
-    ): Promise<TokenPair> {
+    ): Promise<IssuedTokens> {
       if (!actor.sessionId) throw forbidden('A step-up needs a session of this service; sign in with your password');
       const sessionId = actor.sessionId;
       const user = await accounts.findById(actor.id);
@@ -310,7 +304,7 @@ export function createAuthService(deps: {
       return pair;
     },
 
-    async refresh(refreshToken: string): Promise<TokenPair> {
+    async refresh(refreshToken: string): Promise<IssuedTokens> {
       const now = clock.now();
       const outcome = await db.transaction(async (tx) => {
         const rotation = await sessions.rotate(hashToken(refreshToken), now, tx);
@@ -375,14 +369,14 @@ export function createAuthService(deps: {
      * password-reset tokens that are expired or used. A rotated refresh token that has not expired is
      * kept: presenting it again is how `refresh` detects a leaked token (docs/decisions/001).
      */
-    async deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> {
+    async deleteDeadTokens(now: Date): Promise<{ refreshTokens: number; passwordResetTokens: number }> {
       return sessions.deleteDeadTokens(now);
     },
 
-    async me(userId: string): Promise<Account> {
+    async me(userId: string): Promise<UserRow> {
       const user = await accounts.findById(userId);
       if (!user) throw notFound('User not found');
-      return toAccount(user);
+      return user;
     },
 
     /** Device sessions neither revoked nor expired now; for the dashboard. */

@@ -36,11 +36,7 @@ export function createPasswordService(deps: {
      * reset links. A stolen access token alone cannot take the account over: guesses of the current
      * password are counted before the check, as logins are (decision 003).
      */
-    async changePassword(
-      changer: PasswordChanger,
-      body: ChangePasswordBody,
-      client: ClientInfo,
-    ): Promise<{ success: true }> {
+    async changePassword(changer: PasswordChanger, body: ChangePasswordBody, client: ClientInfo): Promise<void> {
       const key = `password-change:user:${changer.id}`;
       const attempt = await cache.incr(key, PASSWORD_CHANGE_LIMITS.windowMs);
       if (attempt.count > PASSWORD_CHANGE_LIMITS.perUser) {
@@ -98,7 +94,6 @@ export function createPasswordService(deps: {
       });
       // Drops the cached principals, so the revoked sessions are refused at once here (elsewhere within seconds, as after a logout).
       deps.onUserChanged(user.id);
-      return { success: true };
     },
   };
 }

@@ -7,6 +7,7 @@ import type { DbExecutor } from '../../platform/db/database.ts';
 import { invalidField } from '../../platform/http/errors.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { UserRow, UsersModule } from '../users/index.ts';
+import type { TwoFactorVerifyBody } from './auth.schemas.ts';
 import { hashRecoveryCode, matchingStep } from './totp.ts';
 
 /** Where a user's TOTP secret is sealed: it opens in that row and column only. */
@@ -15,10 +16,8 @@ const totpSealedAt = (userId: string) => ({ table: 'users', column: 'totp_secret
 /** RFC 8176's `otp` for a TOTP code; `rc` (ours) for a recovery code. */
 export type SecondFactorMethod = 'otp' | 'rc';
 
-export interface SecondFactorAnswer {
-  code?: string;
-  recovery_code?: string;
-}
+/** The second factor as a request gives it. */
+export type SecondFactorAnswer = Pick<TwoFactorVerifyBody, 'code' | 'recovery_code'>;
 
 /** Exactly one of `code` and `recovery_code`, or a 422 naming `code`. */
 export function oneAnswer(answer: SecondFactorAnswer): void {

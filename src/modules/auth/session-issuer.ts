@@ -6,8 +6,15 @@ import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { SessionAuthentication, UsersModule, UserRow } from '../users/index.ts';
 import type { ClientInfo } from './auth.service.ts';
-import type { TokenPair } from './auth.schemas.ts';
 import type { SecondFactorMethod } from './second-factor.ts';
+
+/** What signing in gives: a short-lived access token and the single-use refresh token. */
+export interface IssuedTokens {
+  accessToken: string;
+  /** Seconds until the access token expires. */
+  expiresIn: number;
+  refreshToken: string;
+}
 
 function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
   const at = session.secondFactorAt ?? session.createdAt;
@@ -29,7 +36,7 @@ export function createSessionIssuer(deps: {
     sessionId: string,
     authentication: SessionAuthentication,
     executor: DbExecutor,
-  ): Promise<TokenPair> {
+  ): Promise<IssuedTokens> {
     const now = clock.now();
     const refresh = newOpaqueToken();
     await sessions.addRefreshToken(
@@ -47,7 +54,7 @@ export function createSessionIssuer(deps: {
       sid: sessionId,
       ...authenticationClaims(authentication),
     });
-    return { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refresh };
+    return { accessToken: access.token, expiresIn: access.expiresIn, refreshToken: refresh };
   }
 
   /** A new device session for a user who authenticated (with a second factor, when `method` is given). */
@@ -57,7 +64,7 @@ export function createSessionIssuer(deps: {
     now: Date,
     executor: DbExecutor,
     method?: SecondFactorMethod,
-  ): Promise<TokenPair> {
+  ): Promise<IssuedTokens> {
     const expiresAt = new Date(now.getTime() + deps.refreshTokenTtlDays * 86_400_000);
     const sessionId = await sessions.start(
       { userId: user.id, userAgent: client.userAgent?.slice(0, 512), ip: client.ip, expiresAt, method },

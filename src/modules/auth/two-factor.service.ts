@@ -17,6 +17,13 @@ import { hashRecoveryCode, matchingStep, newRecoveryCodes, newTotpSecret, otpaut
 /** Wrong passwords and codes a signed-in user may give these operations per window, as for password changes. */
 const TWO_FACTOR_LIMITS = { perUser: LOGIN_LIMITS.perAccountAndClient, windowMs: LOGIN_LIMITS.windowMs };
 
+/** A TOTP enrolment about to be confirmed: the secret, as a URL for authenticator apps and as a QR code. */
+export interface TwoFactorEnrolment {
+  secret: string;
+  otpauthUrl: string;
+  qrSvg: string;
+}
+
 interface TwoFactorActor {
   id: string;
   /** The session to keep signed in (null for an identity provider's token). */
@@ -126,11 +133,7 @@ export function createTwoFactorService(deps: {
       return { scanned, reencrypted, unreadable };
     },
 
-    async setup(
-      actor: TwoFactorActor,
-      body: TwoFactorSetupBody,
-      client: ClientInfo,
-    ): Promise<{ secret: string; otpauth_url: string; qr_svg: string }> {
+    async setup(actor: TwoFactorActor, body: TwoFactorSetupBody, client: ClientInfo): Promise<TwoFactorEnrolment> {
       const user = await account(actor.id);
       if (user.twoFactorEnabled)
         throw conflict('Two-factor authentication is on already; disable it first to enroll again');
@@ -156,14 +159,10 @@ export function createTwoFactorService(deps: {
         now,
       );
       const url = otpauthUrl(secret, user.email);
-      return { secret, otpauth_url: url, qr_svg: qrSvg(url) };
+      return { secret, otpauthUrl: url, qrSvg: qrSvg(url) };
     },
 
-    async enable(
-      actor: TwoFactorActor,
-      body: TwoFactorCodeBody,
-      client: ClientInfo,
-    ): Promise<{ recovery_codes: string[] }> {
+    async enable(actor: TwoFactorActor, body: TwoFactorCodeBody, client: ClientInfo): Promise<string[]> {
       const user = await account(actor.id);
       if (user.twoFactorEnabled) throw conflict('Two-factor authentication is on already');
       const secret = secondFactor.secretOf(user);
@@ -202,10 +201,10 @@ export function createTwoFactorService(deps: {
       if (outcome === 'raced') throw conflict('Two-factor authentication is on already');
       await succeeded();
       deps.onUserChanged(user.id);
-      return { recovery_codes: codes };
+      return codes;
     },
 
-    async disable(actor: TwoFactorActor, body: TwoFactorDisableBody, client: ClientInfo): Promise<{ success: true }> {
+    async disable(actor: TwoFactorActor, body: TwoFactorDisableBody, client: ClientInfo): Promise<void> {
       oneAnswer(body);
       const user = await account(actor.id);
       if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');
@@ -235,7 +234,6 @@ export function createTwoFactorService(deps: {
       if (!outcome) throw wrongAnswer(body);
       await succeeded();
       deps.onUserChanged(user.id);
-      return { success: true };
     },
   };
 }

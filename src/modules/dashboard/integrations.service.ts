@@ -146,7 +146,7 @@ export function createIntegrationsService(
       const health = await deps.tracker.health();
       return {
         reachable: health.reachable,
-        latencyMs: health.latency_ms,
+        latencyMs: health.latencyMs,
         error: health.reachable ? null : health.detail,
       };
     });

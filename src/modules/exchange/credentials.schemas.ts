@@ -101,6 +101,7 @@ const credentialFields = {
 export const Credential = Type.Object(credentialFields, {
   description: 'Exchange credential; key, secret and passphrase are never returned.',
 });
+export type Credential = Static<typeof Credential>;
 
 export const CredentialDetail = Type.Object(
   {
@@ -112,17 +113,20 @@ export const CredentialDetail = Type.Object(
   },
   { description: 'Exchange credential with the masked key.' },
 );
+export type CredentialDetail = Static<typeof CredentialDetail>;
 
 export const CredentialList = Type.Object({
   credentials: Type.Array(Credential, { description: 'Your credentials, newest first.' }),
   total_count: Type.Integer({ description: 'How many.' }),
 });
+export type CredentialList = Static<typeof CredentialList>;
 
 export const DeleteResult = Type.Object({
   success: Type.Boolean({ description: 'Always true.' }),
   message: Type.String({ description: 'What happened.' }),
   deleted_id: Uuid('The deleted credential.'),
 });
+export type DeleteResult = Static<typeof DeleteResult>;
 
 export const ValidateBody = Type.Object({
   exchange: VenueField('The venue to try the key on.'),
@@ -175,3 +179,4 @@ export const ValidationResult = Type.Object({
     description: 'Your stored credentials holding this key, whose validation fields were updated.',
   }),
 });
+export type ValidationResult = Static<typeof ValidationResult>;

@@ -10,7 +10,6 @@ import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { badRequest, conflict, invalidField, notFound } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import { VenueError, type VenueCredentials, type VenueDescription } from './adapters/venue-gateway.ts';
 import type {
   CredentialOutcome,
@@ -19,6 +18,7 @@ import type {
   CredentialsRepository,
 } from './credentials.repository.ts';
 import { maskApiKey, sealedAt } from './credentials.domain.ts';
+import type { CredentialCreateBody, CredentialUpdateBody } from './credentials.schemas.ts';
 import type { Venue } from './venues.domain.ts';
 
 /** Who acts on a user's exchange account: the user (`actorOf(request)`), or the sync-accounts job for them. */
@@ -29,49 +29,8 @@ export function auditActor(ctx: AccountActor): { actorId: string | null; actorTy
   return ctx.byJob ? { actorId: null, actorType: 'job' } : { actorId: ctx.id, actorType: 'user' };
 }
 
-interface CredentialInput {
-  exchange_name: Venue;
-  credential_name?: string;
-  api_key: string;
-  api_secret: string;
-  api_passphrase?: string;
-  permissions?: string[];
-  ip_whitelist?: string[];
-  exchange_metadata?: Record<string, unknown>;
-}
-
-interface CredentialUpdate {
-  credential_name?: string;
-  api_key?: string;
-  api_secret?: string;
-  api_passphrase?: string | null;
-  permissions?: string[];
-  ip_whitelist?: string[];
-  exchange_metadata?: Record<string, unknown>;
-  is_active?: boolean;
-}
-
 /** What a venue call with a credential revealed about it. */
 export type { CredentialOutcome };
-
-function credentialView(row: CredentialRow) {
-  return {
-    id: row.id,
-    user_id: row.userId,
-    exchange_name: row.exchangeName,
-    credential_name: row.credentialName,
-    permissions: row.permissions,
-    ip_whitelist: row.ipWhitelist,
-    exchange_metadata: row.exchangeMetadata,
-    is_active: row.isActive,
-    last_used: iso(row.lastUsed),
-    last_validation: iso(row.lastValidation),
-    validation_status: row.validationStatus,
-    validation_error: row.validationError,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-  };
-}
 
 /** What a venue failure says about the credential: refused keys are invalid, the rest unknown. */
 function outcomeOf(error: VenueError): CredentialOutcome {
@@ -151,21 +110,15 @@ export function createCredentialsService(deps: {
   }
 
   return {
-    async list(userId: string, exchangeName?: string) {
-      const rows = await repo.listForUser(userId, exchangeName);
-      return { credentials: rows.map(credentialView), total_count: rows.length };
+    async list(userId: string, exchangeName?: string): Promise<CredentialRow[]> {
+      return repo.listForUser(userId, exchangeName);
     },
 
-    async get(userId: string, id: string) {
-      const row = await owned(userId, id);
-      return {
-        ...credentialView(row),
-        api_key_masked: row.apiKeyMasked,
-        has_passphrase: row.apiPassphraseSealed !== null,
-      };
+    async get(userId: string, id: string): Promise<CredentialRow> {
+      return owned(userId, id);
     },
 
-    async create(input: CredentialInput, ctx: AccountActor) {
+    async create(input: CredentialCreateBody, ctx: AccountActor): Promise<CredentialRow> {
       await requirePassphrase(input.exchange_name, input.api_passphrase, ['body', 'api_passphrase']);
       const now = clock.now();
       // The id is chosen here: each secret is sealed bound to its row.
@@ -219,10 +172,10 @@ export function createCredentialsService(deps: {
         change: 'created',
         changed_fields: [],
       });
-      return credentialView(row);
+      return row;
     },
 
-    async update(id: string, input: CredentialUpdate, ctx: AccountActor) {
+    async update(id: string, input: CredentialUpdateBody, ctx: AccountActor): Promise<CredentialRow> {
       const current = await owned(ctx.id, id);
       const venue = current.exchangeName as Venue;
       if (input.api_passphrase === null || input.api_passphrase !== undefined) {
@@ -278,10 +231,10 @@ export function createCredentialsService(deps: {
         change: 'updated',
         changed_fields: changed,
       });
-      return credentialView(row);
+      return row;
     },
 
-    async remove(id: string, ctx: AccountActor) {
+    async remove(id: string, ctx: AccountActor): Promise<void> {
       const now = clock.now();
       const exchange = await db.transaction(async (tx) => {
         const row = await repo.findForUser(ctx.id, id, tx);
@@ -308,7 +261,6 @@ export function createCredentialsService(deps: {
         change: 'deleted',
         changed_fields: [],
       });
-      return { success: true, message: 'Credential deleted', deleted_id: id };
     },
 
     /** The named credential (it must be the user's, for that venue, active) or the user's default one. */

@@ -10,36 +10,29 @@ import { VenueError, type KeyPermissions, type VenueCredentials, type VenueGatew
 import type { CredentialsRepository } from './credentials.repository.ts';
 import type { CredentialOutcome, CredentialsService, AccountActor } from './credentials.service.ts';
 import type { Venue } from './venues.domain.ts';
+import type { ValidateBody, ValidationResult } from './credentials.schemas.ts';
 
-type ValidationCause =
-  | 'wrong_venue'
-  | 'invalid_key'
-  | 'missing_passphrase'
-  | 'ip_not_whitelisted'
-  | 'missing_permission'
-  | 'rate_limited'
-  | 'venue_unreachable'
-  | 'venue_error';
+/** Why a key is not usable; the list is the response schema's. */
+type ValidationCause = NonNullable<ValidationResult['cause']>;
 
-interface ValidateInput {
-  exchange: Venue;
-  api_key: string;
-  api_secret: string;
-  api_passphrase?: string;
-}
-
-interface ValidationResult {
+/** What the venue said about a key. */
+interface KeyVerdict {
   valid: boolean;
-  exchange: Venue;
   cause: ValidationCause | null;
   message: string;
   permissions: KeyPermissions | null;
-  ip_restricted: boolean | null;
-  currencies_with_balance: number | null;
+  ipRestricted: boolean | null;
+  currenciesWithBalance: number | null;
   warnings: string[];
-  retry_after: number | null;
-  checked_at: string;
-  updated_credential_ids: string[];
+  /** Seconds to wait before trying again, after a rate limit. */
+  retryAfter: number | null;
+}
+
+/** A verdict on a key, when it was reached and the user's stored credentials it was recorded on. */
+export interface KeyValidation extends KeyVerdict {
+  exchange: Venue;
+  checkedAt: Date;
+  updatedCredentialIds: string[];
 }
 
 const SIBLING: Partial<Record<Venue, Venue>> = { binance: 'binanceus', binanceus: 'binance' };
@@ -72,15 +65,13 @@ export function createValidationService(deps: {
 }) {
   const { gateway } = deps;
 
-  async function verdict(
-    input: ValidateInput,
-  ): Promise<Omit<ValidationResult, 'checked_at' | 'updated_credential_ids' | 'exchange'>> {
+  async function verdict(input: ValidateBody): Promise<KeyVerdict> {
     const base = {
       permissions: null,
-      ip_restricted: null,
-      currencies_with_balance: null,
+      ipRestricted: null,
+      currenciesWithBalance: null,
       warnings: [],
-      retry_after: null,
+      retryAfter: null,
     };
     const venue = input.exchange;
     if (!input.api_passphrase && (await gateway.describe(venue)).requiresPassphrase) {
@@ -109,8 +100,8 @@ export function createValidationService(deps: {
       const result = {
         ...base,
         permissions: scope.permissions,
-        ip_restricted: scope.ipRestricted,
-        currencies_with_balance: currencies,
+        ipRestricted: scope.ipRestricted,
+        currenciesWithBalance: currencies,
         warnings,
       };
       if (scope.permissions && !scope.permissions.read) {
@@ -139,7 +130,7 @@ export function createValidationService(deps: {
         valid: false,
         cause,
         message: String(error.detail),
-        retry_after: error.retryAfterSeconds ?? null,
+        retryAfter: error.retryAfterSeconds ?? null,
       };
     }
   }
@@ -161,7 +152,7 @@ export function createValidationService(deps: {
   }
 
   return {
-    async validate(input: ValidateInput, ctx: AccountActor): Promise<ValidationResult> {
+    async validate(input: ValidateBody, ctx: AccountActor): Promise<KeyValidation> {
       const result = await verdict(input);
       const now = deps.clock.now();
       const ids = await storedWithKey(ctx.id, input.exchange, input.api_key);
@@ -192,7 +183,7 @@ export function createValidationService(deps: {
         cause: result.cause,
         credential_ids: ids,
       });
-      return { ...result, exchange: input.exchange, checked_at: now.toISOString(), updated_credential_ids: ids };
+      return { ...result, exchange: input.exchange, checkedAt: now, updatedCredentialIds: ids };
     },
   };
 }

@@ -5,7 +5,6 @@ import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { invalidField, notFound } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import type { ProviderProbe } from './adapters/provider-probe.ts';
 import {
   daysUntil,
@@ -17,13 +16,7 @@ import {
   type Provider,
 } from './provider-keys.domain.ts';
 import type { KeyPatch, KeyRow, ProviderKeysRepository } from './provider-keys.repository.ts';
-import type {
-  KeyCreateBody,
-  KeyRecord,
-  KeyTestResult,
-  KeyUpdateBody,
-  RotationReminder,
-} from './provider-keys.schemas.ts';
+import type { KeyCreateBody, KeyUpdateBody } from './provider-keys.schemas.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
 
 export type { Actor };
@@ -31,23 +24,23 @@ export type { Actor };
 const keyNotFound = () => notFound('API key not found');
 const REENCRYPT_PAGE = 100;
 
-function toRecord(row: KeyRow): KeyRecord {
-  return {
-    id: row.id,
-    provider: row.provider,
-    key_prefix: row.keyPrefix,
-    is_active: row.isActive,
-    last_used_at: iso(row.lastUsedAt),
-    usage_count: row.usageCount,
-    last_rotated_at: iso(row.lastRotatedAt),
-    rotation_reminder_days: row.rotationReminderDays,
-    next_rotation_date: iso(row.nextRotationDate)!,
-    notes: row.notes,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-    created_by: row.createdBy,
-    updated_by: row.updatedBy,
-  };
+/** What calling the provider with a stored key showed. */
+export interface KeyTest {
+  provider: string;
+  isValid: boolean;
+  errorMessage: string | null;
+  responseTimeMs: number;
+  testedAt: Date;
+}
+
+/** An active key whose rotation is overdue or due soon. */
+export interface RotationDue {
+  id: string;
+  provider: string;
+  keyPrefix: string;
+  nextRotationDate: Date;
+  /** Negative when overdue. */
+  daysUntilRotation: number;
 }
 
 export function createProviderKeysService(deps: {
@@ -61,11 +54,11 @@ export function createProviderKeysService(deps: {
   const { db, repo, secretBox, probe, clock, logger } = deps;
 
   return {
-    async list(includeInactive: boolean): Promise<KeyRecord[]> {
-      return (await repo.list(includeInactive)).map(toRecord);
+    async list(includeInactive: boolean): Promise<KeyRow[]> {
+      return repo.list(includeInactive);
     },
 
-    async create(body: KeyCreateBody, actor: Actor): Promise<KeyRecord> {
+    async create(body: KeyCreateBody, actor: Actor): Promise<KeyRow> {
       const now = clock.now();
       // The id is chosen here: the key is sealed bound to its row.
       const id = randomUUID();
@@ -100,11 +93,11 @@ export function createProviderKeysService(deps: {
           },
           now,
         );
-        return toRecord(row);
+        return row;
       });
     },
 
-    async update(id: string, body: KeyUpdateBody, actor: Actor): Promise<KeyRecord> {
+    async update(id: string, body: KeyUpdateBody, actor: Actor): Promise<KeyRow> {
       const now = clock.now();
       const rotatedAt = body.last_rotated_at ? new Date(body.last_rotated_at) : undefined;
       if (rotatedAt && rotatedAt > now) {
@@ -142,7 +135,7 @@ export function createProviderKeysService(deps: {
           patch.lastRotatedAt = lastRotatedAt;
           changed.push('last_rotated_at');
         }
-        if (changed.length === 0) return toRecord(current);
+        if (changed.length === 0) return current;
 
         patch.nextRotationDate = nextRotationDate(
           patch.lastRotatedAt ?? current.lastRotatedAt,
@@ -163,7 +156,7 @@ export function createProviderKeysService(deps: {
           },
           now,
         );
-        return toRecord(row);
+        return row;
       });
     },
 
@@ -189,7 +182,7 @@ export function createProviderKeysService(deps: {
     },
 
     /** Calls the provider with the key; every failure is reported in the answer, none raised. */
-    async test(id: string, actor: Actor): Promise<KeyTestResult> {
+    async test(id: string, actor: Actor): Promise<KeyTest> {
       const row = await repo.find(id);
       if (!row) throw keyNotFound();
       let apiKey: string | undefined;
@@ -226,10 +219,10 @@ export function createProviderKeysService(deps: {
       });
       return {
         provider: row.provider,
-        is_valid: outcome.isValid,
-        error_message: outcome.errorMessage,
-        response_time_ms: elapsed,
-        tested_at: iso(now)!,
+        isValid: outcome.isValid,
+        errorMessage: outcome.errorMessage,
+        responseTimeMs: elapsed,
+        testedAt: now,
       };
     },
 
@@ -237,14 +230,14 @@ export function createProviderKeysService(deps: {
     async rotationReminders(
       now: Date = clock.now(),
       withinDays: number = REMINDER_WINDOW_DAYS,
-    ): Promise<RotationReminder[]> {
+    ): Promise<RotationDue[]> {
       const rows = await repo.dueForRotation(reminderCutoff(now, withinDays));
       return rows.map((row) => ({
         id: row.id,
         provider: row.provider,
-        key_prefix: row.keyPrefix,
-        next_rotation_date: iso(row.nextRotationDate)!,
-        days_until_rotation: daysUntil(row.nextRotationDate, now),
+        keyPrefix: row.keyPrefix,
+        nextRotationDate: row.nextRotationDate,
+        daysUntilRotation: daysUntil(row.nextRotationDate, now),
       }));
     },
 

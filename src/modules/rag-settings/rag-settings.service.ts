@@ -2,9 +2,8 @@ import { audit } from './rag-settings.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { conflict } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import type { RagSettingsChange, RagSettingsRepository, RagSettingsRow } from './rag-settings.repository.ts';
-import { DEFAULT_SETTINGS, type RagSettings, type RagSettingsUpdate } from './rag-settings.schemas.ts';
+import { DEFAULT_SETTINGS, type RagSettingsUpdate } from './rag-settings.schemas.ts';
 
 const DEFAULT_VALUES = {
   enabledSources: { ...DEFAULT_SETTINGS.enabled_sources },
@@ -14,21 +13,6 @@ const DEFAULT_VALUES = {
   maxPostsPerRun: DEFAULT_SETTINGS.max_posts_per_run,
 };
 
-function toSettings(row: RagSettingsRow): RagSettings {
-  return {
-    id: row.id,
-    enabled_sources: row.enabledSources,
-    collection_limits: row.collectionLimits,
-    collection_interval_minutes: row.collectionIntervalMinutes,
-    auto_expiration_days: row.autoExpirationDays,
-    max_posts_per_run: row.maxPostsPerRun,
-    version: row.version,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-    updated_by: row.updatedBy,
-  };
-}
-
 const stale = (current: number) =>
   conflict(`The retrieval settings were changed meanwhile (current version ${current}); reload them and retry`);
 
@@ -37,11 +21,11 @@ export function createRagSettingsService(deps: { db: Db; repo: RagSettingsReposi
 
   return {
     /** The stored settings, created with the defaults on first read. */
-    async get(): Promise<RagSettings> {
-      return toSettings(await repo.ensure(DEFAULT_VALUES, clock.now()));
+    async get(): Promise<RagSettingsRow> {
+      return repo.ensure(DEFAULT_VALUES, clock.now());
     },
 
-    async update(body: RagSettingsUpdate, actor: { id: string; ip?: string }): Promise<RagSettings> {
+    async update(body: RagSettingsUpdate, actor: { id: string; ip?: string }): Promise<RagSettingsRow> {
       const now = clock.now();
       const change: RagSettingsChange = {
         enabledSources: body.enabled_sources,
@@ -59,7 +43,7 @@ export function createRagSettingsService(deps: { db: Db; repo: RagSettingsReposi
         // Nothing to change: answer what is stored, but still tell a stale client so.
         const current = (await repo.find())!;
         if (body.version !== undefined && body.version !== current.version) throw stale(current.version);
-        return toSettings(current);
+        return current;
       }
       return db.transaction(async (tx) => {
         const row = await repo.apply(change, body.version, actor.id, now, tx);
@@ -77,7 +61,7 @@ export function createRagSettingsService(deps: { db: Db; repo: RagSettingsReposi
           },
           now,
         );
-        return toSettings(row);
+        return row;
       });
     },
   };

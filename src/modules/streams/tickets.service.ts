@@ -9,16 +9,23 @@ import type { StreamPrincipal } from './stream-access.service.ts';
 
 const TICKET_TTL_MS = 60_000;
 
+/** A ticket just issued: the secret, how long it is good for and until when. */
+export interface IssuedTicket {
+  ticket: string;
+  validForSeconds: number;
+  expiresAt: Date;
+}
+
 const keyOf = (ticket: string) => `stream-ticket:${createHash('sha256').update(ticket).digest('base64url')}`;
 
 export function createTicketsService(deps: { cache: Pick<Cache, 'get' | 'set' | 'del' | 'acquire'>; clock: Clock }) {
   const { cache, clock } = deps;
   return {
-    async issue(principal: StreamPrincipal) {
+    async issue(principal: StreamPrincipal): Promise<IssuedTicket> {
       const ticket = randomBytes(32).toString('base64url');
       const expiresAt = new Date(clock.now().getTime() + TICKET_TTL_MS);
       await cache.set(keyOf(ticket), { ...principal, expiresAt: expiresAt.getTime() }, TICKET_TTL_MS);
-      return { ticket, expires_in: TICKET_TTL_MS / 1000, expires_at: expiresAt.toISOString() };
+      return { ticket, validForSeconds: TICKET_TTL_MS / 1000, expiresAt };
     },
 
     /** The principal a ticket was issued to, once; undefined when unknown, expired or used. */

@@ -8,15 +8,15 @@ import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { notFound, unavailable } from '../../platform/http/errors.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
-import type { IssueFields, TrackerBackend, TrackerIssue } from './adapters/tracker-backend.ts';
+import type { BackendHealth, IssueFields, TrackerBackend, TrackerIssue } from './adapters/tracker-backend.ts';
 import { parseStatesFilter, uniqueNames } from './tracker.domain.ts';
-import type {
-  AgentIssueBody,
-  IssueCreateBody,
-  IssueListQuery,
-  IssuePatchBody,
-  TrackerHealth,
-} from './tracker.schemas.ts';
+import type { AgentIssueBody, IssueCreateBody, IssueListQuery, IssuePatchBody } from './tracker.schemas.ts';
+
+/** Whether the tracker answers, which one, and the team agent-filed issues go to. */
+export interface TrackerStatus extends BackendHealth {
+  backend: TrackerBackend['name'];
+  defaultTeamId: string | null;
+}
 
 /** How long one agent filing may hold its lock, and how long a second one waits for it. */
 const AGENT_LOCK_TTL_MS = 120_000;
@@ -97,14 +97,14 @@ export function createTrackerService(deps: {
       return issue;
     },
 
-    async list(query: IssueListQuery) {
+    async list(query: IssueListQuery): Promise<{ issues: TrackerIssue[]; hasMore: boolean }> {
       const page = await backend.listIssues({
         ...parseStatesFilter(query.states),
         assigneeId: query.assignee_id,
         label: query.label,
         limit: query.limit ?? 25,
       });
-      return { issues: page.issues, count: page.issues.length, has_more: page.hasMore };
+      return { issues: page.issues, hasMore: page.hasMore };
     },
 
     /** Files an issue for an agent, or answers the agent's open issue with the same title. */
@@ -160,15 +160,9 @@ export function createTrackerService(deps: {
       });
     },
 
-    async health(): Promise<TrackerHealth> {
+    async health(): Promise<TrackerStatus> {
       const result = await backend.health();
-      return {
-        backend: backend.name,
-        reachable: result.reachable,
-        latency_ms: result.latencyMs,
-        detail: result.detail,
-        default_team_id: settings.defaultTeamId ?? null,
-      };
+      return { ...result, backend: backend.name, defaultTeamId: settings.defaultTeamId ?? null };
     },
   };
 }

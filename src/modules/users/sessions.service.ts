@@ -138,10 +138,10 @@ export function createSessionsService(deps: {
      * rotated refresh token that has not expired is kept: presenting it again is how `rotate` detects
      * a leaked token (docs/decisions/001).
      */
-    async deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> {
+    async deleteDeadTokens(now: Date): Promise<{ refreshTokens: number; passwordResetTokens: number }> {
       const refresh = await drain(() => sessions.deleteDeadRefreshTokens(now, CLEANUP_BATCH));
       const resets = await drain(() => sessions.deleteDeadResetTokens(now, CLEANUP_BATCH));
-      return { refresh_tokens: refresh, password_reset_tokens: resets };
+      return { refreshTokens: refresh, passwordResetTokens: resets };
     },
   };
 }

@@ -5,6 +5,7 @@ import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/s
 import { PlatformLimits, PlatformLimitsPatch } from '../platform-limits.schemas.ts';
 import type { PlatformLimitsService } from '../platform-limits.service.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
+import { platformLimitsWire } from '../admin.wire.ts';
 
 const tags = ['admin'];
 
@@ -27,7 +28,7 @@ export function platformLimitsRoutes(deps: {
           response: { 200: PlatformLimits, 401: Detail, 403: Detail },
         },
       },
-      async () => service.get(),
+      async () => platformLimitsWire(await service.get()),
     );
 
     app.patch(
@@ -44,7 +45,7 @@ export function platformLimitsRoutes(deps: {
           response: { 200: PlatformLimits, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.update(actorOf(request), request.body),
+      async (request) => platformLimitsWire(await service.update(actorOf(request), request.body)),
     );
   };
 }

@@ -11,6 +11,7 @@ import {
   ResetPasswordResult,
 } from '../user-actions.schemas.ts';
 import type { UserActionsService } from '../user-actions.service.ts';
+import { bulkActionWire, resetPasswordWire } from '../admin.wire.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
 
 const tags = ['admin'];
@@ -36,7 +37,7 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
           response: { 200: BulkActionResult, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.bulkAction(actorOf(request), request.body),
+      async (request) => bulkActionWire(await service.bulkAction(actorOf(request), request.body)),
     );
 
     app.get(
@@ -82,7 +83,7 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
           response: { 200: ResetPasswordResult, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => service.resetPassword(actorOf(request), request.query),
+      async (request) => resetPasswordWire(await service.resetPassword(actorOf(request), request.query)),
     );
   };
 }

@@ -15,6 +15,7 @@ import {
 } from '../users.schemas.ts';
 import type { UsersService } from '../users.service.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
+import { activityWire, userListWire, userWire } from '../admin.wire.ts';
 
 const tags = ['admin'];
 
@@ -39,7 +40,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           response: { 200: UserList, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.listUsers(request.query),
+      async (request) => userListWire(await service.listUsers(request.query)),
     );
 
     app.get(
@@ -56,7 +57,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           response: { 200: User, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => service.getUser(request.params.user_id),
+      async (request) => userWire(await service.getUser(request.params.user_id)),
     );
 
     app.patch(
@@ -75,7 +76,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           response: { 200: User, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => service.updateUser(actorOf(request), request.params.user_id, request.body),
+      async (request) => userWire(await service.updateUser(actorOf(request), request.params.user_id, request.body)),
     );
 
     app.delete(
@@ -93,7 +94,10 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           response: { 200: SuccessFlag, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => service.deleteUser(actorOf(request), request.params.user_id),
+      async (request) => {
+        await service.deleteUser(actorOf(request), request.params.user_id);
+        return { success: true };
+      },
     );
 
     app.get(
@@ -112,7 +116,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           response: { 200: Type.Array(ActivityEntry), ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => service.activity(request.params.user_id, request.query.limit),
+      async (request) => (await service.activity(request.params.user_id, request.query.limit)).map(activityWire),
     );
   };
 }

@@ -26,6 +26,15 @@ import type { AuthService } from '../auth.service.ts';
 import type { PasswordService } from '../password.service.ts';
 import type { TwoFactorService } from '../two-factor.service.ts';
 import type { ApiTokensService } from '../api-tokens.service.ts';
+import {
+  accountWire,
+  apiTokenCreatedWire,
+  apiTokenWire,
+  recoveryCodesWire,
+  signInWire,
+  tokenPairWire,
+  twoFactorSetupWire,
+} from '../auth.wire.ts';
 
 const tags = ['auth'];
 
@@ -56,7 +65,8 @@ export function authRoutes(deps: {
           response: { 201: Account, ...errorResponses(403, 409, 429) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.register(request.body, client(request))),
+      async (request, reply) =>
+        reply.code(201).send(accountWire(await service.register(request.body, client(request)))),
     );
 
     app.post(
@@ -74,7 +84,7 @@ export function authRoutes(deps: {
       },
       async (request, reply) => {
         void reply.header('cache-control', 'no-store');
-        return service.login(request.body.email, request.body.password, client(request));
+        return signInWire(await service.login(request.body.email, request.body.password, client(request)));
       },
     );
 
@@ -93,7 +103,7 @@ export function authRoutes(deps: {
       },
       async (request, reply) => {
         void reply.header('cache-control', 'no-store');
-        return service.refresh(request.body.refresh_token);
+        return tokenPairWire(await service.refresh(request.body.refresh_token));
       },
     );
 
@@ -135,7 +145,8 @@ export function authRoutes(deps: {
       },
       async (request) => {
         const user = currentUser(request);
-        return passwords.changePassword({ id: user.id, sessionId: user.sessionId }, request.body, client(request));
+        await passwords.changePassword({ id: user.id, sessionId: user.sessionId }, request.body, client(request));
+        return { success: true };
       },
     );
 
@@ -154,7 +165,7 @@ export function authRoutes(deps: {
       },
       async (request, reply) => {
         void reply.header('cache-control', 'no-store');
-        return service.verifySecondFactor(request.body, client(request));
+        return tokenPairWire(await service.verifySecondFactor(request.body, client(request)));
       },
     );
 
@@ -176,7 +187,9 @@ export function authRoutes(deps: {
       async (request, reply) => {
         void reply.header('cache-control', 'no-store');
         const user = currentUser(request);
-        return twoFactor.setup({ id: user.id, sessionId: user.sessionId }, request.body, client(request));
+        return twoFactorSetupWire(
+          await twoFactor.setup({ id: user.id, sessionId: user.sessionId }, request.body, client(request)),
+        );
       },
     );
 
@@ -198,7 +211,9 @@ export function authRoutes(deps: {
       async (request, reply) => {
         void reply.header('cache-control', 'no-store');
         const user = currentUser(request);
-        return twoFactor.enable({ id: user.id, sessionId: user.sessionId }, request.body, client(request));
+        return recoveryCodesWire(
+          await twoFactor.enable({ id: user.id, sessionId: user.sessionId }, request.body, client(request)),
+        );
       },
     );
 
@@ -219,7 +234,8 @@ export function authRoutes(deps: {
       },
       async (request) => {
         const user = currentUser(request);
-        return twoFactor.disable({ id: user.id, sessionId: user.sessionId }, request.body, client(request));
+        await twoFactor.disable({ id: user.id, sessionId: user.sessionId }, request.body, client(request));
+        return { success: true };
       },
     );
 
@@ -240,7 +256,7 @@ export function authRoutes(deps: {
       },
       async (request, reply) => {
         void reply.header('cache-control', 'no-store');
-        return service.stepUp(currentUser(request), request.body, client(request));
+        return tokenPairWire(await service.stepUp(currentUser(request), request.body, client(request)));
       },
     );
 
@@ -262,7 +278,7 @@ export function authRoutes(deps: {
       async (request, reply) => {
         void reply.header('cache-control', 'no-store');
         const user = currentUser(request);
-        return reply.code(201).send(await apiTokens.create(user, request.body, request.ip));
+        return reply.code(201).send(apiTokenCreatedWire(await apiTokens.create(user, request.body, request.ip)));
       },
     );
 
@@ -280,7 +296,7 @@ export function authRoutes(deps: {
           response: { 200: ApiTokenList, ...errorResponses(401, 403) },
         },
       },
-      async (request) => apiTokens.list(currentUser(request).id),
+      async (request) => (await apiTokens.list(currentUser(request).id)).map(apiTokenWire),
     );
 
     app.delete(
@@ -318,7 +334,7 @@ export function authRoutes(deps: {
           response: { 200: Account, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.me(currentUser(request).id),
+      async (request) => accountWire(await service.me(currentUser(request).id)),
     );
   };
 }

@@ -8,14 +8,14 @@ import { AppError, forbidden, unauthenticated } from '../../../platform/http/err
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { LoginBody, TwoFactorCodeBody, TwoFactorVerifyBody } from '../../auth/auth.schemas.ts';
 import type { AuthService } from '../../auth/auth.service.ts';
+import { mfaRequiredWire } from '../../auth/auth.wire.ts';
+import type { IssuedTokens } from '../../auth/session-issuer.ts';
 import { clearedRefreshCookie, readRefreshCookie, refreshCookie, sameOriginRequest } from '../console.domain.ts';
 import { ConsoleAccess, ConsoleLoginAnswer, ConsoleSignedOut, CsrfHeaders } from '../console.schemas.ts';
 
 const tags = ['console'];
 const CSRF_NOTE =
   ' Needs the header `x-console-request: 1` (422 without it) and, when the browser sends an Origin, this origin (403 otherwise).';
-
-type TokenPair = { access_token: string; token_type: 'bearer'; expires_in: number; refresh_token: string };
 
 export function consoleSessionRoutes(deps: {
   auth: Pick<AuthService, 'login' | 'verifySecondFactor' | 'refresh' | 'stepUp' | 'logout'>;
@@ -34,13 +34,13 @@ export function consoleSessionRoutes(deps: {
     }
   };
   /** Sets the cookie and answers the access token only. */
-  const issue = (request: FastifyRequest, reply: FastifyReply, pair: TokenPair) => {
+  const issue = (request: FastifyRequest, reply: FastifyReply, tokens: IssuedTokens): ConsoleAccess => {
     void reply.header(
       'set-cookie',
-      refreshCookie(pair.refresh_token, { maxAgeSeconds: refreshTtlSeconds, secure: secure(request) }),
+      refreshCookie(tokens.refreshToken, { maxAgeSeconds: refreshTtlSeconds, secure: secure(request) }),
     );
     void reply.header('cache-control', 'no-store');
-    return { access_token: pair.access_token, token_type: pair.token_type, expires_in: pair.expires_in };
+    return { access_token: tokens.accessToken, token_type: 'bearer', expires_in: tokens.expiresIn };
   };
 
   return async function routes(app) {
@@ -59,12 +59,12 @@ export function consoleSessionRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const answer = await auth.login(request.body.email, request.body.password, client(request));
-        if ('mfa_required' in answer) {
+        const signIn = await auth.login(request.body.email, request.body.password, client(request));
+        if ('mfaToken' in signIn) {
           void reply.header('cache-control', 'no-store');
-          return answer;
+          return mfaRequiredWire(signIn.mfaToken);
         }
-        return issue(request, reply, answer);
+        return issue(request, reply, signIn);
       },
     );
 

@@ -16,6 +16,13 @@ import {
   ValidationResult,
 } from '../credentials.schemas.ts';
 import type { createValidationService } from '../validation.service.ts';
+import {
+  credentialDeletedWire,
+  credentialDetailWire,
+  credentialListWire,
+  credentialWire,
+  validationWire,
+} from '../exchange.wire.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
 
 const security = bearerSecurity;
@@ -42,7 +49,7 @@ export function credentialsRoutes(deps: {
           response: { 200: CredentialList, ...errorResponses(401, 403) },
         },
       },
-      async (request) => credentials.list(actorOf(request).id, request.query.exchange_name),
+      async (request) => credentialListWire(await credentials.list(actorOf(request).id, request.query.exchange_name)),
     );
 
     app.post(
@@ -60,7 +67,8 @@ export function credentialsRoutes(deps: {
           response: { 201: Credential, ...errorResponses(401, 403, 409) },
         },
       },
-      async (request, reply) => reply.code(201).send(await credentials.create(request.body, actorOf(request))),
+      async (request, reply) =>
+        reply.code(201).send(credentialWire(await credentials.create(request.body, actorOf(request)))),
     );
 
     app.get(
@@ -76,7 +84,7 @@ export function credentialsRoutes(deps: {
           response: { 200: CredentialDetail, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => credentials.get(actorOf(request).id, request.params.credential_id),
+      async (request) => credentialDetailWire(await credentials.get(actorOf(request).id, request.params.credential_id)),
     );
 
     app.put(
@@ -95,7 +103,8 @@ export function credentialsRoutes(deps: {
           response: { 200: Credential, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => credentials.update(request.params.credential_id, request.body, actorOf(request)),
+      async (request) =>
+        credentialWire(await credentials.update(request.params.credential_id, request.body, actorOf(request))),
     );
 
     app.delete(
@@ -111,7 +120,10 @@ export function credentialsRoutes(deps: {
           response: { 200: DeleteResult, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => credentials.remove(request.params.credential_id, actorOf(request)),
+      async (request) => {
+        await credentials.remove(request.params.credential_id, actorOf(request));
+        return credentialDeletedWire(request.params.credential_id);
+      },
     );
 
     app.post(
@@ -129,7 +141,7 @@ export function credentialsRoutes(deps: {
           response: { 200: ValidationResult, ...errorResponses(401, 403, 503) },
         },
       },
-      async (request) => validation.validate(request.body, actorOf(request)),
+      async (request) => validationWire(await validation.validate(request.body, actorOf(request))),
     );
   };
 }

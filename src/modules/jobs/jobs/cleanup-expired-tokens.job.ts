@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
 
 interface CleanupExpiredTokensDeps {
-  auth: { deleteDeadTokens(now: Date): Promise<{ refresh_tokens: number; password_reset_tokens: number }> };
+  auth: { deleteDeadTokens(now: Date): Promise<{ refreshTokens: number; passwordResetTokens: number }> };
 }
 
 export const CleanupExpiredTokensResult = Type.Object({
@@ -13,7 +13,8 @@ export const CleanupExpiredTokensResult = Type.Object({
 export type CleanupExpiredTokensResult = Static<typeof CleanupExpiredTokensResult>;
 
 async function cleanupExpiredTokens(deps: CleanupExpiredTokensDeps, now: Date): Promise<CleanupExpiredTokensResult> {
-  return deps.auth.deleteDeadTokens(now);
+  const deleted = await deps.auth.deleteDeadTokens(now);
+  return { refresh_tokens: deleted.refreshTokens, password_reset_tokens: deleted.passwordResetTokens };
 }
 
 export const cleanupExpiredTokensJob = defineJob({

@@ -15,8 +15,9 @@ interface ReencryptCounts {
 interface Reminder {
   id: string;
   provider: string;
-  next_rotation_date: string;
-  days_until_rotation: number;
+  nextRotationDate: Date;
+  /** Negative when overdue. */
+  daysUntilRotation: number;
 }
 
 export interface RotateApiKeysDeps {
@@ -71,7 +72,7 @@ async function rotateApiKeys(deps: RotateApiKeysDeps, now: Date): Promise<Rotate
   const exchangeCredentials = await deps.exchangeCredentials.reencryptAll();
   const twoFactorSecrets = await deps.twoFactorSecrets.reencryptAll();
   const reminders = await deps.providerKeys.rotationReminders(now, ROTATION_WINDOW_DAYS);
-  const overdue = reminders.filter((r) => r.days_until_rotation < 0).length;
+  const overdue = reminders.filter((r) => r.daysUntilRotation < 0).length;
   let queued = false;
   if (reminders.length > 0) {
     // Provider and id only: not even the key prefix goes to chat.
@@ -82,7 +83,7 @@ async function rotateApiKeys(deps: RotateApiKeysDeps, now: Date): Promise<Rotate
       level: overdue > 0 ? 'warning' : 'info',
       fields: reminders.map((r) => ({
         name: r.provider,
-        value: `${whenDue(r.days_until_rotation)} (${r.next_rotation_date.slice(0, 10)}), key id ${r.id}`,
+        value: `${whenDue(r.daysUntilRotation)} (${r.nextRotationDate.toISOString().slice(0, 10)}), key id ${r.id}`,
       })),
     };
     queued = await deps.notify(message, now, `jobs:rotate-api-keys:reminders:${now.toISOString().slice(0, 10)}`);

@@ -13,6 +13,7 @@ import {
   RotationReminder,
 } from '../provider-keys.schemas.ts';
 import type { ProviderKeysService } from '../provider-keys.service.ts';
+import { keyRecordWire, keyTestWire, rotationReminderWire } from '../provider-keys.wire.ts';
 
 const tags = ['admin: provider API keys'];
 const base = '/api/v1/admin/api-keys';
@@ -36,7 +37,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
           response: { 200: Type.Array(RotationReminder), 401: Detail, 403: Detail },
         },
       },
-      async () => service.rotationReminders(),
+      async () => (await service.rotationReminders()).map(rotationReminderWire),
     );
 
     app.get(
@@ -53,7 +54,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
           response: { 200: Type.Array(KeyRecord), ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.list(request.query.include_inactive),
+      async (request) => (await service.list(request.query.include_inactive)).map(keyRecordWire),
     );
 
     app.post(
@@ -70,7 +71,8 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
           response: { 201: KeyRecord, ...errorResponses(401, 403) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.create(request.body, actorOf(request))),
+      async (request, reply) =>
+        reply.code(201).send(keyRecordWire(await service.create(request.body, actorOf(request)))),
     );
 
     app.put(
@@ -90,7 +92,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
           response: { 200: KeyRecord, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => service.update(request.params.key_id, request.body, actorOf(request)),
+      async (request) => keyRecordWire(await service.update(request.params.key_id, request.body, actorOf(request))),
     );
 
     app.delete(
@@ -130,7 +132,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
           response: { 200: KeyTestResult, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => service.test(request.params.key_id, actorOf(request)),
+      async (request) => keyTestWire(await service.test(request.params.key_id, actorOf(request))),
     );
   };
 }

@@ -4,6 +4,7 @@ import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, Detail, errorResponses } from '../../../platform/http/schemas.ts';
 import { RagSettings, RagSettingsUpdate } from '../rag-settings.schemas.ts';
 import type { RagSettingsService } from '../rag-settings.service.ts';
+import { ragSettingsWire } from '../rag-settings.wire.ts';
 
 const tags = ['admin: retrieval settings'];
 const path = '/api/v1/admin/rag-settings';
@@ -24,7 +25,7 @@ export function ragSettingsRoutes(deps: { service: RagSettingsService; guards: G
           response: { 200: RagSettings, 401: Detail, 403: Detail },
         },
       },
-      async () => service.get(),
+      async () => ragSettingsWire(await service.get()),
     );
 
     app.put(
@@ -45,7 +46,7 @@ export function ragSettingsRoutes(deps: { service: RagSettingsService; guards: G
           response: { 200: RagSettings, ...errorResponses(401, 403, 409) },
         },
       },
-      async (request) => service.update(request.body, actorOf(request)),
+      async (request) => ragSettingsWire(await service.update(request.body, actorOf(request))),
     );
   };
 }

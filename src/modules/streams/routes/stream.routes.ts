@@ -16,6 +16,7 @@ import {
 import type { AccountStreamService } from '../account-stream.service.ts';
 import type { StreamPrincipal } from '../stream-access.service.ts';
 import type { TicketsService } from '../tickets.service.ts';
+import { ticketWire } from '../streams.wire.ts';
 
 const tags = ['streams'];
 
@@ -72,7 +73,9 @@ export function streamRoutes(deps: {
       },
       async (request) => {
         const user = request.user!;
-        return tickets.issue({ userId: user.id, sessionId: user.sessionId, admin: user.role === 'admin' });
+        return ticketWire(
+          await tickets.issue({ userId: user.id, sessionId: user.sessionId, admin: user.role === 'admin' }),
+        );
       },
     );
 

@@ -14,6 +14,7 @@ import {
   TrackerHealth,
 } from '../tracker.schemas.ts';
 import type { TrackerService } from '../tracker.service.ts';
+import { issueListWire, trackerHealthWire } from '../tracker.wire.ts';
 
 const tags = ['tracker'];
 const upstream = [429, 502, 503, 504];
@@ -35,7 +36,7 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
           response: { 200: TrackerHealth },
         },
       },
-      async () => service.health(),
+      async () => trackerHealthWire(await service.health()),
     );
 
     app.get(
@@ -51,7 +52,7 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
           response: { 200: IssueList, ...errorResponses(...adminOnly, ...upstream) },
         },
       },
-      async (request) => service.list(request.query),
+      async (request) => issueListWire(await service.list(request.query)),
     );
 
     app.post(

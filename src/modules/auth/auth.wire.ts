@@ -1,0 +1,79 @@
+// The auth module's answers on the wire: its services return accounts, token rows and issued tokens,
+// and the routes answer them through these mappers, each typed by its response schema.
+import { iso } from '../../platform/http/schemas.ts';
+import type { ApiTokenRow, UserRow } from '../users/index.ts';
+import type {
+  Account,
+  ApiToken,
+  ApiTokenCreated,
+  MfaRequired,
+  RecoveryCodes,
+  TokenPair,
+  TwoFactorSetup,
+} from './auth.schemas.ts';
+import type { SignIn } from './auth.service.ts';
+import type { IssuedTokens } from './session-issuer.ts';
+import type { TwoFactorEnrolment } from './two-factor.service.ts';
+
+/** The account as the API shows it. */
+export function accountWire(user: UserRow): Account {
+  return {
+    id: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    role: user.role,
+    subscriptionTier: user.subscriptionTier,
+    status: user.status,
+    emailVerified: user.emailVerified,
+    twoFactorEnabled: user.twoFactorEnabled,
+    createdAt: iso(user.createdAt)!,
+    lastLogin: iso(user.lastLogin),
+  };
+}
+
+export function tokenPairWire(tokens: IssuedTokens): TokenPair {
+  return {
+    access_token: tokens.accessToken,
+    token_type: 'bearer',
+    expires_in: tokens.expiresIn,
+    refresh_token: tokens.refreshToken,
+  };
+}
+
+/** A right password on an account with two-factor on: the token to verify the second factor with. */
+export function mfaRequiredWire(mfaToken: string): MfaRequired {
+  return { mfa_required: true, mfa_token: mfaToken, methods: ['totp', 'recovery_code'] };
+}
+
+/** The token pair, or what the second factor is verified with. */
+export function signInWire(signIn: SignIn): TokenPair | MfaRequired {
+  return 'mfaToken' in signIn ? mfaRequiredWire(signIn.mfaToken) : tokenPairWire(signIn);
+}
+
+function apiTokenFields(row: ApiTokenRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes as ApiToken['scopes'],
+    expires_at: iso(row.expiresAt)!,
+    created_at: iso(row.createdAt)!,
+  };
+}
+
+export function apiTokenWire(row: ApiTokenRow): ApiToken {
+  return { ...apiTokenFields(row), last_used_at: iso(row.lastUsedAt) };
+}
+
+export function apiTokenCreatedWire(created: { row: ApiTokenRow; token: string }): ApiTokenCreated {
+  return { ...apiTokenFields(created.row), token: created.token };
+}
+
+export function twoFactorSetupWire(enrolment: TwoFactorEnrolment): TwoFactorSetup {
+  return { secret: enrolment.secret, otpauth_url: enrolment.otpauthUrl, qr_svg: enrolment.qrSvg };
+}
+
+export function recoveryCodesWire(codes: string[]): RecoveryCodes {
+  return { recovery_codes: codes };
+}
