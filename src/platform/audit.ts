@@ -36,9 +36,9 @@ const auditRow = (event: AuditEvent, now: Date) => ({
 });
 
 export interface AuditWriter<Action extends string> {
-  audit(executor: DbExecutor, event: AuditEvent<Action>, now: Date): Promise<void>;
+  audit(event: AuditEvent<Action>, now: Date, executor: DbExecutor): Promise<void>;
   /** Several entries in one statement, for work done set by set. */
-  auditAll(executor: DbExecutor, events: readonly AuditEvent<Action>[], now: Date): Promise<void>;
+  auditAll(events: readonly AuditEvent<Action>[], now: Date, executor: DbExecutor): Promise<void>;
 }
 
 /**
@@ -48,12 +48,12 @@ export interface AuditWriter<Action extends string> {
  */
 export function auditWriter<const Action extends string>(..._actions: (readonly Action[])[]): AuditWriter<Action> {
   return {
-    async audit(executor, event, now) {
+    async audit(event, now, executor) {
       await executor.insert(auditLog).values(auditRow(event, now));
     },
     // Several entries in one statement, for work done set by set. The rows travel as one JSON
     // parameter rather than nine parameters a row: thousands of entries cost one parse of a short statement.
-    async auditAll(executor, events, now) {
+    async auditAll(events, now, executor) {
       if (events.length === 0) return;
       const rows = events.map((event) => ({
         ...auditRow(event, now),
@@ -76,7 +76,7 @@ export function auditWriter<const Action extends string>(..._actions: (readonly 
  * Entries where the user is the subject or the actor, newest first. Two index-ordered halves
  * (subject index, actor index) merged, so a rare user in a large log stays cheap.
  */
-export async function auditTrailOf(executor: DbExecutor, userId: string, limit: number): Promise<AuditRow[]> {
+export async function auditTrailOf(userId: string, limit: number, executor: DbExecutor): Promise<AuditRow[]> {
   const bySubject = executor
     .select()
     .from(auditLog)

@@ -35,7 +35,7 @@ export function createAdminModule(platform: Platform, deps: AdminModuleDeps) {
   const users = createUsersService({
     db,
     users: deps.users,
-    auditTrail: (userId, limit) => auditTrailOf(db, userId, limit),
+    auditTrail: (userId, limit) => auditTrailOf(userId, limit, db),
     revenueByCurrency: deps.revenueByCurrency,
     clock,
     trading: deps.trading,

@@ -30,7 +30,6 @@ export function createPlatformLimitsService(deps: { db: Db; repo: PlatformLimits
         if (Object.keys(changes).length === 0) return current;
         await repo.write(next, now, actor.id, tx);
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: actorTypeOf(actor),
@@ -41,6 +40,7 @@ export function createPlatformLimitsService(deps: { db: Db; repo: PlatformLimits
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return next;
       });

@@ -51,7 +51,6 @@ export function createUserActionsService(deps: {
       const { found, skipped, changed } = await accounts.changeStatuses(ids, target, actor.id, now, tx);
       for (const { user, sessionsRevoked } of changed) {
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: actorTypeOf(actor),
@@ -63,6 +62,7 @@ export function createUserActionsService(deps: {
             ip: actor.ip,
           },
           now,
+          tx,
         );
       }
       return { found, skipped, changed: changed.map(({ user }) => user.id) };
@@ -90,7 +90,6 @@ export function createUserActionsService(deps: {
         tx,
       );
       await audit(
-        tx,
         {
           actorId: actor.id,
           actorType: actorTypeOf(actor),
@@ -101,6 +100,7 @@ export function createUserActionsService(deps: {
           ip: actor.ip,
         },
         now,
+        tx,
       );
       return row;
     });
@@ -170,7 +170,6 @@ export function createUserActionsService(deps: {
             )
           : { queued: false };
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: actorTypeOf(actor),
@@ -182,6 +181,7 @@ export function createUserActionsService(deps: {
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return mail.queued;
       });
@@ -206,7 +206,6 @@ export function createUserActionsService(deps: {
       const sessionsRevoked = await db.transaction(async (tx) => {
         const revoked = await accounts.setPassword(user.id, passwordHash, 'admin_password_reset', now, tx);
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: actorTypeOf(actor),
@@ -218,6 +217,7 @@ export function createUserActionsService(deps: {
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return revoked;
       });

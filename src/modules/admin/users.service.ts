@@ -103,7 +103,6 @@ export function createUsersService(deps: UsersServiceDeps) {
         if (Object.keys(changes).length === 0) return user;
         if (twoFactorReset) {
           await audit(
-            tx,
             {
               actorId: actor.id,
               actorType: actorTypeOf(actor),
@@ -115,10 +114,10 @@ export function createUsersService(deps: UsersServiceDeps) {
               ip: actor.ip,
             },
             now,
+            tx,
           );
         }
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: actorTypeOf(actor),
@@ -130,6 +129,7 @@ export function createUsersService(deps: UsersServiceDeps) {
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return user;
       });
@@ -147,7 +147,6 @@ export function createUsersService(deps: UsersServiceDeps) {
         const deleted = await accounts.delete(id, actor.id, now, tx);
         if (!deleted) return;
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: actorTypeOf(actor),
@@ -159,6 +158,7 @@ export function createUsersService(deps: UsersServiceDeps) {
             ip: actor.ip,
           },
           now,
+          tx,
         );
       });
       deps.onUserChanged(id);
@@ -177,7 +177,6 @@ export function createUsersService(deps: UsersServiceDeps) {
         const batch = await db.transaction(async (tx) => {
           const ended = await accounts.endGracePeriods(now, GRACE_BATCH, tx);
           await auditAll(
-            tx,
             ended.map((user) => ({
               actorType: 'job' as const,
               action:
@@ -190,6 +189,7 @@ export function createUsersService(deps: UsersServiceDeps) {
               details: { from: user.previousTier, to: FREE_TIER, grace_period_ended_at: iso(user.endedAt) },
             })),
             now,
+            tx,
           );
           downgraded += ended.filter((user) => user.previousTier !== FREE_TIER).length;
           cleared += ended.length;

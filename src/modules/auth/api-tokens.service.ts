@@ -46,7 +46,6 @@ export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 
           tx,
         );
         await audit(
-          tx,
           {
             actorId: owner.id,
             actorType: 'user',
@@ -58,6 +57,7 @@ export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 
             details: { name: body.name, scopes: created.scopes, expiresInDays: days },
           },
           now,
+          tx,
         );
         return created;
       });
@@ -74,7 +74,6 @@ export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 
       const revoked = await db.transaction(async (tx) => {
         if (!id || !(await apiTokens.revoke(id, ownerId, now, tx))) return false;
         await audit(
-          tx,
           {
             actorId: ownerId,
             actorType: 'user',
@@ -85,6 +84,7 @@ export function createApiTokensService(deps: { db: Db; users: Pick<UsersModule, 
             ip,
           },
           now,
+          tx,
         );
         return true;
       });

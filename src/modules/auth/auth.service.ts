@@ -89,7 +89,6 @@ export function createAuthService(deps: {
         );
         const actorId = options.actor === 'user' ? user.id : null;
         await audit(
-          tx,
           {
             actorId,
             actorType: options.actor,
@@ -100,6 +99,7 @@ export function createAuthService(deps: {
             details: { role: user.role },
           },
           now,
+          tx,
         );
         return user;
       });
@@ -129,7 +129,6 @@ export function createAuthService(deps: {
       await db.transaction(async (tx) => {
         await accounts.change(existing.id, { role: 'admin' }, null, now, tx);
         await audit(
-          tx,
           {
             actorType: 'system',
             action: 'auth.admin_bootstrap',
@@ -139,6 +138,7 @@ export function createAuthService(deps: {
             details: { role: { from: existing.role, to: 'admin' } },
           },
           now,
+          tx,
         );
       });
       deps.onUserChanged(existing.id);
@@ -169,9 +169,9 @@ export function createAuthService(deps: {
       if (!user || !valid) {
         if (user)
           await audit(
-            db,
             { actorId: user.id, actorType: 'user', action: 'auth.login_failed', subjectUserId: user.id, ip: client.ip },
             clock.now(),
+            db,
           );
         throw invalidCredentials();
       }
@@ -188,7 +188,6 @@ export function createAuthService(deps: {
           expiresAt: new Date(now.getTime() + MFA_TOKEN_TTL_MS),
         });
         await audit(
-          db,
           {
             actorId: user.id,
             actorType: 'user',
@@ -197,6 +196,7 @@ export function createAuthService(deps: {
             ip: client.ip,
           },
           now,
+          db,
         );
         return { mfaToken };
       }
@@ -227,7 +227,6 @@ export function createAuthService(deps: {
       });
       if (outcome.failed) {
         await audit(
-          db,
           {
             actorId: user.id,
             actorType: 'user',
@@ -237,6 +236,7 @@ export function createAuthService(deps: {
             details: { purpose: 'sign_in', wrong: body.code !== undefined ? 'code' : 'recovery_code' },
           },
           now,
+          db,
         );
       } else {
         await throttle.release(user.email, client.ip);
@@ -271,7 +271,6 @@ export function createAuthService(deps: {
         if (!method) return undefined;
         const session = await sessions.markSecondFactor(sessionId, method, now, tx);
         await audit(
-          tx,
           {
             actorId: user.id,
             actorType: 'user',
@@ -282,12 +281,12 @@ export function createAuthService(deps: {
             ip: client.ip,
           },
           now,
+          tx,
         );
         return issuePair(user, sessionId, session!, tx);
       });
       if (!pair) {
         await audit(
-          db,
           {
             actorId: user.id,
             actorType: 'user',
@@ -297,6 +296,7 @@ export function createAuthService(deps: {
             details: { purpose: 'step_up', wrong: 'code' },
           },
           now,
+          db,
         );
         throw wrongSecondFactor();
       }
@@ -310,7 +310,6 @@ export function createAuthService(deps: {
         const rotation = await sessions.rotate(hashToken(refreshToken), now, tx);
         if (rotation.kind === 'reused') {
           await audit(
-            tx,
             {
               actorType: 'system',
               action: 'auth.refresh_reuse_detected',
@@ -319,6 +318,7 @@ export function createAuthService(deps: {
               targetId: rotation.sessionId,
             },
             now,
+            tx,
           );
           return { error: invalidRefresh(), revokedUser: rotation.userId };
         }
@@ -337,7 +337,6 @@ export function createAuthService(deps: {
       await db.transaction(async (tx) => {
         if (sessionId) await sessions.end(sessionId, 'logout', now, tx);
         await audit(
-          tx,
           {
             actorId: userId,
             actorType: 'user',
@@ -348,6 +347,7 @@ export function createAuthService(deps: {
             ip: client.ip,
           },
           now,
+          tx,
         );
       });
       deps.onUserChanged(userId);

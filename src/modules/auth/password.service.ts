@@ -46,7 +46,6 @@ export function createPasswordService(deps: {
       if (!user) throw notFound('User not found');
       if (!(await verifyPassword(body.current_password, user.passwordHash))) {
         await audit(
-          db,
           {
             actorId: user.id,
             actorType: 'user',
@@ -55,6 +54,7 @@ export function createPasswordService(deps: {
             ip: client.ip,
           },
           clock.now(),
+          db,
         );
         throw badRequest('Current password is incorrect');
       }
@@ -78,7 +78,6 @@ export function createPasswordService(deps: {
           changer.sessionId,
         );
         await audit(
-          tx,
           {
             actorId: user.id,
             actorType: 'user',
@@ -90,6 +89,7 @@ export function createPasswordService(deps: {
             details: { sessionsRevoked: revoked },
           },
           now,
+          tx,
         );
       });
       // Drops the cached principals, so the revoked sessions are refused at once here (elsewhere within seconds, as after a logout).

@@ -81,7 +81,6 @@ export function createSecondFactor(deps: {
         return undefined;
       const remaining = await twoFactor.unusedRecoveryCodes(user.id, executor);
       await audit(
-        executor,
         {
           actorId: user.id,
           actorType: 'user',
@@ -93,6 +92,7 @@ export function createSecondFactor(deps: {
           details: { purpose: context.purpose, remaining },
         },
         context.now,
+        executor,
       );
       await messages.mail(
         executor,

@@ -74,7 +74,6 @@ export function createSessionIssuer(deps: {
     const details: Record<string, unknown> = { userAgent: client.userAgent?.slice(0, 200) };
     if (method) details.secondFactor = method;
     await audit(
-      executor,
       {
         actorId: user.id,
         actorType: 'user',
@@ -86,6 +85,7 @@ export function createSessionIssuer(deps: {
         details,
       },
       now,
+      executor,
     );
     return issuePair(
       user,

@@ -72,7 +72,6 @@ export function createTwoFactorService(deps: {
   async function checkPassword(user: UserRow, password: string, client: ClientInfo, purpose: string): Promise<void> {
     if (await verifyPassword(password, user.passwordHash)) return;
     await audit(
-      db,
       {
         actorId: user.id,
         actorType: 'user',
@@ -82,6 +81,7 @@ export function createTwoFactorService(deps: {
         details: { purpose, wrong: 'password' },
       },
       clock.now(),
+      db,
     );
     throw badRequest('Password is incorrect');
   }
@@ -113,7 +113,6 @@ export function createTwoFactorService(deps: {
           const swapped = await db.transaction(async (tx) => {
             if (!(await twoFactor.replaceSealed(id, sealed, resealed, tx))) return false;
             await audit(
-              tx,
               {
                 actorType: 'job',
                 action: 'auth.2fa.reencrypt',
@@ -123,6 +122,7 @@ export function createTwoFactorService(deps: {
                 details: { encryption_key_id: secondFactor.currentKeyId() },
               },
               now,
+              tx,
             );
             return true;
           });
@@ -146,7 +146,6 @@ export function createTwoFactorService(deps: {
         throw conflict('Two-factor authentication is on already; disable it first to enroll again');
       }
       await audit(
-        db,
         {
           actorId: user.id,
           actorType: 'user',
@@ -157,6 +156,7 @@ export function createTwoFactorService(deps: {
           ip: client.ip,
         },
         now,
+        db,
       );
       const url = otpauthUrl(secret, user.email);
       return { secret, otpauthUrl: url, qrSvg: qrSvg(url) };
@@ -183,7 +183,6 @@ export function createTwoFactorService(deps: {
         );
         if (enabled !== 'enabled') return enabled;
         await audit(
-          tx,
           {
             actorId: user.id,
             actorType: 'user',
@@ -194,6 +193,7 @@ export function createTwoFactorService(deps: {
             ip: client.ip,
           },
           now,
+          tx,
         );
         return 'enabled' as const;
       });
@@ -216,7 +216,6 @@ export function createTwoFactorService(deps: {
         if (!method) return undefined;
         const revoked = await twoFactor.disable(user.id, actor.sessionId, now, tx);
         await audit(
-          tx,
           {
             actorId: user.id,
             actorType: 'user',
@@ -228,6 +227,7 @@ export function createTwoFactorService(deps: {
             details: { method, sessionsRevoked: revoked },
           },
           now,
+          tx,
         );
         return method;
       });

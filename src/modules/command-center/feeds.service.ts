@@ -112,7 +112,6 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
           tx,
         );
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -123,6 +122,7 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return toIntelEvent(row);
       });
@@ -161,7 +161,6 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
       await db.transaction(async (tx) => {
         if (!(await repo.recordOutcome(id, outcomePct, now, tx))) throw notFound('Intel event not found');
         await audit(
-          tx,
           {
             actorType: 'job',
             action: 'command_center.intel.score',
@@ -170,6 +169,7 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
             details: { outcome_pct: outcomePct },
           },
           now,
+          tx,
         );
       });
     },
@@ -206,7 +206,6 @@ export function createAgentsService(deps: {
           tx,
         );
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -217,6 +216,7 @@ export function createAgentsService(deps: {
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return toActivityEvent(row);
       });

@@ -84,7 +84,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
   }
 
   /** A task may not hang below itself, nor wait (directly or through others) on itself. */
-  async function checkAcyclic(executor: DbExecutor, taskId: string, body: TaskUpdateBody): Promise<void> {
+  async function checkAcyclic(taskId: string, body: TaskUpdateBody, executor: DbExecutor): Promise<void> {
     const parent = body.parent_task_id;
     if (parent) {
       if (parent === taskId)
@@ -144,7 +144,6 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
         if (body.comment)
           await repo.insertComment({ taskId: row.id, body: body.comment, authorId: actor.id, createdAt: now }, tx);
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -160,6 +159,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return load(row.id, tx);
       });
@@ -176,7 +176,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
         if (!current) throw taskNotFound();
         if (touchesGraph) {
           await checkExisting(tx, body.parent_task_id, body.blocked_by);
-          await checkAcyclic(tx, taskId, { ...body, blocked_by: blockers });
+          await checkAcyclic(taskId, { ...body, blocked_by: blockers }, tx);
         }
 
         const patch: TaskPatch = {};
@@ -209,7 +209,6 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
 
         await repo.update(taskId, { ...patch, updatedAt: now }, tx);
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -224,6 +223,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return load(taskId, tx);
       });
@@ -238,7 +238,6 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
         const comment = await repo.insertComment({ taskId, body: body.body, authorId: actor.id, createdAt: now }, tx);
         await repo.update(taskId, { updatedAt: now }, tx);
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -249,6 +248,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return toComment(comment);
       });

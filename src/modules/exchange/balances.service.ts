@@ -44,7 +44,6 @@ export function createBalancesService(deps: {
             tx,
           );
           await audit(
-            tx,
             {
               ...auditActor(ctx),
               action: 'exchange.balance.sync',
@@ -55,6 +54,7 @@ export function createBalancesService(deps: {
               ip: ctx.ip,
             },
             now,
+            tx,
           );
         });
         await deps.events.user(ctx.id, 'balance.synced', {
@@ -82,7 +82,6 @@ export function createBalancesService(deps: {
         if (!(error instanceof VenueError)) throw error;
         const now = clock.now();
         await audit(
-          deps.db,
           {
             ...auditActor(ctx),
             action: 'exchange.balance.sync',
@@ -93,6 +92,7 @@ export function createBalancesService(deps: {
             ip: ctx.ip,
           },
           now,
+          deps.db,
         );
         await deps.events.user(ctx.id, 'balance.synced', {
           exchange: venue,

@@ -69,7 +69,6 @@ export function createBinanceAccountService(deps: {
       const credential = await credentials.resolve(ctx.id, venue);
       const burn = await credentials.use(credential, (keys) => gateway.setFeeTokenBurn(venue, keys, spot));
       await audit(
-        deps.db,
         {
           actorId: ctx.id,
           actorType: 'user',
@@ -81,6 +80,7 @@ export function createBinanceAccountService(deps: {
           ip: ctx.ip,
         },
         deps.clock.now(),
+        deps.db,
       );
       return burnView(venue, credential.id, burn);
     },

@@ -63,7 +63,6 @@ export function createCredentialRotation(deps: {
       }
       if (reencrypted > 0) {
         await audit(
-          deps.db,
           {
             actorType: 'job',
             action: 'exchange.credentials.reencrypt',
@@ -71,6 +70,7 @@ export function createCredentialRotation(deps: {
             details: { scanned, reencrypted, key_id: secretBox.currentKeyId },
           },
           deps.clock.now(),
+          deps.db,
         );
         deps.logger.info({ scanned, reencrypted }, 're-encrypted exchange credentials under the current key');
       }

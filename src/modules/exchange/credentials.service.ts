@@ -147,7 +147,6 @@ export function createCredentialsService(deps: {
             `You already have a ${input.exchange_name} credential named "${input.credential_name ?? 'Default'}"`,
           );
         await audit(
-          tx,
           {
             actorId: ctx.id,
             actorType: 'user',
@@ -163,6 +162,7 @@ export function createCredentialsService(deps: {
             ip: ctx.ip,
           },
           now,
+          tx,
         );
         return created;
       });
@@ -210,7 +210,6 @@ export function createCredentialsService(deps: {
         if (updated === 'name_taken')
           throw conflict(`You already have a ${venue} credential named "${input.credential_name}"`);
         await audit(
-          tx,
           {
             actorId: ctx.id,
             actorType: 'user',
@@ -222,6 +221,7 @@ export function createCredentialsService(deps: {
             ip: ctx.ip,
           },
           now,
+          tx,
         );
         return updated;
       });
@@ -240,7 +240,6 @@ export function createCredentialsService(deps: {
         const row = await repo.findForUser(ctx.id, id, tx);
         if (!row || !(await repo.delete(ctx.id, id, tx))) throw notFound('Credential not found');
         await audit(
-          tx,
           {
             actorId: ctx.id,
             actorType: 'user',
@@ -252,6 +251,7 @@ export function createCredentialsService(deps: {
             ip: ctx.ip,
           },
           now,
+          tx,
         );
         return row.exchangeName;
       });

@@ -174,7 +174,6 @@ export function createTradesService(deps: {
       const hasMore = markets.some((m) => m.has_more);
       const now = clock.now();
       await audit(
-        deps.db,
         {
           ...auditActor(ctx),
           action: 'exchange.trades.sync',
@@ -193,6 +192,7 @@ export function createTradesService(deps: {
           ip: ctx.ip,
         },
         now,
+        deps.db,
       );
       await deps.events.user(ctx.id, 'trades.synced', {
         exchange: venue,

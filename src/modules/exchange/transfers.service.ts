@@ -127,7 +127,6 @@ export function createTransfersService(deps: {
       const synced = kinds.reduce((sum, k) => sum + k.synced, 0);
       const at = clock.now();
       await audit(
-        deps.db,
         {
           ...auditActor(ctx),
           action: 'exchange.transfers.sync',
@@ -143,6 +142,7 @@ export function createTransfersService(deps: {
           ip: ctx.ip,
         },
         at,
+        deps.db,
       );
       await deps.events.user(ctx.id, 'transfers.synced', {
         exchange: venue,

@@ -164,7 +164,6 @@ export function createValidationService(deps: {
           };
       for (const id of ids) await deps.credentials.record(id, outcome, false);
       await audit(
-        deps.db,
         {
           actorId: ctx.id,
           actorType: 'user',
@@ -176,6 +175,7 @@ export function createValidationService(deps: {
           ip: ctx.ip,
         },
         now,
+        deps.db,
       );
       await deps.events.user(ctx.id, 'credential.validated', {
         exchange: input.exchange,

@@ -43,7 +43,7 @@ export function createMessages(box: SecretBox, repo: NotificationsRepository) {
   return {
     /** Queues a chat post; answers its outbox row, or null when one with the same dedupe key was queued before. */
     chat(executor: DbExecutor, message: ChatMessage, now: Date, dedupeKey?: string): Promise<string | null> {
-      return enqueue(executor, { kind: CHAT_KIND, payload: { ...message }, dedupeKey }, now);
+      return enqueue({ kind: CHAT_KIND, payload: { ...message }, dedupeKey }, now, executor);
     },
 
     /** Queues the mail unless the address is suppressed; answers whether it was queued. */
@@ -61,14 +61,14 @@ export function createMessages(box: SecretBox, repo: NotificationsRepository) {
             sealed: box.seal(JSON.stringify({ text: mail.text, html: mail.html }), sealedMailAt(mail.to)),
           }
         : { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
-      await enqueue(executor, { kind: MAIL_KIND, payload, dedupeKey }, now);
+      await enqueue({ kind: MAIL_KIND, payload, dedupeKey }, now, executor);
       return { queued: true };
     },
 
-    isSuppressed: (executor: DbExecutor, email: string): Promise<boolean> => repo.isSuppressed(email, executor),
+    isSuppressed: (email: string, executor: DbExecutor): Promise<boolean> => repo.isSuppressed(email, executor),
 
     /** No mail goes to this address any more (it bounced, or its owner complained); answers whether it is new. */
-    suppress: (executor: DbExecutor, email: string, reason: string, now: Date): Promise<boolean> =>
+    suppress: (email: string, reason: string, now: Date, executor: DbExecutor): Promise<boolean> =>
       repo.suppress(email, reason, now, executor),
   };
 }

@@ -81,7 +81,6 @@ export function createProviderKeysService(deps: {
           tx,
         );
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -92,6 +91,7 @@ export function createProviderKeysService(deps: {
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return row;
       });
@@ -144,7 +144,6 @@ export function createProviderKeysService(deps: {
         );
         const row = await repo.update(id, { ...patch, updatedAt: now, updatedBy: actor.id }, tx);
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -155,6 +154,7 @@ export function createProviderKeysService(deps: {
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return row;
       });
@@ -166,7 +166,6 @@ export function createProviderKeysService(deps: {
         const row = await repo.delete(id, tx);
         if (!row) throw keyNotFound();
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -177,6 +176,7 @@ export function createProviderKeysService(deps: {
             ip: actor.ip,
           },
           now,
+          tx,
         );
       });
     },
@@ -204,7 +204,6 @@ export function createProviderKeysService(deps: {
       await db.transaction(async (tx) => {
         if (!apiKey || !(await repo.recordUse(id, now, tx))) return;
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -215,6 +214,7 @@ export function createProviderKeysService(deps: {
             ip: actor.ip,
           },
           now,
+          tx,
         );
       });
       return {
@@ -269,7 +269,6 @@ export function createProviderKeysService(deps: {
           const swapped = await db.transaction(async (tx) => {
             if (!(await repo.replaceSealed(id, encryptedKey, resealed, tx))) return false;
             await audit(
-              tx,
               {
                 actorType: 'job',
                 action: 'provider_key.reencrypt',
@@ -278,6 +277,7 @@ export function createProviderKeysService(deps: {
                 details: { encryption_key_id: secretBox.currentKeyId },
               },
               now,
+              tx,
             );
             return true;
           });

@@ -49,7 +49,6 @@ export function createRagSettingsService(deps: { db: Db; repo: RagSettingsReposi
         const row = await repo.apply(change, body.version, actor.id, now, tx);
         if (!row) throw stale((await repo.find(tx))!.version);
         await audit(
-          tx,
           {
             actorId: actor.id,
             actorType: 'admin',
@@ -60,6 +59,7 @@ export function createRagSettingsService(deps: { db: Db; repo: RagSettingsReposi
             ip: actor.ip,
           },
           now,
+          tx,
         );
         return row;
       });

@@ -114,7 +114,6 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
           const reason = `autopilot: paper rules met (${JSON.stringify(row.metrics)}; rules ${JSON.stringify(PROMOTION_RULES)})`;
           if (!(await repo.transition(row.id, { from: 'paper', to: 'live', at: now, reason }, tx))) return false;
           await audit(
-            tx,
             {
               actorType: 'job',
               action: 'strategy.promote',
@@ -124,6 +123,7 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
               details: { from: 'paper', to: 'live', metrics: row.metrics },
             },
             now,
+            tx,
           );
           return true;
         });

@@ -162,7 +162,7 @@ export function createTrackerRepository(db: DbExecutor) {
     },
 
     async loadIssue(id: string, executor: DbExecutor = db): Promise<TrackerIssue | undefined> {
-      const [issue] = await loadIssues(executor, eq(trackerIssues.id, id), 1);
+      const [issue] = await loadIssues(eq(trackerIssues.id, id), 1, executor);
       return issue;
     },
 
@@ -190,7 +190,7 @@ export function createTrackerRepository(db: DbExecutor) {
         conditions.push(sql`EXISTS (SELECT 1 FROM ${trackerIssueLabels} il JOIN ${trackerLabels} l ON l.id = il.label_id
           WHERE il.issue_id = ${trackerIssues.id} AND lower(l.name) = ${query.label.toLowerCase()})`);
       }
-      const rows = await loadIssues(executor, conditions.length > 0 ? and(...conditions) : undefined, query.limit + 1);
+      const rows = await loadIssues(conditions.length > 0 ? and(...conditions) : undefined, query.limit + 1, executor);
       return { issues: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
     },
   };
@@ -203,7 +203,7 @@ function refCondition(ref: string): SQL | undefined {
 }
 
 /** Issues with their state, team, assignee and labels, most recently updated first. */
-async function loadIssues(executor: DbExecutor, where: SQL | undefined, limit: number): Promise<TrackerIssue[]> {
+async function loadIssues(where: SQL | undefined, limit: number, executor: DbExecutor): Promise<TrackerIssue[]> {
   const rows = await executor
     .select({
       issue: trackerIssues,

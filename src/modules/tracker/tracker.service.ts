@@ -48,9 +48,9 @@ export function createTrackerService(deps: {
         ip: actor.ip,
       };
       await audit(
-        executor,
         { ...entry, details: { identifier: issue.identifier, backend: backend.name, ...details } },
         clock.now(),
+        executor,
       );
     };
 

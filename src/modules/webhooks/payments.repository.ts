@@ -23,7 +23,7 @@ export async function rememberCustomer(
     });
 }
 
-export async function findCustomer(tx: DbExecutor, customerId: string) {
+export async function findCustomer(customerId: string, tx: DbExecutor) {
   const [row] = await tx.select().from(paymentCustomers).where(eq(paymentCustomers.customerId, customerId)).limit(1);
   return row;
 }

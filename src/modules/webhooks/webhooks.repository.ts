@@ -111,7 +111,7 @@ interface ProviderOutcome {
  * Stores the delivery or finds the one stored before. Concurrent claims of one id serialise on the
  * unique index: the second waits for the first to commit, then sees it.
  */
-async function claim(tx: DbExecutor, delivery: NewDelivery): Promise<Claim> {
+async function claim(delivery: NewDelivery, tx: DbExecutor): Promise<Claim> {
   const inserted = await tx
     .insert(webhookDeliveries)
     .values({ ...delivery, status: 'processing' })
@@ -177,7 +177,7 @@ async function claimByContent(
     .orderBy(descending(webhookDeliveries.receivedAt))
     .limit(1);
   const deliveryId = copy?.deliveryId ?? senderId ?? keys[0]!;
-  return { claim: await claim(tx, { ...fields, deliveryId, contentKey: keys[0] }), deliveryId };
+  return { claim: await claim({ ...fields, deliveryId, contentKey: keys[0] }, tx), deliveryId };
 }
 
 const dateOrNull = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));

@@ -113,17 +113,17 @@ export function createWebhooksService(deps: {
         openGracePeriod: (userId, endsAt) => accounts.openGracePeriod(userId, endsAt, now, tx),
         clearGracePeriod: (userId) => accounts.clearGracePeriod(userId, now, tx),
       },
-      isSuppressed: (email) => messages.isSuppressed(tx, email),
-      suppress: (email, reason) => messages.suppress(tx, email, reason, now),
+      isSuppressed: (email) => messages.isSuppressed(email, tx),
+      suppress: (email, reason) => messages.suppress(email, reason, now, tx),
       async audit(event) {
         await audit(
-          tx,
           {
             ...event,
             actorType: 'webhook',
             details: { provider: handler.provider, deliveryId: base.deliveryId, ...event.details },
           },
           now,
+          tx,
         );
       },
       deliveries: {
@@ -131,7 +131,7 @@ export function createWebhooksService(deps: {
         settle: (ids, status) => settleHeld(tx, provider, ids, status, now),
       },
       payments: {
-        findCustomer: (customerId) => findCustomer(tx, customerId),
+        findCustomer: (customerId) => findCustomer(customerId, tx),
         rememberCustomer: (customer) => rememberCustomer(tx, customer, now),
         recordPayment: (payment) => recordPayment(tx, payment, now),
       },
@@ -176,7 +176,7 @@ export function createWebhooksService(deps: {
         const content = { digest: bodyDigest(delivery.rawBody), windowMs };
         ({ claim, deliveryId } = await repo.claimByContent(tx, { ...stored, senderId: identity.senderId }, content));
       } else {
-        claim = await repo.claim(tx, { ...stored, deliveryId });
+        claim = await repo.claim({ ...stored, deliveryId }, tx);
       }
       const base = { now, provider, deliveryId, event, body: delivery.body, headers: delivery.headers };
       if (claim === 'duplicate')

@@ -97,12 +97,12 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> 
 /** A module's enqueue, typed by the kinds it declares (the database's CHECK holds every module's kinds). */
 export function outboxWriter<const Kind extends string>(_kinds: readonly Kind[]) {
   return {
-    enqueue: (executor: DbExecutor, message: OutboxMessage<Kind>, now: Date) => enqueue(executor, message, now),
+    enqueue: (message: OutboxMessage<Kind>, now: Date, executor: DbExecutor) => enqueue(message, now, executor),
   };
 }
 
 /** Returns the new row's id, or null when the dedupe key was already used. */
-async function enqueue(executor: DbExecutor, message: OutboxMessage, now: Date): Promise<string | null> {
+async function enqueue(message: OutboxMessage, now: Date, executor: DbExecutor): Promise<string | null> {
   const rows = await executor
     .insert(outbox)
     .values({

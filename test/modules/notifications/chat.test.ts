@@ -95,9 +95,9 @@ describe('chat notifications to a Slack-compatible webhook', () => {
       // Two attempts only: if a 429 used one up, the first row would die at its second 429.
       ids.push(
         (await enqueueRow(
-          t.database.db,
           { kind: CHAT_KIND, payload: { ...message, title }, maxAttempts: 2 },
           clock.now(),
+          t.database.db,
         ))!,
       );
       clock.advance(1);

@@ -113,12 +113,12 @@ describe('audit actions and outbox kinds, declared per module', () => {
 
 /** Never called: the compiler checks that a module's writer takes its own values only (`npm run typecheck`). */
 export function writersAreTypedByTheirModule(db: Database['db'], now: Date) {
-  void exchangeAudit(db, { actorType: 'user', action: 'exchange.credential.create' }, now);
+  void exchangeAudit({ actorType: 'user', action: 'exchange.credential.create' }, now, db);
   // @ts-expect-error: another module's action
-  void exchangeAudit(db, { actorType: 'user', action: 'auth.login' }, now);
+  void exchangeAudit({ actorType: 'user', action: 'auth.login' }, now, db);
   // @ts-expect-error: an action no module declares
-  void exchangeAudit(db, { actorType: 'user', action: 'exchange.credential.teleport' }, now);
-  void enqueue(db, { kind: 'mail.send', payload: {} }, now);
+  void exchangeAudit({ actorType: 'user', action: 'exchange.credential.teleport' }, now, db);
+  void enqueue({ kind: 'mail.send', payload: {} }, now, db);
   // @ts-expect-error: a kind no module declares
-  void enqueue(db, { kind: 'sms.send', payload: {} }, now);
+  void enqueue({ kind: 'sms.send', payload: {} }, now, db);
 }

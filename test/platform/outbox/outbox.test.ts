@@ -51,7 +51,7 @@ describe('outbox', () => {
     it('writes nothing when the surrounding transaction rolls back', async () => {
       await assert.rejects(
         database.db.transaction(async (tx) => {
-          await enqueue(tx, { kind: 'mail.send', payload: { to: 'a@example.com' } }, T0);
+          await enqueue({ kind: 'mail.send', payload: { to: 'a@example.com' } }, T0, tx);
           throw new Error('the business change failed');
         }),
         /business change failed/,
@@ -61,7 +61,7 @@ describe('outbox', () => {
 
     it('is committed with the transaction', async () => {
       await database.db.transaction(async (tx) => {
-        await enqueue(tx, { kind: 'mail.send', payload: { to: 'a@example.com' } }, T0);
+        await enqueue({ kind: 'mail.send', payload: { to: 'a@example.com' } }, T0, tx);
       });
       const [row] = await rows();
       assert.equal(row!.status, 'pending');
@@ -70,8 +70,8 @@ describe('outbox', () => {
     });
 
     it('a second message with the same dedupe key is dropped', async () => {
-      const first = await enqueue(database.db, { kind: 'chat.post', payload: { n: 1 }, dedupeKey: 'delivery-1' }, T0);
-      const second = await enqueue(database.db, { kind: 'chat.post', payload: { n: 2 }, dedupeKey: 'delivery-1' }, T0);
+      const first = await enqueue({ kind: 'chat.post', payload: { n: 1 }, dedupeKey: 'delivery-1' }, T0, database.db);
+      const second = await enqueue({ kind: 'chat.post', payload: { n: 2 }, dedupeKey: 'delivery-1' }, T0, database.db);
       assert.ok(first);
       assert.equal(second, null);
       const all = await rows();
@@ -82,7 +82,7 @@ describe('outbox', () => {
 
   describe('delivery', () => {
     it('hands the payload to the handler and records the outcome', async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: { text: 'hi' } }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: { text: 'hi' } }, T0, database.db))!;
       const seen: unknown[] = [];
       const w = worker();
       w.register('chat.post', async (payload) => {
@@ -100,8 +100,8 @@ describe('outbox', () => {
     });
 
     it('claims only kinds it has a handler for, and nothing not yet due', async () => {
-      await enqueue(database.db, { kind: 'mail.send', payload: {} }, T0);
-      await enqueue(database.db, { kind: 'chat.post', payload: {}, availableAt: new Date(T0.getTime() + 60_000) }, T0);
+      await enqueue({ kind: 'mail.send', payload: {} }, T0, database.db);
+      await enqueue({ kind: 'chat.post', payload: {}, availableAt: new Date(T0.getTime() + 60_000) }, T0, database.db);
       const w = worker();
       w.register('chat.post', async () => undefined);
       assert.equal(await w.runOnce(), 0);
@@ -128,7 +128,7 @@ describe('outbox', () => {
     });
 
     it('retries a failed delivery after the backoff, not before', async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {} }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
       let calls = 0;
       const w = worker({ baseBackoffMs: 2000 });
       w.register('chat.post', async () => {
@@ -159,7 +159,7 @@ describe('outbox', () => {
     });
 
     it("honours a handler's RetryLater delay when it is longer than the backoff", async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {} }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
       let calls = 0;
       const w = worker();
       w.register('chat.post', async () => {
@@ -181,7 +181,7 @@ describe('outbox', () => {
     });
 
     it('marks a dead letter after maxAttempts', async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {}, maxAttempts: 3 }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: {}, maxAttempts: 3 }, T0, database.db))!;
       const w = worker();
       let calls = 0;
       w.register('chat.post', async () => {
@@ -202,7 +202,7 @@ describe('outbox', () => {
     });
 
     it('gives the attempt back when the receiver asks us to wait: rate limiting alone never makes a dead letter', async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {}, maxAttempts: 2 }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: {}, maxAttempts: 2 }, T0, database.db))!;
       let calls = 0;
       const w = worker();
       w.register('chat.post', async () => {
@@ -230,7 +230,7 @@ describe('outbox', () => {
     });
 
     it('still counts every other RetryLater as an attempt', async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {}, maxAttempts: 2 }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: {}, maxAttempts: 2 }, T0, database.db))!;
       const w = worker();
       w.register('chat.post', async () => {
         throw new RetryLater('503 from the receiver', 1_000);
@@ -242,7 +242,7 @@ describe('outbox', () => {
     });
 
     it('marks a dead letter at once on PermanentFailure', async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {} }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
       const w = worker();
       w.register('chat.post', async () => {
         throw new PermanentFailure('400 invalid_payload');
@@ -257,7 +257,7 @@ describe('outbox', () => {
 
   describe('crash recovery', () => {
     it("takes over a row whose worker stopped answering once its lease ran out; the late worker's outcome is ignored", async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {} }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
       const stuck = deferred();
       const entered = deferred();
       const a = worker({ leaseMs: 30_000 });
@@ -286,7 +286,7 @@ describe('outbox', () => {
     });
 
     it('ignores the late outcome of a worker whose lease ran out, also after the next worker gave its attempt back', async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {} }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
       const stuck = deferred();
       const entered = deferred();
       const a = worker({ leaseMs: 30_000 });
@@ -323,7 +323,7 @@ describe('outbox', () => {
     });
 
     it('never hand one row to two workers (FOR UPDATE SKIP LOCKED)', async () => {
-      for (let i = 0; i < 50; i++) await enqueue(database.db, { kind: 'chat.post', payload: { n: i } }, T0);
+      for (let i = 0; i < 50; i++) await enqueue({ kind: 'chat.post', payload: { n: i } }, T0, database.db);
       // On PostgreSQL the second group of workers uses a pool of its own, as another instance would.
       const url = await testDatabaseUrl();
       const second = url ? await openDatabase({ url, poolSize: 3 }) : database;
@@ -349,7 +349,7 @@ describe('outbox', () => {
 
   describe('stop', () => {
     it('waits for the batch in hand, then polls no more', async () => {
-      const id = (await enqueue(database.db, { kind: 'chat.post', payload: {} }, T0))!;
+      const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
       const release = deferred();
       const entered = deferred();
       let calls = 0;
@@ -372,14 +372,14 @@ describe('outbox', () => {
       await stopping;
       assert.equal((await rowById(id)).status, 'done');
 
-      await enqueue(database.db, { kind: 'chat.post', payload: {} }, T0);
+      await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db);
       await sleep(50);
       assert.equal(calls, 1, 'a stopped worker does not poll');
     });
 
     it('aborts the delivery in progress and gives back every row of the batch: pending, due, the attempt not counted', async () => {
       const ids = [];
-      for (let i = 0; i < 3; i++) ids.push((await enqueue(database.db, { kind: 'chat.post', payload: { n: i } }, T0))!);
+      for (let i = 0; i < 3; i++) ids.push((await enqueue({ kind: 'chat.post', payload: { n: i } }, T0, database.db))!);
       const entered = deferred();
       const w = worker({ pollMs: 10 });
       w.register('chat.post', (_payload, _row, signal) => {

@@ -35,7 +35,7 @@ export function createLocalTrackerBackend(deps: {
   const { clock } = deps;
   const defaultTeamId = deps.defaultTeamId ?? LOCAL_DEFAULT_TEAM.id;
 
-  async function isUser(tx: DbExecutor, id: string): Promise<boolean> {
+  async function isUser(id: string, tx: DbExecutor): Promise<boolean> {
     const userId = parseUserId(id);
     return userId !== undefined && (await deps.users.findById(userId, tx)) !== undefined;
   }
@@ -44,7 +44,7 @@ export function createLocalTrackerBackend(deps: {
    * The issues with their assignees' names. An account without a name shows as `User <id prefix>`:
    * an e-mail address is never shown to whoever reads the tracker.
    */
-  async function named<T extends TrackerIssue | undefined>(executor: DbExecutor, issues: T[]): Promise<T[]> {
+  async function named<T extends TrackerIssue | undefined>(issues: T[], executor: DbExecutor): Promise<T[]> {
     const ids = [...new Set(issues.flatMap((issue) => (issue?.assignee ? [issue.assignee.id] : [])))];
     const names = await deps.users.names(ids, executor);
     for (const issue of issues) {
@@ -56,13 +56,13 @@ export function createLocalTrackerBackend(deps: {
     return issues;
   }
 
-  async function requireTeam(tx: DbExecutor, teamId: string): Promise<TeamRow> {
+  async function requireTeam(teamId: string, tx: DbExecutor): Promise<TeamRow> {
     const team = await repo.findTeam(teamId, tx);
     if (!team) throw invalidField(['body', 'teamId'], `Unknown team '${teamId}'`, teamId);
     return team;
   }
 
-  async function requireState(tx: DbExecutor, team: TeamRow, wanted: string): Promise<StateRow> {
+  async function requireState(team: TeamRow, wanted: string, tx: DbExecutor): Promise<StateRow> {
     const states = await repo.listStates(team.id, tx);
     const state = resolveState(states, wanted);
     if (!state) throw invalidField(['body', 'state'], unknownStateMessage(wanted, team.key, states), wanted);
@@ -75,7 +75,7 @@ export function createLocalTrackerBackend(deps: {
     fields: IssueFields,
     selfId?: string,
   ): Promise<string | null | undefined> {
-    if (fields.assigneeId && !(await isUser(tx, fields.assigneeId))) {
+    if (fields.assigneeId && !(await isUser(fields.assigneeId, tx))) {
       throw invalidField(['body', 'assigneeId'], `Unknown user '${fields.assigneeId}'`, fields.assigneeId);
     }
     if (fields.labelIds && fields.labelIds.length > 0) {
@@ -119,8 +119,8 @@ export function createLocalTrackerBackend(deps: {
     async createIssue(input: IssueCreate, effects?: IssueEffects): Promise<TrackerIssue> {
       const now = clock.now();
       return db.transaction(async (tx) => {
-        const team = await requireTeam(tx, input.teamId);
-        const state = await requireState(tx, team, input.state ?? 'backlog');
+        const team = await requireTeam(input.teamId, tx);
+        const state = await requireState(team, input.state ?? 'backlog', tx);
         const parentId = await checkReferences(tx, input);
         const { number, key } = await repo.nextNumber(team.id, tx);
         const issueId = await repo.insertIssue(
@@ -139,7 +139,7 @@ export function createLocalTrackerBackend(deps: {
           tx,
         );
         if (input.labelIds) await repo.replaceLabels(issueId, input.labelIds, tx);
-        const [issue] = await named(tx, [(await repo.loadIssue(issueId, tx))!]);
+        const [issue] = await named([(await repo.loadIssue(issueId, tx))!], tx);
         await effects?.(tx, issue!);
         return issue!;
       });
@@ -147,7 +147,7 @@ export function createLocalTrackerBackend(deps: {
 
     async getIssue(ref) {
       const found = await repo.findIssueRef(ref);
-      return found ? ((await named(db, [await repo.loadIssue(found.id)]))[0] ?? null) : null;
+      return found ? ((await named([await repo.loadIssue(found.id)], db))[0] ?? null) : null;
     },
 
     async updateIssue(ref, patch, effects) {
@@ -158,13 +158,13 @@ export function createLocalTrackerBackend(deps: {
         const set = { ...issueColumns(patch), updatedAt: now };
         if (patch.state !== undefined) {
           const team = (await repo.findTeam(found.teamId, tx))!;
-          set.stateId = (await requireState(tx, team, patch.state)).id;
+          set.stateId = (await requireState(team, patch.state, tx)).id;
         }
         const parentId = await checkReferences(tx, patch, found.id);
         if (parentId !== undefined) set.parentId = parentId;
         await repo.updateIssue(found.id, set, tx);
         if (patch.labelIds) await repo.replaceLabels(found.id, patch.labelIds, tx);
-        const [issue] = await named(tx, [(await repo.loadIssue(found.id, tx))!]);
+        const [issue] = await named([(await repo.loadIssue(found.id, tx))!], tx);
         await effects?.(tx, issue!);
         return issue!;
       });
@@ -172,7 +172,7 @@ export function createLocalTrackerBackend(deps: {
 
     async listIssues(query) {
       const { issues, hasMore } = await repo.listIssues(query);
-      return { issues: await named(db, issues), hasMore };
+      return { issues: await named(issues, db), hasMore };
     },
 
     async ensureLabels(_teamId, names) {
