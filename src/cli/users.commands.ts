@@ -108,7 +108,7 @@ function roleCommand(role: 'admin' | 'user'): Command {
         const user = await admin.users.getUserByEmail(email);
         if (user.role === role) return print(`${email} is already ${role === 'admin' ? 'an admin' : 'not an admin'}`);
         // The last active admin is kept by the service, under a lock (decision 011).
-        await admin.users.updateUser(OPERATOR, user.id, { role });
+        await admin.users.updateUser(user.id, { role }, OPERATOR);
         print(`${email} is now ${role === 'admin' ? 'an admin' : 'a user'}`);
       });
     },
@@ -150,7 +150,7 @@ const resetTwoFactor: Command = {
       const { admin } = createModules(platform);
       const user = await admin.users.getUserByEmail(email);
       if (!user.twoFactorEnabled) return print(`${email} has no two-factor authentication to reset`);
-      await admin.users.updateUser(OPERATOR, user.id, { twoFactorEnabled: false });
+      await admin.users.updateUser(user.id, { twoFactorEnabled: false }, OPERATOR);
       print(`two-factor authentication of ${email} reset; every session signed out`);
     });
   },

@@ -223,7 +223,7 @@ export async function signIn(
   if (options.role === 'admin') {
     const modules = modulesOf.get(app);
     if (!modules) throw new Error('signIn promotes through the app of buildTestApp only');
-    await modules.admin.users.updateUser({ id: null }, id, { role: 'admin' });
+    await modules.admin.users.updateUser(id, { role: 'admin' }, { id: null });
   }
   const login = await app.inject({
     method: 'POST',

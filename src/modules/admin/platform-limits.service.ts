@@ -15,7 +15,7 @@ export function createPlatformLimitsService(deps: { db: Db; repo: PlatformLimits
 
     get: (): Promise<LimitValues> => repo.read(),
 
-    async update(actor: AdminActor, patch: PlatformLimitsPatch): Promise<LimitValues> {
+    async update(patch: PlatformLimitsPatch, actor: AdminActor): Promise<LimitValues> {
       const now = clock.now();
       return db.transaction(async (tx) => {
         const current = await repo.readForUpdate(tx);

@@ -108,7 +108,7 @@ export function createUserActionsService(deps: {
   }
 
   return {
-    async bulkAction(actor: AdminActor, body: BulkActionBody): Promise<BulkOutcome> {
+    async bulkAction(body: BulkActionBody, actor: AdminActor): Promise<BulkOutcome> {
       // Each id as given, with its canonical form (undefined for a non-UUID, which matches nobody).
       const given = [...new Set(body.userIds)].map((raw) => ({ raw, id: parseUserId(raw) }));
       const ids = [...new Set(given.flatMap((g) => (g.id ? [g.id] : [])))];
@@ -143,7 +143,7 @@ export function createUserActionsService(deps: {
      * leaves the process only inside the sealed outbox mail: never in the answer, the log or the audit.
      */
     /** Answers whether the mail with the new password was queued. */
-    async resetPassword(actor: AdminActor, query: ResetPasswordQuery): Promise<boolean> {
+    async resetPassword(query: ResetPasswordQuery, actor: AdminActor): Promise<boolean> {
       const id = parseUserId(query.userId);
       const user = id ? await accounts.findById(id) : undefined;
       if (!user || user.email !== query.email.trim().toLowerCase())

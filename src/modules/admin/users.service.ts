@@ -94,7 +94,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       return user!;
     },
 
-    async updateUser(actor: AdminActor, userId: string, patch: UserPatch): Promise<AdminUser> {
+    async updateUser(userId: string, patch: UserPatch, actor: AdminActor): Promise<AdminUser> {
       const id = parseUserId(userId);
       if (!id) throw userNotFound();
       const now = clock.now();
@@ -139,7 +139,7 @@ export function createUsersService(deps: UsersServiceDeps) {
     },
 
     /** Soft delete: the record and its history stay; deleting a deleted user changes nothing. */
-    async deleteUser(actor: AdminActor, userId: string): Promise<void> {
+    async deleteUser(userId: string, actor: AdminActor): Promise<void> {
       const id = parseUserId(userId);
       if (!id) throw userNotFound();
       const now = clock.now();

@@ -133,7 +133,7 @@ export function createTwoFactorService(deps: {
       return { scanned, reencrypted, unreadable };
     },
 
-    async setup(actor: TwoFactorActor, body: TwoFactorSetupBody, client: ClientInfo): Promise<TwoFactorEnrolment> {
+    async setup(body: TwoFactorSetupBody, actor: TwoFactorActor, client: ClientInfo): Promise<TwoFactorEnrolment> {
       const user = await account(actor.id);
       if (user.twoFactorEnabled)
         throw conflict('Two-factor authentication is on already; disable it first to enroll again');
@@ -162,7 +162,7 @@ export function createTwoFactorService(deps: {
       return { secret, otpauthUrl: url, qrSvg: qrSvg(url) };
     },
 
-    async enable(actor: TwoFactorActor, body: TwoFactorCodeBody, client: ClientInfo): Promise<string[]> {
+    async enable(body: TwoFactorCodeBody, actor: TwoFactorActor, client: ClientInfo): Promise<string[]> {
       const user = await account(actor.id);
       if (user.twoFactorEnabled) throw conflict('Two-factor authentication is on already');
       const secret = secondFactor.secretOf(user);
@@ -204,7 +204,7 @@ export function createTwoFactorService(deps: {
       return codes;
     },
 
-    async disable(actor: TwoFactorActor, body: TwoFactorDisableBody, client: ClientInfo): Promise<void> {
+    async disable(body: TwoFactorDisableBody, actor: TwoFactorActor, client: ClientInfo): Promise<void> {
       oneAnswer(body);
       const user = await account(actor.id);
       if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');

@@ -45,7 +45,7 @@ export function platformLimitsRoutes(deps: {
           response: { 200: PlatformLimits, ...errorResponses(401, 403) },
         },
       },
-      async (request) => platformLimitsWire(await service.update(actorOf(request), request.body)),
+      async (request) => platformLimitsWire(await service.update(request.body, actorOf(request))),
     );
   };
 }

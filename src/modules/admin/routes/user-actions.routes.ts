@@ -37,7 +37,7 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
           response: { 200: BulkActionResult, ...errorResponses(401, 403) },
         },
       },
-      async (request) => bulkActionWire(await service.bulkAction(actorOf(request), request.body)),
+      async (request) => bulkActionWire(await service.bulkAction(request.body, actorOf(request))),
     );
 
     app.get(
@@ -83,7 +83,7 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
           response: { 200: ResetPasswordResult, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => resetPasswordWire(await service.resetPassword(actorOf(request), request.query)),
+      async (request) => resetPasswordWire(await service.resetPassword(request.query, actorOf(request))),
     );
   };
 }

@@ -76,7 +76,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           response: { 200: User, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => userWire(await service.updateUser(actorOf(request), request.params.user_id, request.body)),
+      async (request) => userWire(await service.updateUser(request.params.user_id, request.body, actorOf(request))),
     );
 
     app.delete(
@@ -95,7 +95,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
         },
       },
       async (request) => {
-        await service.deleteUser(actorOf(request), request.params.user_id);
+        await service.deleteUser(request.params.user_id, actorOf(request));
         return { success: true };
       },
     );

@@ -188,7 +188,7 @@ export function authRoutes(deps: {
         void reply.header('cache-control', 'no-store');
         const user = currentUser(request);
         return twoFactorSetupWire(
-          await twoFactor.setup({ id: user.id, sessionId: user.sessionId }, request.body, client(request)),
+          await twoFactor.setup(request.body, { id: user.id, sessionId: user.sessionId }, client(request)),
         );
       },
     );
@@ -212,7 +212,7 @@ export function authRoutes(deps: {
         void reply.header('cache-control', 'no-store');
         const user = currentUser(request);
         return recoveryCodesWire(
-          await twoFactor.enable({ id: user.id, sessionId: user.sessionId }, request.body, client(request)),
+          await twoFactor.enable(request.body, { id: user.id, sessionId: user.sessionId }, client(request)),
         );
       },
     );
@@ -234,7 +234,7 @@ export function authRoutes(deps: {
       },
       async (request) => {
         const user = currentUser(request);
-        await twoFactor.disable({ id: user.id, sessionId: user.sessionId }, request.body, client(request));
+        await twoFactor.disable(request.body, { id: user.id, sessionId: user.sessionId }, client(request));
         return { success: true };
       },
     );
