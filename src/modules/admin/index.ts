@@ -1,15 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { auditTrailOf } from '../../platform/audit.ts';
 import type { Platform } from '../../platform/platform.ts';
-import type { NotificationsModule } from '../notifications/index.ts';
-import type { UsersModule } from '../users/index.ts';
+import type { AdminDeps } from './admin.deps.ts';
 import { createPlatformLimitsRepository, type LimitValues } from './platform-limits.repository.ts';
 import { createPlatformLimitsService } from './platform-limits.service.ts';
 import { platformLimitsRoutes } from './routes/platform-limits.routes.ts';
 import { statsRoutes } from './routes/stats.routes.ts';
 import { userActionsRoutes } from './routes/user-actions.routes.ts';
 import { usersRoutes } from './routes/users.routes.ts';
-import type { TradingSummaryPort } from './trading-summary.port.ts';
 import { createUserActionsService } from './user-actions.service.ts';
 import { createExportsRepository } from './exports.repository.ts';
 import { createUsersService } from './users.service.ts';
@@ -17,16 +15,7 @@ import { createUsersService } from './users.service.ts';
 export type { TradingSummary, TradingSummaryPort } from './trading-summary.port.ts';
 export type { LimitValues } from './platform-limits.repository.ts';
 
-interface AdminModuleDeps {
-  users: UsersModule;
-  /** Trade counts and balances per user, from the exchange module. */
-  trading: TradingSummaryPort;
-  /** Sums of the payments ledger per currency, from the webhooks module. */
-  revenueByCurrency: () => Promise<Map<string, string>>;
-  messages: Pick<NotificationsModule['messages'], 'mail'>;
-}
-
-export function createAdminModule(platform: Platform, deps: AdminModuleDeps) {
+export function createAdminModule(platform: Platform, deps: AdminDeps) {
   const { database, clock, config } = platform;
   const db = database.db;
   const { guards } = deps.users;

@@ -1,6 +1,5 @@
 import type { Platform } from '../../platform/platform.ts';
-import type { NotificationsModule } from '../notifications/index.ts';
-import type { UsersModule } from '../users/index.ts';
+import type { AuthDeps } from './auth.deps.ts';
 import { createSecondFactor } from './second-factor.ts';
 import { createTwoFactorService } from './two-factor.service.ts';
 import { createApiTokensService } from './api-tokens.service.ts';
@@ -8,10 +7,7 @@ import { authRoutes } from './routes/auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
 import { createPasswordService } from './password.service.ts';
 
-export function createAuthModule(
-  platform: Platform,
-  deps: { users: UsersModule; messages: Pick<NotificationsModule['messages'], 'mail'> },
-) {
+export function createAuthModule(platform: Platform, deps: AuthDeps) {
   const { config, database, tokens, cache, clock, logger, secretBox } = platform;
   const { users } = deps;
   const { guards } = users;

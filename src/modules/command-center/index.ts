@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { CommandCenterDeps } from './command-center.deps.ts';
 import { createAgentActivityRepository } from './agent-activity.repository.ts';
 import { createAgentsService, createIntelService } from './feeds.service.ts';
 import { createIntelRepository } from './intel.repository.ts';
@@ -9,7 +9,7 @@ import { taskRoutes } from './routes/tasks.routes.ts';
 import { createTasksRepository } from './tasks.repository.ts';
 import { createTasksService } from './tasks.service.ts';
 
-export function createCommandCenterModule(platform: Platform, deps: { guards: Guards }) {
+export function createCommandCenterModule(platform: Platform, deps: CommandCenterDeps) {
   const { config, database, clock } = platform;
   const { guards } = deps;
   const taskRepo = createTasksRepository(database.db);

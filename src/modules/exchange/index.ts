@@ -1,10 +1,8 @@
 // The exchange module: users' venue credentials, balances and trades, and public venue data, over
 // one VenueGateway (ccxt). Other modules use `credentials.reencryptAll` and `tradingSummary.forUsers`.
 import type { FastifyInstance } from 'fastify';
-import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
-import type { EventPublisher } from '../streams/index.ts';
-import type { EXCHANGE_EVENTS } from './exchange.events.ts';
+import type { ExchangeDeps } from './exchange.deps.ts';
 import { CcxtVenueGateway } from './adapters/ccxt-venue-gateway.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
 import { createAccountSyncService } from './account-sync.service.ts';
@@ -41,10 +39,7 @@ export interface VenueAccess {
   fetch: GuardedFetch;
 }
 
-export function createExchangeModule(
-  platform: Platform,
-  deps: { guards: Guards; events: Pick<EventPublisher<typeof EXCHANGE_EVENTS>, 'user'> },
-) {
+export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const { config, database, cache, clock, secretBox, logger } = platform;
   const { guards, events } = deps;
   const db = database.db;

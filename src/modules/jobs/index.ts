@@ -4,22 +4,11 @@
 import { ConfigError } from '../../config/config.ts';
 import { unknownJob } from '../../config/job-schedules.ts';
 import type { Platform } from '../../platform/platform.ts';
-import type { AuthService } from '../auth/auth.service.ts';
-import type { TwoFactorService } from '../auth/two-factor.service.ts';
-import type { LimitValues } from '../admin/index.ts';
-import type { UsersService } from '../admin/users.service.ts';
-import type { MarketModule } from '../market/index.ts';
-import type { NotificationsModule } from '../notifications/index.ts';
-import type { StrategiesService } from '../strategies/strategies.service.ts';
-import type { EventPublisher } from '../streams/index.ts';
-import type { JOBS_EVENTS } from './jobs.events.ts';
+import type { JobsDeps } from './jobs.deps.ts';
 import { createJobLock } from './job-lock.ts';
 import { createJobRunner } from './job-runner.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
 import { createJobsService } from './jobs.service.ts';
-import type { RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
-import type { StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
-import type { SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
 import { createRegistry, JOB_NAMES } from './registry.ts';
 import { createRunsRepository } from './runs.repository.ts';
 import { createScheduler, triggerWindowSeconds, type TimerFactory } from './scheduler.ts';
@@ -28,24 +17,7 @@ import { createSecretGuard } from './secret-guard.ts';
 export type { JobRun } from './jobs.domain.ts';
 export type { RunOutcome } from './job-runner.ts';
 
-/** The services the jobs use, narrowed to what they call. */
-interface JobsModuleDeps {
-  auth: {
-    service: Pick<AuthService, 'deleteStaleSessions' | 'deleteDeadTokens'>;
-    twoFactor: Pick<TwoFactorService, 'reencryptAll'>;
-  };
-  admin: { users: Pick<UsersService, 'endExpiredGracePeriods'>; getPlatformLimits(): Promise<LimitValues> };
-  providerKeys: { service: RotateApiKeysDeps['providerKeys'] };
-  exchange: { credentials: RotateApiKeysDeps['exchangeCredentials']; accounts: SyncAccountsDeps['accounts'] };
-  commandCenter: { intel: StrategyAutopilotDeps['intel'] };
-  market: Pick<MarketModule, 'candles'>;
-  strategies: { service: Pick<StrategiesService, 'evaluatePaper'> };
-  messages: Pick<NotificationsModule['messages'], 'chat'>;
-  events: Pick<EventPublisher<typeof JOBS_EVENTS>, 'admins'>;
-  streams: { prune(): Promise<number> };
-}
-
-export function createJobsModule(platform: Platform, deps: JobsModuleDeps, options: { timers?: TimerFactory } = {}) {
+export function createJobsModule(platform: Platform, deps: JobsDeps, options: { timers?: TimerFactory } = {}) {
   const { config, database, clock, logger } = platform;
   const registered = createRegistry({
     providerKeys: deps.providerKeys.service,

@@ -1,10 +1,9 @@
 // Market data (public, GET /api/v1/market/...): the sources are chosen here from config, once.
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../platform/http/errors.ts';
-import type { SseRegistry } from '../../platform/http/sse.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { MarketDeps } from './market.deps.ts';
 import { guardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
-import type { VenueAccess } from '../exchange/index.ts';
 import { createBinanceLiveFeed } from './adapters/binance-live-feed.ts';
 import { createBinanceMarketSource, describeBinanceError } from './adapters/binance-market-source.ts';
 import { coingeckoKeyHeaders, createCoinGeckoSource, describeCoinGeckoError } from './adapters/coingecko-source.ts';
@@ -41,15 +40,9 @@ interface MarketProbe {
   detail: string | null;
 }
 
-interface MarketModuleDeps {
-  sse: SseRegistry;
-  /** The exchange module's way to Binance: one budget, weight table and breaker for every caller. */
-  venueAccess: (venue: 'binance') => VenueAccess;
-}
-
 function createSources(
   platform: Platform,
-  venueAccess: MarketModuleDeps['venueAccess'],
+  venueAccess: MarketDeps['venueAccess'],
 ): {
   spot: SpotMarketSource;
   assets: AssetMarketSource;
@@ -96,7 +89,7 @@ function createSources(
   };
 }
 
-export function createMarketModule(platform: Platform, deps: MarketModuleDeps) {
+export function createMarketModule(platform: Platform, deps: MarketDeps) {
   const { config, cache, clock, logger } = platform;
   const { spot, assets, live, ping } = createSources(platform, deps.venueAccess);
   // The longest one load takes: ohlc-range's limit of 2000 candles is two upstream pages.

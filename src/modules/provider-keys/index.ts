@@ -1,11 +1,11 @@
-import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { ProviderKeysDeps } from './provider-keys.deps.ts';
 import { createHttpProviderProbe } from './adapters/provider-probe.ts';
 import { createProviderKeysRepository } from './provider-keys.repository.ts';
 import { providerKeyRoutes } from './routes/provider-keys.routes.ts';
 import { createProviderKeysService } from './provider-keys.service.ts';
 
-export function createProviderKeysModule(platform: Platform, deps: { guards: Guards }) {
+export function createProviderKeysModule(platform: Platform, deps: ProviderKeysDeps) {
   const { config, database, secretBox, clock, logger } = platform;
   const { guards } = deps;
   const probe = createHttpProviderProbe({

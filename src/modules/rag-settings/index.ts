@@ -1,10 +1,10 @@
-import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { RagSettingsDeps } from './rag-settings.deps.ts';
 import { createRagSettingsRepository } from './rag-settings.repository.ts';
 import { ragSettingsRoutes } from './routes/rag-settings.routes.ts';
 import { createRagSettingsService } from './rag-settings.service.ts';
 
-export function createRagSettingsModule(platform: Platform, deps: { guards: Guards }) {
+export function createRagSettingsModule(platform: Platform, deps: RagSettingsDeps) {
   const { database, clock } = platform;
   const { guards } = deps;
   const service = createRagSettingsService({ db: database.db, repo: createRagSettingsRepository(database.db), clock });

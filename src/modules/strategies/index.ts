@@ -1,12 +1,12 @@
 // Trading strategies this service keeps (draft → paper → live → retired): an admin read, and the
 // paper → live evaluation the strategy-autopilot job calls.
-import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { StrategiesDeps } from './strategies.deps.ts';
 import { createStrategiesRepository } from './strategies.repository.ts';
 import { strategiesRoutes } from './routes/strategies.routes.ts';
 import { createStrategiesService } from './strategies.service.ts';
 
-export function createStrategiesModule(platform: Platform, deps: { guards: Guards }) {
+export function createStrategiesModule(platform: Platform, deps: StrategiesDeps) {
   const { database, clock } = platform;
   const { guards } = deps;
   const service = createStrategiesService({ db: database.db, repo: createStrategiesRepository(database.db), clock });

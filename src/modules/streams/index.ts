@@ -1,11 +1,9 @@
 // Live account events (GET /api/stream, POST /api/stream/ticket): other modules publish the events
 // they declare (src/stream-events.ts lists them) through the `publisher` port; events are kept 24 h
 // for replay and cross instances through Redis pub/sub (REDIS_URL) or the database's LISTEN/NOTIFY.
-import type { Guards } from '../../platform/auth/guards.ts';
-import type { SseRegistry } from '../../platform/http/sse.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { StreamsDeps } from './streams.deps.ts';
 import type { StreamEventList } from '../../platform/stream-events.ts';
-import type { UsersModule } from '../users/index.ts';
 import { createAccountStreamService } from './account-stream.service.ts';
 import { createDatabaseEventBus } from './adapters/database-event-bus.ts';
 import type { EventBus } from './adapters/event-bus.ts';
@@ -21,7 +19,7 @@ export type { EventPublisher } from './events.service.ts';
 /** `events`: every declared event (src/stream-events.ts); the publisher and the stream's schema come from it. */
 export function createStreamsModule<const Events extends StreamEventList>(
   platform: Platform,
-  deps: { guards: Guards; users: Pick<UsersModule, 'sessions' | 'accounts'>; sse: SseRegistry; events: Events },
+  deps: StreamsDeps<Events>,
 ) {
   const { config, database, cache, clock, logger } = platform;
   const channel = `${config.redisKeyPrefix}stream-events`;

@@ -1,6 +1,5 @@
 import type { Platform } from '../../platform/platform.ts';
-import type { NotificationsModule } from '../notifications/index.ts';
-import type { UsersModule } from '../users/index.ts';
+import type { TrackerDeps } from './tracker.deps.ts';
 import { createLinearClient } from './adapters/linear-client.ts';
 import { createLinearTrackerBackend } from './adapters/linear-tracker-backend.ts';
 import { createLocalTrackerBackend } from './adapters/local-tracker-backend.ts';
@@ -8,13 +7,7 @@ import type { TrackerBackend } from './adapters/tracker-backend.ts';
 import { trackerRoutes } from './routes/tracker.routes.ts';
 import { createTrackerService } from './tracker.service.ts';
 
-export function createTrackerModule(
-  platform: Platform,
-  deps: {
-    users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'names'>; guards: UsersModule['guards'] };
-    messages: Pick<NotificationsModule['messages'], 'chat'>;
-  },
-) {
+export function createTrackerModule(platform: Platform, deps: TrackerDeps) {
   const { config, database, cache, clock, logger } = platform;
   const { tracker } = config;
 

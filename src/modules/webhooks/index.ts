@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { WEBHOOK_PROVIDERS, type WebhookProvider } from '../../config/config.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { WebhooksDeps } from './webhooks.deps.ts';
 import { authproviderHandler } from './providers/authprovider.provider.ts';
 import { codehostHandler } from './providers/codehost.provider.ts';
 import { databaseHandler } from './providers/database.provider.ts';
@@ -24,19 +25,8 @@ import { createWebhooksService } from './webhooks.service.ts';
 import { createAdmissionService } from './admission.service.ts';
 import { registerSignedBodyParser } from './routes/signed-body.ts';
 import { revenueByCurrency } from './payments.repository.ts';
-import type { NotificationsModule } from '../notifications/index.ts';
-import type { UsersModule } from '../users/index.ts';
-import type { EventPublisher } from '../streams/index.ts';
-import type { WEBHOOKS_EVENTS } from './webhooks.events.ts';
 
-export function createWebhooksModule(
-  platform: Platform,
-  deps: {
-    users: Pick<UsersModule, 'accounts'>;
-    messages: NotificationsModule['messages'];
-    events: Pick<EventPublisher<typeof WEBHOOKS_EVENTS>, 'admins'>;
-  },
-) {
+export function createWebhooksModule(platform: Platform, deps: WebhooksDeps) {
   const { config, database, clock, cache, logger } = platform;
   const handlers: Record<WebhookProvider, ProviderHandler> = {
     codehost: codehostHandler,
