@@ -10,7 +10,7 @@ import type { Role, UsersModule, UserRow } from '../users/index.ts';
 import type { RegisterBody, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
 import { invalidCredentials, invalidMfaToken, invalidRefresh, wrongSecondFactor } from './auth.answers.ts';
 import { createLoginThrottle } from './login-throttle.ts';
-import { createSessionIssuer, type IssuedTokens } from './session-issuer.ts';
+import { createSessionIssuer, type ClientInfo, type IssuedTokens } from './session-issuer.ts';
 import { oneAnswer, type SecondFactor } from './second-factor.ts';
 
 /** What an account is created from: these fields and nothing else. */
@@ -23,11 +23,6 @@ interface NewAccount {
 
 /** What a right password answers: the session's tokens, or the token to give the second factor with. */
 export type SignIn = IssuedTokens | { mfaToken: string };
-
-export interface ClientInfo {
-  ip?: string;
-  userAgent?: string;
-}
 
 interface AuthSettings {
   allowSignup: boolean;

@@ -8,7 +8,7 @@ import type { Db } from '../../platform/db/database.ts';
 import { badRequest, invalidField, notFound, rateLimited } from '../../platform/http/errors.ts';
 import type { UsersModule } from '../users/index.ts';
 import type { ChangePasswordBody } from './auth.schemas.ts';
-import type { ClientInfo } from './auth.service.ts';
+import type { ClientInfo } from './session-issuer.ts';
 import { LOGIN_LIMITS } from './login-throttle.ts';
 
 /** Wrong current passwords allowed per user and window, as for logins per account and address. */

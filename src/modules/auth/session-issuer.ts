@@ -5,8 +5,13 @@ import { hashToken, newOpaqueToken, type TokenService } from '../../platform/aut
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { SessionAuthentication, UsersModule, UserRow } from '../users/index.ts';
-import type { ClientInfo } from './auth.service.ts';
 import type { SecondFactorMethod } from './second-factor.ts';
+
+/** Where a request came from, as a session records it. */
+export interface ClientInfo {
+  ip?: string;
+  userAgent?: string;
+}
 
 /** What signing in gives: a short-lived access token and the single-use refresh token. */
 export interface IssuedTokens {

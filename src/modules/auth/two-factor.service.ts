@@ -9,7 +9,7 @@ import type { Db } from '../../platform/db/database.ts';
 import { badRequest, conflict, invalidField, notFound, rateLimited } from '../../platform/http/errors.ts';
 import type { UserRow, UsersModule } from '../users/index.ts';
 import type { TwoFactorCodeBody, TwoFactorDisableBody, TwoFactorSetupBody } from './auth.schemas.ts';
-import type { ClientInfo } from './auth.service.ts';
+import type { ClientInfo } from './session-issuer.ts';
 import { LOGIN_LIMITS } from './login-throttle.ts';
 import { oneAnswer, type SecondFactor, type SecondFactorAnswer } from './second-factor.ts';
 import { hashRecoveryCode, matchingStep, newRecoveryCodes, newTotpSecret, otpauthUrl, qrSvg } from './totp.ts';

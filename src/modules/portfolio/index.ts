@@ -1,16 +1,12 @@
 // The portfolio: what a user's holdings are worth, what they cost (FIFO lots) and what was made,
 // from the exchange module's stored balances and trades, valued with the market module's prices.
-import type { Guards } from '../../platform/auth/guards.ts';
 import type { Platform } from '../../platform/platform.ts';
-import type { PortfolioQuotes, PortfolioSource } from './portfolio.deps.ts';
+import type { PortfolioDeps } from './portfolio.deps.ts';
 import { createLedgerStore, createPortfolioRepository } from './portfolio.repository.ts';
 import { portfolioRoutes } from './routes/portfolio.routes.ts';
 import { createPortfolioService } from './portfolio.service.ts';
 
-export function createPortfolioModule(
-  platform: Platform,
-  deps: { guards: Guards; source: PortfolioSource; quotes: PortfolioQuotes },
-) {
+export function createPortfolioModule(platform: Platform, deps: PortfolioDeps) {
   const service = createPortfolioService({
     source: deps.source,
     quotes: deps.quotes,

@@ -1,5 +1,6 @@
 // What the portfolio reads from other modules: the exchange module's stored balances, trades and
 // transfers, and the market module's pairs and prices. app.ts passes them in.
+import type { Guards } from '../../platform/auth/guards.ts';
 
 /** The candle intervals a history is asked in. */
 export type HistoryInterval = '1h' | '1d';
@@ -54,4 +55,11 @@ export interface PortfolioQuotes {
     start: number,
     end: number,
   ): Promise<{ openTime: number; close: string }[]>;
+}
+
+/** What the module's factory takes from the others. */
+export interface PortfolioDeps {
+  guards: Guards;
+  source: PortfolioSource;
+  quotes: PortfolioQuotes;
 }
