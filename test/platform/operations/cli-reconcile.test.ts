@@ -12,6 +12,7 @@ const timeout = STARTUP_MS;
 const ALL_EXACT = [
   'user_counts',
   'device_session_expiry_days',
+  'user_grace_periods',
   'exchange_trade_days',
   'payments_revenue',
   'webhook_delivery_counts',
