@@ -89,7 +89,7 @@ export function createIntegrationsService(
           const reachable = result.status !== 'unreachable' && result.status !== 'error';
           return {
             reachable,
-            latencyMs: result.latency_ms,
+            latencyMs: result.latencyMs,
             error: reachable ? null : result.error,
             state: result.status,
           };
