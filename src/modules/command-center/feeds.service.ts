@@ -4,19 +4,9 @@ import { audit } from './command-center.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { invalidField, notFound } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import type { ActivityRow, AgentActivityRepository } from './agent-activity.repository.ts';
-import type {
-  AgentActivityCreateBody,
-  AgentActivityEvent,
-  AgentActivityFeed,
-  AgentActivityQuery,
-  IntelCreateBody,
-  IntelEvent,
-  IntelFeed,
-  IntelQuery,
-} from './feeds.schemas.ts';
-import { horizonOf, summarize } from './intel-scoring.domain.ts';
+import type { AgentActivityCreateBody, AgentActivityQuery, IntelCreateBody, IntelQuery } from './feeds.schemas.ts';
+import { horizonOf, summarize, type SourceSummary } from './intel-scoring.domain.ts';
 import type { IntelRepository, IntelRow } from './intel.repository.ts';
 import type { Actor } from './tasks.service.ts';
 import type { TasksRepository } from './tasks.repository.ts';
@@ -40,52 +30,25 @@ interface AgentSummary {
   openTasks: number;
 }
 
-function toIntelEvent(row: IntelRow): IntelEvent {
-  return {
-    id: row.id,
-    event_type: row.eventType,
-    asset: row.asset,
-    symbol: row.symbol,
-    direction: row.direction,
-    source: row.source,
-    trust_tier: row.trustTier,
-    raw_note: row.rawNote,
-    strength: row.strength,
-    evidence: row.evidence,
-    detected_at: iso(row.detectedAt)!,
-    expires_at: iso(row.expiresAt),
-    created_at: iso(row.createdAt)!,
-    outcome_pct: row.outcomePct,
-    scoring_error: row.outcomePct === null ? row.scoringError : null,
-    scoring_attempts: row.scoringAttempts,
-  };
-}
-
-function toActivityEvent(row: ActivityRow): AgentActivityEvent {
-  return {
-    id: row.id,
-    agent_id: row.agentId,
-    agent_name: row.agentName,
-    kind: row.kind,
-    rationale: row.rationale,
-    action: row.action,
-    created_at: iso(row.createdAt)!,
-  };
+/** The intel feed: the events asked for, and every source's tally over the filtered feed. */
+export interface IntelFeedPage {
+  rows: IntelRow[];
+  summary: Record<string, SourceSummary>;
 }
 
 export function createIntelService(deps: { db: Db; repo: IntelRepository; clock: Clock }) {
   const { db, repo, clock } = deps;
   return {
-    async feed(query: IntelQuery): Promise<IntelFeed> {
+    async feed(query: IntelQuery): Promise<IntelFeedPage> {
       const filters = {
         includeQuarantined: query.include_quarantined,
         activeAt: query.active ? clock.now() : undefined,
       };
       const [rows, groups] = await Promise.all([repo.list(filters, query.limit), repo.outcomeGroups(filters)]);
-      return { events: rows.map(toIntelEvent), summary: summarize(groups) };
+      return { rows, summary: summarize(groups) };
     },
 
-    async ingest(body: IntelCreateBody, actor: Actor): Promise<IntelEvent> {
+    async ingest(body: IntelCreateBody, actor: Actor): Promise<IntelRow> {
       const now = clock.now();
       const detectedAt = body.detected_at ? new Date(body.detected_at) : now;
       const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
@@ -124,7 +87,7 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
           now,
           tx,
         );
-        return toIntelEvent(row);
+        return row;
       });
     },
 
@@ -184,13 +147,13 @@ export function createAgentsService(deps: {
 }) {
   const { db, repo, tasks, clock } = deps;
   return {
-    async feed(query: AgentActivityQuery): Promise<AgentActivityFeed> {
+    /** The agents' activity in the window asked for, newest first. */
+    async feed(query: AgentActivityQuery): Promise<ActivityRow[]> {
       const from = new Date(clock.now().getTime() - query.hours * HOUR_MS);
-      const rows = await repo.since(from, query.limit, query.agent_id);
-      return { events: rows.map(toActivityEvent) };
+      return repo.since(from, query.limit, query.agent_id);
     },
 
-    async record(body: AgentActivityCreateBody, actor: Actor): Promise<AgentActivityEvent> {
+    async record(body: AgentActivityCreateBody, actor: Actor): Promise<ActivityRow> {
       const now = clock.now();
       return db.transaction(async (tx) => {
         const row = await repo.insert(
@@ -218,7 +181,7 @@ export function createAgentsService(deps: {
           now,
           tx,
         );
-        return toActivityEvent(row);
+        return row;
       });
     },
 

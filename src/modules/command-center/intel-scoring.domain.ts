@@ -32,7 +32,7 @@ export function horizonOf(event: { detectedAt: Date; expiresAt: Date | null }): 
   return event.expiresAt ?? new Date(event.detectedAt.getTime() + DEFAULT_HORIZON_MS);
 }
 
-interface SourceSummary {
+export interface SourceSummary {
   total: number;
   scored: number;
   correct: number;

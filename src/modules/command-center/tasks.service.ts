@@ -2,19 +2,14 @@ import { audit } from './command-center.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { notFound, validationFailed, type ValidationIssue } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import type { CommentRow, TaskPatch, TaskRow, TasksRepository } from './tasks.repository.ts';
 import {
   CLOSED_STATUSES,
   TASK_STATUSES,
   type CommentBody,
-  type Task,
-  type TaskComment,
   type TaskCreateBody,
-  type TaskList,
   type TaskListQuery,
   type TaskStatus,
-  type TaskSummary,
   type TaskUpdateBody,
 } from './tasks.schemas.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
@@ -28,41 +23,34 @@ function referenceIssue(loc: (string | number)[], input: unknown, error: string)
   return { type: 'value_error', loc, msg: `Value error, ${error}`, input, ctx: { error } };
 }
 
-function toComment(row: CommentRow): TaskComment {
-  return { id: row.id, task_id: row.taskId, body: row.body, author_id: row.authorId, created_at: iso(row.createdAt)! };
+/** A task as the board lists it: its row, the tasks blocking it and how many comments it has. */
+export interface TaskEntry {
+  row: TaskRow;
+  blockedBy: string[];
+  commentCount: number;
 }
 
-function toSummary(row: TaskRow, blockedBy: string[], commentCount: number): TaskSummary {
-  return {
-    id: row.id,
-    title: row.title,
-    description: row.description,
-    status: row.status,
-    priority: row.priority,
-    assignee: row.assignee,
-    repo: row.repo,
-    source_type: row.sourceType,
-    source_id: row.sourceId,
-    goal_id: row.goalId,
-    parent_task_id: row.parentTaskId,
-    blocked_by: blockedBy,
-    result: row.result,
-    created_by: row.createdBy,
-    comment_count: commentCount,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-    completed_at: iso(row.completedAt),
-  };
+/** A task with its comments, oldest first. */
+export interface TaskDetail extends TaskEntry {
+  comments: CommentRow[];
+}
+
+/** One page of the board. */
+export interface TaskPage {
+  entries: TaskEntry[];
+  total: number;
+  limit: number;
+  offset: number;
 }
 
 export function createTasksService(deps: { db: Db; repo: TasksRepository; clock: Clock; defaultRepo: string }) {
   const { db, repo, clock, defaultRepo } = deps;
 
-  async function load(id: string, executor: DbExecutor): Promise<Task> {
+  async function load(id: string, executor: DbExecutor): Promise<TaskDetail> {
     const row = await repo.find(id, executor);
     if (!row) throw taskNotFound();
     const [blockers, comments] = await Promise.all([repo.blockersOf([id], executor), repo.commentsOf(id, executor)]);
-    return { ...toSummary(row, blockers.get(id) ?? [], comments.length), comments: comments.map(toComment) };
+    return { row, blockedBy: blockers.get(id) ?? [], commentCount: comments.length, comments };
   }
 
   /** Every reference must name an existing task; all broken ones are reported together. */
@@ -117,7 +105,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
   }
 
   return {
-    async create(body: TaskCreateBody, actor: Actor): Promise<Task> {
+    async create(body: TaskCreateBody, actor: Actor): Promise<TaskDetail> {
       const blockers = body.blocked_by ? [...new Set(body.blocked_by)] : [];
       const now = clock.now();
       return db.transaction(async (tx) => {
@@ -165,7 +153,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
       });
     },
 
-    async update(taskId: string, body: TaskUpdateBody, actor: Actor): Promise<Task> {
+    async update(taskId: string, body: TaskUpdateBody, actor: Actor): Promise<TaskDetail> {
       if (!UUID.test(taskId)) throw taskNotFound();
       const blockers = body.blocked_by ? [...new Set(body.blocked_by)] : undefined;
       const touchesGraph = body.parent_task_id !== undefined || blockers !== undefined;
@@ -229,7 +217,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
       });
     },
 
-    async addComment(taskId: string, body: CommentBody, actor: Actor): Promise<TaskComment> {
+    async addComment(taskId: string, body: CommentBody, actor: Actor): Promise<CommentRow> {
       if (!UUID.test(taskId)) throw taskNotFound();
       const now = clock.now();
       return db.transaction(async (tx) => {
@@ -250,16 +238,16 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
           now,
           tx,
         );
-        return toComment(comment);
+        return comment;
       });
     },
 
-    async get(taskId: string): Promise<Task> {
+    async get(taskId: string): Promise<TaskDetail> {
       if (!UUID.test(taskId)) throw taskNotFound();
       return load(taskId, db);
     },
 
-    async list(query: TaskListQuery): Promise<TaskList> {
+    async list(query: TaskListQuery): Promise<TaskPage> {
       const { rows, total } = await repo.list({
         status: query.status,
         assignee: query.assignee,
@@ -271,7 +259,11 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
       const ids = rows.map((r) => r.id);
       const [blockers, counts] = await Promise.all([repo.blockersOf(ids), repo.commentCounts(ids)]);
       return {
-        tasks: rows.map((row) => toSummary(row, blockers.get(row.id) ?? [], counts.get(row.id) ?? 0)),
+        entries: rows.map((row) => ({
+          row,
+          blockedBy: blockers.get(row.id) ?? [],
+          commentCount: counts.get(row.id) ?? 0,
+        })),
         total,
         limit: query.limit,
         offset: query.offset,

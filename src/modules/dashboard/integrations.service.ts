@@ -89,7 +89,7 @@ export function createIntegrationsService(
           const reachable = result.status !== 'unreachable' && result.status !== 'error';
           return {
             reachable,
-            latencyMs: result.latency_ms,
+            latencyMs: result.latencyMs,
             error: reachable ? null : result.error,
             state: result.status,
           };
@@ -214,9 +214,9 @@ export function createIntegrationsService(
       provider: p.provider,
       configured: p.secretConfigured,
       ...notProbed,
-      last_delivery_at: p.lastDeliveryAt,
-      last_success_at: p.lastSuccessAt,
-      last_error_at: p.lastErrorAt,
+      last_delivery_at: iso(p.lastDeliveryAt),
+      last_success_at: iso(p.lastSuccessAt),
+      last_error_at: iso(p.lastErrorAt),
       last_error: safeErrorText(p.lastError),
     }));
   }

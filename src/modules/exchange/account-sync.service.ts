@@ -26,18 +26,23 @@ function rotate<T extends { id: string }>(credentials: readonly T[], resumeAt: s
 /** Trades per market and call: Binance's maximum, so a call of weight 20 brings up to 1000 fills. */
 const JOB_TRADE_LIMIT = 1000;
 
+/** One credential's part of a run. */
 export interface AccountSyncResult {
-  credential_id: string;
-  user_id: string;
-  exchange: string;
+  credentialId: string;
+  userId: string;
+  /** The credential's venue, as stored. */
+  venue: string;
   status: 'synced' | 'failed' | 'deferred';
-  currencies_synced: number | null;
-  trades_synced: number;
-  transfers_synced: number;
-  has_more: boolean;
+  /** Currencies in the balance snapshot taken; null when none was. */
+  currenciesSynced: number | null;
+  tradesSynced: number;
+  transfersSynced: number;
+  /** A market or a transfer type has more to read: the next run continues. */
+  hasMore: boolean;
   error: string | null;
-  error_type: string | null;
-  retry_after_seconds: number | null;
+  errorType: string | null;
+  /** When deferred: seconds until the venue can be called again. */
+  retryAfterSeconds: number | null;
 }
 
 export function createAccountSyncService(deps: {
@@ -50,19 +55,19 @@ export function createAccountSyncService(deps: {
 }) {
   async function syncOne(venue: Venue, credential: { id: string; userId: string }): Promise<AccountSyncResult> {
     const ctx = { id: credential.userId, byJob: true };
-    const base = { credential_id: credential.id, user_id: credential.userId, exchange: venue };
+    const base = { credentialId: credential.id, userId: credential.userId, venue };
     const balance = await deps.balances.sync(venue, credential.id, ctx);
     if (!balance.success) {
       return {
         ...base,
         status: 'failed',
-        currencies_synced: null,
-        trades_synced: 0,
-        transfers_synced: 0,
-        has_more: false,
+        currenciesSynced: null,
+        tradesSynced: 0,
+        transfersSynced: 0,
+        hasMore: false,
         error: balance.error,
-        error_type: balance.error_type,
-        retry_after_seconds: null,
+        errorType: balance.errorType,
+        retryAfterSeconds: null,
       };
     }
     const trades = await deps.trades.sync(venue, { credentialId: credential.id, limit: JOB_TRADE_LIMIT }, ctx);
@@ -74,13 +79,13 @@ export function createAccountSyncService(deps: {
     return {
       ...base,
       status: failed ? 'failed' : 'synced',
-      currencies_synced: balance.currencies_synced,
-      trades_synced: trades.trades_synced,
-      transfers_synced: transfers?.transfers_synced ?? 0,
-      has_more: trades.has_more || (transfers?.has_more ?? false),
+      currenciesSynced: balance.balances.length,
+      tradesSynced: trades.tradesSynced,
+      transfersSynced: transfers?.transfersSynced ?? 0,
+      hasMore: trades.hasMore || (transfers?.hasMore ?? false),
       error: failed?.error ?? null,
-      error_type: failed?.error_type ?? null,
-      retry_after_seconds: null,
+      errorType: failed?.errorType ?? null,
+      retryAfterSeconds: null,
     };
   }
 
@@ -89,15 +94,15 @@ export function createAccountSyncService(deps: {
     deferredVenues: Map<string, BudgetRefusal>,
     share: number,
   ): Promise<AccountSyncResult> {
-    const base = { credential_id: credential.id, user_id: credential.userId, exchange: credential.exchangeName };
-    const idle = { currencies_synced: null, trades_synced: 0, transfers_synced: 0, has_more: false };
+    const base = { credentialId: credential.id, userId: credential.userId, venue: credential.exchangeName };
+    const idle = { currenciesSynced: null, tradesSynced: 0, transfersSynced: 0, hasMore: false };
     const deferred = (refusal: BudgetRefusal): AccountSyncResult => ({
       ...base,
       ...idle,
       status: 'deferred',
       error: String(refusal.detail),
-      error_type: 'rate_limit',
-      retry_after_seconds: Math.ceil(refusal.retryAfterSeconds),
+      errorType: 'rate_limit',
+      retryAfterSeconds: Math.ceil(refusal.retryAfterSeconds),
     });
     const refusal = deferredVenues.get(credential.exchangeName);
     if (refusal) return deferred(refusal);
@@ -107,8 +112,8 @@ export function createAccountSyncService(deps: {
         ...idle,
         status: 'failed',
         error: `${credential.exchangeName} is not a supported venue`,
-        error_type: 'exchange',
-        retry_after_seconds: null,
+        errorType: 'exchange',
+        retryAfterSeconds: null,
       };
     }
     const venue = credential.exchangeName;
@@ -127,7 +132,7 @@ export function createAccountSyncService(deps: {
         );
       const detail =
         error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'the sync failed unexpectedly';
-      return { ...base, ...idle, status: 'failed', error: detail, error_type: null, retry_after_seconds: null };
+      return { ...base, ...idle, status: 'failed', error: detail, errorType: null, retryAfterSeconds: null };
     }
   }
 

@@ -5,20 +5,40 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { EXCHANGE_EVENTS } from './exchange.events.ts';
-import { iso } from '../../platform/http/schemas.ts';
-import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
+import { VenueError, type VenueBalance, type VenueGateway } from './adapters/venue-gateway.ts';
 import type { BalanceRow, BalancesRepository } from './balances.repository.ts';
 import { auditActor, type CredentialsService, type AccountActor } from './credentials.service.ts';
 import type { Venue } from './venues.domain.ts';
 
-function entry(row: BalanceRow) {
-  return {
-    currency: row.currency,
-    free: Number(row.free),
-    locked: Number(row.locked),
-    total: Number(row.total),
-    sync_timestamp: iso(row.syncTimestamp)!,
-  };
+/** One balance sync: what the venue holds for the credential, or why it could not say. */
+export interface BalanceSync {
+  success: boolean;
+  userId: string;
+  venue: Venue;
+  /** The non-zero holdings stored; none on failure. */
+  balances: VenueBalance[];
+  syncedAt: Date;
+  error: string | null;
+  errorType: VenueError['errorType'] | null;
+}
+
+/** The latest stored snapshot of a venue (of one currency, when asked). */
+export interface BalanceSnapshot {
+  venue: Venue;
+  /** The currency asked for, upper-cased. */
+  currency: string | null;
+  rows: BalanceRow[];
+  /** When the snapshot was taken; null before the first sync. */
+  syncedAt: Date | null;
+}
+
+/** One currency's stored snapshots, newest first. */
+export interface BalanceHistory {
+  venue: Venue;
+  currency: string;
+  rows: BalanceRow[];
+  /** Snapshots in the window, beyond the limit too. */
+  total: number;
 }
 
 export function createBalancesService(deps: {
@@ -32,9 +52,9 @@ export function createBalancesService(deps: {
   const { repo, clock } = deps;
 
   return {
-    async sync(venue: Venue, credentialId: string | undefined, ctx: AccountActor) {
+    async sync(venue: Venue, credentialId: string | undefined, ctx: AccountActor): Promise<BalanceSync> {
       const credential = await deps.credentials.resolve(ctx.id, venue, credentialId);
-      const base = { user_id: ctx.id, exchange: venue };
+      const base = { userId: ctx.id, venue };
       try {
         const balances = await deps.credentials.use(credential, (keys) => deps.gateway.balance(venue, keys));
         const now = clock.now();
@@ -64,20 +84,7 @@ export function createBalancesService(deps: {
           currencies_synced: balances.length,
           error_type: null,
         });
-        return {
-          ...base,
-          success: true,
-          currencies_synced: balances.length,
-          balances: Object.fromEntries(
-            balances.map((b) => [
-              b.currency,
-              { free: Number(b.free), locked: Number(b.locked), total: Number(b.total) },
-            ]),
-          ),
-          timestamp: now.toISOString(),
-          error: null,
-          error_type: null,
-        };
+        return { ...base, success: true, balances, syncedAt: now, error: null, errorType: null };
       } catch (error) {
         if (!(error instanceof VenueError)) throw error;
         const now = clock.now();
@@ -104,38 +111,34 @@ export function createBalancesService(deps: {
         return {
           ...base,
           success: false,
-          currencies_synced: 0,
-          balances: {},
-          timestamp: now.toISOString(),
+          balances: [],
+          syncedAt: now,
           error: String(error.detail),
-          error_type: error.errorType,
+          errorType: error.errorType,
         };
       }
     },
 
-    async latest(userId: string, venue: Venue, currency?: string, credentialId?: string) {
+    async latest(userId: string, venue: Venue, currency?: string, credentialId?: string): Promise<BalanceSnapshot> {
       // Another user's credential id is a 404, as on every credential operation, not an empty answer.
       if (credentialId) await deps.credentials.ownedOn(userId, venue, credentialId);
       const snapshot = await repo.latest(userId, venue, credentialId);
       const wanted = currency?.toUpperCase();
       const rows = (snapshot?.rows ?? []).filter((row) => !wanted || row.currency === wanted);
-      return {
-        balances: Object.fromEntries(rows.map((row) => [row.currency, entry(row)])),
-        exchange: venue,
-        currency: wanted ?? null,
-        last_sync: iso(snapshot?.syncedAt),
-      };
+      return { venue, currency: wanted ?? null, rows, syncedAt: snapshot?.syncedAt ?? null };
     },
 
-    async history(query: { userId: string; venue: Venue; currency: string; start?: Date; end?: Date; limit: number }) {
+    async history(query: {
+      userId: string;
+      venue: Venue;
+      currency: string;
+      start?: Date;
+      end?: Date;
+      limit: number;
+    }): Promise<BalanceHistory> {
       const currency = query.currency.toUpperCase();
       const { rows, total } = await repo.history({ ...query, exchange: query.venue, currency });
-      return {
-        history: rows.map((row) => ({ ...entry(row), sync_status: row.syncStatus })),
-        exchange: query.venue,
-        currency,
-        total_records: total,
-      };
+      return { venue: query.venue, currency, rows, total };
     },
   };
 }

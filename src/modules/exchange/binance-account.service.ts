@@ -6,40 +6,20 @@ import type { Db } from '../../platform/db/database.ts';
 import { badRequest } from '../../platform/http/errors.ts';
 import type { DustAssets, FeeTokenBurn, VenueGateway } from './adapters/venue-gateway.ts';
 import type { CredentialsService, AccountActor } from './credentials.service.ts';
-import { FEE_TOKEN, type BinanceVenue } from './venues.domain.ts';
+import type { BinanceVenue } from './venues.domain.ts';
 
-const num = (value: string | null) => (value === null ? null : Number(value));
-
-function burnView(venue: BinanceVenue, credentialId: string, burn: FeeTokenBurn) {
-  return {
-    exchange: venue,
-    fee_token: FEE_TOKEN,
-    spot_feetoken_burn: burn.spot,
-    interest_feetoken_burn: burn.interest,
-    credential_id: credentialId,
-  };
+/** The fee-token burn setting of the credential's account. */
+export interface BurnSetting {
+  venue: BinanceVenue;
+  credentialId: string;
+  burn: FeeTokenBurn;
 }
 
-function dustView(venue: BinanceVenue, credentialId: string, dust: DustAssets) {
-  return {
-    exchange: venue,
-    fee_token: FEE_TOKEN,
-    credential_id: credentialId,
-    assets: dust.assets.map((a) => ({
-      asset: a.asset,
-      asset_name: a.name,
-      amount_free: num(a.free),
-      to_btc: num(a.toBtc),
-      to_feetoken: num(a.toFeeToken),
-      to_feetoken_after_fee: num(a.toFeeTokenAfterFee),
-      fee: num(a.fee),
-      usd_value: num(a.usdValue),
-    })),
-    total_btc: num(dust.totalBtc),
-    total_feetoken: num(dust.totalFeeToken),
-    fee_rate: num(dust.feeRate),
-    count: dust.assets.length,
-  };
+/** The small balances of the credential's account that could be converted into the fee token. */
+export interface DustReport {
+  venue: BinanceVenue;
+  credentialId: string;
+  dust: DustAssets;
 }
 
 export function createBinanceAccountService(deps: {
@@ -57,14 +37,14 @@ export function createBinanceAccountService(deps: {
   }
 
   return {
-    async feeTokenBurn(venue: BinanceVenue, ctx: AccountActor) {
+    async feeTokenBurn(venue: BinanceVenue, ctx: AccountActor): Promise<BurnSetting> {
       requireGlobal(venue);
       const credential = await credentials.resolve(ctx.id, venue);
       const burn = await credentials.use(credential, (keys) => gateway.feeTokenBurn(venue, keys));
-      return burnView(venue, credential.id, burn);
+      return { venue, credentialId: credential.id, burn };
     },
 
-    async setFeeTokenBurn(venue: BinanceVenue, spot: boolean, ctx: AccountActor) {
+    async setFeeTokenBurn(venue: BinanceVenue, spot: boolean, ctx: AccountActor): Promise<BurnSetting> {
       requireGlobal(venue);
       const credential = await credentials.resolve(ctx.id, venue);
       const burn = await credentials.use(credential, (keys) => gateway.setFeeTokenBurn(venue, keys, spot));
@@ -82,13 +62,13 @@ export function createBinanceAccountService(deps: {
         deps.clock.now(),
         deps.db,
       );
-      return burnView(venue, credential.id, burn);
+      return { venue, credentialId: credential.id, burn };
     },
 
-    async dustAssets(venue: BinanceVenue, ctx: AccountActor) {
+    async dustAssets(venue: BinanceVenue, ctx: AccountActor): Promise<DustReport> {
       const credential = await credentials.resolve(ctx.id, venue);
       const dust = await credentials.use(credential, (keys) => gateway.dustAssets(venue, keys));
-      return dustView(venue, credential.id, dust);
+      return { venue, credentialId: credential.id, dust };
     },
   };
 }

@@ -14,17 +14,30 @@ import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import { venueWithin } from './timeouts.ts';
 import { HEALTH_TTL_MS, VENUES, type Venue } from './venues.domain.ts';
 
-interface VenueHealth {
-  exchange: Venue;
+/** One venue's health: the last check, and its request-weight budget now. */
+export interface VenueHealth {
+  venue: Venue;
   status: 'healthy' | 'maintenance' | 'rate_limited' | 'unreachable' | 'error';
-  latency_ms: number | null;
+  latencyMs: number | null;
   error: string | null;
-  checked_at: string;
+  checkedAt: Date;
+  /** Answered from the last minute's check. */
   cached: boolean;
   budget: BudgetView;
 }
 
+/** Every venue's health, and how many are healthy. */
+export interface VenuesHealth {
+  status: 'healthy' | 'unhealthy' | 'degraded';
+  healthyCount: number;
+  venues: VenueHealth[];
+  checkedAt: Date;
+}
+
 type Checked = Omit<VenueHealth, 'budget'>;
+
+/** A check as the shared cache keeps it (JSON): the time as an ISO string. */
+type StoredCheck = Omit<Checked, 'checkedAt'> & { checkedAt: string };
 
 export function createHealthService(deps: {
   gateway: Pick<VenueGateway, 'status'>;
@@ -33,7 +46,8 @@ export function createHealthService(deps: {
   probeTimeoutMs: number;
   budget: (venue: Venue) => Pick<VenueBudget, 'state' | 'snapshot'>;
 }) {
-  const key = (venue: Venue) => `exchange:health:v1:${venue}`;
+  // v2: the check is kept in its camelCase fields (v1 kept the wire's); a v1 entry is never read as one.
+  const key = (venue: Venue) => `exchange:health:v2:${venue}`;
 
   /** The shared state; this instance's last view when the shared store cannot be read. */
   async function budget(venue: Venue): Promise<BudgetView> {
@@ -42,7 +56,7 @@ export function createHealthService(deps: {
   }
 
   async function check(venue: Venue): Promise<Checked> {
-    const checkedAt = deps.clock.now().toISOString();
+    const checkedAt = deps.clock.now();
     try {
       const { status, latencyMs } = await venueWithin(
         deps.gateway.status(venue, { timeoutMs: deps.probeTimeoutMs }),
@@ -51,11 +65,11 @@ export function createHealthService(deps: {
       );
       const healthy = status === 'ok';
       return {
-        exchange: venue,
+        venue,
         status: healthy ? 'healthy' : status === 'maintenance' ? 'maintenance' : 'error',
-        latency_ms: latencyMs,
+        latencyMs,
         error: healthy ? null : `${venue} reports status ${status}`,
-        checked_at: checkedAt,
+        checkedAt,
         cached: false,
       };
     } catch (error) {
@@ -69,34 +83,30 @@ export function createHealthService(deps: {
               ? 'unreachable'
               : 'error';
       const reason = error instanceof AppError ? String(error.detail) : `${venue} failed unexpectedly`;
-      return { exchange: venue, status, latency_ms: null, error: reason, checked_at: checkedAt, cached: false };
+      return { venue, status, latencyMs: null, error: reason, checkedAt, cached: false };
     }
   }
 
   async function one(venue: Venue, forceRefresh: boolean): Promise<VenueHealth> {
     if (!forceRefresh) {
-      const cached = await deps.cache.get<Checked>(key(venue)).catch(() => undefined);
-      if (cached) return { ...cached, cached: true, budget: await budget(venue) };
+      const cached = await deps.cache.get<StoredCheck>(key(venue)).catch(() => undefined);
+      if (cached)
+        return { ...cached, checkedAt: new Date(cached.checkedAt), cached: true, budget: await budget(venue) };
     }
     const fresh = await check(venue);
-    await deps.cache.set(key(venue), fresh, HEALTH_TTL_MS).catch(() => undefined);
+    const stored: StoredCheck = { ...fresh, checkedAt: fresh.checkedAt.toISOString() };
+    await deps.cache.set(key(venue), stored, HEALTH_TTL_MS).catch(() => undefined);
     return { ...fresh, budget: await budget(venue) };
   }
 
   return {
     one,
-    async all(forceRefresh: boolean) {
-      const results = await Promise.all(VENUES.map((venue) => one(venue, forceRefresh)));
-      const healthy = results.filter((r) => r.status === 'healthy').length;
-      const status: 'healthy' | 'unhealthy' | 'degraded' =
-        healthy === results.length ? 'healthy' : healthy === 0 ? 'unhealthy' : 'degraded';
-      return {
-        status,
-        healthy_count: healthy,
-        total: results.length,
-        exchanges: Object.fromEntries(results.map((r) => [r.exchange, r])) as Record<Venue, VenueHealth>,
-        checked_at: deps.clock.now().toISOString(),
-      };
+    async all(forceRefresh: boolean): Promise<VenuesHealth> {
+      const venues = await Promise.all(VENUES.map((venue) => one(venue, forceRefresh)));
+      const healthy = venues.filter((r) => r.status === 'healthy').length;
+      const status: VenuesHealth['status'] =
+        healthy === venues.length ? 'healthy' : healthy === 0 ? 'unhealthy' : 'degraded';
+      return { status, healthyCount: healthy, venues, checkedAt: deps.clock.now() };
     },
   };
 }

@@ -3,7 +3,9 @@
 // currencies; the quote currencies of a base, most liquid first; and an order ranked across venues
 // by the price actually paid after the taker fee.
 import { Decimal } from 'decimal.js';
+import type { Static } from 'typebox';
 import type { VenueMarket, VenueTicker } from './adapters/venue-gateway.ts';
+import type { Quotes, RouteResult } from './venues.schemas.ts';
 
 /** Finds the market a user means; undefined when the venue does not list it. */
 export function resolveSymbol(markets: readonly VenueMarket[], input: string): VenueMarket | undefined {
@@ -65,16 +67,8 @@ export function symbolsForHoldings(
   return symbols.slice(0, cap);
 }
 
-interface QuoteOption {
-  quote: string;
-  symbol: string;
-  price: number | null;
-  base_volume_24h: number | null;
-  quote_volume_24h: number | null;
-  min_amount: number | null;
-  min_cost: number | null;
-  active: boolean;
-}
+/** One quote currency a base trades against, as the quotes answer lists it. */
+export type QuoteOption = Static<typeof Quotes>['quotes'][number];
 
 /**
  * Liquidity is compared in the base asset: quote volumes are in different currencies (USDT, BTC,
@@ -110,24 +104,11 @@ export interface RouteCandidate {
   ticker: VenueTicker;
 }
 
-interface Route {
-  exchange: string;
-  symbol: string;
-  price: number;
-  bid: number | null;
-  ask: number | null;
-  taker_fee: number;
-  effective_price: number;
-  min_amount: number | null;
-  min_cost: number | null;
-  rank: number;
-}
+/** One venue's offer, as the route answer lists it. */
+export type Route = Static<typeof RouteResult>['routes'][number];
 
-interface ExcludedRoute {
-  exchange: string;
-  symbol: string;
-  reason: string;
-}
+/** A venue listing the pair whose minimums the order does not meet, or without a price. */
+export type ExcludedRoute = Static<typeof RouteResult>['excluded'][number];
 
 /**
  * Buying `base` with `quote`: the price is the ask (last trade when the venue gives no book), the

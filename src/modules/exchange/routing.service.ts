@@ -3,7 +3,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
-import { rankRoutes, resolveSymbol, type RouteCandidate } from './markets.domain.ts';
+import { rankRoutes, resolveSymbol, type ExcludedRoute, type Route, type RouteCandidate } from './markets.domain.ts';
 import { venueWithin } from './timeouts.ts';
 import type { UsdPrices } from './usd-prices.ts';
 import { VENUES, type Venue } from './venues.domain.ts';
@@ -12,6 +12,20 @@ type Probe =
   | { kind: 'listed'; candidate: RouteCandidate }
   | { kind: 'not_listed'; exchange: Venue }
   | { kind: 'unavailable'; exchange: Venue; reason: string };
+
+/** Where buying base with quote is cheapest after fees, and the venues that could not say. */
+export interface RouteAnswer {
+  base: string;
+  quote: string;
+  size: number | null;
+  quoteSize: number | null;
+  /** Cheapest effective price first. */
+  routes: Route[];
+  excluded: ExcludedRoute[];
+  unavailable: { venue: Venue; reason: string }[];
+  notListed: Venue[];
+  checkedAt: Date;
+}
 
 export function createRoutingService(deps: {
   gateway: Pick<VenueGateway, 'markets' | 'tickers'>;
@@ -41,7 +55,7 @@ export function createRoutingService(deps: {
   }
 
   return {
-    async route(query: { base: string; quote: string; size?: number; quoteSize?: number }) {
+    async route(query: { base: string; quote: string; size?: number; quoteSize?: number }): Promise<RouteAnswer> {
       const base = query.base.trim().toUpperCase();
       const quote = query.quote.trim().toUpperCase();
       const probes = await Promise.all(VENUES.map((venue) => probe(venue, base, quote)));
@@ -53,17 +67,13 @@ export function createRoutingService(deps: {
       return {
         base,
         quote,
-        side: 'buy',
         size: query.size ?? null,
-        quote_size: query.quoteSize ?? null,
-        best: routes[0] ?? null,
+        quoteSize: query.quoteSize ?? null,
         routes,
         excluded,
-        unavailable: probes.flatMap((p) =>
-          p.kind === 'unavailable' ? [{ exchange: p.exchange, reason: p.reason }] : [],
-        ),
-        not_listed: probes.flatMap((p) => (p.kind === 'not_listed' ? [p.exchange] : [])),
-        checked_at: deps.clock.now().toISOString(),
+        unavailable: probes.flatMap((p) => (p.kind === 'unavailable' ? [{ venue: p.exchange, reason: p.reason }] : [])),
+        notListed: probes.flatMap((p) => (p.kind === 'not_listed' ? [p.exchange] : [])),
+        checkedAt: deps.clock.now(),
       };
     },
   };

@@ -20,7 +20,7 @@ interface TradeFilter {
   end?: Date;
 }
 
-interface TradeStatsRow {
+export interface TradeStatsRow {
   total_trades: number;
   buy_count: number;
   sell_count: number;

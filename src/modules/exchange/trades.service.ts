@@ -9,7 +9,6 @@ import type { Db } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import {
   VenueError,
   type VenueCredentials,
@@ -21,41 +20,56 @@ import type { BalancesRepository } from './balances.repository.ts';
 import { auditActor, type CredentialsService, type AccountActor } from './credentials.service.ts';
 import { resolveSymbol, symbolsForHoldings } from './markets.domain.ts';
 import { nextCursor, startPage, type Cursor } from './trade-cursor.domain.ts';
-import type { NewTrade, TradeRow, TradesRepository } from './trades.repository.ts';
+import type { NewTrade, TradeRow, TradesRepository, TradeStatsRow } from './trades.repository.ts';
 import type { Venue } from './venues.domain.ts';
 
 /** Symbols one full sync may ask about; each myTrades call weighs 10–20 on Binance. */
 const MAX_SYMBOLS_PER_SYNC = 20;
 
-interface MarketSync {
+/** What one sync fetched for one market, and where the next continues. */
+export interface MarketSync {
   symbol: string;
   fetched: number;
   synced: number;
   duplicate: number;
-  has_more: boolean;
-  next_cursor: { from_id: string | null; since: string | null };
+  /** The page was full: more trades may follow. */
+  hasMore: boolean;
+  nextCursor: Cursor;
 }
 
-const cursorView = (cursor: Cursor) => ({ from_id: cursor.fromId, since: iso(cursor.since) });
+/** One trade sync over the named market, or the markets of the currencies held. */
+export interface TradeSync {
+  success: boolean;
+  userId: string;
+  venue: Venue;
+  /** The market asked for (unified); null for a full sync. */
+  symbol: string | null;
+  symbols: string[];
+  tradesSynced: number;
+  tradesDuplicate: number;
+  hasMore: boolean;
+  markets: MarketSync[];
+  syncedAt: Date;
+  error: string | null;
+  errorType: VenueError['errorType'] | null;
+}
 
-const num = (value: string | null) => (value === null ? null : Number(value));
+/** A page of stored trades, newest first. */
+export interface TradePage {
+  venue: Venue;
+  /** The market asked for, as stored; null when none was. */
+  symbol: string | null;
+  rows: TradeRow[];
+  total: number;
+  hasMore: boolean;
+}
 
-function tradeView(row: TradeRow) {
-  return {
-    id: row.id,
-    exchange_trade_id: row.exchangeTradeId,
-    exchange: row.exchange,
-    symbol: row.symbol,
-    side: row.side,
-    price: num(row.price),
-    amount: num(row.amount),
-    total: num(row.total),
-    fee: num(row.fee),
-    fee_currency: row.feeCurrency,
-    trade_timestamp: iso(row.tradeTimestamp)!,
-    sync_status: row.syncStatus,
-    created_at: iso(row.createdAt)!,
-  };
+/** Trade statistics over a window, and the window asked for. */
+export interface TradeStatistics {
+  stats: TradeStatsRow;
+  start: Date | null;
+  end: Date | null;
+  venue: Venue | null;
 }
 
 /** A venue fill as a row; incomplete fills are kept, marked `failed`, rather than dropped unseen. */
@@ -124,7 +138,7 @@ export function createTradesService(deps: {
       venue: Venue,
       options: { credentialId?: string; symbol?: string; since?: Date; limit: number },
       ctx: AccountActor,
-    ) {
+    ): Promise<TradeSync> {
       const credential = await deps.credentials.resolve(ctx.id, venue, options.credentialId);
       const context = { userId: ctx.id, venue, credentialId: credential.id };
       let synced = 0;
@@ -162,8 +176,8 @@ export function createTradesService(deps: {
               fetched: fetched.length,
               synced: inserted,
               duplicate: rows.length - inserted,
-              has_more: hasMore,
-              next_cursor: cursorView(cursor),
+              hasMore,
+              nextCursor: cursor,
             });
           }
         });
@@ -171,7 +185,7 @@ export function createTradesService(deps: {
         if (!(error instanceof VenueError)) throw error;
         failure = error;
       }
-      const hasMore = markets.some((m) => m.has_more);
+      const hasMore = markets.some((m) => m.hasMore);
       const now = clock.now();
       await audit(
         {
@@ -207,17 +221,17 @@ export function createTradesService(deps: {
         await deps.events.user(ctx.id, 'portfolio.updated', { exchange: venue, cause: 'trades', stored: synced });
       return {
         success: !failure,
-        user_id: ctx.id,
-        exchange: venue,
+        userId: ctx.id,
+        venue,
         symbol: options.symbol ? (symbols[0] ?? null) : null,
-        symbols_synced: symbols,
-        trades_synced: synced,
-        trades_duplicate: duplicate,
-        has_more: hasMore,
+        symbols,
+        tradesSynced: synced,
+        tradesDuplicate: duplicate,
+        hasMore,
         markets,
-        timestamp: now.toISOString(),
+        syncedAt: now,
         error: failure ? String(failure.detail) : null,
-        error_type: failure?.errorType ?? null,
+        errorType: failure?.errorType ?? null,
       };
     },
 
@@ -229,36 +243,28 @@ export function createTradesService(deps: {
       end?: Date;
       limit: number;
       offset: number;
-    }) {
+    }): Promise<TradePage> {
       const { rows, total } = await repo.list(
         { userId: query.userId, exchange: query.venue, symbol: query.symbol, start: query.start, end: query.end },
         { limit: query.limit, offset: query.offset },
       );
       return {
-        trades: rows.map(tradeView),
-        exchange: query.venue,
+        venue: query.venue,
         symbol: query.symbol ? (rows[0]?.symbol ?? query.symbol.toUpperCase()) : null,
-        total_records: total,
-        has_more: query.offset + rows.length < total,
+        rows,
+        total,
+        hasMore: query.offset + rows.length < total,
       };
     },
 
-    async stats(query: { userId: string; venue?: Venue; start?: Date; end?: Date }) {
-      const row = await repo.stats({ userId: query.userId, exchange: query.venue, start: query.start, end: query.end });
-      return {
-        total_trades: row.total_trades,
-        buy_count: row.buy_count,
-        sell_count: row.sell_count,
-        synced_count: row.synced_count,
-        failed_count: row.failed_count,
-        total_volume: Number(row.total_volume),
-        total_fees: Number(row.total_fees),
-        first_trade: iso(row.first_trade),
-        last_trade: iso(row.last_trade),
-        start_date: iso(query.start),
-        end_date: iso(query.end),
-        exchange: query.venue ?? null,
-      };
+    async stats(query: { userId: string; venue?: Venue; start?: Date; end?: Date }): Promise<TradeStatistics> {
+      const stats = await repo.stats({
+        userId: query.userId,
+        exchange: query.venue,
+        start: query.start,
+        end: query.end,
+      });
+      return { stats, start: query.start ?? null, end: query.end ?? null, venue: query.venue ?? null };
     },
   };
 }

@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import { audit } from './exchange.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { VenueError, type VenueGateway, type VenueTransfer } from './adapters/venue-gateway.ts';
@@ -16,22 +15,40 @@ import { cursorAfter, firstWindow, MAX_WINDOWS_PER_SYNC, nextStart, PAGE_LIMIT }
 import type { NewTransfer, TransferRow, TransfersRepository } from './transfers.repository.ts';
 import type { Venue } from './venues.domain.ts';
 
-const num = (value: string) => Number(value);
+/** What one sync read of one transfer type. */
+export interface TransferKindSync {
+  type: TransferType;
+  /** Records the venue sent in this call. */
+  fetched: number;
+  /** Of those, new. */
+  synced: number;
+  /** Calls of at most 90 days made. */
+  windows: number;
+  /** Stopped before now. */
+  hasMore: boolean;
+  /** The cursor: the next sync reads from here. */
+  syncedUntil: Date | null;
+}
 
-function transferView(row: TransferRow) {
-  return {
-    id: row.id,
-    exchange_transfer_id: row.exchangeTransferId,
-    exchange: row.exchange,
-    type: row.type,
-    currency: row.currency,
-    amount: num(row.amount),
-    fee: num(row.fee),
-    txid: row.txid,
-    status: row.status,
-    transfer_timestamp: iso(row.transferTimestamp)!,
-    created_at: iso(row.createdAt)!,
-  };
+/** One deposits-and-withdrawals sync. */
+export interface TransferSync {
+  success: boolean;
+  userId: string;
+  venue: Venue;
+  transfersSynced: number;
+  hasMore: boolean;
+  kinds: TransferKindSync[];
+  syncedAt: Date;
+  error: string | null;
+  errorType: VenueError['errorType'] | null;
+}
+
+/** A page of stored transfers, newest first. */
+export interface TransferPage {
+  venue: Venue;
+  rows: TransferRow[];
+  total: number;
+  hasMore: boolean;
 }
 
 function toRow(
@@ -68,32 +85,29 @@ export function createTransfersService(deps: {
   const { repo, gateway, clock } = deps;
 
   return {
-    async sync(venue: Venue, options: { credentialId?: string; since?: Date }, ctx: AccountActor) {
+    async sync(
+      venue: Venue,
+      options: { credentialId?: string; since?: Date },
+      ctx: AccountActor,
+    ): Promise<TransferSync> {
       const credential = await deps.credentials.resolve(ctx.id, venue, options.credentialId);
       const context = { userId: ctx.id, venue, credentialId: credential.id };
       const now = clock.now().getTime();
       const horizon = now - deps.horizonDays * 86_400_000;
-      const kinds: {
-        type: TransferType;
-        fetched: number;
-        synced: number;
-        windows: number;
-        has_more: boolean;
-        synced_until: string | null;
-      }[] = [];
+      const kinds: TransferKindSync[] = [];
       let failure: VenueError | undefined;
       try {
         await deps.credentials.use(credential, async (keys) => {
           for (const type of TRANSFER_TYPES) {
             const previous = (await repo.cursor(credential.id, type))?.getTime() ?? null;
             let start = options.since?.getTime() ?? previous ?? horizon;
-            const kind = {
+            const kind: TransferKindSync = {
               type,
               fetched: 0,
               synced: 0,
               windows: 0,
-              has_more: false,
-              synced_until: null as string | null,
+              hasMore: false,
+              syncedUntil: null,
             };
             kinds.push(kind);
             for (
@@ -115,9 +129,9 @@ export function createTransfersService(deps: {
               // Each window's progress is kept at once: a failure later does not lose it.
               const cursor = cursorAfter(start, now, previous);
               await repo.saveCursor(credential.id, type, new Date(cursor));
-              kind.synced_until = new Date(cursor).toISOString();
+              kind.syncedUntil = new Date(cursor);
             }
-            kind.has_more = start < now;
+            kind.hasMore = start < now;
           }
         });
       } catch (error) {
@@ -155,14 +169,14 @@ export function createTransfersService(deps: {
         await deps.events.user(ctx.id, 'portfolio.updated', { exchange: venue, cause: 'transfers', stored: synced });
       return {
         success: !failure,
-        user_id: ctx.id,
-        exchange: venue,
-        transfers_synced: synced,
-        has_more: kinds.some((k) => k.has_more),
-        types: kinds,
-        timestamp: at.toISOString(),
+        userId: ctx.id,
+        venue,
+        transfersSynced: synced,
+        hasMore: kinds.some((k) => k.hasMore),
+        kinds,
+        syncedAt: at,
         error: failure ? String(failure.detail) : null,
-        error_type: failure?.errorType ?? null,
+        errorType: failure?.errorType ?? null,
       };
     },
 
@@ -174,17 +188,12 @@ export function createTransfersService(deps: {
       end?: Date;
       limit: number;
       offset: number;
-    }) {
+    }): Promise<TransferPage> {
       const { rows, total } = await repo.list(
         { userId: query.userId, exchange: query.venue, type: query.type, start: query.start, end: query.end },
         { limit: query.limit, offset: query.offset },
       );
-      return {
-        transfers: rows.map(transferView),
-        exchange: query.venue,
-        total_records: total,
-        has_more: query.offset + rows.length < total,
-      };
+      return { venue: query.venue, rows, total, hasMore: query.offset + rows.length < total };
     },
   };
 }

@@ -1,10 +1,18 @@
 // Reads over the run history: the public health answer, one run by id, and `lastRuns()` for the dashboard.
 import { notFound, unavailable } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import type { JobRun } from './jobs.domain.ts';
 import { outcomeOf, type RegisteredJob, type RunOutcome } from './job-runner.ts';
 import type { RunRow, RunsRepository } from './runs.repository.ts';
 import type { Scheduler } from './scheduler.ts';
+
+/** The scheduler's settings, and every job with its next scheduled run and newest run that did work. */
+export interface JobsHealthState {
+  scheduler: 'off' | 'internal';
+  /** The in-process scheduler runs in this instance. */
+  schedulerRunning: boolean;
+  secretConfigured: boolean;
+  jobs: { name: string; cron: string; nextRun: Date | null; lastRun: RunRow | null }[];
+}
 
 export function createJobsService(deps: {
   jobs: readonly RegisteredJob[];
@@ -43,7 +51,8 @@ export function createJobsService(deps: {
       return outcomeOf(row);
     },
 
-    async health() {
+    /** Every job with its next scheduled run and newest run that did work; 503 when the history cannot be read. */
+    async health(): Promise<JobsHealthState> {
       let rows: RunRow[];
       try {
         // Skipped triggers did no work: the run that covered them tells the outcome.
@@ -53,32 +62,15 @@ export function createJobsService(deps: {
       }
       const byJob = new Map(rows.map((row) => [row.job, row]));
       return {
-        status: 'ok',
         scheduler: settings.scheduler,
-        scheduler_running: scheduler.running,
-        secret_configured: settings.secretConfigured,
-        jobs: jobs.map((job) => {
-          const row = byJob.get(job.name);
-          return {
-            name: job.name,
-            path: `/api/scheduled/${job.name}`,
-            cron: job.cron,
-            next_run: iso(scheduler.nextRun(job.name)),
-            last_run: row
-              ? {
-                  run_id: row.id,
-                  status: row.status,
-                  trigger: row.trigger,
-                  started_at: iso(row.startedAt)!,
-                  finished_at: iso(row.finishedAt),
-                  units:
-                    row.unitsTotal === null
-                      ? null
-                      : { total: row.unitsTotal, succeeded: row.unitsSucceeded ?? 0, failed: row.unitsFailed ?? 0 },
-                }
-              : null,
-          };
-        }),
+        schedulerRunning: scheduler.running,
+        secretConfigured: settings.secretConfigured,
+        jobs: jobs.map((job) => ({
+          name: job.name,
+          cron: job.cron,
+          nextRun: scheduler.nextRun(job.name),
+          lastRun: byJob.get(job.name) ?? null,
+        })),
       };
     },
   };

@@ -18,6 +18,17 @@ const MAX_POINTS = 1000;
 const DEFAULT_WINDOW_DAYS = 30;
 const num = (value: Dec) => Number(value.toString());
 
+/** A user's holdings valued at each interval boundary of a window, and the window's returns. */
+export interface PortfolioHistory {
+  quote: string;
+  interval: HistoryInterval;
+  points: { at: Date; value: Dec; netDeposits: Dec }[];
+  /** Time-weighted return over the window; null when it cannot be computed. */
+  twr: Dec | null;
+  /** Money-weighted return (XIRR); null when it cannot be computed. */
+  mwr: number | null;
+}
+
 export function createHistoryService(deps: {
   source: Pick<PortfolioSource, 'holdings'>;
   quotes: Pick<PortfolioQuotes, 'closed'>;
@@ -28,7 +39,10 @@ export function createHistoryService(deps: {
 }) {
   const { clock } = deps;
   return {
-    async history(userId: string, query: { quote: string; start?: string; end?: string; interval: HistoryInterval }) {
+    async history(
+      userId: string,
+      query: { quote: string; start?: string; end?: string; interval: HistoryInterval },
+    ): Promise<PortfolioHistory> {
       const prices = deps.pricing.pricer(query.quote);
       const step = HISTORY_INTERVAL_MS[query.interval];
       const now = clock.now().getTime();
@@ -128,13 +142,9 @@ export function createHistoryService(deps: {
       return {
         quote: prices.quote,
         interval: query.interval,
-        points: points.map((p) => ({
-          ts: new Date(p.ts).toISOString(),
-          value: num(p.value),
-          net_deposits: num(p.netDeposits),
-        })),
-        twr: twr === null ? null : num(twr.toDecimalPlaces(8)),
-        mwr: mwr === null ? null : Number(mwr.toFixed(8)),
+        points: points.map((p) => ({ at: new Date(p.ts), value: p.value, netDeposits: p.netDeposits })),
+        twr,
+        mwr,
       };
     },
   };

@@ -3,15 +3,20 @@
 // only for what is held or was traded in another currency than the quote.
 import type { Clock } from '../../platform/clock.ts';
 import { createHistoryService } from './history.service.ts';
-import { dec, type Dec } from './ledger.domain.ts';
+import { dec } from './ledger.domain.ts';
 import { createLedgerService } from './ledger.service.ts';
 import type { PortfolioQuotes, PortfolioSource } from './portfolio.deps.ts';
 import type { LedgerStore, PortfolioRepository } from './portfolio.repository.ts';
 import { createPricingService } from './pricing.service.ts';
 import { realizedCsv } from './realized-csv.domain.ts';
-import { summarize, type Holding } from './summary.domain.ts';
+import { summarize, type Holding, type Summary } from './summary.domain.ts';
 
-const num = (value: Dec) => Number(value.toString());
+/** The summary of a user's holdings in a quote currency, as of a time. */
+export interface PortfolioSummary {
+  quote: string;
+  asOf: Date;
+  summary: Summary;
+}
 
 export function createPortfolioService(deps: {
   source: PortfolioSource;
@@ -26,7 +31,7 @@ export function createPortfolioService(deps: {
   const history = createHistoryService({ source, quotes: deps.quotes, candles: deps.candles, ledger, pricing, clock });
 
   return {
-    async summary(userId: string, query: { quote: string; exchange?: string }) {
+    async summary(userId: string, query: { quote: string; exchange?: string }): Promise<PortfolioSummary> {
       const prices = pricing.pricer(query.quote);
       const [current, rows] = await Promise.all([
         ledger.current(userId, prices),
@@ -35,26 +40,7 @@ export function createPortfolioService(deps: {
       const holdings: Holding[] = await Promise.all(
         rows.map(async (r) => ({ asset: r.currency, amount: dec(r.total), price: await prices.now(r.currency) })),
       );
-      const summary = summarize(current, holdings);
-      return {
-        quote: prices.quote,
-        as_of: clock.now().toISOString(),
-        value: num(summary.value),
-        cost_basis: num(summary.cost_basis),
-        unrealized_pnl: num(summary.unrealized_pnl),
-        realized_pnl: num(summary.realized_pnl),
-        fees: num(summary.fees),
-        net_deposits: num(summary.net_deposits),
-        assets: summary.assets.map((a) => ({
-          asset: a.asset,
-          amount: num(a.amount),
-          price: a.price === null ? null : num(a.price.toDecimalPlaces(8)),
-          value: num(a.value),
-          cost_basis: num(a.cost_basis),
-          unrealized_pnl: num(a.unrealized_pnl),
-          realized_pnl: num(a.realized_pnl),
-        })),
-      };
+      return { quote: prices.quote, asOf: clock.now(), summary: summarize(current, holdings) };
     },
 
     history: history.history,

@@ -1,6 +1,8 @@
 // The summary, pure: holdings valued against the ledger's lots, rounded so every total is the sum
 // of its rounded parts (docs/decisions/150, 153).
+import type { Static } from 'typebox';
 import { D, roundAmount, roundMoney, type Dec, type Ledger, type Lot } from './ledger.domain.ts';
+import type { Summary as SummaryAnswer } from './portfolio.schemas.ts';
 
 const ZERO = new D(0);
 
@@ -28,25 +30,17 @@ export interface Holding {
   price: Dec | null;
 }
 
-interface AssetSummary {
-  asset: string;
-  amount: Dec;
-  price: Dec | null;
-  value: Dec;
-  cost_basis: Dec;
-  unrealized_pnl: Dec;
-  realized_pnl: Dec;
-}
+type AssetFigures = Static<typeof SummaryAnswer>['assets'][number];
 
-interface Summary {
-  value: Dec;
-  cost_basis: Dec;
-  unrealized_pnl: Dec;
-  realized_pnl: Dec;
-  fees: Dec;
-  net_deposits: Dec;
-  assets: AssetSummary[];
-}
+/** An asset's figures: the summary answer's fields, as exact decimals. */
+export type AssetSummary = {
+  [K in keyof AssetFigures]: K extends 'asset' ? string : K extends 'price' ? Dec | null : Dec;
+};
+
+/** The totals of the summary answer (without its quote and time), as exact decimals, and each asset's. */
+export type Summary = {
+  [K in Exclude<keyof Static<typeof SummaryAnswer>, 'quote' | 'as_of' | 'assets'>]: Dec;
+} & { assets: AssetSummary[] };
 
 /**
  * Values holdings against the ledger, rounded: each asset's value and cost basis to 2 decimals, its

@@ -1,15 +1,13 @@
 // When a strategy in paper trading has earned real money: the autopilot's promotion rules, pure.
+import type { Static } from 'typebox';
+import type { StrategyMetricsSchema } from './strategies.schemas.ts';
 
-/** Paper-trading figures, written by whatever runs the paper trading; read by the autopilot. */
-export interface StrategyMetrics {
-  paper_trades?: number;
-  /** Share of winning paper trades, 0..1. */
-  win_rate?: number;
-  /** Return of the paper account since paper_started_at, in percent. */
-  return_pct?: number;
-  /** Largest peak-to-trough fall of the paper account, in percent (positive number). */
-  max_drawdown_pct?: number;
-}
+/**
+ * Paper-trading figures, written by whatever runs the paper trading; read by the autopilot. Stored
+ * as written (a JSON column), under the names the API shows them by: the schema's fields, each
+ * absent until reported.
+ */
+export type StrategyMetrics = { [K in keyof Static<typeof StrategyMetricsSchema>]?: number };
 
 export const STRATEGY_STATUSES = ['draft', 'paper', 'live', 'retired'] as const;
 export type StrategyStatus = (typeof STRATEGY_STATUSES)[number];
@@ -27,7 +25,7 @@ export const PROMOTION_RULES = Object.freeze({
 
 const DAY_MS = 86_400_000;
 
-interface PromotionVerdict {
+export interface PromotionVerdict {
   eligible: boolean;
   /** Why not, one sentence per rule that failed; empty when eligible. */
   reasons: string[];

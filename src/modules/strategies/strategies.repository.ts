@@ -7,7 +7,7 @@ import { descending } from '../../platform/db/order.ts';
 
 export type StrategyRow = typeof strategies.$inferSelect;
 type NewStrategy = typeof strategies.$inferInsert;
-type TransitionRow = typeof strategyTransitions.$inferSelect;
+export type TransitionRow = typeof strategyTransitions.$inferSelect;
 
 const newestFirst = [descending(strategies.createdAt), descending(strategies.id)];
 

@@ -5,7 +5,7 @@ import { PROMOTION_RULES, STRATEGY_STATUSES } from './strategies.domain.ts';
 
 const Num = (description: string) => Nullable(Type.Number({ description }));
 
-const StrategyMetricsSchema = Type.Object(
+export const StrategyMetricsSchema = Type.Object(
   {
     paper_trades: Num('Paper trades since paper trading started; null when not reported yet.'),
     win_rate: Num('Share of winning paper trades, 0..1; null when not reported yet.'),
@@ -31,12 +31,13 @@ export const Strategy = Type.Object(
 );
 export type Strategy = Static<typeof Strategy>;
 
-const StrategyTransition = Type.Object({
+export const StrategyTransition = Type.Object({
   from: Type.String({ description: 'Status before.' }),
   to: Type.String({ description: 'Status after.' }),
   at: DateTime('When it moved.'),
   reason: Type.String({ description: 'Why, e.g. the autopilot rules that were met.' }),
 });
+export type StrategyTransition = Static<typeof StrategyTransition>;
 
 export const StrategyDetail = Type.Object(
   {

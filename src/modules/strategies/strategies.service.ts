@@ -3,21 +3,22 @@ import { audit } from './strategies.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import {
   PROMOTION_RULES,
   promotionVerdict,
   transitionBudget,
+  type PromotionVerdict,
   type StrategyMetrics,
   type StrategyStatus,
 } from './strategies.domain.ts';
-import type { StrategiesRepository, StrategyRow } from './strategies.repository.ts';
-import type { StrategyDetail, Strategy, StrategyList, StrategyListQuery } from './strategies.schemas.ts';
+import type { StrategiesRepository, StrategyRow, TransitionRow } from './strategies.repository.ts';
+import type { StrategyListQuery } from './strategies.schemas.ts';
 
 const HOUR_MS = 3_600_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-interface PaperEvaluation {
+/** One run of the paper → live evaluation. */
+export interface PaperEvaluation {
   /** Strategies in paper trading that were judged. */
   evaluated: number;
   /** Those meeting every promotion rule. */
@@ -27,31 +28,24 @@ interface PaperEvaluation {
   deferred: number;
   /** Not (yet) meeting the rules. */
   held: number;
-  limit_per_hour: number;
+  limitPerHour: number;
   /** Transitions already made in the hour before this run. */
-  transitions_last_hour: number;
-  promoted_ids: string[];
+  transitionsLastHour: number;
+  promotedIds: string[];
 }
 
-const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+export interface StrategyPage {
+  rows: StrategyRow[];
+  total: number;
+  page: number;
+  limit: number;
+}
 
-function toStrategy(row: StrategyRow): Strategy {
-  return {
-    id: row.id,
-    name: row.name,
-    owner_user_id: row.ownerUserId,
-    status: row.status,
-    paper_started_at: iso(row.paperStartedAt),
-    live_started_at: iso(row.liveStartedAt),
-    metrics: {
-      paper_trades: num(row.metrics.paper_trades),
-      win_rate: num(row.metrics.win_rate),
-      return_pct: num(row.metrics.return_pct),
-      max_drawdown_pct: num(row.metrics.max_drawdown_pct),
-    },
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-  };
+/** A strategy with its recent transitions and, while in paper trading, the autopilot's verdict now. */
+export interface StrategyWithTransitions {
+  row: StrategyRow;
+  transitions: TransitionRow[];
+  promotion: PromotionVerdict | null;
 }
 
 export function createStrategiesService(deps: { db: Db; repo: StrategiesRepository; clock: Clock }) {
@@ -65,7 +59,7 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
       status?: StrategyStatus;
       paperStartedAt?: Date | null;
       metrics?: StrategyMetrics;
-    }): Promise<Strategy> {
+    }): Promise<StrategyRow> {
       const now = clock.now();
       const status = input.status ?? 'draft';
       const row = await repo.insert({
@@ -77,24 +71,20 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
         createdAt: now,
         updatedAt: now,
       });
-      return toStrategy(row);
+      return row;
     },
 
-    async list(query: StrategyListQuery): Promise<StrategyList> {
+    async list(query: StrategyListQuery): Promise<StrategyPage> {
       const offset = (query.page - 1) * query.limit;
       const { rows, total } = await repo.list(query.status, offset, query.limit);
-      return { strategies: rows.map(toStrategy), total, page: query.page, limit: query.limit };
+      return { rows, total, page: query.page, limit: query.limit };
     },
 
-    async get(id: string): Promise<StrategyDetail> {
+    async get(id: string): Promise<StrategyWithTransitions> {
       const row = UUID.test(id) ? await repo.find(id) : undefined;
       if (!row) throw notFound('Strategy not found');
       const transitions = await repo.transitionsOf(row.id, 50);
-      return {
-        ...toStrategy(row),
-        transitions: transitions.map((t) => ({ from: t.fromStatus, to: t.toStatus, at: iso(t.at)!, reason: t.reason })),
-        promotion: row.status === 'paper' ? promotionVerdict(row, clock.now()) : null,
-      };
+      return { row, transitions, promotion: row.status === 'paper' ? promotionVerdict(row, clock.now()) : null };
     },
 
     /**
@@ -137,9 +127,9 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
         promoted: promotedIds.length,
         deferred: eligible.length - promotedIds.length,
         held: candidates.length - eligible.length,
-        limit_per_hour: limitPerHour,
-        transitions_last_hour: made,
-        promoted_ids: promotedIds,
+        limitPerHour,
+        transitionsLastHour: made,
+        promotedIds,
       };
     },
   };

@@ -37,13 +37,41 @@ interface IncomingRequest {
   verified: boolean;
 }
 
-interface ProviderStatus {
+/** A provider as the dashboard shows it: whether its secret is set, its last delivery, success and error. */
+export interface ProviderStatus {
   provider: WebhookProvider;
   secretConfigured: boolean;
-  lastDeliveryAt: string | null;
-  lastSuccessAt: string | null;
-  lastErrorAt: string | null;
+  lastDeliveryAt: Date | null;
+  lastSuccessAt: Date | null;
+  lastErrorAt: Date | null;
   lastError: string | null;
+}
+
+/** When a provider's last delivery came, and the error it stands in now (none once a later attempt succeeded). */
+interface LastDelivery {
+  lastDeliveryAt: Date | null;
+  lastError: string | null;
+}
+
+/** A platform provider's readiness: its secret, its last delivery, and deliveries matching no user. */
+export interface PlatformHealth extends LastDelivery {
+  provider: WebhookProvider;
+  secretConfigured: boolean;
+  unmatched: number;
+}
+
+/** Whether every platform provider can receive (or unsigned deliveries are accepted), and each one. */
+export interface PlatformsReadiness {
+  ready: boolean;
+  allowUnsigned: boolean;
+  providers: PlatformHealth[];
+}
+
+/** The mail-event receiver: whether its secret is set, and when its last delivery came. */
+export interface MailerReadiness {
+  secretConfigured: boolean;
+  allowUnsigned: boolean;
+  lastDeliveryAt: Date | null;
 }
 
 /**
@@ -251,20 +279,31 @@ export function createWebhooksService(deps: {
    * Per provider: when the last delivery came, and whether it stands in error now: the latest error
    * weighed against the last processing attempt (none once an attempt after it succeeded).
    */
-  async function lastDeliveries(): Promise<
-    Record<string, { lastDeliveryAt: string | null; lastError: string | null }>
-  > {
+  async function lastDeliveryTimes(): Promise<Record<string, LastDelivery>> {
     const activity = new Map((await repo.activity()).map((row) => [row.provider, row]));
-    const result: Record<string, { lastDeliveryAt: string | null; lastError: string | null }> = {};
+    const result: Record<string, LastDelivery> = {};
     for (const provider of WEBHOOK_PROVIDERS) {
       const row = activity.get(provider);
       const attempt = { at: row?.lastProcessedAt ?? null, error: row?.lastError ?? null };
       result[provider] = {
-        lastDeliveryAt: iso(row?.lastDeliveryAt ?? null),
+        lastDeliveryAt: row?.lastDeliveryAt ?? null,
         lastError: latestError(attempt, await lastRejection(provider)).error,
       };
     }
     return result;
+  }
+
+  /** Per provider, the last delivery and the error it stands in now, the times as ISO strings. */
+  async function lastDeliveries(): Promise<
+    Record<string, { lastDeliveryAt: string | null; lastError: string | null }>
+  > {
+    const times = await lastDeliveryTimes();
+    return Object.fromEntries(
+      Object.entries(times).map(([provider, last]) => [
+        provider,
+        { lastDeliveryAt: iso(last.lastDeliveryAt), lastError: last.lastError },
+      ]),
+    );
   }
 
   const configured = (provider: WebhookProvider) => Boolean(settings.secrets[provider]);
@@ -285,9 +324,9 @@ export function createWebhooksService(deps: {
         return {
           provider,
           secretConfigured: configured(provider),
-          lastDeliveryAt: iso(received?.lastDeliveryAt ?? null),
-          lastSuccessAt: iso(outcome?.lastSuccessAt ?? null),
-          lastErrorAt: iso(latest.at),
+          lastDeliveryAt: received?.lastDeliveryAt ?? null,
+          lastSuccessAt: outcome?.lastSuccessAt ?? null,
+          lastErrorAt: latest.at,
           lastError: latest.error,
         };
       }),
@@ -295,34 +334,27 @@ export function createWebhooksService(deps: {
   }
 
   /** Per platform provider: can it receive (secret set), and how did its last delivery go. */
-  async function platformsHealth() {
-    const [last, unmatched] = await Promise.all([lastDeliveries(), repo.unmatchedCounts()]);
+  async function platformsHealth(): Promise<PlatformsReadiness> {
+    const [last, unmatched] = await Promise.all([lastDeliveryTimes(), repo.unmatchedCounts()]);
     const platforms = WEBHOOK_PROVIDERS.filter((p) => p !== 'mailer');
-    const providers = Object.fromEntries(
-      platforms.map((p) => [
-        p,
-        {
-          secret_configured: configured(p),
-          last_delivery_at: last[p]!.lastDeliveryAt,
-          last_error: last[p]!.lastError,
-          unmatched: unmatched[p] ?? 0,
-        },
-      ]),
-    );
+    const providers = platforms.map((provider) => ({
+      provider,
+      secretConfigured: configured(provider),
+      ...last[provider]!,
+      unmatched: unmatched[provider] ?? 0,
+    }));
     const ready = settings.allowUnsigned || platforms.every(configured);
-    return { status: ready ? 'ok' : 'degraded', allow_unsigned: settings.allowUnsigned, providers };
+    return { ready, allowUnsigned: settings.allowUnsigned, providers };
   }
 
-  /** The mail-event receiver's health, as the contract's string map. */
-  async function mailerHealth(): Promise<Record<string, string>> {
-    const last = (await lastDeliveries()).mailer!;
-    const health: Record<string, string> = {
-      status: configured('mailer') || settings.allowUnsigned ? 'ok' : 'unconfigured',
-      service: 'webhooks',
-      mailer_secret: configured('mailer') ? 'configured' : 'missing',
+  /** The mail-event receiver's readiness. */
+  async function mailerHealth(): Promise<MailerReadiness> {
+    const last = (await lastDeliveryTimes()).mailer!;
+    return {
+      secretConfigured: configured('mailer'),
+      allowUnsigned: settings.allowUnsigned,
+      lastDeliveryAt: last.lastDeliveryAt,
     };
-    if (last.lastDeliveryAt) health.last_delivery_at = last.lastDeliveryAt;
-    return health;
   }
 
   return { receive, deliveryStats, lastDeliveries, providerStatus, platformsHealth, mailerHealth };

@@ -13,6 +13,7 @@ import {
 } from '../feeds.schemas.ts';
 import type { AgentsService, IntelService } from '../feeds.service.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
+import { activityEventWire, activityFeedWire, intelEventWire, intelFeedWire } from '../command-center.wire.ts';
 
 const tags = ['admin: command center'];
 
@@ -42,7 +43,7 @@ export function feedRoutes(deps: {
           response: { 200: IntelFeed, ...errorResponses(401, 403) },
         },
       },
-      async (request) => intel.feed(request.query),
+      async (request) => intelFeedWire(await intel.feed(request.query)),
     );
 
     app.post(
@@ -59,7 +60,8 @@ export function feedRoutes(deps: {
           response: { 201: IntelEvent, ...errorResponses(401, 403) },
         },
       },
-      async (request, reply) => reply.code(201).send(await intel.ingest(request.body, actorOf(request))),
+      async (request, reply) =>
+        reply.code(201).send(intelEventWire(await intel.ingest(request.body, actorOf(request)))),
     );
 
     app.get(
@@ -75,7 +77,7 @@ export function feedRoutes(deps: {
           response: { 200: AgentActivityFeed, ...errorResponses(401, 403) },
         },
       },
-      async (request) => agents.feed(request.query),
+      async (request) => activityFeedWire(await agents.feed(request.query)),
     );
 
     app.post(
@@ -91,7 +93,8 @@ export function feedRoutes(deps: {
           response: { 201: AgentActivityEvent, ...errorResponses(401, 403) },
         },
       },
-      async (request, reply) => reply.code(201).send(await agents.record(request.body, actorOf(request))),
+      async (request, reply) =>
+        reply.code(201).send(activityEventWire(await agents.record(request.body, actorOf(request)))),
     );
   };
 }

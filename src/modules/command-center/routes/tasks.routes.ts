@@ -13,6 +13,7 @@ import {
   TaskUpdateBody,
 } from '../tasks.schemas.ts';
 import type { TasksService } from '../tasks.service.ts';
+import { commentWire, taskListWire, taskWire } from '../command-center.wire.ts';
 
 const tags = ['admin: command center'];
 const base = '/api/admin/command-center/tasks';
@@ -38,7 +39,7 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
           response: { 201: Task, ...errorResponses(401, 403) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.create(request.body, actorOf(request))),
+      async (request, reply) => reply.code(201).send(taskWire(await service.create(request.body, actorOf(request)))),
     );
 
     app.get(
@@ -55,7 +56,7 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
           response: { 200: TaskList, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.list(request.query),
+      async (request) => taskListWire(await service.list(request.query)),
     );
 
     app.get(
@@ -71,7 +72,7 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
           response: { 200: Task, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => service.get(request.params.task_id),
+      async (request) => taskWire(await service.get(request.params.task_id)),
     );
 
     app.patch(
@@ -92,7 +93,7 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
           response: { 200: Task, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => service.update(request.params.task_id, request.body, actorOf(request)),
+      async (request) => taskWire(await service.update(request.params.task_id, request.body, actorOf(request))),
     );
 
     app.post(
@@ -110,7 +111,9 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
         },
       },
       async (request, reply) =>
-        reply.code(201).send(await service.addComment(request.params.task_id, request.body, actorOf(request))),
+        reply
+          .code(201)
+          .send(commentWire(await service.addComment(request.params.task_id, request.body, actorOf(request)))),
     );
   };
 }

@@ -12,6 +12,7 @@ import {
 } from '../balances.schemas.ts';
 import { tags } from '../common.schemas.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
+import { balanceHistoryWire, balanceSyncWire, balancesWire } from '../exchange.wire.ts';
 
 const security = bearerSecurity;
 
@@ -40,7 +41,7 @@ export function balancesRoutes(deps: {
       },
       async (request) => {
         const { exchange, currency, credential_id } = request.query;
-        return balances.latest(actorOf(request).id, exchange, currency, credential_id);
+        return balancesWire(await balances.latest(actorOf(request).id, exchange, currency, credential_id));
       },
     );
 
@@ -60,7 +61,8 @@ export function balancesRoutes(deps: {
           response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },
       },
-      async (request) => balances.sync(request.query.exchange, request.query.credential_id, actorOf(request)),
+      async (request) =>
+        balanceSyncWire(await balances.sync(request.query.exchange, request.query.credential_id, actorOf(request))),
     );
 
     app.get(
@@ -78,14 +80,16 @@ export function balancesRoutes(deps: {
       },
       async (request) => {
         const { exchange, currency, start_date, end_date, limit } = request.query;
-        return balances.history({
-          userId: actorOf(request).id,
-          venue: exchange,
-          currency,
-          start: start_date ? new Date(start_date) : undefined,
-          end: end_date ? new Date(end_date) : undefined,
-          limit,
-        });
+        return balanceHistoryWire(
+          await balances.history({
+            userId: actorOf(request).id,
+            venue: exchange,
+            currency,
+            start: start_date ? new Date(start_date) : undefined,
+            end: end_date ? new Date(end_date) : undefined,
+            limit,
+          }),
+        );
       },
     );
   };

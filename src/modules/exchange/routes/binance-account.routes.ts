@@ -6,6 +6,7 @@ import { BinanceVenueQuery, DustAssets, FeeTokenBurn, FeeTokenBurnBody } from '.
 import { tags } from '../common.schemas.ts';
 import { DEFAULT_VENUE, type BinanceVenue } from '../venues.domain.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
+import { dustAssetsWire, feeTokenBurnWire } from '../exchange.wire.ts';
 
 const security = bearerSecurity;
 const venueErrors = errorResponses(400, 401, 403, 404, 429, 502, 503, 504);
@@ -35,7 +36,8 @@ export function binanceAccountRoutes(deps: {
           response: { 200: FeeTokenBurn, ...venueErrors },
         },
       },
-      async (request) => account.feeTokenBurn(venueOf(request.query.exchange), actorOf(request)),
+      async (request) =>
+        feeTokenBurnWire(await account.feeTokenBurn(venueOf(request.query.exchange), actorOf(request))),
     );
 
     app.post(
@@ -53,7 +55,13 @@ export function binanceAccountRoutes(deps: {
         },
       },
       async (request) =>
-        account.setFeeTokenBurn(venueOf(request.body.exchange), request.body.spot_feetoken_burn, actorOf(request)),
+        feeTokenBurnWire(
+          await account.setFeeTokenBurn(
+            venueOf(request.body.exchange),
+            request.body.spot_feetoken_burn,
+            actorOf(request),
+          ),
+        ),
     );
 
     app.get(
@@ -71,7 +79,7 @@ export function binanceAccountRoutes(deps: {
           response: { 200: DustAssets, ...venueErrors },
         },
       },
-      async (request) => account.dustAssets(venueOf(request.query.exchange), actorOf(request)),
+      async (request) => dustAssetsWire(await account.dustAssets(venueOf(request.query.exchange), actorOf(request))),
     );
   };
 }

@@ -12,6 +12,7 @@ import {
 } from '../trades.schemas.ts';
 import type { createTradesService } from '../trades.service.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
+import { tradeListWire, tradeStatsWire, tradeSyncWire } from '../exchange.wire.ts';
 
 const security = bearerSecurity;
 const date = (value: string | undefined) => (value ? new Date(value) : undefined);
@@ -39,15 +40,17 @@ export function tradesRoutes(deps: {
       },
       async (request) => {
         const q = request.query;
-        return trades.list({
-          userId: actorOf(request).id,
-          venue: q.exchange,
-          symbol: q.symbol,
-          start: date(q.start_date),
-          end: date(q.end_date),
-          limit: q.limit,
-          offset: q.offset,
-        });
+        return tradeListWire(
+          await trades.list({
+            userId: actorOf(request).id,
+            venue: q.exchange,
+            symbol: q.symbol,
+            start: date(q.start_date),
+            end: date(q.end_date),
+            limit: q.limit,
+            offset: q.offset,
+          }),
+        );
       },
     );
 
@@ -72,10 +75,12 @@ export function tradesRoutes(deps: {
       },
       async (request) => {
         const q = request.query;
-        return trades.sync(
-          q.exchange,
-          { credentialId: q.credential_id, symbol: q.symbol, since: date(q.since), limit: q.limit },
-          actorOf(request),
+        return tradeSyncWire(
+          await trades.sync(
+            q.exchange,
+            { credentialId: q.credential_id, symbol: q.symbol, since: date(q.since), limit: q.limit },
+            actorOf(request),
+          ),
         );
       },
     );
@@ -95,12 +100,14 @@ export function tradesRoutes(deps: {
       },
       async (request) => {
         const q = request.query;
-        return trades.stats({
-          userId: actorOf(request).id,
-          venue: q.exchange,
-          start: date(q.start_date),
-          end: date(q.end_date),
-        });
+        return tradeStatsWire(
+          await trades.stats({
+            userId: actorOf(request).id,
+            venue: q.exchange,
+            start: date(q.start_date),
+            end: date(q.end_date),
+          }),
+        );
       },
     );
   };

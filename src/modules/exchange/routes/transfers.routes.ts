@@ -5,6 +5,7 @@ import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.t
 import { tags } from '../common.schemas.ts';
 import { TransferList, TransferSyncQuery, TransferSyncResult, TransfersQuery } from '../transfers.schemas.ts';
 import type { createTransfersService } from '../transfers.service.ts';
+import { transferListWire, transferSyncWire } from '../exchange.wire.ts';
 
 const security = bearerSecurity;
 const date = (value: string | undefined) => (value ? new Date(value) : undefined);
@@ -32,15 +33,17 @@ export function transfersRoutes(deps: {
       },
       async (request) => {
         const q = request.query;
-        return transfers.list({
-          userId: actorOf(request).id,
-          venue: q.exchange,
-          type: q.type,
-          start: date(q.start_date),
-          end: date(q.end_date),
-          limit: q.limit,
-          offset: q.offset,
-        });
+        return transferListWire(
+          await transfers.list({
+            userId: actorOf(request).id,
+            venue: q.exchange,
+            type: q.type,
+            start: date(q.start_date),
+            end: date(q.end_date),
+            limit: q.limit,
+            offset: q.offset,
+          }),
+        );
       },
     );
 
@@ -64,7 +67,9 @@ export function transfersRoutes(deps: {
       },
       async (request) => {
         const q = request.query;
-        return transfers.sync(q.exchange, { credentialId: q.credential_id, since: date(q.since) }, actorOf(request));
+        return transferSyncWire(
+          await transfers.sync(q.exchange, { credentialId: q.credential_id, since: date(q.since) }, actorOf(request)),
+        );
       },
     );
   };

@@ -22,6 +22,16 @@ import {
   VenueQuery,
 } from '../venues.schemas.ts';
 import type { createVenuesService } from '../venues.service.ts';
+import {
+  healthWire,
+  infoWire,
+  marketsWire,
+  quotesWire,
+  routeWire,
+  supportedWire,
+  tickerWire,
+  venueHealthWire,
+} from '../venues.wire.ts';
 
 const security = bearerSecurity;
 /** Public, and more for an admin's token. */
@@ -50,7 +60,7 @@ export function venuesRoutes(deps: {
           response: { 200: Supported, ...errorResponses(401, 403) },
         },
       },
-      async () => venues.supported(),
+      async () => supportedWire(await venues.supported()),
     );
 
     app.get(
@@ -68,7 +78,7 @@ export function venuesRoutes(deps: {
           response: { 200: Info, ...errorResponses(401, 403) },
         },
       },
-      async (request) => venues.info(request.params.exchange_name),
+      async (request) => infoWire(await venues.info(request.params.exchange_name)),
     );
 
     app.get(
@@ -84,7 +94,7 @@ export function venuesRoutes(deps: {
           response: { 200: Markets, ...venueErrors },
         },
       },
-      async (request) => venues.markets(request.query.exchange),
+      async (request) => marketsWire(request.query.exchange, await venues.markets(request.query.exchange)),
     );
 
     app.get(
@@ -100,7 +110,8 @@ export function venuesRoutes(deps: {
           response: { 200: Ticker, ...venueErrors },
         },
       },
-      async (request) => venues.ticker(request.query.exchange, request.query.symbol),
+      async (request) =>
+        tickerWire(request.query.exchange, await venues.ticker(request.query.exchange, request.query.symbol)),
     );
 
     app.get(
@@ -116,7 +127,8 @@ export function venuesRoutes(deps: {
           response: { 200: Quotes, ...venueErrors },
         },
       },
-      async (request) => venues.quotes(request.query.exchange, request.query.base, request.query.current_quote),
+      async (request) =>
+        quotesWire(await venues.quotes(request.query.exchange, request.query.base, request.query.current_quote)),
     );
 
     app.get(
@@ -135,12 +147,14 @@ export function venuesRoutes(deps: {
         },
       },
       async (request) =>
-        routing.route({
-          base: request.query.base,
-          quote: request.query.quote,
-          size: request.query.size,
-          quoteSize: request.query.quote_size,
-        }),
+        routeWire(
+          await routing.route({
+            base: request.query.base,
+            quote: request.query.quote,
+            size: request.query.size,
+            quoteSize: request.query.quote_size,
+          }),
+        ),
     );
 
     // Public; a fresh check spends venue weight every user's syncs share, so only an admin's
@@ -163,7 +177,7 @@ export function venuesRoutes(deps: {
           response: { 200: Health, ...errorResponses() },
         },
       },
-      async (request) => health.all(byAdmin(request, request.query.force_refresh)),
+      async (request) => healthWire(await health.all(byAdmin(request, request.query.force_refresh))),
     );
 
     app.get(
@@ -181,7 +195,8 @@ export function venuesRoutes(deps: {
           response: { 200: VenueHealth, ...errorResponses() },
         },
       },
-      async (request) => health.one(request.params.exchange_name, byAdmin(request, request.query.force_refresh)),
+      async (request) =>
+        venueHealthWire(await health.one(request.params.exchange_name, byAdmin(request, request.query.force_refresh))),
     );
   };
 }

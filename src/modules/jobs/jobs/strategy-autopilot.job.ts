@@ -4,6 +4,7 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
+import type { PaperEvaluation } from '../../strategies/strategies.service.ts';
 import { AppError } from '../../../platform/http/errors.ts';
 import { closeAt, outcomePct, priceWindow, SCORING_INTERVAL, type ClosedCandle } from '../intel-outcome.domain.ts';
 
@@ -26,7 +27,7 @@ export interface StrategyAutopilotDeps {
     recordScoringFailure(id: string, failure: { unscorable: boolean; reason: string }): Promise<void>;
   };
   candles(symbol: string, interval: string, start: Date, end: Date, limit?: number): Promise<ClosedCandle[]>;
-  strategies: { evaluatePaper(now: Date, limitPerHour: number): Promise<Static<typeof PaperResult>> };
+  strategies: { evaluatePaper(now: Date, limitPerHour: number): Promise<PaperEvaluation> };
   platformLimits(): Promise<{ paper_transition_per_hour: number }>;
   logger: Pick<Logger, 'warn'>;
   /** Events scored per run; INTEL_BATCH unless a test wants a small one. */
@@ -67,6 +68,19 @@ export const StrategyAutopilotResult = Type.Object({
   }),
 });
 export type StrategyAutopilotResult = Static<typeof StrategyAutopilotResult>;
+
+function paperResult(evaluation: PaperEvaluation): Static<typeof PaperResult> {
+  return {
+    evaluated: evaluation.evaluated,
+    eligible: evaluation.eligible,
+    promoted: evaluation.promoted,
+    deferred: evaluation.deferred,
+    held: evaluation.held,
+    limit_per_hour: evaluation.limitPerHour,
+    transitions_last_hour: evaluation.transitionsLastHour,
+    promoted_ids: evaluation.promotedIds,
+  };
+}
 
 type ScoringOutcome = 'scored' | 'unscorable' | 'market_failures';
 
@@ -122,7 +136,7 @@ async function scoreEvent(deps: StrategyAutopilotDeps, event: MaturedIntel): Pro
 export async function strategyAutopilot(deps: StrategyAutopilotDeps, now: Date): Promise<StrategyAutopilotResult> {
   const intel = await scoreIntel(deps, now);
   const { paper_transition_per_hour: limit } = await deps.platformLimits();
-  const paper = await deps.strategies.evaluatePaper(now, limit);
+  const paper = paperResult(await deps.strategies.evaluatePaper(now, limit));
   return {
     intel,
     strategies: paper.evaluated === 0 ? { ...paper, note: 'no strategies in paper trading; evaluated none' } : paper,

@@ -48,6 +48,24 @@ export const SyncAccountsResult = Type.Object({
 });
 export type SyncAccountsResult = Static<typeof SyncAccountsResult>;
 
+type CredentialResult = SyncAccountsResult['results'][number];
+
+function credentialResult(r: AccountResult): CredentialResult {
+  return {
+    credential_id: r.credentialId,
+    user_id: r.userId,
+    exchange: r.venue,
+    status: r.status,
+    currencies_synced: r.currenciesSynced,
+    trades_synced: r.tradesSynced,
+    transfers_synced: r.transfersSynced,
+    has_more: r.hasMore,
+    error: r.error,
+    error_type: r.errorType,
+    retry_after_seconds: r.retryAfterSeconds,
+  };
+}
+
 async function syncAccounts(deps: SyncAccountsDeps, _now: Date): Promise<SyncAccountsResult> {
   const results = await deps.accounts.syncAll(deps.syncAccountsShare);
   const count = (status: AccountResult['status']) => results.filter((r) => r.status === status).length;
@@ -56,10 +74,10 @@ async function syncAccounts(deps: SyncAccountsDeps, _now: Date): Promise<SyncAcc
     synced: count('synced'),
     deferred: count('deferred'),
     failed: count('failed'),
-    trades_synced: results.reduce((sum, r) => sum + r.trades_synced, 0),
-    transfers_synced: results.reduce((sum, r) => sum + r.transfers_synced, 0),
+    trades_synced: results.reduce((sum, r) => sum + r.tradesSynced, 0),
+    transfers_synced: results.reduce((sum, r) => sum + r.transfersSynced, 0),
     budget_share: deps.syncAccountsShare,
-    results,
+    results: results.map(credentialResult),
   };
 }
 

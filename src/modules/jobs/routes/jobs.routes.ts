@@ -15,6 +15,7 @@ import {
   RunIdParams,
 } from '../jobs.schemas.ts';
 import type { JobsService } from '../jobs.service.ts';
+import { jobsHealthWire } from '../jobs.wire.ts';
 import { SECRET_HEADER } from '../secret-guard.ts';
 import { securityOf } from '../../../platform/http/openapi.ts';
 
@@ -123,7 +124,7 @@ export function jobsRoutes(deps: {
           response: { 200: JobsHealth, 503: Detail },
         },
       },
-      async () => service.health(),
+      async () => jobsHealthWire(await service.health()),
     );
   };
 }

@@ -12,6 +12,7 @@ import {
   tags,
 } from '../portfolio.schemas.ts';
 import type { PortfolioService } from '../portfolio.service.ts';
+import { historyWire, summaryWire } from '../portfolio.wire.ts';
 
 const security = bearerSecurity;
 
@@ -38,7 +39,7 @@ export function portfolioRoutes(deps: { service: PortfolioService; guards: Guard
           response: { 200: Summary, ...errorResponses(401, 403, 503) },
         },
       },
-      async (request) => service.summary(actorOf(request).id, request.query),
+      async (request) => summaryWire(await service.summary(actorOf(request).id, request.query)),
     );
 
     app.get(
@@ -59,7 +60,7 @@ export function portfolioRoutes(deps: { service: PortfolioService; guards: Guard
           response: { 200: History, ...errorResponses(401, 403, 503) },
         },
       },
-      async (request) => service.history(actorOf(request).id, request.query),
+      async (request) => historyWire(await service.history(actorOf(request).id, request.query)),
     );
 
     app.get(

@@ -5,6 +5,7 @@ import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.t
 import { PROMOTION_RULES } from '../strategies.domain.ts';
 import { StrategyDetail, StrategyIdParams, StrategyList, StrategyListQuery } from '../strategies.schemas.ts';
 import type { StrategiesService } from '../strategies.service.ts';
+import { strategyDetailWire, strategyListWire } from '../strategies.wire.ts';
 
 const tags = ['admin: strategies'];
 
@@ -29,7 +30,7 @@ export function strategiesRoutes(deps: { service: StrategiesService; guards: Gua
           response: { 200: StrategyList, ...errorResponses(401, 403) },
         },
       },
-      async (request) => service.list(request.query),
+      async (request) => strategyListWire(await service.list(request.query)),
     );
 
     app.get(
@@ -48,7 +49,7 @@ export function strategiesRoutes(deps: { service: StrategiesService; guards: Gua
           response: { 200: StrategyDetail, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => service.get(request.params.strategy_id),
+      async (request) => strategyDetailWire(await service.get(request.params.strategy_id)),
     );
   };
 }

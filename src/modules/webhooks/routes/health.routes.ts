@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PlatformsHealth, WebhooksHealth } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import { tags } from './receiver.ts';
+import { mailerHealthWire, platformsHealthWire } from '../webhooks.wire.ts';
 
 export function webhookHealthRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
   const { service } = deps;
@@ -18,7 +19,7 @@ export function webhookHealthRoutes(deps: { service: WebhooksService }): Fastify
           response: { 200: PlatformsHealth },
         },
       },
-      async () => service.platformsHealth(),
+      async () => platformsHealthWire(await service.platformsHealth()),
     );
 
     app.get(
@@ -31,7 +32,7 @@ export function webhookHealthRoutes(deps: { service: WebhooksService }): Fastify
           response: { 200: WebhooksHealth },
         },
       },
-      async () => service.mailerHealth(),
+      async () => mailerHealthWire(await service.mailerHealth()),
     );
   };
 }
