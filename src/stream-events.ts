@@ -10,7 +10,7 @@ import type { StreamEventList } from './platform/stream-events.ts';
 /** Every event, in the order the OpenAPI document lists them. */
 export const STREAM_EVENTS = [...EXCHANGE_EVENTS, ...JOBS_EVENTS, ...WEBHOOKS_EVENTS] as const;
 export type StreamEvents = typeof STREAM_EVENTS;
-export type StreamEventName = StreamEvents[number]['type'];
+type StreamEventName = StreamEvents[number]['type'];
 
 /** Refuses a list in which two declarations share a type or a schema title. */
 export function checkStreamEvents(events: StreamEventList): void {

@@ -14,7 +14,6 @@ export const ADMIN_AUDIT_ACTIONS = [
   'admin.user.update',
   'admin.users.export',
 ] as const;
-export type AdminAuditAction = (typeof ADMIN_AUDIT_ACTIONS)[number];
 
 /** Its writer: its own actions, and the billing changes of an account it records. */
 export const { audit, auditAll } = auditWriter(ADMIN_AUDIT_ACTIONS, BILLING_AUDIT_ACTIONS);

@@ -22,6 +22,5 @@ export const AUTH_AUDIT_ACTIONS = [
   'auth.refresh_reuse_detected',
   'auth.register',
 ] as const;
-export type AuthAuditAction = (typeof AUTH_AUDIT_ACTIONS)[number];
 
 export const { audit, auditAll } = auditWriter(AUTH_AUDIT_ACTIONS);

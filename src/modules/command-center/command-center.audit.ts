@@ -10,6 +10,5 @@ export const COMMAND_CENTER_AUDIT_ACTIONS = [
   'command_center.task.create',
   'command_center.task.update',
 ] as const;
-export type CommandCenterAuditAction = (typeof COMMAND_CENTER_AUDIT_ACTIONS)[number];
 
 export const { audit, auditAll } = auditWriter(COMMAND_CENTER_AUDIT_ACTIONS);

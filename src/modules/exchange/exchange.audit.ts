@@ -13,6 +13,5 @@ export const EXCHANGE_AUDIT_ACTIONS = [
   'exchange.trades.sync',
   'exchange.transfers.sync',
 ] as const;
-export type ExchangeAuditAction = (typeof EXCHANGE_AUDIT_ACTIONS)[number];
 
 export const { audit, auditAll } = auditWriter(EXCHANGE_AUDIT_ACTIONS);

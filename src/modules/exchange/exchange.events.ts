@@ -9,7 +9,7 @@ const errorType = Nullable(
   Type.String({ description: 'Why it failed (`auth`, `network`, `rate_limit`, ...); null on success.' }),
 );
 
-export const balanceSynced = defineStreamEvent({
+const balanceSynced = defineStreamEvent({
   type: 'balance.synced',
   audience: 'user',
   title: 'BalanceSyncedData',
@@ -54,7 +54,7 @@ export const transfersSynced = defineStreamEvent({
   }),
 });
 
-export const portfolioUpdated = defineStreamEvent({
+const portfolioUpdated = defineStreamEvent({
   type: 'portfolio.updated',
   audience: 'user',
   title: 'PortfolioUpdatedData',
@@ -66,7 +66,7 @@ export const portfolioUpdated = defineStreamEvent({
   }),
 });
 
-export const credentialValidated = defineStreamEvent({
+const credentialValidated = defineStreamEvent({
   type: 'credential.validated',
   audience: 'user',
   title: 'CredentialValidatedData',
@@ -82,7 +82,7 @@ export const credentialValidated = defineStreamEvent({
   }),
 });
 
-export const credentialChanged = defineStreamEvent({
+const credentialChanged = defineStreamEvent({
   type: 'credential.changed',
   audience: 'user',
   title: 'CredentialChangedData',

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
 import { defineStreamEvent } from '../../platform/stream-events.ts';
 
-export const jobFinished = defineStreamEvent({
+const jobFinished = defineStreamEvent({
   type: 'job.finished',
   audience: 'admins',
   title: 'JobFinishedData',

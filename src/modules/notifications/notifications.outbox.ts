@@ -3,7 +3,7 @@
 import { outboxWriter } from '../../platform/outbox/outbox.ts';
 
 export const NOTIFICATIONS_OUTBOX_KINDS = ['chat.post', 'mail.send'] as const;
-export type NotificationsOutboxKind = (typeof NOTIFICATIONS_OUTBOX_KINDS)[number];
+type NotificationsOutboxKind = (typeof NOTIFICATIONS_OUTBOX_KINDS)[number];
 
 export const CHAT_KIND = 'chat.post' satisfies NotificationsOutboxKind;
 export const MAIL_KIND = 'mail.send' satisfies NotificationsOutboxKind;

@@ -10,6 +10,5 @@ export const PROVIDER_KEYS_AUDIT_ACTIONS = [
   'provider_key.test',
   'provider_key.update',
 ] as const;
-export type ProviderKeysAuditAction = (typeof PROVIDER_KEYS_AUDIT_ACTIONS)[number];
 
 export const { audit, auditAll } = auditWriter(PROVIDER_KEYS_AUDIT_ACTIONS);

@@ -3,6 +3,5 @@
 import { auditWriter } from '../../platform/audit.ts';
 
 export const RAG_SETTINGS_AUDIT_ACTIONS = ['rag_settings.update'] as const;
-export type RagSettingsAuditAction = (typeof RAG_SETTINGS_AUDIT_ACTIONS)[number];
 
 export const { audit, auditAll } = auditWriter(RAG_SETTINGS_AUDIT_ACTIONS);

@@ -3,6 +3,5 @@
 import { auditWriter } from '../../platform/audit.ts';
 
 export const STRATEGIES_AUDIT_ACTIONS = ['strategy.promote'] as const;
-export type StrategiesAuditAction = (typeof STRATEGIES_AUDIT_ACTIONS)[number];
 
 export const { audit, auditAll } = auditWriter(STRATEGIES_AUDIT_ACTIONS);

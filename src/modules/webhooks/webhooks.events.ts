@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { defineStreamEvent } from '../../platform/stream-events.ts';
 
-export const webhookReceived = defineStreamEvent({
+const webhookReceived = defineStreamEvent({
   type: 'webhook.received',
   audience: 'admins',
   title: 'WebhookReceivedData',
