@@ -63,6 +63,17 @@ const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 }
 /** Why tests were skipped (a service or browser missing), and how many for each reason. */
 const skipReasons = new Map();
 
+/**
+ * Why a file failed, in a few lines for the run's closing summary (a CI log keeps its tail): how the
+ * process ended, then its first failure and what follows it, or its last lines when nothing is marked.
+ */
+function whyFailed(output, ending) {
+  const lines = output.trimEnd().split('\n');
+  const first = lines.findIndex((line) => /^\s*✖/.test(line));
+  const shown = first >= 0 ? lines.slice(first, first + 40) : lines.slice(-40);
+  return [`ended: ${ending}`, ...shown].map((line) => `#       ${line}`).join('\n');
+}
+
 function runFile(file) {
   return new Promise((resolve) => {
     const began = performance.now();
@@ -86,12 +97,18 @@ function runFile(file) {
         totals[key] += Number(value);
       for (const [, reason] of output.matchAll(/^\s*﹣ .* # (.+)$/gm))
         skipReasons.set(reason, (skipReasons.get(reason) ?? 0) + 1);
-      const ok = code === 0;
+      // Node exits 0 when only a suite's hook failed (an `after` that threw): its summary still lists it.
+      const ok = code === 0 && !/^✖ failing tests:$/m.test(output);
       const name = path.relative(root, file);
       process.stdout.write(
         `\n# ${name} (${seconds.toFixed(1)} s)${ok ? '' : ` FAILED (${signal ?? `exit ${code}`})`}\n${output}`,
       );
-      results.push({ name, seconds, ok });
+      results.push({
+        name,
+        seconds,
+        ok,
+        why: ok ? '' : whyFailed(output, signal ?? (code === 0 ? 'exit 0, but a hook failed' : `exit ${code}`)),
+      });
       resolve();
     });
   });
@@ -124,5 +141,5 @@ if (skipReasons.size > 0) {
     `# skipped, and why:\n${[...skipReasons].map(([reason, n]) => `#   ${String(n).padStart(4)}  ${reason}`).join('\n')}`,
   );
 }
-if (failed.length > 0) console.log(`# failed files:\n${failed.map((r) => `#   ${r.name}`).join('\n')}`);
+if (failed.length > 0) console.log(`# failed files:\n${failed.map((r) => `#   ${r.name}\n${r.why}`).join('\n')}`);
 process.exit(failed.length > 0 || totals.fail > 0 || totals.cancelled > 0 ? 1 : 0);
