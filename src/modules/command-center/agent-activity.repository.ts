@@ -2,6 +2,7 @@ import { and, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { agentActivityEvents } from './command-center.tables.ts';
 import { descending } from '../../platform/db/order.ts';
+import { isoText } from '../../platform/db/iso-text.ts';
 
 export type ActivityRow = typeof agentActivityEvents.$inferSelect;
 type NewActivity = typeof agentActivityEvents.$inferInsert;
@@ -20,15 +21,31 @@ export function createAgentActivityRepository(db: DbExecutor) {
       return row!;
     },
 
-    async since(from: Date, limit: number, agentId?: string): Promise<ActivityRow[]> {
+    /**
+     * The events after `from`, newest first, as the JSON text of the wire's event array, written by
+     * the database (decision 184): a page of up to 1,000 events is then one string, with no timestamp
+     * parsed and formatted again or `action` document parsed and serialised again per row.
+     */
+    async sinceAsJson(from: Date, limit: number, agentId?: string): Promise<string> {
       const conditions: SQL[] = [gt(agentActivityEvents.createdAt, from)];
       if (agentId) conditions.push(eq(agentActivityEvents.agentId, agentId));
-      return db
+      const page = db
         .select()
         .from(agentActivityEvents)
         .where(and(...conditions))
         .orderBy(descending(agentActivityEvents.createdAt), descending(agentActivityEvents.id))
-        .limit(limit);
+        .limit(limit)
+        .as('page');
+      const [row] = rowsOf<{ events: string }>(
+        await db.execute(sql`
+          SELECT coalesce(json_agg(json_build_object(
+              'id', ${page.id}, 'agent_id', ${page.agentId}, 'agent_name', ${page.agentName}, 'kind', ${page.kind},
+              'rationale', ${page.rationale}, 'action', ${page.action},
+              'created_at', ${isoText(page.createdAt)}
+            ) ORDER BY ${page.createdAt} DESC, ${page.id} DESC), '[]')::text AS events
+          FROM ${page}`),
+      );
+      return row!.events;
     },
 
     /**

@@ -2,7 +2,7 @@
 // rows, and the routes answer them through these mappers, each typed by its response schema.
 import { iso } from '../../platform/http/schemas.ts';
 import type { ActivityRow } from './agent-activity.repository.ts';
-import type { AgentActivityEvent, AgentActivityFeed, IntelEvent, IntelFeed } from './feeds.schemas.ts';
+import type { AgentActivityEvent, IntelEvent, IntelFeed } from './feeds.schemas.ts';
 import type { IntelFeedPage } from './feeds.service.ts';
 import type { IntelRow } from './intel.repository.ts';
 import type { CommentRow } from './tasks.repository.ts';
@@ -81,6 +81,10 @@ export function activityEventWire(row: ActivityRow): AgentActivityEvent {
   };
 }
 
-export function activityFeedWire(rows: ActivityRow[]): AgentActivityFeed {
-  return { events: rows.map(activityEventWire) };
+/**
+ * The activity feed's body (`AgentActivityFeed`) around its events' JSON text, which the repository has
+ * the database write in the shape of `activityEventWire` (decision 184).
+ */
+export function activityFeedJson(eventsJson: string): string {
+  return `{"events":${eventsJson}}`;
 }

@@ -147,10 +147,10 @@ export function createAgentsService(deps: {
 }) {
   const { db, repo, tasks, clock } = deps;
   return {
-    /** The agents' activity in the window asked for, newest first. */
-    async feed(query: AgentActivityQuery): Promise<ActivityRow[]> {
+    /** The agents' activity in the window asked for, newest first: the JSON text of the wire's events. */
+    async feedAsJson(query: AgentActivityQuery): Promise<string> {
       const from = new Date(clock.now().getTime() - query.hours * HOUR_MS);
-      return repo.since(from, query.limit, query.agent_id);
+      return repo.sinceAsJson(from, query.limit, query.agent_id);
     },
 
     async record(body: AgentActivityCreateBody, actor: Actor): Promise<ActivityRow> {

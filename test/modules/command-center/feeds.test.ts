@@ -263,6 +263,14 @@ describe('command center feeds', () => {
         rationale: 'Momentum',
         action: { side: 'buy', size: 0.1 },
       });
+      clock.set(hoursAgo(2));
+      const quoted = await record({
+        agent_id: 'scout "two"',
+        agent_name: 'Scout\n\\ ünï 🚀',
+        kind: 'note',
+        rationale: 'says "buy" </script>\t\u001f\u2028',
+        action: { legs: [{ side: 'sell', price: '70123.45', filled: null }], nested: { deep: [1, 2.5, -3e-7] } },
+      });
       clock.set(hoursAgo(1));
       const later = await record({ agent_id: 'builder', kind: 'task_update' });
       clock.set(NOW);
@@ -276,8 +284,15 @@ describe('command center feeds', () => {
 
       const day = (await call('GET', ACTIVITY)).json();
       const ids = day.events.map((e: { id: string }) => e.id);
-      assert.ok(ids.indexOf(later.id) < ids.indexOf(earlier.id));
+      assert.ok(ids.indexOf(later.id) < ids.indexOf(quoted.id));
+      assert.ok(ids.indexOf(quoted.id) < ids.indexOf(earlier.id));
       assert.ok(!ids.includes(ancient.id));
+      // The feed lists each event exactly as it was answered when recorded: fields, order, values.
+      for (const recorded of [earlier, quoted, later]) {
+        const listed = day.events.find((e: { id: string }) => e.id === recorded.id);
+        assert.deepEqual(listed, recorded);
+        assert.deepEqual(Object.keys(listed), Object.keys(recorded));
+      }
       assert.deepEqual(
         (await call('GET', `${ACTIVITY}?hours=2`)).json().events.map((e: { id: string }) => e.id),
         [later.id],

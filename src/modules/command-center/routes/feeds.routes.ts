@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
+import { sendJsonText } from '../../../platform/http/json-text.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import {
   AgentActivityCreateBody,
@@ -13,7 +14,7 @@ import {
 } from '../feeds.schemas.ts';
 import type { AgentsService, IntelService } from '../feeds.service.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
-import { activityEventWire, activityFeedWire, intelEventWire, intelFeedWire } from '../command-center.wire.ts';
+import { activityEventWire, activityFeedJson, intelEventWire, intelFeedWire } from '../command-center.wire.ts';
 
 const tags = ['admin: command center'];
 
@@ -77,7 +78,7 @@ export function feedRoutes(deps: {
           response: { 200: AgentActivityFeed, ...errorResponses(401, 403) },
         },
       },
-      async (request) => activityFeedWire(await agents.feed(request.query)),
+      async (request, reply) => sendJsonText(reply, activityFeedJson(await agents.feedAsJson(request.query))),
     );
 
     app.post(

@@ -2,6 +2,7 @@
 // once by the route's response schema however often it is asked for.
 import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
+import { sendJsonText } from '../../../platform/http/json-text.ts';
 import { Detail, errorResponses } from '../../../platform/http/schemas.ts';
 
 /** 502/503/504 from the upstreams, 404 for unknown symbols where a symbol is taken, and 422 when there are parameters. */
@@ -24,7 +25,6 @@ export function serialisingOnce() {
       json = reply.serialize(answer) as string;
       serialised.set(answer, json);
     }
-    // A string with a JSON content type is sent as it is.
-    return reply.type('application/json; charset=utf-8').send(json);
+    return sendJsonText(reply, json);
   };
 }
