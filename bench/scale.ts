@@ -35,6 +35,13 @@ const ONLY = process.env.BENCH_SCALE_ONLY?.split(',').map((s) => s.trim());
  * Timing every plan node slows the statements down: figures of such a run are not the bench's figures.
  */
 const EXPLAIN_MS = process.env.BENCH_SCALE_EXPLAIN_MS;
+/**
+ * Diagnosis: only the endpoints whose URL contains one of these (comma-separated), and no jobs. A run
+ * with a filter measures part of the table: its figures are not recorded as the bench's.
+ */
+const FILTER = process.env.BENCH_SCALE_FILTER?.split(',').map((s) => s.trim());
+/** Diagnosis: the server's CPU profile (`--cpu-prof`) written to this directory when it stops. */
+const PROFILE_DIR = process.env.BENCH_SCALE_PROFILE_DIR;
 
 const P99_TARGET_MS = 50;
 const RATIO_TARGET = 2;
@@ -131,7 +138,12 @@ function startApp(env: Record<string, string>): ChildProcess {
     ...env,
   };
   if (!process.env.REDIS_URL) delete base.REDIS_URL;
-  return spawn(process.execPath, args, { cwd: root, env: base, stdio: ['ignore', 'ignore', 'inherit'] });
+  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
+  return spawn(process.execPath, [...profile, ...args], {
+    cwd: root,
+    env: base,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -325,6 +337,7 @@ async function login(port: number, email: string): Promise<string> {
 async function measureEndpoints(port: number, run: DatabaseRun): Promise<void> {
   const tokens = { admin: await login(port, ADMIN_EMAIL), heavy: await login(port, HEAVY_EMAIL) };
   for (const endpoint of ENDPOINTS) {
+    if (FILTER && !FILTER.some((part) => endpoint.name.includes(part))) continue;
     const url = endpoint.url(run.counts);
     const headers: Record<string, string> =
       endpoint.auth === 'none' ? {} : { authorization: `Bearer ${tokens[endpoint.auth]}` };
@@ -502,6 +515,7 @@ async function runDatabase(label: 'small' | 'big', factor: number, upstreams: Up
 async function measure(database: string, factor: number, upstreams: Upstreams, run: DatabaseRun): Promise<void> {
   await withApp(database, upstreams, async (port) => {
     await measureEndpoints(port, run);
+    if (FILTER) return;
     // The jobs delete and change rows: their rows are put back as seeded first, so every run finds the same work.
     const restoring = performance.now();
     await onServer(database, (client) => restoreJobRows(client, factor));
