@@ -115,28 +115,36 @@ export function createIntegrationsService(
       : await probes.get('market', async () => {
           const probe = await deps.market.probe();
           if (!probe) return { reachable: false, latencyMs: null, error: 'no upstream to check' };
-          return { reachable: probe.reachable, latencyMs: probe.latency_ms, error: probe.detail };
+          return { reachable: probe.reachable, latencyMs: probe.latencyMs, error: probe.detail };
         });
     // Read after the probe, whose call the upstreams' figures then include.
     const status = deps.market.status();
-    const upstreams = Object.values(status.upstreams);
-    const successes = upstreams.map((u) => u.last_success_at).reduce<string | null>((a, b) => later(a, b), null);
+    const upstreams = status.upstreams;
+    const successes = upstreams
+      .map((u) => (u.lastSuccessAt === null ? null : new Date(u.lastSuccessAt).toISOString()))
+      .reduce<string | null>((a, b) => later(a, b), null);
     return {
       configured: !simulated,
       reachable: record?.reachable ?? null,
       checked_at: iso(record?.checkedAt ?? null),
       latency_ms: record?.latencyMs ?? null,
       last_success_at: later(successes, iso(record?.lastSuccessAt ?? null)),
-      ...latestError(...upstreams.map((u) => ({ at: u.last_failure_at, error: u.last_error })), {
-        at: iso(record?.lastErrorAt ?? null),
-        error: record?.lastError ?? null,
-      }),
+      ...latestError(
+        ...upstreams.map((u) => ({
+          at: u.lastFailureAt === null ? null : new Date(u.lastFailureAt).toISOString(),
+          error: u.lastError,
+        })),
+        {
+          at: iso(record?.lastErrorAt ?? null),
+          error: record?.lastError ?? null,
+        },
+      ),
       source: status.source,
       status: status.status,
       live_stream: {
-        enabled: status.live_stream.enabled,
-        status: status.live_stream.status,
-        live: status.live_stream.live,
+        enabled: status.liveStream.enabled,
+        status: status.liveStream.status,
+        live: status.liveStream.live,
       },
     };
   }
