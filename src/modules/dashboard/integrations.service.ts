@@ -10,11 +10,11 @@ import type { MarketHealth } from '../market/status.service.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { IntegrationsAnswer } from './integrations.schemas.ts';
 import type { ProbeMemo, ProbeRecord } from './probe-memo.ts';
+import { dateOf, later, latestError } from './integration-times.domain.ts';
 import { safeErrorText } from './safe-text.domain.ts';
 
 type Venue = DashboardDeps['exchanges']['venues'][number];
 type Health = NonNullable<IntegrationsAnswer['exchanges'][number]['health']>;
-type Failure = { at: Date | null; error?: string | null };
 
 /** What every integration reports: whether it is set up, reachable, and how it last went. */
 export interface IntegrationState {
@@ -82,25 +82,6 @@ export interface Integrations {
 }
 
 const notProbed = { reachable: null, checkedAt: null } as const;
-
-/** An ISO time another module reports (the outbox's), or ms since the epoch (the market's), as a Date. */
-const dateOf = (value: string | number | null): Date | null => (value === null ? null : new Date(value));
-
-/** The later of two times. */
-function later(a: Date | null, b: Date | null): Date | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return a.getTime() >= b.getTime() ? a : b;
-}
-
-/** The more recent of several failures, with its text. */
-function latestError(...failures: Failure[]): Pick<IntegrationState, 'lastErrorAt' | 'lastError'> {
-  let best: Failure = { at: null, error: null };
-  for (const failure of failures) {
-    if (failure.at !== null && (best.at === null || failure.at.getTime() > best.at.getTime())) best = failure;
-  }
-  return { lastErrorAt: best.at, lastError: safeErrorText(best.error ?? null) };
-}
 
 function fromProbe(record: ProbeRecord): IntegrationState & { latencyMs: number | null } {
   return {
