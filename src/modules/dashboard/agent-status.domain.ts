@@ -1,7 +1,7 @@
 // When an agent counts as active, idle or silent (docs/decisions/081-dashboard-agents.md).
 
 export const AGENT_STATUSES = ['active', 'idle', 'silent'] as const;
-type AgentStatus = (typeof AGENT_STATUSES)[number];
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 const MINUTE_MS = 60 * 1000;
 

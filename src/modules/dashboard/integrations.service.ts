@@ -5,41 +5,93 @@
 // keep (decision 082).
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { iso } from '../../platform/http/schemas.ts';
+import type { BudgetView } from '../../platform/venue-budget/venue-budget.ts';
+import type { MarketHealth } from '../market/status.service.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
-import type { IntegrationCore, IntegrationsAnswer } from './integrations.schemas.ts';
-import { PROBE_TTL_MS, type ProbeMemo, type ProbeRecord } from './probe-memo.ts';
+import type { IntegrationsAnswer } from './integrations.schemas.ts';
+import type { ProbeMemo, ProbeRecord } from './probe-memo.ts';
+import { dateOf, later, latestError } from './integration-times.domain.ts';
 import { safeErrorText } from './safe-text.domain.ts';
 
 type Venue = DashboardDeps['exchanges']['venues'][number];
 type Health = NonNullable<IntegrationsAnswer['exchanges'][number]['health']>;
-type Stamp = { at: string | null; error?: string | null };
 
-const notProbed = { reachable: null, checked_at: null } as const;
-
-/** The later of two times (ISO strings or null). */
-function later(a: string | null, b: string | null): string | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return a >= b ? a : b;
+/** What every integration reports: whether it is set up, reachable, and how it last went. */
+export interface IntegrationState {
+  configured: boolean;
+  /** Null when not probed. */
+  reachable: boolean | null;
+  checkedAt: Date | null;
+  lastSuccessAt: Date | null;
+  lastErrorAt: Date | null;
+  /** Cleaned (safeErrorText). */
+  lastError: string | null;
 }
 
-/** The more recent of several failures, with its text. */
-function latestError(...failures: Stamp[]): { last_error_at: string | null; last_error: string | null } {
-  let best: Stamp = { at: null, error: null };
-  for (const failure of failures) if (failure.at !== null && (best.at === null || failure.at > best.at)) best = failure;
-  return { last_error_at: best.at, last_error: safeErrorText(best.error ?? null) };
+export interface ExchangeIntegration extends IntegrationState {
+  venue: Venue;
+  credentials: number;
+  health: Health | null;
+  latencyMs: number | null;
+  budget: BudgetView;
 }
 
-function fromProbe(record: ProbeRecord): IntegrationCore & { latency_ms: number | null } {
+export interface MarketIntegration extends IntegrationState {
+  source: string;
+  status: MarketHealth;
+  latencyMs: number | null;
+  liveStream: { enabled: boolean; status: string; live: boolean };
+}
+
+export interface TrackerIntegration extends IntegrationState {
+  backend: 'local' | 'linear';
+  latencyMs: number | null;
+}
+
+export interface ChatIntegration extends IntegrationState {
+  format: 'slack' | 'discord';
+  pending: number;
+  deadLetters: number;
+}
+
+export interface MailIntegration extends IntegrationState {
+  latencyMs: number | null;
+  lastDeliveryAt: Date | null;
+  pending: number;
+  deadLetters: number;
+}
+
+export interface WebhookIntegration extends IntegrationState {
+  provider: string;
+  lastDeliveryAt: Date | null;
+}
+
+export interface RedisIntegration extends IntegrationState {
+  latencyMs: number | null;
+}
+
+export interface Integrations {
+  generatedAt: Date;
+  exchanges: ExchangeIntegration[];
+  marketData: MarketIntegration;
+  tracker: TrackerIntegration;
+  chat: ChatIntegration;
+  mail: MailIntegration;
+  webhooks: WebhookIntegration[];
+  redis: RedisIntegration;
+}
+
+const notProbed = { reachable: null, checkedAt: null } as const;
+
+function fromProbe(record: ProbeRecord): IntegrationState & { latencyMs: number | null } {
   return {
     configured: true,
     reachable: record.reachable,
-    checked_at: iso(record.checkedAt),
-    latency_ms: record.latencyMs,
-    last_success_at: iso(record.lastSuccessAt),
-    last_error_at: iso(record.lastErrorAt),
-    last_error: record.lastError,
+    checkedAt: record.checkedAt,
+    latencyMs: record.latencyMs,
+    lastSuccessAt: record.lastSuccessAt,
+    lastErrorAt: record.lastErrorAt,
+    lastError: record.lastError,
   };
 }
 
@@ -58,28 +110,25 @@ export function createIntegrationsService(
 ) {
   const { probes } = deps;
 
-  async function exchanges(): Promise<IntegrationsAnswer['exchanges']> {
+  async function exchanges(): Promise<ExchangeIntegration[]> {
     const stats = await deps.exchanges.credentialStats();
     return Promise.all(
       deps.exchanges.venues.map(async (venue: Venue) => {
         const own = stats.find((s) => s.venue === venue);
         const count = own?.count ?? 0;
         const credentialFailure = {
-          at: iso(own?.lastErrorAt ?? null),
+          at: own?.lastErrorAt ?? null,
           error: own?.lastErrorStatus ? CREDENTIAL_FAILURE[own.lastErrorStatus] : null,
         };
-        const { used_weight_1m, limit_1m, cap_1m, share, breaker_open, breaker_until, scope } =
-          await deps.exchanges.budget(venue);
-        const budget = { used_weight_1m, limit_1m, cap_1m, share, breaker_open, breaker_until, scope };
-        const base = { venue, configured: count > 0, credentials: count, budget };
+        const base = { venue, configured: count > 0, credentials: count, budget: await deps.exchanges.budget(venue) };
         // Only venues someone stored credentials for are checked: no calls to venues nobody uses.
         if (count === 0) {
           return {
             ...base,
             ...notProbed,
             health: null,
-            latency_ms: null,
-            last_success_at: iso(own?.lastSuccessAt ?? null),
+            latencyMs: null,
+            lastSuccessAt: own?.lastSuccessAt ?? null,
             ...latestError(credentialFailure),
           };
         }
@@ -97,17 +146,17 @@ export function createIntegrationsService(
         return {
           ...base,
           reachable: record.reachable,
-          checked_at: iso(record.checkedAt),
+          checkedAt: record.checkedAt,
           health: (record.state ?? (record.reachable ? 'healthy' : 'unreachable')) as Health,
-          latency_ms: record.latencyMs,
-          last_success_at: later(iso(own?.lastSuccessAt ?? null), iso(record.lastSuccessAt)),
-          ...latestError(credentialFailure, { at: iso(record.lastErrorAt), error: record.lastError }),
+          latencyMs: record.latencyMs,
+          lastSuccessAt: later(own?.lastSuccessAt ?? null, record.lastSuccessAt),
+          ...latestError(credentialFailure, { at: record.lastErrorAt, error: record.lastError }),
         };
       }),
     );
   }
 
-  async function marketData(): Promise<IntegrationsAnswer['market_data']> {
+  async function marketData(): Promise<MarketIntegration> {
     const simulated = deps.market.status().source === 'simulated';
     // Binance's ping (weight 1) goes through the market module's client: the venue's budget and breaker.
     const record = simulated
@@ -115,33 +164,31 @@ export function createIntegrationsService(
       : await probes.get('market', async () => {
           const probe = await deps.market.probe();
           if (!probe) return { reachable: false, latencyMs: null, error: 'no upstream to check' };
-          return { reachable: probe.reachable, latencyMs: probe.latency_ms, error: probe.detail };
+          return { reachable: probe.reachable, latencyMs: probe.latencyMs, error: probe.detail };
         });
     // Read after the probe, whose call the upstreams' figures then include.
     const status = deps.market.status();
-    const upstreams = Object.values(status.upstreams);
-    const successes = upstreams.map((u) => u.last_success_at).reduce<string | null>((a, b) => later(a, b), null);
+    const successes = status.upstreams
+      .map((u) => dateOf(u.lastSuccessAt))
+      .reduce<Date | null>((a, b) => later(a, b), null);
+    const { enabled, status: streamStatus, live } = status.liveStream;
     return {
       configured: !simulated,
       reachable: record?.reachable ?? null,
-      checked_at: iso(record?.checkedAt ?? null),
-      latency_ms: record?.latencyMs ?? null,
-      last_success_at: later(successes, iso(record?.lastSuccessAt ?? null)),
-      ...latestError(...upstreams.map((u) => ({ at: u.last_failure_at, error: u.last_error })), {
-        at: iso(record?.lastErrorAt ?? null),
+      checkedAt: record?.checkedAt ?? null,
+      latencyMs: record?.latencyMs ?? null,
+      lastSuccessAt: later(successes, record?.lastSuccessAt ?? null),
+      ...latestError(...status.upstreams.map((u) => ({ at: dateOf(u.lastFailureAt), error: u.lastError })), {
+        at: record?.lastErrorAt ?? null,
         error: record?.lastError ?? null,
       }),
       source: status.source,
       status: status.status,
-      live_stream: {
-        enabled: status.live_stream.enabled,
-        status: status.live_stream.status,
-        live: status.live_stream.live,
-      },
+      liveStream: { enabled, status: streamStatus, live },
     };
   }
 
-  async function tracker(): Promise<IntegrationsAnswer['tracker']> {
+  async function tracker(): Promise<TrackerIntegration> {
     const record = await probes.get('tracker', async () => {
       const health = await deps.tracker.health();
       return {
@@ -153,15 +200,15 @@ export function createIntegrationsService(
     return { ...fromProbe(record), configured: deps.trackerBackend === 'linear', backend: deps.trackerBackend };
   }
 
-  async function redis(): Promise<IntegrationsAnswer['redis']> {
+  async function redis(): Promise<RedisIntegration> {
     if (deps.cache.kind !== 'redis') {
       return {
         configured: false,
         ...notProbed,
-        latency_ms: null,
-        last_success_at: null,
-        last_error_at: null,
-        last_error: null,
+        latencyMs: null,
+        lastSuccessAt: null,
+        lastErrorAt: null,
+        lastError: null,
       };
     }
     const record = await probes.get('redis', async () => {
@@ -171,16 +218,16 @@ export function createIntegrationsService(
     return fromProbe(record);
   }
 
-  async function notifications(): Promise<Pick<IntegrationsAnswer, 'chat' | 'mail'>> {
+  async function notifications(): Promise<Pick<Integrations, 'chat' | 'mail'>> {
     const { chat, mail } = await deps.notifications.status();
-    const queue = (kind: typeof mail) => ({ pending: kind.pending, dead_letters: kind.dead });
+    const queue = (kind: typeof mail) => ({ pending: kind.pending, deadLetters: kind.dead });
     // No probe of the chat webhook: the only check of it is posting something.
     const chatEntry = {
       configured: chat.configured,
       ...notProbed,
-      last_success_at: chat.lastSuccessAt,
-      last_error_at: chat.lastErrorAt,
-      last_error: safeErrorText(chat.lastError),
+      lastSuccessAt: dateOf(chat.lastSuccessAt),
+      lastErrorAt: dateOf(chat.lastErrorAt),
+      lastError: safeErrorText(chat.lastError),
       format: chat.format,
       ...queue(chat),
     };
@@ -192,37 +239,38 @@ export function createIntegrationsService(
           return { reachable: check.reachable, latencyMs: check.latencyMs, error: check.detail };
         })
       : null;
+    const lastDelivery = dateOf(mail.lastSuccessAt);
     const mailEntry = {
       configured: mail.configured,
       reachable: record?.reachable ?? null,
-      checked_at: iso(record?.checkedAt ?? null),
-      latency_ms: record?.latencyMs ?? null,
-      last_success_at: later(mail.lastSuccessAt, iso(record?.lastSuccessAt ?? null)),
-      last_delivery_at: mail.lastSuccessAt,
+      checkedAt: record?.checkedAt ?? null,
+      latencyMs: record?.latencyMs ?? null,
+      lastSuccessAt: later(lastDelivery, record?.lastSuccessAt ?? null),
+      lastDeliveryAt: lastDelivery,
       ...latestError(
-        { at: mail.lastErrorAt, error: mail.lastError },
-        { at: iso(record?.lastErrorAt ?? null), error: record?.lastError ?? null },
+        { at: dateOf(mail.lastErrorAt), error: mail.lastError },
+        { at: record?.lastErrorAt ?? null, error: record?.lastError ?? null },
       ),
       ...queue(mail),
     };
     return { chat: chatEntry, mail: mailEntry };
   }
 
-  async function webhooks(): Promise<IntegrationsAnswer['webhooks']> {
+  async function webhooks(): Promise<WebhookIntegration[]> {
     // Inbound only: there is nothing to probe.
     return (await deps.webhooks.providerStatus()).map((p) => ({
       provider: p.provider,
       configured: p.secretConfigured,
       ...notProbed,
-      last_delivery_at: iso(p.lastDeliveryAt),
-      last_success_at: iso(p.lastSuccessAt),
-      last_error_at: iso(p.lastErrorAt),
-      last_error: safeErrorText(p.lastError),
+      lastDeliveryAt: p.lastDeliveryAt,
+      lastSuccessAt: p.lastSuccessAt,
+      lastErrorAt: p.lastErrorAt,
+      lastError: safeErrorText(p.lastError),
     }));
   }
 
   return {
-    async integrations(): Promise<IntegrationsAnswer> {
+    async integrations(): Promise<Integrations> {
       const [exchangeList, market, trackerEntry, redisEntry, channels, hooks] = await Promise.all([
         exchanges(),
         marketData(),
@@ -232,10 +280,9 @@ export function createIntegrationsService(
         webhooks(),
       ]);
       return {
-        generated_at: iso(deps.clock.now())!,
-        probe_ttl_seconds: PROBE_TTL_MS / 1000,
+        generatedAt: deps.clock.now(),
         exchanges: exchangeList,
-        market_data: market,
+        marketData: market,
         tracker: trackerEntry,
         ...channels,
         webhooks: hooks,

@@ -4,12 +4,10 @@ import type { Logger } from 'pino';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/database.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import { probeWithin } from '../../platform/timeouts.ts';
 import type { OutboxWorker } from '../../platform/outbox/outbox.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
-import type { JobRunsPort } from './jobs.port.ts';
-import type { Overview } from './overview.schemas.ts';
+import type { JobRun, JobRunsPort } from './jobs.port.ts';
 import { safeErrorText } from './safe-text.domain.ts';
 
 /** As /readyz: a dependency that does not answer a ping within this is down. */
@@ -18,9 +16,38 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Task statuses after which a task is no longer open (docs/decisions/020-command-center-tasks.md). */
 const CLOSED_TASK_STATUSES = new Set(['done', 'cancelled']);
 
-async function ping(check: () => Promise<number>): Promise<{ status: 'up' | 'down'; latency_ms: number | null }> {
+/** A dependency pinged for the answer: `up` when it answered within the timeout. */
+export interface Ping {
+  status: 'up' | 'down';
+  /** Round trip in ms; null when down. */
+  latencyMs: number | null;
+}
+
+type Counts = Record<string, number>;
+
+/** This instance, its database and cache, and the figures the modules keep; null: could not be read. */
+export interface DashboardOverview {
+  generatedAt: Date;
+  /** `degraded` when the database or the cache is down, or a figure could not be read. */
+  status: 'ok' | 'degraded';
+  service: { version: string; startedAt: Date; uptimeSeconds: number };
+  database: Ping & { kind: Database['kind'] };
+  cache: Ping & { kind: Cache['kind'] };
+  counts: {
+    usersByStatus: Counts | null;
+    activeSessions: number | null;
+    openTasksByStatus: Counts | null;
+    openTasks: number | null;
+    webhookDeliveries24h: { total: number; byProvider: Counts } | null;
+    outbox: { backlog: number; deadLetters: number } | null;
+  };
+  /** The last run of each job, by job name, its error cleaned (safeErrorText). */
+  jobs: JobRun[] | null;
+}
+
+async function ping(check: () => Promise<number>): Promise<Ping> {
   const probe = await probeWithin(check, PING_TIMEOUT_MS);
-  return probe.up ? { status: 'up', latency_ms: probe.latencyMs } : { status: 'down', latency_ms: null };
+  return probe.up ? { status: 'up', latencyMs: probe.latencyMs } : { status: 'down', latencyMs: null };
 }
 
 export function createOverviewService(
@@ -37,7 +64,7 @@ export function createOverviewService(
   const { clock, logger } = deps;
 
   return {
-    async overview(): Promise<Overview> {
+    async overview(): Promise<DashboardOverview> {
       const now = clock.now();
       let unreadable = false;
       // Each figure on its own: one failing module leaves the others on the page.
@@ -66,35 +93,28 @@ export function createOverviewService(
         tasks && Object.fromEntries(Object.entries(tasks).filter(([status]) => !CLOSED_TASK_STATUSES.has(status)));
       const down = database.status === 'down' || cache.status === 'down';
       return {
-        generated_at: iso(now)!,
+        generatedAt: now,
         status: down || unreadable ? 'degraded' : 'ok',
         service: {
           version: deps.version,
-          started_at: iso(deps.startedAt)!,
-          uptime_seconds: Math.max(0, Math.floor((now.getTime() - deps.startedAt.getTime()) / 1000)),
+          startedAt: deps.startedAt,
+          uptimeSeconds: Math.max(0, Math.floor((now.getTime() - deps.startedAt.getTime()) / 1000)),
         },
         database: { kind: deps.database.kind, ...database },
         cache: { kind: deps.cache.kind, ...cache },
         counts: {
-          users_by_status: users,
-          active_sessions: sessions,
-          open_tasks_by_status: openTasks,
-          open_tasks: openTasks && Object.values(openTasks).reduce((sum, n) => sum + n, 0),
-          webhook_deliveries_24h: deliveries && { total: deliveries.total, by_provider: deliveries.byProvider },
-          outbox: outbox && { backlog: outbox.pending + outbox.processing, dead_letters: outbox.dead },
+          usersByStatus: users,
+          activeSessions: sessions,
+          openTasksByStatus: openTasks,
+          openTasks: openTasks && Object.values(openTasks).reduce((sum, n) => sum + n, 0),
+          webhookDeliveries24h: deliveries,
+          outbox: outbox && { backlog: outbox.pending + outbox.processing, deadLetters: outbox.dead },
         },
         jobs:
           jobs &&
           [...jobs]
             .sort((a, b) => a.job.localeCompare(b.job))
-            .map((run) => ({
-              job: run.job,
-              status: run.status,
-              trigger: run.trigger,
-              started_at: iso(run.startedAt)!,
-              finished_at: iso(run.finishedAt),
-              error: safeErrorText(run.error),
-            })),
+            .map((run) => ({ ...run, error: safeErrorText(run.error) })),
       };
     },
   };

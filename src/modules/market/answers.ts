@@ -1,13 +1,22 @@
-// Small helpers the services share to build answers: provenance and age, numbers, pair rows.
+// Small helpers the services share to build answers: provenance and age, source names, symbol lists.
 import { invalidField } from '../../platform/http/errors.ts';
 import { MAX_SYMBOLS, splitSymbolList } from './symbols.domain.ts';
-import type { PairTicker } from './market.types.ts';
 
-interface Freshness {
+/** Provenance and age of an answer's data. */
+export interface Freshness {
   source: string;
+  /** Served from cache after the upstream failed. */
   stale: boolean;
-  age_seconds: number;
-  updated_at: string;
+  /** Whole seconds, as HTTP's Age. */
+  ageSeconds: number;
+  /** When the (oldest) data was fetched, ms since the epoch. */
+  updatedAt: number;
+}
+
+/** An answer's data with its provenance and age. */
+export interface MarketAnswer<T> {
+  data: T;
+  freshness: Freshness;
 }
 
 interface Dated {
@@ -15,7 +24,7 @@ interface Dated {
   stale: boolean;
 }
 
-/** Provenance and age (whole seconds, as HTTP's Age) of an answer built from these pieces: the oldest one counts. */
+/** Provenance and age of an answer built from these pieces: the oldest one counts. */
 export function freshness(source: string, now: number, ...pieces: Dated[]): Freshness {
   let oldest = Infinity;
   let stale = false;
@@ -23,26 +32,19 @@ export function freshness(source: string, now: number, ...pieces: Dated[]): Fres
     if (piece.fetchedAt < oldest) oldest = piece.fetchedAt;
     stale ||= piece.stale;
   }
-  return { source, stale, age_seconds: Math.max(0, Math.floor((now - oldest) / 1000)), updated_at: isoOnce(oldest) };
-}
-
-let lastIso = { ms: NaN, text: '' };
-/** Most answers in a row share their fetch time; format it once. */
-function isoOnce(ms: number): string {
-  if (lastIso.ms !== ms) lastIso = { ms, text: new Date(ms).toISOString() };
-  return lastIso.text;
+  return { source, stale, ageSeconds: Math.max(0, Math.floor((now - oldest) / 1000)), updatedAt: oldest };
 }
 
 type Derive = <R>(key: string, inputs: readonly unknown[], compute: () => R) => R;
 
 /**
- * `{...body, ...fresh}`, and the very same object for as long as neither changes (the age moves once
- * a second), so that routes serialise each distinct answer once.
+ * `{ data, freshness }`, and the very same object for as long as neither changes (the age moves once
+ * a second), so that routes map and serialise each distinct answer once.
  */
-export function stamped<B extends object>(derive: Derive, key: string, body: B, fresh: Freshness): B & Freshness {
-  return derive(`answer:${key}`, [body, fresh.source, fresh.stale, fresh.age_seconds, fresh.updated_at], () => ({
-    ...body,
-    ...fresh,
+export function stamped<T>(derive: Derive, key: string, data: T, fresh: Freshness): MarketAnswer<T> {
+  return derive(`answer:${key}`, [data, fresh.source, fresh.stale, fresh.ageSeconds, fresh.updatedAt], () => ({
+    data,
+    freshness: fresh,
   }));
 }
 
@@ -51,28 +53,10 @@ export function joinSources(...names: string[]): string {
   return [...new Set(names)].join('+');
 }
 
-/** The venue's decimal string as a JSON number. */
-export const num = (value: string | number): number => Number(value);
-
-export const isoMs = (ms: number): string => new Date(ms).toISOString();
-
 /** A comma-separated symbols parameter, or a Pydantic-shaped 422 when it names none or too many. */
 export function symbolList(raw: string, loc: (string | number)[]): string[] {
   const names = [...new Set(splitSymbolList(raw).map((s) => s.toUpperCase()))];
   if (names.length === 0) throw invalidField(loc, 'at least one symbol is required', raw);
   if (names.length > MAX_SYMBOLS) throw invalidField(loc, `at most ${MAX_SYMBOLS} symbols are allowed`, raw);
   return names;
-}
-
-export function marketPair(p: PairTicker) {
-  return {
-    symbol: p.symbol,
-    base: p.base,
-    quote: p.quote,
-    price: num(p.lastPrice),
-    change_percent: num(p.priceChangePercent),
-    volume: num(p.volume),
-    quote_volume: num(p.quoteVolume),
-    trades: p.count,
-  };
 }

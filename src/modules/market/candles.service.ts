@@ -5,25 +5,25 @@ import { invalidField } from '../../platform/http/errors.ts';
 import { expectedList } from '../../platform/http/pydantic-errors.ts';
 import { INTERVALS, isInterval, type Interval } from './intervals.domain.ts';
 import type { MarketData } from './market-data.ts';
-import type { Candle } from './market.types.ts';
-import type { CandleRow, OhlcQuery, OhlcRangeQuery, OhlcRangeResponse, OhlcResponse } from './candles.schemas.ts';
-import { freshness, isoMs, num, stamped } from './answers.ts';
+import type { Candle, SymbolInfo } from './market.types.ts';
+import type { OhlcQuery, OhlcRangeQuery } from './candles.schemas.ts';
+import { freshness, stamped, type MarketAnswer } from './answers.ts';
 
 const RANGE_LIMIT = { max: 2000, fallback: 1000 };
 
-function candleRow(c: Candle): CandleRow {
-  return {
-    open_time: isoMs(c.openTime),
-    close_time: isoMs(c.closeTime),
-    timestamp: c.openTime,
-    open: num(c.open),
-    high: num(c.high),
-    low: num(c.low),
-    close: num(c.close),
-    volume: num(c.volume),
-    quote_volume: num(c.quoteVolume),
-    trades: c.trades,
-  };
+/** A pair's candles of one interval, oldest first. */
+export interface CandleSeries {
+  pair: SymbolInfo;
+  interval: Interval;
+  candles: readonly Candle[];
+}
+
+/** The most recent candles opening within [start, end]; `truncated` when the window holds older ones. */
+export interface CandleWindow extends CandleSeries {
+  start: Date;
+  end: Date;
+  limit: number;
+  truncated: boolean;
 }
 
 export function createCandleService(deps: { data: MarketData; clock: Clock; source: string }) {
@@ -39,42 +39,37 @@ export function createCandleService(deps: { data: MarketData; clock: Clock; sour
   }
 
   return {
-    async ohlc(query: OhlcQuery): Promise<OhlcResponse> {
+    async ohlc(query: OhlcQuery): Promise<MarketAnswer<CandleSeries>> {
       const interval = query.interval ?? '1h';
       const limit = query.limit ?? 100;
       const info = await data.resolve(query.symbol);
       const served = await data.candles(info.symbol, interval);
       const key = `ohlc:${info.symbol}:${interval}:${limit}`;
-      const body = data.derive(key, [served.value], () => {
-        const candles = served.value.slice(-limit).map(candleRow);
-        return { symbol: info.symbol, base: info.base, quote: info.quote, interval, candles, count: candles.length };
-      });
-      return stamped(data.derive, key, body, freshness(source, now(), served));
+      const series = data.derive(key, [served.value], () => ({
+        pair: info,
+        interval,
+        candles: served.value.slice(-limit),
+      }));
+      return stamped(data.derive, key, series, freshness(source, now(), served));
     },
 
-    async ohlcRange(query: OhlcRangeQuery): Promise<OhlcRangeResponse> {
+    async ohlcRange(query: OhlcRangeQuery): Promise<MarketAnswer<CandleWindow>> {
       const interval = query.interval ?? '1h';
       const limit = query.limit ?? RANGE_LIMIT.fallback;
       const start = new Date(query.start);
       const end = new Date(query.end);
       const { info, served } = await range(query.symbol, interval, start, end, limit);
       const key = `ohlc-range:${info.symbol}:${interval}:${start.getTime()}:${end.getTime()}:${limit}`;
-      const body = data.derive(key, [served.value], () => {
-        const candles = served.value.candles.map(candleRow);
-        return {
-          symbol: info.symbol,
-          base: info.base,
-          quote: info.quote,
-          interval,
-          candles,
-          count: candles.length,
-          start: start.toISOString(),
-          end: end.toISOString(),
-          limit,
-          truncated: served.value.truncated,
-        };
-      });
-      return stamped(data.derive, key, body, freshness(source, now(), served));
+      const window = data.derive(key, [served.value], () => ({
+        pair: info,
+        interval,
+        candles: served.value.candles,
+        start,
+        end,
+        limit,
+        truncated: served.value.truncated,
+      }));
+      return stamped(data.derive, key, window, freshness(source, now(), served));
     },
 
     /** For the scheduled jobs: the ohlc-range candles (most recent `limit` in [start, end]) as numbers. */
@@ -89,11 +84,11 @@ export function createCandleService(deps: { data: MarketData; clock: Clock; sour
       const { served } = await range(symbol, interval, start, end, limit);
       return served.value.candles.map((c) => ({
         openTime: c.openTime,
-        open: num(c.open),
-        high: num(c.high),
-        low: num(c.low),
-        close: num(c.close),
-        volume: num(c.volume),
+        open: Number(c.open),
+        high: Number(c.high),
+        low: Number(c.low),
+        close: Number(c.close),
+        volume: Number(c.volume),
       }));
     },
   };

@@ -33,10 +33,10 @@ import type { SymbolInfo } from './market.types.ts';
 const MICRO_CACHE_MS = 1_000;
 const HOUR_MS = 3_600_000;
 
-/** The answer of `probe()`, shaped like the tracker's health. */
-interface MarketProbe {
+/** The answer of `probe()`, like the tracker's health: whether Binance answered, how fast, or why not. */
+export interface MarketProbe {
   reachable: boolean;
-  latency_ms: number | null;
+  latencyMs: number | null;
   detail: string | null;
 }
 
@@ -180,7 +180,7 @@ export function createMarketModule(platform: Platform, deps: MarketDeps) {
         return served.value.candles.find((c) => c.openTime === open)?.close ?? null;
       },
     },
-    /** The same report as GET /api/v1/market/status. */
+    /** The report GET /api/v1/market/status answers. */
     status: status.status,
     /**
      * Whether Binance answers, for the dashboard: `GET /api/v3/ping` (weight 1), never throws. Null
@@ -191,11 +191,11 @@ export function createMarketModule(platform: Platform, deps: MarketDeps) {
       const started = performance.now();
       try {
         await ping();
-        return { reachable: true, latency_ms: Math.round((performance.now() - started) * 100) / 100, detail: null };
+        return { reachable: true, latencyMs: Math.round((performance.now() - started) * 100) / 100, detail: null };
       } catch (error) {
         const detail =
           error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'Binance could not be checked';
-        return { reachable: false, latency_ms: null, detail };
+        return { reachable: false, latencyMs: null, detail };
       }
     },
     /** Opens the live price stream; call when the server starts listening. */

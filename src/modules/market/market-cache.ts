@@ -43,7 +43,7 @@ function isUpstreamFailure(error: unknown): error is AppError {
   return error instanceof AppError && UPSTREAM_FAILURES.has(error.code);
 }
 
-interface CacheAge {
+export interface CacheAge {
   key: string;
   ageMs: number;
   ttlMs: number;

@@ -10,7 +10,8 @@ import { resolveSymbol, splitSymbolList } from './symbols.domain.ts';
 import type { MarketData } from './market-data.ts';
 import type { SymbolInfo } from './market.types.ts';
 import { MAX_STREAM_SYMBOLS, type PriceEvent, type PriceSnapshot } from './stream.schemas.ts';
-import { isoMs, num } from './answers.ts';
+// Its events are wire data (each with its schema), made here by the producing service.
+import { isoMs, num } from './market.wire.ts';
 import type { PriceService } from './prices.service.ts';
 
 /** Receives SSE text: one or more `price` events. */
@@ -187,7 +188,12 @@ export function createPriceStream(
     async snapshot(infos: SymbolInfo[] | null): Promise<PriceSnapshot> {
       const list = infos ?? (await data.symbolIndex()).index.trading;
       const entries = await deps.prices.quotes(list);
-      const prices = entries.map((e) => ({ symbol: e.symbol, price: e.price, ts: e.updated_at, source: e.feed }));
+      const prices = entries.map((e) => ({
+        symbol: e.symbol,
+        price: num(e.price),
+        ts: isoMs(e.updatedAt),
+        source: e.feed,
+      }));
       return { prices, count: prices.length };
     },
 

@@ -2,49 +2,45 @@
 // venue's REST price list (cached a few seconds) for whatever the stream has not delivered.
 import type { Clock } from '../../platform/clock.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import type { LivePriceFeed } from './adapters/market-source.ts';
+import type { LiveFeedState, LivePriceFeed } from './adapters/market-source.ts';
 import { topByQuoteVolume } from './rankings.domain.ts';
 import { resolveSymbol } from './symbols.domain.ts';
 import type { Served } from './market-cache.ts';
 import type { MarketData } from './market-data.ts';
 import type { PairTicker, SymbolInfo } from './market.types.ts';
-import type {
-  LivePricesResponse,
-  PriceEntry,
-  PriceResponse,
-  PricesResponse,
-  TickerQuery,
-  TickerRow,
-} from './prices.schemas.ts';
-import { freshness, isoMs, num, symbolList } from './answers.ts';
+import type { PriceEntry, TickerQuery } from './prices.schemas.ts';
+import { freshness, symbolList, type Freshness, type MarketAnswer } from './answers.ts';
 
 type PairRef = Pick<SymbolInfo, 'symbol' | 'base' | 'quote'>;
+export type PriceFeed = PriceEntry['feed'];
 
-interface PricedSet {
-  entries: PriceEntry[];
-  pieces: { fetchedAt: number; stale: boolean }[];
+/** A pair's last price, the venue's decimal string, from the live stream or the REST price list. */
+export interface PricedPair extends PairRef {
+  price: string;
+  feed: PriceFeed;
+  /** The stream event's time, or the REST fetch's, ms. */
+  updatedAt: number;
 }
 
-function tickerRow(p: PairTicker) {
-  return {
-    symbol: p.symbol,
-    base: p.base,
-    quote: p.quote,
-    price: num(p.lastPrice),
-    open: num(p.openPrice),
-    high: num(p.highPrice),
-    low: num(p.lowPrice),
-    change: num(p.priceChange),
-    change_percent: num(p.priceChangePercent),
-    weighted_avg_price: num(p.weightedAvgPrice),
-    bid: num(p.bidPrice),
-    ask: num(p.askPrice),
-    volume: num(p.volume),
-    quote_volume: num(p.quoteVolume),
-    trades: p.count,
-    open_time: isoMs(p.openTime),
-    close_time: isoMs(p.closeTime),
-  };
+/** 24 h tickers (type 24hr) or last prices (type price) of the pairs asked for. */
+export type TickerAnswer =
+  | (MarketAnswer<readonly PairTicker[]> & { type: '24hr' })
+  | (MarketAnswer<PricedPair[]> & { type: 'price' });
+
+export interface LivePrices extends MarketAnswer<PricedPair[]> {
+  /** Where most prices came from. */
+  feed: PriceFeed;
+  stream: LiveFeedState;
+}
+
+export interface PriceAnswer extends MarketAnswer<PricedPair> {
+  /** The venue the price comes from. */
+  exchange: string;
+}
+
+interface PricedSet {
+  entries: PricedPair[];
+  pieces: { fetchedAt: number; stale: boolean }[];
 }
 
 export function createPriceService(deps: { data: MarketData; live: LivePriceFeed; clock: Clock; source: string }) {
@@ -62,7 +58,7 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
 
   /** Prices of these pairs: stream first, REST for the rest. */
   async function price(infos: readonly PairRef[]): Promise<PricedSet> {
-    const entries: PriceEntry[] = [];
+    const entries: PricedPair[] = [];
     const pieces: PricedSet['pieces'] = [];
     const missing: PairRef[] = [];
     for (const info of infos) {
@@ -75,9 +71,9 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
         symbol: info.symbol,
         base: info.base,
         quote: info.quote,
-        price: num(tick.price),
+        price: tick.price,
         feed: 'stream',
-        updated_at: isoMs(tick.eventTime),
+        updatedAt: tick.eventTime,
       });
       pieces.push({ fetchedAt: Math.min(tick.eventTime, now()), stale: false });
     }
@@ -91,9 +87,9 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
           symbol: info.symbol,
           base: info.base,
           quote: info.quote,
-          price: num(quoted),
+          price: quoted,
           feed: restFeed,
-          updated_at: isoMs(rest.fetchedAt),
+          updatedAt: rest.fetchedAt,
         });
       }
       pieces.push(rest);
@@ -101,13 +97,11 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
     return { entries, pieces };
   }
 
-  const asMap = (entries: PriceEntry[]) => Object.fromEntries(entries.map((e) => [e.symbol, e]));
-
   return {
     /** Last prices of these pairs, stream first, REST for the rest (the price stream's snapshot). */
-    quotes: async (infos: readonly PairRef[]): Promise<PriceEntry[]> => (await price(infos)).entries,
+    quotes: async (infos: readonly PairRef[]): Promise<PricedPair[]> => (await price(infos)).entries,
 
-    async ticker(query: TickerQuery): Promise<TickerRow[]> {
+    async ticker(query: TickerQuery): Promise<TickerAnswer> {
       const limit = query.limit ?? 20;
       const names = query.symbols ? symbolList(query.symbols, ['query', 'symbols']) : undefined;
       const infos = names ? await resolveAll(names) : undefined;
@@ -121,8 +115,7 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
           );
         }
         const { entries, pieces } = await price(pairs);
-        const fresh = freshness(source, now(), ...pieces);
-        return entries.map((e) => ({ symbol: e.symbol, base: e.base, quote: e.quote, price: e.price, ...fresh }));
+        return { type: 'price', data: entries, freshness: freshness(source, now(), ...pieces) };
       }
       const tickers = await data.pairTickers();
       const key = infos ? `ticker:${infos.map((i) => i.symbol).join(',')}` : `ticker:top:${limit}`;
@@ -131,22 +124,24 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
           ? infos.map((info) => {
               const pair = tickers.bySymbol.get(info.symbol);
               if (!pair) throw notFound(`No 24 h ticker for ${info.symbol}: it is not trading`);
-              return tickerRow(pair);
+              return pair;
             })
-          : topByQuoteVolume(tickers.rows, tickers.rates, limit).map(tickerRow),
+          : topByQuoteVolume(tickers.rows, tickers.rates, limit),
       );
       const fresh = freshness(source, now(), tickers.served);
-      return data.derive(`answer:${key}`, [rows, fresh.stale, fresh.age_seconds, fresh.updated_at], () =>
-        rows.map((row) => ({ ...row, ...fresh })),
+      return data.derive(
+        `answer:${key}`,
+        [rows, fresh.stale, fresh.ageSeconds, fresh.updatedAt],
+        (): TickerAnswer => ({ type: '24hr', data: rows, freshness: fresh }),
       );
     },
 
-    async prices(symbols: string): Promise<PricesResponse> {
+    async prices(symbols: string): Promise<MarketAnswer<PricedPair[]>> {
       const { entries, pieces } = await price(await resolveAll(symbolList(symbols, ['query', 'symbols'])));
-      return { prices: asMap(entries), count: entries.length, ...freshness(source, now(), ...pieces) };
+      return { data: entries, freshness: freshness(source, now(), ...pieces) };
     },
 
-    async livePrices(symbols: string | undefined): Promise<LivePricesResponse> {
+    async livePrices(symbols: string | undefined): Promise<LivePrices> {
       let set: PricedSet;
       if (symbols !== undefined) {
         set = await price(await resolveAll(symbolList(symbols, ['query', 'symbols'])));
@@ -155,27 +150,17 @@ export function createPriceService(deps: { data: MarketData; live: LivePriceFeed
         const streamed = [...live.ticks()].flatMap((tick) => index.bySymbol.get(tick.symbol) ?? []);
         set = await price(streamed.length > 0 ? streamed : index.trading);
       }
-      const state = live.state();
-      const at =
+      const stream = live.state();
+      const at: Freshness =
         set.pieces.length > 0
           ? freshness(source, now(), ...set.pieces)
           : freshness(source, now(), { fetchedAt: now(), stale: false });
-      return {
-        prices: asMap(set.entries),
-        count: set.entries.length,
-        feed: state.live ? 'stream' : restFeed,
-        stream: {
-          status: state.status,
-          live: state.live,
-          last_message_at: state.lastMessageAt === null ? null : isoMs(state.lastMessageAt),
-        },
-        ...at,
-      };
+      return { data: set.entries, feed: stream.live ? 'stream' : restFeed, stream, freshness: at };
     },
 
-    async price(symbol: string): Promise<PriceResponse> {
+    async price(symbol: string): Promise<PriceAnswer> {
       const { entries, pieces } = await price([await data.resolve(symbol)]);
-      return { ...entries[0]!, exchange: source, ...freshness(source, now(), ...pieces) };
+      return { data: entries[0]!, exchange: source, freshness: freshness(source, now(), ...pieces) };
     },
   };
 }

@@ -4,6 +4,7 @@ import { IntegrationsAnswer } from '../integrations.schemas.ts';
 import type { AgentsService } from '../agents.service.ts';
 import type { IntegrationsService } from '../integrations.service.ts';
 import type { OverviewService } from '../overview.service.ts';
+import { agentsWire, integrationsWire, overviewWire } from '../dashboard.wire.ts';
 
 const tags = ['dashboard'];
 const base = '/api/v1/dashboard';
@@ -34,7 +35,7 @@ export function dashboardRoutes(services: {
           response: { 200: Overview },
         },
       },
-      async () => services.overview.overview(),
+      async () => overviewWire(await services.overview.overview()),
     );
 
     app.get(
@@ -52,7 +53,7 @@ export function dashboardRoutes(services: {
           response: { 200: AgentsAnswer },
         },
       },
-      async () => services.agents.agents(),
+      async () => agentsWire(await services.agents.agents()),
     );
 
     app.get(
@@ -74,7 +75,7 @@ export function dashboardRoutes(services: {
           response: { 200: IntegrationsAnswer },
         },
       },
-      async () => services.integrations.integrations(),
+      async () => integrationsWire(await services.integrations.integrations()),
     );
   };
 }

@@ -10,14 +10,15 @@ import {
 } from '../candles.schemas.ts';
 import type { CandleService } from '../candles.service.ts';
 import type { PairService } from '../pairs.service.ts';
+import { ohlcRangeWire, ohlcWire, orderBookWire } from '../market.wire.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
 export function candleRoutes(deps: { candles: CandleService; pairs: PairService }): FastifyPluginAsyncTypebox {
   const { candles, pairs } = deps;
   return async function routes(app) {
-    const sendOhlc = serialisingOnce();
-    const sendRange = serialisingOnce();
-    const sendBook = serialisingOnce();
+    const sendOhlc = serialisingOnce(ohlcWire);
+    const sendRange = serialisingOnce(ohlcRangeWire);
+    const sendBook = serialisingOnce(orderBookWire);
 
     app.get(
       '/api/v1/market/ohlc',

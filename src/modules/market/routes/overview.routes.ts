@@ -15,6 +15,15 @@ import {
   VolumeDistributionResponse,
 } from '../overview.schemas.ts';
 import type { OverviewService } from '../overview.service.ts';
+import {
+  activityWire,
+  heatmapWire,
+  moversWire,
+  statsWire,
+  topWire,
+  trendingWire,
+  volumeDistributionWire,
+} from '../overview.wire.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
 const FROM_TICKERS = 'Computed from Binance 24 h tickers of trading pairs (one cached call, about 5 s).';
@@ -22,13 +31,13 @@ const FROM_TICKERS = 'Computed from Binance 24 h tickers of trading pairs (one c
 export function overviewRoutes(deps: { overview: OverviewService }): FastifyPluginAsyncTypebox {
   const { overview } = deps;
   return async function routes(app) {
-    const sendTop = serialisingOnce();
-    const sendStats = serialisingOnce();
-    const sendMovers = serialisingOnce();
-    const sendHeatmap = serialisingOnce();
-    const sendDistribution = serialisingOnce();
-    const sendActivity = serialisingOnce();
-    const sendTrending = serialisingOnce();
+    const sendTop = serialisingOnce(topWire);
+    const sendStats = serialisingOnce(statsWire);
+    const sendMovers = serialisingOnce(moversWire);
+    const sendHeatmap = serialisingOnce(heatmapWire);
+    const sendDistribution = serialisingOnce(volumeDistributionWire);
+    const sendActivity = serialisingOnce(activityWire);
+    const sendTrending = serialisingOnce(trendingWire);
 
     app.get(
       '/api/v1/market/top',

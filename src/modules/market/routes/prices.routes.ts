@@ -14,13 +14,14 @@ import {
 } from '../prices.schemas.ts';
 import type { PairService } from '../pairs.service.ts';
 import type { PriceService } from '../prices.service.ts';
+import { livePricesWire, pricesWire, priceWire, symbolsWire, tickerWire } from '../market.wire.ts';
 import { marketErrors, serialisingOnce } from './responses.ts';
 
 export function priceRoutes(deps: { prices: PriceService; pairs: PairService }): FastifyPluginAsyncTypebox {
   const { prices, pairs } = deps;
   return async function routes(app) {
-    const sendTicker = serialisingOnce();
-    const sendSymbols = serialisingOnce();
+    const sendTicker = serialisingOnce(tickerWire);
+    const sendSymbols = serialisingOnce(symbolsWire);
 
     app.get(
       '/api/v1/market/ticker',
@@ -49,7 +50,7 @@ export function priceRoutes(deps: { prices: PriceService; pairs: PairService }):
           response: { 200: PricesResponse, ...marketErrors({ params: true, symbols: true }) },
         },
       },
-      async (request) => prices.prices(request.query.symbols),
+      async (request) => pricesWire(await prices.prices(request.query.symbols)),
     );
 
     app.get(
@@ -64,7 +65,7 @@ export function priceRoutes(deps: { prices: PriceService; pairs: PairService }):
           response: { 200: LivePricesResponse, ...marketErrors({ params: true, symbols: true }) },
         },
       },
-      async (request) => prices.livePrices(request.query.symbols),
+      async (request) => livePricesWire(await prices.livePrices(request.query.symbols)),
     );
 
     app.get(
@@ -80,7 +81,7 @@ export function priceRoutes(deps: { prices: PriceService; pairs: PairService }):
           response: { 200: PriceResponse, ...marketErrors({ params: true, symbols: true }) },
         },
       },
-      async (request) => prices.price(request.params.symbol),
+      async (request) => priceWire(await prices.price(request.params.symbol)),
     );
 
     app.get(

@@ -14,15 +14,16 @@ export function marketErrors(options: { params: boolean; symbols?: boolean }): R
 
 /**
  * A sender for one route. Services hand out the same answer object for as long as the answer does not
- * change (cached data, age in whole seconds), so its JSON, made by the route's response schema
- * (`reply.serialize`), is kept with it and reused: a cached answer costs no serialisation.
+ * change (cached data, age in whole seconds), so its JSON, mapped by `wire` and made by the route's
+ * response schema (`reply.serialize`), is kept with it and reused: a cached answer costs no mapping
+ * and no serialisation.
  */
-export function serialisingOnce() {
-  const serialised = new WeakMap<object, string>();
-  return (reply: FastifyReply, answer: object) => {
+export function serialisingOnce<A extends object>(wire: (answer: A) => unknown) {
+  const serialised = new WeakMap<A, string>();
+  return (reply: FastifyReply, answer: A) => {
     let json = serialised.get(answer);
     if (json === undefined) {
-      json = reply.serialize(answer) as string;
+      json = reply.serialize(wire(answer)) as string;
       serialised.set(answer, json);
     }
     return sendJsonText(reply, json);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { tags } from '../common.schemas.ts';
 import { StatusResponse } from '../status.schemas.ts';
 import type { StatusService } from '../status.service.ts';
+import { statusWire } from '../market.wire.ts';
 
 export function statusRoutes(deps: { service: StatusService }): FastifyPluginAsyncTypebox {
   const { service } = deps;
@@ -18,7 +19,7 @@ export function statusRoutes(deps: { service: StatusService }): FastifyPluginAsy
           response: { 200: StatusResponse },
         },
       },
-      async () => service.status(),
+      async () => statusWire(service.status()),
     );
   };
 }
