@@ -1,6 +1,7 @@
 // The dashboard's answers on the wire: its services return Dates, camelCase figures and the other
 // modules' values, and the routes answer them through these mappers, each typed by its response schema.
 import { iso } from '../../platform/http/schemas.ts';
+import { budgetView } from '../../platform/venue-budget/venue-budget.ts';
 import { AGENT_THRESHOLDS } from './agent-status.domain.ts';
 import type { AgentsOverview } from './agents.service.ts';
 import type { IntegrationCore, IntegrationsAnswer } from './integrations.schemas.ts';
@@ -26,7 +27,7 @@ export function integrationsWire(answer: Integrations): IntegrationsAnswer {
     generated_at: iso(answer.generatedAt)!,
     probe_ttl_seconds: PROBE_TTL_MS / 1000,
     exchanges: answer.exchanges.map((e) => {
-      const { used_weight_1m, limit_1m, cap_1m, share, breaker_open, breaker_until, scope } = e.budget;
+      const { used_weight_1m, limit_1m, cap_1m, share, breaker_open, breaker_until, scope } = budgetView(e.budget);
       return {
         venue: e.venue,
         credentials: e.credentials,

@@ -5,7 +5,7 @@
 // keep (decision 082).
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { BudgetView } from '../../platform/venue-budget/venue-budget.ts';
+import type { BudgetState } from '../../platform/venue-budget/venue-budget.ts';
 import type { MarketHealth } from '../market/status.service.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { IntegrationsAnswer } from './integrations.schemas.ts';
@@ -33,7 +33,7 @@ export interface ExchangeIntegration extends IntegrationState {
   credentials: number;
   health: Health | null;
   latencyMs: number | null;
-  budget: BudgetView;
+  budget: BudgetState;
 }
 
 export interface MarketIntegration extends IntegrationState {
@@ -225,8 +225,8 @@ export function createIntegrationsService(
     const chatEntry = {
       configured: chat.configured,
       ...notProbed,
-      lastSuccessAt: dateOf(chat.lastSuccessAt),
-      lastErrorAt: dateOf(chat.lastErrorAt),
+      lastSuccessAt: chat.lastSuccessAt,
+      lastErrorAt: chat.lastErrorAt,
       lastError: safeErrorText(chat.lastError),
       format: chat.format,
       ...queue(chat),
@@ -239,7 +239,7 @@ export function createIntegrationsService(
           return { reachable: check.reachable, latencyMs: check.latencyMs, error: check.detail };
         })
       : null;
-    const lastDelivery = dateOf(mail.lastSuccessAt);
+    const lastDelivery = mail.lastSuccessAt;
     const mailEntry = {
       configured: mail.configured,
       reachable: record?.reachable ?? null,
@@ -248,7 +248,7 @@ export function createIntegrationsService(
       lastSuccessAt: later(lastDelivery, record?.lastSuccessAt ?? null),
       lastDeliveryAt: lastDelivery,
       ...latestError(
-        { at: dateOf(mail.lastErrorAt), error: mail.lastError },
+        { at: mail.lastErrorAt, error: mail.lastError },
         { at: record?.lastErrorAt ?? null, error: record?.lastError ?? null },
       ),
       ...queue(mail),

@@ -1,6 +1,6 @@
 // Queries on exchange_credentials. Every read and write of a user's credential is scoped by owner.
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { dateOrNull, type DbExecutor } from '../../platform/db/database.ts';
 import type { ValidationStatus } from './credentials.domain.ts';
 import { exchangeCredentials } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -179,12 +179,11 @@ export function createCredentialsRepository(db: DbExecutor) {
         .from(c)
         .where(eq(c.isActive, true))
         .groupBy(c.exchangeName);
-      const at = (value: Date | string | null) => (value === null ? null : new Date(value));
       return rows.map((row) => ({
         ...row,
         count: Number(row.count),
-        lastSuccessAt: at(row.lastSuccessAt),
-        lastErrorAt: at(row.lastErrorAt),
+        lastSuccessAt: dateOrNull(row.lastSuccessAt),
+        lastErrorAt: dateOrNull(row.lastErrorAt),
       }));
     },
 

@@ -4,12 +4,7 @@
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
-import {
-  BudgetRefusal,
-  budgetView,
-  type BudgetView,
-  type VenueBudget,
-} from '../../platform/venue-budget/venue-budget.ts';
+import { BudgetRefusal, type BudgetState, type VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
 import { VenueError, type VenueGateway } from './adapters/venue-gateway.ts';
 import { venueWithin } from './timeouts.ts';
 import { HEALTH_TTL_MS, VENUES, type Venue } from './venues.domain.ts';
@@ -23,7 +18,7 @@ export interface VenueHealth {
   checkedAt: Date;
   /** Answered from the last minute's check. */
   cached: boolean;
-  budget: BudgetView;
+  budget: BudgetState;
 }
 
 /** Every venue's health, and how many are healthy. */
@@ -50,9 +45,9 @@ export function createHealthService(deps: {
   const key = (venue: Venue) => `exchange:health:v2:${venue}`;
 
   /** The shared state; this instance's last view when the shared store cannot be read. */
-  async function budget(venue: Venue): Promise<BudgetView> {
+  async function budget(venue: Venue): Promise<BudgetState> {
     const of = deps.budget(venue);
-    return budgetView(await of.state().catch(() => of.snapshot()));
+    return of.state().catch(() => of.snapshot());
   }
 
   async function check(venue: Venue): Promise<Checked> {

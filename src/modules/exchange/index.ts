@@ -30,7 +30,7 @@ import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
 import { VENUES, type Venue } from './venues.domain.ts';
 import { guardedFetch, type GuardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
-import { budgetView, type VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
+import type { BudgetState, VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
 import { venueProfile } from './adapters/binance-weights.ts';
 
 /** The one guarded way to a venue: its shared budget and breaker, and a fetch that goes through them. */
@@ -128,12 +128,10 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
       credentialStats: () => credentialsRepo.statsPerVenue(),
       health: (venue: Venue) => health.one(venue, false),
       /** The venue's request-weight budget now (shared across instances), for the dashboard. */
-      budget: async (venue: Venue) =>
-        budgetView(
-          await budgetOf(venue)
-            .state()
-            .catch(() => budgetOf(venue).snapshot()),
-        ),
+      budget: (venue: Venue): Promise<BudgetState> =>
+        budgetOf(venue)
+          .state()
+          .catch(() => budgetOf(venue).snapshot()),
     },
     tradingSummary,
     /** For the market module: Binance through the same budget, weights and breaker as the ccxt calls. */

@@ -3,6 +3,7 @@
 // typed by its response schema.
 import type { Static } from 'typebox';
 import { iso } from '../../platform/http/schemas.ts';
+import { budgetView } from '../../platform/venue-budget/venue-budget.ts';
 import type { VenueDescription, VenueMarket, VenueTicker } from './adapters/venue-gateway.ts';
 import type { VenueHealth, VenuesHealth } from './health.service.ts';
 import type { RouteAnswer } from './routing.service.ts';
@@ -140,7 +141,7 @@ export function venueHealthWire(health: VenueHealth): Static<typeof VenueHealthS
     error: health.error,
     checked_at: iso(health.checkedAt)!,
     cached: health.cached,
-    budget: health.budget,
+    budget: budgetView(health.budget),
   };
 }
 

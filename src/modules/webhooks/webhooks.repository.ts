@@ -1,7 +1,7 @@
 // Stored deliveries: the claim that makes a delivery id count once, and the figures the dashboard
 // and the health endpoints read.
 import { and, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
-import type { Db, DbExecutor } from '../../platform/db/database.ts';
+import { dateOrNull, type Db, type DbExecutor } from '../../platform/db/database.ts';
 import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import { webhookDeliveries, webhookDeliveryCounts, webhookDeliveryHours } from './webhooks.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -179,8 +179,6 @@ async function claimByContent(
   const deliveryId = copy?.deliveryId ?? senderId ?? keys[0]!;
   return { claim: await claim({ ...fields, deliveryId, contentKey: keys[0] }, tx), deliveryId };
 }
-
-const dateOrNull = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
 
 /**
  * Stored deliveries and the figures read from them. The figures are read per provider, from the

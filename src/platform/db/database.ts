@@ -43,6 +43,10 @@ export const rowOffset = (offset: number): number => Math.min(offset, Number.MAX
 /** The rows of `db.execute`'s answer, which both drivers name `rows`. */
 export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
+/** A timestamp read through raw SQL, which the engines answer as a `Date` (node-postgres) or text (PGlite). */
+export const dateOrNull = (value: Date | string | null | undefined): Date | null =>
+  value === null || value === undefined ? null : new Date(value);
+
 export const MIGRATIONS_FOLDER = path.join(PROJECT_ROOT, 'drizzle');
 
 interface DatabaseOptions {

@@ -4,8 +4,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { backoffDelay } from '../backoff.ts';
 import type { Clock } from '../clock.ts';
-import { databaseOutage, isDatabaseUnavailable, type Database, type DbExecutor } from '../db/database.ts';
-import { iso } from '../http/schemas.ts';
+import { databaseOutage, dateOrNull, isDatabaseUnavailable, type Database, type DbExecutor } from '../db/database.ts';
 import { outbox } from '../db/schema.ts';
 
 /** A handler's name, e.g. `mail.send`: declared by the module that enqueues and handles it. */
@@ -343,10 +342,10 @@ export async function replacePayload(
 export interface KindStatus {
   pending: number;
   dead: number;
-  lastSuccessAt: string | null;
+  lastSuccessAt: Date | null;
   lastError: string | null;
   /** When the attempt that produced `lastError` ended. */
-  lastErrorAt: string | null;
+  lastErrorAt: Date | null;
 }
 
 /**
@@ -383,9 +382,9 @@ export async function statusByKind(
         {
           pending: Number(count?.pending ?? 0),
           dead: Number(count?.dead ?? 0),
-          lastSuccessAt: iso(count?.last_success_at ?? null),
+          lastSuccessAt: dateOrNull(count?.last_success_at),
           lastError: errors.find((e) => e.kind === kind)?.last_error ?? null,
-          lastErrorAt: iso(errors.find((e) => e.kind === kind)?.last_error_at ?? null),
+          lastErrorAt: dateOrNull(errors.find((e) => e.kind === kind)?.last_error_at),
         },
       ];
     }),

@@ -119,7 +119,7 @@ const FAILURE_BREAKER = { failures: 5, pauseMs: 30_000 };
 /** The limit of a venue whose weights are not modelled: never reached, one weight per call. */
 const UNMODELLED_LIMIT = 1_000_000_000;
 
-/** The budget as health answers and the dashboard show it (snake_case, ISO times). */
+/** The budget on the wire, as venue health and the dashboard's integrations show it (snake_case, ISO times). */
 export function budgetView(state: BudgetState) {
   const { modelled } = state;
   return {
@@ -134,7 +134,6 @@ export function budgetView(state: BudgetState) {
     scope: state.scope,
   };
 }
-export type BudgetView = ReturnType<typeof budgetView>;
 
 const shareScope = new AsyncLocalStorage<number>();
 

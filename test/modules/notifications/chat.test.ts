@@ -293,10 +293,10 @@ describe('notification status and the record-only mode', () => {
         format: 'slack',
         pending: 1,
         dead: 1,
-        lastSuccessAt: '2030-01-01T00:00:00.000Z',
+        lastSuccessAt: new Date('2030-01-01T00:00:00.000Z'),
         // The failure still standing: the dead row failed for good, the pending one failed last.
         lastError: 'chat webhook answered HTTP 500 oops',
-        lastErrorAt: '2030-01-01T00:00:01.000Z',
+        lastErrorAt: new Date('2030-01-01T00:00:01.000Z'),
       });
       assert.deepEqual(status.mail, {
         configured: false,

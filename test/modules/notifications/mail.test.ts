@@ -108,10 +108,10 @@ describe('mail through SMTP', () => {
       configured: true,
       pending: 0,
       dead: 1,
-      lastSuccessAt: '2030-04-01T08:00:00.000Z',
+      lastSuccessAt: new Date('2030-04-01T08:00:00.000Z'),
       lastError: status.mail.lastError,
       // The refused mail was tried when the clock read this; the dashboard shows it as last_error_at.
-      lastErrorAt: '2030-04-01T08:00:00.000Z',
+      lastErrorAt: new Date('2030-04-01T08:00:00.000Z'),
     });
     assert.match(status.mail.lastError!, /550/);
   });
