@@ -2,7 +2,8 @@
 // holds trades on three pairs, its keys stored as the user's credentials.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { binanceTrade, type FakeAccount } from '../../fakes/binance.ts';
+import type { FakeAccount } from '../../fakes/binance.ts';
+import { binanceTrade } from '../../fakes/binance-shapes.ts';
 import type { FakeSymbol } from '../../fakes/binance-market-data.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { binanceTrade } from '../../fakes/binance.ts';
+import { binanceTrade } from '../../fakes/binance-shapes.ts';
 import { signIn, type TestApp } from '../../helpers/test-app.ts';
 import { day, startTradesApp, type TradesApp } from './trades-fixtures.ts';
 import type { VenueFakes } from './venue-fakes.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { binanceDeposit, binanceTrade, binanceWithdrawal } from '../../fakes/binance.ts';
+import { binanceDeposit, binanceTrade, binanceWithdrawal } from '../../fakes/binance-shapes.ts';
 import { assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, type VenueFakes } from '../exchange/venue-fakes.ts';
