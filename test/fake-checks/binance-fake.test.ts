@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { binanceTrade, startBinanceFake, type BinanceFake } from '../fakes/binance.ts';
+import { startBinanceFake, type BinanceFake } from '../fakes/binance.ts';
+import { binanceTrade } from '../fakes/binance-shapes.ts';
 
 describe('Binance fake', () => {
   let fake: BinanceFake;

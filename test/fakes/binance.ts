@@ -9,10 +9,14 @@
 // read is refused with -2015 on signed endpoints; myTrades answers the most recent trades unless
 // startTime or fromId says where to start.
 // Extend it with `route()` for endpoints a test needs; inject failures with `fail()` and `delay()`.
+// Its spot endpoints are in binance-routes.ts; Binance's error and row shapes, which tests seed
+// accounts with, in binance-shapes.ts.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { marketSymbols, klinesFor, ticker24hr, bookFor, type FakeSymbol } from './binance-market-data.ts';
+import { marketSymbols, type FakeSymbol } from './binance-market-data.ts';
+import { registerAccountRoutes, registerMarketRoutes } from './binance-routes.ts';
+import { binanceError, INVALID_KEY } from './binance-shapes.ts';
 
 export interface FakeAccount {
   apiKey: string;
@@ -91,10 +95,6 @@ interface IpState {
   bannedUntil: number;
 }
 
-const BINANCE_ERROR = (code: number, msg: string) => ({ code, msg });
-/** Binance's one answer for an unknown key, a request from outside the key's IP list and a missing permission. */
-const INVALID_KEY = BINANCE_ERROR(-2015, 'Invalid API-key, IP, or permissions for action.');
-
 export class BinanceFake {
   readonly variant: 'global' | 'us';
   readonly symbols: FakeSymbol[];
@@ -122,8 +122,8 @@ export class BinanceFake {
     this.serverTimeOffsetMs = options.serverTimeOffsetMs ?? 0;
     this.weightClock = options.weightClock ?? Date.now;
     this.banSeconds = options.banSeconds ?? 120;
-    this.registerPublicRoutes();
-    this.registerAccountRoutes();
+    registerMarketRoutes(this);
+    registerAccountRoutes(this);
   }
 
   /**
@@ -154,7 +154,7 @@ export class BinanceFake {
   /** The next `times` matching requests (after `skip` of them pass) answer with this status and body instead. */
   fail(
     status: number,
-    body: unknown = BINANCE_ERROR(-1000, 'An unknown error occurred.'),
+    body: unknown = binanceError(-1000, 'An unknown error occurred.'),
     options: { times?: number; skip?: number; pathPrefix?: string; retryAfter?: number } = {},
   ): this {
     const headers: Record<string, string> = {};
@@ -272,7 +272,7 @@ export class BinanceFake {
     if (failure) return { status: failure.status, body: failure.body, headers: failure.headers };
 
     const route = this.routes.get(`${request.method} ${request.path}`);
-    if (!route) return { status: 404, body: BINANCE_ERROR(-1, `Unknown endpoint ${request.method} ${request.path}`) };
+    if (!route) return { status: 404, body: binanceError(-1, `Unknown endpoint ${request.method} ${request.path}`) };
 
     const limited = this.rateLimit(request, typeof route.weight === 'function' ? route.weight(request) : route.weight);
     if (limited) return limited;
@@ -296,7 +296,7 @@ export class BinanceFake {
       this.rateLimitAnswers[418] += 1;
       return {
         status: 418,
-        body: BINANCE_ERROR(
+        body: binanceError(
           -1003,
           `Way too much request weight used; IP banned until ${until}. Please use WebSocket Streams for live updates to avoid bans.`,
         ),
@@ -316,7 +316,7 @@ export class BinanceFake {
     this.rateLimitAnswers[429] += 1;
     return {
       status: 429,
-      body: BINANCE_ERROR(
+      body: binanceError(
         -1003,
         `Too much request weight used; current limit is ${this.weightLimit} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`,
       ),
@@ -328,7 +328,7 @@ export class BinanceFake {
   private verifySigned(request: FakeRequest, query: string, body: string): FakeReply | undefined {
     const apiKey = request.headers['x-mbx-apikey'];
     if (typeof apiKey !== 'string' || apiKey.length === 0) {
-      return { status: 401, body: BINANCE_ERROR(-2014, 'API-key format invalid.') };
+      return { status: 401, body: binanceError(-2014, 'API-key format invalid.') };
     }
     const account = this.accounts.get(apiKey);
     if (!account) return { status: 401, body: INVALID_KEY };
@@ -336,207 +336,16 @@ export class BinanceFake {
     const recvWindow = Number(request.params.get('recvWindow') ?? 5000);
     const serverTime = this.now();
     if (!Number.isFinite(timestamp) || timestamp >= serverTime + 1000 || serverTime - timestamp > recvWindow) {
-      return { status: 400, body: BINANCE_ERROR(-1021, 'Timestamp for this request is outside of the recvWindow.') };
+      return { status: 400, body: binanceError(-1021, 'Timestamp for this request is outside of the recvWindow.') };
     }
     const payload = `${query}${body}`.replace(/&?signature=[0-9a-fA-F]*/, '');
     const given = Buffer.from(request.params.get('signature') ?? '', 'hex');
     const expected = createHmac('sha256', account.secret).update(payload).digest();
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      return { status: 400, body: BINANCE_ERROR(-1022, 'Signature for this request is not valid.') };
+      return { status: 400, body: binanceError(-1022, 'Signature for this request is not valid.') };
     }
     request.account = account;
     return undefined;
-  }
-
-  private symbol(name: string | null): FakeSymbol | undefined {
-    return this.symbols.find((s) => s.symbol === name);
-  }
-
-  /** `symbol` or `symbols=["A","B"]`, as Binance reads them; an error reply for unknown ones. */
-  private selectSymbols(params: URLSearchParams): FakeSymbol[] | FakeReply {
-    const one = params.get('symbol');
-    const many = params.get('symbols');
-    if (one && many)
-      return {
-        status: 400,
-        body: BINANCE_ERROR(-1102, "Param 'symbol' or 'symbols' must be sent, but both were provided."),
-      };
-    const names = one ? [one] : many ? (JSON.parse(many) as string[]) : this.symbols.map((s) => s.symbol);
-    const found = names.map((n) => this.symbol(n));
-    if (found.some((s) => !s)) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
-    return found as FakeSymbol[];
-  }
-
-  private registerPublicRoutes(): void {
-    const list = (params: URLSearchParams, map: (s: FakeSymbol) => unknown): FakeReply => {
-      const selected = this.selectSymbols(params);
-      if (!Array.isArray(selected)) return selected;
-      const rows = selected.map(map);
-      return { body: params.get('symbol') ? rows[0] : rows };
-    };
-    this.route('GET', '/api/v3/ping', () => ({ body: {} }));
-    this.route('GET', '/api/v3/time', () => ({ body: { serverTime: this.now() } }));
-    this.route(
-      'GET',
-      '/api/v3/exchangeInfo',
-      (r) => {
-        const selected = this.selectSymbols(r.params);
-        if (!Array.isArray(selected)) return selected;
-        return {
-          body: {
-            timezone: 'UTC',
-            serverTime: this.now(),
-            rateLimits: [
-              { rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: this.weightLimit },
-              { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 100 },
-              { rateLimitType: 'RAW_REQUESTS', interval: 'MINUTE', intervalNum: 5, limit: 61000 },
-            ],
-            exchangeFilters: [],
-            symbols: selected.map((s) => s.info),
-          },
-        };
-      },
-      { weight: 20 },
-    );
-    this.route('GET', '/api/v3/ticker/24hr', (r) => list(r.params, (s) => ticker24hr(s, this.now())), {
-      weight: ticker24hrWeight,
-    });
-    this.route('GET', '/api/v3/ticker/price', (r) => list(r.params, (s) => ({ symbol: s.symbol, price: s.price })), {
-      weight: (r) => (r.params.has('symbol') ? 2 : 4),
-    });
-    this.route('GET', '/api/v3/avgPrice', (r) => {
-      const s = this.symbol(r.params.get('symbol'));
-      return s
-        ? { body: { mins: 5, price: s.price, closeTime: this.now() } }
-        : { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
-    });
-    this.route(
-      'GET',
-      '/api/v3/klines',
-      (r) => {
-        const s = this.symbol(r.params.get('symbol'));
-        if (!s) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
-        const rows = klinesFor(s, {
-          interval: r.params.get('interval') ?? '',
-          startTime: r.params.has('startTime') ? Number(r.params.get('startTime')) : undefined,
-          endTime: r.params.has('endTime') ? Number(r.params.get('endTime')) : undefined,
-          limit: Math.min(Number(r.params.get('limit') ?? 500), 1000),
-          now: this.now(),
-        });
-        return rows ? { body: rows } : { status: 400, body: BINANCE_ERROR(-1120, 'Invalid interval.') };
-      },
-      { weight: 2 },
-    );
-    this.route(
-      'GET',
-      '/api/v3/depth',
-      (r) => {
-        const s = this.symbol(r.params.get('symbol'));
-        if (!s) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
-        return { body: bookFor(s, Math.min(Number(r.params.get('limit') ?? 100), 5000)) };
-      },
-      { weight: depthWeight },
-    );
-  }
-
-  private registerAccountRoutes(): void {
-    this.route(
-      'GET',
-      '/api/v3/account',
-      (r) => {
-        const account = r.account!;
-        const omitZero = r.params.get('omitZeroBalances') === 'true';
-        return {
-          body: {
-            makerCommission: 10,
-            takerCommission: 10,
-            buyerCommission: 0,
-            sellerCommission: 0,
-            commissionRates: { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' },
-            canTrade: account.canTrade ?? true,
-            canWithdraw: account.canWithdraw ?? false,
-            canDeposit: true,
-            brokered: false,
-            requireSelfTradePrevention: false,
-            preventSor: false,
-            updateTime: this.now(),
-            accountType: 'SPOT',
-            balances: account.balances.filter((b) => !omitZero || Number(b.free) + Number(b.locked) > 0),
-            permissions: ['SPOT'],
-            uid: 354937868,
-          },
-        };
-      },
-      { signed: true, weight: 20 },
-    );
-    // Deposit and withdrawal history: at most 90 days between startTime and endTime (Binance's
-    // -1127); without them the last 90 days; with startTime only, 90 days from it. Newest first.
-    const capitalHistory =
-      (
-        rows: (account: FakeAccount) => Record<string, unknown>[] | undefined,
-        timeOf: (row: Record<string, unknown>) => number,
-      ) =>
-      (r: FakeRequest): FakeReply => {
-        const number = (name: string) => (r.params.has(name) ? Number(r.params.get(name)) : undefined);
-        let [startTime, endTime] = [number('startTime'), number('endTime')];
-        if (startTime !== undefined && endTime !== undefined && endTime - startTime > CAPITAL_WINDOW_MS) {
-          return { status: 400, body: BINANCE_ERROR(-1127, 'More than 90 days between startTime and endTime.') };
-        }
-        if (startTime === undefined && endTime === undefined) endTime = this.now();
-        if (startTime === undefined) startTime = endTime! - CAPITAL_WINDOW_MS;
-        if (endTime === undefined) endTime = startTime + CAPITAL_WINDOW_MS;
-        const limit = Math.min(number('limit') ?? 1000, 1000);
-        const inWindow = (rows(r.account!) ?? []).filter((row) => timeOf(row) >= startTime! && timeOf(row) <= endTime!);
-        return { body: inWindow.sort((a, b) => timeOf(b) - timeOf(a)).slice(0, limit) };
-      };
-    this.route(
-      'GET',
-      '/sapi/v1/capital/deposit/hisrec',
-      capitalHistory(
-        (a) => a.deposits,
-        (row) => Number(row.insertTime),
-      ),
-      { signed: true, weight: 1 },
-    );
-    this.route(
-      'GET',
-      '/sapi/v1/capital/withdraw/history',
-      capitalHistory(
-        (a) => a.withdrawals,
-        (row) => Date.parse(`${String(row.applyTime).replace(' ', 'T')}Z`),
-      ),
-      { signed: true, weight: 1 },
-    );
-    this.route(
-      'GET',
-      '/api/v3/myTrades',
-      (r) => {
-        const symbol = r.params.get('symbol');
-        if (!symbol)
-          return {
-            status: 400,
-            body: BINANCE_ERROR(-1102, "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed."),
-          };
-        if (!this.symbol(symbol)) return { status: 400, body: BINANCE_ERROR(-1121, 'Invalid symbol.') };
-        const number = (name: string) => (r.params.has(name) ? Number(r.params.get(name)) : undefined);
-        const [startTime, endTime, fromId] = [number('startTime'), number('endTime'), number('fromId')];
-        const limit = Math.min(number('limit') ?? 500, 1000);
-        if (startTime !== undefined && endTime !== undefined && endTime - startTime > 24 * 3_600_000) {
-          return { status: 400, body: BINANCE_ERROR(-1127, 'More than 24 hours between startTime and endTime.') };
-        }
-        const all = [...(r.account!.trades[symbol] ?? [])].sort((a, b) => Number(a.id) - Number(b.id));
-        // Binance: from fromId, or from startTime, the first `limit` trades on; with neither, the most
-        // recent `limit` (up to endTime). Oldest first either way.
-        if (fromId !== undefined) return { body: all.filter((t) => Number(t.id) >= fromId).slice(0, limit) };
-        const inWindow = all.filter(
-          (t) =>
-            (startTime === undefined || Number(t.time) >= startTime) &&
-            (endTime === undefined || Number(t.time) <= endTime),
-        );
-        return { body: startTime !== undefined ? inWindow.slice(0, limit) : inWindow.slice(-limit) };
-      },
-      { signed: true, weight: 20 },
-    );
   }
 }
 
@@ -545,106 +354,7 @@ function normaliseIp(address: string | undefined): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
-/** Binance's weight of GET /api/v3/ticker/24hr: it grows with the number of symbols asked for. */
-function ticker24hrWeight(request: FakeRequest): number {
-  if (request.params.has('symbol')) return 2;
-  const many = request.params.get('symbols');
-  if (!many) return 80;
-  const count = (JSON.parse(many) as unknown[]).length;
-  return count <= 20 ? 2 : count <= 100 ? 40 : 80;
-}
-
-/** Binance's weight of GET /api/v3/depth by `limit`. */
-function depthWeight(request: FakeRequest): number {
-  const limit = Number(request.params.get('limit') ?? 100);
-  return limit <= 100 ? 5 : limit <= 500 ? 25 : limit <= 1000 ? 50 : 250;
-}
-
 /** A fake started and ready; close it in `after`. */
 export async function startBinanceFake(options: BinanceFakeOptions = {}): Promise<BinanceFake> {
   return new BinanceFake(options).start();
-}
-
-/** A myTrades row in Binance's shape. */
-const CAPITAL_WINDOW_MS = 90 * 86_400_000;
-
-/** A completed deposit (status 1) in /sapi/v1/capital/deposit/hisrec's shape. */
-export function binanceDeposit(fields: {
-  id: string;
-  coin: string;
-  amount: string;
-  time: number;
-  txId?: string;
-  status?: number;
-}): Record<string, unknown> {
-  return {
-    id: fields.id,
-    amount: fields.amount,
-    coin: fields.coin,
-    network: fields.coin,
-    status: fields.status ?? 1,
-    address: 'addr',
-    addressTag: '',
-    txId: fields.txId ?? `tx-${fields.id}`,
-    insertTime: fields.time,
-    transferType: 0,
-    confirmTimes: '12/12',
-    unlockConfirm: 0,
-    walletType: 0,
-  };
-}
-
-/** A completed withdrawal (status 6) in /sapi/v1/capital/withdraw/history's shape: applyTime is a UTC string. */
-export function binanceWithdrawal(fields: {
-  id: string;
-  coin: string;
-  amount: string;
-  fee: string;
-  time: number;
-  txId?: string;
-  status?: number;
-}): Record<string, unknown> {
-  return {
-    id: fields.id,
-    amount: fields.amount,
-    transactionFee: fields.fee,
-    coin: fields.coin,
-    status: fields.status ?? 6,
-    address: 'addr',
-    txId: fields.txId ?? `tx-${fields.id}`,
-    applyTime: new Date(fields.time).toISOString().slice(0, 19).replace('T', ' '),
-    network: fields.coin,
-    transferType: 0,
-    info: '',
-    confirmNo: 12,
-    walletType: 0,
-    txKey: '',
-  };
-}
-
-export function binanceTrade(fields: {
-  symbol: string;
-  id: number;
-  price: string;
-  qty: string;
-  isBuyer: boolean;
-  time: number;
-  commission?: string;
-  commissionAsset?: string;
-}): Record<string, unknown> {
-  return {
-    symbol: fields.symbol,
-    id: fields.id,
-    orderId: fields.id * 10,
-    orderListId: -1,
-    price: fields.price,
-    qty: fields.qty,
-    quoteQty: (Number(fields.price) * Number(fields.qty)).toFixed(8),
-    commission: fields.commission ?? '0.00100000',
-    commissionAsset: fields.commissionAsset ?? 'BNB',
-    time: fields.time,
-    isBuyer: fields.isBuyer,
-    isMaker: false,
-    isBestMatch: true,
-  };
 }

@@ -3,6 +3,7 @@
 // response schema.
 import type { AuditRow } from '../../platform/audit.ts';
 import { iso } from '../../platform/http/schemas.ts';
+import { accountWire } from '../users/index.ts';
 import { LIMIT_BOUNDS, LIMIT_NAMES, type PlatformLimits } from './platform-limits.schemas.ts';
 import type { LimitValues } from './platform-limits.repository.ts';
 import type { BulkActionResult, ResetPasswordResult } from './user-actions.schemas.ts';
@@ -10,19 +11,10 @@ import type { BulkOutcome } from './user-actions.service.ts';
 import type { AdminUser, AdminUserPage } from './users.service.ts';
 import type { ActivityEntry, User, UserList } from './users.schemas.ts';
 
+/** The account's fields, mapped by the users module that owns them, and the admin's own. */
 export function userWire(user: AdminUser): User {
   return {
-    id: user.id,
-    email: user.email,
-    firstName: user.firstName,
-    lastName: user.lastName,
-    role: user.role,
-    subscriptionTier: user.subscriptionTier,
-    status: user.status,
-    createdAt: iso(user.createdAt)!,
-    lastLogin: iso(user.lastLogin),
-    emailVerified: user.emailVerified,
-    twoFactorEnabled: user.twoFactorEnabled,
+    ...accountWire(user),
     totalTrades: user.totalTrades,
     accountBalance: user.accountBalance,
     avatar: user.avatar,

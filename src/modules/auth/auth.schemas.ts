@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
-import { ROLES, STATUSES, TIERS } from '../users/index.ts';
 import { API_TOKEN_SCOPES } from '../../platform/auth/scopes.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; case-insensitive.' });
@@ -36,21 +35,6 @@ export const TokenPair = Type.Object({
   refresh_token: Type.String({ description: 'Single-use token for POST /api/auth/refresh.' }),
 });
 export type TokenPair = Static<typeof TokenPair>;
-
-export const Account = Type.Object({
-  id: Uuid('User id.'),
-  email: Type.String({ description: 'E-mail address.' }),
-  firstName: Type.String({ description: 'Given name.' }),
-  lastName: Type.String({ description: 'Family name.' }),
-  role: StringEnum(ROLES, { description: '`user` or `admin`.' }),
-  subscriptionTier: StringEnum(TIERS, { description: 'Subscription tier: `free`, `basic`, `pro` or `enterprise`.' }),
-  status: StringEnum(STATUSES, { description: '`active`, `suspended` or `deleted`.' }),
-  emailVerified: Type.Boolean({ description: 'Whether the address was verified.' }),
-  twoFactorEnabled: Type.Boolean({ description: 'Whether two-factor authentication is on.' }),
-  createdAt: DateTime('When the account was created.'),
-  lastLogin: Nullable(DateTime('Last successful login.')),
-});
-export type Account = Static<typeof Account>;
 
 export const ChangePasswordBody = Type.Object({
   current_password: Type.String({ minLength: 1, maxLength: 128, description: 'The password in use now.' }),

@@ -1,9 +1,9 @@
 // The auth module's answers on the wire: its services return accounts, token rows and issued tokens,
-// and the routes answer them through these mappers, each typed by its response schema.
+// and the routes answer them through these mappers, each typed by its response schema. The account is
+// mapped by the users module, which owns it (`accountWire`).
 import { iso } from '../../platform/http/schemas.ts';
-import type { ApiTokenRow, UserRow } from '../users/index.ts';
+import type { ApiTokenRow } from '../users/index.ts';
 import type {
-  Account,
   ApiToken,
   ApiTokenCreated,
   MfaRequired,
@@ -14,23 +14,6 @@ import type {
 import type { SignIn } from './auth.service.ts';
 import type { IssuedTokens } from './session-issuer.ts';
 import type { TwoFactorEnrolment } from './two-factor.service.ts';
-
-/** The account as the API shows it. */
-export function accountWire(user: UserRow): Account {
-  return {
-    id: user.id,
-    email: user.email,
-    firstName: user.firstName,
-    lastName: user.lastName,
-    role: user.role,
-    subscriptionTier: user.subscriptionTier,
-    status: user.status,
-    emailVerified: user.emailVerified,
-    twoFactorEnabled: user.twoFactorEnabled,
-    createdAt: iso(user.createdAt)!,
-    lastLogin: iso(user.lastLogin),
-  };
-}
 
 export function tokenPairWire(tokens: IssuedTokens): TokenPair {
   return {

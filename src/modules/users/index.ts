@@ -17,6 +17,8 @@ export type { ApiTokenRow } from './api-tokens.repository.ts';
 export type { SessionAuthentication } from './sessions.service.ts';
 
 export type { UserFilter, UserRow } from './accounts.repository.ts';
+export { Account } from './accounts.schemas.ts';
+export { accountWire } from './accounts.wire.ts';
 export { FREE_TIER, userNotFound } from './accounts.service.ts';
 export * from './users.domain.ts';
 export { BILLING_AUDIT_ACTIONS, type BillingAuditAction } from './users.audit.ts';

@@ -3,7 +3,7 @@
 // (users-list.test.ts checks with a stand-in that the port is asked once per page.)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { binanceTrade } from '../../fakes/binance.ts';
+import { binanceTrade } from '../../fakes/binance-shapes.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
 

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { createModules, SERVICE_VERSION } from '../../../src/app.ts';
 import { createDashboardModule, type JobRunsPort } from '../../../src/modules/dashboard/index.ts';
 import type { Platform } from '../../../src/platform/platform.ts';
+import type { TestApp } from '../../helpers/test-app.ts';
 
 export const WIRED = '/wired';
 
@@ -34,3 +35,10 @@ export function assertNoSecrets(body: string, secrets: readonly string[], where:
     if (body.includes(secret)) throw new Error(`${where} contains a secret (${secret.slice(0, 3)}…)`);
   }
 }
+
+export const INTEGRATIONS_ROUTE = '/api/v1/dashboard/integrations';
+/** The Linear key of the integrations tests: a secret no answer may show. */
+export const LINEAR_KEY = 'lin_api_dashLinearKeySecret0123456789';
+
+/** The integrations answer; the route needs no authentication. */
+export const getIntegrations = (t: TestApp) => t.app.inject({ method: 'GET', url: INTEGRATIONS_ROUTE });

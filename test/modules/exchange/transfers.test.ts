@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { binanceDeposit, binanceWithdrawal, type FakeAccount } from '../../fakes/binance.ts';
+import type { FakeAccount } from '../../fakes/binance.ts';
+import { binanceDeposit, binanceWithdrawal } from '../../fakes/binance-shapes.ts';
 import { assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';

@@ -2,7 +2,8 @@
 // endpoints), every other venue pointed at a loopback port nobody listens on, so it fails at once.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { binanceTrade, startBinanceFake, type BinanceFake, type FakeAccount } from '../../fakes/binance.ts';
+import { startBinanceFake, type BinanceFake, type FakeAccount } from '../../fakes/binance.ts';
+import { binanceTrade } from '../../fakes/binance-shapes.ts';
 import { marketSymbols, type FakeSymbol } from '../../fakes/binance-market-data.ts';
 import { registerBinanceSapi, type SapiControl } from '../../fakes/binance-sapi.ts';
 import { closedPort } from '../../helpers/ports.ts';

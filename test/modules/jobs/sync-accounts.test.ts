@@ -3,13 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import {
-  binanceDeposit,
-  binanceTrade,
-  startBinanceFake,
-  type BinanceFake,
-  type FakeAccount,
-} from '../../fakes/binance.ts';
+import { startBinanceFake, type BinanceFake, type FakeAccount } from '../../fakes/binance.ts';
+import { binanceDeposit, binanceTrade } from '../../fakes/binance-shapes.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { OTHER_VENUES } from '../exchange/venue-fakes.ts';

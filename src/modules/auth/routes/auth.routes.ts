@@ -3,7 +3,6 @@ import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { Type } from 'typebox';
 import {
-  Account,
   ApiTokenCreateBody,
   ApiTokenCreated,
   ApiTokenIdParams,
@@ -26,8 +25,8 @@ import type { AuthService } from '../auth.service.ts';
 import type { PasswordService } from '../password.service.ts';
 import type { TwoFactorService } from '../two-factor.service.ts';
 import type { ApiTokensService } from '../api-tokens.service.ts';
+import { Account, accountWire } from '../../users/index.ts';
 import {
-  accountWire,
   apiTokenCreatedWire,
   apiTokenWire,
   recoveryCodesWire,

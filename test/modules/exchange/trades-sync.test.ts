@@ -2,96 +2,34 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
 import { exchangeTrades } from '../../../src/modules/exchange/exchange.tables.ts';
-import { binanceTrade, type FakeAccount } from '../../fakes/binance.ts';
-import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { addAccount, extraMarket, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
+import type { FakeAccount } from '../../fakes/binance.ts';
+import { binanceTrade } from '../../fakes/binance-shapes.ts';
+import { signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { day, startTradesApp, type TradesApp } from './trades-fixtures.ts';
+import { addAccount, extraMarket, type VenueFakes } from './venue-fakes.ts';
 
-const day = (d: number, h = 12) => Date.UTC(2026, 0, d, h);
 /** 22 currencies ahead of XRP in the alphabet, each with one market on the fake: more than a sync asks. */
 const SMALL_HOLDINGS = Array.from({ length: 22 }, (_, i) => `AA${String.fromCharCode(65 + i)}`);
 
+// Syncing trades from the venue. Listing the stored trades and their stats is in
+// trades-listing.test.ts.
 describe('exchange trades', () => {
   let fakes: VenueFakes;
   let t: TestApp;
   let user: TestUser;
   let account: FakeAccount;
+  let call: TradesApp['call'];
 
   before(async () => {
-    fakes = await startVenueFakes({ extraBinanceMarkets: SMALL_HOLDINGS.map((base) => extraMarket(base)) });
-    t = await buildTestApp({ env: fakes.env() });
-    user = await signIn(t.app, t.database);
-    account = addAccount(fakes.binance, {
-      trades: {
-        BTCUSDT: [
-          binanceTrade({
-            symbol: 'BTCUSDT',
-            id: 101,
-            price: '65000.10',
-            qty: '0.01000000',
-            isBuyer: true,
-            time: day(2),
-          }),
-          binanceTrade({
-            symbol: 'BTCUSDT',
-            id: 102,
-            price: '65100.20',
-            qty: '0.00500000',
-            isBuyer: false,
-            time: day(3),
-            commission: '0.32550100',
-            commissionAsset: 'USDT',
-          }),
-        ],
-        // Binance numbers each symbol's trades on its own: id 101 exists on both pairs.
-        ETHUSDT: [
-          binanceTrade({
-            symbol: 'ETHUSDT',
-            id: 101,
-            price: '3200.00',
-            qty: '0.10000000',
-            isBuyer: true,
-            time: day(4),
-          }),
-        ],
-        XRPUSDT: [
-          binanceTrade({
-            symbol: 'XRPUSDT',
-            id: 1,
-            price: '0.1',
-            qty: '1',
-            isBuyer: true,
-            time: day(5),
-            commission: '0.1',
-            commissionAsset: 'USDT',
-          }),
-          binanceTrade({
-            symbol: 'XRPUSDT',
-            id: 2,
-            price: '0.2',
-            qty: '1',
-            isBuyer: false,
-            time: day(6),
-            commission: '0.2',
-            commissionAsset: 'USDT',
-          }),
-        ],
-      },
-    });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: user.headers,
-      payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
-    });
-    assert.equal(created.statusCode, 201);
+    ({ fakes, t, user, account, call } = await startTradesApp({
+      extraBinanceMarkets: SMALL_HOLDINGS.map((base) => extraMarket(base)),
+    }));
   });
   after(async () => {
     await t.close();
     await fakes.close();
   });
 
-  const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) =>
-    t.app.inject({ method, url, headers: who?.headers ?? {} });
   /** The trades stored for `who`, as the trade list shows them. */
   const stored = async (who: TestUser = user, query = '') => {
     const response = await call('GET', `/api/exchange/trades?exchange=binance&limit=1000${query}`, who);
@@ -354,118 +292,6 @@ describe('exchange trades', () => {
       assert.deepEqual(types, { since: 'datetime_from_date_parsing', limit: 'greater_than_equal' });
       assert.equal((await call('POST', '/api/exchange/trades/sync?exchange=binance&limit=1001')).statusCode, 422);
       assert.equal((await call('POST', '/api/exchange/trades/sync?exchange=binance', null)).statusCode, 401);
-    });
-  });
-
-  describe('GET /api/exchange/trades', () => {
-    it('lists stored trades newest first with total_records and has_more', async () => {
-      const all = (await call('GET', '/api/exchange/trades?exchange=binance')).json();
-      assert.equal(all.exchange, 'binance');
-      assert.equal(all.total_records, 6);
-      assert.equal(all.has_more, false);
-      const times = all.trades.map((tr: { trade_timestamp: string }) => tr.trade_timestamp);
-      assert.deepEqual([...times].sort().reverse(), times);
-      assert.deepEqual(Object.keys(all.trades[0]).sort(), [
-        'amount',
-        'created_at',
-        'exchange',
-        'exchange_trade_id',
-        'fee',
-        'fee_currency',
-        'id',
-        'price',
-        'side',
-        'symbol',
-        'sync_status',
-        'total',
-        'trade_timestamp',
-      ]);
-
-      const page = (await call('GET', '/api/exchange/trades?exchange=binance&limit=2&offset=2')).json();
-      assert.equal(page.trades.length, 2);
-      assert.equal(page.has_more, true);
-      assert.equal(page.trades[0].id, all.trades[2].id);
-      const last = (await call('GET', '/api/exchange/trades?exchange=binance&limit=2&offset=4')).json();
-      assert.equal(last.has_more, false);
-      const farPast = await call('GET', '/api/exchange/trades?exchange=binance&offset=1000000000000');
-      assert.equal(farPast.statusCode, 200, 'the largest offset is past the end, not a database error');
-      assert.deepEqual([farPast.json().trades, farPast.json().has_more], [[], false]);
-      assert.equal(
-        (await call('GET', '/api/exchange/trades?exchange=binance&offset=1e300')).statusCode,
-        422,
-        'beyond the bound (decision 098)',
-      );
-    });
-
-    it('filters by symbol in any spelling and by dates', async () => {
-      for (const symbol of ['BTCUSDT', 'btc-usdt', 'BTC/USDT']) {
-        const body = (
-          await call('GET', `/api/exchange/trades?exchange=binance&symbol=${encodeURIComponent(symbol)}`)
-        ).json();
-        assert.equal(body.total_records, 2, symbol);
-        assert.equal(body.symbol, 'BTC/USDT');
-      }
-      const window = (
-        await call(
-          'GET',
-          `/api/exchange/trades?exchange=binance&start_date=${new Date(day(3, 0)).toISOString()}&end_date=${new Date(day(4, 23)).toISOString()}`,
-        )
-      ).json();
-      assert.deepEqual(
-        window.trades.map((tr: { exchange_trade_id: string }) => tr.exchange_trade_id),
-        ['101', '102'],
-      );
-    });
-
-    it('shows nothing of another user, validates paging and needs a token', async () => {
-      const stranger = await signIn(t.app, t.database);
-      assert.equal((await call('GET', '/api/exchange/trades?exchange=binance', stranger)).json().total_records, 0);
-      const invalid = await call('GET', '/api/exchange/trades?exchange=binance&offset=-1&limit=1001');
-      assert.deepEqual((invalid.json().detail as { type: string }[]).map((d) => d.type).sort(), [
-        'greater_than_equal',
-        'less_than_equal',
-      ]);
-      assert.equal((await call('GET', '/api/exchange/trades?exchange=binance', null)).statusCode, 401);
-    });
-  });
-
-  describe('GET /api/exchange/trades/stats', () => {
-    it('counts trades and sums volume and fees exactly', async () => {
-      const body = (
-        await call(
-          'GET',
-          `/api/exchange/trades/stats?exchange=binance&start_date=${new Date(day(5, 0)).toISOString()}&end_date=${new Date(day(6, 23)).toISOString()}`,
-        )
-      ).json();
-      // 0.1 + 0.2 in floating point would be 0.30000000000000004.
-      assert.equal(body.total_volume, 0.3);
-      assert.equal(body.total_fees, 0.3);
-      assert.equal(body.total_trades, 2);
-      assert.equal(body.buy_count, 1);
-      assert.equal(body.sell_count, 1);
-      assert.equal(body.first_trade, new Date(day(5)).toISOString());
-      assert.equal(body.last_trade, new Date(day(6)).toISOString());
-      assert.equal(body.start_date, new Date(day(5, 0)).toISOString());
-      assert.equal(body.exchange, 'binance');
-    });
-
-    it('covers every venue without filters and counts failed rows', async () => {
-      const body = (await call('GET', '/api/exchange/trades/stats')).json();
-      assert.equal(body.total_trades, 6);
-      assert.equal(body.synced_count, 5);
-      assert.equal(body.failed_count, 1);
-      assert.equal(body.exchange, null);
-      assert.equal(body.start_date, null);
-    });
-
-    it('is empty for a user without trades, validates and needs a token', async () => {
-      const stranger = await signIn(t.app, t.database);
-      const empty = (await call('GET', '/api/exchange/trades/stats', stranger)).json();
-      assert.equal(empty.total_trades, 0);
-      assert.equal(empty.total_volume, 0);
-      assert.equal(empty.first_trade, null);
-      assert.equal((await call('GET', '/api/exchange/trades/stats?exchange=ftx')).statusCode, 422);
-      assert.equal((await call('GET', '/api/exchange/trades/stats', null)).statusCode, 401);
     });
   });
 });

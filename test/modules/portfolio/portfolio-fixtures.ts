@@ -1,0 +1,42 @@
+// Set-up shared by the portfolio tests: the venue fakes and the app, and a user's venue account
+// linked and synced through the API, as a user would.
+import assert from 'node:assert/strict';
+import type { FakeAccount } from '../../fakes/binance.ts';
+import { buildTestApp, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
+
+/** Noon (or the given hour) of a day of January 2026, in epoch milliseconds. */
+export const day = (d: number, h = 12) => Date.UTC(2026, 0, d, h);
+
+export async function startPortfolioApp(): Promise<{ fakes: VenueFakes; t: TestApp }> {
+  const fakes = await startVenueFakes();
+  const t = await buildTestApp({ env: fakes.env() });
+  return { fakes, t };
+}
+
+/** Runs each sync and asserts it succeeded. */
+export async function sync(t: TestApp, who: TestUser, urls: string[]): Promise<void> {
+  for (const url of urls) {
+    const synced = await t.app.inject({ method: 'POST', url, headers: who.headers });
+    assert.equal(synced.statusCode, 200, synced.body);
+    assert.equal(synced.json().success, true, synced.body);
+  }
+}
+
+/** Stores the fake account's keys as the user's credentials for the venue, then runs the syncs. */
+export async function linkAndSync(
+  t: TestApp,
+  who: TestUser,
+  venue: 'binance' | 'binanceus',
+  keys: FakeAccount,
+  urls: string[],
+): Promise<void> {
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/exchange/credentials',
+    headers: who.headers,
+    payload: { exchange_name: venue, api_key: keys.apiKey, api_secret: keys.secret },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  await sync(t, who, urls);
+}
