@@ -38,7 +38,7 @@ function isoOnce(ms: number): string {
 }
 
 /** `map`, computed once per value object: cached data keeps its identity for as long as it holds. */
-export function once<T extends object, R>(map: (value: T) => R): (value: T) => R {
+function once<T extends object, R>(map: (value: T) => R): (value: T) => R {
   const memo = new WeakMap<T, R>();
   return (value) => {
     let mapped = memo.get(value);
@@ -50,7 +50,7 @@ export function once<T extends object, R>(map: (value: T) => R): (value: T) => R
   };
 }
 
-export function freshnessWire(f: Freshness): FreshnessFields {
+function freshnessWire(f: Freshness): FreshnessFields {
   return { source: f.source, stale: f.stale, age_seconds: f.ageSeconds, updated_at: isoOnce(f.updatedAt) };
 }
 
