@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startVenueFakes } from '../exchange/venue-fakes.ts';
 
@@ -35,7 +35,31 @@ export interface ConsolePage {
   page: Page;
   /** CSP violations and uncaught script errors seen so far. */
   problems(): Promise<string[]>;
+  /** The page's last requests, answers, navigations and console messages, oldest first: what a failure says. */
+  journal(): string;
   close(): Promise<void>;
+}
+
+const JOURNAL_LINES = 60;
+
+/**
+ * Waits for `locator` to be visible; when it does not appear, the error also says where the page is,
+ * what it shows and its journal, so that a failure seen once (a busy CI machine) can be understood.
+ */
+export async function waitForOrExplain(console: ConsolePage, locator: Locator): Promise<void> {
+  try {
+    await locator.waitFor();
+  } catch (error) {
+    const shown = await console.page
+      .locator('body')
+      .innerText({ timeout: 2_000 })
+      .catch((reason: Error) => `(unreadable: ${reason.message})`);
+    const what = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `${what}\nat ${console.page.url()}, showing:\n${shown.slice(0, 1_000)}\njournal:\n${console.journal()}`,
+      { cause: error },
+    );
+  }
 }
 
 /** A fresh browser profile (its own cookies) on the console, in en-US so numbers read 71,000.5. */
@@ -62,6 +86,18 @@ export async function openConsole(
   });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
+  const journal: string[] = [];
+  const note = (line: string) => {
+    journal.push(`${new Date().toISOString().slice(11, 23)} ${line}`);
+    if (journal.length > JOURNAL_LINES) journal.shift();
+  };
+  page.on('request', (request) => note(`> ${request.method()} ${request.url()}`));
+  page.on('response', (response) => note(`< ${response.status()} ${response.url()}`));
+  page.on('requestfailed', (request) => note(`x ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) note(`navigated to ${frame.url()}`);
+  });
+  page.on('console', (message) => note(`console ${message.type()}: ${message.text()}`));
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   page.on('dialog', (dialog) => void dialog.accept());
   return {
@@ -73,6 +109,7 @@ export async function openConsole(
         .catch(() => []);
       return [...errors, ...csp.map((v) => `CSP violation: ${v}`)];
     },
+    journal: () => journal.join('\n'),
     close: () => context.close(),
   };
 }

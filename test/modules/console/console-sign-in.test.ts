@@ -7,7 +7,15 @@ import { codeOf } from '../../helpers/totp-reference.ts';
 import { signIn, type TestUser } from '../../helpers/test-app.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
-import { assertClean, assertFitsWidth, browserMissing, launchBrowser, openConsole, PHONE } from './console-browser.ts';
+import {
+  assertClean,
+  assertFitsWidth,
+  browserMissing,
+  launchBrowser,
+  openConsole,
+  PHONE,
+  waitForOrExplain,
+} from './console-browser.ts';
 
 describe('signing in to the console in a browser', { skip: browserMissing }, () => {
   let m: MarketHarness;
@@ -121,7 +129,7 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       assert.deepEqual(await context.cookies(), []);
       await page.goto('/console/account');
-      await page.getByLabel('Email').waitFor();
+      await waitForOrExplain(c, page.getByLabel('Email'));
     } finally {
       await c.close();
     }
