@@ -167,21 +167,24 @@ describe('two-factor sign-in', () => {
       );
     });
 
-    it('never accepts one code twice, even on a fresh sign-in, and refuses an older step after a newer one', async () => {
-      const user = await enrolled();
-      const code = codeAt(user.secret);
-      assert.equal((await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code })).statusCode, 200);
-      assertDetail(
-        await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code }),
-        401,
-        'Invalid two-factor code',
-      );
-      assertDetail(
-        await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, -1) }),
-        401,
-        'Invalid two-factor code',
-      );
-    });
+    it(
+      'never accepts one code twice, even on a fresh ' + 'sign-in, and refuses an older step after a newer one',
+      async () => {
+        const user = await enrolled();
+        const code = codeAt(user.secret);
+        assert.equal((await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code })).statusCode, 200);
+        assertDetail(
+          await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code }),
+          401,
+          'Invalid two-factor code',
+        );
+        assertDetail(
+          await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, -1) }),
+          401,
+          'Invalid two-factor code',
+        );
+      },
+    );
 
     it('accepts a code one step behind or ahead of the clock, and not two', async () => {
       const user = await enrolled();
