@@ -237,7 +237,8 @@ describe('command center feeds', () => {
       assert.deepEqual((await due(hoursAhead(2))).map((d) => d.id).sort(), [expiredEarly, pending, far].sort());
       await assert.rejects(module.intel.recordOutcome('00000000-0000-4000-8000-000000000000', 1), { status: 404 });
       await assert.rejects(module.intel.recordOutcome('garbage', 1), { status: 404 });
-      // The scoring job's entry concerns no user, so no activity shows it: the event's whole trail is read from the audit log.
+      // The scoring job's entry concerns no user, so no activity shows it: the event's whole
+      // trail is read from the audit log.
       const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, matured));
       assert.deepEqual(audits.map((a) => a.action).sort(), [
         'command_center.intel.create',
