@@ -110,7 +110,10 @@ export function createCredentialsRepository(db: DbExecutor) {
     },
 
     /** Undefined when the credential is not the user's. Throws on a name clash (unique violation). */
-    /** The changed row; undefined when the user has no such credential, `name_taken` when another of theirs on that venue has the new name. */
+    /**
+     * The changed row; undefined when the user has no such credential, `name_taken` when another of theirs
+     * on that venue has the new name.
+     */
     async update(
       userId: string,
       id: string,
