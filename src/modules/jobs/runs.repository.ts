@@ -172,7 +172,10 @@ export function createRunsRepository(db: Db) {
       return row;
     },
 
-    /** The newest run of each of `jobs` (one index scan per job), optionally ignoring runs in progress or skipped triggers. */
+    /**
+     * The newest run of each of `jobs` (one index scan per job), optionally ignoring runs
+     * in progress or skipped triggers.
+     */
     async newestPerJob(
       jobs: readonly JobName[],
       options: { finishedOnly?: boolean; ranOnly?: boolean },
