@@ -212,7 +212,9 @@ export function createSessionsRepository(db: DbExecutor) {
       return { expired: of('expired'), revoked: of('revoked'), idle: of('idle') };
     },
 
-    /** Refresh tokens that can never be accepted again: expired or revoked. Rotated live ones stay (reuse detection). */
+    /**
+     * Refresh tokens that can never be accepted again: expired or revoked. Rotated live ones stay (reuse detection).
+     */
     async deleteDeadRefreshTokens(now: Date, batch: number): Promise<number> {
       const doomed = db
         .select({ id: refreshTokens.id })
