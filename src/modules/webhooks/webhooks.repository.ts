@@ -154,7 +154,8 @@ async function claimByContent(
 ): Promise<{ claim: Claim; deliveryId: string }> {
   const { senderId, ...fields } = delivery;
   const { digest, windowMs } = content;
-  // Identical bodies arriving together (on two instances, or either side of a window's start) would each miss the other.
+  // Identical bodies arriving together (on two instances, or either side of a window's
+  // start) would each miss the other.
   await tx.execute(
     sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_NAMESPACE.webhookContent}::int, hashtext(${`${delivery.provider}:${digest}`}))`,
   );
@@ -220,7 +221,8 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
     },
 
     async countsSince(since: Date): Promise<Record<string, number>> {
-      // Whole hours from the counts the database keeps (docs/decisions/124), the part of the first hour from the deliveries.
+      // Whole hours from the counts the database keeps (docs/decisions/124), the part of the
+      // first hour from the deliveries.
       const nextHour = new Date(Math.ceil(since.getTime() / 3_600_000) * 3_600_000);
       const rows = await perProvider<{ provider: string; total: number }>(
         sql`((SELECT coalesce(sum(h.n), 0) FROM ${webhookDeliveryHours} h WHERE h.provider = p.provider AND h.hour >= ${nextHour})

@@ -121,7 +121,8 @@ describe('webhook figures at scale', () => {
 
   it('a figure read over the whole table counts every row (the positive control)', async () => {
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) SELECT provider, max(processed_at) FROM webhook_deliveries WHERE status = 'processed' GROUP BY provider`,
+      'EXPLAIN (ANALYZE, FORMAT JSON) SELECT provider, max(processed_at) FROM webhook_deliveries ' +
+        "WHERE status = 'processed' GROUP BY provider",
     );
     assert.ok(rowsRead(rows[0]!['QUERY PLAN'][0].Plan) >= ROWS / 2);
   });
