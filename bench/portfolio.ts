@@ -49,7 +49,8 @@ async function seed(databaseUrl: string, email: string): Promise<void> {
       [userId, TRADES],
     );
     const sync = await client.query<{ id: string }>(
-      `INSERT INTO exchange_balance_syncs (user_id, exchange, currencies_synced, synced_at) VALUES ($1, 'binance', 4, now()) RETURNING id`,
+      'INSERT INTO exchange_balance_syncs (user_id, exchange, currencies_synced, synced_at) ' +
+        "VALUES ($1, 'binance', 4, now()) RETURNING id",
       [userId],
     );
     await client.query(
@@ -66,7 +67,8 @@ async function seed(databaseUrl: string, email: string): Promise<void> {
 export async function portfolioScenario(app: AppControl, jwtSecret: string): Promise<boolean | undefined> {
   if (spawnSync('pg_isready', ['-d', PG_URL, '-q']).status !== 0) {
     console.log(
-      `## 3. GET ${SUMMARY_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set BENCH_DATABASE_URL); this scenario did not run.\n`,
+      `## 3. GET ${SUMMARY_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set ` +
+        'BENCH_DATABASE_URL); this scenario did not run.\n',
     );
     return undefined;
   }
@@ -118,11 +120,14 @@ export async function portfolioScenario(app: AppControl, jwtSecret: string): Pro
       [
         `## 3. GET ${SUMMARY_PATH}, ${TRADES.toLocaleString('en')} stored trades, PostgreSQL`,
         '',
-        `seeded in ${(seedMs / 1000).toFixed(1)} s; first summary (replay of every trade, ledger stored): ${(replayMs / 1000).toFixed(2)} s; realized ${body.realized_pnl}, ${body.assets.length} assets`,
+        `seeded in ${(seedMs / 1000).toFixed(1)} s; first summary (replay of every trade, ledger ` +
+          `stored): ${(replayMs / 1000).toFixed(2)} s; ` +
+          `realized ${body.realized_pnl}, ${body.assets.length} assets`,
         '',
         '| connections | requests | requests/s | p50 ms | p99 ms | non-200 |',
         '|---|---|---|---|---|---|',
-        `| ${connections} | ${result.requests} | ${Math.round((result.requests / result.elapsedMs) * 1000)} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${result.non200 + result.errors} |`,
+        `| ${connections} | ${result.requests} | ${Math.round((result.requests / result.elapsedMs) * 1000)} ` +
+          `| ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${result.non200 + result.errors} |`,
         '',
         `p99 ${p99.toFixed(2)} ms (target ≤ ${P99_TARGET_MS} ms) ${ok ? 'PASS' : 'FAIL'}`,
         '',

@@ -159,7 +159,10 @@ function statements(
       'tracker_issues',
       `INSERT INTO tracker_issues (team_id, number, identifier, title, description, state_id, priority, assignee_id, created_at, updated_at)
        SELECT $1::uuid, $2::int + i, $3 || '-' || ($2::int + i), 'Issue ' || i, 'bench', ($4::uuid[])[1 + i % ${states.length}], i % 5,
-              CASE WHEN i % 3 = 0 THEN ${uid(others)} END, ${ago(c.trackerIssues, '1 year')}, ${ago(c.trackerIssues, '1 year')} + (i % 7) * interval '1 hour'
+              CASE WHEN i % 3 = 0 THEN ${uid(others)} END, ${ago(c.trackerIssues, '1 ' + 'year')}, ${ago(
+                c.trackerIssues,
+                '1 ' + 'year',
+              )} + (i % 7) * interval '1 hour'
        FROM generate_series(1, ${c.trackerIssues}) AS i`,
       [team.id, team.counter, team.key, states],
     ],
@@ -214,7 +217,10 @@ function statements(
     [
       'payments_ledger',
       `INSERT INTO payments_ledger (external_id, user_id, customer_email, amount, currency, kind, occurred_at)
-       SELECT 'pay' || i, ${uid(others)}, 'user' || ${others} || '@bench.example', 10 + (i % 90), 'USD', 'payment', ${ago(c.payments, '1 year')}
+       SELECT 'pay' || i, ${uid(others)}, 'user' || ${others} || '@bench.example', 10 + (i % 90), 'USD', 'payment', ${ago(
+         c.payments,
+         '1 ' + 'year',
+       )}
        FROM generate_series(1, ${c.payments}) AS i`,
       [],
     ],
@@ -242,7 +248,8 @@ export async function restoreJobRows(client: pg.Client, factor: number): Promise
     );
     // strategy-autopilot/evaluate scores matured unscored calls (a batch per run); seeded rows were never attempted.
     await client.query(
-      'UPDATE market_intel_events SET outcome_pct = NULL, scored_at = NULL, scoring_attempts = 0, scoring_attempted_at = NULL, scoring_error = NULL WHERE scoring_attempted_at IS NOT NULL',
+      'UPDATE market_intel_events SET outcome_pct = NULL, scored_at = NULL, scoring_attempts = 0, ' +
+        'scoring_attempted_at = NULL, scoring_error = NULL WHERE scoring_attempted_at IS NOT NULL',
     );
     for (const [step, sql, params] of statements(counts, { id: '', key: '', counter: 0 }, [''])) {
       if (JOB_STEPS.includes(step)) await client.query(sql, params);
@@ -262,7 +269,8 @@ export async function restoreJobRows(client: pg.Client, factor: number): Promise
   // The rows put back leave the old ones dead in the tables and their indexes; vacuumed, as autovacuum
   // keeps a running database, so a job is not charged for the bench's own garbage.
   await client.query(
-    'VACUUM (ANALYZE) users, user_grace_periods, device_sessions, refresh_tokens, password_reset_tokens, market_intel_events, audit_log',
+    'VACUUM (ANALYZE) users, user_grace_periods, device_sessions, refresh_tokens, password_reset_tokens, ' +
+      'market_intel_events, audit_log',
   );
 }
 
