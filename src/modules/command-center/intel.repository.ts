@@ -27,7 +27,8 @@ const horizon = sql`COALESCE(${marketIntelEvents.expiresAt},
  */
 function activeAt(at: Date): SQL {
   const since = new Date(at.getTime() - DEFAULT_HORIZON_MS).toISOString();
-  return sql`(${marketIntelEvents.expiresAt} > ${at.toISOString()}::timestamptz OR (${marketIntelEvents.expiresAt} IS NULL AND ${marketIntelEvents.detectedAt} > ${since}::timestamptz))`;
+  return sql`(${marketIntelEvents.expiresAt} > ${at.toISOString()}::timestamptz
+    OR (${marketIntelEvents.expiresAt} IS NULL AND ${marketIntelEvents.detectedAt} > ${since}::timestamptz))`;
 }
 
 function where(filters: IntelFilters): SQL | undefined {

@@ -147,8 +147,8 @@ export function createCredentialsRepository(db: DbExecutor) {
       const verdict: CredentialPatch =
         outcome.status === 'error'
           ? {
-              validationStatus:
-                sql<ValidationStatus>`CASE WHEN ${c.validationStatus} = 'pending' THEN 'error' ELSE ${c.validationStatus} END` as unknown as ValidationStatus,
+              validationStatus: sql<ValidationStatus>`CASE WHEN ${c.validationStatus} = 'pending' THEN 'error'
+                  ELSE ${c.validationStatus} END` as unknown as ValidationStatus,
               validationError: outcome.error,
             }
           : { validationStatus: outcome.status, validationError: outcome.status === 'valid' ? null : outcome.error };
@@ -175,9 +175,8 @@ export function createCredentialsRepository(db: DbExecutor) {
           lastErrorAt: sql<
             Date | string | null
           >`max(${c.lastValidation}) FILTER (WHERE ${c.validationError} IS NOT NULL)`,
-          lastErrorStatus: sql<
-            string | null
-          >`(array_agg(${c.validationStatus} ORDER BY ${c.lastValidation} DESC) FILTER (WHERE ${c.validationError} IS NOT NULL))[1]`,
+          lastErrorStatus: sql<string | null>`(array_agg(${c.validationStatus} ORDER BY ${c.lastValidation} DESC)
+            FILTER (WHERE ${c.validationError} IS NOT NULL))[1]`,
         })
         .from(c)
         .where(eq(c.isActive, true))

@@ -82,7 +82,8 @@ export function createRunsRepository(db: Db) {
             .onConflictDoUpdate({
               target: scheduledJobClaims.job,
               set: { runId, claimedAt: sql`clock_timestamp()` },
-              where: sql`${scheduledJobClaims.claimedAt} <= clock_timestamp() - make_interval(secs => ${windowSeconds})`,
+              where: sql`${scheduledJobClaims.claimedAt}
+                <= clock_timestamp() - make_interval(secs => ${windowSeconds})`,
             })
             .returning({ runId: scheduledJobClaims.runId });
           if (claimed.length === 0) {
