@@ -61,7 +61,9 @@ export function createLinearTrackerBackend(deps: {
     cache.wrap(`tracker:linear:states:${teamId}`, STATES_TTL_MS, async () => {
       const data = await client.request<{ workflowStates: { nodes: LinearState[] } }>(
         `query TeamStates($teamId: ID!) {
-          workflowStates(first: 250, filter: { team: { id: { eq: $teamId } } }) { nodes { id name type position team { id key name } } }
+          workflowStates(first: 250, filter: { team: { id: { eq: $teamId } } }) {
+            nodes { id name type position team { id key name } }
+          }
         }`,
         { teamId },
       );
@@ -206,7 +208,9 @@ export function createLinearTrackerBackend(deps: {
     async listIssues(query) {
       const data = await client.request<{ issues: { nodes: LinearIssue[]; pageInfo: { hasNextPage: boolean } } }>(
         `query Issues($first: Int!, $filter: IssueFilter) {
-          issues(first: $first, filter: $filter, orderBy: updatedAt) { nodes { ${ISSUE_FIELDS} } pageInfo { hasNextPage } }
+          issues(first: $first, filter: $filter, orderBy: updatedAt) {
+            nodes { ${ISSUE_FIELDS} } pageInfo { hasNextPage }
+          }
         }`,
         { first: query.limit, filter: issueFilter(query) },
       );
