@@ -175,7 +175,8 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
       connection: 'close',
     });
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        `${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`,
     );
   }
   socket.destroy(error);

@@ -8,7 +8,8 @@ import type { GeneratedSecret, SecretSource } from '../crypto/data-dir-secrets.t
 function serverOf(url: string, withDatabase: boolean): string {
   const parsed = new URL(url);
   const database = withDatabase ? parsed.pathname.replace(/^\//, '') : '';
-  return `${parsed.hostname}:${parsed.port || (parsed.protocol.startsWith('redis') ? '6379' : '5432')}${database ? `/${database}` : ''}`;
+  const port = parsed.port || (parsed.protocol.startsWith('redis') ? '6379' : '5432');
+  return `${parsed.hostname}:${port}${database ? `/${database}` : ''}`;
 }
 
 function shown(dir: string): string {
