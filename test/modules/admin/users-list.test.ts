@@ -143,7 +143,9 @@ describe('admin: list users', () => {
 
   it('the search has its trigram indexes, made at start where pg_trgm exists', async () => {
     const rows = await t.database.rows<{ indexname: string; indexdef: string }>(
-      sql`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'users' AND indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`,
+      sql`SELECT indexname, indexdef FROM pg_indexes
+        WHERE tablename = 'users' AND indexdef LIKE '%gin_trgm_ops%'
+        ORDER BY indexname`,
     );
     assert.deepEqual(
       rows.map((r) => r.indexname),
