@@ -150,7 +150,9 @@ describe('two-factor sign-in', () => {
         assert.equal(response.json().twoFactorEnabled, false);
         assert.equal((await me(user.token)).statusCode, 401, 'the user is signed out');
         const [row] = await t.database.rows<{ sealed: string | null; codes: number }>(
-          sql`SELECT totp_secret_sealed AS sealed, (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes FROM users WHERE id = ${user.id}`,
+          sql`SELECT totp_secret_sealed AS sealed,
+            (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes
+            FROM users WHERE id = ${user.id}`,
         );
         assert.deepEqual(row, { sealed: null, codes: 0 });
         const audited = await t.database.rows<{ actor_id: string }>(

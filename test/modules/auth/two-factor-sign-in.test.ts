@@ -264,12 +264,14 @@ describe('two-factor sign-in', () => {
       );
 
       const audited = await t.database.rows<{ details: { remaining: number } }>(
-        sql`SELECT details FROM audit_log WHERE action = 'auth.2fa.recovery_code_used' AND subject_user_id = ${user.id}`,
+        sql`SELECT details FROM audit_log
+          WHERE action = 'auth.2fa.recovery_code_used' AND subject_user_id = ${user.id}`,
       );
       assert.equal(audited.length, 1);
       assert.equal(audited[0]!.details.remaining, 9);
       const mails = await t.database.rows<{ to: string; subject: string }>(
-        sql`SELECT payload->>'to' AS "to", payload->>'subject' AS subject FROM outbox WHERE kind = 'mail.send' AND payload->>'to' = ${user.email}`,
+        sql`SELECT payload->>'to' AS "to", payload->>'subject' AS subject
+          FROM outbox WHERE kind = 'mail.send' AND payload->>'to' = ${user.email}`,
       );
       assert.deepEqual(
         mails.map((m) => m.subject),
@@ -344,7 +346,9 @@ describe('two-factor sign-in', () => {
       );
       assert.equal(disabled.statusCode, 200, disabled.body);
       const [row] = await t.database.rows<{ sealed: string | null; codes: number }>(
-        sql`SELECT totp_secret_sealed AS sealed, (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes FROM users WHERE id = ${user.id}`,
+        sql`SELECT totp_secret_sealed AS sealed,
+          (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes
+          FROM users WHERE id = ${user.id}`,
       );
       assert.deepEqual(row, { sealed: null, codes: 0 });
     });
