@@ -128,7 +128,8 @@ describe('command center feeds', () => {
         const mine = body.events.map((e: { id: string }) => e.id).filter((id: string) => ids.includes(id));
         return { ...body, mine };
       };
-      const old = await post({ source: 'f-news', direction: 'bullish', detected_at: hoursAgo(30) }); // horizon passed 6 h ago
+      // horizon passed 6 h ago
+      const old = await post({ source: 'f-news', direction: 'bullish', detected_at: hoursAgo(30) });
       const expired = await post({
         source: 'f-news',
         direction: 'bearish',
@@ -141,7 +142,8 @@ describe('command center feeds', () => {
         detected_at: hoursAgo(2),
         expires_at: hoursAhead(2),
       });
-      const recent = await post({ source: 'f-chain', direction: 'up', detected_at: hoursAgo(1) }); // active for 23 h more
+      // active for 23 h more
+      const recent = await post({ source: 'f-chain', direction: 'up', detected_at: hoursAgo(1) });
       const shady = await post({
         source: 'f-rumours',
         direction: 'long',
