@@ -75,7 +75,9 @@ describe('exchange transfers', () => {
     );
 
     const events = await t.database.rows<{ type: string; data: Record<string, unknown> }>(
-      sql`SELECT type, data FROM stream_events WHERE user_id = ${user.id} AND type IN ('transfers.synced', 'portfolio.updated') ORDER BY id`,
+      sql`SELECT type, data FROM stream_events
+        WHERE user_id = ${user.id} AND type IN ('transfers.synced', 'portfolio.updated')
+        ORDER BY id`,
     );
     assert.deepEqual(
       events.map((e) => e.type),
