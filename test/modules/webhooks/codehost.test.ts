@@ -245,7 +245,9 @@ describe('code host webhook (GitHub)', () => {
 
       // A worker claimed it and died mid-delivery: the row stays leased until its lease runs out.
       await t.database.db.execute(
-        sql`UPDATE outbox SET status = 'processing', attempts = 1, locked_until = ${new Date(clock.now().getTime() + 60_000).toISOString()}::timestamptz WHERE dedupe_key = ${key}`,
+        sql`UPDATE outbox SET status = 'processing', attempts = 1,
+          locked_until = ${new Date(clock.now().getTime() + 60_000).toISOString()}::timestamptz
+          WHERE dedupe_key = ${key}`,
       );
       const delivered: Record<string, unknown>[] = [];
       t.platform.outbox.register('chat.post', async (payload) => {
