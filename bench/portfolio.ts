@@ -35,7 +35,8 @@ async function seed(databaseUrl: string, email: string): Promise<void> {
     const { rows } = await client.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email]);
     const userId = rows[0]!.id;
     await client.query(
-      `INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, price, amount, total, fee, fee_currency, trade_timestamp, created_at)
+      `INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, price, amount, total, fee,
+                                    fee_currency, trade_timestamp, created_at)
        SELECT $1, 'binance', i::text, s.symbol,
               CASE WHEN (i / 3) % 2 = 0 THEN 'buy' ELSE 'sell' END,
               s.price, a.amount, s.price * a.amount, s.price * a.amount * 0.001, 'USDT',
@@ -55,7 +56,8 @@ async function seed(databaseUrl: string, email: string): Promise<void> {
     );
     await client.query(
       `INSERT INTO exchange_balances (sync_id, user_id, exchange, currency, free, locked, total, sync_timestamp)
-       SELECT $1, $2, 'binance', c, t, 0, t, now() FROM (VALUES ('BTC', 1.5), ('ETH', 1.5), ('SOL', 1.5), ('USDT', 10000)) AS v(c, t)`,
+       SELECT $1, $2, 'binance', c, t, 0, t, now()
+       FROM (VALUES ('BTC', 1.5), ('ETH', 1.5), ('SOL', 1.5), ('USDT', 10000)) AS v(c, t)`,
       [sync.rows[0]!.id, userId],
     );
   } finally {
