@@ -256,7 +256,8 @@ async function main(): Promise<void> {
       `# Faults (each held ${FAULT_MS / 1000} s; ${WORKERS} concurrent clients per route, logins one at a time)\n`,
     );
     console.log(
-      `MARKET_UPSTREAM_TIMEOUT_MS=${UPSTREAM_TIMEOUT_MS}, REDIS_COMMAND_TIMEOUT_MS=500, DATABASE_QUERY_TIMEOUT_MS=5000, DATABASE_CONNECT_TIMEOUT_MS=3000\n`,
+      `MARKET_UPSTREAM_TIMEOUT_MS=${UPSTREAM_TIMEOUT_MS}, REDIS_COMMAND_TIMEOUT_MS=500, ` +
+        'DATABASE_QUERY_TIMEOUT_MS=5000, DATABASE_CONNECT_TIMEOUT_MS=3000\n',
     );
     console.log('| fault | route | status codes seen | slowest answer | every route 200 again after the fault ended |');
     console.log('|---|---|---|---|---|');
@@ -305,7 +306,8 @@ async function main(): Promise<void> {
     for (const status of after) counts.set(status, (counts.get(status) ?? 0) + 1);
     console.log(`\n| SIGTERM with a chat post hanging and 20 idle keep-alive connections | |\n|---|---|`);
     console.log(
-      `| requests sent on those connections after the signal | ${[...counts.entries()].map(([status, count]) => `${label(status)} ×${count}`).join(', ')} |`,
+      '| requests sent on those connections after the signal ' +
+        `| ${[...counts.entries()].map(([status, count]) => `${label(status)} ×${count}`).join(', ')} |`,
     );
     console.log(`| exit | code ${code} after ${Math.round(performance.now() - signalled)} ms |`);
   } finally {

@@ -35,7 +35,8 @@ async function seed(databaseUrl: string, email: string): Promise<void> {
     const { rows } = await client.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email]);
     const userId = rows[0]!.id;
     await client.query(
-      `INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, price, amount, total, fee, fee_currency, trade_timestamp, created_at)
+      `INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, price, amount, total, fee,
+                                    fee_currency, trade_timestamp, created_at)
        SELECT $1, 'binance', i::text, s.symbol,
               CASE WHEN (i / 3) % 2 = 0 THEN 'buy' ELSE 'sell' END,
               s.price, a.amount, s.price * a.amount, s.price * a.amount * 0.001, 'USDT',
@@ -49,12 +50,14 @@ async function seed(databaseUrl: string, email: string): Promise<void> {
       [userId, TRADES],
     );
     const sync = await client.query<{ id: string }>(
-      `INSERT INTO exchange_balance_syncs (user_id, exchange, currencies_synced, synced_at) VALUES ($1, 'binance', 4, now()) RETURNING id`,
+      'INSERT INTO exchange_balance_syncs (user_id, exchange, currencies_synced, synced_at) ' +
+        "VALUES ($1, 'binance', 4, now()) RETURNING id",
       [userId],
     );
     await client.query(
       `INSERT INTO exchange_balances (sync_id, user_id, exchange, currency, free, locked, total, sync_timestamp)
-       SELECT $1, $2, 'binance', c, t, 0, t, now() FROM (VALUES ('BTC', 1.5), ('ETH', 1.5), ('SOL', 1.5), ('USDT', 10000)) AS v(c, t)`,
+       SELECT $1, $2, 'binance', c, t, 0, t, now()
+       FROM (VALUES ('BTC', 1.5), ('ETH', 1.5), ('SOL', 1.5), ('USDT', 10000)) AS v(c, t)`,
       [sync.rows[0]!.id, userId],
     );
   } finally {
@@ -66,7 +69,8 @@ async function seed(databaseUrl: string, email: string): Promise<void> {
 export async function portfolioScenario(app: AppControl, jwtSecret: string): Promise<boolean | undefined> {
   if (spawnSync('pg_isready', ['-d', PG_URL, '-q']).status !== 0) {
     console.log(
-      `## 3. GET ${SUMMARY_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set BENCH_DATABASE_URL); this scenario did not run.\n`,
+      `## 3. GET ${SUMMARY_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set ` +
+        'BENCH_DATABASE_URL); this scenario did not run.\n',
     );
     return undefined;
   }
@@ -118,11 +122,14 @@ export async function portfolioScenario(app: AppControl, jwtSecret: string): Pro
       [
         `## 3. GET ${SUMMARY_PATH}, ${TRADES.toLocaleString('en')} stored trades, PostgreSQL`,
         '',
-        `seeded in ${(seedMs / 1000).toFixed(1)} s; first summary (replay of every trade, ledger stored): ${(replayMs / 1000).toFixed(2)} s; realized ${body.realized_pnl}, ${body.assets.length} assets`,
+        `seeded in ${(seedMs / 1000).toFixed(1)} s; first summary (replay of every trade, ledger ` +
+          `stored): ${(replayMs / 1000).toFixed(2)} s; ` +
+          `realized ${body.realized_pnl}, ${body.assets.length} assets`,
         '',
         '| connections | requests | requests/s | p50 ms | p99 ms | non-200 |',
         '|---|---|---|---|---|---|',
-        `| ${connections} | ${result.requests} | ${Math.round((result.requests / result.elapsedMs) * 1000)} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${result.non200 + result.errors} |`,
+        `| ${connections} | ${result.requests} | ${Math.round((result.requests / result.elapsedMs) * 1000)} ` +
+          `| ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${result.non200 + result.errors} |`,
         '',
         `p99 ${p99.toFixed(2)} ms (target ≤ ${P99_TARGET_MS} ms) ${ok ? 'PASS' : 'FAIL'}`,
         '',

@@ -152,7 +152,8 @@ function table(rows: [string, Summary][]): string[] {
     '|---|---|---|---|---|---|---|',
     ...rows.map(
       ([name, s]) =>
-        `| ${name} | ${s.requests} | ${Math.round(s.rps)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.cpuPerRequestUs.toFixed(1)} | ${s.failures} |`,
+        `| ${name} | ${s.requests} | ${Math.round(s.rps)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} ` +
+        `| ${s.cpuPerRequestUs.toFixed(1)} | ${s.failures} |`,
     ),
   ];
 }
@@ -215,9 +216,12 @@ async function tickerScenario(): Promise<boolean> {
           [bare.name, result.bare],
         ]),
         '',
-        `throughput app/bare: ${ratio.toFixed(2)} (target ≥ ${TICKER_TARGET}) ${ratio >= TICKER_TARGET ? 'PASS' : 'FAIL'}`,
-        `p99 app/bare: ${(result.app.p99 / result.bare.p99).toFixed(2)}; server CPU per request bare/app: ${(result.bare.cpuPerRequestUs / result.app.cpuPerRequestUs).toFixed(2)}`,
-        `upstream calls while measuring: ${calls} over ${(spanMs / 1000).toFixed(1)} s = ${windows} cache windows of ${CACHE_WINDOW_MS / 1000} s (target ≤ 1 per window) ${calls <= windows ? 'PASS' : 'FAIL'}`,
+        `throughput app/bare: ${ratio.toFixed(2)} (target ` +
+          `≥ ${TICKER_TARGET}) ${ratio >= TICKER_TARGET ? 'PASS' : 'FAIL'}`,
+        `p99 app/bare: ${(result.app.p99 / result.bare.p99).toFixed(2)}; server CPU per request ` +
+          `bare/app: ${(result.bare.cpuPerRequestUs / result.app.cpuPerRequestUs).toFixed(2)}`,
+        `upstream calls while measuring: ${calls} over ${(spanMs / 1000).toFixed(1)} s = ${windows} cache ` +
+          `windows of ${CACHE_WINDOW_MS / 1000} s (target ≤ 1 per window) ${calls <= windows ? 'PASS' : 'FAIL'}`,
         `upstream calls per 1,000 app requests: ${((calls / result.app.requests) * 1000).toFixed(4)}`,
         '',
       ].join('\n'),
@@ -251,7 +255,8 @@ async function json<T>(
 async function credentialsScenario(): Promise<boolean | undefined> {
   if (spawnSync('pg_isready', ['-d', PG_URL, '-q']).status !== 0) {
     console.log(
-      `## 2. GET ${CREDENTIALS_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set BENCH_DATABASE_URL); this scenario did not run.\n`,
+      `## 2. GET ${CREDENTIALS_PATH}\n\nSKIPPED: no PostgreSQL answers at ${PG_URL} (set ` +
+        'BENCH_DATABASE_URL); this scenario did not run.\n',
     );
     return undefined;
   }
@@ -316,15 +321,19 @@ async function credentialsScenario(): Promise<boolean | undefined> {
     const ratio = result.app.rps / result.bare.rps;
     console.log(
       [
-        `## 2. GET ${CREDENTIALS_PATH} with a bearer token, PostgreSQL; ${Buffer.byteLength(appBody)}-byte answer (3 credentials)`,
+        `## 2. GET ${CREDENTIALS_PATH} with a bearer token, ` +
+          `PostgreSQL; ${Buffer.byteLength(appBody)}-byte answer (3 credentials)`,
         '',
         ...table([
           [app.name, result.app],
           [bare.name, result.bare],
         ]),
         '',
-        `throughput app/bare: ${ratio.toFixed(2)} (target ≥ ${CREDENTIALS_TARGET}) ${ratio >= CREDENTIALS_TARGET ? 'PASS' : 'FAIL'}`,
-        `p99 app: ${result.app.p99.toFixed(2)} ms, bare: ${result.bare.p99.toFixed(2)} ms (app/bare ${(result.app.p99 / result.bare.p99).toFixed(2)}); server CPU per request bare/app: ${(result.bare.cpuPerRequestUs / result.app.cpuPerRequestUs).toFixed(2)}`,
+        `throughput app/bare: ${ratio.toFixed(2)} (target ` +
+          `≥ ${CREDENTIALS_TARGET}) ${ratio >= CREDENTIALS_TARGET ? 'PASS' : 'FAIL'}`,
+        `p99 app: ${result.app.p99.toFixed(2)} ms, bare: ${result.bare.p99.toFixed(2)} ms ` +
+          `(app/bare ${(result.app.p99 / result.bare.p99).toFixed(2)}); server CPU per request ` +
+          `bare/app: ${(result.bare.cpuPerRequestUs / result.app.cpuPerRequestUs).toFixed(2)}`,
         '',
       ].join('\n'),
     );
@@ -338,7 +347,8 @@ async function credentialsScenario(): Promise<boolean | undefined> {
 
 async function main(): Promise<void> {
   console.log(
-    `${CONNECTIONS} keep-alive connections, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per server after ${WARMUP_MS / 1000} s warm-up; node ${process.version}\n`,
+    `${CONNECTIONS} keep-alive connections, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per server ` +
+      `after ${WARMUP_MS / 1000} s warm-up; node ${process.version}\n`,
   );
   // BENCH_SCENARIOS=1,3 runs only those; all by default.
   const only = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim());

@@ -54,18 +54,22 @@ function statements(
   return [
     [
       'users',
-      `INSERT INTO users (id, email, password_hash, first_name, last_name, role, subscription_tier, status, email_verified, last_login, grace_period_ends_at, deleted_at, created_at, updated_at)
+      `INSERT INTO users (id, email, password_hash, first_name, last_name, role, subscription_tier, status,
+        email_verified, last_login, grace_period_ends_at, deleted_at, created_at, updated_at)
        SELECT ${uid('n')},
               CASE n WHEN 1 THEN $1 WHEN 2 THEN $2 ELSE 'user' || n || '@bench.example' END,
               CASE WHEN n <= 2 THEN $3 ELSE 'unusable' END,
               'First' || n, 'Last' || n,
               CASE WHEN n = 1 OR n % 20000 = 0 THEN 'admin' ELSE 'user' END,
-              CASE WHEN n % 20 IN (3, 13) THEN (ARRAY['basic', 'pro', 'enterprise'])[1 + n % 3] ELSE (ARRAY['free', 'free', 'free', 'basic', 'pro', 'enterprise'])[1 + n % 6] END,
-              CASE WHEN n <= 2 THEN 'active' WHEN n % 50 = 0 THEN 'suspended' WHEN n % 97 = 0 THEN 'deleted' ELSE 'active' END,
+              CASE WHEN n % 20 IN (3, 13) THEN (ARRAY['basic', 'pro', 'enterprise'])[1 + n % 3]
+                ELSE (ARRAY['free', 'free', 'free', 'basic', 'pro', 'enterprise'])[1 + n % 6] END,
+              CASE WHEN n <= 2 THEN 'active' WHEN n % 50 = 0 THEN 'suspended' WHEN n % 97 = 0 THEN 'deleted'
+                ELSE 'active' END,
               n % 3 <> 0,
               now() - (n % 1000) * interval '1 hour',
               -- 10% in a grace period, half of those expired (cleanup-grace-periods has work).
-              CASE WHEN n <= 2 THEN NULL WHEN n % 20 = 3 THEN now() - interval '1 day' WHEN n % 20 = 13 THEN now() + interval '5 days' END,
+              CASE WHEN n <= 2 THEN NULL WHEN n % 20 = 3 THEN now() - interval '1 day' WHEN n % 20 = 13
+                THEN now() + interval '5 days' END,
               CASE WHEN n > 2 AND n % 50 <> 0 AND n % 97 = 0 THEN now() - interval '10 days' END,
               now() - (${U} - n) * interval '2 minutes', now() - (${U} - n) * interval '1 minute'
        FROM generate_series(1, ${U}) AS n`,
@@ -73,7 +77,8 @@ function statements(
     ],
     [
       'exchange_trades (heavy user)',
-      `INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, price, amount, total, fee, fee_currency, trade_timestamp, created_at)
+      `INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, price, amount, total, fee,
+        fee_currency, trade_timestamp, created_at)
        SELECT ${uid('2')}, 'binance', 'h' || i, s.symbol, CASE WHEN i % 2 = 0 THEN 'buy' ELSE 'sell' END,
               s.price, 0.001, s.price * 0.001, s.price * 0.000001, 'USDT',
               ${ago(c.heavyTrades, '2 years')}, ${ago(c.heavyTrades, '2 years')} + interval '1 second'
@@ -84,7 +89,8 @@ function statements(
     ],
     [
       'exchange_trades (other users)',
-      `INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, price, amount, total, fee, fee_currency, trade_timestamp, created_at)
+      `INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, price, amount, total, fee,
+        fee_currency, trade_timestamp, created_at)
        SELECT ${uid(others)}, (ARRAY['binance', 'kraken', 'coinbase'])[1 + (i / 7) % 3], 'o' || i, s.symbol,
               CASE WHEN i % 2 = 0 THEN 'buy' ELSE 'sell' END,
               s.price, 0.01, s.price * 0.01, s.price * 0.00001, 'USDT',
@@ -97,30 +103,35 @@ function statements(
     [
       'exchange_balance_syncs',
       `INSERT INTO exchange_balance_syncs (id, user_id, exchange, currencies_synced, synced_at)
-       SELECT md5('s' || n || '-' || s)::uuid, ${uid('n')}, 'binance', 4, now() - s * interval '1 day' - n * interval '1 second'
+       SELECT md5('s' || n || '-' || s)::uuid, ${uid('n')}, 'binance', 4,
+         now() - s * interval '1 day' - n * interval '1 second'
        FROM generate_series(2, ${c.balanceUsers + 1}) AS n CROSS JOIN generate_series(0, 4) AS s`,
       [],
     ],
     [
       'exchange_balances',
       `INSERT INTO exchange_balances (sync_id, user_id, exchange, currency, free, locked, total, sync_timestamp)
-       SELECT md5('s' || n || '-' || s)::uuid, ${uid('n')}, 'binance', cur.c, cur.t + s, 0, cur.t + s, now() - s * interval '1 day' - n * interval '1 second'
+       SELECT md5('s' || n || '-' || s)::uuid, ${uid('n')}, 'binance', cur.c, cur.t + s, 0, cur.t + s,
+         now() - s * interval '1 day' - n * interval '1 second'
        FROM generate_series(2, ${c.balanceUsers + 1}) AS n CROSS JOIN generate_series(0, 4) AS s
        CROSS JOIN (VALUES ('BTC', 0.5), ('ETH', 4), ('SOL', 30), ('USDT', 1000)) AS cur(c, t)`,
       [],
     ],
     [
       'audit_log',
-      `INSERT INTO audit_log (actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip, created_at)
+      `INSERT INTO audit_log (actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip,
+        created_at)
        SELECT ${uid(others)}, 'user',
-              (ARRAY['auth.login', 'auth.logout', 'auth.login_failed', 'exchange.balance.sync', 'exchange.trades.sync', 'auth.register', 'auth.password_change', 'admin.user.update'])[1 + i % 8],
+              (ARRAY['auth.login', 'auth.logout', 'auth.login_failed', 'exchange.balance.sync',
+                'exchange.trades.sync', 'auth.register', 'auth.password_change', 'admin.user.update'])[1 + i % 8],
               ${uid(others)}, 'user', ${others}::text, '{}'::jsonb, '127.0.0.1', ${ago(c.audit, '1 year')}
        FROM generate_series(1, ${c.audit}) AS i`,
       [],
     ],
     [
       'webhook_deliveries',
-      `INSERT INTO webhook_deliveries (provider, delivery_id, content_key, event, payload, verified, received_at, status, attempts, processed_at, error)
+      `INSERT INTO webhook_deliveries (provider, delivery_id, content_key, event, payload, verified, received_at,
+        status, attempts, processed_at, error)
        SELECT p.provider, 'd' || i, CASE WHEN i % 4 = 0 THEN md5('c' || i) END,
               p.provider || '.' || (ARRAY['created', 'updated', 'deleted', 'completed', 'failed'])[1 + (i / 8) % 5],
               jsonb_build_object('id', i, 'type', 'bench'), true,
@@ -129,13 +140,16 @@ function statements(
               ${ago(c.webhooks, '30 days')} + interval '20 milliseconds',
               CASE WHEN st.status = 'failed' THEN 'handler error' END
        FROM generate_series(1, ${c.webhooks}) AS i
-       CROSS JOIN LATERAL (SELECT (ARRAY['codehost', 'payments', 'edge', 'tracker', 'errormon', 'database', 'authprovider', 'mailer'])[1 + i % 8] AS provider) p
-       CROSS JOIN LATERAL (SELECT (ARRAY['processed', 'processed', 'processed', 'processed', 'processed', 'processed', 'failed', 'unmatched', 'superseded', 'processed', 'processed'])[1 + (i / 8) % 11] AS status) st`,
+       CROSS JOIN LATERAL (SELECT (ARRAY['codehost', 'payments', 'edge', 'tracker', 'errormon', 'database',
+         'authprovider', 'mailer'])[1 + i % 8] AS provider) p
+       CROSS JOIN LATERAL (SELECT (ARRAY['processed', 'processed', 'processed', 'processed', 'processed', 'processed',
+         'failed', 'unmatched', 'superseded', 'processed', 'processed'])[1 + (i / 8) % 11] AS status) st`,
       [],
     ],
     [
       'market_intel_events',
-      `INSERT INTO market_intel_events (event_type, asset, symbol, direction, source, trust_tier, strength, evidence, raw_note, detected_at, expires_at, outcome_pct, scored_at, scoring_attempts, created_at)
+      `INSERT INTO market_intel_events (event_type, asset, symbol, direction, source, trust_tier, strength, evidence,
+        raw_note, detected_at, expires_at, outcome_pct, scored_at, scoring_attempts, created_at)
        SELECT (ARRAY['whale_transfer', 'listing', 'funding_spike', 'news'])[1 + i % 4], a.asset, a.asset || '/USDT',
               (ARRAY['bullish', 'bearish', 'long', 'short'])[1 + (i / 4) % 4], 'source-' || (i % 20),
               (ARRAY['verified', 'standard', 'standard', 'quarantined'])[1 + (i / 3) % 4], (i % 100) / 100.0,
@@ -150,16 +164,22 @@ function statements(
     [
       'agent_activity_events',
       `INSERT INTO agent_activity_events (agent_id, agent_name, kind, rationale, action, created_at)
-       SELECT 'agent-' || (i % 25), 'Agent ' || (i % 25), (ARRAY['trade_proposal', 'task_update', 'analysis', 'alert'])[1 + i % 4],
+       SELECT 'agent-' || (i % 25), 'Agent ' || (i % 25), (ARRAY['trade_proposal', 'task_update', 'analysis',
+         'alert'])[1 + i % 4],
               'bench', '{}'::jsonb, ${ago(c.agentActivity, '90 days')}
        FROM generate_series(1, ${c.agentActivity}) AS i`,
       [],
     ],
     [
       'tracker_issues',
-      `INSERT INTO tracker_issues (team_id, number, identifier, title, description, state_id, priority, assignee_id, created_at, updated_at)
-       SELECT $1::uuid, $2::int + i, $3 || '-' || ($2::int + i), 'Issue ' || i, 'bench', ($4::uuid[])[1 + i % ${states.length}], i % 5,
-              CASE WHEN i % 3 = 0 THEN ${uid(others)} END, ${ago(c.trackerIssues, '1 year')}, ${ago(c.trackerIssues, '1 year')} + (i % 7) * interval '1 hour'
+      `INSERT INTO tracker_issues (team_id, number, identifier, title, description, state_id, priority, assignee_id,
+        created_at, updated_at)
+       SELECT $1::uuid, $2::int + i, $3 || '-' || ($2::int + i), 'Issue ' || i, 'bench',
+         ($4::uuid[])[1 + i % ${states.length}], i % 5,
+              CASE WHEN i % 3 = 0 THEN ${uid(others)} END, ${ago(c.trackerIssues, '1 ' + 'year')}, ${ago(
+                c.trackerIssues,
+                '1 ' + 'year',
+              )} + (i % 7) * interval '1 hour'
        FROM generate_series(1, ${c.trackerIssues}) AS i`,
       [team.id, team.counter, team.key, states],
     ],
@@ -170,19 +190,23 @@ function statements(
     ],
     [
       'command_center_tasks',
-      `INSERT INTO command_center_tasks (title, description, status, priority, assignee, repo, source_type, created_at, updated_at, completed_at)
-       SELECT 'Task ' || i, 'bench', st.status, (ARRAY['critical', 'high', 'medium', 'low'])[1 + i % 4], 'agent-' || (i % 10),
+      `INSERT INTO command_center_tasks (title, description, status, priority, assignee, repo, source_type,
+        created_at, updated_at, completed_at)
+       SELECT 'Task ' || i, 'bench', st.status, (ARRAY['critical', 'high', 'medium', 'low'])[1 + i % 4],
+         'agent-' || (i % 10),
               'trading-platform/backend', (ARRAY['human', 'agent', 'system', 'webhook'])[1 + (i / 4) % 4],
               ${ago(c.tasks, '1 year')}, ${ago(c.tasks, '1 year')} + interval '1 hour',
               CASE WHEN st.status = 'done' THEN ${ago(c.tasks, '1 year')} + interval '2 hours' END
        FROM generate_series(1, ${c.tasks}) AS i
-       CROSS JOIN LATERAL (SELECT (ARRAY['todo', 'in_progress', 'blocked', 'in_review', 'done', 'done', 'cancelled'])[1 + i % 7] AS status) st`,
+       CROSS JOIN LATERAL (SELECT (ARRAY['todo', 'in_progress', 'blocked', 'in_review', 'done', 'done',
+         'cancelled'])[1 + i % 7] AS status) st`,
       [],
     ],
     [
       'device_sessions',
       // 20% expired, 10% revoked, 10% idle for 60 days, the rest live (cleanup-device-sessions has work).
-      `INSERT INTO device_sessions (id, user_id, user_agent, ip, created_at, last_seen_at, expires_at, revoked_at, revoke_reason)
+      `INSERT INTO device_sessions (id, user_id, user_agent, ip, created_at, last_seen_at, expires_at, revoked_at,
+        revoke_reason)
        SELECT md5('ds' || i)::uuid, ${uid(others)}, 'bench', '127.0.0.1', now() - interval '90 days',
               CASE WHEN i % 10 = 3 THEN now() - interval '60 days' ELSE now() - (i % 48) * interval '1 hour' END,
               CASE WHEN i % 10 IN (0, 1) THEN now() - interval '1 day' ELSE now() + interval '20 days' END,
@@ -214,7 +238,8 @@ function statements(
     [
       'payments_ledger',
       `INSERT INTO payments_ledger (external_id, user_id, customer_email, amount, currency, kind, occurred_at)
-       SELECT 'pay' || i, ${uid(others)}, 'user' || ${others} || '@bench.example', 10 + (i % 90), 'USD', 'payment', ${ago(c.payments, '1 year')}
+       SELECT 'pay' || i, ${uid(others)}, 'user' || ${others} || '@bench.example', 10 + (i % 90), 'USD', 'payment',
+         ${ago(c.payments, '1 ' + 'year')}
        FROM generate_series(1, ${c.payments}) AS i`,
       [],
     ],
@@ -242,16 +267,21 @@ export async function restoreJobRows(client: pg.Client, factor: number): Promise
     );
     // strategy-autopilot/evaluate scores matured unscored calls (a batch per run); seeded rows were never attempted.
     await client.query(
-      'UPDATE market_intel_events SET outcome_pct = NULL, scored_at = NULL, scoring_attempts = 0, scoring_attempted_at = NULL, scoring_error = NULL WHERE scoring_attempted_at IS NOT NULL',
+      'UPDATE market_intel_events SET outcome_pct = NULL, scored_at = NULL, scoring_attempts = 0, ' +
+        'scoring_attempted_at = NULL, scoring_error = NULL WHERE scoring_attempted_at IS NOT NULL',
     );
     for (const [step, sql, params] of statements(counts, { id: '', key: '', counter: 0 }, [''])) {
       if (JOB_STEPS.includes(step)) await client.query(sql, params);
     }
     // The same expressions as the users step, on n read back from the seeded e-mail addresses.
     await client.query(
-      `UPDATE users u SET grace_period_ends_at = CASE WHEN s.n % 20 = 3 THEN now() - interval '1 day' WHEN s.n % 20 = 13 THEN now() + interval '5 days' END,
-                          subscription_tier = CASE WHEN s.n % 20 IN (3, 13) THEN (ARRAY['basic', 'pro', 'enterprise'])[1 + s.n % 3] ELSE (ARRAY['free', 'free', 'free', 'basic', 'pro', 'enterprise'])[1 + s.n % 6] END
-       FROM (SELECT id, substring(email FROM '^user([0-9]+)@bench[.]example$')::int AS n FROM users WHERE email LIKE 'user%@bench.example') s
+      `UPDATE users u SET grace_period_ends_at = CASE WHEN s.n % 20 = 3 THEN now() - interval '1 day'
+        WHEN s.n % 20 = 13 THEN now() + interval '5 days' END,
+                          subscription_tier = CASE WHEN s.n % 20 IN (3, 13)
+                            THEN (ARRAY['basic', 'pro', 'enterprise'])[1 + s.n % 3]
+                              ELSE (ARRAY['free', 'free', 'free', 'basic', 'pro', 'enterprise'])[1 + s.n % 6] END
+       FROM (SELECT id, substring(email FROM '^user([0-9]+)@bench[.]example$')::int AS n FROM users
+         WHERE email LIKE 'user%@bench.example') s
        WHERE u.id = s.id AND (s.n % 20 IN (3, 13) OR u.grace_period_ends_at IS NOT NULL)`,
     );
     await client.query('COMMIT');
@@ -262,7 +292,8 @@ export async function restoreJobRows(client: pg.Client, factor: number): Promise
   // The rows put back leave the old ones dead in the tables and their indexes; vacuumed, as autovacuum
   // keeps a running database, so a job is not charged for the bench's own garbage.
   await client.query(
-    'VACUUM (ANALYZE) users, user_grace_periods, device_sessions, refresh_tokens, password_reset_tokens, market_intel_events, audit_log',
+    'VACUUM (ANALYZE) users, user_grace_periods, device_sessions, refresh_tokens, password_reset_tokens, ' +
+      'market_intel_events, audit_log',
   );
 }
 

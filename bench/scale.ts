@@ -248,7 +248,8 @@ function hasReconcile(): boolean {
 
 /**
  * Creates, migrates (by starting the app on it once) and seeds `database`, unless it already holds this
- * seed version at this factor, made with these migrations (BENCH_SCALE_RESEED=1 seeds again). Answers the seed's seconds, or undefined when reused.
+ * seed version at this factor, made with these migrations (BENCH_SCALE_RESEED=1 seeds again). Answers the seed's
+ * seconds, or undefined when reused.
  */
 async function ensureSeeded(database: string, factor: number, upstreams: Upstreams): Promise<number | undefined> {
   const admin = new pg.Client({ connectionString: SERVER_URL });
@@ -276,13 +277,13 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
         marker.migrations === migrationsDigest()
       ) {
         console.log(
-          `${database}: seeded (version ${SEED_VERSION}, factor ${factor}, these migrations), reused; BENCH_SCALE_RESEED=1 seeds again`,
+          `${database}: seeded (version ${SEED_VERSION}, factor ${factor}, these migrations), reused; ` +
+            'BENCH_SCALE_RESEED=1 seeds again',
         );
         return undefined;
       }
-      console.log(
-        `${database}: ${marker ? 'seeded by another seed version, factor or migrations' : 'no finished seed of this bench'}; seeding again`,
-      );
+      const found = marker ? 'seeded by another seed version, factor or migrations' : 'no finished seed of this bench';
+      console.log(`${database}: ${found}; seeding again`);
     }
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${database}`);
@@ -297,7 +298,8 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
   await onServer(database, async (client) => {
     await seed(client, factor, hash, console.log);
     await client.query(
-      'CREATE TABLE bench_seed (version integer NOT NULL, factor double precision NOT NULL, migrations text NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())',
+      'CREATE TABLE bench_seed (version integer NOT NULL, factor double precision NOT NULL, ' +
+        'migrations text NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())',
     );
     await client.query('INSERT INTO bench_seed (version, factor, migrations) VALUES ($1, $2, $3)', [
       SEED_VERSION,
@@ -316,7 +318,8 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
     });
     // Reported, not fatal: the figures can still be measured (and a failing reconcile is itself a finding).
     console.log(
-      `${database}: db:reconcile ${result.status === 0 ? 'done' : `FAILED (exit ${result.status})`} in ${((performance.now() - reconciling) / 1000).toFixed(1)} s`,
+      `${database}: db:reconcile ${result.status === 0 ? 'done' : `FAILED (exit ${result.status})`} ` +
+        `in ${((performance.now() - reconciling) / 1000).toFixed(1)} s`,
     );
   } else {
     console.log(`${database}: no db:reconcile command in this version of the app; skipped`);
@@ -367,7 +370,9 @@ async function measureEndpoints(port: number, run: DatabaseRun): Promise<void> {
       );
     run.endpoints.set(endpoint.name, figures);
     console.log(
-      `${run.label} ${url}: ${result.requests} requests, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, non-200 ${result.non200}${figures.statuses ? ` (${figures.statuses})` : ''}, errors ${result.errors}`,
+      `${run.label} ${url}: ${result.requests} requests, p50 ${figures.p50.toFixed(1)} ms, ` +
+        `p99 ${figures.p99.toFixed(1)} ms, ` +
+        `non-200 ${result.non200}${figures.statuses ? ` (${figures.statuses})` : ''}, errors ${result.errors}`,
     );
   }
 }
@@ -421,7 +426,8 @@ const share = (f: Figures | undefined) =>
 function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): boolean {
   let ok = true;
   const lines = [
-    `| endpoint | small p50 ms | small p99 ms | big p50 ms | big p99 ms | big/small p99 | non-200 small / big | verdict |`,
+    '| endpoint | small p50 ms | small p99 ms | big p50 ms | big p99 ms | big/small p99 | ' +
+      'non-200 small / big | verdict |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const endpoint of ENDPOINTS) {
@@ -439,7 +445,8 @@ function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): b
     }
     const ratio = s && b ? (b.p99 / s.p99).toFixed(1) : '–';
     lines.push(
-      `| \`GET ${endpoint.name}\` | ${ms(s?.p50)} | ${ms(s?.p99)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio} | ${share(s)} / ${share(b)} | ${verdict} |`,
+      `| \`GET ${endpoint.name}\` | ${ms(s?.p50)} | ${ms(s?.p99)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio} ` +
+        `| ${share(s)} / ${share(b)} | ${verdict} |`,
     );
   }
   lines.push('', '| job | small ms | big ms | big: status and result | verdict |', '|---|---|---|---|---|');
@@ -462,14 +469,17 @@ function report(small: DatabaseRun | undefined, big: DatabaseRun | undefined): b
   console.log(
     [
       '',
-      `## npm run bench:scale: ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s warm-up, ${ROUND_MS / 1000} s measured per endpoint; factor ${FACTOR}; load average at the end ${load} (1/5/15 min)`,
+      `## npm run bench:scale: ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s warm-up, ${ROUND_MS / 1000} s ` +
+        `measured per endpoint; factor ${FACTOR}; load average at the end ${load} (1/5/15 min)`,
       '',
       ...lines,
       '',
     ].join('\n'),
   );
   console.log(
-    `Rule: an endpoint passes when its big p99 ≤ ${P99_TARGET_MS} ms, ≤ ${RATIO_TARGET} × max(small p99, ${RATIO_FLOOR_MS} ms), and every answer was 200; a job when it ends (succeeded/partial) in < ${JOB_TARGET_MS / 1000} s on the big database.`,
+    `Rule: an endpoint passes when its big p99 ≤ ${P99_TARGET_MS} ms, ≤ ${RATIO_TARGET} × max(small ` +
+      `p99, ${RATIO_FLOOR_MS} ms), and every answer was 200; a job when it ends (succeeded/partial) in ` +
+      `< ${JOB_TARGET_MS / 1000} s on the big database.`,
   );
   console.log(
     ok
@@ -530,7 +540,8 @@ async function main(): Promise<void> {
     return;
   }
   console.log(
-    `node ${process.version}; PostgreSQL at ${new URL(SERVER_URL).host}; factor ${FACTOR} (small ${SMALL_FACTOR}); jobs: ${JOBS.join(', ')}`,
+    `node ${process.version}; PostgreSQL at ${new URL(SERVER_URL).host}; factor ${FACTOR} ` +
+      `(small ${SMALL_FACTOR}); jobs: ${JOBS.join(', ')}`,
   );
   const upstreams = await startUpstreams();
   try {

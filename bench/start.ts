@@ -160,7 +160,8 @@ async function main(): Promise<void> {
     });
   } else {
     console.log(
-      `SKIPPED: PostgreSQL (${PG_URL}) and Redis (${REDIS_URL}) are not both reachable; the PostgreSQL + Redis mode did not run.`,
+      `SKIPPED: PostgreSQL (${PG_URL}) and Redis (${REDIS_URL}) are not both reachable; the ` +
+        'PostgreSQL + Redis mode did not run.',
     );
   }
   modes.push({
@@ -217,8 +218,9 @@ async function main(): Promise<void> {
     missed += marks.filter((ok) => !ok).length;
     const mark = (ok: boolean) => (ok ? '' : ' **missed**');
     console.log(
-      `| ${mode.name} | ${ready.toFixed(0)} (≤ ${target.readyMs})${mark(marks[0]!)} | ${(ready / floorMs).toFixed(1)} | ` +
-        `${idle.toFixed(0)} (≤ ${target.idleRssMiB})${mark(marks[1]!)} | ${peak.toFixed(0)}${target.peakRssMiB ? ` (≤ ${target.peakRssMiB})` : ''}${mark(marks[2]!)} |`,
+      `| ${mode.name} | ${ready.toFixed(0)} (≤ ${target.readyMs})${mark(marks[0]!)} ` +
+        `| ${(ready / floorMs).toFixed(1)} | ${idle.toFixed(0)} (≤ ${target.idleRssMiB})${mark(marks[1]!)} ` +
+        `| ${peak.toFixed(0)}${target.peakRssMiB ? ` (≤ ${target.peakRssMiB})` : ''}${mark(marks[2]!)} |`,
     );
   }
   console.log(missed === 0 ? '\nPASS: every target met' : `\nFAIL: ${missed} target(s) missed`);

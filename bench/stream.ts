@@ -143,7 +143,9 @@ async function main(): Promise<void> {
     };
     console.log(JSON.stringify(row));
     console.log(
-      `| ${row.subscribers} | ${row.pairs} | ${row.ticks} | ${row.deliveries.toLocaleString('en')} / ${row.expected.toLocaleString('en')} | ${row.p50} | ${row.p99} | ${row.max} | ${row.idleRss} | ${row.connectedRss} | ${row.peakRss} |`,
+      `| ${row.subscribers} | ${row.pairs} | ${row.ticks} | ${row.deliveries.toLocaleString('en')} ` +
+        `/ ${row.expected.toLocaleString('en')} | ${row.p50} | ${row.p99} | ${row.max} | ${row.idleRss} ` +
+        `| ${row.connectedRss} | ${row.peakRss} |`,
     );
   } finally {
     agent.destroy();

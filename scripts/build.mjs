@@ -72,7 +72,9 @@ export async function bundle() {
     external: EXTERNAL,
     // Bundled CommonJS packages call require(); ESM output has none of its own.
     banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+      js:
+        "import { createRequire as __createRequire } from 'node:module'; const require = " +
+        '__createRequire(import.meta.url);',
     },
     sourcemap: 'linked',
     // Stack traces need the mappings, not the sources: without them the maps (parsed at start) are a

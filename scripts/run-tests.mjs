@@ -133,12 +133,14 @@ console.log(
   `\n# slowest files\n${slowest.map((r) => `#   ${r.seconds.toFixed(1).padStart(5)} s  ${r.name}`).join('\n')}`,
 );
 console.log(
-  `\n# ${files.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ` +
-    `${totals.cancelled} cancelled, ${totals.todo} todo; ${((performance.now() - started) / 1000).toFixed(1)} s with ${concurrency} at a time`,
+  `\n# ${files.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} ` +
+    `failed, ${totals.skipped} skipped, ${totals.cancelled} cancelled, ${totals.todo} ` +
+    `todo; ${((performance.now() - started) / 1000).toFixed(1)} s with ${concurrency} at a time`,
 );
 if (skipReasons.size > 0) {
   console.log(
-    `# skipped, and why:\n${[...skipReasons].map(([reason, n]) => `#   ${String(n).padStart(4)}  ${reason}`).join('\n')}`,
+    '# skipped, and ' +
+      `why:\n${[...skipReasons].map(([reason, n]) => `#   ${String(n).padStart(4)}  ${reason}`).join('\n')}`,
   );
 }
 if (failed.length > 0) console.log(`# failed files:\n${failed.map((r) => `#   ${r.name}\n${r.why}`).join('\n')}`);

@@ -15,8 +15,8 @@ function warnIfUntestedNode() {
   );
   if (!supported) {
     process.stderr.write(
-      `warning: Node ${process.version} is outside the versions this service supports and is tested on (${engines.node}); ` +
-        'run it on one of them, e.g. npx --yes -p node@24 npm start\n',
+      `warning: Node ${process.version} is outside the versions this service supports and is tested on ` +
+        `(${engines.node}); run it on one of them, e.g. npx --yes -p node@24 npm start\n`,
     );
   }
 }

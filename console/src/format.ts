@@ -27,7 +27,10 @@ export function compact(value: number | null | undefined): string {
 
 export function percent(value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';
-  return `${value > 0 ? '+' : ''}${numberFormat({ minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value)} %`;
+  return (
+    `${value > 0 ? '+' : ''}${numberFormat({ minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value)} ` +
+    '%'
+  );
 }
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });

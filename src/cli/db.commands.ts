@@ -42,8 +42,8 @@ export const DERIVED_FIGURES = [
 ];
 
 const PG_DUMP_HINT =
-  'the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, e.g. pg_dump --format=custom --file=backup.dump "$DATABASE_URL", ' +
-  'and restore with pg_restore --clean --dbname="$DATABASE_URL" backup.dump';
+  'the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, e.g. pg_dump --format=custom ' +
+  '--file=backup.dump "$DATABASE_URL", and restore with pg_restore --clean --dbname="$DATABASE_URL" backup.dump';
 
 function embeddedDataDir(): string {
   const config = loadConfig(process.env, { jobNames: JOB_NAMES });
@@ -64,7 +64,8 @@ const migrate: Command = {
         sql`SELECT count(*)::int AS count FROM drizzle.__drizzle_migrations`,
       );
       print(
-        `database is migrated: ${applied?.count ?? 0} of ${journal.entries.length} migration(s) applied, the last ${journal.entries.at(-1)?.tag ?? 'none'}`,
+        `database is migrated: ${applied?.count ?? 0} of ${journal.entries.length} migration(s) applied, the ` +
+          `last ${journal.entries.at(-1)?.tag ?? 'none'}`,
       );
     });
   },
@@ -92,7 +93,8 @@ const backup: Command = {
 const restore: Command = {
   usage: 'db:restore --in <file.tar.gz> [--force]',
   summary:
-    'Replace the embedded database with a backup (stop the server first); --force when one exists, which is kept beside it.',
+    'Replace the embedded database with a backup (stop the server first); --force when one ' +
+    'exists, which is kept beside it.',
   async run(args) {
     const values = parseOptions(args, { in: { type: 'string' }, force: { type: 'boolean', default: false } });
     const problems = new Problems();
@@ -118,8 +120,9 @@ const restore: Command = {
 const reconcile: Command = {
   usage: 'db:reconcile [--check]',
   summary:
-    'Compare the figures the database keeps (user and session counts, trade days, revenue, webhook, intel and task counts) with their rows and rebuild those that differ, ' +
-    'saying what differed; --check only says, and exits 1 when anything differs.',
+    'Compare the figures the database keeps (user and session counts, trade days, revenue, webhook, intel and ' +
+    'task counts) with their rows and rebuild those that differ, saying what differed; --check only says, and ' +
+    'exits 1 when anything differs.',
   async run(args) {
     const values = parseOptions(args, { check: { type: 'boolean', default: false } });
     const mend = !values.check;
@@ -135,7 +138,8 @@ const reconcile: Command = {
       print(
         off === 0
           ? `${d.table}: exact`
-          : `${d.table}: ${d.missing} row(s) missing, ${d.extra} extra, ${d.differing} differing; ${mend ? 'rebuilt' : 'not mended (--check)'}`,
+          : `${d.table}: ${d.missing} row(s) missing, ${d.extra} extra, ${d.differing} ` +
+              `differing; ${mend ? 'rebuilt' : 'not mended (--check)'}`,
       );
     }
     return differed && !mend ? 1 : 0;

@@ -140,7 +140,8 @@ const resetPassword: Command = {
 const resetTwoFactor: Command = {
   usage: 'users:reset-2fa --email <email>',
   summary:
-    "Turn an account's two-factor authentication off (a lost authenticator and recovery codes) and sign it out everywhere; the user enrolls again.",
+    "Turn an account's two-factor authentication off (a lost authenticator and recovery codes) and sign it out " +
+    'everywhere; the user enrolls again.',
   async run(args) {
     const values = parseOptions(args, { email: { type: 'string' } });
     const problems = new Problems();

@@ -62,8 +62,10 @@ export function auditWriter<const Action extends string>(..._actions: (readonly 
         createdAt: now.toISOString(),
       }));
       await executor.execute(sql`
-        INSERT INTO ${auditLog} (id, actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip, created_at)
-        SELECT r."id", r."actorId", r."actorType", r."action", r."subjectUserId", r."targetType", r."targetId", r."details", r."ip", r."createdAt"
+        INSERT INTO ${auditLog}
+          (id, actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip, created_at)
+        SELECT r."id", r."actorId", r."actorType", r."action", r."subjectUserId", r."targetType", r."targetId",
+          r."details", r."ip", r."createdAt"
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
           "id" uuid, "actorId" uuid, "actorType" text, "action" text, "subjectUserId" uuid,
           "targetType" text, "targetId" text, "details" jsonb, "ip" text, "createdAt" timestamptz

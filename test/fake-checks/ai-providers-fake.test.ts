@@ -65,19 +65,22 @@ describe('AI and search providers fake', () => {
     assert.equal((await get('/google/v1beta/models')).status, 403);
   });
 
-  it('searches with Tavily (bearer or body key) and Serper (X-API-KEY), refusing bad keys with 401 and 403', async () => {
-    assert.equal(
-      (await post('/tavily/search', { query: 'btc' }, { authorization: 'Bearer tvly-valid-0001' })).status,
-      200,
-    );
-    assert.equal((await post('/tavily/search', { query: 'btc', api_key: 'tvly-valid-0001' })).status, 200);
-    assert.equal((await post('/tavily/search', { query: 'btc' }, { authorization: 'Bearer tvly-bad' })).status, 401);
-    assert.equal((await post('/tavily/search', {}, { authorization: 'Bearer tvly-valid-0001' })).status, 400);
-    assert.equal((await post('/serper/search', { q: 'btc' }, { 'x-api-key': 'serper-valid-0001' })).status, 200);
-    const bad = await post('/serper/search', { q: 'btc' }, { 'x-api-key': 'serper-bad' });
-    assert.equal(bad.status, 403);
-    assert.deepEqual(await bad.json(), { message: 'Unauthorized.', statusCode: 403 });
-  });
+  it(
+    'searches with Tavily (bearer or body key) and Serper ' + '(X-API-KEY), refusing bad keys with 401 and 403',
+    async () => {
+      assert.equal(
+        (await post('/tavily/search', { query: 'btc' }, { authorization: 'Bearer tvly-valid-0001' })).status,
+        200,
+      );
+      assert.equal((await post('/tavily/search', { query: 'btc', api_key: 'tvly-valid-0001' })).status, 200);
+      assert.equal((await post('/tavily/search', { query: 'btc' }, { authorization: 'Bearer tvly-bad' })).status, 401);
+      assert.equal((await post('/tavily/search', {}, { authorization: 'Bearer tvly-valid-0001' })).status, 400);
+      assert.equal((await post('/serper/search', { q: 'btc' }, { 'x-api-key': 'serper-valid-0001' })).status, 200);
+      const bad = await post('/serper/search', { q: 'btc' }, { 'x-api-key': 'serper-bad' });
+      assert.equal(bad.status, 403);
+      assert.deepEqual(await bad.json(), { message: 'Unauthorized.', statusCode: 403 });
+    },
+  );
 
   it('fails on demand: 429 with Retry-After, 500, 401 for a valid key, and a hang', async () => {
     const auth = { authorization: 'Bearer sk-proj-valid-0001' };

@@ -67,39 +67,42 @@ describe('Binance fake', () => {
     assert.equal((await stale.json()).code, -1021);
   });
 
-  it('answers myTrades with the most recent trades unless startTime or fromId says where to start, oldest first', async () => {
-    const trades = [1, 2, 3, 4, 5].map((id) =>
-      binanceTrade({
-        symbol: 'ETHUSDT',
-        id,
-        price: '3200.00',
-        qty: '0.1',
-        isBuyer: id % 2 === 0,
-        time: 1_700_000_000_000 + id * 60_000,
-      }),
-    );
-    fake.addAccount({
-      apiKey: 'trades-key-1234',
-      secret: 'trades-secret-1234',
-      balances: [],
-      trades: { ETHUSDT: trades },
-    });
-    const ids = async (query: string) => {
-      const response = await fetch(
-        `${fake.url}/api/v3/myTrades?${signed(`symbol=ETHUSDT&${query}timestamp=${Date.now()}`, 'trades-secret-1234')}`,
-        {
-          headers: { 'X-MBX-APIKEY': 'trades-key-1234' },
-        },
+  it(
+    'answers myTrades with the most recent trades unless ' + 'startTime or fromId says where to start, oldest first',
+    async () => {
+      const trades = [1, 2, 3, 4, 5].map((id) =>
+        binanceTrade({
+          symbol: 'ETHUSDT',
+          id,
+          price: '3200.00',
+          qty: '0.1',
+          isBuyer: id % 2 === 0,
+          time: 1_700_000_000_000 + id * 60_000,
+        }),
       );
-      assert.equal(response.status, 200);
-      return ((await response.json()) as { id: number }[]).map((t) => t.id);
-    };
-    assert.deepEqual(await ids(''), [1, 2, 3, 4, 5]);
-    assert.deepEqual(await ids('limit=2&'), [4, 5], 'the newest two, not the oldest');
-    assert.deepEqual(await ids('fromId=2&limit=2&'), [2, 3]);
-    assert.deepEqual(await ids(`startTime=${1_700_000_000_000 + 3 * 60_000}&limit=2&`), [3, 4]);
-    assert.deepEqual(await ids(`endTime=${1_700_000_000_000 + 3 * 60_000}&limit=2&`), [2, 3]);
-  });
+      fake.addAccount({
+        apiKey: 'trades-key-1234',
+        secret: 'trades-secret-1234',
+        balances: [],
+        trades: { ETHUSDT: trades },
+      });
+      const ids = async (query: string) => {
+        const response = await fetch(
+          `${fake.url}/api/v3/myTrades?${signed(`symbol=ETHUSDT&${query}timestamp=${Date.now()}`, 'trades-secret-1234')}`,
+          {
+            headers: { 'X-MBX-APIKEY': 'trades-key-1234' },
+          },
+        );
+        assert.equal(response.status, 200);
+        return ((await response.json()) as { id: number }[]).map((t) => t.id);
+      };
+      assert.deepEqual(await ids(''), [1, 2, 3, 4, 5]);
+      assert.deepEqual(await ids('limit=2&'), [4, 5], 'the newest two, not the oldest');
+      assert.deepEqual(await ids('fromId=2&limit=2&'), [2, 3]);
+      assert.deepEqual(await ids(`startTime=${1_700_000_000_000 + 3 * 60_000}&limit=2&`), [3, 4]);
+      assert.deepEqual(await ids(`endTime=${1_700_000_000_000 + 3 * 60_000}&limit=2&`), [2, 3]);
+    },
+  );
 
   it('refuses a key that may not read with -2015 (401) on signed reading endpoints, like an unknown key', async () => {
     fake.addAccount({

@@ -29,7 +29,8 @@ describe('Linear fake', () => {
   };
   const CREATE = 'mutation C($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { id title } } }';
   const UPDATE =
-    'mutation U($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { success issue { id title } } }';
+    'mutation U($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { ' +
+    'success issue { id title } } }';
 
   it('creates and updates an issue from the fields it models', async () => {
     const created = await graphql(CREATE, { input: { teamId: fake.teams.eng.id, title: 'Modelled' } });

@@ -90,7 +90,8 @@ const ENDPOINTS: Record<FakeProvider, Endpoint> = {
       key
         ? openAiStyleError(
             401,
-            `Incorrect API key provided: ${masked(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+            `Incorrect API key provided: ${masked(key)}. You can find your API key at ` +
+              'https://platform.openai.com/account/api-keys.',
             'invalid_request_error',
             'invalid_api_key',
           )
@@ -164,7 +165,8 @@ const ENDPOINTS: Record<FakeProvider, Endpoint> = {
         ? googleError(400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT', 'API_KEY_INVALID')
         : googleError(
             403,
-            "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+            "Method doesn't allow unregistered callers (callers without established identity). Please use API " +
+              'Key or other form of API consumer identity to call this API.',
             'PERMISSION_DENIED',
           ),
     rateLimited: googleError(429, 'Resource has been exhausted (e.g. check quota).', 'RESOURCE_EXHAUSTED'),

@@ -298,7 +298,8 @@ export class BinanceFake {
         status: 418,
         body: binanceError(
           -1003,
-          `Way too much request weight used; IP banned until ${until}. Please use WebSocket Streams for live updates to avoid bans.`,
+          `Way too much request weight used; IP banned until ${until}. Please use WebSocket Streams ` +
+            'for live updates to avoid bans.',
         ),
         headers: { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) },
       };
@@ -318,7 +319,8 @@ export class BinanceFake {
       status: 429,
       body: binanceError(
         -1003,
-        `Too much request weight used; current limit is ${this.weightLimit} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`,
+        `Too much request weight used; current limit is ${this.weightLimit} request weight per 1 MINUTE. ` +
+          'Please use WebSocket Streams for live updates to avoid polling the API.',
       ),
       headers: { 'retry-after': String(seconds) },
     };

@@ -147,7 +147,8 @@ export class CoinGeckoFake {
             status: {
               error_code: 429,
               error_message:
-                "You've exceeded the Rate Limit. Please visit https://www.coingecko.com/en/api/pricing to subscribe to our API plans for higher rate limits.",
+                "You've exceeded the Rate Limit. Please visit https://www.coingecko.com/en/api/pricing to " +
+                'subscribe to our API plans for higher rate limits.',
             },
           }
         : { error: 'Internal Server Error' };

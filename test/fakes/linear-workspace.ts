@@ -174,7 +174,8 @@ export function createLinearWorkspace(): LinearWorkspace {
     const value = input[field];
     if (value !== undefined && value !== null && !Number.isInteger(value)) {
       throw new GraphQLRequestError(
-        `Variable "$input" got invalid value ${String(value)} at "input.${field}"; Int cannot represent non-integer value`,
+        `Variable "$input" got invalid value ${String(value)} at "input.${field}"; Int ` +
+          'cannot represent non-integer value',
         'GRAPHQL_VALIDATION_FAILED',
       );
     }

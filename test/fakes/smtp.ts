@@ -14,7 +14,10 @@ export interface ReceivedMail {
 export interface SmtpFake {
   url: string;
   received: ReceivedMail[];
-  /** RCPT TO for these addresses answers `550 5.1.1 <address>: Recipient address rejected: ...`, quoting it as Postfix does. */
+  /**
+   * RCPT TO for these addresses answers `550 5.1.1 <address>: Recipient address rejected:
+   * ...`, quoting it as Postfix does.
+   */
   rejectRecipients: Set<string>;
   /** Sessions opened so far, sending or not (a `verify()` opens one and sends nothing). */
   readonly connections: number;

@@ -90,7 +90,10 @@ export function vercelDelivery(secret: string, payload: unknown): SignedDelivery
   return { body, headers: { 'content-type': 'application/json', 'x-vercel-signature': hex('sha1', secret, body) } };
 }
 
-/** Linear: `Linear-Signature` hex HMAC-SHA256, `Linear-Event`, `Linear-Delivery`; the body carries webhookTimestamp (ms). */
+/**
+ * Linear: `Linear-Signature` hex HMAC-SHA256, `Linear-Event`, `Linear-Delivery`; the body
+ * carries webhookTimestamp (ms).
+ */
 export function linearDelivery(
   secret: string,
   payload: { type: string; webhookTimestamp?: number } & Record<string, unknown>,
@@ -110,7 +113,9 @@ export function linearDelivery(
   };
 }
 
-/** Sentry integration platform: compact JSON, `Sentry-Hook-Signature` hex HMAC-SHA256, resource, timestamp, Request-ID. */
+/**
+ * Sentry integration platform: compact JSON, `Sentry-Hook-Signature` hex HMAC-SHA256, resource, timestamp, Request-ID.
+ */
 export function sentryDelivery(
   secret: string,
   resource: string,

@@ -338,7 +338,9 @@ export function bodyWithStrings(operation: Operation, text: string, known: Known
   );
 }
 
-/** A URL of the operation whose path parameters and query values (every one, optional too) are all `raw`, not encoded. */
+/**
+ * A URL of the operation whose path parameters and query values (every one, optional too) are all `raw`, not encoded.
+ */
 export function urlWithRaw(operation: Operation, raw: string, known: Known = {}): string {
   const pathParams = Object.fromEntries(operation.parameters.filter((p) => p.in === 'path').map((p) => [p.name, raw]));
   return `${pathWith(operation, known, pathParams)}${queryWith(operation, known, () => raw)}`;

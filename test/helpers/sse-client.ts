@@ -60,7 +60,8 @@ export function follow(
         const left = deadline - Date.now();
         if (left <= 0)
           throw new Error(
-            `timed out waiting for ${what}; got ${JSON.stringify(events.map((e) => e.type))}${failed ? ` (${failed})` : ''}`,
+            `timed out waiting for ${what}; ` +
+              `got ${JSON.stringify(events.map((e) => e.type))}${failed ? ` (${failed})` : ''}`,
           );
         await new Promise<void>((resolve) => {
           const wake = () => {

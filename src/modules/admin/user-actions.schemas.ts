@@ -7,11 +7,15 @@ export const BulkActionBody = Type.Object({
   userIds: Type.Array(Type.String({ minLength: 1, maxLength: 64, description: 'A user id.' }), {
     minItems: 1,
     maxItems: MAX_BULK_IDS,
-    description: `Ids of the users to act on, 1..${MAX_BULK_IDS}. Duplicates count once; unknown ids are reported in \`notFound\`, not fatal.`,
+    description:
+      `Ids of the users to act on, 1..${MAX_BULK_IDS}. Duplicates count once; unknown ids are ` +
+      'reported in `notFound`, not fatal.',
   }),
   action: StringEnum(BULK_ACTIONS, {
     description:
-      '`activate` (status active; also restores deleted users), `suspend` (status suspended, sessions revoked), `delete` (soft delete, sessions revoked) or `export` (a CSV of those users, downloadable from `exportUrl`).',
+      '`activate` (status active; also restores deleted users), `suspend` (status suspended, sessions ' +
+      'revoked), `delete` (soft delete, sessions revoked) or `export` (a CSV of those users, ' +
+      'downloadable from `exportUrl`).',
   }),
 });
 export type BulkActionBody = Static<typeof BulkActionBody>;
@@ -33,7 +37,8 @@ export const BulkActionResult = Type.Object(
       }),
       {
         description:
-          "Users left unchanged on purpose: the acting admin's own account for `suspend`/`delete`, a deleted user for `suspend`.",
+          "Users left unchanged on purpose: the acting admin's own account for " +
+          '`suspend`/`delete`, a deleted user for `suspend`.',
       },
     ),
     exportId: Type.Optional(Type.String({ description: 'Only for `export`: id of the CSV.' })),
@@ -44,7 +49,8 @@ export const BulkActionResult = Type.Object(
   },
   {
     description:
-      'Outcome of a bulk action. The contract types this as an object of booleans; `success` is that boolean, and the other fields report what happened per id.',
+      'Outcome of a bulk action. The contract types this as an object of booleans; `success` is that boolean, ' +
+      'and the other fields report what happened per id.',
   },
 );
 export type BulkActionResult = Static<typeof BulkActionResult>;
@@ -55,7 +61,10 @@ export const ExportParams = Type.Object({
 
 export const ExportCsv = Type.String({
   description:
-    'CSV (RFC 4180, UTF-8) with a header row: id, email, firstName, lastName, role, subscriptionTier, status, createdAt, lastLogin, emailVerified, twoFactorEnabled, totalTrades, accountBalance, avatar. Text cells starting with =, +, -, @, tab or carriage return are prefixed with a single quote so spreadsheets do not run them as formulas.',
+    'CSV (RFC 4180, UTF-8) with a header row: id, email, firstName, lastName, role, subscriptionTier, ' +
+    'status, createdAt, lastLogin, emailVerified, twoFactorEnabled, totalTrades, accountBalance, avatar. ' +
+    'Text cells starting with =, +, -, @, tab or carriage return are prefixed with a single quote so ' +
+    'spreadsheets do not run them as formulas.',
 });
 
 export const ResetPasswordQuery = Type.Object({

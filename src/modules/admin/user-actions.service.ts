@@ -163,7 +163,10 @@ export function createUserActionsService(deps: {
               {
                 to: user.email,
                 subject: 'Your password was reset',
-                text: `An administrator reset the password of your account ${user.email}.\n\nYour new password: ${password}\n\nSign in with it and choose a new one. Every session of your account was signed out.`,
+                text:
+                  `An administrator reset the password of your account ${user.email}.\n\nYour new ` +
+                  `password: ${password}\n\nSign in with it and choose a new one. Every session ` +
+                  'of your account was signed out.',
                 sensitive: true,
               },
               now,

@@ -43,8 +43,10 @@ describe('users CSV', () => {
     const csv = usersToCsv([user]);
     assert.equal(
       csv,
-      'id,email,firstName,lastName,role,subscriptionTier,status,createdAt,lastLogin,emailVerified,twoFactorEnabled,totalTrades,accountBalance,avatar\r\n' +
-        "00000000-0000-4000-8000-000000000001,ada@example.com,'=cmd,Lovelace,user,pro,active,2025-01-02T03:04:05.000Z,,true,false,3,10.5,\r\n",
+      'id,email,firstName,lastName,role,subscriptionTier,status,' +
+        'createdAt,lastLogin,emailVerified,twoFactorEnabled,totalTrades,accountBalance,avatar\r\n' +
+        "00000000-0000-4000-8000-000000000001,ada@example.com,'=cmd,Lovelace,user,pro,active," +
+        '2025-01-02T03:04:05.000Z,,true,false,3,10.5,\r\n',
     );
   });
 });

@@ -76,14 +76,16 @@ export const UserPatch = Type.Object(
     subscriptionTier: Type.Optional(TierField('New subscription tier.')),
     status: Type.Optional(
       StatusField(
-        'New status. `suspended` and `deleted` revoke every session at once; `active` restores a suspended or deleted user. An admin cannot suspend or delete themselves (409).',
+        'New status. `suspended` and `deleted` revoke every session at once; `active` restores a suspended or ' +
+          'deleted user. An admin cannot suspend or delete themselves (409).',
       ),
     ),
     emailVerified: Type.Optional(Type.Boolean({ description: 'Mark the address verified or not.' })),
     twoFactorEnabled: Type.Optional(
       Type.Boolean({
         description:
-          "`false` resets the user's second factor (secret and recovery codes removed, every session revoked, audited); `true` is refused with 422 unless it is on already: the user enrolls themselves.",
+          "`false` resets the user's second factor (secret and recovery codes removed, every session revoked, " +
+          'audited); `true` is refused with 422 unless it is on already: the user enrolls themselves.',
       }),
     ),
   },
@@ -106,7 +108,8 @@ export const PlatformStats = Type.Object(
     }),
     totalRevenue: Type.Number({
       description:
-        'Sum of the payments ledger in the settlement currency (`revenueCurrency`, major units); other currencies are not added in. 0 when there is none.',
+        'Sum of the payments ledger in the settlement currency (`revenueCurrency`, major units); other ' +
+        'currencies are not added in. 0 when there is none.',
     }),
     revenueCurrency: Type.String({
       description: 'ISO 4217 code of `totalRevenue`: SETTLEMENT_CURRENCY, USD by default.',

@@ -100,7 +100,8 @@ export type MfaRequired = Static<typeof MfaRequired>;
 
 export const LoginAnswer = Type.Union([TokenPair, MfaRequired], {
   description:
-    'The token pair; or, for an account with two-factor authentication on, `mfa_required` and the `mfa_token` to verify the second factor with.',
+    'The token pair; or, for an account with two-factor authentication on, `mfa_required` and the `mfa_token` ' +
+    'to verify the second factor with.',
 });
 
 export const TwoFactorVerifyBody = Type.Object({
@@ -117,7 +118,9 @@ export const ApiTokenCreateBody = Type.Object({
     maxItems: API_TOKEN_SCOPES.length,
     uniqueItems: true,
     description:
-      'What the token may do: `market:read`, `account:read` (credentials, balances, trades, activity), `account:write` (syncs, credential changes), `stream:read`, `tracker:read`, `tracker:write`, `admin:read`, `admin:write` (the admin scopes for admins only).',
+      'What the token may do: `market:read`, `account:read` (credentials, balances, trades, activity), ' +
+      '`account:write` (syncs, credential changes), `stream:read`, `tracker:read`, `tracker:write`, ' +
+      '`admin:read`, `admin:write` (the admin scopes for admins only).',
   }),
   expires_in_days: Type.Optional(
     Type.Integer({

@@ -61,7 +61,8 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     else if (outcome === 'not_promoted') {
       logger.warn(
         { email },
-        `ADMIN_EMAIL is registered already, with another password than ADMIN_PASSWORD (or not active), so it was not made an admin; if it is yours, run: npm run cli -- users:promote --email ${email}`,
+        'ADMIN_EMAIL is registered already, with another password than ADMIN_PASSWORD (or not active), so it ' +
+          `was not made an admin; if it is yours, run: npm run cli -- users:promote --email ${email}`,
       );
     }
   }

@@ -92,7 +92,8 @@ export function createPasswordService(deps: {
           tx,
         );
       });
-      // Drops the cached principals, so the revoked sessions are refused at once here (elsewhere within seconds, as after a logout).
+      // Drops the cached principals, so the revoked sessions are refused at once here (elsewhere
+      // within seconds, as after a logout).
       deps.onUserChanged(user.id);
     },
   };

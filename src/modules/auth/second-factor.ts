@@ -100,8 +100,10 @@ export function createSecondFactor(deps: {
           to: user.email,
           subject: 'A recovery code was used on your account',
           text:
-            `One of your two-factor recovery codes was just used (${context.purpose.replace('_', ' ')}${context.ip ? ` from ${context.ip}` : ''}). ` +
-            `${remaining} unused code(s) remain.\n\nIf this was not you, change your password and set up two-factor authentication again now.`,
+            'One of your two-factor recovery codes was just used ' +
+            `(${context.purpose.replace('_', ' ')}${context.ip ? ` from ${context.ip}` : ''}). ${remaining} ` +
+            'unused code(s) remain.\n\nIf this was not you, change your password and set up ' +
+            'two-factor authentication again now.',
         },
         context.now,
       );

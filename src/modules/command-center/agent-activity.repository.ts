@@ -64,16 +64,20 @@ export function createAgentActivityRepository(db: DbExecutor) {
           WITH RECURSIVE agents AS (
             (SELECT agent_id FROM ${agentActivityEvents} ORDER BY agent_id LIMIT 1)
             UNION ALL
-            SELECT (SELECT e.agent_id FROM ${agentActivityEvents} e WHERE e.agent_id > a.agent_id ORDER BY e.agent_id LIMIT 1)
+            SELECT (SELECT e.agent_id FROM ${agentActivityEvents} e WHERE e.agent_id > a.agent_id
+              ORDER BY e.agent_id LIMIT 1)
             FROM agents a WHERE a.agent_id IS NOT NULL
           )
           SELECT a.agent_id AS "agentId",
-            (SELECT e.created_at FROM ${agentActivityEvents} e WHERE e.agent_id = a.agent_id ORDER BY e.created_at DESC NULLS LAST LIMIT 1) AS "lastSeenAt",
+            (SELECT e.created_at FROM ${agentActivityEvents} e WHERE e.agent_id = a.agent_id
+              ORDER BY e.created_at DESC NULLS LAST LIMIT 1) AS "lastSeenAt",
             -- The most recent non-null name wins: agents may be renamed.
-            (SELECT e.agent_name FROM ${agentActivityEvents} e WHERE e.agent_id = a.agent_id AND e.agent_name IS NOT NULL
+            (SELECT e.agent_name FROM ${agentActivityEvents} e
+              WHERE e.agent_id = a.agent_id AND e.agent_name IS NOT NULL
               ORDER BY e.created_at DESC NULLS LAST LIMIT 1) AS "agentName",
             (SELECT count(*) FROM ${agentActivityEvents} e WHERE e.agent_id = a.agent_id
-              AND e.created_at > ${from.toISOString()}::timestamptz AND e.created_at <= ${to.toISOString()}::timestamptz)::int AS "actionsSince"
+              AND e.created_at > ${from.toISOString()}::timestamptz
+              AND e.created_at <= ${to.toISOString()}::timestamptz)::int AS "actionsSince"
           FROM agents a WHERE a.agent_id IS NOT NULL`),
       );
       return rows.map((r) => ({

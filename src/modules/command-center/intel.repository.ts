@@ -17,7 +17,8 @@ interface IntelFilters {
 }
 
 // expires_at, or detection plus the default horizon: one expression for "active" and "matured".
-const horizon = sql`COALESCE(${marketIntelEvents.expiresAt}, ${marketIntelEvents.detectedAt} + ${sql.raw(`interval '${DEFAULT_HORIZON_MS / 1000} seconds'`)})`;
+const horizon = sql`COALESCE(${marketIntelEvents.expiresAt},
+  ${marketIntelEvents.detectedAt} + ${sql.raw(`interval '${DEFAULT_HORIZON_MS / 1000} seconds'`)})`;
 
 /**
  * `horizon > at`, spelt so that each half has an index: an explicit horizon by the expiry index, the
@@ -26,7 +27,8 @@ const horizon = sql`COALESCE(${marketIntelEvents.expiresAt}, ${marketIntelEvents
  */
 function activeAt(at: Date): SQL {
   const since = new Date(at.getTime() - DEFAULT_HORIZON_MS).toISOString();
-  return sql`(${marketIntelEvents.expiresAt} > ${at.toISOString()}::timestamptz OR (${marketIntelEvents.expiresAt} IS NULL AND ${marketIntelEvents.detectedAt} > ${since}::timestamptz))`;
+  return sql`(${marketIntelEvents.expiresAt} > ${at.toISOString()}::timestamptz
+    OR (${marketIntelEvents.expiresAt} IS NULL AND ${marketIntelEvents.detectedAt} > ${since}::timestamptz))`;
 }
 
 function where(filters: IntelFilters): SQL | undefined {
@@ -116,7 +118,9 @@ export function createIntelRepository(db: DbExecutor) {
         .limit(limit);
     },
 
-    /** A failed scoring attempt; `unscorable` ones count towards giving up. False when no unscored event has this id. */
+    /**
+     * A failed scoring attempt; `unscorable` ones count towards giving up. False when no unscored event has this id.
+     */
     async recordScoringFailure(
       id: string,
       failure: { unscorable: boolean; reason: string },

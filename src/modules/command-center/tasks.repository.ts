@@ -26,7 +26,10 @@ interface TaskFilters {
 
 export function createTasksRepository(db: DbExecutor) {
   return {
-    /** Every change to the task graph takes this for its transaction, so two edits cannot each pass the cycle check and together close a cycle. */
+    /**
+     * Every change to the task graph takes this for its transaction, so two edits cannot each pass the cycle
+     * check and together close a cycle.
+     */
     async lockGraph(executor: DbExecutor): Promise<void> {
       await executor.execute(sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.taskGraph})`);
     },

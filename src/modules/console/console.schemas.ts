@@ -21,7 +21,8 @@ const ConsoleMfaRequired = Type.Object({
 
 export const ConsoleLoginAnswer = Type.Union([ConsoleAccess, ConsoleMfaRequired], {
   description:
-    'An access token (the refresh token is set as a cookie); or, with two-factor on, the challenge to answer at POST /api/console/session/2fa.',
+    'An access token (the refresh token is set as a cookie); or, with two-factor on, the challenge to answer ' +
+    'at POST /api/console/session/2fa.',
 });
 
 export const ConsoleSignedOut = Type.Object({
@@ -31,7 +32,8 @@ export const ConsoleSignedOut = Type.Object({
 export const CsrfHeaders = Type.Object({
   'x-console-request': Type.Literal('1', {
     description:
-      'Always `1`: the console sends it; a page elsewhere cannot without a CORS preflight, which this service never grants (CSRF).',
+      'Always `1`: the console sends it; a page elsewhere cannot without a CORS preflight, which ' +
+      'this service never grants (CSRF).',
   }),
 });
 

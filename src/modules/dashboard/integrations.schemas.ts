@@ -13,7 +13,8 @@ const core = {
   reachable: Nullable(
     Type.Boolean({
       description:
-        'Result of the latest reachability check; null when the system is not probed (not configured, or no safe probe exists).',
+        'Result of the latest reachability check; null when the system is not probed (not ' +
+        'configured, or no safe probe exists).',
     }),
   ),
   checked_at: when('When reachability was last checked (checks are reused for 60 seconds).'),
@@ -61,7 +62,8 @@ export const IntegrationsAnswer = Type.Object({
     { description: 'Every supported venue.' },
   ),
   market_data: Entry(
-    'Market data upstreams (Binance and CoinGecko, public endpoints); reachability is Binance answering `GET /api/v3/ping`.',
+    'Market data upstreams (Binance and CoinGecko, public endpoints); reachability is ' +
+      'Binance answering `GET /api/v3/ping`.',
     {
       source: Type.String({ description: '`binance` (with CoinGecko) or `simulated`; configured unless simulated.' }),
       status: Type.String({ description: '`ok`, `degraded` or `down`, from calls this instance made.' }),

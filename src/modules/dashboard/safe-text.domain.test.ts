@@ -30,9 +30,11 @@ describe('safe error text', () => {
   it("masks e-mail addresses, e.g. in an SMTP relay's refusal", () => {
     assert.equal(
       safeErrorText(
-        "smtp: EENVELOPE 550: Can't send mail - all recipients were rejected: 550 5.1.1 <jane.doe+alerts@mail.example.co.uk>: Recipient address rejected",
+        "smtp: EENVELOPE 550: Can't send mail - all recipients were rejected: 550 5.1.1 " +
+          '<jane.doe+alerts@mail.example.co.uk>: Recipient address rejected',
       ),
-      "smtp: EENVELOPE 550: Can't send mail - all recipients were rejected: 550 5.1.1 <[e-mail]>: Recipient address rejected",
+      "smtp: EENVELOPE 550: Can't send mail - all recipients were rejected: 550 5.1.1 " +
+        '<[e-mail]>: Recipient address rejected',
     );
     assert.equal(
       safeErrorText("refused o'brien@[192.0.2.1], 'müller@bücher.de' and root@localhost"),

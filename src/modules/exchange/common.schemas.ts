@@ -31,5 +31,6 @@ export const PageLimit = () =>
 export const ErrorTypeField = () =>
   Type.Union([StringEnum(['auth', 'rate_limit', 'network', 'exchange'] as const), Type.Null()], {
     description:
-      'On failure: auth (the venue refused the key), rate_limit (429/418), network (unreachable, timeout, maintenance) or exchange (any other venue error).',
+      'On failure: auth (the venue refused the key), rate_limit (429/418), network (unreachable, timeout, ' +
+      'maintenance) or exchange (any other venue error).',
   });

@@ -110,7 +110,10 @@ export function createCredentialsRepository(db: DbExecutor) {
     },
 
     /** Undefined when the credential is not the user's. Throws on a name clash (unique violation). */
-    /** The changed row; undefined when the user has no such credential, `name_taken` when another of theirs on that venue has the new name. */
+    /**
+     * The changed row; undefined when the user has no such credential, `name_taken` when another of theirs
+     * on that venue has the new name.
+     */
     async update(
       userId: string,
       id: string,
@@ -144,8 +147,8 @@ export function createCredentialsRepository(db: DbExecutor) {
       const verdict: CredentialPatch =
         outcome.status === 'error'
           ? {
-              validationStatus:
-                sql<ValidationStatus>`CASE WHEN ${c.validationStatus} = 'pending' THEN 'error' ELSE ${c.validationStatus} END` as unknown as ValidationStatus,
+              validationStatus: sql<ValidationStatus>`CASE WHEN ${c.validationStatus} = 'pending' THEN 'error'
+                  ELSE ${c.validationStatus} END` as unknown as ValidationStatus,
               validationError: outcome.error,
             }
           : { validationStatus: outcome.status, validationError: outcome.status === 'valid' ? null : outcome.error };
@@ -172,9 +175,8 @@ export function createCredentialsRepository(db: DbExecutor) {
           lastErrorAt: sql<
             Date | string | null
           >`max(${c.lastValidation}) FILTER (WHERE ${c.validationError} IS NOT NULL)`,
-          lastErrorStatus: sql<
-            string | null
-          >`(array_agg(${c.validationStatus} ORDER BY ${c.lastValidation} DESC) FILTER (WHERE ${c.validationError} IS NOT NULL))[1]`,
+          lastErrorStatus: sql<string | null>`(array_agg(${c.validationStatus} ORDER BY ${c.lastValidation} DESC)
+            FILTER (WHERE ${c.validationError} IS NOT NULL))[1]`,
         })
         .from(c)
         .where(eq(c.isActive, true))

@@ -91,7 +91,8 @@ const credentialFields = {
   last_validation: Nullable(DateTime('Last time a venue judged the key.')),
   validation_status: StringEnum(VALIDATION_STATUSES, {
     description:
-      'pending (not yet tried), valid (the venue accepted it), invalid (the venue refused it), error (the venue could not be asked; an earlier verdict is kept).',
+      'pending (not yet tried), valid (the venue accepted it), invalid (the venue refused it), error (the ' +
+      'venue could not be asked; an earlier verdict is kept).',
   }),
   validation_error: Nullable(Type.String({ description: 'Why the last check failed.' })),
   created_at: DateTime('Created.'),

@@ -71,7 +71,8 @@ const credentialValidated = defineStreamEvent({
   audience: 'user',
   title: 'CredentialValidatedData',
   description:
-    'A key was checked against its venue (POST /api/exchange/validate); the stored credentials holding it got the verdict.',
+    'A key was checked against its venue (POST /api/exchange/validate); the stored ' +
+    'credentials holding it got the verdict.',
   data: Type.Object({
     exchange,
     valid: Type.Boolean(),

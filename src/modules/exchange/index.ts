@@ -118,7 +118,10 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
       await app.register(binanceAccountRoutes({ account, guards }));
     },
     credentials: { reencryptAll: rotation.reencryptAll },
-    /** For the sync-accounts job: every active credential's balance and new trades, within `share` of each venue's budget. */
+    /**
+     * For the sync-accounts job: every active credential's balance and new trades, within
+     * `share` of each venue's budget.
+     */
     accounts: { syncAll: accountSync.syncAll },
     /**
      * For the dashboard: per venue, active stored credentials (count, last good and failed check),

@@ -74,7 +74,12 @@ export function createTradesRepository(db: DbExecutor) {
     const edges = edgesWhere(filter, span);
     const [row] = await db
       .execute(
-        sql`SELECT (${span ? sql`(SELECT coalesce(sum(total_trades), 0) FROM ${exchangeTradeDays} WHERE ${daysWhere(filter, span)})` : sql`0`}
+        sql`SELECT (${
+          span
+            ? sql`(SELECT coalesce(sum(total_trades), 0) FROM ${exchangeTradeDays}
+              WHERE ${daysWhere(filter, span)})`
+            : sql`0`
+        }
           + ${edges ? sql`(SELECT count(*) FROM ${exchangeTrades} WHERE ${edges})` : sql`0`})::int AS n`,
       )
       .then((r) => rowsOf<{ n: number }>(r));
@@ -90,12 +95,17 @@ export function createTradesRepository(db: DbExecutor) {
     const span = offset >= DEEP_OFFSET ? wholeDays(filter.start, filter.end) : null;
     if (!span) return { skip: offset };
     const newestEdge = span.past
-      ? sql`(SELECT count(*) FROM ${exchangeTrades} WHERE ${and(where(filter), gte(exchangeTrades.tradeTimestamp, sql`${span.past}::timestamp AT TIME ZONE 'UTC'`))})`
+      ? sql`(SELECT count(*) FROM ${exchangeTrades}
+          WHERE ${and(
+            where(filter),
+            gte(exchangeTrades.tradeTimestamp, sql`${span.past}::timestamp AT TIME ZONE 'UTC'`),
+          )})`
       : sql`0`;
     const [row] = await db
       .execute(
         sql`SELECT day::text AS day, newer::bigint AS newer FROM (
-          SELECT day, ${newestEdge} + coalesce(sum(sum(total_trades)) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+          SELECT day, ${newestEdge} + coalesce(sum(sum(total_trades))
+            OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
           FROM ${exchangeTradeDays} WHERE ${daysWhere(filter, span)} GROUP BY day
         ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`,
       )
@@ -139,19 +149,22 @@ export function createTradesRepository(db: DbExecutor) {
       const span = wholeDays(filter.start, filter.end);
       const parts: SQL[] = [];
       if (span) {
-        parts.push(sql`SELECT total_trades AS n, buy_count AS buys, sell_count AS sells, synced_count AS synced, failed_count AS failed,
+        parts.push(sql`SELECT total_trades AS n, buy_count AS buys, sell_count AS sells, synced_count AS synced,
+          failed_count AS failed,
           total_volume AS volume, total_fees AS fees, first_trade AS first, last_trade AS last
           FROM ${exchangeTradeDays} WHERE ${daysWhere(filter, span)}`);
       }
       const edges = edgesWhere(filter, span);
       if (edges) {
-        parts.push(sql`SELECT 1 AS n, (side = 'buy')::int AS buys, (side = 'sell')::int AS sells, (sync_status = 'synced')::int AS synced,
-          (sync_status = 'failed')::int AS failed, total AS volume, fee AS fees, trade_timestamp AS first, trade_timestamp AS last
+        parts.push(sql`SELECT 1 AS n, (side = 'buy')::int AS buys, (side = 'sell')::int AS sells,
+          (sync_status = 'synced')::int AS synced, (sync_status = 'failed')::int AS failed,
+          total AS volume, fee AS fees, trade_timestamp AS first, trade_timestamp AS last
           FROM ${exchangeTrades} WHERE ${edges}`);
       }
       const [row] = await db
         .execute(sql`
-        SELECT coalesce(sum(n), 0)::int AS total_trades, coalesce(sum(buys), 0)::int AS buy_count, coalesce(sum(sells), 0)::int AS sell_count,
+        SELECT coalesce(sum(n), 0)::int AS total_trades, coalesce(sum(buys), 0)::int AS buy_count,
+          coalesce(sum(sells), 0)::int AS sell_count,
           coalesce(sum(synced), 0)::int AS synced_count, coalesce(sum(failed), 0)::int AS failed_count,
           coalesce(sum(volume), 0)::text AS total_volume, coalesce(sum(fees), 0)::text AS total_fees,
           min(first) AS first_trade, max(last) AS last_trade
@@ -167,9 +180,8 @@ export function createTradesRepository(db: DbExecutor) {
     async newest(credentialId: string, symbol: string): Promise<{ maxId: string | null; newestAt: Date | null }> {
       const [row] = await db
         .select({
-          maxId: sql<
-            string | null
-          >`max(CASE WHEN ${exchangeTrades.exchangeTradeId} ~ '^[0-9]{1,30}$' THEN ${exchangeTrades.exchangeTradeId}::numeric END)::text`,
+          maxId: sql<string | null>`max(CASE WHEN ${exchangeTrades.exchangeTradeId} ~ '^[0-9]{1,30}$'
+            THEN ${exchangeTrades.exchangeTradeId}::numeric END)::text`,
           newestAt: sql<Date | string | null>`max(${exchangeTrades.tradeTimestamp})`,
         })
         .from(exchangeTrades)

@@ -19,7 +19,8 @@ export const TradeSyncQuery = Type.Object({
   credential_id: Type.Optional(CredentialIdField()),
   symbol: Type.Optional(
     SymbolField(
-      'The pair to sync. Without it, every pair of a currency you hold (latest balance snapshot) against a quote currency the venue lists, at most 20.',
+      'The pair to sync. Without it, every pair of a currency you hold (latest balance snapshot) against a ' +
+        'quote currency the venue lists, at most 20.',
     ),
   ),
   since: Type.Optional(
@@ -32,7 +33,8 @@ export const TradeSyncQuery = Type.Object({
     maximum: 1000,
     default: 100,
     description:
-      "Trades to fetch per pair in this call, 1 to 1000 (Binance's maximum). Default 100. When a pair has more, has_more is true and the next sync continues where this one stopped.",
+      "Trades to fetch per pair in this call, 1 to 1000 (Binance's maximum). Default 100. When a pair has " +
+      'more, has_more is true and the next sync continues where this one stopped.',
   }),
 });
 
@@ -93,7 +95,8 @@ export const TradeSyncResult = Type.Object({
         },
         {
           description:
-            'Where the next sync of this pair continues; it is derived from the stored trades, so nothing needs to be passed back.',
+            'Where the next sync of this pair continues; it is derived from the stored trades, so ' +
+            'nothing needs to be passed back.',
         },
       ),
     }),

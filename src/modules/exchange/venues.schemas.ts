@@ -206,7 +206,8 @@ export const RouteResult = Type.Object({
 const VenueBudget = Type.Object(
   {
     used_weight_1m: N(
-      "Request weight used in the current minute by this service's instances (raised to the venue's own count); null without a weight model.",
+      "Request weight used in the current minute by this service's instances (raised to the venue's own " +
+        'count); null without a weight model.',
     ),
     limit_1m: N(
       "The venue's per-minute request-weight limit (from exchangeInfo once read); null without a weight model.",

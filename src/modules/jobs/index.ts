@@ -37,7 +37,8 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
     streamEvents: deps.streams,
     logger,
   });
-  // Config checks the names when its caller passes them (the entry points do); a config read without them is checked here.
+  // Config checks the names when its caller passes them (the entry points do); a config
+  // read without them is checked here.
   const strangers = Object.keys(config.jobs.crons).filter((name) => !(JOB_NAMES as readonly string[]).includes(name));
   if (strangers.length > 0)
     throw new ConfigError(strangers.map((name) => `SCHEDULER_CRONS: "${name}" ${unknownJob(JOB_NAMES)}`));

@@ -20,8 +20,9 @@ export const JobTriggerHeaders = Type.Object({
       maxLength: IDEMPOTENCY_KEY_MAX,
       pattern: '^[\\x20-\\x7E]+$',
       description:
-        `Optional, 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters, for a scheduler that sends one: the same key for the same job ` +
-        'answers the same run again, whatever the time, and never starts a second one.',
+        `Optional, 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters, for a scheduler that ` +
+        'sends one: the same key for the same job answers the same run again, whatever the time, ' +
+        'and never starts a second one.',
     }),
   ),
 });
@@ -29,8 +30,9 @@ export const JobTriggerHeaders = Type.Object({
 export const RunIdParams = Type.Object({ run_id: Uuid('Run id (a UUID), as a trigger answered it.') });
 
 const STATUS_NOTE =
-  '`running` (answered 202 by the trigger that started it), `succeeded`, `partial` (some of its units failed), `failed` (it threw, ' +
-  'every unit it tried failed, or the service shut down during it), or `skipped` (another run covered the trigger).';
+  '`running` (answered 202 by the trigger that started it), `succeeded`, `partial` (some of its units ' +
+  'failed), `failed` (it threw, every unit it tried failed, or the service shut down during it), or `skipped` ' +
+  '(another run covered the trigger).';
 
 const RunUnits = Type.Object(
   {
@@ -42,7 +44,8 @@ const RunUnits = Type.Object(
   },
   {
     description:
-      'For a job that works unit by unit (sync-accounts: credentials; strategy-autopilot: intel events), once it ended; null otherwise.',
+      'For a job that works unit by unit (sync-accounts: credentials; strategy-autopilot: intel events), ' +
+      'once it ended; null otherwise.',
   },
 );
 
@@ -84,7 +87,8 @@ export const JobFailed = Type.Object(
   },
   {
     description:
-      'The run could not be started or recorded (the database is down), or scheduled jobs are not configured (SCHEDULED_JOB_SECRET unset).',
+      'The run could not be started or recorded (the database is down), or scheduled jobs are not ' +
+      'configured (SCHEDULED_JOB_SECRET unset).',
   },
 );
 

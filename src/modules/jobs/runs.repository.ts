@@ -82,7 +82,8 @@ export function createRunsRepository(db: Db) {
             .onConflictDoUpdate({
               target: scheduledJobClaims.job,
               set: { runId, claimedAt: sql`clock_timestamp()` },
-              where: sql`${scheduledJobClaims.claimedAt} <= clock_timestamp() - make_interval(secs => ${windowSeconds})`,
+              where: sql`${scheduledJobClaims.claimedAt}
+                <= clock_timestamp() - make_interval(secs => ${windowSeconds})`,
             })
             .returning({ runId: scheduledJobClaims.runId });
           if (claimed.length === 0) {
@@ -172,7 +173,10 @@ export function createRunsRepository(db: Db) {
       return row;
     },
 
-    /** The newest run of each of `jobs` (one index scan per job), optionally ignoring runs in progress or skipped triggers. */
+    /**
+     * The newest run of each of `jobs` (one index scan per job), optionally ignoring runs
+     * in progress or skipped triggers.
+     */
     async newestPerJob(
       jobs: readonly JobName[],
       options: { finishedOnly?: boolean; ranOnly?: boolean },

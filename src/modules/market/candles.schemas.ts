@@ -21,7 +21,8 @@ export const OhlcRangeQuery = Type.Object({
     'Start of the window (ISO 8601; UTC when it has no offset), inclusive: candles opening at or after it.',
   ),
   end: DateTime(
-    'End of the window (ISO 8601; UTC when it has no offset), inclusive: candles opening at or before it; after `start`.',
+    'End of the window (ISO 8601; UTC when it has no offset), inclusive: candles opening ' +
+      'at or before it; after `start`.',
   ),
   limit: Limit(1, 2000, 1000, 'At most this many candles, the most recent in the window;'),
 });

@@ -8,7 +8,8 @@ export const tags = ['market'];
 export const FreshnessFields = {
   source: Type.String({
     description:
-      'Where the data came from: `binance`, `coingecko`, `coingecko+binance`, or `simulated` when MARKET_DATA_SOURCE=simulated.',
+      'Where the data came from: `binance`, `coingecko`, `coingecko+binance`, or `simulated` ' +
+      'when MARKET_DATA_SOURCE=simulated.',
   }),
   stale: Type.Boolean({
     description:
@@ -35,7 +36,9 @@ export const SymbolList = (description: string) =>
   Type.String({
     minLength: 1,
     maxLength: 2000,
-    description: `${description} Comma-separated, at most 100; each as BTCUSDT, BTC/USDT or BTC-USDT, in any case. An unlisted symbol answers 404.`,
+    description:
+      `${description} Comma-separated, at most 100; each as BTCUSDT, BTC/USDT or BTC-USDT, in any case. ` +
+      'An unlisted symbol answers 404.',
   });
 
 export const Limit = (minimum: number, maximum: number, fallback: number, description: string) =>
@@ -49,4 +52,6 @@ export const Limit = (minimum: number, maximum: number, fallback: number, descri
   );
 
 export const MARKET_ERRORS_NOTE =
-  'Upstream failures answer 502 (upstream error), 503 (upstream paused after a rate limit, or budget used up; with Retry-After) or 504 (timeout), unless a cached answer within the stale bound can be served with `stale: true`.';
+  'Upstream failures answer 502 (upstream error), 503 (upstream paused after a rate limit, or ' +
+  'budget used up; with Retry-After) or 504 (timeout), unless a cached answer within the stale ' +
+  'bound can be served with `stale: true`.';

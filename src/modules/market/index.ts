@@ -161,7 +161,9 @@ export function createMarketModule(platform: Platform, deps: MarketDeps) {
         );
         return { byPair: index.byPair, prices };
       },
-      /** The candles of `interval` (1h or 1d) opening within [start, end] that have closed, oldest first (up to 2000). */
+      /**
+       * The candles of `interval` (1h or 1d) opening within [start, end] that have closed, oldest first (up to 2000).
+       */
       async closed(
         symbol: string,
         interval: '1h' | '1d',

@@ -14,7 +14,9 @@ export const PriceStreamQuery = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 8200,
-      description: `Pairs to follow, comma-separated, at most ${MAX_STREAM_SYMBOLS}; each as BTCUSDT, BTC/USDT or BTC-USDT, in any case. Without it: every trading pair. An unlisted symbol answers 422.`,
+      description:
+        `Pairs to follow, comma-separated, at most ${MAX_STREAM_SYMBOLS}; each as BTCUSDT, BTC/USDT or BTC-USDT, ` +
+        'in any case. Without it: every trading pair. An unlisted symbol answers 422.',
     }),
   ),
 });
@@ -27,7 +29,8 @@ export const PriceEvent = Type.Object(
     ts: DateTime("Time of the price: the venue's event time (stream) or the time the price list was fetched (rest)."),
     source: StringEnum(PRICE_SOURCES, {
       description:
-        "`stream`: Binance's WebSocket stream; `rest`: REST polling while the stream is down; `simulated` with MARKET_DATA_SOURCE=simulated.",
+        "`stream`: Binance's WebSocket stream; `rest`: REST polling while the stream is down; `simulated` " +
+        'with MARKET_DATA_SOURCE=simulated.',
     }),
   },
   { title: 'PriceEvent', description: "Event `price`: a pair's new last price, at most one per pair per 250 ms." },
@@ -46,13 +49,14 @@ export const PriceSnapshot = Type.Object(
 export type PriceSnapshot = Static<typeof PriceSnapshot>;
 
 export const PRICE_STREAM_DESCRIPTION =
-  'A `text/event-stream` (Server-Sent Events). The stream opens with `retry:` (milliseconds a client waits before reconnecting), ' +
-  "then sends `snapshot` (every requested pair's last price), then `price` events as Binance's stream moves, at most one per pair " +
-  'per 250 ms; while the WebSocket stream is down, prices come from REST polling (`source: "rest"`). A `: ping` comment every 15 s ' +
-  '(STREAM_PING_SECONDS) keeps proxies from closing an idle stream. The server ends a stream with an `end` event: at shutdown, or when ' +
-  'the client reads too slowly (STREAM_MAX_BUFFER_BYTES). A reconnect gets a fresh snapshot. Limits per instance: price streams take at ' +
-  'most 80% of STREAM_MAX_CONNECTIONS (503 with Retry-After beyond; the rest is kept for account streams), and STREAM_MAX_PER_ADDRESS ' +
-  'per client address (429 with Retry-After beyond).';
+  'A `text/event-stream` (Server-Sent Events). The stream opens with `retry:` (milliseconds a client waits ' +
+  "before reconnecting), then sends `snapshot` (every requested pair's last price), then `price` events as " +
+  "Binance's stream moves, at most one per pair per 250 ms; while the WebSocket stream is down, prices come " +
+  'from REST polling (`source: "rest"`). A `: ping` comment every 15 s (STREAM_PING_SECONDS) keeps proxies ' +
+  'from closing an idle stream. The server ends a stream with an `end` event: at shutdown, or when the ' +
+  'client reads too slowly (STREAM_MAX_BUFFER_BYTES). A reconnect gets a fresh snapshot. Limits per instance: ' +
+  'price streams take at most 80% of STREAM_MAX_CONNECTIONS (503 with Retry-After beyond; the rest is kept for ' +
+  'account streams), and STREAM_MAX_PER_ADDRESS per client address (429 with Retry-After beyond).';
 
 export const PriceStreamFrames = Type.Union(
   [

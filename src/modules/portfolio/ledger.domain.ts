@@ -14,7 +14,9 @@ const ZERO = new D(0);
 export const roundAmount = (value: Dec) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN);
 export const roundMoney = (value: Dec) => value.toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN);
 
-/** An open lot: `amount` of `asset` bought, deposited or moved to `exchange` at `openedAt` for `cost` (report quote). */
+/**
+ * An open lot: `amount` of `asset` bought, deposited or moved to `exchange` at `openedAt` for `cost` (report quote).
+ */
 export interface Lot {
   asset: string;
   exchange: string;

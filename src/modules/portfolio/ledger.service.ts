@@ -251,7 +251,10 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
   }
 
   return {
-    /** Every event of the user in the report quote, fills first, unsorted. A trade whose pair cannot be valued is left out. */
+    /**
+     * Every event of the user in the report quote, fills first, unsorted. A trade whose
+     * pair cannot be valued is left out.
+     */
     async events(userId: string, prices: Pricer): Promise<LedgerEvent[]> {
       const [fills, moves] = await Promise.all([
         source.trades(userId).then((rows) => tradeEvents(rows, prices)),

@@ -13,7 +13,8 @@ const QuoteField = () =>
     pattern: '^[A-Za-z0-9]+$',
     default: 'USDT',
     description:
-      'The currency everything is valued in, any case: one the venue prices (a currency of a listed pair). Default USDT.',
+      'The currency everything is valued in, any case: one the venue prices (a currency ' +
+      'of a listed pair). Default USDT.',
   });
 
 export const SummaryQuery = Type.Object({
@@ -56,9 +57,11 @@ export const Summary = Type.Object({
 
 export const RealizedCsv = Type.String({
   description:
-    'CSV (RFC 4180, UTF-8, CRLF) with the header asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days: one row per closed ' +
-    'lot part, in the order they closed. amount has 8 decimals; cost, proceeds (gross), fee and gain (proceeds − fee − cost) 2, in the quote; ' +
-    'holding_days whole days. opened_at and holding_days are empty for an amount sold beyond every known lot. A neutral record, not a tax report.',
+    'CSV (RFC 4180, UTF-8, CRLF) with the header ' +
+    'asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days: one row per closed lot ' +
+    'part, in the order they closed. amount has 8 decimals; cost, proceeds (gross), fee and gain (proceeds − ' +
+    'fee − cost) 2, in the quote; holding_days whole days. opened_at and holding_days are empty for an amount ' +
+    'sold beyond every known lot. A neutral record, not a tax report.',
 });
 
 export const HistoryQuery = Type.Object({
@@ -90,13 +93,15 @@ export const History = Type.Object({
   twr: Nullable(
     Type.Number({
       description:
-        "Time-weighted return over the window, as a fraction (0.1 = 10 %): each period's growth with its flows taken out, chained. Null when no period starts with a value.",
+        "Time-weighted return over the window, as a fraction (0.1 = 10 %): each period's growth with its flows " +
+        'taken out, chained. Null when no period starts with a value.',
     }),
   ),
   mwr: Nullable(
     Type.Number({
       description:
-        'Money-weighted return (XIRR), as an annual fraction: the first value paid in, the flows as they happened, the last value taken out. Null when it has no solution.',
+        'Money-weighted return (XIRR), as an annual fraction: the first value paid in, the flows as they ' +
+        'happened, the last value taken out. Null when it has no solution.',
     }),
   ),
 });

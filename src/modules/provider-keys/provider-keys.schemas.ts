@@ -4,7 +4,8 @@ import { PROVIDERS, REMINDER_WINDOW_DAYS } from './provider-keys.domain.ts';
 
 const ProviderName = StringEnum(PROVIDERS, {
   description:
-    'AI-model providers `openai`, `anthropic`, `google` (Gemini API), `mistral`, `groq`; web-search providers `tavily`, `serper`.',
+    'AI-model providers `openai`, `anthropic`, `google` (Gemini API), `mistral`, `groq`; ' +
+    'web-search providers `tavily`, `serper`.',
 });
 const ApiKey = (description: string) =>
   Type.String({

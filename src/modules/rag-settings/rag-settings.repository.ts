@@ -59,7 +59,8 @@ export function createRagSettingsRepository(db: DbExecutor) {
             : {}),
           ...(change.collectionLimits
             ? {
-                collectionLimits: sql`${ragSettings.collectionLimits} || ${JSON.stringify(change.collectionLimits)}::jsonb`,
+                collectionLimits: sql`${ragSettings.collectionLimits}
+                  || ${JSON.stringify(change.collectionLimits)}::jsonb`,
               }
             : {}),
           ...(change.collectionIntervalMinutes !== undefined

@@ -50,7 +50,9 @@ export const StrategyDetail = Type.Object(
           reasons: Type.Array(Type.String(), { description: 'The rules that do not hold, one sentence each.' }),
         },
         {
-          description: `For a strategy in paper trading: the autopilot's verdict now (rules: ${JSON.stringify(PROMOTION_RULES)}); null otherwise.`,
+          description:
+            "For a strategy in paper trading: the autopilot's verdict now " +
+            `(rules: ${JSON.stringify(PROMOTION_RULES)}); null otherwise.`,
         },
       ),
     ),

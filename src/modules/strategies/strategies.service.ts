@@ -101,7 +101,9 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
       for (const row of eligible) {
         if (budget === 0) break;
         const moved = await db.transaction(async (tx) => {
-          const reason = `autopilot: paper rules met (${JSON.stringify(row.metrics)}; rules ${JSON.stringify(PROMOTION_RULES)})`;
+          const reason =
+            `autopilot: paper rules met (${JSON.stringify(row.metrics)}; ` +
+            `rules ${JSON.stringify(PROMOTION_RULES)})`;
           if (!(await repo.transition(row.id, { from: 'paper', to: 'live', at: now, reason }, tx))) return false;
           await audit(
             {

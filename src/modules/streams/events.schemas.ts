@@ -12,14 +12,16 @@ export const StreamQuery = Type.Object({
       minLength: 1,
       maxLength: 200,
       description:
-        "A ticket from `POST /api/stream/ticket`, instead of the Authorization header (browsers' EventSource cannot send one).",
+        'A ticket from `POST /api/stream/ticket`, instead of the Authorization header ' +
+        "(browsers' EventSource cannot send one).",
     }),
   ),
   last_event_id: Type.Optional(
     Type.String({
       maxLength: 40,
       description:
-        'Same as the `Last-Event-ID` header, for a client that opens a new EventSource (the header wins when both are given).',
+        'Same as the `Last-Event-ID` header, for a client that opens a new EventSource (the ' +
+        'header wins when both are given).',
     }),
   ),
 });
@@ -29,7 +31,8 @@ export const StreamHeaders = Type.Object({
     Type.String({
       maxLength: 40,
       description:
-        'The `id` of the last event received: the events after it (within 24 h) are sent first. EventSource sends it when it reconnects.',
+        'The `id` of the last event received: the events after it (within 24 h) are sent first. ' +
+        'EventSource sends it when it reconnects.',
     }),
   ),
 });
@@ -71,10 +74,12 @@ export const accountStreamFrames = (events: StreamEventList) =>
   });
 
 export const ACCOUNT_STREAM_DESCRIPTION =
-  "A `text/event-stream` (Server-Sent Events) of the caller's own account events (`balance.synced`, `trades.synced`, `credential.validated`, " +
-  '`credential.changed`), and for admins also `job.finished` and `webhook.received`, from whichever instance produced them. ' +
-  'Authenticate with the bearer token, or with `?ticket=` from `POST /api/stream/ticket` (single use, 60 s) where headers cannot be sent. ' +
-  'Every event has an `id:`; reconnecting with `Last-Event-ID` (or `?last_event_id=`) first sends the events after it from the last 24 hours, then continues. ' +
-  'The stream opens with `retry:`, sends a `: ping` comment every 15 s, and ends with an `end` event: at shutdown, when the client reads too slowly, ' +
-  'or within about a second of the account being suspended or the session revoked. Limits: STREAM_MAX_PER_USER streams per user per instance (429), ' +
-  'STREAM_MAX_CONNECTIONS per instance (503).';
+  "A `text/event-stream` (Server-Sent Events) of the caller's own account events (`balance.synced`, " +
+  '`trades.synced`, `credential.validated`, `credential.changed`), and for admins also `job.finished` ' +
+  'and `webhook.received`, from whichever instance produced them. Authenticate with the bearer token, or ' +
+  'with `?ticket=` from `POST /api/stream/ticket` (single use, 60 s) where headers cannot be sent. Every ' +
+  'event has an `id:`; reconnecting with `Last-Event-ID` (or `?last_event_id=`) first sends the events ' +
+  'after it from the last 24 hours, then continues. The stream opens with `retry:`, sends a `: ping` ' +
+  'comment every 15 s, and ends with an `end` event: at shutdown, when the client reads too slowly, or ' +
+  'within about a second of the account being suspended or the session revoked. Limits: STREAM_MAX_PER_USER ' +
+  'streams per user per instance (429), STREAM_MAX_CONNECTIONS per instance (503).';

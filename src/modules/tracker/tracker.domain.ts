@@ -40,7 +40,10 @@ export function resolveState<T extends StateRef>(states: readonly T[], wanted: s
 
 export function unknownStateMessage(wanted: string, teamKey: string, states: readonly StateRef[]): string {
   const names = states.map((s) => s.name).join(', ');
-  return `Unknown state '${wanted}' for team ${teamKey}; use one of its states (${names}) or a state type (${STATE_TYPES.join(', ')})`;
+  return (
+    `Unknown state '${wanted}' for team ${teamKey}; use one of its states (${names}) or a state ` +
+    `type (${STATE_TYPES.join(', ')})`
+  );
 }
 
 /** `states=Todo,started` → names and types; a word that is a state type counts as a type. */

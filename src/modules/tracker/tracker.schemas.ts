@@ -12,7 +12,8 @@ const State = (fallback?: string) =>
     maxLength: 64,
     ...(fallback === undefined ? {} : { default: fallback }),
     description:
-      'A workflow state of the team by name (case-insensitive, e.g. `In Progress`) or by type (`backlog`, `unstarted`, `started`, `completed`, `canceled`; the first state of that type).',
+      'A workflow state of the team by name (case-insensitive, e.g. `In Progress`) or by type (`backlog`, ' +
+      '`unstarted`, `started`, `completed`, `canceled`; the first state of that type).',
   });
 const Priority = (fallback?: number) =>
   Type.Integer({

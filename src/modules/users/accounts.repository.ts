@@ -78,7 +78,8 @@ export function createAccountsRepository(db: DbExecutor) {
     const [row] = rowsOf<{ day: string; newer: string }>(
       await db.execute(sql`SELECT day::text AS day, newer FROM (
         SELECT ${userCounts.createdDay} AS day,
-          coalesce(sum(sum(${userCounts.n})) OVER (ORDER BY ${userCounts.createdDay} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+          coalesce(sum(sum(${userCounts.n}))
+            OVER (ORDER BY ${userCounts.createdDay} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
         FROM ${userCounts} WHERE ${counted} GROUP BY ${userCounts.createdDay}
       ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`),
     );
@@ -218,7 +219,8 @@ export function createAccountsRepository(db: DbExecutor) {
             FOR UPDATE SKIP LOCKED
           ) AS before
           WHERE ${users.id} = before.id
-          RETURNING ${users.id} AS id, before.subscription_tier AS "previousTier", before.grace_period_ends_at AS "endedAt"`),
+          RETURNING ${users.id} AS id, before.subscription_tier AS "previousTier",
+            before.grace_period_ends_at AS "endedAt"`),
       );
       return ended.map((row) => ({ ...row, endedAt: new Date(row.endedAt) }));
     },
@@ -230,7 +232,8 @@ export function createAccountsRepository(db: DbExecutor) {
           total: sql<number>`coalesce(sum(${userCounts.n}) FILTER (WHERE ${userCounts.status} <> 'deleted'), 0)`,
           active: sql<number>`coalesce(sum(${userCounts.n}) FILTER (WHERE ${userCounts.status} = 'active'), 0)`,
           suspended: sql<number>`coalesce(sum(${userCounts.n}) FILTER (WHERE ${userCounts.status} = 'suspended'), 0)`,
-          newThisMonth: sql<number>`coalesce(sum(${userCounts.n}) FILTER (WHERE ${userCounts.status} <> 'deleted' AND ${userCounts.createdDay} >= ${monthStart.toISOString().slice(0, 10)}), 0)`,
+          newThisMonth: sql<number>`coalesce(sum(${userCounts.n}) FILTER (WHERE ${userCounts.status} <> 'deleted'
+            AND ${userCounts.createdDay} >= ${monthStart.toISOString().slice(0, 10)}), 0)`,
         })
         .from(userCounts);
       return {

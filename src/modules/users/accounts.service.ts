@@ -194,7 +194,10 @@ export function createAccountsService(deps: {
       return current.subscriptionTier;
     },
 
-    /** A failed payment: a grace period ending at `endsAt` opens unless one runs. Answers the one in force and whether it is new. */
+    /**
+     * A failed payment: a grace period ending at `endsAt` opens unless one runs. Answers the one
+     * in force and whether it is new.
+     */
     async openGracePeriod(
       id: string,
       endsAt: Date,

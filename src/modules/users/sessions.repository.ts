@@ -204,7 +204,8 @@ export function createSessionsRepository(db: DbExecutor) {
               WHERE expires_at <= ${now} OR revoked_at IS NOT NULL OR last_seen_at < ${idleBefore}
               LIMIT ${batch}
             ))
-            RETURNING CASE WHEN expires_at <= ${now} THEN 'expired' WHEN revoked_at IS NOT NULL THEN 'revoked' ELSE 'idle' END AS why
+            RETURNING CASE WHEN expires_at <= ${now} THEN 'expired' WHEN revoked_at IS NOT NULL THEN 'revoked'
+              ELSE 'idle' END AS why
           )
           SELECT why, count(*)::int AS n FROM gone GROUP BY why`),
       );
@@ -212,7 +213,9 @@ export function createSessionsRepository(db: DbExecutor) {
       return { expired: of('expired'), revoked: of('revoked'), idle: of('idle') };
     },
 
-    /** Refresh tokens that can never be accepted again: expired or revoked. Rotated live ones stay (reuse detection). */
+    /**
+     * Refresh tokens that can never be accepted again: expired or revoked. Rotated live ones stay (reuse detection).
+     */
     async deleteDeadRefreshTokens(now: Date, batch: number): Promise<number> {
       const doomed = db
         .select({ id: refreshTokens.id })
@@ -249,8 +252,14 @@ export function createSessionsRepository(db: DbExecutor) {
       const tomorrow = new Date(Date.parse(today) + 86_400_000);
       const [row] = rowsOf<{ n: number }>(
         await db.execute(sql`SELECT (
-          (SELECT coalesce(sum(${deviceSessionExpiryDays.n}), 0) FROM ${deviceSessionExpiryDays} WHERE ${deviceSessionExpiryDays.day} > ${today}::date)
-          + (SELECT count(*) FROM ${deviceSessions} WHERE ${and(isNull(deviceSessions.revokedAt), gt(deviceSessions.expiresAt, now), lt(deviceSessions.expiresAt, tomorrow))})
+          (SELECT coalesce(sum(${deviceSessionExpiryDays.n}), 0) FROM ${deviceSessionExpiryDays}
+            WHERE ${deviceSessionExpiryDays.day} > ${today}::date)
+          + (SELECT count(*) FROM ${deviceSessions}
+            WHERE ${and(
+              isNull(deviceSessions.revokedAt),
+              gt(deviceSessions.expiresAt, now),
+              lt(deviceSessions.expiresAt, tomorrow),
+            )})
         )::int AS n`),
       );
       return Number(row?.n ?? 0);

@@ -51,7 +51,10 @@ export function createSessionsService(deps: {
     principals: sessions.principals,
     countActive: sessions.countActive,
 
-    /** A new session for an authenticated user (with a second factor, when `method` is given); the sign-in is the account's last login. */
+    /**
+     * A new session for an authenticated user (with a second factor, when `method` is given); the
+     * sign-in is the account's last login.
+     */
     async start(
       session: { userId: string; userAgent?: string; ip?: string; expiresAt: Date; method?: string },
       now: Date,

@@ -107,7 +107,10 @@ export function createTwoFactorRepository(db: DbExecutor) {
       return Number(row?.n ?? 0);
     },
 
-    /** Opens a challenge; the user's earlier ones that can never be accepted again (expired or spent) go, so rows do not pile up. */
+    /**
+     * Opens a challenge; the user's earlier ones that can never be accepted again (expired or
+     * spent) go, so rows do not pile up.
+     */
     async openChallenge(
       challenge: { userId: string; tokenHash: string; createdAt: Date; expiresAt: Date },
       executor: DbExecutor = db,

@@ -41,7 +41,9 @@ export const users = pgTable(
      * setup, in force once `two_factor_enabled` (decision 140); null when two-factor is off.
      */
     totpSecretSealed: text('totp_secret_sealed'),
-    /** The last TOTP time step accepted for this user: a code of this step or an earlier one is refused (decision 141). */
+    /**
+     * The last TOTP time step accepted for this user: a code of this step or an earlier one is refused (decision 141).
+     */
     totpLastStep: bigint('totp_last_step', { mode: 'number' }).notNull().default(0),
     avatar: text('avatar'),
     lastLogin: timestamp('last_login', { withTimezone: true, mode: 'date' }),

@@ -93,12 +93,17 @@ export function createAdmissionService(deps: {
       return detail === undefined ? { open: true, verified: true } : { open: false, status: 401, detail };
     },
 
-    /** The body's MAC, computed as it arrived, against the signature its headers announced: the 401's `detail`, or nothing. */
+    /**
+     * The body's MAC, computed as it arrived, against the signature its headers announced:
+     * the 401's `detail`, or nothing.
+     */
     judge(provider: WebhookProvider, signature: BodySignature, mac: Buffer): Promise<string | undefined> {
       return refusal(provider, signature.judge(mac, clock.now()));
     },
 
-    /** What a verified body must say of itself once parsed (Linear's signed send time): the 401's `detail`, or nothing. */
+    /**
+     * What a verified body must say of itself once parsed (Linear's signed send time): the 401's `detail`, or nothing.
+     */
     async checkBody(provider: WebhookProvider, body: Record<string, unknown>): Promise<string | undefined> {
       const check = handlers[provider].checkBody;
       return check ? refusal(provider, check(body, clock.now())) : undefined;

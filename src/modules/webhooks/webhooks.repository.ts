@@ -47,7 +47,8 @@ export async function findDeliveries(
 ): Promise<StoredDelivery[]> {
   const path = `{${where.path.join(',')}}`;
   const idPath = `{${[...where.path, 'id'].join(',')}}`;
-  const created = sql`CASE WHEN jsonb_typeof(${webhookDeliveries.payload}->'created') = 'number' THEN (${webhookDeliveries.payload}->>'created')::numeric END`;
+  const created = sql`CASE WHEN jsonb_typeof(${webhookDeliveries.payload}->'created') = 'number'
+    THEN (${webhookDeliveries.payload}->>'created')::numeric END`;
   const query = tx
     .select({
       deliveryId: webhookDeliveries.deliveryId,
@@ -60,7 +61,8 @@ export async function findDeliveries(
         eq(webhookDeliveries.provider, where.provider),
         eq(webhookDeliveries.status, where.status),
         inArray(webhookDeliveries.event, [...where.events]),
-        sql`COALESCE(${webhookDeliveries.payload} #>> ${idPath}::text[], ${webhookDeliveries.payload} #>> ${path}::text[]) = ${where.value}`,
+        sql`COALESCE(${webhookDeliveries.payload} #>> ${idPath}::text[],
+          ${webhookDeliveries.payload} #>> ${path}::text[]) = ${where.value}`,
       ),
     )
     .orderBy(descending(created), descending(webhookDeliveries.receivedAt), descending(webhookDeliveries.deliveryId))
@@ -154,9 +156,11 @@ async function claimByContent(
 ): Promise<{ claim: Claim; deliveryId: string }> {
   const { senderId, ...fields } = delivery;
   const { digest, windowMs } = content;
-  // Identical bodies arriving together (on two instances, or either side of a window's start) would each miss the other.
+  // Identical bodies arriving together (on two instances, or either side of a window's
+  // start) would each miss the other.
   await tx.execute(
-    sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_NAMESPACE.webhookContent}::int, hashtext(${`${delivery.provider}:${digest}`}))`,
+    sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_NAMESPACE.webhookContent}::int,
+      hashtext(${`${delivery.provider}:${digest}`}))`,
   );
   const at = delivery.receivedAt.getTime();
   const start = Math.floor(at / windowMs) * windowMs;
@@ -214,17 +218,22 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
     /** Deliveries kept `unmatched` per provider, from the counts the database keeps (docs/decisions/124). */
     async unmatchedCounts(): Promise<Record<string, number>> {
       const rows = await perProvider<{ provider: string; total: number }>(
-        sql`coalesce((SELECT c.n FROM ${webhookDeliveryCounts} c WHERE c.provider = p.provider AND c.status = 'unmatched'), 0)::int AS total`,
+        sql`coalesce((SELECT c.n FROM ${webhookDeliveryCounts} c
+          WHERE c.provider = p.provider AND c.status = 'unmatched'), 0)::int AS total`,
       );
       return Object.fromEntries(rows.map((row) => [row.provider, row.total]));
     },
 
     async countsSince(since: Date): Promise<Record<string, number>> {
-      // Whole hours from the counts the database keeps (docs/decisions/124), the part of the first hour from the deliveries.
+      // Whole hours from the counts the database keeps (docs/decisions/124), the part of the
+      // first hour from the deliveries.
       const nextHour = new Date(Math.ceil(since.getTime() / 3_600_000) * 3_600_000);
       const rows = await perProvider<{ provider: string; total: number }>(
-        sql`((SELECT coalesce(sum(h.n), 0) FROM ${webhookDeliveryHours} h WHERE h.provider = p.provider AND h.hour >= ${nextHour})
-            + (SELECT count(*) FROM ${webhookDeliveries} d WHERE d.provider = p.provider AND d.received_at >= ${since} AND d.received_at < ${nextHour}))::int AS total`,
+        sql`((SELECT coalesce(sum(h.n), 0) FROM ${webhookDeliveryHours} h
+              WHERE h.provider = p.provider AND h.hour >= ${nextHour})
+            + (SELECT count(*) FROM ${webhookDeliveries} d
+              WHERE d.provider = p.provider AND d.received_at >= ${since}
+                AND d.received_at < ${nextHour}))::int AS total`,
       );
       return Object.fromEntries(rows.map((row) => [row.provider, row.total]));
     },
@@ -243,7 +252,8 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
               ORDER BY d.processed_at DESC NULLS LAST LIMIT 1) AS success_at,
             f.failed, f.processed_at AS failure_at, f.error`,
         sql`LEFT JOIN LATERAL (SELECT true AS failed, d.processed_at, d.error FROM ${webhookDeliveries} d
-              WHERE d.provider = p.provider AND d.status = 'failed' ORDER BY d.processed_at DESC NULLS LAST LIMIT 1) f ON true`,
+              WHERE d.provider = p.provider AND d.status = 'failed'
+              ORDER BY d.processed_at DESC NULLS LAST LIMIT 1) f ON true`,
       );
       return rows.map((row) => ({
         provider: row.provider,
@@ -261,7 +271,8 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
         processed_at: Date | string | null;
         error: string | null;
       }>(
-        sql`(SELECT d.received_at FROM ${webhookDeliveries} d WHERE d.provider = p.provider ORDER BY d.received_at DESC NULLS LAST LIMIT 1) AS received_at,
+        sql`(SELECT d.received_at FROM ${webhookDeliveries} d WHERE d.provider = p.provider
+              ORDER BY d.received_at DESC NULLS LAST LIMIT 1) AS received_at,
             l.processed_at, l.error`,
         sql`LEFT JOIN LATERAL (SELECT d.processed_at, d.error FROM ${webhookDeliveries} d
               WHERE d.provider = p.provider ORDER BY d.processed_at DESC NULLS LAST LIMIT 1) l ON true`,

@@ -12,8 +12,9 @@ export const EventPayload = Type.Object(
 
 export const Ack = Type.Record(Type.String(), Type.String(), {
   description:
-    '`status` is `processed` for a first delivery, `unmatched` when its effect waits for a later delivery (payments: a subscription change of a customer not yet linked to a user)' +
-    ' and `duplicate` for a delivery id seen before (acknowledged again, nothing happens twice); also `provider`, `event` and `delivery_id`.',
+    '`status` is `processed` for a first delivery, `unmatched` when its effect waits for a later delivery ' +
+    '(payments: a subscription change of a customer not yet linked to a user) and `duplicate` for a delivery ' +
+    'id seen before (acknowledged again, nothing happens twice); also `provider`, `event` and `delivery_id`.',
 });
 
 export const CodehostHeaders = Type.Object({
@@ -38,7 +39,8 @@ export const EdgeHeaders = Type.Object({
 
 export const TrackerHeaders = Type.Object({
   'tracker-signature': optional(
-    "Hex HMAC-SHA256(secret, raw body); Linear's `Linear-Signature` is accepted too. The body's `webhookTimestamp` (ms) must be within 60 s.",
+    "Hex HMAC-SHA256(secret, raw body); Linear's `Linear-Signature` is accepted too. The body's " +
+      '`webhookTimestamp` (ms) must be within 60 s.',
   ),
   'tracker-event': optional('Entity type, e.g. `Issue`, `Comment` (or `Linear-Event`).'),
   'tracker-delivery': optional('Delivery id, the deduplication key (or `Linear-Delivery`).'),
@@ -130,7 +132,8 @@ const ProviderHealth = Type.Object({
   last_error: Nullable(Type.String({ description: 'The error of the last attempt, if it failed.' })),
   unmatched: Type.Integer({
     description:
-      'Deliveries stored and acknowledged whose effect is waiting (payments: subscription changes of a customer not yet linked to a user).',
+      'Deliveries stored and acknowledged whose effect is waiting (payments: subscription changes of a ' +
+      'customer not yet linked to a user).',
   }),
 });
 
@@ -146,5 +149,6 @@ export const PlatformsHealth = Type.Object({
 
 export const WebhooksHealth = Type.Record(Type.String(), Type.String(), {
   description:
-    '`status` (`ok` or `unconfigured`), `service`, `mailer_secret` (`configured` or `missing`) and, after the first delivery, `last_delivery_at`.',
+    '`status` (`ok` or `unconfigured`), `service`, `mailer_secret` (`configured` or `missing`) and, after the ' +
+    'first delivery, `last_delivery_at`.',
 });

@@ -101,14 +101,20 @@ export const paymentsRevenue = pgTable('payments_revenue', {
   payments: integer('payments').notNull(),
 });
 
-/** Deliveries per provider and status, kept by the database (webhooks.routines.sql, docs/decisions/124): webhook health's counts. */
+/**
+ * Deliveries per provider and status, kept by the database (webhooks.routines.sql,
+ * docs/decisions/124): webhook health's counts.
+ */
 export const webhookDeliveryCounts = pgTable(
   'webhook_delivery_counts',
   { provider: text('provider').notNull(), status: text('status').notNull(), n: integer('n').notNull() },
   (t) => [primaryKey({ columns: [t.provider, t.status] })],
 );
 
-/** Deliveries per provider and hour of receipt, kept by the database (webhooks.routines.sql, docs/decisions/124): counts since an instant. */
+/**
+ * Deliveries per provider and hour of receipt, kept by the database (webhooks.routines.sql,
+ * docs/decisions/124): counts since an instant.
+ */
 export const webhookDeliveryHours = pgTable(
   'webhook_delivery_hours',
   {

@@ -282,7 +282,8 @@ export function createGuards(deps: {
       const scope = scopeOf(request.method, request.routeOptions.url ?? request.url);
       if (!scope)
         throw forbidden(
-          'API tokens cannot be used for this operation (signing in, passwords, two-factor and API tokens need a session)',
+          'API tokens cannot be used for this operation (signing in, passwords, two-factor ' +
+            'and API tokens need a session)',
         );
       if (!user.apiToken.scopes.includes(scope)) throw forbidden(`This API token lacks the scope ${scope}`);
     }

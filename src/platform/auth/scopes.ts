@@ -20,7 +20,9 @@ export const ADMIN_SCOPES: readonly ApiTokenScope[] = ['admin:read', 'admin:writ
 /** Exchange operations that read public market data rather than the account's. */
 const MARKET_DATA = /^\/api\/exchange\/(markets|quotes|route|supported|ticker|health)(\/|$)/;
 
-/** The scope an API token needs for this operation (Fastify's route template), or undefined when tokens may not call it. */
+/**
+ * The scope an API token needs for this operation (Fastify's route template), or undefined when tokens may not call it.
+ */
 export function scopeOf(method: string, route: string): ApiTokenScope | undefined {
   const read = method === 'GET' || method === 'HEAD';
   const under = (...prefixes: string[]) =>

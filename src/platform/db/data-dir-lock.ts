@@ -15,8 +15,9 @@ export class DataDirInUseError extends Error {
     readonly pid: number,
   ) {
     super(
-      `the embedded database in ${dataDir} is in use by process ${pid}, likely a running server. ` +
-        'PGlite serves one process at a time: stop that process and try again, use the HTTP API, or run on PostgreSQL (DATABASE_URL).',
+      `the embedded database in ${dataDir} is in use by process ${pid}, likely a running ` +
+        'server. PGlite serves one process at a time: stop that process and try again, use the HTTP API, ' +
+        'or run on PostgreSQL (DATABASE_URL).',
     );
   }
 }

@@ -90,7 +90,8 @@ export const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
  */
 const TRIGRAM_INDEXES = [
   `CREATE INDEX IF NOT EXISTS users_email_trgm_idx ON users USING gin (email gin_trgm_ops)`,
-  `CREATE INDEX IF NOT EXISTS users_full_name_trgm_idx ON users USING gin ((first_name || ' ' || last_name) gin_trgm_ops)`,
+  'CREATE INDEX IF NOT EXISTS users_full_name_trgm_idx ' +
+    `ON users USING gin ((first_name || ' ' || last_name) gin_trgm_ops)`,
 ];
 
 async function createTrigramIndexes(query: (text: string) => Promise<{ rows: unknown[] }>): Promise<void> {

@@ -48,7 +48,8 @@ export async function reconcileFigures(
           sql.raw(`
             SELECT count(*) FILTER (WHERE kept.${keyed[0]} IS NULL)::int AS missing,
                    count(*) FILTER (WHERE truth.${keyed[0]} IS NULL)::int AS extra,
-                   count(*) FILTER (WHERE truth.${keyed[0]} IS NOT NULL AND kept.${keyed[0]} IS NOT NULL)::int AS differing
+                   count(*) FILTER (WHERE truth.${keyed[0]} IS NOT NULL
+                     AND kept.${keyed[0]} IS NOT NULL)::int AS differing
             FROM ${f.recomputed} AS truth FULL JOIN ${table} AS kept USING (${keyed.join(', ')})
             WHERE ROW(truth.*) IS DISTINCT FROM ROW(kept.*)`),
         ),

@@ -42,17 +42,20 @@ export function databaseStartError(
   switch (code) {
     case '3D000':
       return line(
-        `the database "${database}" does not exist on ${where(url)}; create it (e.g. createdb -h ${url.hostname} -p ${url.port || '5432'} ${database}) or name an existing one`,
+        `the database "${database}" does not exist on ${where(url)}; create it (e.g. createdb ` +
+          `-h ${url.hostname} -p ${url.port || '5432'} ${database}) or name an existing one`,
       );
     case '28P01':
       return line(`PostgreSQL at ${where(url)} refused the password of user "${user}"`);
     case '28000':
       return line(
-        `PostgreSQL at ${where(url)} refused user "${user}" (no such role, or pg_hba.conf does not allow this connection)`,
+        `PostgreSQL at ${where(url)} refused user "${user}" (no such role, or pg_hba.conf ` +
+          'does not allow this connection)',
       );
     case 'ECONNREFUSED':
       return line(
-        `nothing accepts connections at ${where(url)} (connection refused); start PostgreSQL there or correct the host and port`,
+        `nothing accepts connections at ${where(url)} (connection refused); start PostgreSQL ` +
+          'there or correct the host and port',
       );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':

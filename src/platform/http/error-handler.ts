@@ -54,7 +54,8 @@ const DATABASE_BUSY = {
 /** What a request answers when the database stopped one of its statements at the statement bound. */
 const QUERY_TOO_SLOW = {
   detail:
-    'The database took too long to answer this request; try again, or ask for less (a narrower filter or a smaller page)',
+    'The database took too long to answer this request; try again, or ask for less (a ' +
+    'narrower filter or a smaller page)',
   retryAfterSeconds: 2,
 } as const;
 
@@ -174,7 +175,8 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
       connection: 'close',
     });
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        `${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`,
     );
   }
   socket.destroy(error);

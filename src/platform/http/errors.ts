@@ -137,7 +137,9 @@ function echo(value: unknown, budget: { left: number }, secret: boolean): unknow
   return copy;
 }
 
-/** The issue with its input bounded and any password, key or token in it masked: at its loc, or inside a quoted body. */
+/**
+ * The issue with its input bounded and any password, key or token in it masked: at its loc, or inside a quoted body.
+ */
 function echoedIssue(issue: ValidationIssue, inputs: { left: number }): ValidationIssue {
   const field = issue.loc.filter((part) => typeof part === 'string').at(-1);
   const budget = { left: Math.min(ECHO_LIMITS.inputChars, inputs.left) };
@@ -148,7 +150,10 @@ function echoedIssue(issue: ValidationIssue, inputs: { left: number }): Validati
   return { ...issue, loc, input };
 }
 
-/** The issues a 422 lists: at most ECHO_LIMITS.issues, each input bounded, the whole answer under ECHO_LIMITS.answerBytes. */
+/**
+ * The issues a 422 lists: at most ECHO_LIMITS.issues, each input bounded, the whole answer
+ * under ECHO_LIMITS.answerBytes.
+ */
 export function boundedIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
   const inputs = { left: ECHO_LIMITS.totalInputChars };
   const listed = issues.slice(0, ECHO_LIMITS.issues).map((issue) => echoedIssue(issue, inputs));

@@ -58,7 +58,8 @@ const FRAMEWORK_RESPONSES: [
     '400',
     () => true,
     errorResponse(
-      'Malformed request: a request line, header or URL the server cannot read (a control character in a header value, a URL that is not percent-encoded UTF-8)',
+      'Malformed request: a request line, header or URL the server cannot read (a control character in a ' +
+        'header value, a URL that is not percent-encoded UTF-8)',
       Detail,
     ),
   ],
@@ -96,7 +97,8 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description:
-      'The `access_token` of `POST /api/auth/login` (or `/api/auth/refresh`), valid 15 minutes unless ACCESS_TOKEN_TTL_SECONDS says otherwise.',
+      'The `access_token` of `POST /api/auth/login` (or `/api/auth/refresh`), valid 15 minutes unless ' +
+      'ACCESS_TOKEN_TTL_SECONDS says otherwise.',
   },
   scheduledJobSecret: headerScheme(
     'x-scheduled-job-secret',
@@ -108,12 +110,14 @@ export const SECURITY_SCHEMES = {
   ),
   paymentsSignature: headerScheme(
     'payments-signature',
-    '`t=<unix>,v1=<hex HMAC-SHA256(PAYMENTS_WEBHOOK_SECRET, "t.body")>`, within 300 s; Stripe\'s `Stripe-Signature` is accepted too.',
+    '`t=<unix>,v1=<hex HMAC-SHA256(PAYMENTS_WEBHOOK_SECRET, "t.body")>`, within 300 s; Stripe\'s ' +
+      '`Stripe-Signature` is accepted too.',
   ),
   edgeSignature: headerScheme('x-vercel-signature', 'Hex HMAC-SHA1(EDGE_WEBHOOK_SECRET, raw body) (Vercel).'),
   trackerSignature: headerScheme(
     'tracker-signature',
-    "Hex HMAC-SHA256(TRACKER_WEBHOOK_SECRET, raw body), with the body's `webhookTimestamp` within 60 s; Linear's `Linear-Signature` is accepted too.",
+    "Hex HMAC-SHA256(TRACKER_WEBHOOK_SECRET, raw body), with the body's `webhookTimestamp` within 60 s; " +
+      "Linear's `Linear-Signature` is accepted too.",
   ),
   errormonSignature: headerScheme(
     'errormon-hook-signature',
@@ -131,19 +135,22 @@ export const SECURITY_SCHEMES = {
   },
   authHookSignature: headerScheme(
     'webhook-signature',
-    'Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `webhook-id.webhook-timestamp.body`, keyed with the `v1,whsec_...` secret; with `webhook-id` and `webhook-timestamp` (within 300 s).',
+    'Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `webhook-id.webhook-timestamp.body`, keyed with the ' +
+      '`v1,whsec_...` secret; with `webhook-id` and `webhook-timestamp` (within 300 s).',
   ),
   streamTicket: {
     type: 'apiKey',
     in: 'query',
     name: 'ticket',
     description:
-      'A single-use ticket from `POST /api/stream/ticket` (valid 60 s), for EventSource clients that cannot send the Authorization header.',
+      'A single-use ticket from `POST /api/stream/ticket` (valid 60 s), for EventSource clients that cannot ' +
+      'send the Authorization header.',
   },
   mailerSignature: headerScheme('x-mailer-signature', 'Hex HMAC-SHA256(MAILER_WEBHOOK_SECRET, raw body).'),
   mailerSvixSignature: headerScheme(
     'svix-signature',
-    'Svix (Resend): `v1,<base64>` list over `svix-id.svix-timestamp.body`, with `svix-id` and `svix-timestamp` (within 300 s).',
+    'Svix (Resend): `v1,<base64>` list over `svix-id.svix-timestamp.body`, with `svix-id` and ' +
+      '`svix-timestamp` (within 300 s).',
   ),
 } as const;
 

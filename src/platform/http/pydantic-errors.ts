@@ -299,7 +299,10 @@ function uuidError(text: string): string {
   const offset = text.length - body.length;
   for (let i = 0; i < body.length; i++) {
     if (!/[0-9a-fA-F-]/.test(body[i]!)) {
-      return `invalid character: expected an optional prefix of \`urn:uuid:\` followed by [0-9a-fA-F-], found \`${body[i]}\` at ${offset + i + 1}`;
+      return (
+        'invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found ' +
+        `\`${body[i]}\` at ${offset + i + 1}`
+      );
     }
   }
   if (!body.includes('-')) return `invalid length: expected length 32 for simple format, found ${body.length}`;

@@ -43,14 +43,18 @@ export const StreamEnd = Type.Object(
       type: 'string',
       enum: [...END_REASONS],
       description:
-        '`shutdown`: the instance is stopping (reconnect); `slow_consumer`: the client read too slowly (reconnect); `suspended`/`revoked`: the account or session ended (account stream).',
+        '`shutdown`: the instance is stopping (reconnect); `slow_consumer`: the client read too slowly ' +
+        '(reconnect); `suspended`/`revoked`: the account or session ended (account stream).',
     }),
     detail: Type.String({ description: 'One sentence for people.' }),
   },
   { title: 'StreamEnd', description: 'Event `end`: the last event before the server closes the stream.' },
 );
 
-/** One SSE message as OpenAPI 3.1 can say it: the `event:` name, the `id:` when there is one, and the JSON of its `data:` line. */
+/**
+ * One SSE message as OpenAPI 3.1 can say it: the `event:` name, the `id:` when there is one,
+ * and the JSON of its `data:` line.
+ */
 export function sseMessage(
   title: string,
   event: string,

@@ -141,7 +141,9 @@ function dropUndeclared(value: unknown, schema: unknown): void {
  */
 const MAX_PATH_PARAM_LENGTH = 100;
 
-/** Path parameters schemas with a plain string bounded by MAX_PATH_PARAM_LENGTH; it shows in the OpenAPI document too. */
+/**
+ * Path parameters schemas with a plain string bounded by MAX_PATH_PARAM_LENGTH; it shows in the OpenAPI document too.
+ */
 function withBoundedParams(params: unknown): unknown {
   const schema = params as { properties?: Record<string, Record<string, unknown>> };
   if (!schema.properties) return params;

@@ -11,18 +11,24 @@ const KEYS = { JWT_SECRET: 'j'.repeat(40), ENCRYPTION_KEY: Buffer.alloc(32, 1).t
 const dataDir = () => mkdtempSync(path.join(tmpdir(), 'tp-summary-'));
 
 describe('the start line', () => {
-  it('names the docs, the embedded database, the cache, the scheduler, the market source and the secrets it generated', () => {
-    const dir = dataDir();
-    const config = loadConfig({ DATA_DIR: dir });
-    const line = startSummary(config, 'http://127.0.0.1:8000', resolveSecrets(config).sources);
-    assert.equal(
-      line,
-      `listening at http://127.0.0.1:8000, console at http://127.0.0.1:8000/console, API docs at http://127.0.0.1:8000/docs; database PGlite ${path.join(dir, 'pglite')}; cache in-process; ` +
-        `scheduler off (jobs run when POST /api/scheduled/<job> is called); market data binance (live stream on); generated JWT_SECRET and ENCRYPTION_KEY into ${dir}`,
-    );
-    // The next start reads them back from the files: nothing was generated.
-    assert.doesNotMatch(startSummary(config, 'http://127.0.0.1:8000', resolveSecrets(config).sources), /generated/);
-  });
+  it(
+    'names the docs, the embedded database, the cache, the scheduler, the market ' +
+      'source and the secrets it generated',
+    () => {
+      const dir = dataDir();
+      const config = loadConfig({ DATA_DIR: dir });
+      const line = startSummary(config, 'http://127.0.0.1:8000', resolveSecrets(config).sources);
+      assert.equal(
+        line,
+        'listening at http://127.0.0.1:8000, console at http://127.0.0.1:8000/console, API docs at ' +
+          `http://127.0.0.1:8000/docs; database PGlite ${path.join(dir, 'pglite')}; cache in-process; scheduler ` +
+          'off (jobs run when POST /api/scheduled/<job> is called); market data binance (live stream on); ' +
+          `generated JWT_SECRET and ENCRYPTION_KEY into ${dir}`,
+      );
+      // The next start reads them back from the files: nothing was generated.
+      assert.doesNotMatch(startSummary(config, 'http://127.0.0.1:8000', resolveSecrets(config).sources), /generated/);
+    },
+  );
 
   it('names PostgreSQL and Redis by host, port and database, never with their passwords', () => {
     const config = loadConfig({

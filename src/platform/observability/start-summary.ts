@@ -8,7 +8,8 @@ import type { GeneratedSecret, SecretSource } from '../crypto/data-dir-secrets.t
 function serverOf(url: string, withDatabase: boolean): string {
   const parsed = new URL(url);
   const database = withDatabase ? parsed.pathname.replace(/^\//, '') : '';
-  return `${parsed.hostname}:${parsed.port || (parsed.protocol.startsWith('redis') ? '6379' : '5432')}${database ? `/${database}` : ''}`;
+  const port = parsed.port || (parsed.protocol.startsWith('redis') ? '6379' : '5432');
+  return `${parsed.hostname}:${port}${database ? `/${database}` : ''}`;
 }
 
 function shown(dir: string): string {
@@ -35,7 +36,10 @@ export function startSummary(
     (name) => secretSources[name] === 'generated',
   );
   const secrets = generated.length > 0 ? `; generated ${generated.join(' and ')} into ${shown(config.dataDir)}` : '';
-  return `listening at ${address}, console at ${address}/console, API docs at ${address}/docs; database ${database}; cache ${cache}; scheduler ${scheduler}; market data ${market}${secrets}`;
+  return (
+    `listening at ${address}, console at ${address}/console, API docs at ${address}/docs; database ${database}; ` +
+    `cache ${cache}; scheduler ${scheduler}; market data ${market}${secrets}`
+  );
 }
 
 /** Warnings a start logs about its configuration. */
@@ -46,7 +50,9 @@ export function startWarnings(config: Config): string[] {
   ].filter((name) => name !== false);
   if (!config.databaseUrl || fromFiles.length === 0) return [];
   return [
-    `${fromFiles.join(' and ')} ${fromFiles.length > 1 ? 'come' : 'comes'} from ${shown(config.dataDir)} while the database is shared (DATABASE_URL): ` +
-      'every instance on this database needs the same values, or tokens signed by one are refused by another and exchange keys sealed by one cannot be read by another; set them in the environment of each instance',
+    `${fromFiles.join(' and ')} ${fromFiles.length > 1 ? 'come' : 'comes'} from ${shown(config.dataDir)} while ` +
+      'the database is shared (DATABASE_URL): every instance on this database needs the same values, or tokens ' +
+      'signed by one are refused by another and exchange keys sealed by one cannot be read by another; set them ' +
+      'in the environment of each instance',
   ];
 }

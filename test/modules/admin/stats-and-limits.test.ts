@@ -234,42 +234,45 @@ describe('admin: platform limits', () => {
     assert.deepEqual((await patch({})).json(), before);
   });
 
-  it('reports each value outside its bounds on ["body", name] in the Pydantic shape, and stores none of them', async () => {
-    const before = (await get()).json();
-    const detail = assertValidation(
-      await patch({ backtest_per_hour: 0, optimize_per_hour: 51, paper_transition_per_hour: 21 }),
-      [
-        { loc: ['body', 'backtest_per_hour'], type: 'greater_than_equal' },
-        { loc: ['body', 'optimize_per_hour'], type: 'less_than_equal' },
-        { loc: ['body', 'paper_transition_per_hour'], type: 'less_than_equal' },
-      ],
-    );
-    assert.deepEqual(detail[0], {
-      type: 'greater_than_equal',
-      loc: ['body', 'backtest_per_hour'],
-      msg: 'Input should be greater than or equal to 1',
-      input: 0,
-      ctx: { ge: 1 },
-    });
-    assert.deepEqual(detail[2], {
-      type: 'less_than_equal',
-      loc: ['body', 'paper_transition_per_hour'],
-      msg: 'Input should be less than or equal to 20',
-      input: 21,
-      ctx: { le: 20 },
-    });
-    assertValidation(await patch({ backtest_per_hour: 101 }), [
-      { loc: ['body', 'backtest_per_hour'], type: 'less_than_equal' },
-    ]);
-    assertValidation(await patch({ optimize_per_hour: 0 }), [
-      { loc: ['body', 'optimize_per_hour'], type: 'greater_than_equal' },
-    ]);
-    assertValidation(await patch({ paper_transition_per_hour: 0 }), [
-      { loc: ['body', 'paper_transition_per_hour'], type: 'greater_than_equal' },
-    ]);
-    assertValidation(await patch({ backtest_per_hour: 2.5 }), [
-      { loc: ['body', 'backtest_per_hour'], type: 'int_from_float' },
-    ]);
-    assert.deepEqual((await get()).json(), before);
-  });
+  it(
+    'reports each value outside its bounds on ["body", ' + 'name] in the Pydantic shape, and stores none of them',
+    async () => {
+      const before = (await get()).json();
+      const detail = assertValidation(
+        await patch({ backtest_per_hour: 0, optimize_per_hour: 51, paper_transition_per_hour: 21 }),
+        [
+          { loc: ['body', 'backtest_per_hour'], type: 'greater_than_equal' },
+          { loc: ['body', 'optimize_per_hour'], type: 'less_than_equal' },
+          { loc: ['body', 'paper_transition_per_hour'], type: 'less_than_equal' },
+        ],
+      );
+      assert.deepEqual(detail[0], {
+        type: 'greater_than_equal',
+        loc: ['body', 'backtest_per_hour'],
+        msg: 'Input should be greater than or equal to 1',
+        input: 0,
+        ctx: { ge: 1 },
+      });
+      assert.deepEqual(detail[2], {
+        type: 'less_than_equal',
+        loc: ['body', 'paper_transition_per_hour'],
+        msg: 'Input should be less than or equal to 20',
+        input: 21,
+        ctx: { le: 20 },
+      });
+      assertValidation(await patch({ backtest_per_hour: 101 }), [
+        { loc: ['body', 'backtest_per_hour'], type: 'less_than_equal' },
+      ]);
+      assertValidation(await patch({ optimize_per_hour: 0 }), [
+        { loc: ['body', 'optimize_per_hour'], type: 'greater_than_equal' },
+      ]);
+      assertValidation(await patch({ paper_transition_per_hour: 0 }), [
+        { loc: ['body', 'paper_transition_per_hour'], type: 'greater_than_equal' },
+      ]);
+      assertValidation(await patch({ backtest_per_hour: 2.5 }), [
+        { loc: ['body', 'backtest_per_hour'], type: 'int_from_float' },
+      ]);
+      assert.deepEqual((await get()).json(), before);
+    },
+  );
 });

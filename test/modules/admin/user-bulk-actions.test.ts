@@ -225,7 +225,8 @@ describe('admin: bulk actions', () => {
       const lines = download.body.trimEnd().split('\r\n');
       assert.equal(
         lines[0],
-        'id,email,firstName,lastName,role,subscriptionTier,status,createdAt,lastLogin,emailVerified,twoFactorEnabled,totalTrades,accountBalance,avatar',
+        'id,email,firstName,lastName,role,subscriptionTier,status,' +
+          'createdAt,lastLogin,emailVerified,twoFactorEnabled,totalTrades,accountBalance,avatar',
       );
       assert.equal(lines.length, 3);
       assert.ok(lines.some((l) => l.startsWith(`${ada},ada@example.com,Ada,"Lovelace, Countess",user,pro,active,`)));

@@ -61,41 +61,44 @@ describe('admin: reset a password', () => {
     return password;
   }
 
-  it('sets a strong random password, mails it sealed, revokes sessions; the password is never returned or logged', async () => {
-    // No operation issues or shows reset links: a pending one is written to its table.
-    await t.database.db
-      .insert(passwordResetTokens)
-      .values({ userId: member.id, tokenHash: `pending-${member.id}`, expiresAt: new Date(Date.now() + 3_600_000) });
-    const response = await reset(`?userId=${member.id}&email=${encodeURIComponent(member.email.toUpperCase())}`);
-    assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { success: true, emailSent: true });
+  it(
+    'sets a strong random password, mails it sealed, revokes ' + 'sessions; the password is never returned or logged',
+    async () => {
+      // No operation issues or shows reset links: a pending one is written to its table.
+      await t.database.db
+        .insert(passwordResetTokens)
+        .values({ userId: member.id, tokenHash: `pending-${member.id}`, expiresAt: new Date(Date.now() + 3_600_000) });
+      const response = await reset(`?userId=${member.id}&email=${encodeURIComponent(member.email.toUpperCase())}`);
+      assert.equal(response.statusCode, 200);
+      assert.deepEqual(response.json(), { success: true, emailSent: true });
 
-    const password = await mailedPassword(member.email);
-    assert.ok(password.length >= 20);
-    assert.match(password, /[A-Z]/);
-    assert.match(password, /[a-z]/);
-    assert.match(password, /[0-9]/);
-    assert.match(password, /[^A-Za-z0-9]/);
-    assert.ok(!response.body.includes(password));
-    assert.ok(t.logText().includes('reset-password'), 'the request was logged');
-    assert.ok(!t.logText().includes(password), 'the new password is not in the log');
-    const trail = await activity(member.id);
-    const audits = trail.filter((e) => e.action === 'admin.user.password_reset');
-    assert.equal(audits.length, 1);
-    assert.ok(!JSON.stringify(trail).includes(password), 'the new password is not in the audit trail');
-    assert.deepEqual(audits[0]!.details, { sendEmail: true, emailSent: true, sessionsRevoked: 1 });
+      const password = await mailedPassword(member.email);
+      assert.ok(password.length >= 20);
+      assert.match(password, /[A-Z]/);
+      assert.match(password, /[a-z]/);
+      assert.match(password, /[0-9]/);
+      assert.match(password, /[^A-Za-z0-9]/);
+      assert.ok(!response.body.includes(password));
+      assert.ok(t.logText().includes('reset-password'), 'the request was logged');
+      assert.ok(!t.logText().includes(password), 'the new password is not in the log');
+      const trail = await activity(member.id);
+      const audits = trail.filter((e) => e.action === 'admin.user.password_reset');
+      assert.equal(audits.length, 1);
+      assert.ok(!JSON.stringify(trail).includes(password), 'the new password is not in the audit trail');
+      assert.deepEqual(audits[0]!.details, { sendEmail: true, emailSent: true, sessionsRevoked: 1 });
 
-    const old = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: member.headers });
-    assert.equal(old.statusCode, 401, 'the earlier session was revoked');
-    assert.equal((await login(member.email, member.password)).statusCode, 401, 'the old password no longer works');
-    assert.equal((await login(member.email, password)).statusCode, 200, 'the new password works');
-    // Whether the pending link was voided shows only in its table.
-    const [token] = await t.database.db
-      .select()
-      .from(passwordResetTokens)
-      .where(eq(passwordResetTokens.userId, member.id));
-    assert.ok(token!.usedAt instanceof Date, 'pending reset links are void');
-  });
+      const old = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: member.headers });
+      assert.equal(old.statusCode, 401, 'the earlier session was revoked');
+      assert.equal((await login(member.email, member.password)).statusCode, 401, 'the old password no longer works');
+      assert.equal((await login(member.email, password)).statusCode, 200, 'the new password works');
+      // Whether the pending link was voided shows only in its table.
+      const [token] = await t.database.db
+        .select()
+        .from(passwordResetTokens)
+        .where(eq(passwordResetTokens.userId, member.id));
+      assert.ok(token!.usedAt instanceof Date, 'pending reset links are void');
+    },
+  );
 
   it('does not mail when sendEmail is false', async () => {
     const response = await reset(`?userId=${member.id}&email=${encodeURIComponent(member.email)}&sendEmail=false`);
@@ -150,28 +153,31 @@ describe('admin: reset a password', () => {
     assert.deepEqual(response.json(), { detail: 'The user is deleted; activate it before resetting its password' });
   });
 
-  it('refuses an admin resetting their own password with 409, and changes nothing: no self-lockout (decision 097)', async () => {
-    for (const sendEmail of ['false', 'true']) {
-      const response = await reset(
-        `?userId=${admin.id}&email=${encodeURIComponent(admin.email)}&sendEmail=${sendEmail}`,
+  it(
+    'refuses an admin resetting their own password with 409, ' + 'and changes nothing: no self-lockout (decision 097)',
+    async () => {
+      for (const sendEmail of ['false', 'true']) {
+        const response = await reset(
+          `?userId=${admin.id}&email=${encodeURIComponent(admin.email)}&sendEmail=${sendEmail}`,
+        );
+        assert.equal(response.statusCode, 409);
+        assert.deepEqual(response.json(), {
+          detail: 'You cannot reset your own password here; change it with POST /api/auth/password',
+        });
+      }
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers })).statusCode,
+        200,
+        'the session is not revoked',
       );
-      assert.equal(response.statusCode, 409);
-      assert.deepEqual(response.json(), {
-        detail: 'You cannot reset your own password here; change it with POST /api/auth/password',
-      });
-    }
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: admin.headers })).statusCode,
-      200,
-      'the session is not revoked',
-    );
-    assert.equal((await login(admin.email, admin.password)).statusCode, 200, 'the password is unchanged');
-    assert.deepEqual(await mailsTo(admin.email), []);
-    const ownResets = (await activity(admin.id)).filter(
-      (e) => e.action === 'admin.user.password_reset' && e.subject_user_id === admin.id,
-    );
-    assert.deepEqual(ownResets, []);
-  });
+      assert.equal((await login(admin.email, admin.password)).statusCode, 200, 'the password is unchanged');
+      assert.deepEqual(await mailsTo(admin.email), []);
+      const ownResets = (await activity(admin.id)).filter(
+        (e) => e.action === 'admin.user.password_reset' && e.subject_user_id === admin.id,
+      );
+      assert.deepEqual(ownResets, []);
+    },
+  );
 
   it('reports missing and invalid parameters in the Pydantic shape', async () => {
     const detail = assertValidation(await reset(''), [

@@ -110,22 +110,25 @@ describe('admin: list users', () => {
     assert.equal(beyond.total, total);
   });
 
-  it('echoes the largest page exactly and refuses a larger one with a 422, never a rounded echo (decision 098)', async () => {
-    const last = await list('?page=1000000000&limit=100');
-    assert.equal(last.statusCode, 200, last.body);
-    assert.deepEqual([last.json().users, last.json().page, last.json().limit], [[], 1_000_000_000, 100]);
-    assert.match(last.body, /"page":1000000000,/);
-    const [issue] = assertValidation(await list('?page=92233720368547758'), [
-      { loc: ['query', 'page'], type: 'less_than_equal' },
-    ]);
-    assert.deepEqual(issue, {
-      type: 'less_than_equal',
-      loc: ['query', 'page'],
-      msg: 'Input should be less than or equal to 1000000000',
-      input: '92233720368547758',
-      ctx: { le: 1_000_000_000 },
-    });
-  });
+  it(
+    'echoes the largest page exactly and refuses a larger ' + 'one with a 422, never a rounded echo (decision 098)',
+    async () => {
+      const last = await list('?page=1000000000&limit=100');
+      assert.equal(last.statusCode, 200, last.body);
+      assert.deepEqual([last.json().users, last.json().page, last.json().limit], [[], 1_000_000_000, 100]);
+      assert.match(last.body, /"page":1000000000,/);
+      const [issue] = assertValidation(await list('?page=92233720368547758'), [
+        { loc: ['query', 'page'], type: 'less_than_equal' },
+      ]);
+      assert.deepEqual(issue, {
+        type: 'less_than_equal',
+        loc: ['query', 'page'],
+        msg: 'Input should be less than or equal to 1000000000',
+        input: '92233720368547758',
+        ctx: { le: 1_000_000_000 },
+      });
+    },
+  );
 
   it('searches e-mail, first, last and full name as a case-insensitive substring', async () => {
     const emails = async (search: string) =>
@@ -140,7 +143,9 @@ describe('admin: list users', () => {
 
   it('the search has its trigram indexes, made at start where pg_trgm exists', async () => {
     const rows = await t.database.rows<{ indexname: string; indexdef: string }>(
-      sql`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'users' AND indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`,
+      sql`SELECT indexname, indexdef FROM pg_indexes
+        WHERE tablename = 'users' AND indexdef LIKE '%gin_trgm_ops%'
+        ORDER BY indexname`,
     );
     assert.deepEqual(
       rows.map((r) => r.indexname),

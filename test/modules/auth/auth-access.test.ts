@@ -143,46 +143,51 @@ describe('auth access', () => {
       }
     });
 
-    it('makes an account registered earlier with that address an admin only when ADMIN_PASSWORD is its password, and says so', async () => {
-      const register = (email: string, password: string) =>
-        t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password } });
-      assert.equal((await register('owner@example.com', 'owner-password-1')).statusCode, 201);
-      assert.equal((await register('squatter-target@example.com', 'squatters-password')).statusCode, 201);
-      const owner = await buildTestApp({
-        env: { ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'owner-password-1' },
-        keepData: true,
-      });
-      const squatted = await buildTestApp({
-        env: { ADMIN_EMAIL: 'squatter-target@example.com', ADMIN_PASSWORD: 'the-operators-password' },
-        keepData: true,
-      });
-      try {
-        const roleOf = async (email: string) => (await accountsOf(email))[0]!.role;
-        assert.equal(await roleOf('owner@example.com'), 'admin');
-        assert.ok(
-          owner.logLines().some((l) => l.level === 30 && String(l.msg).startsWith('made the configured ADMIN_EMAIL')),
-        );
-        assert.equal(
-          await roleOf('squatter-target@example.com'),
-          'user',
-          'whoever registered the address first does not become admin',
-        );
-        const warning = squatted
-          .logLines()
-          .find((l) => l.level === 40 && String(l.msg).startsWith('ADMIN_EMAIL is registered already'));
-        assert.match(String(warning?.msg), /npm run cli -- users:promote --email squatter-target@example\.com/);
-        assert.doesNotMatch(squatted.logText(), /the-operators-password/);
-      } finally {
-        await owner.close();
-        await squatted.close();
-      }
-    });
+    it(
+      'makes an account registered earlier with that address an admin only when ' +
+        'ADMIN_PASSWORD is its password, and says so',
+      async () => {
+        const register = (email: string, password: string) =>
+          t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { email, password } });
+        assert.equal((await register('owner@example.com', 'owner-password-1')).statusCode, 201);
+        assert.equal((await register('squatter-target@example.com', 'squatters-password')).statusCode, 201);
+        const owner = await buildTestApp({
+          env: { ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'owner-password-1' },
+          keepData: true,
+        });
+        const squatted = await buildTestApp({
+          env: { ADMIN_EMAIL: 'squatter-target@example.com', ADMIN_PASSWORD: 'the-operators-password' },
+          keepData: true,
+        });
+        try {
+          const roleOf = async (email: string) => (await accountsOf(email))[0]!.role;
+          assert.equal(await roleOf('owner@example.com'), 'admin');
+          assert.ok(
+            owner.logLines().some((l) => l.level === 30 && String(l.msg).startsWith('made the configured ADMIN_EMAIL')),
+          );
+          assert.equal(
+            await roleOf('squatter-target@example.com'),
+            'user',
+            'whoever registered the address first does not become admin',
+          );
+          const warning = squatted
+            .logLines()
+            .find((l) => l.level === 40 && String(l.msg).startsWith('ADMIN_EMAIL is registered already'));
+          assert.match(String(warning?.msg), /npm run cli -- users:promote --email squatter-target@example\.com/);
+          assert.doesNotMatch(squatted.logText(), /the-operators-password/);
+        } finally {
+          await owner.close();
+          await squatted.close();
+        }
+      },
+    );
 
     it('instances starting together create it once and all start', async () => {
       const env = { ADMIN_EMAIL: 'race@example.com', ADMIN_PASSWORD: 'race-password-1' };
       const racer = await buildTestApp({ env, keepData: true });
       try {
-        // No operation removes an account outright (deletion is soft): the row is deleted so that the instances race to create it.
+        // No operation removes an account outright (deletion is soft): the row is deleted so that
+        // the instances race to create it.
         await t.database.db.delete(users).where(eq(users.email, 'race@example.com'));
         const modules = Array.from({ length: 4 }, () => createModules(racer.platform).auth);
         await Promise.all(modules.map((module) => module.bootstrapAdmin()));

@@ -25,22 +25,26 @@ describe('auth: login throttling', () => {
 
   describe('login throttling', () => {
     const PAIR = LOGIN_LIMITS.perAccountAndClient;
-    it(`per address: after ${LOGIN_LIMITS.perClient} failures from one address, even a correct login from it is refused`, async () => {
-      const victim = await signIn(t.app, t.database);
-      for (let i = 0; i < LOGIN_LIMITS.perClient; i++) {
-        assert.equal((await login(`nobody-${i}@example.com`, 'wrong-password', '10.9.0.1')).statusCode, 401);
-      }
-      const blocked = await login(victim.email, victim.password, '10.9.0.1');
-      assert.equal(blocked.statusCode, 429);
-      assert.deepEqual(blocked.json(), { detail: 'Too many login attempts; try again later' });
-      const retryAfter = Number(blocked.headers['retry-after']);
-      assert.ok(retryAfter > 0 && retryAfter <= LOGIN_LIMITS.windowMs / 1000, String(retryAfter));
-      assert.equal(
-        (await login(victim.email, victim.password, '10.9.0.2')).statusCode,
-        200,
-        'other addresses are not affected',
-      );
-    });
+    it(
+      `per address: after ${LOGIN_LIMITS.perClient} failures from one address, even a ` +
+        'correct login from it is refused',
+      async () => {
+        const victim = await signIn(t.app, t.database);
+        for (let i = 0; i < LOGIN_LIMITS.perClient; i++) {
+          assert.equal((await login(`nobody-${i}@example.com`, 'wrong-password', '10.9.0.1')).statusCode, 401);
+        }
+        const blocked = await login(victim.email, victim.password, '10.9.0.1');
+        assert.equal(blocked.statusCode, 429);
+        assert.deepEqual(blocked.json(), { detail: 'Too many login attempts; try again later' });
+        const retryAfter = Number(blocked.headers['retry-after']);
+        assert.ok(retryAfter > 0 && retryAfter <= LOGIN_LIMITS.windowMs / 1000, String(retryAfter));
+        assert.equal(
+          (await login(victim.email, victim.password, '10.9.0.2')).statusCode,
+          200,
+          'other addresses are not affected',
+        );
+      },
+    );
 
     it('failures from elsewhere do not lock the owner out', async () => {
       const owner = await signIn(t.app, t.database);
@@ -106,42 +110,50 @@ describe('auth: login throttling', () => {
       );
     });
 
-    it(`an account takes ${LOGIN_LIMITS.perAccount} failures from everywhere; attempts refused for their address count for nothing`, async () => {
-      const victim = await signIn(t.app, t.database);
-      // An address over its own limit: its attempts at the victim must not count towards the account's.
-      for (let i = 0; i < LOGIN_LIMITS.perClient; i++)
-        assert.equal((await login(`filler-${i}@example.com`, 'wrong', '10.9.4.250')).statusCode, 401);
-      for (let i = 0; i < LOGIN_LIMITS.perAccount; i++)
-        assert.equal((await login(victim.email, 'wrong', '10.9.4.250')).statusCode, 429);
-      const addresses = LOGIN_LIMITS.perAccount / PAIR;
-      for (let a = 0; a < addresses; a++) {
-        const failures = await Promise.all(
-          Array.from({ length: PAIR }, () => login(victim.email, 'wrong', `10.9.4.${a + 1}`)),
+    it(
+      `an account takes ${LOGIN_LIMITS.perAccount} failures from everywhere; attempts refused for ` +
+        'their address count for nothing',
+      async () => {
+        const victim = await signIn(t.app, t.database);
+        // An address over its own limit: its attempts at the victim must not count towards the account's.
+        for (let i = 0; i < LOGIN_LIMITS.perClient; i++)
+          assert.equal((await login(`filler-${i}@example.com`, 'wrong', '10.9.4.250')).statusCode, 401);
+        for (let i = 0; i < LOGIN_LIMITS.perAccount; i++)
+          assert.equal((await login(victim.email, 'wrong', '10.9.4.250')).statusCode, 429);
+        const addresses = LOGIN_LIMITS.perAccount / PAIR;
+        for (let a = 0; a < addresses; a++) {
+          const failures = await Promise.all(
+            Array.from({ length: PAIR }, () => login(victim.email, 'wrong', `10.9.4.${a + 1}`)),
+          );
+          assert.deepEqual(
+            failures.map((r) => r.statusCode),
+            Array(PAIR).fill(401),
+            `address ${a + 1}`,
+          );
+        }
+        const locked = await login(victim.email, victim.password, '10.9.5.1');
+        assert.equal(
+          locked.statusCode,
+          429,
+          'past the account-wide limit every address is refused until the window ends',
         );
-        assert.deepEqual(
-          failures.map((r) => r.statusCode),
-          Array(PAIR).fill(401),
-          `address ${a + 1}`,
-        );
-      }
-      const locked = await login(victim.email, victim.password, '10.9.5.1');
-      assert.equal(
-        locked.statusCode,
-        429,
-        'past the account-wide limit every address is refused until the window ends',
-      );
-    });
+      },
+    );
 
-    it("successful logins do not use up the per-address allowance, and reset the account's count from that address", async () => {
-      const user = await signIn(t.app, t.database);
-      for (let i = 0; i < LOGIN_LIMITS.perClient + 5; i++) {
-        assert.equal((await login(user.email, user.password, '10.9.2.1')).statusCode, 200, `login ${i + 1}`);
-      }
-      for (let round = 0; round < 2; round++) {
-        for (let i = 0; i < PAIR - 1; i++) assert.equal((await login(user.email, 'wrong', '10.9.2.2')).statusCode, 401);
-        assert.equal((await login(user.email, user.password, '10.9.2.2')).statusCode, 200);
-      }
-    });
+    it(
+      'successful logins do not use up the per-address ' + "allowance, and reset the account's count from that address",
+      async () => {
+        const user = await signIn(t.app, t.database);
+        for (let i = 0; i < LOGIN_LIMITS.perClient + 5; i++) {
+          assert.equal((await login(user.email, user.password, '10.9.2.1')).statusCode, 200, `login ${i + 1}`);
+        }
+        for (let round = 0; round < 2; round++) {
+          for (let i = 0; i < PAIR - 1; i++)
+            assert.equal((await login(user.email, 'wrong', '10.9.2.2')).statusCode, 401);
+          assert.equal((await login(user.email, user.password, '10.9.2.2')).statusCode, 200);
+        }
+      },
+    );
   });
 
   describe('behind a reverse proxy', () => {

@@ -46,73 +46,79 @@ describe('two-factor sign-in', () => {
         { authorization: `Bearer ${token}` },
       );
 
-    it('lets a fresh second factor create credentials, refuses a stale one with 403, and a step-up renews it', async () => {
-      const user = await enrolled();
-      const signedIn = await post('/api/auth/2fa/verify', {
-        mfa_token: await challenge(user),
-        code: codeAt(user.secret),
-      });
-      const pair = signedIn.json<{ access_token: string; refresh_token: string }>();
-      assert.equal((await createCredential(pair.access_token, 'first')).statusCode, 201);
+    it(
+      'lets a fresh second factor create credentials, ' + 'refuses a stale one with 403, and a step-up renews it',
+      async () => {
+        const user = await enrolled();
+        const signedIn = await post('/api/auth/2fa/verify', {
+          mfa_token: await challenge(user),
+          code: codeAt(user.secret),
+        });
+        const pair = signedIn.json<{ access_token: string; refresh_token: string }>();
+        assert.equal((await createCredential(pair.access_token, 'first')).statusCode, 201);
 
-      clock.advance(10 * 60_000 + 1_000);
-      assertDetail(await createCredential(pair.access_token, 'second'), 403, 'Second factor required');
-      const refreshed = await post('/api/auth/refresh', { refresh_token: pair.refresh_token });
-      assert.equal(refreshed.statusCode, 200);
-      assert.deepEqual(
-        claimsOf(refreshed.json().access_token),
-        claimsOf(pair.access_token),
-        'a refresh keeps auth_time and amr',
-      );
-      assertDetail(await createCredential(refreshed.json().access_token, 'second'), 403, 'Second factor required');
-      const headers = { authorization: `Bearer ${refreshed.json().access_token}` };
-      assertDetail(
-        await post(
-          '/api/auth/password',
-          { current_password: user.password, new_password: 'another password 1' },
-          headers,
-        ),
-        403,
-        'Second factor required',
-      );
-      assertDetail(
-        await post('/api/auth/tokens', { name: 'bot', scopes: ['account:read'] }, headers),
-        403,
-        'Second factor required',
-      );
-
-      nextStep();
-      assertDetail(
-        await post('/api/auth/2fa/step-up', { code: codeAt(user.secret, -2) }, headers),
-        401,
-        'Invalid two-factor code',
-      );
-      const stepped = await post('/api/auth/2fa/step-up', { code: codeAt(user.secret) }, headers);
-      assert.equal(stepped.statusCode, 200, stepped.body);
-      const fresh = stepped.json<{ access_token: string }>().access_token;
-      assert.equal(claimsOf(fresh).auth_time, Math.floor(clock.now().getTime() / 1000));
-      assert.equal((await createCredential(fresh, 'second')).statusCode, 201);
-      assert.equal(
-        (
+        clock.advance(10 * 60_000 + 1_000);
+        assertDetail(await createCredential(pair.access_token, 'second'), 403, 'Second factor required');
+        const refreshed = await post('/api/auth/refresh', { refresh_token: pair.refresh_token });
+        assert.equal(refreshed.statusCode, 200);
+        assert.deepEqual(
+          claimsOf(refreshed.json().access_token),
+          claimsOf(pair.access_token),
+          'a refresh keeps auth_time and amr',
+        );
+        assertDetail(await createCredential(refreshed.json().access_token, 'second'), 403, 'Second factor required');
+        const headers = { authorization: `Bearer ${refreshed.json().access_token}` };
+        assertDetail(
           await post(
             '/api/auth/password',
             { current_password: user.password, new_password: 'another password 1' },
-            { authorization: `Bearer ${fresh}` },
-          )
-        ).statusCode,
-        200,
-      );
-    });
+            headers,
+          ),
+          403,
+          'Second factor required',
+        );
+        assertDetail(
+          await post('/api/auth/tokens', { name: 'bot', scopes: ['account:read'] }, headers),
+          403,
+          'Second factor required',
+        );
 
-    it('asks nothing more of an account without two-factor; step-up then answers 409, and 401 without a token', async () => {
-      const user = await signIn(t.app, t.database);
-      clock.advance(11 * 60_000);
-      const fresh = await signIn(t.app, t.database);
-      assert.equal((await createCredential(fresh.token, 'plain')).statusCode, 201);
-      assertDetail(await post('/api/auth/2fa/step-up', { code: '123456' }, fresh.headers), 409);
-      assertDetail(await post('/api/auth/2fa/step-up', { code: '123456' }), 401);
-      assert.ok(user.id);
-    });
+        nextStep();
+        assertDetail(
+          await post('/api/auth/2fa/step-up', { code: codeAt(user.secret, -2) }, headers),
+          401,
+          'Invalid two-factor code',
+        );
+        const stepped = await post('/api/auth/2fa/step-up', { code: codeAt(user.secret) }, headers);
+        assert.equal(stepped.statusCode, 200, stepped.body);
+        const fresh = stepped.json<{ access_token: string }>().access_token;
+        assert.equal(claimsOf(fresh).auth_time, Math.floor(clock.now().getTime() / 1000));
+        assert.equal((await createCredential(fresh, 'second')).statusCode, 201);
+        assert.equal(
+          (
+            await post(
+              '/api/auth/password',
+              { current_password: user.password, new_password: 'another password 1' },
+              { authorization: `Bearer ${fresh}` },
+            )
+          ).statusCode,
+          200,
+        );
+      },
+    );
+
+    it(
+      'asks nothing more of an account without two-factor; ' + 'step-up then answers 409, and 401 without a token',
+      async () => {
+        const user = await signIn(t.app, t.database);
+        clock.advance(11 * 60_000);
+        const fresh = await signIn(t.app, t.database);
+        assert.equal((await createCredential(fresh.token, 'plain')).statusCode, 201);
+        assertDetail(await post('/api/auth/2fa/step-up', { code: '123456' }, fresh.headers), 409);
+        assertDetail(await post('/api/auth/2fa/step-up', { code: '123456' }), 401);
+        assert.ok(user.id);
+      },
+    );
 
     it('documents which operations need a step-up', async () => {
       const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
@@ -133,23 +139,29 @@ describe('two-factor sign-in', () => {
         headers: admin.headers,
       });
 
-    it("resets a user's second factor with twoFactorEnabled false: audited, every session revoked, login without a code after", async () => {
-      const admin = await signIn(t.app, t.database, { role: 'admin' });
-      const user = await enrolled();
-      const response = await patch(admin, user.id, { twoFactorEnabled: false });
-      assert.equal(response.statusCode, 200, response.body);
-      assert.equal(response.json().twoFactorEnabled, false);
-      assert.equal((await me(user.token)).statusCode, 401, 'the user is signed out');
-      const [row] = await t.database.rows<{ sealed: string | null; codes: number }>(
-        sql`SELECT totp_secret_sealed AS sealed, (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes FROM users WHERE id = ${user.id}`,
-      );
-      assert.deepEqual(row, { sealed: null, codes: 0 });
-      const audited = await t.database.rows<{ actor_id: string }>(
-        sql`SELECT actor_id FROM audit_log WHERE action = 'admin.user.2fa_reset' AND subject_user_id = ${user.id}`,
-      );
-      assert.deepEqual(audited, [{ actor_id: admin.id }]);
-      assert.ok((await login(user)).json().access_token, 'the password alone signs in again');
-    });
+    it(
+      "resets a user's second factor with twoFactorEnabled false: audited, every session " +
+        'revoked, login without a code after',
+      async () => {
+        const admin = await signIn(t.app, t.database, { role: 'admin' });
+        const user = await enrolled();
+        const response = await patch(admin, user.id, { twoFactorEnabled: false });
+        assert.equal(response.statusCode, 200, response.body);
+        assert.equal(response.json().twoFactorEnabled, false);
+        assert.equal((await me(user.token)).statusCode, 401, 'the user is signed out');
+        const [row] = await t.database.rows<{ sealed: string | null; codes: number }>(
+          sql`SELECT totp_secret_sealed AS sealed,
+            (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes
+            FROM users WHERE id = ${user.id}`,
+        );
+        assert.deepEqual(row, { sealed: null, codes: 0 });
+        const audited = await t.database.rows<{ actor_id: string }>(
+          sql`SELECT actor_id FROM audit_log WHERE action = 'admin.user.2fa_reset' AND subject_user_id = ${user.id}`,
+        );
+        assert.deepEqual(audited, [{ actor_id: admin.id }]);
+        assert.ok((await login(user)).json().access_token, 'the password alone signs in again');
+      },
+    );
 
     it('refuses twoFactorEnabled true: the user enrolls themselves', async () => {
       const admin = await signIn(t.app, t.database, { role: 'admin' });

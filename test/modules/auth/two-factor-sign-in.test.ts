@@ -167,21 +167,24 @@ describe('two-factor sign-in', () => {
       );
     });
 
-    it('never accepts one code twice, even on a fresh sign-in, and refuses an older step after a newer one', async () => {
-      const user = await enrolled();
-      const code = codeAt(user.secret);
-      assert.equal((await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code })).statusCode, 200);
-      assertDetail(
-        await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code }),
-        401,
-        'Invalid two-factor code',
-      );
-      assertDetail(
-        await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, -1) }),
-        401,
-        'Invalid two-factor code',
-      );
-    });
+    it(
+      'never accepts one code twice, even on a fresh ' + 'sign-in, and refuses an older step after a newer one',
+      async () => {
+        const user = await enrolled();
+        const code = codeAt(user.secret);
+        assert.equal((await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code })).statusCode, 200);
+        assertDetail(
+          await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code }),
+          401,
+          'Invalid two-factor code',
+        );
+        assertDetail(
+          await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), code: codeAt(user.secret, -1) }),
+          401,
+          'Invalid two-factor code',
+        );
+      },
+    );
 
     it('accepts a code one step behind or ahead of the clock, and not two', async () => {
       const user = await enrolled();
@@ -261,12 +264,14 @@ describe('two-factor sign-in', () => {
       );
 
       const audited = await t.database.rows<{ details: { remaining: number } }>(
-        sql`SELECT details FROM audit_log WHERE action = 'auth.2fa.recovery_code_used' AND subject_user_id = ${user.id}`,
+        sql`SELECT details FROM audit_log
+          WHERE action = 'auth.2fa.recovery_code_used' AND subject_user_id = ${user.id}`,
       );
       assert.equal(audited.length, 1);
       assert.equal(audited[0]!.details.remaining, 9);
       const mails = await t.database.rows<{ to: string; subject: string }>(
-        sql`SELECT payload->>'to' AS "to", payload->>'subject' AS subject FROM outbox WHERE kind = 'mail.send' AND payload->>'to' = ${user.email}`,
+        sql`SELECT payload->>'to' AS "to", payload->>'subject' AS subject
+          FROM outbox WHERE kind = 'mail.send' AND payload->>'to' = ${user.email}`,
       );
       assert.deepEqual(
         mails.map((m) => m.subject),
@@ -341,7 +346,9 @@ describe('two-factor sign-in', () => {
       );
       assert.equal(disabled.statusCode, 200, disabled.body);
       const [row] = await t.database.rows<{ sealed: string | null; codes: number }>(
-        sql`SELECT totp_secret_sealed AS sealed, (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes FROM users WHERE id = ${user.id}`,
+        sql`SELECT totp_secret_sealed AS sealed,
+          (SELECT count(*)::int FROM two_factor_recovery_codes WHERE user_id = ${user.id}) AS codes
+          FROM users WHERE id = ${user.id}`,
       );
       assert.deepEqual(row, { sealed: null, codes: 0 });
     });

@@ -128,7 +128,8 @@ describe('command center feeds', () => {
         const mine = body.events.map((e: { id: string }) => e.id).filter((id: string) => ids.includes(id));
         return { ...body, mine };
       };
-      const old = await post({ source: 'f-news', direction: 'bullish', detected_at: hoursAgo(30) }); // horizon passed 6 h ago
+      // horizon passed 6 h ago
+      const old = await post({ source: 'f-news', direction: 'bullish', detected_at: hoursAgo(30) });
       const expired = await post({
         source: 'f-news',
         direction: 'bearish',
@@ -141,7 +142,8 @@ describe('command center feeds', () => {
         detected_at: hoursAgo(2),
         expires_at: hoursAhead(2),
       });
-      const recent = await post({ source: 'f-chain', direction: 'up', detected_at: hoursAgo(1) }); // active for 23 h more
+      // active for 23 h more
+      const recent = await post({ source: 'f-chain', direction: 'up', detected_at: hoursAgo(1) });
       const shady = await post({
         source: 'f-rumours',
         direction: 'long',
@@ -237,7 +239,8 @@ describe('command center feeds', () => {
       assert.deepEqual((await due(hoursAhead(2))).map((d) => d.id).sort(), [expiredEarly, pending, far].sort());
       await assert.rejects(module.intel.recordOutcome('00000000-0000-4000-8000-000000000000', 1), { status: 404 });
       await assert.rejects(module.intel.recordOutcome('garbage', 1), { status: 404 });
-      // The scoring job's entry concerns no user, so no activity shows it: the event's whole trail is read from the audit log.
+      // The scoring job's entry concerns no user, so no activity shows it: the event's whole
+      // trail is read from the audit log.
       const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.targetId, matured));
       assert.deepEqual(audits.map((a) => a.action).sort(), [
         'command_center.intel.create',

@@ -134,26 +134,29 @@ describe("the console's account pages in a browser", { skip: browserMissing }, (
     await assertClean(c, 'the portfolio page');
   });
 
-  it("makes an API token shown once (the sign-in's second factor is recent enough), and shows two-factor on", async () => {
-    const { page } = c;
-    await page.getByRole('link', { name: 'API tokens' }).click();
-    await page.getByLabel('Token name').fill('my bot');
-    await page.getByRole('button', { name: 'Make token' }).click();
-    const secret = page.locator('p.secret');
-    await secret.waitFor();
-    assert.match(await secret.innerText(), /^tpk_/);
-    await page
-      .getByRole('table', { name: /Your API tokens/ })
-      .getByRole('row')
-      .filter({ hasText: 'my bot' })
-      .waitFor();
-    await assertClean(c, 'the API tokens page');
+  it(
+    "makes an API token shown once (the sign-in's second " + 'factor is recent enough), and shows two-factor on',
+    async () => {
+      const { page } = c;
+      await page.getByRole('link', { name: 'API tokens' }).click();
+      await page.getByLabel('Token name').fill('my bot');
+      await page.getByRole('button', { name: 'Make token' }).click();
+      const secret = page.locator('p.secret');
+      await secret.waitFor();
+      assert.match(await secret.innerText(), /^tpk_/);
+      await page
+        .getByRole('table', { name: /Your API tokens/ })
+        .getByRole('row')
+        .filter({ hasText: 'my bot' })
+        .waitFor();
+      await assertClean(c, 'the API tokens page');
 
-    await page.getByRole('link', { name: 'Security' }).click();
-    await page.getByText('Two-factor authentication is on.').waitFor();
-    await page.getByRole('button', { name: 'Turn off two-factor' }).waitFor();
-    await assertClean(c, 'the security page, two-factor on');
-  });
+      await page.getByRole('link', { name: 'Security' }).click();
+      await page.getByText('Two-factor authentication is on.').waitFor();
+      await page.getByRole('button', { name: 'Turn off two-factor' }).waitFor();
+      await assertClean(c, 'the security page, two-factor on');
+    },
+  );
 
   it('starts two-factor enrollment for an account without it, showing the QR code', async () => {
     const other = await signIn(t.app, t.database);

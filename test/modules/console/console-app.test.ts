@@ -12,7 +12,8 @@ import { registerErrorHandling } from '../../../src/platform/http/error-handler.
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src " +
+  "'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 describe('the console pages', () => {
   let t: TestApp;
@@ -25,21 +26,24 @@ describe('the console pages', () => {
   const get = (url: string) => t.app.inject({ method: 'GET', url });
   const assetsOf = (html: string) => [...html.matchAll(/(?:src|href)="\/console\/assets\/([^"]+)"/g)].map((m) => m[1]!);
 
-  it('answers the app shell at /console with a strict CSP, never cached stale, naming a hashed script and style', async () => {
-    const response = await get('/console');
-    assert.equal(response.statusCode, 200);
-    assert.equal(response.headers['content-type'], 'text/html; charset=utf-8');
-    assert.equal(response.headers['content-security-policy'], CSP);
-    assert.equal(response.headers['cache-control'], 'no-cache');
-    assert.equal(response.headers['x-content-type-options'], 'nosniff');
-    assert.equal(response.headers['x-frame-options'], 'DENY');
-    const assets = assetsOf(response.body);
-    assert.equal(assets.length, 2, response.body);
-    assert.match(assets[0]!, /^main-[A-Z0-9]{8}\.css$/);
-    assert.match(assets[1]!, /^main-[A-Z0-9]{8}\.js$/);
-    // No inline script or style: everything comes from files.
-    assert.doesNotMatch(response.body, /<script>|<script [^>]*>[^<]|<style|style=/);
-  });
+  it(
+    'answers the app shell at /console with a strict CSP, ' + 'never cached stale, naming a hashed script and style',
+    async () => {
+      const response = await get('/console');
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['content-type'], 'text/html; charset=utf-8');
+      assert.equal(response.headers['content-security-policy'], CSP);
+      assert.equal(response.headers['cache-control'], 'no-cache');
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      assert.equal(response.headers['x-frame-options'], 'DENY');
+      const assets = assetsOf(response.body);
+      assert.equal(assets.length, 2, response.body);
+      assert.match(assets[0]!, /^main-[A-Z0-9]{8}\.css$/);
+      assert.match(assets[1]!, /^main-[A-Z0-9]{8}\.js$/);
+      // No inline script or style: everything comes from files.
+      assert.doesNotMatch(response.body, /<script>|<script [^>]*>[^<]|<style|style=/);
+    },
+  );
 
   it('answers the same shell for any deep link below /console, so a reload works', async () => {
     const shell = (await get('/console')).body;
@@ -76,18 +80,21 @@ describe('the console pages', () => {
     assert.match(style.body, /prefers-color-scheme|data-theme/);
   });
 
-  it('answers 404 in the contract shape for an unknown asset, a path out of the folder or a type it does not serve', async () => {
-    for (const url of [
-      '/console/assets/main-XXXXXXXX.js',
-      '/console/assets/..%2F..%2Fpackage.json',
-      '/console/assets/index.html',
-      '/console/assets/.hidden.js',
-    ]) {
-      const response = await get(url);
-      assert.equal(response.statusCode, 404, url);
-      assert.deepEqual(response.json(), { detail: 'Not Found' }, url);
-    }
-  });
+  it(
+    'answers 404 in the contract shape for an unknown asset, ' + 'a path out of the folder or a type it does not serve',
+    async () => {
+      for (const url of [
+        '/console/assets/main-XXXXXXXX.js',
+        '/console/assets/..%2F..%2Fpackage.json',
+        '/console/assets/index.html',
+        '/console/assets/.hidden.js',
+      ]) {
+        const response = await get(url);
+        assert.equal(response.statusCode, 404, url);
+        assert.deepEqual(response.json(), { detail: 'Not Found' }, url);
+      }
+    },
+  );
 
   it('is linked from the API document that /docs shows', async () => {
     const document = (await get('/openapi.json')).json();

@@ -27,55 +27,58 @@ describe("the console's markets in a browser", { skip: browserMissing }, () => {
     await ws?.close();
   });
 
-  it('shows the ticker table without signing in, searchable and sortable, and the price moves when the venue ticks', async () => {
-    const c = await openConsole(browser, base);
-    const { page } = c;
-    try {
-      await page.goto('/console');
-      const table = page.getByRole('table', { name: '24 h tickers, prices live' });
-      const btc = table.getByRole('row').filter({ has: page.getByRole('link', { name: 'BTC/USDT' }) });
-      await btc.waitFor();
-      assert.equal(await table.getByRole('columnheader').count(), 6);
+  it(
+    'shows the ticker table without signing in, searchable ' + 'and sortable, and the price moves when the venue ticks',
+    async () => {
+      const c = await openConsole(browser, base);
+      const { page } = c;
+      try {
+        await page.goto('/console');
+        const table = page.getByRole('table', { name: '24 h tickers, prices live' });
+        const btc = table.getByRole('row').filter({ has: page.getByRole('link', { name: 'BTC/USDT' }) });
+        await btc.waitFor();
+        assert.equal(await table.getByRole('columnheader').count(), 6);
 
-      ws.setPrice('BTCUSDT', '71000.5');
-      // The browser's stream may still be opening: push until the new price is on the page.
-      const shown = btc.locator('.price');
-      for (let i = 0; i < 50 && (await shown.innerText()) !== '71,000.5'; i += 1) {
+        ws.setPrice('BTCUSDT', '71000.5');
+        // The browser's stream may still be opening: push until the new price is on the page.
+        const shown = btc.locator('.price');
+        for (let i = 0; i < 50 && (await shown.innerText()) !== '71,000.5'; i += 1) {
+          ws.push(['BTCUSDT']);
+          await page.waitForTimeout(200);
+        }
+        assert.equal(await shown.innerText(), '71,000.5');
+        ws.setPrice('BTCUSDT', '70123.25');
         ws.push(['BTCUSDT']);
-        await page.waitForTimeout(200);
+        await page.waitForFunction(
+          () => document.querySelector('[data-symbol="BTCUSDT"]')?.textContent === '70,123.25',
+          null,
+          { timeout: 5_000 },
+        );
+
+        // Search narrows the rows; sorting by pair puts them in order.
+        await page.getByLabel('Search pairs').fill('eth');
+        await page.waitForFunction(() =>
+          [...document.querySelectorAll('table caption')].some((c) => c.textContent === '24 h tickers, prices live'),
+        );
+        const pairs = async () => table.locator('tbody tr td:first-child').allInnerTexts();
+        await page.waitForFunction(() => !document.querySelector('[data-symbol="BTCUSDT"]'));
+        for (const pair of await pairs()) assert.match(pair, /ETH/);
+        await page.getByLabel('Search pairs').fill('');
+        await table.getByRole('button', { name: 'Pair' }).click();
+        const sorted = await pairs();
+        assert.ok(sorted.length > 3, sorted.join());
+        assert.deepEqual(sorted, [...sorted].sort().reverse(), 'first click sorts descending');
+        assert.equal(await table.getByRole('columnheader', { name: /Pair/ }).getAttribute('aria-sort'), 'descending');
+
+        await page.getByRole('heading', { name: 'Heatmap' }).waitFor();
+        await page.getByRole('table', { name: 'Top gainers over 24 h' }).waitFor();
+        await page.getByRole('table', { name: 'Trending pairs' }).waitFor();
+        await assertClean(c, 'the markets page');
+      } finally {
+        await c.close();
       }
-      assert.equal(await shown.innerText(), '71,000.5');
-      ws.setPrice('BTCUSDT', '70123.25');
-      ws.push(['BTCUSDT']);
-      await page.waitForFunction(
-        () => document.querySelector('[data-symbol="BTCUSDT"]')?.textContent === '70,123.25',
-        null,
-        { timeout: 5_000 },
-      );
-
-      // Search narrows the rows; sorting by pair puts them in order.
-      await page.getByLabel('Search pairs').fill('eth');
-      await page.waitForFunction(() =>
-        [...document.querySelectorAll('table caption')].some((c) => c.textContent === '24 h tickers, prices live'),
-      );
-      const pairs = async () => table.locator('tbody tr td:first-child').allInnerTexts();
-      await page.waitForFunction(() => !document.querySelector('[data-symbol="BTCUSDT"]'));
-      for (const pair of await pairs()) assert.match(pair, /ETH/);
-      await page.getByLabel('Search pairs').fill('');
-      await table.getByRole('button', { name: 'Pair' }).click();
-      const sorted = await pairs();
-      assert.ok(sorted.length > 3, sorted.join());
-      assert.deepEqual(sorted, [...sorted].sort().reverse(), 'first click sorts descending');
-      assert.equal(await table.getByRole('columnheader', { name: /Pair/ }).getAttribute('aria-sort'), 'descending');
-
-      await page.getByRole('heading', { name: 'Heatmap' }).waitFor();
-      await page.getByRole('table', { name: 'Top gainers over 24 h' }).waitFor();
-      await page.getByRole('table', { name: 'Trending pairs' }).waitFor();
-      await assertClean(c, 'the markets page');
-    } finally {
-      await c.close();
-    }
-  });
+    },
+  );
 
   it("shows a pair's candlesticks, switches the interval, and lists the order book and the 24 h figures", async () => {
     const c = await openConsole(browser, base);

@@ -32,56 +32,64 @@ describe('the console session', () => {
     t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
 
   describe('POST /api/console/session/login', () => {
-    it('answers the access token only and sets the refresh token as an HttpOnly, SameSite=Strict cookie on /api/console/session', async () => {
-      const user = await signIn(t.app, t.database);
-      const response = await post('/api/console/session/login', { email: user.email, password: user.password });
-      assert.equal(response.statusCode, 200, response.body);
-      const body = response.json();
-      assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'token_type']);
-      assert.equal(body.token_type, 'bearer');
-      assert.equal(response.headers['cache-control'], 'no-store');
-      const cookie = cookieOf(response);
-      assert.match(
-        cookie,
-        /^tp_console_refresh=[^;]{20,}; Path=\/api\/console\/session; Max-Age=2592000; HttpOnly; SameSite=Strict$/,
-      );
-      assert.equal(cookie.includes(body.access_token), false);
-      const account = await me(body.access_token);
-      assert.equal(account.statusCode, 200);
-      assert.equal(account.json().email, user.email);
-    });
+    it(
+      'answers the access token only and sets the refresh token as an HttpOnly, SameSite=Strict ' +
+        'cookie on /api/console/session',
+      async () => {
+        const user = await signIn(t.app, t.database);
+        const response = await post('/api/console/session/login', { email: user.email, password: user.password });
+        assert.equal(response.statusCode, 200, response.body);
+        const body = response.json();
+        assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'token_type']);
+        assert.equal(body.token_type, 'bearer');
+        assert.equal(response.headers['cache-control'], 'no-store');
+        const cookie = cookieOf(response);
+        assert.match(
+          cookie,
+          /^tp_console_refresh=[^;]{20,}; Path=\/api\/console\/session; Max-Age=2592000; HttpOnly; SameSite=Strict$/,
+        );
+        assert.equal(cookie.includes(body.access_token), false);
+        const account = await me(body.access_token);
+        assert.equal(account.statusCode, 200);
+        assert.equal(account.json().email, user.email);
+      },
+    );
 
-    it('refuses a request without the console header (422) or from another origin (403), before checking the password', async () => {
-      const user = await signIn(t.app, t.database);
-      const bare = await post('/api/console/session/login', { email: user.email, password: user.password }, {});
-      assert.equal(bare.statusCode, 422);
-      assert.deepEqual(
-        bare.json().detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
-        [['missing', ['header', 'x-console-request']]],
-      );
-      assert.equal(bare.headers['set-cookie'], undefined);
-      const wrong = await post(
-        '/api/console/session/login',
-        { email: user.email, password: user.password },
-        { 'x-console-request': 'yes' },
-      );
-      assert.equal(wrong.statusCode, 422);
-      assert.equal(wrong.headers['set-cookie'], undefined);
-      const foreign = await post(
-        '/api/console/session/login',
-        { email: user.email, password: user.password },
-        { ...CONSOLE, origin: 'https://evil.example' },
-      );
-      assert.equal(foreign.statusCode, 403);
-      assert.deepEqual(foreign.json(), { detail: 'Cross-site request refused' });
-      assert.equal(foreign.headers['set-cookie'], undefined);
-      const same = await post(
-        '/api/console/session/login',
-        { email: user.email, password: user.password },
-        { ...CONSOLE, origin: 'http://localhost:80' },
-      );
-      assert.equal(same.statusCode, 200, same.body);
-    });
+    it(
+      'refuses a request without the console header (422) or from another origin ' +
+        '(403), before checking the password',
+      async () => {
+        const user = await signIn(t.app, t.database);
+        const bare = await post('/api/console/session/login', { email: user.email, password: user.password }, {});
+        assert.equal(bare.statusCode, 422);
+        assert.deepEqual(
+          bare.json().detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+          [['missing', ['header', 'x-console-request']]],
+        );
+        assert.equal(bare.headers['set-cookie'], undefined);
+        const wrong = await post(
+          '/api/console/session/login',
+          { email: user.email, password: user.password },
+          { 'x-console-request': 'yes' },
+        );
+        assert.equal(wrong.statusCode, 422);
+        assert.equal(wrong.headers['set-cookie'], undefined);
+        const foreign = await post(
+          '/api/console/session/login',
+          { email: user.email, password: user.password },
+          { ...CONSOLE, origin: 'https://evil.example' },
+        );
+        assert.equal(foreign.statusCode, 403);
+        assert.deepEqual(foreign.json(), { detail: 'Cross-site request refused' });
+        assert.equal(foreign.headers['set-cookie'], undefined);
+        const same = await post(
+          '/api/console/session/login',
+          { email: user.email, password: user.password },
+          { ...CONSOLE, origin: 'http://localhost:80' },
+        );
+        assert.equal(same.statusCode, 200, same.body);
+      },
+    );
 
     it('answers 401 for a wrong password and 422 for a missing field, without a cookie', async () => {
       const user = await signIn(t.app, t.database);
@@ -121,19 +129,22 @@ describe('the console session', () => {
       assert.equal((await post('/api/console/session/refresh', undefined, withCookie(second))).statusCode, 401);
     });
 
-    it('answers 401 "Not signed in" without a cookie, 422 without the console header, 403 from another origin', async () => {
-      const none = await post('/api/console/session/refresh');
-      assert.equal(none.statusCode, 401);
-      assert.deepEqual(none.json(), { detail: 'Not signed in' });
-      const bare = await post('/api/console/session/refresh', undefined, { cookie: 'tp_console_refresh=abc' });
-      assert.equal(bare.statusCode, 422);
-      assert.equal(bare.headers['set-cookie'], undefined);
-      const foreign = await post('/api/console/session/refresh', undefined, {
-        ...withCookie('abc'),
-        origin: 'https://evil.example',
-      });
-      assert.equal(foreign.statusCode, 403);
-    });
+    it(
+      'answers 401 "Not signed in" without a cookie, 422 ' + 'without the console header, 403 from another origin',
+      async () => {
+        const none = await post('/api/console/session/refresh');
+        assert.equal(none.statusCode, 401);
+        assert.deepEqual(none.json(), { detail: 'Not signed in' });
+        const bare = await post('/api/console/session/refresh', undefined, { cookie: 'tp_console_refresh=abc' });
+        assert.equal(bare.statusCode, 422);
+        assert.equal(bare.headers['set-cookie'], undefined);
+        const foreign = await post('/api/console/session/refresh', undefined, {
+          ...withCookie('abc'),
+          origin: 'https://evil.example',
+        });
+        assert.equal(foreign.statusCode, 403);
+      },
+    );
 
     it('answers 403 once the account is suspended, and clears the cookie', async () => {
       const user = await signIn(t.app, t.database);
@@ -215,20 +226,23 @@ describe('the console session', () => {
       assert.equal((await post('/api/console/session/refresh', undefined, withCookie(cookie))).statusCode, 401);
     });
 
-    it('clears the cookie even without a valid token, and refuses a call without the header or from elsewhere', async () => {
-      const out = await post('/api/console/session/logout', undefined, {
-        ...CONSOLE,
-        authorization: 'Bearer not-a-token',
-      });
-      assert.equal(out.statusCode, 200);
-      assert.match(cookieOf(out), /Max-Age=0/);
-      assert.equal((await post('/api/console/session/logout', undefined, {})).statusCode, 422);
-      assert.equal(
-        (await post('/api/console/session/logout', undefined, { ...CONSOLE, origin: 'http://evil.example' }))
-          .statusCode,
-        403,
-      );
-    });
+    it(
+      'clears the cookie even without a valid token, and ' + 'refuses a call without the header or from elsewhere',
+      async () => {
+        const out = await post('/api/console/session/logout', undefined, {
+          ...CONSOLE,
+          authorization: 'Bearer not-a-token',
+        });
+        assert.equal(out.statusCode, 200);
+        assert.match(cookieOf(out), /Max-Age=0/);
+        assert.equal((await post('/api/console/session/logout', undefined, {})).statusCode, 422);
+        assert.equal(
+          (await post('/api/console/session/logout', undefined, { ...CONSOLE, origin: 'http://evil.example' }))
+            .statusCode,
+          403,
+        );
+      },
+    );
   });
 
   describe('POST /api/console/jobs/:job_name/run', () => {

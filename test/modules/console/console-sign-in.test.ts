@@ -49,42 +49,46 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
     await m?.stop();
   });
 
-  it('works from the keyboard alone: Tab reaches the fields, Enter signs in, the navigation takes focus and Enter follows it', async () => {
-    const plain = await signIn(m.app, m.database);
-    const c = await openConsole(browser, base);
-    const { page } = c;
-    /** Presses Tab from the top of the page until `target` has focus; false when it never does. */
-    const tabTo = async (target: ReturnType<typeof page.getByLabel>) => {
-      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-      for (let i = 0; i < 40; i++) {
+  it(
+    'works from the keyboard alone: Tab reaches the fields, Enter signs in, the navigation ' +
+      'takes focus and Enter follows it',
+    async () => {
+      const plain = await signIn(m.app, m.database);
+      const c = await openConsole(browser, base);
+      const { page } = c;
+      /** Presses Tab from the top of the page until `target` has focus; false when it never does. */
+      const tabTo = async (target: ReturnType<typeof page.getByLabel>) => {
+        await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+        for (let i = 0; i < 40; i++) {
+          await page.keyboard.press('Tab');
+          if (await target.evaluate((element) => element === document.activeElement)) return true;
+        }
+        return false;
+      };
+      try {
+        await page.goto('/console/account');
+        const email = page.getByLabel('Email');
+        await email.waitFor();
+        assert.ok(await tabTo(email), 'Tab reaches the e-mail field');
+        await page.keyboard.type(plain.email);
         await page.keyboard.press('Tab');
-        if (await target.evaluate((element) => element === document.activeElement)) return true;
+        assert.ok(
+          await page.getByLabel('Password').evaluate((element) => element === document.activeElement),
+          'the password field comes next',
+        );
+        await page.keyboard.type(plain.password);
+        await page.keyboard.press('Enter');
+        await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+        const markets = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Markets' });
+        assert.ok(await tabTo(markets), 'Tab reaches the Markets link');
+        await page.keyboard.press('Enter');
+        await page.getByRole('heading', { name: 'Markets', level: 1 }).waitFor();
+        assert.deepEqual(await c.problems(), []);
+      } finally {
+        await c.close();
       }
-      return false;
-    };
-    try {
-      await page.goto('/console/account');
-      const email = page.getByLabel('Email');
-      await email.waitFor();
-      assert.ok(await tabTo(email), 'Tab reaches the e-mail field');
-      await page.keyboard.type(plain.email);
-      await page.keyboard.press('Tab');
-      assert.ok(
-        await page.getByLabel('Password').evaluate((element) => element === document.activeElement),
-        'the password field comes next',
-      );
-      await page.keyboard.type(plain.password);
-      await page.keyboard.press('Enter');
-      await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
-      const markets = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Markets' });
-      assert.ok(await tabTo(markets), 'Tab reaches the Markets link');
-      await page.keyboard.press('Enter');
-      await page.getByRole('heading', { name: 'Markets', level: 1 }).waitFor();
-      assert.deepEqual(await c.problems(), []);
-    } finally {
-      await c.close();
-    }
-  });
+    },
+  );
 
   it('signs in with e-mail, password and a TOTP code, keeps the session over a reload, and signs out', async () => {
     const c = await openConsole(browser, base);

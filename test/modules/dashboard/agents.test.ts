@@ -52,48 +52,51 @@ describe('GET /api/v1/dashboard/agents', () => {
     });
   });
 
-  it('lists every agent from activity or agent-filed tasks with last seen, 24 h actions, open tasks and status', async () => {
-    // Read at NOW + 2 days; times below are minutes from NOW.
-    const readAt = 2 * 24 * 60;
-    await report('old-bot', 0, 'Old bot'); // 48 h before reading: silent, no actions in 24 h
-    await report('idle-bot', readAt - 60, 'Idle bot'); // 1 h: idle
-    await report('busy-bot', readAt - 30);
-    await report('busy-bot', readAt - 15, 'Busy bot'); // exactly 15 min: still active
-    await report('busy-bot', readAt - 1);
-    clock.set(new Date(Date.parse(NOW) + readAt * MIN));
-    await post(TASKS, { title: 'Fix the feed', source_type: 'agent', source_id: 'filer-bot', assignee: 'busy-bot' });
-    await post(TASKS, { title: 'Another one', assignee: 'busy-bot' });
-    await post(TASKS, { title: 'Human work', assignee: 'alice' });
+  it(
+    'lists every agent from activity or agent-filed tasks ' + 'with last seen, 24 h actions, open tasks and status',
+    async () => {
+      // Read at NOW + 2 days; times below are minutes from NOW.
+      const readAt = 2 * 24 * 60;
+      await report('old-bot', 0, 'Old bot'); // 48 h before reading: silent, no actions in 24 h
+      await report('idle-bot', readAt - 60, 'Idle bot'); // 1 h: idle
+      await report('busy-bot', readAt - 30);
+      await report('busy-bot', readAt - 15, 'Busy bot'); // exactly 15 min: still active
+      await report('busy-bot', readAt - 1);
+      clock.set(new Date(Date.parse(NOW) + readAt * MIN));
+      await post(TASKS, { title: 'Fix the feed', source_type: 'agent', source_id: 'filer-bot', assignee: 'busy-bot' });
+      await post(TASKS, { title: 'Another one', assignee: 'busy-bot' });
+      await post(TASKS, { title: 'Human work', assignee: 'alice' });
 
-    const response = await t.app.inject({ method: 'GET', url: URL });
-    assert.equal(response.statusCode, 200);
-    const body = response.json();
-    assert.deepEqual(body.counts, { active: 1, idle: 1, silent: 2 });
-    assert.deepEqual(body.agents, [
-      {
-        id: 'busy-bot',
-        name: 'Busy bot',
-        last_seen_at: '2031-04-03T09:59:00.000Z',
-        actions_24h: 3,
-        open_tasks: 2,
-        status: 'active',
-      },
-      {
-        id: 'idle-bot',
-        name: 'Idle bot',
-        last_seen_at: '2031-04-03T09:00:00.000Z',
-        actions_24h: 1,
-        open_tasks: 0,
-        status: 'idle',
-      },
-      { id: 'old-bot', name: 'Old bot', last_seen_at: NOW, actions_24h: 0, open_tasks: 0, status: 'silent' },
-      { id: 'filer-bot', name: null, last_seen_at: null, actions_24h: 0, open_tasks: 0, status: 'silent' },
-    ]);
-    assert.ok(
-      !body.agents.some((a: { id: string }) => a.id === 'alice'),
-      'assignees of human-filed tasks are not agents',
-    );
-  });
+      const response = await t.app.inject({ method: 'GET', url: URL });
+      assert.equal(response.statusCode, 200);
+      const body = response.json();
+      assert.deepEqual(body.counts, { active: 1, idle: 1, silent: 2 });
+      assert.deepEqual(body.agents, [
+        {
+          id: 'busy-bot',
+          name: 'Busy bot',
+          last_seen_at: '2031-04-03T09:59:00.000Z',
+          actions_24h: 3,
+          open_tasks: 2,
+          status: 'active',
+        },
+        {
+          id: 'idle-bot',
+          name: 'Idle bot',
+          last_seen_at: '2031-04-03T09:00:00.000Z',
+          actions_24h: 1,
+          open_tasks: 0,
+          status: 'idle',
+        },
+        { id: 'old-bot', name: 'Old bot', last_seen_at: NOW, actions_24h: 0, open_tasks: 0, status: 'silent' },
+        { id: 'filer-bot', name: null, last_seen_at: null, actions_24h: 0, open_tasks: 0, status: 'silent' },
+      ]);
+      assert.ok(
+        !body.agents.some((a: { id: string }) => a.id === 'alice'),
+        'assignees of human-filed tasks are not agents',
+      );
+    },
+  );
 
   it('moves an agent from active to idle to silent as time passes', async () => {
     await report('bot', 0, 'Bot');

@@ -266,14 +266,18 @@ describe('integrations with everything configured', () => {
     assert.match(hook('codehost').last_error, /^Rejected a delivery/);
   });
 
-  it('shows no secret, no credential-bearing URL, no path of a webhook URL and no recipient address in any dashboard answer', async () => {
-    for (const path of ['overview', 'agents', 'integrations']) {
-      const response = await t.app.inject({ method: 'GET', url: `/api/v1/dashboard/${path}` });
-      assert.equal(response.statusCode, 200);
-      assertNoSecrets(response.body, [...secrets, 'gone@example.com', 'ops@example.com'], path);
-      assert.doesNotMatch(response.body, /:\/\/[^/"\s]*@/, `${path} holds a URL with credentials`);
-    }
-  });
+  it(
+    'shows no secret, no credential-bearing URL, no path of a webhook URL and no recipient ' +
+      'address in any dashboard answer',
+    async () => {
+      for (const path of ['overview', 'agents', 'integrations']) {
+        const response = await t.app.inject({ method: 'GET', url: `/api/v1/dashboard/${path}` });
+        assert.equal(response.statusCode, 200);
+        assertNoSecrets(response.body, [...secrets, 'gone@example.com', 'ops@example.com'], path);
+        assert.doesNotMatch(response.body, /:\/\/[^/"\s]*@/, `${path} holds a URL with credentials`);
+      }
+    },
+  );
 
   it('probes the tracker, market data and the mail relay at most once a minute', async () => {
     const viewerCalls = () => linear.requests.filter((r) => r.fields.includes('viewer')).length;

@@ -172,14 +172,17 @@ describe('GET /api/v1/dashboard/overview', () => {
     ]);
   });
 
-  it('answers 405 with Allow to any other method, as for any path served under other methods (decision 096)', async () => {
-    for (const method of ['POST', 'PUT', 'DELETE'] as const) {
-      const response = await t.app.inject({ method, url: URL, payload: {} });
-      assert.equal(response.statusCode, 405);
-      assert.deepEqual(response.json(), { detail: 'Method Not Allowed' });
-      assert.equal(response.headers.allow, 'GET, HEAD');
-    }
-  });
+  it(
+    'answers 405 with Allow to any other method, as for ' + 'any path served under other methods (decision 096)',
+    async () => {
+      for (const method of ['POST', 'PUT', 'DELETE'] as const) {
+        const response = await t.app.inject({ method, url: URL, payload: {} });
+        assert.equal(response.statusCode, 405);
+        assert.deepEqual(response.json(), { detail: 'Method Not Allowed' });
+        assert.equal(response.headers.allow, 'GET, HEAD');
+      }
+    },
+  );
 });
 
 describe('overview on the real app: the jobs module wired in app.ts', () => {

@@ -85,17 +85,21 @@ describe('exchange balances', () => {
       assert.match(response.json().detail, /is for binanceus, not binance/);
     });
 
-    it('answers success false with error_type auth when the venue refuses the key, and marks the credential invalid', async () => {
-      const other = await signIn(t.app, t.database);
-      const stranger = { ...addAccount(fakes.binanceus), secret: 'not-the-right-secret' } as FakeAccount;
-      const id = (await addCredential(other, 'binanceus', stranger)).id;
-      const body = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus', other)).json();
-      assert.equal(body.success, false);
-      assert.equal(body.error_type, 'auth');
-      assert.match(body.error, /Signature for this request is not valid/);
-      assert.equal(body.currencies_synced, 0);
-      assert.equal((await credentialOf(id, other)).validation_status, 'invalid');
-    });
+    it(
+      'answers success false with error_type auth when the venue refuses the key, ' +
+        'and marks the credential invalid',
+      async () => {
+        const other = await signIn(t.app, t.database);
+        const stranger = { ...addAccount(fakes.binanceus), secret: 'not-the-right-secret' } as FakeAccount;
+        const id = (await addCredential(other, 'binanceus', stranger)).id;
+        const body = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus', other)).json();
+        assert.equal(body.success, false);
+        assert.equal(body.error_type, 'auth');
+        assert.match(body.error, /Signature for this request is not valid/);
+        assert.equal(body.currencies_synced, 0);
+        assert.equal((await credentialOf(id, other)).validation_status, 'invalid');
+      },
+    );
 
     it('answers error_type network when the venue is down, and exchange on a venue error', async () => {
       fakes.binanceus.fail(503, 'Service Unavailable', { pathPrefix: '/api/v3/account' });
@@ -132,26 +136,30 @@ describe('exchange balances', () => {
       }
     });
 
-    it('answers error_type rate_limit on a 429, then 503 with Retry-After without calling the venue until it has passed', async () => {
-      fakes.binanceus.fail(
-        429,
-        { code: -1003, msg: 'Too many requests; current limit is 1200 request weight per 1 MINUTE.' },
-        { pathPrefix: '/api/v3/account', retryAfter: 1 },
-      );
-      const limited = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
-      assert.equal(limited.success, false);
-      assert.equal(limited.error_type, 'rate_limit');
-      const calls = fakes.binanceus.requests.length;
-      const waiting = await call('POST', '/api/exchange/balance/sync?exchange=binanceus');
-      assert.equal(waiting.statusCode, 503);
-      assert.equal(waiting.headers['retry-after'], '1');
-      assert.deepEqual(waiting.json(), {
-        detail: 'Binance.US is not being called for 1 s after HTTP 429 (rate limit)',
-      });
-      assert.equal(fakes.binanceus.requests.length, calls, 'no request of any kind during the back-off');
-      clock.advance(1_001);
-      assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
-    });
+    it(
+      'answers error_type rate_limit on a 429, then 503 with Retry-After without ' +
+        'calling the venue until it has passed',
+      async () => {
+        fakes.binanceus.fail(
+          429,
+          { code: -1003, msg: 'Too many requests; current limit is 1200 request weight per 1 MINUTE.' },
+          { pathPrefix: '/api/v3/account', retryAfter: 1 },
+        );
+        const limited = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json();
+        assert.equal(limited.success, false);
+        assert.equal(limited.error_type, 'rate_limit');
+        const calls = fakes.binanceus.requests.length;
+        const waiting = await call('POST', '/api/exchange/balance/sync?exchange=binanceus');
+        assert.equal(waiting.statusCode, 503);
+        assert.equal(waiting.headers['retry-after'], '1');
+        assert.deepEqual(waiting.json(), {
+          detail: 'Binance.US is not being called for 1 s after HTTP 429 (rate limit)',
+        });
+        assert.equal(fakes.binanceus.requests.length, calls, 'no request of any kind during the back-off');
+        clock.advance(1_001);
+        assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
+      },
+    );
 
     it('validates its query and needs a bearer token', async () => {
       const invalid = await call('POST', '/api/exchange/balance/sync?exchange=nasdaq&credential_id=42');

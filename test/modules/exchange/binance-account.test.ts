@@ -90,16 +90,19 @@ describe('fee-token burn and dust assets', () => {
       assert.equal(audits[0]!.details.spot_feetoken_burn, true);
     });
 
-    it('answers a clear 400 on the default venue binanceus, which has no such setting, without calling it', async () => {
-      const calls = fakes.binanceus.requests.length;
-      const read = await call('GET', '/api/exchange/feetoken-burn');
-      assert.equal(read.statusCode, 400);
-      assert.match(read.json().detail, /not supported on binanceus/);
-      const set = await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: true });
-      assert.equal(set.statusCode, 400);
-      assert.match(set.json().detail, /not supported on binanceus/);
-      assert.equal(fakes.binanceus.requests.length, calls);
-    });
+    it(
+      'answers a clear 400 on the default venue binanceus, ' + 'which has no such setting, without calling it',
+      async () => {
+        const calls = fakes.binanceus.requests.length;
+        const read = await call('GET', '/api/exchange/feetoken-burn');
+        assert.equal(read.statusCode, 400);
+        assert.match(read.json().detail, /not supported on binanceus/);
+        const set = await call('POST', '/api/exchange/feetoken-burn', { spot_feetoken_burn: true });
+        assert.equal(set.statusCode, 400);
+        assert.match(set.json().detail, /not supported on binanceus/);
+        assert.equal(fakes.binanceus.requests.length, calls);
+      },
+    );
 
     it('requires spot_feetoken_burn as a boolean and exchange as one of the two venues', async () => {
       const missing = await call('POST', '/api/exchange/feetoken-burn', { exchange: 'binance' });

@@ -26,57 +26,63 @@ describe('exchange credentials', () => {
   });
 
   describe('create', () => {
-    it('stores the key sealed, answers 201 without any secret, defaults the name and permissions, and audits', async () => {
-      const response = await create(alice, {
-        credential_name: 'Main',
-        ip_whitelist: ['203.0.113.7', '2001:db8::/32'],
-        exchange_metadata: { sub_account: 'a' },
-      });
-      assert.equal(response.statusCode, 201);
-      const body = response.json();
-      assert.equal(body.exchange_name, 'binanceus');
-      assert.equal(body.credential_name, 'Main');
-      assert.equal(body.user_id, alice.id);
-      assert.deepEqual(body.permissions, ['read']);
-      assert.deepEqual(body.ip_whitelist, ['203.0.113.7', '2001:db8::/32']);
-      assert.deepEqual(body.exchange_metadata, { sub_account: 'a' });
-      assert.equal(body.is_active, true);
-      assert.equal(body.validation_status, 'pending');
-      assert.equal(body.last_used, null);
-      assert.match(body.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-      assert.ok(!response.body.includes(KEY) && !response.body.includes(SECRET));
-      assert.ok(!('api_key' in body) && !('api_secret' in body) && !('api_key_masked' in body));
+    it(
+      'stores the key sealed, answers 201 without any ' + 'secret, defaults the name and permissions, and audits',
+      async () => {
+        const response = await create(alice, {
+          credential_name: 'Main',
+          ip_whitelist: ['203.0.113.7', '2001:db8::/32'],
+          exchange_metadata: { sub_account: 'a' },
+        });
+        assert.equal(response.statusCode, 201);
+        const body = response.json();
+        assert.equal(body.exchange_name, 'binanceus');
+        assert.equal(body.credential_name, 'Main');
+        assert.equal(body.user_id, alice.id);
+        assert.deepEqual(body.permissions, ['read']);
+        assert.deepEqual(body.ip_whitelist, ['203.0.113.7', '2001:db8::/32']);
+        assert.deepEqual(body.exchange_metadata, { sub_account: 'a' });
+        assert.equal(body.is_active, true);
+        assert.equal(body.validation_status, 'pending');
+        assert.equal(body.last_used, null);
+        assert.match(body.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+        assert.ok(!response.body.includes(KEY) && !response.body.includes(SECRET));
+        assert.ok(!('api_key' in body) && !('api_secret' in body) && !('api_key_masked' in body));
 
-      // That the secrets are sealed at rest shows only in the credentials table.
-      const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, body.id));
-      assert.match(row!.apiKeySealed, /^v2:/);
-      assert.ok(!JSON.stringify(row).includes(KEY) && !JSON.stringify(row).includes(SECRET));
-      assert.equal(
-        t.platform.secretBox.open(row!.apiSecretSealed, {
-          table: 'exchange_credentials',
-          column: 'api_secret_sealed',
-          row: body.id,
-        }),
-        SECRET,
-      );
+        // That the secrets are sealed at rest shows only in the credentials table.
+        const [row] = await t.database.db.select().from(exchangeCredentials).where(eq(exchangeCredentials.id, body.id));
+        assert.match(row!.apiKeySealed, /^v2:/);
+        assert.ok(!JSON.stringify(row).includes(KEY) && !JSON.stringify(row).includes(SECRET));
+        assert.equal(
+          t.platform.secretBox.open(row!.apiSecretSealed, {
+            table: 'exchange_credentials',
+            column: 'api_secret_sealed',
+            row: body.id,
+          }),
+          SECRET,
+        );
 
-      const audits = await auditsOf(alice, body.id);
-      assert.equal(audits.length, 1);
-      assert.equal(audits[0]!.action, 'exchange.credential.create');
-      assert.equal(audits[0]!.actor_id, alice.id);
-      assert.ok(!JSON.stringify(audits[0]).includes(KEY));
-    });
+        const audits = await auditsOf(alice, body.id);
+        assert.equal(audits.length, 1);
+        assert.equal(audits[0]!.action, 'exchange.credential.create');
+        assert.equal(audits[0]!.actor_id, alice.id);
+        assert.ok(!JSON.stringify(audits[0]).includes(KEY));
+      },
+    );
 
-    it('names a credential "Default" when no name is given, and refuses a second one of the same name with 409', async () => {
-      const first = await create(alice, { exchange_name: 'binance' });
-      assert.equal(first.statusCode, 201);
-      assert.equal(first.json().credential_name, 'Default');
-      const again = await create(alice, { exchange_name: 'binance' });
-      assert.equal(again.statusCode, 409);
-      assert.match(again.json().detail, /already have a binance credential named "Default"/);
-      // Another user may use the same name.
-      assert.equal((await create(bob, { exchange_name: 'binance' })).statusCode, 201);
-    });
+    it(
+      'names a credential "Default" when no name is given, ' + 'and refuses a second one of the same name with 409',
+      async () => {
+        const first = await create(alice, { exchange_name: 'binance' });
+        assert.equal(first.statusCode, 201);
+        assert.equal(first.json().credential_name, 'Default');
+        const again = await create(alice, { exchange_name: 'binance' });
+        assert.equal(again.statusCode, 409);
+        assert.match(again.json().detail, /already have a binance credential named "Default"/);
+        // Another user may use the same name.
+        assert.equal((await create(bob, { exchange_name: 'binance' })).statusCode, 201);
+      },
+    );
 
     it('reports every invalid field in the Pydantic shape', async () => {
       const response = await request('POST', '/api/exchange/credentials', alice, {
@@ -105,41 +111,48 @@ describe('exchange credentials', () => {
       assert.ok(!byLoc.has('body.ip_whitelist.0'));
     });
 
-    it('refuses a key or passphrase that cannot travel in an HTTP header, masked, and keeps the secret free-form', async () => {
-      const pattern = (value: string) => ({
-        type: 'string_pattern_mismatch',
-        msg: `String should match pattern '${value}'`,
-        input: '**********',
-        ctx: { pattern: value },
-      });
-      const keyPattern = pattern('^[\\x21-\\x7E]+$');
-      for (const api_key of [`${KEY}\nX-Injected: 1`, `${KEY}-ключ`, `${KEY}€`, `${KEY} ${KEY}`]) {
-        const response = await create(alice, { api_key, credential_name: 'bad-key' });
-        assert.equal(response.statusCode, 422, JSON.stringify(api_key));
-        assert.deepEqual(response.json().detail, [{ loc: ['body', 'api_key'], ...keyPattern }]);
-        assert.ok(!response.body.includes(KEY), 'the key is never echoed');
-      }
-      const passphrase = await create(alice, {
-        exchange_name: 'okx',
-        credential_name: 'bad-passphrase',
-        api_passphrase: `${PASSPHRASE}\r\n`,
-      });
-      assert.equal(passphrase.statusCode, 422);
-      assert.deepEqual(passphrase.json().detail, [{ loc: ['body', 'api_passphrase'], ...pattern('^[\\x20-\\x7E]+$') }]);
-      assert.ok(!passphrase.body.includes(PASSPHRASE));
-      // A passphrase may hold spaces; a secret may be a PEM block (Coinbase) with newlines.
-      assert.equal(
-        (await create(alice, { exchange_name: 'okx', credential_name: 'spaced', api_passphrase: 'my pass phrase' }))
-          .statusCode,
-        201,
-      );
-      const pem =
-        '-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5sIPDfL0nDlXgoAoGCCqGSM49\n-----END EC PRIVATE KEY-----\n';
-      assert.equal(
-        (await create(alice, { exchange_name: 'coinbase', credential_name: 'pem', api_secret: pem })).statusCode,
-        201,
-      );
-    });
+    it(
+      'refuses a key or passphrase that cannot travel in an ' + 'HTTP header, masked, and keeps the secret free-form',
+      async () => {
+        const pattern = (value: string) => ({
+          type: 'string_pattern_mismatch',
+          msg: `String should match pattern '${value}'`,
+          input: '**********',
+          ctx: { pattern: value },
+        });
+        const keyPattern = pattern('^[\\x21-\\x7E]+$');
+        for (const api_key of [`${KEY}\nX-Injected: 1`, `${KEY}-ключ`, `${KEY}€`, `${KEY} ${KEY}`]) {
+          const response = await create(alice, { api_key, credential_name: 'bad-key' });
+          assert.equal(response.statusCode, 422, JSON.stringify(api_key));
+          assert.deepEqual(response.json().detail, [{ loc: ['body', 'api_key'], ...keyPattern }]);
+          assert.ok(!response.body.includes(KEY), 'the key is never echoed');
+        }
+        const passphrase = await create(alice, {
+          exchange_name: 'okx',
+          credential_name: 'bad-passphrase',
+          api_passphrase: `${PASSPHRASE}\r\n`,
+        });
+        assert.equal(passphrase.statusCode, 422);
+        assert.deepEqual(passphrase.json().detail, [
+          { loc: ['body', 'api_passphrase'], ...pattern('^[\\x20-\\x7E]+$') },
+        ]);
+        assert.ok(!passphrase.body.includes(PASSPHRASE));
+        // A passphrase may hold spaces; a secret may be a PEM block (Coinbase) with newlines.
+        assert.equal(
+          (await create(alice, { exchange_name: 'okx', credential_name: 'spaced', api_passphrase: 'my pass phrase' }))
+            .statusCode,
+          201,
+        );
+        const pem =
+          '-----BEGIN EC PRIVATE ' +
+          'KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5sIPDfL0nDlXgoAoGCCqGSM49\n-----END ' +
+          'EC PRIVATE KEY-----\n';
+        assert.equal(
+          (await create(alice, { exchange_name: 'coinbase', credential_name: 'pem', api_secret: pem })).statusCode,
+          201,
+        );
+      },
+    );
 
     it('reports missing required fields', async () => {
       const response = await request('POST', '/api/exchange/credentials', alice, { credential_name: '' });

@@ -162,50 +162,54 @@ describe('tradingSummary.forUsers', () => {
     await fakes.close();
   });
 
-  it('counts stored trades and values the latest snapshot in USD: stablecoins at 1, others at a recently seen price', async () => {
-    const trader = await signIn(t.app, t.database);
-    const idle = await signIn(t.app, t.database);
-    const account = addAccount(fakes.binanceus);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: trader.headers,
-      payload: { exchange_name: 'binanceus', api_key: account.apiKey, api_secret: account.secret },
-    });
-    assert.equal(created.statusCode, 201);
-    const post = (url: string) => t.app.inject({ method: 'POST', url, headers: trader.headers });
-    assert.equal((await post('/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
-    assert.equal((await post('/api/exchange/trades/sync?exchange=binanceus&symbol=BTCUSDT')).json().trades_synced, 2);
+  it(
+    'counts stored trades and values the latest snapshot in USD: stablecoins at 1, ' +
+      'others at a recently seen price',
+    async () => {
+      const trader = await signIn(t.app, t.database);
+      const idle = await signIn(t.app, t.database);
+      const account = addAccount(fakes.binanceus);
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: trader.headers,
+        payload: { exchange_name: 'binanceus', api_key: account.apiKey, api_secret: account.secret },
+      });
+      assert.equal(created.statusCode, 201);
+      const post = (url: string) => t.app.inject({ method: 'POST', url, headers: trader.headers });
+      assert.equal((await post('/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
+      assert.equal((await post('/api/exchange/trades/sync?exchange=binanceus&symbol=BTCUSDT')).json().trades_synced, 2);
 
-    const module = t.modules.exchange;
-    const unknown = randomUUID();
-    const before_ = await module.tradingSummary.forUsers([trader.id, idle.id, unknown]);
-    assert.deepEqual(before_.get(trader.id), { totalTrades: 2, accountBalance: 1000.1 });
-    assert.deepEqual(before_.get(idle.id), { totalTrades: 0, accountBalance: 0 });
-    assert.deepEqual(before_.get(unknown), { totalTrades: 0, accountBalance: 0 });
+      const module = t.modules.exchange;
+      const unknown = randomUUID();
+      const before_ = await module.tradingSummary.forUsers([trader.id, idle.id, unknown]);
+      assert.deepEqual(before_.get(trader.id), { totalTrades: 2, accountBalance: 1000.1 });
+      assert.deepEqual(before_.get(idle.id), { totalTrades: 0, accountBalance: 0 });
+      assert.deepEqual(before_.get(unknown), { totalTrades: 0, accountBalance: 0 });
 
-    // Once the platform has seen BTC's USD price (any ticker, quotes or route call), BTC counts too.
-    const ticker = await t.app.inject({
-      method: 'GET',
-      url: '/api/exchange/ticker?exchange=binanceus&symbol=BTCUSDT',
-      headers: trader.headers,
-    });
-    assert.equal(ticker.json().last, 64900);
-    const after_ = await module.tradingSummary.forUsers([trader.id]);
-    // 1000.1 USDT + 0.22345678 BTC × 64900 = 15502.445022
-    assert.deepEqual(after_.get(trader.id), { totalTrades: 2, accountBalance: 15502.45 });
-    assert.equal((await module.tradingSummary.forUsers([])).size, 0);
+      // Once the platform has seen BTC's USD price (any ticker, quotes or route call), BTC counts too.
+      const ticker = await t.app.inject({
+        method: 'GET',
+        url: '/api/exchange/ticker?exchange=binanceus&symbol=BTCUSDT',
+        headers: trader.headers,
+      });
+      assert.equal(ticker.json().last, 64900);
+      const after_ = await module.tradingSummary.forUsers([trader.id]);
+      // 1000.1 USDT + 0.22345678 BTC × 64900 = 15502.445022
+      assert.deepEqual(after_.get(trader.id), { totalTrades: 2, accountBalance: 15502.45 });
+      assert.equal((await module.tradingSummary.forUsers([])).size, 0);
 
-    // The admin user list shows the same figures (app.ts wires the module into admin).
-    const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const list = await t.app.inject({
-      method: 'GET',
-      url: `/api/admin/users?search=${encodeURIComponent(trader.email)}`,
-      headers: admin.headers,
-    });
-    assert.equal(list.statusCode, 200, list.body);
-    const row = list.json().users.find((u: { id: string }) => u.id === trader.id);
-    assert.equal(row.totalTrades, 2);
-    assert.equal(row.accountBalance, 15502.45);
-  });
+      // The admin user list shows the same figures (app.ts wires the module into admin).
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const list = await t.app.inject({
+        method: 'GET',
+        url: `/api/admin/users?search=${encodeURIComponent(trader.email)}`,
+        headers: admin.headers,
+      });
+      assert.equal(list.statusCode, 200, list.body);
+      const row = list.json().users.find((u: { id: string }) => u.id === trader.id);
+      assert.equal(row.totalTrades, 2);
+      assert.equal(row.accountBalance, 15502.45);
+    },
+  );
 });

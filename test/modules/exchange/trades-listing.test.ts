@@ -85,7 +85,8 @@ describe('exchange trades', () => {
       const window = (
         await call(
           'GET',
-          `/api/exchange/trades?exchange=binance&start_date=${new Date(day(3, 0)).toISOString()}&end_date=${new Date(day(4, 23)).toISOString()}`,
+          `/api/exchange/trades?exchange=binance&start_date=${new Date(day(3, 0)).toISOString()}` +
+            `&end_date=${new Date(day(4, 23)).toISOString()}`,
         )
       ).json();
       assert.deepEqual(
@@ -111,7 +112,8 @@ describe('exchange trades', () => {
       const body = (
         await call(
           'GET',
-          `/api/exchange/trades/stats?exchange=binance&start_date=${new Date(day(5, 0)).toISOString()}&end_date=${new Date(day(6, 23)).toISOString()}`,
+          `/api/exchange/trades/stats?exchange=binance&start_date=${new Date(day(5, 0)).toISOString()}` +
+            `&end_date=${new Date(day(6, 23)).toISOString()}`,
         )
       ).json();
       // 0.1 + 0.2 in floating point would be 0.30000000000000004.

@@ -149,102 +149,114 @@ describe('exchange trades', () => {
       assert.deepEqual(done.markets[0].next_cursor, { from_id: '3', since: null }, 'an empty page keeps the cursor');
     });
 
-    it('stores all of 250 new trades with limit=100 over repeated syncs, none skipped, has_more until the last', async () => {
-      const busy = await signIn(t.app, t.database);
-      const base = Date.now() - 3 * 86_400_000;
-      const many = (from: number, count: number) =>
-        Array.from({ length: count }, (_, i) =>
-          binanceTrade({
-            symbol: 'SOLUSDT',
-            id: 5000 + (from + i) * 7,
-            price: '150.5',
-            qty: '1',
-            isBuyer: i % 2 === 0,
-            time: base + (from + i) * 60_000,
-          }),
+    it(
+      'stores all of 250 new trades with limit=100 over ' + 'repeated syncs, none skipped, has_more until the last',
+      async () => {
+        const busy = await signIn(t.app, t.database);
+        const base = Date.now() - 3 * 86_400_000;
+        const many = (from: number, count: number) =>
+          Array.from({ length: count }, (_, i) =>
+            binanceTrade({
+              symbol: 'SOLUSDT',
+              id: 5000 + (from + i) * 7,
+              price: '150.5',
+              qty: '1',
+              isBuyer: i % 2 === 0,
+              time: base + (from + i) * 60_000,
+            }),
+          );
+        const trader = addAccount(fakes.binance, { trades: { SOLUSDT: many(0, 10) } });
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/exchange/credentials',
+          headers: busy.headers,
+          payload: { exchange_name: 'binance', api_key: trader.apiKey, api_secret: trader.secret },
+        });
+        const sync = async () =>
+          (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=SOLUSDT&limit=100', busy)).json();
+        assert.equal((await sync()).trades_synced, 10);
+        // 250 new trades between two syncs: more than one page.
+        trader.trades.SOLUSDT!.push(...many(10, 250));
+        const answers = [await sync(), await sync(), await sync()];
+        assert.deepEqual(
+          answers.map((a) => a.trades_synced),
+          [100, 100, 50],
         );
-      const trader = addAccount(fakes.binance, { trades: { SOLUSDT: many(0, 10) } });
-      await t.app.inject({
-        method: 'POST',
-        url: '/api/exchange/credentials',
-        headers: busy.headers,
-        payload: { exchange_name: 'binance', api_key: trader.apiKey, api_secret: trader.secret },
-      });
-      const sync = async () =>
-        (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=SOLUSDT&limit=100', busy)).json();
-      assert.equal((await sync()).trades_synced, 10);
-      // 250 new trades between two syncs: more than one page.
-      trader.trades.SOLUSDT!.push(...many(10, 250));
-      const answers = [await sync(), await sync(), await sync()];
-      assert.deepEqual(
-        answers.map((a) => a.trades_synced),
-        [100, 100, 50],
-      );
-      assert.deepEqual(
-        answers.map((a) => a.has_more),
-        [true, true, false],
-      );
-      assert.ok(
-        answers.every((a) => a.trades_duplicate === 0),
-        'no page overlaps the previous',
-      );
-      const listed = (
-        await call('GET', '/api/exchange/trades?exchange=binance&symbol=SOLUSDT&limit=1000', busy)
-      ).json();
-      assert.equal(listed.total_records, 260);
-      const ids = new Set(listed.trades.map((tr: { exchange_trade_id: string }) => tr.exchange_trade_id));
-      assert.ok(
-        trader.trades.SOLUSDT!.every((tr) => ids.has(String(tr.id))),
-        'every trade the venue has is stored',
-      );
-      assert.equal((await sync()).trades_synced, 0);
-    });
+        assert.deepEqual(
+          answers.map((a) => a.has_more),
+          [true, true, false],
+        );
+        assert.ok(
+          answers.every((a) => a.trades_duplicate === 0),
+          'no page overlaps the previous',
+        );
+        const listed = (
+          await call('GET', '/api/exchange/trades?exchange=binance&symbol=SOLUSDT&limit=1000', busy)
+        ).json();
+        assert.equal(listed.total_records, 260);
+        const ids = new Set(listed.trades.map((tr: { exchange_trade_id: string }) => tr.exchange_trade_id));
+        assert.ok(
+          trader.trades.SOLUSDT!.every((tr) => ids.has(String(tr.id))),
+          'every trade the venue has is stored',
+        );
+        assert.equal((await sync()).trades_synced, 0);
+      },
+    );
 
-    it("without a symbol, asks every pair of the currencies held in the latest snapshot against the venue's quotes", async () => {
-      account.balances = [
-        { asset: 'XRP', free: '10.00000000', locked: '0.00000000' },
-        { asset: 'USDT', free: '5.00000000', locked: '0.00000000' },
-      ];
-      assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binance')).json().success, true);
-      const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance')).json();
-      assert.equal(body.success, true);
-      assert.equal(body.symbol, null);
-      assert.deepEqual(body.symbols_synced, ['XRP/USDT']);
-      assert.equal(body.trades_synced, 2);
-    });
+    it(
+      'without a symbol, asks every pair of the currencies ' + "held in the latest snapshot against the venue's quotes",
+      async () => {
+        account.balances = [
+          { asset: 'XRP', free: '10.00000000', locked: '0.00000000' },
+          { asset: 'USDT', free: '5.00000000', locked: '0.00000000' },
+        ];
+        assert.equal((await call('POST', '/api/exchange/balance/sync?exchange=binance')).json().success, true);
+        const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance')).json();
+        assert.equal(body.success, true);
+        assert.equal(body.symbol, null);
+        assert.deepEqual(body.symbols_synced, ['XRP/USDT']);
+        assert.equal(body.trades_synced, 2);
+      },
+    );
 
-    it("without a symbol and more than 20 markets held, asks the largest holdings' markets first, whatever their letter", async () => {
-      const whale = await signIn(t.app, t.database);
-      const holder = addAccount(fakes.binance, {
-        balances: [
-          ...SMALL_HOLDINGS.map((asset) => ({ asset, free: '1.00000000', locked: '0.00000000' })),
-          { asset: 'XRP', free: '4000.00000000', locked: '1000.00000000' },
-        ],
-        trades: {
-          XRPUSDT: [binanceTrade({ symbol: 'XRPUSDT', id: 9, price: '0.5', qty: '1000', isBuyer: true, time: day(8) })],
-        },
-      });
-      await t.app.inject({
-        method: 'POST',
-        url: '/api/exchange/credentials',
-        headers: whale.headers,
-        payload: { exchange_name: 'binance', api_key: holder.apiKey, api_secret: holder.secret },
-      });
-      assert.equal(
-        (await call('POST', '/api/exchange/balance/sync?exchange=binance', whale)).json().currencies_synced,
-        23,
-      );
-      const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance', whale)).json();
-      assert.equal(body.success, true, body.error);
-      assert.equal(body.symbols_synced.length, 20);
-      assert.equal(body.symbols_synced[0], 'XRP/USDT');
-      assert.deepEqual(
-        body.symbols_synced.slice(1, 3),
-        ['AAA/USDT', 'AAB/USDT'],
-        'equal holdings in alphabetical order',
-      );
-      assert.equal(body.trades_synced, 1);
-    });
+    it(
+      "without a symbol and more than 20 markets held, asks the largest holdings' " +
+        'markets first, whatever their letter',
+      async () => {
+        const whale = await signIn(t.app, t.database);
+        const holder = addAccount(fakes.binance, {
+          balances: [
+            ...SMALL_HOLDINGS.map((asset) => ({ asset, free: '1.00000000', locked: '0.00000000' })),
+            { asset: 'XRP', free: '4000.00000000', locked: '1000.00000000' },
+          ],
+          trades: {
+            XRPUSDT: [
+              binanceTrade({ symbol: 'XRPUSDT', id: 9, price: '0.5', qty: '1000', isBuyer: true, time: day(8) }),
+            ],
+          },
+        });
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/exchange/credentials',
+          headers: whale.headers,
+          payload: { exchange_name: 'binance', api_key: holder.apiKey, api_secret: holder.secret },
+        });
+        assert.equal(
+          (await call('POST', '/api/exchange/balance/sync?exchange=binance', whale)).json().currencies_synced,
+          23,
+        );
+        const body = (await call('POST', '/api/exchange/trades/sync?exchange=binance', whale)).json();
+        assert.equal(body.success, true, body.error);
+        assert.equal(body.symbols_synced.length, 20);
+        assert.equal(body.symbols_synced[0], 'XRP/USDT');
+        assert.deepEqual(
+          body.symbols_synced.slice(1, 3),
+          ['AAA/USDT', 'AAB/USDT'],
+          'equal holdings in alphabetical order',
+        );
+        assert.equal(body.trades_synced, 1);
+      },
+    );
 
     it('stores a trade the venue sent without a price as failed instead of dropping it', async () => {
       const broken = binanceTrade({ symbol: 'LTCUSDT', id: 7, price: '80', qty: '1', isBuyer: true, time: day(7) });

@@ -75,7 +75,9 @@ describe('exchange transfers', () => {
     );
 
     const events = await t.database.rows<{ type: string; data: Record<string, unknown> }>(
-      sql`SELECT type, data FROM stream_events WHERE user_id = ${user.id} AND type IN ('transfers.synced', 'portfolio.updated') ORDER BY id`,
+      sql`SELECT type, data FROM stream_events
+        WHERE user_id = ${user.id} AND type IN ('transfers.synced', 'portfolio.updated')
+        ORDER BY id`,
     );
     assert.deepEqual(
       events.map((e) => e.type),
@@ -133,16 +135,19 @@ describe('exchange transfers', () => {
     assert.deepEqual([eth.exchange_transfer_id, eth.status], ['d3', 'ok']);
   });
 
-  it('answers a venue failure as success false, 401 without a token, 422 for a bad venue, 404 without a credential', async () => {
-    fakes.binance.fail(500, { code: -1000, msg: 'An unknown error occurred.' }, { pathPrefix: '/sapi/v1/capital/' });
-    const failed = (await call('POST', '/api/exchange/transfers/sync?exchange=binance')).json();
-    assert.equal(failed.success, false);
-    assert.equal(typeof failed.error, 'string');
-    assert.equal((await call('POST', '/api/exchange/transfers/sync?exchange=binance', null)).statusCode, 401);
-    assert.equal((await call('GET', '/api/exchange/transfers?exchange=binance', null)).statusCode, 401);
-    assertIssue(await call('GET', '/api/exchange/transfers?exchange=nowhere'), ['query', 'exchange'], 'enum');
-    assertIssue(await call('GET', '/api/exchange/transfers?exchange=binance&type=gift'), ['query', 'type'], 'enum');
-    const other = await signIn(t.app, t.database);
-    assert.equal((await call('POST', '/api/exchange/transfers/sync?exchange=binance', other)).statusCode, 404);
-  });
+  it(
+    'answers a venue failure as success false, 401 without ' + 'a token, 422 for a bad venue, 404 without a credential',
+    async () => {
+      fakes.binance.fail(500, { code: -1000, msg: 'An unknown error occurred.' }, { pathPrefix: '/sapi/v1/capital/' });
+      const failed = (await call('POST', '/api/exchange/transfers/sync?exchange=binance')).json();
+      assert.equal(failed.success, false);
+      assert.equal(typeof failed.error, 'string');
+      assert.equal((await call('POST', '/api/exchange/transfers/sync?exchange=binance', null)).statusCode, 401);
+      assert.equal((await call('GET', '/api/exchange/transfers?exchange=binance', null)).statusCode, 401);
+      assertIssue(await call('GET', '/api/exchange/transfers?exchange=nowhere'), ['query', 'exchange'], 'enum');
+      assertIssue(await call('GET', '/api/exchange/transfers?exchange=binance&type=gift'), ['query', 'type'], 'enum');
+      const other = await signIn(t.app, t.database);
+      assert.equal((await call('POST', '/api/exchange/transfers/sync?exchange=binance', other)).statusCode, 404);
+    },
+  );
 });

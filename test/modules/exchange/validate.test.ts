@@ -144,48 +144,53 @@ describe('POST /api/exchange/validate', () => {
     clock.advance(1_001);
   });
 
-  it("records the verdict on the caller's stored credentials holding the same key, and audits without secrets", async () => {
-    const account = addAccount(fakes.binanceus);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: user.headers,
-      payload: {
-        exchange_name: 'binanceus',
-        api_key: account.apiKey,
-        api_secret: account.secret,
-        credential_name: 'to-validate',
-      },
-    });
-    const id = created.json().id;
-    const body = (
-      await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })
-    ).json();
-    assert.deepEqual(body.updated_credential_ids, [id]);
-    const stored = async () =>
-      (await t.app.inject({ method: 'GET', url: `/api/exchange/credentials/${id}`, headers: user.headers })).json();
-    const row = await stored();
-    assert.equal(row.validation_status, 'valid');
-    assert.match(row.last_validation, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  it(
+    "records the verdict on the caller's stored credentials " + 'holding the same key, and audits without secrets',
+    async () => {
+      const account = addAccount(fakes.binanceus);
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: user.headers,
+        payload: {
+          exchange_name: 'binanceus',
+          api_key: account.apiKey,
+          api_secret: account.secret,
+          credential_name: 'to-validate',
+        },
+      });
+      const id = created.json().id;
+      const body = (
+        await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })
+      ).json();
+      assert.deepEqual(body.updated_credential_ids, [id]);
+      const stored = async () =>
+        (await t.app.inject({ method: 'GET', url: `/api/exchange/credentials/${id}`, headers: user.headers })).json();
+      const row = await stored();
+      assert.equal(row.validation_status, 'valid');
+      assert.match(row.last_validation, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-    const refused = (
-      await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: 'wrong-secret-123' })
-    ).json();
-    assert.deepEqual(refused.updated_credential_ids, [id]);
-    const after_ = await stored();
-    assert.equal(after_.validation_status, 'invalid');
-    assert.match(after_.validation_error, /-1022/);
+      const refused = (
+        await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: 'wrong-secret-123' })
+      ).json();
+      assert.deepEqual(refused.updated_credential_ids, [id]);
+      const after_ = await stored();
+      assert.equal(after_.validation_status, 'invalid');
+      assert.match(after_.validation_error, /-1022/);
 
-    const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const activity = await t.app.inject({
-      method: 'GET',
-      url: `/api/admin/users/${user.id}/activity?limit=100`,
-      headers: admin.headers,
-    });
-    const audits = (activity.json() as { action: string }[]).filter((a) => a.action === 'exchange.credential.validate');
-    assert.ok(audits.length >= 2);
-    assert.ok(!JSON.stringify(audits).includes(account.secret) && !JSON.stringify(audits).includes(account.apiKey));
-  });
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const activity = await t.app.inject({
+        method: 'GET',
+        url: `/api/admin/users/${user.id}/activity?limit=100`,
+        headers: admin.headers,
+      });
+      const audits = (activity.json() as { action: string }[]).filter(
+        (a) => a.action === 'exchange.credential.validate',
+      );
+      assert.ok(audits.length >= 2);
+      assert.ok(!JSON.stringify(audits).includes(account.secret) && !JSON.stringify(audits).includes(account.apiKey));
+    },
+  );
 
   it('validates the body (422) and needs a bearer token (401)', async () => {
     const invalid = await validate({ exchange: 'mtgox', api_key: '' });
@@ -195,38 +200,41 @@ describe('POST /api/exchange/validate', () => {
     assert.equal((await validate({ exchange: 'binance', api_key: 'k', api_secret: 's' }, {})).statusCode, 401);
   });
 
-  it('refuses a key or passphrase that cannot travel in a header with a masked 422, before asking the venue', async () => {
-    const account = addAccount(fakes.binanceus);
-    const calls = fakes.binanceus.requests.length;
-    for (const api_key of [`${account.apiKey}\n`, `${account.apiKey}ключ`]) {
-      const response = await validate({ exchange: 'binanceus', api_key, api_secret: account.secret });
-      assert.equal(response.statusCode, 422, 'not a 200 venue_unreachable');
-      assert.deepEqual(response.json().detail, [
-        {
-          type: 'string_pattern_mismatch',
-          loc: ['body', 'api_key'],
-          msg: "String should match pattern '^[\\x21-\\x7E]+$'",
-          input: '**********',
-          ctx: { pattern: '^[\\x21-\\x7E]+$' },
-        },
-      ]);
-      assert.ok(!response.body.includes(account.apiKey));
-    }
-    const passphrase = await validate({
-      exchange: 'kucoin',
-      api_key: 'kucoin-key-1234',
-      api_secret: 'kucoin-secret-1234',
-      api_passphrase: 'line\nbreak',
-    });
-    assert.equal(passphrase.statusCode, 422);
-    assert.deepEqual(
-      passphrase
-        .json()
-        .detail.map((d: { loc: string[]; type: string; input: string }) => [d.loc.join('.'), d.type, d.input]),
-      [['body.api_passphrase', 'string_pattern_mismatch', '**********']],
-    );
-    assert.equal(fakes.binanceus.requests.length, calls);
-  });
+  it(
+    'refuses a key or passphrase that cannot travel in ' + 'a header with a masked 422, before asking the venue',
+    async () => {
+      const account = addAccount(fakes.binanceus);
+      const calls = fakes.binanceus.requests.length;
+      for (const api_key of [`${account.apiKey}\n`, `${account.apiKey}ключ`]) {
+        const response = await validate({ exchange: 'binanceus', api_key, api_secret: account.secret });
+        assert.equal(response.statusCode, 422, 'not a 200 venue_unreachable');
+        assert.deepEqual(response.json().detail, [
+          {
+            type: 'string_pattern_mismatch',
+            loc: ['body', 'api_key'],
+            msg: "String should match pattern '^[\\x21-\\x7E]+$'",
+            input: '**********',
+            ctx: { pattern: '^[\\x21-\\x7E]+$' },
+          },
+        ]);
+        assert.ok(!response.body.includes(account.apiKey));
+      }
+      const passphrase = await validate({
+        exchange: 'kucoin',
+        api_key: 'kucoin-key-1234',
+        api_secret: 'kucoin-secret-1234',
+        api_passphrase: 'line\nbreak',
+      });
+      assert.equal(passphrase.statusCode, 422);
+      assert.deepEqual(
+        passphrase
+          .json()
+          .detail.map((d: { loc: string[]; type: string; input: string }) => [d.loc.join('.'), d.type, d.input]),
+        [['body.api_passphrase', 'string_pattern_mismatch', '**********']],
+      );
+      assert.equal(fakes.binanceus.requests.length, calls);
+    },
+  );
 
   it('never logs the keys it was given', () => {
     const accounts = [...fakes.binance.accounts.values(), ...fakes.binanceus.accounts.values()];

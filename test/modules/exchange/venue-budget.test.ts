@@ -131,41 +131,48 @@ describe('venue weight budget, one instance', () => {
     await h.fake.close();
   });
 
-  it('sixty users syncing at once get no 429 or 418 from the venue: each sync succeeds or answers 503 with Retry-After', async () => {
-    const responses = (await Promise.all(users.map((user) => syncBoth(t, user)))).flat();
-    const { ok, refused } = tally(responses);
-    assert.deepEqual(h.fake.rateLimitAnswers, { 429: 0, 418: 0 });
-    assert.ok(
-      h.fake.peakWeight <= LIMIT * 0.8,
-      `the venue counted ${h.fake.peakWeight}, within the 80 % share of ${LIMIT}`,
-    );
-    assert.ok(
-      ok > 0 && refused > 0,
-      `the budget admitted what fits and refused the rest (${ok} ok, ${refused} refused)`,
-    );
-    // The limit came from exchangeInfo (1200, not the documented 6000): what fits is fixed.
-    assert.ok(ok <= Math.floor((LIMIT * 0.8 - 20) / 20), `${ok} calls of weight 20 after exchangeInfo`);
+  it(
+    'sixty users syncing at once get no 429 or 418 from the venue: each sync succeeds ' +
+      'or answers 503 with Retry-After',
+    async () => {
+      const responses = (await Promise.all(users.map((user) => syncBoth(t, user)))).flat();
+      const { ok, refused } = tally(responses);
+      assert.deepEqual(h.fake.rateLimitAnswers, { 429: 0, 418: 0 });
+      assert.ok(
+        h.fake.peakWeight <= LIMIT * 0.8,
+        `the venue counted ${h.fake.peakWeight}, within the 80 % share of ${LIMIT}`,
+      );
+      assert.ok(
+        ok > 0 && refused > 0,
+        `the budget admitted what fits and refused the rest (${ok} ok, ${refused} refused)`,
+      );
+      // The limit came from exchangeInfo (1200, not the documented 6000): what fits is fixed.
+      assert.ok(ok <= Math.floor((LIMIT * 0.8 - 20) / 20), `${ok} calls of weight 20 after exchangeInfo`);
 
-    const health = (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health' })).json();
-    assert.equal(health.budget.limit_1m, LIMIT);
-    assert.equal(health.budget.cap_1m, LIMIT * 0.8);
-    assert.ok(health.budget.used_weight_1m > LIMIT * 0.8 - 20 && health.budget.used_weight_1m <= LIMIT * 0.8);
-    assert.equal(health.budget.breaker_open, false);
+      const health = (await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health' })).json();
+      assert.equal(health.budget.limit_1m, LIMIT);
+      assert.equal(health.budget.cap_1m, LIMIT * 0.8);
+      assert.ok(health.budget.used_weight_1m > LIMIT * 0.8 - 20 && health.budget.used_weight_1m <= LIMIT * 0.8);
+      assert.equal(health.budget.breaker_open, false);
 
-    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-    assert.equal(metric(metrics, 'venue_weight_limit_1m', 'venue="binance"'), LIMIT);
-    assert.equal(metric(metrics, 'venue_weight_used_1m', 'venue="binance"'), health.budget.used_weight_1m);
-    assert.equal(metric(metrics, 'venue_budget_refusals_total', 'venue="binance",reason="budget"'), refused);
-    assert.equal(metric(metrics, 'venue_breaker_open', 'venue="binance"'), 0);
-  });
+      const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      assert.equal(metric(metrics, 'venue_weight_limit_1m', 'venue="binance"'), LIMIT);
+      assert.equal(metric(metrics, 'venue_weight_used_1m', 'venue="binance"'), health.budget.used_weight_1m);
+      assert.equal(metric(metrics, 'venue_budget_refusals_total', 'venue="binance",reason="budget"'), refused);
+      assert.equal(metric(metrics, 'venue_breaker_open', 'venue="binance"'), 0);
+    },
+  );
 
-  it('market data shares the same budget: once the users have spent it, a market call is refused before it is sent', async () => {
-    const depthCalls = h.fake.countRequests('/api/v3/depth');
-    const book = await t.app.inject({ method: 'GET', url: '/api/v1/market/orderbook?symbol=BTCUSDT' });
-    assert.equal(book.statusCode, 503);
-    assert.match(book.json().detail, /Binance request weight budget for this minute is used up/);
-    assert.equal(h.fake.countRequests('/api/v3/depth'), depthCalls);
-  });
+  it(
+    'market data shares the same budget: once the users have ' + 'spent it, a market call is refused before it is sent',
+    async () => {
+      const depthCalls = h.fake.countRequests('/api/v3/depth');
+      const book = await t.app.inject({ method: 'GET', url: '/api/v1/market/orderbook?symbol=BTCUSDT' });
+      assert.equal(book.statusCode, 503);
+      assert.match(book.json().detail, /Binance request weight budget for this minute is used up/);
+      assert.equal(h.fake.countRequests('/api/v3/depth'), depthCalls);
+    },
+  );
 
   it('a new minute admits calls again', async () => {
     h.clock.advance(60_000);
@@ -174,33 +181,38 @@ describe('venue weight budget, one instance', () => {
     assert.equal(trades!.statusCode, 200);
   });
 
-  it('a 429 the venue sends (other clients behind our IP spent its weight) stops every call until Retry-After: never a 418', async () => {
-    h.clock.advance(60_000);
-    h.fake.spendWeight(LIMIT - 10);
-    const first = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/balance/sync?exchange=binance',
-      headers: users[0]!.headers,
-    });
-    assert.equal(first.json().error_type, 'rate_limit', "the venue's own 429");
-    assert.equal(h.fake.rateLimitAnswers[429], 1);
-    const sent = h.fake.requests.length;
-    const responses = (await Promise.all(users.slice(1).map((user) => syncBoth(t, user)))).flat();
-    assert.deepEqual(tally(responses), { ok: 0, refused: responses.length });
-    for (const response of responses) assert.match(response.json().detail, /not being called for \d+ s after HTTP 429/);
-    const market = await t.app.inject({ method: 'GET', url: '/api/v1/market/orderbook?symbol=ETHUSDT' });
-    assert.equal(market.statusCode, 503, 'market data holds back too');
-    assert.equal(h.fake.requests.length, sent, 'nothing reached the venue while its Retry-After lasted');
-    assert.equal(h.fake.rateLimitAnswers[418], 0);
-    const health = (await t.app.inject({ method: 'GET', url: '/api/exchange/health' })).json();
-    assert.equal(health.exchanges.binance.budget.breaker_open, true);
-    assert.match(health.exchanges.binance.budget.breaker_reason, /429/);
+  it(
+    'a 429 the venue sends (other clients behind our IP spent its weight) stops every call ' +
+      'until Retry-After: never a 418',
+    async () => {
+      h.clock.advance(60_000);
+      h.fake.spendWeight(LIMIT - 10);
+      const first = await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/balance/sync?exchange=binance',
+        headers: users[0]!.headers,
+      });
+      assert.equal(first.json().error_type, 'rate_limit', "the venue's own 429");
+      assert.equal(h.fake.rateLimitAnswers[429], 1);
+      const sent = h.fake.requests.length;
+      const responses = (await Promise.all(users.slice(1).map((user) => syncBoth(t, user)))).flat();
+      assert.deepEqual(tally(responses), { ok: 0, refused: responses.length });
+      for (const response of responses)
+        assert.match(response.json().detail, /not being called for \d+ s after HTTP 429/);
+      const market = await t.app.inject({ method: 'GET', url: '/api/v1/market/orderbook?symbol=ETHUSDT' });
+      assert.equal(market.statusCode, 503, 'market data holds back too');
+      assert.equal(h.fake.requests.length, sent, 'nothing reached the venue while its Retry-After lasted');
+      assert.equal(h.fake.rateLimitAnswers[418], 0);
+      const health = (await t.app.inject({ method: 'GET', url: '/api/exchange/health' })).json();
+      assert.equal(health.exchanges.binance.budget.breaker_open, true);
+      assert.match(health.exchanges.binance.budget.breaker_reason, /429/);
 
-    h.clock.advance(60_000);
-    const [balance] = await syncBoth(t, users[1]!);
-    assert.equal(balance!.statusCode, 200, 'after Retry-After the venue is called again, without a ban');
-    assert.equal(h.fake.rateLimitAnswers[418], 0);
-  });
+      h.clock.advance(60_000);
+      const [balance] = await syncBoth(t, users[1]!);
+      assert.equal(balance!.statusCode, 200, 'after Retry-After the venue is called again, without a ban');
+      assert.equal(h.fake.rateLimitAnswers[418], 0);
+    },
+  );
 
   it('needs a bearer token for the syncs; health and its budget are public', async () => {
     assert.equal(
@@ -235,7 +247,8 @@ describe('venue weight budget, two instances on PostgreSQL and Redis', () => {
     await h.fake.close();
   });
 
-  it('sixty users spread over two instances share one budget: no 429 or 418, each sync succeeds or answers 503 with Retry-After', {
+  it('sixty users spread over two instances share one budget: no 429 or 418, each sync succeeds ' +
+    'or answers 503 with Retry-After', {
     skip,
   }, async () => {
     const responses = (await Promise.all(users.map((user, i) => syncBoth(i % 2 === 0 ? a : b, user)))).flat();

@@ -70,15 +70,18 @@ describe('exchange venue data', () => {
       assert.equal(global.markets.find((m: { symbol: string }) => m.symbol === 'BTC/USDT').min_cost, 5);
     });
 
-    it('answers 502 with the reason for an unreachable venue, 422 for an unknown one, 401 without a token', async () => {
-      const down = await get('/api/exchange/markets?exchange=kraken');
-      assert.equal(down.statusCode, 502);
-      assert.equal(down.json().detail, 'kraken could not be reached (ECONNREFUSED)');
-      const unknown = await get('/api/exchange/markets?exchange=ftx');
-      assert.equal(unknown.statusCode, 422);
-      assert.equal(unknown.json().detail[0].type, 'enum');
-      assert.equal((await get('/api/exchange/markets?exchange=binance', null)).statusCode, 401);
-    });
+    it(
+      'answers 502 with the reason for an unreachable ' + 'venue, 422 for an unknown one, 401 without a token',
+      async () => {
+        const down = await get('/api/exchange/markets?exchange=kraken');
+        assert.equal(down.statusCode, 502);
+        assert.equal(down.json().detail, 'kraken could not be reached (ECONNREFUSED)');
+        const unknown = await get('/api/exchange/markets?exchange=ftx');
+        assert.equal(unknown.statusCode, 422);
+        assert.equal(unknown.json().detail[0].type, 'enum');
+        assert.equal((await get('/api/exchange/markets?exchange=binance', null)).statusCode, 401);
+      },
+    );
   });
 
   describe('GET /api/exchange/ticker', () => {
@@ -174,29 +177,35 @@ describe('exchange venue data', () => {
   });
 
   describe('GET /api/exchange/route', () => {
-    it('ranks the venues listing the pair by price after fees and lists the unreachable ones with the reason', async () => {
-      const response = await get('/api/exchange/route?base=BTC&quote=USDT');
-      assert.equal(response.statusCode, 200);
-      const body = response.json();
-      assert.deepEqual(
-        body.routes.map((r: { exchange: string }) => r.exchange),
-        ['binanceus', 'binance'],
-      );
-      const [us, global] = body.routes;
-      assert.equal(us.symbol, 'BTC/USDT');
-      assert.equal(us.rank, 1);
-      assert.equal(us.price, 64900.01);
-      assert.equal(us.taker_fee, 0.001);
-      assert.equal(us.effective_price, 64900.01 * 1.001);
-      assert.equal(us.min_amount, 0.00001);
-      assert.equal(us.min_cost, 10);
-      assert.equal(global.min_cost, 5);
-      assert.equal(body.best.exchange, 'binanceus');
-      assert.deepEqual(body.unavailable.map((u: { exchange: string }) => u.exchange).sort(), [...OTHER_VENUES].sort());
-      assert.match(body.unavailable[0].reason, /could not be reached/);
-      assert.ok(!response.body.includes('127.0.0.1'), 'no internal address in the answer');
-      assert.deepEqual(body.not_listed, []);
-    });
+    it(
+      'ranks the venues listing the pair by price after ' + 'fees and lists the unreachable ones with the reason',
+      async () => {
+        const response = await get('/api/exchange/route?base=BTC&quote=USDT');
+        assert.equal(response.statusCode, 200);
+        const body = response.json();
+        assert.deepEqual(
+          body.routes.map((r: { exchange: string }) => r.exchange),
+          ['binanceus', 'binance'],
+        );
+        const [us, global] = body.routes;
+        assert.equal(us.symbol, 'BTC/USDT');
+        assert.equal(us.rank, 1);
+        assert.equal(us.price, 64900.01);
+        assert.equal(us.taker_fee, 0.001);
+        assert.equal(us.effective_price, 64900.01 * 1.001);
+        assert.equal(us.min_amount, 0.00001);
+        assert.equal(us.min_cost, 10);
+        assert.equal(global.min_cost, 5);
+        assert.equal(body.best.exchange, 'binanceus');
+        assert.deepEqual(
+          body.unavailable.map((u: { exchange: string }) => u.exchange).sort(),
+          [...OTHER_VENUES].sort(),
+        );
+        assert.match(body.unavailable[0].reason, /could not be reached/);
+        assert.ok(!response.body.includes('127.0.0.1'), 'no internal address in the answer');
+        assert.deepEqual(body.not_listed, []);
+      },
+    );
 
     it('drops venues whose minimum order exceeds size or quote_size', async () => {
       const small = (await get('/api/exchange/route?base=BTC&quote=USDT&quote_size=7')).json();
@@ -275,40 +284,43 @@ describe('exchange venue data', () => {
       assert.equal(fakes.binance.countRequests('/sapi/v1/system/status'), statusCalls + 1);
     });
 
-    it("honours force_refresh for an admin only: anyone else's answer comes from the cache, at no venue call", async () => {
-      await t.app.inject({ method: 'GET', url: '/api/exchange/health' });
-      const statusCalls = fakes.binance.countRequests('/sapi/v1/system/status');
-      const admin = await signIn(t.app, t.database, { role: 'admin' });
-      for (const headers of [{}, user.headers, { authorization: 'Bearer not-a-token' }]) {
-        for (let i = 0; i < 5; i++) {
-          const response = await t.app.inject({
-            method: 'GET',
-            url: '/api/exchange/health?force_refresh=true',
-            headers,
-          });
-          assert.equal(response.statusCode, 200);
-          assert.equal(response.json().exchanges.binance.cached, true);
-          const one = await t.app.inject({
-            method: 'GET',
-            url: '/api/exchange/binance/health?force_refresh=true',
-            headers,
-          });
-          assert.equal(one.json().cached, true);
+    it(
+      'honours force_refresh for an admin only: anyone ' + "else's answer comes from the cache, at no venue call",
+      async () => {
+        await t.app.inject({ method: 'GET', url: '/api/exchange/health' });
+        const statusCalls = fakes.binance.countRequests('/sapi/v1/system/status');
+        const admin = await signIn(t.app, t.database, { role: 'admin' });
+        for (const headers of [{}, user.headers, { authorization: 'Bearer not-a-token' }]) {
+          for (let i = 0; i < 5; i++) {
+            const response = await t.app.inject({
+              method: 'GET',
+              url: '/api/exchange/health?force_refresh=true',
+              headers,
+            });
+            assert.equal(response.statusCode, 200);
+            assert.equal(response.json().exchanges.binance.cached, true);
+            const one = await t.app.inject({
+              method: 'GET',
+              url: '/api/exchange/binance/health?force_refresh=true',
+              headers,
+            });
+            assert.equal(one.json().cached, true);
+          }
         }
-      }
-      assert.equal(fakes.binance.countRequests('/sapi/v1/system/status'), statusCalls, 'no venue was asked');
-      const forced = await t.app.inject({
-        method: 'GET',
-        url: '/api/exchange/binance/health?force_refresh=true',
-        headers: admin.headers,
-      });
-      assert.equal(forced.json().cached, false);
-      assert.equal(
-        fakes.binance.countRequests('/sapi/v1/system/status'),
-        statusCalls + 1,
-        "the admin's refresh asked the venue",
-      );
-    });
+        assert.equal(fakes.binance.countRequests('/sapi/v1/system/status'), statusCalls, 'no venue was asked');
+        const forced = await t.app.inject({
+          method: 'GET',
+          url: '/api/exchange/binance/health?force_refresh=true',
+          headers: admin.headers,
+        });
+        assert.equal(forced.json().cached, false);
+        assert.equal(
+          fakes.binance.countRequests('/sapi/v1/system/status'),
+          statusCalls + 1,
+          "the admin's refresh asked the venue",
+        );
+      },
+    );
 
     it('checks again on force_refresh (an admin) and reports maintenance', async () => {
       const admin = await signIn(t.app, t.database, { role: 'admin' });

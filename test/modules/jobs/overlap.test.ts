@@ -78,22 +78,25 @@ describe('overlapping runs', () => {
     return t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, job));
   }
 
-  it('answers a trigger at once with 202 while its run goes on; the run read shows it running, then its outcome', async () => {
-    await slowRunAhead('ADAUSDT');
-    const started = Date.now();
-    const response = await trigger(t.app, JOB);
-    assert.equal(response.statusCode, 202, response.body);
-    assert.equal(response.json().status, 'running');
-    // The market is held back a second per request: the answer came before the run could end.
-    assert.ok(Date.now() - started < 1_000, `answered after ${Date.now() - started} ms`);
-    const runId = response.json().run_id;
-    const reading = (await readRun(t.app, runId)).json();
-    assert.deepEqual([reading.status, reading.finished_at, reading.result], ['running', null, undefined]);
-    const run = await awaitRun(t.app, runId);
-    assert.equal(run.status, 'succeeded', JSON.stringify(run));
-    assert.equal(run.result.intel.scored, 1);
-    assert.deepEqual(run.units, { total: 1, succeeded: 1, failed: 0 });
-  });
+  it(
+    'answers a trigger at once with 202 while its run goes ' + 'on; the run read shows it running, then its outcome',
+    async () => {
+      await slowRunAhead('ADAUSDT');
+      const started = Date.now();
+      const response = await trigger(t.app, JOB);
+      assert.equal(response.statusCode, 202, response.body);
+      assert.equal(response.json().status, 'running');
+      // The market is held back a second per request: the answer came before the run could end.
+      assert.ok(Date.now() - started < 1_000, `answered after ${Date.now() - started} ms`);
+      const runId = response.json().run_id;
+      const reading = (await readRun(t.app, runId)).json();
+      assert.deepEqual([reading.status, reading.finished_at, reading.result], ['running', null, undefined]);
+      const run = await awaitRun(t.app, runId);
+      assert.equal(run.status, 'succeeded', JSON.stringify(run));
+      assert.equal(run.result.intel.scored, 1);
+      assert.deepEqual(run.units, { total: 1, succeeded: 1, failed: 0 });
+    },
+  );
 
   it('skips the second of two overlapping runs in one instance, answering 200 skipped and recording it', async () => {
     await slowRunAhead('LTCUSDT');
@@ -240,31 +243,35 @@ describe('one run per trigger window', () => {
   });
 
   describe('two instances on one PostgreSQL database', { skip: NO_POSTGRES }, () => {
-    it('100 of 100 pairs at 0-200 ms gaps run once, the second instance 15 ms from its database and its clock 1 s ahead', async () => {
-      await resetDatabase(t.database);
-      // A slower link (a busier pool) for the second instance: it reaches the database after the
-      // first instance's quick run is over, as it did in the double runs.
-      const url = new URL((await testDatabaseUrl())!);
-      const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-      proxy.latency({ toClientMs: 15 });
-      const database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 3 });
-      const ahead = { now: () => new Date(Date.now() + 1_000) };
-      const platform = await createPlatform(t.config, {
-        database,
-        cache: createMemoryCache(),
-        clock: ahead,
-        logger: createLogger('silent'),
-        defaultMetrics: false,
-      });
-      const app = await buildApp(platform);
-      await app.ready();
-      try {
-        await assertOneRunPerPair([t.app, app], 100);
-      } finally {
-        await app.close();
-        await database.close();
-        await proxy.close();
-      }
-    });
+    it(
+      '100 of 100 pairs at 0-200 ms gaps run once, the second instance 15 ms from its ' +
+        'database and its clock 1 s ahead',
+      async () => {
+        await resetDatabase(t.database);
+        // A slower link (a busier pool) for the second instance: it reaches the database after the
+        // first instance's quick run is over, as it did in the double runs.
+        const url = new URL((await testDatabaseUrl())!);
+        const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+        proxy.latency({ toClientMs: 15 });
+        const database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 3 });
+        const ahead = { now: () => new Date(Date.now() + 1_000) };
+        const platform = await createPlatform(t.config, {
+          database,
+          cache: createMemoryCache(),
+          clock: ahead,
+          logger: createLogger('silent'),
+          defaultMetrics: false,
+        });
+        const app = await buildApp(platform);
+        await app.ready();
+        try {
+          await assertOneRunPerPair([t.app, app], 100);
+        } finally {
+          await app.close();
+          await database.close();
+          await proxy.close();
+        }
+      },
+    );
   });
 });

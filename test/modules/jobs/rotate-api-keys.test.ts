@@ -84,77 +84,81 @@ describe('rotate-api-keys', () => {
   });
   after(() => t.close());
 
-  it('re-seals every secret under the current key and queues one notification of the keys due; a second run changes nothing', async () => {
-    const run = await runJob(t.app, 'rotate-api-keys');
-    assert.equal(run.status, 'succeeded', JSON.stringify(run));
-    assert.deepEqual(run.result, {
-      provider_keys: { scanned: 3, reencrypted: 3, unreadable: 0 },
-      exchange_credentials: { scanned: 1, reencrypted: 1, unreadable: 0 },
-      two_factor_secrets: { scanned: 1, reencrypted: 1, unreadable: 0 },
-      rotation_reminders: { due: 2, overdue: 1, notification_queued: true },
-    });
+  it(
+    're-seals every secret under the current key and queues one notification of the keys ' +
+      'due; a second run changes nothing',
+    async () => {
+      const run = await runJob(t.app, 'rotate-api-keys');
+      assert.equal(run.status, 'succeeded', JSON.stringify(run));
+      assert.deepEqual(run.result, {
+        provider_keys: { scanned: 3, reencrypted: 3, unreadable: 0 },
+        exchange_credentials: { scanned: 1, reencrypted: 1, unreadable: 0 },
+        two_factor_secrets: { scanned: 1, reencrypted: 1, unreadable: 0 },
+        rotation_reminders: { due: 2, overdue: 1, notification_queued: true },
+      });
 
-    // Under which key a secret is sealed shows only at rest: the two tables are read.
-    const current = keyId(Buffer.from(NEW_KEY, 'base64'));
-    const onlyNew = createSecretBox(Buffer.from(NEW_KEY, 'base64'));
-    for (const row of await t.database.db.select().from(providerApiKeys)) {
-      assert.equal(row.encryptedKey.split(':')[1], current);
-      assert.ok(
-        plaintexts.includes(
-          onlyNew.open(row.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: row.id }),
-        ),
+      // Under which key a secret is sealed shows only at rest: the two tables are read.
+      const current = keyId(Buffer.from(NEW_KEY, 'base64'));
+      const onlyNew = createSecretBox(Buffer.from(NEW_KEY, 'base64'));
+      for (const row of await t.database.db.select().from(providerApiKeys)) {
+        assert.equal(row.encryptedKey.split(':')[1], current);
+        assert.ok(
+          plaintexts.includes(
+            onlyNew.open(row.encryptedKey, { table: 'provider_api_keys', column: 'encrypted_key', row: row.id }),
+          ),
+        );
+      }
+      const [credential] = await t.database.db.select().from(exchangeCredentials);
+      assert.equal(
+        onlyNew.open(credential!.apiPassphraseSealed!, {
+          table: 'exchange_credentials',
+          column: 'api_passphrase_sealed',
+          row: credential!.id,
+        }),
+        'okx-pass',
       );
-    }
-    const [credential] = await t.database.db.select().from(exchangeCredentials);
-    assert.equal(
-      onlyNew.open(credential!.apiPassphraseSealed!, {
-        table: 'exchange_credentials',
-        column: 'api_passphrase_sealed',
-        row: credential!.id,
-      }),
-      'okx-pass',
-    );
-    const [enrolled] = await t.database.db.select().from(users).where(eq(users.id, enrolledId));
-    assert.equal(
-      onlyNew.open(enrolled!.totpSecretSealed!, { table: 'users', column: 'totp_secret_sealed', row: enrolledId }),
-      totpSecret,
-    );
+      const [enrolled] = await t.database.db.select().from(users).where(eq(users.id, enrolledId));
+      assert.equal(
+        onlyNew.open(enrolled!.totpSecretSealed!, { table: 'users', column: 'totp_secret_sealed', row: enrolledId }),
+        totpSecret,
+      );
 
-    // The notification is read where it is queued: its once-a-day dedupe key is outbox bookkeeping.
-    const messages = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'));
-    assert.equal(messages.length, 1);
-    const payload = messages[0]!.payload as {
-      title: string;
-      level: string;
-      text: string;
-      fields: { name: string; value: string }[];
-    };
-    assert.equal(payload.level, 'warning');
-    assert.match(
-      payload.text,
-      /^2 active provider keys are overdue or due for rotation within 14 days \(1 overdue\)\.$/,
-    );
-    assert.deepEqual(
-      payload.fields.map((f) => f.name),
-      ['openai', 'anthropic'],
-    );
-    assert.match(payload.fields[0]!.value, /^overdue by 10 days \(\d{4}-\d{2}-\d{2}\), key id [0-9a-f-]{36}$/);
-    assert.match(payload.fields[1]!.value, /^due in 10 days /);
-    const raw = JSON.stringify(messages[0]);
-    for (const secret of plaintexts) {
-      assert.ok(!raw.includes(secret.slice(0, 7)), 'neither a key nor its prefix reaches chat');
-    }
-    assert.equal(messages[0]!.dedupeKey, `jobs:rotate-api-keys:reminders:${NOW.toISOString().slice(0, 10)}`);
+      // The notification is read where it is queued: its once-a-day dedupe key is outbox bookkeeping.
+      const messages = await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'));
+      assert.equal(messages.length, 1);
+      const payload = messages[0]!.payload as {
+        title: string;
+        level: string;
+        text: string;
+        fields: { name: string; value: string }[];
+      };
+      assert.equal(payload.level, 'warning');
+      assert.match(
+        payload.text,
+        /^2 active provider keys are overdue or due for rotation within 14 days \(1 overdue\)\.$/,
+      );
+      assert.deepEqual(
+        payload.fields.map((f) => f.name),
+        ['openai', 'anthropic'],
+      );
+      assert.match(payload.fields[0]!.value, /^overdue by 10 days \(\d{4}-\d{2}-\d{2}\), key id [0-9a-f-]{36}$/);
+      assert.match(payload.fields[1]!.value, /^due in 10 days /);
+      const raw = JSON.stringify(messages[0]);
+      for (const secret of plaintexts) {
+        assert.ok(!raw.includes(secret.slice(0, 7)), 'neither a key nor its prefix reaches chat');
+      }
+      assert.equal(messages[0]!.dedupeKey, `jobs:rotate-api-keys:reminders:${NOW.toISOString().slice(0, 10)}`);
 
-    const again = await runJob(t.app, 'rotate-api-keys');
-    assert.deepEqual(again.result, {
-      provider_keys: { scanned: 3, reencrypted: 0, unreadable: 0 },
-      exchange_credentials: { scanned: 1, reencrypted: 0, unreadable: 0 },
-      two_factor_secrets: { scanned: 1, reencrypted: 0, unreadable: 0 },
-      rotation_reminders: { due: 2, overdue: 1, notification_queued: false },
-    });
-    assert.equal((await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'))).length, 1);
-  });
+      const again = await runJob(t.app, 'rotate-api-keys');
+      assert.deepEqual(again.result, {
+        provider_keys: { scanned: 3, reencrypted: 0, unreadable: 0 },
+        exchange_credentials: { scanned: 1, reencrypted: 0, unreadable: 0 },
+        two_factor_secrets: { scanned: 1, reencrypted: 0, unreadable: 0 },
+        rotation_reminders: { due: 2, overdue: 1, notification_queued: false },
+      });
+      assert.equal((await t.database.db.select().from(outbox).where(eq(outbox.kind, 'chat.post'))).length, 1);
+    },
+  );
 
   it('counts a secret sealed under a key no longer configured as unreadable, and still succeeds', async () => {
     // A secret sealed under a key no longer configured cannot be made through any operation: written at rest.

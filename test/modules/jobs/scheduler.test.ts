@@ -62,38 +62,42 @@ describe('in-process scheduler', () => {
     );
   });
 
-  it('creates one timer per job with its documented cron; a tick runs the job through the runner, recorded as scheduler', async () => {
-    const { factory, timers } = manualTimers();
-    const jobs = jobsModuleFor(t.platform, factory);
-    jobs.start();
-    assert.deepEqual([...timers.keys()].sort(), [
-      '*/10 * * * *',
-      '*/15 * * * *',
-      '0 3 * * *',
-      '15 * * * *',
-      '30 4 * * *',
-      '45 4 * * *',
-    ]);
-    jobs.start(); // a second start changes nothing
-    assert.equal(timers.size, 6);
+  it(
+    'creates one timer per job with its documented cron; a tick runs the job through ' +
+      'the runner, recorded as scheduler',
+    async () => {
+      const { factory, timers } = manualTimers();
+      const jobs = jobsModuleFor(t.platform, factory);
+      jobs.start();
+      assert.deepEqual([...timers.keys()].sort(), [
+        '*/10 * * * *',
+        '*/15 * * * *',
+        '0 3 * * *',
+        '15 * * * *',
+        '30 4 * * *',
+        '45 4 * * *',
+      ]);
+      jobs.start(); // a second start changes nothing
+      assert.equal(timers.size, 6);
 
-    timers.get('45 4 * * *')!.fire();
-    await waitFor(
-      async () =>
-        (await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.status, 'succeeded'))).length ===
-        1,
-    );
-    const [run] = await t.database.db.select().from(scheduledJobRuns);
-    assert.equal(run!.job, 'cleanup-expired-tokens');
-    assert.equal(run!.trigger, 'scheduler');
-    assert.deepEqual(run!.result, { refresh_tokens: 0, password_reset_tokens: 0 });
-    assert.deepEqual(
-      (await jobs.lastRuns()).map((r) => [r.job, r.status, r.trigger, r.error]),
-      [['cleanup-expired-tokens', 'succeeded', 'scheduler', null]],
-    );
-    await jobs.stop();
-    assert.ok([...timers.values()].every((timer) => timer.stopped));
-  });
+      timers.get('45 4 * * *')!.fire();
+      await waitFor(
+        async () =>
+          (await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.status, 'succeeded')))
+            .length === 1,
+      );
+      const [run] = await t.database.db.select().from(scheduledJobRuns);
+      assert.equal(run!.job, 'cleanup-expired-tokens');
+      assert.equal(run!.trigger, 'scheduler');
+      assert.deepEqual(run!.result, { refresh_tokens: 0, password_reset_tokens: 0 });
+      assert.deepEqual(
+        (await jobs.lastRuns()).map((r) => [r.job, r.status, r.trigger, r.error]),
+        [['cleanup-expired-tokens', 'succeeded', 'scheduler', null]],
+      );
+      await jobs.stop();
+      assert.ok([...timers.values()].every((timer) => timer.stopped));
+    },
+  );
 
   it('waits on stop for a run in progress, so it finishes before the database closes', async () => {
     const admin = await signIn(t.app, t.database, { role: 'admin' });
@@ -203,24 +207,28 @@ describe('in-process scheduler', () => {
     }
   });
 
-  it('gives each job a trigger window of 30 s, or half its cron period when shorter, and never more than the period', () => {
-    assert.equal(triggerWindowSeconds('*/10 * * * *', undefined), 30);
-    assert.equal(triggerWindowSeconds('* * * * *', undefined), 30);
-    assert.equal(triggerWindowSeconds('*/20 * * * * *', undefined), 10);
-    assert.equal(triggerWindowSeconds('45 4 * * *', 600), 600);
-    assert.equal(triggerWindowSeconds('*/5 * * * *', 3_600), 300);
-    assert.equal(triggerWindowSeconds('0 3,4 * * *', 7_200), 3_600, 'the shortest gap of an irregular schedule');
-    assert.equal(triggerWindowSeconds('45 4 * * *', 0), 0);
-    const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
-    assert.equal(loadConfig(base).jobs.triggerWindowSeconds, undefined);
-    assert.equal(loadConfig({ ...base, JOB_TRIGGER_WINDOW_SECONDS: '45' }).jobs.triggerWindowSeconds, 45);
-    assert.throws(
-      () => loadConfig({ ...base, JOB_TRIGGER_WINDOW_SECONDS: '1.5' }),
-      (error: unknown) =>
-        error instanceof ConfigError &&
-        error.problems.includes('JOB_TRIGGER_WINDOW_SECONDS must be an integer from 0 to 86400 (got "1.5")'),
-    );
-  });
+  it(
+    'gives each job a trigger window of 30 s, or half its cron period when shorter, ' +
+      'and never more than the period',
+    () => {
+      assert.equal(triggerWindowSeconds('*/10 * * * *', undefined), 30);
+      assert.equal(triggerWindowSeconds('* * * * *', undefined), 30);
+      assert.equal(triggerWindowSeconds('*/20 * * * * *', undefined), 10);
+      assert.equal(triggerWindowSeconds('45 4 * * *', 600), 600);
+      assert.equal(triggerWindowSeconds('*/5 * * * *', 3_600), 300);
+      assert.equal(triggerWindowSeconds('0 3,4 * * *', 7_200), 3_600, 'the shortest gap of an irregular schedule');
+      assert.equal(triggerWindowSeconds('45 4 * * *', 0), 0);
+      const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
+      assert.equal(loadConfig(base).jobs.triggerWindowSeconds, undefined);
+      assert.equal(loadConfig({ ...base, JOB_TRIGGER_WINDOW_SECONDS: '45' }).jobs.triggerWindowSeconds, 45);
+      assert.throws(
+        () => loadConfig({ ...base, JOB_TRIGGER_WINDOW_SECONDS: '1.5' }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.problems.includes('JOB_TRIGGER_WINDOW_SECONDS must be an integer from 0 to 86400 (got "1.5")'),
+      );
+    },
+  );
 
   it('uses croner in UTC for the real timers', () => {
     let fired = 0;

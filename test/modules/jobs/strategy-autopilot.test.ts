@@ -136,154 +136,161 @@ describe('strategy-autopilot/evaluate', () => {
     assert.deepEqual((await run()).intel, { matured: 1, scored: 1, market_failures: 0, unscorable: 0 });
   });
 
-  it('records a failed attempt, tries events never tried first, so unscorable ones piling up past a batch never block a newer one', async () => {
-    // The job as the registry binds it, over the real modules, with a batch of 2 instead of 200.
-    const deps = {
-      intel: t.modules.commandCenter.intel,
-      candles: t.modules.market.candles,
-      strategies: t.modules.strategies.service,
-      platformLimits: t.modules.admin.getPlatformLimits,
-      logger: t.platform.logger,
-      intelBatch: 2,
-    };
-    const stuck = [
-      await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(5 * DAY).toISOString() }),
-      await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(4 * DAY).toISOString() }),
-      await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(3 * DAY).toISOString() }),
-    ];
-    const btc = await ingest({ symbol: 'BTCUSDT', direction: 'bullish', detected_at: ago(26 * HOUR).toISOString() });
-    const event = async (id: string) =>
-      (await intelEvents()).events.find((e) => e.id === id) as unknown as {
-        outcome_pct: number | null;
-        scoring_error: string | null;
-        scoring_attempts: number;
+  it(
+    'records a failed attempt, tries events never tried first, so unscorable ones piling up past ' +
+      'a batch never block a newer one',
+    async () => {
+      // The job as the registry binds it, over the real modules, with a batch of 2 instead of 200.
+      const deps = {
+        intel: t.modules.commandCenter.intel,
+        candles: t.modules.market.candles,
+        strategies: t.modules.strategies.service,
+        platformLimits: t.modules.admin.getPlatformLimits,
+        logger: t.platform.logger,
+        intelBatch: 2,
       };
+      const stuck = [
+        await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(5 * DAY).toISOString() }),
+        await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(4 * DAY).toISOString() }),
+        await ingest({ symbol: 'NOPEUSDT', direction: 'up', detected_at: ago(3 * DAY).toISOString() }),
+      ];
+      const btc = await ingest({ symbol: 'BTCUSDT', direction: 'bullish', detected_at: ago(26 * HOUR).toISOString() });
+      const event = async (id: string) =>
+        (await intelEvents()).events.find((e) => e.id === id) as unknown as {
+          outcome_pct: number | null;
+          scoring_error: string | null;
+          scoring_attempts: number;
+        };
 
-    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, {
-      matured: 2,
-      scored: 0,
-      market_failures: 0,
-      unscorable: 2,
-    });
-    assert.equal((await event(stuck[0]!)).scoring_attempts, 1);
-    assert.match(String((await event(stuck[0]!)).scoring_error), /NOPEUSDT/);
-    assert.equal((await event(btc)).scoring_error, null);
+      assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, {
+        matured: 2,
+        scored: 0,
+        market_failures: 0,
+        unscorable: 2,
+      });
+      assert.equal((await event(stuck[0]!)).scoring_attempts, 1);
+      assert.match(String((await event(stuck[0]!)).scoring_error), /NOPEUSDT/);
+      assert.equal((await event(btc)).scoring_error, null);
 
-    // The events tried before wait behind the ones never tried: the newer, scorable one gets its outcome.
-    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, {
-      matured: 2,
-      scored: 1,
-      market_failures: 0,
-      unscorable: 1,
-    });
-    assert.equal(
-      (await event(btc)).outcome_pct,
-      outcomePct(closeAt('BTCUSDT', ago(26 * HOUR)), closeAt('BTCUSDT', ago(2 * HOUR))),
-    );
+      // The events tried before wait behind the ones never tried: the newer, scorable one gets its outcome.
+      assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, {
+        matured: 2,
+        scored: 1,
+        market_failures: 0,
+        unscorable: 1,
+      });
+      assert.equal(
+        (await event(btc)).outcome_pct,
+        outcomePct(closeAt('BTCUSDT', ago(26 * HOUR)), closeAt('BTCUSDT', ago(2 * HOUR))),
+      );
 
-    // The unscorable ones are tried in turn and given up after 3 runs each; then nothing is looked at.
-    const totals = { matured: 0, unscorable: 0 };
-    for (let i = 0; i < 5; i += 1) {
-      const { intel } = await strategyAutopilot(deps, NOW);
-      totals.matured += intel.matured;
-      totals.unscorable += intel.unscorable;
-      assert.equal(intel.scored, 0);
-    }
-    assert.deepEqual(totals, { matured: 6, unscorable: 6 });
-    for (const id of stuck) {
-      const row = await event(id);
-      assert.equal(row.scoring_attempts, 3);
-      assert.equal(row.outcome_pct, null);
-      assert.match(String(row.scoring_error), /NOPEUSDT/);
-    }
-    assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, {
-      matured: 0,
-      scored: 0,
-      market_failures: 0,
-      unscorable: 0,
-    });
-  });
+      // The unscorable ones are tried in turn and given up after 3 runs each; then nothing is looked at.
+      const totals = { matured: 0, unscorable: 0 };
+      for (let i = 0; i < 5; i += 1) {
+        const { intel } = await strategyAutopilot(deps, NOW);
+        totals.matured += intel.matured;
+        totals.unscorable += intel.unscorable;
+        assert.equal(intel.scored, 0);
+      }
+      assert.deepEqual(totals, { matured: 6, unscorable: 6 });
+      for (const id of stuck) {
+        const row = await event(id);
+        assert.equal(row.scoring_attempts, 3);
+        assert.equal(row.outcome_pct, null);
+        assert.match(String(row.scoring_error), /NOPEUSDT/);
+      }
+      assert.deepEqual((await strategyAutopilot(deps, NOW)).intel, {
+        matured: 0,
+        scored: 0,
+        market_failures: 0,
+        unscorable: 0,
+      });
+    },
+  );
 
-  it('promotes paper strategies that meet the rules, oldest first, never more per hour than the platform limit', async () => {
-    const strategies = t.modules.strategies.service;
-    const limits = await t.app.inject({
-      method: 'PATCH',
-      url: '/api/admin/platform-limits',
-      headers: admin.headers,
-      payload: { paper_transition_per_hour: 1 },
-    });
-    assert.equal(limits.statusCode, 200, limits.body);
-    const oldest = await strategies.create({
-      name: 'mean reversion',
-      status: 'paper',
-      paperStartedAt: ago(30 * DAY),
-      metrics: GOOD,
-    });
-    const younger = await strategies.create({
-      name: 'breakout',
-      status: 'paper',
-      paperStartedAt: ago(20 * DAY),
-      metrics: GOOD,
-      ownerUserId: admin.id,
-    });
-    const weak = await strategies.create({
-      name: 'momentum',
-      status: 'paper',
-      paperStartedAt: ago(20 * DAY),
-      metrics: { ...GOOD, paper_trades: 10 },
-    });
-    await strategies.create({ name: 'idea', status: 'draft' });
-    await strategies.create({ name: 'veteran', status: 'live', paperStartedAt: ago(90 * DAY), metrics: GOOD });
+  it(
+    'promotes paper strategies that meet the rules, oldest ' + 'first, never more per hour than the platform limit',
+    async () => {
+      const strategies = t.modules.strategies.service;
+      const limits = await t.app.inject({
+        method: 'PATCH',
+        url: '/api/admin/platform-limits',
+        headers: admin.headers,
+        payload: { paper_transition_per_hour: 1 },
+      });
+      assert.equal(limits.statusCode, 200, limits.body);
+      const oldest = await strategies.create({
+        name: 'mean reversion',
+        status: 'paper',
+        paperStartedAt: ago(30 * DAY),
+        metrics: GOOD,
+      });
+      const younger = await strategies.create({
+        name: 'breakout',
+        status: 'paper',
+        paperStartedAt: ago(20 * DAY),
+        metrics: GOOD,
+        ownerUserId: admin.id,
+      });
+      const weak = await strategies.create({
+        name: 'momentum',
+        status: 'paper',
+        paperStartedAt: ago(20 * DAY),
+        metrics: { ...GOOD, paper_trades: 10 },
+      });
+      await strategies.create({ name: 'idea', status: 'draft' });
+      await strategies.create({ name: 'veteran', status: 'live', paperStartedAt: ago(90 * DAY), metrics: GOOD });
 
-    const first = (await run()).strategies;
-    assert.deepEqual(first, {
-      evaluated: 3,
-      eligible: 2,
-      promoted: 1,
-      deferred: 1,
-      held: 1,
-      limit_per_hour: 1,
-      transitions_last_hour: 0,
-      promoted_ids: [oldest.id],
-    });
+      const first = (await run()).strategies;
+      assert.deepEqual(first, {
+        evaluated: 3,
+        eligible: 2,
+        promoted: 1,
+        deferred: 1,
+        held: 1,
+        limit_per_hour: 1,
+        transitions_last_hour: 0,
+        promoted_ids: [oldest.id],
+      });
 
-    // Within the hour: the limit is used up, nothing moves.
-    clock.set(new Date(NOW.getTime() + 30 * 60_000));
-    const second = (await run()).strategies;
-    assert.deepEqual(second, {
-      evaluated: 2,
-      eligible: 1,
-      promoted: 0,
-      deferred: 1,
-      held: 1,
-      limit_per_hour: 1,
-      transitions_last_hour: 1,
-      promoted_ids: [],
-    });
+      // Within the hour: the limit is used up, nothing moves.
+      clock.set(new Date(NOW.getTime() + 30 * 60_000));
+      const second = (await run()).strategies;
+      assert.deepEqual(second, {
+        evaluated: 2,
+        eligible: 1,
+        promoted: 0,
+        deferred: 1,
+        held: 1,
+        limit_per_hour: 1,
+        transitions_last_hour: 1,
+        promoted_ids: [],
+      });
 
-    clock.set(new Date(NOW.getTime() + HOUR + 1));
-    assert.deepEqual((await run()).strategies.promoted_ids, [younger.id]);
+      clock.set(new Date(NOW.getTime() + HOUR + 1));
+      assert.deepEqual((await run()).strategies.promoted_ids, [younger.id]);
 
-    clock.set(NOW); // the admin's access token was issued at NOW
-    const get = (url: string, headers: Record<string, string> = admin.headers) =>
-      t.app.inject({ method: 'GET', url, headers });
-    const list = await get('/api/admin/strategies?status=live&limit=1');
-    assert.equal(list.statusCode, 200, list.body);
-    assert.equal(list.json().total, 3);
-    assert.equal(list.json().strategies.length, 1);
-    const detail = (await get(`/api/admin/strategies/${oldest.id}`)).json();
-    assert.equal(detail.status, 'live');
-    assert.equal(detail.live_started_at, NOW.toISOString());
-    assert.equal(detail.promotion, null);
-    assert.deepEqual(
-      detail.transitions.map((x: { from: string; to: string; at: string }) => [x.from, x.to, x.at]),
-      [['paper', 'live', NOW.toISOString()]],
-    );
-    assert.match(detail.transitions[0].reason, /^autopilot: paper rules met/);
-    const held = (await get(`/api/admin/strategies/${weak.id}`)).json();
-    assert.deepEqual(held.promotion, { eligible: false, reasons: ['10 of 30 paper trades'] });
-    assert.deepEqual(held.metrics, { ...GOOD, paper_trades: 10 });
-  });
+      clock.set(NOW); // the admin's access token was issued at NOW
+      const get = (url: string, headers: Record<string, string> = admin.headers) =>
+        t.app.inject({ method: 'GET', url, headers });
+      const list = await get('/api/admin/strategies?status=live&limit=1');
+      assert.equal(list.statusCode, 200, list.body);
+      assert.equal(list.json().total, 3);
+      assert.equal(list.json().strategies.length, 1);
+      const detail = (await get(`/api/admin/strategies/${oldest.id}`)).json();
+      assert.equal(detail.status, 'live');
+      assert.equal(detail.live_started_at, NOW.toISOString());
+      assert.equal(detail.promotion, null);
+      assert.deepEqual(
+        detail.transitions.map((x: { from: string; to: string; at: string }) => [x.from, x.to, x.at]),
+        [['paper', 'live', NOW.toISOString()]],
+      );
+      assert.match(detail.transitions[0].reason, /^autopilot: paper rules met/);
+      const held = (await get(`/api/admin/strategies/${weak.id}`)).json();
+      assert.deepEqual(held.promotion, { eligible: false, reasons: ['10 of 30 paper trades'] });
+      assert.deepEqual(held.metrics, { ...GOOD, paper_trades: 10 });
+    },
+  );
 
   it('guards the admin strategy routes and answers 404 and 422 for bad ids', async () => {
     const user = await signIn(t.app, t.database);

@@ -85,67 +85,74 @@ describe('sync-accounts', () => {
     await fake.close();
   });
 
-  it("syncs what its share of the budget allows, defers the rest with Retry-After, and leaves room for users' own calls", async () => {
-    const { result, units } = await runJob(t.app, 'sync-accounts');
-    assert.equal(result.credentials, 4);
-    assert.equal(result.budget_share, 0.25);
-    const results = result.results as Result[];
-    assert.deepEqual(
-      results.map((r) => r.credential_id),
-      users.map((u) => u.credentialId).sort(),
-      'in id order',
-    );
-    const synced = results.filter((r) => r.status === 'synced');
-    const deferred = results.filter((r) => r.status === 'deferred');
-    assert.ok(synced.length >= 1 && deferred.length >= 1, JSON.stringify(results));
-    assert.equal(result.synced + result.deferred + result.failed, 4);
-    assert.deepEqual(units, { total: 4, succeeded: result.synced, failed: result.failed });
-    for (const r of synced)
-      assert.deepEqual(
-        [r.currencies_synced, r.trades_synced, r.transfers_synced, r.has_more, r.error],
-        [1, 2, 1, false, null],
-      );
-    assert.equal(result.transfers_synced, synced.length, 'each synced credential stored its deposit');
-    for (const r of deferred) {
-      assert.equal(r.error_type, 'rate_limit');
-      assert.ok(r.retry_after_seconds! >= 1);
-      assert.match(r.error!, /Binance request weight budget for this minute is used up \(\d+ of 240\)/);
-    }
-    assert.deepEqual(fake.rateLimitAnswers, { 429: 0, 418: 0 });
-
-    // A user's own sync is admitted to the whole budget, beyond the job's share.
-    const own = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/trades/sync?exchange=binance&symbol=ETHUSDT',
-      headers: users[3]!.user.headers,
-    });
-    assert.equal(own.statusCode, 200);
-    const first = users.find((u) => u.credentialId === synced[0]!.credential_id)!;
-    const stored = (
-      await t.app.inject({ method: 'GET', url: '/api/exchange/trades?exchange=binance', headers: first.user.headers })
-    ).json();
-    assert.equal(stored.total_records, 2);
-  });
-
-  it('lets deferred credentials lead the next runs, so every one is synced; a refused key is reported failed', async () => {
-    const seen = new Map<string, Set<string>>();
-    for (let run = 0; run < 4; run++) {
-      clock.advance(60_000);
-      const { result } = await runJob(t.app, 'sync-accounts');
+  it(
+    'syncs what its share of the budget allows, defers the rest with Retry-After, and ' +
+      "leaves room for users' own calls",
+    async () => {
+      const { result, units } = await runJob(t.app, 'sync-accounts');
+      assert.equal(result.credentials, 4);
+      assert.equal(result.budget_share, 0.25);
       const results = result.results as Result[];
-      // Each run starts with the credential the previous one deferred first.
-      for (const r of results) seen.set(r.credential_id, (seen.get(r.credential_id) ?? new Set()).add(r.status));
-    }
-    for (const { credentialId } of users.slice(0, 3)) assert.ok(seen.get(credentialId)!.has('synced'), credentialId);
-    assert.ok(seen.get(users[3]!.credentialId)!.has('failed'));
-    for (const { user } of users.slice(0, 3)) {
-      const listed = (
-        await t.app.inject({ method: 'GET', url: '/api/exchange/trades?exchange=binance', headers: user.headers })
+      assert.deepEqual(
+        results.map((r) => r.credential_id),
+        users.map((u) => u.credentialId).sort(),
+        'in id order',
+      );
+      const synced = results.filter((r) => r.status === 'synced');
+      const deferred = results.filter((r) => r.status === 'deferred');
+      assert.ok(synced.length >= 1 && deferred.length >= 1, JSON.stringify(results));
+      assert.equal(result.synced + result.deferred + result.failed, 4);
+      assert.deepEqual(units, { total: 4, succeeded: result.synced, failed: result.failed });
+      for (const r of synced)
+        assert.deepEqual(
+          [r.currencies_synced, r.trades_synced, r.transfers_synced, r.has_more, r.error],
+          [1, 2, 1, false, null],
+        );
+      assert.equal(result.transfers_synced, synced.length, 'each synced credential stored its deposit');
+      for (const r of deferred) {
+        assert.equal(r.error_type, 'rate_limit');
+        assert.ok(r.retry_after_seconds! >= 1);
+        assert.match(r.error!, /Binance request weight budget for this minute is used up \(\d+ of 240\)/);
+      }
+      assert.deepEqual(fake.rateLimitAnswers, { 429: 0, 418: 0 });
+
+      // A user's own sync is admitted to the whole budget, beyond the job's share.
+      const own = await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/trades/sync?exchange=binance&symbol=ETHUSDT',
+        headers: users[3]!.user.headers,
+      });
+      assert.equal(own.statusCode, 200);
+      const first = users.find((u) => u.credentialId === synced[0]!.credential_id)!;
+      const stored = (
+        await t.app.inject({ method: 'GET', url: '/api/exchange/trades?exchange=binance', headers: first.user.headers })
       ).json();
-      assert.equal(listed.total_records, 2, "every synced credential's trades are stored, once");
-    }
-    assert.deepEqual(fake.rateLimitAnswers, { 429: 0, 418: 0 });
-  });
+      assert.equal(stored.total_records, 2);
+    },
+  );
+
+  it(
+    'lets deferred credentials lead the next runs, so ' + 'every one is synced; a refused key is reported failed',
+    async () => {
+      const seen = new Map<string, Set<string>>();
+      for (let run = 0; run < 4; run++) {
+        clock.advance(60_000);
+        const { result } = await runJob(t.app, 'sync-accounts');
+        const results = result.results as Result[];
+        // Each run starts with the credential the previous one deferred first.
+        for (const r of results) seen.set(r.credential_id, (seen.get(r.credential_id) ?? new Set()).add(r.status));
+      }
+      for (const { credentialId } of users.slice(0, 3)) assert.ok(seen.get(credentialId)!.has('synced'), credentialId);
+      assert.ok(seen.get(users[3]!.credentialId)!.has('failed'));
+      for (const { user } of users.slice(0, 3)) {
+        const listed = (
+          await t.app.inject({ method: 'GET', url: '/api/exchange/trades?exchange=binance', headers: user.headers })
+        ).json();
+        assert.equal(listed.total_records, 2, "every synced credential's trades are stored, once");
+      }
+      assert.deepEqual(fake.rateLimitAnswers, { 429: 0, 418: 0 });
+    },
+  );
 
   it('needs the job secret', async () => {
     assert.equal((await trigger(t.app, 'sync-accounts', null)).statusCode, 422);
@@ -203,31 +210,34 @@ describe('sync-accounts outcome', () => {
       .json()
       .jobs.find((j: { name: string }) => j.name === 'sync-accounts').last_run;
 
-  it('is failed when every credential failed, partial when some did, succeeded when none did; health says so', async () => {
-    for (const account of accounts) account.canRead = false;
-    const failed = await runJob(t.app, 'sync-accounts');
-    assert.equal(failed.status, 'failed', JSON.stringify(failed));
-    assert.deepEqual(failed.units, { total: 3, succeeded: 0, failed: 3 });
-    assert.equal(failed.error, 'every credential it tried failed (3 of 3)');
-    assert.equal(failed.result.failed, 3);
-    assert.deepEqual(
-      [(await lastRun()).status, (await lastRun()).units],
-      ['failed', { total: 3, succeeded: 0, failed: 3 }],
-    );
+  it(
+    'is failed when every credential failed, partial when ' + 'some did, succeeded when none did; health says so',
+    async () => {
+      for (const account of accounts) account.canRead = false;
+      const failed = await runJob(t.app, 'sync-accounts');
+      assert.equal(failed.status, 'failed', JSON.stringify(failed));
+      assert.deepEqual(failed.units, { total: 3, succeeded: 0, failed: 3 });
+      assert.equal(failed.error, 'every credential it tried failed (3 of 3)');
+      assert.equal(failed.result.failed, 3);
+      assert.deepEqual(
+        [(await lastRun()).status, (await lastRun()).units],
+        ['failed', { total: 3, succeeded: 0, failed: 3 }],
+      );
 
-    accounts[0]!.canRead = true;
-    clock.advance(60_000);
-    const partial = await runJob(t.app, 'sync-accounts');
-    assert.equal(partial.status, 'partial', JSON.stringify(partial));
-    assert.deepEqual(partial.units, { total: 3, succeeded: 1, failed: 2 });
-    assert.equal(partial.error, null);
-    assert.equal((await lastRun()).status, 'partial');
+      accounts[0]!.canRead = true;
+      clock.advance(60_000);
+      const partial = await runJob(t.app, 'sync-accounts');
+      assert.equal(partial.status, 'partial', JSON.stringify(partial));
+      assert.deepEqual(partial.units, { total: 3, succeeded: 1, failed: 2 });
+      assert.equal(partial.error, null);
+      assert.equal((await lastRun()).status, 'partial');
 
-    for (const account of accounts) account.canRead = true;
-    clock.advance(60_000);
-    const succeeded = await runJob(t.app, 'sync-accounts');
-    assert.equal(succeeded.status, 'succeeded', JSON.stringify(succeeded));
-    assert.deepEqual(succeeded.units, { total: 3, succeeded: 3, failed: 0 });
-    assert.equal((await lastRun()).status, 'succeeded');
-  });
+      for (const account of accounts) account.canRead = true;
+      clock.advance(60_000);
+      const succeeded = await runJob(t.app, 'sync-accounts');
+      assert.equal(succeeded.status, 'succeeded', JSON.stringify(succeeded));
+      assert.deepEqual(succeeded.units, { total: 3, succeeded: 3, failed: 0 });
+      assert.equal((await lastRun()).status, 'succeeded');
+    },
+  );
 });

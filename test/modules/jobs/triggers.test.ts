@@ -49,36 +49,40 @@ describe('scheduled job triggers', () => {
     assert.ok(!t.logText().includes(JOB_SECRET), 'the secret is never logged');
   });
 
-  it('starts the job with the right secret, answers 202 with the run id at once, and the run read tells the outcome', async () => {
-    const response = await trigger(t.app, 'cleanup-expired-tokens');
-    assert.equal(response.statusCode, 202, response.body);
-    const body = response.json();
-    assert.deepEqual(body, {
-      job: 'cleanup-expired-tokens',
-      status: 'running',
-      run_id: body.run_id,
-      trigger: 'http',
-      started_at: NOW.toISOString(),
-      finished_at: null,
-      units: null,
-      error: null,
-    });
-    const run = await awaitRun(t.app, body.run_id);
-    assert.deepEqual(run, {
-      job: 'cleanup-expired-tokens',
-      status: 'succeeded',
-      run_id: body.run_id,
-      trigger: 'http',
-      started_at: NOW.toISOString(),
-      finished_at: NOW.toISOString(),
-      units: null,
-      error: null,
-      result: { refresh_tokens: 0, password_reset_tokens: 0 },
-    });
-    const [row] = await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.id, body.run_id));
-    assert.equal(row!.status, 'succeeded');
-    assert.deepEqual(row!.result, run.result);
-  });
+  it(
+    'starts the job with the right secret, answers 202 with the run id at once, and ' +
+      'the run read tells the outcome',
+    async () => {
+      const response = await trigger(t.app, 'cleanup-expired-tokens');
+      assert.equal(response.statusCode, 202, response.body);
+      const body = response.json();
+      assert.deepEqual(body, {
+        job: 'cleanup-expired-tokens',
+        status: 'running',
+        run_id: body.run_id,
+        trigger: 'http',
+        started_at: NOW.toISOString(),
+        finished_at: null,
+        units: null,
+        error: null,
+      });
+      const run = await awaitRun(t.app, body.run_id);
+      assert.deepEqual(run, {
+        job: 'cleanup-expired-tokens',
+        status: 'succeeded',
+        run_id: body.run_id,
+        trigger: 'http',
+        started_at: NOW.toISOString(),
+        finished_at: NOW.toISOString(),
+        units: null,
+        error: null,
+        result: { refresh_tokens: 0, password_reset_tokens: 0 },
+      });
+      const [row] = await t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.id, body.run_id));
+      assert.equal(row!.status, 'succeeded');
+      assert.deepEqual(row!.result, run.result);
+    },
+  );
 
   it('reads a run only with the secret: 404 for an unknown run, 422 for an id that is not a UUID', async () => {
     const unknown = await readRun(t.app, randomUUID());
@@ -191,51 +195,58 @@ describe('the trigger window and the Idempotency-Key', () => {
       .set({ claimedAt: sql`${scheduledJobClaims.claimedAt} - interval '1 hour'` });
   const runsOf = () => t.database.db.select().from(scheduledJobRuns).where(eq(scheduledJobRuns.job, JOB));
 
-  it('answers a trigger within 30 s of a run as skipped, naming the run that covered it, even after that run ended', async () => {
-    const first = await trigger(t.app, JOB);
-    assert.equal(first.statusCode, 202, first.body);
-    const runId = first.json().run_id;
-    assert.equal((await awaitRun(t.app, runId)).status, 'succeeded');
-    const second = await trigger(t.app, JOB);
-    assert.equal(second.statusCode, 200, second.body);
-    const body = second.json();
-    assert.equal(body.status, 'skipped');
-    assert.equal(body.covered_by, runId);
-    assert.equal(body.reason, `covered by run ${runId}, which started within this job's 30 s trigger window`);
-    assert.notEqual(body.run_id, runId);
-    // The skip is recorded and readable, and health still shows the run that did the work.
-    assert.equal((await awaitRun(t.app, body.run_id)).covered_by, runId);
-    const health = (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
-    assert.equal(health.jobs.find((j: { name: string }) => j.name === JOB).last_run.run_id, runId);
+  it(
+    'answers a trigger within 30 s of a run as skipped, ' + 'naming the run that covered it, even after that run ended',
+    async () => {
+      const first = await trigger(t.app, JOB);
+      assert.equal(first.statusCode, 202, first.body);
+      const runId = first.json().run_id;
+      assert.equal((await awaitRun(t.app, runId)).status, 'succeeded');
+      const second = await trigger(t.app, JOB);
+      assert.equal(second.statusCode, 200, second.body);
+      const body = second.json();
+      assert.equal(body.status, 'skipped');
+      assert.equal(body.covered_by, runId);
+      assert.equal(body.reason, `covered by run ${runId}, which started within this job's 30 s trigger window`);
+      assert.notEqual(body.run_id, runId);
+      // The skip is recorded and readable, and health still shows the run that did the work.
+      assert.equal((await awaitRun(t.app, body.run_id)).covered_by, runId);
+      const health = (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
+      assert.equal(health.jobs.find((j: { name: string }) => j.name === JOB).last_run.run_id, runId);
 
-    await windowPasses();
-    const third = await trigger(t.app, JOB);
-    assert.equal(third.statusCode, 202, third.body);
-    await awaitRun(t.app, third.json().run_id);
-    assert.deepEqual((await runsOf()).map((r) => r.status).sort(), ['skipped', 'succeeded', 'succeeded']);
-  });
+      await windowPasses();
+      const third = await trigger(t.app, JOB);
+      assert.equal(third.statusCode, 202, third.body);
+      await awaitRun(t.app, third.json().run_id);
+      assert.deepEqual((await runsOf()).map((r) => r.status).sort(), ['skipped', 'succeeded', 'succeeded']);
+    },
+  );
 
-  it('answers the same run to the same Idempotency-Key of the same job, whatever the time, and starts no second run', async () => {
-    const key = { 'idempotency-key': 'cron-2031-04-01T04:45:00Z' };
-    const first = await trigger(t.app, JOB, JOB_SECRET, key);
-    assert.equal(first.statusCode, 202, first.body);
-    const runId = first.json().run_id;
-    await awaitRun(t.app, runId);
-    await windowPasses();
-    const again = await trigger(t.app, JOB, JOB_SECRET, key);
-    assert.equal(again.statusCode, 200, again.body);
-    assert.equal(again.json().run_id, runId);
-    assert.equal(again.json().status, 'succeeded');
-    assert.deepEqual(again.json().result, { refresh_tokens: 0, password_reset_tokens: 0 });
-    assert.equal((await runsOf()).length, 1);
-    // Another key, or the same key on another job, is another trigger.
-    const other = await trigger(t.app, JOB, JOB_SECRET, { 'idempotency-key': 'cron-2031-04-02T04:45:00Z' });
-    assert.equal(other.statusCode, 202, other.body);
-    await awaitRun(t.app, other.json().run_id);
-    const sessions = await trigger(t.app, 'cleanup-device-sessions', JOB_SECRET, key);
-    assert.equal(sessions.statusCode, 202, sessions.body);
-    await awaitRun(t.app, sessions.json().run_id);
-  });
+  it(
+    'answers the same run to the same Idempotency-Key of the same job, whatever the ' +
+      'time, and starts no second run',
+    async () => {
+      const key = { 'idempotency-key': 'cron-2031-04-01T04:45:00Z' };
+      const first = await trigger(t.app, JOB, JOB_SECRET, key);
+      assert.equal(first.statusCode, 202, first.body);
+      const runId = first.json().run_id;
+      await awaitRun(t.app, runId);
+      await windowPasses();
+      const again = await trigger(t.app, JOB, JOB_SECRET, key);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.json().run_id, runId);
+      assert.equal(again.json().status, 'succeeded');
+      assert.deepEqual(again.json().result, { refresh_tokens: 0, password_reset_tokens: 0 });
+      assert.equal((await runsOf()).length, 1);
+      // Another key, or the same key on another job, is another trigger.
+      const other = await trigger(t.app, JOB, JOB_SECRET, { 'idempotency-key': 'cron-2031-04-02T04:45:00Z' });
+      assert.equal(other.statusCode, 202, other.body);
+      await awaitRun(t.app, other.json().run_id);
+      const sessions = await trigger(t.app, 'cleanup-device-sessions', JOB_SECRET, key);
+      assert.equal(sessions.statusCode, 202, sessions.body);
+      await awaitRun(t.app, sessions.json().run_id);
+    },
+  );
 
   it('answers two triggers with one key at the same instant with one run', async () => {
     const key = { 'idempotency-key': 'same-instant' };
@@ -245,15 +256,19 @@ describe('the trigger window and the Idempotency-Key', () => {
     assert.equal((await runsOf()).length, 1);
   });
 
-  it("refuses an Idempotency-Key longer than 200 characters or with a character that is not printable ASCII, in the contract's shape", async () => {
-    for (const bad of ['k'.repeat(201), 'tab\there', 'caf\u00e9', '']) {
-      const response = await trigger(t.app, JOB, JOB_SECRET, { 'idempotency-key': bad });
-      assert.equal(response.statusCode, 422, `${JSON.stringify(bad)}: ${response.body}`);
-      assert.deepEqual(response.json().detail[0].loc, ['header', 'idempotency-key']);
-    }
-    assert.equal((await runsOf()).length, 0);
-    const longest = await trigger(t.app, JOB, JOB_SECRET, { 'idempotency-key': '~'.repeat(200) });
-    assert.equal(longest.statusCode, 202, longest.body);
-    await awaitRun(t.app, longest.json().run_id);
-  });
+  it(
+    'refuses an Idempotency-Key longer than 200 characters or with a character that is not printable ' +
+      "ASCII, in the contract's shape",
+    async () => {
+      for (const bad of ['k'.repeat(201), 'tab\there', 'caf\u00e9', '']) {
+        const response = await trigger(t.app, JOB, JOB_SECRET, { 'idempotency-key': bad });
+        assert.equal(response.statusCode, 422, `${JSON.stringify(bad)}: ${response.body}`);
+        assert.deepEqual(response.json().detail[0].loc, ['header', 'idempotency-key']);
+      }
+      assert.equal((await runsOf()).length, 0);
+      const longest = await trigger(t.app, JOB, JOB_SECRET, { 'idempotency-key': '~'.repeat(200) });
+      assert.equal(longest.statusCode, 202, longest.body);
+      await awaitRun(t.app, longest.json().run_id);
+    },
+  );
 });

@@ -84,45 +84,51 @@ describe('market cache', () => {
     assert.equal(both[0].fetchedAt, both[1].fetchedAt);
   });
 
-  it('a waiting instance learns at once that the holder failed: the same error, and no upstream call of its own', async () => {
-    const cache = sharedCache();
-    const clock = fixedClock('2026-01-01T00:00:00Z');
-    const a = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 5_000 });
-    const b = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 5_000 });
-    let calls = 0;
-    const failing = async () => {
-      calls += 1;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      throw upstreamDown();
-    };
-    const holder = assert.rejects(a.get('k', POLICY, failing), /HTTP 500/);
-    // a holds the lock once its load has begun.
-    await waitFor(() => calls === 1, "the holder's load");
-    const started = performance.now();
-    await assert.rejects(b.get('k', POLICY, failing), /HTTP 500/);
-    const waited = performance.now() - started;
-    await holder;
-    assert.equal(calls, 1, 'one upstream call across both instances');
-    // Told of the failure (about 0.5 s), not left to its 5 s wait: half that wait is a wide margin.
-    assert.ok(waited < 2_500, `the waiter answered after ${Math.round(waited)} ms, not after its 5 s wait`);
-  });
+  it(
+    'a waiting instance learns at once that the holder ' + 'failed: the same error, and no upstream call of its own',
+    async () => {
+      const cache = sharedCache();
+      const clock = fixedClock('2026-01-01T00:00:00Z');
+      const a = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 5_000 });
+      const b = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 5_000 });
+      let calls = 0;
+      const failing = async () => {
+        calls += 1;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        throw upstreamDown();
+      };
+      const holder = assert.rejects(a.get('k', POLICY, failing), /HTTP 500/);
+      // a holds the lock once its load has begun.
+      await waitFor(() => calls === 1, "the holder's load");
+      const started = performance.now();
+      await assert.rejects(b.get('k', POLICY, failing), /HTTP 500/);
+      const waited = performance.now() - started;
+      await holder;
+      assert.equal(calls, 1, 'one upstream call across both instances');
+      // Told of the failure (about 0.5 s), not left to its 5 s wait: half that wait is a wide margin.
+      assert.ok(waited < 2_500, `the waiter answered after ${Math.round(waited)} ms, not after its 5 s wait`);
+    },
+  );
 
-  it('a waiting instance whose holder takes too long answers 504 after its wait, without calling the upstream', async () => {
-    const cache = sharedCache();
-    const clock = fixedClock('2026-01-01T00:00:00Z');
-    const a = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 300 });
-    const b = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 300 });
-    const slow = counter('late', 3_000);
-    const holder = a.get('k', POLICY, slow.load);
-    await waitFor(() => slow.calls === 1, "the holder's load");
-    const started = performance.now();
-    await assert.rejects(b.get('k', POLICY, slow.load), (error: AppError) => error.status === 504);
-    // After its own 300 ms wait, not the holder's 3 s load: half the load is a wide margin.
-    const waited = performance.now() - started;
-    assert.ok(waited < 1_500, `the waiter answered after ${Math.round(waited)} ms`);
-    assert.equal((await holder).value, 'late');
-    assert.equal(slow.calls, 1);
-  });
+  it(
+    'a waiting instance whose holder takes too long answers ' + '504 after its wait, without calling the upstream',
+    async () => {
+      const cache = sharedCache();
+      const clock = fixedClock('2026-01-01T00:00:00Z');
+      const a = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 300 });
+      const b = createMarketCache({ cache, clock, lockTtlMs: 10_000, waitMs: 300 });
+      const slow = counter('late', 3_000);
+      const holder = a.get('k', POLICY, slow.load);
+      await waitFor(() => slow.calls === 1, "the holder's load");
+      const started = performance.now();
+      await assert.rejects(b.get('k', POLICY, slow.load), (error: AppError) => error.status === 504);
+      // After its own 300 ms wait, not the holder's 3 s load: half the load is a wide margin.
+      const waited = performance.now() - started;
+      assert.ok(waited < 1_500, `the waiter answered after ${Math.round(waited)} ms`);
+      assert.equal((await holder).value, 'late');
+      assert.equal(slow.calls, 1);
+    },
+  );
 
   it('a load that outlives its lock leaves the lock another instance has taken since', async () => {
     const cache = sharedCache();

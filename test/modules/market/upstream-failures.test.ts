@@ -190,7 +190,9 @@ describe('upstream errors', () => {
   it('ohlc-range answers 502 when the second page fails, and serves nothing half-loaded', () =>
     withMarket({}, async (m) => {
       const end = Date.parse(START);
-      const query = `symbol=BTCUSDT&interval=1m&start=${new Date(end - 1499 * 60_000).toISOString()}&end=${new Date(end).toISOString()}&limit=2000`;
+      const query =
+        `symbol=BTCUSDT&interval=1m&start=${new Date(end - 1499 * 60_000).toISOString()}` +
+        `&end=${new Date(end).toISOString()}&limit=2000`;
       m.binance.fail(500, undefined, { pathPrefix: '/api/v3/klines', skip: 1 });
       const failed = await m.get(`/api/v1/market/ohlc-range?${query}`);
       assert.equal(failed.status, 502);

@@ -86,67 +86,70 @@ describe('chat notifications to a Slack-compatible webhook', () => {
     assert.equal(receiver.accepted.filter((b) => String(b.text).includes('rate limited once')).length, 1);
   });
 
-  it('after a 429 posts nothing until Retry-After has passed; rows held back use up no attempt and go out in order', async () => {
-    clock.advance(3_600_000);
-    await t.platform.outbox.drain();
-    const titles = ['held back 1', 'held back 2', 'held back 3'];
-    const ids: string[] = [];
-    for (const title of titles) {
-      // Two attempts only: if a 429 used one up, the first row would die at its second 429.
-      ids.push(
-        (await enqueueRow(
-          { kind: CHAT_KIND, payload: { ...message, title }, maxAttempts: 2 },
-          clock.now(),
-          t.database.db,
-        ))!,
-      );
-      clock.advance(1);
-    }
-    const posts = () => receiver.received.filter((r) => String(r.body.text).includes('held back')).length;
-    const limited = { status: 429, body: 'rate_limited', headers: { 'retry-after': '5' } };
-    receiver.respondNext(limited, limited, limited);
-
-    for (let window = 1; window <= 3; window++) {
+  it(
+    'after a 429 posts nothing until Retry-After has passed; ' + 'rows held back use up no attempt and go out in order',
+    async () => {
+      clock.advance(3_600_000);
       await t.platform.outbox.drain();
-      assert.equal(posts(), window, `exactly one post reaches the receiver in window ${window}`);
-      const held = await Promise.all(ids.map(row));
+      const titles = ['held back 1', 'held back 2', 'held back 3'];
+      const ids: string[] = [];
+      for (const title of titles) {
+        // Two attempts only: if a 429 used one up, the first row would die at its second 429.
+        ids.push(
+          (await enqueueRow(
+            { kind: CHAT_KIND, payload: { ...message, title }, maxAttempts: 2 },
+            clock.now(),
+            t.database.db,
+          ))!,
+        );
+        clock.advance(1);
+      }
+      const posts = () => receiver.received.filter((r) => String(r.body.text).includes('held back')).length;
+      const limited = { status: 429, body: 'rate_limited', headers: { 'retry-after': '5' } };
+      receiver.respondNext(limited, limited, limited);
+
+      for (let window = 1; window <= 3; window++) {
+        await t.platform.outbox.drain();
+        assert.equal(posts(), window, `exactly one post reaches the receiver in window ${window}`);
+        const held = await Promise.all(ids.map(row));
+        assert.deepEqual(
+          held.map((r) => [r.status, r.attempts]),
+          [
+            ['pending', 0],
+            ['pending', 0],
+            ['pending', 0],
+          ],
+        );
+        assert.ok(
+          held.every((r) => r.availableAt.getTime() === clock.now().getTime() + 5000),
+          'each waits until the window ends',
+        );
+        assert.match(held[1]!.lastError!, /^not sent: the chat webhook asked us to wait \(HTTP 429\), 5 s left$/);
+        clock.advance(4_999);
+        await t.platform.outbox.drain();
+        assert.equal(posts(), window, 'nothing is posted before the window ends');
+        clock.advance(1);
+      }
+      await t.platform.outbox.drain();
+
+      const delivered = await Promise.all(ids.map(row));
       assert.deepEqual(
-        held.map((r) => [r.status, r.attempts]),
+        delivered.map((r) => [r.status, r.attempts]),
         [
-          ['pending', 0],
-          ['pending', 0],
-          ['pending', 0],
+          ['done', 1],
+          ['done', 1],
+          ['done', 1],
         ],
       );
-      assert.ok(
-        held.every((r) => r.availableAt.getTime() === clock.now().getTime() + 5000),
-        'each waits until the window ends',
+      assert.equal(posts(), 3 + 3);
+      const accepted = receiver.accepted.map((b) => String(b.text)).filter((text) => text.includes('held back'));
+      assert.deepEqual(
+        accepted.map((text) => /held back \d/.exec(text)![0]),
+        titles,
+        'each once, in the order queued',
       );
-      assert.match(held[1]!.lastError!, /^not sent: the chat webhook asked us to wait \(HTTP 429\), 5 s left$/);
-      clock.advance(4_999);
-      await t.platform.outbox.drain();
-      assert.equal(posts(), window, 'nothing is posted before the window ends');
-      clock.advance(1);
-    }
-    await t.platform.outbox.drain();
-
-    const delivered = await Promise.all(ids.map(row));
-    assert.deepEqual(
-      delivered.map((r) => [r.status, r.attempts]),
-      [
-        ['done', 1],
-        ['done', 1],
-        ['done', 1],
-      ],
-    );
-    assert.equal(posts(), 3 + 3);
-    const accepted = receiver.accepted.map((b) => String(b.text)).filter((text) => text.includes('held back'));
-    assert.deepEqual(
-      accepted.map((text) => /held back \d/.exec(text)![0]),
-      titles,
-      'each once, in the order queued',
-    );
-  });
+    },
+  );
 
   it('dead-letters what the receiver refuses (400, 403, 404, 410) at once', async () => {
     for (const [status, body] of [

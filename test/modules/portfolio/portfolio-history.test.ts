@@ -167,7 +167,9 @@ describe('portfolio', () => {
 
     /** The daily closes the venue (the fake) serves, by open time: read from it, not from the code under test. */
     async function dailyCloses(): Promise<Map<number, number>> {
-      const url = `${fakes.binance.url}/api/v3/klines?symbol=BTCUSDT&interval=1d&startTime=${at('2026-01-01T00:00:00Z')}&endTime=${at('2026-01-05T00:00:00Z')}`;
+      const url =
+        `${fakes.binance.url}/api/v3/klines?symbol=BTCUSDT&interval=1d` +
+        `&startTime=${at('2026-01-01T00:00:00Z')}&endTime=${at('2026-01-05T00:00:00Z')}`;
       const rows = (await (await fetch(url)).json()) as [number, string, string, string, string][];
       return new Map(rows.map((r) => [r[0], Number(r[4])]));
     }

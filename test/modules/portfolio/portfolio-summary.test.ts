@@ -198,8 +198,9 @@ describe('portfolio', () => {
       assert.match(String(response.headers['content-type']), /^text\/csv; charset=utf-8/);
       assert.equal(
         response.body,
-        'asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days\r\n' +
-          `BTC,binance,${new Date(day(2)).toISOString()},${new Date(day(4)).toISOString()},0.00500000,200.20,300.00,0.30,99.50,2\r\n`,
+        `asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days\r\n` +
+          `BTC,binance,${new Date(day(2)).toISOString()},${new Date(day(4)).toISOString()},` +
+          '0.00500000,200.20,300.00,0.30,99.50,2\r\n',
       );
     });
 

@@ -318,7 +318,8 @@ describe('re-encryption under a new encryption key', () => {
         const module = rotated.modules.providerKeys;
         assert.deepEqual(await module.service.reencryptAll(), { scanned: 3, reencrypted: 3, unreadable: 0 });
         assert.deepEqual(await module.service.reencryptAll(), { scanned: 3, reencrypted: 0, unreadable: 0 });
-        // Under which key a secret is sealed shows only at rest; the job's audit entries concern no user, so no activity shows them.
+        // Under which key a secret is sealed shows only at rest; the job's audit entries concern no
+        // user, so no activity shows them.
         const rows = await rotated.database.db.select().from(providerApiKeys);
         const newId = keyId(Buffer.from(newEncryptionKey, 'base64'));
         for (const row of rows) {

@@ -48,7 +48,8 @@ describe('the account stream', () => {
       url: '/api/scheduled/cleanup-expired-tokens',
       headers: { 'x-scheduled-job-secret': JOB_SECRET },
     });
-    // 202: it started the run; 200: the job's trigger window covered it by the run before (both are heard as job.finished).
+    // 202: it started the run; 200: the job's trigger window covered it by the run before
+    // (both are heard as job.finished).
     assert.ok([200, 202].includes(response.statusCode), response.body);
   };
   const stream = (user: TestUser, headers: Record<string, string> = {}, query = '') =>
@@ -90,32 +91,35 @@ describe('the account stream', () => {
     }
   });
 
-  it('refuses callers without credentials (401), bad Last-Event-ID (422), and a user over the per-user limit (429)', async () => {
-    const anonymous = await fetch(`${base}/api/stream`);
-    assert.equal(anonymous.status, 401);
-    assert.deepEqual(await anonymous.json(), { detail: 'Not authenticated' });
-    assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
-    const badToken = await fetch(`${base}/api/stream`, { headers: { authorization: 'Bearer nope' } });
-    assert.equal(badToken.status, 401);
+  it(
+    'refuses callers without credentials (401), bad Last-Event-ID ' + '(422), and a user over the per-user limit (429)',
+    async () => {
+      const anonymous = await fetch(`${base}/api/stream`);
+      assert.equal(anonymous.status, 401);
+      assert.deepEqual(await anonymous.json(), { detail: 'Not authenticated' });
+      assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
+      const badToken = await fetch(`${base}/api/stream`, { headers: { authorization: 'Bearer nope' } });
+      assert.equal(badToken.status, 401);
 
-    const bad = await fetch(`${base}/api/stream`, { headers: { ...alice.headers, 'last-event-id': 'yesterday' } });
-    assert.equal(bad.status, 422);
-    const issue = ((await bad.json()) as { detail: { loc: string[]; type: string }[] }).detail[0]!;
-    assert.deepEqual([issue.type, issue.loc], ['value_error', ['header', 'last-event-id']]);
+      const bad = await fetch(`${base}/api/stream`, { headers: { ...alice.headers, 'last-event-id': 'yesterday' } });
+      assert.equal(bad.status, 422);
+      const issue = ((await bad.json()) as { detail: { loc: string[]; type: string }[] }).detail[0]!;
+      assert.deepEqual([issue.type, issue.loc], ['value_error', ['header', 'last-event-id']]);
 
-    const first = stream(bob);
-    const second = stream(bob);
-    try {
-      await Promise.all([first.opened, second.opened]);
-      const third = await fetch(`${base}/api/stream`, { headers: bob.headers });
-      assert.equal(third.status, 429);
-      assert.ok(Number(third.headers.get('retry-after')) >= 1);
-      assert.match(((await third.json()) as { detail: string }).detail, /At most 2 open streams per user/);
-    } finally {
-      first.close();
-      second.close();
-    }
-  });
+      const first = stream(bob);
+      const second = stream(bob);
+      try {
+        await Promise.all([first.opened, second.opened]);
+        const third = await fetch(`${base}/api/stream`, { headers: bob.headers });
+        assert.equal(third.status, 429);
+        assert.ok(Number(third.headers.get('retry-after')) >= 1);
+        assert.match(((await third.json()) as { detail: string }).detail, /At most 2 open streams per user/);
+      } finally {
+        first.close();
+        second.close();
+      }
+    },
+  );
 
   it('accepts a single-use ticket instead of the header, valid for one stream', async () => {
     const issued = await t.app.inject({ method: 'POST', url: '/api/stream/ticket', headers: alice.headers });
@@ -206,60 +210,63 @@ describe('the account stream', () => {
 });
 
 describe('the account stream across a restart and across instances', () => {
-  it('replays events stored before a restart, and carries an event from one instance to another within 1 s', async () => {
-    const shared = process.env.REDIS_URL
-      ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `test:${process.pid}:${Date.now()}:` }
-      : {};
-    const one = await buildTestApp({ env: { ...shared } });
-    const user = await signIn(one.app, one.database);
-    let two: TestApp | undefined;
-    let three: TestApp | undefined;
-    try {
-      const base1 = await one.app.listen({ host: '127.0.0.1', port: 0 });
-      const first = follow(`${base1}/api/stream`, { headers: user.headers });
-      await first.opened;
-      await one.modules.streams.publisher.user(user.id, 'balance.synced', {
-        exchange: 'binance',
-        credential_id: crypto.randomUUID(),
-        success: true,
-        currencies_synced: 3,
-        error_type: null,
-      });
-      const seen = await first.waitFor((e) => e.type === 'balance.synced', 3_000);
-      first.close();
-      await one.modules.streams.publisher.user(user.id, 'trades.synced', {
-        exchange: 'binance',
-        credential_id: crypto.randomUUID(),
-        success: true,
-        symbols_synced: ['BTC/USDT'],
-        trades_synced: 2,
-        trades_duplicate: 0,
-        error_type: null,
-      });
-      await one.close();
+  it(
+    'replays events stored before a restart, and carries ' + 'an event from one instance to another within 1 s',
+    async () => {
+      const shared = process.env.REDIS_URL
+        ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `test:${process.pid}:${Date.now()}:` }
+        : {};
+      const one = await buildTestApp({ env: { ...shared } });
+      const user = await signIn(one.app, one.database);
+      let two: TestApp | undefined;
+      let three: TestApp | undefined;
+      try {
+        const base1 = await one.app.listen({ host: '127.0.0.1', port: 0 });
+        const first = follow(`${base1}/api/stream`, { headers: user.headers });
+        await first.opened;
+        await one.modules.streams.publisher.user(user.id, 'balance.synced', {
+          exchange: 'binance',
+          credential_id: crypto.randomUUID(),
+          success: true,
+          currencies_synced: 3,
+          error_type: null,
+        });
+        const seen = await first.waitFor((e) => e.type === 'balance.synced', 3_000);
+        first.close();
+        await one.modules.streams.publisher.user(user.id, 'trades.synced', {
+          exchange: 'binance',
+          credential_id: crypto.randomUUID(),
+          success: true,
+          symbols_synced: ['BTC/USDT'],
+          trades_synced: 2,
+          trades_duplicate: 0,
+          error_type: null,
+        });
+        await one.close();
 
-      // A new instance on the same database: what was stored before the restart is replayed.
-      two = await buildTestApp({ env: { ...shared }, keepData: true });
-      three = await buildTestApp({ env: { ...shared }, keepData: true });
-      const base2 = await two.app.listen({ host: '127.0.0.1', port: 0 });
-      await three.app.listen({ host: '127.0.0.1', port: 0 });
-      const resumed = follow(`${base2}/api/stream`, { headers: { ...user.headers, 'last-event-id': seen.id } });
-      await resumed.waitFor((e) => e.type === 'trades.synced', 3_000, 'the event stored before the restart');
+        // A new instance on the same database: what was stored before the restart is replayed.
+        two = await buildTestApp({ env: { ...shared }, keepData: true });
+        three = await buildTestApp({ env: { ...shared }, keepData: true });
+        const base2 = await two.app.listen({ host: '127.0.0.1', port: 0 });
+        await three.app.listen({ host: '127.0.0.1', port: 0 });
+        const resumed = follow(`${base2}/api/stream`, { headers: { ...user.headers, 'last-event-id': seen.id } });
+        await resumed.waitFor((e) => e.type === 'trades.synced', 3_000, 'the event stored before the restart');
 
-      // Produced on instance three, delivered by instance two.
-      // Nothing polls for it: without the channel between instances it would never come.
-      await three.modules.streams.publisher.user(user.id, 'credential.changed', {
-        credential_id: crypto.randomUUID(),
-        exchange: 'binance',
-        change: 'deleted',
-        changed_fields: [],
-      });
-      await resumed.waitFor((e) => e.type === 'credential.changed', 5_000, 'the event from the other instance');
-      resumed.close();
-    } finally {
-      await one.close().catch(() => {});
-      await two?.close();
-      await three?.close();
-    }
-  });
+        // Produced on instance three, delivered by instance two.
+        // Nothing polls for it: without the channel between instances it would never come.
+        await three.modules.streams.publisher.user(user.id, 'credential.changed', {
+          credential_id: crypto.randomUUID(),
+          exchange: 'binance',
+          change: 'deleted',
+          changed_fields: [],
+        });
+        await resumed.waitFor((e) => e.type === 'credential.changed', 5_000, 'the event from the other instance');
+        resumed.close();
+      } finally {
+        await one.close().catch(() => {});
+        await two?.close();
+        await three?.close();
+      }
+    },
+  );
 });

@@ -293,7 +293,8 @@ describe('tracker on the Linear backend', () => {
       assert.equal(response.statusCode, 502);
       assert.equal(
         response.json().detail,
-        'The issue tracker refused our credentials (TRACKER_API_KEY): You need to authenticate to access this operation.',
+        'The issue tracker refused our credentials (TRACKER_API_KEY): You need to ' +
+          'authenticate to access this operation.',
       );
       fake.failNext('auth');
       const health = (await call('GET', '/api/v1/tracker/health')).json();

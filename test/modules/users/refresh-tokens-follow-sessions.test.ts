@@ -97,7 +97,8 @@ describe('refresh tokens follow their device sessions', () => {
       // The deletion waits for the writer's lock on the session, as it would behind a foreign key's check.
       await waitFor(async () => {
         const waiting = await t.database.rows<{ n: number }>(
-          sql`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM device_sessions%'`,
+          sql`SELECT count(*) AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM device_sessions%'`,
         );
         return Number(waiting[0]!.n) === 1;
       }, 'the deletion to wait for the lock on the session');

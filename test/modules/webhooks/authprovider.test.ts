@@ -176,7 +176,8 @@ describe('auth provider hook (Supabase Auth)', () => {
       assert.match(text, /305805/);
       assert.ok(
         text.includes(
-          'https://project.supabase.co/auth/v1/verify?token=7d5b7b1964cf5d388340a7f04f1dbb5eeb6c7b52ef8270e1737a58d0&type=signup&redirect_to=https%3A%2F%2Fapp.example.com%2Fwelcome',
+          'https://project.supabase.co/auth/v1/verify?token=7d5b7b1964cf5d388340a7f04f1dbb5eeb6c7b52ef8270e1737a58d0' +
+            '&type=signup&redirect_to=https%3A%2F%2Fapp.example.com%2Fwelcome',
         ),
       );
       // The one-time code is not kept in the stored delivery.

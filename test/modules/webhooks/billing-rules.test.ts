@@ -56,31 +56,34 @@ describe('subscription tier mapping', () => {
     assert.equal(tierFromSubscription(subscription('active', { product: 'prod_1' })), null);
   });
 
-  it('returns to free when the subscription is deleted or has ended, and leaves the tier alone while incomplete', () => {
-    assert.deepEqual(
-      subscriptionOutcome('customer.subscription.deleted', subscription('active', { lookup_key: 'pro' })),
-      {
-        tier: 'free',
-        clearsGracePeriod: false,
-        status: 'canceled',
-      },
-    );
-    for (const status of ['canceled', 'unpaid', 'incomplete_expired', 'paused']) {
-      assert.equal(
-        subscriptionOutcome('customer.subscription.updated', subscription(status, { lookup_key: 'pro' })).tier,
-        'free',
-        status,
+  it(
+    'returns to free when the subscription is deleted or ' + 'has ended, and leaves the tier alone while incomplete',
+    () => {
+      assert.deepEqual(
+        subscriptionOutcome('customer.subscription.deleted', subscription('active', { lookup_key: 'pro' })),
+        {
+          tier: 'free',
+          clearsGracePeriod: false,
+          status: 'canceled',
+        },
       );
-    }
-    assert.deepEqual(
-      subscriptionOutcome('customer.subscription.updated', subscription('incomplete', { lookup_key: 'pro' })),
-      {
-        tier: null,
-        clearsGracePeriod: false,
-        status: 'incomplete',
-      },
-    );
-  });
+      for (const status of ['canceled', 'unpaid', 'incomplete_expired', 'paused']) {
+        assert.equal(
+          subscriptionOutcome('customer.subscription.updated', subscription(status, { lookup_key: 'pro' })).tier,
+          'free',
+          status,
+        );
+      }
+      assert.deepEqual(
+        subscriptionOutcome('customer.subscription.updated', subscription('incomplete', { lookup_key: 'pro' })),
+        {
+          tier: null,
+          clearsGracePeriod: false,
+          status: 'incomplete',
+        },
+      );
+    },
+  );
 
   it('grants the tier while active, trialing or past due, and ends a grace period only when in good standing', () => {
     assert.deepEqual(

@@ -78,19 +78,22 @@ describe('code host webhook (GitHub)', () => {
     assert.equal(message?.payload.text, 'Keep it logically awesome.');
   });
 
-  it('answers 401 for a wrong signature, a missing one and a body changed after signing; nothing is stored', async () => {
-    const before = (await deliveryRows(t, 'codehost')).length;
-    const wrong = githubDelivery('not the secret', 'push', push(1));
-    assert.equal((await send(t, URL, wrong)).statusCode, 401);
-    const missing = await send(t, URL, githubDelivery(SECRET, 'push', push(1)), { 'x-hub-signature-256': undefined });
-    assert.equal(missing.statusCode, 401);
-    assert.deepEqual(missing.json(), { detail: 'Missing webhook signature' });
-    const signed = githubDelivery(SECRET, 'push', push(1));
-    const tampered = await send(t, URL, { ...signed, body: signed.body.replace('Fix number 0', 'Fix number 9') });
-    assert.equal(tampered.statusCode, 401);
-    assert.deepEqual(tampered.json(), { detail: 'Invalid webhook signature' });
-    assert.equal((await deliveryRows(t, 'codehost')).length, before);
-  });
+  it(
+    'answers 401 for a wrong signature, a missing one ' + 'and a body changed after signing; nothing is stored',
+    async () => {
+      const before = (await deliveryRows(t, 'codehost')).length;
+      const wrong = githubDelivery('not the secret', 'push', push(1));
+      assert.equal((await send(t, URL, wrong)).statusCode, 401);
+      const missing = await send(t, URL, githubDelivery(SECRET, 'push', push(1)), { 'x-hub-signature-256': undefined });
+      assert.equal(missing.statusCode, 401);
+      assert.deepEqual(missing.json(), { detail: 'Missing webhook signature' });
+      const signed = githubDelivery(SECRET, 'push', push(1));
+      const tampered = await send(t, URL, { ...signed, body: signed.body.replace('Fix number 0', 'Fix number 9') });
+      assert.equal(tampered.statusCode, 401);
+      assert.deepEqual(tampered.json(), { detail: 'Invalid webhook signature' });
+      assert.equal((await deliveryRows(t, 'codehost')).length, before);
+    },
+  );
 
   it('answers 422 with loc ["header","x-codehost-event"] when no event header is sent', async () => {
     const delivery = githubDelivery(SECRET, 'push', push(1));
@@ -227,40 +230,46 @@ describe('code host webhook (GitHub)', () => {
     assert.equal(edge.statusCode, 413);
   });
 
-  it('loses nothing when the process dies after the acknowledgement: the message waits in the outbox and is delivered once', async () => {
-    const delivery = githubDelivery(SECRET, 'push', { ...push(1), ref: 'refs/heads/crash-test' });
-    const deliveryId = delivery.headers['x-github-delivery']!;
-    const key = `codehost:${deliveryId}`;
-    const response = await send(t, URL, delivery);
-    assert.equal(response.statusCode, 200);
-    // No worker has run: the acknowledged delivery's message is durable and pending.
-    const [pending] = (await outboxRows(t, 'codehost')).filter((row) => row.dedupe_key === key);
-    assert.equal(pending?.status, 'pending');
+  it(
+    'loses nothing when the process dies after the acknowledgement: the message waits in ' +
+      'the outbox and is delivered once',
+    async () => {
+      const delivery = githubDelivery(SECRET, 'push', { ...push(1), ref: 'refs/heads/crash-test' });
+      const deliveryId = delivery.headers['x-github-delivery']!;
+      const key = `codehost:${deliveryId}`;
+      const response = await send(t, URL, delivery);
+      assert.equal(response.statusCode, 200);
+      // No worker has run: the acknowledged delivery's message is durable and pending.
+      const [pending] = (await outboxRows(t, 'codehost')).filter((row) => row.dedupe_key === key);
+      assert.equal(pending?.status, 'pending');
 
-    // A worker claimed it and died mid-delivery: the row stays leased until its lease runs out.
-    await t.database.db.execute(
-      sql`UPDATE outbox SET status = 'processing', attempts = 1, locked_until = ${new Date(clock.now().getTime() + 60_000).toISOString()}::timestamptz WHERE dedupe_key = ${key}`,
-    );
-    const delivered: Record<string, unknown>[] = [];
-    t.platform.outbox.register('chat.post', async (payload) => {
-      delivered.push(payload);
-    });
-    const ours = () => delivered.filter((payload) => String(payload.title).includes('pushed to crash-test'));
-    await t.platform.outbox.drain();
-    assert.equal(ours().length, 0);
+      // A worker claimed it and died mid-delivery: the row stays leased until its lease runs out.
+      await t.database.db.execute(
+        sql`UPDATE outbox SET status = 'processing', attempts = 1,
+          locked_until = ${new Date(clock.now().getTime() + 60_000).toISOString()}::timestamptz
+          WHERE dedupe_key = ${key}`,
+      );
+      const delivered: Record<string, unknown>[] = [];
+      t.platform.outbox.register('chat.post', async (payload) => {
+        delivered.push(payload);
+      });
+      const ours = () => delivered.filter((payload) => String(payload.title).includes('pushed to crash-test'));
+      await t.platform.outbox.drain();
+      assert.equal(ours().length, 0);
 
-    clock.advance(61_000);
-    await t.platform.outbox.drain();
-    await t.platform.outbox.drain();
-    assert.equal(ours().length, 1);
-    assert.equal(ours()[0]!.title, '[acme/trading] 1 new commit pushed to crash-test by ada');
-    const [done] = (await outboxRows(t, 'codehost')).filter((row) => row.dedupe_key === key);
-    assert.equal(done?.status, 'done');
+      clock.advance(61_000);
+      await t.platform.outbox.drain();
+      await t.platform.outbox.drain();
+      assert.equal(ours().length, 1);
+      assert.equal(ours()[0]!.title, '[acme/trading] 1 new commit pushed to crash-test by ada');
+      const [done] = (await outboxRows(t, 'codehost')).filter((row) => row.dedupe_key === key);
+      assert.equal(done?.status, 'done');
 
-    // The sender retrying after the crash changes nothing.
-    assert.equal((await send(t, URL, delivery)).json().status, 'duplicate');
-    await t.platform.outbox.drain();
-    assert.equal(ours().length, 1);
-    assert.equal((await outboxRows(t, 'codehost')).filter((row) => row.dedupe_key === key).length, 1);
-  });
+      // The sender retrying after the crash changes nothing.
+      assert.equal((await send(t, URL, delivery)).json().status, 'duplicate');
+      await t.platform.outbox.drain();
+      assert.equal(ours().length, 1);
+      assert.equal((await outboxRows(t, 'codehost')).filter((row) => row.dedupe_key === key).length, 1);
+    },
+  );
 });

@@ -44,7 +44,8 @@ describe('webhook figures at scale', () => {
     await t.database.rows(
       sql.raw(`
       INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, received_at, status, processed_at, error)
-      SELECT (ARRAY['codehost','payments','edge','tracker','errormon','mailer'])[1 + n % 6], 'd-' || n, 'event', '{}'::jsonb,
+      SELECT (ARRAY['codehost','payments','edge','tracker','errormon','mailer'])[1 + n % 6],
+             'd-' || n, 'event', '{}'::jsonb,
              now() - make_interval(mins => ${ROWS} - n),
              (ARRAY['processed','processed','processed','failed','unmatched','superseded'])[1 + (n / 6) % 6],
              now() - make_interval(mins => ${ROWS} - n), CASE WHEN (n / 6) % 6 = 3 THEN 'boom ' || n END
@@ -121,7 +122,8 @@ describe('webhook figures at scale', () => {
 
   it('a figure read over the whole table counts every row (the positive control)', async () => {
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) SELECT provider, max(processed_at) FROM webhook_deliveries WHERE status = 'processed' GROUP BY provider`,
+      'EXPLAIN (ANALYZE, FORMAT JSON) SELECT provider, max(processed_at) FROM webhook_deliveries ' +
+        "WHERE status = 'processed' GROUP BY provider",
     );
     assert.ok(rowsRead(rows[0]!['QUERY PLAN'][0].Plan) >= ROWS / 2);
   });

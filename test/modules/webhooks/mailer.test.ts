@@ -101,20 +101,23 @@ describe('mailer webhook (Resend, Svix signatures)', () => {
     assert.equal((await deliveryRows(t, 'mailer')).filter((r) => r.delivery_id === 'msg_redelivered').length, 1);
   });
 
-  it('answers 401 for a wrong Svix signature, a stale timestamp, a wrong x-mailer-signature and none at all', async () => {
-    const body = event('email.bounced', ['never@example.com']);
-    const wrong = await send(t, URL, svixDelivery('whsec_bm90IHRoZSBzZWNyZXQ=', body, { timestamp: NOW_S }));
-    assert.deepEqual([wrong.statusCode, wrong.json()], [401, { detail: 'Invalid webhook signature' }]);
-    const stale = await send(t, URL, svixDelivery(SECRET, body, { timestamp: NOW_S - 301 }));
-    assert.deepEqual(
-      [stale.statusCode, stale.json()],
-      [401, { detail: 'Webhook timestamp is outside the tolerance window' }],
-    );
-    assert.equal((await send(t, URL, mailerSpecDelivery('wrong', body))).statusCode, 401);
-    const none = await send(t, URL, mailerSpecDelivery(SECRET, body), { 'x-mailer-signature': undefined });
-    assert.deepEqual([none.statusCode, none.json()], [401, { detail: 'Missing webhook signature' }]);
-    assert.ok(!(await suppressed()).some((r) => r.email === 'never@example.com'));
-  });
+  it(
+    'answers 401 for a wrong Svix signature, a stale ' + 'timestamp, a wrong x-mailer-signature and none at all',
+    async () => {
+      const body = event('email.bounced', ['never@example.com']);
+      const wrong = await send(t, URL, svixDelivery('whsec_bm90IHRoZSBzZWNyZXQ=', body, { timestamp: NOW_S }));
+      assert.deepEqual([wrong.statusCode, wrong.json()], [401, { detail: 'Invalid webhook signature' }]);
+      const stale = await send(t, URL, svixDelivery(SECRET, body, { timestamp: NOW_S - 301 }));
+      assert.deepEqual(
+        [stale.statusCode, stale.json()],
+        [401, { detail: 'Webhook timestamp is outside the tolerance window' }],
+      );
+      assert.equal((await send(t, URL, mailerSpecDelivery('wrong', body))).statusCode, 401);
+      const none = await send(t, URL, mailerSpecDelivery(SECRET, body), { 'x-mailer-signature': undefined });
+      assert.deepEqual([none.statusCode, none.json()], [401, { detail: 'Missing webhook signature' }]);
+      assert.ok(!(await suppressed()).some((r) => r.email === 'never@example.com'));
+    },
+  );
 
   it('reports every missing body field in the Pydantic shape', async () => {
     const response = await send(t, URL, mailerSpecDelivery(SECRET, { data: 'not an object' }));

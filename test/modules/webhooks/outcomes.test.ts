@@ -38,18 +38,22 @@ describe('provider outcomes', () => {
     assert.deepEqual(token, { status: 'processed', answer: { status: 200, body: { claims: { sub: 'x' } } } });
   });
 
-  it('a subscription change of a customer nobody is linked to yet is kept unmatched; without a customer it is processed', async () => {
-    const payments = createPaymentsHandler({ gracePeriodDays: 7 });
-    const event = (customer?: string) => ({
-      type: 'customer.subscription.updated',
-      data: { object: { customer, status: 'active' } },
-    });
-    assert.deepEqual(await payments.apply(contextOf('payments', 'customer.subscription.updated', event('cus_1'))), {
-      status: 'unmatched',
-    });
-    assert.deepEqual(await payments.apply(contextOf('payments', 'customer.subscription.updated', event())), {
-      status: 'processed',
-      answer: undefined,
-    });
-  });
+  it(
+    'a subscription change of a customer nobody is linked to yet is kept unmatched; ' +
+      'without a customer it is processed',
+    async () => {
+      const payments = createPaymentsHandler({ gracePeriodDays: 7 });
+      const event = (customer?: string) => ({
+        type: 'customer.subscription.updated',
+        data: { object: { customer, status: 'active' } },
+      });
+      assert.deepEqual(await payments.apply(contextOf('payments', 'customer.subscription.updated', event('cus_1'))), {
+        status: 'unmatched',
+      });
+      assert.deepEqual(await payments.apply(contextOf('payments', 'customer.subscription.updated', event())), {
+        status: 'processed',
+        answer: undefined,
+      });
+    },
+  );
 });

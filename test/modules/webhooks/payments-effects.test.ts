@@ -83,27 +83,30 @@ describe('payments webhook (Stripe)', () => {
       assert.equal(mapping?.user_id, userId);
     });
 
-    it('records a paid invoice once in the ledger in major units, even when invoice.payment_succeeded follows', async () => {
-      const paid = stripeEvent('invoice.paid', invoice('in_usd'), { id: 'evt_paid_usd' });
-      const succeeded = stripeEvent('invoice.payment_succeeded', invoice('in_usd'), { id: 'evt_succeeded_usd' });
-      assert.equal((await post(paid)).json().status, 'processed');
-      assert.equal((await post(succeeded)).json().status, 'processed');
-      const rows = (await ledger()).filter((row) => row.externalId === 'in_usd');
-      assert.equal(rows.length, 1);
-      assert.equal(new Decimal(rows[0]!.amount).toFixed(2), '49.00');
-      assert.equal(rows[0]!.currency, 'USD');
-      assert.equal(rows[0]!.userId, userId);
-      assert.equal(rows[0]!.customerEmail, 'ada@example.com');
-      assert.equal(rows[0]!.occurredAt.toISOString(), new Date((NOW_S - 30) * 1000).toISOString());
-      const messages = (await outboxRows(t, 'payments')).filter((row) =>
-        String(row.payload.title).startsWith('Payment received'),
-      );
-      assert.deepEqual(
-        messages.map((m) => m.payload.title),
-        ['Payment received: 49.00 USD from ada@example.com'],
-      );
-      assert.ok((await auditActions()).includes('billing.payment.record'));
-    });
+    it(
+      'records a paid invoice once in the ledger in major ' + 'units, even when invoice.payment_succeeded follows',
+      async () => {
+        const paid = stripeEvent('invoice.paid', invoice('in_usd'), { id: 'evt_paid_usd' });
+        const succeeded = stripeEvent('invoice.payment_succeeded', invoice('in_usd'), { id: 'evt_succeeded_usd' });
+        assert.equal((await post(paid)).json().status, 'processed');
+        assert.equal((await post(succeeded)).json().status, 'processed');
+        const rows = (await ledger()).filter((row) => row.externalId === 'in_usd');
+        assert.equal(rows.length, 1);
+        assert.equal(new Decimal(rows[0]!.amount).toFixed(2), '49.00');
+        assert.equal(rows[0]!.currency, 'USD');
+        assert.equal(rows[0]!.userId, userId);
+        assert.equal(rows[0]!.customerEmail, 'ada@example.com');
+        assert.equal(rows[0]!.occurredAt.toISOString(), new Date((NOW_S - 30) * 1000).toISOString());
+        const messages = (await outboxRows(t, 'payments')).filter((row) =>
+          String(row.payload.title).startsWith('Payment received'),
+        );
+        assert.deepEqual(
+          messages.map((m) => m.payload.title),
+          ['Payment received: 49.00 USD from ada@example.com'],
+        );
+        assert.ok((await auditActions()).includes('billing.payment.record'));
+      },
+    );
 
     it('does not divide a zero-decimal currency', async () => {
       await post(stripeEvent('invoice.paid', invoice('in_jpy', { amount_paid: 5000, currency: 'jpy' })));
@@ -141,31 +144,34 @@ describe('payments webhook (Stripe)', () => {
       assert.ok((await auditActions()).includes('billing.subscription.tier_change'));
     });
 
-    it('opens a grace period on a failed payment, once, and ends it when the subscription is active again', async () => {
-      const failed = stripeEvent(
-        'invoice.payment_failed',
-        invoice('in_failed', { amount_paid: 0, status: 'open', attempt_count: 1 }),
-      );
-      assert.equal((await post(failed)).statusCode, 200);
-      const graceEnds = new Date(NOW.getTime() + 7 * DAY_MS);
-      assert.equal((await graceEndsOf())?.toISOString(), graceEnds.toISOString());
-      const [message] = (await outboxRows(t, 'payments')).filter((row) => row.dedupe_key === `payments:${failed.id}`);
-      assert.equal(message?.payload.title, 'Payment failed of 49.00 USD for ada@example.com');
-      assert.equal(message?.payload.level, 'error');
+    it(
+      'opens a grace period on a failed payment, once, ' + 'and ends it when the subscription is active again',
+      async () => {
+        const failed = stripeEvent(
+          'invoice.payment_failed',
+          invoice('in_failed', { amount_paid: 0, status: 'open', attempt_count: 1 }),
+        );
+        assert.equal((await post(failed)).statusCode, 200);
+        const graceEnds = new Date(NOW.getTime() + 7 * DAY_MS);
+        assert.equal((await graceEndsOf())?.toISOString(), graceEnds.toISOString());
+        const [message] = (await outboxRows(t, 'payments')).filter((row) => row.dedupe_key === `payments:${failed.id}`);
+        assert.equal(message?.payload.title, 'Payment failed of 49.00 USD for ada@example.com');
+        assert.equal(message?.payload.level, 'error');
 
-      clock.advance(DAY_MS);
-      await post(stripeEvent('invoice.payment_failed', invoice('in_failed', { amount_paid: 0, attempt_count: 2 })));
-      assert.equal((await graceEndsOf())?.toISOString(), graceEnds.toISOString());
+        clock.advance(DAY_MS);
+        await post(stripeEvent('invoice.payment_failed', invoice('in_failed', { amount_paid: 0, attempt_count: 2 })));
+        assert.equal((await graceEndsOf())?.toISOString(), graceEnds.toISOString());
 
-      await post(
-        stripeEvent('customer.subscription.updated', subscription('active'), { previous: { status: 'past_due' } }),
-      );
-      assert.equal(await graceEndsOf(), null);
-      assert.equal(await tierOf(), 'pro');
-      const actions = await auditActions();
-      assert.equal(actions.filter((a) => a === 'billing.grace_period.open').length, 1);
-      assert.ok(actions.includes('billing.grace_period.clear'));
-    });
+        await post(
+          stripeEvent('customer.subscription.updated', subscription('active'), { previous: { status: 'past_due' } }),
+        );
+        assert.equal(await graceEndsOf(), null);
+        assert.equal(await tierOf(), 'pro');
+        const actions = await auditActions();
+        assert.equal(actions.filter((a) => a === 'billing.grace_period.open').length, 1);
+        assert.ok(actions.includes('billing.grace_period.clear'));
+      },
+    );
 
     it('returns the user to free when the subscription is deleted', async () => {
       const event = stripeEvent('customer.subscription.deleted', subscription('canceled'));

@@ -134,46 +134,50 @@ describe('failures, statistics and health', () => {
     });
   });
 
-  it('records a delivery whose effects fail, undoes those effects, answers 500, and processes it when the sender retries', async () => {
-    const event = stripeEvent(
-      'invoice.paid',
-      {
-        id: 'in_blocked',
-        customer: 'cus_1',
-        customer_email: 'x@example.com',
-        amount_paid: 1000,
-        currency: 'usd',
-      },
-      { id: 'evt_blocked' },
-    );
-    // The database refuses ledger rows for a while (e.g. a migration holding a constraint).
-    await t.database.db.execute(
-      sql`ALTER TABLE payments_ledger ADD CONSTRAINT ledger_blocked CHECK (external_id <> 'in_blocked') NOT VALID`,
-    );
-    const failed = await pay(event);
-    assert.equal(failed.statusCode, 500);
-    assert.deepEqual(failed.json(), { detail: 'Internal Server Error' });
-    const [stored] = (await deliveryRows(t, 'payments')).filter((r) => r.delivery_id === 'evt_blocked');
-    assert.equal(stored?.status, 'failed');
-    assert.match(String(stored?.error), /ledger_blocked|check constraint/);
-    assert.equal((await outboxRows(t, 'payments')).filter((r) => r.dedupe_key === 'payments:evt_blocked').length, 0);
-    assert.deepEqual(
-      await t.database.rows(sql`SELECT customer_id FROM payment_customers WHERE customer_id = 'cus_1'`),
-      [],
-    );
+  it(
+    'records a delivery whose effects fail, undoes those effects, answers 500, and ' +
+      'processes it when the sender retries',
+    async () => {
+      const event = stripeEvent(
+        'invoice.paid',
+        {
+          id: 'in_blocked',
+          customer: 'cus_1',
+          customer_email: 'x@example.com',
+          amount_paid: 1000,
+          currency: 'usd',
+        },
+        { id: 'evt_blocked' },
+      );
+      // The database refuses ledger rows for a while (e.g. a migration holding a constraint).
+      await t.database.db.execute(
+        sql`ALTER TABLE payments_ledger ADD CONSTRAINT ledger_blocked CHECK (external_id <> 'in_blocked') NOT VALID`,
+      );
+      const failed = await pay(event);
+      assert.equal(failed.statusCode, 500);
+      assert.deepEqual(failed.json(), { detail: 'Internal Server Error' });
+      const [stored] = (await deliveryRows(t, 'payments')).filter((r) => r.delivery_id === 'evt_blocked');
+      assert.equal(stored?.status, 'failed');
+      assert.match(String(stored?.error), /ledger_blocked|check constraint/);
+      assert.equal((await outboxRows(t, 'payments')).filter((r) => r.dedupe_key === 'payments:evt_blocked').length, 0);
+      assert.deepEqual(
+        await t.database.rows(sql`SELECT customer_id FROM payment_customers WHERE customer_id = 'cus_1'`),
+        [],
+      );
 
-    const last = await t.modules.webhooks.service.lastDeliveries();
-    assert.match(String(last.payments!.lastError), /ledger_blocked|check constraint/);
+      const last = await t.modules.webhooks.service.lastDeliveries();
+      assert.match(String(last.payments!.lastError), /ledger_blocked|check constraint/);
 
-    await t.database.db.execute(sql`ALTER TABLE payments_ledger DROP CONSTRAINT ledger_blocked`);
-    const retried = await pay(event);
-    assert.equal(retried.statusCode, 200);
-    assert.equal(retried.json().status, 'processed');
-    const [after] = (await deliveryRows(t, 'payments')).filter((r) => r.delivery_id === 'evt_blocked');
-    assert.deepEqual([after?.status, after?.attempts, after?.error], ['processed', 2, null]);
-    assert.equal((await outboxRows(t, 'payments')).filter((r) => r.dedupe_key === 'payments:evt_blocked').length, 1);
-    assert.equal((await pay(event)).json().status, 'duplicate');
-  });
+      await t.database.db.execute(sql`ALTER TABLE payments_ledger DROP CONSTRAINT ledger_blocked`);
+      const retried = await pay(event);
+      assert.equal(retried.statusCode, 200);
+      assert.equal(retried.json().status, 'processed');
+      const [after] = (await deliveryRows(t, 'payments')).filter((r) => r.delivery_id === 'evt_blocked');
+      assert.deepEqual([after?.status, after?.attempts, after?.error], ['processed', 2, null]);
+      assert.equal((await outboxRows(t, 'payments')).filter((r) => r.dedupe_key === 'payments:evt_blocked').length, 1);
+      assert.equal((await pay(event)).json().status, 'duplicate');
+    },
+  );
 
   it('counts deliveries per provider since a time and reports the last delivery and rejection', async () => {
     // A second instance over the same database and cache, as the dashboard module would hold.

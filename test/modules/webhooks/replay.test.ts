@@ -51,20 +51,23 @@ describe('a signed delivery replayed under a new delivery id', () => {
     return response.json().counts.webhook_deliveries_24h.by_provider[provider];
   };
 
-  it('code host: the replay is acknowledged as the first delivery, which stays the only one and posts once', async () => {
-    const original = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push());
-    const first = await send(t, '/api/webhooks/platforms/codehost', original);
-    assert.equal(first.json().status, 'processed');
-    clock.advance(HOUR);
-    const replay = await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'));
-    assert.equal(replay.statusCode, 200);
-    assert.deepEqual(
-      [replay.json().status, replay.json().delivery_id],
-      ['duplicate', original.headers['x-github-delivery']],
-    );
-    assert.equal(await received('codehost'), 1);
-    assert.equal((await outboxRows(t, 'codehost')).length, 1);
-  });
+  it(
+    'code host: the replay is acknowledged as the first ' + 'delivery, which stays the only one and posts once',
+    async () => {
+      const original = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push());
+      const first = await send(t, '/api/webhooks/platforms/codehost', original);
+      assert.equal(first.json().status, 'processed');
+      clock.advance(HOUR);
+      const replay = await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'));
+      assert.equal(replay.statusCode, 200);
+      assert.deepEqual(
+        [replay.json().status, replay.json().delivery_id],
+        ['duplicate', original.headers['x-github-delivery']],
+      );
+      assert.equal(await received('codehost'), 1);
+      assert.equal((await outboxRows(t, 'codehost')).length, 1);
+    },
+  );
 
   it('code host: another body under another id is another delivery (the control)', async () => {
     for (const ref of ['main', 'release']) {
@@ -156,19 +159,23 @@ describe('a signed delivery replayed under a new delivery id', () => {
     assert.equal(await received('authprovider'), 1);
   });
 
-  it('the sender redelivering under its own id stays a duplicate past the window; a new id is a new delivery only after it', async () => {
-    const original = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push());
-    await send(t, '/api/webhooks/platforms/codehost', original);
-    clock.advance(REPLAY_WINDOW_MS - HOUR);
-    assert.equal(
-      (await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status,
-      'duplicate',
-    );
-    clock.advance(2 * HOUR);
-    assert.equal((await send(t, '/api/webhooks/platforms/codehost', original)).json().status, 'duplicate');
-    assert.equal(
-      (await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status,
-      'processed',
-    );
-  });
+  it(
+    'the sender redelivering under its own id stays a duplicate past the window; a new id ' +
+      'is a new delivery only after it',
+    async () => {
+      const original = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push());
+      await send(t, '/api/webhooks/platforms/codehost', original);
+      clock.advance(REPLAY_WINDOW_MS - HOUR);
+      assert.equal(
+        (await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status,
+        'duplicate',
+      );
+      clock.advance(2 * HOUR);
+      assert.equal((await send(t, '/api/webhooks/platforms/codehost', original)).json().status, 'duplicate');
+      assert.equal(
+        (await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status,
+        'processed',
+      );
+    },
+  );
 });

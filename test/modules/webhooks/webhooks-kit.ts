@@ -49,7 +49,9 @@ interface OutboxRow {
 /** Outbox rows queued by one provider's deliveries (their dedupe keys start with `provider:`). */
 export async function outboxRows(t: TestApp, provider: string, kind = 'chat.post'): Promise<OutboxRow[]> {
   return t.database.rows<OutboxRow>(
-    sql`SELECT kind, payload, status, dedupe_key FROM outbox WHERE kind = ${kind} AND dedupe_key LIKE ${`${provider}:%`} ORDER BY created_at, dedupe_key`,
+    sql`SELECT kind, payload, status, dedupe_key FROM outbox
+      WHERE kind = ${kind} AND dedupe_key LIKE ${`${provider}:%`}
+      ORDER BY created_at, dedupe_key`,
   );
 }
 
@@ -63,6 +65,8 @@ export async function deliveryRows(t: TestApp, provider: string) {
     attempts: number;
     payload: unknown;
   }>(
-    sql`SELECT delivery_id, event, status, verified, error, attempts, payload FROM webhook_deliveries WHERE provider = ${provider} ORDER BY received_at, delivery_id`,
+    sql`SELECT delivery_id, event, status, verified, error, attempts, payload
+      FROM webhook_deliveries WHERE provider = ${provider}
+      ORDER BY received_at, delivery_id`,
   );
 }

@@ -40,23 +40,26 @@ function slowLoader<T>(value: T, ms = 60) {
 
 function behaviour(name: string, make: () => Cache, skip: string | false = false) {
   describe(`${name} cache`, { skip }, () => {
-    it('adds weight only within a cap, raises to a reported count, never lowers it, and subtracts down to zero', async () => {
-      const cache = make();
-      assert.deepEqual(await cache.addWithin('w', 20, 50, 10_000), { added: true, count: 20 });
-      assert.deepEqual(await cache.addWithin('w', 30, 50, 10_000), { added: true, count: 50 });
-      assert.deepEqual(
-        await cache.addWithin('w', 1, 50, 10_000),
-        { added: false, count: 50 },
-        'over the cap: nothing added',
-      );
-      assert.equal(await cache.raiseTo('w', 45, 10_000), 50, 'a lower count never lowers ours');
-      assert.equal(await cache.raiseTo('w', 70, 10_000), 70);
-      await cache.subtract('w', 100);
-      assert.equal(await cache.get<number>('w'), 0);
-      await cache.subtract('absent', 5);
-      assert.equal(await cache.get('absent'), undefined);
-      assert.equal(await cache.raiseTo('fresh', 12, 10_000), 12);
-    });
+    it(
+      'adds weight only within a cap, raises to a reported ' + 'count, never lowers it, and subtracts down to zero',
+      async () => {
+        const cache = make();
+        assert.deepEqual(await cache.addWithin('w', 20, 50, 10_000), { added: true, count: 20 });
+        assert.deepEqual(await cache.addWithin('w', 30, 50, 10_000), { added: true, count: 50 });
+        assert.deepEqual(
+          await cache.addWithin('w', 1, 50, 10_000),
+          { added: false, count: 50 },
+          'over the cap: nothing added',
+        );
+        assert.equal(await cache.raiseTo('w', 45, 10_000), 50, 'a lower count never lowers ours');
+        assert.equal(await cache.raiseTo('w', 70, 10_000), 70);
+        await cache.subtract('w', 100);
+        assert.equal(await cache.get<number>('w'), 0);
+        await cache.subtract('absent', 5);
+        assert.equal(await cache.get('absent'), undefined);
+        assert.equal(await cache.raiseTo('fresh', 12, 10_000), 12);
+      },
+    );
 
     it('admits exactly what fits when many add at once', async () => {
       const cache = make();

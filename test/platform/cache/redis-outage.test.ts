@@ -18,7 +18,8 @@ import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers
 const REDIS_URL = process.env.REDIS_URL;
 const NO_REDIS = REDIS_URL
   ? false
-  : 'REDIS_URL is not set: Redis outages are made through a TCP proxy in front of a real server (REDIS_URL=redis://127.0.0.1:6379)';
+  : 'REDIS_URL is not set: Redis outages are made through a TCP proxy in front of a real server ' +
+    '(REDIS_URL=redis://127.0.0.1:6379)';
 const COMMAND_TIMEOUT_MS = 200;
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -166,36 +167,40 @@ describe('the app while Redis is away', { skip: NO_REDIS }, () => {
   const login = (password = user.password) =>
     app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password } });
 
-  it('frozen Redis: logins, wrong passwords and market routes answer as usual within a command timeout; /readyz says degraded', async () => {
-    assert.equal((await login()).statusCode, 200);
-    assert.equal((await app.inject({ method: 'GET', url: '/api/v1/market/prices?symbols=BTCUSDT' })).statusCode, 200);
-    await proxy.mode('blackhole');
-    const answers = await Promise.all([
-      timed(() => login()),
-      timed(() => login('wrong-password')),
-      timed(() => app.inject({ method: 'GET', url: '/api/v1/market/prices?symbols=BTCUSDT' })),
-    ]);
-    assert.deepEqual(
-      answers.map(({ value }) => value.statusCode),
-      [200, 401, 200],
-    );
-    // Without the command timeout a blackholed Redis would hold these requests for ever; the margin
-    // covers a login's password hashing on a busy machine.
-    for (const { ms } of answers) assert.ok(ms < COMMAND_TIMEOUT_MS + 3_000, `answered in ${Math.round(ms)} ms`);
-    const ready = await app.inject({ method: 'GET', url: '/readyz' });
-    assert.equal(ready.statusCode, 200);
-    assert.equal(ready.json().status, 'degraded');
-    assert.equal(ready.json().cache.status, 'down');
-    // The throttle still counts, in memory: the sixth attempt for one e-mail is refused.
-    const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await login('wrong-password')).statusCode);
-    assert.equal(statuses.at(-1), 429);
-    assert.ok(!statuses.includes(500));
-    await proxy.mode('pass');
-    await eventually(
-      async () => (await app.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready',
-      10_000,
-      'ready again',
-    );
-  });
+  it(
+    'frozen Redis: logins, wrong passwords and market routes answer as usual within a command ' +
+      'timeout; /readyz says degraded',
+    async () => {
+      assert.equal((await login()).statusCode, 200);
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/market/prices?symbols=BTCUSDT' })).statusCode, 200);
+      await proxy.mode('blackhole');
+      const answers = await Promise.all([
+        timed(() => login()),
+        timed(() => login('wrong-password')),
+        timed(() => app.inject({ method: 'GET', url: '/api/v1/market/prices?symbols=BTCUSDT' })),
+      ]);
+      assert.deepEqual(
+        answers.map(({ value }) => value.statusCode),
+        [200, 401, 200],
+      );
+      // Without the command timeout a blackholed Redis would hold these requests for ever; the margin
+      // covers a login's password hashing on a busy machine.
+      for (const { ms } of answers) assert.ok(ms < COMMAND_TIMEOUT_MS + 3_000, `answered in ${Math.round(ms)} ms`);
+      const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(ready.statusCode, 200);
+      assert.equal(ready.json().status, 'degraded');
+      assert.equal(ready.json().cache.status, 'down');
+      // The throttle still counts, in memory: the sixth attempt for one e-mail is refused.
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await login('wrong-password')).statusCode);
+      assert.equal(statuses.at(-1), 429);
+      assert.ok(!statuses.includes(500));
+      await proxy.mode('pass');
+      await eventually(
+        async () => (await app.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready',
+        10_000,
+        'ready again',
+      );
+    },
+  );
 });

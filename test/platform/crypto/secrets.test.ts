@@ -184,28 +184,31 @@ describe('secret box', () => {
     assert.throws(() => box.open(resealed, { ...here, row: 'elsewhere' }), 'bound once resealed');
   });
 
-  it('after a key change, old ciphertexts open with ENCRYPTION_KEYS_OLD, are stale, and reseal under the new key', () => {
-    const before = createSecretBox(keyA).seal('rotate-me', here);
-    const config = loadConfig({
-      DATA_DIR: tempDir(),
-      JWT_SECRET: 'j'.repeat(40),
-      ENCRYPTION_KEY: keyB.toString('base64'),
-      ENCRYPTION_KEYS_OLD: ` ${randomBytes(32).toString('base64')}, ${keyA.toString('base64')} `,
-    });
-    const box = createSecretBox(config.secrets.encryptionKey!, config.secrets.oldEncryptionKeys);
-    assert.equal(box.open(before, here), 'rotate-me');
-    assert.equal(box.isStale(before), true);
+  it(
+    'after a key change, old ciphertexts open with ' + 'ENCRYPTION_KEYS_OLD, are stale, and reseal under the new key',
+    () => {
+      const before = createSecretBox(keyA).seal('rotate-me', here);
+      const config = loadConfig({
+        DATA_DIR: tempDir(),
+        JWT_SECRET: 'j'.repeat(40),
+        ENCRYPTION_KEY: keyB.toString('base64'),
+        ENCRYPTION_KEYS_OLD: ` ${randomBytes(32).toString('base64')}, ${keyA.toString('base64')} `,
+      });
+      const box = createSecretBox(config.secrets.encryptionKey!, config.secrets.oldEncryptionKeys);
+      assert.equal(box.open(before, here), 'rotate-me');
+      assert.equal(box.isStale(before), true);
 
-    const resealed = box.reseal(before, here);
-    assert.notEqual(resealed, before);
-    assert.equal(box.isStale(resealed), false);
-    assert.equal(box.open(resealed, here), 'rotate-me');
-    assert.equal(box.reseal(resealed, here), resealed, 'a current value is left as it is');
-    // Once the old key is dropped, only the resealed value is readable.
-    const withoutOld = createSecretBox(keyB);
-    assert.equal(withoutOld.open(resealed, here), 'rotate-me');
-    assert.throws(() => withoutOld.open(before, here), new RegExp(`no encryption key with id ${KEY_A_ID}`));
-  });
+      const resealed = box.reseal(before, here);
+      assert.notEqual(resealed, before);
+      assert.equal(box.isStale(resealed), false);
+      assert.equal(box.open(resealed, here), 'rotate-me');
+      assert.equal(box.reseal(resealed, here), resealed, 'a current value is left as it is');
+      // Once the old key is dropped, only the resealed value is readable.
+      const withoutOld = createSecretBox(keyB);
+      assert.equal(withoutOld.open(resealed, here), 'rotate-me');
+      assert.throws(() => withoutOld.open(before, here), new RegExp(`no encryption key with id ${KEY_A_ID}`));
+    },
+  );
 
   it('refuses a key that is not 32 bytes', () => {
     assert.throws(() => createSecretBox(randomBytes(16)), /32 bytes/);

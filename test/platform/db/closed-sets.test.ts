@@ -1,6 +1,6 @@
 // The closed sets (roles, statuses, tiers, audit actions, outbox kinds and states, credential
-// validation states, job names, stream event types) are checked by the database as well as by the compiler: a write with a value
-// outside its set fails, whichever code path makes it.
+// validation states, job names, stream event types) are checked by the database as well as by the compiler: a write
+// with a value outside its set fails, whichever code path makes it.
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { after, before, describe, it } from 'node:test';
@@ -64,7 +64,8 @@ describe('closed sets in the database', () => {
       `INSERT INTO scheduled_job_runs (job, trigger, started_at, status) VALUES ('${job}', 'http', now(), 'running')`;
     await refused(run('cleanup-everything'), 'scheduled_job_runs_job_check');
     await refused(
-      `INSERT INTO scheduled_job_claims (job, run_id, claimed_at) VALUES ('cleanup-everything', gen_random_uuid(), now())`,
+      'INSERT INTO scheduled_job_claims (job, run_id, claimed_at) VALUES ' +
+        "('cleanup-everything', gen_random_uuid(), now())",
       'scheduled_job_claims_job_check',
     );
     for (const job of JOB_NAMES) await database.db.execute(sql.raw(run(job)));

@@ -71,86 +71,111 @@ describe('figures kept by the database', () => {
       const failed = rnd.next() < 0.05;
       const total = failed ? null : (rnd.int(1_000_000) / 1000).toFixed(3);
       const fee = failed ? null : (rnd.int(1000) / 100000).toFixed(5);
-      return sql`(${rnd.pick(userIds)}::uuid, ${rnd.pick(['binance', 'kraken'])}, ${`${tag}-${i}`}, ${rnd.pick(['BTC/USDT', 'ETH/USDT', 'SOL/BTC'])},
-        ${rnd.pick(['buy', 'sell'])}, ${total}::numeric, ${fee}::numeric, ${tradeTime()}::timestamptz, ${failed ? 'failed' : 'synced'})`;
+      return sql`(${rnd.pick(userIds)}::uuid, ${rnd.pick(['binance', 'kraken'])}, ${`${tag}-${i}`},
+        ${rnd.pick(['BTC/USDT', 'ETH/USDT', 'SOL/BTC'])}, ${rnd.pick(['buy', 'sell'])}, ${total}::numeric,
+        ${fee}::numeric, ${tradeTime()}::timestamptz, ${failed ? 'failed' : 'synced'})`;
     });
     await exec(
-      sql`INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, total, fee, trade_timestamp, sync_status) VALUES ${sql.join(values, sql`, `)}`,
+      sql`INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, total, fee,
+        trade_timestamp, sync_status) VALUES ${sql.join(values, sql`, `)}`,
     );
   }
 
-  it('stay equal to a recomputation after random rounds of inserts, updates, deletes and concurrent writers', async () => {
-    const others = await rows<{ id: string }>(sql`
+  it(
+    'stay equal to a recomputation after random rounds ' + 'of inserts, updates, deletes and concurrent writers',
+    async () => {
+      const others = await rows<{ id: string }>(sql`
       INSERT INTO users (email, password_hash, status, role, subscription_tier, created_at, grace_period_ends_at)
-      SELECT 'figures-' || g || '@example.com', 'x', (ARRAY['active','suspended','deleted'])[1 + g % 3], (ARRAY['user','admin'])[1 + (g / 7) % 2],
+      SELECT 'figures-' || g || '@example.com', 'x', (ARRAY['active','suspended','deleted'])[1 + g % 3],
+        (ARRAY['user','admin'])[1 + (g / 7) % 2],
              (ARRAY['free','basic','pro','enterprise'])[1 + g % 4], timestamptz '2025-01-15' + g * interval '9 days',
              CASE WHEN g % 3 = 0 THEN timestamptz '2025-06-01' + g * interval '1 day' END
       FROM generate_series(1, 60) AS g RETURNING id`);
-    const userIds = [trader.id, ...others.slice(0, 4).map((r) => r.id)];
-    for (let round = 0; round < 6; round += 1) {
-      await importTrades(userIds, 150 + rnd.int(150), `r${round}`);
-      // Concurrent writers (separate connections on PostgreSQL) adding to the same days.
-      await Promise.all([0, 1, 2, 3].map((w) => importTrades(userIds, 40, `r${round}w${w}`)));
-      // Updates that move trades between days, sides and statuses, and one that changes nothing summed.
-      await exec(sql`UPDATE exchange_trades SET trade_timestamp = trade_timestamp + ${`${rnd.int(72) - 36} hours`}::interval
+      const userIds = [trader.id, ...others.slice(0, 4).map((r) => r.id)];
+      for (let round = 0; round < 6; round += 1) {
+        await importTrades(userIds, 150 + rnd.int(150), `r${round}`);
+        // Concurrent writers (separate connections on PostgreSQL) adding to the same days.
+        await Promise.all([0, 1, 2, 3].map((w) => importTrades(userIds, 40, `r${round}w${w}`)));
+        // Updates that move trades between days, sides and statuses, and one that changes nothing summed.
+        await exec(sql`UPDATE exchange_trades SET trade_timestamp = trade_timestamp +
+          ${`${rnd.int(72) - 36} hours`}::interval
         WHERE exchange_trade_id LIKE ${`r${round}-%`} AND random() < 0.3`);
-      await exec(sql`UPDATE exchange_trades SET side = CASE side WHEN 'buy' THEN 'sell' ELSE 'buy' END, sync_status = 'failed', total = NULL
+        await exec(sql`UPDATE exchange_trades SET side = CASE side WHEN 'buy' THEN 'sell' ELSE 'buy' END,
+          sync_status = 'failed', total = NULL
         WHERE exchange_trade_id LIKE ${`r${round}w1-%`} AND random() < 0.5`);
-      await exec(sql`UPDATE exchange_trades SET credential_id = NULL WHERE exchange_trade_id LIKE ${`r${round}w2-%`}`);
-      await exec(sql`DELETE FROM exchange_trades WHERE random() < 0.08 AND exchange_trade_id NOT LIKE 'keep-%'`);
-      // Accounts: moved between statuses, roles and tiers and months, some deleted.
-      await exec(
-        sql`UPDATE users SET status = (ARRAY['active','suspended','deleted'])[1 + floor(random() * 3)::int] WHERE email LIKE 'figures-%' AND random() < 0.3`,
-      );
-      await exec(
-        sql`UPDATE users SET subscription_tier = 'pro', created_at = created_at - interval '40 days' WHERE email LIKE 'figures-%' AND random() < 0.2`,
-      );
-      // Grace periods opened, moved and ended, as billing and a bulk import write them.
-      await exec(sql`UPDATE users SET grace_period_ends_at = CASE WHEN random() < 0.3 THEN NULL ELSE now() + (random() * 10 - 5) * interval '1 day' END
+        await exec(
+          sql`UPDATE exchange_trades SET credential_id = NULL WHERE exchange_trade_id LIKE ${`r${round}w2-%`}`,
+        );
+        await exec(sql`DELETE FROM exchange_trades WHERE random() < 0.08 AND exchange_trade_id NOT LIKE 'keep-%'`);
+        // Accounts: moved between statuses, roles and tiers and months, some deleted.
+        await exec(
+          sql`UPDATE users SET status = (ARRAY['active','suspended','deleted'])[1 + floor(random() * 3)::int]
+            WHERE email LIKE 'figures-%' AND random() < 0.3`,
+        );
+        await exec(
+          sql`UPDATE users SET subscription_tier = 'pro', created_at = created_at - interval '40 days'
+            WHERE email LIKE 'figures-%' AND random() < 0.2`,
+        );
+        // Grace periods opened, moved and ended, as billing and a bulk import write them.
+        await exec(sql`UPDATE users SET grace_period_ends_at = CASE WHEN random() < 0.3 THEN NULL
+          ELSE now() + (random() * 10 - 5) * interval '1 day' END
         WHERE email LIKE 'figures-%' AND random() < 0.4`);
-      await exec(sql`UPDATE users SET last_login = now()`);
-      await exec(
-        sql`DELETE FROM users WHERE email LIKE 'figures-%' AND id <> ALL(${`{${userIds.join(',')}}`}::uuid[]) AND random() < 0.05`,
-      );
-      // The payments ledger, in several currencies and cases.
-      await exec(sql`INSERT INTO payments_ledger (external_id, amount, currency, occurred_at)
-        SELECT ${`pay-${round}-`} || g, round((random() * 100)::numeric, 2), (ARRAY['usd','USD','eur'])[1 + g % 3], now() FROM generate_series(1, 20) AS g`);
-      await exec(sql`UPDATE payments_ledger SET amount = amount + 1, currency = 'gbp' WHERE random() < 0.2`);
-      await exec(sql`DELETE FROM payments_ledger WHERE random() < 0.1`);
-      // Sessions (revoked, expiring on several days), webhook deliveries, intel events and tasks, kept as counts.
-      await exec(sql`INSERT INTO device_sessions (user_id, expires_at, revoked_at, last_seen_at)
-        SELECT ${rnd.pick(userIds.slice(1))}::uuid, now() + (g % 9 - 2) * interval '13 hours', CASE WHEN g % 4 = 0 THEN now() END, now() FROM generate_series(1, 30) AS g`);
-      // Never the signed-in trader's and admin's own sessions, which the later tests use.
-      const notSignedIn = sql`user_id NOT IN (${trader.id}::uuid, ${admin.id}::uuid)`;
-      await exec(sql`UPDATE device_sessions SET revoked_at = now() WHERE ${notSignedIn} AND random() < 0.15`);
-      await exec(
-        sql`UPDATE device_sessions SET expires_at = expires_at + interval '1 day', last_seen_at = now() WHERE ${notSignedIn} AND random() < 0.2`,
-      );
-      await exec(sql`DELETE FROM device_sessions WHERE ${notSignedIn} AND random() < 0.1`);
-      await exec(sql`INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, status, received_at)
-        SELECT (ARRAY['stripe','github','linear'])[1 + g % 3], ${`r${round}-`} || g, 'e', '{}'::jsonb, (ARRAY['processed','unmatched','failed'])[1 + g % 3],
+        await exec(sql`UPDATE users SET last_login = now()`);
+        await exec(
+          sql`DELETE FROM users WHERE email LIKE 'figures-%' AND id <> ALL(${`{${userIds.join(',')}}`}::uuid[])
+            AND random() < 0.05`,
+        );
+        // The payments ledger, in several currencies and cases.
+        await exec(sql`INSERT INTO payments_ledger (external_id, amount, currency, occurred_at)
+        SELECT ${`pay-${round}-`} || g, round((random() * 100)::numeric, 2), (ARRAY['usd','USD','eur'])[1 + g % 3],
+          now() FROM generate_series(1, 20) AS g`);
+        await exec(sql`UPDATE payments_ledger SET amount = amount + 1, currency = 'gbp' WHERE random() < 0.2`);
+        await exec(sql`DELETE FROM payments_ledger WHERE random() < 0.1`);
+        // Sessions (revoked, expiring on several days), webhook deliveries, intel events and tasks, kept as counts.
+        await exec(sql`INSERT INTO device_sessions (user_id, expires_at, revoked_at, last_seen_at)
+        SELECT ${rnd.pick(userIds.slice(1))}::uuid, now() + (g % 9 - 2) * interval '13 hours',
+          CASE WHEN g % 4 = 0 THEN now() END, now() FROM generate_series(1, 30) AS g`);
+        // Never the signed-in trader's and admin's own sessions, which the later tests use.
+        const notSignedIn = sql`user_id NOT IN (${trader.id}::uuid, ${admin.id}::uuid)`;
+        await exec(sql`UPDATE device_sessions SET revoked_at = now() WHERE ${notSignedIn} AND random() < 0.15`);
+        await exec(
+          sql`UPDATE device_sessions SET expires_at = expires_at + interval '1 day', last_seen_at = now()
+            WHERE ${notSignedIn} AND random() < 0.2`,
+        );
+        await exec(sql`DELETE FROM device_sessions WHERE ${notSignedIn} AND random() < 0.1`);
+        await exec(sql`INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, status, received_at)
+        SELECT (ARRAY['stripe','github','linear'])[1 + g % 3], ${`r${round}-`} || g, 'e', '{}'::jsonb,
+          (ARRAY['processed','unmatched','failed'])[1 + g % 3],
                now() - g * interval '37 minutes' FROM generate_series(1, 40) AS g`);
-      await exec(sql`UPDATE webhook_deliveries SET status = 'processed' WHERE status = 'unmatched' AND random() < 0.3`);
-      await exec(sql`DELETE FROM webhook_deliveries WHERE random() < 0.1`);
-      await exec(sql`INSERT INTO market_intel_events (event_type, asset, symbol, direction, source, trust_tier, strength, detected_at, outcome_pct)
-        SELECT 'signal', 'BTC', 'BTCUSDT', (ARRAY['bullish','bearish'])[1 + g % 2], (ARRAY['news','agent'])[1 + g / 3 % 2], (ARRAY['standard','quarantined'])[1 + (g / 5) % 2],
-               0.5, now() - g * interval '1 hour', CASE WHEN g % 4 = 0 THEN NULL ELSE (g % 7 - 3)::float8 END FROM generate_series(1, 40) AS g`);
-      await exec(sql`UPDATE market_intel_events SET outcome_pct = 1.5 WHERE outcome_pct IS NULL AND random() < 0.4`);
-      await exec(sql`DELETE FROM market_intel_events WHERE random() < 0.1`);
-      await exec(sql`INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type)
-        SELECT 't' || g, 'r', (ARRAY['todo','in_progress','done'])[1 + g % 3], (ARRAY['low','medium','high'])[1 + g % 3], CASE WHEN g % 2 = 0 THEN 'agent-' || g % 4 END,
+        await exec(
+          sql`UPDATE webhook_deliveries SET status = 'processed' WHERE status = 'unmatched' AND random() < 0.3`,
+        );
+        await exec(sql`DELETE FROM webhook_deliveries WHERE random() < 0.1`);
+        await exec(sql`INSERT INTO market_intel_events (event_type, asset, symbol, direction, source, trust_tier,
+          strength, detected_at, outcome_pct)
+        SELECT 'signal', 'BTC', 'BTCUSDT', (ARRAY['bullish','bearish'])[1 + g % 2],
+          (ARRAY['news','agent'])[1 + g / 3 % 2], (ARRAY['standard','quarantined'])[1 + (g / 5) % 2],
+               0.5, now() - g * interval '1 hour', CASE WHEN g % 4 = 0 THEN NULL ELSE (g % 7 - 3)::float8 END
+                 FROM generate_series(1, 40) AS g`);
+        await exec(sql`UPDATE market_intel_events SET outcome_pct = 1.5 WHERE outcome_pct IS NULL AND random() < 0.4`);
+        await exec(sql`DELETE FROM market_intel_events WHERE random() < 0.1`);
+        await exec(sql`INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type)
+        SELECT 't' || g, 'r', (ARRAY['todo','in_progress','done'])[1 + g % 3],
+          (ARRAY['low','medium','high'])[1 + g % 3], CASE WHEN g % 2 = 0 THEN 'agent-' || g % 4 END,
                (ARRAY['human','agent'])[1 + g % 2] FROM generate_series(1, 30) AS g`);
-      await exec(sql`UPDATE command_center_tasks SET status = 'done', assignee = NULL WHERE random() < 0.2`);
-      await exec(sql`DELETE FROM command_center_tasks WHERE random() < 0.1`);
-      assert.deepEqual(await differences(), [], `round ${round} (FIGURES_SEED=${SEED})`);
-    }
-    const [{ n }] = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM exchange_trades`);
-    assert.ok(n > 1000, `${n} trades written`);
-  });
+        await exec(sql`UPDATE command_center_tasks SET status = 'done', assignee = NULL WHERE random() < 0.2`);
+        await exec(sql`DELETE FROM command_center_tasks WHERE random() < 0.1`);
+        assert.deepEqual(await differences(), [], `round ${round} (FIGURES_SEED=${SEED})`);
+      }
+      const [{ n }] = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM exchange_trades`);
+      assert.ok(n > 1000, `${n} trades written`);
+    },
+  );
 
   it('are found out when they differ (the comparison can fail), and rebuilt', async () => {
     await exec(
-      sql`UPDATE exchange_trade_days SET total_volume = total_volume + 1 WHERE ctid = (SELECT ctid FROM exchange_trade_days LIMIT 1)`,
+      sql`UPDATE exchange_trade_days SET total_volume = total_volume + 1
+        WHERE ctid = (SELECT ctid FROM exchange_trade_days LIMIT 1)`,
     );
     await exec(sql`DELETE FROM user_counts WHERE ctid = (SELECT ctid FROM user_counts LIMIT 1)`);
     assert.deepEqual(
@@ -191,10 +216,14 @@ describe('figures kept by the database', () => {
         )}`,
       );
       const [truth] = await rows<Record<string, unknown>>(sql`
-        SELECT count(*)::int AS total_trades, (count(*) FILTER (WHERE side = 'buy'))::int AS buy_count, (count(*) FILTER (WHERE side = 'sell'))::int AS sell_count,
-          (count(*) FILTER (WHERE sync_status = 'synced'))::int AS synced_count, (count(*) FILTER (WHERE sync_status = 'failed'))::int AS failed_count,
-          coalesce(sum(total), 0)::float8 AS total_volume, coalesce(sum(fee), 0)::float8 AS total_fees, min(trade_timestamp) AS first, max(trade_timestamp) AS last
-        FROM exchange_trades WHERE user_id = ${trader.id} AND trade_timestamp >= ${new Date(a)} AND trade_timestamp <= ${new Date(b)}
+        SELECT count(*)::int AS total_trades, (count(*) FILTER (WHERE side = 'buy'))::int AS buy_count,
+          (count(*) FILTER (WHERE side = 'sell'))::int AS sell_count,
+          (count(*) FILTER (WHERE sync_status = 'synced'))::int AS synced_count,
+            (count(*) FILTER (WHERE sync_status = 'failed'))::int AS failed_count,
+          coalesce(sum(total), 0)::float8 AS total_volume, coalesce(sum(fee), 0)::float8 AS total_fees,
+            min(trade_timestamp) AS first, max(trade_timestamp) AS last
+        FROM exchange_trades WHERE user_id = ${trader.id} AND trade_timestamp >= ${new Date(a)}
+          AND trade_timestamp <= ${new Date(b)}
           ${exchange ? sql`AND exchange = ${exchange}` : sql``}`);
       const got = answered.json();
       const window = `window ${query} (FIGURES_SEED=${SEED})`;
@@ -230,7 +259,8 @@ describe('figures kept by the database', () => {
       [1203, ''],
       [
         1380,
-        `&start_date=${new Date(FIRST_DAY + 3 * DAY + 5).toISOString()}&end_date=${new Date(FIRST_DAY + 30 * DAY - 1).toISOString()}`,
+        `&start_date=${new Date(FIRST_DAY + 3 * DAY + 5).toISOString()}` +
+          `&end_date=${new Date(FIRST_DAY + 30 * DAY - 1).toISOString()}`,
       ],
       [1100, '&symbol=btcusdt'],
       [5000, ''],
@@ -245,10 +275,12 @@ describe('figures kept by the database', () => {
       const start = params.get('start_date');
       const end = params.get('end_date');
       const where = sql`user_id = ${trader.id} AND exchange = 'binance'
-        ${start ? sql`AND trade_timestamp >= ${new Date(start)}` : sql``} ${end ? sql`AND trade_timestamp <= ${new Date(end)}` : sql``}
+        ${start ? sql`AND trade_timestamp >= ${new Date(start)}` : sql``}
+        ${end ? sql`AND trade_timestamp <= ${new Date(end)}` : sql``}
         ${params.get('symbol') ? sql`AND replace(symbol, '/', '') = 'BTCUSDT'` : sql``}`;
       const expected = await rows<{ id: string }>(
-        sql`SELECT id FROM exchange_trades WHERE ${where} ORDER BY trade_timestamp DESC, id DESC LIMIT 9 OFFSET ${offset}`,
+        sql`SELECT id FROM exchange_trades WHERE ${where}
+          ORDER BY trade_timestamp DESC, id DESC LIMIT 9 OFFSET ${offset}`,
       );
       const [{ n }] = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM exchange_trades WHERE ${where}`);
       const got = answered.json();
@@ -263,7 +295,8 @@ describe('figures kept by the database', () => {
 
   it('serve deep pages of users, their totals and the platform statistics as the accounts would', async () => {
     await exec(sql`INSERT INTO users (email, password_hash, status, subscription_tier, created_at)
-      SELECT 'page-' || g || '@example.com', 'x', (ARRAY['active','active','suspended','deleted'])[1 + g % 4], (ARRAY['free','pro'])[1 + g % 2],
+      SELECT 'page-' || g || '@example.com', 'x', (ARRAY['active','active','suspended','deleted'])[1 + g % 4],
+        (ARRAY['free','pro'])[1 + g % 2],
              timestamptz '2024-06-01' + g * interval '7 hours' + (g % 5) * interval '1 microsecond'
       FROM generate_series(1, 2600) AS g`);
     for (const [page, filter] of [
@@ -300,8 +333,10 @@ describe('figures kept by the database', () => {
     const [truth] = await rows<
       Record<string, number>
     >(sql`SELECT (count(*) FILTER (WHERE status <> 'deleted'))::int AS "totalUsers",
-      (count(*) FILTER (WHERE status = 'active'))::int AS "activeUsers", (count(*) FILTER (WHERE status = 'suspended'))::int AS "suspendedUsers",
-      (count(*) FILTER (WHERE status <> 'deleted' AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'))::int AS "newUsersThisMonth"
+      (count(*) FILTER (WHERE status = 'active'))::int AS "activeUsers",
+        (count(*) FILTER (WHERE status = 'suspended'))::int AS "suspendedUsers",
+      (count(*) FILTER (WHERE status <> 'deleted'
+        AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'))::int AS "newUsersThisMonth"
       FROM users`);
     const got = stats.json();
     assert.deepEqual(

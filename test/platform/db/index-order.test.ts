@@ -26,7 +26,10 @@ describe('descending order and the indexes', () => {
   });
   after(() => t.close());
 
-  /** The plan of the intel feed's query in that order, with sorting made prohibitively dear (in one transaction, one connection). */
+  /**
+   * The plan of the intel feed's query in that order, with sorting made prohibitively dear (in
+   * one transaction, one connection).
+   */
   async function plan(order: SQL[]): Promise<string> {
     const { sql: text, params } = t.database.db
       .select()

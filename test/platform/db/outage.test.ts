@@ -23,7 +23,8 @@ import {
 
 const NO_POSTGRES = process.env.DATABASE_URL
   ? false
-  : 'DATABASE_URL is not set: PostgreSQL outages are made through a TCP proxy in front of a real server (DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)';
+  : 'DATABASE_URL is not set: PostgreSQL outages are made through a TCP proxy in front of a real server ' +
+    '(DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)';
 
 const QUERY_TIMEOUT_MS = 600;
 const CONNECT_TIMEOUT_MS = 600;
@@ -122,115 +123,130 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
     assert.ok((await waitUntilServed()) < 2_000);
   });
 
-  it('refused: 503 {"detail":"Database unavailable"} with Retry-After, logged once at warn, never as unhandled', async () => {
-    lines.length = 0;
-    proxy.reset();
-    await proxy.mode('refuse');
-    for (let i = 0; i < 5; i++) {
-      const { value: response, ms } = await timed(me);
-      assert.equal(response.statusCode, 503, response.body);
-      assert.deepEqual(response.json(), { detail: 'Database unavailable' });
-      assert.equal(response.headers['retry-after'], '2');
-      assert.ok(ms < CONNECT_TIMEOUT_MS + 1_000, `answered in ${Math.round(ms)} ms`);
-    }
-    // Logins that could not be checked do not count against the account's throttle.
-    for (let i = 0; i < 7; i++) assert.equal((await login()).statusCode, 503);
-    const warnings = logged().filter((line) => line.msg.startsWith('database unavailable'));
-    assert.equal(warnings.length, 1);
-    assert.equal((warnings[0] as { level: number }).level, 40);
-    assert.equal(logged().filter((line) => line.msg === 'unhandled error' || line.level >= 50).length, 0);
-    await proxy.mode('pass');
-    assert.ok((await waitUntilServed()) < 2_000);
-    assert.equal((await login()).statusCode, 200, 'the account is not locked out by the outage');
-  });
-
-  it('a statement stopped at the statement bound is slow, not an outage: its own 503, a warning naming the route and statement', async () => {
-    const pg = (await import('pg')).default;
-    const holder = new pg.Client({ connectionString: (await testDatabaseUrl())! });
-    await holder.connect();
-    try {
-      // Another session holds the users table: the guard's lookup of the caller waits until the
-      // server stops it at the statement bound, while the database answers everything else.
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+  it(
+    'refused: 503 {"detail":"Database unavailable"} with ' + 'Retry-After, logged once at warn, never as unhandled',
+    async () => {
       lines.length = 0;
-      const response = await me();
-      assert.equal(response.statusCode, 503, response.body);
-      assert.deepEqual(response.json(), {
-        detail:
-          'The database took too long to answer this request; try again, or ask for less (a narrower filter or a smaller page)',
-      });
-      assert.equal(response.headers['retry-after'], '2');
-    } finally {
-      await holder.query('ROLLBACK');
-      await holder.end();
-    }
-    const slow = logged().filter((line) => line.msg === 'slow query: stopped at the statement bound') as unknown as {
-      level: number;
-      route: string;
-      statement: string;
-    }[];
-    assert.equal(slow.length, 1, lines.join(''));
-    assert.equal(slow[0]!.level, 40);
-    assert.equal(slow[0]!.route, 'GET /api/auth/me');
-    // The guard's lookup of the caller (with or without its session, as the cache has it).
-    assert.match(slow[0]!.statement, /^select … from "(users|device_sessions)".* "users"\."id" = \$\d/);
-    assert.ok(!lines.join('').includes(user.id), 'the statement is named without its parameters');
-    assert.equal(logged().filter((line) => line.msg.startsWith('database unavailable')).length, 0, 'not an outage');
-    assert.equal((await me()).statusCode, 200);
-  });
+      proxy.reset();
+      await proxy.mode('refuse');
+      for (let i = 0; i < 5; i++) {
+        const { value: response, ms } = await timed(me);
+        assert.equal(response.statusCode, 503, response.body);
+        assert.deepEqual(response.json(), { detail: 'Database unavailable' });
+        assert.equal(response.headers['retry-after'], '2');
+        assert.ok(ms < CONNECT_TIMEOUT_MS + 1_000, `answered in ${Math.round(ms)} ms`);
+      }
+      // Logins that could not be checked do not count against the account's throttle.
+      for (let i = 0; i < 7; i++) assert.equal((await login()).statusCode, 503);
+      const warnings = logged().filter((line) => line.msg.startsWith('database unavailable'));
+      assert.equal(warnings.length, 1);
+      assert.equal((warnings[0] as { level: number }).level, 40);
+      assert.equal(logged().filter((line) => line.msg === 'unhandled error' || line.level >= 50).length, 0);
+      await proxy.mode('pass');
+      assert.ok((await waitUntilServed()) < 2_000);
+      assert.equal((await login()).statusCode, 200, 'the account is not locked out by the outage');
+    },
+  );
 
-  it('a burst larger than the pool while the database answers is busy, not an outage: its own 503, logged once, never "Database unavailable"', async () => {
-    // The pool's four connections open first, as on a server that has been serving.
-    assert.deepEqual(
-      (await Promise.all(Array.from({ length: 4 }, () => me()))).map((answer) => answer.statusCode),
-      [200, 200, 200, 200],
-    );
-    lines.length = 0;
-    // Every statement takes 150 ms longer: 40 requests through 4 connections wait longer than the
-    // connect bound for one, while statements keep coming back.
-    proxy.latency({ toClientMs: 150 });
-    const answers = await Promise.all(Array.from({ length: 40 }, () => me()));
-    proxy.latency({});
-    const statuses = answers.map((answer) => answer.statusCode);
-    assert.ok(
-      statuses.every((status) => status === 200 || status === 503),
-      `statuses: ${statuses.join(',')}`,
-    );
-    const busy = answers.filter((answer) => answer.statusCode === 503);
-    assert.ok(busy.length > 0, `the burst outgrew the pool: ${statuses.join(',')}`);
-    assert.ok(statuses.includes(200), `the database answered some: ${statuses.join(',')}`);
-    for (const answer of busy) {
-      assert.deepEqual(answer.json(), {
-        detail:
-          'The server is busy: every database connection stayed in use while this request waited; try again shortly',
-      });
-      assert.equal(answer.headers['retry-after'], '1');
-    }
-    const saturated = logged().filter((line) => line.msg === 'database pool saturated: answering 503 busy');
-    assert.equal(saturated.length, 1, lines.join(''));
-    assert.equal(saturated[0]!.level, 40);
-    assert.equal(logged().filter((line) => line.msg.startsWith('database unavailable')).length, 0, 'not an outage');
-    assert.equal((await me()).statusCode, 200);
-  });
+  it(
+    'a statement stopped at the statement bound is slow, not an outage: its own 503, a warning ' +
+      'naming the route and statement',
+    async () => {
+      const pg = (await import('pg')).default;
+      const holder = new pg.Client({ connectionString: (await testDatabaseUrl())! });
+      await holder.connect();
+      try {
+        // Another session holds the users table: the guard's lookup of the caller waits until the
+        // server stops it at the statement bound, while the database answers everything else.
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+        lines.length = 0;
+        const response = await me();
+        assert.equal(response.statusCode, 503, response.body);
+        assert.deepEqual(response.json(), {
+          detail:
+            'The database took too long to answer this request; try again, or ask for less (a ' +
+            'narrower filter or a smaller page)',
+        });
+        assert.equal(response.headers['retry-after'], '2');
+      } finally {
+        await holder.query('ROLLBACK');
+        await holder.end();
+      }
+      const slow = logged().filter((line) => line.msg === 'slow query: stopped at the statement bound') as unknown as {
+        level: number;
+        route: string;
+        statement: string;
+      }[];
+      assert.equal(slow.length, 1, lines.join(''));
+      assert.equal(slow[0]!.level, 40);
+      assert.equal(slow[0]!.route, 'GET /api/auth/me');
+      // The guard's lookup of the caller (with or without its session, as the cache has it).
+      assert.match(slow[0]!.statement, /^select … from "(users|device_sessions)".* "users"\."id" = \$\d/);
+      assert.ok(!lines.join('').includes(user.id), 'the statement is named without its parameters');
+      assert.equal(logged().filter((line) => line.msg.startsWith('database unavailable')).length, 0, 'not an outage');
+      assert.equal((await me()).statusCode, 200);
+    },
+  );
 
-  it('frozen: every request is answered 503 within the statement bound, and served again within 2 s of the thaw', async () => {
-    assert.equal((await me()).statusCode, 200);
-    await proxy.mode('blackhole');
-    const answers = await Promise.all(Array.from({ length: 6 }, () => timed(me)));
-    for (const { value: response, ms } of answers) {
-      assert.equal(response.statusCode, 503, response.body);
-      assert.deepEqual(response.json(), { detail: 'Database unavailable' });
-      // The client's query bound, or the connect bound for a new connection.
-      assert.ok(
-        ms < QUERY_TIMEOUT_MS + CLIENT_TIMEOUT_MARGIN_MS + CONNECT_TIMEOUT_MS + 1_500,
-        `answered in ${Math.round(ms)} ms`,
+  it(
+    'a burst larger than the pool while the database answers is busy, not an outage: its own 503, logged ' +
+      'once, never "Database unavailable"',
+    async () => {
+      // The pool's four connections open first, as on a server that has been serving.
+      assert.deepEqual(
+        (await Promise.all(Array.from({ length: 4 }, () => me()))).map((answer) => answer.statusCode),
+        [200, 200, 200, 200],
       );
-    }
-    await proxy.mode('pass');
-    const recovered = await waitUntilServed();
-    assert.ok(recovered < 2_000, `served again after ${Math.round(recovered)} ms`);
-  });
+      lines.length = 0;
+      // Every statement takes 150 ms longer: 40 requests through 4 connections wait longer than the
+      // connect bound for one, while statements keep coming back.
+      proxy.latency({ toClientMs: 150 });
+      const answers = await Promise.all(Array.from({ length: 40 }, () => me()));
+      proxy.latency({});
+      const statuses = answers.map((answer) => answer.statusCode);
+      assert.ok(
+        statuses.every((status) => status === 200 || status === 503),
+        `statuses: ${statuses.join(',')}`,
+      );
+      const busy = answers.filter((answer) => answer.statusCode === 503);
+      assert.ok(busy.length > 0, `the burst outgrew the pool: ${statuses.join(',')}`);
+      assert.ok(statuses.includes(200), `the database answered some: ${statuses.join(',')}`);
+      for (const answer of busy) {
+        assert.deepEqual(answer.json(), {
+          detail:
+            'The server is busy: every database connection stayed in use while this request waited; try again shortly',
+        });
+        assert.equal(answer.headers['retry-after'], '1');
+      }
+      const saturated = logged().filter((line) => line.msg === 'database pool saturated: answering 503 busy');
+      assert.equal(saturated.length, 1, lines.join(''));
+      assert.equal(saturated[0]!.level, 40);
+      assert.equal(logged().filter((line) => line.msg.startsWith('database unavailable')).length, 0, 'not an outage');
+      assert.equal((await me()).statusCode, 200);
+    },
+  );
+
+  it(
+    'frozen: every request is answered 503 within the ' + 'statement bound, and served again within 2 s of the thaw',
+    async () => {
+      assert.equal((await me()).statusCode, 200);
+      await proxy.mode('blackhole');
+      const answers = await Promise.all(Array.from({ length: 6 }, () => timed(me)));
+      for (const { value: response, ms } of answers) {
+        assert.equal(response.statusCode, 503, response.body);
+        assert.deepEqual(response.json(), { detail: 'Database unavailable' });
+        // The client's query bound, or the connect bound for a new connection.
+        assert.ok(
+          ms < QUERY_TIMEOUT_MS + CLIENT_TIMEOUT_MARGIN_MS + CONNECT_TIMEOUT_MS + 1_500,
+          `answered in ${Math.round(ms)} ms`,
+        );
+      }
+      await proxy.mode('pass');
+      const recovered = await waitUntilServed();
+      assert.ok(recovered < 2_000, `served again after ${Math.round(recovered)} ms`);
+    },
+  );
 });
 
 describe('embedded database closed', () => {

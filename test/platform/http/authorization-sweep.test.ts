@@ -184,46 +184,53 @@ describe('authorization on every documented operation', () => {
     return { authorization: `Bearer ${response.json().token}` };
   }
 
-  it('an API token: 403 naming the missing scope outside its scopes, 403 where no token may go, let through within them', async () => {
-    const tokened = operations.filter(
-      (op) =>
-        (op.requirement === 'user' || op.requirement === 'admin') &&
-        !opensAStream(op) &&
-        op.path !== '/api/auth/logout',
-    );
-    const scopes = [
-      ...new Set(tokened.map((op) => op.scope).filter((scope): scope is string => Boolean(scope))),
-    ].sort();
-    // The positive control: the document names scopes, and some operations admit no token at all.
-    assert.ok(scopes.length >= 6, `scopes named: ${scopes.join(', ')}`);
-    assert.ok(
-      tokened.some((op) => op.scope === undefined),
-      'some operations admit no token',
-    );
-    const failures: string[] = [];
-    // A token holding one scope that is not the one asked for, and one holding every scope there is.
-    const other = (scope: string | undefined) => (scope === 'market:read' ? 'tracker:read' : 'market:read');
-    const narrow = {
-      'market:read': await apiToken(admin, ['market:read']),
-      'tracker:read': await apiToken(admin, ['tracker:read']),
-    };
-    const broad = await apiToken(admin, scopes);
-    for (const operation of tokened) {
-      const refused = await ask(operation, narrow[other(operation.scope)]);
-      const line = where(operation, refused.statusCode, refused.body);
-      if (operation.scope === undefined) {
-        if (refused.statusCode !== 403 || !/^API tokens cannot be used for this operation/.test(refused.json().detail))
-          failures.push(`a token is not refused where none may go: ${line}`);
-        continue;
+  it(
+    'an API token: 403 naming the missing scope outside its scopes, 403 where no token ' +
+      'may go, let through within them',
+    async () => {
+      const tokened = operations.filter(
+        (op) =>
+          (op.requirement === 'user' || op.requirement === 'admin') &&
+          !opensAStream(op) &&
+          op.path !== '/api/auth/logout',
+      );
+      const scopes = [
+        ...new Set(tokened.map((op) => op.scope).filter((scope): scope is string => Boolean(scope))),
+      ].sort();
+      // The positive control: the document names scopes, and some operations admit no token at all.
+      assert.ok(scopes.length >= 6, `scopes named: ${scopes.join(', ')}`);
+      assert.ok(
+        tokened.some((op) => op.scope === undefined),
+        'some operations admit no token',
+      );
+      const failures: string[] = [];
+      // A token holding one scope that is not the one asked for, and one holding every scope there is.
+      const other = (scope: string | undefined) => (scope === 'market:read' ? 'tracker:read' : 'market:read');
+      const narrow = {
+        'market:read': await apiToken(admin, ['market:read']),
+        'tracker:read': await apiToken(admin, ['tracker:read']),
+      };
+      const broad = await apiToken(admin, scopes);
+      for (const operation of tokened) {
+        const refused = await ask(operation, narrow[other(operation.scope)]);
+        const line = where(operation, refused.statusCode, refused.body);
+        if (operation.scope === undefined) {
+          if (
+            refused.statusCode !== 403 ||
+            !/^API tokens cannot be used for this operation/.test(refused.json().detail)
+          )
+            failures.push(`a token is not refused where none may go: ${line}`);
+          continue;
+        }
+        if (refused.statusCode !== 403 || refused.json().detail !== `This API token lacks the scope ${operation.scope}`)
+          failures.push(`not 403 naming ${operation.scope}: ${line}`);
+        const allowed = await ask(operation, broad);
+        if (allowed.statusCode === 401 || allowed.statusCode === 403)
+          failures.push(
+            `a token holding ${operation.scope} was refused: ${where(operation, allowed.statusCode, allowed.body)}`,
+          );
       }
-      if (refused.statusCode !== 403 || refused.json().detail !== `This API token lacks the scope ${operation.scope}`)
-        failures.push(`not 403 naming ${operation.scope}: ${line}`);
-      const allowed = await ask(operation, broad);
-      if (allowed.statusCode === 401 || allowed.statusCode === 403)
-        failures.push(
-          `a token holding ${operation.scope} was refused: ${where(operation, allowed.statusCode, allowed.body)}`,
-        );
-    }
-    assert.deepEqual(failures, []);
-  });
+      assert.deepEqual(failures, []);
+    },
+  );
 });

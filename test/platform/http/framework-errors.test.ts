@@ -111,20 +111,24 @@ describe('framework-level errors', () => {
       }
     });
 
-    it('a wrong method on a known path answers 405 {"detail":"Method Not Allowed"} with Allow, before authentication', async () => {
-      const cases: [method: 'PUT' | 'DELETE' | 'OPTIONS' | 'PATCH' | 'POST', url: string, allow: string][] = [
-        ['PUT', '/api/auth/login', 'POST'],
-        ['DELETE', '/api/admin/users', 'GET, HEAD'],
-        ['OPTIONS', '/api/v1/admin/api-keys/3f0e8b8e-6c1a-4d8e-9a57-2f7d1c9b0a11', 'PUT, DELETE'],
-        ['POST', '/api/admin/users/someone?x=1', 'GET, HEAD, PATCH, DELETE'],
-        ['POST', '/openapi.json', 'GET, HEAD'],
-      ];
-      for (const [method, url, allow] of cases) {
-        const response = await t.app.inject({ method, url });
-        assertDetail(response, 405, 'Method Not Allowed');
-        assert.equal(response.headers.allow, allow, `${method} ${url}`);
-      }
-    });
+    it(
+      'a wrong method on a known path answers 405 {"detail":"Method Not Allowed"} ' +
+        'with Allow, before authentication',
+      async () => {
+        const cases: [method: 'PUT' | 'DELETE' | 'OPTIONS' | 'PATCH' | 'POST', url: string, allow: string][] = [
+          ['PUT', '/api/auth/login', 'POST'],
+          ['DELETE', '/api/admin/users', 'GET, HEAD'],
+          ['OPTIONS', '/api/v1/admin/api-keys/3f0e8b8e-6c1a-4d8e-9a57-2f7d1c9b0a11', 'PUT, DELETE'],
+          ['POST', '/api/admin/users/someone?x=1', 'GET, HEAD, PATCH, DELETE'],
+          ['POST', '/openapi.json', 'GET, HEAD'],
+        ];
+        for (const [method, url, allow] of cases) {
+          const response = await t.app.inject({ method, url });
+          assertDetail(response, 405, 'Method Not Allowed');
+          assert.equal(response.headers.allow, allow, `${method} ${url}`);
+        }
+      },
+    );
 
     it('a method Node knows but no route uses (PROPFIND) answers 405 over HTTP too', async () => {
       const [answer] = await exchange(port, 'PROPFIND /api/auth/me HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
@@ -132,26 +136,30 @@ describe('framework-level errors', () => {
       assert.equal(answer!.headers.allow, 'GET, HEAD');
     });
 
-    it('the OpenAPI document lists these answers: 400/431 everywhere, 422 where a path parameter is, 413/415/422 where a body is, 405 in its description', () => {
-      const document = t.app.swagger() as unknown as {
-        info: { description: string };
-        paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
-      };
-      const statuses = (path: string, method: string) => Object.keys(document.paths[path]![method]!.responses).sort();
-      assert.deepEqual(statuses('/api/admin/users/exports/{export_id}', 'get'), [
-        '200',
-        '400',
-        '401',
-        '403',
-        '404',
-        '422',
-        '431',
-      ]);
-      assert.ok(['413', '415', '422'].every((status) => statuses('/api/auth/login', 'post').includes(status)));
-      assert.ok(!statuses('/api/auth/me', 'get').includes('415'));
-      assert.ok(['400', '431'].every((status) => statuses('/api/auth/me', 'get').includes(status)));
-      assert.match(document.info.description, /405 `\{"detail":"Method Not Allowed"\}` with an `Allow` header/);
-    });
+    it(
+      'the OpenAPI document lists these answers: 400/431 everywhere, 422 where a path parameter is, 413/415/422 ' +
+        'where a body is, 405 in its description',
+      () => {
+        const document = t.app.swagger() as unknown as {
+          info: { description: string };
+          paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+        };
+        const statuses = (path: string, method: string) => Object.keys(document.paths[path]![method]!.responses).sort();
+        assert.deepEqual(statuses('/api/admin/users/exports/{export_id}', 'get'), [
+          '200',
+          '400',
+          '401',
+          '403',
+          '404',
+          '422',
+          '431',
+        ]);
+        assert.ok(['413', '415', '422'].every((status) => statuses('/api/auth/login', 'post').includes(status)));
+        assert.ok(!statuses('/api/auth/me', 'get').includes('415'));
+        assert.ok(['400', '431'].every((status) => statuses('/api/auth/me', 'get').includes(status)));
+        assert.match(document.info.description, /405 `\{"detail":"Method Not Allowed"\}` with an `Allow` header/);
+      },
+    );
 
     it('an unknown path stays 404, whatever the method', async () => {
       for (const method of ['GET', 'PUT', 'OPTIONS'] as const)
@@ -178,26 +186,31 @@ describe('framework-level errors', () => {
     it("a 10,000-character parameter over HTTP is a 422 too, not the router's 414", async () => {
       const [answer] = await exchange(
         port,
-        `GET /api/admin/command-center/tasks/${'t'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\nAuthorization: ${admin.headers.authorization}\r\nConnection: close\r\n\r\n`,
+        `GET /api/admin/command-center/tasks/${'t'.repeat(10_000)} HTTP/1.1\r\nHost: ` +
+          `x\r\nAuthorization: ${admin.headers.authorization}\r\nConnection: close\r\n\r\n`,
       );
       assert.equal(answer!.status, 422, answer!.body);
       const [issue] = JSON.parse(answer!.body).detail;
       assert.deepEqual([issue.type, issue.loc], ['string_too_long', ['path', 'task_id']]);
     });
 
-    it('a parameter with its own format keeps its own error (uuid_parsing), and the bound is in the OpenAPI document', async () => {
-      const response = await t.app.inject({
-        method: 'DELETE',
-        url: `/api/v1/admin/api-keys/${'b'.repeat(300)}`,
-        headers: admin.headers,
-      });
-      assertIssue(response, ['path', 'key_id'], 'uuid_parsing');
-      const document = t.app.swagger() as unknown as {
-        paths: Record<string, Record<string, { parameters: { name: string; schema: Record<string, unknown> }[] }>>;
-      };
-      const userId = document.paths['/api/admin/users/{user_id}']!.get!.parameters.find((p) => p.name === 'user_id');
-      assert.equal(userId?.schema.maxLength, 100);
-    });
+    it(
+      'a parameter with its own format keeps its own error (uuid_parsing), and the ' +
+        'bound is in the OpenAPI document',
+      async () => {
+        const response = await t.app.inject({
+          method: 'DELETE',
+          url: `/api/v1/admin/api-keys/${'b'.repeat(300)}`,
+          headers: admin.headers,
+        });
+        assertIssue(response, ['path', 'key_id'], 'uuid_parsing');
+        const document = t.app.swagger() as unknown as {
+          paths: Record<string, Record<string, { parameters: { name: string; schema: Record<string, unknown> }[] }>>;
+        };
+        const userId = document.paths['/api/admin/users/{user_id}']!.get!.parameters.find((p) => p.name === 'user_id');
+        assert.equal(userId?.schema.maxLength, 100);
+      },
+    );
   });
 
   describe('docs files', () => {

@@ -123,7 +123,8 @@ describe('fuzzer classes on every operation: no 5xx, only documented statuses, b
         failures.push(...judge(operation, request.label, response.statusCode, response.body));
         if (request.payload?.includes('\\ud800') && response.statusCode < 300)
           failures.push(
-            `accepted a lone surrogate: ${operation.method} ${operation.path} → ${response.statusCode} ${response.body.slice(0, 200)} (sent ${request.payload.slice(0, 200)})`,
+            `accepted a lone surrogate: ${operation.method} ${operation.path} ` +
+              `→ ${response.statusCode} ${response.body.slice(0, 200)} (sent ${request.payload.slice(0, 200)})`,
           );
       }
     }
@@ -135,7 +136,9 @@ describe('fuzzer classes on every operation: no 5xx, only documented statuses, b
     const failures: string[] = [];
     for (const operation of operations) {
       const header = operation.parameters.find((p) => p.in === 'header')?.name ?? 'authorization';
-      const text = `${operation.method} ${plausibleUrl(operation, known)} HTTP/1.1\r\nHost: x\r\nAuthorization: ${admin.headers.authorization}\r\n${header}: a\u0001b\r\nConnection: close\r\n\r\n`;
+      const text =
+        `${operation.method} ${plausibleUrl(operation, known)} HTTP/1.1\r\nHost: ` +
+        `x\r\nAuthorization: ${admin.headers.authorization}\r\n${header}: a\u0001b\r\nConnection: close\r\n\r\n`;
       const answer = await rawRequest(port, text);
       failures.push(...judge(operation, `control character in ${header}`, answer.status, answer.body));
       if (answer.status !== 400) failures.push(`not 400: ${operation.method} ${operation.path} → ${answer.status}`);

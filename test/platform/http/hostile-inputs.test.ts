@@ -110,7 +110,9 @@ describe('hostile inputs on every operation', () => {
           payload: request.payload,
         });
         sent++;
-        const where = `${request.method} ${operation.path} [${request.label}] → ${response.statusCode} ${response.body.slice(0, 160)}`;
+        const where =
+          `${request.method} ${operation.path} [${request.label}] ` +
+          `→ ${response.statusCode} ${response.body.slice(0, 160)}`;
         const after = await snapshot();
         if (response.statusCode >= 500) failures.push(`5xx: ${where}`);
         if (response.statusCode < 400) accepted.push(where);

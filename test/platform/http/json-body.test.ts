@@ -86,23 +86,26 @@ describe('JSON bodies on a route', () => {
     }
   });
 
-  it('invalid UTF-8 inside a string answers 422 json_invalid at that character, not a replacement character', async () => {
-    const body = Buffer.concat([
-      Buffer.from('{"title":"Caf\u00e9 '),
-      Buffer.from([0xff, 0xfe]),
-      Buffer.from('","count":1,"permissions":["read"]}'),
-    ]);
-    const issues = issuesOf(await post(body));
-    assert.deepEqual(issues, [
-      {
-        type: 'json_invalid',
-        loc: ['body', 15],
-        msg: 'JSON decode error',
-        input: {},
-        ctx: { error: 'Invalid UTF-8: byte 0xff cannot be decoded' },
-      },
-    ]);
-  });
+  it(
+    'invalid UTF-8 inside a string answers 422 json_invalid ' + 'at that character, not a replacement character',
+    async () => {
+      const body = Buffer.concat([
+        Buffer.from('{"title":"Caf\u00e9 '),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('","count":1,"permissions":["read"]}'),
+      ]);
+      const issues = issuesOf(await post(body));
+      assert.deepEqual(issues, [
+        {
+          type: 'json_invalid',
+          loc: ['body', 15],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'Invalid UTF-8: byte 0xff cannot be decoded' },
+        },
+      ]);
+    },
+  );
 
   it('valid multi-byte text is accepted unchanged', async () => {
     const response = await post(Buffer.from(JSON.stringify({ ...validThing, title: 'Café € 😀' }), 'utf8'));

@@ -110,26 +110,30 @@ describe('OpenAPI document', () => {
     assert.deepEqual(incomplete, [], 'operations without tags, summary or 2xx response schema');
   });
 
-  it('every route behind the bearer guards declares the bearer security scheme, naming the admin role where it needs one', () => {
-    const { requireUser, requireAdmin } = t.app.guards;
-    const expected = (route: (typeof t.routeCatalog)[number]) =>
-      route.onRequest.includes(requireAdmin)
-        ? [{ bearerAuth: ['admin'] }]
-        : route.onRequest.includes(requireUser)
-          ? bearerSecurity
-          : undefined;
-    const guarded = documentedRoutes(t.routeCatalog).filter((route) => expected(route));
-    assert.ok(guarded.some((r) => r.url === '/api/auth/me'));
-    assert.ok(guarded.some((r) => r.url === '/api/admin/users' && expected(r)?.[0]?.bearerAuth[0] === 'admin'));
-    const undeclared = guarded
-      .filter((route) => JSON.stringify(operationOf(document, route)?.security) !== JSON.stringify(expected(route)))
-      .map((r) => `${r.method} ${r.url}`);
-    assert.deepEqual(undeclared, []);
-    assert.deepEqual(
-      { ...document.components?.securitySchemes?.bearerAuth, description: undefined },
-      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: undefined },
-    );
-  });
+  it(
+    'every route behind the bearer guards declares the bearer security scheme, naming ' +
+      'the admin role where it needs one',
+    () => {
+      const { requireUser, requireAdmin } = t.app.guards;
+      const expected = (route: (typeof t.routeCatalog)[number]) =>
+        route.onRequest.includes(requireAdmin)
+          ? [{ bearerAuth: ['admin'] }]
+          : route.onRequest.includes(requireUser)
+            ? bearerSecurity
+            : undefined;
+      const guarded = documentedRoutes(t.routeCatalog).filter((route) => expected(route));
+      assert.ok(guarded.some((r) => r.url === '/api/auth/me'));
+      assert.ok(guarded.some((r) => r.url === '/api/admin/users' && expected(r)?.[0]?.bearerAuth[0] === 'admin'));
+      const undeclared = guarded
+        .filter((route) => JSON.stringify(operationOf(document, route)?.security) !== JSON.stringify(expected(route)))
+        .map((r) => `${r.method} ${r.url}`);
+      assert.deepEqual(undeclared, []);
+      assert.deepEqual(
+        { ...document.components?.securitySchemes?.bearerAuth, description: undefined },
+        { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: undefined },
+      );
+    },
+  );
 
   it('a parameter with a default is optional, as FastAPI documents it; one without is required', () => {
     const parameters = (path: string) =>
@@ -250,19 +254,22 @@ describe('OpenAPI document', () => {
     );
   });
 
-  it('opens the Authorize dialog of /docs on bearerAuth: first scheme, and the first field takes the focus', async () => {
-    assert.equal(Object.keys(document.components!.securitySchemes!)[0], 'bearerAuth');
-    let page = await t.app.inject({ method: 'GET', url: '/docs' });
-    if (page.statusCode === 302) page = await t.app.inject({ method: 'GET', url: String(page.headers.location) });
-    const src = /<script src="([^"]*authorize-first\.js)"/.exec(page.body)?.[1];
-    assert.ok(src, 'the docs page loads the focus script');
-    const script = await t.app.inject({
-      method: 'GET',
-      url: src.startsWith('/') ? src : `/docs/${src.replace(/^\.\//, '')}`,
-    });
-    assert.equal(script.statusCode, 200, script.body);
-    assert.match(String(script.headers['content-type']), /javascript/);
-    assert.match(script.body, /\.dialog-ux/);
-    assert.match(script.body, /scrollTop = 0/);
-  });
+  it(
+    'opens the Authorize dialog of /docs on bearerAuth: ' + 'first scheme, and the first field takes the focus',
+    async () => {
+      assert.equal(Object.keys(document.components!.securitySchemes!)[0], 'bearerAuth');
+      let page = await t.app.inject({ method: 'GET', url: '/docs' });
+      if (page.statusCode === 302) page = await t.app.inject({ method: 'GET', url: String(page.headers.location) });
+      const src = /<script src="([^"]*authorize-first\.js)"/.exec(page.body)?.[1];
+      assert.ok(src, 'the docs page loads the focus script');
+      const script = await t.app.inject({
+        method: 'GET',
+        url: src.startsWith('/') ? src : `/docs/${src.replace(/^\.\//, '')}`,
+      });
+      assert.equal(script.statusCode, 200, script.body);
+      assert.match(String(script.headers['content-type']), /javascript/);
+      assert.match(script.body, /\.dialog-ux/);
+      assert.match(script.body, /scrollTop = 0/);
+    },
+  );
 });

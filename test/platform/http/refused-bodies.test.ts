@@ -22,27 +22,30 @@ describe('refused JSON bodies on the real app', () => {
     await t.close();
   });
 
-  it('a login body nested 3,230 levels deep answers 422 every time, and does not touch the login counters', async () => {
-    const user = await signIn(t.app, t.database);
-    const deep = `${'['.repeat(3230)}${']'.repeat(3230)}`;
-    // More than both throttling limits (5 per e-mail, 20 per address).
-    for (let i = 0; i < 25; i++) {
-      const response = await t.app.inject({
+  it(
+    'a login body nested 3,230 levels deep answers 422 ' + 'every time, and does not touch the login counters',
+    async () => {
+      const user = await signIn(t.app, t.database);
+      const deep = `${'['.repeat(3230)}${']'.repeat(3230)}`;
+      // More than both throttling limits (5 per e-mail, 20 per address).
+      for (let i = 0; i < 25; i++) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          headers: JSON_HEADERS,
+          payload: deep,
+        });
+        const issue = assertIssue(response, ['body', 64], 'json_invalid');
+        assert.match(String(issue.ctx?.error), /Recursion limit exceeded/);
+      }
+      const login = await t.app.inject({
         method: 'POST',
         url: '/api/auth/login',
-        headers: JSON_HEADERS,
-        payload: deep,
+        payload: { email: user.email, password: user.password },
       });
-      const issue = assertIssue(response, ['body', 64], 'json_invalid');
-      assert.match(String(issue.ctx?.error), /Recursion limit exceeded/);
-    }
-    const login = await t.app.inject({
-      method: 'POST',
-      url: '/api/auth/login',
-      payload: { email: user.email, password: user.password },
-    });
-    assert.equal(login.statusCode, 200, login.body);
-  });
+      assert.equal(login.statusCode, 200, login.body);
+    },
+  );
 
   it('a deep body answers 422 on every JSON route, authenticated or not', async () => {
     const admin = await signIn(t.app, t.database, { role: 'admin' });

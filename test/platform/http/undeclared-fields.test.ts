@@ -84,7 +84,9 @@ describe('undeclared body fields on every operation', () => {
     ).map((r) => r.tablename);
     const count = (where: string) =>
       sql.raw(
-        `SELECT ${tables.map((name) => `(SELECT count(*) FROM "${name}" t WHERE t::text LIKE '%${where}%')`).join(' + ')} AS n`,
+        `SELECT ${tables
+          .map((name) => `(SELECT count(*) FROM "${name}" t WHERE t::text LIKE '%${where}%')`)
+          .join(' + ')} AS n`,
       );
     markerQuery = count(MARKER);
     victimQuery = count(victim.id);

@@ -26,7 +26,8 @@ const ALL_EXACT = [
 describe('npm run cli -- db:reconcile', () => {
   after(killStarted);
 
-  it('db:reconcile finds the kept figures exact, names a difference a write behind the triggers made, and rebuilds them', {
+  it('db:reconcile finds the kept figures exact, names a difference a write behind the ' +
+    'triggers made, and rebuilds them', {
     timeout: timeout * 2,
   }, async () => {
     const env: Env = await storage();

@@ -63,7 +63,8 @@ describe('npm run cli', () => {
       'error: --email must be an e-mail address (got "nope")',
       'error: --password must be 8 to 128 characters',
       'error: --role must be one of user, admin (got "root")',
-      'usage: npm run cli -- users:create --email <email> --password <password> [--role user|admin] [--first-name <name>] [--last-name <name>]',
+      'usage: npm run cli -- users:create --email <email> --password <password> [--role user|admin] ' +
+        '[--first-name <name>] [--last-name <name>]',
       '',
     ]);
     const missing = await cli(env, 'users:create', '--email', 'x@example.com');

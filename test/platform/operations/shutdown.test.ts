@@ -53,7 +53,8 @@ async function start(env: Env) {
 describe('SIGTERM', () => {
   after(killStarted);
 
-  it('answers every request sent on open keep-alive connections after the signal: 503 with Connection: close, no resets', {
+  it('answers every request sent on open keep-alive connections after the signal: 503 ' +
+    'with Connection: close, no resets', {
     timeout: STARTUP_MS * 2,
   }, async () => {
     const proc = await start(await storage());
@@ -78,7 +79,8 @@ describe('SIGTERM', () => {
     agent.destroy();
   });
 
-  it('a REDIS_URL unreachable at start: one warning line, password masked; logins work, /readyz degraded; SIGTERM is quick', {
+  it('a REDIS_URL unreachable at start: one warning line, password masked; logins work, ' +
+    '/readyz degraded; SIGTERM is quick', {
     timeout: STARTUP_MS * 2,
   }, async () => {
     const redisPort = await freePort();

@@ -40,7 +40,8 @@ describe('a start that its settings get wrong: one line naming the setting', () 
     const { code, lines } = await failedStart({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/trading` });
     assert.equal(code, 1);
     assert.deepEqual(lines, [
-      `error: DATABASE_URL: nothing accepts connections at 127.0.0.1:${port} (connection refused); start PostgreSQL there or correct the host and port`,
+      `error: DATABASE_URL: nothing accepts connections at 127.0.0.1:${port} (connection refused); start ` +
+        'PostgreSQL there or correct the host and port',
     ]);
   });
 

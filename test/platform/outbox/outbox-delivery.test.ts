@@ -171,33 +171,36 @@ describe('outbox', () => {
       assert.equal((await w.stats()).dead, 1);
     });
 
-    it('gives the attempt back when the receiver asks us to wait: rate limiting alone never makes a dead letter', async () => {
-      const id = (await enqueue({ kind: 'chat.post', payload: {}, maxAttempts: 2 }, T0, database.db))!;
-      let calls = 0;
-      const w = worker();
-      w.register('chat.post', async () => {
-        if (++calls <= 5) throw new RateLimited('429 from the receiver', 5_000);
-        return 'delivered';
-      });
-      for (let i = 1; i <= 5; i++) {
+    it(
+      'gives the attempt back when the receiver asks us to ' + 'wait: rate limiting alone never makes a dead letter',
+      async () => {
+        const id = (await enqueue({ kind: 'chat.post', payload: {}, maxAttempts: 2 }, T0, database.db))!;
+        let calls = 0;
+        const w = worker();
+        w.register('chat.post', async () => {
+          if (++calls <= 5) throw new RateLimited('429 from the receiver', 5_000);
+          return 'delivered';
+        });
+        for (let i = 1; i <= 5; i++) {
+          assert.equal(await w.runOnce(), 1);
+          const row = await rowById(id);
+          assert.deepEqual(
+            [row.status, row.attempts, row.lastError],
+            ['pending', 0, '429 from the receiver'],
+            `after 429 number ${i}`,
+          );
+          assert.equal(
+            row.availableAt.getTime(),
+            clock.now().getTime() + 5_000,
+            'exactly the wait asked for, not the backoff',
+          );
+          clock.advance(5_000);
+        }
         assert.equal(await w.runOnce(), 1);
         const row = await rowById(id);
-        assert.deepEqual(
-          [row.status, row.attempts, row.lastError],
-          ['pending', 0, '429 from the receiver'],
-          `after 429 number ${i}`,
-        );
-        assert.equal(
-          row.availableAt.getTime(),
-          clock.now().getTime() + 5_000,
-          'exactly the wait asked for, not the backoff',
-        );
-        clock.advance(5_000);
-      }
-      assert.equal(await w.runOnce(), 1);
-      const row = await rowById(id);
-      assert.deepEqual([row.status, row.attempts, row.result], ['done', 1, 'delivered']);
-    });
+        assert.deepEqual([row.status, row.attempts, row.result], ['done', 1, 'delivered']);
+      },
+    );
 
     it('still counts every other RetryLater as an attempt', async () => {
       const id = (await enqueue({ kind: 'chat.post', payload: {}, maxAttempts: 2 }, T0, database.db))!;

@@ -19,64 +19,71 @@ describe('outbox', () => {
   });
 
   describe('crash recovery', () => {
-    it("takes over a row whose worker stopped answering once its lease ran out; the late worker's outcome is ignored", async () => {
-      const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
-      const stuck = deferred();
-      const entered = deferred();
-      const a = worker({ leaseMs: 30_000 });
-      a.register('chat.post', async () => {
-        entered.resolve();
-        await stuck.promise;
-        return 'from a';
-      });
-      const b = worker({ leaseMs: 30_000 });
-      b.register('chat.post', async () => 'from b');
+    it(
+      'takes over a row whose worker stopped answering once its lease ran out; the ' +
+        "late worker's outcome is ignored",
+      async () => {
+        const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
+        const stuck = deferred();
+        const entered = deferred();
+        const a = worker({ leaseMs: 30_000 });
+        a.register('chat.post', async () => {
+          entered.resolve();
+          await stuck.promise;
+          return 'from a';
+        });
+        const b = worker({ leaseMs: 30_000 });
+        b.register('chat.post', async () => 'from b');
 
-      const aRun = a.runOnce();
-      await entered.promise;
-      assert.equal((await rowById(id)).status, 'processing');
-      assert.equal(await b.runOnce(), 0, 'the lease is still held');
+        const aRun = a.runOnce();
+        await entered.promise;
+        assert.equal((await rowById(id)).status, 'processing');
+        assert.equal(await b.runOnce(), 0, 'the lease is still held');
 
-      clock.advance(30_001);
-      assert.equal(await b.runOnce(), 1, 'the expired lease is taken over');
-      stuck.resolve();
-      await aRun;
+        clock.advance(30_001);
+        assert.equal(await b.runOnce(), 1, 'the expired lease is taken over');
+        stuck.resolve();
+        await aRun;
 
-      const row = await rowById(id);
-      assert.equal(row.status, 'done');
-      assert.equal(row.attempts, 2);
-      assert.equal(row.result, 'from b');
-    });
+        const row = await rowById(id);
+        assert.equal(row.status, 'done');
+        assert.equal(row.attempts, 2);
+        assert.equal(row.result, 'from b');
+      },
+    );
 
-    it('ignores the late outcome of a worker whose lease ran out, also after the next worker gave its attempt back', async () => {
-      const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
-      const stuck = deferred();
-      const entered = deferred();
-      const a = worker({ leaseMs: 30_000 });
-      a.register('chat.post', async () => {
-        entered.resolve();
-        await stuck.promise;
-        return 'from a';
-      });
-      const b = worker({ leaseMs: 30_000 });
-      b.register('chat.post', async () => {
-        throw new RateLimited('429 from the receiver', 10_000);
-      });
+    it(
+      'ignores the late outcome of a worker whose lease ran ' + 'out, also after the next worker gave its attempt back',
+      async () => {
+        const id = (await enqueue({ kind: 'chat.post', payload: {} }, T0, database.db))!;
+        const stuck = deferred();
+        const entered = deferred();
+        const a = worker({ leaseMs: 30_000 });
+        a.register('chat.post', async () => {
+          entered.resolve();
+          await stuck.promise;
+          return 'from a';
+        });
+        const b = worker({ leaseMs: 30_000 });
+        b.register('chat.post', async () => {
+          throw new RateLimited('429 from the receiver', 10_000);
+        });
 
-      const aRun = a.runOnce();
-      await entered.promise;
-      clock.advance(30_001);
-      assert.equal(await b.runOnce(), 1, 'the expired lease is taken over');
-      // Back to the count a claimed with, but pending: a's claim no longer matches.
-      assert.deepEqual([(await rowById(id)).status, (await rowById(id)).attempts], ['pending', 1]);
-      stuck.resolve();
-      await aRun;
-      const row = await rowById(id);
-      assert.deepEqual(
-        [row.status, row.attempts, row.result, row.lastError],
-        ['pending', 1, null, '429 from the receiver'],
-      );
-    });
+        const aRun = a.runOnce();
+        await entered.promise;
+        clock.advance(30_001);
+        assert.equal(await b.runOnce(), 1, 'the expired lease is taken over');
+        // Back to the count a claimed with, but pending: a's claim no longer matches.
+        assert.deepEqual([(await rowById(id)).status, (await rowById(id)).attempts], ['pending', 1]);
+        stuck.resolve();
+        await aRun;
+        const row = await rowById(id);
+        assert.deepEqual(
+          [row.status, row.attempts, row.result, row.lastError],
+          ['pending', 1, null, '429 from the receiver'],
+        );
+      },
+    );
   });
 
   describe('concurrent workers', () => {
@@ -140,37 +147,42 @@ describe('outbox', () => {
       assert.equal(calls, 1, 'a stopped worker does not poll');
     });
 
-    it('aborts the delivery in progress and gives back every row of the batch: pending, due, the attempt not counted', async () => {
-      const ids = [];
-      for (let i = 0; i < 3; i++) ids.push((await enqueue({ kind: 'chat.post', payload: { n: i } }, T0, database.db))!);
-      const entered = deferred();
-      const w = worker({ pollMs: 10 });
-      w.register('chat.post', (_payload, _row, signal) => {
-        entered.resolve();
-        // A receiver that never answers: only the abort ends this delivery.
-        return new Promise((_resolve, reject) =>
-          signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
-        );
-      });
-      w.start();
-      await entered.promise;
-      await w.stop();
-      for (const id of ids) {
-        const row = await rowById(id);
-        assert.equal(row.status, 'pending');
-        assert.equal(row.attempts, 0);
-        assert.equal(row.lockedUntil, null);
-        assert.ok(row.availableAt <= clock.now());
-      }
-      // The next worker delivers each of them once.
-      const delivered: unknown[] = [];
-      const next = worker();
-      next.register('chat.post', async (payload) => {
-        delivered.push(payload.n);
-      });
-      await next.drain();
-      assert.deepEqual(delivered.sort(), [0, 1, 2]);
-      for (const id of ids) assert.equal((await rowById(id)).status, 'done');
-    });
+    it(
+      'aborts the delivery in progress and gives back every row of the batch: ' +
+        'pending, due, the attempt not counted',
+      async () => {
+        const ids = [];
+        for (let i = 0; i < 3; i++)
+          ids.push((await enqueue({ kind: 'chat.post', payload: { n: i } }, T0, database.db))!);
+        const entered = deferred();
+        const w = worker({ pollMs: 10 });
+        w.register('chat.post', (_payload, _row, signal) => {
+          entered.resolve();
+          // A receiver that never answers: only the abort ends this delivery.
+          return new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+          );
+        });
+        w.start();
+        await entered.promise;
+        await w.stop();
+        for (const id of ids) {
+          const row = await rowById(id);
+          assert.equal(row.status, 'pending');
+          assert.equal(row.attempts, 0);
+          assert.equal(row.lockedUntil, null);
+          assert.ok(row.availableAt <= clock.now());
+        }
+        // The next worker delivers each of them once.
+        const delivered: unknown[] = [];
+        const next = worker();
+        next.register('chat.post', async (payload) => {
+          delivered.push(payload.n);
+        });
+        await next.drain();
+        assert.deepEqual(delivered.sort(), [0, 1, 2]);
+        for (const id of ids) assert.equal((await rowById(id)).status, 'done');
+      },
+    );
   });
 });

@@ -46,25 +46,28 @@ describe('guarded fetch', () => {
     await cache.close();
   });
 
-  it("charges the weight the venue's code declares, raises it to the venue's own count, and learns the limit", async () => {
-    const budget = budgets.venue('v');
-    budget.describe({ label: 'Venue', weights: WEIGHTS });
-    const call = guardedFetch(budget, base);
-    await call('http://127.0.0.1/data?w=7');
-    assert.equal(budget.snapshot().usedWeight1m, 7);
-    answer = () => Response.json({ limit: 200 }, { headers: { 'x-used': '30' } });
-    await call('http://127.0.0.1/info');
-    const state = budget.snapshot();
-    assert.deepEqual(
-      [state.usedWeight1m, state.limit1m, state.cap1m, state.limitSource, state.modelled],
-      [30, 200, 160, 'venue', true],
-    );
-    await assert.rejects(
-      call('http://127.0.0.1/data?w=140'),
-      (error: unknown) => error instanceof BudgetRefusal && error.reason === 'budget',
-    );
-    assert.equal(sent.length, 2, 'the call over the budget was never sent');
-  });
+  it(
+    "charges the weight the venue's code declares, raises " + "it to the venue's own count, and learns the limit",
+    async () => {
+      const budget = budgets.venue('v');
+      budget.describe({ label: 'Venue', weights: WEIGHTS });
+      const call = guardedFetch(budget, base);
+      await call('http://127.0.0.1/data?w=7');
+      assert.equal(budget.snapshot().usedWeight1m, 7);
+      answer = () => Response.json({ limit: 200 }, { headers: { 'x-used': '30' } });
+      await call('http://127.0.0.1/info');
+      const state = budget.snapshot();
+      assert.deepEqual(
+        [state.usedWeight1m, state.limit1m, state.cap1m, state.limitSource, state.modelled],
+        [30, 200, 160, 'venue', true],
+      );
+      await assert.rejects(
+        call('http://127.0.0.1/data?w=140'),
+        (error: unknown) => error instanceof BudgetRefusal && error.reason === 'budget',
+      );
+      assert.equal(sent.length, 2, 'the call over the budget was never sent');
+    },
+  );
 
   it('a venue without weights counts one a call against a limit it never reaches', async () => {
     const budget = budgets.venue('plain');

@@ -17,7 +17,8 @@ export function statsRoutes(deps: { service: UsersService; guards: Guards }): Fa
           operationId: 'getPlatformStats',
           summary: 'Platform statistics',
           description:
-            'User counts (deleted users are not counted), users created this UTC calendar month, and the sum of the payments ledger in the settlement currency, with the sums of every currency beside it.',
+            'User counts (deleted users are not counted), users created this UTC calendar month, and the sum ' +
+            'of the payments ledger in the settlement currency, with the sums of every currency beside it.',
           security: bearerSecurity,
           response: { 200: PlatformStats, 401: Detail, 403: Detail },
         },

@@ -31,7 +31,11 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
           operationId: 'bulkUserAction',
           summary: 'Act on many users at once',
           description:
-            "Unknown ids are reported in `notFound` and do not fail the request. `suspend` and `delete` revoke the sessions of each user (refused from their next request); the acting admin's own account is never suspended or deleted (reported in `skipped`). `export` stores a CSV of the users found and answers `exportUrl`, downloadable with an admin token for 24 hours. Each changed user gets an audit entry.",
+            'Unknown ids are reported in `notFound` and do not fail the request. `suspend` and `delete` ' +
+            "revoke the sessions of each user (refused from their next request); the acting admin's own " +
+            'account is never suspended or deleted (reported in `skipped`). `export` stores a CSV of the ' +
+            'users found and answers `exportUrl`, downloadable with an admin token for 24 hours. Each ' +
+            'changed user gets an audit entry.',
           security,
           body: BulkActionBody,
           response: { 200: BulkActionResult, ...errorResponses(401, 403) },
@@ -77,7 +81,12 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
           operationId: 'resetUserPassword',
           summary: "Reset a user's password",
           description:
-            'Sets a new random 20-character password, revokes every session and voids pending reset links. `userId` and `email` must name the same user (else 404). With `sendEmail` the new password is mailed to the user through the outbox (never to a suppressed address); it is never returned or logged. A deleted user must be activated first (409). An admin cannot reset their own password here (409): they change it with `POST /api/auth/password`, or the operator runs `users:reset-password`.',
+            'Sets a new random 20-character password, revokes every session and voids pending reset ' +
+            'links. `userId` and `email` must name the same user (else 404). With `sendEmail` the new ' +
+            'password is mailed to the user through the outbox (never to a suppressed address); it is ' +
+            'never returned or logged. A deleted user must be activated first (409). An admin cannot ' +
+            'reset their own password here (409): they change it with `POST /api/auth/password`, or the ' +
+            'operator runs `users:reset-password`.',
           security,
           querystring: ResetPasswordQuery,
           response: { 200: ResetPasswordResult, ...errorResponses(401, 403, 404, 409) },

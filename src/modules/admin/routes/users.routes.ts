@@ -34,7 +34,9 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           operationId: 'listUsers',
           summary: 'List users',
           description:
-            'Pages of users, newest account first (ties by id, descending), so consecutive pages never overlap. `search` is a case-insensitive substring of the e-mail, first name, last name or "first last"; `%` and `_` match themselves. Deleted users are listed only with `status=deleted`.',
+            'Pages of users, newest account first (ties by id, descending), so consecutive pages never ' +
+            'overlap. `search` is a case-insensitive substring of the e-mail, first name, last name or "first ' +
+            'last"; `%` and `_` match themselves. Deleted users are listed only with `status=deleted`.',
           security,
           querystring: UserListQuery,
           response: { 200: UserList, ...errorResponses(401, 403) },
@@ -69,7 +71,9 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           operationId: 'updateUser',
           summary: 'Change a user',
           description:
-            'Changes role, tier, status and flags. Suspending or deleting revokes every session: the user is refused (403) from the next request. `active` restores a suspended or deleted user. An admin cannot demote, suspend or delete their own account (409). Audited as `admin.user.update`.',
+            'Changes role, tier, status and flags. Suspending or deleting revokes every session: the user is ' +
+            'refused (403) from the next request. `active` restores a suspended or deleted user. An admin ' +
+            'cannot demote, suspend or delete their own account (409). Audited as `admin.user.update`.',
           security,
           params: UserIdParams,
           body: UserPatch,
@@ -88,7 +92,9 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           operationId: 'deleteUser',
           summary: 'Delete a user (soft)',
           description:
-            'Sets status `deleted`, stamps the deletion and revokes every session; the record and its history are kept, and PATCH `status: active` restores it. Deleting a deleted user changes nothing. An admin cannot delete their own account (409).',
+            'Sets status `deleted`, stamps the deletion and revokes every session; the record and its history ' +
+            'are kept, and PATCH `status: active` restores it. Deleting a deleted user changes nothing. An ' +
+            'admin cannot delete their own account (409).',
           security,
           params: UserIdParams,
           response: { 200: SuccessFlag, ...errorResponses(401, 403, 404, 409) },
@@ -109,7 +115,8 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           operationId: 'getUserActivity',
           summary: "A user's activity",
           description:
-            'Audit-log entries where the user is the subject (e.g. their logins, changes made to them) or the actor (what they did), newest first.',
+            'Audit-log entries where the user is the subject (e.g. their logins, changes made to them) or the ' +
+            'actor (what they did), newest first.',
           security,
           params: UserIdParams,
           querystring: ActivityQuery,

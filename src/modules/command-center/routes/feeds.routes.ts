@@ -36,9 +36,9 @@ export function feedRoutes(deps: {
           operationId: 'listIntelEvents',
           summary: 'Market intel feed with per-source precision',
           description:
-            'Events newest first. `summary` counts, per source, every event matching the filters: `scored` have an ' +
-            '`outcome_pct`, `correct` moved the way their direction said (bullish/long/up positive, bearish/short/down ' +
-            'negative), `precision` = correct / scored (0 when none scored).',
+            'Events newest first. `summary` counts, per source, every event matching the filters: `scored` ' +
+            'have an `outcome_pct`, `correct` moved the way their direction said (bullish/long/up positive, ' +
+            'bearish/short/down negative), `precision` = correct / scored (0 when none scored).',
           security: bearerSecurity,
           querystring: IntelQuery,
           response: { 200: IntelFeed, ...errorResponses(401, 403) },

@@ -84,9 +84,10 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
           operationId: 'updateTask',
           summary: 'Update a task',
           description:
-            'Changes only the fields sent; `null` clears assignee, goal_id, parent_task_id or result. `blocked_by` replaces ' +
-            'the blockers. A parent or blocker that would make a cycle answers 422. `comment` is added as a comment. ' +
-            'Reaching `done` or `cancelled` sets `completed_at`; reopening clears it.',
+            'Changes only the fields sent; `null` clears assignee, goal_id, parent_task_id or result. ' +
+            '`blocked_by` replaces the blockers. A parent or blocker that would make a cycle answers ' +
+            '422. `comment` is added as a comment. Reaching `done` or `cancelled` sets ' +
+            '`completed_at`; reopening clears it.',
           security: bearerSecurity,
           params: TaskIdParams,
           body: TaskUpdateBody,

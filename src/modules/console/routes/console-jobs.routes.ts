@@ -21,7 +21,9 @@ export function consoleJobsRoutes(deps: {
           operationId: 'consoleRunJobNow',
           summary: 'Run a scheduled job now (admins)',
           description:
-            'Starts the job as POST /api/scheduled/<job> does and answers once the run is recorded: 202 with `running`, or 200 with `skipped` when another run of it is in progress. Its progress and result are at GET /api/scheduled/health and on the dashboard.',
+            'Starts the job as POST /api/scheduled/<job> does and answers once the run is recorded: 202 with ' +
+            '`running`, or 200 with `skipped` when another run of it is in progress. Its progress and result ' +
+            'are at GET /api/scheduled/health and on the dashboard.',
           security: bearerSecurity,
           params: JobParams,
           response: { 200: JobStarted, 202: JobStarted, ...errorResponses(401, 403) },

@@ -15,7 +15,8 @@ import { ConsoleAccess, ConsoleLoginAnswer, ConsoleSignedOut, CsrfHeaders } from
 
 const tags = ['console'];
 const CSRF_NOTE =
-  ' Needs the header `x-console-request: 1` (422 without it) and, when the browser sends an Origin, this origin (403 otherwise).';
+  ' Needs the header `x-console-request: 1` (422 without it) and, when the browser sends an ' +
+  'Origin, this origin (403 otherwise).';
 
 export function consoleSessionRoutes(deps: {
   auth: Pick<AuthService, 'login' | 'verifySecondFactor' | 'refresh' | 'stepUp' | 'logout'>;
@@ -52,7 +53,10 @@ export function consoleSessionRoutes(deps: {
           tags,
           operationId: 'consoleSignIn',
           summary: 'Sign in to the console; the refresh token is set as an HttpOnly cookie',
-          description: `As POST /api/auth/login (same throttle, same answers for a wrong password or a suspended account), but the refresh token is set as the cookie \`tp_console_refresh\` (HttpOnly, SameSite=Strict, Path=/api/console/session) and not answered.${CSRF_NOTE}`,
+          description:
+            'As POST /api/auth/login (same throttle, same answers for a wrong password or a suspended account), ' +
+            'but the refresh token is set as the cookie `tp_console_refresh` (HttpOnly, SameSite=Strict, ' +
+            `Path=/api/console/session) and not answered.${CSRF_NOTE}`,
           headers: CsrfHeaders,
           body: LoginBody,
           response: { 200: ConsoleLoginAnswer, ...errorResponses(401, 403, 429) },
@@ -76,7 +80,9 @@ export function consoleSessionRoutes(deps: {
           tags,
           operationId: 'consoleVerifySecondFactor',
           summary: 'Finish a console sign-in with a TOTP code or a recovery code',
-          description: `As POST /api/auth/2fa/verify; the refresh token is set as the console cookie and not answered.${CSRF_NOTE}`,
+          description:
+            'As POST /api/auth/2fa/verify; the refresh token is set as the console ' +
+            `cookie and not answered.${CSRF_NOTE}`,
           headers: CsrfHeaders,
           body: TwoFactorVerifyBody,
           response: { 200: ConsoleAccess, ...errorResponses(401, 403, 429) },
@@ -93,7 +99,10 @@ export function consoleSessionRoutes(deps: {
           tags,
           operationId: 'consoleRefresh',
           summary: 'A new access token from the console cookie, which is rotated',
-          description: `Spends the refresh token in the cookie and sets its successor (as POST /api/auth/refresh: presenting a spent one again revokes the session). No cookie, or one that no longer works: 401, and the cookie is cleared; an account no longer active: 403.${CSRF_NOTE}`,
+          description:
+            'Spends the refresh token in the cookie and sets its successor (as POST /api/auth/refresh: ' +
+            'presenting a spent one again revokes the session). No cookie, or one that no longer works: 401, and ' +
+            `the cookie is cleared; an account no longer active: 403.${CSRF_NOTE}`,
           headers: CsrfHeaders,
           response: { 200: ConsoleAccess, ...errorResponses(401, 403) },
         },
@@ -140,7 +149,9 @@ export function consoleSessionRoutes(deps: {
           tags,
           operationId: 'consoleSignOut',
           summary: 'Sign out of the console',
-          description: `Ends the session of the presented access token, when there is a valid one, and clears the console cookie in any case (so a suspended account's console can still sign out).${CSRF_NOTE}`,
+          description:
+            'Ends the session of the presented access token, when there is a valid one, and clears the console ' +
+            `cookie in any case (so a suspended account's console can still sign out).${CSRF_NOTE}`,
           security: [...bearerSecurity, {}],
           headers: CsrfHeaders,
           response: { 200: ConsoleSignedOut, ...errorResponses(403) },

@@ -28,9 +28,10 @@ export function dashboardRoutes(services: {
           operationId: 'getDashboardOverview',
           summary: 'Service health and platform figures',
           description:
-            'Version and uptime of this instance; database and cache pinged (2 s timeout) with latency; users by status, ' +
-            'active sessions, open tasks by status, webhook deliveries in the last 24 h, outbox backlog and dead letters; ' +
-            'the last run of each scheduled job. A figure that cannot be read is null and `status` is `degraded`.' +
+            'Version and uptime of this instance; database and cache pinged (2 s timeout) with latency; users ' +
+            'by status, active sessions, open tasks by status, webhook deliveries in the last 24 h, outbox ' +
+            'backlog and dead letters; the last run of each scheduled job. A figure that cannot be read is ' +
+            'null and `status` is `degraded`.' +
             EXPOSURE,
           response: { 200: Overview },
         },
@@ -46,9 +47,9 @@ export function dashboardRoutes(services: {
           operationId: 'getDashboardAgents',
           summary: 'Agents and their status',
           description:
-            'Every agent that reported activity or is named on agent-filed tasks: last seen, actions in the last 24 h, ' +
-            'open tasks, and a status: `active` when seen within 15 minutes, `idle` within 24 hours, `silent` when seen ' +
-            'longer ago or never.' +
+            'Every agent that reported activity or is named on agent-filed tasks: last seen, actions in the ' +
+            'last 24 h, open tasks, and a status: `active` when seen within 15 minutes, `idle` within 24 ' +
+            'hours, `silent` when seen longer ago or never.' +
             EXPOSURE,
           response: { 200: AgentsAnswer },
         },
@@ -64,13 +65,15 @@ export function dashboardRoutes(services: {
           operationId: 'getDashboardIntegrations',
           summary: 'Connection status of the external systems',
           description:
-            'Per external system: `configured`, `reachable`, `last_success_at`, `last_error_at` and a cleaned `last_error`. ' +
-            'Configured means: exchanges, at least one active stored credential for the venue; market data, a real source ' +
-            '(not `simulated`); tracker, the `linear` backend; chat and mail, a webhook URL or SMTP URL set; webhooks, the ' +
-            "provider's signing secret set; Redis, REDIS_URL set. Reachability reuses the modules' own checks (venue health " +
-            "for venues with credentials, Binance's `GET /api/v3/ping` for market data, tracker health, an SMTP connect and " +
-            'greeting that sends nothing, Redis ping), each run at most once a minute per instance and bounded by 3 s; chat ' +
-            'and webhooks are not probed (`reachable` null), their last success and error come from deliveries.' +
+            'Per external system: `configured`, `reachable`, `last_success_at`, `last_error_at` and ' +
+            'a cleaned `last_error`. Configured means: exchanges, at least one active stored credential ' +
+            'for the venue; market data, a real source (not `simulated`); tracker, the `linear` ' +
+            "backend; chat and mail, a webhook URL or SMTP URL set; webhooks, the provider's signing secret " +
+            "set; Redis, REDIS_URL set. Reachability reuses the modules' own checks (venue health for " +
+            "venues with credentials, Binance's `GET /api/v3/ping` for market data, tracker health, an " +
+            'SMTP connect and greeting that sends nothing, Redis ping), each run at most once a minute per ' +
+            'instance and bounded by 3 s; chat and webhooks are not probed (`reachable` null), their last ' +
+            'success and error come from deliveries.' +
             EXPOSURE,
           response: { 200: IntegrationsAnswer },
         },

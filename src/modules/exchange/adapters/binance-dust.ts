@@ -5,7 +5,10 @@ import type { DustAsset, DustAssets } from './venue-gateway.ts';
 const text = (value: unknown): string | null =>
   value === undefined || value === null || value === '' ? null : String(value);
 
-/** `{details:[{asset, assetFullName, amountFree, toBTC, toBNB, toBNBOffExchange, exchange}], totalTransferBtc, totalTransferBNB, dribbletPercentage}` */
+/**
+ * `{details:[{asset, assetFullName, amountFree, toBTC, toBNB, toBNBOffExchange, exchange}], totalTransferBtc,
+ * totalTransferBNB, dribbletPercentage}`
+ */
 export function mapDustBtc(answer: Record<string, unknown>): DustAssets {
   const details = Array.isArray(answer.details) ? (answer.details as Record<string, unknown>[]) : [];
   return {
@@ -27,7 +30,10 @@ export function mapDustBtc(answer: Record<string, unknown>): DustAssets {
   };
 }
 
-/** `{convertibleAssets:[{fromAsset, toAsset, availableBalance, convertedAsset, usdValueConvertedAsset, conversionFee, receivedAsset}], totalConvertedAsset, totalReceivedAsset, feeRate, ...}` */
+/**
+ * `{convertibleAssets:[{fromAsset, toAsset, availableBalance, convertedAsset, usdValueConvertedAsset, conversionFee,
+ * receivedAsset}], totalConvertedAsset, totalReceivedAsset, feeRate, ...}`
+ */
 export function mapUsDustAssets(answer: Record<string, unknown>): DustAssets {
   const rows = Array.isArray(answer.convertibleAssets) ? (answer.convertibleAssets as Record<string, unknown>[]) : [];
   return {

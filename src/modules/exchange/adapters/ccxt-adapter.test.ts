@@ -38,7 +38,8 @@ describe('toVenueError', () => {
       ],
       [
         new ccxt.DDoSProtection(
-          'binance 418 I\'m a teapot {"code":-1003,"msg":"Way too much request weight used; IP banned until 1700000000000."}',
+          'binance 418 I\'m a teapot {"code":-1003,"msg":"Way too much request weight used; ' +
+            'IP banned until 1700000000000."}',
         ),
         'ip_banned',
         503,

@@ -134,7 +134,8 @@ export function toVenueError(
     const lead = {
       invalid_key:
         String(message.code) === '-2015'
-          ? `${venue} refused the API key (unknown key, this server's IP not on the key's whitelist, or a permission missing)`
+          ? `${venue} refused the API key (unknown key, this server's IP not on the key's ` +
+            'whitelist, or a permission missing)'
           : `${venue} refused the API key`,
       ip_not_whitelisted: `${venue} refused the API key for this server's IP address`,
       missing_permission: `${venue} refused the API key: a permission is missing`,

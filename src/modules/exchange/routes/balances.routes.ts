@@ -34,7 +34,8 @@ export function balancesRoutes(deps: {
           operationId: 'getBalance',
           summary: 'Your latest stored balance snapshot',
           description:
-            'Answers from the latest successful sync (no venue call); empty with last_sync null before the first sync. A credential_id that is not yours is a 404, one of another venue a 400.',
+            'Answers from the latest successful sync (no venue call); empty with last_sync null before the ' +
+            'first sync. A credential_id that is not yours is a 404, one of another venue a 400.',
           querystring: BalanceQuery,
           response: { 200: BalanceResponse, ...errorResponses(400, 401, 403, 404) },
         },
@@ -55,8 +56,10 @@ export function balancesRoutes(deps: {
           operationId: 'syncBalance',
           summary: 'Fetch your balance from the venue and store a snapshot',
           description:
-            'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, network, exchange). No credential for the venue is a 404. ' +
-            "When the venue's shared request-weight budget is used up, or a 429/418 from the venue pauses every call to it, nothing is sent and the answer is 503 with Retry-After.",
+            'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, ' +
+            "network, exchange). No credential for the venue is a 404. When the venue's shared " +
+            'request-weight budget is used up, or a 429/418 from the venue pauses every call to it, nothing ' +
+            'is sent and the answer is 503 with Retry-After.',
           querystring: BalanceSyncQuery,
           response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },

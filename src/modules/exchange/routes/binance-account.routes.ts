@@ -20,7 +20,8 @@ export function binanceAccountRoutes(deps: {
   return async function routes(app) {
     const onRequest = guards.requireUser;
     const burnDescription =
-      'Global Binance only (GET/POST /sapi/v1/bnbBurn with your binance credential); binanceus has no such setting and answers 400 saying so.';
+      'Global Binance only (GET/POST /sapi/v1/bnbBurn with your binance credential); binanceus has no such ' +
+      'setting and answers 400 saying so.';
 
     app.get(
       '/api/exchange/feetoken-burn',
@@ -74,7 +75,8 @@ export function binanceAccountRoutes(deps: {
           operationId: 'listDustAssets',
           summary: 'Small balances convertible into the fee token (BNB)',
           description:
-            'binance: POST /sapi/v1/asset/dust-btc; binanceus: GET /sapi/v1/asset/query/dust-assets; with your credential for that venue.',
+            'binance: POST /sapi/v1/asset/dust-btc; binanceus: GET /sapi/v1/asset/query/dust-assets; with ' +
+            'your credential for that venue.',
           querystring: BinanceVenueQuery,
           response: { 200: DustAssets, ...venueErrors },
         },

@@ -62,7 +62,11 @@ export function credentialsRoutes(deps: {
           operationId: 'createCredential',
           summary: 'Store an exchange API key (encrypted)',
           description:
-            'Key, secret and passphrase are sealed with AES-256-GCM and never returned. The credential starts as `pending` until a venue call or POST /api/exchange/validate with the same key judges it. A second credential of the same name on the same venue is a 409. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor required"; POST /api/auth/2fa/step-up).',
+            'Key, secret and passphrase are sealed with AES-256-GCM and never returned. The credential ' +
+            'starts as `pending` until a venue call or POST /api/exchange/validate with the same key ' +
+            'judges it. A second credential of the same name on the same venue is a 409. With two-factor ' +
+            'on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor ' +
+            'required"; POST /api/auth/2fa/step-up).',
           body: CredentialCreateBody,
           response: { 201: Credential, ...errorResponses(401, 403, 409) },
         },
@@ -97,7 +101,9 @@ export function credentialsRoutes(deps: {
           operationId: 'updateCredential',
           summary: 'Change a credential',
           description:
-            'New key, secret or passphrase reset the validation to `pending`. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor required"; POST /api/auth/2fa/step-up).',
+            'New key, secret or passphrase reset the validation to `pending`. With two-factor on, a ' +
+            'second factor within `STEP_UP_MAX_AGE_MINUTES` is needed (403 "Second factor ' +
+            'required"; POST /api/auth/2fa/step-up).',
           params: CredentialIdParams,
           body: CredentialUpdateBody,
           response: { 200: Credential, ...errorResponses(401, 403, 404, 409) },
@@ -136,7 +142,10 @@ export function credentialsRoutes(deps: {
           operationId: 'validateApiKey',
           summary: 'Try an API key against its venue',
           description:
-            "Reads the balance with the key; on binance also GET /sapi/v1/account/apiRestrictions for read/trade/withdraw and IP restriction (binanceus: the account's canTrade/canWithdraw). A refusal is a 200 with `valid: false` and a `cause`; a key refused by one Binance venue but accepted by the other is `wrong_venue`. Your stored credentials holding the same key get the verdict.",
+            'Reads the balance with the key; on binance also GET /sapi/v1/account/apiRestrictions for ' +
+            "read/trade/withdraw and IP restriction (binanceus: the account's canTrade/canWithdraw). A refusal " +
+            'is a 200 with `valid: false` and a `cause`; a key refused by one Binance venue but accepted by ' +
+            'the other is `wrong_venue`. Your stored credentials holding the same key get the verdict.',
           body: ValidateBody,
           response: { 200: ValidationResult, ...errorResponses(401, 403, 503) },
         },

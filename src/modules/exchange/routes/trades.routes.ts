@@ -64,11 +64,15 @@ export function tradesRoutes(deps: {
           operationId: 'syncTrades',
           summary: 'Fetch your trades from the venue and store the new ones',
           description:
-            'Each pair continues after the newest trade stored for the credential (Binance fromId; elsewhere from its time), one page of at most `limit` per call, ' +
-            "so any number of new trades arrives over repeated syncs and none is skipped; `has_more` and each pair's `next_cursor` say whether and where the next continues. " +
-            "A pair's first sync starts TRADE_SYNC_HORIZON_DAYS back (365 by default); `since` starts elsewhere. " +
-            'Trades already stored (same venue, pair and venue trade id) are counted in trades_duplicate, never stored twice. A venue failure answers 200 with success false, error and error_type; a pair the venue does not list is a 404. ' +
-            "When the venue's shared request-weight budget is used up, or a 429/418 pauses every call to it, nothing more is sent and the answer is 503 with Retry-After (trades stored before it are kept).",
+            'Each pair continues after the newest trade stored for the credential (Binance fromId; elsewhere ' +
+            'from its time), one page of at most `limit` per call, so any number of new trades arrives over ' +
+            "repeated syncs and none is skipped; `has_more` and each pair's `next_cursor` say whether and " +
+            "where the next continues. A pair's first sync starts TRADE_SYNC_HORIZON_DAYS back (365 by " +
+            'default); `since` starts elsewhere. Trades already stored (same venue, pair and venue trade id) ' +
+            'are counted in trades_duplicate, never stored twice. A venue failure answers 200 with success ' +
+            "false, error and error_type; a pair the venue does not list is a 404. When the venue's shared " +
+            'request-weight budget is used up, or a 429/418 pauses every call to it, nothing more is sent and ' +
+            'the answer is 503 with Retry-After (trades stored before it are kept).',
           querystring: TradeSyncQuery,
           response: { 200: TradeSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },

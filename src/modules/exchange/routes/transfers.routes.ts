@@ -57,10 +57,14 @@ export function transfersRoutes(deps: {
           operationId: 'syncTransfers',
           summary: 'Fetch your deposits and withdrawals from the venue and store the new ones',
           description:
-            'ccxt fetchDeposits and fetchWithdrawals (Binance: /sapi/v1/capital/deposit/hisrec and /sapi/v1/capital/withdraw/history), in windows of at most 90 days, ' +
-            'from where the last sync of the credential stopped (a first sync from TRADE_SYNC_HORIZON_DAYS back; `since` starts elsewhere), at most 5 windows per type and call: ' +
-            '`has_more` says whether to sync again. A record already stored only has its status updated. A venue failure answers 200 with success false, error and error_type. ' +
-            "When the venue's shared request-weight budget is used up, or a 429/418 pauses every call to it, nothing more is sent and the answer is 503 with Retry-After (records stored before it are kept).",
+            'ccxt fetchDeposits and fetchWithdrawals (Binance: /sapi/v1/capital/deposit/hisrec and ' +
+            '/sapi/v1/capital/withdraw/history), in windows of at most 90 days, from where the last sync of ' +
+            'the credential stopped (a first sync from TRADE_SYNC_HORIZON_DAYS back; `since` starts ' +
+            'elsewhere), at most 5 windows per type and call: `has_more` says whether to sync again. A ' +
+            'record already stored only has its status updated. A venue failure answers 200 with success ' +
+            "false, error and error_type. When the venue's shared request-weight budget is used up, or a " +
+            '429/418 pauses every call to it, nothing more is sent and the answer is 503 with Retry-After ' +
+            '(records stored before it are kept).',
           querystring: TransferSyncQuery,
           response: { 200: TransferSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
         },

@@ -73,7 +73,8 @@ export function venuesRoutes(deps: {
           operationId: 'getExchangeInfo',
           summary: "A venue's fees, limits, rate limit, countries and links",
           description:
-            "Fees, rate limit, countries and urls come from ccxt's description of the venue (never keys); limits from its markets when they load within 3 s.",
+            "Fees, rate limit, countries and urls come from ccxt's description of the venue (never keys); " +
+            'limits from its markets when they load within 3 s.',
           params: VenueParams,
           response: { 200: Info, ...errorResponses(401, 403) },
         },
@@ -141,7 +142,8 @@ export function venuesRoutes(deps: {
           operationId: 'findBestRoute',
           summary: 'Where buying base with quote is cheapest after fees',
           description:
-            "Asks every venue at once, each for at most 3 s; venues that cannot be asked are listed in `unavailable` with the reason, venues below the order's size in `excluded`.",
+            'Asks every venue at once, each for at most 3 s; venues that cannot be asked are listed in ' +
+            "`unavailable` with the reason, venues below the order's size in `excluded`.",
           querystring: RouteQuery,
           response: { 200: RouteResult, ...errorResponses(401, 403) },
         },

@@ -27,9 +27,10 @@ export const cleanupDeviceSessionsJob = defineJob({
   cron: '30 4 * * *',
   summary: 'Delete expired, revoked and idle device sessions',
   description:
-    'Deletes device sessions that are expired, revoked, or not seen for longer than SESSION_IDLE_DAYS (default 30), with their ' +
-    'refresh tokens; each session is counted once, in that order. A deleted session fails authentication like a revoked one ' +
-    '(401). The audit trail keeps the logins and revocations. A second run deletes nothing.',
+    'Deletes device sessions that are expired, revoked, or not seen for longer than SESSION_IDLE_DAYS ' +
+    '(default 30), with their refresh tokens; each session is counted once, in that order. A deleted ' +
+    'session fails authentication like a revoked one (401). The audit trail keeps the logins and ' +
+    'revocations. A second run deletes nothing.',
   result: CleanupDeviceSessionsResult,
   run: cleanupDeviceSessions,
 });

@@ -22,9 +22,9 @@ export const cleanupExpiredTokensJob = defineJob({
   cron: '45 4 * * *',
   summary: 'Delete expired and revoked tokens',
   description:
-    'Deletes refresh tokens that are expired or revoked, and password-reset tokens that are expired or used. A rotated refresh token ' +
-    'that has not expired is kept on purpose: presenting it again is how a leaked token is detected and its session revoked. ' +
-    'A second run deletes nothing.',
+    'Deletes refresh tokens that are expired or revoked, and password-reset tokens that are expired or used. A ' +
+    'rotated refresh token that has not expired is kept on purpose: presenting it again is how a leaked token ' +
+    'is detected and its session revoked. A second run deletes nothing.',
   result: CleanupExpiredTokensResult,
   run: cleanupExpiredTokens,
 });

@@ -23,9 +23,10 @@ export const cleanupGracePeriodsJob = defineJob({
   cron: '15 * * * *',
   summary: 'End expired payment grace periods',
   description:
-    'Every user whose `grace_period_ends_at` (set by a failed payment, GRACE_PERIOD_DAYS after it) is at or before now goes back to ' +
-    'the `free` tier if on a paid one, and the grace period is cleared; one audit row per user (`billing.grace_period.expired`, ' +
-    'or `billing.grace_period.clear` for a user already on `free`). A second run finds nobody.',
+    'Every user whose `grace_period_ends_at` (set by a failed payment, GRACE_PERIOD_DAYS after it) is at or ' +
+    'before now goes back to the `free` tier if on a paid one, and the grace period is cleared; one audit ' +
+    'row per user (`billing.grace_period.expired`, or `billing.grace_period.clear` for a user already on ' +
+    '`free`). A second run finds nobody.',
   result: CleanupGracePeriodsResult,
   run: cleanupGracePeriods,
 });

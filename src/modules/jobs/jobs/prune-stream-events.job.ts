@@ -21,9 +21,10 @@ export const pruneStreamEventsJob = defineJob({
   cron: '*/10 * * * *',
   summary: 'Delete stream events older than the replay window',
   description:
-    'Deletes the stored account-stream events older than 24 h: a client reconnecting with `Last-Event-ID` is replayed ' +
-    'the events of the last 24 h only, so older ones serve nobody. The streams module also prunes once as it starts. ' +
-    "Housekeeping: its runs are recorded and shown in health, but not announced on admins' streams (`job.finished`).",
+    'Deletes the stored account-stream events older than 24 h: a client reconnecting with `Last-Event-ID` ' +
+    'is replayed the events of the last 24 h only, so older ones serve nobody. The streams module also ' +
+    'prunes once as it starts. Housekeeping: its runs are recorded and shown in health, but not announced on ' +
+    "admins' streams (`job.finished`).",
   result: PruneStreamEventsResult,
   run: pruneStreamEvents,
   announce: false,

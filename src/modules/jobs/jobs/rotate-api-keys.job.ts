@@ -79,7 +79,9 @@ async function rotateApiKeys(deps: RotateApiKeysDeps, now: Date): Promise<Rotate
     const message: ChatMessage = {
       source: 'jobs',
       title: 'Provider API keys due for rotation',
-      text: `${reminders.length} active provider key${reminders.length === 1 ? ' is' : 's are'} overdue or due for rotation within ${ROTATION_WINDOW_DAYS} days (${overdue} overdue).`,
+      text:
+        `${reminders.length} active provider key${reminders.length === 1 ? ' is' : 's are'} overdue or due for ` +
+        `rotation within ${ROTATION_WINDOW_DAYS} days (${overdue} overdue).`,
       level: overdue > 0 ? 'warning' : 'info',
       fields: reminders.map((r) => ({
         name: r.provider,
@@ -101,10 +103,12 @@ export const rotateApiKeysJob = defineJob({
   cron: '0 3 * * *',
   summary: 'Re-encrypt stored secrets and remind of provider key rotation',
   description:
-    'Re-seals under the current ENCRYPTION_KEY every provider API key, exchange credential and two-factor secret still sealed under a key in ' +
-    'ENCRYPTION_KEYS_OLD (one compare-and-swap per row, so a concurrent change wins); a secret whose key is no longer configured ' +
-    `is skipped and counted as \`unreadable\`. Then queues one chat notification per UTC day listing the active provider keys overdue or due within ${ROTATION_WINDOW_DAYS} days ` +
-    '(provider, due date and key id; never key material). A second run re-encrypts nothing and queues nothing.',
+    'Re-seals under the current ENCRYPTION_KEY every provider API key, exchange credential and two-factor ' +
+    'secret still sealed under a key in ENCRYPTION_KEYS_OLD (one compare-and-swap per row, so a concurrent ' +
+    'change wins); a secret whose key is no longer configured is skipped and counted as `unreadable`. Then ' +
+    'queues one chat notification per UTC day listing the active provider keys overdue or due ' +
+    `within ${ROTATION_WINDOW_DAYS} days (provider, due date and key id; never key material). A second run ` +
+    're-encrypts nothing and queues nothing.',
   result: RotateApiKeysResult,
   run: rotateApiKeys,
 });

@@ -125,7 +125,9 @@ async function scoreEvent(deps: StrategyAutopilotDeps, event: MaturedIntel): Pro
   if (atDetection === null || atHorizon === null) {
     await deps.intel.recordScoringFailure(event.id, {
       unscorable: true,
-      reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${atDetection === null ? 'detection' : 'the horizon'}`,
+      reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${
+        atDetection === null ? 'detection' : 'the ' + 'horizon'
+      }`,
     });
     return 'unscorable';
   }
@@ -157,15 +159,18 @@ export const strategyAutopilotJob = defineJob({
   cron: '*/15 * * * *',
   summary: 'Score matured intel calls and promote paper strategies',
   description:
-    `(1) For up to ${INTEL_BATCH} market-intel events whose horizon has passed and that have no outcome yet (never-tried first, then oldest first), ` +
-    "`outcome_pct` = the market's move in percent from the last 1-minute close known at `detected_at` to the last one known at the horizon " +
-    "(`expires_at`, or detection + 24 h), with the market's sign: the intel summary counts a call correct when that sign matches its direction. " +
-    'An event whose candles cannot be fetched stays unscored, is counted, and gets its `scoring_error`; later runs try it after the events never tried, ' +
-    'and after 3 runs in which the venue could not price it (symbol not listed, no candle) it is given up. (2) Strategies in `paper` that meet every ' +
-    'promotion rule (≥ 14 days in paper, ≥ 30 paper trades, return > 0 %, max drawdown ≤ 10 %, win rate ≥ 0.5) move to `live`, longest ' +
-    'in paper first, while fewer transitions than the platform limit `paper_transition_per_hour` were made in the last hour; the rest are ' +
-    'deferred and counted. With no strategy in paper, it says it evaluated none. The run is `failed` when the market data source failed ' +
-    'for every event it tried to score and none was scored, `partial` when it failed for some.',
+    `(1) For up to ${INTEL_BATCH} market-intel events whose horizon has passed and that have no outcome yet ` +
+    "(never-tried first, then oldest first), `outcome_pct` = the market's move in percent from the last " +
+    '1-minute close known at `detected_at` to the last one known at the horizon (`expires_at`, or ' +
+    "detection + 24 h), with the market's sign: the intel summary counts a call correct when that sign matches " +
+    'its direction. An event whose candles cannot be fetched stays unscored, is counted, and gets its ' +
+    '`scoring_error`; later runs try it after the events never tried, and after 3 runs in which the venue ' +
+    'could not price it (symbol not listed, no candle) it is given up. (2) Strategies in `paper` that meet ' +
+    'every promotion rule (≥ 14 days in paper, ≥ 30 paper trades, return > 0 %, max drawdown ≤ 10 %, win rate ' +
+    '≥ 0.5) move to `live`, longest in paper first, while fewer transitions than the platform limit ' +
+    '`paper_transition_per_hour` were made in the last hour; the rest are deferred and counted. With no ' +
+    'strategy in paper, it says it evaluated none. The run is `failed` when the market data source ' +
+    'failed for every event it tried to score and none was scored, `partial` when it failed for some.',
   result: StrategyAutopilotResult,
   run: strategyAutopilot,
   units: strategyAutopilotUnits,

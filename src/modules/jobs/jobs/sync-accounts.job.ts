@@ -1,5 +1,5 @@
-// sync-accounts: every active exchange credential's balance, new trades and deposits and withdrawals, within a share of each
-// venue's request-weight budget (docs/decisions/112).
+// sync-accounts: every active exchange credential's balance, new trades and deposits and withdrawals, within a share of
+// each venue's request-weight budget (docs/decisions/112).
 import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
 import { Nullable } from '../../../platform/http/schemas.ts';
@@ -35,7 +35,8 @@ export const SyncAccountsResult = Type.Object({
       transfers_synced: Type.Integer({ description: 'New deposits and withdrawals stored.' }),
       has_more: Type.Boolean({
         description:
-          'A market had more trades than one page, or transfers more windows than one call reads: the next run continues.',
+          'A market had more trades than one page, or transfers more windows than one call ' +
+          'reads: the next run continues.',
       }),
       error: Nullable(Type.String({ description: 'What the venue or the budget said.' })),
       error_type: Nullable(Type.String({ description: 'auth, rate_limit, network or exchange.' })),
@@ -81,7 +82,9 @@ async function syncAccounts(deps: SyncAccountsDeps, _now: Date): Promise<SyncAcc
   };
 }
 
-/** Its units are the credentials: synced ones succeeded, failed ones failed, deferred ones neither (docs/decisions/126). */
+/**
+ * Its units are the credentials: synced ones succeeded, failed ones failed, deferred ones neither (docs/decisions/126).
+ */
 function syncAccountsUnits(result: SyncAccountsResult) {
   return { total: result.credentials, succeeded: result.synced, failed: result.failed };
 }
@@ -92,11 +95,14 @@ export const syncAccountsJob = defineJob({
   cron: '*/10 * * * *',
   summary: 'Sync the balances and new trades of every active exchange credential',
   description:
-    "For each active credential, venue by venue in id order (a venue's run starts with the credential its previous run deferred first, so none is starved): a balance snapshot, then the new trades of the markets it holds (each continuing after the newest stored trade, " +
-    "up to 1000 per market and run). Every venue call is charged to the venue's shared request-weight budget and admitted only within " +
-    "SYNC_ACCOUNTS_BUDGET_PERCENT of it (50 % by default), so users' own requests keep room; when a venue's share is used up, or a 429/418 paused it, " +
-    'its remaining credentials are reported `deferred` with `retry_after_seconds` and wait for the next run. Reports per credential what it did. ' +
-    'The run is `failed` when credentials failed and none was synced, `partial` when some failed.',
+    "For each active credential, venue by venue in id order (a venue's run starts with the credential its " +
+    'previous run deferred first, so none is starved): a balance snapshot, then the new trades of the markets ' +
+    'it holds (each continuing after the newest stored trade, up to 1000 per market and run). Every venue call ' +
+    "is charged to the venue's shared request-weight budget and admitted only " +
+    "within SYNC_ACCOUNTS_BUDGET_PERCENT of it (50 % by default), so users' own requests keep room; when a " +
+    "venue's share is used up, or a 429/418 paused it, its remaining credentials are reported `deferred` " +
+    'with `retry_after_seconds` and wait for the next run. Reports per credential what it did. The run is ' +
+    '`failed` when credentials failed and none was synced, `partial` when some failed.',
   result: SyncAccountsResult,
   run: syncAccounts,
   units: syncAccountsUnits,

@@ -20,16 +20,20 @@ import { SECRET_HEADER } from '../secret-guard.ts';
 import { securityOf } from '../../../platform/http/openapi.ts';
 
 const tags = ['scheduled jobs'];
-const SECRET_NOTE = ` Requires \`${SECRET_HEADER}\` (= SCHEDULED_JOB_SECRET, compared in constant time): missing → 422, wrong → 401, secret not configured → 503.`;
+const SECRET_NOTE =
+  ` Requires \`${SECRET_HEADER}\` (= SCHEDULED_JOB_SECRET, compared in constant time): missing → 422, wrong → ` +
+  '401, secret not configured → 503.';
 const GUARD_NOTE =
   SECRET_NOTE +
-  ' Answers at once: **202** with `status: running` and the `run_id` once the run is recorded; the run goes on in the background and ' +
-  '`GET /api/scheduled/runs/{run_id}` (or the health route) tells its outcome: `succeeded`, `partial` (some units failed), or `failed` ' +
-  '(it threw, or every unit it tried failed). A trigger covered by another run answers **200** with `status: skipped`, the `reason` and ' +
-  '`covered_by`: one that arrives while a run is in progress, or within the trigger window after a run started (JOB_TRIGGER_WINDOW_SECONDS, ' +
-  "by the database's clock, on one instance or several). With an `Idempotency-Key`, the same key of the same job answers the run it " +
-  'answered first, as recorded now (202 while it runs, else 200), and starts nothing. When the run cannot even be recorded (the database ' +
-  'is down) it answers 503 `{"detail": "<job> failed: <safe message>", "run_id": null}`.';
+  ' Answers at once: **202** with `status: running` and the `run_id` once the run is recorded; the run ' +
+  'goes on in the background and `GET /api/scheduled/runs/{run_id}` (or the health route) tells its outcome: ' +
+  '`succeeded`, `partial` (some units failed), or `failed` (it threw, or every unit it tried failed). A ' +
+  'trigger covered by another run answers **200** with `status: skipped`, the `reason` and `covered_by`: ' +
+  'one that arrives while a run is in progress, or within the trigger window after a run started ' +
+  "(JOB_TRIGGER_WINDOW_SECONDS, by the database's clock, on one instance or several). With an " +
+  '`Idempotency-Key`, the same key of the same job answers the run it answered first, as recorded now (202 ' +
+  'while it runs, else 200), and starts nothing. When the run cannot even be recorded (the database is down) ' +
+  'it answers 503 `{"detail": "<job> failed: <safe message>", "run_id": null}`.';
 
 function toAnswer(outcome: RunOutcome) {
   return {
@@ -80,7 +84,9 @@ export function jobsRoutes(deps: {
           });
           if (outcome.runId === null) {
             return reply.code(503).send({
-              detail: `${job.name} failed: ${outcome.status === 'failed' ? outcome.error : 'the run could not be recorded'}`,
+              detail: `${job.name} failed: ${
+                outcome.status === 'failed' ? outcome.error : 'the run could ' + 'not be recorded'
+              }`,
               run_id: null,
             });
           }
@@ -99,8 +105,9 @@ export function jobsRoutes(deps: {
           security: securityOf('scheduledJobSecret'),
           summary: 'One run of a scheduled job',
           description:
-            'The run a trigger answered with (`run_id`): its status (`running` until it ends), when it started and ended, its units ' +
-            "(total, succeeded, failed) for a job that works unit by unit, the error of a failed run, and the job's result." +
+            'The run a trigger answered with (`run_id`): its status (`running` until it ends), when it ' +
+            'started and ended, its units (total, succeeded, failed) for a job that works unit by unit, the ' +
+            "error of a failed run, and the job's result." +
             SECRET_NOTE +
             ' An unknown run is 404; a run id that is not a UUID is 422.',
           headers: JobSecretHeaders,
@@ -119,8 +126,9 @@ export function jobsRoutes(deps: {
           operationId: 'getScheduledJobsHealth',
           summary: 'Scheduled jobs: configuration and last runs',
           description:
-            'Public. The scheduler mode, whether the secret is configured (a boolean, never the value), and each job with its cron ' +
-            'and its newest run (status and times only; failure messages are on the dashboard, not here).',
+            'Public. The scheduler mode, whether the secret is configured (a boolean, never the ' +
+            'value), and each job with its cron and its newest run (status and times only; failure ' +
+            'messages are on the dashboard, not here).',
           response: { 200: JobsHealth, 503: Detail },
         },
       },

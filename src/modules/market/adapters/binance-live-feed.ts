@@ -122,7 +122,8 @@ export function createBinanceLiveFeed(options: LiveFeedOptions): LivePriceFeed {
     if (attempt === 1) {
       logger.warn(
         { delayMs: delay, error: lastError },
-        'market price stream unreachable; retrying with back-off up to 5 minutes (offline? MARKET_DATA_SOURCE=simulated serves demo prices, MARKET_LIVE_STREAM=false leaves the stream closed)',
+        'market price stream unreachable; retrying with back-off up to 5 minutes (offline? ' +
+          'MARKET_DATA_SOURCE=simulated serves demo prices, MARKET_LIVE_STREAM=false leaves the stream closed)',
       );
     } else {
       logger.debug({ delayMs: delay, attempt, error: lastError }, 'market price stream still unreachable');

@@ -42,7 +42,10 @@ export function candleRoutes(deps: { candles: CandleService; pairs: PairService 
           tags,
           operationId: 'getOhlcRange',
           summary: 'Most recent candlesticks within a time window',
-          description: `Candles whose open time lies in [start, end]; when there are more than \`limit\`, the most recent ones (\`truncated\` says so). Pages the venue 1000 candles per call. \`end\` must be after \`start\` (422 otherwise). ${MARKET_ERRORS_NOTE}`,
+          description:
+            'Candles whose open time lies in [start, end]; when there are more than `limit`, the most recent ' +
+            'ones (`truncated` says so). Pages the venue 1000 candles per call. `end` must be after ' +
+            `\`start\` (422 otherwise). ${MARKET_ERRORS_NOTE}`,
           querystring: OhlcRangeQuery,
           response: { 200: OhlcRangeResponse, ...marketErrors({ params: true, symbols: true }) },
         },
@@ -57,7 +60,9 @@ export function candleRoutes(deps: { candles: CandleService; pairs: PairService 
           tags,
           operationId: 'getOrderBook',
           summary: 'Order book of a pair',
-          description: `\`depth\` price levels per side, best first, with spread and side volumes. Cached about 2 s. ${MARKET_ERRORS_NOTE}`,
+          description:
+            '`depth` price levels per side, best first, with spread and side volumes. Cached ' +
+            `about 2 s. ${MARKET_ERRORS_NOTE}`,
           querystring: OrderBookQuery,
           response: { 200: OrderBookResponse, ...marketErrors({ params: true, symbols: true }) },
         },

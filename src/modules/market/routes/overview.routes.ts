@@ -46,7 +46,9 @@ export function overviewRoutes(deps: { overview: OverviewService }): FastifyPlug
           tags,
           operationId: 'getTopAssets',
           summary: 'Top assets by market cap',
-          description: `CoinGecko /coins/markets in market-cap order, \`limit\` as per_page; cached 60 s. ${MARKET_ERRORS_NOTE}`,
+          description:
+            'CoinGecko /coins/markets in market-cap order, `limit` as per_page; ' +
+            `cached 60 s. ${MARKET_ERRORS_NOTE}`,
           querystring: TopQuery,
           response: { 200: TopResponse, ...marketErrors({ params: true }) },
         },
@@ -75,7 +77,9 @@ export function overviewRoutes(deps: { overview: OverviewService }): FastifyPlug
           tags,
           operationId: 'getMovers',
           summary: 'Top gainers and losers over 24 h',
-          description: `${FROM_TICKERS} Gainers are pairs up over 24 h, largest rise first; losers pairs down, largest fall first; only pairs traded in 24 h. ${MARKET_ERRORS_NOTE}`,
+          description:
+            `${FROM_TICKERS} Gainers are pairs up over 24 h, largest rise first; losers pairs down, largest fall ` +
+            `first; only pairs traded in 24 h. ${MARKET_ERRORS_NOTE}`,
           querystring: MoversQuery,
           response: { 200: MoversResponse, ...marketErrors({ params: true }) },
         },
@@ -90,7 +94,9 @@ export function overviewRoutes(deps: { overview: OverviewService }): FastifyPlug
           tags,
           operationId: 'getHeatmap',
           summary: 'Market heatmap: assets with 24 h change and size',
-          description: `${FROM_TICKERS} One tile per USDT pair: colour by 24 h change, size by 24 h quote volume in USDT; the largest \`limit\`. ${MARKET_ERRORS_NOTE}`,
+          description:
+            `${FROM_TICKERS} One tile per USDT pair: colour by 24 h change, size by 24 h quote volume in USDT; ` +
+            `the largest \`limit\`. ${MARKET_ERRORS_NOTE}`,
           querystring: HeatmapQuery,
           response: { 200: HeatmapResponse, ...marketErrors({ params: true }) },
         },
@@ -105,7 +111,9 @@ export function overviewRoutes(deps: { overview: OverviewService }): FastifyPlug
           tags,
           operationId: 'getVolumeDistribution',
           summary: 'Share of 24 h quote volume by asset',
-          description: `${FROM_TICKERS} Quote volumes are valued in USDT at the quote asset's USDT price; pairs whose quote asset has none are counted in \`unpriced_pairs\`. ${MARKET_ERRORS_NOTE}`,
+          description:
+            `${FROM_TICKERS} Quote volumes are valued in USDT at the quote asset's USDT price; pairs whose quote ` +
+            `asset has none are counted in \`unpriced_pairs\`. ${MARKET_ERRORS_NOTE}`,
           response: { 200: VolumeDistributionResponse, ...marketErrors({ params: false }) },
         },
       },

@@ -30,7 +30,9 @@ export function priceRoutes(deps: { prices: PriceService; pairs: PairService }):
           tags,
           operationId: 'getTicker',
           summary: '24 h tickers or last prices',
-          description: `With \`symbols\`: those pairs, in that order (\`limit\` does not apply). Without: the \`limit\` pairs with the most 24 h quote volume valued in USDT. Cached about 5 s. ${MARKET_ERRORS_NOTE}`,
+          description:
+            'With `symbols`: those pairs, in that order (`limit` does not apply). Without: the `limit` ' +
+            `pairs with the most 24 h quote volume valued in USDT. Cached about 5 s. ${MARKET_ERRORS_NOTE}`,
           querystring: TickerQuery,
           response: { 200: TickerResponse, ...marketErrors({ params: true, symbols: true }) },
         },
@@ -45,7 +47,9 @@ export function priceRoutes(deps: { prices: PriceService; pairs: PairService }):
           tags,
           operationId: 'getPrices',
           summary: 'Last prices of the given pairs',
-          description: `From the live stream's price map while it is live, else from the venue's price list (cached about 5 s). ${MARKET_ERRORS_NOTE}`,
+          description:
+            "From the live stream's price map while it is live, else from the venue's price list (cached " +
+            `about 5 s). ${MARKET_ERRORS_NOTE}`,
           querystring: PricesQuery,
           response: { 200: PricesResponse, ...marketErrors({ params: true, symbols: true }) },
         },
@@ -60,7 +64,10 @@ export function priceRoutes(deps: { prices: PriceService; pairs: PairService }):
           tags,
           operationId: 'getLivePrices',
           summary: 'Live prices from the WebSocket stream',
-          description: `Served from the in-memory price map of Binance's mini-ticker stream; while the stream is down (see \`feed\` and \`stream\`), from the REST price list. Without \`symbols\`: every pair available. ${MARKET_ERRORS_NOTE}`,
+          description:
+            "Served from the in-memory price map of Binance's mini-ticker stream; while the stream is down (see " +
+            '`feed` and `stream`), from the REST price list. Without `symbols`: every pair ' +
+            `available. ${MARKET_ERRORS_NOTE}`,
           querystring: LivePricesQuery,
           response: { 200: LivePricesResponse, ...marketErrors({ params: true, symbols: true }) },
         },

@@ -5,7 +5,9 @@ import type { TSchema } from 'typebox';
 import { sendJsonText } from '../../../platform/http/json-text.ts';
 import { Detail, errorResponses } from '../../../platform/http/schemas.ts';
 
-/** 502/503/504 from the upstreams, 404 for unknown symbols where a symbol is taken, and 422 when there are parameters. */
+/**
+ * 502/503/504 from the upstreams, 404 for unknown symbols where a symbol is taken, and 422 when there are parameters.
+ */
 export function marketErrors(options: { params: boolean; symbols?: boolean }): Record<number, TSchema> {
   const statuses = [502, 503, 504, ...(options.symbols ? [404] : [])];
   if (options.params) return errorResponses(...statuses);

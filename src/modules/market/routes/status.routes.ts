@@ -15,7 +15,9 @@ export function statusRoutes(deps: { service: StatusService }): FastifyPluginAsy
           operationId: 'getMarketStatus',
           summary: 'Health of the market data sources',
           description:
-            'Upstream health and request-weight budget, breaker state, cache ages, and whether prices come from the live stream or the REST fallback. Answers from state held by this instance; never calls an upstream.',
+            'Upstream health and request-weight budget, breaker state, cache ages, and whether prices ' +
+            'come from the live stream or the REST fallback. Answers from state held by this ' +
+            'instance; never calls an upstream.',
           response: { 200: StatusResponse },
         },
       },

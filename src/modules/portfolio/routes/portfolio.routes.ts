@@ -31,10 +31,14 @@ export function portfolioRoutes(deps: { service: PortfolioService; guards: Guard
           operationId: 'getPortfolioSummary',
           summary: 'What your holdings are worth, what they cost and what you made',
           description:
-            'Holdings are your latest synced balances on every venue (`exchange` keeps one), valued at the last price in `quote` (the quote itself at 1). ' +
-            'Cost basis is FIFO per asset over your stored trades: a buy opens a lot whose cost includes its fee; a sell closes the oldest lots first, its proceeds net of its fee; ' +
-            "a fee paid in the base asset reduces the amount; a fee in a third currency (BNB) is valued at the fill's time. Units held beyond every lot are costed at today's price. " +
-            'Figures are exact decimals rounded at the end (amounts 8 decimals, money 2) and every total is the sum of its rows. A quote the venue prices in no pair is a 422 (docs/decisions/150-153).',
+            'Holdings are your latest synced balances on every venue (`exchange` keeps one), valued ' +
+            'at the last price in `quote` (the quote itself at 1). Cost basis is FIFO per asset over ' +
+            'your stored trades: a buy opens a lot whose cost includes its fee; a sell closes the ' +
+            'oldest lots first, its proceeds net of its fee; a fee paid in the base asset reduces the ' +
+            "amount; a fee in a third currency (BNB) is valued at the fill's time. Units held beyond " +
+            "every lot are costed at today's price. Figures are exact decimals rounded at the end " +
+            '(amounts 8 decimals, money 2) and every total is the sum of its rows. A quote the venue ' +
+            'prices in no pair is a 422 (docs/decisions/150-153).',
           querystring: SummaryQuery,
           response: { 200: Summary, ...errorResponses(401, 403, 503) },
         },
@@ -52,10 +56,13 @@ export function portfolioRoutes(deps: { service: PortfolioService; guards: Guard
           operationId: 'getPortfolioHistory',
           summary: 'What your portfolio was worth over time, and its returns',
           description:
-            'One point per interval boundary of the window (UTC), the last one now when the window ends now. The amounts held then are worked back from your latest balances ' +
-            'through the trades and transfers since; each is valued at the close of the candle that ended then. Candles are stored once closed, so asking again asks the venue nothing. ' +
-            "`net_deposits` is cumulative. `twr` chains each period's growth with the period's flows taken out (counted at its end); `mwr` is the XIRR of the first value, the flows and the last value (docs/decisions/154). " +
-            'A window whose start is not before its end, or of more than 1000 points, is a 422.',
+            'One point per interval boundary of the window (UTC), the last one now when the window ends now. ' +
+            'The amounts held then are worked back from your latest balances through the trades and transfers ' +
+            'since; each is valued at the close of the candle that ended then. Candles are stored once closed, ' +
+            'so asking again asks the venue nothing. `net_deposits` is cumulative. `twr` chains each ' +
+            "period's growth with the period's flows taken out (counted at its end); `mwr` is the XIRR of " +
+            'the first value, the flows and the last value (docs/decisions/154). A window whose start is not ' +
+            'before its end, or of more than 1000 points, is a 422.',
           querystring: HistoryQuery,
           response: { 200: History, ...errorResponses(401, 403, 503) },
         },
@@ -73,7 +80,8 @@ export function portfolioRoutes(deps: { service: PortfolioService; guards: Guard
           operationId: 'downloadRealizedCsv',
           summary: 'Your closed lot parts (CSV)',
           description:
-            'One row per closed lot part, FIFO, valued in `quote`, in the order they closed. A neutral record, not a tax report.',
+            'One row per closed lot part, FIFO, valued in `quote`, in the order they closed. A ' +
+            'neutral record, not a tax report.',
           querystring: RealizedCsvQuery,
           response: {
             200: { description: 'The CSV file.', content: { 'text/csv': { schema: RealizedCsv } } },

@@ -84,8 +84,8 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
           operationId: 'updateProviderApiKey',
           summary: 'Change a provider API key',
           description:
-            'Fields sent are applied. `last_rotated_at` or a new `api_key` marks the key as rotated; next_rotation_date ' +
-            'is recomputed as (last_rotated_at or created_at) + rotation_reminder_days.',
+            'Fields sent are applied. `last_rotated_at` or a new `api_key` marks the key as rotated; ' +
+            'next_rotation_date is recomputed as (last_rotated_at or created_at) + rotation_reminder_days.',
           security: bearerSecurity,
           params: KeyIdParams,
           body: KeyUpdateBody,
@@ -124,9 +124,10 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
           operationId: 'testProviderApiKey',
           summary: "Check a key against the provider's API",
           description:
-            "Calls the provider's cheapest authenticated endpoint (model list; one-result search for tavily and serper) " +
-            'with a timeout. A refused key, a rate limit, a provider error, a timeout or an unreachable provider all answer ' +
-            '200 with is_valid false and a reason. Counts as a use (last_used_at, usage_count).',
+            "Calls the provider's cheapest authenticated endpoint (model list; one-result search for " +
+            'tavily and serper) with a timeout. A refused key, a rate limit, a provider error, a ' +
+            'timeout or an unreachable provider all answer 200 with is_valid false and a reason. Counts ' +
+            'as a use (last_used_at, usage_count).',
           security: bearerSecurity,
           params: KeyIdParams,
           response: { 200: KeyTestResult, ...errorResponses(401, 403, 404) },

@@ -37,10 +37,10 @@ export function ragSettingsRoutes(deps: { service: RagSettingsService; guards: G
           operationId: 'updateRetrievalSettings',
           summary: 'Change retrieval-collection settings',
           description:
-            'Applies the fields sent; `enabled_sources` and `collection_limits` are merged key by key into the stored maps. ' +
-            'With `version` equal to the stored one the change is applied and the version grows by one; a different ' +
-            '`version` answers 409 and changes nothing. Without `version` the change is applied to whatever is stored ' +
-            '(last write wins). Out-of-range values answer 422.',
+            'Applies the fields sent; `enabled_sources` and `collection_limits` are merged key by key into the ' +
+            'stored maps. With `version` equal to the stored one the change is applied and the version grows ' +
+            'by one; a different `version` answers 409 and changes nothing. Without `version` the change is ' +
+            'applied to whatever is stored (last write wins). Out-of-range values answer 422.',
           security: bearerSecurity,
           body: RagSettingsUpdate,
           response: { 200: RagSettings, ...errorResponses(401, 403, 409) },

@@ -23,8 +23,9 @@ export function strategiesRoutes(deps: { service: StrategiesService; guards: Gua
           operationId: 'listStrategies',
           summary: 'List strategies',
           description:
-            'Not in the contract: the strategies the autopilot job (`POST /api/scheduled/strategy-autopilot/evaluate`) judges, newest first, ' +
-            'optionally filtered by status (`draft`, `paper`, `live`, `retired`).',
+            'Not in the contract: the strategies the autopilot job (`POST ' +
+            '/api/scheduled/strategy-autopilot/evaluate`) judges, newest first, optionally filtered by status ' +
+            '(`draft`, `paper`, `live`, `retired`).',
           security: bearerSecurity,
           querystring: StrategyListQuery,
           response: { 200: StrategyList, ...errorResponses(401, 403) },
@@ -42,8 +43,8 @@ export function strategiesRoutes(deps: { service: StrategiesService; guards: Gua
           operationId: 'getStrategy',
           summary: 'Get a strategy',
           description:
-            'Not in the contract: one strategy with its 50 most recent transitions and, while it is in paper trading, whether it meets ' +
-            `the promotion rules now (${JSON.stringify(PROMOTION_RULES)}).`,
+            'Not in the contract: one strategy with its 50 most recent transitions and, while it is in paper ' +
+            `trading, whether it meets the promotion rules now (${JSON.stringify(PROMOTION_RULES)}).`,
           security: bearerSecurity,
           params: StrategyIdParams,
           response: { 200: StrategyDetail, ...errorResponses(401, 403, 404) },

@@ -66,7 +66,8 @@ export function streamRoutes(deps: {
           operationId: 'createStreamTicket',
           summary: 'A single-use ticket for the account stream',
           description:
-            "For clients that cannot send an Authorization header (a browser's EventSource): valid 60 s, good for one `GET /api/stream?ticket=...`.",
+            "For clients that cannot send an Authorization header (a browser's EventSource): valid 60 s, good " +
+            'for one `GET /api/stream?ticket=...`.',
           security: bearerSecurity,
           response: { 200: TicketResponse, ...errorResponses(401, 403) },
         },

@@ -61,7 +61,9 @@ export function createLinearTrackerBackend(deps: {
     cache.wrap(`tracker:linear:states:${teamId}`, STATES_TTL_MS, async () => {
       const data = await client.request<{ workflowStates: { nodes: LinearState[] } }>(
         `query TeamStates($teamId: ID!) {
-          workflowStates(first: 250, filter: { team: { id: { eq: $teamId } } }) { nodes { id name type position team { id key name } } }
+          workflowStates(first: 250, filter: { team: { id: { eq: $teamId } } }) {
+            nodes { id name type position team { id key name } }
+          }
         }`,
         { teamId },
       );
@@ -80,7 +82,8 @@ export function createLinearTrackerBackend(deps: {
     const data = await client.request<{
       issueLabels: { nodes: { id: string; name: string; team: { id: string } | null }[] };
     }>(
-      `query LabelsByName($filter: IssueLabelFilter) { issueLabels(first: 250, filter: $filter) { nodes { id name team { id } } } }`,
+      'query LabelsByName($filter: IssueLabelFilter) { issueLabels(first: 250, filter: $filter) { ' +
+        'nodes { id name team { id } } } }',
       { filter: { or: names.map((name) => ({ name: { eqIgnoreCase: name } })) } },
     );
     return data.issueLabels.nodes;
@@ -96,7 +99,8 @@ export function createLinearTrackerBackend(deps: {
         const created = await client.request<{
           issueLabelCreate: { success: boolean; issueLabel: { id: string; name: string } };
         }>(
-          `mutation CreateLabel($input: IssueLabelCreateInput!) { issueLabelCreate(input: $input) { success issueLabel { id name } } }`,
+          'mutation CreateLabel($input: IssueLabelCreateInput!) { issueLabelCreate(input: $input) { ' +
+            'success issueLabel { id name } } }',
           { input: { name, teamId } },
         );
         labels = [...labels, { ...created.issueLabelCreate.issueLabel, team: { id: teamId } }];
@@ -162,7 +166,8 @@ export function createLinearTrackerBackend(deps: {
         labelIds.push(...(await ensureLabels(input.teamId, [`${AGENT_ID_LABEL_PREFIX}${input.agentId}`])));
       const data = await client
         .request<{ issueCreate: { success: boolean; issue: LinearIssue | null } }>(
-          `mutation CreateIssue($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { ${ISSUE_FIELDS} } } }`,
+          'mutation CreateIssue($input: IssueCreateInput!) { issueCreate(input: $input) { ' +
+            `success issue { ${ISSUE_FIELDS} } } }`,
           { input: { ...linearInput(input), stateId, labelIds: labelIds.length > 0 ? labelIds : undefined } },
         )
         .catch(refused);
@@ -185,7 +190,8 @@ export function createLinearTrackerBackend(deps: {
       let updated: LinearIssue | null;
       try {
         const data = await client.request<{ issueUpdate: { success: boolean; issue: LinearIssue | null } }>(
-          `mutation UpdateIssue($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { success issue { ${ISSUE_FIELDS} } } }`,
+          'mutation UpdateIssue($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) ' +
+            `{ success issue { ${ISSUE_FIELDS} } } }`,
           { id: ref, input },
         );
         updated = data.issueUpdate.success ? data.issueUpdate.issue : null;
@@ -202,7 +208,9 @@ export function createLinearTrackerBackend(deps: {
     async listIssues(query) {
       const data = await client.request<{ issues: { nodes: LinearIssue[]; pageInfo: { hasNextPage: boolean } } }>(
         `query Issues($first: Int!, $filter: IssueFilter) {
-          issues(first: $first, filter: $filter, orderBy: updatedAt) { nodes { ${ISSUE_FIELDS} } pageInfo { hasNextPage } }
+          issues(first: $first, filter: $filter, orderBy: updatedAt) {
+            nodes { ${ISSUE_FIELDS} } pageInfo { hasNextPage }
+          }
         }`,
         { first: query.limit, filter: issueFilter(query) },
       );
@@ -213,7 +221,8 @@ export function createLinearTrackerBackend(deps: {
 
     async findOpenAgentIssue(teamId, agentId, title) {
       const data = await client.request<{ issues: { nodes: LinearIssue[] } }>(
-        `query OpenAgentIssues($filter: IssueFilter) { issues(first: 50, filter: $filter) { nodes { ${ISSUE_FIELDS} } } }`,
+        'query OpenAgentIssues($filter: IssueFilter) { issues(first: 50, filter: $filter) ' +
+          `{ nodes { ${ISSUE_FIELDS} } } }`,
         {
           filter: {
             team: { id: { eq: teamId } },

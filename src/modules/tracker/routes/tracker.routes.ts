@@ -81,12 +81,14 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
           tags,
           operationId: 'fileAgentIssue',
           summary:
-            "File an issue on an agent's behalf; an open issue of the same agent with the same title is answered instead",
+            "File an issue on an agent's behalf; an open issue of the same agent with the " +
+            'same title is answered instead',
           description:
-            'The issue goes to the team TRACKER_DEFAULT_TEAM_ID (the seeded team with the local tracker; 503 when unset with Linear), ' +
-            'gets the labels `label_names` (created when missing) and `agent:<agent_type>`, and records `agent_id`. ' +
-            '201 with `deduplicated: false` when filed; 200 with `deduplicated: true` when an open issue (state type neither ' +
-            'completed nor canceled) of this agent with exactly this title exists.',
+            'The issue goes to the team TRACKER_DEFAULT_TEAM_ID (the seeded team with the local tracker; 503 ' +
+            'when unset with Linear), gets the labels `label_names` (created when missing) and ' +
+            '`agent:<agent_type>`, and records `agent_id`. 201 with `deduplicated: false` when filed; 200 with ' +
+            '`deduplicated: true` when an open issue (state type neither completed nor canceled) of this agent ' +
+            'with exactly this title exists.',
           body: AgentIssueBody,
           response: { 201: AgentIssue, 200: AgentIssue, ...errorResponses(...adminOnly, ...upstream) },
         },

@@ -22,7 +22,9 @@ function issueMessage(action: string, data: Json): Message | null {
   const issue = obj(data.issue);
   const id = str(issue.shortId);
   return {
-    title: `${action === 'created' ? 'New issue' : 'Issue resolved'}: ${id ? `${id} ` : ''}${excerpt(str(issue.title), 150)}`,
+    title: `${
+      action === 'created' ? 'New ' + 'issue' : 'Issue ' + 'resolved'
+    }: ${id ? `${id} ` : ''}${excerpt(str(issue.title), 150)}`,
     text: excerpt(str(issue.culprit), 200),
     level: action === 'resolved' ? 'success' : sentryLevel(str(issue.level)),
     url: str(issue.web_url) ?? str(issue.permalink),

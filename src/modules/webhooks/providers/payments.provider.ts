@@ -274,7 +274,9 @@ async function subscriptionChanged(context: EffectContext, event: Json): Promise
   const outcome = customerId ? keptAs('unmatched') : processed();
   if (!noteworthy(context.event, obj(obj(event.data).previous_attributes))) return outcome;
   await context.chat({
-    title: `Subscription ${context.event === 'customer.subscription.deleted' ? 'canceled' : 'updated'} for ${who(match, customerId)}`,
+    title:
+      `Subscription ${context.event === 'customer.subscription.deleted' ? 'canceled' : 'updated'} ` +
+      `for ${who(match, customerId)}`,
     text: customerId
       ? 'No user of ours matches this customer yet; the change is applied when a checkout or invoice links one.'
       : 'No user of ours matches this customer.',

@@ -23,11 +23,13 @@ export function authproviderRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebo
       security: ['authHookSecret', 'authHookSignature'],
       summary: 'Auth provider (Supabase Auth) hook: custom access token or send email',
       description:
-        'Custom access token hook: `{user_id, claims, authentication_method}` answers `{claims}` with every claim kept and, for a user of ours' +
-        ' (matched by `claims.email`, else by id), `user_role` and `subscription_tier` added; a suspended or deleted user answers 403.' +
-        ' Send email hook: `{user, email_data}` queues the mail (subject and text by `email_action_type`, with the code and the verification link) and answers `{}`;' +
-        ' 400 when the address is suppressed. Errors carry `{"error": {"http_code", "message"}}` beside `detail`.' +
-        ' Authenticated by `Authorization: Bearer <secret>` or a Standard Webhooks signature.',
+        'Custom access token hook: `{user_id, claims, authentication_method}` answers `{claims}` with ' +
+        'every claim kept and, for a user of ours (matched by `claims.email`, else by id), `user_role` and ' +
+        '`subscription_tier` added; a suspended or deleted user answers 403. Send email hook: `{user, ' +
+        'email_data}` queues the mail (subject and text by `email_action_type`, with the code and the ' +
+        'verification link) and answers `{}`; 400 when the address is suppressed. Errors carry `{"error": ' +
+        '{"http_code", "message"}}` beside `detail`. Authenticated by `Authorization: Bearer <secret>` or ' +
+        'a Standard Webhooks signature.',
       headers: AuthHookHeaders,
       response: AuthHookAnswer,
       errorBody: (status, detail) => hookError(status, detail).body,

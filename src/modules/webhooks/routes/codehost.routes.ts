@@ -11,8 +11,9 @@ export function codehostRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
       security: ['codehostSignature'],
       summary: 'Receive a code host (GitHub) event',
       description:
-        'Push, pull request (opened, closed, merged, reopened), failed workflow run, published release and ping post a chat notification; other events are stored only.' +
-        ' A missing `x-codehost-event` (and `X-GitHub-Event`) answers 422.',
+        'Push, pull request (opened, closed, merged, reopened), failed workflow run, published release and ' +
+        'ping post a chat notification; other events are stored only. A missing `x-codehost-event` (and ' +
+        '`X-GitHub-Event`) answers 422.',
       headers: CodehostHeaders,
       onRequest: aliasHeader('x-github-event', 'x-codehost-event'),
     });

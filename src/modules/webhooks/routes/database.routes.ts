@@ -11,8 +11,9 @@ export function databaseRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
       security: ['databaseSecret'],
       summary: 'Receive a database (Supabase) row change',
       description:
-        'Authenticated by `Authorization: Bearer <secret>` (database webhooks are not signed). An INSERT on a user table (users, profiles) posts' +
-        ' "New user signed up", a DELETE "User removed"; other changes are stored only. The body hash is the deduplication key.',
+        'Authenticated by `Authorization: Bearer <secret>` (database webhooks are not signed). An INSERT on a ' +
+        'user table (users, profiles) posts "New user signed up", a DELETE "User removed"; other changes are ' +
+        'stored only. The body hash is the deduplication key.',
       headers: DatabaseHeaders,
     });
   };

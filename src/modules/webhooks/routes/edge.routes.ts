@@ -11,8 +11,9 @@ export function edgeRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
       security: ['edgeSignature'],
       summary: 'Receive an edge deployment (Vercel) event',
       description:
-        '`deployment.succeeded`/`ready`, `deployment.error` and `deployment.canceled` post a chat notification; other events are stored only.' +
-        ' Signed with `x-vercel-signature`; the body `id` is the deduplication key.',
+        '`deployment.succeeded`/`ready`, `deployment.error` and `deployment.canceled` post a chat ' +
+        'notification; other events are stored only. Signed with `x-vercel-signature`; the body ' +
+        '`id` is the deduplication key.',
       headers: EdgeHeaders,
     });
   };

@@ -11,8 +11,8 @@ export function errormonRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
       security: ['errormonSignature'],
       summary: 'Receive an error monitoring (Sentry) event',
       description:
-        'Issues created or resolved, triggered alert rules, metric alerts (critical, warning, resolved) and new errors post a chat notification;' +
-        ' other resources are stored only.',
+        'Issues created or resolved, triggered alert rules, metric alerts (critical, warning, resolved) and ' +
+        'new errors post a chat notification; other resources are stored only.',
       headers: ErrormonHeaders,
     });
   };

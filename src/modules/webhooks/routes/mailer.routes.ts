@@ -11,8 +11,9 @@ export function mailerRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
       security: ['mailerSignature', 'mailerSvixSignature'],
       summary: 'Receive a mail delivery event (Resend)',
       description:
-        '`email.bounced` (unless the bounce is transient) and `email.complained` put every recipient in `data.to` on the suppression list, which every mail' +
-        ' we send respects. Signed with `x-mailer-signature` or, as Resend does, the Svix headers (300 s tolerance).',
+        '`email.bounced` (unless the bounce is transient) and `email.complained` put every recipient in ' +
+        '`data.to` on the suppression list, which every mail we send respects. Signed with ' +
+        '`x-mailer-signature` or, as Resend does, the Svix headers (300 s tolerance).',
       headers: MailerHeaders,
       body: MailerEvent,
     });

@@ -31,11 +31,12 @@ const WEBHOOK_BODY_LIMITS: Readonly<Record<WebhookProvider, number>> = {
 };
 
 const COMMON =
-  " 503 when the provider's secret is not configured (unless WEBHOOKS_ALLOW_UNSIGNED=true), answered before the body is read." +
-  ' Only `application/json` bodies are accepted (415 otherwise). The signature is checked against the raw bytes as they arrive,' +
-  ' before the body is parsed: 401 when it is missing or wrong, whatever the body holds.' +
-  ' The delivery is stored before it is acknowledged; a delivery id seen before is acknowledged again (`duplicate`) and causes nothing.' +
-  ' A delivery whose processing failed answers 500 and is processed again when the sender retries it.';
+  " 503 when the provider's secret is not configured (unless WEBHOOKS_ALLOW_UNSIGNED=true), answered before " +
+  'the body is read. Only `application/json` bodies are accepted (415 otherwise). The signature is checked ' +
+  'against the raw bytes as they arrive, before the body is parsed: 401 when it is missing or wrong, whatever ' +
+  'the body holds. The delivery is stored before it is acknowledged; a delivery id seen before is acknowledged ' +
+  'again (`duplicate`) and causes nothing. A delivery whose processing failed answers 500 and is processed ' +
+  'again when the sender retries it.';
 
 interface ReceiverOptions {
   provider: WebhookProvider;

@@ -11,8 +11,9 @@ export function trackerRoutes(deps: ReceiverDeps): FastifyPluginAsyncTypebox {
       security: ['trackerSignature'],
       summary: 'Receive an issue tracker (Linear) event',
       description:
-        'Issues created, moved to another state or removed, and new comments post a chat notification; other changes are stored only.' +
-        ' A body `webhookTimestamp` more than 60 s from now is refused (401) as a replay.',
+        'Issues created, moved to another state or removed, and new comments post a chat ' +
+        'notification; other changes are stored only. A body `webhookTimestamp` more than 60 s from ' +
+        'now is refused (401) as a replay.',
       headers: TrackerHeaders,
     });
   };
