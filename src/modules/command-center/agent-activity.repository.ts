@@ -38,12 +38,16 @@ export function createAgentActivityRepository(db: DbExecutor) {
         .as('page');
       const [row] = rowsOf<{ events: string }>(
         await db.execute(sql`
-          SELECT coalesce(json_agg(json_build_object(
-              'id', ${page.id}, 'agent_id', ${page.agentId}, 'agent_name', ${page.agentName}, 'kind', ${page.kind},
-              'rationale', ${page.rationale}, 'action', ${page.action},
-              'created_at', ${isoText(page.createdAt)}
-            ) ORDER BY ${page.createdAt} DESC, ${page.id} DESC), '[]')::text AS events
-          FROM ${page}`),
+          SELECT coalesce(
+              '[' || string_agg(row_to_json(wire)::text, ',' ORDER BY ${page.createdAt} DESC, ${page.id} DESC) || ']',
+              '[]'
+            ) AS events
+          FROM ${page}
+          CROSS JOIN LATERAL (
+            SELECT ${page.id} AS id, ${page.agentId} AS agent_id, ${page.agentName} AS agent_name,
+              ${page.kind} AS kind, ${page.rationale} AS rationale, ${page.action} AS action,
+              ${isoText(page.createdAt)} AS created_at
+          ) AS wire`),
       );
       return row!.events;
     },

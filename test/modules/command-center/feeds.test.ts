@@ -285,7 +285,10 @@ describe('command center feeds', () => {
       assert.deepEqual(later.action, {});
       assert.equal(later.created_at, hoursAgo(1));
 
-      const day = (await call('GET', ACTIVITY)).json();
+      const listing = await call('GET', ACTIVITY);
+      // Written compactly, as every other answer is (a stored `action` keeps its own spacing).
+      assert.match(listing.body, /^\{"events":\[\{"id":"[^"]+","agent_id":/);
+      const day = listing.json();
       const ids = day.events.map((e: { id: string }) => e.id);
       assert.ok(ids.indexOf(later.id) < ids.indexOf(quoted.id));
       assert.ok(ids.indexOf(quoted.id) < ids.indexOf(earlier.id));
