@@ -21,7 +21,14 @@ function initialTheme(): Theme {
 
 function useSession() {
   const [, setVersion] = useState(0);
-  useEffect(() => session.subscribe(() => setVersion((v) => v + 1)), []);
+  const rendered = session.version;
+  useEffect(() => {
+    const unsubscribe = session.subscribe(() => setVersion((v) => v + 1));
+    // Effects run after the first paint: a session settled before then (the refresh at start answers
+    // in a millisecond on a fast server) would otherwise leave the view on "Loading…" for good.
+    if (session.version !== rendered) setVersion((v) => v + 1);
+    return unsubscribe;
+  }, []);
   return session;
 }
 

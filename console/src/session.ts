@@ -33,6 +33,8 @@ let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 let current: Me | null = null;
 let ready = false;
 let notice: string | null = null;
+/** Counts changes, so a view can tell whether one happened between its render and its subscription. */
+let version = 0;
 const listeners = new Set<Listener>();
 
 export const session = {
@@ -46,12 +48,16 @@ export const session = {
   get notice() {
     return notice;
   },
+  get version() {
+    return version;
+  },
   subscribe(listener: Listener) {
     listeners.add(listener);
     return () => listeners.delete(listener);
   },
 };
 const changed = () => {
+  version += 1;
   for (const listener of listeners) listener();
 };
 

@@ -139,6 +139,25 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
     }
   });
 
+  it('leaves "Loading…" when the session is settled before the page has subscribed to it', async () => {
+    const c = await openConsole(browser, base);
+    try {
+      // A first paint a second late, as on a busy machine: Preact runs effects (the page's subscription
+      // to the session) on the next animation frame, or after 35 ms without one; both are pushed out,
+      // while the refresh without a cookie is refused within milliseconds.
+      await c.context.addInitScript(() => {
+        const later = window.setTimeout;
+        window.requestAnimationFrame = () => 0;
+        window.setTimeout = ((run: () => void, ms?: number) => later(run, ms === 35 ? 1_000 : ms)) as typeof setTimeout;
+      });
+      await c.page.goto('/console/account');
+      await waitForOrExplain(c, c.page.getByLabel('Email'));
+      assert.equal(await c.page.getByText('Loading…').count(), 0);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('says why a wrong password is refused, in the page', async () => {
     const c = await openConsole(browser, base);
     try {
