@@ -2,7 +2,7 @@
 // sums are taken in SQL over numeric, so totals stay exact. Counts, statistics and deep pages read the
 // days the database sums as trades are written (exchange_trade_days, docs/decisions/124) and only the
 // trades of the partial days at a window's edges, so their cost follows the days, not the trades.
-import { and, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { exchangeTradeDays, exchangeTrades } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -252,6 +252,16 @@ export function createTradesRepository(db: DbExecutor) {
           ),
         );
       return Number(row?.n ?? 0);
+    },
+
+    async countForUsers(userIds: readonly string[]): Promise<Map<string, number>> {
+      if (userIds.length === 0) return new Map();
+      const rows = await db
+        .select({ userId: exchangeTradeDays.userId, n: sql<number>`sum(${exchangeTradeDays.totalTrades})::int` })
+        .from(exchangeTradeDays)
+        .where(inArray(exchangeTradeDays.userId, [...userIds]))
+        .groupBy(exchangeTradeDays.userId);
+      return new Map(rows.map((r) => [r.userId, Number(r.n)]));
     },
   };
 }

@@ -1,7 +1,8 @@
 // Per-user trading figures for the admin user list: stored trades and an approximate USD value of
 // the latest balance snapshots. Database and cache reads only; no venue is called.
 import { Decimal } from 'decimal.js';
-import type { TradingSummaryRepository } from './trading-summary.repository.ts';
+import type { BalancesRepository } from './balances.repository.ts';
+import type { TradesRepository } from './trades.repository.ts';
 import type { UsdPrices } from './usd-prices.ts';
 
 interface TradingSummary {
@@ -10,13 +11,20 @@ interface TradingSummary {
   accountBalance: number;
 }
 
-export function createTradingSummary(deps: { repo: TradingSummaryRepository; prices: Pick<UsdPrices, 'lookup'> }) {
+export function createTradingSummary(deps: {
+  trades: Pick<TradesRepository, 'countForUsers'>;
+  balances: Pick<BalancesRepository, 'latestTotals'>;
+  prices: Pick<UsdPrices, 'lookup'>;
+}) {
   return {
     async forUsers(userIds: string[]): Promise<Map<string, TradingSummary>> {
-      const { trades, holdings } = await deps.repo.figures(userIds);
-      const prices = await deps.prices.lookup(holdings.map((h) => h.currency));
+      const [counts, totals] = await Promise.all([
+        deps.trades.countForUsers(userIds),
+        deps.balances.latestTotals(userIds),
+      ]);
+      const prices = await deps.prices.lookup(totals.map((t) => t.currency));
       const values = new Map<string, Decimal>();
-      for (const { userId, currency, total } of holdings) {
+      for (const { userId, currency, total } of totals) {
         const price = prices.get(currency);
         if (price === undefined) continue;
         values.set(userId, (values.get(userId) ?? new Decimal(0)).plus(new Decimal(total).times(price)));
@@ -24,7 +32,7 @@ export function createTradingSummary(deps: { repo: TradingSummaryRepository; pri
       return new Map(
         userIds.map((id) => [
           id,
-          { totalTrades: trades.get(id) ?? 0, accountBalance: Number((values.get(id) ?? new Decimal(0)).toFixed(2)) },
+          { totalTrades: counts.get(id) ?? 0, accountBalance: Number((values.get(id) ?? new Decimal(0)).toFixed(2)) },
         ]),
       );
     },
