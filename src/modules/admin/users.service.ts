@@ -13,6 +13,7 @@ import {
   parseUserId,
   STATUSES,
   userNotFound,
+  type ListedAccount,
   type UserRow,
   type UsersModule,
   type UserStatus,
@@ -23,7 +24,7 @@ import type { PlatformStats, UserListQuery, UserPatch } from './users.schemas.ts
 const GRACE_BATCH = 5_000;
 
 /** A user as the admin views see it: the account with its trading summary. */
-export type AdminUser = UserRow & TradingSummary;
+export type AdminUser = ListedAccount & TradingSummary;
 
 /** One page of users, as the list asked for it. */
 export interface AdminUserPage {
@@ -53,7 +54,7 @@ export function createUsersService(deps: UsersServiceDeps) {
   const { accounts } = deps.users;
 
   /** Users with their trading summaries, fetched in one call for the whole batch. */
-  async function present(rows: UserRow[]): Promise<AdminUser[]> {
+  async function present(rows: ListedAccount[]): Promise<AdminUser[]> {
     if (rows.length === 0) return [];
     const summaries = await trading.forUsers(rows.map((r) => r.id));
     return rows.map((row) => ({ ...row, ...(summaries.get(row.id) ?? EMPTY_SUMMARY) }));

@@ -1,7 +1,7 @@
 // Every query on accounts (the users table). A method that may run inside a caller's transaction
 // takes its executor last.
-import { and, asc, count, eq, inArray, lt, ne, or, sql, type SQL } from 'drizzle-orm';
-import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { and, asc, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
+import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import type { Role, Tier, UserStatus } from './users.domain.ts';
 import { externalIdentities, userCounts, userGracePeriods, users } from './users.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -54,39 +54,62 @@ function countConditions(filter: UserFilter): SQL | undefined {
   );
 }
 
+/** Accounts matching the filter: from the kept counts, or counted when it searches. */
+function totalQuery(filter: UserFilter): SQL {
+  const counted = countConditions(filter);
+  return counted
+    ? sql`SELECT coalesce(sum(${userCounts.n}), 0)::int AS n FROM ${userCounts} WHERE ${counted}`
+    : sql`SELECT count(*)::int AS n FROM ${users} WHERE ${userConditions(filter)}`;
+}
+
+/**
+ * Where a page `offset` rows deep starts (the list is newest first): past `DEEP_OFFSET`, the end of
+ * the UTC day of creation its first row falls in, and how many listed accounts are newer than that
+ * day, from the kept counts; the page then skips only that day's rows before it. No row otherwise.
+ */
+function pageStartQuery(filter: UserFilter, offset: number): SQL {
+  const counted = offset >= DEEP_OFFSET ? countConditions(filter) : undefined;
+  if (!counted) return sql`SELECT NULL::timestamptz AS before, 0::bigint AS newer WHERE false`;
+  return sql`SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM (
+      SELECT ${userCounts.createdDay} AS day,
+        coalesce(sum(sum(${userCounts.n}))
+          OVER (ORDER BY ${userCounts.createdDay} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+      FROM ${userCounts} WHERE ${counted} GROUP BY ${userCounts.createdDay}
+    ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`;
+}
+
+/** The account as the admin's lists show it: no password hash, second factor or bookkeeping dates. */
+export type ListedAccount = Pick<
+  UserRow,
+  | 'id'
+  | 'email'
+  | 'firstName'
+  | 'lastName'
+  | 'role'
+  | 'subscriptionTier'
+  | 'status'
+  | 'emailVerified'
+  | 'twoFactorEnabled'
+  | 'createdAt'
+  | 'lastLogin'
+  | 'avatar'
+>;
+
+const listedColumns = sql`${users.id} AS id, ${users.email} AS email, ${users.firstName} AS "firstName",
+  ${users.lastName} AS "lastName", ${users.role} AS role, ${users.subscriptionTier} AS "subscriptionTier",
+  ${users.status} AS status, ${users.emailVerified} AS "emailVerified",
+  ${users.twoFactorEnabled} AS "twoFactorEnabled", ${users.createdAt} AS "createdAt",
+  ${users.lastLogin} AS "lastLogin", ${users.avatar} AS avatar`;
+
+type ListedRaw = Omit<ListedAccount, 'id' | 'createdAt' | 'lastLogin'> & {
+  total: number;
+  /** Null on the one row of a page past the end, which carries only the total. */
+  id: string | null;
+  createdAt: Date | string;
+  lastLogin: Date | string | null;
+};
+
 export function createAccountsRepository(db: DbExecutor) {
-  /** Accounts matching the filter: from the kept counts, or counted when it searches. */
-  async function total(filter: UserFilter): Promise<number> {
-    const counted = countConditions(filter);
-    const [row] = counted
-      ? await db
-          .select({ n: sql<number>`coalesce(sum(${userCounts.n}), 0)::int` })
-          .from(userCounts)
-          .where(counted)
-      : await db.select({ n: count() }).from(users).where(userConditions(filter));
-    return Number(row?.n ?? 0);
-  }
-
-  /**
-   * Where a page `offset` rows deep starts (the list is newest first): past `DEEP_OFFSET`, the UTC day
-   * of creation its first row falls in, from the kept counts; the page skips only that day's rows
-   * before it.
-   */
-  async function pageStart(filter: UserFilter, offset: number): Promise<{ before?: SQL; skip: number }> {
-    const counted = offset >= DEEP_OFFSET ? countConditions(filter) : undefined;
-    if (!counted) return { skip: offset };
-    const [row] = rowsOf<{ day: string; newer: string }>(
-      await db.execute(sql`SELECT day::text AS day, newer FROM (
-        SELECT ${userCounts.createdDay} AS day,
-          coalesce(sum(sum(${userCounts.n}))
-            OVER (ORDER BY ${userCounts.createdDay} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
-        FROM ${userCounts} WHERE ${counted} GROUP BY ${userCounts.createdDay}
-      ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`),
-    );
-    if (!row) return { skip: offset };
-    return { before: sql`(${row.day}::date + 1)::timestamp AT TIME ZONE 'UTC'`, skip: offset - Number(row.newer) };
-  }
-
   return {
     async findById(id: string, executor: DbExecutor = db): Promise<UserRow | undefined> {
       const [row] = await executor.select().from(users).where(eq(users.id, id)).limit(1);
@@ -178,19 +201,28 @@ export function createAccountsRepository(db: DbExecutor) {
         .where(eq(users.id, id));
     },
 
-    async list(filter: UserFilter, offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
-      const [start, n] = await Promise.all([pageStart(filter, offset), total(filter)]);
-      const where = start.before
-        ? and(userConditions(filter), lt(users.createdAt, start.before))
-        : userConditions(filter);
-      const rows = await db
-        .select()
-        .from(users)
-        .where(where)
-        .orderBy(descending(users.createdAt), descending(users.id))
-        .limit(limit)
-        .offset(start.skip);
-      return { rows, total: n };
+    /**
+     * A page of the listed accounts, newest first, with how many match: one statement, whose cost
+     * follows the page, not the table (the total and a deep page's start come from the kept counts).
+     */
+    async list(filter: UserFilter, offset: number, limit: number): Promise<{ rows: ListedAccount[]; total: number }> {
+      const raw = rowsOf<ListedRaw>(
+        await db.execute(sql`
+          WITH total AS (${totalQuery(filter)}), start AS (${pageStartQuery(filter, offset)})
+          SELECT total.n AS total, page.* FROM total LEFT JOIN LATERAL (
+            SELECT ${listedColumns} FROM ${users}
+            WHERE ${userConditions(filter)}
+              AND ${users.createdAt} < coalesce((SELECT before FROM start), 'infinity')
+            ORDER BY ${descending(users.createdAt)}, ${descending(users.id)}
+            LIMIT ${limit} OFFSET (${offset}::bigint - coalesce((SELECT newer FROM start), 0))::bigint
+          ) AS page ON true
+          ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`),
+      );
+      const rows: ListedAccount[] = [];
+      for (const { total: _, id, createdAt, lastLogin, ...row } of raw) {
+        if (id !== null) rows.push({ ...row, id, createdAt: new Date(createdAt), lastLogin: dateOrNull(lastLogin) });
+      }
+      return { rows, total: Number(raw[0]?.total ?? 0) };
     },
 
     /**

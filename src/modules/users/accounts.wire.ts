@@ -1,11 +1,11 @@
 // The account on the wire, mapped once: auth answers it as the account, and the admin's `userWire`
 // adds the user's trading figures to it (decision 181: the mapper is typed by its response schema).
 import { iso } from '../../platform/http/schemas.ts';
-import type { UserRow } from './accounts.repository.ts';
+import type { ListedAccount } from './accounts.repository.ts';
 import type { Account } from './accounts.schemas.ts';
 
 /** The account as the API shows it. */
-export function accountWire(user: UserRow): Account {
+export function accountWire(user: ListedAccount): Account {
   return {
     id: user.id,
     email: user.email,
