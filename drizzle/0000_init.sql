@@ -179,6 +179,11 @@ CREATE TABLE "exchange_credentials" (
 	CONSTRAINT "exchange_credentials_validation_status_check" CHECK ("exchange_credentials"."validation_status" IN ('pending', 'valid', 'invalid', 'error'))
 );
 --> statement-breakpoint
+CREATE TABLE "exchange_trade_counts" (
+	"user_id" uuid PRIMARY KEY NOT NULL,
+	"total_trades" integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "exchange_trade_days" (
 	"user_id" uuid NOT NULL,
 	"exchange" text NOT NULL,

@@ -86,12 +86,12 @@ INSERT INTO command_center_task_counts SELECT * FROM command_center_task_counts_
 
 --> statement-breakpoint
 -- from src/modules/exchange/exchange.routines.sql
--- exchange_trade_days follows exchange_trades, whatever writes them: the API's sync, a bulk import, a
--- restore's rows (docs/decisions/124). Statement triggers read the statement's rows as transition
--- tables, so a bulk INSERT of millions of trades costs one grouped upsert, not a call per row. Counts
--- and sums move by deltas, which commute, so concurrent writers add up exactly; a day that lost rows
--- (a delete, a trade moved by an update) has its first and last trade read again from its trades, and
--- goes when it has none left.
+-- exchange_trade_days and exchange_trade_counts (per user) follow exchange_trades, whatever writes
+-- them: the API's sync, a bulk import, a restore's rows (docs/decisions/124). Statement triggers read
+-- the statement's rows as transition tables, so a bulk INSERT of millions of trades costs one grouped
+-- upsert, not a call per row. Counts and sums move by deltas, which commute, so concurrent writers add
+-- up exactly; a day that lost rows (a delete, a trade moved by an update) has its first and last trade
+-- read again from its trades, and goes when it has none left, as does a user's count.
 CREATE FUNCTION exchange_trade_days_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
 DECLARE
   -- The statement's rows, signed: +1 arrives in a day, -1 leaves it. An update counts only when it
@@ -127,7 +127,16 @@ BEGIN
       first_trade = least(d.first_trade, excluded.first_trade),
       last_trade = greatest(d.last_trade, excluded.last_trade)
   $sql$, changes);
+  EXECUTE format($sql$
+    INSERT INTO exchange_trade_counts AS c (user_id, total_trades)
+    SELECT user_id, sum(sign) FROM (%s) AS changes GROUP BY 1
+    ON CONFLICT (user_id) DO UPDATE SET total_trades = c.total_trades + excluded.total_trades
+  $sql$, changes);
   IF TG_OP <> 'INSERT' THEN
+    EXECUTE format($sql$
+      DELETE FROM exchange_trade_counts AS c
+      WHERE c.user_id IN (SELECT user_id FROM (%s) AS changes WHERE sign < 0) AND c.total_trades <= 0
+    $sql$, changes);
     EXECUTE format($sql$
       WITH left_days AS (
         SELECT DISTINCT user_id, exchange, symbol, (trade_timestamp AT TIME ZONE 'UTC')::date AS day
@@ -165,6 +174,9 @@ CREATE TRIGGER exchange_trade_days_on_delete AFTER DELETE ON exchange_trades
 CREATE TRIGGER exchange_trade_days_on_truncate AFTER TRUNCATE ON exchange_trades
   FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('exchange_trade_days');
 --> statement-breakpoint
+CREATE TRIGGER exchange_trade_counts_on_truncate AFTER TRUNCATE ON exchange_trades
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('exchange_trade_counts');
+--> statement-breakpoint
 -- The days as the trades say they are: what db:reconcile compares exchange_trade_days with and
 -- rebuilds it from, and what fills it once here for trades stored before it existed.
 CREATE FUNCTION exchange_trade_days_recomputed() RETURNS SETOF exchange_trade_days LANGUAGE sql STABLE AS $fn$
@@ -177,6 +189,13 @@ CREATE FUNCTION exchange_trade_days_recomputed() RETURNS SETOF exchange_trade_da
 $fn$;
 --> statement-breakpoint
 INSERT INTO exchange_trade_days SELECT * FROM exchange_trade_days_recomputed();
+--> statement-breakpoint
+-- Each user's trades as the trades say: what db:reconcile compares exchange_trade_counts with.
+CREATE FUNCTION exchange_trade_counts_recomputed() RETURNS SETOF exchange_trade_counts LANGUAGE sql STABLE AS $fn$
+  SELECT user_id, count(*)::int FROM exchange_trades GROUP BY 1
+$fn$;
+--> statement-breakpoint
+INSERT INTO exchange_trade_counts SELECT * FROM exchange_trade_counts_recomputed();
 
 --> statement-breakpoint
 -- from src/modules/users/users.routines.sql

@@ -10,7 +10,7 @@ import { MIGRATIONS_FOLDER, restorePgliteImage } from '../platform/db/database.t
 import { withRelativeNames } from '../platform/db/tar-paths.ts';
 import { lockDataDir } from '../platform/db/data-dir-lock.ts';
 import { reconcileFigures } from '../platform/db/derived-figures.ts';
-import { TRADE_DAYS } from '../modules/exchange/exchange.figures.ts';
+import { TRADE_COUNTS, TRADE_DAYS } from '../modules/exchange/exchange.figures.ts';
 import { MARKET_INTEL_COUNTS, TASK_COUNTS } from '../modules/command-center/command-center.figures.ts';
 import { DEVICE_SESSION_EXPIRY_DAYS, USER_COUNTS, USER_GRACE_PERIODS } from '../modules/users/users.figures.ts';
 import {
@@ -34,6 +34,7 @@ export const DERIVED_FIGURES = [
   DEVICE_SESSION_EXPIRY_DAYS,
   USER_GRACE_PERIODS,
   TRADE_DAYS,
+  TRADE_COUNTS,
   PAYMENTS_REVENUE,
   WEBHOOK_DELIVERY_COUNTS,
   WEBHOOK_DELIVERY_HOURS,

@@ -7,3 +7,10 @@ export const TRADE_DAYS: DerivedFigures = {
   recomputed: 'exchange_trade_days_recomputed()',
   sources: ['exchange_trades'],
 };
+
+export const TRADE_COUNTS: DerivedFigures = {
+  table: 'exchange_trade_counts',
+  key: ['user_id'],
+  recomputed: 'exchange_trade_counts_recomputed()',
+  sources: ['exchange_trades'],
+};

@@ -161,6 +161,16 @@ export const exchangeTradeDays = pgTable(
   ],
 );
 
+/**
+ * Each user's stored trades, counted: the admin user list's trade count, one row per user rather than
+ * a sum over their trade days (hundreds of rows spread over the table for an active trader). Kept by
+ * the same statement triggers as the days (exchange.routines.sql); `db:reconcile` rebuilds it.
+ */
+export const exchangeTradeCounts = pgTable('exchange_trade_counts', {
+  userId: uuid('user_id').primaryKey(),
+  totalTrades: integer('total_trades').notNull(),
+});
+
 export const TRANSFER_TYPES = ['deposit', 'withdrawal'] as const;
 export type TransferType = (typeof TRANSFER_TYPES)[number];
 

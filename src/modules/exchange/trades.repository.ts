@@ -4,7 +4,7 @@
 // trades of the partial days at a window's edges, so their cost follows the days, not the trades.
 import { and, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
-import { exchangeTradeDays, exchangeTrades } from './exchange.tables.ts';
+import { exchangeTradeCounts, exchangeTradeDays, exchangeTrades } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 import { wholeDays, type DaySpan } from './trade-days.domain.ts';
 
@@ -254,14 +254,14 @@ export function createTradesRepository(db: DbExecutor) {
       return Number(row?.n ?? 0);
     },
 
+    /** Each user's stored trades, from the counts the database keeps (exchange_trade_counts). */
     async countForUsers(userIds: readonly string[]): Promise<Map<string, number>> {
       if (userIds.length === 0) return new Map();
       const rows = await db
-        .select({ userId: exchangeTradeDays.userId, n: sql<number>`sum(${exchangeTradeDays.totalTrades})::int` })
-        .from(exchangeTradeDays)
-        .where(inArray(exchangeTradeDays.userId, [...userIds]))
-        .groupBy(exchangeTradeDays.userId);
-      return new Map(rows.map((r) => [r.userId, Number(r.n)]));
+        .select({ userId: exchangeTradeCounts.userId, n: exchangeTradeCounts.totalTrades })
+        .from(exchangeTradeCounts)
+        .where(inArray(exchangeTradeCounts.userId, [...userIds]));
+      return new Map(rows.map((r) => [r.userId, r.n]));
     },
   };
 }

@@ -178,11 +178,14 @@ describe('figures kept by the database', () => {
         WHERE ctid = (SELECT ctid FROM exchange_trade_days LIMIT 1)`,
     );
     await exec(sql`DELETE FROM user_counts WHERE ctid = (SELECT ctid FROM user_counts LIMIT 1)`);
+    await exec(sql`UPDATE exchange_trade_counts SET total_trades = total_trades - 1
+      WHERE ctid = (SELECT ctid FROM exchange_trade_counts LIMIT 1)`);
     assert.deepEqual(
       (await differences()).map((d) => [d.table, d.missing, d.extra, d.differing]),
       [
         ['user_counts', 1, 0, 0],
         ['exchange_trade_days', 0, 0, 1],
+        ['exchange_trade_counts', 0, 0, 1],
       ],
     );
     await reconcileFigures(t.database.db, DERIVED_FIGURES, { mend: true });

@@ -14,6 +14,7 @@ const ALL_EXACT = [
   'device_session_expiry_days',
   'user_grace_periods',
   'exchange_trade_days',
+  'exchange_trade_counts',
   'payments_revenue',
   'webhook_delivery_counts',
   'webhook_delivery_hours',
