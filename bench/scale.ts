@@ -36,10 +36,12 @@ const ONLY = process.env.BENCH_SCALE_ONLY?.split(',').map((s) => s.trim());
  */
 const EXPLAIN_MS = process.env.BENCH_SCALE_EXPLAIN_MS;
 /**
- * Diagnosis: only the endpoints whose URL contains one of these (comma-separated), and no jobs. A run
- * with a filter measures part of the table: its figures are not recorded as the bench's.
+ * Diagnosis: only the endpoints whose URL, and the jobs whose name, contains one of these
+ * (comma-separated). A run with a filter measures part of the table: its figures are not recorded as
+ * the bench's.
  */
 const FILTER = process.env.BENCH_SCALE_FILTER?.split(',').map((s) => s.trim());
+const selected = (name: string) => !FILTER || FILTER.some((part) => name.includes(part));
 /** Diagnosis: the server's CPU profile (`--cpu-prof`) written to this directory when it stops. */
 const PROFILE_DIR = process.env.BENCH_SCALE_PROFILE_DIR;
 
@@ -355,7 +357,7 @@ async function login(port: number, email: string): Promise<string> {
 async function measureEndpoints(port: number, run: DatabaseRun): Promise<void> {
   const tokens = { admin: await login(port, ADMIN_EMAIL), heavy: await login(port, HEAVY_EMAIL) };
   for (const endpoint of ENDPOINTS) {
-    if (FILTER && !FILTER.some((part) => endpoint.name.includes(part))) continue;
+    if (!selected(endpoint.name)) continue;
     const url = endpoint.url(run.counts);
     const headers: Record<string, string> =
       endpoint.auth === 'none' ? {} : { authorization: `Bearer ${tokens[endpoint.auth]}` };
@@ -403,7 +405,7 @@ interface RunAnswer {
 
 async function measureJobs(port: number, run: DatabaseRun): Promise<void> {
   const headers = { 'x-scheduled-job-secret': JOB_SECRET };
-  for (const job of JOBS) {
+  for (const job of JOBS.filter(selected)) {
     const triggered = await request<RunAnswer>(port, 'POST', `/api/scheduled/${job}`, undefined, headers);
     if (triggered.status !== 202 && triggered.status !== 200) {
       run.jobs.set(job, {
@@ -540,7 +542,7 @@ async function runDatabase(label: 'small' | 'big', factor: number, upstreams: Up
 async function measure(database: string, factor: number, upstreams: Upstreams, run: DatabaseRun): Promise<void> {
   await withApp(database, upstreams, async (port) => {
     await measureEndpoints(port, run);
-    if (FILTER) return;
+    if (!JOBS.some(selected)) return;
     // The jobs delete and change rows: their rows are put back as seeded first, so every run finds the same work.
     const restoring = performance.now();
     await onServer(database, (client) => restoreJobRows(client, factor));

@@ -1,8 +1,7 @@
 // The audit trail: every state-changing operation records who did what to whom. Each module declares
 // its own actions and writes through its own `auditWriter(...)` binding, so its calls are typed by its
 // actions; the platform names none of them (docs/decisions/179).
-import { and, eq, isNull, ne, or, sql } from 'drizzle-orm';
-import { v7 as uuidv7 } from 'uuid';
+import { and, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from './db/database.ts';
 import { auditLog, type ActorType } from './db/schema.ts';
 import { descending } from './db/order.ts';
@@ -35,10 +34,30 @@ const auditRow = (event: AuditEvent, now: Date) => ({
   createdAt: now,
 });
 
+/**
+ * An entry's fields as SQL over the columns of a row source of the caller's statement (`auditFrom`).
+ * The actor is the service itself: no actor id, no address.
+ */
+export interface AuditEntrySql<Action extends string> {
+  actorType: ActorType;
+  /** One action for every row, or one of two by a condition on the row. */
+  action: Action | { when: SQL; then: Action; else: Action };
+  subjectUserId: SQL;
+  targetType: string;
+  targetId: SQL;
+  /** A `jsonb` expression. Never secrets: ids, names and changed field names only. */
+  details: SQL;
+}
+
 export interface AuditWriter<Action extends string> {
   audit(event: AuditEvent<Action>, now: Date, executor: DbExecutor): Promise<void>;
-  /** Several entries in one statement, for work done set by set. */
-  auditAll(events: readonly AuditEvent<Action>[], now: Date, executor: DbExecutor): Promise<void>;
+  /**
+   * The INSERT of one entry per row of `source` (a row source the caller's statement names, e.g. a
+   * data-modifying CTE's `RETURNING`), for use inside that statement: work done set by set whose rows
+   * never need to reach the app is recorded by the database as it is done. Ids are time-ordered, as
+   * the app's (`uuid_v7()`, platform.routines.sql).
+   */
+  auditFrom(source: SQL, entry: AuditEntrySql<Action>, now: Date): SQL;
 }
 
 /**
@@ -51,25 +70,22 @@ export function auditWriter<const Action extends string>(..._actions: (readonly 
     async audit(event, now, executor) {
       await executor.insert(auditLog).values(auditRow(event, now));
     },
-    // Several entries in one statement, for work done set by set. The rows travel as one JSON
-    // parameter rather than nine parameters a row: thousands of entries cost one parse of a short statement.
-    async auditAll(events, now, executor) {
-      if (events.length === 0) return;
-      const rows = events.map((event) => ({
-        ...auditRow(event, now),
-        // Time-ordered, as the column's default in the app gives it (schema.ts); this statement is plain SQL.
-        id: uuidv7(),
-        createdAt: now.toISOString(),
-      }));
-      await executor.execute(sql`
+    auditFrom(source, entry, now) {
+      const action =
+        typeof entry.action === 'string'
+          ? sql`${entry.action}::text`
+          : sql`CASE WHEN ${entry.action.when} THEN ${entry.action.then}::text ELSE ${entry.action.else}::text END`;
+      return sql`
         INSERT INTO ${auditLog}
           (id, actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip, created_at)
-        SELECT r."id", r."actorId", r."actorType", r."action", r."subjectUserId", r."targetType", r."targetId",
-          r."details", r."ip", r."createdAt"
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
-          "id" uuid, "actorId" uuid, "actorType" text, "action" text, "subjectUserId" uuid,
-          "targetType" text, "targetId" text, "details" jsonb, "ip" text, "createdAt" timestamptz
-        )`);
+        SELECT uuid_v7(), NULL, ${entry.actorType}::text, ${action}, ${entry.subjectUserId}, ${entry.targetType}::text,
+          ${entry.targetId}, ${entry.details}, NULL, ${now}::timestamptz
+        FROM ${source}
+        -- In the subject index's order: thousands of entries about as many users then walk that index
+        -- once, leaf after leaf, instead of descending to a random leaf for each (measured: a third
+        -- less time for 5,000 entries in a log of 2,000,000). By position: a name could mean an input
+        -- or an output column.
+        ORDER BY 5`;
     },
   };
 }

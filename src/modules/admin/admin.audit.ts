@@ -16,4 +16,4 @@ export const ADMIN_AUDIT_ACTIONS = [
 ] as const;
 
 /** Its writer: its own actions, and the billing changes of an account it records. */
-export const { audit, auditAll } = auditWriter(ADMIN_AUDIT_ACTIONS, BILLING_AUDIT_ACTIONS);
+export const { audit, auditFrom } = auditWriter(ADMIN_AUDIT_ACTIONS, BILLING_AUDIT_ACTIONS);

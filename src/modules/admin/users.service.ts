@@ -2,11 +2,12 @@
 // the platform statistics.
 import { Decimal } from 'decimal.js';
 import type { AuditRow } from '../../platform/audit.ts';
-import { audit, auditAll } from './admin.audit.ts';
+import { audit, auditFrom } from './admin.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/database.ts';
+import { isoText } from '../../platform/db/iso-text.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { iso } from '../../platform/http/schemas.ts';
 import { EMPTY_SUMMARY, type TradingSummary, type TradingSummaryPort } from './trading-summary.port.ts';
 import {
   FREE_TIER,
@@ -173,30 +174,31 @@ export function createUsersService(deps: UsersServiceDeps) {
     async endExpiredGracePeriods(now: Date): Promise<{ downgraded: number; cleared: number }> {
       let downgraded = 0;
       let cleared = 0;
+      // Each batch is one statement that ends the grace periods and records them (the cost follows the
+      // batches, not the users), in a transaction of its own.
+      const recorded = (ended: SQL) =>
+        auditFrom(
+          ended,
+          {
+            actorType: 'job',
+            action: {
+              when: sql`previous_tier <> ${FREE_TIER}`,
+              then: 'billing.grace_period.expired',
+              else: 'billing.grace_period.clear',
+            },
+            subjectUserId: sql`id`,
+            targetType: 'user',
+            targetId: sql`id::text`,
+            details: sql`jsonb_build_object('from', previous_tier, 'to', ${FREE_TIER}::text,
+              'grace_period_ended_at', ${isoText(sql`ended_at`)})`,
+          },
+          now,
+        );
       for (;;) {
-        // One statement ends a batch and one records it: the cost follows the batches, not the users.
-        const batch = await db.transaction(async (tx) => {
-          const ended = await accounts.endGracePeriods(now, GRACE_BATCH, tx);
-          await auditAll(
-            ended.map((user) => ({
-              actorType: 'job' as const,
-              action:
-                user.previousTier !== FREE_TIER
-                  ? ('billing.grace_period.expired' as const)
-                  : ('billing.grace_period.clear' as const),
-              subjectUserId: user.id,
-              targetType: 'user',
-              targetId: user.id,
-              details: { from: user.previousTier, to: FREE_TIER, grace_period_ended_at: iso(user.endedAt) },
-            })),
-            now,
-            tx,
-          );
-          downgraded += ended.filter((user) => user.previousTier !== FREE_TIER).length;
-          cleared += ended.length;
-          return ended.length;
-        });
-        if (batch < GRACE_BATCH) return { downgraded, cleared };
+        const batch = await db.transaction((tx) => accounts.endGracePeriods(now, GRACE_BATCH, recorded, tx));
+        downgraded += batch.downgraded;
+        cleared += batch.ended;
+        if (batch.ended < GRACE_BATCH) return { downgraded, cleared };
       }
     },
 

@@ -23,4 +23,4 @@ export const AUTH_AUDIT_ACTIONS = [
   'auth.register',
 ] as const;
 
-export const { audit, auditAll } = auditWriter(AUTH_AUDIT_ACTIONS);
+export const { audit } = auditWriter(AUTH_AUDIT_ACTIONS);

@@ -14,4 +14,4 @@ export const EXCHANGE_AUDIT_ACTIONS = [
   'exchange.transfers.sync',
 ] as const;
 
-export const { audit, auditAll } = auditWriter(EXCHANGE_AUDIT_ACTIONS);
+export const { audit } = auditWriter(EXCHANGE_AUDIT_ACTIONS);

@@ -11,4 +11,4 @@ export const PROVIDER_KEYS_AUDIT_ACTIONS = [
   'provider_key.update',
 ] as const;
 
-export const { audit, auditAll } = auditWriter(PROVIDER_KEYS_AUDIT_ACTIONS);
+export const { audit } = auditWriter(PROVIDER_KEYS_AUDIT_ACTIONS);

@@ -4,4 +4,4 @@ import { auditWriter } from '../../platform/audit.ts';
 
 export const RAG_SETTINGS_AUDIT_ACTIONS = ['rag_settings.update'] as const;
 
-export const { audit, auditAll } = auditWriter(RAG_SETTINGS_AUDIT_ACTIONS);
+export const { audit } = auditWriter(RAG_SETTINGS_AUDIT_ACTIONS);

@@ -4,4 +4,4 @@ import { auditWriter } from '../../platform/audit.ts';
 
 export const STRATEGIES_AUDIT_ACTIONS = ['strategy.promote'] as const;
 
-export const { audit, auditAll } = auditWriter(STRATEGIES_AUDIT_ACTIONS);
+export const { audit } = auditWriter(STRATEGIES_AUDIT_ACTIONS);

@@ -9,4 +9,4 @@ export const TRACKER_AUDIT_ACTIONS = [
 ] as const;
 export type TrackerAuditAction = (typeof TRACKER_AUDIT_ACTIONS)[number];
 
-export const { audit, auditAll } = auditWriter(TRACKER_AUDIT_ACTIONS);
+export const { audit } = auditWriter(TRACKER_AUDIT_ACTIONS);

@@ -229,32 +229,37 @@ export function createAccountsRepository(db: DbExecutor) {
      * Ends up to `limit` payment grace periods that ended by `now`, in one statement: the account goes
      * to `tier` and the date is cleared. Rows another run holds are skipped rather than waited for. The
      * ended ones are found in user_grace_periods; the update itself changes no indexed column of users,
-     * so it writes no index entry where the page has room (decision 182).
-     * Answers each account with the tier it had and when its grace period ended.
+     * so it writes no index entry where the page has room (decision 182). `recorded` is the statement
+     * that records them, run within this one over the ended rows (`id`, `previous_tier`, `ended_at`):
+     * the rows never travel to the app. Answers how many ended, and how many of those left another tier.
      */
     async endGracePeriods(
       now: Date,
       limit: number,
       tier: Tier,
+      recorded: (ended: SQL) => SQL,
       executor: DbExecutor,
-    ): Promise<{ id: string; previousTier: Tier; endedAt: Date }[]> {
-      const ended = rowsOf<{ id: string; previousTier: Tier; endedAt: Date | string }>(
+    ): Promise<{ ended: number; downgraded: number }> {
+      const [row] = rowsOf<{ ended: number; downgraded: number }>(
         await executor.execute(sql`
-          UPDATE ${users} SET grace_period_ends_at = NULL, subscription_tier = ${tier}, updated_at = ${now}
-          FROM (
-            SELECT id, subscription_tier, grace_period_ends_at FROM ${users}
-            WHERE id = ANY (ARRAY(
-                SELECT ${userGracePeriods.userId} FROM ${userGracePeriods} WHERE ${userGracePeriods.endsAt} <= ${now}
-                ORDER BY ${userGracePeriods.endsAt}, ${userGracePeriods.userId} LIMIT ${limit}
-              ))
-              AND grace_period_ends_at <= ${now}
-            FOR UPDATE SKIP LOCKED
-          ) AS before
-          WHERE ${users.id} = before.id
-          RETURNING ${users.id} AS id, before.subscription_tier AS "previousTier",
-            before.grace_period_ends_at AS "endedAt"`),
+          WITH ended AS (
+            UPDATE ${users} SET grace_period_ends_at = NULL, subscription_tier = ${tier}, updated_at = ${now}
+            FROM (
+              SELECT id, subscription_tier, grace_period_ends_at FROM ${users}
+              WHERE id = ANY (ARRAY(
+                  SELECT ${userGracePeriods.userId} FROM ${userGracePeriods} WHERE ${userGracePeriods.endsAt} <= ${now}
+                  ORDER BY ${userGracePeriods.endsAt}, ${userGracePeriods.userId} LIMIT ${limit}
+                ))
+                AND grace_period_ends_at <= ${now}
+              FOR UPDATE SKIP LOCKED
+            ) AS before
+            WHERE ${users.id} = before.id
+            RETURNING ${users.id} AS id, before.subscription_tier AS previous_tier, before.grace_period_ends_at AS ended_at
+          ), recorded AS (${recorded(sql`ended`)})
+          SELECT count(*)::int AS ended, (count(*) FILTER (WHERE previous_tier <> ${tier}))::int AS downgraded
+          FROM ended`),
       );
-      return ended.map((row) => ({ ...row, endedAt: new Date(row.endedAt) }));
+      return { ended: Number(row?.ended ?? 0), downgraded: Number(row?.downgraded ?? 0) };
     },
 
     /** Users that are not deleted, active, suspended, and created since `monthStart` (a UTC month's first instant). */

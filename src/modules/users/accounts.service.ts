@@ -2,6 +2,7 @@
 // They hold the account's rules (the last active admin stays, a status change ends sessions, a new
 // password voids reset links, the tier and the grace period follow billing) and run inside the
 // caller's transaction, executor last, so the caller's audit row commits with the change.
+import type { SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { conflict, invalidField, notFound } from '../../platform/http/errors.ts';
 import type { AccountsRepository, NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
@@ -220,7 +221,8 @@ export function createAccountsService(deps: {
     },
 
     /** Ends up to `limit` grace periods over by `now`: the account falls to the free tier (see the repository). */
-    endGracePeriods: (now: Date, limit: number, tx: DbExecutor) => accounts.endGracePeriods(now, limit, FREE_TIER, tx),
+    endGracePeriods: (now: Date, limit: number, recorded: (ended: SQL) => SQL, tx: DbExecutor) =>
+      accounts.endGracePeriods(now, limit, FREE_TIER, recorded, tx),
   };
 }
 

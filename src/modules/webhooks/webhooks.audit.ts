@@ -8,4 +8,4 @@ export const WEBHOOKS_AUDIT_ACTIONS = ['mail.suppression.add'] as const;
 export type WebhooksAuditAction = (typeof WEBHOOKS_AUDIT_ACTIONS)[number];
 
 /** Its writer: its own actions, and the billing changes of an account it records. */
-export const { audit, auditAll } = auditWriter(WEBHOOKS_AUDIT_ACTIONS, BILLING_AUDIT_ACTIONS);
+export const { audit } = auditWriter(WEBHOOKS_AUDIT_ACTIONS, BILLING_AUDIT_ACTIONS);

@@ -42,11 +42,16 @@ describe('cleanup jobs', () => {
     });
     assert.equal(response.statusCode, 200, response.body);
     return response.json() as {
+      id: string;
       action: string;
+      actor_id: string | null;
       actor_type: string;
       subject_user_id: string;
+      target_type: string;
       target_id: string;
       details: unknown;
+      ip: string | null;
+      created_at: string;
     }[];
   };
 
@@ -144,11 +149,22 @@ describe('cleanup jobs', () => {
             [freeEnded, 'billing.grace_period.clear', 'job'],
           ].sort(),
         );
-        assert.deepEqual(audits.find((a) => a.subject_user_id === ended)!.details, {
+        const entry = audits.find((a) => a.subject_user_id === ended)!;
+        assert.deepEqual(entry.details, {
           from: 'pro',
           to: 'free',
           grace_period_ended_at: ago(HOUR).toISOString(),
         });
+        assert.deepEqual([entry.target_type, entry.target_id, entry.actor_id, entry.ip], ['user', ended, null, null]);
+        assert.equal(entry.created_at, NOW.toISOString());
+        // Written by the database in the job's statement, with ids of the kind the app gives (UUID v7:
+        // the version nibble 7, the first 48 bits the milliseconds of writing).
+        for (const { id } of audits) {
+          assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+          const ms = Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+          assert.ok(Math.abs(ms - Date.now()) < 60_000, `${id} holds the time of writing`);
+        }
+        assert.equal(new Set(audits.map((a) => a.id)).size, audits.length);
 
         assert.deepEqual(await run('cleanup-grace-periods'), { downgraded: 0, cleared: 0 });
         assert.equal((await graceAudits()).filter((a) => a.action === 'billing.grace_period.expired').length, 2);
