@@ -41,7 +41,7 @@ const auditRow = (event: AuditEvent, now: Date) => ({
 export interface AuditEntrySql<Action extends string> {
   actorType: ActorType;
   /** One action for every row, or one of two by a condition on the row. */
-  action: Action | { when: SQL; then: Action; else: Action };
+  action: Action | { when: SQL; whenTrue: Action; otherwise: Action };
   subjectUserId: SQL;
   targetType: string;
   targetId: SQL;
@@ -74,7 +74,7 @@ export function auditWriter<const Action extends string>(..._actions: (readonly 
       const action =
         typeof entry.action === 'string'
           ? sql`${entry.action}::text`
-          : sql`CASE WHEN ${entry.action.when} THEN ${entry.action.then}::text ELSE ${entry.action.else}::text END`;
+          : sql`CASE WHEN ${entry.action.when} THEN ${entry.action.whenTrue}::text ELSE ${entry.action.otherwise}::text END`;
       return sql`
         INSERT INTO ${auditLog}
           (id, actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip, created_at)

@@ -183,8 +183,8 @@ export function createUsersService(deps: UsersServiceDeps) {
             actorType: 'job',
             action: {
               when: sql`previous_tier <> ${FREE_TIER}`,
-              then: 'billing.grace_period.expired',
-              else: 'billing.grace_period.clear',
+              whenTrue: 'billing.grace_period.expired',
+              otherwise: 'billing.grace_period.clear',
             },
             subjectUserId: sql`id`,
             targetType: 'user',
