@@ -635,7 +635,6 @@ CREATE INDEX "command_center_tasks_source_idx" ON "command_center_tasks" USING b
 CREATE INDEX "market_intel_events_detected_idx" ON "market_intel_events" USING btree ("detected_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "market_intel_events_source_idx" ON "market_intel_events" USING btree ("source");--> statement-breakpoint
 CREATE INDEX "market_intel_events_expires_idx" ON "market_intel_events" USING btree ("expires_at") WHERE expires_at IS NOT NULL;--> statement-breakpoint
-CREATE INDEX "market_intel_events_unscored_idx" ON "market_intel_events" USING btree ("detected_at") WHERE outcome_pct IS NULL;--> statement-breakpoint
 CREATE INDEX "exchange_balance_syncs_latest_idx" ON "exchange_balance_syncs" USING btree ("user_id","exchange","credential_id","synced_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "exchange_balances_sync_idx" ON "exchange_balances" USING btree ("sync_id");--> statement-breakpoint
 CREATE INDEX "exchange_balances_history_idx" ON "exchange_balances" USING btree ("user_id","exchange","currency","sync_timestamp" DESC NULLS LAST);--> statement-breakpoint

@@ -45,3 +45,19 @@ CREATE FUNCTION command_center_task_counts_recomputed() RETURNS SETOF command_ce
 $fn$;
 --> statement-breakpoint
 INSERT INTO command_center_task_counts SELECT * FROM command_center_task_counts_recomputed();
+--> statement-breakpoint
+-- When an intel event's outcome is due: its expiry, else a day after its detection (DEFAULT_HORIZON_MS
+-- of intel-scoring.domain.ts). Immutable in fact, as a fixed number of seconds added to an instant
+-- does not depend on the time zone (PostgreSQL marks timestamptz + interval only stable, for months
+-- and days), so that the scoring queue can be indexed by it.
+CREATE FUNCTION intel_horizon(expires_at timestamptz, detected_at timestamptz) RETURNS timestamptz
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+  SELECT COALESCE(expires_at, detected_at + interval '86400 seconds')
+$fn$;
+--> statement-breakpoint
+-- The scoring job's queue in its order (intel.repository.ts `maturedUnscored`): events still waiting
+-- for an outcome and not given up (SCORING_GIVE_UP_AFTER is 3), never tried first, then by horizon.
+-- The job reads the first matured ones and stops, however many wait.
+CREATE INDEX market_intel_events_scoring_queue_idx ON market_intel_events
+  (scoring_attempted_at NULLS FIRST, intel_horizon(expires_at, detected_at), id)
+  WHERE outcome_pct IS NULL AND scoring_attempts < 3;

@@ -116,8 +116,8 @@ export const marketIntelEvents = pgTable(
     index('market_intel_events_source_idx').on(t.source),
     // The active feed: events with an explicit horizon still ahead (the others are found by detection).
     index('market_intel_events_expires_idx').on(t.expiresAt).where(sql`expires_at IS NOT NULL`),
-    // The scoring job's scan: events still waiting for an outcome.
-    index('market_intel_events_unscored_idx').on(t.detectedAt).where(sql`outcome_pct IS NULL`),
+    // The scoring job's queue is indexed in command-center.routines.sql, by the database's
+    // intel_horizon() defined there.
   ],
 );
 

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { marketIntelCounts, marketIntelEvents } from './command-center.tables.ts';
 
@@ -16,9 +16,9 @@ interface IntelFilters {
   activeAt?: Date;
 }
 
-// expires_at, or detection plus the default horizon: one expression for "active" and "matured".
-const horizon = sql`COALESCE(${marketIntelEvents.expiresAt},
-  ${marketIntelEvents.detectedAt} + ${sql.raw(`interval '${DEFAULT_HORIZON_MS / 1000} seconds'`)})`;
+// expires_at, or detection plus the default horizon (DEFAULT_HORIZON_MS): the database's function,
+// which the scoring queue's index is ordered by (command-center.routines.sql).
+const horizon = sql`intel_horizon(${marketIntelEvents.expiresAt}, ${marketIntelEvents.detectedAt})`;
 
 /**
  * `horizon > at`, spelt so that each half has an index: an explicit horizon by the expiry index, the
@@ -95,9 +95,10 @@ export function createIntelRepository(db: DbExecutor) {
     /**
      * Matured events without an outcome that are not given up: never-tried first, then the ones
      * tried longest ago, each by oldest horizon; so events that cannot be scored never hold back
-     * newer ones, however many pile up.
+     * newer ones, however many pile up. Read from the queue's own index in its order, the first
+     * matured ones and no more (the query, not yet run, so that a test can read its plan).
      */
-    async maturedUnscored(now: Date, limit: number) {
+    maturedUnscored(now: Date, limit: number) {
       return db
         .select({
           id: marketIntelEvents.id,
@@ -110,7 +111,8 @@ export function createIntelRepository(db: DbExecutor) {
         .where(
           and(
             isNull(marketIntelEvents.outcomePct),
-            lt(marketIntelEvents.scoringAttempts, SCORING_GIVE_UP_AFTER),
+            // A literal, as the queue index's predicate has it: a parameter would not be proven to match it.
+            sql`${marketIntelEvents.scoringAttempts} < ${sql.raw(String(SCORING_GIVE_UP_AFTER))}`,
             sql`${horizon} <= ${now.toISOString()}::timestamptz`,
           ),
         )
