@@ -2,9 +2,9 @@
 // sums are taken in SQL over numeric, so totals stay exact. Counts, statistics and deep pages read the
 // days the database sums as trades are written (exchange_trade_days, docs/decisions/124) and only the
 // trades of the partial days at a window's edges, so their cost follows the days, not the trades.
-import { and, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
-import { exchangeTradeCounts, exchangeTradeDays, exchangeTrades } from './exchange.tables.ts';
+import { exchangeTradeDays, exchangeTrades } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 import { wholeDays, type DaySpan } from './trade-days.domain.ts';
 
@@ -34,6 +34,24 @@ export interface TradeStatsRow {
 
 /** From this many rows on, a page starts at the day its first row falls in rather than skipping rows one by one. */
 const DEEP_OFFSET = 1_000;
+
+/** A trade's columns under their field names, amounts as exact text (as the numeric columns read). */
+const tradeColumns = sql`${exchangeTrades.id} AS id, ${exchangeTrades.userId} AS "userId",
+  ${exchangeTrades.exchange} AS exchange, ${exchangeTrades.credentialId} AS "credentialId",
+  ${exchangeTrades.exchangeTradeId} AS "exchangeTradeId", ${exchangeTrades.symbol} AS symbol,
+  ${exchangeTrades.side} AS side, ${exchangeTrades.price}::text AS price, ${exchangeTrades.amount}::text AS amount,
+  ${exchangeTrades.total}::text AS total, ${exchangeTrades.fee}::text AS fee,
+  ${exchangeTrades.feeCurrency} AS "feeCurrency", ${exchangeTrades.tradeTimestamp} AS "tradeTimestamp",
+  ${exchangeTrades.syncStatus} AS "syncStatus", ${exchangeTrades.createdAt} AS "createdAt"`;
+
+type ListedTrade = Omit<TradeRow, 'id' | 'tradeTimestamp' | 'createdAt'> & {
+  /** How many trades the window holds (the trade's own `total` is its quote amount). */
+  records: number | string;
+  /** Null on the one row of a page past the end, which carries only the total. */
+  id: string | null;
+  tradeTimestamp: Date | string;
+  createdAt: Date | string;
+};
 
 const compactSymbol = (symbol: string) => symbol.toUpperCase().replace(/[^A-Z0-9]/g, '');
 
@@ -68,32 +86,23 @@ function edgesWhere(filter: TradeFilter, span: DaySpan | null): SQL | undefined 
 }
 
 export function createTradesRepository(db: DbExecutor) {
-  /** Trades in the window: its whole days' sums and the trades of its edges. */
-  async function count(filter: TradeFilter): Promise<number> {
-    const span = wholeDays(filter.start, filter.end);
+  /** How many trades are in the window, as a query of one row (`n`): its whole days' sums and the trades of its edges. */
+  function totalQuery(filter: TradeFilter, span: DaySpan | null): SQL {
     const edges = edgesWhere(filter, span);
-    const [row] = await db
-      .execute(
-        sql`SELECT (${
-          span
-            ? sql`(SELECT coalesce(sum(total_trades), 0) FROM ${exchangeTradeDays}
-              WHERE ${daysWhere(filter, span)})`
-            : sql`0`
-        }
-          + ${edges ? sql`(SELECT count(*) FROM ${exchangeTrades} WHERE ${edges})` : sql`0`})::int AS n`,
-      )
-      .then((r) => rowsOf<{ n: number }>(r));
-    return Number(row?.n ?? 0);
+    return sql`SELECT (${
+      span
+        ? sql`(SELECT coalesce(sum(total_trades), 0) FROM ${exchangeTradeDays} WHERE ${daysWhere(filter, span)})`
+        : sql`0`
+    } + ${edges ? sql`(SELECT count(*) FROM ${exchangeTrades} WHERE ${edges})` : sql`0`})::bigint AS n`;
   }
 
   /**
-   * Where a page `offset` rows deep starts: past `DEEP_OFFSET`, the day its first row falls in is
-   * found from the days' counts, newest first (the trades after the window's whole days, then whole
-   * days), and the page skips only the rows of that day that come before it.
+   * Where a page `offset` rows deep starts, as a query of one row or none: the day its first row falls
+   * in, found from the days' counts newest first (the trades after the window's whole days, then whole
+   * days), as the instant that day ends (`before`) and the rows newer than that (`newer`). The page
+   * then skips only the rows of that day that come before it.
    */
-  async function pageStart(filter: TradeFilter, offset: number): Promise<{ before?: SQL; skip: number }> {
-    const span = offset >= DEEP_OFFSET ? wholeDays(filter.start, filter.end) : null;
-    if (!span) return { skip: offset };
+  function pageStartQuery(filter: TradeFilter, span: DaySpan, offset: number): SQL {
     const newestEdge = span.past
       ? sql`(SELECT count(*) FROM ${exchangeTrades}
           WHERE ${and(
@@ -101,17 +110,11 @@ export function createTradesRepository(db: DbExecutor) {
             gte(exchangeTrades.tradeTimestamp, sql`${span.past}::timestamp AT TIME ZONE 'UTC'`),
           )})`
       : sql`0`;
-    const [row] = await db
-      .execute(
-        sql`SELECT day::text AS day, newer::bigint AS newer FROM (
-          SELECT day, ${newestEdge} + coalesce(sum(sum(total_trades))
-            OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
-          FROM ${exchangeTradeDays} WHERE ${daysWhere(filter, span)} GROUP BY day
-        ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`,
-      )
-      .then((r) => rowsOf<{ day: string; newer: string }>(r));
-    if (!row) return { skip: offset };
-    return { before: sql`(${row.day}::date + 1)::timestamp AT TIME ZONE 'UTC'`, skip: offset - Number(row.newer) };
+    return sql`SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM (
+        SELECT day, ${newestEdge} + coalesce(sum(sum(total_trades))
+          OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+        FROM ${exchangeTradeDays} WHERE ${daysWhere(filter, span)} GROUP BY day
+      ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`;
   }
 
   return {
@@ -126,22 +129,41 @@ export function createTradesRepository(db: DbExecutor) {
       return inserted.length;
     },
 
+    /**
+     * A page of the window's trades, newest first, with how many there are: one statement, whose cost
+     * follows the page and the days, not the trades (a deep page starts at its day, decision 124).
+     */
     async list(
       filter: TradeFilter,
       page: { limit: number; offset: number },
     ): Promise<{ rows: TradeRow[]; total: number }> {
-      const [start, total] = await Promise.all([pageStart(filter, page.offset), count(filter)]);
-      const condition = start.before
-        ? and(where(filter), lt(exchangeTrades.tradeTimestamp, start.before))
-        : where(filter);
-      const rows = await db
-        .select()
-        .from(exchangeTrades)
-        .where(condition)
-        .orderBy(descending(exchangeTrades.tradeTimestamp), descending(exchangeTrades.id))
-        .limit(page.limit)
-        .offset(rowOffset(start.skip));
-      return { rows, total };
+      const span = wholeDays(filter.start, filter.end);
+      const deep = span !== null && page.offset >= DEEP_OFFSET;
+      const start = deep ? sql`, start AS (${pageStartQuery(filter, span, page.offset)})` : sql``;
+      const before = deep
+        ? sql`AND ${exchangeTrades.tradeTimestamp} < coalesce((SELECT before FROM start), 'infinity')`
+        : sql``;
+      const skip = deep
+        ? sql`(${page.offset}::bigint - coalesce((SELECT newer FROM start), 0))::bigint`
+        : sql`${rowOffset(page.offset)}::bigint`;
+      const raw = rowsOf<ListedTrade>(
+        await db.execute(sql`
+          WITH total AS (${totalQuery(filter, span)})${start}
+          SELECT total.n AS records, page.* FROM total LEFT JOIN LATERAL (
+            SELECT ${tradeColumns} FROM ${exchangeTrades}
+            WHERE ${where(filter)} ${before}
+            ORDER BY ${descending(exchangeTrades.tradeTimestamp)}, ${descending(exchangeTrades.id)}
+            LIMIT ${page.limit} OFFSET ${skip}
+          ) AS page ON true
+          ORDER BY page."tradeTimestamp" DESC NULLS LAST, page.id DESC NULLS LAST`),
+      );
+      const rows: TradeRow[] = [];
+      for (const { records: _, id, tradeTimestamp, createdAt, ...row } of raw) {
+        if (id !== null) {
+          rows.push({ ...row, id, tradeTimestamp: new Date(tradeTimestamp), createdAt: new Date(createdAt) });
+        }
+      }
+      return { rows, total: Number(raw[0]?.records ?? 0) };
     },
 
     /** Volume is the quote amount traded (Σ total); fees are summed whatever their currency. */
@@ -252,16 +274,6 @@ export function createTradesRepository(db: DbExecutor) {
           ),
         );
       return Number(row?.n ?? 0);
-    },
-
-    /** Each user's stored trades, from the counts the database keeps (exchange_trade_counts). */
-    async countForUsers(userIds: readonly string[]): Promise<Map<string, number>> {
-      if (userIds.length === 0) return new Map();
-      const rows = await db
-        .select({ userId: exchangeTradeCounts.userId, n: exchangeTradeCounts.totalTrades })
-        .from(exchangeTradeCounts)
-        .where(inArray(exchangeTradeCounts.userId, [...userIds]));
-      return new Map(rows.map((r) => [r.userId, r.n]));
     },
   };
 }

@@ -74,6 +74,32 @@ describe('exchange trades', () => {
       );
     });
 
+    it('shows each trade as the venue reported it, amounts exact and a priceless one without amounts', async () => {
+      const { trades } = (await call('GET', '/api/exchange/trades?exchange=binance')).json();
+      const sell = trades.find(
+        (tr: { symbol: string; side: string }) => tr.symbol === 'BTC/USDT' && tr.side === 'sell',
+      );
+      assert.ok(sell, JSON.stringify(trades));
+      const { id, created_at, ...reported } = sell;
+      assert.match(id, /^[0-9a-f-]{36}$/);
+      assert.ok(Date.parse(created_at) > day(3), created_at);
+      assert.deepEqual(reported, {
+        exchange_trade_id: '102',
+        exchange: 'binance',
+        symbol: 'BTC/USDT',
+        side: 'sell',
+        price: 65100.2,
+        amount: 0.005,
+        total: 325.501,
+        fee: 0.325501,
+        fee_currency: 'USDT',
+        trade_timestamp: new Date(day(3)).toISOString(),
+        sync_status: 'synced',
+      });
+      const failed = trades.find((tr: { symbol: string }) => tr.symbol === 'LTC/USDT');
+      assert.deepEqual([failed.price, failed.sync_status], [null, 'failed']);
+    });
+
     it('filters by symbol in any spelling and by dates', async () => {
       for (const symbol of ['BTCUSDT', 'btc-usdt', 'BTC/USDT']) {
         const body = (
