@@ -1,6 +1,6 @@
 // Balance snapshots: one sync row per successful balance sync, one balance row per held currency.
 import { and, asc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import { rowsOf, type Database, type DbExecutor } from '../../platform/db/database.ts';
+import { type Database, type DbExecutor } from '../../platform/db/database.ts';
 import { exchangeBalances, exchangeBalanceSyncs } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
@@ -130,32 +130,6 @@ export function createBalancesRepository(database: Database) {
         .from(exchangeBalances)
         .innerJoin(latest, eq(latest.id, exchangeBalances.syncId))
         .orderBy(asc(exchangeBalances.exchange), asc(exchangeBalances.currency));
-    },
-
-    /**
-     * Each user's holdings per currency from the latest sync of every (venue, credential), summed
-     * across them: the basis of the account balance in the admin user list.
-     */
-    async latestTotals(userIds: readonly string[]): Promise<{ userId: string; currency: string; total: string }[]> {
-      if (userIds.length === 0) return [];
-      // The latest sync of each user, venue and credential from its index, then that sync's balances by
-      // their own index: a nested loop over a page's users, never a scan of every balance row.
-      const rows = rowsOf<{ userId: string; currency: string; total: string }>(
-        await db.execute(sql`
-          SELECT b.user_id AS "userId", b.currency, sum(b.total)::text AS total
-          FROM (
-            SELECT DISTINCT ON (s.user_id, s.exchange, s.credential_id) s.id
-            FROM ${exchangeBalanceSyncs} AS s
-            WHERE s.user_id IN (${sql.join(
-              userIds.map((id) => sql`${id}::uuid`),
-              sql`, `,
-            )})
-            ORDER BY s.user_id, s.exchange, s.credential_id, s.synced_at DESC NULLS LAST
-          ) AS latest
-          CROSS JOIN LATERAL (SELECT user_id, currency, total FROM ${exchangeBalances} WHERE sync_id = latest.id) AS b
-          GROUP BY b.user_id, b.currency`),
-      );
-      return rows;
     },
   };
 }

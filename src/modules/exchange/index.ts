@@ -24,6 +24,7 @@ import { createTransfersService } from './transfers.service.ts';
 import { venuesRoutes } from './routes/venues.routes.ts';
 import { createTradesRepository } from './trades.repository.ts';
 import { createTradesService } from './trades.service.ts';
+import { createTradingSummaryRepository } from './trading-summary.repository.ts';
 import { createTradingSummary } from './trading-summary.service.ts';
 import { createUsdPrices } from './usd-prices.ts';
 import { createValidationService } from './validation.service.ts';
@@ -103,7 +104,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const budgetOf = (venue: Venue) => platform.venueBudgets.venue(venue);
   const health = createHealthService({ gateway, cache, clock, probeTimeoutMs, budget: budgetOf });
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
-  const tradingSummary = createTradingSummary({ trades: tradesRepo, balances: balancesRepo, prices });
+  const tradingSummary = createTradingSummary({ repo: createTradingSummaryRepository(db), prices });
   const accountSync = createAccountSyncService({ repo: credentialsRepo, cache, balances, trades, transfers, logger });
 
   return {

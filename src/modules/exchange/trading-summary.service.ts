@@ -1,8 +1,7 @@
 // Per-user trading figures for the admin user list: stored trades and an approximate USD value of
 // the latest balance snapshots. Database and cache reads only; no venue is called.
 import { Decimal } from 'decimal.js';
-import type { BalancesRepository } from './balances.repository.ts';
-import type { TradesRepository } from './trades.repository.ts';
+import type { TradingSummaryRepository } from './trading-summary.repository.ts';
 import type { UsdPrices } from './usd-prices.ts';
 
 interface TradingSummary {
@@ -11,23 +10,22 @@ interface TradingSummary {
   accountBalance: number;
 }
 
-export function createTradingSummary(deps: {
-  trades: Pick<TradesRepository, 'countForUsers'>;
-  balances: Pick<BalancesRepository, 'latestTotals'>;
-  prices: Pick<UsdPrices, 'lookup'>;
-}) {
+export function createTradingSummary(deps: { repo: TradingSummaryRepository; prices: Pick<UsdPrices, 'lookup'> }) {
   return {
     async forUsers(userIds: string[]): Promise<Map<string, TradingSummary>> {
-      const [counts, totals] = await Promise.all([
-        deps.trades.countForUsers(userIds),
-        deps.balances.latestTotals(userIds),
-      ]);
+      const figures = await deps.repo.figuresForUsers(userIds);
+      const counts = new Map<string, number>();
+      const totals: { userId: string; currency: string; amount: string }[] = [];
+      for (const { userId, currency, amount } of figures) {
+        if (currency === null) counts.set(userId, Number(amount));
+        else totals.push({ userId, currency, amount });
+      }
       const prices = await deps.prices.lookup(totals.map((t) => t.currency));
       const values = new Map<string, Decimal>();
-      for (const { userId, currency, total } of totals) {
+      for (const { userId, currency, amount } of totals) {
         const price = prices.get(currency);
         if (price === undefined) continue;
-        values.set(userId, (values.get(userId) ?? new Decimal(0)).plus(new Decimal(total).times(price)));
+        values.set(userId, (values.get(userId) ?? new Decimal(0)).plus(new Decimal(amount).times(price)));
       }
       return new Map(
         userIds.map((id) => [
