@@ -77,5 +77,5 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 /** ISO 8601 UTC with milliseconds and `Z`, as every timestamp of the contract. */
 export function iso(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
-  return new Date(value).toISOString();
+  return (value instanceof Date ? value : new Date(value)).toISOString();
 }
