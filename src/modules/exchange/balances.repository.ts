@@ -1,6 +1,6 @@
 // Balance snapshots: one sync row per successful balance sync, one balance row per held currency.
 import { and, asc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import { type Database, type DbExecutor } from '../../platform/db/database.ts';
+import type { Database, DbExecutor } from '../../platform/db/database.ts';
 import { exchangeBalances, exchangeBalanceSyncs } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
