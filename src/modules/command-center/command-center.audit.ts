@@ -11,4 +11,4 @@ export const COMMAND_CENTER_AUDIT_ACTIONS = [
   'command_center.task.update',
 ] as const;
 
-export const { audit } = auditWriter(COMMAND_CENTER_AUDIT_ACTIONS);
+export const { audit, auditFrom } = auditWriter(COMMAND_CENTER_AUDIT_ACTIONS);

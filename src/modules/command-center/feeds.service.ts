@@ -1,6 +1,7 @@
 // The market intel feed and the agent activity feed: ingest, read, and what the scoring job and
 // the dashboard need from them.
-import { audit } from './command-center.audit.ts';
+import { sql } from 'drizzle-orm';
+import { audit, auditFrom } from './command-center.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { invalidField, notFound } from '../../platform/http/errors.ts';
@@ -38,6 +39,30 @@ export interface IntelFeedPage {
 
 export function createIntelService(deps: { db: Db; repo: IntelRepository; clock: Clock }) {
   const { db, repo, clock } = deps;
+
+  /** Stores the realised moves of events, each with its audit entry, in one statement; an unknown id is skipped. */
+  async function recordOutcomes(outcomes: { id: string; outcomePct: number }[]): Promise<number> {
+    if (outcomes.some((o) => !Number.isFinite(o.outcomePct))) {
+      throw new RangeError('outcomePct must be a finite number');
+    }
+    const known = outcomes.filter((o) => UUID.test(o.id));
+    const now = clock.now();
+    return repo.recordOutcomes(known, now, (scored) =>
+      auditFrom(
+        scored,
+        {
+          actorType: 'job',
+          action: 'command_center.intel.score',
+          subjectUserId: sql`NULL::uuid`,
+          targetType: 'market_intel_event',
+          targetId: sql`id::text`,
+          details: sql`jsonb_build_object('outcome_pct', outcome_pct)`,
+        },
+        now,
+      ),
+    );
+  }
+
   return {
     async feed(query: IntelQuery): Promise<IntelFeedPage> {
       const filters = {
@@ -107,34 +132,23 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
     },
 
     /**
-     * Records that an event could not be scored, so the next run tries others first. `unscorable`
-     * (the venue cannot price it) counts towards giving up; a market data failure does not. Nothing
+     * Records that events could not be scored, so the next run tries others first. `unscorable` (the
+     * venue cannot price it) counts towards giving up; a market data failure does not. Nothing
      * happens for an event scored or gone in the meantime.
      */
-    async recordScoringFailure(id: string, failure: { unscorable: boolean; reason: string }): Promise<void> {
-      if (!UUID.test(id)) throw notFound('Intel event not found');
-      await repo.recordScoringFailure(id, { ...failure, reason: failure.reason.slice(0, 500) }, clock.now());
+    async recordScoringFailures(failures: { id: string; unscorable: boolean; reason: string }[]): Promise<void> {
+      if (failures.some((f) => !UUID.test(f.id))) throw notFound('Intel event not found');
+      await repo.recordScoringFailures(
+        failures.map((f) => ({ ...f, reason: f.reason.slice(0, 500) })),
+        clock.now(),
+      );
     },
 
-    /** Stores the realised move of an event; 404 for an unknown id. */
+    recordOutcomes,
+
+    /** Stores the realised move of one event; 404 for an unknown id. */
     async recordOutcome(id: string, outcomePct: number): Promise<void> {
-      if (!Number.isFinite(outcomePct)) throw new RangeError('outcomePct must be a finite number');
-      if (!UUID.test(id)) throw notFound('Intel event not found');
-      const now = clock.now();
-      await db.transaction(async (tx) => {
-        if (!(await repo.recordOutcome(id, outcomePct, now, tx))) throw notFound('Intel event not found');
-        await audit(
-          {
-            actorType: 'job',
-            action: 'command_center.intel.score',
-            targetType: 'market_intel_event',
-            targetId: id,
-            details: { outcome_pct: outcomePct },
-          },
-          now,
-          tx,
-        );
-      });
+      if ((await recordOutcomes([{ id, outcomePct }])) === 0) throw notFound('Intel event not found');
     },
   };
 }

@@ -1,11 +1,11 @@
-import { and, asc, count, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { and, asc, count, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { marketIntelCounts, marketIntelEvents } from './command-center.tables.ts';
+import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './intel-scoring.domain.ts';
+import { descending } from '../../platform/db/order.ts';
 
 /** The kept counts' outcome names, as signs of the outcome. */
 const OUTCOME_SIGNS: Record<string, number | null> = { gain: 1, loss: -1, flat: 0, unscored: null };
-import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './intel-scoring.domain.ts';
-import { descending } from '../../platform/db/order.ts';
 
 export type IntelRow = typeof marketIntelEvents.$inferSelect;
 type NewIntel = typeof marketIntelEvents.$inferInsert;
@@ -121,35 +121,46 @@ export function createIntelRepository(db: DbExecutor) {
     },
 
     /**
-     * A failed scoring attempt; `unscorable` ones count towards giving up. False when no unscored event has this id.
+     * Failed scoring attempts, in one statement; `unscorable` ones count towards giving up. An event
+     * scored or gone in the meantime is left alone.
      */
-    async recordScoringFailure(
-      id: string,
-      failure: { unscorable: boolean; reason: string },
+    async recordScoringFailures(
+      failures: readonly { id: string; unscorable: boolean; reason: string }[],
       at: Date,
-    ): Promise<boolean> {
-      const rows = await db
-        .update(marketIntelEvents)
-        .set({
-          scoringAttemptedAt: at,
-          scoringError: failure.reason,
-          scoringAttempts: failure.unscorable
-            ? sql`${marketIntelEvents.scoringAttempts} + 1`
-            : marketIntelEvents.scoringAttempts,
-        })
-        .where(and(eq(marketIntelEvents.id, id), isNull(marketIntelEvents.outcomePct)))
-        .returning({ id: marketIntelEvents.id });
-      return rows.length > 0;
+    ): Promise<void> {
+      if (failures.length === 0) return;
+      await db.execute(sql`
+        UPDATE ${marketIntelEvents} AS e
+        SET scoring_attempted_at = ${at}::timestamptz, scoring_error = f.reason,
+          scoring_attempts = e.scoring_attempts + CASE WHEN f.unscorable THEN 1 ELSE 0 END
+        FROM jsonb_to_recordset(${JSON.stringify(failures)}::jsonb) AS f(id uuid, unscorable boolean, reason text)
+        WHERE e.id = f.id AND e.outcome_pct IS NULL`);
     },
 
-    /** False when no event has this id. */
-    async recordOutcome(id: string, outcomePct: number, at: Date, executor: DbExecutor = db): Promise<boolean> {
-      const rows = await executor
-        .update(marketIntelEvents)
-        .set({ outcomePct, scoredAt: at, scoringError: null })
-        .where(eq(marketIntelEvents.id, id))
-        .returning({ id: marketIntelEvents.id });
-      return rows.length > 0;
+    /**
+     * Gives events their outcomes, in one statement. `recorded` is the statement that records them,
+     * run within this one over the scored rows (`id`, `outcome_pct`). Answers how many were stored: an
+     * unknown id is not.
+     */
+    async recordOutcomes(
+      outcomes: readonly { id: string; outcomePct: number }[],
+      at: Date,
+      recorded: (scored: SQL) => SQL,
+    ): Promise<number> {
+      if (outcomes.length === 0) return 0;
+      const input = JSON.stringify(outcomes.map((o) => ({ id: o.id, outcome_pct: o.outcomePct })));
+      const [row] = rowsOf<{ n: number }>(
+        await db.execute(sql`
+          WITH scored AS (
+            UPDATE ${marketIntelEvents} AS e
+            SET outcome_pct = o.outcome_pct, scored_at = ${at}::timestamptz, scoring_error = NULL
+            FROM jsonb_to_recordset(${input}::jsonb) AS o(id uuid, outcome_pct double precision)
+            WHERE e.id = o.id
+            RETURNING e.id, e.outcome_pct
+          ), recorded AS (${recorded(sql`scored`)})
+          SELECT count(*)::int AS n FROM scored`),
+      );
+      return Number(row?.n ?? 0);
     },
   };
 }

@@ -38,3 +38,60 @@ export function outcomePct(atDetection: number, atHorizon: number): number {
   const pct = ((atHorizon - atDetection) / atDetection) * 100;
   return Math.round(pct * 10_000) / 10_000 || 0;
 }
+
+/** A price the scoring needs: a symbol's at an instant. */
+export interface PricePoint {
+  symbol: string;
+  at: Date;
+}
+
+/** One candle request: a window of a symbol, how many candles it holds at most, and the points it prices (their indexes). */
+export interface CandleRequest {
+  symbol: string;
+  start: Date;
+  end: Date;
+  limit: number;
+  points: number[];
+}
+
+/** Candles one request asks for at most: one page of the venue's answer. */
+export const CANDLES_PER_REQUEST = 1000;
+
+/** How many candles of `intervalMs` can open within [start, end]. */
+const candlesIn = (start: Date, end: Date, intervalMs: number) =>
+  Math.floor((end.getTime() - start.getTime()) / intervalMs) + 1;
+
+/**
+ * The candle requests that price every point: each point's own window (`priceWindow`), and points of
+ * one symbol close enough in time to share a request of at most `perRequest` candles merged into it.
+ * Calls on one market tend to come together, so a run needs a request per cluster, not two per call.
+ */
+export function candleRequests(
+  points: readonly PricePoint[],
+  perRequest = CANDLES_PER_REQUEST,
+  intervalMs = SCORING_INTERVAL_MS,
+): CandleRequest[] {
+  const bySymbol = new Map<string, number[]>();
+  points.forEach((point, i) => {
+    const indexes = bySymbol.get(point.symbol);
+    if (indexes) indexes.push(i);
+    else bySymbol.set(point.symbol, [i]);
+  });
+  const requests: CandleRequest[] = [];
+  for (const [symbol, indexes] of bySymbol) {
+    indexes.sort((a, b) => points[a]!.at.getTime() - points[b]!.at.getTime());
+    let current: CandleRequest | undefined;
+    for (const i of indexes) {
+      const { start, end } = priceWindow(points[i]!.at, intervalMs);
+      if (current && candlesIn(current.start, end, intervalMs) <= perRequest) {
+        current.end = end;
+        current.limit = candlesIn(current.start, end, intervalMs);
+        current.points.push(i);
+      } else {
+        current = { symbol, start, end, limit: candlesIn(start, end, intervalMs), points: [i] };
+        requests.push(current);
+      }
+    }
+  }
+  return requests;
+}

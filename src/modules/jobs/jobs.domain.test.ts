@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError, unavailable } from '../../platform/http/errors.ts';
-import { closeAt, outcomePct, priceWindow } from './intel-outcome.domain.ts';
+import { candleRequests, closeAt, outcomePct, priceWindow } from './intel-outcome.domain.ts';
 import { safeJobError } from './job-errors.domain.ts';
 import { JOB_DEFINITIONS, JOB_NAMES } from './registry.ts';
 
@@ -27,6 +27,38 @@ describe('intel outcome', () => {
     const { start, end } = priceWindow(t);
     assert.equal(end.getTime(), t.getTime());
     assert.equal(start.toISOString(), '2025-01-01T11:58:30.000Z');
+  });
+
+  it('prices points of one market close in time with one request, each point inside its window', () => {
+    const t0 = Date.UTC(2025, 0, 1, 12, 0, 30);
+    const at = (minutes: number) => new Date(t0 + minutes * MIN);
+    const points = [
+      { symbol: 'BTCUSDT', at: at(10) },
+      { symbol: 'ETHUSDT', at: at(0) },
+      { symbol: 'BTCUSDT', at: at(0) },
+      { symbol: 'BTCUSDT', at: at(997) }, // the last minute one request of 1,000 candles still reaches
+      { symbol: 'BTCUSDT', at: at(998) }, // one minute further: a request of its own
+      { symbol: 'BTCUSDT', at: at(24 * 60) },
+    ];
+    const requests = candleRequests(points, 1000);
+    assert.deepEqual(
+      requests.map((r) => [r.symbol, r.points, r.limit]),
+      [
+        ['BTCUSDT', [2, 0, 3], 1000],
+        ['BTCUSDT', [4, 5], 24 * 60 - 998 + 3],
+        ['ETHUSDT', [1], 3],
+      ],
+    );
+    for (const request of requests) {
+      assert.ok(request.limit <= 1000);
+      for (const i of request.points) {
+        const own = priceWindow(points[i]!.at);
+        assert.ok(request.start <= own.start && own.end <= request.end, `point ${i} inside its request`);
+      }
+    }
+    assert.equal(requests[0]!.start.getTime(), at(-2).getTime());
+    assert.equal(requests[0]!.end.getTime(), at(997).getTime());
+    assert.deepEqual(candleRequests([]), []);
   });
 
   it('answers the market move in percent with its own sign', () => {

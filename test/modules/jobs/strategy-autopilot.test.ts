@@ -3,9 +3,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { outcomePct } from '../../../src/modules/jobs/intel-outcome.domain.ts';
 import { strategyAutopilot } from '../../../src/modules/jobs/jobs/strategy-autopilot.job.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
+import { rowsOf } from '../../../src/platform/db/database.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { klinesFor } from '../../fakes/binance-market-data.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -115,6 +117,32 @@ describe('strategy-autopilot/evaluate', () => {
     // A second run scores nothing again; only the event the venue cannot price is looked at.
     assert.deepEqual((await run()).intel, { matured: 1, scored: 0, market_failures: 0, unscorable: 1 });
     assert.equal((await intelEvents()).events.find((e) => e.id === btc)!.outcome_pct, outcome(btc));
+  });
+
+  it('prices calls on one market close in time with one candle request, each scored as if alone', async () => {
+    const detected = [30, 29.5, 29, 28.25].map((h) => ago(h * HOUR));
+    const ids: string[] = [];
+    for (const at of detected) {
+      ids.push(await ingest({ symbol: 'BTCUSDT', direction: 'up', detected_at: at.toISOString() }));
+    }
+    const before = binance.countRequests('/api/v3/klines');
+    assert.deepEqual((await run()).intel, { matured: 4, scored: 4, market_failures: 0, unscorable: 0 });
+    // The detections lie within 1,000 minutes, and so do the horizons: two requests, not eight.
+    assert.equal(binance.countRequests('/api/v3/klines') - before, 2);
+    const { events } = await intelEvents();
+    detected.forEach((at, i) => {
+      const scored = events.find((e) => e.id === ids[i])!.outcome_pct;
+      assert.equal(scored, outcomePct(closeAt('BTCUSDT', at), closeAt('BTCUSDT', new Date(at.getTime() + DAY))));
+    });
+    const audited = await t.database.db.execute(
+      sql`SELECT target_id, details, actor_type, action FROM audit_log WHERE action = 'command_center.intel.score'`,
+    );
+    assert.deepEqual(
+      rowsOf<{ target_id: string; details: { outcome_pct: number } }>(audited)
+        .map((r) => [r.target_id, r.details.outcome_pct])
+        .sort(),
+      ids.map((id) => [id, events.find((e) => e.id === id)!.outcome_pct]).sort(),
+    );
   });
 
   it('leaves an event unscored when the venue fails, and scores it on the next run', async () => {

@@ -6,11 +6,18 @@ import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
 import type { PaperEvaluation } from '../../strategies/strategies.service.ts';
 import { AppError } from '../../../platform/http/errors.ts';
-import { closeAt, outcomePct, priceWindow, SCORING_INTERVAL, type ClosedCandle } from '../intel-outcome.domain.ts';
+import {
+  candleRequests,
+  closeAt,
+  outcomePct,
+  SCORING_INTERVAL,
+  type ClosedCandle,
+  type PricePoint,
+} from '../intel-outcome.domain.ts';
 
 /** Matured events looked at per run (never-tried first, then oldest horizon first); the rest wait for the next run. */
 const INTEL_BATCH = 200;
-/** Events scored at once: their candle requests overlap instead of queuing one event behind another. */
+/** Candle requests out at once: they overlap instead of queuing one behind another. */
 const SCORING_CONCURRENCY = 8;
 
 export interface MaturedIntel {
@@ -23,8 +30,8 @@ export interface MaturedIntel {
 export interface StrategyAutopilotDeps {
   intel: {
     listMaturedUnscored(now: Date, limit: number): Promise<MaturedIntel[]>;
-    recordOutcome(id: string, pct: number): Promise<void>;
-    recordScoringFailure(id: string, failure: { unscorable: boolean; reason: string }): Promise<void>;
+    recordOutcomes(outcomes: { id: string; outcomePct: number }[]): Promise<number>;
+    recordScoringFailures(failures: { id: string; unscorable: boolean; reason: string }[]): Promise<void>;
   };
   candles(symbol: string, interval: string, start: Date, end: Date, limit?: number): Promise<ClosedCandle[]>;
   strategies: { evaluatePaper(now: Date, limitPerHour: number): Promise<PaperEvaluation> };
@@ -82,57 +89,74 @@ function paperResult(evaluation: PaperEvaluation): Static<typeof PaperResult> {
   };
 }
 
-type ScoringOutcome = 'scored' | 'unscorable' | 'market_failures';
+/** A point's price: the close at its instant, null when the venue has no candle for it, or why it could not be asked. */
+type Priced = number | null | { error: unknown };
 
 async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Static<typeof IntelResult>> {
   const events = await deps.intel.listMaturedUnscored(now, deps.intelBatch ?? INTEL_BATCH);
-  // A few events at a time: each waits on the venue twice, and the venue's guard paces what goes out.
+  // Each event's price at detection (point 2i) and at its horizon (2i + 1), from as few candle requests
+  // as cover them; every request settles before any event is judged, so none is still out when the run ends.
+  const points: PricePoint[] = events.flatMap((e) => [
+    { symbol: e.symbol, at: e.detectedAt },
+    { symbol: e.symbol, at: e.horizonAt },
+  ]);
+  const prices: Priced[] = new Array(points.length).fill(null);
   const limit = pLimit(SCORING_CONCURRENCY);
-  const outcomes = await Promise.all(events.map((event) => limit(() => scoreEvent(deps, event))));
-  const counts = { matured: events.length, scored: 0, market_failures: 0, unscorable: 0 };
-  for (const outcome of outcomes) counts[outcome] += 1;
-  return counts;
-}
-
-async function scoreEvent(deps: StrategyAutopilotDeps, event: MaturedIntel): Promise<ScoringOutcome> {
-  let prices: [number | null, number | null];
-  try {
-    // Both settle before the event is judged, so no request of this run is still out when it ends.
-    const settled = await Promise.allSettled(
-      [event.detectedAt, event.horizonAt].map(async (t) => {
-        const { start, end } = priceWindow(t);
-        return closeAt(await deps.candles(event.symbol, SCORING_INTERVAL, start, end, 3), t);
+  await Promise.all(
+    candleRequests(points).map((request) =>
+      limit(async () => {
+        try {
+          const candles = await deps.candles(
+            request.symbol,
+            SCORING_INTERVAL,
+            request.start,
+            request.end,
+            request.limit,
+          );
+          for (const i of request.points) prices[i] = closeAt(candles, points[i]!.at);
+        } catch (error) {
+          deps.logger.warn({ err: error, symbol: request.symbol, points: request.points.length }, 'candles not read');
+          for (const i of request.points) prices[i] = { error };
+        }
       }),
-    );
-    const failure = settled.find((outcome) => outcome.status === 'rejected');
-    if (failure) throw failure.reason;
-    prices = settled.map((outcome) => (outcome as PromiseFulfilledResult<number | null>).value) as [
-      number | null,
-      number | null,
-    ];
-  } catch (error) {
-    // An unknown symbol (404) or a refused window (422) will not get better; an upstream failure may.
-    const permanent = error instanceof AppError && error.status < 500;
-    deps.logger.warn({ err: error, intelId: event.id, symbol: event.symbol }, 'intel event left unscored');
-    // Recorded, so the next run tries events never tried first: a pile of unscorable ones never blocks newer events.
-    const reason = permanent
-      ? `the venue cannot price ${event.symbol}: ${(error as AppError).message}`
-      : 'the market data source failed';
-    await deps.intel.recordScoringFailure(event.id, { unscorable: permanent, reason });
-    return permanent ? 'unscorable' : 'market_failures';
-  }
-  const [atDetection, atHorizon] = prices;
-  if (atDetection === null || atHorizon === null) {
-    await deps.intel.recordScoringFailure(event.id, {
-      unscorable: true,
-      reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${
-        atDetection === null ? 'detection' : 'the ' + 'horizon'
-      }`,
-    });
-    return 'unscorable';
-  }
-  await deps.intel.recordOutcome(event.id, outcomePct(atDetection, atHorizon));
-  return 'scored';
+    ),
+  );
+
+  const counts = { matured: events.length, scored: 0, market_failures: 0, unscorable: 0 };
+  const outcomes: { id: string; outcomePct: number }[] = [];
+  const failures: { id: string; unscorable: boolean; reason: string }[] = [];
+  events.forEach((event, i) => {
+    const [atDetection, atHorizon] = [prices[2 * i]!, prices[2 * i + 1]!];
+    const failed = [atDetection, atHorizon].find((price) => typeof price === 'object' && price !== null);
+    if (failed) {
+      // An unknown symbol (404) or a refused window (422) will not get better; an upstream failure may.
+      // Recorded, so the next run tries events never tried first: a pile of unscorable ones never blocks newer events.
+      const { error } = failed as { error: unknown };
+      const permanent = error instanceof AppError && error.status < 500;
+      failures.push({
+        id: event.id,
+        unscorable: permanent,
+        reason: permanent
+          ? `the venue cannot price ${event.symbol}: ${(error as AppError).message}`
+          : 'the market data source failed',
+      });
+      counts[permanent ? 'unscorable' : 'market_failures'] += 1;
+    } else if (atDetection === null || atHorizon === null) {
+      failures.push({
+        id: event.id,
+        unscorable: true,
+        reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${atDetection === null ? 'detection' : 'the horizon'}`,
+      });
+      counts.unscorable += 1;
+    } else {
+      outcomes.push({ id: event.id, outcomePct: outcomePct(atDetection as number, atHorizon as number) });
+      counts.scored += 1;
+    }
+  });
+  // Recorded set by set, each in one statement: the cost follows the run, not its events.
+  await deps.intel.recordOutcomes(outcomes);
+  await deps.intel.recordScoringFailures(failures);
+  return counts;
 }
 
 export async function strategyAutopilot(deps: StrategyAutopilotDeps, now: Date): Promise<StrategyAutopilotResult> {
