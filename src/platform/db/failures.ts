@@ -45,6 +45,9 @@ const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
  * Whether a request waited its whole bound for a pooled connection while the database kept
  * answering the others (a statement came back during the wait): a burst larger than the pool, not
  * an outage (decision 121). pg words both the same way, so the answers during the wait tell them apart.
+ * Only an answer in the wait's later half counts: timers measure from the event loop's cached time,
+ * so an answer just before the wait began can look like one within its bound; in a burst, statements
+ * keep coming back all through the wait.
  */
 export function isPoolSaturated(error: unknown, now = Date.now()): boolean {
   let waited = false;
@@ -52,7 +55,7 @@ export function isPoolSaturated(error: unknown, now = Date.now()): boolean {
     waited = current.message === POOL_WAIT_TIMEOUT;
     current = current.cause;
   }
-  return waited && now - databaseOutage.answeredAt <= databaseOutage.poolWaitMs;
+  return waited && now - databaseOutage.answeredAt <= databaseOutage.poolWaitMs / 2;
 }
 
 const UNAVAILABLE_CODES = new Set([
