@@ -59,7 +59,8 @@ CREATE TABLE "agent_activity_events" (
 	"rationale" text DEFAULT '' NOT NULL,
 	"action" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"created_by" uuid,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"wire" text
 );
 --> statement-breakpoint
 CREATE TABLE "command_center_task_blockers" (

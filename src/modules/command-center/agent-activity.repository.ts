@@ -2,7 +2,6 @@ import { and, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { agentActivityEvents } from './command-center.tables.ts';
 import { descending } from '../../platform/db/order.ts';
-import { isoText } from '../../platform/db/iso-text.ts';
 
 export type ActivityRow = typeof agentActivityEvents.$inferSelect;
 type NewActivity = typeof agentActivityEvents.$inferInsert;
@@ -23,8 +22,8 @@ export function createAgentActivityRepository(db: DbExecutor) {
 
     /**
      * The events after `from`, newest first, as the JSON text of the wire's event array, written by
-     * the database (decision 184): a page of up to 1,000 events is then one string, with no timestamp
-     * parsed and formatted again or `action` document parsed and serialised again per row.
+     * the database (decision 184): a page is its rows' kept texts joined (decision 188), with no row
+     * formatted again, here or in the database; a row written with triggers off is formatted here.
      */
     async sinceAsJson(from: Date, limit: number, agentId?: string): Promise<string> {
       const conditions: SQL[] = [gt(agentActivityEvents.createdAt, from)];
@@ -39,15 +38,14 @@ export function createAgentActivityRepository(db: DbExecutor) {
       const [row] = rowsOf<{ events: string }>(
         await db.execute(sql`
           SELECT coalesce(
-              '[' || string_agg(row_to_json(wire)::text, ',' ORDER BY ${page.createdAt} DESC, ${page.id} DESC) || ']',
+              '[' || string_agg(
+                coalesce(${page.wire}, agent_activity_wire(${page.id}, ${page.agentId}, ${page.agentName},
+                  ${page.kind}, ${page.rationale}, ${page.action}, ${page.createdAt})),
+                ',' ORDER BY ${page.createdAt} DESC, ${page.id} DESC
+              ) || ']',
               '[]'
             ) AS events
-          FROM ${page}
-          CROSS JOIN LATERAL (
-            SELECT ${page.id} AS id, ${page.agentId} AS agent_id, ${page.agentName} AS agent_name,
-              ${page.kind} AS kind, ${page.rationale} AS rationale, ${page.action} AS action,
-              ${isoText(page.createdAt)} AS created_at
-          ) AS wire`),
+          FROM ${page}`),
       );
       return row!.events;
     },

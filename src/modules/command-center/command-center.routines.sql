@@ -61,3 +61,24 @@ $fn$;
 CREATE INDEX market_intel_events_scoring_queue_idx ON market_intel_events
   (scoring_attempted_at NULLS FIRST, intel_horizon(expires_at, detected_at), id)
   WHERE outcome_pct IS NULL AND scoring_attempts < 3;
+--> statement-breakpoint
+-- An agent activity event as the feed's JSON text (the wire's fields, in its order; the time as
+-- Date#toISOString writes it), kept in the row as it is written (decision 188).
+CREATE FUNCTION agent_activity_wire(
+  id uuid, agent_id text, agent_name text, kind text, rationale text, action jsonb, created_at timestamptz
+) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT row_to_json(w)::text FROM (
+    SELECT $1 AS id, $2 AS agent_id, $3 AS agent_name, $4 AS kind, $5 AS rationale, $6 AS action,
+      to_char($7 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
+  ) AS w
+$fn$;
+--> statement-breakpoint
+CREATE FUNCTION agent_activity_wire_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.wire := agent_activity_wire(NEW.id, NEW.agent_id, NEW.agent_name, NEW.kind, NEW.rationale, NEW.action, NEW.created_at);
+  RETURN NEW;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER agent_activity_wire_on_write BEFORE INSERT OR UPDATE ON agent_activity_events
+  FOR EACH ROW EXECUTE FUNCTION agent_activity_wire_follow();

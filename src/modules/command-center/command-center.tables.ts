@@ -132,6 +132,12 @@ export const agentActivityEvents = pgTable(
     action: jsonb('action').$type<Record<string, unknown>>().notNull().default({}),
     createdBy: uuid('created_by'),
     createdAt: at('created_at').notNull().defaultNow(),
+    /**
+     * The event as the feed's JSON text, written by the database as the row is written, whatever
+     * writes it (command-center.routines.sql): a page of the feed is then its rows' texts joined
+     * (decision 188). Null only where rows were written with triggers off; the feed writes those.
+     */
+    wire: text('wire'),
   },
   (t) => [
     index('agent_activity_events_created_idx').on(t.createdAt.desc(), t.id.desc()),

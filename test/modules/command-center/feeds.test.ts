@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { CommandCenterModule } from '../../../src/modules/command-center/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
+import { rowsOf } from '../../../src/platform/db/database.ts';
 import { auditLog } from '../../../src/platform/db/schema.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -320,6 +321,52 @@ describe('command center feeds', () => {
         actions24h: 1,
         openTasks: 0,
       });
+    });
+
+    it('lists rows written by any path as their fields say: a bulk import, an update, triggers off', async () => {
+      const exec = async (query: ReturnType<typeof sql>) => rowsOf<{ id: string }>(await t.database.db.execute(query));
+      // A bulk import that writes the kept text too, wrongly: the database writes it again from the row.
+      const [imported] =
+        await exec(sql`INSERT INTO agent_activity_events (agent_id, kind, rationale, action, created_at, wire)
+        VALUES ('importer', 'scan', 'bulk', '{"n": 1}', ${hoursAgo(1.5)}, '{"forged":true}') RETURNING id`);
+      await exec(sql`UPDATE agent_activity_events SET agent_name = 'Imported' WHERE agent_id = 'importer'`);
+      // A restore with triggers off leaves no text: the feed writes the event itself.
+      await exec(sql`ALTER TABLE agent_activity_events DISABLE TRIGGER agent_activity_wire_on_write`);
+      let restored: { id: string } | undefined;
+      try {
+        [restored] = await exec(sql`INSERT INTO agent_activity_events (agent_id, kind, created_at)
+          VALUES ('restorer', 'note', ${hoursAgo(1.25)}) RETURNING id`);
+      } finally {
+        await exec(sql`ALTER TABLE agent_activity_events ENABLE TRIGGER agent_activity_wire_on_write`);
+      }
+      try {
+        const events = (await call('GET', `${ACTIVITY}?hours=2`)).json().events;
+        assert.deepEqual(
+          events.filter((e: { agent_id: string }) => ['importer', 'restorer'].includes(e.agent_id)),
+          [
+            {
+              id: restored!.id,
+              agent_id: 'restorer',
+              agent_name: null,
+              kind: 'note',
+              rationale: '',
+              action: {},
+              created_at: hoursAgo(1.25),
+            },
+            {
+              id: imported!.id,
+              agent_id: 'importer',
+              agent_name: 'Imported',
+              kind: 'scan',
+              rationale: 'bulk',
+              action: { n: 1 },
+              created_at: hoursAgo(1.5),
+            },
+          ],
+        );
+      } finally {
+        await exec(sql`DELETE FROM agent_activity_events WHERE agent_id IN ('importer', 'restorer')`);
+      }
     });
 
     it('bounds hours to 1..720 and validates the event', async () => {
