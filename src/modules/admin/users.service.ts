@@ -1,10 +1,10 @@
 // Admin user management: listing, reading, changing and soft-deleting users, their activity, and
 // the platform statistics.
 import { Decimal } from 'decimal.js';
+import { sql, type SQL } from 'drizzle-orm';
 import type { AuditRow } from '../../platform/audit.ts';
 import { audit, auditFrom } from './admin.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/database.ts';
 import { isoText } from '../../platform/db/iso-text.ts';
 import { notFound } from '../../platform/http/errors.ts';

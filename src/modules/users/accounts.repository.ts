@@ -78,28 +78,30 @@ function pageStartQuery(filter: UserFilter, offset: number): SQL {
     ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`;
 }
 
-/** The account as the admin's lists show it: no password hash, second factor or bookkeeping dates. */
-export type ListedAccount = Pick<
-  UserRow,
-  | 'id'
-  | 'email'
-  | 'firstName'
-  | 'lastName'
-  | 'role'
-  | 'subscriptionTier'
-  | 'status'
-  | 'emailVerified'
-  | 'twoFactorEnabled'
-  | 'createdAt'
-  | 'lastLogin'
-  | 'avatar'
->;
+/** The columns the admin's lists show of an account: no password hash, second factor or bookkeeping dates. */
+const LISTED = [
+  'id',
+  'email',
+  'firstName',
+  'lastName',
+  'role',
+  'subscriptionTier',
+  'status',
+  'emailVerified',
+  'twoFactorEnabled',
+  'createdAt',
+  'lastLogin',
+  'avatar',
+] as const satisfies readonly (keyof UserRow)[];
 
-const listedColumns = sql`${users.id} AS id, ${users.email} AS email, ${users.firstName} AS "firstName",
-  ${users.lastName} AS "lastName", ${users.role} AS role, ${users.subscriptionTier} AS "subscriptionTier",
-  ${users.status} AS status, ${users.emailVerified} AS "emailVerified",
-  ${users.twoFactorEnabled} AS "twoFactorEnabled", ${users.createdAt} AS "createdAt",
-  ${users.lastLogin} AS "lastLogin", ${users.avatar} AS avatar`;
+/** The account as the admin's lists show it. */
+export type ListedAccount = Pick<UserRow, (typeof LISTED)[number]>;
+
+/** The listed columns under their field names. */
+const listedColumns = sql.join(
+  LISTED.map((field) => sql`${users[field]} AS ${sql.identifier(field)}`),
+  sql`, `,
+);
 
 type ListedRaw = Omit<ListedAccount, 'id' | 'createdAt' | 'lastLogin'> & {
   total: number;
