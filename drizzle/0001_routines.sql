@@ -18,7 +18,9 @@ DECLARE
   END;
 BEGIN
   EXECUTE format(
+    -- In key order: concurrent writers then take the rows' locks in one order, never each other's in turn.
     'INSERT INTO %1$I AS k (%2$s, n) SELECT %2$s, sum(sign) FROM (%3$s) AS changes(sign, %2$s) GROUP BY %2$s HAVING sum(sign) <> 0 '
+    'ORDER BY %2$s '
     'ON CONFLICT (%2$s) DO UPDATE SET n = k.n + excluded.n', target, columns, changes);
   IF TG_OP <> 'INSERT' THEN
     EXECUTE format('DELETE FROM %I WHERE n = 0', target);
@@ -166,6 +168,8 @@ BEGIN
            min(trade_timestamp) FILTER (WHERE sign > 0), max(trade_timestamp) FILTER (WHERE sign > 0)
     FROM (%s) AS changes
     GROUP BY 1, 2, 3, 4
+    -- In key order: concurrent writers then take the rows' locks in one order, never each other's in turn.
+    ORDER BY 1, 2, 3, 4
     ON CONFLICT (user_id, exchange, symbol, day) DO UPDATE SET
       total_trades = d.total_trades + excluded.total_trades,
       buy_count = d.buy_count + excluded.buy_count,
@@ -179,7 +183,7 @@ BEGIN
   $sql$, changes);
   EXECUTE format($sql$
     INSERT INTO exchange_trade_counts AS c (user_id, total_trades)
-    SELECT user_id, sum(sign) FROM (%s) AS changes GROUP BY 1
+    SELECT user_id, sum(sign) FROM (%s) AS changes GROUP BY 1 ORDER BY 1
     ON CONFLICT (user_id) DO UPDATE SET total_trades = c.total_trades + excluded.total_trades
   $sql$, changes);
   IF TG_OP <> 'INSERT' THEN
@@ -382,6 +386,8 @@ BEGIN
   EXECUTE format($sql$
     INSERT INTO payments_revenue AS r (currency, amount, payments)
     SELECT upper(currency), sum(sign * amount), sum(sign) FROM (%s) AS changes GROUP BY 1
+    -- In key order: concurrent writers then take the rows' locks in one order, never each other's in turn.
+    ORDER BY 1
     ON CONFLICT (currency) DO UPDATE SET amount = r.amount + excluded.amount, payments = r.payments + excluded.payments
   $sql$, changes);
   IF TG_OP <> 'INSERT' THEN

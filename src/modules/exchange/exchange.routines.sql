@@ -28,6 +28,8 @@ BEGIN
            min(trade_timestamp) FILTER (WHERE sign > 0), max(trade_timestamp) FILTER (WHERE sign > 0)
     FROM (%s) AS changes
     GROUP BY 1, 2, 3, 4
+    -- In key order: concurrent writers then take the rows' locks in one order, never each other's in turn.
+    ORDER BY 1, 2, 3, 4
     ON CONFLICT (user_id, exchange, symbol, day) DO UPDATE SET
       total_trades = d.total_trades + excluded.total_trades,
       buy_count = d.buy_count + excluded.buy_count,
@@ -41,7 +43,7 @@ BEGIN
   $sql$, changes);
   EXECUTE format($sql$
     INSERT INTO exchange_trade_counts AS c (user_id, total_trades)
-    SELECT user_id, sum(sign) FROM (%s) AS changes GROUP BY 1
+    SELECT user_id, sum(sign) FROM (%s) AS changes GROUP BY 1 ORDER BY 1
     ON CONFLICT (user_id) DO UPDATE SET total_trades = c.total_trades + excluded.total_trades
   $sql$, changes);
   IF TG_OP <> 'INSERT' THEN

@@ -13,6 +13,8 @@ BEGIN
   EXECUTE format($sql$
     INSERT INTO payments_revenue AS r (currency, amount, payments)
     SELECT upper(currency), sum(sign * amount), sum(sign) FROM (%s) AS changes GROUP BY 1
+    -- In key order: concurrent writers then take the rows' locks in one order, never each other's in turn.
+    ORDER BY 1
     ON CONFLICT (currency) DO UPDATE SET amount = r.amount + excluded.amount, payments = r.payments + excluded.payments
   $sql$, changes);
   IF TG_OP <> 'INSERT' THEN

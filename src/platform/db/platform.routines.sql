@@ -17,7 +17,9 @@ DECLARE
   END;
 BEGIN
   EXECUTE format(
+    -- In key order: concurrent writers then take the rows' locks in one order, never each other's in turn.
     'INSERT INTO %1$I AS k (%2$s, n) SELECT %2$s, sum(sign) FROM (%3$s) AS changes(sign, %2$s) GROUP BY %2$s HAVING sum(sign) <> 0 '
+    'ORDER BY %2$s '
     'ON CONFLICT (%2$s) DO UPDATE SET n = k.n + excluded.n', target, columns, changes);
   IF TG_OP <> 'INSERT' THEN
     EXECUTE format('DELETE FROM %I WHERE n = 0', target);
