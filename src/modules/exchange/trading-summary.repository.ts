@@ -17,7 +17,9 @@ export function createTradingSummaryRepository(db: DbExecutor) {
     /**
      * The users' trade counts and, per currency, the sum of their latest balance snapshot of each venue
      * and credential. The latest syncs come from their index, then those syncs' balances by their own:
-     * a nested loop over the users asked for, never a scan of every balance row.
+     * a nested loop over the users asked for, never a scan of every balance row. The balances' subquery
+     * is kept a subquery (`OFFSET 0`): flattened into a join, the planner would hash every balance row
+     * of a table it thinks small (20,000 rows: 13 ms of a 16 ms statement, against 4 ms so).
      */
     async figuresForUsers(userIds: readonly string[]): Promise<TradingFigure[]> {
       if (userIds.length === 0) return [];
@@ -38,7 +40,7 @@ export function createTradingSummaryRepository(db: DbExecutor) {
             WHERE s.user_id IN (${ids})
             ORDER BY s.user_id, s.exchange, s.credential_id, s.synced_at DESC NULLS LAST
           ) AS latest
-          CROSS JOIN LATERAL (SELECT user_id, currency, total FROM ${exchangeBalances} WHERE sync_id = latest.id) AS b
+          CROSS JOIN LATERAL (SELECT user_id, currency, total FROM ${exchangeBalances} WHERE sync_id = latest.id OFFSET 0) AS b
           GROUP BY b.user_id, b.currency`),
       );
     },

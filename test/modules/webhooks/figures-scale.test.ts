@@ -5,41 +5,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { WEBHOOK_PROVIDERS } from '../../../src/config/config.ts';
 import { createDeliveryRepository } from '../../../src/modules/webhooks/webhooks.repository.ts';
-import type { Db } from '../../../src/platform/db/database.ts';
+import { executedPlan, planClient, plansOf, rowsRead, type PlanClient } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const ROWS = 60_000;
 
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  'Relation Name'?: string;
-  Plans?: PlanNode[];
-}
-
-/** Rows the plan's scans of webhook_deliveries read: returned or filtered out, over every loop. */
-function rowsRead(node: PlanNode): number {
-  const own =
-    node['Relation Name'] === 'webhook_deliveries'
-      ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
-}
-
 describe('webhook figures at scale', () => {
   let t: TestApp;
-  /** PGlite, or the pg pool on PostgreSQL: both answer query(text, params) with rows. */
-  let client: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> };
+  let client: PlanClient;
 
   before(async () => {
     t = await buildTestApp();
-    client = (t.database.db as unknown as { $client: typeof client }).$client;
+    client = planClient(t);
     // Six of the eight providers, every status, spread over a year; the newest rows last.
     await t.database.rows(
       sql.raw(`
@@ -55,26 +34,13 @@ describe('webhook figures at scale', () => {
   });
   after(() => t.close());
 
-  /** Runs `work` against the repository and answers the rows read by each statement it ran. */
+  /** Runs `work` against the repository and answers the rows of webhook_deliveries each statement it ran read. */
   async function readsOf(
     work: (repo: ReturnType<typeof createDeliveryRepository>) => Promise<unknown>,
   ): Promise<number[]> {
-    const statements: { query: string; params: unknown[] }[] = [];
-    const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
-    const db = (t.database.kind === 'postgres'
-      ? drizzlePostgres({ client: client as never, logger })
-      : drizzlePglite({ client: client as never, logger })) as unknown as Db;
-    await work(createDeliveryRepository(db, WEBHOOK_PROVIDERS));
-    assert.ok(statements.length > 0);
-    const reads: number[] = [];
-    for (const { query, params } of statements) {
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${query}`,
-        params,
-      );
-      reads.push(rowsRead(rows[0]!['QUERY PLAN'][0].Plan));
-    }
-    return reads;
+    const plans = await plansOf(t, (db) => work(createDeliveryRepository(db, WEBHOOK_PROVIDERS)));
+    assert.ok(plans.length > 0);
+    return plans.map((plan) => rowsRead(plan, 'webhook_deliveries'));
   }
 
   it('reads a handful of rows per provider for each figure, and the figures are right', async () => {
@@ -121,10 +87,10 @@ describe('webhook figures at scale', () => {
   });
 
   it('a figure read over the whole table counts every row (the positive control)', async () => {
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      'EXPLAIN (ANALYZE, FORMAT JSON) SELECT provider, max(processed_at) FROM webhook_deliveries ' +
-        "WHERE status = 'processed' GROUP BY provider",
+    const plan = await executedPlan(
+      client,
+      "SELECT provider, max(processed_at) FROM webhook_deliveries WHERE status = 'processed' GROUP BY provider",
     );
-    assert.ok(rowsRead(rows[0]!['QUERY PLAN'][0].Plan) >= ROWS / 2);
+    assert.ok(rowsRead(plan, 'webhook_deliveries') >= ROWS / 2);
   });
 });

@@ -1,0 +1,58 @@
+// What a repository's statements read: each statement it runs is captured (a Drizzle logger on the
+// test app's own client), then run again under EXPLAIN ANALYZE, and the rows its scans of one table
+// read are counted. A cost that grows with the table shows as rows read, whatever the machine's speed.
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
+import type { Db } from '../../src/platform/db/database.ts';
+import type { TestApp } from './test-app.ts';
+
+export interface PlanNode {
+  'Node Type': string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** PGlite, or the pg pool on PostgreSQL: both answer query(text, params) with rows. */
+export type PlanClient = { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> };
+
+export function planClient(t: TestApp): PlanClient {
+  return (t.database.db as unknown as { $client: PlanClient }).$client;
+}
+
+/** Rows the plan's scans of `relation` read: returned or filtered out, over every loop. */
+export function rowsRead(node: PlanNode, relation: string): number {
+  const own =
+    node['Relation Name'] === relation
+      ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
+      : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, relation), 0);
+}
+
+/** The executed plan of one statement. */
+export async function executedPlan(client: PlanClient, query: string, params: unknown[] = []): Promise<PlanNode> {
+  const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+    `EXPLAIN (ANALYZE, FORMAT JSON) ${query}`,
+    params,
+  );
+  return rows[0]!['QUERY PLAN'][0].Plan;
+}
+
+/**
+ * Runs `work` with a database handle that records every statement, then answers the executed plan of
+ * each statement it ran, in order.
+ */
+export async function plansOf(t: TestApp, work: (db: Db) => Promise<unknown>): Promise<PlanNode[]> {
+  const client = planClient(t);
+  const statements: { query: string; params: unknown[] }[] = [];
+  const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
+  const db = (t.database.kind === 'postgres'
+    ? drizzlePostgres({ client: client as never, logger })
+    : drizzlePglite({ client: client as never, logger })) as unknown as Db;
+  await work(db);
+  const plans: PlanNode[] = [];
+  for (const { query, params } of statements) plans.push(await executedPlan(client, query, params));
+  return plans;
+}
