@@ -133,7 +133,8 @@ CREATE TABLE "market_intel_events" (
 	"scoring_attempted_at" timestamp with time zone,
 	"scoring_error" text,
 	"created_by" uuid,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"wire" text
 );
 --> statement-breakpoint
 CREATE TABLE "exchange_balance_syncs" (

@@ -82,3 +82,33 @@ $fn$;
 --> statement-breakpoint
 CREATE TRIGGER agent_activity_wire_on_write BEFORE INSERT OR UPDATE ON agent_activity_events
   FOR EACH ROW EXECUTE FUNCTION agent_activity_wire_follow();
+--> statement-breakpoint
+-- An intel event as the feed's JSON text (the wire's fields, in its order, as intelEventWire writes
+-- them: times as Date#toISOString writes them, the scoring error only while the event has no
+-- outcome), kept in the row as it is written and as it changes (decision 190).
+CREATE FUNCTION market_intel_wire(
+  id uuid, event_type text, asset text, symbol text, direction text, source text, trust_tier text,
+  raw_note text, strength double precision, evidence jsonb, detected_at timestamptz, expires_at timestamptz,
+  created_at timestamptz, outcome_pct double precision, scoring_error text, scoring_attempts integer
+) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT row_to_json(w)::text FROM (
+    SELECT $1 AS id, $2 AS event_type, $3 AS asset, $4 AS symbol, $5 AS direction, $6 AS source,
+      $7 AS trust_tier, $8 AS raw_note, $9 AS strength, $10 AS evidence,
+      to_char($11 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS detected_at,
+      to_char($12 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at,
+      to_char($13 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
+      $14 AS outcome_pct, CASE WHEN $14 IS NULL THEN $15 END AS scoring_error, $16 AS scoring_attempts
+  ) AS w
+$fn$;
+--> statement-breakpoint
+CREATE FUNCTION market_intel_wire_follow() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.wire := market_intel_wire(NEW.id, NEW.event_type, NEW.asset, NEW.symbol, NEW.direction, NEW.source,
+    NEW.trust_tier, NEW.raw_note, NEW.strength, NEW.evidence, NEW.detected_at, NEW.expires_at, NEW.created_at,
+    NEW.outcome_pct, NEW.scoring_error, NEW.scoring_attempts);
+  RETURN NEW;
+END
+$fn$;
+--> statement-breakpoint
+CREATE TRIGGER market_intel_wire_on_write BEFORE INSERT OR UPDATE ON market_intel_events
+  FOR EACH ROW EXECUTE FUNCTION market_intel_wire_follow();

@@ -110,6 +110,12 @@ export const marketIntelEvents = pgTable(
     scoringError: text('scoring_error'),
     createdBy: uuid('created_by'),
     createdAt: at('created_at').notNull().defaultNow(),
+    /**
+     * The event as the feed's JSON text, written by the database as the row is written or changed,
+     * whatever writes it (command-center.routines.sql): a page of the feed is then its rows' texts
+     * joined (decision 190). Null only where rows were written with triggers off; the feed writes those.
+     */
+    wire: text('wire'),
   },
   (t) => [
     index('market_intel_events_detected_idx').on(t.detectedAt.desc(), t.id.desc()),

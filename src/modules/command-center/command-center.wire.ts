@@ -65,8 +65,13 @@ export function intelEventWire(row: IntelRow): IntelEvent {
   };
 }
 
-export function intelFeedWire(feed: IntelFeedPage): IntelFeed {
-  return { events: feed.rows.map(intelEventWire), summary: feed.summary };
+/**
+ * The intel feed's body (`IntelFeed`) around its events' JSON text, which the repository has the
+ * database write in the shape of `intelEventWire` (decision 190).
+ */
+export function intelFeedJson(feed: IntelFeedPage): string {
+  const summary: IntelFeed['summary'] = feed.summary;
+  return `{"events":${feed.eventsJson},"summary":${JSON.stringify(summary)}}`;
 }
 
 export function activityEventWire(row: ActivityRow): AgentActivityEvent {

@@ -31,9 +31,9 @@ interface AgentSummary {
   openTasks: number;
 }
 
-/** The intel feed: the events asked for, and every source's tally over the filtered feed. */
+/** The intel feed: the events asked for, as the wire's JSON text, and every source's tally over the filtered feed. */
 export interface IntelFeedPage {
-  rows: IntelRow[];
+  eventsJson: string;
   summary: Record<string, SourceSummary>;
 }
 
@@ -69,8 +69,8 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
         includeQuarantined: query.include_quarantined,
         activeAt: query.active ? clock.now() : undefined,
       };
-      const [rows, groups] = await Promise.all([repo.list(filters, query.limit), repo.outcomeGroups(filters)]);
-      return { rows, summary: summarize(groups) };
+      const { events, groups } = await repo.feedPage(filters, query.limit);
+      return { eventsJson: events, summary: summarize(groups) };
     },
 
     async ingest(body: IntelCreateBody, actor: Actor): Promise<IntelRow> {

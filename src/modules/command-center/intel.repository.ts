@@ -1,11 +1,11 @@
-import { and, asc, count, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { marketIntelCounts, marketIntelEvents } from './command-center.tables.ts';
 import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './intel-scoring.domain.ts';
 import { descending } from '../../platform/db/order.ts';
 
-/** The kept counts' outcome names, as signs of the outcome. */
-const OUTCOME_SIGNS: Record<string, number | null> = { gain: 1, loss: -1, flat: 0, unscored: null };
+/** The kept counts' outcome names (`gain`, `loss`, `flat`, `unscored`), as signs of the outcome. */
+const outcomeSign = sql`CASE ${marketIntelCounts.outcome} WHEN 'gain' THEN 1 WHEN 'loss' THEN -1 WHEN 'flat' THEN 0 END`;
 
 export type IntelRow = typeof marketIntelEvents.$inferSelect;
 type NewIntel = typeof marketIntelEvents.$inferInsert;
@@ -45,51 +45,48 @@ export function createIntelRepository(db: DbExecutor) {
       return row!;
     },
 
-    async list(filters: IntelFilters, limit: number): Promise<IntelRow[]> {
-      return db
+    /**
+     * A page of the feed, newest first, as the JSON text of the wire's event array, with the outcome
+     * groups of the whole filtered feed: one statement. The page is its rows' kept texts joined
+     * (decision 190); a row written with triggers off is formatted here by the same function. The
+     * groups are counts per (source, direction, sign of outcome), a handful of rows however long the
+     * feed: the whole feed's from the counts the database keeps (decision 124), the active feed's
+     * counted from its events, found by index (activeAt).
+     */
+    async feedPage(filters: IntelFilters, limit: number): Promise<{ events: string; groups: OutcomeGroup[] }> {
+      const page = db
         .select()
         .from(marketIntelEvents)
         .where(where(filters))
         .orderBy(descending(marketIntelEvents.detectedAt), descending(marketIntelEvents.id))
-        .limit(limit);
-    },
-
-    /**
-     * Counts per (source, direction, sign of outcome); a handful of rows however long the feed. The
-     * whole feed's come from the counts the database keeps (docs/decisions/124); the active feed's
-     * are counted from its events, found by index (activeAt).
-     */
-    async outcomeGroups(filters: IntelFilters): Promise<OutcomeGroup[]> {
-      if (!filters.activeAt) {
-        const rows = await db
-          .select({
-            source: marketIntelCounts.source,
-            direction: marketIntelCounts.direction,
-            outcome: marketIntelCounts.outcome,
-            n: sql<number>`sum(${marketIntelCounts.n})`,
-          })
-          .from(marketIntelCounts)
-          .where(filters.includeQuarantined ? undefined : ne(marketIntelCounts.trustTier, 'quarantined'))
-          .groupBy(marketIntelCounts.source, marketIntelCounts.direction, marketIntelCounts.outcome);
-        return rows.map((r) => ({
-          source: r.source,
-          direction: r.direction,
-          outcomeSign: OUTCOME_SIGNS[r.outcome] ?? null,
-          count: Number(r.n),
-        }));
-      }
-      const outcomeSign = sql<number | null>`sign(${marketIntelEvents.outcomePct})`;
-      const rows = await db
-        .select({ source: marketIntelEvents.source, direction: marketIntelEvents.direction, outcomeSign, n: count() })
-        .from(marketIntelEvents)
-        .where(where(filters))
-        .groupBy(marketIntelEvents.source, marketIntelEvents.direction, outcomeSign);
-      return rows.map((r) => ({
-        source: r.source,
-        direction: r.direction,
-        outcomeSign: r.outcomeSign === null ? null : Number(r.outcomeSign),
-        count: Number(r.n),
-      }));
+        .limit(limit)
+        .as('page');
+      const groups = filters.activeAt
+        ? sql`SELECT ${marketIntelEvents.source} AS source, ${marketIntelEvents.direction} AS direction,
+            sign(${marketIntelEvents.outcomePct})::int AS "outcomeSign", count(*)::int AS count
+          FROM ${marketIntelEvents} WHERE ${where(filters)}
+          GROUP BY ${marketIntelEvents.source}, ${marketIntelEvents.direction}, sign(${marketIntelEvents.outcomePct})`
+        : sql`SELECT ${marketIntelCounts.source} AS source, ${marketIntelCounts.direction} AS direction,
+            ${outcomeSign} AS "outcomeSign", sum(${marketIntelCounts.n})::int AS count
+          FROM ${marketIntelCounts}
+          ${filters.includeQuarantined ? sql`` : sql`WHERE ${ne(marketIntelCounts.trustTier, 'quarantined')}`}
+          GROUP BY ${marketIntelCounts.source}, ${marketIntelCounts.direction}, ${outcomeSign}`;
+      const [row] = rowsOf<{ events: string; groups: OutcomeGroup[] }>(
+        await db.execute(sql`
+          SELECT
+            (SELECT coalesce(
+                '[' || string_agg(
+                  coalesce(${page.wire}, market_intel_wire(${page.id}, ${page.eventType}, ${page.asset},
+                    ${page.symbol}, ${page.direction}, ${page.source}, ${page.trustTier}, ${page.rawNote},
+                    ${page.strength}, ${page.evidence}, ${page.detectedAt}, ${page.expiresAt}, ${page.createdAt},
+                    ${page.outcomePct}, ${page.scoringError}, ${page.scoringAttempts})),
+                  ',' ORDER BY ${page.detectedAt} DESC, ${page.id} DESC
+                ) || ']',
+                '[]'
+              ) FROM ${page}) AS events,
+            (SELECT coalesce(json_agg(g), '[]') FROM (${groups}) AS g) AS groups`),
+      );
+      return { events: row!.events, groups: row!.groups };
     },
 
     /**

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { marketIntelEvents } from '../../../src/modules/command-center/command-center.tables.ts';
+import { intelEventWire } from '../../../src/modules/command-center/command-center.wire.ts';
 import type { CommandCenterModule } from '../../../src/modules/command-center/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { rowsOf } from '../../../src/platform/db/database.ts';
@@ -186,6 +188,111 @@ describe('command center feeds', () => {
       const times = (all.events as { detected_at: string }[]).map((e) => e.detected_at);
       assert.deepEqual(times, [...times].sort().reverse(), 'the newest detections come first');
       assert.equal(limited.summary['f-news'].total, 3, 'the summary covers every matching event, not just the page');
+    });
+
+    it('lists each event exactly as its own answer writes it, as it is recorded and as it is scored', async () => {
+      const quoted = await ingest({
+        source: 'w-source "q"',
+        asset: 'ünï',
+        raw_note: 'says "buy" </script>\t\u001f\u2028 🚀\n\\',
+        strength: 0.123456789012345,
+        evidence: { legs: [{ side: 'sell', price: '70123.45', filled: null }], nested: { deep: [1, 2.5, -3e-7] } },
+        detected_at: hoursAgo(0.2),
+        expires_at: hoursAhead(5),
+      });
+      const scored = await ingest({ source: 'w-source', strength: 1, detected_at: hoursAgo(0.3) });
+      const failed = await ingest({ source: 'w-source', strength: 0, detected_at: hoursAgo(0.4) });
+      await module.intel.recordOutcome(scored.id, -0.000123);
+      await module.intel.recordScoringFailures([{ id: failed.id, unscorable: true, reason: 'no "candle" at ¤' }]);
+
+      const listing = await call('GET', `${INTEL}?limit=500`);
+      assert.equal(listing.statusCode, 200);
+      // Written compactly, as every other answer is (a stored `evidence` keeps its own spacing).
+      assert.match(listing.body, /^\{"events":\[\{"id":"[^"]+","event_type":/);
+      const listed = (id: string) => listing.json().events.find((e: { id: string }) => e.id === id);
+      // As recorded: the POST answer, field by field and in key order.
+      assert.deepEqual(listed(quoted.id), quoted);
+      assert.deepEqual(Object.keys(listed(quoted.id)), Object.keys(quoted));
+      // As changed by scoring: what the event's own mapper writes of the stored row now.
+      const stored = await t.database.db
+        .select()
+        .from(marketIntelEvents)
+        .where(inArray(marketIntelEvents.id, [scored.id, failed.id]));
+      for (const row of stored) {
+        const expected = intelEventWire(row);
+        assert.deepEqual(listed(row.id), expected);
+        assert.deepEqual(Object.keys(listed(row.id)), Object.keys(expected));
+      }
+      assert.equal(listed(scored.id).outcome_pct, -0.000123);
+      assert.equal(listed(scored.id).scoring_error, null);
+      assert.deepEqual([listed(failed.id).scoring_error, listed(failed.id).scoring_attempts], ['no "candle" at ¤', 1]);
+    });
+
+    it('lists rows written by any path as their fields say: a bulk import, an update, triggers off', async () => {
+      const exec = async (query: ReturnType<typeof sql>) => rowsOf<{ id: string }>(await t.database.db.execute(query));
+      // A bulk import that writes the kept text too, wrongly: the database writes it again from the row.
+      const [imported] = await exec(sql`INSERT INTO market_intel_events
+          (event_type, asset, symbol, direction, source, strength, evidence, detected_at, created_at, wire)
+        VALUES ('listing', 'SOL', 'SOLUSDT', 'up', 'i-import', 0.5, '{"n": 1}', ${hoursAgo(0.1)}, ${hoursAgo(0.1)},
+          '{"forged":true}') RETURNING id`);
+      await exec(sql`UPDATE market_intel_events SET outcome_pct = 2.5, scoring_error = 'stale'
+        WHERE id = ${imported!.id}`);
+      // A restore with triggers off leaves no text: the feed writes the event itself.
+      await exec(sql`ALTER TABLE market_intel_events DISABLE TRIGGER market_intel_wire_on_write`);
+      let restored: { id: string } | undefined;
+      try {
+        [restored] = await exec(sql`INSERT INTO market_intel_events
+            (event_type, asset, symbol, direction, source, strength, detected_at, created_at, scoring_error)
+          VALUES ('news', 'XRP', 'XRPUSDT', 'down', 'i-restore', 0.25, ${hoursAgo(0.05)}, ${hoursAgo(0.05)}, 'kept')
+          RETURNING id`);
+      } finally {
+        await exec(sql`ALTER TABLE market_intel_events ENABLE TRIGGER market_intel_wire_on_write`);
+      }
+      try {
+        const events = (await call('GET', `${INTEL}?limit=500`)).json().events;
+        const common = { trust_tier: 'standard', raw_note: '', expires_at: null };
+        assert.deepEqual(
+          events.filter((e: { source: string }) => ['i-import', 'i-restore'].includes(e.source)),
+          [
+            {
+              id: restored!.id,
+              event_type: 'news',
+              asset: 'XRP',
+              symbol: 'XRPUSDT',
+              direction: 'down',
+              source: 'i-restore',
+              ...common,
+              strength: 0.25,
+              evidence: {},
+              detected_at: hoursAgo(0.05),
+              expires_at: null,
+              created_at: hoursAgo(0.05),
+              outcome_pct: null,
+              scoring_error: 'kept',
+              scoring_attempts: 0,
+            },
+            {
+              id: imported!.id,
+              event_type: 'listing',
+              asset: 'SOL',
+              symbol: 'SOLUSDT',
+              direction: 'up',
+              source: 'i-import',
+              ...common,
+              strength: 0.5,
+              evidence: { n: 1 },
+              detected_at: hoursAgo(0.1),
+              expires_at: null,
+              created_at: hoursAgo(0.1),
+              outcome_pct: 2.5,
+              scoring_error: null,
+              scoring_attempts: 0,
+            },
+          ],
+        );
+      } finally {
+        await exec(sql`DELETE FROM market_intel_events WHERE source IN ('i-import', 'i-restore')`);
+      }
     });
 
     it('bounds the query: limit 1..500 and booleans', async () => {

@@ -14,7 +14,7 @@ import {
 } from '../feeds.schemas.ts';
 import type { AgentsService, IntelService } from '../feeds.service.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
-import { activityEventWire, activityFeedJson, intelEventWire, intelFeedWire } from '../command-center.wire.ts';
+import { activityEventWire, activityFeedJson, intelEventWire, intelFeedJson } from '../command-center.wire.ts';
 
 const tags = ['admin: command center'];
 
@@ -44,7 +44,7 @@ export function feedRoutes(deps: {
           response: { 200: IntelFeed, ...errorResponses(401, 403) },
         },
       },
-      async (request) => intelFeedWire(await intel.feed(request.query)),
+      async (request, reply) => sendJsonText(reply, intelFeedJson(await intel.feed(request.query))),
     );
 
     app.post(
