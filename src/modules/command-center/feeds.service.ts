@@ -11,9 +11,9 @@ import { horizonOf, summarize, type SourceSummary } from './intel-scoring.domain
 import type { IntelRepository, IntelRow } from './intel.repository.ts';
 import type { Actor } from './tasks.service.ts';
 import type { TasksRepository } from './tasks.repository.ts';
+import { isUuid } from '../../platform/ids.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface MaturedIntel {
   id: string;
@@ -45,7 +45,7 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
     if (outcomes.some((o) => !Number.isFinite(o.outcomePct))) {
       throw new RangeError('outcomePct must be a finite number');
     }
-    const known = outcomes.filter((o) => UUID.test(o.id));
+    const known = outcomes.filter((o) => isUuid(o.id));
     const now = clock.now();
     return repo.recordOutcomes(known, now, (scored) =>
       auditFrom(
@@ -137,7 +137,7 @@ export function createIntelService(deps: { db: Db; repo: IntelRepository; clock:
      * happens for an event scored or gone in the meantime.
      */
     async recordScoringFailures(failures: { id: string; unscorable: boolean; reason: string }[]): Promise<void> {
-      if (failures.some((f) => !UUID.test(f.id))) throw notFound('Intel event not found');
+      if (failures.some((f) => !isUuid(f.id))) throw notFound('Intel event not found');
       await repo.recordScoringFailures(
         failures.map((f) => ({ ...f, reason: f.reason.slice(0, 500) })),
         clock.now(),

@@ -13,10 +13,10 @@ import {
   type TaskUpdateBody,
 } from './tasks.schemas.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
+import { isUuid } from '../../platform/ids.ts';
 
 export type { Actor };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const taskNotFound = () => notFound('Task not found');
 
 function referenceIssue(loc: (string | number)[], input: unknown, error: string): ValidationIssue {
@@ -154,7 +154,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
     },
 
     async update(taskId: string, body: TaskUpdateBody, actor: Actor): Promise<TaskDetail> {
-      if (!UUID.test(taskId)) throw taskNotFound();
+      if (!isUuid(taskId)) throw taskNotFound();
       const blockers = body.blocked_by ? [...new Set(body.blocked_by)] : undefined;
       const touchesGraph = body.parent_task_id !== undefined || blockers !== undefined;
       const now = clock.now();
@@ -218,7 +218,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
     },
 
     async addComment(taskId: string, body: CommentBody, actor: Actor): Promise<CommentRow> {
-      if (!UUID.test(taskId)) throw taskNotFound();
+      if (!isUuid(taskId)) throw taskNotFound();
       const now = clock.now();
       return db.transaction(async (tx) => {
         const task = await repo.findForUpdate(taskId, tx);
@@ -243,7 +243,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
     },
 
     async get(taskId: string): Promise<TaskDetail> {
-      if (!UUID.test(taskId)) throw taskNotFound();
+      if (!isUuid(taskId)) throw taskNotFound();
       return load(taskId, db);
     },
 

@@ -2,6 +2,7 @@
 // the trade count the trade triggers keep, and the totals of each user's latest balance snapshots.
 import { sql } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { isUuid } from '../../platform/ids.ts';
 import { exchangeBalances, exchangeBalanceSyncs, exchangeTradeCounts } from './exchange.tables.ts';
 
 /** One user's figure: their trade count (`currency` null) or the total held of one currency. */
@@ -22,22 +23,21 @@ export function createTradingSummaryRepository(db: DbExecutor) {
      * of a table it thinks small (20,000 rows: 13 ms of a 16 ms statement, against 4 ms so).
      */
     async figuresForUsers(userIds: readonly string[]): Promise<TradingFigure[]> {
-      if (userIds.length === 0) return [];
-      const ids = sql.join(
-        userIds.map((id) => sql`${id}::uuid`),
-        sql`, `,
-      );
+      // One array parameter: the statement's text and plan are the same for every page size.
+      const known = userIds.filter(isUuid);
+      if (known.length === 0) return [];
+      const ids = sql`${`{${known.join(',')}}`}::uuid[]`;
       return rowsOf<TradingFigure>(
         await db.execute(sql`
           SELECT ${exchangeTradeCounts.userId} AS "userId", NULL::text AS currency,
             ${exchangeTradeCounts.totalTrades}::text AS amount
-          FROM ${exchangeTradeCounts} WHERE ${exchangeTradeCounts.userId} IN (${ids})
+          FROM ${exchangeTradeCounts} WHERE ${exchangeTradeCounts.userId} = ANY (${ids})
           UNION ALL
           SELECT b.user_id AS "userId", b.currency, sum(b.total)::text AS amount
           FROM (
             SELECT DISTINCT ON (s.user_id, s.exchange, s.credential_id) s.id
             FROM ${exchangeBalanceSyncs} AS s
-            WHERE s.user_id IN (${ids})
+            WHERE s.user_id = ANY (${ids})
             ORDER BY s.user_id, s.exchange, s.credential_id, s.synced_at DESC NULLS LAST
           ) AS latest
           CROSS JOIN LATERAL (SELECT user_id, currency, total FROM ${exchangeBalances} WHERE sync_id = latest.id OFFSET 0) AS b

@@ -13,9 +13,9 @@ import {
 } from './strategies.domain.ts';
 import type { StrategiesRepository, StrategyRow, TransitionRow } from './strategies.repository.ts';
 import type { StrategyListQuery } from './strategies.schemas.ts';
+import { isUuid } from '../../platform/ids.ts';
 
 const HOUR_MS = 3_600_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One run of the paper → live evaluation. */
 export interface PaperEvaluation {
@@ -81,7 +81,7 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
     },
 
     async get(id: string): Promise<StrategyWithTransitions> {
-      const row = UUID.test(id) ? await repo.find(id) : undefined;
+      const row = isUuid(id) ? await repo.find(id) : undefined;
       if (!row) throw notFound('Strategy not found');
       const transitions = await repo.transitionsOf(row.id, 50);
       return { row, transitions, promotion: row.status === 'paper' ? promotionVerdict(row, clock.now()) : null };

@@ -1,6 +1,8 @@
 // Pure rules of the tracker shared by both backends: priorities, state lookup, issue references.
 import { STATE_TYPES } from './adapters/tracker-backend.ts';
 
+export { isUuid } from '../../platform/ids.ts';
+
 /** Linear's priority scale; the spec calls 3 "medium". */
 const PRIORITY_LABELS = ['No priority', 'Urgent', 'High', 'Medium', 'Low'] as const;
 
@@ -8,10 +10,8 @@ export function priorityLabel(priority: number): string {
   return PRIORITY_LABELS[priority] ?? PRIORITY_LABELS[0];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]{0,9}-\d{1,9}$/;
 
-export const isUuid = (value: string): boolean => UUID.test(value);
 export const isIdentifier = (value: string): boolean => IDENTIFIER.test(value);
 
 /** The states of a new team, in board order; the first of each type is what the type resolves to. */

@@ -1,6 +1,7 @@
 // The closed sets of an account, declared once: the API's schemas, the services and the database's
 // CHECK constraints all take them from here; and the rules of a change of role or status. Pure.
 import { conflict } from '../../platform/http/errors.ts';
+import { isUuid } from '../../platform/ids.ts';
 
 export const ROLES = ['user', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -19,11 +20,9 @@ export function statusColumns(status: UserStatus, now: Date): { status: UserStat
   return { status, deletedAt: status === 'deleted' ? now : null };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A user id as stored (lower-case UUID), or undefined for anything that cannot be one. */
 export function parseUserId(value: string): string | undefined {
-  return UUID.test(value) ? value.toLowerCase() : undefined;
+  return isUuid(value) ? value.toLowerCase() : undefined;
 }
 
 /**

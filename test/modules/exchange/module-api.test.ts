@@ -182,10 +182,19 @@ describe('tradingSummary.forUsers', () => {
 
       const module = t.modules.exchange;
       const unknown = randomUUID();
-      const before_ = await module.tradingSummary.forUsers([trader.id, idle.id, unknown]);
+      // An id that cannot be stored (not a UUID, or one that would break the array) matches no one.
+      const before_ = await module.tradingSummary.forUsers([
+        trader.id,
+        idle.id,
+        unknown,
+        'not-a-uuid',
+        `${trader.id},x`,
+      ]);
       assert.deepEqual(before_.get(trader.id), { totalTrades: 2, accountBalance: 1000.1 });
       assert.deepEqual(before_.get(idle.id), { totalTrades: 0, accountBalance: 0 });
       assert.deepEqual(before_.get(unknown), { totalTrades: 0, accountBalance: 0 });
+      assert.deepEqual(before_.get('not-a-uuid'), { totalTrades: 0, accountBalance: 0 });
+      assert.deepEqual(before_.get(`${trader.id},x`), { totalTrades: 0, accountBalance: 0 });
 
       // Once the platform has seen BTC's USD price (any ticker, quotes or route call), BTC counts too.
       const ticker = await t.app.inject({
