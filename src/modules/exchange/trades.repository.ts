@@ -86,23 +86,31 @@ function edgesWhere(filter: TradeFilter, span: DaySpan | null): SQL | undefined 
 }
 
 export function createTradesRepository(db: DbExecutor) {
-  /** How many trades are in the window, as a query of one row (`n`): its whole days' sums and the trades of its edges. */
+  /**
+   * How many trades are in the window, as a query of one row: `n`, its whole days' sums and the trades
+   * of its edges, and `days`, the whole days' part alone (each summed once: `OFFSET 0` keeps the parts
+   * from being inlined into both columns).
+   */
   function totalQuery(filter: TradeFilter, span: DaySpan | null): SQL {
     const edges = edgesWhere(filter, span);
-    return sql`SELECT (${
+    return sql`SELECT (days + edges)::bigint AS n, days FROM (SELECT ${
       span
         ? sql`(SELECT coalesce(sum(total_trades), 0) FROM ${exchangeTradeDays} WHERE ${daysWhere(filter, span)})`
         : sql`0`
-    } + ${edges ? sql`(SELECT count(*) FROM ${exchangeTrades} WHERE ${edges})` : sql`0`})::bigint AS n`;
+    } AS days, ${edges ? sql`(SELECT count(*) FROM ${exchangeTrades} WHERE ${edges})` : sql`0`} AS edges
+      OFFSET 0) AS parts`;
   }
 
   /**
    * Where a page `offset` rows deep starts, as a query of one row or none: the day its first row falls
-   * in, found from the days' counts newest first (the trades after the window's whole days, then whole
-   * days), as the instant that day ends (`before`) and the rows newer than that (`newer`). The page
-   * then skips only the rows of that day that come before it.
+   * in, as the instant that day ends (`before`) and the rows newer than that (`newer`: the trades after
+   * the window's whole days, then whole days). The page then skips only the rows of that day that come
+   * before it. The days are summed oldest first, in their index's order, and no further than the
+   * page's day: a page near the end of a long history reads a few of its days, not all of them again
+   * (the total has read them once). `daysTotal` is the sum of the window's whole days. (Walking from the
+   * newest end too, whichever is nearer, made the statement dearer to plan than the days it saved.)
    */
-  function pageStartQuery(filter: TradeFilter, span: DaySpan, offset: number): SQL {
+  function pageStartQuery(filter: TradeFilter, span: DaySpan, offset: number, daysTotal: SQL): SQL {
     const newestEdge = span.past
       ? sql`(SELECT count(*) FROM ${exchangeTrades}
           WHERE ${and(
@@ -110,11 +118,12 @@ export function createTradesRepository(db: DbExecutor) {
             gte(exchangeTrades.tradeTimestamp, sql`${span.past}::timestamp AT TIME ZONE 'UTC'`),
           )})`
       : sql`0`;
+    const days = sql`SELECT day, sum(total_trades) AS n FROM ${exchangeTradeDays} WHERE ${daysWhere(filter, span)}
+      GROUP BY day`;
     return sql`SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM (
-        SELECT day, ${newestEdge} + coalesce(sum(sum(total_trades))
-          OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
-        FROM ${exchangeTradeDays} WHERE ${daysWhere(filter, span)} GROUP BY day
-      ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`;
+        SELECT day, ${newestEdge} + ${daysTotal} - sum(n) OVER (ORDER BY day ASC ROWS UNBOUNDED PRECEDING) AS newer
+        FROM (${days} ORDER BY day ASC) AS d
+      ) AS w WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`;
   }
 
   return {
@@ -139,7 +148,9 @@ export function createTradesRepository(db: DbExecutor) {
     ): Promise<{ rows: TradeRow[]; total: number }> {
       const span = wholeDays(filter.start, filter.end);
       const deep = span !== null && page.offset >= DEEP_OFFSET;
-      const start = deep ? sql`, start AS (${pageStartQuery(filter, span, page.offset)})` : sql``;
+      const start = deep
+        ? sql`, start AS (${pageStartQuery(filter, span, page.offset, sql`(SELECT days FROM total)`)})`
+        : sql``;
       const before = deep
         ? sql`AND ${exchangeTrades.tradeTimestamp} < coalesce((SELECT before FROM start), 'infinity')`
         : sql``;

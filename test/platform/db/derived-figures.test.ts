@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { reconcileFigures } from '../../../src/platform/db/derived-figures.ts';
 import { DERIVED_FIGURES } from '../../../src/cli/db.commands.ts';
+import { createTradesRepository } from '../../../src/modules/exchange/trades.repository.ts';
+import { plansOf, rowsRead } from '../../helpers/plans.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
 const DAY = 86_400_000;
@@ -255,25 +257,20 @@ describe('figures kept by the database', () => {
   });
 
   it('serve deep pages of trades and their total as OFFSET over the trades would', async () => {
-    for (const [offset, query] of [
-      [0, ''],
-      [999, ''],
-      [1000, ''],
-      [1203, ''],
-      [
-        1380,
-        `&start_date=${new Date(FIRST_DAY + 3 * DAY + 5).toISOString()}` +
-          `&end_date=${new Date(FIRST_DAY + 30 * DAY - 1).toISOString()}`,
-      ],
-      [1100, '&symbol=btcusdt'],
-      [5000, ''],
-    ] as const) {
-      const answered = await t.app.inject({
-        method: 'GET',
-        url: `/api/exchange/trades?exchange=binance&limit=9&offset=${offset}${query}`,
-        headers: trader.headers,
-      });
-      assert.equal(answered.statusCode, 200, answered.body);
+    // Enough of one venue's trades that every window below has deep pages in both of its halves.
+    await exec(sql`INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, total, fee,
+        trade_timestamp, sync_status)
+      SELECT ${trader.id}::uuid, 'binance', 'deep-' || g, (ARRAY['BTC/USDT', 'ETH/USDT', 'SOL/BTC'])[1 + g % 3],
+        (ARRAY['buy', 'sell'])[1 + g % 2], 1, 0,
+        ${new Date(FIRST_DAY).toISOString()}::timestamptz + (g * 571) % ${DAYS * 86_400} * interval '1 second', 'synced'
+      FROM generate_series(1, 9000) AS g`);
+    const windows = [
+      '',
+      `&start_date=${new Date(FIRST_DAY + 3 * DAY + 5).toISOString()}` +
+        `&end_date=${new Date(FIRST_DAY + 30 * DAY - 1).toISOString()}`,
+      '&symbol=btcusdt',
+    ];
+    for (const query of windows) {
       const params = new URLSearchParams(query);
       const start = params.get('start_date');
       const end = params.get('end_date');
@@ -281,19 +278,43 @@ describe('figures kept by the database', () => {
         ${start ? sql`AND trade_timestamp >= ${new Date(start)}` : sql``}
         ${end ? sql`AND trade_timestamp <= ${new Date(end)}` : sql``}
         ${params.get('symbol') ? sql`AND replace(symbol, '/', '') = 'BTCUSDT'` : sql``}`;
-      const expected = await rows<{ id: string }>(
-        sql`SELECT id FROM exchange_trades WHERE ${where}
-          ORDER BY trade_timestamp DESC, id DESC LIMIT 9 OFFSET ${offset}`,
-      );
       const [{ n }] = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM exchange_trades WHERE ${where}`);
-      const got = answered.json();
-      assert.deepEqual(
-        got.trades.map((trade: { id: string }) => trade.id),
-        expected.map((r) => r.id),
-        `offset ${offset}${query}`,
-      );
-      assert.equal(got.total_records, n, `total_records at offset ${offset}${query}`);
+      // Deep pages are found from the nearer end of the window's days: both halves, their border, the
+      // last rows, and past the end.
+      const half = Math.floor(n / 2);
+      const offsets = [0, 999, 1000, 1100, 1203, half - 1, half, half + 1, n - 9, n - 1, n, n + 7, 5000];
+      assert.ok(half > 1000, `the trades reach deep enough for both walks (${n} in ${query || 'all'})`);
+      for (const offset of offsets) {
+        const answered = await t.app.inject({
+          method: 'GET',
+          url: `/api/exchange/trades?exchange=binance&limit=9&offset=${offset}${query}`,
+          headers: trader.headers,
+        });
+        assert.equal(answered.statusCode, 200, answered.body);
+        const expected = await rows<{ id: string }>(
+          sql`SELECT id FROM exchange_trades WHERE ${where}
+            ORDER BY trade_timestamp DESC, id DESC LIMIT 9 OFFSET ${offset}`,
+        );
+        const got = answered.json();
+        assert.deepEqual(
+          got.trades.map((trade: { id: string }) => trade.id),
+          expected.map((r) => r.id),
+          `offset ${offset}${query}`,
+        );
+        assert.equal(got.total_records, n, `total_records at offset ${offset}${query}`);
+      }
     }
+
+    // The total reads the venue's days once; a deep page's start reads them from the oldest, up to its
+    // day only: near the end of the history, far fewer than the days again.
+    const [{ days, trades }] = await rows<{ days: number; trades: number }>(sql`SELECT count(*)::int AS days,
+        sum(total_trades)::int AS trades FROM exchange_trade_days WHERE user_id = ${trader.id} AND exchange = 'binance'`);
+    const offset = trades - 1000;
+    const [plan] = await plansOf(t, (db) =>
+      createTradesRepository(db).list({ userId: trader.id, exchange: 'binance' }, { limit: 9, offset }),
+    );
+    const read = rowsRead(plan!, 'exchange_trade_days');
+    assert.ok(read < days * 1.5, `day rows read at offset ${offset}: ${read}, of ${days}`);
   });
 
   it('serve deep pages of users, their totals and the platform statistics as the accounts would', async () => {
