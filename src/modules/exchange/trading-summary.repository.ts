@@ -2,6 +2,7 @@
 // the trade count the trade triggers keep, and the totals of each user's latest balance snapshots.
 import { sql } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { exchangeBalances, exchangeBalanceSyncs, exchangeTradeCounts } from './exchange.tables.ts';
 
@@ -28,7 +29,10 @@ export function createTradingSummaryRepository(db: DbExecutor) {
       if (known.length === 0) return [];
       const ids = sql`${`{${known.join(',')}}`}::uuid[]`;
       return rowsOf<TradingFigure>(
-        await db.execute(sql`
+        await executePrepared(
+          db,
+          'trading_figures',
+          sql`
           SELECT ${exchangeTradeCounts.userId} AS "userId", NULL::text AS currency,
             ${exchangeTradeCounts.totalTrades}::text AS amount
           FROM ${exchangeTradeCounts} WHERE ${exchangeTradeCounts.userId} = ANY (${ids})
@@ -41,7 +45,8 @@ export function createTradingSummaryRepository(db: DbExecutor) {
             ORDER BY s.user_id, s.exchange, s.credential_id, s.synced_at DESC NULLS LAST
           ) AS latest
           CROSS JOIN LATERAL (SELECT user_id, currency, total FROM ${exchangeBalances} WHERE sync_id = latest.id OFFSET 0) AS b
-          GROUP BY b.user_id, b.currency`),
+          GROUP BY b.user_id, b.currency`,
+        ),
       );
     },
   };

@@ -5,6 +5,7 @@ import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.
 import type { Role, Tier, UserStatus } from './users.domain.ts';
 import { externalIdentities, userCounts, userGracePeriods, users } from './users.tables.ts';
 import { descending } from '../../platform/db/order.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
@@ -55,27 +56,34 @@ function countConditions(filter: UserFilter): SQL | undefined {
 }
 
 /** Accounts matching the filter: from the kept counts, or counted when it searches. */
-function totalQuery(filter: UserFilter): SQL {
-  const counted = countConditions(filter);
-  return counted
-    ? sql`SELECT coalesce(sum(${userCounts.n}), 0)::int AS n FROM ${userCounts} WHERE ${counted}`
-    : sql`SELECT count(*)::int AS n FROM ${users} WHERE ${userConditions(filter)}`;
-}
+const NO_START = sql`start AS (SELECT NULL::timestamptz AS before, 0::bigint AS newer WHERE false)`;
 
 /**
- * Where a page `offset` rows deep starts (the list is newest first): past `DEEP_OFFSET`, the end of
- * the UTC day of creation its first row falls in, and how many listed accounts are newer than that
- * day, from the kept counts; the page then skips only that day's rows before it. No row otherwise.
+ * The list statement's two first parts: `total`, how many accounts match, and `start`, where a page
+ * `offset` rows deep starts (the list is newest first). Past `DEEP_OFFSET`, `start` is the end of the
+ * UTC day of creation the page's first row falls in, and how many listed accounts are newer than
+ * that day, from the kept counts; the page then skips only that day's rows before it. No row
+ * otherwise. A deep page sums the kept counts per day once, for both.
  */
-function pageStartQuery(filter: UserFilter, offset: number): SQL {
-  const counted = offset >= DEEP_OFFSET ? countConditions(filter) : undefined;
-  if (!counted) return sql`SELECT NULL::timestamptz AS before, 0::bigint AS newer WHERE false`;
-  return sql`SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM (
-      SELECT ${userCounts.createdDay} AS day,
-        coalesce(sum(sum(${userCounts.n}))
-          OVER (ORDER BY ${userCounts.createdDay} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
-      FROM ${userCounts} WHERE ${counted} GROUP BY ${userCounts.createdDay}
-    ) AS days WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1`;
+function totalAndStart(filter: UserFilter, offset: number): SQL {
+  const counted = countConditions(filter);
+  if (!counted)
+    return sql`total AS (SELECT count(*)::int AS n FROM ${users} WHERE ${userConditions(filter)}), ${NO_START}`;
+  if (offset < DEEP_OFFSET) {
+    return sql`total AS (SELECT coalesce(sum(${userCounts.n}), 0)::int AS n FROM ${userCounts} WHERE ${counted}),
+      ${NO_START}`;
+  }
+  return sql`days AS (
+      SELECT ${userCounts.createdDay} AS day, sum(${userCounts.n}) AS n FROM ${userCounts} WHERE ${counted}
+      GROUP BY ${userCounts.createdDay}
+    ),
+    total AS (SELECT coalesce(sum(n), 0)::int AS n FROM days),
+    start AS (
+      SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM (
+        SELECT day, coalesce(sum(n) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+        FROM days
+      ) AS walked WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1
+    )`;
 }
 
 /** The columns the admin's lists show of an account: no password hash, second factor or bookkeeping dates. */
@@ -208,9 +216,8 @@ export function createAccountsRepository(db: DbExecutor) {
      * follows the page, not the table (the total and a deep page's start come from the kept counts).
      */
     async list(filter: UserFilter, offset: number, limit: number): Promise<{ rows: ListedAccount[]; total: number }> {
-      const raw = rowsOf<ListedRaw>(
-        await db.execute(sql`
-          WITH total AS (${totalQuery(filter)}), start AS (${pageStartQuery(filter, offset)})
+      const statement = sql`
+          WITH ${totalAndStart(filter, offset)}
           SELECT total.n AS total, page.* FROM total LEFT JOIN LATERAL (
             SELECT ${listedColumns} FROM ${users}
             WHERE ${userConditions(filter)}
@@ -218,7 +225,10 @@ export function createAccountsRepository(db: DbExecutor) {
             ORDER BY ${descending(users.createdAt)}, ${descending(users.id)}
             LIMIT ${limit} OFFSET (${offset}::bigint - coalesce((SELECT newer FROM start), 0))::bigint
           ) AS page ON true
-          ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`),
+          ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
+      // A search's best plan depends on its pattern (decision 192): planned each time, not prepared.
+      const raw = rowsOf<ListedRaw>(
+        filter.search ? await db.execute(statement) : await executePrepared(db, 'accounts_list', statement),
       );
       const rows: ListedAccount[] = [];
       for (const { total: _, id, createdAt, lastLogin, ...row } of raw) {

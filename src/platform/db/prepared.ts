@@ -1,0 +1,40 @@
+// Named (prepared) statements for the hottest reads (decision 192). An unnamed statement is parsed
+// and planned on every run; planning the admin list's statements cost PostgreSQL as much as running
+// them. A named one is parsed once per connection, and after five runs PostgreSQL keeps one generic
+// plan when it costs no more than the plans made for the values. Only for statements whose best
+// plan does not depend on their values (a search pattern's selectivity does, so a search is not
+// prepared). PGlite ignores the name: it runs the statement as before.
+import { createHash } from 'node:crypto';
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Db, DbExecutor } from './database.ts';
+
+const dialect = new PgDialect();
+
+/**
+ * The statement names handed out, by label and statement text. A name is its label and a digest of the text:
+ * node-postgres refuses one name for two texts, and a statement's text changes with its shape (a
+ * filter given or not). The shapes are few; past this many, statements run unnamed rather than
+ * grow every connection's set of prepared statements without bound.
+ */
+const names = new Map<string, string>();
+const MAX_NAMES = 256;
+
+function nameOf(label: string, text: string): string | undefined {
+  const key = `${label}\n${text}`;
+  const known = names.get(key);
+  if (known !== undefined || names.size >= MAX_NAMES) return known;
+  const name = `${label}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+  names.set(key, name);
+  return name;
+}
+
+/**
+ * Runs `query` as the prepared statement `label` (a letter, digits and underscores), on whichever
+ * connection the executor uses; answers what `execute` answers.
+ */
+export function executePrepared(executor: DbExecutor, label: string, query: SQL): Promise<unknown> {
+  const built = dialect.sqlToQuery(query);
+  const { session } = (executor as Db)._;
+  return session.prepareQuery(built, undefined, nameOf(label, built.sql), false).execute();
+}
