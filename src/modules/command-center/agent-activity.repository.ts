@@ -2,6 +2,7 @@ import { and, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { agentActivityEvents } from './command-center.tables.ts';
 import { descending } from '../../platform/db/order.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 
 export type ActivityRow = typeof agentActivityEvents.$inferSelect;
 type NewActivity = typeof agentActivityEvents.$inferInsert;
@@ -36,7 +37,10 @@ export function createAgentActivityRepository(db: DbExecutor) {
         .limit(limit)
         .as('page');
       const [row] = rowsOf<{ events: string }>(
-        await db.execute(sql`
+        await executePrepared(
+          db,
+          'agent_activity_page',
+          sql`
           SELECT coalesce(
               '[' || string_agg(
                 coalesce(${page.wire}, agent_activity_wire(${page.id}, ${page.agentId}, ${page.agentName},
@@ -45,7 +49,8 @@ export function createAgentActivityRepository(db: DbExecutor) {
               ) || ']',
               '[]'
             ) AS events
-          FROM ${page}`),
+          FROM ${page}`,
+        ),
       );
       return row!.events;
     },

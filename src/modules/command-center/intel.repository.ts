@@ -3,6 +3,7 @@ import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { marketIntelCounts, marketIntelEvents } from './command-center.tables.ts';
 import { DEFAULT_HORIZON_MS, SCORING_GIVE_UP_AFTER, type OutcomeGroup } from './intel-scoring.domain.ts';
 import { descending } from '../../platform/db/order.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 
 /** The kept counts' outcome names (`gain`, `loss`, `flat`, `unscored`), as signs of the outcome. */
 const outcomeSign = sql`CASE ${marketIntelCounts.outcome} WHEN 'gain' THEN 1 WHEN 'loss' THEN -1 WHEN 'flat' THEN 0 END`;
@@ -72,7 +73,10 @@ export function createIntelRepository(db: DbExecutor) {
           ${filters.includeQuarantined ? sql`` : sql`WHERE ${ne(marketIntelCounts.trustTier, 'quarantined')}`}
           GROUP BY ${marketIntelCounts.source}, ${marketIntelCounts.direction}, ${outcomeSign}`;
       const [row] = rowsOf<{ events: string; groups: OutcomeGroup[] }>(
-        await db.execute(sql`
+        await executePrepared(
+          db,
+          'intel_feed_page',
+          sql`
           SELECT
             (SELECT coalesce(
                 '[' || string_agg(
@@ -84,7 +88,8 @@ export function createIntelRepository(db: DbExecutor) {
                 ) || ']',
                 '[]'
               ) FROM ${page}) AS events,
-            (SELECT coalesce(json_agg(g), '[]') FROM (${groups}) AS g) AS groups`),
+            (SELECT coalesce(json_agg(g), '[]') FROM (${groups}) AS g) AS groups`,
+        ),
       );
       return { events: row!.events, groups: row!.groups };
     },
