@@ -501,6 +501,13 @@ CREATE TABLE "user_counts" (
 	CONSTRAINT "user_counts_status_role_subscription_tier_created_day_pk" PRIMARY KEY("status","role","subscription_tier","created_day")
 );
 --> statement-breakpoint
+CREATE TABLE "user_day_counts" (
+	"status" text NOT NULL,
+	"created_day" date NOT NULL,
+	"n" integer NOT NULL,
+	CONSTRAINT "user_day_counts_status_created_day_pk" PRIMARY KEY("status","created_day")
+);
+--> statement-breakpoint
 CREATE TABLE "user_grace_periods" (
 	"user_id" uuid PRIMARY KEY NOT NULL,
 	"ends_at" timestamp with time zone NOT NULL

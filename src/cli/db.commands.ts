@@ -12,7 +12,12 @@ import { lockDataDir } from '../platform/db/data-dir-lock.ts';
 import { reconcileFigures } from '../platform/db/derived-figures.ts';
 import { TRADE_COUNTS, TRADE_DAYS } from '../modules/exchange/exchange.figures.ts';
 import { MARKET_INTEL_COUNTS, TASK_COUNTS } from '../modules/command-center/command-center.figures.ts';
-import { DEVICE_SESSION_EXPIRY_DAYS, USER_COUNTS, USER_GRACE_PERIODS } from '../modules/users/users.figures.ts';
+import {
+  DEVICE_SESSION_EXPIRY_DAYS,
+  USER_COUNTS,
+  USER_DAY_COUNTS,
+  USER_GRACE_PERIODS,
+} from '../modules/users/users.figures.ts';
 import {
   PAYMENTS_REVENUE,
   WEBHOOK_DELIVERY_COUNTS,
@@ -31,6 +36,7 @@ import {
 /** Every table of figures the database keeps as rows are written. */
 export const DERIVED_FIGURES = [
   USER_COUNTS,
+  USER_DAY_COUNTS,
   DEVICE_SESSION_EXPIRY_DAYS,
   USER_GRACE_PERIODS,
   TRADE_DAYS,

@@ -8,6 +8,13 @@ export const USER_COUNTS: DerivedFigures = {
   sources: ['users'],
 };
 
+export const USER_DAY_COUNTS: DerivedFigures = {
+  table: 'user_day_counts',
+  key: ['status', 'created_day'],
+  recomputed: 'user_day_counts_recomputed()',
+  sources: ['users'],
+};
+
 export const DEVICE_SESSION_EXPIRY_DAYS: DerivedFigures = {
   table: 'device_session_expiry_days',
   key: ['day'],

@@ -23,6 +23,25 @@ $fn$;
 --> statement-breakpoint
 INSERT INTO user_counts SELECT * FROM user_counts_recomputed();
 --> statement-breakpoint
+-- user_day_counts: the same by status and UTC day of creation only (docs/decisions/193).
+CREATE TRIGGER user_day_counts_on_insert AFTER INSERT ON users REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('user_day_counts', 'status, created_day', 'r.status, (r.created_at AT TIME ZONE ''UTC'')::date');
+--> statement-breakpoint
+CREATE TRIGGER user_day_counts_on_update AFTER UPDATE ON users REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('user_day_counts', 'status, created_day', 'r.status, (r.created_at AT TIME ZONE ''UTC'')::date');
+--> statement-breakpoint
+CREATE TRIGGER user_day_counts_on_delete AFTER DELETE ON users REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('user_day_counts', 'status, created_day', 'r.status, (r.created_at AT TIME ZONE ''UTC'')::date');
+--> statement-breakpoint
+CREATE TRIGGER user_day_counts_on_truncate AFTER TRUNCATE ON users
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('user_day_counts');
+--> statement-breakpoint
+CREATE FUNCTION user_day_counts_recomputed() RETURNS SETOF user_day_counts LANGUAGE sql STABLE AS $fn$
+  SELECT status, (created_at AT TIME ZONE 'UTC')::date, count(*)::int FROM users GROUP BY 1, 2
+$fn$;
+--> statement-breakpoint
+INSERT INTO user_day_counts SELECT * FROM user_day_counts_recomputed();
+--> statement-breakpoint
 -- device_session_expiry_days: sessions not revoked, per UTC day of expiry.
 CREATE TRIGGER device_session_expiry_days_on_insert AFTER INSERT ON device_sessions REFERENCING NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('device_session_expiry_days', 'day', '(r.expires_at AT TIME ZONE ''UTC'')::date', 'r.revoked_at IS NULL');

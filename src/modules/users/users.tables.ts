@@ -86,8 +86,8 @@ export const userGracePeriods = pgTable(
 );
 
 /**
- * How many accounts there are of each status, role and tier, per UTC day of creation: what the
- * platform statistics, the admin list's totals and its deep pages read instead of the accounts. The
+ * How many accounts there are of each status, role and tier, per UTC day of creation: what the admin
+ * list's totals and deep pages read instead of the accounts when a role or tier is asked for. The
  * database keeps it, whatever writes the accounts (users.routines.sql); `db:reconcile` rebuilds it
  * (docs/decisions/124).
  */
@@ -101,6 +101,21 @@ export const userCounts = pgTable(
     n: integer('n').notNull(),
   },
   (t) => [primaryKey({ columns: [t.status, t.role, t.subscriptionTier, t.createdDay] })],
+);
+
+/**
+ * The same counts by status and day only (decision 193): what the platform statistics, the dashboard
+ * and the admin list read when no role or tier is asked for, at a tenth of `user_counts`' rows. Kept
+ * by the database like it (users.routines.sql).
+ */
+export const userDayCounts = pgTable(
+  'user_day_counts',
+  {
+    status: text('status').$type<UserStatus>().notNull(),
+    createdDay: date('created_day', { mode: 'string' }).notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.status, t.createdDay] })],
 );
 
 /**

@@ -11,6 +11,7 @@ const timeout = STARTUP_MS;
 /** db:reconcile's answer when every kept table matches its rows, in the order it checks them. */
 const ALL_EXACT = [
   'user_counts',
+  'user_day_counts',
   'device_session_expiry_days',
   'user_grace_periods',
   'exchange_trade_days',
