@@ -229,6 +229,9 @@ async function openPostgres(
     // client's, a second later, only on one that does not (an outage).
     query_timeout: options.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     keepAlive: true,
+    // Named statements (prepared.ts) are planned once, for any values: only statements whose best
+    // plan does not depend on their values are named (decision 192). Unnamed ones are unaffected.
+    options: '-c plan_cache_mode=force_generic_plan',
     Client: BoundedClient as unknown as typeof pg.Client,
   });
   // node-postgres emits 'error' on a client whose connection dies, idle in the pool or checked out
