@@ -64,15 +64,16 @@ function keptCounts(filter: UserFilter): { counts: typeof userCounts | typeof us
   };
 }
 
-/** Accounts matching the filter: from the kept counts, or counted when it searches. */
+/** A `start` that is no row: the page skips its rows from the newest one. */
 const NO_START = sql`start AS (SELECT NULL::timestamptz AS before, 0::bigint AS newer WHERE false)`;
 
 /**
- * The list statement's two first parts: `total`, how many accounts match, and `start`, where a page
- * `offset` rows deep starts (the list is newest first). Past `DEEP_OFFSET`, `start` is the end of the
- * UTC day of creation the page's first row falls in, and how many listed accounts are newer than
- * that day, from the kept counts; the page then skips only that day's rows before it. No row
- * otherwise. A deep page sums the kept counts per day once, for both.
+ * The list statement's two first parts: `total`, how many accounts match (from the kept counts, or
+ * counted when it searches), and `start`, where a page `offset` rows deep starts (the list is newest
+ * first). Past `DEEP_OFFSET`, `start` is the end of the UTC day of creation the page's first row
+ * falls in, and how many listed accounts are newer than that day, from the kept counts; the page then
+ * skips only that day's rows before it. No row otherwise. A deep page sums the kept counts per day
+ * once, for both.
  */
 function totalAndStart(filter: UserFilter, offset: number): SQL {
   const kept = keptCounts(filter);

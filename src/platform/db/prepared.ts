@@ -1,9 +1,9 @@
 // Named (prepared) statements for the hottest reads (decision 192). An unnamed statement is parsed
 // and planned on every run; planning the admin list's statements cost PostgreSQL as much as running
-// them. A named one is parsed once per connection, and after five runs PostgreSQL keeps one generic
-// plan when it costs no more than the plans made for the values. Only for statements whose best
-// plan does not depend on their values (a search pattern's selectivity does, so a search is not
-// prepared). PGlite ignores the name: it runs the statement as before.
+// them. A named one is parsed once per connection and planned once, for any values (the app's
+// connections force generic plans: database.ts). Only for statements whose best plan does not depend
+// on their values (a search pattern's selectivity does, so a search is not prepared). PGlite ignores
+// the name: it runs the statement as before.
 import { createHash } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
