@@ -1,5 +1,5 @@
-import { and, asc, count, eq, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
-import { rowOffset, type DbExecutor } from '../../platform/db/database.ts';
+import { and, asc, eq, getTableColumns, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
+import { dateOrNull, rowOffset, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { ADVISORY_LOCK } from '../../platform/db/advisory-locks.ts';
 import {
   commandCenterTaskBlockers,
@@ -9,6 +9,7 @@ import {
 } from './command-center.tables.ts';
 import { CLOSED_STATUSES } from './tasks.schemas.ts';
 import { descending } from '../../platform/db/order.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 
 export type TaskRow = typeof commandCenterTasks.$inferSelect;
 export type NewTask = typeof commandCenterTasks.$inferInsert;
@@ -23,6 +24,31 @@ interface TaskFilters {
   limit: number;
   offset: number;
 }
+
+/** A task as the board lists it: its row, the tasks blocking it and how many comments it has. */
+export interface ListedTask {
+  row: TaskRow;
+  blockedBy: string[];
+  commentCount: number;
+}
+
+/** Every column of a task under its field name, for raw statements. */
+const taskColumns = sql.join(
+  Object.entries(getTableColumns(commandCenterTasks)).map(
+    ([field, column]) => sql`${column} AS ${sql.identifier(field)}`,
+  ),
+  sql`, `,
+);
+
+/** A listed task as the statement answers it: timestamps as the engine gives them (text or `Date`). */
+type ListedTaskRaw = Omit<TaskRow, 'createdAt' | 'updatedAt' | 'completedAt'> & {
+  total: number | string;
+  blockedBy: string[];
+  commentCount: number;
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  completedAt: Date | string | null;
+};
 
 export function createTasksRepository(db: DbExecutor) {
   return {
@@ -136,46 +162,58 @@ export function createTasksRepository(db: DbExecutor) {
         .orderBy(asc(commandCenterTaskComments.createdAt), asc(commandCenterTaskComments.id));
     },
 
-    async commentCounts(taskIds: readonly string[], executor: DbExecutor = db): Promise<Map<string, number>> {
-      const map = new Map<string, number>(taskIds.map((id) => [id, 0]));
-      if (taskIds.length === 0) return map;
-      const rows = await executor
-        .select({ taskId: commandCenterTaskComments.taskId, n: count() })
-        .from(commandCenterTaskComments)
-        .where(inArray(commandCenterTaskComments.taskId, [...taskIds]))
-        .groupBy(commandCenterTaskComments.taskId);
-      for (const row of rows) map.set(row.taskId, Number(row.n));
-      return map;
-    },
-
-    async list(filters: TaskFilters): Promise<{ rows: TaskRow[]; total: number }> {
+    /**
+     * A page of the board, newest first, with each task's blockers and number of comments, and how many
+     * tasks match (from the counts the database keeps, docs/decisions/124): one statement. Only the
+     * unfiltered board is a prepared statement: a filter's best plan depends on its value (a rare status
+     * is found by its index, a common one in the date order; decision 192).
+     */
+    async list(filters: TaskFilters): Promise<{ entries: ListedTask[]; total: number }> {
       const conditions: SQL[] = [];
       if (filters.status) conditions.push(eq(commandCenterTasks.status, filters.status));
       if (filters.assignee) conditions.push(eq(commandCenterTasks.assignee, filters.assignee));
       if (filters.priority) conditions.push(eq(commandCenterTasks.priority, filters.priority));
       if (filters.sourceType) conditions.push(eq(commandCenterTasks.sourceType, filters.sourceType));
-      const where = conditions.length > 0 ? and(...conditions) : undefined;
-      // The total under any filter from the counts the database keeps (docs/decisions/124).
       const counted = and(
         filters.status ? eq(commandCenterTaskCounts.status, filters.status) : undefined,
         filters.assignee ? eq(commandCenterTaskCounts.assignee, filters.assignee) : undefined,
         filters.priority ? eq(commandCenterTaskCounts.priority, filters.priority) : undefined,
         filters.sourceType ? eq(commandCenterTaskCounts.sourceType, filters.sourceType) : undefined,
       );
-      const [rows, [totalRow]] = await Promise.all([
-        db
-          .select()
-          .from(commandCenterTasks)
-          .where(where)
-          .orderBy(descending(commandCenterTasks.createdAt), descending(commandCenterTasks.id))
-          .limit(filters.limit)
-          .offset(rowOffset(filters.offset)),
-        db
-          .select({ n: sql<number>`coalesce(sum(${commandCenterTaskCounts.n}), 0)` })
-          .from(commandCenterTaskCounts)
-          .where(counted),
-      ]);
-      return { rows, total: Number(totalRow?.n ?? 0) };
+      const statement = sql`
+        WITH page AS (
+          SELECT ${taskColumns} FROM ${commandCenterTasks}
+          ${conditions.length > 0 ? sql`WHERE ${and(...conditions)}` : sql``}
+          ORDER BY ${descending(commandCenterTasks.createdAt)}, ${descending(commandCenterTasks.id)}
+          LIMIT ${filters.limit} OFFSET ${rowOffset(filters.offset)}
+        )
+        SELECT (SELECT coalesce(sum(${commandCenterTaskCounts.n}), 0) FROM ${commandCenterTaskCounts}
+            ${counted ? sql`WHERE ${counted}` : sql``}) AS total,
+          page.*,
+          (SELECT coalesce(json_agg(${commandCenterTaskBlockers.blockerId} ORDER BY ${commandCenterTaskBlockers.blockerId}), '[]')
+            FROM ${commandCenterTaskBlockers} WHERE ${commandCenterTaskBlockers.taskId} = page.id) AS "blockedBy",
+          (SELECT count(*)::int FROM ${commandCenterTaskComments}
+            WHERE ${commandCenterTaskComments.taskId} = page.id) AS "commentCount"
+        FROM (VALUES (1)) AS one LEFT JOIN page ON true
+        ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
+      const raw = rowsOf<ListedTaskRaw>(
+        conditions.length > 0 ? await db.execute(statement) : await executePrepared(db, 'tasks_page', statement),
+      );
+      const entries: ListedTask[] = [];
+      for (const { total: _, blockedBy, commentCount, createdAt, updatedAt, completedAt, ...row } of raw) {
+        if (row.id === null) continue;
+        entries.push({
+          row: {
+            ...row,
+            createdAt: new Date(createdAt),
+            updatedAt: new Date(updatedAt),
+            completedAt: dateOrNull(completedAt),
+          },
+          blockedBy,
+          commentCount,
+        });
+      }
+      return { entries, total: Number(raw[0]?.total ?? 0) };
     },
 
     async countsByStatus(): Promise<Map<string, number>> {

@@ -2,7 +2,7 @@ import { audit } from './command-center.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { notFound, validationFailed, type ValidationIssue } from '../../platform/http/errors.ts';
-import type { CommentRow, TaskPatch, TaskRow, TasksRepository } from './tasks.repository.ts';
+import type { CommentRow, ListedTask, TaskPatch, TaskRow, TasksRepository } from './tasks.repository.ts';
 import {
   CLOSED_STATUSES,
   TASK_STATUSES,
@@ -24,11 +24,7 @@ function referenceIssue(loc: (string | number)[], input: unknown, error: string)
 }
 
 /** A task as the board lists it: its row, the tasks blocking it and how many comments it has. */
-export interface TaskEntry {
-  row: TaskRow;
-  blockedBy: string[];
-  commentCount: number;
-}
+export type TaskEntry = ListedTask;
 
 /** A task with its comments, oldest first. */
 export interface TaskDetail extends TaskEntry {
@@ -248,7 +244,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
     },
 
     async list(query: TaskListQuery): Promise<TaskPage> {
-      const { rows, total } = await repo.list({
+      const { entries, total } = await repo.list({
         status: query.status,
         assignee: query.assignee,
         priority: query.priority,
@@ -256,18 +252,7 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
         limit: query.limit,
         offset: query.offset,
       });
-      const ids = rows.map((r) => r.id);
-      const [blockers, counts] = await Promise.all([repo.blockersOf(ids), repo.commentCounts(ids)]);
-      return {
-        entries: rows.map((row) => ({
-          row,
-          blockedBy: blockers.get(row.id) ?? [],
-          commentCount: counts.get(row.id) ?? 0,
-        })),
-        total,
-        limit: query.limit,
-        offset: query.offset,
-      };
+      return { entries, total, limit: query.limit, offset: query.offset };
     },
 
     /** Number of tasks in each status; every status is present, 0 when empty. */

@@ -235,9 +235,11 @@ export function createAccountsRepository(db: DbExecutor) {
             LIMIT ${limit} OFFSET (${offset}::bigint - coalesce((SELECT newer FROM start), 0))::bigint
           ) AS page ON true
           ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
-      // A search's best plan depends on its pattern (decision 192): planned each time, not prepared.
+      // Only the default view is prepared: a filter's best plan depends on its value (a rare role is
+      // found by its index, a common one by the date order), as a search's on its pattern (decision 192).
+      const filtered = filter.search || filter.status || filter.role || filter.subscriptionTier;
       const raw = rowsOf<ListedRaw>(
-        filter.search ? await db.execute(statement) : await executePrepared(db, 'accounts_list', statement),
+        filtered ? await db.execute(statement) : await executePrepared(db, 'accounts_list', statement),
       );
       const rows: ListedAccount[] = [];
       for (const { total: _, id, createdAt, lastLogin, ...row } of raw) {

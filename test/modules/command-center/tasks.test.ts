@@ -311,6 +311,30 @@ describe('command center tasks', () => {
   });
 
   describe('list and counts', () => {
+    it('lists each task as its own answer shows it: every field, its blockers in order, its comment count', async () => {
+      const first = await create({ title: 'Blocker one', description: 'with a "quoted" word' });
+      const second = await create({ title: 'Blocker two', parent_task_id: first.id });
+      const task = await create({ title: 'Blocked task', blocked_by: [second.id, first.id], comment: 'one' });
+      await call('POST', `${BASE}/${task.id}/comments`, { body: 'two' });
+      await call('PATCH', `${BASE}/${first.id}`, { status: 'done', result: 'shipped' });
+      const listed: { id: string }[] = (await call('GET', `${BASE}?limit=200`)).json().tasks;
+      for (const id of [task.id, first.id, second.id]) {
+        const { comments: _, ...alone } = (await call('GET', `${BASE}/${id}`)).json();
+        assert.deepEqual(
+          listed.find((x) => x.id === id),
+          alone,
+        );
+      }
+      const blocked = listed.find((x) => x.id === task.id) as { blocked_by: string[]; comment_count: number };
+      assert.deepEqual(blocked.blocked_by, [first.id, second.id].sort());
+      assert.equal(blocked.comment_count, 2);
+      const done = (await call('GET', `${BASE}?status=done&limit=200`)).json();
+      assert.ok(
+        done.tasks.some((x: { id: string; completed_at: string | null }) => x.id === first.id && x.completed_at),
+        'a filtered page (not prepared) lists the same way',
+      );
+    });
+
     it('filters, pages newest first, and counts by status', async () => {
       const module = t.modules.commandCenter;
       const before = await module.tasks.countsByStatus();
