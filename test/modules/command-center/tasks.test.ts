@@ -317,7 +317,9 @@ describe('command center tasks', () => {
       const task = await create({ title: 'Blocked task', blocked_by: [second.id, first.id], comment: 'one' });
       await call('POST', `${BASE}/${task.id}/comments`, { body: 'two' });
       await call('PATCH', `${BASE}/${first.id}`, { status: 'done', result: 'shipped' });
-      const listed: { id: string }[] = (await call('GET', `${BASE}?limit=200`)).json().tasks;
+      const listed: { id: string; blocked_by: string[]; comment_count: number }[] = (
+        await call('GET', `${BASE}?limit=200`)
+      ).json().tasks;
       for (const id of [task.id, first.id, second.id]) {
         const { comments: _, ...alone } = (await call('GET', `${BASE}/${id}`)).json();
         assert.deepEqual(
@@ -325,9 +327,9 @@ describe('command center tasks', () => {
           alone,
         );
       }
-      const blocked = listed.find((x) => x.id === task.id) as { blocked_by: string[]; comment_count: number };
-      assert.deepEqual(blocked.blocked_by, [first.id, second.id].sort());
-      assert.equal(blocked.comment_count, 2);
+      const blocked = listed.find((x) => x.id === task.id);
+      assert.deepEqual(blocked?.blocked_by, [first.id, second.id].sort());
+      assert.equal(blocked?.comment_count, 2);
       const done = (await call('GET', `${BASE}?status=done&limit=200`)).json();
       assert.ok(
         done.tasks.some((x: { id: string; completed_at: string | null }) => x.id === first.id && x.completed_at),
