@@ -2,6 +2,7 @@
 // inside a caller's transaction takes its executor last.
 import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 import { deviceSessionExpiryDays, deviceSessions, passwordResetTokens, refreshTokens, users } from './users.tables.ts';
 
 export function createSessionsRepository(db: DbExecutor) {
@@ -251,7 +252,10 @@ export function createSessionsRepository(db: DbExecutor) {
       const today = now.toISOString().slice(0, 10);
       const tomorrow = new Date(Date.parse(today) + 86_400_000);
       const [row] = rowsOf<{ n: number }>(
-        await db.execute(sql`SELECT (
+        await executePrepared(
+          db,
+          'active_sessions',
+          sql`SELECT (
           (SELECT coalesce(sum(${deviceSessionExpiryDays.n}), 0) FROM ${deviceSessionExpiryDays}
             WHERE ${deviceSessionExpiryDays.day} > ${today}::date)
           + (SELECT count(*) FROM ${deviceSessions}
@@ -260,7 +264,8 @@ export function createSessionsRepository(db: DbExecutor) {
               gt(deviceSessions.expiresAt, now),
               lt(deviceSessions.expiresAt, tomorrow),
             )})
-        )::int AS n`),
+        )::int AS n`,
+        ),
       );
       return Number(row?.n ?? 0);
     },

@@ -2,6 +2,7 @@
 // and the health endpoints read.
 import { and, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { dateOrNull, type Db, type DbExecutor } from '../../platform/db/database.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import { webhookDeliveries, webhookDeliveryCounts, webhookDeliveryHours } from './webhooks.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -196,7 +197,11 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
     sql`, `,
   )}]::text[]`;
   const perProvider = async <T>(columns: SQL, joins: SQL = sql``): Promise<T[]> => {
-    const result = await db.execute(sql`SELECT p.provider, ${columns} FROM unnest(${known}) AS p(provider) ${joins}`);
+    const result = await executePrepared(
+      db,
+      'provider_figures',
+      sql`SELECT p.provider, ${columns} FROM unnest(${known}) AS p(provider) ${joins}`,
+    );
     return (result as unknown as { rows: T[] }).rows;
   };
 
