@@ -63,6 +63,15 @@ describe('prepared statements', () => {
     assert.deepEqual([doubled!.generic, doubled!.custom], [7, 0], JSON.stringify(doubled));
   });
 
+  it('runs on connections that plan named statements once and never compile them', { skip: NO_POSTGRES }, async () => {
+    // A plan made for any LIMIT is costed for a tenth of the table: with JIT on, such a plan of a
+    // large table is compiled on every run (decision 192).
+    const settings = rowsOf<{ plan: string; jit: string }>(
+      await database.db.execute(sql`SELECT current_setting('plan_cache_mode') AS plan, current_setting('jit') AS jit`),
+    );
+    assert.deepEqual(settings, [{ plan: 'force_generic_plan', jit: 'off' }]);
+  });
+
   it('names at most 256 statement texts, and runs any further ones unnamed', { skip: NO_POSTGRES }, async () => {
     const kept = await database.db.transaction(async (tx) => {
       for (let i = 0; i < 300; i += 1) {
