@@ -80,8 +80,10 @@ export function createUsersService(deps: UsersServiceDeps) {
         status: query.status,
         subscriptionTier: query.subscriptionTier,
       };
-      const { rows, total } = await accounts.list(filter, offset, limit);
-      return { users: await present(rows), total, page, limit };
+      // The page and its trading figures in one statement (decision 194).
+      const { rows, annexes, total } = await accounts.list(filter, offset, limit, trading.figuresOf);
+      const summaries = await trading.summarize(annexes);
+      return { users: rows.map((row, i) => ({ ...row, ...summaries[i]! })), total, page, limit };
     },
 
     async getUserByEmail(email: string): Promise<AdminUser> {

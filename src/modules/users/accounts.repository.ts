@@ -122,11 +122,25 @@ const listedColumns = sql.join(
 
 type ListedRaw = Omit<ListedAccount, 'id' | 'createdAt' | 'lastLogin'> & {
   total: number;
+  annex?: unknown;
   /** Null on the one row of a page past the end, which carries only the total. */
   id: string | null;
   createdAt: Date | string;
   lastLogin: Date | string | null;
 };
+
+/**
+ * A column another module adds to each listed account, read in the list's own statement: an SQL value
+ * of the account's id column (decision 194).
+ */
+export type AccountAnnex = (accountId: SQL) => SQL;
+
+/** A page of listed accounts: `annexes[i]` is the annex's value for `rows[i]` (none without an annex). */
+export interface AccountPage {
+  rows: ListedAccount[];
+  annexes: unknown[];
+  total: number;
+}
 
 export function createAccountsRepository(db: DbExecutor) {
   return {
@@ -223,11 +237,13 @@ export function createAccountsRepository(db: DbExecutor) {
     /**
      * A page of the listed accounts, newest first, with how many match: one statement, whose cost
      * follows the page, not the table (the total and a deep page's start come from the kept counts).
+     * The annex is computed for the page's rows only.
      */
-    async list(filter: UserFilter, offset: number, limit: number): Promise<{ rows: ListedAccount[]; total: number }> {
+    async list(filter: UserFilter, offset: number, limit: number, annex?: AccountAnnex): Promise<AccountPage> {
+      const annexed = annex ? sql`, ${annex(sql`page.id`)} AS annex` : sql``;
       const statement = sql`
           WITH ${totalAndStart(filter, offset)}
-          SELECT total.n AS total, page.* FROM total LEFT JOIN LATERAL (
+          SELECT total.n AS total, page.*${annexed} FROM total LEFT JOIN LATERAL (
             SELECT ${listedColumns} FROM ${users}
             WHERE ${userConditions(filter)}
               AND ${users.createdAt} < coalesce((SELECT before FROM start), 'infinity')
@@ -242,10 +258,13 @@ export function createAccountsRepository(db: DbExecutor) {
         filtered ? await db.execute(statement) : await executePrepared(db, 'accounts_list', statement),
       );
       const rows: ListedAccount[] = [];
-      for (const { total: _, id, createdAt, lastLogin, ...row } of raw) {
-        if (id !== null) rows.push({ ...row, id, createdAt: new Date(createdAt), lastLogin: dateOrNull(lastLogin) });
+      const annexes: unknown[] = [];
+      for (const { total: _, annex: value, id, createdAt, lastLogin, ...row } of raw) {
+        if (id === null) continue;
+        rows.push({ ...row, id, createdAt: new Date(createdAt), lastLogin: dateOrNull(lastLogin) });
+        if (annex) annexes.push(value);
       }
-      return { rows, total: Number(raw[0]?.total ?? 0) };
+      return { rows, annexes, total: Number(raw[0]?.total ?? 0) };
     },
 
     /**

@@ -5,7 +5,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { conflict, invalidField, notFound } from '../../platform/http/errors.ts';
-import type { AccountsRepository, NewUser, UserChanges, UserFilter, UserRow } from './accounts.repository.ts';
+import type { AccountsRepository, NewUser, UserChanges, UserRow } from './accounts.repository.ts';
 import type { SessionsRepository } from './sessions.repository.ts';
 import type { TwoFactorRepository } from './two-factor.repository.ts';
 import {
@@ -58,7 +58,7 @@ export function createAccountsService(deps: {
     findById: accounts.findById,
     findByEmail: accounts.findByEmail,
     findMany: accounts.findMany,
-    list: (filter: UserFilter, offset: number, limit: number) => accounts.list(filter, offset, limit),
+    list: accounts.list,
     names: accounts.names,
     counts: accounts.counts,
     countsByStatus: accounts.countsByStatus,

@@ -16,7 +16,7 @@ import { createApiTokensService, type ApiTokensService } from './api-tokens.serv
 export type { ApiTokenRow } from './api-tokens.repository.ts';
 export type { SessionAuthentication } from './sessions.service.ts';
 
-export type { ListedAccount, UserFilter, UserRow } from './accounts.repository.ts';
+export type { AccountAnnex, ListedAccount, UserFilter, UserRow } from './accounts.repository.ts';
 export { Account } from './accounts.schemas.ts';
 export { accountWire } from './accounts.wire.ts';
 export { FREE_TIER, userNotFound } from './accounts.service.ts';

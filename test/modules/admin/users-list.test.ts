@@ -208,16 +208,22 @@ describe('admin: list users', () => {
     assertValidation(await list(`?search=${'x'.repeat(255)}`), [{ loc: ['query', 'search'], type: 'string_too_long' }]);
   });
 
-  // How the port is asked (one batch per page), with a stand-in; the figures through the real
-  // exchange module, as app.ts wires it, are checked in users-trading.test.ts.
-  it('asks the trading summary port once per page for trade counts and balances', async () => {
-    const calls: string[][] = [];
+  // How the port is asked (its figures read in the page's own statement, summarized once per page),
+  // with a stand-in; the figures through the real exchange module, as app.ts wires it, are checked in
+  // users-trading.test.ts.
+  it("reads the port's figures in the page's statement and summarizes them once per page", async () => {
+    const summarized: unknown[][] = [];
+    const summaryOf = (id: unknown): TradingSummary =>
+      id === admin.id ? { totalTrades: 42, accountBalance: 1234.5 } : { totalTrades: 0, accountBalance: 0 };
     const summaries: TradingSummaryPort = {
       async forUsers(ids) {
-        calls.push(ids);
-        const found = new Map<string, TradingSummary>();
-        found.set(admin.id, { totalTrades: 42, accountBalance: 1234.5 });
-        return found;
+        return new Map(ids.map((id) => [id, summaryOf(id)]));
+      },
+      // The figure of a row is its own id, as the database read it.
+      figuresOf: (userId) => sql`${userId}::text`,
+      async summarize(figures) {
+        summarized.push([...figures]);
+        return figures.map(summaryOf);
       },
     };
     const { users, webhooks, notifications } = t.modules;
@@ -228,9 +234,9 @@ describe('admin: list users', () => {
       trading: summaries,
     });
     const page = await module.users.listUsers({ page: 1, limit: 3 });
-    assert.equal(calls.length, 1);
+    assert.equal(summarized.length, 1);
     assert.deepEqual(
-      calls[0],
+      summarized[0],
       page.users.map((u) => u.id),
     );
     assert.deepEqual([page.users[0]!.totalTrades, page.users[0]!.accountBalance], [42, 1234.5]);

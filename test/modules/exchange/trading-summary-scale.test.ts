@@ -1,15 +1,18 @@
-// The admin list's trading figures cost the page, not the table (decision 185): for a page of users,
-// the statement reads the balance rows of their latest snapshots and no others, however many older
-// snapshots the table holds and however small the planner thinks it is. Every statement is executed
-// under EXPLAIN ANALYZE and the balance rows its scans read are counted.
+// The admin list's trading figures cost the page, not the table (decisions 185, 194): for a page of
+// users, read for given users or as a column of the users list's own statement, they read the balance
+// rows of the users' latest snapshots and no others, however many older snapshots the table holds and
+// however small the planner thinks it is. Every statement is executed under EXPLAIN ANALYZE and the
+// balance rows its scans read are counted.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../../src/platform/db/database.ts';
 import {
   createTradingSummaryRepository,
-  type TradingFigure,
+  tradingFiguresOf,
+  type TradingFigures,
 } from '../../../src/modules/exchange/trading-summary.repository.ts';
+import { createAccountsRepository } from '../../../src/modules/users/accounts.repository.ts';
 import { executedPlan, planClient, plansOf, rowsRead } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
@@ -58,8 +61,35 @@ describe('trading figures at scale', () => {
   });
   after(() => t.close());
 
+  /** What user i holds (i + k of the k-th currency) and whether they traded, by id, as the figures give it. */
+  async function expectedFigures(ids: readonly string[]): Promise<Map<string, TradingFigures>> {
+    const numbers = rowsOf<{ id: string; n: number }>(
+      await t.database.db.execute(
+        sql`SELECT id, split_part(split_part(email, '-', 2), '@', 1)::int AS n FROM users WHERE id IN (${sql.join(
+          ids.map((id) => sql`${id}::uuid`),
+          sql`, `,
+        )})`,
+      ),
+    );
+    return new Map(
+      numbers.map(({ id, n }) => [
+        id,
+        {
+          trades: n % 3 === 0 ? '1' : null,
+          balances: CURRENCIES.map((currency, k) => [currency, String(n + k + 1)] as [string, string]).sort(),
+        },
+      ]),
+    );
+  }
+
+  /** Amounts as numbers (the database writes `301.0`), a count of 0 as none: a user may have a kept count of 0. */
+  const normal = (figures: TradingFigures | undefined) => ({
+    trades: figures?.trades === '0' ? null : (figures?.trades ?? null),
+    balances: figures?.balances?.map(([currency, amount]) => [currency, String(Number(amount))]) ?? null,
+  });
+
   it("reads only the page's latest snapshots, and sums them right", async () => {
-    let figures: TradingFigure[] = [];
+    let figures = new Map<string, TradingFigures>();
     const plans = await plansOf(t, async (db) => {
       figures = await createTradingSummaryRepository(db).figuresForUsers(page);
     });
@@ -67,26 +97,29 @@ describe('trading figures at scale', () => {
     const read = rowsRead(plans[0]!, 'exchange_balances');
     assert.ok(read <= PAGE * CURRENCIES.length, `balance rows read: ${read}`);
 
-    // Users 300 down to 251 (newest first, 100 skipped): user i holds i + k of the k-th currency.
-    const expected = new Map<string, string>();
-    const numbers = rowsOf<{ id: string; n: number }>(
-      await t.database.db.execute(
-        sql`SELECT id, split_part(split_part(email, '-', 2), '@', 1)::int AS n FROM users WHERE id IN (${sql.join(
-          page.map((id) => sql`${id}::uuid`),
-          sql`, `,
-        )})`,
-      ),
+    // Users 300 down to 251 (newest first, 100 skipped).
+    const expected = await expectedFigures(page);
+    assert.equal(figures.size, PAGE);
+    for (const id of page) assert.deepEqual(normal(figures.get(id)), normal(expected.get(id)), id);
+  });
+
+  it("as a column of the users list, reads the page's snapshots only, in the list's one statement", async () => {
+    let listed: Awaited<ReturnType<ReturnType<typeof createAccountsRepository>['list']>> | undefined;
+    const plans = await plansOf(t, async (db) => {
+      listed = await createAccountsRepository(db).list({ search: 'holder-' }, 100, PAGE, tradingFiguresOf);
+    });
+    assert.equal(plans.length, 1, 'one statement');
+    const read = rowsRead(plans[0]!, 'exchange_balances');
+    assert.ok(read <= PAGE * CURRENCIES.length, `balance rows read: ${read}`);
+    assert.deepEqual(
+      listed!.rows.map((row) => row.id),
+      page,
     );
-    for (const { id, n } of numbers) {
-      for (const [k, currency] of CURRENCIES.entries()) expected.set(`${id} ${currency}`, String(n + k + 1));
-      if (n % 3 === 0) expected.set(`${id} trades`, '1');
+    const expected = await expectedFigures(page);
+    assert.equal(listed!.annexes.length, PAGE);
+    for (const [i, id] of page.entries()) {
+      assert.deepEqual(normal(listed!.annexes[i] as TradingFigures), normal(expected.get(id)), id);
     }
-    const got = new Map(
-      figures.map((f) => [`${f.userId} ${f.currency ?? 'trades'}`, String(Number(f.amount))] as const),
-    );
-    // A user without trades has no kept count, or a count of 0: only the non-zero ones are compared.
-    for (const [key, value] of got) if (key.endsWith(' trades') && value === '0') got.delete(key);
-    assert.deepEqual(got, expected);
   });
 
   it('a figure read over the whole table counts every row (the positive control)', async () => {
