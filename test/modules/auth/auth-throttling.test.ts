@@ -6,10 +6,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { withoutRedis } from '../../helpers/services.ts';
 
-const NO_REDIS = process.env.REDIS_URL
-  ? false
-  : 'REDIS_URL is not set: sharing the login counter needs Redis (REDIS_URL=redis://127.0.0.1:6379)';
+const NO_REDIS = withoutRedis('sharing the login counter needs Redis (REDIS_URL=redis://127.0.0.1:6379)');
 
 describe('auth: login throttling', () => {
   let t: TestApp;

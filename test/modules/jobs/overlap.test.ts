@@ -22,11 +22,10 @@ import { buildTestApp, resetDatabase, signIn, testDatabaseUrl, type TestApp } fr
 import { waitFor } from '../market/market-fixtures.ts';
 import { ago, awaitRun, HOUR, JOB_SECRET, NOW, readRun, trigger } from './jobs-fixtures.ts';
 import type { JobName } from '../../../src/modules/jobs/jobs.domain.ts';
+import { withoutPostgres } from '../../helpers/services.ts';
 
 const JOB = 'strategy-autopilot/evaluate';
-const NO_POSTGRES = process.env.DATABASE_URL
-  ? false
-  : 'DATABASE_URL is not set: overlap across instances needs PostgreSQL and two real connections';
+const NO_POSTGRES = withoutPostgres('overlap across instances needs PostgreSQL and two real connections');
 
 describe('overlapping runs', () => {
   let binance: BinanceFake;

@@ -9,10 +9,9 @@ import { startCoinGeckoFake, type CoinGeckoFake } from '../../fakes/coingecko.ts
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { withoutRedis } from '../../helpers/services.ts';
 
-const NO_REDIS = process.env.REDIS_URL
-  ? false
-  : 'REDIS_URL is not set: two instances share their market cache and lock only through Redis';
+const NO_REDIS = withoutRedis('two instances share their market cache and lock only through Redis');
 const TIMEOUT_MS = 4_000;
 
 describe('two instances, one Redis, a failing venue', { skip: NO_REDIS }, () => {

@@ -7,10 +7,9 @@ import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { buildTestApp, resetDatabase, signIn, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { withoutPostgres } from '../../helpers/services.ts';
 
-const NO_POSTGRES = process.env.DATABASE_URL
-  ? false
-  : 'DATABASE_URL is not set: a transaction holding a session needs PostgreSQL and two real connections';
+const NO_POSTGRES = withoutPostgres('a transaction holding a session needs PostgreSQL and two real connections');
 
 describe('refresh tokens follow their device sessions', () => {
   let t: TestApp;

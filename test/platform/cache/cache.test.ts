@@ -5,11 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from '../../helpers/suite.ts';
 import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
 import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
+import { withoutRedis } from '../../helpers/services.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
-const NO_REDIS = REDIS_URL
-  ? false
-  : 'REDIS_URL is not set: the Redis half of the cache tests runs with REDIS_URL=redis://127.0.0.1:6379';
+const NO_REDIS = withoutRedis('the Redis half of the cache tests runs with REDIS_URL=redis://127.0.0.1:6379');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const opened: Cache[] = [];

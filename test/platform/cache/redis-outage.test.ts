@@ -14,12 +14,12 @@ import { createPlatform } from '../../../src/platform/platform.ts';
 import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
 import { freePort } from '../../helpers/processes.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { withoutRedis } from '../../helpers/services.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
-const NO_REDIS = REDIS_URL
-  ? false
-  : 'REDIS_URL is not set: Redis outages are made through a TCP proxy in front of a real server ' +
-    '(REDIS_URL=redis://127.0.0.1:6379)';
+const NO_REDIS = withoutRedis(
+  'Redis outages are made through a TCP proxy in front of a real server ' + '(REDIS_URL=redis://127.0.0.1:6379)',
+);
 const COMMAND_TIMEOUT_MS = 200;
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {

@@ -20,11 +20,12 @@ import {
   type TestApp,
   type TestUser,
 } from '../../helpers/test-app.ts';
+import { withoutPostgres } from '../../helpers/services.ts';
 
-const NO_POSTGRES = process.env.DATABASE_URL
-  ? false
-  : 'DATABASE_URL is not set: PostgreSQL outages are made through a TCP proxy in front of a real server ' +
-    '(DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)';
+const NO_POSTGRES = withoutPostgres(
+  'PostgreSQL outages are made through a TCP proxy in front of a real server ' +
+    '(DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)',
+);
 
 const QUERY_TIMEOUT_MS = 600;
 const CONNECT_TIMEOUT_MS = 600;

@@ -7,10 +7,11 @@ import { sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../../../src/platform/db/database.ts';
 import { executePrepared } from '../../../src/platform/db/prepared.ts';
 import { testDatabase } from '../../helpers/test-app.ts';
+import { withoutPostgres } from '../../helpers/services.ts';
 
-const NO_POSTGRES = process.env.DATABASE_URL
-  ? false
-  : 'DATABASE_URL is not set: prepared statements are kept by PostgreSQL connections, which PGlite does not name';
+const NO_POSTGRES = withoutPostgres(
+  'prepared statements are kept by PostgreSQL connections, which PGlite does not name',
+);
 
 describe('prepared statements', () => {
   let database: Database;

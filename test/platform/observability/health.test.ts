@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from 'typebox';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { withoutRedis } from '../../helpers/services.ts';
 
-const NO_REDIS = process.env.REDIS_URL
-  ? false
-  : 'REDIS_URL is not set: the Redis readiness check runs with REDIS_URL=redis://127.0.0.1:6379';
+const NO_REDIS = withoutRedis('the Redis readiness check runs with REDIS_URL=redis://127.0.0.1:6379');
 
 describe('health and metrics', () => {
   let t: TestApp;

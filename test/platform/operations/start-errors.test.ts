@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after } from 'node:test';
 import { describe, it } from '../../helpers/suite.ts';
 import { freePort, killStarted, logLines, run, STARTUP_MS, startServer } from '../../helpers/processes.ts';
+import { withoutPostgres } from '../../helpers/services.ts';
 
 const POSTGRES = process.env.DATABASE_URL;
 const timeout = STARTUP_MS;
@@ -46,7 +47,7 @@ describe('a start that its settings get wrong: one line naming the setting', () 
   });
 
   describe('on the local PostgreSQL', {
-    skip: POSTGRES ? false : 'DATABASE_URL is not set: no PostgreSQL to name a missing database on',
+    skip: withoutPostgres('no PostgreSQL to name a missing database on'),
   }, () => {
     it('DATABASE_URL naming a database that does not exist', { timeout }, async () => {
       const url = variant((u) => (u.pathname = '/no_such_db_xyz'));
