@@ -7,6 +7,11 @@ import { authRoutes } from './routes/auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
 import { createPasswordService } from './password.service.ts';
 
+export { LoginBody, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
+export type { AuthService } from './auth.service.ts';
+export { mfaRequiredWire } from './auth.wire.ts';
+export type { IssuedTokens } from './session-issuer.ts';
+
 export function createAuthModule(platform: Platform, deps: AuthDeps) {
   const { config, database, tokens, cache, clock, logger, secretBox } = platform;
   const { users } = deps;

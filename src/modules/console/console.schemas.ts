@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../platform/http/schemas.ts';
-import { JOB_NAMES } from '../jobs/registry.ts';
+import { JOB_NAMES } from '../jobs/index.ts';
 
 export const ConsoleAccess = Type.Object({
   access_token: Type.String({

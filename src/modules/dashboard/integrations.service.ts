@@ -6,7 +6,7 @@
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { BudgetState } from '../../platform/venue-budget/venue-budget.ts';
-import type { MarketHealth } from '../market/status.service.ts';
+import type { MarketHealth } from '../market/index.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { IntegrationsAnswer } from './integrations.schemas.ts';
 import type { ProbeMemo, ProbeRecord } from './probe-memo.ts';

@@ -34,6 +34,9 @@ import { guardedFetch, type GuardedFetch } from '../../platform/venue-budget/gua
 import type { BudgetState, VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
 import { venueProfile } from './adapters/binance-weights.ts';
 
+export type { AccountSyncResult } from './account-sync.service.ts';
+export { VenueField } from './common.schemas.ts';
+
 /** The one guarded way to a venue: its shared budget and breaker, and a fetch that goes through them. */
 export interface VenueAccess {
   budget: VenueBudget;

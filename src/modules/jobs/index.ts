@@ -16,6 +16,7 @@ import { createSecretGuard } from './secret-guard.ts';
 
 export type { JobRun } from './jobs.domain.ts';
 export type { RunOutcome } from './job-runner.ts';
+export { JOB_NAMES } from './registry.ts';
 
 export function createJobsModule(platform: Platform, deps: JobsDeps, options: { timers?: TimerFactory } = {}) {
   const { config, database, clock, logger } = platform;

@@ -4,7 +4,7 @@ import type { AdminModule } from '../admin/index.ts';
 import type { AuthModule } from '../auth/index.ts';
 import type { MarketModule } from '../market/index.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
-import type { StrategiesService } from '../strategies/strategies.service.ts';
+import type { StrategiesService } from '../strategies/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { JOBS_EVENTS } from './jobs.events.ts';
 import type { RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';

@@ -33,6 +33,8 @@ import type { SymbolInfo } from './market.types.ts';
 const MICRO_CACHE_MS = 1_000;
 const HOUR_MS = 3_600_000;
 
+export type { MarketHealth } from './status.service.ts';
+
 /** The answer of `probe()`, like the tracker's health: whether Binance answered, how fast, or why not. */
 export interface MarketProbe {
   reachable: boolean;

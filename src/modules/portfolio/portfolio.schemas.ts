@@ -2,7 +2,7 @@
 // to 8 (docs/decisions/153).
 import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum } from '../../platform/http/schemas.ts';
-import { VenueField } from '../exchange/common.schemas.ts';
+import { VenueField } from '../exchange/index.ts';
 
 export const tags = ['portfolio'];
 

@@ -6,6 +6,8 @@ import { createStrategiesRepository } from './strategies.repository.ts';
 import { strategiesRoutes } from './routes/strategies.routes.ts';
 import { createStrategiesService } from './strategies.service.ts';
 
+export type { PaperEvaluation, StrategiesService } from './strategies.service.ts';
+
 export function createStrategiesModule(platform: Platform, deps: StrategiesDeps) {
   const { database, clock } = platform;
   const { guards } = deps;

@@ -1,8 +1,6 @@
 // Pure rules of the tracker shared by both backends: priorities, state lookup, issue references.
 import { STATE_TYPES } from './adapters/tracker-backend.ts';
 
-export { isUuid } from '../../platform/ids.ts';
-
 /** Linear's priority scale; the spec calls 3 "medium". */
 const PRIORITY_LABELS = ['No priority', 'Urgent', 'High', 'Medium', 'Low'] as const;
 

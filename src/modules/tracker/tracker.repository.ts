@@ -4,7 +4,8 @@ import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { IssueFields, IssueQuery, TrackerIssue } from './adapters/tracker-backend.ts';
-import { isIdentifier, isUuid, priorityLabel } from './tracker.domain.ts';
+import { isUuid } from '../../platform/ids.ts';
+import { isIdentifier, priorityLabel } from './tracker.domain.ts';
 import {
   trackerIssueLabels,
   trackerIssues,

@@ -6,10 +6,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
 import { AppError, forbidden, unauthenticated } from '../../../platform/http/errors.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
-import { LoginBody, TwoFactorCodeBody, TwoFactorVerifyBody } from '../../auth/auth.schemas.ts';
-import type { AuthService } from '../../auth/auth.service.ts';
-import { mfaRequiredWire } from '../../auth/auth.wire.ts';
-import type { IssuedTokens } from '../../auth/session-issuer.ts';
+import {
+  type AuthService,
+  type IssuedTokens,
+  LoginBody,
+  mfaRequiredWire,
+  TwoFactorCodeBody,
+  TwoFactorVerifyBody,
+} from '../../auth/index.ts';
 import { clearedRefreshCookie, readRefreshCookie, refreshCookie, sameOriginRequest } from '../console.domain.ts';
 import { ConsoleAccess, ConsoleLoginAnswer, ConsoleSignedOut, CsrfHeaders } from '../console.schemas.ts';
 

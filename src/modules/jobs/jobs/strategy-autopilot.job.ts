@@ -4,7 +4,7 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
-import type { PaperEvaluation } from '../../strategies/strategies.service.ts';
+import type { PaperEvaluation } from '../../strategies/index.ts';
 import { AppError } from '../../../platform/http/errors.ts';
 import {
   candleRequests,

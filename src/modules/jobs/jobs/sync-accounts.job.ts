@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { defineJob } from '../define-job.ts';
 import { Nullable } from '../../../platform/http/schemas.ts';
-import type { AccountSyncResult as AccountResult } from '../../exchange/account-sync.service.ts';
+import type { AccountSyncResult as AccountResult } from '../../exchange/index.ts';
 
 export interface SyncAccountsDeps {
   accounts: { syncAll(share: number): Promise<AccountResult[]> };
