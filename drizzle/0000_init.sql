@@ -86,6 +86,13 @@ CREATE TABLE "command_center_task_counts" (
 	CONSTRAINT "command_center_task_counts_status_priority_assignee_source_type_pk" PRIMARY KEY("status","priority","assignee","source_type")
 );
 --> statement-breakpoint
+CREATE TABLE "command_center_task_day_counts" (
+	"status" text NOT NULL,
+	"created_day" date NOT NULL,
+	"n" integer NOT NULL,
+	CONSTRAINT "command_center_task_day_counts_status_created_day_pk" PRIMARY KEY("status","created_day")
+);
+--> statement-breakpoint
 CREATE TABLE "command_center_tasks" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"title" text NOT NULL,

@@ -99,6 +99,30 @@ $fn$;
 --> statement-breakpoint
 INSERT INTO command_center_task_counts SELECT * FROM command_center_task_counts_recomputed();
 --> statement-breakpoint
+-- command_center_task_day_counts: tasks per status and UTC day of creation, where a deep page of the
+-- board starts (docs/decisions/195).
+CREATE TRIGGER command_center_task_day_counts_on_insert AFTER INSERT ON command_center_tasks REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('command_center_task_day_counts', 'status, created_day',
+    'r.status, (r.created_at AT TIME ZONE ''UTC'')::date');
+--> statement-breakpoint
+CREATE TRIGGER command_center_task_day_counts_on_update AFTER UPDATE ON command_center_tasks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('command_center_task_day_counts', 'status, created_day',
+    'r.status, (r.created_at AT TIME ZONE ''UTC'')::date');
+--> statement-breakpoint
+CREATE TRIGGER command_center_task_day_counts_on_delete AFTER DELETE ON command_center_tasks REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_follow('command_center_task_day_counts', 'status, created_day',
+    'r.status, (r.created_at AT TIME ZONE ''UTC'')::date');
+--> statement-breakpoint
+CREATE TRIGGER command_center_task_day_counts_on_truncate AFTER TRUNCATE ON command_center_tasks
+  FOR EACH STATEMENT EXECUTE FUNCTION kept_counts_clear('command_center_task_day_counts');
+--> statement-breakpoint
+CREATE FUNCTION command_center_task_day_counts_recomputed() RETURNS SETOF command_center_task_day_counts
+  LANGUAGE sql STABLE AS $fn$
+  SELECT status, (created_at AT TIME ZONE 'UTC')::date, count(*)::int FROM command_center_tasks GROUP BY 1, 2
+$fn$;
+--> statement-breakpoint
+INSERT INTO command_center_task_day_counts SELECT * FROM command_center_task_day_counts_recomputed();
+--> statement-breakpoint
 -- When an intel event's outcome is due: its expiry, else a day after its detection (DEFAULT_HORIZON_MS
 -- of intel-scoring.domain.ts). Immutable in fact, as a fixed number of seconds added to an instant
 -- does not depend on the time zone (PostgreSQL marks timestamptz + interval only stable, for months

@@ -11,7 +11,7 @@ import { withRelativeNames } from '../platform/db/tar-paths.ts';
 import { lockDataDir } from '../platform/db/data-dir-lock.ts';
 import { reconcileFigures } from '../platform/db/derived-figures.ts';
 import { TRADE_COUNTS, TRADE_DAYS } from '../modules/exchange/exchange.figures.ts';
-import { MARKET_INTEL_COUNTS, TASK_COUNTS } from '../modules/command-center/command-center.figures.ts';
+import { MARKET_INTEL_COUNTS, TASK_COUNTS, TASK_DAY_COUNTS } from '../modules/command-center/command-center.figures.ts';
 import {
   DEVICE_SESSION_EXPIRY_DAYS,
   USER_COUNTS,
@@ -46,6 +46,7 @@ export const DERIVED_FIGURES = [
   WEBHOOK_DELIVERY_HOURS,
   MARKET_INTEL_COUNTS,
   TASK_COUNTS,
+  TASK_DAY_COUNTS,
 ];
 
 const PG_DUMP_HINT =

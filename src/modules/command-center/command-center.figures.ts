@@ -14,3 +14,10 @@ export const TASK_COUNTS: DerivedFigures = {
   recomputed: 'command_center_task_counts_recomputed()',
   sources: ['command_center_tasks'],
 };
+
+export const TASK_DAY_COUNTS: DerivedFigures = {
+  table: 'command_center_task_day_counts',
+  key: ['status', 'created_day'],
+  recomputed: 'command_center_task_day_counts_recomputed()',
+  sources: ['command_center_tasks'],
+};

@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
+  date,
   doublePrecision,
   index,
   integer,
@@ -181,4 +182,18 @@ export const commandCenterTaskCounts = pgTable(
     n: integer('n').notNull(),
   },
   (t) => [primaryKey({ columns: [t.status, t.priority, t.assignee, t.sourceType] })],
+);
+
+/**
+ * Tasks per status and UTC day of creation, kept by the database like the counts above
+ * (command-center.routines.sql, decision 195): where a deep page of the board starts.
+ */
+export const commandCenterTaskDayCounts = pgTable(
+  'command_center_task_day_counts',
+  {
+    status: text('status').notNull(),
+    createdDay: date('created_day', { mode: 'string' }).notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.status, t.createdDay] })],
 );

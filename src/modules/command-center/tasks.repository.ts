@@ -5,11 +5,19 @@ import {
   commandCenterTaskBlockers,
   commandCenterTaskComments,
   commandCenterTaskCounts,
+  commandCenterTaskDayCounts,
   commandCenterTasks,
 } from './command-center.tables.ts';
 import { CLOSED_STATUSES } from './tasks.schemas.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
+import {
+  beforeStart,
+  DEEP_OFFSET,
+  type KeptCounts,
+  skippedFromStart,
+  totalAndStart,
+} from '../../platform/db/day-walk.ts';
 
 export type TaskRow = typeof commandCenterTasks.$inferSelect;
 export type NewTask = typeof commandCenterTasks.$inferInsert;
@@ -174,27 +182,42 @@ export function createTasksRepository(db: DbExecutor) {
       if (filters.assignee) conditions.push(eq(commandCenterTasks.assignee, filters.assignee));
       if (filters.priority) conditions.push(eq(commandCenterTasks.priority, filters.priority));
       if (filters.sourceType) conditions.push(eq(commandCenterTasks.sourceType, filters.sourceType));
-      const counted = and(
-        filters.status ? eq(commandCenterTaskCounts.status, filters.status) : undefined,
-        filters.assignee ? eq(commandCenterTaskCounts.assignee, filters.assignee) : undefined,
-        filters.priority ? eq(commandCenterTaskCounts.priority, filters.priority) : undefined,
-        filters.sourceType ? eq(commandCenterTaskCounts.sourceType, filters.sourceType) : undefined,
-      );
+      // A deep page of the board, or of one status, starts at its day (decision 195); under the other
+      // filters, and near the top, the counts by every filter give the total and the page skips its rows.
+      const byDay = !filters.assignee && !filters.priority && !filters.sourceType && filters.offset >= DEEP_OFFSET;
+      const kept: KeptCounts = byDay
+        ? {
+            table: commandCenterTaskDayCounts,
+            n: commandCenterTaskDayCounts.n,
+            day: commandCenterTaskDayCounts.createdDay,
+            where: filters.status ? eq(commandCenterTaskDayCounts.status, filters.status) : undefined,
+          }
+        : {
+            table: commandCenterTaskCounts,
+            n: commandCenterTaskCounts.n,
+            where: and(
+              filters.status ? eq(commandCenterTaskCounts.status, filters.status) : undefined,
+              filters.assignee ? eq(commandCenterTaskCounts.assignee, filters.assignee) : undefined,
+              filters.priority ? eq(commandCenterTaskCounts.priority, filters.priority) : undefined,
+              filters.sourceType ? eq(commandCenterTaskCounts.sourceType, filters.sourceType) : undefined,
+            ),
+          };
+      const offset = rowOffset(filters.offset);
       const statement = sql`
-        WITH page AS (
+        WITH ${totalAndStart(kept, offset)},
+        page AS (
           SELECT ${taskColumns} FROM ${commandCenterTasks}
-          ${conditions.length > 0 ? sql`WHERE ${and(...conditions)}` : sql``}
+          WHERE ${and(...conditions, beforeStart(commandCenterTasks.createdAt))}
           ORDER BY ${descending(commandCenterTasks.createdAt)}, ${descending(commandCenterTasks.id)}
-          LIMIT ${filters.limit} OFFSET ${rowOffset(filters.offset)}
+          LIMIT ${filters.limit} OFFSET ${skippedFromStart(offset)}
         )
-        SELECT (SELECT coalesce(sum(${commandCenterTaskCounts.n}), 0) FROM ${commandCenterTaskCounts}
-            ${counted ? sql`WHERE ${counted}` : sql``}) AS total,
+        SELECT total.n AS total,
           page.*,
           (SELECT coalesce(json_agg(${commandCenterTaskBlockers.blockerId} ORDER BY ${commandCenterTaskBlockers.blockerId}), '[]')
             FROM ${commandCenterTaskBlockers} WHERE ${commandCenterTaskBlockers.taskId} = page.id) AS "blockedBy",
           (SELECT count(*)::int FROM ${commandCenterTaskComments}
             WHERE ${commandCenterTaskComments.taskId} = page.id) AS "commentCount"
-        FROM (VALUES (1)) AS one LEFT JOIN page ON true
+        FROM total LEFT JOIN page ON true
         ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
       const raw = rowsOf<ListedTaskRaw>(
         conditions.length > 0 ? await db.execute(statement) : await executePrepared(db, 'tasks_page', statement),

@@ -6,6 +6,7 @@ import type { Role, Tier, UserStatus } from './users.domain.ts';
 import { externalIdentities, userCounts, userDayCounts, userGracePeriods, users } from './users.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
+import { beforeStart, type KeptCounts, NO_START, skippedFromStart, totalAndStart } from '../../platform/db/day-walk.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
@@ -42,57 +43,37 @@ function userConditions(filter: UserFilter): SQL | undefined {
   return and(...conditions);
 }
 
-/** From this many rows on, a page starts at the day its first row falls in rather than skipping rows one by one. */
-const DEEP_OFFSET = 1_000;
-
 /**
  * The counts the database keeps that the filter can be read from, and the filter over them; none for
  * a search. Without a role or tier, the counts by status and day: a tenth of the rows (decision 193).
  */
-function keptCounts(filter: UserFilter): { counts: typeof userCounts | typeof userDayCounts; where: SQL } | undefined {
+function keptCounts(filter: UserFilter): KeptCounts | undefined {
   if (filter.search) return undefined;
   const status = (counts: typeof userCounts | typeof userDayCounts) =>
     filter.status ? eq(counts.status, filter.status) : ne(counts.status, 'deleted');
-  if (!filter.role && !filter.subscriptionTier) return { counts: userDayCounts, where: status(userDayCounts) };
+  if (!filter.role && !filter.subscriptionTier) {
+    return { table: userDayCounts, n: userDayCounts.n, day: userDayCounts.createdDay, where: status(userDayCounts) };
+  }
   return {
-    counts: userCounts,
+    table: userCounts,
+    n: userCounts.n,
+    day: userCounts.createdDay,
     where: and(
       status(userCounts),
       filter.role ? eq(userCounts.role, filter.role) : undefined,
       filter.subscriptionTier ? eq(userCounts.subscriptionTier, filter.subscriptionTier) : undefined,
-    )!,
+    ),
   };
 }
 
-/** A `start` that is no row: the page skips its rows from the newest one. */
-const NO_START = sql`start AS (SELECT NULL::timestamptz AS before, 0::bigint AS newer WHERE false)`;
-
 /**
- * The list statement's two first parts: `total`, how many accounts match (from the kept counts, or
- * counted when it searches), and `start`, where a page `offset` rows deep starts (the list is newest
- * first). Past `DEEP_OFFSET`, `start` is the end of the UTC day of creation the page's first row
- * falls in, and how many listed accounts are newer than that day, from the kept counts; the page then
- * skips only that day's rows before it. No row otherwise. A deep page sums the kept counts per day
- * once, for both.
+ * The list statement's `total` and `start` (day-walk.ts): from the kept counts, or counted when it
+ * searches (a search's page then skips its rows one by one).
  */
-function totalAndStart(filter: UserFilter, offset: number): SQL {
+function totalAndStartOf(filter: UserFilter, offset: number): SQL {
   const kept = keptCounts(filter);
-  if (!kept)
-    return sql`total AS (SELECT count(*)::int AS n FROM ${users} WHERE ${userConditions(filter)}), ${NO_START}`;
-  const { counts, where } = kept;
-  if (offset < DEEP_OFFSET) {
-    return sql`total AS (SELECT coalesce(sum(${counts.n}), 0)::int AS n FROM ${counts} WHERE ${where}), ${NO_START}`;
-  }
-  return sql`days AS (
-      SELECT ${counts.createdDay} AS day, sum(${counts.n}) AS n FROM ${counts} WHERE ${where} GROUP BY ${counts.createdDay}
-    ),
-    total AS (SELECT coalesce(sum(n), 0)::int AS n FROM days),
-    start AS (
-      SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM (
-        SELECT day, coalesce(sum(n) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
-        FROM days
-      ) AS walked WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1
-    )`;
+  if (kept) return totalAndStart(kept, offset);
+  return sql`total AS (SELECT count(*)::int AS n FROM ${users} WHERE ${userConditions(filter)}), ${NO_START}`;
 }
 
 /** The columns the admin's lists show of an account: no password hash, second factor or bookkeeping dates. */
@@ -242,13 +223,13 @@ export function createAccountsRepository(db: DbExecutor) {
     async list(filter: UserFilter, offset: number, limit: number, annex?: AccountAnnex): Promise<AccountPage> {
       const annexed = annex ? sql`, ${annex(sql`page.id`)} AS annex` : sql``;
       const statement = sql`
-          WITH ${totalAndStart(filter, offset)}
+          WITH ${totalAndStartOf(filter, offset)}
           SELECT total.n AS total, page.*${annexed} FROM total LEFT JOIN LATERAL (
             SELECT ${listedColumns} FROM ${users}
             WHERE ${userConditions(filter)}
-              AND ${users.createdAt} < coalesce((SELECT before FROM start), 'infinity')
+              AND ${beforeStart(users.createdAt)}
             ORDER BY ${descending(users.createdAt)}, ${descending(users.id)}
-            LIMIT ${limit} OFFSET (${offset}::bigint - coalesce((SELECT newer FROM start), 0))::bigint
+            LIMIT ${limit} OFFSET ${skippedFromStart(offset)}
           ) AS page ON true
           ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
       // Only the default view is prepared: a filter's best plan depends on its value (a rare role is

@@ -161,11 +161,15 @@ describe('figures kept by the database', () => {
                  FROM generate_series(1, 40) AS g`);
         await exec(sql`UPDATE market_intel_events SET outcome_pct = 1.5 WHERE outcome_pct IS NULL AND random() < 0.4`);
         await exec(sql`DELETE FROM market_intel_events WHERE random() < 0.1`);
-        await exec(sql`INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type)
+        await exec(sql`INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type, created_at)
         SELECT 't' || g, 'r', (ARRAY['todo','in_progress','done'])[1 + g % 3],
           (ARRAY['low','medium','high'])[1 + g % 3], CASE WHEN g % 2 = 0 THEN 'agent-' || g % 4 END,
-               (ARRAY['human','agent'])[1 + g % 2] FROM generate_series(1, 30) AS g`);
+               (ARRAY['human','agent'])[1 + g % 2], now() - (g % 5) * interval '1 day'
+               FROM generate_series(1, 30) AS g`);
         await exec(sql`UPDATE command_center_tasks SET status = 'done', assignee = NULL WHERE random() < 0.2`);
+        await exec(
+          sql`UPDATE command_center_tasks SET created_at = created_at - interval '1 day' WHERE random() < 0.1`,
+        );
         await exec(sql`DELETE FROM command_center_tasks WHERE random() < 0.1`);
         assert.deepEqual(await differences(), [], `round ${round} (FIGURES_SEED=${SEED})`);
       }

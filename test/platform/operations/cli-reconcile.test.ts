@@ -21,6 +21,7 @@ const ALL_EXACT = [
   'webhook_delivery_hours',
   'market_intel_counts',
   'command_center_task_counts',
+  'command_center_task_day_counts',
 ]
   .map((table) => `${table}: exact\n`)
   .join('');

@@ -1,0 +1,54 @@
+// Deep pages of a list whose rows the database keeps counted per UTC day of creation (decisions 124,
+// 193, 195). A list is newest first; its page `offset` rows deep starts in some day. The kept counts
+// say which: summed per day, newest first, the first day whose newer rows are at most `offset`. The
+// page then reads from the end of that day and skips only that day's rows before it, instead of
+// every row before it: its cost follows the page and the days, not the table.
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+
+/** From this many rows on, a page starts at the day its first row falls in rather than skipping rows one by one. */
+export const DEEP_OFFSET = 1_000;
+
+/** The kept counts a list's total is read from: their table, count column and filter, and their day column if any. */
+export interface KeptCounts {
+  table: SQLWrapper;
+  n: SQLWrapper;
+  where: SQL | undefined;
+  /** The UTC day of creation the counts are kept by; without it, a page skips its rows one by one. */
+  day?: SQLWrapper;
+}
+
+/** A `start` that is no row: the page skips its rows from the newest one. */
+export const NO_START = sql`start AS (SELECT NULL::timestamptz AS before, 0::bigint AS newer WHERE false)`;
+
+const filtered = (where: SQL | undefined) => (where ? sql`WHERE ${where}` : sql``);
+
+/**
+ * The two parts a list statement starts with (after `WITH`): `total` (`n`, how many rows match, from
+ * the kept counts) and `start` (`before`, the end of the day a page `offset` rows deep starts in, and
+ * `newer`, how many matching rows are newer than that day; no row for a shallow page, or counts not
+ * kept by day). A deep page sums the counts per day once, for both.
+ */
+export function totalAndStart(counts: KeptCounts, offset: number): SQL {
+  const { table, n, where, day } = counts;
+  if (offset < DEEP_OFFSET || !day) {
+    return sql`total AS (SELECT coalesce(sum(${n}), 0)::int AS n FROM ${table} ${filtered(where)}), ${NO_START}`;
+  }
+  return sql`days AS (
+      SELECT ${day} AS day, sum(${n}) AS n FROM ${table} ${filtered(where)} GROUP BY ${day}
+    ),
+    total AS (SELECT coalesce(sum(n), 0)::int AS n FROM days),
+    start AS (
+      SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM (
+        SELECT day, coalesce(sum(n) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+        FROM days
+      ) AS walked WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1
+    )`;
+}
+
+/** The page's condition: its rows were created before the end of its start day (any row, without a start). */
+export const beforeStart = (createdAt: SQLWrapper): SQL =>
+  sql`${createdAt} < coalesce((SELECT before FROM start), 'infinity')`;
+
+/** How many rows the page skips: `offset` less the rows newer than its start day. */
+export const skippedFromStart = (offset: number): SQL =>
+  sql`(${offset}::bigint - coalesce((SELECT newer FROM start), 0))::bigint`;
