@@ -104,6 +104,11 @@ export const ENDPOINTS: Endpoint[] = [
   },
   fixed('/api/v1/dashboard/overview', 'admin'),
   fixed('/api/admin/command-center/tasks', 'admin'),
+  {
+    name: '/api/admin/command-center/tasks?offset=75000',
+    url: (c) => `/api/admin/command-center/tasks?offset=${Math.round(c.tasks * 0.75)}`,
+    auth: 'admin',
+  },
 ];
 
 /** The scheduled jobs, as the app registers them (each is triggered at POST /api/scheduled/{name}). */
