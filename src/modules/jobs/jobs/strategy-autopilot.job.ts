@@ -92,6 +92,8 @@ function paperResult(evaluation: PaperEvaluation): Static<typeof PaperResult> {
 /** A point's price: the close at its instant, null when the venue has no candle for it, or why it could not be asked. */
 type Priced = number | null | { error: unknown };
 
+const couldNotAsk = (price: Priced): price is { error: unknown } => typeof price === 'object' && price !== null;
+
 async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Static<typeof IntelResult>> {
   const events = await deps.intel.listMaturedUnscored(now, deps.intelBatch ?? INTEL_BATCH);
   // Each event's price at detection (point 2i) and at its horizon (2i + 1), from as few candle requests
@@ -126,32 +128,36 @@ async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Stati
   const outcomes: { id: string; outcomePct: number }[] = [];
   const failures: { id: string; unscorable: boolean; reason: string }[] = [];
   events.forEach((event, i) => {
-    const [atDetection, atHorizon] = [prices[2 * i]!, prices[2 * i + 1]!];
-    const failed = [atDetection, atHorizon].find((price) => typeof price === 'object' && price !== null);
+    const pair = [prices[2 * i]!, prices[2 * i + 1]!] as const;
+    const failed = pair.find(couldNotAsk);
     if (failed) {
       // An unknown symbol (404) or a refused window (422) will not get better; an upstream failure may.
       // Recorded, so the next run tries events never tried first: a pile of unscorable ones never blocks newer events.
-      const { error } = failed as { error: unknown };
+      const { error } = failed;
       const permanent = error instanceof AppError && error.status < 500;
       failures.push({
         id: event.id,
         unscorable: permanent,
         reason: permanent
-          ? `the venue cannot price ${event.symbol}: ${(error as AppError).message}`
+          ? `the venue cannot price ${event.symbol}: ${error.message}`
           : 'the market data source failed',
       });
       counts[permanent ? 'unscorable' : 'market_failures'] += 1;
-    } else if (atDetection === null || atHorizon === null) {
+      return;
+    }
+    const [atDetection, atHorizon] = pair;
+    // Both were asked: a price that is not a number is a missing candle.
+    if (typeof atDetection !== 'number' || typeof atHorizon !== 'number') {
       failures.push({
         id: event.id,
         unscorable: true,
         reason: `no ${SCORING_INTERVAL} candle of ${event.symbol} at ${atDetection === null ? 'detection' : 'the horizon'}`,
       });
       counts.unscorable += 1;
-    } else {
-      outcomes.push({ id: event.id, outcomePct: outcomePct(atDetection as number, atHorizon as number) });
-      counts.scored += 1;
+      return;
     }
+    outcomes.push({ id: event.id, outcomePct: outcomePct(atDetection, atHorizon) });
+    counts.scored += 1;
   });
   // Recorded set by set, each in one statement: the cost follows the run, not its events.
   await deps.intel.recordOutcomes(outcomes);
