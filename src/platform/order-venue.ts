@@ -1,0 +1,82 @@
+// The one door through which an order reaches a venue (docs/decisions/210): live, the exchange through ccxt;
+// paper, the platform's own engine walking the venue's real book. The orders module's state machine talks only
+// to this interface, so both modes share one machine: the order row (with its deterministic client order id)
+// is committed before `submit`, an answer that does not come is `unknown` and only `lookup` by that client
+// order id decides what happened, never a second `submit`. Here, below the modules, so that the orders module
+// and each venue's implementation need no value of each other.
+
+export type OrderSide = 'buy' | 'sell';
+export type OrderType = 'market' | 'limit';
+export type TimeInForce = 'GTC' | 'IOC' | 'FOK';
+export type OrderMode = 'paper' | 'live';
+
+/** The order as it is sent: what was stored before anything left the process. Decimals as strings. */
+export interface VenueOrderRequest {
+  userId: string;
+  /** The ccxt id of the venue, e.g. `binance`. */
+  exchange: string;
+  /** ccxt's unified symbol, e.g. `BTC/USDT`. */
+  symbol: string;
+  /** Deterministic and stored first; what the venue receives as its client order id. */
+  clientOrderId: string;
+  side: OrderSide;
+  type: OrderType;
+  timeInForce: TimeInForce;
+  /** Base units. */
+  amount: string;
+  /** Limit orders only. */
+  price: string | null;
+  /** The exchange credential that trades (live only). */
+  credentialId: string | null;
+}
+
+/** One execution, as the venue reports it; stored once under its venue trade id. */
+export interface VenueFill {
+  /** The venue's trade id: the same `exchange_trade_id` trade sync reads, so a fill is stored once. */
+  tradeId: string;
+  price: string;
+  amount: string;
+  fee: string;
+  feeCurrency: string | null;
+  at: Date;
+  maker: boolean;
+}
+
+export type VenueOrderStatus = 'open' | 'partially_filled' | 'filled' | 'canceled' | 'expired' | 'rejected';
+
+/** The venue's view of one order. `fills` holds every fill so far; a reader keeps those it has not seen. */
+export interface VenueOrderState {
+  venueOrderId: string;
+  status: VenueOrderStatus;
+  /** Base units filled so far. */
+  filled: string;
+  averagePrice: string | null;
+  fills: VenueFill[];
+  /** Why the venue rejected or expired it, in its own words. */
+  reason?: string;
+}
+
+/** The venue answered `submit`: it holds the order (`accepted`) or placed nothing (`refused`). */
+export type SubmitResult =
+  | { kind: 'accepted'; state: VenueOrderState }
+  | { kind: 'refused'; reason: string }
+  /** No answer (timeout, reset, a 5xx such as Binance's -1007): look it up, never send it again. */
+  | { kind: 'unknown'; reason: string };
+
+export type LookupResult =
+  | { kind: 'found'; state: VenueOrderState }
+  /** The venue does not know the client order id (final only once its receive window has passed). */
+  | { kind: 'not_found' }
+  | { kind: 'unknown'; reason: string };
+
+export type CancelResult =
+  /** The order is final at the venue now (canceled, or it had filled or expired before the cancel). */
+  | { kind: 'done'; state: VenueOrderState }
+  | { kind: 'not_found' }
+  | { kind: 'unknown'; reason: string };
+
+export interface OrderVenue {
+  submit(order: VenueOrderRequest): Promise<SubmitResult>;
+  lookup(order: VenueOrderRequest): Promise<LookupResult>;
+  cancel(order: VenueOrderRequest): Promise<CancelResult>;
+}
