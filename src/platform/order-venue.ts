@@ -71,9 +71,7 @@ export type LookupResult =
 
 export type CancelResult =
   /** The order is final at the venue now (canceled, or it had filled or expired before the cancel). */
-  | { kind: 'done'; state: VenueOrderState }
-  | { kind: 'not_found' }
-  | { kind: 'unknown'; reason: string };
+  { kind: 'done'; state: VenueOrderState } | { kind: 'not_found' } | { kind: 'unknown'; reason: string };
 
 export interface OrderVenue {
   submit(order: VenueOrderRequest): Promise<SubmitResult>;
