@@ -10,7 +10,7 @@ CREATE TABLE "audit_log" (
 	"ip" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "audit_log_actor_type_check" CHECK ("audit_log"."actor_type" IN ('user', 'admin', 'system', 'webhook', 'job')),
-	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'mail.suppression.add'))
+	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
 );
 --> statement-breakpoint
 CREATE TABLE "outbox" (
@@ -368,7 +368,7 @@ CREATE TABLE "stream_events" (
 	"user_id" uuid,
 	"data" jsonb NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	CONSTRAINT "stream_events_type_check" CHECK ("stream_events"."type" IN ('balance.synced', 'trades.synced', 'transfers.synced', 'portfolio.updated', 'credential.validated', 'credential.changed', 'job.finished', 'webhook.received')),
+	CONSTRAINT "stream_events_type_check" CHECK ("stream_events"."type" IN ('balance.synced', 'trades.synced', 'transfers.synced', 'portfolio.updated', 'credential.validated', 'credential.changed', 'job.finished', 'trading.halted', 'webhook.received')),
 	CONSTRAINT "stream_events_audience_check" CHECK ("stream_events"."audience" IN ('user', 'admins')),
 	CONSTRAINT "stream_events_user_check" CHECK (("stream_events"."audience" = 'admins') = ("stream_events"."user_id" IS NULL))
 );
@@ -421,6 +421,39 @@ CREATE TABLE "tracker_workflow_states" (
 	"position" integer NOT NULL,
 	"color" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "trading_halts" (
+	"user_id" uuid PRIMARY KEY NOT NULL,
+	"cause" text NOT NULL,
+	"reason" text NOT NULL,
+	"halted_at" timestamp with time zone NOT NULL,
+	"until" timestamp with time zone,
+	CONSTRAINT "trading_halts_cause_check" CHECK ("trading_halts"."cause" IN ('user', 'daily_loss'))
+);
+--> statement-breakpoint
+CREATE TABLE "trading_limits" (
+	"user_id" uuid PRIMARY KEY NOT NULL,
+	"max_order_notional" numeric,
+	"max_open_orders" integer,
+	"max_orders_per_minute" integer,
+	"price_band_percent" numeric,
+	"daily_loss_limit" numeric,
+	"updated_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "trading_platform" (
+	"id" smallint PRIMARY KEY DEFAULT 1 NOT NULL,
+	"max_order_notional" numeric,
+	"max_open_orders" integer,
+	"max_orders_per_minute" integer,
+	"price_band_percent" numeric,
+	"daily_loss_limit" numeric,
+	"halted" boolean DEFAULT false NOT NULL,
+	"halt_reason" text,
+	"halted_at" timestamp with time zone,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "trading_platform_single_row" CHECK ("trading_platform"."id" = 1)
 );
 --> statement-breakpoint
 CREATE TABLE "api_tokens" (
@@ -623,6 +656,8 @@ ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_state_id_tracker_wor
 ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_assignee_id_users_id_fk" FOREIGN KEY ("assignee_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_parent_id_tracker_issues_id_fk" FOREIGN KEY ("parent_id") REFERENCES "public"."tracker_issues"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_workflow_states" ADD CONSTRAINT "tracker_workflow_states_team_id_tracker_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."tracker_teams"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "trading_halts" ADD CONSTRAINT "trading_halts_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "trading_limits" ADD CONSTRAINT "trading_limits_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "device_sessions" ADD CONSTRAINT "device_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "external_identities" ADD CONSTRAINT "external_identities_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -41,9 +41,18 @@ export const API_TAGS = [
   },
   { name: 'admin: strategies', description: 'Trading strategies and their paper-trading record. Admins only.' },
   {
+    name: 'admin: trading',
+    description: "Caps on every user's risk limits, and the platform's kill switch. Admins only.",
+  },
+  {
     name: 'exchange',
     description:
       'Your venue API keys (stored encrypted, never returned), balances and trades, and public venue data through ccxt.',
+  },
+  {
+    name: 'trading',
+    description:
+      'Your risk limits, checked before any order reaches a venue, and your kill switch: halt cancels your open orders and refuses new ones.',
   },
   {
     name: 'portfolio',

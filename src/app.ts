@@ -37,6 +37,7 @@ import { createDashboardModule } from './modules/dashboard/index.ts';
 import { createStreamsModule } from './modules/streams/index.ts';
 import { createPortfolioModule } from './modules/portfolio/index.ts';
 import { createConsoleModule } from './modules/console/index.ts';
+import { createTradingModule } from './modules/trading/index.ts';
 import { STREAM_EVENTS } from './stream-events.ts';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -78,6 +79,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const providerKeys = createProviderKeysModule(platform, { guards });
   const market = createMarketModule(platform, { sse, venueAccess: exchange.venueAccess });
   const strategies = createStrategiesModule(platform, { guards });
+  const trading = createTradingModule(platform, { guards, events });
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
   const jobs = createJobsModule(
     platform,
@@ -114,6 +116,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     providerKeys,
     market,
     strategies,
+    trading,
     portfolio,
     jobs,
     dashboard,

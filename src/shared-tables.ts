@@ -13,6 +13,7 @@ import { PROVIDER_KEYS_AUDIT_ACTIONS } from './modules/provider-keys/provider-ke
 import { RAG_SETTINGS_AUDIT_ACTIONS } from './modules/rag-settings/rag-settings.audit.ts';
 import { STRATEGIES_AUDIT_ACTIONS } from './modules/strategies/strategies.audit.ts';
 import { TRACKER_AUDIT_ACTIONS } from './modules/tracker/tracker.audit.ts';
+import { TRADING_AUDIT_ACTIONS } from './modules/trading/trading.audit.ts';
 import { BILLING_AUDIT_ACTIONS } from './modules/users/users.audit.ts';
 import { WEBHOOKS_AUDIT_ACTIONS } from './modules/webhooks/webhooks.audit.ts';
 import { auditLogTable, outboxTable } from './platform/db/schema.ts';
@@ -28,6 +29,7 @@ export const AUDIT_ACTIONS = [
   ...RAG_SETTINGS_AUDIT_ACTIONS,
   ...STRATEGIES_AUDIT_ACTIONS,
   ...TRACKER_AUDIT_ACTIONS,
+  ...TRADING_AUDIT_ACTIONS,
   ...WEBHOOKS_AUDIT_ACTIONS,
 ] as const;
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { isIpOrCidr } from '../platform/http/client-address.ts';
 import { type Env, EnvReader } from './env-reader.ts';
 import { parseJobCrons, type Known } from './job-schedules.ts';
+import { readTradingLimitDefaults } from './trading-limits.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
@@ -285,6 +286,8 @@ const SETTINGS = {
     /** How far back a market's first trade sync reaches (TRADE_SYNC_HORIZON_DAYS). */
     tradeSyncHorizonDays: integer('TRADE_SYNC_HORIZON_DAYS', 365, 1, 3650),
   },
+  /** Every user's risk limits until the user changes them (TRADING_*, docs/decisions/218). */
+  trading: { limitDefaults: setting(readTradingLimitDefaults) },
   tracker: {
     backend: choice('TRACKER_BACKEND', ['local', 'linear'], 'local'),
     apiKey: text('TRACKER_API_KEY'),

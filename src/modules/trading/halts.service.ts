@@ -1,0 +1,246 @@
+// The kill switch (docs/decisions/219): halting and resuming a user's or the whole platform's trading,
+// the check every order passes before a venue is asked, and the daily loss that halts by itself. The
+// halt is committed first, so no new order passes the check; then the listeners (the orders module's
+// cancel-all) run and report what they canceled.
+import type { Logger } from 'pino';
+import type { Actor } from '../../platform/auth/actor.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { conflict, forbidden } from '../../platform/http/errors.ts';
+import { withTimeout } from '../../platform/timeouts.ts';
+import { dailyLossReason, holds, statusOf, type TradingStatus, type UserHalt } from './halts.domain.ts';
+import {
+  checkOrder,
+  nextUtcDay,
+  normalDecimal,
+  pastDailyLoss,
+  type CheckResult,
+  type OrderCandidate,
+  type OrderCounts,
+} from './limits.domain.ts';
+import type { LimitsService } from './limits.service.ts';
+import { audit } from './trading.audit.ts';
+import type { TradingDeps } from './trading.deps.ts';
+import type { TradingRepository } from './trading.repository.ts';
+
+/** Whose orders a halt is about. */
+export type HaltTarget = { userId: string } | { platform: true };
+
+/** What a listener reports: orders it canceled, and orders it could not (an `unknown` cancel, a refusal). */
+export interface HaltOutcome {
+  canceled: number;
+  failed: number;
+}
+
+/** Called after a halt is committed: cancels the target's open orders. A listener may report what it did. */
+export type HaltListener = (target: HaltTarget, reason: string) => Promise<HaltOutcome | undefined | void>;
+
+export interface HaltResult {
+  status: TradingStatus;
+  /** Orders the listeners report canceled. */
+  canceled: number;
+  /** False when a listener failed, timed out or reported orders it could not cancel. */
+  allCanceled: boolean;
+}
+
+/** A listener still working after this long is left to finish; the halt answers without waiting for it. */
+export const LISTENER_TIMEOUT_MS = 20_000;
+
+export function createControlsService(deps: {
+  db: Db;
+  repo: TradingRepository;
+  limits: Pick<LimitsService, 'inForce'>;
+  events: TradingDeps['events'];
+  clock: Clock;
+  logger: Logger;
+}) {
+  const { db, repo, limits, events, clock, logger } = deps;
+  const listeners: HaltListener[] = [];
+
+  async function runListeners(target: HaltTarget, reason: string): Promise<Omit<HaltResult, 'status'>> {
+    const outcomes = await Promise.allSettled(
+      listeners.map((listener) => withTimeout(Promise.resolve().then(() => listener(target, reason)), LISTENER_TIMEOUT_MS)),
+    );
+    let canceled = 0;
+    let allCanceled = true;
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') {
+        allCanceled = false;
+        logger.error({ err: outcome.reason, target }, 'a halt listener failed to cancel open orders');
+      } else if (outcome.value) {
+        canceled += outcome.value.canceled;
+        if (outcome.value.failed > 0) allCanceled = false;
+      }
+    }
+    return { canceled, allCanceled };
+  }
+
+  async function status(userId: string): Promise<TradingStatus> {
+    const [user, platform] = await Promise.all([repo.userHalt(userId), repo.platformHalt()]);
+    return statusOf(user, platform, clock.now());
+  }
+
+  /** Writes the user's halt and its audit entry; the halt written, or undefined when one already held. */
+  async function haltUser(userId: string, halt: UserHalt, actor: Actor | null, details: object) {
+    const written = await db.transaction(async (tx) => {
+      const row = await repo.haltUser(userId, halt, halt.haltedAt, tx);
+      if (!row) return undefined;
+      await audit(
+        {
+          actorId: actor?.id ?? null,
+          actorType: actor ? 'user' : 'system',
+          action: halt.cause === 'daily_loss' ? 'trading.halt.daily_loss' : 'trading.halt.start',
+          subjectUserId: userId,
+          targetType: 'trading_halt',
+          targetId: userId,
+          details: { reason: halt.reason, ...details },
+          ip: actor?.ip ?? null,
+        },
+        halt.haltedAt,
+        tx,
+      );
+      return row;
+    });
+    if (written) {
+      await events.user(userId, 'trading.halted', {
+        cause: written.cause,
+        reason: written.reason,
+        until: written.until?.toISOString() ?? null,
+      });
+    }
+    return written;
+  }
+
+  return {
+    /** Registers what runs after every halt: the orders module's cancel-all. */
+    onHalt(listener: HaltListener): void {
+      listeners.push(listener);
+    },
+
+    /** Halted by the platform (first) or by the user; what the orders module refuses new orders on (423). */
+    status,
+
+    /** Whether the order keeps within the user's limits in force; the first limit it breaks otherwise. */
+    async check(userId: string, candidate: OrderCandidate, counts: OrderCounts): Promise<CheckResult> {
+      return checkOrder(await limits.inForce(userId), candidate, counts);
+    },
+
+    /** Halts the user's trading and cancels their open orders; halting again runs the cancels again. */
+    async halt(userId: string, reason: string, actor: Actor): Promise<HaltResult> {
+      const now = clock.now();
+      await haltUser(userId, { cause: 'user', reason, haltedAt: now, until: null }, actor, {});
+      const current = await repo.userHalt(userId);
+      const cancels = await runListeners({ userId }, current && holds(current, now) ? current.reason : reason);
+      return { status: await status(userId), ...cancels };
+    },
+
+    /**
+     * Lifts the user's own halt. A daily-loss halt holds until the next UTC day (409); the platform's
+     * halt is an admin's to lift (403); nothing to lift is a 409.
+     */
+    async resume(userId: string, actor: Actor): Promise<TradingStatus> {
+      const now = clock.now();
+      const lifted = await db.transaction(async (tx) => {
+        const row = await repo.endUserHalt(userId, now, tx);
+        if (!row || !holds(row, now)) return undefined;
+        await audit(
+          {
+            actorId: actor.id,
+            actorType: 'user',
+            action: 'trading.halt.end',
+            subjectUserId: userId,
+            targetType: 'trading_halt',
+            targetId: userId,
+            details: { reason: row.reason },
+            ip: actor.ip,
+          },
+          now,
+          tx,
+        );
+        return row;
+      });
+      if (!lifted) {
+        const [own, platform] = await Promise.all([repo.userHalt(userId), repo.platformHalt()]);
+        if (holds(own, now)) {
+          throw conflict(
+            `Trading is halted by the daily loss limit until ${own.until!.toISOString()}; it cannot be resumed before then`,
+          );
+        }
+        if (platform) throw forbidden('Trading is halted by the platform; only an admin can resume it');
+        throw conflict('Trading is not halted');
+      }
+      return status(userId);
+    },
+
+    /**
+     * The orders module reports the user's realized loss of the UTC day after each fill (a positive
+     * amount is a loss); past daily_loss_limit the user is halted until the next UTC day and the
+     * listeners cancel the user's open orders. Answers whether this report halted the user.
+     */
+    async noteRealizedLoss(userId: string, dailyLoss: string): Promise<boolean> {
+      const { dailyLossLimit } = await limits.inForce(userId);
+      if (dailyLossLimit === null || !pastDailyLoss({ dailyLossLimit }, dailyLoss)) return false;
+      const now = clock.now();
+      const loss = normalDecimal(dailyLoss);
+      const reason = dailyLossReason(loss, dailyLossLimit);
+      const halt: UserHalt = { cause: 'daily_loss', reason, haltedAt: now, until: nextUtcDay(now) };
+      const written = await haltUser(userId, halt, null, { daily_loss: loss, daily_loss_limit: dailyLossLimit });
+      if (!written) return false;
+      await runListeners({ userId }, reason);
+      return true;
+    },
+
+    async platformStatus(): Promise<TradingStatus> {
+      return statusOf(undefined, await repo.platformHalt(), clock.now());
+    },
+
+    /** Halts every user's trading and cancels every open order; halting again runs the cancels again. */
+    async haltPlatform(reason: string, actor: Actor): Promise<HaltResult> {
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        if (!(await repo.haltPlatform(reason, now, tx))) return;
+        await audit(
+          {
+            actorId: actor.id,
+            actorType: 'admin',
+            action: 'trading.platform_halt.start',
+            targetType: 'trading_platform',
+            targetId: '1',
+            details: { reason },
+            ip: actor.ip,
+          },
+          now,
+          tx,
+        );
+      });
+      const current = await repo.platformHalt();
+      const cancels = await runListeners({ platform: true }, current?.reason ?? reason);
+      return { status: statusOf(undefined, current, now), ...cancels };
+    },
+
+    /** Lifts the platform's halt (409 when there is none); users' own halts stay. */
+    async resumePlatform(actor: Actor): Promise<TradingStatus> {
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        const lifted = await repo.resumePlatform(now, tx);
+        if (!lifted) throw conflict('Trading is not halted by the platform');
+        await audit(
+          {
+            actorId: actor.id,
+            actorType: 'admin',
+            action: 'trading.platform_halt.end',
+            targetType: 'trading_platform',
+            targetId: '1',
+            details: { reason: lifted.reason },
+            ip: actor.ip,
+          },
+          now,
+          tx,
+        );
+      });
+      return statusOf(undefined, undefined, now);
+    },
+  };
+}
+
+export type ControlsService = ReturnType<typeof createControlsService>;

@@ -1,0 +1,147 @@
+// Every query of the trading module: users' limits, users' halts and the platform's row.
+import { and, eq, isNotNull, lte, or } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import type { HaltCause, PlatformHalt, UserHalt } from './halts.domain.ts';
+import { LIMIT_KEYS, type Limits, type LimitsPatch } from './limits.domain.ts';
+import { tradingHalts, tradingLimits, tradingPlatform } from './trading.tables.ts';
+
+type PlatformRow = typeof tradingPlatform.$inferSelect;
+
+const limitsOf = (row: Limits): Limits => ({
+  maxOrderNotional: row.maxOrderNotional,
+  maxOpenOrders: row.maxOpenOrders,
+  maxOrdersPerMinute: row.maxOrdersPerMinute,
+  priceBandPercent: row.priceBandPercent,
+  dailyLossLimit: row.dailyLossLimit,
+});
+
+/** Only the fields given, so that an upsert changes those and keeps the others. */
+const given = (patch: LimitsPatch): LimitsPatch =>
+  Object.fromEntries(LIMIT_KEYS.filter((key) => patch[key] !== undefined).map((key) => [key, patch[key]]));
+
+const platformHaltOf = (row: PlatformRow | undefined): PlatformHalt | undefined =>
+  row?.halted ? { reason: row.haltReason ?? '', haltedAt: row.haltedAt ?? row.updatedAt } : undefined;
+
+export function createTradingRepository(db: DbExecutor) {
+  const platformRow = async (executor: DbExecutor = db): Promise<PlatformRow | undefined> => {
+    const [row] = await executor.select().from(tradingPlatform).where(eq(tradingPlatform.id, 1)).limit(1);
+    return row;
+  };
+
+  return {
+    /** The user's own limits; undefined while the user has never changed them. */
+    async ownLimits(userId: string, executor: DbExecutor = db): Promise<Limits | undefined> {
+      const [row] = await executor.select().from(tradingLimits).where(eq(tradingLimits.userId, userId)).limit(1);
+      return row && limitsOf(row);
+    },
+
+    /** The user's own limits, the row locked for a change in this transaction. */
+    async ownLimitsForUpdate(userId: string, executor: DbExecutor): Promise<Limits | undefined> {
+      const [row] = await executor
+        .select()
+        .from(tradingLimits)
+        .where(eq(tradingLimits.userId, userId))
+        .for('update')
+        .limit(1);
+      return row && limitsOf(row);
+    },
+
+    /**
+     * Sets the fields given; a user's first change starts from `initial` (the defaults), so two first
+     * changes at once each keep their fields.
+     */
+    async saveLimits(userId: string, initial: Limits, patch: LimitsPatch, now: Date, executor: DbExecutor) {
+      const set = { ...given(patch), updatedAt: now };
+      const [row] = await executor
+        .insert(tradingLimits)
+        .values({ userId, ...limitsOf(initial), ...set })
+        .onConflictDoUpdate({ target: tradingLimits.userId, set })
+        .returning();
+      return limitsOf(row!);
+    },
+
+    async caps(executor: DbExecutor = db): Promise<Limits | undefined> {
+      const row = await platformRow(executor);
+      return row && limitsOf(row);
+    },
+
+    /** Sets the caps given, keeping the others (and the platform's halt). */
+    async saveCaps(patch: LimitsPatch, now: Date, executor: DbExecutor): Promise<Limits> {
+      const set = { ...given(patch), updatedAt: now };
+      const [row] = await executor
+        .insert(tradingPlatform)
+        .values({ id: 1, ...set })
+        .onConflictDoUpdate({ target: tradingPlatform.id, set })
+        .returning();
+      return limitsOf(row!);
+    },
+
+    async platformHalt(executor: DbExecutor = db): Promise<PlatformHalt | undefined> {
+      return platformHaltOf(await platformRow(executor));
+    },
+
+    /** Halts the platform; undefined when it already was (its first reason and time stay). */
+    async haltPlatform(reason: string, now: Date, executor: DbExecutor): Promise<PlatformHalt | undefined> {
+      const set = { halted: true, haltReason: reason, haltedAt: now, updatedAt: now };
+      const [row] = await executor
+        .insert(tradingPlatform)
+        .values({ id: 1, ...set })
+        .onConflictDoUpdate({ target: tradingPlatform.id, set, setWhere: eq(tradingPlatform.halted, false) })
+        .returning();
+      return platformHaltOf(row);
+    },
+
+    /** Lifts the platform's halt; the halt it lifted, or undefined when there was none. */
+    async resumePlatform(now: Date, executor: DbExecutor): Promise<PlatformHalt | undefined> {
+      const before = await executor
+        .select()
+        .from(tradingPlatform)
+        .where(and(eq(tradingPlatform.id, 1), eq(tradingPlatform.halted, true)))
+        .for('update');
+      if (before.length === 0) return undefined;
+      await executor
+        .update(tradingPlatform)
+        .set({ halted: false, haltReason: null, haltedAt: null, updatedAt: now })
+        .where(eq(tradingPlatform.id, 1));
+      return platformHaltOf(before[0]);
+    },
+
+    /** The user's halt row, whether or not it still holds. */
+    async userHalt(userId: string, executor: DbExecutor = db): Promise<UserHalt | undefined> {
+      const [row] = await executor.select().from(tradingHalts).where(eq(tradingHalts.userId, userId)).limit(1);
+      return row && { cause: row.cause, reason: row.reason, haltedAt: row.haltedAt, until: row.until };
+    },
+
+    /**
+     * Halts the user; the halt written, or undefined when one already holds. A daily-loss halt also
+     * replaces the user's own (it cannot be lifted the same day); any halt replaces one that has ended.
+     */
+    async haltUser(userId: string, halt: UserHalt, now: Date, executor: DbExecutor): Promise<UserHalt | undefined> {
+      const values = { cause: halt.cause, reason: halt.reason, haltedAt: halt.haltedAt, until: halt.until };
+      const ended = and(isNotNull(tradingHalts.until), lte(tradingHalts.until, now));
+      const upgrade = halt.cause === 'daily_loss' ? eq(tradingHalts.cause, 'user' satisfies HaltCause) : undefined;
+      const [row] = await executor
+        .insert(tradingHalts)
+        .values({ userId, ...values })
+        .onConflictDoUpdate({ target: tradingHalts.userId, set: values, setWhere: upgrade ? or(ended, upgrade) : ended })
+        .returning();
+      return row && { cause: row.cause, reason: row.reason, haltedAt: row.haltedAt, until: row.until };
+    },
+
+    /** Lifts the user's own halt (or one that has ended); the halt lifted, or undefined. */
+    async endUserHalt(userId: string, now: Date, executor: DbExecutor): Promise<UserHalt | undefined> {
+      const [row] = await executor
+        .delete(tradingHalts)
+        .where(
+          and(
+            eq(tradingHalts.userId, userId),
+            or(eq(tradingHalts.cause, 'user' satisfies HaltCause), lte(tradingHalts.until, now)),
+          ),
+        )
+        .returning();
+      return row && { cause: row.cause, reason: row.reason, haltedAt: row.haltedAt, until: row.until };
+    },
+  };
+}
+
+export type TradingRepository = ReturnType<typeof createTradingRepository>;
