@@ -59,7 +59,12 @@ export function createControlsService(deps: {
 
   async function runListeners(target: HaltTarget, reason: string): Promise<Omit<HaltResult, 'status'>> {
     const outcomes = await Promise.allSettled(
-      listeners.map((listener) => withTimeout(Promise.resolve().then(() => listener(target, reason)), LISTENER_TIMEOUT_MS)),
+      listeners.map((listener) =>
+        withTimeout(
+          Promise.resolve().then(() => listener(target, reason)),
+          LISTENER_TIMEOUT_MS,
+        ),
+      ),
     );
     let canceled = 0;
     let allCanceled = true;

@@ -37,9 +37,12 @@ describe('risk limit checks', () => {
   it('lets an order within every limit through', () => {
     assert.deepEqual(checkOrder(limits, order(), calm), { ok: true });
     assert.deepEqual(checkOrder(limits, order({ notional: '1000' }), calm), { ok: true }, 'at the limit is within it');
-    assert.deepEqual(checkOrder(NO_LIMITS, order({ notional: '1e9', price: '1' }), { openOrders: 9e9, ordersLastMinute: 9e9 }), {
-      ok: true,
-    });
+    assert.deepEqual(
+      checkOrder(NO_LIMITS, order({ notional: '1e9', price: '1' }), { openOrders: 9e9, ordersLastMinute: 9e9 }),
+      {
+        ok: true,
+      },
+    );
   });
 
   it('refuses a notional above max_order_notional, naming the limit', () => {
@@ -84,7 +87,12 @@ describe('limits in force', () => {
     assert.deepEqual(effectiveLimits(limits, caps), { ...limits, maxOrderNotional: '500' });
     assert.deepEqual(effectiveLimits(NO_LIMITS, caps), caps);
     assert.deepEqual(effectiveLimits(limits, NO_LIMITS), limits);
-    assert.equal(effectiveLimits({ ...NO_LIMITS, maxOrderNotional: '9.5' }, { ...NO_LIMITS, maxOrderNotional: '10' }).maxOrderNotional, '9.5', 'compared as decimals, not text');
+    assert.equal(
+      effectiveLimits({ ...NO_LIMITS, maxOrderNotional: '9.5' }, { ...NO_LIMITS, maxOrderNotional: '10' })
+        .maxOrderNotional,
+      '9.5',
+      'compared as decimals, not text',
+    );
   });
 
   it('writes decimals plainly', () => {
@@ -107,7 +115,9 @@ describe('a change of limits', () => {
       ['body.price_band_percent', 'less_than_equal'],
       ['body.daily_loss_limit', 'decimal_parsing'],
     ]);
-    assert.deepEqual(loc(patchIssues({ maxOrderNotional: '0' }, NO_LIMITS)), [['body.max_order_notional', 'greater_than']]);
+    assert.deepEqual(loc(patchIssues({ maxOrderNotional: '0' }, NO_LIMITS)), [
+      ['body.max_order_notional', 'greater_than'],
+    ]);
     assert.deepEqual(loc(patchIssues({ maxOrderNotional: '1.0000000000000000001' }, NO_LIMITS)), [
       ['body.max_order_notional', 'decimal_max_places'],
     ]);
@@ -115,7 +125,11 @@ describe('a change of limits', () => {
       ['body.max_order_notional', 'decimal_whole_digits'],
     ]);
     for (const text of ['1e3', ' 5', '5.', '.5', '+5', '0x10', '']) {
-      assert.deepEqual(loc(patchIssues({ dailyLossLimit: text }, NO_LIMITS)), [['body.daily_loss_limit', 'decimal_parsing']], text);
+      assert.deepEqual(
+        loc(patchIssues({ dailyLossLimit: text }, NO_LIMITS)),
+        [['body.daily_loss_limit', 'decimal_parsing']],
+        text,
+      );
     }
     assert.deepEqual(patchIssues({ priceBandPercent: '100', maxOrderNotional: null }, NO_LIMITS), []);
   });

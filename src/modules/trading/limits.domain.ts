@@ -64,8 +64,7 @@ export function normalDecimal(text: string): string {
  */
 export function decimalIssue(key: DecimalKey, input: unknown, loc: (string | number)[]): ValidationIssue | undefined {
   const text = typeof input === 'string' ? input : '';
-  if (!DECIMAL_TEXT.test(text))
-    return { type: 'decimal_parsing', loc, msg: 'Input should be a valid decimal', input };
+  if (!DECIMAL_TEXT.test(text)) return { type: 'decimal_parsing', loc, msg: 'Input should be a valid decimal', input };
   const value = new Decimal(text);
   if (value.lte(0))
     return { type: 'greater_than', loc, msg: 'Input should be greater than 0', input, ctx: { gt: '0' } };
@@ -190,7 +189,10 @@ export function checkOrder(limits: Limits, candidate: OrderCandidate, counts: Or
   if (priceBandPercent !== null && candidate.price !== null) {
     const last = candidate.lastPrice === null ? null : new Decimal(candidate.lastPrice);
     if (last === null || last.lte(0)) {
-      return refused('price_band_percent', 'No last price is known to check the limit price against price_band_percent');
+      return refused(
+        'price_band_percent',
+        'No last price is known to check the limit price against price_band_percent',
+      );
     }
     const distance = new Decimal(candidate.price).minus(last).abs().div(last).times(100);
     if (distance.gt(priceBandPercent)) {

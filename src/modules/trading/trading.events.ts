@@ -12,7 +12,9 @@ const tradingHalted = defineStreamEvent({
     "The user's trading was halted: by the user (`POST /api/trading/halt`) or because the realized loss of the UTC " +
     'day passed daily_loss_limit. Open orders are being canceled; new ones are refused until resumed.',
   data: Type.Object({
-    cause: Type.String({ description: '`user` (the user halted) or `daily_loss` (the loss of the day passed the limit).' }),
+    cause: Type.String({
+      description: '`user` (the user halted) or `daily_loss` (the loss of the day passed the limit).',
+    }),
     reason: Type.String({ description: 'Why, as given or as the daily loss limit states it.' }),
     until: Nullable(
       Type.String({

@@ -123,7 +123,11 @@ export function createTradingRepository(db: DbExecutor) {
       const [row] = await executor
         .insert(tradingHalts)
         .values({ userId, ...values })
-        .onConflictDoUpdate({ target: tradingHalts.userId, set: values, setWhere: upgrade ? or(ended, upgrade) : ended })
+        .onConflictDoUpdate({
+          target: tradingHalts.userId,
+          set: values,
+          setWhere: upgrade ? or(ended, upgrade) : ended,
+        })
         .returning();
       return row && { cause: row.cause, reason: row.reason, haltedAt: row.haltedAt, until: row.until };
     },

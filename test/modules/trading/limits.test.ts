@@ -66,7 +66,7 @@ describe('trading limits', () => {
     assert.deepEqual(response.json(), { ...DEFAULTS, own: DEFAULTS, caps: NONE });
   });
 
-  it("changes the fields given, keeps the others, writes decimals plainly, and audits the change", async () => {
+  it('changes the fields given, keeps the others, writes decimals plainly, and audits the change', async () => {
     const response = await call('PUT', URL, alice.headers, {
       max_order_notional: '1500.50',
       max_orders_per_minute: 5,
@@ -139,9 +139,21 @@ describe('trading limits', () => {
     assertIssue(bad, ['body', 'price_band_percent'], 'less_than_equal');
     assertIssue(bad, ['body', 'daily_loss_limit'], 'decimal_parsing');
 
-    assertIssue(await call('PUT', URL, alice.headers, { max_open_orders: 0 }), ['body', 'max_open_orders'], 'greater_than_equal');
-    assertIssue(await call('PUT', URL, alice.headers, { max_order_notional: 100 }), ['body', 'max_order_notional'], 'string_type');
-    assertIssue(await call('PUT', CAPS, admin.headers, { price_band_percent: '0' }), ['body', 'price_band_percent'], 'greater_than');
+    assertIssue(
+      await call('PUT', URL, alice.headers, { max_open_orders: 0 }),
+      ['body', 'max_open_orders'],
+      'greater_than_equal',
+    );
+    assertIssue(
+      await call('PUT', URL, alice.headers, { max_order_notional: 100 }),
+      ['body', 'max_order_notional'],
+      'string_type',
+    );
+    assertIssue(
+      await call('PUT', CAPS, admin.headers, { price_band_percent: '0' }),
+      ['body', 'price_band_percent'],
+      'greater_than',
+    );
     assert.deepEqual((await call('GET', URL, alice.headers)).json().own, DEFAULTS, 'nothing stored');
   });
 
@@ -153,7 +165,11 @@ describe('trading limits', () => {
 
     const reader = await apiToken(alice, ['trade:read']);
     assert.equal((await call('GET', URL, reader)).statusCode, 200);
-    assertDetail(await call('PUT', URL, reader, { max_open_orders: 3 }), 403, 'This API token lacks the scope trade:write');
+    assertDetail(
+      await call('PUT', URL, reader, { max_open_orders: 3 }),
+      403,
+      'This API token lacks the scope trade:write',
+    );
     const writer = await apiToken(alice, ['trade:write']);
     assert.equal((await call('PUT', URL, writer, { max_open_orders: 3 })).statusCode, 200);
     const other = await apiToken(alice, ['account:read']);

@@ -47,8 +47,7 @@ export function haltsRoutes(deps: { controls: ControlsService; guards: Guards })
           response: { 200: HaltRecord, ...errorResponses(401, 403) },
         },
       },
-      async (request) =>
-        haltWire(await controls.halt(actorOf(request).id, request.body.reason, actorOf(request))),
+      async (request) => haltWire(await controls.halt(actorOf(request).id, request.body.reason, actorOf(request))),
     );
 
     app.post(
