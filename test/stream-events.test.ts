@@ -17,6 +17,7 @@ describe('the list of stream events', () => {
       'credential.validated',
       'credential.changed',
       'job.finished',
+      'trading.halted',
       'webhook.received',
     ]);
     assert.doesNotThrow(() => checkStreamEvents(STREAM_EVENTS));
