@@ -3,6 +3,7 @@
 // Decimals are strings (decimal.js for arithmetic); null is "no limit".
 import { Decimal } from 'decimal.js';
 import type { ValidationIssue } from '../../platform/http/errors.ts';
+import type { OrderSide, OrderType } from '../../platform/order-venue.ts';
 
 /** The limits as the wire names them; a refusal names one of these. */
 export const LIMIT_FIELDS = [
@@ -153,8 +154,8 @@ export function effectiveLimits(own: Limits, caps: Limits): Limits {
 export interface OrderCandidate {
   exchange: string;
   symbol: string;
-  side: 'buy' | 'sell';
-  type: 'market' | 'limit';
+  side: OrderSide;
+  type: OrderType;
   amount: string;
   /** The limit price; null for a market order. */
   price: string | null;

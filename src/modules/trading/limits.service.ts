@@ -52,16 +52,18 @@ export function createLimitsService(deps: { db: Db; repo: TradingRepository; def
 
   const caps = async (): Promise<Limits> => (await repo.caps()) ?? NO_LIMITS;
 
+  async function view(userId: string): Promise<LimitsView> {
+    const [own, capped] = await Promise.all([repo.ownLimits(userId), caps()]);
+    const mine = own ?? defaults;
+    return { effective: effectiveLimits(mine, capped), own: mine, caps: capped };
+  }
+
   return {
-    async view(userId: string): Promise<LimitsView> {
-      const [own, capped] = await Promise.all([repo.ownLimits(userId), caps()]);
-      const mine = own ?? defaults;
-      return { effective: effectiveLimits(mine, capped), own: mine, caps: capped };
-    },
+    view,
 
     /** The limits the user's next order is checked against. */
     async inForce(userId: string): Promise<Limits> {
-      return (await this.view(userId)).effective;
+      return (await view(userId)).effective;
     },
 
     /** Sets the fields given (null: no limit of the user's own); a value above the platform's cap is a 422. */
