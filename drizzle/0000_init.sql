@@ -10,7 +10,7 @@ CREATE TABLE "audit_log" (
 	"ip" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "audit_log_actor_type_check" CHECK ("audit_log"."actor_type" IN ('user', 'admin', 'system', 'webhook', 'job')),
-	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
+	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'paper.account.reset', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
 );
 --> statement-breakpoint
 CREATE TABLE "outbox" (
@@ -282,6 +282,60 @@ CREATE TABLE "email_suppressions" (
 	"email" text PRIMARY KEY NOT NULL,
 	"reason" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "paper_accounts" (
+	"user_id" uuid PRIMARY KEY NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"reset_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "paper_balances" (
+	"user_id" uuid NOT NULL,
+	"asset" text NOT NULL,
+	"free" numeric(38, 18) NOT NULL,
+	"locked" numeric(38, 18) NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "paper_balances_user_id_asset_pk" PRIMARY KEY("user_id","asset"),
+	CONSTRAINT "paper_balances_free_check" CHECK ("paper_balances"."free" >= 0),
+	CONSTRAINT "paper_balances_locked_check" CHECK ("paper_balances"."locked" >= 0)
+);
+--> statement-breakpoint
+CREATE TABLE "paper_fills" (
+	"trade_id" text PRIMARY KEY NOT NULL,
+	"order_id" uuid NOT NULL,
+	"price" numeric(38, 18) NOT NULL,
+	"amount" numeric(38, 18) NOT NULL,
+	"fee" numeric(38, 18) NOT NULL,
+	"fee_currency" text NOT NULL,
+	"maker" boolean NOT NULL,
+	"at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "paper_orders" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"client_order_id" text NOT NULL,
+	"exchange" text NOT NULL,
+	"symbol" text NOT NULL,
+	"venue_symbol" text NOT NULL,
+	"base" text NOT NULL,
+	"quote" text NOT NULL,
+	"side" text NOT NULL,
+	"type" text NOT NULL,
+	"time_in_force" text NOT NULL,
+	"amount" numeric(38, 18) NOT NULL,
+	"price" numeric(38, 18),
+	"filled" numeric(38, 18) NOT NULL,
+	"status" text NOT NULL,
+	"maker_fee" numeric(38, 18) NOT NULL,
+	"reason" text,
+	"created_at" timestamp with time zone NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "paper_orders_status_check" CHECK ("paper_orders"."status" IN ('open', 'partially_filled', 'filled', 'canceled', 'expired', 'rejected')),
+	CONSTRAINT "paper_orders_side_check" CHECK ("paper_orders"."side" IN ('buy', 'sell')),
+	CONSTRAINT "paper_orders_type_check" CHECK ("paper_orders"."type" IN ('market', 'limit')),
+	CONSTRAINT "paper_orders_time_in_force_check" CHECK ("paper_orders"."time_in_force" IN ('GTC', 'IOC', 'FOK'))
 );
 --> statement-breakpoint
 CREATE TABLE "portfolio_candles" (
@@ -646,6 +700,10 @@ ALTER TABLE "exchange_trades" ADD CONSTRAINT "exchange_trades_credential_id_exch
 ALTER TABLE "exchange_transfer_cursors" ADD CONSTRAINT "exchange_transfer_cursors_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "paper_accounts" ADD CONSTRAINT "paper_accounts_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "paper_balances" ADD CONSTRAINT "paper_balances_user_id_paper_accounts_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."paper_accounts"("user_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "paper_fills" ADD CONSTRAINT "paper_fills_order_id_paper_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."paper_orders"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "paper_orders" ADD CONSTRAINT "paper_orders_user_id_paper_accounts_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."paper_accounts"("user_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "portfolio_ledgers" ADD CONSTRAINT "portfolio_ledgers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategies" ADD CONSTRAINT "strategies_owner_user_id_users_id_fk" FOREIGN KEY ("owner_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategy_transitions" ADD CONSTRAINT "strategy_transitions_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -701,6 +759,9 @@ CREATE UNIQUE INDEX "exchange_transfers_venue_id_key" ON "exchange_transfers" US
 CREATE INDEX "exchange_transfers_user_time_idx" ON "exchange_transfers" USING btree ("user_id","exchange","transfer_timestamp" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "scheduled_job_runs_job_started_idx" ON "scheduled_job_runs" USING btree ("job","started_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "scheduled_job_runs_job_idempotency_key_idx" ON "scheduled_job_runs" USING btree ("job","idempotency_key");--> statement-breakpoint
+CREATE INDEX "paper_fills_order_idx" ON "paper_fills" USING btree ("order_id","at");--> statement-breakpoint
+CREATE UNIQUE INDEX "paper_orders_client_order_idx" ON "paper_orders" USING btree ("user_id","client_order_id");--> statement-breakpoint
+CREATE INDEX "paper_orders_resting_idx" ON "paper_orders" USING btree ("venue_symbol") WHERE "paper_orders"."status" IN ('open', 'partially_filled');--> statement-breakpoint
 CREATE INDEX "provider_api_keys_provider_idx" ON "provider_api_keys" USING btree ("provider","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "provider_api_keys_rotation_idx" ON "provider_api_keys" USING btree ("is_active","next_rotation_date");--> statement-breakpoint
 CREATE UNIQUE INDEX "rag_settings_scope_key" ON "rag_settings" USING btree ("scope");--> statement-breakpoint

@@ -29,6 +29,7 @@ import { createProviderKeysModule } from './modules/provider-keys/index.ts';
 import { createRagSettingsModule } from './modules/rag-settings/index.ts';
 import { createWebhooksModule } from './modules/webhooks/index.ts';
 import { createMarketModule } from './modules/market/index.ts';
+import { createPaperModule } from './modules/paper/index.ts';
 import { createStrategiesModule } from './modules/strategies/index.ts';
 import { createUsersModule } from './modules/users/index.ts';
 import type { TimerFactory } from './modules/jobs/scheduler.ts';
@@ -80,6 +81,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const market = createMarketModule(platform, { sse, venueAccess: exchange.venueAccess });
   const strategies = createStrategiesModule(platform, { guards });
   const trading = createTradingModule(platform, { guards, events });
+  const paper = createPaperModule(platform, { guards, market, fees: exchange.tradingFees });
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
   const jobs = createJobsModule(
     platform,
@@ -117,6 +119,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     market,
     strategies,
     trading,
+    paper,
     portfolio,
     jobs,
     dashboard,

@@ -9,6 +9,7 @@ import { AUTH_AUDIT_ACTIONS } from './modules/auth/auth.audit.ts';
 import { COMMAND_CENTER_AUDIT_ACTIONS } from './modules/command-center/command-center.audit.ts';
 import { EXCHANGE_AUDIT_ACTIONS } from './modules/exchange/exchange.audit.ts';
 import { NOTIFICATIONS_OUTBOX_KINDS } from './modules/notifications/notifications.outbox.ts';
+import { PAPER_AUDIT_ACTIONS } from './modules/paper/paper.audit.ts';
 import { PROVIDER_KEYS_AUDIT_ACTIONS } from './modules/provider-keys/provider-keys.audit.ts';
 import { RAG_SETTINGS_AUDIT_ACTIONS } from './modules/rag-settings/rag-settings.audit.ts';
 import { STRATEGIES_AUDIT_ACTIONS } from './modules/strategies/strategies.audit.ts';
@@ -25,6 +26,7 @@ export const AUDIT_ACTIONS = [
   ...BILLING_AUDIT_ACTIONS,
   ...COMMAND_CENTER_AUDIT_ACTIONS,
   ...EXCHANGE_AUDIT_ACTIONS,
+  ...PAPER_AUDIT_ACTIONS,
   ...PROVIDER_KEYS_AUDIT_ACTIONS,
   ...RAG_SETTINGS_AUDIT_ACTIONS,
   ...STRATEGIES_AUDIT_ACTIONS,

@@ -50,6 +50,31 @@ function isExposed(host: string): boolean {
 /** The shortest SCHEDULED_JOB_SECRET an exposed server accepts: guessable secrets run jobs for anyone. */
 const MIN_EXPOSED_JOB_SECRET_LENGTH = 32;
 
+/** A JSON object of asset codes (A-Z, 0-9) → non-negative decimal strings; the default `{"USDT": "10000"}`. */
+function paperBalances(env: EnvReader, name: string): Readonly<Record<string, string>> {
+  const fallback = { USDT: '10000' };
+  const raw = env.string(name);
+  if (raw === undefined) return fallback;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  const entries = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : null;
+  const valid =
+    entries !== null &&
+    entries.length > 0 &&
+    entries.every(([asset, amount]) => /^[A-Z0-9]{1,20}$/.test(asset) && typeof amount === 'string' && /^\d{1,20}(\.\d{1,18})?$/.test(amount));
+  if (!valid) {
+    env.problems.push(
+      `${name} must be a JSON object of asset codes to decimal strings, e.g. {"USDT": "10000"} (got ${JSON.stringify(raw)})`,
+    );
+    return fallback;
+  }
+  return Object.fromEntries(entries as [string, string][]);
+}
+
 // ---- The kinds of setting -------------------------------------------------------------------
 
 /** One setting: how its value is read from the environment. */
@@ -258,6 +283,10 @@ const SETTINGS = {
     liveStream: flag('MARKET_LIVE_STREAM', true),
     /** Per-call timeout of market-data requests to Binance and CoinGecko. */
     upstreamTimeoutMs: integer('MARKET_UPSTREAM_TIMEOUT_MS', 5000, 100, 60_000),
+  },
+  paper: {
+    /** What a new or reset paper account holds: asset → decimal string (PAPER_START_BALANCES). */
+    startBalances: setting((env) => paperBalances(env, 'PAPER_START_BALANCES')),
   },
   /** Server-Sent Event streams (GET /api/v1/market/stream, GET /api/stream); limits are per instance. */
   streams: {

@@ -29,7 +29,7 @@ import { createTradingSummary } from './trading-summary.service.ts';
 import { createUsdPrices } from './usd-prices.ts';
 import { createValidationService } from './validation.service.ts';
 import { createVenuesService } from './venues.service.ts';
-import { VENUES, type Venue } from './venues.domain.ts';
+import { isVenue, VENUES, type Venue } from './venues.domain.ts';
 import { guardedFetch, type GuardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
 import type { BudgetState, VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
 import { venueProfile } from './adapters/binance-weights.ts';
@@ -141,6 +141,15 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
           .catch(() => budgetOf(venue).snapshot()),
     },
     tradingSummary,
+    /**
+     * For the paper engine: a venue's maker and taker fee rates as ccxt describes its markets (no
+     * request is made); null where ccxt has none. An unknown venue has none.
+     */
+    tradingFees: async (venue: string): Promise<{ maker: number | null; taker: number | null }> => {
+      if (!isVenue(venue)) return { maker: null, taker: null };
+      const { fees } = await gateway.describe(venue);
+      return { maker: fees.maker, taker: fees.taker };
+    },
     /** For the market module: Binance through the same budget, weights and breaker as the ccxt calls. */
     venueAccess: (venue: Venue): VenueAccess => ({
       budget: budgetOf(venue),

@@ -184,6 +184,26 @@ export function createMarketModule(platform: Platform, deps: MarketDeps) {
         return served.value.candles.find((c) => c.openTime === open)?.close ?? null;
       },
     },
+    /**
+     * For the paper engine (docs/decisions/215): the venue's pair a unified symbol (BTC/USDT) names
+     * while it trades, its order book (100 levels, cached 2 s, through the venue budget), and the live
+     * ticks GET /api/v1/market/stream is fed from, with whether the stream serves prices now.
+     */
+    trading: {
+      /** `binance`, or `simulated` (MARKET_DATA_SOURCE): where books and prices come from. */
+      source: spot.name,
+      async pair(symbol: string): Promise<{ symbol: string; base: string; quote: string } | undefined> {
+        const { index } = await data.symbolIndex();
+        const info = index.byPair.get(symbol.trim().toUpperCase());
+        return info?.status === 'TRADING' ? { symbol: info.symbol, base: info.base, quote: info.quote } : undefined;
+      },
+      async book(symbol: string): Promise<{ bids: readonly [string, string][]; asks: readonly [string, string][] }> {
+        const { bids, asks } = (await data.orderBook(symbol)).value;
+        return { bids, asks };
+      },
+      onTicks: (listener: (ticks: readonly { symbol: string; price: string }[]) => void) => live.onTicks(listener),
+      streaming: () => live.state().live,
+    },
     /** The report GET /api/v1/market/status answers. */
     status: status.status,
     /**

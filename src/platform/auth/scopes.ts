@@ -34,7 +34,7 @@ export function scopeOf(method: string, route: string): ApiTokenScope | undefine
   if (under('/api/exchange', '/api/portfolio')) return read ? 'account:read' : 'account:write';
   if (route === '/api/auth/me') return read ? 'account:read' : undefined;
   if (under('/api/v1/tracker', '/api/tracker')) return read ? 'tracker:read' : 'tracker:write';
-  if (under('/api/trading')) return read ? 'trade:read' : 'trade:write';
+  if (under('/api/trading', '/api/paper', '/api/strategies')) return read ? 'trade:read' : 'trade:write';
   if (under('/api/admin', '/api/v1/admin', '/api/v1/dashboard')) return read ? 'admin:read' : 'admin:write';
   return undefined;
 }

@@ -1,0 +1,87 @@
+// The paper engine (docs/decisions/215): each user's paper account, an OrderVenue that walks the
+// venue's real book with its real fees, and the watch that fills resting orders from the price stream.
+// The orders module submits through `venue` and hears of fills made outside its calls on `onOrderChanged`.
+import type { OrderVenue } from '../../platform/order-venue.ts';
+import type { Platform } from '../../platform/platform.ts';
+import type { PaperDeps } from './paper.deps.ts';
+import { createPaperAccountService } from './account.service.ts';
+import { createPaperRepository } from './paper.repository.ts';
+import { createPaperVenue, type OrderChange } from './paper-venue.service.ts';
+import { createRestingWatch } from './resting-watch.service.ts';
+import { paperAccountRoutes } from './routes/account.routes.ts';
+
+export type { OrderChange } from './paper-venue.service.ts';
+
+/** How often the resting symbols are read again and, without the live stream, REST prices polled. */
+const WATCH_PERIOD_MS = 2_000;
+
+export function createPaperModule(platform: Platform, deps: PaperDeps) {
+  const { config, database, clock, logger } = platform;
+  const { market, guards } = deps;
+  const db = database.db;
+  const repo = createPaperRepository(db);
+  const listeners = new Set<(change: OrderChange) => void>();
+  function changed(change: OrderChange): void {
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        logger.error({ err: error }, 'paper: an order-change listener failed');
+      }
+    }
+  }
+  const watch = createRestingWatch({
+    db,
+    repo,
+    clock,
+    logger,
+    changed,
+    periodMs: WATCH_PERIOD_MS,
+    prices: {
+      onTicks: market.trading.onTicks,
+      streaming: market.trading.streaming,
+      lastPrices: async () => (await market.quotes.last()).prices,
+    },
+  });
+  const startBalances = config.paper.startBalances;
+  const venue: OrderVenue = createPaperVenue({
+    db,
+    repo,
+    clock,
+    market: { pair: market.trading.pair, book: market.trading.book },
+    fees: deps.fees,
+    startBalances,
+    rested: watch.rested,
+  });
+  const account = createPaperAccountService({
+    db,
+    repo,
+    clock,
+    logger,
+    quotes: market.quotes,
+    startBalances,
+    source: market.trading.source,
+    changed,
+  });
+
+  return {
+    name: 'paper',
+    /** The resting orders are watched while the server listens, as the market's live stream runs. */
+    hooks: { listening: () => watch.start(), closed: () => watch.stop() },
+    routes: paperAccountRoutes({ service: account, guards }),
+    /** The paper engine behind the OrderVenue interface. */
+    venue,
+    /**
+     * Calls `listener` when a paper order changes outside a submit or cancel call (a resting order
+     * filled as the price went through it, or canceled by an account reset); answers the unsubscribe.
+     */
+    onOrderChanged(listener: (change: OrderChange) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    /** Looks at the prices heard so far now, rather than on the next tick (tests). */
+    lookAtPrices: watch.look,
+  };
+}
+
+export type PaperModule = ReturnType<typeof createPaperModule>;

@@ -1,0 +1,159 @@
+// The only SQL over the paper engine's tables. Every change of a user's paper balances happens in a
+// transaction that first locks the user's account row (`lockAccount`), so one user's orders settle
+// one after another on any number of instances.
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import type { VenueOrderStatus } from '../../platform/order-venue.ts';
+import { RESTING_STATUSES } from './paper.domain.ts';
+import { paperAccounts, paperBalances, paperFills, paperOrders } from './paper.tables.ts';
+
+export type BalanceRow = typeof paperBalances.$inferSelect;
+export type PaperOrderRow = typeof paperOrders.$inferSelect;
+type NewPaperOrder = typeof paperOrders.$inferInsert;
+export type PaperFillRow = typeof paperFills.$inferSelect;
+
+/** Decimal strings: what a balance moves by. */
+export interface BalanceChange {
+  asset: string;
+  free: string;
+  locked: string;
+}
+
+const resting = inArray(paperOrders.status, [...RESTING_STATUSES]);
+
+export function createPaperRepository(db: DbExecutor) {
+  return {
+    /** Opens the account with `start` unless it exists; true when it was opened now. */
+    async ensureAccount(
+      userId: string,
+      start: Readonly<Record<string, string>>,
+      now: Date,
+      executor: DbExecutor = db,
+    ): Promise<boolean> {
+      const opened = await executor
+        .insert(paperAccounts)
+        .values({ userId, createdAt: now })
+        .onConflictDoNothing()
+        .returning({ userId: paperAccounts.userId });
+      if (opened.length === 0) return false;
+      const rows = Object.entries(start).map(([asset, free]) => ({ userId, asset, free, locked: '0', updatedAt: now }));
+      if (rows.length > 0) await executor.insert(paperBalances).values(rows);
+      return true;
+    },
+
+    async lockAccount(userId: string, executor: DbExecutor): Promise<void> {
+      await executor
+        .select({ userId: paperAccounts.userId })
+        .from(paperAccounts)
+        .where(eq(paperAccounts.userId, userId))
+        .for('update');
+    },
+
+    async balances(userId: string, executor: DbExecutor = db): Promise<BalanceRow[]> {
+      return executor
+        .select()
+        .from(paperBalances)
+        .where(eq(paperBalances.userId, userId))
+        .orderBy(asc(paperBalances.asset));
+    },
+
+    /** Adds each change to the asset's row (made when missing); the CHECKs refuse a negative result. */
+    async applyChanges(userId: string, changes: readonly BalanceChange[], now: Date, executor: DbExecutor) {
+      for (const change of changes) {
+        const updated = await executor
+          .update(paperBalances)
+          .set({
+            free: sql`${paperBalances.free} + ${change.free}::numeric`,
+            locked: sql`${paperBalances.locked} + ${change.locked}::numeric`,
+            updatedAt: now,
+          })
+          .where(and(eq(paperBalances.userId, userId), eq(paperBalances.asset, change.asset)))
+          .returning({ asset: paperBalances.asset });
+        if (updated.length === 0)
+          await executor
+            .insert(paperBalances)
+            .values({ userId, asset: change.asset, free: change.free, locked: change.locked, updatedAt: now });
+      }
+    },
+
+    async replaceBalances(
+      userId: string,
+      balances: Readonly<Record<string, string>>,
+      now: Date,
+      executor: DbExecutor,
+    ): Promise<void> {
+      await executor.delete(paperBalances).where(eq(paperBalances.userId, userId));
+      const rows = Object.entries(balances).map(([asset, free]) => ({ userId, asset, free, locked: '0', updatedAt: now }));
+      if (rows.length > 0) await executor.insert(paperBalances).values(rows);
+      await executor.update(paperAccounts).set({ resetAt: now }).where(eq(paperAccounts.userId, userId));
+    },
+
+    async insertOrder(row: NewPaperOrder, executor: DbExecutor): Promise<PaperOrderRow> {
+      const [created] = await executor.insert(paperOrders).values(row).returning();
+      return created!;
+    },
+
+    async findOrder(userId: string, clientOrderId: string, executor: DbExecutor = db) {
+      const [row] = await executor
+        .select()
+        .from(paperOrders)
+        .where(and(eq(paperOrders.userId, userId), eq(paperOrders.clientOrderId, clientOrderId)))
+        .limit(1);
+      return row;
+    },
+
+    /**
+     * Moves a resting order to its next state only if it still rests with `filled` as read: the
+     * conditional update that lets exactly one instance fill (or cancel) it. False when it moved meanwhile.
+     */
+    async moveResting(
+      id: string,
+      seenFilled: string,
+      change: { status: VenueOrderStatus; filled: string; reason?: string | null; at: Date },
+      executor: DbExecutor,
+    ): Promise<boolean> {
+      const moved = await executor
+        .update(paperOrders)
+        .set({ status: change.status, filled: change.filled, reason: change.reason ?? null, updatedAt: change.at })
+        .where(and(eq(paperOrders.id, id), resting, sql`${paperOrders.filled} = ${seenFilled}::numeric`))
+        .returning({ id: paperOrders.id });
+      return moved.length > 0;
+    },
+
+    async insertFills(rows: (typeof paperFills.$inferInsert)[], executor: DbExecutor): Promise<void> {
+      if (rows.length > 0) await executor.insert(paperFills).values(rows);
+    },
+
+    async fillsOf(orderId: string, executor: DbExecutor = db): Promise<PaperFillRow[]> {
+      return executor
+        .select()
+        .from(paperFills)
+        .where(eq(paperFills.orderId, orderId))
+        .orderBy(asc(paperFills.at), asc(paperFills.tradeId));
+    },
+
+    /** The venue symbols with resting orders (the partial index holds only those). */
+    async restingSymbols(): Promise<string[]> {
+      const rows = await db.selectDistinct({ symbol: paperOrders.venueSymbol }).from(paperOrders).where(resting);
+      return rows.map((r) => r.symbol);
+    },
+
+    async restingOn(venueSymbols: readonly string[]): Promise<PaperOrderRow[]> {
+      if (venueSymbols.length === 0) return [];
+      return db
+        .select()
+        .from(paperOrders)
+        .where(and(resting, inArray(paperOrders.venueSymbol, [...venueSymbols])))
+        .orderBy(asc(paperOrders.createdAt), asc(paperOrders.id));
+    },
+
+    async restingOf(userId: string, executor: DbExecutor): Promise<PaperOrderRow[]> {
+      return executor
+        .select()
+        .from(paperOrders)
+        .where(and(eq(paperOrders.userId, userId), resting));
+    },
+  };
+}
+
+export type PaperRepository = ReturnType<typeof createPaperRepository>;

@@ -1,0 +1,152 @@
+// Fills resting paper orders when the last price goes through them (docs/decisions/215). Prices come
+// from the market module's sources, as GET /api/v1/market/stream gets them: the live WebSocket ticks,
+// and while the stream is not live, the REST price list read on each period. The lowest and highest
+// price seen per symbol since the last look decide; each fill is a conditional update of the order
+// under its owner's account lock, so with several instances hearing the same tick exactly one fills it.
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { D, fillResting, priceWentThrough, type Dec } from './matching.domain.ts';
+import type { PaperOrderRow, PaperRepository } from './paper.repository.ts';
+import { changesOf, fillRows, type OrderChange } from './paper-venue.service.ts';
+
+export interface PriceTick {
+  /** The venue's symbol (BTCUSDT). */
+  symbol: string;
+  price: string;
+}
+
+export interface PaperPriceSource {
+  /** Live ticks as they arrive; answers the unsubscribe. */
+  onTicks(listener: (ticks: readonly PriceTick[]) => void): () => void;
+  /** Whether the live stream is serving prices now. */
+  streaming(): boolean;
+  /** Every symbol's last price from the REST list (cached by the market module). */
+  lastPrices(): Promise<ReadonlyMap<string, string>>;
+}
+
+export function createRestingWatch(deps: {
+  db: Db;
+  repo: PaperRepository;
+  clock: Clock;
+  prices: PaperPriceSource;
+  logger: Logger;
+  changed(change: OrderChange): void;
+  /** How often the resting symbols are read again and, without the live stream, REST prices polled. */
+  periodMs: number;
+}) {
+  const { db, repo, clock, prices, logger } = deps;
+  /** Symbols with resting orders, as last read (any instance's), plus those rested here since. */
+  let watched = new Set<string>();
+  const restedMeanwhile = new Set<string>();
+  const seen = new Map<string, { low: Dec; high: Dec }>();
+  let running: Promise<void> | undefined;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
+
+  function note(symbol: string, price: string): boolean {
+    if (!watched.has(symbol)) return false;
+    const value = new D(price);
+    const range = seen.get(symbol);
+    if (!range) seen.set(symbol, { low: value, high: value });
+    else seen.set(symbol, { low: D.min(range.low, value), high: D.max(range.high, value) });
+    return true;
+  }
+
+  async function fill(order: PaperOrderRow): Promise<boolean> {
+    const now = clock.now();
+    const left = new D(order.amount).minus(order.filled);
+    const price = new D(order.price!);
+    const done = await db.transaction(async (tx) => {
+      await repo.lockAccount(order.userId, tx);
+      const moved = await repo.moveResting(order.id, order.filled, { status: 'filled', filled: order.amount, at: now }, tx);
+      if (!moved) return false;
+      const { execution, deltas } = fillResting(order.side, price, left, new D(order.makerFee));
+      await repo.insertFills(fillRows(order.id, order, [execution], now), tx);
+      await repo.applyChanges(order.userId, changesOf(order, deltas), now, tx);
+      return true;
+    });
+    if (done) deps.changed({ userId: order.userId, clientOrderId: order.clientOrderId });
+    return done;
+  }
+
+  async function look(): Promise<void> {
+    do {
+      again = false;
+      const ranges = new Map(seen);
+      seen.clear();
+      if (ranges.size === 0) continue;
+      const orders = await repo.restingOn([...ranges.keys()]);
+      for (const order of orders) {
+        const range = ranges.get(order.venueSymbol);
+        if (!range || !order.price || !priceWentThrough(order.side, new D(order.price), range)) continue;
+        await fill(order).catch((error: unknown) =>
+          logger.warn({ err: error, orderId: order.id }, 'paper: a resting order could not be filled; next tick retries'),
+        );
+      }
+    } while (again);
+  }
+
+  /** One look at a time; ticks arriving meanwhile are looked at right after. */
+  function kick(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = look()
+      .catch((error: unknown) => logger.warn({ err: error }, 'paper: resting orders could not be read'))
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  }
+
+  async function period(): Promise<void> {
+    try {
+      // Symbols rested here while the read runs are kept: the read may have begun before their commit.
+      restedMeanwhile.clear();
+      const fresh = await repo.restingSymbols();
+      watched = new Set([...fresh, ...restedMeanwhile]);
+      if (watched.size === 0 || prices.streaming()) return;
+      const last = await prices.lastPrices();
+      let any = false;
+      for (const symbol of watched) {
+        const price = last.get(symbol);
+        if (price !== undefined) any = note(symbol, price) || any;
+      }
+      if (any) await kick();
+    } catch (error) {
+      logger.debug({ err: error }, 'paper: the resting watch will try again next period');
+    }
+  }
+
+  return {
+    /** An order now rests on `symbol`: its ticks count from now on. */
+    rested(symbol: string): void {
+      watched.add(symbol);
+      restedMeanwhile.add(symbol);
+    },
+    start(): void {
+      if (unsubscribe) return;
+      unsubscribe = prices.onTicks((ticks) => {
+        let any = false;
+        for (const tick of ticks) any = note(tick.symbol, tick.price) || any;
+        if (any) void kick();
+      });
+      timer = setInterval(() => void period(), deps.periodMs);
+      timer.unref();
+      void period();
+    },
+    async stop(): Promise<void> {
+      unsubscribe?.();
+      unsubscribe = undefined;
+      clearInterval(timer);
+      await running;
+    },
+    /** Looks at the prices seen so far now (tests; the ticks and the period call it themselves). */
+    look: kick,
+  };
+}
+
+export type RestingWatch = ReturnType<typeof createRestingWatch>;
