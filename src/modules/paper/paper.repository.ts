@@ -19,7 +19,8 @@ export interface BalanceChange {
   locked: string;
 }
 
-const resting = inArray(paperOrders.status, [...RESTING_STATUSES]);
+// Constants, not parameters: the planner uses the partial index only for a predicate it can prove.
+const resting = sql`${paperOrders.status} IN (${sql.raw(RESTING_STATUSES.map((s) => `'${s}'`).join(', '))})`;
 
 export function createPaperRepository(db: DbExecutor) {
   return {
