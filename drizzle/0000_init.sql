@@ -10,7 +10,7 @@ CREATE TABLE "audit_log" (
 	"ip" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "audit_log_actor_type_check" CHECK ("audit_log"."actor_type" IN ('user', 'admin', 'system', 'webhook', 'job')),
-	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'paper.account.reset', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
+	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'paper.account.reset', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.create', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
 );
 --> statement-breakpoint
 CREATE TABLE "outbox" (
@@ -404,6 +404,21 @@ CREATE TABLE "strategies" (
 	CONSTRAINT "strategies_status_check" CHECK ("strategies"."status" IN ('draft', 'paper', 'live', 'retired'))
 );
 --> statement-breakpoint
+CREATE TABLE "strategy_fills" (
+	"strategy_id" uuid NOT NULL,
+	"trade_id" text NOT NULL,
+	"order_id" text NOT NULL,
+	"symbol" text NOT NULL,
+	"side" text NOT NULL,
+	"price" numeric(38, 18) NOT NULL,
+	"amount" numeric(38, 18) NOT NULL,
+	"fee" numeric(38, 18) NOT NULL,
+	"fee_currency" text,
+	"at" timestamp with time zone NOT NULL,
+	CONSTRAINT "strategy_fills_strategy_id_trade_id_pk" PRIMARY KEY("strategy_id","trade_id"),
+	CONSTRAINT "strategy_fills_side_check" CHECK ("strategy_fills"."side" IN ('buy', 'sell'))
+);
+--> statement-breakpoint
 CREATE TABLE "strategy_transitions" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"strategy_id" uuid NOT NULL,
@@ -706,6 +721,7 @@ ALTER TABLE "paper_fills" ADD CONSTRAINT "paper_fills_order_id_paper_orders_id_f
 ALTER TABLE "paper_orders" ADD CONSTRAINT "paper_orders_user_id_paper_accounts_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."paper_accounts"("user_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "portfolio_ledgers" ADD CONSTRAINT "portfolio_ledgers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategies" ADD CONSTRAINT "strategies_owner_user_id_users_id_fk" FOREIGN KEY ("owner_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "strategy_fills" ADD CONSTRAINT "strategy_fills_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategy_transitions" ADD CONSTRAINT "strategy_transitions_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issue_labels" ADD CONSTRAINT "tracker_issue_labels_issue_id_tracker_issues_id_fk" FOREIGN KEY ("issue_id") REFERENCES "public"."tracker_issues"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issue_labels" ADD CONSTRAINT "tracker_issue_labels_label_id_tracker_labels_id_fk" FOREIGN KEY ("label_id") REFERENCES "public"."tracker_labels"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -767,6 +783,8 @@ CREATE INDEX "provider_api_keys_rotation_idx" ON "provider_api_keys" USING btree
 CREATE UNIQUE INDEX "rag_settings_scope_key" ON "rag_settings" USING btree ("scope");--> statement-breakpoint
 CREATE INDEX "strategies_created_idx" ON "strategies" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "strategies_status_idx" ON "strategies" USING btree ("status","paper_started_at");--> statement-breakpoint
+CREATE INDEX "strategies_owner_idx" ON "strategies" USING btree ("owner_user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "strategy_fills_at_idx" ON "strategy_fills" USING btree ("strategy_id","at");--> statement-breakpoint
 CREATE INDEX "strategy_transitions_at_idx" ON "strategy_transitions" USING btree ("at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "strategy_transitions_strategy_idx" ON "strategy_transitions" USING btree ("strategy_id","at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "stream_events_user_idx" ON "stream_events" USING btree ("user_id","id");--> statement-breakpoint

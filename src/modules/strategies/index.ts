@@ -1,21 +1,37 @@
-// Trading strategies this service keeps (draft → paper → live → retired): an admin read, and the
-// paper → live evaluation the strategy-autopilot job calls.
+// Trading strategies this service keeps (draft → paper → live → retired): an admin read, the paper →
+// live evaluation the strategy-autopilot job calls, and users' own strategies, whose figures the
+// orders module fills from their paper orders' fills (`userStrategies.recordFills`).
+import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../platform/platform.ts';
 import type { StrategiesDeps } from './strategies.deps.ts';
 import { createStrategiesRepository } from './strategies.repository.ts';
 import { strategiesRoutes } from './routes/strategies.routes.ts';
+import { userStrategiesRoutes } from './routes/user-strategies.routes.ts';
 import { createStrategiesService } from './strategies.service.ts';
+import { createUserStrategiesService } from './user-strategies.service.ts';
 
 export type { PaperEvaluation, StrategiesService } from './strategies.service.ts';
+export type { StrategyFill } from './user-strategies.service.ts';
 
 export function createStrategiesModule(platform: Platform, deps: StrategiesDeps) {
   const { database, clock } = platform;
   const { guards } = deps;
-  const service = createStrategiesService({ db: database.db, repo: createStrategiesRepository(database.db), clock });
+  const repo = createStrategiesRepository(database.db);
+  const service = createStrategiesService({ db: database.db, repo, clock });
+  const mine = createUserStrategiesService({ db: database.db, repo, clock });
   return {
     name: 'strategies',
-    /** `evaluatePaper(now, limitPerHour)` for the autopilot job; `create()` for seeding until an engine writes them. */
+    /** `evaluatePaper(now, limitPerHour)` for the autopilot job; `create()` for seeding platform strategies. */
     service,
-    routes: strategiesRoutes({ service, guards }),
+    /**
+     * For the orders module: `isOwnedBy(strategyId, userId)` before an order names a strategy, and
+     * `recordFills(strategyId, fills)` after each fill of a paper order that names one (stored once per
+     * trade id; the strategy's figures are computed again from all its fills).
+     */
+    userStrategies: { isOwnedBy: mine.isOwnedBy, recordFills: mine.recordFills },
+    async routes(app: FastifyInstance) {
+      await app.register(strategiesRoutes({ service, guards }));
+      await app.register(userStrategiesRoutes({ service: mine, guards }));
+    },
   };
 }

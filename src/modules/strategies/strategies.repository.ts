@@ -2,12 +2,13 @@
 import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { StrategyStatus } from './strategies.domain.ts';
-import { strategies, strategyTransitions } from './strategies.tables.ts';
+import { strategies, strategyFills, strategyTransitions } from './strategies.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export type StrategyRow = typeof strategies.$inferSelect;
 type NewStrategy = typeof strategies.$inferInsert;
 export type TransitionRow = typeof strategyTransitions.$inferSelect;
+export type StrategyFillRow = typeof strategyFills.$inferSelect;
 
 const newestFirst = [descending(strategies.createdAt), descending(strategies.id)];
 
@@ -18,12 +19,17 @@ export function createStrategiesRepository(db: DbExecutor) {
       return created!;
     },
 
+    /** A page, newest first: of every owner, or of one (`ownerUserId`). */
     async list(
       status: StrategyStatus | undefined,
       offset: number,
       limit: number,
+      ownerUserId?: string,
     ): Promise<{ rows: StrategyRow[]; total: number }> {
-      const where = status ? eq(strategies.status, status) : undefined;
+      const where = and(
+        status ? eq(strategies.status, status) : undefined,
+        ownerUserId ? eq(strategies.ownerUserId, ownerUserId) : undefined,
+      );
       const [rows, [counted]] = await Promise.all([
         db
           .select()
@@ -40,6 +46,38 @@ export function createStrategiesRepository(db: DbExecutor) {
     async find(id: string): Promise<StrategyRow | undefined> {
       const [row] = await db.select().from(strategies).where(eq(strategies.id, id)).limit(1);
       return row;
+    },
+
+    async isOwnedBy(id: string, userId: string): Promise<boolean> {
+      const [row] = await db
+        .select({ id: strategies.id })
+        .from(strategies)
+        .where(and(eq(strategies.id, id), eq(strategies.ownerUserId, userId)))
+        .limit(1);
+      return row !== undefined;
+    },
+
+    /** Locks the strategy's row for the caller's transaction: its figures are refreshed one report at a time. */
+    async lock(id: string, executor: DbExecutor): Promise<boolean> {
+      const rows = await executor.select({ id: strategies.id }).from(strategies).where(eq(strategies.id, id)).for('update');
+      return rows.length > 0;
+    },
+
+    /** Stores fills not stored yet (by trade id). */
+    async insertFills(rows: (typeof strategyFills.$inferInsert)[], executor: DbExecutor): Promise<void> {
+      if (rows.length > 0) await executor.insert(strategyFills).values(rows).onConflictDoNothing();
+    },
+
+    async fillsOf(id: string, executor: DbExecutor = db): Promise<StrategyFillRow[]> {
+      return executor
+        .select()
+        .from(strategyFills)
+        .where(eq(strategyFills.strategyId, id))
+        .orderBy(asc(strategyFills.at), asc(strategyFills.tradeId));
+    },
+
+    async setMetrics(id: string, metrics: StrategyRow['metrics'], at: Date, executor: DbExecutor): Promise<void> {
+      await executor.update(strategies).set({ metrics, updatedAt: at }).where(eq(strategies.id, id));
     },
 
     async transitionsOf(id: string, limit: number): Promise<TransitionRow[]> {

@@ -78,3 +78,17 @@ export type StrategyList = Static<typeof StrategyList>;
 
 export const StrategyIdParams = Type.Object({ strategy_id: Uuid('Strategy id (a UUID).') });
 export type StrategyIdParams = Static<typeof StrategyIdParams>;
+
+export const CreateStrategyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, description: 'Display name, 1 to 100 characters.' }),
+  },
+  { additionalProperties: false },
+);
+export type CreateStrategyBody = Static<typeof CreateStrategyBody>;
+
+export const MyStrategyListQuery = Type.Object({
+  page: PageNumber(),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Strategies per page, 1..100.' }),
+});
+export type MyStrategyListQuery = Static<typeof MyStrategyListQuery>;

@@ -1,6 +1,6 @@
 // Trading strategies as this service keeps them: where each stands (draft → paper → live → retired)
 // and the paper-trading figures the autopilot judges them by. Every status change is a transition row.
-import { check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
 import { STRATEGY_STATUSES, type StrategyMetrics, type StrategyStatus } from './strategies.domain.ts';
@@ -23,6 +23,7 @@ export const strategies = pgTable(
   (t) => [
     index('strategies_created_idx').on(t.createdAt.desc(), t.id.desc()),
     index('strategies_status_idx').on(t.status, t.paperStartedAt),
+    index('strategies_owner_idx').on(t.ownerUserId, t.createdAt.desc(), t.id.desc()),
     check('strategies_status_check', oneOf(t.status, STRATEGY_STATUSES)),
   ],
 );
@@ -44,5 +45,33 @@ export const strategyTransitions = pgTable(
     index('strategy_transitions_strategy_idx').on(t.strategyId, t.at.desc()),
     check('strategy_transitions_from_status_check', oneOf(t.fromStatus, STRATEGY_STATUSES)),
     check('strategy_transitions_to_status_check', oneOf(t.toStatus, STRATEGY_STATUSES)),
+  ],
+);
+
+const amount = (name: string) => numeric(name, { precision: 38, scale: 18 });
+
+/** The paper fills of a strategy's orders, as the orders module reports them; its figures are computed from these. */
+export const strategyFills = pgTable(
+  'strategy_fills',
+  {
+    strategyId: uuid('strategy_id')
+      .notNull()
+      .references(() => strategies.id, { onDelete: 'cascade' }),
+    /** The venue's trade id (`paper:<uuid>` for paper fills): a fill reported twice is stored once. */
+    tradeId: text('trade_id').notNull(),
+    /** The order's client order id: one sell order's fills make one round trip. */
+    orderId: text('order_id').notNull(),
+    symbol: text('symbol').notNull(),
+    side: text('side').$type<'buy' | 'sell'>().notNull(),
+    price: amount('price').notNull(),
+    amount: amount('amount').notNull(),
+    fee: amount('fee').notNull(),
+    feeCurrency: text('fee_currency'),
+    at: at('at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.strategyId, t.tradeId] }),
+    index('strategy_fills_at_idx').on(t.strategyId, t.at),
+    check('strategy_fills_side_check', oneOf(t.side, ['buy', 'sell'])),
   ],
 );

@@ -9,7 +9,7 @@ import type { StrategyWithTransitions, StrategyPage } from './strategies.service
 /** A stored figure as the API shows it: a finite number, else null (not reported, or not a number). */
 const figure = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
-function strategyWire(row: StrategyRow): Strategy {
+export function strategyWire(row: StrategyRow): Strategy {
   return {
     id: row.id,
     name: row.name,

@@ -1,0 +1,101 @@
+// A user's own strategies (docs/decisions/216): created straight into paper trading, read only by
+// their owner, and their figures refreshed from the fills of their paper orders, which the orders
+// module reports here after each paper fill.
+import type { Actor } from '../../platform/auth/actor.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { notFound } from '../../platform/http/errors.ts';
+import { isUuid } from '../../platform/ids.ts';
+import { strategyMetrics, type MetricsFill } from './metrics.domain.ts';
+import { audit } from './strategies.audit.ts';
+import { promotionVerdict, type StrategyMetrics } from './strategies.domain.ts';
+import type { StrategiesRepository, StrategyRow } from './strategies.repository.ts';
+import type { StrategyPage, StrategyWithTransitions } from './strategies.service.ts';
+
+/** One fill of a strategy's order, as the orders module records it (decimals as strings). */
+export type StrategyFill = MetricsFill;
+
+export function createUserStrategiesService(deps: { db: Db; repo: StrategiesRepository; clock: Clock }) {
+  const { db, repo, clock } = deps;
+
+  async function owned(id: string, userId: string): Promise<StrategyRow> {
+    const row = isUuid(id) ? await repo.find(id) : undefined;
+    // Another user's strategy is as unknown as a missing one.
+    if (!row || row.ownerUserId !== userId) throw notFound('Strategy not found');
+    return row;
+  }
+
+  return {
+    async create(name: string, actor: Actor): Promise<StrategyRow> {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const row = await repo.insert(
+          { name, ownerUserId: actor.id, status: 'paper', paperStartedAt: now, metrics: {}, createdAt: now, updatedAt: now },
+          tx,
+        );
+        await audit(
+          {
+            actorId: actor.id,
+            actorType: 'user',
+            action: 'strategy.create',
+            subjectUserId: actor.id,
+            targetType: 'strategy',
+            targetId: row.id,
+            ip: actor.ip ?? null,
+            details: { name, status: row.status },
+          },
+          now,
+          tx,
+        );
+        return row;
+      });
+    },
+
+    async list(userId: string, query: { page: number; limit: number }): Promise<StrategyPage> {
+      const { rows, total } = await repo.list(undefined, (query.page - 1) * query.limit, query.limit, userId);
+      return { rows, total, page: query.page, limit: query.limit };
+    },
+
+    async get(id: string, userId: string): Promise<StrategyWithTransitions> {
+      const row = await owned(id, userId);
+      const transitions = await repo.transitionsOf(row.id, 50);
+      return { row, transitions, promotion: row.status === 'paper' ? promotionVerdict(row, clock.now()) : null };
+    },
+
+    isOwnedBy: (strategyId: string, userId: string): Promise<boolean> =>
+      isUuid(strategyId) ? repo.isOwnedBy(strategyId, userId) : Promise.resolve(false),
+
+    /**
+     * Stores the fills (a fill reported again is stored once) and refreshes the strategy's figures
+     * from all its fills, under the strategy's row lock. Answers the figures, or null for an unknown strategy.
+     */
+    async recordFills(strategyId: string, fills: readonly StrategyFill[]): Promise<StrategyMetrics | null> {
+      if (!isUuid(strategyId)) return null;
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        if (!(await repo.lock(strategyId, tx))) return null;
+        await repo.insertFills(
+          fills.map((f) => ({
+            strategyId,
+            tradeId: f.tradeId,
+            orderId: f.orderId,
+            symbol: f.symbol,
+            side: f.side,
+            price: f.price,
+            amount: f.amount,
+            fee: f.fee,
+            feeCurrency: f.feeCurrency,
+            at: f.at,
+          })),
+          tx,
+        );
+        const stored = await repo.fillsOf(strategyId, tx);
+        const metrics = strategyMetrics(stored);
+        await repo.setMetrics(strategyId, metrics, now, tx);
+        return metrics;
+      });
+    },
+  };
+}
+
+export type UserStrategiesService = ReturnType<typeof createUserStrategiesService>;
