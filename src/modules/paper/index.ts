@@ -79,8 +79,8 @@ export function createPaperModule(platform: Platform, deps: PaperDeps) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    /** Looks at the prices heard so far now, rather than on the next tick (tests). */
-    lookAtPrices: watch.look,
+    /** Whether this instance follows a venue symbol's ticks now, and a look at the prices heard so far (tests). */
+    restingWatch: { watching: watch.watching, look: watch.look },
   };
 }
 

@@ -144,6 +144,8 @@ export function createRestingWatch(deps: {
       clearInterval(timer);
       await running;
     },
+    /** Whether ticks of `symbol` are followed now. */
+    watching: (symbol: string): boolean => watched.has(symbol),
     /** Looks at the prices seen so far now (tests; the ticks and the period call it themselves). */
     look: kick,
   };
