@@ -309,7 +309,8 @@ CREATE TABLE "paper_fills" (
 	"fee" numeric(38, 18) NOT NULL,
 	"fee_currency" text NOT NULL,
 	"maker" boolean NOT NULL,
-	"at" timestamp with time zone NOT NULL
+	"at" timestamp with time zone NOT NULL,
+	"seq" bigint GENERATED ALWAYS AS IDENTITY (sequence name "paper_fills_seq_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1)
 );
 --> statement-breakpoint
 CREATE TABLE "paper_orders" (
@@ -775,7 +776,7 @@ CREATE UNIQUE INDEX "exchange_transfers_venue_id_key" ON "exchange_transfers" US
 CREATE INDEX "exchange_transfers_user_time_idx" ON "exchange_transfers" USING btree ("user_id","exchange","transfer_timestamp" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "scheduled_job_runs_job_started_idx" ON "scheduled_job_runs" USING btree ("job","started_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "scheduled_job_runs_job_idempotency_key_idx" ON "scheduled_job_runs" USING btree ("job","idempotency_key");--> statement-breakpoint
-CREATE INDEX "paper_fills_order_idx" ON "paper_fills" USING btree ("order_id","at");--> statement-breakpoint
+CREATE INDEX "paper_fills_order_idx" ON "paper_fills" USING btree ("order_id","seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "paper_orders_client_order_idx" ON "paper_orders" USING btree ("user_id","client_order_id");--> statement-breakpoint
 CREATE INDEX "paper_orders_resting_idx" ON "paper_orders" USING btree ("venue_symbol") WHERE "paper_orders"."status" IN ('open', 'partially_filled');--> statement-breakpoint
 CREATE INDEX "provider_api_keys_provider_idx" ON "provider_api_keys" USING btree ("provider","created_at" DESC NULLS LAST);--> statement-breakpoint

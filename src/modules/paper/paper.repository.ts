@@ -130,7 +130,7 @@ export function createPaperRepository(db: DbExecutor) {
         .select()
         .from(paperFills)
         .where(eq(paperFills.orderId, orderId))
-        .orderBy(asc(paperFills.at), asc(paperFills.tradeId));
+        .orderBy(asc(paperFills.seq));
     },
 
     /** The venue symbols with resting orders (the partial index holds only those). */

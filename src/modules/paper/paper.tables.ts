@@ -3,6 +3,7 @@
 // keeps its own order rows and reads these through the engine's `lookup`.
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   check,
   index,
@@ -103,6 +104,8 @@ export const paperFills = pgTable(
     feeCurrency: text('fee_currency').notNull(),
     maker: boolean('maker').notNull(),
     at: at('at').notNull(),
+    /** Insertion order: an order's fills are answered in the order they were made (the ids are random). */
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
   },
-  (t) => [index('paper_fills_order_idx').on(t.orderId, t.at)],
+  (t) => [index('paper_fills_order_idx').on(t.orderId, t.seq)],
 );

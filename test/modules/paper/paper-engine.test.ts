@@ -8,6 +8,9 @@ import type { VenueOrderRequest } from '../../../src/platform/order-venue.ts';
 import { signIn, type TestUser } from '../../helpers/test-app.ts';
 import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
 
+/** The market tests' 1 s upstream bound is for their failure cases; here a loaded machine must not refuse a book. */
+const PATIENT = { MARKET_UPSTREAM_TIMEOUT_MS: '10000' };
+
 describe('paper engine', () => {
   let m: MarketHarness;
   let user: TestUser;
@@ -51,7 +54,7 @@ describe('paper engine', () => {
   };
 
   before(async () => {
-    m = await startMarket();
+    m = await startMarket({ env: PATIENT });
     user = await signIn(m.app, m.database);
   });
   after(() => m.stop());
