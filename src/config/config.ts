@@ -65,7 +65,10 @@ function paperBalances(env: EnvReader, name: string): Readonly<Record<string, st
   const valid =
     entries !== null &&
     entries.length > 0 &&
-    entries.every(([asset, amount]) => /^[A-Z0-9]{1,20}$/.test(asset) && typeof amount === 'string' && /^\d{1,20}(\.\d{1,18})?$/.test(amount));
+    entries.every(
+      ([asset, amount]) =>
+        /^[A-Z0-9]{1,20}$/.test(asset) && typeof amount === 'string' && /^\d{1,20}(\.\d{1,18})?$/.test(amount),
+    );
   if (!valid) {
     env.problems.push(
       `${name} must be a JSON object of asset codes to decimal strings, e.g. {"USDT": "10000"} (got ${JSON.stringify(raw)})`,

@@ -142,19 +142,12 @@ describe('placing an order', () => {
   it('IOC fills what crosses and expires the rest, locking nothing', () => {
     const placed = plain(placeOrder(order({ amount: '4', price: '102', timeInForce: 'IOC' }), book, fees, rich));
     assert.equal(placed.status, 'expired');
-    assert.deepEqual([placed.resting, placed.deltas.quote], [
-      '0',
-      { free: '-305', locked: '0' },
-    ]);
+    assert.deepEqual([placed.resting, placed.deltas.quote], ['0', { free: '-305', locked: '0' }]);
   });
 
   it('FOK fills everything at once or nothing', () => {
     const none = plain(placeOrder(order({ amount: '4', price: '102', timeInForce: 'FOK' }), book, fees, rich));
-    assert.deepEqual([none.status, none.executions, none.deltas.quote?.free], [
-      'expired',
-      [],
-      '0',
-    ]);
+    assert.deepEqual([none.status, none.executions, none.deltas.quote?.free], ['expired', [], '0']);
     const all = plain(placeOrder(order({ amount: '3', price: '102', timeInForce: 'FOK' }), book, fees, rich));
     assert.deepEqual([all.status, all.executions.length], ['filled', 2]);
   });

@@ -127,12 +127,7 @@ export function lockOf(side: OrderSide, resting: Dec, price: Dec): BalanceDelta 
  * the remainder, IOC expires it, FOK fills all at once or nothing. Refused when the free balance
  * cannot pay: a market buy its cost, a limit buy amount × price, a sell its amount.
  */
-export function placeOrder(
-  order: PaperOrder,
-  book: Book,
-  fees: FeeRates,
-  free: { base: Dec; quote: Dec },
-): Placement {
+export function placeOrder(order: PaperOrder, book: Book, fees: FeeRates, free: { base: Dec; quote: Dec }): Placement {
   const { side, amount } = order;
   if (!amount.gt(0)) return { kind: 'refused', reason: 'The amount must be positive.' };
   if (order.type === 'limit' && !order.price?.gt(0))
@@ -142,11 +137,12 @@ export function placeOrder(
 
   const cost = walked.takes.reduce((sum, t) => sum.plus(t.price.times(t.amount)), ZERO);
   const needed =
-    side === 'sell' ? { asset: free.base, want: amount } : { asset: free.quote, want: limit ? amount.times(limit) : cost };
+    side === 'sell'
+      ? { asset: free.base, want: amount }
+      : { asset: free.quote, want: limit ? amount.times(limit) : cost };
   if (needed.want.gt(needed.asset)) return { kind: 'refused', reason: INSUFFICIENT_BALANCE };
 
-  const take = (takes: typeof walked.takes) =>
-    takes.map((t) => execution(side, t.price, t.amount, fees.taker, false));
+  const take = (takes: typeof walked.takes) => takes.map((t) => execution(side, t.price, t.amount, fees.taker, false));
   if (order.type === 'market') {
     const executions = take(walked.takes);
     const complete = walked.left.isZero();

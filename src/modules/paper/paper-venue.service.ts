@@ -46,10 +46,19 @@ const isResting = (status: string) => (RESTING_STATUSES as readonly string[]).in
 export function changesOf(pair: { base: string; quote: string }, deltas: readonly BalanceDelta[]): BalanceChange[] {
   return deltas
     .filter((d) => !d.free.isZero() || !d.locked.isZero())
-    .map((d) => ({ asset: d.asset === 'base' ? pair.base : pair.quote, free: d.free.toFixed(), locked: d.locked.toFixed() }));
+    .map((d) => ({
+      asset: d.asset === 'base' ? pair.base : pair.quote,
+      free: d.free.toFixed(),
+      locked: d.locked.toFixed(),
+    }));
 }
 
-export function fillRows(orderId: string, pair: { base: string; quote: string }, executions: readonly Execution[], at: Date) {
+export function fillRows(
+  orderId: string,
+  pair: { base: string; quote: string },
+  executions: readonly Execution[],
+  at: Date,
+) {
   return executions.map((e) => ({
     tradeId: `paper:${randomUUID()}`,
     orderId,
@@ -108,7 +117,10 @@ export function createPaperVenue(deps: {
 
   async function place(order: VenueOrderRequest): Promise<SubmitResult> {
     if (!(PAPER_VENUES as readonly string[]).includes(order.exchange))
-      return { kind: 'refused', reason: `Paper trading walks the ${PAPER_VENUES.join(', ')} book, not ${order.exchange}.` };
+      return {
+        kind: 'refused',
+        reason: `Paper trading walks the ${PAPER_VENUES.join(', ')} book, not ${order.exchange}.`,
+      };
     const earlier = await repo.findOrder(order.userId, order.clientOrderId);
     if (earlier) return { kind: 'accepted', state: await stateFor(earlier) };
     // Outside the transaction: a venue call never holds the account lock. Until the transaction
@@ -209,7 +221,12 @@ export function createPaperVenue(deps: {
             const now = clock.now();
             const left = new D(row.amount).minus(row.filled);
             await repo.moveResting(row.id, row.filled, { status: 'canceled', filled: row.filled, at: now }, tx);
-            await repo.applyChanges(row.userId, changesOf(row, [releaseLock(row.side, left, new D(row.price!))]), now, tx);
+            await repo.applyChanges(
+              row.userId,
+              changesOf(row, [releaseLock(row.side, left, new D(row.price!))]),
+              now,
+              tx,
+            );
             const moved = await repo.findOrder(order.userId, order.clientOrderId, tx);
             return { kind: 'done', state: await stateFor(moved!, tx) };
           }

@@ -84,7 +84,13 @@ export function createPaperRepository(db: DbExecutor) {
       executor: DbExecutor,
     ): Promise<void> {
       await executor.delete(paperBalances).where(eq(paperBalances.userId, userId));
-      const rows = Object.entries(balances).map(([asset, free]) => ({ userId, asset, free, locked: '0', updatedAt: now }));
+      const rows = Object.entries(balances).map(([asset, free]) => ({
+        userId,
+        asset,
+        free,
+        locked: '0',
+        updatedAt: now,
+      }));
       if (rows.length > 0) await executor.insert(paperBalances).values(rows);
       await executor.update(paperAccounts).set({ resetAt: now }).where(eq(paperAccounts.userId, userId));
     },
@@ -126,11 +132,7 @@ export function createPaperRepository(db: DbExecutor) {
     },
 
     async fillsOf(orderId: string, executor: DbExecutor = db): Promise<PaperFillRow[]> {
-      return executor
-        .select()
-        .from(paperFills)
-        .where(eq(paperFills.orderId, orderId))
-        .orderBy(asc(paperFills.seq));
+      return executor.select().from(paperFills).where(eq(paperFills.orderId, orderId)).orderBy(asc(paperFills.seq));
     },
 
     /** The venue symbols with resting orders (the partial index holds only those). */

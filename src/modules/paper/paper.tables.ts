@@ -80,9 +80,7 @@ export const paperOrders = pgTable(
   (t) => [
     uniqueIndex('paper_orders_client_order_idx').on(t.userId, t.clientOrderId),
     // The resting orders a price tick may fill: few, found by symbol.
-    index('paper_orders_resting_idx')
-      .on(t.venueSymbol)
-      .where(sql`${t.status} IN ('open', 'partially_filled')`),
+    index('paper_orders_resting_idx').on(t.venueSymbol).where(sql`${t.status} IN ('open', 'partially_filled')`),
     check('paper_orders_status_check', oneOf(t.status, PAPER_STATUSES)),
     check('paper_orders_side_check', oneOf(t.side, ORDER_SIDES)),
     check('paper_orders_type_check', oneOf(t.type, ORDER_TYPES)),

@@ -60,7 +60,12 @@ export function createRestingWatch(deps: {
     const price = new D(order.price!);
     const done = await db.transaction(async (tx) => {
       await repo.lockAccount(order.userId, tx);
-      const moved = await repo.moveResting(order.id, order.filled, { status: 'filled', filled: order.amount, at: now }, tx);
+      const moved = await repo.moveResting(
+        order.id,
+        order.filled,
+        { status: 'filled', filled: order.amount, at: now },
+        tx,
+      );
       if (!moved) return false;
       const { execution, deltas } = fillResting(order.side, price, left, new D(order.makerFee));
       await repo.insertFills(fillRows(order.id, order, [execution], now), tx);
@@ -82,7 +87,10 @@ export function createRestingWatch(deps: {
         const range = ranges.get(order.venueSymbol);
         if (!range || !order.price || !priceWentThrough(order.side, new D(order.price), range)) continue;
         await fill(order).catch((error: unknown) =>
-          logger.warn({ err: error, orderId: order.id }, 'paper: a resting order could not be filled; next tick retries'),
+          logger.warn(
+            { err: error, orderId: order.id },
+            'paper: a resting order could not be filled; next tick retries',
+          ),
         );
       }
     } while (again);

@@ -79,7 +79,11 @@ describe('strategy metrics from fills', () => {
 
   it('keeps symbols apart and takes fills in time order, whatever order they are given in', () => {
     const eth = (f: MetricsFill): MetricsFill => ({ ...f, symbol: 'ETH/USDT' });
-    const fills = [fill('s1', 'sell', '1', '9', 3), eth(fill('e1', 'buy', '1', '5', 1)), fill('b1', 'buy', '1', '10', 2)];
+    const fills = [
+      fill('s1', 'sell', '1', '9', 3),
+      eth(fill('e1', 'buy', '1', '5', 1)),
+      fill('b1', 'buy', '1', '10', 2),
+    ];
     // The ETH lot does not cover the BTC sell: BTC 1 @ 10 sold @ 9 is the one trip, a loss.
     assert.deepEqual(strategyMetrics(fills), {
       paper_trades: 1,

@@ -94,7 +94,8 @@ export function roundTrips(fills: readonly MetricsFill[]): { trips: RoundTrip[];
       trip.amount = trip.amount.plus(closed);
       trip.net = trip.net.plus(net);
       trip.closedAt = fill.at;
-    } else trips.set(fill.orderId, { orderId: fill.orderId, symbol: fill.symbol, amount: closed, net, closedAt: fill.at });
+    } else
+      trips.set(fill.orderId, { orderId: fill.orderId, symbol: fill.symbol, amount: closed, net, closedAt: fill.at });
   }
   const ordered = [...trips.values()].sort((a, b) => a.closedAt.getTime() - b.closedAt.getTime());
   return { trips: ordered, peakCapital };

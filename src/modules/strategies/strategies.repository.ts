@@ -59,7 +59,11 @@ export function createStrategiesRepository(db: DbExecutor) {
 
     /** Locks the strategy's row for the caller's transaction: its figures are refreshed one report at a time. */
     async lock(id: string, executor: DbExecutor): Promise<boolean> {
-      const rows = await executor.select({ id: strategies.id }).from(strategies).where(eq(strategies.id, id)).for('update');
+      const rows = await executor
+        .select({ id: strategies.id })
+        .from(strategies)
+        .where(eq(strategies.id, id))
+        .for('update');
       return rows.length > 0;
     },
 

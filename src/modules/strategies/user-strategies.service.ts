@@ -30,7 +30,15 @@ export function createUserStrategiesService(deps: { db: Db; repo: StrategiesRepo
       const now = clock.now();
       return db.transaction(async (tx) => {
         const row = await repo.insert(
-          { name, ownerUserId: actor.id, status: 'paper', paperStartedAt: now, metrics: {}, createdAt: now, updatedAt: now },
+          {
+            name,
+            ownerUserId: actor.id,
+            status: 'paper',
+            paperStartedAt: now,
+            metrics: {},
+            createdAt: now,
+            updatedAt: now,
+          },
           tx,
         );
         await audit(

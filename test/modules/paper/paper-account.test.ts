@@ -33,7 +33,7 @@ describe('paper account', () => {
     m = await startMarket({ env: { PAPER_START_BALANCES: '{"USDT": "2500.5", "BTC": "0.1"}', ...PATIENT } });
     user = await signIn(m.app, m.database);
   });
-  after(() => m.stop());
+  after(() => m?.stop());
 
   it('opens with PAPER_START_BALANCES and values them at last prices', async () => {
     const r = await get();

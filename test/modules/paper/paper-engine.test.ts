@@ -41,10 +41,9 @@ describe('paper engine', () => {
   const balances = async () => {
     const r = await m.app.inject({ method: 'GET', url: '/api/paper/account', headers: user.headers });
     return Object.fromEntries(
-      r.json<{ balances: { asset: string; free: string; locked: string }[] }>().balances.map((b) => [
-        b.asset,
-        [b.free, b.locked],
-      ]),
+      r
+        .json<{ balances: { asset: string; free: string; locked: string }[] }>()
+        .balances.map((b) => [b.asset, [b.free, b.locked]]),
     );
   };
   const accepted = async (request: VenueOrderRequest) => {
@@ -57,7 +56,7 @@ describe('paper engine', () => {
     m = await startMarket({ env: PATIENT });
     user = await signIn(m.app, m.database);
   });
-  after(() => m.stop());
+  after(() => m?.stop());
   beforeEach(() => reset({ USDT: '100000', BTC: '2' }));
 
   it('a market buy walks the asks with the taker fee charged in the base asset', async () => {
@@ -146,7 +145,11 @@ describe('paper engine', () => {
   });
 
   it('refuses, naming the cause, when the venue cannot give its book', async () => {
-    m.binance.fail(503, { code: -1003, msg: 'Too much request weight used.' }, { times: 10, pathPrefix: '/api/v3/depth' });
+    m.binance.fail(
+      503,
+      { code: -1003, msg: 'Too much request weight used.' },
+      { times: 10, pathPrefix: '/api/v3/depth' },
+    );
     const result = await venue().submit(order({ symbol: 'ETH/USDT', amount: '1' }));
     assert.equal(result.kind, 'refused');
     assert.match(result.kind === 'refused' ? result.reason : '', /book could not be read/);

@@ -27,7 +27,7 @@ describe('user strategies', () => {
     alice = await signIn(t.app, t.database);
     bob = await signIn(t.app, t.database);
   });
-  after(() => t.close());
+  after(() => t?.close());
 
   it('creates a strategy of your own in paper trading, and lists and reads only yours', async () => {
     const mine = await create(alice, 'Mean reversion');
@@ -61,7 +61,12 @@ describe('user strategies', () => {
     const made = await call('POST', '/api/auth/tokens', alice, { name: 'reader', scopes: ['trade:read'] });
     const reader = { authorization: `Bearer ${made.json<{ token: string }>().token}` };
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/strategies', headers: reader })).statusCode, 200);
-    const refused = await t.app.inject({ method: 'POST', url: '/api/strategies', headers: reader, payload: { name: 'x' } });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/strategies',
+      headers: reader,
+      payload: { name: 'x' },
+    });
     assert.equal(refused.statusCode, 403);
   });
 

@@ -24,7 +24,10 @@ const FIGURES =
   '`max_drawdown_pct` the largest fall of that equity curve (docs/decisions/216). The autopilot promotes a ' +
   `paper strategy to live by them (${JSON.stringify(PROMOTION_RULES)}).`;
 
-export function userStrategiesRoutes(deps: { service: UserStrategiesService; guards: Guards }): FastifyPluginAsyncTypebox {
+export function userStrategiesRoutes(deps: {
+  service: UserStrategiesService;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
   const { service, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
