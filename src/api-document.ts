@@ -59,6 +59,14 @@ export const API_TAGS = [
     description:
       'What your holdings are worth, what they cost (FIFO) and what you made, from your synced balances, trades and transfers.',
   },
+  {
+    name: 'paper',
+    description: "Your paper trading account: orders walk the venue's real order book with its fees, on paper money.",
+  },
+  {
+    name: 'strategies',
+    description: 'Your trading strategies, in paper trading, and the figures their paper fills give them.',
+  },
   { name: 'market', description: 'Public market data from Binance and CoinGecko, cached and shared by every caller.' },
   {
     name: 'streams',
