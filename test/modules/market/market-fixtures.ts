@@ -29,6 +29,7 @@ export async function startMarket(
     ...options.binance,
   });
   const coingecko = await startCoinGeckoFake(options.coingecko);
+  // A set-up that fails must not leave the fakes listening: they would keep the test process alive.
   const app = await buildTestApp({
     clock: options.clock,
     env: {
@@ -39,6 +40,10 @@ export async function startMarket(
       MARKET_UPSTREAM_TIMEOUT_MS: '1000',
       ...options.env,
     },
+  }).catch(async (error: unknown) => {
+    await binance.close();
+    await coingecko.close();
+    throw error;
   });
   return {
     ...app,

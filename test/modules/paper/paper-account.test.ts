@@ -6,10 +6,8 @@ import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../../src/config/config.ts';
 import { assertIssue } from '../../helpers/error-assertions.ts';
 import { signIn, type TestUser } from '../../helpers/test-app.ts';
-import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
-
-/** The market tests' 1 s upstream bound is for their failure cases; here a loaded machine must not refuse a book. */
-const PATIENT = { MARKET_UPSTREAM_TIMEOUT_MS: '10000' };
+import type { MarketHarness } from '../market/market-fixtures.ts';
+import { startPaperMarket } from './paper-fixtures.ts';
 
 describe('paper account', () => {
   let m: MarketHarness;
@@ -30,7 +28,7 @@ describe('paper account', () => {
   };
 
   before(async () => {
-    m = await startMarket({ env: { PAPER_START_BALANCES: '{"USDT": "2500.5", "BTC": "0.1"}', ...PATIENT } });
+    m = await startPaperMarket({ PAPER_START_BALANCES: '{"USDT": "2500.5", "BTC": "0.1"}' });
     user = await signIn(m.app, m.database);
   });
   after(() => m?.stop());
@@ -64,7 +62,7 @@ describe('paper account', () => {
       price: '3000',
       credentialId: null,
     });
-    assert.equal(placed.kind === 'accepted' && placed.state.status, 'open');
+    assert.equal(placed.kind === 'accepted' && placed.state.status, 'open', JSON.stringify(placed));
     const changes: unknown[] = [];
     const stop = m.modules.paper.onOrderChanged((change) => changes.push(change));
 

@@ -6,10 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { VenueOrderRequest } from '../../../src/platform/order-venue.ts';
 import { signIn, type TestUser } from '../../helpers/test-app.ts';
-import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
-
-/** The market tests' 1 s upstream bound is for their failure cases; here a loaded machine must not refuse a book. */
-const PATIENT = { MARKET_UPSTREAM_TIMEOUT_MS: '10000' };
+import type { MarketHarness } from '../market/market-fixtures.ts';
+import { startPaperMarket } from './paper-fixtures.ts';
 
 describe('paper engine', () => {
   let m: MarketHarness;
@@ -53,7 +51,7 @@ describe('paper engine', () => {
   };
 
   before(async () => {
-    m = await startMarket({ env: PATIENT });
+    m = await startPaperMarket();
     user = await signIn(m.app, m.database);
   });
   after(() => m?.stop());

@@ -8,10 +8,8 @@ import type { VenueOrderRequest } from '../../../src/platform/order-venue.ts';
 import { startBinanceWsFake, type BinanceWsFake } from '../../fakes/binance-ws.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
-
-/** The market tests' 1 s upstream bound is for their failure cases; here a loaded machine must not refuse a book. */
-const PATIENT = { MARKET_UPSTREAM_TIMEOUT_MS: '10000' };
+import type { MarketHarness } from '../market/market-fixtures.ts';
+import { PATIENT, startPaperMarket } from './paper-fixtures.ts';
 
 type Change = { userId: string; clientOrderId: string };
 
@@ -42,7 +40,7 @@ describe('resting paper orders', () => {
 
   before(async () => {
     ws = await startBinanceWsFake();
-    m = await startMarket({ env: { BINANCE_WS_URL: ws.url, ...PATIENT } });
+    m = await startPaperMarket({ BINANCE_WS_URL: ws.url });
     // A second instance on the same database and the same stream.
     second = await buildTestApp({
       keepData: true,
@@ -72,7 +70,7 @@ describe('resting paper orders', () => {
   it('a buy fills at its price with the maker fee once a tick goes below it, not on a touch', async () => {
     const buy = order({});
     const placed = await m.modules.paper.venue.submit(buy);
-    assert.equal(placed.kind === 'accepted' && placed.state.status, 'open');
+    assert.equal(placed.kind === 'accepted' && placed.state.status, 'open', JSON.stringify(placed));
     const both = [m, second].map((app) => app.modules.paper.restingWatch);
     await waitFor(() => both.every((w) => w.watching('BTCUSDT')), 'both instances following BTCUSDT');
 

@@ -1,0 +1,25 @@
+// Shared set-up of the paper tests: the market harness with a patient upstream bound, answering.
+import { waitFor } from '../../helpers/wait.ts';
+import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
+
+/** The market tests' 1 s upstream bound is for their failure cases; here a loaded machine must not refuse a book. */
+export const PATIENT = { MARKET_UPSTREAM_TIMEOUT_MS: '10000' };
+
+/**
+ * The market harness once its Binance fake has answered a book: on a busy machine the first calls of
+ * a process can fail to connect, and these tests are about matching, not about that (the engine's
+ * refusal when the book cannot be read has its own test).
+ */
+export async function startPaperMarket(env: Record<string, string> = {}): Promise<MarketHarness> {
+  const m = await startMarket({ env: { ...PATIENT, ...env } });
+  await waitFor(
+    async () => (await m.get('/api/v1/market/orderbook?symbol=BTCUSDT')).status === 200,
+    'the market to answer a book',
+    60_000,
+    250,
+  ).catch(async (error: unknown) => {
+    await m.stop();
+    throw error;
+  });
+  return m;
+}
