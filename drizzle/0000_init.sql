@@ -10,7 +10,7 @@ CREATE TABLE "audit_log" (
 	"ip" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "audit_log_actor_type_check" CHECK ("audit_log"."actor_type" IN ('user', 'admin', 'system', 'webhook', 'job')),
-	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'paper.account.reset', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.create', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
+	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.passkey.clone_suspected', 'auth.passkey.delete', 'auth.passkey.register', 'auth.passkey.rename', 'auth.passkey_failed', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'paper.account.reset', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.create', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
 );
 --> statement-breakpoint
 CREATE TABLE "outbox" (
@@ -526,6 +526,34 @@ CREATE TABLE "trading_platform" (
 	CONSTRAINT "trading_platform_single_row" CHECK ("trading_platform"."id" = 1)
 );
 --> statement-breakpoint
+CREATE TABLE "passkeys" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"credential_id" text NOT NULL,
+	"public_key" text NOT NULL,
+	"counter" bigint DEFAULT 0 NOT NULL,
+	"transports" text[] DEFAULT '{}' NOT NULL,
+	"device_type" text NOT NULL,
+	"backed_up" boolean DEFAULT false NOT NULL,
+	"name" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_used_at" timestamp with time zone,
+	CONSTRAINT "passkeys_device_type_check" CHECK ("passkeys"."device_type" IN ('singleDevice', 'multiDevice'))
+);
+--> statement-breakpoint
+CREATE TABLE "webauthn_challenges" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"token_hash" text NOT NULL,
+	"purpose" text NOT NULL,
+	"user_id" uuid,
+	"session_id" uuid,
+	"mfa_challenge_id" uuid,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone,
+	CONSTRAINT "webauthn_challenges_purpose_check" CHECK ("webauthn_challenges"."purpose" IN ('register', 'login', 'mfa', 'step-up'))
+);
+--> statement-breakpoint
 CREATE TABLE "api_tokens" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"user_id" uuid NOT NULL,
@@ -555,7 +583,8 @@ CREATE TABLE "device_sessions" (
 	"revoked_at" timestamp with time zone,
 	"revoke_reason" text,
 	"second_factor_at" timestamp with time zone,
-	"second_factor_method" text
+	"second_factor_method" text,
+	"first_factor" text DEFAULT 'pwd' NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "external_identities" (
@@ -634,6 +663,7 @@ CREATE TABLE "users" (
 	"status" text DEFAULT 'active' NOT NULL,
 	"email_verified" boolean DEFAULT false NOT NULL,
 	"two_factor_enabled" boolean DEFAULT false NOT NULL,
+	"totp_enabled" boolean DEFAULT false NOT NULL,
 	"totp_secret_sealed" text,
 	"totp_last_step" bigint DEFAULT 0 NOT NULL,
 	"avatar" text,
@@ -733,6 +763,10 @@ ALTER TABLE "tracker_issues" ADD CONSTRAINT "tracker_issues_parent_id_tracker_is
 ALTER TABLE "tracker_workflow_states" ADD CONSTRAINT "tracker_workflow_states_team_id_tracker_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."tracker_teams"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "trading_halts" ADD CONSTRAINT "trading_halts_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "trading_limits" ADD CONSTRAINT "trading_limits_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "passkeys" ADD CONSTRAINT "passkeys_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "webauthn_challenges" ADD CONSTRAINT "webauthn_challenges_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "webauthn_challenges" ADD CONSTRAINT "webauthn_challenges_session_id_device_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."device_sessions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "webauthn_challenges" ADD CONSTRAINT "webauthn_challenges_mfa_challenge_id_mfa_challenges_id_fk" FOREIGN KEY ("mfa_challenge_id") REFERENCES "public"."mfa_challenges"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "device_sessions" ADD CONSTRAINT "device_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "external_identities" ADD CONSTRAINT "external_identities_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -799,6 +833,10 @@ CREATE INDEX "tracker_issues_agent_idx" ON "tracker_issues" USING btree ("agent_
 CREATE UNIQUE INDEX "tracker_labels_name_key" ON "tracker_labels" USING btree (lower("name"));--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_teams_key_key" ON "tracker_teams" USING btree ("key");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_workflow_states_team_name_key" ON "tracker_workflow_states" USING btree ("team_id",lower("name"));--> statement-breakpoint
+CREATE UNIQUE INDEX "passkeys_credential_key" ON "passkeys" USING btree ("credential_id");--> statement-breakpoint
+CREATE INDEX "passkeys_user_idx" ON "passkeys" USING btree ("user_id","created_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "webauthn_challenges_hash_key" ON "webauthn_challenges" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "webauthn_challenges_expires_idx" ON "webauthn_challenges" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_hash_key" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "api_tokens_user_idx" ON "api_tokens" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "device_sessions_user_idx" ON "device_sessions" USING btree ("user_id");--> statement-breakpoint

@@ -1,4 +1,4 @@
-// The auth module's audited events: sign-in, sign-out, registration, passwords, the second factor and API tokens.
+// The auth module's audited events: sign-in, sign-out, registration, passwords, the second factor, passkeys and API tokens.
 // Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
 import { auditWriter } from '../../platform/audit.ts';
 
@@ -17,6 +17,11 @@ export const AUTH_AUDIT_ACTIONS = [
   'auth.login_failed',
   'auth.login_mfa_required',
   'auth.logout',
+  'auth.passkey.clone_suspected',
+  'auth.passkey.delete',
+  'auth.passkey.register',
+  'auth.passkey.rename',
+  'auth.passkey_failed',
   'auth.password_change',
   'auth.password_change_failed',
   'auth.refresh_reuse_detected',

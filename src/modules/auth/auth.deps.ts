@@ -4,6 +4,6 @@ import type { NotificationsModule } from '../notifications/index.ts';
 import type { UsersModule } from '../users/index.ts';
 
 export interface AuthDeps {
-  users: Pick<UsersModule, 'guards' | 'accounts' | 'sessions' | 'twoFactor' | 'apiTokens'>;
+  users: Pick<UsersModule, 'guards' | 'accounts' | 'sessions' | 'twoFactor' | 'apiTokens' | 'passkeys'>;
   messages: Pick<NotificationsModule['messages'], 'mail'>;
 }

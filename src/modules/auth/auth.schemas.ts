@@ -87,13 +87,16 @@ export const TwoFactorDisableBody = Type.Object({
 });
 export type TwoFactorDisableBody = Static<typeof TwoFactorDisableBody>;
 
-const MFA_METHODS = ['totp', 'recovery_code'] as const;
+const MFA_METHODS = ['totp', 'recovery_code', 'webauthn'] as const;
 
 export const MfaRequired = Type.Object({
   mfa_required: Type.Literal(true, { description: 'The password was right; a second factor is needed.' }),
-  mfa_token: Type.String({ description: 'For POST /api/auth/2fa/verify: single use, valid 5 minutes.' }),
+  mfa_token: Type.String({
+    description:
+      'For POST /api/auth/2fa/verify, or POST /api/auth/passkeys/options with purpose `mfa`: single use, valid 5 minutes.',
+  }),
   methods: Type.Array(StringEnum(MFA_METHODS, { description: 'A second factor accepted.' }), {
-    description: '`totp` and `recovery_code`.',
+    description: '`totp` and `recovery_code` with an authenticator app; `webauthn` with a passkey.',
   }),
 });
 export type MfaRequired = Static<typeof MfaRequired>;

@@ -21,8 +21,11 @@ interface NewAccount {
   lastName?: string;
 }
 
+/** The second factors an account can finish a sign-in with. */
+export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
+
 /** What a right password answers: the session's tokens, or the token to give the second factor with. */
-export type SignIn = IssuedTokens | { mfaToken: string };
+export type SignIn = IssuedTokens | { mfaToken: string; methods: MfaMethod[] };
 
 interface AuthSettings {
   allowSignup: boolean;
@@ -38,7 +41,7 @@ export const MFA_TOKEN_TTL_MS = 5 * 60 * 1000;
 
 export function createAuthService(deps: {
   db: Db;
-  users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor'>;
+  users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor' | 'passkeys'>;
   tokens: TokenService;
   secondFactor: SecondFactor;
   cache: Pick<Cache, 'incr' | 'decr' | 'del'>;
@@ -193,7 +196,9 @@ export function createAuthService(deps: {
           now,
           db,
         );
-        return { mfaToken };
+        const methods: MfaMethod[] = user.totpEnabled ? ['totp', 'recovery_code'] : [];
+        if ((await deps.users.passkeys.list(user.id)).length > 0) methods.push('webauthn');
+        return { mfaToken, methods };
       }
       return db.transaction((tx) => startSession(user, client, now, tx));
     },

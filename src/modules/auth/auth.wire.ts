@@ -25,13 +25,13 @@ export function tokenPairWire(tokens: IssuedTokens): TokenPair {
 }
 
 /** A right password on an account with two-factor on: the token to verify the second factor with. */
-export function mfaRequiredWire(mfaToken: string): MfaRequired {
-  return { mfa_required: true, mfa_token: mfaToken, methods: ['totp', 'recovery_code'] };
+export function mfaRequiredWire(signIn: Extract<SignIn, { mfaToken: string }>): MfaRequired {
+  return { mfa_required: true, mfa_token: signIn.mfaToken, methods: signIn.methods };
 }
 
 /** The token pair, or what the second factor is verified with. */
 export function signInWire(signIn: SignIn): TokenPair | MfaRequired {
-  return 'mfaToken' in signIn ? mfaRequiredWire(signIn.mfaToken) : tokenPairWire(signIn);
+  return 'mfaToken' in signIn ? mfaRequiredWire(signIn) : tokenPairWire(signIn);
 }
 
 function apiTokenFields(row: ApiTokenRow) {

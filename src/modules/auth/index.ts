@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../platform/platform.ts';
 import type { AuthDeps } from './auth.deps.ts';
 import { createSecondFactor } from './second-factor.ts';
@@ -6,11 +7,19 @@ import { createApiTokensService } from './api-tokens.service.ts';
 import { authRoutes } from './routes/auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
 import { createPasswordService } from './password.service.ts';
+import { createPasskeyCeremonies } from './passkeys.service.ts';
+import { createPasskeysManagement } from './passkeys-manage.service.ts';
+import { passkeysRoutes } from './routes/passkeys.routes.ts';
 
 export { LoginBody, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
 export type { AuthService } from './auth.service.ts';
 export { mfaRequiredWire } from './auth.wire.ts';
 export type { IssuedTokens } from './session-issuer.ts';
+export { PasskeyVerifyBody } from './passkeys.schemas.ts';
+export { Passkey } from './passkeys.schemas.ts';
+export type { PasskeyCeremonies } from './passkeys.service.ts';
+export { passkeyWire } from './passkeys.wire.ts';
+export { hasFreshSecondFactor, hasSecondFactor } from '../users/index.ts';
 
 export function createAuthModule(platform: Platform, deps: AuthDeps) {
   const { config, database, tokens, cache, clock, logger, secretBox } = platform;
@@ -52,6 +61,26 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     onUserChanged: (userId) => guards.invalidate(userId),
   });
 
+  const passkeys = createPasskeyCeremonies({
+    db: database.db,
+    users,
+    tokens,
+    cache,
+    clock,
+    settings: {
+      webauthn: config.auth.webauthn,
+      refreshTokenTtlDays: config.auth.refreshTokenTtlDays,
+      signupLimitPerHour: config.auth.signupLimitPerHour,
+    },
+    onUserChanged: (userId) => guards.invalidate(userId),
+  });
+  const passkeysManagement = createPasskeysManagement({
+    db: database.db,
+    users,
+    clock,
+    onUserChanged: (userId) => guards.invalidate(userId),
+  });
+
   /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
   async function bootstrapAdmin(): Promise<void> {
     const { adminEmail: email, adminPassword } = config.auth;
@@ -78,13 +107,19 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     twoFactor,
     bootstrapAdmin,
     hooks: { ready: bootstrapAdmin },
-    routes: authRoutes({
-      service,
-      passwords,
-      twoFactor,
-      apiTokens: createApiTokensService({ db: database.db, users, clock }),
-      guards,
-    }),
+    passkeys,
+    routes: async (app: FastifyInstance) => {
+      await app.register(
+        authRoutes({
+          service,
+          passwords,
+          twoFactor,
+          apiTokens: createApiTokensService({ db: database.db, users, clock }),
+          guards,
+        }),
+      );
+      await app.register(passkeysRoutes({ ceremonies: passkeys, management: passkeysManagement, guards }));
+    },
   };
 }
 

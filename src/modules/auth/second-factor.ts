@@ -13,8 +13,8 @@ import { hashRecoveryCode, matchingStep } from './totp.ts';
 /** Where a user's TOTP secret is sealed: it opens in that row and column only. */
 const totpSealedAt = (userId: string) => ({ table: 'users', column: 'totp_secret_sealed', row: userId });
 
-/** RFC 8176's `otp` for a TOTP code; `rc` (ours) for a recovery code. */
-export type SecondFactorMethod = 'otp' | 'rc';
+/** RFC 8176's `otp` for a TOTP code; `rc` (ours) for a recovery code; `webauthn` for a passkey (decision 204). */
+export type SecondFactorMethod = 'otp' | 'rc' | 'webauthn';
 
 /** The second factor as a request gives it. */
 export type SecondFactorAnswer = Pick<TwoFactorVerifyBody, 'code' | 'recovery_code'>;
@@ -64,7 +64,8 @@ export function createSecondFactor(deps: {
       executor: DbExecutor,
     ): Promise<SecondFactorMethod | undefined> {
       if (answer.code !== undefined) {
-        const secret = this.secretOf(user);
+        // A pending setup's secret is no second factor yet (an account with a passkey may have one).
+        const secret = user.totpEnabled ? this.secretOf(user) : undefined;
         const step = secret ? matchingStep(secret, answer.code, context.now) : undefined;
         if (step === undefined) return undefined;
         return (await twoFactor.spendStep(user.id, step, executor)) ? 'otp' : undefined;

@@ -23,8 +23,11 @@ export interface IssuedTokens {
 
 function authenticationClaims(session: SessionAuthentication): { auth_time: number; amr: string[] } {
   const at = session.secondFactorAt ?? session.createdAt;
+  const first = session.firstFactor ?? 'pwd';
   const amr =
-    session.secondFactorAt && session.secondFactorMethod ? ['pwd', 'mfa', session.secondFactorMethod] : ['pwd'];
+    session.secondFactorAt && session.secondFactorMethod
+      ? [...new Set([first, 'mfa', session.secondFactorMethod])]
+      : [first];
   return { auth_time: Math.floor(at.getTime() / 1000), amr };
 }
 
@@ -62,22 +65,27 @@ export function createSessionIssuer(deps: {
     return { accessToken: access.token, expiresIn: access.expiresIn, refreshToken: refresh };
   }
 
-  /** A new device session for a user who authenticated (with a second factor, when `method` is given). */
+  /**
+   * A new device session for a user who authenticated (with a second factor, when `method` is given;
+   * with a passkey and no password, when `firstFactor` is `webauthn`).
+   */
   async function startSession(
     user: UserRow,
     client: ClientInfo,
     now: Date,
     executor: DbExecutor,
     method?: SecondFactorMethod,
+    firstFactor: 'pwd' | 'webauthn' = 'pwd',
   ): Promise<IssuedTokens> {
     const expiresAt = new Date(now.getTime() + deps.refreshTokenTtlDays * 86_400_000);
     const sessionId = await sessions.start(
-      { userId: user.id, userAgent: client.userAgent?.slice(0, 512), ip: client.ip, expiresAt, method },
+      { userId: user.id, userAgent: client.userAgent?.slice(0, 512), ip: client.ip, expiresAt, method, firstFactor },
       now,
       executor,
     );
     const details: Record<string, unknown> = { userAgent: client.userAgent?.slice(0, 200) };
     if (method) details.secondFactor = method;
+    if (firstFactor !== 'pwd') details.firstFactor = firstFactor;
     await audit(
       {
         actorId: user.id,
@@ -95,7 +103,7 @@ export function createSessionIssuer(deps: {
     return issuePair(
       user,
       sessionId,
-      { createdAt: now, secondFactorAt: method ? now : null, secondFactorMethod: method ?? null },
+      { createdAt: now, secondFactorAt: method ? now : null, secondFactorMethod: method ?? null, firstFactor },
       executor,
     );
   }

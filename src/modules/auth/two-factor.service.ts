@@ -135,7 +135,7 @@ export function createTwoFactorService(deps: {
 
     async setup(body: TwoFactorSetupBody, actor: TwoFactorActor, client: ClientInfo): Promise<TwoFactorEnrolment> {
       const user = await account(actor.id);
-      if (user.twoFactorEnabled)
+      if (user.totpEnabled)
         throw conflict('Two-factor authentication is on already; disable it first to enroll again');
       const succeeded = await reserve(user.id);
       await checkPassword(user, body.password, client, 'setup');
@@ -164,7 +164,7 @@ export function createTwoFactorService(deps: {
 
     async enable(body: TwoFactorCodeBody, actor: TwoFactorActor, client: ClientInfo): Promise<string[]> {
       const user = await account(actor.id);
-      if (user.twoFactorEnabled) throw conflict('Two-factor authentication is on already');
+      if (user.totpEnabled) throw conflict('Two-factor authentication is on already');
       const secret = secondFactor.secretOf(user);
       if (!secret) throw conflict('No two-factor setup is pending; call POST /api/auth/2fa/setup first');
       const succeeded = await reserve(user.id);
@@ -207,7 +207,7 @@ export function createTwoFactorService(deps: {
     async disable(body: TwoFactorDisableBody, actor: TwoFactorActor, client: ClientInfo): Promise<void> {
       oneAnswer(body);
       const user = await account(actor.id);
-      if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');
+      if (!user.totpEnabled) throw conflict('Two-factor authentication is not on');
       const succeeded = await reserve(user.id);
       await checkPassword(user, body.password, client, 'disable_2fa');
       const now = clock.now();

@@ -46,7 +46,7 @@ export const userNotFound = () => notFound('User not found');
 export function createAccountsService(deps: {
   accounts: AccountsRepository;
   sessions: Pick<SessionsRepository, 'revokeAll' | 'expireResetTokens'>;
-  twoFactor: Pick<TwoFactorRepository, 'disable'>;
+  twoFactor: Pick<TwoFactorRepository, 'reset'>;
 }) {
   const { accounts, sessions, twoFactor } = deps;
 
@@ -113,7 +113,7 @@ export function createAccountsService(deps: {
       const user = (await accounts.update(id, set, tx))!;
       if (changes.status) await endSessionsFor(id, user.status, now, tx, `admin_${user.status}`);
       if (!changes.twoFactorEnabled) return { user, changes };
-      await twoFactor.disable(id, now, tx);
+      await twoFactor.reset(id, now, tx);
       return {
         user,
         changes,

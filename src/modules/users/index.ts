@@ -13,8 +13,13 @@ import { createTwoFactorRepository } from './two-factor.repository.ts';
 import { createTwoFactorService, type TwoFactorService } from './two-factor.service.ts';
 import { createApiTokensRepository } from './api-tokens.repository.ts';
 import { createApiTokensService, type ApiTokensService } from './api-tokens.service.ts';
+import { createPasskeysRepository } from './passkeys.repository.ts';
+import { createPasskeysService, type PasskeysService } from './passkeys.service.ts';
+export type { PasskeyRow } from './passkeys.repository.ts';
+export { PASSKEY_PURPOSES, type PasskeyPurpose } from './passkeys.tables.ts';
 export type { ApiTokenRow } from './api-tokens.repository.ts';
 export type { SessionAuthentication } from './sessions.service.ts';
+export { hasFreshSecondFactor, hasSecondFactor } from '../../platform/auth/second-factor-rules.ts';
 
 export type { AccountAnnex, ListedAccount, UserFilter, UserRow } from './accounts.repository.ts';
 export { Account } from './accounts.schemas.ts';
@@ -35,6 +40,8 @@ export interface UsersModule {
   twoFactor: TwoFactorService;
   /** Scoped API tokens (`tpk_…`). */
   apiTokens: ApiTokensService;
+  /** Passkeys (WebAuthn credentials) and their ceremonies' challenges. */
+  passkeys: PasskeysService;
 }
 
 export function createUsersModule(
@@ -80,5 +87,6 @@ export function createUsersModule(
     sessions: createSessionsService({ sessions, accounts }),
     twoFactor: createTwoFactorService({ twoFactor, sessions }),
     apiTokens: createApiTokensService({ apiTokens }),
+    passkeys: createPasskeysService({ passkeys: createPasskeysRepository(database.db) }),
   };
 }

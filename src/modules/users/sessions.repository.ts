@@ -86,6 +86,7 @@ export function createSessionsRepository(db: DbExecutor) {
         expiresAt: Date;
         secondFactorAt?: Date;
         secondFactorMethod?: string;
+        firstFactor?: string;
       },
       executor: DbExecutor = db,
     ): Promise<string> {
@@ -142,6 +143,7 @@ export function createSessionsRepository(db: DbExecutor) {
           sessionCreatedAt: deviceSessions.createdAt,
           secondFactorAt: deviceSessions.secondFactorAt,
           secondFactorMethod: deviceSessions.secondFactorMethod,
+          firstFactor: deviceSessions.firstFactor,
           userId: deviceSessions.userId,
         })
         .from(refreshTokens)
@@ -159,6 +161,7 @@ export function createSessionsRepository(db: DbExecutor) {
           createdAt: deviceSessions.createdAt,
           secondFactorAt: deviceSessions.secondFactorAt,
           secondFactorMethod: deviceSessions.secondFactorMethod,
+          firstFactor: deviceSessions.firstFactor,
         })
         .from(deviceSessions)
         .where(eq(deviceSessions.id, sessionId))

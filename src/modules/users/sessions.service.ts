@@ -31,6 +31,8 @@ export interface SessionAuthentication {
   createdAt: Date;
   secondFactorAt: Date | null;
   secondFactorMethod: string | null;
+  /** `pwd`, or `webauthn` for a passkey sign-in without a password. */
+  firstFactor: string;
 }
 
 /** What became of a refresh token presented for rotation. */
@@ -56,7 +58,15 @@ export function createSessionsService(deps: {
      * sign-in is the account's last login.
      */
     async start(
-      session: { userId: string; userAgent?: string; ip?: string; expiresAt: Date; method?: string },
+      session: {
+        userId: string;
+        userAgent?: string;
+        ip?: string;
+        expiresAt: Date;
+        method?: string;
+        /** `webauthn` for a passkey sign-in without a password; `pwd` by default. */
+        firstFactor?: string;
+      },
       now: Date,
       tx: DbExecutor,
     ): Promise<string> {
@@ -100,6 +110,7 @@ export function createSessionsService(deps: {
         createdAt: token.sessionCreatedAt,
         secondFactorAt: token.secondFactorAt,
         secondFactorMethod: token.secondFactorMethod,
+        firstFactor: token.firstFactor,
       };
       return { kind: 'rotated', user, sessionId: token.sessionId, authentication };
     },

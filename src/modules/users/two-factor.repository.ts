@@ -1,18 +1,43 @@
 // Every query on a user's second factor: the sealed TOTP secret and its last accepted time step (on
 // the users row), the recovery codes and the sign-ins waiting for their second factor. A method that
 // may run inside a caller's transaction takes its executor last.
-import { and, asc, count, eq, gt, isNull, lt, lte, or, isNotNull } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, lt, lte, or, isNotNull, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
+import { passkeys } from './passkeys.tables.ts';
 import { mfaChallenges, twoFactorRecoveryCodes, users } from './users.tables.ts';
 
 export function createTwoFactorRepository(db: DbExecutor) {
+  /**
+   * Turns TOTP off: the secret, the recovery codes and pending sign-ins go; two-factor stays on while
+   * the account has a passkey (decision 204). Answers whether TOTP was on.
+   */
+  async function disable(userId: string, at: Date, executor: DbExecutor): Promise<boolean> {
+    const [before] = await executor
+      .select({ on: users.totpEnabled })
+      .from(users)
+      .where(eq(users.id, userId))
+      .for('update');
+    await executor
+      .update(users)
+      .set({
+        twoFactorEnabled: sql`EXISTS (SELECT 1 FROM ${passkeys} WHERE ${passkeys.userId} = ${userId})`,
+        totpEnabled: false,
+        totpSecretSealed: null,
+        updatedAt: at,
+      })
+      .where(eq(users.id, userId));
+    await executor.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
+    await executor.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId));
+    return before?.on === true;
+  }
+
   return {
-    /** Stores a new (not yet enabled) secret; refused (false) while two-factor is on. */
+    /** Stores a new (not yet enabled) secret; refused (false) while TOTP is on. */
     async setPendingSecret(userId: string, sealed: string, at: Date, executor: DbExecutor = db): Promise<boolean> {
       const rows = await executor
         .update(users)
         .set({ totpSecretSealed: sealed, updatedAt: at })
-        .where(and(eq(users.id, userId), eq(users.twoFactorEnabled, false)))
+        .where(and(eq(users.id, userId), eq(users.totpEnabled, false)))
         .returning({ id: users.id });
       return rows.length > 0;
     },
@@ -21,8 +46,8 @@ export function createTwoFactorRepository(db: DbExecutor) {
     async enable(userId: string, codeHashes: string[], at: Date, executor: DbExecutor): Promise<boolean> {
       const rows = await executor
         .update(users)
-        .set({ twoFactorEnabled: true, updatedAt: at })
-        .where(and(eq(users.id, userId), eq(users.twoFactorEnabled, false), isNotNull(users.totpSecretSealed)))
+        .set({ twoFactorEnabled: true, totpEnabled: true, updatedAt: at })
+        .where(and(eq(users.id, userId), eq(users.totpEnabled, false), isNotNull(users.totpSecretSealed)))
         .returning({ id: users.id });
       if (rows.length === 0) return false;
       await executor.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
@@ -32,20 +57,12 @@ export function createTwoFactorRepository(db: DbExecutor) {
       return true;
     },
 
-    /** Turns two-factor off: the secret, the recovery codes and pending sign-ins go. Answers whether it was on. */
-    async disable(userId: string, at: Date, executor: DbExecutor): Promise<boolean> {
-      const [before] = await executor
-        .select({ on: users.twoFactorEnabled })
-        .from(users)
-        .where(eq(users.id, userId))
-        .for('update');
-      await executor
-        .update(users)
-        .set({ twoFactorEnabled: false, totpSecretSealed: null, updatedAt: at })
-        .where(eq(users.id, userId));
-      await executor.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
-      await executor.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId));
-      return before?.on === true;
+    disable,
+
+    /** Every second factor goes (an operator's reset): TOTP as `disable` does, and the passkeys. */
+    async reset(userId: string, at: Date, executor: DbExecutor): Promise<void> {
+      await executor.delete(passkeys).where(eq(passkeys.userId, userId));
+      await disable(userId, at, executor);
     },
 
     /**

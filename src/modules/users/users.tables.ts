@@ -35,7 +35,10 @@ export const users = pgTable(
     subscriptionTier: text('subscription_tier').$type<Tier>().notNull().default('free'),
     status: text('status').$type<UserStatus>().notNull().default('active'),
     emailVerified: boolean('email_verified').notNull().default(false),
+    /** Whether the account has a second factor: a TOTP authenticator, a passkey or both (decision 204). */
     twoFactorEnabled: boolean('two_factor_enabled').notNull().default(false),
+    /** Whether a TOTP authenticator is enrolled and confirmed (a pending setup is not). */
+    totpEnabled: boolean('totp_enabled').notNull().default(false),
     /**
      * The TOTP secret (base32), sealed with the secret box and bound to this row and column: set by
      * setup, in force once `two_factor_enabled` (decision 140); null when two-factor is off.
@@ -169,6 +172,8 @@ export const deviceSessions = pgTable(
      */
     secondFactorAt: timestamp('second_factor_at', { withTimezone: true, mode: 'date' }),
     secondFactorMethod: text('second_factor_method'),
+    /** How the session signed in first: `pwd` (a password) or `webauthn` (a passkey, no password; decision 204). */
+    firstFactor: text('first_factor').notNull().default('pwd'),
   },
   (t) => [
     index('device_sessions_user_idx').on(t.userId),

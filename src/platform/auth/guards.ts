@@ -12,6 +12,7 @@ import {
 } from './external-tokens.ts';
 import { API_TOKEN_PREFIX } from './api-token-format.ts';
 import { scopeOf } from './scopes.ts';
+import { hasFreshSecondFactor, hasSecondFactor } from './second-factor-rules.ts';
 import { hashToken, type TokenService } from './tokens.ts';
 
 interface AuthenticatedUser {
@@ -289,7 +290,7 @@ export function createGuards(deps: {
     }
     // Where two-factor is required, the account can do nothing but enroll (decision 142).
     if (
-      !user.twoFactorEnabled &&
+      !hasSecondFactor(user) &&
       requireTwoFactorRoles.includes(user.role) &&
       !(request.routeOptions.url ?? request.url).startsWith('/api/auth/')
     ) {
@@ -306,12 +307,8 @@ export function createGuards(deps: {
     await requireUser(request, reply);
     const user = request.user!;
     // An API token's scope is its authorization; making it took a step-up (decision 144).
-    if (!user.twoFactorEnabled || user.apiToken) return;
-    const recent =
-      user.amr?.includes('mfa') &&
-      user.authTime !== undefined &&
-      clock.now().getTime() - user.authTime * 1000 <= stepUpMaxAgeMs;
-    if (!recent) {
+    if (!hasSecondFactor(user) || user.apiToken) return;
+    if (!hasFreshSecondFactor(user, clock.now(), stepUpMaxAgeMs)) {
       throw new AppError('forbidden', 'Second factor required', {
         headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication"' },
       });

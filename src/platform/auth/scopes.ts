@@ -33,6 +33,8 @@ export function scopeOf(method: string, route: string): ApiTokenScope | undefine
   if (under('/api/v1/market') || MARKET_DATA.test(route)) return read ? 'market:read' : undefined;
   if (under('/api/exchange', '/api/portfolio')) return read ? 'account:read' : 'account:write';
   if (route === '/api/auth/me') return read ? 'account:read' : undefined;
+  // Passkeys sign in and guard the account: a session's business only, as passwords and TOTP are.
+  if (under('/api/auth/passkeys')) return undefined;
   if (under('/api/v1/tracker', '/api/tracker')) return read ? 'tracker:read' : 'tracker:write';
   if (under('/api/trading', '/api/paper', '/api/strategies')) return read ? 'trade:read' : 'trade:write';
   if (under('/api/admin', '/api/v1/admin', '/api/v1/dashboard')) return read ? 'admin:read' : 'admin:write';

@@ -70,7 +70,7 @@ export function consoleSessionRoutes(deps: {
         const signIn = await auth.login(request.body.email, request.body.password, client(request));
         if ('mfaToken' in signIn) {
           void reply.header('cache-control', 'no-store');
-          return mfaRequiredWire(signIn.mfaToken);
+          return mfaRequiredWire(signIn);
         }
         return issue(request, reply, signIn);
       },

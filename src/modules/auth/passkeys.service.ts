@@ -1,0 +1,241 @@
+// Passkey ceremonies (issue 41, decision 204): options answer a single-use challenge bound to its
+// purpose and user; verify spends it first, so a failed or replayed answer can never be tried again,
+// then registers the passkey, or signs in (without a password, or as the second factor of one), or
+// steps the session up. Failed assertions are audited and count in the login throttle as wrong codes do.
+import { audit } from './auth.audit.ts';
+import { hashToken, newOpaqueToken, type TokenService } from '../../platform/auth/tokens.ts';
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { WebauthnSettings } from '../../config/config.ts';
+import { clientKey } from '../../platform/http/client-address.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { AppError, badRequest, conflict, forbidden, invalidField, rateLimited } from '../../platform/http/errors.ts';
+import type { PasskeyPurpose, PasskeyRow, UserRow, UsersModule } from '../users/index.ts';
+import { invalidMfaToken } from './auth.answers.ts';
+import { createLoginThrottle } from './login-throttle.ts';
+import type { PasskeyOptionsBody, PasskeyVerifyBody } from './passkeys.schemas.ts';
+import { createWebauthn, userHandleOf } from './passkeys.webauthn.ts';
+import { createSessionIssuer, type ClientInfo, type IssuedTokens } from './session-issuer.ts';
+
+const CHALLENGE_TTL_MS = 5 * 60 * 1000;
+/** Options one client address may ask for per minute: each is a row until it expires. */
+const OPTIONS_PER_MINUTE = 30;
+
+/** Who calls, when a bearer token came with the request. */
+export interface PasskeyActor {
+  id: string;
+  sessionId: string | null;
+}
+
+/** What verify did: a passkey registered, or a token pair issued. */
+export type PasskeyOutcome = { registered: PasskeyRow } | { tokens: IssuedTokens };
+
+const refused = (detail = 'The passkey could not be verified') =>
+  new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer' } });
+const invalidChallenge = () => refused('Invalid, used or expired challenge_token; ask for new options');
+
+export function createPasskeyCeremonies(deps: {
+  db: Db;
+  users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor' | 'passkeys'>;
+  tokens: TokenService;
+  cache: Pick<Cache, 'incr' | 'decr' | 'del'>;
+  clock: Clock;
+  settings: { webauthn: WebauthnSettings; refreshTokenTtlDays: number; signupLimitPerHour: number };
+  onUserChanged: (userId: string) => void;
+}) {
+  const { db, tokens, cache, clock, settings } = deps;
+  const { accounts, sessions, twoFactor, passkeys } = deps.users;
+  const webauthn = createWebauthn(settings.webauthn);
+  const throttle = createLoginThrottle(cache, settings.signupLimitPerHour);
+  const { issuePair, startSession } = createSessionIssuer({
+    sessions,
+    tokens,
+    clock,
+    refreshTokenTtlDays: settings.refreshTokenTtlDays,
+  });
+
+  async function reserveOptions(ip: string | undefined): Promise<void> {
+    const attempt = await cache.incr(`passkey-options:client:${clientKey(ip) ?? 'unknown'}`, 60_000);
+    if (attempt.count > OPTIONS_PER_MINUTE)
+      throw rateLimited(attempt.resetMs / 1000, 'Too many passkey requests; try again later');
+  }
+
+  /** The account behind an actor, or 401 as for a token whose account is gone. */
+  async function accountOf(actor: PasskeyActor | undefined): Promise<UserRow> {
+    const user = actor ? await accounts.findById(actor.id) : undefined;
+    if (!user) throw new AppError('unauthenticated', 'Not authenticated', { headers: { 'www-authenticate': 'Bearer' } });
+    return user;
+  }
+
+  async function failed(
+    user: UserRow | undefined,
+    purpose: PasskeyPurpose,
+    reason: string,
+    client: ClientInfo,
+    passkey?: PasskeyRow,
+  ): Promise<AppError> {
+    await audit(
+      {
+        actorId: user?.id ?? null,
+        actorType: 'user',
+        action: reason === 'counter' ? 'auth.passkey.clone_suspected' : 'auth.passkey_failed',
+        subjectUserId: user?.id,
+        targetType: passkey ? 'passkey' : undefined,
+        targetId: passkey?.id,
+        ip: client.ip,
+        details: { purpose, reason },
+      },
+      clock.now(),
+      db,
+    );
+    return refused();
+  }
+
+  return {
+    async options(
+      body: PasskeyOptionsBody,
+      actor: PasskeyActor | undefined,
+      client: ClientInfo,
+    ): Promise<{ challengeToken: string; options: { challenge: string } }> {
+      await reserveOptions(client.ip);
+      const token = newOpaqueToken();
+      const now = clock.now();
+      let bound: { userId: string | null; sessionId: string | null; mfaChallengeId: string | null };
+      let options: { challenge: string };
+      if (body.purpose === 'register') {
+        const user = await accountOf(actor);
+        bound = { userId: user.id, sessionId: actor!.sessionId, mfaChallengeId: null };
+        options = await webauthn.registrationOptions(token, user, await passkeys.list(user.id));
+      } else if (body.purpose === 'step-up') {
+        const user = await accountOf(actor);
+        if (!actor!.sessionId) throw forbidden('A step-up needs a session of this service; sign in first');
+        const own = await passkeys.list(user.id);
+        if (own.length === 0) throw conflict('You have no passkey');
+        bound = { userId: user.id, sessionId: actor!.sessionId, mfaChallengeId: null };
+        options = await webauthn.authenticationOptions(token, own);
+      } else if (body.purpose === 'mfa') {
+        if (body.mfa_token === undefined)
+          throw invalidField(['body', 'mfa_token'], 'Field required', body, 'missing');
+        const challenge = await twoFactor.findChallenge(hashToken(body.mfa_token), now);
+        if (!challenge) throw invalidMfaToken();
+        const own = await passkeys.list(challenge.userId);
+        if (own.length === 0) throw conflict('This account has no passkey; use another second factor');
+        bound = { userId: challenge.userId, sessionId: null, mfaChallengeId: challenge.id };
+        options = await webauthn.authenticationOptions(token, own);
+      } else {
+        // With an e-mail, that account's passkeys are offered; an unknown one is answered as one
+        // without passkeys (any passkey of this site), so the answer does not tell which addresses exist.
+        const user = body.email ? await accounts.findByEmail(body.email.trim().toLowerCase()) : undefined;
+        const own = user ? await passkeys.list(user.id) : [];
+        bound = { userId: own.length > 0 ? user!.id : null, sessionId: null, mfaChallengeId: null };
+        options = await webauthn.authenticationOptions(token, own);
+      }
+      await passkeys.openChallenge({
+        tokenHash: hashToken(token),
+        purpose: body.purpose,
+        ...bound,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
+      });
+      return { challengeToken: token, options };
+    },
+
+    async verify(body: PasskeyVerifyBody, actor: PasskeyActor | undefined, client: ClientInfo): Promise<PasskeyOutcome> {
+      const now = clock.now();
+      const challenge = await passkeys.spendChallenge(hashToken(body.challenge_token), now);
+      if (!challenge) throw invalidChallenge();
+      const { purpose } = challenge;
+      // Registration and step-up act for the signed-in session that asked for the options.
+      if (purpose === 'register' || purpose === 'step-up') {
+        if (!actor || actor.id !== challenge.userId || actor.sessionId !== challenge.sessionId)
+          throw invalidChallenge();
+      }
+
+      if (purpose === 'register') {
+        const user = await accountOf(actor);
+        const outcome = await webauthn.verifyRegistration(body.challenge_token, body.response);
+        if ('failure' in outcome) throw badRequest(`The passkey could not be registered: ${outcome.failure}`);
+        const existing = await passkeys.list(user.id);
+        const registered = await db.transaction(async (tx) => {
+          const row = await passkeys.add(
+            { ...outcome.credential, userId: user.id, name: body.name ?? `Passkey ${existing.length + 1}`, createdAt: now },
+            tx,
+          );
+          if (!row) return undefined;
+          // The ceremony verified the user: a second factor, as a TOTP enrolment's code is.
+          if (actor!.sessionId) await sessions.markSecondFactor(actor!.sessionId, 'webauthn', now, tx);
+          await audit(
+            {
+              actorId: user.id,
+              actorType: 'user',
+              action: 'auth.passkey.register',
+              subjectUserId: user.id,
+              targetType: 'passkey',
+              targetId: row.id,
+              ip: client.ip,
+              details: { name: row.name, backedUp: row.backedUp },
+            },
+            now,
+            tx,
+          );
+          return row;
+        });
+        if (!registered) throw conflict('This passkey is registered already');
+        deps.onUserChanged(user.id);
+        return { registered };
+      }
+
+      const passkey = await passkeys.findByCredentialId(body.response.id);
+      const owner = passkey ? await accounts.findById(passkey.userId) : undefined;
+      const expectedUser = challenge.userId ? await accounts.findById(challenge.userId) : undefined;
+      // Counted before anything is checked, as a password or a code is; a success gives it back.
+      const counted = owner ?? expectedUser;
+      if (counted) await throttle.reserve(counted.email, client.ip);
+      if (!passkey || !owner) throw await failed(expectedUser, purpose, 'unknown_credential', client);
+      if (challenge.userId && challenge.userId !== owner.id)
+        throw await failed(expectedUser, purpose, 'other_account', client, passkey);
+      const handle = body.response.response.userHandle;
+      if (handle && handle !== Buffer.from(userHandleOf(owner.id)).toString('base64url'))
+        throw await failed(owner, purpose, 'user_handle', client, passkey);
+      const verified = await webauthn.verifyAuthentication(body.challenge_token, body.response, passkey);
+      if ('failure' in verified) throw await failed(owner, purpose, verified.failure, client, passkey);
+
+      const outcome = await db.transaction(async (tx) => {
+        // A concurrent assertion stored a later counter first: this one is as stale as a clone's.
+        if (!(await passkeys.recordUse(passkey.id, { ...verified, at: now }, tx))) return { failure: 'counter' };
+        const current = await accounts.findById(owner.id, tx);
+        if (current?.status !== 'active') return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
+        if (purpose === 'login') return { tokens: await startSession(current, client, now, tx, 'webauthn', 'webauthn') };
+        if (purpose === 'mfa') {
+          if (!challenge.mfaChallengeId || !(await twoFactor.spendChallenge(challenge.mfaChallengeId, now, tx)))
+            return { error: invalidMfaToken() };
+          return { tokens: await startSession(current, client, now, tx, 'webauthn') };
+        }
+        const sessionId = challenge.sessionId!;
+        const session = await sessions.markSecondFactor(sessionId, 'webauthn', now, tx);
+        if (!session) return { error: invalidChallenge() };
+        await audit(
+          {
+            actorId: current.id,
+            actorType: 'user',
+            action: 'auth.2fa.step_up',
+            subjectUserId: current.id,
+            targetType: 'session',
+            targetId: sessionId,
+            ip: client.ip,
+            details: { method: 'webauthn' },
+          },
+          now,
+          tx,
+        );
+        return { tokens: await issuePair(current, sessionId, session, tx) };
+      });
+      if (outcome.failure) throw await failed(owner, purpose, outcome.failure, client, passkey);
+      if (outcome.error) throw outcome.error;
+      await throttle.release(owner.email, client.ip);
+      return { tokens: outcome.tokens! };
+    },
+  };
+}
+
+export type PasskeyCeremonies = ReturnType<typeof createPasskeyCeremonies>;
