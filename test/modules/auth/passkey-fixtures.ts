@@ -11,7 +11,7 @@ import {
   type RequestOptions,
   type SoftwarePasskey,
 } from '../../helpers/software-authenticator.ts';
-import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { buildTestApp, newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
 export const ORIGIN = 'http://localhost:8000';
 export const RP_ID = 'localhost';
@@ -25,16 +25,25 @@ export const claimsOf = (token: string) =>
 export async function startPasskeyApp(clock: ReturnType<typeof fixedClock>, env: Record<string, string> = {}) {
   const t: TestApp = await buildTestApp({ clock, env });
   const authenticator = createSoftwareAuthenticator({ origin: ORIGIN, rpId: RP_ID });
-  const post = (url: string, payload: unknown, headers: Record<string, string> = {}, remoteAddress = '10.8.8.8') =>
-    t.app.inject({ method: 'POST', url, payload: payload as object, headers, remoteAddress });
+  // A client address of its own for each request unless one is named: the sign-in and options limits
+  // count per address, and only the tests of those limits mean to reach them.
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}, remoteAddress?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      payload: payload as object,
+      headers,
+      remoteAddress: remoteAddress ?? newClientAddress(),
+    });
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   /** The options of a ceremony, asserted 200. */
   async function options<T extends CreationOptions | RequestOptions>(
     body: Record<string, unknown>,
     headers: Record<string, string> = {},
+    remoteAddress?: string,
   ): Promise<{ challenge_token: string; options: T }> {
-    const response = await post('/api/auth/passkeys/options', body, headers);
+    const response = await post('/api/auth/passkeys/options', body, headers, remoteAddress);
     assert.equal(response.statusCode, 200, response.body);
     return response.json();
   }
@@ -71,7 +80,7 @@ export async function startPasskeyApp(clock: ReturnType<typeof fixedClock>, env:
     body: Record<string, unknown>,
     options_: { headers?: Record<string, string>; lies?: Lies; remoteAddress?: string } = {},
   ) {
-    const started = await options<RequestOptions>(body, options_.headers);
+    const started = await options<RequestOptions>(body, options_.headers, options_.remoteAddress);
     const response = authenticator.assert(passkey, started.options, options_.lies);
     const answer = await verify(
       { challenge_token: started.challenge_token, response },
