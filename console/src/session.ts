@@ -8,6 +8,8 @@ interface Me {
   role: 'user' | 'admin';
   status: string;
   twoFactorEnabled: boolean;
+  /** Whether an authenticator app is one of the second factors (a passkey may be another). */
+  totpEnabled: boolean;
 }
 
 export class ApiError extends Error {
@@ -131,7 +133,9 @@ export async function resume(): Promise<void> {
   changed();
 }
 
-type SignInStep = { done: true } | { done: false; mfaToken: string };
+/** The second factors a sign-in can be finished with. */
+export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
+type SignInStep = { done: true } | { done: false; mfaToken: string; methods: MfaMethod[] };
 
 export async function signIn(email: string, password: string): Promise<SignInStep> {
   const response = await sessionCall('login', { email, password });
@@ -141,8 +145,10 @@ export async function signIn(email: string, password: string): Promise<SignInSte
     expires_in?: number;
     mfa_required?: boolean;
     mfa_token?: string;
+    methods?: MfaMethod[];
   };
-  if (answer.mfa_required && answer.mfa_token) return { done: false, mfaToken: answer.mfa_token };
+  if (answer.mfa_required && answer.mfa_token)
+    return { done: false, mfaToken: answer.mfa_token, methods: answer.methods ?? ['totp', 'recovery_code'] };
   accept(answer as { access_token: string; expires_in: number });
   await loadMe();
   return { done: true };
@@ -162,6 +168,64 @@ export async function stepUp(code: string): Promise<void> {
   const response = await sessionCall('step-up', { code });
   if (!response.ok) throw await failure(response);
   accept((await response.json()) as { access_token: string; expires_in: number });
+}
+
+// ---- Passkeys (decision 204): the server's options go to the browser, its credential back. ----------
+
+interface Ceremony {
+  challenge_token: string;
+  options: PublicKeyCredentialRequestOptionsJSON & PublicKeyCredentialCreationOptionsJSON;
+}
+
+const ceremony = (body: Record<string, string>) =>
+  api<Ceremony>('/api/auth/passkeys/options', { method: 'POST', body });
+
+/** The passkey the browser lets the user choose for the options, as JSON. */
+async function assertion(options: PublicKeyCredentialRequestOptionsJSON): Promise<PublicKeyCredentialJSON> {
+  const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(options);
+  const credential = (await navigator.credentials.get({ publicKey })) as PublicKeyCredential | null;
+  if (!credential) throw new ApiError(0, 'No passkey was used');
+  return credential.toJSON();
+}
+
+/** Spends the ceremony at the console's route: a sign-in or step-up sets the cookie and the access token. */
+async function finish(started: Ceremony, credential: PublicKeyCredentialJSON): Promise<void> {
+  const response = await sessionCall('passkey', { challenge_token: started.challenge_token, response: credential });
+  if (!response.ok) throw await failure(response);
+  accept((await response.json()) as { access_token: string; expires_in: number });
+}
+
+/** Signs in with a passkey: the account's, when an e-mail is given, or any of this site's. */
+export async function signInWithPasskey(email: string): Promise<void> {
+  const started = await ceremony(email ? { purpose: 'login', email } : { purpose: 'login' });
+  await finish(started, await assertion(started.options));
+  await loadMe();
+}
+
+/** Finishes a password sign-in with a passkey as its second factor. */
+export async function verifyWithPasskey(mfaToken: string): Promise<void> {
+  const started = await ceremony({ purpose: 'mfa', mfa_token: mfaToken });
+  await finish(started, await assertion(started.options));
+  await loadMe();
+}
+
+export async function stepUpWithPasskey(): Promise<void> {
+  const started = await ceremony({ purpose: 'step-up' });
+  await finish(started, await assertion(started.options));
+}
+
+/** Makes a passkey on this device (or a security key, or a phone) and registers it under `name`. */
+export async function addPasskey(name: string): Promise<void> {
+  const started = await ceremony({ purpose: 'register' });
+  const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(started.options);
+  const credential = (await navigator.credentials.create({ publicKey })) as PublicKeyCredential | null;
+  if (!credential) throw new ApiError(0, 'No passkey was made');
+  await api('/api/auth/passkeys/verify', {
+    method: 'POST',
+    body: { challenge_token: started.challenge_token, response: credential.toJSON(), ...(name ? { name } : {}) },
+  });
+  // The ceremony marked this session with a second factor; a refreshed token carries it.
+  await refresh();
 }
 
 function forget(reason: string | null) {

@@ -1,13 +1,22 @@
-// Sign-in: e-mail and password, then the second factor when the account has it (decision 141).
+// Sign-in: e-mail and password, then the second factor when the account has it (decision 141); or a
+// passkey alone, or a passkey as the second factor (decision 204).
 import { useState } from 'preact/hooks';
 import { navigate } from '../router.ts';
-import { session, signIn, verifySecondFactor } from '../session.ts';
+import {
+  type MfaMethod,
+  session,
+  signIn,
+  signInWithPasskey,
+  verifySecondFactor,
+  verifyWithPasskey,
+} from '../session.ts';
 import { ErrorNote, Field, useAction } from '../ui.tsx';
 
 export function SignInPage(props: { next?: string }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [mfaToken, setMfaToken] = useState<string | null>(null);
+  const [methods, setMethods] = useState<MfaMethod[]>([]);
   const [code, setCode] = useState('');
   const [recovery, setRecovery] = useState(false);
   const action = useAction();
@@ -19,8 +28,23 @@ export function SignInPage(props: { next?: string }) {
     if (!step) return;
     setPassword('');
     if (step.done) done();
-    else setMfaToken(step.mfaToken);
+    else {
+      setMethods(step.methods);
+      setMfaToken(step.mfaToken);
+    }
   };
+  const withPasskey = async () => {
+    const ok = await action.run(async () => {
+      await (mfaToken === null ? signInWithPasskey(email.trim()) : verifyWithPasskey(mfaToken));
+      return true;
+    });
+    if (ok) done();
+  };
+  const passkeyButton = (label: string) => (
+    <button type="button" class="ghost" disabled={action.pending} onClick={() => void withPasskey()}>
+      {label}
+    </button>
+  );
   const submitCode = async (event: Event) => {
     event.preventDefault();
     const ok = await action.run(async () => {
@@ -70,10 +94,21 @@ export function SignInPage(props: { next?: string }) {
             />
           </Field>
           <ErrorNote error={action.error} />
-          <button type="submit" disabled={action.pending}>
-            Sign in
-          </button>
+          <div class="row">
+            <button type="submit" disabled={action.pending}>
+              Sign in
+            </button>
+            {passkeyButton('Sign in with a passkey')}
+          </div>
         </form>
+      ) : !methods.includes('totp') ? (
+        <div>
+          <p>Your account has two-factor authentication on: confirm with your passkey.</p>
+          <ErrorNote error={action.error} />
+          <button type="button" disabled={action.pending} onClick={() => void withPasskey()}>
+            Use a passkey
+          </button>
+        </div>
       ) : (
         <form onSubmit={submitCode}>
           <p>Your account has two-factor authentication on.</p>
@@ -102,6 +137,7 @@ export function SignInPage(props: { next?: string }) {
             <button type="button" class="ghost" onClick={() => setRecovery(!recovery)}>
               {recovery ? 'Use an authenticator code' : 'Use a recovery code'}
             </button>
+            {methods.includes('webauthn') ? passkeyButton('Use a passkey') : null}
           </div>
         </form>
       )}

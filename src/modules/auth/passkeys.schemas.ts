@@ -27,7 +27,11 @@ export const PasskeyOptionsBody = Type.Object({
     }),
   ),
   mfa_token: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 512, description: 'For `mfa`: the `mfa_token` the password sign-in answered.' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: 'For `mfa`: the `mfa_token` the password sign-in answered.',
+    }),
   ),
 });
 export type PasskeyOptionsBody = Static<typeof PasskeyOptionsBody>;
@@ -71,7 +75,9 @@ export const PasskeyVerifyBody = Type.Object({
       id: Base64Url('The credential id, base64url.', 1024),
       rawId: Base64Url('The credential id, base64url.', 1024),
       type: Type.Literal('public-key', { description: 'Always `public-key`.' }),
-      authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32, description: '`platform` or `cross-platform`.' })),
+      authenticatorAttachment: Type.Optional(
+        Type.String({ maxLength: 32, description: '`platform` or `cross-platform`.' }),
+      ),
       clientExtensionResults: Type.Object({}, { additionalProperties: true, description: 'Extension outputs.' }),
       response: CredentialResponse,
     },

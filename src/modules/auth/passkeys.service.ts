@@ -63,7 +63,8 @@ export function createPasskeyCeremonies(deps: {
   /** The account behind an actor, or 401 as for a token whose account is gone. */
   async function accountOf(actor: PasskeyActor | undefined): Promise<UserRow> {
     const user = actor ? await accounts.findById(actor.id) : undefined;
-    if (!user) throw new AppError('unauthenticated', 'Not authenticated', { headers: { 'www-authenticate': 'Bearer' } });
+    if (!user)
+      throw new AppError('unauthenticated', 'Not authenticated', { headers: { 'www-authenticate': 'Bearer' } });
     return user;
   }
 
@@ -114,8 +115,7 @@ export function createPasskeyCeremonies(deps: {
         bound = { userId: user.id, sessionId: actor!.sessionId, mfaChallengeId: null };
         options = await webauthn.authenticationOptions(token, own);
       } else if (body.purpose === 'mfa') {
-        if (body.mfa_token === undefined)
-          throw invalidField(['body', 'mfa_token'], 'Field required', body, 'missing');
+        if (body.mfa_token === undefined) throw invalidField(['body', 'mfa_token'], 'Field required', body, 'missing');
         const challenge = await twoFactor.findChallenge(hashToken(body.mfa_token), now);
         if (!challenge) throw invalidMfaToken();
         const own = await passkeys.list(challenge.userId);
@@ -140,7 +140,11 @@ export function createPasskeyCeremonies(deps: {
       return { challengeToken: token, options };
     },
 
-    async verify(body: PasskeyVerifyBody, actor: PasskeyActor | undefined, client: ClientInfo): Promise<PasskeyOutcome> {
+    async verify(
+      body: PasskeyVerifyBody,
+      actor: PasskeyActor | undefined,
+      client: ClientInfo,
+    ): Promise<PasskeyOutcome> {
       const now = clock.now();
       const challenge = await passkeys.spendChallenge(hashToken(body.challenge_token), now);
       if (!challenge) throw invalidChallenge();
@@ -158,7 +162,12 @@ export function createPasskeyCeremonies(deps: {
         const existing = await passkeys.list(user.id);
         const registered = await db.transaction(async (tx) => {
           const row = await passkeys.add(
-            { ...outcome.credential, userId: user.id, name: body.name ?? `Passkey ${existing.length + 1}`, createdAt: now },
+            {
+              ...outcome.credential,
+              userId: user.id,
+              name: body.name ?? `Passkey ${existing.length + 1}`,
+              createdAt: now,
+            },
             tx,
           );
           if (!row) return undefined;
@@ -204,8 +213,10 @@ export function createPasskeyCeremonies(deps: {
         // A concurrent assertion stored a later counter first: this one is as stale as a clone's.
         if (!(await passkeys.recordUse(passkey.id, { ...verified, at: now }, tx))) return { failure: 'counter' };
         const current = await accounts.findById(owner.id, tx);
-        if (current?.status !== 'active') return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
-        if (purpose === 'login') return { tokens: await startSession(current, client, now, tx, 'webauthn', 'webauthn') };
+        if (current?.status !== 'active')
+          return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
+        if (purpose === 'login')
+          return { tokens: await startSession(current, client, now, tx, 'webauthn', 'webauthn') };
         if (purpose === 'mfa') {
           if (!challenge.mfaChallengeId || !(await twoFactor.spendChallenge(challenge.mfaChallengeId, now, tx)))
             return { error: invalidMfaToken() };

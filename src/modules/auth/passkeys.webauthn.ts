@@ -48,11 +48,7 @@ export type CeremonyFailure = 'counter' | 'invalid';
 export function createWebauthn(settings: WebauthnSettings) {
   const expected = { expectedOrigin: [...settings.origins], expectedRPID: settings.rpId };
   return {
-    registrationOptions(
-      token: string,
-      user: { id: string; email: string },
-      existing: readonly PasskeyRow[],
-    ) {
+    registrationOptions(token: string, user: { id: string; email: string }, existing: readonly PasskeyRow[]) {
       return generateRegistrationOptions({
         rpName: settings.rpName,
         rpID: settings.rpId,

@@ -135,8 +135,7 @@ export function createTwoFactorService(deps: {
 
     async setup(body: TwoFactorSetupBody, actor: TwoFactorActor, client: ClientInfo): Promise<TwoFactorEnrolment> {
       const user = await account(actor.id);
-      if (user.totpEnabled)
-        throw conflict('Two-factor authentication is on already; disable it first to enroll again');
+      if (user.totpEnabled) throw conflict('Two-factor authentication is on already; disable it first to enroll again');
       const succeeded = await reserve(user.id);
       await checkPassword(user, body.password, client, 'setup');
       await succeeded();

@@ -17,6 +17,7 @@ export function createConsoleModule(platform: Platform, deps: ConsoleDeps) {
     await app.register(
       consoleSessionRoutes({
         auth: deps.auth.service,
+        passkeys: deps.auth.passkeys,
         guards: deps.guards,
         refreshTtlSeconds: platform.config.auth.refreshTokenTtlDays * 86_400,
       }),

@@ -50,7 +50,12 @@ export function createPasskeysRepository(db: DbExecutor) {
      * two-factor goes off. Answers undefined for a passkey that is not the user's, else whether
      * two-factor is still on.
      */
-    async remove(userId: string, id: string, at: Date, executor: DbExecutor): Promise<{ stillOn: boolean } | undefined> {
+    async remove(
+      userId: string,
+      id: string,
+      at: Date,
+      executor: DbExecutor,
+    ): Promise<{ stillOn: boolean } | undefined> {
       // The account row first: a concurrent removal of the other passkey waits, and sees this one gone.
       await executor.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
       const removed = await executor

@@ -38,7 +38,7 @@ export async function startPasskeyApp(clock: ReturnType<typeof fixedClock>, env:
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   /** The options of a ceremony, asserted 200. */
-  async function options<T extends CreationOptions | RequestOptions>(
+  async function options<T extends object>(
     body: Record<string, unknown>,
     headers: Record<string, string> = {},
     remoteAddress?: string,

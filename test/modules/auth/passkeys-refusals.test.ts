@@ -168,12 +168,18 @@ describe('WebAuthn settings', () => {
         return error.problems;
       }
     };
-    assert.deepEqual(problemsOf({ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://a.example.com,https://example.com' }), []);
+    assert.deepEqual(
+      problemsOf({ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://a.example.com,https://example.com' }),
+      [],
+    );
     assert.deepEqual(problemsOf({ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://app.example.org' }), [
       'WEBAUTHN_RP_ID "example.com" must be the host, or a parent domain, of every WEBAUTHN_ORIGINS origin (not of app.example.org)',
     ]);
     assert.deepEqual(problemsOf({ WEBAUTHN_RP_ID: 'ample.com', WEBAUTHN_ORIGINS: 'https://example.com' }).length, 1);
-    assert.match(problemsOf({ WEBAUTHN_ORIGINS: 'http://127.0.0.1:8000' })[0]!, /^WEBAUTHN_RP_ID must be a domain name/);
+    assert.match(
+      problemsOf({ WEBAUTHN_ORIGINS: 'http://127.0.0.1:8000' })[0]!,
+      /^WEBAUTHN_RP_ID must be a domain name/,
+    );
     assert.match(problemsOf({ WEBAUTHN_ORIGINS: 'not a url' })[0]!, /^WEBAUTHN_ORIGINS must list origins/);
   });
 });

@@ -38,10 +38,7 @@ describe('passkeys', () => {
       assert.equal(started.options.authenticatorSelection.userVerification, 'required');
       assert.equal(started.options.attestation, 'none');
       const { response } = p.authenticator.create(started.options);
-      const done = await p.verify(
-        { challenge_token: started.challenge_token, response, name: 'Laptop' },
-        user.headers,
-      );
+      const done = await p.verify({ challenge_token: started.challenge_token, response, name: 'Laptop' }, user.headers);
       assert.equal(done.statusCode, 201, done.body);
       const passkey = done.json<Record<string, unknown>>();
       assert.deepEqual(Object.keys(passkey).sort(), [
@@ -154,14 +151,23 @@ describe('passkeys', () => {
       const owner = await p.passkeyUser();
       const other = await p.passkeyUser();
       const url = `/api/auth/passkeys/${owner.passkeyId}`;
-      const renamed = await p.t.app.inject({ method: 'PATCH', url, payload: { name: 'Work key' }, headers: owner.headers });
+      const renamed = await p.t.app.inject({
+        method: 'PATCH',
+        url,
+        payload: { name: 'Work key' },
+        headers: owner.headers,
+      });
       assert.equal(renamed.statusCode, 200, renamed.body);
       assert.equal(renamed.json<{ name: string }>().name, 'Work key');
       for (const method of ['PATCH', 'DELETE'] as const) {
         const foreign = await p.t.app.inject({ method, url, payload: { name: 'x' }, headers: other.headers });
         assertDetail(foreign, 404, 'Passkey not found');
       }
-      const nonsense = await p.t.app.inject({ method: 'DELETE', url: '/api/auth/passkeys/nope', headers: owner.headers });
+      const nonsense = await p.t.app.inject({
+        method: 'DELETE',
+        url: '/api/auth/passkeys/nope',
+        headers: owner.headers,
+      });
       assertDetail(nonsense, 404, 'Passkey not found');
       clock.advance(11 * 60_000);
       const stale = await p.t.app.inject({ method: 'DELETE', url, headers: owner.headers });
@@ -188,7 +194,11 @@ describe('passkeys', () => {
       assert.deepEqual((await p.mfaToken(user)).methods, ['totp', 'recovery_code', 'webauthn']);
       const stepped = await p.ceremony(user.passkey, { purpose: 'step-up' }, { headers: user.headers });
       const fresh = p.bearer(stepped.answer.json<{ access_token: string }>().access_token);
-      const removed = await p.t.app.inject({ method: 'DELETE', url: `/api/auth/passkeys/${user.passkeyId}`, headers: fresh });
+      const removed = await p.t.app.inject({
+        method: 'DELETE',
+        url: `/api/auth/passkeys/${user.passkeyId}`,
+        headers: fresh,
+      });
       assert.equal(removed.statusCode, 204, removed.body);
       assert.equal((await me(fresh.authorization.slice(7))).twoFactorEnabled, true);
       assert.deepEqual((await p.mfaToken(user)).methods, ['totp', 'recovery_code']);
@@ -211,10 +221,18 @@ describe('passkeys', () => {
       const strict = await startPasskeyApp(clock, { REQUIRE_2FA_ROLES: 'user' });
       try {
         const user = await signIn(strict.t.app, strict.t.database);
-        const before = await strict.t.app.inject({ method: 'GET', url: '/api/exchange/credentials', headers: user.headers });
+        const before = await strict.t.app.inject({
+          method: 'GET',
+          url: '/api/exchange/credentials',
+          headers: user.headers,
+        });
         assertDetail(before, 403, 'Two-factor authentication required');
         await strict.register(user);
-        const after_ = await strict.t.app.inject({ method: 'GET', url: '/api/exchange/credentials', headers: user.headers });
+        const after_ = await strict.t.app.inject({
+          method: 'GET',
+          url: '/api/exchange/credentials',
+          headers: user.headers,
+        });
         assert.equal(after_.statusCode, 200, after_.body);
       } finally {
         await strict.t.close();

@@ -2,8 +2,12 @@
 // console's CSP allows images from data:, never inline markup); the secret is shown beside it.
 import { useState } from 'preact/hooks';
 import { time } from '../../format.ts';
-import { api, session, stepUp } from '../../session.ts';
+import { api, session } from '../../session.ts';
 import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
+import { PasskeysPanel } from './passkeys.tsx';
+import { StepUpForm } from './step-up.tsx';
+
+export { StepUpForm };
 
 const SCOPES = [
   'market:read',
@@ -15,37 +19,6 @@ const SCOPES = [
   'admin:read',
   'admin:write',
 ] as const;
-
-/** Asked for when an operation needs a recent second factor (decision 143). */
-export function StepUpForm(props: { onDone: () => void }) {
-  const [code, setCode] = useState('');
-  const action = useAction();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const ok = await action.run(async () => {
-      await stepUp(code.trim());
-      return true;
-    });
-    if (ok) props.onDone();
-  };
-  return (
-    <form class="row" onSubmit={submit}>
-      <Field label="Authentication code" hint="This needs your second factor again; then repeat the action.">
-        <input
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          required
-          value={code}
-          onInput={(e) => setCode(e.currentTarget.value)}
-        />
-      </Field>
-      <button type="submit" disabled={action.pending}>
-        Confirm
-      </button>
-      <ErrorNote error={action.error} />
-    </form>
-  );
-}
 
 interface Token {
   id: string;
@@ -163,13 +136,14 @@ export function TokensPanel() {
 const svgDataUrl = (svg: string) => `data:image/svg+xml;base64,${btoa(unescape(encodeURIComponent(svg)))}`;
 
 export function SecurityPanel() {
-  const me = useApi<{ twoFactorEnabled: boolean }>('/api/auth/me');
+  const me = useApi<{ twoFactorEnabled: boolean; totpEnabled: boolean }>('/api/auth/me');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [setup, setSetup] = useState<{ secret: string; qr_svg: string } | null>(null);
   const [recovery, setRecovery] = useState<string[] | null>(null);
   const action = useAction();
-  const enabled = me.data?.twoFactorEnabled ?? false;
+  // The authenticator app's own state: two-factor may be on through a passkey alone.
+  const enabled = me.data?.totpEnabled ?? false;
 
   const start = async (event: Event) => {
     event.preventDefault();
@@ -206,85 +180,95 @@ export function SecurityPanel() {
   };
 
   return (
-    <Section title="Two-factor authentication">
-      <ErrorNote error={me.error} />
-      <p role="status">
-        {me.data ? (enabled ? 'Two-factor authentication is on.' : 'Two-factor authentication is off.') : 'Loading…'}
-      </p>
-      {recovery ? (
-        <div>
-          <p>Save these recovery codes somewhere safe; each works once, and they are shown only now:</p>
-          <ul class="secret">
-            {recovery.map((c) => (
-              <li key={c}>{c}</li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
-      {me.data && !enabled && !setup ? (
-        <form onSubmit={start}>
-          <Field label="Password" hint="Your password, to start enrolling an authenticator app.">
-            <input
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          </Field>
-          <button type="submit" disabled={action.pending}>
-            Set up two-factor
-          </button>
-        </form>
-      ) : null}
-      {setup ? (
-        <form onSubmit={confirmCode}>
-          <p>Scan this code with your authenticator app, or type the secret into it.</p>
-          <img class="qr" src={svgDataUrl(setup.qr_svg)} alt="QR code of the two-factor secret" />
-          <section class="secret" aria-label="Two-factor secret">
-            {setup.secret}
-          </section>
-          <Field label="Authentication code">
-            <input
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              required
-              value={code}
-              onInput={(e) => setCode(e.currentTarget.value)}
-            />
-          </Field>
-          <button type="submit" disabled={action.pending}>
-            Turn on two-factor
-          </button>
-        </form>
-      ) : null}
-      {enabled ? (
-        <form onSubmit={disable}>
-          <h3>Turn two-factor off</h3>
-          <Field label="Password">
-            <input
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          </Field>
-          <Field label="Authentication code">
-            <input
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              required
-              value={code}
-              onInput={(e) => setCode(e.currentTarget.value)}
-            />
-          </Field>
-          <button type="submit" class="danger" disabled={action.pending}>
-            Turn off two-factor
-          </button>
-        </form>
-      ) : null}
-      <ErrorNote error={action.error} />
-    </Section>
+    <>
+      <Section title="Two-factor authentication">
+        <ErrorNote error={me.error} />
+        <p role="status">
+          {me.data
+            ? me.data.twoFactorEnabled
+              ? 'Two-factor authentication is on.'
+              : 'Two-factor authentication is off.'
+            : 'Loading…'}
+        </p>
+        {me.data?.twoFactorEnabled && !enabled ? (
+          <p>Your passkeys are your second factor; you may add an authenticator app too.</p>
+        ) : null}
+        {recovery ? (
+          <div>
+            <p>Save these recovery codes somewhere safe; each works once, and they are shown only now:</p>
+            <ul class="secret">
+              {recovery.map((c) => (
+                <li key={c}>{c}</li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+        {me.data && !enabled && !setup ? (
+          <form onSubmit={start}>
+            <Field label="Password" hint="Your password, to start enrolling an authenticator app.">
+              <input
+                type="password"
+                autoComplete="current-password"
+                required
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+              />
+            </Field>
+            <button type="submit" disabled={action.pending}>
+              Set up two-factor
+            </button>
+          </form>
+        ) : null}
+        {setup ? (
+          <form onSubmit={confirmCode}>
+            <p>Scan this code with your authenticator app, or type the secret into it.</p>
+            <img class="qr" src={svgDataUrl(setup.qr_svg)} alt="QR code of the two-factor secret" />
+            <section class="secret" aria-label="Two-factor secret">
+              {setup.secret}
+            </section>
+            <Field label="Authentication code">
+              <input
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                required
+                value={code}
+                onInput={(e) => setCode(e.currentTarget.value)}
+              />
+            </Field>
+            <button type="submit" disabled={action.pending}>
+              Turn on two-factor
+            </button>
+          </form>
+        ) : null}
+        {enabled ? (
+          <form onSubmit={disable}>
+            <h3>Turn the authenticator app off</h3>
+            <Field label="Password">
+              <input
+                type="password"
+                autoComplete="current-password"
+                required
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+              />
+            </Field>
+            <Field label="Authentication code">
+              <input
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                required
+                value={code}
+                onInput={(e) => setCode(e.currentTarget.value)}
+              />
+            </Field>
+            <button type="submit" class="danger" disabled={action.pending}>
+              Turn off two-factor
+            </button>
+          </form>
+        ) : null}
+        <ErrorNote error={action.error} />
+      </Section>
+      <PasskeysPanel onChange={() => void me.reload()} />
+    </>
   );
 }

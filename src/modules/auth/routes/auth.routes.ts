@@ -37,6 +37,17 @@ import {
 
 const tags = ['auth'];
 
+/** The signed-in account, and which of its second factors is an authenticator app (passkeys: GET /api/auth/passkeys). */
+const Me = Type.Object(
+  {
+    ...Account.properties,
+    totpEnabled: Type.Boolean({
+      description: 'Whether a TOTP authenticator app is on (`twoFactorEnabled` is also true with a passkey).',
+    }),
+  },
+  { description: 'The signed-in account.' },
+);
+
 export function authRoutes(deps: {
   service: AuthService;
   passwords: PasswordService;
@@ -376,10 +387,13 @@ export function authRoutes(deps: {
             'Every authenticated request re-checks the account and session; a suspension or logout takes ' +
             'effect within about 2 seconds.',
           security: bearerSecurity,
-          response: { 200: Account, ...errorResponses(401, 403) },
+          response: { 200: Me, ...errorResponses(401, 403) },
         },
       },
-      async (request) => accountWire(await service.me(currentUser(request).id)),
+      async (request) => {
+        const user = await service.me(currentUser(request).id);
+        return { ...accountWire(user), totpEnabled: user.totpEnabled };
+      },
     );
   };
 }

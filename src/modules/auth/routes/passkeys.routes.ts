@@ -85,7 +85,7 @@ export function passkeysRoutes(deps: {
           operationId: 'passkeyVerify',
           summary: "Finish a passkey ceremony with the browser's credential",
           description:
-            '`response` is the browser\'s `credential.toJSON()`. The challenge is spent whatever the outcome. ' +
+            "`response` is the browser's `credential.toJSON()`. The challenge is spent whatever the outcome. " +
             '`register`: 201 and the passkey (two-factor is on from now); a credential that does not verify: ' +
             '400; one registered already: 409. `login` and `mfa`: the token pair login answers, `amr` naming ' +
             '`webauthn`; `step-up`: a new pair with a fresh `auth_time`. An unknown, used or expired ' +

@@ -11,6 +11,10 @@ import {
   type IssuedTokens,
   LoginBody,
   mfaRequiredWire,
+  Passkey,
+  type PasskeyCeremonies,
+  PasskeyVerifyBody,
+  passkeyWire,
   TwoFactorCodeBody,
   TwoFactorVerifyBody,
 } from '../../auth/index.ts';
@@ -24,10 +28,11 @@ const CSRF_NOTE =
 
 export function consoleSessionRoutes(deps: {
   auth: Pick<AuthService, 'login' | 'verifySecondFactor' | 'refresh' | 'stepUp' | 'logout'>;
+  passkeys: Pick<PasskeyCeremonies, 'verify'>;
   guards: Guards;
   refreshTtlSeconds: number;
 }): FastifyPluginAsyncTypebox {
-  const { auth, guards, refreshTtlSeconds } = deps;
+  const { auth, passkeys, guards, refreshTtlSeconds } = deps;
   const secure = (request: FastifyRequest) => request.protocol === 'https';
   const client = (request: FastifyRequest) => ({
     ip: request.ip,
@@ -93,6 +98,34 @@ export function consoleSessionRoutes(deps: {
         },
       },
       async (request, reply) => issue(request, reply, await auth.verifySecondFactor(request.body, client(request))),
+    );
+
+    app.post(
+      '/api/console/session/passkey',
+      {
+        onRequest: sameOrigin,
+        schema: {
+          tags,
+          operationId: 'consolePasskey',
+          summary: 'Finish a passkey ceremony from the console; a sign-in or step-up sets the console cookie',
+          description:
+            'As POST /api/auth/passkeys/verify (the options come from POST /api/auth/passkeys/options): a ' +
+            'sign-in without a password, a second factor or a step-up answers the access token and sets the ' +
+            `refresh token as the console cookie; a registration answers the passkey (201).${CSRF_NOTE}`,
+          security: [...bearerSecurity, {}],
+          headers: CsrfHeaders,
+          body: PasskeyVerifyBody,
+          response: { 200: ConsoleAccess, 201: Passkey, ...errorResponses(400, 401, 403, 409, 429) },
+        },
+      },
+      async (request, reply) => {
+        // A step-up or registration acts for the signed-in session; a sign-in needs none.
+        if (request.headers.authorization) await guards.requireUser(request, reply);
+        const actor = request.user ? { id: request.user.id, sessionId: request.user.sessionId } : undefined;
+        const outcome = await passkeys.verify(request.body, actor, client(request));
+        if ('registered' in outcome) return reply.code(201).send(passkeyWire(outcome.registered));
+        return issue(request, reply, outcome.tokens);
+      },
     );
 
     app.post(
