@@ -71,7 +71,7 @@ try {
     await page.goto('/console/sign-in');
     await page.getByLabel('Email').fill(admin.email);
     await page.getByLabel('Password').fill(admin.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
     await page.goto(url);
     await ready(page);

@@ -54,7 +54,7 @@ describe("the console's account pages in a browser", { skip: browserMissing }, (
     await c.page.goto('/console/sign-in');
     await c.page.getByLabel('Email').fill(user.email);
     await c.page.getByLabel('Password').fill(user.password);
-    await c.page.getByRole('button', { name: 'Sign in' }).click();
+    await c.page.getByRole('button', { name: 'Sign in', exact: true }).click();
     // The enable spent this step's code; the next step's is accepted (one step of drift).
     await c.page.getByLabel('Authentication code').fill(codeOf(secret, new Date(Date.now() + 30_000)));
     await c.page.getByRole('button', { name: 'Verify' }).click();
@@ -166,7 +166,7 @@ describe("the console's account pages in a browser", { skip: browserMissing }, (
       await page.goto('/console/account/security');
       await page.getByLabel('Email').fill(other.email);
       await page.getByLabel('Password').fill(other.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByText('Two-factor authentication is off.').waitFor();
       await page.getByLabel('Password').fill(other.password);
       await page.getByRole('button', { name: 'Set up two-factor' }).click();
@@ -190,7 +190,7 @@ describe("the console's account pages in a browser", { skip: browserMissing }, (
       await phone.page.goto('/console/account/exchanges');
       await phone.page.getByLabel('Email').fill(user.email);
       await phone.page.getByLabel('Password').fill(user.password);
-      await phone.page.getByRole('button', { name: 'Sign in' }).click();
+      await phone.page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await phone.page.getByRole('button', { name: 'Use a recovery code' }).click();
       await phone.page.getByLabel('Recovery code').fill(recoveryCodes[0]!);
       await phone.page.getByRole('button', { name: 'Verify' }).click();

@@ -167,7 +167,7 @@ export async function signInAs(page: Page, who: TestUser, path: string): Promise
   await page.goto(path);
   await page.getByLabel('Email').fill(who.email);
   await page.getByLabel('Password').fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /** An app on the loopback venue fakes, listening, a browser, and an admin signed in to the console's admin page. */

@@ -98,7 +98,7 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
       await page.getByLabel('Email').fill(user.email);
       await page.getByLabel('Password').fill(user.password);
       await assertClean(c, 'the sign-in page');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       // The enable spent this step's code; the next step's is accepted (one step of drift).
       await page.getByLabel('Authentication code').fill(codeOf(user.secret, new Date(Date.now() + 30_000)));
       await page.getByRole('button', { name: 'Verify' }).click();
@@ -130,7 +130,7 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
       await assertClean(c, 'the account page after a reload');
 
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
       assert.deepEqual(await context.cookies(), []);
       await page.goto('/console/account');
       await waitForOrExplain(c, page.getByLabel('Email'));
@@ -164,7 +164,7 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
       await c.page.goto('/console/sign-in');
       await c.page.getByLabel('Email').fill(user.email);
       await c.page.getByLabel('Password').fill('wrong-password-123');
-      await c.page.getByRole('button', { name: 'Sign in' }).click();
+      await c.page.getByRole('button', { name: 'Sign in', exact: true }).click();
       const alert = c.page.getByRole('alert');
       await alert.waitFor();
       assert.match(await alert.innerText(), /invalid|incorrect|wrong/i);
