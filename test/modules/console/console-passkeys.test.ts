@@ -17,6 +17,7 @@ import {
   openConsole,
   PHONE,
   signInAs,
+  waitForOrExplain,
 } from './console-browser.ts';
 
 interface VirtualCredential {
@@ -56,6 +57,7 @@ describe('passkeys in the console, in a browser', { skip: browserMissing }, () =
   let user: TestUser;
   /** The passkey the first test made, copied into the authenticators of later pages. */
   let credential: VirtualCredential;
+  let copies = 0;
 
   before(async () => {
     const port = await closedPort();
@@ -74,7 +76,13 @@ describe('passkeys in the console, in a browser', { skip: browserMissing }, () =
   async function withPasskey(options: { viewport?: { width: number; height: number } } = {}) {
     const c = await openConsole(browser, base, options);
     const authenticator = await virtualAuthenticator(c.page);
-    await authenticator.cdp.send('WebAuthn.addCredential', { authenticatorId: authenticator.id, credential });
+    // Each copy counts on from well past the uses of the copies before it: the server refuses a
+    // counter that does not move forward, as it would a clone's.
+    copies += 1;
+    await authenticator.cdp.send('WebAuthn.addCredential', {
+      authenticatorId: authenticator.id,
+      credential: { ...credential, signCount: copies * 1_000 },
+    });
     return { c, authenticator };
   }
 
@@ -103,7 +111,7 @@ describe('passkeys in the console, in a browser', { skip: browserMissing }, () =
       await c.page.getByText('Two-factor authentication is off.').waitFor();
       await c.page.getByLabel('Passkey name').fill('Test phone');
       await c.page.getByRole('button', { name: 'Add a passkey' }).click();
-      await c.page.getByRole('cell', { name: 'Test phone' }).waitFor();
+      await c.page.getByRole('cell', { name: 'Test phone', exact: true }).waitFor();
       await c.page.getByText('Two-factor authentication is on.').waitFor();
       await assertFitsWidth(c.page, 'Security with a passkey at 390 px');
       await assertClean(c, 'Security with a passkey');
@@ -135,11 +143,11 @@ describe('passkeys in the console, in a browser', { skip: browserMissing }, () =
   });
 
   it('offers the passkey for the second factor of a password sign-in, and for a step-up', async () => {
-    const { c } = await withPasskey();
+    const { c, authenticator } = await withPasskey();
     try {
       await signInAs(c.page, user, '/console/account/security');
       await c.page.getByRole('button', { name: 'Use a passkey' }).click();
-      await c.page.getByRole('heading', { name: 'Passkeys' }).waitFor();
+      await waitForOrExplain(c, c.page.getByRole('heading', { name: 'Passkeys' }));
       // Past STEP_UP_MAX_AGE_MINUTES, a second passkey needs the second factor again.
       clock.advance(11 * 60_000);
       await c.page.getByLabel('Passkey name').fill('Second');
@@ -147,8 +155,14 @@ describe('passkeys in the console, in a browser', { skip: browserMissing }, () =
       await c.page.getByRole('button', { name: 'Confirm with a passkey' }).click();
       await c.page.getByRole('button', { name: 'Confirm with a passkey' }).waitFor({ state: 'detached' });
       await assertClean(c, 'Security after a step-up');
+      // The second passkey is another device's: this authenticator, holding the first, would refuse
+      // to make another for the same account (the options exclude it).
+      await authenticator.cdp.send('WebAuthn.removeCredential', {
+        authenticatorId: authenticator.id,
+        credentialId: credential.credentialId,
+      });
       await c.page.getByRole('button', { name: 'Add a passkey' }).click();
-      await c.page.getByRole('cell', { name: 'Second' }).waitFor();
+      await c.page.getByRole('cell', { name: 'Second', exact: true }).waitFor();
     } finally {
       await c.close();
     }
@@ -169,13 +183,15 @@ describe('passkeys in the console, in a browser', { skip: browserMissing }, () =
       tampered.response.signature = signature.toString('base64url');
       assert.equal((await verify({ ...next, response: tampered })).statusCode, 401, 'a tampered signature');
 
-      // A clone: the same key in another authenticator whose counter is behind the one last seen.
+      // A clone: the same key in an authenticator whose counter is behind the one last seen.
       const [current] = await credentialsOf(authenticator);
-      const clone = await virtualAuthenticator(c.page);
-      await authenticator.cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: authenticator.id });
-      await clone.cdp.send('WebAuthn.addCredential', {
-        authenticatorId: clone.id,
-        credential: { ...current!, signCount: 0 },
+      await authenticator.cdp.send('WebAuthn.removeCredential', {
+        authenticatorId: authenticator.id,
+        credentialId: current!.credentialId,
+      });
+      await authenticator.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: authenticator.id,
+        credential: { ...current!, signCount: 1 },
       });
       const cloned = await assertionIn(c.page, { purpose: 'login' });
       const refused = await verify(cloned);
