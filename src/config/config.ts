@@ -2,12 +2,12 @@
 // default and its bounds. The Config type is derived from those declarations and loadConfig reads
 // them all, collecting every problem so that one start lists them all. Reading writes nothing: the
 // secrets that may live in DATA_DIR are the platform's to resolve at start (data-dir-secrets.ts).
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { isIpOrCidr } from '../platform/http/client-address.ts';
 import { type Env, EnvReader } from './env-reader.ts';
 import { parseJobCrons, type Known } from './job-schedules.ts';
 import { readTradingLimitDefaults } from './trading-limits.ts';
+import { readWebauthn } from './webauthn-settings.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
@@ -136,57 +136,6 @@ const externalTokens = setting((env): ExternalTokenSettings | undefined => {
   return { jwksUrl, issuer, audience };
 });
 
-export interface WebauthnSettings {
-  /** The relying party's id: a registrable suffix of every origin's host (WEBAUTHN_RP_ID). */
-  readonly rpId: string;
-  /** Shown by the browser when a passkey is made (WEBAUTHN_RP_NAME). */
-  readonly rpName: string;
-  /** The origins a ceremony may come from, e.g. `https://trade.example.com` (WEBAUTHN_ORIGINS). */
-  readonly origins: readonly string[];
-}
-
-/**
- * Passkeys (decision 204): a browser binds each to the RP ID, so an RP ID that is not the host, or a
- * parent domain, of every origin would answer options no browser accepts; that start stops here.
- */
-const webauthn = setting((env): WebauthnSettings => {
-  const port = env.string('PORT') ?? '8000';
-  const origins = (env.string('WEBAUTHN_ORIGINS') ?? `http://localhost:${port}`)
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter(Boolean);
-  const hosts: string[] = [];
-  for (const origin of origins) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      // Reported below.
-    }
-    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin.replace(/\/$/, '')) {
-      env.problems.push(`WEBAUTHN_ORIGINS must list origins such as https://example.com (got "${origin}")`);
-      continue;
-    }
-    hosts.push(parsed.hostname);
-  }
-  const rpId = (env.string('WEBAUTHN_RP_ID') ?? hosts[0] ?? 'localhost').toLowerCase();
-  if (isIP(rpId.replace(/^\[|\]$/g, '')) !== 0) {
-    env.problems.push(`WEBAUTHN_RP_ID must be a domain name, not an IP address (got "${rpId}")`);
-  } else {
-    const outside = hosts.filter((host) => host !== rpId && !host.endsWith(`.${rpId}`));
-    if (outside.length > 0)
-      env.problems.push(
-        `WEBAUTHN_RP_ID "${rpId}" must be the host, or a parent domain, of every WEBAUTHN_ORIGINS origin ` +
-          `(not of ${outside.join(', ')})`,
-      );
-  }
-  return {
-    rpId,
-    rpName: env.string('WEBAUTHN_RP_NAME') ?? 'Trading Platform',
-    origins: origins.map((origin) => origin.replace(/\/$/, '')),
-  };
-});
-
 // ---- Every setting --------------------------------------------------------------------------
 
 const SETTINGS = {
@@ -279,8 +228,7 @@ const SETTINGS = {
     }),
     /** STEP_UP_MAX_AGE_MINUTES: how recent a second factor must be for what moves money (decision 143). */
     stepUpMaxAgeMinutes: integer('STEP_UP_MAX_AGE_MINUTES', 10, 1, 1440),
-    /** Passkeys: WEBAUTHN_RP_ID, WEBAUTHN_RP_NAME, WEBAUTHN_ORIGINS (decision 204). */
-    webauthn,
+    webauthn: setting(readWebauthn), // WEBAUTHN_RP_ID, WEBAUTHN_RP_NAME, WEBAUTHN_ORIGINS (decision 204)
   },
   jobs: {
     secret: text('SCHEDULED_JOB_SECRET'),

@@ -6,7 +6,7 @@ import { audit } from './auth.audit.ts';
 import { hashToken, newOpaqueToken, type TokenService } from '../../platform/auth/tokens.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { WebauthnSettings } from '../../config/config.ts';
+import type { WebauthnSettings } from '../../config/webauthn-settings.ts';
 import { clientKey } from '../../platform/http/client-address.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { AppError, badRequest, conflict, forbidden, invalidField, rateLimited } from '../../platform/http/errors.ts';

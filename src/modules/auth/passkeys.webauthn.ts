@@ -11,7 +11,7 @@ import {
   type AuthenticatorTransportFuture,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { WebauthnSettings } from '../../config/config.ts';
+import type { WebauthnSettings } from '../../config/webauthn-settings.ts';
 import type { PasskeyRow } from '../users/index.ts';
 import type { PasskeyVerifyBody } from './passkeys.schemas.ts';
 

@@ -71,7 +71,10 @@ describe("the console's passkey session", () => {
   it('refuses without the console header (422), from another origin (403), and a bad answer (401)', async () => {
     const user = await p.passkeyUser();
     const started = await p.options<RequestOptions>({ purpose: 'login' });
-    const body = { challenge_token: started.challenge_token, response: p.authenticator.assert(user.passkey, started.options) };
+    const body = {
+      challenge_token: started.challenge_token,
+      response: p.authenticator.assert(user.passkey, started.options),
+    };
     assert.equal((await consoleVerify(body, {})).statusCode, 422);
     const foreign = await consoleVerify(body, { ...CONSOLE, origin: 'https://evil.example', host: 'localhost' });
     assertDetail(foreign, 403, 'Cross-site request refused');

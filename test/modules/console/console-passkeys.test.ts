@@ -94,11 +94,17 @@ describe('passkeys in the console, in a browser', { skip: browserMissing }, () =
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(request),
       });
-      const started = (await answer.json()) as { challenge_token: string; options: PublicKeyCredentialRequestOptionsJSON };
+      const started = (await answer.json()) as {
+        challenge_token: string;
+        options: PublicKeyCredentialRequestOptionsJSON;
+      };
       const made = (await navigator.credentials.get({
         publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(started.options),
       })) as PublicKeyCredential;
-      return { challenge_token: started.challenge_token, response: made.toJSON() as unknown as Record<string, unknown> };
+      return {
+        challenge_token: started.challenge_token,
+        response: made.toJSON() as unknown as Record<string, unknown>,
+      };
     }, body);
   const verify = (payload: object) => t.app.inject({ method: 'POST', url: '/api/auth/passkeys/verify', payload });
 
