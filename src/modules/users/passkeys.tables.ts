@@ -3,7 +3,7 @@
 // account's second factor. A credential's public key is no secret; nothing here needs sealing.
 import { bigint, boolean, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
-import { deviceSessions, mfaChallenges, users } from './users.tables.ts';
+import { mfaChallenges, users } from './users.tables.ts';
 
 /** What a WebAuthn challenge was opened for; it is accepted for that only. */
 export const PASSKEY_PURPOSES = ['register', 'login', 'mfa', 'step-up'] as const;
@@ -50,7 +50,9 @@ export const webauthnChallenges = pgTable(
     purpose: text('purpose').$type<PasskeyPurpose>().notNull(),
     /** Null for a sign-in with a discoverable credential (no e-mail given, or an unknown one). */
     userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
-    sessionId: uuid('session_id').references(() => deviceSessions.id, { onDelete: 'cascade' }),
+    // No foreign key, as refresh tokens have none (users.routines.sql): sessions are deleted in bulk,
+    // and a challenge naming a session that is gone can only be refused.
+    sessionId: uuid('session_id'),
     mfaChallengeId: uuid('mfa_challenge_id').references(() => mfaChallenges.id, { onDelete: 'cascade' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),

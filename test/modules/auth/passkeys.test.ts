@@ -61,7 +61,10 @@ describe('passkeys', () => {
     it('needs the bearer: 401 without it, for register and step-up', async () => {
       for (const purpose of ['register', 'step-up']) {
         const response = await p.post('/api/auth/passkeys/options', { purpose });
-        assertDetail(response, 401, 'Not authenticated');
+        assertDetail(response, 401, `A passkey ${purpose} needs the bearer token of a signed-in session`);
+        assert.equal(response.headers['www-authenticate'], 'Bearer');
+        const expired = await p.post('/api/auth/passkeys/options', { purpose }, { authorization: 'Bearer nope' });
+        assert.equal(expired.statusCode, 401);
       }
       const listed = await p.t.app.inject({ method: 'GET', url: '/api/auth/passkeys' });
       assert.equal(listed.statusCode, 401);

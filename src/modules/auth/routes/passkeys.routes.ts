@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
+import { AppError } from '../../../platform/http/errors.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { TokenPair } from '../auth.schemas.ts';
 import { tokenPairWire } from '../auth.wire.ts';
@@ -37,6 +38,11 @@ export async function ceremonyActor(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<PasskeyActor | undefined> {
+  // The operation is public (sign-ins); these purposes are not, and say so rather than "Not authenticated".
+  if ((purpose === 'register' || purpose === 'step-up') && !request.headers.authorization)
+    throw new AppError('unauthenticated', `A passkey ${purpose} needs the bearer token of a signed-in session`, {
+      headers: { 'www-authenticate': 'Bearer' },
+    });
   if (purpose === 'register') await guards.requireStepUp(request, reply);
   else if (purpose === 'step-up' || request.headers.authorization) await guards.requireUser(request, reply);
   if (!request.user) return undefined;
