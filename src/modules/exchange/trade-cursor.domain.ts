@@ -6,6 +6,13 @@ import type { Venue } from './venues.domain.ts';
 /** Venues whose trade ids count up per market, so that `fromId` = last id + 1 never skips nor repeats. */
 const ID_CURSOR_VENUES: ReadonlySet<Venue> = new Set<Venue>(['binance', 'binanceus']);
 
+/**
+ * The most trades one page of a market may ask for, where the venue's limits are tighter than the
+ * API's 1,000: Kraken's call counter allows a few TradesHistory calls in a row (2 points each), and
+ * a page of 50 costs two (decision 206).
+ */
+const PAGE_MAX: Partial<Record<Venue, number>> = { kraken: 50 };
+
 export interface Cursor {
   fromId: string | null;
   since: Date | null;
@@ -30,7 +37,8 @@ export function startPage(input: {
   horizonStart: Date;
   limit: number;
 }): TradePage {
-  const { venue, since, newest, limit } = input;
+  const { venue, since, newest } = input;
+  const limit = Math.min(input.limit, PAGE_MAX[venue] ?? input.limit);
   if (since) return { since: since.getTime(), limit };
   if (usesIdCursor(venue) && isNumeric(newest.maxId)) return { fromId: nextId(newest.maxId), limit };
   if (newest.newestAt) return { since: newest.newestAt.getTime(), limit };

@@ -45,10 +45,15 @@ const DEFAULT_HOSTS: Partial<Record<Venue, string>> = {
 };
 
 // Spot only: without these, loading binance's markets also calls the margin, futures and
-// capital (sapi) endpoints, several of which need keys.
+// capital (sapi) endpoints, several of which need keys. OKX and Bybit likewise load only spot
+// instruments, and Bybit's calls without a spot market would ask its linear (derivatives) category,
+// empty for a spot account. Coinbase: the Advanced Trade (v3) accounts and time, not the v2 ones.
 const VENUE_OPTIONS: Partial<Record<Venue, Record<string, unknown>>> = {
   binance: { fetchMarkets: { types: ['spot'] }, fetchMargins: false, fetchCurrencies: false },
   binanceus: { fetchMarkets: { types: ['spot'] }, fetchMargins: false, fetchCurrencies: false },
+  okx: { fetchMarkets: { types: ['spot'] }, defaultType: 'spot' },
+  bybit: { fetchMarkets: { types: ['spot'] }, defaultType: 'spot' },
+  coinbase: { fetchBalance: 'v3PrivateGetBrokerageAccounts', fetchTime: 'v3PublicGetBrokerageTime' },
 };
 
 interface CachedMarkets {
@@ -115,7 +120,9 @@ export function createCcxtClients(deps: CcxtClientDeps) {
       // ccxt's throttle assumes one process owns the venue's whole limit; the shared budget knows better.
       enableRateLimit: settings.rateLimit && !weighed,
       timeout: options.timeoutMs ?? settings.timeoutMs,
-      options: { ...VENUE_OPTIONS[venue] },
+      // The newest-first venues page by cursors that only the raw answer carries.
+      enableLastJsonResponse: true,
+      options: { ...structuredClone(VENUE_OPTIONS[venue]) },
       ...(options.credentials
         ? {
             apiKey: options.credentials.apiKey,
@@ -144,6 +151,7 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     });
     const template = await instantiate(venue);
     template.setMarkets(cached.markets as never, cached.currencies as never);
+    rebuildAltnames(template);
     return template;
   }
 
@@ -168,6 +176,7 @@ export function createCcxtClients(deps: CcxtClientDeps) {
       const mutable = exchange as unknown as { throttler: unknown; options: Record<string, unknown> };
       mutable.throttler = (shared as unknown as { throttler: unknown }).throttler;
       mutable.options.timeDifference = shared.options.timeDifference;
+      rebuildAltnames(exchange);
       return exchange;
     },
 
@@ -193,6 +202,20 @@ export function createCcxtClients(deps: CcxtClientDeps) {
 }
 
 export type CcxtClients = ReturnType<typeof createCcxtClients>;
+
+/**
+ * Kraken names pairs in orders by altname; ccxt maps them back through `marketsByAltname`, which
+ * only its own market fetch fills. Markets set from the cache need it rebuilt (PROTOCOLS B8).
+ */
+function rebuildAltnames(exchange: Exchange): void {
+  if (exchange.id !== 'kraken') return;
+  const byAltname: Record<string, unknown> = {};
+  for (const market of Object.values(exchange.markets ?? {})) {
+    const altname = (market as { altname?: unknown } | undefined)?.altname;
+    if (typeof altname === 'string') byAltname[altname] = market;
+  }
+  exchange.options.marketsByAltname = byAltname;
+}
 
 function memoize<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
   const values = new Map<K, Promise<V>>();

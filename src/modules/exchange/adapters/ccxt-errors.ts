@@ -18,6 +18,9 @@ export interface CcxtErrorClasses {
   NotSupported: abstract new (...args: never[]) => Error;
 }
 
+/** Venue answers that mean a wrong key or signature although ccxt does not call them authentication errors. */
+const KEY_REFUSALS = [/EAPI:Invalid signature/];
+
 /** Seconds to wait after a 429 that carried no Retry-After. */
 const DEFAULT_RETRY_AFTER_SECONDS = 10;
 
@@ -37,7 +40,9 @@ export function venueMessage(venue: string, message: string): VenueMessage {
     try {
       const body = JSON.parse(json) as Record<string, unknown>;
       const code = (body.code ?? body.retCode ?? body.error_code ?? null) as number | string | null;
-      const text = body.msg ?? body.message ?? body.retMsg ?? body.error ?? body.reason;
+      // Kraken lists its errors: `{"error": ["EAPI:Invalid key"], "result": {}}`.
+      const listed = Array.isArray(body.error) && body.error.length > 0 ? body.error.join('; ') : undefined;
+      const text = body.msg ?? body.message ?? body.retMsg ?? listed ?? body.error ?? body.reason;
       if (typeof text === 'string' && text) return { code, text: stripUrls(text) };
     } catch {
       // Not JSON after all; fall through to the plain text.
@@ -141,6 +146,10 @@ export function toVenueError(
       missing_permission: `${venue} refused the API key: a permission is missing`,
     }[failure];
     return new VenueError(venue, failure, `${lead}: ${said}`, { cause });
+  }
+  if (KEY_REFUSALS.some((pattern) => pattern.test(message.text))) {
+    // ccxt files Kraken's wrong-secret answer as a plain ExchangeError; it is the key's fault all the same.
+    return new VenueError(venue, 'invalid_key', `${venue} refused the API key: ${said}`, { cause });
   }
   if (is(error, classes.BadSymbol)) {
     return new VenueError(venue, 'bad_symbol', `${venue} does not list that symbol: ${said}`, { cause });

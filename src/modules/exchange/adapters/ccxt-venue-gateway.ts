@@ -16,6 +16,7 @@ import {
   toVenueTrade,
   toVenueTransfer,
 } from './ccxt-mappers.ts';
+import { oldestTrades, pagesNewestFirst } from './venue-trade-pages.ts';
 import {
   VenueError,
   type CallOptions,
@@ -167,6 +168,17 @@ export class CcxtVenueGateway implements VenueGateway {
   }
 
   async myTrades(venue: Venue, credentials: VenueCredentials, symbol: string, page: TradePage): Promise<VenueTrade[]> {
+    if (pagesNewestFirst(venue)) {
+      // These venues answer newest first: their own paging finds the oldest trades after `since`.
+      const since = page.since ?? 0;
+      return this.call(
+        venue,
+        { credentials },
+        async (exchange) =>
+          (await oldestTrades(venue, exchange, symbol, since, page.limit, Date.now())).map(toVenueTrade),
+        true,
+      );
+    }
     // ccxt passes extra parameters through: Binance's fromId continues exactly after the last stored id.
     const params = page.fromId !== undefined ? { fromId: page.fromId } : {};
     return this.call(

@@ -1,0 +1,173 @@
+// The oldest trades of a market from an instant on, on venues that answer fills newest first
+// (Kraken, OKX, Bybit, Coinbase). ccxt asks for one page; a page "from `since`" is then the newest
+// page of everything after it, and continuing from its newest trade would skip the rest. So each
+// venue's own paging walks the window [since, now] from its newest end to its oldest, and the oldest
+// `limit` trades are kept (decision 206). A window holding many more trades than needed is halved
+// until its walk is short; Bybit answers at most 7 days per call, so its windows move forward a week
+// at a time until one holds trades.
+import type { Exchange, Trade } from 'ccxt';
+import type { Venue } from '../venues.domain.ts';
+import { VenueError } from './venue-gateway.ts';
+
+interface Page {
+  trades: Trade[];
+  /** Where the next (older) page of the same window starts; undefined when this was the last. */
+  next?: string;
+}
+
+interface Pager {
+  /** Pages come oldest first: the walk may stop once it holds `limit` trades. */
+  oldestFirst?: boolean;
+  /** Longest window one call may ask for (Bybit: 7 days). */
+  maxSpanMs?: number;
+  fetch(from: number, to: number, cursor: string | undefined): Promise<Page>;
+}
+
+const WEEK_MS = 7 * 86_400_000;
+/** Calls one market's page may cost at most; a year of empty Bybit weeks is 53. */
+const MAX_CALLS = 80;
+
+type Json = Record<string, unknown> | undefined;
+
+function lastJson(exchange: Exchange): Json {
+  return (exchange as unknown as { last_json_response?: Json }).last_json_response;
+}
+
+function pager(venue: Venue, exchange: Exchange, symbol: string): Pager {
+  const trades = (since: number, params: Record<string, unknown>) =>
+    exchange.fetchMyTrades(symbol, since, undefined, params);
+  switch (venue) {
+    case 'kraken':
+      // TradesHistory: 50 a page over every pair, newest first, with the window's `count`; `ofs`
+      // into it and `end` (inclusive seconds) holding the window still while trades arrive. The
+      // first call tells the count; the walk then starts at the oldest page and moves to newer ones
+      // (ccxt keeps the market's own trades of each).
+      return {
+        oldestFirst: true,
+        async fetch(from, to, cursor) {
+          const end = Math.ceil(to / 1000);
+          let ofs = Number(cursor ?? 0);
+          let page = await trades(from, { end, ofs });
+          if (cursor === undefined) {
+            const count = Number((lastJson(exchange)?.result as Json)?.count ?? 0);
+            if (count <= 50) return { trades: page };
+            ofs = count - 50;
+            page = await trades(from, { end, ofs });
+          }
+          return { trades: page, next: ofs > 0 ? String(Math.max(0, ofs - 50)) : undefined };
+        },
+      };
+    case 'okx':
+      // trade/fills-history: 100 a page, `after` = the oldest bill of the page for the next one.
+      return {
+        async fetch(from, to, cursor) {
+          const page = await trades(from, { end: to, limit: 100, ...(cursor ? { after: cursor } : {}) });
+          const rows = (lastJson(exchange)?.data as Record<string, unknown>[] | undefined) ?? [];
+          const oldest = rows.at(-1)?.billId;
+          return { trades: page, next: rows.length >= 100 && typeof oldest === 'string' ? oldest : undefined };
+        },
+      };
+    case 'bybit':
+      // execution/list: 100 a page within at most 7 days, `nextPageCursor` for the next.
+      return {
+        maxSpanMs: WEEK_MS,
+        async fetch(from, to, cursor) {
+          const page = await trades(from, { endTime: to, limit: 100, ...(cursor ? { cursor } : {}) });
+          await bybitPace(exchange);
+          const next = (lastJson(exchange)?.result as Json)?.nextPageCursor;
+          return { trades: page, next: typeof next === 'string' && next !== '' ? next : undefined };
+        },
+      };
+    case 'coinbase':
+      // orders/historical/fills: `cursor` for the next page, empty on the last.
+      return {
+        async fetch(from, to, cursor) {
+          const params = {
+            end_sequence_timestamp: new Date(to).toISOString(),
+            limit: 100,
+            ...(cursor ? { cursor } : {}),
+          };
+          const page = await trades(from, params);
+          const next = lastJson(exchange)?.cursor;
+          return { trades: page, next: typeof next === 'string' && next !== '' ? next : undefined };
+        },
+      };
+    default:
+      throw new VenueError(venue, 'not_supported', `${venue} trade history is not supported`);
+  }
+}
+
+/**
+ * Bybit counts each UID's calls per endpoint and second and says so on every answer
+ * (X-Bapi-Limit-Status: calls left, X-Bapi-Limit-Reset-Timestamp): with none left, the walk waits
+ * for the reset instead of provoking 10006 (a year of empty weeks is 53 calls).
+ */
+async function bybitPace(exchange: Exchange): Promise<void> {
+  const headers = (exchange.last_response_headers ?? {}) as Record<string, string>;
+  const header = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  const left = Number(header('x-bapi-limit-status'));
+  const reset = Number(header('x-bapi-limit-reset-timestamp'));
+  if (!Number.isFinite(left) || left > 1 || !Number.isFinite(reset)) return;
+  const wait = Math.min(1_500, Math.max(0, reset - Date.now()));
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+/** Whether `oldestTrades` pages this venue (the Binance venues continue by trade id instead). */
+export function pagesNewestFirst(venue: Venue): boolean {
+  return venue === 'kraken' || venue === 'okx' || venue === 'bybit' || venue === 'coinbase';
+}
+
+/**
+ * The oldest `limit` trades of `symbol` at or after `since` (up to `now`), oldest first, each once.
+ * Never skips: a trade is left out only when `limit` older ones were returned.
+ */
+export async function oldestTrades(
+  venue: Venue,
+  exchange: Exchange,
+  symbol: string,
+  since: number,
+  limit: number,
+  now: number,
+): Promise<Trade[]> {
+  const source = pager(venue, exchange, symbol);
+  // Walking more than this many trades for `limit` of them: the window is halved instead.
+  const enough = Math.max(limit, 100) * 3;
+  const found: Trade[] = [];
+  let calls = 0;
+  let from = since;
+  // Windows follow each other without overlap; each adds its trades, oldest first, until `limit`.
+  while (from <= now && found.length < limit) {
+    let to = source.maxSpanMs ? Math.min(now, from + source.maxSpanMs - 1) : now;
+    let seen = new Map<string, Trade>();
+    let cursor: string | undefined;
+    for (;;) {
+      calls += 1;
+      if (calls > MAX_CALLS) {
+        // What was found is the oldest part, without a gap: the next sync continues after it.
+        if (found.length > 0) return found.slice(0, limit);
+        throw new VenueError(venue, 'rejected', `${venue} trade history needed more than ${MAX_CALLS} calls`);
+      }
+      const page = await source.fetch(from, to, cursor);
+      for (const trade of page.trades) {
+        const at = trade.timestamp ?? Number.NaN;
+        if (at >= from && at <= to) seen.set(key(trade), trade);
+      }
+      cursor = page.next;
+      if (!cursor || (source.oldestFirst && found.length + seen.size >= limit)) break;
+      if (!source.oldestFirst && seen.size >= enough && to - from > 1000) {
+        to = from + Math.floor((to - from) / 2);
+        seen = new Map();
+        cursor = undefined;
+      }
+    }
+    found.push(
+      ...[...seen.values()].sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0) || key(a).localeCompare(key(b))),
+    );
+    from = to + 1;
+  }
+  return found.slice(0, limit);
+}
+
+function key(trade: Trade): string {
+  return String(trade.id ?? `${trade.timestamp}:${trade.order}:${trade.amount}`);
+}

@@ -1,0 +1,130 @@
+// The table the venue conformance suite runs over: per venue, its loopback fake, a fresh key in the
+// venue's own form, the credential body it needs, and its own rate-limit and outage answers.
+import { randomBytes } from 'node:crypto';
+import { startBybitFake } from '../../fakes/bybit.ts';
+import { coinbaseKey, startCoinbaseFake } from '../../fakes/coinbase.ts';
+import { startKrakenFake } from '../../fakes/kraken.ts';
+import { startOkxFake } from '../../fakes/okx.ts';
+import {
+  seedFills,
+  type Loopback,
+  type LoopbackReply,
+  type VenueAccount,
+  type VenueFill,
+} from '../../fakes/venue-loopback.ts';
+
+export interface ConformanceFake extends Loopback {
+  addAccount(account: VenueAccount): VenueAccount;
+}
+
+export interface ConformanceVenue {
+  venue: 'kraken' | 'coinbase' | 'okx' | 'bybit';
+  start(): Promise<ConformanceFake>;
+  /** A fresh key as the venue issues them. */
+  key(): { apiKey: string; secret: string; passphrase?: string };
+  /** Another secret of the same form: the signature no longer matches. */
+  otherSecret(): string;
+  /** The path prefix of the venue's private calls (failures are injected there). */
+  privatePath: string;
+  /** The venue's answer when a limit is hit, byte for byte. */
+  rateLimited: LoopbackReply;
+  /** The venue's answer when it is down. */
+  outage: LoopbackReply;
+}
+
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
+  {
+    venue: 'kraken',
+    async start() {
+      // The suite runs without ccxt's throttle (which spaces Kraken calls 3 s apart in production),
+      // so the call counter is raised here; its own answer is the rate-limit scenario's.
+      const fake = await startKrakenFake();
+      fake.counter.max = 10_000;
+      return fake;
+    },
+    key: () => ({ apiKey: `kr${hex(24)}`, secret: randomBytes(64).toString('base64') }),
+    otherSecret: () => randomBytes(64).toString('base64'),
+    privatePath: '/0/private/',
+    rateLimited: { body: { error: ['EAPI:Rate limit exceeded'], result: {} } },
+    outage: { status: 503, body: { error: ['EService:Unavailable'], result: {} } },
+  },
+  {
+    venue: 'coinbase',
+    start: startCoinbaseFake,
+    key: () => coinbaseKey(hex(8)),
+    otherSecret: () => coinbaseKey('other').secret,
+    privatePath: '/api/v3/brokerage/',
+    rateLimited: { status: 429, body: { errors: [{ id: 'rate_limit_exceeded', message: 'Too many requests' }] } },
+    outage: {
+      status: 503,
+      body: 'upstream connect error or disconnect/reset before headers',
+      headers: { 'content-type': 'text/plain' },
+    },
+  },
+  {
+    venue: 'okx',
+    start: startOkxFake,
+    key: () => ({
+      apiKey: `${hex(4)}-${hex(2)}-${hex(2)}-${hex(2)}-${hex(6)}`,
+      secret: hex(16).toUpperCase(),
+      passphrase: `Pass-${hex(4)}`,
+    }),
+    otherSecret: () => hex(16).toUpperCase(),
+    privatePath: '/api/v5/account/',
+    rateLimited: { status: 429, body: { code: '50011', msg: 'Too Many Requests', data: [] } },
+    outage: {
+      status: 503,
+      body: { code: '50001', msg: 'Service temporarily unavailable. Please try again later.', data: [] },
+    },
+  },
+  {
+    venue: 'bybit',
+    start: startBybitFake,
+    key: () => ({ apiKey: hex(9).toUpperCase(), secret: hex(18).toUpperCase() }),
+    otherSecret: () => hex(18).toUpperCase(),
+    privatePath: '/v5/account/',
+    rateLimited: {
+      body: { retCode: 10006, retMsg: 'Too many visits!', result: {}, retExtInfo: {}, time: 0 },
+      headers: { 'x-bapi-limit': '50', 'x-bapi-limit-status': '0', 'x-bapi-limit-reset-timestamp': '0' },
+    },
+    outage: {
+      status: 503,
+      body: '<html><body>503 Service Temporarily Unavailable</body></html>',
+      headers: { 'content-type': 'text/html' },
+    },
+  },
+];
+
+/** Minutes before now where an account's history starts: inside Bybit's 7-day windows' reach, and a year's horizon. */
+const HISTORY_START = () => Date.now() - 20 * 86_400_000;
+
+/** An account with balances and `btcFills` BTC/USDT fills (one a minute) plus three ETH/USDT ones. */
+export function conformanceAccount(v: ConformanceVenue, btcFills: number): VenueAccount {
+  const key = v.key();
+  const start = HISTORY_START();
+  const fills: VenueFill[] = [
+    ...seedFills('BTC', 'USDT', btcFills, start, `${v.venue.slice(0, 2).toUpperCase()}B`),
+    ...seedFills('ETH', 'USDT', 3, start + 30_000, `${v.venue.slice(0, 2).toUpperCase()}E`),
+  ];
+  return {
+    ...key,
+    balances: [
+      { currency: 'BTC', free: '0.5', locked: '0.1' },
+      { currency: 'ETH', free: '1.5', locked: '0' },
+      { currency: 'USDT', free: '1000.1', locked: '0' },
+    ],
+    fills,
+  };
+}
+
+/** The body of POST /api/exchange/credentials (and /validate) for an account. */
+export function credentialBody(v: ConformanceVenue, account: VenueAccount, field: 'exchange' | 'exchange_name') {
+  return {
+    [field]: v.venue,
+    api_key: account.apiKey,
+    api_secret: account.secret,
+    ...(account.passphrase ? { api_passphrase: account.passphrase } : {}),
+  };
+}
