@@ -2,7 +2,7 @@
 // `/v2/*` reads ccxt makes when it loads markets. Private calls carry `Authorization: Bearer <JWT>`,
 // ES256 over the key's P-256 private key: header `kid` = key name and a nonce; claims `sub` = key
 // name, `iss` (`cdp`, or `coinbase-cloud` as ccxt signs), `nbf`, `exp` at most 120 s later, `uri` =
-// "<METHOD> <host><path>". Any fault is 401 "Unauthorized" (ccxt AuthenticationError). Private calls
+// "<METHOD> api.coinbase.com<path>" (Coinbase's own host, even through a proxy). Any fault is 401 "Unauthorized" (ccxt AuthenticationError). Private calls
 // are limited per key and second (30); above that 429 with Coinbase's `errors` body.
 // orders/historical/fills answers newest first, `limit` (≤ 1000), `cursor`, `start_sequence_timestamp`.
 import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
@@ -67,9 +67,8 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
     const exp = Number(claims.exp);
     if (claims.sub !== header.kid || !['cdp', 'coinbase-cloud'].includes(String(claims.iss))) return UNAUTHORIZED;
     if (!(nbf <= now + 5 && now <= exp && exp - nbf <= 120)) return UNAUTHORIZED;
-    // ccxt strips only `https://` from the URI, so over the loopback's plain HTTP the scheme stays in.
-    const uri = `${request.method} ${request.headers.host}${request.path}`;
-    if (claims.uri !== uri && claims.uri !== uri.replace(' ', ' http://')) return UNAUTHORIZED;
+    // Coinbase checks the URI against its own host, whatever proxy carried the request.
+    if (claims.uri !== `${request.method} api.coinbase.com${request.path}`) return UNAUTHORIZED;
     return entry.account;
   }
 

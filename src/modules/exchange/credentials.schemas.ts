@@ -38,7 +38,7 @@ const ApiSecret = Type.String({
   maxLength: 2048,
   description: 'API secret, at least 8 characters. Stored encrypted, never returned.',
 });
-const Passphrase = (description = 'API passphrase (kucoin, okx), printable ASCII. Stored encrypted, never returned.') =>
+const Passphrase = (description = 'API passphrase (okx), printable ASCII. Stored encrypted, never returned.') =>
   Type.String({ minLength: 1, maxLength: 256, pattern: PASSPHRASE_PATTERN, description });
 
 export const CredentialListQuery = Type.Object({

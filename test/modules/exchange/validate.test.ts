@@ -100,7 +100,7 @@ describe('POST /api/exchange/validate', () => {
 
   it('says missing_passphrase for a passphrase venue without one, without calling it', async () => {
     const body = (
-      await validate({ exchange: 'kucoin', api_key: 'kucoin-key-1234', api_secret: 'kucoin-secret-1234' })
+      await validate({ exchange: 'okx', api_key: 'okx-key-1234', api_secret: 'okx-secret-1234' })
     ).json();
     assert.equal(body.valid, false);
     assert.equal(body.cause, 'missing_passphrase');
@@ -220,9 +220,9 @@ describe('POST /api/exchange/validate', () => {
         assert.ok(!response.body.includes(account.apiKey));
       }
       const passphrase = await validate({
-        exchange: 'kucoin',
-        api_key: 'kucoin-key-1234',
-        api_secret: 'kucoin-secret-1234',
+        exchange: 'okx',
+        api_key: 'okx-key-1234',
+        api_secret: 'okx-secret-1234',
         api_passphrase: 'line\nbreak',
       });
       assert.equal(passphrase.statusCode, 422);

@@ -185,4 +185,21 @@ describe('venue conformance: coverage', () => {
       [],
     );
   });
+
+  it('refuses the removed venues with a 422 naming the supported ones', async () => {
+    const user = await signIn(t.app, t.database);
+    for (const venue of ['kucoin', 'gate', 'bitfinex', 'gemini']) {
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: '/api/exchange/credentials',
+        headers: user.headers,
+        payload: { exchange_name: venue, api_key: 'some-key-1234', api_secret: 'some-secret-1234' },
+      });
+      assert.equal(refused.statusCode, 422, refused.body);
+      const detail = refused.json().detail[0];
+      assert.deepEqual([detail.loc.join('.'), detail.type], ['body.exchange_name', 'enum']);
+      for (const supported of ['binanceus', 'binance', 'coinbase', 'kraken', 'okx', 'bybit'])
+        assert.ok(detail.msg.includes(`'${supported}'`), detail.msg);
+    }
+  });
 });

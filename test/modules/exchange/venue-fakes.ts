@@ -8,13 +8,13 @@ import { marketSymbols, type FakeSymbol } from '../../fakes/binance-market-data.
 import { registerBinanceSapi, type SapiControl } from '../../fakes/binance-sapi.ts';
 import { closedPort } from '../../helpers/ports.ts';
 
-export const OTHER_VENUES = ['coinbase', 'kraken', 'kucoin', 'okx', 'bybit', 'gate', 'bitfinex', 'gemini'] as const;
+export const OTHER_VENUES = ['coinbase', 'kraken', 'okx', 'bybit'] as const;
 
 export interface VenueFakes {
   binance: BinanceFake;
   binanceus: BinanceFake;
   sapi: { binance: SapiControl; binanceus: SapiControl };
-  /** Where the eight other venues point: a closed loopback port. */
+  /** Where the other venues point: a closed loopback port. */
   closedUrl: string;
   env(overrides?: Record<string, string>): Record<string, string>;
   close(): Promise<void>;

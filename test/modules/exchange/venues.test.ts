@@ -24,23 +24,23 @@ describe('exchange venue data', () => {
     t.app.inject({ method: 'GET', url, headers: who?.headers ?? {} });
 
   describe('GET /api/exchange/supported', () => {
-    it('lists the ten venues with passphrase needs and ccxt capabilities, without calling them', async () => {
+    it('lists the six venues with passphrase needs and ccxt capabilities, without calling them', async () => {
       const calls = fakes.binance.requests.length + fakes.binanceus.requests.length;
       const response = await get('/api/exchange/supported');
       assert.equal(response.statusCode, 200);
       const body = response.json();
-      assert.equal(body.total, 10);
+      assert.equal(body.total, 6);
       assert.equal(body.default_exchange, 'binanceus');
       const ids = body.exchanges.map((e: { id: string }) => e.id);
       assert.deepEqual(ids, ['binanceus', 'binance', ...OTHER_VENUES]);
       const byId = Object.fromEntries(body.exchanges.map((e: { id: string }) => [e.id, e]));
       assert.equal(byId.binanceus.is_default, true);
       assert.equal(byId.binanceus.name, 'Binance US');
-      assert.equal(byId.kucoin.requires_passphrase, true);
+      assert.equal(byId.kucoin, undefined, 'removed: no fake proves it (decision 206)');
       assert.equal(byId.okx.requires_passphrase, true);
       assert.equal(byId.binance.requires_passphrase, false);
       assert.equal(byId.binance.capabilities.fetchMyTrades, true);
-      assert.equal(typeof byId.gemini.capabilities.fetchTime, 'boolean');
+      assert.equal(typeof byId.bybit.capabilities.fetchTime, 'boolean');
       assert.equal(fakes.binance.requests.length + fakes.binanceus.requests.length, calls);
       assert.equal((await get('/api/exchange/supported', null)).statusCode, 401);
     });

@@ -136,7 +136,10 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     const client = exchange as unknown as { fetchImplementation: typeof fetch };
     client.fetchImplementation = guardedFetch(budget, deps.fetch);
     const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
-    if (rewrite) rewriteUrls(exchange.urls.api, rewrite);
+    if (rewrite) {
+      rewriteUrls(exchange.urls.api, rewrite);
+      if (venue === 'coinbase') signForCoinbaseHost(exchange, settings.apiUrls.coinbase!);
+    }
     return exchange;
   }
 
@@ -202,6 +205,24 @@ export function createCcxtClients(deps: CcxtClientDeps) {
 }
 
 export type CcxtClients = ReturnType<typeof createCcxtClients>;
+
+/** Where Coinbase's API lives: the host its JWTs must name, whichever proxy carries them. */
+const COINBASE_HOST = 'https://api.coinbase.com';
+
+/**
+ * A Coinbase JWT names the request's host and path (`uri` = "GET api.coinbase.com/api/v3/…") and
+ * Coinbase checks it against its own host, so a token for a proxy's host is refused. ccxt signs the
+ * URL it sends to; here it signs the Coinbase URL the proxy forwards to instead (PROTOCOLS B9).
+ */
+function signForCoinbaseHost(exchange: Exchange, target: string): void {
+  const client = exchange as unknown as {
+    createAuthToken(seconds: number, method?: string, url?: string, useEddsa?: boolean): string;
+  };
+  const sign = client.createAuthToken.bind(client);
+  const origin = target.replace(/\/+$/, '');
+  client.createAuthToken = (seconds, method, url, useEddsa) =>
+    sign(seconds, method, url?.startsWith(origin) ? COINBASE_HOST + url.slice(origin.length) : url, useEddsa);
+}
 
 /**
  * Kraken names pairs in orders by altname; ccxt maps them back through `marketsByAltname`, which
