@@ -28,6 +28,8 @@ export interface ConformanceVenue {
   privatePath: string;
   /** The venue's answer when a limit is hit, byte for byte. */
   rateLimited: LoopbackReply;
+  /** An HTTP 429 (OKX, Coinbase) opens the venue's breaker; Kraken and Bybit say it in a 200 body, per key. */
+  tripsBreaker: boolean;
   /** The venue's answer when it is down. */
   outage: LoopbackReply;
 }
@@ -48,6 +50,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     otherSecret: () => randomBytes(64).toString('base64'),
     privatePath: '/0/private/',
     rateLimited: { body: { error: ['EAPI:Rate limit exceeded'], result: {} } },
+    tripsBreaker: false,
     outage: { status: 503, body: { error: ['EService:Unavailable'], result: {} } },
   },
   {
@@ -57,6 +60,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     otherSecret: () => coinbaseKey('other').secret,
     privatePath: '/api/v3/brokerage/',
     rateLimited: { status: 429, body: { errors: [{ id: 'rate_limit_exceeded', message: 'Too many requests' }] } },
+    tripsBreaker: true,
     outage: {
       status: 503,
       body: 'upstream connect error or disconnect/reset before headers',
@@ -74,6 +78,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     otherSecret: () => hex(16).toUpperCase(),
     privatePath: '/api/v5/account/',
     rateLimited: { status: 429, body: { code: '50011', msg: 'Too Many Requests', data: [] } },
+    tripsBreaker: true,
     outage: {
       status: 503,
       body: { code: '50001', msg: 'Service temporarily unavailable. Please try again later.', data: [] },
@@ -89,6 +94,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
       body: { retCode: 10006, retMsg: 'Too many visits!', result: {}, retExtInfo: {}, time: 0 },
       headers: { 'x-bapi-limit': '50', 'x-bapi-limit-status': '0', 'x-bapi-limit-reset-timestamp': '0' },
     },
+    tripsBreaker: false,
     outage: {
       status: 503,
       body: '<html><body>503 Service Temporarily Unavailable</body></html>',

@@ -171,6 +171,19 @@ for (const v of CONFORMANCE_VENUES) {
       fake.clearFailures();
       assert.ok([200, 429, 503].includes(limited.statusCode), limited.body);
       assert.match(limited.body, /rate.?limit/i);
+      if (limited.statusCode !== 200) assert.ok(limited.headers['retry-after'], 'says when to come back');
+      const sent = fake.requests.length;
+      const next = await call('POST', `/api/exchange/balance/sync?exchange=${v.venue}`);
+      if (v.tripsBreaker) {
+        // Nothing more is sent to the venue until its window has passed, so no ban can follow.
+        assert.equal(next.statusCode, 503, next.body);
+        assert.ok(next.headers['retry-after']);
+        assert.equal(fake.requests.length, sent, 'the breaker held the call back');
+      } else {
+        // A per-key limit says nothing about the venue: the next call, once it has room, goes through.
+        assert.equal(next.statusCode, 200, next.body);
+        assert.equal(next.json().success, true, next.body);
+      }
     });
   });
 }

@@ -160,6 +160,17 @@ export function toVenueError(
   return new VenueError(venue, 'rejected', `${venue} answered with an error: ${said}`, { cause });
 }
 
+/**
+ * Bybit sends no Retry-After; with no calls left in its per-UID window (X-Bapi-Limit-Status 0) its
+ * X-Bapi-Limit-Reset-Timestamp (epoch ms) says when the window ends.
+ */
+function bybitReset(headers: Record<string, string>): number | undefined {
+  const value = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  const reset = Number(value('x-bapi-limit-reset-timestamp'));
+  if (value('x-bapi-limit-status') !== '0' || !Number.isFinite(reset) || reset <= 0) return undefined;
+  return Math.max(1, Math.ceil((reset - Date.now()) / 1000));
+}
+
 /** instanceof without TypeScript narrowing `error` away after the first miss. */
 function is(error: unknown, type: abstract new (...args: never[]) => Error): boolean {
   return error instanceof type;
@@ -168,7 +179,7 @@ function is(error: unknown, type: abstract new (...args: never[]) => Error): boo
 function retryAfterSeconds(headers: Record<string, string> | undefined): number | undefined {
   if (!headers) return undefined;
   const entry = Object.entries(headers).find(([name]) => name.toLowerCase() === 'retry-after');
-  if (!entry) return undefined;
+  if (!entry) return bybitReset(headers);
   const seconds = Number(entry[1]);
   if (Number.isFinite(seconds) && seconds >= 0) return seconds;
   const date = Date.parse(entry[1]);
