@@ -44,7 +44,7 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
   function authenticate(request: LoopbackRequest): VenueAccount | LoopbackReply {
     const token = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1];
     const parts = token?.split('.');
-    if (!parts || parts.length !== 3) return UNAUTHORIZED;
+    if (parts?.length !== 3) return UNAUTHORIZED;
     let header: Record<string, unknown>;
     let claims: Record<string, unknown>;
     try {

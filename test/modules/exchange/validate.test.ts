@@ -99,9 +99,7 @@ describe('POST /api/exchange/validate', () => {
   });
 
   it('says missing_passphrase for a passphrase venue without one, without calling it', async () => {
-    const body = (
-      await validate({ exchange: 'okx', api_key: 'okx-key-1234', api_secret: 'okx-secret-1234' })
-    ).json();
+    const body = (await validate({ exchange: 'okx', api_key: 'okx-key-1234', api_secret: 'okx-secret-1234' })).json();
     assert.equal(body.valid, false);
     assert.equal(body.cause, 'missing_passphrase');
   });
