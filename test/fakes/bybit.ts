@@ -7,6 +7,7 @@
 // execution/list answers newest first in a window of at most 7 days (startTime alone: the 7 days
 // after it; neither: the last 7), `limit` ≤ 100, paged by an opaque `cursor`.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { bybitOrders } from './bybit-orders.ts';
 import {
   fillCost,
   newestFirst,
@@ -220,6 +221,9 @@ export async function startBybitFake(): Promise<BybitFake> {
       return envelope({ unifiedMarginStatus: 5, marginMode: 'REGULAR_MARGIN', updatedTime: String(Date.now()) });
     if (request.path === '/v5/user/query-api') return envelope({ id: '1', uta: 1, readOnly: 0, permissions: {} });
     if (request.path === '/v5/asset/coin/query-info') return envelope({ rows: [] });
+    const { method, path, query, body } = request;
+    const order = bybitOrders(method, path, query, body, account, SEED_MARKETS);
+    if (order) return order;
     return { status: 404, body: { retCode: 10001, retMsg: 'Route not found' } };
   }
 

@@ -6,6 +6,7 @@
 // are limited per key and second (30); above that 429 with Coinbase's `errors` body.
 // orders/historical/fills answers newest first, `limit` (≤ 1000), `cursor`, `start_sequence_timestamp`.
 import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
+import { coinbaseOrders } from './coinbase-orders.ts';
 import {
   fillCost,
   newestFirst,
@@ -250,7 +251,12 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
         },
       };
     }
-    return { status: 404, body: { error: 'NOT_FOUND', error_details: 'Not Found', message: 'Not Found' } };
+    return (
+      coinbaseOrders(request.method, path, request.body, account, SEED_MARKETS) ?? {
+        status: 404,
+        body: { error: 'NOT_FOUND', error_details: 'Not Found', message: 'Not Found' },
+      }
+    );
   }
 
   const loopback = await startLoopback((request) => {

@@ -5,6 +5,7 @@
 // (`EAPI:Rate limit exceeded` above it). TradesHistory answers 50 trades a page, newest first, with
 // `count`, `ofs`, an exclusive `start` and an inclusive `end` (seconds).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { krakenOrders } from './kraken-orders.ts';
 import {
   fillCost,
   newestFirst,
@@ -204,8 +205,10 @@ export async function startKrakenFake(): Promise<KrakenFake> {
         );
         return ok({ trades, count: rows.length });
       }
-      default:
-        return error('EGeneral:Unknown method');
+      default: {
+        const pairs = SEED_MARKETS.map((m) => ({ base: m.base, quote: m.quote, ...pairOf(m) }));
+        return krakenOrders(request.path, form, account, pairs) ?? error('EGeneral:Unknown method');
+      }
     }
   }
 

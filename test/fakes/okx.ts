@@ -5,6 +5,7 @@
 // key in 2-second windows: above them HTTP 429 `{"code":"50011","msg":"Too Many Requests"}`.
 // trade/fills-history answers newest first, at most 100 (`limit`), `after`/`before` a billId, `begin`/`end` ms.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { okxOrders } from './okx-orders.ts';
 import {
   newestFirst,
   SEED_MARKETS,
@@ -199,7 +200,8 @@ export async function startOkxFake(): Promise<OkxFake> {
     if (request.path === '/api/v5/trade/fills-history' || request.path === '/api/v5/trade/fills')
       return fills(account, request.query);
     if (request.path === '/api/v5/asset/currencies') return ok([]);
-    return fail(404, '404', 'Not Found');
+    const { method, path, query, body } = request;
+    return okxOrders(method, path, query, body, account, SEED_MARKETS) ?? fail(404, '404', 'Not Found');
   }
 
   const loopback = await startLoopback((request) => {

@@ -166,3 +166,41 @@ export function seedFills(base: string, quote: string, count: number, start: num
 export function fillCost(fill: VenueFill): string {
   return String(Number((Number(fill.price) * Number(fill.amount)).toFixed(8)));
 }
+
+/** An order a fake holds, venue-neutral; each fake renders it in its venue's shape. */
+export interface VenueOrder {
+  id: string;
+  clientId: string;
+  base: string;
+  quote: string;
+  side: 'buy' | 'sell';
+  type: 'limit' | 'market';
+  amount: string;
+  price: string | null;
+  status: 'open' | 'canceled';
+  time: number;
+}
+
+let orderCounter = 0;
+
+/** The account's orders (created on first use). */
+export function ordersOf(account: VenueAccount): VenueOrder[] {
+  const holder = account as VenueAccount & { orders?: VenueOrder[] };
+  holder.orders ??= [];
+  return holder.orders;
+}
+
+/** Places an order; undefined when an open order already has that client id (unique among open orders). */
+export function placeOrder(account: VenueAccount, order: Omit<VenueOrder, 'id' | 'status' | 'time'>, id?: string) {
+  const orders = ordersOf(account);
+  if (order.clientId && orders.some((o) => o.status === 'open' && o.clientId === order.clientId)) return undefined;
+  orderCounter += 1;
+  const placed: VenueOrder = {
+    ...order,
+    id: id ?? `ord-${process.pid}-${orderCounter}`,
+    status: 'open',
+    time: Date.now(),
+  };
+  orders.push(placed);
+  return placed;
+}

@@ -50,7 +50,7 @@ describe('integrations with nothing configured', () => {
     assert.equal(response.statusCode, 200);
     const body = response.json();
     assert.equal(body.probe_ttl_seconds, 60);
-    assert.equal(body.exchanges.length, 10);
+    assert.equal(body.exchanges.length, 6);
     for (const venue of body.exchanges) {
       assert.deepEqual(
         [venue.configured, venue.credentials, venue.reachable, venue.health, venue.checked_at],

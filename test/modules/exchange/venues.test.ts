@@ -271,7 +271,7 @@ describe('exchange venue data', () => {
       const body = response.json();
       assert.equal(body.status, 'degraded');
       assert.equal(body.healthy_count, 2);
-      assert.equal(body.total, 10);
+      assert.equal(body.total, 6);
       assert.equal(body.exchanges.binance.status, 'healthy');
       assert.equal(typeof body.exchanges.binance.latency_ms, 'number');
       assert.equal(body.exchanges.binanceus.status, 'healthy');

@@ -214,7 +214,7 @@ const COINBASE_HOST = 'https://api.coinbase.com';
  * Coinbase checks it against its own host, so a token for a proxy's host is refused. ccxt signs the
  * URL it sends to; here it signs the Coinbase URL the proxy forwards to instead (PROTOCOLS B9).
  */
-function signForCoinbaseHost(exchange: Exchange, target: string): void {
+export function signForCoinbaseHost(exchange: Exchange, target: string): void {
   const client = exchange as unknown as {
     createAuthToken(seconds: number, method?: string, url?: string, useEddsa?: boolean): string;
   };

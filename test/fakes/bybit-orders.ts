@@ -1,0 +1,92 @@
+// Bybit's order endpoints for the Bybit fake (PROTOCOLS B11), category spot: order/create with
+// `orderLinkId` (at most 36 characters, unique among active orders), order/realtime by orderId or
+// orderLinkId, order/cancel by either. Caveat: the retCodes for a too-long or duplicate
+// orderLinkId and for an unknown order (10001, 170141, 170213) are not confirmed against Bybit's pages.
+import { ordersOf, placeOrder, type LoopbackReply, type VenueAccount, type VenueOrder } from './venue-loopback.ts';
+
+const symbolOf = (o: { base: string; quote: string }) => `${o.base}${o.quote}`;
+const envelope = (result: unknown, retCode = 0, retMsg = 'OK'): LoopbackReply => ({
+  body: { retCode, retMsg, result, retExtInfo: {}, time: Date.now() },
+});
+
+function render(order: VenueOrder) {
+  return {
+    orderId: order.id,
+    orderLinkId: order.clientId,
+    blockTradeId: '',
+    symbol: symbolOf(order),
+    price: order.price ?? '0',
+    qty: order.amount,
+    side: order.side === 'buy' ? 'Buy' : 'Sell',
+    isLeverage: '0',
+    positionIdx: 0,
+    orderStatus: order.status === 'open' ? 'New' : 'Cancelled',
+    cancelType: order.status === 'open' ? 'UNKNOWN' : 'CancelByUser',
+    rejectReason: 'EC_NoError',
+    avgPrice: '',
+    leavesQty: order.status === 'open' ? order.amount : '0',
+    leavesValue: '0',
+    cumExecQty: '0',
+    cumExecValue: '0',
+    cumExecFee: '0',
+    timeInForce: 'GTC',
+    orderType: order.type === 'limit' ? 'Limit' : 'Market',
+    stopOrderType: '',
+    triggerPrice: '0',
+    reduceOnly: false,
+    closeOnTrigger: false,
+    smpType: 'None',
+    createdTime: String(order.time),
+    updatedTime: String(order.time),
+  };
+}
+
+/** Answers an order endpoint, or undefined for any other path. */
+export function bybitOrders(
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: string,
+  account: VenueAccount,
+  markets: readonly { base: string; quote: string }[],
+): LoopbackReply | undefined {
+  const input = method === 'POST' ? (JSON.parse(body || '{}') as Record<string, string>) : Object.fromEntries(query);
+  if (!['/v5/order/create', '/v5/order/realtime', '/v5/order/cancel'].includes(path)) return undefined;
+  if (input.category !== 'spot') return envelope({ list: [], nextPageCursor: '', category: input.category });
+  const find = () =>
+    ordersOf(account).find(
+      (o) => (input.orderId && o.id === input.orderId) || (input.orderLinkId && o.clientId === input.orderLinkId),
+    );
+  if (method === 'POST' && path === '/v5/order/create') {
+    const clientId = input.orderLinkId ?? '';
+    if (clientId.length > 36) return envelope({}, 10001, 'The length of orderLinkId cannot exceed 36 characters.');
+    const market = markets.find((m) => symbolOf(m) === input.symbol);
+    if (!market) return envelope({}, 10001, 'params error: symbol invalid');
+    const placed = placeOrder(
+      account,
+      {
+        clientId,
+        base: market.base,
+        quote: market.quote,
+        side: input.side === 'Sell' ? 'sell' : 'buy',
+        type: input.orderType === 'Market' ? 'market' : 'limit',
+        amount: String(input.qty ?? '0'),
+        price: input.price === undefined ? null : String(input.price),
+      },
+      String(1_900_000_000_000_000 + Math.floor(Math.random() * 1e9)),
+    );
+    if (!placed) return envelope({}, 170141, 'Duplicate clientOrderId.');
+    return envelope({ orderId: placed.id, orderLinkId: placed.clientId });
+  }
+  if (method === 'GET' && path === '/v5/order/realtime') {
+    const order = find();
+    return envelope({ category: 'spot', nextPageCursor: '', list: order ? [render(order)] : [] });
+  }
+  if (method === 'POST' && path === '/v5/order/cancel') {
+    const order = find();
+    if (order?.status !== 'open') return envelope({}, 170213, 'Order does not exist.');
+    order.status = 'canceled';
+    return envelope({ orderId: order.id, orderLinkId: order.clientId });
+  }
+  return undefined;
+}
