@@ -133,10 +133,42 @@ for (const v of CONFORMANCE_VENUES) {
       assert.equal(more.trades_synced, 4, JSON.stringify(more));
     });
 
+    it('narrows a backlog of many pages to its oldest part, still never skipping', async () => {
+      // 650 ETH/USDT fills after the stored ones: more than three pages per call, so windows are halved.
+      const backlog = seedFills(
+        'ETH',
+        'USDT',
+        650,
+        Date.now() - 12 * 3_600_000,
+        `${v.venue.slice(0, 2).toUpperCase()}K`,
+      );
+      account.fills.push(...backlog);
+      let synced = 0;
+      for (let round = 1; ; round += 1) {
+        assert.ok(round <= 30, 'the sync ends');
+        const body = (
+          await call('POST', `/api/exchange/trades/sync?exchange=${v.venue}&symbol=ETH/USDT&limit=100`)
+        ).json();
+        assert.equal(body.success, true, JSON.stringify(body));
+        synced += body.trades_synced;
+        if (!body.has_more) break;
+      }
+      assert.equal(synced, 653);
+      const listed = await call('GET', `/api/exchange/trades?exchange=${v.venue}&symbol=ETH/USDT&limit=1000`);
+      const ids = (listed.json().trades as { exchange_trade_id: string }[]).map((r) => r.exchange_trade_id).sort();
+      assert.deepEqual(
+        ids,
+        account.fills
+          .filter((f) => f.base === 'ETH')
+          .map((f) => f.id)
+          .sort(),
+      );
+    });
+
     it('lists the stored trades and their stats', async () => {
       const stats = await call('GET', `/api/exchange/trades/stats?exchange=${v.venue}`);
       assert.equal(stats.statusCode, 200, stats.body);
-      assert.match(stats.body, new RegExp(`"total_trades":${FILLS + 4}\\b`));
+      assert.match(stats.body, new RegExp(`"total_trades":${FILLS + 4 + 653}\\b`));
       const page = await call('GET', `/api/exchange/trades?exchange=${v.venue}&limit=10`);
       assert.equal(page.json().trades.length, 10);
       assert.equal((await call('GET', `/api/exchange/trades?exchange=${v.venue}`, undefined, null)).statusCode, 401);

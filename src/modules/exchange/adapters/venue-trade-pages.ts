@@ -18,6 +18,8 @@ interface Page {
 interface Pager {
   /** Pages come oldest first: the walk may stop once it holds `limit` trades. */
   oldestFirst?: boolean;
+  /** Least time between two calls of one walk: the venue's per-key limit of that endpoint. */
+  spacingMs?: number;
   /** Longest window one call may ask for (Bybit: 7 days). */
   maxSpanMs?: number;
   fetch(from: number, to: number, cursor: string | undefined): Promise<Page>;
@@ -58,8 +60,10 @@ function pager(venue: Venue, exchange: Exchange, symbol: string): Pager {
         },
       };
     case 'okx':
-      // trade/fills-history: 100 a page, `after` = the oldest bill of the page for the next one.
+      // trade/fills-history: 100 a page, `after` = the oldest bill of the page for the next one; 10
+      // calls per 2 s per key.
       return {
+        spacingMs: 200,
         async fetch(from, to, cursor) {
           const page = await trades(from, { end: to, limit: 100, ...(cursor ? { after: cursor } : {}) });
           const rows = (lastJson(exchange)?.data as Record<string, unknown>[] | undefined) ?? [];
@@ -79,8 +83,10 @@ function pager(venue: Venue, exchange: Exchange, symbol: string): Pager {
         },
       };
     case 'coinbase':
-      // orders/historical/fills: `cursor` for the next page, empty on the last.
+      // orders/historical/fills: `cursor` for the next page, empty on the last; 30 private calls a
+      // second per key.
       return {
+        spacingMs: 40,
         async fetch(from, to, cursor) {
           const params = {
             end_sequence_timestamp: new Date(to).toISOString(),
@@ -147,6 +153,7 @@ export async function oldestTrades(
         if (found.length > 0) return found.slice(0, limit);
         throw new VenueError(venue, 'rejected', `${venue} trade history needed more than ${MAX_CALLS} calls`);
       }
+      if (source.spacingMs && calls > 1) await new Promise((resolve) => setTimeout(resolve, source.spacingMs));
       const page = await source.fetch(from, to, cursor);
       for (const trade of page.trades) {
         const at = trade.timestamp ?? Number.NaN;
