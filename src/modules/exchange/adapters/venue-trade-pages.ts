@@ -63,7 +63,7 @@ function pager(venue: Venue, exchange: Exchange, symbol: string): Pager {
       // trade/fills-history: 100 a page, `after` = the oldest bill of the page for the next one; 10
       // calls per 2 s per key.
       return {
-        spacingMs: 200,
+        spacingMs: 250,
         async fetch(from, to, cursor) {
           const page = await trades(from, { end: to, limit: 100, ...(cursor ? { after: cursor } : {}) });
           const rows = (lastJson(exchange)?.data as Record<string, unknown>[] | undefined) ?? [];
@@ -118,6 +118,18 @@ async function bybitPace(exchange: Exchange): Promise<void> {
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
+/** When each key last asked its trade history, in this process (the walks of one key follow each other). */
+const lastCalls = new Map<string, number>();
+
+/** Waits until `spacingMs` has passed since the key's last history call, then counts this one. */
+async function spaced(key: string, spacingMs: number): Promise<void> {
+  const wait = (lastCalls.get(key) ?? 0) + spacingMs - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  lastCalls.set(key, Date.now());
+  // Old keys are forgotten once their spacing has long passed.
+  if (lastCalls.size > 10_000) for (const [k, at] of lastCalls) if (Date.now() - at > 60_000) lastCalls.delete(k);
+}
+
 /** Whether `oldestTrades` pages this venue (the Binance venues continue by trade id instead). */
 export function pagesNewestFirst(venue: Venue): boolean {
   return venue === 'kraken' || venue === 'okx' || venue === 'bybit' || venue === 'coinbase';
@@ -153,7 +165,7 @@ export async function oldestTrades(
         if (found.length > 0) return found.slice(0, limit);
         throw new VenueError(venue, 'rejected', `${venue} trade history needed more than ${MAX_CALLS} calls`);
       }
-      if (source.spacingMs && calls > 1) await new Promise((resolve) => setTimeout(resolve, source.spacingMs));
+      if (source.spacingMs) await spaced(`${venue}:${exchange.apiKey}`, source.spacingMs);
       const page = await source.fetch(from, to, cursor);
       for (const trade of page.trades) {
         const at = trade.timestamp ?? Number.NaN;
