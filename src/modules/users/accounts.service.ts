@@ -6,6 +6,8 @@ import type { SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { conflict, invalidField, notFound } from '../../platform/http/errors.ts';
 import type { AccountsRepository, NewUser, UserChanges, UserRow } from './accounts.repository.ts';
+import { ADMIN_SCOPES } from '../../platform/auth/scopes.ts';
+import type { ApiTokensRepository } from './api-tokens.repository.ts';
 import type { SessionsRepository } from './sessions.repository.ts';
 import type { TwoFactorRepository } from './two-factor.repository.ts';
 import {
@@ -47,12 +49,19 @@ export function createAccountsService(deps: {
   accounts: AccountsRepository;
   sessions: Pick<SessionsRepository, 'revokeAll' | 'expireResetTokens'>;
   twoFactor: Pick<TwoFactorRepository, 'reset'>;
+  apiTokens: Pick<ApiTokensRepository, 'revokeAllOf' | 'dropScopes'>;
 }) {
-  const { accounts, sessions, twoFactor } = deps;
+  const { accounts, sessions, twoFactor, apiTokens } = deps;
 
-  /** Ends every session when the new status says so; answers how many. */
-  const endSessionsFor = (id: string, status: UserStatus, now: Date, tx: DbExecutor, reason: string) =>
-    revokesSessions(status) ? sessions.revokeAll(id, now, reason, tx) : Promise.resolve(0);
+  /**
+   * Ends every session when the new status says so, and revokes the API tokens for good: a
+   * reactivated account makes new ones (decision 201). Answers the sessions ended.
+   */
+  async function endSessionsFor(id: string, status: UserStatus, now: Date, tx: DbExecutor, reason: string) {
+    if (!revokesSessions(status)) return 0;
+    await apiTokens.revokeAllOf([id], now, tx);
+    return sessions.revokeAll(id, now, reason, tx);
+  }
 
   return {
     findById: accounts.findById,
@@ -112,8 +121,11 @@ export function createAccountsService(deps: {
       if (Object.keys(changes).length === 0) return { user: current, changes };
       const user = (await accounts.update(id, set, tx))!;
       if (changes.status) await endSessionsFor(id, user.status, now, tx, `admin_${user.status}`);
+      // A demoted admin's tokens lose the admin scopes for good: a later promotion does not bring them back.
+      if (changes.role?.from === 'admin') await apiTokens.dropScopes(id, ADMIN_SCOPES, now, tx);
       if (!changes.twoFactorEnabled) return { user, changes };
       await twoFactor.reset(id, now, tx);
+      await apiTokens.revokeAllOf([id], now, tx);
       return {
         user,
         changes,
@@ -164,6 +176,7 @@ export function createAccountsService(deps: {
       if (current.status === 'deleted') return undefined;
       if (!keepsAnAdmin(admins, current, { status: 'deleted' })) throw conflict(lastAdminMessage(current.email));
       await accounts.update(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);
+      await apiTokens.revokeAllOf([id], now, tx);
       return {
         previousStatus: current.status,
         sessionsRevoked: await sessions.revokeAll(id, now, 'admin_deleted', tx),
@@ -171,8 +184,9 @@ export function createAccountsService(deps: {
     },
 
     /**
-     * A new password hash: pending reset links stop working and every session but `keep` ends,
-     * revoked for `reason`. Answers the sessions ended.
+     * A new password hash: pending reset links stop working, every API token is revoked (made under
+     * the old password, it may be what leaked) and every session but `keep` ends, revoked for
+     * `reason`. Answers the sessions ended.
      */
     async setPassword(
       id: string,
@@ -184,6 +198,7 @@ export function createAccountsService(deps: {
     ): Promise<number> {
       await accounts.update(id, { passwordHash, updatedAt: now }, tx);
       await sessions.expireResetTokens(id, now, tx);
+      await apiTokens.revokeAllOf([id], now, tx);
       return sessions.revokeAll(id, now, reason, tx, keep);
     },
 

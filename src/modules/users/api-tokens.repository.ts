@@ -1,5 +1,5 @@
 // Every query on API tokens. A method that may run inside a caller's transaction takes its executor last.
-import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, arrayOverlaps, asc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { apiTokens, users } from './users.tables.ts';
 
@@ -61,6 +61,37 @@ export function createApiTokensRepository(db: DbExecutor) {
         .where(and(eq(apiTokens.id, id), eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt)))
         .returning({ id: apiTokens.id });
       return rows.length > 0;
+    },
+    /** Revokes every live token of these users; answers how many. */
+    async revokeAllOf(userIds: string[], at: Date, executor: DbExecutor = db): Promise<number> {
+      if (userIds.length === 0) return 0;
+      const rows = await executor
+        .update(apiTokens)
+        .set({ revokedAt: at })
+        .where(and(inArray(apiTokens.userId, userIds), isNull(apiTokens.revokedAt)))
+        .returning({ id: apiTokens.id });
+      return rows.length;
+    },
+    /**
+     * Takes `scopes` out of every live token of the user, for good; a token left with no scope can do
+     * nothing and is revoked. Answers how many tokens lost a scope.
+     */
+    async dropScopes(userId: string, scopes: readonly string[], at: Date, executor: DbExecutor = db): Promise<number> {
+      const dropped = sql`ARRAY(SELECT s FROM unnest(${apiTokens.scopes}) AS s WHERE NOT (s = ANY (ARRAY[${sql.join(
+        scopes.map((scope) => sql`${scope}`),
+        sql`, `,
+      )}]::text[])))`;
+      const rows = await executor
+        .update(apiTokens)
+        .set({
+          scopes: dropped,
+          revokedAt: sql`CASE WHEN cardinality(${dropped}) = 0 THEN ${at}::timestamptz END`,
+        })
+        .where(
+          and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt), arrayOverlaps(apiTokens.scopes, [...scopes])),
+        )
+        .returning({ id: apiTokens.id });
+      return rows.length;
     },
     /** The token and its owner, as the guards check them. */
     async principal(tokenHash: string) {

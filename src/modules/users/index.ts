@@ -83,7 +83,7 @@ export function createUsersModule(
         stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes,
       },
     }),
-    accounts: createAccountsService({ accounts, sessions, twoFactor }),
+    accounts: createAccountsService({ accounts, sessions, twoFactor, apiTokens }),
     sessions: createSessionsService({ sessions, accounts }),
     twoFactor: createTwoFactorService({ twoFactor, sessions }),
     apiTokens: createApiTokensService({ apiTokens }),

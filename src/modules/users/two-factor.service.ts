@@ -24,7 +24,9 @@ export function createTwoFactorService(deps: {
 
     /**
      * Turns two-factor on with the code's time `step` (spent here, so a replayed code is refused) and
-     * the recovery codes' hashes. The code is a second factor: the session it came through is marked.
+     * the recovery codes' hashes. The code is a second factor: the session it came through is marked,
+     * and every other session ends (`2fa_enabled`): one opened by whoever knew the password alone
+     * must not outlive the second factor meant to shut them out.
      */
     async enable(
       userId: string,
@@ -37,6 +39,7 @@ export function createTwoFactorService(deps: {
       if (!(await twoFactor.spendStep(userId, step, tx))) return 'replayed';
       if (!(await twoFactor.enable(userId, codeHashes, now, tx))) return 'raced';
       if (sessionId) await sessions.markSecondFactor(sessionId, now, 'otp', tx);
+      await sessions.revokeAll(userId, now, '2fa_enabled', tx, sessionId);
       return 'enabled';
     },
 

@@ -223,8 +223,9 @@ export function createGuards(deps: {
   async function apiTokenUser(token: string): Promise<AuthenticatedUser> {
     const row = await principals.byApiToken(hashToken(token));
     const now = clock.now();
+    // The account's status first: a suspension also revokes the tokens (decision 201), and says why better.
+    if (row && row.status !== 'active') throw forbidden(`User account is ${row.status}`);
     if (!row || row.revokedAt || row.expiresAt <= now) throw invalidToken('Invalid, revoked or expired API token');
-    if (row.status !== 'active') throw forbidden(`User account is ${row.status}`);
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
       void principals.touchApiToken(row.tokenId, now).catch(() => {
         // Last use is informational; a failed write must not fail the request.

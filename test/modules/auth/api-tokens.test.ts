@@ -147,7 +147,8 @@ describe('API tokens', () => {
       (await call(t, 'PATCH', `/api/admin/users/${other.id}`, admin.token, { role: 'user' })).statusCode,
       200,
     );
-    assertDetail(await call(second, 'GET', '/api/admin/users', token.token), 403, 'Admin role required');
+    // Its only scope gone for good, the token is revoked (decision 201).
+    assertDetail(await call(second, 'GET', '/api/admin/users', token.token), 401, 'Invalid, revoked or expired API token');
   });
 
   it("a suspended owner's tokens stop working at once, on the other instance too", async () => {
