@@ -109,6 +109,11 @@ export interface Guards {
    */
   requireStepUp: Guard;
   /**
+   * requireAdmin with requireStepUp's second factor: for an admin's changes to another account
+   * (role, status, two-factor reset, password reset, bulk actions; decision 202).
+   */
+  requireAdminStepUp: Guard;
+  /**
    * For public routes that do more for some callers: sets `request.user` when a valid bearer token
    * comes with the request, and lets every other request through as anonymous.
    */
@@ -304,8 +309,8 @@ export function createGuards(deps: {
     if (request.user?.role !== 'admin') throw forbidden('Admin role required');
   };
 
-  const requireStepUp: Guard = async (request, reply) => {
-    await requireUser(request, reply);
+  /** The step-up check of a request whose user is known (decision 143). */
+  function assertSteppedUp(request: FastifyRequest): void {
     const user = request.user!;
     // An API token's scope is its authorization; making it took a step-up (decision 144).
     if (!hasSecondFactor(user) || user.apiToken) return;
@@ -314,6 +319,16 @@ export function createGuards(deps: {
         headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication"' },
       });
     }
+  }
+
+  const requireStepUp: Guard = async (request, reply) => {
+    await requireUser(request, reply);
+    assertSteppedUp(request);
+  };
+
+  const requireAdminStepUp: Guard = async (request, reply) => {
+    await requireAdmin(request, reply);
+    assertSteppedUp(request);
   };
 
   const identify: Guard = async (request, reply) => {
@@ -330,6 +345,7 @@ export function createGuards(deps: {
     requireUser,
     requireAdmin,
     requireStepUp,
+    requireAdminStepUp,
     identify,
     invalidate(userId) {
       if (!userId) {
@@ -351,17 +367,17 @@ export function createGuards(deps: {
  */
 export function documentGuard(
   route: RouteOptions,
-  guards: Pick<Guards, 'requireUser' | 'requireAdmin' | 'requireStepUp'>,
+  guards: Pick<Guards, 'requireUser' | 'requireAdmin' | 'requireStepUp' | 'requireAdminStepUp'>,
 ): void {
   const hooks = [route.onRequest].flat();
-  const role = hooks.includes(guards.requireAdmin)
+  const role = hooks.includes(guards.requireAdmin) || hooks.includes(guards.requireAdminStepUp)
     ? ['admin']
     : hooks.includes(guards.requireUser) || hooks.includes(guards.requireStepUp)
       ? []
       : undefined;
   if (role) route.schema = { ...route.schema, security: [{ bearerAuth: role }] };
   // A route behind requireStepUp says so: a machine-readable flag beside its security (decision 143).
-  if (hooks.includes(guards.requireStepUp))
+  if (hooks.includes(guards.requireStepUp) || hooks.includes(guards.requireAdminStepUp))
     route.schema = { ...route.schema, 'x-step-up': true } as typeof route.schema;
   // Every operation that takes a bearer token names the scope an API token needs for it, or none:
   // tokens may not call it (decision 144).

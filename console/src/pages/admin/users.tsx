@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { num, time } from '../../format.ts';
 import { api } from '../../session.ts';
 import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
+import { StepUpForm } from '../account/security.tsx';
 
 interface User {
   id: string;
@@ -180,6 +181,8 @@ export function UsersPanel() {
           </p>
         ) : null}
         <ErrorNote error={list.error ?? action.error} />
+        {/* A change to other accounts wants the admin's fresh second factor (decision 202). */}
+        {action.error === 'Second factor required' ? <StepUpForm onDone={() => action.setError(null)} /> : null}
         <Loading loading={list.loading && !list.data} />
         {list.data ? (
           <>

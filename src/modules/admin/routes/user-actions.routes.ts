@@ -20,12 +20,14 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
   const { service, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireAdmin;
+    // A change to other accounts wants the admin's fresh second factor (decision 202).
+    const changes = guards.requireAdminStepUp;
     const security = bearerSecurity;
 
     app.post(
       '/api/admin/users/bulk-action',
       {
-        onRequest,
+        onRequest: changes,
         schema: {
           tags,
           operationId: 'bulkUserAction',
@@ -35,7 +37,8 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
             "revoke the sessions of each user (refused from their next request); the acting admin's own " +
             'account is never suspended or deleted (reported in `skipped`). `export` stores a CSV of the ' +
             'users found and answers `exportUrl`, downloadable with an admin token for 24 hours. Each ' +
-            'changed user gets an audit entry.',
+            'changed user gets an audit entry.' +
+            ' An admin with two-factor on needs a second factor within `STEP_UP_MAX_AGE_MINUTES` (403 `Second factor required`; `POST /api/auth/2fa/step-up`).',
           security,
           body: BulkActionBody,
           response: { 200: BulkActionResult, ...errorResponses(401, 403) },
@@ -75,7 +78,7 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
     app.post(
       '/api/admin/users/reset-password',
       {
-        onRequest,
+        onRequest: changes,
         schema: {
           tags,
           operationId: 'resetUserPassword',
@@ -86,7 +89,8 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
             'password is mailed to the user through the outbox (never to a suppressed address); it is ' +
             'never returned or logged. A deleted user must be activated first (409). An admin cannot ' +
             'reset their own password here (409): they change it with `POST /api/auth/password`, or the ' +
-            'operator runs `users:reset-password`.',
+            'operator runs `users:reset-password`.' +
+            ' An admin with two-factor on needs a second factor within `STEP_UP_MAX_AGE_MINUTES` (403 `Second factor required`; `POST /api/auth/2fa/step-up`).',
           security,
           querystring: ResetPasswordQuery,
           response: { 200: ResetPasswordResult, ...errorResponses(401, 403, 404, 409) },

@@ -23,6 +23,8 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
   const { service, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireAdmin;
+    // A change to another account wants the admin's fresh second factor (decision 202).
+    const changes = guards.requireAdminStepUp;
     const security = bearerSecurity;
 
     app.get(
@@ -65,7 +67,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
     app.patch(
       '/api/admin/users/:user_id',
       {
-        onRequest,
+        onRequest: changes,
         schema: {
           tags,
           operationId: 'updateUser',
@@ -73,7 +75,8 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           description:
             'Changes role, tier, status and flags. Suspending or deleting revokes every session: the user is ' +
             'refused (403) from the next request. `active` restores a suspended or deleted user. An admin ' +
-            'cannot demote, suspend or delete their own account (409). Audited as `admin.user.update`.',
+            'cannot demote, suspend or delete their own account (409). Audited as `admin.user.update`.' +
+            ' An admin with two-factor on needs a second factor within `STEP_UP_MAX_AGE_MINUTES` (403 `Second factor required`; `POST /api/auth/2fa/step-up`).',
           security,
           params: UserIdParams,
           body: UserPatch,
@@ -86,7 +89,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
     app.delete(
       '/api/admin/users/:user_id',
       {
-        onRequest,
+        onRequest: changes,
         schema: {
           tags,
           operationId: 'deleteUser',
@@ -94,7 +97,8 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           description:
             'Sets status `deleted`, stamps the deletion and revokes every session; the record and its history ' +
             'are kept, and PATCH `status: active` restores it. Deleting a deleted user changes nothing. An ' +
-            'admin cannot delete their own account (409).',
+            'admin cannot delete their own account (409).' +
+            ' An admin with two-factor on needs a second factor within `STEP_UP_MAX_AGE_MINUTES` (403 `Second factor required`; `POST /api/auth/2fa/step-up`).',
           security,
           params: UserIdParams,
           response: { 200: SuccessFlag, ...errorResponses(401, 403, 404, 409) },
