@@ -205,6 +205,25 @@ describe('the console session', () => {
       assert.equal((await me(verified.json().access_token)).json().twoFactorEnabled, true);
     });
 
+    it('the second-factor routes refuse a request without the console header (422) or from another origin (403)', async () => {
+      const routes = [
+        ['/api/console/session/2fa', { mfa_token: 'a'.repeat(43), code: '123456' }, {}],
+        ['/api/console/session/step-up', { code: '123456' }, admin.headers],
+      ] as const;
+      for (const [url, body, auth] of routes) {
+        const bare = await post(url, body, { ...auth });
+        assert.equal(bare.statusCode, 422, `${url}: ${bare.body}`);
+        assert.deepEqual(
+          bare.json<{ detail: { loc: string[] }[] }>().detail.map((issue) => issue.loc),
+          [['header', 'x-console-request']],
+        );
+        const crossSite = await post(url, body, { ...CONSOLE, ...auth, origin: 'https://evil.example' });
+        assert.equal(crossSite.statusCode, 403, `${url}: ${crossSite.body}`);
+        assert.deepEqual(crossSite.json(), { detail: 'Cross-site request refused' });
+        assert.equal(crossSite.headers['set-cookie'], undefined);
+      }
+    });
+
     it('step-up needs a signed-in session (401 without a token)', async () => {
       const response = await post('/api/console/session/step-up', { code: '123456' });
       assert.equal(response.statusCode, 401);
