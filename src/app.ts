@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createMicroCache } from './platform/http/micro-cache.ts';
-import { DOCS_THEME } from './platform/http/docs-ui.ts';
+import { DOCS_CSP, DOCS_THEME } from './platform/http/docs-ui.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerHttpConventions, requestIdFor } from './platform/http/http-conventions.ts';
 import { lazySerializerFactory } from './platform/http/lazy-serializers.ts';
@@ -192,7 +192,8 @@ export async function buildApp(
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
     theme: { title: API_TITLE, ...DOCS_THEME },
-    uiConfig: { urls: [{ url: '/openapi.json', name: API_TITLE }], persistAuthorization: true },
+    uiConfig: { urls: [{ url: '/openapi.json', name: API_TITLE }], persistAuthorization: false },
+    staticCSP: DOCS_CSP,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes({ platform }));
