@@ -12,10 +12,12 @@ export interface Cache {
   /** The cached value, or the loader's, stored for ttlMs. Concurrent misses share one load. */
   wrap<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
   /**
-   * Fixed-window counter: the count after this increment and the window's remaining time. Counters
-   * are never evicted; where the in-process table is full, a new counter answers an infinite count.
+   * Fixed-window counter: the count after this increment and the window's remaining time. `limit`,
+   * the count its caller refuses above, lets a full in-process table tell the counters near it
+   * (kept) from the others (evictable); a counter without one is near from its second count. Where
+   * the table is full of counters near their limits, a new counter answers an infinite count.
    */
-  incr(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
+  incr(key: string, windowMs: number, limit?: number): Promise<{ count: number; resetMs: number }>;
   /** Takes one back from a live counter (e.g. an attempt that turned out fine); no-op when absent. */
   decr(key: string): Promise<void>;
   /**
@@ -95,15 +97,28 @@ export function withSingleFlight(store: Store): Cache {
 }
 
 /**
- * Counters that nothing evicts: login and sign-up throttles, venue weight. A full table refuses a
- * new key (it answers as if that counter were over any limit) rather than dropping an old one, so
- * that no flood of new keys can push a victim's counter out and reset it (decision 003). Expired
- * counters are swept when the table is full.
+ * Counters for login and sign-up throttles and venue weight. A flood of new keys must neither push a
+ * victim's counter out (and so reset it; decision 003) nor fill the table so that every new counter
+ * is refused, which turned 200,000 throttle keys into a refusal of everyone (issue 37). So a full
+ * table first sweeps the expired counters, then evicts the ones far from their limit: below half of
+ * it, or at one count where the limit is not known (one attempt is what a flood of fresh keys is
+ * made of). A counter at half its limit or more stays; only a table full of those refuses a new key,
+ * answering as if that counter were over any limit.
  */
 const COUNTER_CAPACITY = 200_000;
 
+interface Counter {
+  value: number;
+  expiresAt: number;
+  /** The count its caller refuses above, when it said. */
+  limit?: number;
+}
+
+const farFromLimit = (counter: Counter) =>
+  counter.limit === undefined ? counter.value <= 1 : counter.value * 2 < counter.limit;
+
 function createCounterTable(capacity: number) {
-  const counters = new Map<string, { value: number; expiresAt: number }>();
+  const counters = new Map<string, Counter>();
   const live = (key: string, now = Date.now()) => {
     const entry = counters.get(key);
     if (entry && entry.expiresAt <= now) {
@@ -112,18 +127,19 @@ function createCounterTable(capacity: number) {
     }
     return entry;
   };
+  // One pass over a full table frees every counter it may: the next pass is a table's worth of new keys away.
   const room = () => {
     if (counters.size < capacity) return true;
     const now = Date.now();
-    for (const [key, entry] of counters) if (entry.expiresAt <= now) counters.delete(key);
+    for (const [key, entry] of counters) if (entry.expiresAt <= now || farFromLimit(entry)) counters.delete(key);
     return counters.size < capacity;
   };
   return {
     live,
-    /** A new counter, unless the table is full. */
-    open(key: string, value: number, ttlMs: number) {
+    /** A new counter, unless the table is full of counters near their limits. */
+    open(key: string, value: number, ttlMs: number, limit?: number) {
       if (!room()) return undefined;
-      const entry = { value, expiresAt: Date.now() + ttlMs };
+      const entry: Counter = { value, expiresAt: Date.now() + ttlMs, limit };
       counters.set(key, entry);
       return entry;
     },
@@ -172,13 +188,14 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
     async release(key, token) {
       if (live(key)?.value === token) entries.delete(key);
     },
-    async incr(key, windowMs) {
+    async incr(key, windowMs, limit) {
       const entry = counters.live(key);
       if (entry) {
         entry.value += 1;
+        if (limit !== undefined) entry.limit = limit;
         return { count: entry.value, resetMs: entry.expiresAt - Date.now() };
       }
-      return counters.open(key, 1, windowMs)
+      return counters.open(key, 1, windowMs, limit)
         ? { count: 1, resetMs: windowMs }
         : { count: Number.POSITIVE_INFINITY, resetMs: windowMs };
     },
@@ -191,7 +208,7 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
       const current = entry?.value ?? 0;
       if (current + amount > cap) return { added: false, count: current };
       if (entry) entry.value = current + amount;
-      else if (!counters.open(key, current + amount, ttlMs)) return { added: false, count: cap };
+      else if (!counters.open(key, current + amount, ttlMs, cap)) return { added: false, count: cap };
       return { added: true, count: current + amount };
     },
     async raiseTo(key, value, ttlMs) {

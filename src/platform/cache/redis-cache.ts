@@ -214,7 +214,7 @@ export function createRedisCache(
         async () => {},
       );
     },
-    incr(key, windowMs) {
+    incr(key, windowMs, limit) {
       return either(
         async () => {
           const [count, ttl] = (await redis.eval(INCR_SCRIPT, 1, key, String(Math.max(1, Math.round(windowMs))))) as [
@@ -223,7 +223,7 @@ export function createRedisCache(
           ];
           return { count, resetMs: ttl > 0 ? ttl : windowMs };
         },
-        () => memory.incr(key, windowMs),
+        () => memory.incr(key, windowMs, limit),
       );
     },
     async decr(key) {

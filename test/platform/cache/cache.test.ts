@@ -167,24 +167,49 @@ describe('memory cache counters', () => {
     assert.equal((await cache.incr('login:pair:victim', 60_000)).count, 6, 'the counter kept its count');
   });
 
-  it('refuse a new counter when the table is full, rather than dropping an old one', async () => {
+  it('refuse a new counter when the table is full of counters near their limits, rather than dropping one', async () => {
     const cache = createMemoryCache(10_000, 3);
     opened.push(cache);
-    for (const key of ['a', 'b', 'c']) assert.equal((await cache.incr(key, 60_000)).count, 1);
+    // At half of its limit or more, a counter is near it (two counts where the caller named no limit).
+    for (const key of ['a', 'b']) for (let i = 1; i <= 2; i++) assert.equal((await cache.incr(key, 60_000)).count, i);
+    for (let i = 1; i <= 3; i++) assert.equal((await cache.incr('c', 60_000, 5)).count, i);
     assert.equal((await cache.incr('d', 60_000)).count, Number.POSITIVE_INFINITY, 'a new key reads as over any limit');
     assert.deepEqual(await cache.addWithin('e', 1, 10, 60_000), { added: false, count: 10 });
-    assert.equal((await cache.incr('a', 60_000)).count, 2, 'the old counters are all there');
-    assert.equal((await cache.incr('c', 60_000)).count, 2);
+    assert.equal((await cache.incr('a', 60_000)).count, 3, 'the old counters are all there');
+    assert.equal((await cache.incr('c', 60_000, 5)).count, 4);
+  });
+
+  it('with 200,000 counters far from their limits, make room for a new one and keep those near theirs', async () => {
+    const cache = createMemoryCache();
+    opened.push(cache);
+    // An attacker's guesses at the victim's pair: 4 of 5, near the limit.
+    for (let i = 1; i <= 4; i++) await cache.incr('login:pair:victim', 60_000, 5);
+    // Another's two attempts out of 10: far from it.
+    for (let i = 1; i <= 2; i++) await cache.incr('login:pair:someone', 60_000, 10);
+    // Then a flood of fresh keys, one attempt each, until the table is full.
+    let refusedAt: number | undefined;
+    for (let i = 0; i < 200_000 && refusedAt === undefined; i++) {
+      if ((await cache.incr(`login:pair:flood-${i}`, 60_000, 5)).count !== 1) refusedAt = i;
+    }
+    assert.equal(refusedAt, undefined, 'no fresh key is refused');
+    assert.equal((await cache.incr('login:pair:newcomer', 60_000, 5)).count, 1, 'nor is a newcomer after the flood');
+    assert.equal(
+      (await cache.incr('login:pair:victim', 60_000, 5)).count,
+      5,
+      'the counter near its limit kept its count',
+    );
+    assert.equal((await cache.incr('login:pair:someone', 60_000, 10)).count, 1, 'one far from it may start again');
+    assert.equal((await cache.incr('login:pair:flood-0', 60_000, 5)).count, 1, 'as the flood did');
   });
 
   it('make room from expired counters when full', async () => {
     const cache = createMemoryCache(10_000, 2);
     opened.push(cache);
     await cache.incr('short', 30);
-    await cache.incr('long', 60_000);
+    await cache.incr('long', 60_000, 2); // at half its limit: near it, kept
     await sleep(60);
     assert.equal((await cache.incr('new', 60_000)).count, 1, 'the expired counter made room');
-    assert.equal((await cache.incr('long', 60_000)).count, 2);
+    assert.equal((await cache.incr('long', 60_000, 2)).count, 2);
   });
 });
 
