@@ -267,6 +267,7 @@ export function transferSyncWire(sync: TransferSync): Static<typeof TransferSync
       type: k.type,
       fetched: k.fetched,
       synced: k.synced,
+      skipped: k.skipped.map((skip) => ({ exchange_transfer_id: skip.id, reason: skip.reason })),
       windows: k.windows,
       has_more: k.hasMore,
       synced_until: iso(k.syncedUntil),

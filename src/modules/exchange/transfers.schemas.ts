@@ -53,6 +53,17 @@ export const TransferSyncResult = Type.Object({
       type: StringEnum(TRANSFER_TYPES, { description: 'deposit or withdrawal.' }),
       fetched: Type.Integer({ description: 'Records the venue sent in this call.' }),
       synced: Type.Integer({ description: 'Of those, new.' }),
+      skipped: Type.Array(
+        Type.Object({
+          exchange_transfer_id: Nullable(
+            Type.String({ description: "The venue's id of the record, when it sent one." }),
+          ),
+          reason: Type.String({
+            description: 'Why: incomplete, or an amount beyond the numeric(38, 18) the amounts are stored as.',
+          }),
+        }),
+        { description: 'Records the venue sent that were not stored; the cursor moves past them.' },
+      ),
       windows: Type.Integer({ description: 'Calls of at most 90 days made.' }),
       has_more: Type.Boolean({ description: 'Stopped before now.' }),
       synced_until: Nullable(

@@ -14,6 +14,7 @@ import { TRANSFER_TYPES, type TransferType } from './exchange.tables.ts';
 import { cursorAfter, firstWindow, MAX_WINDOWS_PER_SYNC, nextStart, PAGE_LIMIT } from './transfer-cursor.domain.ts';
 import type { NewTransfer, TransferRow, TransfersRepository } from './transfers.repository.ts';
 import type { Venue } from './venues.domain.ts';
+import { unstorableAmount } from './stored-amounts.domain.ts';
 
 /** What one sync read of one transfer type. */
 export interface TransferKindSync {
@@ -22,12 +23,20 @@ export interface TransferKindSync {
   fetched: number;
   /** Of those, new. */
   synced: number;
+  /** Of those, left out: incomplete, or an amount the columns cannot hold; the cursor moves past them. */
+  skipped: SkippedTransfer[];
   /** Calls of at most 90 days made. */
   windows: number;
   /** Stopped before now. */
   hasMore: boolean;
   /** The cursor: the next sync reads from here. */
   syncedUntil: Date | null;
+}
+
+/** A record the venue sent that was not stored, and why. */
+export interface SkippedTransfer {
+  id: string | null;
+  reason: string;
 }
 
 /** One deposits-and-withdrawals sync. */
@@ -55,8 +64,11 @@ function toRow(
   t: VenueTransfer,
   type: TransferType,
   context: { userId: string; venue: Venue; credentialId: string },
-): NewTransfer | undefined {
-  if (t.id === null || t.timestamp === null || t.currency === null || t.amount === null) return undefined;
+): NewTransfer | SkippedTransfer {
+  if (t.id === null || t.timestamp === null || t.currency === null || t.amount === null)
+    return { id: t.id, reason: 'without id, currency, amount or time' };
+  const unstorable = unstorableAmount(t.amount) ?? unstorableAmount(t.fee);
+  if (unstorable) return { id: t.id, reason: unstorable };
   return {
     userId: context.userId,
     exchange: context.venue,
@@ -71,6 +83,8 @@ function toRow(
     transferTimestamp: new Date(t.timestamp),
   };
 }
+
+const isSkipped = (row: NewTransfer | SkippedTransfer): row is SkippedTransfer => 'reason' in row;
 
 export function createTransfersService(deps: {
   db: Db;
@@ -105,6 +119,7 @@ export function createTransfersService(deps: {
               type,
               fetched: 0,
               synced: 0,
+              skipped: [],
               windows: 0,
               hasMore: false,
               syncedUntil: null,
@@ -118,12 +133,16 @@ export function createTransfersService(deps: {
               const fetched = await gateway.transfers(venue, keys, type, { ...window, limit: PAGE_LIMIT });
               kind.windows += 1;
               kind.fetched += fetched.length;
-              const rows = fetched.map((t) => toRow(t, type, context)).filter((r): r is NewTransfer => r !== undefined);
-              if (rows.length < fetched.length)
+              const mapped = fetched.map((t) => toRow(t, type, context));
+              const rows = mapped.filter((r): r is NewTransfer => !isSkipped(r));
+              const skipped = mapped.filter(isSkipped);
+              if (skipped.length > 0) {
+                kind.skipped.push(...skipped);
                 deps.logger.warn(
-                  { venue, type, skipped: fetched.length - rows.length },
-                  'venue sent transfers without id, currency, amount or time',
+                  { venue, type, credentialId: credential.id, skipped },
+                  'venue sent transfers that cannot be stored; skipped',
                 );
+              }
               kind.synced += await repo.upsert(rows);
               start = nextStart(window, fetched.filter((t) => t.timestamp !== null) as { timestamp: number }[]);
               // Each window's progress is kept at once: a failure later does not lose it.

@@ -135,6 +135,49 @@ describe('exchange transfers', () => {
     assert.deepEqual([eth.exchange_transfer_id, eth.status], ['d3', 'ok']);
   });
 
+  it('skips and reports a record whose amount numeric(38, 18) cannot hold, stores the rest and moves on', async () => {
+    const owner = await signIn(t.app, t.database);
+    const huge = addAccount(fakes.binance, {
+      deposits: [
+        binanceDeposit({ id: 'ok-1', coin: 'USDT', amount: '25', time: now - 20 * DAY }),
+        // 24 digits before the point: 4 more than numeric(38, 18) holds.
+        binanceDeposit({ id: 'huge-1', coin: 'SHIB', amount: '123456789012345678901234', time: now - 10 * DAY }),
+      ],
+      withdrawals: [],
+    });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/exchange/credentials',
+      headers: owner.headers,
+      payload: { exchange_name: 'binance', api_key: huge.apiKey, api_secret: huge.secret },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+
+    const first = await call('POST', '/api/exchange/transfers/sync?exchange=binance', owner);
+    assert.equal(first.statusCode, 200, first.body);
+    const body = first.json();
+    assert.equal(body.success, true, first.body);
+    assert.equal(body.transfers_synced, 1);
+    const deposits = body.types.find((k: { type: string }) => k.type === 'deposit');
+    assert.equal(deposits.skipped.length, 1, first.body);
+    assert.equal(deposits.skipped[0].exchange_transfer_id, 'huge-1');
+    assert.match(deposits.skipped[0].reason, /beyond numeric\(38, 18\)/);
+    assert.ok(Date.parse(deposits.synced_until) > now - 10 * DAY, 'the cursor moved past the record');
+    assert.ok(
+      t.logLines().some((line) => line.level === 40 && JSON.stringify(line).includes('huge-1')),
+      'the skipped record is in the log',
+    );
+
+    const listed = (await call('GET', '/api/exchange/transfers?exchange=binance', owner)).json();
+    assert.deepEqual(
+      listed.transfers.map((row: { exchange_transfer_id: string }) => row.exchange_transfer_id),
+      ['ok-1'],
+    );
+    const again = await call('POST', '/api/exchange/transfers/sync?exchange=binance', owner);
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(again.json().success, true, 'the next sync does not stick on it');
+  });
+
   it(
     'answers a venue failure as success false, 401 without ' + 'a token, 422 for a bad venue, 404 without a credential',
     async () => {
