@@ -3,6 +3,7 @@ import { audit } from './admin.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { generatePassword, hashPassword } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
+import { transactionRetrying } from '../../platform/db/retry.ts';
 import { conflict, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
@@ -47,7 +48,7 @@ export function createUserActionsService(deps: {
   async function changeStatus(actor: AdminActor, ids: string[], action: keyof typeof TARGET_STATUS) {
     const target = TARGET_STATUS[action];
     const now = clock.now();
-    const outcome = await db.transaction(async (tx) => {
+    const outcome = await transactionRetrying(db, async (tx) => {
       const { found, skipped, changed } = await accounts.changeStatuses(ids, target, actor.id, now, tx);
       for (const { user, sessionsRevoked } of changed) {
         await audit(
@@ -155,7 +156,7 @@ export function createUserActionsService(deps: {
       const password = generatePassword();
       const passwordHash = await hashPassword(password);
       const now = clock.now();
-      const emailSent = await db.transaction(async (tx) => {
+      const emailSent = await transactionRetrying(db, async (tx) => {
         const revoked = await accounts.setPassword(user.id, passwordHash, 'admin_password_reset', now, tx);
         const mail = query.sendEmail
           ? await deps.messages.mail(
@@ -206,7 +207,7 @@ export function createUserActionsService(deps: {
       if (user.status === 'deleted') throw conflict('The user is deleted; activate it before resetting its password');
       const passwordHash = await hashPassword(password);
       const now = clock.now();
-      const sessionsRevoked = await db.transaction(async (tx) => {
+      const sessionsRevoked = await transactionRetrying(db, async (tx) => {
         const revoked = await accounts.setPassword(user.id, passwordHash, 'admin_password_reset', now, tx);
         await audit(
           {

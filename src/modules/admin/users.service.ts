@@ -6,6 +6,7 @@ import type { AuditRow } from '../../platform/audit.ts';
 import { audit, auditFrom } from './admin.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import { transactionRetrying } from '../../platform/db/retry.ts';
 import { isoText } from '../../platform/db/iso-text.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { EMPTY_SUMMARY, type TradingSummary, type TradingSummaryPort } from './trading-summary.port.ts';
@@ -102,7 +103,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       const id = parseUserId(userId);
       if (!id) throw userNotFound();
       const now = clock.now();
-      const row = await db.transaction(async (tx) => {
+      const row = await transactionRetrying(db, async (tx) => {
         const { user, changes, twoFactorReset } = await accounts.change(id, patch, actor.id, now, tx);
         if (Object.keys(changes).length === 0) return user;
         if (twoFactorReset) {
@@ -147,7 +148,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       const id = parseUserId(userId);
       if (!id) throw userNotFound();
       const now = clock.now();
-      await db.transaction(async (tx) => {
+      await transactionRetrying(db, async (tx) => {
         const deleted = await accounts.delete(id, actor.id, now, tx);
         if (!deleted) return;
         await audit(

@@ -2,7 +2,7 @@
 // so at most 20 digits before the point; finer fractions are rounded by PostgreSQL as it stores them.
 // A value beyond that would fail the whole statement (numeric field overflow), and with it every
 // later sync of the same window: such a record is skipped and reported instead (issue 37).
-import Decimal from 'decimal.js';
+import { Decimal } from 'decimal.js';
 
 const PRECISION = 38;
 const SCALE = 18;

@@ -124,6 +124,32 @@ export interface AccountPage {
 }
 
 export function createAccountsRepository(db: DbExecutor) {
+  /**
+   * Locks the accounts `ids` and, with `admins`, every active admin's, in one statement in id order:
+   * whatever set two changes lock, they take it in the same order, so they wait for each other
+   * instead of deadlocking (issue 37). A change that could remove an admin locks the admins too,
+   * so two such changes run one after the other and the second sees what the first left
+   * (decision 011). FOR NO KEY UPDATE: the rows' keys stay, so a foreign key's check (an audit
+   * row naming the acting admin) never waits for it. Answers the accounts of `ids` and the active
+   * admins' ids.
+   */
+  async function lockForChange(
+    ids: string[],
+    admins: boolean,
+    executor: DbExecutor,
+  ): Promise<{ rows: UserRow[]; activeAdmins: Set<string> }> {
+    const wanted = new Set(ids);
+    const activeAdmin = and(eq(users.role, 'admin'), eq(users.status, 'active'));
+    const targets = ids.length > 0 ? inArray(users.id, ids) : undefined;
+    const where = admins ? (targets ? or(targets, activeAdmin) : activeAdmin) : targets;
+    if (!where) return { rows: [], activeAdmins: new Set() };
+    const locked = await executor.select().from(users).where(where).orderBy(asc(users.id)).for('no key update');
+    return {
+      rows: locked.filter((row) => wanted.has(row.id)),
+      activeAdmins: new Set(locked.filter((row) => row.role === 'admin' && row.status === 'active').map((r) => r.id)),
+    };
+  }
+
   return {
     async findById(id: string, executor: DbExecutor = db): Promise<UserRow | undefined> {
       const [row] = await executor.select().from(users).where(eq(users.id, id)).limit(1);
@@ -177,22 +203,15 @@ export function createAccountsRepository(db: DbExecutor) {
     /** Locks the rows so concurrent changes to one user apply one after the other. */
     async lockForUpdate(ids: string[], executor: DbExecutor): Promise<UserRow[]> {
       if (ids.length === 0) return [];
-      return executor.select().from(users).where(inArray(users.id, ids)).orderBy(asc(users.id)).for('update');
+      return (await lockForChange(ids, false, executor)).rows;
     },
 
-    /**
-     * Locks every active admin's row (in id order, like lockForUpdate) and answers their ids. A change
-     * that could remove an admin takes this lock before its target's, so two such changes run one
-     * after the other and the second sees what the first left (decision 011).
-     */
-    async lockActiveAdmins(executor: DbExecutor): Promise<Set<string>> {
-      const rows = await executor
-        .select({ id: users.id })
-        .from(users)
-        .where(and(eq(users.role, 'admin'), eq(users.status, 'active')))
-        .orderBy(asc(users.id))
-        .for('update');
-      return new Set(rows.map((r) => r.id));
+    lockForChange,
+
+    /** Sets the same columns on several accounts in one statement (the kept counts then follow in key order). */
+    async updateMany(ids: string[], changes: UserChanges, executor: DbExecutor): Promise<void> {
+      if (ids.length === 0) return;
+      await executor.update(users).set(changes).where(inArray(users.id, ids));
     },
 
     /** Undefined when the e-mail is taken. */

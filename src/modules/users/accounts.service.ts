@@ -47,7 +47,7 @@ export const userNotFound = () => notFound('User not found');
 
 export function createAccountsService(deps: {
   accounts: AccountsRepository;
-  sessions: Pick<SessionsRepository, 'revokeAll' | 'expireResetTokens'>;
+  sessions: Pick<SessionsRepository, 'revokeAll' | 'revokeAllOf' | 'expireResetTokens'>;
   twoFactor: Pick<TwoFactorRepository, 'reset'>;
   apiTokens: Pick<ApiTokensRepository, 'revokeAllOf' | 'dropScopes'>;
 }) {
@@ -97,12 +97,14 @@ export function createAccountsService(deps: {
       tx: DbExecutor,
     ): Promise<AccountChange> {
       assertNotSelfLockout(by, id, patch);
-      // The admins first, then the target: concurrent changes of admins take turns (decision 011).
-      const admins =
-        patch.role !== undefined || patch.status !== undefined ? await accounts.lockActiveAdmins(tx) : undefined;
-      const [current] = await accounts.lockForUpdate([id], tx);
+      // The target with the admins, where it could remove one: concurrent changes of admins take
+      // turns (decision 011), every change locking its rows in id order (issue 37).
+      const mayRemoveAdmin = patch.role !== undefined || patch.status !== undefined;
+      const locked = await accounts.lockForChange([id], mayRemoveAdmin, tx);
+      const [current] = locked.rows;
       if (!current) throw userNotFound();
-      if (admins && !keepsAnAdmin(admins, current, patch)) throw conflict(lastAdminMessage(current.email));
+      if (mayRemoveAdmin && !keepsAnAdmin(locked.activeAdmins, current, patch))
+        throw conflict(lastAdminMessage(current.email));
       if (patch.twoFactorEnabled === true && !current.twoFactorEnabled) {
         throw invalidField(
           ['body', 'twoFactorEnabled'],
@@ -138,27 +140,31 @@ export function createAccountsService(deps: {
      * its own with the reason (oneself locked out, a deleted account suspended, the last admin).
      */
     async changeStatuses(ids: string[], target: UserStatus, by: string | null, now: Date, tx: DbExecutor) {
-      const admins = target === 'active' ? undefined : await accounts.lockActiveAdmins(tx);
-      const rows = await accounts.lockForUpdate(ids, tx);
+      const mayRemoveAdmin = target !== 'active';
+      const { rows, activeAdmins } = await accounts.lockForChange(ids, mayRemoveAdmin, tx);
       const skipped: { id: string; reason: string }[] = [];
-      const changed: { user: UserRow; sessionsRevoked: number }[] = [];
+      const changing: UserRow[] = [];
       for (const user of rows) {
         const reason =
           (user.id === by && target !== 'active'
             ? `You cannot ${target === 'deleted' ? 'delete' : 'suspend'} your own account`
             : undefined) ??
           (target === 'suspended' && user.status === 'deleted' ? 'User is deleted; activate it first' : undefined) ??
-          (admins && user.status !== target && !keepsAnAdmin(admins, user, { status: target })
+          (mayRemoveAdmin && user.status !== target && !keepsAnAdmin(activeAdmins, user, { status: target })
             ? lastAdminMessage(user.email)
             : undefined);
-        if (reason) {
-          skipped.push({ id: user.id, reason });
-          continue;
-        }
-        if (user.status === target) continue;
-        await accounts.update(user.id, { ...statusColumns(target, now), updatedAt: now }, tx);
-        changed.push({ user, sessionsRevoked: await endSessionsFor(user.id, target, now, tx, `admin_${target}`) });
+        if (reason) skipped.push({ id: user.id, reason });
+        else if (user.status !== target) changing.push(user);
       }
+      // Set by set, one statement each: the kept counts of accounts and sessions follow in key order.
+      const changingIds = changing.map((user) => user.id);
+      await accounts.updateMany(changingIds, { ...statusColumns(target, now), updatedAt: now }, tx);
+      let ended = new Map<string, number>();
+      if (revokesSessions(target)) {
+        await apiTokens.revokeAllOf(changingIds, now, tx);
+        ended = await sessions.revokeAllOf(changingIds, now, `admin_${target}`, tx);
+      }
+      const changed = changing.map((user) => ({ user, sessionsRevoked: ended.get(user.id) ?? 0 }));
       return { found: rows.map((r) => r.id), skipped, changed };
     },
 
@@ -170,11 +176,12 @@ export function createAccountsService(deps: {
       tx: DbExecutor,
     ): Promise<{ previousStatus: UserStatus; sessionsRevoked: number } | undefined> {
       assertNotSelfLockout(by, id, { status: 'deleted' });
-      const admins = await accounts.lockActiveAdmins(tx);
-      const [current] = await accounts.lockForUpdate([id], tx);
+      const locked = await accounts.lockForChange([id], true, tx);
+      const [current] = locked.rows;
       if (!current) throw userNotFound();
       if (current.status === 'deleted') return undefined;
-      if (!keepsAnAdmin(admins, current, { status: 'deleted' })) throw conflict(lastAdminMessage(current.email));
+      if (!keepsAnAdmin(locked.activeAdmins, current, { status: 'deleted' }))
+        throw conflict(lastAdminMessage(current.email));
       await accounts.update(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);
       await apiTokens.revokeAllOf([id], now, tx);
       return {

@@ -30,12 +30,12 @@ export function createSessionsRepository(db: DbExecutor) {
     at: Date,
     reason: string,
     executor: DbExecutor,
-  ): Promise<number> {
+  ): Promise<{ id: string; userId: string }[]> {
     const revoked = await executor
       .update(deviceSessions)
       .set({ revokedAt: at, revokeReason: reason })
       .where(and(where, isNull(deviceSessions.revokedAt)))
-      .returning({ id: deviceSessions.id });
+      .returning({ id: deviceSessions.id, userId: deviceSessions.userId });
     if (revoked.length > 0) {
       await executor
         .update(refreshTokens)
@@ -50,7 +50,7 @@ export function createSessionsRepository(db: DbExecutor) {
           ),
         );
     }
-    return revoked.length;
+    return revoked;
   }
 
   return {
@@ -114,12 +114,30 @@ export function createSessionsRepository(db: DbExecutor) {
       executor: DbExecutor = db,
       keep: string | null = null,
     ): Promise<number> {
-      return revokeWhere(
+      const revoked = await revokeWhere(
         and(eq(deviceSessions.userId, userId), keep ? ne(deviceSessions.id, keep) : undefined),
         at,
         reason,
         executor,
       );
+      return revoked.length;
+    },
+
+    /**
+     * Revokes every live session of these users in one statement (the kept counts of sessions then
+     * follow in key order, as one user's would); answers how many each user lost.
+     */
+    async revokeAllOf(
+      userIds: string[],
+      at: Date,
+      reason: string,
+      executor: DbExecutor = db,
+    ): Promise<Map<string, number>> {
+      const ended = new Map<string, number>(userIds.map((id) => [id, 0]));
+      if (userIds.length === 0) return ended;
+      for (const { userId } of await revokeWhere(inArray(deviceSessions.userId, userIds), at, reason, executor))
+        ended.set(userId, (ended.get(userId) ?? 0) + 1);
+      return ended;
     },
 
     async addRefreshToken(

@@ -52,7 +52,7 @@ function removesAdmin(user: { role: string; status: string }, change: { role?: s
 }
 
 /**
- * Applies the change to the set of active admins (the ids lockActiveAdmins locked in the same
+ * Applies the change to the set of active admins (the active admins lockForChange locked in the same
  * transaction); false, and nothing applied, when it would leave none.
  */
 export function keepsAnAdmin(

@@ -370,11 +370,12 @@ export function documentGuard(
   guards: Pick<Guards, 'requireUser' | 'requireAdmin' | 'requireStepUp' | 'requireAdminStepUp'>,
 ): void {
   const hooks = [route.onRequest].flat();
-  const role = hooks.includes(guards.requireAdmin) || hooks.includes(guards.requireAdminStepUp)
-    ? ['admin']
-    : hooks.includes(guards.requireUser) || hooks.includes(guards.requireStepUp)
-      ? []
-      : undefined;
+  const role =
+    hooks.includes(guards.requireAdmin) || hooks.includes(guards.requireAdminStepUp)
+      ? ['admin']
+      : hooks.includes(guards.requireUser) || hooks.includes(guards.requireStepUp)
+        ? []
+        : undefined;
   if (role) route.schema = { ...route.schema, security: [{ bearerAuth: role }] };
   // A route behind requireStepUp says so: a machine-readable flag beside its security (decision 143).
   if (hooks.includes(guards.requireStepUp) || hooks.includes(guards.requireAdminStepUp))

@@ -2,6 +2,7 @@
 // suspension revoke the user's `tpk_` tokens for good, a demotion takes the admin scopes away for good,
 // and turning two-factor on ends every session but the one it was turned on from.
 import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { assertDetail } from '../../helpers/error-assertions.ts';
@@ -36,7 +37,7 @@ describe('API tokens and sessions after account changes', () => {
     const response = await call('PATCH', `/api/admin/users/${id}`, admin.token, body);
     assert.equal(response.statusCode, 200, response.body);
   };
-  const revoked = (response: { statusCode: number; body: string }) =>
+  const revoked = (response: LightMyRequestResponse) =>
     assertDetail(response, 401, 'Invalid, revoked or expired API token');
   const listed = async (user: TestUser) =>
     (await call('GET', '/api/auth/tokens', user.token)).json<{ id: string; scopes: string[] }[]>();
