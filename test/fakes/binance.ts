@@ -112,6 +112,7 @@ export class BinanceFake {
   private readonly routes = new Map<string, { handler: Handler; signed: boolean; reads: boolean; weight: Weight }>();
   private failures: Failure[] = [];
   private delays: { ms: number; pathPrefix?: string; remaining: number }[] = [];
+  private holds: { released: Promise<void>; pathPrefix?: string; remaining: number }[] = [];
   private server?: Server;
   url = '';
 
@@ -187,6 +188,17 @@ export class BinanceFake {
     return this;
   }
 
+  /**
+   * The next `times` matching requests are answered only once `release()` is called: a test decides
+   * when a call in flight ends, instead of guessing with a delay.
+   */
+  hold(options: { times?: number; pathPrefix?: string } = {}): { release(): void } {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.holds.push({ released, pathPrefix: options.pathPrefix, remaining: options.times ?? 1 });
+    return { release };
+  }
+
   countRequests(path: string): number {
     return this.requests.filter((r) => r.path === path).length;
   }
@@ -257,6 +269,8 @@ export class BinanceFake {
 
     const pause = this.take(this.delays, url.pathname);
     if (pause) await new Promise((r) => setTimeout(r, pause.ms));
+    const held = this.take(this.holds, url.pathname);
+    if (held) await held.released;
 
     const reply = await this.dispatch(request, url.search.slice(1), body);
     const headers: Record<string, string> = { 'content-type': 'application/json;charset=UTF-8', ...reply.headers };

@@ -28,13 +28,18 @@ describe('probe memo', () => {
   it('shares one probe between concurrent callers', async () => {
     const memo = createProbeMemo({ clock: fixedClock('2031-01-01T00:00:00Z') });
     let calls = 0;
-    const probe = async () => {
+    // The probe answers only once all three callers have asked.
+    let answer!: (outcome: ProbeOutcome) => void;
+    const answered = new Promise<ProbeOutcome>((resolve) => (answer = resolve));
+    const probe = () => {
       calls++;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      return up;
+      return answered;
     };
-    await Promise.all([memo.get('redis', probe), memo.get('redis', probe), memo.get('redis', probe)]);
+    const asked = [memo.get('redis', probe), memo.get('redis', probe), memo.get('redis', probe)];
+    answer(up);
+    const records = await Promise.all(asked);
     assert.equal(calls, 1);
+    assert.ok(records.every((record) => record === records[0] && record.reachable));
   });
 
   it('keeps the last success through a failure, and a cleaned error with its time', async () => {
@@ -55,15 +60,21 @@ describe('probe memo', () => {
     );
   });
 
-  it('answers unreachable when the probe throws or outlives the timeout', async () => {
+  it('answers unreachable when the probe throws or outlives the timeout', async (t) => {
     const memo = createProbeMemo({ clock: fixedClock('2031-01-01T00:00:00Z'), timeoutMs: 30 });
     const thrown = await memo.get('a', async () => {
       throw new Error('secret detail');
     });
     assert.deepEqual([thrown.reachable, thrown.lastError], [false, 'the check failed']);
-    const started = Date.now();
-    const hung = await memo.get('b', () => new Promise<ProbeOutcome>(() => {}));
-    assert.deepEqual([hung.reachable, hung.lastError], [false, 'did not answer within 30 ms']);
-    assert.ok(Date.now() - started < 1000);
+    // The timeout's timer, moved by hand: the answer comes when 30 ms have passed, not before.
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let settled = false;
+    const hung = memo.get('b', () => new Promise<ProbeOutcome>(() => {})).finally(() => (settled = true));
+    t.mock.timers.tick(29);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, 'still waiting at 29 ms');
+    t.mock.timers.tick(1);
+    const record = await hung;
+    assert.deepEqual([record.reachable, record.lastError], [false, 'did not answer within 30 ms']);
   });
 });

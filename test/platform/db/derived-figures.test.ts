@@ -5,7 +5,7 @@
 // deep pages of trades and of users, the platform statistics) is compared with the same questions
 // asked of the rows directly.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it as nodeIt } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { reconcileFigures } from '../../../src/platform/db/derived-figures.ts';
 import { DERIVED_FIGURES } from '../../../src/cli/db.commands.ts';
@@ -37,11 +37,30 @@ function random(seed: number) {
 
 const SEED = Number(process.env.FIGURES_SEED ?? 20261127);
 
+/** A test whose failure names the seed it ran with, so the run can be replayed (FIGURES_SEED=... npm test -- this file). */
+function it(name: string, fn: () => Promise<void>): void {
+  nodeIt(name, async () => {
+    try {
+      await fn();
+    } catch (error) {
+      if (error instanceof Error) error.message += `\n(replay: FIGURES_SEED=${SEED} npm test -- ${FILE})`;
+      throw error;
+    }
+  });
+}
+const FILE = 'test/platform/db/derived-figures.test.ts';
+
+/** A number of its own for each test, from its name: a test draws the same values run alone or after the others. */
+const nameSeed = (name: string) => [...name].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, SEED >>> 0);
+
 describe('figures kept by the database', () => {
   let t: TestApp;
   let trader: TestUser;
   let admin: TestUser;
-  const rnd = random(SEED);
+  let rnd = random(SEED);
+  beforeEach((context) => {
+    rnd = random(nameSeed(context.name));
+  });
 
   before(async () => {
     t = await buildTestApp();
@@ -50,7 +69,18 @@ describe('figures kept by the database', () => {
   });
   after(() => t.close());
 
-  const exec = (query: ReturnType<typeof sql>) => t.database.db.execute(query);
+  /**
+   * One statement, its `random()` seeded from the test's generator: setseed holds for the session,
+   * so both run in one transaction (one connection of a pool).
+   */
+  const exec = (query: ReturnType<typeof sql>) => {
+    // Drawn now, not when the transaction begins: concurrent writers draw in the order they are called.
+    const seed = rnd.next() * 2 - 1;
+    return t.database.db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT setseed(${seed})`);
+      return tx.execute(query);
+    });
+  };
   const rows = <T>(query: ReturnType<typeof sql>) => t.database.rows<T>(query);
   const differences = async () =>
     (await reconcileFigures(t.database.db, DERIVED_FIGURES, { mend: false })).filter(
@@ -179,6 +209,8 @@ describe('figures kept by the database', () => {
   );
 
   it('are found out when they differ (the comparison can fail), and rebuilt', async () => {
+    // Rows of its own in each kept table it spoils, whatever ran before.
+    await importTrades([trader.id], 50, 'spoil');
     await exec(
       sql`UPDATE exchange_trade_days SET total_volume = total_volume + 1
         WHERE ctid = (SELECT ctid FROM exchange_trade_days LIMIT 1)`,
