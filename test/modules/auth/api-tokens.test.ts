@@ -148,7 +148,11 @@ describe('API tokens', () => {
       200,
     );
     // Its only scope gone for good, the token is revoked (decision 201).
-    assertDetail(await call(second, 'GET', '/api/admin/users', token.token), 401, 'Invalid, revoked or expired API token');
+    assertDetail(
+      await call(second, 'GET', '/api/admin/users', token.token),
+      401,
+      'Invalid, revoked or expired API token',
+    );
   });
 
   it("a suspended owner's tokens stop working at once, on the other instance too", async () => {

@@ -108,11 +108,7 @@ describe('API tokens and sessions after account changes', () => {
     assert.equal((await call('GET', '/api/admin/users', mixed.token)).statusCode, 200);
     await patch(other.id, { role: 'user' });
     await patch(other.id, { role: 'admin' });
-    assertDetail(
-      await call('GET', '/api/admin/users', mixed.token),
-      403,
-      'This API token lacks the scope admin:read',
-    );
+    assertDetail(await call('GET', '/api/admin/users', mixed.token), 403, 'This API token lacks the scope admin:read');
     assert.equal((await call('GET', '/api/auth/me', mixed.token)).statusCode, 200, 'its other scopes stay');
     revoked(await call('GET', '/api/auth/me', adminOnly.token));
     assert.deepEqual(
