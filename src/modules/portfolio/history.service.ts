@@ -50,18 +50,24 @@ export function createHistoryService(deps: {
       const start = query.start ? Date.parse(query.start) : end - DEFAULT_WINDOW_DAYS * 86_400_000;
       if (start >= end)
         throw invalidField(['query', 'start'], 'start must be earlier than end (and than now)', query.start ?? null);
-      // Interval boundaries within the window; the last point is `end` itself when it is now.
-      const times: number[] = [];
-      for (let ts = Math.ceil(start / step) * step; ts <= end; ts += step) times.push(ts);
+      // Counted before any is made: a window of centuries would otherwise build millions first (decision 199).
+      const first = Math.ceil(start / step) * step;
       const live = end === now;
-      if (live && times.at(-1) !== end) times.push(end);
-      if (times.length > MAX_POINTS) {
+      const aligned = first > end ? 0 : Math.floor((end - first) / step) + 1;
+      const count = aligned + (live && (aligned === 0 || (end - first) % step !== 0) ? 1 : 0);
+      if (count > MAX_POINTS) {
         throw invalidField(
           ['query', 'start'],
-          `the window holds ${times.length} points of ${query.interval}; at most ${MAX_POINTS}`,
+          `the window holds ${count} points of ${query.interval}; at most ${MAX_POINTS}`,
           query.start ?? null,
+          'value_error',
+          { error: `at most ${MAX_POINTS} points`, le: MAX_POINTS },
         );
       }
+      // Interval boundaries within the window; the last point is `end` itself when it is now.
+      const times: number[] = [];
+      for (let ts = first; ts <= end; ts += step) times.push(ts);
+      if (live && times.at(-1) !== end) times.push(end);
       const [all, rows] = await Promise.all([deps.ledger.events(userId, prices), deps.source.holdings(userId)]);
       const current = new Map<string, Dec>();
       for (const r of rows) current.set(r.currency, (current.get(r.currency) ?? dec(0)).plus(r.total));

@@ -253,6 +253,12 @@ describe('portfolio', () => {
         ['query', 'start'],
         'value_error',
       );
+      // Counted, never built: a window from year 1 names its size and the bound (decision 199).
+      const centuries = await get('/api/portfolio/history?start=0001-01-01T00:00:00Z&interval=1h', saver);
+      assertIssue(centuries, ['query', 'start'], 'value_error');
+      const issue = centuries.json().detail[0];
+      assert.equal(issue.ctx.le, 1000);
+      assert.ok(Number(/holds (\d+) points/.exec(issue.msg)?.[1]) > 17_700_000, issue.msg);
       assertIssue(await get('/api/portfolio/history?interval=1w', saver), ['query', 'interval'], 'enum');
       assert.equal((await get('/api/portfolio/history', null)).statusCode, 401);
     });
