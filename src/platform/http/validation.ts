@@ -9,6 +9,7 @@ import { isIpOrCidr } from './client-address.ts';
 import { canonicalUuid, parseDateTime } from './datetime.ts';
 import { validationFailed, type ValidationIssue } from './errors.ts';
 import { MAX_JSON_DEPTH, registerJsonBodyParser } from './json-body.ts';
+import { oversizedLists } from './oversized-lists.ts';
 import { toPydanticIssues, type RequestPart } from './pydantic-errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -238,6 +239,8 @@ function validatePart(request: FastifyRequest, part: RequestPart, validator: Par
       }
       return [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }];
     }
+    const oversized = oversizedLists(current, validator.schema);
+    if (oversized.length > 0) return toPydanticIssues(oversized, { part, data: current, raw: current });
     // Defaults and canonical forms are written into a copy, so errors quote the body as it came.
     const copy: unknown = structuredClone(current);
     if (validator.validate(copy)) {
