@@ -256,6 +256,8 @@ const SETTINGS = {
     share: setting((env) => env.integer('VENUE_WEIGHT_SHARE_PERCENT', 80, 1, 100) / 100),
     /** How long a call may wait for the next minute before it is refused with 503. */
     maxWaitMs: integer('VENUE_BUDGET_MAX_WAIT_MS', 2_000, 0, 30_000),
+    /** Share of the budget's minute one user's calls may take (VENUE_USER_SHARE_PERCENT; decision 200). */
+    userShare: setting((env) => env.integer('VENUE_USER_SHARE_PERCENT', 25, 1, 100) / 100),
     /** Names the egress IP: instances with the same id share one budget per venue. Part of cache keys. */
     egress: setting((env) => {
       const raw = env.string('VENUE_EGRESS_ID');
@@ -319,6 +321,8 @@ const SETTINGS = {
     probeTimeoutMs: integer('EXCHANGE_PROBE_TIMEOUT_MS', 3_000, 100, 60_000),
     /** How far back a market's first trade sync reaches (TRADE_SYNC_HORIZON_DAYS). */
     tradeSyncHorizonDays: integer('TRADE_SYNC_HORIZON_DAYS', 365, 1, 3650),
+    /** Balance, trade or transfer syncs and key validations one user may ask for per minute, each (decision 200). */
+    syncPerUserPerMinute: integer('SYNC_PER_USER_PER_MINUTE', 10, 1, 10_000),
   },
   /** Every user's risk limits until the user changes them (TRADING_*, docs/decisions/218). */
   trading: { limitDefaults: setting(readTradingLimitDefaults) },

@@ -128,7 +128,7 @@ export function extremeRequests(operation: Operation, known: Known, random: () =
       requests.push(build(`${p.name}=${String(value)}`, (name, v) => (name === p.name ? value : first(v))));
   }
   if (params.some((p) => p.schema.format === 'date-time' || branch(p.schema)?.format === 'date-time'))
-    requests.push(build('dates inverted', (name, values) => (values.includes(YEAR_1) ? values[1] : first(values))));
+    requests.push(build('dates inverted', (_name, values) => (values.includes(YEAR_1) ? values[1] : first(values))));
   for (let i = 0; i < mixes; i++) requests.push(build(`mix ${i}`, (_name, values) => any(values)));
   return requests;
 }

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Cache } from '../../platform/cache/cache.ts';
 import { AppError } from '../../platform/http/errors.ts';
-import { BudgetRefusal, withBudgetShare } from '../../platform/venue-budget/venue-budget.ts';
+import { BudgetRefusal, UserShareRefusal, withBudgetShare } from '../../platform/venue-budget/venue-budget.ts';
 import type { createBalancesService } from './balances.service.ts';
 import type { CredentialsRepository } from './credentials.repository.ts';
 import type { createTradesService } from './trades.service.ts';
@@ -96,7 +96,7 @@ export function createAccountSyncService(deps: {
   ): Promise<AccountSyncResult> {
     const base = { credentialId: credential.id, userId: credential.userId, venue: credential.exchangeName };
     const idle = { currenciesSynced: null, tradesSynced: 0, transfersSynced: 0, hasMore: false };
-    const deferred = (refusal: BudgetRefusal): AccountSyncResult => ({
+    const deferred = (refusal: BudgetRefusal | UserShareRefusal): AccountSyncResult => ({
       ...base,
       ...idle,
       status: 'deferred',
@@ -120,6 +120,8 @@ export function createAccountSyncService(deps: {
     try {
       return await withBudgetShare(share, () => syncOne(venue, credential));
     } catch (error) {
+      // The owner spent their share of the minute: this credential waits for the next run, the others go on.
+      if (error instanceof UserShareRefusal) return deferred(error);
       if (error instanceof BudgetRefusal) {
         // Trades stored before the refusal are kept; the next run continues after them.
         deferredVenues.set(venue, error);

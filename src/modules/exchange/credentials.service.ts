@@ -80,6 +80,7 @@ export function createCredentialsService(deps: {
 
   function open(row: CredentialRow): VenueCredentials {
     return {
+      owner: row.userId,
       apiKey: secretBox.open(row.apiKeySealed, sealedAt(row.id, 'api_key_sealed')),
       secret: secretBox.open(row.apiSecretSealed, sealedAt(row.id, 'api_secret_sealed')),
       passphrase: row.apiPassphraseSealed

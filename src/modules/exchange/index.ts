@@ -28,6 +28,7 @@ import { createTradingSummaryRepository } from './trading-summary.repository.ts'
 import { createTradingSummary } from './trading-summary.service.ts';
 import { createUsdPrices } from './usd-prices.ts';
 import { createValidationService } from './validation.service.ts';
+import { createSyncThrottle } from './sync-throttle.ts';
 import { createVenuesService } from './venues.service.ts';
 import { isVenue, VENUES, type Venue } from './venues.domain.ts';
 import { guardedFetch, type GuardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
@@ -108,15 +109,16 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const health = createHealthService({ gateway, cache, clock, probeTimeoutMs, budget: budgetOf });
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
   const tradingSummary = createTradingSummary({ repo: createTradingSummaryRepository(db), prices });
+  const throttle = createSyncThrottle({ cache, clock, perMinute: config.exchange.syncPerUserPerMinute });
   const accountSync = createAccountSyncService({ repo: credentialsRepo, cache, balances, trades, transfers, logger });
 
   return {
     name: 'exchange',
     routes: async (app: FastifyInstance) => {
-      await app.register(credentialsRoutes({ credentials, validation, guards }));
-      await app.register(balancesRoutes({ balances, guards }));
-      await app.register(tradesRoutes({ trades, guards }));
-      await app.register(transfersRoutes({ transfers, guards }));
+      await app.register(credentialsRoutes({ credentials, validation, guards, throttle }));
+      await app.register(balancesRoutes({ balances, guards, throttle }));
+      await app.register(tradesRoutes({ trades, guards, throttle }));
+      await app.register(transfersRoutes({ transfers, guards, throttle }));
       await app.register(venuesRoutes({ venues, routing, health, guards }));
       await app.register(binanceAccountRoutes({ account, guards }));
     },

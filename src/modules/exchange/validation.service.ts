@@ -65,7 +65,7 @@ export function createValidationService(deps: {
 }) {
   const { gateway } = deps;
 
-  async function verdict(input: ValidateBody): Promise<KeyVerdict> {
+  async function verdict(input: ValidateBody, owner: string): Promise<KeyVerdict> {
     const base = {
       permissions: null,
       ipRestricted: null,
@@ -86,6 +86,7 @@ export function createValidationService(deps: {
       apiKey: input.api_key,
       secret: input.api_secret,
       passphrase: input.api_passphrase ?? null,
+      owner,
     };
     try {
       const { currencies, scope } = await gateway.keyCheck(venue, credentials);
@@ -153,7 +154,7 @@ export function createValidationService(deps: {
 
   return {
     async validate(input: ValidateBody, ctx: AccountActor): Promise<KeyValidation> {
-      const result = await verdict(input);
+      const result = await verdict(input, ctx.id);
       const now = deps.clock.now();
       const ids = await storedWithKey(ctx.id, input.exchange, input.api_key);
       const outcome: CredentialOutcome = result.valid

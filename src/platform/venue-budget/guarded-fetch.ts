@@ -32,12 +32,18 @@ export type GuardedFetch = (
   init?: RequestInit & { timeoutMs?: number },
 ) => Promise<Response>;
 
-export function guardedFetch(budget: VenueBudget, base: typeof fetch): GuardedFetch {
+/**
+ * `user` names whose calls these are (a user id): each is charged to that user's share of the
+ * budget too (decision 200). A caller acting for a user builds its fetch with it; the platform's own
+ * calls (market data, public venue data) leave it out.
+ */
+export function guardedFetch(budget: VenueBudget, base: typeof fetch, caller: { user?: string } = {}): GuardedFetch {
+  const { user } = caller;
   return async (input, options) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     const weights = budget.weights ?? ONE_PER_REQUEST;
     const weight = weights.weigh(url);
-    await budget.acquire(weight);
+    await budget.acquire(weight, user);
     const { timeoutMs, ...init } = options ?? {};
     if (timeoutMs !== undefined) {
       const timeout = AbortSignal.timeout(timeoutMs);
@@ -49,7 +55,7 @@ export function guardedFetch(budget: VenueBudget, base: typeof fetch): GuardedFe
     } catch (error) {
       // Refused or unreachable: nothing arrived, nothing is owed. A timeout may have arrived: kept.
       const name = (error as Error | undefined)?.name;
-      if (name !== 'AbortError' && name !== 'TimeoutError') await budget.release(weight).catch(() => undefined);
+      if (name !== 'AbortError' && name !== 'TimeoutError') await budget.release(weight, user).catch(() => undefined);
       throw error;
     }
     if (response.status === 429 || response.status === 418) {

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.ts';
 import { createMemoryCache } from '../cache/cache.ts';
 import type { Clock } from '../clock.ts';
-import { AppError } from '../http/errors.ts';
+import { BudgetRefusal, UserShareRefusal } from './budget-refusals.ts';
 import { createBudgetMetrics, type BudgetMetrics } from './budget-metrics.ts';
 import type { VenueWeights } from './guarded-fetch.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -30,9 +30,13 @@ interface VenueBudgetSettings {
   readonly maxWaitMs: number;
   /** Which egress IP the instances share (VENUE_EGRESS_ID): instances behind one IP share one budget. */
   readonly egress: string;
+  /** Share of the cap one user's calls may take in a minute (VENUE_USER_SHARE_PERCENT); 1 when absent. */
+  readonly userShare?: number;
 }
 
-interface BreakerState {
+export { BudgetRefusal, UserShareRefusal, budgetView } from './budget-refusals.ts';
+
+export interface BreakerState {
   until: number;
   reason: string;
   /** The venue's 429 or 418; null when failures in a row opened it. */
@@ -58,21 +62,6 @@ export interface BudgetState {
   scope: 'shared' | 'local';
 }
 
-/** Nothing was sent: the budget or the breaker refused the call. Always 503 with Retry-After. */
-export class BudgetRefusal extends AppError {
-  constructor(
-    readonly venue: string,
-    readonly reason: 'budget' | 'breaker',
-    detail: string,
-    readonly retryAfterSeconds: number,
-    /** False when failures in a row, not the venue's rate limit, opened the breaker. */
-    readonly rateLimited = true,
-  ) {
-    super('unavailable', detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
-    this.name = 'BudgetRefusal';
-  }
-}
-
 /** How a venue is named in answers, and its request weights when they are modelled. */
 export interface VenueProfile {
   readonly label: string;
@@ -87,10 +76,14 @@ export interface VenueBudget {
   readonly weights: VenueWeights | undefined;
   /** The venue's adapter code tells its name and weights, once, before calls are made. */
   describe(profile: VenueProfile): void;
-  /** Charges `weight` before a call; waits a bounded time or throws a BudgetRefusal. */
-  acquire(weight: number): Promise<void>;
-  /** A call that never reached the venue cost nothing. */
-  release(weight: number): Promise<void>;
+  /**
+   * Charges `weight` before a call; waits a bounded time or throws a BudgetRefusal (503). With `user`
+   * (whose call it is: a user id, or any stable key of one party), the call is charged to that user's
+   * share of the minute too, and a user over it gets a UserShareRefusal (429) while others go on.
+   */
+  acquire(weight: number, user?: string): Promise<void>;
+  /** A call that never reached the venue cost nothing (to the user it was charged to, too). */
+  release(weight: number, user?: string): Promise<void>;
   /** The venue's own count after a call (X-MBX-USED-WEIGHT-1M); only ever raises ours. */
   settle(usedWeight: number): Promise<void>;
   /** A 429 or 418: stop every call to the venue, on every instance, for retryAfterMs. */
@@ -118,22 +111,6 @@ const LIMIT_REFRESH_MS = 30_000;
 const FAILURE_BREAKER = { failures: 5, pauseMs: 30_000 };
 /** The limit of a venue whose weights are not modelled: never reached, one weight per call. */
 const UNMODELLED_LIMIT = 1_000_000_000;
-
-/** The budget on the wire, as venue health and the dashboard's integrations show it (snake_case, ISO times). */
-export function budgetView(state: BudgetState) {
-  const { modelled } = state;
-  return {
-    used_weight_1m: modelled ? state.usedWeight1m : null,
-    limit_1m: modelled ? state.limit1m : null,
-    cap_1m: modelled ? state.cap1m : null,
-    share: state.share,
-    limit_source: modelled ? state.limitSource : null,
-    breaker_open: state.breaker !== null,
-    breaker_until: state.breaker ? new Date(state.breaker.until).toISOString() : null,
-    breaker_reason: state.breaker?.reason ?? null,
-    scope: state.scope,
-  };
-}
 
 const shareScope = new AsyncLocalStorage<number>();
 
@@ -190,6 +167,7 @@ export function createVenueBudgets(deps: {
     const limitKey = `${prefix}:limit`;
     const breakerKey = `${prefix}:breaker`;
     const windowKey = (minute: number) => `${prefix}:w:${minute}`;
+    const userKey = (minute: number, user: string) => `${prefix}:u:${minute}:${user}`;
     let limit = UNMODELLED_LIMIT;
     let limitSource: BudgetState['limitSource'] = 'default';
     let limitCheckedAt = -Infinity;
@@ -237,14 +215,27 @@ export function createVenueBudgets(deps: {
       await store((c) => c.set(breakerKey, state, forMs + WINDOW_MS));
     }
 
+    /** A user's part of the cap; never less than one call, so a heavy call is possible at all. */
+    const userCap = (weight: number) => Math.max(weight, Math.floor(cap() * (settings.userShare ?? 1)));
+
+    /**
+     * The user's share first (a greedy user is stopped without touching everyone's count), then the
+     * venue's; a call the venue's count refuses gives the user's part back.
+     */
     async function tryReserve(
       weight: number,
       share: number,
-    ): Promise<{ added: boolean; used: number; minute: number }> {
+      user: string | undefined,
+    ): Promise<{ added: boolean; used: number; minute: number; byUser: boolean }> {
       const minute = minuteOf(now());
+      if (user !== undefined) {
+        const mine = await store((c) => c.addWithin(userKey(minute, user), weight, userCap(weight), 2 * WINDOW_MS));
+        if (!mine.value.added) return { added: false, used: mine.value.count, minute, byUser: true };
+      }
       const { value, scope } = await store((c) => c.addWithin(windowKey(minute), weight, cap(share), 2 * WINDOW_MS));
       note(minute, value.count, scope);
-      return { added: value.added, used: value.count, minute };
+      if (!value.added && user !== undefined) await store((c) => c.subtract(userKey(minute, user), weight));
+      return { added: value.added, used: value.count, minute, byUser: false };
     }
 
     const budget: VenueBudget = {
@@ -261,7 +252,7 @@ export function createVenueBudgets(deps: {
         if (limitSource === 'default') limit = described.weights?.defaultLimit ?? UNMODELLED_LIMIT;
       },
 
-      async acquire(weight) {
+      async acquire(weight, user) {
         await refreshLimit();
         const open = await openBreaker();
         if (open) {
@@ -271,7 +262,7 @@ export function createVenueBudgets(deps: {
         // Binance counts SAPI weight apart; such calls only honour the breaker.
         if (weight <= 0) return;
         const share = shareScope.getStore() ?? 1;
-        let attempt = await tryReserve(weight, share);
+        let attempt = await tryReserve(weight, share, user);
         if (attempt.added) return;
         const untilNextMinute = (attempt.minute + 1) * WINDOW_MS - now();
         if (untilNextMinute <= settings.maxWaitMs) {
@@ -282,11 +273,20 @@ export function createVenueBudgets(deps: {
             metrics?.refused(id, 'breaker');
             throw breakerRefusal(reopened);
           }
-          attempt = await tryReserve(weight, share);
+          attempt = await tryReserve(weight, share, user);
           if (attempt.added) return;
         }
-        metrics?.refused(id, 'budget');
         const seconds = ((attempt.minute + 1) * WINDOW_MS - now()) / 1000;
+        if (attempt.byUser) {
+          metrics?.refused(id, 'user_share');
+          throw new UserShareRefusal(
+            id,
+            `Your share of the ${profile.label} request weight for this minute is used up ` +
+              `(${attempt.used} of ${userCap(weight)} per user); other users' calls go on`,
+            seconds,
+          );
+        }
+        metrics?.refused(id, 'budget');
         throw new BudgetRefusal(
           id,
           'budget',
@@ -295,9 +295,10 @@ export function createVenueBudgets(deps: {
         );
       },
 
-      async release(weight) {
+      async release(weight, user) {
         const minute = minuteOf(now());
         await store((c) => c.subtract(windowKey(minute), weight));
+        if (user !== undefined) await store((c) => c.subtract(userKey(minute, user), weight));
         if (lastUsed.minute === minute) lastUsed = { minute, used: Math.max(0, lastUsed.used - weight) };
       },
 

@@ -223,6 +223,79 @@ describe('venue weight budget, one instance', () => {
   });
 });
 
+/** One user's three loops of syncs (balance then trades, as fast as answers come), each `rounds` long. */
+async function greedyLoops(apps: TestApp[], user: TestUser, rounds: number): Promise<LightMyRequestResponse[]> {
+  const loops = [0, 1, 2].map(async (loop) => {
+    const answers: LightMyRequestResponse[] = [];
+    for (let i = 0; i < rounds; i++) answers.push(...(await syncBoth(apps[(loop + i) % apps.length]!, user)));
+    return answers;
+  });
+  return (await Promise.all(loops)).flat();
+}
+
+/** The greedy user's answers: what it was admitted (weight 20 each) and its 429s, each with Retry-After. */
+function greedyTally(responses: LightMyRequestResponse[]): { ok: number; throttled: number; shareSpent: number } {
+  const counts = { ok: 0, throttled: 0, shareSpent: 0 };
+  for (const response of responses) {
+    if (response.statusCode === 200) {
+      counts.ok += 1;
+      continue;
+    }
+    assert.equal(response.statusCode, 429, response.body);
+    assert.ok(Number(response.headers['retry-after']) >= 1, 'a 429 carries Retry-After');
+    const { detail } = response.json();
+    if (/Your (balance|trade) sync is throttled: at most 10 a minute per user/.test(detail)) counts.throttled += 1;
+    else if (/Your share of the Binance request weight for this minute is used up/.test(detail)) counts.shareSpent += 1;
+    else assert.fail(`an unexpected 429: ${detail}`);
+  }
+  return counts;
+}
+
+/** With VENUE_USER_SHARE_PERCENT at 25: a quarter of the 960 the budget allows a minute, 12 calls of weight 20. */
+const USER_CAP = LIMIT * 0.8 * 0.25;
+
+describe('one user cannot spend everyone\'s venue budget (decision 200)', () => {
+  let h: Harness;
+  let t: TestApp;
+  let greedy: TestUser;
+  let others: TestUser[];
+
+  before(async () => {
+    h = await harness();
+    t = await buildTestApp({ env: h.env, clock: h.clock });
+    greedy = await trader(t, h.fake, 500);
+    others = [];
+    for (let i = 0; i < 10; i++) others.push(await trader(t, h.fake, 501 + i));
+  });
+  after(async () => {
+    await t.close();
+    await h.fake.close();
+  });
+
+  it('a user looping syncs is throttled (429) within their share, and every other user still gets through', async () => {
+    const greedyAnswers = await greedyLoops([t], greedy, 8);
+    const { ok, throttled, shareSpent } = greedyTally(greedyAnswers);
+    assert.ok(ok * 20 <= USER_CAP, `the greedy user was admitted ${ok} calls of weight 20, within ${USER_CAP}`);
+    assert.ok(throttled > 0 && shareSpent > 0, `${throttled} throttled, ${shareSpent} over the share`);
+    const responses = (await Promise.all(others.map((user) => syncBoth(t, user)))).flat();
+    assert.deepEqual(tally(responses), { ok: responses.length, refused: 0 }, 'every other user got through');
+    const again = await syncBoth(t, greedy);
+    assert.deepEqual(
+      again.map((r) => r.statusCode),
+      [429, 429],
+      'the greedy user is still held back',
+    );
+    assert.deepEqual(h.fake.rateLimitAnswers, { 429: 0, 418: 0 });
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.equal(metric(metrics, 'venue_budget_refusals_total', 'venue="binance",reason="user_share"'), shareSpent);
+
+    h.clock.advance(60_000);
+    const [balance, trades] = await syncBoth(t, greedy);
+    assert.equal(balance!.statusCode, 200, 'a new minute gives the user a new share');
+    assert.equal(trades!.statusCode, 200);
+  });
+});
+
 describe('venue weight budget, two instances on PostgreSQL and Redis', () => {
   const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
   const skip = shared ? false : 'needs DATABASE_URL and REDIS_URL: two instances share their budget through Redis';
@@ -263,6 +336,17 @@ describe('venue weight budget, two instances on PostgreSQL and Redis', () => {
     );
     assert.equal(fromA.scope, 'shared');
     assert.equal(fromA.used_weight_1m, fromB.used_weight_1m, 'both instances read one count');
+  });
+
+  it('a greedy user spread over both instances gets one share and one throttle, not two', { skip }, async () => {
+    h.clock.advance(60_000);
+    const [greedy, ...others] = users.slice(40, 51);
+    const { ok, throttled, shareSpent } = greedyTally(await greedyLoops([a, b], greedy!, 8));
+    assert.ok(ok * 20 <= USER_CAP, `admitted ${ok} calls of weight 20 over two instances, within ${USER_CAP}`);
+    assert.ok(throttled > 0 && shareSpent > 0, `${throttled} throttled, ${shareSpent} over the share`);
+    const responses = (await Promise.all(others.map((user, i) => syncBoth(i % 2 === 0 ? a : b, user)))).flat();
+    assert.deepEqual(tally(responses), { ok: responses.length, refused: 0 }, 'every other user got through');
+    assert.deepEqual(h.fake.rateLimitAnswers, { 429: 0, 418: 0 });
   });
 
   it('a 429 seen by one instance stops the other too', { skip }, async () => {

@@ -147,7 +147,7 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     // Our fetch, so outbound traffic goes where the platform sends it (tests: loopback only), through
     // the venue's one guard: budget, weights and breaker shared with the market module's client.
     const client = exchange as unknown as { fetchImplementation: typeof fetch };
-    client.fetchImplementation = guardedFetch(budget, deps.fetch);
+    client.fetchImplementation = guardedFetch(budget, deps.fetch, { user: options.credentials?.owner });
     const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
     if (rewrite) {
       rewriteUrls(exchange.urls.api, rewrite);

@@ -2,7 +2,7 @@
 // venue's shared budget (which also holds every caller back after a 429/418), resynchronise the
 // clock and retry once on -1021, and leave only VenueErrors, or the budget's refusal (503, nothing sent).
 import type { Exchange, MarketInterface } from 'ccxt';
-import { BudgetRefusal } from '../../../platform/venue-budget/venue-budget.ts';
+import { BudgetRefusal, UserShareRefusal } from '../../../platform/venue-budget/venue-budget.ts';
 import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.domain.ts';
 import { createCcxtClients, type CcxtClientDeps, type CcxtClients, type ClientOptions } from './ccxt-clients.ts';
 import { toVenueError } from './ccxt-errors.ts';
@@ -281,8 +281,8 @@ export class CcxtVenueGateway implements VenueGateway {
     venue: Venue,
     exchange: Exchange | undefined,
     error: unknown,
-  ): Promise<VenueError | BudgetRefusal> {
-    if (error instanceof BudgetRefusal) return error;
+  ): Promise<VenueError | BudgetRefusal | UserShareRefusal> {
+    if (error instanceof BudgetRefusal || error instanceof UserShareRefusal) return error;
     const classes = await this.clients.errorClasses();
     return toVenueError(classes, venue, error, exchange?.last_response_headers as Record<string, string> | undefined);
   }

@@ -7,6 +7,11 @@ export interface VenueCredentials {
   apiKey: string;
   secret: string;
   passphrase?: string | null;
+  /**
+   * The user whose call this is: charged to that user's share of the venue's weight budget
+   * (decision 200). Absent for the platform's own calls, which only the venue's budget bounds.
+   */
+  owner?: string;
 }
 
 export interface CallOptions {

@@ -11,16 +11,18 @@ import {
   BalanceSyncResult,
 } from '../balances.schemas.ts';
 import { tags } from '../common.schemas.ts';
+import type { SyncThrottle } from '../sync-throttle.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
 import { balanceHistoryWire, balanceSyncWire, balancesWire } from '../exchange.wire.ts';
 
 const security = bearerSecurity;
 
 export function balancesRoutes(deps: {
+  throttle: SyncThrottle;
   balances: ReturnType<typeof createBalancesService>;
   guards: Guards;
 }): FastifyPluginAsyncTypebox {
-  const { balances, guards } = deps;
+  const { balances, guards, throttle } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
 
@@ -50,6 +52,7 @@ export function balancesRoutes(deps: {
       '/api/exchange/balance/sync',
       {
         onRequest,
+        preHandler: throttle.hook('balance'),
         schema: {
           tags,
           security,
@@ -59,9 +62,13 @@ export function balancesRoutes(deps: {
             'A venue failure answers 200 with success false, error and error_type (auth, rate_limit, ' +
             "network, exchange). No credential for the venue is a 404. When the venue's shared " +
             'request-weight budget is used up, or a 429/418 from the venue pauses every call to it, nothing ' +
-            'is sent and the answer is 503 with Retry-After.',
+            'is sent and the answer is 503 with Retry-After. ' +
+            'Each user may ask for it SYNC_PER_USER_PER_MINUTE times a minute (10 by default; beyond, 429 with ' +
+            "Retry-After saying the user's sync is throttled), and one user's calls may take at most " +
+            "VENUE_USER_SHARE_PERCENT of the venue's budget in a minute (25 by default; beyond, 429 with " +
+            'Retry-After while other users go on).',
           querystring: BalanceSyncQuery,
-          response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
+          response: { 200: BalanceSyncResult, ...errorResponses(400, 401, 403, 404, 429, 503) },
         },
       },
       async (request) =>

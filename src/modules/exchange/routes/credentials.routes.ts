@@ -1,3 +1,4 @@
+import type { SyncThrottle } from '../sync-throttle.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
@@ -31,8 +32,9 @@ export function credentialsRoutes(deps: {
   credentials: CredentialsService;
   validation: ReturnType<typeof createValidationService>;
   guards: Guards;
+  throttle: SyncThrottle;
 }): FastifyPluginAsyncTypebox {
-  const { credentials, validation, guards } = deps;
+  const { credentials, validation, guards, throttle } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
 
@@ -136,6 +138,7 @@ export function credentialsRoutes(deps: {
       '/api/exchange/validate',
       {
         onRequest,
+        preHandler: throttle.hook('validate'),
         schema: {
           tags,
           security,
@@ -145,9 +148,13 @@ export function credentialsRoutes(deps: {
             'Reads the balance with the key; on binance also GET /sapi/v1/account/apiRestrictions for ' +
             "read/trade/withdraw and IP restriction (binanceus: the account's canTrade/canWithdraw). A refusal " +
             'is a 200 with `valid: false` and a `cause`; a key refused by one Binance venue but accepted by ' +
-            'the other is `wrong_venue`. Your stored credentials holding the same key get the verdict.',
+            'the other is `wrong_venue`. Your stored credentials holding the same key get the verdict. ' +
+            'Each user may ask for it SYNC_PER_USER_PER_MINUTE times a minute (10 by default; beyond, 429 with ' +
+            "Retry-After saying the user's sync is throttled), and one user's calls may take at most " +
+            "VENUE_USER_SHARE_PERCENT of the venue's budget in a minute (25 by default; beyond, 429 with " +
+            'Retry-After while other users go on).',
           body: ValidateBody,
-          response: { 200: ValidationResult, ...errorResponses(401, 403, 503) },
+          response: { 200: ValidationResult, ...errorResponses(401, 403, 429, 503) },
         },
       },
       async (request) => validationWire(await validation.validate(request.body, actorOf(request))),

@@ -11,6 +11,7 @@ import {
   TradesQuery,
 } from '../trades.schemas.ts';
 import type { createTradesService } from '../trades.service.ts';
+import type { SyncThrottle } from '../sync-throttle.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
 import { tradeListWire, tradeStatsWire, tradeSyncWire } from '../exchange.wire.ts';
 
@@ -18,10 +19,11 @@ const security = bearerSecurity;
 const date = (value: string | undefined) => (value ? new Date(value) : undefined);
 
 export function tradesRoutes(deps: {
+  throttle: SyncThrottle;
   trades: ReturnType<typeof createTradesService>;
   guards: Guards;
 }): FastifyPluginAsyncTypebox {
-  const { trades, guards } = deps;
+  const { trades, guards, throttle } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
 
@@ -58,6 +60,7 @@ export function tradesRoutes(deps: {
       '/api/exchange/trades/sync',
       {
         onRequest,
+        preHandler: throttle.hook('trades'),
         schema: {
           tags,
           security,
@@ -72,9 +75,13 @@ export function tradesRoutes(deps: {
             'are counted in trades_duplicate, never stored twice. A venue failure answers 200 with success ' +
             "false, error and error_type; a pair the venue does not list is a 404. When the venue's shared " +
             'request-weight budget is used up, or a 429/418 pauses every call to it, nothing more is sent and ' +
-            'the answer is 503 with Retry-After (trades stored before it are kept).',
+            'the answer is 503 with Retry-After (trades stored before it are kept). ' +
+            'Each user may ask for it SYNC_PER_USER_PER_MINUTE times a minute (10 by default; beyond, 429 with ' +
+            "Retry-After saying the user's sync is throttled), and one user's calls may take at most " +
+            "VENUE_USER_SHARE_PERCENT of the venue's budget in a minute (25 by default; beyond, 429 with " +
+            'Retry-After while other users go on).',
           querystring: TradeSyncQuery,
-          response: { 200: TradeSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
+          response: { 200: TradeSyncResult, ...errorResponses(400, 401, 403, 404, 429, 503) },
         },
       },
       async (request) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
+import type { SyncThrottle } from '../sync-throttle.ts';
 import { actorOf } from '../../../platform/auth/actor.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { tags } from '../common.schemas.ts';
@@ -11,10 +12,11 @@ const security = bearerSecurity;
 const date = (value: string | undefined) => (value ? new Date(value) : undefined);
 
 export function transfersRoutes(deps: {
+  throttle: SyncThrottle;
   transfers: ReturnType<typeof createTransfersService>;
   guards: Guards;
 }): FastifyPluginAsyncTypebox {
-  const { transfers, guards } = deps;
+  const { transfers, guards, throttle } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
 
@@ -51,6 +53,7 @@ export function transfersRoutes(deps: {
       '/api/exchange/transfers/sync',
       {
         onRequest,
+        preHandler: throttle.hook('transfers'),
         schema: {
           tags,
           security,
@@ -64,9 +67,13 @@ export function transfersRoutes(deps: {
             'record already stored only has its status updated. A venue failure answers 200 with success ' +
             "false, error and error_type. When the venue's shared request-weight budget is used up, or a " +
             '429/418 pauses every call to it, nothing more is sent and the answer is 503 with Retry-After ' +
-            '(records stored before it are kept).',
+            '(records stored before it are kept). ' +
+            'Each user may ask for it SYNC_PER_USER_PER_MINUTE times a minute (10 by default; beyond, 429 with ' +
+            "Retry-After saying the user's sync is throttled), and one user's calls may take at most " +
+            "VENUE_USER_SHARE_PERCENT of the venue's budget in a minute (25 by default; beyond, 429 with " +
+            'Retry-After while other users go on).',
           querystring: TransferSyncQuery,
-          response: { 200: TransferSyncResult, ...errorResponses(400, 401, 403, 404, 503) },
+          response: { 200: TransferSyncResult, ...errorResponses(400, 401, 403, 404, 429, 503) },
         },
       },
       async (request) => {
