@@ -178,6 +178,9 @@ describe('exchange balances', () => {
   });
 
   describe('GET /api/exchange/balance', () => {
+    // The syncs above spent this minute's throttle of the user's balance syncs (decision 200).
+    before(() => clock.advance(60_000));
+
     it('reads the latest snapshot, optionally one currency, without calling the venue', async () => {
       account.balances[0] = { asset: 'BTC', free: '1.00000000', locked: '0.00000000' };
       await call('POST', '/api/exchange/balance/sync?exchange=binanceus');

@@ -145,6 +145,8 @@ describe('POST /api/exchange/validate', () => {
   it(
     "records the verdict on the caller's stored credentials " + 'holding the same key, and audits without secrets',
     async () => {
+      // The validations above spent this minute's throttle of the user's key validations (decision 200).
+      clock.advance(60_000);
       const account = addAccount(fakes.binanceus);
       const created = await t.app.inject({
         method: 'POST',
