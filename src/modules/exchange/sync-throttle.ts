@@ -29,9 +29,9 @@ export function createSyncThrottle(deps: { cache: Cache; clock: Clock; perMinute
         const now = clock.now().getTime();
         const minute = Math.floor(now / MINUTE_MS);
         // A cache that fails lets the call through: the venue budget still bounds what it may spend.
-        const counted = await cache.incr(`exchange:sync-throttle:${kind}:${user}:${minute}`, 2 * MINUTE_MS).catch(
-          () => undefined,
-        );
+        const counted = await cache
+          .incr(`exchange:sync-throttle:${kind}:${user}:${minute}`, 2 * MINUTE_MS)
+          .catch(() => undefined);
         if (!counted || counted.count <= perMinute) return;
         const seconds = ((minute + 1) * MINUTE_MS - now) / 1000;
         throw rateLimited(

@@ -13,7 +13,7 @@ interface Node {
   oneOf?: Node[];
 }
 
-const escape = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+const pointerToken = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** The maxItems errors of every over-long list in `value`, as ajv would write them; none when all fit. */
 export function oversizedLists(value: unknown, schema: unknown, pointer = ''): ErrorObject[] {
@@ -44,6 +44,6 @@ export function oversizedLists(value: unknown, schema: unknown, pointer = ''): E
   if (!node.properties) return [];
   const record = value as Record<string, unknown>;
   return Object.entries(node.properties).flatMap(([key, child]) =>
-    Object.hasOwn(record, key) ? oversizedLists(record[key], child, `${pointer}/${escape(key)}`) : [],
+    Object.hasOwn(record, key) ? oversizedLists(record[key], child, `${pointer}/${pointerToken(key)}`) : [],
   );
 }

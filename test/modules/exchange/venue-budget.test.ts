@@ -254,7 +254,7 @@ function greedyTally(responses: LightMyRequestResponse[]): { ok: number; throttl
 /** With VENUE_USER_SHARE_PERCENT at 25: a quarter of the 960 the budget allows a minute, 12 calls of weight 20. */
 const USER_CAP = LIMIT * 0.8 * 0.25;
 
-describe('one user cannot spend everyone\'s venue budget (decision 200)', () => {
+describe("one user cannot spend everyone's venue budget (decision 200)", () => {
   let h: Harness;
   let t: TestApp;
   let greedy: TestUser;

@@ -8,7 +8,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LOCAL_DEFAULT_TEAM } from '../../../src/modules/tracker/adapters/local-tracker-backend.ts';
-import { operationsOf, plausibleUrl, withFixtures, type Known, type Operation } from '../../helpers/hostile-requests.ts';
+import {
+  operationsOf,
+  plausibleUrl,
+  withFixtures,
+  type Known,
+  type Operation,
+} from '../../helpers/hostile-requests.ts';
 import { extremeRequests, seeded, type ExtremeRequest } from '../../helpers/extreme-requests.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startVenueFakes, type VenueFakes } from '../../modules/exchange/venue-fakes.ts';
@@ -132,7 +138,8 @@ describe('bounded work: no operation blocks the event loop or grows memory, what
           measure = await send(operation, request);
           if (measure.delayMs >= MAX_DELAY_MS)
             failures.push(`blocked the loop ${Math.round(measure.delayMs)} ms: ${where()}`);
-          if (measure.rssMb > MAX_REQUEST_RSS_MB) failures.push(`grew RSS by ${Math.round(measure.rssMb)} MB: ${where()}`);
+          if (measure.rssMb > MAX_REQUEST_RSS_MB)
+            failures.push(`grew RSS by ${Math.round(measure.rssMb)} MB: ${where()}`);
         }
         if (measure.status >= 500 && measure.status !== 502 && measure.status !== 503 && measure.status !== 504)
           failures.push(`answered ${measure.status}: ${where()}`);
