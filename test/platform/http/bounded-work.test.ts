@@ -1,10 +1,12 @@
 // No request stalls the process (issue 37, decision 199): every operation of the OpenAPI document,
 // signed in as an admin so that nothing stops at authorization, is sent its inputs at their edges
 // (dates at year 1 and 9999, integers at their maximum and far past it, every enum value, lists as long
-// as allowed and far longer) in a seeded order. No request may block the event loop for 100 ms or
-// more (the largest delay `monitorEventLoopDelay` saw while it ran), and memory stays bounded. Work
-// sized by the input repeats; a one-off pause (collection, a first compilation) does not: a request
-// over a bound is sent again and fails only when it is over again. Upstream calls go to loopback fakes.
+// as allowed and far longer) in a seeded order. No request may hold the event loop 100 ms or more (the
+// longest gap between turns of a 1 ms interval while it runs: `monitorEventLoopDelay`, reset per
+// request, missed stalls that began in the turn it was enabled in), and memory stays bounded. Work
+// sized by the input repeats; a one-off pause (a collection, a first compilation, a busy machine) does
+// not: a request over a bound is sent again, twice at most, and fails only when it is over every time.
+// Upstream calls go to loopback fakes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LOCAL_DEFAULT_TEAM } from '../../../src/modules/tracker/adapters/local-tracker-backend.ts';
@@ -112,6 +114,8 @@ describe('bounded work: no operation blocks the event loop or grows memory, what
     };
   }
 
+  const over = (measure: Measure) => measure.delayMs >= MAX_DELAY_MS || measure.rssMb > MAX_REQUEST_RSS_MB;
+
   it('every operation at the edges of its inputs: under 100 ms of blocked loop, bounded memory, no 5xx', async () => {
     // Once each, plainly: lazy imports and first compilations are not what is measured.
     for (const operation of operations) {
@@ -134,13 +138,12 @@ describe('bounded work: no operation blocks the event loop or grows memory, what
         const where = () =>
           `${operation.method} ${operation.path} [${request.label}] ${request.url.slice(0, 160)} → ${measure.status} ` +
           measure.body.slice(0, 200);
-        if (measure.delayMs >= MAX_DELAY_MS || measure.rssMb > MAX_REQUEST_RSS_MB) {
-          measure = await send(operation, request);
-          if (measure.delayMs >= MAX_DELAY_MS)
-            failures.push(`blocked the loop ${Math.round(measure.delayMs)} ms: ${where()}`);
-          if (measure.rssMb > MAX_REQUEST_RSS_MB)
-            failures.push(`grew RSS by ${Math.round(measure.rssMb)} MB: ${where()}`);
-        }
+        // Twice more at most: work sized by the input is over every time, a pause of the machine is not.
+        for (let retry = 0; retry < 2 && over(measure); retry++) measure = await send(operation, request);
+        if (measure.delayMs >= MAX_DELAY_MS)
+          failures.push(`blocked the loop ${Math.round(measure.delayMs)} ms: ${where()}`);
+        if (measure.rssMb > MAX_REQUEST_RSS_MB)
+          failures.push(`grew RSS by ${Math.round(measure.rssMb)} MB: ${where()}`);
         if (measure.status >= 500 && measure.status !== 502 && measure.status !== 503 && measure.status !== 504)
           failures.push(`answered ${measure.status}: ${where()}`);
         if (measure.delayMs > worst.delayMs) worst = { delayMs: measure.delayMs, where: where() };
