@@ -29,7 +29,15 @@ before(async () => {
     venueFakes.set(v.venue, fake);
     urls[v.venue] = fake.url;
   }
-  t = await buildTestApp({ env: fakes.env({ EXCHANGE_API_URLS: JSON.stringify(urls), EXCHANGE_TIMEOUT_MS: '1500' }) });
+  t = await buildTestApp({
+    env: fakes.env({
+      EXCHANGE_API_URLS: JSON.stringify(urls),
+      EXCHANGE_TIMEOUT_MS: '1500',
+      // A backlog is walked here with up to 30 syncs in a row; the per-user throttle (decision 200) has
+      // its own tests.
+      SYNC_PER_USER_PER_MINUTE: '100',
+    }),
+  });
 });
 after(async () => {
   await t.close();
