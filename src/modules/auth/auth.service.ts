@@ -9,9 +9,11 @@ import { AppError, conflict, forbidden, notFound } from '../../platform/http/err
 import type { Role, UsersModule, UserRow } from '../users/index.ts';
 import type { RegisterBody, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
 import { invalidCredentials, invalidMfaToken, invalidRefresh, wrongSecondFactor } from './auth.answers.ts';
-import { createLoginThrottle } from './login-throttle.ts';
+import type { DeviceCookies } from './device-cookie.ts';
+import { createLoginThrottle, type LoginClient } from './login-throttle.ts';
 import { createSessionIssuer, type ClientInfo, type IssuedTokens } from './session-issuer.ts';
 import { oneAnswer, type SecondFactor } from './second-factor.ts';
+import type { SecondFactorAttempts } from './second-factor-attempts.ts';
 
 /** What an account is created from: these fields and nothing else. */
 interface NewAccount {
@@ -24,8 +26,14 @@ interface NewAccount {
 /** The second factors an account can finish a sign-in with. */
 export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
 
-/** What a right password answers: the session's tokens, or the token to give the second factor with. */
-export type SignIn = IssuedTokens | { mfaToken: string; methods: MfaMethod[] };
+/** A completed sign-in: the session's tokens and a new device cookie for the client (decision 196). */
+export type SignedIn = IssuedTokens & { device: string };
+
+/** What a right password answers: a completed sign-in, or the token to give the second factor with. */
+export type SignIn = SignedIn | { mfaToken: string; methods: MfaMethod[] };
+
+/** Who signs in: the client as a session records it, and the device cookie it presented. */
+export type SignInClient = ClientInfo & LoginClient;
 
 interface AuthSettings {
   allowSignup: boolean;
@@ -44,7 +52,9 @@ export function createAuthService(deps: {
   users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor' | 'passkeys'>;
   tokens: TokenService;
   secondFactor: SecondFactor;
-  cache: Pick<Cache, 'incr' | 'decr' | 'del'>;
+  attempts: SecondFactorAttempts;
+  devices: DeviceCookies;
+  cache: Pick<Cache, 'incr' | 'decr' | 'del' | 'get' | 'set'>;
   clock: Clock;
   logger: Logger;
   settings: AuthSettings;
@@ -53,7 +63,15 @@ export function createAuthService(deps: {
 }) {
   const { db, tokens, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor } = deps.users;
-  const throttle = createLoginThrottle(cache, settings.signupLimitPerHour);
+  const { attempts } = deps;
+  const throttle = createLoginThrottle({
+    cache,
+    devices: deps.devices,
+    clock,
+    signupLimitPerHour: settings.signupLimitPerHour,
+    // An address stays the owner's as long as a session begun there may live.
+    knownAddressTtlMs: settings.refreshTokenTtlDays * 24 * 60 * 60 * 1000,
+  });
   const { issuePair, startSession } = createSessionIssuer({
     sessions,
     tokens,
@@ -150,16 +168,16 @@ export function createAuthService(deps: {
       return this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' });
     },
 
-    async login(email: string, password: string, client: ClientInfo): Promise<SignIn> {
+    async login(email: string, password: string, client: SignInClient): Promise<SignIn> {
       const normalized = email.trim().toLowerCase();
-      await throttle.reserve(normalized, client.ip);
+      const counted = await throttle.reserve(normalized, client);
       let user: Awaited<ReturnType<typeof accounts.findByEmail>>;
       try {
         user = await accounts.findByEmail(normalized);
       } catch (error) {
         // The password was never checked (the database is down): the attempt is given back, so an
         // outage does not lock the account out once it is over (docs/decisions/102).
-        await throttle.giveBack(normalized, client.ip).catch(() => {});
+        await throttle.giveBack(normalized, client, counted).catch(() => {});
         throw error;
       }
       // Hash even when the account does not exist, so timing does not reveal which addresses do.
@@ -173,11 +191,15 @@ export function createAuthService(deps: {
           );
         throw invalidCredentials();
       }
-      await throttle.release(normalized, client.ip);
-      if (user.status !== 'active') throw forbidden(`User account is ${user.status}`);
+      if (user.status !== 'active') {
+        await throttle.release(normalized, client, counted);
+        throw forbidden(`User account is ${user.status}`);
+      }
       const now = clock.now();
       if (user.twoFactorEnabled) {
         // The password was right: what remains is the second factor, against this single-use token.
+        // The attempt stays counted until the second factor is proven (decision 197): a password
+        // alone forgives nothing, so re-signing in buys no more code guesses.
         const mfaToken = newOpaqueToken();
         await twoFactor.openChallenge({
           userId: user.id,
@@ -200,22 +222,24 @@ export function createAuthService(deps: {
         if ((await deps.users.passkeys.list(user.id)).length > 0) methods.push('webauthn');
         return { mfaToken, methods };
       }
-      return db.transaction((tx) => startSession(user, client, now, tx));
+      await throttle.release(normalized, client, counted);
+      const pair = await db.transaction((tx) => startSession(user, client, now, tx));
+      return { ...pair, device: await throttle.trust(normalized, client) };
     },
 
     /**
      * The second step of a sign-in with two-factor on: the `mfa_token` and a TOTP code or a recovery
-     * code. Each attempt counts in the login throttle as a password does, and the right one gives it
-     * back; the token is spent only by a right one (decision 141).
+     * code. Each code counts per account (decision 197); the right one gives back its own attempt and
+     * then the password's in the login throttle; the token is spent only by a right one (decision 141).
      */
-    async verifySecondFactor(body: TwoFactorVerifyBody, client: ClientInfo): Promise<IssuedTokens> {
+    async verifySecondFactor(body: TwoFactorVerifyBody, client: SignInClient): Promise<SignedIn> {
       oneAnswer(body);
       const now = clock.now();
       const challenge = await twoFactor.findChallenge(hashToken(body.mfa_token), now);
       if (!challenge) throw invalidMfaToken();
       const user = await accounts.findById(challenge.userId);
       if (!user?.twoFactorEnabled) throw invalidMfaToken();
-      await throttle.reserve(user.email, client.ip);
+      const attempt = await attempts.reserve(user);
       const outcome = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(user, body, { now, ip: client.ip, purpose: 'sign_in' }, tx);
         if (!method) return { error: wrongSecondFactor(), failed: true };
@@ -226,6 +250,7 @@ export function createAuthService(deps: {
         return { pair: await startSession(current, client, now, tx, method) };
       });
       if (outcome.failed) {
+        await attempt.failed();
         await audit(
           {
             actorId: user.id,
@@ -239,15 +264,16 @@ export function createAuthService(deps: {
           db,
         );
       } else {
-        await throttle.release(user.email, client.ip);
+        await attempt.succeeded();
       }
       if (outcome.error) throw outcome.error;
-      return outcome.pair!;
+      await throttle.release(user.email, client, await throttle.classify(user.email, client));
+      return { ...outcome.pair!, device: await throttle.trust(user.email, client) };
     },
 
     /**
      * A signed-in user presents a TOTP code again (decision 143): the session is marked with it and a
-     * fresh pair carries it. Wrong codes count in the login throttle.
+     * fresh pair carries it. Codes count per account (decision 197).
      */
     async stepUp(
       actor: { id: string; sessionId: string | null },
@@ -259,7 +285,7 @@ export function createAuthService(deps: {
       const user = await accounts.findById(actor.id);
       if (!user) throw notFound('User not found');
       if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');
-      await throttle.reserve(user.email, client.ip);
+      const attempt = await attempts.reserve(user);
       const now = clock.now();
       const pair = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(
@@ -286,6 +312,7 @@ export function createAuthService(deps: {
         return issuePair(user, sessionId, session!, tx);
       });
       if (!pair) {
+        await attempt.failed();
         await audit(
           {
             actorId: user.id,
@@ -300,7 +327,7 @@ export function createAuthService(deps: {
         );
         throw wrongSecondFactor();
       }
-      await throttle.release(user.email, client.ip);
+      await attempt.succeeded();
       return pair;
     },
 

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../platform/platform.ts';
 import type { AuthDeps } from './auth.deps.ts';
+import { createDeviceCookies } from './device-cookie.ts';
 import { createSecondFactor } from './second-factor.ts';
+import { createSecondFactorAttempts } from './second-factor-attempts.ts';
 import { createTwoFactorService } from './two-factor.service.ts';
 import { createApiTokensService } from './api-tokens.service.ts';
 import { authRoutes } from './routes/auth.routes.ts';
@@ -12,7 +14,8 @@ import { createPasskeysManagement } from './passkeys-manage.service.ts';
 import { passkeysRoutes } from './routes/passkeys.routes.ts';
 
 export { LoginBody, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
-export type { AuthService } from './auth.service.ts';
+export type { AuthService, SignedIn } from './auth.service.ts';
+export { deviceCookieHeader, readDeviceCookie } from './device-cookie.ts';
 export { mfaRequiredWire } from './auth.wire.ts';
 export type { IssuedTokens } from './session-issuer.ts';
 export { PasskeyVerifyBody } from './passkeys.schemas.ts';
@@ -26,8 +29,11 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
   const { users } = deps;
   const { guards } = users;
   const secondFactor = createSecondFactor({ twoFactor: users.twoFactor, secretBox, messages: deps.messages });
+  const attempts = createSecondFactorAttempts({ cache, db: database.db, messages: deps.messages, clock });
   const service = createAuthService({
     secondFactor,
+    attempts,
+    devices: createDeviceCookies(secretBox.deriveKey('device-cookie')),
     db: database.db,
     users,
     tokens,
@@ -56,6 +62,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     db: database.db,
     users,
     secondFactor,
+    attempts,
     cache,
     clock,
     onUserChanged: (userId) => guards.invalidate(userId),

@@ -1,61 +1,132 @@
-// The sign-in throttle (decision 003): fixed windows per account from one client address, per client
-// address over all accounts, and per account from everywhere, the last much higher so that failures
-// from elsewhere do not lock the owner out; and sign-ups per client address.
+// The sign-in throttle (decisions 003, 196): fixed windows per account from one client address, per
+// client address over all accounts, and per account from everywhere; and sign-ups per client address.
+// A client that has signed in to the account before is not held to the account-wide limit, so that
+// guessing from many addresses slows unknown clients without refusing the owner: one with a device
+// cookie of the account is counted by that cookie alone, one from an address the owner signed in
+// from is counted per address only.
 import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
 import { clientKey } from '../../platform/http/client-address.ts';
 import { rateLimited } from '../../platform/http/errors.ts';
+import type { DeviceCookies } from './device-cookie.ts';
 
 /** Login attempts allowed per fixed window before answering 429. */
-export const LOGIN_LIMITS = { perAccountAndClient: 5, perClient: 20, perAccount: 100, windowMs: 15 * 60 * 1000 };
+export const LOGIN_LIMITS = {
+  perAccountAndClient: 5,
+  perClient: 20,
+  perAccount: 100,
+  /** Attempts with one device cookie, which is exempt from the other limits. */
+  perDevice: 5,
+  windowMs: 15 * 60 * 1000,
+};
 const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
 
-export function createLoginThrottle(cache: Pick<Cache, 'incr' | 'decr' | 'del'>, signupLimitPerHour: number) {
+/** Where a sign-in comes from: its address and the device cookie it presented, if any. */
+export interface LoginClient {
+  ip?: string;
+  device?: string;
+}
+
+/**
+ * How an attempt was counted: by a valid device cookie of the account (its id), or by its address,
+ * which is `known` when the account's owner signed in from it before.
+ */
+export type LoginReservation = { by: 'device'; device: string } | { by: 'address'; known: boolean };
+
+export function createLoginThrottle(deps: {
+  cache: Pick<Cache, 'incr' | 'decr' | 'del' | 'get' | 'set'>;
+  devices: DeviceCookies;
+  clock: Clock;
+  signupLimitPerHour: number;
+  /** How long an address the owner signed in from stays known to the account. */
+  knownAddressTtlMs: number;
+}) {
+  const { cache, devices, clock } = deps;
   const keysOf = (email: string, ip: string | undefined) => {
-    const client = clientKey(ip) ?? 'unknown';
+    const client = clientKey(ip);
+    const at = client ?? 'unknown';
     return {
-      client: `login:client:${client}`,
-      pair: `login:pair:${email}:${client}`,
+      client: `login:client:${at}`,
+      pair: `login:pair:${email}:${at}`,
       account: `login:account:${email}`,
+      // No address, no trust: every client without one would share it.
+      known: client ? `login:known:${email}:${client}` : undefined,
     };
+  };
+  /** The counters an attempt counted as this reservation is kept in, each with its limit. */
+  const countersOf = (email: string, client: LoginClient, how: LoginReservation): [string, number][] => {
+    if (how.by === 'device') return [[`login:device:${how.device}`, LOGIN_LIMITS.perDevice]];
+    const keys = keysOf(email, client.ip);
+    return [
+      [keys.client, LOGIN_LIMITS.perClient],
+      [keys.pair, LOGIN_LIMITS.perAccountAndClient],
+      ...(how.known ? [] : [[keys.account, LOGIN_LIMITS.perAccount] as [string, number]]),
+    ];
   };
 
   return {
+    /** How an attempt from this client at this account is counted; counts nothing. */
+    async classify(email: string, client: LoginClient): Promise<LoginReservation> {
+      const device = devices.verify(client.device, email, clock.now());
+      if (device) return { by: 'device', device };
+      const { known } = keysOf(email, client.ip);
+      return { by: 'address', known: known !== undefined && (await cache.get(known)) !== undefined };
+    },
+
     /**
      * Counts the attempt before the password is checked, so that parallel guesses cannot all slip
-     * under a limit; a successful login gives it back. The address is counted first and a refused
+     * under a limit; a successful sign-in gives it back. The address is counted first and a refused
      * attempt adds to no later counter: an address over its limit cannot create counters for made-up
      * e-mails, and one over an account's limit does not spend the account-wide one.
      */
-    async reserve(email: string, ip: string | undefined): Promise<void> {
-      const keys = keysOf(email, ip);
-      const limits: [string, number][] = [
-        [keys.client, LOGIN_LIMITS.perClient],
-        [keys.pair, LOGIN_LIMITS.perAccountAndClient],
-        [keys.account, LOGIN_LIMITS.perAccount],
-      ];
-      for (const [key, limit] of limits) {
-        const attempt = await cache.incr(key, LOGIN_LIMITS.windowMs);
+    async reserve(email: string, client: LoginClient): Promise<LoginReservation> {
+      const how = await this.classify(email, client);
+      for (const [key, limit] of countersOf(email, client, how)) {
+        const attempt = await cache.incr(key, LOGIN_LIMITS.windowMs, limit);
         if (attempt.count > limit)
           throw rateLimited(attempt.resetMs / 1000, 'Too many login attempts; try again later');
       }
+      return how;
     },
 
     /** The attempt did not count against the account (it never reached the password check's verdict). */
-    async giveBack(email: string, ip: string | undefined): Promise<void> {
-      const keys = keysOf(email, ip);
-      await Promise.all([cache.decr(keys.client), cache.decr(keys.pair), cache.decr(keys.account)]);
+    async giveBack(email: string, client: LoginClient, how: LoginReservation): Promise<void> {
+      await Promise.all(countersOf(email, client, how).map(([key]) => cache.decr(key)));
     },
 
-    /** The owner got in from this address: their own failures there are forgiven. */
-    async release(email: string, ip: string | undefined): Promise<void> {
-      const keys = keysOf(email, ip);
-      await Promise.all([cache.decr(keys.client), cache.del(keys.pair), cache.decr(keys.account)]);
+    /**
+     * The owner got in (with the second factor, when it is on) from this client: its own failures
+     * there are forgiven, and only there (another address's or device's counters stay as they are).
+     */
+    async release(email: string, client: LoginClient, how: LoginReservation): Promise<void> {
+      if (how.by === 'device') {
+        await cache.del(`login:device:${how.device}`);
+        return;
+      }
+      const keys = keysOf(email, client.ip);
+      await Promise.all([
+        cache.decr(keys.client),
+        cache.del(keys.pair),
+        ...(how.known ? [] : [cache.decr(keys.account)]),
+      ]);
+    },
+
+    /**
+     * Remembers the client as the owner's: its address becomes known to the account, and the answer
+     * is a new device cookie to set.
+     */
+    async trust(email: string, client: LoginClient): Promise<string> {
+      const { known } = keysOf(email, client.ip);
+      if (known) await cache.set(known, 1, deps.knownAddressTtlMs);
+      return devices.issue(email, clock.now());
     },
 
     async reserveSignup(ip: string | undefined): Promise<void> {
       const attempt = await cache.incr(`signup:client:${clientKey(ip) ?? 'unknown'}`, SIGNUP_WINDOW_MS);
-      if (attempt.count > signupLimitPerHour)
+      if (attempt.count > deps.signupLimitPerHour)
         throw rateLimited(attempt.resetMs / 1000, 'Too many sign-ups from this address; try again later');
     },
   };
 }
+
+export type LoginThrottle = ReturnType<typeof createLoginThrottle>;

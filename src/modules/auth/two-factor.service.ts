@@ -12,9 +12,10 @@ import type { TwoFactorCodeBody, TwoFactorDisableBody, TwoFactorSetupBody } from
 import type { ClientInfo } from './session-issuer.ts';
 import { LOGIN_LIMITS } from './login-throttle.ts';
 import { oneAnswer, type SecondFactor, type SecondFactorAnswer } from './second-factor.ts';
+import type { SecondFactorAttempts } from './second-factor-attempts.ts';
 import { hashRecoveryCode, matchingStep, newRecoveryCodes, newTotpSecret, otpauthUrl, qrSvg } from './totp.ts';
 
-/** Wrong passwords and codes a signed-in user may give these operations per window, as for password changes. */
+/** Wrong passwords a signed-in user may give these operations per window, as for password changes (codes: decision 197). */
 const TWO_FACTOR_LIMITS = { perUser: LOGIN_LIMITS.perAccountAndClient, windowMs: LOGIN_LIMITS.windowMs };
 
 /** A TOTP enrolment about to be confirmed: the secret, as a URL for authenticator apps and as a QR code. */
@@ -47,11 +48,12 @@ export function createTwoFactorService(deps: {
   db: Db;
   users: Pick<UsersModule, 'accounts' | 'twoFactor'>;
   secondFactor: SecondFactor;
+  attempts: SecondFactorAttempts;
   cache: Pick<Cache, 'incr' | 'del'>;
   clock: Clock;
   onUserChanged: (userId: string) => void;
 }) {
-  const { db, secondFactor, cache, clock } = deps;
+  const { db, secondFactor, attempts, cache, clock } = deps;
   const { accounts, twoFactor } = deps.users;
 
   /** Counts the attempt before anything is checked; a successful one gives them all back. */
@@ -166,10 +168,13 @@ export function createTwoFactorService(deps: {
       if (user.totpEnabled) throw conflict('Two-factor authentication is on already');
       const secret = secondFactor.secretOf(user);
       if (!secret) throw conflict('No two-factor setup is pending; call POST /api/auth/2fa/setup first');
-      const succeeded = await reserve(user.id);
+      const attempt = await attempts.reserve(user);
       const now = clock.now();
       const step = matchingStep(secret, body.code, now);
-      if (step === undefined) throw wrongAnswer(body);
+      if (step === undefined) {
+        await attempt.failed();
+        throw wrongAnswer(body);
+      }
       const codes = newRecoveryCodes();
       const outcome = await db.transaction(async (tx) => {
         const enabled = await twoFactor.enable(
@@ -196,9 +201,12 @@ export function createTwoFactorService(deps: {
         );
         return 'enabled' as const;
       });
-      if (outcome === 'replayed') throw wrongAnswer(body);
+      if (outcome === 'replayed') {
+        await attempt.failed();
+        throw wrongAnswer(body);
+      }
+      await attempt.succeeded();
       if (outcome === 'raced') throw conflict('Two-factor authentication is on already');
-      await succeeded();
       deps.onUserChanged(user.id);
       return codes;
     },
@@ -209,6 +217,7 @@ export function createTwoFactorService(deps: {
       if (!user.totpEnabled) throw conflict('Two-factor authentication is not on');
       const succeeded = await reserve(user.id);
       await checkPassword(user, body.password, client, 'disable_2fa');
+      const attempt = await attempts.reserve(user);
       const now = clock.now();
       const outcome = await db.transaction(async (tx) => {
         const method = await secondFactor.check(user, body, { now, ip: client.ip, purpose: 'disable_2fa' }, tx);
@@ -230,7 +239,11 @@ export function createTwoFactorService(deps: {
         );
         return method;
       });
-      if (!outcome) throw wrongAnswer(body);
+      if (!outcome) {
+        await attempt.failed();
+        throw wrongAnswer(body);
+      }
+      await attempt.succeeded();
       await succeeded();
       deps.onUserChanged(user.id);
     },

@@ -16,8 +16,10 @@ export interface Cache {
    * the count its caller refuses above, lets a full in-process table tell the counters near it
    * (kept) from the others (evictable); a counter without one is near from its second count. Where
    * the table is full of counters near their limits, a new counter answers an infinite count.
+   * With `extend`, every increment starts the window again: the counter ends only after `windowMs`
+   * without increments (so what it counts is bounded over any window of that length, not only a fixed one).
    */
-  incr(key: string, windowMs: number, limit?: number): Promise<{ count: number; resetMs: number }>;
+  incr(key: string, windowMs: number, limit?: number, extend?: boolean): Promise<{ count: number; resetMs: number }>;
   /** Takes one back from a live counter (e.g. an attempt that turned out fine); no-op when absent. */
   decr(key: string): Promise<void>;
   /**
@@ -188,11 +190,12 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
     async release(key, token) {
       if (live(key)?.value === token) entries.delete(key);
     },
-    async incr(key, windowMs, limit) {
+    async incr(key, windowMs, limit, extend) {
       const entry = counters.live(key);
       if (entry) {
         entry.value += 1;
         if (limit !== undefined) entry.limit = limit;
+        if (extend) entry.expiresAt = Date.now() + windowMs;
         return { count: entry.value, resetMs: entry.expiresAt - Date.now() };
       }
       return counters.open(key, 1, windowMs, limit)

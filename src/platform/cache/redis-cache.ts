@@ -6,10 +6,11 @@ import type { Logger } from 'pino';
 import { settledWithin } from '../timeouts.ts';
 import { createMemoryCache, withSingleFlight, type Cache } from './cache.ts';
 
-// Atomic on every Redis version: the window starts with the first hit and is never extended.
+// Atomic on every Redis version: the window starts with the first hit and is never extended, unless
+// ARGV[2] asks for every hit to start it again.
 const INCR_SCRIPT = `
 local count = redis.call('INCR', KEYS[1])
-if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+if count == 1 or ARGV[2] == '1' or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {count, redis.call('PTTL', KEYS[1])}`;
 const DECR_SCRIPT = `
 local count = tonumber(redis.call('GET', KEYS[1]))
@@ -214,16 +215,14 @@ export function createRedisCache(
         async () => {},
       );
     },
-    incr(key, windowMs, limit) {
+    incr(key, windowMs, limit, extend) {
       return either(
         async () => {
-          const [count, ttl] = (await redis.eval(INCR_SCRIPT, 1, key, String(Math.max(1, Math.round(windowMs))))) as [
-            number,
-            number,
-          ];
+          const window = String(Math.max(1, Math.round(windowMs)));
+          const [count, ttl] = (await redis.eval(INCR_SCRIPT, 1, key, window, extend ? '1' : '0')) as [number, number];
           return { count, resetMs: ttl > 0 ? ttl : windowMs };
         },
-        () => memory.incr(key, windowMs, limit),
+        () => memory.incr(key, windowMs, limit, extend),
       );
     },
     async decr(key) {

@@ -2,7 +2,7 @@
 // readable (ENCRYPTION_KEYS_OLD) until the rotation job re-seals them under the current one. Each
 // value is bound to where it is stored (table, column and row, as additional authenticated data): a
 // ciphertext copied into another row or column, by SQL or a restore, does not open there.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /** Where a sealed value lives; the ciphertext opens only there. */
 export interface SealedAt {
@@ -20,6 +20,11 @@ export interface SecretBox {
   /** Re-seals under the current key, bound to `at`; returns the input unchanged when it needs nothing. */
   reseal(sealed: string, at: SealedAt): string;
   readonly currentKeyId: string;
+  /**
+   * A 32-byte key for one purpose (e.g. signing a cookie), derived from the current key by HKDF: never
+   * the key itself, and another for each purpose. Rotating ENCRYPTION_KEY changes it.
+   */
+  deriveKey(purpose: string): Buffer;
 }
 
 /** `v2`: bound to its place. `v1` values (no binding) stay readable and are stale until re-sealed. */
@@ -86,6 +91,9 @@ export function createSecretBox(current: Buffer, old: readonly Buffer[] = []): S
     },
     reseal(sealed, at) {
       return box.isStale(sealed) ? box.seal(box.open(sealed, at), at) : sealed;
+    },
+    deriveKey(purpose) {
+      return Buffer.from(hkdfSync('sha256', current, Buffer.alloc(0), `trading-platform:${purpose}`, 32));
     },
   };
   return box;

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { Type } from 'typebox';
@@ -21,7 +22,8 @@ import {
   TwoFactorSetupBody,
   TwoFactorVerifyBody,
 } from '../auth.schemas.ts';
-import type { AuthService } from '../auth.service.ts';
+import type { AuthService, SignIn } from '../auth.service.ts';
+import { deviceCookieHeader, readDeviceCookie } from '../device-cookie.ts';
 import type { PasswordService } from '../password.service.ts';
 import type { TwoFactorService } from '../two-factor.service.ts';
 import type { ApiTokensService } from '../api-tokens.service.ts';
@@ -57,10 +59,17 @@ export function authRoutes(deps: {
 }): FastifyPluginAsyncTypebox {
   const { service, passwords, twoFactor, apiTokens, guards } = deps;
   return async function routes(app) {
-    const client = (request: { ip: string; headers: Record<string, unknown> }) => ({
+    const client = (request: FastifyRequest) => ({
       ip: request.ip,
       userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : undefined,
+      device: readDeviceCookie(request.headers.cookie),
     });
+    /** A completed sign-in sets its device cookie (decision 196). */
+    const signedIn = <T extends SignIn>(request: FastifyRequest, reply: FastifyReply, signIn: T): T => {
+      void reply.header('cache-control', 'no-store');
+      if ('device' in signIn) void reply.header('set-cookie', deviceCookieHeader(signIn.device, request.protocol === 'https'));
+      return signIn;
+    };
 
     app.post(
       '/api/auth/register',
@@ -94,18 +103,19 @@ export function authRoutes(deps: {
             'minutes, claims `sub`, `role`, `sid`); the refresh token is single-use. Throttled in fixed ' +
             '15-minute windows, counted before the password is checked: 20 attempts per client address (an ' +
             'IPv6 /64; behind `TRUST_PROXY`, the forwarded client), 5 per account from one address, 100 per ' +
-            'account from everywhere; a successful login gives its attempt back. Over a limit: 429 with ' +
-            '`Retry-After`. Wrong e-mail or password: 401; suspended or deleted account: 403. With two-factor ' +
+            'account from clients that never signed in to it; a client that did (the device cookie ' +
+            '`tp_device` a sign-in sets, or an address of an earlier sign-in) is not held to the last, and ' +
+            'one with the cookie is counted by it alone (5). A completed sign-in gives its attempt back. Over ' +
+            'a limit: 429 with `Retry-After`. Wrong e-mail or password: 401; suspended or deleted account: ' +
+            '403. With two-factor ' +
             'authentication on, the answer holds no tokens but `{"mfa_required": true, "mfa_token", ' +
             '"methods"}`: send the token and a code to POST /api/auth/2fa/verify within 5 minutes.',
           body: LoginBody,
           response: { 200: LoginAnswer, ...errorResponses(401, 403, 429) },
         },
       },
-      async (request, reply) => {
-        void reply.header('cache-control', 'no-store');
-        return signInWire(await service.login(request.body.email, request.body.password, client(request)));
-      },
+      async (request, reply) =>
+        signInWire(signedIn(request, reply, await service.login(request.body.email, request.body.password, client(request)))),
     );
 
     app.post(
@@ -189,17 +199,16 @@ export function authRoutes(deps: {
             'The `mfa_token` login answered (single use, 5 minutes) and either `code` (the 6-digit TOTP code; ' +
             'one 30-second step either side of now is accepted, and each step once only) or `recovery_code` ' +
             '(each works once; its use is audited and mailed to the owner). Answers the token pair login ' +
-            'answers for an account without two-factor. A wrong code: 401, counted in the login throttle (429 ' +
-            'with `Retry-After` beyond it); an unknown, spent or expired `mfa_token`: 401; both or neither of ' +
+            'answers for an account without two-factor. A wrong code: 401; codes are counted per account, ' +
+            'whatever the address: past 5 wrong ones in 15 minutes or 50 in a day, 429 with `Retry-After` and ' +
+            'the owner is mailed; an unknown, spent or expired `mfa_token`: 401; both or neither of ' +
             '`code` and `recovery_code`: 422.',
           body: TwoFactorVerifyBody,
           response: { 200: TokenPair, ...errorResponses(401, 403, 429) },
         },
       },
-      async (request, reply) => {
-        void reply.header('cache-control', 'no-store');
-        return tokenPairWire(await service.verifySecondFactor(request.body, client(request)));
-      },
+      async (request, reply) =>
+        tokenPairWire(signedIn(request, reply, await service.verifySecondFactor(request.body, client(request)))),
     );
 
     app.post(
@@ -241,7 +250,8 @@ export function authRoutes(deps: {
           description:
             'Confirms the pending secret of POST /api/auth/2fa/setup with a current `code` and turns ' +
             'two-factor authentication on (`twoFactorEnabled` true); answers ten recovery codes, shown this ' +
-            'once (only their hashes are kept). A wrong or reused code: 422 on `code`, counted (5 per 15 ' +
+            'once (only their hashes are kept). A wrong or reused code: 422 on `code`, counted per account as at ' +
+            'sign-in (5 per 15 ' +
             'minutes, then 429). No pending setup, or two-factor on already: 409.',
           security: bearerSecurity,
           body: TwoFactorCodeBody,
@@ -295,7 +305,7 @@ export function authRoutes(deps: {
             'two-factor on, those need a second factor presented within `STEP_UP_MAX_AGE_MINUTES` (default ' +
             '10), which access tokens carry as `auth_time` and `amr` (kept through refresh). A right current ' +
             '`code` marks this session and answers a new token pair whose access token carries it. A wrong or ' +
-            'reused code: 401, counted in the login throttle (429 beyond it); two-factor not on: 409; an ' +
+            'reused code: 401, counted per account as at sign-in (429 beyond it); two-factor not on: 409; an ' +
             "identity provider's token (no session of ours): 403.",
           security: bearerSecurity,
           body: TwoFactorCodeBody,

@@ -8,6 +8,7 @@ import { AppError, forbidden, unauthenticated } from '../../../platform/http/err
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import {
   type AuthService,
+  deviceCookieHeader,
   type IssuedTokens,
   LoginBody,
   mfaRequiredWire,
@@ -15,6 +16,7 @@ import {
   type PasskeyCeremonies,
   PasskeyVerifyBody,
   passkeyWire,
+  readDeviceCookie,
   TwoFactorCodeBody,
   TwoFactorVerifyBody,
 } from '../../auth/index.ts';
@@ -37,14 +39,20 @@ export function consoleSessionRoutes(deps: {
   const client = (request: FastifyRequest) => ({
     ip: request.ip,
     userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : undefined,
+    device: readDeviceCookie(request.headers.cookie),
   });
   const sameOrigin = async (request: FastifyRequest) => {
     if (!sameOriginRequest({ origin: request.headers.origin, host: request.headers.host })) {
       throw forbidden('Cross-site request refused');
     }
   };
-  /** Sets the cookie and answers the access token only. */
-  const issue = (request: FastifyRequest, reply: FastifyReply, tokens: IssuedTokens): ConsoleAccess => {
+  /** Sets the cookie (and a completed sign-in's device cookie, decision 196) and answers the access token only. */
+  const issue = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    tokens: IssuedTokens & { device?: string },
+  ): ConsoleAccess => {
+    if (tokens.device) void reply.header('set-cookie', deviceCookieHeader(tokens.device, secure(request)));
     void reply.header(
       'set-cookie',
       refreshCookie(tokens.refreshToken, { maxAgeSeconds: refreshTtlSeconds, secure: secure(request) }),
@@ -63,7 +71,8 @@ export function consoleSessionRoutes(deps: {
           operationId: 'consoleSignIn',
           summary: 'Sign in to the console; the refresh token is set as an HttpOnly cookie',
           description:
-            'As POST /api/auth/login (same throttle, same answers for a wrong password or a suspended account), ' +
+            'As POST /api/auth/login (same throttle and device cookie, same answers for a wrong password or a ' +
+            'suspended account), ' +
             'but the refresh token is set as the cookie `tp_console_refresh` (HttpOnly, SameSite=Strict, ' +
             `Path=/api/console/session) and not answered.${CSRF_NOTE}`,
           headers: CsrfHeaders,
