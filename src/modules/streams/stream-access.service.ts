@@ -1,16 +1,25 @@
 // Who may hold an account stream, checked when it opens and every second while it is open: the
-// account must stay active and (for our own tokens) the device session live. Suspension, deletion,
-// logout and session revocation thus end a stream within about a second, on whichever instance the
-// change was made, because the check reads the database, not a message.
+// account must stay active and (for our own tokens) the device session live, or (for an API token) the
+// token neither revoked nor expired. Suspension, deletion, logout, session and token revocation thus
+// end a stream within about a second, on whichever instance the change was made, because the check
+// reads the database, not a message. Admin events go to an admin's session, and to an admin's API
+// token only when it holds `admin:read` (`stream:read` alone is the account's own events).
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import type { UsersModule } from '../users/index.ts';
 
 export interface StreamPrincipal {
   userId: string;
-  /** Our device session; null for an identity provider's token (its account is checked instead). */
+  /** Our device session; null for an identity provider's token or an API token. */
   sessionId: string | null;
+  /** The API token (`tpk_…`) the stream was opened with, checked instead of a session; null otherwise. */
+  apiTokenId: string | null;
   admin: boolean;
+}
+
+/** Whether a principal of this role (and, for an API token, these scopes) receives admin events. */
+export function receivesAdminEvents(role: string, apiTokenScopes?: readonly string[]): boolean {
+  return role === 'admin' && (apiTokenScopes === undefined || apiTokenScopes.includes('admin:read'));
 }
 
 type AccessVerdict = { ok: true; admin: boolean } | { ok: false; reason: 'suspended' | 'revoked' };
@@ -22,7 +31,11 @@ interface Watched {
 }
 
 export function createStreamAccess(deps: {
-  users: { sessions: Pick<UsersModule['sessions'], 'principals'>; accounts: Pick<UsersModule['accounts'], 'findMany'> };
+  users: {
+    sessions: Pick<UsersModule['sessions'], 'principals'>;
+    accounts: Pick<UsersModule['accounts'], 'findMany'>;
+    apiTokens: Pick<UsersModule['apiTokens'], 'principals'>;
+  };
   clock: Clock;
   logger: Logger;
   intervalMs?: number;
@@ -34,17 +47,26 @@ export function createStreamAccess(deps: {
 
   async function verdicts(principals: StreamPrincipal[]): Promise<Map<StreamPrincipal, AccessVerdict>> {
     const sessionIds = [...new Set(principals.flatMap((p) => (p.sessionId ? [p.sessionId] : [])))];
-    const userIds = [...new Set(principals.filter((p) => !p.sessionId).map((p) => p.userId))];
-    const [sessions, accounts] = await Promise.all([
+    const tokenIds = [...new Set(principals.flatMap((p) => (p.apiTokenId ? [p.apiTokenId] : [])))];
+    const userIds = [...new Set(principals.filter((p) => !p.sessionId && !p.apiTokenId).map((p) => p.userId))];
+    const [sessions, accounts, tokens] = await Promise.all([
       users.sessions.principals(sessionIds),
       users.accounts.findMany(userIds),
+      users.apiTokens.principals(tokenIds),
     ]);
     const bySession = new Map(sessions.map((s) => [s.sessionId, s]));
     const byUser = new Map(accounts.map((a) => [a.id, a]));
+    const byToken = new Map(tokens.map((t) => [t.tokenId, t]));
     const now = clock.now();
     const answer = new Map<StreamPrincipal, AccessVerdict>();
     for (const p of principals) {
-      if (p.sessionId) {
+      if (p.apiTokenId) {
+        const row = byToken.get(p.apiTokenId);
+        if (!row || row.userId !== p.userId || row.revokedAt !== null || row.expiresAt <= now)
+          answer.set(p, { ok: false, reason: 'revoked' });
+        else if (row.status !== 'active') answer.set(p, { ok: false, reason: 'suspended' });
+        else answer.set(p, { ok: true, admin: receivesAdminEvents(row.role, row.scopes) });
+      } else if (p.sessionId) {
         const row = bySession.get(p.sessionId);
         if (row && row.id === p.userId && row.status !== 'active') answer.set(p, { ok: false, reason: 'suspended' });
         else if (!row || row.id !== p.userId || row.revokedAt !== null || row.expiresAt <= now)

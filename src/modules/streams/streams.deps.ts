@@ -8,7 +8,11 @@ import type { UsersModule } from '../users/index.ts';
 /** `events`: every declared event (src/stream-events.ts); the publisher and the stream's schema come from it. */
 export interface StreamsDeps<Events extends StreamEventList> {
   guards: Guards;
-  users: { sessions: Pick<UsersModule['sessions'], 'principals'>; accounts: Pick<UsersModule['accounts'], 'findMany'> };
+  users: {
+    sessions: Pick<UsersModule['sessions'], 'principals'>;
+    accounts: Pick<UsersModule['accounts'], 'findMany'>;
+    apiTokens: Pick<UsersModule['apiTokens'], 'principals'>;
+  };
   sse: SseRegistry;
   events: Events;
 }

@@ -39,7 +39,7 @@ export function createTicketsService(deps: { cache: Pick<Cache, 'get' | 'set' | 
       // SET NX: of two redemptions racing, on any instances, one wins.
       if (!(await cache.acquire(`${key}:used`, TICKET_TTL_MS))) return undefined;
       await cache.del(key);
-      return { userId: held.userId, sessionId: held.sessionId, admin: held.admin };
+      return { userId: held.userId, sessionId: held.sessionId, apiTokenId: held.apiTokenId ?? null, admin: held.admin };
     },
   };
 }

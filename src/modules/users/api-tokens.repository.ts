@@ -98,6 +98,23 @@ export function createApiTokensRepository(db: DbExecutor) {
       const [row] = await principalQuery.execute({ tokenHash });
       return row;
     },
+    /** Tokens by id with their owners, as an open stream re-checks them (revoked and expired ones too). */
+    async principalsById(ids: string[]) {
+      if (ids.length === 0) return [];
+      return db
+        .select({
+          tokenId: apiTokens.id,
+          userId: apiTokens.userId,
+          scopes: apiTokens.scopes,
+          expiresAt: apiTokens.expiresAt,
+          revokedAt: apiTokens.revokedAt,
+          role: users.role,
+          status: users.status,
+        })
+        .from(apiTokens)
+        .innerJoin(users, eq(users.id, apiTokens.userId))
+        .where(inArray(apiTokens.id, ids));
+    },
     async touch(id: string, at: Date): Promise<void> {
       await db
         .update(apiTokens)

@@ -17,6 +17,8 @@ export function createApiTokensService(deps: { apiTokens: ApiTokensRepository })
     listLive: (userId: string, now: Date) => apiTokens.listLive(userId, now),
     /** Revokes the owner's live token; answers whether there was one (another's token is not found). */
     revoke: (id: string, userId: string, now: Date, tx: DbExecutor) => apiTokens.revoke(id, userId, now, tx),
+    /** Tokens by id with their owner's role and status, whatever their state: for re-checking open streams. */
+    principals: (ids: string[]) => apiTokens.principalsById(ids),
   };
 }
 

@@ -15,7 +15,7 @@ import { scopeOf } from './scopes.ts';
 import { hasFreshSecondFactor, hasSecondFactor } from './second-factor-rules.ts';
 import { hashToken, type TokenService } from './tokens.ts';
 
-interface AuthenticatedUser {
+export interface AuthenticatedUser {
   id: string;
   email: string;
   role: string;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Guards } from '../../../platform/auth/guards.ts';
+import type { AuthenticatedUser, Guards } from '../../../platform/auth/guards.ts';
 import { AppError, forbidden, invalidField } from '../../../platform/http/errors.ts';
 import { securityOf } from '../../../platform/http/openapi.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
@@ -14,7 +14,7 @@ import {
   TicketResponse,
 } from '../events.schemas.ts';
 import type { AccountStreamService } from '../account-stream.service.ts';
-import type { StreamPrincipal } from '../stream-access.service.ts';
+import { receivesAdminEvents, type StreamPrincipal } from '../stream-access.service.ts';
 import type { TicketsService } from '../tickets.service.ts';
 import { ticketWire } from '../streams.wire.ts';
 
@@ -36,6 +36,14 @@ export function streamRoutes(deps: {
   const { streams, tickets, guards } = deps;
   const frames = accountStreamFrames(deps.events);
 
+  /** The stream's principal: a session, an identity provider's token, or an API token (checked as such). */
+  const principalOf = (user: AuthenticatedUser): StreamPrincipal => ({
+    userId: user.id,
+    sessionId: user.sessionId,
+    apiTokenId: user.apiToken?.id ?? null,
+    admin: receivesAdminEvents(user.role, user.apiToken?.scopes),
+  });
+
   /** The bearer guard, or a ticket in the query: checked before validation, as every guard is. */
   async function streamAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const ticket = (request.query as { ticket?: unknown }).ticket;
@@ -52,8 +60,7 @@ export function streamRoutes(deps: {
       return;
     }
     await guards.requireUser(request, reply);
-    const user = request.user!;
-    request.streamPrincipal = { userId: user.id, sessionId: user.sessionId, admin: user.role === 'admin' };
+    request.streamPrincipal = principalOf(request.user!);
   }
 
   return async (app) => {
@@ -72,12 +79,7 @@ export function streamRoutes(deps: {
           response: { 200: TicketResponse, ...errorResponses(401, 403) },
         },
       },
-      async (request) => {
-        const user = request.user!;
-        return ticketWire(
-          await tickets.issue({ userId: user.id, sessionId: user.sessionId, admin: user.role === 'admin' }),
-        );
-      },
+      async (request) => ticketWire(await tickets.issue(principalOf(request.user!))),
     );
 
     app.get(
