@@ -1,8 +1,9 @@
 // How many second-factor codes an account may be tried with (decision 197): every check of a TOTP code
 // or a recovery code (sign-in, step-up, enable, disable) counts per account, whatever the address and
 // whatever the password did, in two counters nothing but time resets: 5 wrong codes in a fixed
-// 15-minute window lock code checks for the rest of it, and 50 in a day lock them until a day has
-// passed without a counted attempt. The owner is mailed once per lockout.
+// 15-minute window lock code checks for the rest of it, and 50 with no 24-hour pause between them lock
+// them until a day has passed since the last (so no 24 hours ever hold more than 50). Attempts refused
+// by a lock count for nothing and extend nothing. The owner is mailed once per lockout.
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
@@ -29,7 +30,7 @@ const locked = (resetMs: number) =>
   rateLimited(resetMs / 1000, 'Too many wrong two-factor codes for this account; try again later');
 
 export function createSecondFactorAttempts(deps: {
-  cache: Pick<Cache, 'incr' | 'decr' | 'acquire'>;
+  cache: Pick<Cache, 'incr' | 'decr' | 'acquire' | 'get' | 'set'>;
   db: DbExecutor;
   messages: Pick<NotificationsModule['messages'], 'mail'>;
   clock: Clock;
@@ -60,10 +61,15 @@ export function createSecondFactorAttempts(deps: {
     async reserve(user: { id: string; email: string }): Promise<SecondFactorAttempt> {
       const windowKey = `two-factor:codes:${user.id}`;
       const dayKey = `two-factor:codes-day:${user.id}`;
+      const dayLockKey = `two-factor:codes-locked:${user.id}`;
+      const lockedUntil = await cache.get<number>(dayLockKey);
+      const now = clock.now().getTime();
+      if (lockedUntil !== undefined && lockedUntil > now) throw locked(lockedUntil - now);
       const window = await cache.incr(windowKey, L.windowMs, L.perWindow);
       if (window.count > L.perWindow) throw locked(window.resetMs);
       // Every counted attempt starts the day again: no 24 hours can hold more than perDay of them.
       const day = await cache.incr(dayKey, L.dayMs, L.perDay, true);
+      // Only attempts racing the one that reached the cap get here; they are refused all the same.
       if (day.count > L.perDay) throw locked(day.resetMs);
       return {
         async succeeded() {
@@ -72,6 +78,7 @@ export function createSecondFactorAttempts(deps: {
         async failed() {
           if (window.count < L.perWindow && day.count < L.perDay) return;
           const lockMs = day.count >= L.perDay ? day.resetMs : window.resetMs;
+          if (day.count >= L.perDay) await cache.set(dayLockKey, clock.now().getTime() + lockMs, lockMs);
           // One mail per lockout, whichever instance saw the attempt that started it.
           if (await cache.acquire(`two-factor:codes-mailed:${user.id}`, lockMs))
             await mailLockout(user, new Date(clock.now().getTime() + lockMs));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { MFA_TOKEN_TTL_MS } from '../../../src/modules/auth/auth.service.ts';
-import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
+import { SECOND_FACTOR_LIMITS } from '../../../src/modules/auth/second-factor-attempts.ts';
 import { matchingStep, totpCode } from '../../../src/modules/auth/totp.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
@@ -222,12 +222,13 @@ describe('two-factor sign-in', () => {
       assert.equal(rows.length, 1, 'the next sign-in removes the dead challenges');
     });
 
-    it('counts wrong codes in the login throttle; a right one gives the attempts back', async () => {
+    it('counts wrong codes per account; a right one gives back its own attempt only', async () => {
       const user = await enrolled();
       const address = newClientAddress();
       const token = await challenge(user, address);
       const wrong = codeAt(user.secret) === '000000' ? '111111' : '000000';
-      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient - 1; i++)
+      const { perWindow } = SECOND_FACTOR_LIMITS;
+      for (let i = 0; i < perWindow - 1; i++)
         assertDetail(await post('/api/auth/2fa/verify', { mfa_token: token, code: wrong }, {}, address), 401);
       assert.equal(
         (await post('/api/auth/2fa/verify', { mfa_token: token, code: codeAt(user.secret) }, {}, address)).statusCode,
@@ -235,16 +236,16 @@ describe('two-factor sign-in', () => {
       );
 
       nextStep();
+      // The right code forgave none of the wrong ones: one more, and code checks are locked.
       const again = await challenge(user, address);
-      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++)
-        assertDetail(await post('/api/auth/2fa/verify', { mfa_token: again, code: wrong }, {}, address), 401);
+      assertDetail(await post('/api/auth/2fa/verify', { mfa_token: again, code: wrong }, {}, address), 401);
       const limited = await post('/api/auth/2fa/verify', { mfa_token: again, code: codeAt(user.secret) }, {}, address);
-      assertDetail(limited, 429, 'Too many login attempts; try again later');
+      assertDetail(limited, 429, 'Too many wrong two-factor codes for this account; try again later');
       assert.ok(Number(limited.headers['retry-after']) > 0);
       const failures = await t.database.rows(
         sql`SELECT 1 FROM audit_log WHERE action = 'auth.2fa_failed' AND subject_user_id = ${user.id}`,
       );
-      assert.equal(failures.length, LOGIN_LIMITS.perAccountAndClient * 2 - 1);
+      assert.equal(failures.length, perWindow);
     });
 
     it('takes a recovery code once, audits it and mails the owner', async () => {
