@@ -76,10 +76,12 @@ export const accountStreamFrames = (events: StreamEventList) =>
 export const ACCOUNT_STREAM_DESCRIPTION =
   "A `text/event-stream` (Server-Sent Events) of the caller's own account events (`balance.synced`, " +
   '`trades.synced`, `credential.validated`, `credential.changed`), and for admins also `job.finished` ' +
-  'and `webhook.received`, from whichever instance produced them. Authenticate with the bearer token, or ' +
+  'and `webhook.received` (with an API token, only if it also has `admin:read`), from whichever instance ' +
+  'produced them. Authenticate with the bearer token, or ' +
   'with `?ticket=` from `POST /api/stream/ticket` (single use, 60 s) where headers cannot be sent. Every ' +
   'event has an `id:`; reconnecting with `Last-Event-ID` (or `?last_event_id=`) first sends the events ' +
   'after it from the last 24 hours, then continues. The stream opens with `retry:`, sends a `: ping` ' +
   'comment every 15 s, and ends with an `end` event: at shutdown, when the client reads too slowly, or ' +
-  'within about a second of the account being suspended or the session revoked. Limits: STREAM_MAX_PER_USER ' +
+  'within about a second of the account being suspended, the session signed out or revoked, or the API ' +
+  'token revoked or expired. Limits: STREAM_MAX_PER_USER ' +
   'streams per user per instance (429), STREAM_MAX_CONNECTIONS per instance (503).';

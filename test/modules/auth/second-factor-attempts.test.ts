@@ -5,10 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
-import {
-  createSecondFactorAttempts,
-  SECOND_FACTOR_LIMITS,
-} from '../../../src/modules/auth/second-factor-attempts.ts';
+import { createSecondFactorAttempts, SECOND_FACTOR_LIMITS } from '../../../src/modules/auth/second-factor-attempts.ts';
 import { createMemoryCache } from '../../../src/platform/cache/cache.ts';
 import { fixedClock, systemClock } from '../../../src/platform/clock.ts';
 import { AppError } from '../../../src/platform/http/errors.ts';
@@ -43,11 +40,19 @@ describe('second-factor attempts', () => {
     for (let i = 0; i < SECOND_FACTOR_LIMITS.perWindow; i++) {
       const address = newClientAddress();
       const token = await f.challenge(user, address);
-      assertDetail(await f.post('/api/auth/2fa/verify', { mfa_token: token, code: wrongCode(user.secret) }, {}, address), 401);
+      assertDetail(
+        await f.post('/api/auth/2fa/verify', { mfa_token: token, code: wrongCode(user.secret) }, {}, address),
+        401,
+      );
     }
     const address = newClientAddress();
     const token = await f.challenge(user, address);
-    const refused = await f.post('/api/auth/2fa/verify', { mfa_token: token, code: f.codeAt(user.secret) }, {}, address);
+    const refused = await f.post(
+      '/api/auth/2fa/verify',
+      { mfa_token: token, code: f.codeAt(user.secret) },
+      {},
+      address,
+    );
     assertDetail(refused, 429, LOCKED);
     assert.ok(Number(refused.headers['retry-after']) > 0);
     assertDetail(
@@ -69,7 +74,12 @@ describe('second-factor attempts', () => {
       const disable = await f.post('/api/auth/2fa/disable', { password: user.password, code: wrong }, user.headers);
       assert.equal(disable.statusCode, 422, disable.body);
     }
-    const stepUp = await f.post('/api/auth/2fa/step-up', { code: f.codeAt(user.secret) }, user.headers, newClientAddress());
+    const stepUp = await f.post(
+      '/api/auth/2fa/step-up',
+      { code: f.codeAt(user.secret) },
+      user.headers,
+      newClientAddress(),
+    );
     assertDetail(stepUp, 429, LOCKED);
     assert.equal(await lockoutMails(user.email), 1);
   });
@@ -96,7 +106,12 @@ describe('second-factor attempts', () => {
       assert.equal((await f.login({ email: user.email, password: `guess-${i}` }, address)).statusCode, 401);
     const token = await f.challenge(user, address);
     assertDetail(await f.login(user, address), 429, 'Too many login attempts; try again later');
-    const verified = await f.post('/api/auth/2fa/verify', { mfa_token: token, code: f.codeAt(user.secret) }, {}, address);
+    const verified = await f.post(
+      '/api/auth/2fa/verify',
+      { mfa_token: token, code: f.codeAt(user.secret) },
+      {},
+      address,
+    );
     assert.equal(verified.statusCode, 200, verified.body);
     assert.equal((await f.login(user, address)).statusCode, 200, 'the second factor proven, the address is forgiven');
   });

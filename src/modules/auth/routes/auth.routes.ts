@@ -67,7 +67,8 @@ export function authRoutes(deps: {
     /** A completed sign-in sets its device cookie (decision 196). */
     const signedIn = <T extends SignIn>(request: FastifyRequest, reply: FastifyReply, signIn: T): T => {
       void reply.header('cache-control', 'no-store');
-      if ('device' in signIn) void reply.header('set-cookie', deviceCookieHeader(signIn.device, request.protocol === 'https'));
+      if ('device' in signIn)
+        void reply.header('set-cookie', deviceCookieHeader(signIn.device, request.protocol === 'https'));
       return signIn;
     };
 
@@ -115,7 +116,9 @@ export function authRoutes(deps: {
         },
       },
       async (request, reply) =>
-        signInWire(signedIn(request, reply, await service.login(request.body.email, request.body.password, client(request)))),
+        signInWire(
+          signedIn(request, reply, await service.login(request.body.email, request.body.password, client(request))),
+        ),
     );
 
     app.post(
