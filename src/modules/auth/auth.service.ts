@@ -28,10 +28,8 @@ export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
 
 /** A completed sign-in: the session's tokens and a new device cookie for the client (decision 196). */
 export type SignedIn = IssuedTokens & { device: string };
-
 /** What a right password answers: a completed sign-in, or the token to give the second factor with. */
 export type SignIn = SignedIn | { mfaToken: string; methods: MfaMethod[] };
-
 /** Who signs in: the client as a session records it, and the device cookie it presented. */
 export type SignInClient = ClientInfo & LoginClient;
 
@@ -63,15 +61,7 @@ export function createAuthService(deps: {
 }) {
   const { db, tokens, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor } = deps.users;
-  const { attempts } = deps;
-  const throttle = createLoginThrottle({
-    cache,
-    devices: deps.devices,
-    clock,
-    signupLimitPerHour: settings.signupLimitPerHour,
-    // An address stays the owner's as long as a session begun there may live.
-    knownAddressTtlMs: settings.refreshTokenTtlDays * 24 * 60 * 60 * 1000,
-  });
+  const throttle = createLoginThrottle({ cache, devices: deps.devices, clock, settings });
   const { issuePair, startSession } = createSessionIssuer({
     sessions,
     tokens,
@@ -198,8 +188,7 @@ export function createAuthService(deps: {
       const now = clock.now();
       if (user.twoFactorEnabled) {
         // The password was right: what remains is the second factor, against this single-use token.
-        // The attempt stays counted until the second factor is proven (decision 197): a password
-        // alone forgives nothing, so re-signing in buys no more code guesses.
+        // Its attempt stays counted until the second factor is proven: no code guesses for free (197).
         const mfaToken = newOpaqueToken();
         await twoFactor.openChallenge({
           userId: user.id,
@@ -239,7 +228,7 @@ export function createAuthService(deps: {
       if (!challenge) throw invalidMfaToken();
       const user = await accounts.findById(challenge.userId);
       if (!user?.twoFactorEnabled) throw invalidMfaToken();
-      const attempt = await attempts.reserve(user);
+      const attempt = await deps.attempts.reserve(user);
       const outcome = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(user, body, { now, ip: client.ip, purpose: 'sign_in' }, tx);
         if (!method) return { error: wrongSecondFactor(), failed: true };
@@ -285,7 +274,7 @@ export function createAuthService(deps: {
       const user = await accounts.findById(actor.id);
       if (!user) throw notFound('User not found');
       if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');
-      const attempt = await attempts.reserve(user);
+      const attempt = await deps.attempts.reserve(user);
       const now = clock.now();
       const pair = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(

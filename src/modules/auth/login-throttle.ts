@@ -37,11 +37,11 @@ export function createLoginThrottle(deps: {
   cache: Pick<Cache, 'incr' | 'decr' | 'del' | 'get' | 'set'>;
   devices: DeviceCookies;
   clock: Clock;
-  signupLimitPerHour: number;
-  /** How long an address the owner signed in from stays known to the account. */
-  knownAddressTtlMs: number;
+  settings: { signupLimitPerHour: number; refreshTokenTtlDays: number };
 }) {
-  const { cache, devices, clock } = deps;
+  const { cache, devices, clock, settings } = deps;
+  /** An address the owner signed in from stays known as long as a session begun there may live. */
+  const knownAddressTtlMs = settings.refreshTokenTtlDays * 24 * 60 * 60 * 1000;
   const keysOf = (email: string, ip: string | undefined) => {
     const client = clientKey(ip);
     const at = client ?? 'unknown';
@@ -117,13 +117,13 @@ export function createLoginThrottle(deps: {
      */
     async trust(email: string, client: LoginClient): Promise<string> {
       const { known } = keysOf(email, client.ip);
-      if (known) await cache.set(known, 1, deps.knownAddressTtlMs);
+      if (known) await cache.set(known, 1, knownAddressTtlMs);
       return devices.issue(email, clock.now());
     },
 
     async reserveSignup(ip: string | undefined): Promise<void> {
       const attempt = await cache.incr(`signup:client:${clientKey(ip) ?? 'unknown'}`, SIGNUP_WINDOW_MS);
-      if (attempt.count > deps.signupLimitPerHour)
+      if (attempt.count > settings.signupLimitPerHour)
         throw rateLimited(attempt.resetMs / 1000, 'Too many sign-ups from this address; try again later');
     },
   };
