@@ -134,6 +134,18 @@ function behaviour(name: string, make: () => Cache, skip: string | false = false
       assert.equal((await cache.incr('hits', 1_000)).count, 1);
     });
 
+    it('incr with extend starts the window again at every hit', async () => {
+      const cache = make();
+      const first = await cache.incr('busy', 60_000, true);
+      await cache.incr('other', 60_000);
+      // A later hit with a shorter window: the window is set again from it, not kept from the first.
+      const second = await cache.incr('busy', 500, true);
+      assert.equal(second.count, 2);
+      assert.ok(second.resetMs <= 500 && first.resetMs > 500, `${first.resetMs} then ${second.resetMs}`);
+      const fixed = await cache.incr('other', 500);
+      assert.ok(fixed.resetMs > 500, 'without extend the first window stays');
+    });
+
     it('decr gives one back to a live counter and does nothing to an absent one', async () => {
       const cache = make();
       await cache.incr('c', 10_000);
