@@ -110,11 +110,17 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
       assert.equal(await nav.getByRole('link', { name: 'Admin' }).count(), 0, 'no admin link for a user');
       await page.getByText(user.email).first().waitFor();
 
-      // The refresh token is a cookie no script can read; nothing of the session is in storage.
+      // The refresh token is a cookie no script can read, and so is the device cookie the completed
+      // sign-in set (decision 196); nothing of the session is in storage.
       const cookies = await context.cookies();
       assert.deepEqual(
-        cookies.map((k) => ({ name: k.name, path: k.path, httpOnly: k.httpOnly, sameSite: k.sameSite })),
-        [{ name: 'tp_console_refresh', path: '/api/console/session', httpOnly: true, sameSite: 'Strict' }],
+        cookies
+          .map((k) => ({ name: k.name, path: k.path, httpOnly: k.httpOnly, sameSite: k.sameSite }))
+          .sort((a, b) => a.name.localeCompare(b.name)),
+        [
+          { name: 'tp_console_refresh', path: '/api/console/session', httpOnly: true, sameSite: 'Strict' },
+          { name: 'tp_device', path: '/api', httpOnly: true, sameSite: 'Strict' },
+        ],
       );
       const stored = await page.evaluate(() => ({
         cookie: document.cookie,
@@ -131,7 +137,11 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
-      assert.deepEqual(await context.cookies(), []);
+      // The session's cookie is gone; the device cookie stays: this browser is still one the owner used.
+      assert.deepEqual(
+        (await context.cookies()).map((k) => k.name),
+        ['tp_device'],
+      );
       await page.goto('/console/account');
       await waitForOrExplain(c, page.getByLabel('Email'));
     } finally {
