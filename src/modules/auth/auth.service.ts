@@ -30,8 +30,6 @@ export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
 export type SignedIn = IssuedTokens & { device: string };
 /** What a right password answers: a completed sign-in, or the token to give the second factor with. */
 export type SignIn = SignedIn | { mfaToken: string; methods: MfaMethod[] };
-/** Who signs in: the client as a session records it, and the device cookie it presented. */
-export type SignInClient = ClientInfo & LoginClient;
 
 interface AuthSettings {
   allowSignup: boolean;
@@ -158,7 +156,7 @@ export function createAuthService(deps: {
       return this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' });
     },
 
-    async login(email: string, password: string, client: SignInClient): Promise<SignIn> {
+    async login(email: string, password: string, client: ClientInfo & LoginClient): Promise<SignIn> {
       const normalized = email.trim().toLowerCase();
       const counted = await throttle.reserve(normalized, client);
       let user: Awaited<ReturnType<typeof accounts.findByEmail>>;
@@ -181,14 +179,12 @@ export function createAuthService(deps: {
           );
         throw invalidCredentials();
       }
-      if (user.status !== 'active') {
-        await throttle.release(normalized, client, counted);
-        throw forbidden(`User account is ${user.status}`);
-      }
+      // With two-factor on, the attempt stays counted until the second factor is proven (decision 197).
+      if (user.status !== 'active' || !user.twoFactorEnabled) await throttle.release(normalized, client, counted);
+      if (user.status !== 'active') throw forbidden(`User account is ${user.status}`);
       const now = clock.now();
       if (user.twoFactorEnabled) {
         // The password was right: what remains is the second factor, against this single-use token.
-        // Its attempt stays counted until the second factor is proven: no code guesses for free (197).
         const mfaToken = newOpaqueToken();
         await twoFactor.openChallenge({
           userId: user.id,
@@ -211,17 +207,16 @@ export function createAuthService(deps: {
         if ((await deps.users.passkeys.list(user.id)).length > 0) methods.push('webauthn');
         return { mfaToken, methods };
       }
-      await throttle.release(normalized, client, counted);
       const pair = await db.transaction((tx) => startSession(user, client, now, tx));
       return { ...pair, device: await throttle.trust(normalized, client) };
     },
 
     /**
      * The second step of a sign-in with two-factor on: the `mfa_token` and a TOTP code or a recovery
-     * code. Each code counts per account (decision 197); the right one gives back its own attempt and
-     * then the password's in the login throttle; the token is spent only by a right one (decision 141).
+     * code, counted per account (decision 197); a right one gives the password's attempt back and spends
+     * the token (decision 141).
      */
-    async verifySecondFactor(body: TwoFactorVerifyBody, client: SignInClient): Promise<SignedIn> {
+    async verifySecondFactor(body: TwoFactorVerifyBody, client: ClientInfo & LoginClient): Promise<SignedIn> {
       oneAnswer(body);
       const now = clock.now();
       const challenge = await twoFactor.findChallenge(hashToken(body.mfa_token), now);

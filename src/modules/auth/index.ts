@@ -30,10 +30,11 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
   const { guards } = users;
   const secondFactor = createSecondFactor({ twoFactor: users.twoFactor, secretBox, messages: deps.messages });
   const attempts = createSecondFactorAttempts({ cache, db: database.db, messages: deps.messages, clock });
+  const devices = createDeviceCookies(secretBox.deriveKey('device-cookie'));
   const service = createAuthService({
     secondFactor,
     attempts,
-    devices: createDeviceCookies(secretBox.deriveKey('device-cookie')),
+    devices,
     db: database.db,
     users,
     tokens,
@@ -72,6 +73,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     db: database.db,
     users,
     tokens,
+    devices,
     cache,
     clock,
     settings: {

@@ -12,6 +12,7 @@ import type { Db } from '../../platform/db/database.ts';
 import { AppError, badRequest, conflict, forbidden, invalidField, rateLimited } from '../../platform/http/errors.ts';
 import type { PasskeyPurpose, PasskeyRow, UserRow, UsersModule } from '../users/index.ts';
 import { invalidMfaToken } from './auth.answers.ts';
+import type { DeviceCookies } from './device-cookie.ts';
 import { createLoginThrottle } from './login-throttle.ts';
 import type { PasskeyOptionsBody, PasskeyVerifyBody } from './passkeys.schemas.ts';
 import { createWebauthn, userHandleOf } from './passkeys.webauthn.ts';
@@ -38,7 +39,8 @@ export function createPasskeyCeremonies(deps: {
   db: Db;
   users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor' | 'passkeys'>;
   tokens: TokenService;
-  cache: Pick<Cache, 'incr' | 'decr' | 'del'>;
+  devices: DeviceCookies;
+  cache: Pick<Cache, 'incr' | 'decr' | 'del' | 'get' | 'set'>;
   clock: Clock;
   settings: { webauthn: WebauthnSettings; refreshTokenTtlDays: number; signupLimitPerHour: number };
   onUserChanged: (userId: string) => void;
@@ -46,7 +48,7 @@ export function createPasskeyCeremonies(deps: {
   const { db, tokens, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor, passkeys } = deps.users;
   const webauthn = createWebauthn(settings.webauthn);
-  const throttle = createLoginThrottle(cache, settings.signupLimitPerHour);
+  const throttle = createLoginThrottle({ cache, devices: deps.devices, clock, settings });
   const { issuePair, startSession } = createSessionIssuer({
     sessions,
     tokens,
@@ -199,7 +201,8 @@ export function createPasskeyCeremonies(deps: {
       const expectedUser = challenge.userId ? await accounts.findById(challenge.userId) : undefined;
       // Counted before anything is checked, as a password or a code is; a success gives it back.
       const counted = owner ?? expectedUser;
-      if (counted) await throttle.reserve(counted.email, client.ip);
+      // Counted by the address (decision 196): a passkey answer carries no device cookie here.
+      const reservation = counted ? await throttle.reserve(counted.email, { ip: client.ip }) : undefined;
       if (!passkey || !owner) throw await failed(expectedUser, purpose, 'unknown_credential', client);
       if (challenge.userId && challenge.userId !== owner.id)
         throw await failed(expectedUser, purpose, 'other_account', client, passkey);
@@ -243,7 +246,7 @@ export function createPasskeyCeremonies(deps: {
       });
       if (outcome.failure) throw await failed(owner, purpose, outcome.failure, client, passkey);
       if (outcome.error) throw outcome.error;
-      await throttle.release(owner.email, client.ip);
+      if (reservation) await throttle.release(owner.email, { ip: client.ip }, reservation);
       return { tokens: outcome.tokens! };
     },
   };
