@@ -136,10 +136,10 @@ function behaviour(name: string, make: () => Cache, skip: string | false = false
 
     it('incr with extend starts the window again at every hit', async () => {
       const cache = make();
-      const first = await cache.incr('busy', 60_000, true);
+      const first = await cache.incr('busy', 60_000, undefined, true);
       await cache.incr('other', 60_000);
       // A later hit with a shorter window: the window is set again from it, not kept from the first.
-      const second = await cache.incr('busy', 500, true);
+      const second = await cache.incr('busy', 500, undefined, true);
       assert.equal(second.count, 2);
       assert.ok(second.resetMs <= 500 && first.resetMs > 500, `${first.resetMs} then ${second.resetMs}`);
       const fixed = await cache.incr('other', 500);
