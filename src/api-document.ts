@@ -55,6 +55,12 @@ export const API_TAGS = [
       'Your risk limits, checked before any order reaches a venue, and your kill switch: halt cancels your open orders and refuses new ones.',
   },
   {
+    name: 'orders',
+    description:
+      'Orders, paper or live, through one state machine: stored with a client order id before anything is ' +
+      'sent, never sent twice, looked up when an answer does not come, reconciled on a schedule.',
+  },
+  {
     name: 'portfolio',
     description:
       'What your holdings are worth, what they cost (FIFO) and what you made, from your synced balances, trades and transfers.',

@@ -39,6 +39,7 @@ import { createStreamsModule } from './modules/streams/index.ts';
 import { createPortfolioModule } from './modules/portfolio/index.ts';
 import { createConsoleModule } from './modules/console/index.ts';
 import { createTradingModule } from './modules/trading/index.ts';
+import { createOrdersModule } from './modules/orders/index.ts';
 import { STREAM_EVENTS } from './stream-events.ts';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -82,10 +83,19 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const strategies = createStrategiesModule(platform, { guards });
   const trading = createTradingModule(platform, { guards, events });
   const paper = createPaperModule(platform, { guards, market, fees: exchange.tradingFees });
+  const orders = createOrdersModule(platform, {
+    guards,
+    exchange,
+    events,
+    strategyOwner: async (id) => {
+      const found = await strategies.service.get(id).catch(() => null);
+      return found?.row.ownerUserId ?? null;
+    },
+  });
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
   const jobs = createJobsModule(
     platform,
-    { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages, events, streams },
+    { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages, events, streams, orders },
     { timers: options.jobTimers },
   );
   const dashboard = createDashboardModule(platform, {
@@ -120,6 +130,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     strategies,
     trading,
     paper,
+    orders,
     portfolio,
     jobs,
     dashboard,

@@ -8,6 +8,7 @@ import { ADMIN_AUDIT_ACTIONS } from './modules/admin/admin.audit.ts';
 import { AUTH_AUDIT_ACTIONS } from './modules/auth/auth.audit.ts';
 import { COMMAND_CENTER_AUDIT_ACTIONS } from './modules/command-center/command-center.audit.ts';
 import { EXCHANGE_AUDIT_ACTIONS } from './modules/exchange/exchange.audit.ts';
+import { ORDERS_AUDIT_ACTIONS } from './modules/orders/orders.audit.ts';
 import { NOTIFICATIONS_OUTBOX_KINDS } from './modules/notifications/notifications.outbox.ts';
 import { PAPER_AUDIT_ACTIONS } from './modules/paper/paper.audit.ts';
 import { PROVIDER_KEYS_AUDIT_ACTIONS } from './modules/provider-keys/provider-keys.audit.ts';
@@ -30,6 +31,7 @@ export const AUDIT_ACTIONS = [
   ...PROVIDER_KEYS_AUDIT_ACTIONS,
   ...RAG_SETTINGS_AUDIT_ACTIONS,
   ...STRATEGIES_AUDIT_ACTIONS,
+  ...ORDERS_AUDIT_ACTIONS,
   ...TRACKER_AUDIT_ACTIONS,
   ...TRADING_AUDIT_ACTIONS,
   ...WEBHOOKS_AUDIT_ACTIONS,

@@ -5,11 +5,18 @@
 import { EXCHANGE_EVENTS } from './modules/exchange/exchange.events.ts';
 import { JOBS_EVENTS } from './modules/jobs/jobs.events.ts';
 import { TRADING_EVENTS } from './modules/trading/trading.events.ts';
+import { ORDERS_EVENTS } from './modules/orders/orders.events.ts';
 import { WEBHOOKS_EVENTS } from './modules/webhooks/webhooks.events.ts';
 import type { StreamEventList } from './platform/stream-events.ts';
 
 /** Every event, in the order the OpenAPI document lists them. */
-export const STREAM_EVENTS = [...EXCHANGE_EVENTS, ...JOBS_EVENTS, ...TRADING_EVENTS, ...WEBHOOKS_EVENTS] as const;
+export const STREAM_EVENTS = [
+  ...EXCHANGE_EVENTS,
+  ...JOBS_EVENTS,
+  ...TRADING_EVENTS,
+  ...WEBHOOKS_EVENTS,
+  ...ORDERS_EVENTS,
+] as const;
 export type StreamEvents = typeof STREAM_EVENTS;
 type StreamEventName = StreamEvents[number]['type'];
 

@@ -326,6 +326,13 @@ const SETTINGS = {
   },
   /** Every user's risk limits until the user changes them (TRADING_*, docs/decisions/218). */
   trading: { limitDefaults: setting(readTradingLimitDefaults) },
+  /** Orders (issue 39): live trading's switch and the reconcile pass's period. */
+  orders: {
+    /** LIVE_TRADING: live orders are refused (403) unless the server says true. */
+    liveTrading: flag('LIVE_TRADING', false),
+    /** ORDER_RECONCILE_SECONDS: how often every order not final is brought to its venue's state. */
+    reconcileSeconds: integer('ORDER_RECONCILE_SECONDS', 30, 1, 3600),
+  },
   tracker: {
     backend: choice('TRACKER_BACKEND', ['local', 'linear'], 'local'),
     apiKey: text('TRACKER_API_KEY'),

@@ -187,7 +187,10 @@ export function registerAccountRoutes(fake: BinanceFake): void {
       if (startTime !== undefined && endTime !== undefined && endTime - startTime > 24 * 3_600_000) {
         return { status: 400, body: binanceError(-1127, 'More than 24 hours between startTime and endTime.') };
       }
-      const all = [...(r.account!.trades[symbol] ?? [])].sort((a, b) => Number(a.id) - Number(b.id));
+      const orderId = r.params.get('orderId');
+      const all = [...(r.account!.trades[symbol] ?? [])]
+        .filter((t) => orderId === null || String(t.orderId) === orderId)
+        .sort((a, b) => Number(a.id) - Number(b.id));
       // Binance: from fromId, or from startTime, the first `limit` trades on; with neither, the most
       // recent `limit` (up to endTime). Oldest first either way.
       if (fromId !== undefined) return { body: all.filter((t) => Number(t.id) >= fromId).slice(0, limit) };

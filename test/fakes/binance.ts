@@ -54,6 +54,10 @@ export interface FakeReply {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Wait this long before answering (a slow venue). */
+  delayMs?: number;
+  /** Destroy the connection instead of answering: the request's effect stands, its answer is lost. */
+  destroy?: boolean;
 }
 
 type Handler = (request: FakeRequest) => FakeReply | Promise<FakeReply>;
@@ -273,6 +277,11 @@ export class BinanceFake {
     if (held) await held.released;
 
     const reply = await this.dispatch(request, url.search.slice(1), body);
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (reply.destroy) {
+      req.socket.destroy();
+      return;
+    }
     const headers: Record<string, string> = { 'content-type': 'application/json;charset=UTF-8', ...reply.headers };
     if (url.pathname.startsWith('/api/')) headers['x-mbx-used-weight-1m'] = String(this.ip(request.ip).used);
     if (!res.destroyed) {

@@ -34,7 +34,26 @@ import { isVenue, VENUES, type Venue } from './venues.domain.ts';
 import { guardedFetch, type GuardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
 import type { BudgetState, VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
 import { venueProfile } from './adapters/binance-weights.ts';
+import { createLiveOrderVenue, orderMarketOf, type OrderMarket } from './adapters/ccxt-order-venue.ts';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { Decimal } from 'decimal.js';
 
+/** One order fill, as the orders module hands it over to be stored as the user's trade. */
+export interface OrderFillTrade {
+  userId: string;
+  exchange: string;
+  credentialId: string | null;
+  symbol: string;
+  side: 'buy' | 'sell';
+  tradeId: string;
+  price: string;
+  amount: string;
+  fee: string;
+  feeCurrency: string | null;
+  at: Date;
+}
+
+export type { OrderMarket } from './adapters/ccxt-order-venue.ts';
 export type { AccountSyncResult } from './account-sync.service.ts';
 export { VenueField } from './common.schemas.ts';
 
@@ -50,7 +69,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const db = database.db;
   // Each venue's budget learns its name and weights here, beside the venue code, before any call.
   for (const venue of VENUES) platform.venueBudgets.venue(venue).describe(venueProfile(venue));
-  const gateway: VenueGateway = new CcxtVenueGateway({
+  const ccxtGateway = new CcxtVenueGateway({
     settings: {
       binanceApiUrl: config.market.binanceApiUrl,
       binanceUsApiUrl: config.market.binanceUsApiUrl,
@@ -62,6 +81,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
     fetch: platform.fetch,
     budget: (venue) => platform.venueBudgets.venue(venue),
   });
+  const gateway: VenueGateway = ccxtGateway;
 
   const credentialsRepo = createCredentialsRepository(db);
   const balancesRepo = createBalancesRepository(database);
@@ -110,6 +130,11 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
   const tradingSummary = createTradingSummary({ repo: createTradingSummaryRepository(db), prices });
   const throttle = createSyncThrottle({ cache, clock, perMinute: config.exchange.syncPerUserPerMinute });
+  const liveOrders = createLiveOrderVenue({
+    clients: ccxtGateway.clients,
+    open: async (userId, venue, credentialId) =>
+      credentials.open(await credentials.ownedOn(userId, venue, credentialId)),
+  });
   const accountSync = createAccountSyncService({ repo: credentialsRepo, cache, balances, trades, transfers, logger });
 
   return {
@@ -157,6 +182,38 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
       budget: budgetOf(venue),
       fetch: guardedFetch(budgetOf(venue), platform.fetch),
     }),
+    /**
+     * For the orders module: the live venue (ccxt with the user's credential), a market's order limits,
+     * the credential an order trades with, and fills stored as the user's trades in the caller's
+     * transaction (the same row trade sync stores: once per venue trade id, whichever sees it first).
+     */
+    orders: {
+      liveVenue: liveOrders,
+      market: (venue: Venue, symbol: string): Promise<OrderMarket | null> =>
+        orderMarketOf(ccxtGateway.clients, venue, symbol),
+      lastPrice: async (venue: Venue, symbol: string): Promise<number | null> =>
+        (await gateway.tickers(venue, [symbol]))[0]?.last ?? null,
+      credentialFor: async (userId: string, venue: Venue, credentialId?: string): Promise<string> =>
+        (await credentials.resolve(userId, venue, credentialId)).id,
+      recordFills: (fills: OrderFillTrade[], executor?: DbExecutor): Promise<number> =>
+        tradesRepo.insertNew(
+          fills.map((f) => ({
+            userId: f.userId,
+            exchange: f.exchange,
+            credentialId: f.credentialId,
+            exchangeTradeId: f.tradeId,
+            symbol: f.symbol,
+            side: f.side,
+            price: f.price,
+            amount: f.amount,
+            total: new Decimal(f.price).times(f.amount).toFixed(),
+            fee: f.fee,
+            feeCurrency: f.feeCurrency,
+            tradeTimestamp: f.at,
+          })),
+          executor,
+        ),
+    },
     /** For the portfolio: a user's latest holdings per venue, complete trades and completed transfers, oldest first. */
     portfolio: {
       holdings: (userId: string, exchange?: string) => balancesRepo.latestForUser(userId, exchange),

@@ -13,6 +13,7 @@ import { createRegistry, JOB_NAMES } from './registry.ts';
 import { createRunsRepository } from './runs.repository.ts';
 import { createScheduler, triggerWindowSeconds, type TimerFactory } from './scheduler.ts';
 import { createSecretGuard } from './secret-guard.ts';
+import { reconcileOrdersCron } from './jobs/reconcile-orders.job.ts';
 
 export type { JobRun } from './jobs.domain.ts';
 export type { RunOutcome } from './job-runner.ts';
@@ -36,6 +37,7 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
     accounts: deps.exchange.accounts,
     syncAccountsShare: config.jobs.syncAccountsBudgetShare,
     streamEvents: deps.streams,
+    orders: deps.orders,
     logger,
   });
   // Config checks the names when its caller passes them (the entry points do); a config
@@ -46,7 +48,9 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
   // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force. The trigger
   // window is a share of the cron's period, never more than the period (docs/decisions/125).
   const jobs = registered.map((job) => {
-    const cron = config.jobs.crons[job.name] ?? job.cron;
+    const cron =
+      config.jobs.crons[job.name] ??
+      (job.name === 'reconcile-orders' ? reconcileOrdersCron(config.orders.reconcileSeconds) : job.cron);
     return { ...job, cron, windowSeconds: triggerWindowSeconds(cron, config.jobs.triggerWindowSeconds) };
   });
   const repo = createRunsRepository(database.db);

@@ -10,6 +10,7 @@ import type { JOBS_EVENTS } from './jobs.events.ts';
 import type { RotateApiKeysDeps } from './jobs/rotate-api-keys.job.ts';
 import type { StrategyAutopilotDeps } from './jobs/strategy-autopilot.job.ts';
 import type { SyncAccountsDeps } from './jobs/sync-accounts.job.ts';
+import type { ReconcileOrdersDeps } from './jobs/reconcile-orders.job.ts';
 
 /** The services the jobs use, narrowed to what they call. */
 export interface JobsDeps {
@@ -26,4 +27,5 @@ export interface JobsDeps {
   messages: Pick<NotificationsModule['messages'], 'chat'>;
   events: Pick<EventPublisher<typeof JOBS_EVENTS>, 'admins'>;
   streams: { prune(): Promise<number> };
+  orders: ReconcileOrdersDeps['orders'];
 }

@@ -8,6 +8,7 @@ import { cleanupDeviceSessionsJob } from './jobs/cleanup-device-sessions.job.ts'
 import { cleanupExpiredTokensJob } from './jobs/cleanup-expired-tokens.job.ts';
 import { cleanupGracePeriodsJob } from './jobs/cleanup-grace-periods.job.ts';
 import { pruneStreamEventsJob } from './jobs/prune-stream-events.job.ts';
+import { reconcileOrdersJob } from './jobs/reconcile-orders.job.ts';
 import { rotateApiKeysJob } from './jobs/rotate-api-keys.job.ts';
 import { strategyAutopilotJob } from './jobs/strategy-autopilot.job.ts';
 import { syncAccountsJob } from './jobs/sync-accounts.job.ts';
@@ -21,6 +22,7 @@ export const JOB_DEFINITIONS = [
   strategyAutopilotJob,
   syncAccountsJob,
   pruneStreamEventsJob,
+  reconcileOrdersJob,
 ] as const;
 
 type Definitions = typeof JOB_DEFINITIONS;

@@ -32,6 +32,7 @@ export function scopeOf(method: string, route: string): ApiTokenScope | undefine
   if (under('/api/stream')) return 'stream:read';
   if (under('/api/v1/market') || MARKET_DATA.test(route)) return read ? 'market:read' : undefined;
   if (under('/api/exchange', '/api/portfolio')) return read ? 'account:read' : 'account:write';
+  if (under('/api/orders')) return read ? 'trade:read' : 'trade:write';
   if (route === '/api/auth/me') return read ? 'account:read' : undefined;
   // Passkeys sign in and guard the account: a session's business only, as passwords and TOTP are.
   if (under('/api/auth/passkeys')) return undefined;

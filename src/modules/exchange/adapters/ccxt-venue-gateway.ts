@@ -56,7 +56,8 @@ const CAPABILITIES = [
 type Sapi = Record<string, (params?: Record<string, unknown>) => Promise<Record<string, unknown>>>;
 
 export class CcxtVenueGateway implements VenueGateway {
-  private readonly clients: CcxtClients;
+  /** The venue clients, shared with the live order venue (one configuration of ccxt). */
+  readonly clients: CcxtClients;
 
   constructor(deps: CcxtClientDeps) {
     this.clients = createCcxtClients(deps);

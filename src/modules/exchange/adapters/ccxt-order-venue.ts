@@ -1,0 +1,221 @@
+// The live OrderVenue (docs/decisions/210, 212): ccxt with the user's credential, through the venue's
+// shared budget like every other venue call. The client order id goes in the venue's own parameter
+// (src/platform/client-order-ids.ts). What an error means for the order is decided here, once: an
+// answer that did not come (timeout, reset, a 5xx such as Binance's -1007) is `unknown`, never a
+// refusal, so the caller looks the order up rather than sending it again.
+import type { Exchange, Order, Trade } from 'ccxt';
+import { clientOrderIdRule } from '../../../platform/client-order-ids.ts';
+import type {
+  CancelResult,
+  LookupResult,
+  OrderVenue,
+  SubmitResult,
+  VenueFill,
+  VenueOrderRequest,
+  VenueOrderState,
+  VenueOrderStatus,
+} from '../../../platform/order-venue.ts';
+import { BudgetRefusal } from '../../../platform/venue-budget/venue-budget.ts';
+import { isVenue, type Venue } from '../venues.domain.ts';
+import type { CcxtClients } from './ccxt-clients.ts';
+import { venueMessage } from './ccxt-errors.ts';
+import type { VenueCredentials } from './venue-gateway.ts';
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+interface OrderErrorClasses {
+  OrderNotFound: ErrorClass;
+  RateLimitExceeded: ErrorClass;
+  DDoSProtection: ErrorClass;
+  NetworkError: ErrorClass;
+  BadResponse: ErrorClass;
+  ExchangeError: ErrorClass;
+}
+
+type Outcome = { kind: 'unknown'; reason: string } | { kind: 'refused'; reason: string } | { kind: 'not_found' };
+
+const STATUS: Record<string, VenueOrderStatus> = {
+  open: 'open',
+  closed: 'filled',
+  canceled: 'canceled',
+  cancelled: 'canceled',
+  expired: 'expired',
+  rejected: 'rejected',
+};
+
+const text = (value: unknown): string | null =>
+  value === undefined || value === null || value === '' ? null : String(value);
+
+function fillOf(trade: Trade, orderTime: number | undefined): VenueFill | null {
+  const id = text(trade.id);
+  const price = text(trade.price);
+  const amount = text(trade.amount);
+  if (!id || !price || !amount) return null;
+  return {
+    tradeId: id,
+    price,
+    amount,
+    fee: text(trade.fee?.cost) ?? '0',
+    feeCurrency: text(trade.fee?.currency),
+    at: new Date(trade.timestamp ?? orderTime ?? Date.now()),
+    maker: trade.takerOrMaker === 'maker',
+  };
+}
+
+function stateOf(order: Order, trades: readonly Trade[]): VenueOrderState {
+  const raw = (order.info ?? {}) as Record<string, unknown>;
+  const fills = trades.map((t) => fillOf(t, order.timestamp)).filter((f): f is VenueFill => f !== null);
+  const reason = order.status === 'rejected' || order.status === 'expired' ? text(raw.status) : null;
+  return {
+    venueOrderId: String(order.id),
+    status: STATUS[order.status ?? 'open'] ?? 'open',
+    filled: text(order.filled) ?? '0',
+    averagePrice: text(order.average),
+    fills,
+    ...(reason ? { reason } : {}),
+  };
+}
+
+export interface LiveOrderVenueDeps {
+  clients: CcxtClients;
+  /** The credential's plaintext for one call: it must be the user's, for that venue. */
+  open(userId: string, venue: Venue, credentialId: string): Promise<VenueCredentials>;
+}
+
+export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
+  const { clients } = deps;
+
+  async function classify(error: unknown): Promise<Outcome> {
+    // The budget refused before anything left: nothing was sent.
+    if (error instanceof BudgetRefusal) return { kind: 'refused', reason: error.message };
+    const c = (await clients.errorClasses()) as unknown as OrderErrorClasses;
+    const message = error instanceof Error ? venueMessage('', error.message).text : String(error);
+    if (error instanceof c.OrderNotFound) return { kind: 'not_found' };
+    // 429/418: the venue turned the request away unexecuted.
+    if (error instanceof c.RateLimitExceeded || error instanceof c.DDoSProtection)
+      return { kind: 'refused', reason: `rate limited: ${message}` };
+    if (error instanceof c.NetworkError || error instanceof c.BadResponse)
+      return { kind: 'unknown', reason: `no answer from the venue: ${message}` };
+    // Some venues send a 5xx as an ordinary error body (ccxt's ExchangeError): still no answer.
+    if (error instanceof c.ExchangeError && /\b5\d\d\b/.test(error.message) && !/"code"\s*:\s*-?[1-4]/.test(message))
+      return { kind: 'unknown', reason: `no answer from the venue: ${message}` };
+    if (error instanceof c.ExchangeError) return { kind: 'refused', reason: message };
+    return { kind: 'unknown', reason: `no answer from the venue: ${message}` };
+  }
+
+  async function withClient<T>(order: VenueOrderRequest, run: (exchange: Exchange) => Promise<T>): Promise<T> {
+    if (!isVenue(order.exchange)) throw new Error(`unknown venue ${order.exchange}`);
+    if (!order.credentialId) throw new Error('a live order needs a credential');
+    const credentials = await deps.open(order.userId, order.exchange, order.credentialId);
+    const exchange = await clients.client(order.exchange, { credentials });
+    // Amounts and prices stay the venue's decimal strings.
+    (exchange as unknown as { number: unknown }).number = String;
+    return run(exchange);
+  }
+
+  /** The order's fills: those its answer carried when they add up, else the venue's list for the order. */
+  async function fillsOf(exchange: Exchange, order: Order, symbol: string): Promise<Trade[]> {
+    const filled = Number(order.filled ?? 0);
+    if (!(filled > 0)) return [];
+    const carried = order.trades ?? [];
+    const sum = carried.reduce((total, t) => total + Number(t.amount ?? 0), 0);
+    if (carried.length > 0 && Math.abs(sum - filled) < 1e-12 && carried.every((t) => t.id)) return carried;
+    return exchange.fetchOrderTrades(String(order.id), symbol);
+  }
+
+  const lookupParams = (order: VenueOrderRequest) => ({
+    [clientOrderIdRule(order.exchange).lookupParam]: order.clientOrderId,
+  });
+
+  return {
+    async submit(order): Promise<SubmitResult> {
+      const rule = clientOrderIdRule(order.exchange);
+      try {
+        return await withClient(order, async (exchange) => {
+          const params: Record<string, unknown> = { [rule.param]: order.clientOrderId };
+          if (order.type === 'limit') params.timeInForce = order.timeInForce;
+          let placed: Order;
+          try {
+            placed = await exchange.createOrder(
+              order.symbol,
+              order.type,
+              order.side,
+              Number(order.amount),
+              order.price === null ? undefined : Number(order.price),
+              params,
+            );
+          } catch (error) {
+            const outcome = await classify(error);
+            return outcome.kind === 'not_found' ? { kind: 'refused', reason: 'the venue refused the order' } : outcome;
+          }
+          // The order is the venue's now; reading its fills may fail without changing that.
+          const trades = await fillsOf(exchange, placed, order.symbol).catch(() => []);
+          return { kind: 'accepted', state: stateOf(placed, trades) };
+        });
+      } catch (error) {
+        // Before the venue was asked (the credential, the markets): nothing was sent.
+        return { kind: 'refused', reason: error instanceof Error ? error.message : String(error) };
+      }
+    },
+
+    async lookup(order): Promise<LookupResult> {
+      try {
+        return await withClient(order, async (exchange) => {
+          const found = await exchange.fetchOrder(undefined as unknown as string, order.symbol, lookupParams(order));
+          const trades = await fillsOf(exchange, found, order.symbol);
+          return { kind: 'found', state: stateOf(found, trades) };
+        });
+      } catch (error) {
+        const outcome = await classify(error);
+        return outcome.kind === 'refused' ? { kind: 'unknown', reason: outcome.reason } : outcome;
+      }
+    },
+
+    async cancel(order): Promise<CancelResult> {
+      try {
+        return await withClient(order, async (exchange) => {
+          const canceled = await exchange.cancelOrder(undefined as unknown as string, order.symbol, lookupParams(order));
+          const trades = await fillsOf(exchange, canceled, order.symbol);
+          return { kind: 'done', state: stateOf(canceled, trades) };
+        });
+      } catch (error) {
+        const outcome = await classify(error);
+        return outcome.kind === 'refused' ? { kind: 'unknown', reason: outcome.reason } : outcome;
+      }
+    },
+  };
+}
+
+/** A market's order limits as the venue states them, and its last price; null when the venue does not list it. */
+export interface OrderMarket {
+  symbol: string;
+  active: boolean;
+  minAmount: number | null;
+  minCost: number | null;
+  amountStep: number | null;
+  priceStep: number | null;
+}
+
+const TICK_SIZE = 4;
+
+/** The market's limits from ccxt's loaded markets (no call when they are cached). */
+export async function orderMarketOf(clients: CcxtClients, venue: Venue, symbol: string): Promise<OrderMarket | null> {
+  const exchange = await clients.client(venue);
+  const market = exchange.markets?.[symbol];
+  if (!market) return null;
+  // ccxt states precision as a tick (TICK_SIZE mode) or as a count of decimals.
+  const step = (value: number | undefined) =>
+    value === undefined || value === null
+      ? null
+      : exchange.precisionMode === TICK_SIZE
+        ? Number(value)
+        : Number(`1e-${Number(value)}`);
+  const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+  return {
+    symbol: market.symbol,
+    active: market.active !== false,
+    minAmount: num(market.limits?.amount?.min),
+    minCost: num(market.limits?.cost?.min),
+    amountStep: step(market.precision?.amount),
+    priceStep: step(market.precision?.price),
+  };
+}

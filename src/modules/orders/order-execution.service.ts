@@ -1,0 +1,283 @@
+// The order state machine at work (docs/decisions/210, 212): sending a stored order once, applying what
+// the venue says of it, resolving `unknown` by a lookup of its client order id, and the reconcile pass.
+// Every change happens under the row's lock, records new fills once (by venue trade id), is audited
+// in the same transaction and published on the account stream after it commits.
+import type { Logger } from 'pino';
+import { clientOrderIdRule } from '../../platform/client-order-ids.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { unavailable } from '../../platform/http/errors.ts';
+import type { Db, DbExecutor } from '../../platform/db/database.ts';
+import type { OrderVenue, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
+import type { OrderFillTrade } from '../exchange/index.ts';
+import type { EventPublisher } from '../streams/index.ts';
+import { audit } from './orders.audit.ts';
+import { canMove, fillTotals, isFinal, newFills, progressFrom, type OrderStatus } from './orders.domain.ts';
+import type { ORDERS_EVENTS } from './orders.events.ts';
+import type { FillRow, OrderPatch, OrderRow, OrdersRepository } from './orders.repository.ts';
+import { orderWire } from './orders.wire.ts';
+
+/** Who moved the order: the user in a request, or the service itself (reconcile, a venue's notice). */
+export interface Mover {
+  actorId: string | null;
+  actorType: 'user' | 'job' | 'system';
+  ip?: string;
+}
+
+const SYSTEM: Mover = { actorId: null, actorType: 'system' };
+
+/** What a fill hands on after it is stored (realized loss, strategy figures). */
+export type FillListener = (order: OrderRow, fills: FillRow[]) => Promise<void>;
+
+export interface ExecutionDeps {
+  db: Db;
+  repo: OrdersRepository;
+  /** The venue of a mode; null while that mode is not available. */
+  venue(mode: 'paper' | 'live'): OrderVenue | null;
+  recordFills(fills: OrderFillTrade[], executor: DbExecutor): Promise<number>;
+  events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'user'>;
+  clock: Clock;
+  logger: Pick<Logger, 'warn' | 'error' | 'info'>;
+}
+
+export type Update = { state: VenueOrderState } | { rejected: string };
+
+export function requestOf(row: OrderRow): VenueOrderRequest {
+  return {
+    userId: row.userId,
+    exchange: row.exchange,
+    symbol: row.symbol,
+    clientOrderId: row.clientOrderId,
+    side: row.side,
+    type: row.type,
+    timeInForce: row.timeInForce,
+    amount: row.amount,
+    price: row.price,
+    credentialId: row.credentialId,
+  };
+}
+
+export function createOrderExecution(deps: ExecutionDeps) {
+  const { db, repo, clock, logger } = deps;
+  const fillListeners: FillListener[] = [];
+
+  async function transition(tx: DbExecutor, row: OrderRow, from: OrderStatus, mover: Mover, now: Date) {
+    await audit(
+      {
+        actorId: mover.actorId,
+        actorType: mover.actorType,
+        action: 'order.transition',
+        subjectUserId: row.userId,
+        targetType: 'order',
+        targetId: row.id,
+        details: { from, to: row.status, filled: row.filled, mode: row.mode, reason: row.reason },
+        ip: mover.ip ?? null,
+      },
+      now,
+      tx,
+    );
+  }
+
+  function publish(row: OrderRow): void {
+    void deps.events.user(row.userId, 'order.updated', orderWire(row));
+  }
+
+  /** Brings the order to the venue's state (or rejects it), once, under its lock. */
+  async function apply(orderId: string, update: Update, mover: Mover = SYSTEM): Promise<OrderRow> {
+    const now = clock.now();
+    const outcome = await db.transaction(async (tx) => {
+      const current = await repo.lock(orderId, tx);
+      if (!current) throw new Error(`order ${orderId} vanished`);
+      if (isFinal(current.status)) return { row: current, changed: false, fills: [] as FillRow[] };
+      if ('rejected' in update) {
+        if (!canMove(current.status, 'rejected')) return { row: current, changed: false, fills: [] };
+        const row = await repo.update(
+          orderId,
+          { status: 'rejected', reason: update.rejected, notFinal: false, updatedAt: now },
+          tx,
+        );
+        await transition(tx, row, current.status, mover, now);
+        return { row, changed: true, fills: [] };
+      }
+      const { state } = update;
+      const stored = await repo.fills(orderId, tx);
+      const fresh = newFills(
+        stored.map((f) => f.tradeId),
+        state.fills,
+      );
+      const inserted = await repo.insertFills(
+        fresh.map((f) => ({
+          orderId,
+          tradeId: f.tradeId,
+          price: f.price,
+          amount: f.amount,
+          fee: f.fee,
+          feeCurrency: f.feeCurrency,
+          maker: f.maker,
+          at: f.at,
+        })),
+        tx,
+      );
+      const progress = progressFrom(current, state);
+      if (!progress && inserted.length === 0) return { row: current, changed: false, fills: [] };
+      const all = [...stored, ...inserted];
+      const totals = fillTotals(all);
+      const status = progress?.status ?? current.status;
+      const patch: OrderPatch = {
+        status,
+        filled: progress?.filled ?? current.filled,
+        cost: totals.cost,
+        fee: totals.fee,
+        feeCurrency: all.at(-1)?.feeCurrency ?? current.feeCurrency,
+        averagePrice: totals.averagePrice ?? progress?.averagePrice ?? current.averagePrice,
+        venueOrderId: progress?.venueOrderId ?? current.venueOrderId,
+        reason: progress?.reason ?? current.reason,
+        notFinal: !isFinal(status),
+        updatedAt: now,
+      };
+      const row = await repo.update(orderId, patch, tx);
+      // Live fills are the user's trades at the venue: stored where trade sync stores them, once.
+      if (row.mode === 'live' && inserted.length > 0) {
+        await deps.recordFills(
+          inserted.map((f) => ({
+            userId: row.userId,
+            exchange: row.exchange,
+            credentialId: row.credentialId,
+            symbol: row.symbol,
+            side: row.side,
+            tradeId: f.tradeId,
+            price: f.price,
+            amount: f.amount,
+            fee: f.fee,
+            feeCurrency: f.feeCurrency,
+            at: f.at,
+          })),
+          tx,
+        );
+      }
+      if (status !== current.status) await transition(tx, row, current.status, mover, now);
+      return { row, changed: true, fills: inserted };
+    });
+    if (outcome.changed) publish(outcome.row);
+    if (outcome.fills.length > 0)
+      for (const listener of fillListeners)
+        await listener(outcome.row, outcome.fills).catch((error: unknown) =>
+          logger.error({ err: error, orderId }, 'a fill listener failed'),
+        );
+    return outcome.row;
+  }
+
+  /**
+   * Looks the order up by its client order id and applies the answer. An order the venue does not know
+   * is rejected only once the venue's receive window since its send has passed: until then the request
+   * may still arrive. A venue that does not answer leaves it as it is, for the next pass.
+   */
+  async function resolve(row: OrderRow, mover: Mover = SYSTEM): Promise<OrderRow> {
+    const venue = deps.venue(row.mode);
+    if (!venue || isFinal(row.status)) return row;
+    if (row.status === 'pending') return apply(row.id, { rejected: 'never sent: the service stopped first' }, mover);
+    const result = await venue.lookup(requestOf(row));
+    if (result.kind === 'found') return apply(row.id, { state: result.state }, mover);
+    if (result.kind === 'unknown') return row;
+    const sentAt = (row.sentAt ?? row.createdAt).getTime();
+    if (row.status === 'unknown' && clock.now().getTime() - sentAt > clientOrderIdRule(row.exchange).receiveWindowMs) {
+      return apply(
+        row.id,
+        { rejected: 'the venue never received it: no order with its client order id after its receive window' },
+        mover,
+      );
+    }
+    if (row.status !== 'unknown')
+      logger.warn({ orderId: row.id, status: row.status }, 'the venue no longer knows an order it accepted');
+    return row;
+  }
+
+  return {
+    apply,
+    resolve,
+    publish,
+    venueOf: deps.venue,
+
+    /**
+     * Cancels at the venue and applies what it answers. An order the venue no longer has open (filled or
+     * canceled meanwhile, Binance's -2011) is looked up instead, so it ends in the venue's own state.
+     */
+    async cancel(order: OrderRow, mover: Mover): Promise<OrderRow> {
+      const venue = deps.venue(order.mode);
+      if (!venue) throw unavailable(`${order.mode} trading is not available now`);
+      await audit(
+        {
+          actorId: mover.actorId,
+          actorType: mover.actorType,
+          action: 'order.cancel',
+          subjectUserId: order.userId,
+          targetType: 'order',
+          targetId: order.id,
+          details: { status: order.status, mode: order.mode },
+          ip: mover.ip ?? null,
+        },
+        clock.now(),
+        db,
+      );
+      // Not yet claimed by its sender: final now, so the sender's claim finds nothing to send.
+      if (order.status === 'pending') return apply(order.id, { rejected: 'canceled before it was sent' }, mover);
+      let current = order;
+      if (current.status === 'unknown') {
+        current = await resolve(current, mover);
+        if (isFinal(current.status) || current.status === 'unknown') return current;
+      }
+      const result = await venue.cancel(requestOf(current));
+      if (result.kind === 'done') return apply(current.id, { state: result.state }, mover);
+      if (result.kind === 'not_found') return resolve(current, mover);
+      logger.warn({ orderId: current.id, reason: result.reason }, 'cancel outcome unknown; the next pass looks it up');
+      return current;
+    },
+
+    onFills(listener: FillListener): void {
+      fillListeners.push(listener);
+    },
+
+    /** Sends a stored order, once: only the caller that claims it (pending → unknown) sends it. */
+    async send(row: OrderRow, venue: OrderVenue, mover: Mover): Promise<OrderRow> {
+      const now = clock.now();
+      const claimed = await db.transaction(async (tx) => {
+        const moved = await repo.claimForSend(row.id, now, tx);
+        if (moved) await transition(tx, moved, 'pending', mover, now);
+        return moved;
+      });
+      if (!claimed) return (await repo.owned(row.userId, row.id)) ?? row;
+      publish(claimed);
+      const result = await venue.submit(requestOf(claimed));
+      if (result.kind === 'accepted') return apply(row.id, { state: result.state }, mover);
+      if (result.kind === 'refused') return apply(row.id, { rejected: result.reason }, mover);
+      logger.warn({ orderId: row.id, reason: result.reason }, 'order outcome unknown; looking it up');
+      return resolve(claimed, mover);
+    },
+
+    /**
+     * One pass over every order of a mode that is not final: brought to the venue's state. Orders still
+     * `pending` after `pendingGraceMs` were never claimed by their request (it stopped): rejected.
+     */
+    async reconcile(
+      mode: 'paper' | 'live',
+      pendingGraceMs: number,
+    ): Promise<{ checked: number; changed: number; failed: number }> {
+      if (!deps.venue(mode)) return { checked: 0, changed: 0, failed: 0 };
+      const now = clock.now();
+      const rows = await repo.toReconcile(mode, new Date(now.getTime() - pendingGraceMs), 1000);
+      let changed = 0;
+      let failed = 0;
+      for (const row of rows) {
+        try {
+          const after = await resolve(row, { actorId: null, actorType: 'job' });
+          if (after.status !== row.status || after.filled !== row.filled) changed += 1;
+        } catch (error) {
+          failed += 1;
+          logger.error({ err: error, orderId: row.id }, 'could not reconcile an order');
+        }
+      }
+      return { checked: rows.length, changed, failed };
+    },
+  };
+}
+
+export type OrderExecution = ReturnType<typeof createOrderExecution>;

@@ -1,0 +1,153 @@
+// The order state machine (docs/decisions/210, 212), pure: which statuses exist, which moves are
+// allowed, and what a venue's view of an order makes of ours. Both modes (paper and live) go through it.
+import { Decimal } from 'decimal.js';
+import type { VenueFill, VenueOrderState } from '../../platform/order-venue.ts';
+
+export const ORDER_STATUSES = [
+  'pending',
+  'unknown',
+  'open',
+  'partially_filled',
+  'filled',
+  'canceled',
+  'expired',
+  'rejected',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const ORDER_SIDES = ['buy', 'sell'] as const;
+export const ORDER_TYPES = ['market', 'limit'] as const;
+export const TIME_IN_FORCE = ['GTC', 'IOC', 'FOK'] as const;
+export const ORDER_MODES = ['paper', 'live'] as const;
+export const ORDER_SOURCES = ['api', 'signal', 'strategy'] as const;
+export type OrderSource = (typeof ORDER_SOURCES)[number];
+
+export const FINAL_STATUSES: readonly OrderStatus[] = ['filled', 'canceled', 'expired', 'rejected'];
+
+export const isFinal = (status: OrderStatus): boolean => FINAL_STATUSES.includes(status);
+
+/**
+ * The moves the machine allows. `pending` is stored and not yet sent; the sender claims it as
+ * `unknown` before the request leaves, so that a crash mid-send leaves an order to look up, never one
+ * to send again. Final statuses never move.
+ */
+const ALLOWED: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  pending: ['unknown', 'rejected'],
+  unknown: ['open', 'partially_filled', 'filled', 'canceled', 'expired', 'rejected'],
+  open: ['partially_filled', 'filled', 'canceled', 'expired'],
+  partially_filled: ['partially_filled', 'filled', 'canceled', 'expired'],
+  filled: [],
+  canceled: [],
+  expired: [],
+  rejected: [],
+};
+
+export function canMove(from: OrderStatus, to: OrderStatus): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+/** What an order looks like after the venue's view of it, or null when that changes nothing. */
+export interface OrderProgress {
+  status: OrderStatus;
+  filled: string;
+  averagePrice: string | null;
+  venueOrderId: string;
+  reason: string | null;
+}
+
+export interface StoredOrderState {
+  status: OrderStatus;
+  amount: string;
+  filled: string;
+  venueOrderId: string | null;
+}
+
+/**
+ * Our order brought to the venue's state. The venue may report `open` with some filled (Binance says
+ * PARTIALLY_FILLED, others do not): filled > 0 and not final is `partially_filled`. A report that would
+ * move the order backwards (a stale read after a newer one) changes nothing; fills only grow.
+ */
+export function progressFrom(stored: StoredOrderState, venue: VenueOrderState): OrderProgress | null {
+  let status: OrderStatus = venue.status;
+  const filled = Decimal.max(new Decimal(stored.filled), new Decimal(venue.filled || '0'));
+  if (status === 'open' && filled.gt(0)) status = 'partially_filled';
+  if (status === 'partially_filled' && filled.gte(stored.amount)) status = 'filled';
+  const sameStatus = status === stored.status;
+  if (!sameStatus && !canMove(stored.status, status)) return null;
+  if (sameStatus && filled.eq(stored.filled) && stored.venueOrderId === venue.venueOrderId) return null;
+  return {
+    status,
+    filled: filled.toFixed(),
+    averagePrice: venue.averagePrice,
+    venueOrderId: venue.venueOrderId,
+    reason: venue.reason ?? null,
+  };
+}
+
+/** The fills not yet stored, by venue trade id. */
+export function newFills(stored: readonly string[], reported: readonly VenueFill[]): VenueFill[] {
+  const seen = new Set(stored);
+  const fresh: VenueFill[] = [];
+  for (const fill of reported) {
+    if (seen.has(fill.tradeId)) continue;
+    seen.add(fill.tradeId);
+    fresh.push(fill);
+  }
+  return fresh;
+}
+
+/** Sums of an order's fills: cost (quote), fee, and the average price, exact. */
+export function fillTotals(fills: readonly { price: string; amount: string; fee: string }[]): {
+  filled: string;
+  cost: string;
+  fee: string;
+  averagePrice: string | null;
+} {
+  let filled = new Decimal(0);
+  let cost = new Decimal(0);
+  let fee = new Decimal(0);
+  for (const f of fills) {
+    filled = filled.plus(f.amount);
+    cost = cost.plus(new Decimal(f.price).times(f.amount));
+    fee = fee.plus(f.fee);
+  }
+  return {
+    filled: filled.toFixed(),
+    cost: cost.toFixed(),
+    fee: fee.toFixed(),
+    averagePrice: filled.gt(0) ? cost.div(filled).toFixed() : null,
+  };
+}
+
+/** A market's limits as the venue states them (ccxt's `limits` and `precision.amount` as the step). */
+export interface MarketRules {
+  minAmount: number | null;
+  minCost: number | null;
+  amountStep: number | null;
+  priceStep: number | null;
+}
+
+export type RuleViolation = { field: 'amount' | 'price'; msg: string; ctx?: Record<string, unknown> };
+
+/** The first of the venue's limits the order breaks, before anything is sent. */
+export function checkMarketRules(
+  rules: MarketRules,
+  order: { amount: string; price: string | null; referencePrice: string | null },
+): RuleViolation | null {
+  const amount = new Decimal(order.amount);
+  if (rules.minAmount !== null && amount.lt(rules.minAmount))
+    return { field: 'amount', msg: `amount is below the market's minimum of ${rules.minAmount}` };
+  if (rules.amountStep !== null && rules.amountStep > 0 && !amount.mod(rules.amountStep).eq(0))
+    return { field: 'amount', msg: `amount must be a multiple of the market's step of ${rules.amountStep}` };
+  if (order.price !== null && rules.priceStep !== null && rules.priceStep > 0) {
+    if (!new Decimal(order.price).mod(rules.priceStep).eq(0))
+      return { field: 'price', msg: `price must be a multiple of the market's tick of ${rules.priceStep}` };
+  }
+  const price = order.price ?? order.referencePrice;
+  if (rules.minCost !== null && price !== null && amount.times(price).lt(rules.minCost))
+    return {
+      field: 'amount',
+      msg: `amount × price is below the market's minimum notional of ${rules.minCost}`,
+    };
+  return null;
+}

@@ -1,0 +1,170 @@
+// Every query of the orders module. Status moves are conditional updates on the row's current status,
+// so two instances (or a request and the reconcile job) applying the same venue state change it once.
+import { and, asc, count, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { rowOffset } from '../../platform/db/database.ts';
+import type { OrderStatus } from './orders.domain.ts';
+import { orderFills, orders } from './orders.tables.ts';
+
+export type OrderRow = typeof orders.$inferSelect;
+export type NewOrder = typeof orders.$inferInsert;
+export type FillRow = typeof orderFills.$inferSelect;
+export type NewFill = typeof orderFills.$inferInsert;
+
+export interface OrderFilter {
+  userId: string;
+  mode?: 'paper' | 'live';
+  status?: OrderStatus;
+  exchange?: string;
+  symbol?: string;
+  strategyId?: string;
+}
+
+export type OrderPatch = Partial<
+  Pick<
+    OrderRow,
+    | 'status'
+    | 'filled'
+    | 'cost'
+    | 'fee'
+    | 'feeCurrency'
+    | 'averagePrice'
+    | 'venueOrderId'
+    | 'reason'
+    | 'notFinal'
+    | 'updatedAt'
+  >
+>;
+
+function where(filter: OrderFilter): SQL {
+  const conditions: SQL[] = [eq(orders.userId, filter.userId)];
+  if (filter.mode) conditions.push(eq(orders.mode, filter.mode));
+  if (filter.status) conditions.push(eq(orders.status, filter.status));
+  if (filter.exchange) conditions.push(eq(orders.exchange, filter.exchange));
+  if (filter.symbol) conditions.push(eq(orders.symbol, filter.symbol));
+  if (filter.strategyId) conditions.push(eq(orders.strategyId, filter.strategyId));
+  return and(...conditions)!;
+}
+
+export function createOrdersRepository(db: DbExecutor) {
+  return {
+    async insert(order: NewOrder, executor: DbExecutor = db): Promise<OrderRow | 'idempotency_taken'> {
+      const [row] = await executor.insert(orders).values(order).onConflictDoNothing().returning();
+      return row ?? 'idempotency_taken';
+    },
+
+    async byIdempotencyKey(userId: string, key: string): Promise<OrderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.userId, userId), eq(orders.idempotencyKey, key)));
+      return row;
+    },
+
+    async owned(userId: string, id: string): Promise<OrderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.userId, userId), eq(orders.id, id)));
+      return row;
+    },
+
+    /** The row, locked for the caller's transaction: one writer applies a venue state at a time. */
+    async lock(id: string, executor: DbExecutor): Promise<OrderRow | undefined> {
+      const [row] = await executor.select().from(orders).where(eq(orders.id, id)).for('update');
+      return row;
+    },
+
+    /**
+     * Claims a stored order for sending: pending → unknown, stamped with the send time. Only the caller
+     * that moves it sends it; a reconcile that rejected it first leaves nothing to send.
+     */
+    async claimForSend(id: string, now: Date, executor: DbExecutor = db): Promise<OrderRow | undefined> {
+      const [row] = await executor
+        .update(orders)
+        .set({ status: 'unknown', sentAt: now, updatedAt: now })
+        .where(and(eq(orders.id, id), eq(orders.status, 'pending')))
+        .returning();
+      return row;
+    },
+
+    async update(id: string, patch: OrderPatch, executor: DbExecutor = db): Promise<OrderRow> {
+      const [row] = await executor.update(orders).set(patch).where(eq(orders.id, id)).returning();
+      return row!;
+    },
+
+    async fills(orderId: string, executor: DbExecutor = db): Promise<FillRow[]> {
+      return executor.select().from(orderFills).where(eq(orderFills.orderId, orderId)).orderBy(asc(orderFills.at));
+    },
+
+    async insertFills(rows: NewFill[], executor: DbExecutor): Promise<FillRow[]> {
+      if (rows.length === 0) return [];
+      return executor.insert(orderFills).values(rows).onConflictDoNothing().returning();
+    },
+
+    async list(filter: OrderFilter, limit: number, offset: number): Promise<{ rows: OrderRow[]; total: number }> {
+      const [rows, [total]] = await Promise.all([
+        db
+          .select()
+          .from(orders)
+          .where(where(filter))
+          .orderBy(desc(orders.createdAt), desc(orders.id))
+          .limit(limit)
+          .offset(rowOffset(offset)),
+        db.select({ n: count() }).from(orders).where(where(filter)),
+      ]);
+      return { rows, total: Number(total?.n ?? 0) };
+    },
+
+    /** A user's orders not final, for cancel-all. */
+    async notFinalOf(filter: OrderFilter): Promise<OrderRow[]> {
+      return db
+        .select()
+        .from(orders)
+        .where(and(where(filter), eq(orders.notFinal, true)))
+        .orderBy(asc(orders.createdAt));
+    },
+
+    /**
+     * Orders the reconcile pass brings to the venue's state: every order not final, except those still
+     * `pending` younger than `pendingBefore` (their request may be about to claim and send them).
+     */
+    async toReconcile(mode: 'paper' | 'live', pendingBefore: Date, limit: number): Promise<OrderRow[]> {
+      return db
+        .select()
+        .from(orders)
+        .where(
+          and(
+            eq(orders.notFinal, true),
+            eq(orders.mode, mode),
+            or(sql`${orders.status} <> 'pending'`, lt(orders.createdAt, pendingBefore)),
+          ),
+        )
+        .orderBy(asc(orders.updatedAt))
+        .limit(limit);
+    },
+
+    /** The user's open orders and orders placed since `since` (for the risk limits). */
+    async counts(userId: string, since: Date): Promise<{ openOrders: number; ordersLastMinute: number }> {
+      const [row] = await db
+        .select({
+          open: sql<number>`count(*) FILTER (WHERE ${orders.notFinal})`,
+          recent: sql<number>`count(*) FILTER (WHERE ${orders.createdAt} >= ${since.toISOString()})`,
+        })
+        .from(orders)
+        .where(and(eq(orders.userId, userId), or(eq(orders.notFinal, true), gte(orders.createdAt, since))));
+      return { openOrders: Number(row?.open ?? 0), ordersLastMinute: Number(row?.recent ?? 0) };
+    },
+
+    /** A user's order by its client order id (a venue's notice names it so). */
+    async byClientOrderId(userId: string, clientOrderId: string): Promise<OrderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.userId, userId), eq(orders.clientOrderId, clientOrderId)));
+      return row;
+    },
+  };
+}
+
+export type OrdersRepository = ReturnType<typeof createOrdersRepository>;

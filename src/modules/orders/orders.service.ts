@@ -1,0 +1,240 @@
+// The orders use cases: place (validated against the venue's own limits before anything is sent, stored
+// with its client order id, then sent once), list, read, cancel and cancel-all. The state machine
+// itself is order-execution.service.ts.
+import { createHash, randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import type { Actor } from '../../platform/auth/actor.ts';
+import { clientOrderIdFor } from '../../platform/client-order-ids.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import {
+  AppError,
+  conflict,
+  notFound,
+  unavailable,
+  validationFailed,
+  type ValidationIssue,
+} from '../../platform/http/errors.ts';
+import type { OrderMode, OrderSide, OrderType, TimeInForce } from '../../platform/order-venue.ts';
+import type { OrdersDeps } from './orders.deps.ts';
+import { audit } from './orders.audit.ts';
+import { checkMarketRules, isFinal } from './orders.domain.ts';
+import type { OrderExecution } from './order-execution.service.ts';
+import type { FillRow, OrderFilter, OrderRow, OrdersRepository } from './orders.repository.ts';
+
+export interface PlaceInput {
+  exchange: string;
+  symbol: string;
+  side: OrderSide;
+  type: OrderType;
+  amount: string | number;
+  price?: string | number | null;
+  time_in_force?: TimeInForce;
+  mode?: OrderMode;
+  credential_id?: string | null;
+  strategy_id?: string | null;
+}
+
+/** The unified symbol: BTCUSDT, btc-usdt and BTC/USDT are BTC/USDT (the venue's market list decides). */
+const unified = (symbol: string) => symbol.trim().toUpperCase().replace('-', '/');
+
+/** The body's fields that make the order, in a fixed order, for the idempotency comparison. */
+function fingerprint(input: PlaceInput): string {
+  const canonical = {
+    exchange: input.exchange,
+    symbol: unified(input.symbol),
+    side: input.side,
+    type: input.type,
+    amount: new Decimal(input.amount).toFixed(),
+    price: input.price === undefined || input.price === null ? null : new Decimal(input.price).toFixed(),
+    time_in_force: input.time_in_force ?? 'GTC',
+    mode: input.mode ?? 'paper',
+    credential_id: input.credential_id ?? null,
+    strategy_id: input.strategy_id ?? null,
+  };
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}
+
+export function createOrdersService(deps: {
+  db: Db;
+  repo: OrdersRepository;
+  execution: OrderExecution;
+  exchange: OrdersDeps['exchange']['orders'];
+  strategyOwner(strategyId: string): Promise<string | null>;
+  clock: Clock;
+}) {
+  const { db, repo, execution, exchange, clock } = deps;
+
+  /** Every field the request gets wrong by itself, before the venue's limits are asked. */
+  function shapeIssues(input: PlaceInput): ValidationIssue[] {
+    const issues: ValidationIssue[] = [];
+    const amount = new Decimal(input.amount);
+    if (amount.lte(0))
+      issues.push({
+        type: 'greater_than',
+        loc: ['body', 'amount'],
+        msg: 'Input should be greater than 0',
+        input: input.amount,
+        ctx: { gt: 0 },
+      });
+    const price = input.price ?? null;
+    if (input.type === 'limit' && price === null)
+      issues.push({ type: 'missing', loc: ['body', 'price'], msg: 'Field required for a limit order', input: null });
+    if (input.type === 'market' && price !== null)
+      issues.push({
+        type: 'value_error',
+        loc: ['body', 'price'],
+        msg: 'Value error, a market order takes no price',
+        input: price,
+        ctx: { error: 'a market order takes no price' },
+      });
+    if (price !== null && new Decimal(price).lte(0))
+      issues.push({
+        type: 'greater_than',
+        loc: ['body', 'price'],
+        msg: 'Input should be greater than 0',
+        input: price,
+        ctx: { gt: 0 },
+      });
+    if (input.mode !== 'live' && input.credential_id)
+      issues.push({
+        type: 'value_error',
+        loc: ['body', 'credential_id'],
+        msg: 'Value error, only live orders trade with a credential',
+        input: input.credential_id,
+        ctx: { error: 'only live orders trade with a credential' },
+      });
+    return issues;
+  }
+
+  const fieldError = (field: string, msg: string, input: unknown) =>
+    validationFailed([{ type: 'value_error', loc: ['body', field], msg: `Value error, ${msg}`, input, ctx: { error: msg } }]);
+
+  async function idempotent(userId: string, key: string, hash: string): Promise<OrderRow | undefined> {
+    const earlier = await repo.byIdempotencyKey(userId, key);
+    if (!earlier) return undefined;
+    if (earlier.requestHash !== hash)
+      throw conflict('This Idempotency-Key was used with another request body; use a new key for a new order');
+    return earlier;
+  }
+
+  return {
+    /** Places an order; `created` is false when the idempotency key answered an earlier one. */
+    async place(
+      input: PlaceInput,
+      actor: Actor,
+      idempotencyKey?: string,
+    ): Promise<{ order: OrderRow; created: boolean }> {
+      const userId = actor.id;
+      const issues = shapeIssues(input);
+      if (issues.length > 0) throw validationFailed(issues);
+      const hash = fingerprint(input);
+      if (idempotencyKey) {
+        const earlier = await idempotent(userId, idempotencyKey, hash);
+        if (earlier) return { order: earlier, created: false };
+      }
+      const mode = input.mode ?? 'paper';
+      const venue = execution.venueOf(mode);
+      if (!venue) throw unavailable('paper trading is not available yet');
+      const venueId = input.exchange as Parameters<typeof exchange.market>[0];
+      if (input.strategy_id && (await deps.strategyOwner(input.strategy_id)) !== userId)
+        throw fieldError('strategy_id', 'no strategy of yours has this id', input.strategy_id);
+      const market = await exchange.market(venueId, input.symbol);
+      if (!market || !market.active)
+        throw fieldError('symbol', `${input.exchange} does not list ${input.symbol} for trading`, input.symbol);
+      const amount = new Decimal(input.amount).toFixed();
+      const price = input.price === undefined || input.price === null ? null : new Decimal(input.price).toFixed();
+      const last = price === null ? await exchange.lastPrice(venueId, market.symbol).catch(() => null) : null;
+      const violation = checkMarketRules(market, {
+        amount,
+        price,
+        referencePrice: last === null ? null : String(last),
+      });
+      if (violation) throw fieldError(violation.field, violation.msg, violation.field === 'price' ? input.price : input.amount);
+      const credentialId = mode === 'live' ? await exchange.credentialFor(userId, venueId, input.credential_id ?? undefined) : null;
+
+      const now = clock.now();
+      const id = randomUUID();
+      const stored = await db.transaction(async (tx) => {
+        const row = await repo.insert(
+          {
+            id,
+            userId,
+            clientOrderId: clientOrderIdFor(input.exchange, id),
+            exchange: input.exchange,
+            symbol: market.symbol,
+            side: input.side,
+            type: input.type,
+            timeInForce: input.time_in_force ?? 'GTC',
+            mode,
+            amount,
+            price,
+            status: 'pending',
+            credentialId,
+            strategyId: input.strategy_id ?? null,
+            source: 'api',
+            idempotencyKey: idempotencyKey ?? null,
+            requestHash: idempotencyKey ? hash : null,
+            createdAt: now,
+            updatedAt: now,
+          },
+          tx,
+        );
+        if (row === 'idempotency_taken') return row;
+        await audit(
+          {
+            actorId: userId,
+            actorType: 'user',
+            action: 'order.place',
+            subjectUserId: userId,
+            targetType: 'order',
+            targetId: id,
+            details: { exchange: input.exchange, symbol: market.symbol, side: input.side, type: input.type, amount, price, mode },
+            ip: actor.ip ?? null,
+          },
+          now,
+          tx,
+        );
+        return row;
+      });
+      // Another request with the same key stored its order between our read and our insert.
+      if (stored === 'idempotency_taken') {
+        const earlier = await idempotent(userId, idempotencyKey!, hash);
+        if (!earlier) throw new AppError('conflict', 'The order could not be stored; try again');
+        return { order: earlier, created: false };
+      }
+      execution.publish(stored);
+      const sent = await execution.send(stored, venue, { actorId: userId, actorType: 'user', ip: actor.ip });
+      return { order: sent, created: true };
+    },
+
+    async list(filter: OrderFilter, limit: number, offset: number) {
+      const page = await repo.list({ ...filter, symbol: filter.symbol ? unified(filter.symbol) : undefined }, limit, offset);
+      return { ...page, limit, offset };
+    },
+
+    async get(userId: string, id: string): Promise<{ order: OrderRow; fills: FillRow[] }> {
+      const order = await repo.owned(userId, id);
+      if (!order) throw notFound('Order not found');
+      return { order, fills: await repo.fills(id) };
+    },
+
+    /** Cancels at the venue (live) or the engine (paper); an order already final is a 409. */
+    async cancel(userId: string, id: string, actor: Actor): Promise<OrderRow> {
+      const order = await repo.owned(userId, id);
+      if (!order) throw notFound('Order not found');
+      if (isFinal(order.status)) throw conflict(`The order is already ${order.status}`);
+      return execution.cancel(order, { actorId: actor.id, actorType: 'user', ip: actor.ip });
+    },
+
+    async cancelAll(filter: OrderFilter, actor: Actor): Promise<OrderRow[]> {
+      const open = await repo.notFinalOf({ ...filter, symbol: filter.symbol ? unified(filter.symbol) : undefined });
+      const done: OrderRow[] = [];
+      for (const order of open)
+        done.push(await execution.cancel(order, { actorId: actor.id, actorType: 'user', ip: actor.ip }));
+      return done;
+    },
+  };
+}
+
+export type OrdersService = ReturnType<typeof createOrdersService>;

@@ -1,0 +1,79 @@
+// The orders module's tables: each order as the state machine keeps it, and its fills, stored once per
+// venue trade id. The order row (with its client order id) is committed before anything is sent.
+import { sql } from 'drizzle-orm';
+import { check, index, numeric, pgTable, text, timestamp, uniqueIndex, uuid, boolean } from 'drizzle-orm/pg-core';
+import { oneOf } from '../../platform/db/checks.ts';
+import { users } from '../users/users.tables.ts';
+import { ORDER_MODES, ORDER_SIDES, ORDER_STATUSES, ORDER_TYPES, TIME_IN_FORCE, type OrderStatus } from './orders.domain.ts';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const decimal = (name: string) => numeric(name, { precision: 38, scale: 18 });
+
+export const orders = pgTable(
+  'orders',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    clientOrderId: text('client_order_id').notNull(),
+    exchange: text('exchange').notNull(),
+    symbol: text('symbol').notNull(),
+    side: text('side').$type<(typeof ORDER_SIDES)[number]>().notNull(),
+    type: text('type').$type<(typeof ORDER_TYPES)[number]>().notNull(),
+    timeInForce: text('time_in_force').$type<(typeof TIME_IN_FORCE)[number]>().notNull(),
+    mode: text('mode').$type<(typeof ORDER_MODES)[number]>().notNull(),
+    amount: decimal('amount').notNull(),
+    price: decimal('price'),
+    status: text('status').$type<OrderStatus>().notNull(),
+    filled: decimal('filled').notNull().default('0'),
+    cost: decimal('cost').notNull().default('0'),
+    fee: decimal('fee').notNull().default('0'),
+    feeCurrency: text('fee_currency'),
+    averagePrice: decimal('average_price'),
+    venueOrderId: text('venue_order_id'),
+    credentialId: uuid('credential_id'),
+    strategyId: uuid('strategy_id'),
+    source: text('source').notNull().default('api'),
+    reason: text('reason'),
+    idempotencyKey: text('idempotency_key'),
+    /** SHA-256 of the request body the idempotency key first came with. */
+    requestHash: text('request_hash'),
+    /** When the sender claimed it (pending → unknown) just before the request left. */
+    sentAt: at('sent_at'),
+    /** Whether the state machine still has to bring it to the venue's state (not final). */
+    notFinal: boolean('not_final').notNull().default(true),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('orders_client_order_id_key').on(t.exchange, t.clientOrderId),
+    uniqueIndex('orders_idempotency_key').on(t.userId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
+    index('orders_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
+    index('orders_not_final_idx').on(t.mode, t.updatedAt).where(sql`${t.notFinal}`),
+    check('orders_status_check', oneOf(t.status, ORDER_STATUSES)),
+    check('orders_side_check', oneOf(t.side, ORDER_SIDES)),
+    check('orders_type_check', oneOf(t.type, ORDER_TYPES)),
+    check('orders_tif_check', oneOf(t.timeInForce, TIME_IN_FORCE)),
+    check('orders_mode_check', oneOf(t.mode, ORDER_MODES)),
+  ],
+);
+
+export const orderFills = pgTable(
+  'order_fills',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orderId: uuid('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    /** The venue's trade id: the exchange trade's `exchange_trade_id`. */
+    tradeId: text('trade_id').notNull(),
+    price: decimal('price').notNull(),
+    amount: decimal('amount').notNull(),
+    fee: decimal('fee').notNull(),
+    feeCurrency: text('fee_currency'),
+    maker: boolean('maker').notNull().default(false),
+    at: at('at').notNull(),
+  },
+  (t) => [uniqueIndex('order_fills_trade_key').on(t.orderId, t.tradeId)],
+);
