@@ -1,0 +1,97 @@
+// Set-up shared by the orders tests: the Binance fake with its order endpoints, the app pointed at it with
+// live trading on, and traders: users with two-factor on, a fresh second factor and a Binance credential
+// whose fake account holds balances.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { startBinanceFake, type BinanceFake, type FakeAccount } from '../../fakes/binance.ts';
+import { withOrders, type BinanceOrderBook } from '../../fakes/binance-orders.ts';
+import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
+import { shiftedClock } from '../../helpers/shifted-clock.ts';
+import { buildTestApp, signIn, type TestApp, type TestAppOptions, type TestUser } from '../../helpers/test-app.ts';
+
+export interface Trader extends TestUser {
+  credentialId: string;
+  account: FakeAccount;
+  secret: string;
+}
+
+export type OrdersApp = Awaited<ReturnType<typeof startOrdersApp>>;
+
+export async function startOrdersApp(options: { env?: Record<string, string>; app?: TestAppOptions } = {}) {
+  const binance: BinanceFake = await startBinanceFake();
+  const book: BinanceOrderBook = withOrders(binance);
+  const clock = shiftedClock();
+  const t: TestApp = await buildTestApp({
+    clock,
+    env: {
+      BINANCE_API_URL: binance.url,
+      EXCHANGE_RATE_LIMIT: 'false',
+      EXCHANGE_TIMEOUT_MS: '1500',
+      LIVE_TRADING: 'true',
+      ...options.env,
+    },
+    ...options.app,
+  });
+
+  const inject = (method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<string, string>, payload?: unknown) =>
+    t.app.inject({ method, url, headers, payload: payload as object });
+  const codeAt = (secret: string) =>
+    referenceTotp(Buffer.from(decodeBase32(secret)), Math.floor(clock.now().getTime() / 30_000) * 30, 6);
+
+  /** A user with two-factor on, signed in with it just now, holding a Binance credential. */
+  async function trader(balances: Record<string, string> = { USDT: '100000', BTC: '10', ETH: '100' }): Promise<Trader> {
+    const user = await signIn(t.app, t.database);
+    const setup = await inject('POST', '/api/auth/2fa/setup', user.headers, { password: user.password });
+    assert.equal(setup.statusCode, 200, setup.body);
+    const { secret } = setup.json<{ secret: string }>();
+    assert.equal((await inject('POST', '/api/auth/2fa/enable', user.headers, { code: codeAt(secret) })).statusCode, 200);
+    clock.advance(30_000);
+    const login = await inject('POST', '/api/auth/login', {}, { email: user.email, password: user.password });
+    const verified = await inject('POST', '/api/auth/2fa/verify', {}, {
+      mfa_token: login.json<{ mfa_token: string }>().mfa_token,
+      code: codeAt(secret),
+    });
+    assert.equal(verified.statusCode, 200, verified.body);
+    const token = verified.json<{ access_token: string }>().access_token;
+    const headers = { authorization: `Bearer ${token}` };
+    const apiKey = `key${randomBytes(12).toString('hex')}`;
+    const account = binance.addAccount({
+      apiKey,
+      secret: `secret${randomBytes(16).toString('hex')}`,
+      balances: Object.entries(balances).map(([asset, free]) => ({ asset, free, locked: '0' })),
+      trades: {},
+    });
+    const created = await inject('POST', '/api/exchange/credentials', headers, {
+      exchange_name: 'binance',
+      api_key: account.apiKey,
+      api_secret: account.secret,
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    return { ...user, token, headers, secret, account, credentialId: created.json<{ id: string }>().id };
+  }
+
+  const place = (user: { headers: Record<string, string> }, body: Record<string, unknown>, key?: string) =>
+    inject('POST', '/api/orders', { ...user.headers, ...(key ? { 'idempotency-key': key } : {}) }, {
+      exchange: 'binance',
+      symbol: 'BTC/USDT',
+      side: 'buy',
+      type: 'market',
+      amount: '0.01',
+      mode: 'live',
+      ...body,
+    });
+
+  return {
+    t,
+    binance,
+    book,
+    clock,
+    inject,
+    trader,
+    place,
+    async close() {
+      await t.close();
+      await binance.close();
+    },
+  };
+}
