@@ -55,7 +55,7 @@ describe('in-process scheduler', () => {
         assert.ok(error instanceof ConfigError);
         assert.match(
           error.problems[0]!,
-          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts, prune-stream-events\)$/,
+          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts, prune-stream-events, reconcile-orders\)$/,
         );
         return true;
       },
@@ -72,13 +72,14 @@ describe('in-process scheduler', () => {
       assert.deepEqual([...timers.keys()].sort(), [
         '*/10 * * * *',
         '*/15 * * * *',
+        '*/30 * * * * *',
         '0 3 * * *',
         '15 * * * *',
         '30 4 * * *',
         '45 4 * * *',
       ]);
       jobs.start(); // a second start changes nothing
-      assert.equal(timers.size, 6);
+      assert.equal(timers.size, 7);
 
       timers.get('45 4 * * *')!.fire();
       await waitFor(
@@ -261,6 +262,7 @@ describe('in-process scheduler', () => {
       jobs.start();
       assert.deepEqual([...timers.keys()].sort(), [
         '*/10 * * * *',
+        '*/30 * * * * *',
         '*/5 * * * *',
         '0 */2 * * *',
         '0 3 * * *',
@@ -324,7 +326,7 @@ describe('in-process scheduler', () => {
     );
     assert.match(
       found[1]!,
-      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts, prune-stream-events\)$/,
+      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts, prune-stream-events, reconcile-orders\)$/,
     );
     assert.equal(
       found[2],
