@@ -87,6 +87,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     guards,
     exchange,
     events,
+    controls: trading.controls,
     strategyOwner: async (id) => {
       const found = await strategies.service.get(id).catch(() => null);
       return found?.row.ownerUserId ?? null;

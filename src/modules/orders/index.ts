@@ -6,6 +6,8 @@ import { createOrderExecution } from './order-execution.service.ts';
 import { createOrdersRepository } from './orders.repository.ts';
 import { createOrdersService } from './orders.service.ts';
 import { ordersRoutes } from './routes/orders.routes.ts';
+import { isFinal, realizedLoss } from './orders.domain.ts';
+import { Decimal } from 'decimal.js';
 
 export { ORDERS_EVENTS } from './orders.events.ts';
 
@@ -31,8 +33,47 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     repo,
     execution,
     exchange,
+    controls: deps.controls,
     strategyOwner: deps.strategyOwner,
     clock,
+  });
+
+  // A halt cancels first (the controls refuse new orders after): every order not final of the target.
+  deps.controls.onHalt(async (target) => {
+    const open = 'platform' in target ? await repo.notFinalAll() : await repo.notFinalOf({ userId: target.userId });
+    let canceled = 0;
+    let failed = 0;
+    for (const order of open) {
+      try {
+        const after = await execution.cancel(order, { actorId: null, actorType: 'system' });
+        if (after.status === 'canceled') canceled += 1;
+        else if (!isFinal(after.status)) failed += 1;
+      } catch (error) {
+        failed += 1;
+        logger.error({ err: error, orderId: order.id }, 'a halt could not cancel an order');
+      }
+    }
+    return { canceled, failed };
+  });
+
+  // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt).
+  execution.onFills(async (order) => {
+    const now = clock.now();
+    const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    const fills = await repo.fillsSince(order.userId, order.mode, dayStart);
+    const loss = realizedLoss(
+      fills.map((f) => {
+        const quote = f.symbol.split('/')[1];
+        return {
+          market: `${f.exchange} ${f.symbol}`,
+          side: f.side,
+          price: f.price,
+          amount: f.amount,
+          quoteFee: f.feeCurrency === quote ? f.fee : f.feeCurrency === f.symbol.split('/')[0] ? new Decimal(f.fee).times(f.price).toFixed() : '0',
+        };
+      }),
+    );
+    await deps.controls.noteRealizedLoss(order.userId, loss);
   });
   const reconcile = async () => {
     const live = await execution.reconcile('live', PENDING_GRACE_MS);

@@ -151,3 +151,42 @@ export function checkMarketRules(
     };
   return null;
 }
+
+/** One fill of the day, with what it belongs to, for the realized loss. */
+export interface DayFill {
+  market: string;
+  side: 'buy' | 'sell';
+  price: string;
+  amount: string;
+  /** The fee in quote units (0 when charged in another currency). */
+  quoteFee: string;
+}
+
+/**
+ * The realized loss of the day (positive = a loss), in quote units: each sell matched FIFO against the
+ * day's earlier buys of the same market (a sell with no buy of the day before it realizes nothing:
+ * its cost basis is not the day's), minus fees in quote (docs/decisions/214).
+ */
+export function realizedLoss(fills: readonly DayFill[]): string {
+  const lots = new Map<string, { price: Decimal; amount: Decimal }[]>();
+  let pnl = new Decimal(0);
+  for (const fill of fills) {
+    const queue = lots.get(fill.market) ?? [];
+    lots.set(fill.market, queue);
+    pnl = pnl.minus(fill.quoteFee);
+    if (fill.side === 'buy') {
+      queue.push({ price: new Decimal(fill.price), amount: new Decimal(fill.amount) });
+      continue;
+    }
+    let left = new Decimal(fill.amount);
+    while (left.gt(0) && queue.length > 0) {
+      const lot = queue[0]!;
+      const take = Decimal.min(left, lot.amount);
+      pnl = pnl.plus(new Decimal(fill.price).minus(lot.price).times(take));
+      lot.amount = lot.amount.minus(take);
+      left = left.minus(take);
+      if (lot.amount.eq(0)) queue.shift();
+    }
+  }
+  return pnl.negated().toFixed();
+}

@@ -156,6 +156,29 @@ export function createOrdersRepository(db: DbExecutor) {
       return { openOrders: Number(row?.open ?? 0), ordersLastMinute: Number(row?.recent ?? 0) };
     },
 
+    /** Every order not final of every user (a platform halt cancels them all). */
+    async notFinalAll(): Promise<OrderRow[]> {
+      return db.select().from(orders).where(eq(orders.notFinal, true)).orderBy(asc(orders.createdAt));
+    },
+
+    /** The user's fills since `since` in one mode, oldest first, with their order's market and side. */
+    async fillsSince(userId: string, mode: 'paper' | 'live', since: Date) {
+      return db
+        .select({
+          exchange: orders.exchange,
+          symbol: orders.symbol,
+          side: orders.side,
+          price: orderFills.price,
+          amount: orderFills.amount,
+          fee: orderFills.fee,
+          feeCurrency: orderFills.feeCurrency,
+        })
+        .from(orderFills)
+        .innerJoin(orders, eq(orders.id, orderFills.orderId))
+        .where(and(eq(orders.userId, userId), eq(orders.mode, mode), gte(orderFills.at, since)))
+        .orderBy(asc(orderFills.at), asc(orderFills.id));
+    },
+
     /** A user's order by its client order id (a venue's notice names it so). */
     async byClientOrderId(userId: string, clientOrderId: string): Promise<OrderRow | undefined> {
       const [row] = await db

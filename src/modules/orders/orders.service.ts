@@ -10,6 +10,7 @@ import type { Db } from '../../platform/db/database.ts';
 import {
   AppError,
   conflict,
+  forbidden,
   notFound,
   unavailable,
   validationFailed,
@@ -60,10 +61,11 @@ export function createOrdersService(deps: {
   repo: OrdersRepository;
   execution: OrderExecution;
   exchange: OrdersDeps['exchange']['orders'];
+  controls: Pick<OrdersDeps['controls'], 'check' | 'status'>;
   strategyOwner(strategyId: string): Promise<string | null>;
   clock: Clock;
 }) {
-  const { db, repo, execution, exchange, clock } = deps;
+  const { db, repo, execution, exchange, controls, clock } = deps;
 
   /** Every field the request gets wrong by itself, before the venue's limits are asked. */
   function shapeIssues(input: PlaceInput): ValidationIssue[] {
@@ -144,16 +146,35 @@ export function createOrdersService(deps: {
         throw fieldError('symbol', `${input.exchange} does not list ${input.symbol} for trading`, input.symbol);
       const amount = new Decimal(input.amount).toFixed();
       const price = input.price === undefined || input.price === null ? null : new Decimal(input.price).toFixed();
-      const last = price === null ? await exchange.lastPrice(venueId, market.symbol).catch(() => null) : null;
-      const violation = checkMarketRules(market, {
-        amount,
-        price,
-        referencePrice: last === null ? null : String(last),
-      });
-      if (violation) throw fieldError(violation.field, violation.msg, violation.field === 'price' ? input.price : input.amount);
-      const credentialId = mode === 'live' ? await exchange.credentialFor(userId, venueId, input.credential_id ?? undefined) : null;
+      const lastNumber = await exchange.lastPrice(venueId, market.symbol).catch(() => null);
+      const lastPrice = lastNumber === null ? null : new Decimal(lastNumber).toFixed();
+      const violation = checkMarketRules(market, { amount, price, referencePrice: lastPrice });
+      if (violation)
+        throw fieldError(violation.field, violation.msg, violation.field === 'price' ? input.price : input.amount);
+      const credentialId =
+        mode === 'live' ? await exchange.credentialFor(userId, venueId, input.credential_id ?? undefined) : null;
 
+      // A halt refuses after it has canceled; the limits are checked before anything is stored or sent.
+      const halt = await controls.status(userId);
+      if (halt.halted) throw new AppError('locked', `Trading is halted: ${halt.reason ?? 'no reason given'}`);
       const now = clock.now();
+      const reference = price ?? lastPrice;
+      const verdict = await controls.check(
+        userId,
+        {
+          exchange: input.exchange,
+          symbol: market.symbol,
+          side: input.side,
+          type: input.type,
+          amount,
+          price,
+          lastPrice,
+          notional: reference === null ? '0' : new Decimal(amount).times(reference).toFixed(),
+        },
+        await repo.counts(userId, new Date(now.getTime() - 60_000)),
+      );
+      if (!verdict.ok) throw forbidden(`Refused by your risk limit ${verdict.limit}: ${verdict.detail}`);
+
       const id = randomUUID();
       const stored = await db.transaction(async (tx) => {
         const row = await repo.insert(

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation: 422,
+  /** The resource is locked: trading halted (issue 39). */
+  locked: 423,
   rate_limited: 429,
   internal: 500,
   upstream_error: 502,

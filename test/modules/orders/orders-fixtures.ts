@@ -33,7 +33,7 @@ export async function startOrdersApp(options: { env?: Record<string, string>; ap
     ...options.app,
   });
 
-  const inject = (method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<string, string>, payload?: unknown) =>
+  const inject = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string>, payload?: unknown) =>
     t.app.inject({ method, url, headers, payload: payload as object });
   const codeAt = (secret: string) =>
     referenceTotp(Buffer.from(decodeBase32(secret)), Math.floor(clock.now().getTime() / 30_000) * 30, 6);

@@ -71,10 +71,12 @@ export function ordersRoutes(deps: {
             'answers 201 with status `rejected` and its reason. `Idempotency-Key`: the same key with the same ' +
             'body answers the same order (200) and sends nothing; with another body 409. Live orders need ' +
             'LIVE_TRADING=true on the server, two-factor on, and a second factor within ' +
-            'STEP_UP_MAX_AGE_MINUTES (or an API token with trade:write): otherwise 403 naming what is missing.',
+            'STEP_UP_MAX_AGE_MINUTES (or an API token with trade:write): otherwise 403 naming what is missing. ' +
+            'Your risk limits (GET /api/trading/limits) are checked before anything is stored: 403 naming the ' +
+            'limit; while your trading (or the platform) is halted: 423 with the reason.',
           headers: IdempotencyHeaders,
           body: OrderCreateBody,
-          response: { 200: Order, 201: Order, ...errorResponses(401, 403, 404, 409, 503) },
+          response: { 200: Order, 201: Order, ...errorResponses(401, 403, 404, 409, 423, 503) },
         },
       },
       async (request, reply) => {
