@@ -3,7 +3,7 @@
 // whose fake account holds balances.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { startBinanceFake, type BinanceFake, type FakeAccount } from '../../fakes/binance.ts';
+import { startBinanceFake, type BinanceFake, type BinanceFakeOptions, type FakeAccount } from '../../fakes/binance.ts';
 import { withOrders, type BinanceOrderBook } from '../../fakes/binance-orders.ts';
 import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { shiftedClock } from '../../helpers/shifted-clock.ts';
@@ -17,8 +17,10 @@ export interface Trader extends TestUser {
 
 export type OrdersApp = Awaited<ReturnType<typeof startOrdersApp>>;
 
-export async function startOrdersApp(options: { env?: Record<string, string>; app?: TestAppOptions } = {}) {
-  const binance: BinanceFake = await startBinanceFake();
+export async function startOrdersApp(
+  options: { env?: Record<string, string>; app?: TestAppOptions; fake?: BinanceFakeOptions } = {},
+) {
+  const binance: BinanceFake = await startBinanceFake(options.fake);
   const book: BinanceOrderBook = withOrders(binance);
   const clock = shiftedClock();
   const t: TestApp = await buildTestApp({
