@@ -42,18 +42,25 @@ export class BinanceOrderBook {
   readonly orders: FakeOrder[] = [];
   private nextOrderId = 1000;
   private nextTradeId = 5000;
-  private faults: { kind: OrderFaultKind; method: string; ms: number }[] = [];
+  private faults: { kind: OrderFaultKind; method: string; ms: number; apiKey?: string }[] = [];
 
   constructor(private readonly fake: BinanceFake) {}
 
-  /** The next matching request (POST place, GET lookup, DELETE cancel) meets this fault. */
-  fault(kind: OrderFaultKind, options: { method?: 'POST' | 'GET' | 'DELETE'; ms?: number } = {}): this {
-    this.faults.push({ kind, method: options.method ?? 'POST', ms: options.ms ?? 1000 });
+  /**
+   * The next matching request (POST place, GET lookup, DELETE cancel; of `apiKey` only, when given)
+   * meets this fault.
+   */
+  fault(
+    kind: OrderFaultKind,
+    options: { method?: 'POST' | 'GET' | 'DELETE'; ms?: number; apiKey?: string } = {},
+  ): this {
+    this.faults.push({ kind, method: options.method ?? 'POST', ms: options.ms ?? 1000, apiKey: options.apiKey });
     return this;
   }
 
-  clearFaults(): void {
-    this.faults = [];
+  /** Drops the faults not met yet (of `apiKey` only, when given). */
+  clearFaults(apiKey?: string): void {
+    this.faults = apiKey === undefined ? [] : this.faults.filter((f) => f.apiKey !== apiKey);
   }
 
   /** Orders placed for a key (every one the venue holds, whatever its status). */
@@ -61,14 +68,14 @@ export class BinanceOrderBook {
     return this.orders.filter((o) => o.apiKey === apiKey);
   }
 
-  private takeFault(method: string) {
-    const index = this.faults.findIndex((f) => f.method === method);
+  private takeFault(method: string, apiKey: string | undefined) {
+    const index = this.faults.findIndex((f) => f.method === method && (!f.apiKey || f.apiKey === apiKey));
     return index < 0 ? undefined : this.faults.splice(index, 1)[0];
   }
 
   /** Runs `execute` under the next fault of the method, if any. */
-  private async faulted(method: string, execute: () => FakeReply): Promise<FakeReply> {
-    const fault = this.takeFault(method);
+  private async faulted(r: FakeRequest, execute: () => FakeReply): Promise<FakeReply> {
+    const fault = this.takeFault(r.method, r.account?.apiKey);
     if (!fault) return execute();
     if (fault.kind === '503-before') return { status: 503, body: UNKNOWN_1007 };
     const reply = execute();
@@ -262,19 +269,19 @@ export class BinanceOrderBook {
   register(): this {
     const f = this.fake;
     const signedTrade = { signed: true, reads: false, weight: 1 };
-    f.route('POST', '/api/v3/order', (r) => this.faulted('POST', () => this.place(r)), signedTrade);
+    f.route('POST', '/api/v3/order', (r) => this.faulted(r, () => this.place(r)), signedTrade);
     f.route(
       'GET',
       '/api/v3/order',
       (r) =>
-        this.faulted('GET', () => {
+        this.faulted(r, () => {
           const order = this.find(r);
           if (!order) return { status: 400, body: binanceError(-2013, 'Order does not exist.') };
           return { body: { ...orderShape(order), time: order.time, updateTime: order.updateTime, isWorking: true } };
         }),
       { signed: true, weight: 4 },
     );
-    f.route('DELETE', '/api/v3/order', (r) => this.faulted('DELETE', () => this.cancel(r)), signedTrade);
+    f.route('DELETE', '/api/v3/order', (r) => this.faulted(r, () => this.cancel(r)), signedTrade);
     f.route(
       'GET',
       '/api/v3/openOrders',

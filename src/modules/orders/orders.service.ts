@@ -36,6 +36,8 @@ export interface PlaceInput {
   strategy_id?: string | null;
 }
 
+const LAST_PRICE_TTL_MS = 2_000;
+
 /** The unified symbol: BTCUSDT, btc-usdt and BTC/USDT are BTC/USDT (the venue's market list decides). */
 const unified = (symbol: string) => symbol.trim().toUpperCase().replace('-', '/');
 
@@ -66,6 +68,18 @@ export function createOrdersService(deps: {
   clock: Clock;
 }) {
   const { db, repo, execution, exchange, controls, clock } = deps;
+  /** Last prices, kept for a moment: the notional and price-band checks need no fresher figure. */
+  const lastPrices = new Map<string, { price: Promise<number | null>; at: number }>();
+  function latestPrice(venue: Parameters<typeof exchange.lastPrice>[0], symbol: string): Promise<number | null> {
+    const key = `${venue} ${symbol}`;
+    const now = Date.now();
+    const cached = lastPrices.get(key);
+    if (cached && now - cached.at < LAST_PRICE_TTL_MS) return cached.price;
+    const price = exchange.lastPrice(venue, symbol).catch(() => null);
+    lastPrices.set(key, { price, at: now });
+    if (lastPrices.size > 10_000) lastPrices.delete(lastPrices.keys().next().value!);
+    return price;
+  }
 
   /** Every field the request gets wrong by itself, before the venue's limits are asked. */
   function shapeIssues(input: PlaceInput): ValidationIssue[] {
@@ -146,7 +160,7 @@ export function createOrdersService(deps: {
         throw fieldError('symbol', `${input.exchange} does not list ${input.symbol} for trading`, input.symbol);
       const amount = new Decimal(input.amount).toFixed();
       const price = input.price === undefined || input.price === null ? null : new Decimal(input.price).toFixed();
-      const lastNumber = await exchange.lastPrice(venueId, market.symbol).catch(() => null);
+      const lastNumber = await latestPrice(venueId, market.symbol);
       const lastPrice = lastNumber === null ? null : new Decimal(lastNumber).toFixed();
       const violation = checkMarketRules(market, { amount, price, referencePrice: lastPrice });
       if (violation)

@@ -10,6 +10,8 @@ import type { OrderFaultKind } from '../../fakes/binance-orders.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
 const POINTS = Number(process.env.ORDERS_FAULT_POINTS ?? 1000);
+/** Traders placing at once, each its own share of the points and its own stream of the seed. */
+const LANES = 5;
 const SEED = Number(process.env.ORDERS_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 /** mulberry32: small, seeded, the same sequence for the same seed on every machine. */
@@ -56,46 +58,56 @@ describe(`orders at ${POINTS} random fault points (ORDERS_FAULT_SEED=${SEED})`, 
       fake: { weightLimit: 100_000_000 },
     });
     traders = [];
-    for (let i = 0; i < 3; i++) traders.push(await o.trader({ USDT: '100000000', BTC: '100000', ETH: '1000000' }));
+    for (let i = 0; i < LANES; i++) traders.push(await o.trader({ USDT: '100000000', BTC: '100000', ETH: '1000000' }));
   });
   after(async () => {
     await o?.close();
   });
 
   it('sends nothing twice, leaves no orphan after one pass, and stores exactly the venue fills', async () => {
-    const draw = random(SEED);
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(draw() * items.length)]!;
-    const faults: (OrderFaultKind | null)[] = [null, null, 'drop-after', '503-after', '503-before', 'slow-after'];
-    const placed: { trader: Trader; id: string }[] = [];
     const context = (what: string) => `${what} (replay: ORDERS_FAULT_SEED=${SEED} ORDERS_FAULT_POINTS=${POINTS})`;
+    const faults: (OrderFaultKind | null)[] = [null, null, 'drop-after', '503-after', '503-before', 'slow-after'];
 
-    for (let point = 0; point < POINTS; point++) {
-      const trader = pick(traders);
-      const fault = pick(faults);
-      const op = draw();
-      if (fault) o.book.fault(fault, { method: op < 0.75 ? pick(['POST', 'POST', 'GET'] as const) : 'DELETE', ms: 300 });
-      if (op < 0.75 || placed.length === 0) {
-        const limit = draw() < 0.5;
-        const side = pick(['buy', 'sell'] as const);
-        const response = await o.place(trader, {
-          symbol: pick(['BTC/USDT', 'ETH/USDT']),
-          side,
-          type: limit ? 'limit' : 'market',
-          amount: pick(['0.01', '0.02', '0.05']),
-          ...(limit ? { price: side === 'buy' ? pick(['3100', '64000', '66000']) : pick(['3300', '66000', '64000']) } : {}),
-        });
-        assert.equal(response.statusCode, 201, context(`point ${point}: ${response.body}`));
-        placed.push({ trader, id: response.json().id });
-      } else if (op < 0.9) {
-        const target = pick(placed);
-        const response = await o.inject('DELETE', `/api/orders/${target.id}`, target.trader.headers);
-        assert.ok([200, 409].includes(response.statusCode), context(`point ${point}: ${response.body}`));
-      } else {
-        o.book.cross(pick(['BTCUSDT', 'ETHUSDT']), pick(['3000', '3400', '63000', '67000']));
-        if (draw() < 0.3) await o.t.modules.orders.reconcile();
+    /** One trader's share of the points, from its own stream of the seed: its faults meet its requests only. */
+    async function lane(trader: Trader, laneSeed: number, points: number): Promise<void> {
+      const draw = random(laneSeed);
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(draw() * items.length)]!;
+      const key = trader.account.apiKey;
+      const placed: string[] = [];
+      for (let point = 0; point < points; point++) {
+        const fault = pick(faults);
+        const op = draw();
+        const method = op < 0.75 ? pick(['POST', 'POST', 'GET'] as const) : 'DELETE';
+        if (fault) o.book.fault(fault, { method, ms: 300, apiKey: key });
+        if (op < 0.75 || placed.length === 0) {
+          const limit = draw() < 0.5;
+          const side = pick(['buy', 'sell'] as const);
+          const symbol = pick(['BTC/USDT', 'ETH/USDT']);
+          const prices = symbol === 'BTC/USDT' ? ['64000', '65000', '66000'] : ['3100', '3200', '3300'];
+          const response = await o.place(trader, {
+            symbol,
+            side,
+            type: limit ? 'limit' : 'market',
+            amount: pick(['0.01', '0.02', '0.05']),
+            ...(limit ? { price: pick(prices) } : {}),
+          });
+          assert.equal(response.statusCode, 201, context(`${key} point ${point}: ${response.body}`));
+          placed.push(response.json().id);
+        } else if (op < 0.9) {
+          const response = await o.inject('DELETE', `/api/orders/${pick(placed)}`, trader.headers);
+          assert.ok([200, 409].includes(response.statusCode), context(`${key} point ${point}: ${response.body}`));
+        } else {
+          o.book.cross(pick(['BTCUSDT', 'ETHUSDT']), pick(['3000', '3400', '63000', '67000']));
+          if (draw() < 0.05) await o.t.modules.orders.reconcile();
+        }
+        o.book.clearFaults(key);
       }
-      o.book.clearFaults();
     }
+    await Promise.all(
+      traders.map((trader, i) =>
+        lane(trader, SEED + i, Math.floor(POINTS / traders.length) + (i < POINTS % traders.length ? 1 : 0)),
+      ),
+    );
 
     // Past every receive window, one pass.
     o.clock.advance(15_000);

@@ -1,0 +1,108 @@
+// A server killed (SIGKILL, a real process) after its order reached the venue and before the answer was
+// stored: the order row was committed first, so the restarted server finds it `unknown`, looks it up by
+// its client order id as it starts, and completes it with the venue's fills. Nothing is sent again.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { startBinanceFake } from '../../fakes/binance.ts';
+import { withOrders } from '../../fakes/binance-orders.ts';
+import { killStarted, startServer, storage, waitFor } from '../../helpers/processes.ts';
+import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-app.ts';
+import { waitFor as waitUntil } from '../../helpers/wait.ts';
+
+describe('an order whose server is killed between send and commit', () => {
+  after(killStarted);
+
+  it('is looked up and completed by the restarted server, and sent once', async () => {
+    const binance = await startBinanceFake();
+    const book = withOrders(binance);
+    try {
+      const env = {
+        ...(await storage()),
+        JWT_SECRET: TEST_JWT_SECRET,
+        ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+        BINANCE_API_URL: binance.url,
+        LIVE_TRADING: 'true',
+        EXCHANGE_RATE_LIMIT: 'false',
+        EXCHANGE_TIMEOUT_MS: '60000',
+      };
+      let server = await startServer(env);
+      const call = async (method: string, path: string, body?: unknown, token?: string) => {
+        const response = await fetch(`${server.url}${path}`, {
+          method,
+          headers: {
+            ...(body ? { 'content-type': 'application/json' } : {}),
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+      };
+      const email = 'killed@example.com';
+      const password = 'Pw-0123456789abcdef';
+      assert.equal((await call('POST', '/api/auth/register', { email, password })).status, 201);
+      const first = (await call('POST', '/api/auth/login', { email, password })).json.access_token as string;
+      const setup = await call('POST', '/api/auth/2fa/setup', { password }, first);
+      const secret = setup.json.secret as string;
+      const code = referenceTotp(Buffer.from(decodeBase32(secret)), Math.floor(Date.now() / 30_000) * 30, 6);
+      const enabled = await call('POST', '/api/auth/2fa/enable', { code }, first);
+      assert.equal(enabled.status, 200, JSON.stringify(enabled.json));
+      const [recovery] = enabled.json.recovery_codes as string[];
+      const challenge = await call('POST', '/api/auth/login', { email, password });
+      const verified = await call('POST', '/api/auth/2fa/verify', {
+        mfa_token: challenge.json.mfa_token,
+        recovery_code: recovery,
+      });
+      assert.equal(verified.status, 200, JSON.stringify(verified.json));
+      const token = verified.json.access_token as string;
+      const account = binance.addAccount({
+        apiKey: 'killed-key-0123456789',
+        secret: 'killed-secret-0123456789',
+        balances: [{ asset: 'USDT', free: '100000', locked: '0' }],
+        trades: {},
+      });
+      const credential = await call(
+        'POST',
+        '/api/exchange/credentials',
+        { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
+        token,
+      );
+      assert.equal(credential.status, 201, JSON.stringify(credential.json));
+
+      // The venue executes the order and holds its answer; the server dies waiting for it.
+      book.fault('slow-after', { ms: 120_000 });
+      void call(
+        'POST',
+        '/api/orders',
+        { exchange: 'binance', symbol: 'BTC/USDT', side: 'buy', type: 'market', amount: '0.01', mode: 'live' },
+        token,
+      ).catch(() => undefined);
+      await waitFor(() => book.orders.length === 1, 'the venue to execute the order');
+      server.child.kill('SIGKILL');
+      await server.exited;
+
+      server = await startServer(env);
+      let orders: Record<string, unknown>[] = [];
+      await waitUntil(
+        async () => {
+          orders = (await call('GET', '/api/orders', undefined, token)).json.orders as Record<string, unknown>[];
+          return orders.length === 1 && orders[0]!.status === 'filled';
+        },
+        'the restarted server to complete the order',
+        60_000,
+        200,
+      );
+      const detail = await call('GET', `/api/orders/${orders[0]!.id as string}`, undefined, token);
+      const fills = detail.json.fills as { id: string; amount: string }[];
+      assert.deepEqual(
+        fills.map((f) => [f.id, f.amount]),
+        [[String(book.orders[0]!.fills[0]!.tradeId), '0.01']],
+      );
+      assert.equal(book.orders.length, 1);
+      assert.equal(detail.json.client_order_id, book.orders[0]!.clientOrderId);
+      await server.stop();
+    } finally {
+      await binance.close();
+    }
+  });
+});
