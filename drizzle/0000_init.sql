@@ -10,7 +10,7 @@ CREATE TABLE "audit_log" (
 	"ip" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "audit_log_actor_type_check" CHECK ("audit_log"."actor_type" IN ('user', 'admin', 'system', 'webhook', 'job')),
-	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.passkey.clone_suspected', 'auth.passkey.delete', 'auth.passkey.register', 'auth.passkey.rename', 'auth.passkey_failed', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'paper.account.reset', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.create', 'strategy.promote', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
+	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.passkey.clone_suspected', 'auth.passkey.delete', 'auth.passkey.register', 'auth.passkey.rename', 'auth.passkey_failed', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'paper.account.reset', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.create', 'strategy.promote', 'order.place', 'order.transition', 'order.cancel', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
 );
 --> statement-breakpoint
 CREATE TABLE "outbox" (
@@ -257,7 +257,7 @@ CREATE TABLE "scheduled_job_claims" (
 	"job" text PRIMARY KEY NOT NULL,
 	"run_id" uuid NOT NULL,
 	"claimed_at" timestamp with time zone NOT NULL,
-	CONSTRAINT "scheduled_job_claims_job_check" CHECK ("scheduled_job_claims"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-stream-events'))
+	CONSTRAINT "scheduled_job_claims_job_check" CHECK ("scheduled_job_claims"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-stream-events', 'reconcile-orders'))
 );
 --> statement-breakpoint
 CREATE TABLE "scheduled_job_runs" (
@@ -273,7 +273,7 @@ CREATE TABLE "scheduled_job_runs" (
 	"units_succeeded" integer,
 	"units_failed" integer,
 	"idempotency_key" text,
-	CONSTRAINT "scheduled_job_runs_job_check" CHECK ("scheduled_job_runs"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-stream-events')),
+	CONSTRAINT "scheduled_job_runs_job_check" CHECK ("scheduled_job_runs"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-stream-events', 'reconcile-orders')),
 	CONSTRAINT "scheduled_job_runs_trigger_check" CHECK ("scheduled_job_runs"."trigger" IN ('http', 'scheduler')),
 	CONSTRAINT "scheduled_job_runs_status_check" CHECK ("scheduled_job_runs"."status" IN ('running', 'succeeded', 'partial', 'failed', 'skipped'))
 );
@@ -282,6 +282,54 @@ CREATE TABLE "email_suppressions" (
 	"email" text PRIMARY KEY NOT NULL,
 	"reason" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "order_fills" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"order_id" uuid NOT NULL,
+	"trade_id" text NOT NULL,
+	"price" numeric(38, 18) NOT NULL,
+	"amount" numeric(38, 18) NOT NULL,
+	"fee" numeric(38, 18) NOT NULL,
+	"fee_currency" text,
+	"maker" boolean DEFAULT false NOT NULL,
+	"at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "orders" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"user_id" uuid NOT NULL,
+	"client_order_id" text NOT NULL,
+	"exchange" text NOT NULL,
+	"symbol" text NOT NULL,
+	"side" text NOT NULL,
+	"type" text NOT NULL,
+	"time_in_force" text NOT NULL,
+	"mode" text NOT NULL,
+	"amount" numeric(38, 18) NOT NULL,
+	"price" numeric(38, 18),
+	"status" text NOT NULL,
+	"filled" numeric(38, 18) DEFAULT '0' NOT NULL,
+	"cost" numeric(38, 18) DEFAULT '0' NOT NULL,
+	"fee" numeric(38, 18) DEFAULT '0' NOT NULL,
+	"fee_currency" text,
+	"average_price" numeric(38, 18),
+	"venue_order_id" text,
+	"credential_id" uuid,
+	"strategy_id" uuid,
+	"source" text DEFAULT 'api' NOT NULL,
+	"reason" text,
+	"idempotency_key" text,
+	"request_hash" text,
+	"sent_at" timestamp with time zone,
+	"not_final" boolean DEFAULT true NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "orders_status_check" CHECK ("orders"."status" IN ('pending', 'unknown', 'open', 'partially_filled', 'filled', 'canceled', 'expired', 'rejected')),
+	CONSTRAINT "orders_side_check" CHECK ("orders"."side" IN ('buy', 'sell')),
+	CONSTRAINT "orders_type_check" CHECK ("orders"."type" IN ('market', 'limit')),
+	CONSTRAINT "orders_tif_check" CHECK ("orders"."time_in_force" IN ('GTC', 'IOC', 'FOK')),
+	CONSTRAINT "orders_mode_check" CHECK ("orders"."mode" IN ('paper', 'live'))
 );
 --> statement-breakpoint
 CREATE TABLE "paper_accounts" (
@@ -438,7 +486,7 @@ CREATE TABLE "stream_events" (
 	"user_id" uuid,
 	"data" jsonb NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	CONSTRAINT "stream_events_type_check" CHECK ("stream_events"."type" IN ('balance.synced', 'trades.synced', 'transfers.synced', 'portfolio.updated', 'credential.validated', 'credential.changed', 'job.finished', 'trading.halted', 'webhook.received')),
+	CONSTRAINT "stream_events_type_check" CHECK ("stream_events"."type" IN ('balance.synced', 'trades.synced', 'transfers.synced', 'portfolio.updated', 'credential.validated', 'credential.changed', 'job.finished', 'trading.halted', 'webhook.received', 'order.updated')),
 	CONSTRAINT "stream_events_audience_check" CHECK ("stream_events"."audience" IN ('user', 'admins')),
 	CONSTRAINT "stream_events_user_check" CHECK (("stream_events"."audience" = 'admins') = ("stream_events"."user_id" IS NULL))
 );
@@ -746,6 +794,8 @@ ALTER TABLE "exchange_trades" ADD CONSTRAINT "exchange_trades_credential_id_exch
 ALTER TABLE "exchange_transfer_cursors" ADD CONSTRAINT "exchange_transfer_cursors_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "order_fills" ADD CONSTRAINT "order_fills_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "orders" ADD CONSTRAINT "orders_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "paper_accounts" ADD CONSTRAINT "paper_accounts_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "paper_balances" ADD CONSTRAINT "paper_balances_user_id_paper_accounts_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."paper_accounts"("user_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "paper_fills" ADD CONSTRAINT "paper_fills_order_id_paper_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."paper_orders"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -809,6 +859,11 @@ CREATE UNIQUE INDEX "exchange_transfers_venue_id_key" ON "exchange_transfers" US
 CREATE INDEX "exchange_transfers_user_time_idx" ON "exchange_transfers" USING btree ("user_id","exchange","transfer_timestamp" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "scheduled_job_runs_job_started_idx" ON "scheduled_job_runs" USING btree ("job","started_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "scheduled_job_runs_job_idempotency_key_idx" ON "scheduled_job_runs" USING btree ("job","idempotency_key");--> statement-breakpoint
+CREATE UNIQUE INDEX "order_fills_trade_key" ON "order_fills" USING btree ("order_id","trade_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "orders_client_order_id_key" ON "orders" USING btree ("exchange","client_order_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "orders_idempotency_key" ON "orders" USING btree ("user_id","idempotency_key") WHERE "orders"."idempotency_key" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "orders_user_created_idx" ON "orders" USING btree ("user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "orders_not_final_idx" ON "orders" USING btree ("mode","updated_at") WHERE "orders"."not_final";--> statement-breakpoint
 CREATE INDEX "paper_fills_order_idx" ON "paper_fills" USING btree ("order_id","seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "paper_orders_client_order_idx" ON "paper_orders" USING btree ("user_id","client_order_id");--> statement-breakpoint
 CREATE INDEX "paper_orders_resting_idx" ON "paper_orders" USING btree ("venue_symbol") WHERE "paper_orders"."status" IN ('open', 'partially_filled');--> statement-breakpoint

@@ -88,10 +88,8 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     exchange,
     events,
     controls: trading.controls,
-    strategyOwner: async (id) => {
-      const found = await strategies.service.get(id).catch(() => null);
-      return found?.row.ownerUserId ?? null;
-    },
+    paper,
+    strategies: strategies.userStrategies,
   });
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
   const jobs = createJobsModule(

@@ -22,7 +22,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
   const execution = createOrderExecution({
     db,
     repo,
-    venue: (mode) => (mode === 'live' ? exchange.liveVenue : null),
+    venue: (mode) => (mode === 'live' ? exchange.liveVenue : deps.paper.venue),
     recordFills: exchange.recordFills,
     events: deps.events,
     clock,
@@ -34,7 +34,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     execution,
     exchange,
     controls: deps.controls,
-    strategyOwner: deps.strategyOwner,
+    strategies: deps.strategies,
     clock,
   });
 
@@ -54,6 +54,34 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
       }
     }
     return { canceled, failed };
+  });
+
+  // A resting paper order filled as the price went through it (or an account reset canceled it): the
+  // engine says so, and the order is looked up like any venue's.
+  deps.paper.onOrderChanged((change) => {
+    void (async () => {
+      const row = await repo.byClientOrderId(change.userId, change.clientOrderId);
+      if (row && !isFinal(row.status)) await execution.resolve(row);
+    })().catch((error: unknown) => logger.error({ err: error, change }, 'could not apply a paper order change'));
+  });
+
+  // After a paper fill of an order that names a strategy: the strategy's figures, from all its fills.
+  execution.onFills(async (order, fills) => {
+    if (order.mode !== 'paper' || !order.strategyId) return;
+    await deps.strategies.recordFills(
+      order.strategyId,
+      fills.map((f) => ({
+        tradeId: f.tradeId,
+        orderId: order.id,
+        symbol: order.symbol,
+        side: order.side,
+        price: f.price,
+        amount: f.amount,
+        fee: f.fee,
+        feeCurrency: f.feeCurrency,
+        at: f.at,
+      })),
+    );
   });
 
   // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt).

@@ -1,10 +1,12 @@
 // What the orders module uses from other modules: the bearer guards, the exchange module's order port
 // (live venue, market limits, credentials, fills as trades), the streams publisher narrowed to its
-// events, the risk controls (limits, halt), and whose a strategy is. app.ts passes them in.
+// events, the risk controls (limits, halt), the paper engine and users' strategies. app.ts passes them in.
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { ExchangeModule } from '../exchange/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { TradingModule } from '../trading/index.ts';
+import type { PaperModule } from '../paper/index.ts';
+import type { StrategiesModule } from '../strategies/index.ts';
 import type { ORDERS_EVENTS } from './orders.events.ts';
 
 export interface OrdersDeps {
@@ -13,6 +15,8 @@ export interface OrdersDeps {
   events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'user'>;
   /** The risk limits and the halt: checked before any send; a halt cancels through this module. */
   controls: Pick<TradingModule['controls'], 'check' | 'status' | 'onHalt' | 'noteRealizedLoss'>;
-  /** The owner of a strategy, or null when there is none with this id. */
-  strategyOwner(strategyId: string): Promise<string | null>;
+  /** The paper engine: its venue, and its notices of orders changed outside a call (a resting fill). */
+  paper: Pick<PaperModule, 'venue' | 'onOrderChanged'>;
+  /** Users' strategies: whose a strategy is, and its figures refreshed from a paper order's fills. */
+  strategies: Pick<StrategiesModule['userStrategies'], 'isOwnedBy' | 'recordFills'>;
 }

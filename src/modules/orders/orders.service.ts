@@ -64,7 +64,7 @@ export function createOrdersService(deps: {
   execution: OrderExecution;
   exchange: OrdersDeps['exchange']['orders'];
   controls: Pick<OrdersDeps['controls'], 'check' | 'status'>;
-  strategyOwner(strategyId: string): Promise<string | null>;
+  strategies: Pick<OrdersDeps['strategies'], 'isOwnedBy'>;
   clock: Clock;
 }) {
   const { db, repo, execution, exchange, controls, clock } = deps;
@@ -151,9 +151,9 @@ export function createOrdersService(deps: {
       }
       const mode = input.mode ?? 'paper';
       const venue = execution.venueOf(mode);
-      if (!venue) throw unavailable('paper trading is not available yet');
+      if (!venue) throw unavailable(`${mode} trading is not available now`);
       const venueId = input.exchange as Parameters<typeof exchange.market>[0];
-      if (input.strategy_id && (await deps.strategyOwner(input.strategy_id)) !== userId)
+      if (input.strategy_id && !(await deps.strategies.isOwnedBy(input.strategy_id, userId)))
         throw fieldError('strategy_id', 'no strategy of yours has this id', input.strategy_id);
       const market = await exchange.market(venueId, input.symbol);
       if (!market || !market.active)

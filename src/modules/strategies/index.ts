@@ -35,3 +35,5 @@ export function createStrategiesModule(platform: Platform, deps: StrategiesDeps)
     },
   };
 }
+
+export type StrategiesModule = ReturnType<typeof createStrategiesModule>;

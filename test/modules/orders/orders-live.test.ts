@@ -173,9 +173,4 @@ describe('live orders', () => {
     assert.equal(all.json().canceled[0].status, 'canceled');
     assert.equal((await o.inject('GET', '/api/orders', {})).statusCode, 401);
   });
-
-  it('answers paper orders with 503 until the paper venue is there', async () => {
-    const trader = await o.trader();
-    assertDetail(await o.place(trader, { mode: 'paper' }), 503, 'paper trading is not available yet');
-  });
 });
