@@ -32,7 +32,7 @@ describe('paper orders', () => {
 
   it('rests a paper limit below the market and cancels it', async () => {
     const user = await signIn(o.t.app, o.t.database);
-    const placed = await o.place(user, { mode: 'paper', type: 'limit', price: '50000', amount: '0.01' });
+    const placed = await o.place(user, { mode: 'paper', type: 'limit', price: '60000', amount: '0.01' });
     assert.equal(placed.statusCode, 201, placed.body);
     assert.equal(placed.json().status, 'open');
     const canceled = await o.inject('DELETE', `/api/orders/${placed.json().id}`, user.headers);
