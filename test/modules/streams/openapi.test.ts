@@ -50,7 +50,9 @@ describe('the OpenAPI document of the streams', () => {
       'credential.validated',
       'credential.changed',
       'job.finished',
+      'trading.halted',
       'webhook.received',
+      'order.updated',
       'end',
     ]);
     assert.deepEqual(doc.paths['/api/stream']!.get!.security, [{ bearerAuth: [] }, { streamTicket: [] }]);
