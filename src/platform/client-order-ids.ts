@@ -28,13 +28,37 @@ const DEFAULT_RULE: ClientOrderIdRule = {
 
 export const CLIENT_ORDER_ID_RULES: Readonly<Record<string, ClientOrderIdRule>> = {
   // newClientOrderId: ^[.A-Z:/a-z0-9_-]{1,36}$
-  binance: { param: 'newClientOrderId', lookupParam: 'origClientOrderId', maxLength: 36, alphanumeric: false, receiveWindowMs: 11_000 },
-  binanceus: { param: 'newClientOrderId', lookupParam: 'origClientOrderId', maxLength: 36, alphanumeric: false, receiveWindowMs: 11_000 },
+  binance: {
+    param: 'newClientOrderId',
+    lookupParam: 'origClientOrderId',
+    maxLength: 36,
+    alphanumeric: false,
+    receiveWindowMs: 11_000,
+  },
+  binanceus: {
+    param: 'newClientOrderId',
+    lookupParam: 'origClientOrderId',
+    maxLength: 36,
+    alphanumeric: false,
+    receiveWindowMs: 11_000,
+  },
   // clOrdId: 1–32 letters and digits.
   okx: { param: 'clOrdId', lookupParam: 'clOrdId', maxLength: 32, alphanumeric: true, receiveWindowMs: 31_000 },
   // orderLinkId: up to 36 characters, unique while active.
-  bybit: { param: 'orderLinkId', lookupParam: 'orderLinkId', maxLength: 36, alphanumeric: false, receiveWindowMs: 6_000 },
-  coinbase: { param: 'client_order_id', lookupParam: 'clientOrderId', maxLength: 36, alphanumeric: false, receiveWindowMs: 60_000 },
+  bybit: {
+    param: 'orderLinkId',
+    lookupParam: 'orderLinkId',
+    maxLength: 36,
+    alphanumeric: false,
+    receiveWindowMs: 6_000,
+  },
+  coinbase: {
+    param: 'client_order_id',
+    lookupParam: 'clientOrderId',
+    maxLength: 36,
+    alphanumeric: false,
+    receiveWindowMs: 60_000,
+  },
   kraken: { param: 'cl_ord_id', lookupParam: 'cl_ord_id', maxLength: 36, alphanumeric: false, receiveWindowMs: 60_000 },
 };
 

@@ -153,8 +153,7 @@ export class BinanceOrderBook {
     let filled = 0;
     for (const order of this.orders) {
       if (order.symbol !== symbolName || order.status !== 'NEW') continue;
-      const crosses =
-        order.side === 'BUY' ? new Decimal(price).lte(order.price) : new Decimal(price).gte(order.price);
+      const crosses = order.side === 'BUY' ? new Decimal(price).lte(order.price) : new Decimal(price).gte(order.price);
       if (!crosses) continue;
       this.fill(this.fake.accounts.get(order.apiKey)!, order, symbol, new Decimal(order.price), true);
       filled += 1;
@@ -168,8 +167,7 @@ export class BinanceOrderBook {
       return refuse('LOT_SIZE');
     if (price && !price.mod(symbol.tickSize).eq(0)) return refuse('PRICE_FILTER');
     const notional = qty.times(price ?? symbol.price);
-    if (notional.lt(symbol.minNotional))
-      return refuse(this.fake.variant === 'us' ? 'MIN_NOTIONAL' : 'NOTIONAL');
+    if (notional.lt(symbol.minNotional)) return refuse(this.fake.variant === 'us' ? 'MIN_NOTIONAL' : 'NOTIONAL');
     return null;
   }
 

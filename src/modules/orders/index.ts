@@ -97,7 +97,12 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
           side: f.side,
           price: f.price,
           amount: f.amount,
-          quoteFee: f.feeCurrency === quote ? f.fee : f.feeCurrency === f.symbol.split('/')[0] ? new Decimal(f.fee).times(f.price).toFixed() : '0',
+          quoteFee:
+            f.feeCurrency === quote
+              ? f.fee
+              : f.feeCurrency === f.symbol.split('/')[0]
+                ? new Decimal(f.fee).times(f.price).toFixed()
+                : '0',
         };
       }),
     );

@@ -11,7 +11,9 @@ import type { ORDERS_EVENTS } from './orders.events.ts';
 
 export interface OrdersDeps {
   guards: Guards;
-  exchange: { orders: Pick<ExchangeModule['orders'], 'liveVenue' | 'market' | 'lastPrice' | 'credentialFor' | 'recordFills'> };
+  exchange: {
+    orders: Pick<ExchangeModule['orders'], 'liveVenue' | 'market' | 'lastPrice' | 'credentialFor' | 'recordFills'>;
+  };
   events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'user'>;
   /** The risk limits and the halt: checked before any send; a halt cancels through this module. */
   controls: Pick<TradingModule['controls'], 'check' | 'status' | 'onHalt' | 'noteRealizedLoss'>;

@@ -41,7 +41,9 @@ function where(filter: OrderFilter): SQL {
   if (filter.mode) conditions.push(eq(orders.mode, filter.mode));
   if (filter.status) conditions.push(eq(orders.status, filter.status));
   if (filter.exchange) conditions.push(eq(orders.exchange, filter.exchange));
-  if (filter.symbol) conditions.push(eq(orders.symbol, filter.symbol));
+  // BTCUSDT, BTC-USDT and BTC/USDT find the same orders.
+  if (filter.symbol)
+    conditions.push(sql`replace(${orders.symbol}, '/', '') = ${filter.symbol.toUpperCase().replace(/[^A-Z0-9]/g, '')}`);
   if (filter.strategyId) conditions.push(eq(orders.strategyId, filter.strategyId));
   return and(...conditions)!;
 }

@@ -124,7 +124,9 @@ export function createOrdersService(deps: {
   }
 
   const fieldError = (field: string, msg: string, input: unknown) =>
-    validationFailed([{ type: 'value_error', loc: ['body', field], msg: `Value error, ${msg}`, input, ctx: { error: msg } }]);
+    validationFailed([
+      { type: 'value_error', loc: ['body', field], msg: `Value error, ${msg}`, input, ctx: { error: msg } },
+    ]);
 
   async function idempotent(userId: string, key: string, hash: string): Promise<OrderRow | undefined> {
     const earlier = await repo.byIdempotencyKey(userId, key);
@@ -156,7 +158,7 @@ export function createOrdersService(deps: {
       if (input.strategy_id && !(await deps.strategies.isOwnedBy(input.strategy_id, userId)))
         throw fieldError('strategy_id', 'no strategy of yours has this id', input.strategy_id);
       const market = await exchange.market(venueId, input.symbol);
-      if (!market || !market.active)
+      if (!market?.active)
         throw fieldError('symbol', `${input.exchange} does not list ${input.symbol} for trading`, input.symbol);
       const amount = new Decimal(input.amount).toFixed();
       const price = input.price === undefined || input.price === null ? null : new Decimal(input.price).toFixed();
@@ -224,7 +226,15 @@ export function createOrdersService(deps: {
             subjectUserId: userId,
             targetType: 'order',
             targetId: id,
-            details: { exchange: input.exchange, symbol: market.symbol, side: input.side, type: input.type, amount, price, mode },
+            details: {
+              exchange: input.exchange,
+              symbol: market.symbol,
+              side: input.side,
+              type: input.type,
+              amount,
+              price,
+              mode,
+            },
             ip: actor.ip ?? null,
           },
           now,
@@ -244,7 +254,11 @@ export function createOrdersService(deps: {
     },
 
     async list(filter: OrderFilter, limit: number, offset: number) {
-      const page = await repo.list({ ...filter, symbol: filter.symbol ? unified(filter.symbol) : undefined }, limit, offset);
+      const page = await repo.list(
+        { ...filter, symbol: filter.symbol ? unified(filter.symbol) : undefined },
+        limit,
+        offset,
+      );
       return { ...page, limit, offset };
     },
 

@@ -4,7 +4,14 @@ import { sql } from 'drizzle-orm';
 import { check, index, numeric, pgTable, text, timestamp, uniqueIndex, uuid, boolean } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
-import { ORDER_MODES, ORDER_SIDES, ORDER_STATUSES, ORDER_TYPES, TIME_IN_FORCE, type OrderStatus } from './orders.domain.ts';
+import {
+  ORDER_MODES,
+  ORDER_SIDES,
+  ORDER_STATUSES,
+  ORDER_TYPES,
+  TIME_IN_FORCE,
+  type OrderStatus,
+} from './orders.domain.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const decimal = (name: string) => numeric(name, { precision: 38, scale: 18 });

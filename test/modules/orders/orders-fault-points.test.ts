@@ -146,7 +146,9 @@ describe(`orders at ${POINTS} random fault points (ORDERS_FAULT_SEED=${SEED})`, 
         assert.equal(order.filled, new Decimal(venue.executedQty).toFixed(), context(`order ${order.id} filled`));
         assert.deepEqual(
           order.fills.map((f) => [f.id, f.amount, f.price]).sort(),
-          venue.fills.map((f) => [String(f.tradeId), new Decimal(f.qty).toFixed(), new Decimal(f.price).toFixed()]).sort(),
+          venue.fills
+            .map((f) => [String(f.tradeId), new Decimal(f.qty).toFixed(), new Decimal(f.price).toFixed()])
+            .sort(),
           context(`order ${order.id} fills`),
         );
         venueFills += venue.fills.length;
@@ -157,6 +159,10 @@ describe(`orders at ${POINTS} random fault points (ORDERS_FAULT_SEED=${SEED})`, 
     }
     const orphans = o.book.orders.filter((v) => !ours.has(v.clientOrderId));
     assert.equal(orphans.length, 0, context('venue orders we do not know'));
-    assert.equal(venueFills, o.book.orders.reduce((n, v) => n + v.fills.length, 0), context('every venue fill'));
+    assert.equal(
+      venueFills,
+      o.book.orders.reduce((n, v) => n + v.fills.length, 0),
+      context('every venue fill'),
+    );
   });
 });

@@ -35,8 +35,12 @@ export async function startOrdersApp(
     ...options.app,
   });
 
-  const inject = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string>, payload?: unknown) =>
-    t.app.inject({ method, url, headers, payload: payload as object });
+  const inject = (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    headers: Record<string, string>,
+    payload?: unknown,
+  ) => t.app.inject({ method, url, headers, payload: payload as object });
   const codeAt = (secret: string) =>
     referenceTotp(Buffer.from(decodeBase32(secret)), Math.floor(clock.now().getTime() / 30_000) * 30, 6);
 
@@ -46,13 +50,21 @@ export async function startOrdersApp(
     const setup = await inject('POST', '/api/auth/2fa/setup', user.headers, { password: user.password });
     assert.equal(setup.statusCode, 200, setup.body);
     const { secret } = setup.json<{ secret: string }>();
-    assert.equal((await inject('POST', '/api/auth/2fa/enable', user.headers, { code: codeAt(secret) })).statusCode, 200);
+    assert.equal(
+      (await inject('POST', '/api/auth/2fa/enable', user.headers, { code: codeAt(secret) })).statusCode,
+      200,
+    );
     clock.advance(30_000);
     const login = await inject('POST', '/api/auth/login', {}, { email: user.email, password: user.password });
-    const verified = await inject('POST', '/api/auth/2fa/verify', {}, {
-      mfa_token: login.json<{ mfa_token: string }>().mfa_token,
-      code: codeAt(secret),
-    });
+    const verified = await inject(
+      'POST',
+      '/api/auth/2fa/verify',
+      {},
+      {
+        mfa_token: login.json<{ mfa_token: string }>().mfa_token,
+        code: codeAt(secret),
+      },
+    );
     assert.equal(verified.statusCode, 200, verified.body);
     const token = verified.json<{ access_token: string }>().access_token;
     const headers = { authorization: `Bearer ${token}` };
@@ -73,15 +85,20 @@ export async function startOrdersApp(
   }
 
   const place = (user: { headers: Record<string, string> }, body: Record<string, unknown>, key?: string) =>
-    inject('POST', '/api/orders', { ...user.headers, ...(key ? { 'idempotency-key': key } : {}) }, {
-      exchange: 'binance',
-      symbol: 'BTC/USDT',
-      side: 'buy',
-      type: 'market',
-      amount: '0.01',
-      mode: 'live',
-      ...body,
-    });
+    inject(
+      'POST',
+      '/api/orders',
+      { ...user.headers, ...(key ? { 'idempotency-key': key } : {}) },
+      {
+        exchange: 'binance',
+        symbol: 'BTC/USDT',
+        side: 'buy',
+        type: 'market',
+        amount: '0.01',
+        mode: 'live',
+        ...body,
+      },
+    );
 
   return {
     t,

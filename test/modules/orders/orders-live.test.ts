@@ -56,7 +56,9 @@ describe('live orders', () => {
 
   it('rests a limit order, cancels it at the venue, and answers 409 for a second cancel', async () => {
     const trader = await o.trader();
-    const placed = await o.place(trader, { type: 'limit', price: '60000', amount: '0.01' });
+    // The venue's own id names the pair too; the order answers it unified.
+    const placed = await o.place(trader, { symbol: 'btcusdt', type: 'limit', price: '60000', amount: '0.01' });
+    assert.equal(placed.json().symbol, 'BTC/USDT');
     assert.equal(placed.statusCode, 201, placed.body);
     assert.equal(placed.json().status, 'open');
     const id = placed.json().id;

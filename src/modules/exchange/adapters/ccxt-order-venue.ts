@@ -173,7 +173,11 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
     async cancel(order): Promise<CancelResult> {
       try {
         return await withClient(order, async (exchange) => {
-          const canceled = await exchange.cancelOrder(undefined as unknown as string, order.symbol, lookupParams(order));
+          const canceled = await exchange.cancelOrder(
+            undefined as unknown as string,
+            order.symbol,
+            lookupParams(order),
+          );
           const trades = await fillsOf(exchange, canceled, order.symbol);
           return { kind: 'done', state: stateOf(canceled, trades) };
         });
@@ -200,7 +204,13 @@ const TICK_SIZE = 4;
 /** The market's limits from ccxt's loaded markets (no call when they are cached). */
 export async function orderMarketOf(clients: CcxtClients, venue: Venue, symbol: string): Promise<OrderMarket | null> {
   const exchange = await clients.client(venue);
-  const market = exchange.markets?.[symbol];
+  // BTC/USDT, btc-usdt or the venue's own id (BTCUSDT) all name the market.
+  const upper = symbol.trim().toUpperCase();
+  const byId = (exchange as unknown as { markets_by_id?: Record<string, { symbol: string }[]> }).markets_by_id;
+  const unifiedSymbol = exchange.markets?.[upper.replace('-', '/')]
+    ? upper.replace('-', '/')
+    : (byId?.[upper]?.[0]?.symbol ?? byId?.[upper.replace(/[-/]/g, '')]?.[0]?.symbol);
+  const market = unifiedSymbol ? exchange.markets?.[unifiedSymbol] : undefined;
   if (!market) return null;
   // ccxt states precision as a tick (TICK_SIZE mode) or as a count of decimals.
   const step = (value: number | undefined) =>
