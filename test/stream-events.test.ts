@@ -19,6 +19,7 @@ describe('the list of stream events', () => {
       'job.finished',
       'trading.halted',
       'webhook.received',
+      'order.updated',
     ]);
     assert.doesNotThrow(() => checkStreamEvents(STREAM_EVENTS));
   });
