@@ -9,6 +9,7 @@
 // 50 keep-alive connections each; both servers run side by side and are measured in alternating rounds
 // (app, bare, bare, app, ...) so that load from elsewhere on the machine falls on both alike.
 // 3. GET /api/portfolio/summary for a user with 100,000 stored trades (bench/portfolio.ts).
+// 4. POST /api/orders, paper and live market orders from 50 users at once (bench/orders.ts).
 // Method and results: bench/README.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';
 import { percentile, runLoad, type LoadResult } from './load.ts';
 import { freePort } from './ports.ts';
 import { adminQuery, PG_URL } from './postgres.ts';
+import { ordersScenario } from './orders.ts';
 import { portfolioScenario } from './portfolio.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -54,7 +56,7 @@ function startApp(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.BENCH_DEBUG_STDOUT ? 'inherit' : 'ignore', 'inherit'],
   });
 }
 
@@ -355,8 +357,10 @@ async function main(): Promise<void> {
   const runs = (n: string) => !only || only.includes(n);
   const ticker = runs('1') ? await tickerScenario() : true;
   const credentials = runs('2') ? await credentialsScenario() : undefined;
-  const portfolio = runs('3') ? await portfolioScenario({ startApp, stop, waitForHttp, json }, JWT_SECRET) : undefined;
-  process.exitCode = ticker && credentials !== false && portfolio !== false ? 0 : 1;
+  const control = { startApp, stop, waitForHttp, json };
+  const portfolio = runs('3') ? await portfolioScenario(control, JWT_SECRET) : undefined;
+  const orders = runs('4') ? await ordersScenario(control, JWT_SECRET) : undefined;
+  process.exitCode = ticker && credentials !== false && portfolio !== false && orders !== false ? 0 : 1;
 }
 
 main().catch((error: unknown) => {

@@ -48,6 +48,10 @@ export interface FakeRequest {
   /** The client's address, as Binance sees it (IPv4-mapped IPv6 written as IPv4). */
   ip: string;
   account?: FakeAccount;
+  /** When the fake began to handle the request (performance.now(), ms; headers read). */
+  receivedAt: number;
+  /** How long the fake took from then to its answer's last byte handed to the socket, ms; set once answered. */
+  serviceMs?: number;
 }
 
 export interface FakeReply {
@@ -253,6 +257,7 @@ export class BinanceFake {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const receivedAt = performance.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -268,6 +273,7 @@ export class BinanceFake {
       headers: req.headers,
       body,
       ip: normaliseIp(req.socket.remoteAddress),
+      receivedAt,
     };
     this.requests.push(request);
 
@@ -288,6 +294,8 @@ export class BinanceFake {
       res.writeHead(reply.status ?? 200, headers);
       res.end(JSON.stringify(reply.body));
     }
+    // The venue's own share of a round trip, which the order benchmark subtracts from the app's.
+    request.serviceMs = performance.now() - receivedAt;
   }
 
   private async dispatch(request: FakeRequest, query: string, body: string): Promise<FakeReply> {
