@@ -196,6 +196,15 @@ export function createCcxtClients(deps: CcxtClientDeps) {
       return exchange;
     },
 
+    /**
+     * The venue's shared instance with its markets loaded, to read markets from only: it holds no
+     * credentials and is never to call the venue. A new ccxt instance costs milliseconds of CPU (it
+     * defines every endpoint of the venue's API), too much for each order's market lookup.
+     */
+    markets(venue: Venue): Promise<Exchange> {
+      return template(venue);
+    },
+
     /** An instance without markets, for calls that need none (server time, status). */
     bare(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
       return instantiate(venue, options);

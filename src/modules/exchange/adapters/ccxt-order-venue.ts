@@ -203,7 +203,7 @@ const TICK_SIZE = 4;
 
 /** The market's limits from ccxt's loaded markets (no call when they are cached). */
 export async function orderMarketOf(clients: CcxtClients, venue: Venue, symbol: string): Promise<OrderMarket | null> {
-  const exchange = await clients.client(venue);
+  const exchange = await clients.markets(venue);
   // BTC/USDT, btc-usdt or the venue's own id (BTCUSDT) all name the market.
   const upper = symbol.trim().toUpperCase();
   const byId = (exchange as unknown as { markets_by_id?: Record<string, { symbol: string }[]> }).markets_by_id;
