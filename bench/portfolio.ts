@@ -115,8 +115,8 @@ export async function portfolioScenario(app: AppControl, jwtSecret: string): Pro
       maxRequests: 100_000,
       headers,
     });
-    const p50 = percentile(result.latenciesUs, 0.5) / 1000;
-    const p99 = percentile(result.latenciesUs, 0.99) / 1000;
+    const p50 = percentile(result.latenciesUs, 50) / 1000;
+    const p99 = percentile(result.latenciesUs, 99) / 1000;
     const ok = p99 <= P99_TARGET_MS && result.errors === 0 && result.non200 === 0;
     console.log(
       [
