@@ -10,7 +10,7 @@ CREATE TABLE "audit_log" (
 	"ip" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "audit_log_actor_type_check" CHECK ("audit_log"."actor_type" IN ('user', 'admin', 'system', 'webhook', 'job')),
-	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.passkey.clone_suspected', 'auth.passkey.delete', 'auth.passkey.register', 'auth.passkey.rename', 'auth.passkey_failed', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'paper.account.reset', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'strategy.create', 'strategy.promote', 'order.place', 'order.transition', 'order.cancel', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
+	CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" IN ('admin.platform_limits.update', 'admin.user.2fa_reset', 'admin.user.activate', 'admin.user.delete', 'admin.user.password_reset', 'admin.user.password_set', 'admin.user.suspend', 'admin.user.update', 'admin.users.export', 'auth.2fa.disable', 'auth.2fa.enable', 'auth.2fa.recovery_code_used', 'auth.2fa.reencrypt', 'auth.2fa.setup', 'auth.2fa.step_up', 'auth.2fa_failed', 'auth.admin_bootstrap', 'auth.api_token.create', 'auth.api_token.revoke', 'auth.login', 'auth.login_failed', 'auth.login_mfa_required', 'auth.logout', 'auth.passkey.clone_suspected', 'auth.passkey.delete', 'auth.passkey.register', 'auth.passkey.rename', 'auth.passkey_failed', 'auth.password_change', 'auth.password_change_failed', 'auth.refresh_reuse_detected', 'auth.register', 'billing.grace_period.clear', 'billing.grace_period.expired', 'billing.grace_period.open', 'billing.payment.record', 'billing.subscription.tier_change', 'command_center.agent_activity.create', 'command_center.intel.create', 'command_center.intel.score', 'command_center.task.comment', 'command_center.task.create', 'command_center.task.update', 'exchange.balance.sync', 'exchange.credential.create', 'exchange.credential.delete', 'exchange.credential.update', 'exchange.credential.validate', 'exchange.credentials.reencrypt', 'exchange.feetoken_burn.update', 'exchange.trades.sync', 'exchange.transfers.sync', 'paper.account.reset', 'provider_key.create', 'provider_key.delete', 'provider_key.reencrypt', 'provider_key.rotate', 'provider_key.test', 'provider_key.update', 'rag_settings.update', 'signal_hook.create', 'signal_hook.rotate', 'signal_hook.delete', 'strategy.create', 'strategy.promote', 'order.place', 'order.transition', 'order.cancel', 'tracker.issue.agent_file', 'tracker.issue.create', 'tracker.issue.update', 'trading.limits.update', 'trading.limit_caps.update', 'trading.halt.start', 'trading.halt.daily_loss', 'trading.halt.end', 'trading.platform_halt.start', 'trading.platform_halt.end', 'mail.suppression.add'))
 );
 --> statement-breakpoint
 CREATE TABLE "outbox" (
@@ -440,6 +440,32 @@ CREATE TABLE "rag_settings" (
 	"updated_by" uuid
 );
 --> statement-breakpoint
+CREATE TABLE "signal_alerts" (
+	"hook_id" uuid NOT NULL,
+	"alert_key" text NOT NULL,
+	"order_id" uuid,
+	"received_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "signal_alerts_hook_id_alert_key_pk" PRIMARY KEY("hook_id","alert_key")
+);
+--> statement-breakpoint
+CREATE TABLE "signal_hooks" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"user_id" uuid NOT NULL,
+	"name" text NOT NULL,
+	"mode" text NOT NULL,
+	"exchange" text NOT NULL,
+	"max_lag_seconds" integer NOT NULL,
+	"allowed_ips" text[],
+	"secret_hash" text NOT NULL,
+	"alerts_accepted" integer DEFAULT 0 NOT NULL,
+	"alerts_refused" integer DEFAULT 0 NOT NULL,
+	"last_alert_at" timestamp with time zone,
+	"last_error" text,
+	"created_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "signal_hooks_mode_check" CHECK ("signal_hooks"."mode" IN ('paper', 'live')),
+	CONSTRAINT "signal_hooks_max_lag_check" CHECK ("signal_hooks"."max_lag_seconds" BETWEEN 1 AND 86400)
+);
+--> statement-breakpoint
 CREATE TABLE "strategies" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"name" text NOT NULL,
@@ -486,7 +512,7 @@ CREATE TABLE "stream_events" (
 	"user_id" uuid,
 	"data" jsonb NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	CONSTRAINT "stream_events_type_check" CHECK ("stream_events"."type" IN ('balance.synced', 'trades.synced', 'transfers.synced', 'portfolio.updated', 'credential.validated', 'credential.changed', 'job.finished', 'trading.halted', 'webhook.received', 'order.updated')),
+	CONSTRAINT "stream_events_type_check" CHECK ("stream_events"."type" IN ('balance.synced', 'trades.synced', 'transfers.synced', 'portfolio.updated', 'credential.validated', 'credential.changed', 'job.finished', 'signal.refused', 'trading.halted', 'webhook.received', 'order.updated')),
 	CONSTRAINT "stream_events_audience_check" CHECK ("stream_events"."audience" IN ('user', 'admins')),
 	CONSTRAINT "stream_events_user_check" CHECK (("stream_events"."audience" = 'admins') = ("stream_events"."user_id" IS NULL))
 );
@@ -801,6 +827,8 @@ ALTER TABLE "paper_balances" ADD CONSTRAINT "paper_balances_user_id_paper_accoun
 ALTER TABLE "paper_fills" ADD CONSTRAINT "paper_fills_order_id_paper_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."paper_orders"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "paper_orders" ADD CONSTRAINT "paper_orders_user_id_paper_accounts_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."paper_accounts"("user_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "portfolio_ledgers" ADD CONSTRAINT "portfolio_ledgers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "signal_alerts" ADD CONSTRAINT "signal_alerts_hook_id_signal_hooks_id_fk" FOREIGN KEY ("hook_id") REFERENCES "public"."signal_hooks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "signal_hooks" ADD CONSTRAINT "signal_hooks_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategies" ADD CONSTRAINT "strategies_owner_user_id_users_id_fk" FOREIGN KEY ("owner_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategy_fills" ADD CONSTRAINT "strategy_fills_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategy_transitions" ADD CONSTRAINT "strategy_transitions_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -870,6 +898,7 @@ CREATE INDEX "paper_orders_resting_idx" ON "paper_orders" USING btree ("venue_sy
 CREATE INDEX "provider_api_keys_provider_idx" ON "provider_api_keys" USING btree ("provider","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "provider_api_keys_rotation_idx" ON "provider_api_keys" USING btree ("is_active","next_rotation_date");--> statement-breakpoint
 CREATE UNIQUE INDEX "rag_settings_scope_key" ON "rag_settings" USING btree ("scope");--> statement-breakpoint
+CREATE INDEX "signal_hooks_user_idx" ON "signal_hooks" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "strategies_created_idx" ON "strategies" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "strategies_status_idx" ON "strategies" USING btree ("status","paper_started_at");--> statement-breakpoint
 CREATE INDEX "strategies_owner_idx" ON "strategies" USING btree ("owner_user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint

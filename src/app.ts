@@ -40,6 +40,7 @@ import { createPortfolioModule } from './modules/portfolio/index.ts';
 import { createConsoleModule } from './modules/console/index.ts';
 import { createTradingModule } from './modules/trading/index.ts';
 import { createOrdersModule } from './modules/orders/index.ts';
+import { createSignalsModule } from './modules/signals/index.ts';
 import { STREAM_EVENTS } from './stream-events.ts';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -91,6 +92,8 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     paper,
     strategies: strategies.userStrategies,
   });
+  // No order placer until the orders module is wired: alerts then answer 503 at the order step.
+  const signals = createSignalsModule(platform, { guards, accounts: users.accounts, events, placer: null });
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
   const jobs = createJobsModule(
     platform,
@@ -130,6 +133,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     trading,
     paper,
     orders,
+    signals,
     portfolio,
     jobs,
     dashboard,

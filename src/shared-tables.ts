@@ -12,6 +12,7 @@ import { ORDERS_AUDIT_ACTIONS } from './modules/orders/orders.audit.ts';
 import { NOTIFICATIONS_OUTBOX_KINDS } from './modules/notifications/notifications.outbox.ts';
 import { PAPER_AUDIT_ACTIONS } from './modules/paper/paper.audit.ts';
 import { PROVIDER_KEYS_AUDIT_ACTIONS } from './modules/provider-keys/provider-keys.audit.ts';
+import { SIGNALS_AUDIT_ACTIONS } from './modules/signals/signals.audit.ts';
 import { RAG_SETTINGS_AUDIT_ACTIONS } from './modules/rag-settings/rag-settings.audit.ts';
 import { STRATEGIES_AUDIT_ACTIONS } from './modules/strategies/strategies.audit.ts';
 import { TRACKER_AUDIT_ACTIONS } from './modules/tracker/tracker.audit.ts';
@@ -30,6 +31,7 @@ export const AUDIT_ACTIONS = [
   ...PAPER_AUDIT_ACTIONS,
   ...PROVIDER_KEYS_AUDIT_ACTIONS,
   ...RAG_SETTINGS_AUDIT_ACTIONS,
+  ...SIGNALS_AUDIT_ACTIONS,
   ...STRATEGIES_AUDIT_ACTIONS,
   ...ORDERS_AUDIT_ACTIONS,
   ...TRACKER_AUDIT_ACTIONS,

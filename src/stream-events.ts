@@ -4,6 +4,7 @@
 // events' type. Adding an event is its declaration in its module and, for a new publisher, one line here.
 import { EXCHANGE_EVENTS } from './modules/exchange/exchange.events.ts';
 import { JOBS_EVENTS } from './modules/jobs/jobs.events.ts';
+import { SIGNALS_EVENTS } from './modules/signals/signals.events.ts';
 import { TRADING_EVENTS } from './modules/trading/trading.events.ts';
 import { ORDERS_EVENTS } from './modules/orders/orders.events.ts';
 import { WEBHOOKS_EVENTS } from './modules/webhooks/webhooks.events.ts';
@@ -13,6 +14,7 @@ import type { StreamEventList } from './platform/stream-events.ts';
 export const STREAM_EVENTS = [
   ...EXCHANGE_EVENTS,
   ...JOBS_EVENTS,
+  ...SIGNALS_EVENTS,
   ...TRADING_EVENTS,
   ...WEBHOOKS_EVENTS,
   ...ORDERS_EVENTS,

@@ -350,6 +350,25 @@ const SETTINGS = {
     smtpUrl: url('SMTP_URL'),
     from: text('MAIL_FROM', 'Trading Platform <no-reply@localhost>'),
   },
+  /** TradingView alert hooks (docs/decisions/220). */
+  signals: {
+    /** The origin TradingView reaches this server at (e.g. https://trade.example.com); unset: the request's own. */
+    publicUrl: url('PUBLIC_URL'),
+    /** Alerts one hook may post per minute before 429. */
+    hookLimitPerMinute: integer('SIGNAL_HOOK_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+    /** Alerts one client address may post per minute, over every hook, before 429. */
+    addressLimitPerMinute: integer('SIGNAL_ADDRESS_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+  },
+  /** Users' own notification channels (docs/decisions/222). */
+  notify: {
+    telegramBotToken: text('TELEGRAM_BOT_TOKEN'),
+    /** Replaces https://api.telegram.org (tests point it at a loopback fake). */
+    telegramApiUrl: url('TELEGRAM_API_URL', 'https://api.telegram.org'),
+    /** Lets users' webhook URLs reach private, loopback and link-local addresses over http (tests only). */
+    allowPrivateUrls: flag('NOTIFY_ALLOW_PRIVATE_URLS', false),
+    /** Per-request limit of one notification sent to Telegram or a user's webhook. */
+    timeoutMs: integer('NOTIFY_TIMEOUT_MS', 10_000, 100, 120_000),
+  },
   providers: {
     apiUrls: urlMap('PROVIDER_API_URLS'),
     /** How long a provider key test waits for the provider before calling the key unconfirmed. */
@@ -411,6 +430,7 @@ function checkTogether(config: Config, problems: string[]): void {
   if (isExposed(config.server.host)) {
     const where = `HOST=${config.server.host} listens beyond this machine`;
     if (config.webhooks.allowUnsigned) problems.push(`WEBHOOKS_ALLOW_UNSIGNED=true is for development only; ${where}`);
+    if (config.notify.allowPrivateUrls) problems.push(`NOTIFY_ALLOW_PRIVATE_URLS=true is for tests only; ${where}`);
     const secret = config.jobs.secret;
     if (secret !== undefined && secret.length < MIN_EXPOSED_JOB_SECRET_LENGTH) {
       problems.push(`SCHEDULED_JOB_SECRET must be at least ${MIN_EXPOSED_JOB_SECRET_LENGTH} characters when ${where}`);

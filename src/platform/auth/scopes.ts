@@ -38,6 +38,9 @@ export function scopeOf(method: string, route: string): ApiTokenScope | undefine
   if (under('/api/auth/passkeys')) return undefined;
   if (under('/api/v1/tracker', '/api/tracker')) return read ? 'tracker:read' : 'tracker:write';
   if (under('/api/trading', '/api/paper', '/api/strategies')) return read ? 'trade:read' : 'trade:write';
+  // A hook's list shows what can place orders in the account: managing hooks is trading's to write.
+  if (under('/api/signals/hooks')) return 'trade:write';
+  if (under('/api/notifications')) return read ? 'account:read' : 'account:write';
   if (under('/api/admin', '/api/v1/admin', '/api/v1/dashboard')) return read ? 'admin:read' : 'admin:write';
   return undefined;
 }

@@ -1,0 +1,224 @@
+// TradingView alerts (docs/decisions/220): every check runs before anything but a counter is written —
+// throttles, the secret (constant time), the body's form, staleness — then the alert is claimed once
+// per (hook, alert id) and its order goes through the order placer, the same door as POST /api/orders.
+import { timingSafeEqual } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import type { Logger } from 'pino';
+import type { Cache } from '../../platform/cache/cache.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { clientKey } from '../../platform/http/client-address.ts';
+import { AppError, rateLimited, unavailable, validationFailed } from '../../platform/http/errors.ts';
+import { alertKeyOf, fieldsOf, isStale, notAnAlert, readAlert, secretOf, type Alert } from './alerts.domain.ts';
+import { secretHash } from './hooks.service.ts';
+import type { HooksService } from './hooks.service.ts';
+import type { SignalsDeps } from './signals.deps.ts';
+import type { HookRow, SignalsRepository } from './signals.repository.ts';
+
+export interface AlertAnswer {
+  /** 202: this alert made the order; 200: a repeat of an alert that made it before. */
+  status: 200 | 202;
+  orderId: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const WINDOW_MS = 60_000;
+/** How long a repeat waits for the first copy, placing on another instance, to name its order. */
+const REPEAT_WAIT_MS = 2_000;
+/** Compared against when the hook does not exist, so an unknown hook costs what a known one does. */
+const NO_HASH = secretHash('no such hook');
+
+const wrongSecret = () => new AppError('unauthenticated', 'Invalid signal hook or secret');
+const staleAlert = (maxLag: number) =>
+  validationFailed([
+    {
+      type: 'value_error',
+      loc: ['body', 'time'],
+      msg: `Value error, stale: the alert was fired more than ${maxLag} s from now`,
+      input: null,
+      ctx: { error: 'stale' },
+    },
+  ]);
+
+/** Same length hex digests; timingSafeEqual so that the comparison leaks nothing of the stored hash. */
+function sameSecret(given: string | undefined, storedHash: string): boolean {
+  const a = Buffer.from(secretHash(given ?? ''), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function allowed(hook: HookRow, ip: string | undefined): boolean {
+  if (!hook.allowedIps || hook.allowedIps.length === 0) return true;
+  if (!ip || !ipaddr.isValid(ip)) return false;
+  let address = ipaddr.parse(ip);
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress())
+    address = (address as ipaddr.IPv6).toIPv4Address();
+  return hook.allowedIps.some((cidr) => {
+    const [range, bits] = cidr.includes('/')
+      ? ipaddr.parseCIDR(cidr)
+      : [ipaddr.parse(cidr), cidr.includes(':') ? 128 : 32];
+    return range.kind() === address.kind() && address.match(range, bits);
+  });
+}
+
+export function createAlertsService(deps: {
+  repo: SignalsRepository;
+  hooks: Pick<HooksService, 'requireTwoFactor'>;
+  cache: Pick<Cache, 'incr'>;
+  limits: { hookPerMinute: number; addressPerMinute: number };
+  placer: SignalsDeps['placer'];
+  events: SignalsDeps['events'];
+  clock: Clock;
+  logger: Logger;
+}) {
+  const { repo, hooks, cache, limits, placer, events, clock, logger } = deps;
+  /** Alerts being placed by this instance, so that concurrent copies wait for the one order. */
+  const inflight = new Map<string, Promise<string>>();
+
+  async function throttle(key: string, limit: number, hook: HookRow | undefined, what: string): Promise<void> {
+    const hit = await cache.incr(key, WINDOW_MS);
+    if (hit.count <= limit) return;
+    if (hook) await repo.countRefused(hook.id, `429: too many alerts ${what}`, clock.now());
+    throw rateLimited(hit.resetMs / 1000, `Too many alerts ${what}; try again later`);
+  }
+
+  /** Counts the refusal and, when the secret was right, tells the owner. */
+  async function refuse(hook: HookRow, error: AppError, counted: boolean, tell: boolean): Promise<never> {
+    const reason = typeof error.detail === 'string' ? error.detail : summary(error);
+    const now = clock.now();
+    if (counted) await repo.countRefused(hook.id, `${error.status}: ${reason}`, now);
+    else await repo.noteError(hook.id, `${error.status}: ${reason}`, now);
+    if (tell)
+      await events.user(hook.userId, 'signal.refused', {
+        hook_id: hook.id,
+        hook_name: hook.name,
+        status: error.status,
+        reason,
+      });
+    throw error;
+  }
+
+  async function place(hook: HookRow, alert: Alert, alertKey: string | null): Promise<string> {
+    if (!placer) throw unavailable('trading is not available');
+    if (hook.mode === 'live') await hooks.requireTwoFactor(hook.userId);
+    const { orderId } = await placer.place(hook.userId, {
+      exchange: hook.exchange,
+      symbol: alert.symbol,
+      side: alert.side,
+      type: alert.type,
+      mode: hook.mode,
+      size: alert.size,
+      price: alert.price,
+      hookId: hook.id,
+      alertKey,
+    });
+    return orderId;
+  }
+
+  /** The first copy of an alert places its order; the others answer that order (or wait for it). */
+  async function once(hook: HookRow, alert: Alert, alertKey: string): Promise<AlertAnswer> {
+    const flightKey = `${hook.id}\n${alertKey}`;
+    const running = inflight.get(flightKey);
+    if (running) {
+      try {
+        return { status: 200, orderId: await running };
+      } catch (error) {
+        if (error instanceof Repeat) return { status: 200, orderId: error.orderId };
+        throw error;
+      }
+    }
+    const first = (async () => {
+      const deadline = Date.now() + REPEAT_WAIT_MS;
+      for (;;) {
+        const claim = await repo.claim(hook.id, alertKey, clock.now());
+        if ('claimed' in claim) break;
+        if (claim.orderId) throw new Repeat(claim.orderId);
+        if (Date.now() > deadline)
+          throw new AppError('conflict', 'This alert is still being placed by an earlier copy');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      try {
+        const orderId = await place(hook, alert, alertKey);
+        await repo.placed(hook.id, alertKey, orderId);
+        return orderId;
+      } catch (error) {
+        await repo
+          .release(hook.id, alertKey)
+          .catch((e: unknown) => logger.warn({ err: e }, 'alert claim not released'));
+        throw error;
+      }
+    })();
+    inflight.set(flightKey, first);
+    try {
+      return { status: 202, orderId: await first };
+    } catch (error) {
+      if (error instanceof Repeat) return { status: 200, orderId: error.orderId };
+      throw error;
+    } finally {
+      inflight.delete(flightKey);
+    }
+  }
+
+  return {
+    /** A body over the limit: refused before it was read (413), counted on its hook. */
+    async oversized(hookId: string): Promise<void> {
+      if (UUID.test(hookId)) await repo.countRefused(hookId, '413: the alert body is over 16 KiB', clock.now());
+    },
+
+    async receive(hookId: string, body: string, ip: string | undefined): Promise<AlertAnswer> {
+      await throttle(
+        `signals:address:${clientKey(ip) ?? 'unknown'}`,
+        limits.addressPerMinute,
+        undefined,
+        'from this address',
+      );
+      const hook = UUID.test(hookId) ? await repo.byId(hookId) : undefined;
+      const fields = fieldsOf(body);
+      if (!hook) {
+        sameSecret(fields ? secretOf(fields) : undefined, NO_HASH);
+        throw wrongSecret();
+      }
+      await throttle(`signals:hook:${hook.id}`, limits.hookPerMinute, hook, 'for this hook');
+      if (!fields) return refuse(hook, validationFailed([notAnAlert(body)]), true, false);
+      if (!sameSecret(secretOf(fields), hook.secretHash) || !allowed(hook, ip)) {
+        await repo.countRefused(hook.id, '401: wrong secret or address', clock.now());
+        throw wrongSecret();
+      }
+      const read = readAlert(fields);
+      if ('issues' in read) return refuse(hook, validationFailed(read.issues), true, true);
+      const { alert } = read;
+      if (isStale(alert.time, clock.now(), hook.maxLagSeconds))
+        return refuse(hook, staleAlert(hook.maxLagSeconds), true, true);
+
+      const alertKey = alertKeyOf(alert);
+      let answer: AlertAnswer;
+      try {
+        answer =
+          alertKey === null
+            ? { status: 202, orderId: await place(hook, alert, null) }
+            : await once(hook, alert, alertKey);
+      } catch (error) {
+        if (!(error instanceof AppError)) {
+          await repo.noteError(hook.id, 'the order could not be placed (internal error)', clock.now()).catch(() => {});
+          throw error;
+        }
+        return refuse(hook, error, error.status === 422 || error.status === 429, true);
+      }
+      if (answer.status === 202) await repo.countAccepted(hook.id, clock.now());
+      return answer;
+    },
+  };
+}
+
+/** The alert was placed before (by an earlier copy): its order. */
+class Repeat extends Error {
+  constructor(readonly orderId: string) {
+    super('repeat');
+  }
+}
+
+function summary(error: AppError): string {
+  if (!Array.isArray(error.detail)) return error.message;
+  return error.detail.map((issue) => `${issue.loc.slice(1).join('.') || 'body'}: ${issue.msg}`).join('; ');
+}
+
+export type AlertsService = ReturnType<typeof createAlertsService>;

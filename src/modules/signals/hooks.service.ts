@@ -1,0 +1,137 @@
+// Signal hooks' use cases: make one (its secret shown once, kept as a hash), list a user's, replace the
+// secret (the old one refused at once), remove one. Another user's hook is not found, never forbidden.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Actor } from '../../platform/auth/actor.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
+import { badAddressIndex } from './signals.schemas.ts';
+import type { SignalMode } from './alerts.domain.ts';
+import { audit } from './signals.audit.ts';
+import type { SignalsDeps } from './signals.deps.ts';
+import type { HookRow, SignalsRepository } from './signals.repository.ts';
+
+export interface HookInput {
+  name: string;
+  mode: SignalMode;
+  exchange: string;
+  maxLagSeconds: number;
+  allowedIps: string[] | null;
+}
+
+/** A hook with the secret that was just made for it: the only time it is shown. */
+export interface HookWithSecret {
+  hook: HookRow;
+  secret: string;
+}
+
+/** 32 random bytes; hashed with SHA-256 alone, as a random secret of that size needs no slow hash. */
+export const newSecret = () => `tvs_${randomBytes(32).toString('base64url')}`;
+export const secretHash = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+const hookNotFound = () => notFound('Signal hook not found');
+
+export function createHooksService(deps: {
+  db: Db;
+  repo: SignalsRepository;
+  accounts: SignalsDeps['accounts'];
+  clock: Clock;
+}) {
+  const { db, repo, accounts, clock } = deps;
+
+  /** A live hook places real orders unattended: its owner must have two-factor on. */
+  async function requireTwoFactor(userId: string): Promise<void> {
+    const user = await accounts.findById(userId);
+    if (!user?.twoFactorEnabled) throw forbidden('A live signal hook needs two-factor authentication on your account');
+  }
+
+  return {
+    requireTwoFactor,
+
+    async create(input: HookInput, actor: Actor): Promise<HookWithSecret> {
+      const bad = badAddressIndex(input.allowedIps);
+      if (bad >= 0)
+        throw validationFailed([
+          {
+            type: 'value_error',
+            loc: ['body', 'allowed_ips', bad],
+            msg: 'Value error, not an IP address or CIDR',
+            input: input.allowedIps![bad],
+            ctx: { error: 'not an IP address or CIDR' },
+          },
+        ]);
+      if (input.mode === 'live') await requireTwoFactor(actor.id);
+      const secret = newSecret();
+      const now = clock.now();
+      const hook = await db.transaction(async (tx) => {
+        const row = await repo.insert({ ...input, userId: actor.id, secretHash: secretHash(secret) }, now, tx);
+        await audit(
+          {
+            actorId: actor.id,
+            actorType: 'user',
+            action: 'signal_hook.create',
+            subjectUserId: actor.id,
+            targetType: 'signal_hook',
+            targetId: row.id,
+            details: { name: row.name, mode: row.mode, exchange: row.exchange },
+            ip: actor.ip,
+          },
+          now,
+          tx,
+        );
+        return row;
+      });
+      return { hook, secret };
+    },
+
+    list: (userId: string): Promise<HookRow[]> => repo.listOf(userId),
+
+    async rotate(id: string, actor: Actor): Promise<HookWithSecret> {
+      const secret = newSecret();
+      const now = clock.now();
+      const hook = await db.transaction(async (tx) => {
+        const row = await repo.setSecret(actor.id, id, secretHash(secret), tx);
+        if (!row) throw hookNotFound();
+        await audit(
+          {
+            actorId: actor.id,
+            actorType: 'user',
+            action: 'signal_hook.rotate',
+            subjectUserId: actor.id,
+            targetType: 'signal_hook',
+            targetId: id,
+            ip: actor.ip,
+          },
+          now,
+          tx,
+        );
+        return row;
+      });
+      return { hook, secret };
+    },
+
+    async remove(id: string, actor: Actor): Promise<void> {
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        const row = await repo.remove(actor.id, id, tx);
+        if (!row) throw hookNotFound();
+        await audit(
+          {
+            actorId: actor.id,
+            actorType: 'user',
+            action: 'signal_hook.delete',
+            subjectUserId: actor.id,
+            targetType: 'signal_hook',
+            targetId: id,
+            details: { name: row.name },
+            ip: actor.ip,
+          },
+          now,
+          tx,
+        );
+      });
+    },
+  };
+}
+
+export type HooksService = ReturnType<typeof createHooksService>;

@@ -1,0 +1,43 @@
+// The signals module (issue 40, docs/decisions/220): TradingView alert hooks. A user makes hooks; each
+// alert posted to one is checked (throttles, secret, form, staleness), claimed once per alert, and its
+// order placed through the order placer: the orders module's create use case.
+import type { FastifyInstance } from 'fastify';
+import type { Platform } from '../../platform/platform.ts';
+import { createAlertsService } from './alerts.service.ts';
+import { createHooksService } from './hooks.service.ts';
+import { alertsRoutes } from './routes/alerts.routes.ts';
+import { hooksRoutes } from './routes/hooks.routes.ts';
+import type { SignalsDeps } from './signals.deps.ts';
+import { createSignalsRepository } from './signals.repository.ts';
+
+export type { OrderPlacer, SignalOrder } from './signals.deps.ts';
+export type { AlertSize } from './alerts.domain.ts';
+export { SIGNALS_EVENTS } from './signals.events.ts';
+
+export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
+  const { config, database, cache, clock, logger } = platform;
+  const repo = createSignalsRepository(database.db);
+  const hooks = createHooksService({ db: database.db, repo, accounts: deps.accounts, clock });
+  const alerts = createAlertsService({
+    repo,
+    hooks,
+    cache,
+    limits: {
+      hookPerMinute: config.signals.hookLimitPerMinute,
+      addressPerMinute: config.signals.addressLimitPerMinute,
+    },
+    placer: deps.placer,
+    events: deps.events,
+    clock,
+    logger,
+  });
+  return {
+    name: 'signals',
+    routes: async (app: FastifyInstance) => {
+      await app.register(hooksRoutes({ hooks, guards: deps.guards, publicUrl: config.signals.publicUrl }));
+      await app.register(alertsRoutes({ alerts }));
+    },
+  };
+}
+
+export type SignalsModule = ReturnType<typeof createSignalsModule>;

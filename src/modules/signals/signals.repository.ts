@@ -1,0 +1,134 @@
+// Every query of the signals module: hooks, their counters, and the claimed alerts.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import type { SignalMode } from './alerts.domain.ts';
+import { signalAlerts, signalHooks } from './signals.tables.ts';
+
+export type HookRow = typeof signalHooks.$inferSelect;
+
+export interface NewHook {
+  userId: string;
+  name: string;
+  mode: SignalMode;
+  exchange: string;
+  maxLagSeconds: number;
+  allowedIps: string[] | null;
+  secretHash: string;
+}
+
+/** An error kept on a hook: one line, bounded. */
+const errorText = (error: string) => error.slice(0, 500);
+
+export function createSignalsRepository(db: DbExecutor) {
+  return {
+    async insert(hook: NewHook, now: Date, executor: DbExecutor = db): Promise<HookRow> {
+      const [row] = await executor
+        .insert(signalHooks)
+        .values({ ...hook, createdAt: now })
+        .returning();
+      return row!;
+    },
+
+    listOf(userId: string): Promise<HookRow[]> {
+      return db
+        .select()
+        .from(signalHooks)
+        .where(eq(signalHooks.userId, userId))
+        .orderBy(asc(signalHooks.createdAt), asc(signalHooks.id));
+    },
+
+    /** Any user's hook: the alert route knows only its id. */
+    async byId(id: string): Promise<HookRow | undefined> {
+      const [row] = await db.select().from(signalHooks).where(eq(signalHooks.id, id)).limit(1);
+      return row;
+    },
+
+    /** Replaces the secret's hash of the user's hook; undefined when the user has no such hook. */
+    async setSecret(userId: string, id: string, secretHash: string, executor: DbExecutor = db) {
+      const [row] = await executor
+        .update(signalHooks)
+        .set({ secretHash })
+        .where(and(eq(signalHooks.id, id), eq(signalHooks.userId, userId)))
+        .returning();
+      return row;
+    },
+
+    async remove(userId: string, id: string, executor: DbExecutor = db): Promise<HookRow | undefined> {
+      const [row] = await executor
+        .delete(signalHooks)
+        .where(and(eq(signalHooks.id, id), eq(signalHooks.userId, userId)))
+        .returning();
+      return row;
+    },
+
+    /** The alert was refused (401, 413, 422, 429); `error` says why. */
+    async countRefused(id: string, error: string, now: Date): Promise<void> {
+      await db
+        .update(signalHooks)
+        .set({
+          alertsRefused: sql`${signalHooks.alertsRefused} + 1`,
+          lastAlertAt: now,
+          lastError: errorText(error),
+        })
+        .where(eq(signalHooks.id, id));
+    },
+
+    async countAccepted(id: string, now: Date): Promise<void> {
+      await db
+        .update(signalHooks)
+        .set({ alertsAccepted: sql`${signalHooks.alertsAccepted} + 1`, lastAlertAt: now })
+        .where(eq(signalHooks.id, id));
+    },
+
+    /** An alert that neither made an order nor counts as refused (the order step failed otherwise). */
+    async noteError(id: string, error: string, now: Date): Promise<void> {
+      await db
+        .update(signalHooks)
+        .set({ lastAlertAt: now, lastError: errorText(error) })
+        .where(eq(signalHooks.id, id));
+    },
+
+    /**
+     * Claims the alert for this request: true when it is the first with this key; otherwise the
+     * order the first one made (null while that one is still placing it).
+     */
+    async claim(hookId: string, alertKey: string, now: Date): Promise<{ claimed: true } | { orderId: string | null }> {
+      const inserted = await db
+        .insert(signalAlerts)
+        .values({ hookId, alertKey, receivedAt: now })
+        .onConflictDoNothing()
+        .returning({ hookId: signalAlerts.hookId });
+      if (inserted.length > 0) return { claimed: true };
+      const [row] = await db
+        .select({ orderId: signalAlerts.orderId })
+        .from(signalAlerts)
+        .where(and(eq(signalAlerts.hookId, hookId), eq(signalAlerts.alertKey, alertKey)))
+        .limit(1);
+      // Released between the two statements (its order refused): the caller may claim it again.
+      return row ? { orderId: row.orderId } : { orderId: null };
+    },
+
+    async placed(hookId: string, alertKey: string, orderId: string): Promise<void> {
+      await db
+        .update(signalAlerts)
+        .set({ orderId })
+        .where(and(eq(signalAlerts.hookId, hookId), eq(signalAlerts.alertKey, alertKey)));
+    },
+
+    /** The claimed alert made no order: a later copy may try again. */
+    async release(hookId: string, alertKey: string): Promise<void> {
+      await db.delete(signalAlerts).where(and(eq(signalAlerts.hookId, hookId), eq(signalAlerts.alertKey, alertKey)));
+    },
+
+    async orderOf(hookId: string, alertKey: string): Promise<string | null | undefined> {
+      const [row] = await db
+        .select({ orderId: signalAlerts.orderId })
+        .from(signalAlerts)
+        .where(and(eq(signalAlerts.hookId, hookId), eq(signalAlerts.alertKey, alertKey)))
+        .limit(1);
+      return row ? row.orderId : undefined;
+    },
+  };
+}
+
+export type SignalsRepository = ReturnType<typeof createSignalsRepository>;
