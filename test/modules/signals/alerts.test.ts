@@ -1,0 +1,181 @@
+// TradingView alerts (issue 40, point 2), up to the order step: both body forms, the secret (401,
+// whatever the hook), rotation, the size limit (413), unreadable or stale alerts (422), the throttles
+// (429), the counters, the owner told of refusals with the right secret, and 503 while no order path
+// is wired. The order step itself is proven in alerts-orders.test.ts.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { alertRequest, fillPlaceholders, timenow } from '../../fakes/tradingview.ts';
+import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
+import { shiftedClock } from '../../helpers/shifted-clock.ts';
+import { follow } from '../../helpers/sse-client.ts';
+import { buildTestApp, newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+
+interface MadeHook {
+  id: string;
+  secret: string;
+}
+
+describe('TradingView alerts', () => {
+  const clock = shiftedClock();
+  let t: TestApp;
+  let alice: TestUser;
+
+  before(async () => {
+    t = await buildTestApp({
+      clock,
+      env: { SIGNAL_HOOK_LIMIT_PER_MINUTE: '8', SIGNAL_ADDRESS_LIMIT_PER_MINUTE: '12' },
+    });
+    alice = await signIn(t.app, t.database);
+  });
+  after(() => t.close());
+  beforeEach(async () => {
+    await t.database.db.execute(sql`DELETE FROM signal_hooks`);
+  });
+
+  const makeHook = async (payload: object = { name: 'trend' }): Promise<MadeHook> => {
+    const response = await t.app.inject({ method: 'POST', url: '/api/signals/hooks', headers: alice.headers, payload });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json<MadeHook>();
+  };
+  const post = (hookId: string, message: string, remoteAddress = newClientAddress()) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/signals/tradingview/${hookId}`,
+      ...alertRequest(message),
+      remoteAddress,
+    });
+  const json = (hook: MadeHook, fields: object = {}) =>
+    JSON.stringify({ secret: hook.secret, symbol: 'BTCUSDT', action: 'buy', amount: '0.01', ...fields });
+  const counters = async (hookId: string) => {
+    const { hooks } = (await t.app.inject({ method: 'GET', url: '/api/signals/hooks', headers: alice.headers })).json<{
+      hooks: { id: string; alerts_accepted: number; alerts_refused: number; last_error: string | null }[];
+    }>();
+    return hooks.find((hook) => hook.id === hookId)!;
+  };
+
+  it('reads a JSON alert with TradingView placeholders and reaches the order step (503 while trading is not wired)', async () => {
+    const hook = await makeHook();
+    const message = fillPlaceholders(
+      `{"secret": "${hook.secret}", "symbol": "{{ticker}}", "action": "buy", "amount_quote": "25", "id": "{{strategy.order.id}}", "time": "{{timenow}}"}`,
+      { timenow: clock.now() },
+    );
+    const response = await post(hook.id, message);
+    assertDetail(response, 503, 'trading is not available');
+    const after = await counters(hook.id);
+    assert.equal(after.alerts_accepted, 0);
+    assert.equal(after.alerts_refused, 0, 'a 503 is neither accepted nor refused');
+    assert.equal(after.last_error, '503: trading is not available');
+  });
+
+  it('reads OctoBot-style KEY=value lines (text/plain), a percent volume and a limit price', async () => {
+    const hook = await makeHook();
+    const message = `SECRET=${hook.secret}\nEXCHANGE=binance\nSYMBOL=BTC/USDT\nSIGNAL=SELL\nORDER_TYPE=LIMIT\nVOLUME=10%\nPRICE=65000.5\nID=exit-1\nTAG=mine`;
+    assert.equal(alertRequest(message).headers['content-type'], 'text/plain; charset=utf-8');
+    assertDetail(await post(hook.id, message), 503, 'trading is not available');
+  });
+
+  it('refuses a wrong secret, an unknown hook and a deleted one alike (401), counting only the refusal', async () => {
+    const hook = await makeHook();
+    const wrong = await post(hook.id, json(hook, { secret: 'tvs_guess' }));
+    assertDetail(wrong, 401, 'Invalid signal hook or secret');
+    assertDetail(await post(hook.id, json(hook, { secret: undefined })), 401);
+    assertDetail(await post('00000000-0000-4000-8000-000000000000', json(hook)), 401, 'Invalid signal hook or secret');
+    assertDetail(await post('not-a-hook', json(hook)), 401, 'Invalid signal hook or secret');
+    const after = await counters(hook.id);
+    assert.equal(after.alerts_refused, 2);
+    assert.equal(after.alerts_accepted, 0);
+    const gone = await makeHook({ name: 'gone' });
+    await t.app.inject({ method: 'DELETE', url: `/api/signals/hooks/${gone.id}`, headers: alice.headers });
+    assertDetail(await post(gone.id, json(gone)), 401, 'Invalid signal hook or secret');
+    const events = await t.database.rows(
+      sql`SELECT 1 FROM stream_events WHERE type = 'signal.refused' AND data->>'hook_id' = ${hook.id}`,
+    );
+    assert.equal(events.length, 0, 'whoever lacks the secret cannot reach the owner');
+  });
+
+  it('refuses the old secret at once after a rotation; the new one passes', async () => {
+    const hook = await makeHook();
+    const rotated = await t.app.inject({
+      method: 'POST',
+      url: `/api/signals/hooks/${hook.id}/rotate`,
+      headers: alice.headers,
+    });
+    const fresh = { id: hook.id, secret: rotated.json<{ secret: string }>().secret };
+    assertDetail(await post(hook.id, json(hook)), 401);
+    assertDetail(await post(hook.id, json(fresh)), 503);
+  });
+
+  it('refuses an alert from outside allowed_ips as a wrong secret would', async () => {
+    const hook = await makeHook({ name: 'tv only', allowed_ips: ['52.89.214.238', '34.212.75.30/32'] });
+    assertDetail(await post(hook.id, json(hook), '10.1.2.3'), 401);
+    assertDetail(await post(hook.id, json(hook), '52.89.214.238'), 503);
+    assertDetail(await post(hook.id, json(hook), '::ffff:34.212.75.30'), 503);
+  });
+
+  it('refuses a body over 16 KiB (413) and counts it on its hook', async () => {
+    const hook = await makeHook();
+    const response = await post(hook.id, json(hook, { note: 'x'.repeat(16 * 1024) }));
+    assert.equal(response.statusCode, 413, response.body);
+    assert.equal((await counters(hook.id)).alerts_refused, 1);
+  });
+
+  it('refuses a body of neither form, and an unknown action, field by field (422), and tells the owner', async () => {
+    const hook = await makeHook();
+    const stream = follow(`${await t.app.listen({ host: '127.0.0.1', port: 0 })}/api/stream`, {
+      headers: alice.headers,
+    });
+    try {
+      await stream.opened;
+      assertIssue(await post(hook.id, 'buy BTC now please'), ['body'], 'json_invalid');
+      assertIssue(await post(hook.id, '[1, 2]'), ['body'], 'json_invalid');
+      assertIssue(await post(hook.id, json(hook, { action: 'hodl' })), ['body', 'action'], 'enum');
+      const text = await post(hook.id, `SECRET=${hook.secret}\nSYMBOL=BTCUSDT\nSIGNAL=MAYBE\nVOLUME=1`);
+      assertIssue(text, ['body', 'action'], 'enum');
+      const several = await post(hook.id, json(hook, { symbol: undefined, amount: '-1', type: 'stop' }));
+      assertIssue(several, ['body', 'symbol'], 'missing');
+      assertIssue(several, ['body', 'amount'], 'greater_than');
+      assertIssue(several, ['body', 'type'], 'enum');
+      assertIssue(await post(hook.id, json(hook, { type: 'limit' })), ['body', 'price'], 'missing');
+      const event = await stream.waitFor((e) => e.type === 'signal.refused', 3_000, 'signal.refused');
+      assert.equal(event.data.data.hook_id, hook.id);
+      assert.equal(event.data.data.status, 422);
+    } finally {
+      stream.close();
+    }
+    assert.equal((await counters(hook.id)).alerts_refused, 6);
+  });
+
+  it('refuses an alert fired longer ago than max_lag_seconds as stale (422)', async () => {
+    const hook = await makeHook({ name: 'quick', max_lag_seconds: 30 });
+    const old = new Date(clock.now().getTime() - 31_000);
+    const stale = await post(hook.id, json(hook, { time: timenow(old), id: 'a' }));
+    const issue = assertIssue(stale, ['body', 'time'], 'value_error');
+    assert.match(issue.msg, /stale/);
+    assertIssue(await post(hook.id, json(hook, { time: 'yesterday' })), ['body', 'time'], 'datetime_parsing');
+    assertDetail(await post(hook.id, json(hook, { time: timenow(new Date(clock.now().getTime() - 10_000)) })), 503);
+    const after = await counters(hook.id);
+    assert.equal(after.alerts_refused, 2);
+    assert.match(after.last_error ?? '', /^503/);
+  });
+
+  it('throttles per hook and per address (429 with Retry-After), counting the refusals', async () => {
+    const hook = await makeHook();
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i++) statuses.push((await post(hook.id, json(hook))).statusCode);
+    assert.deepEqual(statuses, [503, 503, 503, 503, 503, 503, 503, 503, 429]);
+    const throttled = await post(hook.id, json(hook));
+    assertDetail(throttled, 429, 'Too many alerts for this hook; try again later');
+    assert.ok(Number(throttled.headers['retry-after']) >= 1);
+    assert.equal((await counters(hook.id)).alerts_refused, 2);
+
+    const other = await makeHook({ name: 'other' });
+    const third = await makeHook({ name: 'third' });
+    const address = newClientAddress();
+    const fromOne: number[] = [];
+    for (let i = 0; i < 13; i++) fromOne.push((await post(i % 2 ? other.id : third.id, '', address)).statusCode);
+    assert.equal(fromOne.at(-1), 429);
+    assertDetail(await post(other.id, '', address), 429, 'Too many alerts from this address; try again later');
+    assert.ok(fromOne.slice(0, 12).every((status) => status !== 429));
+  });
+});
