@@ -27,7 +27,7 @@ CREATE TABLE "outbox" (
 	"dedupe_key" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"processed_at" timestamp with time zone,
-	CONSTRAINT "outbox_kind_check" CHECK ("outbox"."kind" IN ('chat.post', 'mail.send')),
+	CONSTRAINT "outbox_kind_check" CHECK ("outbox"."kind" IN ('chat.post', 'mail.send', 'notify.send')),
 	CONSTRAINT "outbox_status_check" CHECK ("outbox"."status" IN ('pending', 'processing', 'done', 'dead'))
 );
 --> statement-breakpoint
@@ -282,6 +282,13 @@ CREATE TABLE "email_suppressions" (
 	"email" text PRIMARY KEY NOT NULL,
 	"reason" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "notification_preferences" (
+	"user_id" uuid PRIMARY KEY NOT NULL,
+	"channels" jsonb NOT NULL,
+	"events" text[] NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "order_fills" (
@@ -820,6 +827,7 @@ ALTER TABLE "exchange_trades" ADD CONSTRAINT "exchange_trades_credential_id_exch
 ALTER TABLE "exchange_transfer_cursors" ADD CONSTRAINT "exchange_transfer_cursors_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "notification_preferences" ADD CONSTRAINT "notification_preferences_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "order_fills" ADD CONSTRAINT "order_fills_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "orders" ADD CONSTRAINT "orders_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "paper_accounts" ADD CONSTRAINT "paper_accounts_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

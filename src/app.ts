@@ -56,18 +56,23 @@ export interface ModuleOptions {
 
 /**
  * Every module, in dependency order, each given the narrow ports of those before it. Notifications
- * comes first: it registers the outbox handlers before main.ts starts the worker.
+ * follows the account events, so it comes after streams; it registers the outbox handlers here, before
+ * main.ts starts the worker.
  */
 export function createModules(platform: Platform, options: ModuleOptions = {}) {
-  const notifications = createNotificationsModule(platform);
-  const { messages } = notifications;
   const users = createUsersModule(platform);
   const { guards } = users;
-  const auth = createAuthModule(platform, { users, messages });
   // Every open Server-Sent Events stream of this instance, whichever module serves it.
   const sse = createSseRegistry(platform.config.streams, platform.logger);
   const streams = createStreamsModule(platform, { guards, users, sse, events: STREAM_EVENTS });
   const events = streams.publisher;
+  const notifications = createNotificationsModule(platform, {
+    guards,
+    accounts: users.accounts,
+    accountEvents: streams,
+  });
+  const { messages } = notifications;
+  const auth = createAuthModule(platform, { users, messages });
   const exchange = createExchangeModule(platform, { guards, events });
   const webhooks = createWebhooksModule(platform, { users, messages, events });
   const admin = createAdminModule(platform, {
@@ -116,11 +121,11 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const consoleUi = createConsoleModule(platform, { guards, auth, jobs });
   // The one list of modules: buildApp registers their routes and runs their hooks in this order.
   return {
-    notifications,
     users,
-    auth,
     sse,
     streams,
+    notifications,
+    auth,
     exchange,
     webhooks,
     admin,

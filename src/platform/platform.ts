@@ -15,6 +15,7 @@ import { seedFromPgliteImage } from './db/pglite-image.ts';
 import { keepDataDirPrivate, restrictNewFiles } from './data-dir-access.ts';
 import { createLogger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { systemLookup, type HostLookup } from './host-lookup.ts';
 import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
 import { createVenueBudgets, type VenueBudgets } from './venue-budget/venue-budget.ts';
 
@@ -34,6 +35,8 @@ export interface Platform {
   readonly venueBudgets: VenueBudgets;
   /** Fetch for outbound HTTP; tests pass one that refuses anything but loopback. */
   readonly fetch: typeof fetch;
+  /** Name resolution for requests to destinations users choose (their webhooks), vetted before connecting. */
+  readonly lookup: HostLookup;
   close(): Promise<void>;
 }
 
@@ -43,6 +46,7 @@ interface PlatformOverrides {
   database?: Database;
   cache?: Cache;
   fetch?: typeof fetch;
+  lookup?: HostLookup;
   /** Redis key prefix, so parallel test files sharing one Redis never see each other's keys. */
   redisKeyPrefix?: string;
   outboxPollMs?: number;
@@ -143,6 +147,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     metrics,
     venueBudgets,
     fetch: fetchImpl,
+    lookup: overrides.lookup ?? systemLookup,
     async close() {
       await outbox.stop();
       await venueBudgets.close();

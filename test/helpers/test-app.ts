@@ -16,6 +16,7 @@ import { JOB_NAMES } from '../../src/modules/jobs/registry.ts';
 import { createMemoryCache, type Cache } from '../../src/platform/cache/cache.ts';
 import { createRedisCache } from '../../src/platform/cache/redis-cache.ts';
 import type { Clock } from '../../src/platform/clock.ts';
+import type { HostLookup } from '../../src/platform/host-lookup.ts';
 import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { createLogger } from '../../src/platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../../src/platform/platform.ts';
@@ -103,6 +104,8 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string | undefined>;
   clock?: Clock;
+  /** Name resolution of users' webhook hosts (the system's by default). */
+  lookup?: HostLookup;
   /** Keep the rows of earlier tests (default: the database is emptied first). */
   keepData?: boolean;
   /**
@@ -149,6 +152,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       database,
       cache,
       clock: options.clock,
+      lookup: options.lookup,
       logger: createLogger(config.logLevel, sink),
       defaultMetrics: false,
     });
@@ -237,4 +241,13 @@ export async function signIn(
     refresh_token: string;
   }>();
   return { id, email, password, token, refreshToken, headers: { authorization: `Bearer ${token}` } };
+}
+
+/** What a second notifications module of a test app needs (for its status alone): it follows no events. */
+export function notificationsDeps(t: TestApp) {
+  return {
+    guards: t.modules.users.guards,
+    accounts: t.modules.users.accounts,
+    accountEvents: { observe: () => () => {} },
+  };
 }

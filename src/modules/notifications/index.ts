@@ -1,19 +1,28 @@
 import type { Platform } from '../../platform/platform.ts';
 import { createRecordOnlyChatChannel, createWebhookChatChannel } from './adapters/chat-channel.ts';
 import { createRecordOnlyMailer, createSmtpMailer } from './adapters/mailer.ts';
+import { createTelegramChannel } from './adapters/telegram.ts';
+import { createUserWebhookSender } from './adapters/user-webhook.ts';
 import { createMessages } from './messages.ts';
-import { CHAT_KIND, MAIL_KIND } from './notifications.outbox.ts';
+import { createNoticesService } from './notices.service.ts';
+import type { NotificationsDeps } from './notifications.deps.ts';
+import { CHAT_KIND, MAIL_KIND, NOTIFY_KIND } from './notifications.outbox.ts';
 import { createNotificationsRepository } from './notifications.repository.ts';
 import { createNotificationsService } from './notifications.service.ts';
+import { createPreferencesRepository } from './preferences.repository.ts';
+import { createPreferencesService } from './preferences.service.ts';
+import { preferencesRoutes } from './routes/preferences.routes.ts';
 
 export type { ChatMessage, MailMessage } from './messages.ts';
+export type { AccountEvent } from './notices.service.ts';
 
 /**
- * Registers the outbox handlers of `chat.post` and `mail.send`; create it before the outbox worker
- * starts. No HTTP routes: other modules queue messages through `messages`, this module delivers.
+ * Registers the outbox handlers of `chat.post`, `mail.send` and `notify.send`; create it before the
+ * outbox worker starts. Other modules queue messages through `messages`; users choose their own
+ * channels and events (`/api/notifications/...`), and the account events they chose are sent to them.
  */
-export function createNotificationsModule(platform: Platform) {
-  const { config, database, outbox, secretBox, clock } = platform;
+export function createNotificationsModule(platform: Platform, deps: NotificationsDeps) {
+  const { config, database, outbox, secretBox, clock, logger } = platform;
 
   // The one place the channels are chosen.
   const chat = config.chat.webhookUrl
@@ -28,16 +37,50 @@ export function createNotificationsModule(platform: Platform) {
   const mailer = config.mail.smtpUrl
     ? createSmtpMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from })
     : createRecordOnlyMailer();
+  const telegram = createTelegramChannel({
+    token: config.notify.telegramBotToken,
+    apiUrl: config.notify.telegramApiUrl,
+    timeoutMs: config.notify.timeoutMs,
+    fetch: platform.fetch,
+  });
+  const webhooks = createUserWebhookSender({
+    lookup: platform.lookup,
+    allowPrivate: config.notify.allowPrivateUrls,
+    timeoutMs: config.notify.timeoutMs,
+    clock,
+  });
 
   const repo = createNotificationsRepository(database.db);
+  const messages = createMessages(secretBox, repo);
   const service = createNotificationsService({ chat, mailer, database, repo, secretBox });
+  const preferences = createPreferencesService({
+    repo: createPreferencesRepository(database.db),
+    secretBox,
+    telegram,
+    webhooks,
+    clock,
+  });
+  const notices = createNoticesService({
+    db: database.db,
+    preferences,
+    accounts: deps.accounts,
+    mail: messages,
+    telegram,
+    webhooks,
+    secretBox,
+    clock,
+    logger,
+  });
   outbox.register(CHAT_KIND, service.deliverChat);
   outbox.register(MAIL_KIND, service.deliverMail);
+  outbox.register(NOTIFY_KIND, notices.deliver);
+  deps.accountEvents.observe((event) => void notices.onEvent(event));
 
   return {
     name: 'notifications',
+    routes: preferencesRoutes({ preferences, notices, guards: deps.guards }),
     /** Chat posts and mails, queued in the caller's transaction; and the mail suppression list. */
-    messages: createMessages(secretBox, repo),
+    messages,
     /** For the dashboard: per channel, whether it is configured, what waits, what died, last success and error. */
     status: service.status,
     /** For the dashboard: connects to the SMTP relay and greets it, sending nothing; null without SMTP_URL. */

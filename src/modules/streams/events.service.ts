@@ -50,6 +50,8 @@ export function createEventsService<Events extends StreamEventList>(deps: {
   const { repo, bus, clock, logger } = deps;
   const origin = randomUUID();
   const subscribers = new Set<Subscriber>();
+  /** Other modules following the events this instance publishes (the notifications module). */
+  const observers = new Set<(event: StoredEvent) => void>();
   const seen = new Set<string>();
   let highest = 0n;
   let busWarned = false;
@@ -94,6 +96,14 @@ export function createEventsService<Events extends StreamEventList>(deps: {
       return;
     }
     dispatch(stored);
+    // Only the publishing instance tells its observers: each event is observed once, wherever it is streamed.
+    for (const observer of observers) {
+      try {
+        observer(stored);
+      } catch (error) {
+        logger.error({ err: error, type: stored.type }, 'an account event observer failed');
+      }
+    }
     const full = JSON.stringify({ o: origin, e: stored } satisfies BusMessage);
     const message =
       Buffer.byteLength(full) <= MAX_MESSAGE_BYTES
@@ -120,6 +130,12 @@ export function createEventsService<Events extends StreamEventList>(deps: {
 
   return {
     publisher,
+
+    /** Follows every event this instance publishes, once stored; answers the unsubscribe. */
+    observe(observer: (event: StoredEvent) => void): () => void {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
 
     /** Follows the live events of a user (and the admin ones when admin); answers the unsubscribe. */
     subscribe(subscriber: Subscriber): () => void {

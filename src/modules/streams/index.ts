@@ -41,6 +41,8 @@ export function createStreamsModule<const Events extends StreamEventList>(
     routes: streamRoutes({ streams, tickets, guards: deps.guards, events: deps.events }),
     /** For producers: `publisher.user(userId, type, data)` and `publisher.admins(type, data)`; never throws. */
     publisher: events.publisher,
+    /** For followers in other modules: every account event this instance publishes, once stored. */
+    observe: events.observe,
     /** Deletes events older than the replay window (also done every 10 minutes while running). */
     prune: events.prune,
     /** Starts listening on the bus; call once the app is ready. */

@@ -8,7 +8,7 @@ import { CHAT_KIND, enqueue as enqueueRow } from '../../../src/modules/notificat
 import type { ChatMessage } from '../../../src/modules/notifications/index.ts';
 import { createOutboxWorker } from '../../../src/platform/outbox/outbox.ts';
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
-import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, notificationsDeps, signIn, type TestApp } from '../../helpers/test-app.ts';
 import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
 
 const message: ChatMessage = {
@@ -258,7 +258,7 @@ describe('notification status and the record-only mode', () => {
       assert.deepEqual([recorded!.status, recorded!.result], ['done', 'recorded only: CHAT_WEBHOOK_URL is not set']);
       assert.equal(receiver.received.length, 0);
 
-      const notifications = createNotificationsModule(t.platform);
+      const notifications = createNotificationsModule(t.platform, notificationsDeps(t));
       assert.deepEqual(await notifications.status(), {
         chat: {
           configured: false,
@@ -282,7 +282,7 @@ describe('notification status and the record-only mode', () => {
     const receiver = await startChatReceiver({ flavor: 'slack' });
     const t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url } });
     try {
-      const notifications = createNotificationsModule(t.platform);
+      const notifications = createNotificationsModule(t.platform, notificationsDeps(t));
       await t.modules.notifications.messages.chat(t.database.db, message, clock.now());
       await t.platform.outbox.drain();
       clock.advance(1000);

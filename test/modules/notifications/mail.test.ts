@@ -9,7 +9,7 @@ import { outbox } from '../../../src/platform/db/schema.ts';
 import type { MailMessage } from '../../../src/modules/notifications/index.ts';
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
 import { closedPort } from '../../helpers/ports.ts';
-import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, notificationsDeps, type TestApp } from '../../helpers/test-app.ts';
 import { startSmtpFake, type SmtpFake } from '../../fakes/smtp.ts';
 
 describe('mail through SMTP', () => {
@@ -103,7 +103,7 @@ describe('mail through SMTP', () => {
   });
 
   it('status reports the last delivery and the failures', async () => {
-    const status = await createNotificationsModule(t.platform).status();
+    const status = await createNotificationsModule(t.platform, notificationsDeps(t)).status();
     assert.deepEqual(status.mail, {
       configured: true,
       pending: 0,
@@ -165,7 +165,7 @@ describe('mail without a reachable or configured server', () => {
         subject: 'secret',
         redacted: true,
       });
-      const status = await createNotificationsModule(t.platform).status();
+      const status = await createNotificationsModule(t.platform, notificationsDeps(t)).status();
       assert.deepEqual(status.mail, {
         configured: false,
         pending: 0,

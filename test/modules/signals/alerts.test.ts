@@ -138,8 +138,9 @@ describe('TradingView alerts', () => {
       assertIssue(several, ['body', 'type'], 'enum');
       assertIssue(await post(hook.id, json(hook, { type: 'limit' })), ['body', 'price'], 'missing');
       const event = await stream.waitFor((e) => e.type === 'signal.refused', 3_000, 'signal.refused');
-      assert.equal(event.data.data.hook_id, hook.id);
-      assert.equal(event.data.data.status, 422);
+      const data = event.data.data as { hook_id: string; status: number };
+      assert.equal(data.hook_id, hook.id);
+      assert.equal(data.status, 422);
     } finally {
       stream.close();
     }

@@ -1,0 +1,58 @@
+// Telegram messages through the Bot API (PROTOCOLS B13): POST <api>/bot<token>/sendMessage. The token
+// is the operator's (TELEGRAM_BOT_TOKEN) and never appears in a note or error. A 429 says how long to
+// wait in `parameters.retry_after`; a 400/403 (chat not found, the user blocked the bot) is final.
+import { DeliveryAborted, PermanentFailure, RateLimited, RetryLater } from '../../../platform/outbox/outbox.ts';
+
+export interface TelegramChannel {
+  readonly configured: boolean;
+  send(chatId: string, text: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** Telegram refuses a message longer than this. */
+export const TELEGRAM_TEXT_LIMIT = 4096;
+
+export function createTelegramChannel(options: {
+  token: string | undefined;
+  apiUrl: string;
+  timeoutMs: number;
+  fetch: typeof fetch;
+}): TelegramChannel {
+  const { token, timeoutMs } = options;
+  const endpoint = `${options.apiUrl.replace(/\/+$/, '')}/bot${token}/sendMessage`;
+  return {
+    configured: Boolean(token),
+    async send(chatId, text, signal) {
+      if (!token) throw new PermanentFailure('not sent: TELEGRAM_BOT_TOKEN is not set');
+      let status: number;
+      let body: { ok?: boolean; description?: string; parameters?: { retry_after?: number } };
+      try {
+        const response = await options.fetch(endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            chat_id: chatId,
+            text: text.slice(0, TELEGRAM_TEXT_LIMIT),
+            disable_web_page_preview: true,
+          }),
+          signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
+        });
+        status = response.status;
+        body = (await response.json().catch(() => ({}))) as typeof body;
+      } catch (error) {
+        if (signal?.aborted) throw new DeliveryAborted('telegram send stopped: the outbox worker is stopping');
+        throw new RetryLater(`telegram unreachable: ${(error as Error).name}`);
+      }
+      if (status === 200 && body.ok) return 'delivered: telegram accepted the message';
+      const reason = `telegram answered HTTP ${status}: ${String(body.description ?? 'no description').slice(0, 200)}`;
+      if (status === 429) {
+        const seconds = Number(body.parameters?.retry_after);
+        throw new RateLimited(
+          reason,
+          Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 3600) * 1000 : 30_000,
+        );
+      }
+      if (status >= 500) throw new RetryLater(reason);
+      throw new PermanentFailure(reason);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+// Telling users what happened (docs/decisions/222): an account event another module published becomes a
+// notice, queued in the outbox once per channel the user chose (keyed by the event, so it is queued
+// once whichever instance sees it), and delivered with retries: mail through the mailer's own kind,
+// Telegram and the user's webhook through `notify.send`. Outbox rows carry the message, never the chat
+// id or the URL: the sender opens them from the preferences when it sends.
+import type { Logger } from 'pino';
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { PermanentFailure, type OutboxHandler } from '../../platform/outbox/outbox.ts';
+import type { TelegramChannel } from './adapters/telegram.ts';
+import type { UserWebhookSender } from './adapters/user-webhook.ts';
+import { parseChatMessage } from './chat/chat-text.ts';
+import { toDiscord } from './chat/discord-message.ts';
+import { toSlack } from './chat/slack-message.ts';
+import type { ChatMessage, createMessages } from './messages.ts';
+import { noticeOf, plainText, TEST_MESSAGE } from './notices.domain.ts';
+import type { NotificationsDeps } from './notifications.deps.ts';
+import { enqueue, NOTIFY_KIND } from './notifications.outbox.ts';
+import { channelSealedAt, type PreferencesService } from './preferences.service.ts';
+import type { StoredChannel } from './preferences.domain.ts';
+
+/** An account event as the streams module hands it to its observers. */
+export interface AccountEvent {
+  id: string;
+  type: string;
+  userId: string | null;
+  data: unknown;
+}
+
+export function createNoticesService(deps: {
+  db: Db;
+  preferences: Pick<PreferencesService, 'stored'>;
+  accounts: NotificationsDeps['accounts'];
+  mail: Pick<ReturnType<typeof createMessages>, 'mail'>;
+  telegram: TelegramChannel;
+  webhooks: Pick<UserWebhookSender, 'post'>;
+  secretBox: Pick<SecretBox, 'open'>;
+  clock: Clock;
+  logger: Logger;
+}) {
+  const { db, preferences, accounts, mail, telegram, webhooks, secretBox, clock, logger } = deps;
+
+  /** Queues the message on each channel; `key` makes each queueing happen once. Answers how many were queued. */
+  async function queue(userId: string, channels: StoredChannel[], message: ChatMessage, key: string): Promise<number> {
+    const now = clock.now();
+    let queued = 0;
+    for (const channel of channels) {
+      const dedupeKey = `notify:${key}:${channel.id}`;
+      if (channel.type === 'email') {
+        const user = await accounts.findById(userId);
+        if (!user) continue;
+        const sent = await mail.mail(
+          db,
+          { to: user.email, subject: message.title, text: plainText(message) },
+          now,
+          dedupeKey,
+        );
+        if (sent.queued) queued++;
+        continue;
+      }
+      const id = await enqueue(
+        { kind: NOTIFY_KIND, payload: { userId, channelId: channel.id, message: { ...message } }, dedupeKey },
+        now,
+        db,
+      );
+      if (id) queued++;
+    }
+    return queued;
+  }
+
+  const deliver: OutboxHandler = async (payload, _row, signal) => {
+    const { userId, channelId } = payload;
+    const message = parseChatMessage((payload.message ?? {}) as Record<string, unknown>);
+    if (typeof userId !== 'string' || typeof channelId !== 'string' || !message)
+      throw new PermanentFailure('malformed notification: userId, channelId and message are required');
+    const channel = (await preferences.stored(userId)).channels.find((c) => c.id === channelId);
+    if (!channel || channel.type === 'email') return 'skipped: the channel was removed';
+    const target = secretBox.open(channel.sealed, channelSealedAt(userId, channel.id));
+    if (channel.type === 'telegram') return telegram.send(target, plainText(message), signal);
+    const body = channel.format === 'discord' ? toDiscord(message, clock.now()) : toSlack(message);
+    return webhooks.post(target, body, signal);
+  };
+
+  return {
+    deliver,
+
+    /** An account event: queued for the user's channels when it is one of the events they chose. Never throws. */
+    async onEvent(event: AccountEvent): Promise<void> {
+      const notice = noticeOf(event.type, event.data);
+      if (!notice || !event.userId) return;
+      try {
+        const chosen = await preferences.stored(event.userId);
+        if (!chosen.events.includes(notice.event)) return;
+        await queue(event.userId, chosen.channels, notice.message, `event:${event.id}`);
+      } catch (error) {
+        logger.error({ err: error, eventType: event.type }, 'a notification could not be queued');
+      }
+    },
+
+    /** One test notification on each of the user's channels; answers how many were queued. */
+    async test(userId: string): Promise<number> {
+      const chosen = await preferences.stored(userId);
+      return queue(userId, chosen.channels, TEST_MESSAGE, `test:${clock.now().getTime()}`);
+    },
+  };
+}
+
+export type NoticesService = ReturnType<typeof createNoticesService>;

@@ -1,0 +1,33 @@
+// Users' notification preferences: one row per user who changed them.
+import { eq } from 'drizzle-orm';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { notificationPreferences } from './notifications.tables.ts';
+import type { NotifyEvent, StoredChannel } from './preferences.domain.ts';
+
+export interface StoredPreferences {
+  channels: StoredChannel[];
+  events: NotifyEvent[];
+}
+
+export function createPreferencesRepository(db: DbExecutor) {
+  return {
+    async of(userId: string, executor: DbExecutor = db): Promise<StoredPreferences | undefined> {
+      const [row] = await executor
+        .select({ channels: notificationPreferences.channels, events: notificationPreferences.events })
+        .from(notificationPreferences)
+        .where(eq(notificationPreferences.userId, userId))
+        .limit(1);
+      return row;
+    },
+
+    async save(userId: string, preferences: StoredPreferences, now: Date, executor: DbExecutor = db): Promise<void> {
+      const set = { channels: preferences.channels, events: preferences.events, updatedAt: now };
+      await executor
+        .insert(notificationPreferences)
+        .values({ userId, ...set })
+        .onConflictDoUpdate({ target: notificationPreferences.userId, set });
+    },
+  };
+}
+
+export type PreferencesRepository = ReturnType<typeof createPreferencesRepository>;

@@ -1,0 +1,142 @@
+// Users' notification preferences (docs/decisions/222): where they are told (mail, Telegram, their own
+// webhook) and of what. Telegram chats and webhook URLs are sealed at rest, bound to their user and
+// channel; a webhook URL is checked for where it leads when saved (and again at every send).
+import { randomUUID } from 'node:crypto';
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { validationFailed, type ValidationIssue } from '../../platform/http/errors.ts';
+import type { UserWebhookSender } from './adapters/user-webhook.ts';
+import type { TelegramChannel } from './adapters/telegram.ts';
+import { DEFAULT_EVENTS, shownUrl, type NotifyEvent, type StoredChannel } from './preferences.domain.ts';
+import type { PreferencesRepository, StoredPreferences } from './preferences.repository.ts';
+import type { Channel, PreferencesBody } from './preferences.schemas.ts';
+
+/** Where a channel's sealed value lives: its user's row, and the channel within it. */
+export const channelSealedAt = (userId: string, channelId: string) => ({
+  table: 'notification_preferences',
+  column: 'channels',
+  row: `${userId}:${channelId}`,
+});
+
+export const DEFAULT_PREFERENCES: StoredPreferences = {
+  channels: [{ id: 'email', type: 'email' }],
+  events: [...DEFAULT_EVENTS],
+};
+
+/** A channel as the owner sees it: the chat id, a webhook URL by its origin only. */
+export interface ShownChannel {
+  type: Channel['type'];
+  chatId?: string;
+  url?: string;
+  format?: 'slack' | 'discord';
+}
+
+export interface ShownPreferences {
+  channels: ShownChannel[];
+  events: NotifyEvent[];
+}
+
+export function createPreferencesService(deps: {
+  repo: PreferencesRepository;
+  secretBox: Pick<SecretBox, 'seal' | 'open'>;
+  telegram: Pick<TelegramChannel, 'configured'>;
+  webhooks: Pick<UserWebhookSender, 'refusal'>;
+  clock: Clock;
+}) {
+  const { repo, secretBox, telegram, webhooks, clock } = deps;
+
+  const stored = async (userId: string) => (await repo.of(userId)) ?? DEFAULT_PREFERENCES;
+
+  function show(userId: string, preferences: StoredPreferences): ShownPreferences {
+    return {
+      events: preferences.events,
+      channels: preferences.channels.map((channel): ShownChannel => {
+        if (channel.type === 'email') return { type: 'email' };
+        if (channel.type === 'telegram')
+          return { type: 'telegram', chatId: secretBox.open(channel.sealed, channelSealedAt(userId, channel.id)) };
+        return { type: 'webhook', url: channel.shown, format: channel.format };
+      }),
+    };
+  }
+
+  /** The channel as stored, or the issue that keeps it out; an unchanged channel keeps its id and seal. */
+  async function toStored(
+    userId: string,
+    channel: Channel,
+    index: number,
+    before: StoredChannel[],
+  ): Promise<StoredChannel | ValidationIssue> {
+    const issue = (field: string, type: string, msg: string, input: unknown): ValidationIssue => ({
+      type,
+      loc: ['body', 'channels', index, field],
+      msg,
+      input,
+    });
+    if (channel.type === 'email') return { id: 'email', type: 'email' };
+    if (channel.type === 'telegram') {
+      if (!telegram.configured)
+        return issue(
+          'type',
+          'value_error',
+          'Value error, Telegram notifications are not configured on this server',
+          'telegram',
+        );
+      const chatId = channel.chat_id?.trim();
+      if (!chatId) return issue('chat_id', 'missing', 'Field required', null);
+      if (!/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$/.test(chatId))
+        return issue('chat_id', 'value_error', 'Value error, a Telegram chat id (digits) or @channel name', chatId);
+      const id = randomUUID();
+      return { id, type: 'telegram', sealed: secretBox.seal(chatId, channelSealedAt(userId, id)) };
+    }
+    const format = channel.format ?? 'slack';
+    const url = channel.url?.trim();
+    if (!url) return issue('url', 'missing', 'Field required', null);
+    const kept = before.find((c) => c.type === 'webhook' && c.shown === url);
+    if (kept && kept.type === 'webhook') return { ...kept, format };
+    const refusal = await webhooks.refusal(url);
+    // The URL itself is never echoed: its path is the receiver's token.
+    if (refusal) return issue('url', 'value_error', `Value error, ${refusal}`, shownOrNothing(url));
+    const id = randomUUID();
+    return {
+      id,
+      type: 'webhook',
+      format,
+      sealed: secretBox.seal(url, channelSealedAt(userId, id)),
+      shown: shownUrl(url),
+    };
+  }
+
+  return {
+    /** What is stored, unopened: for the sender. */
+    stored,
+
+    async view(userId: string): Promise<ShownPreferences> {
+      return show(userId, await stored(userId));
+    },
+
+    async replace(userId: string, body: PreferencesBody): Promise<ShownPreferences> {
+      const before = (await repo.of(userId))?.channels ?? [];
+      const results = await Promise.all(body.channels.map((channel, i) => toStored(userId, channel, i, before)));
+      const issues = results.filter((r): r is ValidationIssue => 'loc' in r);
+      if (issues.length > 0) throw validationFailed(issues);
+      const channels = results as StoredChannel[];
+      if (channels.filter((c) => c.type === 'email').length > 1)
+        throw validationFailed([
+          { type: 'value_error', loc: ['body', 'channels'], msg: 'Value error, email may be listed once', input: null },
+        ]);
+      const preferences = { channels, events: body.events };
+      await repo.save(userId, preferences, clock.now());
+      return show(userId, preferences);
+    },
+  };
+}
+
+function shownOrNothing(url: string): string {
+  try {
+    return shownUrl(url);
+  } catch {
+    return '';
+  }
+}
+
+export type PreferencesService = ReturnType<typeof createPreferencesService>;

@@ -1,0 +1,76 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../../../platform/auth/actor.ts';
+import type { Guards } from '../../../platform/auth/guards.ts';
+import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
+import type { NoticesService } from '../notices.service.ts';
+import type { PreferencesService } from '../preferences.service.ts';
+import { Preferences, PreferencesBody, TestSent } from '../preferences.schemas.ts';
+import { preferencesWire } from '../notifications.wire.ts';
+
+const tags = ['notifications'];
+const url = '/api/notifications/preferences';
+
+export function preferencesRoutes(deps: {
+  preferences: PreferencesService;
+  notices: NoticesService;
+  guards: Guards;
+}): FastifyPluginAsyncTypebox {
+  const { preferences, notices, guards } = deps;
+  return async function routes(app) {
+    const onRequest = guards.requireUser;
+
+    app.get(
+      url,
+      {
+        onRequest,
+        schema: {
+          tags,
+          operationId: 'getNotificationPreferences',
+          summary: 'Where and of what you are notified',
+          description:
+            'Your channels and events; until you change them, mail about order.rejected, signal.refused, ' +
+            'trading.halted and daily_loss. A webhook URL is shown by its origin only.',
+          security: bearerSecurity,
+          response: { 200: Preferences, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => preferencesWire(await preferences.view(actorOf(request).id)),
+    );
+
+    app.put(
+      url,
+      {
+        onRequest,
+        schema: {
+          tags,
+          operationId: 'updateNotificationPreferences',
+          summary: 'Choose where and of what you are notified',
+          description:
+            'Replaces your channels and events. `telegram` needs `chat_id` (and the server’s bot); `webhook` needs ' +
+            'an https `url` whose host resolves only to public addresses (422 otherwise), posted in Slack or ' +
+            'Discord `format`. Chat ids and URLs are sealed at rest.',
+          security: bearerSecurity,
+          body: PreferencesBody,
+          response: { 200: Preferences, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => preferencesWire(await preferences.replace(actorOf(request).id, request.body)),
+    );
+
+    app.post(
+      '/api/notifications/test',
+      {
+        onRequest,
+        schema: {
+          tags,
+          operationId: 'sendTestNotification',
+          summary: 'Send a test notification',
+          description: 'Queues one test notification on each of your channels; they are sent within seconds.',
+          security: bearerSecurity,
+          response: { 202: TestSent, ...errorResponses(401, 403) },
+        },
+      },
+      async (request, reply) => reply.code(202).send({ queued: await notices.test(actorOf(request).id) }),
+    );
+  };
+}
