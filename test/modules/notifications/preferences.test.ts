@@ -1,0 +1,241 @@
+// Users' own notifications (issue 40, point 3): preferences read and replaced, chat ids and webhook URLs
+// sealed at rest, the test send on every channel (mail, Telegram through the Bot API fake, a Slack- or
+// Discord-style webhook), account events the user chose sent once, and Telegram's and the webhook's
+// failures sorted for the outbox.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
+import { startTelegramBot, type TelegramBot } from '../../fakes/telegram.ts';
+import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { waitFor } from '../../helpers/wait.ts';
+
+const URL = '/api/notifications/preferences';
+
+describe('notification preferences', () => {
+  let t: TestApp;
+  let bot: TelegramBot;
+  let slack: ChatReceiver;
+  let alice: TestUser;
+  let bob: TestUser;
+  /** A chat of its own for each test: Telegram allows one message a second per chat. */
+  let CHAT = '';
+  let chats = 900_000_000;
+
+  before(async () => {
+    bot = await startTelegramBot();
+    slack = await startChatReceiver({ flavor: 'slack' });
+    t = await buildTestApp({
+      env: { TELEGRAM_BOT_TOKEN: bot.token, TELEGRAM_API_URL: bot.url, NOTIFY_ALLOW_PRIVATE_URLS: 'true' },
+    });
+    alice = await signIn(t.app, t.database);
+    bob = await signIn(t.app, t.database);
+  });
+  after(async () => {
+    await t.close();
+    await bot.close();
+    await slack.close();
+  });
+  beforeEach(async () => {
+    await t.platform.outbox.drain();
+    await t.database.db.execute(sql`DELETE FROM outbox`);
+    await t.database.db.execute(sql`DELETE FROM notification_preferences`);
+    await t.database.db.execute(sql`DELETE FROM trading_halts`);
+    bot.sent.length = 0;
+    CHAT = String(chats++);
+    bot.startChat(CHAT);
+    slack.received.length = 0;
+  });
+
+  const put = (user: TestUser, payload: object) =>
+    t.app.inject({ method: 'PUT', url: URL, headers: user.headers, payload });
+  const everything = () => ({
+    channels: [
+      { type: 'email' },
+      { type: 'telegram', chat_id: CHAT },
+      { type: 'webhook', url: `${slack.url}/services/T1/B1/tok3n`, format: 'slack' },
+    ],
+    events: ['order.filled', 'order.rejected', 'order.canceled', 'signal.refused', 'trading.halted', 'daily_loss'],
+  });
+  const outboxRows = (kind: string) =>
+    t.database.rows<{ status: string; last_error: string | null; payload: Record<string, unknown> }>(
+      sql`SELECT status, last_error, payload FROM outbox WHERE kind = ${kind} ORDER BY created_at`,
+    );
+
+  it('answers the defaults until the user chooses: mail, about what needs attention', async () => {
+    const response = await t.app.inject({ method: 'GET', url: URL, headers: alice.headers });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(response.json(), {
+      channels: [{ type: 'email' }],
+      events: ['order.rejected', 'signal.refused', 'trading.halted', 'daily_loss'],
+    });
+  });
+
+  it('replaces the channels and events; the chat id and URL are sealed at rest and the URL shown by its origin', async () => {
+    const saved = await put(alice, everything());
+    assert.equal(saved.statusCode, 200, saved.body);
+    const origin = new globalThis.URL(slack.url).origin;
+    const expected = {
+      channels: [
+        { type: 'email' },
+        { type: 'telegram', chat_id: CHAT },
+        { type: 'webhook', url: `${origin}/…`, format: 'slack' },
+      ],
+      events: everything().events,
+    };
+    assert.deepEqual(saved.json(), expected);
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: URL, headers: alice.headers })).json(), expected);
+    const stored = JSON.stringify(await t.database.rows(sql`SELECT * FROM notification_preferences`));
+    assert.ok(!stored.includes(CHAT) && !stored.includes('tok3n'), 'sealed at rest');
+    assert.ok(!t.logText().includes('tok3n'), 'the URL is never logged');
+    // Sent back as shown, the stored URL is kept.
+    const again = await put(alice, { channels: expected.channels, events: ['order.filled'] });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers })).statusCode,
+      202,
+    );
+    await t.platform.outbox.drain();
+    assert.equal(slack.received.length, 1);
+  });
+
+  it('refuses channels without what their type needs, and unknown events, field by field', async () => {
+    assertIssue(
+      await put(alice, { channels: [{ type: 'telegram' }], events: [] }),
+      ['body', 'channels', 0, 'chat_id'],
+      'missing',
+    );
+    assertIssue(
+      await put(alice, { channels: [{ type: 'telegram', chat_id: 'me; DROP' }], events: [] }),
+      ['body', 'channels', 0, 'chat_id'],
+      'value_error',
+    );
+    assertIssue(
+      await put(alice, { channels: [{ type: 'email' }, { type: 'webhook' }], events: [] }),
+      ['body', 'channels', 1, 'url'],
+      'missing',
+    );
+    assertIssue(await put(alice, { channels: [{ type: 'sms' }], events: [] }), ['body', 'channels', 0, 'type'], 'enum');
+    assertIssue(await put(alice, { channels: [], events: ['order.exploded'] }), ['body', 'events', 0], 'enum');
+    assertIssue(await put(alice, { channels: [] }), ['body', 'events'], 'missing');
+  });
+
+  it('needs a bearer token (401), and an API token with account:write to change them (403 otherwise)', async () => {
+    assertDetail(await t.app.inject({ method: 'GET', url: URL }), 401, 'Not authenticated');
+    assertDetail(await t.app.inject({ method: 'POST', url: '/api/notifications/test' }), 401, 'Not authenticated');
+    const token = async (scopes: string[]) => {
+      const made = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/tokens',
+        headers: bob.headers,
+        payload: { name: 'n', scopes },
+      });
+      assert.equal(made.statusCode, 201, made.body);
+      return { authorization: `Bearer ${made.json<{ token: string }>().token}` };
+    };
+    const reader = await token(['account:read']);
+    assert.equal((await t.app.inject({ method: 'GET', url: URL, headers: reader })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'PUT', url: URL, headers: reader, payload: everything() })).statusCode,
+      403,
+    );
+  });
+
+  it('sends a test notification on every channel: mail, Telegram and the webhook', async () => {
+    assert.equal((await put(alice, everything())).statusCode, 200);
+    const response = await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers });
+    assert.equal(response.statusCode, 202, response.body);
+    assert.deepEqual(response.json(), { queued: 3 });
+    await t.platform.outbox.drain();
+    assert.deepEqual(
+      bot.sent.map((m) => m.chatId),
+      [CHAT],
+    );
+    assert.match(bot.sent[0]!.text, /^Test notification\n/);
+    assert.equal(slack.received.length, 1);
+    assert.match(JSON.stringify(slack.received[0]!.body), /Test notification/);
+    const [mail] = await outboxRows('mail.send');
+    assert.equal(mail!.payload.to, alice.email);
+    assert.equal(mail!.payload.subject, 'Test notification');
+    const notify = await outboxRows('notify.send');
+    assert.deepEqual(
+      notify.map((row) => row.status),
+      ['done', 'done'],
+    );
+    assert.ok(
+      !JSON.stringify(notify).includes(CHAT) && !JSON.stringify(notify).includes('tok3n'),
+      'rows carry no destination',
+    );
+  });
+
+  it('tells the user of an event they chose, once, and not of one they did not', async () => {
+    assert.equal(
+      (await put(alice, { channels: [{ type: 'telegram', chat_id: CHAT }], events: ['trading.halted'] })).statusCode,
+      200,
+    );
+    assert.equal(
+      (await put(bob, { channels: [{ type: 'telegram', chat_id: CHAT }], events: ['order.filled'] })).statusCode,
+      200,
+    );
+    const halt = (user: TestUser) =>
+      t.app.inject({ method: 'POST', url: '/api/trading/halt', headers: user.headers, payload: { reason: 'holiday' } });
+    assert.equal((await halt(alice)).statusCode, 200);
+    assert.equal((await halt(bob)).statusCode, 200);
+    await waitFor(async () => (await outboxRows('notify.send')).length >= 1, 'the halt notification queued');
+    await t.platform.outbox.drain();
+    assert.equal(bot.sent.length, 1, 'only alice chose trading.halted');
+    assert.match(bot.sent[0]!.text, /^Trading halted\nholiday/);
+  });
+
+  it('waits out a Telegram 429 without spending an attempt, and gives up on a chat that is gone', async () => {
+    assert.equal((await put(alice, { channels: [{ type: 'telegram', chat_id: CHAT }], events: [] })).statusCode, 200);
+    bot.respondNext({
+      status: 429,
+      body: {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 7',
+        parameters: { retry_after: 7 },
+      },
+    });
+    await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers });
+    await t.platform.outbox.runOnce();
+    const [waiting] = await t.database.rows<{ status: string; attempts: number; last_error: string }>(
+      sql`SELECT status, attempts, last_error FROM outbox WHERE kind = 'notify.send'`,
+    );
+    assert.deepEqual([waiting!.status, Number(waiting!.attempts)], ['pending', 0]);
+    assert.match(waiting!.last_error, /HTTP 429/);
+    assert.ok(!waiting!.last_error.includes(bot.token), 'the bot token is never in an error');
+
+    await t.database.db.execute(sql`DELETE FROM outbox`);
+    assert.equal((await put(alice, { channels: [{ type: 'telegram', chat_id: '111' }], events: [] })).statusCode, 200);
+    await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers });
+    await t.platform.outbox.drain();
+    const [dead] = await outboxRows('notify.send');
+    assert.equal(dead!.status, 'dead');
+    assert.match(dead!.last_error ?? '', /chat not found/);
+  });
+
+  it('does not follow a webhook redirect, and retries a receiver error', async () => {
+    assert.equal(
+      (await put(alice, { channels: [{ type: 'webhook', url: `${slack.url}/hook`, format: 'discord' }], events: [] }))
+        .statusCode,
+      200,
+    );
+    slack.respondNext({ status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data' } });
+    await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers });
+    await t.platform.outbox.drain();
+    const [refused] = await outboxRows('notify.send');
+    assert.equal(refused!.status, 'dead');
+    assert.match(refused!.last_error ?? '', /redirects are refused/);
+    assert.equal(slack.received.length, 1, 'the redirect was not followed');
+
+    await t.database.db.execute(sql`DELETE FROM outbox`);
+    slack.respondNext({ status: 503, body: 'down' });
+    await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers });
+    await t.platform.outbox.runOnce();
+    const [retrying] = await outboxRows('notify.send');
+    assert.equal(retrying!.status, 'pending');
+  });
+});
