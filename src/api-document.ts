@@ -61,6 +61,15 @@ export const API_TAGS = [
       'sent, never sent twice, looked up when an answer does not come, reconciled on a schedule.',
   },
   {
+    name: 'signals',
+    description:
+      'TradingView alert hooks: each has a URL and a secret; an alert posted there places an order through the same path as your own.',
+  },
+  {
+    name: 'notifications',
+    description: 'Where you are told of fills, rejections, refused signals and halts: mail, Telegram or your own webhook.',
+  },
+  {
     name: 'portfolio',
     description:
       'What your holdings are worth, what they cost (FIFO) and what you made, from your synced balances, trades and transfers.',

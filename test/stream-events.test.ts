@@ -17,6 +17,7 @@ describe('the list of stream events', () => {
       'credential.validated',
       'credential.changed',
       'job.finished',
+      'signal.refused',
       'trading.halted',
       'webhook.received',
       'order.updated',
