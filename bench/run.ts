@@ -10,6 +10,7 @@
 // (app, bare, bare, app, ...) so that load from elsewhere on the machine falls on both alike.
 // 3. GET /api/portfolio/summary for a user with 100,000 stored trades (bench/portfolio.ts).
 // 4. POST /api/orders, paper and live market orders from 50 users at once (bench/orders.ts).
+// 5. TradingView alert acknowledgement at 50 alerts/s, each through the order step (bench/alerts.ts).
 // Method and results: bench/README.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { freePort } from './ports.ts';
 import { adminQuery, PG_URL } from './postgres.ts';
 import { ordersScenario } from './orders.ts';
 import { portfolioScenario } from './portfolio.ts';
+import { alertsScenario } from './alerts.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -360,7 +362,9 @@ async function main(): Promise<void> {
   const control = { startApp, stop, waitForHttp, json };
   const portfolio = runs('3') ? await portfolioScenario(control, JWT_SECRET) : undefined;
   const orders = runs('4') ? await ordersScenario(control, JWT_SECRET) : undefined;
-  process.exitCode = ticker && credentials !== false && portfolio !== false && orders !== false ? 0 : 1;
+  const alerts = runs('5') ? await alertsScenario(control, JWT_SECRET) : undefined;
+  process.exitCode =
+    ticker && credentials !== false && portfolio !== false && orders !== false && alerts !== false ? 0 : 1;
 }
 
 main().catch((error: unknown) => {
