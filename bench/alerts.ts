@@ -85,7 +85,8 @@ export async function alertsScenario(app: AppControl, jwtSecret: string): Promis
       }),
     );
     const statuses: Record<string, number> = {};
-    for (const d of deliveries) statuses[String(d.status ?? 'abandoned')] = (statuses[String(d.status ?? 'abandoned')] ?? 0) + 1;
+    for (const d of deliveries)
+      statuses[String(d.status ?? 'abandoned')] = (statuses[String(d.status ?? 'abandoned')] ?? 0) + 1;
     const latencies = Float64Array.from(deliveries.map((d) => d.elapsedMs)).sort();
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);

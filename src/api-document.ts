@@ -67,7 +67,8 @@ export const API_TAGS = [
   },
   {
     name: 'notifications',
-    description: 'Where you are told of fills, rejections, refused signals and halts: mail, Telegram or your own webhook.',
+    description:
+      'Where you are told of fills, rejections, refused signals and halts: mail, Telegram or your own webhook.',
   },
   {
     name: 'portfolio',

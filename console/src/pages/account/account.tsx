@@ -1,5 +1,5 @@
 // The signed-in account: portfolio, exchange credentials and syncs, balances, trades, API tokens and
-// two-factor settings; the account stream's events show up as they come.
+// two-factor settings, signal hooks and notifications; the account stream's events show up as they come.
 import { useEffect, useState } from 'preact/hooks';
 import { onAccountEvent, type AccountEvent } from '../../live.ts';
 import { time } from '../../format.ts';
@@ -8,6 +8,7 @@ import { BalancesPanel, TradesPanel } from './holdings.tsx';
 import { ExchangesPanel } from './exchanges.tsx';
 import { PortfolioPanel } from './portfolio.tsx';
 import { SecurityPanel, TokensPanel } from './security.tsx';
+import { NotificationsPanel, SignalHooksPanel } from './signals.tsx';
 
 const SECTIONS = [
   { href: '/account', label: 'Portfolio' },
@@ -16,6 +17,8 @@ const SECTIONS = [
   { href: '/account/trades', label: 'Trades' },
   { href: '/account/tokens', label: 'API tokens' },
   { href: '/account/security', label: 'Security' },
+  { href: '/account/signals', label: 'Signal hooks' },
+  { href: '/account/notifications', label: 'Notifications' },
 ];
 
 function LiveEvents() {
@@ -68,6 +71,8 @@ export default function AccountPage(props: { path: string; query: URLSearchParam
       {section === 'trades' ? <TradesPanel query={props.query} /> : null}
       {section === 'tokens' ? <TokensPanel /> : null}
       {section === 'security' ? <SecurityPanel /> : null}
+      {section === 'signals' ? <SignalHooksPanel /> : null}
+      {section === 'notifications' ? <NotificationsPanel /> : null}
     </div>
   );
 }

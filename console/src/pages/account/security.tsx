@@ -16,6 +16,8 @@ const SCOPES = [
   'stream:read',
   'tracker:read',
   'tracker:write',
+  'trade:read',
+  'trade:write',
   'admin:read',
   'admin:write',
 ] as const;

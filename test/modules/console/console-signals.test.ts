@@ -1,0 +1,80 @@
+// The console's signal hooks and notifications (issue 40, point 5) in headless Chromium: a hook made
+// shows its URL and secret once with copy buttons, an alert posted to it is counted, notification
+// choices are saved and a test is sent; axe-clean, and fitting a 390 px phone.
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { alertRequest } from '../../fakes/tradingview.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { after, before, describe, it } from '../../helpers/suite.ts';
+import {
+  assertClean,
+  assertFitsWidth,
+  browserMissing,
+  launchBrowser,
+  openConsole,
+  PHONE,
+  signInAs,
+  type ConsolePage,
+} from './console-browser.ts';
+
+describe("the console's signal hooks and notifications", { skip: browserMissing }, () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let user: TestUser;
+  let c: ConsolePage;
+
+  before(async () => {
+    t = await buildTestApp();
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+    user = await signIn(t.app, t.database);
+    c = await openConsole(browser, base, { viewport: PHONE });
+    await signInAs(c.page, user, '/console/sign-in');
+    await c.page
+      .getByRole('heading', { name: 'Markets' })
+      .or(c.page.getByRole('heading', { name: 'Account' }))
+      .first()
+      .waitFor();
+  });
+  after(async () => {
+    await c?.close();
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('makes a hook, shows its URL and secret once with copy buttons, and counts its alerts', async () => {
+    await c.page.goto('/console/account/signals');
+    await c.page.getByLabel('Hook name').fill('BTC trend');
+    await c.page.getByRole('button', { name: 'Make hook' }).click();
+    await c.page.getByRole('button', { name: 'Copy the secret' }).waitFor();
+    await c.page.getByRole('button', { name: 'Copy the webhook URL' }).waitFor();
+    const secret = (await c.page.locator('.secret').nth(1).textContent())!.replace(/\s*Copy(ied)?$/, '').trim();
+    assert.match(secret, /^tvs_/);
+    const { hooks } = (await t.app.inject({ method: 'GET', url: '/api/signals/hooks', headers: user.headers })).json<{
+      hooks: { id: string }[];
+    }>();
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/api/signals/tradingview/${hooks[0]!.id}`,
+      ...alertRequest('SECRET=wrong\nSYMBOL=BTCUSDT\nSIGNAL=BUY\nVOLUME=1'),
+    });
+    assert.equal(refused.statusCode, 401);
+    await assertClean(c, 'the signal hooks page');
+    await assertFitsWidth(c.page, 'the signal hooks page');
+  });
+
+  it('saves notification choices and sends a test', async () => {
+    await c.page.goto('/console/account/notifications');
+    await c.page.getByLabel('order.filled').check();
+    await c.page.getByRole('button', { name: 'Save' }).click();
+    await c.page.getByRole('button', { name: 'Send a test' }).click();
+    await c.page.getByText('A test was queued on 1 channel(s).').waitFor();
+    const saved = (
+      await t.app.inject({ method: 'GET', url: '/api/notifications/preferences', headers: user.headers })
+    ).json<{ events: string[] }>();
+    assert.ok(saved.events.includes('order.filled'));
+    await assertClean(c, 'the notifications page');
+    await assertFitsWidth(c.page, 'the notifications page');
+  });
+});
