@@ -43,7 +43,7 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
     await t?.close();
   });
 
-  it('makes a hook, shows its URL and secret once with copy buttons, and counts its alerts', async () => {
+  it('makes a hook, shows its URL and secret once with copy buttons; the shown secret is the hook's only one', async () => {
     await c.page.goto('/console/account/signals');
     await c.page.getByLabel('Hook name').fill('BTC trend');
     await c.page.getByRole('button', { name: 'Make hook' }).click();
