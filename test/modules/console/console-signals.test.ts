@@ -43,7 +43,7 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
     await t?.close();
   });
 
-  it('makes a hook, shows its URL and secret once with copy buttons; the shown secret is the hook's only one', async () => {
+  it('makes a hook, shows its URL and secret once with copy buttons; the secret shown is the one the hook takes', async () => {
     await c.page.goto('/console/account/signals');
     await c.page.getByLabel('Hook name').fill('BTC trend');
     await c.page.getByRole('button', { name: 'Make hook' }).click();
@@ -60,6 +60,13 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
       ...alertRequest('SECRET=wrong\nSYMBOL=BTCUSDT\nSIGNAL=BUY\nVOLUME=1'),
     });
     assert.equal(refused.statusCode, 401);
+    // The secret the page showed is the one the hook takes: the alert passes every check.
+    const passed = await t.app.inject({
+      method: 'POST',
+      url: `/api/signals/tradingview/${hooks[0]!.id}`,
+      ...alertRequest(`SECRET=${secret}\nSYMBOL=BTCUSDT\nSIGNAL=BUY\nVOLUME=1`),
+    });
+    assert.notEqual(passed.statusCode, 401, passed.body);
     await assertClean(c, 'the signal hooks page');
     await assertFitsWidth(c.page, 'the signal hooks page');
   });
