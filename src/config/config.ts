@@ -8,6 +8,7 @@ import { type Env, EnvReader } from './env-reader.ts';
 import { parseJobCrons, type Known } from './job-schedules.ts';
 import { readTradingLimitDefaults } from './trading-limits.ts';
 import { readWebauthn } from './webauthn-settings.ts';
+import { readNotify, readSignals } from './signals-settings.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
@@ -350,25 +351,8 @@ const SETTINGS = {
     smtpUrl: url('SMTP_URL'),
     from: text('MAIL_FROM', 'Trading Platform <no-reply@localhost>'),
   },
-  /** TradingView alert hooks (docs/decisions/220). */
-  signals: {
-    /** The origin TradingView reaches this server at (e.g. https://trade.example.com); unset: the request's own. */
-    publicUrl: url('PUBLIC_URL'),
-    /** Alerts one hook may post per minute before 429. */
-    hookLimitPerMinute: integer('SIGNAL_HOOK_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
-    /** Alerts one client address may post per minute, over every hook, before 429. */
-    addressLimitPerMinute: integer('SIGNAL_ADDRESS_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
-  },
-  /** Users' own notification channels (docs/decisions/222). */
-  notify: {
-    telegramBotToken: text('TELEGRAM_BOT_TOKEN'),
-    /** Replaces https://api.telegram.org (tests point it at a loopback fake). */
-    telegramApiUrl: url('TELEGRAM_API_URL', 'https://api.telegram.org'),
-    /** Lets users' webhook URLs reach private, loopback and link-local addresses over http (tests only). */
-    allowPrivateUrls: flag('NOTIFY_ALLOW_PRIVATE_URLS', false),
-    /** Per-request limit of one notification sent to Telegram or a user's webhook. */
-    timeoutMs: integer('NOTIFY_TIMEOUT_MS', 10_000, 100, 120_000),
-  },
+  signals: setting(readSignals), // PUBLIC_URL, SIGNAL_*_LIMIT_PER_MINUTE (decision 220)
+  notify: setting(readNotify), // TELEGRAM_BOT_TOKEN, TELEGRAM_API_URL, NOTIFY_* (decision 222)
   providers: {
     apiUrls: urlMap('PROVIDER_API_URLS'),
     /** How long a provider key test waits for the provider before calling the key unconfirmed. */

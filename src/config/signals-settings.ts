@@ -1,0 +1,39 @@
+// The settings of TradingView signal hooks (decision 220) and of users' own notification channels
+// (decision 222), read by config.ts with every other setting.
+import type { EnvReader } from './env-reader.ts';
+
+export interface SignalsSettings {
+  /** The origin TradingView reaches this server at (PUBLIC_URL); unset: the request's own. */
+  readonly publicUrl: string | undefined;
+  /** Alerts one hook may post per minute before 429 (SIGNAL_HOOK_LIMIT_PER_MINUTE). */
+  readonly hookLimitPerMinute: number;
+  /** Alerts one client address may post per minute, over every hook (SIGNAL_ADDRESS_LIMIT_PER_MINUTE). */
+  readonly addressLimitPerMinute: number;
+}
+
+export interface NotifySettings {
+  readonly telegramBotToken: string | undefined;
+  /** Replaces https://api.telegram.org (TELEGRAM_API_URL; tests point it at a loopback fake). */
+  readonly telegramApiUrl: string;
+  /** Lets users' webhook URLs use http and private, loopback and link-local addresses (tests only). */
+  readonly allowPrivateUrls: boolean;
+  /** Per-request limit of one notification sent to Telegram or a user's webhook (NOTIFY_TIMEOUT_MS). */
+  readonly timeoutMs: number;
+}
+
+export function readSignals(env: EnvReader): SignalsSettings {
+  return {
+    publicUrl: env.url('PUBLIC_URL'),
+    hookLimitPerMinute: env.integer('SIGNAL_HOOK_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+    addressLimitPerMinute: env.integer('SIGNAL_ADDRESS_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+  };
+}
+
+export function readNotify(env: EnvReader): NotifySettings {
+  return {
+    telegramBotToken: env.string('TELEGRAM_BOT_TOKEN'),
+    telegramApiUrl: env.url('TELEGRAM_API_URL') ?? 'https://api.telegram.org',
+    allowPrivateUrls: env.boolean('NOTIFY_ALLOW_PRIVATE_URLS', false),
+    timeoutMs: env.integer('NOTIFY_TIMEOUT_MS', 10_000, 100, 120_000),
+  };
+}
