@@ -6,6 +6,7 @@ import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
+import { settledWithin } from '../../platform/timeouts.ts';
 import { clientKey } from '../../platform/http/client-address.ts';
 import { AppError, rateLimited, unavailable, validationFailed } from '../../platform/http/errors.ts';
 import { alertKeyOf, fieldsOf, isStale, notAnAlert, readAlert, secretOf, type Alert } from './alerts.domain.ts';
@@ -24,6 +25,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WINDOW_MS = 60_000;
 /** How long a repeat waits for the first copy, placing on another instance, to name its order. */
 const REPEAT_WAIT_MS = 2_000;
+/** An order step still running after this is acknowledged without its id: TradingView gives up at 3 s. */
+const ACK_WITHIN_MS = 2_500;
 /** Compared against when the hook does not exist, so an unknown hook costs what a known one does. */
 const NO_HASH = secretHash('no such hook');
 
@@ -190,21 +193,32 @@ export function createAlertsService(deps: {
         return refuse(hook, staleAlert(hook.maxLagSeconds), true, true);
 
       const alertKey = alertKeyOf(alert);
-      let answer: AlertAnswer;
-      try {
-        answer =
-          alertKey === null
-            ? { status: 202, orderId: await place(hook, alert, null) }
-            : await once(hook, alert, alertKey);
-      } catch (error) {
-        if (!(error instanceof AppError)) {
-          await repo.noteError(hook.id, 'the order could not be placed (internal error)', clock.now()).catch(() => {});
-          throw error;
+      const work = (async (): Promise<AlertAnswer> => {
+        let answer: AlertAnswer;
+        try {
+          answer =
+            alertKey === null
+              ? { status: 202, orderId: await place(hook, alert, null) }
+              : await once(hook, alert, alertKey);
+        } catch (error) {
+          if (!(error instanceof AppError)) {
+            await repo
+              .noteError(hook.id, 'the order could not be placed (internal error)', clock.now())
+              .catch(() => {});
+            throw error;
+          }
+          return refuse(hook, error, error.status === 422 || error.status === 429, true);
         }
-        return refuse(hook, error, error.status === 422 || error.status === 429, true);
-      }
-      if (answer.status === 202) await repo.countAccepted(hook.id, clock.now());
-      return answer;
+        if (answer.status === 202) await repo.countAccepted(hook.id, clock.now());
+        return answer;
+      })();
+      if (await settledWithin(work, ACK_WITHIN_MS)) return work;
+      // TradingView gives up at 3 s: the alert is acknowledged, and what becomes of its order is kept on
+      // the hook (counters, last_error) and reaches the owner as it would have.
+      work.catch((error: unknown) => {
+        if (!(error instanceof AppError)) logger.error({ err: error, hookId: hook.id }, 'a late alert order failed');
+      });
+      return { status: 202, orderId: null };
     },
   };
 }
