@@ -1,4 +1,4 @@
-// The console's signal hooks and notifications (issue 40, point 5) in headless Chromium: a hook made
+// The console's paper account, trading limits and halt, signal hooks and notifications (issue 40, point 5) in headless Chromium: a hook made
 // shows its URL and secret once with copy buttons, an alert posted to it is counted, notification
 // choices are saved and a test is sent; axe-clean, and fitting a 390 px phone.
 import assert from 'node:assert/strict';
@@ -83,5 +83,28 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
     assert.ok(saved.events.includes('order.filled'));
     await assertClean(c, 'the notifications page');
     await assertFitsWidth(c.page, 'the notifications page');
+  });
+
+  it('shows the paper account, and halts and resumes trading from the limits page', async () => {
+    await c.page.goto('/console/account/paper');
+    await c.page.getByRole('table', { name: 'Paper balances' }).waitFor();
+    await assertClean(c, 'the paper account page');
+    await assertFitsWidth(c.page, 'the paper account page');
+
+    await c.page.goto('/console/account/trading');
+    await c.page.getByLabel('Reason for halting').fill('coffee break');
+    await c.page.getByRole('button', { name: 'Halt trading' }).click();
+    await c.page.getByText('Halted by user: coffee break').waitFor();
+    await assertClean(c, 'the trading limits page');
+    await assertFitsWidth(c.page, 'the trading limits page');
+    await c.page.getByRole('button', { name: 'Resume trading' }).click();
+    await c.page.getByText('Trading is on.').waitFor();
+    await c.page.getByLabel('Orders per minute').fill('30');
+    await Promise.all([
+      c.page.waitForResponse((r) => r.url().endsWith('/api/trading/limits') && r.request().method() === 'PUT'),
+      c.page.getByRole('button', { name: 'Save limits' }).click(),
+    ]);
+    const limits = (await t.app.inject({ method: 'GET', url: '/api/trading/limits', headers: user.headers })).json();
+    assert.equal(limits.own.max_orders_per_minute, 30);
   });
 });

@@ -9,6 +9,7 @@ import { ExchangesPanel } from './exchanges.tsx';
 import { PortfolioPanel } from './portfolio.tsx';
 import { SecurityPanel, TokensPanel } from './security.tsx';
 import { NotificationsPanel, SignalHooksPanel } from './signals.tsx';
+import { PaperPanel, TradingPanel } from './trading.tsx';
 
 const SECTIONS = [
   { href: '/account', label: 'Portfolio' },
@@ -17,6 +18,8 @@ const SECTIONS = [
   { href: '/account/trades', label: 'Trades' },
   { href: '/account/tokens', label: 'API tokens' },
   { href: '/account/security', label: 'Security' },
+  { href: '/account/paper', label: 'Paper account' },
+  { href: '/account/trading', label: 'Trading limits' },
   { href: '/account/signals', label: 'Signal hooks' },
   { href: '/account/notifications', label: 'Notifications' },
 ];
@@ -71,6 +74,8 @@ export default function AccountPage(props: { path: string; query: URLSearchParam
       {section === 'trades' ? <TradesPanel query={props.query} /> : null}
       {section === 'tokens' ? <TokensPanel /> : null}
       {section === 'security' ? <SecurityPanel /> : null}
+      {section === 'paper' ? <PaperPanel /> : null}
+      {section === 'trading' ? <TradingPanel /> : null}
       {section === 'signals' ? <SignalHooksPanel /> : null}
       {section === 'notifications' ? <NotificationsPanel /> : null}
     </div>
