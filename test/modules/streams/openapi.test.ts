@@ -50,6 +50,7 @@ describe('the OpenAPI document of the streams', () => {
       'credential.validated',
       'credential.changed',
       'job.finished',
+      'signal.refused',
       'trading.halted',
       'webhook.received',
       'order.updated',
