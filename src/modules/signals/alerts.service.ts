@@ -183,7 +183,7 @@ export function createAlertsService(deps: {
       await throttle(`signals:hook:${hook.id}`, limits.hookPerMinute, hook, 'for this hook');
       if (!fields) return refuse(hook, validationFailed([notAnAlert(body)]), true, false);
       if (!sameSecret(secretOf(fields), hook.secretHash) || !allowed(hook, ip)) {
-        await repo.countRefused(hook.id, '401: wrong secret or address', clock.now());
+        await repo.countRefused(hook.id, null, clock.now());
         throw wrongSecret();
       }
       const read = readAlert(fields);

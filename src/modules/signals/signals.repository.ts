@@ -61,14 +61,16 @@ export function createSignalsRepository(db: DbExecutor) {
       return row;
     },
 
-    /** The alert was refused (401, 413, 422, 429); `error` says why. */
-    async countRefused(id: string, error: string, now: Date): Promise<void> {
+    /**
+     * The alert was refused (401, 413, 422, 429); `error` says why. Without it (a wrong secret) only the
+     * count moves: whoever lacks the secret cannot overwrite what the owner reads on the hook.
+     */
+    async countRefused(id: string, error: string | null, now: Date): Promise<void> {
       await db
         .update(signalHooks)
         .set({
           alertsRefused: sql`${signalHooks.alertsRefused} + 1`,
-          lastAlertAt: now,
-          lastError: errorText(error),
+          ...(error === null ? {} : { lastAlertAt: now, lastError: errorText(error) }),
         })
         .where(eq(signalHooks.id, id));
     },

@@ -85,6 +85,7 @@ describe('TradingView alerts', () => {
     const after = await counters(hook.id);
     assert.equal(after.alerts_refused, 2);
     assert.equal(after.alerts_accepted, 0);
+    assert.equal(after.last_error, null, 'without the secret nothing but the count moves');
     const gone = await makeHook({ name: 'gone' });
     await t.app.inject({ method: 'DELETE', url: `/api/signals/hooks/${gone.id}`, headers: alice.headers });
     assertDetail(await post(gone.id, json(gone)), 401, 'Invalid signal hook or secret');
