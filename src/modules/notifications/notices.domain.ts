@@ -6,6 +6,8 @@ import type { NotifyEvent } from './preferences.domain.ts';
 export interface Notice {
   event: NotifyEvent;
   message: ChatMessage;
+  /** What makes it once: an order is told of once per final status, however many events say so. */
+  key?: string;
 }
 
 type Data = Record<string, unknown>;
@@ -56,6 +58,7 @@ export function noticeOf(type: string, data: unknown): Notice | undefined {
     ].filter((field) => field.value !== '');
     return {
       event: notice.event,
+      key: `order:${str(d.id)}:${str(d.status)}`,
       message: {
         source: 'orders',
         title: `Order ${notice.verb}: ${what}`,

@@ -92,7 +92,7 @@ export function createNoticesService(deps: {
       try {
         const chosen = await preferences.stored(event.userId);
         if (!chosen.events.includes(notice.event)) return;
-        await queue(event.userId, chosen.channels, notice.message, `event:${event.id}`);
+        await queue(event.userId, chosen.channels, notice.message, notice.key ?? `event:${event.id}`);
       } catch (error) {
         logger.error({ err: error, eventType: event.type }, 'a notification could not be queued');
       }
