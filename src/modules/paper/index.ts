@@ -79,6 +79,14 @@ export function createPaperModule(platform: Platform, deps: PaperDeps) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    /**
+     * What is free of an asset in the user's paper account (for a signal sized in percent): its start
+     * balance while the account has not been opened.
+     */
+    async free(userId: string, asset: string): Promise<string> {
+      await repo.ensureAccount(userId, startBalances, clock.now());
+      return (await repo.balances(userId)).find((row) => row.asset === asset)?.free ?? '0';
+    },
     /** Whether this instance follows a venue symbol's ticks now, and a look at the prices heard so far (tests). */
     restingWatch: { watching: watch.watching, look: watch.look },
   };
