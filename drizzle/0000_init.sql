@@ -325,6 +325,7 @@ CREATE TABLE "orders" (
 	"credential_id" uuid,
 	"strategy_id" uuid,
 	"source" text DEFAULT 'api' NOT NULL,
+	"signal_hook_id" uuid,
 	"reason" text,
 	"idempotency_key" text,
 	"request_hash" text,

@@ -97,8 +97,14 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     paper,
     strategies: strategies.userStrategies,
   });
-  // No order placer until the orders module is wired: alerts then answer 503 at the order step.
-  const signals = createSignalsModule(platform, { guards, accounts: users.accounts, events, placer: null });
+  const signals = createSignalsModule(platform, {
+    guards,
+    accounts: users.accounts,
+    events,
+    orders: orders.service,
+    markets: exchange.orders,
+    paper,
+  });
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
   const jobs = createJobsModule(
     platform,

@@ -68,6 +68,7 @@ const orderFields = {
   venue_order_id: Nullable(Type.String({ description: "The venue's order id, once it is known." })),
   strategy_id: Nullable(Uuid('The strategy it belongs to.')),
   source: Type.String({ description: 'What placed it: api, signal, strategy.' }),
+  signal_hook_id: Nullable(Uuid('The signal hook whose TradingView alert placed it; null otherwise.')),
   reason: Nullable(Type.String({ description: 'Why it was rejected, expired or canceled, when known.' })),
   created_at: DateTime(),
   updated_at: DateTime(),

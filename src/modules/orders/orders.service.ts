@@ -142,6 +142,8 @@ export function createOrdersService(deps: {
       input: PlaceInput,
       actor: Actor,
       idempotencyKey?: string,
+      /** What placed it: the API (default), or a signal hook's alert (decision 221). */
+      origin: { source: 'api' | 'signal'; signalHookId?: string } = { source: 'api' },
     ): Promise<{ order: OrderRow; created: boolean }> {
       const userId = actor.id;
       const issues = shapeIssues(input);
@@ -209,7 +211,8 @@ export function createOrdersService(deps: {
             status: 'pending',
             credentialId,
             strategyId: input.strategy_id ?? null,
-            source: 'api',
+            source: origin.source,
+            signalHookId: origin.signalHookId ?? null,
             idempotencyKey: idempotencyKey ?? null,
             requestHash: idempotencyKey ? hash : null,
             createdAt: now,

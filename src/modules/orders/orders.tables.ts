@@ -42,6 +42,8 @@ export const orders = pgTable(
     credentialId: uuid('credential_id'),
     strategyId: uuid('strategy_id'),
     source: text('source').notNull().default('api'),
+    /** The signal hook whose alert placed it (source `signal`); no foreign key: the hook may go, its orders stay. */
+    signalHookId: uuid('signal_hook_id'),
     reason: text('reason'),
     idempotencyKey: text('idempotency_key'),
     /** SHA-256 of the request body the idempotency key first came with. */

@@ -31,6 +31,7 @@ export function orderWire(row: OrderRow): Static<typeof Order> {
     venue_order_id: row.venueOrderId,
     strategy_id: row.strategyId,
     source: row.source,
+    signal_hook_id: row.signalHookId,
     reason: row.reason,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -12,7 +12,7 @@ import { AppError, rateLimited, unavailable, validationFailed } from '../../plat
 import { alertKeyOf, fieldsOf, isStale, notAnAlert, readAlert, secretOf, type Alert } from './alerts.domain.ts';
 import { secretHash } from './hooks.service.ts';
 import type { HooksService } from './hooks.service.ts';
-import type { SignalsDeps } from './signals.deps.ts';
+import type { OrderPlacer, SignalsDeps } from './signals.deps.ts';
 import type { HookRow, SignalsRepository } from './signals.repository.ts';
 
 export interface AlertAnswer {
@@ -68,7 +68,8 @@ export function createAlertsService(deps: {
   hooks: Pick<HooksService, 'requireTwoFactor'>;
   cache: Pick<Cache, 'incr'>;
   limits: { hookPerMinute: number; addressPerMinute: number };
-  placer: SignalsDeps['placer'];
+  /** The order step (decision 221); null where trading is not wired: the order step then answers 503. */
+  placer: OrderPlacer | null;
   events: SignalsDeps['events'];
   clock: Clock;
   logger: Logger;

@@ -3,6 +3,8 @@
 // order placed through the order placer: the orders module's create use case.
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../platform/platform.ts';
+import { isVenue } from '../exchange/index.ts';
+import { createOrderPlacer } from './adapters/order-placer.ts';
 import { createAlertsService } from './alerts.service.ts';
 import { createHooksService } from './hooks.service.ts';
 import { alertsRoutes } from './routes/alerts.routes.ts';
@@ -18,6 +20,13 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
   const { config, database, cache, clock, logger } = platform;
   const repo = createSignalsRepository(database.db);
   const hooks = createHooksService({ db: database.db, repo, accounts: deps.accounts, clock });
+  const placer = createOrderPlacer({
+    place: (input, actor, key, origin) => deps.orders.place(input, actor, key, origin),
+    market: async (exchange, symbol) => (isVenue(exchange) ? deps.markets.market(exchange, symbol) : null),
+    lastPrice: async (exchange, symbol) => (isVenue(exchange) ? deps.markets.lastPrice(exchange, symbol) : null),
+    paperFree: (userId, asset) => deps.paper.free(userId, asset),
+    liveTrading: config.orders.liveTrading,
+  });
   const alerts = createAlertsService({
     repo,
     hooks,
@@ -26,7 +35,7 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
       hookPerMinute: config.signals.hookLimitPerMinute,
       addressPerMinute: config.signals.addressLimitPerMinute,
     },
-    placer: deps.placer,
+    placer,
     events: deps.events,
     clock,
     logger,

@@ -1,9 +1,12 @@
 // What the signals module uses from outside it: the bearer guards, the owner's account (two-factor for
-// live hooks), the account-stream publisher narrowed to its event, and the order placer: the one door
-// an alert's order goes through, the orders module's create use case (null until trading is wired:
-// the alert route then answers 503). app.ts passes them in.
+// live hooks), the account-stream publisher narrowed to its event, and the orders module's create use
+// case with what sizing an alert needs (the market's rules and price, the paper account's free
+// balance); index.ts builds the order placer, the one door an alert's order goes through, from them.
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { EventPublisher } from '../streams/index.ts';
+import type { ExchangeModule } from '../exchange/index.ts';
+import type { OrdersModule } from '../orders/index.ts';
+import type { PaperModule } from '../paper/index.ts';
 import type { UsersModule } from '../users/index.ts';
 import type { AlertSize, SignalMode } from './alerts.domain.ts';
 import type { SIGNALS_EVENTS } from './signals.events.ts';
@@ -35,5 +38,10 @@ export interface SignalsDeps {
   guards: Guards;
   accounts: Pick<UsersModule['accounts'], 'findById'>;
   events: Pick<EventPublisher<typeof SIGNALS_EVENTS>, 'user'>;
-  placer: OrderPlacer | null;
+  /** The orders module's create use case: the same door as POST /api/orders (decision 221). */
+  orders: Pick<OrdersModule['service'], 'place'>;
+  /** A market's order rules and last price, to size an alert given in quote or percent. */
+  markets: Pick<ExchangeModule['orders'], 'market' | 'lastPrice'>;
+  /** What is free in the paper account, for a percent size. */
+  paper: Pick<PaperModule, 'free'>;
 }

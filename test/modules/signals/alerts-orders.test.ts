@@ -1,0 +1,107 @@
+// TradingView alerts through the order path (issue 40, point 2): an alert makes its order through the
+// same door as POST /api/orders (source "signal", the hook named), in both forms; twenty concurrent
+// copies of one alert make one order; the same strategy id at another time is another alert; the order
+// path's refusals (limits, halt) are the alert's answer and are kept on the hook.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { alertRequest, timenow } from '../../fakes/tradingview.ts';
+import { assertDetail } from '../../helpers/error-assertions.ts';
+import { newClientAddress } from '../../helpers/test-app.ts';
+import { startOrdersApp, type OrdersApp, type Trader } from '../orders/orders-fixtures.ts';
+
+describe('TradingView alerts through the order path', () => {
+  let o: OrdersApp;
+  let trader: Trader;
+  let hook: { id: string; secret: string };
+
+  before(async () => {
+    o = await startOrdersApp({ env: { SIGNAL_HOOK_LIMIT_PER_MINUTE: '1000', TRADING_MAX_ORDERS_PER_MINUTE: 'none' } });
+    trader = await o.trader();
+    const made = await o.inject('POST', '/api/signals/hooks', trader.headers, { name: 'live trend', mode: 'live' });
+    assert.equal(made.statusCode, 201, made.body);
+    hook = made.json();
+  });
+  after(() => o.close());
+
+  const post = (message: string) =>
+    o.t.app.inject({
+      method: 'POST',
+      url: `/api/signals/tradingview/${hook.id}`,
+      ...alertRequest(message),
+      remoteAddress: newClientAddress(),
+    });
+  const json = (fields: object) =>
+    JSON.stringify({ secret: hook.secret, symbol: 'BTCUSDT', action: 'buy', amount: '0.001', ...fields });
+  const order = async (id: string) => (await o.inject('GET', `/api/orders/${id}`, trader.headers)).json();
+  const counters = async () =>
+    (await o.inject('GET', '/api/signals/hooks', trader.headers)).json<{
+      hooks: { alerts_accepted: number; alerts_refused: number; last_error: string | null }[];
+    }>().hooks[0]!;
+
+  it('makes the order an alert asks for, marked as a signal’s, in both forms', async () => {
+    const accepted = await post(json({ id: 'Long', time: timenow(o.clock.now()) }));
+    assert.equal(accepted.statusCode, 202, accepted.body);
+    const { accepted: yes, order_id: orderId } = accepted.json<{ accepted: boolean; order_id: string }>();
+    assert.equal(yes, true);
+    const made = await order(orderId);
+    assert.equal(made.source, 'signal');
+    assert.equal(made.signal_hook_id, hook.id);
+    assert.equal(made.mode, 'live');
+    assert.equal(made.side, 'buy');
+    assert.equal(made.amount, '0.001');
+
+    const lines = await post(
+      `SECRET=${hook.secret}\nSYMBOL=BTC/USDT\nSIGNAL=SELL\nORDER_TYPE=MARKET\nVOLUME=0.002\nID=exit`,
+    );
+    assert.equal(lines.statusCode, 202, lines.body);
+    const sold = await order(lines.json<{ order_id: string }>().order_id);
+    assert.equal(sold.side, 'sell');
+    assert.equal(sold.amount, '0.002');
+    assert.equal((await counters()).alerts_accepted, 2);
+  });
+
+  it('makes one order for twenty concurrent copies of one alert, and another for the same id at another time', async () => {
+    const before = o.book.of(trader.account.apiKey).length;
+    const message = json({ id: 'Burst', time: timenow(o.clock.now()) });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(message)));
+    assert.equal(answers.filter((a) => a.statusCode === 202).length, 1, answers.map((a) => a.body).join('\n'));
+    assert.equal(answers.filter((a) => a.statusCode === 200).length, 19);
+    const ids = new Set(answers.map((a) => a.json<{ order_id: string }>().order_id));
+    assert.equal(ids.size, 1, 'every copy names the one order');
+    assert.equal(o.book.of(trader.account.apiKey).length, before + 1, 'one order reached the venue');
+    const accepted = (await counters()).alerts_accepted;
+
+    const again = await post(message);
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.json<{ order_id: string }>().order_id, [...ids][0]);
+    o.clock.advance(60_000);
+    const later = await post(json({ id: 'Burst', time: timenow(o.clock.now()) }));
+    assert.equal(later.statusCode, 202, later.body);
+    assert.notEqual(later.json<{ order_id: string }>().order_id, [...ids][0]);
+    assert.equal((await counters()).alerts_accepted, accepted + 1, 'repeats count in neither');
+  });
+
+  it('sizes by quote amount at the last price', async () => {
+    const quoted = await post(json({ amount: undefined, amount_quote: '130' }));
+    assert.equal(quoted.statusCode, 202, quoted.body);
+    const made = await order(quoted.json<{ order_id: string }>().order_id);
+    assert.ok(Number(made.amount) > 0 && Number(made.amount) * 65_000 <= 130.01, made.amount);
+  });
+
+  it('answers what the order path refuses: a limit (403), a halt (423), and keeps it on the hook', async () => {
+    assert.equal(
+      (await o.inject('PUT', '/api/trading/limits', trader.headers, { max_order_notional: '10' })).statusCode,
+      200,
+    );
+    const limited = await post(json({ amount: '0.01' }));
+    assert.equal(limited.statusCode, 403, limited.body);
+    assert.match((await counters()).last_error ?? '', /^403: .*max_order_notional/);
+    assert.equal(
+      (await o.inject('PUT', '/api/trading/limits', trader.headers, { max_order_notional: null })).statusCode,
+      200,
+    );
+    await o.inject('POST', '/api/trading/halt', trader.headers, { reason: 'lunch' });
+    assertDetail(await post(json({})), 423, 'Trading is halted: lunch');
+    await o.inject('POST', '/api/trading/resume', trader.headers);
+  });
+});
