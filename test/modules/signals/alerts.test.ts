@@ -5,8 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
+import { startCoinGeckoFake, type CoinGeckoFake } from '../../fakes/coingecko.ts';
 import { alertRequest, fillPlaceholders, timenow } from '../../fakes/tradingview.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { follow } from '../../helpers/sse-client.ts';
 import { buildTestApp, newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
@@ -20,15 +23,46 @@ describe('TradingView alerts', () => {
   const clock = shiftedClock();
   let t: TestApp;
   let alice: TestUser;
+  let binance: BinanceFake;
+  let coingecko: CoinGeckoFake;
 
   before(async () => {
+    binance = await startBinanceFake();
+    coingecko = await startCoinGeckoFake();
     t = await buildTestApp({
       clock,
-      env: { SIGNAL_HOOK_LIMIT_PER_MINUTE: '8', SIGNAL_ADDRESS_LIMIT_PER_MINUTE: '12' },
+      env: {
+        SIGNAL_HOOK_LIMIT_PER_MINUTE: '8',
+        SIGNAL_ADDRESS_LIMIT_PER_MINUTE: '12',
+        BINANCE_API_URL: binance.url,
+        COINGECKO_API_URL: coingecko.url,
+        EXCHANGE_RATE_LIMIT: 'false',
+        MARKET_UPSTREAM_TIMEOUT_MS: '10000',
+        TRADING_MAX_ORDERS_PER_MINUTE: 'none',
+      },
     });
     alice = await signIn(t.app, t.database);
+    // The first order loads the venue's markets and book; these tests are about the alert, not that.
+    await waitFor(
+      async () =>
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/orders',
+            headers: alice.headers,
+            payload: { exchange: 'binance', symbol: 'BTC/USDT', side: 'buy', type: 'market', amount: '0.001' },
+          })
+        ).statusCode === 201,
+      'a first paper order',
+      60_000,
+      250,
+    );
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await binance.close();
+    await coingecko.close();
+  });
   beforeEach(async () => {
     await t.database.db.execute(sql`DELETE FROM signal_hooks`);
   });
@@ -46,7 +80,12 @@ describe('TradingView alerts', () => {
       remoteAddress,
     });
   const json = (hook: MadeHook, fields: object = {}) =>
-    JSON.stringify({ secret: hook.secret, symbol: 'BTCUSDT', action: 'buy', amount: '0.01', ...fields });
+    JSON.stringify({ secret: hook.secret, symbol: 'BTCUSDT', action: 'buy', amount: '0.001', ...fields });
+  /** The alert passed every check and made its order. */
+  const placed = (response: { statusCode: number; body: string; json<T>(): T }) => {
+    assert.equal(response.statusCode, 202, response.body);
+    assert.match(response.json<{ order_id: string }>().order_id, /^[0-9a-f-]{36}$/);
+  };
   const counters = async (hookId: string) => {
     const { hooks } = (await t.app.inject({ method: 'GET', url: '/api/signals/hooks', headers: alice.headers })).json<{
       hooks: { id: string; alerts_accepted: number; alerts_refused: number; last_error: string | null }[];
@@ -54,25 +93,25 @@ describe('TradingView alerts', () => {
     return hooks.find((hook) => hook.id === hookId)!;
   };
 
-  it('reads a JSON alert with TradingView placeholders and reaches the order step (503 while trading is not wired)', async () => {
+  it('reads a JSON alert with TradingView placeholders and makes its paper order (202)', async () => {
     const hook = await makeHook();
     const message = fillPlaceholders(
       `{"secret": "${hook.secret}", "symbol": "{{ticker}}", "action": "buy", "amount_quote": "25", "id": "{{strategy.order.id}}", "time": "{{timenow}}"}`,
       { timenow: clock.now() },
     );
     const response = await post(hook.id, message);
-    assertDetail(response, 503, 'trading is not available');
+    placed(response);
     const after = await counters(hook.id);
-    assert.equal(after.alerts_accepted, 0);
-    assert.equal(after.alerts_refused, 0, 'a 503 is neither accepted nor refused');
-    assert.equal(after.last_error, '503: trading is not available');
+    assert.equal(after.alerts_accepted, 1);
+    assert.equal(after.alerts_refused, 0);
+    assert.equal(after.last_error, null);
   });
 
   it('reads OctoBot-style KEY=value lines (text/plain), a percent volume and a limit price', async () => {
     const hook = await makeHook();
-    const message = `SECRET=${hook.secret}\nEXCHANGE=binance\nSYMBOL=BTC/USDT\nSIGNAL=SELL\nORDER_TYPE=LIMIT\nVOLUME=10%\nPRICE=65000.5\nID=exit-1\nTAG=mine`;
+    const message = `SECRET=${hook.secret}\nEXCHANGE=binance\nSYMBOL=BTC/USDT\nSIGNAL=BUY\nORDER_TYPE=LIMIT\nVOLUME=1%\nPRICE=65000.5\nID=exit-1\nTAG=mine`;
     assert.equal(alertRequest(message).headers['content-type'], 'text/plain; charset=utf-8');
-    assertDetail(await post(hook.id, message), 503, 'trading is not available');
+    placed(await post(hook.id, message));
   });
 
   it('refuses a wrong secret, an unknown hook and a deleted one alike (401), counting only the refusal', async () => {
@@ -104,14 +143,14 @@ describe('TradingView alerts', () => {
     });
     const fresh = { id: hook.id, secret: rotated.json<{ secret: string }>().secret };
     assertDetail(await post(hook.id, json(hook)), 401);
-    assertDetail(await post(hook.id, json(fresh)), 503);
+    placed(await post(hook.id, json(fresh)));
   });
 
   it('refuses an alert from outside allowed_ips as a wrong secret would', async () => {
     const hook = await makeHook({ name: 'tv only', allowed_ips: ['52.89.214.238', '34.212.75.30/32'] });
     assertDetail(await post(hook.id, json(hook), '10.1.2.3'), 401);
-    assertDetail(await post(hook.id, json(hook), '52.89.214.238'), 503);
-    assertDetail(await post(hook.id, json(hook), '::ffff:34.212.75.30'), 503);
+    placed(await post(hook.id, json(hook), '52.89.214.238'));
+    placed(await post(hook.id, json(hook), '::ffff:34.212.75.30'));
   });
 
   it('refuses a body over 16 KiB (413) and counts it on its hook', async () => {
@@ -155,17 +194,18 @@ describe('TradingView alerts', () => {
     const issue = assertIssue(stale, ['body', 'time'], 'value_error');
     assert.match(issue.msg, /stale/);
     assertIssue(await post(hook.id, json(hook, { time: 'yesterday' })), ['body', 'time'], 'datetime_parsing');
-    assertDetail(await post(hook.id, json(hook, { time: timenow(new Date(clock.now().getTime() - 10_000)) })), 503);
+    placed(await post(hook.id, json(hook, { time: timenow(new Date(clock.now().getTime() - 10_000)) })));
     const after = await counters(hook.id);
     assert.equal(after.alerts_refused, 2);
-    assert.match(after.last_error ?? '', /^503/);
+    assert.match(after.last_error ?? '', /^422: time/);
+    assert.equal(after.alerts_accepted, 1);
   });
 
   it('throttles per hook and per address (429 with Retry-After), counting the refusals', async () => {
     const hook = await makeHook();
     const statuses: number[] = [];
     for (let i = 0; i < 9; i++) statuses.push((await post(hook.id, json(hook))).statusCode);
-    assert.deepEqual(statuses, [503, 503, 503, 503, 503, 503, 503, 503, 429]);
+    assert.deepEqual(statuses, [202, 202, 202, 202, 202, 202, 202, 202, 429]);
     const throttled = await post(hook.id, json(hook));
     assertDetail(throttled, 429, 'Too many alerts for this hook; try again later');
     assert.ok(Number(throttled.headers['retry-after']) >= 1);
