@@ -85,6 +85,13 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
     await assertFitsWidth(c.page, 'the notifications page');
   });
 
+  it('lists the orders, newest first', async () => {
+    await c.page.goto('/console/account/orders');
+    await c.page.getByRole('table', { name: /Your orders, newest first/ }).waitFor();
+    await assertClean(c, 'the orders page');
+    await assertFitsWidth(c.page, 'the orders page');
+  });
+
   it('shows the paper account, and halts and resumes trading from the limits page', async () => {
     await c.page.goto('/console/account/paper');
     await c.page.getByRole('table', { name: 'Paper balances' }).waitFor();

@@ -10,6 +10,7 @@ import { PortfolioPanel } from './portfolio.tsx';
 import { SecurityPanel, TokensPanel } from './security.tsx';
 import { NotificationsPanel, SignalHooksPanel } from './signals.tsx';
 import { PaperPanel, TradingPanel } from './trading.tsx';
+import { OrdersPanel } from './orders.tsx';
 
 const SECTIONS = [
   { href: '/account', label: 'Portfolio' },
@@ -18,6 +19,7 @@ const SECTIONS = [
   { href: '/account/trades', label: 'Trades' },
   { href: '/account/tokens', label: 'API tokens' },
   { href: '/account/security', label: 'Security' },
+  { href: '/account/orders', label: 'Orders' },
   { href: '/account/paper', label: 'Paper account' },
   { href: '/account/trading', label: 'Trading limits' },
   { href: '/account/signals', label: 'Signal hooks' },
@@ -74,6 +76,7 @@ export default function AccountPage(props: { path: string; query: URLSearchParam
       {section === 'trades' ? <TradesPanel query={props.query} /> : null}
       {section === 'tokens' ? <TokensPanel /> : null}
       {section === 'security' ? <SecurityPanel /> : null}
+      {section === 'orders' ? <OrdersPanel /> : null}
       {section === 'paper' ? <PaperPanel /> : null}
       {section === 'trading' ? <TradingPanel /> : null}
       {section === 'signals' ? <SignalHooksPanel /> : null}
