@@ -1,11 +1,14 @@
 // TradingView alerts through the order path (issue 40, point 2): an alert makes its order through the
 // same door as POST /api/orders (source "signal", the hook named), in both forms; twenty concurrent
 // copies of one alert make one order; the same strategy id at another time is another alert; the order
-// path's refusals (limits, halt) are the alert's answer and are kept on the hook.
+// path's refusals (limits, halt) are the alert's answer and are kept on the hook; the fill reaches the
+// owner's notifications.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { alertRequest, timenow } from '../../fakes/tradingview.ts';
+import { sql } from 'drizzle-orm';
 import { assertDetail } from '../../helpers/error-assertions.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { newClientAddress } from '../../helpers/test-app.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from '../orders/orders-fixtures.ts';
 
@@ -103,5 +106,27 @@ describe('TradingView alerts through the order path', () => {
     await o.inject('POST', '/api/trading/halt', trader.headers, { reason: 'lunch' });
     assertDetail(await post(json({})), 423, 'Trading is halted: lunch');
     await o.inject('POST', '/api/trading/resume', trader.headers);
+  });
+
+  it('tells the owner of the fill, as they chose, through the account events', async () => {
+    const chose = await o.inject('PUT', '/api/notifications/preferences', trader.headers, {
+      channels: [{ type: 'email' }],
+      events: ['order.filled'],
+    });
+    assert.equal(chose.statusCode, 200, chose.body);
+    const accepted = await post(json({ id: 'notify-me', time: timenow(o.clock.now()) }));
+    assert.equal(accepted.statusCode, 202, accepted.body);
+    const orderId = accepted.json<{ order_id: string }>().order_id;
+    assert.equal((await order(orderId)).status, 'filled');
+    await waitFor(
+      async () =>
+        (
+          await o.t.database.rows(
+            sql`SELECT 1 FROM outbox WHERE kind = 'mail.send' AND payload->>'to' = ${trader.email}
+                AND payload->>'subject' LIKE 'Order filled: BUY 0.001 BTC/USDT%'`,
+          )
+        ).length === 1,
+      'the fill notice queued once',
+    );
   });
 });
