@@ -15,6 +15,22 @@ describe('live orders', () => {
     await o.close();
   });
 
+  // First in the file: the venue's markets are not loaded yet, so the order must ask for them.
+  it('answers a venue outage while reading its markets as a 5xx with a reason, sending nothing', async () => {
+    const trader = await o.trader();
+    o.binance.fail(
+      503,
+      { code: -1001, msg: 'Internal error; unable to process your request.' },
+      {
+        pathPrefix: '/api/v3/exchangeInfo',
+      },
+    );
+    const placed = await o.place(trader, {});
+    assert.ok(placed.statusCode >= 502 && placed.statusCode <= 504, `${placed.statusCode} ${placed.body}`);
+    assert.equal(typeof placed.json().detail, 'string');
+    assert.equal(o.book.of(trader.account.apiKey).length, 0);
+  });
+
   it('fills a market buy at once: the order, its fills, the user trade and the balances', async () => {
     const trader = await o.trader();
     const placed = await o.place(trader, {});

@@ -18,7 +18,7 @@ import type {
 import { BudgetRefusal } from '../../../platform/venue-budget/venue-budget.ts';
 import { isVenue, type Venue } from '../venues.domain.ts';
 import type { CcxtClients } from './ccxt-clients.ts';
-import { venueMessage } from './ccxt-errors.ts';
+import { toVenueError, venueMessage } from './ccxt-errors.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
@@ -203,7 +203,13 @@ const TICK_SIZE = 4;
 
 /** The market's limits from ccxt's loaded markets (no call when they are cached). */
 export async function orderMarketOf(clients: CcxtClients, venue: Venue, symbol: string): Promise<OrderMarket | null> {
-  const exchange = await clients.markets(venue);
+  let exchange: Exchange;
+  try {
+    exchange = await clients.markets(venue);
+  } catch (error) {
+    // Loading the markets asks the venue: its outage is a 502/503/504 like any venue call, never a 500.
+    throw toVenueError(await clients.errorClasses(), venue, error, undefined);
+  }
   // BTC/USDT, btc-usdt or the venue's own id (BTCUSDT) all name the market.
   const upper = symbol.trim().toUpperCase();
   const byId = (exchange as unknown as { markets_by_id?: Record<string, { symbol: string }[]> }).markets_by_id;
