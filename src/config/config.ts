@@ -9,31 +9,14 @@ import { parseJobCrons, type Known } from './job-schedules.ts';
 import { readTradingLimitDefaults } from './trading-limits.ts';
 import { readWebauthn } from './webauthn-settings.ts';
 import { readNotify, readSignals } from './signals-settings.ts';
+import { paperBalances } from './paper-settings.ts';
+import { WEBHOOK_SECRET_VARS, type WebhookProvider } from './webhook-providers.ts';
+import { readExternalTokens } from './external-token-settings.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
-export const WEBHOOK_PROVIDERS = [
-  'codehost',
-  'payments',
-  'edge',
-  'tracker',
-  'errormon',
-  'database',
-  'authprovider',
-  'mailer',
-] as const;
-export type WebhookProvider = (typeof WEBHOOK_PROVIDERS)[number];
-
-const WEBHOOK_SECRET_VARS: Record<WebhookProvider, string> = {
-  codehost: 'CODEHOST_WEBHOOK_SECRET',
-  payments: 'PAYMENTS_WEBHOOK_SECRET',
-  edge: 'EDGE_WEBHOOK_SECRET',
-  tracker: 'TRACKER_WEBHOOK_SECRET',
-  errormon: 'ERRORMON_WEBHOOK_SECRET',
-  database: 'DATABASE_WEBHOOK_SECRET',
-  authprovider: 'AUTHPROVIDER_HOOK_SECRET',
-  mailer: 'MAILER_WEBHOOK_SECRET',
-};
+export { WEBHOOK_PROVIDERS, type WebhookProvider } from './webhook-providers.ts';
+export type { ExternalTokenSettings } from './external-token-settings.ts';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -51,34 +34,6 @@ function isExposed(host: string): boolean {
 
 /** The shortest SCHEDULED_JOB_SECRET an exposed server accepts: guessable secrets run jobs for anyone. */
 const MIN_EXPOSED_JOB_SECRET_LENGTH = 32;
-
-/** A JSON object of asset codes (A-Z, 0-9) → non-negative decimal strings; the default `{"USDT": "10000"}`. */
-function paperBalances(env: EnvReader, name: string): Readonly<Record<string, string>> {
-  const fallback = { USDT: '10000' };
-  const raw = env.string(name);
-  if (raw === undefined) return fallback;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    parsed = undefined;
-  }
-  const entries = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : null;
-  const valid =
-    entries !== null &&
-    entries.length > 0 &&
-    entries.every(
-      ([asset, amount]) =>
-        /^[A-Z0-9]{1,20}$/.test(asset) && typeof amount === 'string' && /^\d{1,20}(\.\d{1,18})?$/.test(amount),
-    );
-  if (!valid) {
-    env.problems.push(
-      `${name} must be a JSON object of asset codes to decimal strings, e.g. {"USDT": "10000"} (got ${JSON.stringify(raw)})`,
-    );
-    return fallback;
-  }
-  return Object.fromEntries(entries as [string, string][]);
-}
 
 // ---- The kinds of setting -------------------------------------------------------------------
 
@@ -106,36 +61,6 @@ const flag = (name: string, fallback: boolean) => setting((env) => env.boolean(n
 const choice = <T extends string>(name: string, values: readonly T[], fallback: T) =>
   setting((env) => env.oneOf(name, values, fallback));
 const urlMap = (name: string) => setting((env): Readonly<Record<string, string>> => env.urlMap(name));
-
-export interface ExternalTokenSettings {
-  readonly jwksUrl: string;
-  /** The `iss` every accepted token must carry. */
-  readonly issuer: string;
-  /** The `aud` every accepted token must carry, when set. */
-  readonly audience: string | undefined;
-}
-
-/**
- * An external identity provider's tokens are accepted only with a known issuer, else any token
- * signed by a shared provider (every tenant of it) would do. Supabase-style JWKS URLs
- * (`<issuer>/.well-known/jwks.json`) give the issuer; other providers must name it.
- */
-const externalTokens = setting((env): ExternalTokenSettings | undefined => {
-  const jwksUrl = env.url('JWT_JWKS_URL');
-  const audience = env.string('JWT_JWKS_AUDIENCE');
-  let issuer = env.string('JWT_JWKS_ISSUER');
-  if (!jwksUrl) {
-    if (issuer || audience) env.problems.push('JWT_JWKS_ISSUER and JWT_JWKS_AUDIENCE need JWT_JWKS_URL');
-    return undefined;
-  }
-  const suffix = '/.well-known/jwks.json';
-  if (!issuer && jwksUrl.endsWith(suffix)) issuer = jwksUrl.slice(0, -suffix.length);
-  if (!issuer) {
-    env.problems.push('JWT_JWKS_ISSUER must be set with JWT_JWKS_URL (the issuer could not be derived from the URL)');
-    return undefined;
-  }
-  return { jwksUrl, issuer, audience };
-});
 
 // ---- Every setting --------------------------------------------------------------------------
 
@@ -203,7 +128,7 @@ const SETTINGS = {
   },
   auth: {
     /** Tokens of an external identity provider (RS256/ES256, keys from its JWKS), when configured. */
-    externalTokens,
+    externalTokens: setting(readExternalTokens),
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
     refreshTokenTtlDays: integer('REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
     allowSignup: flag('ALLOW_SIGNUP', true),
