@@ -1,6 +1,7 @@
 // Every query of the orders module. Status moves are conditional updates on the row's current status,
 // so two instances (or a request and the reconcile job) applying the same venue state change it once.
-import { and, asc, count, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { rowOffset } from '../../platform/db/database.ts';
 import type { OrderStatus } from './orders.domain.ts';
@@ -110,7 +111,7 @@ export function createOrdersRepository(db: DbExecutor) {
           .select()
           .from(orders)
           .where(where(filter))
-          .orderBy(desc(orders.createdAt), desc(orders.id))
+          .orderBy(descending(orders.createdAt), descending(orders.id))
           .limit(limit)
           .offset(rowOffset(offset)),
         db.select({ n: count() }).from(orders).where(where(filter)),
