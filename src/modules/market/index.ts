@@ -26,6 +26,7 @@ import { createCandleService } from './candles.service.ts';
 import { createOverviewService } from './overview.service.ts';
 import { createPairService } from './pairs.service.ts';
 import { createPriceStream } from './price-stream.service.ts';
+import { createPriceStreamMetrics } from './stream-metrics.ts';
 import { createPriceService } from './prices.service.ts';
 import { createStatusService } from './status.service.ts';
 import type { SymbolInfo } from './market.types.ts';
@@ -105,12 +106,18 @@ export function createMarketModule(platform: Platform, deps: MarketDeps) {
   });
   const data = createMarketData({ spot, assets, store, clock });
   const prices = createPriceService({ data, live, clock, source: spot.name });
+  // Read at scrape time only, once the hub below exists.
+  const streamMetrics = createPriceStreamMetrics(platform.metrics, {
+    subscribers: () => priceStream.subscribers(),
+    symbolSets: () => priceStream.symbolSets(),
+  });
   const priceStream = createPriceStream({
     data,
     prices,
     live,
     logger,
     restSource: spot.name === 'simulated' ? 'simulated' : 'rest',
+    metrics: streamMetrics,
   });
   const pairs = createPairService({ data, clock, source: spot.name });
   const candles = createCandleService({ data, clock, source: spot.name });

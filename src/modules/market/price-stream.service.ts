@@ -1,10 +1,11 @@
 // The hub behind GET /api/v1/market/stream: one per instance, whatever the number of subscribers.
 // Ticks from Binance's WebSocket stream (or, while it is down, from polling the REST price list) are
-// throttled per pair (at most one event per 250 ms, the newest price winning), rendered as SSE text
-// once, and handed to each subscriber of that pair in one write per batch.
+// throttled per pair (at most one event per 250 ms, the newest price winning), rendered as JSON once
+// per event, and encoded once per batch per symbol set: subscribers are grouped by the set of pairs
+// they follow, and every subscriber of a set gets the same Buffer (decision 224).
 import type { Logger } from 'pino';
 import { invalidField } from '../../platform/http/errors.ts';
-import { sseEvent } from '../../platform/http/sse.ts';
+import { sseEvent, sseFrame, type SseFrame } from '../../platform/http/sse.ts';
 import type { LivePriceFeed } from './adapters/market-source.ts';
 import { resolveSymbol, splitSymbolList } from './symbols.domain.ts';
 import type { MarketData } from './market-data.ts';
@@ -14,8 +15,21 @@ import { MAX_STREAM_SYMBOLS, type PriceEvent, type PriceSnapshot } from './strea
 import { isoMs, num } from './market.wire.ts';
 import type { PriceService } from './prices.service.ts';
 
-/** Receives SSE text: one or more `price` events. */
-type PriceListener = (text: string) => void;
+/** Receives one or more `price` events, encoded once for every subscriber of the same pairs. */
+export type PriceListener = (frame: SseFrame) => void;
+
+/** The subscribers of one symbol set: every pair (`symbols` null) or the same named pairs. */
+interface SymbolSet {
+  readonly key: string;
+  readonly symbols: readonly string[] | null;
+  readonly listeners: Set<PriceListener>;
+}
+
+/** What the hub reports for /metrics. */
+export interface PriceStreamMetrics {
+  /** One batch of events encoded for one symbol set. */
+  serialized(): void;
+}
 
 interface PairState {
   price: string;
@@ -37,6 +51,7 @@ export function createPriceStream(
     live: LivePriceFeed;
     logger: Logger;
     restSource: 'rest' | 'simulated';
+    metrics?: PriceStreamMetrics;
   },
   options: PriceStreamOptions = {},
 ) {
@@ -44,33 +59,66 @@ export function createPriceStream(
   const throttleMs = options.throttleMs ?? 250;
   const pollMs = options.pollMs ?? 2_000;
   const pairs = new Map<string, PairState>();
-  /** Subscribers of every pair, and of named pairs. */
-  const everyPair = new Set<PriceListener>();
-  const byPair = new Map<string, Set<PriceListener>>();
+  /** Subscribers by symbol set (key: the sorted pairs, `*` for every pair), and the sets naming each pair. */
+  const sets = new Map<string, SymbolSet>();
+  const setsByPair = new Map<string, Set<SymbolSet>>();
+  let everyPair: SymbolSet | undefined;
+  let subscriberCount = 0;
   let flushTimer: NodeJS.Timeout | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
   let polling = false;
   let unsubscribeFeed: (() => void) | undefined;
   const now = () => Date.now();
 
-  const subscribers = () => everyPair.size + byPair.size;
-  const wanted = (symbol: string) => everyPair.size > 0 || byPair.has(symbol);
+  const subscribers = () => subscriberCount;
+  const wanted = (symbol: string) => everyPair !== undefined || setsByPair.has(symbol);
 
-  /** Sends a batch of events: rendered once each, one write per subscriber. */
+  /** Hands every listener of a set the one frame made for it. */
+  function deliver(set: SymbolSet, text: string): void {
+    const frame = sseFrame(text);
+    deps.metrics?.serialized();
+    for (const listener of set.listeners) listener(frame);
+  }
+
+  /** Sends a batch of events: rendered once each, encoded once per symbol set, in the batch's order. */
   function send(events: PriceEvent[]): void {
     if (events.length === 0) return;
     const rendered = events.map((event) => sseEvent('price', event));
-    if (everyPair.size > 0) {
-      const all = rendered.join('');
-      for (const listener of everyPair) listener(all);
-    }
-    if (byPair.size === 0) return;
-    const perListener = new Map<PriceListener, string>();
+    if (everyPair) deliver(everyPair, rendered.join(''));
+    if (setsByPair.size === 0) return;
+    const perSet = new Map<SymbolSet, string>();
     events.forEach((event, i) => {
-      for (const listener of byPair.get(event.symbol) ?? [])
-        perListener.set(listener, (perListener.get(listener) ?? '') + rendered[i]);
+      for (const set of setsByPair.get(event.symbol) ?? []) perSet.set(set, (perSet.get(set) ?? '') + rendered[i]);
     });
-    for (const [listener, text] of perListener) listener(text);
+    for (const [set, text] of perSet) deliver(set, text);
+  }
+
+  function join(symbols: readonly string[] | null, listener: PriceListener): SymbolSet {
+    const named = symbols === null ? null : [...new Set(symbols)].sort();
+    const key = named === null ? '*' : named.join(',');
+    let set = sets.get(key);
+    if (!set) {
+      set = { key, symbols: named, listeners: new Set() };
+      sets.set(key, set);
+      if (named === null) everyPair = set;
+      else for (const symbol of named) setsByPair.set(symbol, (setsByPair.get(symbol) ?? new Set()).add(set));
+    }
+    if (!set.listeners.has(listener)) subscriberCount += 1;
+    set.listeners.add(listener);
+    return set;
+  }
+
+  function leave(set: SymbolSet, listener: PriceListener): void {
+    if (!set.listeners.delete(listener)) return;
+    subscriberCount -= 1;
+    if (set.listeners.size > 0) return;
+    sets.delete(set.key);
+    if (set.symbols === null) everyPair = undefined;
+    for (const symbol of set.symbols ?? []) {
+      const named = setsByPair.get(symbol);
+      named?.delete(set);
+      if (named?.size === 0) setsByPair.delete(symbol);
+    }
   }
 
   /** Takes new prices; sends those whose pair may speak now and keeps the others for the flush. */
@@ -199,23 +247,19 @@ export function createPriceStream(
 
     /** Follows these pairs (every pair when null); answers the unsubscribe. */
     subscribe(symbols: readonly string[] | null, listener: PriceListener): () => void {
-      if (symbols === null) everyPair.add(listener);
-      else for (const symbol of symbols) byPair.set(symbol, (byPair.get(symbol) ?? new Set()).add(listener));
+      const set = join(symbols, listener);
       startFeeding();
       // A subscriber arriving while the stream is down hears REST prices without waiting a period.
       if (!live.state().live) void poll();
       return () => {
-        everyPair.delete(listener);
-        for (const symbol of symbols ?? []) {
-          const set = byPair.get(symbol);
-          set?.delete(listener);
-          if (set?.size === 0) byPair.delete(symbol);
-        }
+        leave(set, listener);
         if (subscribers() === 0) stopFeeding();
       };
     },
 
     subscribers,
+    /** Distinct symbol sets followed now: the number of encodings per batch. */
+    symbolSets: () => sets.size,
     stop: stopFeeding,
   };
 }

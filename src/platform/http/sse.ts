@@ -26,8 +26,11 @@ export interface SseConnection {
   /** The user holding it (account streams), for the per-user limit. */
   readonly userId: string | null;
   readonly closed: boolean;
-  /** Writes ready-made SSE text; false (and the stream ended) when the subscriber has fallen behind. */
-  write(text: string): boolean;
+  /**
+   * Writes ready-made SSE text, or a frame shared by many subscribers (the same bytes for each); false
+   * (and the stream ended) when the subscriber has fallen behind.
+   */
+  write(data: string | SseFrame): boolean;
   /** Sends the final `end` event and ends the response. */
   end(reason: EndReason, detail?: string): void;
   /** Runs once the stream is over, whoever ended it. */
@@ -78,6 +81,29 @@ export function sseEvent(event: string, data: unknown, id?: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/**
+ * SSE text encoded once for every subscriber that gets it: the bytes, and the same bytes as one
+ * HTTP/1.1 chunk (size line, data, CRLF), so a fan-out writes one ready Buffer per socket and
+ * allocates nothing per subscriber.
+ */
+export interface SseFrame {
+  readonly bytes: Buffer;
+  readonly chunk: Buffer;
+}
+
+export function sseFrame(text: string): SseFrame {
+  const length = Buffer.byteLength(text);
+  const head = `${length.toString(16)}\r\n`;
+  const chunk = Buffer.allocUnsafe(head.length + length + 2);
+  chunk.write(head, 0, 'latin1');
+  chunk.write(text, head.length, 'utf8');
+  chunk.write('\r\n', head.length + length, 'latin1');
+  return { bytes: chunk.subarray(head.length, head.length + length), chunk };
+}
+
+/** The ping comment, encoded once for the life of the process. */
+const PING = sseFrame(': ping\n\n');
+
 const END_DETAILS: Record<EndReason, string> = {
   shutdown: 'The server is shutting down; reconnect to continue.',
   slow_consumer: 'The client did not read the stream fast enough; reconnect to continue.',
@@ -114,17 +140,38 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
       this.raw = reply.raw;
     }
 
-    write(text: string): boolean {
+    write(data: string | SseFrame): boolean {
       if (this.closed) return false;
       const raw = this.raw;
       // Checked before writing: what a subscriber has not taken stays under the bound plus one write.
+      // A shared frame queued on a stalled socket is a reference to the one Buffer, not a copy.
       if (raw.writableLength > settings.maxBufferBytes) {
         logger.info({ stream: this.id, buffered: raw.writableLength }, 'stream subscriber fell behind; dropped');
         this.end('slow_consumer');
         return false;
       }
-      raw.write(text);
+      if (typeof data === 'string') raw.write(data);
+      else if (this.direct()) raw.socket!.write(data.chunk);
+      else raw.write(data.bytes);
       return true;
+    }
+
+    /**
+     * Whether a frame can go to the socket as its ready chunk: the headers are out, the response is
+     * chunked and holds nothing of its own (everything it wrote is on the socket, in order). Node's
+     * response would write the same bytes, in four socket writes and a deferred flush per subscriber
+     * (decision 224); otherwise (a pipelined response still queued) the frame goes through it.
+     */
+    private direct(): boolean {
+      const raw = this.raw;
+      const socket = raw.socket;
+      return (
+        raw.headersSent &&
+        raw.chunkedEncoding &&
+        socket !== null &&
+        !socket.destroyed &&
+        raw.writableLength === socket.writableLength
+      );
     }
 
     end(reason: EndReason, detail = END_DETAILS[reason]): void {
@@ -180,7 +227,7 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
   }
 
   function ping(): void {
-    for (const connection of open) connection.write(': ping\n\n');
+    for (const connection of open) connection.write(PING);
   }
 
   return {

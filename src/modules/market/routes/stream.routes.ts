@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sseEvent, type SseRegistry } from '../../../platform/http/sse.ts';
+import { sseEvent, type SseFrame, type SseRegistry } from '../../../platform/http/sse.ts';
 import { Detail } from '../../../platform/http/schemas.ts';
 import { tags } from '../common.schemas.ts';
 import { PRICE_STREAM_DESCRIPTION, PriceStreamFrames, PriceStreamQuery } from '../stream.schemas.ts';
@@ -29,17 +29,17 @@ export function priceStreamRoutes(deps: { stream: PriceStream; sse: SseRegistry 
         sse.admit(request);
         const infos = await stream.resolve(request.query.symbols);
         // Following first, snapshot second: a price that moves meanwhile is held, and sent after it.
-        let held: string[] | null = [];
+        let held: SseFrame[] | null = [];
         let connection: ReturnType<SseRegistry['open']> | undefined;
-        const unsubscribe = stream.subscribe(infos ? infos.map((i) => i.symbol) : null, (text) => {
-          if (held) held.push(text);
-          else connection?.write(text);
+        const unsubscribe = stream.subscribe(infos ? infos.map((i) => i.symbol) : null, (frame) => {
+          if (held) held.push(frame);
+          else connection?.write(frame);
         });
         try {
           const snapshot = await stream.snapshot(infos);
           connection = sse.open(request, reply);
           connection.onClose(unsubscribe);
-          connection.write(sseEvent('snapshot', snapshot) + held.join(''));
+          connection.write(sseEvent('snapshot', snapshot) + held.map((frame) => frame.bytes.toString()).join(''));
           held = null;
         } catch (error) {
           unsubscribe();
