@@ -5,10 +5,15 @@ import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import pino from 'pino';
-import { createSseRegistry, type SseConnection } from '../../../src/platform/http/sse.ts';
+import { createSseRegistry, sseFrame, type SseConnection } from '../../../src/platform/http/sse.ts';
 import { registerErrorHandling } from '../../../src/platform/http/error-handler.ts';
 
 const MAX_BUFFER = 64 * 1024;
+
+/** Resolves once `ready()` holds, looking again on each turn of the event loop. */
+async function waitUntil(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((resolve) => setImmediate(resolve));
+}
 
 async function serve(maxConnections = 10, maxPerAddress = 100) {
   const sse = createSseRegistry(
@@ -63,6 +68,48 @@ describe('the SSE registry', () => {
         /^event: end\ndata: \{"reason":"slow_consumer","detail":"[^"]+"\}\n\n/,
         'the last event says why',
       );
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('writes one shared frame to every subscriber: a reader gets its exact bytes, a stalled one is dropped at the bound', async () => {
+    const { app, opened, port, base } = await serve();
+    try {
+      const stalled = connect(port, '127.0.0.1');
+      stalled.write('GET /stream HTTP/1.1\r\nHost: test\r\n\r\n');
+      await waitUntil(() => opened.length === 1);
+      stalled.pause();
+      const response = await fetch(`${base}/stream`);
+      await waitUntil(() => opened.length === 2);
+      const [slow, reader] = opened as [SseConnection, SseConnection];
+      const received = (async () => {
+        let text = '';
+        const decoder = new TextDecoder();
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+          text += decoder.decode(chunk, { stream: true });
+        return text;
+      })();
+      const readerRaw = (reader as unknown as { raw: { writableLength: number } }).raw;
+      const slowRaw = (slow as unknown as { raw: { writableLength: number } }).raw;
+      const text = `event: price\ndata: ${JSON.stringify({ filler: 'é'.repeat(2000) })}\n\n`;
+      const frame = sseFrame(text);
+      let rounds = 0;
+      let largest = 0;
+      // Each round goes to both; the reader is let drain, the stalled one never reads.
+      while (!slow.closed) {
+        slow.write(frame);
+        assert.equal(reader.write(frame), true, 'the reader keeps up');
+        rounds += 1;
+        largest = Math.max(largest, slowRaw.writableLength);
+        await waitUntil(() => readerRaw.writableLength === 0);
+        assert.ok(rounds < 100_000, 'the stalled subscriber was never dropped');
+      }
+      assert.ok(largest <= MAX_BUFFER + frame.chunk.length, `held ${largest} bytes for one subscriber`);
+      reader.end('shutdown');
+      const body = await received;
+      assert.equal(body.slice(0, body.indexOf('event: end')), `retry: 1000\n\n${text.repeat(rounds)}`);
+      stalled.destroy();
     } finally {
       await app.close();
     }
