@@ -1,11 +1,11 @@
-// The price stream under 1,000 subscribers: the app started as `npm start` starts it, fed by the
-// loopback Binance WebSocket fake, which pushes every pair's new price once a second (as Binance's
-// mini-ticker stream does). Each subscriber is a plain HTTP client reading the SSE text; the delay of
-// an event is the time it is read minus the upstream tick's event time (`ts`, the fake's `E`), both
-// from this machine's clock. Reported: p50/p99/max delay, deliveries, and the server's RSS.
+// The price stream under 1k, 3k, 6k and 10k subscribers: the app started as `npm start` starts it,
+// fed by the loopback Binance WebSocket fake, which moves every pair's price every 600 ms. The
+// subscribers are plain HTTP clients reading the SSE text in a child process of their own
+// (bench/stream-client.ts). Reported per size: the delay from a venue tick to the last subscriber's
+// byte of it (p50/p99/max over the ticks), every delivery's delay (p50/p99), events lost, the
+// server's RSS and the CPU time of the server and of the clients, apart.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBinanceFake } from '../test/fakes/binance.ts';
@@ -13,10 +13,11 @@ import { startBinanceWsFake } from '../test/fakes/binance-ws.ts';
 import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';
 import { percentile } from './load.ts';
 import { freePort } from './ports.ts';
+import type { ClientCommand, ClientReport } from './stream-client.ts';
 
-const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1_000);
-const TICKS = Number(process.env.BENCH_TICKS ?? 20);
-const TICK_MS = Number(process.env.BENCH_TICK_MS ?? 1_000);
+const SIZES = (process.env.BENCH_SIZES ?? '1000,3000,6000,10000').split(',').map(Number);
+const TICKS = Number(process.env.BENCH_TICKS ?? 30);
+const TICK_MS = Number(process.env.BENCH_TICK_MS ?? 600);
 const NAMED = 'BTCUSDT,ETHUSDT,BNBUSDT';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -25,6 +26,12 @@ function rssMb(pid: number): number {
     .split('\n')
     .find((l) => l.startsWith('VmRSS:'))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
+}
+
+/** User plus system CPU time of a process so far, in ms (`/proc/<pid>/stat`, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function startApp(env: Record<string, string>): ChildProcess {
@@ -50,41 +57,23 @@ async function waitForHttp(port: number, url: string): Promise<void> {
   throw new Error(`nothing answered ${url}`);
 }
 
-interface Subscriber {
-  snapshot: boolean;
-  prices: number;
+/** The subscribers' process, and one request/answer over its IPC channel at a time. */
+function startClients(): { ask: (command: ClientCommand) => Promise<Record<string, unknown>>; child: ChildProcess } {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/stream-client.ts')], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ask = (command: ClientCommand) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      child.once('message', (answer: Record<string, unknown>) =>
+        answer.type === 'error' ? reject(new Error(String(answer.message))) : resolve(answer),
+      );
+      child.send(command);
+    });
+  return { ask, child };
 }
 
-function subscribe(port: number, query: string, delays: number[], agent: http.Agent): Promise<Subscriber> {
-  return new Promise((resolve, reject) => {
-    const state: Subscriber = { snapshot: false, prices: 0 };
-    const request = http.get({ host: '127.0.0.1', port, path: `/api/v1/market/stream${query}`, agent }, (response) => {
-      if (response.statusCode !== 200) return reject(new Error(`stream answered ${response.statusCode}`));
-      response.setEncoding('utf8');
-      let buffer = '';
-      response.on('data', (chunk: string) => {
-        const readAt = Date.now();
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const message = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (message.startsWith('event: snapshot')) {
-            state.snapshot = true;
-            resolve(state);
-          } else if (message.startsWith('event: price')) {
-            const ts = /"ts":"([^"]+)"/.exec(message)?.[1];
-            if (ts && message.includes('"source":"stream"')) {
-              state.prices += 1;
-              delays.push(readAt - Date.parse(ts));
-            }
-          }
-        }
-      });
-    });
-    request.on('error', reject);
-  });
-}
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
   const binance = await startBinanceFake();
@@ -92,63 +81,78 @@ async function main(): Promise<void> {
   const ws = await startBinanceWsFake();
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tp-bench-stream-'));
+  const largest = Math.max(...SIZES);
   const app = startApp({
     PORT: String(port),
     DATA_DIR: dataDir,
     BINANCE_API_URL: binance.url,
     COINGECKO_API_URL: coingecko.url,
     BINANCE_WS_URL: ws.url,
-    STREAM_MAX_CONNECTIONS: String(SUBSCRIBERS + 100),
+    // Public streams may take 80% of the slots; every subscriber comes from one address.
+    STREAM_MAX_CONNECTIONS: String(Math.ceil(largest / 0.8) + 100),
+    STREAM_MAX_PER_ADDRESS: String(largest + 100),
   });
-  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const clients = startClients();
+  const named = NAMED.split(',');
   try {
     await waitForHttp(port, '/healthz');
     ws.push();
     await waitForHttp(port, '/api/v1/market/prices?symbols=BTCUSDT');
     const idleRss = rssMb(app.pid!);
-    const delays: number[] = [];
-    const subscribers: Subscriber[] = [];
-    for (let i = 0; i < SUBSCRIBERS; i += 50) {
-      const batch = Array.from({ length: Math.min(50, SUBSCRIBERS - i) }, (_, j) =>
-        subscribe(port, (i + j) % 2 === 0 ? '' : `?symbols=${NAMED}`, delays, agent),
-      );
-      subscribers.push(...(await Promise.all(batch)));
-    }
-    const connectedRss = rssMb(app.pid!);
-    delays.length = 0;
-    let peakRss = connectedRss;
-    const pairs = ws.symbols.length;
-    for (let tick = 1; tick <= TICKS; tick++) {
-      for (const symbol of ws.symbols)
-        symbol.price = (Number(symbol.price) * (1 + (tick % 2 === 0 ? 0.001 : -0.001))).toFixed(8);
-      ws.push();
-      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
-      peakRss = Math.max(peakRss, rssMb(app.pid!));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const expected = (SUBSCRIBERS / 2) * pairs * TICKS + (SUBSCRIBERS / 2) * NAMED.split(',').length * TICKS;
-    delays.sort((a, b) => a - b);
-    const row = {
-      subscribers: subscribers.length,
-      pairs,
-      ticks: TICKS,
-      deliveries: delays.length,
-      expected,
-      p50: percentile(Float64Array.from(delays), 50),
-      p99: percentile(Float64Array.from(delays), 99),
-      max: delays.at(-1),
-      idleRss,
-      connectedRss,
-      peakRss,
-    };
-    console.log(JSON.stringify(row));
+    console.log(`idle RSS ${idleRss} MB; ${ws.symbols.length} pairs, ${TICKS} ticks every ${TICK_MS} ms per size`);
     console.log(
-      `| ${row.subscribers} | ${row.pairs} | ${row.ticks} | ${row.deliveries.toLocaleString('en')} ` +
-        `/ ${row.expected.toLocaleString('en')} | ${row.p50} | ${row.p99} | ${row.max} | ${row.idleRss} ` +
-        `| ${row.connectedRss} | ${row.peakRss} |`,
+      '| subscribers | tick → last byte p50 / p99 / max ms | delivery p50 / p99 ms | events delivered / expected ' +
+        '| lost | RSS connected / peak MB | server CPU ms per tick | clients CPU ms per tick |',
     );
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const size of SIZES) {
+      await clients.ask({ type: 'connect', port, total: size, named: NAMED });
+      const connectedRss = rssMb(app.pid!);
+      await wait(TICK_MS);
+      await clients.ask({ type: 'measure' });
+      const serverCpuAtStart = cpuMs(app.pid!);
+      let peakRss = connectedRss;
+      for (let tick = 1; tick <= TICKS; tick++) {
+        for (const symbol of ws.symbols)
+          symbol.price = (Number(symbol.price) * (1 + (tick % 2 === 0 ? 0.001 : -0.001))).toFixed(8);
+        const pushedAt = Date.now();
+        ws.push();
+        await wait(TICK_MS - (Date.now() - pushedAt));
+        peakRss = Math.max(peakRss, rssMb(app.pid!));
+      }
+      await wait(1_000);
+      const serverCpu = cpuMs(app.pid!) - serverCpuAtStart;
+      const report = (await clients.ask({ type: 'report' })) as unknown as ClientReport;
+      const perTickEvents = (size / 2) * ws.symbols.length + (size / 2) * named.length;
+      const expected = perTickEvents * TICKS;
+      // Every tick read since `measure` is one of these (the feed is live: no REST prices).
+      const ticks = Object.entries(report.perTick);
+      const lastByte = Float64Array.from(ticks.map(([ts, read]) => read.lastReadAt - Date.parse(ts))).sort();
+      const delivered = ticks.reduce((sum, [, read]) => sum + read.deliveries, 0);
+      const row = {
+        subscribers: report.subscribers,
+        lastByteP50: percentile(lastByte, 50),
+        lastByteP99: percentile(lastByte, 99),
+        lastByteMax: lastByte.at(-1),
+        p50: report.p50,
+        p99: report.p99,
+        delivered,
+        expected,
+        lost: expected - delivered,
+        connectedRss,
+        peakRss,
+        serverCpuPerTick: Math.round(serverCpu / TICKS),
+        clientCpuPerTick: Math.round(report.cpuMs / TICKS),
+      };
+      console.error(JSON.stringify(row));
+      console.log(
+        `| ${row.subscribers.toLocaleString('en')} | ${row.lastByteP50} / ${row.lastByteP99} / ${row.lastByteMax} ` +
+          `| ${row.p50} / ${row.p99} | ${delivered.toLocaleString('en')} / ${expected.toLocaleString('en')} ` +
+          `| ${row.lost} | ${connectedRss} / ${peakRss} | ${row.serverCpuPerTick} | ${row.clientCpuPerTick} |`,
+      );
+    }
   } finally {
-    agent.destroy();
+    clients.child.kill();
     const exited = new Promise((resolve) => app.once('exit', resolve));
     app.kill('SIGTERM');
     await exited;

@@ -14,6 +14,10 @@ export function createPriceStreamMetrics(
     registers: [metrics.registry],
   });
   metrics.gauge('market_stream_subscribers', 'Price stream subscribers on this instance', read.subscribers);
-  metrics.gauge('market_stream_symbol_sets', 'Distinct symbol sets the price stream subscribers follow', read.symbolSets);
+  metrics.gauge(
+    'market_stream_symbol_sets',
+    'Distinct symbol sets the price stream subscribers follow',
+    read.symbolSets,
+  );
   return { serialized: () => serializations.inc() };
 }

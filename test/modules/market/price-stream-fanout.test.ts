@@ -124,7 +124,10 @@ describe('the market price stream fan-out', () => {
       assert.deepEqual(eventSymbols(sent).sort(), ['BTCUSDT', 'ETHUSDT']);
       assert.equal(sol[1]!.prices(), sol[0]!.prices());
       assert.deepEqual(eventSymbols(sol[0]!.prices()), ['SOLUSDT']);
-      assert.match(sent, /^(event: price\ndata: \{"symbol":"[A-Z]+","price":[\d.]+,"ts":"[^"]+","source":"stream"\}\n\n)+$/);
+      assert.match(
+        sent,
+        /^(event: price\ndata: \{"symbol":"[A-Z]+","price":[\d.]+,"ts":"[^"]+","source":"stream"\}\n\n)+$/,
+      );
       assert.deepEqual(eventSymbols(every.prices()).sort(), ['BTCUSDT', 'ETHUSDT', 'SOLUSDT']);
     } finally {
       for (const subscriber of all) subscriber.close();
