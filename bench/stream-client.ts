@@ -2,9 +2,9 @@
 // apart from the server's CPU time and never delays the venue fake's ticks. Driven over IPC by
 // bench/stream.ts: `connect` opens subscribers up to a total, `measure` starts counting, `report`
 // answers what was read since. An event's delay is when its bytes were read minus the venue tick's
-// event time (`ts`, the fake's `E`), both from this machine's clock.
-import http from 'node:http';
-import { percentile } from './load.ts';
+// event time (`ts`, the fake's `E`), both from this machine's clock. Each subscriber reads a plain
+// TCP socket and only looks for the `"ts":"` of each event: the client must cost less than the server.
+import { connect, type Socket } from 'node:net';
 
 export type ClientCommand =
   | { type: 'connect'; port: number; total: number; named: string }
@@ -25,72 +25,119 @@ export interface ClientReport {
   cpuMs: number;
 }
 
-const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-let delays: number[] = [];
+/** Delays counted per millisecond (the last slot holds everything longer). */
+const histogram = new Uint32Array(60_000);
 let perTick = new Map<string, { deliveries: number; lastReadAt: number }>();
-let subscribers = 0;
+const parsedTs = new Map<string, number>();
+const sockets = new Set<Socket>();
 let cpuAtStart = process.cpuUsage();
+const TS = Buffer.from('"ts":"');
+const SNAPSHOT = Buffer.from('event: snapshot');
+const END = Buffer.from('\n\n');
+const OK = Buffer.from('HTTP/1.1 200');
 
-function record(ts: string, readAt: number): void {
-  const tick = perTick.get(ts);
-  if (tick) {
-    tick.deliveries += 1;
-    tick.lastReadAt = Math.max(tick.lastReadAt, readAt);
-  } else perTick.set(ts, { deliveries: 1, lastReadAt: readAt });
-  delays.push(readAt - Date.parse(ts));
+/** Counts every price event in `data` (whole events only), read at `readAt`. */
+function count(data: Buffer, readAt: number): void {
+  let at = data.indexOf(TS);
+  let last = '';
+  let tick: { deliveries: number; lastReadAt: number } | undefined;
+  let delay = 0;
+  while (at >= 0) {
+    const ts = data.toString('latin1', at + TS.length, at + TS.length + 24);
+    if (ts !== last) {
+      last = ts;
+      let ms = parsedTs.get(ts);
+      if (ms === undefined) parsedTs.set(ts, (ms = Date.parse(ts)));
+      tick = perTick.get(ts);
+      if (!tick) perTick.set(ts, (tick = { deliveries: 0, lastReadAt: 0 }));
+      tick.lastReadAt = Math.max(tick.lastReadAt, readAt);
+      delay = Math.min(histogram.length - 1, Math.max(0, readAt - ms));
+    }
+    tick!.deliveries += 1;
+    histogram[delay]! += 1;
+    at = data.indexOf(TS, at + TS.length);
+  }
 }
 
-/** Opens one subscriber; resolves once its snapshot has arrived. */
+/**
+ * Opens one subscriber on a plain TCP socket (the HTTP client's parsing would cost more than the
+ * server's writing); resolves once its snapshot has arrived. Only what follows it is counted.
+ */
 function subscribe(port: number, query: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path: `/api/v1/market/stream${query}`, agent }, (response) => {
-      if (response.statusCode !== 200) return reject(new Error(`stream answered ${response.statusCode}`));
-      response.setEncoding('utf8');
-      let buffer = '';
-      response.on('data', (chunk: string) => {
-        const readAt = Date.now();
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const message = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (message.startsWith('event: snapshot')) resolve();
-          else if (message.startsWith('event: price') && message.includes('"source":"stream"')) {
-            const ts = /"ts":"([^"]+)"/.exec(message)?.[1];
-            if (ts) record(ts, readAt);
-          }
+    const socket = connect(port, '127.0.0.1');
+    sockets.add(socket);
+    socket.write(`GET /api/v1/market/stream${query} HTTP/1.1\r\nHost: bench\r\n\r\n`);
+    let started = false;
+    let carry: Buffer | undefined;
+    socket.on('data', (chunk: Buffer) => {
+      const readAt = Date.now();
+      let data = carry ? Buffer.concat([carry, chunk]) : chunk;
+      carry = undefined;
+      if (!started) {
+        if (!data.subarray(0, 12).equals(OK.subarray(0, Math.min(12, data.length))))
+          return reject(new Error(`stream answered ${data.toString('latin1', 0, 40)}`));
+        // The snapshot (and anything before it) is skipped: from its end on, events are counted.
+        const snapshot = data.indexOf(SNAPSHOT);
+        const end = snapshot < 0 ? -1 : data.indexOf(END, snapshot);
+        if (end < 0) {
+          carry = data;
+          return;
         }
-      });
-      response.on('end', () => reject(new Error('the stream ended')));
+        started = true;
+        resolve();
+        data = data.subarray(end + 2);
+      }
+      // Whole events only; the rest waits for the next read.
+      const cut = data.lastIndexOf(END);
+      if (cut < 0) {
+        carry = data;
+        return;
+      }
+      count(data.subarray(0, cut + 2), readAt);
+      if (cut + 2 < data.length) carry = data.subarray(cut + 2);
     });
-    request.on('error', reject);
+    socket.on('error', reject);
+    socket.on('close', () => sockets.delete(socket));
   });
 }
-
-async function connect(command: Extract<ClientCommand, { type: 'connect' }>): Promise<void> {
+async function open(command: Extract<ClientCommand, { type: 'connect' }>): Promise<void> {
   // Half follow every pair, half the named ones; opened 100 at a time.
-  while (subscribers < command.total) {
-    const batch = Math.min(100, command.total - subscribers);
+  while (sockets.size < command.total) {
+    const from = sockets.size;
+    const batch = Math.min(100, command.total - from);
     await Promise.all(
       Array.from({ length: batch }, (_, i) =>
-        subscribe(command.port, (subscribers + i) % 2 === 0 ? '' : `?symbols=${command.named}`),
+        subscribe(command.port, (from + i) % 2 === 0 ? '' : `?symbols=${command.named}`),
       ),
     );
-    subscribers += batch;
   }
+}
+
+/** The delay under which `p` percent of the counted events were read. */
+function percentileOf(p: number, total: number): number {
+  const rank = Math.ceil((p / 100) * total);
+  let seen = 0;
+  for (let ms = 0; ms < histogram.length; ms++) {
+    seen += histogram[ms]!;
+    if (seen >= rank) return ms;
+  }
+  return NaN;
 }
 
 function report(): ClientReport {
   const cpu = process.cpuUsage(cpuAtStart);
-  const sorted = Float64Array.from(delays).sort();
+  const deliveries = histogram.reduce((sum, n) => sum + n, 0);
+  let max = 0;
+  for (let ms = 0; ms < histogram.length; ms++) if (histogram[ms]! > 0) max = ms;
   return {
     type: 'report',
-    subscribers,
+    subscribers: sockets.size,
     perTick: Object.fromEntries(perTick),
-    deliveries: delays.length,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? NaN,
+    deliveries,
+    p50: percentileOf(50, deliveries),
+    p99: percentileOf(99, deliveries),
+    max,
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
   };
 }
@@ -98,18 +145,18 @@ function report(): ClientReport {
 process.on('message', (command: ClientCommand) => {
   const answer = (message: object) => process.send!(message);
   if (command.type === 'connect')
-    connect(command).then(
-      () => answer({ type: 'connected', subscribers }),
+    open(command).then(
+      () => answer({ type: 'connected', subscribers: sockets.size }),
       (error: unknown) => answer({ type: 'error', message: String(error) }),
     );
   else if (command.type === 'measure') {
-    delays = [];
+    histogram.fill(0);
     perTick = new Map();
     cpuAtStart = process.cpuUsage();
     answer({ type: 'measuring' });
   } else if (command.type === 'report') answer(report());
   else {
-    agent.destroy();
+    for (const socket of sockets) socket.destroy();
     process.exit(0);
   }
 });
