@@ -102,9 +102,10 @@ async function main(): Promise<void> {
     console.log(`idle RSS ${idleRss} MB; ${ws.symbols.length} pairs, ${TICKS} ticks every ${TICK_MS} ms per size`);
     console.log(
       '| subscribers | tick → last byte p50 / p99 / max ms | delivery p50 / p99 ms | events delivered / expected ' +
-        '| lost | RSS connected / peak MB | server CPU ms per tick | clients CPU ms per tick |',
+        '| lost | RSS connected / peak MB | RSS per subscriber KB | server CPU ms per tick ' +
+        '| server CPU µs per subscriber per tick | clients CPU ms per tick |',
     );
-    console.log('|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const size of SIZES) {
       await clients.ask({ type: 'connect', port, total: size, named: NAMED });
       const connectedRss = rssMb(app.pid!);
@@ -141,14 +142,17 @@ async function main(): Promise<void> {
         lost: expected - delivered,
         connectedRss,
         peakRss,
+        rssPerSubscriberKb: Math.round(((connectedRss - idleRss) * 1024) / size),
         serverCpuPerTick: Math.round(serverCpu / TICKS),
+        serverCpuPerSubscriberUs: Math.round(((serverCpu / TICKS) * 1000) / size),
         clientCpuPerTick: Math.round(report.cpuMs / TICKS),
       };
       console.error(JSON.stringify(row));
       console.log(
         `| ${row.subscribers.toLocaleString('en')} | ${row.lastByteP50} / ${row.lastByteP99} / ${row.lastByteMax} ` +
           `| ${row.p50} / ${row.p99} | ${delivered.toLocaleString('en')} / ${expected.toLocaleString('en')} ` +
-          `| ${row.lost} | ${connectedRss} / ${peakRss} | ${row.serverCpuPerTick} | ${row.clientCpuPerTick} |`,
+          `| ${row.lost} | ${connectedRss} / ${peakRss} | ${row.rssPerSubscriberKb} | ${row.serverCpuPerTick} ` +
+          `| ${row.serverCpuPerSubscriberUs} | ${row.clientCpuPerTick} |`,
       );
     }
   } finally {
