@@ -17,7 +17,9 @@ export interface WebauthnSettings {
  * parent domain, of every origin would answer options no browser accepts; that start stops here.
  */
 export function readWebauthn(env: EnvReader): WebauthnSettings {
-  const port = env.string('PORT') ?? '8000';
+  // The default follows PORT; a PORT that is not a port is reported once, as PORT's own problem.
+  const rawPort = env.string('PORT') ?? '8000';
+  const port = /^\d{1,5}$/.test(rawPort) ? rawPort : '8000';
   const origins = (env.string('WEBAUTHN_ORIGINS') ?? `http://localhost:${port}`)
     .split(',')
     .map((origin) => origin.trim())
