@@ -8,6 +8,10 @@ export function createPriceStreamMetrics(
   metrics: Metrics,
   read: { subscribers: () => number; symbolSets: () => number },
 ): PriceStreamMetrics {
+  // Modules built again on one platform (tests build several apps on one) replace the earlier ones'
+  // series instead of failing on a name the registry already holds.
+  for (const name of ['market_stream_serializations_total', 'market_stream_subscribers', 'market_stream_symbol_sets'])
+    metrics.registry.removeSingleMetric(name);
   const serializations = new Counter({
     name: 'market_stream_serializations_total',
     help: 'Batches of price events encoded for one symbol set; every subscriber of the set gets the same bytes',
