@@ -17,6 +17,7 @@ import { createLogger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { systemLookup, type HostLookup } from './host-lookup.ts';
 import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
+import { createEgress, type Egress } from './venue-budget/egress.ts';
 import { createVenueBudgets, type VenueBudgets } from './venue-budget/venue-budget.ts';
 
 export interface Platform {
@@ -33,7 +34,12 @@ export interface Platform {
   readonly metrics: Metrics;
   /** One request-weight budget per venue, shared by every module calling it and every instance. */
   readonly venueBudgets: VenueBudgets;
-  /** Fetch for outbound HTTP; tests pass one that refuses anything but loopback. */
+  /** The one way to a venue: `egress.venue(id)` gives its budget and a fetch charged to it (decision 250). */
+  readonly egress: Egress;
+  /**
+   * Fetch for outbound HTTP to what is not a venue (providers, the tracker, chat); tests pass one that
+   * refuses anything but loopback. Venues are reached through `egress`, which sends through this one.
+   */
   readonly fetch: typeof fetch;
   /** Name resolution for requests to destinations users choose (their webhooks), vetted before connecting. */
   readonly lookup: HostLookup;
@@ -146,6 +152,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     logger,
     metrics,
     venueBudgets,
+    egress: createEgress(venueBudgets, fetchImpl),
     fetch: fetchImpl,
     lookup: overrides.lookup ?? systemLookup,
     async close() {

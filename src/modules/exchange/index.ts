@@ -31,8 +31,8 @@ import { createValidationService } from './validation.service.ts';
 import { createSyncThrottle } from './sync-throttle.ts';
 import { createVenuesService } from './venues.service.ts';
 import { isVenue, VENUES, type Venue } from './venues.domain.ts';
-import { guardedFetch, type GuardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
-import type { BudgetState, VenueBudget } from '../../platform/venue-budget/venue-budget.ts';
+import type { VenueEgress } from '../../platform/venue-budget/egress.ts';
+import type { BudgetState } from '../../platform/venue-budget/venue-budget.ts';
 import { venueProfile } from './adapters/binance-weights.ts';
 import { createLiveOrderVenue, orderMarketOf, type OrderMarket } from './adapters/ccxt-order-venue.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
@@ -59,10 +59,7 @@ export { VenueField } from './common.schemas.ts';
 export { isVenue, type Venue } from './venues.domain.ts';
 
 /** The one guarded way to a venue: its shared budget and breaker, and a fetch that goes through them. */
-export interface VenueAccess {
-  budget: VenueBudget;
-  fetch: GuardedFetch;
-}
+export type VenueAccess = Pick<VenueEgress, 'budget' | 'fetch'>;
 
 export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const { config, database, cache, clock, secretBox, logger } = platform;
@@ -79,7 +76,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
       timeoutMs: config.exchange.timeoutMs,
     },
     cache,
-    fetch: platform.fetch,
+    egress: platform.egress,
     budget: (venue) => platform.venueBudgets.venue(venue),
   });
   const gateway: VenueGateway = ccxtGateway;
@@ -179,10 +176,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
       return { maker: fees.maker, taker: fees.taker };
     },
     /** For the market module: Binance through the same budget, weights and breaker as the ccxt calls. */
-    venueAccess: (venue: Venue): VenueAccess => ({
-      budget: budgetOf(venue),
-      fetch: guardedFetch(budgetOf(venue), platform.fetch),
-    }),
+    venueAccess: (venue: Venue): VenueAccess => platform.egress.venue(venue),
     /**
      * For the orders module: the live venue (ccxt with the user's credential), a market's order limits,
      * the credential an order trades with, and fills stored as the user's trades in the caller's

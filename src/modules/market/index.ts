@@ -1,9 +1,7 @@
 // Market data (public, GET /api/v1/market/...): the sources are chosen here from config, once.
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../platform/http/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { MarketDeps } from './market.deps.ts';
-import { guardedFetch } from '../../platform/venue-budget/guarded-fetch.ts';
 import { createBinanceLiveFeed } from './adapters/binance-live-feed.ts';
 import { createBinanceMarketSource, describeBinanceError } from './adapters/binance-market-source.ts';
 import { coingeckoKeyHeaders, createCoinGeckoSource, describeCoinGeckoError } from './adapters/coingecko-source.ts';
@@ -29,19 +27,15 @@ import { createPriceStream } from './price-stream.service.ts';
 import { createPriceStreamMetrics } from './stream-metrics.ts';
 import { createPriceService } from './prices.service.ts';
 import { createStatusService } from './status.service.ts';
-import type { SymbolInfo } from './market.types.ts';
+import { createProbeService } from './probe.service.ts';
+import { createQuotesService } from './quotes.service.ts';
+import { createTradingService } from './trading.service.ts';
 
 const MICRO_CACHE_MS = 1_000;
-const HOUR_MS = 3_600_000;
 
 export type { MarketHealth } from './status.service.ts';
 
-/** The answer of `probe()`, like the tracker's health: whether Binance answered, how fast, or why not. */
-export interface MarketProbe {
-  reachable: boolean;
-  latencyMs: number | null;
-  detail: string | null;
-}
+export type { MarketProbe } from './probe.service.ts';
 
 function createSources(
   platform: Platform,
@@ -73,12 +67,12 @@ function createSources(
     describeError: describeBinanceError,
   });
   // CoinGecko is called by this module alone: its guard counts one weight a call, so only its breaker holds.
-  const coingeckoBudget = platform.venueBudgets.venue('coingecko');
-  coingeckoBudget.describe({ label: 'CoinGecko' });
+  const coingeckoDoor = platform.egress.venue('coingecko');
+  coingeckoDoor.budget.describe({ label: 'CoinGecko' });
   const coingecko = new UpstreamClient({
     ...common,
     name: 'CoinGecko',
-    venue: { budget: coingeckoBudget, fetch: guardedFetch(coingeckoBudget, platform.fetch) },
+    venue: coingeckoDoor,
     baseUrl: settings.coingeckoApiUrl,
     headers: coingeckoKeyHeaders(settings.coingeckoApiKey, settings.coingeckoApiPlan),
     describeError: describeCoinGeckoError,
@@ -130,6 +124,9 @@ export function createMarketModule(platform: Platform, deps: MarketDeps) {
     clock,
     settings: { source: config.market.source, liveStream: config.market.liveStream },
   });
+  const quotes = createQuotesService({ data, clock });
+  const trading = createTradingService({ data, live, source: spot.name });
+  const probe = createProbeService({ ping });
 
   const start = () => live.start();
   async function stop(): Promise<void> {
@@ -156,79 +153,14 @@ export function createMarketModule(platform: Platform, deps: MarketDeps) {
     },
     /** The most recent candles (up to `limit`, default 1000, max 2000) opening within [start, end], oldest first. */
     candles: candles.candles,
-    /**
-     * For the portfolio: the listed pairs (BASE/QUOTE → symbol) with every symbol's last price, and
-     * the close of the hourly candle that contains an instant (null when the venue has none).
-     */
-    quotes: {
-      async last(): Promise<{ byPair: ReadonlyMap<string, SymbolInfo>; prices: ReadonlyMap<string, string> }> {
-        const [{ index }, served] = await Promise.all([data.symbolIndex(), data.prices()]);
-        const prices = data.derive(
-          'portfolio-last-prices',
-          [served.value],
-          () => new Map(served.value.map((p) => [p.symbol, p.price])),
-        );
-        return { byPair: index.byPair, prices };
-      },
-      /**
-       * The candles of `interval` (1h or 1d) opening within [start, end] that have closed, oldest first (up to 2000).
-       */
-      async closed(
-        symbol: string,
-        interval: '1h' | '1d',
-        start: number,
-        end: number,
-      ): Promise<{ openTime: number; close: string }[]> {
-        const served = await data.candleRange(symbol, interval, start, end, 2000);
-        const now = clock.now().getTime();
-        return served.value.candles
-          .filter((c) => c.closeTime < now)
-          .map((c) => ({ openTime: c.openTime, close: c.close }));
-      },
-      async closeAt(symbol: string, at: Date): Promise<string | null> {
-        const open = Math.floor(at.getTime() / HOUR_MS) * HOUR_MS;
-        const served = await data.candleRange(symbol, '1h', open, open, 1);
-        return served.value.candles.find((c) => c.openTime === open)?.close ?? null;
-      },
-    },
-    /**
-     * For the paper engine (docs/decisions/215): the venue's pair a unified symbol (BTC/USDT) names
-     * while it trades, its order book (100 levels, cached 2 s, through the venue budget), and the live
-     * ticks GET /api/v1/market/stream is fed from, with whether the stream serves prices now.
-     */
-    trading: {
-      /** `binance`, or `simulated` (MARKET_DATA_SOURCE): where books and prices come from. */
-      source: spot.name,
-      async pair(symbol: string): Promise<{ symbol: string; base: string; quote: string } | undefined> {
-        const { index } = await data.symbolIndex();
-        const info = index.byPair.get(symbol.trim().toUpperCase());
-        return info?.status === 'TRADING' ? { symbol: info.symbol, base: info.base, quote: info.quote } : undefined;
-      },
-      async book(symbol: string): Promise<{ bids: readonly [string, string][]; asks: readonly [string, string][] }> {
-        const { bids, asks } = (await data.orderBook(symbol)).value;
-        return { bids, asks };
-      },
-      onTicks: (listener: (ticks: readonly { symbol: string; price: string }[]) => void) => live.onTicks(listener),
-      streaming: () => live.state().live,
-    },
+    /** For the portfolio: the listed pairs with their last prices, closed candles, an hour's close. */
+    quotes,
+    /** For the paper engine (docs/decisions/215): pairs, books and live ticks. */
+    trading,
     /** The report GET /api/v1/market/status answers. */
     status: status.status,
-    /**
-     * Whether Binance answers, for the dashboard: `GET /api/v3/ping` (weight 1), never throws. Null
-     * with the simulated source. An open breaker (after a 429 or 418) answers unreachable, uncalled.
-     */
-    async probe(): Promise<MarketProbe | null> {
-      if (!ping) return null;
-      const started = performance.now();
-      try {
-        await ping();
-        return { reachable: true, latencyMs: Math.round((performance.now() - started) * 100) / 100, detail: null };
-      } catch (error) {
-        const detail =
-          error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'Binance could not be checked';
-        return { reachable: false, latencyMs: null, detail };
-      }
-    },
+    /** Whether Binance answers, for the dashboard; null with the simulated source. Never throws. */
+    probe: probe.probe,
     /** Opens the live price stream; call when the server starts listening. */
     start,
     stop,

@@ -8,7 +8,7 @@
 import type { Exchange } from 'ccxt';
 import type { Cache } from '../../../platform/cache/cache.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
-import { guardedFetch } from '../../../platform/venue-budget/guarded-fetch.ts';
+import type { Egress } from '../../../platform/venue-budget/egress.ts';
 import { MARKETS_TTL_MS, type Venue } from '../venues.domain.ts';
 import type { CcxtErrorClasses } from './ccxt-errors.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
@@ -113,7 +113,8 @@ export function urlRewriter(
 export interface CcxtClientDeps {
   settings: CcxtClientSettings;
   cache: Cache;
-  fetch: typeof fetch;
+  /** The venues' door: every instance's requests leave through it (decision 250). */
+  egress: Pick<Egress, 'venue'>;
   /** The venue's shared request-weight budget (one per venue and egress IP, every module and instance). */
   budget: (venue: Venue) => VenueBudget;
 }
@@ -144,10 +145,11 @@ export function createCcxtClients(deps: CcxtClientDeps) {
           }
         : {}),
     });
-    // Our fetch, so outbound traffic goes where the platform sends it (tests: loopback only), through
-    // the venue's one guard: budget, weights and breaker shared with the market module's client.
+    // The venue's door (decision 250), so outbound traffic goes where the platform sends it (tests:
+    // loopback only), through the venue's one guard: budget, weights and breaker shared with the
+    // market module's client, and the user's share when the instance acts for a user.
     const client = exchange as unknown as { fetchImplementation: typeof fetch };
-    client.fetchImplementation = guardedFetch(budget, deps.fetch, { user: options.credentials?.owner });
+    client.fetchImplementation = deps.egress.venue(venue).forUser(options.credentials?.owner);
     const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
     if (rewrite) {
       rewriteUrls(exchange.urls.api, rewrite);
