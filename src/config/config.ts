@@ -3,8 +3,8 @@
 // them all, collecting every problem so that one start lists them all. Reading writes nothing: the
 // secrets that may live in DATA_DIR are the platform's to resolve at start (data-dir-secrets.ts).
 import path from 'node:path';
-import { isIpOrCidr } from '../platform/http/client-address.ts';
 import { type Env, EnvReader } from './env-reader.ts';
+import { isIpOrCidr } from './ip-ranges.ts';
 import { parseJobCrons, type Known } from './job-schedules.ts';
 import { readTradingLimitDefaults } from './trading-limits.ts';
 import { readWebauthn } from './webauthn-settings.ts';

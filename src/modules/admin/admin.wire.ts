@@ -7,7 +7,7 @@ import { accountWire } from '../users/index.ts';
 import { LIMIT_BOUNDS, LIMIT_NAMES, type PlatformLimits } from './platform-limits.schemas.ts';
 import type { LimitValues } from './platform-limits.repository.ts';
 import type { BulkActionResult, ResetPasswordResult } from './user-actions.schemas.ts';
-import type { BulkOutcome } from './user-actions.service.ts';
+import type { BulkOutcome } from './admin.domain.ts';
 import type { AdminUser, AdminUserPage } from './users.service.ts';
 import type { ActivityEntry, User, UserList } from './users.schemas.ts';
 

@@ -9,7 +9,7 @@ import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import { parseUserId, type UsersModule, type UserStatus } from '../users/index.ts';
 import type { BulkActionBody, ResetPasswordQuery } from './user-actions.schemas.ts';
-import { type AdminActor, actorTypeOf } from './admin.domain.ts';
+import { type AdminActor, actorTypeOf, type BulkOutcome } from './admin.domain.ts';
 import { userWire } from './admin.wire.ts';
 import { usersToCsv } from './users-csv.ts';
 import type { ExportsRepository } from './exports.repository.ts';
@@ -23,15 +23,6 @@ const TARGET_STATUS: Record<'activate' | 'suspend' | 'delete', UserStatus> = {
   suspend: 'suspended',
   delete: 'deleted',
 };
-
-/** What a bulk action did: per id, and for an export the stored file. */
-export interface BulkOutcome {
-  action: BulkActionBody['action'];
-  processed: number;
-  notFound: string[];
-  skipped: { id: string; reason: string }[];
-  export?: { id: string; expiresAt: Date };
-}
 
 export function createUserActionsService(deps: {
   db: Db;

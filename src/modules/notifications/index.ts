@@ -14,7 +14,7 @@ import { createPreferencesService } from './preferences.service.ts';
 import { preferencesRoutes } from './routes/preferences.routes.ts';
 
 export type { ChatMessage, MailMessage } from './messages.ts';
-export type { AccountEvent } from './notices.service.ts';
+export type { AccountEvent } from './notifications.deps.ts';
 
 /**
  * Registers the outbox handlers of `chat.post`, `mail.send` and `notify.send`; create it before the

@@ -15,18 +15,10 @@ import { toDiscord } from './chat/discord-message.ts';
 import { toSlack } from './chat/slack-message.ts';
 import type { ChatMessage, createMessages } from './messages.ts';
 import { noticeOf, plainText, TEST_MESSAGE } from './notices.domain.ts';
-import type { NotificationsDeps } from './notifications.deps.ts';
+import type { AccountEvent, NotificationsDeps } from './notifications.deps.ts';
 import { enqueue, NOTIFY_KIND } from './notifications.outbox.ts';
 import { channelSealedAt, type PreferencesService } from './preferences.service.ts';
 import type { StoredChannel } from './preferences.domain.ts';
-
-/** An account event as the streams module hands it to its observers. */
-export interface AccountEvent {
-  id: string;
-  type: string;
-  userId: string | null;
-  data: unknown;
-}
 
 export function createNoticesService(deps: {
   db: Db;

@@ -3,7 +3,14 @@
 // what they chose to hear of. app.ts passes them in.
 import type { Guards } from '../../platform/auth/guards.ts';
 import type { UsersModule } from '../users/index.ts';
-import type { AccountEvent } from './notices.service.ts';
+
+/** An account event as the streams module hands it to its observers. */
+export interface AccountEvent {
+  id: string;
+  type: string;
+  userId: string | null;
+  data: unknown;
+}
 
 export interface NotificationsDeps {
   guards: Guards;

@@ -8,6 +8,18 @@ export const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVE
 export type Dec = InstanceType<typeof D>;
 
 export const dec = (value: string | number | Dec) => new D(value);
+
+/** What a stored ledger state was built from. */
+export interface LedgerMarks {
+  trades: number;
+  transfers: number;
+  /** The newest `createdAt` of the trades applied. */
+  watermark: Date | null;
+  /** How many of the applied trades were stored within COMMIT_MARGIN_MS before the watermark (inclusive). */
+  marginCount: number;
+  /** The time of the latest event applied. */
+  lastEventAt: Date | null;
+}
 const ZERO = new D(0);
 
 /** Rounding at the edge (docs/decisions/153): amounts to 8 decimals, quote values to 2, half to even. */

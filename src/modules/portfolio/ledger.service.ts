@@ -9,6 +9,7 @@ import {
   type Dec,
   type Ledger,
   type LedgerEvent,
+  type LedgerMarks,
 } from './ledger.domain.ts';
 import type { PortfolioSource, PortfolioTradeRow, PortfolioTransferRow } from './portfolio.deps.ts';
 import type { LedgerStore } from './portfolio.repository.ts';
@@ -17,18 +18,6 @@ import { matchTransfers, type TransferRecord } from './transfer-matching.domain.
 
 /** At one instant: deposits first (money arrives before it is spent), then fills, then what leaves. */
 const ORDER: Record<LedgerEvent['kind'], number> = { deposit: 0, trade: 1, transfer: 2, withdrawal: 3 };
-
-/** What a stored ledger state was built from. */
-export interface LedgerMarks {
-  trades: number;
-  transfers: number;
-  /** The newest `createdAt` of the trades applied. */
-  watermark: Date | null;
-  /** How many of the applied trades were stored within COMMIT_MARGIN_MS before the watermark (inclusive). */
-  marginCount: number;
-  /** The time of the latest event applied. */
-  lastEventAt: Date | null;
-}
 
 /**
  * How long before the watermark a trade may be stored yet become visible only later: an insert's

@@ -1,13 +1,13 @@
 // When a strategy in paper trading has earned real money: the autopilot's promotion rules, pure.
-import type { Static } from 'typebox';
-import type { StrategyMetricsSchema } from './strategies.schemas.ts';
+
+/** The paper-trading figures, by the names the API shows them by (StrategyMetricsSchema has one field each). */
+export const STRATEGY_METRIC_NAMES = ['paper_trades', 'win_rate', 'return_pct', 'max_drawdown_pct'] as const;
 
 /**
  * Paper-trading figures, written by whatever runs the paper trading; read by the autopilot. Stored
- * as written (a JSON column), under the names the API shows them by: the schema's fields, each
- * absent until reported.
+ * as written (a JSON column), under the names the API shows them by, each absent until reported.
  */
-export type StrategyMetrics = { [K in keyof Static<typeof StrategyMetricsSchema>]?: number };
+export type StrategyMetrics = { [K in (typeof STRATEGY_METRIC_NAMES)[number]]?: number };
 
 export const STRATEGY_STATUSES = ['draft', 'paper', 'live', 'retired'] as const;
 export type StrategyStatus = (typeof STRATEGY_STATUSES)[number];

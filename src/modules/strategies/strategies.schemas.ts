@@ -1,7 +1,7 @@
 // Admin read of strategies (extra routes beyond the spec, docs/decisions/072).
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, PageNumber, StringEnum, Uuid } from '../../platform/http/schemas.ts';
-import { PROMOTION_RULES, STRATEGY_STATUSES } from './strategies.domain.ts';
+import { PROMOTION_RULES, type STRATEGY_METRIC_NAMES, STRATEGY_STATUSES } from './strategies.domain.ts';
 
 const Num = (description: string) => Nullable(Type.Number({ description }));
 
@@ -11,7 +11,7 @@ export const StrategyMetricsSchema = Type.Object(
     win_rate: Num('Share of winning paper trades, 0..1; null when not reported yet.'),
     return_pct: Num('Return of the paper account since paper trading started, in percent; null when not reported yet.'),
     max_drawdown_pct: Num('Largest peak-to-trough fall of the paper account, in percent; null when not reported yet.'),
-  },
+  } satisfies Record<(typeof STRATEGY_METRIC_NAMES)[number], unknown>,
   { description: 'Paper-trading figures the autopilot judges a strategy by.' },
 );
 

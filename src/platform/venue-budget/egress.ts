@@ -1,7 +1,7 @@
 // The venue door (docs/decisions/250): the one place a request to a venue gets its fetch. A module
 // asks for `egress.venue(id)` and receives the venue's shared budget and a fetch that goes through
 // it (decisions 110, 174, 200); no module builds a guarded fetch itself, nor calls a venue with the
-// platform's raw fetch. test/platform/import-graph.test.ts holds every module to it.
+// platform's raw fetch. test/modules/boundaries.test.ts holds every module to it.
 import { guardedFetch, type GuardedFetch } from './guarded-fetch.ts';
 import type { VenueBudget, VenueBudgets } from './venue-budget.ts';
 
