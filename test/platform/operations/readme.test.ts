@@ -30,4 +30,20 @@ describe('the README, as a new user follows it', () => {
     assert.doesNotMatch(README, /prints one line/);
     assert.match(README, /every request logs its own/);
   });
+
+  it('names every bench script of package.json in its layout', () => {
+    const { scripts } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const start = README.indexOf('\n## Layout\n');
+    assert.ok(start > 0, 'the README has a layout section');
+    const end = README.indexOf('\n## ', start + 1);
+    const layout = README.slice(start, end === -1 ? undefined : end);
+    const benches = Object.keys(scripts).filter((name) => name === 'bench' || name.startsWith('bench:'));
+    assert.ok(benches.includes('bench:scale'));
+    assert.deepEqual(
+      benches.filter((name) => !layout.includes(`\`${name === 'bench' ? 'npm run bench' : name}\``)),
+      [],
+    );
+  });
 });
