@@ -1,7 +1,6 @@
 // Who acts in the admin operations, what a bulk action did, and the month of the statistics. Pure,
-// tested on its own. The
-// rules of an account (self-lockout, the last admin, what a status change implies) are the identity
-// module's (users.domain.ts).
+// tested on its own. The rules of an account (self-lockout, the last admin, what a status change
+// implies) are the identity module's (users.domain.ts).
 import type { BulkActionBody } from './user-actions.schemas.ts';
 
 export interface AdminActor {

@@ -15,11 +15,12 @@ export interface LedgerMarks {
   transfers: number;
   /** The newest `createdAt` of the trades applied. */
   watermark: Date | null;
-  /** How many of the applied trades were stored within COMMIT_MARGIN_MS before the watermark (inclusive). */
+  /** How many applied trades were stored within COMMIT_MARGIN_MS (ledger.service.ts) before the watermark, inclusive. */
   marginCount: number;
   /** The time of the latest event applied. */
   lastEventAt: Date | null;
 }
+
 const ZERO = new D(0);
 
 /** Rounding at the edge (docs/decisions/153): amounts to 8 decimals, quote values to 2, half to even. */
