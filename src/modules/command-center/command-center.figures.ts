@@ -1,23 +1,34 @@
-// The command center's figures the database keeps (command-center.routines.sql).
-import type { DerivedFigures } from '../../platform/db/derived-figures.ts';
+// The command center's figures the database keeps: declared here, their triggers, recomputation and
+// first fill generated into the routines migration by db:generate (decision 240).
+import { count, keptFigures } from '../../platform/db/kept-figures.ts';
 
-export const MARKET_INTEL_COUNTS: DerivedFigures = {
+/** Intel events per trust tier, source, direction and outcome: the feed's summary (decision 124). */
+export const MARKET_INTEL_COUNTS = keptFigures({
   table: 'market_intel_counts',
-  key: ['trust_tier', 'source', 'direction', 'outcome'],
-  recomputed: 'market_intel_counts_recomputed()',
-  sources: ['market_intel_events'],
-};
+  source: 'market_intel_events',
+  key: {
+    trust_tier: 'trust_tier',
+    source: 'source',
+    direction: 'direction',
+    outcome:
+      "CASE WHEN outcome_pct IS NULL THEN 'unscored' WHEN outcome_pct > 0 THEN 'gain' " +
+      "WHEN outcome_pct < 0 THEN 'loss' ELSE 'flat' END",
+  },
+  figures: { n: count() },
+});
 
-export const TASK_COUNTS: DerivedFigures = {
+/** Tasks per status, priority, assignee ('' for none) and source type: the board's totals under any filter. */
+export const TASK_COUNTS = keptFigures({
   table: 'command_center_task_counts',
-  key: ['status', 'priority', 'assignee', 'source_type'],
-  recomputed: 'command_center_task_counts_recomputed()',
-  sources: ['command_center_tasks'],
-};
+  source: 'command_center_tasks',
+  key: { status: 'status', priority: 'priority', assignee: "coalesce(assignee, '')", source_type: 'source_type' },
+  figures: { n: count() },
+});
 
-export const TASK_DAY_COUNTS: DerivedFigures = {
+/** Tasks per status and UTC day of creation, where a deep page of the board starts (decision 195). */
+export const TASK_DAY_COUNTS = keptFigures({
   table: 'command_center_task_day_counts',
-  key: ['status', 'created_day'],
-  recomputed: 'command_center_task_day_counts_recomputed()',
-  sources: ['command_center_tasks'],
-};
+  source: 'command_center_tasks',
+  key: { status: 'status', created_day: "(created_at AT TIME ZONE 'UTC')::date" },
+  figures: { n: count() },
+});

@@ -1,23 +1,27 @@
-// The webhooks module's figures the database keeps (webhooks.routines.sql).
-import type { DerivedFigures } from '../../platform/db/derived-figures.ts';
+// The webhooks module's figures the database keeps: declared here, their triggers, recomputation and
+// first fill generated into the routines migration by db:generate (decision 240).
+import { count, keptFigures, sum } from '../../platform/db/kept-figures.ts';
 
-export const PAYMENTS_REVENUE: DerivedFigures = {
+/** The payments ledger per upper-cased currency (decision 124). */
+export const PAYMENTS_REVENUE = keptFigures({
   table: 'payments_revenue',
-  key: ['currency'],
-  recomputed: 'payments_revenue_recomputed()',
-  sources: ['payments_ledger'],
-};
+  source: 'payments_ledger',
+  key: { currency: 'upper(currency)' },
+  figures: { amount: sum('amount'), payments: count() },
+});
 
-export const WEBHOOK_DELIVERY_COUNTS: DerivedFigures = {
+/** Deliveries per provider and status: webhook health's counts. */
+export const WEBHOOK_DELIVERY_COUNTS = keptFigures({
   table: 'webhook_delivery_counts',
-  key: ['provider', 'status'],
-  recomputed: 'webhook_delivery_counts_recomputed()',
-  sources: ['webhook_deliveries'],
-};
+  source: 'webhook_deliveries',
+  key: { provider: 'provider', status: 'status' },
+  figures: { n: count() },
+});
 
-export const WEBHOOK_DELIVERY_HOURS: DerivedFigures = {
+/** Deliveries per provider and hour of receipt: "since" counts read whole hours, then the first part-hour's deliveries. */
+export const WEBHOOK_DELIVERY_HOURS = keptFigures({
   table: 'webhook_delivery_hours',
-  key: ['provider', 'hour'],
-  recomputed: 'webhook_delivery_hours_recomputed()',
-  sources: ['webhook_deliveries'],
-};
+  source: 'webhook_deliveries',
+  key: { provider: 'provider', hour: "date_trunc('hour', received_at)" },
+  figures: { n: count() },
+});
