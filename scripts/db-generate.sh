@@ -18,3 +18,7 @@ for file in src/platform/db/*.routines.sql src/modules/*/*.routines.sql; do
   printf -- '-- from %s\n' "$file" >> "$routines"
   cat "$file" >> "$routines"
 done
+# The kept figures' triggers, recomputations and first fills, generated from their declarations
+# (<module>.figures.ts, decision 240), after the routines files they may use.
+printf '\n--> statement-breakpoint\n' >> "$routines"
+./node_modules/.bin/tsx scripts/kept-figures-sql.ts >> "$routines"
