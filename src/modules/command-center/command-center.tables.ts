@@ -154,7 +154,7 @@ export const agentActivityEvents = pgTable(
 
 /**
  * Intel events per trust tier, source, direction and outcome (`gain`, `loss`, `flat`, `unscored`), kept
- * by the database (command-center.routines.sql, docs/decisions/124): the feed's outcome summary.
+ * by the database (command-center.figures.ts, docs/decisions/124): the feed's outcome summary.
  */
 export const marketIntelCounts = pgTable(
   'market_intel_counts',
@@ -170,7 +170,7 @@ export const marketIntelCounts = pgTable(
 
 /**
  * Tasks per status, priority, assignee ('' for none) and source type, kept by the database
- * (command-center.routines.sql, docs/decisions/124): the board's totals under any filter.
+ * (command-center.figures.ts, docs/decisions/124): the board's totals under any filter.
  */
 export const commandCenterTaskCounts = pgTable(
   'command_center_task_counts',
@@ -186,7 +186,7 @@ export const commandCenterTaskCounts = pgTable(
 
 /**
  * Tasks per status and UTC day of creation, kept by the database like the counts above
- * (command-center.routines.sql, decision 195): where a deep page of the board starts.
+ * (command-center.figures.ts, decision 195): where a deep page of the board starts.
  */
 export const commandCenterTaskDayCounts = pgTable(
   'command_center_task_day_counts',

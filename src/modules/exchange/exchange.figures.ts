@@ -6,7 +6,12 @@ import { count, keptFigures, max, min, sum } from '../../platform/db/kept-figure
 export const TRADE_DAYS = keptFigures({
   table: 'exchange_trade_days',
   source: 'exchange_trades',
-  key: { user_id: 'user_id', exchange: 'exchange', symbol: 'symbol', day: "(trade_timestamp AT TIME ZONE 'UTC')::date" },
+  key: {
+    user_id: 'user_id',
+    exchange: 'exchange',
+    symbol: 'symbol',
+    day: "(trade_timestamp AT TIME ZONE 'UTC')::date",
+  },
   figures: {
     total_trades: count(),
     buy_count: count("side = 'buy'"),

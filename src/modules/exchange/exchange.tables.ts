@@ -135,7 +135,7 @@ export const exchangeTrades = pgTable(
 /**
  * A user's trades per venue, pair and UTC day, summed: what trade statistics, list totals and deep
  * pages read instead of the trades themselves. The database keeps it, whatever writes the trades
- * (exchange.routines.sql: statement triggers); `db:reconcile` rebuilds it (docs/decisions/124).
+ * (exchange.figures.ts: statement triggers); `db:reconcile` rebuilds it (docs/decisions/124).
  */
 export const exchangeTradeDays = pgTable(
   'exchange_trade_days',
@@ -164,7 +164,7 @@ export const exchangeTradeDays = pgTable(
 /**
  * Each user's stored trades, counted: the admin user list's trade count, one row per user rather than
  * a sum over their trade days (hundreds of rows spread over the table for an active trader). Kept by
- * the same statement triggers as the days (exchange.routines.sql); `db:reconcile` rebuilds it.
+ * statement triggers like the days (exchange.figures.ts); `db:reconcile` rebuilds it.
  */
 export const exchangeTradeCounts = pgTable('exchange_trade_counts', {
   userId: uuid('user_id').primaryKey(),

@@ -91,7 +91,7 @@ export const userGracePeriods = pgTable(
 /**
  * How many accounts there are of each status, role and tier, per UTC day of creation: what the admin
  * list's totals and deep pages read instead of the accounts when a role or tier is asked for. The
- * database keeps it, whatever writes the accounts (users.routines.sql); `db:reconcile` rebuilds it
+ * database keeps it, whatever writes the accounts (users.figures.ts); `db:reconcile` rebuilds it
  * (docs/decisions/124).
  */
 export const userCounts = pgTable(
@@ -109,7 +109,7 @@ export const userCounts = pgTable(
 /**
  * The same counts by status and day only (decision 193): what the platform statistics, the dashboard
  * and the admin list read when no role or tier is asked for, at a tenth of `user_counts`' rows. Kept
- * by the database like it (users.routines.sql).
+ * by the database like it (users.figures.ts).
  */
 export const userDayCounts = pgTable(
   'user_day_counts',
@@ -122,7 +122,7 @@ export const userDayCounts = pgTable(
 );
 
 /**
- * Sessions not revoked, per UTC day of expiry, kept by the database (users.routines.sql, docs/decisions/124):
+ * Sessions not revoked, per UTC day of expiry, kept by the database (users.figures.ts, docs/decisions/124):
  * the live sessions are the later days' and today's still unexpired.
  */
 export const deviceSessionExpiryDays = pgTable('device_session_expiry_days', {

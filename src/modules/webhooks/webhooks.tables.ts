@@ -92,7 +92,7 @@ export const paymentsLedger = pgTable(
 
 /**
  * The payments ledger summed per currency (upper case): the platform statistics' revenue. The
- * database keeps it, whatever writes the ledger (webhooks.routines.sql); `db:reconcile` rebuilds it
+ * database keeps it, whatever writes the ledger (webhooks.figures.ts); `db:reconcile` rebuilds it
  * (docs/decisions/124).
  */
 export const paymentsRevenue = pgTable('payments_revenue', {
@@ -102,7 +102,7 @@ export const paymentsRevenue = pgTable('payments_revenue', {
 });
 
 /**
- * Deliveries per provider and status, kept by the database (webhooks.routines.sql,
+ * Deliveries per provider and status, kept by the database (webhooks.figures.ts,
  * docs/decisions/124): webhook health's counts.
  */
 export const webhookDeliveryCounts = pgTable(
@@ -112,7 +112,7 @@ export const webhookDeliveryCounts = pgTable(
 );
 
 /**
- * Deliveries per provider and hour of receipt, kept by the database (webhooks.routines.sql,
+ * Deliveries per provider and hour of receipt, kept by the database (webhooks.figures.ts,
  * docs/decisions/124): counts since an instant.
  */
 export const webhookDeliveryHours = pgTable(

@@ -1,6 +1,7 @@
-// Figures the database keeps as rows are written (a module's *.routines.sql: statement triggers), and
-// how `db:reconcile` checks and rebuilds them: each has a function answering the figures as its
-// source rows say they are (docs/decisions/124).
+// Figures the database keeps as rows are written (declared in a module's *.figures.ts, their triggers
+// generated, decision 240; or a bespoke routine of its *.routines.sql), and how `db:reconcile` checks
+// and rebuilds them: each has a function answering the figures as its source rows say they are
+// (docs/decisions/124).
 import { sql } from 'drizzle-orm';
 import type { DbExecutor } from './database.ts';
 import { rowsOf } from './database.ts';
