@@ -95,30 +95,33 @@ describe('kept figures in the database', () => {
       VALUES ('kept-trader@example.com', 'x') RETURNING id`);
     const writers = (round: number, w: number) => [
       sql`INSERT INTO users (email, password_hash, status, subscription_tier, created_at)
-        SELECT 'kept-' || ${round} || '-' || ${w} || '-' || g || '@example.com', 'x',
+        SELECT 'kept-' || ${w} || '-' || ${round} || '-' || g || '@example.com', 'x',
           (ARRAY['active','suspended'])[1 + g % 2], (ARRAY['free','pro'])[1 + g % 2], now() - (g % 3) * interval '1 day'
         FROM generate_series(1, 25) AS g`,
       sql`UPDATE users SET status = CASE status WHEN 'active' THEN 'suspended' ELSE 'active' END
-        WHERE email LIKE 'kept-%' AND random() < 0.3`,
-      sql`DELETE FROM users WHERE email LIKE 'kept-%' AND email <> 'kept-trader@example.com' AND random() < 0.1`,
+        WHERE email LIKE ${`kept-${w}-%`} AND random() < 0.3`,
+      sql`DELETE FROM users WHERE email LIKE ${`kept-${w}-%`} AND random() < 0.1`,
       sql`INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, status, received_at)
-        SELECT (ARRAY['codehost','payments'])[1 + g % 2], 'k' || ${round} || '-' || ${w} || '-' || g, 'e', '{}'::jsonb,
+        SELECT (ARRAY['codehost','payments'])[1 + g % 2], ${`k${w}-${round}-`} || g, 'e', '{}'::jsonb,
           (ARRAY['processed','unmatched'])[1 + g % 2], now() - g * interval '20 minutes' FROM generate_series(1, 25) AS g`,
-      sql`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'unmatched' AND random() < 0.3`,
+      sql`UPDATE webhook_deliveries SET status = 'failed'
+        WHERE delivery_id LIKE ${`k${w}-%`} AND status = 'unmatched' AND random() < 0.3`,
       sql`INSERT INTO payments_ledger (external_id, amount, currency, occurred_at)
-        SELECT 'k' || ${round} || '-' || ${w} || '-' || g, g * 1.25, (ARRAY['usd','EUR'])[1 + g % 2], now()
+        SELECT ${`k${w}-${round}-`} || g, g * 1.25, (ARRAY['usd','EUR'])[1 + g % 2], now()
         FROM generate_series(1, 10) AS g`,
-      sql`UPDATE payments_ledger SET amount = amount + 0.5 WHERE random() < 0.3`,
+      sql`UPDATE payments_ledger SET amount = amount + 0.5 WHERE external_id LIKE ${`k${w}-%`} AND random() < 0.3`,
       sql`INSERT INTO exchange_trades (user_id, exchange, exchange_trade_id, symbol, side, total, fee,
           trade_timestamp, sync_status)
-        SELECT ${userId}::uuid, 'binance', 'k' || ${round} || '-' || ${w} || '-' || g, 'BTC/USDT',
+        SELECT ${userId}::uuid, 'binance', ${`k${w}-${round}-`} || g, 'BTC/USDT',
           (ARRAY['buy','sell'])[1 + g % 2], g, 0.01, timestamptz '2026-03-01' + g * interval '5 hours', 'synced'
         FROM generate_series(1, 20) AS g`,
-      sql`UPDATE exchange_trades SET trade_timestamp = trade_timestamp + interval '7 hours' WHERE random() < 0.2`,
-      sql`DELETE FROM exchange_trades WHERE random() < 0.1`,
+      sql`UPDATE exchange_trades SET trade_timestamp = trade_timestamp + interval '7 hours'
+        WHERE exchange_trade_id LIKE ${`k${w}-%`} AND random() < 0.2`,
+      sql`DELETE FROM exchange_trades WHERE exchange_trade_id LIKE ${`k${w}-%`} AND random() < 0.1`,
     ];
     for (let round = 0; round < 4; round += 1) {
-      // Each writer's statements in turn, the writers at once: on PostgreSQL, four connections of the pool.
+      // Each writer's statements in turn, the writers at once (on PostgreSQL, four connections of the
+      // pool): each writes rows of its own, all of them the same figures.
       await Promise.all(
         [0, 1, 2, 3].map(async (w) => {
           for (const statement of writers(round, w)) await exec(statement);
