@@ -6,7 +6,11 @@ import { createSecondFactor } from './second-factor.ts';
 import { createSecondFactorAttempts } from './second-factor-attempts.ts';
 import { createTwoFactorService } from './two-factor.service.ts';
 import { createApiTokensService } from './api-tokens.service.ts';
-import { authRoutes } from './routes/auth.routes.ts';
+import { accountRoutes } from './routes/account.routes.ts';
+import { apiTokensRoutes } from './routes/api-tokens.routes.ts';
+import { passwordRoutes } from './routes/password.routes.ts';
+import { sessionRoutes } from './routes/session.routes.ts';
+import { twoFactorRoutes } from './routes/two-factor.routes.ts';
 import { createAuthService } from './auth.service.ts';
 import { createPasswordService } from './password.service.ts';
 import { createPasskeyCeremonies } from './passkeys.service.ts';
@@ -118,15 +122,14 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     hooks: { ready: bootstrapAdmin },
     passkeys,
     routes: async (app: FastifyInstance) => {
+      // In this order, the OpenAPI document lists the operations as it always has.
+      await app.register(sessionRoutes({ service, guards }));
+      await app.register(passwordRoutes({ passwords, guards }));
+      await app.register(twoFactorRoutes({ service, twoFactor, guards }));
       await app.register(
-        authRoutes({
-          service,
-          passwords,
-          twoFactor,
-          apiTokens: createApiTokensService({ db: database.db, users, clock }),
-          guards,
-        }),
+        apiTokensRoutes({ apiTokens: createApiTokensService({ db: database.db, users, clock }), guards }),
       );
+      await app.register(accountRoutes({ service, guards }));
       await app.register(passkeysRoutes({ ceremonies: passkeys, management: passkeysManagement, guards }));
     },
   };

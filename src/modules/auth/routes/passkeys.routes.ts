@@ -18,14 +18,7 @@ import {
 } from '../passkeys.schemas.ts';
 import type { PasskeyActor, PasskeyCeremonies } from '../passkeys.service.ts';
 import { passkeyWire } from '../passkeys.wire.ts';
-
-const tags = ['auth'];
-
-/** The client a session records, from the request. */
-export const clientOf = (request: FastifyRequest) => ({
-  ip: request.ip,
-  userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : undefined,
-});
+import { clientOf, tags } from './auth-requests.ts';
 
 /**
  * The signed-in caller of a ceremony: registration needs the bearer (and, on an account with a second
