@@ -11,6 +11,8 @@ export interface RouteEntry {
   schema: Record<string, unknown> | undefined;
   /** The route's onRequest hooks, where the bearer guards sit. */
   onRequest: readonly unknown[];
+  /** The route's `config`, where it declares what an API token needs (`tokenScope`). */
+  config: RouteOptions['config'];
 }
 
 /** A catalog, and the observer that fills it as buildApp registers routes. */
@@ -28,6 +30,7 @@ export function routeCatalog(): { entries: RouteEntry[]; observe: (route: RouteO
           hidden: schema?.hide === true,
           schema,
           onRequest,
+          config: route.config,
         });
       }
     },

@@ -11,7 +11,7 @@ import {
   type ExternalTokenVerifier,
 } from './external-tokens.ts';
 import { API_TOKEN_PREFIX } from './api-token-format.ts';
-import { scopeOf } from './scopes.ts';
+import { tokenScopeOf } from './route-scopes.ts';
 import { hasFreshSecondFactor, hasSecondFactor } from './second-factor-rules.ts';
 import { hashToken, type TokenService } from './tokens.ts';
 
@@ -286,7 +286,7 @@ export function createGuards(deps: {
     request.user = user;
     void reply.header('cache-control', 'no-store');
     if (user.apiToken) {
-      const scope = scopeOf(request.method, request.routeOptions.url ?? request.url);
+      const scope = tokenScopeOf(request.routeOptions.config);
       if (!scope)
         throw forbidden(
           'API tokens cannot be used for this operation (signing in, passwords, two-factor ' +
@@ -380,13 +380,11 @@ export function documentGuard(
   // A route behind requireStepUp says so: a machine-readable flag beside its security (decision 143).
   if (hooks.includes(guards.requireStepUp) || hooks.includes(guards.requireAdminStepUp))
     route.schema = { ...route.schema, 'x-step-up': true } as typeof route.schema;
-  // Every operation that takes a bearer token names the scope an API token needs for it, or none:
-  // tokens may not call it (decision 144).
+  // Every operation that takes a bearer token names the scope an API token needs for it, as the
+  // route declares it, or none: tokens may not call it (decisions 144, 235).
   const security = (route.schema as { security?: Record<string, unknown>[] } | undefined)?.security;
   if (!security?.some((requirement) => 'bearerAuth' in requirement)) return;
-  for (const method of [route.method].flat()) {
-    if (method === 'HEAD') continue;
-    const scope = scopeOf(method, route.url);
-    route.schema = { ...route.schema, 'x-scopes': scope ? [scope] : [] } as typeof route.schema;
-  }
+  if ([route.method].flat().every((method) => method === 'HEAD')) return;
+  const scope = tokenScopeOf(route.config);
+  route.schema = { ...route.schema, 'x-scopes': scope ? [scope] : [] } as typeof route.schema;
 }

@@ -19,6 +19,7 @@ export function platformLimitsRoutes(deps: {
       '/api/admin/platform-limits',
       {
         onRequest: guards.requireAdmin,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'getPlatformLimits',
@@ -35,6 +36,7 @@ export function platformLimitsRoutes(deps: {
       '/api/admin/platform-limits',
       {
         onRequest: guards.requireAdmin,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'updatePlatformLimits',

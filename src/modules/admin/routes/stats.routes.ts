@@ -12,6 +12,7 @@ export function statsRoutes(deps: { service: UsersService; guards: Guards }): Fa
       '/api/admin/stats',
       {
         onRequest: guards.requireAdmin,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags: ['admin'],
           operationId: 'getPlatformStats',

@@ -28,6 +28,7 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
       '/api/admin/users/bulk-action',
       {
         onRequest: changes,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'bulkUserAction',
@@ -51,6 +52,7 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
       '/api/admin/users/exports/:export_id',
       {
         onRequest,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'downloadUserExport',
@@ -79,6 +81,7 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
       '/api/admin/users/reset-password',
       {
         onRequest: changes,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'resetUserPassword',

@@ -31,6 +31,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
       '/api/admin/users',
       {
         onRequest,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'listUsers',
@@ -51,6 +52,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
       '/api/admin/users/:user_id',
       {
         onRequest,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'getUser',
@@ -68,6 +70,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
       '/api/admin/users/:user_id',
       {
         onRequest: changes,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'updateUser',
@@ -90,6 +93,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
       '/api/admin/users/:user_id',
       {
         onRequest: changes,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'deleteUser',
@@ -114,6 +118,7 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
       '/api/admin/users/:user_id/activity',
       {
         onRequest,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'getUserActivity',

@@ -26,6 +26,7 @@ export function accountRoutes(deps: { service: AuthService; guards: Guards }): F
       '/api/auth/me',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           operationId: 'getCurrentUser',

@@ -15,6 +15,7 @@ export function apiTokensRoutes(deps: { apiTokens: ApiTokensService; guards: Gua
       '/api/auth/tokens',
       {
         onRequest: guards.requireStepUp,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'createApiToken',
@@ -42,6 +43,7 @@ export function apiTokensRoutes(deps: { apiTokens: ApiTokensService; guards: Gua
       '/api/auth/tokens',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'listApiTokens',
@@ -60,6 +62,7 @@ export function apiTokensRoutes(deps: { apiTokens: ApiTokensService; guards: Gua
       '/api/auth/tokens/:token_id',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'revokeApiToken',

@@ -52,6 +52,7 @@ export function passkeysRoutes(deps: {
     app.post(
       '/api/auth/passkeys/options',
       {
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'passkeyOptions',
@@ -79,6 +80,7 @@ export function passkeysRoutes(deps: {
     app.post(
       '/api/auth/passkeys/verify',
       {
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'passkeyVerify',
@@ -109,6 +111,7 @@ export function passkeysRoutes(deps: {
       '/api/auth/passkeys',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'listPasskeys',
@@ -125,6 +128,7 @@ export function passkeysRoutes(deps: {
       '/api/auth/passkeys/:passkey_id',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'renamePasskey',
@@ -151,6 +155,7 @@ export function passkeysRoutes(deps: {
       '/api/auth/passkeys/:passkey_id',
       {
         onRequest: guards.requireStepUp,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'deletePasskey',

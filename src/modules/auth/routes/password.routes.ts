@@ -13,6 +13,7 @@ export function passwordRoutes(deps: { passwords: PasswordService; guards: Guard
       '/api/auth/password',
       {
         onRequest: guards.requireStepUp,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'changePassword',

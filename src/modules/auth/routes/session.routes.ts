@@ -89,6 +89,7 @@ export function sessionRoutes(deps: { service: AuthService; guards: Guards }): F
       '/api/auth/logout',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'logout',

@@ -54,6 +54,7 @@ export function twoFactorRoutes(deps: {
       '/api/auth/2fa/setup',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'setUpTwoFactor',
@@ -82,6 +83,7 @@ export function twoFactorRoutes(deps: {
       '/api/auth/2fa/enable',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'enableTwoFactor',
@@ -110,6 +112,7 @@ export function twoFactorRoutes(deps: {
       '/api/auth/2fa/disable',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'disableTwoFactor',
@@ -135,6 +138,7 @@ export function twoFactorRoutes(deps: {
       '/api/auth/2fa/step-up',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'stepUpSecondFactor',

@@ -30,6 +30,7 @@ export function feedRoutes(deps: {
     app.get(
       '/api/admin/command-center/intel',
       {
+        config: { tokenScope: 'admin:read' },
         ...common,
         schema: {
           tags,
@@ -50,6 +51,7 @@ export function feedRoutes(deps: {
     app.post(
       '/api/admin/command-center/intel',
       {
+        config: { tokenScope: 'admin:write' },
         ...common,
         schema: {
           tags,
@@ -68,6 +70,7 @@ export function feedRoutes(deps: {
     app.get(
       '/api/admin/command-center/agent-activity',
       {
+        config: { tokenScope: 'admin:read' },
         ...common,
         schema: {
           tags,
@@ -84,6 +87,7 @@ export function feedRoutes(deps: {
     app.post(
       '/api/admin/command-center/agent-activity',
       {
+        config: { tokenScope: 'admin:write' },
         ...common,
         schema: {
           tags,

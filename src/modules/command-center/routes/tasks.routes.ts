@@ -27,6 +27,7 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
       base,
       {
         ...common,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'createTask',
@@ -46,6 +47,7 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
       base,
       {
         ...common,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'listTasks',
@@ -63,6 +65,7 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
       `${base}/:task_id`,
       {
         ...common,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'getTask',
@@ -79,6 +82,7 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
       `${base}/:task_id`,
       {
         ...common,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'updateTask',
@@ -101,6 +105,7 @@ export function taskRoutes(deps: { service: TasksService; guards: Guards }): Fas
       `${base}/:task_id/comments`,
       {
         ...common,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'commentOnTask',

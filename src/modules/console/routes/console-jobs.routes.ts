@@ -16,6 +16,7 @@ export function consoleJobsRoutes(deps: {
       '/api/console/jobs/:job_name/run',
       {
         onRequest: guards.requireAdmin,
+        config: { tokenScope: 'refused' },
         schema: {
           tags: ['console'],
           operationId: 'consoleRunJobNow',

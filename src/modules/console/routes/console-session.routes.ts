@@ -113,6 +113,7 @@ export function consoleSessionRoutes(deps: {
       '/api/console/session/passkey',
       {
         onRequest: sameOrigin,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'consolePasskey',
@@ -172,6 +173,7 @@ export function consoleSessionRoutes(deps: {
       '/api/console/session/step-up',
       {
         onRequest: [sameOrigin, guards.requireUser],
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'consoleStepUp',
@@ -191,6 +193,7 @@ export function consoleSessionRoutes(deps: {
       '/api/console/session/logout',
       {
         onRequest: sameOrigin,
+        config: { tokenScope: 'refused' },
         schema: {
           tags,
           operationId: 'consoleSignOut',

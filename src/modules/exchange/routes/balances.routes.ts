@@ -30,6 +30,7 @@ export function balancesRoutes(deps: {
       '/api/exchange/balance',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,
@@ -52,6 +53,7 @@ export function balancesRoutes(deps: {
       '/api/exchange/balance/sync',
       {
         onRequest,
+        config: { tokenScope: 'account:write' },
         preHandler: throttle.hook('balance'),
         schema: {
           tags,
@@ -79,6 +81,7 @@ export function balancesRoutes(deps: {
       '/api/exchange/balance/history',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,

@@ -27,6 +27,7 @@ export function binanceAccountRoutes(deps: {
       '/api/exchange/feetoken-burn',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,
@@ -45,6 +46,7 @@ export function binanceAccountRoutes(deps: {
       '/api/exchange/feetoken-burn',
       {
         onRequest,
+        config: { tokenScope: 'account:write' },
         schema: {
           tags,
           security,
@@ -69,6 +71,7 @@ export function binanceAccountRoutes(deps: {
       '/api/exchange/dust-assets',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,

@@ -42,6 +42,7 @@ export function credentialsRoutes(deps: {
       '/api/exchange/credentials',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,
@@ -58,6 +59,7 @@ export function credentialsRoutes(deps: {
       '/api/exchange/credentials',
       {
         onRequest: guards.requireStepUp,
+        config: { tokenScope: 'account:write' },
         schema: {
           tags,
           security,
@@ -81,6 +83,7 @@ export function credentialsRoutes(deps: {
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,
@@ -97,6 +100,7 @@ export function credentialsRoutes(deps: {
       '/api/exchange/credentials/:credential_id',
       {
         onRequest: guards.requireStepUp,
+        config: { tokenScope: 'account:write' },
         schema: {
           tags,
           security,
@@ -119,6 +123,7 @@ export function credentialsRoutes(deps: {
       '/api/exchange/credentials/:credential_id',
       {
         onRequest,
+        config: { tokenScope: 'account:write' },
         schema: {
           tags,
           security,
@@ -138,6 +143,7 @@ export function credentialsRoutes(deps: {
       '/api/exchange/validate',
       {
         onRequest,
+        config: { tokenScope: 'account:write' },
         preHandler: throttle.hook('validate'),
         schema: {
           tags,

@@ -31,6 +31,7 @@ export function tradesRoutes(deps: {
       '/api/exchange/trades',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,
@@ -60,6 +61,7 @@ export function tradesRoutes(deps: {
       '/api/exchange/trades/sync',
       {
         onRequest,
+        config: { tokenScope: 'account:write' },
         preHandler: throttle.hook('trades'),
         schema: {
           tags,
@@ -100,6 +102,7 @@ export function tradesRoutes(deps: {
       '/api/exchange/trades/stats',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,

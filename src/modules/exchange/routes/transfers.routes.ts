@@ -24,6 +24,7 @@ export function transfersRoutes(deps: {
       '/api/exchange/transfers',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,
@@ -53,6 +54,7 @@ export function transfersRoutes(deps: {
       '/api/exchange/transfers/sync',
       {
         onRequest,
+        config: { tokenScope: 'account:write' },
         preHandler: throttle.hook('transfers'),
         schema: {
           tags,

@@ -52,6 +52,7 @@ export function venuesRoutes(deps: {
       '/api/exchange/supported',
       {
         onRequest,
+        config: { tokenScope: 'market:read' },
         schema: {
           tags,
           security,
@@ -67,6 +68,7 @@ export function venuesRoutes(deps: {
       '/api/exchange/:exchange_name/info',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,
@@ -86,6 +88,7 @@ export function venuesRoutes(deps: {
       '/api/exchange/markets',
       {
         onRequest,
+        config: { tokenScope: 'market:read' },
         schema: {
           tags,
           security,
@@ -102,6 +105,7 @@ export function venuesRoutes(deps: {
       '/api/exchange/ticker',
       {
         onRequest,
+        config: { tokenScope: 'market:read' },
         schema: {
           tags,
           security,
@@ -119,6 +123,7 @@ export function venuesRoutes(deps: {
       '/api/exchange/quotes',
       {
         onRequest,
+        config: { tokenScope: 'market:read' },
         schema: {
           tags,
           security,
@@ -136,6 +141,7 @@ export function venuesRoutes(deps: {
       '/api/exchange/route',
       {
         onRequest,
+        config: { tokenScope: 'market:read' },
         schema: {
           tags,
           security,
@@ -169,6 +175,7 @@ export function venuesRoutes(deps: {
       '/api/exchange/health',
       {
         onRequest: guards.identify,
+        config: { tokenScope: 'market:read' },
         schema: {
           tags,
           operationId: 'getExchangesHealth',
@@ -186,6 +193,7 @@ export function venuesRoutes(deps: {
       '/api/exchange/:exchange_name/health',
       {
         onRequest: guards.identify,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           operationId: 'getExchangeHealth',

@@ -23,6 +23,7 @@ export function preferencesRoutes(deps: {
       url,
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           operationId: 'getNotificationPreferences',
@@ -41,6 +42,7 @@ export function preferencesRoutes(deps: {
       url,
       {
         onRequest,
+        config: { tokenScope: 'account:write' },
         schema: {
           tags,
           operationId: 'updateNotificationPreferences',
@@ -61,6 +63,7 @@ export function preferencesRoutes(deps: {
       '/api/notifications/test',
       {
         onRequest,
+        config: { tokenScope: 'account:write' },
         schema: {
           tags,
           operationId: 'sendTestNotification',

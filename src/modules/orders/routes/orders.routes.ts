@@ -58,6 +58,7 @@ export function ordersRoutes(deps: {
       '/api/orders',
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           security,
@@ -94,6 +95,7 @@ export function ordersRoutes(deps: {
       '/api/orders',
       {
         onRequest,
+        config: { tokenScope: 'trade:read' },
         schema: {
           tags,
           security,
@@ -126,6 +128,7 @@ export function ordersRoutes(deps: {
       '/api/orders/:order_id',
       {
         onRequest,
+        config: { tokenScope: 'trade:read' },
         schema: {
           tags,
           security,
@@ -145,6 +148,7 @@ export function ordersRoutes(deps: {
       '/api/orders/:order_id',
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           security,
@@ -167,6 +171,7 @@ export function ordersRoutes(deps: {
       '/api/orders/cancel-all',
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           security,

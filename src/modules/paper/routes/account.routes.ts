@@ -16,6 +16,7 @@ export function paperAccountRoutes(deps: { service: PaperAccountService; guards:
       '/api/paper/account',
       {
         onRequest,
+        config: { tokenScope: 'trade:read' },
         schema: {
           tags,
           operationId: 'getPaperAccount',
@@ -36,6 +37,7 @@ export function paperAccountRoutes(deps: { service: PaperAccountService; guards:
       '/api/paper/account/reset',
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           operationId: 'resetPaperAccount',

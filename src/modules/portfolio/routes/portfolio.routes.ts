@@ -25,6 +25,7 @@ export function portfolioRoutes(deps: { service: PortfolioService; guards: Guard
       '/api/portfolio/summary',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,
@@ -50,6 +51,7 @@ export function portfolioRoutes(deps: { service: PortfolioService; guards: Guard
       '/api/portfolio/history',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,
@@ -74,6 +76,7 @@ export function portfolioRoutes(deps: { service: PortfolioService; guards: Guard
       '/api/portfolio/realized.csv',
       {
         onRequest,
+        config: { tokenScope: 'account:read' },
         schema: {
           tags,
           security,

@@ -28,6 +28,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
       `${base}/rotation-reminders`,
       {
         ...common,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'listKeyRotationReminders',
@@ -44,6 +45,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
       base,
       {
         ...common,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'listProviderApiKeys',
@@ -61,6 +63,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
       base,
       {
         ...common,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'createProviderApiKey',
@@ -79,6 +82,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
       `${base}/:key_id`,
       {
         ...common,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'updateProviderApiKey',
@@ -99,6 +103,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
       `${base}/:key_id`,
       {
         ...common,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'deleteProviderApiKey',
@@ -119,6 +124,7 @@ export function providerKeyRoutes(deps: { service: ProviderKeysService; guards: 
       `${base}/:key_id/test`,
       {
         ...common,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'testProviderApiKey',

@@ -16,6 +16,7 @@ export function ragSettingsRoutes(deps: { service: RagSettingsService; guards: G
       path,
       {
         onRequest: guards.requireAdmin,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'getRetrievalSettings',
@@ -32,6 +33,7 @@ export function ragSettingsRoutes(deps: { service: RagSettingsService; guards: G
       path,
       {
         onRequest: guards.requireAdmin,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           operationId: 'updateRetrievalSettings',

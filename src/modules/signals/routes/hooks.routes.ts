@@ -26,6 +26,7 @@ export function hooksRoutes(deps: {
       base,
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           operationId: 'createSignalHook',
@@ -48,6 +49,7 @@ export function hooksRoutes(deps: {
       base,
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           operationId: 'listSignalHooks',
@@ -66,6 +68,7 @@ export function hooksRoutes(deps: {
       `${base}/:hook_id/rotate`,
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           operationId: 'rotateSignalHookSecret',
@@ -84,6 +87,7 @@ export function hooksRoutes(deps: {
       `${base}/:hook_id`,
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           operationId: 'deleteSignalHook',

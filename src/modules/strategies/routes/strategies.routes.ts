@@ -18,6 +18,7 @@ export function strategiesRoutes(deps: { service: StrategiesService; guards: Gua
       '/api/admin/strategies',
       {
         onRequest,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'listStrategies',
@@ -38,6 +39,7 @@ export function strategiesRoutes(deps: { service: StrategiesService; guards: Gua
       '/api/admin/strategies/:strategy_id',
       {
         onRequest,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           operationId: 'getStrategy',

@@ -36,6 +36,7 @@ export function userStrategiesRoutes(deps: {
       '/api/strategies',
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           operationId: 'createMyStrategy',
@@ -56,6 +57,7 @@ export function userStrategiesRoutes(deps: {
       '/api/strategies',
       {
         onRequest,
+        config: { tokenScope: 'trade:read' },
         schema: {
           tags,
           operationId: 'listMyStrategies',
@@ -73,6 +75,7 @@ export function userStrategiesRoutes(deps: {
       '/api/strategies/:strategy_id',
       {
         onRequest,
+        config: { tokenScope: 'trade:read' },
         schema: {
           tags,
           operationId: 'getMyStrategy',

@@ -68,6 +68,7 @@ export function streamRoutes(deps: {
       '/api/stream/ticket',
       {
         onRequest: guards.requireUser,
+        config: { tokenScope: 'stream:read' },
         schema: {
           tags,
           operationId: 'createStreamTicket',
@@ -86,6 +87,7 @@ export function streamRoutes(deps: {
       '/api/stream',
       {
         onRequest: streamAuth,
+        config: { tokenScope: 'stream:read' },
         schema: {
           tags,
           operationId: 'streamAccountEvents',

@@ -42,6 +42,7 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
     app.get(
       '/api/v1/tracker/issues',
       {
+        config: { tokenScope: 'tracker:read' },
         ...admin,
         schema: {
           security: bearerSecurity,
@@ -58,6 +59,7 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
     app.post(
       '/api/v1/tracker/issues',
       {
+        config: { tokenScope: 'tracker:write' },
         ...admin,
         schema: {
           security: bearerSecurity,
@@ -75,6 +77,7 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
     app.post(
       '/api/v1/tracker/issues/agent',
       {
+        config: { tokenScope: 'tracker:write' },
         ...admin,
         schema: {
           security: bearerSecurity,
@@ -102,6 +105,7 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
     app.get(
       '/api/v1/tracker/issues/:issue_id',
       {
+        config: { tokenScope: 'tracker:read' },
         ...admin,
         schema: {
           security: bearerSecurity,
@@ -118,6 +122,7 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
     app.patch(
       '/api/v1/tracker/issues/:issue_id',
       {
+        config: { tokenScope: 'tracker:write' },
         ...admin,
         schema: {
           security: bearerSecurity,

@@ -24,6 +24,7 @@ export function adminTradingRoutes(deps: {
       `${base}/limits`,
       {
         onRequest,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           security,
@@ -40,6 +41,7 @@ export function adminTradingRoutes(deps: {
       `${base}/limits`,
       {
         onRequest,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           security,
@@ -59,6 +61,7 @@ export function adminTradingRoutes(deps: {
       `${base}/status`,
       {
         onRequest,
+        config: { tokenScope: 'admin:read' },
         schema: {
           tags,
           security,
@@ -75,6 +78,7 @@ export function adminTradingRoutes(deps: {
       `${base}/halt`,
       {
         onRequest,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           security,
@@ -94,6 +98,7 @@ export function adminTradingRoutes(deps: {
       `${base}/resume`,
       {
         onRequest,
+        config: { tokenScope: 'admin:write' },
         schema: {
           tags,
           security,

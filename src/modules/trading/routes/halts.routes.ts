@@ -17,6 +17,7 @@ export function haltsRoutes(deps: { controls: ControlsService; guards: Guards })
       '/api/trading/status',
       {
         onRequest,
+        config: { tokenScope: 'trade:read' },
         schema: {
           tags,
           operationId: 'getTradingStatus',
@@ -34,6 +35,7 @@ export function haltsRoutes(deps: { controls: ControlsService; guards: Guards })
       '/api/trading/halt',
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           operationId: 'haltTrading',
@@ -54,6 +56,7 @@ export function haltsRoutes(deps: { controls: ControlsService; guards: Guards })
       '/api/trading/resume',
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           operationId: 'resumeTrading',

@@ -18,6 +18,7 @@ export function limitsRoutes(deps: { limits: LimitsService; guards: Guards }): F
       url,
       {
         onRequest,
+        config: { tokenScope: 'trade:read' },
         schema: {
           tags,
           operationId: 'getTradingLimits',
@@ -36,6 +37,7 @@ export function limitsRoutes(deps: { limits: LimitsService; guards: Guards }): F
       url,
       {
         onRequest,
+        config: { tokenScope: 'trade:write' },
         schema: {
           tags,
           operationId: 'updateTradingLimits',
