@@ -45,6 +45,8 @@ export function createCredentialsService(deps: {
   logger: Logger;
   events: Pick<EventPublisher<typeof EXCHANGE_EVENTS>, 'user'>;
   describe: (venue: Venue) => Promise<VenueDescription>;
+  /** Drops what this process keeps opened for a credential that changed or was deleted (decision 261). */
+  forget?: (credentialId: string) => void;
 }) {
   const { db, repo, secretBox, clock } = deps;
 
@@ -226,6 +228,7 @@ export function createCredentialsService(deps: {
         );
         return updated;
       });
+      deps.forget?.(id);
       await deps.events.user(ctx.id, 'credential.changed', {
         credential_id: id,
         exchange: row.exchangeName,
@@ -256,6 +259,7 @@ export function createCredentialsService(deps: {
         );
         return row.exchangeName;
       });
+      deps.forget?.(id);
       await deps.events.user(ctx.id, 'credential.changed', {
         credential_id: id,
         exchange,

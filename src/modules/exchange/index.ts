@@ -35,6 +35,7 @@ import type { VenueEgress } from '../../platform/venue-budget/egress.ts';
 import type { BudgetState } from '../../platform/venue-budget/venue-budget.ts';
 import { venueProfile } from './adapters/binance-weights.ts';
 import { createLiveOrderVenue, orderMarketOf, type OrderMarket } from './adapters/ccxt-order-venue.ts';
+import { createCredentialClients } from './adapters/ccxt-credential-clients.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { Decimal } from 'decimal.js';
 
@@ -87,6 +88,10 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const transfersRepo = createTransfersRepository(db);
   const prices = createUsdPrices(cache);
 
+  const credentialClients = createCredentialClients({
+    client: (venue, options) => ccxtGateway.clients.client(venue, options),
+    markets: (venue) => ccxtGateway.clients.markets(venue),
+  });
   const credentials = createCredentialsService({
     db,
     repo: credentialsRepo,
@@ -95,6 +100,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
     logger,
     events,
     describe: (venue) => gateway.describe(venue),
+    forget: credentialClients.forget,
   });
   const rotation = createCredentialRotation({ db, repo: credentialsRepo, secretBox, clock, logger });
   const validation = createValidationService({ db, gateway, repo: credentialsRepo, credentials, clock, events });
@@ -130,8 +136,17 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const throttle = createSyncThrottle({ cache, clock, perMinute: config.exchange.syncPerUserPerMinute });
   const liveOrders = createLiveOrderVenue({
     clients: ccxtGateway.clients,
-    open: async (userId, venue, credentialId) =>
-      credentials.open(await credentials.ownedOn(userId, venue, credentialId)),
+    credentialClients,
+    credential: async (userId, venue, credentialId) => {
+      const row = await credentials.ownedOn(userId, venue, credentialId);
+      return {
+        id: row.id,
+        userId: row.userId,
+        venue,
+        sealed: [row.apiKeySealed, row.apiSecretSealed, row.apiPassphraseSealed],
+        open: () => credentials.open(row),
+      };
+    },
   });
   const accountSync = createAccountSyncService({ repo: credentialsRepo, cache, balances, trades, transfers, logger });
 

@@ -18,8 +18,8 @@ import type {
 import { BudgetRefusal } from '../../../platform/venue-budget/venue-budget.ts';
 import { isVenue, type Venue } from '../venues.domain.ts';
 import type { CcxtClients } from './ccxt-clients.ts';
+import type { CredentialClients, CredentialVersion } from './ccxt-credential-clients.ts';
 import { toVenueError, venueMessage } from './ccxt-errors.ts';
-import type { VenueCredentials } from './venue-gateway.ts';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 interface OrderErrorClasses {
@@ -77,8 +77,10 @@ function stateOf(order: Order, trades: readonly Trade[]): VenueOrderState {
 
 export interface LiveOrderVenueDeps {
   clients: CcxtClients;
-  /** The credential's plaintext for one call: it must be the user's, for that venue. */
-  open(userId: string, venue: Venue, credentialId: string): Promise<VenueCredentials>;
+  /** The credential's instances, kept between calls (decision 261). */
+  credentialClients: Pick<CredentialClients, 'get'>;
+  /** The credential as stored now, read before every call: it must be the user's, for that venue. */
+  credential(userId: string, venue: Venue, credentialId: string): Promise<CredentialVersion>;
 }
 
 export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
@@ -105,11 +107,8 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
   async function withClient<T>(order: VenueOrderRequest, run: (exchange: Exchange) => Promise<T>): Promise<T> {
     if (!isVenue(order.exchange)) throw new Error(`unknown venue ${order.exchange}`);
     if (!order.credentialId) throw new Error('a live order needs a credential');
-    const credentials = await deps.open(order.userId, order.exchange, order.credentialId);
-    const exchange = await clients.client(order.exchange, { credentials });
-    // Amounts and prices stay the venue's decimal strings.
-    (exchange as unknown as { number: unknown }).number = String;
-    return run(exchange);
+    const credential = await deps.credential(order.userId, order.exchange, order.credentialId);
+    return run(await deps.credentialClients.get(credential));
   }
 
   /** The order's fills: those its answer carried when they add up, else the venue's list for the order. */
