@@ -39,7 +39,15 @@ export interface ExecutionDeps {
   logger: Pick<Logger, 'warn' | 'error' | 'info'>;
 }
 
-export type Update = { state: VenueOrderState } | { rejected: string };
+/**
+ * What moves an order: the venue's state of it, a refusal, or a cancel before it was sent. `whilePending`
+ * (and every `canceled`) applies only to an order still `pending` under its lock: one its sender claimed
+ * meanwhile may have been sent, and only the venue can say what became of it (decision 260).
+ */
+export type Update =
+  | { state: VenueOrderState }
+  | { rejected: string; whilePending?: boolean }
+  | { canceled: string };
 
 export function requestOf(row: OrderRow): VenueOrderRequest {
   return {
@@ -88,13 +96,13 @@ export function createOrderExecution(deps: ExecutionDeps) {
       const current = await repo.lock(orderId, tx);
       if (!current) throw new Error(`order ${orderId} vanished`);
       if (isFinal(current.status)) return { row: current, changed: false, fills: [] as FillRow[] };
-      if ('rejected' in update) {
-        if (!canMove(current.status, 'rejected')) return { row: current, changed: false, fills: [] };
-        const row = await repo.update(
-          orderId,
-          { status: 'rejected', reason: update.rejected, notFinal: false, updatedAt: now },
-          tx,
-        );
+      if (!('state' in update)) {
+        const to = 'canceled' in update ? 'canceled' : 'rejected';
+        const onlyPending = 'canceled' in update || update.whilePending === true;
+        if (!canMove(current.status, to) || (onlyPending && current.status !== 'pending'))
+          return { row: current, changed: false, fills: [] };
+        const reason = 'canceled' in update ? update.canceled : update.rejected;
+        const row = await repo.update(orderId, { status: to, reason, notFinal: false, updatedAt: now }, tx);
         await transition(tx, row, current.status, mover, now);
         return { row, changed: true, fills: [] };
       }
@@ -174,7 +182,11 @@ export function createOrderExecution(deps: ExecutionDeps) {
   async function resolve(row: OrderRow, mover: Mover = SYSTEM): Promise<OrderRow> {
     const venue = deps.venue(row.mode);
     if (!venue || isFinal(row.status)) return row;
-    if (row.status === 'pending') return apply(row.id, { rejected: 'never sent: the service stopped first' }, mover);
+    if (row.status === 'pending') {
+      const after = await apply(row.id, { rejected: 'never sent: the service stopped first', whilePending: true }, mover);
+      // Claimed by its sender meanwhile: the next pass looks it up.
+      return after;
+    }
     const result = await venue.lookup(requestOf(row));
     if (result.kind === 'found') return apply(row.id, { state: result.state }, mover);
     if (result.kind === 'unknown') return row;
@@ -218,9 +230,13 @@ export function createOrderExecution(deps: ExecutionDeps) {
         clock.now(),
         db,
       );
-      // Not yet claimed by its sender: final now, so the sender's claim finds nothing to send.
-      if (order.status === 'pending') return apply(order.id, { rejected: 'canceled before it was sent' }, mover);
       let current = order;
+      if (current.status === 'pending') {
+        // Not yet claimed by its sender: canceled under the row's lock, so the sender's claim finds nothing
+        // to send. Claimed meanwhile, it may have left: the venue decides, as for any order sent.
+        current = await apply(order.id, { canceled: 'canceled before it was sent' }, mover);
+        if (isFinal(current.status)) return current;
+      }
       if (current.status === 'unknown') {
         current = await resolve(current, mover);
         if (isFinal(current.status) || current.status === 'unknown') return current;

@@ -29,10 +29,10 @@ describe('order transitions', () => {
     for (const from of ORDER_STATUSES) assert.equal(canMove(from, 'pending'), false);
   });
 
-  it('lets a stored order be claimed for sending or rejected, and nothing else', () => {
+  it('lets a stored order be claimed for sending, canceled or rejected, and nothing else', () => {
     assert.deepEqual(
       ORDER_STATUSES.filter((to) => canMove('pending', to)),
-      ['unknown', 'rejected'],
+      ['unknown', 'canceled', 'rejected'],
     );
   });
 

@@ -29,10 +29,11 @@ export const isFinal = (status: OrderStatus): boolean => FINAL_STATUSES.includes
 /**
  * The moves the machine allows. `pending` is stored and not yet sent; the sender claims it as
  * `unknown` before the request leaves, so that a crash mid-send leaves an order to look up, never one
- * to send again. Final statuses never move.
+ * to send again. A cancel of an order still `pending` ends it `canceled`: it never left (decision 260).
+ * Final statuses never move.
  */
 const ALLOWED: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
-  pending: ['unknown', 'rejected'],
+  pending: ['unknown', 'canceled', 'rejected'],
   unknown: ['open', 'partially_filled', 'filled', 'canceled', 'expired', 'rejected'],
   open: ['partially_filled', 'filled', 'canceled', 'expired'],
   partially_filled: ['partially_filled', 'filled', 'canceled', 'expired'],
