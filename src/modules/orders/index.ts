@@ -35,6 +35,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     exchange,
     controls: deps.controls,
     strategies: deps.strategies,
+    paperMarket: deps.paper.offlineMarket,
     clock,
   });
 

@@ -17,8 +17,11 @@ export interface OrdersDeps {
   events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'user'>;
   /** The risk limits and the halt: checked before any send; a halt cancels through this module. */
   controls: Pick<TradingModule['controls'], 'check' | 'status' | 'onHalt' | 'noteRealizedLoss'>;
-  /** The paper engine: its venue, and its notices of orders changed outside a call (a resting fill). */
-  paper: Pick<PaperModule, 'venue' | 'onOrderChanged'>;
+  /**
+   * The paper engine: its venue, its notices of orders changed outside a call (a resting fill), and,
+   * offline, the simulated market a paper order is checked against.
+   */
+  paper: Pick<PaperModule, 'venue' | 'onOrderChanged' | 'offlineMarket'>;
   /** Users' strategies: whose a strategy is, and its figures refreshed from a paper order's fills. */
   strategies: Pick<StrategiesModule['userStrategies'], 'isOwnedBy' | 'recordFills'>;
 }

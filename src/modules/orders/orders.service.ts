@@ -65,6 +65,8 @@ export function createOrdersService(deps: {
   exchange: OrdersDeps['exchange']['orders'];
   controls: Pick<OrdersDeps['controls'], 'check' | 'status'>;
   strategies: Pick<OrdersDeps['strategies'], 'isOwnedBy'>;
+  /** Offline, where paper orders find their market and last price (the simulated source); null otherwise. */
+  paperMarket: OrdersDeps['paper']['offlineMarket'];
   clock: Clock;
 }) {
   const { db, repo, execution, exchange, controls, clock } = deps;
@@ -159,12 +161,14 @@ export function createOrdersService(deps: {
       const venueId = input.exchange as Parameters<typeof exchange.market>[0];
       if (input.strategy_id && !(await deps.strategies.isOwnedBy(input.strategy_id, userId)))
         throw fieldError('strategy_id', 'no strategy of yours has this id', input.strategy_id);
-      const market = await exchange.market(venueId, input.symbol);
+      // Paper orders offline never ask the venue: the simulated source is their market (decision 262).
+      const offline = mode === 'paper' ? deps.paperMarket : null;
+      const market = offline ? await offline.market(input.symbol) : await exchange.market(venueId, input.symbol);
       if (!market?.active)
         throw fieldError('symbol', `${input.exchange} does not list ${input.symbol} for trading`, input.symbol);
       const amount = new Decimal(input.amount).toFixed();
       const price = input.price === undefined || input.price === null ? null : new Decimal(input.price).toFixed();
-      const lastNumber = await latestPrice(venueId, market.symbol);
+      const lastNumber = offline ? await offline.lastPrice(market.symbol) : await latestPrice(venueId, market.symbol);
       const lastPrice = lastNumber === null ? null : new Decimal(lastNumber).toFixed();
       const violation = checkMarketRules(market, { amount, price, referencePrice: lastPrice });
       if (violation)

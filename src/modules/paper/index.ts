@@ -64,8 +64,41 @@ export function createPaperModule(platform: Platform, deps: PaperDeps) {
     changed,
   });
 
+  /**
+   * Offline (MARKET_DATA_SOURCE=simulated), a paper order's market and its last price come from the
+   * simulated source, which states no limits beyond listing the pair; with a venue's data, the venue's
+   * own rules apply (the orders module asks the exchange module), as they would for a live order.
+   */
+  const offlineMarket =
+    market.trading.source === 'simulated'
+      ? {
+          async market(symbol: string) {
+            const { byPair } = await market.quotes.last();
+            const wanted = symbol.trim().toUpperCase();
+            const info =
+              byPair.get(wanted.replace('-', '/')) ??
+              [...byPair.values()].find((p) => p.symbol === wanted.replace(/[-/]/g, ''));
+            if (!info) return null;
+            return {
+              symbol: `${info.base}/${info.quote}`,
+              active: info.status === 'TRADING',
+              minAmount: null,
+              minCost: null,
+              amountStep: null,
+              priceStep: null,
+            };
+          },
+          async lastPrice(symbol: string): Promise<number | null> {
+            const { byPair, prices } = await market.quotes.last();
+            const price = prices.get(byPair.get(symbol)?.symbol ?? '');
+            return price === undefined ? null : Number(price);
+          },
+        }
+      : null;
+
   return {
     name: 'paper',
+    offlineMarket,
     /** The resting orders are watched while the server listens, as the market's live stream runs. */
     hooks: { listening: () => watch.start(), closed: () => watch.stop() },
     routes: paperAccountRoutes({ service: account, guards }),
