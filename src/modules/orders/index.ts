@@ -86,11 +86,15 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
   });
 
   // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt).
+  // The day's fills are read only for a user with a daily loss limit.
   execution.onFills(async (order) => {
+    await deps.controls.noteRealizedLoss(order.userId, () => dayLoss(order.userId, order.mode));
+  });
+  async function dayLoss(userId: string, mode: 'paper' | 'live'): Promise<string> {
     const now = clock.now();
     const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-    const fills = await repo.fillsSince(order.userId, order.mode, dayStart);
-    const loss = realizedLoss(
+    const fills = await repo.fillsSince(userId, mode, dayStart);
+    return realizedLoss(
       fills.map((f) => {
         const quote = f.symbol.split('/')[1];
         return {
@@ -107,8 +111,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
         };
       }),
     );
-    await deps.controls.noteRealizedLoss(order.userId, loss);
-  });
+  }
   const reconcile = async () => {
     const live = await execution.reconcile('live', PENDING_GRACE_MS);
     const paper = await execution.reconcile('paper', PENDING_GRACE_MS);

@@ -121,8 +121,6 @@ export function createPaperVenue(deps: {
         kind: 'refused',
         reason: `Paper trading walks the ${PAPER_VENUES.join(', ')} book, not ${order.exchange}.`,
       };
-    const earlier = await repo.findOrder(order.userId, order.clientOrderId);
-    if (earlier) return { kind: 'accepted', state: await stateFor(earlier) };
     // Outside the transaction: a venue call never holds the account lock. Until the transaction
     // starts nothing is stored, so a failure here is a refusal, not an unknown outcome.
     let prepared: [PaperPair, Book, Awaited<ReturnType<typeof feeRates>>];
@@ -137,8 +135,11 @@ export function createPaperVenue(deps: {
     const [pair, book, fees] = prepared;
     const now = clock.now();
     return db.transaction(async (tx): Promise<SubmitResult> => {
-      await repo.ensureAccount(order.userId, deps.startBalances, now, tx);
-      await repo.lockAccount(order.userId, tx);
+      // The account exists but for a user's first order: lock it, open it only when the lock finds none.
+      if (!(await repo.lockAccount(order.userId, tx))) {
+        await repo.ensureAccount(order.userId, deps.startBalances, now, tx);
+        await repo.lockAccount(order.userId, tx);
+      }
       // A second submit of the same client order id answers the first one, never a second fill.
       const again = await repo.findOrder(order.userId, order.clientOrderId, tx);
       if (again) return { kind: 'accepted', state: await stateFor(again, tx) };
@@ -180,9 +181,10 @@ export function createPaperVenue(deps: {
         },
         tx,
       );
-      await repo.insertFills(fillRows(row.id, pair, placement.executions, now), tx);
+      // A new order's fills are the ones just written: no read back.
+      const fills = await repo.insertFills(fillRows(row.id, pair, placement.executions, now), tx);
       await repo.applyChanges(order.userId, changesOf(pair, placement.deltas), now, tx);
-      return { kind: 'accepted', state: await stateFor(row, tx) };
+      return { kind: 'accepted', state: stateOf(row, fills) };
     });
   }
 

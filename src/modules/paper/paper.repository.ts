@@ -42,12 +42,14 @@ export function createPaperRepository(db: DbExecutor) {
       return true;
     },
 
-    async lockAccount(userId: string, executor: DbExecutor): Promise<void> {
-      await executor
+    /** Locks the user's account row; false when the account is not opened yet (nothing locked). */
+    async lockAccount(userId: string, executor: DbExecutor): Promise<boolean> {
+      const rows = await executor
         .select({ userId: paperAccounts.userId })
         .from(paperAccounts)
         .where(eq(paperAccounts.userId, userId))
         .for('update');
+      return rows.length > 0;
     },
 
     async balances(userId: string, executor: DbExecutor = db): Promise<BalanceRow[]> {
@@ -127,8 +129,10 @@ export function createPaperRepository(db: DbExecutor) {
       return moved.length > 0;
     },
 
-    async insertFills(rows: (typeof paperFills.$inferInsert)[], executor: DbExecutor): Promise<void> {
-      if (rows.length > 0) await executor.insert(paperFills).values(rows);
+    async insertFills(rows: (typeof paperFills.$inferInsert)[], executor: DbExecutor): Promise<PaperFillRow[]> {
+      if (rows.length === 0) return [];
+      const inserted = await executor.insert(paperFills).values(rows).returning();
+      return inserted.sort((a, b) => a.seq - b.seq);
     },
 
     async fillsOf(orderId: string, executor: DbExecutor = db): Promise<PaperFillRow[]> {

@@ -180,11 +180,15 @@ export function createControlsService(deps: {
     /**
      * The orders module reports the user's realized loss of the UTC day after each fill (a positive
      * amount is a loss); past daily_loss_limit the user is halted until the next UTC day and the
-     * listeners cancel the user's open orders. Answers whether this report halted the user.
+     * listeners cancel the user's open orders. Answers whether this report halted the user. The loss
+     * may be given as a function, called only when the user has a daily loss limit.
      */
-    async noteRealizedLoss(userId: string, dailyLoss: string): Promise<boolean> {
+    async noteRealizedLoss(userId: string, reported: string | (() => Promise<string>)): Promise<boolean> {
       const { dailyLossLimit } = await limits.inForce(userId);
-      if (dailyLossLimit === null || !pastDailyLoss({ dailyLossLimit }, dailyLoss)) return false;
+      // Without a limit the loss is not needed: a caller passing a function does not compute it.
+      if (dailyLossLimit === null) return false;
+      const dailyLoss = typeof reported === 'string' ? reported : await reported();
+      if (!pastDailyLoss({ dailyLossLimit }, dailyLoss)) return false;
       const now = clock.now();
       const loss = normalDecimal(dailyLoss);
       const reason = dailyLossReason(loss, dailyLossLimit);
