@@ -140,9 +140,6 @@ export function createPaperVenue(deps: {
         await repo.ensureAccount(order.userId, deps.startBalances, now, tx);
         await repo.lockAccount(order.userId, tx);
       }
-      // A second submit of the same client order id answers the first one, never a second fill.
-      const again = await repo.findOrder(order.userId, order.clientOrderId, tx);
-      if (again) return { kind: 'accepted', state: await stateFor(again, tx) };
       const held = new Map((await repo.balances(order.userId, tx)).map((b) => [b.asset, new D(b.free)]));
       const placement = placeOrder(
         {
@@ -158,6 +155,8 @@ export function createPaperVenue(deps: {
       );
       if (placement.kind === 'refused') return placement;
       const filled = placement.executions.reduce((sum, e) => sum.plus(e.amount), new D(0));
+      // A second submit of the same client order id answers the first one, never a second fill: the
+      // unique client order id refuses the row before any balance moves.
       const row = await repo.insertOrder(
         {
           userId: order.userId,
@@ -181,6 +180,10 @@ export function createPaperVenue(deps: {
         },
         tx,
       );
+      if (!row) {
+        const first = await repo.findOrder(order.userId, order.clientOrderId, tx);
+        return { kind: 'accepted', state: await stateFor(first!, tx) };
+      }
       // A new order's fills are the ones just written: no read back.
       const fills = await repo.insertFills(fillRows(row.id, pair, placement.executions, now), tx);
       await repo.applyChanges(order.userId, changesOf(pair, placement.deltas), now, tx);

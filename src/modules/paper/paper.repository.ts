@@ -2,7 +2,7 @@
 // transaction that first locks the user's account row (`lockAccount`), so one user's orders settle
 // one after another on any number of instances.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import type { VenueOrderStatus } from '../../platform/order-venue.ts';
 import { RESTING_STATUSES } from './paper.domain.ts';
 import { paperAccounts, paperBalances, paperFills, paperOrders } from './paper.tables.ts';
@@ -60,23 +60,30 @@ export function createPaperRepository(db: DbExecutor) {
         .orderBy(asc(paperBalances.asset));
     },
 
-    /** Adds each change to the asset's row (made when missing); the CHECKs refuse a negative result. */
+    /**
+     * Adds each change to the asset's row (made when missing); the CHECKs refuse a negative result. One
+     * statement for every asset that has a row (a paper order holds the account lock meanwhile).
+     */
     async applyChanges(userId: string, changes: readonly BalanceChange[], now: Date, executor: DbExecutor) {
-      for (const change of changes) {
-        const updated = await executor
-          .update(paperBalances)
-          .set({
-            free: sql`${paperBalances.free} + ${change.free}::numeric`,
-            locked: sql`${paperBalances.locked} + ${change.locked}::numeric`,
-            updatedAt: now,
-          })
-          .where(and(eq(paperBalances.userId, userId), eq(paperBalances.asset, change.asset)))
-          .returning({ asset: paperBalances.asset });
-        if (updated.length === 0)
-          await executor
-            .insert(paperBalances)
-            .values({ userId, asset: change.asset, free: change.free, locked: change.locked, updatedAt: now });
-      }
+      if (changes.length === 0) return;
+      const values = sql.join(
+        changes.map((c) => sql`(${c.asset}::text, ${c.free}::numeric, ${c.locked}::numeric)`),
+        sql`, `,
+      );
+      const updated = rowsOf<{ asset: string }>(
+        await executor.execute(sql`
+          UPDATE ${paperBalances} AS b
+          SET free = b.free + v.free, locked = b.locked + v.locked, updated_at = ${now}::timestamptz
+          FROM (VALUES ${values}) AS v(asset, free, locked)
+          WHERE b.user_id = ${userId}::uuid AND b.asset = v.asset
+          RETURNING b.asset`),
+      );
+      const found = new Set(updated.map((row) => row.asset));
+      const missing = changes.filter((c) => !found.has(c.asset));
+      if (missing.length > 0)
+        await executor
+          .insert(paperBalances)
+          .values(missing.map((c) => ({ userId, asset: c.asset, free: c.free, locked: c.locked, updatedAt: now })));
     },
 
     async replaceBalances(
@@ -97,9 +104,14 @@ export function createPaperRepository(db: DbExecutor) {
       await executor.update(paperAccounts).set({ resetAt: now }).where(eq(paperAccounts.userId, userId));
     },
 
-    async insertOrder(row: NewPaperOrder, executor: DbExecutor): Promise<PaperOrderRow> {
-      const [created] = await executor.insert(paperOrders).values(row).returning();
-      return created!;
+    /** The new order; undefined when the user already has one with its client order id. */
+    async insertOrder(row: NewPaperOrder, executor: DbExecutor): Promise<PaperOrderRow | undefined> {
+      const [created] = await executor
+        .insert(paperOrders)
+        .values(row)
+        .onConflictDoNothing({ target: [paperOrders.userId, paperOrders.clientOrderId] })
+        .returning();
+      return created;
     },
 
     async findOrder(userId: string, clientOrderId: string, executor: DbExecutor = db) {
