@@ -1,6 +1,7 @@
 // The only SQL over the paper engine's tables. Every change of a user's paper balances happens in a
 // transaction that first locks the user's account row (`lockAccount`), so one user's orders settle
 // one after another on any number of instances.
+import { Decimal } from 'decimal.js';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import type { VenueOrderStatus } from '../../platform/order-venue.ts';
@@ -66,8 +67,19 @@ export function createPaperRepository(db: DbExecutor) {
      */
     async applyChanges(userId: string, changes: readonly BalanceChange[], now: Date, executor: DbExecutor) {
       if (changes.length === 0) return;
+      // One row per asset: an UPDATE … FROM applies only one of several source rows joined to a row.
+      const byAsset = new Map<string, { free: Decimal; locked: Decimal }>();
+      for (const c of changes) {
+        const sum = byAsset.get(c.asset) ?? { free: new Decimal(0), locked: new Decimal(0) };
+        byAsset.set(c.asset, { free: sum.free.plus(c.free), locked: sum.locked.plus(c.locked) });
+      }
+      const merged = [...byAsset].map(([asset, sum]) => ({
+        asset,
+        free: sum.free.toFixed(),
+        locked: sum.locked.toFixed(),
+      }));
       const values = sql.join(
-        changes.map((c) => sql`(${c.asset}::text, ${c.free}::numeric, ${c.locked}::numeric)`),
+        merged.map((c) => sql`(${c.asset}::text, ${c.free}::numeric, ${c.locked}::numeric)`),
         sql`, `,
       );
       const updated = rowsOf<{ asset: string }>(
@@ -79,7 +91,7 @@ export function createPaperRepository(db: DbExecutor) {
           RETURNING b.asset`),
       );
       const found = new Set(updated.map((row) => row.asset));
-      const missing = changes.filter((c) => !found.has(c.asset));
+      const missing = merged.filter((c) => !found.has(c.asset));
       if (missing.length > 0)
         await executor
           .insert(paperBalances)
