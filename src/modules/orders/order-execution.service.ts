@@ -44,10 +44,7 @@ export interface ExecutionDeps {
  * (and every `canceled`) applies only to an order still `pending` under its lock: one its sender claimed
  * meanwhile may have been sent, and only the venue can say what became of it (decision 260).
  */
-export type Update =
-  | { state: VenueOrderState }
-  | { rejected: string; whilePending?: boolean }
-  | { canceled: string };
+export type Update = { state: VenueOrderState } | { rejected: string; whilePending?: boolean } | { canceled: string };
 
 export function requestOf(row: OrderRow): VenueOrderRequest {
   return {
@@ -183,7 +180,11 @@ export function createOrderExecution(deps: ExecutionDeps) {
     const venue = deps.venue(row.mode);
     if (!venue || isFinal(row.status)) return row;
     if (row.status === 'pending') {
-      const after = await apply(row.id, { rejected: 'never sent: the service stopped first', whilePending: true }, mover);
+      const after = await apply(
+        row.id,
+        { rejected: 'never sent: the service stopped first', whilePending: true },
+        mover,
+      );
       // Claimed by its sender meanwhile: the next pass looks it up.
       return after;
     }

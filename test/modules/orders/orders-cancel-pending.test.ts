@@ -50,10 +50,7 @@ describe('canceling an order still pending', () => {
       assert.equal(canceled.statusCode, 200, canceled.body);
       assert.equal(canceled.json().status, 'canceled');
       assert.equal(canceled.json().reason, 'canceled before it was sent');
-      assert.equal(
-        o.binance.requests.slice(venueCalls).filter((r) => r.path.startsWith('/api/v3/order')).length,
-        0,
-      );
+      assert.equal(o.binance.requests.slice(venueCalls).filter((r) => r.path.startsWith('/api/v3/order')).length, 0);
 
       o.clock.advance(120_000);
       await o.t.modules.orders.reconcile();
