@@ -66,7 +66,7 @@ function call(port: number, agent: Agent, method: string, url: string, body: unk
 }
 
 /** CPU time (user + system) a process has used so far, in ms; Linux /proc. */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
