@@ -179,15 +179,9 @@ export function createOrderExecution(deps: ExecutionDeps) {
   async function resolve(row: OrderRow, mover: Mover = SYSTEM): Promise<OrderRow> {
     const venue = deps.venue(row.mode);
     if (!venue || isFinal(row.status)) return row;
-    if (row.status === 'pending') {
-      const after = await apply(
-        row.id,
-        { rejected: 'never sent: the service stopped first', whilePending: true },
-        mover,
-      );
-      // Claimed by its sender meanwhile: the next pass looks it up.
-      return after;
-    }
+    // Claimed by its sender meanwhile, it is left as it is for the next pass's lookup.
+    if (row.status === 'pending')
+      return apply(row.id, { rejected: 'never sent: the service stopped first', whilePending: true }, mover);
     const result = await venue.lookup(requestOf(row));
     if (result.kind === 'found') return apply(row.id, { state: result.state }, mover);
     if (result.kind === 'unknown') return row;
