@@ -797,7 +797,9 @@ CREATE TABLE "webhook_deliveries" (
 	"status" text NOT NULL,
 	"attempts" integer DEFAULT 1 NOT NULL,
 	"processed_at" timestamp with time zone,
-	"error" text
+	"error" text,
+	CONSTRAINT "webhook_deliveries_provider_check" CHECK ("webhook_deliveries"."provider" IN ('codehost', 'payments', 'edge', 'tracker', 'errormon', 'database', 'authprovider', 'mailer')),
+	CONSTRAINT "webhook_deliveries_status_check" CHECK ("webhook_deliveries"."status" IN ('processing', 'processed', 'failed', 'unmatched', 'superseded'))
 );
 --> statement-breakpoint
 CREATE TABLE "webhook_delivery_counts" (

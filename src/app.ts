@@ -10,7 +10,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './pl
 import { registerHttpConventions, requestIdFor } from './platform/http/http-conventions.ts';
 import { lazySerializerFactory } from './platform/http/lazy-serializers.ts';
 import { API_DESCRIPTION, API_TAGS, API_TITLE } from './api-document.ts';
-import { finishDocument, SECURITY_SCHEMES, type OpenApiDocument } from './platform/http/openapi.ts';
+import { finishDocument, securitySchemesOf, type OpenApiDocument } from './platform/http/openapi.ts';
 import { createHttpServer } from './platform/http/server.ts';
 import { createSseRegistry, type SseRegistry } from './platform/http/sse.ts';
 import { registerValidation } from './platform/http/validation.ts';
@@ -209,7 +209,7 @@ export async function buildApp(
       },
       servers: [{ url: '/', description: 'The server answering this document' }],
       tags: API_TAGS,
-      components: { securitySchemes: SECURITY_SCHEMES },
+      components: { securitySchemes: securitySchemesOf(modules.webhooks.securitySchemes) },
     },
     transformObject: (document) =>
       'openapiObject' in document ? finishDocument(document.openapiObject as OpenApiDocument) : document.swaggerObject,

@@ -2,6 +2,7 @@
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
 import { JOB_NAMES } from './modules/jobs/registry.ts';
+import { WEBHOOK_SECRET_VARIABLES } from './modules/webhooks/index.ts';
 import { startSummary, startWarnings } from './platform/observability/start-summary.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { StartError } from './platform/db/start-errors.ts';
@@ -17,7 +18,7 @@ const DRAIN_MS = 1_000;
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig(process.env, { jobNames: JOB_NAMES });
+    config = loadConfig(process.env, { jobNames: JOB_NAMES, webhookSecrets: WEBHOOK_SECRET_VARIABLES });
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) process.stderr.write(`config: ${problem}\n`);

@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../config/config.ts';
 import { JOB_NAMES } from '../modules/jobs/registry.ts';
+import { WEBHOOK_SECRET_VARIABLES } from '../modules/webhooks/index.ts';
 import { createLogger } from '../platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../platform/platform.ts';
 
@@ -59,7 +60,7 @@ export async function withPlatform<T>(
   work: (platform: Platform) => Promise<T>,
   options: { queryTimeoutMs?: number } = {},
 ): Promise<T> {
-  const loaded = loadConfig(process.env, { jobNames: JOB_NAMES });
+  const loaded = loadConfig(process.env, { jobNames: JOB_NAMES, webhookSecrets: WEBHOOK_SECRET_VARIABLES });
   const config = options.queryTimeoutMs
     ? { ...loaded, resilience: { ...loaded.resilience, databaseQueryTimeoutMs: options.queryTimeoutMs } }
     : loaded;

@@ -10,12 +10,10 @@ import { readTradingLimitDefaults } from './trading-limits.ts';
 import { readWebauthn } from './webauthn-settings.ts';
 import { readNotify, readSignals } from './signals-settings.ts';
 import { paperBalances } from './paper-settings.ts';
-import { WEBHOOK_SECRET_VARS, type WebhookProvider } from './webhook-providers.ts';
 import { readExternalTokens } from './external-token-settings.ts';
 
 export type ChatFormat = 'slack' | 'discord';
 
-export { WEBHOOK_PROVIDERS, type WebhookProvider } from './webhook-providers.ts';
 export type { ExternalTokenSettings } from './external-token-settings.ts';
 
 export class ConfigError extends Error {
@@ -296,11 +294,13 @@ const SETTINGS = {
   },
   webhooks: {
     allowUnsigned: flag('WEBHOOKS_ALLOW_UNSIGNED', false),
+    /**
+     * The webhook providers' secrets by variable: each provider's declaration names its variable, and
+     * the entry points pass the declared list in (`known.webhookSecrets`, decision 245).
+     */
     secrets: setting(
-      (env) =>
-        Object.fromEntries(
-          Object.entries(WEBHOOK_SECRET_VARS).map(([provider, variable]) => [provider, env.string(variable)]),
-        ) as Readonly<Record<WebhookProvider, string | undefined>>,
+      (env): Readonly<Record<string, string | undefined>> =>
+        Object.fromEntries((env.known.webhookSecrets ?? []).map((variable) => [variable, env.string(variable)])),
     ),
   },
 };

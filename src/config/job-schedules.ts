@@ -19,6 +19,8 @@ function cronProblem(cron: unknown): string | undefined {
 /** Names the modules define, which config cannot import (it sits below them): passed in by the entry points. */
 export interface Known {
   jobNames?: readonly string[];
+  /** The variables holding the webhook providers' secrets, as their declarations name them. */
+  webhookSecrets?: readonly string[];
 }
 
 /** The problem of a name that is not a job's, listing the jobs. */

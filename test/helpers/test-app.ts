@@ -13,6 +13,7 @@ import pg from 'pg';
 import { buildApp, createModules, type ModuleOptions, type Modules } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { JOB_NAMES } from '../../src/modules/jobs/registry.ts';
+import { WEBHOOK_SECRET_VARIABLES } from '../../src/modules/webhooks/index.ts';
 import { createMemoryCache, type Cache } from '../../src/platform/cache/cache.ts';
 import { createRedisCache } from '../../src/platform/cache/redis-cache.ts';
 import type { Clock } from '../../src/platform/clock.ts';
@@ -131,7 +132,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       ...(options.env?.BINANCE_WS_URL ? {} : { MARKET_LIVE_STREAM: 'false' }),
       ...options.env,
     },
-    { jobNames: JOB_NAMES },
+    { jobNames: JOB_NAMES, webhookSecrets: WEBHOOK_SECRET_VARIABLES },
   );
   const lines: string[] = [];
   const sink = new Writable({

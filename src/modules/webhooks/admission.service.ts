@@ -5,15 +5,16 @@
 // parsed. Refusals are logged at warn, without stack, body or signature, rate-limited per provider
 // and reason; the latest one per provider is kept for the dashboard.
 import type { Logger } from 'pino';
-import type { WebhookProvider } from '../../config/config.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Headers, ProviderHandler } from './providers/provider.ts';
+import type { Headers } from './providers/provider.ts';
+import type { ProviderDeclaration, WebhookProvider } from './providers/registry.ts';
 import { createRefusalTally, type RefusalLine, type RefusalReason } from './refusal-log.domain.ts';
 import { isVerdict, type BodySignature, type Refused, type Verdict } from './signatures.ts';
 
 export interface WebhookSettings {
   allowUnsigned: boolean;
+  /** Each provider's secret, read by config from the variable its declaration names. */
   secrets: Readonly<Record<WebhookProvider, string | undefined>>;
 }
 
@@ -31,13 +32,13 @@ export const rejectionKey = (provider: string) => `webhooks:rejection:${provider
 export const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 export function createAdmissionService(deps: {
-  handlers: Readonly<Record<WebhookProvider, Pick<ProviderHandler, 'name' | 'signature' | 'checkBody'>>>;
+  providers: Readonly<Record<WebhookProvider, Pick<ProviderDeclaration, 'name' | 'signature' | 'checkBody'>>>;
   settings: WebhookSettings;
   clock: Clock;
   cache: Pick<Cache, 'set'>;
   logger: Pick<Logger, 'warn'>;
 }) {
-  const { handlers, settings, clock, cache, logger } = deps;
+  const { providers, settings, clock, cache, logger } = deps;
   const tally = createRefusalTally(REFUSAL_LOG_INTERVAL_MS);
 
   function write(lines: RefusalLine[]): void {
@@ -80,7 +81,7 @@ export function createAdmissionService(deps: {
   return {
     /** From the headers alone, before a byte of the body is read. */
     async admit(provider: WebhookProvider, headers: Headers): Promise<Gate> {
-      const handler = handlers[provider];
+      const handler = providers[provider];
       const secret = settings.secrets[provider];
       if (!secret) {
         if (settings.allowUnsigned) return { open: true, verified: false };
@@ -105,7 +106,7 @@ export function createAdmissionService(deps: {
      * What a verified body must say of itself once parsed (Linear's signed send time): the 401's `detail`, or nothing.
      */
     async checkBody(provider: WebhookProvider, body: Record<string, unknown>): Promise<string | undefined> {
-      const check = handlers[provider].checkBody;
+      const check = providers[provider].checkBody;
       return check ? refusal(provider, check(body, clock.now())) : undefined;
     },
 

@@ -1,50 +1,38 @@
 import type { FastifyInstance } from 'fastify';
-import { WEBHOOK_PROVIDERS, type WebhookProvider } from '../../config/config.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { WebhooksDeps } from './webhooks.deps.ts';
-import { authproviderHandler } from './providers/authprovider.provider.ts';
-import { codehostHandler } from './providers/codehost.provider.ts';
-import { databaseHandler } from './providers/database.provider.ts';
-import { edgeHandler } from './providers/edge.provider.ts';
-import { errormonHandler } from './providers/errormon.provider.ts';
-import { mailerHandler } from './providers/mailer.provider.ts';
-import { createPaymentsHandler } from './providers/payments.provider.ts';
-import type { ProviderHandler } from './providers/provider.ts';
-import { trackerHandler } from './providers/tracker.provider.ts';
-import { authproviderRoutes } from './routes/authprovider.routes.ts';
-import { codehostRoutes } from './routes/codehost.routes.ts';
-import { databaseRoutes } from './routes/database.routes.ts';
-import { edgeRoutes } from './routes/edge.routes.ts';
-import { errormonRoutes } from './routes/errormon.routes.ts';
+import {
+  WEBHOOK_PROVIDER_DECLARATIONS,
+  WEBHOOK_PROVIDERS,
+  WEBHOOK_SECRET_VARIABLES,
+  WEBHOOK_SECURITY_SCHEMES,
+  webhookProviders,
+  webhookSecrets,
+} from './providers/registry.ts';
 import { webhookHealthRoutes } from './routes/health.routes.ts';
-import { mailerRoutes } from './routes/mailer.routes.ts';
-import { paymentsRoutes } from './routes/payments.routes.ts';
-import { trackerRoutes } from './routes/tracker.routes.ts';
+import { receiverRoutes } from './routes/receiver.ts';
 import { createDeliveryRepository } from './webhooks.repository.ts';
 import { createWebhooksService } from './webhooks.service.ts';
 import { createAdmissionService } from './admission.service.ts';
 import { registerSignedBodyParser } from './routes/signed-body.ts';
-import { revenueByCurrency } from './payments.repository.ts';
+import { createPaymentsRepository } from './payments.repository.ts';
+
+/** The variables holding the providers' secrets: the entry points give them to config to read (decision 245). */
+export { WEBHOOK_SECRET_VARIABLES };
 
 export function createWebhooksModule(platform: Platform, deps: WebhooksDeps) {
   const { config, database, clock, cache, logger } = platform;
-  const handlers: Record<WebhookProvider, ProviderHandler> = {
-    codehost: codehostHandler,
-    payments: createPaymentsHandler({ gracePeriodDays: config.billing.gracePeriodDays }),
-    edge: edgeHandler,
-    tracker: trackerHandler,
-    errormon: errormonHandler,
-    database: databaseHandler,
-    authprovider: authproviderHandler,
-    mailer: mailerHandler,
-  };
-  const admission = createAdmissionService({ handlers, settings: config.webhooks, clock, cache, logger });
+  const settings = { allowUnsigned: config.webhooks.allowUnsigned, secrets: webhookSecrets(config.webhooks.secrets) };
+  const providers = webhookProviders;
+  const admission = createAdmissionService({ providers, settings, clock, cache, logger });
+  const payments = createPaymentsRepository(database.db);
   const service = createWebhooksService({
     db: database.db,
     repo: createDeliveryRepository(database.db, WEBHOOK_PROVIDERS),
-    handlers,
+    payments,
+    providers,
     admission,
-    settings: config.webhooks,
+    settings: { ...settings, gracePeriodDays: config.billing.gracePeriodDays },
     clock,
     cache,
     users: deps.users,
@@ -57,26 +45,17 @@ export function createWebhooksModule(platform: Platform, deps: WebhooksDeps) {
     name: 'webhooks',
     service,
     /** Sums of the payments ledger per currency, exact decimal strings, for the admin statistics. */
-    revenueByCurrency: () => revenueByCurrency(database.db),
+    revenueByCurrency: () => payments.revenueByCurrency(),
+    /** The providers' security schemes, for the OpenAPI document's components. */
+    securitySchemes: WEBHOOK_SECURITY_SCHEMES,
     async routes(app: FastifyInstance) {
       // Webhook bodies are JSON only: a text/plain body is refused with 415 rather than half-parsed.
       app.removeContentTypeParser('text/plain');
       // And JSON is parsed only once the signature over its bytes has matched.
       registerSignedBodyParser(app, admission);
       app.addHook('onClose', async () => admission.close());
-      for (const routes of [
-        codehostRoutes,
-        paymentsRoutes,
-        edgeRoutes,
-        trackerRoutes,
-        errormonRoutes,
-        databaseRoutes,
-        authproviderRoutes,
-        mailerRoutes,
-        webhookHealthRoutes,
-      ]) {
-        await app.register(routes({ service, admission }));
-      }
+      await app.register(receiverRoutes({ service, admission, providers: WEBHOOK_PROVIDER_DECLARATIONS }));
+      await app.register(webhookHealthRoutes({ service }));
     },
   };
 }

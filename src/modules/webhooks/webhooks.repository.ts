@@ -6,6 +6,7 @@ import { executePrepared } from '../../platform/db/prepared.ts';
 import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import { webhookDeliveries, webhookDeliveryCounts, webhookDeliveryHours } from './webhooks.tables.ts';
 import { descending } from '../../platform/db/order.ts';
+import type { DeliveryStatus } from './deliveries.domain.ts';
 
 interface NewDelivery {
   provider: string;
@@ -16,12 +17,6 @@ interface NewDelivery {
   verified: boolean;
   receivedAt: Date;
 }
-
-/**
- * processed | failed | unmatched (kept, its effect waiting for a later delivery) | superseded (its
- * effect will never apply: a newer delivery's did). See `EffectContext.keepAs`.
- */
-export type DeliveryStatus = 'processed' | 'failed' | 'unmatched' | 'superseded';
 
 export interface StoredDelivery {
   deliveryId: string;

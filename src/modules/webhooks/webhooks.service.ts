@@ -3,7 +3,6 @@
 // messages, ledger rows, user changes). The answer goes out only after the commit, so an
 // acknowledged delivery is never lost; a delivery seen before causes nothing the second time.
 import type { Logger } from 'pino';
-import { WEBHOOK_PROVIDERS, type WebhookProvider } from '../../config/config.ts';
 import { audit } from './webhooks.audit.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -14,17 +13,19 @@ import type { NotificationsModule } from '../notifications/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { WEBHOOKS_EVENTS } from './webhooks.events.ts';
 import { parseUserId, type UsersModule } from '../users/index.ts';
-import { redactSecrets } from './payload-redaction.ts';
 import {
   RETRY_WINDOW_MS,
+  type DeliveryFacts,
   type EffectContext,
   type Headers,
   type HookAnswer,
   type InboundDelivery,
   type Outcome,
-  type ProviderHandler,
+  type PortName,
+  type ProviderPorts,
 } from './providers/provider.ts';
-import { findCustomer, recordPayment, rememberCustomer } from './payments.repository.ts';
+import type { PaymentsRepository } from './payments.repository.ts';
+import { WEBHOOK_PROVIDERS, type ProviderDeclaration, type WebhookProvider } from './providers/registry.ts';
 import { rejectionKey, type AdmissionService, type WebhookSettings } from './admission.service.ts';
 import { bodyDigest } from './signatures.ts';
 import { findDeliveries, settleHeld, type Claim, type DeliveryRepository } from './webhooks.repository.ts';
@@ -97,9 +98,10 @@ function rootMessage(error: unknown): string {
 export function createWebhooksService(deps: {
   db: Db;
   repo: DeliveryRepository;
-  handlers: Readonly<Record<WebhookProvider, ProviderHandler>>;
+  payments: PaymentsRepository;
+  providers: Readonly<Record<WebhookProvider, ProviderDeclaration>>;
   admission: Pick<AdmissionService, 'checkBody'>;
-  settings: Pick<WebhookSettings, 'allowUnsigned' | 'secrets'>;
+  settings: Pick<WebhookSettings, 'allowUnsigned' | 'secrets'> & { gracePeriodDays: number };
   clock: Clock;
   cache: Pick<Cache, 'get'>;
   users: {
@@ -112,21 +114,16 @@ export function createWebhooksService(deps: {
   events: Pick<EventPublisher<typeof WEBHOOKS_EVENTS>, 'admins'>;
   logger: Logger;
 }) {
-  const { db, repo, handlers, admission, settings, clock, cache, logger, messages } = deps;
+  const { db, repo, payments, providers, admission, settings, clock, cache, logger, messages } = deps;
   const { accounts } = deps.users;
 
-  /** The ports a provider's effects use, each bound to the delivery's transaction (`tx`, never handed out). */
-  function contextFor(
-    tx: DbExecutor,
-    handler: ProviderHandler,
-    base: Pick<EffectContext, 'now' | 'provider' | 'deliveryId' | 'event' | 'body' | 'headers'>,
-  ): EffectContext {
+  /** Every port, each bound to the delivery's transaction (`tx`, never handed out). */
+  function portsFor(tx: DbExecutor, base: DeliveryFacts): ProviderPorts {
     const dedupe = `${base.provider}:${base.deliveryId}`;
     const { now, provider } = base;
     return {
-      ...base,
       async chat(message, part) {
-        await messages.chat(tx, { source: handler.provider, ...message }, now, part ? `${dedupe}:${part}` : dedupe);
+        await messages.chat(tx, { source: provider, ...message }, now, part ? `${dedupe}:${part}` : dedupe);
       },
       async mail(message, part) {
         return messages.mail(tx, message, now, part ? `${dedupe}:${part}` : dedupe);
@@ -137,6 +134,7 @@ export function createWebhooksService(deps: {
         return userId ? accounts.findById(userId, tx) : undefined;
       },
       billing: {
+        gracePeriodDays: settings.gracePeriodDays,
         changeTier: (userId, tier) => accounts.changeTier(userId, tier, now, tx),
         openGracePeriod: (userId, endsAt) => accounts.openGracePeriod(userId, endsAt, now, tx),
         clearGracePeriod: (userId) => accounts.clearGracePeriod(userId, now, tx),
@@ -148,7 +146,7 @@ export function createWebhooksService(deps: {
           {
             ...event,
             actorType: 'webhook',
-            details: { provider: handler.provider, deliveryId: base.deliveryId, ...event.details },
+            details: { provider, deliveryId: base.deliveryId, ...event.details },
           },
           now,
           tx,
@@ -159,16 +157,25 @@ export function createWebhooksService(deps: {
         settle: (ids, status) => settleHeld(tx, provider, ids, status, now),
       },
       payments: {
-        findCustomer: (customerId) => findCustomer(customerId, tx),
-        rememberCustomer: (customer) => rememberCustomer(tx, customer, now),
-        recordPayment: (payment) => recordPayment(tx, payment, now),
+        findCustomer: (customerId) => payments.findCustomer(customerId, tx),
+        rememberCustomer: (customer) => payments.rememberCustomer(customer, now, tx),
+        recordPayment: (payment) => payments.recordPayment(payment, now, tx),
       },
     };
   }
 
+  /** What a provider's effects are given: the delivery and the ports it declared, no other. */
+  function contextFor(tx: DbExecutor, declaration: ProviderDeclaration, base: DeliveryFacts): EffectContext {
+    const all = portsFor(tx, base);
+    const given: Partial<Record<PortName, unknown>> = {};
+    for (const port of declaration.ports) given[port] = all[port];
+    // The declaration's own type gave its effects only the ports it lists (defineWebhookProvider).
+    return { ...base, ...(given as Pick<ProviderPorts, PortName>) };
+  }
+
   /** Stores and applies one delivery the admission gate let in; answers what the route sends back. */
   async function receive(provider: WebhookProvider, request: IncomingRequest): Promise<HookAnswer> {
-    const handler = handlers[provider];
+    const declared = providers[provider];
     if (!request.rawBody || request.rawBody.length === 0 || request.body === undefined) {
       throw validationFailed([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
     }
@@ -184,7 +191,7 @@ export function createWebhooksService(deps: {
     const refusal = request.verified ? await admission.checkBody(provider, delivery.body) : undefined;
     if (refusal !== undefined) throw new AppError('unauthenticated', refusal);
 
-    const identity = handler.identify(delivery);
+    const identity = declared.identify(delivery);
     const { event } = identity;
     // A delivery with no id at all is named by its body alone.
     const windowMs = identity.sameBodyWindowMs ?? (identity.senderId ? undefined : RETRY_WINDOW_MS);
@@ -195,7 +202,7 @@ export function createWebhooksService(deps: {
       const stored = {
         provider,
         event,
-        payload: redactSecrets(delivery.body),
+        payload: declared.redact(delivery.body),
         verified: request.verified,
         receivedAt: now,
       };
@@ -208,11 +215,11 @@ export function createWebhooksService(deps: {
       }
       const base = { now, provider, deliveryId, event, body: delivery.body, headers: delivery.headers };
       if (claim === 'duplicate')
-        return { status: 'duplicate', answer: (await handler.replay?.(contextFor(tx, handler, base))) ?? undefined };
+        return { status: 'duplicate', answer: (await declared.replay?.(contextFor(tx, declared, base))) ?? undefined };
       let outcome: Outcome;
       try {
         // A savepoint: failed effects are undone, but the delivery and its failure stay recorded.
-        outcome = await tx.transaction(async (effects) => handler.apply(contextFor(effects, handler, base)));
+        outcome = await tx.transaction(async (effects) => declared.apply(contextFor(effects, declared, base)));
       } catch (error) {
         await repo.finish(
           tx,

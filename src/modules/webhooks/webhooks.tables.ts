@@ -3,6 +3,7 @@
 // its events record (admin statistics read it through the module's port).
 import {
   boolean,
+  check,
   index,
   integer,
   jsonb,
@@ -14,7 +15,10 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
+import { DELIVERY_STATUSES } from './deliveries.domain.ts';
+import { WEBHOOK_PROVIDERS } from './providers/registry.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -22,7 +26,7 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    /** codehost | payments | edge | tracker | errormon | database | authprovider | mailer */
+    /** One of the declared providers (providers/registry.ts). */
     provider: text('provider').notNull(),
     /** The sender's delivery id (GUID, event id, svix id...), else the content key. */
     deliveryId: text('delivery_id').notNull(),
@@ -38,7 +42,7 @@ export const webhookDeliveries = pgTable(
     /** False when accepted without a signature because WEBHOOKS_ALLOW_UNSIGNED=true. */
     verified: boolean('verified').notNull().default(true),
     receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-    /** processed | failed (a failed delivery is processed again when the sender retries it). */
+    /** DELIVERY_STATUSES (a failed delivery is processed again when the sender retries it). */
     status: text('status').notNull(),
     attempts: integer('attempts').notNull().default(1),
     /** When the last processing attempt ended. */
@@ -54,6 +58,8 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_provider_processed_idx').on(t.provider, t.processedAt.desc()),
     index('webhook_deliveries_provider_status_idx').on(t.provider, t.status, t.processedAt.desc()),
     index('webhook_deliveries_provider_content_idx').on(t.provider, t.contentKey),
+    check('webhook_deliveries_provider_check', oneOf(t.provider, WEBHOOK_PROVIDERS)),
+    check('webhook_deliveries_status_check', oneOf(t.status, DELIVERY_STATUSES)),
   ],
 );
 

@@ -83,14 +83,23 @@ const FRAMEWORK_RESPONSES: [
   ['431', () => true, errorResponse('Request header fields too large (over 16 KiB)', Detail)],
 ];
 
-const headerScheme = (name: string, description: string) => ({
-  type: 'apiKey' as const,
-  in: 'header' as const,
+/** A way of proving who calls, as `components.securitySchemes` lists it. */
+export type SecurityScheme =
+  | { type: 'apiKey'; in: 'header' | 'query'; name: string; description: string }
+  | { type: 'http'; scheme: 'bearer'; bearerFormat?: string; description: string };
+
+/** A secret or signature sent in a header of this name. */
+export const headerScheme = (name: string, description: string): SecurityScheme => ({
+  type: 'apiKey',
+  in: 'header',
   name,
   description,
 });
 
-/** Every way a caller proves who it is, by the name operations refer to in `security`. */
+/** A secret sent as `Authorization: Bearer <secret>`. */
+export const bearerScheme = (description: string): SecurityScheme => ({ type: 'http', scheme: 'bearer', description });
+
+/** The platform's own ways a caller proves who it is, by the name operations refer to in `security`. */
 export const SECURITY_SCHEMES = {
   bearerAuth: {
     type: 'http',
@@ -104,40 +113,6 @@ export const SECURITY_SCHEMES = {
     'x-scheduled-job-secret',
     'The shared secret `SCHEDULED_JOB_SECRET`; a missing header answers 422, a wrong one 401.',
   ),
-  codehostSignature: headerScheme(
-    'x-hub-signature-256',
-    '`sha256=<hex HMAC-SHA256(CODEHOST_WEBHOOK_SECRET, raw body)>` (GitHub).',
-  ),
-  paymentsSignature: headerScheme(
-    'payments-signature',
-    '`t=<unix>,v1=<hex HMAC-SHA256(PAYMENTS_WEBHOOK_SECRET, "t.body")>`, within 300 s; Stripe\'s ' +
-      '`Stripe-Signature` is accepted too.',
-  ),
-  edgeSignature: headerScheme('x-vercel-signature', 'Hex HMAC-SHA1(EDGE_WEBHOOK_SECRET, raw body) (Vercel).'),
-  trackerSignature: headerScheme(
-    'tracker-signature',
-    "Hex HMAC-SHA256(TRACKER_WEBHOOK_SECRET, raw body), with the body's `webhookTimestamp` within 60 s; " +
-      "Linear's `Linear-Signature` is accepted too.",
-  ),
-  errormonSignature: headerScheme(
-    'errormon-hook-signature',
-    "Hex HMAC-SHA256(ERRORMON_WEBHOOK_SECRET, raw body); Sentry's `Sentry-Hook-Signature` is accepted too.",
-  ),
-  databaseSecret: {
-    type: 'http',
-    scheme: 'bearer',
-    description: '`Bearer <DATABASE_WEBHOOK_SECRET>` (Supabase database webhooks).',
-  },
-  authHookSecret: {
-    type: 'http',
-    scheme: 'bearer',
-    description: '`Bearer <AUTHPROVIDER_HOOK_SECRET>` (Supabase auth hooks).',
-  },
-  authHookSignature: headerScheme(
-    'webhook-signature',
-    'Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `webhook-id.webhook-timestamp.body`, keyed with the ' +
-      '`v1,whsec_...` secret; with `webhook-id` and `webhook-timestamp` (within 300 s).',
-  ),
   streamTicket: {
     type: 'apiKey',
     in: 'query',
@@ -146,17 +121,41 @@ export const SECURITY_SCHEMES = {
       'A single-use ticket from `POST /api/stream/ticket` (valid 60 s), for EventSource clients that cannot ' +
       'send the Authorization header.',
   },
-  mailerSignature: headerScheme('x-mailer-signature', 'Hex HMAC-SHA256(MAILER_WEBHOOK_SECRET, raw body).'),
-  mailerSvixSignature: headerScheme(
-    'svix-signature',
-    'Svix (Resend): `v1,<base64>` list over `svix-id.svix-timestamp.body`, with `svix-id` and ' +
-      '`svix-timestamp` (within 300 s).',
-  ),
-} as const;
+} as const satisfies Record<string, SecurityScheme>;
 
 export type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;
 
-/** An operation's `security`: any one of the given schemes. */
+/**
+ * Where the document has always listed a platform scheme among those modules contribute: after the
+ * one named. Kept so that contributed schemes (each webhook provider declares its own) leave the
+ * document byte-identical (decision 245); a scheme not listed here, or whose neighbour is gone,
+ * comes after every contributed one.
+ */
+const LISTED_AFTER: Partial<Record<SecuritySchemeName, string>> = { streamTicket: 'authHookSignature' };
+
+/** The document's `components.securitySchemes`: the platform's and the modules' contributed ones. */
+export function securitySchemesOf(
+  contributed: Readonly<Record<string, SecurityScheme>>,
+): Readonly<Record<string, SecurityScheme>> {
+  const { bearerAuth, scheduledJobSecret, ...placed } = SECURITY_SCHEMES;
+  const schemes: Record<string, SecurityScheme> = { bearerAuth, scheduledJobSecret };
+  const pending = new Map<string, SecurityScheme>(Object.entries(placed));
+  for (const [name, scheme] of Object.entries(contributed)) {
+    if (name in SECURITY_SCHEMES) throw new Error(`security scheme ${name} is declared twice`);
+    schemes[name] = scheme;
+    for (const [own, after] of Object.entries(LISTED_AFTER)) {
+      const ownScheme = pending.get(own);
+      if (after === name && ownScheme) {
+        schemes[own] = ownScheme;
+        pending.delete(own);
+      }
+    }
+  }
+  for (const [name, scheme] of pending) schemes[name] = scheme;
+  return schemes;
+}
+
+/** An operation's `security`: any one of the given schemes (a module's own: the names it declared). */
 export const securityOf = (...schemes: SecuritySchemeName[]): Record<string, string[]>[] =>
   schemes.map((scheme) => ({ [scheme]: [] }));
 

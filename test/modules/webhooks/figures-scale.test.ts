@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { WEBHOOK_PROVIDERS } from '../../../src/config/config.ts';
+import { WEBHOOK_PROVIDERS } from '../../../src/modules/webhooks/providers/registry.ts';
 import { createDeliveryRepository } from '../../../src/modules/webhooks/webhooks.repository.ts';
 import { executedPlan, planClient, plansOf, rowsRead, type PlanClient } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';

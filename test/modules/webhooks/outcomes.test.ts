@@ -2,8 +2,8 @@
 // answers from that alone. Checked here on the providers themselves, with a context of fakes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { authproviderHandler } from '../../../src/modules/webhooks/providers/authprovider.provider.ts';
-import { createPaymentsHandler } from '../../../src/modules/webhooks/providers/payments.provider.ts';
+import { authproviderProvider } from '../../../src/modules/webhooks/providers/authprovider.provider.ts';
+import { paymentsProvider } from '../../../src/modules/webhooks/providers/payments.provider.ts';
 import type { EffectContext } from '../../../src/modules/webhooks/providers/provider.ts';
 
 function contextOf(provider: EffectContext['provider'], event: string, body: Record<string, unknown>): EffectContext {
@@ -19,7 +19,7 @@ function contextOf(provider: EffectContext['provider'], event: string, body: Rec
     mail: async () => ({ queued: true }),
     audit: async () => {},
     findUser: none,
-    billing: { changeTier: none, openGracePeriod: none, clearGracePeriod: async () => false },
+    billing: { gracePeriodDays: 7, changeTier: none, openGracePeriod: none, clearGracePeriod: async () => false },
     isSuppressed: async () => false,
     suppress: async () => true,
     deliveries: { find: async () => [], settle: async () => {} },
@@ -29,10 +29,10 @@ function contextOf(provider: EffectContext['provider'], event: string, body: Rec
 
 describe('provider outcomes', () => {
   it('the auth hook refuses what it cannot answer and answers a token hook as processed', async () => {
-    const unknown = await authproviderHandler.apply(contextOf('authprovider', 'unknown', {}));
+    const unknown = await authproviderProvider.apply(contextOf('authprovider', 'unknown', {}));
     assert.equal(unknown.status, 'refused');
     assert.equal(unknown.answer?.status, 400);
-    const token = await authproviderHandler.apply(
+    const token = await authproviderProvider.apply(
       contextOf('authprovider', 'custom_access_token', { claims: { sub: 'x' } }),
     );
     assert.deepEqual(token, { status: 'processed', answer: { status: 200, body: { claims: { sub: 'x' } } } });
@@ -42,7 +42,7 @@ describe('provider outcomes', () => {
     'a subscription change of a customer nobody is linked to yet is kept unmatched; ' +
       'without a customer it is processed',
     async () => {
-      const payments = createPaymentsHandler({ gracePeriodDays: 7 });
+      const payments = paymentsProvider;
       const event = (customer?: string) => ({
         type: 'customer.subscription.updated',
         data: { object: { customer, status: 'active' } },

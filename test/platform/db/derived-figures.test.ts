@@ -176,7 +176,7 @@ describe('figures kept by the database', () => {
         );
         await exec(sql`DELETE FROM device_sessions WHERE ${notSignedIn} AND random() < 0.1`);
         await exec(sql`INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, status, received_at)
-        SELECT (ARRAY['stripe','github','linear'])[1 + g % 3], ${`r${round}-`} || g, 'e', '{}'::jsonb,
+        SELECT (ARRAY['payments','codehost','tracker'])[1 + g % 3], ${`r${round}-`} || g, 'e', '{}'::jsonb,
           (ARRAY['processed','unmatched','failed'])[1 + g % 3],
                now() - g * interval '37 minutes' FROM generate_series(1, 40) AS g`);
         await exec(

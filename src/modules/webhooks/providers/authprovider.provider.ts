@@ -1,27 +1,75 @@
 // The auth provider's hooks (Supabase Auth): the custom-access-token hook adds our role and tier to
 // the token's claims; the send-email hook sends the auth mails through our outbox.
+import { Type } from 'typebox';
+import { bearerScheme, headerScheme } from '../../../platform/http/openapi.ts';
+import { StringEnum } from '../../../platform/http/schemas.ts';
+import { ROLES, TIERS } from '../../users/index.ts';
+import { redactSecrets } from '../payload-redaction.ts';
 import { isVerdict, OK, standardWebhookCheck, verifyBearer } from '../signatures.ts';
 import { authHookMails } from './auth-hook.mails.ts';
+import { defineWebhookProvider, MiB } from './declaration.ts';
 import {
   header,
+  optionalHeader,
   processed,
   refused,
   RETRY_WINDOW_MS,
   str,
-  type EffectContext,
+  type EffectContext as AnyEffectContext,
   type HookAnswer,
   type Json,
   type Outcome,
-  type ProviderHandler,
 } from './provider.ts';
+
+type EffectContext = AnyEffectContext<'findUser' | 'mail' | 'isSuppressed'>;
 
 /** Our claims, beside the provider's own `role` (its database role), which must stay untouched. */
 const ROLE_CLAIM = 'user_role';
 const TIER_CLAIM = 'subscription_tier';
 
-export function hookError(status: number, message: string): HookAnswer {
-  return { status, body: { detail: message, error: { http_code: status, message } } };
+/**
+ * An error as the auth provider reads it (`error.message` of a non-2xx answer) beside our clients'
+ * `detail`: a 422's list of items keeps its `detail`, with a message of its own.
+ */
+function errorBody(status: number, detail: unknown): Record<string, unknown> {
+  const message = typeof detail === 'string' ? detail : 'Request validation failed';
+  return { detail, error: { http_code: status, message } };
 }
+
+export function hookError(status: number, message: string): HookAnswer {
+  return { status, body: errorBody(status, message) };
+}
+
+const HookError = Type.Object(
+  {
+    detail: Type.Unknown({ description: 'What went wrong (the Pydantic-shaped list of items for a 422).' }),
+    error: Type.Optional(
+      Type.Object({
+        http_code: Type.Integer({ description: 'The HTTP status, repeated as the auth provider expects.' }),
+        message: Type.String({ description: 'What went wrong.' }),
+      }),
+    ),
+  },
+  { description: "Error, in our shape and in the auth provider's." },
+);
+
+const AuthHookAnswer = Type.Object(
+  {
+    claims: Type.Optional(
+      Type.Object(
+        {
+          user_role: Type.Optional(StringEnum(ROLES, { description: 'Our role of the user (`user`, `admin`).' })),
+          subscription_tier: Type.Optional(StringEnum(TIERS, { description: 'Our subscription tier of the user.' })),
+        },
+        {
+          additionalProperties: true,
+          description: "The provider's claims, all kept, plus ours when the user is known to us.",
+        },
+      ),
+    ),
+  },
+  { description: '`{claims}` for the custom access token hook; `{}` for the send email hook.' },
+);
 
 function hookKind(body: Json): 'custom_access_token' | 'send_email' | 'unknown' {
   if (body.claims !== undefined) return 'custom_access_token';
@@ -66,9 +114,46 @@ async function sendEmail(context: EffectContext): Promise<HookAnswer> {
 /** The hook answers with data: a 4xx refuses the delivery, anything else is its processed answer. */
 const outcomeOf = (answer: HookAnswer): Outcome => (answer.status >= 400 ? refused(answer) : processed(answer));
 
-export const authproviderHandler: ProviderHandler = {
+export const authproviderProvider = defineWebhookProvider({
   provider: 'authprovider',
   name: 'Auth provider',
+  secretVariable: 'AUTHPROVIDER_HOOK_SECRET',
+  route: {
+    url: '/api/webhooks/platforms/authprovider/auth-hook',
+    operationId: 'receiveAuthProviderHook',
+    summary: 'Auth provider (Supabase Auth) hook: custom access token or send email',
+    description:
+      'Custom access token hook: `{user_id, claims, authentication_method}` answers `{claims}` with ' +
+      'every claim kept and, for a user of ours (matched by `claims.email`, else by id), `user_role` and ' +
+      '`subscription_tier` added; a suspended or deleted user answers 403. Send email hook: `{user, ' +
+      'email_data}` queues the mail (subject and text by `email_action_type`, with the code and the ' +
+      'verification link) and answers `{}`; 400 when the address is suppressed. Errors carry `{"error": ' +
+      '{"http_code", "message"}}` beside `detail`. Authenticated by `Authorization: Bearer <secret>` or ' +
+      'a Standard Webhooks signature.',
+    headers: Type.Object({
+      authorization: optionalHeader(
+        '`Bearer <AUTHPROVIDER_HOOK_SECRET>`; or sign with the Standard Webhooks headers instead.',
+      ),
+      'webhook-id': optionalHeader('Standard Webhooks message id.'),
+      'webhook-timestamp': optionalHeader('Standard Webhooks timestamp (unix seconds), within 300 s.'),
+      'webhook-signature': optionalHeader(
+        '`v1,<base64 HMAC-SHA256>` over `id.timestamp.body`, keyed with the `v1,whsec_...` secret.',
+      ),
+    }),
+    response: AuthHookAnswer,
+    errors: { schema: HookError, statuses: [400, 401, 403, 413, 415, 422, 500, 503], body: errorBody },
+  },
+  bodyLimit: 4 * MiB,
+  security: {
+    authHookSecret: bearerScheme('`Bearer <AUTHPROVIDER_HOOK_SECRET>` (Supabase auth hooks).'),
+    authHookSignature: headerScheme(
+      'webhook-signature',
+      'Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `webhook-id.webhook-timestamp.body`, keyed with the ' +
+        '`v1,whsec_...` secret; with `webhook-id` and `webhook-timestamp` (within 300 s).',
+    ),
+  },
+  // The send-email hook's one-time codes are not kept.
+  redact: redactSecrets,
   signature(headers, secret) {
     const bearer = header(headers, 'authorization');
     const byBearer = verifyBearer(bearer, secret);
@@ -90,6 +175,7 @@ export const authproviderHandler: ProviderHandler = {
     sameBodyWindowMs: RETRY_WINDOW_MS,
     event: hookKind(delivery.body),
   }),
+  ports: ['findUser', 'mail', 'isSuppressed'],
   async apply(context) {
     if (context.event === 'custom_access_token') return outcomeOf(await accessToken(context));
     if (context.event === 'send_email') return outcomeOf(await sendEmail(context));
@@ -104,4 +190,4 @@ export const authproviderHandler: ProviderHandler = {
     }
     return { status: 200, body: {} };
   },
-};
+});

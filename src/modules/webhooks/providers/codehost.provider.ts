@@ -1,17 +1,21 @@
 // Code host (GitHub): push, pull request, failed workflow run, release and ping become chat messages.
+import { Type } from 'typebox';
+import { headerScheme } from '../../../platform/http/openapi.ts';
 import type { ChatMessage } from '../../notifications/index.ts';
+import { redactSecrets } from '../payload-redaction.ts';
 import { hubSignatureCheck } from '../signatures.ts';
+import { defineWebhookProvider, MiB } from './declaration.ts';
 import {
   excerpt,
   REPLAY_WINDOW_MS,
   header,
   obj,
+  optionalHeader,
   plural,
   str,
   type Headers,
   type Json,
   processed,
-  type ProviderHandler,
 } from './provider.ts';
 
 const CODEHOST_EVENT_HEADERS = ['x-codehost-event', 'x-github-event'] as const;
@@ -145,9 +149,39 @@ function eventName(headers: Headers): string {
   return header(headers, ...CODEHOST_EVENT_HEADERS) ?? 'unknown';
 }
 
-export const codehostHandler: ProviderHandler = {
+export const codehostProvider = defineWebhookProvider({
   provider: 'codehost',
   name: 'Code host',
+  secretVariable: 'CODEHOST_WEBHOOK_SECRET',
+  route: {
+    url: '/api/webhooks/platforms/codehost',
+    operationId: 'receiveCodehostEvent',
+    summary: 'Receive a code host (GitHub) event',
+    description:
+      'Push, pull request (opened, closed, merged, reopened), failed workflow run, published release and ' +
+      'ping post a chat notification; other events are stored only. A missing `x-codehost-event` (and ' +
+      '`X-GitHub-Event`) answers 422.',
+    headers: Type.Object({
+      'x-codehost-event': Type.String({
+        description:
+          "Event name, e.g. `push`, `pull_request`, `ping`. GitHub's `X-GitHub-Event` is accepted in its place.",
+      }),
+      'x-hub-signature-256': optionalHeader('`sha256=<hex HMAC-SHA256(secret, raw body)>`.'),
+      'x-codehost-delivery': optionalHeader(
+        "Delivery GUID, the deduplication key (or GitHub's `X-GitHub-Delivery`); a hash of the body when absent.",
+      ),
+    }),
+    headerAliases: { 'x-github-event': 'x-codehost-event' },
+  },
+  // GitHub caps payloads at 25 MB and sends that much for large pushes.
+  bodyLimit: 25 * MiB,
+  security: {
+    codehostSignature: headerScheme(
+      'x-hub-signature-256',
+      '`sha256=<hex HMAC-SHA256(CODEHOST_WEBHOOK_SECRET, raw body)>` (GitHub).',
+    ),
+  },
+  redact: redactSecrets,
   signature: (headers, secret) => hubSignatureCheck(header(headers, 'x-hub-signature-256'), secret),
   identify(delivery) {
     const action = str(delivery.body.action);
@@ -159,9 +193,10 @@ export const codehostHandler: ProviderHandler = {
       event: action ? `${name}.${action}` : name,
     };
   },
+  ports: ['chat'],
   async apply(context) {
     const message = codehostMessage(eventName(context.headers), context.body);
     if (message) await context.chat(message);
     return processed();
   },
-};
+});

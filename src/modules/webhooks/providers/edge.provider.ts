@@ -1,7 +1,11 @@
 // Edge deployments (Vercel): a deployment that is ready, failed or was canceled becomes a message.
+import { Type } from 'typebox';
+import { headerScheme } from '../../../platform/http/openapi.ts';
+import { redactSecrets } from '../payload-redaction.ts';
+import { defineWebhookProvider, MiB } from './declaration.ts';
 import type { ChatMessage } from '../../notifications/index.ts';
 import { hexHmacCheck } from '../signatures.ts';
-import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, processed, type ProviderHandler } from './provider.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, optionalHeader, str, type Json, processed } from './provider.ts';
 
 const OUTCOMES: Record<string, { verb: string; level: ChatMessage['level'] }> = {
   'deployment.succeeded': { verb: 'is ready', level: 'success' },
@@ -37,9 +41,25 @@ export function edgeMessage(type: string, body: Json): Omit<ChatMessage, 'source
   };
 }
 
-export const edgeHandler: ProviderHandler = {
+export const edgeProvider = defineWebhookProvider({
   provider: 'edge',
   name: 'Edge',
+  secretVariable: 'EDGE_WEBHOOK_SECRET',
+  route: {
+    url: '/api/webhooks/platforms/edge',
+    operationId: 'receiveEdgeEvent',
+    summary: 'Receive an edge deployment (Vercel) event',
+    description:
+      '`deployment.succeeded`/`ready`, `deployment.error` and `deployment.canceled` post a chat ' +
+      'notification; other events are stored only. Signed with `x-vercel-signature`; the body ' +
+      '`id` is the deduplication key.',
+    headers: Type.Object({ 'x-vercel-signature': optionalHeader('Hex HMAC-SHA1(secret, raw body).') }),
+  },
+  bodyLimit: 4 * MiB,
+  security: {
+    edgeSignature: headerScheme('x-vercel-signature', 'Hex HMAC-SHA1(EDGE_WEBHOOK_SECRET, raw body) (Vercel).'),
+  },
+  redact: redactSecrets,
   signature: (headers, secret) => hexHmacCheck(header(headers, 'x-vercel-signature'), secret, 'sha1'),
   identify(delivery) {
     // The event id is inside the signed body: a copy carries the same one. Without it, the body is all.
@@ -50,9 +70,10 @@ export const edgeHandler: ProviderHandler = {
       event: str(delivery.body.type) ?? 'unknown',
     };
   },
+  ports: ['chat'],
   async apply(context) {
     const message = edgeMessage(context.event, context.body);
     if (message) await context.chat(message);
     return processed();
   },
-};
+});

@@ -1,7 +1,11 @@
 // Error monitoring (Sentry): new and resolved issues, alert rules that fired, metric alerts, errors.
+import { Type } from 'typebox';
+import { headerScheme } from '../../../platform/http/openapi.ts';
+import { redactSecrets } from '../payload-redaction.ts';
+import { defineWebhookProvider, MiB } from './declaration.ts';
 import type { ChatMessage } from '../../notifications/index.ts';
 import { hexHmacCheck } from '../signatures.ts';
-import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, processed, type ProviderHandler } from './provider.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, optionalHeader, str, type Json, processed } from './provider.ts';
 
 type Message = Omit<ChatMessage, 'source'>;
 type Level = ChatMessage['level'];
@@ -87,9 +91,35 @@ export function errormonMessage(resource: string, action: string, body: Json): M
   }
 }
 
-export const errormonHandler: ProviderHandler = {
+export const errormonProvider = defineWebhookProvider({
   provider: 'errormon',
   name: 'Error monitoring',
+  secretVariable: 'ERRORMON_WEBHOOK_SECRET',
+  route: {
+    url: '/api/webhooks/platforms/errormon',
+    operationId: 'receiveErrormonEvent',
+    summary: 'Receive an error monitoring (Sentry) event',
+    description:
+      'Issues created or resolved, triggered alert rules, metric alerts (critical, warning, resolved) and ' +
+      'new errors post a chat notification; other resources are stored only.',
+    headers: Type.Object({
+      'errormon-hook-signature': optionalHeader(
+        "Hex HMAC-SHA256(secret, raw body); Sentry's `Sentry-Hook-Signature` is accepted too.",
+      ),
+      'errormon-hook-resource': optionalHeader(
+        'Resource: `issue`, `event_alert`, `metric_alert`, `error`, ... (or `Sentry-Hook-Resource`).',
+      ),
+      'request-id': optionalHeader('Delivery id, the deduplication key.'),
+    }),
+  },
+  bodyLimit: 4 * MiB,
+  security: {
+    errormonSignature: headerScheme(
+      'errormon-hook-signature',
+      "Hex HMAC-SHA256(ERRORMON_WEBHOOK_SECRET, raw body); Sentry's `Sentry-Hook-Signature` is accepted too.",
+    ),
+  },
+  redact: redactSecrets,
   signature: (headers, secret) =>
     hexHmacCheck(header(headers, 'errormon-hook-signature', 'sentry-hook-signature'), secret),
   identify(delivery) {
@@ -102,10 +132,11 @@ export const errormonHandler: ProviderHandler = {
       event: action ? `${resource}.${action}` : resource,
     };
   },
+  ports: ['chat'],
   async apply(context) {
     const [resource = '', action = ''] = context.event.split('.');
     const message = errormonMessage(resource, action, context.body);
     if (message) await context.chat(message);
     return processed();
   },
-};
+});

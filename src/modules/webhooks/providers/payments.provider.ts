@@ -1,344 +1,54 @@
 // Payments (Stripe): paid invoices go to the ledger, failed ones open a grace period, subscription
-// changes set the user's tier. Users are matched by the customer's e-mail or a remembered customer id.
-import {
-  header,
-  keptAs,
-  processed,
-  RETRY_WINDOW_MS,
-  num,
-  obj,
-  str,
-  type EffectContext,
-  type Json,
-  type MatchedUser,
-  type Outcome,
-  type ProviderHandler,
-} from './provider.ts';
+// changes set the user's tier (the effects: payments.effects.ts).
+import { Type } from 'typebox';
+import { headerScheme } from '../../../platform/http/openapi.ts';
+import { redactSecrets } from '../payload-redaction.ts';
 import { stripeSignatureCheck } from '../signatures.ts';
-import { subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
+import { defineWebhookProvider, MiB } from './declaration.ts';
+import { applyPaymentsEvent } from './payments.effects.ts';
+import { header, optionalHeader, RETRY_WINDOW_MS, str } from './provider.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-interface Match {
-  user?: MatchedUser;
-  email?: string;
-}
-
-function idOf(value: unknown): string | undefined {
-  return str(value) ?? str(obj(value).id);
-}
-
-function secondsToDate(value: unknown): Date | undefined {
-  const seconds = num(value);
-  return seconds === undefined ? undefined : new Date(seconds * 1000);
-}
-
-/** Finds our user by the e-mail in the event, else by a customer id seen before; remembers the pair. */
-async function matchUser(
-  context: EffectContext,
-  customerId: string | undefined,
-  email: string | undefined,
-): Promise<Match> {
-  let address = email?.trim().toLowerCase() || undefined;
-  let user = address ? await context.findUser({ email: address }) : undefined;
-  if (!user && customerId) {
-    const customer = await context.payments.findCustomer(customerId);
-    if (customer?.userId) user = await context.findUser({ id: customer.userId });
-    if (!user && customer?.email) user = await context.findUser({ email: customer.email });
-    address ??= customer?.email ?? undefined;
-  }
-  if (customerId && (address || user)) {
-    await context.payments.rememberCustomer({ customerId, userId: user?.id ?? null, email: address ?? null });
-  }
-  return { user, email: address ?? user?.email };
-}
-
-function who(match: Match, customerId: string | undefined): string {
-  return match.email ?? (customerId ? `customer ${customerId}` : 'an unknown customer');
-}
-
-async function clearGracePeriod(context: EffectContext, user: MatchedUser, why: string): Promise<void> {
-  if (!(await context.billing.clearGracePeriod(user.id))) return;
-  await context.audit({
-    action: 'billing.grace_period.clear',
-    subjectUserId: user.id,
-    targetType: 'user',
-    targetId: user.id,
-    details: { reason: why },
-  });
-}
-
-async function invoicePaid(context: EffectContext, invoice: Json, event: Json): Promise<Outcome> {
-  const customerId = idOf(invoice.customer);
-  const match = await matchUser(context, customerId, str(invoice.customer_email));
-  const invoiceId = str(invoice.id);
-  const amountPaid = num(invoice.amount_paid);
-  const currency = str(invoice.currency);
-  // A zero invoice (trial, full discount) is no revenue; a malformed one has nothing to record.
-  if (!invoiceId || amountPaid === undefined || amountPaid <= 0 || !currency)
-    return applyHeldChanges(context, customerId, match);
-  const amount = toMajorUnits(amountPaid, currency);
-  const occurredAt =
-    secondsToDate(obj(invoice.status_transitions).paid_at) ?? secondsToDate(event.created) ?? context.now;
-  const recorded = await context.payments.recordPayment({
-    externalId: invoiceId,
-    userId: match.user?.id ?? null,
-    customerEmail: match.email ?? null,
-    amount,
-    currency: currency.toUpperCase(),
-    occurredAt,
-  });
-  // invoice.paid and invoice.payment_succeeded both arrive for one invoice: record and tell once.
-  if (!recorded) return applyHeldChanges(context, customerId, match);
-  await context.audit({
-    action: 'billing.payment.record',
-    subjectUserId: match.user?.id,
-    targetType: 'invoice',
-    targetId: invoiceId,
-    details: { amount, currency: currency.toUpperCase() },
-  });
-  if (match.user) await clearGracePeriod(context, match.user, 'invoice paid');
-  await context.chat({
-    title: `Payment received: ${amount} ${currency.toUpperCase()} from ${who(match, customerId)}`,
-    text: match.user ? '' : 'No user of ours matches this customer.',
-    level: 'success',
-    url: str(invoice.hosted_invoice_url),
-    fields: [{ name: 'Invoice', value: str(invoice.number) ?? invoiceId }],
-  });
-  return applyHeldChanges(context, customerId, match);
-}
-
-async function invoiceFailed(context: EffectContext, invoice: Json, gracePeriodDays: number): Promise<Outcome> {
-  const customerId = idOf(invoice.customer);
-  const match = await matchUser(context, customerId, str(invoice.customer_email));
-  const fields: { name: string; value: string }[] = [];
-  const attempts = num(invoice.attempt_count);
-  if (attempts !== undefined) fields.push({ name: 'Attempt', value: String(attempts) });
-  const grace = match.user
-    ? await context.billing.openGracePeriod(match.user.id, new Date(context.now.getTime() + gracePeriodDays * DAY_MS))
-    : undefined;
-  const graceEnds = grace?.endsAt;
-  if (match.user && grace?.opened) {
-    await context.audit({
-      action: 'billing.grace_period.open',
-      subjectUserId: match.user.id,
-      targetType: 'user',
-      targetId: match.user.id,
-      details: { invoice: str(invoice.id), endsAt: grace.endsAt.toISOString() },
-    });
-  }
-  if (graceEnds) fields.push({ name: 'Grace period until', value: graceEnds.toISOString() });
-  const amountDue = num(invoice.amount_due);
-  const currency = str(invoice.currency);
-  const amount =
-    amountDue !== undefined && currency ? ` of ${toMajorUnits(amountDue, currency)} ${currency.toUpperCase()}` : '';
-  await context.chat({
-    title: `Payment failed${amount} for ${who(match, customerId)}`,
-    text: match.user ? '' : 'No user of ours matches this customer.',
-    level: 'error',
-    url: str(invoice.hosted_invoice_url),
-    fields,
-  });
-  return applyHeldChanges(context, customerId, match);
-}
-
-/** Stripe's subscription events; they carry a customer id but no e-mail. */
-const SUBSCRIPTION_EVENTS = ['customer.subscription.updated', 'customer.subscription.deleted'] as const;
-
-/** Renewals also send `updated`; only a change someone would act on is worth a message. */
-function noteworthy(type: string, previous: Json): boolean {
-  return (
-    type === 'customer.subscription.deleted' ||
-    'status' in previous ||
-    'items' in previous ||
-    'cancel_at_period_end' in previous
-  );
-}
-
-/** When Stripe created an event (seconds): deliveries come in any order, this says which is newer. */
-const createdOf = (event: Json) => num(event.created) ?? 0;
-
-/**
- * Sets the tier a subscription event implies. `origin` is the id of a held delivery applied now on
- * behalf of a later one: its message and audit entry name it.
- */
-async function applySubscription(
-  context: EffectContext,
-  user: MatchedUser,
-  whom: string,
-  event: Json,
-  origin?: string,
-): Promise<void> {
-  const type = str(event.type) ?? '';
-  const data = obj(event.data);
-  const subscription = obj(data.object);
-  const previous = obj(data.previous_attributes);
-  const outcome = subscriptionOutcome(type, subscription);
-  const from = outcome.tier ? await context.billing.changeTier(user.id, outcome.tier) : undefined;
-  const tierChanged = from !== undefined;
-  if (tierChanged) {
-    await context.audit({
-      action: 'billing.subscription.tier_change',
-      subjectUserId: user.id,
-      targetType: 'user',
-      targetId: user.id,
-      details: {
-        from,
-        to: outcome.tier,
-        subscription: str(subscription.id),
-        status: outcome.status,
-        ...(origin ? { heldDelivery: origin } : {}),
-      },
-    });
-  }
-  if (outcome.clearsGracePeriod) await clearGracePeriod(context, user, `subscription ${outcome.status}`);
-  const deleted = type === 'customer.subscription.deleted';
-  if (!tierChanged && !noteworthy(type, previous)) return;
-  const fields = [{ name: 'Status', value: outcome.status }];
-  if (subscription.cancel_at_period_end === true) fields.push({ name: 'Cancels at period end', value: 'yes' });
-  if (origin) fields.push({ name: 'Held until now', value: origin });
-  await context.chat(
-    {
-      title: `Subscription ${deleted ? 'canceled' : 'updated'} for ${whom}`,
-      text: `Tier: ${user.subscriptionTier} → ${outcome.tier ?? user.subscriptionTier}`,
-      level: deleted || outcome.tier === 'free' ? 'warning' : 'info',
-      fields,
-    },
-    origin,
-  );
-}
-
-/** A customer's subscription deliveries in one status, newest first (locked when they may be settled). */
-function subscriptionDeliveries(context: EffectContext, customerId: string, status: 'unmatched' | 'processed') {
-  return context.deliveries.find(
-    { status, events: SUBSCRIPTION_EVENTS, path: ['data', 'object', 'customer'], value: customerId },
-    status === 'unmatched' ? { lock: true } : { limit: 1 },
-  );
-}
-
-/**
- * The customer's tier follows the newest subscription event by Stripe's `created`, whatever order
- * they came in: among the held ones and `current`, the newest is applied unless an applied one is
- * newer still; the rest are superseded. Runs in the delivery's transaction on locked rows, so each
- * held delivery is settled exactly once. Answers what became of `current`: superseded when another
- * delivery's change stands.
- */
-async function applyNewest(
-  context: EffectContext,
-  customerId: string,
-  match: Match & { user: MatchedUser },
-  current?: Json,
-): Promise<Outcome> {
-  const held = await subscriptionDeliveries(context, customerId, 'unmatched');
-  const [applied] = await subscriptionDeliveries(context, customerId, 'processed');
-  const newestHeld = held[0];
-  const heldWins =
-    newestHeld !== undefined && (current === undefined || createdOf(newestHeld.payload) > createdOf(current));
-  const newest = heldWins ? newestHeld.payload : current;
-  const stale = newest === undefined || (applied !== undefined && createdOf(applied.payload) > createdOf(newest));
-  const settle = (ids: string[], status: 'processed' | 'superseded') => context.deliveries.settle(ids, status);
-  await settle(
-    held.filter((d) => stale || d !== newestHeld || !heldWins).map((d) => d.deliveryId),
-    'superseded',
-  );
-  const outcome = current && (stale || heldWins) ? keptAs('superseded') : processed();
-  if (stale) return outcome;
-  if (heldWins) await settle([newestHeld.deliveryId], 'processed');
-  // Read again: this delivery's own effects may have changed the user already.
-  const user = (await context.findUser({ id: match.user.id })) ?? match.user;
-  await applySubscription(context, user, who(match, customerId), newest, heldWins ? newestHeld.deliveryId : undefined);
-  return outcome;
-}
-
-/** A checkout or invoice linked the customer to a user: a subscription change held for it applies now. */
-async function applyHeldChanges(
-  context: EffectContext,
-  customerId: string | undefined,
-  match: Match,
-): Promise<Outcome> {
-  if (customerId && match.user) return applyNewest(context, customerId, { ...match, user: match.user });
-  return processed();
-}
-
-async function subscriptionChanged(context: EffectContext, event: Json): Promise<Outcome> {
-  const subscription = obj(obj(event.data).object);
-  const customerId = idOf(subscription.customer);
-  const match = await matchUser(context, customerId, undefined);
-  if (match.user) {
-    if (customerId) return applyNewest(context, customerId, { ...match, user: match.user }, event);
-    await applySubscription(context, match.user, who(match, customerId), event);
-    return processed();
-  }
-  // Stripe does not order events: the checkout or invoice naming this customer may still come.
-  // Held (`unmatched`), the change is applied when one links the customer to a user.
-  const outcome = customerId ? keptAs('unmatched') : processed();
-  if (!noteworthy(context.event, obj(obj(event.data).previous_attributes))) return outcome;
-  await context.chat({
-    title:
-      `Subscription ${context.event === 'customer.subscription.deleted' ? 'canceled' : 'updated'} ` +
-      `for ${who(match, customerId)}`,
-    text: customerId
-      ? 'No user of ours matches this customer yet; the change is applied when a checkout or invoice links one.'
-      : 'No user of ours matches this customer.',
-    level: 'info',
-    fields: [{ name: 'Status', value: subscriptionOutcome(context.event, subscription).status }],
-  });
-  return outcome;
-}
-
-async function checkoutCompleted(context: EffectContext, session: Json): Promise<Outcome> {
-  const customerId = idOf(session.customer);
-  const match = await matchUser(
-    context,
-    customerId,
-    str(obj(session.customer_details).email) ?? str(session.customer_email),
-  );
-  const total = num(session.amount_total);
-  const currency = str(session.currency);
-  const fields = [{ name: 'Mode', value: str(session.mode) ?? 'payment' }];
-  if (total !== undefined && currency)
-    fields.push({ name: 'Amount', value: `${toMajorUnits(total, currency)} ${currency.toUpperCase()}` });
-  await context.chat({
-    title: `Checkout completed by ${who(match, customerId)}`,
-    text: match.user ? '' : 'No user of ours matches this customer yet.',
-    level: 'success',
-    fields,
-  });
-  return applyHeldChanges(context, customerId, match);
-}
-
-export function createPaymentsHandler(settings: { gracePeriodDays: number }): ProviderHandler {
-  return {
-    provider: 'payments',
-    name: 'Payments',
-    signature: (headers, secret) =>
-      stripeSignatureCheck(header(headers, 'payments-signature', 'stripe-signature'), secret),
-    identify(delivery) {
-      // The event id is inside the signed body, and the signed time refuses a copy after 300 s.
-      const senderId = str(delivery.body.id);
-      return {
-        senderId,
-        sameBodyWindowMs: senderId ? undefined : RETRY_WINDOW_MS,
-        event: str(delivery.body.type) ?? 'unknown',
-      };
-    },
-    async apply(context) {
-      const data = obj(context.body.data);
-      const object = obj(data.object);
-      switch (context.event) {
-        case 'invoice.paid':
-        case 'invoice.payment_succeeded':
-          return invoicePaid(context, object, context.body);
-        case 'invoice.payment_failed':
-          return invoiceFailed(context, object, settings.gracePeriodDays);
-        case 'customer.subscription.updated':
-        case 'customer.subscription.deleted':
-          return subscriptionChanged(context, context.body);
-        case 'checkout.session.completed':
-          return checkoutCompleted(context, object);
-        default:
-          return processed();
-      }
-    },
-  };
-}
+export const paymentsProvider = defineWebhookProvider({
+  provider: 'payments',
+  name: 'Payments',
+  secretVariable: 'PAYMENTS_WEBHOOK_SECRET',
+  route: {
+    url: '/api/webhooks/platforms/payments',
+    operationId: 'receivePaymentsEvent',
+    summary: 'Receive a payments (Stripe) event',
+    description:
+      '`invoice.paid`/`invoice.payment_succeeded` record the payment in the ledger (major units, ' +
+      'upper-case currency, the user matched by the customer e-mail); `invoice.payment_failed` opens a ' +
+      "grace period of GRACE_PERIOD_DAYS; `customer.subscription.updated`/`deleted` set the user's " +
+      'subscription tier; `checkout.session.completed` remembers the customer. Each posts a chat ' +
+      'notification. The event id is the deduplication key.',
+    headers: Type.Object({
+      'payments-signature': optionalHeader(
+        '`t=<unix>,v1=<hex HMAC-SHA256(secret, "t.body")>`; Stripe\'s `Stripe-Signature` is accepted too. 300 s tolerance.',
+      ),
+    }),
+  },
+  bodyLimit: 4 * MiB,
+  security: {
+    paymentsSignature: headerScheme(
+      'payments-signature',
+      '`t=<unix>,v1=<hex HMAC-SHA256(PAYMENTS_WEBHOOK_SECRET, "t.body")>`, within 300 s; Stripe\'s ' +
+        '`Stripe-Signature` is accepted too.',
+    ),
+  },
+  // A client secret of a payment object is not kept.
+  redact: redactSecrets,
+  signature: (headers, secret) =>
+    stripeSignatureCheck(header(headers, 'payments-signature', 'stripe-signature'), secret),
+  identify(delivery) {
+    // The event id is inside the signed body, and the signed time refuses a copy after 300 s.
+    const senderId = str(delivery.body.id);
+    return {
+      senderId,
+      sameBodyWindowMs: senderId ? undefined : RETRY_WINDOW_MS,
+      event: str(delivery.body.type) ?? 'unknown',
+    };
+  },
+  ports: ['chat', 'audit', 'findUser', 'billing', 'deliveries', 'payments'],
+  apply: applyPaymentsEvent,
+});

@@ -1,13 +1,13 @@
-// What every inbound provider supplies to the receiving pipeline: how to verify a delivery, how to
-// name it, and what it causes. Verification and naming are pure; effects go through the context's
-// ports, bound to the transaction that stores the delivery, so both commit or neither does.
-import type { WebhookProvider } from '../../../config/config.ts';
+// What a provider's effects see and answer, and the helpers its declaration uses to read an
+// untrusted payload. Effects go through the context's ports, bound to the transaction that stores
+// the delivery, so both commit or neither does (the declaration itself: declaration.ts).
+import { Type } from 'typebox';
 import type { AuditEvent } from '../../../platform/audit.ts';
 import type { WebhooksAuditAction } from '../webhooks.audit.ts';
 import type { ChatMessage, MailMessage } from '../../notifications/index.ts';
 import type { BillingAuditAction, Role, Tier, UserStatus } from '../../users/index.ts';
-import type { SignatureCheck, Verdict } from '../signatures.ts';
-import type { DeliveryStatus, StoredDelivery } from '../webhooks.repository.ts';
+import type { DeliveryStatus } from '../deliveries.domain.ts';
+import type { StoredDelivery } from '../webhooks.repository.ts';
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -91,6 +91,8 @@ export interface PaymentRecords {
 
 /** The identity module's billing use cases, in the delivery's transaction. */
 export interface BillingPort {
+  /** How long a grace period opened for a failed payment lasts (GRACE_PERIOD_DAYS). */
+  gracePeriodDays: number;
   /** Answers the tier the account had, or undefined when it had this one already. */
   changeTier(userId: string, tier: Tier): Promise<Tier | undefined>;
   /** Opens a grace period unless one runs; answers the one in force. */
@@ -99,14 +101,21 @@ export interface BillingPort {
   clearGracePeriod(userId: string): Promise<boolean>;
 }
 
-/** What a provider's effects see and may do; every port is bound to the delivery's transaction. */
-export interface EffectContext {
+/** What every provider's effects are told of the delivery they apply. */
+export interface DeliveryFacts {
   now: Date;
-  provider: WebhookProvider;
+  provider: string;
   deliveryId: string;
   event: string;
   body: Record<string, unknown>;
   headers: Headers;
+}
+
+/**
+ * Everything an effect may do, each port bound to the delivery's transaction. A provider declares
+ * the ports it uses (`ports` of its declaration) and its effects are given those alone.
+ */
+export interface ProviderPorts {
   /** Queues a chat notification, once per delivery; `part` tells several messages of one delivery apart. */
   chat(message: Omit<ChatMessage, 'source'>, part?: string): Promise<void>;
   /** Queues a mail unless the address is suppressed; `part` tells several mails of one delivery apart. */
@@ -123,6 +132,11 @@ export interface EffectContext {
   payments: PaymentRecords;
 }
 
+export type PortName = keyof ProviderPorts;
+
+/** What a provider's effects see and may do: the delivery, and the ports `P` it declared. */
+export type EffectContext<P extends PortName = PortName> = DeliveryFacts & Pick<ProviderPorts, P>;
+
 /** What an effect may know of an account. */
 export interface MatchedUser {
   id: string;
@@ -133,20 +147,8 @@ export interface MatchedUser {
   gracePeriodEndsAt: Date | null;
 }
 
-export interface ProviderHandler {
-  provider: WebhookProvider;
-  /** Human name used in answers and messages, e.g. `Code host`. */
-  name: string;
-  /** From the headers alone: a verdict already, or the signature the body must carry (checked as it arrives). */
-  signature(headers: Headers, secret: string): SignatureCheck;
-  /** A check of the verified body once parsed (Linear signs its send time inside the body). */
-  checkBody?(body: Record<string, unknown>, now: Date): Verdict;
-  identify(delivery: InboundDelivery): DeliveryIdentity;
-  /** The effects of a first (or previously failed) delivery, and what they came to. */
-  apply(context: EffectContext): Promise<Outcome>;
-  /** The answer to a delivery seen before; it must cause nothing. Default: `duplicate`. */
-  replay?(context: EffectContext): Promise<HookAnswer | void>;
-}
+/** A header a route's schema names and may go without. */
+export const optionalHeader = (description: string) => Type.Optional(Type.String({ description }));
 
 /** The first present header among the names given (the spec's name first, then the provider's). */
 export function header(headers: Headers, ...names: string[]): string | undefined {

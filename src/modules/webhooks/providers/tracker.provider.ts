@@ -1,7 +1,11 @@
 // Issue tracker (Linear): issues created, moved to another state or removed, and new comments.
+import { Type } from 'typebox';
+import { headerScheme } from '../../../platform/http/openapi.ts';
+import { redactSecrets } from '../payload-redaction.ts';
+import { defineWebhookProvider, MiB } from './declaration.ts';
 import type { ChatMessage } from '../../notifications/index.ts';
 import { hexHmacCheck, verifyTimestampMs } from '../signatures.ts';
-import { excerpt, REPLAY_WINDOW_MS, header, obj, str, type Json, processed, type ProviderHandler } from './provider.ts';
+import { excerpt, REPLAY_WINDOW_MS, header, obj, optionalHeader, str, type Json, processed } from './provider.ts';
 
 type Message = Omit<ChatMessage, 'source'>;
 
@@ -73,9 +77,36 @@ export function trackerMessage(entity: string, action: string, body: Json): Mess
   return null;
 }
 
-export const trackerHandler: ProviderHandler = {
+export const trackerProvider = defineWebhookProvider({
   provider: 'tracker',
   name: 'Tracker',
+  secretVariable: 'TRACKER_WEBHOOK_SECRET',
+  route: {
+    url: '/api/webhooks/platforms/tracker',
+    operationId: 'receiveTrackerEvent',
+    summary: 'Receive an issue tracker (Linear) event',
+    description:
+      'Issues created, moved to another state or removed, and new comments post a chat ' +
+      'notification; other changes are stored only. A body `webhookTimestamp` more than 60 s from ' +
+      'now is refused (401) as a replay.',
+    headers: Type.Object({
+      'tracker-signature': optionalHeader(
+        "Hex HMAC-SHA256(secret, raw body); Linear's `Linear-Signature` is accepted too. The body's " +
+          '`webhookTimestamp` (ms) must be within 60 s.',
+      ),
+      'tracker-event': optionalHeader('Entity type, e.g. `Issue`, `Comment` (or `Linear-Event`).'),
+      'tracker-delivery': optionalHeader('Delivery id, the deduplication key (or `Linear-Delivery`).'),
+    }),
+  },
+  bodyLimit: 4 * MiB,
+  security: {
+    trackerSignature: headerScheme(
+      'tracker-signature',
+      "Hex HMAC-SHA256(TRACKER_WEBHOOK_SECRET, raw body), with the body's `webhookTimestamp` within 60 s; " +
+        "Linear's `Linear-Signature` is accepted too.",
+    ),
+  },
+  redact: redactSecrets,
   signature: (headers, secret) => hexHmacCheck(header(headers, 'tracker-signature', 'linear-signature'), secret),
   // The send time is signed inside the body, so it is read once the signature has matched.
   checkBody: (body, now) => verifyTimestampMs(body.webhookTimestamp, now),
@@ -89,10 +120,11 @@ export const trackerHandler: ProviderHandler = {
       event: action ? `${entity}.${action}` : entity,
     };
   },
+  ports: ['chat'],
   async apply(context) {
     const [entity = '', action = ''] = context.event.split('.');
     const message = trackerMessage(entity, action, context.body);
     if (message) await context.chat(message);
     return processed();
   },
-};
+});

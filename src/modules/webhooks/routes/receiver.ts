@@ -1,34 +1,16 @@
-// One receiving route: schema for the contract and the OpenAPI document, then the service call.
+// The receiving routes, one per declared provider: schema for the contract and the OpenAPI document
+// (from the provider's declaration), the admission gate, then the service call.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { TSchema } from 'typebox';
-import type { WebhookProvider } from '../../../config/config.ts';
+import { AppError } from '../../../platform/http/errors.ts';
 import { errorResponses } from '../../../platform/http/schemas.ts';
 import { Ack, EventPayload } from '../webhooks.schemas.ts';
 import type { WebhooksService } from '../webhooks.service.ts';
 import type { AdmissionService } from '../admission.service.ts';
-import { securityOf, type SecuritySchemeName } from '../../../platform/http/openapi.ts';
+import type { ProviderDeclaration } from '../providers/registry.ts';
 import { admissionOf, admitDelivery } from './signed-body.ts';
 
 export const tags = ['webhooks'];
-
-const MiB = 1024 * 1024;
-
-/**
- * The largest body each receiver reads (decision 005). GitHub caps payloads at 25 MB and sends that
- * much for large pushes; the others send kilobytes, so a few MiB is ample and bounds what a
- * sender with a wrong signature can make us buffer (never parse) before the 401. A platform limit
- * set higher (BODY_LIMIT_BYTES) wins.
- */
-const WEBHOOK_BODY_LIMITS: Readonly<Record<WebhookProvider, number>> = {
-  codehost: 25 * MiB,
-  payments: 4 * MiB,
-  edge: 4 * MiB,
-  tracker: 4 * MiB,
-  errormon: 4 * MiB,
-  database: 4 * MiB,
-  authprovider: 4 * MiB,
-  mailer: 4 * MiB,
-};
 
 const COMMON =
   " 503 when the provider's secret is not configured (unless WEBHOOKS_ALLOW_UNSIGNED=true), answered before " +
@@ -38,53 +20,52 @@ const COMMON =
   'again (`duplicate`) and causes nothing. A delivery whose processing failed answers 500 and is processed ' +
   'again when the sender retries it.';
 
-interface ReceiverOptions {
-  provider: WebhookProvider;
-  url: string;
-  /** The client method name of the operation (OpenAPI operationId). */
-  operationId: string;
-  /** How a delivery proves where it comes from: any one of these schemes. */
-  security: SecuritySchemeName[];
-  summary: string;
-  description: string;
-  headers: TSchema;
-  body?: TSchema;
-  response?: TSchema;
-  /** Error bodies, when the route answers errors in a shape of its own. */
-  errors?: Record<number, TSchema>;
-  /** The body of a refusal answered before the body is read, when the route has a shape of its own. */
-  errorBody?: (status: number, detail: string) => Record<string, unknown>;
-  onRequest?: onRequestHookHandler;
-}
-
 export interface ReceiverDeps {
   service: Pick<WebhooksService, 'receive'>;
   admission: Pick<AdmissionService, 'admit' | 'judge'>;
 }
 
-export function registerReceiver(app: FastifyInstance, deps: ReceiverDeps, options: ReceiverOptions): void {
+const plainError = (_status: number, detail: unknown) => ({ detail });
+
+/** The provider's route, in a scope of its own (its error shape, when it has one, is its alone). */
+function registerReceiver(app: FastifyInstance, deps: ReceiverDeps, provider: ProviderDeclaration): void {
   const { service, admission } = deps;
-  const bodyLimit = Math.max(WEBHOOK_BODY_LIMITS[options.provider], app.initialConfig.bodyLimit ?? 0);
-  const admit = admitDelivery(admission, options.provider, options.errorBody ?? ((_status, detail) => ({ detail })));
+  const { route } = provider;
+  const errors = route.errors;
+  const errorBody = errors?.body ?? plainError;
+  if (errors) {
+    app.setErrorHandler((error, _request, reply) => {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      void reply.code(error.status).headers(error.headers).send(errorBody(error.status, error.detail));
+    });
+  }
+  const bodyLimit = Math.max(provider.bodyLimit, app.initialConfig.bodyLimit ?? 0);
+  const admit = admitDelivery(admission, provider.provider, errorBody);
+  const aliases = route.headerAliases;
   app.post(
-    options.url,
+    route.url,
     {
       // Header aliases first: the gate reads the provider's header names as well as the spec's.
-      onRequest: options.onRequest ? [options.onRequest, admit] : admit,
+      onRequest: aliases ? [aliasHeaders(aliases), admit] : admit,
       bodyLimit,
       schema: {
         tags,
-        operationId: options.operationId,
-        security: securityOf(...options.security),
-        summary: options.summary,
-        description: `${options.description}${COMMON} Bodies above ${bodyLimit} bytes answer 413.`,
-        headers: options.headers,
-        body: options.body ?? EventPayload,
-        response: { 200: options.response ?? Ack, ...(options.errors ?? errorResponses(401, 413, 415, 500, 503)) },
+        operationId: route.operationId,
+        security: Object.keys(provider.security).map((scheme) => ({ [scheme]: [] })),
+        summary: route.summary,
+        description: `${route.description}${COMMON} Bodies above ${bodyLimit} bytes answer 413.`,
+        headers: route.headers,
+        body: route.body ?? EventPayload,
+        response: {
+          200: route.response ?? Ack,
+          ...(errors
+            ? Object.fromEntries(errors.statuses.map((status) => [status, errors.schema]))
+            : errorResponses(401, 413, 415, 500, 503)),
+        },
       },
     },
     async (request: FastifyRequest, reply) => {
-      const answer = await service.receive(options.provider, {
+      const answer = await service.receive(provider.provider, {
         headers: request.headers,
         rawBody: request.rawBody,
         body: request.body,
@@ -95,10 +76,22 @@ export function registerReceiver(app: FastifyInstance, deps: ReceiverDeps, optio
   );
 }
 
-/** Lets a real provider's header name stand in for the spec's one, before validation looks. */
-export function aliasHeader(from: string, to: string): onRequestHookHandler {
+/** Every declared provider's receiving route, in the declarations' order. */
+export function receiverRoutes(
+  deps: ReceiverDeps & { providers: readonly ProviderDeclaration[] },
+): FastifyPluginAsyncTypebox {
+  return async function routes(app) {
+    for (const provider of deps.providers) {
+      await app.register(async (scope) => registerReceiver(scope, deps, provider));
+    }
+  };
+}
+
+/** Lets real providers' header names stand in for the spec's ones, before validation looks. */
+function aliasHeaders(aliases: Readonly<Record<string, string>>): onRequestHookHandler {
   return async (request) => {
-    if (request.headers[to] === undefined && request.headers[from] !== undefined)
-      request.headers[to] = request.headers[from];
+    for (const [from, to] of Object.entries(aliases))
+      if (request.headers[to] === undefined && request.headers[from] !== undefined)
+        request.headers[to] = request.headers[from];
   };
 }

@@ -7,11 +7,11 @@
 import type { Hmac } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { WebhookProvider } from '../../../config/config.ts';
 import { AppError } from '../../../platform/http/errors.ts';
 import { parseJsonBody } from '../../../platform/http/json-body.ts';
 import type { AdmissionService, Gate } from '../admission.service.ts';
 import { startMac } from '../signatures.ts';
+import type { WebhookProvider } from '../providers/registry.ts';
 
 type OpenGate = Extract<Gate, { open: true }>;
 
@@ -38,7 +38,7 @@ function hasNoBody(request: FastifyRequest): boolean {
 export function admitDelivery(
   admission: Pick<AdmissionService, 'admit' | 'judge'>,
   provider: WebhookProvider,
-  errorBody: (status: number, detail: string) => Record<string, unknown>,
+  errorBody: (status: number, detail: unknown) => Record<string, unknown>,
 ) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     let gate = await admission.admit(provider, request.headers);
