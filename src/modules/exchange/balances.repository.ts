@@ -1,6 +1,6 @@
 // Balance snapshots: one sync row per successful balance sync, one balance row per held currency.
 import { and, asc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import type { Database, DbExecutor } from '../../platform/db/database.ts';
+import type { DbExecutor } from '../../platform/db/database.ts';
 import { exchangeBalances, exchangeBalanceSyncs } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
@@ -14,9 +14,7 @@ interface SnapshotInput {
   balances: { currency: string; free: string; locked: string; total: string }[];
 }
 
-export function createBalancesRepository(database: Database) {
-  const db = database.db;
-
+export function createBalancesRepository(db: DbExecutor) {
   return {
     async recordSnapshot(input: SnapshotInput, executor: DbExecutor = db): Promise<string> {
       const [sync] = await executor

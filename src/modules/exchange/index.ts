@@ -83,7 +83,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const gateway: VenueGateway = ccxtGateway;
 
   const credentialsRepo = createCredentialsRepository(db);
-  const balancesRepo = createBalancesRepository(database);
+  const balancesRepo = createBalancesRepository(db);
   const tradesRepo = createTradesRepository(db);
   const transfersRepo = createTransfersRepository(db);
   const prices = createUsdPrices(cache);

@@ -17,7 +17,10 @@ export {
 
 export type Db = PgDatabase<PgQueryResultHKT>;
 /** A transaction or the database itself: repositories accept either. */
-export type DbExecutor = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute' | 'selectDistinct'> & {
+export type DbExecutor = Pick<
+  Db,
+  'select' | 'insert' | 'update' | 'delete' | 'execute' | 'selectDistinct' | 'selectDistinctOn'
+> & {
   transaction: Db['transaction'];
 };
 
