@@ -30,7 +30,7 @@ export interface StoredDelivery {
  * receipt. `lock`: held until the transaction ends, so two deliveries settling the same rows at once
  * settle each one once.
  */
-export async function findDeliveries(
+async function findDeliveries(
   tx: DbExecutor,
   where: {
     provider: string;
@@ -68,7 +68,7 @@ export async function findDeliveries(
 }
 
 /** Ends the wait of held deliveries: the one applied becomes `processed`, the others `superseded`. */
-export async function settleHeld(
+async function settleHeld(
   tx: DbExecutor,
   provider: string,
   deliveryIds: string[],
@@ -201,15 +201,34 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
   };
 
   return {
-    claim,
-    claimByContent,
+    claim: (delivery: NewDelivery, executor: DbExecutor = db) => claim(delivery, executor),
+
+    claimByContent: (
+      delivery: Omit<NewDelivery, 'deliveryId'> & { senderId?: string },
+      content: { digest: string; windowMs: number },
+      executor: DbExecutor = db,
+    ) => claimByContent(executor, delivery, content),
+
+    findDeliveries: (
+      where: Parameters<typeof findDeliveries>[1],
+      options: Parameters<typeof findDeliveries>[2] = {},
+      executor: DbExecutor = db,
+    ) => findDeliveries(executor, where, options),
+
+    settleHeld: (
+      provider: string,
+      deliveryIds: string[],
+      status: 'processed' | 'superseded',
+      at: Date,
+      executor: DbExecutor = db,
+    ) => settleHeld(executor, provider, deliveryIds, status, at),
 
     async finish(
-      tx: DbExecutor,
       key: { provider: string; deliveryId: string },
       outcome: { status: DeliveryStatus; error: string | null; at: Date },
+      executor: DbExecutor = db,
     ): Promise<void> {
-      await tx
+      await executor
         .update(webhookDeliveries)
         .set({ status: outcome.status, error: outcome.error, processedAt: outcome.at })
         .where(and(eq(webhookDeliveries.provider, key.provider), eq(webhookDeliveries.deliveryId, key.deliveryId)));

@@ -28,7 +28,7 @@ import type { PaymentsRepository } from './payments.repository.ts';
 import { WEBHOOK_PROVIDERS, type ProviderDeclaration, type WebhookProvider } from './providers/registry.ts';
 import { rejectionKey, type AdmissionService, type WebhookSettings } from './admission.service.ts';
 import { bodyDigest } from './signatures.ts';
-import { findDeliveries, settleHeld, type Claim, type DeliveryRepository } from './webhooks.repository.ts';
+import type { Claim, DeliveryRepository } from './webhooks.repository.ts';
 
 interface IncomingRequest {
   headers: Headers;
@@ -153,8 +153,8 @@ export function createWebhooksService(deps: {
         );
       },
       deliveries: {
-        find: (where, options) => findDeliveries(tx, { provider, ...where }, options),
-        settle: (ids, status) => settleHeld(tx, provider, ids, status, now),
+        find: (where, options) => repo.findDeliveries({ provider, ...where }, options, tx),
+        settle: (ids, status) => repo.settleHeld(provider, ids, status, now, tx),
       },
       payments: {
         findCustomer: (customerId) => payments.findCustomer(customerId, tx),
@@ -209,7 +209,7 @@ export function createWebhooksService(deps: {
       let claim: Claim;
       if (windowMs !== undefined) {
         const content = { digest: bodyDigest(delivery.rawBody), windowMs };
-        ({ claim, deliveryId } = await repo.claimByContent(tx, { ...stored, senderId: identity.senderId }, content));
+        ({ claim, deliveryId } = await repo.claimByContent({ ...stored, senderId: identity.senderId }, content, tx));
       } else {
         claim = await repo.claim({ ...stored, deliveryId }, tx);
       }
@@ -222,14 +222,14 @@ export function createWebhooksService(deps: {
         outcome = await tx.transaction(async (effects) => declared.apply(contextFor(effects, declared, base)));
       } catch (error) {
         await repo.finish(
-          tx,
           { provider, deliveryId },
           { status: 'failed', error: rootMessage(error).slice(0, 1000), at: now },
+          tx,
         );
         return { status: 'failed', error };
       }
       if (outcome.status === 'refused') return outcome;
-      await repo.finish(tx, { provider, deliveryId }, { status: outcome.status, error: null, at: now });
+      await repo.finish({ provider, deliveryId }, { status: outcome.status, error: null, at: now }, tx);
       return outcome;
     };
 
