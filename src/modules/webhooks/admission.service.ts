@@ -81,14 +81,14 @@ export function createAdmissionService(deps: {
   return {
     /** From the headers alone, before a byte of the body is read. */
     async admit(provider: WebhookProvider, headers: Headers): Promise<Gate> {
-      const handler = providers[provider];
+      const declared = providers[provider];
       const secret = settings.secrets[provider];
       if (!secret) {
         if (settings.allowUnsigned) return { open: true, verified: false };
         note(provider, 'unconfigured');
-        return { open: false, status: 503, detail: `${handler.name} webhook secret is not configured` };
+        return { open: false, status: 503, detail: `${declared.name} webhook secret is not configured` };
       }
-      const check = handler.signature(headers, secret);
+      const check = declared.signature(headers, secret);
       if (!isVerdict(check)) return { open: true, verified: true, signature: check };
       const detail = await refusal(provider, check);
       return detail === undefined ? { open: true, verified: true } : { open: false, status: 401, detail };

@@ -36,7 +36,7 @@ function errorBody(status: number, detail: unknown): Record<string, unknown> {
   return { detail, error: { http_code: status, message } };
 }
 
-export function hookError(status: number, message: string): HookAnswer {
+function hookError(status: number, message: string): HookAnswer {
   return { status, body: errorBody(status, message) };
 }
 
