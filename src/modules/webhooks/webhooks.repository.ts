@@ -18,6 +18,18 @@ interface NewDelivery {
   receivedAt: Date;
 }
 
+/** A provider's deliveries in one status, of some events, whose payload has `value` at `path`. */
+export interface DeliveryQuery {
+  provider: string;
+  status: DeliveryStatus;
+  events: readonly string[];
+  path: readonly string[];
+  value: string;
+}
+
+/** A delivery its body names too: with the sender's id, if any (decision 099). */
+type ContentDelivery = Omit<NewDelivery, 'deliveryId'> & { senderId?: string };
+
 export interface StoredDelivery {
   deliveryId: string;
   event: string;
@@ -32,13 +44,7 @@ export interface StoredDelivery {
  */
 async function findDeliveries(
   tx: DbExecutor,
-  where: {
-    provider: string;
-    status: DeliveryStatus;
-    events: readonly string[];
-    path: readonly string[];
-    value: string;
-  },
+  where: DeliveryQuery,
   options: { limit?: number; lock?: boolean } = {},
 ): Promise<StoredDelivery[]> {
   const path = `{${where.path.join(',')}}`;
@@ -147,7 +153,7 @@ async function claim(delivery: NewDelivery, tx: DbExecutor): Promise<Claim> {
  */
 async function claimByContent(
   tx: DbExecutor,
-  delivery: Omit<NewDelivery, 'deliveryId'> & { senderId?: string },
+  delivery: ContentDelivery,
   content: { digest: string; windowMs: number },
 ): Promise<{ claim: Claim; deliveryId: string }> {
   const { senderId, ...fields } = delivery;
@@ -200,18 +206,19 @@ export function createDeliveryRepository(db: Db, providers: readonly string[]) {
     return (result as unknown as { rows: T[] }).rows;
   };
 
+  // The claims and the held deliveries run in a delivery's transaction: the executor comes last.
   return {
     claim: (delivery: NewDelivery, executor: DbExecutor = db) => claim(delivery, executor),
 
     claimByContent: (
-      delivery: Omit<NewDelivery, 'deliveryId'> & { senderId?: string },
+      delivery: ContentDelivery,
       content: { digest: string; windowMs: number },
       executor: DbExecutor = db,
     ) => claimByContent(executor, delivery, content),
 
     findDeliveries: (
-      where: Parameters<typeof findDeliveries>[1],
-      options: Parameters<typeof findDeliveries>[2] = {},
+      where: DeliveryQuery,
+      options: { limit?: number; lock?: boolean } = {},
       executor: DbExecutor = db,
     ) => findDeliveries(executor, where, options),
 
