@@ -245,6 +245,19 @@ const SETTINGS = {
     probeTimeoutMs: integer('EXCHANGE_PROBE_TIMEOUT_MS', 3_000, 100, 60_000),
     /** How far back a market's first trade sync reaches (TRADE_SYNC_HORIZON_DAYS). */
     tradeSyncHorizonDays: integer('TRADE_SYNC_HORIZON_DAYS', 365, 1, 3650),
+    /**
+     * KRAKEN_CALL_COUNTER `<max>/<decay per second>`: the call counter of the Kraken keys' tier, which the
+     * venue budget keeps under (decision 255); Starter's 15/0.33 by default, the lowest tier.
+     */
+    krakenCounter: setting((env) => {
+      const raw = env.string('KRAKEN_CALL_COUNTER') ?? '15/0.33';
+      const [max, decay] = raw.split('/').map(Number);
+      if (!(max! >= 1 && decay! > 0) || raw.split('/').length !== 2) {
+        env.problems.push(`KRAKEN_CALL_COUNTER must be <max>/<decay per second>, e.g. 20/0.5 (got "${raw}")`);
+        return { max: 15, decayPerSecond: 0.33 };
+      }
+      return { max: max!, decayPerSecond: decay! };
+    }),
     /** Balance, trade or transfer syncs and key validations one user may ask for per minute, each (decision 200). */
     syncPerUserPerMinute: integer('SYNC_PER_USER_PER_MINUTE', 10, 1, 10_000),
   },

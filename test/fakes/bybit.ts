@@ -23,6 +23,8 @@ export interface BybitFake extends Loopback {
   addAccount(account: VenueAccount): VenueAccount;
   /** Requests per second per UID and endpoint (Bybit's documented figures, lowered by tests). */
   limits: Record<string, number>;
+  /** Answers of the venue's own limit this fake gave (injected failures not counted). */
+  stats: { limitAnswers: number };
 }
 
 const WEEK = 7 * 86_400_000;
@@ -35,6 +37,7 @@ const symbolOf = (m: { base: string; quote: string }) => `${m.base}${m.quote}`;
 export async function startBybitFake(): Promise<BybitFake> {
   const accounts = new Map<string, VenueAccount>();
   const seconds = new Map<string, { second: number; count: number }>();
+  const stats = { limitAnswers: 0 };
   const limits: Record<string, number> = {
     '/v5/account/wallet-balance': 50,
     '/v5/execution/list': 50,
@@ -233,12 +236,16 @@ export async function startBybitFake(): Promise<BybitFake> {
     const authenticated = authenticate(request);
     if ('body' in authenticated) return authenticated;
     const { headers, over } = limitHeaders(authenticated, request.path);
-    if (over) return envelope({}, 10006, 'Too many visits!', headers);
+    if (over) {
+      stats.limitAnswers += 1;
+      return envelope({}, 10006, 'Too many visits!', headers);
+    }
     return { ...privateRoute(request, authenticated), headers };
   });
 
   return Object.assign(loopback, {
     limits,
+    stats,
     addAccount(account: VenueAccount) {
       accounts.set(account.apiKey, account);
       return account;

@@ -22,6 +22,8 @@ export interface CoinbaseFake extends Loopback {
   addAccount(account: VenueAccount): VenueAccount;
   /** Private requests allowed per key and second. */
   limits: { privatePerSecond: number };
+  /** Answers of the venue's own limit this fake gave (injected failures not counted). */
+  stats: { limitAnswers: number };
 }
 
 /** A CDP key: its name and its EC private key in PEM, as Coinbase hands them out. */
@@ -41,6 +43,7 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
   const accounts = new Map<string, { account: VenueAccount; publicKey: KeyObject }>();
   const seconds = new Map<string, { second: number; count: number }>();
   const limits = { privatePerSecond: 30 };
+  const stats = { limitAnswers: 0 };
 
   function authenticate(request: LoopbackRequest): VenueAccount | LoopbackReply {
     const token = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1];
@@ -264,13 +267,16 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
     if (open) return open;
     const authenticated = authenticate(request);
     if ('body' in authenticated) return authenticated;
-    if (overLimit(authenticated))
+    if (overLimit(authenticated)) {
+      stats.limitAnswers += 1;
       return { status: 429, body: { errors: [{ id: 'rate_limit_exceeded', message: 'Too many requests' }] } };
+    }
     return privateRoute(request, authenticated);
   });
 
   return Object.assign(loopback, {
     limits,
+    stats,
     addAccount(account: VenueAccount) {
       accounts.set(account.apiKey, { account, publicKey: createPublicKey(account.secret) });
       return account;

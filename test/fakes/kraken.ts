@@ -34,6 +34,8 @@ export interface KrakenFake extends Loopback {
   addAccount(account: VenueAccount): VenueAccount;
   /** The call counter's ceiling (Kraken's tier: 15 starter, 20 intermediate) and decay per second. */
   counter: { max: number; decayPerSecond: number };
+  /** Answers of the venue's own limit this fake gave (injected failures not counted). */
+  stats: { limitAnswers: number };
 }
 
 const ok = (result: unknown): LoopbackReply => ({ body: { error: [], result } });
@@ -48,6 +50,7 @@ export async function startKrakenFake(): Promise<KrakenFake> {
   const nonces = new Map<string, bigint>();
   const counters = new Map<string, { value: number; at: number }>();
   const counter = { max: 20, decayPerSecond: 0.5 };
+  const stats = { limitAnswers: 0 };
 
   /** Kraken's counter: +1 a call (+2 for history calls), decaying continuously. */
   function charge(key: string, cost: number): boolean {
@@ -78,8 +81,13 @@ export async function startKrakenFake(): Promise<KrakenFake> {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return error('EAPI:Invalid signature');
     if (!/^[0-9]{1,20}$/.test(nonce) || BigInt(nonce) <= (nonces.get(key) ?? 0n)) return error('EAPI:Invalid nonce');
     nonces.set(key, BigInt(nonce));
-    const cost = request.path.endsWith('/TradesHistory') || request.path.endsWith('/Ledgers') ? 2 : 1;
-    if (!charge(key, cost)) return error('EAPI:Rate limit exceeded');
+    // Orders have a limiter of their own (per pair), not this counter.
+    if (/\/(AddOrder|CancelOrder|EditOrder|CancelAll)\w*$/.test(request.path)) return account;
+    const cost = /\/(TradesHistory|Ledgers|QueryLedgers|QueryTrades)$/.test(request.path) ? 2 : 1;
+    if (!charge(key, cost)) {
+      stats.limitAnswers += 1;
+      return error('EAPI:Rate limit exceeded');
+    }
     return account;
   }
 
@@ -224,6 +232,7 @@ export async function startKrakenFake(): Promise<KrakenFake> {
 
   return Object.assign(loopback, {
     counter,
+    stats,
     addAccount(account: VenueAccount) {
       accounts.set(account.apiKey, account);
       return account;

@@ -21,6 +21,8 @@ export interface OkxFake extends Loopback {
   addAccount(account: VenueAccount): VenueAccount;
   /** Requests allowed per endpoint and key in a 2-second window (OKX's documented figure per endpoint). */
   limits: Record<string, number>;
+  /** Answers of the venue's own limit this fake gave (injected failures not counted). */
+  stats: { limitAnswers: number };
 }
 
 const ok = (data: unknown[]): LoopbackReply => ({ body: { code: '0', msg: '', data } });
@@ -54,6 +56,7 @@ function ticker(m: (typeof SEED_MARKETS)[number]) {
 export async function startOkxFake(): Promise<OkxFake> {
   const accounts = new Map<string, VenueAccount>();
   const windows = new Map<string, { start: number; count: number }>();
+  const stats = { limitAnswers: 0 };
   const limits: Record<string, number> = {
     '/api/v5/account/balance': 10,
     '/api/v5/trade/fills-history': 10,
@@ -74,6 +77,7 @@ export async function startOkxFake(): Promise<OkxFake> {
       return true;
     }
     window.count += 1;
+    if (window.count > limit) stats.limitAnswers += 1;
     return window.count <= limit;
   }
 
@@ -215,6 +219,7 @@ export async function startOkxFake(): Promise<OkxFake> {
 
   return Object.assign(loopback, {
     limits,
+    stats,
     addAccount(account: VenueAccount) {
       accounts.set(account.apiKey, account);
       return account;

@@ -51,6 +51,8 @@ export interface LoopbackRequest {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: string;
+  /** When it arrived (epoch ms). */
+  at: number;
 }
 
 export interface LoopbackReply {
@@ -98,6 +100,7 @@ export async function startLoopback(handler: LoopbackHandler): Promise<Loopback>
         query: new URLSearchParams(rawQuery),
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
       };
       requests.push(request);
       const failure = injected.find((f) => f.remaining > 0 && (!f.path || request.path.startsWith(f.path)));

@@ -67,7 +67,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const { guards, events } = deps;
   const db = database.db;
   // Each venue's budget learns its name and weights here, beside the venue code, before any call.
-  for (const venue of VENUES) platform.venueBudgets.venue(venue).describe(venueProfile(venue));
+  for (const venue of VENUES) platform.venueBudgets.venue(venue).describe(venueProfile(venue, config.exchange));
   const ccxtGateway = new CcxtVenueGateway({
     settings: {
       binanceApiUrl: config.market.binanceApiUrl,

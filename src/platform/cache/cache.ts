@@ -31,6 +31,18 @@ export interface Cache {
   raiseTo(key: string, value: number, ttlMs: number): Promise<number>;
   /** Takes `amount` off a live numeric counter, never below zero; no-op when absent. */
   subtract(key: string, amount: number): Promise<void>;
+  /**
+   * A counter that decays by `perSecond` continuously (a leaky bucket, atomic): adds `amount` only if
+   * the level stays within `cap` (a negative amount gives back, always); with `raise`, sets the level to
+   * at least `amount` whatever the cap. Answers whether it moved and the level after.
+   */
+  addDecaying(
+    key: string,
+    amount: number,
+    cap: number,
+    perSecond: number,
+    raise?: boolean,
+  ): Promise<{ added: boolean; level: number }>;
   /** Takes a lock for ttlMs; answers a token to release it with, or undefined if someone holds it. */
   acquire(key: string, ttlMs: number): Promise<string | undefined>;
   /** Releases a lock taken with `acquire`, only if the token still holds it. */
@@ -150,6 +162,11 @@ function createCounterTable(capacity: number) {
   };
 }
 
+/** How long a decaying counter lives: until it is back at zero, and a second more. */
+export function decayedAfterMs(level: number, perSecond: number): number {
+  return Math.ceil((level / perSecond) * 1000) + 1000;
+}
+
 export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER_CAPACITY): Cache {
   const entries = new Map<string, { value: unknown; expiresAt: number }>();
   const counters = createCounterTable(counterCapacity);
@@ -223,6 +240,15 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
     async subtract(key, amount) {
       const entry = counters.live(key);
       if (entry) entry.value = Math.max(0, entry.value - amount);
+    },
+    async addDecaying(key, amount, cap, perSecond, raise) {
+      const at = Date.now();
+      const state = live(key)?.value as { level: number; at: number } | undefined;
+      const level = state ? Math.max(0, state.level - ((at - state.at) / 1000) * perSecond) : 0;
+      const next = raise ? Math.max(level, amount) : Math.max(0, level + amount);
+      if (!raise && amount > 0 && next > cap) return { added: false, level };
+      put(key, { level: next, at }, decayedAfterMs(next, perSecond));
+      return { added: true, level: next };
     },
     async ping() {
       return 0;

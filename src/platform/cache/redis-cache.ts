@@ -37,6 +37,21 @@ if not current then return 0 end
 local count = math.max(0, current - tonumber(ARGV[1]))
 redis.call('SET', KEYS[1], count, 'KEEPTTL')
 return count`;
+// A leaky bucket on Redis's own clock, so that instances with skewed clocks decay it alike. Levels are
+// fractions: returned as text (Lua numbers become integers on the way out).
+const DECAYING_SCRIPT = `
+local now = redis.call('TIME')
+local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local state = redis.call('HMGET', KEYS[1], 'level', 'at')
+local amount, cap, rate = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local level = 0
+if state[1] then level = math.max(0, tonumber(state[1]) - (at - tonumber(state[2])) / 1000 * rate) end
+local nextLevel = math.max(0, level + amount)
+if ARGV[4] == '1' then nextLevel = math.max(level, amount)
+elseif amount > 0 and nextLevel > cap then return {0, tostring(level)} end
+redis.call('HSET', KEYS[1], 'level', tostring(nextLevel), 'at', tostring(at))
+redis.call('PEXPIRE', KEYS[1], math.ceil(nextLevel / rate * 1000) + 1000)
+return {1, tostring(nextLevel)}`;
 const RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
@@ -249,6 +264,12 @@ export function createRedisCache(
     },
     async subtract(key, amount) {
       await onRedis(() => redis.eval(SUBTRACT_SCRIPT, 1, key, String(amount)));
+    },
+    async addDecaying(key, amount, cap, perSecond, raise) {
+      const [added, level] = (await onRedis(() =>
+        redis.eval(DECAYING_SCRIPT, 1, key, String(amount), String(cap), String(perSecond), raise ? '1' : '0'),
+      )) as [number, string];
+      return { added: added === 1, level: Number(level) };
     },
     async ping() {
       // Readiness asks Redis itself, never the memory behind it.

@@ -6,7 +6,7 @@ import type { VenueBudget } from './venue-budget.ts';
 
 export interface BudgetMetrics {
   waited(venue: string): void;
-  refused(venue: string, reason: 'budget' | 'breaker' | 'user_share'): void;
+  refused(venue: string, reason: 'budget' | 'breaker' | 'user_share' | 'key_limit'): void;
   tripped(venue: string, status: number): void;
 }
 
@@ -20,7 +20,7 @@ export function createBudgetMetrics(metrics: Metrics, budgets: () => VenueBudget
   });
   const refusals = new Counter({
     name: 'venue_budget_refusals_total',
-    help: 'Venue calls refused before being sent: budget used up or breaker open (503), a user over their share (429)',
+    help: 'Venue calls refused before being sent: budget used up or breaker open (503), a user over their share or a key over its venue limit (429)',
     labelNames: ['venue', 'reason'],
     registers,
   });

@@ -10,8 +10,11 @@ export interface VenueEgress {
   readonly budget: VenueBudget;
   /** For the platform's own calls (market data, public venue data): charged to the venue alone. */
   readonly fetch: GuardedFetch;
-  /** For calls made on a user's behalf: charged to that user's share of the venue's budget too. */
-  forUser(user: string | undefined): GuardedFetch;
+  /**
+   * For calls made on a user's behalf: charged to that user's share of the venue's budget too, and
+   * with `key` (a digest of the API key they are signed with) to the venue's limits of that key (decision 255).
+   */
+  forUser(user: string | undefined, key?: string): GuardedFetch;
 }
 
 export interface Egress {
@@ -27,9 +30,17 @@ export function createEgress(budgets: Pick<VenueBudgets, 'venue'>, base: typeof 
       const known = doors.get(id);
       if (known) return known;
       const budget = budgets.venue(id);
-      const through = (user?: string): GuardedFetch => guardedFetch(budget, base, user === undefined ? {} : { user });
+      const through = (user?: string, key?: string): GuardedFetch =>
+        guardedFetch(budget, base, {
+          ...(user === undefined ? {} : { user }),
+          ...(key === undefined ? {} : { key }),
+        });
       const own = through();
-      const door: VenueEgress = { budget, fetch: own, forUser: (user) => (user === undefined ? own : through(user)) };
+      const door: VenueEgress = {
+        budget,
+        fetch: own,
+        forUser: (user, key) => (user === undefined && key === undefined ? own : through(user, key)),
+      };
       doors.set(id, door);
       return door;
     },

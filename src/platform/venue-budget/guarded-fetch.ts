@@ -26,6 +26,15 @@ const ONE_PER_REQUEST: Omit<VenueWeights, 'defaultLimit'> = { weigh: () => 1, us
 /** When a 429 or 418 carries no Retry-After: a 429's window is the minute, a ban lasts at least two. */
 const DEFAULT_PAUSE_MS: Readonly<Record<number, number>> = { 429: 60_000, 418: 120_000 };
 
+/** A copy of an answer's JSON body, or undefined; the caller reads the answer itself untouched. */
+async function bodyOf(response: Response): Promise<unknown> {
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return undefined;
+  return response
+    .clone()
+    .json()
+    .catch(() => undefined);
+}
+
 /** A fetch whose `timeoutMs` runs from the call's admission: a wait for the budget is not the venue's slowness. */
 export type GuardedFetch = (
   input: string | URL | Request,
@@ -35,15 +44,30 @@ export type GuardedFetch = (
 /**
  * `user` names whose calls these are (a user id): each is charged to that user's share of the
  * budget too (decision 200). A caller acting for a user builds its fetch with it; the platform's own
- * calls (market data, public venue data) leave it out.
+ * calls (market data, public venue data) leave it out. `key` names the venue key the calls are signed
+ * with (a digest, never the key): the venue's per-key limits are counted under it (decision 255).
  */
-export function guardedFetch(budget: VenueBudget, base: typeof fetch, caller: { user?: string } = {}): GuardedFetch {
-  const { user } = caller;
+export function guardedFetch(
+  budget: VenueBudget,
+  base: typeof fetch,
+  caller: { user?: string; key?: string } = {},
+): GuardedFetch {
+  const { user, key } = caller;
   return async (input, options) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     const weights = budget.weights ?? ONE_PER_REQUEST;
     const weight = weights.weigh(url);
     await budget.acquire(weight, user);
+    const method = (options?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    const keyLimits = key !== undefined && budget.keyLimits ? budget.keyLimits.of(url, method) : [];
+    if (keyLimits.length > 0) {
+      try {
+        await budget.acquireKey(key!, keyLimits);
+      } catch (error) {
+        await budget.release(weight, user).catch(() => undefined);
+        throw error;
+      }
+    }
     const { timeoutMs, ...init } = options ?? {};
     if (timeoutMs !== undefined) {
       const timeout = AbortSignal.timeout(timeoutMs);
@@ -55,8 +79,15 @@ export function guardedFetch(budget: VenueBudget, base: typeof fetch, caller: { 
     } catch (error) {
       // Refused or unreachable: nothing arrived, nothing is owed. A timeout may have arrived: kept.
       const name = (error as Error | undefined)?.name;
-      if (name !== 'AbortError' && name !== 'TimeoutError') await budget.release(weight, user).catch(() => undefined);
+      if (name !== 'AbortError' && name !== 'TimeoutError') {
+        await budget.release(weight, user).catch(() => undefined);
+        if (keyLimits.length > 0) await budget.releaseKey(key!, keyLimits).catch(() => undefined);
+      }
       throw error;
+    }
+    if (keyLimits.length > 0 && budget.keyLimits!.exceeded(response.status, await bodyOf(response))) {
+      // Other clients of the key spent it: the key waits for room as the venue's own counter would.
+      await budget.fillKey(key!, keyLimits).catch(() => undefined);
     }
     if (response.status === 429 || response.status === 418) {
       await budget

@@ -19,7 +19,8 @@ import { createMemoryCache } from '../cache/cache.ts';
 import type { Clock } from '../clock.ts';
 import { BudgetRefusal, UserShareRefusal } from './budget-refusals.ts';
 import { createBudgetMetrics, type BudgetMetrics } from './budget-metrics.ts';
-import type { VenueWeights } from './guarded-fetch.ts';
+import { createKeyCounters } from './key-limits.ts';
+import type { BreakerState, BudgetState, VenueBudget, VenueProfile } from './budget-types.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { withTimeout } from '../timeouts.ts';
 
@@ -35,72 +36,8 @@ interface VenueBudgetSettings {
 }
 
 export { BudgetRefusal, UserShareRefusal, budgetView } from './budget-refusals.ts';
-
-export interface BreakerState {
-  until: number;
-  reason: string;
-  /** The venue's 429 or 418; null when failures in a row opened it. */
-  status: number | null;
-}
-
-export interface BudgetState {
-  venue: string;
-  /** Weight used in the current minute, as far as this service knows (ours and the venue's count). */
-  usedWeight1m: number;
-  limit1m: number;
-  /** The part of the limit calls are admitted to: floor(limit × share). */
-  cap1m: number;
-  share: number;
-  /** Whether the limit came from the venue (exchangeInfo) or is the documented default. */
-  limitSource: 'venue' | 'default';
-  /** Whether the venue's request weights are modelled (else only its breaker applies). */
-  modelled: boolean;
-  breaker: BreakerState | null;
-  /** Failed calls reported since the last success, on this instance. */
-  consecutiveFailures: number;
-  /** Where the counts live: `shared` (Redis) or `local` (this instance only). */
-  scope: 'shared' | 'local';
-}
-
-/** How a venue is named in answers, and its request weights when they are modelled. */
-export interface VenueProfile {
-  readonly label: string;
-  readonly weights?: VenueWeights;
-}
-
-export interface VenueBudget {
-  readonly venue: string;
-  /** The name answers use, e.g. Binance. */
-  readonly label: string;
-  /** The venue's weights as its adapter code declared them; undefined when not modelled. */
-  readonly weights: VenueWeights | undefined;
-  /** The venue's adapter code tells its name and weights, once, before calls are made. */
-  describe(profile: VenueProfile): void;
-  /**
-   * Charges `weight` before a call; waits a bounded time or throws a BudgetRefusal (503). With `user`
-   * (whose call it is: a user id, or any stable key of one party), the call is charged to that user's
-   * share of the minute too, and a user over it gets a UserShareRefusal (429) while others go on.
-   */
-  acquire(weight: number, user?: string): Promise<void>;
-  /** A call that never reached the venue cost nothing (to the user it was charged to, too). */
-  release(weight: number, user?: string): Promise<void>;
-  /** The venue's own count after a call (X-MBX-USED-WEIGHT-1M); only ever raises ours. */
-  settle(usedWeight: number): Promise<void>;
-  /** A 429 or 418: stop every call to the venue, on every instance, for retryAfterMs. */
-  trip(status: number, retryAfterMs: number): Promise<void>;
-  /** A call failed at the venue (unreachable, 5xx, an answer of the wrong shape); enough in a row open the breaker. */
-  failed(): Promise<void>;
-  /** A call succeeded: the failures in a row start again from zero. */
-  succeeded(): void;
-  /** The refusal an open breaker answers with, as this instance last saw it (no round trip); null when closed. */
-  refusal(): BudgetRefusal | null;
-  /** The venue told its limit (exchangeInfo rateLimits). */
-  setLimit(limit: number): void;
-  /** The last state this instance saw, without a round trip (for synchronous reports). */
-  snapshot(): BudgetState;
-  /** The current state, read from the shared counts. */
-  state(): Promise<BudgetState>;
-}
+export { KeyLimitRefusal } from './key-limits.ts';
+export type { BreakerState, BudgetState, VenueBudget, VenueProfile } from './budget-types.ts';
 
 const WINDOW_MS = 60_000;
 const SHARED_TIMEOUT_MS = 500;
@@ -238,6 +175,17 @@ export function createVenueBudgets(deps: {
       return { added: value.added, used: value.count, minute, byUser: false };
     }
 
+    const keys = createKeyCounters({
+      venue: id,
+      label: () => profile.label,
+      prefix,
+      share: settings.share,
+      maxWaitMs: settings.maxWaitMs,
+      store,
+      refused: () => metrics?.refused(id, 'key_limit'),
+      waited: () => metrics?.waited(id),
+    });
+
     const budget: VenueBudget = {
       venue: id,
       get label() {
@@ -246,6 +194,16 @@ export function createVenueBudgets(deps: {
       get weights() {
         return profile.weights;
       },
+      get keyLimits() {
+        return profile.keyLimits;
+      },
+      acquireKey: async (key, limits) => {
+        const open = await openBreaker();
+        if (open) throw breakerRefusal(open);
+        await keys.acquire(key, limits);
+      },
+      releaseKey: keys.release,
+      fillKey: keys.fill,
 
       describe(described) {
         profile = described;

@@ -15,6 +15,8 @@ import {
 
 export interface ConformanceFake extends Loopback {
   addAccount(account: VenueAccount): VenueAccount;
+  /** Answers of the venue's own limit the fake gave (injected ones not counted). */
+  stats: { limitAnswers: number };
 }
 
 export interface ConformanceVenue {
@@ -30,8 +32,12 @@ export interface ConformanceVenue {
   rateLimited: LoopbackReply;
   /** An HTTP 429 (OKX, Coinbase) opens the venue's breaker; Kraken and Bybit say it in a 200 body, per key. */
   tripsBreaker: boolean;
+  /** After a per-key answer, the least the key's next call waits (one call's room on its counter). */
+  backoffMs: number;
   /** The venue's answer when it is down. */
   outage: LoopbackReply;
+  /** Settings the app needs for this venue's fake (its limits as the budget models them). */
+  env?: Record<string, string>;
 }
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -43,14 +49,18 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
       // The suite runs without ccxt's throttle (which spaces Kraken calls 3 s apart in production),
       // so the call counter is raised here; its own answer is the rate-limit scenario's.
       const fake = await startKrakenFake();
-      fake.counter.max = 10_000;
+      Object.assign(fake.counter, { max: 10_000, decayPerSecond: 1 });
       return fake;
     },
+    // The budget models the fake's counter (decision 255): a raised ceiling, decaying one a second.
+    env: { KRAKEN_CALL_COUNTER: '10000/1' },
     key: () => ({ apiKey: `kr${hex(24)}`, secret: randomBytes(64).toString('base64') }),
     otherSecret: () => randomBytes(64).toString('base64'),
     privatePath: '/0/private/',
     rateLimited: { body: { error: ['EAPI:Rate limit exceeded'], result: {} } },
     tripsBreaker: false,
+    // One point of a counter decaying one a second, less the time the answer took to come back.
+    backoffMs: 800,
     outage: { status: 503, body: { error: ['EService:Unavailable'], result: {} } },
   },
   {
@@ -61,6 +71,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     privatePath: '/api/v3/brokerage/',
     rateLimited: { status: 429, body: { errors: [{ id: 'rate_limit_exceeded', message: 'Too many requests' }] } },
     tripsBreaker: true,
+    backoffMs: 0,
     outage: {
       status: 503,
       body: 'upstream connect error or disconnect/reset before headers',
@@ -79,6 +90,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     privatePath: '/api/v5/account/',
     rateLimited: { status: 429, body: { code: '50011', msg: 'Too Many Requests', data: [] } },
     tripsBreaker: true,
+    backoffMs: 0,
     outage: {
       status: 503,
       body: { code: '50001', msg: 'Service temporarily unavailable. Please try again later.', data: [] },
@@ -95,6 +107,8 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
       headers: { 'x-bapi-limit': '50', 'x-bapi-limit-status': '0', 'x-bapi-limit-reset-timestamp': '0' },
     },
     tripsBreaker: false,
+    // One call's room on a 50-a-second limit: 40 ms.
+    backoffMs: 30,
     outage: {
       status: 503,
       body: '<html><body>503 Service Temporarily Unavailable</body></html>',

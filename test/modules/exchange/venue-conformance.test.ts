@@ -36,6 +36,7 @@ before(async () => {
       // A backlog is walked here with up to 30 syncs in a row; the per-user throttle (decision 200) has
       // its own tests.
       SYNC_PER_USER_PER_MINUTE: '100',
+      ...Object.assign({}, ...CONFORMANCE_VENUES.map((v) => v.env ?? {})),
     }),
   });
 });
@@ -220,9 +221,20 @@ for (const v of CONFORMANCE_VENUES) {
         assert.ok(next.headers['retry-after']);
         assert.equal(fake.requests.length, sent, 'the breaker held the call back');
       } else {
-        // A per-key limit says nothing about the venue: the next call, once it has room, goes through.
+        // A per-key limit says nothing about the venue: the key's counter is full (decision 255), so the
+        // next call waits for the room the venue's counter would give it, then goes through.
         assert.equal(next.statusCode, 200, next.body);
         assert.equal(next.json().success, true, next.body);
+        const limited = fake.requests
+          .slice(0, sent)
+          .filter((r) => r.path.startsWith(v.privatePath))
+          .at(-1);
+        const resumed = fake.requests.slice(sent).find((r) => r.path.startsWith(v.privatePath));
+        assert.ok(limited && resumed, 'the key was called again');
+        assert.ok(
+          resumed.at - limited.at >= v.backoffMs,
+          `waited ${resumed.at - limited.at} ms for the counter's room (${v.backoffMs})`,
+        );
       }
     });
   });

@@ -6,6 +6,7 @@
 import type { VenueWeights } from '../../../platform/venue-budget/guarded-fetch.ts';
 import type { VenueProfile } from '../../../platform/venue-budget/venue-budget.ts';
 import type { Venue } from '../venues.domain.ts';
+import { venueKeyLimits, type KrakenCounter } from './venue-key-limits.ts';
 
 /** Weight of a path we do not list: high enough that an unknown call cannot sneak past the limit. */
 const UNLISTED = 10;
@@ -84,11 +85,11 @@ function binanceWeights(defaultLimit: number): VenueWeights {
 
 /**
  * How each venue is named in answers and, for the Binance venues, what their calls weigh (their
- * documented per-minute limit until exchangeInfo tells the real one). Other venues get only the
- * breaker: one weight per call never reaches a limit.
+ * documented per-minute limit until exchangeInfo tells the real one). Other venues' weight is one per
+ * call against an unreachable limit; their limits are per key (venue-key-limits.ts, decision 255).
  */
-export function venueProfile(venue: Venue): VenueProfile {
+export function venueProfile(venue: Venue, settings: { krakenCounter: KrakenCounter }): VenueProfile {
   if (venue === 'binance') return { label: 'Binance', weights: binanceWeights(6000) };
   if (venue === 'binanceus') return { label: 'Binance.US', weights: binanceWeights(1200) };
-  return { label: venue };
+  return { label: venue, keyLimits: venueKeyLimits(venue, settings) };
 }

@@ -5,6 +5,7 @@
 // platform cache, so Redis shares them between processes) and the throttle. Every call gets a fresh
 // instance that borrows both, so per-call state (credentials, timeout, last response headers) is
 // never shared between concurrent requests.
+import { createHash } from 'node:crypto';
 import type { Exchange } from 'ccxt';
 import type { Cache } from '../../../platform/cache/cache.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
@@ -149,7 +150,11 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     // loopback only), through the venue's one guard: budget, weights and breaker shared with the
     // market module's client, and the user's share when the instance acts for a user.
     const client = exchange as unknown as { fetchImplementation: typeof fetch };
-    client.fetchImplementation = deps.egress.venue(venue).forUser(options.credentials?.owner);
+    // The key is counted under a digest of itself (its venue limits are per key, decision 255).
+    const key = options.credentials
+      ? createHash('sha256').update(options.credentials.apiKey).digest('hex').slice(0, 32)
+      : undefined;
+    client.fetchImplementation = deps.egress.venue(venue).forUser(options.credentials?.owner, key);
     const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
     if (rewrite) {
       rewriteUrls(exchange.urls.api, rewrite);

@@ -15,7 +15,7 @@ import type {
   VenueOrderState,
   VenueOrderStatus,
 } from '../../../platform/order-venue.ts';
-import { BudgetRefusal } from '../../../platform/venue-budget/venue-budget.ts';
+import { BudgetRefusal, UserShareRefusal } from '../../../platform/venue-budget/venue-budget.ts';
 import { isVenue, type Venue } from '../venues.domain.ts';
 import type { CcxtClients } from './ccxt-clients.ts';
 import type { CredentialClients, CredentialVersion } from './ccxt-credential-clients.ts';
@@ -87,8 +87,9 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
   const { clients } = deps;
 
   async function classify(error: unknown): Promise<Outcome> {
-    // The budget refused before anything left: nothing was sent.
-    if (error instanceof BudgetRefusal) return { kind: 'refused', reason: error.message };
+    // The budget refused before anything left (the venue's, the user's share or the key's limit): nothing was sent.
+    if (error instanceof BudgetRefusal || error instanceof UserShareRefusal)
+      return { kind: 'refused', reason: error.message };
     const c = (await clients.errorClasses()) as unknown as OrderErrorClasses;
     const message = error instanceof Error ? venueMessage('', error.message).text : String(error);
     if (error instanceof c.OrderNotFound) return { kind: 'not_found' };

@@ -1,0 +1,81 @@
+// The venue budget's shapes: what a budget reports and what its callers may ask of it (decisions 110,
+// 200, 255). The implementation is venue-budget.ts.
+import type { BudgetRefusal } from './budget-refusals.ts';
+import type { VenueWeights } from './guarded-fetch.ts';
+import type { KeyLimit, VenueKeyLimits } from './key-limits.ts';
+
+export interface BreakerState {
+  until: number;
+  reason: string;
+  /** The venue's 429 or 418; null when failures in a row opened it. */
+  status: number | null;
+}
+
+export interface BudgetState {
+  venue: string;
+  /** Weight used in the current minute, as far as this service knows (ours and the venue's count). */
+  usedWeight1m: number;
+  limit1m: number;
+  /** The part of the limit calls are admitted to: floor(limit × share). */
+  cap1m: number;
+  share: number;
+  /** Whether the limit came from the venue (exchangeInfo) or is the documented default. */
+  limitSource: 'venue' | 'default';
+  /** Whether the venue's request weights are modelled (else only its breaker applies). */
+  modelled: boolean;
+  breaker: BreakerState | null;
+  /** Failed calls reported since the last success, on this instance. */
+  consecutiveFailures: number;
+  /** Where the counts live: `shared` (Redis) or `local` (this instance only). */
+  scope: 'shared' | 'local';
+}
+
+/** How a venue is named in answers, and its request weights when they are modelled. */
+export interface VenueProfile {
+  readonly label: string;
+  readonly weights?: VenueWeights;
+  /** The limits the venue keeps per key and endpoint (decision 255), when modelled. */
+  readonly keyLimits?: VenueKeyLimits;
+}
+
+export interface VenueBudget {
+  readonly venue: string;
+  /** The name answers use, e.g. Binance. */
+  readonly label: string;
+  /** The venue's weights as its adapter code declared them; undefined when not modelled. */
+  readonly weights: VenueWeights | undefined;
+  /** The venue's per-key limits as its adapter code declared them. */
+  readonly keyLimits: VenueKeyLimits | undefined;
+  /** Draws a call on its key's counters (decision 255): waits a bounded time or throws a KeyLimitRefusal (429). */
+  acquireKey(key: string, limits: readonly KeyLimit[]): Promise<void>;
+  /** A call that never reached the venue gives its key's draws back. */
+  releaseKey(key: string, limits: readonly KeyLimit[]): Promise<void>;
+  /** The venue answered that the key is over its limit: its counters are full. */
+  fillKey(key: string, limits: readonly KeyLimit[]): Promise<void>;
+  /** The venue's adapter code tells its name and weights, once, before calls are made. */
+  describe(profile: VenueProfile): void;
+  /**
+   * Charges `weight` before a call; waits a bounded time or throws a BudgetRefusal (503). With `user`
+   * (whose call it is: a user id, or any stable key of one party), the call is charged to that user's
+   * share of the minute too, and a user over it gets a UserShareRefusal (429) while others go on.
+   */
+  acquire(weight: number, user?: string): Promise<void>;
+  /** A call that never reached the venue cost nothing (to the user it was charged to, too). */
+  release(weight: number, user?: string): Promise<void>;
+  /** The venue's own count after a call (X-MBX-USED-WEIGHT-1M); only ever raises ours. */
+  settle(usedWeight: number): Promise<void>;
+  /** A 429 or 418: stop every call to the venue, on every instance, for retryAfterMs. */
+  trip(status: number, retryAfterMs: number): Promise<void>;
+  /** A call failed at the venue (unreachable, 5xx, an answer of the wrong shape); enough in a row open the breaker. */
+  failed(): Promise<void>;
+  /** A call succeeded: the failures in a row start again from zero. */
+  succeeded(): void;
+  /** The refusal an open breaker answers with, as this instance last saw it (no round trip); null when closed. */
+  refusal(): BudgetRefusal | null;
+  /** The venue told its limit (exchangeInfo rateLimits). */
+  setLimit(limit: number): void;
+  /** The last state this instance saw, without a round trip (for synchronous reports). */
+  snapshot(): BudgetState;
+  /** The current state, read from the shared counts. */
+  state(): Promise<BudgetState>;
+}
