@@ -1,6 +1,7 @@
 // Bybit's order endpoints for the Bybit fake (PROTOCOLS B11), category spot: order/create with
 // `orderLinkId` (at most 36 characters, unique among active orders), order/realtime by orderId or
-// orderLinkId, order/cancel by either. Caveat: the retCodes for a too-long or duplicate
+// orderLinkId (open orders; `openOnly=1` the recent closed ones), order/history (closed orders),
+// order/cancel by either. Caveat: the retCodes for a too-long or duplicate
 // orderLinkId and for an unknown order (10001, 170141, 170213) are not confirmed against Bybit's pages.
 import { ordersOf, placeOrder, type LoopbackReply, type VenueAccount, type VenueOrder } from './venue-loopback.ts';
 
@@ -51,7 +52,8 @@ export function bybitOrders(
   markets: readonly { base: string; quote: string }[],
 ): LoopbackReply | undefined {
   const input = method === 'POST' ? (JSON.parse(body || '{}') as Record<string, string>) : Object.fromEntries(query);
-  if (!['/v5/order/create', '/v5/order/realtime', '/v5/order/cancel'].includes(path)) return undefined;
+  if (!['/v5/order/create', '/v5/order/realtime', '/v5/order/history', '/v5/order/cancel'].includes(path))
+    return undefined;
   if (input.category !== 'spot') return envelope({ list: [], nextPageCursor: '', category: input.category });
   const find = () =>
     ordersOf(account).find(
@@ -78,9 +80,12 @@ export function bybitOrders(
     if (!placed) return envelope({}, 170141, 'Duplicate clientOrderId.');
     return envelope({ orderId: placed.id, orderLinkId: placed.clientId });
   }
-  if (method === 'GET' && path === '/v5/order/realtime') {
+  // realtime: open orders (openOnly=1: the recent closed ones); history: closed ones.
+  if (method === 'GET' && (path === '/v5/order/realtime' || path === '/v5/order/history')) {
+    const closed = path === '/v5/order/history' || input.openOnly === '1';
     const order = find();
-    return envelope({ category: 'spot', nextPageCursor: '', list: order ? [render(order)] : [] });
+    const listed = order && (order.status === 'open') !== closed ? [render(order)] : [];
+    return envelope({ category: 'spot', nextPageCursor: '', list: listed });
   }
   if (method === 'POST' && path === '/v5/order/cancel') {
     const order = find();

@@ -63,6 +63,21 @@ export interface LoopbackReply {
 
 export type LoopbackHandler = (request: LoopbackRequest) => LoopbackReply | Promise<LoopbackReply>;
 
+/**
+ * The order faults (as the Binance fake's): `drop-after` executes, then the connection is destroyed;
+ * `503-after` executes and answers the venue's 5xx; `503-before` answers it and executes nothing;
+ * `slow-after` executes and answers after `ms`.
+ */
+export type VenueFaultKind = 'drop-after' | '503-after' | '503-before' | 'slow-after';
+
+interface Fault {
+  kind: VenueFaultKind;
+  path: string;
+  method: string;
+  ms: number;
+  reply5xx: LoopbackReply;
+}
+
 interface Injected {
   reply: LoopbackReply;
   path?: string;
@@ -78,6 +93,8 @@ export interface Loopback {
   fail(reply: LoopbackReply, options?: { times?: number; path?: string; delayMs?: number }): void;
   /** Hold every answer back this long (a slow venue). */
   delay(ms: number): void;
+  /** The next `method` request to exactly `path` meets this fault; `reply5xx` is the venue's own 5xx. */
+  fault(kind: VenueFaultKind, options: { path: string; method?: string; ms?: number; reply5xx: LoopbackReply }): void;
   clearFailures(): void;
   close(): Promise<void>;
 }
@@ -86,6 +103,7 @@ export async function startLoopback(handler: LoopbackHandler): Promise<Loopback>
   const requests: LoopbackRequest[] = [];
   let injected: Injected[] = [];
   let delayMs = 0;
+  let faults: Fault[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -106,7 +124,11 @@ export async function startLoopback(handler: LoopbackHandler): Promise<Loopback>
       const failure = injected.find((f) => f.remaining > 0 && (!f.path || request.path.startsWith(f.path)));
       let reply: LoopbackReply;
       let wait = delayMs;
-      if (failure) {
+      const faultAt = faults.findIndex((f) => f.path === request.path && f.method === request.method);
+      const fault = faultAt < 0 ? undefined : faults.splice(faultAt, 1)[0];
+      if (fault?.kind === '503-before') {
+        reply = fault.reply5xx;
+      } else if (failure) {
         failure.remaining -= 1;
         reply = failure.reply;
         wait += failure.delayMs;
@@ -117,7 +139,13 @@ export async function startLoopback(handler: LoopbackHandler): Promise<Loopback>
           reply = { status: 500, body: { error: String(error) } };
         }
       }
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (fault?.kind === 'drop-after') {
+        req.socket.destroy();
+        return;
+      }
+      if (fault?.kind === '503-after') reply = fault.reply5xx;
+      if (fault?.kind === 'slow-after') wait += fault.ms;
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
       if (res.destroyed) return;
       const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
@@ -134,8 +162,18 @@ export async function startLoopback(handler: LoopbackHandler): Promise<Loopback>
     delay(ms) {
       delayMs = ms;
     },
+    fault(kind, options) {
+      faults.push({
+        kind,
+        path: options.path,
+        method: options.method ?? 'POST',
+        ms: options.ms ?? 1000,
+        reply5xx: options.reply5xx,
+      });
+    },
     clearFailures() {
       injected = [];
+      faults = [];
     },
     async close() {
       server.closeAllConnections();

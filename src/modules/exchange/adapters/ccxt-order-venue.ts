@@ -20,6 +20,7 @@ import { isVenue, type Venue } from '../venues.domain.ts';
 import type { CcxtClients } from './ccxt-clients.ts';
 import type { CredentialClients, CredentialVersion } from './ccxt-credential-clients.ts';
 import { toVenueError, venueMessage } from './ccxt-errors.ts';
+import { cancelByClientId, findByClientId } from './venue-order-lookups.ts';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 interface OrderErrorClasses {
@@ -122,10 +123,6 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
     return exchange.fetchOrderTrades(String(order.id), symbol);
   }
 
-  const lookupParams = (order: VenueOrderRequest) => ({
-    [clientOrderIdRule(order.exchange).lookupParam]: order.clientOrderId,
-  });
-
   return {
     async submit(order): Promise<SubmitResult> {
       const rule = clientOrderIdRule(order.exchange);
@@ -160,7 +157,8 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
     async lookup(order): Promise<LookupResult> {
       try {
         return await withClient(order, async (exchange) => {
-          const found = await exchange.fetchOrder(undefined as unknown as string, order.symbol, lookupParams(order));
+          const found = await findByClientId(exchange, order.exchange, order.symbol, order.clientOrderId);
+          if (!found) return { kind: 'not_found' } as const;
           const trades = await fillsOf(exchange, found, order.symbol);
           return { kind: 'found', state: stateOf(found, trades) };
         });
@@ -173,11 +171,8 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
     async cancel(order): Promise<CancelResult> {
       try {
         return await withClient(order, async (exchange) => {
-          const canceled = await exchange.cancelOrder(
-            undefined as unknown as string,
-            order.symbol,
-            lookupParams(order),
-          );
+          const canceled = await cancelByClientId(exchange, order.exchange, order.symbol, order.clientOrderId);
+          if (!canceled) return { kind: 'not_found' } as const;
           const trades = await fillsOf(exchange, canceled, order.symbol);
           return { kind: 'done', state: stateOf(canceled, trades) };
         });
