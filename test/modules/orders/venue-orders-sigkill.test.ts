@@ -1,0 +1,138 @@
+// A server killed (SIGKILL, a real process) after its orders reached every venue of the table and before
+// their answers were stored (orders-sigkill.test.ts for Binance): the rows were committed first, so the
+// restarted server finds them `unknown`, looks each up by its client order id in its venue's own way as
+// it starts, and completes it. Nothing is sent again.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { killStarted, startServer, storage, waitFor } from '../../helpers/processes.ts';
+import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-app.ts';
+import { waitFor as waitUntil } from '../../helpers/wait.ts';
+import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
+import {
+  CONFORMANCE_VENUES,
+  conformanceAccount,
+  credentialBody,
+  type ConformanceFake,
+} from '../exchange/conformance-venues.ts';
+
+const PLACE: Record<string, string> = {
+  kraken: '/0/private/AddOrder',
+  coinbase: '/api/v3/brokerage/orders',
+  okx: '/api/v5/trade/batch-orders',
+  bybit: '/v5/order/create',
+};
+
+describe('orders on every venue whose server is killed between send and commit', () => {
+  after(killStarted);
+
+  it('are looked up and completed by the restarted server, each sent once', async () => {
+    const fakes = new Map<string, ConformanceFake>();
+    for (const v of CONFORMANCE_VENUES) fakes.set(v.venue, await v.start());
+    try {
+      const env = {
+        ...(await storage()),
+        JWT_SECRET: TEST_JWT_SECRET,
+        ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+        EXCHANGE_API_URLS: JSON.stringify(Object.fromEntries([...fakes].map(([venue, fake]) => [venue, fake.url]))),
+        ...Object.assign({}, ...CONFORMANCE_VENUES.map((v) => v.env ?? {})),
+        LIVE_TRADING: 'true',
+        EXCHANGE_RATE_LIMIT: 'false',
+        EXCHANGE_TIMEOUT_MS: '60000',
+        TRADING_PRICE_BAND_PERCENT: 'none',
+      };
+      let server = await startServer(env);
+      const call = async (method: string, path: string, body?: unknown, token?: string) => {
+        const response = await fetch(`${server.url}${path}`, {
+          method,
+          headers: {
+            ...(body ? { 'content-type': 'application/json' } : {}),
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+      };
+      const email = 'killed-venues@example.com';
+      const password = 'Pw-0123456789abcdef';
+      assert.equal((await call('POST', '/api/auth/register', { email, password })).status, 201);
+      const first = (await call('POST', '/api/auth/login', { email, password })).json.access_token as string;
+      const setup = await call('POST', '/api/auth/2fa/setup', { password }, first);
+      const code = referenceTotp(
+        Buffer.from(decodeBase32(setup.json.secret as string)),
+        Math.floor(Date.now() / 30_000) * 30,
+        6,
+      );
+      const enabled = await call('POST', '/api/auth/2fa/enable', { code }, first);
+      assert.equal(enabled.status, 200, JSON.stringify(enabled.json));
+      const [recovery] = enabled.json.recovery_codes as string[];
+      const challenge = await call('POST', '/api/auth/login', { email, password });
+      const verified = await call('POST', '/api/auth/2fa/verify', {
+        mfa_token: challenge.json.mfa_token,
+        recovery_code: recovery,
+      });
+      assert.equal(verified.status, 200, JSON.stringify(verified.json));
+      const token = verified.json.access_token as string;
+
+      const accounts = new Map<string, VenueAccount>();
+      for (const v of CONFORMANCE_VENUES) {
+        const account = fakes.get(v.venue)!.addAccount(conformanceAccount(v, 0));
+        accounts.set(v.venue, account);
+        const created = await call(
+          'POST',
+          '/api/exchange/credentials',
+          credentialBody(v, account, 'exchange_name'),
+          token,
+        );
+        assert.equal(created.status, 201, JSON.stringify(created.json));
+      }
+
+      // Each venue executes its order and holds the answer; the server dies waiting for them.
+      for (const v of CONFORMANCE_VENUES) {
+        fakes.get(v.venue)!.fault('slow-after', { path: PLACE[v.venue]!, ms: 120_000, reply5xx: v.outage });
+        void call(
+          'POST',
+          '/api/orders',
+          {
+            exchange: v.venue,
+            symbol: 'BTC/USDT',
+            side: 'buy',
+            type: 'limit',
+            amount: '0.001',
+            price: '60000',
+            mode: 'live',
+          },
+          token,
+        ).catch(() => undefined);
+      }
+      await waitFor(
+        () => CONFORMANCE_VENUES.every((v) => ordersOf(accounts.get(v.venue)!).length === 1),
+        'every venue to execute its order',
+      );
+      server.child.kill('SIGKILL');
+      await server.exited;
+
+      server = await startServer(env);
+      let orders: Record<string, unknown>[] = [];
+      await waitUntil(
+        async () => {
+          orders = (await call('GET', '/api/orders', undefined, token)).json.orders as Record<string, unknown>[];
+          return orders.length === CONFORMANCE_VENUES.length && orders.every((o) => o.status === 'open');
+        },
+        'the restarted server to complete every order',
+        60_000,
+        200,
+      );
+      for (const v of CONFORMANCE_VENUES) {
+        const ours = orders.find((o) => o.exchange === v.venue)!;
+        const atVenue = ordersOf(accounts.get(v.venue)!);
+        assert.equal(atVenue.length, 1, `${v.venue}: sent once`);
+        assert.equal(ours.client_order_id, atVenue[0]!.clientId, `${v.venue}: the venue's order is ours`);
+        assert.equal(ours.venue_order_id, atVenue[0]!.id, `${v.venue}: completed with the venue's id`);
+      }
+      await server.stop();
+    } finally {
+      for (const fake of fakes.values()) await fake.close();
+    }
+  });
+});
