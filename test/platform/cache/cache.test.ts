@@ -67,6 +67,22 @@ function behaviour(name: string, make: () => Cache, skip: string | false = false
       assert.equal(await cache.get<number>('race'), 294);
     });
 
+    it('keeps a decaying counter: adds within its cap, drains over time, gives back and is raised', async () => {
+      const cache = make();
+      const answers = await Promise.all(Array.from({ length: 20 }, () => cache.addDecaying('d', 1, 10, 2)));
+      const added = answers.filter((a) => a.added).length;
+      assert.ok(added >= 10 && added <= 11, `what fits, and what drained meanwhile (${added})`);
+      assert.equal((await cache.addDecaying('d', 1, 10, 2)).added, false, 'full');
+      await sleep(600);
+      const drained = await cache.addDecaying('d', 1, 10, 2);
+      assert.equal(drained.added, true, `room again after draining (${drained.level})`);
+      const given = await cache.addDecaying('d', -5, 10, 2);
+      assert.ok(given.level <= drained.level - 5 + 0.1, 'a negative amount gives back');
+      const raised = await cache.addDecaying('d', 10, 10, 2, true);
+      assert.deepEqual([raised.added, raised.level], [true, 10], 'raised to the cap');
+      assert.equal((await cache.addDecaying('d', 1, 10, 2)).added, false);
+    });
+
     it('stores, reads and deletes JSON values', async () => {
       const cache = make();
       assert.equal(await cache.get('k'), undefined);
