@@ -15,6 +15,7 @@ import { systemClock } from '../../../src/platform/clock.ts';
 import { createVenueBudgets, KeyLimitRefusal } from '../../../src/platform/venue-budget/venue-budget.ts';
 import { venueProfile } from '../../../src/modules/exchange/adapters/binance-weights.ts';
 import { createCcxtClients } from '../../../src/modules/exchange/adapters/ccxt-clients.ts';
+import { createEgress } from '../../../src/platform/venue-budget/egress.ts';
 import {
   CONFORMANCE_VENUES,
   conformanceAccount,
@@ -48,7 +49,7 @@ function instance(cache: Cache, urls: Record<string, string>) {
   const clients = createCcxtClients({
     settings: { binanceApiUrl: '', binanceUsApiUrl: '', apiUrls: urls, rateLimit: false, timeoutMs: 5_000 },
     cache: createMemoryCache(),
-    fetch,
+    egress: createEgress(budgets, fetch),
     budget: (venue) => budgets.venue(venue),
   });
   return { budgets, clients };
