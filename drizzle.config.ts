@@ -1,9 +1,9 @@
 import { defineConfig } from 'drizzle-kit';
 
-// One migration history for both engines; module tables are found by their file suffix, the audit
-// trail and the outbox in shared-tables.ts (with every module's actions and kinds in their CHECKs).
+// One migration history for both engines, from the tables the modules declare and the platform's audit
+// trail and outbox, with every module's declared values in their CHECKs (src/db-schema.ts).
 export default defineConfig({
   dialect: 'postgresql',
-  schema: ['./src/shared-tables.ts', './src/modules/*/*.tables.ts'],
+  schema: './src/db-schema.ts',
   out: './drizzle',
 });

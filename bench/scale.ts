@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { JOB_DEFINITIONS } from '../src/modules/jobs/registry.ts';
+import { JOB_DEFINITIONS } from '../src/declarations.ts';
 import { hashPassword } from '../src/platform/crypto/passwords.ts';
 import { startBinanceFake } from '../test/fakes/binance.ts';
 import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';

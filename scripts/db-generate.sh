@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Regenerates the migrations from the Drizzle schema. Until the first release the history is kept
 # as one initial migration, so this rewrites it; afterwards, drop the rm and let drizzle-kit append.
-# The routines (src/platform/db/*.routines.sql, then src/modules/*/*.routines.sql: the triggers that keep
-# derived figures) follow
-# as a second migration, written from those files, which are their source.
+# The routines (src/platform/db/*.routines.sql, then those each module's declaration lists: the triggers
+# that keep derived figures) follow as a second migration, written from those files, which are their
+# source; scripts/routines.ts names them. The tables come from the declarations too (src/db-schema.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec 9>"${TMPDIR:-/tmp}/trading-platform-drizzle.lock"
 flock 9
+files=$(node --import tsx scripts/routines.ts)
 rm -rf drizzle
 ./node_modules/.bin/drizzle-kit generate --name init
 ./node_modules/.bin/drizzle-kit generate --custom --name routines
 routines=drizzle/0001_routines.sql
 : > "$routines"
-for file in src/platform/db/*.routines.sql src/modules/*/*.routines.sql; do
+for file in $files; do
   [ -s "$routines" ] && printf '\n--> statement-breakpoint\n' >> "$routines"
   printf -- '-- from %s\n' "$file" >> "$routines"
   cat "$file" >> "$routines"

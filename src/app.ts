@@ -41,7 +41,7 @@ import { createConsoleModule } from './modules/console/index.ts';
 import { createTradingModule } from './modules/trading/index.ts';
 import { createOrdersModule } from './modules/orders/index.ts';
 import { createSignalsModule } from './modules/signals/index.ts';
-import { STREAM_EVENTS } from './stream-events.ts';
+import { JOB_NAMES, STREAM_EVENTS } from './declarations.ts';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 export const SERVICE_VERSION = pkg.version;
@@ -84,9 +84,19 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   const tracker = createTrackerModule(platform, { users, messages });
   const commandCenter = createCommandCenterModule(platform, { guards });
   const ragSettings = createRagSettingsModule(platform, { guards });
-  const providerKeys = createProviderKeysModule(platform, { guards });
+  const providerKeys = createProviderKeysModule(platform, {
+    guards,
+    exchangeCredentials: exchange.credentials,
+    twoFactorSecrets: auth.twoFactor,
+    messages,
+  });
   const market = createMarketModule(platform, { sse, venueAccess: exchange.venueAccess });
-  const strategies = createStrategiesModule(platform, { guards });
+  const strategies = createStrategiesModule(platform, {
+    guards,
+    intel: commandCenter.intel,
+    candles: market.candles,
+    platformLimits: admin.getPlatformLimits,
+  });
   const trading = createTradingModule(platform, { guards, events });
   const paper = createPaperModule(platform, { guards, market, fees: exchange.tradingFees });
   const orders = createOrdersModule(platform, {
@@ -106,27 +116,8 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     paper,
   });
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
-  const jobs = createJobsModule(
-    platform,
-    { auth, admin, providerKeys, exchange, commandCenter, market, strategies, messages, events, streams, orders },
-    { timers: options.jobTimers },
-  );
-  const dashboard = createDashboardModule(platform, {
-    version: SERVICE_VERSION,
-    users: admin.users,
-    sessions: auth.service,
-    tasks: commandCenter.tasks,
-    agents: commandCenter.agents,
-    webhooks: webhooks.service,
-    notifications,
-    market,
-    tracker: tracker.service,
-    exchanges: exchange.venueStatus,
-    jobs,
-  });
-  const consoleUi = createConsoleModule(platform, { guards, auth, jobs });
-  // The one list of modules: buildApp registers their routes and runs their hooks in this order.
-  return {
+  // The list of modules so far; each binds its own jobs, and the jobs module runs what they bound.
+  const owners = {
     users,
     sse,
     streams,
@@ -146,10 +137,25 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     orders,
     signals,
     portfolio,
+  };
+  const bound = modulesOf(owners).flatMap((module) => module.jobs ?? []);
+  const jobs = createJobsModule(platform, { jobs: bound, names: JOB_NAMES, events }, { timers: options.jobTimers });
+  const dashboard = createDashboardModule(platform, {
+    version: SERVICE_VERSION,
+    users: admin.users,
+    sessions: auth.service,
+    tasks: commandCenter.tasks,
+    agents: commandCenter.agents,
+    webhooks: webhooks.service,
+    notifications,
+    market,
+    tracker: tracker.service,
+    exchanges: exchange.venueStatus,
     jobs,
-    dashboard,
-    consoleUi,
-  } satisfies Record<string, AppModule | SseRegistry>;
+  });
+  const consoleUi = createConsoleModule(platform, { guards, auth, jobs });
+  // The one list of modules: buildApp registers their routes and runs their hooks in this order.
+  return { ...owners, jobs, dashboard, consoleUi } satisfies Record<string, AppModule | SseRegistry>;
 }
 
 export type Modules = ReturnType<typeof createModules>;

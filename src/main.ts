@@ -1,7 +1,7 @@
 // Process entry: configuration, platform, app, listen; a graceful stop on SIGTERM and SIGINT.
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
-import { JOB_NAMES } from './modules/jobs/registry.ts';
+import { JOB_NAMES } from './declarations.ts';
 import { WEBHOOK_SECRET_VARIABLES } from './modules/webhooks/index.ts';
 import { startSummary, startWarnings } from './platform/observability/start-summary.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';

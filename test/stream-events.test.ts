@@ -1,11 +1,11 @@
-// The one list of account-stream events, assembled from the publishers' declarations: no type or
-// title twice, and a publisher typed by it refuses a wrong type, a wrong audience or wrong data.
+// The one list of account-stream events, gathered from the modules' declarations: no type or title
+// twice, and a publisher typed by it refuses a wrong type, a wrong audience or wrong data.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type } from 'typebox';
 import type { EventPublisher } from '../src/modules/streams/index.ts';
-import { defineStreamEvent } from '../src/platform/stream-events.ts';
-import { checkStreamEvents, STREAM_EVENT_TYPES, STREAM_EVENTS, type StreamEvents } from '../src/stream-events.ts';
+import { checkStreamEvents, defineStreamEvent } from '../src/platform/stream-events.ts';
+import { STREAM_EVENT_TYPES, STREAM_EVENTS, type StreamEvents } from '../src/declarations.ts';
 
 describe('the list of stream events', () => {
   it("holds each publisher's declarations once, in the document's order", () => {

@@ -2,7 +2,7 @@
 // platform opened on the configured database with logs on stderr (stdout carries the answer).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../config/config.ts';
-import { JOB_NAMES } from '../modules/jobs/registry.ts';
+import { JOB_NAMES } from '../declarations.ts';
 import { WEBHOOK_SECRET_VARIABLES } from '../modules/webhooks/index.ts';
 import { createLogger } from '../platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../platform/platform.ts';

@@ -5,24 +5,11 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../config/config.ts';
-import { JOB_NAMES } from '../modules/jobs/registry.ts';
+import { DERIVED_FIGURES, JOB_NAMES } from '../declarations.ts';
 import { MIGRATIONS_FOLDER, restorePgliteImage } from '../platform/db/database.ts';
 import { withRelativeNames } from '../platform/db/tar-paths.ts';
 import { lockDataDir } from '../platform/db/data-dir-lock.ts';
 import { reconcileFigures } from '../platform/db/derived-figures.ts';
-import { TRADE_COUNTS, TRADE_DAYS } from '../modules/exchange/exchange.figures.ts';
-import { MARKET_INTEL_COUNTS, TASK_COUNTS, TASK_DAY_COUNTS } from '../modules/command-center/command-center.figures.ts';
-import {
-  DEVICE_SESSION_EXPIRY_DAYS,
-  USER_COUNTS,
-  USER_DAY_COUNTS,
-  USER_GRACE_PERIODS,
-} from '../modules/users/users.figures.ts';
-import {
-  PAYMENTS_REVENUE,
-  WEBHOOK_DELIVERY_COUNTS,
-  WEBHOOK_DELIVERY_HOURS,
-} from '../modules/webhooks/webhooks.figures.ts';
 import {
   MAX_QUERY_TIMEOUT_MS,
   parseOptions,
@@ -32,22 +19,6 @@ import {
   withPlatform,
   type Command,
 } from './cli-kit.ts';
-
-/** Every table of figures the database keeps as rows are written. */
-export const DERIVED_FIGURES = [
-  USER_COUNTS,
-  USER_DAY_COUNTS,
-  DEVICE_SESSION_EXPIRY_DAYS,
-  USER_GRACE_PERIODS,
-  TRADE_DAYS,
-  TRADE_COUNTS,
-  PAYMENTS_REVENUE,
-  WEBHOOK_DELIVERY_COUNTS,
-  WEBHOOK_DELIVERY_HOURS,
-  MARKET_INTEL_COUNTS,
-  TASK_COUNTS,
-  TASK_DAY_COUNTS,
-];
 
 const PG_DUMP_HINT =
   'the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, e.g. pg_dump --format=custom ' +

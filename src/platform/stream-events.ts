@@ -1,7 +1,7 @@
 // An account-stream event as its publisher declares it: its type (written nowhere else), who gets it,
 // and the TypeBox schema of its data. Each publishing module declares its events once, beside itself
-// (`<module>.events.ts`); src/stream-events.ts lists the declarations and the streams module delivers
-// them. Here, below the modules, so that a publisher needs no value of the streams module.
+// (`<module>.events.ts`) and lists them in its declaration; src/declarations.ts gathers them and the
+// streams module delivers them. Here, below the modules, so that a publisher needs no value of the streams module.
 import type { Static, TSchema } from 'typebox';
 
 /** `user`: only that user's streams get the event; `admins`: every admin's stream. */
@@ -44,3 +44,14 @@ export type StreamEventType<Events extends StreamEventList, To extends Audience 
 export type StreamEventData<Events extends StreamEventList, Type extends string> = Static<
   Extract<Events[number], { type: Type }>['data']
 >;
+
+/** Refuses a list in which two declarations share a type or a schema title. */
+export function checkStreamEvents(events: StreamEventList): void {
+  for (const key of ['type', 'title'] as const) {
+    const seen = new Set<string>();
+    for (const event of events) {
+      if (seen.has(event[key])) throw new Error(`stream event ${key} declared twice: ${event[key]}`);
+      seen.add(event[key]);
+    }
+  }
+}

@@ -1,7 +1,7 @@
 // A Server-Sent Events client for tests: the `eventsource` package (the WHATWG EventSource in Node),
 // with a fetch that can add headers (Authorization, Last-Event-ID), collecting every named event.
 import { EventSource } from 'eventsource';
-import { STREAM_EVENT_TYPES } from '../../src/stream-events.ts';
+import { STREAM_EVENT_TYPES } from '../../src/declarations.ts';
 
 export interface ReceivedEvent {
   type: string;

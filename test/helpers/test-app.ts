@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp, createModules, type ModuleOptions, type Modules } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
-import { JOB_NAMES } from '../../src/modules/jobs/registry.ts';
+import { JOB_NAMES } from '../../src/declarations.ts';
 import { WEBHOOK_SECRET_VARIABLES } from '../../src/modules/webhooks/index.ts';
 import { createMemoryCache, type Cache } from '../../src/platform/cache/cache.ts';
 import { createRedisCache } from '../../src/platform/cache/redis-cache.ts';

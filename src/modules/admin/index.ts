@@ -11,6 +11,8 @@ import { usersRoutes } from './routes/users.routes.ts';
 import { createUserActionsService } from './user-actions.service.ts';
 import { createExportsRepository } from './exports.repository.ts';
 import { createUsersService } from './users.service.ts';
+import { bindJob } from '../../platform/jobs.ts';
+import { cleanupGracePeriodsJob } from './cleanup-grace-periods.job.ts';
 
 export type { TradingSummary, TradingSummaryPort } from './trading-summary.port.ts';
 export type { LimitValues } from './platform-limits.repository.ts';
@@ -55,7 +57,11 @@ export function createAdminModule(platform: Platform, deps: AdminDeps) {
       await app.register(statsRoutes({ service: users, guards }));
       await app.register(platformLimitsRoutes({ service: limits, guards }));
     },
+    jobs: [bindJob(cleanupGracePeriodsJob, { users })],
   };
 }
 
 export type AdminModule = ReturnType<typeof createAdminModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { ADMIN_MODULE } from './admin.module.ts';

@@ -36,8 +36,6 @@ interface AuthSettings {
   /** Sign-up attempts per client address and hour. */
   signupLimitPerHour: number;
   refreshTokenTtlDays: number;
-  /** A session not seen for longer than this is deleted by the cleanup job. */
-  sessionIdleDays: number;
 }
 
 /** How long the `mfa_token` of a sign-in waiting for its second factor is good for. */
@@ -55,7 +53,6 @@ export function createAuthService(deps: {
   logger: Logger;
   settings: AuthSettings;
   onUserChanged: (userId: string) => void;
-  onAllUsersChanged?: () => void;
 }) {
   const { db, tokens, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor } = deps.users;
@@ -362,26 +359,6 @@ export function createAuthService(deps: {
         );
       });
       deps.onUserChanged(userId);
-    },
-
-    /**
-     * For the cleanup-device-sessions job: deletes sessions that are expired, revoked, or idle longer
-     * than `sessionIdleDays` (counted in that order, each session once), with their refresh tokens.
-     */
-    async deleteStaleSessions(now: Date): Promise<{ expired: number; revoked: number; idle: number; deleted: number }> {
-      const { expired, revoked, idle } = await sessions.deleteStale(now, settings.sessionIdleDays);
-      // A deleted session fails the bearer guard as a revoked one does; drop cached principals now.
-      if (expired + revoked + idle > 0) deps.onAllUsersChanged?.();
-      return { expired, revoked, idle, deleted: expired + revoked + idle };
-    },
-
-    /**
-     * For the cleanup-expired-tokens job: deletes refresh tokens that are expired or revoked and
-     * password-reset tokens that are expired or used. A rotated refresh token that has not expired is
-     * kept: presenting it again is how `refresh` detects a leaked token (docs/decisions/001).
-     */
-    async deleteDeadTokens(now: Date): Promise<{ refreshTokens: number; passwordResetTokens: number }> {
-      return sessions.deleteDeadTokens(now);
     },
 
     async me(userId: string): Promise<UserRow> {

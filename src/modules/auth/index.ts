@@ -49,10 +49,8 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
       allowSignup: config.auth.allowSignup,
       signupLimitPerHour: config.auth.signupLimitPerHour,
       refreshTokenTtlDays: config.auth.refreshTokenTtlDays,
-      sessionIdleDays: config.auth.sessionIdleDays,
     },
     onUserChanged: (userId) => guards.invalidate(userId),
-    onAllUsersChanged: () => guards.invalidate(),
   });
 
   const passwords = createPasswordService({
@@ -136,3 +134,6 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
 }
 
 export type AuthModule = ReturnType<typeof createAuthModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { AUTH_MODULE } from './auth.module.ts';

@@ -38,3 +38,6 @@ export function createCommandCenterModule(platform: Platform, deps: CommandCente
 }
 
 export type CommandCenterModule = ReturnType<typeof createCommandCenterModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { COMMAND_CENTER_MODULE } from './command-center.module.ts';

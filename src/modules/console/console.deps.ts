@@ -7,7 +7,7 @@ import type { JobsModule } from '../jobs/index.ts';
 export interface ConsoleDeps {
   guards: Guards;
   auth: Pick<AuthModule, 'service' | 'passkeys'>;
-  jobs: Pick<JobsModule, 'startRun'>;
+  jobs: Pick<JobsModule, 'startRun' | 'names'>;
   /** Where the build wrote the console (dist/console by default). */
   dir?: string;
 }

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../platform/http/schemas.ts';
-import { JOB_NAMES } from '../jobs/index.ts';
 
 export const ConsoleAccess = Type.Object({
   access_token: Type.String({
@@ -37,7 +36,9 @@ export const CsrfHeaders = Type.Object({
   }),
 });
 
-export const JobParams = Type.Object({ job_name: StringEnum(JOB_NAMES, { description: 'A scheduled job.' }) });
+/** The path of a job's "run now": `names` are every job's, as the jobs module lists them. */
+export const jobParams = (names: readonly string[]) =>
+  Type.Object({ job_name: StringEnum(names, { description: 'A scheduled job.' }) });
 
 export const JobStarted = Type.Object({
   run_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {

@@ -26,3 +26,6 @@ export function createConsoleModule(platform: Platform, deps: ConsoleDeps) {
   };
   return { name: 'console', routes };
 }
+
+/** What the module contributes to the app and the database (decision 230). */
+export { CONSOLE_MODULE } from './console.module.ts';

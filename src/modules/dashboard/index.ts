@@ -36,3 +36,6 @@ export function createDashboardModule(platform: Platform, deps: DashboardDeps) {
     routes: dashboardRoutes({ overview, agents, integrations }),
   };
 }
+
+/** What the module contributes to the app and the database (decision 230). */
+export { DASHBOARD_MODULE } from './dashboard.module.ts';

@@ -38,6 +38,8 @@ import { createLiveOrderVenue, orderMarketOf, type OrderMarket } from './adapter
 import { createCredentialClients } from './adapters/ccxt-credential-clients.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { Decimal } from 'decimal.js';
+import { bindJob } from '../../platform/jobs.ts';
+import { syncAccountsJob } from './sync-accounts.job.ts';
 
 /** One order fill, as the orders module hands it over to be stored as the user's trade. */
 export interface OrderFillTrade {
@@ -161,11 +163,8 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
       await app.register(binanceAccountRoutes({ account, guards }));
     },
     credentials: { reencryptAll: rotation.reencryptAll },
-    /**
-     * For the sync-accounts job: every active credential's balance and new trades, within
-     * `share` of each venue's budget.
-     */
-    accounts: { syncAll: accountSync.syncAll },
+    /** Its job: every active credential's balance and new trades, within a share of each venue's budget. */
+    jobs: [bindJob(syncAccountsJob, { accounts: accountSync, syncAccountsShare: config.jobs.syncAccountsBudgetShare })],
     /**
      * For the dashboard: per venue, active stored credentials (count, last good and failed check),
      * and one venue's health as GET /api/exchange/{venue}/health answers it (cached for a minute).
@@ -238,3 +237,6 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
 }
 
 export type ExchangeModule = ReturnType<typeof createExchangeModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { EXCHANGE_MODULE } from './exchange.module.ts';

@@ -1,6 +1,6 @@
-// Scheduled maintenance jobs: a registry of plain functions `(deps, now) → result`, one runner that
-// locks and records every run, the HTTP triggers under /api/scheduled/..., and the optional
-// in-process scheduler. Other modules are reached only through what their index.ts returns.
+// Scheduled jobs: the runner that locks and records every run of the jobs the modules bound (each owns
+// its jobs, decision 230), the HTTP triggers under /api/scheduled/..., and the optional in-process
+// scheduler.
 import { ConfigError } from '../../config/config.ts';
 import { unknownJob } from '../../config/job-schedules.ts';
 import type { Platform } from '../../platform/platform.ts';
@@ -9,48 +9,27 @@ import { createJobLock } from './job-lock.ts';
 import { createJobRunner } from './job-runner.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
 import { createJobsService } from './jobs.service.ts';
-import { createRegistry, JOB_NAMES } from './registry.ts';
+import { createRegistry } from './registry.ts';
 import { createRunsRepository } from './runs.repository.ts';
 import { createScheduler, triggerWindowSeconds, type TimerFactory } from './scheduler.ts';
 import { createSecretGuard } from './secret-guard.ts';
-import { reconcileOrdersCron } from './jobs/reconcile-orders.job.ts';
 
 export type { JobRun } from './jobs.domain.ts';
 export type { RunOutcome } from './job-runner.ts';
-export { JOB_NAMES } from './registry.ts';
+export { JOBS_MODULE } from './jobs.module.ts';
 
 export function createJobsModule(platform: Platform, deps: JobsDeps, options: { timers?: TimerFactory } = {}) {
   const { config, database, clock, logger } = platform;
-  const registered = createRegistry({
-    providerKeys: deps.providerKeys.service,
-    exchangeCredentials: deps.exchange.credentials,
-    twoFactorSecrets: deps.auth.twoFactor,
-    notify: async (message, now, dedupeKey) =>
-      (await deps.messages.chat(database.db, message, now, dedupeKey)) !== null,
-    users: deps.admin.users,
-    auth: deps.auth.service,
-    idleDays: config.auth.sessionIdleDays,
-    intel: deps.commandCenter.intel,
-    candles: deps.market.candles,
-    strategies: deps.strategies.service,
-    platformLimits: deps.admin.getPlatformLimits,
-    accounts: deps.exchange.accounts,
-    syncAccountsShare: config.jobs.syncAccountsBudgetShare,
-    streamEvents: deps.streams,
-    orders: deps.orders,
-    logger,
-  });
+  const registered = createRegistry(deps.jobs, deps.names);
   // Config checks the names when its caller passes them (the entry points do); a config
   // read without them is checked here.
-  const strangers = Object.keys(config.jobs.crons).filter((name) => !(JOB_NAMES as readonly string[]).includes(name));
+  const strangers = Object.keys(config.jobs.crons).filter((name) => !deps.names.includes(name));
   if (strangers.length > 0)
-    throw new ConfigError(strangers.map((name) => `SCHEDULER_CRONS: "${name}" ${unknownJob(JOB_NAMES)}`));
+    throw new ConfigError(strangers.map((name) => `SCHEDULER_CRONS: "${name}" ${unknownJob(deps.names)}`));
   // SCHEDULER_CRONS replaces a job's default cron; health shows the schedule in force. The trigger
   // window is a share of the cron's period, never more than the period (docs/decisions/125).
   const jobs = registered.map((job) => {
-    const cron =
-      config.jobs.crons[job.name] ??
-      (job.name === 'reconcile-orders' ? reconcileOrdersCron(config.orders.reconcileSeconds) : job.cron);
+    const cron = config.jobs.crons[job.name] ?? job.cron;
     return { ...job, cron, windowSeconds: triggerWindowSeconds(cron, config.jobs.triggerWindowSeconds) };
   });
   const repo = createRunsRepository(database.db);
@@ -89,6 +68,8 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
     run: runner.run,
     /** Starts a run as the HTTP triggers do: answers once it is recorded. */
     startRun: runner.start,
+    /** Every job's name, in the registry's order. */
+    names: jobs.map((job) => job.name),
     /** For the dashboard: the newest finished run of each job that has run at least once. */
     lastRuns: service.lastRuns,
     start,

@@ -5,37 +5,20 @@
 // outcome.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { TSchema } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
+import type { BoundJob, JobResult, RunUnits } from '../../platform/jobs.ts';
 import { settledWithin } from '../../platform/timeouts.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { JOBS_EVENTS } from './jobs.events.ts';
 import { safeJobError } from './job-errors.domain.ts';
 import type { JobLock } from './job-lock.ts';
-import { statusOfUnits, type JobName, type RunTrigger, type RunUnits } from './jobs.domain.ts';
+import { statusOfUnits, type RunTrigger } from './jobs.domain.ts';
 import type { Claim, RunRow, RunsRepository } from './runs.repository.ts';
 
-export type JobResult = Record<string, unknown>;
+export type { JobResult };
 
-/** A job as the registry holds it: its dependencies are already bound. */
-export interface RegisteredJob {
-  /** Also the path under /api/scheduled/. */
-  name: JobName;
-  /** When the in-process scheduler runs it (UTC cron expression). */
-  cron: string;
-  summary: string;
-  /** What it does, for the OpenAPI description. */
-  description: string;
-  /** Schema of what it answers. */
-  result: TSchema;
-  run(now: Date): Promise<JobResult>;
-  /** A job that works unit by unit: what it did with them, read from its result (docs/decisions/126). */
-  units?(result: JobResult): RunUnits;
-  /** What its units are, for the error of a run whose every unit failed, e.g. `credentials`. */
-  unitName?: string;
-  /** False: its runs are not announced on admins' streams. */
-  announce?: boolean;
-}
+/** A job as the registry holds it: its dependencies are already bound (by its owning module). */
+export type RegisteredJob = BoundJob;
 
 /** A job with the trigger window in force (docs/decisions/125). */
 interface ConfiguredJob extends RegisteredJob {

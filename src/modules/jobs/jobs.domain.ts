@@ -1,7 +1,9 @@
-// The states of a job's runs. The job names come from the registry's definitions (registry.ts).
-import type { JobName } from './registry.ts';
+// The states of a job's runs. The jobs are the modules' (each declares and binds its own): here a job
+// is known by its name.
+import type { RunUnits } from '../../platform/jobs.ts';
 
-export type { JobName };
+export type { RunUnits };
+export type JobName = string;
 
 export const RUN_TRIGGERS = ['http', 'scheduler'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
@@ -21,13 +23,6 @@ export interface JobRun {
   startedAt: Date;
   finishedAt: Date | null;
   error: string | null;
-}
-
-/** What a job that works unit by unit (a credential, an intel event) did with them. */
-export interface RunUnits {
-  total: number;
-  succeeded: number;
-  failed: number;
 }
 
 /**

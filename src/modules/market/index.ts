@@ -168,3 +168,6 @@ export function createMarketModule(platform: Platform, deps: MarketDeps) {
 }
 
 export type MarketModule = ReturnType<typeof createMarketModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { MARKET_MODULE } from './market.module.ts';

@@ -89,3 +89,6 @@ export function createNotificationsModule(platform: Platform, deps: Notification
 }
 
 export type NotificationsModule = ReturnType<typeof createNotificationsModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { NOTIFICATIONS_MODULE } from './notifications.module.ts';

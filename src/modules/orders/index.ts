@@ -8,6 +8,8 @@ import { createOrdersService } from './orders.service.ts';
 import { ordersRoutes } from './routes/orders.routes.ts';
 import { isFinal, realizedLoss } from './orders.domain.ts';
 import { Decimal } from 'decimal.js';
+import { bindJob } from '../../platform/jobs.ts';
+import { reconcileOrdersCron, reconcileOrdersJob } from './reconcile-orders.job.ts';
 
 export { ORDERS_EVENTS } from './orders.events.ts';
 
@@ -136,11 +138,22 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
         void reconcile().catch((error: unknown) => logger.error({ err: error }, 'start-up order reconcile failed'));
       },
     },
-    /** For the reconcile-orders job: one pass over every order not final. */
+    /** One pass over every order not final (its job's, and the start's). */
     reconcile,
+    // Its period is ORDER_RECONCILE_SECONDS unless SCHEDULER_CRONS names one.
+    jobs: [
+      bindJob(
+        reconcileOrdersJob,
+        { orders: { reconcile } },
+        { cron: reconcileOrdersCron(config.orders.reconcileSeconds) },
+      ),
+    ],
     /** For the risk controls: cancel every order not final of a user (a halt cancels first). */
     service,
   };
 }
 
 export type OrdersModule = ReturnType<typeof createOrdersModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { ORDERS_MODULE } from './orders.module.ts';

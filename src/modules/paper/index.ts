@@ -126,3 +126,6 @@ export function createPaperModule(platform: Platform, deps: PaperDeps) {
 }
 
 export type PaperModule = ReturnType<typeof createPaperModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { PAPER_MODULE } from './paper.module.ts';

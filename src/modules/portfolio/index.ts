@@ -20,3 +20,6 @@ export function createPortfolioModule(platform: Platform, deps: PortfolioDeps) {
     routes: portfolioRoutes({ service, guards: deps.guards }),
   };
 }
+
+/** What the module contributes to the app and the database (decision 230). */
+export { PORTFOLIO_MODULE } from './portfolio.module.ts';

@@ -4,6 +4,8 @@ import { createHttpProviderProbe } from './adapters/provider-probe.ts';
 import { createProviderKeysRepository } from './provider-keys.repository.ts';
 import { providerKeyRoutes } from './routes/provider-keys.routes.ts';
 import { createProviderKeysService } from './provider-keys.service.ts';
+import { bindJob } from '../../platform/jobs.ts';
+import { rotateApiKeysJob } from './rotate-api-keys.job.ts';
 
 export function createProviderKeysModule(platform: Platform, deps: ProviderKeysDeps) {
   const { config, database, secretBox, clock, logger } = platform;
@@ -23,8 +25,19 @@ export function createProviderKeysModule(platform: Platform, deps: ProviderKeysD
   });
   return {
     name: 'provider-keys',
-    /** `reencryptAll()` for the key-rotation job; `rotationReminders(now?, withinDays?)` for reminders. */
     service,
     routes: providerKeyRoutes({ service, guards }),
+    jobs: [
+      bindJob(rotateApiKeysJob, {
+        providerKeys: service,
+        exchangeCredentials: deps.exchangeCredentials,
+        twoFactorSecrets: deps.twoFactorSecrets,
+        notify: async (message, now, dedupeKey) =>
+          (await deps.messages.chat(database.db, message, now, dedupeKey)) !== null,
+      }),
+    ],
   };
 }
+
+/** What the module contributes to the app and the database (decision 230). */
+export { PROVIDER_KEYS_MODULE } from './provider-keys.module.ts';

@@ -1,7 +1,13 @@
-// What the provider-keys module uses from outside it: only the bearer guards of its routes. A deps file
-// all the same, so every module declares what it needs in one shape. app.ts passes it in.
+// What the provider-keys module uses from outside it: the bearer guards of its routes, and for its
+// rotate-api-keys job the other stored secrets it re-encrypts and the chat its reminders go to. app.ts
+// passes them in.
 import type { Guards } from '../../platform/auth/guards.ts';
+import type { NotificationsModule } from '../notifications/index.ts';
+import type { RotateApiKeysDeps } from './rotate-api-keys.job.ts';
 
 export interface ProviderKeysDeps {
   guards: Guards;
+  exchangeCredentials: RotateApiKeysDeps['exchangeCredentials'];
+  twoFactorSecrets: RotateApiKeysDeps['twoFactorSecrets'];
+  messages: Pick<NotificationsModule['messages'], 'chat'>;
 }

@@ -15,3 +15,6 @@ export function createRagSettingsModule(platform: Platform, deps: RagSettingsDep
     routes: ragSettingsRoutes({ service, guards }),
   };
 }
+
+/** What the module contributes to the app and the database (decision 230). */
+export { RAG_SETTINGS_MODULE } from './rag-settings.module.ts';

@@ -50,3 +50,6 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
 }
 
 export type SignalsModule = ReturnType<typeof createSignalsModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { SIGNALS_MODULE } from './signals.module.ts';

@@ -9,19 +9,21 @@ import { strategiesRoutes } from './routes/strategies.routes.ts';
 import { userStrategiesRoutes } from './routes/user-strategies.routes.ts';
 import { createStrategiesService } from './strategies.service.ts';
 import { createUserStrategiesService } from './user-strategies.service.ts';
+import { bindJob } from '../../platform/jobs.ts';
+import { strategyAutopilotJob } from './strategy-autopilot.job.ts';
 
 export type { PaperEvaluation, StrategiesService } from './strategies.service.ts';
 export type { StrategyFill } from './user-strategies.service.ts';
 
 export function createStrategiesModule(platform: Platform, deps: StrategiesDeps) {
-  const { database, clock } = platform;
+  const { database, clock, logger } = platform;
   const { guards } = deps;
   const repo = createStrategiesRepository(database.db);
   const service = createStrategiesService({ db: database.db, repo, clock });
   const mine = createUserStrategiesService({ db: database.db, repo, clock });
   return {
     name: 'strategies',
-    /** `evaluatePaper(now, limitPerHour)` for the autopilot job; `create()` for seeding platform strategies. */
+    /** `create()` for seeding platform strategies. */
     service,
     /**
      * For the orders module: `isOwnedBy(strategyId, userId)` before an order names a strategy, and
@@ -33,7 +35,19 @@ export function createStrategiesModule(platform: Platform, deps: StrategiesDeps)
       await app.register(strategiesRoutes({ service, guards }));
       await app.register(userStrategiesRoutes({ service: mine, guards }));
     },
+    jobs: [
+      bindJob(strategyAutopilotJob, {
+        intel: deps.intel,
+        candles: deps.candles,
+        strategies: service,
+        platformLimits: deps.platformLimits,
+        logger,
+      }),
+    ],
   };
 }
 
 export type StrategiesModule = ReturnType<typeof createStrategiesModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { STRATEGIES_MODULE } from './strategies.module.ts';

@@ -1,7 +1,12 @@
-// What the strategies module uses from outside it: only the bearer guards of its routes. A deps file
-// all the same, so every module declares what it needs in one shape. app.ts passes it in.
+// What the strategies module uses from outside it: the bearer guards of its routes, and for its
+// strategy-autopilot job the market-intel calls it scores, the candles it scores them from and the
+// platform limit on promotions. app.ts passes them in.
 import type { Guards } from '../../platform/auth/guards.ts';
+import type { StrategyAutopilotDeps } from './strategy-autopilot.job.ts';
 
 export interface StrategiesDeps {
   guards: Guards;
+  intel: StrategyAutopilotDeps['intel'];
+  candles: StrategyAutopilotDeps['candles'];
+  platformLimits: StrategyAutopilotDeps['platformLimits'];
 }

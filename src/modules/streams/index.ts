@@ -13,6 +13,8 @@ import { createEventsService } from './events.service.ts';
 import { streamRoutes } from './routes/stream.routes.ts';
 import { createStreamAccess } from './stream-access.service.ts';
 import { createTicketsService } from './tickets.service.ts';
+import { bindJob } from '../../platform/jobs.ts';
+import { pruneStreamEventsJob } from './prune-stream-events.job.ts';
 
 export type { EventPublisher } from './events.service.ts';
 
@@ -50,5 +52,9 @@ export function createStreamsModule<const Events extends StreamEventList>(
     /** Stops listening and the access checks; the streams themselves are ended by the SSE registry. */
     stop,
     hooks: { ready: start, closing: stop },
+    jobs: [bindJob(pruneStreamEventsJob, { streamEvents: events })],
   };
 }
+
+/** What the module contributes to the app and the database (decision 230). */
+export { STREAMS_MODULE } from './streams.module.ts';

@@ -50,3 +50,6 @@ export function createTrackerModule(platform: Platform, deps: TrackerDeps) {
 }
 
 export type TrackerModule = ReturnType<typeof createTrackerModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { TRACKER_MODULE } from './tracker.module.ts';

@@ -40,3 +40,6 @@ export function createTradingModule(platform: Platform, deps: TradingDeps) {
 }
 
 export type TradingModule = ReturnType<typeof createTradingModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { TRADING_MODULE } from './trading.module.ts';

@@ -4,7 +4,10 @@
 // webhook, the streams and the tracker use the port, and the bearer guards find principals through it.
 import { createExternalTokenVerifier } from '../../platform/auth/external-tokens.ts';
 import { createGuards, type Guards, type PrincipalSource } from '../../platform/auth/guards.ts';
+import { bindJob, type BoundJob } from '../../platform/jobs.ts';
 import type { Platform } from '../../platform/platform.ts';
+import { cleanupDeviceSessionsJob } from './cleanup-device-sessions.job.ts';
+import { cleanupExpiredTokensJob } from './cleanup-expired-tokens.job.ts';
 import { createAccountsRepository } from './accounts.repository.ts';
 import { createAccountsService, type AccountsService } from './accounts.service.ts';
 import { createSessionsRepository } from './sessions.repository.ts';
@@ -27,6 +30,7 @@ export { accountWire } from './accounts.wire.ts';
 export { FREE_TIER, userNotFound } from './accounts.service.ts';
 export * from './users.domain.ts';
 export { BILLING_AUDIT_ACTIONS, type BillingAuditAction } from './users.audit.ts';
+export { USERS_MODULE } from './users.module.ts';
 
 export interface UsersModule {
   name: 'users';
@@ -42,6 +46,8 @@ export interface UsersModule {
   apiTokens: ApiTokensService;
   /** Passkeys (WebAuthn credentials) and their ceremonies' challenges. */
   passkeys: PasskeysService;
+  /** Its jobs: the cleanups of dead sessions and tokens. */
+  jobs: readonly BoundJob[];
 }
 
 export function createUsersModule(
@@ -71,22 +77,32 @@ export function createUsersModule(
   const external = externalTokens
     ? createExternalTokenVerifier(externalTokens, { clock, fetch: platform.fetch })
     : undefined;
+  const guards = createGuards({
+    tokens,
+    external,
+    principals,
+    clock,
+    settings: {
+      requireTwoFactorRoles: config.auth.requireTwoFactorRoles,
+      stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes,
+    },
+  });
+  const sessionsService = createSessionsService({ sessions, accounts });
   return {
     name: 'users',
-    guards: createGuards({
-      tokens,
-      external,
-      principals,
-      clock,
-      settings: {
-        requireTwoFactorRoles: config.auth.requireTwoFactorRoles,
-        stepUpMaxAgeMinutes: config.auth.stepUpMaxAgeMinutes,
-      },
-    }),
+    guards,
     accounts: createAccountsService({ accounts, sessions, twoFactor, apiTokens }),
-    sessions: createSessionsService({ sessions, accounts }),
+    sessions: sessionsService,
     twoFactor: createTwoFactorService({ twoFactor, sessions }),
     apiTokens: createApiTokensService({ apiTokens }),
     passkeys: createPasskeysService({ passkeys: createPasskeysRepository(database.db) }),
+    jobs: [
+      bindJob(cleanupDeviceSessionsJob, {
+        sessions: sessionsService,
+        idleDays: config.auth.sessionIdleDays,
+        forgetPrincipals: () => guards.invalidate(),
+      }),
+      bindJob(cleanupExpiredTokensJob, { sessions: sessionsService }),
+    ],
   };
 }

@@ -61,3 +61,6 @@ export function createWebhooksModule(platform: Platform, deps: WebhooksDeps) {
 }
 
 export type WebhooksModule = ReturnType<typeof createWebhooksModule>;
+
+/** What the module contributes to the app and the database (decision 230). */
+export { WEBHOOKS_MODULE } from './webhooks.module.ts';

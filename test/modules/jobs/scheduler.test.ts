@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { ConfigError, loadConfig } from '../../../src/config/config.ts';
 // Run records: GET /api/scheduled/health shows only each job's newest run, not how many ran or their stamps.
 import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
-import { JOB_NAMES } from '../../../src/modules/jobs/registry.ts';
+import { JOB_NAMES } from '../../../src/declarations.ts';
 import { cronerTimers, triggerWindowSeconds, type TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';

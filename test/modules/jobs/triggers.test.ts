@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { eq } from 'drizzle-orm';
 // Run records: GET /api/scheduled/health shows only each job's newest run, not how many ran or their stamps.
 import { scheduledJobClaims, scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
-import { JOB_NAMES } from '../../../src/modules/jobs/registry.ts';
+import { JOB_NAMES } from '../../../src/declarations.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, resetDatabase, type TestApp } from '../../helpers/test-app.ts';
 import { awaitRun, JOB_SECRET, NOW, readRun, trigger } from './jobs-fixtures.ts';

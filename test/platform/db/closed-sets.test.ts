@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { after, before, describe, it } from 'node:test';
-import { JOB_NAMES } from '../../../src/modules/jobs/registry.ts';
+import { JOB_NAMES } from '../../../src/declarations.ts';
 import type { Database } from '../../../src/platform/db/database.ts';
-import { STREAM_EVENT_TYPES } from '../../../src/stream-events.ts';
+import { STREAM_EVENT_TYPES } from '../../../src/declarations.ts';
 import { testDatabase } from '../../helpers/test-app.ts';
 
 describe('closed sets in the database', () => {

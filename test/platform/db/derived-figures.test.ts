@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it as nodeIt } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { reconcileFigures } from '../../../src/platform/db/derived-figures.ts';
-import { DERIVED_FIGURES } from '../../../src/cli/db.commands.ts';
+import { DERIVED_FIGURES } from '../../../src/declarations.ts';
 import { createTradesRepository } from '../../../src/modules/exchange/trades.repository.ts';
 import { plansOf, rowsRead } from '../../helpers/plans.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';

@@ -4,10 +4,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { JobsModule } from '../../jobs/index.ts';
-import { JobParams, JobStarted } from '../console.schemas.ts';
+import { jobParams, JobStarted } from '../console.schemas.ts';
 
 export function consoleJobsRoutes(deps: {
-  jobs: Pick<JobsModule, 'startRun'>;
+  jobs: Pick<JobsModule, 'startRun' | 'names'>;
   guards: Guards;
 }): FastifyPluginAsyncTypebox {
   const { jobs, guards } = deps;
@@ -26,7 +26,7 @@ export function consoleJobsRoutes(deps: {
             '`running`, or 200 with `skipped` when another run of it is in progress. Its progress and result ' +
             'are at GET /api/scheduled/health and on the dashboard.',
           security: bearerSecurity,
-          params: JobParams,
+          params: jobParams(jobs.names),
           response: { 200: JobStarted, 202: JobStarted, ...errorResponses(401, 403) },
         },
       },

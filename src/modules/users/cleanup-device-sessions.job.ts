@@ -1,12 +1,13 @@
 // cleanup-device-sessions: deletes sessions that can no longer be used or have been abandoned.
 import { Type, type Static } from 'typebox';
-import { defineJob } from '../define-job.ts';
+import { defineJob } from '../../platform/jobs.ts';
 
-interface CleanupDeviceSessionsDeps {
-  auth: {
-    deleteStaleSessions(now: Date): Promise<{ expired: number; revoked: number; idle: number; deleted: number }>;
-  };
+export interface CleanupDeviceSessionsDeps {
+  sessions: { deleteStale(now: Date, idleDays: number): Promise<{ expired: number; revoked: number; idle: number }> };
+  /** SESSION_IDLE_DAYS. */
   idleDays: number;
+  /** Drops the principals the guards hold: a deleted session must fail them as a revoked one does. */
+  forgetPrincipals(): void;
 }
 
 export const CleanupDeviceSessionsResult = Type.Object({
@@ -19,7 +20,9 @@ export const CleanupDeviceSessionsResult = Type.Object({
 export type CleanupDeviceSessionsResult = Static<typeof CleanupDeviceSessionsResult>;
 
 async function cleanupDeviceSessions(deps: CleanupDeviceSessionsDeps, now: Date): Promise<CleanupDeviceSessionsResult> {
-  return { ...(await deps.auth.deleteStaleSessions(now)), idle_days: deps.idleDays };
+  const { expired, revoked, idle } = await deps.sessions.deleteStale(now, deps.idleDays);
+  if (expired + revoked + idle > 0) deps.forgetPrincipals();
+  return { expired, revoked, idle, deleted: expired + revoked + idle, idle_days: deps.idleDays };
 }
 
 export const cleanupDeviceSessionsJob = defineJob({

@@ -11,7 +11,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { createSecretBox, keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp } from '../../helpers/test-app.ts';
-import { ago, DAY, JOB_SECRET, NOW, runJob } from './jobs-fixtures.ts';
+import { ago, DAY, JOB_SECRET, NOW, runJob } from '../jobs/jobs-fixtures.ts';
 
 const NEW_KEY = Buffer.alloc(32, 11).toString('base64');
 const keyMaterial = (prefix: string) => `${prefix}-${randomBytes(16).toString('hex')}`;

@@ -1,8 +1,8 @@
 // rotate-api-keys: re-seals every stored secret still under a retired encryption key with the current
 // one, and tells the team in chat which provider keys are overdue or due for rotation soon.
 import { Type, type Static } from 'typebox';
-import { defineJob } from '../define-job.ts';
-import type { ChatMessage } from '../../notifications/index.ts';
+import { defineJob } from '../../platform/jobs.ts';
+import type { ChatMessage } from '../notifications/index.ts';
 
 const ROTATION_WINDOW_DAYS = 14;
 

@@ -1,9 +1,9 @@
 // cleanup-expired-tokens: deletes refresh and password-reset tokens that can never be accepted again.
 import { Type, type Static } from 'typebox';
-import { defineJob } from '../define-job.ts';
+import { defineJob } from '../../platform/jobs.ts';
 
-interface CleanupExpiredTokensDeps {
-  auth: { deleteDeadTokens(now: Date): Promise<{ refreshTokens: number; passwordResetTokens: number }> };
+export interface CleanupExpiredTokensDeps {
+  sessions: { deleteDeadTokens(now: Date): Promise<{ refreshTokens: number; passwordResetTokens: number }> };
 }
 
 export const CleanupExpiredTokensResult = Type.Object({
@@ -13,7 +13,7 @@ export const CleanupExpiredTokensResult = Type.Object({
 export type CleanupExpiredTokensResult = Static<typeof CleanupExpiredTokensResult>;
 
 async function cleanupExpiredTokens(deps: CleanupExpiredTokensDeps, now: Date): Promise<CleanupExpiredTokensResult> {
-  const deleted = await deps.auth.deleteDeadTokens(now);
+  const deleted = await deps.sessions.deleteDeadTokens(now);
   return { refresh_tokens: deleted.refreshTokens, password_reset_tokens: deleted.passwordResetTokens };
 }
 

@@ -4,14 +4,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { outcomePct } from '../../../src/modules/jobs/intel-outcome.domain.ts';
-import { strategyAutopilot } from '../../../src/modules/jobs/jobs/strategy-autopilot.job.ts';
+import { outcomePct } from '../../../src/modules/strategies/intel-outcome.domain.ts';
+import { strategyAutopilot } from '../../../src/modules/strategies/strategy-autopilot.job.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { rowsOf } from '../../../src/platform/db/database.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { klinesFor } from '../../fakes/binance-market-data.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { ago, DAY, HOUR, JOB_SECRET, NOW, runJob } from './jobs-fixtures.ts';
+import { ago, DAY, HOUR, JOB_SECRET, NOW, runJob } from '../jobs/jobs-fixtures.ts';
 
 const JOB = 'strategy-autopilot/evaluate';
 const GOOD = { paper_trades: 42, win_rate: 0.61, return_pct: 7.5, max_drawdown_pct: 4.2 };
@@ -168,7 +168,7 @@ describe('strategy-autopilot/evaluate', () => {
     'records a failed attempt, tries events never tried first, so unscorable ones piling up past ' +
       'a batch never block a newer one',
     async () => {
-      // The job as the registry binds it, over the real modules, with a batch of 2 instead of 200.
+      // The job as its module binds it, over the real modules, with a batch of 2 instead of 200.
       const deps = {
         intel: t.modules.commandCenter.intel,
         candles: t.modules.market.candles,

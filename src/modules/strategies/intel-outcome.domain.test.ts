@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError, unavailable } from '../../platform/http/errors.ts';
 import { candleRequests, closeAt, outcomePct, priceWindow } from './intel-outcome.domain.ts';
-import { safeJobError } from './job-errors.domain.ts';
-import { JOB_DEFINITIONS, JOB_NAMES } from './registry.ts';
 
 const MIN = 60_000;
 
@@ -66,37 +63,5 @@ describe('intel outcome', () => {
     assert.equal(outcomePct(200, 190), -5);
     assert.equal(outcomePct(3, 3), 0);
     assert.equal(outcomePct(3, 3.00001), 0.0003);
-  });
-});
-
-describe('safe job errors', () => {
-  it('keeps our own sentences and hides anything else', () => {
-    assert.equal(safeJobError(unavailable('Binance is unavailable')), 'Binance is unavailable');
-    assert.equal(
-      safeJobError(new Error('duplicate key value violates unique constraint "users_email_key"')),
-      'unexpected error; the cause is in the service log',
-    );
-    const wrapped = new Error('Failed query: select secret from x', {
-      cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }),
-    });
-    assert.equal(safeJobError(wrapped), 'a dependency is unreachable (ECONNREFUSED)');
-    assert.equal(
-      safeJobError(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })),
-      'the database is unavailable',
-    );
-    assert.equal(safeJobError(new AppError('validation', [])), 'unexpected error; the cause is in the service log');
-    assert.equal(safeJobError('a string'), 'unexpected error; the cause is in the service log');
-  });
-});
-
-describe('job names', () => {
-  it('each have one definition in the registry, so SCHEDULER_CRONS accepts every job and only those', () => {
-    assert.deepEqual(JOB_DEFINITIONS.map((job) => job.name).sort(), [...JOB_NAMES].sort());
-  });
-
-  it('are unique, each with a default cron', () => {
-    assert.equal(new Set(JOB_NAMES).size, JOB_NAMES.length);
-    // Five fields, or six with croner's leading seconds (reconcile-orders runs every 30 s).
-    for (const job of JOB_DEFINITIONS) assert.match(job.cron, /^\S+( \S+){4,5}$/, job.name);
   });
 });

@@ -2,7 +2,7 @@
 // client order id and brought to the venue's state, its new fills recorded once (docs/decisions/212).
 // Runs every ORDER_RECONCILE_SECONDS (its cron is built from it) and once as the server starts.
 import { Type, type Static } from 'typebox';
-import { defineJob } from '../define-job.ts';
+import { defineJob } from '../../platform/jobs.ts';
 
 export interface ReconcileOrdersDeps {
   orders: { reconcile(): Promise<ReconcileOrdersResult> };

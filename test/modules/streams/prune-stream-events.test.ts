@@ -5,7 +5,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp } from '../../helpers/test-app.ts';
-import { HOUR, JOB_SECRET, NOW, runJob, trigger } from './jobs-fixtures.ts';
+import { HOUR, JOB_SECRET, NOW, runJob, trigger } from '../jobs/jobs-fixtures.ts';
 
 describe('prune-stream-events', () => {
   let t: TestApp;

@@ -1,7 +1,7 @@
 // prune-stream-events: deletes account-stream events older than the replay window, which no
 // reconnecting client can ask for again.
 import { Type, type Static } from 'typebox';
-import { defineJob } from '../define-job.ts';
+import { defineJob } from '../../platform/jobs.ts';
 
 interface PruneStreamEventsDeps {
   streamEvents: { prune(): Promise<number> };

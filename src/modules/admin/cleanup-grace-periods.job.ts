@@ -1,6 +1,6 @@
 // cleanup-grace-periods: users whose payment grace period has ended go back to the free tier.
 import { Type, type Static } from 'typebox';
-import { defineJob } from '../define-job.ts';
+import { defineJob } from '../../platform/jobs.ts';
 
 interface CleanupGracePeriodsDeps {
   users: { endExpiredGracePeriods(now: Date): Promise<{ downgraded: number; cleared: number }> };

@@ -9,7 +9,7 @@ import { hashToken } from '../../../src/platform/auth/tokens.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { deviceSessions, passwordResetTokens, refreshTokens, users } from '../../../src/modules/users/users.tables.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { ago, DAY, HOUR, NOW, runJob } from './jobs-fixtures.ts';
+import { ago, DAY, HOUR, NOW, runJob } from '../jobs/jobs-fixtures.ts';
 
 const later = (ms: number) => new Date(NOW.getTime() + ms);
 

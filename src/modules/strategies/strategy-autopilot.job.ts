@@ -3,9 +3,9 @@
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
-import { defineJob } from '../define-job.ts';
-import type { PaperEvaluation } from '../../strategies/index.ts';
-import { AppError } from '../../../platform/http/errors.ts';
+import { defineJob } from '../../platform/jobs.ts';
+import type { PaperEvaluation } from './strategies.service.ts';
+import { AppError } from '../../platform/http/errors.ts';
 import {
   candleRequests,
   closeAt,
@@ -13,7 +13,7 @@ import {
   SCORING_INTERVAL,
   type ClosedCandle,
   type PricePoint,
-} from '../intel-outcome.domain.ts';
+} from './intel-outcome.domain.ts';
 
 /** Matured events looked at per run (never-tried first, then oldest horizon first); the rest wait for the next run. */
 const INTEL_BATCH = 200;

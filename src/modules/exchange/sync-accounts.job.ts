@@ -1,9 +1,9 @@
 // sync-accounts: every active exchange credential's balance, new trades and deposits and withdrawals, within a share of
 // each venue's request-weight budget (docs/decisions/112).
 import { Type, type Static } from 'typebox';
-import { defineJob } from '../define-job.ts';
-import { Nullable } from '../../../platform/http/schemas.ts';
-import type { AccountSyncResult as AccountResult } from '../../exchange/index.ts';
+import { defineJob } from '../../platform/jobs.ts';
+import { Nullable } from '../../platform/http/schemas.ts';
+import type { AccountSyncResult as AccountResult } from './account-sync.service.ts';
 
 export interface SyncAccountsDeps {
   accounts: { syncAll(share: number): Promise<AccountResult[]> };

@@ -8,7 +8,7 @@ import { binanceDeposit, binanceTrade } from '../../fakes/binance-shapes.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { OTHER_VENUES } from '../exchange/venue-fakes.ts';
-import { JOB_SECRET, runJob, trigger } from './jobs-fixtures.ts';
+import { JOB_SECRET, runJob, trigger } from '../jobs/jobs-fixtures.ts';
 
 const START = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
 const LIMIT = 1200;

@@ -1,0 +1,6 @@
+// What the dashboard module contributes besides its routes: nothing the database or the jobs hold (decision 230).
+import { defineModule } from '../../platform/module.ts';
+
+export const DASHBOARD_MODULE = defineModule({
+  name: 'dashboard',
+});

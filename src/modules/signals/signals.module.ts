@@ -1,0 +1,12 @@
+// What the signals module contributes to the app and the database, declared once (decision 230).
+import { defineModule } from '../../platform/module.ts';
+import * as signalsTables from './signals.tables.ts';
+import { SIGNALS_AUDIT_ACTIONS } from './signals.audit.ts';
+import { SIGNALS_EVENTS } from './signals.events.ts';
+
+export const SIGNALS_MODULE = defineModule({
+  name: 'signals',
+  tables: [signalsTables],
+  auditActions: SIGNALS_AUDIT_ACTIONS,
+  events: SIGNALS_EVENTS,
+});

@@ -1,0 +1,12 @@
+// What the strategies module contributes to the app and the database, declared once (decision 230).
+import { defineModule } from '../../platform/module.ts';
+import * as strategiesTables from './strategies.tables.ts';
+import { STRATEGIES_AUDIT_ACTIONS } from './strategies.audit.ts';
+import { strategyAutopilotJob } from './strategy-autopilot.job.ts';
+
+export const STRATEGIES_MODULE = defineModule({
+  name: 'strategies',
+  tables: [strategiesTables],
+  auditActions: STRATEGIES_AUDIT_ACTIONS,
+  jobs: [strategyAutopilotJob],
+});
