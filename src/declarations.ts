@@ -4,9 +4,9 @@
 // drizzle-kit, the scripts and the CLI read it without a Platform. A module adds a job, an event or an
 // audit action in its own files; nothing here names one.
 //
-// The list's order is the order of the lists derived from it as the API shows them: the jobs in health,
-// the dashboard and the OpenAPI document, the events in the stream's schema. The modules contributing
-// neither come first, in the order of their names.
+// The list's order is the order of the lists derived from it as the API and the CLI show them: the jobs
+// in health, the dashboard and the OpenAPI document, the events in the stream's schema, the kept figures
+// in db:reconcile's report. The modules contributing none of them come first, by name.
 import { ADMIN_MODULE } from './modules/admin/admin.module.ts';
 import { AUTH_MODULE } from './modules/auth/auth.module.ts';
 import { COMMAND_CENTER_MODULE } from './modules/command-center/command-center.module.ts';
@@ -33,7 +33,6 @@ import { checkStreamEvents } from './platform/stream-events.ts';
 
 export const MODULE_DECLARATIONS = [
   AUTH_MODULE,
-  COMMAND_CENTER_MODULE,
   CONSOLE_MODULE,
   DASHBOARD_MODULE,
   MARKET_MODULE,
@@ -53,6 +52,7 @@ export const MODULE_DECLARATIONS = [
   WEBHOOKS_MODULE,
   STREAMS_MODULE,
   ORDERS_MODULE,
+  COMMAND_CENTER_MODULE,
 ] as const;
 type Declarations = typeof MODULE_DECLARATIONS;
 
