@@ -1,5 +1,5 @@
 // The admin module's audited changes: what an administrator does to accounts and platform limits.
-// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+// Declared once here; src/declarations.ts gathers every module's list into the database's CHECK.
 import { auditWriter } from '../../platform/audit.ts';
 import { BILLING_AUDIT_ACTIONS } from '../users/index.ts';
 

@@ -1,5 +1,5 @@
 // The auth module's audited events: sign-in, sign-out, registration, passwords, the second factor, passkeys and API tokens.
-// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+// Declared once here; src/declarations.ts gathers every module's list into the database's CHECK.
 import { auditWriter } from '../../platform/audit.ts';
 
 export const AUTH_AUDIT_ACTIONS = [

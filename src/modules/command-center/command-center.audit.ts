@@ -1,5 +1,5 @@
 // The command center's audited changes: tasks, intel and agent activity.
-// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+// Declared once here; src/declarations.ts gathers every module's list into the database's CHECK.
 import { auditWriter } from '../../platform/audit.ts';
 
 export const COMMAND_CENTER_AUDIT_ACTIONS = [

@@ -1,5 +1,5 @@
 // The exchange module's audited changes: credentials, their checks and re-encryption, and account syncs.
-// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+// Declared once here; src/declarations.ts gathers every module's list into the database's CHECK.
 import { auditWriter } from '../../platform/audit.ts';
 
 export const EXCHANGE_AUDIT_ACTIONS = [

@@ -1,5 +1,5 @@
 // The account-stream events the exchange module publishes (its syncs, validations and credential
-// changes), each with the schema of its data, declared here once; src/stream-events.ts lists them.
+// changes), each with the schema of its data, declared here once; its module's declaration lists them.
 import { Type } from 'typebox';
 import { Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
 import { defineStreamEvent } from '../../platform/stream-events.ts';

@@ -1,5 +1,5 @@
 // The account-stream event the jobs module publishes when a run ends, with the schema of its data,
-// declared here once; src/stream-events.ts lists it.
+// declared here once; its module's declaration lists it.
 import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../platform/http/schemas.ts';
 import { defineStreamEvent } from '../../platform/stream-events.ts';

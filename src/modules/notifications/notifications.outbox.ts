@@ -1,5 +1,5 @@
 // The outbox kinds this module enqueues and handles: a chat post, a mail, a user's own notification. Declared once here;
-// src/shared-tables.ts gathers every module's kinds into the database's CHECK.
+// src/declarations.ts gathers every module's kinds into the database's CHECK.
 import { outboxWriter } from '../../platform/outbox/outbox.ts';
 
 export const NOTIFICATIONS_OUTBOX_KINDS = ['chat.post', 'mail.send', 'notify.send'] as const;

@@ -1,5 +1,5 @@
 // The provider keys module's audited changes.
-// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+// Declared once here; src/declarations.ts gathers every module's list into the database's CHECK.
 import { auditWriter } from '../../platform/audit.ts';
 
 export const PROVIDER_KEYS_AUDIT_ACTIONS = [

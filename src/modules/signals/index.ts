@@ -11,6 +11,8 @@ import { alertsRoutes } from './routes/alerts.routes.ts';
 import { hooksRoutes } from './routes/hooks.routes.ts';
 import type { SignalsDeps } from './signals.deps.ts';
 import { createSignalsRepository } from './signals.repository.ts';
+import { bindJob } from '../../platform/jobs.ts';
+import { pruneSignalAlertsJob } from './prune-signal-alerts.job.ts';
 
 export type { OrderPlacer, SignalOrder } from './signals.deps.ts';
 export type { AlertSize } from './alerts.domain.ts';
@@ -46,6 +48,7 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
       await app.register(hooksRoutes({ hooks, guards: deps.guards, publicUrl: config.signals.publicUrl }));
       await app.register(alertsRoutes({ alerts }));
     },
+    jobs: [bindJob(pruneSignalAlertsJob, { alerts: repo })],
   };
 }
 

@@ -1,5 +1,5 @@
 // Every query of the signals module: hooks, their counters, and the claimed alerts.
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { SignalMode } from './alerts.domain.ts';
 import { signalAlerts, signalHooks } from './signals.tables.ts';
@@ -120,6 +120,21 @@ export function createSignalsRepository(db: DbExecutor) {
     /** The claimed alert made no order: a later copy may try again. */
     async release(hookId: string, alertKey: string): Promise<void> {
       await db.delete(signalAlerts).where(and(eq(signalAlerts.hookId, hookId), eq(signalAlerts.alertKey, alertKey)));
+    },
+
+    /** Deletes up to `limit` claims received before `before`, oldest first; answers how many. */
+    async deleteReceivedBefore(before: Date, limit: number): Promise<number> {
+      const doomed = db
+        .select({ hookId: signalAlerts.hookId, alertKey: signalAlerts.alertKey })
+        .from(signalAlerts)
+        .where(lt(signalAlerts.receivedAt, before))
+        .orderBy(signalAlerts.receivedAt)
+        .limit(limit);
+      const rows = await db
+        .delete(signalAlerts)
+        .where(sql`(${signalAlerts.hookId}, ${signalAlerts.alertKey}) IN (${doomed})`)
+        .returning({ hookId: signalAlerts.hookId });
+      return rows.length;
     },
 
     async orderOf(hookId: string, alertKey: string): Promise<string | null | undefined> {

@@ -50,5 +50,9 @@ export const signalAlerts = pgTable(
     orderId: uuid('order_id'),
     receivedAt: at('received_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.hookId, t.alertKey] })],
+  (t) => [
+    primaryKey({ columns: [t.hookId, t.alertKey] }),
+    // The prune job finds the old claims by it (prune-signal-alerts.job.ts).
+    index('signal_alerts_received_idx').on(t.receivedAt),
+  ],
 );

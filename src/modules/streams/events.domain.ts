@@ -1,5 +1,5 @@
 // The stored account event (the envelope), who sees it, and what a stream may be asked for. Pure.
-// The event types and their data are declared by the modules that publish them (src/stream-events.ts).
+// The event types and their data are declared by the modules that publish them (src/declarations.ts gathers them).
 
 import type { Audience } from '../../platform/stream-events.ts';
 
@@ -10,7 +10,7 @@ export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export interface StoredEvent {
   /** The table's sequence, as a decimal string: the SSE `id`. */
   id: string;
-  /** A declared event type (src/stream-events.ts); the database checks it. */
+  /** A declared event type (src/declarations.ts); the database checks it. */
   type: string;
   audience: Audience;
   /** The user it concerns; null for admin events. */

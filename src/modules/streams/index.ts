@@ -1,5 +1,5 @@
 // Live account events (GET /api/stream, POST /api/stream/ticket): other modules publish the events
-// they declare (src/stream-events.ts lists them) through the `publisher` port; events are kept 24 h
+// they declare (src/declarations.ts gathers them) through the `publisher` port; events are kept 24 h
 // for replay and cross instances through Redis pub/sub (REDIS_URL) or the database's LISTEN/NOTIFY.
 import type { Platform } from '../../platform/platform.ts';
 import type { StreamsDeps } from './streams.deps.ts';
@@ -18,7 +18,7 @@ import { pruneStreamEventsJob } from './prune-stream-events.job.ts';
 
 export type { EventPublisher } from './events.service.ts';
 
-/** `events`: every declared event (src/stream-events.ts); the publisher and the stream's schema come from it. */
+/** `events`: every declared event (src/declarations.ts); the publisher and the stream's schema come from it. */
 export function createStreamsModule<const Events extends StreamEventList>(
   platform: Platform,
   deps: StreamsDeps<Events>,

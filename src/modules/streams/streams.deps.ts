@@ -5,7 +5,7 @@ import type { SseRegistry } from '../../platform/http/sse.ts';
 import type { StreamEventList } from '../../platform/stream-events.ts';
 import type { UsersModule } from '../users/index.ts';
 
-/** `events`: every declared event (src/stream-events.ts); the publisher and the stream's schema come from it. */
+/** `events`: every declared event (src/declarations.ts); the publisher and the stream's schema come from it. */
 export interface StreamsDeps<Events extends StreamEventList> {
   guards: Guards;
   users: {

@@ -1,5 +1,5 @@
 // The trading module's audited changes: limits, caps, and every halt and resume (docs/decisions/219).
-// Declared once here; src/shared-tables.ts gathers every module's list into the database's CHECK.
+// Declared once here; src/declarations.ts gathers every module's list into the database's CHECK.
 import { auditWriter } from '../../platform/audit.ts';
 
 export const TRADING_AUDIT_ACTIONS = [

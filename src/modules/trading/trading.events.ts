@@ -1,5 +1,5 @@
 // The account-stream event the trading module publishes when a user's trading is halted (by the user or
-// by the day's loss), declared here once; src/stream-events.ts lists it.
+// by the day's loss), declared here once; its module's declaration lists it.
 import { Type } from 'typebox';
 import { defineStreamEvent } from '../../platform/stream-events.ts';
 import { Nullable } from '../../platform/http/schemas.ts';

@@ -1,6 +1,6 @@
 // The audited changes of an account's billing state (its tier and payment grace period), which this
 // module owns. It writes none of them itself: the payments webhook and admin's grace-period job record
-// them, each writer bound to this list beside its own. Declared once here; src/shared-tables.ts
+// them, each writer bound to this list beside its own. Declared once here; src/declarations.ts
 // gathers every module's list into the database's CHECK.
 
 export const BILLING_AUDIT_ACTIONS = [

@@ -1,6 +1,6 @@
 // What the inbound webhooks audit of their own: a mail provider's suppression of an address (the
 // payments hook's billing changes are the users module's actions). Declared once here;
-// src/shared-tables.ts gathers every module's list into the database's CHECK.
+// src/declarations.ts gathers every module's list into the database's CHECK.
 import { auditWriter } from '../../platform/audit.ts';
 import { BILLING_AUDIT_ACTIONS } from '../users/index.ts';
 

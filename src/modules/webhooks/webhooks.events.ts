@@ -1,5 +1,5 @@
 // The account-stream event the webhooks module publishes for each verified delivery, with the schema
-// of its data, declared here once; src/stream-events.ts lists it.
+// of its data, declared here once; its module's declaration lists it.
 import { Type } from 'typebox';
 import { defineStreamEvent } from '../../platform/stream-events.ts';
 

@@ -1,7 +1,7 @@
 // Cross-cutting tables: the audit trail and the outbox. Every other table belongs to one module and
 // lives in src/modules/<name>/<name>.tables.ts. Their closed sets of actions and kinds are the
 // modules' (each declares its own); the platform never names them. So each table is built by a
-// factory: `auditLog` and `outbox` here are the one object runtime code uses, and src/shared-tables.ts
+// factory: `auditLog` and `outbox` here are the one object runtime code uses, and src/db-schema.ts
 // builds them again with every module's list, as the migrations know them (the CHECKs).
 
 import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
@@ -19,7 +19,7 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
 /**
  * Every state-changing operation of the service writes one row here. `actions`, when given, are all
- * the modules' audit actions: the database refuses any other (see src/shared-tables.ts).
+ * the modules' audit actions: the database refuses any other (see src/db-schema.ts).
  */
 export const auditLogTable = (actions?: readonly string[]) =>
   pgTable(

@@ -55,7 +55,7 @@ describe('in-process scheduler', () => {
         assert.ok(error instanceof ConfigError);
         assert.match(
           error.problems[0]!,
-          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts, prune-stream-events, reconcile-orders\)$/,
+          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts, prune-signal-alerts, prune-stream-events, reconcile-orders\)$/,
         );
         return true;
       },
@@ -74,12 +74,13 @@ describe('in-process scheduler', () => {
         '*/15 * * * *',
         '*/30 * * * * *',
         '0 3 * * *',
+        '0 5 * * *',
         '15 * * * *',
         '30 4 * * *',
         '45 4 * * *',
       ]);
       jobs.start(); // a second start changes nothing
-      assert.equal(timers.size, 7);
+      assert.equal(timers.size, 8);
 
       timers.get('45 4 * * *')!.fire();
       await waitFor(
@@ -266,6 +267,7 @@ describe('in-process scheduler', () => {
         '*/5 * * * *',
         '0 */2 * * *',
         '0 3 * * *',
+        '0 5 * * *',
         '15 * * * *',
         '30 4 * * *',
       ]);
@@ -326,7 +328,7 @@ describe('in-process scheduler', () => {
     );
     assert.match(
       found[1]!,
-      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts, prune-stream-events, reconcile-orders\)$/,
+      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts, prune-signal-alerts, prune-stream-events, reconcile-orders\)$/,
     );
     assert.equal(
       found[2],
