@@ -62,7 +62,7 @@ export interface ModuleDeclaration {
   readonly jobs?: readonly AnyJobDefinition[];
   /** The figures the database keeps for it as rows are written (`<module>.figures.ts`). */
   readonly figures?: readonly DerivedFigures[];
-  /** Its `*.routines.sql` files, by file name in its folder: the triggers keeping its figures. */
+  /** Its `*.routines.sql` files, by file name in its folder: its hand-written routines. */
   readonly routines?: readonly string[];
 }
 

@@ -11,5 +11,4 @@ export const WEBHOOKS_MODULE = defineModule({
   auditActions: WEBHOOKS_AUDIT_ACTIONS,
   events: WEBHOOKS_EVENTS,
   figures: [PAYMENTS_REVENUE, WEBHOOK_DELIVERY_COUNTS, WEBHOOK_DELIVERY_HOURS],
-  routines: ['webhooks.routines.sql'],
 });

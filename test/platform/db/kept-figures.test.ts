@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { DERIVED_FIGURES } from '../../../src/cli/db.commands.ts';
+import { DERIVED_FIGURES } from '../../../src/declarations.ts';
 import type { Database } from '../../../src/platform/db/database.ts';
 import { reconcileFigures } from '../../../src/platform/db/derived-figures.ts';
 import { count, isKeptFigures, keptFigures, keptFiguresSql, sum } from '../../../src/platform/db/kept-figures.ts';
