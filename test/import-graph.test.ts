@@ -78,10 +78,14 @@ function cycles(graph: Map<string, Edge[]>, keep: (edge: Edge) => boolean): stri
 
 /**
  * Cycles through type imports that issue 38 reshapes and that are not broken yet: the venue budget's
- * files (its state types and its fetch). A group is excused when it holds one of these files; any
- * other cycle fails.
+ * files (its state types and its fetch), and the webhook providers' registry (the providers' list the
+ * deliveries' table checks, and the providers typed by the repository over that table). A group is
+ * excused when it holds one of these files; any other cycle fails.
  */
-const RESHAPED = [path.join('platform', 'venue-budget', 'venue-budget.ts')];
+const RESHAPED = [
+  path.join('platform', 'venue-budget', 'venue-budget.ts'),
+  path.join('modules', 'webhooks', 'providers', 'registry.ts'),
+];
 
 describe('the import graph of src/', () => {
   const graph = importGraph();
