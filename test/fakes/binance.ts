@@ -277,13 +277,14 @@ export class BinanceFake {
     };
     this.requests.push(request);
 
+    // A held answer keeps no test process alive once the fake is closed: the timers are unref'd.
     const pause = this.take(this.delays, url.pathname);
-    if (pause) await new Promise((r) => setTimeout(r, pause.ms));
+    if (pause) await new Promise((r) => setTimeout(r, pause.ms).unref());
     const held = this.take(this.holds, url.pathname);
     if (held) await held.released;
 
     const reply = await this.dispatch(request, url.search.slice(1), body);
-    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs).unref());
     if (reply.destroy) {
       req.socket.destroy();
       return;

@@ -6,9 +6,9 @@ import { after, describe, it } from 'node:test';
 import { startBinanceFake } from '../../fakes/binance.ts';
 import { withOrders } from '../../fakes/binance-orders.ts';
 import { killStarted, startServer, storage, waitFor } from '../../helpers/processes.ts';
-import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-app.ts';
 import { waitFor as waitUntil } from '../../helpers/wait.ts';
+import { callsTo, twoFactorToken } from './process-fixtures.ts';
 
 describe('an order whose server is killed between send and commit', () => {
   after(killStarted);
@@ -27,34 +27,8 @@ describe('an order whose server is killed between send and commit', () => {
         EXCHANGE_TIMEOUT_MS: '60000',
       };
       let server = await startServer(env);
-      const call = async (method: string, path: string, body?: unknown, token?: string) => {
-        const response = await fetch(`${server.url}${path}`, {
-          method,
-          headers: {
-            ...(body ? { 'content-type': 'application/json' } : {}),
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-          },
-          body: body ? JSON.stringify(body) : undefined,
-        });
-        return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-      };
-      const email = 'killed@example.com';
-      const password = 'Pw-0123456789abcdef';
-      assert.equal((await call('POST', '/api/auth/register', { email, password })).status, 201);
-      const first = (await call('POST', '/api/auth/login', { email, password })).json.access_token as string;
-      const setup = await call('POST', '/api/auth/2fa/setup', { password }, first);
-      const secret = setup.json.secret as string;
-      const code = referenceTotp(Buffer.from(decodeBase32(secret)), Math.floor(Date.now() / 30_000) * 30, 6);
-      const enabled = await call('POST', '/api/auth/2fa/enable', { code }, first);
-      assert.equal(enabled.status, 200, JSON.stringify(enabled.json));
-      const [recovery] = enabled.json.recovery_codes as string[];
-      const challenge = await call('POST', '/api/auth/login', { email, password });
-      const verified = await call('POST', '/api/auth/2fa/verify', {
-        mfa_token: challenge.json.mfa_token,
-        recovery_code: recovery,
-      });
-      assert.equal(verified.status, 200, JSON.stringify(verified.json));
-      const token = verified.json.access_token as string;
+      const call = callsTo(() => server.url);
+      const token = await twoFactorToken(call, 'killed@example.com');
       const account = binance.addAccount({
         apiKey: 'killed-key-0123456789',
         secret: 'killed-secret-0123456789',

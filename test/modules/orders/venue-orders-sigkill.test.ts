@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { killStarted, startServer, storage, waitFor } from '../../helpers/processes.ts';
-import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-app.ts';
 import { waitFor as waitUntil } from '../../helpers/wait.ts';
+import { callsTo, twoFactorToken } from './process-fixtures.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import {
   CONFORMANCE_VENUES,
@@ -42,37 +42,8 @@ describe('orders on every venue whose server is killed between send and commit',
         TRADING_PRICE_BAND_PERCENT: 'none',
       };
       let server = await startServer(env);
-      const call = async (method: string, path: string, body?: unknown, token?: string) => {
-        const response = await fetch(`${server.url}${path}`, {
-          method,
-          headers: {
-            ...(body ? { 'content-type': 'application/json' } : {}),
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-          },
-          body: body ? JSON.stringify(body) : undefined,
-        });
-        return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-      };
-      const email = 'killed-venues@example.com';
-      const password = 'Pw-0123456789abcdef';
-      assert.equal((await call('POST', '/api/auth/register', { email, password })).status, 201);
-      const first = (await call('POST', '/api/auth/login', { email, password })).json.access_token as string;
-      const setup = await call('POST', '/api/auth/2fa/setup', { password }, first);
-      const code = referenceTotp(
-        Buffer.from(decodeBase32(setup.json.secret as string)),
-        Math.floor(Date.now() / 30_000) * 30,
-        6,
-      );
-      const enabled = await call('POST', '/api/auth/2fa/enable', { code }, first);
-      assert.equal(enabled.status, 200, JSON.stringify(enabled.json));
-      const [recovery] = enabled.json.recovery_codes as string[];
-      const challenge = await call('POST', '/api/auth/login', { email, password });
-      const verified = await call('POST', '/api/auth/2fa/verify', {
-        mfa_token: challenge.json.mfa_token,
-        recovery_code: recovery,
-      });
-      assert.equal(verified.status, 200, JSON.stringify(verified.json));
-      const token = verified.json.access_token as string;
+      const call = callsTo(() => server.url);
+      const token = await twoFactorToken(call, 'killed-venues@example.com');
 
       const accounts = new Map<string, VenueAccount>();
       for (const v of CONFORMANCE_VENUES) {
