@@ -197,7 +197,7 @@ export class CoinGeckoFake {
     const request: CoinGeckoRequest = { path, params: url.searchParams, headers: req.headers };
     this.requests.push(request);
     const pause = this.take(this.delays, path);
-    if (pause) await new Promise((r) => setTimeout(r, pause.ms));
+    if (pause) await new Promise((r) => setTimeout(r, pause.ms).unref());
     const reply = this.dispatch(request);
     if (res.destroyed) return;
     res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
