@@ -84,10 +84,12 @@ for (const v of CONFORMANCE_VENUES) {
       assert.equal(ordersOf(account)[0]!.status, 'canceled');
     });
 
-    it('refuses a client order id the venue would refuse', async (t) => {
-      if (!c.bad) return t.skip('Coinbase takes any client_order_id');
-      await assert.rejects(exchange.createOrder('BTC/USDT', 'limit', 'buy', 0.001, 60000, { [c.param]: c.bad }));
-      assert.ok(!ordersOf(account).some((o) => o.clientId === c.bad));
-    });
+    // Coinbase takes any client_order_id: it has no such case.
+    const bad = c.bad;
+    if (bad)
+      it('refuses a client order id the venue would refuse', async () => {
+        await assert.rejects(exchange.createOrder('BTC/USDT', 'limit', 'buy', 0.001, 60000, { [c.param]: bad }));
+        assert.ok(!ordersOf(account).some((o) => o.clientId === bad));
+      });
   });
 }
