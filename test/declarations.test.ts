@@ -4,7 +4,8 @@
 // would be silently left out: these tests find every such file and fail until it is declared. The
 // gathered audit actions and outbox kinds are exactly the union of the modules' lists; the database
 // takes every value of them and refuses any other; the runtime tables differ from the migrations' only
-// by the CHECKs of declared values; and a module's writer takes only its own values (decision 179).
+// by the CHECKs of declared values; a module's writer takes only its own values (decision 179); and the
+// modules app.ts builds are exactly the declared ones, so a module listed in one place only fails.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -19,9 +20,9 @@ import { enqueue } from '../src/modules/notifications/notifications.outbox.ts';
 import { streamEvents } from '../src/modules/streams/streams.tables.ts';
 import type { Database } from '../src/platform/db/database.ts';
 import * as platform from '../src/platform/db/schema.ts';
-import type { ModuleDeclaration } from '../src/platform/module.ts';
+import { modulesOf, type ModuleDeclaration } from '../src/platform/module.ts';
 import { PROJECT_ROOT } from '../src/platform/project-root.ts';
-import { testDatabase } from './helpers/test-app.ts';
+import { buildTestApp, testDatabase } from './helpers/test-app.ts';
 
 const MODULES = path.join(PROJECT_ROOT, 'src/modules');
 const FOLDERS = readdirSync(MODULES, { withFileTypes: true })
@@ -162,6 +163,21 @@ describe("the modules' declarations", () => {
         getTableConfig(migrated).checks.some((c) => c.name === check),
         check,
       );
+    }
+  });
+
+  it('are the modules the app builds, one for one', async () => {
+    const app = await buildTestApp();
+    try {
+      const built = modulesOf(app.modules).map((module) => module.name);
+      assert.equal(new Set(built).size, built.length, 'no module is built twice');
+      assert.deepEqual(
+        [...built].sort(),
+        declared.MODULE_DECLARATIONS.map((module) => module.name).sort(),
+        'createModules builds every declared module and no other',
+      );
+    } finally {
+      await app.close();
     }
   });
 
