@@ -6,7 +6,7 @@ import type { Role, Tier, UserStatus } from './users.domain.ts';
 import { externalIdentities, userCounts, userDayCounts, userGracePeriods, users } from './users.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
-import { beforeStart, type KeptCounts, NO_START, skippedFromStart, totalAndStart } from '../../platform/db/day-walk.ts';
+import { beforeStart, type KeptCounts, skippedFromStart, totalAndStart } from '../../platform/db/day-walk.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
@@ -44,11 +44,10 @@ function userConditions(filter: UserFilter): SQL | undefined {
 }
 
 /**
- * The counts the database keeps that the filter can be read from, and the filter over them; none for
- * a search. Without a role or tier, the counts by status and day: a tenth of the rows (decision 193).
+ * The counts the database keeps that a filter without a search can be read from, and the filter over
+ * them. Without a role or tier, the counts by status and day: a tenth of the rows (decision 193).
  */
-function keptCounts(filter: UserFilter): KeptCounts | undefined {
-  if (filter.search) return undefined;
+function keptCounts(filter: UserFilter): KeptCounts {
   const status = (counts: typeof userCounts | typeof userDayCounts) =>
     filter.status ? eq(counts.status, filter.status) : ne(counts.status, 'deleted');
   if (!filter.role && !filter.subscriptionTier) {
@@ -67,13 +66,36 @@ function keptCounts(filter: UserFilter): KeptCounts | undefined {
 }
 
 /**
- * The list statement's `total` and `start` (day-walk.ts): from the kept counts, or counted when it
- * searches (a search's page then skips its rows one by one).
+ * The list statement's parts before its select: `WITH` parts that answer the `total` and the `page`
+ * (the listed columns of the page's accounts, in any order; the statement orders them).
+ *
+ * Without a search, the total and a deep page's start come from the kept counts (day-walk.ts).
+ * A search's matches are found once, by the trigram indexes (decision 010), and kept as (id, created)
+ * pairs: the total counts them and the page is the newest of them, read back by id (decision 290).
+ * Planned apart, the page's part was often walked along the creation order, filtering every account
+ * with both patterns until it had its rows: the whole table for a term that few accounts match.
  */
-function totalAndStartOf(filter: UserFilter, offset: number): SQL {
-  const kept = keptCounts(filter);
-  if (kept) return totalAndStart(kept, offset);
-  return sql`total AS (SELECT count(*)::int AS n FROM ${users} WHERE ${userConditions(filter)}), ${NO_START}`;
+function listParts(filter: UserFilter, offset: number, limit: number): { head: SQL; page: SQL } {
+  if (filter.search) {
+    return {
+      head: sql`matched AS MATERIALIZED (
+          SELECT ${users.id} AS id, ${users.createdAt} AS created_at FROM ${users} WHERE ${userConditions(filter)}
+        ),
+        total AS (SELECT count(*)::int AS n FROM matched),
+        picked AS (
+          SELECT id FROM matched ORDER BY created_at DESC NULLS LAST, id DESC NULLS LAST LIMIT ${limit} OFFSET ${offset}
+        )`,
+      page: sql`SELECT ${listedColumns} FROM ${users} WHERE ${users.id} IN (SELECT id FROM picked)`,
+    };
+  }
+  return {
+    head: totalAndStart(keptCounts(filter), offset),
+    page: sql`SELECT ${listedColumns} FROM ${users}
+            WHERE ${userConditions(filter)}
+              AND ${beforeStart(users.createdAt)}
+            ORDER BY ${descending(users.createdAt)}, ${descending(users.id)}
+            LIMIT ${limit} OFFSET ${skippedFromStart(offset)}`,
+  };
 }
 
 /** The columns the admin's lists show of an account: no password hash, second factor or bookkeeping dates. */
@@ -241,15 +263,10 @@ export function createAccountsRepository(db: DbExecutor) {
      */
     async list(filter: UserFilter, offset: number, limit: number, annex?: AccountAnnex): Promise<AccountPage> {
       const annexed = annex ? sql`, ${annex(sql`page.id`)} AS annex` : sql``;
+      const { head, page } = listParts(filter, offset, limit);
       const statement = sql`
-          WITH ${totalAndStartOf(filter, offset)}
-          SELECT total.n AS total, page.*${annexed} FROM total LEFT JOIN LATERAL (
-            SELECT ${listedColumns} FROM ${users}
-            WHERE ${userConditions(filter)}
-              AND ${beforeStart(users.createdAt)}
-            ORDER BY ${descending(users.createdAt)}, ${descending(users.id)}
-            LIMIT ${limit} OFFSET ${skippedFromStart(offset)}
-          ) AS page ON true
+          WITH ${head}
+          SELECT total.n AS total, page.*${annexed} FROM total LEFT JOIN LATERAL (${page}) AS page ON true
           ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
       // Only the default view is prepared: a filter's best plan depends on its value (a rare role is
       // found by its index, a common one by the date order), as a search's on its pattern (decision 192).

@@ -141,6 +141,50 @@ describe('admin: list users', () => {
     assert.equal(body.total, 10);
   });
 
+  it('finds an e-mail by its start, by a part within it and by a name, each account once', async () => {
+    const found = async (search: string) => {
+      const body = (await list(`?search=${encodeURIComponent(search)}&limit=100`)).json();
+      return { emails: body.users.map((u: ListedUser) => u.email).sort(), total: body.total };
+    };
+    // The start of the e-mail, in any case.
+    assert.deepEqual(await found('GRACE@'), { emails: ['grace@navy.example'], total: 1 });
+    assert.deepEqual(await found('bulk-0'), {
+      emails: Array.from({ length: 10 }, (_, i) => `bulk-0${i}@example.com`),
+      total: 10,
+    });
+    // A part within it: the domain's middle, and a part every bulk account shares after its number.
+    assert.deepEqual(await found('letchl'), { emails: ['alan@bletchley.example'], total: 1 });
+    assert.equal((await found('@example.c')).total, 23); // the 20 bulk accounts, two fixtures and the admin's
+    // A name: the first, the last, "first last" across the space, and nothing across "last first".
+    assert.deepEqual(await found('alan'), { emails: ['alan@bletchley.example'], total: 1 });
+    assert.deepEqual(await found('hopp'), { emails: ['grace@navy.example'], total: 1 });
+    assert.deepEqual(await found('ace hop'), { emails: ['grace@navy.example'], total: 1 });
+    assert.deepEqual(await found('hopper grace'), { emails: [], total: 0 });
+    // An account that matches by its e-mail and by its name is listed once.
+    assert.deepEqual(await found('ada'), { emails: ['ada@analytical.example'], total: 1 });
+  });
+
+  it("pages a search's matches newest first, ties by id, with the total of all of them", async () => {
+    const seen: ListedUser[] = [];
+    for (let page = 1; page <= 4; page++) {
+      const body = (await list(`?search=BULK-&page=${page}&limit=6`)).json();
+      assert.equal(body.total, 20);
+      assert.equal(body.page, page);
+      seen.push(...body.users);
+    }
+    assert.equal(seen.length, 20);
+    assert.equal(new Set(seen.map((u) => u.id)).size, 20);
+    const expected = [...seen].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || (a.id < b.id ? 1 : -1));
+    assert.deepEqual(
+      seen.map((u) => u.id),
+      expected.map((u) => u.id),
+    );
+    const beyond = (await list('?search=bulk-&page=5&limit=6')).json();
+    assert.deepEqual([beyond.users, beyond.total], [[], 20]);
+    const none = (await list('?search=nobody-has-this')).json();
+    assert.deepEqual([none.users, none.total], [[], 0]);
+  });
+
   it('the search has its trigram indexes, made at start where pg_trgm exists', async () => {
     const rows = await t.database.rows<{ indexname: string; indexdef: string }>(
       sql`SELECT indexname, indexdef FROM pg_indexes
