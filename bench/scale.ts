@@ -67,6 +67,9 @@ interface Endpoint {
   auth: 'none' | 'admin' | 'heavy';
 }
 
+/** The user whose number the admin searches for: 12345 of 200,000 users, 123 of 2,000. */
+const searchedUser = (c: Counts) => Math.round(c.users * 0.061725);
+
 const fixed = (url: string, auth: Endpoint['auth']): Endpoint => ({ name: url, url: () => url, auth });
 
 export const ENDPOINTS: Endpoint[] = [
@@ -86,6 +89,26 @@ export const ENDPOINTS: Endpoint[] = [
     auth: 'admin',
   },
   fixed('/api/admin/stats', 'admin'),
+  // The admin search (issue 42 part 2), as an admin types it: an e-mail's start, a part of it and a name.
+  // User n is `user{n}@bench.example`, `First{n} Last{n}`; the terms pick the same rows on both databases
+  // (user 12345 of 200,000 is user 123 of 2,000).
+  {
+    name: '/api/admin/users?search=user12345&limit=50',
+    url: (c) => `/api/admin/users?search=user${searchedUser(c)}&limit=50`,
+    auth: 'admin',
+  },
+  {
+    name: '/api/admin/users?search=2345&limit=50',
+    url: (c) => `/api/admin/users?search=${String(searchedUser(c)).slice(1)}&limit=50`,
+    auth: 'admin',
+  },
+  {
+    name: '/api/admin/users?search=first12345%20last12345&limit=50',
+    url: (c) => `/api/admin/users?search=first${searchedUser(c)}%20last${searchedUser(c)}&limit=50`,
+    auth: 'admin',
+  },
+  // A term every account matches (the e-mails' domain): the total counts them all.
+  fixed('/api/admin/users?search=bench.example&limit=50', 'admin'),
   fixed('/api/admin/command-center/intel', 'admin'),
   fixed('/api/v1/tracker/issues', 'admin'),
   {
@@ -248,17 +271,31 @@ async function withApp<T>(database: string, upstreams: Upstreams, work: (port: n
 }
 
 /**
- * The app's migrations as a digest: a database migrated by other ones is seeded again (the app could not
- * migrate it, and its indexes would not be the ones measured).
+ * The app's migrations, one digest per file in order (`0000_init.sql:ab12…,0001_….sql:…`). A database seeded
+ * under a prefix of these is reused: the app applies the migrations added since as it starts, as it would on
+ * a running platform (an index or a kept figure added later is built over the seeded rows by its migration).
+ * A database migrated by other ones (a file changed or removed) is seeded again: the app could not migrate it,
+ * and its indexes would not be the ones measured.
  */
-function migrationsDigest(): string {
+function migrationsDigests(): string[] {
   const folder = path.join(root, 'drizzle');
-  const hash = createHash('sha256');
-  for (const file of readdirSync(folder)
+  return readdirSync(folder)
     .filter((f) => f.endsWith('.sql'))
-    .sort())
-    hash.update(file).update(readFileSync(path.join(folder, file)));
-  return hash.digest('hex').slice(0, 16);
+    .sort()
+    .map(
+      (file) =>
+        `${file}:${createHash('sha256')
+          .update(readFileSync(path.join(folder, file)))
+          .digest('hex')
+          .slice(0, 16)}`,
+    );
+}
+
+/** Whether a database seeded under `seeded` (the marker's list) can be reused with the current migrations. */
+function migrationsExtend(seeded: string): boolean {
+  const before = seeded.split(',');
+  const now = migrationsDigests();
+  return before.length <= now.length && before.every((entry, i) => entry === now[i]);
 }
 
 /** The reconcile command, if the app has one (issue 21, point 3). */
@@ -296,11 +333,13 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
         marker &&
         marker.version === SEED_VERSION &&
         marker.factor === factor &&
-        marker.migrations === migrationsDigest()
+        migrationsExtend(marker.migrations)
       ) {
+        const added = migrationsDigests().length - marker.migrations.split(',').length;
         console.log(
-          `${database}: seeded (version ${SEED_VERSION}, factor ${factor}, these migrations), reused; ` +
-            'BENCH_SCALE_RESEED=1 seeds again',
+          `${database}: seeded (version ${SEED_VERSION}, factor ${factor}, ` +
+            `${added === 0 ? 'these migrations' : `${added} migration(s) since, which the app applies as it starts`}), ` +
+            'reused; BENCH_SCALE_RESEED=1 seeds again',
         );
         return undefined;
       }
@@ -326,7 +365,7 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
     await client.query('INSERT INTO bench_seed (version, factor, migrations) VALUES ($1, $2, $3)', [
       SEED_VERSION,
       factor,
-      migrationsDigest(),
+      migrationsDigests().join(','),
     ]);
   });
   const seconds = (performance.now() - started) / 1000;
