@@ -19,6 +19,8 @@ const SIZES = (process.env.BENCH_SIZES ?? '1000,3000,6000,10000').split(',').map
 const TICKS = Number(process.env.BENCH_TICKS ?? 30);
 const TICK_MS = Number(process.env.BENCH_TICK_MS ?? 600);
 const NAMED = 'BTCUSDT,ETHUSDT,BNBUSDT';
+/** Extra node flags for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the fan-out. */
+const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
 function rssMb(pid: number): number {
@@ -38,7 +40,7 @@ function startApp(env: Record<string, string>): ChildProcess {
   const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
     .scripts.start;
   const [, ...args] = script.split(/\s+/);
-  return spawn(process.execPath, args, {
+  return spawn(process.execPath, [...SERVER_FLAGS, ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
