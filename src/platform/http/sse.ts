@@ -1,6 +1,8 @@
 // Server-Sent Events over the raw Node response (WHATWG HTML, "Server-sent events"): one registry per
-// process holds every open stream, enforces the connection limits, writes the `: ping` comments from
-// one timer, drops a subscriber whose unread output passes the bound, and ends every stream at shutdown.
+// process holds every open stream, enforces the connection limits, writes the `: ping` comment to a
+// stream that has been silent (from one timer), drops a subscriber whose unread output passes the
+// bound, and ends every stream at shutdown.
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Type, type TSchema } from 'typebox';
@@ -104,6 +106,15 @@ export function sseFrame(text: string): SseFrame {
 /** The ping comment, encoded once for the life of the process. */
 const PING = sseFrame(': ping\n\n');
 
+/**
+ * The pinger looks at the streams this many times per ping period and pings those that have written
+ * nothing since its turn a whole period ago (silent for more than three slices, at most four): no stream
+ * goes longer than the period without a byte, a stream that is sending events gets no ping at all, and
+ * the pings of streams that fell silent at different times go out in different turns, not in one burst
+ * (decision 285).
+ */
+const PING_SLICES = 4;
+
 const END_DETAILS: Record<EndReason, string> = {
   shutdown: 'The server is shutting down; reconnect to continue.',
   slow_consumer: 'The client did not read the stream fast enough; reconnect to continue.',
@@ -126,12 +137,18 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
   let nextId = 1;
   let closing = false;
   let pinger: NodeJS.Timeout | undefined;
+  /** The pinger's turns so far: a coarse clock, so that a write stamps an integer instead of reading the time. */
+  let turn = 0;
 
   class Connection implements SseConnection {
     readonly id = nextId++;
     closed = false;
     private readonly listeners: (() => void)[] = [];
     readonly raw: FastifyReply['raw'];
+    /** The pinger's turn of the last write: a stream written since needs no ping. */
+    lastWrite = turn;
+    /** The socket, once frames may go straight to it (see `direct`); it stays so for the stream's life. */
+    private socket: Socket | null = null;
     constructor(
       readonly userId: string | null,
       private readonly holder: string,
@@ -142,36 +159,43 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
 
     write(data: string | SseFrame): boolean {
       if (this.closed) return false;
-      const raw = this.raw;
+      const socket = this.socket ?? this.direct();
+      // What the subscriber has not taken: the socket's alone once frames go straight to it.
+      const buffered = socket === null ? this.raw.writableLength : socket.writableLength;
       // Checked before writing: what a subscriber has not taken stays under the bound plus one write.
       // A shared frame queued on a stalled socket is a reference to the one Buffer, not a copy.
-      if (raw.writableLength > settings.maxBufferBytes) {
-        logger.info({ stream: this.id, buffered: raw.writableLength }, 'stream subscriber fell behind; dropped');
+      if (buffered > settings.maxBufferBytes) {
+        logger.info({ stream: this.id, buffered }, 'stream subscriber fell behind; dropped');
         this.end('slow_consumer');
         return false;
       }
-      if (typeof data === 'string') raw.write(data);
-      else if (this.direct()) raw.socket!.write(data.chunk);
-      else raw.write(data.bytes);
+      this.lastWrite = turn;
+      if (typeof data === 'string') this.raw.write(data);
+      else if (socket !== null && !socket.destroyed) socket.write(data.chunk);
+      else this.raw.write(data.bytes);
       return true;
     }
 
     /**
-     * Whether a frame can go to the socket as its ready chunk: the headers are out, the response is
+     * The socket, when a frame can go to it as its ready chunk: the headers are out, the response is
      * chunked and holds nothing of its own (everything it wrote is on the socket, in order). Node's
      * response would write the same bytes, in four socket writes and a deferred flush per subscriber
-     * (decision 224); otherwise (a pipelined response still queued) the frame goes through it.
+     * (decision 224); otherwise (a pipelined response still queued) the frame goes through it. Once
+     * true it stays true: the response writes through to its socket from then on (it is the socket's
+     * only response: `connection: close`), so the answer is kept and not asked on every write.
      */
-    private direct(): boolean {
+    private direct(): Socket | null {
       const raw = this.raw;
       const socket = raw.socket;
-      return (
+      if (
         raw.headersSent &&
         raw.chunkedEncoding &&
         socket !== null &&
         !socket.destroyed &&
         raw.writableLength === socket.writableLength
-      );
+      )
+        this.socket = socket;
+      return this.socket;
     }
 
     end(reason: EndReason, detail = END_DETAILS[reason]): void {
@@ -226,8 +250,10 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
     return { holder, held };
   }
 
+  /** Pings the streams that have written nothing for (nearly) a ping period. */
   function ping(): void {
-    for (const connection of open) connection.write(PING);
+    turn += 1;
+    for (const connection of open) if (turn - connection.lastWrite >= PING_SLICES) connection.write(PING);
   }
 
   return {
@@ -272,7 +298,7 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
       raw.write(`retry: ${settings.retryMs}\n\n`);
       raw.on('close', () => connection.finish());
       raw.on('error', () => connection.finish());
-      pinger ??= setInterval(ping, settings.pingMs);
+      pinger ??= setInterval(ping, settings.pingMs / PING_SLICES);
       pinger.unref();
       return connection;
     },
