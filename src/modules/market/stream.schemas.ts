@@ -52,8 +52,8 @@ export const PRICE_STREAM_DESCRIPTION =
   'A `text/event-stream` (Server-Sent Events). The stream opens with `retry:` (milliseconds a client waits ' +
   "before reconnecting), then sends `snapshot` (every requested pair's last price), then `price` events as " +
   "Binance's stream moves, at most one per pair per 250 ms; while the WebSocket stream is down, prices come " +
-  'from REST polling (`source: "rest"`). A `: ping` comment every 15 s (STREAM_PING_SECONDS) keeps proxies ' +
-  'from closing an idle stream. The server ends a stream with an `end` event: at shutdown, or when the ' +
+  'from REST polling (`source: "rest"`). A `: ping` comment after 15 s (STREAM_PING_SECONDS) without another ' +
+  'event keeps proxies from closing an idle stream. The server ends a stream with an `end` event: at shutdown, or when the ' +
   'client reads too slowly (STREAM_MAX_BUFFER_BYTES). A reconnect gets a fresh snapshot. Limits per instance: ' +
   'price streams take at most 80% of STREAM_MAX_CONNECTIONS (503 with Retry-After beyond; the rest is kept for ' +
   'account streams), and STREAM_MAX_PER_ADDRESS per client address (429 with Retry-After beyond).';

@@ -81,7 +81,7 @@ export const ACCOUNT_STREAM_DESCRIPTION =
   'with `?ticket=` from `POST /api/stream/ticket` (single use, 60 s) where headers cannot be sent. Every ' +
   'event has an `id:`; reconnecting with `Last-Event-ID` (or `?last_event_id=`) first sends the events ' +
   'after it from the last 24 hours, then continues. The stream opens with `retry:`, sends a `: ping` ' +
-  'comment every 15 s, and ends with an `end` event: at shutdown, when the client reads too slowly, or ' +
+  'comment after 15 s without another event, and ends with an `end` event: at shutdown, when the client reads too slowly, or ' +
   'within about a second of the account being suspended, the session signed out or revoked, or the API ' +
   'token revoked or expired. Limits: STREAM_MAX_PER_USER ' +
   'streams per user per instance (429), STREAM_MAX_CONNECTIONS per instance (503).';

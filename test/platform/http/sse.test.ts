@@ -15,9 +15,9 @@ async function waitUntil(ready: () => boolean): Promise<void> {
   while (!ready()) await new Promise((resolve) => setImmediate(resolve));
 }
 
-async function serve(maxConnections = 10, maxPerAddress = 100) {
+async function serve(maxConnections = 10, maxPerAddress = 100, pingMs = 60_000) {
   const sse = createSseRegistry(
-    { maxConnections, maxPerUser: 5, maxPerAddress, maxBufferBytes: MAX_BUFFER, pingMs: 60_000, retryMs: 1000 },
+    { maxConnections, maxPerUser: 5, maxPerAddress, maxBufferBytes: MAX_BUFFER, pingMs, retryMs: 1000 },
     pino({ level: 'silent' }),
   );
   const app = Fastify();
@@ -111,6 +111,46 @@ describe('the SSE registry', () => {
       assert.equal(body.slice(0, body.indexOf('event: end')), `retry: 1000\n\n${text.repeat(rounds)}`);
       stalled.destroy();
     } finally {
+      await app.close();
+    }
+  });
+
+  it('pings a silent stream once a period, and never a stream that is sending events', async () => {
+    const PING_MS = 200;
+    const { app, opened, base } = await serve(10, 100, PING_MS);
+    const controller = new AbortController();
+    const read = async (response: Response, into: { text: string }) => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+          into.text += decoder.decode(chunk, { stream: true });
+      } catch {
+        // aborted at the end
+      }
+    };
+    try {
+      const silent = { text: '' };
+      const busy = { text: '' };
+      const silentReading = read(await fetch(`${base}/stream`, { signal: controller.signal }), silent);
+      await waitUntil(() => opened.length === 1);
+      const busyReading = read(await fetch(`${base}/stream`, { signal: controller.signal }), busy);
+      await waitUntil(() => opened.length === 2);
+      const talker = opened[1]!;
+      const frame = sseFrame('event: price\ndata: {}\n\n');
+      // The busy stream gets an event four times per ping period; the silent one nothing.
+      const events = setInterval(() => talker.write(frame), PING_MS / 4);
+      await new Promise((resolve) => setTimeout(resolve, PING_MS * 8));
+      clearInterval(events);
+      controller.abort();
+      await Promise.all([silentReading, busyReading]);
+
+      const pings = silent.text.split(': ping\n\n').length - 1;
+      assert.ok(pings >= 3, `the silent stream was pinged ${pings} times in eight periods`);
+      assert.equal(silent.text.replace(/: ping\n\n/g, ''), 'retry: 1000\n\n', 'nothing but pings');
+      assert.ok(busy.text.includes('event: price'), 'the busy stream got its events');
+      assert.ok(!busy.text.includes(': ping'), 'and no ping');
+    } finally {
+      controller.abort();
       await app.close();
     }
   });
