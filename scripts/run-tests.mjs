@@ -5,8 +5,8 @@
 // of migrating its own. Each file's output is printed whole when it ends; the slowest files and the
 // totals close the run.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureBuilt } from './build.mjs';
 
@@ -36,6 +36,9 @@ if (files.length === 0) {
 
 const tsx = ['--import', 'tsx'];
 const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' };
+// Each file's process reports its CPU time here when it exits (test/helpers/usage.mjs).
+const usageDir = mkdtempSync(path.join(tmpdir(), 'tp-usage-'));
+env.TEST_USAGE_DIR = usageDir;
 
 // The built server and CLI, which the process tests run as `npm start` does, built once up front.
 await ensureBuilt();
@@ -74,12 +77,31 @@ function whyFailed(output, ending) {
   return [`ended: ${ending}`, ...shown].map((line) => `#       ${line}`).join('\n');
 }
 
+/** What a file's process reported of its CPU time (its own and its children's), in seconds. */
+function usageOf(pid) {
+  try {
+    const { cpu, children, maxRssMiB } = JSON.parse(readFileSync(path.join(usageDir, `${pid}.json`), 'utf8'));
+    return { cpu: cpu + children, children, maxRssMiB };
+  } catch {
+    // Killed before it could say (the file timeout): its CPU time is unknown.
+    return { cpu: 0, children: 0, maxRssMiB: 0 };
+  }
+}
+
 function runFile(file) {
   return new Promise((resolve) => {
     const began = performance.now();
     const child = spawn(
       process.execPath,
-      [...tsx, '--import', path.join(root, 'test/helpers/no-network.ts'), '--test-reporter=spec', file],
+      [
+        ...tsx,
+        '--import',
+        path.join(root, 'test/helpers/usage.mjs'),
+        '--import',
+        path.join(root, 'test/helpers/no-network.ts'),
+        '--test-reporter=spec',
+        file,
+      ],
       { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const chunks = [];
@@ -100,12 +122,14 @@ function runFile(file) {
       // Node exits 0 when only a suite's hook failed (an `after` that threw): its summary still lists it.
       const ok = code === 0 && !/^✖ failing tests:$/m.test(output);
       const name = path.relative(root, file);
+      const usage = usageOf(child.pid);
       process.stdout.write(
-        `\n# ${name} (${seconds.toFixed(1)} s)${ok ? '' : ` FAILED (${signal ?? `exit ${code}`})`}\n${output}`,
+        `\n# ${name} (${seconds.toFixed(1)} s, ${usage.cpu.toFixed(1)} s CPU)${ok ? '' : ` FAILED (${signal ?? `exit ${code}`})`}\n${output}`,
       );
       results.push({
         name,
         seconds,
+        ...usage,
         ok,
         why: ok ? '' : whyFailed(output, signal ?? (code === 0 ? 'exit 0, but a hook failed' : `exit ${code}`)),
       });
@@ -127,11 +151,32 @@ spawnSync(process.execPath, [...tsx, path.join(root, 'test/helpers/database-temp
   stdio: 'inherit',
 });
 
+rmSync(usageDir, { recursive: true, force: true });
+
 const failed = results.filter((r) => !r.ok);
-const slowest = [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 10);
+// Ranked by CPU time, which a busy machine hardly changes; wall time beside it.
+const slowest = [...results].sort((a, b) => b.cpu - a.cpu).slice(0, 10);
+const cpuTotal = results.reduce((sum, r) => sum + r.cpu, 0);
 console.log(
-  `\n# slowest files\n${slowest.map((r) => `#   ${r.seconds.toFixed(1).padStart(5)} s  ${r.name}`).join('\n')}`,
+  `\n# slowest files (CPU s, wall s)\n${slowest
+    .map((r) => `#   ${r.cpu.toFixed(1).padStart(5)}  ${r.seconds.toFixed(1).padStart(5)}  ${r.name}`)
+    .join('\n')}`,
 );
+console.log(
+  `# ${cpuTotal.toFixed(0)} CPU s in the files; at least ${(cpuTotal / availableParallelism()).toFixed(0)} s ` +
+    `on ${availableParallelism()} idle cores`,
+);
+if (process.env.TEST_TIMES_FILE) {
+  const times = results.map(({ name, seconds, cpu, children, maxRssMiB, ok }) => ({
+    name,
+    wall: Number(seconds.toFixed(2)),
+    cpu: Number(cpu.toFixed(2)),
+    children: Number(children.toFixed(2)),
+    maxRssMiB,
+    ok,
+  }));
+  writeFileSync(process.env.TEST_TIMES_FILE, `${JSON.stringify(times, null, 1)}\n`);
+}
 console.log(
   `\n# ${files.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} ` +
     `failed, ${totals.skipped} skipped, ${totals.cancelled} cancelled, ${totals.todo} ` +
