@@ -5,8 +5,8 @@
 // of migrating its own. Each file's output is printed whole when it ends; the slowest files and the
 // totals close the run.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, freemem, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureBuilt } from './build.mjs';
 
@@ -56,7 +56,13 @@ if (template.status !== 0) {
 }
 Object.assign(env, JSON.parse(template.stdout));
 
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism());
+// A file spends much of its time waiting (on its fakes, on processes it starts, on timeouts it
+// tests), so as many files as cores leave cores idle: one more file than cores keeps them busy.
+// A file takes up to ~700 MB (its PGlite), which bounds the count on a small machine.
+const cores = availableParallelism();
+const concurrency = Number(
+  process.env.TEST_CONCURRENCY ?? Math.max(1, Math.min(cores + 1, Math.floor(freemem() / 800e6))),
+);
 // A file that hangs (a deadlock, a promise never settled) fails after this long instead of stalling
 // the run; the slowest file takes well under a minute.
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 180_000);
@@ -138,7 +144,17 @@ function runFile(file) {
   });
 }
 
-const queue = [...files];
+// Longest first, by the CPU time each file took in the last run here, so the run does not end
+// waiting on one long file started last; files not seen before go first, as they may be long.
+const timesCache = path.join(root, 'node_modules/.cache/trading-platform/test-times.json');
+let lastTimes = {};
+try {
+  lastTimes = JSON.parse(readFileSync(timesCache, 'utf8'));
+} catch {
+  // No run here yet: the files run in name order.
+}
+const expected = (file) => lastTimes[path.relative(root, file)] ?? Number.POSITIVE_INFINITY;
+const queue = [...files].sort((a, b) => expected(b) - expected(a));
 await Promise.all(
   Array.from({ length: Math.min(concurrency, files.length) }, async () => {
     for (let file = queue.shift(); file; file = queue.shift()) await runFile(file);
@@ -166,6 +182,13 @@ console.log(
   `# ${cpuTotal.toFixed(0)} CPU s in the files; at least ${(cpuTotal / availableParallelism()).toFixed(0)} s ` +
     `on ${availableParallelism()} idle cores`,
 );
+try {
+  for (const r of results) if (r.cpu > 0) lastTimes[r.name] = Number(r.cpu.toFixed(2));
+  mkdirSync(path.dirname(timesCache), { recursive: true });
+  writeFileSync(timesCache, `${JSON.stringify(lastTimes, null, 1)}\n`);
+} catch {
+  // Only the order of the next run depends on it.
+}
 if (process.env.TEST_TIMES_FILE) {
   const times = results.map(({ name, seconds, cpu, children, maxRssMiB, ok }) => ({
     name,

@@ -2,7 +2,7 @@
 // a fresh PostgreSQL database when DATABASE_URL is set), Redis when REDIS_URL is set (with a key
 // prefix of its own), a fixed-or-real clock, and logs captured so tests can inspect them.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -40,11 +40,7 @@ export async function testDatabaseUrl(): Promise<string | undefined> {
 export function testDatabase(): Promise<Database> {
   shared ??= (async () => {
     const url = process.env.DATABASE_URL;
-    // In memory, from the run's migrated image when there is one (test/helpers/database-template.ts).
-    if (!url) {
-      const image = process.env.TEST_PGLITE_IMAGE;
-      return openDatabase(image ? { image: new Blob([readFileSync(image)]) } : {});
-    }
+    if (!url) return openTestPglite();
     const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
@@ -68,11 +64,36 @@ export function testDatabase(): Promise<Database> {
   return shared;
 }
 
+/** The PGlite data directories this file made, removed when it ends (on any exit). */
+const pgliteDirs: string[] = [];
+const removePgliteDirs = () => {
+  for (const dir of pgliteDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+};
+process.on('exit', removePgliteDirs);
+
+/**
+ * A PGlite of its own, on a copy of the run's migrated data directory (TEST_PGLITE_DIR, from
+ * test/helpers/database-template.ts), or migrated from nothing in memory without one. A copied
+ * directory opens for ~0.4 s of CPU where loading the same cluster from a tar into memory took
+ * ~1.1 s, and leaves the file ~120 MB smaller; PGlite runs without fsync, so the files stay in
+ * the page cache.
+ */
+export function openTestPglite(): Promise<Database> {
+  const image = process.env.TEST_PGLITE_DIR;
+  if (!image) return openDatabase({});
+  const parent = mkdtempSync(path.join(tmpdir(), 'tp-test-db-'));
+  pgliteDirs.push(parent);
+  const dataDir = path.join(parent, 'pglite');
+  cpSync(image, dataDir, { recursive: true });
+  return openDatabase({ dataDir });
+}
+
 after(async () => {
-  if (!shared) return;
+  if (!shared) return removePgliteDirs();
   const database = await shared;
   await database.close();
   await dropDatabase?.();
+  removePgliteDirs();
 });
 
 /** Empties every table (the schema stays), so each test starts from nothing. */

@@ -2,7 +2,6 @@
 // through a loopback TCP proxy that resets, refuses or black-holes its connections on command. The
 // app runs in this process, so an unhandled 'error' from a node-postgres client would end the test run.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import type { FastifyInstance } from 'fastify';
@@ -15,6 +14,7 @@ import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
 import {
   buildTestApp,
   newClientAddress,
+  openTestPglite,
   signIn,
   testDatabaseUrl,
   type TestApp,
@@ -252,8 +252,7 @@ describe('PostgreSQL outages', { skip: NO_POSTGRES }, () => {
 
 describe('embedded database closed', () => {
   it('answers 503 {"detail":"Database unavailable"}, never a 500', async () => {
-    const image = process.env.TEST_PGLITE_IMAGE;
-    const database = await openDatabase(image ? { image: new Blob([readFileSync(image)]) } : {});
+    const database = await openTestPglite();
     const config = (await import('../../../src/config/config.ts')).loadConfig({
       DATA_DIR: '/nonexistent-unused',
       JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',
