@@ -100,6 +100,10 @@ function runFile(file) {
     const child = spawn(
       process.execPath,
       [
+        // PGlite's WebAssembly compiled once, quickly, as `npm start` runs it (decision 016): the
+        // optimising tier recompiled its hot functions in every file's process, ~1 s of CPU a file
+        // more than the faster code saved (decision 300).
+        '--liftoff-only',
         ...tsx,
         '--import',
         path.join(root, 'test/helpers/usage.mjs'),
