@@ -36,6 +36,9 @@ export function run(args: string[], env: Env, wrapper: string[] = []): Running {
   const command = [
     ...wrapper,
     process.execPath,
+    // As `npm start` runs: PGlite's WebAssembly on the baseline compiler only, which spares each
+    // process the optimising compiler's work (decision 300).
+    '--liftoff-only',
     '--import',
     'tsx',
     '--import',
