@@ -1,8 +1,9 @@
 // A loopback Bybit v5 REST server (PROTOCOLS B11): `{retCode, retMsg, result, retExtInfo, time}`;
 // private calls signed with X-BAPI-API-KEY, X-BAPI-TIMESTAMP, X-BAPI-RECV-WINDOW and X-BAPI-SIGN =
 // hex HMAC-SHA256(timestamp + key + recvWindow + query | body), valid while server − recvWindow ≤
-// timestamp < server + 1000 (10002), unknown key 10003, bad sign 10004. Per-UID limits per endpoint
-// and second with X-Bapi-Limit* headers; above them retCode 10006 "Too many visits!". Only the spot
+// timestamp < server + 1000 (10002), unknown key 10003, bad sign 10004. Limits per UID (every key of
+// one account counts on the same ones), endpoint and second, with X-Bapi-Limit* headers on every private
+// answer; above them retCode 10006 "Too many visits!". `user/query-api` tells a key's `userID`. Only the spot
 // category has instruments and executions (a spot account): linear answers empty lists.
 // execution/list answers newest first in a window of at most 7 days (startTime alone: the 7 days
 // after it; neither: the last 7), `limit` ≤ 100, paged by an opaque `cursor`.
@@ -20,7 +21,8 @@ import {
 } from './venue-loopback.ts';
 
 export interface BybitFake extends Loopback {
-  addAccount(account: VenueAccount): VenueAccount;
+  /** A key of account `uid` (a new account of its own unless given): keys of one UID share its limits. */
+  addAccount(account: VenueAccount, options?: { uid?: number }): VenueAccount;
   /** Requests per second per UID and endpoint (Bybit's documented figures, lowered by tests). */
   limits: Record<string, number>;
   /** Answers of the venue's own limit this fake gave (injected failures not counted). */
@@ -36,6 +38,8 @@ const symbolOf = (m: { base: string; quote: string }) => `${m.base}${m.quote}`;
 
 export async function startBybitFake(): Promise<BybitFake> {
   const accounts = new Map<string, VenueAccount>();
+  const uids = new Map<string, number>();
+  let lastUid = 24_600_000;
   const seconds = new Map<string, { second: number; count: number }>();
   const stats = { limitAnswers: 0 };
   const limits: Record<string, number> = {
@@ -65,20 +69,25 @@ export async function startBybitFake(): Promise<BybitFake> {
     return account;
   }
 
-  /** Bybit's per-UID limit of an endpoint, with the headers it sends on every private answer. */
+  /**
+   * Bybit's limit of an endpoint for the key's UID, with the headers it sends on every private answer:
+   * the limit, the calls left, and when the window resets once it is exceeded (else the current time).
+   */
   function limitHeaders(account: VenueAccount, path: string): { headers: Record<string, string>; over: boolean } {
     const limit = limits[path] ?? 50;
-    const second = Math.floor(Date.now() / 1000);
-    const key = `${account.apiKey} ${path}`;
+    const now = Date.now();
+    const second = Math.floor(now / 1000);
+    const key = `${uids.get(account.apiKey)} ${path}`;
     const state = seconds.get(key);
     const count = state && state.second === second ? state.count + 1 : 1;
     seconds.set(key, { second, count });
+    const over = count > limit;
     return {
-      over: count > limit,
+      over,
       headers: {
         'x-bapi-limit': String(limit),
         'x-bapi-limit-status': String(Math.max(0, limit - count)),
-        'x-bapi-limit-reset-timestamp': String((second + 1) * 1000),
+        'x-bapi-limit-reset-timestamp': String(over ? (second + 1) * 1000 : now),
       },
     };
   }
@@ -197,6 +206,34 @@ export async function startBybitFake(): Promise<BybitFake> {
     });
   }
 
+  /** The key's own description, as Bybit answers it to the key itself. */
+  function keyInfo(account: VenueAccount): LoopbackReply {
+    const uid = uids.get(account.apiKey)!;
+    return envelope({
+      id: String(uid % 100_000_000),
+      note: 'platform',
+      apiKey: account.apiKey,
+      readOnly: 0,
+      secret: '',
+      permissions: { ContractTrade: [], Spot: ['SpotTrade'], Wallet: ['AccountTransfer'], Options: [] },
+      ips: ['*'],
+      type: 1,
+      deadlineDay: 83,
+      expiredAt: new Date(Date.now() + 83 * 86_400_000).toISOString().replace(/\.\d{3}/, ''),
+      createdAt: new Date(Date.now() - 7 * 86_400_000).toISOString().replace(/\.\d{3}/, ''),
+      unified: 0,
+      uta: 1,
+      userID: uid,
+      inviterID: 0,
+      vipLevel: 'No VIP',
+      mktMakerLevel: '0',
+      affiliateID: 0,
+      rsaPublicKey: '',
+      isMaster: true,
+      parentUid: '0',
+    });
+  }
+
   function privateRoute(request: LoopbackRequest, account: VenueAccount): LoopbackReply {
     if (request.path === '/v5/account/wallet-balance') {
       const coin = account.balances.map((b) => {
@@ -222,7 +259,7 @@ export async function startBybitFake(): Promise<BybitFake> {
     if (request.path === '/v5/execution/list') return executions(account, request.query);
     if (request.path === '/v5/account/info')
       return envelope({ unifiedMarginStatus: 5, marginMode: 'REGULAR_MARGIN', updatedTime: String(Date.now()) });
-    if (request.path === '/v5/user/query-api') return envelope({ id: '1', uta: 1, readOnly: 0, permissions: {} });
+    if (request.path === '/v5/user/query-api') return keyInfo(account);
     if (request.path === '/v5/asset/coin/query-info') return envelope({ rows: [] });
     const { method, path, query, body } = request;
     const order = bybitOrders(method, path, query, body, account, SEED_MARKETS);
@@ -246,8 +283,10 @@ export async function startBybitFake(): Promise<BybitFake> {
   return Object.assign(loopback, {
     limits,
     stats,
-    addAccount(account: VenueAccount) {
+    addAccount(account: VenueAccount, options: { uid?: number } = {}) {
       accounts.set(account.apiKey, account);
+      lastUid += 1;
+      uids.set(account.apiKey, options.uid ?? lastUid);
       return account;
     },
   });

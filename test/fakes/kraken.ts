@@ -1,6 +1,7 @@
 // A loopback Kraken spot REST server (PROTOCOLS B8): public `/0/public/*` GETs, private form-encoded
 // `POST /0/private/*` signed with API-Key and API-Sign = base64(HMAC-SHA512(path + SHA-256(nonce +
-// body), base64-decoded secret)), a nonce that must increase per key, errors as HTTP 200
+// body), base64-decoded secret)), a nonce greater than the last one accepted for the key, in the order
+// requests arrive (else `EAPI:Invalid nonce`, and the request does nothing), errors as HTTP 200
 // `{"error": ["EAPI:…"], "result": {}}`, and the per-key call counter that decays over time
 // (`EAPI:Rate limit exceeded` above it). TradesHistory answers 50 trades a page, newest first, with
 // `count`, `ofs`, an exclusive `start` and an inclusive `end` (seconds).
@@ -34,8 +35,10 @@ export interface KrakenFake extends Loopback {
   addAccount(account: VenueAccount): VenueAccount;
   /** The call counter's ceiling (Kraken's tier: 15 starter, 20 intermediate) and decay per second. */
   counter: { max: number; decayPerSecond: number };
-  /** Answers of the venue's own limit this fake gave (injected failures not counted). */
-  stats: { limitAnswers: number };
+  /** Answers of the venue's own limit and `EAPI:Invalid nonce` answers this fake gave (injected failures not counted). */
+  stats: { limitAnswers: number; invalidNonces: number };
+  /** The last nonce accepted for a key; with `nonce`, another client of the key was accepted with it. */
+  acceptedNonce(apiKey: string, nonce?: bigint): bigint | undefined;
 }
 
 const ok = (result: unknown): LoopbackReply => ({ body: { error: [], result } });
@@ -50,7 +53,7 @@ export async function startKrakenFake(): Promise<KrakenFake> {
   const nonces = new Map<string, bigint>();
   const counters = new Map<string, { value: number; at: number }>();
   const counter = { max: 20, decayPerSecond: 0.5 };
-  const stats = { limitAnswers: 0 };
+  const stats = { limitAnswers: 0, invalidNonces: 0 };
 
   /** Kraken's counter: +1 a call (+2 for history calls), decaying continuously. */
   function charge(key: string, cost: number): boolean {
@@ -79,7 +82,10 @@ export async function startKrakenFake(): Promise<KrakenFake> {
       .digest();
     const given = Buffer.from(String(request.headers['api-sign'] ?? ''), 'base64');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return error('EAPI:Invalid signature');
-    if (!/^[0-9]{1,20}$/.test(nonce) || BigInt(nonce) <= (nonces.get(key) ?? 0n)) return error('EAPI:Invalid nonce');
+    if (!/^[0-9]{1,20}$/.test(nonce) || BigInt(nonce) <= (nonces.get(key) ?? 0n)) {
+      stats.invalidNonces += 1;
+      return error('EAPI:Invalid nonce');
+    }
     nonces.set(key, BigInt(nonce));
     // Orders have a limiter of their own (per pair), not this counter.
     if (/\/(AddOrder|CancelOrder|EditOrder|CancelAll)\w*$/.test(request.path)) return account;
@@ -233,6 +239,10 @@ export async function startKrakenFake(): Promise<KrakenFake> {
   return Object.assign(loopback, {
     counter,
     stats,
+    acceptedNonce(apiKey: string, nonce?: bigint) {
+      if (nonce !== undefined) nonces.set(apiKey, nonce);
+      return nonces.get(apiKey);
+    },
     addAccount(account: VenueAccount) {
       accounts.set(account.apiKey, account);
       return account;

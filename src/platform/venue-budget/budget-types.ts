@@ -1,5 +1,5 @@
 // The venue budget's shapes: what a budget reports and what its callers may ask of it (decisions 110,
-// 200, 255). The implementation is venue-budget.ts.
+// 200, 255, 280, 281). The implementation is venue-budget.ts.
 import type { BudgetRefusal } from './budget-refusals.ts';
 import type { VenueWeights } from './guarded-fetch.ts';
 import type { KeyLimit, VenueKeyLimits } from './key-limits.ts';
@@ -52,6 +52,16 @@ export interface VenueBudget {
   releaseKey(key: string, limits: readonly KeyLimit[]): Promise<void>;
   /** The venue answered that the key is over its limit: its counters are full. */
   fillKey(key: string, limits: readonly KeyLimit[]): Promise<void>;
+  /**
+   * Runs a call in the key's turn, one at a time across instances, with a number greater than any given
+   * before for the key (Kraken's nonce, decision 280); `callMs` bounds the call. Refuses unsent (429) when
+   * the turn does not come within one call's longest time.
+   */
+  inTurn<T>(key: string, callMs: number, work: (sequence: number) => Promise<T>): Promise<T>;
+  /** The venue account the key belongs to, as the venue said (decision 281); undefined until asked. */
+  keyAccount(key: string): Promise<string | undefined>;
+  /** The venue said `key` belongs to `account`: limits counted per account count the key there. */
+  learnKeyAccount(key: string, account: string): Promise<void>;
   /** The venue's adapter code tells its name and weights, once, before calls are made. */
   describe(profile: VenueProfile): void;
   /**

@@ -33,6 +33,11 @@ export interface VenueKeyLimits {
   of(url: URL, method: string): readonly KeyLimit[];
   /** Whether an answer is the venue's own "this key is over its limit" (read from a copy of its body). */
   exceeded(status: number, body: unknown): boolean;
+  /**
+   * The venue counts per account, not per key (Bybit's UID): a key's calls are counted under the account
+   * the venue said it belongs to, once known (decision 281), so every key of one account shares them.
+   */
+  readonly perAccount?: boolean;
 }
 
 /** `count` calls in any `windowMs`, as a decaying counter: half the count at once, half drained over the window. */

@@ -10,6 +10,8 @@
 //   nothing is sent to the venue while it is open, so the service never provokes a 418;
 // - five failures in a row that a caller reports (`failed`) open the same breaker for 30 s. It is the
 //   venue's only breaker (decision 174): every caller and every health answer sees this one.
+// - a key's own limits at the venue (decision 255) are counted per key, or per account where the venue
+//   counts so (281), and a key's calls go one at a time where the venue needs its nonces in order (280).
 // What a venue's requests weigh is declared by that venue's adapter code (`describe`), not here.
 // Redis is an accelerator here too: when a command fails or is slow, this instance counts alone.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -19,7 +21,9 @@ import { createMemoryCache } from '../cache/cache.ts';
 import type { Clock } from '../clock.ts';
 import { BudgetRefusal, UserShareRefusal } from './budget-refusals.ts';
 import { createBudgetMetrics, type BudgetMetrics } from './budget-metrics.ts';
-import { createKeyCounters } from './key-limits.ts';
+import { createKeyAccounts } from './key-accounts.ts';
+import { createKeyCounters, type KeyLimit } from './key-limits.ts';
+import { createKeyTurns } from './key-turns.ts';
 import type { BreakerState, BudgetState, VenueBudget, VenueProfile } from './budget-types.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { withTimeout } from '../timeouts.ts';
@@ -185,6 +189,26 @@ export function createVenueBudgets(deps: {
       refused: () => metrics?.refused(id, 'key_limit'),
       waited: () => metrics?.waited(id),
     });
+    const turns = createKeyTurns({
+      venue: id,
+      label: () => profile.label,
+      prefix,
+      maxWaitMs: settings.maxWaitMs,
+      now,
+      store,
+      refused: () => metrics?.refused(id, 'key_limit'),
+    });
+    const accounts = createKeyAccounts({ prefix, store });
+    /** Where a key's calls are counted: under its account where the venue counts per account and said which. */
+    const countedAs = async (key: string): Promise<string> => {
+      if (!profile.keyLimits?.perAccount) return key;
+      const account = await accounts.of(key);
+      return account === undefined ? key : `account:${account}`;
+    };
+    const onCounters =
+      (operation: (key: string, limits: readonly KeyLimit[]) => Promise<void>) =>
+      async (key: string, limits: readonly KeyLimit[]) =>
+        operation(await countedAs(key), limits);
 
     const budget: VenueBudget = {
       venue: id,
@@ -200,10 +224,13 @@ export function createVenueBudgets(deps: {
       acquireKey: async (key, limits) => {
         const open = await openBreaker();
         if (open) throw breakerRefusal(open);
-        await keys.acquire(key, limits);
+        await keys.acquire(await countedAs(key), limits);
       },
-      releaseKey: keys.release,
-      fillKey: keys.fill,
+      releaseKey: onCounters(keys.release),
+      fillKey: onCounters(keys.fill),
+      inTurn: turns.inTurn,
+      keyAccount: accounts.of,
+      learnKeyAccount: accounts.learn,
 
       describe(described) {
         profile = described;

@@ -13,6 +13,7 @@ import type { Egress } from '../../../platform/venue-budget/egress.ts';
 import { MARKETS_TTL_MS, type Venue } from '../venues.domain.ts';
 import type { CcxtErrorClasses } from './ccxt-errors.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
+import { holdKeyCalls } from './venue-key-calls.ts';
 
 type CcxtModule = typeof import('ccxt');
 type ExchangeClass = new (config?: Record<string, unknown>) => Exchange;
@@ -123,6 +124,7 @@ export interface CcxtClientDeps {
 export function createCcxtClients(deps: CcxtClientDeps) {
   const { settings, cache } = deps;
   const templates = new Map<Venue, { exchange: Promise<Exchange>; expiresAt: number }>();
+  const learning = new Map<string, Promise<void>>();
 
   async function instantiate(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
     const ccxt = await loadCcxt();
@@ -155,6 +157,8 @@ export function createCcxtClients(deps: CcxtClientDeps) {
       ? createHash('sha256').update(options.credentials.apiKey).digest('hex').slice(0, 32)
       : undefined;
     client.fetchImplementation = deps.egress.venue(venue).forUser(options.credentials?.owner, key);
+    // Kraken's nonces in order across instances, Bybit's limits per UID (decisions 280, 281).
+    if (key !== undefined) holdKeyCalls(exchange, venue, { budget, key, learning, keyRefused: ccxt.AuthenticationError });
     const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
     if (rewrite) {
       rewriteUrls(exchange.urls.api, rewrite);

@@ -1,5 +1,5 @@
 // The limits Kraken, OKX, Bybit and Coinbase keep per key (or account) and endpoint, from their public
-// API documentation, as the venue budget counts them across instances (docs/decisions/255). What each
+// API documentation, as the venue budget counts them across instances (docs/decisions/255, 281). What each
 // private call draws, and how each venue says a key went over anyway. Public calls are limited per IP
 // by these venues and are not counted here (ccxt's throttle and the breaker hold them).
 import { perWindow, type KeyLimit, type VenueKeyLimits } from '../../../platform/venue-budget/key-limits.ts';
@@ -106,6 +106,8 @@ const bybit: VenueKeyLimits = {
   },
   // 10006: this UID's limit of the endpoint; 10018: the IP's.
   exceeded: (_status, body) => [10006, 10018].includes(Number(record(body).retCode)),
+  // Every key of one UID draws on the same limits: counted under the UID Bybit names (decision 281).
+  perAccount: true,
 };
 
 /** Coinbase Advanced Trade: 30 private calls a second per key; its public reads are limited per IP. */
