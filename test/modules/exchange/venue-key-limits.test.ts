@@ -2,11 +2,13 @@
 // what the venue's fake enforces (Kraken's decaying call counter, OKX's 2-second windows per endpoint,
 // Bybit's per-UID limits per second, Coinbase's 30 private calls a second); a call that does not fit
 // waits or is refused before it is sent (KeyLimitRefusal: 429 with Retry-After on the wire); and two
-// budgets on one Redis (two instances) serving one key draw on one counter. Driven through the service's
+// budgets on one Redis (two instances) serving one key draw on one counter. Bybit counts per UID
+// (decision 281): keys of one UID, on one instance or two, share its counters, the UID as Bybit names it. Driven through the service's
 // own ccxt clients and budgets, as fast as ccxt goes: the HTTP layer on a loaded machine is too slow to
 // reach Coinbase's or Bybit's limits at all. The venue's own answer when it is hit anyway is the
 // conformance suite's rate-limit scenario.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Exchange } from 'ccxt';
 import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
@@ -16,6 +18,7 @@ import { createVenueBudgets, KeyLimitRefusal } from '../../../src/platform/venue
 import { venueProfile } from '../../../src/modules/exchange/adapters/binance-weights.ts';
 import { createCcxtClients } from '../../../src/modules/exchange/adapters/ccxt-clients.ts';
 import { createEgress } from '../../../src/platform/venue-budget/egress.ts';
+import type { BybitFake } from '../../fakes/bybit.ts';
 import {
   CONFORMANCE_VENUES,
   conformanceAccount,
@@ -148,4 +151,89 @@ describe("each venue's own limits per key, two budgets on one Redis", () => {
       assert.deepEqual([a!.scope, b!.scope], ['shared', 'shared']);
     });
   }
+});
+
+const BYBIT = CONFORMANCE_VENUES.find((v) => v.venue === 'bybit')!;
+/** The digest a key is counted under (ccxt-clients.ts): what the budget maps to the key's UID. */
+const digest = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex').slice(0, 32);
+
+/** Four keys of one new Bybit UID, spread over the instances, one client each. */
+async function uidClients(instances: ReturnType<typeof instance>[], fake: BybitFake) {
+  const uid = 31_000_000 + Math.floor(Math.random() * 1_000_000);
+  const accounts = [0, 1, 2, 3].map(() => fake.addAccount(conformanceAccount(BYBIT, 0), { uid }));
+  const exchanges = await Promise.all(
+    accounts.map((account, i) =>
+      instances[i % instances.length]!.clients.client('bybit', {
+        credentials: { apiKey: account.apiKey, secret: account.secret },
+      }),
+    ),
+  );
+  return { uid, accounts, exchanges };
+}
+
+describe("Bybit's limits per UID", () => {
+  let fake: BybitFake;
+  let caches: Cache[] = [];
+  before(async () => {
+    fake = (await BYBIT.start()) as unknown as BybitFake;
+  });
+  after(async () => {
+    await fake.close();
+    for (const cache of caches) await cache.close();
+  });
+  const urls = () => ({ bybit: fake.url });
+  const limitAnswersDuring = async (run: () => Promise<unknown>) => {
+    const before = fake.stats.limitAnswers;
+    await run();
+    return fake.stats.limitAnswers - before;
+  };
+
+  it("four keys of one UID at load share the UID's counters, as Bybit names it: never a limit answer", async () => {
+    const one = instance(createMemoryCache(), urls());
+    const { uid, accounts, exchanges } = await uidClients([one], fake);
+    let ok = 0;
+    const answers = await limitAnswersDuring(async () => {
+      ({ ok } = await load(exchanges, BYBIT));
+    });
+    assert.equal(answers, 0, 'Bybit never answered its limit');
+    assert.ok(ok > 0, `${ok} reads went through`);
+    for (const account of accounts)
+      assert.equal(await one.budgets.venue('bybit').keyAccount(digest(account.apiKey)), String(uid));
+  });
+
+  it("counted per key instead, the same load draws Bybit's limit answer", async () => {
+    const apart = instance(createMemoryCache(), urls());
+    const profile = venueProfile('bybit', { krakenCounter: KRAKEN_COUNTER });
+    apart.budgets.venue('bybit').describe({ ...profile, keyLimits: { ...profile.keyLimits!, perAccount: false } });
+    const { exchanges } = await uidClients([apart], fake);
+    // Every call ends before the count: Bybit's answers are errors here, which load() would stop at.
+    const { lanes, rounds } = LOAD.bybit;
+    const answers = await limitAnswersDuring(() =>
+      Promise.all(
+        Array.from({ length: lanes }, async (_, lane) => {
+          for (let round = 0; round < rounds; round++)
+            await exchanges[(lane + round) % exchanges.length]!.fetchBalance().catch(() => undefined);
+        }),
+      ),
+    );
+    assert.ok(answers > 0, 'keys counted apart together go over the UID');
+  });
+
+  it('four keys of one UID on two instances on one Redis draw on one counter', {
+    skip: process.env.REDIS_URL ? false : 'needs REDIS_URL: two instances share the UID counters through Redis',
+  }, async () => {
+    const prefix = `test:uidlimits:${process.pid}:${Date.now()}:`;
+    caches = [createRedisCache(process.env.REDIS_URL!, prefix), createRedisCache(process.env.REDIS_URL!, prefix)];
+    const two = caches.map((cache) => instance(cache, urls()));
+    const { uid, accounts, exchanges } = await uidClients(two, fake);
+    let ok = 0;
+    const answers = await limitAnswersDuring(async () => {
+      ({ ok } = await load(exchanges, BYBIT));
+    });
+    assert.equal(answers, 0, 'Bybit never answered its limit');
+    assert.ok(ok > 0, `${ok} reads went through`);
+    // Each instance learnt the keys it serves; the other reads them from the shared store.
+    for (const account of accounts)
+      for (const i of two) assert.equal(await i.budgets.venue('bybit').keyAccount(digest(account.apiKey)), String(uid));
+  });
 });
