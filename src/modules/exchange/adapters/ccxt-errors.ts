@@ -113,12 +113,13 @@ export function toVenueError(
     );
   }
   if (is(error, classes.InvalidNonce)) {
-    return new VenueError(
-      venue,
-      'clock_skew',
-      `${venue} rejected the request time even after resynchronising the clock: ${said}`,
-      { cause },
-    );
+    // Kraken's nonces of one key are in order from this service (decision 280): a refused one was
+    // beaten by another program using the same key.
+    const detail = /Invalid nonce/i.test(message.text)
+      ? `${venue} refused the request's nonce even when asked again with a new one (${said}): another ` +
+        'program is using this API key with greater nonces; give the platform a key of its own'
+      : `${venue} rejected the request time even after resynchronising the clock: ${said}`;
+    return new VenueError(venue, 'clock_skew', detail, { cause });
   }
   if (is(error, classes.RequestTimeout)) {
     return new VenueError(venue, 'timeout', `${venue} did not answer in time`, { cause });

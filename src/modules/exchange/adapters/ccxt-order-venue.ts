@@ -25,6 +25,7 @@ import { cancelByClientId, findByClientId } from './venue-order-lookups.ts';
 type ErrorClass = abstract new (...args: never[]) => Error;
 interface OrderErrorClasses {
   OrderNotFound: ErrorClass;
+  InvalidNonce: ErrorClass;
   RateLimitExceeded: ErrorClass;
   DDoSProtection: ErrorClass;
   NetworkError: ErrorClass;
@@ -97,6 +98,13 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
     // 429/418: the venue turned the request away unexecuted.
     if (error instanceof c.RateLimitExceeded || error instanceof c.DDoSProtection)
       return { kind: 'refused', reason: `rate limited: ${message}` };
+    // The venue refused the request's nonce or time before reading it (Kraken's EAPI:Invalid nonce,
+    // Binance's -1021): nothing was placed, and nothing is sent again (decision 280).
+    if (error instanceof c.InvalidNonce)
+      return {
+        kind: 'refused',
+        reason: `the venue refused the request's nonce or time, so nothing was placed: ${message}`,
+      };
     if (error instanceof c.NetworkError || error instanceof c.BadResponse)
       return { kind: 'unknown', reason: `no answer from the venue: ${message}` };
     // Some venues send a 5xx as an ordinary error body (ccxt's ExchangeError): still no answer.
