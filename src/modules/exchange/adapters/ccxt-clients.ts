@@ -158,7 +158,12 @@ export function createCcxtClients(deps: CcxtClientDeps) {
       : undefined;
     client.fetchImplementation = deps.egress.venue(venue).forUser(options.credentials?.owner, key);
     // Kraken's nonces in order across instances, Bybit's limits per UID (decisions 280, 281).
-    if (key !== undefined) holdKeyCalls(exchange, venue, { budget, key, learning, keyRefused: ccxt.AuthenticationError });
+    if (key !== undefined) {
+      // Any key may read its own description: a permission refusal there says nothing of the call's.
+      const keyRefused = (error: unknown) =>
+        error instanceof ccxt.AuthenticationError && !(error instanceof ccxt.PermissionDenied);
+      holdKeyCalls(exchange, venue, { budget, key, learning, keyRefused });
+    }
     const rewrite = urlRewriter(venue, (exchange as unknown as { hostname?: string }).hostname, settings);
     if (rewrite) {
       rewriteUrls(exchange.urls.api, rewrite);

@@ -44,8 +44,8 @@ export interface KeyCallDeps {
   key: string;
   /** Lookups of a key's account under way in this process, so that concurrent first calls ask once. */
   learning: Map<string, Promise<void>>;
-  /** ccxt's AuthenticationError: a refused key fails its call as it would have anyway. */
-  keyRefused: abstract new (...args: never[]) => Error;
+  /** Whether an error is Bybit refusing the key (ccxt's AuthenticationError): the call fails as it would have anyway. */
+  keyRefused(error: unknown): boolean;
 }
 
 const BYBIT_KEY_INFO = 'v5/user/query-api';
@@ -83,7 +83,7 @@ function countPerUid(client: CcxtInternals, deps: KeyCallDeps): void {
       if ((typeof uid === 'number' || typeof uid === 'string') && /^[1-9][0-9]*$/.test(String(uid)))
         await deps.budget.learnKeyAccount(deps.key, String(uid));
     } catch (error) {
-      if (error instanceof deps.keyRefused) throw error;
+      if (deps.keyRefused(error)) throw error;
       // Bybit did not say now: this call is counted under the key alone, and the next one asks again.
     }
   }
