@@ -8,8 +8,9 @@
 // execution/list answers newest first in a window of at most 7 days (startTime alone: the 7 days
 // after it; neither: the last 7), `limit` ≤ 100, paged by an opaque `cursor`.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { bybitOrders } from './bybit-orders.ts';
+import { BYBIT_FILLS, bybitOrders } from './bybit-orders.ts';
 import {
+  crossResting,
   fillCost,
   newestFirst,
   SEED_MARKETS,
@@ -27,6 +28,8 @@ export interface BybitFake extends Loopback {
   limits: Record<string, number>;
   /** Answers of the venue's own limit this fake gave (injected failures not counted). */
   stats: { limitAnswers: number };
+  /** The last price of base/quote went through `price`: resting limits it crosses fill; answers how many. */
+  cross(base: string, quote: string, price: string): number;
 }
 
 const WEEK = 7 * 86_400_000;
@@ -166,8 +169,15 @@ export async function startBybitFake(): Promise<BybitFake> {
     const limit = Math.min(100, Number(query.get('limit') ?? 50));
     const offset = query.get('cursor') ? Number(Buffer.from(query.get('cursor')!, 'base64url').toString()) : 0;
     const symbol = query.get('symbol');
+    const orderId = query.get('orderId');
+    const orderLinkId = query.get('orderLinkId');
     const rows = newestFirst(account.fills).filter(
-      (f) => (!symbol || symbolOf(f) === symbol) && f.time >= from && f.time <= to,
+      (f) =>
+        (!symbol || symbolOf(f) === symbol) &&
+        (!orderId || f.orderId === orderId) &&
+        (!orderLinkId || f.clientId === orderLinkId) &&
+        f.time >= from &&
+        f.time <= to,
     );
     const page = rows.slice(offset, offset + limit);
     const more = offset + limit < rows.length;
@@ -177,7 +187,7 @@ export async function startBybitFake(): Promise<BybitFake> {
       list: page.map((f) => ({
         symbol: symbolOf(f),
         orderId: f.orderId,
-        orderLinkId: '',
+        orderLinkId: f.clientId ?? '',
         side: f.side === 'buy' ? 'Buy' : 'Sell',
         orderPrice: f.price,
         orderQty: f.amount,
@@ -195,7 +205,7 @@ export async function startBybitFake(): Promise<BybitFake> {
         execValue: fillCost(f),
         execTime: String(f.time),
         feeRate: '0.001',
-        isMaker: false,
+        isMaker: f.maker === true,
         markPrice: '',
         indexPrice: '',
         underlyingPrice: '',
@@ -289,5 +299,7 @@ export async function startBybitFake(): Promise<BybitFake> {
       uids.set(account.apiKey, options.uid ?? lastUid);
       return account;
     },
+    cross: (base: string, quote: string, price: string) =>
+      crossResting(accounts.values(), base, quote, price, BYBIT_FILLS),
   });
 }

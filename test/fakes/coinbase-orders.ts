@@ -1,18 +1,47 @@
 // Coinbase Advanced Trade's order endpoints for the Coinbase fake (PROTOCOLS B9): POST orders with
 // `client_order_id` (a reused one answers the earlier order instead of an error), orders/historical/
 // {order_id}, orders/historical/batch (there is no lookup by client id: list and match), and
-// orders/batch_cancel. Caveat: the failure reason for an unknown cancel is not confirmed.
-import { ordersOf, placeOrder, type LoopbackReply, type VenueAccount, type VenueOrder } from './venue-loopback.ts';
+// orders/batch_cancel. A market order (or a limit crossing the touch) fills at once, in two fills; a
+// resting limit fills when the fake is told the price crossed it. A market buy is sized by
+// `quote_size` (what it spends), a sell by `base_size`. Orders show `filled_size`,
+// `average_filled_price`, `number_of_fills`, `filled_value` and `total_fees`; the fills are in
+// orders/historical/fills under their `trade_id`, commission in the quote currency. Caveats: the
+// failure reason for an unknown cancel, and the refusal of a market buy by `base_size`, are not confirmed.
+import { Decimal } from 'decimal.js';
+import {
+  crossesOnArrival,
+  fillNow,
+  fillsOfOrder,
+  ordersOf,
+  placeOrder,
+  type FillRules,
+  type LoopbackReply,
+  type VenueAccount,
+  type VenueOrder,
+} from './venue-loopback.ts';
+
+/** Coinbase Advanced's lowest tier: 0.60% taker, 0.40% maker, in the quote currency; trade ids are UUIDs. */
+export const COINBASE_FILLS: FillRules = {
+  taker: '0.006',
+  maker: '0.004',
+  feeIn: 'quote',
+  tradeId: () => crypto.randomUUID(),
+};
+
+const STATUS: Record<VenueOrder['status'], string> = { open: 'OPEN', filled: 'FILLED', canceled: 'CANCELLED' };
 
 const productId = (o: { base: string; quote: string }) => `${o.base}-${o.quote}`;
 
 function configuration(order: VenueOrder) {
   return order.type === 'limit'
     ? { limit_limit_gtc: { base_size: order.amount, limit_price: order.price ?? '0', post_only: false } }
-    : { market_market_ioc: { base_size: order.amount } };
+    : { market_market_ioc: order.quoteSized ? { quote_size: order.amount } : { base_size: order.amount } };
 }
 
-function render(order: VenueOrder) {
+function render(order: VenueOrder, account: VenueAccount) {
+  const filled = new Decimal(order.filled);
+  const whole = order.quoteSized ? new Decimal(order.cost) : new Decimal(order.amount);
+  const done = order.quoteSized ? new Decimal(order.cost) : filled;
   return {
     order_id: order.id,
     product_id: productId(order),
@@ -20,20 +49,22 @@ function render(order: VenueOrder) {
     order_configuration: configuration(order),
     side: order.side === 'buy' ? 'BUY' : 'SELL',
     client_order_id: order.clientId,
-    status: order.status === 'open' ? 'OPEN' : 'CANCELLED',
-    time_in_force: 'GOOD_UNTIL_CANCELLED',
+    status: STATUS[order.status],
+    time_in_force: order.type === 'limit' ? 'GOOD_UNTIL_CANCELLED' : 'IMMEDIATE_OR_CANCEL',
     created_time: new Date(order.time).toISOString(),
-    completion_percentage: '0',
-    filled_size: '0',
-    average_filled_price: '0',
+    completion_percentage: whole.isZero() ? '0' : done.dividedBy(whole).times(100).toFixed(2),
+    filled_size: filled.toFixed(),
+    average_filled_price: filled.isZero() ? '0' : new Decimal(order.cost).dividedBy(filled).toFixed(),
     fee: '',
-    number_of_fills: '0',
-    filled_value: '0',
+    number_of_fills: String(fillsOfOrder(account, order).length),
+    filled_value: new Decimal(order.cost).toFixed(),
     pending_cancel: false,
-    size_in_quote: false,
-    total_fees: '0',
+    size_in_quote: order.quoteSized === true,
+    total_fees: new Decimal(order.fee).toFixed(),
     size_inclusive_of_fees: false,
-    total_value_after_fees: '0',
+    total_value_after_fees: new Decimal(order.cost)
+      .plus(order.side === 'buy' ? order.fee : new Decimal(order.fee).negated())
+      .toFixed(),
     trigger_status: 'INVALID_ORDER_TYPE',
     order_type: order.type === 'limit' ? 'LIMIT' : 'MARKET',
     reject_reason: '',
@@ -42,6 +73,13 @@ function render(order: VenueOrder) {
     reject_message: '',
     cancel_message: '',
   };
+}
+
+/** Places an order; one that crosses the touch fills at once. */
+function place(account: VenueAccount, order: Parameters<typeof placeOrder>[1], id: string) {
+  const placed = placeOrder(account, order, id);
+  if (placed && crossesOnArrival(placed)) fillNow(account, placed, COINBASE_FILLS);
+  return placed;
 }
 
 /** Answers an order endpoint, or undefined for any other path. */
@@ -58,7 +96,8 @@ export function coinbaseOrders(
     const config = (input.order_configuration ?? {}) as Record<string, Record<string, string>>;
     const [kind, fields] = Object.entries(config)[0] ?? ['', {}];
     const market = markets.find((m) => productId(m) === input.product_id);
-    if (!market || !clientId || !fields) {
+    const marketBuyByBase = kind === 'market_market_ioc' && input.side === 'BUY' && !fields?.quote_size;
+    if (!market || !clientId || !fields || marketBuyByBase) {
       const error_response = {
         error: 'INVALID_ARGUMENT',
         message: 'invalid order',
@@ -71,7 +110,7 @@ export function coinbaseOrders(
     const earlier = ordersOf(account).find((o) => o.clientId === clientId);
     const order =
       earlier ??
-      placeOrder(
+      place(
         account,
         {
           clientId,
@@ -81,6 +120,7 @@ export function coinbaseOrders(
           type: kind.startsWith('limit') ? 'limit' : 'market',
           amount: fields.base_size ?? fields.quote_size ?? '0',
           price: fields.limit_price ?? null,
+          quoteSized: fields.quote_size !== undefined && fields.base_size === undefined,
         },
         crypto.randomUUID(),
       )!;
@@ -101,7 +141,14 @@ export function coinbaseOrders(
     };
   }
   if (method === 'GET' && path === '/api/v3/brokerage/orders/historical/batch') {
-    return { body: { orders: ordersOf(account).map(render), has_next: false, cursor: '', sequence: '0' } };
+    return {
+      body: {
+        orders: ordersOf(account).map((o) => render(o, account)),
+        has_next: false,
+        cursor: '',
+        sequence: '0',
+      },
+    };
   }
   const one = /^\/api\/v3\/brokerage\/orders\/historical\/([^/]+)$/.exec(path);
   if (method === 'GET' && one) {
@@ -115,13 +162,13 @@ export function coinbaseOrders(
           message: 'order with this orderID was not found',
         },
       };
-    return { body: { order: render(order) } };
+    return { body: { order: render(order, account) } };
   }
   if (method === 'POST' && path === '/api/v3/brokerage/orders/batch_cancel') {
     const ids = ((JSON.parse(body || '{}') as { order_ids?: string[] }).order_ids ?? []).map(String);
     const results = ids.map((id) => {
       const order = ordersOf(account).find((o) => o.id === id && o.status === 'open');
-      if (order) order.status = 'canceled';
+      if (order) Object.assign(order, { status: 'canceled', updated: Date.now() });
       return {
         success: order !== undefined,
         failure_reason: order ? 'UNKNOWN_CANCEL_FAILURE_REASON' : 'UNKNOWN_CANCEL_ORDER',

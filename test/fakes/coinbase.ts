@@ -6,8 +6,9 @@
 // are limited per key and second (30); above that 429 with Coinbase's `errors` body.
 // orders/historical/fills answers newest first, `limit` (≤ 1000), `cursor`, `start_sequence_timestamp`.
 import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
-import { coinbaseOrders } from './coinbase-orders.ts';
+import { COINBASE_FILLS, coinbaseOrders } from './coinbase-orders.ts';
 import {
+  crossResting,
   fillCost,
   newestFirst,
   SEED_MARKETS,
@@ -24,6 +25,8 @@ export interface CoinbaseFake extends Loopback {
   limits: { privatePerSecond: number };
   /** Answers of the venue's own limit this fake gave (injected failures not counted). */
   stats: { limitAnswers: number };
+  /** The last price of base/quote went through `price`: resting limits it crosses fill; answers how many. */
+  cross(base: string, quote: string, price: string): number;
 }
 
 /** A CDP key: its name and its EC private key in PEM, as Coinbase hands them out. */
@@ -218,6 +221,7 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
       };
     if (path === '/api/v3/brokerage/orders/historical/fills') {
       const products = query.getAll('product_id');
+      const orderIds = [...query.getAll('order_id'), ...query.getAll('order_ids')];
       const start = query.get('start_sequence_timestamp');
       const end = query.get('end_sequence_timestamp');
       const limit = Math.min(1000, Number(query.get('limit') ?? 100));
@@ -225,6 +229,7 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
       const rows = newestFirst(account.fills).filter(
         (f) =>
           (products.length === 0 || products.includes(productId(f))) &&
+          (orderIds.length === 0 || orderIds.includes(f.orderId)) &&
           (start === null || f.time >= Date.parse(start)) &&
           (end === null || f.time <= Date.parse(end)),
       );
@@ -243,7 +248,7 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
             commission: f.fee,
             product_id: productId(f),
             sequence_timestamp: new Date(f.time).toISOString(),
-            liquidity_indicator: 'TAKER',
+            liquidity_indicator: f.maker ? 'MAKER' : 'TAKER',
             size_in_quote: false,
             user_id: 'user-1',
             side: f.side === 'buy' ? 'BUY' : 'SELL',
@@ -281,5 +286,13 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
       accounts.set(account.apiKey, { account, publicKey: createPublicKey(account.secret) });
       return account;
     },
+    cross: (base: string, quote: string, price: string) =>
+      crossResting(
+        [...accounts.values()].map((a) => a.account),
+        base,
+        quote,
+        price,
+        COINBASE_FILLS,
+      ),
   });
 }

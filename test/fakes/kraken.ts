@@ -6,9 +6,9 @@
 // (`EAPI:Rate limit exceeded` above it). TradesHistory answers 50 trades a page, newest first, with
 // `count`, `ofs`, an exclusive `start` and an inclusive `end` (seconds).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { krakenOrders } from './kraken-orders.ts';
+import { KRAKEN_FILLS, krakenOrders, krakenTrade } from './kraken-orders.ts';
 import {
-  fillCost,
+  crossResting,
   newestFirst,
   SEED_MARKETS,
   startLoopback,
@@ -39,6 +39,8 @@ export interface KrakenFake extends Loopback {
   stats: { limitAnswers: number; invalidNonces: number };
   /** The last nonce accepted for a key; with `nonce`, another client of the key was accepted with it. */
   acceptedNonce(apiKey: string, nonce?: bigint): bigint | undefined;
+  /** The last price of base/quote went through `price`: resting limits it crosses fill; answers how many. */
+  cross(base: string, quote: string, price: string): number;
 }
 
 const ok = (result: unknown): LoopbackReply => ({ body: { error: [], result } });
@@ -196,27 +198,7 @@ export async function startKrakenFake(): Promise<KrakenFake> {
           (f) => (start === null || f.time / 1000 > Number(start)) && (end === null || f.time / 1000 <= Number(end)),
         );
         const page = rows.slice(ofs, ofs + PAGE);
-        const trades = Object.fromEntries(
-          page.map((f) => [
-            f.id,
-            {
-              ordertxid: f.orderId,
-              postxid: 'TKH2SE-M7IF5-CFI7LT',
-              pair: pairOf(f).id,
-              time: f.time / 1000,
-              type: f.side,
-              ordertype: 'limit',
-              price: f.price,
-              cost: fillCost(f),
-              fee: f.fee,
-              vol: f.amount,
-              margin: '0.00000',
-              misc: '',
-              trade_id: Number(f.id.replace(/\D/g, '')),
-              maker: false,
-            },
-          ]),
-        );
+        const trades = Object.fromEntries(page.map((f) => [f.id, krakenTrade(f, pairOf(f).id)]));
         return ok({ trades, count: rows.length });
       }
       default: {
@@ -247,6 +229,8 @@ export async function startKrakenFake(): Promise<KrakenFake> {
       accounts.set(account.apiKey, account);
       return account;
     },
+    cross: (base: string, quote: string, price: string) =>
+      crossResting(accounts.values(), base, quote, price, KRAKEN_FILLS),
   });
 }
 

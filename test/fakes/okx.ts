@@ -5,8 +5,9 @@
 // key in 2-second windows: above them HTTP 429 `{"code":"50011","msg":"Too Many Requests"}`.
 // trade/fills-history answers newest first, at most 100 (`limit`), `after`/`before` a billId, `begin`/`end` ms.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { okxOrders } from './okx-orders.ts';
+import { OKX_FILLS, okxOrders } from './okx-orders.ts';
 import {
+  crossResting,
   newestFirst,
   SEED_MARKETS,
   startLoopback,
@@ -23,6 +24,8 @@ export interface OkxFake extends Loopback {
   limits: Record<string, number>;
   /** Answers of the venue's own limit this fake gave (injected failures not counted). */
   stats: { limitAnswers: number };
+  /** The last price of base/quote went through `price`: resting limits it crosses fill; answers how many. */
+  cross(base: string, quote: string, price: string): number;
 }
 
 const ok = (data: unknown[]): LoopbackReply => ({ body: { code: '0', msg: '', data } });
@@ -106,6 +109,7 @@ export async function startOkxFake(): Promise<OkxFake> {
   function fills(account: VenueAccount, query: URLSearchParams): LoopbackReply {
     const limit = Math.min(100, Number(query.get('limit') ?? 100));
     const inst = query.get('instId');
+    const ordId = query.get('ordId');
     const begin = query.get('begin');
     const end = query.get('end');
     const after = query.get('after');
@@ -113,6 +117,7 @@ export async function startOkxFake(): Promise<OkxFake> {
     let rows = newestFirst(account.fills).filter(
       (f) =>
         (!inst || instId(f) === inst) &&
+        (!ordId || f.orderId === ordId) &&
         (begin === null || f.time >= Number(begin)) &&
         (end === null || f.time <= Number(end)),
     );
@@ -125,7 +130,7 @@ export async function startOkxFake(): Promise<OkxFake> {
         instId: instId(f),
         tradeId: f.id,
         ordId: f.orderId,
-        clOrdId: '',
+        clOrdId: f.clientId ?? '',
         billId: billId(f),
         subType: f.side === 'buy' ? '1' : '2',
         tag: '',
@@ -135,7 +140,7 @@ export async function startOkxFake(): Promise<OkxFake> {
         fillPnl: '0',
         side: f.side,
         posSide: 'net',
-        execType: 'T',
+        execType: f.maker ? 'M' : 'T',
         feeCcy: f.feeCurrency,
         fee: `-${f.fee}`,
         ts: String(f.time),
@@ -224,5 +229,7 @@ export async function startOkxFake(): Promise<OkxFake> {
       accounts.set(account.apiKey, account);
       return account;
     },
+    cross: (base: string, quote: string, price: string) =>
+      crossResting(accounts.values(), base, quote, price, OKX_FILLS),
   });
 }

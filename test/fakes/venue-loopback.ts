@@ -3,6 +3,7 @@
 // every venue renders in its own shapes. Each venue's file owns its authentication and its shapes.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Decimal } from 'decimal.js';
 
 /** One fill, venue-neutral; each fake renders it in its venue's shape. */
 export interface VenueFill {
@@ -17,6 +18,10 @@ export interface VenueFill {
   feeCurrency: string;
   /** Epoch milliseconds. */
   time: number;
+  /** The client order id of the order it filled, where the venue shows it beside the fill. */
+  clientId?: string;
+  /** Whether the order rested on the book (a limit filled when the price crossed it). */
+  maker?: boolean;
 }
 
 export interface VenueAccount {
@@ -216,10 +221,21 @@ export interface VenueOrder {
   quote: string;
   side: 'buy' | 'sell';
   type: 'limit' | 'market';
+  /** In the base currency, or in the quote for a market buy sized by what it spends (`quoteSized`). */
   amount: string;
   price: string | null;
-  status: 'open' | 'canceled';
+  /** A market buy sized in the quote currency (Coinbase's quote_size, Bybit's quoteCoin, OKX's quote_ccy). */
+  quoteSized?: boolean;
+  /** Open with `filled` > 0 is partly filled; `filled` once all of it is. */
+  status: 'open' | 'canceled' | 'filled';
   time: number;
+  /** Base filled, quote spent or received, and fees so far (in `feeCurrency`). */
+  filled: string;
+  cost: string;
+  fee: string;
+  feeCurrency: string;
+  /** When it last changed (epoch ms). */
+  updated: number;
 }
 
 let orderCounter = 0;
@@ -231,17 +247,145 @@ export function ordersOf(account: VenueAccount): VenueOrder[] {
   return holder.orders;
 }
 
+type NewOrder = Omit<VenueOrder, 'id' | 'status' | 'time' | 'filled' | 'cost' | 'fee' | 'feeCurrency' | 'updated'>;
+
 /** Places an order; undefined when an open order already has that client id (unique among open orders). */
-export function placeOrder(account: VenueAccount, order: Omit<VenueOrder, 'id' | 'status' | 'time'>, id?: string) {
+export function placeOrder(account: VenueAccount, order: NewOrder, id?: string) {
   const orders = ordersOf(account);
   if (order.clientId && orders.some((o) => o.status === 'open' && o.clientId === order.clientId)) return undefined;
   orderCounter += 1;
+  const now = Date.now();
   const placed: VenueOrder = {
     ...order,
     id: id ?? `ord-${process.pid}-${orderCounter}`,
     status: 'open',
-    time: Date.now(),
+    time: now,
+    filled: '0',
+    cost: '0',
+    fee: '0',
+    feeCurrency: order.quote,
+    updated: now,
   };
   orders.push(placed);
   return placed;
+}
+
+/** How a venue fills: its fee rates, the currency it charges them in, and the form of its trade ids. */
+export interface FillRules {
+  taker: string;
+  maker: string;
+  /** Kraken and Coinbase charge the quote currency; OKX and Bybit the currency received. */
+  feeIn: 'quote' | 'received';
+  tradeId(): string;
+}
+
+const dec = (value: string) => new Decimal(value);
+
+function moveBalance(account: VenueAccount, currency: string, delta: Decimal): void {
+  let row = account.balances.find((b) => b.currency === currency);
+  if (!row) {
+    row = { currency, free: '0', locked: '0' };
+    account.balances.push(row);
+  }
+  row.free = dec(row.free).plus(delta).toFixed();
+}
+
+/** One fill of `amount` (base) of the order at `price`: the order, the balances and the trade history move. */
+export function fillOrder(
+  account: VenueAccount,
+  order: VenueOrder,
+  rules: FillRules,
+  fill: { price: string; amount: string; maker: boolean },
+): VenueFill {
+  const amount = dec(fill.amount);
+  const cost = amount.times(fill.price);
+  const buy = order.side === 'buy';
+  const rate = dec(fill.maker ? rules.maker : rules.taker);
+  const inBase = rules.feeIn === 'received' && buy;
+  const fee = (inBase ? amount : cost).times(rate).toDecimalPlaces(10);
+  const feeCurrency = inBase ? order.base : order.quote;
+  moveBalance(account, order.quote, buy ? cost.negated() : cost);
+  moveBalance(account, order.base, buy ? amount : amount.negated());
+  moveBalance(account, feeCurrency, fee.negated());
+  const now = Date.now();
+  const row: VenueFill = {
+    id: rules.tradeId(),
+    orderId: order.id,
+    base: order.base,
+    quote: order.quote,
+    side: order.side,
+    price: fill.price,
+    amount: amount.toFixed(),
+    fee: fee.toFixed(),
+    feeCurrency,
+    time: now,
+    clientId: order.clientId,
+    maker: fill.maker,
+  };
+  account.fills.push(row);
+  order.filled = dec(order.filled).plus(amount).toFixed();
+  order.cost = dec(order.cost).plus(cost).toFixed();
+  order.fee = dec(order.fee).plus(fee).toFixed();
+  order.feeCurrency = feeCurrency;
+  order.updated = now;
+  // A quote-sized buy is done when what it spends is spent: fillNow says so.
+  if (!order.quoteSized && dec(order.filled).gte(order.amount)) order.status = 'filled';
+  return row;
+}
+
+/** The order's fills, in the account's history. */
+export function fillsOfOrder(account: VenueAccount, order: VenueOrder): VenueFill[] {
+  return account.fills.filter((f) => f.orderId === order.id);
+}
+
+/** The seed market of an order, with its touch prices. */
+export function seedOf(order: { base: string; quote: string }): VenueMarketSeed {
+  return SEED_MARKETS.find((m) => m.base === order.base && m.quote === order.quote)!;
+}
+
+/**
+ * A market order (or a limit that crosses the touch) fills at once against the touch, in two trades
+ * as the book's two best levels would: 60% then the rest, so an order's fills are several.
+ */
+export function fillNow(account: VenueAccount, order: VenueOrder, rules: FillRules): void {
+  const market = seedOf(order);
+  const price = order.side === 'buy' ? market.ask : market.bid;
+  const total = order.quoteSized
+    ? dec(order.amount).dividedBy(price).toDecimalPlaces(8, Decimal.ROUND_DOWN)
+    : dec(order.amount);
+  const first = total.times('0.6').toDecimalPlaces(8, Decimal.ROUND_DOWN);
+  const parts = first.gt(0) && first.lt(total) ? [first, total.minus(first)] : [total];
+  for (const part of parts) fillOrder(account, order, rules, { price, amount: part.toFixed(), maker: false });
+  if (order.quoteSized) order.status = 'filled';
+}
+
+/** Whether a limit order would cross the touch on arrival (it then fills at once, as a taker). */
+export function crossesOnArrival(order: VenueOrder): boolean {
+  if (order.type !== 'limit' || order.price === null) return true;
+  const market = seedOf(order);
+  return order.side === 'buy' ? dec(order.price).gte(market.ask) : dec(order.price).lte(market.bid);
+}
+
+/**
+ * The last price of base/quote went through `price`: the account's resting limit orders it crosses fill
+ * at their own price, as makers. Answers how many filled.
+ */
+export function crossResting(
+  accounts: Iterable<VenueAccount>,
+  base: string,
+  quote: string,
+  price: string,
+  rules: FillRules,
+): number {
+  let filled = 0;
+  for (const account of accounts)
+    for (const order of ordersOf(account)) {
+      if (order.status !== 'open' || order.type !== 'limit' || order.base !== base || order.quote !== quote) continue;
+      const crosses = order.side === 'buy' ? dec(price).lte(order.price!) : dec(price).gte(order.price!);
+      if (!crosses) continue;
+      const left = dec(order.amount).minus(order.filled);
+      fillOrder(account, order, rules, { price: order.price!, amount: left.toFixed(), maker: true });
+      filled += 1;
+    }
+  return filled;
 }

@@ -1,6 +1,8 @@
 // The order endpoints of the Kraken, Coinbase, OKX and Bybit fakes, reached by ccxt's createOrder
 // with each venue's client order id: placed with the id, found by it, cancelled, and a malformed id
-// refused as the venue refuses it. The orders module plugs these fakes into its own suite.
+// refused as the venue refuses it; a market order filled at once and a resting limit filled when the
+// price crosses it, each fill in the venue's trade history under the venue's trade id and in the order
+// found by its client id. The orders module plugs these fakes into its own suite.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Exchange } from 'ccxt';
@@ -10,6 +12,7 @@ import {
   urlRewriter,
   type CcxtClientSettings,
 } from '../../../src/modules/exchange/adapters/ccxt-clients.ts';
+import { findByClientId } from '../../../src/modules/exchange/adapters/venue-order-lookups.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from './conformance-venues.ts';
 
@@ -42,6 +45,8 @@ for (const v of CONFORMANCE_VENUES) {
         secret: account.secret,
         password: account.passphrase,
         enableLastJsonResponse: true,
+        // The fakes' limits are raised for the suite (conformance-venues.ts); ccxt's spacing would only slow it.
+        enableRateLimit: false,
         options: c.options,
       });
       const settings = { apiUrls: { [v.venue]: fake.url } } as unknown as CcxtClientSettings;
@@ -82,6 +87,65 @@ for (const v of CONFORMANCE_VENUES) {
         await exchange.cancelOrder(placed.id, 'BTC/USDT');
       }
       assert.equal(ordersOf(account)[0]!.status, 'canceled');
+    });
+
+    /** The order found by its client id, and the venue's own trades of it (its fills as ccxt reads them). */
+    async function filledAtVenue(clientId: string) {
+      const found = await findByClientId(exchange, v.venue, 'BTC/USDT', clientId);
+      assert.ok(found, `found by ${c.param}`);
+      const atVenue = ordersOf(account).find((o) => o.clientId === clientId)!;
+      const mine = account.fills.filter((f) => f.orderId === atVenue.id);
+      const history = await exchange.fetchMyTrades('BTC/USDT', Date.now() - 3_600_000);
+      const listed = history.filter((t) => t.order === found.id);
+      return { found, atVenue, mine, listed };
+    }
+
+    it('fills a market order at once: the order found by its client id and the trade history show the fills', async () => {
+      const id = `${c.good.slice(0, -1)}m`;
+      const side = 'sell';
+      await exchange.createOrder('BTC/USDT', 'market', side, 0.002, undefined, { [c.param]: id });
+      const { found, atVenue, mine, listed } = await filledAtVenue(id);
+      assert.equal(atVenue.status, 'filled');
+      assert.equal(mine.length, 2, 'two fills, at the two best levels');
+      assert.equal(found.status, 'closed', JSON.stringify(found.info));
+      assert.equal(found.filled, 0.002);
+      assert.ok(found.average && Math.abs(found.average - 64999.9) < 1e-6, String(found.average));
+      assert.deepEqual(listed.map((t) => t.id).sort(), mine.map((f) => f.id).sort(), 'under the venue trade ids');
+      assert.equal(
+        listed.reduce((sum, t) => sum + (t.amount ?? 0), 0),
+        0.002,
+      );
+      for (const t of listed) {
+        assert.equal(t.side, side);
+        assert.ok((t.fee?.cost ?? 0) > 0, `a fee: ${JSON.stringify(t.info)}`);
+      }
+      // ccxt asks an order's own trades by its trade ids on Kraken, by the order id on OKX and Bybit;
+      // Coinbase's has none (its fills are asked by order_id).
+      const traded =
+        v.venue === 'coinbase'
+          ? await exchange.fetchMyTrades('BTC/USDT', undefined, undefined, { order_id: found.id })
+          : await exchange.fetchOrderTrades(String(found.id), 'BTC/USDT', undefined, undefined, {
+              ...(v.venue === 'kraken' ? { trades: mine.map((f) => f.id) } : {}),
+            });
+      assert.deepEqual(traded.map((t) => t.id).sort(), mine.map((f) => f.id).sort());
+    });
+
+    it('rests a limit order until the price crosses it, then fills it at its price as a maker', async () => {
+      const id = `${c.good.slice(0, -1)}l`;
+      await exchange.createOrder('BTC/USDT', 'limit', 'buy', 0.001, 60000, { [c.param]: id });
+      let { found, mine } = await filledAtVenue(id);
+      assert.equal(found.status, 'open');
+      assert.equal(mine.length, 0);
+      assert.equal(fake.cross('BTC', 'USDT', '61000'), 0, 'not crossed above its price');
+      assert.equal(fake.cross('BTC', 'USDT', '59999'), 1);
+      ({ found, mine } = await filledAtVenue(id));
+      const { listed } = await filledAtVenue(id);
+      assert.equal(found.status, 'closed');
+      assert.equal(found.filled, 0.001);
+      assert.deepEqual(
+        listed.map((t) => [t.id, t.price, t.amount, t.takerOrMaker]),
+        [[mine[0]!.id, 60000, 0.001, 'maker']],
+      );
     });
 
     // Coinbase takes any client_order_id: it has no such case.
