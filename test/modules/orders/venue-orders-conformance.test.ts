@@ -4,7 +4,11 @@
 // (the answer dropped after executing, the venue's 5xx after and before executing, an answer slower
 // than our timeout) the order is resolved by a lookup by client order id, never sent twice: found
 // where the venue executed it, rejected once the venue's receive window has passed where it did not.
-// The kill between send and commit is venue-orders-sigkill.test.ts.
+// A market order fills at once and its fills are stored once, as the user's trades, the very rows trade
+// sync stores of them (a second user syncing the same fills through another key of the account); a limit
+// rests, then fills when the price crosses it; reconcile brings an `unknown` order that filled at the
+// venue to `filled` with its fills. The kill between send and commit is venue-orders-sigkill.test.ts;
+// the random faults are venue-orders-fault-points.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientOrderIdRule } from '../../../src/platform/client-order-ids.ts';
@@ -24,6 +28,20 @@ const PLACE: Record<string, { path: string; method: string }> = {
   okx: { path: '/api/v5/trade/batch-orders', method: 'POST' },
   bybit: { path: '/v5/order/create', method: 'POST' },
 };
+
+/** Per venue: the first request of a lookup by client order id (an outage there leaves the order unknown). */
+const LOOKUP: Record<string, string> = {
+  kraken: '/0/private/OpenOrders',
+  coinbase: '/api/v3/brokerage/orders/historical/batch',
+  okx: '/api/v5/trade/order',
+  bybit: '/v5/order/realtime',
+};
+
+/** What a stored trade says, beside our own ids and when it was stored. */
+const tradeRow = (r: Record<string, unknown>) =>
+  [r.exchange_trade_id, r.symbol, r.side, r.price, r.amount, r.total, r.fee, r.fee_currency, r.trade_timestamp].join(
+    ' ',
+  );
 
 /** A resting buy (below the fakes' 65,000), so it stays open at the venue. */
 const ORDER = { symbol: 'BTC/USDT', side: 'buy', type: 'limit', amount: '0.001', price: '60000' };
@@ -78,6 +96,32 @@ for (const v of CONFORMANCE_VENUES) {
 
     const atVenue = (clientId: string) => ordersOf(account).filter((order) => order.clientId === clientId);
     const stored = async (id: string) => (await o.inject('GET', `/api/orders/${id}`, trader.headers)).json();
+    const trades = async (user: Trader) => {
+      const listed = await o.inject(
+        'GET',
+        `/api/exchange/trades?exchange=${v.venue}&symbol=BTC/USDT&limit=1000`,
+        user.headers,
+      );
+      assert.equal(listed.statusCode, 200, listed.body);
+      return (listed.json().trades as Record<string, unknown>[]).map(tradeRow).sort();
+    };
+    /** The order's fills as the venue holds them, and as stored: the same trade ids, amounts and prices. */
+    async function assertFilled(id: string, clientId: string) {
+      const order = await stored(id);
+      const [venueOrder] = atVenue(clientId);
+      assert.equal(venueOrder?.status, 'filled');
+      const venueFills = account.fills.filter((f) => f.orderId === venueOrder!.id);
+      assert.ok(venueFills.length > 0);
+      assert.equal(order.status, 'filled', JSON.stringify(order));
+      assert.equal(order.filled, venueOrder!.filled);
+      assert.deepEqual(
+        (order.fills as { id: string; amount: string; price: string }[]).map((f) => [f.id, f.amount, f.price]).sort(),
+        venueFills.map((f) => [f.id, f.amount, f.price]).sort(),
+      );
+      const ids = new Set(venueFills.map((f) => f.id));
+      const mine = (await trades(trader)).filter((row) => ids.has(row.split(' ')[0]!));
+      assert.equal(mine.length, venueFills.length, "each fill stored once as the user's trade");
+    }
 
     it(`places with the client order id in ${rule.param} (at most ${rule.maxLength}), finds it and cancels it`, async () => {
       const placed = await o.place(trader, { exchange: v.venue, ...ORDER });
@@ -125,5 +169,91 @@ for (const v of CONFORMANCE_VENUES) {
         fake.clearFailures();
       });
     }
+
+    it("fills a market order at once; its fills are the user's trades once, the rows trade sync stores of them", async () => {
+      const placed = await o.place(trader, {
+        exchange: v.venue,
+        symbol: 'BTC/USDT',
+        side: 'buy',
+        type: 'market',
+        amount: '0.001',
+      });
+      assert.equal(placed.statusCode, 201, placed.body);
+      const order = placed.json();
+      assert.equal(order.status, 'filled', placed.body);
+      await assertFilled(order.id, order.client_order_id);
+      const before = await trades(trader);
+
+      // Another user with another key of the same venue account syncs the same fills: the same rows.
+      const twin = fake.addAccount({ ...v.key(), balances: account.balances, fills: account.fills });
+      const other = await o.trader();
+      const created = await o.inject(
+        'POST',
+        '/api/exchange/credentials',
+        other.headers,
+        credentialBody(v, twin, 'exchange_name'),
+      );
+      assert.equal(created.statusCode, 201, created.body);
+      const synced = await o.inject(
+        'POST',
+        `/api/exchange/trades/sync?exchange=${v.venue}&symbol=BTC/USDT`,
+        other.headers,
+      );
+      assert.equal(synced.statusCode, 200, synced.body);
+      assert.deepEqual(await trades(other), before, 'what trade sync stores of the same fills');
+
+      // The trader's own sync finds them stored already: nothing doubles.
+      const again = await o.inject(
+        'POST',
+        `/api/exchange/trades/sync?exchange=${v.venue}&symbol=BTC/USDT`,
+        trader.headers,
+      );
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.json().trades_synced, 0, again.body);
+      assert.deepEqual(await trades(trader), before);
+    });
+
+    it('rests a limit order until the price crosses it; reconcile then stores it filled, with its fills', async () => {
+      // A sell above the touch: the resting buys of the tests above stay where they are.
+      const placed = await o.place(trader, {
+        exchange: v.venue,
+        symbol: 'BTC/USDT',
+        side: 'sell',
+        type: 'limit',
+        amount: '0.001',
+        price: '70000',
+      });
+      assert.equal(placed.statusCode, 201, placed.body);
+      const order = placed.json();
+      assert.equal(order.status, 'open', placed.body);
+      await o.t.modules.orders.reconcile();
+      assert.equal((await stored(order.id)).status, 'open', 'still resting');
+      assert.equal(fake.cross('BTC', 'USDT', '70100'), 1);
+      const pass = await o.t.modules.orders.reconcile();
+      assert.equal(pass.failed, 0);
+      await assertFilled(order.id, order.client_order_id);
+    });
+
+    it('reconcile brings an unknown order that filled at the venue to filled, with its fills', async () => {
+      // The answer to the send is lost after it executed, and the lookup right after it meets an outage.
+      fake.fault('drop-after', { ...PLACE[v.venue]!, reply5xx: v.outage });
+      fake.fail(v.outage, { path: LOOKUP[v.venue]!, times: 1 });
+      const placed = await o.place(trader, {
+        exchange: v.venue,
+        symbol: 'BTC/USDT',
+        side: 'sell',
+        type: 'market',
+        amount: '0.002',
+      });
+      assert.equal(placed.statusCode, 201, placed.body);
+      const order = placed.json();
+      assert.equal(order.status, 'unknown', placed.body);
+      assert.equal(atVenue(order.client_order_id)[0]?.status, 'filled', 'it filled at the venue');
+      const pass = await o.t.modules.orders.reconcile();
+      assert.equal(pass.failed, 0);
+      await assertFilled(order.id, order.client_order_id);
+      assert.equal(atVenue(order.client_order_id).length, 1, 'sent once');
+      fake.clearFailures();
+    });
   });
 }

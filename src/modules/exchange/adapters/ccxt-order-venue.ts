@@ -20,7 +20,7 @@ import { isVenue, type Venue } from '../venues.domain.ts';
 import type { CcxtClients } from './ccxt-clients.ts';
 import type { CredentialClients, CredentialVersion } from './ccxt-credential-clients.ts';
 import { toVenueError, venueMessage } from './ccxt-errors.ts';
-import { cancelByClientId, findByClientId } from './venue-order-lookups.ts';
+import { cancelByClientId, findByClientId, tradesOfOrder } from './venue-order-lookups.ts';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 interface OrderErrorClasses {
@@ -122,13 +122,33 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
   }
 
   /** The order's fills: those its answer carried when they add up, else the venue's list for the order. */
-  async function fillsOf(exchange: Exchange, order: Order, symbol: string): Promise<Trade[]> {
+  async function fillsOf(exchange: Exchange, venue: string, order: Order, symbol: string): Promise<Trade[]> {
     const filled = Number(order.filled ?? 0);
     if (!(filled > 0)) return [];
     const carried = order.trades ?? [];
     const sum = carried.reduce((total, t) => total + Number(t.amount ?? 0), 0);
     if (carried.length > 0 && Math.abs(sum - filled) < 1e-12 && carried.every((t) => t.id)) return carried;
-    return exchange.fetchOrderTrades(String(order.id), symbol);
+    return tradesOfOrder(exchange, venue, order, symbol);
+  }
+
+  /**
+   * What became of an order the venue accepted. Kraken, Coinbase, OKX and Bybit answer a send with the
+   * order's ids only (no status): the order is looked up at once, so a market order reads filled with its
+   * fills. Should that lookup fail, the answer stands (open, nothing filled) and reconcile asks again.
+   */
+  async function acceptedState(exchange: Exchange, order: VenueOrderRequest, placed: Order): Promise<VenueOrderState> {
+    if (placed.status === undefined || placed.status === null) {
+      try {
+        const found = await findByClientId(exchange, order.exchange, order.symbol, order.clientOrderId);
+        if (found) return stateOf(found, await fillsOf(exchange, order.exchange, found, order.symbol));
+      } catch {
+        // Left to reconcile.
+      }
+      return stateOf(placed, []);
+    }
+    // The order is the venue's now; reading its fills may fail without changing that.
+    const trades = await fillsOf(exchange, order.exchange, placed, order.symbol).catch(() => []);
+    return stateOf(placed, trades);
   }
 
   return {
@@ -139,22 +159,21 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
           const params: Record<string, unknown> = { [rule.param]: order.clientOrderId };
           if (order.type === 'limit') params.timeInForce = order.timeInForce;
           let placed: Order;
+          const price = order.price === null ? await marketBuyPrice(exchange, order) : Number(order.price);
           try {
             placed = await exchange.createOrder(
               order.symbol,
               order.type,
               order.side,
               Number(order.amount),
-              order.price === null ? undefined : Number(order.price),
+              price,
               params,
             );
           } catch (error) {
             const outcome = await classify(error);
             return outcome.kind === 'not_found' ? { kind: 'refused', reason: 'the venue refused the order' } : outcome;
           }
-          // The order is the venue's now; reading its fills may fail without changing that.
-          const trades = await fillsOf(exchange, placed, order.symbol).catch(() => []);
-          return { kind: 'accepted', state: stateOf(placed, trades) };
+          return { kind: 'accepted', state: await acceptedState(exchange, order, placed) };
         });
       } catch (error) {
         // Before the venue was asked (the credential, the markets): nothing was sent.
@@ -167,7 +186,7 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
         return await withClient(order, async (exchange) => {
           const found = await findByClientId(exchange, order.exchange, order.symbol, order.clientOrderId);
           if (!found) return { kind: 'not_found' } as const;
-          const trades = await fillsOf(exchange, found, order.symbol);
+          const trades = await fillsOf(exchange, order.exchange, found, order.symbol);
           return { kind: 'found', state: stateOf(found, trades) };
         });
       } catch (error) {
@@ -181,7 +200,7 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
         return await withClient(order, async (exchange) => {
           const canceled = await cancelByClientId(exchange, order.exchange, order.symbol, order.clientOrderId);
           if (!canceled) return { kind: 'not_found' } as const;
-          const trades = await fillsOf(exchange, canceled, order.symbol);
+          const trades = await fillsOf(exchange, order.exchange, canceled, order.symbol);
           return { kind: 'done', state: stateOf(canceled, trades) };
         });
       } catch (error) {
@@ -190,6 +209,18 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
       }
     },
   };
+}
+
+/**
+ * Coinbase sizes a market buy by what it spends (`quote_size`, PROTOCOLS B9): ccxt makes it amount ×
+ * price, so the ask is asked first (decision 275). Other venues take a market order's base amount.
+ */
+async function marketBuyPrice(exchange: Exchange, order: VenueOrderRequest): Promise<number | undefined> {
+  if (order.exchange !== 'coinbase' || order.type !== 'market' || order.side !== 'buy') return undefined;
+  const ticker = await exchange.fetchTicker(order.symbol);
+  const price = ticker.ask ?? ticker.last;
+  if (!price) throw new Error(`coinbase named no price for ${order.symbol}: a market buy needs one`);
+  return price;
 }
 
 /** A market's order limits as the venue states them, and its last price; null when the venue does not list it. */

@@ -1,11 +1,12 @@
 // Finding and cancelling an order by its client order id, per venue (docs/decisions/212, 256): ccxt's
 // fetchOrder and cancelOrder take the client id as a parameter on Binance and OKX only. Kraken's
 // fetchOrder sends it as `userref` (an integer), so it is listed among open, then closed, orders with
-// `cl_ord_id`; Coinbase has no lookup by client id, so its orders are listed and matched, and cancelled
-// by the venue id found; Bybit's fetchOrder fails on an order it does not find (it formats the missing
-// venue id), so its open orders, then its order history, are asked by `orderLinkId`. A listing that
-// holds no such order answers null.
-import type { Exchange, Order } from 'ccxt';
+// `cl_ord_id` (with `trades=true`, so the order names its trades); Coinbase has no lookup by client id,
+// so its orders are listed and matched, and cancelled by the venue id found; Bybit's fetchOrder fails
+// on an order it does not find (it formats the missing venue id), so its open orders, then its order
+// history, are asked by `orderLinkId`. A listing that holds no such order answers null. An order's
+// trades are asked per venue too (decision 275).
+import type { Exchange, Order, Trade } from 'ccxt';
 import { clientOrderIdRule } from '../../../platform/client-order-ids.ts';
 
 type BybitList = (request: object) => Promise<{ result?: { list?: Record<string, unknown>[] } }>;
@@ -16,7 +17,7 @@ const matching = (orders: readonly Order[], clientOrderId: string) =>
 
 const FIND: Partial<Record<string, Find>> = {
   kraken: async (exchange, symbol, clientOrderId) => {
-    const params = { cl_ord_id: clientOrderId };
+    const params = { cl_ord_id: clientOrderId, trades: true };
     const open = await exchange.fetchOpenOrders(symbol, undefined, undefined, params);
     return (
       matching(open, clientOrderId) ??
@@ -51,6 +52,23 @@ export function findByClientId(
   if (find) return find(exchange, symbol, clientOrderId);
   const param = clientOrderIdRule(venue).lookupParam;
   return exchange.fetchOrder(undefined as unknown as string, symbol, { [param]: clientOrderId });
+}
+
+/**
+ * The trades of an order the venue says has fills. ccxt's fetchOrderTrades wants the order's trade ids
+ * on Kraken (its listings name them when asked with `trades=true`) and has none on Coinbase, whose fills
+ * are asked by `order_ids`; OKX and Bybit ask their fills by the order id.
+ */
+export async function tradesOfOrder(exchange: Exchange, venue: string, order: Order, symbol: string): Promise<Trade[]> {
+  const id = String(order.id);
+  if (venue === 'kraken') {
+    const ids = (order.trades ?? []).map((t) => t.id).filter((t): t is string => typeof t === 'string' && t !== '');
+    // An order with fills but no trade ids would be stored filled without them: better asked again later.
+    if (ids.length === 0) throw new Error('kraken named no trades of a filled order');
+    return exchange.fetchOrderTrades(id, symbol, undefined, undefined, { trades: ids });
+  }
+  if (venue === 'coinbase') return exchange.fetchMyTrades(symbol, undefined, undefined, { order_ids: [id] });
+  return exchange.fetchOrderTrades(id, symbol);
 }
 
 /** Venues whose cancel answer is the whole order, its status included. */
