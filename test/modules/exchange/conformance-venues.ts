@@ -38,6 +38,8 @@ export interface ConformanceVenue {
   backoffMs: number;
   /** The venue's answer when it is down. */
   outage: LoopbackReply;
+  /** The requests that place an order, begin its lookup by client order id and cancel it (faults go there). */
+  orders: Record<'place' | 'lookup' | 'cancel', { path: string; method: string }>;
   /** Settings the app needs for this venue's fake (its limits as the budget models them). */
   env?: Record<string, string>;
 }
@@ -63,6 +65,11 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     tripsBreaker: false,
     // One point of a counter decaying one a second, less the time the answer took to come back.
     backoffMs: 800,
+    orders: {
+      place: { path: '/0/private/AddOrder', method: 'POST' },
+      lookup: { path: '/0/private/OpenOrders', method: 'POST' },
+      cancel: { path: '/0/private/CancelOrder', method: 'POST' },
+    },
     outage: { status: 503, body: { error: ['EService:Unavailable'], result: {} } },
   },
   {
@@ -74,6 +81,11 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     rateLimited: { status: 429, body: { errors: [{ id: 'rate_limit_exceeded', message: 'Too many requests' }] } },
     tripsBreaker: true,
     backoffMs: 0,
+    orders: {
+      place: { path: '/api/v3/brokerage/orders', method: 'POST' },
+      lookup: { path: '/api/v3/brokerage/orders/historical/batch', method: 'GET' },
+      cancel: { path: '/api/v3/brokerage/orders/batch_cancel', method: 'POST' },
+    },
     outage: {
       status: 503,
       body: 'upstream connect error or disconnect/reset before headers',
@@ -93,6 +105,11 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     rateLimited: { status: 429, body: { code: '50011', msg: 'Too Many Requests', data: [] } },
     tripsBreaker: true,
     backoffMs: 0,
+    orders: {
+      place: { path: '/api/v5/trade/batch-orders', method: 'POST' },
+      lookup: { path: '/api/v5/trade/order', method: 'GET' },
+      cancel: { path: '/api/v5/trade/cancel-order', method: 'POST' },
+    },
     outage: {
       status: 503,
       body: { code: '50001', msg: 'Service temporarily unavailable. Please try again later.', data: [] },
@@ -111,6 +128,11 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     tripsBreaker: false,
     // One call's room on a 50-a-second limit: 40 ms.
     backoffMs: 30,
+    orders: {
+      place: { path: '/v5/order/create', method: 'POST' },
+      lookup: { path: '/v5/order/realtime', method: 'GET' },
+      cancel: { path: '/v5/order/cancel', method: 'POST' },
+    },
     outage: {
       status: 503,
       body: '<html><body>503 Service Temporarily Unavailable</body></html>',

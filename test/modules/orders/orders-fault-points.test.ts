@@ -1,17 +1,29 @@
-// The property of the one door (issue 39 part 7): at random fault points (the answer to a send lost after
-// it executed, 503 -1007 before or after executing, a slow answer, on placing, looking up and cancelling)
-// nothing is ever sent twice, one reconcile pass leaves no order unresolved and no venue order unknown to
-// us, and the stored fills are the venue's, once each, as the user's trades too. Seeded and replayable:
-// ORDERS_FAULT_SEED=<seed> (printed on failure) replays a run; ORDERS_FAULT_POINTS sets how many.
+// The property of the one door (issue 39 part 7), on every venue of the table (issue 43): at random fault
+// points (the answer to a send lost after it executed, the venue's 5xx before or after executing, a slow
+// answer, on placing, looking up and cancelling) nothing is ever sent twice, one reconcile pass leaves no
+// order unresolved and no venue order unknown to us, and the stored fills are the venue's, once each, as the
+// user's trades too. Binance runs five traders at once (its fake's faults meet one key's requests only);
+// Kraken, Coinbase, OKX and Bybit one trader each, all venues at the same time. Seeded and replayable:
+// ORDERS_FAULT_SEED=<seed> (printed on failure) replays a run; ORDERS_FAULT_POINTS sets Binance's points,
+// ORDERS_FAULT_VENUE_POINTS each other venue's.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Decimal } from 'decimal.js';
+import { clientOrderIdRule } from '../../../src/platform/client-order-ids.ts';
 import type { OrderFaultKind } from '../../fakes/binance-orders.ts';
+import { ordersOf, type VenueAccount, type VenueOrder } from '../../fakes/venue-loopback.ts';
+import {
+  CONFORMANCE_VENUES,
+  conformanceAccount,
+  credentialBody,
+  type ConformanceFake,
+} from '../exchange/conformance-venues.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
 const POINTS = Number(process.env.ORDERS_FAULT_POINTS ?? 1000);
-/** Traders placing at once, each its own share of the points and its own stream of the seed. */
-const LANES = 5;
+const VENUE_POINTS = Number(process.env.ORDERS_FAULT_VENUE_POINTS ?? 150);
+/** Binance traders placing at once, each its own share of the points and its own stream of the seed. */
+const BINANCE_LANES = 5;
 const SEED = Number(process.env.ORDERS_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 /** mulberry32: small, seeded, the same sequence for the same seed on every machine. */
@@ -26,7 +38,7 @@ function random(seed: number): () => number {
   };
 }
 
-const VENUE_STATUS: Record<string, string> = {
+const BINANCE_STATUS: Record<string, string> = {
   NEW: 'open',
   PARTIALLY_FILLED: 'partially_filled',
   FILLED: 'filled',
@@ -34,6 +46,41 @@ const VENUE_STATUS: Record<string, string> = {
   EXPIRED: 'expired',
   REJECTED: 'rejected',
 };
+
+const venueStatus = (o: VenueOrder) =>
+  o.status === 'open' && !new Decimal(o.filled).isZero() ? 'partially_filled' : o.status;
+
+type Op = 'place' | 'lookup' | 'cancel';
+const BINANCE_METHOD = { place: 'POST', lookup: 'GET', cancel: 'DELETE' } as const;
+
+/** Our venue timeout, and a slow answer past it. */
+const TIMEOUT_MS = 400;
+const SLOW_MS = 900;
+
+/** One venue order as the checks compare it: what the venue holds. */
+interface AtVenue {
+  clientId: string;
+  status: string;
+  filled: string;
+  fills: string[][];
+}
+
+/** A trader placing on one venue, and how its venue is faulted, moved and read. */
+interface Lane {
+  exchange: string;
+  trader: Trader;
+  points: number;
+  seed: number;
+  /** The next `op` request of this trader meets the fault. */
+  fault(kind: OrderFaultKind, op: Op): void;
+  clearFaults(): void;
+  /** The last price of the symbol went through `price`. */
+  cross(symbol: 'BTC/USDT' | 'ETH/USDT', price: string): void;
+  /** Every order the venue holds for this trader. */
+  orders(): AtVenue[];
+  /** Fills the venue holds for this trader. */
+  trades(): number;
+}
 
 interface StoredOrder {
   id: string;
@@ -43,13 +90,18 @@ interface StoredOrder {
   fills: { id: string; amount: string; price: string }[];
 }
 
-describe(`orders at ${POINTS} random fault points (ORDERS_FAULT_SEED=${SEED})`, () => {
+describe(`orders on every venue at random fault points (ORDERS_FAULT_SEED=${SEED})`, () => {
   let o: OrdersApp;
-  let traders: Trader[];
+  const fakes = new Map<string, ConformanceFake>();
+  const lanes: Lane[] = [];
+
   before(async () => {
+    for (const v of CONFORMANCE_VENUES) fakes.set(v.venue, await v.start());
     o = await startOrdersApp({
       env: {
-        EXCHANGE_TIMEOUT_MS: '150',
+        EXCHANGE_TIMEOUT_MS: String(TIMEOUT_MS),
+        EXCHANGE_API_URLS: JSON.stringify(Object.fromEntries([...fakes].map(([venue, fake]) => [venue, fake.url]))),
+        ...Object.assign({}, ...CONFORMANCE_VENUES.map((v) => v.env ?? {})),
         TRADING_MAX_OPEN_ORDERS: 'none',
         TRADING_MAX_ORDERS_PER_MINUTE: 'none',
         TRADING_MAX_ORDER_NOTIONAL: 'none',
@@ -57,112 +109,180 @@ describe(`orders at ${POINTS} random fault points (ORDERS_FAULT_SEED=${SEED})`, 
       },
       fake: { weightLimit: 100_000_000 },
     });
-    traders = [];
-    for (let i = 0; i < LANES; i++) traders.push(await o.trader({ USDT: '100000000', BTC: '100000', ETH: '1000000' }));
+    for (let i = 0; i < BINANCE_LANES; i++) {
+      const trader = await o.trader({ USDT: '100000000', BTC: '100000', ETH: '1000000' });
+      const key = trader.account.apiKey;
+      lanes.push({
+        exchange: 'binance',
+        trader,
+        points: Math.floor(POINTS / BINANCE_LANES) + (i < POINTS % BINANCE_LANES ? 1 : 0),
+        seed: SEED + i,
+        fault: (kind, op) => o.book.fault(kind, { method: BINANCE_METHOD[op], ms: SLOW_MS, apiKey: key }),
+        clearFaults: () => o.book.clearFaults(key),
+        cross: (symbol, price) => o.book.cross(symbol.replace('/', ''), price),
+        orders: () =>
+          o.book.of(key).map((v) => ({
+            clientId: v.clientOrderId,
+            status: BINANCE_STATUS[v.status]!,
+            filled: new Decimal(v.executedQty).toFixed(),
+            fills: v.fills.map((f) => [
+              String(f.tradeId),
+              new Decimal(f.qty).toFixed(),
+              new Decimal(f.price).toFixed(),
+            ]),
+          })),
+        trades: () => Object.values(trader.account.trades).flat().length,
+      });
+    }
+    for (const [i, v] of CONFORMANCE_VENUES.entries()) {
+      const fake = fakes.get(v.venue)!;
+      // Fills are the orders' only: the venue's history holds nothing else to compare with.
+      const account: VenueAccount = fake.addAccount({ ...conformanceAccount(v, 0), fills: [] });
+      const trader = await o.trader();
+      const created = await o.inject(
+        'POST',
+        '/api/exchange/credentials',
+        trader.headers,
+        credentialBody(v, account, 'exchange_name'),
+      );
+      assert.equal(created.statusCode, 201, created.body);
+      lanes.push({
+        exchange: v.venue,
+        trader,
+        points: VENUE_POINTS,
+        seed: SEED + BINANCE_LANES + i,
+        fault: (kind, op) => fake.fault(kind, { ...v.orders[op], ms: SLOW_MS, reply5xx: v.outage }),
+        clearFaults: () => fake.clearFailures(),
+        cross: (symbol, price) => fake.cross(symbol.split('/')[0]!, symbol.split('/')[1]!, price),
+        orders: () =>
+          ordersOf(account).map((order) => ({
+            clientId: order.clientId,
+            status: venueStatus(order),
+            filled: new Decimal(order.filled).toFixed(),
+            fills: account.fills
+              .filter((f) => f.orderId === order.id)
+              .map((f) => [f.id, new Decimal(f.amount).toFixed(), new Decimal(f.price).toFixed()]),
+          })),
+        trades: () => account.fills.length,
+      });
+    }
+  });
+  before(async () => {
+    // Each venue's markets are loaded once, before any fault: an order's checks read them.
+    for (const lane of lanes.filter((l, i) => lanes.findIndex((m) => m.exchange === l.exchange) === i)) {
+      let loaded = 0;
+      for (let attempt = 0; attempt < 3 && loaded !== 200; attempt++)
+        loaded = (await o.inject('GET', `/api/exchange/markets?exchange=${lane.exchange}`, lane.trader.headers))
+          .statusCode;
+      assert.equal(loaded, 200, `${lane.exchange} markets`);
+    }
   });
   after(async () => {
     await o?.close();
+    for (const fake of fakes.values()) await fake.close();
   });
 
   it('sends nothing twice, leaves no orphan after one pass, and stores exactly the venue fills', async () => {
-    const context = (what: string) => `${what} (replay: ORDERS_FAULT_SEED=${SEED} ORDERS_FAULT_POINTS=${POINTS})`;
+    const context = (what: string) =>
+      `${what} (replay: ORDERS_FAULT_SEED=${SEED} ORDERS_FAULT_POINTS=${POINTS} ORDERS_FAULT_VENUE_POINTS=${VENUE_POINTS})`;
     const faults: (OrderFaultKind | null)[] = [null, null, 'drop-after', '503-after', '503-before', 'slow-after'];
 
-    /** One trader's share of the points, from its own stream of the seed: its faults meet its requests only. */
-    async function lane(trader: Trader, laneSeed: number, points: number): Promise<void> {
-      const draw = random(laneSeed);
+    /** One trader's points, from its own stream of the seed: its faults meet its requests only. */
+    async function run(lane: Lane): Promise<void> {
+      const draw = random(lane.seed);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(draw() * items.length)]!;
-      const key = trader.account.apiKey;
+      const label = `${lane.exchange} ${lane.trader.email}`;
       const placed: string[] = [];
-      for (let point = 0; point < points; point++) {
+      for (let point = 0; point < lane.points; point++) {
         const fault = pick(faults);
         const op = draw();
-        const method = op < 0.75 ? pick(['POST', 'POST', 'GET'] as const) : 'DELETE';
-        if (fault) o.book.fault(fault, { method, ms: 300, apiKey: key });
+        const target: Op = op < 0.75 ? pick(['place', 'place', 'lookup'] as const) : 'cancel';
+        if (fault) lane.fault(fault, target);
         if (op < 0.75 || placed.length === 0) {
           const limit = draw() < 0.5;
           const side = pick(['buy', 'sell'] as const);
-          const symbol = pick(['BTC/USDT', 'ETH/USDT']);
+          const symbol = pick(['BTC/USDT', 'ETH/USDT'] as const);
           const prices = symbol === 'BTC/USDT' ? ['64000', '65000', '66000'] : ['3100', '3200', '3300'];
-          const response = await o.place(trader, {
+          const response = await o.place(lane.trader, {
+            exchange: lane.exchange,
             symbol,
             side,
             type: limit ? 'limit' : 'market',
             amount: pick(['0.01', '0.02', '0.05']),
             ...(limit ? { price: pick(prices) } : {}),
           });
-          assert.equal(response.statusCode, 201, context(`${key} point ${point}: ${response.body}`));
+          assert.equal(response.statusCode, 201, context(`${label} point ${point}: ${response.body}`));
           placed.push(response.json().id);
         } else if (op < 0.9) {
-          const response = await o.inject('DELETE', `/api/orders/${pick(placed)}`, trader.headers);
-          assert.ok([200, 409].includes(response.statusCode), context(`${key} point ${point}: ${response.body}`));
+          const response = await o.inject('DELETE', `/api/orders/${pick(placed)}`, lane.trader.headers);
+          assert.ok([200, 409].includes(response.statusCode), context(`${label} point ${point}: ${response.body}`));
         } else {
-          o.book.cross(pick(['BTCUSDT', 'ETHUSDT']), pick(['3000', '3400', '63000', '67000']));
+          lane.cross(pick(['BTC/USDT', 'ETH/USDT'] as const), pick(['3000', '3400', '63000', '67000']));
           if (draw() < 0.05) await o.t.modules.orders.reconcile();
         }
-        o.book.clearFaults(key);
+        lane.clearFaults();
       }
     }
-    await Promise.all(
-      traders.map((trader, i) =>
-        lane(trader, SEED + i, Math.floor(POINTS / traders.length) + (i < POINTS % traders.length ? 1 : 0)),
-      ),
-    );
+    await Promise.all(lanes.map(run));
 
-    // Past every receive window, one pass.
-    o.clock.advance(15_000);
+    // Past every venue's receive window, one pass.
+    o.clock.advance(Math.max(15_000, ...lanes.map((l) => clientOrderIdRule(l.exchange).receiveWindowMs)) + 1_000);
     const pass = await o.t.modules.orders.reconcile();
     assert.equal(pass.failed, 0, context('reconcile failures'));
 
-    const venueByClientId = new Map<string, typeof o.book.orders>();
-    for (const order of o.book.orders) {
-      const list = venueByClientId.get(order.clientOrderId) ?? [];
-      list.push(order);
-      venueByClientId.set(order.clientOrderId, list);
-    }
-    let venueFills = 0;
-    const ours = new Set<string>();
-    for (const trader of traders) {
-      let offset = 0;
+    for (const lane of lanes) {
+      const label = `${lane.exchange} ${lane.trader.email}`;
+      const venueOrders = lane.orders();
+      const venueByClientId = new Map<string, AtVenue[]>();
+      for (const order of venueOrders)
+        venueByClientId.set(order.clientId, [...(venueByClientId.get(order.clientId) ?? []), order]);
       const stored: StoredOrder[] = [];
       for (;;) {
-        const page = (await o.inject('GET', `/api/orders?limit=500&offset=${offset}`, trader.headers)).json();
+        const page = (
+          await o.inject('GET', `/api/orders?limit=500&offset=${stored.length}`, lane.trader.headers)
+        ).json();
         stored.push(...page.orders);
-        offset += page.orders.length;
-        if (offset >= page.total) break;
+        if (page.orders.length === 0 || stored.length >= page.total) break;
       }
+      const ours = new Set<string>();
+      let venueFills = 0;
       for (const summary of stored) {
         ours.add(summary.client_order_id);
-        const order = (await o.inject('GET', `/api/orders/${summary.id}`, trader.headers)).json() as StoredOrder;
+        const order = (await o.inject('GET', `/api/orders/${summary.id}`, lane.trader.headers)).json() as StoredOrder;
         const atVenue = venueByClientId.get(order.client_order_id) ?? [];
-        assert.ok(atVenue.length <= 1, context(`order ${order.id} reached the venue ${atVenue.length} times`));
-        assert.ok(!['pending', 'unknown'].includes(order.status), context(`order ${order.id} left ${order.status}`));
+        assert.ok(
+          atVenue.length <= 1,
+          context(`${label}: order ${order.id} reached the venue ${atVenue.length} times`),
+        );
+        assert.ok(
+          !['pending', 'unknown'].includes(order.status),
+          context(`${label}: order ${order.id} left ${order.status}`),
+        );
         const venue = atVenue[0];
         if (!venue) {
-          assert.equal(order.status, 'rejected', context(`order ${order.id} never reached the venue`));
+          assert.equal(order.status, 'rejected', context(`${label}: order ${order.id} never reached the venue`));
           continue;
         }
-        assert.equal(order.status, VENUE_STATUS[venue.status], context(`order ${order.id} status`));
-        assert.equal(order.filled, new Decimal(venue.executedQty).toFixed(), context(`order ${order.id} filled`));
+        assert.equal(order.status, venue.status, context(`${label}: order ${order.id} status`));
+        assert.equal(order.filled, venue.filled, context(`${label}: order ${order.id} filled`));
         assert.deepEqual(
           order.fills.map((f) => [f.id, f.amount, f.price]).sort(),
-          venue.fills
-            .map((f) => [String(f.tradeId), new Decimal(f.qty).toFixed(), new Decimal(f.price).toFixed()])
-            .sort(),
-          context(`order ${order.id} fills`),
+          [...venue.fills].sort(),
+          context(`${label}: order ${order.id} fills`),
         );
         venueFills += venue.fills.length;
       }
-      const trades = (await o.inject('GET', '/api/exchange/trades?exchange=binance&limit=1000', trader.headers)).json();
-      const venueTrades = Object.values(trader.account.trades).flat().length;
-      assert.equal(trades.total_records, venueTrades, context('user trades = venue fills'));
+      const trades = (
+        await o.inject('GET', `/api/exchange/trades?exchange=${lane.exchange}&limit=1000`, lane.trader.headers)
+      ).json();
+      assert.equal(trades.total_records, lane.trades(), context(`${label}: user trades = venue fills`));
+      const orphans = venueOrders.filter((v) => !ours.has(v.clientId));
+      assert.equal(orphans.length, 0, context(`${label}: venue orders we do not know`));
+      assert.equal(
+        venueFills,
+        venueOrders.reduce((n, v) => n + v.fills.length, 0),
+        context(`${label}: every venue fill`),
+      );
     }
-    const orphans = o.book.orders.filter((v) => !ours.has(v.clientOrderId));
-    assert.equal(orphans.length, 0, context('venue orders we do not know'));
-    assert.equal(
-      venueFills,
-      o.book.orders.reduce((n, v) => n + v.fills.length, 0),
-      context('every venue fill'),
-    );
   });
 });

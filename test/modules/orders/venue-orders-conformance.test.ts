@@ -21,22 +21,6 @@ import {
 } from '../exchange/conformance-venues.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
-/** Per venue: the request that places an order (where the faults are injected). */
-const PLACE: Record<string, { path: string; method: string }> = {
-  kraken: { path: '/0/private/AddOrder', method: 'POST' },
-  coinbase: { path: '/api/v3/brokerage/orders', method: 'POST' },
-  okx: { path: '/api/v5/trade/batch-orders', method: 'POST' },
-  bybit: { path: '/v5/order/create', method: 'POST' },
-};
-
-/** Per venue: the first request of a lookup by client order id (an outage there leaves the order unknown). */
-const LOOKUP: Record<string, string> = {
-  kraken: '/0/private/OpenOrders',
-  coinbase: '/api/v3/brokerage/orders/historical/batch',
-  okx: '/api/v5/trade/order',
-  bybit: '/v5/order/realtime',
-};
-
 /** What a stored trade says, beside our own ids and when it was stored. */
 const tradeRow = (r: Record<string, unknown>) =>
   [r.exchange_trade_id, r.symbol, r.side, r.price, r.amount, r.total, r.fee, r.fee_currency, r.trade_timestamp].join(
@@ -131,7 +115,7 @@ for (const v of CONFORMANCE_VENUES) {
       const clientId: string = order.client_order_id;
       assert.ok(clientId.length <= rule.maxLength, clientId);
       if (rule.alphanumeric) assert.match(clientId, /^[A-Za-z0-9]+$/);
-      const sent = fake.requests.filter((r) => r.path === PLACE[v.venue]!.path).at(-1)!;
+      const sent = fake.requests.filter((r) => r.path === v.orders.place.path).at(-1)!;
       assert.ok(
         new RegExp(`"?${rule.param}"?[=:]"?${clientId}`).test(decodeURIComponent(sent.body + sent.rawQuery)),
         `${rule.param} carries it: ${sent.body}`,
@@ -151,7 +135,7 @@ for (const v of CONFORMANCE_VENUES) {
 
     for (const fault of FAULTS) {
       it(`${fault.kind} on the send: looked up by client order id, ${fault.executes ? 'found' : 'rejected after the receive window'}, sent once`, async () => {
-        fake.fault(fault.kind, { ...PLACE[v.venue]!, ms: 2_500, reply5xx: v.outage });
+        fake.fault(fault.kind, { ...v.orders.place, ms: 2_500, reply5xx: v.outage });
         const placed = await o.place(trader, { exchange: v.venue, ...ORDER });
         assert.equal(placed.statusCode, 201, placed.body);
         const order = placed.json();
@@ -236,8 +220,8 @@ for (const v of CONFORMANCE_VENUES) {
 
     it('reconcile brings an unknown order that filled at the venue to filled, with its fills', async () => {
       // The answer to the send is lost after it executed, and the lookup right after it meets an outage.
-      fake.fault('drop-after', { ...PLACE[v.venue]!, reply5xx: v.outage });
-      fake.fail(v.outage, { path: LOOKUP[v.venue]!, times: 1 });
+      fake.fault('drop-after', { ...v.orders.place, reply5xx: v.outage });
+      fake.fail(v.outage, { path: v.orders.lookup.path, times: 1 });
       const placed = await o.place(trader, {
         exchange: v.venue,
         symbol: 'BTC/USDT',

@@ -16,13 +16,6 @@ import {
   type ConformanceFake,
 } from '../exchange/conformance-venues.ts';
 
-const PLACE: Record<string, string> = {
-  kraken: '/0/private/AddOrder',
-  coinbase: '/api/v3/brokerage/orders',
-  okx: '/api/v5/trade/batch-orders',
-  bybit: '/v5/order/create',
-};
-
 describe('orders on every venue whose server is killed between send and commit', () => {
   after(killStarted);
 
@@ -60,7 +53,7 @@ describe('orders on every venue whose server is killed between send and commit',
 
       // Each venue executes its order and holds the answer; the server dies waiting for them.
       for (const v of CONFORMANCE_VENUES) {
-        fakes.get(v.venue)!.fault('slow-after', { path: PLACE[v.venue]!, ms: 120_000, reply5xx: v.outage });
+        fakes.get(v.venue)!.fault('slow-after', { path: v.orders.place.path, ms: 120_000, reply5xx: v.outage });
         void call(
           'POST',
           '/api/orders',
