@@ -28,8 +28,11 @@ export interface BybitFake extends Loopback {
   limits: Record<string, number>;
   /** Answers of the venue's own limit this fake gave (injected failures not counted). */
   stats: { limitAnswers: number };
-  /** The last price of base/quote went through `price`: resting limits it crosses fill; answers how many. */
-  cross(base: string, quote: string, price: string): number;
+  /**
+   * The last price of base/quote went through `price`: resting limits it crosses fill (each at most
+   * `upTo`, when given); answers how many.
+   */
+  cross(base: string, quote: string, price: string, upTo?: string): number;
 }
 
 const WEEK = 7 * 86_400_000;
@@ -299,7 +302,7 @@ export async function startBybitFake(): Promise<BybitFake> {
       uids.set(account.apiKey, options.uid ?? lastUid);
       return account;
     },
-    cross: (base: string, quote: string, price: string) =>
-      crossResting(accounts.values(), base, quote, price, BYBIT_FILLS),
+    cross: (base: string, quote: string, price: string, upTo?: string) =>
+      crossResting(accounts.values(), base, quote, price, BYBIT_FILLS, upTo),
   });
 }

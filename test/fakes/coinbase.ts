@@ -25,8 +25,11 @@ export interface CoinbaseFake extends Loopback {
   limits: { privatePerSecond: number };
   /** Answers of the venue's own limit this fake gave (injected failures not counted). */
   stats: { limitAnswers: number };
-  /** The last price of base/quote went through `price`: resting limits it crosses fill; answers how many. */
-  cross(base: string, quote: string, price: string): number;
+  /**
+   * The last price of base/quote went through `price`: resting limits it crosses fill (each at most
+   * `upTo`, when given); answers how many.
+   */
+  cross(base: string, quote: string, price: string, upTo?: string): number;
 }
 
 /** A CDP key: its name and its EC private key in PEM, as Coinbase hands them out. */
@@ -286,13 +289,14 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
       accounts.set(account.apiKey, { account, publicKey: createPublicKey(account.secret) });
       return account;
     },
-    cross: (base: string, quote: string, price: string) =>
+    cross: (base: string, quote: string, price: string, upTo?: string) =>
       crossResting(
         [...accounts.values()].map((a) => a.account),
         base,
         quote,
         price,
         COINBASE_FILLS,
+        upTo,
       ),
   });
 }

@@ -39,8 +39,11 @@ export interface KrakenFake extends Loopback {
   stats: { limitAnswers: number; invalidNonces: number };
   /** The last nonce accepted for a key; with `nonce`, another client of the key was accepted with it. */
   acceptedNonce(apiKey: string, nonce?: bigint): bigint | undefined;
-  /** The last price of base/quote went through `price`: resting limits it crosses fill; answers how many. */
-  cross(base: string, quote: string, price: string): number;
+  /**
+   * The last price of base/quote went through `price`: resting limits it crosses fill (each at most
+   * `upTo`, when given); answers how many.
+   */
+  cross(base: string, quote: string, price: string, upTo?: string): number;
 }
 
 const ok = (result: unknown): LoopbackReply => ({ body: { error: [], result } });
@@ -229,8 +232,8 @@ export async function startKrakenFake(): Promise<KrakenFake> {
       accounts.set(account.apiKey, account);
       return account;
     },
-    cross: (base: string, quote: string, price: string) =>
-      crossResting(accounts.values(), base, quote, price, KRAKEN_FILLS),
+    cross: (base: string, quote: string, price: string, upTo?: string) =>
+      crossResting(accounts.values(), base, quote, price, KRAKEN_FILLS, upTo),
   });
 }
 

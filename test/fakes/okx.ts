@@ -24,8 +24,11 @@ export interface OkxFake extends Loopback {
   limits: Record<string, number>;
   /** Answers of the venue's own limit this fake gave (injected failures not counted). */
   stats: { limitAnswers: number };
-  /** The last price of base/quote went through `price`: resting limits it crosses fill; answers how many. */
-  cross(base: string, quote: string, price: string): number;
+  /**
+   * The last price of base/quote went through `price`: resting limits it crosses fill (each at most
+   * `upTo`, when given); answers how many.
+   */
+  cross(base: string, quote: string, price: string, upTo?: string): number;
 }
 
 const ok = (data: unknown[]): LoopbackReply => ({ body: { code: '0', msg: '', data } });
@@ -229,7 +232,7 @@ export async function startOkxFake(): Promise<OkxFake> {
       accounts.set(account.apiKey, account);
       return account;
     },
-    cross: (base: string, quote: string, price: string) =>
-      crossResting(accounts.values(), base, quote, price, OKX_FILLS),
+    cross: (base: string, quote: string, price: string, upTo?: string) =>
+      crossResting(accounts.values(), base, quote, price, OKX_FILLS, upTo),
   });
 }

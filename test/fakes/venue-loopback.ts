@@ -368,7 +368,8 @@ export function crossesOnArrival(order: VenueOrder): boolean {
 
 /**
  * The last price of base/quote went through `price`: the account's resting limit orders it crosses fill
- * at their own price, as makers. Answers how many filled.
+ * at their own price, as makers; `upTo` (base) is what traded there, so each fills at most that much and
+ * stays open, partly filled, with the rest. Answers how many were filled, wholly or in part.
  */
 export function crossResting(
   accounts: Iterable<VenueAccount>,
@@ -376,6 +377,7 @@ export function crossResting(
   quote: string,
   price: string,
   rules: FillRules,
+  upTo?: string,
 ): number {
   let filled = 0;
   for (const account of accounts)
@@ -384,7 +386,8 @@ export function crossResting(
       const crosses = order.side === 'buy' ? dec(price).lte(order.price!) : dec(price).gte(order.price!);
       if (!crosses) continue;
       const left = dec(order.amount).minus(order.filled);
-      fillOrder(account, order, rules, { price: order.price!, amount: left.toFixed(), maker: true });
+      const amount = upTo === undefined ? left : Decimal.min(left, upTo);
+      fillOrder(account, order, rules, { price: order.price!, amount: amount.toFixed(), maker: true });
       filled += 1;
     }
   return filled;

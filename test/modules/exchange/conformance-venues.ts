@@ -17,8 +17,11 @@ export interface ConformanceFake extends Loopback {
   addAccount(account: VenueAccount): VenueAccount;
   /** Answers of the venue's own limit the fake gave (injected ones not counted). */
   stats: { limitAnswers: number };
-  /** The last price of base/quote went through `price`: resting limits it crosses fill; answers how many. */
-  cross(base: string, quote: string, price: string): number;
+  /**
+   * The last price of base/quote went through `price`: resting limits it crosses fill (each at most
+   * `upTo`, when given); answers how many.
+   */
+  cross(base: string, quote: string, price: string, upTo?: string): number;
 }
 
 export interface ConformanceVenue {

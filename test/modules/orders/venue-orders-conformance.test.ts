@@ -197,7 +197,7 @@ for (const v of CONFORMANCE_VENUES) {
       assert.deepEqual(await trades(trader), before);
     });
 
-    it('rests a limit order until the price crosses it; reconcile then stores it filled, with its fills', async () => {
+    it('rests a limit order until the price crosses it; reconcile stores it partly filled, then filled, with its fills', async () => {
       // A sell above the touch: the resting buys of the tests above stay where they are.
       const placed = await o.place(trader, {
         exchange: v.venue,
@@ -212,10 +212,20 @@ for (const v of CONFORMANCE_VENUES) {
       assert.equal(order.status, 'open', placed.body);
       await o.t.modules.orders.reconcile();
       assert.equal((await stored(order.id)).status, 'open', 'still resting');
+      // 0.0004 traded at its price: partly filled, as the venue reports it.
+      assert.equal(fake.cross('BTC', 'USDT', '70100', '0.0004'), 1);
+      assert.equal((await o.t.modules.orders.reconcile()).failed, 0);
+      const partly = await stored(order.id);
+      assert.equal(partly.status, 'partially_filled', JSON.stringify(partly));
+      assert.equal(partly.filled, '0.0004');
+      assert.deepEqual(
+        partly.fills.map((f: { amount: string; price: string }) => [f.amount, f.price]),
+        [['0.0004', '70000']],
+      );
       assert.equal(fake.cross('BTC', 'USDT', '70100'), 1);
-      const pass = await o.t.modules.orders.reconcile();
-      assert.equal(pass.failed, 0);
+      assert.equal((await o.t.modules.orders.reconcile()).failed, 0);
       await assertFilled(order.id, order.client_order_id);
+      assert.equal((await stored(order.id)).fills.length, 2);
     });
 
     it('reconcile brings an unknown order that filled at the venue to filled, with its fills', async () => {
