@@ -21,7 +21,7 @@ import {
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
 const POINTS = Number(process.env.ORDERS_FAULT_POINTS ?? 1000);
-const VENUE_POINTS = Number(process.env.ORDERS_FAULT_VENUE_POINTS ?? 150);
+const VENUE_POINTS = Number(process.env.ORDERS_FAULT_VENUE_POINTS ?? 40);
 /** Binance traders placing at once, each its own share of the points and its own stream of the seed. */
 const BINANCE_LANES = 5;
 const SEED = Number(process.env.ORDERS_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
