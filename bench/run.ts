@@ -187,7 +187,11 @@ async function tickerScenario(): Promise<boolean> {
       COINGECKO_API_URL: coingecko.url,
       MARKET_LIVE_STREAM: 'false',
     };
-    const app = server('app (cached ticker)', appPort, startApp(env));
+    // BENCH_CPU_PROF=dir: the app runs with --cpu-prof and writes its profile there when it stops.
+    const profile = process.env.BENCH_CPU_PROF
+      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}` }
+      : {};
+    const app = server('app (cached ticker)', appPort, startApp({ ...env, ...profile }));
     started.push(app.child);
     await waitForHttp(appPort, '/healthz');
     const first = await waitForHttp(appPort, TICKER_PATH);

@@ -175,7 +175,7 @@ export async function buildApp(
   const servedCounters = new Map<string, { inc(): void }>();
   microCache.onServed = (route) => {
     let counter = servedCounters.get(route);
-    if (!counter) servedCounters.set(route, (counter = platform.metrics.requests.labels('GET', route, '200')));
+    if (!counter) servedCounters.set(route, (counter = platform.metrics.requestCounter('GET', route, '200')));
     counter.inc();
   };
   const app = Fastify({

@@ -52,7 +52,7 @@ export function registerHttpConventions(app: FastifyInstance, metrics: Metrics):
     const timerKey = `${request.method} ${route}`;
     const counterKey = `${timerKey} ${status}`;
     let counter = counters.get(counterKey);
-    if (!counter) counters.set(counterKey, (counter = metrics.requests.labels(request.method, route, status)));
+    if (!counter) counters.set(counterKey, (counter = metrics.requestCounter(request.method, route, status)));
     let timer = timers.get(timerKey);
     if (!timer) timers.set(timerKey, (timer = metrics.duration.labels(request.method, route)));
     counter.inc();

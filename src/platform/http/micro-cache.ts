@@ -17,7 +17,10 @@ declare module 'fastify' {
 interface Entry {
   route: string;
   body: Buffer;
-  /** Name, value, name, value...: what writeHead takes with the least work. */
+  /**
+   * Name, value, name, value...: what writeHead takes with the least work, built once when the answer is
+   * stored. The last two pairs are `x-request-id` and `age`, whose values are filled in for each answer.
+   */
   headers: string[];
   storedAt: number;
   expiresAt: number;
@@ -33,6 +36,8 @@ interface MicroCache {
 
 const MAX_ENTRIES = 2_000;
 const STORED_HEADERS = ['content-type', 'cache-control'];
+/** `age` values as text, made once: an entry lives seconds, not minutes. */
+const AGES = Array.from({ length: 60 }, (_, seconds) => String(seconds));
 
 export function createMicroCache(now: () => number = Date.now): MicroCache {
   const entries = new Map<string, Entry>();
@@ -47,14 +52,13 @@ export function createMicroCache(now: () => number = Date.now): MicroCache {
         entries.delete(request.url ?? '');
         return false;
       }
-      const requestId = requestIdFor(request as unknown as { headers: Record<string, string | string[] | undefined> });
-      response.writeHead(200, [
-        ...entry.headers,
-        'x-request-id',
-        requestId,
-        'age',
-        String(Math.floor((at - entry.storedAt) / 1000)),
-      ]);
+      const { headers } = entry;
+      const age = Math.floor((at - entry.storedAt) / 1000);
+      headers[headers.length - 3] = requestIdFor(request);
+      headers[headers.length - 1] = AGES[age] ?? String(age);
+      // writeHead renders the array into the header block before it returns and keeps no reference to
+      // it, so the entry's one array serves every answer without a copy.
+      response.writeHead(200, headers);
       response.end(entry.body);
       cache.onServed?.(entry.route);
       return true;
@@ -78,7 +82,7 @@ export function createMicroCache(now: () => number = Date.now): MicroCache {
             if (typeof value === 'string') headers.push(name, value);
           }
           for (const [name, value] of Object.entries(SECURITY_HEADERS)) headers.push(name, value);
-          headers.push('content-length', String(body.length));
+          headers.push('content-length', String(body.length), 'x-request-id', '', 'age', '0');
           const at = now();
           entries.delete(request.url);
           entries.set(request.url, {
