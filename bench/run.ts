@@ -187,8 +187,8 @@ async function tickerScenario(): Promise<boolean> {
       COINGECKO_API_URL: coingecko.url,
       MARKET_LIVE_STREAM: 'false',
     };
-    // BENCH_CPU_PROF=dir: the app runs with --cpu-prof and writes its profile there when it stops.
-    const profile = process.env.BENCH_CPU_PROF
+    // BENCH_CPU_PROF=dir: both servers run with --cpu-prof and write their profiles there when they stop.
+    const profile: Record<string, string> = process.env.BENCH_CPU_PROF
       ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}` }
       : {};
     const app = server('app (cached ticker)', appPort, startApp({ ...env, ...profile }));
@@ -203,7 +203,7 @@ async function tickerScenario(): Promise<boolean> {
     const bare = server(
       'bare node:http',
       barePort,
-      startTs(['bench/bare-server.ts', String(barePort), bodyFile, contentType], {}),
+      startTs(['bench/bare-server.ts', String(barePort), bodyFile, contentType], profile),
     );
     started.push(bare.child);
     await waitForHttp(barePort, TICKER_PATH);

@@ -80,11 +80,34 @@ export async function bundle() {
     // Stack traces need the mappings, not the sources: without them the maps (parsed at start) are a
     // fraction of the size, and so is the memory they hold.
     sourcesContent: false,
+    // Without whitespace and comments the sources V8 keeps for lazy compilation, and their line tables,
+    // are a third smaller (idle RSS); stack traces still name src/ lines through the maps.
+    minifyWhitespace: true,
     logLevel: 'warning',
   });
+  asciiOnly(dist);
   await bundleConsole(esbuild);
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
   return performance.now() - started;
+}
+
+/**
+ * esbuild escapes non-ASCII characters in code but copies the comments it keeps as they are. One `→` in
+ * a comment makes V8 hold the whole chunk's source (which it keeps for lazy compilation) as a two-byte
+ * string: twice the memory, about 6 MB for the server's main chunk. The comments' characters are escaped
+ * too, so every source stays one byte per character.
+ */
+function asciiOnly(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const text = readFileSync(file, 'utf8');
+    if (!/[\u0080-\uffff]/.test(text)) continue;
+    writeFileSync(
+      file,
+      text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    );
+  }
 }
 
 /**

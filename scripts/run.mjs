@@ -5,6 +5,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { ensureBuilt } from './build.mjs';
+import { mapStackTraces } from './stack-traces.mjs';
+
+const DIST = pathToFileURL(path.join(import.meta.dirname, '..', 'dist') + path.sep).href;
 
 /** Says so when this Node is outside package.json's engines (the lines CI tests), and goes on. */
 function warnIfUntestedNode() {
@@ -28,5 +31,5 @@ if (entry !== 'main' && entry !== 'cli') {
 }
 warnIfUntestedNode();
 await ensureBuilt();
-process.setSourceMapsEnabled(true);
+mapStackTraces(DIST);
 await import(pathToFileURL(path.join(import.meta.dirname, '..', 'dist', `${entry}.js`)).href);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { startDraining } from '../../src/platform/http/server.ts';
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
 
 describe('response micro-cache', () => {
@@ -52,6 +53,43 @@ describe('response micro-cache', () => {
     assert.equal(calls, start + 3);
   });
 
+  it('gives every cached answer its own request id, or the caller’s, and its age', async () => {
+    await fetch(`${base}/test/cached?a=5`);
+    const answers = await Promise.all([1, 2, 3].map(() => fetch(`${base}/test/cached?a=5`)));
+    const ids = answers.map((answer) => answer.headers.get('x-request-id'));
+    assert.equal(new Set(ids).size, 3, `three ids: ${ids.join(', ')}`);
+    for (const answer of answers) {
+      assert.equal(answer.headers.get('age'), '0');
+      assert.equal(answer.headers.get('content-length'), String((await answer.arrayBuffer()).byteLength));
+    }
+    const given = await fetch(`${base}/test/cached?a=5`, { headers: { 'x-request-id': 'trace-42.a:b' } });
+    assert.equal(given.headers.get('x-request-id'), 'trace-42.a:b');
+    const refused = await fetch(`${base}/test/cached?a=5`, { headers: { 'x-request-id': 'no spaces allowed' } });
+    assert.notEqual(refused.headers.get('x-request-id'), 'no spaces allowed');
+    assert.ok(refused.headers.get('x-request-id'));
+  });
+
+  it('counts each answer it serves once in the request metrics, read at scrape time', async () => {
+    const count = async () => {
+      const line = (await (await fetch(`${base}/metrics`)).text())
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('http_requests_total') && l.includes('route="/test/cached"') && l.includes('status="200"'),
+        );
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    await fetch(`${base}/test/cached?a=6`);
+    const before = await count();
+    for (let i = 0; i < 5; i++) await fetch(`${base}/test/cached?a=6`);
+    assert.equal(await count(), before + 5);
+    assert.equal(await count(), before + 5, 'a second scrape adds nothing');
+    const series = (await t.platform.metrics.requests.get()).values.find(
+      (v) => v.labels.route === '/test/cached' && v.labels.status === 200,
+    );
+    assert.equal(series?.value, before + 5, 'requests.get() sees the same count');
+  });
+
   it('counts answers it serves in the request metrics', async () => {
     await fetch(`${base}/test/cached?a=4`);
     await fetch(`${base}/test/cached?a=4`);
@@ -62,5 +100,15 @@ describe('response micro-cache', () => {
         (l) => l.startsWith('http_requests_total') && l.includes('route="/test/cached"') && l.includes('status="200"'),
       );
     assert.ok(line && Number(line.split(' ').pop()) >= 2, line);
+  });
+
+  // Last: the server stays draining.
+  it('answers a cached URL with the drain’s 503 once the server drains', async () => {
+    await fetch(`${base}/test/cached?a=7`);
+    startDraining(t.app.server);
+    const answer = await fetch(`${base}/test/cached?a=7`);
+    assert.equal(answer.status, 503);
+    assert.equal(answer.headers.get('connection'), 'close');
+    assert.deepEqual(await answer.json(), { detail: 'The server is shutting down' });
   });
 });

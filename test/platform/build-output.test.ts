@@ -1,0 +1,50 @@
+// The built server (dist/, which the test runner builds before any file runs): what scripts/build.mjs
+// and scripts/run.mjs promise about it.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = path.join(ROOT, 'dist');
+const serverModules = () =>
+  readdirSync(DIST, { recursive: true, encoding: 'utf8' }).filter(
+    (file) => file.endsWith('.js') && !file.startsWith(`console${path.sep}`),
+  );
+
+describe('the built server', () => {
+  it('is ASCII only, so V8 keeps each module source at one byte per character', () => {
+    const files = serverModules();
+    assert.ok(files.length > 3, 'dist/ is built');
+    for (const file of files) {
+      const text = readFileSync(path.join(DIST, file), 'utf8');
+      const at = text.search(/[\u0080-\uffff]/);
+      assert.equal(at, -1, `${file} has a non-ASCII character: ${JSON.stringify(text.slice(at - 40, at + 10))}`);
+    }
+  });
+
+  it('names src/ lines in stack traces of code in dist/, as run.mjs starts it', () => {
+    const chunk = serverModules().find((file) =>
+      readFileSync(path.join(DIST, file), 'utf8').includes('function loadConfig('),
+    );
+    assert.ok(chunk, 'a module of dist/ holds loadConfig');
+    // A process of its own: the mapping replaces Error.prepareStackTrace for the whole process.
+    const program = `
+      import { mapStackTraces } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'scripts/stack-traces.mjs')).href)};
+      mapStackTraces(${JSON.stringify(pathToFileURL(DIST + path.sep).href)});
+      const { loadConfig } = await import(${JSON.stringify(pathToFileURL(path.join(DIST, chunk)).href)});
+      try { loadConfig(null); } catch (error) { process.stdout.write(error.stack); }
+      const plain = new Error('outside dist');
+      process.stdout.write('\\n' + plain.stack);
+    `;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    const [mapped, plain] = result.stdout.split('\nError: outside dist\n');
+    assert.match(mapped!, /^TypeError: .*HOST/);
+    assert.match(mapped!, new RegExp(`at .* \\(${path.join(ROOT, 'src/config/')}[\\w/-]+\\.ts:\\d+:\\d+\\)`));
+    assert.doesNotMatch(mapped!, /dist\/chunk-/, 'every frame in dist/ is mapped');
+    assert.match(plain!, /^ {4}at .*\[eval1\]:\d+:\d+/m, 'frames outside dist/ keep their position');
+  });
+});
