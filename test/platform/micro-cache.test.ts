@@ -85,7 +85,7 @@ describe('response micro-cache', () => {
     assert.equal(await count(), before + 5);
     assert.equal(await count(), before + 5, 'a second scrape adds nothing');
     const series = (await t.platform.metrics.requests.get()).values.find(
-      (v) => v.labels.route === '/test/cached' && v.labels.status === 200,
+      (v) => v.labels.route === '/test/cached' && String(v.labels.status) === '200',
     );
     assert.equal(series?.value, before + 5, 'requests.get() sees the same count');
   });
