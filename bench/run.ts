@@ -35,7 +35,7 @@ const TICKER_PATH = '/api/v1/market/ticker?limit=20';
 const CREDENTIALS_PATH = '/api/exchange/credentials';
 /** The ticker cache TTL (src/modules/market/market-data.ts POLICIES.tickers). */
 const CACHE_WINDOW_MS = 5_000;
-const TICKER_TARGET = 0.75;
+const TICKER_TARGET = 0.9;
 const CREDENTIALS_TARGET = 0.5;
 const JWT_SECRET = 'bench-jwt-secret-that-is-long-enough-0123456789';
 
