@@ -3,7 +3,8 @@
 import { and, asc, count, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { rowOffset } from '../../platform/db/database.ts';
+import { rowOffset, rowsOf } from '../../platform/db/database.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 import type { OrderStatus } from './orders.domain.ts';
 import { orderFills, orders } from './orders.tables.ts';
 
@@ -147,15 +148,22 @@ export function createOrdersRepository(db: DbExecutor) {
         .limit(limit);
     },
 
-    /** The user's open orders and orders placed since `since` (for the risk limits). */
+    /**
+     * The user's open orders and orders placed since `since` (for the risk limits), read on every order:
+     * named, since its plan (the user's index) is the same for any user (decision 271).
+     */
     async counts(userId: string, since: Date): Promise<{ openOrders: number; ordersLastMinute: number }> {
-      const [row] = await db
-        .select({
-          open: sql<number>`count(*) FILTER (WHERE ${orders.notFinal})`,
-          recent: sql<number>`count(*) FILTER (WHERE ${orders.createdAt} >= ${since.toISOString()})`,
-        })
-        .from(orders)
-        .where(and(eq(orders.userId, userId), or(eq(orders.notFinal, true), gte(orders.createdAt, since))));
+      const from = since.toISOString();
+      const [row] = rowsOf<{ open: number; recent: number }>(
+        await executePrepared(
+          db,
+          'orders_counts',
+          sql`SELECT count(*) FILTER (WHERE ${orders.notFinal})::int AS open,
+              count(*) FILTER (WHERE ${orders.createdAt} >= ${from}::timestamptz)::int AS recent
+            FROM ${orders}
+            WHERE ${orders.userId} = ${userId}::uuid AND (${orders.notFinal} OR ${orders.createdAt} >= ${from}::timestamptz)`,
+        ),
+      );
       return { openOrders: Number(row?.open ?? 0), ordersLastMinute: Number(row?.recent ?? 0) };
     },
 

@@ -63,7 +63,7 @@ export function createOrdersService(deps: {
   repo: OrdersRepository;
   execution: OrderExecution;
   exchange: OrdersDeps['exchange']['orders'];
-  controls: Pick<OrdersDeps['controls'], 'check' | 'status'>;
+  controls: Pick<OrdersDeps['controls'], 'admit'>;
   strategies: Pick<OrdersDeps['strategies'], 'isOwnedBy'>;
   /** Offline, where paper orders find their market and last price (the simulated source); null otherwise. */
   paperMarket: OrdersDeps['paper']['offlineMarket'];
@@ -177,11 +177,10 @@ export function createOrdersService(deps: {
         mode === 'live' ? await exchange.credentialFor(userId, venueId, input.credential_id ?? undefined) : null;
 
       // A halt refuses after it has canceled; the limits are checked before anything is stored or sent.
-      const halt = await controls.status(userId);
-      if (halt.halted) throw new AppError('locked', `Trading is halted: ${halt.reason ?? 'no reason given'}`);
+      // Halts, limits and the user's counts: one read each, at once (decision 271).
       const now = clock.now();
       const reference = price ?? lastPrice;
-      const verdict = await controls.check(
+      const admission = await controls.admit(
         userId,
         {
           exchange: input.exchange,
@@ -193,9 +192,13 @@ export function createOrdersService(deps: {
           lastPrice,
           notional: reference === null ? '0' : new Decimal(amount).times(reference).toFixed(),
         },
-        await repo.counts(userId, new Date(now.getTime() - 60_000)),
+        () => repo.counts(userId, new Date(now.getTime() - 60_000)),
       );
-      if (!verdict.ok) throw forbidden(`Refused by your risk limit ${verdict.limit}: ${verdict.detail}`);
+      if (!admission.ok) {
+        if ('halted' in admission)
+          throw new AppError('locked', `Trading is halted: ${admission.halted.reason ?? 'no reason given'}`);
+        throw forbidden(`Refused by your risk limit ${admission.limit}: ${admission.detail}`);
+      }
 
       const id = randomUUID();
       const stored = await db.transaction(async (tx) => {

@@ -11,7 +11,9 @@ import { withTimeout } from '../../platform/timeouts.ts';
 import { dailyLossReason, holds, statusOf, type TradingStatus, type UserHalt } from './halts.domain.ts';
 import {
   checkOrder,
+  effectiveLimits,
   nextUtcDay,
+  NO_LIMITS,
   normalDecimal,
   pastDailyLoss,
   type CheckResult,
@@ -46,10 +48,13 @@ export interface HaltResult {
 /** A listener still working after this long is left to finish; the halt answers without waiting for it. */
 export const LISTENER_TIMEOUT_MS = 20_000;
 
+/** What admits an order: not halted, and within the limits in force; the halt, or the limit broken, otherwise. */
+export type Admission = { ok: true } | { ok: false; halted: TradingStatus } | (CheckResult & { ok: false });
+
 export function createControlsService(deps: {
   db: Db;
   repo: TradingRepository;
-  limits: Pick<LimitsService, 'inForce'>;
+  limits: Pick<LimitsService, 'inForce' | 'defaults'>;
   events: TradingDeps['events'];
   clock: Clock;
   logger: Logger;
@@ -125,6 +130,19 @@ export function createControlsService(deps: {
     /** Halted by the platform (first) or by the user; what the orders module refuses new orders on (423). */
     status,
 
+    /**
+     * The order path's one read (decision 271): the halts and the limits in one statement, beside the
+     * caller's counts of the user's orders. A halt refuses (it has canceled first); then the limits.
+     * Read on every order, never cached, so a halt or a change of limits holds from the next order on
+     * every instance.
+     */
+    async admit(userId: string, candidate: OrderCandidate, counts: () => Promise<OrderCounts>): Promise<Admission> {
+      const [gate, seen] = await Promise.all([repo.gate(userId), counts()]);
+      const halt = statusOf(gate.userHalt, gate.platformHalt, clock.now());
+      if (halt.halted) return { ok: false, halted: halt };
+      return checkOrder(effectiveLimits(gate.own ?? limits.defaults, gate.caps ?? NO_LIMITS), candidate, seen);
+    },
+
     /** Whether the order keeps within the user's limits in force; the first limit it breaks otherwise. */
     async check(userId: string, candidate: OrderCandidate, counts: OrderCounts): Promise<CheckResult> {
       return checkOrder(await limits.inForce(userId), candidate, counts);
@@ -184,7 +202,8 @@ export function createControlsService(deps: {
      * may be given as a function, called only when the user has a daily loss limit.
      */
     async noteRealizedLoss(userId: string, reported: string | (() => Promise<string>)): Promise<boolean> {
-      const { dailyLossLimit } = await limits.inForce(userId);
+      const gate = await repo.gate(userId);
+      const { dailyLossLimit } = effectiveLimits(gate.own ?? limits.defaults, gate.caps ?? NO_LIMITS);
       // Without a limit the loss is not needed: a caller passing a function does not compute it.
       if (dailyLossLimit === null) return false;
       const dailyLoss = typeof reported === 'string' ? reported : await reported();

@@ -8,7 +8,7 @@ import { limitsRoutes } from './routes/limits.routes.ts';
 import type { TradingDeps } from './trading.deps.ts';
 import { createTradingRepository } from './trading.repository.ts';
 
-export type { HaltListener, HaltOutcome, HaltTarget } from './halts.service.ts';
+export type { Admission, HaltListener, HaltOutcome, HaltTarget } from './halts.service.ts';
 export type { CheckResult, LimitField, OrderCandidate, OrderCounts } from './limits.domain.ts';
 export type { TradingStatus } from './halts.domain.ts';
 
@@ -26,6 +26,7 @@ export function createTradingModule(platform: Platform, deps: TradingDeps) {
      * after each fill (past daily_loss_limit the user is halted).
      */
     controls: {
+      admit: controls.admit,
       check: controls.check,
       status: controls.status,
       onHalt: controls.onHalt,

@@ -60,6 +60,8 @@ export function createLimitsService(deps: { db: Db; repo: TradingRepository; def
 
   return {
     view,
+    /** Every user's limits until the user changes them. */
+    defaults,
 
     /** The limits the user's next order is checked against. */
     async inForce(userId: string): Promise<Limits> {

@@ -1,6 +1,7 @@
 // Every query of the trading module: users' limits, users' halts and the platform's row.
-import { and, eq, isNotNull, lte, or } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { and, eq, isNotNull, lte, or, sql } from 'drizzle-orm';
+import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 import type { HaltCause, PlatformHalt, UserHalt } from './halts.domain.ts';
 import { LIMIT_KEYS, type Limits, type LimitsPatch } from './limits.domain.ts';
 import { tradingHalts, tradingLimits, tradingPlatform } from './trading.tables.ts';
@@ -22,6 +23,75 @@ const given = (patch: LimitsPatch): LimitsPatch =>
 const platformHaltOf = (row: PlatformRow | undefined): PlatformHalt | undefined =>
   row?.halted ? { reason: row.haltReason ?? '', haltedAt: row.haltedAt ?? row.updatedAt } : undefined;
 
+/** What an order is admitted on: the user's halt, the platform's halt, the user's own limits and the caps. */
+export interface Gate {
+  userHalt: UserHalt | undefined;
+  platformHalt: PlatformHalt | undefined;
+  own: Limits | undefined;
+  caps: Limits | undefined;
+}
+
+interface GateRow {
+  cause: HaltCause | null;
+  reason: string | null;
+  halted_at: Date | string | null;
+  until: Date | string | null;
+  p_id: number | null;
+  p_halted: boolean | null;
+  p_reason: string | null;
+  p_halted_at: Date | string | null;
+  p_updated_at: Date | string | null;
+  p_notional: string | null;
+  p_open: number | null;
+  p_per_minute: number | null;
+  p_band: string | null;
+  p_loss: string | null;
+  own_id: string | null;
+  notional: string | null;
+  open: number | null;
+  per_minute: string | number | null;
+  band: string | null;
+  loss: string | null;
+}
+
+const count = (value: string | number | null): number | null => (value === null ? null : Number(value));
+
+function gateOf(row: GateRow): Gate {
+  const platform: PlatformRow | undefined =
+    row.p_id === null
+      ? undefined
+      : {
+          id: row.p_id,
+          maxOrderNotional: row.p_notional,
+          maxOpenOrders: count(row.p_open),
+          maxOrdersPerMinute: count(row.p_per_minute),
+          priceBandPercent: row.p_band,
+          dailyLossLimit: row.p_loss,
+          halted: row.p_halted ?? false,
+          haltReason: row.p_reason,
+          haltedAt: dateOrNull(row.p_halted_at),
+          updatedAt: dateOrNull(row.p_updated_at)!,
+        };
+  return {
+    userHalt:
+      row.cause === null
+        ? undefined
+        : { cause: row.cause, reason: row.reason!, haltedAt: dateOrNull(row.halted_at)!, until: dateOrNull(row.until) },
+    platformHalt: platformHaltOf(platform),
+    own:
+      row.own_id === null
+        ? undefined
+        : {
+            maxOrderNotional: row.notional,
+            maxOpenOrders: count(row.open),
+            maxOrdersPerMinute: count(row.per_minute),
+            priceBandPercent: row.band,
+            dailyLossLimit: row.loss,
+          },
+    caps: platform && limitsOf(platform),
+  };
+}
+
 export function createTradingRepository(db: DbExecutor) {
   const platformRow = async (executor: DbExecutor = db): Promise<PlatformRow | undefined> => {
     const [row] = await executor.select().from(tradingPlatform).where(eq(tradingPlatform.id, 1)).limit(1);
@@ -29,6 +99,32 @@ export function createTradingRepository(db: DbExecutor) {
   };
 
   return {
+    /**
+     * The user's halt, the platform's row and the user's own limits in one statement, read on every
+     * order (decision 271): named, since its plan is the same for any user.
+     */
+    async gate(userId: string, executor: DbExecutor = db): Promise<Gate> {
+      const [row] = rowsOf<GateRow>(
+        await executePrepared(
+          executor,
+          'trading_gate',
+          sql`SELECT h.cause, h.reason, h.halted_at, h.until,
+              p.id AS p_id, p.halted AS p_halted, p.halt_reason AS p_reason, p.halted_at AS p_halted_at,
+              p.updated_at AS p_updated_at, p.max_order_notional AS p_notional, p.max_open_orders AS p_open,
+              p.max_orders_per_minute AS p_per_minute, p.price_band_percent AS p_band,
+              p.daily_loss_limit AS p_loss,
+              l.user_id AS own_id, l.max_order_notional AS notional, l.max_open_orders AS open,
+              l.max_orders_per_minute AS per_minute, l.price_band_percent AS band,
+              l.daily_loss_limit AS loss
+            FROM (SELECT ${userId}::uuid AS user_id) AS u
+            LEFT JOIN ${tradingHalts} AS h ON h.user_id = u.user_id
+            LEFT JOIN ${tradingPlatform} AS p ON p.id = 1
+            LEFT JOIN ${tradingLimits} AS l ON l.user_id = u.user_id`,
+        ),
+      );
+      return gateOf(row!);
+    },
+
     /** The user's own limits; undefined while the user has never changed them. */
     async ownLimits(userId: string, executor: DbExecutor = db): Promise<Limits | undefined> {
       const [row] = await executor.select().from(tradingLimits).where(eq(tradingLimits.userId, userId)).limit(1);
