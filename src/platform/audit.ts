@@ -51,6 +51,8 @@ export interface AuditEntrySql<Action extends string> {
 
 export interface AuditWriter<Action extends string> {
   audit(event: AuditEvent<Action>, now: Date, executor: DbExecutor): Promise<void>;
+  /** Several entries in one statement (nothing written for none). */
+  auditAll(events: readonly AuditEvent<Action>[], now: Date, executor: DbExecutor): Promise<void>;
   /**
    * The INSERT of one entry per row of `source` (a row source the caller's statement names, e.g. a
    * data-modifying CTE's `RETURNING`), for use inside that statement: work done set by set whose rows
@@ -69,6 +71,9 @@ export function auditWriter<const Action extends string>(..._actions: (readonly 
   return {
     async audit(event, now, executor) {
       await executor.insert(auditLog).values(auditRow(event, now));
+    },
+    async auditAll(events, now, executor) {
+      if (events.length > 0) await executor.insert(auditLog).values(events.map((event) => auditRow(event, now)));
     },
     auditFrom(source, entry, now) {
       const action =

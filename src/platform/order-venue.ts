@@ -4,6 +4,7 @@
 // is committed before `submit`, an answer that does not come is `unknown` and only `lookup` by that client
 // order id decides what happened, never a second `submit`. Here, below the modules, so that the orders module
 // and each venue's implementation need no value of each other.
+import type { DbExecutor } from './db/database.ts';
 
 export type OrderSide = 'buy' | 'sell';
 export type OrderType = 'market' | 'limit';
@@ -73,8 +74,28 @@ export type CancelResult =
   /** The order is final at the venue now (canceled, or it had filled or expired before the cancel). */
   { kind: 'done'; state: VenueOrderState } | { kind: 'not_found' } | { kind: 'unknown'; reason: string };
 
+/** What settles a prepared order inside the caller's transaction; never `unknown`: a failure throws. */
+export type Settle = (executor: DbExecutor) => Promise<Exclude<SubmitResult, { kind: 'unknown' }>>;
+
+/** An order an in-process venue is ready to settle. */
+export interface PreparedOrder {
+  kind: 'ready';
+  settle: Settle;
+  /** After the caller's commit, with what `settle` answered: the engine's own follow-up (a resting order's watch). */
+  settled(result: SubmitResult): void;
+}
+
 export interface OrderVenue {
   submit(order: VenueOrderRequest): Promise<SubmitResult>;
   lookup(order: VenueOrderRequest): Promise<LookupResult>;
   cancel(order: VenueOrderRequest): Promise<CancelResult>;
+  /**
+   * Only a venue inside this process and its database (the paper engine): nothing is sent anywhere, so
+   * the order can be stored, settled and brought to its state in one transaction (decision 270).
+   * `prepare` reads what settling needs outside any transaction (the book, the fees) and refuses when
+   * it cannot; `settle` then settles in the caller's transaction, and `settled` hears the result after the commit.
+   */
+  inProcess?: {
+    prepare(order: VenueOrderRequest): Promise<{ kind: 'refused'; reason: string } | PreparedOrder>;
+  };
 }

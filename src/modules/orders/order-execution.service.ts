@@ -10,10 +10,13 @@ import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import type { OrderVenue, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
 import type { OrderFillTrade } from '../exchange/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
-import { audit } from './orders.audit.ts';
+import type { AuditEvent } from '../../platform/audit.ts';
+import { audit, auditAll, type ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
 import { canMove, fillTotals, isFinal, newFills, progressFrom, type OrderStatus } from './orders.domain.ts';
 import type { ORDERS_EVENTS } from './orders.events.ts';
-import type { FillRow, OrderPatch, OrderRow, OrdersRepository } from './orders.repository.ts';
+import type { FillRow, NewOrder, OrderPatch, OrderRow, OrdersRepository } from './orders.repository.ts';
+
+type OrdersAuditAction = (typeof ORDERS_AUDIT_ACTIONS)[number];
 import { orderWire } from './orders.wire.ts';
 
 /** Who moved the order: the user in a request, or the service itself (reconcile, a venue's notice). */
@@ -65,7 +68,30 @@ export function createOrderExecution(deps: ExecutionDeps) {
   const { db, repo, clock, logger } = deps;
   const fillListeners: FillListener[] = [];
 
-  async function transition(tx: DbExecutor, row: OrderRow, from: OrderStatus, mover: Mover, now: Date) {
+  const transitionEntry = (row: OrderRow, from: OrderStatus, mover: Mover): AuditEvent<OrdersAuditAction> => ({
+    actorId: mover.actorId,
+    actorType: mover.actorType,
+    action: 'order.transition',
+    subjectUserId: row.userId,
+    targetType: 'order',
+    targetId: row.id,
+    details: { from, to: row.status, filled: row.filled, mode: row.mode, reason: row.reason },
+    ip: mover.ip ?? null,
+  });
+
+  /** Audits a move: at once, or into `entries` when the caller writes its entries together. */
+  async function transition(
+    tx: DbExecutor,
+    row: OrderRow,
+    from: OrderStatus,
+    mover: Mover,
+    now: Date,
+    entries?: AuditEvent<OrdersAuditAction>[],
+  ) {
+    if (entries) {
+      entries.push(transitionEntry(row, from, mover));
+      return;
+    }
     await audit(
       {
         actorId: mover.actorId,
@@ -86,88 +112,112 @@ export function createOrderExecution(deps: ExecutionDeps) {
     void deps.events.user(row.userId, 'order.updated', orderWire(row));
   }
 
+  type Outcome = { row: OrderRow; changed: boolean; fills: FillRow[] };
+
+  /**
+   * Brings `current` (locked, or made in this transaction) to the update, in the caller's transaction.
+   * `stored` are its fills already stored (read when not given); `entries` collects the audit entries
+   * for the caller to write together (written at once when not given).
+   */
+  async function applyWithin(
+    tx: DbExecutor,
+    current: OrderRow,
+    update: Update,
+    mover: Mover,
+    now: Date,
+    options: { stored?: FillRow[]; entries?: AuditEvent<OrdersAuditAction>[] } = {},
+  ): Promise<Outcome> {
+    const orderId = current.id;
+    if (isFinal(current.status)) return { row: current, changed: false, fills: [] };
+    if (!('state' in update)) {
+      const to = 'canceled' in update ? 'canceled' : 'rejected';
+      const onlyPending = 'canceled' in update || update.whilePending === true;
+      if (!canMove(current.status, to) || (onlyPending && current.status !== 'pending'))
+        return { row: current, changed: false, fills: [] };
+      const reason = 'canceled' in update ? update.canceled : update.rejected;
+      const row = await repo.update(orderId, { status: to, reason, notFinal: false, updatedAt: now }, tx);
+      await transition(tx, row, current.status, mover, now, options.entries);
+      return { row, changed: true, fills: [] };
+    }
+    const { state } = update;
+    const stored = options.stored ?? (await repo.fills(orderId, tx));
+    const fresh = newFills(
+      stored.map((f) => f.tradeId),
+      state.fills,
+    );
+    const inserted = await repo.insertFills(
+      fresh.map((f) => ({
+        orderId,
+        tradeId: f.tradeId,
+        price: f.price,
+        amount: f.amount,
+        fee: f.fee,
+        feeCurrency: f.feeCurrency,
+        maker: f.maker,
+        at: f.at,
+      })),
+      tx,
+    );
+    const progress = progressFrom(current, state);
+    if (!progress && inserted.length === 0) return { row: current, changed: false, fills: [] };
+    const all = [...stored, ...inserted];
+    const totals = fillTotals(all);
+    const status = progress?.status ?? current.status;
+    const patch: OrderPatch = {
+      status,
+      filled: progress?.filled ?? current.filled,
+      cost: totals.cost,
+      fee: totals.fee,
+      feeCurrency: all.at(-1)?.feeCurrency ?? current.feeCurrency,
+      averagePrice: totals.averagePrice ?? progress?.averagePrice ?? current.averagePrice,
+      venueOrderId: progress?.venueOrderId ?? current.venueOrderId,
+      reason: progress?.reason ?? current.reason,
+      notFinal: !isFinal(status),
+      updatedAt: now,
+    };
+    const row = await repo.update(orderId, patch, tx);
+    // Live fills are the user's trades at the venue: stored where trade sync stores them, once.
+    if (row.mode === 'live' && inserted.length > 0) {
+      await deps.recordFills(
+        inserted.map((f) => ({
+          userId: row.userId,
+          exchange: row.exchange,
+          credentialId: row.credentialId,
+          symbol: row.symbol,
+          side: row.side,
+          tradeId: f.tradeId,
+          price: f.price,
+          amount: f.amount,
+          fee: f.fee,
+          feeCurrency: f.feeCurrency,
+          at: f.at,
+        })),
+        tx,
+      );
+    }
+    if (status !== current.status) await transition(tx, row, current.status, mover, now, options.entries);
+    return { row, changed: true, fills: inserted };
+  }
+
+  /** After the commit: the change published, new fills handed to the listeners. */
+  async function afterCommit(outcome: Outcome): Promise<void> {
+    if (outcome.changed) publish(outcome.row);
+    if (outcome.fills.length > 0)
+      for (const listener of fillListeners)
+        await listener(outcome.row, outcome.fills).catch((error: unknown) =>
+          logger.error({ err: error, orderId: outcome.row.id }, 'a fill listener failed'),
+        );
+  }
+
   /** Brings the order to the venue's state (or rejects it), once, under its lock. */
   async function apply(orderId: string, update: Update, mover: Mover = SYSTEM): Promise<OrderRow> {
     const now = clock.now();
     const outcome = await db.transaction(async (tx) => {
       const current = await repo.lock(orderId, tx);
       if (!current) throw new Error(`order ${orderId} vanished`);
-      if (isFinal(current.status)) return { row: current, changed: false, fills: [] as FillRow[] };
-      if (!('state' in update)) {
-        const to = 'canceled' in update ? 'canceled' : 'rejected';
-        const onlyPending = 'canceled' in update || update.whilePending === true;
-        if (!canMove(current.status, to) || (onlyPending && current.status !== 'pending'))
-          return { row: current, changed: false, fills: [] };
-        const reason = 'canceled' in update ? update.canceled : update.rejected;
-        const row = await repo.update(orderId, { status: to, reason, notFinal: false, updatedAt: now }, tx);
-        await transition(tx, row, current.status, mover, now);
-        return { row, changed: true, fills: [] };
-      }
-      const { state } = update;
-      const stored = await repo.fills(orderId, tx);
-      const fresh = newFills(
-        stored.map((f) => f.tradeId),
-        state.fills,
-      );
-      const inserted = await repo.insertFills(
-        fresh.map((f) => ({
-          orderId,
-          tradeId: f.tradeId,
-          price: f.price,
-          amount: f.amount,
-          fee: f.fee,
-          feeCurrency: f.feeCurrency,
-          maker: f.maker,
-          at: f.at,
-        })),
-        tx,
-      );
-      const progress = progressFrom(current, state);
-      if (!progress && inserted.length === 0) return { row: current, changed: false, fills: [] };
-      const all = [...stored, ...inserted];
-      const totals = fillTotals(all);
-      const status = progress?.status ?? current.status;
-      const patch: OrderPatch = {
-        status,
-        filled: progress?.filled ?? current.filled,
-        cost: totals.cost,
-        fee: totals.fee,
-        feeCurrency: all.at(-1)?.feeCurrency ?? current.feeCurrency,
-        averagePrice: totals.averagePrice ?? progress?.averagePrice ?? current.averagePrice,
-        venueOrderId: progress?.venueOrderId ?? current.venueOrderId,
-        reason: progress?.reason ?? current.reason,
-        notFinal: !isFinal(status),
-        updatedAt: now,
-      };
-      const row = await repo.update(orderId, patch, tx);
-      // Live fills are the user's trades at the venue: stored where trade sync stores them, once.
-      if (row.mode === 'live' && inserted.length > 0) {
-        await deps.recordFills(
-          inserted.map((f) => ({
-            userId: row.userId,
-            exchange: row.exchange,
-            credentialId: row.credentialId,
-            symbol: row.symbol,
-            side: row.side,
-            tradeId: f.tradeId,
-            price: f.price,
-            amount: f.amount,
-            fee: f.fee,
-            feeCurrency: f.feeCurrency,
-            at: f.at,
-          })),
-          tx,
-        );
-      }
-      if (status !== current.status) await transition(tx, row, current.status, mover, now);
-      return { row, changed: true, fills: inserted };
+      return applyWithin(tx, current, update, mover, now);
     });
-    if (outcome.changed) publish(outcome.row);
-    if (outcome.fills.length > 0)
-      for (const listener of fillListeners)
-        await listener(outcome.row, outcome.fills).catch((error: unknown) =>
-          logger.error({ err: error, orderId }, 'a fill listener failed'),
-        );
+    await afterCommit(outcome);
     return outcome.row;
   }
 
@@ -245,6 +295,41 @@ export function createOrderExecution(deps: ExecutionDeps) {
 
     onFills(listener: FillListener): void {
       fillListeners.push(listener);
+    },
+
+    /**
+     * An order of a venue inside this process and its database (paper): stored, claimed, settled and
+     * brought to its state in one transaction (decision 270). Nothing leaves the process, so there is
+     * no send to put the stored row before; a failure anywhere rolls the whole back and nothing is
+     * stored, settled or audited. What the venue needs from outside (the book) is read before.
+     */
+    async placeInProcess(
+      order: NewOrder & Pick<OrderRow, 'status'>,
+      placed: AuditEvent<OrdersAuditAction>,
+      venue: Required<Pick<OrderVenue, 'inProcess'>>,
+      mover: Mover,
+    ): Promise<OrderRow | 'idempotency_taken'> {
+      const prepared = await venue.inProcess.prepare(requestOf(order as OrderRow));
+      const now = clock.now();
+      const done = await db.transaction(async (tx) => {
+        // Stored with its claim's send time: the row is written once more, in its final state.
+        const stored = await repo.insert({ ...order, sentAt: now }, tx);
+        if (stored === 'idempotency_taken') return stored;
+        const claimed: OrderRow = { ...stored, status: 'unknown', updatedAt: now };
+        const entries = [placed, transitionEntry(claimed, 'pending', mover)];
+        const result = prepared.kind === 'refused' ? prepared : await prepared.settle(tx);
+        const update: Update = result.kind === 'accepted' ? { state: result.state } : { rejected: result.reason };
+        const outcome = await applyWithin(tx, claimed, update, mover, now, { stored: [], entries });
+        await auditAll(entries, now, tx);
+        return { stored, claimed, outcome, result };
+      });
+      if (done === 'idempotency_taken') return done;
+      if (prepared.kind === 'ready') prepared.settled(done.result);
+      // Each state the order passed through, in order, as when they were committed one by one.
+      publish(done.stored);
+      publish(done.claimed);
+      await afterCommit(done.outcome);
+      return done.outcome.row;
     },
 
     /** Sends a stored order, once: only the caller that claims it (pending → unknown) sends it. */

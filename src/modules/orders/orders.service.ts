@@ -201,65 +201,59 @@ export function createOrdersService(deps: {
       }
 
       const id = randomUUID();
-      const stored = await db.transaction(async (tx) => {
-        const row = await repo.insert(
-          {
-            id,
-            userId,
-            clientOrderId: clientOrderIdFor(input.exchange, id),
-            exchange: input.exchange,
-            symbol: market.symbol,
-            side: input.side,
-            type: input.type,
-            timeInForce: input.time_in_force ?? 'GTC',
-            mode,
-            amount,
-            price,
-            status: 'pending',
-            credentialId,
-            strategyId: input.strategy_id ?? null,
-            source: origin.source,
-            signalHookId: origin.signalHookId ?? null,
-            idempotencyKey: idempotencyKey ?? null,
-            requestHash: idempotencyKey ? hash : null,
-            createdAt: now,
-            updatedAt: now,
-          },
-          tx,
-        );
-        if (row === 'idempotency_taken') return row;
-        await audit(
-          {
-            actorId: userId,
-            actorType: 'user',
-            action: 'order.place',
-            subjectUserId: userId,
-            targetType: 'order',
-            targetId: id,
-            details: {
-              exchange: input.exchange,
-              symbol: market.symbol,
-              side: input.side,
-              type: input.type,
-              amount,
-              price,
-              mode,
-            },
-            ip: actor.ip ?? null,
-          },
-          now,
-          tx,
-        );
-        return row;
-      });
+      const order = {
+        id,
+        userId,
+        clientOrderId: clientOrderIdFor(input.exchange, id),
+        exchange: input.exchange,
+        symbol: market.symbol,
+        side: input.side,
+        type: input.type,
+        timeInForce: input.time_in_force ?? 'GTC',
+        mode,
+        amount,
+        price,
+        status: 'pending' as const,
+        credentialId,
+        strategyId: input.strategy_id ?? null,
+        source: origin.source,
+        signalHookId: origin.signalHookId ?? null,
+        idempotencyKey: idempotencyKey ?? null,
+        requestHash: idempotencyKey ? hash : null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const placed = {
+        actorId: userId,
+        actorType: 'user' as const,
+        action: 'order.place' as const,
+        subjectUserId: userId,
+        targetType: 'order',
+        targetId: id,
+        details: { exchange: input.exchange, symbol: market.symbol, side: input.side, type: input.type, amount, price, mode },
+        ip: actor.ip ?? null,
+      };
+      const mover = { actorId: userId, actorType: 'user' as const, ip: actor.ip };
       // Another request with the same key stored its order between our read and our insert.
-      if (stored === 'idempotency_taken') {
+      const earlierOrConflict = async () => {
         const earlier = await idempotent(userId, idempotencyKey!, hash);
         if (!earlier) throw new AppError('conflict', 'The order could not be stored; try again');
         return { order: earlier, created: false };
+      };
+      // Nothing leaves the process for the paper engine: one transaction (decision 270).
+      if (venue.inProcess) {
+        const done = await execution.placeInProcess(order, placed, { inProcess: venue.inProcess }, mover);
+        return done === 'idempotency_taken' ? earlierOrConflict() : { order: done, created: true };
       }
+      const stored = await db.transaction(async (tx) => {
+        const row = await repo.insert(order, tx);
+        if (row === 'idempotency_taken') return row;
+        await audit(placed, now, tx);
+        return row;
+      });
+      if (stored === 'idempotency_taken') return earlierOrConflict();
       execution.publish(stored);
-      const sent = await execution.send(stored, venue, { actorId: userId, actorType: 'user', ip: actor.ip });
+      const sent = await execution.send(stored, venue, mover);
       return { order: sent, created: true };
     },
 

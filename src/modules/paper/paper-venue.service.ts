@@ -9,6 +9,7 @@ import type {
   CancelResult,
   LookupResult,
   OrderVenue,
+  PreparedOrder,
   SubmitResult,
   VenueOrderRequest,
   VenueOrderState,
@@ -115,14 +116,18 @@ export function createPaperVenue(deps: {
     return { maker: rate(rates.maker), taker: rate(rates.taker) };
   }
 
-  async function place(order: VenueOrderRequest): Promise<SubmitResult> {
+  type Prepared = { kind: 'refused'; reason: string } | PreparedOrder;
+
+  /**
+   * Reads what a settlement needs, outside any transaction: a venue call never holds the account lock.
+   * Until the settlement starts nothing is stored, so a failure here is a refusal, not an unknown outcome.
+   */
+  async function prepare(order: VenueOrderRequest): Promise<Prepared> {
     if (!(PAPER_VENUES as readonly string[]).includes(order.exchange))
       return {
         kind: 'refused',
         reason: `Paper trading walks the ${PAPER_VENUES.join(', ')} book, not ${order.exchange}.`,
       };
-    // Outside the transaction: a venue call never holds the account lock. Until the transaction
-    // starts nothing is stored, so a failure here is a refusal, not an unknown outcome.
     let prepared: [PaperPair, Book, Awaited<ReturnType<typeof feeRates>>];
     try {
       const pair = await market.pair(order.symbol);
@@ -133,62 +138,87 @@ export function createPaperVenue(deps: {
       return { kind: 'refused', reason: `The venue's book could not be read: ${messageOf(error)}` };
     }
     const [pair, book, fees] = prepared;
+    return {
+      kind: 'ready',
+      settle: (tx) => settle(order, pair, book, fees, tx),
+      // The price watch follows the symbol of an order left resting, at once.
+      settled: (result) => {
+        if (result.kind === 'accepted' && isResting(result.state.status)) deps.rested(pair.symbol);
+      },
+    };
+  }
+
+  /** Settles the order in the caller's transaction, under the user's account lock. */
+  async function settle(
+    order: VenueOrderRequest,
+    pair: PaperPair,
+    book: Book,
+    fees: Awaited<ReturnType<typeof feeRates>>,
+    tx: DbExecutor,
+  ): Promise<Exclude<SubmitResult, { kind: 'unknown' }>> {
     const now = clock.now();
-    return db.transaction(async (tx): Promise<SubmitResult> => {
-      // The account exists but for a user's first order: lock it, open it only when the lock finds none.
-      if (!(await repo.lockAccount(order.userId, tx))) {
-        await repo.ensureAccount(order.userId, deps.startBalances, now, tx);
-        await repo.lockAccount(order.userId, tx);
-      }
-      const held = new Map((await repo.balances(order.userId, tx)).map((b) => [b.asset, new D(b.free)]));
-      const placement = placeOrder(
-        {
-          side: order.side,
-          type: order.type,
-          timeInForce: order.timeInForce,
-          amount: new D(order.amount),
-          price: order.price === null ? null : new D(order.price),
-        },
-        book,
-        fees,
-        { base: held.get(pair.base) ?? new D(0), quote: held.get(pair.quote) ?? new D(0) },
-      );
-      if (placement.kind === 'refused') return placement;
-      const filled = placement.executions.reduce((sum, e) => sum.plus(e.amount), new D(0));
-      // A second submit of the same client order id answers the first one, never a second fill: the
-      // unique client order id refuses the row before any balance moves.
-      const row = await repo.insertOrder(
-        {
-          userId: order.userId,
-          clientOrderId: order.clientOrderId,
-          exchange: order.exchange,
-          symbol: order.symbol,
-          venueSymbol: pair.symbol,
-          base: pair.base,
-          quote: pair.quote,
-          side: order.side,
-          type: order.type,
-          timeInForce: order.timeInForce,
-          amount: order.amount,
-          price: order.price,
-          filled: filled.toFixed(),
-          status: placement.status,
-          makerFee: fees.maker.toFixed(),
-          reason: placement.reason ?? null,
-          createdAt: now,
-          updatedAt: now,
-        },
-        tx,
-      );
-      if (!row) {
-        const first = await repo.findOrder(order.userId, order.clientOrderId, tx);
-        return { kind: 'accepted', state: await stateFor(first!, tx) };
-      }
-      // A new order's fills are the ones just written: no read back.
-      const fills = await repo.insertFills(fillRows(row.id, pair, placement.executions, now), tx);
-      await repo.applyChanges(order.userId, changesOf(pair, placement.deltas), now, tx);
-      return { kind: 'accepted', state: stateOf(row, fills) };
-    });
+    // The account exists but for a user's first order: lock it, open it only when the lock finds none.
+    let balances = await repo.lockedBalances(order.userId, tx);
+    if (!balances) {
+      await repo.ensureAccount(order.userId, deps.startBalances, now, tx);
+      balances = (await repo.lockedBalances(order.userId, tx)) ?? [];
+    }
+    const held = new Map(balances.map((b) => [b.asset, new D(b.free)]));
+    const placement = placeOrder(
+      {
+        side: order.side,
+        type: order.type,
+        timeInForce: order.timeInForce,
+        amount: new D(order.amount),
+        price: order.price === null ? null : new D(order.price),
+      },
+      book,
+      fees,
+      { base: held.get(pair.base) ?? new D(0), quote: held.get(pair.quote) ?? new D(0) },
+    );
+    if (placement.kind === 'refused') return placement;
+    const filled = placement.executions.reduce((sum, e) => sum.plus(e.amount), new D(0));
+    // A second submit of the same client order id answers the first one, never a second fill: the
+    // unique client order id refuses the row before any balance moves.
+    const row = await repo.insertOrder(
+      {
+        userId: order.userId,
+        clientOrderId: order.clientOrderId,
+        exchange: order.exchange,
+        symbol: order.symbol,
+        venueSymbol: pair.symbol,
+        base: pair.base,
+        quote: pair.quote,
+        side: order.side,
+        type: order.type,
+        timeInForce: order.timeInForce,
+        amount: order.amount,
+        price: order.price,
+        filled: filled.toFixed(),
+        status: placement.status,
+        makerFee: fees.maker.toFixed(),
+        reason: placement.reason ?? null,
+        createdAt: now,
+        updatedAt: now,
+      },
+      tx,
+    );
+    if (!row) {
+      const first = await repo.findOrder(order.userId, order.clientOrderId, tx);
+      return { kind: 'accepted', state: await stateFor(first!, tx) };
+    }
+    // A new order's fills are the ones just written: no read back.
+    const fills = await repo.insertFills(fillRows(row.id, pair, placement.executions, now), tx);
+    await repo.applyChanges(order.userId, changesOf(pair, placement.deltas), now, tx);
+    return { kind: 'accepted', state: stateOf(row, fills) };
+  }
+
+  async function place(order: VenueOrderRequest): Promise<SubmitResult> {
+    const prepared = await prepare(order);
+    if (prepared.kind === 'refused') return prepared;
+    const result = await db.transaction((tx) => prepared.settle(tx));
+    prepared.settled(result);
+    return result;
   }
 
   return {
@@ -200,12 +230,10 @@ export function createPaperVenue(deps: {
         // The book could not be read, or the database failed: whether anything was stored is for lookup to say.
         return { kind: 'unknown', reason: messageOf(error) };
       }
-      if (result.kind === 'accepted' && isResting(result.state.status)) {
-        const row = await repo.findOrder(order.userId, order.clientOrderId);
-        if (row) deps.rested(row.venueSymbol);
-      }
       return result;
     },
+
+    inProcess: { prepare },
 
     async lookup(order): Promise<LookupResult> {
       try {

@@ -4,6 +4,7 @@
 import { Decimal } from 'decimal.js';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { executePrepared } from '../../platform/db/prepared.ts';
 import type { VenueOrderStatus } from '../../platform/order-venue.ts';
 import { RESTING_STATUSES } from './paper.domain.ts';
 import { paperAccounts, paperBalances, paperFills, paperOrders } from './paper.tables.ts';
@@ -51,6 +52,25 @@ export function createPaperRepository(db: DbExecutor) {
         .where(eq(paperAccounts.userId, userId))
         .for('update');
       return rows.length > 0;
+    },
+
+    /**
+     * Locks the user's account row and reads its balances, in one statement (named: its plan is the
+     * same for any user); undefined when the account is not opened yet (nothing locked).
+     */
+    async lockedBalances(userId: string, executor: DbExecutor): Promise<{ asset: string; free: string }[] | undefined> {
+      const rows = rowsOf<{ asset: string | null; free: string | null }>(
+        await executePrepared(
+          executor,
+          'paper_locked_balances',
+          sql`SELECT b.asset, b.free FROM ${paperAccounts} AS a
+            LEFT JOIN ${paperBalances} AS b ON b.user_id = a.user_id
+            WHERE a.user_id = ${userId}::uuid
+            FOR UPDATE OF a`,
+        ),
+      );
+      if (rows.length === 0) return undefined;
+      return rows.flatMap((r) => (r.asset === null ? [] : [{ asset: r.asset, free: String(r.free) }]));
     },
 
     async balances(userId: string, executor: DbExecutor = db): Promise<BalanceRow[]> {
