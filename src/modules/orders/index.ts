@@ -31,7 +31,6 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     logger,
   });
   const service = createOrdersService({
-    db,
     repo,
     execution,
     exchange,

@@ -332,20 +332,38 @@ export function createOrderExecution(deps: ExecutionDeps) {
       return done.outcome.row;
     },
 
-    /** Sends a stored order, once: only the caller that claims it (pending → unknown) sends it. */
-    async send(row: OrderRow, venue: OrderVenue, mover: Mover): Promise<OrderRow> {
+    /**
+     * A new order for a venue outside the process (live): stored already claimed for sending, with its
+     * client order id and audit entries (`order.place`, `pending→unknown`), in one transaction that
+     * commits before anything is sent (decision 272). Only this request sends it: nothing else sends an
+     * order, and a pass finding it `unknown` looks it up. Answers the stored order, or
+     * 'idempotency_taken' when another request stored one with the same key first.
+     */
+    async storeClaimed(
+      order: NewOrder & Pick<OrderRow, 'status'>,
+      placed: AuditEvent<OrdersAuditAction>,
+      mover: Mover,
+    ): Promise<OrderRow | 'idempotency_taken'> {
       const now = clock.now();
       const claimed = await db.transaction(async (tx) => {
-        const moved = await repo.claimForSend(row.id, now, tx);
-        if (moved) await transition(tx, moved, 'pending', mover, now);
-        return moved;
+        const row = await repo.insert({ ...order, status: 'unknown', sentAt: now }, tx);
+        if (row === 'idempotency_taken') return row;
+        await auditAll([placed, transitionEntry(row, 'pending', mover)], now, tx);
+        return row;
       });
-      if (!claimed) return (await repo.owned(row.userId, row.id)) ?? row;
+      if (claimed === 'idempotency_taken') return claimed;
+      // Both states, in order, as when they were committed one by one.
+      publish({ ...claimed, status: 'pending', sentAt: null });
       publish(claimed);
+      return claimed;
+    },
+
+    /** Sends an order its caller claimed (`unknown`, stored and committed), once, and applies the answer. */
+    async sendClaimed(claimed: OrderRow, venue: OrderVenue, mover: Mover): Promise<OrderRow> {
       const result = await venue.submit(requestOf(claimed));
-      if (result.kind === 'accepted') return apply(row.id, { state: result.state }, mover);
-      if (result.kind === 'refused') return apply(row.id, { rejected: result.reason }, mover);
-      logger.warn({ orderId: row.id, reason: result.reason }, 'order outcome unknown; looking it up');
+      if (result.kind === 'accepted') return apply(claimed.id, { state: result.state }, mover);
+      if (result.kind === 'refused') return apply(claimed.id, { rejected: result.reason }, mover);
+      logger.warn({ orderId: claimed.id, reason: result.reason }, 'order outcome unknown; looking it up');
       return resolve(claimed, mover);
     },
 

@@ -79,19 +79,6 @@ export function createOrdersRepository(db: DbExecutor) {
       return row;
     },
 
-    /**
-     * Claims a stored order for sending: pending → unknown, stamped with the send time. Only the caller
-     * that moves it sends it; a reconcile that rejected it first leaves nothing to send.
-     */
-    async claimForSend(id: string, now: Date, executor: DbExecutor = db): Promise<OrderRow | undefined> {
-      const [row] = await executor
-        .update(orders)
-        .set({ status: 'unknown', sentAt: now, updatedAt: now })
-        .where(and(eq(orders.id, id), eq(orders.status, 'pending')))
-        .returning();
-      return row;
-    },
-
     async update(id: string, patch: OrderPatch, executor: DbExecutor = db): Promise<OrderRow> {
       const [row] = await executor.update(orders).set(patch).where(eq(orders.id, id)).returning();
       return row!;

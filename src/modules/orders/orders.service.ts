@@ -6,7 +6,6 @@ import { Decimal } from 'decimal.js';
 import type { Actor } from '../../platform/auth/actor.ts';
 import { clientOrderIdFor } from '../../platform/client-order-ids.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Db } from '../../platform/db/database.ts';
 import {
   AppError,
   conflict,
@@ -18,7 +17,6 @@ import {
 } from '../../platform/http/errors.ts';
 import type { OrderMode, OrderSide, OrderType, TimeInForce } from '../../platform/order-venue.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import { audit } from './orders.audit.ts';
 import { checkMarketRules, isFinal } from './orders.domain.ts';
 import type { OrderExecution } from './order-execution.service.ts';
 import type { FillRow, OrderFilter, OrderRow, OrdersRepository } from './orders.repository.ts';
@@ -59,7 +57,6 @@ function fingerprint(input: PlaceInput): string {
 }
 
 export function createOrdersService(deps: {
-  db: Db;
   repo: OrdersRepository;
   execution: OrderExecution;
   exchange: OrdersDeps['exchange']['orders'];
@@ -69,7 +66,7 @@ export function createOrdersService(deps: {
   paperMarket: OrdersDeps['paper']['offlineMarket'];
   clock: Clock;
 }) {
-  const { db, repo, execution, exchange, controls, clock } = deps;
+  const { repo, execution, exchange, controls, clock } = deps;
   /** Last prices, kept for a moment: the notional and price-band checks need no fresher figure. */
   const lastPrices = new Map<string, { price: Promise<number | null>; at: number }>();
   function latestPrice(venue: Parameters<typeof exchange.lastPrice>[0], symbol: string): Promise<number | null> {
@@ -245,15 +242,9 @@ export function createOrdersService(deps: {
         const done = await execution.placeInProcess(order, placed, { inProcess: venue.inProcess }, mover);
         return done === 'idempotency_taken' ? earlierOrConflict() : { order: done, created: true };
       }
-      const stored = await db.transaction(async (tx) => {
-        const row = await repo.insert(order, tx);
-        if (row === 'idempotency_taken') return row;
-        await audit(placed, now, tx);
-        return row;
-      });
-      if (stored === 'idempotency_taken') return earlierOrConflict();
-      execution.publish(stored);
-      const sent = await execution.send(stored, venue, mover);
+      const claimed = await execution.storeClaimed(order, placed, mover);
+      if (claimed === 'idempotency_taken') return earlierOrConflict();
+      const sent = await execution.sendClaimed(claimed, venue, mover);
       return { order: sent, created: true };
     },
 
