@@ -227,7 +227,15 @@ export function createOrdersService(deps: {
         subjectUserId: userId,
         targetType: 'order',
         targetId: id,
-        details: { exchange: input.exchange, symbol: market.symbol, side: input.side, type: input.type, amount, price, mode },
+        details: {
+          exchange: input.exchange,
+          symbol: market.symbol,
+          side: input.side,
+          type: input.type,
+          amount,
+          price,
+          mode,
+        },
         ip: actor.ip ?? null,
       };
       const mover = { actorId: userId, actorType: 'user' as const, ip: actor.ip };
