@@ -108,8 +108,20 @@ export function createOrderExecution(deps: ExecutionDeps) {
     );
   }
 
+  /**
+   * Each order's events are stored one after another, in the order of its changes: states committed
+   * together (decisions 270, 272) are published back to back, and two inserts at once on two pooled
+   * connections could take their ids the other way round.
+   */
+  const publishing = new Map<string, Promise<void>>();
   function publish(row: OrderRow): void {
-    void deps.events.user(row.userId, 'order.updated', orderWire(row));
+    const wire = orderWire(row);
+    const previous = publishing.get(row.id) ?? Promise.resolve();
+    const next = previous.then(() => deps.events.user(row.userId, 'order.updated', wire));
+    publishing.set(row.id, next);
+    void next.then(() => {
+      if (publishing.get(row.id) === next) publishing.delete(row.id);
+    });
   }
 
   type Outcome = { row: OrderRow; changed: boolean; fills: FillRow[] };
