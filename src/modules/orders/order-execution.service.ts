@@ -92,20 +92,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
       entries.push(transitionEntry(row, from, mover));
       return;
     }
-    await audit(
-      {
-        actorId: mover.actorId,
-        actorType: mover.actorType,
-        action: 'order.transition',
-        subjectUserId: row.userId,
-        targetType: 'order',
-        targetId: row.id,
-        details: { from, to: row.status, filled: row.filled, mode: row.mode, reason: row.reason },
-        ip: mover.ip ?? null,
-      },
-      now,
-      tx,
-    );
+    await audit(transitionEntry(row, from, mover), now, tx);
   }
 
   /**
