@@ -249,7 +249,13 @@ const ENDED = /account is|session|revoked/i;
 /** A call to the API with the session's token; a 401 refreshes once and retries. */
 export async function api<T>(
   path: string,
-  init: { method?: string; body?: unknown; query?: Record<string, string | number | boolean | undefined | null> } = {},
+  init: {
+    method?: string;
+    body?: unknown;
+    query?: Record<string, string | number | boolean | undefined | null>;
+    /** Headers of the call's own (an `Idempotency-Key`); the session's are added. */
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<T> {
   let url = path;
   if (init.query) {
@@ -260,7 +266,7 @@ export async function api<T>(
     if (text) url += `?${text}`;
   }
   const send = () => {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...init.headers };
     if (access) headers.authorization = `Bearer ${access}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     return fetch(url, {

@@ -1,4 +1,5 @@
-// The console's paper account, trading limits and halt, signal hooks and notifications (issue 40, point 5) in headless Chromium: a hook made
+// The console's orders (placed once per click, their fills, a cancel), paper account, trading limits and halt,
+// signal hooks and notifications (issue 40, point 5) in headless Chromium: a hook made
 // shows its URL and secret once with copy buttons, an alert posted to it is counted, notification
 // choices are saved and a test is sent; axe-clean, and fitting a 390 px phone.
 import assert from 'node:assert/strict';
@@ -25,7 +26,9 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
   let c: ConsolePage;
 
   before(async () => {
-    t = await buildTestApp();
+    // Paper orders offline: their market, last price and book come from the simulated source. No price
+    // band, so that a limit far below the market rests.
+    t = await buildTestApp({ env: { MARKET_DATA_SOURCE: 'simulated', TRADING_PRICE_BAND_PERCENT: 'none' } });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
     user = await signIn(t.app, t.database);
@@ -90,6 +93,45 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
     await c.page.getByRole('table', { name: /Your orders, newest first/ }).waitFor();
     await assertClean(c, 'the orders page');
     await assertFitsWidth(c.page, 'the orders page');
+  });
+
+  it('places a paper order once per click, shows its fills, and cancels a resting one', async () => {
+    const orders = async () =>
+      (await t.app.inject({ method: 'GET', url: '/api/orders', headers: user.headers })).json<{
+        orders: { id: string; type: string; status: string }[];
+      }>().orders;
+    const before = (await orders()).length;
+    await c.page.goto('/console/account/orders');
+    await c.page.getByLabel('Amount').fill('0.01');
+    const sent: string[] = [];
+    c.page.on('request', (r) => {
+      if (r.url().endsWith('/api/orders') && r.method() === 'POST') sent.push(r.headers()['idempotency-key'] ?? '');
+    });
+    await c.page.getByRole('button', { name: 'Place order' }).click();
+    await c.page.getByText(/Placed: buy 0\.01 BTC\/USDT market, filled/).waitFor();
+    const market = (await orders()).filter((o) => o.type === 'market');
+    assert.equal((await orders()).length, before + 1, 'one order for one click');
+    assert.match(sent[0] ?? '', /^[0-9a-f-]{36}$/, 'the order carried an Idempotency-Key');
+
+    await c.page.getByRole('button', { name: `Fills of order ${market[0]!.id}` }).click();
+    const fills = c.page.getByRole('table', { name: /Fills of buy 0\.01 BTC\/USDT market/ });
+    await fills.waitFor();
+    assert.ok((await fills.locator('tbody tr').count()) >= 1, 'the filled order lists its fills');
+    await assertClean(c, 'the orders page with fills');
+
+    // A limit far below the market rests; the next order gets a key of its own.
+    await c.page.getByLabel('Order type').selectOption('limit');
+    await c.page.getByLabel('Limit price').fill('1000');
+    await c.page.getByRole('button', { name: 'Place order' }).click();
+    await c.page.getByText(/Placed: buy 0\.01 BTC\/USDT limit @ 1000, open/).waitFor();
+    assert.equal(sent.length, 2);
+    assert.notEqual(sent[1], sent[0], 'each order has its own key');
+    const resting = (await orders()).find((o) => o.type === 'limit')!;
+    assert.equal(resting.status, 'open');
+    await c.page.getByRole('button', { name: `Cancel order ${resting.id}` }).click();
+    await c.page.getByRole('button', { name: `Cancel order ${resting.id}` }).waitFor({ state: 'detached' });
+    assert.equal((await orders()).find((o) => o.id === resting.id)!.status, 'canceled');
+    await assertFitsWidth(c.page, 'the orders page with its form');
   });
 
   it('shows the paper account, and halts and resumes trading from the limits page', async () => {
