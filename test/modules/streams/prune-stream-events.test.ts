@@ -5,6 +5,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { HOUR, JOB_SECRET, NOW, runJob, trigger } from '../jobs/jobs-fixtures.ts';
 
 describe('prune-stream-events', () => {
@@ -45,6 +46,8 @@ describe('prune-stream-events', () => {
     await signIn(t.app, t.database, { role: 'admin' });
     await runJob(t.app, 'prune-stream-events');
     await runJob(t.app, 'cleanup-expired-tokens');
+    // A run is announced just after its end is recorded, so the announcement is awaited, not assumed.
+    await waitFor(async () => (await storedTypes()).length > 0, 'the cleanup run announced');
     assert.deepEqual(await storedTypes(), ['job.finished:cleanup-expired-tokens']);
     const health = (await t.app.inject({ method: 'GET', url: '/api/scheduled/health' })).json();
     const listed = health.jobs.find((job: { name: string }) => job.name === 'prune-stream-events');
