@@ -3,7 +3,8 @@
 // - `refuse`: the listening socket is closed, so new connections get ECONNREFUSED; open ones stay;
 // - `blackhole`: nothing flows, new connections are accepted and never answered, open ones freeze
 //   (a SIGSTOPped server or a partition); whatever was held back flows once the proxy passes again;
-// - `reset()`: every open connection is cut with a TCP RST (a server killed or restarted).
+// - `reset()`: every open connection is cut with a TCP RST (a server killed or restarted);
+// - `tap(listener)`: the listener sees every chunk the clients send, e.g. to count a protocol's commands.
 // The client never knows it speaks to a proxy: no mocked driver, the real protocol end to end.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -27,6 +28,11 @@ export interface TcpProxy {
   reset(): void;
   /** Delays every chunk going to the client (the server's answers) and to the server, in ms. */
   latency(delays: { toClientMs?: number; toServerMs?: number }): void;
+  /**
+   * `listener` sees every chunk clients send (as received, before any hold or delay), with the client's
+   * socket to tell connections apart; none to stop.
+   */
+  tap(listener?: (chunk: Buffer, client: Socket) => void): void;
   /** Open connections right now. */
   connections(): number;
   close(): Promise<void>;
@@ -36,6 +42,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const pairs = new Set<Pair>();
   let mode: ProxyMode = 'pass';
   let delays = { toClientMs: 0, toServerMs: 0 };
+  let tapped: ((chunk: Buffer, client: Socket) => void) | undefined;
   let listener: Server | undefined;
   let port = 0;
 
@@ -63,6 +70,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     pairs.add(pair);
     client.setNoDelay(true);
     client.on('data', (chunk: Buffer) => {
+      tapped?.(chunk, client);
       if (mode === 'blackhole' || !pair.server) pair.toServer.push(chunk);
       else send(pair.server, chunk, delays.toServerMs);
     });
@@ -128,6 +136,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     latency(next) {
       delays = { toClientMs: next.toClientMs ?? 0, toServerMs: next.toServerMs ?? 0 };
+    },
+    tap(listener) {
+      tapped = listener;
     },
     connections: () => pairs.size,
     async close() {
