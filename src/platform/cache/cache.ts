@@ -45,6 +45,16 @@ export interface Cache {
   ): Promise<{ added: boolean; level: number }>;
   /** Takes a lock for ttlMs; answers a token to release it with, or undefined if someone holds it. */
   acquire(key: string, ttlMs: number): Promise<string | undefined>;
+  /**
+   * `acquire` and, in the same step and only when the lock is taken, the next number of a sequence:
+   * max(`floor`, last + 1), kept for the sequence's ttlMs. Answers the token and the number, or undefined
+   * if someone holds the lock (the sequence then untouched).
+   */
+  acquireNumbered(
+    key: string,
+    ttlMs: number,
+    sequence: { key: string; floor: number; ttlMs: number },
+  ): Promise<{ token: string; number: number } | undefined>;
   /** Releases a lock taken with `acquire`, only if the token still holds it. */
   release(key: string, token: string): Promise<void>;
   ping(): Promise<number>;
@@ -203,6 +213,15 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
       const token = randomUUID();
       put(key, token, ttlMs);
       return token;
+    },
+    async acquireNumbered(key, ttlMs, sequence) {
+      if (live(key)) return undefined;
+      const token = randomUUID();
+      put(key, token, ttlMs);
+      const last = live(sequence.key)?.value;
+      const number = Math.max(sequence.floor, (typeof last === 'number' ? last : 0) + 1);
+      put(sequence.key, number, sequence.ttlMs);
+      return { token, number };
     },
     async release(key, token) {
       if (live(key)?.value === token) entries.delete(key);

@@ -52,6 +52,14 @@ elseif amount > 0 and nextLevel > cap then return {0, tostring(level)} end
 redis.call('HSET', KEYS[1], 'level', tostring(nextLevel), 'at', tostring(at))
 redis.call('PEXPIRE', KEYS[1], math.ceil(nextLevel / rate * 1000) + 1000)
 return {1, tostring(nextLevel)}`;
+// A lock and, only with it, the next number of a sequence, in one round trip: max(floor, last + 1). The
+// number is kept as `set` keeps a number (its decimal digits, as JSON), so `get` reads it alike.
+const ACQUIRE_NUMBERED_SCRIPT = `
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return false end
+local last = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+local number = string.format('%d', math.max(tonumber(ARGV[3]), last + 1))
+redis.call('SET', KEYS[2], number, 'PX', ARGV[4])
+return number`;
 const RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
@@ -218,6 +226,25 @@ export function createRedisCache(
           return (await redis.set(key, token, 'PX', ttlMs, 'NX')) === 'OK' ? token : undefined;
         },
         () => memory.acquire(key, ttlMs),
+      );
+    },
+    acquireNumbered(key, ttlMs, sequence) {
+      return either(
+        async () => {
+          const token = randomUUID();
+          const number = await redis.eval(
+            ACQUIRE_NUMBERED_SCRIPT,
+            2,
+            key,
+            sequence.key,
+            token,
+            String(Math.max(1, Math.round(ttlMs))),
+            String(Math.floor(sequence.floor)),
+            String(Math.max(1, Math.round(sequence.ttlMs))),
+          );
+          return number === null ? undefined : { token, number: Number(number) };
+        },
+        () => memory.acquireNumbered(key, ttlMs, sequence),
       );
     },
     async release(key, token) {

@@ -9,6 +9,9 @@
 //   instance has at most one call polling for it; without Redis the in-process queue alone holds it.
 // - The sequence is max(now in ms, last + 1), the last one kept in the shared store: instances whose
 //   clocks differ still give growing numbers, in ccxt's own scale (milliseconds).
+// - The lock and the number are taken in one step (one round trip to Redis), and the lock is given
+//   back by its token (another): two per call (decision 335), where a lock, a read and a write of the
+//   sequence and a release took four.
 // - The lock is leased for one call's longest legitimate time; an instance that dies holding it holds
 //   the key's calls up for that long at most. A call that cannot get the turn within that time is
 //   refused unsent (429, the key's limit).
@@ -62,20 +65,24 @@ export function createKeyTurns(deps: KeyTurnDeps) {
     }
   }
 
-  async function lock(key: string, leaseMs: number, deadline: number): Promise<string | undefined> {
+  /** The key's lock and, with it, its next number: one round trip to the store per attempt. */
+  async function lock(
+    key: string,
+    leaseMs: number,
+    deadline: number,
+  ): Promise<{ token: string; number: number } | undefined> {
     for (;;) {
-      const { value: token } = await deps.store((c) => c.acquire(lockKey(key), leaseMs));
-      if (token !== undefined) return token;
+      const { value: taken } = await deps.store((c) =>
+        c.acquireNumbered(lockKey(key), leaseMs, {
+          key: sequenceKey(key),
+          floor: Math.floor(deps.now()),
+          ttlMs: SEQUENCE_TTL_MS,
+        }),
+      );
+      if (taken !== undefined) return taken;
       if (Date.now() + POLL_MS > deadline) return undefined;
       await sleep(POLL_MS);
     }
-  }
-
-  async function next(key: string): Promise<number> {
-    const { value: last } = await deps.store((c) => c.get<number>(sequenceKey(key)));
-    const sequence = Math.max(Math.floor(deps.now()), (typeof last === 'number' ? last : 0) + 1);
-    await deps.store((c) => c.set(sequenceKey(key), sequence, SEQUENCE_TTL_MS));
-    return sequence;
   }
 
   return {
@@ -98,9 +105,10 @@ export function createKeyTurns(deps: KeyTurnDeps) {
       let token: string | undefined;
       try {
         if (!(await queued(before, deadline))) throw refusal(Date.now() - started);
-        token = await lock(key, leaseMs, deadline);
-        if (token === undefined) throw refusal(Date.now() - started);
-        return await work(await next(key));
+        const taken = await lock(key, leaseMs, deadline);
+        if (taken === undefined) throw refusal(Date.now() - started);
+        token = taken.token;
+        return await work(taken.number);
       } finally {
         if (token !== undefined) {
           const held = token;

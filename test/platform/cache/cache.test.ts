@@ -172,6 +172,21 @@ function behaviour(name: string, make: () => Cache, skip: string | false = false
       assert.equal((await cache.incr('absent', 10_000)).count, 1);
     });
 
+    it('acquireNumbered: the lock and the next number together; a held lock answers nothing and leaves the number', async () => {
+      const cache = make();
+      const sequence = (floor: number) => ({ key: 'seq', floor, ttlMs: 60_000 });
+      const first = await cache.acquireNumbered('turn', 10_000, sequence(1_000));
+      assert.equal(first?.number, 1_000, 'a new sequence starts at the floor');
+      assert.equal(await cache.acquireNumbered('turn', 10_000, sequence(5_000)), undefined, 'the lock is held');
+      await cache.release('turn', first!.token);
+      const second = await cache.acquireNumbered('turn', 10_000, sequence(900));
+      assert.equal(second?.number, 1_001, 'a floor behind the last number: last + 1');
+      await cache.release('turn', second!.token);
+      assert.equal((await cache.acquireNumbered('turn', 10_000, sequence(2_000)))?.number, 2_000, 'a floor ahead');
+      assert.equal(await cache.get<number>('seq'), 2_000, 'kept as a number that get reads');
+      assert.equal(await cache.acquire('turn', 10_000), undefined, 'the same lock as acquire takes');
+    });
+
     it('answers a ping', async () => {
       assert.equal(typeof (await make().ping()), 'number');
     });

@@ -1,0 +1,175 @@
+// A venue key's turns (decision 280, cheaper by 335): one call at a time per key across instances, each
+// with a number greater than every one given before for the key, on a real Redis reached through a
+// loopback proxy that counts the commands sent to it. A turn costs two round trips (the lock with its
+// number, then its release); an instance's own calls of one key queue in process and never poll; two
+// instances whose clocks are 3 s apart still give growing numbers in turn order; a holder that never
+// gives the turn back holds it only for its lease; and with Redis away each instance takes turns alone.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from '../../helpers/suite.ts';
+import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
+import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
+import { systemClock, type Clock } from '../../../src/platform/clock.ts';
+import { createVenueBudgets, KeyLimitRefusal } from '../../../src/platform/venue-budget/venue-budget.ts';
+import { redisCommandCounter } from '../../fakes/redis-commands.ts';
+import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
+import { withoutRedis } from '../../helpers/services.ts';
+
+const REDIS_URL = process.env.REDIS_URL;
+const NO_REDIS = withoutRedis('turns across instances are taken in Redis (REDIS_URL=redis://127.0.0.1:6379)');
+/** The longest wait on a key's counters, held in the turn: part of the lease (callMs + this + 1 s). */
+const MAX_WAIT_MS = 200;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const behind = (ms: number): Clock => ({ now: () => new Date(Date.now() - ms) });
+
+/** One instance's Kraken budget over `cache`; instances on one Redis (and one egress) share its keys' turns. */
+function kraken(cache: Cache, clock: Clock = systemClock) {
+  const budgets = createVenueBudgets({
+    cache,
+    clock,
+    settings: { share: 0.8, maxWaitMs: MAX_WAIT_MS, egress: 'turns', userShare: 1 },
+  });
+  return budgets.venue('kraken');
+}
+
+/** Each call's number, in the order the calls ran their work; checks that no two ran at once. */
+function turnLog() {
+  const numbers: number[] = [];
+  let inside = 0;
+  return {
+    numbers,
+    async work(sequence: number, ms = 2): Promise<number> {
+      inside += 1;
+      assert.equal(inside, 1, 'two calls of one key in their turn at once');
+      numbers.push(sequence);
+      await sleep(ms);
+      inside -= 1;
+      return sequence;
+    },
+  };
+}
+
+const increasing = (numbers: number[]) => numbers.every((n, i) => i === 0 || n > numbers[i - 1]!);
+
+describe('key turns in process memory (one instance is the whole service)', () => {
+  it("concurrent calls of one key run one at a time, with growing numbers; other keys' calls go on", async () => {
+    const budget = kraken(createMemoryCache());
+    const log = turnLog();
+    await Promise.all(Array.from({ length: 20 }, () => budget.inTurn('key-a', 1_000, (n) => log.work(n))));
+    assert.equal(log.numbers.length, 20);
+    assert.ok(increasing(log.numbers), String(log.numbers));
+    const other = await budget.inTurn('key-b', 1_000, async (n) => n);
+    assert.ok(other > 0);
+  });
+});
+
+describe('key turns on Redis', { skip: NO_REDIS }, () => {
+  let proxy: TcpProxy;
+  const counter = redisCommandCounter();
+  const caches: Cache[] = [];
+  const prefix = `test:turns:${randomUUID()}:`;
+  /** A cache as an instance has it, through the counting proxy, connected before it is used. */
+  async function instanceCache(): Promise<Cache> {
+    const cache = createRedisCache(proxy.url(REDIS_URL!), { keyPrefix: prefix, commandTimeoutMs: 300, probeMs: 100 });
+    caches.push(cache);
+    assert.equal(await cache.connected(), true);
+    return cache;
+  }
+  before(async () => {
+    const url = new URL(REDIS_URL!);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    proxy.tap(counter.listen);
+  });
+  after(async () => {
+    for (const cache of caches) await cache.close();
+    await proxy?.close();
+  });
+
+  it('a turn costs two round trips: the lock with its number in one command, its release in another', async () => {
+    const budget = kraken(await instanceCache());
+    const log = turnLog();
+    counter.take();
+    for (let i = 0; i < 10; i++) await budget.inTurn('one-after-another', 1_000, (n) => log.work(n));
+    const sent = counter.take();
+    assert.equal(sent.length, 20, `${sent.length} commands for 10 turns: ${sent.join(' ')}`);
+    assert.ok(increasing(log.numbers), String(log.numbers));
+  });
+
+  it("an instance's concurrent calls of one key queue in process: still two commands each, none spent polling", async () => {
+    const budget = kraken(await instanceCache());
+    const log = turnLog();
+    counter.take();
+    await Promise.all(Array.from({ length: 10 }, () => budget.inTurn('at-once', 1_000, (n) => log.work(n))));
+    const sent = counter.take();
+    assert.equal(sent.length, 20, `${sent.length} commands for 10 turns: ${sent.join(' ')}`);
+    assert.ok(increasing(log.numbers), String(log.numbers));
+  });
+
+  it('two instances whose clocks are 3 s apart take turns, and the numbers grow in the order the turns ran', async () => {
+    const ahead = kraken(await instanceCache());
+    const late = kraken(await instanceCache(), behind(3_000));
+    const log = turnLog();
+    await Promise.all(
+      Array.from({ length: 24 }, (_, i) => (i % 2 ? late : ahead).inTurn('two-clocks', 2_000, (n) => log.work(n))),
+    );
+    assert.equal(log.numbers.length, 24);
+    assert.ok(increasing(log.numbers), String(log.numbers));
+  });
+
+  it('a holder that never gives the turn back holds it for its lease only; the next call then runs, numbered after it', async () => {
+    const crashed = kraken(await instanceCache());
+    const other = kraken(await instanceCache());
+    let held = 0;
+    // Its call never ends: as far as Redis can tell, the same as an instance that died in its turn.
+    void crashed.inTurn('crash', 500, (n) => {
+      held = n;
+      return new Promise<never>(() => {});
+    });
+    while (held === 0) await sleep(5);
+    const started = Date.now();
+    // A longer call, so that its own wait outlasts the other's lease of 500 + 200 + 1,000 ms.
+    const next = await other.inTurn('crash', 3_000, async (n) => n);
+    const waited = Date.now() - started;
+    assert.ok(waited >= 1_400, `the turn came after ${waited} ms, before the holder's lease ended`);
+    assert.ok(next > held, `${next} after ${held}`);
+  });
+
+  it('a call that cannot have the turn within its own lease is refused unsent', async () => {
+    const holder = kraken(await instanceCache());
+    const other = kraken(await instanceCache());
+    let release!: () => void;
+    let taken = false;
+    const holding = holder.inTurn('busy', 3_000, async () => {
+      taken = true;
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    });
+    while (!taken) await sleep(5);
+    let ran = false;
+    await assert.rejects(
+      other.inTurn('busy', 100, async () => {
+        ran = true;
+      }),
+      KeyLimitRefusal,
+    );
+    assert.equal(ran, false);
+    release();
+    await holding;
+  });
+
+  it('with Redis away, each instance takes turns on its own, numbers still growing', async () => {
+    const budget = kraken(await instanceCache());
+    const before = await budget.inTurn('away', 1_000, async (n) => n);
+    await proxy.mode('blackhole');
+    try {
+      const log = turnLog();
+      await Promise.all(Array.from({ length: 5 }, () => budget.inTurn('away', 1_000, (n) => log.work(n))));
+      assert.equal(log.numbers.length, 5);
+      assert.ok(increasing(log.numbers), String(log.numbers));
+    } finally {
+      await proxy.mode('pass');
+    }
+    assert.ok(before > 0);
+  });
+});
