@@ -5,7 +5,7 @@ import { num, time } from '../../format.ts';
 import { onAccountEvent } from '../../live.ts';
 import { api } from '../../session.ts';
 import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
-import { StepUpForm } from './security.tsx';
+import { StepUpPrompt } from './step-up.tsx';
 
 export interface Credential {
   id: string;
@@ -142,7 +142,7 @@ function AddCredential(props: { onAdded: () => void }) {
           </p>
         ) : null}
         <ErrorNote error={action.error} />
-        {action.error === 'Second factor required' ? <StepUpForm onDone={() => action.setError(null)} /> : null}
+        <StepUpPrompt action={action} />
         <div class="row">
           <button
             type="button"

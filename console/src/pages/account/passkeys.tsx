@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { time } from '../../format.ts';
 import { addPasskey, api } from '../../session.ts';
 import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
-import { StepUpForm } from './step-up.tsx';
+import { StepUpPrompt } from './step-up.tsx';
 
 interface Passkey {
   id: string;
@@ -13,8 +13,6 @@ interface Passkey {
   last_used_at: string | null;
   backed_up: boolean;
 }
-
-const STEP_UP = 'Second factor required';
 
 export function PasskeysPanel(props: { onChange?: () => void }) {
   const list = useApi<Passkey[]>('/api/auth/passkeys');
@@ -126,7 +124,7 @@ export function PasskeysPanel(props: { onChange?: () => void }) {
         </button>
       </form>
       <ErrorNote error={action.error} />
-      {action.error === STEP_UP ? <StepUpForm onDone={() => action.setError(null)} /> : null}
+      <StepUpPrompt action={action} />
     </Section>
   );
 }

@@ -5,9 +5,7 @@ import { time } from '../../format.ts';
 import { api, session } from '../../session.ts';
 import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
 import { PasskeysPanel } from './passkeys.tsx';
-import { StepUpForm } from './step-up.tsx';
-
-export { StepUpForm };
+import { codeInput, StepUpPrompt } from './step-up.tsx';
 
 const SCOPES = [
   'market:read',
@@ -119,7 +117,7 @@ export function TokensPanel() {
             />
           </Field>
           <ErrorNote error={action.error} />
-          {action.error === 'Second factor required' ? <StepUpForm onDone={() => action.setError(null)} /> : null}
+          <StepUpPrompt action={action} />
           <button type="submit" disabled={action.pending}>
             Make token
           </button>
@@ -146,6 +144,16 @@ export function SecurityPanel() {
   const action = useAction();
   // The authenticator app's own state: two-factor may be on through a passkey alone.
   const enabled = me.data?.totpEnabled ?? false;
+  // Asked for both to enrol the app and to turn it off (one form at a time is shown).
+  const passwordInput = (
+    <input
+      type="password"
+      autoComplete="current-password"
+      required
+      value={password}
+      onInput={(e) => setPassword(e.currentTarget.value)}
+    />
+  );
 
   const start = async (event: Event) => {
     event.preventDefault();
@@ -208,13 +216,7 @@ export function SecurityPanel() {
         {me.data && !enabled && !setup ? (
           <form onSubmit={start}>
             <Field label="Password" hint="Your password, to start enrolling an authenticator app.">
-              <input
-                type="password"
-                autoComplete="current-password"
-                required
-                value={password}
-                onInput={(e) => setPassword(e.currentTarget.value)}
-              />
+              {passwordInput}
             </Field>
             <button type="submit" disabled={action.pending}>
               Set up two-factor
@@ -228,15 +230,7 @@ export function SecurityPanel() {
             <section class="secret" aria-label="Two-factor secret">
               {setup.secret}
             </section>
-            <Field label="Authentication code">
-              <input
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                required
-                value={code}
-                onInput={(e) => setCode(e.currentTarget.value)}
-              />
-            </Field>
+            <Field label="Authentication code">{codeInput(code, setCode)}</Field>
             <button type="submit" disabled={action.pending}>
               Turn on two-factor
             </button>
@@ -245,24 +239,8 @@ export function SecurityPanel() {
         {enabled ? (
           <form onSubmit={disable}>
             <h3>Turn the authenticator app off</h3>
-            <Field label="Password">
-              <input
-                type="password"
-                autoComplete="current-password"
-                required
-                value={password}
-                onInput={(e) => setPassword(e.currentTarget.value)}
-              />
-            </Field>
-            <Field label="Authentication code">
-              <input
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                required
-                value={code}
-                onInput={(e) => setCode(e.currentTarget.value)}
-              />
-            </Field>
+            <Field label="Password">{passwordInput}</Field>
+            <Field label="Authentication code">{codeInput(code, setCode)}</Field>
             <button type="submit" class="danger" disabled={action.pending}>
               Turn off two-factor
             </button>

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { num, time } from '../../format.ts';
 import { api } from '../../session.ts';
 import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
-import { StepUpForm } from '../account/security.tsx';
+import { StepUpPrompt } from '../account/step-up.tsx';
 
 interface User {
   id: string;
@@ -182,7 +182,7 @@ export function UsersPanel() {
         ) : null}
         <ErrorNote error={list.error ?? action.error} />
         {/* A change to other accounts wants the admin's fresh second factor (decision 202). */}
-        {action.error === 'Second factor required' ? <StepUpForm onDone={() => action.setError(null)} /> : null}
+        <StepUpPrompt action={action} />
         <Loading loading={list.loading && !list.data} />
         {list.data ? (
           <>
