@@ -7,6 +7,14 @@ import { externalIdentities, userCounts, userDayCounts, userGracePeriods, users 
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
 import { beforeStart, type KeptCounts, skippedFromStart, totalAndStart } from '../../platform/db/day-walk.ts';
+import {
+  alongCreation,
+  expectedMatches,
+  fromMatches,
+  neededMatches,
+  SEARCH_TOTAL_BOUND,
+  walkBudget,
+} from './accounts-search.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
@@ -26,7 +34,7 @@ function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function userConditions(filter: UserFilter): SQL | undefined {
+function userConditions(filter: UserFilter): SQL {
   const conditions: SQL[] = [];
   // Deleted users are kept for their history but only listed when asked for by status.
   conditions.push(filter.status ? eq(users.status, filter.status) : ne(users.status, 'deleted'));
@@ -40,7 +48,8 @@ function userConditions(filter: UserFilter): SQL | undefined {
       or(sql`${users.email} ILIKE ${pattern}`, sql`(${users.firstName} || ' ' || ${users.lastName}) ILIKE ${pattern}`)!,
     );
   }
-  return and(...conditions);
+  // Never empty: the status condition is always there.
+  return and(...conditions) ?? sql`true`;
 }
 
 /**
@@ -66,28 +75,11 @@ function keptCounts(filter: UserFilter): KeptCounts {
 }
 
 /**
- * The list statement's parts before its select: `WITH` parts that answer the `total` and the `page`
- * (the listed columns of the page's accounts, in any order; the statement orders them).
- *
- * Without a search, the total and a deep page's start come from the kept counts (day-walk.ts).
- * A search's matches are found once, by the trigram indexes (decision 010), and kept as (id, created)
- * pairs: the total counts them and the page is the newest of them, read back by id (decision 290).
- * Planned apart, the page's part was often walked along the creation order, filtering every account
- * with both patterns until it had its rows: the whole table for a term that few accounts match.
+ * The list statement's parts before its select when there is no search: `WITH` parts that answer the
+ * `total` and the `page` (the listed columns of the page's accounts, in any order; the statement
+ * orders them). The total and a deep page's start come from the kept counts (day-walk.ts).
  */
-function listParts(filter: UserFilter, offset: number, limit: number): { head: SQL; page: SQL } {
-  if (filter.search) {
-    return {
-      head: sql`matched AS MATERIALIZED (
-          SELECT ${users.id} AS id, ${users.createdAt} AS created_at FROM ${users} WHERE ${userConditions(filter)}
-        ),
-        total AS (SELECT count(*)::int AS n FROM matched),
-        picked AS (
-          SELECT id FROM matched ORDER BY created_at DESC NULLS LAST, id DESC NULLS LAST LIMIT ${limit} OFFSET ${offset}
-        )`,
-      page: sql`SELECT ${listedColumns} FROM ${users} WHERE ${users.id} IN (SELECT id FROM picked)`,
-    };
-  }
+function keptParts(filter: UserFilter, offset: number, limit: number): { head: SQL; page: SQL } {
   return {
     head: totalAndStart(keptCounts(filter), offset),
     page: sql`SELECT ${listedColumns} FROM ${users}
@@ -97,6 +89,12 @@ function listParts(filter: UserFilter, offset: number, limit: number): { head: S
             LIMIT ${limit} OFFSET ${skippedFromStart(offset)}`,
   };
 }
+
+/** A search's page: its accounts, by the ids its `WITH` parts picked (accounts-search.ts). */
+const searchPage = (head: SQL) => ({
+  head,
+  page: sql`SELECT ${listedColumns} FROM ${users} WHERE ${users.id} IN (SELECT id FROM picked)`,
+});
 
 /** The columns the admin's lists show of an account: no password hash, second factor or bookkeeping dates. */
 const LISTED = [
@@ -170,6 +168,57 @@ export function createAccountsRepository(db: DbExecutor) {
       rows: locked.filter((row) => wanted.has(row.id)),
       activeAdmins: new Set(locked.filter((row) => row.role === 'admin' && row.status === 'active').map((r) => r.id)),
     };
+  }
+
+  /** Runs a list statement of `parts`, as the prepared statement `prepared` if named (decision 192). */
+  async function runList(
+    parts: { head: SQL; page: SQL },
+    annex: AccountAnnex | undefined,
+    prepared?: string,
+  ): Promise<AccountPage> {
+    const annexed = annex ? sql`, ${annex(sql`page.id`)} AS annex` : sql``;
+    const statement = sql`
+        WITH ${parts.head}
+        SELECT total.n AS total, page.*${annexed} FROM total LEFT JOIN LATERAL (${parts.page}) AS page ON true
+        ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
+    const raw = rowsOf<ListedRaw>(
+      prepared ? await executePrepared(db, prepared, statement) : await db.execute(statement),
+    );
+    const rows: ListedAccount[] = [];
+    const annexes: unknown[] = [];
+    for (const { total: _, annex: value, id, createdAt, lastLogin, ...row } of raw) {
+      if (id === null) continue;
+      rows.push({ ...row, id, createdAt: new Date(createdAt), lastLogin: dateOrNull(lastLogin) });
+      if (annex) annexes.push(value);
+    }
+    return { rows, annexes, total: Number(raw[0]?.total ?? 0) };
+  }
+
+  /** A search's page from all its matches (accounts-search.ts), its total counted up to the bound. */
+  async function searchFromMatches(
+    filter: UserFilter,
+    offset: number,
+    limit: number,
+    annex?: AccountAnnex,
+  ): Promise<AccountPage> {
+    const page = await runList(searchPage(fromMatches(userConditions(filter), offset, limit)), annex);
+    return { ...page, total: Math.min(page.total, SEARCH_TOTAL_BOUND) };
+  }
+
+  /**
+   * A search's page along the creation order, testing at most `budget` of the newest accounts
+   * (accounts-search.ts); undefined when they did not hold the matches the page needs.
+   */
+  async function searchAlongCreation(
+    filter: UserFilter,
+    offset: number,
+    limit: number,
+    budget: number,
+    annex?: AccountAnnex,
+  ): Promise<AccountPage | undefined> {
+    const page = await runList(searchPage(alongCreation(userConditions(filter), offset, limit, budget)), annex);
+    if (page.total < neededMatches(offset, limit)) return undefined;
+    return { ...page, total: Math.min(page.total, SEARCH_TOTAL_BOUND) };
   }
 
   return {
@@ -257,32 +306,28 @@ export function createAccountsRepository(db: DbExecutor) {
     },
 
     /**
-     * A page of the listed accounts, newest first, with how many match: one statement, whose cost
-     * follows the page, not the table (the total and a deep page's start come from the kept counts).
-     * The annex is computed for the page's rows only.
+     * A page of the listed accounts, newest first, with how many match. Without a search: one
+     * statement, whose cost follows the page, not the table (the total and a deep page's start come
+     * from the kept counts). A search's total is counted up to SEARCH_TOTAL_BOUND, by whichever of
+     * its two ways the planner's estimate makes cheaper (decision 310). The annex is computed for the
+     * page's rows only.
      */
     async list(filter: UserFilter, offset: number, limit: number, annex?: AccountAnnex): Promise<AccountPage> {
-      const annexed = annex ? sql`, ${annex(sql`page.id`)} AS annex` : sql``;
-      const { head, page } = listParts(filter, offset, limit);
-      const statement = sql`
-          WITH ${head}
-          SELECT total.n AS total, page.*${annexed} FROM total LEFT JOIN LATERAL (${page}) AS page ON true
-          ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
-      // Only the default view is prepared: a filter's best plan depends on its value (a rare role is
-      // found by its index, a common one by the date order), as a search's on its pattern (decision 192).
-      const filtered = filter.search || filter.status || filter.role || filter.subscriptionTier;
-      const raw = rowsOf<ListedRaw>(
-        filtered ? await db.execute(statement) : await executePrepared(db, 'accounts_list', statement),
-      );
-      const rows: ListedAccount[] = [];
-      const annexes: unknown[] = [];
-      for (const { total: _, annex: value, id, createdAt, lastLogin, ...row } of raw) {
-        if (id === null) continue;
-        rows.push({ ...row, id, createdAt: new Date(createdAt), lastLogin: dateOrNull(lastLogin) });
-        if (annex) annexes.push(value);
+      if (!filter.search) {
+        // Only the default view is prepared: a filter's best plan depends on its value (a rare role
+        // is found by its index, a common one by the date order), as a search's on its pattern
+        // (decision 192).
+        const filtered = Boolean(filter.status || filter.role || filter.subscriptionTier);
+        return runList(keptParts(filter, offset, limit), annex, filtered ? undefined : 'accounts_list');
       }
-      return { rows, annexes, total: Number(raw[0]?.total ?? 0) };
+      const expected = await expectedMatches(db, userConditions(filter));
+      const budget = walkBudget(expected, neededMatches(offset, limit));
+      const walked = budget === undefined ? undefined : await searchAlongCreation(filter, offset, limit, budget, annex);
+      return walked ?? searchFromMatches(filter, offset, limit, annex);
     },
+
+    searchFromMatches,
+    searchAlongCreation,
 
     /**
      * Ends up to `limit` payment grace periods that ended by `now`, in one statement: the account goes

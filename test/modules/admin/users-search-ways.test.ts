@@ -1,0 +1,148 @@
+// The admin search reaches its page by one of two ways (decision 310): from all its matches, or
+// along the creation order until it has the page and the total's bound. Both must answer the same
+// page and total as a plain `ORDER BY created_at DESC, id DESC OFFSET … LIMIT …` and a count capped
+// at SEARCH_TOTAL_BOUND; and the list must take the walk when most accounts match, and not when few
+// do or when the matches are all among the oldest accounts (it gives up and reads the matches).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../../src/platform/db/database.ts';
+import { createAccountsRepository, type UserFilter } from '../../../src/modules/users/accounts.repository.ts';
+import { SEARCH_TOTAL_BOUND } from '../../../src/modules/users/accounts-search.ts';
+import { plansOf, rowsRead, type PlanNode } from '../../helpers/plans.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+
+/** Accounts `walk-{i}@common.example`, newest last; every tenth one is named `Rare{i}`. */
+const ACCOUNTS = 6_000;
+/** Older than all of them: `early-{i}@early.example`, a term none of the others matches. */
+const EARLY = 4_000;
+
+describe('admin search: both ways answer the same page and total', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await buildTestApp();
+    // Several accounts per instant (the id decides their order) and every status: the deleted are
+    // not matched, the suspended are.
+    await t.database.db.execute(sql`
+      INSERT INTO users (email, password_hash, first_name, last_name, status, created_at)
+      SELECT 'early-' || i || '@early.example', 'unusable', 'Early', 'Bird',
+        (ARRAY['active', 'suspended'])[1 + i % 2],
+        timestamptz '2024-01-01T00:00:00Z' + (i / 3) * interval '1 minute'
+      FROM generate_series(1, ${EARLY}) AS i`);
+    await t.database.db.execute(sql`
+      INSERT INTO users (email, password_hash, first_name, last_name, status, created_at)
+      SELECT 'walk-' || i || '@common.example', 'unusable',
+        CASE WHEN i % 10 = 0 THEN 'Rare' || i ELSE 'Plain' END, 'Person',
+        (ARRAY['active', 'active', 'suspended', 'active', 'deleted', 'active', 'active'])[1 + i % 7],
+        timestamptz '2025-01-01T00:00:00Z' + (i / 4) * interval '1 minute'
+      FROM generate_series(1, ${ACCOUNTS}) AS i`);
+    // The planner's estimate picks the way: it needs the table's statistics, as autovacuum keeps them.
+    await t.database.db.execute(sql`ANALYZE users`);
+  });
+  after(() => t.close());
+
+  const repo = () => createAccountsRepository(t.database.db);
+
+  /** The page and total as plain SQL says: every match, ordered, counted and capped. */
+  async function expected(pattern: string, offset: number, limit: number) {
+    const where = sql`status <> 'deleted' AND (email ILIKE ${pattern} OR (first_name || ' ' || last_name) ILIKE ${pattern})`;
+    const ids = rowsOf<{ id: string }>(
+      await t.database.db.execute(
+        sql`SELECT id FROM users WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET ${offset} LIMIT ${limit}`,
+      ),
+    ).map((r) => r.id);
+    const [count] = rowsOf<{ n: number }>(
+      await t.database.db.execute(sql`SELECT count(*)::int AS n FROM users WHERE ${where}`),
+    );
+    return { ids, total: Math.min(Number(count!.n), SEARCH_TOTAL_BOUND), matches: Number(count!.n) };
+  }
+
+  const shown = (page: { rows: { id: string }[]; total: number }) => ({
+    ids: page.rows.map((r) => r.id),
+    total: page.total,
+  });
+
+  const cases: { search: string; pattern: string; offset: number; limit: number }[] = [];
+  for (const [offset, limit] of [
+    [0, 50],
+    [980, 40], // across the total's bound
+    [1_500, 100], // past it: the page is still exact
+    [5_100, 100], // the last rows
+    [9_000, 10], // past the end
+  ] as const) {
+    cases.push({ search: 'COMMON.example', pattern: '%common.example%', offset, limit });
+  }
+  cases.push({ search: 'rare2', pattern: '%rare2%', offset: 0, limit: 50 }); // few: by name
+  cases.push({ search: 'rare', pattern: '%rare%', offset: 100, limit: 100 }); // under the bound: exact
+  cases.push({ search: 'early.example', pattern: '%early.example%', offset: 0, limit: 50 }); // the oldest
+  cases.push({ search: 'nobody-has-this', pattern: '%nobody-has-this%', offset: 0, limit: 10 });
+
+  it('answers the page and the capped total of plain SQL, by either way and by the list', async () => {
+    for (const { search, pattern, offset, limit } of cases) {
+      const filter: UserFilter = { search };
+      const want = await expected(pattern, offset, limit);
+      const label = `${search} at ${offset}+${limit}`;
+      assert.deepEqual(shown(await repo().list(filter, offset, limit)), { ids: want.ids, total: want.total }, label);
+      assert.deepEqual(
+        shown(await repo().searchFromMatches(filter, offset, limit)),
+        { ids: want.ids, total: want.total },
+        label,
+      );
+      // The walk, allowed the whole table, answers whenever the matches hold the page and the bound.
+      const walked = await repo().searchAlongCreation(filter, offset, limit, ACCOUNTS + EARLY);
+      if (want.matches >= Math.max(SEARCH_TOTAL_BOUND + 1, offset + limit)) {
+        assert.deepEqual(walked && shown(walked), { ids: want.ids, total: want.total }, label);
+      } else {
+        assert.equal(walked, undefined, `${label}: the walk cannot prove a total under its bound`);
+      }
+    }
+  });
+
+  it('counts up to the bound: a term more accounts match answers the bound', async () => {
+    const { matches } = await expected('%common.example%', 0, 1);
+    assert.ok(matches > SEARCH_TOTAL_BOUND, `${matches} matches`);
+    const page = await repo().list({ search: 'common.example' }, 0, 50);
+    assert.equal(page.total, SEARCH_TOTAL_BOUND);
+    const rare = await expected('%rare%', 0, 1);
+    assert.ok(rare.matches < SEARCH_TOTAL_BOUND && rare.matches > 100, `${rare.matches} matches`);
+    assert.equal((await repo().list({ search: 'rare' }, 0, 50)).total, rare.matches);
+  });
+
+  /** The statements the list ran (its estimate aside), with the rows each read of users. */
+  async function listed(search: string): Promise<{ ways: string[]; read: number[] }> {
+    const plans = await plansOf(t, (db) => createAccountsRepository(db).list({ search }, 0, 50));
+    return { ways: plans.map(wayOf), read: plans.map((plan) => rowsRead(plan, 'users')) };
+  }
+
+  it('walks the creation order when most accounts match, reading about the bound of them', async () => {
+    const { ways, read } = await listed('common.example');
+    assert.deepEqual(ways, ['walk']);
+    // The bound's matches and the non-matching (deleted) accounts between them, and the page's 50.
+    assert.ok(read[0]! < 1.3 * SEARCH_TOTAL_BOUND + 100, `${read[0]} rows read`);
+  });
+
+  it('reads the matches when few accounts match', async () => {
+    assert.deepEqual((await listed('rare2')).ways, ['matches']);
+    assert.deepEqual((await listed('rare')).ways, ['matches']);
+  });
+
+  it('gives the walk up when the matches are all among the oldest accounts, after as many as it expects', async () => {
+    const { ways, read } = await listed('early.example');
+    assert.deepEqual(ways, ['walk', 'matches']);
+    // The walk tests about as many of the newest accounts as it expects matches (4,000), and finds none.
+    assert.ok(read[0]! <= 1.2 * EARLY, `${read[0]} rows read by the walk`);
+  });
+});
+
+/** Which way a list statement took: the walk reads the accounts' creation-order index. */
+function wayOf(plan: PlanNode): string {
+  const nodes: PlanNode[] = [];
+  const visit = (node: PlanNode) => {
+    nodes.push(node);
+    for (const child of node.Plans ?? []) visit(child);
+  };
+  visit(plan);
+  const indexes = nodes.map((node) => (node as { 'Index Name'?: string })['Index Name']);
+  return indexes.includes('users_created_at_id_idx') ? 'walk' : 'matches';
+}
