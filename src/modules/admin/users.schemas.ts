@@ -2,7 +2,9 @@
 // (camelCase for users, snake_case for activity rows).
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, PageNumber, StringEnum, Uuid } from '../../platform/http/schemas.ts';
-import { ROLES, STATUSES, TIERS } from '../users/index.ts';
+import { ROLES, SEARCH_TOTAL_BOUND, STATUSES, TIERS } from '../users/index.ts';
+
+const BOUND = SEARCH_TOTAL_BOUND.toLocaleString('en-US');
 
 export const BULK_ACTIONS = ['activate', 'suspend', 'delete', 'export'] as const;
 
@@ -58,7 +60,11 @@ export type UserListQuery = Static<typeof UserListQuery>;
 export const UserList = Type.Object(
   {
     users: Type.Array(User, { description: 'The page, newest account first (ties broken by id, descending).' }),
-    total: Type.Integer({ description: 'How many users match the filters, over all pages.' }),
+    total: Type.Integer({
+      description:
+        'How many users match the filters, over all pages. With a `search`, counted up to ' +
+        `${BOUND}: ${BOUND} means ${BOUND} or more (pages past it are still answered; decision 310).`,
+    }),
     page: Type.Integer({ description: 'The page returned.' }),
     limit: Type.Integer({ description: 'The page size used.' }),
   },

@@ -25,6 +25,7 @@ export type { SessionAuthentication } from './sessions.service.ts';
 export { hasFreshSecondFactor, hasSecondFactor } from '../../platform/auth/second-factor-rules.ts';
 
 export type { AccountAnnex, ListedAccount, UserFilter, UserRow } from './accounts.repository.ts';
+export { SEARCH_TOTAL_BOUND } from './accounts-search.ts';
 export { Account } from './accounts.schemas.ts';
 export { accountWire } from './accounts.wire.ts';
 export { FREE_TIER, userNotFound } from './accounts.service.ts';
