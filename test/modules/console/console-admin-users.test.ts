@@ -2,6 +2,7 @@
 // out at once; bulk activation and the CSV export; a user's activity; axe, and the page at 390 px.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import type { Browser } from 'playwright-core';
 import { signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
@@ -94,6 +95,27 @@ describe("the console's users page in a browser", { skip: browserMissing }, () =
     } finally {
       await theirs.close();
     }
+  });
+
+  it('names a common search\'s count "1,000+" and pages on past it, up to the last page that answers', async () => {
+    // 1,005 accounts match `crowd`: the API counts a search up to 1,000 (decision 310).
+    await t.database.db.execute(sql`
+      INSERT INTO users (email, password_hash, status)
+      SELECT 'crowd-' || i || '@crowd.example', 'unusable', 'active' FROM generate_series(1, 1005) AS i`);
+    const { page } = c;
+    await page.goto(`${base}/console/admin/users`);
+    await page.getByLabel('Search users').fill('crowd');
+    const status = page.getByRole('status').filter({ hasText: /^Page / });
+    await status.getByText('Page 1 · 1,000+ users').waitFor();
+    const next = page.getByRole('button', { name: 'Next page' });
+    assert.equal(await next.isEnabled(), true, 'more pages than the count shows');
+    // Page 50 holds matches 981-1,000; page 51 the last five, past the count.
+    for (let n = 2; n <= 51; n++) {
+      await next.click();
+      await status.getByText(`Page ${n} · 1,000+ users`).waitFor();
+    }
+    await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 5);
+    assert.equal(await next.isEnabled(), false, 'no page after a page that is not full');
   });
 
   it('fits a 390 px phone', async () => {

@@ -27,6 +27,8 @@ interface Activity {
   created_at: string;
 }
 const PAGE = 20;
+/** The count a search's total stops at (the API's SEARCH_TOTAL_BOUND, decision 310). */
+const SEARCH_TOTAL_BOUND = 1_000;
 
 function UserActivity(props: { user: User }) {
   const activity = useApi<Activity[]>(`/api/admin/users/${props.user.id}/activity`, { limit: 20 });
@@ -86,7 +88,12 @@ export function UsersPanel() {
     setPage(1);
     setSelected([]);
   };
+  // A search counts its matches up to SEARCH_TOTAL_BOUND (decision 310): at the bound the count means
+  // "that many or more", so the pages go on while they come back full.
+  const bounded = search.trim() !== '' && (list.data?.total ?? 0) >= SEARCH_TOTAL_BOUND;
   const pages = list.data ? Math.max(1, Math.ceil(list.data.total / PAGE)) : 1;
+  const hasNext = bounded ? list.data?.users.length === PAGE : page < pages;
+  const counted = list.data ? `${num(list.data.total, 0)}${bounded ? '+' : ''} users` : '';
 
   const setUserStatus = async (user: User, next: 'active' | 'suspended') => {
     const done = await action.run(() =>
@@ -265,8 +272,10 @@ export function UsersPanel() {
               <button type="button" class="ghost" disabled={page <= 1} onClick={() => setPage(page - 1)}>
                 Previous page
               </button>
-              <span role="status">{`Page ${page} of ${pages} · ${num(list.data.total, 0)} users`}</span>
-              <button type="button" class="ghost" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+              <span role="status">
+                {bounded ? `Page ${page} · ${counted}` : `Page ${page} of ${pages} · ${counted}`}
+              </span>
+              <button type="button" class="ghost" disabled={!hasNext} onClick={() => setPage(page + 1)}>
                 Next page
               </button>
             </div>
