@@ -21,6 +21,8 @@ const TICK_MS = Number(process.env.BENCH_TICK_MS ?? 600);
 const NAMED = 'BTCUSDT,ETHUSDT,BNBUSDT';
 /** Extra node flags for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the fan-out. */
 const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean);
+/** Extra node flags for the subscribers' process only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const CLIENT_FLAGS = (process.env.BENCH_CLIENT_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
 function rssMb(pid: number): number {
@@ -30,10 +32,12 @@ function rssMb(pid: number): number {
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 }
 
-/** User plus system CPU time of a process so far, in ms (`/proc/<pid>/stat`, clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
+/** User and system CPU time of a process so far, in ms (`/proc/<pid>/stat`, clock ticks of 10 ms). */
+function cpuMs(pid: number): { user: number; system: number; total: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  const user = Number(fields[11]) * 10;
+  const system = Number(fields[12]) * 10;
+  return { user, system, total: user + system };
 }
 
 function startApp(env: Record<string, string>): ChildProcess {
@@ -61,10 +65,14 @@ async function waitForHttp(port: number, url: string): Promise<void> {
 
 /** The subscribers' process, and one request/answer over its IPC channel at a time. */
 function startClients(): { ask: (command: ClientCommand) => Promise<Record<string, unknown>>; child: ChildProcess } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/stream-client.ts')], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...CLIENT_FLAGS, '--import', 'tsx', path.join(root, 'bench/stream-client.ts')],
+    {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   const ask = (command: ClientCommand) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       child.once('message', (answer: Record<string, unknown>) =>
@@ -105,9 +113,9 @@ async function main(): Promise<void> {
     console.log(
       '| subscribers | tick → last byte p50 / p99 / max ms | delivery p50 / p99 ms | events delivered / expected ' +
         '| lost | RSS connected / peak MB | RSS per subscriber KB | server CPU ms per tick ' +
-        '| server CPU µs per subscriber per tick | clients CPU ms per tick |',
+        '| server CPU µs per subscriber per tick | clients CPU ms per tick | tick → first byte p50 / max ms |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const size of SIZES) {
       await clients.ask({ type: 'connect', port, total: size, named: NAMED });
       const connectedRss = rssMb(app.pid!);
@@ -124,19 +132,26 @@ async function main(): Promise<void> {
         peakRss = Math.max(peakRss, rssMb(app.pid!));
       }
       await wait(1_000);
-      const serverCpu = cpuMs(app.pid!) - serverCpuAtStart;
+      const serverCpuNow = cpuMs(app.pid!);
+      const serverCpu = serverCpuNow.total - serverCpuAtStart.total;
+      // The system share: the socket writes' calls, which on loopback run the receiving side too.
+      const serverSystemCpu = serverCpuNow.system - serverCpuAtStart.system;
       const report = (await clients.ask({ type: 'report' })) as unknown as ClientReport;
       const perTickEvents = (size / 2) * ws.symbols.length + (size / 2) * named.length;
       const expected = perTickEvents * TICKS;
       // Every tick read since `measure` is one of these (the feed is live: no REST prices).
       const ticks = Object.entries(report.perTick);
       const lastByte = Float64Array.from(ticks.map(([ts, read]) => read.lastReadAt - Date.parse(ts))).sort();
+      // The tick's way to the first subscriber (the feed, the hub, the first write): what is not fan-out.
+      const firstByte = Float64Array.from(ticks.map(([ts, read]) => read.firstReadAt - Date.parse(ts))).sort();
       const delivered = ticks.reduce((sum, [, read]) => sum + read.deliveries, 0);
       const row = {
         subscribers: report.subscribers,
         lastByteP50: percentile(lastByte, 50),
         lastByteP99: percentile(lastByte, 99),
         lastByteMax: lastByte.at(-1),
+        firstByteP50: percentile(firstByte, 50),
+        firstByteMax: firstByte.at(-1),
         p50: report.p50,
         p99: report.p99,
         delivered,
@@ -147,17 +162,23 @@ async function main(): Promise<void> {
         rssPerSubscriberKb: Math.round(((connectedRss - idleRss) * 1024) / size),
         serverCpuPerTick: Math.round(serverCpu / TICKS),
         serverCpuPerSubscriberUs: Math.round(((serverCpu / TICKS) * 1000) / size),
+        serverSystemCpuPerTick: Math.round(serverSystemCpu / TICKS),
         clientCpuPerTick: Math.round(report.cpuMs / TICKS),
+        clientSystemCpuPerTick: Math.round(report.systemCpuMs / TICKS),
       };
       console.error(JSON.stringify(row));
       console.log(
         `| ${row.subscribers.toLocaleString('en')} | ${row.lastByteP50} / ${row.lastByteP99} / ${row.lastByteMax} ` +
           `| ${row.p50} / ${row.p99} | ${delivered.toLocaleString('en')} / ${expected.toLocaleString('en')} ` +
           `| ${row.lost} | ${connectedRss} / ${peakRss} | ${row.rssPerSubscriberKb} | ${row.serverCpuPerTick} ` +
-          `| ${row.serverCpuPerSubscriberUs} | ${row.clientCpuPerTick} |`,
+          `| ${row.serverCpuPerSubscriberUs} | ${row.clientCpuPerTick} | ${row.firstByteP50} / ${row.firstByteMax} |`,
       );
     }
   } finally {
+    // Asked to exit rather than killed, so that a `--cpu-prof` of it is written.
+    const clientExited = new Promise((resolve) => clients.child.once('exit', resolve));
+    clients.child.send({ type: 'exit' } satisfies ClientCommand);
+    await Promise.race([clientExited, wait(10_000)]);
     clients.child.kill();
     const exited = new Promise((resolve) => app.once('exit', resolve));
     app.kill('SIGTERM');
