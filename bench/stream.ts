@@ -23,6 +23,17 @@ const NAMED = 'BTCUSDT,ETHUSDT,BNBUSDT';
 const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean);
 /** Extra node flags for the subscribers' process only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const CLIENT_FLAGS = (process.env.BENCH_CLIENT_FLAGS ?? '').split(/\s+/).filter(Boolean);
+/**
+ * `SERVER:CLIENT` CPU lists for `taskset` (e.g. `0:1`): the server and the subscribers' process each kept
+ * on its own cores. Unpinned, a subscriber woken by the server's write is placed on the writing core and
+ * preempts the server there, thousands of times a tick (decision 330); remote subscribers never do.
+ */
+const [SERVER_CPUS, CLIENT_CPUS] = (process.env.BENCH_PIN_CPUS ?? '').split(':');
+
+/** `node` with these arguments, under `taskset -c cpus` when given (it execs node: the pid is node's). */
+function node(cpus: string | undefined, args: string[]): [string, string[]] {
+  return cpus ? ['taskset', ['-c', cpus, process.execPath, ...args]] : [process.execPath, args];
+}
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
 function rssMb(pid: number): number {
@@ -30,6 +41,11 @@ function rssMb(pid: number): number {
     .split('\n')
     .find((l) => l.startsWith('VmRSS:'))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
+}
+
+/** Times the process was switched out while it could still run (preempted), so far. */
+function preemptions(pid: number): number {
+  return Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 }
 
 /** User and system CPU time of a process so far, in ms (`/proc/<pid>/stat`, clock ticks of 10 ms). */
@@ -44,7 +60,7 @@ function startApp(env: Record<string, string>): ChildProcess {
   const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
     .scripts.start;
   const [, ...args] = script.split(/\s+/);
-  return spawn(process.execPath, [...SERVER_FLAGS, ...args], {
+  return spawn(...node(SERVER_CPUS, [...SERVER_FLAGS, ...args]), {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -66,8 +82,7 @@ async function waitForHttp(port: number, url: string): Promise<void> {
 /** The subscribers' process, and one request/answer over its IPC channel at a time. */
 function startClients(): { ask: (command: ClientCommand) => Promise<Record<string, unknown>>; child: ChildProcess } {
   const child = spawn(
-    process.execPath,
-    [...CLIENT_FLAGS, '--import', 'tsx', path.join(root, 'bench/stream-client.ts')],
+    ...node(CLIENT_CPUS, [...CLIENT_FLAGS, '--import', 'tsx', path.join(root, 'bench/stream-client.ts')]),
     {
       cwd: root,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -122,6 +137,7 @@ async function main(): Promise<void> {
       await wait(TICK_MS);
       await clients.ask({ type: 'measure' });
       const serverCpuAtStart = cpuMs(app.pid!);
+      const serverPreemptionsAtStart = preemptions(app.pid!);
       let peakRss = connectedRss;
       for (let tick = 1; tick <= TICKS; tick++) {
         for (const symbol of ws.symbols)
@@ -133,6 +149,7 @@ async function main(): Promise<void> {
       }
       await wait(1_000);
       const serverCpuNow = cpuMs(app.pid!);
+      const serverPreemptions = preemptions(app.pid!) - serverPreemptionsAtStart;
       const serverCpu = serverCpuNow.total - serverCpuAtStart.total;
       // The system share: the socket writes' calls, which on loopback run the receiving side too.
       const serverSystemCpu = serverCpuNow.system - serverCpuAtStart.system;
@@ -163,6 +180,7 @@ async function main(): Promise<void> {
         serverCpuPerTick: Math.round(serverCpu / TICKS),
         serverCpuPerSubscriberUs: Math.round(((serverCpu / TICKS) * 1000) / size),
         serverSystemCpuPerTick: Math.round(serverSystemCpu / TICKS),
+        serverPreemptionsPerTick: Math.round(serverPreemptions / TICKS),
         clientCpuPerTick: Math.round(report.cpuMs / TICKS),
         clientSystemCpuPerTick: Math.round(report.systemCpuMs / TICKS),
       };
