@@ -9,7 +9,8 @@
 // 50 keep-alive connections each; both servers run side by side and are measured in alternating rounds
 // (app, bare, bare, app, ...) so that load from elsewhere on the machine falls on both alike.
 // 3. GET /api/portfolio/summary for a user with 100,000 stored trades (bench/portfolio.ts).
-// 4. POST /api/orders, paper and live market orders from 50 users at once (bench/orders.ts).
+// 4. POST /api/orders, paper and live market orders from 50 users: closed loops for the capacity, then at
+//    a stated pace (open loop), where the targets are judged (bench/orders.ts, decision 320).
 // 5. TradingView alert acknowledgement at 50 alerts/s, each through the order step (bench/alerts.ts).
 // Method and results: bench/README.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
