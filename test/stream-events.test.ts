@@ -36,6 +36,7 @@ describe('the list of stream events', () => {
     const sent: unknown[] = [];
     const publisher: EventPublisher<StreamEvents> = {
       user: async (userId, type, data) => void sent.push([userId, type, data]),
+      userEach: async (userId, type, data) => void sent.push([userId, type, data]),
       admins: async (type, data) => void sent.push([type, data]),
     };
     const portfolio = { exchange: 'binance', cause: 'trades', stored: 2 } as const;

@@ -37,7 +37,7 @@ export interface ExecutionDeps {
   /** The venue of a mode; null while that mode is not available. */
   venue(mode: 'paper' | 'live'): OrderVenue | null;
   recordFills(fills: OrderFillTrade[], executor: DbExecutor): Promise<number>;
-  events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'user'>;
+  events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'userEach'>;
   clock: Clock;
   logger: Pick<Logger, 'warn' | 'error' | 'info'>;
 }
@@ -96,18 +96,19 @@ export function createOrderExecution(deps: ExecutionDeps) {
   }
 
   /**
-   * Each order's events are stored one after another, in the order of its changes: states committed
-   * together (decisions 270, 272) are published back to back, and two inserts at once on two pooled
-   * connections could take their ids the other way round.
+   * Each order's events are stored one after another, in the order of its changes: two inserts at once
+   * on two pooled connections could take their ids the other way round. The states committed together
+   * (decisions 270, 272) are given at once and stored in one statement, in their order (decision 321).
    */
   const publishing = new Map<string, Promise<void>>();
-  function publish(row: OrderRow): void {
-    const wire = orderWire(row);
-    const previous = publishing.get(row.id) ?? Promise.resolve();
-    const next = previous.then(() => deps.events.user(row.userId, 'order.updated', wire));
-    publishing.set(row.id, next);
+  function publish(...rows: [OrderRow, ...OrderRow[]]): void {
+    const first = rows[0];
+    const wires = rows.map(orderWire);
+    const previous = publishing.get(first.id) ?? Promise.resolve();
+    const next = previous.then(() => deps.events.userEach(first.userId, 'order.updated', wires));
+    publishing.set(first.id, next);
     void next.then(() => {
-      if (publishing.get(row.id) === next) publishing.delete(row.id);
+      if (publishing.get(first.id) === next) publishing.delete(first.id);
     });
   }
 
@@ -325,9 +326,9 @@ export function createOrderExecution(deps: ExecutionDeps) {
       if (done === 'idempotency_taken') return done;
       if (prepared.kind === 'ready') prepared.settled(done.result);
       // Each state the order passed through, in order, as when they were committed one by one.
-      publish(done.stored);
-      publish(done.claimed);
-      await afterCommit(done.outcome);
+      if (done.outcome.changed) publish(done.stored, done.claimed, done.outcome.row);
+      else publish(done.stored, done.claimed);
+      await afterCommit({ ...done.outcome, changed: false });
       return done.outcome.row;
     },
 
@@ -352,8 +353,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
       });
       if (claimed === 'idempotency_taken') return claimed;
       // Both states, in order, as when they were committed one by one.
-      publish({ ...claimed, status: 'pending', sentAt: null });
-      publish(claimed);
+      publish({ ...claimed, status: 'pending', sentAt: null }, claimed);
       return claimed;
     },
 

@@ -14,7 +14,7 @@ export interface OrdersDeps {
   exchange: {
     orders: Pick<ExchangeModule['orders'], 'liveVenue' | 'market' | 'lastPrice' | 'credentialFor' | 'recordFills'>;
   };
-  events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'user'>;
+  events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'userEach'>;
   /** The risk limits and the halt: checked before any send; a halt cancels through this module. */
   controls: Pick<TradingModule['controls'], 'admit' | 'onHalt' | 'noteRealizedLoss'>;
   /**

@@ -18,24 +18,28 @@ const toEvent = (row: Row): StoredEvent => ({
 
 export function createEventsRepository(db: DbExecutor) {
   return {
-    async insert(event: {
-      type: string;
-      audience: Audience;
-      userId: string | null;
-      data: unknown;
-      at: Date;
-    }): Promise<StoredEvent> {
-      const [row] = await db
+    /**
+     * Stores events in one statement; answers them in their order, with their ids. The ids are taken in
+     * the order of the rows (each row's default is drawn as it is inserted), so sorting the answer by id
+     * gives the events' order whatever order RETURNING lists them in.
+     */
+    async insertAll(
+      events: readonly { type: string; audience: Audience; userId: string | null; data: unknown; at: Date }[],
+    ): Promise<StoredEvent[]> {
+      if (events.length === 0) return [];
+      const rows = await db
         .insert(streamEvents)
-        .values({
-          type: event.type,
-          audience: event.audience,
-          userId: event.userId,
-          data: event.data,
-          createdAt: event.at,
-        })
+        .values(
+          events.map((event) => ({
+            type: event.type,
+            audience: event.audience,
+            userId: event.userId,
+            data: event.data,
+            createdAt: event.at,
+          })),
+        )
         .returning();
-      return toEvent(row!);
+      return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(toEvent);
     },
 
     async byId(id: string): Promise<StoredEvent | undefined> {

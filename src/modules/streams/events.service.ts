@@ -23,6 +23,16 @@ export interface EventPublisher<Events extends StreamEventList> {
     type: Type,
     data: StreamEventData<Events, Type>,
   ): Promise<void>;
+  /**
+   * Several events of one type about one user's account, in this order: stored in one statement and
+   * sent across the bus in one call, each an event of its own for the streams (an order's states
+   * committed together, decision 321).
+   */
+  userEach<Type extends StreamEventType<Events, 'user'>>(
+    userId: string,
+    type: Type,
+    data: readonly StreamEventData<Events, Type>[],
+  ): Promise<void>;
   /** An event about the platform, for every admin's stream. */
   admins<Type extends StreamEventType<Events, 'admins'>>(
     type: Type,
@@ -87,30 +97,37 @@ export function createEventsService<Events extends StreamEventList>(deps: {
     }
   }
 
-  async function publish(event: Omit<StoredEvent, 'id' | 'ts'>): Promise<void> {
-    let stored: StoredEvent;
+  /** Message on the bus: the event itself, or its id when too large for a NOTIFY. */
+  function messageOf(stored: StoredEvent): string {
+    const full = JSON.stringify({ o: origin, e: stored } satisfies BusMessage);
+    return Buffer.byteLength(full) <= MAX_MESSAGE_BYTES
+      ? full
+      : JSON.stringify({ o: origin, r: stored.id } satisfies BusMessage);
+  }
+
+  /** Publishes events in their order: stored in one statement, then delivered, then sent on the bus at once. */
+  async function publish(events: readonly Omit<StoredEvent, 'id' | 'ts'>[]): Promise<void> {
+    let stored: StoredEvent[];
     try {
-      stored = await repo.insert({ ...event, at: clock.now() });
+      const at = clock.now();
+      stored = await repo.insertAll(events.map((event) => ({ ...event, at })));
     } catch (error) {
-      logger.error({ err: error, type: event.type }, 'account event could not be stored; not delivered');
+      logger.error({ err: error, type: events[0]?.type }, 'account event could not be stored; not delivered');
       return;
     }
-    dispatch(stored);
-    // Only the publishing instance tells its observers: each event is observed once, wherever it is streamed.
-    for (const observer of observers) {
-      try {
-        observer(stored);
-      } catch (error) {
-        logger.error({ err: error, type: stored.type }, 'an account event observer failed');
+    for (const event of stored) {
+      dispatch(event);
+      // Only the publishing instance tells its observers: each event is observed once, wherever it is streamed.
+      for (const observer of observers) {
+        try {
+          observer(event);
+        } catch (error) {
+          logger.error({ err: error, type: event.type }, 'an account event observer failed');
+        }
       }
     }
-    const full = JSON.stringify({ o: origin, e: stored } satisfies BusMessage);
-    const message =
-      Buffer.byteLength(full) <= MAX_MESSAGE_BYTES
-        ? full
-        : JSON.stringify({ o: origin, r: stored.id } satisfies BusMessage);
     try {
-      await bus.publish(message);
+      await bus.publish(stored.map(messageOf));
       busWarned = false;
     } catch (error) {
       // Said once per outage: the other instances' streams get it when they reconnect (replay).
@@ -124,8 +141,9 @@ export function createEventsService<Events extends StreamEventList>(deps: {
   }
 
   const publisher: EventPublisher<Events> = {
-    user: (userId, type, data) => publish({ type, audience: 'user', userId, data }),
-    admins: (type, data) => publish({ type, audience: 'admins', userId: null, data }),
+    user: (userId, type, data) => publish([{ type, audience: 'user', userId, data }]),
+    userEach: (userId, type, data) => publish(data.map((one) => ({ type, audience: 'user', userId, data: one }))),
+    admins: (type, data) => publish([{ type, audience: 'admins', userId: null, data }]),
   };
 
   return {

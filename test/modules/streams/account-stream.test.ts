@@ -261,6 +261,30 @@ describe('the account stream across a restart and across instances', () => {
           changed_fields: [],
         });
         await resumed.waitFor((e) => e.type === 'credential.changed', 5_000, 'the event from the other instance');
+
+        // Events given together (one insert, one call to the bus): each an event of its own on the other
+        // instance's stream, in the order given, with increasing ids.
+        const credentialId = crypto.randomUUID();
+        const changes = ['created', 'updated', 'deleted'] as const;
+        await three.modules.streams.publisher.userEach(
+          user.id,
+          'credential.changed',
+          changes.map((change) => ({ credential_id: credentialId, exchange: 'binance', change, changed_fields: [] })),
+        );
+        const dataOf = (e: { data: Record<string, unknown> }) =>
+          e.data.data as { credential_id?: string; change?: string };
+        await resumed.waitFor(
+          (e) => dataOf(e).credential_id === credentialId && dataOf(e).change === 'deleted',
+          5_000,
+          'the last of the events given together',
+        );
+        const together = resumed.events.filter((e) => dataOf(e).credential_id === credentialId);
+        assert.deepEqual(
+          together.map((e) => dataOf(e).change),
+          changes,
+        );
+        const ids = together.map((e) => BigInt(e.id));
+        assert.ok(ids[0]! < ids[1]! && ids[1]! < ids[2]!, `ids in order: ${ids.join(', ')}`);
         resumed.close();
       } finally {
         await one.close().catch(() => {});

@@ -11,8 +11,14 @@ export function createDatabaseEventBus(database: Pick<Database, 'db' | 'listen'>
     async start(onMessage, onReconnect) {
       stop = await database.listen(channel, onMessage, onReconnect);
     },
-    async publish(message) {
-      await database.db.execute(sql`SELECT pg_notify(${channel}, ${message})`);
+    async publish(messages) {
+      if (messages.length === 0) return;
+      // One statement: its notifications are delivered in the order they are written, at its commit.
+      const notifies = sql.join(
+        messages.map((message) => sql`pg_notify(${channel}, ${message})`),
+        sql`, `,
+      );
+      await database.db.execute(sql`SELECT ${notifies}`);
     },
     async close() {
       await stop?.();

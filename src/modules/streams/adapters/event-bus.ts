@@ -5,8 +5,11 @@ export interface EventBus {
   readonly kind: 'redis' | 'database';
   /** Starts listening; `onMessage` gets every message published by any instance, this one included. */
   start(onMessage: (message: string) => void, onReconnect: () => void): Promise<void>;
-  /** Publishes to every instance; rejects when the bus cannot be reached in time. */
-  publish(message: string): Promise<void>;
+  /**
+   * Publishes to every instance, in order, in one call to the bus (one statement, one Redis round trip);
+   * rejects when the bus cannot be reached in time.
+   */
+  publish(messages: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -31,8 +31,17 @@ export function createRedisEventBus(url: string, channel: string): EventBus {
       const subscribed = subscriber.subscribe(channel).catch(() => {});
       await settledWithin(subscribed, 2_000);
     },
-    async publish(message) {
-      await publisher.publish(channel, message);
+    async publish(messages) {
+      if (messages.length === 1) {
+        await publisher.publish(channel, messages[0]!);
+        return;
+      }
+      // Several in one round trip; Redis runs a connection's commands in order.
+      const pipeline = publisher.pipeline();
+      for (const message of messages) pipeline.publish(channel, message);
+      const answers = (await pipeline.exec()) ?? [];
+      const failed = answers.find(([error]) => error);
+      if (failed) throw failed[0];
     },
     async close() {
       await Promise.all([
