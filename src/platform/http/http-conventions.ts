@@ -1,8 +1,8 @@
 // Request ids, security headers and request metrics: the conventions every response shares.
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../observability/metrics.ts';
 import { unavailable } from './errors.ts';
+import { randomRequestId } from './request-ids.ts';
 
 export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -15,7 +15,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Honour a caller's x-request-id when it is a sane token; otherwise mint one. */
 export function requestIdFor(request: { headers: Record<string, string | string[] | undefined> }): string {
   const given = request.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomRequestId();
 }
 
 export function registerHttpConventions(app: FastifyInstance, metrics: Metrics): void {
