@@ -7,7 +7,8 @@
 //      machine's PostgreSQL) against node:http + pg doing the same token check and query
 //      (bench/db-bare-server.ts).
 // 50 keep-alive connections each; both servers run side by side and are measured in alternating rounds
-// (app, bare, bare, app, ...) so that load from elsewhere on the machine falls on both alike.
+// (app, bare, bare, app, ...) so that load from elsewhere on the machine falls on both alike; scenario 1's
+// ratio is also given pass by pass (each app round against the bare round beside it).
 // 3. GET /api/portfolio/summary for a user with 100,000 stored trades (bench/portfolio.ts).
 // 4. POST /api/orders, paper and live market orders from 50 users: closed loops for the capacity, then at
 //    a stated pace (open loop), where the targets are judged (bench/orders.ts, decision 320).
@@ -50,14 +51,18 @@ interface Server {
   cpuMs: number;
 }
 
-/** The app as `npm start` runs it: the start script's node flags and entry point, without npm around it. */
-function startApp(env: Record<string, string>): ChildProcess {
-  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
-    .scripts.start;
+/**
+ * The app as `npm start` runs it: the start script's node flags and entry point, without npm around it;
+ * from this checkout, or from another one (`checkout`, built) for a comparison.
+ */
+function startApp(env: Record<string, string>, checkout = root): ChildProcess {
+  const script = (
+    JSON.parse(readFileSync(path.join(checkout, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
   const [command, ...args] = script.split(/\s+/);
   if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
   return spawn(process.execPath, args, {
-    cwd: root,
+    cwd: checkout,
     env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env },
     stdio: ['ignore', process.env.BENCH_DEBUG_STDOUT ? 'inherit' : 'ignore', 'inherit'],
   });
@@ -121,13 +126,25 @@ function summary(server: Server) {
 
 type Summary = ReturnType<typeof summary>;
 
-/** Warm-up, then alternating measured rounds of the two servers on one path. */
+/** The middle of some figures. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Warm-up, then measured rounds on one path. Each pass runs every server once, and the order turns by one
+ * each pass (two servers: A/B, B/A, A/B, ...; three: A/B/C, B/C/A, C/A/B, ...), so that every round of
+ * one server has a round of each other next to it and none always runs first. Besides the totals, the
+ * throughput of each server is divided by that of the last (the bare server) pass by pass: the median of
+ * those ratios compares rounds run seconds apart, whatever the machine did between passes.
+ */
 async function compare(
-  app: Server,
-  bare: Server,
+  servers: Server[],
   urlPath: string,
   headers: Record<string, string>,
-): Promise<{ app: Summary; bare: Summary }> {
+): Promise<{ summaries: Summary[]; passRatios: number[][] }> {
   const round = async (server: Server, durationMs: number, record: boolean) => {
     const cpuBefore = cpuMs(server.child.pid!);
     const result = await runLoad({
@@ -138,17 +155,24 @@ async function compare(
       maxRequests: MAX_REQUESTS,
       headers,
     });
-    if (!record) return;
+    if (!record) return result;
     server.cpuMs += cpuMs(server.child.pid!) - cpuBefore;
     server.rounds.push(result);
+    return result;
   };
-  await round(app, WARMUP_MS, false);
-  await round(bare, WARMUP_MS, false);
+  for (const server of servers) await round(server, WARMUP_MS, false);
+  const rate = (result: LoadResult) => result.requests / result.elapsedMs;
+  const passRatios: number[][] = servers.map(() => []);
   for (let i = 0; i < ROUNDS; i++) {
-    const order = i % 2 === 0 ? [app, bare] : [bare, app];
-    for (const server of order) await round(server, ROUND_MS, true);
+    const rates = new Map<Server, number>();
+    for (let j = 0; j < servers.length; j++) {
+      const server = servers[(i + j) % servers.length]!;
+      rates.set(server, rate(await round(server, ROUND_MS, true)));
+    }
+    const reference = rates.get(servers.at(-1)!)!;
+    for (const [k, server] of servers.entries()) passRatios[k]!.push(rates.get(server)! / reference);
   }
-  return { app: summary(app), bare: summary(bare) };
+  return { summaries: servers.map(summary), passRatios };
 }
 
 function table(rows: [string, Summary][]): string[] {
@@ -171,28 +195,45 @@ const server = (name: string, port: number, child: ChildProcess): Server => ({
   cpuMs: 0,
 });
 
-/** Scenario 1: the cached ticker on the embedded defaults. Answers whether its targets were met. */
-async function tickerScenario(): Promise<boolean> {
+/** The Binance and CoinGecko fakes an app of scenario 1 reads the market from, and its environment. */
+async function tickerUpstreams(dataDir: string, port: number) {
   const binance = await startBinanceFake();
   const coingecko = await startCoinGeckoFake();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tp-bench-'));
-  const upstreamCalls = () => binance.requests.length + coingecko.requests.length;
-  const started: ChildProcess[] = [];
-  try {
-    const appPort = await freePort();
-    const env = {
+  return {
+    calls: () => binance.requests.length + coingecko.requests.length,
+    env: {
       HOST: '127.0.0.1',
-      PORT: String(appPort),
+      PORT: String(port),
       DATA_DIR: dataDir,
       BINANCE_API_URL: binance.url,
       COINGECKO_API_URL: coingecko.url,
       MARKET_LIVE_STREAM: 'false',
-    };
-    // BENCH_CPU_PROF=dir: both servers run with --cpu-prof and write their profiles there when they stop.
+    },
+    close: async () => {
+      await binance.close();
+      await coingecko.close();
+    },
+  };
+}
+
+/**
+ * Scenario 1: the cached ticker on the embedded defaults. Answers whether its targets were met.
+ * BENCH_BASELINE=<another checkout, built>: that checkout's app is measured too, in the same rotation of
+ * rounds, against its own fakes (e.g. the commit before a change, from `git archive`).
+ */
+async function tickerScenario(): Promise<boolean> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tp-bench-'));
+  const upstreams: Awaited<ReturnType<typeof tickerUpstreams>>[] = [];
+  const started: ChildProcess[] = [];
+  try {
+    // BENCH_CPU_PROF=dir: every server runs with --cpu-prof and writes its profile there when it stops.
     const profile: Record<string, string> = process.env.BENCH_CPU_PROF
       ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}` }
       : {};
-    const app = server('app (cached ticker)', appPort, startApp({ ...env, ...profile }));
+    const appPort = await freePort();
+    const ours = await tickerUpstreams(dataDir, appPort);
+    upstreams.push(ours);
+    const app = server('app (cached ticker)', appPort, startApp({ ...ours.env, ...profile }));
     started.push(app.child);
     await waitForHttp(appPort, '/healthz');
     const first = await waitForHttp(appPort, TICKER_PATH);
@@ -200,6 +241,18 @@ async function tickerScenario(): Promise<boolean> {
     const contentType = first.headers.get('content-type') ?? 'application/json; charset=utf-8';
     const bodyFile = path.join(dataDir, 'ticker.json');
     writeFileSync(bodyFile, body);
+    const apps = [app];
+    if (process.env.BENCH_BASELINE) {
+      const checkout = path.resolve(process.env.BENCH_BASELINE);
+      const baselinePort = await freePort();
+      const baselineDir = mkdtempSync(path.join(dataDir, 'baseline-'));
+      const theirs = await tickerUpstreams(baselineDir, baselinePort);
+      upstreams.push(theirs);
+      const baseline = server('app (BENCH_BASELINE)', baselinePort, startApp({ ...theirs.env, ...profile }, checkout));
+      started.push(baseline.child);
+      await waitForHttp(baselinePort, TICKER_PATH);
+      apps.push(baseline);
+    }
     const barePort = await freePort();
     const bare = server(
       'bare node:http',
@@ -209,24 +262,28 @@ async function tickerScenario(): Promise<boolean> {
     started.push(bare.child);
     await waitForHttp(barePort, TICKER_PATH);
 
-    const callsBefore = upstreamCalls();
+    const callsBefore = ours.calls();
     const measuringFrom = performance.now();
-    const result = await compare(app, bare, TICKER_PATH, {});
+    const { summaries, passRatios } = await compare([...apps, bare], TICKER_PATH, {});
     const spanMs = performance.now() - measuringFrom;
-    const calls = upstreamCalls() - callsBefore;
+    const calls = ours.calls() - callsBefore;
+    const result = { app: summaries[0]!, bare: summaries.at(-1)! };
     const ratio = result.app.rps / result.bare.rps;
     const windows = Math.floor(spanMs / CACHE_WINDOW_MS) + 1;
+    const pairs = (k: number) =>
+      `median ${median(passRatios[k]!).toFixed(2)}; pass by pass ${passRatios[k]!.map((r) => r.toFixed(2)).join(' ')}`;
     console.log(
       [
         `## 1. GET ${TICKER_PATH}, cached, embedded defaults; ${body.length}-byte answer`,
         '',
-        ...table([
-          [app.name, result.app],
-          [bare.name, result.bare],
-        ]),
+        ...table([...apps, bare].map((s, k) => [s.name, summaries[k]!])),
         '',
         `throughput app/bare: ${ratio.toFixed(2)} (target ` +
           `≥ ${TICKER_TARGET}) ${ratio >= TICKER_TARGET ? 'PASS' : 'FAIL'}`,
+        `throughput app/bare of the rounds run side by side: ${pairs(0)}`,
+        ...apps
+          .slice(1)
+          .map((s, k) => `${s.name}/bare: ${(summaries[k + 1]!.rps / result.bare.rps).toFixed(2)}; ${pairs(k + 1)}`),
         `p99 app/bare: ${(result.app.p99 / result.bare.p99).toFixed(2)}; server CPU per request ` +
           `bare/app: ${(result.bare.cpuPerRequestUs / result.app.cpuPerRequestUs).toFixed(2)}`,
         `upstream calls while measuring: ${calls} over ${(spanMs / 1000).toFixed(1)} s = ${windows} cache ` +
@@ -238,8 +295,7 @@ async function tickerScenario(): Promise<boolean> {
     return ratio >= TICKER_TARGET && calls <= windows && result.app.failures === 0;
   } finally {
     for (const child of started) await stop(child);
-    await binance.close();
-    await coingecko.close();
+    for (const upstream of upstreams) await upstream.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -326,7 +382,8 @@ async function credentialsScenario(): Promise<boolean | undefined> {
     const bareBody = await (await waitForHttp(barePort, CREDENTIALS_PATH, headers)).text();
     if (bareBody !== appBody) throw new Error(`the two servers answer differently:\n${appBody}\n${bareBody}`);
 
-    const result = await compare(app, bare, CREDENTIALS_PATH, headers);
+    const { summaries } = await compare([app, bare], CREDENTIALS_PATH, headers);
+    const result = { app: summaries[0]!, bare: summaries[1]! };
     const ratio = result.app.rps / result.bare.rps;
     console.log(
       [
