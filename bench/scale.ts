@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { JOB_DEFINITIONS } from '../src/declarations.ts';
-import { hashPassword } from '../src/platform/crypto/passwords.ts';
+import { createPasswordHasher } from '../src/platform/crypto/passwords.ts';
 import { startBinanceFake } from '../test/fakes/binance.ts';
 import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';
 import { percentile, runLoad } from './load.ts';
@@ -355,7 +355,7 @@ async function ensureSeeded(database: string, factor: number, upstreams: Upstrea
   await withApp(database, upstreams, async () => undefined);
   console.log(`${database}: seeding at factor ${factor}`);
   const started = performance.now();
-  const hash = await hashPassword(PASSWORD);
+  const hash = await createPasswordHasher().hash(PASSWORD);
   await onServer(database, async (client) => {
     await seed(client, factor, hash, console.log);
     await client.query(

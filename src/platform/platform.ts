@@ -7,7 +7,7 @@ import { createMemoryCache, type Cache } from './cache/cache.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { resolveSecrets, type GeneratedSecret, type SecretSource } from './crypto/data-dir-secrets.ts';
-import { passwordWork } from './crypto/passwords.ts';
+import { createPasswordHasher, passwordWork, type PasswordCost, type PasswordHasher } from './crypto/passwords.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { databaseStartError } from './db/start-errors.ts';
@@ -29,6 +29,8 @@ export interface Platform {
   readonly clock: Clock;
   readonly secretBox: SecretBox;
   readonly tokens: TokenService;
+  /** Password hashing at the production cost (decision 002); tests alone hand in a lower one. */
+  readonly passwords: PasswordHasher;
   readonly outbox: OutboxWorker;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -57,6 +59,11 @@ interface PlatformOverrides {
   redisKeyPrefix?: string;
   outboxPollMs?: number;
   defaultMetrics?: boolean;
+  /**
+   * scrypt's cost for new password hashes, in code only: tests lower it to spare CPU. Nothing in
+   * Config or the environment reaches it, so no deployment can weaken its hashes (decision 305).
+   */
+  passwordCost?: PasswordCost;
 }
 
 /** DATA_DIR made the owner's only, or a one-line ConfigError saying why it cannot be. */
@@ -148,6 +155,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     clock,
     secretBox,
     tokens,
+    passwords: createPasswordHasher(overrides.passwordCost),
     outbox,
     logger,
     metrics,

@@ -21,6 +21,7 @@ import type { HostLookup } from '../../src/platform/host-lookup.ts';
 import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { createLogger } from '../../src/platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../../src/platform/platform.ts';
+import { TEST_PASSWORD_COST } from './password-cost.ts';
 import { routeCatalog, type RouteEntry } from './route-catalog.ts';
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -177,6 +178,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       lookup: options.lookup,
       logger: createLogger(config.logLevel, sink),
       defaultMetrics: false,
+      passwordCost: TEST_PASSWORD_COST,
     });
     modules = createModules(platform, options.modules);
     app = await buildApp(platform, modules, { observeRoute: catalog.observe });

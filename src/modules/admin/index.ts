@@ -40,6 +40,7 @@ export function createAdminModule(platform: Platform, deps: AdminDeps) {
     exports,
     presenter: users,
     messages: deps.messages,
+    passwords: platform.passwords,
     clock,
     onUserChanged,
   });

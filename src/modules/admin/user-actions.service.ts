@@ -1,7 +1,7 @@
 // Admin actions over users: bulk status changes, CSV exports and password resets.
 import { audit } from './admin.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { generatePassword, hashPassword } from '../../platform/crypto/passwords.ts';
+import { generatePassword, type PasswordHasher } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { transactionRetrying } from '../../platform/db/retry.ts';
 import { conflict, notFound } from '../../platform/http/errors.ts';
@@ -30,10 +30,11 @@ export function createUserActionsService(deps: {
   exports: ExportsRepository;
   presenter: Pick<UsersService, 'present'>;
   messages: Pick<NotificationsModule['messages'], 'mail'>;
+  passwords: Pick<PasswordHasher, 'hash'>;
   clock: Clock;
   onUserChanged: (userId: string) => void;
 }) {
-  const { db, clock, exports } = deps;
+  const { db, clock, exports, passwords } = deps;
   const { accounts } = deps.users;
 
   async function changeStatus(actor: AdminActor, ids: string[], action: keyof typeof TARGET_STATUS) {
@@ -145,7 +146,7 @@ export function createUserActionsService(deps: {
       if (user.id === actor.id)
         throw conflict('You cannot reset your own password here; change it with POST /api/auth/password');
       const password = generatePassword();
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await passwords.hash(password);
       const now = clock.now();
       const emailSent = await transactionRetrying(db, async (tx) => {
         const revoked = await accounts.setPassword(user.id, passwordHash, 'admin_password_reset', now, tx);
@@ -196,7 +197,7 @@ export function createUserActionsService(deps: {
       const user = await accounts.findByEmail(email);
       if (!user) throw notFound('No user has this e-mail');
       if (user.status === 'deleted') throw conflict('The user is deleted; activate it before resetting its password');
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await passwords.hash(password);
       const now = clock.now();
       const sessionsRevoked = await transactionRetrying(db, async (tx) => {
         const revoked = await accounts.setPassword(user.id, passwordHash, 'admin_password_reset', now, tx);

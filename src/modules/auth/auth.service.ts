@@ -3,7 +3,7 @@ import { audit } from './auth.audit.ts';
 import { hashToken, newOpaqueToken, type TokenService } from '../../platform/auth/tokens.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';
+import type { PasswordHasher } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { AppError, conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import type { Role, UsersModule, UserRow } from '../users/index.ts';
@@ -45,6 +45,7 @@ export function createAuthService(deps: {
   db: Db;
   users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor' | 'passkeys'>;
   tokens: TokenService;
+  passwords: PasswordHasher;
   secondFactor: SecondFactor;
   attempts: SecondFactorAttempts;
   devices: DeviceCookies;
@@ -54,7 +55,7 @@ export function createAuthService(deps: {
   settings: AuthSettings;
   onUserChanged: (userId: string) => void;
 }) {
-  const { db, tokens, cache, clock, settings } = deps;
+  const { db, tokens, passwords, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor } = deps.users;
   const throttle = createLoginThrottle({ cache, devices: deps.devices, clock, settings });
   const { issuePair, startSession } = createSessionIssuer({
@@ -73,7 +74,7 @@ export function createAuthService(deps: {
     async createUser(input: NewAccount, options: { role: Role; actor: 'user' | 'system' }): Promise<UserRow> {
       const email = input.email.trim().toLowerCase();
       if (await accounts.findByEmail(email)) throw conflict('A user with this email already exists');
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       const now = clock.now();
       return db.transaction(async (tx) => {
         const user = await accounts.register(
@@ -124,7 +125,7 @@ export function createAuthService(deps: {
         }
       }
       if (existing.role === 'admin') return 'admin';
-      if (existing.status !== 'active' || !(await verifyPassword(password, existing.passwordHash)))
+      if (existing.status !== 'active' || !(await passwords.verify(password, existing.passwordHash)))
         return 'not_promoted';
       const now = clock.now();
       await db.transaction(async (tx) => {
@@ -165,8 +166,9 @@ export function createAuthService(deps: {
         await throttle.giveBack(normalized, client, counted).catch(() => {});
         throw error;
       }
-      // Hash even when the account does not exist, so timing does not reveal which addresses do.
-      const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+      // Hash even when the account does not exist, at the cost new hashes have here, so timing does
+      // not reveal which addresses do.
+      const valid = await passwords.verify(password, user?.passwordHash ?? passwords.dummyHash);
       if (!user || !valid) {
         if (user)
           await audit(

@@ -42,6 +42,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     db: database.db,
     users,
     tokens,
+    passwords: platform.passwords,
     cache,
     clock,
     logger,
@@ -56,6 +57,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
   const passwords = createPasswordService({
     db: database.db,
     users,
+    passwords: platform.passwords,
     cache,
     clock,
     onUserChanged: (userId) => guards.invalidate(userId),
@@ -66,6 +68,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     users,
     secondFactor,
     attempts,
+    passwords: platform.passwords,
     cache,
     clock,
     onUserChanged: (userId) => guards.invalidate(userId),

@@ -3,7 +3,7 @@
 import { audit } from './auth.audit.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';
+import type { PasswordHasher } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { badRequest, invalidField, notFound, rateLimited } from '../../platform/http/errors.ts';
 import type { UsersModule } from '../users/index.ts';
@@ -23,11 +23,12 @@ interface PasswordChanger {
 export function createPasswordService(deps: {
   db: Db;
   users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'setPassword'> };
+  passwords: PasswordHasher;
   cache: Pick<Cache, 'incr' | 'del'>;
   clock: Clock;
   onUserChanged: (userId: string) => void;
 }) {
-  const { db, cache, clock } = deps;
+  const { db, passwords, cache, clock } = deps;
   const { accounts } = deps.users;
 
   return {
@@ -44,7 +45,7 @@ export function createPasswordService(deps: {
       }
       const user = await accounts.findById(changer.id);
       if (!user) throw notFound('User not found');
-      if (!(await verifyPassword(body.current_password, user.passwordHash))) {
+      if (!(await passwords.verify(body.current_password, user.passwordHash))) {
         await audit(
           {
             actorId: user.id,
@@ -66,7 +67,7 @@ export function createPasswordService(deps: {
           body.new_password,
         );
       }
-      const passwordHash = await hashPassword(body.new_password);
+      const passwordHash = await passwords.hash(body.new_password);
       const now = clock.now();
       await db.transaction(async (tx) => {
         const revoked = await accounts.setPassword(

@@ -4,7 +4,7 @@
 import { audit } from './auth.audit.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { verifyPassword } from '../../platform/crypto/passwords.ts';
+import type { PasswordHasher } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { badRequest, conflict, invalidField, notFound, rateLimited } from '../../platform/http/errors.ts';
 import type { UserRow, UsersModule } from '../users/index.ts';
@@ -49,11 +49,12 @@ export function createTwoFactorService(deps: {
   users: Pick<UsersModule, 'accounts' | 'twoFactor'>;
   secondFactor: SecondFactor;
   attempts: SecondFactorAttempts;
+  passwords: Pick<PasswordHasher, 'verify'>;
   cache: Pick<Cache, 'incr' | 'del'>;
   clock: Clock;
   onUserChanged: (userId: string) => void;
 }) {
-  const { db, secondFactor, attempts, cache, clock } = deps;
+  const { db, secondFactor, attempts, passwords, cache, clock } = deps;
   const { accounts, twoFactor } = deps.users;
 
   /** Counts the attempt before anything is checked; a successful one gives them all back. */
@@ -72,7 +73,7 @@ export function createTwoFactorService(deps: {
   }
 
   async function checkPassword(user: UserRow, password: string, client: ClientInfo, purpose: string): Promise<void> {
-    if (await verifyPassword(password, user.passwordHash)) return;
+    if (await passwords.verify(password, user.passwordHash)) return;
     await audit(
       {
         actorId: user.id,

@@ -52,17 +52,61 @@ const scrypt = (lane: Lane, password: string, salt: Buffer, keylen: number, opti
       ),
   );
 
-// N=2^15, r=8, p=1: OWASP's scrypt recommendation; ~50 ms and 32 MiB per hash.
-const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
-const KEY_LENGTH = 32;
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scrypt('hash', password, salt, KEY_LENGTH, PARAMS);
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+/** scrypt's work factor: what one hash costs in CPU (N × r) and memory (128 × N × r bytes). */
+export interface PasswordCost {
+  N: number;
+  r: number;
+  p: number;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/**
+ * N=2^15, r=8, p=1: OWASP's scrypt recommendation; ~50 ms and 32 MiB per hash (decision 002). What
+ * every app hashes with unless its platform is handed another cost in code: no setting or
+ * environment variable lowers it (decision 305).
+ */
+export const PRODUCTION_PASSWORD_COST: Readonly<PasswordCost> = Object.freeze({ N: 32768, r: 8, p: 1 });
+
+// scrypt refuses work needing more memory than this; enough for the production cost twice over.
+const MAX_MEMORY = 64 * 1024 * 1024;
+const KEY_LENGTH = 32;
+
+export interface PasswordHasher {
+  readonly cost: Readonly<PasswordCost>;
+  /** A new hash at this hasher's cost, in the self-describing form `scrypt$N$r$p$salt$key`. */
+  hash(password: string): Promise<string>;
+  /** Whether the password is the stored hash's, at the cost the hash names (older costs still verify). */
+  verify(password: string, stored: string): Promise<boolean>;
+  /**
+   * A hash of nobody at this hasher's cost, to verify against when the account does not exist, so
+   * that the answer takes as long as for an account whose password was hashed here.
+   */
+  readonly dummyHash: string;
+}
+
+function checkedCost(cost: PasswordCost): Readonly<PasswordCost> {
+  const { N, r, p } = cost;
+  const powerOfTwo = Number.isInteger(N) && N > 1 && (N & (N - 1)) === 0;
+  if (!powerOfTwo || !Number.isInteger(r) || r < 1 || !Number.isInteger(p) || p < 1 || 128 * N * r > MAX_MEMORY / 2)
+    throw new Error(`unusable scrypt cost N=${N} r=${r} p=${p}`);
+  return Object.freeze({ N, r, p });
+}
+
+/** Password hashing at one cost: the production one unless a caller (a test) names another. */
+export function createPasswordHasher(cost: PasswordCost = PRODUCTION_PASSWORD_COST): PasswordHasher {
+  const { N, r, p } = checkedCost(cost);
+  return {
+    cost: { N, r, p },
+    async hash(password) {
+      const salt = randomBytes(16);
+      const key = await scrypt('hash', password, salt, KEY_LENGTH, { N, r, p, maxmem: MAX_MEMORY });
+      return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
+    },
+    verify: verifyPassword,
+    dummyHash: `scrypt$${N}$${r}$${p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`,
+  };
+}
+
+async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, expected] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !expected) return false;
   const expectedKey = Buffer.from(expected, 'base64');
@@ -70,14 +114,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: PARAMS.maxmem,
+    maxmem: MAX_MEMORY,
   });
   return timingSafeEqual(key, expectedKey);
 }
-
-/** A hash to compare against when the account does not exist, so timing does not reveal it. */
-export const DUMMY_PASSWORD_HASH =
-  'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
 /** A random password with upper, lower, digit and symbol, for administrator resets. */
 export function generatePassword(length = 20): string {

@@ -1,0 +1,72 @@
+// Password hashes at the production cost, which the other test files lower (decision 305): the
+// stored form and its parameters, checks across costs, and the hash an unknown account is checked
+// against.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createPasswordHasher, PRODUCTION_PASSWORD_COST } from '../../../src/platform/crypto/passwords.ts';
+import { TEST_PASSWORD_COST } from '../../helpers/password-cost.ts';
+
+/** The parts of a stored hash: `scrypt$N$r$p$salt$key`, salt and key in base64. */
+function parts(stored: string) {
+  const [scheme, N, r, p, salt, key, ...rest] = stored.split('$');
+  assert.equal(rest.length, 0, stored);
+  return {
+    scheme,
+    cost: { N: Number(N), r: Number(r), p: Number(p) },
+    salt: Buffer.from(salt!, 'base64'),
+    key: Buffer.from(key!, 'base64'),
+  };
+}
+
+describe('password hashes', () => {
+  const production = createPasswordHasher();
+
+  it("are scrypt at OWASP's N=2^15, r=8, p=1 unless a cost is handed in, with a 16-byte salt and a 32-byte key", async () => {
+    assert.deepEqual(PRODUCTION_PASSWORD_COST, { N: 32768, r: 8, p: 1 });
+    assert.deepEqual(production.cost, PRODUCTION_PASSWORD_COST);
+    const stored = await production.hash('correct horse battery');
+    const { scheme, cost, salt, key } = parts(stored);
+    assert.equal(scheme, 'scrypt');
+    assert.deepEqual(cost, { N: 32768, r: 8, p: 1 });
+    assert.equal(salt.length, 16);
+    assert.equal(key.length, 32);
+    assert.equal(await production.verify('correct horse battery', stored), true);
+    assert.equal(await production.verify('correct horse batterz', stored), false);
+    assert.notEqual(await production.hash('correct horse battery'), stored, 'a new salt for every hash');
+  });
+
+  it('verify at the cost the stored hash names, whatever cost the checking app hashes at', async () => {
+    const cheap = createPasswordHasher(TEST_PASSWORD_COST);
+    const cheapHash = await cheap.hash('pw-12345678');
+    assert.deepEqual(parts(cheapHash).cost, TEST_PASSWORD_COST);
+    assert.equal(await production.verify('pw-12345678', cheapHash), true);
+    assert.equal(await production.verify('pw-12345679', cheapHash), false);
+    const strongHash = await production.hash('pw-12345678');
+    assert.equal(await cheap.verify('pw-12345678', strongHash), true);
+    assert.equal(await cheap.verify('pw-1234567', strongHash), false);
+  });
+
+  it("the hash of nobody, checked for an unknown account, has the app's own cost, so both answers take as long", async () => {
+    for (const hasher of [production, createPasswordHasher(TEST_PASSWORD_COST)]) {
+      const dummy = parts(hasher.dummyHash);
+      const real = parts(await hasher.hash('pw-12345678'));
+      assert.equal(dummy.scheme, real.scheme);
+      assert.deepEqual(dummy.cost, real.cost);
+      assert.equal(dummy.salt.length, real.salt.length);
+      assert.equal(dummy.key.length, real.key.length);
+      assert.equal(await hasher.verify('', hasher.dummyHash), false);
+      assert.equal(await hasher.verify('pw-12345678', hasher.dummyHash), false);
+    }
+  });
+
+  it('refuse a cost scrypt cannot run or that is not a power of two', () => {
+    for (const cost of [
+      { N: 1000, r: 8, p: 1 },
+      { N: 1, r: 8, p: 1 },
+      { N: 1024, r: 0, p: 1 },
+      { N: 1024, r: 8, p: 0 },
+      { N: 2 ** 20, r: 8, p: 1 },
+    ])
+      assert.throws(() => createPasswordHasher(cost), /unusable scrypt cost/);
+  });
+});
