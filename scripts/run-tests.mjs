@@ -108,7 +108,7 @@ function runFile(file) {
         '--import',
         path.join(root, 'test/helpers/usage.mjs'),
         '--import',
-        path.join(root, 'test/helpers/no-network.ts'),
+        path.join(root, 'test/helpers/no-network.mjs'),
         '--test-reporter=spec',
         file,
       ],

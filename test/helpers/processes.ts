@@ -12,7 +12,7 @@ import { testDatabaseUrl } from './test-app.ts';
 import { waitFor as waitUntil } from './wait.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const NETWORK_GUARD = path.join(ROOT, 'test/helpers/no-network.ts');
+const NETWORK_GUARD = path.join(ROOT, 'test/helpers/no-network.mjs');
 export const STARTUP_MS = 120_000;
 
 export type Env = Record<string, string | undefined>;
@@ -39,8 +39,7 @@ export function run(args: string[], env: Env, wrapper: string[] = []): Running {
     // As `npm start` runs: PGlite's WebAssembly on the baseline compiler only, which spares each
     // process the optimising compiler's work (decision 300).
     '--liftoff-only',
-    '--import',
-    'tsx',
+    // The guard is plain JavaScript: no tsx, which cost each started process ~1 s of CPU (decision 305).
     '--import',
     NETWORK_GUARD,
     'scripts/run.mjs',
