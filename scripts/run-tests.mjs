@@ -150,13 +150,19 @@ function runFile(file) {
 
 // Longest first, by the CPU time each file took in the last run here, so the run does not end
 // waiting on one long file started last; files not seen before go first, as they may be long.
+// A file not run here yet (all of them in a fresh clone) goes by the CPU time committed in
+// test/file-cpu-seconds.json (`UPDATE_TEST_ORDER=1 npm test` rewrites it from a whole run): in
+// name order, a clean run ended on its longest files (decision 305).
 const timesCache = path.join(root, 'node_modules/.cache/trading-platform/test-times.json');
-let lastTimes = {};
-try {
-  lastTimes = JSON.parse(readFileSync(timesCache, 'utf8'));
-} catch {
-  // No run here yet: the files run in name order.
-}
+const committedTimes = path.join(root, 'test/file-cpu-seconds.json');
+const readTimes = (file) => {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+};
+const lastTimes = { ...readTimes(committedTimes), ...readTimes(timesCache) };
 const expected = (file) => lastTimes[path.relative(root, file)] ?? Number.POSITIVE_INFINITY;
 const queue = [...files].sort((a, b) => expected(b) - expected(a));
 await Promise.all(
@@ -192,6 +198,16 @@ try {
   writeFileSync(timesCache, `${JSON.stringify(lastTimes, null, 1)}\n`);
 } catch {
   // Only the order of the next run depends on it.
+}
+if (process.env.UPDATE_TEST_ORDER && targets.length === 0 && failed.length === 0) {
+  // Whole seconds, in name order: the order matters, not the decimals, and the diff stays small.
+  const byName = Object.fromEntries(
+    results
+      .filter((r) => r.cpu > 0)
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((r) => [r.name, Math.max(1, Math.round(r.cpu))]),
+  );
+  writeFileSync(committedTimes, `${JSON.stringify(byName, null, 1)}\n`);
 }
 if (process.env.TEST_TIMES_FILE) {
   const times = results.map(({ name, seconds, cpu, children, maxRssMiB, ok }) => ({
