@@ -66,7 +66,8 @@ export interface PasswordCost {
  */
 export const PRODUCTION_PASSWORD_COST: Readonly<PasswordCost> = Object.freeze({ N: 32768, r: 8, p: 1 });
 
-// scrypt refuses work needing more memory than this; enough for the production cost twice over.
+// scrypt refuses work needing more memory than this: twice the production cost's, and a hasher takes
+// no cost over half of it, so every hash it writes verifies with room to spare.
 const MAX_MEMORY = 64 * 1024 * 1024;
 const KEY_LENGTH = 32;
 
