@@ -207,7 +207,7 @@ if (process.env.UPDATE_TEST_ORDER && targets.length === 0 && failed.length === 0
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((r) => [r.name, Math.max(1, Math.round(r.cpu))]),
   );
-  writeFileSync(committedTimes, `${JSON.stringify(byName, null, 1)}\n`);
+  writeFileSync(committedTimes, `${JSON.stringify(byName, null, 2)}\n`);
 }
 if (process.env.TEST_TIMES_FILE) {
   const times = results.map(({ name, seconds, cpu, children, maxRssMiB, ok }) => ({
