@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBinanceFake, type FakeRequest } from '../test/fakes/binance.ts';
 import { withOrders } from '../test/fakes/binance-orders.ts';
+import { seeded } from '../test/helpers/seeded.ts';
 import { decodeBase32, referenceTotp } from '../test/helpers/totp-reference.ts';
 import { percentile } from './load.ts';
 import type { AppControl } from './portfolio.ts';
@@ -177,18 +178,6 @@ async function closedLoop(port: number, users: User[], mode: 'paper' | 'live', m
   );
   agent.destroy();
   return samples;
-}
-
-/** A small seeded generator (mulberry32): the same schedule in every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const sleepUntil = (at: number) =>

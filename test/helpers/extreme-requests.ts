@@ -10,18 +10,6 @@ export const YEAR_9999 = '9999-12-31T23:59:59.999Z';
 const LONG_LIST = 10_000;
 const FILLED_BODY_BYTES = 900_000;
 
-/** mulberry32: a small seeded generator, enough to pick among a few values reproducibly. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const branch = (schema: JsonSchema) => (schema.anyOf ?? schema.oneOf)?.find((s) => s.type !== 'null');
 const typeOf = (schema: JsonSchema) => [schema.type].flat().find((t) => t !== 'null');
 type Bounded = JsonSchema & { maximum?: number; maxItems?: number; description?: string };

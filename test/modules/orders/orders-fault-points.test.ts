@@ -12,6 +12,7 @@ import { Decimal } from 'decimal.js';
 import { clientOrderIdRule } from '../../../src/platform/client-order-ids.ts';
 import type { OrderFaultKind } from '../../fakes/binance-orders.ts';
 import { ordersOf, type VenueAccount, type VenueOrder } from '../../fakes/venue-loopback.ts';
+import { seeded } from '../../helpers/seeded.ts';
 import {
   CONFORMANCE_VENUES,
   conformanceAccount,
@@ -25,18 +26,6 @@ const VENUE_POINTS = Number(process.env.ORDERS_FAULT_VENUE_POINTS ?? 40);
 /** Binance traders placing at once, each its own share of the points and its own stream of the seed. */
 const BINANCE_LANES = 5;
 const SEED = Number(process.env.ORDERS_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
-
-/** mulberry32: small, seeded, the same sequence for the same seed on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BINANCE_STATUS: Record<string, string> = {
   NEW: 'open',
@@ -189,7 +178,7 @@ describe(`orders on every venue at random fault points (ORDERS_FAULT_SEED=${SEED
 
     /** One trader's points, from its own stream of the seed: its faults meet its requests only. */
     async function run(lane: Lane): Promise<void> {
-      const draw = random(lane.seed);
+      const draw = seeded(lane.seed);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(draw() * items.length)]!;
       const label = `${lane.exchange} ${lane.trader.email}`;
       const placed: string[] = [];

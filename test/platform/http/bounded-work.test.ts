@@ -17,7 +17,8 @@ import {
   type Known,
   type Operation,
 } from '../../helpers/hostile-requests.ts';
-import { extremeRequests, seeded, type ExtremeRequest } from '../../helpers/extreme-requests.ts';
+import { extremeRequests, type ExtremeRequest } from '../../helpers/extreme-requests.ts';
+import { seeded } from '../../helpers/seeded.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startVenueFakes, type VenueFakes } from '../../modules/exchange/venue-fakes.ts';
 
