@@ -951,6 +951,8 @@ CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> state
 CREATE INDEX "users_created_at_id_idx" ON "users" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "users_status_idx" ON "users" USING btree ("status");--> statement-breakpoint
 CREATE INDEX "users_role_idx" ON "users" USING btree ("role");--> statement-breakpoint
+CREATE INDEX "users_last_name_prefix_idx" ON "users" USING spgist (lower("last_name"));--> statement-breakpoint
+CREATE INDEX "users_spaced_name_idx" ON "users" USING btree ("id") WHERE "users"."first_name" LIKE '% %' OR "users"."last_name" LIKE '% %';--> statement-breakpoint
 CREATE INDEX "payment_customers_user_idx" ON "payment_customers" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "payments_ledger_external_key" ON "payments_ledger" USING btree ("external_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_provider_delivery_key" ON "webhook_deliveries" USING btree ("provider","delivery_id");--> statement-breakpoint

@@ -1,147 +1,19 @@
-// Every query on accounts (the users table). A method that may run inside a caller's transaction
-// takes its executor last.
-import { and, asc, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
-import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
-import type { Role, Tier, UserStatus } from './users.domain.ts';
-import { externalIdentities, userCounts, userDayCounts, userGracePeriods, users } from './users.tables.ts';
-import { descending } from '../../platform/db/order.ts';
-import { executePrepared } from '../../platform/db/prepared.ts';
-import { beforeStart, type KeptCounts, skippedFromStart, totalAndStart } from '../../platform/db/day-walk.ts';
-import {
-  alongCreation,
-  expectedMatches,
-  fromMatches,
-  neededMatches,
-  SEARCH_TOTAL_BOUND,
-  walkBudget,
-} from './accounts-search.ts';
+// Every query on accounts (the users table); the admin's list and search are in
+// accounts-list.repository.ts. A method that may run inside a caller's transaction takes its executor
+// last.
+import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import type { Tier, UserStatus } from './users.domain.ts';
+import { externalIdentities, userDayCounts, userGracePeriods, users } from './users.tables.ts';
+import { createAccountListRepository } from './accounts-list.repository.ts';
+
+export type { AccountAnnex, AccountPage, ListedAccount, UserFilter } from './accounts-list.repository.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
 export type UserChanges = Partial<Omit<NewUser, 'id' | 'createdAt'>>;
 
 type BillingChanges = { subscriptionTier?: Tier; gracePeriodEndsAt?: Date | null };
-
-export interface UserFilter {
-  search?: string;
-  role?: Role;
-  status?: UserStatus;
-  subscriptionTier?: Tier;
-}
-
-/** `%`, `_` and `\` in a search term are literal characters, not patterns. */
-function escapeLike(term: string): string {
-  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-function userConditions(filter: UserFilter): SQL {
-  const conditions: SQL[] = [];
-  // Deleted users are kept for their history but only listed when asked for by status.
-  conditions.push(filter.status ? eq(users.status, filter.status) : ne(users.status, 'deleted'));
-  if (filter.role) conditions.push(eq(users.role, filter.role));
-  if (filter.subscriptionTier) conditions.push(eq(users.subscriptionTier, filter.subscriptionTier));
-  if (filter.search) {
-    const pattern = `%${escapeLike(filter.search)}%`;
-    // Backslash is ILIKE's default escape. Both expressions are those of the trigram indexes made
-    // at start (database.ts), so PostgreSQL can answer the search from them.
-    conditions.push(
-      or(sql`${users.email} ILIKE ${pattern}`, sql`(${users.firstName} || ' ' || ${users.lastName}) ILIKE ${pattern}`)!,
-    );
-  }
-  // Never empty: the status condition is always there.
-  return and(...conditions) ?? sql`true`;
-}
-
-/**
- * The counts the database keeps that a filter without a search can be read from, and the filter over
- * them. Without a role or tier, the counts by status and day: a tenth of the rows (decision 193).
- */
-function keptCounts(filter: UserFilter): KeptCounts {
-  const status = (counts: typeof userCounts | typeof userDayCounts) =>
-    filter.status ? eq(counts.status, filter.status) : ne(counts.status, 'deleted');
-  if (!filter.role && !filter.subscriptionTier) {
-    return { table: userDayCounts, n: userDayCounts.n, day: userDayCounts.createdDay, where: status(userDayCounts) };
-  }
-  return {
-    table: userCounts,
-    n: userCounts.n,
-    day: userCounts.createdDay,
-    where: and(
-      status(userCounts),
-      filter.role ? eq(userCounts.role, filter.role) : undefined,
-      filter.subscriptionTier ? eq(userCounts.subscriptionTier, filter.subscriptionTier) : undefined,
-    ),
-  };
-}
-
-/**
- * The list statement's parts before its select when there is no search: `WITH` parts that answer the
- * `total` and the `page` (the listed columns of the page's accounts, in any order; the statement
- * orders them). The total and a deep page's start come from the kept counts (day-walk.ts).
- */
-function keptParts(filter: UserFilter, offset: number, limit: number): { head: SQL; page: SQL } {
-  return {
-    head: totalAndStart(keptCounts(filter), offset),
-    page: sql`SELECT ${listedColumns} FROM ${users}
-            WHERE ${userConditions(filter)}
-              AND ${beforeStart(users.createdAt)}
-            ORDER BY ${descending(users.createdAt)}, ${descending(users.id)}
-            LIMIT ${limit} OFFSET ${skippedFromStart(offset)}`,
-  };
-}
-
-/** A search's page: its accounts, by the ids its `WITH` parts picked (accounts-search.ts). */
-const searchPage = (head: SQL) => ({
-  head,
-  page: sql`SELECT ${listedColumns} FROM ${users} WHERE ${users.id} IN (SELECT id FROM picked)`,
-});
-
-/** The columns the admin's lists show of an account: no password hash, second factor or bookkeeping dates. */
-const LISTED = [
-  'id',
-  'email',
-  'firstName',
-  'lastName',
-  'role',
-  'subscriptionTier',
-  'status',
-  'emailVerified',
-  'twoFactorEnabled',
-  'createdAt',
-  'lastLogin',
-  'avatar',
-] as const satisfies readonly (keyof UserRow)[];
-
-/** The account as the admin's lists show it. */
-export type ListedAccount = Pick<UserRow, (typeof LISTED)[number]>;
-
-/** The listed columns under their field names. */
-const listedColumns = sql.join(
-  LISTED.map((field) => sql`${users[field]} AS ${sql.identifier(field)}`),
-  sql`, `,
-);
-
-type ListedRaw = Omit<ListedAccount, 'id' | 'createdAt' | 'lastLogin'> & {
-  total: number;
-  annex?: unknown;
-  /** Null on the one row of a page past the end, which carries only the total. */
-  id: string | null;
-  createdAt: Date | string;
-  lastLogin: Date | string | null;
-};
-
-/**
- * A column another module adds to each listed account, read in the list's own statement: an SQL value
- * of the account's id column (decision 194).
- */
-export type AccountAnnex = (accountId: SQL) => SQL;
-
-/** A page of listed accounts: `annexes[i]` is the annex's value for `rows[i]` (none without an annex). */
-export interface AccountPage {
-  rows: ListedAccount[];
-  annexes: unknown[];
-  total: number;
-}
 
 export function createAccountsRepository(db: DbExecutor) {
   /**
@@ -170,58 +42,9 @@ export function createAccountsRepository(db: DbExecutor) {
     };
   }
 
-  /** Runs a list statement of `parts`, as the prepared statement `prepared` if named (decision 192). */
-  async function runList(
-    parts: { head: SQL; page: SQL },
-    annex: AccountAnnex | undefined,
-    prepared?: string,
-  ): Promise<AccountPage> {
-    const annexed = annex ? sql`, ${annex(sql`page.id`)} AS annex` : sql``;
-    const statement = sql`
-        WITH ${parts.head}
-        SELECT total.n AS total, page.*${annexed} FROM total LEFT JOIN LATERAL (${parts.page}) AS page ON true
-        ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
-    const raw = rowsOf<ListedRaw>(
-      prepared ? await executePrepared(db, prepared, statement) : await db.execute(statement),
-    );
-    const rows: ListedAccount[] = [];
-    const annexes: unknown[] = [];
-    for (const { total: _, annex: value, id, createdAt, lastLogin, ...row } of raw) {
-      if (id === null) continue;
-      rows.push({ ...row, id, createdAt: new Date(createdAt), lastLogin: dateOrNull(lastLogin) });
-      if (annex) annexes.push(value);
-    }
-    return { rows, annexes, total: Number(raw[0]?.total ?? 0) };
-  }
-
-  /** A search's page from all its matches (accounts-search.ts), its total counted up to the bound. */
-  async function searchFromMatches(
-    filter: UserFilter,
-    offset: number,
-    limit: number,
-    annex?: AccountAnnex,
-  ): Promise<AccountPage> {
-    const page = await runList(searchPage(fromMatches(userConditions(filter), offset, limit)), annex);
-    return { ...page, total: Math.min(page.total, SEARCH_TOTAL_BOUND) };
-  }
-
-  /**
-   * A search's page along the creation order, testing at most `budget` of the newest accounts
-   * (accounts-search.ts); undefined when they did not hold the matches the page needs.
-   */
-  async function searchAlongCreation(
-    filter: UserFilter,
-    offset: number,
-    limit: number,
-    budget: number,
-    annex?: AccountAnnex,
-  ): Promise<AccountPage | undefined> {
-    const page = await runList(searchPage(alongCreation(userConditions(filter), offset, limit, budget)), annex);
-    if (page.total < neededMatches(offset, limit)) return undefined;
-    return { ...page, total: Math.min(page.total, SEARCH_TOTAL_BOUND) };
-  }
-
   return {
+    ...createAccountListRepository(db),
+
     async findById(id: string, executor: DbExecutor = db): Promise<UserRow | undefined> {
       const [row] = await executor.select().from(users).where(eq(users.id, id)).limit(1);
       return row;
@@ -304,30 +127,6 @@ export function createAccountsRepository(db: DbExecutor) {
         .set({ ...changes, updatedAt: at })
         .where(eq(users.id, id));
     },
-
-    /**
-     * A page of the listed accounts, newest first, with how many match. Without a search: one
-     * statement, whose cost follows the page, not the table (the total and a deep page's start come
-     * from the kept counts). A search's total is counted up to SEARCH_TOTAL_BOUND, by whichever of
-     * its two ways the planner's estimate makes cheaper (decision 310). The annex is computed for the
-     * page's rows only.
-     */
-    async list(filter: UserFilter, offset: number, limit: number, annex?: AccountAnnex): Promise<AccountPage> {
-      if (!filter.search) {
-        // Only the default view is prepared: a filter's best plan depends on its value (a rare role
-        // is found by its index, a common one by the date order), as a search's on its pattern
-        // (decision 192).
-        const filtered = Boolean(filter.status || filter.role || filter.subscriptionTier);
-        return runList(keptParts(filter, offset, limit), annex, filtered ? undefined : 'accounts_list');
-      }
-      const expected = await expectedMatches(db, userConditions(filter));
-      const budget = walkBudget(expected, neededMatches(offset, limit));
-      const walked = budget === undefined ? undefined : await searchAlongCreation(filter, offset, limit, budget, annex);
-      return walked ?? searchFromMatches(filter, offset, limit, annex);
-    },
-
-    searchFromMatches,
-    searchAlongCreation,
 
     /**
      * Ends up to `limit` payment grace periods that ended by `now`, in one statement: the account goes

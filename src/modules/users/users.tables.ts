@@ -66,6 +66,13 @@ export const users = pgTable(
     // entry, which is what ending thousands of grace periods at once needs. The grace-period job finds
     // the ended ones in user_grace_periods instead; the admin list's tier filter rides its date order.
     // The admin search's trigram indexes are created at start where pg_trgm exists (database.ts).
+    // A search for a term with a space reads the accounts whose last name starts with what follows
+    // the space, and those with a space within a name (decision 355, accounts-search.ts): the
+    // predicate and the expression are the search's own, word for word. SP-GiST answers `^@` (starts
+    // with) for a bound value, which a b-tree answers only for a constant, and the app's statements
+    // are planned for any value (decision 192).
+    index('users_last_name_prefix_idx').using('spgist', sql`lower(${t.lastName})`),
+    index('users_spaced_name_idx').on(t.id).where(sql`${t.firstName} LIKE '% %' OR ${t.lastName} LIKE '% %'`),
     check('users_role_check', oneOf(t.role, ROLES)),
     check('users_status_check', oneOf(t.status, STATUSES)),
     check('users_subscription_tier_check', oneOf(t.subscriptionTier, TIERS)),

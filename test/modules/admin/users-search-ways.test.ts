@@ -1,13 +1,16 @@
-// The admin search reaches its page by one of two ways (decision 310): from all its matches, or
-// along the creation order until it has the page and the total's bound. Both must answer the same
-// page and total as a plain `ORDER BY created_at DESC, id DESC OFFSET … LIMIT …` and a count capped
-// at SEARCH_TOTAL_BOUND; and the list must take the walk when most accounts match, and not when few
-// do or when the matches are all among the oldest accounts (it gives up and reads the matches).
+// The admin search reaches its page by one of three ways (decisions 310 and 355): from all its
+// matches, by the name's words (a term with a space), or along the creation order until it has the
+// page and the total's bound (bounded or not). Each must answer the same page and total as a plain
+// `ORDER BY created_at DESC, id DESC OFFSET … LIMIT …` and a count capped at SEARCH_TOTAL_BOUND; and
+// the list must take the walk when most accounts match, and not when few do or when the matches are
+// all among the oldest accounts (it gives up and reads the matches); read a rare full name by its
+// words; and walk, without a budget, for a term without a trigram.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../../src/platform/db/database.ts';
-import { createAccountsRepository, type UserFilter } from '../../../src/modules/users/accounts.repository.ts';
+import { createAccountsRepository } from '../../../src/modules/users/accounts.repository.ts';
+import type { SearchFilter } from '../../../src/modules/users/accounts-list.repository.ts';
 import { SEARCH_TOTAL_BOUND } from '../../../src/modules/users/accounts-search.ts';
 import { plansOf, rowsRead, type PlanNode } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
@@ -16,6 +19,8 @@ import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 const ACCOUNTS = 6_000;
 /** Older than all of them: `early-{i}@early.example`, a term none of the others matches. */
 const EARLY = 4_000;
+/** Among the others: names with a space within a first or last name, and short two-word names. */
+const NAMED = 90;
 
 describe('admin search: both ways answer the same page and total', () => {
   let t: TestApp;
@@ -37,6 +42,14 @@ describe('admin search: both ways answer the same page and total', () => {
         (ARRAY['active', 'active', 'suspended', 'active', 'deleted', 'active', 'active'])[1 + i % 7],
         timestamptz '2025-01-01T00:00:00Z' + (i / 4) * interval '1 minute'
       FROM generate_series(1, ${ACCOUNTS}) AS i`);
+    await t.database.db.execute(sql`
+      INSERT INTO users (email, password_hash, first_name, last_name, status, created_at)
+      SELECT 'named-' || i || '@named.example', 'unusable',
+        (ARRAY['Mary Ann', 'Jo', 'Anne-Marie'])[1 + i % 3],
+        (ARRAY['van der Berg' || i, 'Smith', 'Le Rare' || i])[1 + (i / 3) % 3],
+        (ARRAY['active', 'active', 'deleted'])[1 + (i / 9) % 3],
+        timestamptz '2025-01-01T00:00:00Z' + (i * 13) * interval '1 minute'
+      FROM generate_series(1, ${NAMED}) AS i`);
     // The planner's estimate picks the way: it needs the table's statistics, as autovacuum keeps them.
     await t.database.db.execute(sql`ANALYZE users`);
   });
@@ -77,10 +90,37 @@ describe('admin search: both ways answer the same page and total', () => {
   cases.push({ search: 'rare', pattern: '%rare%', offset: 100, limit: 100 }); // under the bound: exact
   cases.push({ search: 'early.example', pattern: '%early.example%', offset: 0, limit: 50 }); // the oldest
   cases.push({ search: 'nobody-has-this', pattern: '%nobody-has-this%', offset: 0, limit: 10 });
+  // With a space: across first and last name, within either, past both, several spaces, and a
+  // common two-word name (more matches than the bound).
+  for (const search of [
+    'jo smith',
+    'JO SMITH',
+    'o smi',
+    'rare20 person',
+    'ann van',
+    'mary ann van der berg1',
+    'der berg1',
+    'e le rare',
+    'e-marie le',
+    ' smith',
+    'a b c',
+    'nobody has this',
+    'smith named',
+    'plain person',
+  ]) {
+    cases.push({ search, pattern: `%${search}%`, offset: 0, limit: 50 });
+  }
+  cases.push({ search: 'plain person', pattern: '%plain person%', offset: 1_200, limit: 20 });
+  cases.push({ search: 'jo smith', pattern: '%jo smith%', offset: 5, limit: 5 });
+  // Without a trigram: short terms, a space or a LIKE character among few letters, nothing matched.
+  for (const search of ['23', 'r', 'o s', '%', '_a', 'zq']) {
+    cases.push({ search, pattern: `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, offset: 0, limit: 50 });
+  }
+  cases.push({ search: '23', pattern: '%23%', offset: 40, limit: 100 });
 
   it('answers the page and the capped total of plain SQL, by either way and by the list', async () => {
     for (const { search, pattern, offset, limit } of cases) {
-      const filter: UserFilter = { search };
+      const filter: SearchFilter = { search };
       const want = await expected(pattern, offset, limit);
       const label = `${search} at ${offset}+${limit}`;
       assert.deepEqual(shown(await repo().list(filter, offset, limit)), { ids: want.ids, total: want.total }, label);
@@ -95,6 +135,15 @@ describe('admin search: both ways answer the same page and total', () => {
         assert.deepEqual(walked && shown(walked), { ids: want.ids, total: want.total }, label);
       } else {
         assert.equal(walked, undefined, `${label}: the walk cannot prove a total under its bound`);
+      }
+      // Without a budget the walk may test every account, and then proves any total.
+      const unbounded = await repo().searchAlongCreation(filter, offset, limit, undefined);
+      assert.deepEqual(unbounded && shown(unbounded), { ids: want.ids, total: want.total }, label);
+      const byWords = await repo().searchByNameWords(filter, offset, limit);
+      if (/ ./.test(search)) {
+        assert.deepEqual(byWords && shown(byWords), { ids: want.ids, total: want.total }, label);
+      } else {
+        assert.equal(byWords, undefined, `${label}: no word follows a space`);
       }
     }
   });
@@ -127,6 +176,19 @@ describe('admin search: both ways answer the same page and total', () => {
     assert.deepEqual((await listed('rare')).ways, ['matches']);
   });
 
+  it('reads a rare full name by its words, and a common one along the creation order', async () => {
+    // Which indexes read the candidates is the planner's choice (a table this small is read whole).
+    assert.deepEqual((await listed('jo smith')).ways, ['words']);
+    assert.deepEqual((await listed('plain person')).ways, ['walk']);
+  });
+
+  it('walks the creation order, without a budget or an estimate, for a term without a trigram', async () => {
+    for (const search of ['zq', 'n', 'o s']) {
+      const statements = await plansOf(t, (db) => createAccountsRepository(db).list({ search }, 0, 50));
+      assert.deepEqual(statements.map(wayOf), ['walk'], search);
+    }
+  });
+
   it('gives the walk up when the matches are all among the oldest accounts, after as many as it expects', async () => {
     const { ways, read } = await listed('early.example');
     assert.deepEqual(ways, ['walk', 'matches']);
@@ -135,7 +197,10 @@ describe('admin search: both ways answer the same page and total', () => {
   });
 });
 
-/** Which way a list statement took: the walk reads the accounts' creation-order index. */
+/**
+ * Which way a list statement took: the walk reads the accounts in a subquery of its own (by their
+ * creation-order index, or in a small table by a sort), the name's words keep their candidates apart.
+ */
 function wayOf(plan: PlanNode): string {
   const nodes: PlanNode[] = [];
   const visit = (node: PlanNode) => {
@@ -143,6 +208,7 @@ function wayOf(plan: PlanNode): string {
     for (const child of node.Plans ?? []) visit(child);
   };
   visit(plan);
-  const indexes = nodes.map((node) => (node as { 'Index Name'?: string })['Index Name']);
-  return indexes.includes('users_created_at_id_idx') ? 'walk' : 'matches';
+  const named = (node: PlanNode) => node as { 'Subplan Name'?: string };
+  if (nodes.some((node) => node['Node Type'] === 'Subquery Scan')) return 'walk';
+  return nodes.some((node) => named(node)['Subplan Name'] === 'CTE candidates') ? 'words' : 'matches';
 }
