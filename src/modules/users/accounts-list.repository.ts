@@ -211,6 +211,7 @@ export function createAccountListRepository(db: DbExecutor) {
    * when few last names start as the term's second word, else by the trigram indexes.
    */
   async function search(filter: SearchFilter, offset: number, limit: number, annex?: AccountAnnex) {
+    // Without a budget the walk always answers: it holds the bound's matches or every match.
     if (!hasTrigram(filter.search)) return (await searchAlongCreation(filter, offset, limit, undefined, annex))!;
     const lastNameStart = afterFirstSpace(filter.search);
     const expected = await expectedMatches(db, searchConditions(filter), lastNameStart);
