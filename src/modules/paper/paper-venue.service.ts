@@ -73,7 +73,10 @@ export function fillRows(
 }
 
 /** The engine's view of one order, in the venue interface's terms. */
-export function stateOf(row: PaperOrderRow, fills: readonly PaperFillRow[]): VenueOrderState {
+export function stateOf(
+  row: Pick<PaperOrderRow, 'id' | 'status' | 'filled' | 'reason'>,
+  fills: readonly PaperFillRow[],
+): VenueOrderState {
   const filled = fills.reduce((sum, f) => sum.plus(f.amount), new D(0));
   const value = fills.reduce((sum, f) => sum.plus(new D(f.price).times(f.amount)), new D(0));
   return {
@@ -178,10 +181,12 @@ export function createPaperVenue(deps: {
     );
     if (placement.kind === 'refused') return placement;
     const filled = placement.executions.reduce((sum, e) => sum.plus(e.amount), new D(0));
+    const id = randomUUID();
     // A second submit of the same client order id answers the first one, never a second fill: the
-    // unique client order id refuses the row before any balance moves.
-    const row = await repo.insertOrder(
+    // unique client order id refuses the row, and with it every fill and balance change of the statement.
+    const settled = await repo.insertSettled(
       {
+        id,
         userId: order.userId,
         clientOrderId: order.clientOrderId,
         exchange: order.exchange,
@@ -201,16 +206,17 @@ export function createPaperVenue(deps: {
         createdAt: now,
         updatedAt: now,
       },
+      fillRows(id, pair, placement.executions, now),
+      changesOf(pair, placement.deltas),
+      new Set(balances.map((b) => b.asset)),
       tx,
     );
-    if (!row) {
+    if (!settled) {
       const first = await repo.findOrder(order.userId, order.clientOrderId, tx);
       return { kind: 'accepted', state: await stateFor(first!, tx) };
     }
     // A new order's fills are the ones just written: no read back.
-    const fills = await repo.insertFills(fillRows(row.id, pair, placement.executions, now), tx);
-    await repo.applyChanges(order.userId, changesOf(pair, placement.deltas), now, tx);
-    return { kind: 'accepted', state: stateOf(row, fills) };
+    return { kind: 'accepted', state: stateOf(settled.order, settled.fills) };
   }
 
   async function place(order: VenueOrderRequest): Promise<SubmitResult> {

@@ -3,8 +3,8 @@
 // one after another on any number of instances.
 import { Decimal } from 'decimal.js';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
-import { executePrepared } from '../../platform/db/prepared.ts';
+import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { arrayParam, executePrepared } from '../../platform/db/prepared.ts';
 import type { VenueOrderStatus } from '../../platform/order-venue.ts';
 import { RESTING_STATUSES } from './paper.domain.ts';
 import { paperAccounts, paperBalances, paperFills, paperOrders } from './paper.tables.ts';
@@ -23,6 +23,16 @@ export interface BalanceChange {
 
 // Constants, not parameters: the planner uses the partial index only for a predicate it can prove.
 const resting = sql`${paperOrders.status} IN (${sql.raw(RESTING_STATUSES.map((s) => `'${s}'`).join(', '))})`;
+
+/** One change per asset: an UPDATE … FROM applies only one of several source rows joined to a row. */
+function mergedByAsset(changes: readonly BalanceChange[]): BalanceChange[] {
+  const byAsset = new Map<string, { free: Decimal; locked: Decimal }>();
+  for (const c of changes) {
+    const sum = byAsset.get(c.asset) ?? { free: new Decimal(0), locked: new Decimal(0) };
+    byAsset.set(c.asset, { free: sum.free.plus(c.free), locked: sum.locked.plus(c.locked) });
+  }
+  return [...byAsset].map(([asset, sum]) => ({ asset, free: sum.free.toFixed(), locked: sum.locked.toFixed() }));
+}
 
 export function createPaperRepository(db: DbExecutor) {
   return {
@@ -87,17 +97,7 @@ export function createPaperRepository(db: DbExecutor) {
      */
     async applyChanges(userId: string, changes: readonly BalanceChange[], now: Date, executor: DbExecutor) {
       if (changes.length === 0) return;
-      // One row per asset: an UPDATE … FROM applies only one of several source rows joined to a row.
-      const byAsset = new Map<string, { free: Decimal; locked: Decimal }>();
-      for (const c of changes) {
-        const sum = byAsset.get(c.asset) ?? { free: new Decimal(0), locked: new Decimal(0) };
-        byAsset.set(c.asset, { free: sum.free.plus(c.free), locked: sum.locked.plus(c.locked) });
-      }
-      const merged = [...byAsset].map(([asset, sum]) => ({
-        asset,
-        free: sum.free.toFixed(),
-        locked: sum.locked.toFixed(),
-      }));
+      const merged = mergedByAsset(changes);
       const values = sql.join(
         merged.map((c) => sql`(${c.asset}::text, ${c.free}::numeric, ${c.locked}::numeric)`),
         sql`, `,
@@ -118,6 +118,108 @@ export function createPaperRepository(db: DbExecutor) {
           .values(missing.map((c) => ({ userId, asset: c.asset, free: c.free, locked: c.locked, updatedAt: now })));
     },
 
+    /**
+     * A new order settled: the order, its fills and the balances it moves (`existing` assets updated,
+     * the others' rows made), written in one statement, named (its text is the same for any order: the
+     * fills and changes go as arrays). The user's account is locked by the caller's transaction, and
+     * `existing` are the assets its balances read found. Nothing is written when the user already has
+     * an order with this client order id: undefined then.
+     */
+    async insertSettled(
+      row: NewPaperOrder & { id: string; createdAt: Date },
+      fills: readonly (typeof paperFills.$inferInsert)[],
+      changes: readonly BalanceChange[],
+      existing: ReadonlySet<string>,
+      executor: DbExecutor,
+    ): Promise<
+      { order: Pick<PaperOrderRow, 'id' | 'status' | 'filled' | 'reason'>; fills: PaperFillRow[] } | undefined
+    > {
+      const merged = mergedByAsset(changes);
+      const moved = merged.filter((c) => existing.has(c.asset));
+      const added = merged.filter((c) => !existing.has(c.asset));
+      const column = <K extends keyof BalanceChange>(list: BalanceChange[], key: K) =>
+        arrayParam(list.map((c) => c[key]));
+      const now = row.createdAt;
+      const rows = rowsOf<{
+        id: string;
+        status: PaperOrderRow['status'];
+        filled: string;
+        reason: string | null;
+        trade_id: string | null;
+        price: string;
+        amount: string;
+        fee: string;
+        fee_currency: string;
+        maker: boolean;
+        at: Date | string;
+        seq: number | string;
+      }>(
+        await executePrepared(
+          executor,
+          'paper_insert_settled',
+          sql`WITH o AS (
+              INSERT INTO ${paperOrders} (id, user_id, client_order_id, exchange, symbol, venue_symbol, base, quote, side,
+                type, time_in_force, amount, price, filled, status, maker_fee, reason, created_at, updated_at)
+              VALUES (${row.id}::uuid, ${row.userId}::uuid, ${row.clientOrderId}::text, ${row.exchange}::text, ${row.symbol}::text,
+                ${row.venueSymbol}::text, ${row.base}::text, ${row.quote}::text, ${row.side}::text, ${row.type}::text,
+                ${row.timeInForce}::text, ${row.amount}::numeric, ${row.price ?? null}::numeric, ${row.filled}::numeric,
+                ${row.status}::text, ${row.makerFee}::numeric, ${row.reason ?? null}::text, ${now}::timestamptz,
+                ${now}::timestamptz)
+              ON CONFLICT (user_id, client_order_id) DO NOTHING
+              RETURNING id, status, filled, reason
+            ), f AS (
+              INSERT INTO ${paperFills} (trade_id, order_id, price, amount, fee, fee_currency, maker, at)
+              SELECT v.trade_id, o.id, v.price, v.amount, v.fee, v.fee_currency, v.maker, ${now}::timestamptz
+              FROM o, unnest(${arrayParam(fills.map((f) => f.tradeId))}::text[],
+                ${arrayParam(fills.map((f) => f.price))}::numeric[], ${arrayParam(fills.map((f) => f.amount))}::numeric[],
+                ${arrayParam(fills.map((f) => f.fee))}::numeric[], ${arrayParam(fills.map((f) => f.feeCurrency))}::text[],
+                ${arrayParam(fills.map((f) => f.maker))}::boolean[])
+                WITH ORDINALITY AS v(trade_id, price, amount, fee, fee_currency, maker, n)
+              ORDER BY v.n
+              RETURNING trade_id, price, amount, fee, fee_currency, maker, at, seq
+            ), moved AS (
+              UPDATE ${paperBalances} AS b
+              SET free = b.free + v.free, locked = b.locked + v.locked, updated_at = ${now}::timestamptz
+              FROM unnest(${column(moved, 'asset')}::text[], ${column(moved, 'free')}::numeric[],
+                ${column(moved, 'locked')}::numeric[]) AS v(asset, free, locked)
+              WHERE b.user_id = ${row.userId}::uuid AND b.asset = v.asset AND EXISTS (SELECT 1 FROM o)
+            ), added AS (
+              INSERT INTO ${paperBalances} (user_id, asset, free, locked, updated_at)
+              SELECT ${row.userId}::uuid, v.asset, v.free, v.locked, ${now}::timestamptz
+              FROM unnest(${column(added, 'asset')}::text[], ${column(added, 'free')}::numeric[],
+                ${column(added, 'locked')}::numeric[]) AS v(asset, free, locked)
+              WHERE EXISTS (SELECT 1 FROM o)
+            )
+            SELECT o.id, o.status, o.filled, o.reason, f.trade_id, f.price, f.amount, f.fee, f.fee_currency, f.maker,
+              f.at, f.seq
+            FROM o LEFT JOIN f ON true
+            ORDER BY f.seq`,
+        ),
+      );
+      const first = rows[0];
+      if (!first) return undefined;
+      return {
+        order: { id: first.id, status: first.status, filled: String(first.filled), reason: first.reason },
+        fills: rows.flatMap((r) =>
+          r.trade_id === null
+            ? []
+            : [
+                {
+                  tradeId: r.trade_id,
+                  orderId: first.id,
+                  price: String(r.price),
+                  amount: String(r.amount),
+                  fee: String(r.fee),
+                  feeCurrency: r.fee_currency,
+                  maker: r.maker,
+                  at: dateOrNull(r.at)!,
+                  seq: Number(r.seq),
+                },
+              ],
+        ),
+      };
+    },
+
     async replaceBalances(
       userId: string,
       balances: Readonly<Record<string, string>>,
@@ -134,16 +236,6 @@ export function createPaperRepository(db: DbExecutor) {
       }));
       if (rows.length > 0) await executor.insert(paperBalances).values(rows);
       await executor.update(paperAccounts).set({ resetAt: now }).where(eq(paperAccounts.userId, userId));
-    },
-
-    /** The new order; undefined when the user already has one with its client order id. */
-    async insertOrder(row: NewPaperOrder, executor: DbExecutor): Promise<PaperOrderRow | undefined> {
-      const [created] = await executor
-        .insert(paperOrders)
-        .values(row)
-        .onConflictDoNothing({ target: [paperOrders.userId, paperOrders.clientOrderId] })
-        .returning();
-      return created;
     },
 
     async findOrder(userId: string, clientOrderId: string, executor: DbExecutor = db) {

@@ -38,3 +38,13 @@ export function executePrepared(executor: DbExecutor, label: string, query: SQL)
   const { session } = (executor as Db)._;
   return session.prepareQuery(built, undefined, nameOf(label, built.sql), false).execute();
 }
+
+/**
+ * A PostgreSQL array literal of the values, each quoted, as one parameter (cast it: `${arrayParam(x)}::text[]`):
+ * a statement taking its rows as arrays (`unnest`) has one text whatever their number, so it can be named.
+ */
+export function arrayParam(values: readonly (string | boolean | null)[]): string {
+  const element = (v: string | boolean | null) =>
+    v === null ? 'NULL' : typeof v === 'boolean' ? String(v) : `"${v.replace(/[\\"]/g, '\\$&')}"`;
+  return `{${values.map(element).join(',')}}`;
+}
