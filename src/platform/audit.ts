@@ -2,6 +2,7 @@
 // its own actions and writes through its own `auditWriter(...)` binding, so its calls are typed by its
 // actions; the platform names none of them (docs/decisions/179).
 import { and, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
 import type { DbExecutor } from './db/database.ts';
 import { auditLog, type ActorType } from './db/schema.ts';
 import { descending } from './db/order.ts';
@@ -60,6 +61,12 @@ export interface AuditWriter<Action extends string> {
    * the app's (`uuid_v7()`, platform.routines.sql).
    */
   auditFrom(source: SQL, entry: AuditEntrySql<Action>, now: Date): SQL;
+  /**
+   * The INSERT of these entries, for use inside the caller's statement (a data-modifying CTE), so that
+   * a change and its entries are one statement. One parameter whatever their number: the statement's
+   * text stays the same, and can be named. Ids as `auditAll` makes them.
+   */
+  auditRows(events: readonly AuditEvent<Action>[], now: Date): SQL;
 }
 
 /**
@@ -74,6 +81,26 @@ export function auditWriter<const Action extends string>(..._actions: (readonly 
     },
     async auditAll(events, now, executor) {
       if (events.length > 0) await executor.insert(auditLog).values(events.map((event) => auditRow(event, now)));
+    },
+    auditRows(events, now) {
+      const rows = events.map((event) => ({
+        id: uuidv7(),
+        actor_id: event.actorId ?? null,
+        actor_type: event.actorType,
+        action: event.action,
+        subject_user_id: event.subjectUserId ?? null,
+        target_type: event.targetType ?? null,
+        target_id: event.targetId ?? null,
+        details: event.details ?? {},
+        ip: event.ip ?? null,
+      }));
+      return sql`
+        INSERT INTO ${auditLog}
+          (id, actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip, created_at)
+        SELECT e.id, e.actor_id, e.actor_type, e.action, e.subject_user_id, e.target_type, e.target_id, e.details,
+          e.ip, ${now}::timestamptz
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(id uuid, actor_id uuid, actor_type text,
+          action text, subject_user_id uuid, target_type text, target_id text, details jsonb, ip text)`;
     },
     auditFrom(source, entry, now) {
       const action =

@@ -2,6 +2,8 @@
 // the venue says of it, resolving `unknown` by a lookup of its client order id, and the reconcile pass.
 // Every change happens under the row's lock, records new fills once (by venue trade id), is audited
 // in the same transaction and published on the account stream after it commits.
+import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
 import type { Logger } from 'pino';
 import { clientOrderIdRule } from '../../platform/client-order-ids.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -11,7 +13,7 @@ import type { OrderVenue, VenueOrderRequest, VenueOrderState } from '../../platf
 import type { OrderFillTrade } from '../exchange/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { AuditEvent } from '../../platform/audit.ts';
-import { audit, auditAll, type ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
+import { audit, auditAll, auditRows, type ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
 import { canMove, fillTotals, isFinal, newFills, progressFrom, type OrderStatus } from './orders.domain.ts';
 import type { ORDERS_EVENTS } from './orders.events.ts';
 import type { FillRow, NewOrder, OrderPatch, OrderRow, OrdersRepository } from './orders.repository.ts';
@@ -64,6 +66,32 @@ export function requestOf(row: OrderRow): VenueOrderRequest {
   };
 }
 
+/** The row's fields once the venue's `progress` (if any) is applied and `all` are its fills. */
+function patchFor(
+  current: OrderRow,
+  progress: ReturnType<typeof progressFrom>,
+  all: readonly FillRow[],
+  now: Date,
+): Required<OrderPatch> {
+  const totals = fillTotals(all);
+  const status = progress?.status ?? current.status;
+  return {
+    status,
+    filled: progress?.filled ?? current.filled,
+    cost: totals.cost,
+    fee: totals.fee,
+    feeCurrency: all.at(-1)?.feeCurrency ?? current.feeCurrency,
+    averagePrice: totals.averagePrice ?? progress?.averagePrice ?? current.averagePrice,
+    venueOrderId: progress?.venueOrderId ?? current.venueOrderId,
+    reason: progress?.reason ?? current.reason,
+    notFinal: !isFinal(status),
+    updatedAt: now,
+  };
+}
+
+/** A stored amount as PostgreSQL writes a numeric(38, 18): the audit entry reads as the row does. */
+const storedAmount = (value: string) => new Decimal(value).toFixed(18);
+
 export function createOrderExecution(deps: ExecutionDeps) {
   const { db, repo, clock, logger } = deps;
   const fillListeners: FillListener[] = [];
@@ -79,19 +107,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
     ip: mover.ip ?? null,
   });
 
-  /** Audits a move: at once, or into `entries` when the caller writes its entries together. */
-  async function transition(
-    tx: DbExecutor,
-    row: OrderRow,
-    from: OrderStatus,
-    mover: Mover,
-    now: Date,
-    entries?: AuditEvent<OrdersAuditAction>[],
-  ) {
-    if (entries) {
-      entries.push(transitionEntry(row, from, mover));
-      return;
-    }
+  async function transition(tx: DbExecutor, row: OrderRow, from: OrderStatus, mover: Mover, now: Date) {
     await audit(transitionEntry(row, from, mover), now, tx);
   }
 
@@ -114,18 +130,13 @@ export function createOrderExecution(deps: ExecutionDeps) {
 
   type Outcome = { row: OrderRow; changed: boolean; fills: FillRow[] };
 
-  /**
-   * Brings `current` (locked, or made in this transaction) to the update, in the caller's transaction.
-   * `stored` are its fills already stored (read when not given); `entries` collects the audit entries
-   * for the caller to write together (written at once when not given).
-   */
+  /** Brings `current` (locked) to the update, in the caller's transaction. */
   async function applyWithin(
     tx: DbExecutor,
     current: OrderRow,
     update: Update,
     mover: Mover,
     now: Date,
-    options: { stored?: FillRow[]; entries?: AuditEvent<OrdersAuditAction>[] } = {},
   ): Promise<Outcome> {
     const orderId = current.id;
     if (isFinal(current.status)) return { row: current, changed: false, fills: [] };
@@ -136,11 +147,11 @@ export function createOrderExecution(deps: ExecutionDeps) {
         return { row: current, changed: false, fills: [] };
       const reason = 'canceled' in update ? update.canceled : update.rejected;
       const row = await repo.update(orderId, { status: to, reason, notFinal: false, updatedAt: now }, tx);
-      await transition(tx, row, current.status, mover, now, options.entries);
+      await transition(tx, row, current.status, mover, now);
       return { row, changed: true, fills: [] };
     }
     const { state } = update;
-    const stored = options.stored ?? (await repo.fills(orderId, tx));
+    const stored = await repo.fills(orderId, tx);
     const fresh = newFills(
       stored.map((f) => f.tradeId),
       state.fills,
@@ -160,21 +171,8 @@ export function createOrderExecution(deps: ExecutionDeps) {
     );
     const progress = progressFrom(current, state);
     if (!progress && inserted.length === 0) return { row: current, changed: false, fills: [] };
-    const all = [...stored, ...inserted];
-    const totals = fillTotals(all);
-    const status = progress?.status ?? current.status;
-    const patch: OrderPatch = {
-      status,
-      filled: progress?.filled ?? current.filled,
-      cost: totals.cost,
-      fee: totals.fee,
-      feeCurrency: all.at(-1)?.feeCurrency ?? current.feeCurrency,
-      averagePrice: totals.averagePrice ?? progress?.averagePrice ?? current.averagePrice,
-      venueOrderId: progress?.venueOrderId ?? current.venueOrderId,
-      reason: progress?.reason ?? current.reason,
-      notFinal: !isFinal(status),
-      updatedAt: now,
-    };
+    const patch = patchFor(current, progress, [...stored, ...inserted], now);
+    const status = patch.status;
     const row = await repo.update(orderId, patch, tx);
     // Live fills are the user's trades at the venue: stored where trade sync stores them, once.
     if (row.mode === 'live' && inserted.length > 0) {
@@ -195,8 +193,52 @@ export function createOrderExecution(deps: ExecutionDeps) {
         tx,
       );
     }
-    if (status !== current.status) await transition(tx, row, current.status, mover, now, options.entries);
+    if (status !== current.status) await transition(tx, row, current.status, mover, now);
     return { row, changed: true, fills: inserted };
+  }
+
+  /**
+   * Brings an order made in this transaction (`claimed`, no fills yet) to the update in one statement:
+   * its fills, the row and every audit entry (`entries` and the move's own), as `applyWithin` and
+   * `auditAll` would in three.
+   */
+  async function finishNew(
+    tx: DbExecutor,
+    claimed: OrderRow,
+    update: Exclude<Update, { canceled: string }>,
+    mover: Mover,
+    now: Date,
+    entries: AuditEvent<OrdersAuditAction>[],
+  ): Promise<Outcome> {
+    let patch: Required<OrderPatch>;
+    let fills: FillRow[] = [];
+    if ('state' in update) {
+      fills = newFills([], update.state.fills).map((f) => ({
+        id: randomUUID(),
+        orderId: claimed.id,
+        tradeId: f.tradeId,
+        price: f.price,
+        amount: f.amount,
+        fee: f.fee,
+        feeCurrency: f.feeCurrency,
+        maker: f.maker,
+        at: f.at,
+      }));
+      const progress = progressFrom(claimed, update.state);
+      if (!progress && fills.length === 0) {
+        await auditAll(entries, now, tx);
+        return { row: claimed, changed: false, fills: [] };
+      }
+      patch = patchFor(claimed, progress, fills, now);
+    } else {
+      patch = { ...patchFor(claimed, null, [], now), status: 'rejected', reason: update.rejected, notFinal: false };
+    }
+    if (patch.status !== claimed.status)
+      entries.push(
+        transitionEntry({ ...claimed, ...patch, filled: storedAmount(patch.filled) }, claimed.status, mover),
+      );
+    const row = await repo.finishNew(claimed.id, patch, fills, auditRows(entries, now), tx);
+    return { row, changed: true, fills };
   }
 
   /** After the commit: the change published, new fills handed to the listeners. */
@@ -318,9 +360,8 @@ export function createOrderExecution(deps: ExecutionDeps) {
         const claimed: OrderRow = { ...stored, status: 'unknown', updatedAt: now };
         const entries = [placed, transitionEntry(claimed, 'pending', mover)];
         const result = prepared.kind === 'refused' ? prepared : await prepared.settle(tx);
-        const update: Update = result.kind === 'accepted' ? { state: result.state } : { rejected: result.reason };
-        const outcome = await applyWithin(tx, claimed, update, mover, now, { stored: [], entries });
-        await auditAll(entries, now, tx);
+        const update = result.kind === 'accepted' ? { state: result.state } : { rejected: result.reason };
+        const outcome = await finishNew(tx, claimed, update, mover, now, entries);
         return { stored, claimed, outcome, result };
       });
       if (done === 'idempotency_taken') return done;

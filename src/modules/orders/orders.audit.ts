@@ -4,4 +4,4 @@ import { auditWriter } from '../../platform/audit.ts';
 
 export const ORDERS_AUDIT_ACTIONS = ['order.place', 'order.transition', 'order.cancel'] as const;
 
-export const { audit, auditAll } = auditWriter(ORDERS_AUDIT_ACTIONS);
+export const { audit, auditAll, auditRows } = auditWriter(ORDERS_AUDIT_ACTIONS);

@@ -1,10 +1,10 @@
 // Every query of the orders module. Status moves are conditional updates on the row's current status,
 // so two instances (or a request and the reconcile job) applying the same venue state change it once.
-import { and, asc, count, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { rowOffset, rowsOf } from '../../platform/db/database.ts';
-import { executePrepared } from '../../platform/db/prepared.ts';
+import { arrayParam, executePrepared } from '../../platform/db/prepared.ts';
 import type { OrderStatus } from './orders.domain.ts';
 import { orderFills, orders } from './orders.tables.ts';
 
@@ -50,6 +50,18 @@ function where(filter: OrderFilter): SQL {
   return and(...conditions)!;
 }
 
+const ORDER_COLUMNS = Object.entries(getTableColumns(orders));
+
+/** An order row as a raw statement answers it (column names, driver values), as Drizzle maps it. */
+function orderRowOf(raw: Record<string, unknown>): OrderRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of ORDER_COLUMNS) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as OrderRow;
+}
+
 export function createOrdersRepository(db: DbExecutor) {
   return {
     async insert(order: NewOrder, executor: DbExecutor = db): Promise<OrderRow | 'idempotency_taken'> {
@@ -82,6 +94,45 @@ export function createOrdersRepository(db: DbExecutor) {
     async update(id: string, patch: OrderPatch, executor: DbExecutor = db): Promise<OrderRow> {
       const [row] = await executor.update(orders).set(patch).where(eq(orders.id, id)).returning();
       return row!;
+    },
+
+    /**
+     * An order made in the caller's transaction brought to its state in one statement: its fills
+     * inserted, the row updated (every field of `patch`), and `entries` (an INSERT of its audit entries)
+     * run with them. Named: its text is the same for any order (the fills go as arrays).
+     */
+    async finishNew(
+      id: string,
+      patch: Required<OrderPatch>,
+      fills: readonly FillRow[],
+      entries: SQL,
+      executor: DbExecutor,
+    ) {
+      const column = (pick: (fill: FillRow) => string | boolean | null) => arrayParam(fills.map(pick));
+      const [raw] = rowsOf<Record<string, unknown>>(
+        await executePrepared(
+          executor,
+          'orders_finish_new',
+          sql`WITH fills AS (
+              INSERT INTO ${orderFills} (id, order_id, trade_id, price, amount, fee, fee_currency, maker, at)
+              SELECT v.id, ${id}::uuid, v.trade_id, v.price, v.amount, v.fee, v.fee_currency, v.maker, v.at
+              FROM unnest(${column((f) => f.id)}::uuid[], ${column((f) => f.tradeId)}::text[],
+                ${column((f) => f.price)}::numeric[], ${column((f) => f.amount)}::numeric[],
+                ${column((f) => f.fee)}::numeric[], ${column((f) => f.feeCurrency)}::text[],
+                ${column((f) => f.maker)}::boolean[], ${column((f) => f.at.toISOString())}::timestamptz[])
+                WITH ORDINALITY AS v(id, trade_id, price, amount, fee, fee_currency, maker, at, n)
+              ORDER BY v.n
+            ), entries AS (${entries})
+            UPDATE ${orders} SET status = ${patch.status}::text, filled = ${patch.filled}::numeric,
+              cost = ${patch.cost}::numeric, fee = ${patch.fee}::numeric, fee_currency = ${patch.feeCurrency}::text,
+              average_price = ${patch.averagePrice}::numeric, venue_order_id = ${patch.venueOrderId}::text,
+              reason = ${patch.reason}::text, not_final = ${patch.notFinal}::boolean,
+              updated_at = ${patch.updatedAt}::timestamptz
+            WHERE id = ${id}::uuid
+            RETURNING *`,
+        ),
+      );
+      return orderRowOf(raw!);
     },
 
     async fills(orderId: string, executor: DbExecutor = db): Promise<FillRow[]> {
