@@ -361,17 +361,25 @@ export async function ordersScenario(app: AppControl, jwtSecret: string): Promis
       '| orders | placed | orders/s | non-201 | app CPU ms/order | p50 ms | p99 ms | max ms |',
       '|---|---|---|---|---|---|---|---|',
     ];
+    /** One table of a run per mode: both round trips, the fake's time and the live overhead. */
+    const table = (
+      paper: Awaited<ReturnType<typeof measure>>,
+      live: Awaited<ReturnType<typeof measure>>,
+      share: ReturnType<typeof venueShare>,
+    ) => [
+      ...header,
+      row('paper, round trip', paper, roundTrips(paper.samples)),
+      row('live, round trip', live, roundTrips(live.samples)),
+      bare("live, the fake's answer time", share.fakeTimes),
+      bare('live, overhead (round trip − fake)', share.overheads),
+    ];
     const lines = [
       `## 4. POST /api/orders, market orders, ${USERS} users, PostgreSQL`,
       '',
       `### Capacity: ${USERS} closed loops, no pause (not judged: p99 here is the queue of ${USERS}, about ` +
         `${USERS} / throughput)`,
       '',
-      ...header,
-      row('paper, round trip', paperClosed, roundTrips(paperClosed.samples)),
-      row('live, round trip', liveClosed, roundTrips(liveClosed.samples)),
-      bare("live, the fake's answer time", liveClosedShare.fakeTimes),
-      bare('live, overhead (round trip − fake)', liveClosedShare.overheads),
+      ...table(paperClosed, liveClosed, liveClosedShare),
       '',
       `venue calls while measuring live: ${[...paths].map(([p, n]) => `${p} ${n}`).join(', ')}; ` +
         `${liveClosedShare.attributed} of them attributed to an order`,
@@ -397,11 +405,7 @@ export async function ordersScenario(app: AppControl, jwtSecret: string): Promis
           `(${PACE_MS / 2}–${(PACE_MS * 3) / 2} ms apart, open loop; ` +
           `${((USERS * 1000) / PACE_MS).toFixed(0)} orders/s offered), judged`,
         '',
-        ...header,
-        row('paper, round trip', paperPaced, roundTrips(paperPaced.samples)),
-        row('live, round trip', livePaced, roundTrips(livePaced.samples)),
-        bare("live, the fake's answer time", livePacedShare.fakeTimes),
-        bare('live, overhead (round trip − fake)', livePacedShare.overheads),
+        ...table(paperPaced, livePaced, livePacedShare),
         '',
         `the load client's own delay in sending a due order: p50 ${f(late.p50)} ms, p99 ${f(late.p99)} ms ` +
           '(counted in the round trips above)',

@@ -177,18 +177,18 @@ export function createOrdersService(deps: {
       // Halts, limits and the user's counts: one read each, at once (decision 271).
       const now = clock.now();
       const reference = price ?? lastPrice;
+      // What the order is, as the risk check weighs it and the audit entry records it.
+      const fields = {
+        exchange: input.exchange,
+        symbol: market.symbol,
+        side: input.side,
+        type: input.type,
+        amount,
+        price,
+      };
       const admission = await controls.admit(
         userId,
-        {
-          exchange: input.exchange,
-          symbol: market.symbol,
-          side: input.side,
-          type: input.type,
-          amount,
-          price,
-          lastPrice,
-          notional: reference === null ? '0' : new Decimal(amount).times(reference).toFixed(),
-        },
+        { ...fields, lastPrice, notional: reference === null ? '0' : new Decimal(amount).times(reference).toFixed() },
         () => repo.counts(userId, new Date(now.getTime() - 60_000)),
       );
       if (!admission.ok) {
@@ -227,15 +227,7 @@ export function createOrdersService(deps: {
         subjectUserId: userId,
         targetType: 'order',
         targetId: id,
-        details: {
-          exchange: input.exchange,
-          symbol: market.symbol,
-          side: input.side,
-          type: input.type,
-          amount,
-          price,
-          mode,
-        },
+        details: { ...fields, mode },
         ip: actor.ip ?? null,
       };
       const mover = { actorId: userId, actorType: 'user' as const, ip: actor.ip };
