@@ -1,0 +1,64 @@
+// What a paper market order costs the database, counted in statements (decision 340): a count does not
+// depend on the machine's load, so it is the figure a change to the order path can be held to. Each
+// statement is a round trip and work at both ends on the cores the app shares with PostgreSQL.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { recordStatements } from '../../helpers/statements.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
+
+/** An order placed with an API token, its account events published and its fill heard. */
+const PAPER_ORDER_STATEMENTS = 13;
+
+describe('the statements of a paper market order', () => {
+  let o: OrdersApp;
+  before(async () => {
+    o = await startOrdersApp({ env: { MARKET_UPSTREAM_TIMEOUT_MS: '10000' } });
+  });
+  after(async () => {
+    await o?.close();
+  });
+
+  it(`takes ${PAPER_ORDER_STATEMENTS} with an API token (a transaction of six among them)`, async () => {
+    const trader = await o.trader();
+    const made = await o.inject('POST', '/api/auth/tokens', trader.headers, {
+      name: 'orders',
+      scopes: ['trade:read', 'trade:write'],
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const token = { headers: { authorization: `Bearer ${made.json<{ token: string }>().token}` } };
+    const recorded = recordStatements(o.t.database);
+    // After the answer: the account events stored and sent on the bus (PostgreSQL's NOTIFY in a test
+    // app), and the notifications module's read of the user's choices for the fill.
+    const afterTheAnswer = () =>
+      waitFor(
+        () =>
+          [/stream_events/, /notification_preferences/, /pg_notify/].every((r) =>
+            recorded.texts.some((t) => r.test(t)),
+          ),
+        'the work after the answer',
+        30_000,
+      );
+    let texts: string[];
+    try {
+      // The first order opens the paper account and reads the market; the second is any order.
+      const first = await o.place(token, { mode: 'paper', amount: '0.001' });
+      assert.equal(first.statusCode, 201, first.body);
+      await afterTheAnswer();
+      recorded.texts.length = 0;
+      const placed = await o.place(token, { mode: 'paper', amount: '0.001' });
+      assert.equal(placed.statusCode, 201, placed.body);
+      assert.equal(placed.json().status, 'filled');
+      await afterTheAnswer();
+      texts = [...recorded.texts];
+    } finally {
+      recorded.stop();
+    }
+    const listed = texts.map((t) => t.replace(/\s+/g, ' ').slice(0, 80)).join('\n');
+    const begins = texts.filter((t) => /^\s*begin\b/i.test(t)).length;
+    assert.equal(begins, 1, listed);
+    const inside = texts.findIndex((t) => /^\s*commit\b/i.test(t)) - texts.findIndex((t) => /^\s*begin\b/i.test(t)) + 1;
+    assert.equal(inside, 6, listed);
+    assert.equal(texts.length, PAPER_ORDER_STATEMENTS, listed);
+  });
+});
