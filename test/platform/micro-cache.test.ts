@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startDraining } from '../../src/platform/http/server.ts';
@@ -32,6 +33,41 @@ describe('response micro-cache', () => {
     const before = calls;
     await fetch(`${base}/test/cached?a=1`);
     assert.equal(calls, before, 'the route did not run again');
+  });
+
+  it('answers with the route’s own body and headers, but for its request id, its date and its age', async () => {
+    const get = (url: string) =>
+      new Promise<{ headers: Map<string, string>; body: Buffer }>((resolve, reject) => {
+        http
+          .get(url, (answer) => {
+            const chunks: Buffer[] = [];
+            answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+            answer.on('end', () => {
+              const headers = new Map<string, string>();
+              for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+                const name = answer.rawHeaders[i]!.toLowerCase();
+                assert.ok(!headers.has(name), `${name} sent once`);
+                headers.set(name, answer.rawHeaders[i + 1]!);
+              }
+              resolve({ headers, body: Buffer.concat(chunks) });
+            });
+          })
+          .on('error', reject);
+      });
+    const routed = await get(`${base}/test/cached?a=8`);
+    const cached = await get(`${base}/test/cached?a=8`);
+    assert.equal(cached.headers.get('age'), '0');
+    assert.ok(!routed.headers.has('age'), 'the route’s own answer has no age');
+    for (const answer of [routed, cached]) {
+      assert.match(answer.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      assert.ok(answer.headers.get('date'));
+      for (const name of ['x-request-id', 'date', 'age']) answer.headers.delete(name);
+    }
+    assert.deepEqual(cached.body, routed.body);
+    assert.deepEqual(
+      [...cached.headers].sort(([a], [b]) => a.localeCompare(b)),
+      [...routed.headers].sort(([a], [b]) => a.localeCompare(b)),
+    );
   });
 
   it('keys on the whole URL and expires after the route’s window', async () => {
