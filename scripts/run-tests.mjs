@@ -1,11 +1,22 @@
 #!/usr/bin/env node
-// Runs every test file (or those under the paths given), each in its own process, TypeScript through
-// tsx and the network guard loaded first. Before the files run, one migrated database is prepared for
-// the whole run (test/helpers/database-template.ts); every file then starts from a copy of it instead
-// of migrating its own. Each file's output is printed whole when it ends; the slowest files and the
+// Runs every test file (or those under the paths given), TypeScript through tsx and the network guard
+// loaded first: most files one after another in a few shared processes (test/helpers/file-worker.mjs),
+// the files that act on their process (start processes, move its clock...) each in a process of its
+// own (decision 350). Before the files run, one migrated database is prepared for the whole run
+// (test/helpers/database-template.ts); every process then starts from a copy of it instead of
+// migrating its own. Each file's output is printed whole when it ends; the slowest files and the
 // totals close the run.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, freemem, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureBuilt } from './build.mjs';
@@ -94,26 +105,39 @@ function usageOf(pid) {
   }
 }
 
+const nodeFlags = [
+  // PGlite's WebAssembly compiled once, quickly, as `npm start` runs it (decision 016): the
+  // optimising tier recompiled its hot functions in every file's process, ~1 s of CPU a file
+  // more than the faster code saved (decision 300).
+  '--liftoff-only',
+  ...tsx,
+  '--import',
+  path.join(root, 'test/helpers/usage.mjs'),
+  '--import',
+  path.join(root, 'test/helpers/no-network.mjs'),
+];
+
+/** Prints a file's report and keeps its figures for the closing summary. */
+function report({ name, seconds, usage, ok, ending, output, shared }) {
+  for (const [, key, value] of output.matchAll(/^ℹ (tests|pass|fail|skipped|cancelled|todo) (\d+)$/gm))
+    totals[key] += Number(value);
+  for (const [, reason] of output.matchAll(/^\s*﹣ .* # (.+)$/gm))
+    skipReasons.set(reason, (skipReasons.get(reason) ?? 0) + 1);
+  process.stdout.write(
+    `\n# ${name} (${seconds.toFixed(1)} s, ${usage.cpu.toFixed(1)} s CPU${shared ? ', shared process' : ''})` +
+      `${ok ? '' : ` FAILED (${ending})`}\n${output}`,
+  );
+  results.push({ name, seconds, ...usage, ok, why: ok ? '' : whyFailed(output, ending) });
+}
+
 function runFile(file) {
   return new Promise((resolve) => {
     const began = performance.now();
-    const child = spawn(
-      process.execPath,
-      [
-        // PGlite's WebAssembly compiled once, quickly, as `npm start` runs it (decision 016): the
-        // optimising tier recompiled its hot functions in every file's process, ~1 s of CPU a file
-        // more than the faster code saved (decision 300).
-        '--liftoff-only',
-        ...tsx,
-        '--import',
-        path.join(root, 'test/helpers/usage.mjs'),
-        '--import',
-        path.join(root, 'test/helpers/no-network.mjs'),
-        '--test-reporter=spec',
-        file,
-      ],
-      { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [...nodeFlags, '--test-reporter=spec', file], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const chunks = [];
     const timer = setTimeout(() => {
       chunks.push(Buffer.from(`\n# timed out after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)\n`));
@@ -124,28 +148,148 @@ function runFile(file) {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const output = Buffer.concat(chunks).toString('utf8');
-      const seconds = (performance.now() - began) / 1000;
-      for (const [, key, value] of output.matchAll(/^ℹ (tests|pass|fail|skipped|cancelled|todo) (\d+)$/gm))
-        totals[key] += Number(value);
-      for (const [, reason] of output.matchAll(/^\s*﹣ .* # (.+)$/gm))
-        skipReasons.set(reason, (skipReasons.get(reason) ?? 0) + 1);
       // Node exits 0 when only a suite's hook failed (an `after` that threw): its summary still lists it.
       const ok = code === 0 && !/^✖ failing tests:$/m.test(output);
-      const name = path.relative(root, file);
-      const usage = usageOf(child.pid);
-      process.stdout.write(
-        `\n# ${name} (${seconds.toFixed(1)} s, ${usage.cpu.toFixed(1)} s CPU)${ok ? '' : ` FAILED (${signal ?? `exit ${code}`})`}\n${output}`,
-      );
-      results.push({
-        name,
-        seconds,
-        ...usage,
+      report({
+        name: path.relative(root, file),
+        seconds: (performance.now() - began) / 1000,
+        usage: usageOf(child.pid),
         ok,
-        why: ok ? '' : whyFailed(output, signal ?? (code === 0 ? 'exit 0, but a hook failed' : `exit ${code}`)),
+        ending: signal ?? (code === 0 ? 'exit 0, but a hook failed' : `exit ${code}`),
+        output,
       });
       resolve();
     });
   });
+}
+
+/**
+ * Why a file needs a process of its own, or undefined when it can share one with other files
+ * (test/helpers/file-worker.mjs). Read from the file and from the fixtures next to it that it imports
+ * (the shared helpers are known not to): what a file does to its process would reach the files run
+ * after it in a shared one, and a process it starts or kills is measured only in a process of its own.
+ */
+const OWN_PROCESS = [
+  [/node:child_process|helpers\/processes\.ts|playwright/, 'starts processes'],
+  [/\bmock\.timers\b/, "moves the process's clock"],
+  [/\bprocess\.(on|once|kill|exit|chdir|umask)\(/, 'acts on its process'],
+  [/\bprocess\.(memoryUsage|resourceUsage|cpuUsage)\b|monitorEventLoopDelay/, 'measures its process'],
+  [/\bprocess\.env(\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/, "changes its process's environment"],
+  [/\btestDatabase\(/, "holds and closes its process's database itself"],
+  [/^\/\/ test-runner: own process\b/m, 'says so'],
+];
+function ownProcessReason(file, seen = new Set()) {
+  if (seen.has(file)) return undefined;
+  seen.add(file);
+  const source = readFileSync(file, 'utf8');
+  for (const [pattern, reason] of OWN_PROCESS) if (pattern.test(source)) return reason;
+  for (const [, relative] of source.matchAll(/from '(\.{1,2}\/[^']+\.ts)'/g)) {
+    const imported = path.resolve(path.dirname(file), relative);
+    if (imported.startsWith(path.join(root, 'test', 'helpers') + path.sep)) continue;
+    if (!imported.startsWith(path.join(root, 'test') + path.sep) || !existsSync(imported)) continue;
+    const reason = ownProcessReason(imported, seen);
+    if (reason) return reason;
+  }
+  return undefined;
+}
+
+/** The shared processes' CPU time spent outside any file (starting, closing), in seconds. */
+const sharedOverhead = { cpu: 0, processes: 0 };
+
+/**
+ * A process that runs files one after another (test/helpers/file-worker.mjs), each reported as if
+ * it had run alone. A file that crashes it or outlasts the file timeout fails by name; the process
+ * is then ended and the next file goes to a new one.
+ */
+function startSharedProcess() {
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeFlags,
+      `--test-reporter=${path.join(root, 'test/helpers/file-worker-reporter.mjs')}`,
+      '--test-reporter-destination=stdout',
+      path.join(root, 'test/helpers/file-worker.mjs'),
+    ],
+    { cwd: root, env: { ...env, TEST_SHARED_PROCESS: '1' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+  );
+  // What the process writes itself (a test's console output, a warning), shown with the file then running.
+  const stray = [];
+  child.stdout.on('data', (chunk) => stray.push(chunk));
+  child.stderr.on('data', (chunk) => stray.push(chunk));
+  const takeStray = () => Buffer.concat(stray.splice(0)).toString('utf8');
+  let filesCpu = 0;
+  let lastFile = '(none)';
+  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve(signal ?? `exit ${code}`)));
+  const ready = new Promise((resolve) => child.once('message', resolve));
+  return {
+    /** Runs one file; false when the process is gone after it (crashed, or ended for hanging). */
+    async run(file) {
+      const name = path.relative(root, file);
+      lastFile = name;
+      const began = performance.now();
+      await Promise.race([ready, exited]);
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      }, fileTimeoutMs);
+      const done = new Promise((resolve) =>
+        child.on('message', function onMessage(message) {
+          if (message.fileDone !== name) return;
+          child.off('message', onMessage);
+          resolve(message);
+        }),
+      );
+      if (child.connected) child.send({ file, name });
+      const outcome = await Promise.race([done, exited]);
+      clearTimeout(timer);
+      const seconds = (performance.now() - began) / 1000;
+      if (typeof outcome === 'object') {
+        filesCpu += outcome.cpu;
+        report({
+          name,
+          seconds,
+          usage: { cpu: outcome.cpu, children: outcome.children, maxRssMiB: 0 },
+          ok: outcome.ok && !/^✖ failing tests:$/m.test(outcome.output),
+          ending: 'its tests failed',
+          output: takeStray() + outcome.output,
+          shared: true,
+        });
+        return true;
+      }
+      const ending = timedOut ? `timed out after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)` : outcome;
+      report({
+        name,
+        seconds,
+        usage: { cpu: 0, children: 0, maxRssMiB: 0 },
+        ok: false,
+        ending: `its shared process ended: ${ending}`,
+        output: `${takeStray()}\n# its shared process ended: ${ending}\n`,
+        shared: true,
+      });
+      await this.close();
+      return false;
+    },
+    /** Lets the process end (its database closes); what went wrong then fails under its last file's name. */
+    async close() {
+      if (child.connected) child.send({ done: true });
+      const ending = await exited;
+      const usage = usageOf(child.pid);
+      sharedOverhead.cpu += Math.max(0, usage.cpu - filesCpu);
+      sharedOverhead.processes += 1;
+      const output = takeStray();
+      if (/^\s*✖/m.test(output))
+        report({
+          name: `(a shared process, after ${lastFile})`,
+          seconds: 0,
+          usage: { cpu: 0, children: 0, maxRssMiB: usage.maxRssMiB },
+          ok: false,
+          ending,
+          output,
+          shared: true,
+        });
+    },
+  };
 }
 
 // Longest first, by the CPU time each file took in the last run here, so the run does not end
@@ -165,9 +309,20 @@ const readTimes = (file) => {
 const lastTimes = { ...readTimes(committedTimes), ...readTimes(timesCache) };
 const expected = (file) => lastTimes[path.relative(root, file)] ?? Number.POSITIVE_INFINITY;
 const queue = [...files].sort((a, b) => expected(b) - expected(a));
+// TEST_SHARED_PROCESSES=0 runs every file in a process of its own, as the run did before (decision 350).
+const sharing = process.env.TEST_SHARED_PROCESSES !== '0';
 await Promise.all(
   Array.from({ length: Math.min(concurrency, files.length) }, async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) await runFile(file);
+    let shared;
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      if (!sharing || ownProcessReason(file)) {
+        await runFile(file);
+        continue;
+      }
+      shared ??= startSharedProcess();
+      if (!(await shared.run(file))) shared = undefined;
+    }
+    await shared?.close();
   }),
 );
 
@@ -182,14 +337,19 @@ rmSync(usageDir, { recursive: true, force: true });
 const failed = results.filter((r) => !r.ok);
 // Ranked by CPU time, which a busy machine hardly changes; wall time beside it.
 const slowest = [...results].sort((a, b) => b.cpu - a.cpu).slice(0, 10);
-const cpuTotal = results.reduce((sum, r) => sum + r.cpu, 0);
+const cpuTotal = results.reduce((sum, r) => sum + r.cpu, 0) + sharedOverhead.cpu;
 console.log(
   `\n# slowest files (CPU s, wall s)\n${slowest
     .map((r) => `#   ${r.cpu.toFixed(1).padStart(5)}  ${r.seconds.toFixed(1).padStart(5)}  ${r.name}`)
     .join('\n')}`,
 );
+if (sharedOverhead.processes > 0)
+  console.log(
+    `# ${sharedOverhead.cpu.toFixed(0)} CPU s in ${sharedOverhead.processes} shared processes outside their ` +
+      'files (starting, closing), counted in the total below',
+  );
 console.log(
-  `# ${cpuTotal.toFixed(0)} CPU s in the files; at least ${(cpuTotal / availableParallelism()).toFixed(0)} s ` +
+  `# ${cpuTotal.toFixed(0)} CPU s in the files and processes; at least ${(cpuTotal / availableParallelism()).toFixed(0)} s ` +
     `on ${availableParallelism()} idle cores`,
 );
 try {

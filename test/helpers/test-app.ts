@@ -89,13 +89,29 @@ export function openTestPglite(): Promise<Database> {
   return openDatabase({ dataDir });
 }
 
-after(async () => {
+/** Closes this process's database (a PostgreSQL one is dropped) and removes its PGlite directories. */
+export async function closeTestDatabase(): Promise<void> {
   if (!shared) return removePgliteDirs();
   const database = await shared;
+  shared = undefined;
   await database.close();
   await dropDatabase?.();
   removePgliteDirs();
-});
+}
+
+// A file's own process closes its database as the file ends. A process that runs several files
+// (test/helpers/file-worker.mjs) closes it after the last: node:test would run a hook registered
+// here as soon as its first file ended.
+if (!process.env.TEST_SHARED_PROCESS) after(closeTestDatabase);
+
+/**
+ * Empties this process's database, if it has opened one: a process that runs several files
+ * (test/helpers/file-worker.mjs) empties it before each, so a file starts from nothing as in a process
+ * of its own.
+ */
+export async function emptyTestDatabase(): Promise<void> {
+  if (shared) await resetDatabase(await shared);
+}
 
 /** Empties every table (the schema stays), so each test starts from nothing. */
 export async function resetDatabase(database: Database): Promise<void> {
