@@ -81,6 +81,10 @@ describe('the cache while Redis is away', { skip: NO_REDIS }, () => {
         assert.equal(await cache.connected(), true);
         await cache.set('k', 'from-redis', 60_000);
         assert.equal(await direct.get('k'), '"from-redis"');
+        // This outage's lines only: on a busy machine the first connection's ready check can outlive
+        // the command timeout, which is an outage of its own, logged and recovered before this one.
+        const loggedBefore = log.lines().length;
+        const outageLines = () => log.lines().slice(loggedBefore);
         if (fault === 'refuse') proxy.reset();
         await proxy.mode(fault);
         const answers = await Promise.all([
@@ -93,22 +97,25 @@ describe('the cache while Redis is away', { skip: NO_REDIS }, () => {
         for (const { ms } of answers) assert.ok(ms < COMMAND_TIMEOUT_MS + 2_000, `answered in ${Math.round(ms)} ms`);
         assert.deepEqual(answers[1]!.value, { count: 1, resetMs: 60_000 });
         assert.equal(typeof answers[2]!.value, 'string', 'the lock is taken in memory');
-        // Once Redis is known to be away, nothing waits on it at all: five increments in a row take
-        // milliseconds, where waiting on Redis would take at least five command timeouts (1 s).
+        // Once Redis is known to be away, nothing waits on it at all: five increments in a row send it
+        // no command (a blackholed connection still takes them, and each would wait a command timeout).
         assert.equal(cache.available(), false);
-        const five = await timed(async () => {
-          for (let i = 0; i < 5; i++) await cache.incr('counter', 60_000);
+        let sentToRedis = 0;
+        proxy.tap((chunk) => {
+          if (/\beval\b/i.test(chunk.toString('latin1'))) sentToRedis += 1;
         });
-        assert.ok(five.ms < 2 * COMMAND_TIMEOUT_MS, `five increments took ${Math.round(five.ms)} ms`);
+        for (let i = 0; i < 5; i++) await cache.incr('counter', 60_000);
+        proxy.tap();
+        assert.equal(sentToRedis, 0, 'increments sent to Redis while it is known to be away');
         assert.equal((await cache.incr('counter', 60_000)).count, 7, 'each increment counted, in memory');
         await assert.rejects(cache.ping());
-        const warnings = log.lines().filter((line) => line.level === 40);
-        assert.equal(warnings.length, 1, 'one warning per outage');
+        const warnings = outageLines().filter((line) => line.level === 40);
+        assert.equal(warnings.length, 1, `one warning per outage: ${JSON.stringify(warnings)}`);
         await proxy.mode('pass');
         await eventually(async () => (await cache.get('k')) === 'from-redis', 10_000, 'back on Redis');
         await cache.set('after', 'shared', 60_000);
         assert.equal(await direct.get('after'), '"shared"');
-        assert.ok(log.lines().some((line) => line.msg === 'redis available again'));
+        assert.ok(outageLines().some((line) => line.msg === 'redis available again'));
       } finally {
         await proxy.mode('pass');
         await cache.close();
