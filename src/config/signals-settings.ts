@@ -9,6 +9,11 @@ export interface SignalsSettings {
   readonly hookLimitPerMinute: number;
   /** Alerts one client address may post per minute, over every hook (SIGNAL_ADDRESS_LIMIT_PER_MINUTE). */
   readonly addressLimitPerMinute: number;
+  /**
+   * How long an alert's order step may run before the alert is acknowledged without its order id
+   * (SIGNAL_ACK_WITHIN_MS): under TradingView's 3 s, which it waits for an answer.
+   */
+  readonly ackWithinMs: number;
 }
 
 export interface NotifySettings {
@@ -26,6 +31,7 @@ export function readSignals(env: EnvReader): SignalsSettings {
     publicUrl: env.url('PUBLIC_URL'),
     hookLimitPerMinute: env.integer('SIGNAL_HOOK_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
     addressLimitPerMinute: env.integer('SIGNAL_ADDRESS_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    ackWithinMs: env.integer('SIGNAL_ACK_WITHIN_MS', 2_500, 100, 60_000),
   };
 }
 

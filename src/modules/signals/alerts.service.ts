@@ -25,8 +25,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WINDOW_MS = 60_000;
 /** How long a repeat waits for the first copy, placing on another instance, to name its order. */
 const REPEAT_WAIT_MS = 2_000;
-/** An order step still running after this is acknowledged without its id: TradingView gives up at 3 s. */
-const ACK_WITHIN_MS = 2_500;
 /** Compared against when the hook does not exist, so an unknown hook costs what a known one does. */
 const NO_HASH = secretHash('no such hook');
 
@@ -68,13 +66,15 @@ export function createAlertsService(deps: {
   hooks: Pick<HooksService, 'requireTwoFactor'>;
   cache: Pick<Cache, 'incr'>;
   limits: { hookPerMinute: number; addressPerMinute: number };
+  /** An order step still running after this is acknowledged without its id: TradingView gives up at 3 s. */
+  ackWithinMs: number;
   /** The order step (decision 221); null where trading is not wired: the order step then answers 503. */
   placer: OrderPlacer | null;
   events: SignalsDeps['events'];
   clock: Clock;
   logger: Logger;
 }) {
-  const { repo, hooks, cache, limits, placer, events, clock, logger } = deps;
+  const { repo, hooks, cache, limits, ackWithinMs, placer, events, clock, logger } = deps;
   /** Alerts being placed by this instance, so that concurrent copies wait for the one order. */
   const inflight = new Map<string, Promise<string>>();
 
@@ -213,7 +213,7 @@ export function createAlertsService(deps: {
         if (answer.status === 202) await repo.countAccepted(hook.id, clock.now());
         return answer;
       })();
-      if (await settledWithin(work, ACK_WITHIN_MS)) return work;
+      if (await settledWithin(work, ackWithinMs)) return work;
       // TradingView gives up at 3 s: the alert is acknowledged, and what becomes of its order is kept on
       // the hook (counters, last_error) and reaches the owner as it would have.
       work.catch((error: unknown) => {

@@ -37,6 +37,7 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
       hookPerMinute: config.signals.hookLimitPerMinute,
       addressPerMinute: config.signals.addressLimitPerMinute,
     },
+    ackWithinMs: config.signals.ackWithinMs,
     placer,
     events: deps.events,
     clock,

@@ -18,7 +18,15 @@ describe('TradingView alerts through the order path', () => {
   let hook: { id: string; secret: string };
 
   before(async () => {
-    o = await startOrdersApp({ env: { SIGNAL_HOOK_LIMIT_PER_MINUTE: '1000', TRADING_MAX_ORDERS_PER_MINUTE: 'none' } });
+    o = await startOrdersApp({
+      env: {
+        SIGNAL_HOOK_LIMIT_PER_MINUTE: '1000',
+        TRADING_MAX_ORDERS_PER_MINUTE: 'none',
+        // These tests read the order id in the answer: on a busy machine the order step can outlast
+        // TradingView's 2.5 s, after which the answer is a 202 without it.
+        SIGNAL_ACK_WITHIN_MS: '60000',
+      },
+    });
     trader = await o.trader();
     const made = await o.inject('POST', '/api/signals/hooks', trader.headers, { name: 'live trend', mode: 'live' });
     assert.equal(made.statusCode, 201, made.body);
