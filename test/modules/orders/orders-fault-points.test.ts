@@ -95,6 +95,12 @@ describe(`orders on every venue at random fault points (ORDERS_FAULT_SEED=${SEED
         TRADING_MAX_ORDERS_PER_MINUTE: 'none',
         TRADING_MAX_ORDER_NOTIONAL: 'none',
         TRADING_PRICE_BAND_PERCENT: 'none',
+        // Each trader's set-up moves the clock 30 s (a fresh TOTP step), nine traders 270 s, and the
+        // points run on real time after it: on a slow machine the first traders' second factor and
+        // tokens would outlive the production windows (10 minutes, 15 minutes) before the run ends.
+        // Those windows have tests of their own; here they only need to outlast the run.
+        STEP_UP_MAX_AGE_MINUTES: '120',
+        ACCESS_TOKEN_TTL_SECONDS: '7200',
       },
       fake: { weightLimit: 100_000_000 },
     });
