@@ -26,6 +26,13 @@ import { routeCatalog, type RouteEntry } from './route-catalog.ts';
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-0123456789';
+/**
+ * Past its command timeout (500 ms in production) the cache answers from process memory, where the
+ * counters kept in Redis are not: a login throttle would start again from nothing. On a busy machine a
+ * Redis answer can take that long to be read, so the apps under test wait for Redis this long instead;
+ * outages are tested with caches of their own (redis-outage, key-turns).
+ */
+const TEST_REDIS_COMMAND_TIMEOUT_MS = 10_000;
 
 let shared: Promise<Database> | undefined;
 let dropDatabase: (() => Promise<void>) | undefined;
@@ -180,7 +187,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const cache: Cache = process.env.REDIS_URL
-    ? createRedisCache(process.env.REDIS_URL, options.cachePrefix ?? `test:${randomUUID()}:`)
+    ? createRedisCache(process.env.REDIS_URL, {
+        keyPrefix: options.cachePrefix ?? `test:${randomUUID()}:`,
+        commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS,
+      })
     : createMemoryCache();
   let platform: Platform;
   let app: FastifyInstance;
