@@ -154,6 +154,46 @@ export function Field(props: { label: string; children: JSX.Element; hint?: stri
   );
 }
 
+/**
+ * A `Field`'s text input kept in a string state: it shows `value` and hands each edit to `onValue`.
+ * Every other attribute (type, autocomplete, limits) is the input's own.
+ */
+export function TextInput(
+  props: Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'value' | 'onInput'> & {
+    value: string;
+    onValue: (value: string) => void;
+  },
+) {
+  const { onValue, ...input } = props;
+  return <input {...input} onInput={(e) => onValue(e.currentTarget.value)} />;
+}
+
+/** A choice of one option, given as `[value, label]` or as a value shown as it is, for a `Field`. */
+export type SelectOption = string | readonly [value: string, label: string];
+
+/** A `Field`'s select kept in a string state: it shows `value` and hands each choice to `onValue`. */
+export function Select(
+  props: Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'value' | 'onChange'> & {
+    value: string;
+    onValue: (value: string) => void;
+    options: readonly SelectOption[];
+  },
+) {
+  const { onValue, options, ...select } = props;
+  return (
+    <select {...select} onChange={(e) => onValue(e.currentTarget.value)}>
+      {options.map((option) => {
+        const [value, label] = typeof option === 'string' ? [option, option] : option;
+        return (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        );
+      })}
+    </select>
+  );
+}
+
 export function ErrorNote(props: { error: string | null | undefined }) {
   return props.error ? (
     <p class="error" role="alert">

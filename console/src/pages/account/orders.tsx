@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { time } from '../../format.ts';
 import { api } from '../../session.ts';
-import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
+import { DataTable, ErrorNote, Field, Loading, Section, Select, TextInput, useAction, useApi } from '../../ui.tsx';
 
 interface Order {
   id: string;
@@ -32,6 +32,18 @@ interface Fill {
 
 const FINAL = ['filled', 'canceled', 'expired', 'rejected'];
 const VENUES = ['binance', 'binanceus', 'coinbase', 'kraken', 'okx', 'bybit'];
+const MODES = [
+  ['paper', 'Paper'],
+  ['live', 'Live'],
+] as const;
+const SIDES = [
+  ['buy', 'Buy'],
+  ['sell', 'Sell'],
+] as const;
+const TYPES = [
+  ['market', 'Market'],
+  ['limit', 'Limit'],
+] as const;
 
 const summary = (o: Order) => `${o.side} ${o.amount} ${o.symbol} ${o.type}${o.price ? ` @ ${o.price}` : ''}`;
 
@@ -49,8 +61,7 @@ function PlaceOrderForm(props: { placed: () => Promise<void> }) {
   const [key, setKey] = useState(() => crypto.randomUUID());
   const [answer, setAnswer] = useState<Order | null>(null);
   const action = useAction();
-  const set = (field: keyof typeof draft) => (event: { currentTarget: { value: string } }) =>
-    setDraft({ ...draft, [field]: event.currentTarget.value });
+  const set = (field: keyof typeof draft) => (value: string) => setDraft({ ...draft, [field]: value });
   const place = async (event: Event) => {
     event.preventDefault();
     const order = await action.run(() =>
@@ -77,41 +88,26 @@ function PlaceOrderForm(props: { placed: () => Promise<void> }) {
     <Section title="Place an order">
       <form onSubmit={place}>
         <Field label="Mode" hint="Live orders need LIVE_TRADING on the server and two-factor on your account.">
-          <select value={draft.mode} onChange={set('mode')}>
-            <option value="paper">Paper</option>
-            <option value="live">Live</option>
-          </select>
+          <Select value={draft.mode} onValue={set('mode')} options={MODES} />
         </Field>
         <Field label="Exchange">
-          <select value={draft.exchange} onChange={set('exchange')}>
-            {VENUES.map((venue) => (
-              <option key={venue} value={venue}>
-                {venue}
-              </option>
-            ))}
-          </select>
+          <Select value={draft.exchange} onValue={set('exchange')} options={VENUES} />
         </Field>
         <Field label="Symbol">
-          <input required maxLength={40} value={draft.symbol} onInput={set('symbol')} />
+          <TextInput required maxLength={40} value={draft.symbol} onValue={set('symbol')} />
         </Field>
         <Field label="Side">
-          <select value={draft.side} onChange={set('side')}>
-            <option value="buy">Buy</option>
-            <option value="sell">Sell</option>
-          </select>
+          <Select value={draft.side} onValue={set('side')} options={SIDES} />
         </Field>
         <Field label="Order type">
-          <select value={draft.type} onChange={set('type')}>
-            <option value="market">Market</option>
-            <option value="limit">Limit</option>
-          </select>
+          <Select value={draft.type} onValue={set('type')} options={TYPES} />
         </Field>
         <Field label="Amount" hint="In the base currency (BTC of BTC/USDT).">
-          <input required inputMode="decimal" value={draft.amount} onInput={set('amount')} />
+          <TextInput required inputMode="decimal" value={draft.amount} onValue={set('amount')} />
         </Field>
         {draft.type === 'limit' ? (
           <Field label="Limit price">
-            <input required inputMode="decimal" value={draft.price} onInput={set('price')} />
+            <TextInput required inputMode="decimal" value={draft.price} onValue={set('price')} />
           </Field>
         ) : null}
         <ErrorNote error={action.error} />

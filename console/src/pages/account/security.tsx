@@ -3,9 +3,9 @@
 import { useState } from 'preact/hooks';
 import { time } from '../../format.ts';
 import { api, session } from '../../session.ts';
-import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
+import { DataTable, ErrorNote, Field, Loading, Section, TextInput, useAction, useApi } from '../../ui.tsx';
 import { PasskeysPanel } from './passkeys.tsx';
-import { codeInput, StepUpPrompt } from './step-up.tsx';
+import { CodeInput, StepUpPrompt } from './step-up.tsx';
 
 const SCOPES = [
   'market:read',
@@ -90,7 +90,7 @@ export function TokensPanel() {
       <Section title="Make a token">
         <form onSubmit={create}>
           <Field label="Token name">
-            <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            <TextInput required maxLength={100} value={name} onValue={setName} />
           </Field>
           <fieldset>
             <legend>Scopes</legend>
@@ -146,13 +146,7 @@ export function SecurityPanel() {
   const enabled = me.data?.totpEnabled ?? false;
   // Asked for both to enrol the app and to turn it off (one form at a time is shown).
   const passwordInput = (
-    <input
-      type="password"
-      autoComplete="current-password"
-      required
-      value={password}
-      onInput={(e) => setPassword(e.currentTarget.value)}
-    />
+    <TextInput type="password" autoComplete="current-password" required value={password} onValue={setPassword} />
   );
 
   const start = async (event: Event) => {
@@ -230,7 +224,9 @@ export function SecurityPanel() {
             <section class="secret" aria-label="Two-factor secret">
               {setup.secret}
             </section>
-            <Field label="Authentication code">{codeInput(code, setCode)}</Field>
+            <Field label="Authentication code">
+              <CodeInput value={code} onValue={setCode} />
+            </Field>
             <button type="submit" disabled={action.pending}>
               Turn on two-factor
             </button>
@@ -240,7 +236,9 @@ export function SecurityPanel() {
           <form onSubmit={disable}>
             <h3>Turn the authenticator app off</h3>
             <Field label="Password">{passwordInput}</Field>
-            <Field label="Authentication code">{codeInput(code, setCode)}</Field>
+            <Field label="Authentication code">
+              <CodeInput value={code} onValue={setCode} />
+            </Field>
             <button type="submit" class="danger" disabled={action.pending}>
               Turn off two-factor
             </button>

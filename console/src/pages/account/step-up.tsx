@@ -1,25 +1,16 @@
 // Asked for when an operation needs a recent second factor (decision 143): a passkey, or a code
 // from the authenticator app (decision 204). Every page whose actions may need one shows it the same
 // way: `StepUpPrompt` under the action's error, which the API words as STEP_UP_REQUIRED.
-import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { stepUp, stepUpWithPasskey } from '../../session.ts';
-import { ErrorNote, Field, useAction } from '../../ui.tsx';
+import { ErrorNote, Field, TextInput, useAction } from '../../ui.tsx';
 
 /** The API's answer to an operation that needs a fresh second factor. */
 const STEP_UP_REQUIRED = 'Second factor required';
 
-/** The input of a code from the authenticator app, for a `Field`. */
-export function codeInput(value: string, onChange: (value: string) => void): JSX.Element {
-  return (
-    <input
-      inputMode="numeric"
-      autoComplete="one-time-code"
-      required
-      value={value}
-      onInput={(e) => onChange(e.currentTarget.value)}
-    />
-  );
+/** The input of a code from the authenticator app, for a `Field` (which gives it its id). */
+export function CodeInput(props: { value: string; onValue: (value: string) => void }) {
+  return <TextInput inputMode="numeric" autoComplete="one-time-code" required {...props} />;
 }
 
 /** Asked for when an operation needs a recent second factor (decision 143). */
@@ -43,7 +34,7 @@ function StepUpForm(props: { onDone: () => void }) {
         Confirm with a passkey
       </button>
       <Field label="Authentication code" hint="This needs your second factor again; then repeat the action.">
-        {codeInput(code, setCode)}
+        <CodeInput value={code} onValue={setCode} />
       </Field>
       <button type="submit" disabled={action.pending}>
         Confirm

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { num, time } from '../../format.ts';
 import { api, ApiError } from '../../session.ts';
-import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
+import { DataTable, ErrorNote, Field, Loading, Section, Select, TextInput, useAction, useApi } from '../../ui.tsx';
 
 interface ProviderKey {
   id: string;
@@ -156,22 +156,10 @@ export function KeysPanel() {
         )}
         <form class="row" onSubmit={add}>
           <Field label="Provider">
-            <select value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
-              {PROVIDERS.map((p) => (
-                <option key={p} value={p}>
-                  {p}
-                </option>
-              ))}
-            </select>
+            <Select value={provider} onValue={setProvider} options={PROVIDERS} />
           </Field>
           <Field label="Provider key">
-            <input
-              type="password"
-              autoComplete="off"
-              required
-              value={secret}
-              onInput={(e) => setSecret(e.currentTarget.value)}
-            />
+            <TextInput type="password" autoComplete="off" required value={secret} onValue={setSecret} />
           </Field>
           <Field label="Remind after (days)">
             <input
