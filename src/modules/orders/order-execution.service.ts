@@ -130,10 +130,11 @@ export function createOrderExecution(deps: ExecutionDeps) {
 
   type Outcome = { row: OrderRow; changed: boolean; fills: FillRow[] };
 
-  /** Brings `current` (locked) to the update, in the caller's transaction. */
+  /** Brings `current` (locked, its fills `stored` read with the lock) to the update, in the caller's transaction. */
   async function applyWithin(
     tx: DbExecutor,
     current: OrderRow,
+    stored: FillRow[],
     update: Update,
     mover: Mover,
     now: Date,
@@ -151,7 +152,6 @@ export function createOrderExecution(deps: ExecutionDeps) {
       return { row, changed: true, fills: [] };
     }
     const { state } = update;
-    const stored = await repo.fills(orderId, tx);
     const fresh = newFills(
       stored.map((f) => f.tradeId),
       state.fills,
@@ -255,9 +255,9 @@ export function createOrderExecution(deps: ExecutionDeps) {
   async function apply(orderId: string, update: Update, mover: Mover = SYSTEM): Promise<OrderRow> {
     const now = clock.now();
     const outcome = await db.transaction(async (tx) => {
-      const current = await repo.lock(orderId, tx);
-      if (!current) throw new Error(`order ${orderId} vanished`);
-      return applyWithin(tx, current, update, mover, now);
+      const locked = await repo.lockWithFills(orderId, tx);
+      if (!locked) throw new Error(`order ${orderId} vanished`);
+      return applyWithin(tx, locked.row, locked.fills, update, mover, now);
     });
     await afterCommit(outcome);
     return outcome.row;

@@ -85,10 +85,21 @@ export function createOrdersRepository(db: DbExecutor) {
       return row;
     },
 
-    /** The row, locked for the caller's transaction: one writer applies a venue state at a time. */
-    async lock(id: string, executor: DbExecutor): Promise<OrderRow | undefined> {
-      const [row] = await executor.select().from(orders).where(eq(orders.id, id)).for('update');
-      return row;
+    /**
+     * The row, locked for the caller's transaction (one writer applies a venue state at a time), with its
+     * fills so far, oldest first: one statement where a lock and a read of the fills took two.
+     */
+    async lockWithFills(id: string, executor: DbExecutor): Promise<{ row: OrderRow; fills: FillRow[] } | undefined> {
+      const joined = await executor
+        .select({ order: orders, fill: orderFills })
+        .from(orders)
+        .leftJoin(orderFills, eq(orderFills.orderId, orders.id))
+        .where(eq(orders.id, id))
+        .orderBy(asc(orderFills.at))
+        .for('update', { of: orders });
+      const first = joined[0];
+      if (!first) return undefined;
+      return { row: first.order, fills: joined.flatMap((j) => (j.fill ? [j.fill] : [])) };
     },
 
     async update(id: string, patch: OrderPatch, executor: DbExecutor = db): Promise<OrderRow> {
