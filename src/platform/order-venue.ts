@@ -29,6 +29,19 @@ export interface VenueOrderRequest {
   price: string | null;
   /** The exchange credential that trades (live only). */
   credentialId: string | null;
+  /**
+   * That credential as the placing request read it, moments before the order was stored (a live send
+   * only): the venue sends with it rather than reading the credential once more. Absent (a lookup, a
+   * cancel, reconcile), the venue reads the credential as stored now.
+   */
+  credential?: ResolvedCredential;
+}
+
+/** A credential read for an order by the module that owns credentials; opaque to the orders module. */
+export interface ResolvedCredential {
+  readonly id: string;
+  readonly userId: string;
+  readonly venue: string;
 }
 
 /** One execution, as the venue reports it; stored once under its venue trade id. */

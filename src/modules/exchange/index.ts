@@ -10,7 +10,7 @@ import { createBalancesRepository } from './balances.repository.ts';
 import { createBalancesService } from './balances.service.ts';
 import { createBinanceAccountService } from './binance-account.service.ts';
 import { createCredentialRotation } from './credential-rotation.service.ts';
-import { createCredentialsRepository } from './credentials.repository.ts';
+import { createCredentialsRepository, type CredentialRow } from './credentials.repository.ts';
 import { createCredentialsService } from './credentials.service.ts';
 import { createHealthService } from './health.service.ts';
 import { createRoutingService } from './routing.service.ts';
@@ -35,8 +35,9 @@ import type { VenueEgress } from '../../platform/venue-budget/egress.ts';
 import type { BudgetState } from '../../platform/venue-budget/venue-budget.ts';
 import { venueProfile } from './adapters/binance-weights.ts';
 import { createLiveOrderVenue, orderMarketOf, type OrderMarket } from './adapters/ccxt-order-venue.ts';
-import { createCredentialClients } from './adapters/ccxt-credential-clients.ts';
+import { createCredentialClients, type CredentialVersion } from './adapters/ccxt-credential-clients.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
+import type { ResolvedCredential } from '../../platform/order-venue.ts';
 import { Decimal } from 'decimal.js';
 import { bindJob } from '../../platform/jobs.ts';
 import { syncAccountsJob } from './sync-accounts.job.ts';
@@ -136,19 +137,26 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
   const account = createBinanceAccountService({ db, gateway, credentials, clock });
   const tradingSummary = createTradingSummary({ repo: createTradingSummaryRepository(db), prices });
   const throttle = createSyncThrottle({ cache, clock, perMinute: config.exchange.syncPerUserPerMinute });
+  /** The credentials this module read for an order: only these are taken back from a send's request. */
+  const readForOrders = new WeakSet<CredentialVersion>();
+  const versionOf = (row: CredentialRow, venue: Venue): CredentialVersion => {
+    const version: CredentialVersion = {
+      id: row.id,
+      userId: row.userId,
+      venue,
+      sealed: [row.apiKeySealed, row.apiSecretSealed, row.apiPassphraseSealed],
+      open: () => credentials.open(row),
+    };
+    readForOrders.add(version);
+    return version;
+  };
   const liveOrders = createLiveOrderVenue({
     clients: ccxtGateway.clients,
     credentialClients,
-    credential: async (userId, venue, credentialId) => {
-      const row = await credentials.ownedOn(userId, venue, credentialId);
-      return {
-        id: row.id,
-        userId: row.userId,
-        venue,
-        sealed: [row.apiKeySealed, row.apiSecretSealed, row.apiPassphraseSealed],
-        open: () => credentials.open(row),
-      };
-    },
+    credential: async (userId, venue, credentialId) =>
+      versionOf(await credentials.ownedOn(userId, venue, credentialId), venue),
+    readBefore: (credential) =>
+      readForOrders.has(credential as CredentialVersion) ? (credential as CredentialVersion) : undefined,
   });
   const accountSync = createAccountSyncService({ repo: credentialsRepo, cache, balances, trades, transfers, logger });
 
@@ -202,8 +210,9 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
         orderMarketOf(ccxtGateway.clients, venue, symbol),
       lastPrice: async (venue: Venue, symbol: string): Promise<number | null> =>
         (await gateway.tickers(venue, [symbol]))[0]?.last ?? null,
-      credentialFor: async (userId: string, venue: Venue, credentialId?: string): Promise<string> =>
-        (await credentials.resolve(userId, venue, credentialId)).id,
+      /** The credential an order trades with, read once: its send uses this reading (decision 345). */
+      credentialFor: async (userId: string, venue: Venue, credentialId?: string): Promise<ResolvedCredential> =>
+        versionOf(await credentials.resolve(userId, venue, credentialId), venue),
       recordFills: (fills: OrderFillTrade[], executor?: DbExecutor): Promise<number> =>
         tradesRepo.insertNew(
           fills.map((f) => ({

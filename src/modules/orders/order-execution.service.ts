@@ -9,7 +9,7 @@ import { clientOrderIdRule } from '../../platform/client-order-ids.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { unavailable } from '../../platform/http/errors.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
-import type { OrderVenue, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
+import type { OrderVenue, ResolvedCredential, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
 import type { OrderFillTrade } from '../exchange/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { AuditEvent } from '../../platform/audit.ts';
@@ -398,9 +398,17 @@ export function createOrderExecution(deps: ExecutionDeps) {
       return claimed;
     },
 
-    /** Sends an order its caller claimed (`unknown`, stored and committed), once, and applies the answer. */
-    async sendClaimed(claimed: OrderRow, venue: OrderVenue, mover: Mover): Promise<OrderRow> {
-      const result = await venue.submit(requestOf(claimed));
+    /**
+     * Sends an order its caller claimed (`unknown`, stored and committed), once, and applies the answer;
+     * with the credential the caller read for it, if any (decision 345).
+     */
+    async sendClaimed(
+      claimed: OrderRow,
+      venue: OrderVenue,
+      mover: Mover,
+      credential?: ResolvedCredential,
+    ): Promise<OrderRow> {
+      const result = await venue.submit({ ...requestOf(claimed), ...(credential ? { credential } : {}) });
       if (result.kind === 'accepted') return apply(claimed.id, { state: result.state }, mover);
       if (result.kind === 'refused') return apply(claimed.id, { rejected: result.reason }, mover);
       logger.warn({ orderId: claimed.id, reason: result.reason }, 'order outcome unknown; looking it up');

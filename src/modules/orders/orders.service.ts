@@ -170,7 +170,7 @@ export function createOrdersService(deps: {
       const violation = checkMarketRules(market, { amount, price, referencePrice: lastPrice });
       if (violation)
         throw fieldError(violation.field, violation.msg, violation.field === 'price' ? input.price : input.amount);
-      const credentialId =
+      const credential =
         mode === 'live' ? await exchange.credentialFor(userId, venueId, input.credential_id ?? undefined) : null;
 
       // A halt refuses after it has canceled; the limits are checked before anything is stored or sent.
@@ -211,7 +211,7 @@ export function createOrdersService(deps: {
         amount,
         price,
         status: 'pending' as const,
-        credentialId,
+        credentialId: credential?.id ?? null,
         strategyId: input.strategy_id ?? null,
         source: origin.source,
         signalHookId: origin.signalHookId ?? null,
@@ -244,7 +244,7 @@ export function createOrdersService(deps: {
       }
       const claimed = await execution.storeClaimed(order, placed, mover);
       if (claimed === 'idempotency_taken') return earlierOrConflict();
-      const sent = await execution.sendClaimed(claimed, venue, mover);
+      const sent = await execution.sendClaimed(claimed, venue, mover, credential ?? undefined);
       return { order: sent, created: true };
     },
 

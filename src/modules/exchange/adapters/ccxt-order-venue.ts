@@ -9,6 +9,7 @@ import type {
   CancelResult,
   LookupResult,
   OrderVenue,
+  ResolvedCredential,
   SubmitResult,
   VenueFill,
   VenueOrderRequest,
@@ -83,6 +84,8 @@ export interface LiveOrderVenueDeps {
   credentialClients: Pick<CredentialClients, 'get'>;
   /** The credential as stored now, read before every call: it must be the user's, for that venue. */
   credential(userId: string, venue: Venue, credentialId: string): Promise<CredentialVersion>;
+  /** A credential this module read for the request (VenueOrderRequest.credential), or undefined. */
+  readBefore(credential: ResolvedCredential): CredentialVersion | undefined;
 }
 
 export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
@@ -114,10 +117,18 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
     return { kind: 'unknown', reason: `no answer from the venue: ${message}` };
   }
 
+  /** The credential the placing request read just before storing the order, when it is that order's. */
+  function readFor(order: VenueOrderRequest): CredentialVersion | undefined {
+    const version = order.credential ? deps.readBefore(order.credential) : undefined;
+    const matches =
+      version?.id === order.credentialId && version.userId === order.userId && version.venue === order.exchange;
+    return matches ? version : undefined;
+  }
+
   async function withClient<T>(order: VenueOrderRequest, run: (exchange: Exchange) => Promise<T>): Promise<T> {
     if (!isVenue(order.exchange)) throw new Error(`unknown venue ${order.exchange}`);
     if (!order.credentialId) throw new Error('a live order needs a credential');
-    const credential = await deps.credential(order.userId, order.exchange, order.credentialId);
+    const credential = readFor(order) ?? (await deps.credential(order.userId, order.exchange, order.credentialId));
     return run(await deps.credentialClients.get(credential));
   }
 
