@@ -51,6 +51,9 @@ export interface ExecutionDeps {
  */
 export type Update = { state: VenueOrderState } | { rejected: string; whilePending?: boolean } | { canceled: string };
 
+/** How long a live order's states before its send wait for the venue's answer to go out with it. */
+const CLAIMED_EVENTS_HELD_MS = 250;
+
 export function requestOf(row: OrderRow): VenueOrderRequest {
   return {
     userId: row.userId,
@@ -117,8 +120,30 @@ export function createOrderExecution(deps: ExecutionDeps) {
    * (decisions 270, 272) are given at once and stored in one statement, in their order (decision 321).
    */
   const publishing = new Map<string, Promise<void>>();
-  function publish(...rows: [OrderRow, ...OrderRow[]]): void {
-    const first = rows[0];
+  /**
+   * A live order's states committed before its send, held back for a moment (decision 345): when the
+   * venue answers within it, they go out with the state its answer brings, in one insert and one bus
+   * call, where two of each took twice the statements. Any later publication of the order takes them
+   * first, so the events keep the order of the changes; past the moment, they go out alone.
+   */
+  const held = new Map<string, { rows: OrderRow[]; timer: NodeJS.Timeout }>();
+  function hold(rows: [OrderRow, ...OrderRow[]]): void {
+    const id = rows[0].id;
+    const timer = setTimeout(() => {
+      if (held.get(id)?.timer !== timer) return;
+      held.delete(id);
+      publish(...rows);
+    }, CLAIMED_EVENTS_HELD_MS).unref();
+    held.set(id, { rows, timer });
+  }
+  function publish(...given: [OrderRow, ...OrderRow[]]): void {
+    const waiting = held.get(given[0].id);
+    if (waiting) {
+      clearTimeout(waiting.timer);
+      held.delete(given[0].id);
+    }
+    const rows = waiting ? [...waiting.rows, ...given] : given;
+    const first = given[0];
     const wires = rows.map(orderWire);
     const previous = publishing.get(first.id) ?? Promise.resolve();
     const next = previous.then(() => deps.events.userEach(first.userId, 'order.updated', wires));
@@ -393,8 +418,8 @@ export function createOrderExecution(deps: ExecutionDeps) {
         return row;
       });
       if (claimed === 'idempotency_taken') return claimed;
-      // Both states, in order, as when they were committed one by one.
-      publish({ ...claimed, status: 'pending', sentAt: null }, claimed);
+      // Both states, in order, as when they were committed one by one; with the answer's if it comes soon.
+      hold([{ ...claimed, status: 'pending', sentAt: null }, claimed]);
       return claimed;
     },
 
