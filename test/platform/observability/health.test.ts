@@ -1,4 +1,5 @@
 // Liveness, readiness and Prometheus metrics, on the real app and database.
+// test-runner: own process (the last test closes the file's database, to show /readyz without it)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from 'typebox';
