@@ -2,6 +2,8 @@
 // instances: many users syncing at once never provoke a 429 or a 418 from the venue; each sync
 // either succeeds or answers 503 with Retry-After. Against the Binance fake, which counts weight per
 // IP, answers 429 above its limit and bans with 418 an IP that calls on after a 429.
+// test-runner: own process (it counts every call the venue fake receives: a timer left by an earlier file in a
+// shared process could call a fake that reuses its port)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp, type TestUser } from '../../helpers/test-app.ts';

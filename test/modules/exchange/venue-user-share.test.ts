@@ -1,6 +1,8 @@
 // One user cannot spend everyone's venue budget (issue 37, decision 200): a user looping syncs is held
 // to their share of the venue's minute and to the per-user sync throttle (429 with Retry-After), while
 // every other user still gets through; on two instances sharing Redis, one share and one throttle.
+// test-runner: own process (it counts every call the venue fake receives: a timer left by an earlier file in a
+// shared process could call a fake that reuses its port)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp, type TestUser } from '../../helpers/test-app.ts';
