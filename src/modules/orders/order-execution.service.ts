@@ -9,7 +9,13 @@ import { clientOrderIdRule } from '../../platform/client-order-ids.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { unavailable } from '../../platform/http/errors.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
-import type { OrderVenue, ResolvedCredential, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
+import type {
+  OrderVenue,
+  ResolvedCredential,
+  VenueFill,
+  VenueOrderRequest,
+  VenueOrderState,
+} from '../../platform/order-venue.ts';
 import type { OrderFillTrade } from '../exchange/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { AuditEvent } from '../../platform/audit.ts';
@@ -53,6 +59,12 @@ export type Update = { state: VenueOrderState } | { rejected: string; whilePendi
 
 /** How long a live order's states before its send wait for the venue's answer to go out with it. */
 const CLAIMED_EVENTS_HELD_MS = 250;
+
+/** A fill the venue reported, as the order's fill row holds it. */
+function fillOf(orderId: string, f: VenueFill): Omit<FillRow, 'id'> {
+  const { tradeId, price, amount, fee, feeCurrency, maker, at } = f;
+  return { orderId, tradeId, price, amount, fee, feeCurrency, maker, at };
+}
 
 export function requestOf(row: OrderRow): VenueOrderRequest {
   return {
@@ -182,16 +194,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
       state.fills,
     );
     const inserted = await repo.insertFills(
-      fresh.map((f) => ({
-        orderId,
-        tradeId: f.tradeId,
-        price: f.price,
-        amount: f.amount,
-        fee: f.fee,
-        feeCurrency: f.feeCurrency,
-        maker: f.maker,
-        at: f.at,
-      })),
+      fresh.map((f) => fillOf(orderId, f)),
       tx,
     );
     const progress = progressFrom(current, state);
@@ -238,17 +241,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
     let patch: Required<OrderPatch>;
     let fills: FillRow[] = [];
     if ('state' in update) {
-      fills = newFills([], update.state.fills).map((f) => ({
-        id: randomUUID(),
-        orderId: claimed.id,
-        tradeId: f.tradeId,
-        price: f.price,
-        amount: f.amount,
-        fee: f.fee,
-        feeCurrency: f.feeCurrency,
-        maker: f.maker,
-        at: f.at,
-      }));
+      fills = newFills([], update.state.fills).map((f) => ({ id: randomUUID(), ...fillOf(claimed.id, f) }));
       const progress = progressFrom(claimed, update.state);
       if (!progress && fills.length === 0) {
         await auditAll(entries, now, tx);
