@@ -145,7 +145,13 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     'Password hashes and checks waiting for a free slot',
     () => passwordWork().waiting,
   );
-  const venueBudgets = createVenueBudgets({ cache, clock, settings: config.venueBudget, metrics, logger });
+  const venueBudgets = createVenueBudgets({
+    cache,
+    clock,
+    settings: { ...config.venueBudget, sharedTimeoutMs: config.resilience.redisCommandTimeoutMs },
+    metrics,
+    logger,
+  });
 
   return {
     config,

@@ -1,5 +1,9 @@
 // Bounding a wait: the one way the codebase races work against a timer. The timer never outlives the
 // race, and work that loses it may still fail later without an unhandled rejection.
+// A timer that fires late because the event loop was busy does not decide at once: it waits for one
+// turn of I/O (`setImmediate` runs after the poll phase), so an answer that arrived while the loop was
+// blocked still wins. Without that, a busy process reads a dependency that answered in 2 ms as one
+// that timed out, and falls back (e.g. the venue budget counting alone) for no reason.
 
 /** `work` did not settle within `ms`. */
 export class TimedOut extends Error {
@@ -17,7 +21,7 @@ export function withTimeout<T>(
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), ms);
+    timer = setTimeout(() => setImmediate(() => reject(onTimeout())), ms);
   });
   work.catch(() => undefined);
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
@@ -31,7 +35,7 @@ export async function settledWithin(work: Promise<unknown>, ms: number): Promise
   );
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+    timer = setTimeout(() => setImmediate(() => resolve(false)), ms);
   });
   try {
     return await Promise.race([settled, timeout]);

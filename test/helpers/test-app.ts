@@ -28,9 +28,10 @@ export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-0123456789';
 /**
  * Past its command timeout (500 ms in production) the cache answers from process memory, where the
- * counters kept in Redis are not: a login throttle would start again from nothing. On a busy machine a
- * Redis answer can take that long to be read, so the apps under test wait for Redis this long instead;
- * outages are tested with caches of their own (redis-outage, key-turns).
+ * counters kept in Redis are not: a login throttle would start again from nothing, and the venue budget
+ * would admit a call the shared count refused. On a busy machine a Redis answer can take that long to be
+ * read, so the apps under test wait for Redis this long instead (REDIS_COMMAND_TIMEOUT_MS, unless a test
+ * sets its own); outages are tested with caches of their own (redis-outage, key-turns).
  */
 const TEST_REDIS_COMMAND_TIMEOUT_MS = 10_000;
 
@@ -180,6 +181,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       JWT_SECRET: TEST_JWT_SECRET,
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       LOG_LEVEL: 'info',
+      REDIS_COMMAND_TIMEOUT_MS: String(TEST_REDIS_COMMAND_TIMEOUT_MS),
       // A test that listens would otherwise open Binance's real stream; only one given a fake opens one.
       ...(options.env?.BINANCE_WS_URL ? {} : { MARKET_LIVE_STREAM: 'false' }),
       ...options.env,
@@ -196,7 +198,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const cache: Cache = process.env.REDIS_URL
     ? createRedisCache(process.env.REDIS_URL, {
         keyPrefix: options.cachePrefix ?? `test:${randomUUID()}:`,
-        commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS,
+        commandTimeoutMs: config.resilience.redisCommandTimeoutMs,
       })
     : createMemoryCache();
   let platform: Platform;

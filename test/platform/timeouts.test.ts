@@ -1,6 +1,8 @@
 // The one bound on a wait (src/platform/timeouts.ts): outcomes, the timeout's error, and no stray
 // rejection or timer left by the work that lost the race.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { probeWithin, settledWithin, TimedOut, withTimeout } from '../../src/platform/timeouts.ts';
 
@@ -18,6 +20,31 @@ describe('withTimeout', () => {
       withTimeout(never, 10, () => new RangeError('too slow')),
       RangeError,
     );
+  });
+
+  it('lets an answer that arrived while the event loop was blocked win over the timer that fired late', async () => {
+    // The answering side lives in another process, so it answers while this one is blocked.
+    const echo = spawn(process.execPath, [
+      '-e',
+      "process.stdin.on('data', () => process.stdout.write('pong')); process.stdout.write('ready')",
+    ]);
+    try {
+      await once(echo.stdout, 'data');
+      const answer = once(echo.stdout, 'data').then(([chunk]) => String(chunk));
+      const raced = withTimeout(answer, 20);
+      // Blocked in the check phase: the next turn of the loop runs the expired timer before it reads the pipe.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          echo.stdin.write('ping');
+          const until = Date.now() + 300;
+          while (Date.now() < until);
+          resolve();
+        }),
+      );
+      assert.equal(await raced, 'pong');
+    } finally {
+      echo.kill();
+    }
   });
 
   it('leaves no unhandled rejection when the abandoned work fails later', async () => {

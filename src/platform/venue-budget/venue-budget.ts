@@ -37,6 +37,12 @@ interface VenueBudgetSettings {
   readonly egress: string;
   /** Share of the cap one user's calls may take in a minute (VENUE_USER_SHARE_PERCENT); 1 when absent. */
   readonly userShare?: number;
+  /**
+   * How long the shared store may take before this instance counts alone (REDIS_COMMAND_TIMEOUT_MS,
+   * the cache's own bound); 500 ms when absent. Shorter than the cache's bound, it would count alone
+   * while Redis still answers, and admit a call the shared count had refused.
+   */
+  readonly sharedTimeoutMs?: number;
 }
 
 export { BudgetRefusal, UserShareRefusal, budgetView } from './budget-refusals.ts';
@@ -44,7 +50,7 @@ export { KeyLimitRefusal } from './key-limits.ts';
 export type { BreakerState, BudgetState, VenueBudget, VenueProfile } from './budget-types.ts';
 
 const WINDOW_MS = 60_000;
-const SHARED_TIMEOUT_MS = 500;
+const DEFAULT_SHARED_TIMEOUT_MS = 500;
 /** A wait for the next minute ends a little after it, so that the venue's window has turned too. */
 const WAIT_MARGIN_MS = 50;
 const LIMIT_REFRESH_MS = 30_000;
@@ -64,10 +70,6 @@ export function withBudgetShare<T>(share: number, work: () => Promise<T>): Promi
   return shareScope.run(Math.min(outer, share), work);
 }
 
-function timeout<T>(promise: Promise<T>): Promise<T> {
-  return withTimeout(promise, SHARED_TIMEOUT_MS, () => new Error('shared budget store did not answer in time'));
-}
-
 export function createVenueBudgets(deps: {
   cache: Cache;
   clock: Clock;
@@ -76,6 +78,7 @@ export function createVenueBudgets(deps: {
   logger?: Logger;
 }) {
   const { cache, clock, settings } = deps;
+  const sharedTimeoutMs = settings.sharedTimeoutMs ?? DEFAULT_SHARED_TIMEOUT_MS;
   const local = createMemoryCache();
   let degradedSince: number | null = null;
   const budgets = new Map<string, VenueBudget>();
@@ -87,7 +90,11 @@ export function createVenueBudgets(deps: {
   async function store<T>(operation: (c: Cache) => Promise<T>): Promise<{ value: T; scope: 'shared' | 'local' }> {
     if (cache.kind === 'memory') return { value: await operation(cache), scope: 'local' };
     try {
-      const value = await timeout(operation(cache));
+      const value = await withTimeout(
+        operation(cache),
+        sharedTimeoutMs,
+        () => new Error('shared budget store did not answer in time'),
+      );
       degradedSince = null;
       return { value, scope: 'shared' };
     } catch (error) {
