@@ -2,8 +2,8 @@
 // (node:test's spec output, one level shallower, and its closing counts) and sends the report, with
 // the CPU time the file took, to scripts/run-tests.mjs, which prints it under the file's name and
 // sends the next file. What belongs to no file (a failure after the last one) goes to stdout.
-import { readFileSync } from 'node:fs';
 import { spec } from 'node:test/reporters';
+import { childrenCpuSeconds } from './children-cpu.mjs';
 
 /** node:test's failure types of a test cancelled rather than failed (counted as `cancelled`). */
 const CANCELLED = new Set(['cancelledByParent', 'testAborted', 'testTimeoutFailure']);
@@ -11,15 +11,7 @@ const CANCELLED = new Set(['cancelledByParent', 'testAborted', 'testTimeoutFailu
 /** CPU seconds of this process and of the processes it started and waited for (as usage.mjs). */
 function usageNow() {
   const { user, system } = process.cpuUsage();
-  let children = 0;
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    children = (Number(fields[13]) + Number(fields[14])) / 100;
-  } catch {
-    // Not Linux: the children's share stays unknown.
-  }
-  return { cpu: (user + system) / 1e6, children };
+  return { cpu: (user + system) / 1e6, children: childrenCpuSeconds() };
 }
 
 let current;

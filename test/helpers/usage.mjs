@@ -3,22 +3,15 @@
 // and waited for (the servers and CLIs of the process tests), from /proc/self/stat. CPU time, unlike
 // wall time, hardly depends on how busy the machine is, so the run's closing summary can rank files
 // by it and a run on a shared machine still says what a quiet one would take.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { childrenCpuSeconds } from './children-cpu.mjs';
 
 const dir = process.env.TEST_USAGE_DIR;
 if (dir) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    let children = 0;
-    try {
-      // Fields after the command name (which may hold spaces): utime stime cutime cstime are 14..17.
-      const stat = readFileSync('/proc/self/stat', 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      children = (Number(fields[13]) + Number(fields[14])) / 100;
-    } catch {
-      // Not Linux: the children's share stays unknown.
-    }
+    const children = childrenCpuSeconds();
     const self = (usage.userCPUTime + usage.systemCPUTime) / 1e6;
     writeFileSync(
       path.join(dir, `${process.pid}.json`),
