@@ -8,10 +8,33 @@
 // belonged to the file's process, and the next file starts after its last `after`. The database is
 // emptied before each file, as buildTestApp empties it before each test, and closed after the last
 // (TEST_SHARED_PROCESS, set by the runner, keeps test-app.ts from closing it after the first).
-import { describe } from 'node:test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { after, describe } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { closeTestDatabase, emptyTestDatabase } from './test-app.ts';
 import { fileStarted } from './file-worker-reporter.mjs';
+
+/**
+ * The processes a file started that still run (Linux; elsewhere none are seen): this process's
+ * children but the TypeScript loader's esbuild service, which belongs to the process.
+ */
+function runningChildren() {
+  try {
+    const tasks = `/proc/${process.pid}/task`;
+    return readdirSync(tasks)
+      .flatMap((task) => readFileSync(`${tasks}/${task}/children`, 'utf8').split(' ').filter(Boolean))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'esbuild';
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
 
 process.on('message', (message) => {
   if (message.done) {
@@ -28,6 +51,20 @@ process.on('message', (message) => {
   describe(message.name, async () => {
     await emptyTestDatabase();
     await import(pathToFileURL(message.file).href);
+    // After the file's own hooks: a process it started (a browser) and left running would keep this
+    // one from ending, and its CPU time would be counted for no file (only a process waited for is).
+    after(() => {
+      const left = runningChildren();
+      if (left.length === 0) return;
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Ended meanwhile.
+        }
+      }
+      throw new Error(`the file left ${left.length} process(es) running (${left.join(', ')}); they were killed`);
+    });
   });
 });
 process.send({ ready: true });
