@@ -22,8 +22,14 @@ export const browserMissing = existsSync(CHROMIUM)
   ? false
   : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
 
+/**
+ * Chromium, started with ccxt loaded: the app loads ccxt on its first use of a venue (a paper order,
+ * the supported venues), about a second of CPU on this process's event loop, which also reads
+ * Chromium's answers (a click is done only once its acknowledgement is read here). On a loaded
+ * machine that second grew past a click's timeout; loaded while Chromium starts, it stalls no click.
+ */
 export async function launchBrowser(): Promise<Browser> {
-  const { chromium } = await import('playwright-core');
+  const [{ chromium }] = await Promise.all([import('playwright-core'), import('ccxt')]);
   return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 30_000 });
 }
 

@@ -16,6 +16,7 @@ import {
   PHONE,
   signInAs,
   type ConsolePage,
+  waitForOrExplain,
 } from './console-browser.ts';
 
 describe("the console's signal hooks and notifications", { skip: browserMissing }, () => {
@@ -102,13 +103,23 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
       }>().orders;
     const before = (await orders()).length;
     await c.page.goto('/console/account/orders');
+    // The page has settled (signed in, its list shown) before its form is used.
+    await waitForOrExplain(c, c.page.getByRole('table', { name: /Your orders, newest first/ }));
     await c.page.getByLabel('Amount').fill('0.01');
     const sent: string[] = [];
     c.page.on('request', (r) => {
       if (r.url().endsWith('/api/orders') && r.method() === 'POST') sent.push(r.headers()['idempotency-key'] ?? '');
     });
-    await c.page.getByRole('button', { name: 'Place order' }).click();
-    await c.page.getByText(/Placed: buy 0\.01 BTC\/USDT market, filled/).waitFor();
+    // One click, then its answer awaited: a click that sent nothing fails here, saying so.
+    const place = async (placed: RegExp) => {
+      const [answer] = await Promise.all([
+        c.page.waitForResponse((r) => r.url().endsWith('/api/orders') && r.request().method() === 'POST'),
+        c.page.getByRole('button', { name: 'Place order' }).click(),
+      ]);
+      assert.equal(answer.status(), 201, await answer.text());
+      await waitForOrExplain(c, c.page.getByText(placed));
+    };
+    await place(/Placed: buy 0\.01 BTC\/USDT market, filled/);
     const market = (await orders()).filter((o) => o.type === 'market');
     assert.equal((await orders()).length, before + 1, 'one order for one click');
     assert.match(sent[0] ?? '', /^[0-9a-f-]{36}$/, 'the order carried an Idempotency-Key');
@@ -122,8 +133,7 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
     // A limit far below the market rests; the next order gets a key of its own.
     await c.page.getByLabel('Order type').selectOption('limit');
     await c.page.getByLabel('Limit price').fill('1000');
-    await c.page.getByRole('button', { name: 'Place order' }).click();
-    await c.page.getByText(/Placed: buy 0\.01 BTC\/USDT limit @ 1000, open/).waitFor();
+    await place(/Placed: buy 0\.01 BTC\/USDT limit @ 1000, open/);
     assert.equal(sent.length, 2);
     assert.notEqual(sent[1], sent[0], 'each order has its own key');
     const resting = (await orders()).find((o) => o.type === 'limit')!;
