@@ -1,14 +1,17 @@
 // The service and the CLI as operators run them, as real processes: the built dist/ through
 // scripts/run.mjs (as `npm start` and `npm run cli` do), with the network guard loaded and a clean
 // environment, on this file's database (PostgreSQL when DATABASE_URL is set, else a PGlite DATA_DIR).
+// The application itself is not loaded here: a file that only starts processes spares its own process
+// the ~2 s of CPU that compiling and loading it costs, and on PGlite a database it would never use.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { testDatabaseUrl } from './test-app.ts';
+import { createTestPostgres, type TestPostgres } from './test-postgres.ts';
 import { waitFor as waitUntil } from './wait.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -78,9 +81,19 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * This file's PostgreSQL database, created on first use and dropped when the file ends (a file that
+ * starts processes runs in a process of its own, decision 350); undefined on PGlite.
+ */
+let postgres: Promise<TestPostgres | undefined> | undefined;
+after(async () => {
+  await (await postgres)?.drop();
+});
+
 /** Where the spawned processes keep their data: this file's PostgreSQL database, or a new PGlite dir. */
 export async function storage(): Promise<Env> {
-  const url = await testDatabaseUrl();
+  postgres ??= createTestPostgres();
+  const url = (await postgres)?.url;
   return {
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tp-proc-')),
     DATABASE_URL: url,

@@ -9,7 +9,6 @@ import { Writable } from 'node:stream';
 import { after } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { buildApp, createModules, type ModuleOptions, type Modules } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { JOB_NAMES } from '../../src/declarations.ts';
@@ -24,8 +23,10 @@ import { createPlatform, type Platform } from '../../src/platform/platform.ts';
 import { TEST_PASSWORD_COST } from './password-cost.ts';
 import { routeCatalog, type RouteEntry } from './route-catalog.ts';
 
-export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
-export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-0123456789';
+import { createTestPostgres } from './test-postgres.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from './test-secrets.ts';
+
+export { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET };
 /**
  * Past its command timeout (500 ms in production) the cache answers from process memory, where the
  * counters kept in Redis are not: a login throttle would start again from nothing, and the venue budget
@@ -48,27 +49,14 @@ export async function testDatabaseUrl(): Promise<string | undefined> {
 /** The database of this test file, created on first use and closed when the file ends. */
 export function testDatabase(): Promise<Database> {
   shared ??= (async () => {
-    const url = process.env.DATABASE_URL;
-    if (!url) return openTestPglite();
-    const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    const template = process.env.TEST_DATABASE_TEMPLATE;
-    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
-    await admin.end();
-    const target = new URL(url);
-    target.pathname = `/${name}`;
-    sharedUrl = target.toString();
-    dropDatabase = async () => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    };
+    const postgres = await createTestPostgres();
+    if (!postgres) return openTestPglite();
+    sharedUrl = postgres.url;
+    dropDatabase = postgres.drop;
     // pg's connect timeout also bounds the wait for a pooled connection: tests that send a hundred
     // requests at once through these five on a busy machine wait longer than production's 3 s. The
     // outage tests open databases of their own with the real bounds.
-    return openDatabase({ url: target.toString(), poolSize: 5, connectTimeoutMs: 20_000 });
+    return openDatabase({ url: postgres.url, poolSize: 5, connectTimeoutMs: 20_000 });
   })();
   return shared;
 }

@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { startBinanceFake } from '../../fakes/binance.ts';
 import { withOrders } from '../../fakes/binance-orders.ts';
 import { killStarted, startServer, storage, waitFor } from '../../helpers/processes.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-app.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-secrets.ts';
 import { waitFor as waitUntil } from '../../helpers/wait.ts';
 import { callsTo, twoFactorToken } from './process-fixtures.ts';
 

@@ -1,0 +1,34 @@
+// A PostgreSQL database of the test file's own, when DATABASE_URL names a server: created from the run's
+// migrated template (TEST_DATABASE_TEMPLATE, test/helpers/database-template.ts) or empty without one, and
+// dropped with whatever is still connected to it. Only `pg`: a file that starts the service as processes
+// (test/helpers/processes.ts) gets its database without loading the application into its own process.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export interface TestPostgres {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A new database on the server DATABASE_URL names, or undefined when it names none (PGlite). */
+export async function createTestPostgres(): Promise<TestPostgres | undefined> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return undefined;
+  const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const template = process.env.TEST_DATABASE_TEMPLATE;
+  await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  await admin.end();
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return {
+    url: target.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
