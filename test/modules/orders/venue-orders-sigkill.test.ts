@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { killStarted, startServer, storage, waitFor } from '../../helpers/processes.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-app.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-secrets.ts';
 import { waitFor as waitUntil } from '../../helpers/wait.ts';
 import { callsTo, twoFactorToken } from './process-fixtures.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
@@ -15,6 +15,9 @@ import {
   credentialBody,
   type ConformanceFake,
 } from '../exchange/conformance-venues.ts';
+
+/** The server's venue bound: every call it sent is still waiting for its answer when it is killed. */
+const TIMEOUT_MS = 8_000;
 
 describe('orders on every venue whose server is killed between send and commit', () => {
   after(killStarted);
@@ -31,10 +34,10 @@ describe('orders on every venue whose server is killed between send and commit',
         ...Object.assign({}, ...CONFORMANCE_VENUES.map((v) => v.env ?? {})),
         LIVE_TRADING: 'true',
         EXCHANGE_RATE_LIMIT: 'false',
-        // Long enough for the held answers to outlive the server, short enough that the Kraken key's turn
-        // the killed server held (leased for a call's timeout + 3 s, decision 280) has expired well within
-        // the restarted server's wait below.
-        EXCHANGE_TIMEOUT_MS: '20000',
+        // Long enough for the held answers to outlive the server (asserted below), short enough that the
+        // Kraken key's turn the killed server held (leased for a call's bound and a margin, decision 280,
+        // in Redis when set) has expired soon after the restarted server starts: it waits that long.
+        EXCHANGE_TIMEOUT_MS: String(TIMEOUT_MS),
         TRADING_PRICE_BAND_PERCENT: 'none',
       };
       let server = await startServer(env);
@@ -55,6 +58,7 @@ describe('orders on every venue whose server is killed between send and commit',
       }
 
       // Each venue executes its order and holds the answer; the server dies waiting for them.
+      const sending = performance.now();
       for (const v of CONFORMANCE_VENUES) {
         fakes.get(v.venue)!.fault('slow-after', { path: v.orders.place.path, ms: 120_000, reply5xx: v.outage });
         void call(
@@ -78,6 +82,9 @@ describe('orders on every venue whose server is killed between send and commit',
       );
       server.child.kill('SIGKILL');
       await server.exited;
+      // No call of the killed server reached its bound (and was then looked up by that server itself).
+      const held = performance.now() - sending;
+      assert.ok(held < TIMEOUT_MS, `the server was killed ${Math.round(held)} ms after its orders were sent`);
 
       server = await startServer(env);
       let orders: Record<string, unknown>[] = [];
