@@ -225,59 +225,62 @@ describe(`orders on every venue at random fault points (ORDERS_FAULT_SEED=${SEED
     const pass = await o.t.modules.orders.reconcile();
     assert.equal(pass.failed, 0, context('reconcile failures'));
 
-    for (const lane of lanes) {
-      const label = `${lane.exchange} ${lane.trader.email}`;
-      const venueOrders = lane.orders();
-      const venueByClientId = new Map<string, AtVenue[]>();
-      for (const order of venueOrders)
-        venueByClientId.set(order.clientId, [...(venueByClientId.get(order.clientId) ?? []), order]);
-      const stored: StoredOrder[] = [];
-      for (;;) {
-        const page = (
-          await o.inject('GET', `/api/orders?limit=500&offset=${stored.length}`, lane.trader.headers)
-        ).json();
-        stored.push(...page.orders);
-        if (page.orders.length === 0 || stored.length >= page.total) break;
-      }
-      const ours = new Set<string>();
-      let venueFills = 0;
-      for (const summary of stored) {
-        ours.add(summary.client_order_id);
-        const order = (await o.inject('GET', `/api/orders/${summary.id}`, lane.trader.headers)).json() as StoredOrder;
-        const atVenue = venueByClientId.get(order.client_order_id) ?? [];
-        assert.ok(
-          atVenue.length <= 1,
-          context(`${label}: order ${order.id} reached the venue ${atVenue.length} times`),
-        );
-        assert.ok(
-          !['pending', 'unknown'].includes(order.status),
-          context(`${label}: order ${order.id} left ${order.status}`),
-        );
-        const venue = atVenue[0];
-        if (!venue) {
-          assert.equal(order.status, 'rejected', context(`${label}: order ${order.id} never reached the venue`));
-          continue;
+    // Each trader's orders read back at once, as they were placed.
+    await Promise.all(
+      lanes.map(async (lane) => {
+        const label = `${lane.exchange} ${lane.trader.email}`;
+        const venueOrders = lane.orders();
+        const venueByClientId = new Map<string, AtVenue[]>();
+        for (const order of venueOrders)
+          venueByClientId.set(order.clientId, [...(venueByClientId.get(order.clientId) ?? []), order]);
+        const stored: StoredOrder[] = [];
+        for (;;) {
+          const page = (
+            await o.inject('GET', `/api/orders?limit=500&offset=${stored.length}`, lane.trader.headers)
+          ).json();
+          stored.push(...page.orders);
+          if (page.orders.length === 0 || stored.length >= page.total) break;
         }
-        assert.equal(order.status, venue.status, context(`${label}: order ${order.id} status`));
-        assert.equal(order.filled, venue.filled, context(`${label}: order ${order.id} filled`));
-        assert.deepEqual(
-          order.fills.map((f) => [f.id, f.amount, f.price]).sort(),
-          [...venue.fills].sort(),
-          context(`${label}: order ${order.id} fills`),
+        const ours = new Set<string>();
+        let venueFills = 0;
+        for (const summary of stored) {
+          ours.add(summary.client_order_id);
+          const order = (await o.inject('GET', `/api/orders/${summary.id}`, lane.trader.headers)).json() as StoredOrder;
+          const atVenue = venueByClientId.get(order.client_order_id) ?? [];
+          assert.ok(
+            atVenue.length <= 1,
+            context(`${label}: order ${order.id} reached the venue ${atVenue.length} times`),
+          );
+          assert.ok(
+            !['pending', 'unknown'].includes(order.status),
+            context(`${label}: order ${order.id} left ${order.status}`),
+          );
+          const venue = atVenue[0];
+          if (!venue) {
+            assert.equal(order.status, 'rejected', context(`${label}: order ${order.id} never reached the venue`));
+            continue;
+          }
+          assert.equal(order.status, venue.status, context(`${label}: order ${order.id} status`));
+          assert.equal(order.filled, venue.filled, context(`${label}: order ${order.id} filled`));
+          assert.deepEqual(
+            order.fills.map((f) => [f.id, f.amount, f.price]).sort(),
+            [...venue.fills].sort(),
+            context(`${label}: order ${order.id} fills`),
+          );
+          venueFills += venue.fills.length;
+        }
+        const trades = (
+          await o.inject('GET', `/api/exchange/trades?exchange=${lane.exchange}&limit=1000`, lane.trader.headers)
+        ).json();
+        assert.equal(trades.total_records, lane.trades(), context(`${label}: user trades = venue fills`));
+        const orphans = venueOrders.filter((v) => !ours.has(v.clientId));
+        assert.equal(orphans.length, 0, context(`${label}: venue orders we do not know`));
+        assert.equal(
+          venueFills,
+          venueOrders.reduce((n, v) => n + v.fills.length, 0),
+          context(`${label}: every venue fill`),
         );
-        venueFills += venue.fills.length;
-      }
-      const trades = (
-        await o.inject('GET', `/api/exchange/trades?exchange=${lane.exchange}&limit=1000`, lane.trader.headers)
-      ).json();
-      assert.equal(trades.total_records, lane.trades(), context(`${label}: user trades = venue fills`));
-      const orphans = venueOrders.filter((v) => !ours.has(v.clientId));
-      assert.equal(orphans.length, 0, context(`${label}: venue orders we do not know`));
-      assert.equal(
-        venueFills,
-        venueOrders.reduce((n, v) => n + v.fills.length, 0),
-        context(`${label}: every venue fill`),
-      );
-    }
+      }),
+    );
   });
 });
