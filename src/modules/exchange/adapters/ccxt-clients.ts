@@ -2,9 +2,10 @@
 // Binance venues, the shared market cache, one throttle and one clock offset per venue.
 //
 // One "template" instance per venue and process holds the markets (loaded once an hour through the
-// platform cache, so Redis shares them between processes) and the throttle. Every call gets a fresh
-// instance that borrows both, so per-call state (credentials, timeout, last response headers) is
-// never shared between concurrent requests.
+// platform cache, so Redis shares them between processes) and the throttle. A call with credentials
+// gets a fresh instance that borrows both, so its state (credentials, last response headers) is never
+// shared with another user's request; calls without credentials (markets, tickers) share one kept
+// instance per venue and timeout, rebuilt with the markets (decision 375).
 import { createHash } from 'node:crypto';
 import type { Exchange } from 'ccxt';
 import type { Cache } from '../../../platform/cache/cache.ts';
@@ -125,6 +126,9 @@ export function createCcxtClients(deps: CcxtClientDeps) {
   const { settings, cache } = deps;
   const templates = new Map<Venue, { exchange: Promise<Exchange>; expiresAt: number }>();
   const learning = new Map<string, Promise<void>>();
+  /** Kept instances without credentials, by venue and timeout, with the template they were made from. */
+  const publicClients = new Map<string, { markets: Exchange; exchange: Promise<Exchange> }>();
+  let built = 0;
 
   async function instantiate(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
     const ccxt = await loadCcxt();
@@ -133,6 +137,7 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     const budget = deps.budget(venue);
     const weighed = budget.weights !== undefined;
     await ownTurn();
+    built += 1;
     const exchange = new Class({
       // ccxt's throttle assumes one process owns the venue's whole limit; the shared budget knows better.
       enableRateLimit: settings.rateLimit && !weighed,
@@ -199,18 +204,47 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     return exchange;
   }
 
+  /** A fresh instance with the venue's markets, throttle and clock offset. */
+  async function client(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
+    const shared = await template(venue);
+    const exchange = await instantiate(venue, options);
+    exchange.setMarketsFromExchange(shared);
+    const mutable = exchange as unknown as { throttler: unknown; options: Record<string, unknown> };
+    mutable.throttler = (shared as unknown as { throttler: unknown }).throttler;
+    mutable.options.timeDifference = shared.options.timeDifference;
+    rebuildAltnames(exchange);
+    return exchange;
+  }
+
   return {
-    /** A fresh instance with the venue's markets, throttle and clock offset. */
-    async client(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
-      const shared = await template(venue);
-      const exchange = await instantiate(venue, options);
-      exchange.setMarketsFromExchange(shared);
-      const mutable = exchange as unknown as { throttler: unknown; options: Record<string, unknown> };
-      mutable.throttler = (shared as unknown as { throttler: unknown }).throttler;
-      mutable.options.timeDifference = shared.options.timeDifference;
-      rebuildAltnames(exchange);
+    client,
+
+    /**
+     * The venue's kept instance for calls without credentials (markets, tickers), with its markets,
+     * throttle and clock offset: a new instance is milliseconds of CPU in one turn of the event loop
+     * (its constructor, then the venue's markets copied in), too much for each last price an order
+     * asks (decision 375). Kept per timeout, rebuilt when the venue's markets are reloaded; a failed
+     * build is forgotten so the next call retries. Never for a credentialed or exact-number call.
+     */
+    async shared(venue: Venue, timeoutMs?: number): Promise<Exchange> {
+      const markets = await template(venue);
+      const key = `${venue} ${timeoutMs ?? settings.timeoutMs}`;
+      const kept = publicClients.get(key);
+      if (kept && kept.markets === markets) {
+        const exchange = await kept.exchange;
+        exchange.options.timeDifference = markets.options.timeDifference;
+        return exchange;
+      }
+      const exchange = client(venue, { timeoutMs });
+      publicClients.set(key, { markets, exchange });
+      exchange.catch(() => {
+        if (publicClients.get(key)?.exchange === exchange) publicClients.delete(key);
+      });
       return exchange;
     },
+
+    /** How many ccxt instances this process has built (tests). */
+    built: () => built,
 
     /**
      * The venue's shared instance with its markets loaded, to read markets from only: it holds no

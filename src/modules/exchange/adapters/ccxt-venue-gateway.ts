@@ -1,6 +1,6 @@
-// VenueGateway over ccxt. Every call: run on a fresh instance whose requests are charged to the
-// venue's shared budget (which also holds every caller back after a 429/418), resynchronise the
-// clock and retry once on -1021, and leave only VenueErrors, or the budget's refusal (503, nothing sent).
+// VenueGateway over ccxt. Every call: run on a fresh instance (without credentials, the venue's kept
+// one) whose requests are charged to the venue's shared budget (which also holds every caller back
+// after a 429/418), resynchronise the clock and retry once on -1021, and leave only VenueErrors, or the budget's refusal (503, nothing sent).
 import type { Exchange, MarketInterface } from 'ccxt';
 import { BudgetRefusal, UserShareRefusal } from '../../../platform/venue-budget/venue-budget.ts';
 import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.domain.ts';
@@ -260,7 +260,11 @@ export class CcxtVenueGateway implements VenueGateway {
   ): Promise<T> {
     let exchange: Exchange | undefined;
     try {
-      exchange = await this.clients.client(venue, options);
+      // Without credentials (markets, tickers) the venue's kept instance; with them, one of the call's own.
+      exchange =
+        options.credentials === undefined && !exactNumbers
+          ? await this.clients.shared(venue, options.timeoutMs)
+          : await this.clients.client(venue, options);
       // Balances and trades keep the venue's decimal strings; floats would round them.
       if (exactNumbers) (exchange as unknown as { number: unknown }).number = String;
       return await run(exchange);
