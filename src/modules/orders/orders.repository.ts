@@ -4,7 +4,7 @@ import { and, asc, count, eq, getTableColumns, gte, lt, or, sql, type SQL } from
 import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { rowOffset, rowsOf } from '../../platform/db/database.ts';
-import { arrayParam, executePrepared } from '../../platform/db/prepared.ts';
+import { arrayParam, executePrepared, executeText } from '../../platform/db/prepared.ts';
 import type { OrderStatus } from './orders.domain.ts';
 import { orderFills, orders } from './orders.tables.ts';
 
@@ -62,11 +62,37 @@ function orderRowOf(raw: Record<string, unknown>): OrderRow {
   return row as OrderRow;
 }
 
+/**
+ * Every order's insert, its text built once: every column, each value cast to its column's type, a
+ * column left out of the new order taking its column's default as Drizzle's insert would (decision 375).
+ */
+const INSERT_ORDER = `INSERT INTO "orders" (${ORDER_COLUMNS.map(([, c]) => `"${c.name}"`).join(', ')}) VALUES (${ORDER_COLUMNS.map(
+  ([, c], i) => `$${i + 1}::${c.getSQLType()}`,
+).join(', ')}) ON CONFLICT DO NOTHING RETURNING *`;
+
+if (
+  ORDER_COLUMNS.some(
+    ([, c]) => c.defaultFn !== undefined || c.onUpdateFn !== undefined || typeof c.default === 'object',
+  )
+)
+  throw new Error('orders: a column default the insert cannot give as a value');
+
+/** The insert's values: the order's, else the column's default (every default of `orders` is a constant). */
+function orderParams(order: NewOrder): unknown[] {
+  const given = order as Record<string, unknown>;
+  return ORDER_COLUMNS.map(([key, column]) => {
+    const value = given[key] ?? (column.hasDefault ? column.default : undefined);
+    return value === null || value === undefined ? null : column.mapToDriverValue(value);
+  });
+}
+
 export function createOrdersRepository(db: DbExecutor) {
   return {
     async insert(order: NewOrder, executor: DbExecutor = db): Promise<OrderRow | 'idempotency_taken'> {
-      const [row] = await executor.insert(orders).values(order).onConflictDoNothing().returning();
-      return row ?? 'idempotency_taken';
+      const [raw] = rowsOf<Record<string, unknown>>(
+        await executeText(executor, 'orders_insert', INSERT_ORDER, orderParams(order)),
+      );
+      return raw ? orderRowOf(raw) : 'idempotency_taken';
     },
 
     async byIdempotencyKey(userId: string, key: string): Promise<OrderRow | undefined> {

@@ -40,6 +40,16 @@ export function executePrepared(executor: DbExecutor, label: string, query: SQL)
 }
 
 /**
+ * Runs a statement whose text was built once (its values as `$1`, `$2`, … in `params`, driver values)
+ * as the prepared statement `label`: for a hot statement, where building the text from a Drizzle `SQL`
+ * on every call costs more CPU than the rest of its run in the app (decision 375).
+ */
+export function executeText(executor: DbExecutor, label: string, text: string, params: unknown[]): Promise<unknown> {
+  const { session } = (executor as Db)._;
+  return session.prepareQuery({ sql: text, params }, undefined, nameOf(label, text), false).execute();
+}
+
+/**
  * A PostgreSQL array literal of the values, each quoted, as one parameter (cast it: `${arrayParam(x)}::text[]`):
  * a statement taking its rows as arrays (`unnest`) has one text whatever their number, so it can be named.
  */
