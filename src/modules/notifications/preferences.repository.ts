@@ -1,5 +1,5 @@
 // Users' notification preferences: one row per user who changed them.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { notificationPreferences } from './notifications.tables.ts';
 import type { NotifyEvent, StoredChannel } from './preferences.domain.ts';
@@ -10,13 +10,21 @@ export interface StoredPreferences {
 }
 
 export function createPreferencesRepository(db: DbExecutor) {
+  const select = (executor: DbExecutor) =>
+    executor
+      .select({ channels: notificationPreferences.channels, events: notificationPreferences.events })
+      .from(notificationPreferences);
+  // Built once: it runs for every fill's notification (decision 375).
+  const ofUser = select(db)
+    .where(eq(notificationPreferences.userId, sql.placeholder('userId')))
+    .limit(1)
+    .prepare('notification_preferences_of');
   return {
     async of(userId: string, executor: DbExecutor = db): Promise<StoredPreferences | undefined> {
-      const [row] = await executor
-        .select({ channels: notificationPreferences.channels, events: notificationPreferences.events })
-        .from(notificationPreferences)
-        .where(eq(notificationPreferences.userId, userId))
-        .limit(1);
+      const [row] =
+        executor === db
+          ? await ofUser.execute({ userId })
+          : await select(executor).where(eq(notificationPreferences.userId, userId)).limit(1);
       return row;
     },
 
