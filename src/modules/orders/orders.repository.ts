@@ -86,6 +86,26 @@ function orderParams(order: NewOrder): unknown[] {
   });
 }
 
+const FILL_COLUMNS = Object.entries(getTableColumns(orderFills));
+
+/** A fill as `LOCK_WITH_FILLS` answers it (its columns prefixed `fill_`), as Drizzle maps it. */
+function fillRowOf(raw: Record<string, unknown>): FillRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of FILL_COLUMNS) {
+    const value = raw[`fill_${column.name}`];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as FillRow;
+}
+
+/**
+ * The order's row locked, with its fills so far (one row each, oldest first; one row of nulls without
+ * any): its text built once (decision 375).
+ */
+const LOCK_WITH_FILLS = `SELECT o.*, ${FILL_COLUMNS.map(([, c]) => `f."${c.name}" AS "fill_${c.name}"`).join(', ')}
+  FROM "orders" o LEFT JOIN "order_fills" f ON f."order_id" = o."id"
+  WHERE o."id" = $1::uuid ORDER BY f."at" FOR UPDATE OF o`;
+
 export function createOrdersRepository(db: DbExecutor) {
   return {
     async insert(order: NewOrder, executor: DbExecutor = db): Promise<OrderRow | 'idempotency_taken'> {
@@ -116,16 +136,12 @@ export function createOrdersRepository(db: DbExecutor) {
      * fills so far, oldest first: one statement where a lock and a read of the fills took two.
      */
     async lockWithFills(id: string, executor: DbExecutor): Promise<{ row: OrderRow; fills: FillRow[] } | undefined> {
-      const joined = await executor
-        .select({ order: orders, fill: orderFills })
-        .from(orders)
-        .leftJoin(orderFills, eq(orderFills.orderId, orders.id))
-        .where(eq(orders.id, id))
-        .orderBy(asc(orderFills.at))
-        .for('update', { of: orders });
+      const joined = rowsOf<Record<string, unknown>>(
+        await executeText(executor, 'orders_lock_with_fills', LOCK_WITH_FILLS, [id]),
+      );
       const first = joined[0];
       if (!first) return undefined;
-      return { row: first.order, fills: joined.flatMap((j) => (j.fill ? [j.fill] : [])) };
+      return { row: orderRowOf(first), fills: joined.flatMap((raw) => (raw.fill_id === null ? [] : [fillRowOf(raw)])) };
     },
 
     async update(id: string, patch: OrderPatch, executor: DbExecutor = db): Promise<OrderRow> {
