@@ -69,6 +69,31 @@ export function createCredentialsRepository(db: DbExecutor) {
     )
     .orderBy(...newestFirst)
     .prepare('exchange_credentials_of_user_venue');
+  // Read for every live order (its credential, named or the venue's default): built once (decision 375).
+  const ownedOne = db
+    .select()
+    .from(exchangeCredentials)
+    .where(
+      and(eq(exchangeCredentials.userId, sql.placeholder('userId')), eq(exchangeCredentials.id, sql.placeholder('id'))),
+    )
+    .limit(1)
+    .prepare('exchange_credential_owned');
+  const defaultOf = db
+    .select()
+    .from(exchangeCredentials)
+    .where(
+      and(
+        eq(exchangeCredentials.userId, sql.placeholder('userId')),
+        eq(exchangeCredentials.exchangeName, sql.placeholder('exchangeName')),
+        eq(exchangeCredentials.isActive, true),
+      ),
+    )
+    .orderBy(
+      sql`CASE ${exchangeCredentials.validationStatus} WHEN 'valid' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END`,
+      descending(exchangeCredentials.createdAt),
+    )
+    .limit(1)
+    .prepare('exchange_credential_default');
 
   return {
     /** Undefined when the user already has a credential of that name on that venue. */
@@ -82,7 +107,10 @@ export function createCredentialsRepository(db: DbExecutor) {
     },
 
     async findForUser(userId: string, id: string, executor: DbExecutor = db): Promise<CredentialRow | undefined> {
-      const [row] = await executor.select().from(exchangeCredentials).where(owned(userId, id)).limit(1);
+      const [row] =
+        executor === db
+          ? await ownedOne.execute({ userId, id })
+          : await executor.select().from(exchangeCredentials).where(owned(userId, id)).limit(1);
       return row;
     },
 
@@ -91,21 +119,7 @@ export function createCredentialsRepository(db: DbExecutor) {
      * an unvalidated one, the most recently created first.
      */
     async findDefault(userId: string, exchangeName: string): Promise<CredentialRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(exchangeCredentials)
-        .where(
-          and(
-            eq(exchangeCredentials.userId, userId),
-            eq(exchangeCredentials.exchangeName, exchangeName),
-            eq(exchangeCredentials.isActive, true),
-          ),
-        )
-        .orderBy(
-          sql`CASE ${exchangeCredentials.validationStatus} WHEN 'valid' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END`,
-          descending(exchangeCredentials.createdAt),
-        )
-        .limit(1);
+      const [row] = await defaultOf.execute({ userId, exchangeName });
       return row;
     },
 
