@@ -1,6 +1,7 @@
 // VenueGateway over ccxt. Every call: run on a fresh instance (without credentials, the venue's kept
 // one) whose requests are charged to the venue's shared budget (which also holds every caller back
-// after a 429/418), resynchronise the clock and retry once on -1021, and leave only VenueErrors, or the budget's refusal (503, nothing sent).
+// after a 429/418), resynchronise the clock and retry once on -1021, and leave only VenueErrors, or
+// the budget's refusal (503, nothing sent).
 import type { Exchange, MarketInterface } from 'ccxt';
 import { BudgetRefusal, UserShareRefusal } from '../../../platform/venue-budget/venue-budget.ts';
 import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.domain.ts';
