@@ -81,7 +81,8 @@ if (
 function orderParams(order: NewOrder): unknown[] {
   const given = order as Record<string, unknown>;
   return ORDER_COLUMNS.map(([key, column]) => {
-    const value = given[key] ?? (column.hasDefault ? column.default : undefined);
+    // As Drizzle's insert: a value left undefined takes the default, an explicit null stays null.
+    const value = given[key] !== undefined ? given[key] : column.hasDefault ? column.default : undefined;
     return value === null || value === undefined ? null : column.mapToDriverValue(value);
   });
 }
