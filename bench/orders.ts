@@ -16,7 +16,7 @@
 // the risk limits, the venue budget's shares, the fake's weight limit and ccxt's own spacing.
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -301,6 +301,8 @@ export async function ordersScenario(app: AppControl, jwtSecret: string): Promis
       VENUE_USER_SHARE_PERCENT: '100',
       EXCHANGE_RATE_LIMIT: 'false',
       PAPER_START_BALANCES: '{"USDT": "100000000", "BTC": "1000"}',
+      // BENCH_ORDERS_NODE_OPTIONS: node options for the app only (e.g. a --require that records its GC pauses).
+      ...(process.env.BENCH_ORDERS_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_ORDERS_NODE_OPTIONS } : {}),
       ...(process.env.BENCH_ORDERS_CPU_PROF
         ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_ORDERS_CPU_PROF}` }
         : {}),
@@ -393,6 +395,24 @@ export async function ordersScenario(app: AppControl, jwtSecret: string): Promis
       return undefined;
     }
     const livePacedShare = live(livePaced);
+    // BENCH_ORDERS_DUMP=file: every paced order (when due, its round trip, the client's lateness) and the
+    // venue calls, on this process's clock (`origin` is its performance.timeOrigin), to find what the slow
+    // orders had in common: for the paper tail, bursts of the seeded schedule (decision 320).
+    if (process.env.BENCH_ORDERS_DUMP) {
+      const dump = (run: Awaited<ReturnType<typeof measure>>) => ({
+        samples: run.samples.map((s) => ({
+          at: s.sentAt,
+          ms: s.answeredAt - s.sentAt,
+          late: s.lateMs,
+          status: s.status,
+        })),
+        venue: run.venueCalls.map((r) => ({ at: r.receivedAt, ms: r.serviceMs, path: r.path })),
+      });
+      writeFileSync(
+        process.env.BENCH_ORDERS_DUMP,
+        JSON.stringify({ origin: performance.timeOrigin, paper: dump(paperPaced), live: dump(livePaced) }),
+      );
+    }
     const paperP99 = stats(roundTrips(paperPaced.samples)).p99;
     const overheadP99 = stats(livePacedShare.overheads).p99;
     const paperOk = paperP99 <= PAPER_P99_TARGET_MS && failed(paperPaced.samples) === 0;
