@@ -58,15 +58,14 @@ export function createCredentialsRepository(db: DbExecutor) {
     .where(eq(exchangeCredentials.userId, sql.placeholder('userId')))
     .orderBy(...newestFirst)
     .prepare('exchange_credentials_of_user');
+  const ofUserVenue = and(
+    eq(exchangeCredentials.userId, sql.placeholder('userId')),
+    eq(exchangeCredentials.exchangeName, sql.placeholder('exchangeName')),
+  );
   const listOfVenue = db
     .select()
     .from(exchangeCredentials)
-    .where(
-      and(
-        eq(exchangeCredentials.userId, sql.placeholder('userId')),
-        eq(exchangeCredentials.exchangeName, sql.placeholder('exchangeName')),
-      ),
-    )
+    .where(ofUserVenue)
     .orderBy(...newestFirst)
     .prepare('exchange_credentials_of_user_venue');
   // Read for every live order (its credential, named or the venue's default): built once (decision 375).
@@ -81,13 +80,7 @@ export function createCredentialsRepository(db: DbExecutor) {
   const defaultOf = db
     .select()
     .from(exchangeCredentials)
-    .where(
-      and(
-        eq(exchangeCredentials.userId, sql.placeholder('userId')),
-        eq(exchangeCredentials.exchangeName, sql.placeholder('exchangeName')),
-        eq(exchangeCredentials.isActive, true),
-      ),
-    )
+    .where(and(ofUserVenue, eq(exchangeCredentials.isActive, true)))
     .orderBy(
       sql`CASE ${exchangeCredentials.validationStatus} WHEN 'valid' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END`,
       descending(exchangeCredentials.createdAt),
