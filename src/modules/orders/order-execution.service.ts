@@ -3,38 +3,23 @@
 // Every change happens under the row's lock, records new fills once (by venue trade id), is audited
 // in the same transaction and published on the account stream after it commits.
 import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
 import type { Logger } from 'pino';
 import { clientOrderIdRule } from '../../platform/client-order-ids.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { unavailable } from '../../platform/http/errors.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
-import type {
-  OrderVenue,
-  ResolvedCredential,
-  VenueFill,
-  VenueOrderRequest,
-  VenueOrderState,
-} from '../../platform/order-venue.ts';
+import type { OrderVenue, ResolvedCredential } from '../../platform/order-venue.ts';
 import type { OrderFillTrade } from '../exchange/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { AuditEvent } from '../../platform/audit.ts';
 import { audit, auditAll, auditRows, type ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
-import { canMove, fillTotals, isFinal, newFills, progressFrom, type OrderStatus } from './orders.domain.ts';
+import { canMove, isFinal, newFills, progressFrom, type OrderStatus } from './orders.domain.ts';
 import type { ORDERS_EVENTS } from './orders.events.ts';
 import type { FillRow, NewOrder, OrderPatch, OrderRow, OrdersRepository } from './orders.repository.ts';
+import { orderWire } from './orders.wire.ts';
+import { fillOf, type Mover, patchFor, requestOf, storedAmount, SYSTEM, type Update } from './order-updates.ts';
 
 type OrdersAuditAction = (typeof ORDERS_AUDIT_ACTIONS)[number];
-import { orderWire } from './orders.wire.ts';
-
-/** Who moved the order: the user in a request, or the service itself (reconcile, a venue's notice). */
-export interface Mover {
-  actorId: string | null;
-  actorType: 'user' | 'job' | 'system';
-  ip?: string;
-}
-
-const SYSTEM: Mover = { actorId: null, actorType: 'system' };
 
 /** What a fill hands on after it is stored (realized loss, strategy figures). */
 export type FillListener = (order: OrderRow, fills: FillRow[]) => Promise<void>;
@@ -50,62 +35,8 @@ export interface ExecutionDeps {
   logger: Pick<Logger, 'warn' | 'error' | 'info'>;
 }
 
-/**
- * What moves an order: the venue's state of it, a refusal, or a cancel before it was sent. `whilePending`
- * (and every `canceled`) applies only to an order still `pending` under its lock: one its sender claimed
- * meanwhile may have been sent, and only the venue can say what became of it (decision 260).
- */
-export type Update = { state: VenueOrderState } | { rejected: string; whilePending?: boolean } | { canceled: string };
-
 /** How long a live order's states before its send wait for the venue's answer to go out with it. */
 const CLAIMED_EVENTS_HELD_MS = 250;
-
-/** A fill the venue reported, as the order's fill row holds it. */
-function fillOf(orderId: string, f: VenueFill): Omit<FillRow, 'id'> {
-  const { tradeId, price, amount, fee, feeCurrency, maker, at } = f;
-  return { orderId, tradeId, price, amount, fee, feeCurrency, maker, at };
-}
-
-export function requestOf(row: OrderRow): VenueOrderRequest {
-  return {
-    userId: row.userId,
-    exchange: row.exchange,
-    symbol: row.symbol,
-    clientOrderId: row.clientOrderId,
-    side: row.side,
-    type: row.type,
-    timeInForce: row.timeInForce,
-    amount: row.amount,
-    price: row.price,
-    credentialId: row.credentialId,
-  };
-}
-
-/** The row's fields once the venue's `progress` (if any) is applied and `all` are its fills. */
-function patchFor(
-  current: OrderRow,
-  progress: ReturnType<typeof progressFrom>,
-  all: readonly FillRow[],
-  now: Date,
-): Required<OrderPatch> {
-  const totals = fillTotals(all);
-  const status = progress?.status ?? current.status;
-  return {
-    status,
-    filled: progress?.filled ?? current.filled,
-    cost: totals.cost,
-    fee: totals.fee,
-    feeCurrency: all.at(-1)?.feeCurrency ?? current.feeCurrency,
-    averagePrice: totals.averagePrice ?? progress?.averagePrice ?? current.averagePrice,
-    venueOrderId: progress?.venueOrderId ?? current.venueOrderId,
-    reason: progress?.reason ?? current.reason,
-    notFinal: !isFinal(status),
-    updatedAt: now,
-  };
-}
-
-/** A stored amount as PostgreSQL writes a numeric(38, 18): the audit entry reads as the row does. */
-const storedAmount = (value: string) => new Decimal(value).toFixed(18);
 
 export function createOrderExecution(deps: ExecutionDeps) {
   const { db, repo, clock, logger } = deps;

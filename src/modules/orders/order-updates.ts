@@ -1,0 +1,70 @@
+// What moves an order and how the order's rows record it: who moved it, the update the venue or a
+// cancel brings, the venue's fills as fill rows, the row's fields after them, and the request the venue
+// is sent. Pure: the state machine that applies them under the row's lock is order-execution.service.ts.
+import { Decimal } from 'decimal.js';
+import type { VenueFill, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
+import { fillTotals, isFinal, type progressFrom } from './orders.domain.ts';
+import type { FillRow, OrderPatch, OrderRow } from './orders.repository.ts';
+
+/** Who moved the order: the user in a request, or the service itself (reconcile, a venue's notice). */
+export interface Mover {
+  actorId: string | null;
+  actorType: 'user' | 'job' | 'system';
+  ip?: string;
+}
+
+export const SYSTEM: Mover = { actorId: null, actorType: 'system' };
+
+/**
+ * What moves an order: the venue's state of it, a refusal, or a cancel before it was sent. `whilePending`
+ * (and every `canceled`) applies only to an order still `pending` under its lock: one its sender claimed
+ * meanwhile may have been sent, and only the venue can say what became of it (decision 260).
+ */
+export type Update = { state: VenueOrderState } | { rejected: string; whilePending?: boolean } | { canceled: string };
+
+/** A fill the venue reported, as the order's fill row holds it. */
+export function fillOf(orderId: string, f: VenueFill): Omit<FillRow, 'id'> {
+  const { tradeId, price, amount, fee, feeCurrency, maker, at } = f;
+  return { orderId, tradeId, price, amount, fee, feeCurrency, maker, at };
+}
+
+export function requestOf(row: OrderRow): VenueOrderRequest {
+  return {
+    userId: row.userId,
+    exchange: row.exchange,
+    symbol: row.symbol,
+    clientOrderId: row.clientOrderId,
+    side: row.side,
+    type: row.type,
+    timeInForce: row.timeInForce,
+    amount: row.amount,
+    price: row.price,
+    credentialId: row.credentialId,
+  };
+}
+
+/** The row's fields once the venue's `progress` (if any) is applied and `all` are its fills. */
+export function patchFor(
+  current: OrderRow,
+  progress: ReturnType<typeof progressFrom>,
+  all: readonly FillRow[],
+  now: Date,
+): Required<OrderPatch> {
+  const totals = fillTotals(all);
+  const status = progress?.status ?? current.status;
+  return {
+    status,
+    filled: progress?.filled ?? current.filled,
+    cost: totals.cost,
+    fee: totals.fee,
+    feeCurrency: all.at(-1)?.feeCurrency ?? current.feeCurrency,
+    averagePrice: totals.averagePrice ?? progress?.averagePrice ?? current.averagePrice,
+    venueOrderId: progress?.venueOrderId ?? current.venueOrderId,
+    reason: progress?.reason ?? current.reason,
+    notFinal: !isFinal(status),
+    updatedAt: now,
+  };
+}
+
+/** A stored amount as PostgreSQL writes a numeric(38, 18): the audit entry reads as the row does. */
+export const storedAmount = (value: string) => new Decimal(value).toFixed(18);
