@@ -28,6 +28,25 @@ const INSERT_EVENTS = `INSERT INTO "stream_events" ("type", "audience", "user_id
   ORDER BY v.n
   RETURNING "id", "type", "audience", "user_id", "data", "created_at"`;
 
+/**
+ * An event whose data has no JSON text (undefined, a function): refused before the insert, by name. Every
+ * declared event's data is an object (its schema), the column is NOT NULL and the envelope's `data` is
+ * required, so a publication without data is a publisher's bug, not an absent value to store as null.
+ */
+export class EventDataError extends Error {
+  override name = 'EventDataError';
+  constructor(readonly type: string) {
+    super(`account event ${type} carries no JSON data; every declared event's data is an object`);
+  }
+}
+
+/** The JSON text of an event's data, refusing data that has none (`JSON.stringify` answers undefined). */
+function dataText(event: { type: string; data: unknown }): string {
+  const text = JSON.stringify(event.data) as string | undefined;
+  if (text === undefined) throw new EventDataError(event.type);
+  return text;
+}
+
 /** A row as the raw insert answers it: the id as the driver gives a bigint, the time as text or a Date. */
 interface RawEvent {
   id: string | number | bigint;
@@ -49,12 +68,13 @@ export function createEventsRepository(db: DbExecutor) {
       events: readonly { type: string; audience: Audience; userId: string | null; data: unknown; at: Date }[],
     ): Promise<StoredEvent[]> {
       if (events.length === 0) return [];
+      const data = events.map(dataText);
       const rows = rowsOf<RawEvent>(
         await executeText(db, 'stream_events_insert', INSERT_EVENTS, [
           arrayParam(events.map((e) => e.type)),
           arrayParam(events.map((e) => e.audience)),
           arrayParam(events.map((e) => e.userId)),
-          arrayParam(events.map((e) => JSON.stringify(e.data))),
+          arrayParam(data),
           arrayParam(events.map((e) => e.at.toISOString())),
         ]),
       );
