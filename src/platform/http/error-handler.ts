@@ -116,7 +116,15 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
       return;
     }
     if (error instanceof AppError) {
-      if (error.status >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
+      // An outside system's outage is expected and said once per request, without a stack or the
+      // cause (whose message may carry a signed URL); anything else at 5xx is a bug (decision 396).
+      if (error.status >= 500 && error.outage) {
+        const { dependency, failure, code } = error.outage;
+        request.log.warn(
+          { dependency, failure, ...(code ? { code } : {}), status: error.status },
+          `${dependency} unavailable (${failure}): answering ${error.status}`,
+        );
+      } else if (error.status >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
       void reply.code(error.status).headers(error.headers).send({ detail: error.detail });
       return;
     }

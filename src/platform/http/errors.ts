@@ -29,14 +29,32 @@ export interface ValidationIssue {
   ctx?: Record<string, unknown>;
 }
 
+/** How a call failed to reach an outside system (src/platform/transport-failures.ts). */
+export type TransportFailure = 'refused' | 'timeout' | 'reset' | 'dns' | 'unreachable';
+
+/**
+ * A 5xx that is an outside system's expected outage, not a bug (decision 396): logged as one warning
+ * naming the system and the failure, without a stack. `breaker_open` and `budget_spent`: the venue's
+ * budget refused the call, nothing was sent.
+ */
+export interface DependencyOutage {
+  /** The outside system, e.g. `Binance`, `binance`, `CoinGecko`. */
+  dependency: string;
+  failure: TransportFailure | 'breaker_open' | 'budget_spent';
+  /** The socket's code that told the failure (`ECONNREFUSED`), when there was one. */
+  code?: string;
+}
+
 interface AppErrorOptions {
   headers?: Record<string, string>;
   cause?: unknown;
+  outage?: DependencyOutage;
 }
 
 export class AppError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
+  readonly outage: DependencyOutage | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -48,6 +66,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
     this.headers = options.headers ?? {};
+    this.outage = options.outage;
   }
 }
 

@@ -13,7 +13,10 @@ export class BudgetRefusal extends AppError {
     /** False when failures in a row, not the venue's rate limit, opened the breaker. */
     readonly rateLimited = true,
   ) {
-    super('unavailable', detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+    super('unavailable', detail, {
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      outage: { dependency: venue, failure: reason === 'breaker' ? 'breaker_open' : 'budget_spent' },
+    });
     this.name = 'BudgetRefusal';
   }
 }

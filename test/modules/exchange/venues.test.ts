@@ -76,6 +76,14 @@ describe('exchange venue data', () => {
         const down = await get('/api/exchange/markets?exchange=kraken');
         assert.equal(down.statusCode, 502);
         assert.equal(down.json().detail, 'kraken could not be reached (ECONNREFUSED)');
+        // An outage, not a bug: one warning naming the venue and the failure, no stack (decision 396).
+        const logged = t
+          .logLines()
+          .filter((l) => l.reqId === down.headers['x-request-id'] && (l.level as number) >= 40);
+        assert.deepEqual(
+          logged.map((l) => [l.level, l.msg, l.dependency, l.failure, l.code]),
+          [[40, 'kraken unavailable (refused): answering 502', 'kraken', 'refused', 'ECONNREFUSED']],
+        );
         const unknown = await get('/api/exchange/markets?exchange=ftx');
         assert.equal(unknown.statusCode, 422);
         assert.equal(unknown.json().detail[0].type, 'enum');

@@ -318,3 +318,55 @@ describe('stale answers', () => {
       );
     }));
 });
+
+describe('how upstream failures are logged', () => {
+  type Line = Record<string, unknown>;
+  const WARN = 40;
+  const ERROR = 50;
+  const failureLines = (m: MarketHarness) =>
+    m.logLines().filter((l) => l.msg === 'request failed' || typeof l.dependency === 'string');
+
+  it('an unreachable venue is one warning per request naming it and the failure, without a stack or its address', async () => {
+    const port = await closedPort();
+    await withMarket({ env: { BINANCE_API_URL: `http://127.0.0.1:${port}` } }, async (m) => {
+      // Five refused calls in a row open the breaker; the sixth is refused before it is sent.
+      for (let i = 0; i < 6; i++) assert.equal((await m.get('/api/v1/market/prices/BTCUSDT')).status, 503);
+      const lines = failureLines(m);
+      assert.deepEqual(
+        lines.map((l: Line) => [l.level, l.dependency, l.failure, l.code, l.status]),
+        [
+          ...Array.from({ length: 5 }, () => [WARN, 'Binance', 'refused', 'ECONNREFUSED', 503]),
+          [WARN, 'binance', 'breaker_open', undefined, 503],
+        ],
+      );
+      assert.equal(lines[0]!.msg, 'Binance unavailable (refused): answering 503');
+      assert.ok(!m.logLines().some((l) => (l.level as number) >= ERROR), 'nothing at error level');
+      assert.ok(!m.logText().includes('"stack"'), 'no stack');
+      assert.ok(!m.logText().includes(`127.0.0.1:${port}`), "the venue's address is not logged");
+    });
+  });
+
+  it('a venue slower than the bound is a warning too (timeout)', () =>
+    withMarket({ env: { MARKET_UPSTREAM_TIMEOUT_MS: '300' } }, async (m) => {
+      m.binance.delay(1_000, { pathPrefix: '/api/v3/exchangeInfo' });
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 504);
+      assert.deepEqual(
+        failureLines(m).map((l: Line) => [l.level, l.dependency, l.failure, l.status]),
+        [[WARN, 'Binance', 'timeout', 504]],
+      );
+      assert.ok(!m.logText().includes('"stack"'));
+    }));
+
+  it('a failed call that no socket failure explains stays an error with its stack', () =>
+    // The test network guard refuses the connection inside this process, with no socket code: as a
+    // TypeError of our own would, it answers as before but is logged as a bug, not as an outage.
+    withMarket({ env: { BINANCE_API_URL: 'http://192.0.2.1' } }, async (m) => {
+      assert.equal((await m.get('/api/v1/market/prices/BTCUSDT')).status, 503);
+      const lines = failureLines(m);
+      assert.deepEqual(
+        lines.map((l: Line) => [l.level, l.msg]),
+        [[ERROR, 'request failed']],
+      );
+      assert.match(String((lines[0]!.err as { stack?: string }).stack), /fetch failed[\s\S]*\n\s+at /);
+    }));
+});

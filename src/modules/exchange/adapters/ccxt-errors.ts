@@ -1,6 +1,7 @@
 // The one translation of ccxt's exceptions into VenueError. Order matters: ccxt files InvalidNonce,
 // RateLimitExceeded and DDoSProtection under NetworkError, and PermissionDenied under
 // AuthenticationError, so the narrower classes are tested first.
+import { transportFailureOf } from '../../../platform/transport-failures.ts';
 import { VenueError, type VenueFailure } from './venue-gateway.ts';
 
 /** The ccxt error classes we tell apart (the module's own exports, so instanceof holds). */
@@ -122,7 +123,10 @@ export function toVenueError(
     return new VenueError(venue, 'clock_skew', detail, { cause });
   }
   if (is(error, classes.RequestTimeout)) {
-    return new VenueError(venue, 'timeout', `${venue} did not answer in time`, { cause });
+    return new VenueError(venue, 'timeout', `${venue} did not answer in time`, {
+      cause,
+      outage: { dependency: venue, failure: 'timeout' },
+    });
   }
   if (is(error, classes.ExchangeNotAvailable)) {
     return new VenueError(venue, 'maintenance', `${venue} is unavailable: ${said}`, {
@@ -133,7 +137,12 @@ export function toVenueError(
   if (is(error, classes.NetworkError)) {
     // Only the socket error's code: the rest names hosts and ports of our network (proxies, fakes).
     const code = /\b(E[A-Z]{3,}|UND_ERR_[A-Z_]+)\b/.exec(error.message)?.[1] ?? 'connection failed';
-    return new VenueError(venue, 'unreachable', `${venue} could not be reached (${code})`, { cause });
+    // ccxt calls any TypeError of the fetch a NetworkError, ours too: only a socket's code makes it an outage.
+    const transport = transportFailureOf(error);
+    return new VenueError(venue, 'unreachable', `${venue} could not be reached (${code})`, {
+      cause,
+      ...(transport ? { outage: { dependency: venue, ...transport } } : {}),
+    });
   }
   if (is(error, classes.AuthenticationError)) {
     const failure = classifyAuthRefusal(message, is(error, classes.PermissionDenied));

@@ -1,6 +1,6 @@
 // What the exchange module needs from a trading venue, independent of the client library. The one
 // implementation is ccxt (`CcxtVenueGateway`); every library error leaves it as a `VenueError`.
-import { AppError, type ErrorCode } from '../../../platform/http/errors.ts';
+import { AppError, type DependencyOutage, type ErrorCode } from '../../../platform/http/errors.ts';
 import type { BinanceVenue, Venue } from '../venues.domain.ts';
 
 export interface VenueCredentials {
@@ -210,13 +210,13 @@ export class VenueError extends AppError {
     readonly venue: string,
     readonly failure: VenueFailure,
     detail: string,
-    options: { retryAfterSeconds?: number; cause?: unknown } = {},
+    options: { retryAfterSeconds?: number; cause?: unknown; outage?: DependencyOutage } = {},
   ) {
     const { code, type } = FAILURES[failure];
     const headers: Record<string, string> = {};
     if (options.retryAfterSeconds !== undefined)
       headers['retry-after'] = String(Math.max(1, Math.ceil(options.retryAfterSeconds)));
-    super(code, detail, { headers, cause: options.cause });
+    super(code, detail, { headers, cause: options.cause, ...(options.outage ? { outage: options.outage } : {}) });
     this.name = 'VenueError';
     this.errorType = type;
   }

@@ -7,6 +7,7 @@
 // Timeouts answer 504, refused connections and an open breaker 503, upstream errors 502.
 import type { Clock } from '../../../platform/clock.ts';
 import { AppError, unavailable } from '../../../platform/http/errors.ts';
+import { transportFailureOf } from '../../../platform/transport-failures.ts';
 import type { GuardedFetch } from '../../../platform/venue-budget/guarded-fetch.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import type { UpstreamUsage } from '../market.types.ts';
@@ -150,10 +151,20 @@ export class UpstreamClient {
     const { name, timeoutMs } = this.options;
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
       return this.failed(
-        new AppError('upstream_timeout', `${name} did not answer within ${timeoutMs} ms`, { cause: error }),
+        new AppError('upstream_timeout', `${name} did not answer within ${timeoutMs} ms`, {
+          cause: error,
+          outage: { dependency: name, failure: 'timeout', code: error.name },
+        }),
       );
     }
-    return this.failed(unavailable(`${name} is unreachable`, { cause: error }));
+    // Without a socket's code it is no outage but a failure of ours, logged with its stack (decision 396).
+    const transport = transportFailureOf(error);
+    return this.failed(
+      unavailable(`${name} is unreachable`, {
+        cause: error,
+        ...(transport ? { outage: { dependency: name, ...transport } } : {}),
+      }),
+    );
   }
 
   private async failed(error: AppError, countsTowardsBreaker = true): Promise<AppError> {
