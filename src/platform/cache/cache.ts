@@ -27,6 +27,17 @@ export interface Cache {
    * lives ttlMs. Answers whether it was added and the count after the attempt.
    */
   addWithin(key: string, amount: number, cap: number, ttlMs: number): Promise<{ added: boolean; count: number }>;
+  /**
+   * One atomic step over a pause and several counters (decision 395): when `pause.key` holds a value whose
+   * `until` (ms) is after `pause.now`, answers that value and counts nothing; otherwise adds each counter's
+   * `amount` only if every one stays within its `cap` (new counters live ttlMs), else adds none. Answers
+   * each count after the step, or the first counter, in the given order, that would have gone over and its count.
+   */
+  addAllWithin<P extends { until: number }>(
+    pause: { key: string; now: number },
+    counters: readonly { key: string; amount: number; cap: number }[],
+    ttlMs: number,
+  ): Promise<AddAllWithin<P>>;
   /** Raises a numeric counter to at least `value` (atomic; never lowers it); answers the count. */
   raiseTo(key: string, value: number, ttlMs: number): Promise<number>;
   /** Takes `amount` off a live numeric counter, never below zero; no-op when absent. */
@@ -60,6 +71,12 @@ export interface Cache {
   ping(): Promise<number>;
   close(): Promise<void>;
 }
+
+/** What `addAllWithin` answers. */
+export type AddAllWithin<P> =
+  | { outcome: 'paused'; paused: P }
+  | { outcome: 'added'; counts: number[] }
+  | { outcome: 'refused'; over: number; count: number };
 
 type Store = Omit<Cache, 'wrap'>;
 
@@ -249,6 +266,34 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
       if (entry) entry.value = current + amount;
       else if (!counters.open(key, current + amount, ttlMs, cap)) return { added: false, count: cap };
       return { added: true, count: current + amount };
+    },
+    async addAllWithin<P extends { until: number }>(
+      pause: { key: string; now: number },
+      list: readonly { key: string; amount: number; cap: number }[],
+      ttlMs: number,
+    ): Promise<AddAllWithin<P>> {
+      const paused = live(pause.key)?.value as P | undefined;
+      if (paused && typeof paused.until === 'number' && paused.until > pause.now) return { outcome: 'paused', paused };
+      const entries = list.map((counter) => counters.live(counter.key));
+      const over = list.findIndex((counter, i) => (entries[i]?.value ?? 0) + counter.amount > counter.cap);
+      if (over >= 0) return { outcome: 'refused', over, count: entries[over]?.value ?? 0 };
+      // New counters first, so that a table too full for one leaves every count as it was.
+      const opened: string[] = [];
+      for (const [i, counter] of list.entries()) {
+        if (entries[i]) continue;
+        if (!counters.open(counter.key, counter.amount, ttlMs, counter.cap)) {
+          for (const key of opened) counters.delete(key);
+          return { outcome: 'refused', over: i, count: counter.cap };
+        }
+        opened.push(counter.key);
+      }
+      return {
+        outcome: 'added',
+        counts: list.map((counter, i) => {
+          const entry = entries[i];
+          return entry ? (entry.value += counter.amount) : counter.amount;
+        }),
+      };
     },
     async raiseTo(key, value, ttlMs) {
       const entry = counters.live(key);

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { settledWithin } from '../timeouts.ts';
-import { createMemoryCache, withSingleFlight, type Cache } from './cache.ts';
+import { createMemoryCache, withSingleFlight, type AddAllWithin, type Cache } from './cache.ts';
 
 // Atomic on every Redis version: the window starts with the first hit and is never extended, unless
 // ARGV[2] asks for every hit to start it again.
@@ -24,6 +24,27 @@ if current + amount > tonumber(ARGV[2]) then return {0, current} end
 local count = redis.call('INCRBY', KEYS[1], amount)
 if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return {1, count}`;
+// A pause and counters in one step (decision 395): the pause read first (a JSON value whose `until` is
+// after ARGV[1], the caller's clock), then every counter checked before any is added. KEYS[1]: the pause;
+// KEYS[2..]: the counters; ARGV: now, the counters' ttl, then each counter's amount and cap. `until` is a
+// word of Lua, hence state['until'].
+const ADD_ALL_WITHIN_SCRIPT = `
+local pause = redis.call('GET', KEYS[1])
+if pause then
+  local ok, state = pcall(cjson.decode, pause)
+  local untilMs = ok and type(state) == 'table' and tonumber(state['until'])
+  if untilMs and untilMs > tonumber(ARGV[1]) then return {-1, pause} end
+end
+for i = 2, #KEYS do
+  local current = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if current + tonumber(ARGV[2 * i - 1]) > tonumber(ARGV[2 * i]) then return {0, i - 2, current} end
+end
+local answer = {1}
+for i = 2, #KEYS do
+  answer[i] = redis.call('INCRBY', KEYS[i], ARGV[2 * i - 1])
+  if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+end
+return answer`;
 const RAISE_TO_SCRIPT = `
 local current = tonumber(redis.call('GET', KEYS[1]) or '-1')
 local value = tonumber(ARGV[1])
@@ -114,6 +135,11 @@ export function createRedisCache(
     retryStrategy: (times) => Math.min(100 * times, 1_000),
     lazyConnect: false,
   });
+  // Sent as EVALSHA, and by ioredis as EVAL where this connection has not loaded it (first use, or a
+  // NOSCRIPT after Redis lost its scripts): one command a call either way. Its number of keys varies.
+  redis.defineCommand('addAllWithin', { lua: ADD_ALL_WITHIN_SCRIPT });
+  const addAllWithinScript = (...args: (string | number)[]) =>
+    (redis as unknown as { addAllWithin(...args: (string | number)[]): Promise<unknown> }).addAllWithin(...args);
   const where = maskRedisUrl(url);
   const memory = createMemoryCache();
   let up = false;
@@ -283,6 +309,25 @@ export function createRedisCache(
         redis.eval(ADD_WITHIN_SCRIPT, 1, key, String(amount), String(cap), String(Math.max(1, Math.round(ttlMs)))),
       )) as [number, number];
       return { added: added === 1, count: Number(count) };
+    },
+    async addAllWithin<P extends { until: number }>(
+      pause: { key: string; now: number },
+      list: readonly { key: string; amount: number; cap: number }[],
+      ttlMs: number,
+    ): Promise<AddAllWithin<P>> {
+      const answer = (await onRedis(() =>
+        addAllWithinScript(
+          1 + list.length,
+          pause.key,
+          ...list.map((counter) => counter.key),
+          String(Math.floor(pause.now)),
+          String(Math.max(1, Math.round(ttlMs))),
+          ...list.flatMap((counter) => [String(counter.amount), String(counter.cap)]),
+        ),
+      )) as [number, ...(number | string)[]];
+      if (answer[0] === -1) return { outcome: 'paused', paused: JSON.parse(String(answer[1])) as P };
+      if (answer[0] === 0) return { outcome: 'refused', over: Number(answer[1]), count: Number(answer[2]) };
+      return { outcome: 'added', counts: answer.slice(1).map(Number) };
     },
     async raiseTo(key, value, ttlMs) {
       return Number(

@@ -167,23 +167,39 @@ export function createVenueBudgets(deps: {
     const userCap = (weight: number) => Math.max(weight, Math.floor(cap() * (settings.userShare ?? 1)));
 
     /**
-     * The user's share first (a greedy user is stopped without touching everyone's count), then the
-     * venue's; a call the venue's count refuses gives the user's part back.
+     * The breaker, then the user's share (a greedy user is stopped without touching everyone's count),
+     * then the venue's minute: checked and counted in one step of the store, one round trip to Redis
+     * (decision 395). A call the venue's count refuses takes nothing from the user's share either.
      */
-    async function tryReserve(
+    async function admit(
       weight: number,
       share: number,
       user: string | undefined,
-    ): Promise<{ added: boolean; used: number; minute: number; byUser: boolean }> {
-      const minute = minuteOf(now());
-      if (user !== undefined) {
-        const mine = await store((c) => c.addWithin(userKey(minute, user), weight, userCap(weight), 2 * WINDOW_MS));
-        if (!mine.value.added) return { added: false, used: mine.value.count, minute, byUser: true };
+    ): Promise<{ open: BreakerState } | { open: null; added: boolean; used: number; minute: number; byUser: boolean }> {
+      const at = now();
+      const minute = minuteOf(at);
+      // Binance counts SAPI weight apart; such calls only honour the breaker.
+      const counters =
+        weight <= 0
+          ? []
+          : [
+              ...(user === undefined ? [] : [{ key: userKey(minute, user), amount: weight, cap: userCap(weight) }]),
+              { key: windowKey(minute), amount: weight, cap: cap(share) },
+            ];
+      const { value, scope } = await store((c) =>
+        c.addAllWithin<BreakerState>({ key: breakerKey, now: at }, counters, 2 * WINDOW_MS),
+      );
+      if (value.outcome === 'paused') {
+        lastBreaker = value.paused;
+        return { open: value.paused };
       }
-      const { value, scope } = await store((c) => c.addWithin(windowKey(minute), weight, cap(share), 2 * WINDOW_MS));
-      note(minute, value.count, scope);
-      if (!value.added && user !== undefined) await store((c) => c.subtract(userKey(minute, user), weight));
-      return { added: value.added, used: value.count, minute, byUser: false };
+      lastBreaker = null;
+      if (counters.length === 0) return { open: null, added: true, used: 0, minute, byUser: false };
+      if (value.outcome === 'refused' && value.over < counters.length - 1)
+        return { open: null, added: false, used: value.count, minute, byUser: true };
+      const used = value.outcome === 'added' ? value.counts.at(-1)! : value.count;
+      note(minute, used, scope);
+      return { open: null, added: value.outcome === 'added', used, minute, byUser: false };
     }
 
     const keys = createKeyCounters({
@@ -246,26 +262,20 @@ export function createVenueBudgets(deps: {
 
       async acquire(weight, user) {
         await refreshLimit();
-        const open = await openBreaker();
-        if (open) {
-          metrics?.refused(id, 'breaker');
-          throw breakerRefusal(open);
-        }
-        // Binance counts SAPI weight apart; such calls only honour the breaker.
-        if (weight <= 0) return;
         const share = shareScope.getStore() ?? 1;
-        let attempt = await tryReserve(weight, share, user);
+        const refusedByBreaker = (open: BreakerState) => {
+          metrics?.refused(id, 'breaker');
+          return breakerRefusal(open);
+        };
+        let attempt = await admit(weight, share, user);
+        if (attempt.open) throw refusedByBreaker(attempt.open);
         if (attempt.added) return;
         const untilNextMinute = (attempt.minute + 1) * WINDOW_MS - now();
         if (untilNextMinute <= settings.maxWaitMs) {
           metrics?.waited(id);
           await new Promise((resolve) => setTimeout(resolve, untilNextMinute + WAIT_MARGIN_MS));
-          const reopened = await openBreaker();
-          if (reopened) {
-            metrics?.refused(id, 'breaker');
-            throw breakerRefusal(reopened);
-          }
-          attempt = await tryReserve(weight, share, user);
+          attempt = await admit(weight, share, user);
+          if (attempt.open) throw refusedByBreaker(attempt.open);
           if (attempt.added) return;
         }
         const seconds = ((attempt.minute + 1) * WINDOW_MS - now()) / 1000;

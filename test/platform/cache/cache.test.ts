@@ -187,6 +187,44 @@ function behaviour(name: string, make: () => Cache, skip: string | false = false
       assert.equal(await cache.acquire('turn', 10_000), undefined, 'the same lock as acquire takes');
     });
 
+    it('addAllWithin: nothing while the pause holds, every counter or none within its cap, the first over named', async () => {
+      const cache = make();
+      const pause = (now: number) => ({ key: 'pause', now });
+      const counters = (amount: number) => [
+        { key: 'mine', amount, cap: 30 },
+        { key: 'all', amount, cap: 50 },
+      ];
+      assert.deepEqual(await cache.addAllWithin(pause(0), counters(20), 10_000), {
+        outcome: 'added',
+        counts: [20, 20],
+      });
+      assert.deepEqual(await cache.addAllWithin(pause(0), counters(20), 10_000), {
+        outcome: 'refused',
+        over: 0,
+        count: 20,
+      });
+      await cache.addWithin('all', 25, 100, 10_000);
+      assert.deepEqual(
+        await cache.addAllWithin(pause(0), [{ key: 'other', amount: 10, cap: 30 }, ...counters(10).slice(1)], 10_000),
+        { outcome: 'refused', over: 1, count: 45 },
+      );
+      assert.equal(await cache.get('other'), undefined, 'refused by the second: the first untouched');
+      await cache.set('pause', { until: 5_000, reason: 'test' }, 10_000);
+      assert.deepEqual(await cache.addAllWithin(pause(4_999), counters(1), 10_000), {
+        outcome: 'paused',
+        paused: { until: 5_000, reason: 'test' },
+      });
+      assert.deepEqual(await cache.addAllWithin(pause(4_999), [], 10_000), {
+        outcome: 'paused',
+        paused: { until: 5_000, reason: 'test' },
+      });
+      assert.deepEqual(await cache.addAllWithin(pause(5_000), [], 10_000), { outcome: 'added', counts: [] });
+      assert.deepEqual(await cache.addAllWithin(pause(5_000), counters(1), 10_000), {
+        outcome: 'added',
+        counts: [21, 46],
+      });
+    });
+
     it('answers a ping', async () => {
       assert.equal(typeof (await make().ping()), 'number');
     });

@@ -1,0 +1,188 @@
+// A venue call's admission (decision 395): the breaker, the user's share and the venue's minute checked
+// and counted in one Lua script, one round trip to Redis, counted on a real Redis through a loopback
+// proxy that reads the commands clients send. Admitted, refused by the share, refused by the minute or
+// by an open breaker: one command each; the shared cap holds across two instances calling at once; a
+// Redis that lost its scripts costs one more command once; a Redis past the bound is counted in memory.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { after, before, describe, it } from '../../helpers/suite.ts';
+import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
+import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import {
+  BudgetRefusal,
+  createVenueBudgets,
+  UserShareRefusal,
+  type VenueBudget,
+} from '../../../src/platform/venue-budget/venue-budget.ts';
+import { redisCommandCounter } from '../../fakes/redis-commands.ts';
+import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
+import { withoutRedis } from '../../helpers/services.ts';
+import { waitFor } from '../../helpers/wait.ts';
+
+const REDIS_URL = process.env.REDIS_URL;
+const NO_REDIS = withoutRedis('the shared budget is counted in Redis (REDIS_URL=redis://127.0.0.1:6379)');
+/** A second into a minute: no call here waits for the next one (its wait bound is far shorter). */
+const START = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
+const LIMIT = 1200;
+/** 80 % of the limit; a user's share is a quarter of it. */
+const CAP = 960;
+const USER_CAP = 240;
+const WEIGHT = 20;
+
+/** One instance's budget of a venue whose requests weigh 20 and whose limit is known (no read of it per call). */
+function instance(cache: Cache, egress: string, clock = fixedClock(START)): VenueBudget {
+  const budget = createVenueBudgets({
+    cache,
+    clock,
+    settings: { share: 0.8, maxWaitMs: 200, egress, userShare: 0.25, sharedTimeoutMs: 300 },
+  }).venue('binance');
+  budget.describe({
+    label: 'Binance',
+    weights: { defaultLimit: LIMIT, weigh: () => WEIGHT, usedWeight: () => undefined },
+  });
+  budget.setLimit(LIMIT);
+  return budget;
+}
+
+const refusal = (call: Promise<void>) =>
+  call.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+describe('in process memory', () => {
+  it('the same admission: the share, then the minute, then the breaker', async () => {
+    const budget = instance(createMemoryCache(), 'memory');
+    for (let i = 0; i < USER_CAP / WEIGHT; i++) await budget.acquire(WEIGHT, 'greedy');
+    assert.ok((await refusal(budget.acquire(WEIGHT, 'greedy'))) instanceof UserShareRefusal);
+    for (const user of ['b', 'c', 'd']) for (let i = 0; i < USER_CAP / WEIGHT; i++) await budget.acquire(WEIGHT, user);
+    const full = await refusal(budget.acquire(WEIGHT, 'e'));
+    assert.ok(full instanceof BudgetRefusal && full.reason === 'budget');
+    assert.equal(budget.snapshot().usedWeight1m, CAP);
+    await budget.trip(429, 30_000);
+    const open = await refusal(budget.acquire(0));
+    assert.ok(open instanceof BudgetRefusal && open.reason === 'breaker');
+  });
+});
+
+describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
+  let proxy: TcpProxy;
+  let direct: Redis;
+  const counter = redisCommandCounter();
+  const caches: Cache[] = [];
+  const prefix = `test:budget-trips:${randomUUID()}:`;
+  /** A cache as an instance has it, through the counting proxy, connected before it is used. */
+  async function instanceCache(): Promise<Cache> {
+    const cache = createRedisCache(proxy.url(REDIS_URL!), { keyPrefix: prefix, commandTimeoutMs: 300, probeMs: 100 });
+    caches.push(cache);
+    assert.equal(await cache.connected(), true);
+    return cache;
+  }
+  before(async () => {
+    const url = new URL(REDIS_URL!);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    proxy.tap(counter.listen);
+    direct = new Redis(REDIS_URL!);
+  });
+  after(async () => {
+    for (const cache of caches) await cache.close();
+    await proxy?.close();
+    direct?.disconnect();
+  });
+
+  it("an admitted call, one refused by the user's share and one refused by the minute: one command each", async () => {
+    const egress = randomUUID();
+    const budget = instance(await instanceCache(), egress);
+    // The limit's write, and the script's first load on this connection (EVAL, then EVALSHA).
+    await budget.acquire(WEIGHT, 'warm-up');
+    counter.take();
+
+    for (let i = 1; i < USER_CAP / WEIGHT; i++) await budget.acquire(WEIGHT, 'warm-up');
+    let sent = counter.take();
+    assert.deepEqual(sent, Array(USER_CAP / WEIGHT - 1).fill('EVALSHA'), sent.join(' '));
+
+    assert.ok((await refusal(budget.acquire(WEIGHT, 'warm-up'))) instanceof UserShareRefusal);
+    sent = counter.take();
+    assert.deepEqual(sent, ['EVALSHA'], sent.join(' '));
+
+    for (const user of ['b', 'c', 'd']) for (let i = 0; i < USER_CAP / WEIGHT; i++) await budget.acquire(WEIGHT, user);
+    counter.take();
+    const full = await refusal(budget.acquire(WEIGHT, 'e'));
+    assert.ok(full instanceof BudgetRefusal && full.reason === 'budget', String(full));
+    assert.match(full.message, /used up \(960 of 960\)/);
+    sent = counter.take();
+    assert.deepEqual(sent, ['EVALSHA'], sent.join(' '));
+    // Refused by the minute, the call took nothing from its user's share (nothing to give back).
+    const minute = Math.floor(START.getTime() / 60_000);
+    assert.equal(await direct.get(`${prefix}venue-budget:${egress}:binance:u:${minute}:e`), null);
+    assert.equal(await direct.get(`${prefix}venue-budget:${egress}:binance:w:${minute}`), String(CAP));
+  });
+
+  it('a call while the breaker is open is refused in one command, the platform own calls too', async () => {
+    const budget = instance(await instanceCache(), randomUUID());
+    await budget.acquire(WEIGHT);
+    await budget.trip(429, 30_000);
+    counter.take();
+    for (const [weight, user] of [
+      [WEIGHT, 'u'],
+      [WEIGHT, undefined],
+      [0, undefined],
+    ] as const) {
+      const open = await refusal(budget.acquire(weight, user));
+      assert.ok(open instanceof BudgetRefusal && open.reason === 'breaker', String(open));
+      assert.match(open.message, /not being called for 30 s after HTTP 429/);
+    }
+    const sent = counter.take();
+    assert.deepEqual(sent, ['EVALSHA', 'EVALSHA', 'EVALSHA'], sent.join(' '));
+  });
+
+  it('two instances calling at once never take more than the shared cap between them', async () => {
+    const egress = randomUUID();
+    const a = instance(await instanceCache(), egress);
+    const b = instance(await instanceCache(), egress);
+    const calls = Array.from({ length: 120 }, (_, i) => refusal((i % 2 ? a : b).acquire(WEIGHT, `user-${i % 8}`)));
+    const outcomes = await Promise.all(calls);
+    const admitted = outcomes.filter((o) => o === undefined).length;
+    assert.equal(admitted, CAP / WEIGHT, `${admitted} calls of weight ${WEIGHT} admitted within ${CAP}`);
+    assert.ok(outcomes.every((o) => o === undefined || o instanceof BudgetRefusal || o instanceof UserShareRefusal));
+  });
+
+  it('a Redis that lost its scripts costs one more command once (EVALSHA refused, then EVAL)', async () => {
+    const budget = instance(await instanceCache(), randomUUID());
+    await budget.acquire(WEIGHT, 'u');
+    await budget.acquire(WEIGHT, 'u');
+    // As after a restart or a failover: the script cache is empty; ioredis sends the script itself.
+    await direct.script('FLUSH');
+    counter.take();
+    await budget.acquire(WEIGHT, 'u');
+    assert.deepEqual(counter.take(), ['EVALSHA', 'EVAL']);
+    await budget.acquire(WEIGHT, 'u');
+    assert.deepEqual(counter.take(), ['EVALSHA']);
+    assert.equal(budget.snapshot().usedWeight1m, 4 * WEIGHT);
+  });
+
+  it('a Redis that does not answer within the bound: the call is counted in this instance alone, then shared again', async () => {
+    const cache = createRedisCache(proxy.url(REDIS_URL!), { keyPrefix: prefix, commandTimeoutMs: 300, probeMs: 100 });
+    caches.push(cache);
+    assert.equal(await cache.connected(), true);
+    const budget = instance(cache, randomUUID());
+    await budget.acquire(WEIGHT, 'u');
+    assert.equal(budget.snapshot().scope, 'shared');
+    await proxy.mode('blackhole');
+    try {
+      const started = performance.now();
+      await budget.acquire(WEIGHT, 'u');
+      assert.ok(performance.now() - started < 3_000, 'answered after the bound, not after Redis');
+      assert.equal(budget.snapshot().scope, 'local');
+    } finally {
+      await proxy.mode('pass');
+    }
+    await waitFor(() => cache.available(), 'the cache finding Redis again');
+    counter.take();
+    await budget.acquire(WEIGHT, 'u');
+    assert.equal(budget.snapshot().scope, 'shared');
+    assert.ok(['EVALSHA', 'EVAL'].includes(counter.take().join(' ')));
+  });
+});
