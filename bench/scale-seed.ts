@@ -253,9 +253,10 @@ const JOB_STEPS = ['device_sessions', 'refresh_tokens', 'password_reset_tokens']
  * Puts the rows the maintenance jobs work on back as seeded: sessions, refresh and reset tokens (also
  * those of the bench's own logins), the grace periods and tiers of users, the audit rows the
  * grace-period job writes (the seed writes none of those actions), and the intel calls the autopilot
- * scored. So a run on a reused database finds the same work as the first.
+ * scored. So a run on a reused database finds the same work as the first. Ends with a checkpoint where
+ * the bench's role may make one; answers whether it did.
  */
-export async function restoreJobRows(client: pg.Client, factor: number): Promise<void> {
+export async function restoreJobRows(client: pg.Client, factor: number): Promise<{ checkpointed: boolean }> {
   const counts = countsAt(factor);
   await client.query('BEGIN');
   try {
@@ -295,6 +296,18 @@ export async function restoreJobRows(client: pg.Client, factor: number): Promise
     'VACUUM (ANALYZE) users, user_grace_periods, device_sessions, refresh_tokens, password_reset_tokens, ' +
       'market_intel_events, audit_log',
   );
+  // Then a checkpoint, so every run starts from the state a running platform is in when a job runs: the
+  // pages a job changes were last written before the last checkpoint, so their first change writes a
+  // full-page image to the WAL. Without it, whether one fell between the restore and the job was chance
+  // (the restore writes about 500 MB of WAL, about the distance at which PostgreSQL starts one, and other
+  // databases on the server force their own): the grace-period job then wrote 9 MB or 85 MB of WAL.
+  // CHECKPOINT needs a superuser or pg_checkpoint; without either the run says so and goes on.
+  try {
+    await client.query('CHECKPOINT');
+    return { checkpointed: true };
+  } catch {
+    return { checkpointed: false };
+  }
 }
 
 export interface SeedTiming {

@@ -589,8 +589,11 @@ async function measure(database: string, factor: number, upstreams: Upstreams, r
     if (!JOBS.some(selected)) return;
     // The jobs delete and change rows: their rows are put back as seeded first, so every run finds the same work.
     const restoring = performance.now();
-    await onServer(database, (client) => restoreJobRows(client, factor));
-    console.log(`${database}: the jobs' rows restored in ${((performance.now() - restoring) / 1000).toFixed(1)} s`);
+    const { checkpointed } = await onServer(database, (client) => restoreJobRows(client, factor));
+    console.log(
+      `${database}: the jobs' rows restored in ${((performance.now() - restoring) / 1000).toFixed(1)} s` +
+        (checkpointed ? ', then a checkpoint' : '; no checkpoint (needs superuser or pg_checkpoint): job figures vary'),
+    );
     await measureJobs(port, run);
   });
 }
