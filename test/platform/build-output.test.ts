@@ -14,7 +14,43 @@ const serverModules = () =>
     (file) => file.endsWith('.js') && !file.startsWith(`console${path.sep}`),
   );
 
+/** dist/main.js and every chunk it imports statically, at any depth: what a start reads and runs. */
+function startupChunks(): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(path.join(DIST, file), 'utf8');
+    // `import ... from"./x.js"`, `export ... from"./x.js"`, `import"./x.js"`; never `import("./x.js")`.
+    for (const [, target] of text.matchAll(/(?:\bfrom|\bimport)\s*["']\.\/([^"']+\.js)["']/g)) visit(target!);
+  };
+  visit('main.js');
+  return [...seen];
+}
+
+/** The packages a chunk holds code of, from its source map. */
+function packagesOf(file: string): Set<string> {
+  const { sources } = JSON.parse(readFileSync(path.join(DIST, `${file}.map`), 'utf8')) as { sources: string[] };
+  return new Set(sources.flatMap((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1] ?? []));
+}
+
 describe('the built server', () => {
+  it('loads nodemailer and @simplewebauthn/server on first use, not at start (decision 390)', () => {
+    const startup = startupChunks();
+    assert.ok(startup.length > 1, 'main.js imports its chunks');
+    for (const file of startup) {
+      const packages = packagesOf(file);
+      for (const lazy of ['nodemailer', '@simplewebauthn/server', '@peculiar/x509'])
+        assert.equal(packages.has(lazy), false, `${file}, read at start, holds ${lazy}`);
+    }
+    const later = serverModules().filter((file) => !startup.includes(file));
+    for (const lazy of ['nodemailer', '@simplewebauthn/server'])
+      assert.ok(
+        later.some((file) => packagesOf(file).has(lazy)),
+        `a chunk loaded later holds ${lazy}`,
+      );
+  });
+
   it('is ASCII only, so V8 keeps each module source at one byte per character', () => {
     const files = serverModules();
     assert.ok(files.length > 3, 'dist/ is built');

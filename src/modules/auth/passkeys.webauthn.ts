@@ -2,14 +2,10 @@
 // browser and verification of what it answers, against our RP ID and origins, with user verification
 // required (decision 204). Library errors become a reason we audit; they never reach the client.
 import { createHash } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransportFuture,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { WebauthnSettings } from '../../config/webauthn-settings.ts';
 import type { PasskeyRow } from '../users/index.ts';
@@ -45,10 +41,16 @@ const attachmentOf = (value: string | undefined) =>
 /** Why a ceremony failed, as audited: `counter` is a cloned authenticator (its counter went backwards). */
 export type CeremonyFailure = 'counter' | 'invalid';
 
+// @simplewebauthn/server with its ASN.1 and X.509 stack is loaded by the first ceremony: an idle
+// server never needs it (decision 390).
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const simplewebauthn = () => (library ??= import('@simplewebauthn/server'));
+
 export function createWebauthn(settings: WebauthnSettings) {
   const expected = { expectedOrigin: [...settings.origins], expectedRPID: settings.rpId };
   return {
-    registrationOptions(token: string, user: { id: string; email: string }, existing: readonly PasskeyRow[]) {
+    async registrationOptions(token: string, user: { id: string; email: string }, existing: readonly PasskeyRow[]) {
+      const { generateRegistrationOptions } = await simplewebauthn();
       return generateRegistrationOptions({
         rpName: settings.rpName,
         rpID: settings.rpId,
@@ -65,7 +67,8 @@ export function createWebauthn(settings: WebauthnSettings) {
       });
     },
 
-    authenticationOptions(token: string, allowed: readonly PasskeyRow[]) {
+    async authenticationOptions(token: string, allowed: readonly PasskeyRow[]) {
+      const { generateAuthenticationOptions } = await simplewebauthn();
       return generateAuthenticationOptions({
         rpID: settings.rpId,
         challenge: challengeOf(token),
@@ -84,6 +87,7 @@ export function createWebauthn(settings: WebauthnSettings) {
         authenticatorAttachment: attachmentOf(credential.authenticatorAttachment),
         response: { ...rest, attestationObject, transports: transports && asTransports(transports) },
       };
+      const { verifyRegistrationResponse } = await simplewebauthn();
       try {
         const verified = await verifyRegistrationResponse({
           response,
@@ -123,6 +127,7 @@ export function createWebauthn(settings: WebauthnSettings) {
         authenticatorAttachment: attachmentOf(credential.authenticatorAttachment),
         response: { clientDataJSON, authenticatorData, signature, userHandle },
       };
+      const { verifyAuthenticationResponse } = await simplewebauthn();
       try {
         const verified = await verifyAuthenticationResponse({
           response,

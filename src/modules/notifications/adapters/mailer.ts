@@ -2,7 +2,7 @@
 // only). SMTP replies sort failures: a 5xx on the envelope or message is final, anything else
 // (connection, timeout, 4xx, a refused login that an operator may fix) is retried. `verify()` checks
 // the relay without sending anything: it connects, greets, and logs in when the URL has credentials.
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { abortable, DeliveryAborted, PermanentFailure, RetryLater } from '../../../platform/outbox/outbox.ts';
 
 export interface OutgoingMail {
@@ -47,25 +47,31 @@ export function createSmtpMailer(options: {
   // a silent relay is reported in nodemailer's words (`ETIMEDOUT: Greeting never received` or
   // `Timeout`) and let go at once.
   const verifyTimeout = options.verifyTimeoutMs ?? 2_500;
-  // nodemailer's own logger stays off: it would write message contents.
-  const transport = nodemailer.createTransport({
-    url: options.smtpUrl,
-    connectionTimeout: timeout,
-    greetingTimeout: timeout,
-    socketTimeout: timeout * 2,
-    logger: false,
-  });
-  const checker = nodemailer.createTransport({
-    url: options.smtpUrl,
-    connectionTimeout: verifyTimeout,
-    greetingTimeout: verifyTimeout,
-    socketTimeout: verifyTimeout,
-    logger: false,
-  });
+  // nodemailer is loaded by the first send or check, not at start: an idle server holds none of it
+  // (decision 390). Its own logger stays off: it would write message contents.
+  let transports: Promise<{ transport: Transporter; checker: Transporter }> | undefined;
+  const transportsOf = () =>
+    (transports ??= import('nodemailer').then(({ default: nodemailer }) => ({
+      transport: nodemailer.createTransport({
+        url: options.smtpUrl,
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout * 2,
+        logger: false,
+      }),
+      checker: nodemailer.createTransport({
+        url: options.smtpUrl,
+        connectionTimeout: verifyTimeout,
+        greetingTimeout: verifyTimeout,
+        socketTimeout: verifyTimeout,
+        logger: false,
+      }),
+    })));
   return {
     configured: true,
     async send(mail, signal) {
       try {
+        const { transport } = await transportsOf();
         const sending = transport.sendMail({
           from: options.from,
           to: mail.to,
@@ -86,6 +92,7 @@ export function createSmtpMailer(options: {
     async verify() {
       const started = performance.now();
       try {
+        const { checker } = await transportsOf();
         await checker.verify();
         return { reachable: true, latencyMs: Math.round((performance.now() - started) * 100) / 100, detail: null };
       } catch (error) {
