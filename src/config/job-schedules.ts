@@ -2,15 +2,20 @@
 // read them (UTC), so a typo stops the start instead of silently never running a job. The job names
 // are the registry's, passed in (config sits below the modules); without them the jobs module checks
 // the names when it is built.
-import { Cron } from 'croner';
+import { Cron, type CronOptions } from 'croner';
+
+/**
+ * Croner reading every schedule in UTC. A fixed offset of 0 is UTC (which has no daylight saving) without
+ * croner's `timezone`, which goes through `Intl.DateTimeFormat` and so makes the process map about 4 MiB
+ * of ICU locale data at start (decision 391).
+ */
+export const CRON_UTC = { utcOffset: 0 } as const satisfies CronOptions;
 
 function cronProblem(cron: unknown): string | undefined {
   if (typeof cron !== 'string') return 'must map to a cron expression (a string)';
   try {
     // Without a function croner only parses; an expression that never fires is refused as well.
-    return new Cron(cron, { timezone: 'UTC' }).nextRun()
-      ? undefined
-      : `has a cron expression that never fires ("${cron}")`;
+    return new Cron(cron, CRON_UTC).nextRun() ? undefined : `has a cron expression that never fires ("${cron}")`;
   } catch (error) {
     return `has an invalid cron expression ("${cron}"): ${(error as Error).message}`;
   }

@@ -4,7 +4,9 @@ import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, PageNumber, StringEnum, Uuid } from '../../platform/http/schemas.ts';
 import { ROLES, SEARCH_TOTAL_BOUND, STATUSES, TIERS } from '../users/index.ts';
 
-const BOUND = SEARCH_TOTAL_BOUND.toLocaleString('en-US');
+// Grouped by hand: toLocaleString would load ICU's locale data at start, about 4 MiB of the idle
+// process (decision 391).
+const BOUND = String(SEARCH_TOTAL_BOUND).replace(/\B(?=(\d{3})+$)/g, ',');
 
 export const BULK_ACTIONS = ['activate', 'suspend', 'delete', 'export'] as const;
 

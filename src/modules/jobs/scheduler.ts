@@ -2,6 +2,7 @@
 // the runner. Several instances may all run it; the job lock lets one run at a time (docs/decisions/071).
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
+import { CRON_UTC } from '../../config/job-schedules.ts';
 import { settledWithin } from '../../platform/timeouts.ts';
 
 export interface Timer {
@@ -14,7 +15,7 @@ export type TimerFactory = (cron: string, fire: () => void) => Timer;
 
 /** Croner in UTC; `protect` keeps one timer from overlapping itself within this process. */
 export const cronerTimers: TimerFactory = (cron, fire) => {
-  const job = new Cron(cron, { timezone: 'UTC', protect: true }, fire);
+  const job = new Cron(cron, { ...CRON_UTC, protect: true }, fire);
   return { stop: () => job.stop(), nextRun: () => job.nextRun() };
 };
 
@@ -75,7 +76,7 @@ const DEFAULT_TRIGGER_WINDOW_SECONDS = 30;
 
 /** The shortest gap between two firings of `cron` (UTC) over its next runs, in seconds. */
 function cronPeriodSeconds(cron: string): number {
-  const runs = new Cron(cron, { timezone: 'UTC', paused: true }).nextRuns(25);
+  const runs = new Cron(cron, { ...CRON_UTC, paused: true }).nextRuns(25);
   let shortest = Infinity;
   for (let i = 1; i < runs.length; i++)
     shortest = Math.min(shortest, (runs[i]!.getTime() - runs[i - 1]!.getTime()) / 1000);

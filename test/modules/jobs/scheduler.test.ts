@@ -232,16 +232,22 @@ describe('in-process scheduler', () => {
     },
   );
 
-  it('uses croner in UTC for the real timers', () => {
+  it('uses croner in UTC for the real timers, whatever the local time zone', () => {
     let fired = 0;
+    // A zone off UTC, with daylight saving: a timer read in local time would fire at 4:45 there.
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
     const timer = cronerTimers('45 4 * * *', () => void (fired += 1));
     try {
+      assert.notEqual(new Date('2030-01-01T04:45:00Z').getHours(), 4, 'the local zone is not UTC');
       const next = timer.nextRun()!;
       assert.equal(next.getUTCHours(), 4);
       assert.equal(next.getUTCMinutes(), 45);
       assert.ok(next.getTime() > Date.now() && next.getTime() <= Date.now() + 86_400_000);
     } finally {
       timer.stop();
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
     }
     assert.equal(fired, 0);
     assert.equal(timer.nextRun(), null);
