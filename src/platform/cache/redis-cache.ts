@@ -85,6 +85,36 @@ const RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/** The scripts above, as ioredis commands of the connection (`defineCommand`): EVALSHA, EVAL when not loaded. */
+const SCRIPTS = {
+  incr: { lua: INCR_SCRIPT, numberOfKeys: 1 },
+  decr: { lua: DECR_SCRIPT, numberOfKeys: 1 },
+  addWithin: { lua: ADD_WITHIN_SCRIPT, numberOfKeys: 1 },
+  // Its first argument is its number of keys: one pause and any number of counters.
+  addAllWithin: { lua: ADD_ALL_WITHIN_SCRIPT },
+  raiseTo: { lua: RAISE_TO_SCRIPT, numberOfKeys: 1 },
+  subtract: { lua: SUBTRACT_SCRIPT, numberOfKeys: 1 },
+  addDecaying: { lua: DECAYING_SCRIPT, numberOfKeys: 1 },
+  acquireNumbered: { lua: ACQUIRE_NUMBERED_SCRIPT, numberOfKeys: 2 },
+  release: { lua: RELEASE_SCRIPT, numberOfKeys: 1 },
+} as const;
+
+type ScriptCommands = Record<keyof typeof SCRIPTS, (...args: (string | number)[]) => Promise<unknown>>;
+
+/** Named `script:<name>` on the connection: `incr` and `decr` are Redis's own commands there. */
+function defineScripts(redis: Redis): ScriptCommands {
+  const commands = redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>;
+  const defined: Partial<ScriptCommands> = {};
+  for (const [name, definition] of Object.entries(SCRIPTS) as [
+    keyof typeof SCRIPTS,
+    { lua: string; numberOfKeys?: number },
+  ][]) {
+    redis.defineCommand(`script:${name}`, definition);
+    defined[name] = (...args) => commands[`script:${name}`]!.apply(redis, args);
+  }
+  return defined as ScriptCommands;
+}
+
 interface RedisCacheOptions {
   keyPrefix?: string;
   /** Bound of one command; past it the cache answers from process memory (decision 102). */
@@ -135,11 +165,10 @@ export function createRedisCache(
     retryStrategy: (times) => Math.min(100 * times, 1_000),
     lazyConnect: false,
   });
-  // Sent as EVALSHA, and by ioredis as EVAL where this connection has not loaded it (first use, or a
-  // NOSCRIPT after Redis lost its scripts): one command a call either way. Its number of keys varies.
-  redis.defineCommand('addAllWithin', { lua: ADD_ALL_WITHIN_SCRIPT });
-  const addAllWithinScript = (...args: (string | number)[]) =>
-    (redis as unknown as { addAllWithin(...args: (string | number)[]): Promise<unknown> }).addAllWithin(...args);
+  // Every script is sent as EVALSHA, and by ioredis as EVAL where this connection has not loaded it
+  // (first use, or a NOSCRIPT after Redis lost its scripts): one command a call either way, without the
+  // script's text on every call (decisions 395, 406). `addAllWithin`'s number of keys varies.
+  const scripts = defineScripts(redis);
   const where = maskRedisUrl(url);
   const memory = createMemoryCache();
   let up = false;
@@ -258,9 +287,7 @@ export function createRedisCache(
       return either(
         async () => {
           const token = randomUUID();
-          const number = await redis.eval(
-            ACQUIRE_NUMBERED_SCRIPT,
-            2,
+          const number = await scripts.acquireNumbered(
             key,
             sequence.key,
             token,
@@ -278,7 +305,7 @@ export function createRedisCache(
       // Only our own lock: after its TTL it may belong to another instance.
       await either(
         async () => {
-          await redis.eval(RELEASE_SCRIPT, 1, key, token);
+          await scripts.release(key, token);
         },
         async () => {},
       );
@@ -287,7 +314,7 @@ export function createRedisCache(
       return either(
         async () => {
           const window = String(Math.max(1, Math.round(windowMs)));
-          const [count, ttl] = (await redis.eval(INCR_SCRIPT, 1, key, window, extend ? '1' : '0')) as [number, number];
+          const [count, ttl] = (await scripts.incr(key, window, extend ? '1' : '0')) as [number, number];
           return { count, resetMs: ttl > 0 ? ttl : windowMs };
         },
         () => memory.incr(key, windowMs, limit, extend),
@@ -297,7 +324,7 @@ export function createRedisCache(
       await memory.decr(key);
       await either(
         async () => {
-          await redis.eval(DECR_SCRIPT, 1, key);
+          await scripts.decr(key);
         },
         async () => {},
       );
@@ -306,7 +333,7 @@ export function createRedisCache(
     // per-instance count while Redis is away and says so.
     async addWithin(key, amount, cap, ttlMs) {
       const [added, count] = (await onRedis(() =>
-        redis.eval(ADD_WITHIN_SCRIPT, 1, key, String(amount), String(cap), String(Math.max(1, Math.round(ttlMs)))),
+        scripts.addWithin(key, String(amount), String(cap), String(Math.max(1, Math.round(ttlMs)))),
       )) as [number, number];
       return { added: added === 1, count: Number(count) };
     },
@@ -316,7 +343,7 @@ export function createRedisCache(
       ttlMs: number,
     ): Promise<AddAllWithin<P>> {
       const answer = (await onRedis(() =>
-        addAllWithinScript(
+        scripts.addAllWithin(
           1 + list.length,
           pause.key,
           ...list.map((counter) => counter.key),
@@ -330,16 +357,14 @@ export function createRedisCache(
       return { outcome: 'added', counts: answer.slice(1).map(Number) };
     },
     async raiseTo(key, value, ttlMs) {
-      return Number(
-        await onRedis(() => redis.eval(RAISE_TO_SCRIPT, 1, key, String(value), String(Math.max(1, Math.round(ttlMs))))),
-      );
+      return Number(await onRedis(() => scripts.raiseTo(key, String(value), String(Math.max(1, Math.round(ttlMs))))));
     },
     async subtract(key, amount) {
-      await onRedis(() => redis.eval(SUBTRACT_SCRIPT, 1, key, String(amount)));
+      await onRedis(() => scripts.subtract(key, String(amount)));
     },
     async addDecaying(key, amount, cap, perSecond, raise) {
       const [added, level] = (await onRedis(() =>
-        redis.eval(DECAYING_SCRIPT, 1, key, String(amount), String(cap), String(perSecond), raise ? '1' : '0'),
+        scripts.addDecaying(key, String(amount), String(cap), String(perSecond), raise ? '1' : '0'),
       )) as [number, string];
       return { added: added === 1, level: Number(level) };
     },
