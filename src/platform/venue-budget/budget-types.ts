@@ -46,7 +46,10 @@ export interface VenueBudget {
   readonly weights: VenueWeights | undefined;
   /** The venue's per-key limits as its adapter code declared them. */
   readonly keyLimits: VenueKeyLimits | undefined;
-  /** Draws a call on its key's counters (decision 255): waits a bounded time or throws a KeyLimitRefusal (429). */
+  /**
+   * Draws a call on its key's counters (decision 255): waits a bounded time or throws a KeyLimitRefusal (429).
+   * Comes after the same call's `acquire`, which answered the venue's breaker: it does not read it again.
+   */
   acquireKey(key: string, limits: readonly KeyLimit[]): Promise<void>;
   /** A call that never reached the venue gives its key's draws back. */
   releaseKey(key: string, limits: readonly KeyLimit[]): Promise<void>;

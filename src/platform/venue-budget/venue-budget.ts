@@ -244,11 +244,8 @@ export function createVenueBudgets(deps: {
       get keyLimits() {
         return profile.keyLimits;
       },
-      acquireKey: async (key, limits) => {
-        const open = await openBreaker();
-        if (open) throw breakerRefusal(open);
-        await keys.acquire(await countedAs(key), limits);
-      },
+      // After the call's `acquire`, whose one step has just read the breaker (decision 406): no second read.
+      acquireKey: onCounters(keys.acquire),
       releaseKey: onCounters(keys.release),
       fillKey: onCounters(keys.fill),
       inTurn: turns.inTurn,

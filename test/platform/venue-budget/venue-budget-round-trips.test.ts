@@ -16,6 +16,7 @@ import {
   UserShareRefusal,
   type VenueBudget,
 } from '../../../src/platform/venue-budget/venue-budget.ts';
+import type { KeyLimit } from '../../../src/platform/venue-budget/key-limits.ts';
 import { redisCommandCounter } from '../../fakes/redis-commands.ts';
 import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
 import { withoutRedis } from '../../helpers/services.ts';
@@ -136,6 +137,40 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
     }
     const sent = counter.take();
     assert.deepEqual(sent, ['EVALSHA', 'EVALSHA', 'EVALSHA'], sent.join(' '));
+  });
+
+  it("a call signed with a key that has its own limits: the admission and the key's counter, no second read of the breaker", async () => {
+    const limits: KeyLimit[] = [{ name: 'private', cost: 1, max: 15, perSecond: 0.33, describes: 'call counter' }];
+    for (const perAccount of [false, true]) {
+      const egress = randomUUID();
+      const budget = instance(await instanceCache(), egress);
+      budget.describe({
+        label: 'Kraken',
+        weights: { defaultLimit: LIMIT, weigh: () => WEIGHT, usedWeight: () => undefined },
+        keyLimits: { of: () => limits, exceeded: () => false, perAccount },
+      });
+      // Bybit's keys are counted under their account, once the venue said which (decision 281).
+      if (perAccount) await budget.learnKeyAccount('key-digest', 'uid-1');
+      await budget.acquire(WEIGHT, 'u');
+      await budget.acquireKey('key-digest', limits);
+      counter.take();
+      for (let i = 0; i < 3; i++) {
+        await budget.acquire(WEIGHT, 'u');
+        await budget.acquireKey('key-digest', limits);
+      }
+      const sent = counter.take();
+      assert.deepEqual(sent, Array(6).fill('EVALSHA'), `${perAccount ? 'per account' : 'per key'}: ${sent.join(' ')}`);
+      const counted = perAccount ? 'account:uid-1' : 'key-digest';
+      const level = await direct.hget(`${prefix}venue-budget:${egress}:binance:k:${counted}:private`, 'level');
+      assert.ok(Number(level) > 3, `the key's four calls counted where its venue counts them (${level})`);
+
+      // An open breaker still refuses the call before its key's counter is drawn on (decisions 110, 255).
+      await budget.trip(429, 30_000);
+      counter.take();
+      const open = await refusal(budget.acquire(WEIGHT, 'u'));
+      assert.ok(open instanceof BudgetRefusal && open.reason === 'breaker', String(open));
+      assert.deepEqual(counter.take(), ['EVALSHA']);
+    }
   });
 
   it('two instances calling at once never take more than the shared cap between them', async () => {
