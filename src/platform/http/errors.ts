@@ -35,13 +35,14 @@ export type TransportFailure = 'refused' | 'timeout' | 'reset' | 'dns' | 'unreac
 /**
  * A 5xx that is an outside system's expected outage, not a bug (decision 396): logged as one warning
  * naming the system and the failure, without a stack. `breaker_open` and `budget_spent`: the venue's
- * budget refused the call, nothing was sent.
+ * budget refused the call, nothing was sent. `venue_5xx`: the venue answered HTTP 502, 503 or 504;
+ * `maintenance`: it said in its own words that it is in maintenance or unavailable (decision 405).
  */
 export interface DependencyOutage {
   /** The outside system, e.g. `Binance`, `binance`, `CoinGecko`. */
   dependency: string;
-  failure: TransportFailure | 'breaker_open' | 'budget_spent';
-  /** The socket's code that told the failure (`ECONNREFUSED`), when there was one. */
+  failure: TransportFailure | 'breaker_open' | 'budget_spent' | 'venue_5xx' | 'maintenance';
+  /** What told the failure: the socket's code (`ECONNREFUSED`) or the venue's status (`HTTP 503`), when there was one. */
   code?: string;
 }
 

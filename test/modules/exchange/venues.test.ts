@@ -92,6 +92,56 @@ describe('exchange venue data', () => {
     );
   });
 
+  describe("a venue's own 5xx and maintenance answers", () => {
+    /** The request's lines at warning level or above. */
+    const loggedFor = (response: { headers: Record<string, unknown> }) =>
+      t.logLines().filter((l) => l.reqId === response.headers['x-request-id'] && (l.level as number) >= 40);
+
+    it('are an outage: one warning naming the venue and the failure, no stack, no signed URL (decision 405)', async () => {
+      assert.equal((await get('/api/exchange/ticker?exchange=binanceus&symbol=ETHUSDT')).statusCode, 200);
+      const answers: [number, unknown, string][] = [
+        [503, 'Service Unavailable', 'venue_5xx'],
+        [502, 'Bad Gateway', 'venue_5xx'],
+        [200, { code: 1, msg: 'System is under maintenance.' }, 'maintenance'],
+      ];
+      for (const [status, body, failure] of answers) {
+        fakes.binanceus.fail(status, body, { pathPrefix: '/api/v3/ticker' });
+        const down = await get('/api/exchange/ticker?exchange=binanceus&symbol=ETHUSDT');
+        assert.equal(down.statusCode, 503, `${status}: ${down.body}`);
+        assert.match(down.json().detail, /^binanceus is unavailable: /);
+        const logged = loggedFor(down);
+        assert.deepEqual(
+          logged.map((l) => [l.level, l.msg, l.dependency, l.failure, l.code, l.status]),
+          [
+            [
+              40,
+              `binanceus unavailable (${failure}): answering 503`,
+              'binanceus',
+              failure,
+              failure === 'venue_5xx' ? `HTTP ${status}` : undefined,
+              503,
+            ],
+          ],
+          `${status}`,
+        );
+        assert.equal(logged[0]!.err, undefined, 'no cause: its message carries the signed URL');
+      }
+      assert.ok(!t.logText().includes(fakes.binanceus.url), "the venue's URL is not logged");
+    });
+
+    it('a 4xx ccxt files as unavailable stays an error with its cause (it may be our request)', async () => {
+      fakes.binanceus.fail(404, 'Not Found', { pathPrefix: '/api/v3/ticker' });
+      const refused = await get('/api/exchange/ticker?exchange=binanceus&symbol=ETHUSDT');
+      assert.equal(refused.statusCode, 503);
+      const logged = loggedFor(refused);
+      assert.deepEqual(
+        logged.map((l) => [l.level, l.msg]),
+        [[50, 'request failed']],
+      );
+      assert.match(String((logged[0]!.err as { stack?: string }).stack), /ExchangeNotAvailable[\s\S]*\n\s+at /);
+    });
+  });
+
   describe('GET /api/exchange/ticker', () => {
     it('answers the 24 h ticker of a pair in any spelling', async () => {
       const response = await get('/api/exchange/ticker?exchange=binance&symbol=btcusdt');

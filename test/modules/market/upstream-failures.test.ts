@@ -357,6 +357,31 @@ describe('how upstream failures are logged', () => {
       assert.ok(!m.logText().includes('"stack"'));
     }));
 
+  it("a venue's own 502/503/504 is a warning too (venue_5xx); its 500 stays an error with its stack", () =>
+    withMarket({}, async (m) => {
+      m.binance.fail(503, { code: -1008, msg: 'Server is currently overloaded with other requests.' });
+      m.coingecko.fail(502, { error: 'Bad Gateway' });
+      assert.equal((await m.get('/api/v1/market/symbols')).status, 502);
+      assert.equal((await m.get('/api/v1/market/top')).status, 502);
+      m.binance.fail(504, undefined, { pathPrefix: '/api/v3/depth' });
+      assert.equal((await m.get('/api/v1/market/orderbook?symbol=BTCUSDT')).status, 502);
+      assert.deepEqual(
+        failureLines(m).map((l: Line) => [l.level, l.msg, l.dependency, l.failure, l.code, l.status]),
+        [
+          [WARN, 'Binance unavailable (venue_5xx): answering 502', 'Binance', 'venue_5xx', 'HTTP 503', 502],
+          [WARN, 'CoinGecko unavailable (venue_5xx): answering 502', 'CoinGecko', 'venue_5xx', 'HTTP 502', 502],
+          [WARN, 'Binance unavailable (venue_5xx): answering 502', 'Binance', 'venue_5xx', 'HTTP 504', 502],
+        ],
+      );
+      assert.ok(!m.logText().includes('"stack"'), 'no stack');
+
+      m.binance.fail(500, undefined, { pathPrefix: '/api/v3/depth' });
+      assert.equal((await m.get('/api/v1/market/orderbook?symbol=ETHUSDT')).status, 502);
+      const last = failureLines(m).at(-1)!;
+      assert.deepEqual([last.level, last.msg], [ERROR, 'request failed']);
+      assert.match(String((last.err as { stack?: string }).stack), /Binance answered HTTP 500[\s\S]*\n\s+at /);
+    }));
+
   it('a failed call that no socket failure explains stays an error with its stack', () =>
     // The test network guard refuses the connection inside this process, with no socket code: as a
     // TypeError of our own would, it answers as before but is logged as a bug, not as an outage.

@@ -1,6 +1,7 @@
 // The one translation of ccxt's exceptions into VenueError. Order matters: ccxt files InvalidNonce,
 // RateLimitExceeded and DDoSProtection under NetworkError, and PermissionDenied under
 // AuthenticationError, so the narrower classes are tested first.
+import type { DependencyOutage } from '../../../platform/http/errors.ts';
 import { transportFailureOf } from '../../../platform/transport-failures.ts';
 import { VenueError, type VenueFailure } from './venue-gateway.ts';
 
@@ -14,6 +15,7 @@ export interface CcxtErrorClasses {
   InvalidNonce: abstract new (...args: never[]) => Error;
   RequestTimeout: abstract new (...args: never[]) => Error;
   ExchangeNotAvailable: abstract new (...args: never[]) => Error;
+  OnMaintenance: abstract new (...args: never[]) => Error;
   NetworkError: abstract new (...args: never[]) => Error;
   BadSymbol: abstract new (...args: never[]) => Error;
   NotSupported: abstract new (...args: never[]) => Error;
@@ -132,6 +134,7 @@ export function toVenueError(
     return new VenueError(venue, 'maintenance', `${venue} is unavailable: ${said}`, {
       retryAfterSeconds: retryAfter,
       cause,
+      ...unavailableOutage(classes, venue, error),
     });
   }
   if (is(error, classes.NetworkError)) {
@@ -179,6 +182,24 @@ function bybitReset(headers: Record<string, string>): number | undefined {
   const reset = Number(value('x-bapi-limit-reset-timestamp'));
   if (value('x-bapi-limit-status') !== '0' || !Number.isFinite(reset) || reset <= 0) return undefined;
   return Math.max(1, Math.ceil((reset - Date.now()) / 1000));
+}
+
+/** ccxt's message for an HTTP status it maps to a class: `<venue> <METHOD> <url> <status> <reason> <body>`. */
+const HTTP_STATUS_IN_MESSAGE = /^\S+ (?:GET|POST|PUT|PATCH|DELETE) \S+ (\d{3}) /;
+
+/**
+ * Which ExchangeNotAvailable is an outage to wait out (decision 405): the venue's 502 or 503 (ccxt files
+ * a 504 as RequestTimeout), or the venue's own words that it is in maintenance or unavailable (ccxt's
+ * OnMaintenance, Kraken's `EService:Unavailable`), as no HTTP status of ccxt's mapping names. ccxt files
+ * 400, 403, 404, 451, … there too: those may be our request or a region refused, and stay errors.
+ */
+function unavailableOutage(classes: CcxtErrorClasses, venue: string, error: Error): { outage?: DependencyOutage } {
+  if (is(error, classes.OnMaintenance)) return { outage: { dependency: venue, failure: 'maintenance' } };
+  const status = HTTP_STATUS_IN_MESSAGE.exec(error.message)?.[1];
+  if (status === undefined) return { outage: { dependency: venue, failure: 'maintenance' } };
+  if (status === '502' || status === '503' || status === '504')
+    return { outage: { dependency: venue, failure: 'venue_5xx', code: `HTTP ${status}` } };
+  return {};
 }
 
 /** instanceof without TypeScript narrowing `error` away after the first miss. */

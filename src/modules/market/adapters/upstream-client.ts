@@ -26,13 +26,23 @@ interface UpstreamClientOptions {
 }
 
 /** An upstream answered with an HTTP error; callers may map particular answers (e.g. unknown symbol). */
+/** The upstream's own answers that say it is down or overloaded for now: an outage, not a bug (decision 405). */
+const OUTAGE_STATUSES = new Set([502, 503, 504]);
+
 export class UpstreamHttpError extends AppError {
   constructor(
     detail: string,
     readonly upstreamStatus: number,
     readonly upstreamBody: unknown,
+    dependency?: string,
   ) {
-    super('upstream_error', detail);
+    super(
+      'upstream_error',
+      detail,
+      dependency !== undefined && OUTAGE_STATUSES.has(upstreamStatus)
+        ? { outage: { dependency, failure: 'venue_5xx', code: `HTTP ${upstreamStatus}` } }
+        : {},
+    );
   }
 }
 
@@ -107,6 +117,7 @@ export class UpstreamClient {
         `${name} answered HTTP ${response.status}${said ? `: ${said}` : ''}`,
         response.status,
         body,
+        name,
       );
       // A 4xx is about the request, not the upstream's health.
       throw response.status >= 500 ? await this.failed(error) : error;
