@@ -90,7 +90,7 @@ describe('key turns on Redis', { skip: NO_REDIS }, () => {
     const log = turnLog();
     counter.take();
     for (let i = 0; i < 10; i++) await budget.inTurn('one-after-another', 1_000, (n) => log.work(n));
-    const sent = counter.take();
+    const sent = counter.takeCalls();
     assert.equal(sent.length, 20, `${sent.length} commands for 10 turns: ${sent.join(' ')}`);
     assert.ok(increasing(log.numbers), String(log.numbers));
   });
@@ -100,7 +100,7 @@ describe('key turns on Redis', { skip: NO_REDIS }, () => {
     const log = turnLog();
     counter.take();
     await Promise.all(Array.from({ length: 10 }, () => budget.inTurn('at-once', 5_000, (n) => log.work(n))));
-    const sent = counter.take();
+    const sent = counter.takeCalls();
     assert.equal(sent.length, 20, `${sent.length} commands for 10 turns: ${sent.join(' ')}`);
     assert.ok(increasing(log.numbers), String(log.numbers));
   });

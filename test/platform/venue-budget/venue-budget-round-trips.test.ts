@@ -101,11 +101,11 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
     counter.take();
 
     for (let i = 1; i < USER_CAP / WEIGHT; i++) await budget.acquire(WEIGHT, 'warm-up');
-    let sent = counter.take();
+    let sent = counter.takeCalls();
     assert.deepEqual(sent, Array(USER_CAP / WEIGHT - 1).fill('EVALSHA'), sent.join(' '));
 
     assert.ok((await refusal(budget.acquire(WEIGHT, 'warm-up'))) instanceof UserShareRefusal);
-    sent = counter.take();
+    sent = counter.takeCalls();
     assert.deepEqual(sent, ['EVALSHA'], sent.join(' '));
 
     for (const user of ['b', 'c', 'd']) for (let i = 0; i < USER_CAP / WEIGHT; i++) await budget.acquire(WEIGHT, user);
@@ -113,7 +113,7 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
     const full = await refusal(budget.acquire(WEIGHT, 'e'));
     assert.ok(full instanceof BudgetRefusal && full.reason === 'budget', String(full));
     assert.match(full.message, /used up \(960 of 960\)/);
-    sent = counter.take();
+    sent = counter.takeCalls();
     assert.deepEqual(sent, ['EVALSHA'], sent.join(' '));
     // Refused by the minute, the call took nothing from its user's share (nothing to give back).
     const minute = Math.floor(START.getTime() / 60_000);
@@ -135,7 +135,7 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
       assert.ok(open instanceof BudgetRefusal && open.reason === 'breaker', String(open));
       assert.match(open.message, /not being called for 30 s after HTTP 429/);
     }
-    const sent = counter.take();
+    const sent = counter.takeCalls();
     assert.deepEqual(sent, ['EVALSHA', 'EVALSHA', 'EVALSHA'], sent.join(' '));
   });
 
@@ -158,7 +158,7 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
         await budget.acquire(WEIGHT, 'u');
         await budget.acquireKey('key-digest', limits);
       }
-      const sent = counter.take();
+      const sent = counter.takeCalls();
       assert.deepEqual(sent, Array(6).fill('EVALSHA'), `${perAccount ? 'per account' : 'per key'}: ${sent.join(' ')}`);
       const counted = perAccount ? 'account:uid-1' : 'key-digest';
       const level = await direct.hget(`${prefix}venue-budget:${egress}:binance:k:${counted}:private`, 'level');
@@ -169,7 +169,7 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
       counter.take();
       const open = await refusal(budget.acquire(WEIGHT, 'u'));
       assert.ok(open instanceof BudgetRefusal && open.reason === 'breaker', String(open));
-      assert.deepEqual(counter.take(), ['EVALSHA']);
+      assert.deepEqual(counter.takeCalls(), ['EVALSHA']);
     }
   });
 
@@ -194,7 +194,7 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
     await budget.acquire(WEIGHT, 'u');
     assert.deepEqual(counter.take(), ['EVALSHA', 'EVAL']);
     await budget.acquire(WEIGHT, 'u');
-    assert.deepEqual(counter.take(), ['EVALSHA']);
+    assert.deepEqual(counter.takeCalls(), ['EVALSHA']);
     assert.equal(budget.snapshot().usedWeight1m, 4 * WEIGHT);
   });
 
