@@ -124,6 +124,37 @@ describe('toVenueError', () => {
   });
 });
 
+describe("toVenueError: which of a venue's unavailable answers are outages (decision 405)", () => {
+  it('its 502/503, its maintenance and its own "unavailable" codes are; a 4xx ccxt files alike is not', () => {
+    const outage = (error: Error) => toVenueError(classes, error.message.split(' ')[0]!, error, undefined).outage;
+    const url = 'https://api.kraken.com/0/private/Balance?nonce=1&signature=deadbeef';
+    assert.deepEqual(outage(new ccxt.ExchangeNotAvailable(`kraken POST ${url} 503 Service Unavailable `)), {
+      dependency: 'kraken',
+      failure: 'venue_5xx',
+      code: 'HTTP 503',
+    });
+    assert.deepEqual(outage(new ccxt.ExchangeNotAvailable(`binance GET ${url} 502 Bad Gateway <html>`)), {
+      dependency: 'binance',
+      failure: 'venue_5xx',
+      code: 'HTTP 502',
+    });
+    assert.deepEqual(outage(new ccxt.ExchangeNotAvailable('kraken {"error":["EService:Unavailable"]}')), {
+      dependency: 'kraken',
+      failure: 'maintenance',
+    });
+    assert.deepEqual(outage(new ccxt.OnMaintenance('okx {"code":"50001","msg":"Service temporarily unavailable"}')), {
+      dependency: 'okx',
+      failure: 'maintenance',
+    });
+    for (const status of ['400', '403', '404', '451', '500'])
+      assert.equal(
+        outage(new ccxt.ExchangeNotAvailable(`binance GET ${url} ${status} Whatever {}`)),
+        undefined,
+        status,
+      );
+  });
+});
+
 describe('venueMessage and classifyAuthRefusal', () => {
   it("reads the venue's code and words from ccxt's message", () => {
     assert.deepEqual(
