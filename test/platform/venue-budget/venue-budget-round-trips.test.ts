@@ -192,7 +192,10 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
     await direct.script('FLUSH');
     counter.take();
     await budget.acquire(WEIGHT, 'u');
-    assert.deepEqual(counter.take(), ['EVALSHA', 'EVAL']);
+    // EVAL follows unless another client on this Redis (a test running beside this one) loaded the
+    // script again between the flush and this call.
+    const sent = counter.take();
+    assert.ok(['EVALSHA EVAL', 'EVALSHA'].includes(sent.join(' ')), sent.join(' '));
     await budget.acquire(WEIGHT, 'u');
     assert.deepEqual(counter.takeCalls(), ['EVALSHA']);
     assert.equal(budget.snapshot().usedWeight1m, 4 * WEIGHT);
