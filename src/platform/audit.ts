@@ -1,7 +1,7 @@
 // The audit trail: every state-changing operation records who did what to whom. Each module declares
 // its own actions and writes through its own `auditWriter(...)` binding, so its calls are typed by its
 // actions; the platform names none of them (docs/decisions/179).
-import { and, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableName, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { DbExecutor } from './db/database.ts';
 import { auditLog, type ActorType } from './db/schema.ts';
@@ -50,6 +50,22 @@ export interface AuditEntrySql<Action extends string> {
   details: SQL;
 }
 
+/** The values of `auditRowsText`'s two parameters: the entries as JSON, and the time they are written at. */
+export type AuditRowsParams = readonly [entries: string, now: Date];
+
+/**
+ * The INSERT of `auditRows`' entries, its two parameters at `entries` and `now` (placeholders such as
+ * `$10`): text built once by the caller's statement, the same for any number of entries, so it can be named.
+ */
+export function auditRowsText(entries: string, now: string): string {
+  return `INSERT INTO "${getTableName(auditLog)}"
+      (id, actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip, created_at)
+    SELECT e.id, e.actor_id, e.actor_type, e.action, e.subject_user_id, e.target_type, e.target_id, e.details,
+      e.ip, ${now}::timestamptz
+    FROM jsonb_to_recordset(${entries}::jsonb) AS e(id uuid, actor_id uuid, actor_type text,
+      action text, subject_user_id uuid, target_type text, target_id text, details jsonb, ip text)`;
+}
+
 export interface AuditWriter<Action extends string> {
   audit(event: AuditEvent<Action>, now: Date, executor: DbExecutor): Promise<void>;
   /** Several entries in one statement (nothing written for none). */
@@ -62,11 +78,11 @@ export interface AuditWriter<Action extends string> {
    */
   auditFrom(source: SQL, entry: AuditEntrySql<Action>, now: Date): SQL;
   /**
-   * The INSERT of these entries, for use inside the caller's statement (a data-modifying CTE), so that
-   * a change and its entries are one statement. One parameter whatever their number: the statement's
-   * text stays the same, and can be named. Ids as `auditAll` makes them.
+   * The values of these entries' INSERT (`auditRowsText`), for use inside the caller's statement (a
+   * data-modifying CTE), so that a change and its entries are one statement. One parameter whatever
+   * their number: the statement's text stays the same, and can be named. Ids as `auditAll` makes them.
    */
-  auditRows(events: readonly AuditEvent<Action>[], now: Date): SQL;
+  auditRows(events: readonly AuditEvent<Action>[], now: Date): AuditRowsParams;
 }
 
 /**
@@ -94,13 +110,7 @@ export function auditWriter<const Action extends string>(..._actions: (readonly 
         details: event.details ?? {},
         ip: event.ip ?? null,
       }));
-      return sql`
-        INSERT INTO ${auditLog}
-          (id, actor_id, actor_type, action, subject_user_id, target_type, target_id, details, ip, created_at)
-        SELECT e.id, e.actor_id, e.actor_type, e.action, e.subject_user_id, e.target_type, e.target_id, e.details,
-          e.ip, ${now}::timestamptz
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(id uuid, actor_id uuid, actor_type text,
-          action text, subject_user_id uuid, target_type text, target_id text, details jsonb, ip text)`;
+      return [JSON.stringify(rows), now];
     },
     auditFrom(source, entry, now) {
       const action =

@@ -1,10 +1,11 @@
 // Every query of the orders module. Status moves are conditional updates on the row's current status,
 // so two instances (or a request and the reconcile job) applying the same venue state change it once.
-import { and, asc, count, eq, getTableColumns, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, getTableName, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { auditRowsText, type AuditRowsParams } from '../../platform/audit.ts';
 import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { rowOffset, rowsOf } from '../../platform/db/database.ts';
-import { arrayParam, executePrepared, executeText } from '../../platform/db/prepared.ts';
+import { arrayParam, executeText } from '../../platform/db/prepared.ts';
 import type { OrderStatus } from './orders.domain.ts';
 import { orderFills, orders } from './orders.tables.ts';
 
@@ -107,6 +108,30 @@ const LOCK_WITH_FILLS = `SELECT o.*, ${FILL_COLUMNS.map(([, c]) => `f."${c.name}
   FROM "orders" o LEFT JOIN "order_fills" f ON f."order_id" = o."id"
   WHERE o."id" = $1::uuid ORDER BY f."at" FOR UPDATE OF o`;
 
+/** A user's open orders and orders since `$2`, read on every order: its text built once (decision 380). */
+const COUNTS = `SELECT count(*) FILTER (WHERE not_final)::int AS open,
+    count(*) FILTER (WHERE created_at >= $2::timestamptz)::int AS recent
+  FROM "orders"
+  WHERE user_id = $1::uuid AND (not_final OR created_at >= $2::timestamptz)`;
+
+/**
+ * An order made in the caller's transaction brought to its state (`finishNew`): its fills, its audit
+ * entries and its row, one statement whose text is built once (decision 380).
+ */
+const FINISH_NEW = `WITH fills AS (
+    INSERT INTO "${getTableName(orderFills)}" (id, order_id, trade_id, price, amount, fee, fee_currency, maker, at)
+    SELECT v.id, $1::uuid, v.trade_id, v.price, v.amount, v.fee, v.fee_currency, v.maker, v.at
+    FROM unnest($2::uuid[], $3::text[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[], $8::boolean[],
+      $9::timestamptz[])
+      WITH ORDINALITY AS v(id, trade_id, price, amount, fee, fee_currency, maker, at, n)
+    ORDER BY v.n
+  ), entries AS (${auditRowsText('$10', '$11')})
+  UPDATE "${getTableName(orders)}" SET status = $12::text, filled = $13::numeric, cost = $14::numeric,
+    fee = $15::numeric, fee_currency = $16::text, average_price = $17::numeric, venue_order_id = $18::text,
+    reason = $19::text, not_final = $20::boolean, updated_at = $21::timestamptz
+  WHERE id = $1::uuid
+  RETURNING *`;
+
 export function createOrdersRepository(db: DbExecutor) {
   return {
     async insert(order: NewOrder, executor: DbExecutor = db): Promise<OrderRow | 'idempotency_taken'> {
@@ -159,32 +184,33 @@ export function createOrdersRepository(db: DbExecutor) {
       id: string,
       patch: Required<OrderPatch>,
       fills: readonly FillRow[],
-      entries: SQL,
+      entries: AuditRowsParams,
       executor: DbExecutor,
     ) {
       const column = (pick: (fill: FillRow) => string | boolean | null) => arrayParam(fills.map(pick));
       const [raw] = rowsOf<Record<string, unknown>>(
-        await executePrepared(
-          executor,
-          'orders_finish_new',
-          sql`WITH fills AS (
-              INSERT INTO ${orderFills} (id, order_id, trade_id, price, amount, fee, fee_currency, maker, at)
-              SELECT v.id, ${id}::uuid, v.trade_id, v.price, v.amount, v.fee, v.fee_currency, v.maker, v.at
-              FROM unnest(${column((f) => f.id)}::uuid[], ${column((f) => f.tradeId)}::text[],
-                ${column((f) => f.price)}::numeric[], ${column((f) => f.amount)}::numeric[],
-                ${column((f) => f.fee)}::numeric[], ${column((f) => f.feeCurrency)}::text[],
-                ${column((f) => f.maker)}::boolean[], ${column((f) => f.at.toISOString())}::timestamptz[])
-                WITH ORDINALITY AS v(id, trade_id, price, amount, fee, fee_currency, maker, at, n)
-              ORDER BY v.n
-            ), entries AS (${entries})
-            UPDATE ${orders} SET status = ${patch.status}::text, filled = ${patch.filled}::numeric,
-              cost = ${patch.cost}::numeric, fee = ${patch.fee}::numeric, fee_currency = ${patch.feeCurrency}::text,
-              average_price = ${patch.averagePrice}::numeric, venue_order_id = ${patch.venueOrderId}::text,
-              reason = ${patch.reason}::text, not_final = ${patch.notFinal}::boolean,
-              updated_at = ${patch.updatedAt}::timestamptz
-            WHERE id = ${id}::uuid
-            RETURNING *`,
-        ),
+        await executeText(executor, 'orders_finish_new', FINISH_NEW, [
+          id,
+          column((f) => f.id),
+          column((f) => f.tradeId),
+          column((f) => f.price),
+          column((f) => f.amount),
+          column((f) => f.fee),
+          column((f) => f.feeCurrency),
+          column((f) => f.maker),
+          column((f) => f.at.toISOString()),
+          ...entries,
+          patch.status,
+          patch.filled,
+          patch.cost,
+          patch.fee,
+          patch.feeCurrency,
+          patch.averagePrice,
+          patch.venueOrderId,
+          patch.reason,
+          patch.notFinal,
+          patch.updatedAt,
+        ]),
       );
       return orderRowOf(raw!);
     },
@@ -247,14 +273,7 @@ export function createOrdersRepository(db: DbExecutor) {
     async counts(userId: string, since: Date): Promise<{ openOrders: number; ordersLastMinute: number }> {
       const from = since.toISOString();
       const [row] = rowsOf<{ open: number; recent: number }>(
-        await executePrepared(
-          db,
-          'orders_counts',
-          sql`SELECT count(*) FILTER (WHERE ${orders.notFinal})::int AS open,
-              count(*) FILTER (WHERE ${orders.createdAt} >= ${from}::timestamptz)::int AS recent
-            FROM ${orders}
-            WHERE ${orders.userId} = ${userId}::uuid AND (${orders.notFinal} OR ${orders.createdAt} >= ${from}::timestamptz)`,
-        ),
+        await executeText(db, 'orders_counts', COUNTS, [userId, from]),
       );
       return { openOrders: Number(row?.open ?? 0), ordersLastMinute: Number(row?.recent ?? 0) };
     },

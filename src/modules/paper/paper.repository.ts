@@ -2,9 +2,9 @@
 // transaction that first locks the user's account row (`lockAccount`), so one user's orders settle
 // one after another on any number of instances.
 import { Decimal } from 'decimal.js';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableName, inArray, sql } from 'drizzle-orm';
 import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
-import { arrayParam, executePrepared } from '../../platform/db/prepared.ts';
+import { arrayParam, executeText } from '../../platform/db/prepared.ts';
 import type { VenueOrderStatus } from '../../platform/order-venue.ts';
 import { RESTING_STATUSES } from './paper.domain.ts';
 import { paperAccounts, paperBalances, paperFills, paperOrders } from './paper.tables.ts';
@@ -33,6 +33,52 @@ function mergedByAsset(changes: readonly BalanceChange[]): BalanceChange[] {
   }
   return [...byAsset].map(([asset, sum]) => ({ asset, free: sum.free.toFixed(), locked: sum.locked.toFixed() }));
 }
+
+// The statements of every paper market order, their text built once (decision 380).
+const [ACCOUNTS, BALANCES, ORDERS, FILLS] = [paperAccounts, paperBalances, paperOrders, paperFills].map(
+  (table) => `"${getTableName(table)}"`,
+);
+
+/** The user's account row locked, with its balances (one row of nulls without any). */
+const LOCKED_BALANCES = `SELECT b.asset, b.free FROM ${ACCOUNTS} AS a
+  LEFT JOIN ${BALANCES} AS b ON b.user_id = a.user_id
+  WHERE a.user_id = $1::uuid
+  FOR UPDATE OF a`;
+
+/**
+ * A new order settled (`insertSettled`): the order ($1–$17, at $18), its fills ($19–$24), the balances
+ * of assets the account has ($25–$27) and of those it has not ($28–$30).
+ */
+const INSERT_SETTLED = `WITH o AS (
+    INSERT INTO ${ORDERS} (id, user_id, client_order_id, exchange, symbol, venue_symbol, base, quote, side,
+      type, time_in_force, amount, price, filled, status, maker_fee, reason, created_at, updated_at)
+    VALUES ($1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
+      $11::text, $12::numeric, $13::numeric, $14::numeric, $15::text, $16::numeric, $17::text, $18::timestamptz,
+      $18::timestamptz)
+    ON CONFLICT (user_id, client_order_id) DO NOTHING
+    RETURNING id, status, filled, reason
+  ), f AS (
+    INSERT INTO ${FILLS} (trade_id, order_id, price, amount, fee, fee_currency, maker, at)
+    SELECT v.trade_id, o.id, v.price, v.amount, v.fee, v.fee_currency, v.maker, $18::timestamptz
+    FROM o, unnest($19::text[], $20::numeric[], $21::numeric[], $22::numeric[], $23::text[], $24::boolean[])
+      WITH ORDINALITY AS v(trade_id, price, amount, fee, fee_currency, maker, n)
+    ORDER BY v.n
+    RETURNING trade_id, price, amount, fee, fee_currency, maker, at, seq
+  ), moved AS (
+    UPDATE ${BALANCES} AS b
+    SET free = b.free + v.free, locked = b.locked + v.locked, updated_at = $18::timestamptz
+    FROM unnest($25::text[], $26::numeric[], $27::numeric[]) AS v(asset, free, locked)
+    WHERE b.user_id = $2::uuid AND b.asset = v.asset AND EXISTS (SELECT 1 FROM o)
+  ), added AS (
+    INSERT INTO ${BALANCES} (user_id, asset, free, locked, updated_at)
+    SELECT $2::uuid, v.asset, v.free, v.locked, $18::timestamptz
+    FROM unnest($28::text[], $29::numeric[], $30::numeric[]) AS v(asset, free, locked)
+    WHERE EXISTS (SELECT 1 FROM o)
+  )
+  SELECT o.id, o.status, o.filled, o.reason, f.trade_id, f.price, f.amount, f.fee, f.fee_currency, f.maker,
+    f.at, f.seq
+  FROM o LEFT JOIN f ON true
+  ORDER BY f.seq`;
 
 export function createPaperRepository(db: DbExecutor) {
   return {
@@ -70,14 +116,7 @@ export function createPaperRepository(db: DbExecutor) {
      */
     async lockedBalances(userId: string, executor: DbExecutor): Promise<{ asset: string; free: string }[] | undefined> {
       const rows = rowsOf<{ asset: string | null; free: string | null }>(
-        await executePrepared(
-          executor,
-          'paper_locked_balances',
-          sql`SELECT b.asset, b.free FROM ${paperAccounts} AS a
-            LEFT JOIN ${paperBalances} AS b ON b.user_id = a.user_id
-            WHERE a.user_id = ${userId}::uuid
-            FOR UPDATE OF a`,
-        ),
+        await executeText(executor, 'paper_locked_balances', LOCKED_BALANCES, [userId]),
       );
       if (rows.length === 0) return undefined;
       return rows.flatMap((r) => (r.asset === null ? [] : [{ asset: r.asset, free: String(r.free) }]));
@@ -154,47 +193,38 @@ export function createPaperRepository(db: DbExecutor) {
         at: Date | string;
         seq: number | string;
       }>(
-        await executePrepared(
-          executor,
-          'paper_insert_settled',
-          sql`WITH o AS (
-              INSERT INTO ${paperOrders} (id, user_id, client_order_id, exchange, symbol, venue_symbol, base, quote, side,
-                type, time_in_force, amount, price, filled, status, maker_fee, reason, created_at, updated_at)
-              VALUES (${row.id}::uuid, ${row.userId}::uuid, ${row.clientOrderId}::text, ${row.exchange}::text, ${row.symbol}::text,
-                ${row.venueSymbol}::text, ${row.base}::text, ${row.quote}::text, ${row.side}::text, ${row.type}::text,
-                ${row.timeInForce}::text, ${row.amount}::numeric, ${row.price ?? null}::numeric, ${row.filled}::numeric,
-                ${row.status}::text, ${row.makerFee}::numeric, ${row.reason ?? null}::text, ${now}::timestamptz,
-                ${now}::timestamptz)
-              ON CONFLICT (user_id, client_order_id) DO NOTHING
-              RETURNING id, status, filled, reason
-            ), f AS (
-              INSERT INTO ${paperFills} (trade_id, order_id, price, amount, fee, fee_currency, maker, at)
-              SELECT v.trade_id, o.id, v.price, v.amount, v.fee, v.fee_currency, v.maker, ${now}::timestamptz
-              FROM o, unnest(${arrayParam(fills.map((f) => f.tradeId))}::text[],
-                ${arrayParam(fills.map((f) => f.price))}::numeric[], ${arrayParam(fills.map((f) => f.amount))}::numeric[],
-                ${arrayParam(fills.map((f) => f.fee))}::numeric[], ${arrayParam(fills.map((f) => f.feeCurrency))}::text[],
-                ${arrayParam(fills.map((f) => f.maker))}::boolean[])
-                WITH ORDINALITY AS v(trade_id, price, amount, fee, fee_currency, maker, n)
-              ORDER BY v.n
-              RETURNING trade_id, price, amount, fee, fee_currency, maker, at, seq
-            ), moved AS (
-              UPDATE ${paperBalances} AS b
-              SET free = b.free + v.free, locked = b.locked + v.locked, updated_at = ${now}::timestamptz
-              FROM unnest(${column(moved, 'asset')}::text[], ${column(moved, 'free')}::numeric[],
-                ${column(moved, 'locked')}::numeric[]) AS v(asset, free, locked)
-              WHERE b.user_id = ${row.userId}::uuid AND b.asset = v.asset AND EXISTS (SELECT 1 FROM o)
-            ), added AS (
-              INSERT INTO ${paperBalances} (user_id, asset, free, locked, updated_at)
-              SELECT ${row.userId}::uuid, v.asset, v.free, v.locked, ${now}::timestamptz
-              FROM unnest(${column(added, 'asset')}::text[], ${column(added, 'free')}::numeric[],
-                ${column(added, 'locked')}::numeric[]) AS v(asset, free, locked)
-              WHERE EXISTS (SELECT 1 FROM o)
-            )
-            SELECT o.id, o.status, o.filled, o.reason, f.trade_id, f.price, f.amount, f.fee, f.fee_currency, f.maker,
-              f.at, f.seq
-            FROM o LEFT JOIN f ON true
-            ORDER BY f.seq`,
-        ),
+        await executeText(executor, 'paper_insert_settled', INSERT_SETTLED, [
+          row.id,
+          row.userId,
+          row.clientOrderId,
+          row.exchange,
+          row.symbol,
+          row.venueSymbol,
+          row.base,
+          row.quote,
+          row.side,
+          row.type,
+          row.timeInForce,
+          row.amount,
+          row.price ?? null,
+          row.filled,
+          row.status,
+          row.makerFee,
+          row.reason ?? null,
+          now,
+          arrayParam(fills.map((f) => f.tradeId)),
+          arrayParam(fills.map((f) => f.price)),
+          arrayParam(fills.map((f) => f.amount)),
+          arrayParam(fills.map((f) => f.fee)),
+          arrayParam(fills.map((f) => f.feeCurrency)),
+          arrayParam(fills.map((f) => f.maker)),
+          column(moved, 'asset'),
+          column(moved, 'free'),
+          column(moved, 'locked'),
+          column(added, 'asset'),
+          column(added, 'free'),
+          column(added, 'locked'),
+        ]),
       );
       const first = rows[0];
       if (!first) return undefined;

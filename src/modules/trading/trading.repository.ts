@@ -1,7 +1,7 @@
 // Every query of the trading module: users' limits, users' halts and the platform's row.
-import { and, eq, isNotNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, getTableName, isNotNull, lte, or } from 'drizzle-orm';
 import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
-import { executePrepared } from '../../platform/db/prepared.ts';
+import { executeText } from '../../platform/db/prepared.ts';
 import type { HaltCause, PlatformHalt, UserHalt } from './halts.domain.ts';
 import { LIMIT_KEYS, type Limits, type LimitsPatch } from './limits.domain.ts';
 import { tradingHalts, tradingLimits, tradingPlatform } from './trading.tables.ts';
@@ -92,6 +92,20 @@ function gateOf(row: GateRow): Gate {
   };
 }
 
+/** The gate's statement, its text built once (decision 380): an order runs it before anything else. */
+const GATE = `SELECT h.cause, h.reason, h.halted_at, h.until,
+    p.id AS p_id, p.halted AS p_halted, p.halt_reason AS p_reason, p.halted_at AS p_halted_at,
+    p.updated_at AS p_updated_at, p.max_order_notional AS p_notional, p.max_open_orders AS p_open,
+    p.max_orders_per_minute AS p_per_minute, p.price_band_percent AS p_band,
+    p.daily_loss_limit AS p_loss,
+    l.user_id AS own_id, l.max_order_notional AS notional, l.max_open_orders AS open,
+    l.max_orders_per_minute AS per_minute, l.price_band_percent AS band,
+    l.daily_loss_limit AS loss
+  FROM (SELECT $1::uuid AS user_id) AS u
+  LEFT JOIN "${getTableName(tradingHalts)}" AS h ON h.user_id = u.user_id
+  LEFT JOIN "${getTableName(tradingPlatform)}" AS p ON p.id = 1
+  LEFT JOIN "${getTableName(tradingLimits)}" AS l ON l.user_id = u.user_id`;
+
 export function createTradingRepository(db: DbExecutor) {
   const platformRow = async (executor: DbExecutor = db): Promise<PlatformRow | undefined> => {
     const [row] = await executor.select().from(tradingPlatform).where(eq(tradingPlatform.id, 1)).limit(1);
@@ -104,24 +118,7 @@ export function createTradingRepository(db: DbExecutor) {
      * order (decision 271): named, since its plan is the same for any user.
      */
     async gate(userId: string, executor: DbExecutor = db): Promise<Gate> {
-      const [row] = rowsOf<GateRow>(
-        await executePrepared(
-          executor,
-          'trading_gate',
-          sql`SELECT h.cause, h.reason, h.halted_at, h.until,
-              p.id AS p_id, p.halted AS p_halted, p.halt_reason AS p_reason, p.halted_at AS p_halted_at,
-              p.updated_at AS p_updated_at, p.max_order_notional AS p_notional, p.max_open_orders AS p_open,
-              p.max_orders_per_minute AS p_per_minute, p.price_band_percent AS p_band,
-              p.daily_loss_limit AS p_loss,
-              l.user_id AS own_id, l.max_order_notional AS notional, l.max_open_orders AS open,
-              l.max_orders_per_minute AS per_minute, l.price_band_percent AS band,
-              l.daily_loss_limit AS loss
-            FROM (SELECT ${userId}::uuid AS user_id) AS u
-            LEFT JOIN ${tradingHalts} AS h ON h.user_id = u.user_id
-            LEFT JOIN ${tradingPlatform} AS p ON p.id = 1
-            LEFT JOIN ${tradingLimits} AS l ON l.user_id = u.user_id`,
-        ),
-      );
+      const [row] = rowsOf<GateRow>(await executeText(executor, 'trading_gate', GATE, [userId]));
       return gateOf(row!);
     },
 
