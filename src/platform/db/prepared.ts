@@ -17,15 +17,20 @@ const dialect = new PgDialect();
  * filter given or not). The shapes are few; past this many, statements run unnamed rather than
  * grow every connection's set of prepared statements without bound.
  */
-const names = new Map<string, string>();
+const names = new Map<string, Map<string, string>>();
+let named = 0;
 const MAX_NAMES = 256;
 
 function nameOf(label: string, text: string): string | undefined {
-  const key = `${label}\n${text}`;
-  const known = names.get(key);
-  if (known !== undefined || names.size >= MAX_NAMES) return known;
+  // By label, then by the text itself: a text built once keeps its hash, where a key joining the two
+  // would be a new string to hash on every run (decision 380).
+  let byText = names.get(label);
+  const known = byText?.get(text);
+  if (known !== undefined || named >= MAX_NAMES) return known;
   const name = `${label}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
-  names.set(key, name);
+  if (!byText) names.set(label, (byText = new Map()));
+  byText.set(text, name);
+  named += 1;
   return name;
 }
 
