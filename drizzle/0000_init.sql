@@ -949,8 +949,8 @@ CREATE UNIQUE INDEX "two_factor_recovery_codes_user_hash_key" ON "two_factor_rec
 CREATE INDEX "user_grace_periods_ends_idx" ON "user_grace_periods" USING btree ("ends_at","user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
 CREATE INDEX "users_created_at_id_idx" ON "users" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "users_status_idx" ON "users" USING btree ("status");--> statement-breakpoint
-CREATE INDEX "users_role_idx" ON "users" USING btree ("role");--> statement-breakpoint
+CREATE INDEX "users_status_idx" ON "users" USING btree ("status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "users_role_idx" ON "users" USING btree ("role","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "users_last_name_prefix_idx" ON "users" USING spgist (lower("last_name"));--> statement-breakpoint
 CREATE INDEX "users_spaced_name_idx" ON "users" USING btree ("id") WHERE "users"."first_name" LIKE '% %' OR "users"."last_name" LIKE '% %';--> statement-breakpoint
 CREATE INDEX "payment_customers_user_idx" ON "payment_customers" USING btree ("user_id");--> statement-breakpoint

@@ -231,14 +231,25 @@ export function createAccountListRepository(db: DbExecutor) {
      * page's rows only.
      */
     async list(filter: UserFilter, offset: number, limit: number, annex?: AccountAnnex): Promise<AccountPage> {
-      if (filter.search) return search({ ...filter, search: filter.search }, offset, limit, annex);
-      // Only the default view is prepared: a filter's best plan depends on its value (a rare role
-      // is found by its index, a common one by the date order), as a search's on its pattern
-      // (decision 192).
       const filtered = Boolean(filter.status || filter.role || filter.subscriptionTier);
+      if (filter.search) {
+        const searched = { ...filter, search: filter.search };
+        if (!filtered) return search(searched, offset, limit, annex);
+        // The app's statements are planned once for any value, unnamed ones too (database.ts). A
+        // search with a filter is planned for its values: one plan cannot know whether the filter
+        // (a rare role: its index) or the term (a rare name: the trigram indexes) is the narrower,
+        // and the wrong one cost 300 ms a page on the big database (decision 401).
+        return db.transaction(async (tx) => {
+          await tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`);
+          return createAccountListRepository(tx).search(searched, offset, limit, annex);
+        });
+      }
+      // The same plan serves any filter's value: the role and status indexes hold the date order
+      // within each value (decision 401). Only the default view is named (decision 192).
       return runList(keptParts(filter, offset, limit), annex, filtered ? undefined : 'accounts_list');
     },
 
+    search,
     searchFromMatches,
     searchByNameWords,
     searchAlongCreation,

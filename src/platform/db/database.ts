@@ -232,8 +232,11 @@ async function openPostgres(
     // client's, a second later, only on one that does not (an outage).
     query_timeout: options.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     keepAlive: true,
-    // Named statements (prepared.ts) are planned once, for any values: only statements whose best
-    // plan does not depend on their values are named (decision 192). Unnamed ones are unaffected.
+    // Every statement with values is planned once, for any values: the named ones (prepared.ts,
+    // decision 192) and the unnamed ones too, since node-postgres binds values through the extended
+    // protocol and the unnamed statement follows plan_cache_mode. A read whose best plan depends on
+    // a value needs an index that suits every value (the admin list's role and status) or runs under
+    // `SET LOCAL plan_cache_mode = force_custom_plan` (a search with a filter; decision 401).
     // No JIT: a plan made for any `LIMIT` is costed for a tenth of the table, which passes JIT's
     // threshold, and compiling took 5 ms of a 0.5 ms page on every run (decision 192).
     options: '-c plan_cache_mode=force_generic_plan -c jit=off',

@@ -1,0 +1,114 @@
+// The admin list filtered by a rare role or status (decision 401). The app's statements are planned
+// once for any value, unnamed ones included, so the filter's plan must suit a rare value as well as a
+// common one: the page of the three admins among thousands of accounts, the oldest ones, reads a few
+// index entries, not every account in the date order. A search with a filter is planned for its
+// values: its statements run where plans are made for the values given.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
+import type { Db } from '../../../src/platform/db/database.ts';
+import { createAccountsRepository } from '../../../src/modules/users/accounts.repository.ts';
+import { planClient, type PlanClient, type PlanNode, rowsRead } from '../../helpers/plans.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+
+const ACCOUNTS = 6_000;
+
+/** A statement's value as an SQL literal: the list's values are texts and numbers. */
+const literal = (value: unknown): string =>
+  value === null ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
+
+describe('admin list: a filter is read by its index for any value', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await buildTestApp();
+    // The admins and the suspended are the oldest accounts: the date order reaches them last.
+    await t.database.db.execute(sql`
+      INSERT INTO users (email, password_hash, first_name, last_name, role, status, created_at)
+      SELECT 'plan-' || i || '@plans.example', 'unusable', 'Plan', 'Person',
+        CASE WHEN i <= 3 THEN 'admin' ELSE 'user' END,
+        CASE WHEN i > 3 AND i <= 8 THEN 'suspended' ELSE 'active' END,
+        timestamptz '2024-01-01T00:00:00Z' + i * interval '1 minute'
+      FROM generate_series(1, ${ACCOUNTS}) AS i`);
+    await t.database.db.execute(sql`ANALYZE users`);
+  });
+  after(() => t.close());
+
+  /**
+   * The rows of users that the statements of `work` read under their generic plan, the one plan made
+   * for any value: each is prepared and run again under EXPLAIN ANALYZE (an EXPLAIN of the statement
+   * itself would be planned for its values).
+   */
+  async function readUnderGenericPlans(work: (db: Db) => Promise<unknown>): Promise<number> {
+    const statements: { query: string; params: unknown[] }[] = [];
+    const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
+    const client = planClient(t);
+    await work(
+      (t.database.kind === 'postgres'
+        ? drizzlePostgres({ client: client as never, logger })
+        : drizzlePglite({ client: client as never, logger })) as unknown as Db,
+    );
+    // One connection for PREPARE and EXECUTE: the pool's own on PostgreSQL, PGlite's only one.
+    const pool = client as unknown as { connect?: () => Promise<PlanClient & { release(): void }> };
+    const conn = t.database.kind === 'postgres' && pool.connect ? await pool.connect() : undefined;
+    const on: PlanClient = conn ?? client;
+    let read = 0;
+    try {
+      await on.query('SET plan_cache_mode = force_generic_plan');
+      for (const { query, params } of statements) {
+        await on.query(`PREPARE generic_plan AS ${query}`);
+        try {
+          // EXECUTE takes its values as literals (a utility statement has no bound parameters).
+          const args = params.map(literal).join(', ');
+          const { rows } = await on.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+            `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE generic_plan${args ? `(${args})` : ''}`,
+          );
+          read += rowsRead(rows[0]!['QUERY PLAN'][0].Plan, 'users');
+        } finally {
+          await on.query('DEALLOCATE generic_plan');
+        }
+      }
+    } finally {
+      conn?.release();
+    }
+    return read;
+  }
+
+  for (const [name, filter, expected] of [
+    ['a rare role', { role: 'admin' as const }, 3],
+    ['a rare status', { status: 'suspended' as const }, 5],
+  ] as const) {
+    it(`${name}: its page reads its own accounts under the one plan, not the table`, async () => {
+      const read = await readUnderGenericPlans(async (db) => {
+        const page = await createAccountsRepository(db).list(filter, 0, 50);
+        assert.equal(page.rows.filter((row) => row.email.endsWith('@plans.example')).length, expected);
+      });
+      assert.ok(read < 100, `read ${read} accounts for a page of ${expected}`);
+    });
+  }
+
+  it('a search with a filter runs its statements where plans are made for their values', async () => {
+    const statements: string[] = [];
+    const logger = { logQuery: (query: string) => statements.push(query.trim()) };
+    const client = planClient(t);
+    const db = (t.database.kind === 'postgres'
+      ? drizzlePostgres({ client: client as never, logger })
+      : drizzlePglite({ client: client as never, logger })) as unknown as Db;
+    const page = await createAccountsRepository(db).list({ search: 'plans.example', role: 'admin' }, 0, 50);
+    assert.deepEqual(
+      page.rows.map((row) => row.email),
+      ['plan-3@plans.example', 'plan-2@plans.example', 'plan-1@plans.example'],
+    );
+    const custom = statements.findIndex((s) => /^SET LOCAL plan_cache_mode = force_custom_plan$/.test(s));
+    assert.ok(custom >= 0, 'the search is planned for its values');
+    const reads = statements.filter((s) => /FROM "users"/.test(s));
+    assert.ok(reads.length > 0);
+    assert.ok(statements.indexOf(reads[0]!) > custom, 'every read of the search follows the setting');
+    // Without a filter the search's ways are planned once, as before (decision 192).
+    statements.length = 0;
+    await createAccountsRepository(db).list({ search: 'plans.example' }, 0, 50);
+    assert.ok(!statements.some((s) => s.startsWith('SET LOCAL')));
+  });
+});
