@@ -109,6 +109,13 @@ export const ENDPOINTS: Endpoint[] = [
   },
   // A term every account matches (the e-mails' domain): its total is counted up to its bound (decision 310).
   fixed('/api/admin/users?search=bench.example&limit=50', 'admin'),
+  // Filtered pages (decision 401): a rare role, a rare status, and each with a term every account matches.
+  // Statements with values are planned once for any value (database.ts), so these lines show whether
+  // the one plan suits a rare value as well as a common one.
+  fixed('/api/admin/users?role=admin&limit=50', 'admin'),
+  fixed('/api/admin/users?status=suspended&limit=50', 'admin'),
+  fixed('/api/admin/users?search=bench.example&role=admin&limit=50', 'admin'),
+  fixed('/api/admin/users?search=bench.example&status=suspended&limit=50', 'admin'),
   fixed('/api/admin/command-center/intel', 'admin'),
   fixed('/api/v1/tracker/issues', 'admin'),
   {
