@@ -324,8 +324,8 @@ export function createOrderExecution(deps: ExecutionDeps) {
 
     /**
      * A new order for a venue outside the process (live): stored already claimed for sending, with its
-     * client order id and audit entries (`order.place`, `pending→unknown`), in one transaction that
-     * commits before anything is sent (decision 272). Only this request sends it: nothing else sends an
+     * client order id and audit entries (`order.place`, `pending→unknown`), in one statement that
+     * commits before anything is sent (decisions 272, 385). Only this request sends it: nothing else sends an
      * order, and a pass finding it `unknown` looks it up. Answers the stored order, or
      * 'idempotency_taken' when another request stored one with the same key first.
      */
@@ -335,12 +335,10 @@ export function createOrderExecution(deps: ExecutionDeps) {
       mover: Mover,
     ): Promise<OrderRow | 'idempotency_taken'> {
       const now = clock.now();
-      const claimed = await db.transaction(async (tx) => {
-        const row = await repo.insert({ ...order, status: 'unknown', sentAt: now }, tx);
-        if (row === 'idempotency_taken') return row;
-        await auditAll([placed, transitionEntry(row, 'pending', mover)], now, tx);
-        return row;
-      });
+      // The row as it is stored (the entry names its amount filled as the database writes it).
+      const stored = { ...order, status: 'unknown', sentAt: now, filled: storedAmount('0'), reason: null } as OrderRow;
+      const entries = auditRows([placed, transitionEntry(stored, 'pending', mover)], now);
+      const claimed = await repo.insertAudited({ ...order, status: 'unknown', sentAt: now }, entries);
       if (claimed === 'idempotency_taken') return claimed;
       // Both states, in order, as when they were committed one by one; with the answer's if it comes soon.
       hold([{ ...claimed, status: 'pending', sentAt: null }, claimed]);

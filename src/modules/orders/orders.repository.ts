@@ -132,11 +132,33 @@ const FINISH_NEW = `WITH fills AS (
   WHERE id = $1::uuid
   RETURNING *`;
 
+/**
+ * A new order's insert with its audit entries (`auditRows`' two values after the order's) in one
+ * statement, the entries written only when the order is (a taken idempotency key inserts neither):
+ * atomic as a statement is, without a transaction's BEGIN and COMMIT round trips (decision 385).
+ */
+const INSERT_ORDER_AUDITED = `WITH claimed AS (${INSERT_ORDER}), entries AS (${auditRowsText(
+  `$${ORDER_COLUMNS.length + 1}`,
+  `$${ORDER_COLUMNS.length + 2}`,
+)} WHERE EXISTS (SELECT 1 FROM claimed)) SELECT * FROM claimed`;
+
 export function createOrdersRepository(db: DbExecutor) {
   return {
     async insert(order: NewOrder, executor: DbExecutor = db): Promise<OrderRow | 'idempotency_taken'> {
       const [raw] = rowsOf<Record<string, unknown>>(
         await executeText(executor, 'orders_insert', INSERT_ORDER, orderParams(order)),
+      );
+      return raw ? orderRowOf(raw) : 'idempotency_taken';
+    },
+
+    /** `insert`, with the order's audit entries (`auditRows`) written in the same statement. */
+    async insertAudited(
+      order: NewOrder,
+      entries: AuditRowsParams,
+      executor: DbExecutor = db,
+    ): Promise<OrderRow | 'idempotency_taken'> {
+      const [raw] = rowsOf<Record<string, unknown>>(
+        await executeText(executor, 'orders_insert_audited', INSERT_ORDER_AUDITED, [...orderParams(order), ...entries]),
       );
       return raw ? orderRowOf(raw) : 'idempotency_taken';
     },

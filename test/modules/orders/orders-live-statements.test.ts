@@ -1,0 +1,57 @@
+// What a live market order costs the database, counted in statements (decisions 345, 385): a count does
+// not depend on the machine's load. Each statement is a round trip through the app's busy event loop, and
+// on a live order most of them wait there for their turn, so fewer is shorter as well as cheaper.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { recordStatements } from '../../helpers/statements.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
+
+/** An order placed with an API token, filled at once, its account events published and its fill heard. */
+const LIVE_ORDER_STATEMENTS = 17;
+
+describe('the statements of a live market order', () => {
+  let o: OrdersApp;
+  before(async () => {
+    o = await startOrdersApp({ env: { EXCHANGE_TIMEOUT_MS: '60000', MARKET_UPSTREAM_TIMEOUT_MS: '10000' } });
+  });
+  after(async () => {
+    await o?.close();
+  });
+
+  it(`takes ${LIVE_ORDER_STATEMENTS} with an API token`, async () => {
+    const trader = await o.trader();
+    const made = await o.inject('POST', '/api/auth/tokens', trader.headers, {
+      name: 'orders',
+      scopes: ['trade:read', 'trade:write'],
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const token = { headers: { authorization: `Bearer ${made.json<{ token: string }>().token}` } };
+    const recorded = recordStatements(o.t.database);
+    const afterTheAnswer = () =>
+      waitFor(
+        () =>
+          [/stream_events/, /notification_preferences/, /pg_notify/].every((r) =>
+            recorded.texts.some((t) => r.test(t)),
+          ),
+        'the work after the answer',
+        30_000,
+      );
+    let texts: string[];
+    try {
+      const first = await o.place(token, { amount: '0.001' });
+      assert.equal(first.statusCode, 201, first.body);
+      await afterTheAnswer();
+      recorded.texts.length = 0;
+      const placed = await o.place(token, { amount: '0.001' });
+      assert.equal(placed.statusCode, 201, placed.body);
+      assert.equal(placed.json().status, 'filled');
+      await afterTheAnswer();
+      texts = [...recorded.texts];
+    } finally {
+      recorded.stop();
+    }
+    const listed = texts.map((t) => t.replace(/\s+/g, ' ').slice(0, 100)).join('\n');
+    assert.equal(texts.length, LIVE_ORDER_STATEMENTS, listed);
+  });
+});
