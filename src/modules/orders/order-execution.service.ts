@@ -200,11 +200,19 @@ export function createOrderExecution(deps: ExecutionDeps) {
         );
   }
 
-  /** Brings the order to the venue's state (or rejects it), once, under its lock. */
-  async function apply(orderId: string, update: Update, mover: Mover = SYSTEM): Promise<OrderRow> {
+  /**
+   * Brings the order to the venue's state (or rejects it), once, under its lock. `unflushed`: the commit
+   * does not wait for the disk (decision 386), for a change the venue can tell again.
+   */
+  async function apply(
+    orderId: string,
+    update: Update,
+    mover: Mover = SYSTEM,
+    commit: 'flushed' | 'unflushed' = 'flushed',
+  ): Promise<OrderRow> {
     const now = clock.now();
     const outcome = await db.transaction(async (tx) => {
-      const locked = await repo.lockWithFills(orderId, tx);
+      const locked = await repo.lockWithFills(orderId, tx, commit);
       if (!locked) throw new Error(`order ${orderId} vanished`);
       return applyWithin(tx, locked.row, locked.fills, update, mover, now);
     });
@@ -356,8 +364,10 @@ export function createOrderExecution(deps: ExecutionDeps) {
       credential?: ResolvedCredential,
     ): Promise<OrderRow> {
       const result = await venue.submit({ ...requestOf(claimed), ...(credential ? { credential } : {}) });
-      if (result.kind === 'accepted') return apply(claimed.id, { state: result.state }, mover);
-      if (result.kind === 'refused') return apply(claimed.id, { rejected: result.reason }, mover);
+      // The claim was flushed before the send; the answer is the venue's to tell again, by the order's client
+      // order id, should the database lose it: its commit does not wait for the disk (decision 386).
+      if (result.kind === 'accepted') return apply(claimed.id, { state: result.state }, mover, 'unflushed');
+      if (result.kind === 'refused') return apply(claimed.id, { rejected: result.reason }, mover, 'unflushed');
       logger.warn({ orderId: claimed.id, reason: result.reason }, 'order outcome unknown; looking it up');
       return resolve(claimed, mover);
     },

@@ -142,6 +142,16 @@ const INSERT_ORDER_AUDITED = `WITH claimed AS (${INSERT_ORDER}), entries AS (${a
   `$${ORDER_COLUMNS.length + 2}`,
 )} WHERE EXISTS (SELECT 1 FROM claimed)) SELECT * FROM claimed`;
 
+/**
+ * `LOCK_WITH_FILLS` for a transaction that commits without waiting for its WAL to reach the disk
+ * (`synchronous_commit` off for that transaction only, set in the same round trip): for a change a
+ * lookup at the venue makes again should the database lose it (decision 386).
+ */
+const LOCK_WITH_FILLS_UNFLUSHED = LOCK_WITH_FILLS.replace(
+  'SELECT o.*,',
+  `SELECT set_config('synchronous_commit', 'off', true) AS "unflushed", o.*,`,
+);
+
 export function createOrdersRepository(db: DbExecutor) {
   return {
     async insert(order: NewOrder, executor: DbExecutor = db): Promise<OrderRow | 'idempotency_taken'> {
@@ -183,9 +193,15 @@ export function createOrdersRepository(db: DbExecutor) {
      * The row, locked for the caller's transaction (one writer applies a venue state at a time), with its
      * fills so far, oldest first: one statement where a lock and a read of the fills took two.
      */
-    async lockWithFills(id: string, executor: DbExecutor): Promise<{ row: OrderRow; fills: FillRow[] } | undefined> {
+    async lockWithFills(
+      id: string,
+      executor: DbExecutor,
+      commit: 'flushed' | 'unflushed' = 'flushed',
+    ): Promise<{ row: OrderRow; fills: FillRow[] } | undefined> {
       const joined = rowsOf<Record<string, unknown>>(
-        await executeText(executor, 'orders_lock_with_fills', LOCK_WITH_FILLS, [id]),
+        commit === 'flushed'
+          ? await executeText(executor, 'orders_lock_with_fills', LOCK_WITH_FILLS, [id])
+          : await executeText(executor, 'orders_lock_with_fills_unflushed', LOCK_WITH_FILLS_UNFLUSHED, [id]),
       );
       const first = joined[0];
       if (!first) return undefined;
