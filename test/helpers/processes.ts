@@ -143,3 +143,13 @@ export async function cli(
     stderr: proc.stderr().replace(/^warning: Node v\S+ is outside the versions .*\n/, ''),
   };
 }
+
+/** POSTs JSON to a started server; answers the status and the parsed body. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}

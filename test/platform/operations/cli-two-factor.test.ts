@@ -3,23 +3,14 @@
 // server and the CLI costs seconds, and cli.test.ts holds the other commands.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { cli, killStarted, startServer, STARTUP_MS, storage } from '../../helpers/processes.ts';
+import { cli, killStarted, startServer, STARTUP_MS, storage, postJson } from '../../helpers/processes.ts';
 import { codeOf } from '../../helpers/totp-reference.ts';
 
 const POSTGRES = Boolean(process.env.DATABASE_URL);
 const timeout = STARTUP_MS;
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
 const login = async (base: string, email: string, password: string) =>
-  post(`${base}/api/auth/login`, { email, password });
+  postJson(`${base}/api/auth/login`, { email, password });
 
 /** The status `url` answers once it answers `status`, or after 5 s (servers cache a principal for 2 s). */
 async function untilStatus(url: string, token: string, status: number): Promise<number> {
@@ -41,12 +32,12 @@ describe('npm run cli -- users:reset-2fa', () => {
   }, async () => {
     const env = await storage();
     let server = await startServer(env);
-    await post(`${server.url}/api/auth/register`, { email: 'eve@example.com', password: 'eve-password-1' });
+    await postJson(`${server.url}/api/auth/register`, { email: 'eve@example.com', password: 'eve-password-1' });
     const token = String((await login(server.url, 'eve@example.com', 'eve-password-1')).body.access_token);
     const bearer = { authorization: `Bearer ${token}` };
-    const setup = await post(`${server.url}/api/auth/2fa/setup`, { password: 'eve-password-1' }, bearer);
+    const setup = await postJson(`${server.url}/api/auth/2fa/setup`, { password: 'eve-password-1' }, bearer);
     assert.equal(setup.status, 200, JSON.stringify(setup.body));
-    const enabled = await post(
+    const enabled = await postJson(
       `${server.url}/api/auth/2fa/enable`,
       { code: codeOf(String(setup.body.secret)) },
       bearer,

@@ -2,22 +2,13 @@
 // database it refuses while the server holds it (and loses nothing); on PostgreSQL it works beside it.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { cli, killStarted, startServer, STARTUP_MS, storage } from '../../helpers/processes.ts';
+import { cli, killStarted, startServer, STARTUP_MS, storage, postJson } from '../../helpers/processes.ts';
 
 const POSTGRES = Boolean(process.env.DATABASE_URL);
 const timeout = STARTUP_MS;
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
 const login = async (base: string, email: string, password: string) =>
-  post(`${base}/api/auth/login`, { email, password });
+  postJson(`${base}/api/auth/login`, { email, password });
 const get = async (url: string, token: string) =>
   (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status;
 
@@ -79,7 +70,7 @@ describe('npm run cli', () => {
   }, async () => {
     const env = await storage();
     let server = await startServer(env);
-    const registered = await post(`${server.url}/api/auth/register`, {
+    const registered = await postJson(`${server.url}/api/auth/register`, {
       email: 'ada@example.com',
       password: 'ada-password-1',
     });
@@ -113,7 +104,7 @@ describe('npm run cli', () => {
   }, async () => {
     const env = await storage();
     let server = await startServer(env);
-    await post(`${server.url}/api/auth/register`, { email: 'ada@example.com', password: 'ada-password-1' });
+    await postJson(`${server.url}/api/auth/register`, { email: 'ada@example.com', password: 'ada-password-1' });
     const token = String((await login(server.url, 'ada@example.com', 'ada-password-1')).body.access_token);
     assert.equal(await get(`${server.url}/api/admin/users`, token), 403);
     // The embedded database is the server's while it runs.

@@ -7,16 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSmtpFake, type SmtpFake } from '../../fakes/smtp.ts';
-import { killStarted, startServer, STARTUP_MS, storage } from '../../helpers/processes.ts';
-
-async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+import { killStarted, startServer, STARTUP_MS, storage, postJson } from '../../helpers/processes.ts';
 
 const INTL_CALLS = path.resolve(import.meta.dirname, '../../helpers/intl-calls.mjs');
 
@@ -51,7 +42,7 @@ describe('the built server, at start and on the first request that needs what it
   });
 
   it('answers the options of a passkey sign-in', { timeout: STARTUP_MS }, async () => {
-    const started = await post(`${server.url}/api/auth/passkeys/options`, { purpose: 'login' });
+    const started = await postJson(`${server.url}/api/auth/passkeys/options`, { purpose: 'login' });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const options = started.body.options as { challenge: string; userVerification: string };
     assert.match(options.challenge, /^[A-Za-z0-9_-]{43}$/);
@@ -59,7 +50,7 @@ describe('the built server, at start and on the first request that needs what it
   });
 
   it('checks the mail relay for the dashboard', { timeout: STARTUP_MS }, async () => {
-    const signedIn = await post(`${server.url}/api/auth/login`, {
+    const signedIn = await postJson(`${server.url}/api/auth/login`, {
       email: 'root@example.com',
       password: 'root-password-1',
     });
