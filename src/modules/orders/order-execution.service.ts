@@ -17,7 +17,16 @@ import { canMove, isFinal, newFills, progressFrom, type OrderStatus } from './or
 import type { ORDERS_EVENTS } from './orders.events.ts';
 import type { FillRow, NewOrder, OrderPatch, OrderRow, OrdersRepository } from './orders.repository.ts';
 import { orderWire } from './orders.wire.ts';
-import { fillOf, type Mover, patchFor, requestOf, storedAmount, SYSTEM, type Update } from './order-updates.ts';
+import {
+  fillOf,
+  type Mover,
+  patchFor,
+  requestOf,
+  storedAmount,
+  SYSTEM,
+  transitionEntry,
+  type Update,
+} from './order-updates.ts';
 
 type OrdersAuditAction = (typeof ORDERS_AUDIT_ACTIONS)[number];
 
@@ -41,17 +50,6 @@ const CLAIMED_EVENTS_HELD_MS = 250;
 export function createOrderExecution(deps: ExecutionDeps) {
   const { db, repo, clock, logger } = deps;
   const fillListeners: FillListener[] = [];
-
-  const transitionEntry = (row: OrderRow, from: OrderStatus, mover: Mover): AuditEvent<OrdersAuditAction> => ({
-    actorId: mover.actorId,
-    actorType: mover.actorType,
-    action: 'order.transition',
-    subjectUserId: row.userId,
-    targetType: 'order',
-    targetId: row.id,
-    details: { from, to: row.status, filled: row.filled, mode: row.mode, reason: row.reason },
-    ip: mover.ip ?? null,
-  });
 
   async function transition(tx: DbExecutor, row: OrderRow, from: OrderStatus, mover: Mover, now: Date) {
     await audit(transitionEntry(row, from, mover), now, tx);

@@ -2,8 +2,10 @@
 // cancel brings, the venue's fills as fill rows, the row's fields after them, and the request the venue
 // is sent. Pure: the state machine that applies them under the row's lock is order-execution.service.ts.
 import { Decimal } from 'decimal.js';
+import type { AuditEvent } from '../../platform/audit.ts';
 import type { VenueFill, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
-import { fillTotals, isFinal, type progressFrom } from './orders.domain.ts';
+import type { ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
+import { fillTotals, isFinal, type OrderStatus, type progressFrom } from './orders.domain.ts';
 import type { FillRow, OrderPatch, OrderRow } from './orders.repository.ts';
 
 /** Who moved the order: the user in a request, or the service itself (reconcile, a venue's notice). */
@@ -14,6 +16,24 @@ export interface Mover {
 }
 
 export const SYSTEM: Mover = { actorId: null, actorType: 'system' };
+
+/** The audit entry of an order's move from `from` to the row's status, by `mover`. */
+export function transitionEntry(
+  row: OrderRow,
+  from: OrderStatus,
+  mover: Mover,
+): AuditEvent<(typeof ORDERS_AUDIT_ACTIONS)[number]> {
+  return {
+    actorId: mover.actorId,
+    actorType: mover.actorType,
+    action: 'order.transition',
+    subjectUserId: row.userId,
+    targetType: 'order',
+    targetId: row.id,
+    details: { from, to: row.status, filled: row.filled, mode: row.mode, reason: row.reason },
+    ip: mover.ip ?? null,
+  };
+}
 
 /**
  * What moves an order: the venue's state of it, a refusal, or a cancel before it was sent. `whilePending`
