@@ -100,6 +100,16 @@ export async function startOrdersApp(
       },
     );
 
+  /** The trader's headers with a new API token that may trade, in place of its session. */
+  async function tradingToken(user: Trader): Promise<{ headers: Record<string, string> }> {
+    const made = await inject('POST', '/api/auth/tokens', user.headers, {
+      name: 'orders',
+      scopes: ['trade:read', 'trade:write'],
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    return { headers: { authorization: `Bearer ${made.json<{ token: string }>().token}` } };
+  }
+
   return {
     t,
     binance,
@@ -107,6 +117,7 @@ export async function startOrdersApp(
     clock,
     inject,
     trader,
+    tradingToken,
     place,
     async close() {
       await t.close();

@@ -20,13 +20,7 @@ describe('the statements of a live market order', () => {
   });
 
   it(`takes ${LIVE_ORDER_STATEMENTS} with an API token`, async () => {
-    const trader = await o.trader();
-    const made = await o.inject('POST', '/api/auth/tokens', trader.headers, {
-      name: 'orders',
-      scopes: ['trade:read', 'trade:write'],
-    });
-    assert.equal(made.statusCode, 201, made.body);
-    const token = { headers: { authorization: `Bearer ${made.json<{ token: string }>().token}` } };
+    const token = await o.tradingToken(await o.trader());
     const recorded = recordStatements(o.t.database);
     const afterTheAnswer = () =>
       waitFor(

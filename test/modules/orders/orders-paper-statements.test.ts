@@ -20,13 +20,7 @@ describe('the statements of a paper market order', () => {
   });
 
   it(`takes ${PAPER_ORDER_STATEMENTS} with an API token (a transaction of six among them)`, async () => {
-    const trader = await o.trader();
-    const made = await o.inject('POST', '/api/auth/tokens', trader.headers, {
-      name: 'orders',
-      scopes: ['trade:read', 'trade:write'],
-    });
-    assert.equal(made.statusCode, 201, made.body);
-    const token = { headers: { authorization: `Bearer ${made.json<{ token: string }>().token}` } };
+    const token = await o.tradingToken(await o.trader());
     const recorded = recordStatements(o.t.database);
     // After the answer: the account events stored and sent on the bus (PostgreSQL's NOTIFY in a test
     // app), and the notifications module's read of the user's choices for the fill.
