@@ -5,14 +5,11 @@
 // instances whose clocks are 3 s apart still give growing numbers in turn order; a holder that never
 // gives the turn back holds it only for its lease; and with Redis away each instance takes turns alone.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
-import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 import { systemClock, type Clock } from '../../../src/platform/clock.ts';
 import { createVenueBudgets, KeyLimitRefusal } from '../../../src/platform/venue-budget/venue-budget.ts';
-import { redisCommandCounter } from '../../fakes/redis-commands.ts';
-import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
+import { countedRedis } from './counted-redis.ts';
 import { withoutRedis } from '../../helpers/services.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -64,26 +61,11 @@ describe('key turns in process memory (one instance is the whole service)', () =
 });
 
 describe('key turns on Redis', { skip: NO_REDIS }, () => {
-  let proxy: TcpProxy;
-  const counter = redisCommandCounter();
-  const caches: Cache[] = [];
-  const prefix = `test:turns:${randomUUID()}:`;
-  /** A cache as an instance has it, through the counting proxy, connected before it is used. */
-  async function instanceCache(): Promise<Cache> {
-    const cache = createRedisCache(proxy.url(REDIS_URL!), { keyPrefix: prefix, commandTimeoutMs: 300, probeMs: 100 });
-    caches.push(cache);
-    assert.equal(await cache.connected(), true);
-    return cache;
-  }
-  before(async () => {
-    const url = new URL(REDIS_URL!);
-    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
-    proxy.tap(counter.listen);
-  });
-  after(async () => {
-    for (const cache of caches) await cache.close();
-    await proxy?.close();
-  });
+  const redis = countedRedis(REDIS_URL ?? '', 'turns');
+  const { counter } = redis;
+  const instanceCache = () => redis.cache();
+  before(() => redis.start());
+  after(() => redis.close());
 
   it('a turn costs two round trips: the lock with its number in one command, its release in another', async () => {
     const budget = kraken(await instanceCache());
@@ -162,14 +144,14 @@ describe('key turns on Redis', { skip: NO_REDIS }, () => {
   it('with Redis away, each instance takes turns on its own, numbers still growing', async () => {
     const budget = kraken(await instanceCache());
     const before = await budget.inTurn('away', 1_000, async (n) => n);
-    await proxy.mode('blackhole');
+    await redis.proxy.mode('blackhole');
     try {
       const log = turnLog();
       await Promise.all(Array.from({ length: 5 }, () => budget.inTurn('away', 1_000, (n) => log.work(n))));
       assert.equal(log.numbers.length, 5);
       assert.ok(increasing(log.numbers), String(log.numbers));
     } finally {
-      await proxy.mode('pass');
+      await redis.proxy.mode('pass');
     }
     assert.ok(before > 0);
   });

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { createMemoryCache, type Cache } from '../../../src/platform/cache/cache.ts';
-import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import {
   BudgetRefusal,
@@ -17,8 +16,7 @@ import {
   type VenueBudget,
 } from '../../../src/platform/venue-budget/venue-budget.ts';
 import type { KeyLimit } from '../../../src/platform/venue-budget/key-limits.ts';
-import { redisCommandCounter } from '../../fakes/redis-commands.ts';
-import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
+import { countedRedis } from './counted-redis.ts';
 import { withoutRedis } from '../../helpers/services.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
@@ -69,27 +67,16 @@ describe('in process memory', () => {
 });
 
 describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
-  let proxy: TcpProxy;
   let direct: Redis;
-  const counter = redisCommandCounter();
-  const caches: Cache[] = [];
-  const prefix = `test:budget-trips:${randomUUID()}:`;
-  /** A cache as an instance has it, through the counting proxy, connected before it is used. */
-  async function instanceCache(): Promise<Cache> {
-    const cache = createRedisCache(proxy.url(REDIS_URL!), { keyPrefix: prefix, commandTimeoutMs: 300, probeMs: 100 });
-    caches.push(cache);
-    assert.equal(await cache.connected(), true);
-    return cache;
-  }
+  const redis = countedRedis(REDIS_URL ?? '', 'budget-trips');
+  const { counter, prefix } = redis;
+  const instanceCache = () => redis.cache();
   before(async () => {
-    const url = new URL(REDIS_URL!);
-    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
-    proxy.tap(counter.listen);
+    await redis.start();
     direct = new Redis(REDIS_URL!);
   });
   after(async () => {
-    for (const cache of caches) await cache.close();
-    await proxy?.close();
+    await redis.close();
     direct?.disconnect();
   });
 
@@ -202,20 +189,18 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
   });
 
   it('a Redis that does not answer within the bound: the call is counted in this instance alone, then shared again', async () => {
-    const cache = createRedisCache(proxy.url(REDIS_URL!), { keyPrefix: prefix, commandTimeoutMs: 300, probeMs: 100 });
-    caches.push(cache);
-    assert.equal(await cache.connected(), true);
+    const cache = await instanceCache();
     const budget = instance(cache, randomUUID());
     await budget.acquire(WEIGHT, 'u');
     assert.equal(budget.snapshot().scope, 'shared');
-    await proxy.mode('blackhole');
+    await redis.proxy.mode('blackhole');
     try {
       const started = performance.now();
       await budget.acquire(WEIGHT, 'u');
       assert.ok(performance.now() - started < 3_000, 'answered after the bound, not after Redis');
       assert.equal(budget.snapshot().scope, 'local');
     } finally {
-      await proxy.mode('pass');
+      await redis.proxy.mode('pass');
     }
     await waitFor(() => cache.available(), 'the cache finding Redis again');
     counter.take();
