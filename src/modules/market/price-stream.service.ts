@@ -34,6 +34,8 @@ export interface PriceStreamMetrics {
 interface PairState {
   price: string;
   lastSentAt: number;
+  /** When the WebSocket stream last gave this pair a price: a REST poll begun before it is older. */
+  streamAt?: number;
   /** A newer price waiting for its pair's 250 ms to pass. */
   pending?: PriceEvent;
 }
@@ -126,12 +128,14 @@ export function createPriceStream(
     const ready: PriceEvent[] = [];
     for (const event of events) {
       const price = String(event.price);
+      const streamAt = event.source === 'stream' ? at : undefined;
       const state = pairs.get(event.symbol);
       if (!state) {
-        pairs.set(event.symbol, { price, lastSentAt: wanted(event.symbol) ? at : 0 });
+        pairs.set(event.symbol, { price, lastSentAt: wanted(event.symbol) ? at : 0, streamAt });
         if (wanted(event.symbol)) ready.push(event);
         continue;
       }
+      if (streamAt !== undefined) state.streamAt = streamAt;
       if (state.price === price && !state.pending) continue;
       state.price = price;
       if (!wanted(event.symbol)) continue;
@@ -175,11 +179,16 @@ export function createPriceStream(
   async function poll(): Promise<void> {
     if (polling || subscribers() === 0 || live.state().live) return;
     polling = true;
+    const started = now();
     try {
       const served = await data.prices();
       const ts = isoMs(served.fetchedAt);
+      // The stream may have come back while the list was on its way: its prices are newer than the list's.
+      const older = (symbol: string) => (pairs.get(symbol)?.streamAt ?? -Infinity) >= started;
       offer(
-        served.value.map((quote) => ({ symbol: quote.symbol, price: num(quote.price), ts, source: restSource })),
+        served.value
+          .filter((quote) => !older(quote.symbol))
+          .map((quote) => ({ symbol: quote.symbol, price: num(quote.price), ts, source: restSource })),
         now(),
       );
     } catch (error) {

@@ -178,3 +178,39 @@ describe('the market price stream at shutdown', () => {
     }
   });
 });
+
+describe('the market price stream when its WebSocket comes alive during a REST poll', () => {
+  it('keeps the stream price: the REST list asked for before it is older, and is not sent after it', async () => {
+    const ws = await startBinanceWsFake();
+    // The venue's answer is held while the test works: longer than the usual 1 s budget.
+    const m = await startMarket({ env: { BINANCE_WS_URL: ws.url, MARKET_UPSTREAM_TIMEOUT_MS: '10000' } });
+    const held = m.binance.hold({ pathPrefix: '/api/v3/ticker/price' });
+    let stream: ReturnType<typeof follow> | undefined;
+    try {
+      const base = await m.app.listen({ host: '127.0.0.1', port: 0 });
+      await waitFor(() => ws.connections === 1, 5_000, 'the upstream stream');
+      // Connected but silent: the first subscriber starts a REST poll, which the venue holds.
+      stream = follow(`${base}/api/v1/market/stream?symbols=BTCUSDT`);
+      await waitFor(() => m.binance.countRequests('/api/v3/ticker/price') === 1, 5_000, 'the REST poll');
+      ws.setPrice('BTCUSDT', '71000.5');
+      ws.push(['BTCUSDT']);
+      await waitFor(
+        async () => (await m.get<{ live_stream: { live: boolean } }>('/api/v1/market/status')).body.live_stream.live,
+        5_000,
+        'the stream tick',
+      );
+      held.release();
+      await stream.waitFor((e) => e.type === 'price' && e.data.price === 71000.5, 5_000, 'the stream price');
+      // A REST price sent after the stream's would come with the same write or the next flush.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const prices = stream.events.filter((e) => e.type === 'price').map((e) => [e.data.price, e.data.source]);
+      assert.deepEqual(prices.at(-1), [71000.5, 'stream'], JSON.stringify(prices));
+      assert.ok(!prices.some(([price]) => price === 65000), JSON.stringify(prices));
+    } finally {
+      held.release();
+      stream?.close();
+      await m.stop();
+      await ws.close();
+    }
+  });
+});
