@@ -20,7 +20,8 @@ import {
   type User,
 } from './linear-workspace.ts';
 
-export type LinearFailure = 'ratelimited' | 'auth' | 'server-error' | 'hang';
+/** `unavailable`: the 503 of Linear's edge during an outage, an HTML page rather than GraphQL. */
+export type LinearFailure = 'ratelimited' | 'auth' | 'server-error' | 'unavailable' | 'hang';
 
 export interface LinearFake {
   url: string;
@@ -76,6 +77,10 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
     const failure = failures.shift();
     if (failure === 'hang') return; // the socket stays open until the client gives up
     if (failure === 'server-error') return send(res, 500, error('Internal server error', 'INTERNAL_SERVER_ERROR'));
+    if (failure === 'unavailable') {
+      res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'retry-after': '30' });
+      return res.end('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
+    }
     if (failure === 'ratelimited') {
       return send(res, 400, error('Rate limit exceeded', 'RATELIMITED', 'You have exceeded the rate limit.'), {
         'x-ratelimit-requests-limit': '5000',

@@ -35,8 +35,9 @@ export type TransportFailure = 'refused' | 'timeout' | 'reset' | 'dns' | 'unreac
 /**
  * A 5xx that is an outside system's expected outage, not a bug (decision 396): logged as one warning
  * naming the system and the failure, without a stack. `breaker_open` and `budget_spent`: the venue's
- * budget refused the call, nothing was sent. `venue_5xx`: the venue answered HTTP 502, 503 or 504;
- * `maintenance`: it said in its own words that it is in maintenance or unavailable (decision 405).
+ * budget refused the call, nothing was sent. `venue_5xx`: the venue (or the issue tracker, decision 408)
+ * answered HTTP 502, 503 or 504; `maintenance`: it said in its own words that it is in maintenance or
+ * unavailable (decision 405).
  */
 export interface DependencyOutage {
   /** The outside system, e.g. `Binance`, `binance`, `CoinGecko`. */

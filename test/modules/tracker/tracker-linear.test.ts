@@ -278,6 +278,19 @@ describe('tracker on the Linear backend', () => {
   });
 
   describe('when Linear fails', () => {
+    const WARN = 40;
+    const ERROR = 50;
+    const failureLines = (app: TestApp, from = 0) =>
+      app
+        .logLines()
+        .slice(from)
+        .filter((l) => l.msg === 'request failed' || l.dependency === 'Linear');
+    /** The outage warnings since `from`: level, message and the code that told the failure. */
+    const outages = (app: TestApp, from = 0) => {
+      const lines = failureLines(app, from);
+      assert.ok(!lines.some((l) => 'err' in l), 'an outage is logged without its error');
+      return lines.map((l) => [l.level, l.msg, l.code]);
+    };
     it('RATELIMITED becomes 429 with Retry-After from the reset header', async () => {
       fake.failNext('ratelimited');
       const response = await call('GET', '/api/v1/tracker/issues');
@@ -322,10 +335,26 @@ describe('tracker on the Linear backend', () => {
     });
 
     it('HTTP 500 becomes 502, no answer 504, and a closed port 503', async () => {
+      let mark = t.logLines().length;
       fake.failNext('server-error');
       const failed = await call('POST', '/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'x' });
       assert.equal(failed.statusCode, 502);
       assert.equal(failed.json().detail, 'The issue tracker failed with HTTP 500');
+      // Linear's 500 is a failure to look into: an error with its stack (decision 408).
+      const failedLines = failureLines(t, mark);
+      assert.deepEqual(
+        failedLines.map((l) => [l.level, l.msg]),
+        [[ERROR, 'request failed']],
+      );
+      assert.match(String((failedLines[0]!.err as { stack?: string }).stack), /HTTP 500[\s\S]*\n\s+at /);
+
+      // Linear's edge answering 503 in an outage: one warning, no stack (decisions 405, 408).
+      mark = t.logLines().length;
+      fake.failNext('unavailable');
+      const away = await call('GET', '/api/v1/tracker/issues');
+      assert.equal(away.statusCode, 502);
+      assert.equal(away.json().detail, 'The issue tracker failed with HTTP 503');
+      assert.deepEqual(outages(t, mark), [[WARN, 'Linear unavailable (venue_5xx): answering 502', 'HTTP 503']]);
 
       const impatient = await buildTestApp({ keepData: true, env: linearEnv(fake, { TRACKER_TIMEOUT_MS: '500' }) });
       try {
@@ -337,6 +366,7 @@ describe('tracker on the Linear backend', () => {
         });
         assert.equal(slow.statusCode, 504);
         assert.equal(slow.json().detail, 'The issue tracker did not answer within 500 ms');
+        assert.deepEqual(outages(impatient), [[WARN, 'Linear unavailable (timeout): answering 504', 'TimeoutError']]);
       } finally {
         await impatient.close();
       }
@@ -356,6 +386,8 @@ describe('tracker on the Linear backend', () => {
         assert.deepEqual(response.json(), { detail: 'The issue tracker could not be reached' });
         const health = (await down.app.inject({ method: 'GET', url: '/api/v1/tracker/health' })).json();
         assert.deepEqual([health.reachable, health.detail], [false, 'The issue tracker could not be reached']);
+        assert.deepEqual(outages(down), [[WARN, 'Linear unavailable (refused): answering 503', 'ECONNREFUSED']]);
+        assert.ok(!down.logText().includes(`127.0.0.1:${port}`), "Linear's address is not logged");
       } finally {
         await down.close();
       }

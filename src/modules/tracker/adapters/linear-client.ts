@@ -1,7 +1,14 @@
 // Linear's GraphQL transport and the translation of its failures into our errors (decision 053):
 // rate limiting → 429 with Retry-After, a refused key → 502, unreachable → 503, too slow → 504.
+// Linear being away (unreachable, too slow, its own 502/503/504) is an outage, logged as one warning;
+// its HTTP 500 and failures no socket code explains stay errors with their stack (decisions 396, 405, 408).
 import type { Clock } from '../../../platform/clock.ts';
 import { AppError, rateLimited, unavailable } from '../../../platform/http/errors.ts';
+import { transportFailureOf } from '../../../platform/transport-failures.ts';
+
+const DEPENDENCY = 'Linear';
+/** Linear's (or its edge's) answers that say it is down or overloaded for now. */
+const OUTAGE_STATUSES = new Set([502, 503, 504]);
 
 interface GraphQLError {
   message?: string;
@@ -44,9 +51,14 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
     if (isTimeout(error)) {
       return new AppError('upstream_timeout', `The issue tracker did not answer within ${timeoutMs} ms`, {
         cause: error,
+        outage: { dependency: DEPENDENCY, failure: 'timeout', code: 'TimeoutError' },
       });
     }
-    return unavailable('The issue tracker could not be reached', { cause: error });
+    const transport = transportFailureOf(error);
+    return unavailable('The issue tracker could not be reached', {
+      cause: error,
+      ...(transport ? { outage: { dependency: DEPENDENCY, ...transport } } : {}),
+    });
   };
 
   return {
@@ -81,7 +93,13 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
       if (code === 'AUTHENTICATION_ERROR' || code === 'FORBIDDEN' || status === 401 || status === 403) {
         throw new AppError('upstream_error', `The issue tracker refused our credentials (TRACKER_API_KEY): ${message}`);
       }
-      if (status >= 500) throw new AppError('upstream_error', `The issue tracker failed with HTTP ${status}`);
+      if (status >= 500) {
+        throw new AppError('upstream_error', `The issue tracker failed with HTTP ${status}`, {
+          ...(OUTAGE_STATUSES.has(status)
+            ? { outage: { dependency: DEPENDENCY, failure: 'venue_5xx', code: `HTTP ${status}` } }
+            : {}),
+        });
+      }
       if (code === 'INVALID_INPUT') throw new LinearInputError(message);
       if (first || status >= 400 || body?.data === undefined || body.data === null) {
         throw new AppError('upstream_error', `The issue tracker refused the request: ${message}`);
