@@ -41,6 +41,14 @@ function filterConditions(filter: UserFilter): SQL {
 }
 
 /**
+ * The accounts a search with a status, role or tier walks through (their index's date order, decision
+ * 401); none without one: a search without a filter walks every account.
+ */
+function walkedWithin(filter: UserFilter): SQL | undefined {
+  return filter.status || filter.role || filter.subscriptionTier ? filterConditions(filter) : undefined;
+}
+
+/**
  * The counts the database keeps that a filter without a search can be read from, and the filter over
  * them. Without a role or tier, the counts by status and day: a tenth of the rows (decision 193).
  */
@@ -198,7 +206,7 @@ export function createAccountListRepository(db: DbExecutor) {
     budget: number | undefined,
     annex?: AccountAnnex,
   ): Promise<AccountPage | undefined> {
-    const head = alongCreation(searchConditions(filter), offset, limit, budget);
+    const head = alongCreation(searchConditions(filter), offset, limit, budget, walkedWithin(filter));
     const page = await runList(searchPage(head), annex);
     if (budget !== undefined && page.total < neededMatches(offset, limit)) return undefined;
     return bounded(page);
@@ -208,16 +216,25 @@ export function createAccountListRepository(db: DbExecutor) {
    * A search's page by the way its term and the planner's estimate make cheapest (decisions 310 and
    * 355): a term without a trigram walks the whole creation order if it must; otherwise the walk is
    * tried when most accounts are expected to match, and the matches are read by the name's words
-   * when few last names start as the term's second word, else by the trigram indexes.
+   * when few last names start as the term's second word, else by the trigram indexes. With a status,
+   * role or tier, the walk goes through those accounts only. `forValues` is awaited before the ways
+   * whose best plan depends on the values (decision 401); the walk's is the same for any value.
    */
-  async function search(filter: SearchFilter, offset: number, limit: number, annex?: AccountAnnex) {
+  async function search(
+    filter: SearchFilter,
+    offset: number,
+    limit: number,
+    annex?: AccountAnnex,
+    forValues?: () => Promise<unknown>,
+  ) {
     // Without a budget the walk always answers: it holds the bound's matches or every match.
     if (!hasTrigram(filter.search)) return (await searchAlongCreation(filter, offset, limit, undefined, annex))!;
     const lastNameStart = afterFirstSpace(filter.search);
-    const expected = await expectedMatches(db, searchConditions(filter), lastNameStart);
+    const expected = await expectedMatches(db, searchConditions(filter), lastNameStart, walkedWithin(filter));
     const budget = walkBudget(expected, neededMatches(offset, limit));
     const walked = budget === undefined ? undefined : await searchAlongCreation(filter, offset, limit, budget, annex);
     if (walked) return walked;
+    await forValues?.();
     const byWords = byNameWords(expected) ? await searchByNameWords(filter, offset, limit, annex) : undefined;
     return byWords ?? searchFromMatches(filter, offset, limit, annex);
   }
@@ -236,13 +253,16 @@ export function createAccountListRepository(db: DbExecutor) {
         const searched = { ...filter, search: filter.search };
         if (!filtered) return search(searched, offset, limit, annex);
         // The app's statements are planned once for any value, unnamed ones too (database.ts). A
-        // search with a filter is planned for its values: one plan cannot know whether the filter
-        // (a rare role: its index) or the term (a rare name: the trigram indexes) is the narrower,
-        // and the wrong one cost 300 ms a page on the big database (decision 401).
-        return db.transaction(async (tx) => {
-          await tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`);
-          return createAccountListRepository(tx).search(searched, offset, limit, annex);
-        });
+        // search with a filter reads its matches under a plan made for its values: one plan cannot
+        // know whether the filter (a rare role: its index) or the term (a rare name: the trigram
+        // indexes) is the narrower, and the wrong one cost 300 ms a page on the big database
+        // (decision 401). Its walk keeps the one plan, the filter's index in date order: a plan made
+        // for its values read every account of the filter and sorted them (decision 410).
+        return db.transaction(async (tx) =>
+          createAccountListRepository(tx).search(searched, offset, limit, annex, () =>
+            tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`),
+          ),
+        );
       }
       // The same plan serves any filter's value: the role and status indexes hold the date order
       // within each value (decision 401). Only the default view is named (decision 192).

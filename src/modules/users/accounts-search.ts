@@ -101,19 +101,21 @@ const ORDER = sql`created_at DESC NULLS LAST, id DESC NULLS LAST`;
 /**
  * The planner's estimates for the filter, from one EXPLAIN with the search's values bound (the app's
  * connections plan statements generically, for any value: decision 192; EXPLAIN plans for these).
- * An Append of the filtered accounts, all of them, then (given `lastNameStart`) the name's words'
- * candidates.
+ * An Append of the filtered accounts, the accounts the walk would go through (all of them, or those
+ * `within` a status, role or tier), then (given `lastNameStart`) the name's words' candidates.
  */
 export async function expectedMatches(
   executor: DbExecutor,
   conditions: SQL,
   lastNameStart?: string,
+  within?: SQL,
 ): Promise<Expected> {
   const words =
     lastNameStart === undefined ? sql`` : sql` UNION ALL SELECT 1 FROM ${users} WHERE ${lastNameStarts(lastNameStart)}`;
+  const walked = within === undefined ? sql`` : sql` WHERE ${within}`;
   const [row] = rowsOf<{ 'QUERY PLAN': unknown }>(
     await executor.execute(sql`EXPLAIN (FORMAT JSON)
-      SELECT 1 FROM ${users} WHERE ${conditions} UNION ALL SELECT 1 FROM ${users}${words}`),
+      SELECT 1 FROM ${users} WHERE ${conditions} UNION ALL SELECT 1 FROM ${users}${walked}${words}`),
   );
   const raw = row?.['QUERY PLAN'];
   const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
@@ -173,14 +175,17 @@ export function fromNameWords(filters: SQL, term: string, lastNameStart: string,
  * were found: with fewer, the walk proved nothing and the matches' way answers instead. Without a
  * budget (LIMIT NULL is no limit: the statement and its plan stay those of a budget) the walk may
  * test every account: holding fewer than `needed` then means it holds every match, and its page
- * stands. The inner select is named `users` so that the filter's columns are its own.
+ * stands. Given `within` (a status, role or tier), the walk goes through those accounts only, along
+ * their own index's date order (decision 401), and the budget counts them. The inner select is named
+ * `users` so that the filter's columns are its own.
  */
-export function alongCreation(conditions: SQL, offset: number, limit: number, budget?: number): SQL {
+export function alongCreation(conditions: SQL, offset: number, limit: number, budget?: number, within?: SQL): SQL {
   const needed = neededMatches(offset, limit);
   const proven = budget === undefined ? sql`true` : sql`(SELECT n FROM total) >= ${needed}`;
+  const walked = within === undefined ? sql`` : sql` WHERE ${within}`;
   return sql`matched AS MATERIALIZED (
       SELECT id, created_at FROM (
-        SELECT * FROM ${users} ORDER BY ${ORDER} LIMIT ${budget ?? null}
+        SELECT * FROM ${users}${walked} ORDER BY ${ORDER} LIMIT ${budget ?? null}
       ) AS users WHERE ${conditions} ORDER BY ${ORDER} LIMIT ${needed}
     ),
     ${countedAndPicked(offset, limit, proven)}`;

@@ -1,8 +1,8 @@
 // The admin list filtered by a rare role or status (decision 401). The app's statements are planned
 // once for any value, unnamed ones included, so the filter's plan must suit a rare value as well as a
 // common one: the page of the three admins among thousands of accounts, the oldest ones, reads a few
-// index entries, not every account in the date order. A search with a filter is planned for its
-// values: its statements run where plans are made for the values given.
+// index entries, not every account in the date order. A search with a filter reads its matches
+// under a plan made for the values given (its walk, decision 410, keeps the one plan).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -103,9 +103,11 @@ describe('admin list: a filter is read by its index for any value', () => {
     );
     const custom = statements.findIndex((s) => /^SET LOCAL plan_cache_mode = force_custom_plan$/.test(s));
     assert.ok(custom >= 0, 'the search is planned for its values');
-    const reads = statements.filter((s) => /FROM "users"/.test(s));
+    // The planner's estimate (an EXPLAIN, planned for its values whatever the setting) and a walk
+    // (none here: three admins) may come first (decision 410); the matches are read after it.
+    const reads = statements.filter((s) => /FROM "users"/.test(s) && !s.startsWith('EXPLAIN'));
     assert.ok(reads.length > 0);
-    assert.ok(statements.indexOf(reads[0]!) > custom, 'every read of the search follows the setting');
+    assert.ok(statements.indexOf(reads[0]!) > custom, 'every read of the matches follows the setting');
     // Without a filter the search's ways are planned once, as before (decision 192).
     statements.length = 0;
     await createAccountsRepository(db).list({ search: 'plans.example' }, 0, 50);
