@@ -3,6 +3,7 @@
 // 100-continue (417). Both are answered here instead, in the contract's `{"detail": ...}` shape.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { SECURITY_HEADERS } from './http-conventions.ts';
+import { keepTickObjectShape } from './tick-shape.ts';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -46,6 +47,7 @@ export function createHttpServer(
   handler: Handler,
   first?: (request: IncomingMessage, response: ServerResponse) => boolean,
 ): Server {
+  keepTickObjectShape();
   const drain: Drain = { inFlight: new Set(), draining: false };
   const server = createServer({ requireHostHeader: false }, (request, response) => {
     // RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
