@@ -1,4 +1,6 @@
 // Process entry: configuration, platform, app, listen; a graceful stop on SIGTERM and SIGINT.
+// First, before any other module's code runs: one tick object held for good (decision 425).
+import './platform/http/tick-shape.ts';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
 import { JOB_NAMES } from './declarations.ts';

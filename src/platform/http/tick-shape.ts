@@ -5,7 +5,9 @@
 // collections the optimised `nextTick` has seen too many shapes and defines each of the object's keys
 // through V8's runtime: in about half of the server's starts, about a tenth of the CPU of a cached answer
 // (decision 425). Holding one tick object for the life of the process keeps its shape, so every later
-// tick object has that one shape. The hook that hands it over is on for one call only.
+// tick object has that one shape. The hook that hands it over is on for one call only. It has to be
+// held before the start's own work (loading the database makes many ticks and collections), so this
+// module holds it when it is loaded, and src/main.ts loads it first.
 import { createHook } from 'node:async_hooks';
 
 let held: object | undefined;
@@ -29,3 +31,5 @@ export function keepTickObjectShape(): void {
 export function heldTickObject(): object | undefined {
   return held;
 }
+
+keepTickObjectShape();
