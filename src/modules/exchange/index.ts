@@ -60,6 +60,7 @@ export interface OrderFillTrade {
 export type { OrderMarket } from './adapters/ccxt-order-venue.ts';
 export type { AccountSyncResult } from './account-sync.service.ts';
 export { VenueField } from './common.schemas.ts';
+export { fillTradesText } from './trades.repository.ts';
 export { isVenue, type Venue } from './venues.domain.ts';
 
 /** The one guarded way to a venue: its shared budget and breaker, and a fetch that goes through them. */

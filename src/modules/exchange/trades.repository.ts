@@ -2,7 +2,7 @@
 // sums are taken in SQL over numeric, so totals stay exact. Counts, statistics and deep pages read the
 // days the database sums as trades are written (exchange_trade_days, docs/decisions/124) and only the
 // trades of the partial days at a window's edges, so their cost follows the days, not the trades.
-import { and, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableName, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { rowOffset, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { exchangeTradeDays, exchangeTrades } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -10,6 +10,21 @@ import { wholeDays, type DaySpan } from './trade-days.domain.ts';
 
 export type TradeRow = typeof exchangeTrades.$inferSelect;
 export type NewTrade = typeof exchangeTrades.$inferInsert;
+
+/**
+ * The INSERT of an order's new fills as the user's trades, the rows `insertNew` stores for them (once per venue
+ * trade id, whichever of trade sync and the order sees it first), for use inside the caller's statement: from
+ * the relation `fills` (trade_id, price, amount, fee, fee_currency, at) of the one row `order` (user_id,
+ * exchange, credential_id, symbol, side). Text built once by the caller (decision 420).
+ */
+export function fillTradesText(fills: string, order: string): string {
+  return `INSERT INTO "${getTableName(exchangeTrades)}" (user_id, exchange, credential_id, exchange_trade_id, symbol,
+      side, price, amount, total, fee, fee_currency, trade_timestamp)
+    SELECT o.user_id, o.exchange, o.credential_id, f.trade_id, o.symbol, o.side, f.price, f.amount,
+      f.price * f.amount, f.fee, f.fee_currency, f.at
+    FROM ${fills} f CROSS JOIN ${order} o
+    ON CONFLICT DO NOTHING`;
+}
 
 interface TradeFilter {
   userId: string;

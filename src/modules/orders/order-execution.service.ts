@@ -2,7 +2,6 @@
 // the venue says of it, resolving `unknown` by a lookup of its client order id, and the reconcile pass.
 // Every change happens under the row's lock, records new fills once (by venue trade id), is audited
 // in the same transaction and published on the account stream after it commits.
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { clientOrderIdRule } from '../../platform/client-order-ids.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -15,13 +14,14 @@ import type { AuditEvent } from '../../platform/audit.ts';
 import { audit, auditAll, auditRows, type ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
 import { canMove, isFinal, newFills, progressFrom, type OrderStatus } from './orders.domain.ts';
 import type { ORDERS_EVENTS } from './orders.events.ts';
-import type { FillRow, NewOrder, OrderPatch, OrderRow, OrdersRepository } from './orders.repository.ts';
+import type { FillRow, NewOrder, OrderRow, OrdersRepository } from './orders.repository.ts';
 import { orderWire } from './orders.wire.ts';
 import {
   fillOf,
   type Mover,
   patchFor,
   requestOf,
+  settleNew,
   storedAmount,
   SYSTEM,
   transitionEntry,
@@ -95,6 +95,8 @@ export function createOrderExecution(deps: ExecutionDeps) {
   }
 
   type Outcome = { row: OrderRow; changed: boolean; fills: FillRow[] };
+  /** The row version (`xmin`) of each claimed order as its claim stored it, until its answer (decision 420). */
+  const claimedVersions = new WeakMap<OrderRow, string>();
 
   /** Brings `current` (locked, its fills `stored` read with the lock) to the update, in the caller's transaction. */
   async function applyWithin(
@@ -167,25 +169,14 @@ export function createOrderExecution(deps: ExecutionDeps) {
     now: Date,
     entries: AuditEvent<OrdersAuditAction>[],
   ): Promise<Outcome> {
-    let patch: Required<OrderPatch>;
-    let fills: FillRow[] = [];
-    if ('state' in update) {
-      fills = newFills([], update.state.fills).map((f) => ({ id: randomUUID(), ...fillOf(claimed.id, f) }));
-      const progress = progressFrom(claimed, update.state);
-      if (!progress && fills.length === 0) {
-        await auditAll(entries, now, tx);
-        return { row: claimed, changed: false, fills: [] };
-      }
-      patch = patchFor(claimed, progress, fills, now);
-    } else {
-      patch = { ...patchFor(claimed, null, [], now), status: 'rejected', reason: update.rejected, notFinal: false };
+    const settled = settleNew(claimed, update, mover, now);
+    if (!settled) {
+      await auditAll(entries, now, tx);
+      return { row: claimed, changed: false, fills: [] };
     }
-    if (patch.status !== claimed.status)
-      entries.push(
-        transitionEntry({ ...claimed, ...patch, filled: storedAmount(patch.filled) }, claimed.status, mover),
-      );
-    const row = await repo.finishNew(claimed.id, patch, fills, auditRows(entries, now), tx);
-    return { row, changed: true, fills };
+    if (settled.entry) entries.push(settled.entry);
+    const row = await repo.finishNew(claimed.id, settled.patch, settled.fills, auditRows(entries, now), tx);
+    return { row, changed: true, fills: settled.fills };
   }
 
   /** After the commit: the change published, new fills handed to the listeners. */
@@ -344,8 +335,10 @@ export function createOrderExecution(deps: ExecutionDeps) {
       // The row as it is stored (the entry names its amount filled as the database writes it).
       const stored = { ...order, status: 'unknown', sentAt: now, filled: storedAmount('0'), reason: null } as OrderRow;
       const entries = auditRows([placed, transitionEntry(stored, 'pending', mover)], now);
-      const claimed = await repo.insertAudited({ ...order, status: 'unknown', sentAt: now }, entries);
-      if (claimed === 'idempotency_taken') return claimed;
+      const inserted = await repo.insertAudited({ ...order, status: 'unknown', sentAt: now }, entries);
+      if (inserted === 'idempotency_taken') return inserted;
+      const claimed = inserted.row;
+      claimedVersions.set(claimed, inserted.version);
       // Both states, in order, as when they were committed one by one; with the answer's if it comes soon.
       hold([{ ...claimed, status: 'pending', sentAt: null }, claimed]);
       return claimed;
@@ -364,8 +357,22 @@ export function createOrderExecution(deps: ExecutionDeps) {
       const result = await venue.submit({ ...requestOf(claimed), ...(credential ? { credential } : {}) });
       // The claim was flushed before the send; the answer is the venue's to tell again, by the order's client
       // order id, should the database lose it: its commit does not wait for the disk (decision 386).
-      if (result.kind === 'accepted') return apply(claimed.id, { state: result.state }, mover, 'unflushed');
-      if (result.kind === 'refused') return apply(claimed.id, { rejected: result.reason }, mover, 'unflushed');
+      if (result.kind !== 'unknown') {
+        const update = result.kind === 'accepted' ? { state: result.state } : { rejected: result.reason };
+        // One statement while the row is as its claim left it; else under its lock (decision 420).
+        const version = claimedVersions.get(claimed);
+        const settled = version === undefined ? null : settleNew(claimed, update, mover, clock.now());
+        if (version !== undefined && settled) {
+          const { patch, fills, entry } = settled;
+          const entries = auditRows(entry ? [entry] : [], patch.updatedAt);
+          const row = await repo.finishClaimed(claimed.id, version, patch, fills, entries);
+          if (row) {
+            await afterCommit({ row, changed: true, fills });
+            return row;
+          }
+        }
+        return apply(claimed.id, update, mover, 'unflushed');
+      }
       logger.warn({ orderId: claimed.id, reason: result.reason }, 'order outcome unknown; looking it up');
       return resolve(claimed, mover);
     },

@@ -1,11 +1,12 @@
 // What moves an order and how the order's rows record it: who moved it, the update the venue or a
 // cancel brings, the venue's fills as fill rows, the row's fields after them, and the request the venue
 // is sent. Pure: the state machine that applies them under the row's lock is order-execution.service.ts.
+import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type { AuditEvent } from '../../platform/audit.ts';
 import type { VenueFill, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
 import type { ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
-import { fillTotals, isFinal, type OrderStatus, type progressFrom } from './orders.domain.ts';
+import { fillTotals, isFinal, newFills, type OrderStatus, progressFrom } from './orders.domain.ts';
 import type { FillRow, OrderPatch, OrderRow } from './orders.repository.ts';
 
 /** Who moved the order: the user in a request, or the service itself (reconcile, a venue's notice). */
@@ -88,3 +89,30 @@ export function patchFor(
 
 /** A stored amount as PostgreSQL writes a numeric(38, 18): the audit entry reads as the row does. */
 export const storedAmount = (value: string) => new Decimal(value).toFixed(18);
+
+/**
+ * What an update does to an order made or claimed just now (`claimed`, no fills yet): its row's fields, its
+ * fills (ids given) and the audit entry of its move, if it moves; null when it changes nothing.
+ */
+export function settleNew(
+  claimed: OrderRow,
+  update: Exclude<Update, { canceled: string }>,
+  mover: Mover,
+  now: Date,
+): { patch: Required<OrderPatch>; fills: FillRow[]; entry: ReturnType<typeof transitionEntry> | null } | null {
+  let patch: Required<OrderPatch>;
+  let fills: FillRow[] = [];
+  if ('state' in update) {
+    fills = newFills([], update.state.fills).map((f) => ({ id: randomUUID(), ...fillOf(claimed.id, f) }));
+    const progress = progressFrom(claimed, update.state);
+    if (!progress && fills.length === 0) return null;
+    patch = patchFor(claimed, progress, fills, now);
+  } else {
+    patch = { ...patchFor(claimed, null, [], now), status: 'rejected', reason: update.rejected, notFinal: false };
+  }
+  const entry =
+    patch.status === claimed.status
+      ? null
+      : transitionEntry({ ...claimed, ...patch, filled: storedAmount(patch.filled) }, claimed.status, mover);
+  return { patch, fills, entry };
+}

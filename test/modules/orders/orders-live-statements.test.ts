@@ -1,14 +1,15 @@
-// What a live market order costs the database, counted in statements (decisions 345, 385, 386): a count
+// What a live market order costs the database, counted in statements (decisions 345, 385, 386, 420): a count
 // does not depend on the machine's load. Each statement is a round trip through the app's busy event loop
 // and a commit waits for the disk, so fewer of each is a shorter order as well as a cheaper one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { recordStatements } from '../../helpers/statements.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, filled at once, its account events published and its fill heard. */
-const LIVE_ORDER_STATEMENTS = 17;
+const LIVE_ORDER_STATEMENTS = 11;
 
 describe('the statements of a live market order', () => {
   let o: OrdersApp;
@@ -49,12 +50,53 @@ describe('the statements of a live market order', () => {
     }
     const listed = texts.map((t) => t.replace(/\s+/g, ' ').slice(0, 100)).join('\n');
     assert.equal(texts.length, LIVE_ORDER_STATEMENTS, listed);
-    // The claim commits on its own, flushed to disk before the send; the answer's transaction does not wait
-    // for the disk (decision 386), asked in its lock's round trip.
+    // The claim commits on its own, flushed to disk before the send; the answer is one statement (its row as
+    // the claim left it, its fill, the user's trade, its audit entry: decision 420) whose commit does not wait
+    // for the disk (decision 386). No transaction of several statements on the order's path.
     const claim = texts.findIndex((t) => /^\s*WITH claimed AS \(INSERT INTO "orders"/.test(t));
-    const lock = texts.findIndex((t) => /FOR UPDATE OF o/.test(t));
-    assert.ok(claim >= 0 && lock > claim, listed);
+    const answer = texts.findIndex((t) => /^\s*WITH unflushed AS/.test(t));
+    assert.ok(claim >= 0 && answer > claim, listed);
     assert.ok(!/synchronous_commit/.test(texts[claim]!), texts[claim]);
-    assert.match(texts[lock]!, /set_config\('synchronous_commit', 'off', true\)/);
+    assert.match(texts[answer]!, /set_config\('synchronous_commit', 'off', true\)/);
+    assert.match(
+      texts[answer]!,
+      /INSERT INTO "order_fills"[\s\S]*INSERT INTO "exchange_trades"[\s\S]*INSERT INTO "audit_log"/,
+    );
+    assert.ok(!texts.some((t) => /^\s*(BEGIN|COMMIT)\b/i.test(t)), listed);
+  });
+
+  it('applies an answer to an order changed since its claim under its lock, once', async () => {
+    const trader = await o.trader();
+    // The venue fills the order at once and answers late; meanwhile the reconcile pass finds it filled there.
+    o.book.fault('slow-after', { ms: 1500, apiKey: trader.account.apiKey });
+    const recorded = recordStatements(o.t.database);
+    let texts: string[];
+    let placed: Awaited<ReturnType<typeof o.place>>;
+    try {
+      const sending = o.place(trader, { amount: '0.001' });
+      await waitFor(() => o.book.of(trader.account.apiKey).length === 1, 'the order at the venue', 30_000);
+      const run = await o.t.modules.orders.reconcile();
+      assert.ok(run.changed >= 1, JSON.stringify(run));
+      placed = await sending;
+      texts = [...recorded.texts];
+    } finally {
+      recorded.stop();
+    }
+    assert.equal(placed.statusCode, 201, placed.body);
+    assert.equal(placed.json().status, 'filled');
+    // The answer's one statement found the row moved on and wrote nothing; its lock then found it final.
+    const answer = texts.findIndex((t) => /^\s*WITH unflushed AS/.test(t));
+    assert.ok(answer >= 0 && texts.slice(answer + 1).some((t) => /FOR UPDATE OF o/.test(t)));
+    const id = placed.json().id as string;
+    const [counted] = await o.t.database.rows<{ moves: number; fills: number; trades: number }>(
+      sql`SELECT
+        (SELECT count(*)::int FROM audit_log WHERE target_id = ${id} AND action = 'order.transition'
+          AND details->>'to' = 'filled') AS moves,
+        (SELECT count(*)::int FROM order_fills WHERE order_id = ${id}::uuid) AS fills,
+        (SELECT count(*)::int FROM exchange_trades t JOIN order_fills f ON f.trade_id = t.exchange_trade_id
+          WHERE f.order_id = ${id}::uuid AND t.user_id = ${trader.id}::uuid) AS trades`,
+    );
+    assert.deepEqual(counted, { moves: 1, fills: 1, trades: 1 });
+    assert.equal(o.book.of(trader.account.apiKey).length, 1);
   });
 });
