@@ -56,6 +56,7 @@ describe('live orders', () => {
     const trades = (await o.inject('GET', '/api/exchange/trades?exchange=binance', trader.headers)).json();
     assert.equal(trades.trades.length, 1);
     assert.equal(trades.trades[0].exchange_trade_id, detail.fills[0].id);
+    assert.equal(trades.trades[0].total, 650);
     // Trade sync reads the same fill from myTrades (asked from before it): it is stored once.
     const since = new Date(Date.now() - 3_600_000).toISOString();
     const sync = await o.inject(
