@@ -11,10 +11,11 @@ import type { OrderVenue, ResolvedCredential } from '../../platform/order-venue.
 import type { OrderFillTrade } from '../exchange/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { AuditEvent } from '../../platform/audit.ts';
-import { audit, auditAll, auditRows, type ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
+import { audit, auditRows, type ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
 import { canMove, isFinal, newFills, progressFrom, type OrderStatus } from './orders.domain.ts';
 import type { ORDERS_EVENTS } from './orders.events.ts';
 import type { FillRow, NewOrder, OrderRow, OrdersRepository } from './orders.repository.ts';
+import { storedOrder } from './orders.repository.ts';
 import { orderWire } from './orders.wire.ts';
 import {
   fillOf,
@@ -43,6 +44,9 @@ export interface ExecutionDeps {
   clock: Clock;
   logger: Pick<Logger, 'warn' | 'error' | 'info'>;
 }
+
+/** Thrown inside a paper order's transaction when another request stored an order with its key: rolls back. */
+const KEY_TAKEN = new Error('idempotency_taken');
 
 /** How long a live order's states before its send wait for the venue's answer to go out with it. */
 const CLAIMED_EVENTS_HELD_MS = 250;
@@ -157,11 +161,12 @@ export function createOrderExecution(deps: ExecutionDeps) {
   }
 
   /**
-   * Brings an order made in this transaction (`claimed`, no fills yet) to the update in one statement:
-   * its fills, the row and every audit entry (`entries` and the move's own), as `applyWithin` and
-   * `auditAll` would in three.
+   * Writes an order made in this transaction (`claimed`, not stored yet, no fills) in the state the
+   * update brings, in one statement: the row, its fills and every audit entry (`entries` and the move's
+   * own), as an insert, `applyWithin` and `auditAll` would in three (decision 415); `KEY_TAKEN` when the
+   * order's idempotency key is taken.
    */
-  async function finishNew(
+  async function insertFinished(
     tx: DbExecutor,
     claimed: OrderRow,
     update: Exclude<Update, { canceled: string }>,
@@ -170,13 +175,11 @@ export function createOrderExecution(deps: ExecutionDeps) {
     entries: AuditEvent<OrdersAuditAction>[],
   ): Promise<Outcome> {
     const settled = settleNew(claimed, update, mover, now);
-    if (!settled) {
-      await auditAll(entries, now, tx);
-      return { row: claimed, changed: false, fills: [] };
-    }
-    if (settled.entry) entries.push(settled.entry);
-    const row = await repo.finishNew(claimed.id, settled.patch, settled.fills, auditRows(entries, now), tx);
-    return { row, changed: true, fills: settled.fills };
+    if (settled?.entry) entries.push(settled.entry);
+    const fills = settled?.fills ?? [];
+    const row = await repo.insertFinished({ ...claimed, ...settled?.patch }, fills, auditRows(entries, now), tx);
+    if (row === 'idempotency_taken') throw KEY_TAKEN;
+    return { row, changed: settled !== null, fills };
   }
 
   /** After the commit: the change published, new fills handed to the listeners. */
@@ -286,8 +289,8 @@ export function createOrderExecution(deps: ExecutionDeps) {
     },
 
     /**
-     * An order of a venue inside this process and its database (paper): stored, claimed, settled and
-     * brought to its state in one transaction (decision 270). Nothing leaves the process, so there is
+     * An order of a venue inside this process and its database (paper): settled, then stored in its final
+     * state, in one transaction (decisions 270, 415). Nothing leaves the process, so there is
      * no send to put the stored row before; a failure anywhere rolls the whole back and nothing is
      * stored, settled or audited. What the venue needs from outside (the book) is read before.
      */
@@ -299,24 +302,27 @@ export function createOrderExecution(deps: ExecutionDeps) {
     ): Promise<OrderRow | 'idempotency_taken'> {
       const prepared = await venue.inProcess.prepare(requestOf(order as OrderRow));
       const now = clock.now();
-      const done = await db.transaction(async (tx) => {
-        // Stored with its claim's send time: the row is written once more, in its final state.
-        const stored = await repo.insert({ ...order, sentAt: now }, tx);
-        if (stored === 'idempotency_taken') return stored;
-        const claimed: OrderRow = { ...stored, status: 'unknown', updatedAt: now };
-        const entries = [placed, transitionEntry(claimed, 'pending', mover)];
-        const result = prepared.kind === 'refused' ? prepared : await prepared.settle(tx);
-        const update = result.kind === 'accepted' ? { state: result.state } : { rejected: result.reason };
-        const outcome = await finishNew(tx, claimed, update, mover, now, entries);
-        return { stored, claimed, outcome, result };
-      });
+      // Claimed with its send time, as its insert would answer it: written once, in its final state, after
+      // the settlement (decision 415).
+      const claimed = storedOrder({ ...order, status: 'unknown', sentAt: now, updatedAt: now });
+      const done = await db
+        .transaction(async (tx) => {
+          const entries = [placed, transitionEntry(claimed, 'pending', mover)];
+          const result = prepared.kind === 'refused' ? prepared : await prepared.settle(tx);
+          const update = result.kind === 'accepted' ? { state: result.state } : { rejected: result.reason };
+          return { outcome: await insertFinished(tx, claimed, update, mover, now, entries), result };
+        })
+        // Another request stored an order with this key first: the settlement was rolled back with the rest.
+        .catch((error: unknown) => (error === KEY_TAKEN ? ('idempotency_taken' as const) : Promise.reject(error)));
       if (done === 'idempotency_taken') return done;
       if (prepared.kind === 'ready') prepared.settled(done.result);
       // Each state the order passed through, in order, as when they were committed one by one.
-      if (done.outcome.changed) publish(done.stored, done.claimed, done.outcome.row);
-      else publish(done.stored, done.claimed);
+      const { row } = done.outcome;
+      const stored: OrderRow = { ...claimed, status: 'pending', updatedAt: order.updatedAt };
+      if (done.outcome.changed) publish(stored, claimed, row);
+      else publish(stored, claimed);
       await afterCommit({ ...done.outcome, changed: false });
-      return done.outcome.row;
+      return row;
     },
 
     /**

@@ -1,6 +1,8 @@
 // Every query of the orders module. Status moves are conditional updates on the row's current status,
 // so two instances (or a request and the reconcile job) applying the same venue state change it once.
+import { Decimal } from 'decimal.js';
 import { and, asc, count, eq, getTableColumns, getTableName, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { PgNumeric } from 'drizzle-orm/pg-core';
 import { auditRowsText, type AuditRowsParams } from '../../platform/audit.ts';
 import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
@@ -89,6 +91,25 @@ function orderParams(order: NewOrder): unknown[] {
   });
 }
 
+/**
+ * A new order's row as its insert answers it (a column left out at its default, a numeric at its scale),
+ * for a row written only later in the same transaction (decision 415).
+ */
+export function storedOrder(order: NewOrder): OrderRow {
+  const given = order as Record<string, unknown>;
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of ORDER_COLUMNS) {
+    const value = given[key] !== undefined ? given[key] : column.hasDefault ? column.default : null;
+    row[key] =
+      value === null || value === undefined
+        ? null
+        : column instanceof PgNumeric
+          ? new Decimal(String(value)).toFixed(column.scale!)
+          : value;
+  }
+  return row as OrderRow;
+}
+
 const FILL_COLUMNS = Object.entries(getTableColumns(orderFills));
 
 /** A fill as `LOCK_WITH_FILLS` answers it (its columns prefixed `fill_`), as Drizzle maps it. */
@@ -116,22 +137,22 @@ const COUNTS = `SELECT count(*) FILTER (WHERE not_final)::int AS open,
   WHERE user_id = $1::uuid AND (not_final OR created_at >= $2::timestamptz)`;
 
 /**
- * An order made in the caller's transaction brought to its state (`finishNew`): its fills, its audit
- * entries and its row, one statement whose text is built once (decision 380).
+ * A paper order written once, in its final state, after the engine settled it in the caller's transaction
+ * (`insertFinished`): the row, its fills and its audit entries in one statement whose text is built once
+ * (decision 415). A taken idempotency key writes none of them (no row answered).
  */
-const FINISH_NEW = `WITH fills AS (
+const INSERT_FINISHED = `WITH claimed AS (${INSERT_ORDER}), fills AS (
     INSERT INTO "${getTableName(orderFills)}" (id, order_id, trade_id, price, amount, fee, fee_currency, maker, at)
-    SELECT v.id, $1::uuid, v.trade_id, v.price, v.amount, v.fee, v.fee_currency, v.maker, v.at
-    FROM unnest($2::uuid[], $3::text[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[], $8::boolean[],
-      $9::timestamptz[])
+    SELECT v.id, claimed.id, v.trade_id, v.price, v.amount, v.fee, v.fee_currency, v.maker, v.at
+    FROM claimed, unnest($${ORDER_COLUMNS.length + 1}::uuid[], $${ORDER_COLUMNS.length + 2}::text[],
+      $${ORDER_COLUMNS.length + 3}::numeric[], $${ORDER_COLUMNS.length + 4}::numeric[],
+      $${ORDER_COLUMNS.length + 5}::numeric[], $${ORDER_COLUMNS.length + 6}::text[],
+      $${ORDER_COLUMNS.length + 7}::boolean[], $${ORDER_COLUMNS.length + 8}::timestamptz[])
       WITH ORDINALITY AS v(id, trade_id, price, amount, fee, fee_currency, maker, at, n)
     ORDER BY v.n
-  ), entries AS (${auditRowsText('$10', '$11')})
-  UPDATE "${getTableName(orders)}" SET status = $12::text, filled = $13::numeric, cost = $14::numeric,
-    fee = $15::numeric, fee_currency = $16::text, average_price = $17::numeric, venue_order_id = $18::text,
-    reason = $19::text, not_final = $20::boolean, updated_at = $21::timestamptz
-  WHERE id = $1::uuid
-  RETURNING *`;
+  ), entries AS (${auditRowsText(`$${ORDER_COLUMNS.length + 9}`, `$${ORDER_COLUMNS.length + 10}`)}
+    WHERE EXISTS (SELECT 1 FROM claimed))
+  SELECT * FROM claimed`;
 
 /**
  * A new order's insert with its audit entries (`auditRows`' two values after the order's) in one
@@ -161,7 +182,7 @@ const LOCK_WITH_FILLS_UNFLUSHED = LOCK_WITH_FILLS.replace(
  * update only if its version (`xmin`) is still the claim's (`$22`), and with it, only then, its fills, the
  * user's trades of them and its audit entries; the commit not waiting for the disk (decision 386). No row
  * when the order changed since its claim: nothing is written, and the caller applies the answer under
- * the row's lock (decision 420). Parameters as `FINISH_NEW`'s.
+ * the row's lock (decision 420). Its first 21 parameters are `finishParams`'.
  */
 const FINISH_CLAIMED = `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true) AS s),
   moved AS (
@@ -184,7 +205,7 @@ const FINISH_CLAIMED = `WITH unflushed AS (SELECT set_config('synchronous_commit
   entries AS (${auditRowsText('$10', '$11')} WHERE EXISTS (SELECT 1 FROM moved))
   SELECT * FROM moved`;
 
-/** `FINISH_NEW`'s parameters (and `FINISH_CLAIMED`'s first 21). */
+/** `FINISH_CLAIMED`'s first 21 parameters: the order's id, its fills as arrays, its audit entries, its patch. */
 function finishParams(id: string, patch: Required<OrderPatch>, fills: readonly FillRow[], entries: AuditRowsParams) {
   const column = (pick: (fill: FillRow) => string | boolean | null) => arrayParam(fills.map(pick));
   return [
@@ -213,14 +234,7 @@ function finishParams(id: string, patch: Required<OrderPatch>, fills: readonly F
 
 export function createOrdersRepository(db: DbExecutor) {
   return {
-    async insert(order: NewOrder, executor: DbExecutor = db): Promise<OrderRow | 'idempotency_taken'> {
-      const [raw] = rowsOf<Record<string, unknown>>(
-        await executeText(executor, 'orders_insert', INSERT_ORDER, orderParams(order)),
-      );
-      return raw ? orderRowOf(raw) : 'idempotency_taken';
-    },
-
-    /** `insert`, with the order's audit entries (`auditRows`) written in the same statement. */
+    /** A new order's insert, with its audit entries (`auditRows`) written in the same statement. */
     async insertAudited(
       order: NewOrder,
       entries: AuditRowsParams,
@@ -273,21 +287,32 @@ export function createOrdersRepository(db: DbExecutor) {
     },
 
     /**
-     * An order made in the caller's transaction brought to its state in one statement: its fills
-     * inserted, the row updated (every field of `patch`), and `entries` (an INSERT of its audit entries)
-     * run with them. Named: its text is the same for any order (the fills go as arrays).
+     * A new order inserted in its final state (`order`), with its fills and its audit entries (`auditRows`),
+     * in one statement, named (its text is the same for any order: the fills go as arrays); nothing is
+     * written when the idempotency key is taken.
      */
-    async finishNew(
-      id: string,
-      patch: Required<OrderPatch>,
+    async insertFinished(
+      order: NewOrder,
       fills: readonly FillRow[],
       entries: AuditRowsParams,
       executor: DbExecutor,
-    ) {
+    ): Promise<OrderRow | 'idempotency_taken'> {
+      const column = (pick: (fill: FillRow) => string | boolean | null) => arrayParam(fills.map(pick));
       const [raw] = rowsOf<Record<string, unknown>>(
-        await executeText(executor, 'orders_finish_new', FINISH_NEW, finishParams(id, patch, fills, entries)),
+        await executeText(executor, 'orders_insert_finished', INSERT_FINISHED, [
+          ...orderParams(order),
+          column((f) => f.id),
+          column((f) => f.tradeId),
+          column((f) => f.price),
+          column((f) => f.amount),
+          column((f) => f.fee),
+          column((f) => f.feeCurrency),
+          column((f) => f.maker),
+          column((f) => f.at.toISOString()),
+          ...entries,
+        ]),
       );
-      return orderRowOf(raw!);
+      return raw ? orderRowOf(raw) : 'idempotency_taken';
     },
 
     /**

@@ -110,4 +110,24 @@ describe('a paper order in one transaction', () => {
     assert.equal(next.json().status, 'filled');
     assert.equal((await o.inject('GET', '/api/orders', user.headers)).json().total, 1);
   });
+  it('settles once for one Idempotency-Key asked at once: the later orders roll their settlement back', async () => {
+    const user = await signIn(o.t.app, o.t.database);
+    const admin = await signIn(o.t.app, o.t.database, { role: 'admin' });
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => o.place(user, { mode: 'paper', amount: '0.01' }, 'one-paper-order')),
+    );
+    for (const answer of answers) assert.ok([200, 201].includes(answer.statusCode), answer.body);
+    assert.equal(answers.filter((a) => a.statusCode === 201).length, 1);
+    assert.equal(new Set(answers.map((a) => a.json().id)).size, 1);
+    assert.equal((await o.inject('GET', '/api/orders', user.headers)).json().total, 1);
+    const [engine] = await o.t.database.rows<{ orders: number; fills: number }>(
+      sql`SELECT (SELECT count(*) FROM paper_orders WHERE user_id = ${user.id}::uuid)::int AS orders,
+        (SELECT count(*) FROM paper_fills f JOIN paper_orders p ON p.id = f.order_id
+          WHERE p.user_id = ${user.id}::uuid)::int AS fills`,
+    );
+    assert.equal(engine!.orders, 1);
+    const detail = (await o.inject('GET', `/api/orders/${answers[0]!.json().id}`, user.headers)).json();
+    assert.equal(engine!.fills, detail.fills.length);
+    assert.deepEqual(await moves(user.id, admin), ['order.place', 'pending→unknown', 'unknown→filled']);
+  });
 });

@@ -8,7 +8,7 @@ import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, its account events published and its fill heard. */
-const PAPER_ORDER_STATEMENTS = 13;
+const PAPER_ORDER_STATEMENTS = 12;
 
 describe('the statements of a paper market order', () => {
   let o: OrdersApp;
@@ -19,7 +19,7 @@ describe('the statements of a paper market order', () => {
     await o?.close();
   });
 
-  it(`takes ${PAPER_ORDER_STATEMENTS} with an API token (a transaction of six among them)`, async () => {
+  it(`takes ${PAPER_ORDER_STATEMENTS} with an API token (a transaction of five among them)`, async () => {
     const token = await o.tradingToken(await o.trader());
     const recorded = recordStatements(o.t.database);
     // After the answer: the account events stored and sent on the bus (PostgreSQL's NOTIFY in a test
@@ -52,7 +52,7 @@ describe('the statements of a paper market order', () => {
     const begins = texts.filter((t) => /^\s*begin\b/i.test(t)).length;
     assert.equal(begins, 1, listed);
     const inside = texts.findIndex((t) => /^\s*commit\b/i.test(t)) - texts.findIndex((t) => /^\s*begin\b/i.test(t)) + 1;
-    assert.equal(inside, 6, listed);
+    assert.equal(inside, 5, listed);
     assert.equal(texts.length, PAPER_ORDER_STATEMENTS, listed);
   });
 });
