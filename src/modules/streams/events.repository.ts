@@ -29,6 +29,19 @@ const INSERT_EVENTS = `INSERT INTO "stream_events" ("type", "audience", "user_id
   RETURNING "id", "type", "audience", "user_id", "data", "created_at"`;
 
 /**
+ * `INSERT_EVENTS` sending each event on the database's bus as it is stored (decision 416): the message
+ * `{"o": origin, "e": event}` of the events service, or `{"o": origin, "r": id}` past `$8` bytes, in
+ * the events' order (NOTIFY keeps the order of its calls; the output list is computed after the sort).
+ */
+const INSERT_EVENTS_NOTIFIED = `WITH stored AS (${INSERT_EVENTS})
+  SELECT stored.*, pg_notify($6::text, CASE WHEN octet_length(m.full) <= $8::int THEN m.full
+      ELSE json_build_object('o', $7::text, 'r', stored.id::text)::text END) AS notified
+  FROM stored, LATERAL (SELECT json_build_object('o', $7::text, 'e', json_build_object('id', stored.id::text,
+      'type', stored.type, 'audience', stored.audience, 'userId', stored.user_id, 'data', stored.data,
+      'ts', to_char(stored.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS full) AS m
+  ORDER BY stored.id`;
+
+/**
  * An event whose data has no JSON text (undefined, a function): refused before the insert, by name. Every
  * declared event's data is an object (its schema), the column is NOT NULL and the envelope's `data` is
  * required, so a publication without data is a publisher's bug, not an absent value to store as null.
@@ -66,17 +79,27 @@ export function createEventsRepository(db: DbExecutor) {
      */
     async insertAll(
       events: readonly { type: string; audience: Audience; userId: string | null; data: unknown; at: Date }[],
+      /** Sends each on the database's bus in the same statement (`INSERT_EVENTS_NOTIFIED`). */
+      notify?: { channel: string; origin: string; maxBytes: number },
     ): Promise<StoredEvent[]> {
       if (events.length === 0) return [];
       const data = events.map(dataText);
+      const values = [
+        arrayParam(events.map((e) => e.type)),
+        arrayParam(events.map((e) => e.audience)),
+        arrayParam(events.map((e) => e.userId)),
+        arrayParam(data),
+        arrayParam(events.map((e) => e.at.toISOString())),
+      ];
       const rows = rowsOf<RawEvent>(
-        await executeText(db, 'stream_events_insert', INSERT_EVENTS, [
-          arrayParam(events.map((e) => e.type)),
-          arrayParam(events.map((e) => e.audience)),
-          arrayParam(events.map((e) => e.userId)),
-          arrayParam(data),
-          arrayParam(events.map((e) => e.at.toISOString())),
-        ]),
+        notify
+          ? await executeText(db, 'stream_events_insert_notified', INSERT_EVENTS_NOTIFIED, [
+              ...values,
+              notify.channel,
+              notify.origin,
+              notify.maxBytes,
+            ])
+          : await executeText(db, 'stream_events_insert', INSERT_EVENTS, values),
       );
       return rows
         .map((raw): StoredEvent & { seq: bigint } => ({

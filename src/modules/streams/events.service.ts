@@ -110,7 +110,13 @@ export function createEventsService<Events extends StreamEventList>(deps: {
     let stored: StoredEvent[];
     try {
       const at = clock.now();
-      stored = await repo.insertAll(events.map((event) => ({ ...event, at })));
+      const notify = bus.notifyChannel
+        ? { channel: bus.notifyChannel, origin, maxBytes: MAX_MESSAGE_BYTES }
+        : undefined;
+      stored = await repo.insertAll(
+        events.map((event) => ({ ...event, at })),
+        notify,
+      );
     } catch (error) {
       logger.error({ err: error, type: events[0]?.type }, 'account event could not be stored; not delivered');
       return;
@@ -126,6 +132,8 @@ export function createEventsService<Events extends StreamEventList>(deps: {
         }
       }
     }
+    // The database's bus had them sent by the insert itself.
+    if (bus.notifyChannel) return;
     try {
       await bus.publish(stored.map(messageOf));
       busWarned = false;

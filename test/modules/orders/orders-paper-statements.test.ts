@@ -8,7 +8,7 @@ import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, its account events published and its fill heard. */
-const PAPER_ORDER_STATEMENTS = 12;
+const PAPER_ORDER_STATEMENTS = 11;
 
 describe('the statements of a paper market order', () => {
   let o: OrdersApp;

@@ -285,6 +285,29 @@ describe('the account stream across a restart and across instances', () => {
         );
         const ids = together.map((e) => BigInt(e.id));
         assert.ok(ids[0]! < ids[1]! && ids[1]! < ids[2]!, `ids in order: ${ids.join(', ')}`);
+
+        // An event past a NOTIFY's size crosses by reference; every event that crossed is the one stored,
+        // as a replay of the table gives it (id, time, data).
+        const fields = Array.from({ length: 400 }, (_, i) => `field_${i}_${'x'.repeat(20)}`);
+        await three.modules.streams.publisher.user(user.id, 'credential.changed', {
+          credential_id: credentialId,
+          exchange: 'binance',
+          change: 'updated',
+          changed_fields: fields,
+        });
+        const large = await resumed.waitFor(
+          (e) => (e.data.data as { changed_fields?: string[] }).changed_fields?.length === fields.length,
+          5_000,
+          'the event too large for a NOTIFY',
+        );
+        const crossed = resumed.events.filter((e) => BigInt(e.id) > BigInt(seen.id));
+        const replayed = follow(`${base2}/api/stream`, { headers: { ...user.headers, 'last-event-id': seen.id } });
+        await replayed.waitFor((e) => e.id === large.id, 3_000, 'the replay');
+        assert.deepEqual(
+          crossed.map((e) => [e.id, e.type, e.data]),
+          replayed.events.filter((e) => BigInt(e.id) > BigInt(seen.id)).map((e) => [e.id, e.type, e.data]),
+        );
+        replayed.close();
         resumed.close();
       } finally {
         await one.close().catch(() => {});

@@ -8,6 +8,7 @@ export function createDatabaseEventBus(database: Pick<Database, 'db' | 'listen'>
   let stop: (() => Promise<void>) | undefined;
   return {
     kind: 'database',
+    notifyChannel: channel,
     async start(onMessage, onReconnect) {
       stop = await database.listen(channel, onMessage, onReconnect);
     },

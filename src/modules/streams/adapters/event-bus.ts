@@ -10,6 +10,11 @@ export interface EventBus {
    * rejects when the bus cannot be reached in time.
    */
   publish(messages: readonly string[]): Promise<void>;
+  /**
+   * The database's bus: its NOTIFY channel, so that the statement storing events sends them too (one
+   * statement where two took two round trips, decision 416). Absent for Redis.
+   */
+  readonly notifyChannel?: string;
   close(): Promise<void>;
 }
 
