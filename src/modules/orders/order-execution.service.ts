@@ -161,10 +161,9 @@ export function createOrderExecution(deps: ExecutionDeps) {
   }
 
   /**
-   * Writes an order made in this transaction (`claimed`, not stored yet, no fills) in the state the
-   * update brings, in one statement: the row, its fills and every audit entry (`entries` and the move's
-   * own), as an insert, `applyWithin` and `auditAll` would in three (decision 415); `KEY_TAKEN` when the
-   * order's idempotency key is taken.
+   * Writes an order made in this transaction (`claimed`, not stored yet) in the state the update brings,
+   * in one statement: the row, its fills and every audit entry (`entries` and the move's own), as an insert,
+   * `applyWithin` and `auditAll` would in three (decision 415). `KEY_TAKEN` when its idempotency key is taken.
    */
   async function insertFinished(
     tx: DbExecutor,
@@ -290,9 +289,9 @@ export function createOrderExecution(deps: ExecutionDeps) {
 
     /**
      * An order of a venue inside this process and its database (paper): settled, then stored in its final
-     * state, in one transaction (decisions 270, 415). Nothing leaves the process, so there is
-     * no send to put the stored row before; a failure anywhere rolls the whole back and nothing is
-     * stored, settled or audited. What the venue needs from outside (the book) is read before.
+     * state, in one transaction (decisions 270, 415). Nothing leaves the process, so there is no send to
+     * put the stored row before; a failure anywhere rolls the whole back: nothing stored, settled or
+     * audited. What the venue needs from outside (the book) is read before.
      */
     async placeInProcess(
       order: NewOrder & Pick<OrderRow, 'status'>,
@@ -302,8 +301,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
     ): Promise<OrderRow | 'idempotency_taken'> {
       const prepared = await venue.inProcess.prepare(requestOf(order as OrderRow));
       const now = clock.now();
-      // Claimed with its send time, as its insert would answer it: written once, in its final state, after
-      // the settlement (decision 415).
+      // Claimed with its send time, as its insert would answer: written once, final, after the settlement.
       const claimed = storedOrder({ ...order, status: 'unknown', sentAt: now, updatedAt: now });
       const done = await db
         .transaction(async (tx) => {
@@ -317,12 +315,10 @@ export function createOrderExecution(deps: ExecutionDeps) {
       if (done === 'idempotency_taken') return done;
       if (prepared.kind === 'ready') prepared.settled(done.result);
       // Each state the order passed through, in order, as when they were committed one by one.
-      const { row } = done.outcome;
       const stored: OrderRow = { ...claimed, status: 'pending', updatedAt: order.updatedAt };
-      if (done.outcome.changed) publish(stored, claimed, row);
-      else publish(stored, claimed);
+      publish(stored, claimed, ...(done.outcome.changed ? [done.outcome.row] : []));
       await afterCommit({ ...done.outcome, changed: false });
-      return row;
+      return done.outcome.row;
     },
 
     /**
