@@ -205,11 +205,10 @@ const FINISH_CLAIMED = `WITH unflushed AS (SELECT set_config('synchronous_commit
   entries AS (${auditRowsText('$10', '$11')} WHERE EXISTS (SELECT 1 FROM moved))
   SELECT * FROM moved`;
 
-/** `FINISH_CLAIMED`'s first 21 parameters: the order's id, its fills as arrays, its audit entries, its patch. */
-function finishParams(id: string, patch: Required<OrderPatch>, fills: readonly FillRow[], entries: AuditRowsParams) {
+/** The fills as eight array parameters, one per column, in the order the statements unnest them. */
+function fillColumns(fills: readonly FillRow[]) {
   const column = (pick: (fill: FillRow) => string | boolean | null) => arrayParam(fills.map(pick));
   return [
-    id,
     column((f) => f.id),
     column((f) => f.tradeId),
     column((f) => f.price),
@@ -218,6 +217,14 @@ function finishParams(id: string, patch: Required<OrderPatch>, fills: readonly F
     column((f) => f.feeCurrency),
     column((f) => f.maker),
     column((f) => f.at.toISOString()),
+  ];
+}
+
+/** `FINISH_CLAIMED`'s first 21 parameters: the order's id, its fills as arrays, its audit entries, its patch. */
+function finishParams(id: string, patch: Required<OrderPatch>, fills: readonly FillRow[], entries: AuditRowsParams) {
+  return [
+    id,
+    ...fillColumns(fills),
     ...entries,
     patch.status,
     patch.filled,
@@ -297,18 +304,10 @@ export function createOrdersRepository(db: DbExecutor) {
       entries: AuditRowsParams,
       executor: DbExecutor,
     ): Promise<OrderRow | 'idempotency_taken'> {
-      const column = (pick: (fill: FillRow) => string | boolean | null) => arrayParam(fills.map(pick));
       const [raw] = rowsOf<Record<string, unknown>>(
         await executeText(executor, 'orders_insert_finished', INSERT_FINISHED, [
           ...orderParams(order),
-          column((f) => f.id),
-          column((f) => f.tradeId),
-          column((f) => f.price),
-          column((f) => f.amount),
-          column((f) => f.fee),
-          column((f) => f.feeCurrency),
-          column((f) => f.maker),
-          column((f) => f.at.toISOString()),
+          ...fillColumns(fills),
           ...entries,
         ]),
       );
