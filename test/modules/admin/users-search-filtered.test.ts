@@ -8,12 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
-import { type Db, rowsOf } from '../../../src/platform/db/database.ts';
+import type { Db } from '../../../src/platform/db/database.ts';
 import { createAccountsRepository } from '../../../src/modules/users/accounts.repository.ts';
 import type { SearchFilter } from '../../../src/modules/users/accounts-list.repository.ts';
 import { SEARCH_TOTAL_BOUND } from '../../../src/modules/users/accounts-search.ts';
 import { executedPlan, planClient, type PlanClient, type PlanNode, rowsRead } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { expectedPage, shown } from './search-oracle.ts';
 
 /** `fw-{i}@filtered.example`, newest last: every eighth suspended, every ninth an admin. */
 const ACCOUNTS = 16_000;
@@ -57,21 +58,8 @@ describe('admin search with a filter: the walk goes through the filter’s accou
       AND ${filter.role ? sql`role = ${filter.role}` : sql`true`}
       AND ${filter.subscriptionTier ? sql`subscription_tier = ${filter.subscriptionTier}` : sql`true`}
       AND (email ILIKE ${pattern} OR (first_name || ' ' || last_name) ILIKE ${pattern})`;
-    const ids = rowsOf<{ id: string }>(
-      await t.database.db.execute(
-        sql`SELECT id FROM users WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET ${offset} LIMIT ${limit}`,
-      ),
-    ).map((r) => r.id);
-    const [count] = rowsOf<{ n: number }>(
-      await t.database.db.execute(sql`SELECT count(*)::int AS n FROM users WHERE ${where}`),
-    );
-    return { ids, total: Math.min(Number(count!.n), SEARCH_TOTAL_BOUND), matches: Number(count!.n) };
+    return expectedPage(t.database.db, where, offset, limit);
   }
-
-  const shown = (page: { rows: { id: string }[]; total: number }) => ({
-    ids: page.rows.map((r) => r.id),
-    total: page.total,
-  });
 
   it('answers the page and the capped total of plain SQL, by either way and by the list', async () => {
     const filters: Omit<SearchFilter, 'search'>[] = [

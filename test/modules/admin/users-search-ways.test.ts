@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../../src/platform/db/database.ts';
 import { createAccountsRepository } from '../../../src/modules/users/accounts.repository.ts';
 import type { SearchFilter } from '../../../src/modules/users/accounts-list.repository.ts';
 import { SEARCH_TOTAL_BOUND } from '../../../src/modules/users/accounts-search.ts';
 import { plansOf, rowsRead, type PlanNode } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { expectedPage, shown } from './search-oracle.ts';
 
 /** Accounts `walk-{i}@common.example`, newest last; every tenth one is named `Rare{i}`. */
 const ACCOUNTS = 6_000;
@@ -60,21 +60,8 @@ describe('admin search: both ways answer the same page and total', () => {
   /** The page and total as plain SQL says: every match, ordered, counted and capped. */
   async function expected(pattern: string, offset: number, limit: number) {
     const where = sql`status <> 'deleted' AND (email ILIKE ${pattern} OR (first_name || ' ' || last_name) ILIKE ${pattern})`;
-    const ids = rowsOf<{ id: string }>(
-      await t.database.db.execute(
-        sql`SELECT id FROM users WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET ${offset} LIMIT ${limit}`,
-      ),
-    ).map((r) => r.id);
-    const [count] = rowsOf<{ n: number }>(
-      await t.database.db.execute(sql`SELECT count(*)::int AS n FROM users WHERE ${where}`),
-    );
-    return { ids, total: Math.min(Number(count!.n), SEARCH_TOTAL_BOUND), matches: Number(count!.n) };
+    return expectedPage(t.database.db, where, offset, limit);
   }
-
-  const shown = (page: { rows: { id: string }[]; total: number }) => ({
-    ids: page.rows.map((r) => r.id),
-    total: page.total,
-  });
 
   const cases: { search: string; pattern: string; offset: number; limit: number }[] = [];
   for (const [offset, limit] of [
