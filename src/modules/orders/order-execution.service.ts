@@ -14,8 +14,8 @@ import type { AuditEvent } from '../../platform/audit.ts';
 import { audit, auditRows, type ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
 import { canMove, isFinal, newFills, progressFrom, type OrderStatus } from './orders.domain.ts';
 import type { ORDERS_EVENTS } from './orders.events.ts';
-import type { FillRow, NewOrder, OrderRow, OrdersRepository } from './orders.repository.ts';
-import { storedOrder } from './orders.repository.ts';
+import type { OrdersRepository } from './orders.repository.ts';
+import { storedOrder, type FillRow, type NewOrder, type OrderRow } from './orders.rows.ts';
 import { orderWire } from './orders.wire.ts';
 import {
   fillOf,

@@ -7,7 +7,7 @@ import type { AuditEvent } from '../../platform/audit.ts';
 import type { VenueFill, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
 import type { ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
 import { fillTotals, isFinal, newFills, type OrderStatus, progressFrom } from './orders.domain.ts';
-import type { FillRow, OrderPatch, OrderRow } from './orders.repository.ts';
+import type { FillRow, OrderPatch, OrderRow } from './orders.rows.ts';
 
 /** Who moved the order: the user in a request, or the service itself (reconcile, a venue's notice). */
 export interface Mover {

@@ -19,7 +19,9 @@ import type { OrderMode, OrderSide, OrderType, TimeInForce } from '../../platfor
 import type { OrdersDeps } from './orders.deps.ts';
 import { checkMarketRules, isFinal } from './orders.domain.ts';
 import type { OrderExecution } from './order-execution.service.ts';
-import type { FillRow, OrderFilter, OrderRow, OrdersRepository } from './orders.repository.ts';
+import type { OrderFilter } from './order-queries.repository.ts';
+import type { OrdersRepository } from './orders.repository.ts';
+import type { FillRow, OrderRow } from './orders.rows.ts';
 
 export interface PlaceInput {
   exchange: string;

@@ -1,7 +1,7 @@
 // Orders on the wire: each mapper typed by its response schema (decision 181).
 import type { Static } from 'typebox';
 import { Decimal } from 'decimal.js';
-import type { FillRow, OrderRow } from './orders.repository.ts';
+import type { FillRow, OrderRow } from './orders.rows.ts';
 import type { Order, OrderDetail, OrderFill, OrderList } from './orders.schemas.ts';
 
 /** numeric columns read back with trailing zeros (scale 18); the wire carries the plain value. */

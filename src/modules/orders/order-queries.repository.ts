@@ -1,0 +1,147 @@
+// The orders' reads: one order (by id, idempotency key or client order id), a user's list, the orders
+// not final (cancel-all, a halt, the reconcile pass), a user's order counts and day's fills.
+import { and, asc, count, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { descending } from '../../platform/db/order.ts';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { rowOffset, rowsOf } from '../../platform/db/database.ts';
+import { executeText } from '../../platform/db/prepared.ts';
+import type { OrderStatus } from './orders.domain.ts';
+import type { FillRow, OrderRow } from './orders.rows.ts';
+import { orderFills, orders } from './orders.tables.ts';
+
+export interface OrderFilter {
+  userId: string;
+  mode?: 'paper' | 'live';
+  status?: OrderStatus;
+  exchange?: string;
+  symbol?: string;
+  strategyId?: string;
+}
+
+function where(filter: OrderFilter): SQL {
+  const conditions: SQL[] = [eq(orders.userId, filter.userId)];
+  if (filter.mode) conditions.push(eq(orders.mode, filter.mode));
+  if (filter.status) conditions.push(eq(orders.status, filter.status));
+  if (filter.exchange) conditions.push(eq(orders.exchange, filter.exchange));
+  // BTCUSDT, BTC-USDT and BTC/USDT find the same orders.
+  if (filter.symbol)
+    conditions.push(sql`replace(${orders.symbol}, '/', '') = ${filter.symbol.toUpperCase().replace(/[^A-Z0-9]/g, '')}`);
+  if (filter.strategyId) conditions.push(eq(orders.strategyId, filter.strategyId));
+  return and(...conditions)!;
+}
+
+/** A user's open orders and orders since `$2`, read on every order: its text built once (decision 380). */
+const COUNTS = `SELECT count(*) FILTER (WHERE not_final)::int AS open,
+    count(*) FILTER (WHERE created_at >= $2::timestamptz)::int AS recent
+  FROM "orders"
+  WHERE user_id = $1::uuid AND (not_final OR created_at >= $2::timestamptz)`;
+
+export function createOrderQueries(db: DbExecutor) {
+  return {
+    async byIdempotencyKey(userId: string, key: string): Promise<OrderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.userId, userId), eq(orders.idempotencyKey, key)));
+      return row;
+    },
+
+    async owned(userId: string, id: string): Promise<OrderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.userId, userId), eq(orders.id, id)));
+      return row;
+    },
+
+    async fills(orderId: string, executor: DbExecutor = db): Promise<FillRow[]> {
+      return executor.select().from(orderFills).where(eq(orderFills.orderId, orderId)).orderBy(asc(orderFills.at));
+    },
+
+    async list(filter: OrderFilter, limit: number, offset: number): Promise<{ rows: OrderRow[]; total: number }> {
+      const [rows, [total]] = await Promise.all([
+        db
+          .select()
+          .from(orders)
+          .where(where(filter))
+          .orderBy(descending(orders.createdAt), descending(orders.id))
+          .limit(limit)
+          .offset(rowOffset(offset)),
+        db.select({ n: count() }).from(orders).where(where(filter)),
+      ]);
+      return { rows, total: Number(total?.n ?? 0) };
+    },
+
+    /** A user's orders not final, for cancel-all. */
+    async notFinalOf(filter: OrderFilter): Promise<OrderRow[]> {
+      return db
+        .select()
+        .from(orders)
+        .where(and(where(filter), eq(orders.notFinal, true)))
+        .orderBy(asc(orders.createdAt));
+    },
+
+    /**
+     * Orders the reconcile pass brings to the venue's state: every order not final, except those still
+     * `pending` younger than `pendingBefore` (their request may be about to claim and send them).
+     */
+    async toReconcile(mode: 'paper' | 'live', pendingBefore: Date, limit: number): Promise<OrderRow[]> {
+      return db
+        .select()
+        .from(orders)
+        .where(
+          and(
+            eq(orders.notFinal, true),
+            eq(orders.mode, mode),
+            or(sql`${orders.status} <> 'pending'`, lt(orders.createdAt, pendingBefore)),
+          ),
+        )
+        .orderBy(asc(orders.updatedAt))
+        .limit(limit);
+    },
+
+    /**
+     * The user's open orders and orders placed since `since` (for the risk limits), read on every order:
+     * named, since its plan (the user's index) is the same for any user (decision 271).
+     */
+    async counts(userId: string, since: Date): Promise<{ openOrders: number; ordersLastMinute: number }> {
+      const from = since.toISOString();
+      const [row] = rowsOf<{ open: number; recent: number }>(
+        await executeText(db, 'orders_counts', COUNTS, [userId, from]),
+      );
+      return { openOrders: Number(row?.open ?? 0), ordersLastMinute: Number(row?.recent ?? 0) };
+    },
+
+    /** Every order not final of every user (a platform halt cancels them all). */
+    async notFinalAll(): Promise<OrderRow[]> {
+      return db.select().from(orders).where(eq(orders.notFinal, true)).orderBy(asc(orders.createdAt));
+    },
+
+    /** The user's fills since `since` in one mode, oldest first, with their order's market and side. */
+    async fillsSince(userId: string, mode: 'paper' | 'live', since: Date) {
+      return db
+        .select({
+          exchange: orders.exchange,
+          symbol: orders.symbol,
+          side: orders.side,
+          price: orderFills.price,
+          amount: orderFills.amount,
+          fee: orderFills.fee,
+          feeCurrency: orderFills.feeCurrency,
+        })
+        .from(orderFills)
+        .innerJoin(orders, eq(orders.id, orderFills.orderId))
+        .where(and(eq(orders.userId, userId), eq(orders.mode, mode), gte(orderFills.at, since)))
+        .orderBy(asc(orderFills.at), asc(orderFills.id));
+    },
+
+    /** A user's order by its client order id (a venue's notice names it so). */
+    async byClientOrderId(userId: string, clientOrderId: string): Promise<OrderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.userId, userId), eq(orders.clientOrderId, clientOrderId)));
+      return row;
+    },
+  };
+}

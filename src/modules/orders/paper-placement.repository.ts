@@ -1,0 +1,61 @@
+// A paper order's one write (paper-placement.service.ts): the row in its final state, its fills and its
+// audit entries in one statement, after the engine settled it in the same transaction (decision 415).
+import { getTableName } from 'drizzle-orm';
+import { auditRowsText, type AuditRowsParams } from '../../platform/audit.ts';
+import type { DbExecutor } from '../../platform/db/database.ts';
+import { rowsOf } from '../../platform/db/database.ts';
+import { executeText } from '../../platform/db/prepared.ts';
+import {
+  fillColumns,
+  INSERT_ORDER,
+  ORDER_COLUMNS,
+  orderParams,
+  orderRowOf,
+  type FillRow,
+  type NewOrder,
+  type OrderRow,
+} from './orders.rows.ts';
+import { orderFills } from './orders.tables.ts';
+
+/**
+ * A paper order written once, in its final state, after the engine settled it in the caller's transaction
+ * (`insertFinished`): the row, its fills and its audit entries in one statement whose text is built once
+ * (decision 415). A taken idempotency key writes none of them (no row answered).
+ */
+const INSERT_FINISHED = `WITH claimed AS (${INSERT_ORDER}), fills AS (
+    INSERT INTO "${getTableName(orderFills)}" (id, order_id, trade_id, price, amount, fee, fee_currency, maker, at)
+    SELECT v.id, claimed.id, v.trade_id, v.price, v.amount, v.fee, v.fee_currency, v.maker, v.at
+    FROM claimed, unnest($${ORDER_COLUMNS.length + 1}::uuid[], $${ORDER_COLUMNS.length + 2}::text[],
+      $${ORDER_COLUMNS.length + 3}::numeric[], $${ORDER_COLUMNS.length + 4}::numeric[],
+      $${ORDER_COLUMNS.length + 5}::numeric[], $${ORDER_COLUMNS.length + 6}::text[],
+      $${ORDER_COLUMNS.length + 7}::boolean[], $${ORDER_COLUMNS.length + 8}::timestamptz[])
+      WITH ORDINALITY AS v(id, trade_id, price, amount, fee, fee_currency, maker, at, n)
+    ORDER BY v.n
+  ), entries AS (${auditRowsText(`$${ORDER_COLUMNS.length + 9}`, `$${ORDER_COLUMNS.length + 10}`)}
+    WHERE EXISTS (SELECT 1 FROM claimed))
+  SELECT * FROM claimed`;
+
+export function createPaperPlacementRepository() {
+  return {
+    /**
+     * A new order inserted in its final state (`order`), with its fills and its audit entries (`auditRows`),
+     * in one statement, named (its text is the same for any order: the fills go as arrays); nothing is
+     * written when the idempotency key is taken.
+     */
+    async insertFinished(
+      order: NewOrder,
+      fills: readonly FillRow[],
+      entries: AuditRowsParams,
+      executor: DbExecutor,
+    ): Promise<OrderRow | 'idempotency_taken'> {
+      const [raw] = rowsOf<Record<string, unknown>>(
+        await executeText(executor, 'orders_insert_finished', INSERT_FINISHED, [
+          ...orderParams(order),
+          ...fillColumns(fills),
+          ...entries,
+        ]),
+      );
+      return raw ? orderRowOf(raw) : 'idempotency_taken';
+    },
+  };
+}
