@@ -1,6 +1,6 @@
 // What moves an order and how the order's rows record it: who moved it, the update the venue or a
 // cancel brings, the venue's fills as fill rows, the row's fields after them, and the request the venue
-// is sent. Pure: the state machine that applies them under the row's lock is order-execution.service.ts.
+// is sent. Pure: the state machine that applies them under the row's lock is order-moves.service.ts.
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type { AuditEvent } from '../../platform/audit.ts';
