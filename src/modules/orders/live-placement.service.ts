@@ -14,6 +14,12 @@ import { type Mover, requestOf, settleNew, storedAmount, transitionEntry } from 
 
 type OrdersAuditAction = (typeof ORDERS_AUDIT_ACTIONS)[number];
 
+/** A claimed order: its row, and the row's version (`xmin`) as its claim stored it, for its answer (decision 420). */
+export interface ClaimedOrder {
+  row: OrderRow;
+  version: string;
+}
+
 export function createLivePlacement(deps: {
   repo: Pick<OrdersRepository, 'insertAudited' | 'finishClaimed'>;
   clock: Clock;
@@ -23,22 +29,20 @@ export function createLivePlacement(deps: {
 }) {
   const { repo, clock, logger, hold } = deps;
   const { apply, resolve, afterCommit } = deps.moves;
-  /** The row version (`xmin`) of each claimed order as its claim stored it, until its answer (decision 420). */
-  const claimedVersions = new WeakMap<OrderRow, string>();
 
   return {
     /**
      * A new order for a venue outside the process (live): stored already claimed for sending, with its
      * client order id and audit entries (`order.place`, `pending→unknown`), in one statement that
      * commits before anything is sent (decisions 272, 385). Only this request sends it: nothing else sends an
-     * order, and a pass finding it `unknown` looks it up. Answers the stored order, or
+     * order, and a pass finding it `unknown` looks it up. Answers the stored order with its version, or
      * 'idempotency_taken' when another request stored one with the same key first.
      */
     async storeClaimed(
       order: NewOrder & Pick<OrderRow, 'status'>,
       placed: AuditEvent<OrdersAuditAction>,
       mover: Mover,
-    ): Promise<OrderRow | 'idempotency_taken'> {
+    ): Promise<ClaimedOrder | 'idempotency_taken'> {
       const now = clock.now();
       // The row as it is stored (the entry names its amount filled as the database writes it).
       const stored = { ...order, status: 'unknown', sentAt: now, filled: storedAmount('0'), reason: null } as OrderRow;
@@ -46,10 +50,9 @@ export function createLivePlacement(deps: {
       const inserted = await repo.insertAudited({ ...order, status: 'unknown', sentAt: now }, entries);
       if (inserted === 'idempotency_taken') return inserted;
       const claimed = inserted.row;
-      claimedVersions.set(claimed, inserted.version);
       // Both states, in order, as when they were committed one by one; with the answer's if it comes soon.
       hold([{ ...claimed, status: 'pending', sentAt: null }, claimed]);
-      return claimed;
+      return inserted;
     },
 
     /**
@@ -57,7 +60,7 @@ export function createLivePlacement(deps: {
      * with the credential the caller read for it, if any (decision 345).
      */
     async sendClaimed(
-      claimed: OrderRow,
+      { row: claimed, version }: ClaimedOrder,
       venue: OrderVenue,
       mover: Mover,
       credential?: ResolvedCredential,
@@ -68,9 +71,8 @@ export function createLivePlacement(deps: {
       if (result.kind !== 'unknown') {
         const update = result.kind === 'accepted' ? { state: result.state } : { rejected: result.reason };
         // One statement while the row is as its claim left it; else under its lock (decision 420).
-        const version = claimedVersions.get(claimed);
-        const settled = version === undefined ? null : settleNew(claimed, update, mover, clock.now());
-        if (version !== undefined && settled) {
+        const settled = settleNew(claimed, update, mover, clock.now());
+        if (settled) {
           const { patch, fills, entry } = settled;
           const entries = auditRows(entry ? [entry] : [], patch.updatedAt);
           const row = await repo.finishClaimed(claimed.id, version, patch, fills, entries);
