@@ -2,14 +2,17 @@
 // counts per IP (docs/decisions/255): Kraken's call counter, OKX's per-endpoint two-second windows,
 // Bybit's per-UID limits, Coinbase's per-second private limit. Each is one decaying counter per key in
 // the shared store (Redis when set), so every instance serving a key draws on the same counter:
-// - a venue's own decaying counter (Kraken) is modelled as what it is, its ceiling cut to our share;
+// - a venue's own decaying counter (Kraken) is modelled as what it is;
 // - a count per window of T seconds (OKX, Bybit, Coinbase) as a counter holding half the count and
 //   draining the other half over T: any T seconds, however the venue aligns its windows, then admit at
 //   most the count;
+// - both its ceiling and its drain are cut to our share (decision 430): the share is our part of the
+//   key's limit, its burst and its rate, so other clients of the key keep the rest of both, and calls
+//   that reach the venue up to half a window later than admitted still fit its window;
 // - a call that would overflow waits for room when that is at most the budget's longest wait, else is
 //   refused before it is sent (429 with Retry-After: the key's limit, not the venue's unavailability);
 // - when the venue answers its limit anyway (other clients of the key), the counter is set full, so the
-//   key's next calls wait for room as the venue's counter would let them.
+//   key's next calls wait for room as our share of the venue's counter would let them.
 import { UserShareRefusal } from './budget-refusals.ts';
 import type { Cache } from '../cache/cache.ts';
 
@@ -21,7 +24,7 @@ export interface KeyLimit {
   readonly cost: number;
   /** The counter's ceiling as the venue states it, before our share. */
   readonly max: number;
-  /** How much it drains each second. */
+  /** How much it drains each second, as the venue states it, before our share. */
   readonly perSecond: number;
   /** What the counter is, in words, for refusals: "call counter", "limit of /api/v5/account/balance". */
   readonly describes: string;
@@ -81,15 +84,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).u
 export function createKeyCounters(deps: KeyCounterDeps) {
   const queues = new Map<string, Promise<void>>();
   const counterKey = (key: string, limit: KeyLimit) => `${deps.prefix}:k:${key}:${limit.name}`;
+  // Our share of the venue's counter: its ceiling and its drain alike (decision 430). Draining at the
+  // venue's full rate under a cut ceiling would admit ceiling + rate × T in T seconds: 9 of OKX's 10 in
+  // 2 s, 11 of them once calls arrive 0.8 s late, and the whole of Kraken's decay for ourselves alone.
   const ceiling = (limit: KeyLimit) => Math.max(limit.cost, limit.max * deps.share);
+  const drain = (limit: KeyLimit) => limit.perSecond * deps.share;
 
   async function take(key: string, limit: KeyLimit): Promise<{ added: boolean; waitMs: number }> {
     const { value } = await deps.store((c) =>
-      c.addDecaying(counterKey(key, limit), limit.cost, ceiling(limit), limit.perSecond),
+      c.addDecaying(counterKey(key, limit), limit.cost, ceiling(limit), drain(limit)),
     );
     if (value.added) return { added: true, waitMs: 0 };
     const over = value.level + limit.cost - ceiling(limit);
-    return { added: false, waitMs: Math.max(MIN_WAIT_MS, Math.ceil((over / limit.perSecond) * 1000)) };
+    return { added: false, waitMs: Math.max(MIN_WAIT_MS, Math.ceil((over / drain(limit)) * 1000)) };
   }
 
   async function draw(key: string, limits: readonly KeyLimit[], deadline: number): Promise<void> {
@@ -118,7 +125,7 @@ export function createKeyCounters(deps: KeyCounterDeps) {
 
   async function give(key: string, limits: readonly KeyLimit[]): Promise<void> {
     for (const limit of limits)
-      await deps.store((c) => c.addDecaying(counterKey(key, limit), -limit.cost, ceiling(limit), limit.perSecond));
+      await deps.store((c) => c.addDecaying(counterKey(key, limit), -limit.cost, ceiling(limit), drain(limit)));
   }
 
   return {
@@ -151,7 +158,7 @@ export function createKeyCounters(deps: KeyCounterDeps) {
     async fill(key: string, limits: readonly KeyLimit[]): Promise<void> {
       for (const limit of limits)
         await deps.store((c) =>
-          c.addDecaying(counterKey(key, limit), ceiling(limit), ceiling(limit), limit.perSecond, true),
+          c.addDecaying(counterKey(key, limit), ceiling(limit), ceiling(limit), drain(limit), true),
         );
     },
   };

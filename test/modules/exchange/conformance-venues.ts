@@ -66,7 +66,8 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     privatePath: '/0/private/',
     rateLimited: { body: { error: ['EAPI:Rate limit exceeded'], result: {} } },
     tripsBreaker: false,
-    // One point of a counter decaying one a second, less the time the answer took to come back.
+    // One point of our share of a counter decaying one a second (0.8 a second: 1.25 s, decision 430),
+    // less the time the answer took to come back.
     backoffMs: 800,
     orders: {
       place: { path: '/0/private/AddOrder', method: 'POST' },
@@ -129,7 +130,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
       headers: { 'x-bapi-limit': '50', 'x-bapi-limit-status': '0', 'x-bapi-limit-reset-timestamp': '0' },
     },
     tripsBreaker: false,
-    // One call's room on a 50-a-second limit: 40 ms.
+    // One call's room on our share of a 50-a-second limit (drained at 20 a second): 50 ms.
     backoffMs: 30,
     orders: {
       place: { path: '/v5/order/create', method: 'POST' },
