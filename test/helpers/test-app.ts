@@ -116,15 +116,26 @@ export async function emptyTestDatabase(): Promise<void> {
   }
 }
 
-/** Empties every table (the schema stays), so each test starts from nothing. */
+/**
+ * Empties every table (the schema stays), so each test starts from nothing. Emptying them all costs
+ * ~0.2 s of CPU on PGlite (every table and index gets new files), and it is often asked of a database
+ * already empty (a shared process empties it before each file, whose first app empties it again; a test
+ * that only read): when no table holds a row and no sequence has moved, it would change nothing.
+ */
 export async function resetDatabase(database: Database): Promise<void> {
   const tables = await database.rows<{ tablename: string }>(
     sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`,
   );
   if (tables.length === 0) return;
-  await database.db.execute(
-    sql.raw(`TRUNCATE ${tables.map((t) => `"${t.tablename}"`).join(', ')} RESTART IDENTITY CASCADE`),
+  const names = tables.map((t) => `"${t.tablename}"`);
+  const [state] = await database.rows<{ empty: boolean }>(
+    sql.raw(
+      `SELECT NOT EXISTS (${names.map((name) => `SELECT 1 FROM ${name}`).join(' UNION ALL ')}) AND NOT EXISTS ` +
+        `(SELECT 1 FROM pg_sequences WHERE schemaname = 'public' AND last_value IS NOT NULL) AS empty`,
+    ),
   );
+  if (state?.empty) return;
+  await database.db.execute(sql.raw(`TRUNCATE ${names.join(', ')} RESTART IDENTITY CASCADE`));
 }
 
 export interface TestApp {
