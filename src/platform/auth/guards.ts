@@ -109,6 +109,11 @@ export interface Guards {
    */
   requireStepUp: Guard;
   /**
+   * requireStepUp's second-factor check alone, for a request requireUser has already let in
+   * (`request.user` set): the principal is not read again (an API token's is a database read; decision 440).
+   */
+  assertSteppedUp(request: FastifyRequest): void;
+  /**
    * requireAdmin with requireStepUp's second factor: for an admin's changes to another account
    * (role, status, two-factor reset, password reset, bulk actions; decision 202).
    */
@@ -344,6 +349,7 @@ export function createGuards(deps: {
     requireUser,
     requireAdmin,
     requireStepUp,
+    assertSteppedUp,
     requireAdminStepUp,
     identify,
     invalidate(userId) {

@@ -1,4 +1,4 @@
-// What a live market order costs the database, counted in statements (decisions 345, 385, 386, 420): a count
+// What a live market order costs the database, counted in statements (decisions 345, 385, 386, 420, 440): a count
 // does not depend on the machine's load. Each statement is a round trip through the app's busy event loop
 // and a commit waits for the disk, so fewer of each is a shorter order as well as a cheaper one.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, filled at once, its account events published and its fill heard. */
-const LIVE_ORDER_STATEMENTS = 10;
+const LIVE_ORDER_STATEMENTS = 9;
 
 describe('the statements of a live market order', () => {
   let o: OrdersApp;
@@ -45,6 +45,8 @@ describe('the statements of a live market order', () => {
     }
     const listed = texts.map((t) => t.replace(/\s+/g, ' ').slice(0, 100)).join('\n');
     assert.equal(texts.length, LIVE_ORDER_STATEMENTS, listed);
+    // The API token is read once: the live order's step-up check uses the user the route's guard let in.
+    assert.equal(texts.filter((t) => /"api_tokens"\."token_hash" = /.test(t)).length, 1, listed);
     // The claim commits on its own, flushed to disk before the send; the answer is one statement (its row as
     // the claim left it, its fill, the user's trade, its audit entry: decision 420) whose commit does not wait
     // for the disk (decision 386). No transaction of several statements on the order's path.

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { actorOf } from '../../../platform/auth/actor.ts';
 import { currentUser, type Guards } from '../../../platform/auth/guards.ts';
 import { AppError, forbidden } from '../../../platform/http/errors.ts';
@@ -33,12 +33,13 @@ export function ordersRoutes(deps: {
    * Live safety (docs/decisions/213): the server's switch, the owner's two-factor, and a fresh second
    * factor for a session token (an API token's `trade:write` scope took a step-up to create).
    */
-  async function requireLiveAuthority(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  function requireLiveAuthority(request: FastifyRequest): void {
     if (!deps.liveTrading) throw forbidden('Live trading is off on this server (LIVE_TRADING is not true)');
     if (!currentUser(request).twoFactorEnabled)
       throw forbidden('Live trading needs two-factor authentication on your account; enable it first');
     try {
-      await guards.requireStepUp(request, reply);
+      // The route's requireUser let the request in: its principal is not read again (decision 440).
+      guards.assertSteppedUp(request);
     } catch (error) {
       if (error instanceof AppError && error.status === 403)
         throw new AppError(
@@ -81,7 +82,7 @@ export function ordersRoutes(deps: {
         },
       },
       async (request, reply) => {
-        if (request.body.mode === 'live') await requireLiveAuthority(request, reply);
+        if (request.body.mode === 'live') requireLiveAuthority(request);
         const { order, created } = await service.place(
           request.body,
           actorOf(request),
