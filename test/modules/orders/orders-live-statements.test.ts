@@ -10,6 +10,8 @@ import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, filled at once, its account events published and its fill heard. */
 const LIVE_ORDER_STATEMENTS = 9;
+/** How long the claim's events wait for the answer's (order-publisher.ts); past it they are stored alone. */
+const CLAIMED_EVENTS_HELD_MS = 250;
 
 describe('the statements of a live market order', () => {
   let o: OrdersApp;
@@ -30,12 +32,15 @@ describe('the statements of a live market order', () => {
         30_000,
       );
     let texts: string[];
+    let roundTripMs: number;
     try {
       const first = await o.place(token, { amount: '0.001' });
       assert.equal(first.statusCode, 201, first.body);
       await afterTheAnswer();
       recorded.texts.length = 0;
+      const sentAt = performance.now();
       const placed = await o.place(token, { amount: '0.001' });
+      roundTripMs = performance.now() - sentAt;
       assert.equal(placed.statusCode, 201, placed.body);
       assert.equal(placed.json().status, 'filled');
       await afterTheAnswer();
@@ -44,7 +49,12 @@ describe('the statements of a live market order', () => {
       recorded.stop();
     }
     const listed = texts.map((t) => t.replace(/\s+/g, ' ').slice(0, 100)).join('\n');
-    assert.equal(texts.length, LIVE_ORDER_STATEMENTS, listed);
+    // A round trip that outlived the hold (a loaded machine) stores the claim's events alone: one insert
+    // more, and only that. Within the hold there is no way to a second insert.
+    const eventInserts = texts.filter((t) => /INSERT INTO "stream_events"/.test(t)).length;
+    if (roundTripMs >= CLAIMED_EVENTS_HELD_MS && eventInserts === 2)
+      assert.equal(texts.length, LIVE_ORDER_STATEMENTS + 1, listed);
+    else assert.equal(texts.length, LIVE_ORDER_STATEMENTS, listed);
     // The API token is read once: the live order's step-up check uses the user the route's guard let in.
     assert.equal(texts.filter((t) => /"api_tokens"\."token_hash" = /.test(t)).length, 1, listed);
     // The claim commits on its own, flushed to disk before the send; the answer is one statement (its row as
