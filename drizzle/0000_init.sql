@@ -31,6 +31,12 @@ CREATE TABLE "outbox" (
 	CONSTRAINT "outbox_status_check" CHECK ("outbox"."status" IN ('pending', 'processing', 'done', 'dead'))
 );
 --> statement-breakpoint
+CREATE TABLE "guard_counters" (
+	"key" text PRIMARY KEY NOT NULL,
+	"count" integer NOT NULL,
+	"window_end" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "admin_exports" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"created_by" uuid,
@@ -870,6 +876,7 @@ CREATE INDEX "audit_log_created_idx" ON "audit_log" USING btree ("created_at" DE
 CREATE INDEX "outbox_claim_idx" ON "outbox" USING btree ("status","available_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "outbox_dedupe_key" ON "outbox" USING btree ("dedupe_key");--> statement-breakpoint
 CREATE INDEX "outbox_kind_idx" ON "outbox" USING btree ("kind","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "guard_counters_window_end_idx" ON "guard_counters" USING btree ("window_end");--> statement-breakpoint
 CREATE INDEX "admin_exports_expires_idx" ON "admin_exports" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "agent_activity_events_created_idx" ON "agent_activity_events" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "agent_activity_events_agent_idx" ON "agent_activity_events" USING btree ("agent_id","created_at" DESC NULLS LAST);--> statement-breakpoint

@@ -10,13 +10,14 @@
 import { is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { DECLARED_SETS, MODULE_DECLARATIONS } from './declarations.ts';
-import { auditLogTable, outboxTable } from './platform/db/schema.ts';
+import { auditLogTable, guardCounters, outboxTable } from './platform/db/schema.ts';
 
 /** Every table, by a name unique across the modules. */
 export function declaredSchema(): Record<string, PgTable> {
   const schema: Record<string, PgTable> = {
     auditLog: auditLogTable(DECLARED_SETS.auditActions),
     outbox: outboxTable(DECLARED_SETS.outboxKinds),
+    guardCounters,
   };
   const modules = [...MODULE_DECLARATIONS].sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const module of modules) {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/config.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import { createMemoryCache, type Cache } from './cache/cache.ts';
+import { createGuardCounters, type GuardCounters } from './cache/guard-counters.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { resolveSecrets, type GeneratedSecret, type SecretSource } from './crypto/data-dir-secrets.ts';
@@ -26,6 +27,8 @@ export interface Platform {
   readonly secretSources: Readonly<Record<GeneratedSecret, SecretSource>>;
   readonly database: Database;
   readonly cache: Cache;
+  /** The counters that stop guessing: the cache's, in the database while Redis is away (decision 455). */
+  readonly guardCounters: GuardCounters;
   readonly clock: Clock;
   readonly secretBox: SecretBox;
   readonly tokens: TokenService;
@@ -158,6 +161,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     secretSources: secrets.sources,
     database,
     cache,
+    guardCounters: createGuardCounters(cache, database),
     clock,
     secretBox,
     tokens,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { audit } from './auth.audit.ts';
 import { hashToken, newOpaqueToken, type TokenService } from '../../platform/auth/tokens.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
+import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PasswordHasher } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -49,7 +50,8 @@ export function createAuthService(deps: {
   secondFactor: SecondFactor;
   attempts: SecondFactorAttempts;
   devices: DeviceCookies;
-  cache: Pick<Cache, 'incr' | 'decr' | 'del' | 'get' | 'set'>;
+  cache: Pick<Cache, 'get' | 'set'>;
+  counters: GuardCounters;
   clock: Clock;
   logger: Logger;
   settings: AuthSettings;
@@ -57,7 +59,7 @@ export function createAuthService(deps: {
 }) {
   const { db, tokens, passwords, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor } = deps.users;
-  const throttle = createLoginThrottle({ cache, devices: deps.devices, clock, settings });
+  const throttle = createLoginThrottle({ cache, counters: deps.counters, devices: deps.devices, clock, settings });
   const { issuePair, startSession } = createSessionIssuer({
     sessions,
     tokens,

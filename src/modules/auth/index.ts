@@ -29,11 +29,11 @@ export { passkeyWire } from './passkeys.wire.ts';
 export { hasFreshSecondFactor, hasSecondFactor } from '../users/index.ts';
 
 export function createAuthModule(platform: Platform, deps: AuthDeps) {
-  const { config, database, tokens, cache, clock, logger, secretBox } = platform;
+  const { config, database, tokens, cache, guardCounters: counters, clock, logger, secretBox } = platform;
   const { users } = deps;
   const { guards } = users;
   const secondFactor = createSecondFactor({ twoFactor: users.twoFactor, secretBox, messages: deps.messages });
-  const attempts = createSecondFactorAttempts({ cache, db: database.db, messages: deps.messages, clock });
+  const attempts = createSecondFactorAttempts({ cache, counters, db: database.db, messages: deps.messages, clock });
   const devices = createDeviceCookies(secretBox.deriveKey('device-cookie'));
   const service = createAuthService({
     secondFactor,
@@ -44,6 +44,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     tokens,
     passwords: platform.passwords,
     cache,
+    counters,
     clock,
     logger,
     settings: {
@@ -58,7 +59,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     db: database.db,
     users,
     passwords: platform.passwords,
-    cache,
+    counters,
     clock,
     onUserChanged: (userId) => guards.invalidate(userId),
   });
@@ -69,7 +70,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     secondFactor,
     attempts,
     passwords: platform.passwords,
-    cache,
+    counters,
     clock,
     onUserChanged: (userId) => guards.invalidate(userId),
   });
@@ -80,6 +81,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     tokens,
     devices,
     cache,
+    counters,
     clock,
     settings: {
       webauthn: config.auth.webauthn,

@@ -5,6 +5,7 @@
 // cookie of the account is counted by that cookie alone, one from an address the owner signed in
 // from is counted per address only.
 import type { Cache } from '../../platform/cache/cache.ts';
+import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { clientKey } from '../../platform/http/client-address.ts';
 import { rateLimited } from '../../platform/http/errors.ts';
@@ -34,12 +35,15 @@ export interface LoginClient {
 export type LoginReservation = { by: 'device'; device: string } | { by: 'address'; known: boolean };
 
 export function createLoginThrottle(deps: {
-  cache: Pick<Cache, 'incr' | 'decr' | 'del' | 'get' | 'set'>;
+  /** The known-address marks. */
+  cache: Pick<Cache, 'get' | 'set'>;
+  /** Every counter of the throttle, sign-ups' too: shared across instances even while Redis is away (decision 455). */
+  counters: GuardCounters;
   devices: DeviceCookies;
   clock: Clock;
   settings: { signupLimitPerHour: number; refreshTokenTtlDays: number };
 }) {
-  const { cache, devices, clock, settings } = deps;
+  const { cache, counters, devices, clock, settings } = deps;
   /** An address the owner signed in from stays known as long as a session begun there may live. */
   const knownAddressTtlMs = settings.refreshTokenTtlDays * 24 * 60 * 60 * 1000;
   const keysOf = (email: string, ip: string | undefined) => {
@@ -82,7 +86,7 @@ export function createLoginThrottle(deps: {
     async reserve(email: string, client: LoginClient): Promise<LoginReservation> {
       const how = await this.classify(email, client);
       for (const [key, limit] of countersOf(email, client, how)) {
-        const attempt = await cache.incr(key, LOGIN_LIMITS.windowMs, limit);
+        const attempt = await counters.incr(key, LOGIN_LIMITS.windowMs, limit);
         if (attempt.count > limit)
           throw rateLimited(attempt.resetMs / 1000, 'Too many login attempts; try again later');
       }
@@ -91,7 +95,7 @@ export function createLoginThrottle(deps: {
 
     /** The attempt did not count against the account (it never reached the password check's verdict). */
     async giveBack(email: string, client: LoginClient, how: LoginReservation): Promise<void> {
-      await Promise.all(countersOf(email, client, how).map(([key]) => cache.decr(key)));
+      await Promise.all(countersOf(email, client, how).map(([key]) => counters.decr(key)));
     },
 
     /**
@@ -100,14 +104,14 @@ export function createLoginThrottle(deps: {
      */
     async release(email: string, client: LoginClient, how: LoginReservation): Promise<void> {
       if (how.by === 'device') {
-        await cache.del(`login:device:${how.device}`);
+        await counters.del(`login:device:${how.device}`);
         return;
       }
       const keys = keysOf(email, client.ip);
       await Promise.all([
-        cache.decr(keys.client),
-        cache.del(keys.pair),
-        ...(how.known ? [] : [cache.decr(keys.account)]),
+        counters.decr(keys.client),
+        counters.del(keys.pair),
+        ...(how.known ? [] : [counters.decr(keys.account)]),
       ]);
     },
 
@@ -122,7 +126,7 @@ export function createLoginThrottle(deps: {
     },
 
     async reserveSignup(ip: string | undefined): Promise<void> {
-      const attempt = await cache.incr(`signup:client:${clientKey(ip) ?? 'unknown'}`, SIGNUP_WINDOW_MS);
+      const attempt = await counters.incr(`signup:client:${clientKey(ip) ?? 'unknown'}`, SIGNUP_WINDOW_MS);
       if (attempt.count > settings.signupLimitPerHour)
         throw rateLimited(attempt.resetMs / 1000, 'Too many sign-ups from this address; try again later');
     },

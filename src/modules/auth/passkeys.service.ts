@@ -5,6 +5,7 @@
 import { audit } from './auth.audit.ts';
 import { hashToken, newOpaqueToken, type TokenService } from '../../platform/auth/tokens.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
+import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { WebauthnSettings } from '../../config/webauthn-settings.ts';
 import { clientKey } from '../../platform/http/client-address.ts';
@@ -40,7 +41,10 @@ export function createPasskeyCeremonies(deps: {
   users: Pick<UsersModule, 'accounts' | 'sessions' | 'twoFactor' | 'passkeys'>;
   tokens: TokenService;
   devices: DeviceCookies;
-  cache: Pick<Cache, 'incr' | 'decr' | 'del' | 'get' | 'set'>;
+  /** The options' per-address counter (not a guard: a passkey cannot be guessed) and the known-address marks. */
+  cache: Pick<Cache, 'incr' | 'get' | 'set'>;
+  /** The sign-in throttle's counters (decision 455). */
+  counters: GuardCounters;
   clock: Clock;
   settings: { webauthn: WebauthnSettings; refreshTokenTtlDays: number; signupLimitPerHour: number };
   onUserChanged: (userId: string) => void;
@@ -48,7 +52,7 @@ export function createPasskeyCeremonies(deps: {
   const { db, tokens, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor, passkeys } = deps.users;
   const webauthn = createWebauthn(settings.webauthn);
-  const throttle = createLoginThrottle({ cache, devices: deps.devices, clock, settings });
+  const throttle = createLoginThrottle({ cache, counters: deps.counters, devices: deps.devices, clock, settings });
   const { issuePair, startSession } = createSessionIssuer({
     sessions,
     tokens,

@@ -1,7 +1,7 @@
 // A signed-in user changing their own password (decision 097): the one way back for an admin, who
 // may not reset their own password through the admin API.
 import { audit } from './auth.audit.ts';
-import type { Cache } from '../../platform/cache/cache.ts';
+import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PasswordHasher } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -24,11 +24,12 @@ export function createPasswordService(deps: {
   db: Db;
   users: { accounts: Pick<UsersModule['accounts'], 'findById' | 'setPassword'> };
   passwords: PasswordHasher;
-  cache: Pick<Cache, 'incr' | 'del'>;
+  /** Shared across instances even while Redis is away (decision 455). */
+  counters: GuardCounters;
   clock: Clock;
   onUserChanged: (userId: string) => void;
 }) {
-  const { db, passwords, cache, clock } = deps;
+  const { db, passwords, counters, clock } = deps;
   const { accounts } = deps.users;
 
   return {
@@ -39,7 +40,7 @@ export function createPasswordService(deps: {
      */
     async changePassword(changer: PasswordChanger, body: ChangePasswordBody, client: ClientInfo): Promise<void> {
       const key = `password-change:user:${changer.id}`;
-      const attempt = await cache.incr(key, PASSWORD_CHANGE_LIMITS.windowMs);
+      const attempt = await counters.incr(key, PASSWORD_CHANGE_LIMITS.windowMs);
       if (attempt.count > PASSWORD_CHANGE_LIMITS.perUser) {
         throw rateLimited(attempt.resetMs / 1000, 'Too many password change attempts; try again later');
       }
@@ -59,7 +60,7 @@ export function createPasswordService(deps: {
         );
         throw badRequest('Current password is incorrect');
       }
-      await cache.del(key);
+      await counters.del(key);
       if (body.new_password === body.current_password) {
         throw invalidField(
           ['body', 'new_password'],

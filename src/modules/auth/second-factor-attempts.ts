@@ -5,6 +5,7 @@
 // them until a day has passed since the last (so no 24 hours ever hold more than 50). Attempts refused
 // by a lock count for nothing and extend nothing. The owner is mailed once per lockout.
 import type { Cache } from '../../platform/cache/cache.ts';
+import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { rateLimited } from '../../platform/http/errors.ts';
@@ -30,12 +31,15 @@ const locked = (resetMs: number) =>
   rateLimited(resetMs / 1000, 'Too many wrong two-factor codes for this account; try again later');
 
 export function createSecondFactorAttempts(deps: {
-  cache: Pick<Cache, 'incr' | 'decr' | 'acquire' | 'get' | 'set'>;
+  /** The daily lock and the once-per-lockout mail. */
+  cache: Pick<Cache, 'acquire' | 'get' | 'set'>;
+  /** Both counters: shared across instances even while Redis is away (decision 455). */
+  counters: GuardCounters;
   db: DbExecutor;
   messages: Pick<NotificationsModule['messages'], 'mail'>;
   clock: Clock;
 }) {
-  const { cache, clock } = deps;
+  const { cache, counters, clock } = deps;
   const L = SECOND_FACTOR_LIMITS;
 
   async function mailLockout(user: { id: string; email: string }, until: Date): Promise<void> {
@@ -65,15 +69,15 @@ export function createSecondFactorAttempts(deps: {
       const lockedUntil = await cache.get<number>(dayLockKey);
       const now = clock.now().getTime();
       if (lockedUntil !== undefined && lockedUntil > now) throw locked(lockedUntil - now);
-      const window = await cache.incr(windowKey, L.windowMs, L.perWindow);
+      const window = await counters.incr(windowKey, L.windowMs, L.perWindow);
       if (window.count > L.perWindow) throw locked(window.resetMs);
       // Every counted attempt starts the day again: no 24 hours can hold more than perDay of them.
-      const day = await cache.incr(dayKey, L.dayMs, L.perDay, true);
+      const day = await counters.incr(dayKey, L.dayMs, L.perDay, true);
       // Only attempts racing the one that reached the cap get here; they are refused all the same.
       if (day.count > L.perDay) throw locked(day.resetMs);
       return {
         async succeeded() {
-          await Promise.all([cache.decr(windowKey), cache.decr(dayKey)]);
+          await Promise.all([counters.decr(windowKey), counters.decr(dayKey)]);
         },
         async failed() {
           if (window.count < L.perWindow && day.count < L.perDay) return;

@@ -2,7 +2,7 @@
 // (a right code turns it on and answers ten recovery codes once), disable (password and a second
 // factor; other sessions are signed out) and step-up (a fresh second factor for what moves money).
 import { audit } from './auth.audit.ts';
-import type { Cache } from '../../platform/cache/cache.ts';
+import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PasswordHasher } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -50,20 +50,21 @@ export function createTwoFactorService(deps: {
   secondFactor: SecondFactor;
   attempts: SecondFactorAttempts;
   passwords: Pick<PasswordHasher, 'verify'>;
-  cache: Pick<Cache, 'incr' | 'del'>;
+  /** The password counter: shared across instances even while Redis is away (decision 455). */
+  counters: GuardCounters;
   clock: Clock;
   onUserChanged: (userId: string) => void;
 }) {
-  const { db, secondFactor, attempts, passwords, cache, clock } = deps;
+  const { db, secondFactor, attempts, passwords, counters, clock } = deps;
   const { accounts, twoFactor } = deps.users;
 
   /** Counts the attempt before anything is checked; a successful one gives them all back. */
   async function reserve(userId: string): Promise<() => Promise<void>> {
     const key = `two-factor:user:${userId}`;
-    const attempt = await cache.incr(key, TWO_FACTOR_LIMITS.windowMs);
+    const attempt = await counters.incr(key, TWO_FACTOR_LIMITS.windowMs);
     if (attempt.count > TWO_FACTOR_LIMITS.perUser)
       throw rateLimited(attempt.resetMs / 1000, 'Too many two-factor attempts; try again later');
-    return () => cache.del(key);
+    return () => counters.del(key);
   }
 
   async function account(userId: string): Promise<UserRow> {

@@ -115,6 +115,12 @@ function defineScripts(redis: Redis): ScriptCommands {
   return defined as ScriptCommands;
 }
 
+/**
+ * The counters of a Redis cache without its memory fallback: Redis's answer, or a failure while Redis is
+ * away (the guard counters then count in the database, decision 455).
+ */
+export type RedisOnlyCounters = Pick<Cache, 'incr' | 'decr' | 'del'> & { available(): boolean };
+
 interface RedisCacheOptions {
   keyPrefix?: string;
   /** Bound of one command; past it the cache answers from process memory (decision 102). */
@@ -150,7 +156,7 @@ function maskRedisUrl(url: string): string {
 export function createRedisCache(
   url: string,
   options: RedisCacheOptions | string = {},
-): Cache & { available(): boolean; connected(waitMs?: number): Promise<boolean> } {
+): Cache & { available(): boolean; connected(waitMs?: number): Promise<boolean>; redisOnly: RedisOnlyCounters } {
   const settings = typeof options === 'string' ? { keyPrefix: options } : options;
   const commandTimeoutMs = settings.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
   const probeMs = settings.probeMs ?? 500;
@@ -244,6 +250,12 @@ export function createRedisCache(
     }
   }
 
+  async function redisIncr(key: string, windowMs: number, extend?: boolean) {
+    const window = String(Math.max(1, Math.round(windowMs)));
+    const [count, ttl] = (await scripts.incr(key, window, extend ? '1' : '0')) as [number, number];
+    return { count, resetMs: ttl > 0 ? ttl : windowMs };
+  }
+
   const store = withSingleFlight({
     kind: 'redis',
     get<T>(key: string) {
@@ -312,11 +324,7 @@ export function createRedisCache(
     },
     incr(key, windowMs, limit, extend) {
       return either(
-        async () => {
-          const window = String(Math.max(1, Math.round(windowMs)));
-          const [count, ttl] = (await scripts.incr(key, window, extend ? '1' : '0')) as [number, number];
-          return { count, resetMs: ttl > 0 ? ttl : windowMs };
-        },
+        () => redisIncr(key, windowMs, extend),
         () => memory.incr(key, windowMs, limit, extend),
       );
     },
@@ -387,6 +395,16 @@ export function createRedisCache(
   return {
     ...store,
     available: () => up && redis.status === 'ready',
+    redisOnly: {
+      available: () => up && redis.status === 'ready',
+      incr: (key, windowMs, _limit, extend) => onRedis(() => redisIncr(key, windowMs, extend)),
+      async decr(key) {
+        await onRedis(() => scripts.decr(key));
+      },
+      async del(key) {
+        await onRedis(() => redis.del(key));
+      },
+    },
     /** Waits (bounded) for the first connection, before the server listens: requests never wait for it. */
     async connected(waitMs = FIRST_CONNECTION_MS) {
       if (!everUp && !outageLogged && firstReady) {

@@ -87,3 +87,18 @@ export const outboxTable = (kinds?: readonly string[]) =>
 
 /** The outbox at run time; which kinds are enqueued is typed by each module's writer (outbox.ts). */
 export const outbox = outboxTable();
+
+/**
+ * The guard counters' fixed windows while Redis is away (decision 455): the counters that stop guessing
+ * (sign-in, second factor, password checks) are kept here, the one store every instance shares, instead
+ * of in process memory. A row whose window ended counts as zero; rows are written only during outages.
+ */
+export const guardCounters = pgTable(
+  'guard_counters',
+  {
+    key: text('key').primaryKey(),
+    count: integer('count').notNull(),
+    windowEnd: timestamp('window_end', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('guard_counters_window_end_idx').on(t.windowEnd)],
+);

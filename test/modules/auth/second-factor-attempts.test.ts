@@ -131,8 +131,10 @@ describe('second-factor attempts over a day', () => {
 
   it(`no 24 hours hold more than ${perDay} guesses, and a right code reopens nothing`, async () => {
     const mails: string[] = [];
+    const cache = createMemoryCache();
     const attempts = createSecondFactorAttempts({
-      cache: createMemoryCache(),
+      cache,
+      counters: cache,
       db: f.t.database.db,
       messages: {
         mail: async (_executor, mail) => {
