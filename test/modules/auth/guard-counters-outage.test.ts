@@ -148,8 +148,9 @@ describe('guard counters across two instances while Redis is away', { skip: NO_R
       assert.equal(right.statusCode, 200, right.body);
       nextStep();
       assertDetail(await stepUp(1, wrong), 401);
-      assert.equal(await databaseCount(`two-factor:codes:${user.id}`), SECOND_FACTOR_LIMITS.perWindow);
       for (const instance of [0, 1]) assertDetail(await stepUp(instance, codeAt(user.secret)), 429, CODES_LOCKED);
+      // Counted in the database (refused attempts too, as Redis's window counts them), nowhere else.
+      assert.ok((await databaseCount(`two-factor:codes:${user.id}`))! > SECOND_FACTOR_LIMITS.perWindow);
     } finally {
       await restoreRedis();
     }
@@ -164,7 +165,8 @@ describe('guard counters across two instances while Redis is away', { skip: NO_R
       post(instance, '/api/auth/login', { email: user.email, password }, {}, address);
     await cutRedis();
     try {
-      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++) assert.equal((await login(i % 2, 'wrong')).statusCode, 401);
+      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++)
+        assert.equal((await login(i % 2, 'wrong')).statusCode, 401);
       for (const instance of [0, 1]) assertDetail(await login(instance, user.password), 429, LOGINS_LOCKED);
     } finally {
       await restoreRedis();
@@ -197,8 +199,8 @@ describe('guard counters across two instances while Redis is away', { skip: NO_R
     }
     await eventually(
       async () =>
-        (await t.database.rows(sql`SELECT 1 FROM guard_counters WHERE key = ${key} AND window_end <= now()`))
-          .length === 1,
+        (await t.database.rows(sql`SELECT 1 FROM guard_counters WHERE key = ${key} AND window_end <= now()`)).length ===
+        1,
       5_000,
       'the window ended',
     );
