@@ -59,15 +59,18 @@ export function createGuardCounters(cache: Cache, database: Database): GuardCoun
    */
   let horizon = 0;
   let syncOwed = true;
+  /** Operations that went to the database: one made while a sync ran still owes the next. */
+  let written = 0;
   let syncing: Promise<void> | undefined;
 
   function sync(): Promise<void> {
     syncing ??= (async () => {
+      const writtenBefore = written;
       try {
         const [row] = await database.rows<{ live_ms: number | null }>(pruneAndHorizon);
         const liveMs = row?.live_ms ?? 0;
         horizon = liveMs > 0 ? Date.now() + liveMs : 0;
-        syncOwed = false;
+        syncOwed = written !== writtenBefore;
       } finally {
         syncing = undefined;
       }
@@ -94,7 +97,15 @@ export function createGuardCounters(cache: Cache, database: Database): GuardCoun
   /** An operation counted in the database: the next one on Redis owes a sync. */
   async function inDatabase<T>(statement: ReturnType<typeof sql>): Promise<T[]> {
     syncOwed = true;
+    written += 1;
     return database.rows<T>(statement);
+  }
+
+  /** The row's live count, when the database may hold one; undefined otherwise. */
+  async function liveInDatabase(key: string): Promise<Counted | undefined> {
+    if (!(await databaseMayCount())) return undefined;
+    const [row] = await database.rows<Counted>(read(key));
+    return row;
   }
 
   return {
@@ -105,8 +116,11 @@ export function createGuardCounters(cache: Cache, database: Database): GuardCoun
         return { count: row!.count, resetMs: row!.reset_ms };
       }
       const counted = onRedisCount.value;
-      if (!(await databaseMayCount())) return counted;
-      const [row] = await database.rows<Counted>(read(key));
+      // Unanswered (the database is down too): the attempt was not checked, so Redis gets it back.
+      const row = await liveInDatabase(key).catch(async (error: unknown) => {
+        await redis.decr(key).catch(() => {});
+        throw error;
+      });
       if (!row) return counted;
       return { count: counted.count + row.count, resetMs: Math.max(counted.resetMs, row.reset_ms) };
     },
