@@ -213,7 +213,7 @@ describe('the app while Redis is away', { skip: NO_REDIS }, () => {
       assert.equal(ready.statusCode, 200);
       assert.equal(ready.json().status, 'degraded');
       assert.equal(ready.json().cache.status, 'down');
-      // The throttle still counts, in memory: the sixth attempt for one e-mail is refused.
+      // The throttle still counts, in the database (decision 455): the sixth attempt for one e-mail is refused.
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await login('wrong-password')).statusCode);
       assert.equal(statuses.at(-1), 429);
