@@ -10,15 +10,23 @@ import { buildApp } from '../../../src/app.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
 import { SECOND_FACTOR_LIMITS } from '../../../src/modules/auth/second-factor-attempts.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
+import { openDatabase, type Database } from '../../../src/platform/db/database.ts';
 import { createLogger } from '../../../src/platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../../../src/platform/platform.ts';
 import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
 import { assertDetail } from '../../helpers/error-assertions.ts';
 import { TEST_PASSWORD_COST } from '../../helpers/password-cost.ts';
-import { withoutRedis } from '../../helpers/services.ts';
+import { withoutPostgres, withoutRedis } from '../../helpers/services.ts';
 import { recordStatements } from '../../helpers/statements.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
-import { buildTestApp, newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import {
+  buildTestApp,
+  newClientAddress,
+  signIn,
+  testDatabaseUrl,
+  type TestApp,
+  type TestUser,
+} from '../../helpers/test-app.ts';
 import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -212,5 +220,61 @@ describe('guard counters across two instances while Redis is away', { skip: NO_R
     // The first operation back on Redis looks at the table once: ended windows are deleted then.
     await counters.incr(`test:after:${randomUUID()}`, 60_000);
     assert.equal(await databaseCount(key), undefined);
+  });
+});
+
+describe('guard counters while Redis and the database are both away', {
+  skip: NO_REDIS || withoutPostgres('the database is cut through a TCP proxy in front of a real PostgreSQL'),
+}, () => {
+  let t: TestApp;
+  let redisProxy: TcpProxy;
+  let databaseProxy: TcpProxy;
+  let database: Database;
+  let app: FastifyInstance;
+  before(async () => {
+    t = await buildTestApp();
+    const databaseUrl = new URL((await testDatabaseUrl())!);
+    databaseProxy = await startTcpProxy({ host: databaseUrl.hostname, port: Number(databaseUrl.port || 5432) });
+    database = await openDatabase({
+      url: databaseProxy.url(databaseUrl.toString()),
+      queryTimeoutMs: 2_000,
+      connectTimeoutMs: 1_000,
+    });
+    const redisUrl = new URL(REDIS_URL!);
+    redisProxy = await startTcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    const config = { ...t.config, resilience: { ...t.config.resilience, redisCommandTimeoutMs: COMMAND_TIMEOUT_MS } };
+    const platform = await createPlatform(
+      { ...config, redisUrl: redisProxy.url(REDIS_URL!) },
+      { database, logger: createLogger('silent'), defaultMetrics: false, passwordCost: TEST_PASSWORD_COST },
+    );
+    app = await buildApp(platform);
+    await app.ready();
+  });
+  after(async () => {
+    await app?.close();
+    await database?.close();
+    await redisProxy?.close();
+    await databaseProxy?.close();
+    await t?.close();
+  });
+
+  it('a sign-in answers 503 "Database unavailable", as without Redis, never 500', async () => {
+    const user = await signIn(t.app, t.database);
+    redisProxy.reset();
+    await redisProxy.mode('refuse');
+    databaseProxy.reset();
+    await databaseProxy.mode('refuse');
+    try {
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: user.email, password: user.password },
+      });
+      assert.equal(answer.statusCode, 503, answer.body);
+      assert.deepEqual(answer.json(), { detail: 'Database unavailable' });
+    } finally {
+      await databaseProxy.mode('pass');
+      await redisProxy.mode('pass');
+    }
   });
 });
