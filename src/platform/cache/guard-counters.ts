@@ -18,8 +18,24 @@ interface Counted {
   reset_ms: number;
 }
 
-/** A row whose window ended counts as zero: it starts again at one, with a new window. */
+/**
+ * How many ended rows of other keys an increment deletes in passing (decision 490): more than the one
+ * row it may add, so that however long an outage lasts the table holds its live windows and little
+ * else. Only increments add rows and they run only while Redis is away, so the healthy path pays nothing.
+ */
+const PRUNED_PER_INCREMENT = 4;
+
+/**
+ * A row whose window ended counts as zero: it starts again at one, with a new window. The oldest ended
+ * rows of other keys go in the same statement (the key's own row is the upsert's to restart; two
+ * changes of one row in one statement are undefined); a row another instance is writing is skipped,
+ * never waited for.
+ */
 const increment = (key: string, windowMs: number, extend: boolean) => sql`
+  WITH pruned AS (
+    DELETE FROM guard_counters WHERE key IN (
+      SELECT key FROM guard_counters WHERE window_end <= now() AND key <> ${key}
+      ORDER BY window_end LIMIT ${PRUNED_PER_INCREMENT} FOR UPDATE SKIP LOCKED))
   INSERT INTO guard_counters AS c (key, count, window_end)
   VALUES (${key}, 1, now() + ${windowMs}::float8 * interval '1 millisecond')
   ON CONFLICT (key) DO UPDATE SET

@@ -221,6 +221,45 @@ describe('guard counters across two instances while Redis is away', { skip: NO_R
     await counters.incr(`test:after:${randomUUID()}`, 60_000);
     assert.equal(await databaseCount(key), undefined);
   });
+
+  it('ended windows are pruned during the outage by the increments themselves; live ones and a lock stay', async () => {
+    const counters = platforms[0]!.guardCounters;
+    const ended = Array.from({ length: 3 }, () => `test:ended:${randomUUID()}`);
+    const live = `test:live:${randomUUID()}`;
+    const user = await signIn(apps[0]!, t.database);
+    const address = newClientAddress();
+    const login = (instance: number, password: string) =>
+      post(instance, '/api/auth/login', { email: user.email, password }, {}, address);
+    const rowsOf = async (keys: string[]) =>
+      (await t.database.rows<{ key: string }>(sql`SELECT key FROM guard_counters WHERE key IN ${keys}`)).map(
+        (row) => row.key,
+      );
+    await cutRedis();
+    try {
+      assert.equal((await counters.incr(live, 60_000)).count, 1);
+      // Written together, with a window longer than their writing: an increment deletes ended rows of other keys.
+      for (const counted of await Promise.all(ended.map((key) => counters.incr(key, 1_000))))
+        assert.equal(counted.count, 1);
+      assert.deepEqual((await rowsOf(ended)).sort(), [...ended].sort());
+      await eventually(
+        async () =>
+          (await t.database.rows(sql`SELECT 1 FROM guard_counters WHERE key IN ${ended} AND window_end <= now()`))
+            .length === ended.length,
+        5_000,
+        'the windows ended',
+      );
+      // Still away: no instance has been back on Redis to look at the table, only increments ran since.
+      for (let i = 0; i < LOGIN_LIMITS.perAccountAndClient; i++)
+        assert.equal((await login(i % 2, 'wrong')).statusCode, 401);
+      assert.deepEqual(await rowsOf(ended), [], 'the ended windows are gone during the outage');
+      assert.deepEqual(await rowsOf([live]), [live]);
+      assert.equal(await databaseCount(live), 1);
+      for (const instance of [0, 1]) assertDetail(await login(instance, user.password), 429, LOGINS_LOCKED);
+      assert.equal((await apps[0]!.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready', false);
+    } finally {
+      await restoreRedis();
+    }
+  });
 });
 
 describe('guard counters while Redis and the database are both away', {
