@@ -29,17 +29,44 @@ const INSERT_EVENTS = `INSERT INTO "stream_events" ("type", "audience", "user_id
   RETURNING "id", "type", "audience", "user_id", "data", "created_at"`;
 
 /**
- * `INSERT_EVENTS` sending each event on the database's bus as it is stored (decision 416): the message
- * `{"o": origin, "e": event}` of the events service, or `{"o": origin, "r": id}` past `$8` bytes, in
- * the events' order (NOTIFY keeps the order of its calls; the output list is computed after the sort).
+ * The bus message of each stored row, `{"o": origin, "e": event}`, or `{"o": origin, "r": id}` past `$7`
+ * bytes (the event then read by id): its one definition, whichever bus carries it (decision 491). The
+ * event is the row as `StoredEvent` has it (the id as text, the time as `toISOString` writes it), so a
+ * receiver's `e` is what the publisher dispatched and what a replay reads.
+ */
+const MESSAGE_OF_STORED = `FROM stored, LATERAL (SELECT CASE WHEN octet_length(f.full) <= $7::int THEN f.full
+      ELSE json_build_object('o', $6::text, 'r', stored.id::text)::text END AS message
+    FROM (SELECT json_build_object('o', $6::text, 'e', json_build_object('id', stored.id::text,
+      'type', stored.type, 'audience', stored.audience, 'userId', stored.user_id, 'data', stored.data,
+      'ts', to_char(stored.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS full) AS f) AS m`;
+
+/** `INSERT_EVENTS` answering each event's bus message, for a bus the service publishes to (Redis). */
+const INSERT_EVENTS_MESSAGED = `WITH stored AS (${INSERT_EVENTS})
+  SELECT stored.*, m.message ${MESSAGE_OF_STORED}
+  ORDER BY stored.id`;
+
+/**
+ * `INSERT_EVENTS` sending each event's message on the database's bus (channel `$8`) as it is stored
+ * (decision 416), in the events' order (NOTIFY keeps the order of its calls; the output list is computed
+ * after the sort).
  */
 const INSERT_EVENTS_NOTIFIED = `WITH stored AS (${INSERT_EVENTS})
-  SELECT stored.*, pg_notify($6::text, CASE WHEN octet_length(m.full) <= $8::int THEN m.full
-      ELSE json_build_object('o', $7::text, 'r', stored.id::text)::text END) AS notified
-  FROM stored, LATERAL (SELECT json_build_object('o', $7::text, 'e', json_build_object('id', stored.id::text,
-      'type', stored.type, 'audience', stored.audience, 'userId', stored.user_id, 'data', stored.data,
-      'ts', to_char(stored.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS full) AS m
+  SELECT stored.*, pg_notify($8::text, m.message) AS notified ${MESSAGE_OF_STORED}
   ORDER BY stored.id`;
+
+/** What the bus's messages need: this instance's origin, the size past which an event goes by id, the database's channel. */
+export interface BusMessages {
+  origin: string;
+  maxBytes: number;
+  /** The database's bus: the statement sends the messages itself (NOTIFY), and answers none. */
+  notifyChannel?: string;
+}
+
+/** A stored event, and its bus message when the statement did not send it itself. */
+export interface Published {
+  event: StoredEvent;
+  message?: string;
+}
 
 /**
  * An event whose data has no JSON text (undefined, a function): refused before the insert, by name. Every
@@ -68,6 +95,8 @@ interface RawEvent {
   user_id: string | null;
   data: unknown;
   created_at: string | Date;
+  /** The bus message, from `INSERT_EVENTS_MESSAGED`. */
+  message?: string;
 }
 
 export function createEventsRepository(db: DbExecutor) {
@@ -75,13 +104,13 @@ export function createEventsRepository(db: DbExecutor) {
     /**
      * Stores events in one statement; answers them in their order, with their ids. The ids are taken in
      * the order of the rows (each row's default is drawn as it is inserted), so sorting the answer by id
-     * gives the events' order whatever order RETURNING lists them in.
+     * gives the events' order whatever order RETURNING lists them in. With `bus`, the same statement
+     * builds each event's message (`MESSAGE_OF_STORED`) and sends it on the database's bus or answers it.
      */
     async insertAll(
       events: readonly { type: string; audience: Audience; userId: string | null; data: unknown; at: Date }[],
-      /** Sends each on the database's bus in the same statement (`INSERT_EVENTS_NOTIFIED`). */
-      notify?: { channel: string; origin: string; maxBytes: number },
-    ): Promise<StoredEvent[]> {
+      bus?: BusMessages,
+    ): Promise<Published[]> {
       if (events.length === 0) return [];
       const data = events.map(dataText);
       const values = [
@@ -91,29 +120,36 @@ export function createEventsRepository(db: DbExecutor) {
         arrayParam(data),
         arrayParam(events.map((e) => e.at.toISOString())),
       ];
-      const rows = rowsOf<RawEvent>(
-        notify
+      const answer = !bus
+        ? await executeText(db, 'stream_events_insert', INSERT_EVENTS, values)
+        : bus.notifyChannel
           ? await executeText(db, 'stream_events_insert_notified', INSERT_EVENTS_NOTIFIED, [
               ...values,
-              notify.channel,
-              notify.origin,
-              notify.maxBytes,
+              bus.origin,
+              bus.maxBytes,
+              bus.notifyChannel,
             ])
-          : await executeText(db, 'stream_events_insert', INSERT_EVENTS, values),
-      );
-      return rows
-        .map((raw): StoredEvent & { seq: bigint } => ({
+          : await executeText(db, 'stream_events_insert_messaged', INSERT_EVENTS_MESSAGED, [
+              ...values,
+              bus.origin,
+              bus.maxBytes,
+            ]);
+      return rowsOf<RawEvent>(answer)
+        .map((raw) => ({
           seq: BigInt(raw.id),
-          id: String(raw.id),
-          type: raw.type,
-          audience: raw.audience as Audience,
-          userId: raw.user_id,
-          // As Drizzle maps the column's driver value.
-          data: streamEvents.data.mapFromDriverValue(raw.data),
-          ts: new Date(raw.created_at).toISOString(),
+          message: raw.message,
+          event: {
+            id: String(raw.id),
+            type: raw.type,
+            audience: raw.audience as Audience,
+            userId: raw.user_id,
+            // As Drizzle maps the column's driver value.
+            data: streamEvents.data.mapFromDriverValue(raw.data),
+            ts: new Date(raw.created_at).toISOString(),
+          } satisfies StoredEvent,
         }))
         .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0))
-        .map(({ seq: _, ...event }) => event);
+        .map(({ event, message }) => (message === undefined ? { event } : { event, message }));
     },
 
     async byId(id: string): Promise<StoredEvent | undefined> {

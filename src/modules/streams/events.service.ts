@@ -9,7 +9,7 @@ import type { EventBus } from './adapters/event-bus.ts';
 import { MAX_MESSAGE_BYTES } from './adapters/event-bus.ts';
 import type { StreamEventData, StreamEventList, StreamEventType } from '../../platform/stream-events.ts';
 import { REPLAY_WINDOW_MS, reaches, type StoredEvent } from './events.domain.ts';
-import type { EventsRepository } from './events.repository.ts';
+import type { EventsRepository, Published } from './events.repository.ts';
 
 /**
  * What producers in other modules are given: one call per publication, typed by the declared events,
@@ -46,6 +46,7 @@ interface Subscriber {
   deliver(event: StoredEvent): void;
 }
 
+/** A bus message as the statement storing the event builds it (events.repository.ts, `MESSAGE_OF_STORED`). */
 type BusMessage = { o: string; e: StoredEvent } | { o: string; r: string };
 
 /** Ids delivered lately, so a catch-up after a bus outage delivers nothing twice. */
@@ -97,31 +98,21 @@ export function createEventsService<Events extends StreamEventList>(deps: {
     }
   }
 
-  /** Message on the bus: the event itself, or its id when too large for a NOTIFY. */
-  function messageOf(stored: StoredEvent): string {
-    const full = JSON.stringify({ o: origin, e: stored } satisfies BusMessage);
-    return Buffer.byteLength(full) <= MAX_MESSAGE_BYTES
-      ? full
-      : JSON.stringify({ o: origin, r: stored.id } satisfies BusMessage);
-  }
-
   /** Publishes events in their order: stored in one statement, then delivered, then sent on the bus at once. */
   async function publish(events: readonly Omit<StoredEvent, 'id' | 'ts'>[]): Promise<void> {
-    let stored: StoredEvent[];
+    let published: Published[];
     try {
       const at = clock.now();
-      const notify = bus.notifyChannel
-        ? { channel: bus.notifyChannel, origin, maxBytes: MAX_MESSAGE_BYTES }
-        : undefined;
-      stored = await repo.insertAll(
+      // The statement storing them builds their bus messages (their one definition, decision 491).
+      published = await repo.insertAll(
         events.map((event) => ({ ...event, at })),
-        notify,
+        { origin, maxBytes: MAX_MESSAGE_BYTES, notifyChannel: bus.notifyChannel },
       );
     } catch (error) {
       logger.error({ err: error, type: events[0]?.type }, 'account event could not be stored; not delivered');
       return;
     }
-    for (const event of stored) {
+    for (const { event } of published) {
       dispatch(event);
       // Only the publishing instance tells its observers: each event is observed once, wherever it is streamed.
       for (const observer of observers) {
@@ -135,7 +126,7 @@ export function createEventsService<Events extends StreamEventList>(deps: {
     // The database's bus had them sent by the insert itself.
     if (bus.notifyChannel) return;
     try {
-      await bus.publish(stored.map(messageOf));
+      await bus.publish(published.map(({ message }) => message!));
       busWarned = false;
     } catch (error) {
       // Said once per outage: the other instances' streams get it when they reconnect (replay).
