@@ -27,21 +27,27 @@ const PRUNED_PER_INCREMENT = 4;
 
 /**
  * A row whose window ended counts as zero: it starts again at one, with a new window. The oldest ended
- * rows of other keys go in the same statement (the key's own row is the upsert's to restart; two
- * changes of one row in one statement are undefined); a row another instance is writing is skipped,
- * never waited for.
+ * rows of other keys go in the same statement, after the upsert (the prune reads its answer, so it
+ * cannot run first, whatever order PostgreSQL gives the statement's parts): the upsert holds only its
+ * own key when the prune locks others, and the prune skips rows others hold instead of waiting, so two
+ * instances' increments never wait on each other in a cycle. The key's own row is the upsert's alone
+ * (one statement changing a row twice has no defined result).
  */
 const increment = (key: string, windowMs: number, extend: boolean) => sql`
-  WITH pruned AS (
+  WITH counted AS (
+    INSERT INTO guard_counters AS c (key, count, window_end)
+    VALUES (${key}, 1, now() + ${windowMs}::float8 * interval '1 millisecond')
+    ON CONFLICT (key) DO UPDATE SET
+      count = CASE WHEN c.window_end <= now() THEN 1 ELSE c.count + 1 END,
+      window_end = CASE WHEN c.window_end <= now() OR ${extend}::boolean THEN excluded.window_end ELSE c.window_end END
+    RETURNING c.count, ceil(extract(epoch FROM c.window_end - now()) * 1000)::float8 AS reset_ms
+  ), pruned AS (
     DELETE FROM guard_counters WHERE key IN (
-      SELECT key FROM guard_counters WHERE window_end <= now() AND key <> ${key}
-      ORDER BY window_end LIMIT ${PRUNED_PER_INCREMENT} FOR UPDATE SKIP LOCKED))
-  INSERT INTO guard_counters AS c (key, count, window_end)
-  VALUES (${key}, 1, now() + ${windowMs}::float8 * interval '1 millisecond')
-  ON CONFLICT (key) DO UPDATE SET
-    count = CASE WHEN c.window_end <= now() THEN 1 ELSE c.count + 1 END,
-    window_end = CASE WHEN c.window_end <= now() OR ${extend}::boolean THEN excluded.window_end ELSE c.window_end END
-  RETURNING c.count, ceil(extract(epoch FROM c.window_end - now()) * 1000)::float8 AS reset_ms`;
+      SELECT key FROM guard_counters
+      WHERE window_end <= now() AND key <> ${key} AND EXISTS (SELECT FROM counted)
+      ORDER BY window_end LIMIT ${PRUNED_PER_INCREMENT} FOR UPDATE SKIP LOCKED)
+  )
+  SELECT count, reset_ms FROM counted`;
 const takeOne = (key: string) => sql`
   UPDATE guard_counters SET count = count - 1 WHERE key = ${key} AND count > 0 AND window_end > now()`;
 const remove = (key: string) => sql`DELETE FROM guard_counters WHERE key = ${key}`;
