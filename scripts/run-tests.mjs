@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { availableParallelism, freemem, tmpdir } from 'node:os';
 import path from 'node:path';
+import { runnableClock } from '../test/helpers/ready-wait.mjs';
 import { ensureBuilt } from './build.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -75,8 +76,33 @@ const concurrency = Number(
   process.env.TEST_CONCURRENCY ?? Math.max(1, Math.min(cores + 1, Math.floor(freemem() / 800e6))),
 );
 // A file that hangs (a deadlock, a promise never settled) fails after this long instead of stalling
-// the run; the slowest file takes well under a minute.
+// the run; the slowest file takes well under a minute. The time counted is the time the file's
+// processes could have run, not the time they waited for a core other work held (decision 480).
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 180_000);
+
+/**
+ * Calls `onTimeout` with the reason once the process `pid` and those under it have had
+ * TEST_FILE_TIMEOUT_MS of time they could have run (runnableClock): a file that hangs is ended after
+ * that much wall time, as before; one starved of cores by other work on the machine is not ended
+ * for the time it waited. Returns what stops the watch.
+ */
+function watchTimeout(pid, onTimeout) {
+  const clock = runnableClock(pid);
+  const timer = setInterval(
+    () => {
+      const { chargedMs, wallMs, waitedMs, ranMs } = clock.tick();
+      if (chargedMs < fileTimeoutMs) return;
+      clearInterval(timer);
+      onTimeout(
+        `timed out after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS) of time it could have run: ` +
+          `${(wallMs / 1000).toFixed(1)} s of wall time, ${(waitedMs / 1000).toFixed(1)} s of it waiting for a core, ` +
+          `${(ranMs / 1000).toFixed(1)} s of CPU time`,
+      );
+    },
+    Math.min(1000, fileTimeoutMs / 10),
+  );
+  return () => clearInterval(timer);
+}
 const started = performance.now();
 const results = [];
 const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
@@ -139,14 +165,16 @@ function runFile(file) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const chunks = [];
-    const timer = setTimeout(() => {
-      chunks.push(Buffer.from(`\n# timed out after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)\n`));
+    let timedOut;
+    const stopWatch = watchTimeout(child.pid, (why) => {
+      timedOut = why;
+      chunks.push(Buffer.from(`\n# ${why}\n`));
       child.kill('SIGKILL');
-    }, fileTimeoutMs);
+    });
     child.stdout.on('data', (chunk) => chunks.push(chunk));
     child.stderr.on('data', (chunk) => chunks.push(chunk));
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
+      stopWatch();
       const output = Buffer.concat(chunks).toString('utf8');
       // Node exits 0 when only a suite's hook failed (an `after` that threw): its summary still lists it.
       const ok = code === 0 && !/^✖ failing tests:$/m.test(output);
@@ -155,7 +183,7 @@ function runFile(file) {
         seconds: (performance.now() - began) / 1000,
         usage: usageOf(child.pid),
         ok,
-        ending: signal ?? (code === 0 ? 'exit 0, but a hook failed' : `exit ${code}`),
+        ending: timedOut ?? signal ?? (code === 0 ? 'exit 0, but a hook failed' : `exit ${code}`),
         output,
       });
       resolve();
@@ -231,11 +259,12 @@ function startSharedProcess() {
       lastFile = name;
       const began = performance.now();
       await Promise.race([ready, exited]);
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
+      // From here the file's time runs; the process's start is not the file's.
+      let timedOut;
+      const stopWatch = watchTimeout(child.pid, (why) => {
+        timedOut = why;
         child.kill('SIGKILL');
-      }, fileTimeoutMs);
+      });
       const done = new Promise((resolve) =>
         child.on('message', function onMessage(message) {
           if (message.fileDone !== name) return;
@@ -245,7 +274,7 @@ function startSharedProcess() {
       );
       if (child.connected) child.send({ file, name });
       const outcome = await Promise.race([done, exited]);
-      clearTimeout(timer);
+      stopWatch();
       const seconds = (performance.now() - began) / 1000;
       if (typeof outcome === 'object') {
         filesCpu += outcome.cpu;
@@ -260,7 +289,7 @@ function startSharedProcess() {
         });
         return true;
       }
-      const ending = timedOut ? `timed out after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)` : outcome;
+      const ending = timedOut ?? outcome;
       report({
         name,
         seconds,
@@ -356,7 +385,8 @@ console.log(
     `on ${availableParallelism()} idle cores`,
 );
 try {
-  for (const r of results) if (r.cpu > 0) lastTimes[r.name] = Number(r.cpu.toFixed(2));
+  // Files outside the checkout (a test's own fixtures, written to a temporary directory) are not kept.
+  for (const r of results) if (r.cpu > 0 && !r.name.startsWith('..')) lastTimes[r.name] = Number(r.cpu.toFixed(2));
   mkdirSync(path.dirname(timesCache), { recursive: true });
   writeFileSync(timesCache, `${JSON.stringify(lastTimes, null, 1)}\n`);
 } catch {

@@ -10,7 +10,6 @@
 // over a bound is sent again, twice at most, and fails only when it is over every time.
 // Upstream calls go to loopback fakes.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { LOCAL_DEFAULT_TEAM } from '../../../src/modules/tracker/adapters/local-tracker-backend.ts';
 import {
@@ -21,6 +20,7 @@ import {
   type Operation,
 } from '../../helpers/hostile-requests.ts';
 import { extremeRequests, type ExtremeRequest } from '../../helpers/extreme-requests.ts';
+import { threadReadyWaitMs } from '../../helpers/ready-wait.mjs';
 import { seeded } from '../../helpers/seeded.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startVenueFakes, type VenueFakes } from '../../modules/exchange/venue-fakes.ts';
@@ -35,18 +35,6 @@ const MAX_SWEEP_RSS_MB = 256;
 /** An open stream holds inject() until it ends; signing out ends the session the sweep uses. */
 const SKIPPED = ['/api/v1/market/stream', '/api/stream', '/api/auth/logout', '/api/console/session'];
 const MB = 1024 * 1024;
-
-/**
- * How long this thread has waited, ready to run, for a core, in ms: the second figure of Linux's
- * schedstat (nanoseconds). Elsewhere 0, and a gap counts all of its time as before.
- */
-function readyWaitMs(): number {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[1]) / 1e6 || 0;
-  } catch {
-    return 0;
-  }
-}
 
 interface Measure {
   status: number;
@@ -107,11 +95,11 @@ describe('bounded work: no operation blocks the event loop or grows memory, what
     // The longest gap between the turns of a 1 ms interval, less what the thread waited for a core in
     // it, is the longest the loop was held.
     let last = performance.now();
-    let lastWait = readyWaitMs();
+    let lastWait = threadReadyWaitMs();
     let longest = 0;
     const meter = setInterval(() => {
       const now = performance.now();
-      const wait = readyWaitMs();
+      const wait = threadReadyWaitMs();
       longest = Math.max(longest, now - last - (wait - lastWait));
       last = now;
       lastWait = wait;
@@ -125,7 +113,7 @@ describe('bounded work: no operation blocks the event loop or grows memory, what
     // A stall at the very end of the request shows on the meter's next turn.
     await new Promise((resolve) => setTimeout(resolve, 2));
     clearInterval(meter);
-    longest = Math.max(longest, performance.now() - last - (readyWaitMs() - lastWait));
+    longest = Math.max(longest, performance.now() - last - (threadReadyWaitMs() - lastWait));
     return {
       status: response.statusCode,
       delayMs: longest,
