@@ -144,10 +144,11 @@ describe('the test runner ends a file that hangs, not one starved of cores', { s
       assert.ok(report, output);
       assert.match(report.failed ?? '', new RegExp(`timed out after ${BOUND_S} s \\(TEST_FILE_TIMEOUT_MS\\)`), output);
       assert.ok(report.seconds >= BOUND_S, `ended after ${report.seconds} s`);
-      // Ended within about a tick of its bound of time it could have run: the wall time less what its
-      // process waited for a core (starting, on a busy machine), which a file that hangs no longer does.
+      // Ended at about its bound of time it could have run: the wall time less what its process waited
+      // for a core (starting, on a busy machine), which a file that hangs no longer does; the watch reads
+      // every tenth of the bound, and the runner's own turn may come late on a busy machine.
       const [, wall, waited] = /([\d.]+) s of wall time, ([\d.]+) s of it waiting/.exec(report.failed ?? '') ?? [];
-      assert.ok(Number(wall) - Number(waited) < BOUND_S + 1, `ended only after ${report.failed}\n${output}`);
+      assert.ok(Number(wall) - Number(waited) < BOUND_S * 1.5, `ended only after ${report.failed}\n${output}`);
     });
 
     it(`lets a file starved of its core pass beyond ${BOUND_S} s of wall time, in a process ${where === 'alone' ? 'of its own' : 'shared with others'}`, () => {
