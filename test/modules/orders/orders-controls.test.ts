@@ -2,6 +2,7 @@
 // sent, a halt cancels open orders first and refuses new ones with 423, a day's realized loss past the
 // limit halts.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertDetail } from '../../helpers/error-assertions.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
@@ -36,6 +37,8 @@ describe('orders under the risk controls', () => {
     assert.equal(detail.status, 'canceled');
     assert.equal(o.book.of(trader.account.apiKey)[0]!.status, 'CANCELED');
     assertDetail(await o.place(trader, {}), 423, 'Trading is halted: going fishing');
+    // A credential that is not the user's answers first, as when it was read before the halt (decision 460).
+    assert.equal((await o.place(trader, { credential_id: randomUUID() })).statusCode, 404);
     assert.equal(o.book.of(trader.account.apiKey).length, 1);
   });
 

@@ -4,12 +4,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { recordStatements } from '../../helpers/statements.ts';
+import { inSeries, recordStatements, type TimedStatement } from '../../helpers/statements.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, filled at once, its account events published and its fill heard. */
 const LIVE_ORDER_STATEMENTS = 9;
+/**
+ * Of them, the round trips its answer waits for one after another: the API token; the credential, the halts
+ * and limits and the user's counts, at once (decision 460); the claim; the answer; the daily loss check.
+ */
+const LIVE_ORDER_IN_SERIES = 5;
+/** What runs beside the answer, never awaited by it: the account events' insert and the notice preferences. */
+const BESIDE_THE_ANSWER = /stream_events|notification_preferences/;
 /** How long the claim's events wait for the answer's (order-publisher.ts); past it they are stored alone. */
 const CLAIMED_EVENTS_HELD_MS = 250;
 
@@ -32,12 +39,13 @@ describe('the statements of a live market order', () => {
         30_000,
       );
     let texts: string[];
+    let timed: TimedStatement[];
     let roundTripMs: number;
     try {
       const first = await o.place(token, { amount: '0.001' });
       assert.equal(first.statusCode, 201, first.body);
       await afterTheAnswer();
-      recorded.texts.length = 0;
+      recorded.clear();
       const sentAt = performance.now();
       const placed = await o.place(token, { amount: '0.001' });
       roundTripMs = performance.now() - sentAt;
@@ -45,10 +53,13 @@ describe('the statements of a live market order', () => {
       assert.equal(placed.json().status, 'filled');
       await afterTheAnswer();
       texts = [...recorded.texts];
+      timed = [...recorded.timed];
     } finally {
       recorded.stop();
     }
     const listed = texts.map((t) => t.replace(/\s+/g, ' ').slice(0, 100)).join('\n');
+    const onThePath = timed.filter((s) => !BESIDE_THE_ANSWER.test(s.text));
+    assert.equal(inSeries(onThePath), LIVE_ORDER_IN_SERIES, listed);
     // A round trip that outlived the hold (a loaded machine) stores the claim's events alone: one insert
     // more, and only that. Within the hold there is no way to a second insert.
     const eventInserts = texts.filter((t) => /INSERT INTO "stream_events"/.test(t)).length;
