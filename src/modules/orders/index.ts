@@ -87,9 +87,10 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
   });
 
   // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt).
-  // The day's fills are read only for a user with a daily loss limit.
-  execution.onFills(async (order) => {
-    await deps.controls.noteRealizedLoss(order.userId, () => dayLoss(order.userId, order.mode));
+  // The day's fills are read only for a user with a daily loss limit; the limits are those the statement
+  // storing the fills read, when it read them (decision 461).
+  execution.onFills(async (order, _fills, limits) => {
+    await deps.controls.noteRealizedLoss(order.userId, () => dayLoss(order.userId, order.mode), limits);
   });
   async function dayLoss(userId: string, mode: 'paper' | 'live'): Promise<string> {
     const now = clock.now();

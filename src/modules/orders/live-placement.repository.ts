@@ -6,6 +6,7 @@ import type { DbExecutor } from '../../platform/db/database.ts';
 import { rowsOf } from '../../platform/db/database.ts';
 import { executeText } from '../../platform/db/prepared.ts';
 import { fillTradesText } from '../exchange/index.ts';
+import { dailyLossColumnsText, dailyLossLimitsOf, type DailyLossLimits } from '../trading/index.ts';
 import {
   fillColumns,
   INSERT_ORDER,
@@ -37,7 +38,8 @@ const INSERT_ORDER_AUDITED = `WITH claimed AS (${INSERT_ORDER.replace(
  * update only if its version (`xmin`) is still the claim's (`$22`), and with it, only then, its fills, the
  * user's trades of them and its audit entries; the commit not waiting for the disk (decision 386). No row
  * when the order changed since its claim: nothing is written, and the caller applies the answer under
- * the row's lock (decision 420). Its first 21 parameters are `finishParams`'.
+ * the row's lock (decision 420). With the row, the daily loss limits in force as the fill is stored, for the
+ * check after it (decision 461). Its first 21 parameters are `finishParams`'.
  */
 const FINISH_CLAIMED = `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true) AS s),
   moved AS (
@@ -58,7 +60,7 @@ const FINISH_CLAIMED = `WITH unflushed AS (SELECT set_config('synchronous_commit
     RETURNING trade_id, price, amount, fee, fee_currency, at
   ), trades AS (${fillTradesText('fills', 'moved')}),
   entries AS (${auditRowsText('$10', '$11')} WHERE EXISTS (SELECT 1 FROM moved))
-  SELECT * FROM moved`;
+  SELECT moved.*, ${dailyLossColumnsText('moved.user_id')} FROM moved`;
 
 /** `FINISH_CLAIMED`'s first 21 parameters: the order's id, its fills as arrays, its audit entries, its patch. */
 function finishParams(id: string, patch: Required<OrderPatch>, fills: readonly FillRow[], entries: AuditRowsParams) {
@@ -95,7 +97,7 @@ export function createLivePlacementRepository(db: DbExecutor) {
 
     /**
      * A live order's answer applied in one statement (`FINISH_CLAIMED`) if the row is still the claim's
-     * `version`; undefined, with nothing written, if it changed since.
+     * `version`, with the daily loss limits it read; undefined, with nothing written, if it changed since.
      */
     async finishClaimed(
       id: string,
@@ -103,12 +105,12 @@ export function createLivePlacementRepository(db: DbExecutor) {
       patch: Required<OrderPatch>,
       fills: readonly FillRow[],
       entries: AuditRowsParams,
-    ): Promise<OrderRow | undefined> {
+    ): Promise<{ row: OrderRow; dailyLoss: DailyLossLimits } | undefined> {
       const params = [...finishParams(id, patch, fills, entries), version];
       const [raw] = rowsOf<Record<string, unknown>>(
         await executeText(db, 'orders_finish_claimed', FINISH_CLAIMED, params),
       );
-      return raw ? orderRowOf(raw) : undefined;
+      return raw ? { row: orderRowOf(raw), dailyLoss: dailyLossLimitsOf(raw) } : undefined;
     },
   };
 }

@@ -75,10 +75,11 @@ export function createLivePlacement(deps: {
         if (settled) {
           const { patch, fills, entry } = settled;
           const entries = auditRows(entry ? [entry] : [], patch.updatedAt);
-          const row = await repo.finishClaimed(claimed.id, version, patch, fills, entries);
-          if (row) {
-            await afterCommit({ row, changed: true, fills });
-            return row;
+          const finished = await repo.finishClaimed(claimed.id, version, patch, fills, entries);
+          if (finished) {
+            // The daily loss check weighs the limits the answer's statement read (decision 461).
+            await afterCommit({ row: finished.row, changed: true, fills, dailyLoss: finished.dailyLoss });
+            return finished.row;
           }
         }
         return apply(claimed.id, update, mover, 'unflushed');

@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import type { OrderVenue } from '../../platform/order-venue.ts';
 import type { OrderFillTrade } from '../exchange/index.ts';
+import type { DailyLossLimits } from '../trading/index.ts';
 import { audit } from './orders.audit.ts';
 import { canMove, isFinal, newFills, progressFrom, type OrderStatus } from './orders.domain.ts';
 import type { OrderPublisher } from './order-publisher.ts';
@@ -15,11 +16,17 @@ import type { OrdersRepository } from './orders.repository.ts';
 import type { FillRow, OrderRow } from './orders.rows.ts';
 import { fillOf, type Mover, patchFor, requestOf, SYSTEM, transitionEntry, type Update } from './order-updates.ts';
 
-/** What a fill hands on after it is stored (realized loss, strategy figures). */
-export type FillListener = (order: OrderRow, fills: FillRow[]) => Promise<void>;
+/**
+ * What a fill hands on after it is stored (realized loss, strategy figures); `dailyLoss`: the daily loss
+ * limits as the statement storing the fills read them, when it did (decision 461).
+ */
+export type FillListener = (order: OrderRow, fills: FillRow[], dailyLoss?: DailyLossLimits) => Promise<void>;
 
-/** A move's result: the row after it, whether it changed, and the fills it stored. */
-export type Outcome = { row: OrderRow; changed: boolean; fills: FillRow[] };
+/**
+ * A move's result: the row after it, whether it changed, the fills it stored, and the daily loss limits its
+ * statement read with them, if it read them.
+ */
+export type Outcome = { row: OrderRow; changed: boolean; fills: FillRow[]; dailyLoss?: DailyLossLimits };
 
 export interface OrderMovesDeps {
   db: Db;
@@ -103,7 +110,7 @@ export function createOrderMoves(deps: OrderMovesDeps) {
     if (outcome.changed) publish(outcome.row);
     if (outcome.fills.length > 0)
       for (const listener of fillListeners)
-        await listener(outcome.row, outcome.fills).catch((error: unknown) =>
+        await listener(outcome.row, outcome.fills, outcome.dailyLoss).catch((error: unknown) =>
           logger.error({ err: error, orderId: outcome.row.id }, 'a fill listener failed'),
         );
   }

@@ -16,11 +16,13 @@ import {
   type OrderRow,
 } from './orders.rows.ts';
 import { orderFills } from './orders.tables.ts';
+import { dailyLossColumnsText, dailyLossLimitsOf, type DailyLossLimits } from '../trading/index.ts';
 
 /**
  * A paper order written once, in its final state, after the engine settled it in the caller's transaction
  * (`insertFinished`): the row, its fills and its audit entries in one statement whose text is built once
- * (decision 415). A taken idempotency key writes none of them (no row answered).
+ * (decision 415), answered with the daily loss limits in force as its fills are stored (decision 461). A taken
+ * idempotency key writes none of them (no row answered).
  */
 const INSERT_FINISHED = `WITH claimed AS (${INSERT_ORDER}), fills AS (
     INSERT INTO "${getTableName(orderFills)}" (id, order_id, trade_id, price, amount, fee, fee_currency, maker, at)
@@ -33,7 +35,7 @@ const INSERT_FINISHED = `WITH claimed AS (${INSERT_ORDER}), fills AS (
     ORDER BY v.n
   ), entries AS (${auditRowsText(`$${ORDER_COLUMNS.length + 9}`, `$${ORDER_COLUMNS.length + 10}`)}
     WHERE EXISTS (SELECT 1 FROM claimed))
-  SELECT * FROM claimed`;
+  SELECT claimed.*, ${dailyLossColumnsText('claimed.user_id')} FROM claimed`;
 
 export function createPaperPlacementRepository() {
   return {
@@ -47,7 +49,7 @@ export function createPaperPlacementRepository() {
       fills: readonly FillRow[],
       entries: AuditRowsParams,
       executor: DbExecutor,
-    ): Promise<OrderRow | 'idempotency_taken'> {
+    ): Promise<{ row: OrderRow; dailyLoss: DailyLossLimits } | 'idempotency_taken'> {
       const [raw] = rowsOf<Record<string, unknown>>(
         await executeText(executor, 'orders_insert_finished', INSERT_FINISHED, [
           ...orderParams(order),
@@ -55,7 +57,7 @@ export function createPaperPlacementRepository() {
           ...entries,
         ]),
       );
-      return raw ? orderRowOf(raw) : 'idempotency_taken';
+      return raw ? { row: orderRowOf(raw), dailyLoss: dailyLossLimitsOf(raw) } : 'idempotency_taken';
     },
   };
 }

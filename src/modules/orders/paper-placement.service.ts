@@ -41,9 +41,9 @@ export function createPaperPlacement(deps: {
     const settled = settleNew(claimed, update, mover, now);
     if (settled?.entry) entries.push(settled.entry);
     const fills = settled?.fills ?? [];
-    const row = await repo.insertFinished({ ...claimed, ...settled?.patch }, fills, auditRows(entries, now), tx);
-    if (row === 'idempotency_taken') throw KEY_TAKEN;
-    return { row, changed: settled !== null, fills };
+    const written = await repo.insertFinished({ ...claimed, ...settled?.patch }, fills, auditRows(entries, now), tx);
+    if (written === 'idempotency_taken') throw KEY_TAKEN;
+    return { row: written.row, changed: settled !== null, fills, dailyLoss: written.dailyLoss };
   }
 
   return {

@@ -11,12 +11,14 @@ import { withTimeout } from '../../platform/timeouts.ts';
 import { dailyLossReason, holds, statusOf, type TradingStatus, type UserHalt } from './halts.domain.ts';
 import {
   checkOrder,
+  dailyLossLimitOf,
   effectiveLimits,
   nextUtcDay,
   NO_LIMITS,
   normalDecimal,
   pastDailyLoss,
   type CheckResult,
+  type DailyLossLimits,
   type OrderCandidate,
   type OrderCounts,
 } from './limits.domain.ts';
@@ -121,6 +123,12 @@ export function createControlsService(deps: {
     return written;
   }
 
+  /** The daily loss limit in force, read now. */
+  async function dailyLossLimitRead(userId: string): Promise<string | null> {
+    const gate = await repo.gate(userId);
+    return effectiveLimits(gate.own ?? limits.defaults, gate.caps ?? NO_LIMITS).dailyLossLimit;
+  }
+
   return {
     /** Registers what runs after every halt: the orders module's cancel-all. */
     onHalt(listener: HaltListener): void {
@@ -199,11 +207,15 @@ export function createControlsService(deps: {
      * The orders module reports the user's realized loss of the UTC day after each fill (a positive
      * amount is a loss); past daily_loss_limit the user is halted until the next UTC day and the
      * listeners cancel the user's open orders. Answers whether this report halted the user. The loss
-     * may be given as a function, called only when the user has a daily loss limit.
+     * may be given as a function, called only when the user has a daily loss limit. `read`: the limits as the
+     * statement storing the fill read them (decision 461); read here otherwise.
      */
-    async noteRealizedLoss(userId: string, reported: string | (() => Promise<string>)): Promise<boolean> {
-      const gate = await repo.gate(userId);
-      const { dailyLossLimit } = effectiveLimits(gate.own ?? limits.defaults, gate.caps ?? NO_LIMITS);
+    async noteRealizedLoss(
+      userId: string,
+      reported: string | (() => Promise<string>),
+      read?: DailyLossLimits,
+    ): Promise<boolean> {
+      const dailyLossLimit = read ? dailyLossLimitOf(read, limits.defaults) : await dailyLossLimitRead(userId);
       // Without a limit the loss is not needed: a caller passing a function does not compute it.
       if (dailyLossLimit === null) return false;
       const dailyLoss = typeof reported === 'string' ? reported : await reported();

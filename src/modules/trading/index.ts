@@ -9,7 +9,8 @@ import type { TradingDeps } from './trading.deps.ts';
 import { createTradingRepository } from './trading.repository.ts';
 
 export type { Admission, HaltListener, HaltOutcome, HaltTarget } from './halts.service.ts';
-export type { CheckResult, LimitField, OrderCandidate, OrderCounts } from './limits.domain.ts';
+export type { CheckResult, DailyLossLimits, LimitField, OrderCandidate, OrderCounts } from './limits.domain.ts';
+export { dailyLossColumnsText, dailyLossLimitsOf } from './trading.repository.ts';
 export type { TradingStatus } from './halts.domain.ts';
 
 export function createTradingModule(platform: Platform, deps: TradingDeps) {

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { holds, statusOf } from './halts.domain.ts';
 import {
   checkOrder,
+  dailyLossLimitOf,
   effectiveLimits,
   nextUtcDay,
   NO_LIMITS,
@@ -93,6 +94,16 @@ describe('limits in force', () => {
       '9.5',
       'compared as decimals, not text',
     );
+  });
+
+  it("the daily loss limit from a fill's statement: the user's own, else the defaults, held to the cap", () => {
+    const defaults = { dailyLossLimit: '200' };
+    assert.equal(dailyLossLimitOf({ own: undefined, cap: null }, defaults), '200');
+    assert.equal(dailyLossLimitOf({ own: null, cap: null }, defaults), null, 'the user removed their own');
+    assert.equal(dailyLossLimitOf({ own: '50', cap: '300' }, defaults), '50');
+    assert.equal(dailyLossLimitOf({ own: '50', cap: '9.5' }, defaults), '9.5');
+    assert.equal(dailyLossLimitOf({ own: undefined, cap: '150' }, defaults), '150');
+    assert.equal(dailyLossLimitOf({ own: null, cap: '150' }, defaults), '150');
   });
 
   it('writes decimals plainly', () => {

@@ -216,6 +216,20 @@ export function checkOrder(limits: Limits, candidate: OrderCandidate, counts: Or
   return { ok: true };
 }
 
+/**
+ * The daily loss limits as a fill's own statement read them (decision 461): the user's own (undefined while
+ * the user has no limits of their own: the defaults hold) and the platform's cap; null is no limit.
+ */
+export interface DailyLossLimits {
+  own: string | null | undefined;
+  cap: string | null;
+}
+
+/** The daily loss limit in force from `DailyLossLimits`, as `effectiveLimits` makes it from the gate's read. */
+export function dailyLossLimitOf(read: DailyLossLimits, defaults: Pick<Limits, 'dailyLossLimit'>): string | null {
+  return tighter(read.own === undefined ? defaults.dailyLossLimit : read.own, read.cap);
+}
+
 /** Whether the realized loss of the day is past the daily loss limit (a loss is a positive amount). */
 export function pastDailyLoss(limits: Pick<Limits, 'dailyLossLimit'>, dailyLoss: string): boolean {
   return limits.dailyLossLimit !== null && new Decimal(dailyLoss).gt(limits.dailyLossLimit);

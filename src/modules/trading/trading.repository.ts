@@ -3,7 +3,7 @@ import { and, eq, getTableName, isNotNull, lte, or } from 'drizzle-orm';
 import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { executeText } from '../../platform/db/prepared.ts';
 import type { HaltCause, PlatformHalt, UserHalt } from './halts.domain.ts';
-import { LIMIT_KEYS, type Limits, type LimitsPatch } from './limits.domain.ts';
+import { LIMIT_KEYS, type DailyLossLimits, type Limits, type LimitsPatch } from './limits.domain.ts';
 import { tradingHalts, tradingLimits, tradingPlatform } from './trading.tables.ts';
 
 type PlatformRow = typeof tradingPlatform.$inferSelect;
@@ -105,6 +105,28 @@ const GATE = `SELECT h.cause, h.reason, h.halted_at, h.until,
   LEFT JOIN "${getTableName(tradingHalts)}" AS h ON h.user_id = u.user_id
   LEFT JOIN "${getTableName(tradingPlatform)}" AS p ON p.id = 1
   LEFT JOIN "${getTableName(tradingLimits)}" AS l ON l.user_id = u.user_id`;
+
+/**
+ * What the daily loss check weighs, as columns another module's statement returns beside what it writes
+ * (decision 461): whether the user has limits of their own, their daily loss limit, the platform's cap.
+ * `user` is that statement's SQL expression for the user's id. Read in the statement that stores a fill,
+ * they are the limits in force when the fill is made (decisions 271, 340).
+ */
+export function dailyLossColumnsText(user: string): string {
+  const own = `FROM "${getTableName(tradingLimits)}" AS rl WHERE rl.user_id = ${user}`;
+  return `EXISTS (SELECT 1 ${own}) AS risk_own_set,
+    (SELECT rl.daily_loss_limit::text ${own}) AS risk_own_loss,
+    (SELECT rp.daily_loss_limit::text FROM "${getTableName(tradingPlatform)}" AS rp WHERE rp.id = 1) AS risk_cap_loss`;
+}
+
+/** The figures of `dailyLossColumnsText` as a row of that statement returns them. */
+export function dailyLossLimitsOf(raw: Record<string, unknown>): DailyLossLimits {
+  const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+  return {
+    own: raw.risk_own_set === true ? text(raw.risk_own_loss) : undefined,
+    cap: text(raw.risk_cap_loss),
+  };
+}
 
 export function createTradingRepository(db: DbExecutor) {
   const platformRow = async (executor: DbExecutor = db): Promise<PlatformRow | undefined> => {

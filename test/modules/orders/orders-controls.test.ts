@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertDetail } from '../../helpers/error-assertions.ts';
+import { signIn } from '../../helpers/test-app.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 describe('orders under the risk controls', () => {
@@ -59,5 +60,38 @@ describe('orders under the risk controls', () => {
     const status = (await o.inject('GET', '/api/trading/status', trader.headers)).json();
     assert.equal(status.halted, true, JSON.stringify(status));
     assert.equal((await o.place(trader, {})).statusCode, 423);
+  });
+
+  // The limits the check weighs come with the statement that stores the fill (decision 461): the platform's
+  // cap holds for a user with no limits of their own, on a live fill and on a paper one.
+  it("halts users without limits of their own once the day's loss passes the platform's cap", async () => {
+    const admin = await signIn(o.t.app, o.t.database, { role: 'admin' });
+    const cap = (daily_loss_limit: string | null) =>
+      o.inject('PUT', '/api/admin/trading/limits', admin.headers, { daily_loss_limit });
+    assert.equal((await cap('1')).statusCode, 200);
+    try {
+      const live = await o.trader();
+      assert.equal((await o.place(live, { amount: '0.01' })).json().status, 'filled');
+      const symbol = o.binance.symbols.find((s) => s.symbol === 'BTCUSDT')!;
+      const before = symbol.price;
+      symbol.price = '64000.00';
+      try {
+        assert.equal((await o.place(live, { side: 'sell', amount: '0.009' })).json().status, 'filled');
+      } finally {
+        symbol.price = before;
+      }
+      assert.equal((await o.inject('GET', '/api/trading/status', live.headers)).json().halted, true);
+
+      // A paper buy's fee is a realized loss: past a cap of 0.01.
+      assert.equal((await cap('0.01')).statusCode, 200);
+      const paper = await o.trader();
+      const placed = await o.place(paper, { mode: 'paper', amount: '0.01' });
+      assert.equal(placed.json().status, 'filled', placed.body);
+      const status = (await o.inject('GET', '/api/trading/status', paper.headers)).json();
+      assert.equal(status.halted, true, JSON.stringify(status));
+      assert.match(status.reason, /past daily_loss_limit 0\.01$/);
+    } finally {
+      await cap(null);
+    }
   });
 });

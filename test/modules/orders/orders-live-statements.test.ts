@@ -9,12 +9,13 @@ import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, filled at once, its account events published and its fill heard. */
-const LIVE_ORDER_STATEMENTS = 9;
+const LIVE_ORDER_STATEMENTS = 8;
 /**
  * Of them, the round trips its answer waits for one after another: the API token; the credential, the halts
- * and limits and the user's counts, at once (decision 460); the claim; the answer; the daily loss check.
+ * and limits and the user's counts, at once (decision 460); the claim; the answer, which reads the limits the
+ * daily loss check weighs (decision 461).
  */
-const LIVE_ORDER_IN_SERIES = 5;
+const LIVE_ORDER_IN_SERIES = 4;
 /** What runs beside the answer, never awaited by it: the account events' insert and the notice preferences. */
 const BESIDE_THE_ANSWER = /stream_events|notification_preferences/;
 /** How long the claim's events wait for the answer's (order-publisher.ts); past it they are stored alone. */

@@ -3,12 +3,20 @@
 // statement is a round trip and work at both ends on the cores the app shares with PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { recordStatements } from '../../helpers/statements.ts';
+import { inSeries, recordStatements, type TimedStatement } from '../../helpers/statements.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, its account events published and its fill heard. */
-const PAPER_ORDER_STATEMENTS = 11;
+const PAPER_ORDER_STATEMENTS = 10;
+/**
+ * Of them, the round trips its answer waits for one after another: the API token; the halts and limits with
+ * the user's counts, at once; the transaction's five; none after it: the order's write reads the limits the
+ * daily loss check weighs (decision 461).
+ */
+const PAPER_ORDER_IN_SERIES = 7;
+/** What runs beside the answer, never awaited by it: the account events' insert, their notify, the notice preferences. */
+const BESIDE_THE_ANSWER = /stream_events|notification_preferences|pg_notify/;
 
 describe('the statements of a paper market order', () => {
   let o: OrdersApp;
@@ -34,17 +42,19 @@ describe('the statements of a paper market order', () => {
         30_000,
       );
     let texts: string[];
+    let timed: TimedStatement[];
     try {
       // The first order opens the paper account and reads the market; the second is any order.
       const first = await o.place(token, { mode: 'paper', amount: '0.001' });
       assert.equal(first.statusCode, 201, first.body);
       await afterTheAnswer();
-      recorded.texts.length = 0;
+      recorded.clear();
       const placed = await o.place(token, { mode: 'paper', amount: '0.001' });
       assert.equal(placed.statusCode, 201, placed.body);
       assert.equal(placed.json().status, 'filled');
       await afterTheAnswer();
       texts = [...recorded.texts];
+      timed = [...recorded.timed];
     } finally {
       recorded.stop();
     }
@@ -54,5 +64,6 @@ describe('the statements of a paper market order', () => {
     const inside = texts.findIndex((t) => /^\s*commit\b/i.test(t)) - texts.findIndex((t) => /^\s*begin\b/i.test(t)) + 1;
     assert.equal(inside, 5, listed);
     assert.equal(texts.length, PAPER_ORDER_STATEMENTS, listed);
+    assert.equal(inSeries(timed.filter((s) => !BESIDE_THE_ANSWER.test(s.text))), PAPER_ORDER_IN_SERIES, listed);
   });
 });
