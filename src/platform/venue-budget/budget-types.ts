@@ -75,7 +75,10 @@ export interface VenueBudget {
   acquire(weight: number, user?: string): Promise<void>;
   /** A call that never reached the venue cost nothing (to the user it was charged to, too). */
   release(weight: number, user?: string): Promise<void>;
-  /** The venue's own count after a call (X-MBX-USED-WEIGHT-1M); only ever raises ours. */
+  /**
+   * The venue's own count after a call (X-MBX-USED-WEIGHT-1M); only ever raises ours. This instance's view
+   * (`snapshot`) holds it when the call returns; the shared count's raise is sent then and may be awaited.
+   */
   settle(usedWeight: number): Promise<void>;
   /** A 429 or 418: stop every call to the venue, on every instance, for retryAfterMs. */
   trip(status: number, retryAfterMs: number): Promise<void>;

@@ -94,8 +94,10 @@ export function guardedFetch(
         .trip(response.status, retryAfterMs(response.headers) ?? DEFAULT_PAUSE_MS[response.status]!)
         .catch(() => undefined);
     }
+    // The venue's own count raises the shared one without holding the answer back: this instance's view
+    // has it at once, and the command goes out before any later call's admission (decision 462).
     const used = weights.usedWeight(response.headers);
-    if (used !== undefined) await budget.settle(used).catch(() => undefined);
+    if (used !== undefined) void budget.settle(used).catch(() => undefined);
     if (response.ok && weights.limit?.statedBy(url)) {
       const limit = weights.limit.read(
         await response

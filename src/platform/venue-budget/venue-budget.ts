@@ -304,6 +304,10 @@ export function createVenueBudgets(deps: {
       async settle(usedWeight) {
         if (!Number.isFinite(usedWeight) || usedWeight < 0) return;
         const minute = minuteOf(now());
+        // This instance's view holds the venue's count at once; the shared count is raised by the command
+        // sent now, ahead of any later call's admission on this connection (decision 462).
+        if (minute > lastUsed.minute || (minute === lastUsed.minute && usedWeight > lastUsed.used))
+          lastUsed = { minute, used: usedWeight };
         const { value, scope } = await store((c) => c.raiseTo(windowKey(minute), usedWeight, 2 * WINDOW_MS));
         note(minute, value, scope);
       },

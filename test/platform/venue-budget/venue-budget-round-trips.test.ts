@@ -16,6 +16,7 @@ import {
   type VenueBudget,
 } from '../../../src/platform/venue-budget/venue-budget.ts';
 import type { KeyLimit } from '../../../src/platform/venue-budget/key-limits.ts';
+import { guardedFetch } from '../../../src/platform/venue-budget/guarded-fetch.ts';
 import { countedRedis } from './counted-redis.ts';
 import { withoutRedis } from '../../helpers/services.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -207,5 +208,41 @@ describe('on Redis: one round trip per call', { skip: NO_REDIS }, () => {
     await budget.acquire(WEIGHT, 'u');
     assert.equal(budget.snapshot().scope, 'shared');
     assert.ok(['EVALSHA', 'EVAL'].includes(counter.take().join(' ')));
+  });
+
+  it("a call answers without waiting for the venue's own count to reach Redis; the next call counts on top of it", async () => {
+    const egress = randomUUID();
+    const budget = createVenueBudgets({
+      cache: await instanceCache(),
+      clock: fixedClock(START),
+      settings: { share: 0.8, maxWaitMs: 200, egress, sharedTimeoutMs: 300 },
+    }).venue('binance');
+    budget.describe({
+      label: 'Binance',
+      weights: {
+        defaultLimit: LIMIT,
+        weigh: () => WEIGHT,
+        usedWeight: (headers) => (headers.has('x-used') ? Number(headers.get('x-used')) : undefined),
+      },
+    });
+    budget.setLimit(LIMIT);
+    await budget.acquire(WEIGHT, 'u');
+    // The venue answers with its count, and from then on Redis holds every command it is sent.
+    const venue: typeof fetch = async () => {
+      await redis.proxy.mode('blackhole');
+      return Response.json({}, { headers: { 'x-used': '500' } });
+    };
+    try {
+      const answer = await guardedFetch(budget, venue, { user: 'u' })('http://127.0.0.1/api/v3/order');
+      assert.equal(answer.status, 200);
+      // Answered while the raise is on its way: not after Redis, nor after the bound and this instance's count.
+      assert.deepEqual([budget.snapshot().usedWeight1m, budget.snapshot().scope], [500, 'shared']);
+    } finally {
+      await redis.proxy.mode('pass');
+    }
+    const window = `${prefix}venue-budget:${egress}:binance:w:${Math.floor(START.getTime() / 60_000)}`;
+    await waitFor(async () => (await direct.get(window)) === '500', "the venue's count in Redis");
+    await budget.acquire(WEIGHT, 'u');
+    assert.equal(await direct.get(window), String(500 + WEIGHT));
   });
 });
