@@ -9,8 +9,12 @@
 //   signature) is documented by the scheme, not as a loose header parameter.
 // - A success response without a description of its own is described by the operation's summary.
 // - Every schema with a `title` becomes one entry of `components.schemas`, referenced by `$ref`.
+// - An error answer that several operations give is one entry of `components.responses`, referenced by
+//   `$ref` (decision 470): swagger-ui's OpenAPI 3.1 reader walks the whole document each time it
+//   resolves a part of it, so the document's size is the docs page's speed.
 
 import { Detail, ValidationError } from './schemas.ts';
+import { shareErrorResponses, type Response } from './openapi-responses.ts';
 
 type Json = Record<string, unknown>;
 
@@ -26,20 +30,21 @@ interface Operation {
   parameters?: Parameter[];
   security?: Record<string, string[]>[];
   requestBody?: { content?: Record<string, { schema?: unknown }> };
-  responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>;
+  responses?: Record<string, Response>;
 }
 
 export interface OpenApiDocument {
   paths?: Record<string, Record<string, Operation>>;
   components?: {
     schemas?: Record<string, unknown>;
+    responses?: Record<string, Response>;
     securitySchemes?: Record<string, { type: string; in?: string; name?: string }>;
   };
 }
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
 
-const errorResponse = (description: string, schema: unknown) => ({
+const errorResponse = (description: string, schema: unknown): Response => ({
   description,
   content: { 'application/json': { schema } },
 });
@@ -47,15 +52,20 @@ const errorResponse = (description: string, schema: unknown) => ({
 /** Methods whose requests have no body the server reads. */
 const BODILESS = new Set(['get', 'head']);
 
-/** Statuses the framework answers before a route runs, and when an operation can receive each. */
+/**
+ * Statuses the framework answers before a route runs, when an operation can receive each, and the
+ * name of their one entry in `components.responses`.
+ */
 const FRAMEWORK_RESPONSES: [
   status: string,
+  name: string,
   applies: (operation: Operation, method: string) => boolean,
-  response: unknown,
+  response: Response,
 ][] = [
   // Node's HTTP parser answers these before there is a request, for any operation (decision 130).
   [
     '400',
+    'MalformedRequest',
     () => true,
     errorResponse(
       'Malformed request: a request line, header or URL the server cannot read (a control character in a ' +
@@ -67,20 +77,28 @@ const FRAMEWORK_RESPONSES: [
   // refuses one over the limit, or of a type no parser reads).
   [
     '413',
+    'RequestBodyTooLarge',
     (op, method) => op.requestBody !== undefined || !BODILESS.has(method),
     errorResponse('Request body too large', Detail),
   ],
   [
     '415',
+    'UnsupportedMediaType',
     (op, method) => op.requestBody !== undefined || !BODILESS.has(method),
     errorResponse('Unsupported media type', Detail),
   ],
   [
     '422',
+    'ValidationError',
     (op) => op.requestBody !== undefined || (op.parameters ?? []).length > 0,
     errorResponse('Validation Error', ValidationError),
   ],
-  ['431', () => true, errorResponse('Request header fields too large (over 16 KiB)', Detail)],
+  [
+    '431',
+    'RequestHeaderFieldsTooLarge',
+    () => true,
+    errorResponse('Request header fields too large (over 16 KiB)', Detail),
+  ],
 ];
 
 /** A way of proving who calls, as `components.securitySchemes` lists it. */
@@ -204,26 +222,41 @@ function finishOperation(
     if (parameter.required && parameter.schema?.default !== undefined) parameter.required = false;
   }
   operation.responses ??= {};
-  for (const [status, applies, response] of FRAMEWORK_RESPONSES) {
-    if (applies(operation, method) && operation.responses[status] === undefined)
-      operation.responses[status] = structuredClone(response) as never;
-  }
-  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if ('$ref' in response) continue;
     if (/^2\d\d$/.test(status) && response.description === 'Default Response' && operation.summary)
       response.description = operation.summary;
     for (const media of Object.values(response.content ?? {})) media.schema = hoistTitled(media.schema, schemas);
+  }
+  for (const [status, name, applies] of FRAMEWORK_RESPONSES) {
+    if (applies(operation, method) && operation.responses[status] === undefined)
+      operation.responses[status] = { $ref: `#/components/responses/${name}` };
   }
   for (const media of Object.values(operation.requestBody?.content ?? {}))
     media.schema = hoistTitled(media.schema, schemas);
 }
 
+const byName = <V>(entries: Record<string, V>): Record<string, V> =>
+  Object.fromEntries(Object.entries(entries).sort(([a], [b]) => a.localeCompare(b)));
+
 export function finishDocument<T extends OpenApiDocument>(document: T): T {
   const schemas: Record<string, unknown> = { ...(document.components?.schemas ?? {}) };
+  const operations: Operation[] = [];
   for (const item of Object.values(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries(item))
-      if (METHODS.has(method)) finishOperation(method, operation, document, schemas);
+    for (const [method, operation] of Object.entries(item)) {
+      if (!METHODS.has(method)) continue;
+      finishOperation(method, operation, document, schemas);
+      operations.push(operation);
+    }
   }
-  const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
-  document.components = { ...document.components, schemas: sorted };
+  const known: Record<string, Response> = { ...(document.components?.responses ?? {}) };
+  for (const [, name, , response] of FRAMEWORK_RESPONSES) {
+    const finished = structuredClone(response);
+    if (!('$ref' in finished))
+      for (const media of Object.values(finished.content ?? {})) media.schema = hoistTitled(media.schema, schemas);
+    known[name] = finished;
+  }
+  const responses = shareErrorResponses(operations, known);
+  document.components = { ...document.components, schemas: byName(schemas), responses: byName(responses) };
   return document;
 }

@@ -172,12 +172,22 @@ describe('OpenAPI document', () => {
       })),
     );
   const httpError = { $ref: '#/components/schemas/HTTPError' };
+  /** An operation's response, through its `$ref` when it is one of `components.responses`. */
+  const responseOf = (operation: Operation, status: string) => {
+    const response = operation.responses?.[status] as
+      | OpenAPIV3_1.ResponseObject
+      | OpenAPIV3_1.ReferenceObject
+      | undefined;
+    if (!response || !('$ref' in response)) return response;
+    const name = response.$ref.replace('#/components/responses/', '');
+    return document.components!.responses![name] as OpenAPIV3_1.ResponseObject;
+  };
 
   it("documents on every operation Node's answers before there is a request: 400 (a malformed header) and 431", () => {
     const missing = operations().flatMap(({ where, operation }) =>
       ['400', '431']
         .filter((status) => {
-          const response = operation.responses?.[status] as OpenAPIV3_1.ResponseObject | undefined;
+          const response = responseOf(operation, status);
           // An operation's own 400 (a webhook answering its provider's shape) stands as it is documented.
           const own =
             status === '400' && response !== undefined && !response.description.startsWith('Malformed request');
@@ -190,10 +200,10 @@ describe('OpenAPI document', () => {
     );
     assert.deepEqual(missing, []);
     const me = document.paths!['/api/auth/me']!.get!;
-    assert.match((me.responses['400'] as OpenAPIV3_1.ResponseObject).description, /control character in a header/);
+    assert.match(responseOf(me, '400')!.description, /control character in a header/);
     // An operation's own 400 keeps its own description.
     assert.doesNotMatch(
-      (document.paths!['/api/auth/password']!.post!.responses['400'] as OpenAPIV3_1.ResponseObject).description,
+      responseOf(document.paths!['/api/auth/password']!.post!, '400')!.description,
       /Malformed request/,
     );
   });
@@ -212,6 +222,70 @@ describe('OpenAPI document', () => {
     assert.ok(document.paths!['/api/auth/login']!.post!.responses['422']);
     // A POST without a declared body still parses a JSON one it is sent (and refuses a malformed one).
     assert.ok(document.paths!['/api/auth/logout']!.post!.responses['422']);
+  });
+
+  it('writes each error answer once, in components.responses, referenced by every operation giving it', () => {
+    const inline = new Map<string, string[]>();
+    const references = new Map<string, Set<string>>();
+    for (const { where, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if ('$ref' in response) {
+          references.set(status, (references.get(status) ?? new Set()).add(response.$ref));
+          assert.ok(responseOf(operation, status), `${where} ${status}: ${response.$ref} resolves`);
+        } else if (!/^2\d\d$/.test(status)) {
+          const body = JSON.stringify(response);
+          inline.set(body, [...(inline.get(body) ?? []), `${where} ${status}`]);
+        }
+      }
+    }
+    const repeated = [...inline.values()].filter((uses) => uses.length > 1);
+    assert.deepEqual(repeated, [], 'an error answer written out on more than one operation');
+    // Node's answers and the `{"detail"}` error of every guarded route: one component each, for all.
+    assert.deepEqual([...references.get('431')!], ['#/components/responses/RequestHeaderFieldsTooLarge']);
+    const guarded = operations().filter(
+      ({ operation }) => operation.security?.some((r) => 'bearerAuth' in r) && operation.responses?.['401'],
+    );
+    assert.ok(guarded.length > 100);
+    for (const { where, operation } of guarded)
+      assert.deepEqual(operation.responses?.['401'], { $ref: '#/components/responses/Error' }, where);
+    assert.equal(operations().filter(({ operation }) => operation.responses?.['431']).length, operations().length);
+    // swagger-ui's OpenAPI 3.1 reader walks the whole document on every step of /docs: 673 KB with
+    // each error inline, about 570 KB shared (decision 470). A bound that the inline document breaks.
+    const size = Buffer.byteLength(JSON.stringify(document));
+    assert.ok(size < 600_000, `the document is ${size} bytes`);
+  });
+
+  it('a shared answer documents the schema its route declares, $refs resolved', () => {
+    const schemas = document.components!.schemas as Record<string, unknown>;
+    const resolved = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(resolved);
+      if (!node || typeof node !== 'object') return node;
+      const { $ref, ...rest } = node as { $ref?: string };
+      if ($ref) return resolved(schemas[$ref.replace('#/components/schemas/', '')]);
+      return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, resolved(value)]));
+    };
+    const differing: string[] = [];
+    let shared = 0;
+    for (const route of documentedRoutes(t.routeCatalog)) {
+      const operation = operationOf(document, route)!;
+      for (const [status, schema] of Object.entries((route.schema?.response ?? {}) as Record<string, unknown>)) {
+        // Success answers stay inline, as @fastify/swagger writes them (the description is the response's).
+        if (/^2\d\d$/.test(status)) continue;
+        const documented = operation.responses![status];
+        // A GET that takes no input documents no 422, whatever its route lists (decision 100).
+        if (!documented && status === '422' && route.method === 'GET') continue;
+        if (documented && '$ref' in documented) shared++;
+        const response = responseOf(operation, status)!;
+        const media = response.content?.['application/json'];
+        if (
+          JSON.stringify(resolved(media?.schema)) !== JSON.stringify(schema) ||
+          response.description !== (schema as { description?: string }).description
+        )
+          differing.push(`${route.method} ${route.url} ${status}`);
+      }
+    }
+    assert.ok(shared > 300, `${shared} declared answers are shared`);
+    assert.deepEqual(differing, []);
   });
 
   it("types a user's role, status and subscription tier as the closed sets they are", () => {
