@@ -20,7 +20,11 @@ type Document = {
   >;
   tags: { name: string; description?: string }[];
   servers: unknown[];
-  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+  components: {
+    schemas: Record<string, unknown>;
+    securitySchemes: Record<string, unknown>;
+    responses: Record<string, { content: Record<string, { schema: unknown }> }>;
+  };
 };
 
 /**
@@ -131,10 +135,14 @@ describe('the OpenAPI document for client authors', () => {
     );
     assert.ok(document.servers.length > 0);
     assert.ok(document.components.schemas.HTTPError && document.components.schemas.HTTPValidationError);
+    // The 422 answer is one entry of components.responses, its body the shared schema (decision 470).
     assert.ok(
-      (text.match(/#\/components\/schemas\/HTTPValidationError/g) ?? []).length > 50,
-      'the 422 body is referenced, not repeated',
+      (text.match(/"#\/components\/responses\/ValidationError"/g) ?? []).length > 50,
+      'the 422 answer is referenced, not repeated',
     );
+    assert.deepEqual(document.components.responses.ValidationError.content['application/json'].schema, {
+      $ref: '#/components/schemas/HTTPValidationError',
+    });
     assert.doesNotMatch(text, /"Default Response"/);
   });
 
@@ -150,6 +158,8 @@ type Users = Json<operations['listUsers']['responses'][200]>;
 export const login: LoginBody = { email: 'ada@example.com', password: 'correct horse battery' };
 export const firstEmail = (users: Users): string | undefined => users.users[0]?.email;
 export const problem = (error: components['schemas']['HTTPValidationError']) => error.detail.map((issue) => issue.loc.join('.'));
+// A shared answer (components.responses) is typed at the operation that refers to it.
+export const loginProblem = (error: Json<operations['login']['responses'][422]>) => error.detail[0]?.msg;
 // @ts-expect-error: the login body has no such field
 export const wrong: LoginBody = { email: 'ada@example.com', password: 'x', otp: 1 };
 `,
