@@ -64,10 +64,11 @@ describe('/docs', () => {
       const c = await openConsole(browser, base);
       try {
         const { page } = c;
-        // Swagger UI reads an OpenAPI 3.1 document through its ApiDOM resolver: about 8 s of Chromium's
-        // CPU on a 2-core machine before the page first answers, about 4 s to open one operation, and
-        // twice that while other test files share the cores. This test is about the CSP and where the
-        // token goes, not the page's speed, so its steps get a bound that load cannot reach.
+        // Swagger UI reads an OpenAPI 3.1 document through its ApiDOM resolver, the whole document on
+        // every step: several seconds of Chromium's CPU on a 2-core machine before the page first
+        // answers, and again to open one operation (decision 470), twice that while other test files
+        // share the cores. This test is about the CSP and where the token goes, not the page's speed,
+        // so its steps get a bound that load cannot reach.
         page.setDefaultTimeout(60_000);
         await page.goto('/docs');
         await page.getByRole('button', { name: 'Authorize' }).first().click();
