@@ -18,7 +18,8 @@ const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(
 
 /**
  * The component's name: its description when that is a short name already ("Error", "Validation
- * Error"), otherwise the first operation that gives it and the status (`RunRotateApiKeys503`).
+ * Error"), otherwise the operation that gives it whose id sorts first, and the status
+ * (`RunRotateApiKeys503`): the same name whatever order the routes are registered in.
  */
 function nameFor(response: Response, status: string, operation: Operation, taken: Record<string, unknown>): string {
   const description = 'description' in response ? (response.description ?? '') : '';
@@ -43,13 +44,21 @@ export function shareErrorResponses(
       .filter(([status, response]) => !/^2\d\d$/.test(status) && !('$ref' in response))
       .map(([status, response]) => ({ operation, status, response, body: JSON.stringify(response) })),
   );
-  const uses = new Map<string, number>();
-  for (const { body } of inline) uses.set(body, (uses.get(body) ?? 0) + 1);
+  const uses = new Map<string, { count: number; namer: Operation }>();
+  for (const { body, operation } of inline) {
+    const seen = uses.get(body);
+    if (!seen) uses.set(body, { count: 1, namer: operation });
+    else {
+      seen.count += 1;
+      if ((operation.operationId ?? '') < (seen.namer.operationId ?? '')) seen.namer = operation;
+    }
+  }
   for (const { operation, status, response, body } of inline) {
     let name = nameOf.get(body);
     if (name === undefined) {
-      if ((uses.get(body) ?? 0) < 2) continue;
-      name = nameFor(response, status, operation, components);
+      const shared = uses.get(body);
+      if (!shared || shared.count < 2) continue;
+      name = nameFor(response, status, shared.namer, components);
       components[name] = response;
       nameOf.set(body, name);
     }
