@@ -246,10 +246,14 @@ describe('a request arriving during shutdown', () => {
     const t = await buildTestApp({ keepData: true });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;
+    let accepted: net.Socket | undefined;
+    t.app.server.once('connection', (serverSide: net.Socket) => (accepted = serverSide));
     const socket = net.connect(port, '127.0.0.1');
     // A request under way (its first line sent) keeps its connection through the shutdown...
     const answers = exchange(port, 'GET /healthz HTTP/1.1\r\n', socket);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // ...once the server has read that line: a connection it has read nothing from is idle, and closed
+    // at shutdown (a fixed wait let a loaded machine get there first: ECONNRESET).
+    while ((accepted?.bytesRead ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     const closed = t.close();
     while (t.app.server.listening) await new Promise((resolve) => setTimeout(resolve, 5));
     // ...and reaches the app once shutdown has begun.
