@@ -19,7 +19,7 @@ import {
 } from 'node:fs';
 import { availableParallelism, freemem, tmpdir } from 'node:os';
 import path from 'node:path';
-import { runnableClock } from '../test/helpers/ready-wait.mjs';
+import { runnableClock } from './ready-wait.mjs';
 import { ensureBuilt } from './build.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');

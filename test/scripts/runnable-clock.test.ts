@@ -3,7 +3,7 @@
 // to produce on demand (threads that wait on each other, a thread that appears between readings).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runnableClock, type Schedstat } from '../helpers/ready-wait.mjs';
+import { runnableClock, type Schedstat } from '../../scripts/ready-wait.mjs';
 
 /** A clock over readings given one at a time: `step(ms, tasks)` moves time on and sets what is read. */
 function scripted() {

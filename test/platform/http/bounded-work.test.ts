@@ -20,7 +20,7 @@ import {
   type Operation,
 } from '../../helpers/hostile-requests.ts';
 import { extremeRequests, type ExtremeRequest } from '../../helpers/extreme-requests.ts';
-import { threadReadyWaitMs } from '../../helpers/ready-wait.mjs';
+import { threadReadyWaitMs } from '../../../scripts/ready-wait.mjs';
 import { seeded } from '../../helpers/seeded.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startVenueFakes, type VenueFakes } from '../../modules/exchange/venue-fakes.ts';

@@ -2,7 +2,7 @@
 // /proc/.../schedstat (nanoseconds; the first is the time run). On a shared machine that wait grows
 // with the load, not with what the code does, so measures of the code leave it out: bounded-work's
 // event-loop gaps (test/platform/http/bounded-work.test.ts) and the test runner's file timeout
-// (decision 480).
+// (decision 480). It lives beside the runner, which needs it; those tests import it from here.
 // Where there is no /proc (not Linux) nothing is read: the wait is 0 and nothing is left out.
 import { readdirSync, readFileSync } from 'node:fs';
 
