@@ -3,8 +3,8 @@
 import { and, asc, count, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { rowOffset, rowsOf } from '../../platform/db/database.ts';
-import { executeText } from '../../platform/db/prepared.ts';
+import { rowOffset } from '../../platform/db/database.ts';
+import type { CountsJoin } from '../trading/index.ts';
 import type { OrderStatus } from './orders.domain.ts';
 import type { FillRow, OrderRow } from './orders.rows.ts';
 import { orderFills, orders } from './orders.tables.ts';
@@ -30,11 +30,26 @@ function where(filter: OrderFilter): SQL {
   return and(...conditions)!;
 }
 
-/** A user's open orders and orders since `$2`, read on every order: its text built once (decision 380). */
-const COUNTS = `SELECT count(*) FILTER (WHERE not_final)::int AS open,
-    count(*) FILTER (WHERE created_at >= $2::timestamptz)::int AS recent
-  FROM "orders"
-  WHERE user_id = $1::uuid AND (not_final OR created_at >= $2::timestamptz)`;
+/**
+ * The user's open orders and orders placed since `$2`, read on every order as a join of the trading gate's
+ * statement (decision 501: one statement where there were two, on two of the pool's connections), its text
+ * built once (decision 380). The user's index serves it as it served the counts' own statement (271).
+ */
+const COUNTS_JOIN = `LEFT JOIN LATERAL (SELECT count(*) FILTER (WHERE oc.not_final)::int AS open,
+      count(*) FILTER (WHERE oc.created_at >= $2::timestamptz)::int AS recent
+    FROM "orders" AS oc
+    WHERE oc.user_id = u.user_id AND (oc.not_final OR oc.created_at >= $2::timestamptz)) AS order_counts ON true`;
+const COUNTS_COLUMNS = 'order_counts.open AS orders_open, order_counts.recent AS orders_recent';
+
+/** The counts the risk limits weigh, as the trading module's admission reads them with its gate. */
+export function orderCountsJoin(since: Date): CountsJoin {
+  return {
+    join: COUNTS_JOIN,
+    columns: COUNTS_COLUMNS,
+    params: [since.toISOString()],
+    of: (row) => ({ openOrders: Number(row.orders_open ?? 0), ordersLastMinute: Number(row.orders_recent ?? 0) }),
+  };
+}
 
 export function createOrderQueries(db: DbExecutor) {
   return {
@@ -98,18 +113,6 @@ export function createOrderQueries(db: DbExecutor) {
         )
         .orderBy(asc(orders.updatedAt))
         .limit(limit);
-    },
-
-    /**
-     * The user's open orders and orders placed since `since` (for the risk limits), read on every order:
-     * named, since its plan (the user's index) is the same for any user (decision 271).
-     */
-    async counts(userId: string, since: Date): Promise<{ openOrders: number; ordersLastMinute: number }> {
-      const from = since.toISOString();
-      const [row] = rowsOf<{ open: number; recent: number }>(
-        await executeText(db, 'orders_counts', COUNTS, [userId, from]),
-      );
-      return { openOrders: Number(row?.open ?? 0), ordersLastMinute: Number(row?.recent ?? 0) };
     },
 
     /** Every order not final of every user (a platform halt cancels them all). */

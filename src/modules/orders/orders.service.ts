@@ -19,7 +19,7 @@ import type { OrderMode, OrderSide, OrderType, TimeInForce } from '../../platfor
 import type { OrdersDeps } from './orders.deps.ts';
 import { checkMarketRules, isFinal } from './orders.domain.ts';
 import type { OrderExecution } from './order-execution.service.ts';
-import type { OrderFilter } from './order-queries.repository.ts';
+import { orderCountsJoin, type OrderFilter } from './order-queries.repository.ts';
 import type { OrdersRepository } from './orders.repository.ts';
 import type { FillRow, OrderRow } from './orders.rows.ts';
 
@@ -193,7 +193,7 @@ export function createOrdersService(deps: {
           : Promise.resolve(null);
 
       // A halt refuses after it has canceled; the limits are checked before anything is stored or sent.
-      // Halts, limits and the user's counts: one read each, at once (decision 271).
+      // Halts, limits and the user's counts: one statement (decisions 271, 501).
       const now = clock.now();
       const reference = price ?? lastPrice;
       // What the order is, as the risk check weighs it and the audit entry records it.
@@ -208,7 +208,7 @@ export function createOrdersService(deps: {
       const admission = await controls.admit(
         userId,
         { ...fields, lastPrice, notional: reference === null ? '0' : new Decimal(amount).times(reference).toFixed() },
-        () => repo.counts(userId, new Date(now.getTime() - 60_000)),
+        orderCountsJoin(new Date(now.getTime() - 60_000)),
       );
       // A credential that cannot trade answers first, as when it was read before the halts and limits.
       const credential = (await reading)?.() ?? null;

@@ -25,7 +25,7 @@ import {
 import type { LimitsService } from './limits.service.ts';
 import { audit } from './trading.audit.ts';
 import type { TradingDeps } from './trading.deps.ts';
-import type { TradingRepository } from './trading.repository.ts';
+import type { GateJoin, TradingRepository } from './trading.repository.ts';
 
 /** Whose orders a halt is about. */
 export type HaltTarget = { userId: string } | { platform: true };
@@ -49,6 +49,12 @@ export interface HaltResult {
 
 /** A listener still working after this long is left to finish; the halt answers without waiting for it. */
 export const LISTENER_TIMEOUT_MS = 20_000;
+
+/** The caller's counts of the user's orders, read as a join of the gate's statement (decision 501). */
+export interface CountsJoin extends GateJoin {
+  /** The counts from the statement's row. */
+  of(row: Record<string, unknown>): OrderCounts;
+}
 
 /** What admits an order: not halted, and within the limits in force; the halt, or the limit broken, otherwise. */
 export type Admission = { ok: true } | { ok: false; halted: TradingStatus } | (CheckResult & { ok: false });
@@ -139,13 +145,14 @@ export function createControlsService(deps: {
     status,
 
     /**
-     * The order path's one read (decision 271): the halts and the limits in one statement, beside the
-     * caller's counts of the user's orders. A halt refuses (it has canceled first); then the limits.
-     * Read on every order, never cached, so a halt or a change of limits holds from the next order on
-     * every instance.
+     * The order path's one read (decision 271): the halts, the limits and the caller's counts of the
+     * user's orders in one statement (decision 501: the counts as a join of the gate's). A halt refuses
+     * (it has canceled first); then the limits. Read on every order, never cached, so a halt or a change
+     * of limits holds from the next order on every instance.
      */
-    async admit(userId: string, candidate: OrderCandidate, counts: () => Promise<OrderCounts>): Promise<Admission> {
-      const [gate, seen] = await Promise.all([repo.gate(userId), counts()]);
+    async admit(userId: string, candidate: OrderCandidate, counts: CountsJoin): Promise<Admission> {
+      const { gate, row } = await repo.gateWith(userId, counts);
+      const seen = counts.of(row);
       const halt = statusOf(gate.userHalt, gate.platformHalt, clock.now());
       if (halt.halted) return { ok: false, halted: halt };
       return checkOrder(effectiveLimits(gate.own ?? limits.defaults, gate.caps ?? NO_LIMITS), candidate, seen);

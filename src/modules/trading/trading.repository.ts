@@ -92,19 +92,49 @@ function gateOf(row: GateRow): Gate {
   };
 }
 
-/** The gate's statement, its text built once (decision 380): an order runs it before anything else. */
-const GATE = `SELECT h.cause, h.reason, h.halted_at, h.until,
+/** The gate's columns and tables: the user's halt, the platform's row, the user's own limits. */
+const GATE_COLUMNS = `h.cause, h.reason, h.halted_at, h.until,
     p.id AS p_id, p.halted AS p_halted, p.halt_reason AS p_reason, p.halted_at AS p_halted_at,
     p.updated_at AS p_updated_at, p.max_order_notional AS p_notional, p.max_open_orders AS p_open,
     p.max_orders_per_minute AS p_per_minute, p.price_band_percent AS p_band,
     p.daily_loss_limit AS p_loss,
     l.user_id AS own_id, l.max_order_notional AS notional, l.max_open_orders AS open,
     l.max_orders_per_minute AS per_minute, l.price_band_percent AS band,
-    l.daily_loss_limit AS loss
-  FROM (SELECT $1::uuid AS user_id) AS u
+    l.daily_loss_limit AS loss`;
+const GATE_FROM = `FROM (SELECT $1::uuid AS user_id) AS u
   LEFT JOIN "${getTableName(tradingHalts)}" AS h ON h.user_id = u.user_id
   LEFT JOIN "${getTableName(tradingPlatform)}" AS p ON p.id = 1
   LEFT JOIN "${getTableName(tradingLimits)}" AS l ON l.user_id = u.user_id`;
+
+/** The gate's statement, its text built once (decision 380): an order runs it before anything else. */
+const GATE = `SELECT ${GATE_COLUMNS}
+  ${GATE_FROM}`;
+
+/**
+ * What another module's read adds to the gate's statement, so that both travel as one (decision 501): a
+ * join (`u.user_id` is the user's id; its parameters are `$2` on) and the columns it selects, named so as
+ * not to meet the gate's own. Its text is a constant of that module: the statement is named by its text.
+ */
+export interface GateJoin {
+  join: string;
+  columns: string;
+  params: unknown[];
+}
+
+/** The gate's text with a join, built once per join and columns (by the texts themselves, never joined). */
+const gateTexts = new Map<string, Map<string, string>>();
+function gateWithText(joined: GateJoin): string {
+  let byColumns = gateTexts.get(joined.join);
+  if (!byColumns) gateTexts.set(joined.join, (byColumns = new Map()));
+  let text = byColumns.get(joined.columns);
+  if (text === undefined) {
+    text = `SELECT ${GATE_COLUMNS}, ${joined.columns}
+  ${GATE_FROM}
+  ${joined.join}`;
+    byColumns.set(joined.columns, text);
+  }
+  return text;
+}
 
 /**
  * What the daily loss check weighs, as columns another module's statement returns beside what it writes
@@ -142,6 +172,18 @@ export function createTradingRepository(db: DbExecutor) {
     async gate(userId: string, executor: DbExecutor = db): Promise<Gate> {
       const [row] = rowsOf<GateRow>(await executeText(executor, 'trading_gate', GATE, [userId]));
       return gateOf(row!);
+    },
+
+    /** The gate and another module's read in one statement (decision 501): the gate and that read's row. */
+    async gateWith(
+      userId: string,
+      joined: GateJoin,
+      executor: DbExecutor = db,
+    ): Promise<{ gate: Gate; row: Record<string, unknown> }> {
+      const [row] = rowsOf<GateRow & Record<string, unknown>>(
+        await executeText(executor, 'trading_gate_with', gateWithText(joined), [userId, ...joined.params]),
+      );
+      return { gate: gateOf(row!), row: row! };
     },
 
     /** The user's own limits; undefined while the user has never changed them. */

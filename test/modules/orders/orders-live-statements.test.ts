@@ -9,10 +9,10 @@ import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, filled at once, its account events published and its fill heard. */
-const LIVE_ORDER_STATEMENTS = 8;
+const LIVE_ORDER_STATEMENTS = 7;
 /**
- * Of them, the round trips its answer waits for one after another: the API token; the credential, the halts
- * and limits and the user's counts, at once (decision 460); the claim; the answer, which reads the limits the
+ * Of them, the round trips its answer waits for one after another: the API token; the credential beside the
+ * halts and limits with the user's counts (decision 460; the counts in the halts' statement, decision 501); the claim; the answer, which reads the limits the
  * daily loss check weighs (decision 461).
  */
 const LIVE_ORDER_IN_SERIES = 4;
@@ -67,6 +67,11 @@ describe('the statements of a live market order', () => {
     if (roundTripMs >= CLAIMED_EVENTS_HELD_MS && eventInserts === 2)
       assert.equal(texts.length, LIVE_ORDER_STATEMENTS + 1, listed);
     else assert.equal(texts.length, LIVE_ORDER_STATEMENTS, listed);
+    // The user's counts are read by the halts' and limits' statement, not by one of their own (decision 501).
+    const gates = texts.filter((t) => /"trading_halts"/.test(t));
+    assert.equal(gates.length, 1, listed);
+    assert.match(gates[0]!, /FROM "orders" AS oc/);
+    assert.equal(texts.filter((t) => /count\(\*\)/.test(t)).length, 1, listed);
     // The API token is read once: the live order's step-up check uses the user the route's guard let in.
     assert.equal(texts.filter((t) => /"api_tokens"\."token_hash" = /.test(t)).length, 1, listed);
     // The claim commits on its own, flushed to disk before the send; the answer is one statement (its row as

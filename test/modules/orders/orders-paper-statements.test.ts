@@ -8,10 +8,10 @@ import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, its account events published and its fill heard. */
-const PAPER_ORDER_STATEMENTS = 10;
+const PAPER_ORDER_STATEMENTS = 9;
 /**
  * Of them, the round trips its answer waits for one after another: the API token; the halts and limits with
- * the user's counts, at once; the transaction's five; none after it: the order's write reads the limits the
+ * the user's counts, one statement (decision 501); the transaction's five; none after it: the order's write reads the limits the
  * daily loss check weighs (decision 461).
  */
 const PAPER_ORDER_IN_SERIES = 7;
@@ -64,6 +64,11 @@ describe('the statements of a paper market order', () => {
     const inside = texts.findIndex((t) => /^\s*commit\b/i.test(t)) - texts.findIndex((t) => /^\s*begin\b/i.test(t)) + 1;
     assert.equal(inside, 5, listed);
     assert.equal(texts.length, PAPER_ORDER_STATEMENTS, listed);
+    // The user's counts are read by the halts' and limits' statement, not by one of their own (decision 501).
+    const gates = texts.filter((t) => /"trading_halts"/.test(t));
+    assert.equal(gates.length, 1, listed);
+    assert.match(gates[0]!, /FROM "orders" AS oc/);
+    assert.equal(texts.filter((t) => /count\(\*\)/.test(t)).length, 1, listed);
     assert.equal(inSeries(timed.filter((s) => !BESIDE_THE_ANSWER.test(s.text))), PAPER_ORDER_IN_SERIES, listed);
   });
 });
