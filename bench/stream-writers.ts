@@ -17,12 +17,12 @@
 // BENCH_TICKS (40), BENCH_TICK_MS (600), BENCH_PIN_CPUS (`SERVER:CLIENT[:SECOND]` CPU lists for
 // `taskset`, each may be empty: `0:1` as in `npm run bench:stream`, `0::1` the two writers on a core
 // each and the subscribers unpinned).
-import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import path from 'node:path';
 import { percentile } from './load.ts';
 import type { ClientCommand, ClientReport } from './stream-client.ts';
+import { startSubscribers } from './stream-subscribers.ts';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
 const TICKS = Number(process.env.BENCH_TICKS ?? 40);
@@ -38,7 +38,6 @@ const NAMED = 'BTCUSDT,ETHUSDT,BNBUSDT';
  * the pass); no subscriber here reads slowly enough to reach it.
  */
 const MAX_BUFFER_BYTES = 256 * 1024;
-const here = path.dirname(new URL(import.meta.url).pathname);
 
 /** High-resolution wall-clock time in ms, comparable between processes of this machine. */
 const clock = () => performance.timeOrigin + performance.now();
@@ -131,24 +130,6 @@ function writer(): void {
   });
 }
 
-/** The subscribers' process of `npm run bench:stream`, one request/answer over IPC at a time. */
-function startClients(): { ask: (command: ClientCommand) => Promise<Record<string, unknown>>; child: ChildProcess } {
-  const args = ['--import', 'tsx', path.join(here, 'stream-client.ts')];
-  const child = CLIENT_CPUS
-    ? spawn('taskset', ['-c', CLIENT_CPUS, process.execPath, ...args], {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      })
-    : spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = (command: ClientCommand) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      child.once('message', (answer: Record<string, unknown>) =>
-        answer.type === 'error' ? reject(new Error(String(answer.message))) : resolve(answer),
-      );
-      child.send(command);
-    });
-  return { ask, child };
-}
-
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (ms: number) => Math.round(ms * 10) / 10;
 const sorted = (values: number[]) => Float64Array.from(values).sort();
@@ -174,7 +155,7 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  const clients = startClients();
+  const clients = startSubscribers(CLIENT_CPUS);
   // Pinned once every process has started (a child inherits its parent's CPUs), all threads of each:
   // the second writer is forked for its IPC channel, not started through `taskset`.
   const pin = (cpus: string | undefined, pid: number) =>

@@ -14,6 +14,7 @@ import { startCoinGeckoFake } from '../test/fakes/coingecko.ts';
 import { percentile } from './load.ts';
 import { freePort } from './ports.ts';
 import type { ClientCommand, ClientReport } from './stream-client.ts';
+import { startSubscribers } from './stream-subscribers.ts';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,3000,6000,10000').split(',').map(Number);
 const TICKS = Number(process.env.BENCH_TICKS ?? 30);
@@ -79,25 +80,6 @@ async function waitForHttp(port: number, url: string): Promise<void> {
   throw new Error(`nothing answered ${url}`);
 }
 
-/** The subscribers' process, and one request/answer over its IPC channel at a time. */
-function startClients(): { ask: (command: ClientCommand) => Promise<Record<string, unknown>>; child: ChildProcess } {
-  const child = spawn(
-    ...node(CLIENT_CPUS, [...CLIENT_FLAGS, '--import', 'tsx', path.join(root, 'bench/stream-client.ts')]),
-    {
-      cwd: root,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
-  const ask = (command: ClientCommand) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      child.once('message', (answer: Record<string, unknown>) =>
-        answer.type === 'error' ? reject(new Error(String(answer.message))) : resolve(answer),
-      );
-      child.send(command);
-    });
-  return { ask, child };
-}
-
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
@@ -117,7 +99,7 @@ async function main(): Promise<void> {
     STREAM_MAX_CONNECTIONS: String(Math.ceil(largest / 0.8) + 100),
     STREAM_MAX_PER_ADDRESS: String(largest + 100),
   });
-  const clients = startClients();
+  const clients = startSubscribers(CLIENT_CPUS, CLIENT_FLAGS);
   const named = NAMED.split(',');
   try {
     await waitForHttp(port, '/healthz');
