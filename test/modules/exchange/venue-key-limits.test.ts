@@ -1,7 +1,8 @@
 // Each venue's own per-key limits in the shared budget (decision 255): one key's calls at load stay under
 // what the venue's fake enforces (Kraken's decaying call counter, OKX's 2-second windows per endpoint,
 // Bybit's per-UID limits per second, Coinbase's 30 private calls a second); a call that does not fit
-// waits or is refused before it is sent (KeyLimitRefusal: 429 with Retry-After on the wire); and two
+// waits or is refused before it is sent (KeyLimitRefusal: 429 with Retry-After on the wire), and one that
+// waits longer than the venue timeout is still sent and answered, its timeout running from then (520); and two
 // budgets on one Redis (two instances) serving one key draw on one counter. Bybit counts per UID
 // (decision 281): keys of one UID, on one instance or two, share its counters, the UID as Bybit names it. Driven through the service's
 // own ccxt clients and budgets, as fast as ccxt goes: the HTTP layer on a loaded machine is too slow to
@@ -46,16 +47,26 @@ const LOAD: Record<ConformanceVenue['venue'], { lanes: number; rounds: number }>
 };
 
 /** One instance's clients: its own budgets over `cache` (Redis shared by instances, or memory). */
-function instance(cache: Cache, urls: Record<string, string>) {
+function instance(
+  cache: Cache,
+  urls: Record<string, string>,
+  tuned: { share?: number; timeoutMs?: number; krakenCounter?: typeof KRAKEN_COUNTER } = {},
+) {
   const budgets = createVenueBudgets({
     cache,
     clock: systemClock,
-    settings: { share: 0.8, maxWaitMs: 2_000, egress: 'keylimits', userShare: 1 },
+    settings: { share: tuned.share ?? 0.8, maxWaitMs: 2_000, egress: 'keylimits', userShare: 1 },
   });
   for (const v of CONFORMANCE_VENUES)
-    budgets.venue(v.venue).describe(venueProfile(v.venue, { krakenCounter: KRAKEN_COUNTER }));
+    budgets.venue(v.venue).describe(venueProfile(v.venue, { krakenCounter: tuned.krakenCounter ?? KRAKEN_COUNTER }));
   const clients = createCcxtClients({
-    settings: { binanceApiUrl: '', binanceUsApiUrl: '', apiUrls: urls, rateLimit: false, timeoutMs: 5_000 },
+    settings: {
+      binanceApiUrl: '',
+      binanceUsApiUrl: '',
+      apiUrls: urls,
+      rateLimit: false,
+      timeoutMs: tuned.timeoutMs ?? 5_000,
+    },
     cache: createMemoryCache(),
     egress: createEgress(budgets, fetch),
     budget: (venue) => budgets.venue(venue),
@@ -158,6 +169,53 @@ describe("each venue's own limits per key, two budgets on one Redis", () => {
   }
 });
 
+/**
+ * Our share of each venue's per-key limit cut so that a key's second balance read finds no room and
+ * waits about a second for it (decision 520): Kraken's counter as one call decaying 1 a second, OKX's 10
+ * per 2 s to 1.5 draining 0.75 a second, Bybit's 50 a second and Coinbase's 30 to one call a second.
+ */
+const ROOM_WAIT: Record<ConformanceVenue['venue'], number> = { kraken: 1, okx: 0.3, bybit: 0.04, coinbase: 1 / 15 };
+type WalletRead = (params: object) => Promise<unknown>;
+
+/** Shorter than each of those waits. */
+const SHORT_TIMEOUT_MS = 300;
+
+describe('a call that waits for its key’s room longer than the venue timeout', () => {
+  let fakes: Map<string, ConformanceFake>;
+  let urls: Record<string, string>;
+  before(async () => {
+    fakes = await startFakes();
+    urls = Object.fromEntries([...fakes].map(([venue, fake]) => [venue, fake.url]));
+  });
+  after(async () => {
+    for (const fake of fakes.values()) await fake.close();
+  });
+
+  for (const v of CONFORMANCE_VENUES) {
+    it(`${v.venue}: is sent once there is room, and its timeout runs from then`, async () => {
+      const fake = fakes.get(v.venue)!;
+      const one = instance(createMemoryCache(), urls, {
+        share: ROOM_WAIT[v.venue],
+        timeoutMs: SHORT_TIMEOUT_MS,
+        krakenCounter: { max: 1, decayPerSecond: 1 },
+      });
+      const [exchange] = await keyClients([one], v, fake);
+      const started = Date.now();
+      // Bybit's fetchBalance asks its key's description too: its wallet is read alone.
+      const read = () =>
+        v.venue === 'bybit'
+          ? (exchange as unknown as { privateGetV5AccountWalletBalance: WalletRead }).privateGetV5AccountWalletBalance({
+              accountType: 'UNIFIED',
+            })
+          : exchange!.fetchBalance();
+      for (let n = 0; n < 2; n++) assert.ok(await read(), `read ${n + 1}`);
+      const waited = Date.now() - started;
+      assert.ok(waited > SHORT_TIMEOUT_MS, `the reads took ${waited} ms: one waited for room`);
+      assert.equal(fake.stats.limitAnswers, 0);
+    });
+  }
+});
+
 const BYBIT = CONFORMANCE_VENUES.find((v) => v.venue === 'bybit')!;
 /** The digest a key is counted under (ccxt-clients.ts): what the budget maps to the key's UID. */
 const digest = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex').slice(0, 32);
@@ -178,8 +236,6 @@ async function uidClients(instances: ReturnType<typeof instance>[], fake: BybitF
   );
   return { uid, accounts, exchanges };
 }
-
-type WalletRead = (params: object) => Promise<unknown>;
 
 /**
  * Every key's wallet reads sent at once, straight to the endpoint (no set-up calls between): a burst

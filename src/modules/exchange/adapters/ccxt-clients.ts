@@ -161,7 +161,15 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     const key = options.credentials
       ? createHash('sha256').update(options.credentials.apiKey).digest('hex').slice(0, 32)
       : undefined;
-    client.fetchImplementation = deps.egress.venue(venue).forUser(options.credentials?.owner, key);
+    const door = deps.egress.venue(venue).forUser(options.credentials?.owner, key);
+    // ccxt starts its timeout before it calls this fetch, so a call waiting here for the budget's room (up
+    // to VENUE_BUDGET_MAX_WAIT_MS, a key's limit at the venue) would time out before it left, unsent yet
+    // read as the venue's silence: an order's lookup then answered "unknown" (decision 520). The timeout
+    // runs from the call's admission instead (the door's `timeoutMs`), as long as the instance's.
+    client.fetchImplementation = (input, init) => {
+      const { signal: _startedBeforeTheWait, ...rest } = init ?? {};
+      return door(input, { ...rest, timeoutMs: exchange.timeout });
+    };
     // Kraken's nonces in order across instances, Bybit's limits per UID (decisions 280, 281).
     if (key !== undefined) {
       // Any key may read its own description: a permission refusal there says nothing of the call's.
