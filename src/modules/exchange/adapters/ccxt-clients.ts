@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Exchange } from 'ccxt';
 import type { Cache } from '../../../platform/cache/cache.ts';
+import type { GuardedFetch } from '../../../platform/venue-budget/guarded-fetch.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import type { Egress } from '../../../platform/venue-budget/egress.ts';
 import { MARKETS_TTL_MS, type Venue } from '../venues.domain.ts';
@@ -122,6 +123,20 @@ export interface CcxtClientDeps {
   budget: (venue: Venue) => VenueBudget;
 }
 
+/**
+ * ccxt's fetch hook over a venue's door. ccxt starts its timeout before it calls the hook, so a call
+ * waiting in the door for the budget's room (up to VENUE_BUDGET_MAX_WAIT_MS, a key's limit at the venue)
+ * would time out before it left, unsent yet read as the venue's silence: an order's lookup then answered
+ * "unknown" (decision 520). ccxt's signal is dropped and the instance's timeout runs from the call's
+ * admission instead (the door's `timeoutMs`).
+ */
+function timedFromAdmission(door: GuardedFetch, exchange: { timeout: number }): typeof fetch {
+  return (input, init) => {
+    const { signal: _startedBeforeTheWait, ...rest } = init ?? {};
+    return door(input, { ...rest, timeoutMs: exchange.timeout });
+  };
+}
+
 export function createCcxtClients(deps: CcxtClientDeps) {
   const { settings, cache } = deps;
   const templates = new Map<Venue, { exchange: Promise<Exchange>; expiresAt: number }>();
@@ -161,15 +176,8 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     const key = options.credentials
       ? createHash('sha256').update(options.credentials.apiKey).digest('hex').slice(0, 32)
       : undefined;
-    const door = deps.egress.venue(venue).forUser(options.credentials?.owner, key);
-    // ccxt starts its timeout before it calls this fetch, so a call waiting here for the budget's room (up
-    // to VENUE_BUDGET_MAX_WAIT_MS, a key's limit at the venue) would time out before it left, unsent yet
-    // read as the venue's silence: an order's lookup then answered "unknown" (decision 520). The timeout
-    // runs from the call's admission instead (the door's `timeoutMs`), as long as the instance's.
-    client.fetchImplementation = (input, init) => {
-      const { signal: _startedBeforeTheWait, ...rest } = init ?? {};
-      return door(input, { ...rest, timeoutMs: exchange.timeout });
-    };
+    const owner = options.credentials?.owner;
+    client.fetchImplementation = timedFromAdmission(deps.egress.venue(venue).forUser(owner, key), exchange);
     // Kraken's nonces in order across instances, Bybit's limits per UID (decisions 280, 281).
     if (key !== undefined) {
       // Any key may read its own description: a permission refusal there says nothing of the call's.
