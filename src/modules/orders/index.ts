@@ -120,6 +120,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     return {
       checked: live.checked + paper.checked,
       changed: live.changed + paper.changed,
+      unanswered: live.unanswered + paper.unanswered,
       failed: live.failed + paper.failed,
     };
   };

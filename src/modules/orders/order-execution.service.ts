@@ -106,22 +106,24 @@ export function createOrderExecution(deps: ExecutionDeps) {
     async reconcile(
       mode: 'paper' | 'live',
       pendingGraceMs: number,
-    ): Promise<{ checked: number; changed: number; failed: number }> {
-      if (!deps.venue(mode)) return { checked: 0, changed: 0, failed: 0 };
+    ): Promise<{ checked: number; changed: number; unanswered: number; failed: number }> {
+      if (!deps.venue(mode)) return { checked: 0, changed: 0, unanswered: 0, failed: 0 };
       const now = clock.now();
       const rows = await repo.toReconcile(mode, new Date(now.getTime() - pendingGraceMs), 1000);
       let changed = 0;
+      let unanswered = 0;
       let failed = 0;
       for (const row of rows) {
         try {
-          const after = await resolve(row, { actorId: null, actorType: 'job' });
-          if (after.status !== row.status || after.filled !== row.filled) changed += 1;
+          const after = await moves.lookUp(row, { actorId: null, actorType: 'job' });
+          if (!after.answered) unanswered += 1;
+          else if (after.row.status !== row.status || after.row.filled !== row.filled) changed += 1;
         } catch (error) {
           failed += 1;
           logger.error({ err: error, orderId: row.id }, 'could not reconcile an order');
         }
       }
-      return { checked: rows.length, changed, failed };
+      return { checked: rows.length, changed, unanswered, failed };
     },
   };
 }

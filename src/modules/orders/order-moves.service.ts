@@ -141,30 +141,43 @@ export function createOrderMoves(deps: OrderMovesDeps) {
    * may still arrive. A venue that does not answer leaves it as it is, for the next pass.
    */
   async function resolve(row: OrderRow, mover: Mover = SYSTEM): Promise<OrderRow> {
+    return (await lookUp(row, mover)).row;
+  }
+
+  /** `resolve`, saying whether the venue answered: a pass counts the orders it had to leave unanswered. */
+  async function lookUp(row: OrderRow, mover: Mover = SYSTEM): Promise<{ row: OrderRow; answered: boolean }> {
     const venue = deps.venue(row.mode);
-    if (!venue || isFinal(row.status)) return row;
+    if (!venue || isFinal(row.status)) return { row, answered: true };
     // Claimed by its sender meanwhile, it is left as it is for the next pass's lookup.
-    if (row.status === 'pending')
-      return apply(row.id, { rejected: 'never sent: the service stopped first', whilePending: true }, mover);
+    if (row.status === 'pending') {
+      const rejected = await apply(
+        row.id,
+        { rejected: 'never sent: the service stopped first', whilePending: true },
+        mover,
+      );
+      return { row: rejected, answered: true };
+    }
     const result = await venue.lookup(requestOf(row));
-    if (result.kind === 'found') return apply(row.id, { state: result.state }, mover);
-    if (result.kind === 'unknown') return row;
+    if (result.kind === 'found') return { row: await apply(row.id, { state: result.state }, mover), answered: true };
+    if (result.kind === 'unknown') return { row, answered: false };
     const sentAt = (row.sentAt ?? row.createdAt).getTime();
     if (row.status === 'unknown' && clock.now().getTime() - sentAt > clientOrderIdRule(row.exchange).receiveWindowMs) {
-      return apply(
+      const rejected = await apply(
         row.id,
         { rejected: 'the venue never received it: no order with its client order id after its receive window' },
         mover,
       );
+      return { row: rejected, answered: true };
     }
     if (row.status !== 'unknown')
       logger.warn({ orderId: row.id, status: row.status }, 'the venue no longer knows an order it accepted');
-    return row;
+    return { row, answered: true };
   }
 
   return {
     apply,
     resolve,
+    lookUp,
     afterCommit,
     onFills(listener: FillListener): void {
       fillListeners.push(listener);

@@ -11,6 +11,11 @@ export interface ReconcileOrdersDeps {
 export const ReconcileOrdersResult = Type.Object({
   checked: Type.Integer({ description: 'Orders not final that were looked up.' }),
   changed: Type.Integer({ description: 'Of those, orders whose status or fills changed.' }),
+  unanswered: Type.Integer({
+    description:
+      'Of those, orders the venue did not answer for (a timeout, an outage, no room in the budget): left as ' +
+      'they were for the next pass.',
+  }),
   failed: Type.Integer({ description: 'Orders whose lookup failed unexpectedly (left for the next pass).' }),
 });
 export type ReconcileOrdersResult = Static<typeof ReconcileOrdersResult>;

@@ -249,5 +249,22 @@ for (const v of CONFORMANCE_VENUES) {
       assert.equal(atVenue(order.client_order_id).length, 1, 'sent once');
       fake.clearFailures();
     });
+
+    it('a pass counts a lookup the venue did not answer, and leaves the order to the next pass', async () => {
+      const placed = await o.place(trader, { exchange: v.venue, ...ORDER });
+      assert.equal(placed.statusCode, 201, placed.body);
+      const order = placed.json();
+      // One lookup of this venue's orders meets an outage; the pass still answers, and says so.
+      fake.fail(v.outage, { path: v.orders.lookup.path, times: 1 });
+      const during = await o.t.modules.orders.reconcile();
+      fake.clearFailures();
+      assert.equal(during.failed, 0, JSON.stringify(during));
+      assert.equal(during.unanswered, 1, JSON.stringify(during));
+      assert.equal((await stored(order.id)).status, 'open');
+      const next = await o.t.modules.orders.reconcile();
+      assert.equal(next.unanswered, 0, JSON.stringify(next));
+      assert.equal(next.failed, 0, JSON.stringify(next));
+      assert.equal((await stored(order.id)).status, 'open', 'still resting, read this time');
+    });
   });
 }
