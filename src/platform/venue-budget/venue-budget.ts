@@ -55,7 +55,7 @@ const DEFAULT_SHARED_TIMEOUT_MS = 500;
 const WAIT_MARGIN_MS = 50;
 const LIMIT_REFRESH_MS = 30_000;
 /** Failures in a row that open the breaker, and for how long. */
-const FAILURE_BREAKER = { failures: 5, pauseMs: 30_000 };
+export const FAILURE_BREAKER = { failures: 5, pauseMs: 30_000 } as const;
 /** The limit of a venue whose weights are not modelled: never reached, one weight per call. */
 const UNMODELLED_LIMIT = 1_000_000_000;
 
