@@ -19,11 +19,15 @@ const toEvent = (row: Row): StoredEvent => ({
 
 /**
  * The events' insert, its text the same for any number of them (they go as arrays, inserted in their
- * order so their ids are drawn in it): built once, and prepared (decision 375).
+ * order so their ids are drawn in it): built once, and prepared (decision 375). Their data go as one JSON
+ * array (`$4`, the events' JSON texts joined), not as an array literal of texts: quoting each JSON text
+ * for the literal (every `"` of it escaped) cost more than the rest of the insert's parameters (decision 530).
  */
 const INSERT_EVENTS = `INSERT INTO "stream_events" ("type", "audience", "user_id", "data", "created_at")
   SELECT v.type, v.audience, v.user_id, v.data, v.created_at
-  FROM unnest($1::text[], $2::text[], $3::uuid[], $4::jsonb[], $5::timestamptz[])
+  FROM unnest($1::text[], $2::text[], $3::uuid[],
+      ARRAY(SELECT d.value FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS d(value, n) ORDER BY d.n),
+      $5::timestamptz[])
     WITH ORDINALITY AS v(type, audience, user_id, data, created_at, n)
   ORDER BY v.n
   RETURNING "id", "type", "audience", "user_id", "data", "created_at"`;
@@ -117,7 +121,7 @@ export function createEventsRepository(db: DbExecutor) {
         arrayParam(events.map((e) => e.type)),
         arrayParam(events.map((e) => e.audience)),
         arrayParam(events.map((e) => e.userId)),
-        arrayParam(data),
+        `[${data.join(',')}]`,
         arrayParam(events.map((e) => e.at.toISOString())),
       ];
       const answer = !bus

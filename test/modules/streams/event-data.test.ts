@@ -1,12 +1,13 @@
-// An account event published without data: refused by name before the insert (not a TypeError from
-// deep inside the statement's parameters), nothing of its batch stored, and the publisher not thrown at.
+// An account event's data stored and answered as given, whatever its text holds; one published without data
+// refused by name before the insert (not a TypeError from deep inside the statement's parameters), nothing of
+// its batch stored, and the publisher not thrown at.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { EventDataError, createEventsRepository } from '../../../src/modules/streams/events.repository.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
-describe('an account event without data', () => {
+describe("an account event's data", () => {
   let t: TestApp;
   let user: TestUser;
   before(async () => {
@@ -38,6 +39,25 @@ describe('an account event without data', () => {
     assert.equal(await storedCount(), 0);
     // The same batch with data goes in, so the refusal is the data's.
     assert.equal((await repo.insertAll([event({ success: true }), event({ success: false })])).length, 2);
+  });
+
+  it('is stored and answered as given, in the order given: quotes, backslashes, non-ASCII text, nesting', async () => {
+    const repo = createEventsRepository(t.database.db);
+    const given = [
+      { quote: 'a "quoted" name', slash: 'C:\\path\\ and \\"', braces: '{1,2}', comma: 'a,b', nul: null },
+      { text: 'Zürich – 東京 🚀', nested: { list: [1, 'two', { three: [null, true] }], empty: {} }, n: 1.5 },
+      { plain: true },
+    ];
+    const stored = await repo.insertAll(given.map(event));
+    assert.deepEqual(
+      stored.map(({ event }) => event.data),
+      given,
+    );
+    const rows = await t.database.rows<{ data: unknown }>(sql`SELECT data FROM stream_events ORDER BY id`);
+    assert.deepEqual(
+      rows.map((row) => row.data),
+      given,
+    );
   });
 
   it('does not throw at its publisher; the refusal is logged with its name and the type', async () => {
