@@ -19,6 +19,7 @@ import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { systemLookup, type HostLookup } from './host-lookup.ts';
 import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
 import { createEgress, type Egress } from './venue-budget/egress.ts';
+import { createHttpTransport } from './venue-budget/http-transport.ts';
 import { createVenueBudgets, type VenueBudgets } from './venue-budget/venue-budget.ts';
 
 export interface Platform {
@@ -121,6 +122,9 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
   const secretBox = createSecretBox(secrets.encryptionKey, secrets.oldEncryptionKeys);
   const tokens = createTokenService(secrets.jwtSecret, config.auth.accessTokenTtlSeconds, clock);
   const fetchImpl = overrides.fetch ?? globalThis.fetch;
+  // The venues' door sends over node:http rather than fetch's web streams, a live order's costliest step
+  // of ours (decision 530); a fetch handed in (tests) is the door's base as it is the platform's.
+  const venueTransport = overrides.fetch ? undefined : createHttpTransport(globalThis.fetch);
   const outbox = createOutboxWorker({ database, clock, logger, pollMs: overrides.outboxPollMs });
   const metrics = createMetrics(overrides.defaultMetrics ?? true);
   metrics.gauge(
@@ -170,12 +174,13 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     logger,
     metrics,
     venueBudgets,
-    egress: createEgress(venueBudgets, fetchImpl),
+    egress: createEgress(venueBudgets, venueTransport?.fetch ?? fetchImpl),
     fetch: fetchImpl,
     lookup: overrides.lookup ?? systemLookup,
     async close() {
       await outbox.stop();
       await venueBudgets.close();
+      venueTransport?.close();
       // What the caller handed in, the caller closes (tests share one database per file).
       if (!overrides.cache) await cache.close();
       if (!overrides.database) await database.close();
