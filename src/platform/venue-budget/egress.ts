@@ -22,7 +22,10 @@ export interface Egress {
   venue(id: string): VenueEgress;
 }
 
-/** `base` is where requests finally go: the platform's fetch (in tests, one that refuses all but loopback). */
+/**
+ * `base` is where requests finally go: the venues' transport over node:http (decision 530), or the fetch
+ * handed to the platform (tests).
+ */
 export function createEgress(budgets: Pick<VenueBudgets, 'venue'>, base: typeof fetch): Egress {
   const doors = new Map<string, VenueEgress>();
   return {

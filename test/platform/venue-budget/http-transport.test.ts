@@ -176,6 +176,20 @@ describe('the venues transport over node:http', () => {
     assert.equal(connections, 1);
   });
 
+  it('waits for an answer slower than the idle sockets are kept, and sends the next call on a fresh socket', async () => {
+    const brief = createHttpTransport(globalThis.fetch, { keepAliveMs: 100 });
+    try {
+      handle = (_request, response) => setTimeout(() => response.end('late'), 300);
+      assert.equal(await (await brief.fetch(`${base}/slow`)).text(), 'late');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      handle = (_request, response) => response.end('ok');
+      assert.equal(await (await brief.fetch(`${base}/next`)).text(), 'ok');
+      assert.equal(connections, 2, 'the idle socket was closed after 100 ms');
+    } finally {
+      brief.close();
+    }
+  });
+
   it("rejects with the door's timeout, a TimeoutError, when the venue is silent and when its body stalls", async () => {
     handle = (request, response) => {
       if (request.url === '/stall-body') {
