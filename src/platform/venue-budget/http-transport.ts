@@ -295,10 +295,14 @@ export function createHttpTransport(fallback: typeof fetch, options: HttpTranspo
 
   return {
     fetch: transport,
-    /** Closes the idle kept-alive sockets (at the platform's close). */
+    /**
+     * Closes the idle kept-alive sockets (at the platform's close). A call still under way keeps its socket
+     * and gets its answer, as it would over fetch: a job that the shutdown waits for may be reading a venue;
+     * its socket, idle afterwards, closes after the keep-alive (an idle socket holds no process open).
+     */
     close(): void {
-      agents['http:'].destroy();
-      agents['https:'].destroy();
+      for (const agent of Object.values(agents))
+        for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
     },
   };
 }

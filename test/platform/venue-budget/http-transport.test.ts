@@ -190,6 +190,24 @@ describe('the venues transport over node:http', () => {
     }
   });
 
+  it('lets a call under way at its close finish with its answer, and closes the idle sockets', async () => {
+    await (await transport.fetch(`${base}/idle`)).text();
+    handle = (_request, response) => setTimeout(() => response.end('answered after the close'), 200);
+    const second = createHttpTransport(globalThis.fetch);
+    try {
+      const underWay = second.fetch(`${base}/slow`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const open = sockets.size;
+      transport.close();
+      second.close();
+      assert.equal(await (await underWay).text(), 'answered after the close');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(sockets.size < open, "the first transport's idle socket was closed");
+    } finally {
+      second.close();
+    }
+  });
+
   it("rejects with the door's timeout, a TimeoutError, when the venue is silent and when its body stalls", async () => {
     handle = (request, response) => {
       if (request.url === '/stall-body') {
