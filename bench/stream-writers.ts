@@ -222,6 +222,7 @@ async function main(): Promise<void> {
         ticks: ticks.length,
         lastByte: [percentile(lastByte, 50), percentile(lastByte, 99), lastByte.at(-1)],
         firstByte: [percentile(firstByte, 50), percentile(firstByte, 99), firstByte.at(-1)],
+        lastByteByTick: ticks.map(([ts, read]) => read.lastReadAt - Date.parse(ts)),
         delivered: report.deliveries,
         expected,
         serverCpuPerTick: perTick(ownCpu, startCpu.own),
