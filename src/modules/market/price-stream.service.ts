@@ -2,7 +2,8 @@
 // Ticks from Binance's WebSocket stream (or, while it is down, from polling the REST price list) are
 // throttled per pair (at most one event per 250 ms, the newest price winning), rendered as JSON once
 // per event, and encoded once per batch per symbol set: subscribers are grouped by the set of pairs
-// they follow, and every subscriber of a set gets the same Buffer (decision 224).
+// they follow, and every subscriber of a set gets the same Buffer (decision 224), handed to its stream
+// itself once the stream is open (decision 540).
 import type { Logger } from 'pino';
 import { invalidField } from '../../platform/http/errors.ts';
 import { sseEvent, sseFrame, type SseFrame } from '../../platform/http/sse.ts';
@@ -15,14 +16,30 @@ import { MAX_STREAM_SYMBOLS, type PriceEvent, type PriceSnapshot } from './strea
 import { isoMs, num } from './market.wire.ts';
 import type { PriceService } from './prices.service.ts';
 
-/** Receives one or more `price` events, encoded once for every subscriber of the same pairs. */
-export type PriceListener = (frame: SseFrame) => void;
+/**
+ * Receives one or more `price` events, encoded once for every subscriber of the same pairs: the
+ * subscriber's SSE connection itself once its stream is open, so that the fan-out's one pass calls the
+ * connection's write directly, with no closure of its own per subscriber between them (decision 540).
+ */
+export interface PriceSubscriber {
+  write(frame: SseFrame): unknown;
+}
+
+/** A subscriber's place in the hub. */
+export interface PriceSubscription {
+  /**
+   * From now on the batches go to `next` instead of the subscriber given so far (the stream, once its
+   * snapshot is written); nothing once unsubscribed.
+   */
+  handTo(next: PriceSubscriber): void;
+  unsubscribe(): void;
+}
 
 /** The subscribers of one symbol set: every pair (`symbols` null) or the same named pairs. */
 interface SymbolSet {
   readonly key: string;
   readonly symbols: readonly string[] | null;
-  readonly listeners: Set<PriceListener>;
+  readonly subscribers: Set<PriceSubscriber>;
 }
 
 /** What the hub reports for /metrics. */
@@ -75,11 +92,11 @@ export function createPriceStream(
   const subscribers = () => subscriberCount;
   const wanted = (symbol: string) => everyPair !== undefined || setsByPair.has(symbol);
 
-  /** Hands every listener of a set the one frame made for it. */
+  /** Hands every subscriber of a set the one frame made for it. */
   function deliver(set: SymbolSet, text: string): void {
     const frame = sseFrame(text);
     deps.metrics?.serialized();
-    for (const listener of set.listeners) listener(frame);
+    for (const subscriber of set.subscribers) subscriber.write(frame);
   }
 
   /** Sends a batch of events: rendered once each, encoded once per symbol set, in the batch's order. */
@@ -95,25 +112,25 @@ export function createPriceStream(
     for (const [set, text] of perSet) deliver(set, text);
   }
 
-  function join(symbols: readonly string[] | null, listener: PriceListener): SymbolSet {
+  function join(symbols: readonly string[] | null, subscriber: PriceSubscriber): SymbolSet {
     const named = symbols === null ? null : [...new Set(symbols)].sort();
     const key = named === null ? '*' : named.join(',');
     let set = sets.get(key);
     if (!set) {
-      set = { key, symbols: named, listeners: new Set() };
+      set = { key, symbols: named, subscribers: new Set() };
       sets.set(key, set);
       if (named === null) everyPair = set;
       else for (const symbol of named) setsByPair.set(symbol, (setsByPair.get(symbol) ?? new Set()).add(set));
     }
-    if (!set.listeners.has(listener)) subscriberCount += 1;
-    set.listeners.add(listener);
+    if (!set.subscribers.has(subscriber)) subscriberCount += 1;
+    set.subscribers.add(subscriber);
     return set;
   }
 
-  function leave(set: SymbolSet, listener: PriceListener): void {
-    if (!set.listeners.delete(listener)) return;
+  function leave(set: SymbolSet, subscriber: PriceSubscriber): void {
+    if (!set.subscribers.delete(subscriber)) return;
     subscriberCount -= 1;
-    if (set.listeners.size > 0) return;
+    if (set.subscribers.size > 0) return;
     sets.delete(set.key);
     if (set.symbols === null) everyPair = undefined;
     for (const symbol of set.symbols ?? []) {
@@ -254,15 +271,29 @@ export function createPriceStream(
       return { prices, count: prices.length };
     },
 
-    /** Follows these pairs (every pair when null); answers the unsubscribe. */
-    subscribe(symbols: readonly string[] | null, listener: PriceListener): () => void {
-      const set = join(symbols, listener);
+    /** Follows these pairs (every pair when null). */
+    subscribe(symbols: readonly string[] | null, subscriber: PriceSubscriber): PriceSubscription {
+      const set = join(symbols, subscriber);
+      let current: PriceSubscriber | null = subscriber;
       startFeeding();
       // A subscriber arriving while the stream is down hears REST prices without waiting a period.
       if (!live.state().live) void poll();
-      return () => {
-        leave(set, listener);
-        if (subscribers() === 0) stopFeeding();
+      return {
+        handTo(next) {
+          if (current === null || current === next) return;
+          if (set.subscribers.has(next)) leave(set, current);
+          else {
+            set.subscribers.delete(current);
+            set.subscribers.add(next);
+          }
+          current = next;
+        },
+        unsubscribe() {
+          if (current === null) return;
+          leave(set, current);
+          current = null;
+          if (subscribers() === 0) stopFeeding();
+        },
       };
     },
 

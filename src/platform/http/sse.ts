@@ -158,6 +158,25 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
     }
 
     write(data: string | SseFrame): boolean {
+      // The fan-out's path, once per subscriber per batch (decision 540): a shared frame straight to
+      // a socket that keeps up. Everything else (text, the first frame, a subscriber past the bound,
+      // a closed stream) takes the full path below, which decides the same way.
+      const socket = this.socket;
+      if (
+        socket !== null &&
+        typeof data !== 'string' &&
+        !this.closed &&
+        socket.writableLength <= settings.maxBufferBytes &&
+        !socket.destroyed
+      ) {
+        this.lastWrite = turn;
+        socket.write(data.chunk);
+        return true;
+      }
+      return this.writeChecked(data);
+    }
+
+    private writeChecked(data: string | SseFrame): boolean {
       if (this.closed) return false;
       const socket = this.socket ?? this.direct();
       // What the subscriber has not taken: the socket's alone once frames go straight to it.

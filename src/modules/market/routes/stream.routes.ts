@@ -29,20 +29,19 @@ export function priceStreamRoutes(deps: { stream: PriceStream; sse: SseRegistry 
         sse.admit(request);
         const infos = await stream.resolve(request.query.symbols);
         // Following first, snapshot second: a price that moves meanwhile is held, and sent after it.
-        let held: SseFrame[] | null = [];
-        let connection: ReturnType<SseRegistry['open']> | undefined;
-        const unsubscribe = stream.subscribe(infos ? infos.map((i) => i.symbol) : null, (frame) => {
-          if (held) held.push(frame);
-          else connection?.write(frame);
+        const held: SseFrame[] = [];
+        const subscription = stream.subscribe(infos ? infos.map((i) => i.symbol) : null, {
+          write: (frame) => held.push(frame),
         });
         try {
           const snapshot = await stream.snapshot(infos);
-          connection = sse.open(request, reply);
-          connection.onClose(unsubscribe);
+          const connection = sse.open(request, reply);
+          connection.onClose(subscription.unsubscribe);
           connection.write(sseEvent('snapshot', snapshot) + held.map((frame) => frame.bytes.toString()).join(''));
-          held = null;
+          // From here on the hub writes each batch's frame to the stream itself (decision 540).
+          subscription.handTo(connection);
         } catch (error) {
-          unsubscribe();
+          subscription.unsubscribe();
           throw error;
         }
       },
