@@ -68,7 +68,9 @@ function wireHeaders(url: URL, method: string, pairs: [string, string][], body: 
   const headers: Record<string, string> = {};
   /** Each name given, lower-cased, to the spelling it was first given in. */
   const names = new Map<string, string>();
-  for (const [name, value] of pairs) {
+  for (const [name, given] of pairs) {
+    // fetch takes every value as text (WebIDL ByteString): a number or an undefined in a record too.
+    const value = String(given);
     const lower = name.toLowerCase();
     const first = names.get(lower);
     // fetch joins a repeated name's values with ", ", under its first spelling.

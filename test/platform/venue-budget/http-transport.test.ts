@@ -118,6 +118,13 @@ describe('the venues transport over node:http', () => {
     await both('/text', { method: 'POST', body: 'a text body without a type' });
   });
 
+  it('sends header values as fetch converts them: a number and an undefined value of a record as text', async () => {
+    // fetch takes a record's values as strings (WebIDL ByteString): 5 is "5" and undefined "undefined".
+    const headers = { 'X-Count': 5, 'X-Absent': undefined } as unknown as Record<string, string>;
+    await both('/api/v3/order', { method: 'POST', headers, body: 'a=1' });
+    assert.ok(seen[1]?.headers.some(([name, value]) => name === 'x-absent' && value === 'undefined'));
+  });
+
   it("reads 429 and 5xx answers as fetch does, and the door opens the venue's breaker on the 429", async () => {
     handle = (request, response) => {
       const status = request.url === '/limited' ? 429 : 503;
