@@ -6,8 +6,9 @@
 // the body decoded as fetch decodes it (gzip, deflate, br), the first redirect followed as fetch follows
 // it, an abort rejected with the signal's reason, and a failure to reach the venue rejected as fetch
 // rejects it (`TypeError('fetch failed')`, the socket's error as its cause). A call of any other shape (a
-// `Request`, a body that is not text, a redirect mode, an option this does not know) goes to Node's fetch,
-// and so does every call when Node is told to send its requests through the environment's proxy.
+// `Request`, a body that is not text, a GET or HEAD with a body, a redirect mode, an option this does not
+// know) goes to Node's fetch, and so does every call when Node is told to send its requests through the
+// environment's proxy.
 //
 // One difference is kept on purpose: the answer is handed over once its body has arrived, not at its
 // headers. Every caller of the door reads the whole body at once (ccxt, the market client), and the door's
@@ -54,11 +55,15 @@ function plainCall(
     if (init.body !== undefined && init.body !== null && typeof init.body !== 'string') return undefined;
   }
   const given = init?.method ?? 'GET';
+  const method = NORMALIZED.get(given.toLowerCase()) ?? given;
+  const body = (init?.body as string | null | undefined) ?? undefined;
+  // fetch refuses a GET or HEAD with a body before sending anything: it says so in its own words.
+  if (body !== undefined && (method === 'GET' || method === 'HEAD')) return undefined;
   return {
     url,
-    method: NORMALIZED.get(given.toLowerCase()) ?? given,
+    method,
     headers: headerPairs(init?.headers),
-    body: (init?.body as string | null | undefined) ?? undefined,
+    body,
     ...(init?.signal ? { signal: init.signal } : {}),
   };
 }

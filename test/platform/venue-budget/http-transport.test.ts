@@ -305,6 +305,17 @@ describe('the venues transport over node:http', () => {
     }
   });
 
+  it('refuses a GET or HEAD with a body as fetch does, sending nothing', async () => {
+    for (const method of ['GET', 'head']) {
+      const byFetch = await fetch(`${base}/g`, { method, body: 'x' }).catch((error: unknown) => error);
+      const byTransport = await transport.fetch(`${base}/g`, { method, body: 'x' }).catch((error: unknown) => error);
+      assert.ok(byFetch instanceof TypeError);
+      assert.ok(byTransport instanceof TypeError);
+      assert.equal(byTransport.message, byFetch.message);
+    }
+    assert.equal(seen.length, 0);
+  });
+
   it("hands every call to fetch when Node is told to use the environment's proxy, which its agents follow", async () => {
     for (const [env, execArgv] of [
       [{ NODE_USE_ENV_PROXY: '1' }, []],
