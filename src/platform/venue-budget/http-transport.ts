@@ -47,7 +47,8 @@ function plainCall(
   | undefined {
   if (typeof input !== 'string' && !(input instanceof URL)) return undefined;
   const url = new URL(input);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  // fetch refuses a URL with credentials; node:http would send them as Basic authorization.
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) return undefined;
   if (init) {
     for (const key in init)
       if (!KNOWN_INIT.has(key) && (init as Record<string, unknown>)[key] !== undefined) return undefined;

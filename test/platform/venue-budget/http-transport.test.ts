@@ -305,7 +305,7 @@ describe('the venues transport over node:http', () => {
     }
   });
 
-  it('refuses a GET or HEAD with a body as fetch does, sending nothing', async () => {
+  it('refuses a GET or HEAD with a body and a URL with credentials as fetch does, sending nothing', async () => {
     for (const method of ['GET', 'head']) {
       const byFetch = await fetch(`${base}/g`, { method, body: 'x' }).catch((error: unknown) => error);
       const byTransport = await transport.fetch(`${base}/g`, { method, body: 'x' }).catch((error: unknown) => error);
@@ -313,6 +313,12 @@ describe('the venues transport over node:http', () => {
       assert.ok(byTransport instanceof TypeError);
       assert.equal(byTransport.message, byFetch.message);
     }
+    const withCredentials = base.replace('http://', 'http://user:secret@');
+    const byFetch = await fetch(`${withCredentials}/u`).catch((error: unknown) => error);
+    const byTransport = await transport.fetch(`${withCredentials}/u`).catch((error: unknown) => error);
+    assert.ok(byFetch instanceof TypeError);
+    assert.ok(byTransport instanceof TypeError);
+    assert.equal(byTransport.message, byFetch.message);
     assert.equal(seen.length, 0);
   });
 
