@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KrakenFake } from '../../fakes/kraken.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
-import { CONFORMANCE_VENUES, conformanceAccount, credentialBody } from '../exchange/conformance-venues.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
+import { CONFORMANCE_VENUES, conformanceAccount } from '../exchange/conformance-venues.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
 const KRAKEN = CONFORMANCE_VENUES.find((v) => v.venue === 'kraken')!;
@@ -30,10 +31,7 @@ describe("Kraken's invalid nonce answer", () => {
     });
     trader = await o.trader();
     account = fake.addAccount(conformanceAccount(KRAKEN, 0));
-    const created = await o.inject('POST', '/api/exchange/credentials', trader.headers, {
-      ...credentialBody(KRAKEN, account, 'exchange_name'),
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await storeVenueCredential(o.t.app, trader, KRAKEN.venue, account);
   });
   after(async () => {
     await o?.close();

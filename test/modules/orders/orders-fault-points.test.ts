@@ -14,12 +14,8 @@ import { FAILURE_BREAKER } from '../../../src/platform/venue-budget/venue-budget
 import type { OrderFaultKind } from '../../fakes/binance-orders.ts';
 import { ordersOf, type VenueAccount, type VenueOrder } from '../../fakes/venue-loopback.ts';
 import { seeded } from '../../helpers/seeded.ts';
-import {
-  CONFORMANCE_VENUES,
-  conformanceAccount,
-  credentialBody,
-  type ConformanceFake,
-} from '../exchange/conformance-venues.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
+import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
 const POINTS = Number(process.env.ORDERS_FAULT_POINTS ?? 1000);
@@ -135,13 +131,7 @@ describe(`orders on every venue at random fault points (ORDERS_FAULT_SEED=${SEED
       // Fills are the orders' only: the venue's history holds nothing else to compare with.
       const account: VenueAccount = fake.addAccount({ ...conformanceAccount(v, 0), fills: [] });
       const trader = await o.trader();
-      const created = await o.inject(
-        'POST',
-        '/api/exchange/credentials',
-        trader.headers,
-        credentialBody(v, account, 'exchange_name'),
-      );
-      assert.equal(created.statusCode, 201, created.body);
+      await storeVenueCredential(o.t.app, trader, v.venue, account);
       lanes.push({
         exchange: v.venue,
         trader,

@@ -8,6 +8,7 @@ import { withOrders, type BinanceOrderBook } from '../../fakes/binance-orders.ts
 import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestAppOptions, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 
 export interface Trader extends TestUser {
   credentialId: string;
@@ -75,13 +76,8 @@ export async function startOrdersApp(
       balances: Object.entries(balances).map(([asset, free]) => ({ asset, free, locked: '0' })),
       trades: {},
     });
-    const created = await inject('POST', '/api/exchange/credentials', headers, {
-      exchange_name: 'binance',
-      api_key: account.apiKey,
-      api_secret: account.secret,
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    return { ...user, token, headers, secret, account, credentialId: created.json<{ id: string }>().id };
+    const credential = await storeVenueCredential(t.app, { headers }, 'binance', account);
+    return { ...user, token, headers, secret, account, credentialId: credential.id };
   }
 
   const place = (user: { headers: Record<string, string> }, body: Record<string, unknown>, key?: string) =>

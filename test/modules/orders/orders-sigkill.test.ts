@@ -8,7 +8,7 @@ import { withOrders } from '../../fakes/binance-orders.ts';
 import { killStarted, startServer, storage, waitFor } from '../../helpers/processes.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-secrets.ts';
 import { waitFor as waitUntil } from '../../helpers/wait.ts';
-import { callsTo, twoFactorToken } from './process-fixtures.ts';
+import { callsTo, storeVenueCredentialThrough, twoFactorToken } from './process-fixtures.ts';
 
 describe('an order whose server is killed between send and commit', () => {
   after(killStarted);
@@ -35,13 +35,7 @@ describe('an order whose server is killed between send and commit', () => {
         balances: [{ asset: 'USDT', free: '100000', locked: '0' }],
         trades: {},
       });
-      const credential = await call(
-        'POST',
-        '/api/exchange/credentials',
-        { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
-        token,
-      );
-      assert.equal(credential.status, 201, JSON.stringify(credential.json));
+      await storeVenueCredentialThrough(call, token, 'binance', account);
 
       // The venue executes the order and holds its answer; the server dies waiting for it.
       book.fault('slow-after', { ms: 120_000 });

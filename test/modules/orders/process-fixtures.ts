@@ -3,6 +3,7 @@
 // live orders need.
 import assert from 'node:assert/strict';
 import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
+import { venueCredentialBody, type VenueKeys } from '../../helpers/venue-credentials.ts';
 
 export type Call = (
   method: string,
@@ -44,4 +45,15 @@ export async function twoFactorToken(call: Call, email: string): Promise<string>
   });
   assert.equal(verified.status, 200, JSON.stringify(verified.json));
   return verified.json.access_token as string;
+}
+
+/** Stores `keys` as the token's user's credential for `exchange`; any answer but 201 fails the test there. */
+export async function storeVenueCredentialThrough(
+  call: Call,
+  token: string,
+  exchange: string,
+  keys: VenueKeys,
+): Promise<void> {
+  const created = await call('POST', '/api/exchange/credentials', venueCredentialBody(exchange, keys), token);
+  assert.equal(created.status, 201, `storing a ${exchange} credential: ${JSON.stringify(created.json)}`);
 }

@@ -8,12 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
-import {
-  CONFORMANCE_VENUES,
-  conformanceAccount,
-  credentialBody,
-  type ConformanceFake,
-} from '../exchange/conformance-venues.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
+import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
 const okx = CONFORMANCE_VENUES.find((v) => v.venue === 'okx')!;
@@ -42,13 +38,7 @@ describe('a reconcile pass whose reads of fills wait for the key’s room longer
     });
     account = fake.addAccount({ ...conformanceAccount(okx, 0), fills: [] });
     trader = await o.trader();
-    const created = await o.inject(
-      'POST',
-      '/api/exchange/credentials',
-      trader.headers,
-      credentialBody(okx, account, 'exchange_name'),
-    );
-    assert.equal(created.statusCode, 201, created.body);
+    await storeVenueCredential(o.t.app, trader, okx.venue, account);
   });
   after(async () => {
     await o?.close();

@@ -13,12 +13,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientOrderIdRule } from '../../../src/platform/client-order-ids.ts';
 import { ordersOf, type VenueAccount, type VenueFaultKind } from '../../fakes/venue-loopback.ts';
-import {
-  CONFORMANCE_VENUES,
-  conformanceAccount,
-  credentialBody,
-  type ConformanceFake,
-} from '../exchange/conformance-venues.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
+import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
 /** What a stored trade says, beside our own ids and when it was stored. */
@@ -69,13 +65,7 @@ for (const v of CONFORMANCE_VENUES) {
       fake = fakes.get(v.venue)!;
       account = fake.addAccount(conformanceAccount(v, 0));
       trader = await o.trader();
-      const created = await o.inject(
-        'POST',
-        '/api/exchange/credentials',
-        trader.headers,
-        credentialBody(v, account, 'exchange_name'),
-      );
-      assert.equal(created.statusCode, 201, created.body);
+      await storeVenueCredential(o.t.app, trader, v.venue, account);
     });
 
     const atVenue = (clientId: string) => ordersOf(account).filter((order) => order.clientId === clientId);
@@ -171,13 +161,7 @@ for (const v of CONFORMANCE_VENUES) {
       // Another user with another key of the same venue account syncs the same fills: the same rows.
       const twin = fake.addAccount({ ...v.key(), balances: account.balances, fills: account.fills });
       const other = await o.trader();
-      const created = await o.inject(
-        'POST',
-        '/api/exchange/credentials',
-        other.headers,
-        credentialBody(v, twin, 'exchange_name'),
-      );
-      assert.equal(created.statusCode, 201, created.body);
+      await storeVenueCredential(o.t.app, other, v.venue, twin);
       const synced = await o.inject(
         'POST',
         `/api/exchange/trades/sync?exchange=${v.venue}&symbol=BTC/USDT`,

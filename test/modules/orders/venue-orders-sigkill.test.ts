@@ -7,14 +7,9 @@ import { after, describe, it } from 'node:test';
 import { killStarted, startServer, storage, waitFor } from '../../helpers/processes.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../../helpers/test-secrets.ts';
 import { waitFor as waitUntil } from '../../helpers/wait.ts';
-import { callsTo, twoFactorToken } from './process-fixtures.ts';
+import { callsTo, storeVenueCredentialThrough, twoFactorToken } from './process-fixtures.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
-import {
-  CONFORMANCE_VENUES,
-  conformanceAccount,
-  credentialBody,
-  type ConformanceFake,
-} from '../exchange/conformance-venues.ts';
+import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
 
 /** The server's venue bound: every call it sent is still waiting for its answer when it is killed. */
 const TIMEOUT_MS = 8_000;
@@ -48,13 +43,7 @@ describe('orders on every venue whose server is killed between send and commit',
       for (const v of CONFORMANCE_VENUES) {
         const account = fakes.get(v.venue)!.addAccount(conformanceAccount(v, 0));
         accounts.set(v.venue, account);
-        const created = await call(
-          'POST',
-          '/api/exchange/credentials',
-          credentialBody(v, account, 'exchange_name'),
-          token,
-        );
-        assert.equal(created.status, 201, JSON.stringify(created.json));
+        await storeVenueCredentialThrough(call, token, v.venue, account);
       }
 
       // Each venue executes its order and holds the answer; the server dies waiting for them.
