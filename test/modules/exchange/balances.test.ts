@@ -6,6 +6,7 @@ import type { FakeAccount } from '../../fakes/binance.ts';
 import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { assertLoggedWithoutSecrets } from '../../helpers/log-checks.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
 describe('exchange balances', () => {
@@ -21,23 +22,13 @@ describe('exchange balances', () => {
     t = await buildTestApp({ env: fakes.env(), clock });
     user = await signIn(t.app, t.database);
     account = addAccount(fakes.binanceus);
-    credentialId = (await addCredential(user, 'binanceus', account)).id;
+    credentialId = (await storeVenueCredential(t.app, user, 'binanceus', account)).id;
   });
   after(async () => {
     await t.close();
     await fakes.close();
   });
 
-  async function addCredential(owner: TestUser, venue: string, keys: FakeAccount, name = 'Default') {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: owner.headers,
-      payload: { exchange_name: venue, api_key: keys.apiKey, api_secret: keys.secret, credential_name: name },
-    });
-    assert.equal(response.statusCode, 201, response.body);
-    return response.json() as { id: string };
-  }
   /** As `who` (the test user by default), or without a token when `who` is null. */
   const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) =>
     t.app.inject({ method, url, headers: who?.headers ?? {} });
@@ -91,7 +82,7 @@ describe('exchange balances', () => {
       async () => {
         const other = await signIn(t.app, t.database);
         const stranger = { ...addAccount(fakes.binanceus), secret: 'not-the-right-secret' } as FakeAccount;
-        const id = (await addCredential(other, 'binanceus', stranger)).id;
+        const id = (await storeVenueCredential(t.app, other, 'binanceus', stranger)).id;
         const body = (await call('POST', '/api/exchange/balance/sync?exchange=binanceus', other)).json();
         assert.equal(body.success, false);
         assert.equal(body.error_type, 'auth');

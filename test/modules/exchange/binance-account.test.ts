@@ -4,6 +4,7 @@ import type { FakeAccount } from '../../fakes/binance.ts';
 import type { SapiAccountState } from '../../fakes/binance-sapi.ts';
 import { assertLoggedWithoutSecrets } from '../../helpers/log-checks.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
 const DUST = [
@@ -46,13 +47,7 @@ describe('fee-token burn and dust assets', () => {
       ['binance', global],
       ['binanceus', us],
     ] as const) {
-      const response = await t.app.inject({
-        method: 'POST',
-        url: '/api/exchange/credentials',
-        headers: user.headers,
-        payload: { exchange_name: venue, api_key: keys.apiKey, api_secret: keys.secret },
-      });
-      assert.equal(response.statusCode, 201);
+      await storeVenueCredential(t.app, user, venue, keys);
     }
   });
   after(async () => {
@@ -128,12 +123,7 @@ describe('fee-token burn and dust assets', () => {
       const other = await signIn(t.app, t.database);
       const none = await call('GET', '/api/exchange/feetoken-burn?exchange=binance', undefined, other);
       assert.equal(none.statusCode, 404);
-      await call(
-        'POST',
-        '/api/exchange/credentials',
-        { exchange_name: 'binance', api_key: 'unknown-key-0001', api_secret: 'unknown-secret-01' },
-        other,
-      );
+      await storeVenueCredential(t.app, other, 'binance', { apiKey: 'unknown-key-0001', secret: 'unknown-secret-01' });
       const refused = await call('GET', '/api/exchange/feetoken-burn?exchange=binance', undefined, other);
       assert.equal(refused.statusCode, 400);
       assert.match(refused.json().detail, /binance refused the API key/);

@@ -17,6 +17,7 @@ import { createCcxtClients, rewriteUrls, urlRewriter } from '../../../src/module
 import type { KrakenFake } from '../../fakes/kraken.ts';
 import type { VenueAccount } from '../../fakes/venue-loopback.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, credentialBody } from './conformance-venues.ts';
 
 const KRAKEN = CONFORMANCE_VENUES.find((v) => v.venue === 'kraken')!;
@@ -175,13 +176,7 @@ describe('two app instances on one Redis hammering one Kraken key through the AP
   it('balance syncs and key checks of one key on both at once: every one answered, no nonce refused', async () => {
     const user = await signIn(first.app, first.database);
     const account = fake.addAccount(conformanceAccount(KRAKEN, 0));
-    const created = await first.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: user.headers,
-      payload: credentialBody(KRAKEN, account, 'exchange_name'),
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await storeVenueCredential(first.app, user, KRAKEN.venue, account);
     const invalidBefore = fake.stats.invalidNonces;
     const answers = await Promise.all(
       Array.from({ length: 24 }, (_, i) => {

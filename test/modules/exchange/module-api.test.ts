@@ -8,6 +8,7 @@ import { eq } from 'drizzle-orm';
 import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
 import { keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
 describe('credentials.reencryptAll', () => {
@@ -24,24 +25,12 @@ describe('credentials.reencryptAll', () => {
     const first = await buildTestApp({ env: fakes.env() });
     try {
       user = await signIn(first.app, first.database);
-      const payloads = [
-        { exchange_name: 'binanceus', api_key: account.apiKey, api_secret: account.secret },
-        {
-          exchange_name: 'okx',
-          api_key: 'okx-key-123456',
-          api_secret: 'okx-secret-123456',
-          api_passphrase: 'okx-pass',
-        },
-      ];
-      for (const payload of payloads) {
-        const response = await first.app.inject({
-          method: 'POST',
-          url: '/api/exchange/credentials',
-          headers: user.headers,
-          payload,
-        });
-        assert.equal(response.statusCode, 201);
-      }
+      await storeVenueCredential(first.app, user, 'binanceus', account);
+      await storeVenueCredential(first.app, user, 'okx', {
+        apiKey: 'okx-key-123456',
+        secret: 'okx-secret-123456',
+        passphrase: 'okx-pass',
+      });
     } finally {
       await first.close();
     }
@@ -95,20 +84,12 @@ describe('credentials.reencryptAll', () => {
     try {
       const user = await signIn(first.app, first.database);
       for (const name of ['okx', 'kraken']) {
-        const payload = {
-          exchange_name: name,
-          api_key: `${name}-key-123456`,
-          api_secret: `${name}-secret-123456`,
-          api_passphrase: 'pass-1',
-        };
-        const response = await first.app.inject({
-          method: 'POST',
-          url: '/api/exchange/credentials',
-          headers: user.headers,
-          payload,
+        const credential = await storeVenueCredential(first.app, user, name, {
+          apiKey: `${name}-key-123456`,
+          secret: `${name}-secret-123456`,
+          passphrase: 'pass-1',
         });
-        assert.equal(response.statusCode, 201, response.body);
-        ids.push(response.json().id);
+        ids.push(credential.id);
       }
     } finally {
       await first.close();
@@ -169,13 +150,7 @@ describe('tradingSummary.forUsers', () => {
       const trader = await signIn(t.app, t.database);
       const idle = await signIn(t.app, t.database);
       const account = addAccount(fakes.binanceus);
-      const created = await t.app.inject({
-        method: 'POST',
-        url: '/api/exchange/credentials',
-        headers: trader.headers,
-        payload: { exchange_name: 'binanceus', api_key: account.apiKey, api_secret: account.secret },
-      });
-      assert.equal(created.statusCode, 201);
+      await storeVenueCredential(t.app, trader, 'binanceus', account);
       const post = (url: string) => t.app.inject({ method: 'POST', url, headers: trader.headers });
       assert.equal((await post('/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
       assert.equal((await post('/api/exchange/trades/sync?exchange=binanceus&symbol=BTCUSDT')).json().trades_synced, 2);

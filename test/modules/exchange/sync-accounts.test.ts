@@ -7,6 +7,7 @@ import { startBinanceFake, type BinanceFake, type FakeAccount } from '../../fake
 import { binanceDeposit, binanceTrade } from '../../fakes/binance-shapes.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { OTHER_VENUES } from '../exchange/venue-fakes.ts';
 import { JOB_SECRET, runJob, trigger } from '../jobs/jobs-fixtures.ts';
 
@@ -70,14 +71,8 @@ describe('sync-accounts', () => {
         // The last key may not read: the venue refuses it.
         ...(i === 3 ? { canRead: false } : {}),
       });
-      const created = await t.app.inject({
-        method: 'POST',
-        url: '/api/exchange/credentials',
-        headers: user.headers,
-        payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      users.push({ user, account, credentialId: created.json().id });
+      const credential = await storeVenueCredential(t.app, user, 'binance', account);
+      users.push({ user, account, credentialId: credential.id });
     }
   });
   after(async () => {
@@ -188,14 +183,7 @@ describe('sync-accounts outcome', () => {
         balances: [{ asset: 'ETH', free: '1', locked: '0' }],
         trades: {},
       });
-      const created = await t.app.inject({
-        method: 'POST',
-        url: '/api/exchange/credentials',
-        headers: user.headers,
-        payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      credentials.push(created.json().id);
+      credentials.push((await storeVenueCredential(t.app, user, 'binance', account)).id);
       accounts.push(account);
     }
   });

@@ -1,11 +1,11 @@
 // Set-up shared by the trades tests: the venue fakes and the app, and a user whose Binance account
 // holds trades on three pairs, its keys stored as the user's credentials.
-import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { FakeAccount } from '../../fakes/binance.ts';
 import { binanceTrade } from '../../fakes/binance-shapes.ts';
 import type { FakeSymbol } from '../../fakes/binance-market-data.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
 /** Noon (or the given hour) of a day of January 2026, in epoch milliseconds. */
@@ -80,13 +80,7 @@ export async function startTradesApp(options: { extraBinanceMarkets?: FakeSymbol
       ],
     },
   });
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/api/exchange/credentials',
-    headers: user.headers,
-    payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
-  });
-  assert.equal(created.statusCode, 201);
+  await storeVenueCredential(t.app, user, 'binance', account);
   const call = (method: 'GET' | 'POST', url: string, who: TestUser | null = user) =>
     t.app.inject({ method, url, headers: who?.headers ?? {} });
   return { fakes, t, user, account, call };

@@ -5,6 +5,7 @@ import { exchangeTrades } from '../../../src/modules/exchange/exchange.tables.ts
 import type { FakeAccount } from '../../fakes/binance.ts';
 import { binanceTrade } from '../../fakes/binance-shapes.ts';
 import { signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { day, startTradesApp, type TradesApp } from './trades-fixtures.ts';
 import { addAccount, extraMarket, type VenueFakes } from './venue-fakes.ts';
 
@@ -102,12 +103,7 @@ describe('exchange trades', () => {
 
     it('honours since and limit', async () => {
       const other = await signIn(t.app, t.database);
-      await t.app.inject({
-        method: 'POST',
-        url: '/api/exchange/credentials',
-        headers: other.headers,
-        payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
-      });
+      await storeVenueCredential(t.app, other, 'binance', account);
       const since = new Date(day(3, 0)).toISOString();
       const late = (
         await call('POST', `/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT&since=${since}`, other)
@@ -166,12 +162,7 @@ describe('exchange trades', () => {
             }),
           );
         const trader = addAccount(fakes.binance, { trades: { SOLUSDT: many(0, 10) } });
-        await t.app.inject({
-          method: 'POST',
-          url: '/api/exchange/credentials',
-          headers: busy.headers,
-          payload: { exchange_name: 'binance', api_key: trader.apiKey, api_secret: trader.secret },
-        });
+        await storeVenueCredential(t.app, busy, 'binance', trader);
         const sync = async () =>
           (await call('POST', '/api/exchange/trades/sync?exchange=binance&symbol=SOLUSDT&limit=100', busy)).json();
         assert.equal((await sync()).trades_synced, 10);
@@ -235,12 +226,7 @@ describe('exchange trades', () => {
             ],
           },
         });
-        await t.app.inject({
-          method: 'POST',
-          url: '/api/exchange/credentials',
-          headers: whale.headers,
-          payload: { exchange_name: 'binance', api_key: holder.apiKey, api_secret: holder.secret },
-        });
+        await storeVenueCredential(t.app, whale, 'binance', holder);
         assert.equal(
           (await call('POST', '/api/exchange/balance/sync?exchange=binance', whale)).json().currencies_synced,
           23,

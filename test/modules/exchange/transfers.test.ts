@@ -5,6 +5,7 @@ import type { FakeAccount } from '../../fakes/binance.ts';
 import { binanceDeposit, binanceWithdrawal } from '../../fakes/binance-shapes.ts';
 import { assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
 const DAY = 86_400_000;
@@ -31,13 +32,7 @@ describe('exchange transfers', () => {
         binanceWithdrawal({ id: 'w1', coin: 'BTC', amount: '0.1', fee: '0.0005', time: now - 10 * DAY, txId: 'abc' }),
       ],
     });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: user.headers,
-      payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await storeVenueCredential(t.app, user, 'binance', account);
   });
   after(async () => {
     await t.close();
@@ -145,13 +140,7 @@ describe('exchange transfers', () => {
       ],
       withdrawals: [],
     });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: owner.headers,
-      payload: { exchange_name: 'binance', api_key: huge.apiKey, api_secret: huge.secret },
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await storeVenueCredential(t.app, owner, 'binance', huge);
 
     const first = await call('POST', '/api/exchange/transfers/sync?exchange=binance', owner);
     assert.equal(first.statusCode, 200, first.body);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertLoggedWithoutSecrets } from '../../helpers/log-checks.ts';
 import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
 
 describe('POST /api/exchange/validate', () => {
@@ -148,18 +149,9 @@ describe('POST /api/exchange/validate', () => {
       // The validations above spent this minute's throttle of the user's key validations (decision 200).
       clock.advance(60_000);
       const account = addAccount(fakes.binanceus);
-      const created = await t.app.inject({
-        method: 'POST',
-        url: '/api/exchange/credentials',
-        headers: user.headers,
-        payload: {
-          exchange_name: 'binanceus',
-          api_key: account.apiKey,
-          api_secret: account.secret,
-          credential_name: 'to-validate',
-        },
+      const { id } = await storeVenueCredential(t.app, user, 'binanceus', account, {
+        credential_name: 'to-validate',
       });
-      const id = created.json().id;
       const body = (
         await validate({ exchange: 'binanceus', api_key: account.apiKey, api_secret: account.secret })
       ).json();

@@ -8,6 +8,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { OTHER_VENUES } from './venue-fakes.ts';
 
 /** A second into a minute, so the weight minute never turns over within a step. */
@@ -46,13 +47,7 @@ describe('one breaker for Binance, whoever calls it', () => {
       balances: [{ asset: 'BTC', free: '0.5', locked: '0' }],
       trades: {},
     });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: user.headers,
-      payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await storeVenueCredential(t.app, user, 'binance', account);
   });
   after(async () => {
     await t.close();

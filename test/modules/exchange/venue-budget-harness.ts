@@ -8,6 +8,7 @@ import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { binanceTrade } from '../../fakes/binance-shapes.ts';
 import { closedPort } from '../../helpers/ports.ts';
 import { signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { OTHER_VENUES } from './venue-fakes.ts';
 
 /** A second into a minute, so the weight minute never turns over during a test. */
@@ -62,13 +63,7 @@ export async function trader(t: TestApp, fake: BinanceFake, n: number): Promise<
       ),
     },
   });
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/api/exchange/credentials',
-    headers: user.headers,
-    payload: { exchange_name: 'binance', api_key: account.apiKey, api_secret: account.secret },
-  });
-  assert.equal(created.statusCode, 201, created.body);
+  await storeVenueCredential(t.app, user, 'binance', account);
   return user;
 }
 
