@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { binanceTrade } from '../../fakes/binance-shapes.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
 
 describe('admin: users with their trading figures, through the exchange module', () => {
@@ -25,14 +26,8 @@ describe('admin: users with their trading figures, through the exchange module',
   /** Stores a key of `fields`' account for `user`, then syncs its balances and its BTCUSDT trades. */
   async function trade(user: TestUser, fields: Parameters<typeof addAccount>[1] = {}): Promise<number> {
     const account = addAccount(fakes.binanceus, fields);
-    const post = (url: string, payload?: object) =>
-      t.app.inject({ method: 'POST', url, headers: user.headers, payload });
-    const created = await post('/api/exchange/credentials', {
-      exchange_name: 'binanceus',
-      api_key: account.apiKey,
-      api_secret: account.secret,
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await storeVenueCredential(t.app, user, 'binanceus', account);
+    const post = (url: string) => t.app.inject({ method: 'POST', url, headers: user.headers });
     assert.equal((await post('/api/exchange/balance/sync?exchange=binanceus')).json().success, true);
     return (await post('/api/exchange/trades/sync?exchange=binanceus&symbol=BTCUSDT')).json().trades_synced;
   }

@@ -9,6 +9,7 @@ import { startLinearFake, type LinearFake } from '../../fakes/linear.ts';
 import { startSmtpFake, type SmtpFake } from '../../fakes/smtp.ts';
 import { githubDelivery, vercelDelivery } from '../../fakes/webhook-senders.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
 import { assertNoSecrets, getIntegrations, INTEGRATIONS_ROUTE, LINEAR_KEY } from './dashboard-kit.ts';
 
@@ -133,13 +134,7 @@ describe('integrations with everything configured', () => {
 
     // A stored credential makes binanceus configured.
     const user = await signIn(t.app, t.database);
-    const stored = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: user.headers,
-      payload: { exchange_name: 'binanceus', api_key: EXCHANGE_KEY, api_secret: EXCHANGE_SECRET },
-    });
-    assert.equal(stored.statusCode, 201, stored.body);
+    await storeVenueCredential(t.app, user, 'binanceus', { apiKey: EXCHANGE_KEY, secret: EXCHANGE_SECRET });
 
     // Chat and mail: one message through, then one refused a minute later.
     await t.modules.notifications.messages.chat(

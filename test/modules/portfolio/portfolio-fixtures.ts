@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { FakeAccount } from '../../fakes/binance.ts';
 import { buildTestApp, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
 
 /** Noon (or the given hour) of a day of January 2026, in epoch milliseconds. */
@@ -31,12 +32,6 @@ export async function linkAndSync(
   keys: FakeAccount,
   urls: string[],
 ): Promise<void> {
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/api/exchange/credentials',
-    headers: who.headers,
-    payload: { exchange_name: venue, api_key: keys.apiKey, api_secret: keys.secret },
-  });
-  assert.equal(created.statusCode, 201, created.body);
+  await storeVenueCredential(t.app, who, venue, keys);
   await sync(t, who, urls);
 }

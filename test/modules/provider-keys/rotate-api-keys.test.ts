@@ -11,6 +11,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { createSecretBox, keyId } from '../../../src/platform/crypto/secret-box.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp } from '../../helpers/test-app.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { ago, DAY, JOB_SECRET, NOW, runJob } from '../jobs/jobs-fixtures.ts';
 
 const NEW_KEY = Buffer.alloc(32, 11).toString('base64');
@@ -44,19 +45,13 @@ describe('rotate-api-keys', () => {
       await create(ago(20 * DAY), 'anthropic', 30); // due in 10 days
       await create(NOW, 'groq', 90); // due in 90 days
       clock.set(NOW);
-      const credential = await seeding.app.inject({
-        method: 'POST',
-        url: '/api/exchange/credentials',
-        headers: admin.headers,
-        payload: {
-          exchange_name: 'okx',
-          credential_name: 'main',
-          api_key: 'okx-key-123456',
-          api_secret: 'okx-secret-123456',
-          api_passphrase: 'okx-pass',
-        },
-      });
-      assert.equal(credential.statusCode, 201, credential.body);
+      await storeVenueCredential(
+        seeding.app,
+        admin,
+        'okx',
+        { apiKey: 'okx-key-123456', secret: 'okx-secret-123456', passphrase: 'okx-pass' },
+        { credential_name: 'main' },
+      );
       // A user's two-factor secret, sealed at setup.
       const setup = await seeding.app.inject({
         method: 'POST',

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { follow } from '../../helpers/sse-client.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
 
 const JOB_SECRET = 'job-secret-for-the-stream-tests-0123456789';
@@ -33,14 +34,8 @@ describe('the account stream', () => {
   });
 
   const createCredential = async (user: TestUser, name: string) => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/exchange/credentials',
-      headers: user.headers,
-      payload: { exchange_name: 'binanceus', credential_name: name, api_key: KEY, api_secret: SECRET },
-    });
-    assert.equal(response.statusCode, 201, response.body);
-    return response.json<{ id: string }>().id;
+    const keys = { apiKey: KEY, secret: SECRET };
+    return (await storeVenueCredential(t.app, user, 'binanceus', keys, { credential_name: name })).id;
   };
   const runJob = async () => {
     const response = await t.app.inject({
