@@ -1,15 +1,16 @@
-// The one migrated database a test run copies for each file (scripts/run-tests.mjs):
+// The one migrated database a test run copies for each process (scripts/run-tests.mjs):
 //   create  PGlite: makes sure the migrated image exists (npm install made it; a new migration needs
-//           a new one), copies it into a directory of the run's own and prints {"TEST_PGLITE_DIR": path}:
-//           each file opens a copy of that (openTestPglite in test/helpers/test-app.ts). The run's own
-//           copy, because the cache keeps one image and a run in a checkout with other migrations
-//           replaces it (pglite-image.ts), which would pull it from under files still to start.
+//           a new one), opens a copy of it in a directory of the run's own and writes the cluster as a
+//           tar there, printing {"TEST_PGLITE_IMAGE": path}: each process loads that tar into a PGlite
+//           in memory (openTestPglite in test/helpers/test-app.ts). The run's own copy, because the
+//           cache keeps one image and a run in a checkout with other migrations replaces it
+//           (pglite-image.ts), which would pull it from under files still to start.
 //           PostgreSQL (DATABASE_URL): makes a migrated template database and prints
 //           {"TEST_DATABASE_TEMPLATE": name}, which each file's database is created from.
-//   drop    drops that template database, or removes the run's copy of the image.
+//   drop    drops that template database, or removes the run's tar.
 import pg from 'pg';
 import { openDatabase } from '../../src/platform/db/database.ts';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { hasPgliteImage, pgliteImageDir, writePgliteImage } from '../../src/platform/db/pglite-image.ts';
@@ -30,9 +31,16 @@ async function create(): Promise<Record<string, string>> {
   const url = process.env.DATABASE_URL;
   if (!url) {
     const image = hasPgliteImage() ? pgliteImageDir() : await writePgliteImage();
-    const own = path.join(mkdtempSync(path.join(tmpdir(), RUN_IMAGE_PREFIX)), 'pglite');
+    const runDir = mkdtempSync(path.join(tmpdir(), RUN_IMAGE_PREFIX));
+    const own = path.join(runDir, 'pglite');
     cpSync(image, own, { recursive: true });
-    return { TEST_PGLITE_DIR: own };
+    const database = await openDatabase({ dataDir: own });
+    const tar = new Uint8Array(await (await database.dumpImage!()).arrayBuffer());
+    await database.close();
+    rmSync(own, { recursive: true, force: true });
+    const tarPath = path.join(runDir, 'pglite.tar');
+    writeFileSync(tarPath, tar);
+    return { TEST_PGLITE_IMAGE: tarPath };
   }
   const name = `test_template_${process.pid}`;
   await admin(url, (client) => client.query(`CREATE DATABASE ${name}`));
@@ -44,7 +52,7 @@ async function create(): Promise<Record<string, string>> {
 }
 
 async function drop(): Promise<void> {
-  const image = process.env.TEST_PGLITE_DIR;
+  const image = process.env.TEST_PGLITE_IMAGE;
   if (image && path.basename(path.dirname(image)).startsWith(RUN_IMAGE_PREFIX)) {
     rmSync(path.dirname(image), { recursive: true, force: true });
   }
