@@ -12,7 +12,9 @@ import {
   INSERT_ORDER,
   ORDER_COLUMNS,
   orderParams,
-  orderRowOf,
+  patchedAmountsText,
+  storedOrder,
+  writtenOrder,
   type FillRow,
   type NewOrder,
   type OrderPatch,
@@ -23,23 +25,27 @@ import { orderFills, orders } from './orders.tables.ts';
 /**
  * A new order's insert with its audit entries (`auditRows`' two values after the order's) in one
  * statement, the entries written only when the order is (a taken idempotency key inserts neither):
- * atomic as a statement is, without a transaction's BEGIN and COMMIT round trips (decision 385).
+ * atomic as a statement is, without a transaction's BEGIN and COMMIT round trips (decision 385). It
+ * answers the row's version alone: the row is the order as given, stored (`storedOrder`), so it is not
+ * read back column by column (decision 550).
  */
 const INSERT_ORDER_AUDITED = `WITH claimed AS (${INSERT_ORDER.replace(
   /RETURNING \*$/,
-  'RETURNING *, xmin::text AS "row_version"',
+  'RETURNING xmin::text AS "row_version"',
 )}), entries AS (${auditRowsText(
   `$${ORDER_COLUMNS.length + 1}`,
   `$${ORDER_COLUMNS.length + 2}`,
-)} WHERE EXISTS (SELECT 1 FROM claimed)) SELECT * FROM claimed`;
+)} WHERE EXISTS (SELECT 1 FROM claimed)) SELECT row_version FROM claimed`;
 
 /**
  * The answer to a live order's send applied to its row as the claim left it, in one statement: the row's
  * update only if its version (`xmin`) is still the claim's (`$22`), and with it, only then, its fills, the
  * user's trades of them and its audit entries; the commit not waiting for the disk (decision 386). No row
  * when the order changed since its claim: nothing is written, and the caller applies the answer under
- * the row's lock (decision 420). With the row, the daily loss limits in force as the fill is stored, for the
- * check after it (decision 461). Its first 21 parameters are `finishParams`'.
+ * the row's lock (decision 420). When it moved, the row is the claim's with the patch (nothing else could
+ * change it at that version), so the statement answers only the patch's amounts as stored (numeric at
+ * its scale) and the daily loss limits in force as the fill is stored, for the check after it (decisions
+ * 461, 550). Its first 21 parameters are `finishParams`'.
  */
 const FINISH_CLAIMED = `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true) AS s),
   moved AS (
@@ -60,7 +66,7 @@ const FINISH_CLAIMED = `WITH unflushed AS (SELECT set_config('synchronous_commit
     RETURNING trade_id, price, amount, fee, fee_currency, at
   ), trades AS (${fillTradesText('fills', 'moved')}),
   entries AS (${auditRowsText('$10', '$11')} WHERE EXISTS (SELECT 1 FROM moved))
-  SELECT moved.*, ${dailyLossColumnsText('moved.user_id')} FROM moved`;
+  SELECT ${patchedAmountsText('moved')}, ${dailyLossColumnsText('moved.user_id')} FROM moved`;
 
 /** `FINISH_CLAIMED`'s first 21 parameters: the order's id, its fills as arrays, its audit entries, its patch. */
 function finishParams(id: string, patch: Required<OrderPatch>, fills: readonly FillRow[], entries: AuditRowsParams) {
@@ -92,25 +98,25 @@ export function createLivePlacementRepository(db: DbExecutor) {
       const [raw] = rowsOf<Record<string, unknown>>(
         await executeText(executor, 'orders_insert_audited', INSERT_ORDER_AUDITED, [...orderParams(order), ...entries]),
       );
-      return raw ? { row: orderRowOf(raw), version: String(raw.row_version) } : 'idempotency_taken';
+      return raw ? { row: storedOrder(order), version: String(raw.row_version) } : 'idempotency_taken';
     },
 
     /**
-     * A live order's answer applied in one statement (`FINISH_CLAIMED`) if the row is still the claim's
-     * `version`, with the daily loss limits it read; undefined, with nothing written, if it changed since.
+     * A live order's answer applied in one statement (`FINISH_CLAIMED`) if the row is still as `claimed`
+     * left it (`version`), with the daily loss limits it read; undefined, with nothing written, if it changed since.
      */
     async finishClaimed(
-      id: string,
+      claimed: OrderRow,
       version: string,
       patch: Required<OrderPatch>,
       fills: readonly FillRow[],
       entries: AuditRowsParams,
     ): Promise<{ row: OrderRow; dailyLoss: DailyLossLimits } | undefined> {
-      const params = [...finishParams(id, patch, fills, entries), version];
+      const params = [...finishParams(claimed.id, patch, fills, entries), version];
       const [raw] = rowsOf<Record<string, unknown>>(
         await executeText(db, 'orders_finish_claimed', FINISH_CLAIMED, params),
       );
-      return raw ? { row: orderRowOf(raw), dailyLoss: dailyLossLimitsOf(raw) } : undefined;
+      return raw ? { row: writtenOrder({ ...claimed, ...patch }, raw), dailyLoss: dailyLossLimitsOf(raw) } : undefined;
     },
   };
 }

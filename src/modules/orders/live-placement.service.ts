@@ -75,7 +75,7 @@ export function createLivePlacement(deps: {
         if (settled) {
           const { patch, fills, entry } = settled;
           const entries = auditRows(entry ? [entry] : [], patch.updatedAt);
-          const finished = await repo.finishClaimed(claimed.id, version, patch, fills, entries);
+          const finished = await repo.finishClaimed(claimed, version, patch, fills, entries);
           if (finished) {
             // The daily loss check weighs the limits the answer's statement read (decision 461).
             await afterCommit({ row: finished.row, changed: true, fills, dailyLoss: finished.dailyLoss });

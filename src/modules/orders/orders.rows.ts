@@ -2,7 +2,7 @@
 // decision 375) write an order and read either back as Drizzle would.
 import { Decimal } from 'decimal.js';
 import { getTableColumns } from 'drizzle-orm';
-import { PgNumeric } from 'drizzle-orm/pg-core';
+import { PgNumeric, PgUUID } from 'drizzle-orm/pg-core';
 import { arrayParam } from '../../platform/db/prepared.ts';
 import { orderFills, orders } from './orders.tables.ts';
 
@@ -65,8 +65,9 @@ export function orderParams(order: NewOrder): unknown[] {
 }
 
 /**
- * A new order's row as its insert answers it (a column left out at its default, a numeric at its scale),
- * for a row written only later in the same transaction (decision 415).
+ * A new order's row as its insert answers it (a column left out at its default, a numeric at its scale, a
+ * uuid in lower case as PostgreSQL writes it out), for a row written only later in the same transaction
+ * (decision 415), or written by a statement that answers its version alone (decision 550).
  */
 export function storedOrder(order: NewOrder): OrderRow {
   const given = order as Record<string, unknown>;
@@ -78,7 +79,30 @@ export function storedOrder(order: NewOrder): OrderRow {
         ? null
         : column instanceof PgNumeric
           ? new Decimal(String(value)).toFixed(column.scale!)
-          : value;
+          : column instanceof PgUUID
+            ? String(value).toLowerCase()
+            : value;
+  }
+  return row as OrderRow;
+}
+
+/** An order's columns PostgreSQL stores in a form of its own that a patch may change (numeric at scale 18). */
+const PATCHED_AMOUNTS = ORDER_COLUMNS.filter(([key]) => ['filled', 'cost', 'fee', 'averagePrice'].includes(key));
+
+/** `PATCHED_AMOUNTS`' columns of `table`, as a statement's select list. */
+export const patchedAmountsText = (table: string): string =>
+  PATCHED_AMOUNTS.map(([, c]) => `${table}."${c.name}"`).join(', ');
+
+/**
+ * The row a statement wrote from `given` (its every column, as `storedOrder` answers it, or a stored row
+ * with a patch) whose select list was `patchedAmountsText`: the amounts as PostgreSQL stored them, the rest
+ * as given; so that a statement writing an order need not answer its every column (decision 550).
+ */
+export function writtenOrder(given: OrderRow, raw: Record<string, unknown>): OrderRow {
+  const row: Record<string, unknown> = { ...given };
+  for (const [key, column] of PATCHED_AMOUNTS) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
   }
   return row as OrderRow;
 }

@@ -10,9 +10,9 @@ import {
   INSERT_ORDER,
   ORDER_COLUMNS,
   orderParams,
-  orderRowOf,
+  patchedAmountsText,
+  writtenOrder,
   type FillRow,
-  type NewOrder,
   type OrderRow,
 } from './orders.rows.ts';
 import { orderFills } from './orders.tables.ts';
@@ -21,7 +21,8 @@ import { dailyLossColumnsText, dailyLossLimitsOf, type DailyLossLimits } from '.
 /**
  * A paper order written once, in its final state, after the engine settled it in the caller's transaction
  * (`insertFinished`): the row, its fills and its audit entries in one statement whose text is built once
- * (decision 415), answered with the daily loss limits in force as its fills are stored (decision 461). A taken
+ * (decision 415), answered with the daily loss limits in force as its fills are stored (decision 461) and the
+ * order's amounts as stored, not its every column: the rest is the order as given (decision 550). A taken
  * idempotency key writes none of them (no row answered).
  */
 const INSERT_FINISHED = `WITH claimed AS (${INSERT_ORDER}), fills AS (
@@ -35,7 +36,7 @@ const INSERT_FINISHED = `WITH claimed AS (${INSERT_ORDER}), fills AS (
     ORDER BY v.n
   ), entries AS (${auditRowsText(`$${ORDER_COLUMNS.length + 9}`, `$${ORDER_COLUMNS.length + 10}`)}
     WHERE EXISTS (SELECT 1 FROM claimed))
-  SELECT claimed.*, ${dailyLossColumnsText('claimed.user_id')} FROM claimed`;
+  SELECT ${patchedAmountsText('claimed')}, ${dailyLossColumnsText('claimed.user_id')} FROM claimed`;
 
 export function createPaperPlacementRepository() {
   return {
@@ -45,7 +46,8 @@ export function createPaperPlacementRepository() {
      * written when the idempotency key is taken.
      */
     async insertFinished(
-      order: NewOrder,
+      /** Every column of the order (a stored row with its patch): what is not read back is answered as given. */
+      order: OrderRow,
       fills: readonly FillRow[],
       entries: AuditRowsParams,
       executor: DbExecutor,
@@ -57,7 +59,7 @@ export function createPaperPlacementRepository() {
           ...entries,
         ]),
       );
-      return raw ? { row: orderRowOf(raw), dailyLoss: dailyLossLimitsOf(raw) } : 'idempotency_taken';
+      return raw ? { row: writtenOrder(order, raw), dailyLoss: dailyLossLimitsOf(raw) } : 'idempotency_taken';
     },
   };
 }
