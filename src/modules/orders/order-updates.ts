@@ -2,11 +2,10 @@
 // cancel brings, the venue's fills as fill rows, the row's fields after them, and the request the venue
 // is sent. Pure: the state machine that applies them under the row's lock is order-moves.service.ts.
 import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
 import type { AuditEvent } from '../../platform/audit.ts';
 import type { VenueFill, VenueOrderRequest, VenueOrderState } from '../../platform/order-venue.ts';
 import type { ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
-import { fillTotals, isFinal, newFills, type OrderStatus, progressFrom } from './orders.domain.ts';
+import { amountAtScale, fillTotals, isFinal, newFills, type OrderStatus, progressFrom } from './orders.domain.ts';
 import type { FillRow, OrderPatch, OrderRow } from './orders.rows.ts';
 
 /** Who moved the order: the user in a request, or the service itself (reconcile, a venue's notice). */
@@ -88,7 +87,7 @@ export function patchFor(
 }
 
 /** A stored amount as PostgreSQL writes a numeric(38, 18): the audit entry reads as the row does. */
-export const storedAmount = (value: string) => new Decimal(value).toFixed(18);
+export const storedAmount = (value: string) => amountAtScale(value, 18);
 
 /**
  * What an update does to an order made or claimed just now (`claimed`, no fills yet): its row's fields, its

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clientOrderIdFor } from '../../platform/client-order-ids.ts';
 import type { VenueOrderState } from '../../platform/order-venue.ts';
-import { canMove, checkMarketRules, fillTotals, newFills, ORDER_STATUSES, progressFrom } from './orders.domain.ts';
+import { Decimal } from 'decimal.js';
+import {
+  amountAtScale,
+  canMove,
+  checkMarketRules,
+  fillTotals,
+  newFills,
+  ORDER_STATUSES,
+  plainAmount,
+  progressFrom,
+} from './orders.domain.ts';
 
 const venue = (fields: Partial<VenueOrderState>): VenueOrderState => ({
   venueOrderId: '1',
@@ -93,5 +103,48 @@ describe('client order ids', () => {
     assert.match(clientOrderIdFor('binance', id), /^[.A-Z:/a-z0-9_-]{1,36}$/);
     assert.match(clientOrderIdFor('okx', id), /^[A-Za-z0-9]{1,32}$/);
     assert.equal(clientOrderIdFor('okx', id), clientOrderIdFor('okx', id));
+  });
+});
+
+describe('amounts as text (decision 550)', () => {
+  // What decimal.js writes is the reference: the text paths must give the same for every value.
+  const edges = [
+    '0',
+    '-0',
+    '0.000000000000000000',
+    '-0.000',
+    '1',
+    '10',
+    '100.000',
+    '12.500',
+    '-1.50',
+    '0.001000000000000000',
+    '123456789012345678901.123456789012345678',
+    '5.',
+    '0.1000000000000000000001',
+    '0.0000000000000000005',
+    '0.0000000000000000015',
+    '1e-7',
+    '1E+3',
+    '00012.10',
+    '.5',
+    '+3.10',
+    '-0.0000000000000000001',
+  ];
+  const randomAmounts = Array.from({ length: 2_000 }, (_, i) => {
+    const whole = i % 7 === 0 ? '0' : String(Math.floor(Math.random() * 10 ** (i % 12)));
+    const fraction = Array.from({ length: i % 23 }, () => String(Math.floor(Math.random() * 10))).join('');
+    return `${i % 11 === 0 ? '-' : ''}${whole}${fraction || i % 3 ? `.${fraction}` : ''}`;
+  });
+
+  it('plainAmount writes what Decimal#toFixed() writes', () => {
+    for (const value of [...edges, ...randomAmounts])
+      assert.equal(plainAmount(value), new Decimal(value).toFixed(), value);
+  });
+
+  it('amountAtScale writes what Decimal#toFixed(scale) writes', () => {
+    for (const scale of [0, 2, 8, 18])
+      for (const value of [...edges, ...randomAmounts])
+        assert.equal(amountAtScale(value, scale), new Decimal(value).toFixed(scale), `${value} at ${scale}`);
   });
 });

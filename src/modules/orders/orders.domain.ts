@@ -3,6 +3,44 @@
 import { Decimal } from 'decimal.js';
 import type { VenueFill, VenueOrderState } from '../../platform/order-venue.ts';
 
+/** A decimal in fixed-point notation: digits without leading zeros, an optional sign and fraction. */
+const FIXED_POINT = /^-?(?:0|[1-9]\d*)(?:\.\d*)?$/;
+
+/**
+ * An amount in plain notation without trailing zeros, as `new Decimal(value).toFixed()` writes it: the
+ * wire's form of a numeric column read back at its scale (`0.001000000000000000` → `0.001`). A value in
+ * fixed-point notation (every numeric PostgreSQL writes out) is trimmed as text; anything else goes to
+ * decimal.js (decision 550).
+ */
+export function plainAmount(value: string): string {
+  if (!FIXED_POINT.test(value)) return new Decimal(value).toFixed();
+  const dot = value.indexOf('.');
+  let end = value.length;
+  if (dot >= 0) {
+    while (value.charCodeAt(end - 1) === 48 /* 0 */) end -= 1;
+    if (end === dot + 1) end = dot;
+  }
+  const trimmed = end === value.length ? value : value.slice(0, end);
+  return trimmed === '-0' ? '0' : trimmed;
+}
+
+/**
+ * An amount with `scale` digits after the point, as `new Decimal(value).toFixed(scale)` writes it and
+ * PostgreSQL stores a numeric of that scale: a non-negative value in fixed-point notation with no more
+ * digits than that is padded as text; anything else (rounding, a sign) goes to decimal.js (decision 550).
+ */
+export function amountAtScale(value: string, scale: number): string {
+  if (value.charCodeAt(0) !== 45 /* - */ && FIXED_POINT.test(value)) {
+    const dot = value.indexOf('.');
+    const digits = dot < 0 ? 0 : value.length - dot - 1;
+    if (digits <= scale) {
+      if (scale === 0) return dot < 0 ? value : value.slice(0, dot);
+      return (dot < 0 ? `${value}.` : value) + '0'.repeat(scale - digits);
+    }
+  }
+  return new Decimal(value).toFixed(scale);
+}
+
 export const ORDER_STATUSES = [
   'pending',
   'unknown',

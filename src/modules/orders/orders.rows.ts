@@ -1,9 +1,9 @@
 // The orders' and fills' rows: their types, and how the module's own statements (their text built once,
 // decision 375) write an order and read either back as Drizzle would.
-import { Decimal } from 'decimal.js';
 import { getTableColumns } from 'drizzle-orm';
 import { PgNumeric, PgUUID } from 'drizzle-orm/pg-core';
 import { arrayParam } from '../../platform/db/prepared.ts';
+import { amountAtScale } from './orders.domain.ts';
 import { orderFills, orders } from './orders.tables.ts';
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -78,7 +78,7 @@ export function storedOrder(order: NewOrder): OrderRow {
       value === null || value === undefined
         ? null
         : column instanceof PgNumeric
-          ? new Decimal(String(value)).toFixed(column.scale!)
+          ? amountAtScale(String(value), column.scale!)
           : column instanceof PgUUID
             ? String(value).toLowerCase()
             : value;

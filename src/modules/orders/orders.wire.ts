@@ -1,11 +1,12 @@
 // Orders on the wire: each mapper typed by its response schema (decision 181).
 import type { Static } from 'typebox';
 import { Decimal } from 'decimal.js';
+import { plainAmount } from './orders.domain.ts';
 import type { FillRow, OrderRow } from './orders.rows.ts';
 import type { Order, OrderDetail, OrderFill, OrderList } from './orders.schemas.ts';
 
 /** numeric columns read back with trailing zeros (scale 18); the wire carries the plain value. */
-const plain = (value: string): string => new Decimal(value).toFixed();
+const plain = plainAmount;
 const plainOrNull = (value: string | null): string | null => (value === null ? null : plain(value));
 
 export function orderWire(row: OrderRow): Static<typeof Order> {

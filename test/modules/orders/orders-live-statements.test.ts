@@ -42,13 +42,14 @@ describe('the statements of a live market order', () => {
     let texts: string[];
     let timed: TimedStatement[];
     let roundTripMs: number;
+    let placed: Awaited<ReturnType<typeof o.place>>;
     try {
       const first = await o.place(token, { amount: '0.001' });
       assert.equal(first.statusCode, 201, first.body);
       await afterTheAnswer();
       recorded.clear();
       const sentAt = performance.now();
-      const placed = await o.place(token, { amount: '0.001' });
+      placed = await o.place(token, { amount: '0.001' });
       roundTripMs = performance.now() - sentAt;
       assert.equal(placed.statusCode, 201, placed.body);
       assert.equal(placed.json().status, 'filled');
@@ -87,6 +88,14 @@ describe('the statements of a live market order', () => {
       /INSERT INTO "order_fills"[\s\S]*INSERT INTO "exchange_trades"[\s\S]*INSERT INTO "audit_log"/,
     );
     assert.ok(!texts.some((t) => /^\s*(BEGIN|COMMIT)\b/i.test(t)), listed);
+    // Neither write reads the order's row back column by column (decision 550): the claim answers the row's
+    // version, the answer the amounts as stored; the order answered is the row as stored all the same.
+    assert.match(texts[claim]!, /SELECT row_version FROM claimed$/);
+    assert.doesNotMatch(texts[answer]!, /moved\.\*/);
+    const stored = await o.inject('GET', `/api/orders/${placed.json().id}`, token.headers);
+    assert.equal(stored.statusCode, 200, stored.body);
+    const { fills: _fills, ...storedOrder } = stored.json();
+    assert.deepEqual(placed.json(), storedOrder);
   });
 
   it('applies an answer to an order changed since its claim under its lock, once', async () => {
