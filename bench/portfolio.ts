@@ -91,6 +91,10 @@ export async function portfolioScenario(app: AppControl, jwtSecret: string): Pro
       JWT_SECRET: jwtSecret,
       MARKET_LIVE_STREAM: 'false',
       BINANCE_API_URL: binance.url,
+      // BENCH_PORTFOLIO_CPU_PROF=dir: the app runs with --cpu-prof and writes its profile there when it stops.
+      ...(process.env.BENCH_PORTFOLIO_CPU_PROF
+        ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PORTFOLIO_CPU_PROF}` }
+        : {}),
     });
     await app.waitForHttp(port, '/healthz');
     const account = { email: 'portfolio@example.com', password: 'bench-password-123' };

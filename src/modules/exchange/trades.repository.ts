@@ -286,10 +286,13 @@ export function createTradesRepository(db: DbExecutor) {
         .orderBy(exchangeTrades.tradeTimestamp, exchangeTrades.id);
     },
 
-    /** How many complete trades of a user were stored within [from, to] (to's whole millisecond). */
-    async countCreatedBetween(userId: string, from: Date, to: Date): Promise<number> {
+    /**
+     * How many complete trades of a user were stored within [from, to] (to's whole millisecond), and the
+     * database's clock when the count began (`now()`: its statement's start, before its snapshot).
+     */
+    async countCreatedBetween(userId: string, from: Date, to: Date): Promise<{ count: number; at: Date }> {
       const [row] = await db
-        .select({ n: sql<number>`count(*)::int` })
+        .select({ n: sql<number>`count(*)::int`, at: sql<Date>`now()`.mapWith(exchangeTrades.createdAt) })
         .from(exchangeTrades)
         .where(
           and(
@@ -299,7 +302,7 @@ export function createTradesRepository(db: DbExecutor) {
             eq(exchangeTrades.syncStatus, 'synced'),
           ),
         );
-      return Number(row?.n ?? 0);
+      return { count: Number(row!.n), at: row!.at };
     },
   };
 }

@@ -25,6 +25,13 @@ const ORDER: Record<LedgerEvent['kind'], number> = { deposit: 0, trade: 1, trans
  */
 const COMMIT_MARGIN_MS = 5 * 60_000;
 
+/** A ledger held in memory, the marks it was stored with, and whether its commit margin is settled. */
+interface HeldLedger {
+  marks: LedgerMarks;
+  ledger: Ledger;
+  settled: boolean;
+}
+
 export function createLedgerService(deps: { source: PortfolioSource; ledgers: LedgerStore }) {
   const { source } = deps;
 
@@ -156,9 +163,11 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
 
   /**
    * Ledgers held in memory with the marks they were stored with: while the stored marks are the same,
-   * the state is not read again (a large JSON). Never mutated: a change makes a new ledger.
+   * the state is not read again (a large JSON). Never mutated: a change makes a new ledger. `settled`:
+   * the commit margin before the watermark was counted as applied at a database time at least the
+   * margin past the watermark, when no trade stored within it could still commit (docs/decisions/630).
    */
-  const held = new Map<string, { marks: LedgerMarks; ledger: Ledger }>();
+  const held = new Map<string, HeldLedger>();
   const HELD_MAX = 1000;
   const sameMarks = (a: LedgerMarks, b: LedgerMarks) =>
     a.trades === b.trades &&
@@ -167,10 +176,7 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
     a.watermark?.getTime() === b.watermark?.getTime() &&
     a.lastEventAt?.getTime() === b.lastEventAt?.getTime();
 
-  async function storedLedger(
-    userId: string,
-    quote: string,
-  ): Promise<{ marks: LedgerMarks; ledger: Ledger } | undefined> {
+  async function storedLedger(userId: string, quote: string): Promise<HeldLedger | undefined> {
     const key = `${userId}:${quote}`;
     const marks = await deps.ledgers.marks(userId, quote);
     if (!marks) return undefined;
@@ -181,9 +187,9 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
     return remember(userId, quote, stored.marks, restoreLedger(stored.state));
   }
 
-  function remember(userId: string, quote: string, marks: LedgerMarks, ledger: Ledger) {
+  function remember(userId: string, quote: string, marks: LedgerMarks, ledger: Ledger): HeldLedger {
     if (held.size >= HELD_MAX) held.clear();
-    const entry = { marks, ledger };
+    const entry: HeldLedger = { marks, ledger, settled: false };
     held.set(`${userId}:${quote}`, entry);
     return entry;
   }
@@ -205,11 +211,15 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
       const watermark = marks.watermark!;
       // A statement that began before the watermark may have committed after it was read: the rows
       // within the margin before it must be the ones applied, else the stored state is not trusted.
+      // Once they were counted so when the margin had passed, no such statement is left (settled).
       const [fresh, inMargin] = await Promise.all([
         source.tradesCreatedAfter(userId, watermark),
-        source.tradeCountCreatedBetween(userId, new Date(watermark.getTime() - COMMIT_MARGIN_MS), watermark),
+        stored.settled
+          ? undefined
+          : source.tradeCountCreatedBetween(userId, new Date(watermark.getTime() - COMMIT_MARGIN_MS), watermark),
       ]);
-      if (inMargin === marks.marginCount) {
+      if (!inMargin || inMargin.count === marks.marginCount) {
+        if (inMargin && inMargin.at.getTime() >= watermark.getTime() + COMMIT_MARGIN_MS) stored.settled = true;
         if (fresh.length === 0) return stored.ledger;
         const after = marks.lastEventAt?.getTime() ?? -Infinity;
         if (fresh.every((r) => r.tradeTimestamp.getTime() >= after)) {
@@ -218,7 +228,7 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
           const added = (await tradeEvents(fresh, prices)).sort(byTime);
           applyEvents(ledger, added);
           const newest = new Date(fresh.reduce((max, r) => Math.max(max, r.createdAt.getTime()), watermark.getTime()));
-          const marginCount = await source.tradeCountCreatedBetween(
+          const { count: marginCount } = await source.tradeCountCreatedBetween(
             userId,
             new Date(newest.getTime() - COMMIT_MARGIN_MS),
             newest,

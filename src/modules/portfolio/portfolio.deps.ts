@@ -37,8 +37,11 @@ export interface PortfolioSource {
   trades(userId: string): Promise<PortfolioTradeRow[]>;
   /** Complete trades stored after `at`, oldest first. */
   tradesCreatedAfter(userId: string, at: Date): Promise<PortfolioTradeRow[]>;
-  /** How many complete trades were stored within [from, to] (inclusive). */
-  tradeCountCreatedBetween(userId: string, from: Date, to: Date): Promise<number>;
+  /**
+   * How many complete trades were stored within [from, to] (inclusive), and the database's clock when
+   * the count began (the clock `createdAt` is stored by).
+   */
+  tradeCountCreatedBetween(userId: string, from: Date, to: Date): Promise<{ count: number; at: Date }>;
   /** How many completed transfers are stored. */
   transferCount(userId: string): Promise<number>;
   /** Completed deposits and withdrawals, oldest first. */

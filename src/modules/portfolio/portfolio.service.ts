@@ -3,7 +3,7 @@
 // only for what is held or was traded in another currency than the quote.
 import type { Clock } from '../../platform/clock.ts';
 import { createHistoryService } from './history.service.ts';
-import { dec } from './ledger.domain.ts';
+import { dec, type Ledger } from './ledger.domain.ts';
 import { createLedgerService } from './ledger.service.ts';
 import type { PortfolioQuotes, PortfolioSource } from './portfolio.deps.ts';
 import type { LedgerStore, PortfolioRepository } from './portfolio.repository.ts';
@@ -29,6 +29,14 @@ export function createPortfolioService(deps: {
   const pricing = createPricingService({ quotes: deps.quotes });
   const ledger = createLedgerService({ source, ledgers: deps.ledgers });
   const history = createHistoryService({ source, quotes: deps.quotes, candles: deps.candles, ledger, pricing, clock });
+  /**
+   * The last summary of each ledger, with the holdings and prices it valued (docs/decisions/630): a
+   * ledger is never changed once it is answered (a change makes a new one), so the same ledger, amounts
+   * and prices make the same summary; walking thousands of open lots is done once per change.
+   */
+  const valued = new WeakMap<Ledger, { key: string; summary: Summary }>();
+  const valuedKey = (holdings: readonly Holding[]) =>
+    holdings.map((h) => `${h.asset} ${h.amount.toString()} ${h.price?.toString() ?? '-'}`).join('\n');
 
   return {
     async summary(userId: string, query: { quote: string; exchange?: string }): Promise<PortfolioSummary> {
@@ -40,7 +48,13 @@ export function createPortfolioService(deps: {
       const holdings: Holding[] = await Promise.all(
         rows.map(async (r) => ({ asset: r.currency, amount: dec(r.total), price: await prices.now(r.currency) })),
       );
-      return { quote: prices.quote, asOf: clock.now(), summary: summarize(current, holdings) };
+      const key = valuedKey(holdings);
+      let memo = valued.get(current);
+      if (memo?.key !== key) {
+        memo = { key, summary: summarize(current, holdings) };
+        valued.set(current, memo);
+      }
+      return { quote: prices.quote, asOf: clock.now(), summary: memo.summary };
     },
 
     history: history.history,
