@@ -206,7 +206,7 @@ const OWN_PROCESS = [
   [/\bprocess\.(on|once|kill|exit|chdir|umask)\(/, 'acts on its process'],
   [/\bprocess\.(memoryUsage|resourceUsage|cpuUsage)\b|monitorEventLoopDelay/, 'measures its process'],
   [/\bprocess\.env(\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/, "changes its process's environment"],
-  [/\btestDatabase\(/, "holds and closes its process's database itself"],
+  [/\btestDatabase\(\)[\s\S]*\.close\(\)/, "closes its process's database itself"],
   [/^\/\/ test-runner: own process\b/m, 'says so'],
 ];
 function ownProcessReason(file, seen = new Set()) {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { is, sql } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { declaredSchema } from '../src/db-schema.ts';
@@ -186,7 +186,6 @@ describe("the modules' declarations", () => {
     before(async () => {
       database = await testDatabase();
     });
-    after(() => database.close());
 
     const refusedBy = async (statement: string, constraint: string) => {
       await assert.rejects(database.db.execute(sql.raw(statement)), (error: Error) => {

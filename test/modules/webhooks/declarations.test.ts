@@ -2,7 +2,7 @@
 // declared list, its effects can use only the ports it declares, and the database refuses a
 // delivery row of a provider or status outside the declared sets.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { Type } from 'typebox';
 import { loadConfig } from '../../../src/config/config.ts';
@@ -91,7 +91,6 @@ describe('webhook_deliveries in the database', () => {
   before(async () => {
     database = await testDatabase();
   });
-  after(() => database.close());
 
   const insert = (provider: string, status: string) =>
     database.db.execute(sql`INSERT INTO webhook_deliveries (provider, delivery_id, event, payload, status)

@@ -3,7 +3,7 @@
 // with a value outside its set fails, whichever code path makes it.
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { JOB_NAMES } from '../../../src/declarations.ts';
 import type { Database } from '../../../src/platform/db/database.ts';
 import { STREAM_EVENT_TYPES } from '../../../src/declarations.ts';
@@ -14,7 +14,6 @@ describe('closed sets in the database', () => {
   before(async () => {
     database = await testDatabase();
   });
-  after(() => database.close());
 
   const refused = async (statement: string, constraint: string) => {
     await assert.rejects(database.db.execute(sql.raw(statement)), (error: Error) => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { DERIVED_FIGURES } from '../../../src/declarations.ts';
 import type { Database } from '../../../src/platform/db/database.ts';
@@ -71,7 +71,6 @@ describe('kept figures in the database', () => {
   before(async () => {
     database = await testDatabase();
   });
-  after(() => database.close());
   const differences = async () =>
     (await reconcileFigures(database.db, DERIVED_FIGURES, { mend: false })).filter(
       (d) => d.missing + d.extra + d.differing > 0,

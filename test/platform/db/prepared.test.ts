@@ -1,6 +1,8 @@
 // Named (prepared) statements (decision 192): on PostgreSQL each connection parses a statement once
 // under a name made of its label and its text, and a statement answers as the same one unnamed does.
 // PGlite ignores the name.
+// test-runner: own process (it counts the statements its connections keep named, up to 256 each: in a shared
+// process the files before it would have named statements on the same pool)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
