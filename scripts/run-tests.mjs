@@ -104,6 +104,50 @@ function watchTimeout(pid, onTimeout) {
   return () => clearInterval(timer);
 }
 const started = performance.now();
+
+/**
+ * The machine's idle core time (Linux's /proc/stat: idle and iowait, in clock ticks of 10 ms), read
+ * every few seconds while the files run, so the closing summary can say how much of the cores the run
+ * left unused and when: idle cores while files run are files that wait (on their fakes, their
+ * timeouts, the processes they started), not files that compute. Includes any other work on the
+ * machine, which a run alone on it does not have. Elsewhere than Linux nothing is read.
+ */
+function idleCores() {
+  const read = () => {
+    try {
+      const fields = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0].trim().split(/\s+/);
+      return (Number(fields[4]) + Number(fields[5])) / 100;
+    } catch {
+      return undefined;
+    }
+  };
+  const first = read();
+  if (first === undefined) return undefined;
+  const samples = [{ at: performance.now(), idle: first }];
+  const timer = setInterval(() => samples.push({ at: performance.now(), idle: read() ?? first }), 5_000);
+  timer.unref();
+  return {
+    /** Idle core seconds in all, and the share of the cores idle in each tenth of the run. */
+    stop() {
+      clearInterval(timer);
+      samples.push({ at: performance.now(), idle: read() ?? first });
+      const span = samples.at(-1).at - samples[0].at;
+      const tenths = Array.from({ length: 10 }, () => ({ idle: 0, ms: 0 }));
+      for (let i = 1; i < samples.length; i++) {
+        const tenth = Math.min(9, Math.floor(((samples[i - 1].at - samples[0].at) / span) * 10));
+        tenths[tenth].idle += samples[i].idle - samples[i - 1].idle;
+        tenths[tenth].ms += samples[i].at - samples[i - 1].at;
+      }
+      const share = (idle, ms) => (ms > 0 ? Math.round((idle / ((ms / 1000) * availableParallelism())) * 100) : 0);
+      return {
+        idle: samples.at(-1).idle - first,
+        percent: share(samples.at(-1).idle - first, span),
+        tenths: tenths.map((t) => share(t.idle, t.ms)),
+      };
+    },
+  };
+}
+const idle = idleCores();
 const results = [];
 const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
 /** Why tests were skipped (a service or browser missing), and how many for each reason. */
@@ -358,6 +402,8 @@ await Promise.all(
   }),
 );
 
+const idleFigures = idle?.stop();
+
 spawnSync(process.execPath, [...tsx, path.join(root, 'test/helpers/database-template.ts'), 'drop'], {
   cwd: root,
   env,
@@ -384,6 +430,11 @@ console.log(
   `# ${cpuTotal.toFixed(0)} CPU s in the files and processes; at least ${(cpuTotal / availableParallelism()).toFixed(0)} s ` +
     `on ${availableParallelism()} idle cores`,
 );
+if (idleFigures)
+  console.log(
+    `# the machine's cores idle ${idleFigures.idle.toFixed(0)} s while the files ran (${idleFigures.percent}%); ` +
+      `by tenth of the run: ${idleFigures.tenths.map((p) => `${p}%`).join(' ')}`,
+  );
 try {
   // Files outside the checkout (a test's own fixtures, written to a temporary directory) are not kept.
   for (const r of results) if (r.cpu > 0 && !r.name.startsWith('..')) lastTimes[r.name] = Number(r.cpu.toFixed(2));
