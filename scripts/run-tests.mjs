@@ -109,8 +109,10 @@ const started = performance.now();
  * The machine's idle core time (Linux's /proc/stat: idle and iowait, in clock ticks of 10 ms), read
  * every few seconds while the files run, so the closing summary can say how much of the cores the run
  * left unused and when: idle cores while files run are files that wait (on their fakes, their
- * timeouts, the processes they started), not files that compute. Includes any other work on the
- * machine, which a run alone on it does not have. Elsewhere than Linux nothing is read.
+ * timeouts, the processes they started), not files that compute. The busy time beside it shows what
+ * the files' own figures miss: a browser's renderers, which no file's process waits for, and the
+ * run's set-up (decision 600). Includes any other work on the machine, which a run alone on it does
+ * not have. Elsewhere than Linux nothing is read.
  */
 function idleCores() {
   const read = () => {
@@ -127,7 +129,7 @@ function idleCores() {
   const timer = setInterval(() => samples.push({ at: performance.now(), idle: read() ?? first }), 5_000);
   timer.unref();
   return {
-    /** Idle core seconds in all, and the share of the cores idle in each tenth of the run. */
+    /** Idle and busy core seconds in all, and the share of the cores idle in each tenth of the run. */
     stop() {
       clearInterval(timer);
       samples.push({ at: performance.now(), idle: read() ?? first });
@@ -141,6 +143,7 @@ function idleCores() {
       const share = (idle, ms) => (ms > 0 ? Math.round((idle / ((ms / 1000) * availableParallelism())) * 100) : 0);
       return {
         idle: samples.at(-1).idle - first,
+        busy: (span / 1000) * availableParallelism() - (samples.at(-1).idle - first),
         percent: share(samples.at(-1).idle - first, span),
         tenths: tenths.map((t) => share(t.idle, t.ms)),
       };
@@ -432,8 +435,9 @@ console.log(
 );
 if (idleFigures)
   console.log(
-    `# the machine's cores idle ${idleFigures.idle.toFixed(0)} s while the files ran (${idleFigures.percent}%); ` +
-      `by tenth of the run: ${idleFigures.tenths.map((p) => `${p}%`).join(' ')}`,
+    `# while the files ran, the machine's cores were busy ${idleFigures.busy.toFixed(0)} s (the files' figures count ` +
+      `${cpuTotal.toFixed(0)}: a browser's renderers are not) and idle ${idleFigures.idle.toFixed(0)} s ` +
+      `(${idleFigures.percent}%); idle by tenth of the run: ${idleFigures.tenths.map((p) => `${p}%`).join(' ')}`,
   );
 try {
   // Files outside the checkout (a test's own fixtures, written to a temporary directory) are not kept.
