@@ -4,7 +4,14 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { backoffDelay } from '../backoff.ts';
 import type { Clock } from '../clock.ts';
-import { databaseOutage, dateOrNull, isDatabaseUnavailable, type Database, type DbExecutor } from '../db/database.ts';
+import {
+  databaseOutage,
+  dateOrNull,
+  isDatabaseUnavailable,
+  rowsOf,
+  type Database,
+  type DbExecutor,
+} from '../db/database.ts';
 import { outbox } from '../db/schema.ts';
 
 /** A handler's name, e.g. `mail.send`: declared by the module that enqueues and handles it. */
@@ -100,20 +107,26 @@ export function outboxWriter<const Kind extends string>(_kinds: readonly Kind[])
   };
 }
 
-/** Returns the new row's id, or null when the dedupe key was already used. */
+/** Told, on commit, of every row enqueued (by any instance): the workers' wake-up (docs/decisions/620). */
+export const OUTBOX_CHANNEL = 'outbox_enqueued';
+
+/**
+ * Returns the new row's id, or null when the dedupe key was already used. The same statement
+ * notifies the workers: a notification sent in a transaction is delivered when it commits, and
+ * never when it rolls back, so a worker is woken exactly when the row becomes visible to it.
+ */
 async function enqueue(message: OutboxMessage, now: Date, executor: DbExecutor): Promise<string | null> {
-  const rows = await executor
-    .insert(outbox)
-    .values({
-      kind: message.kind,
-      payload: message.payload,
-      dedupeKey: message.dedupeKey,
-      availableAt: message.availableAt ?? now,
-      maxAttempts: message.maxAttempts ?? 8,
-      createdAt: now,
-    })
-    .onConflictDoNothing()
-    .returning({ id: outbox.id });
+  const rows = rowsOf<{ id: string }>(
+    await executor.execute(sql`
+      WITH inserted AS (
+        INSERT INTO outbox (kind, payload, dedupe_key, available_at, max_attempts, created_at)
+        VALUES (${message.kind}, ${JSON.stringify(message.payload)}::jsonb, ${message.dedupeKey ?? null},
+          ${(message.availableAt ?? now).toISOString()}::timestamptz, ${message.maxAttempts ?? 8},
+          ${now.toISOString()}::timestamptz)
+        ON CONFLICT DO NOTHING
+        RETURNING id)
+      SELECT id, pg_notify(${OUTBOX_CHANNEL}, '') AS notified FROM inserted`),
+  );
   return rows[0]?.id ?? null;
 }
 
@@ -121,7 +134,16 @@ export interface OutboxWorkerOptions {
   database: Database;
   clock: Clock;
   logger: Logger;
+  /**
+   * How soon the worker polls again when it cannot be told of new rows (its LISTEN failed) or a
+   * poll failed. Default 1 s.
+   */
   pollMs?: number;
+  /**
+   * The longest the worker sleeps while it listens: a fallback for what no notification or due time
+   * announces. Default 60 s (docs/decisions/620).
+   */
+  idlePollMs?: number;
   batchSize?: number;
   /** How long a claimed row is ours; after it another worker may take it (crash recovery). */
   leaseMs?: number;
@@ -130,9 +152,13 @@ export interface OutboxWorkerOptions {
 
 export interface OutboxWorker {
   register(kind: OutboxKind, handler: OutboxHandler): void;
+  /**
+   * Claims at once, then sleeps until a row is enqueued (any instance's, told on its commit), the
+   * earliest pending row is due or the earliest lease runs out, at most `idlePollMs`.
+   */
   start(): void;
   /**
-   * Stops polling, aborts the delivery in progress and gives back the rows of the batch in hand
+   * Stops polling and listening, aborts the delivery in progress and gives back the rows of the batch in hand
    * (pending again, the attempt not counted), then waits for that to be written.
    */
   stop(): Promise<void>;
@@ -158,13 +184,20 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { database, clock, logger } = options;
   const { db } = database;
   const pollMs = options.pollMs ?? 1000;
+  const idlePollMs = options.idlePollMs ?? 60_000;
   const batchSize = options.batchSize ?? 20;
   const leaseMs = options.leaseMs ?? 60_000;
   const baseBackoffMs = options.baseBackoffMs ?? 2_000;
   const handlers = new Map<string, OutboxHandler>();
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
+  let running: Promise<void> | undefined;
+  /** A batch is in hand: a wake-up now only asks for another batch after it. */
+  let busy = false;
+  let again = false;
   let stopped = true;
+  /** Set once the LISTEN is in place; until then (or if it fails) the worker polls every `pollMs`. */
+  let unlisten: (() => Promise<void>) | undefined;
+  let listening: Promise<void> | undefined;
   /** Aborted by stop(): the delivery in progress ends at once. */
   let stopping = new AbortController();
 
@@ -280,22 +313,90 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     return rows.length;
   }
 
-  const tick = () => {
+  /** When the worker must look again: the earliest pending row's due time or lease's end of its kinds. */
+  async function nextDue(): Promise<Date | null> {
+    const kinds = [...handlers.keys()];
+    if (kinds.length === 0) return null;
+    const kindList = sql.join(
+      kinds.map((k) => sql`${k}`),
+      sql`, `,
+    );
+    const [row] = await database.rows<{ due: string | Date | null }>(sql`
+      SELECT least(
+        (SELECT min(available_at) FROM outbox WHERE status = 'pending' AND kind IN (${kindList})),
+        (SELECT min(locked_until) FROM outbox WHERE status = 'processing' AND kind IN (${kindList}))) AS due`);
+    return dateOrNull(row?.due);
+  }
+
+  function schedule(delayMs: number): void {
     if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(tick, delayMs);
+  }
+
+  /** How long to sleep after a batch of `count` rows. */
+  async function sleepAfter(count: number): Promise<number> {
+    // A full batch means more may be waiting: go again at once.
+    if (count >= batchSize) return 0;
+    const longest = unlisten ? idlePollMs : pollMs;
+    const due = await nextDue();
+    if (due === null) return longest;
+    const wait = due.getTime() - clock.now().getTime();
+    // Due already but not claimed: another worker holds it for a moment, or it was due by the time
+    // this batch ended (count > 0).
+    if (wait <= 0) return count > 0 ? 0 : Math.min(pollMs, longest);
+    // A lease is over once it is past (the claim's `locked_until < now`): a millisecond after it.
+    return Math.min(wait + 1, longest);
+  }
+
+  function failed(error: unknown): void {
+    // A database outage is logged once (decision 102), not once a poll.
+    if (!isDatabaseUnavailable(error)) logger.error({ err: error }, 'outbox poll failed');
+    else if (databaseOutage.failed())
+      logger.warn({ err: error }, 'outbox poll failed: database unavailable; retrying every poll');
+  }
+
+  function tick(): void {
+    timer = undefined;
+    if (stopped) return;
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    again = false;
     running = runOnce()
+      .then(sleepAfter)
       .catch((error: unknown) => {
-        // A database outage is logged once (decision 102), not once a poll.
-        if (!isDatabaseUnavailable(error)) logger.error({ err: error }, 'outbox poll failed');
-        else if (databaseOutage.failed())
-          logger.warn({ err: error }, 'outbox poll failed: database unavailable; retrying every poll');
-        return 0;
+        failed(error);
+        return pollMs;
       })
-      .then((count) => {
-        // A full batch means more may be waiting: go again at once.
-        if (!stopped) timer = setTimeout(tick, count >= batchSize ? 0 : pollMs);
-        return count;
+      .then((delay) => {
+        busy = false;
+        // Told of a row while this batch was in hand: it may not have been visible to the claim.
+        schedule(again ? 0 : delay);
       });
+  }
+
+  /** A row was enqueued somewhere and committed, or the LISTEN was lost and is back. */
+  const wake = () => {
+    if (busy) again = true;
+    else schedule(0);
   };
+
+  function listen(): void {
+    listening = database.listen(OUTBOX_CHANNEL, wake, wake).then(
+      async (stop) => {
+        if (stopped) return stop();
+        unlisten = stop;
+        // Rows enqueued before the LISTEN was in place were announced to no one.
+        wake();
+      },
+      (error: unknown) => {
+        logger.warn({ err: error }, `outbox: cannot listen for new rows; polling every ${pollMs} ms`);
+      },
+    );
+  }
 
   return {
     register(kind, handler) {
@@ -305,13 +406,18 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       if (!stopped) return;
       stopped = false;
       if (stopping.signal.aborted) stopping = new AbortController();
-      timer = setTimeout(tick, 0);
+      listen();
+      schedule(0);
     },
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
+      timer = undefined;
       stopping.abort();
-      await running;
+      await listening;
+      const stop = unlisten;
+      unlisten = undefined;
+      await Promise.all([running, stop?.()]);
     },
     runOnce,
     async drain() {

@@ -2,9 +2,10 @@
 // recovery, and a stop that finishes the batch in hand. Enqueue, delivery and retries are in
 // outbox-delivery.test.ts.
 import assert from 'node:assert/strict';
-import { after, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, beforeEach, describe, it } from 'node:test';
+import { systemClock } from '../../../src/platform/clock.ts';
 import { openDatabase, type Database } from '../../../src/platform/db/database.ts';
-import { createOutboxWorker, RateLimited } from '../../../src/platform/outbox/outbox.ts';
+import { createOutboxWorker, type OutboxWorker, RateLimited } from '../../../src/platform/outbox/outbox.ts';
 import { testDatabaseUrl } from '../../helpers/test-app.ts';
 import { deferred, enqueue, freshOutbox, logger, type OutboxBed, sleep, T0 } from './outbox-fixtures.ts';
 
@@ -84,6 +85,94 @@ describe('outbox', () => {
         );
       },
     );
+  });
+
+  describe('waking (docs/decisions/620)', () => {
+    // Each worker here would poll only once a minute: whatever it delivers sooner, it was woken for.
+    const SLEEPY = { pollMs: 60_000, idlePollMs: 60_000 };
+    const started: OutboxWorker[] = [];
+    const extraPools: Database[] = [];
+    afterEach(async () => {
+      await Promise.all(started.splice(0).map((w) => w.stop()));
+      await Promise.all(extraPools.splice(0).map((pool) => pool.close()));
+    });
+
+    /** A started worker on the real clock, and each delivered row's id as it comes. */
+    function sleepyWorker(options: { leaseMs?: number } = {}) {
+      const delivered = new Map<string, ReturnType<typeof deferred>>();
+      const deliveredAt = new Map<string, number>();
+      const arrival = (id: string) => {
+        if (!delivered.has(id)) delivered.set(id, deferred());
+        return delivered.get(id)!;
+      };
+      const w = createOutboxWorker({ database, clock: systemClock, logger, ...SLEEPY, ...options });
+      w.register('chat.post', async (_payload, row) => {
+        deliveredAt.set(row.id, Date.now());
+        arrival(row.id).resolve();
+      });
+      started.push(w);
+      /** Resolves when `id` is delivered; rejects after `withinMs`. */
+      const deliveredWithin = (id: string, withinMs: number) =>
+        Promise.race([
+          arrival(id).promise,
+          sleep(withinMs).then(() => {
+            throw new Error(`row ${id} was not delivered within ${withinMs} ms`);
+          }),
+        ]);
+      return { worker: w, deliveredWithin, deliveredAt };
+    }
+
+    it('delivers a row within a second of its transaction committing, also when another instance enqueued it', async () => {
+      const { worker: w, deliveredWithin } = sleepyWorker();
+      const first = (await enqueue({ kind: 'chat.post', payload: {} }, new Date(), database.db))!;
+      w.start();
+      await deliveredWithin(first, 5_000);
+
+      const inTransaction = await database.db.transaction(
+        async (tx) => (await enqueue({ kind: 'chat.post', payload: { n: 1 } }, new Date(), tx))!,
+      );
+      await deliveredWithin(inTransaction, 1_000);
+
+      // On PostgreSQL, another instance: a pool of its own.
+      const url = await testDatabaseUrl();
+      const other = url ? await openDatabase({ url, poolSize: 1 }) : database;
+      if (url) extraPools.push(other);
+      const fromOther = (await enqueue({ kind: 'chat.post', payload: { n: 2 } }, new Date(), other.db))!;
+      await deliveredWithin(fromOther, 1_000);
+    });
+
+    it('sleeps until the earliest row is due, and delivers it then, not before', async () => {
+      const { worker: w, deliveredWithin, deliveredAt } = sleepyWorker();
+      const dueAt = new Date(Date.now() + 300);
+      const id = (await enqueue({ kind: 'chat.post', payload: {}, availableAt: dueAt }, new Date(), database.db))!;
+      w.start();
+      await deliveredWithin(id, 2_000);
+      assert.ok(deliveredAt.get(id)! >= dueAt.getTime(), 'delivered before it was due');
+    });
+
+    it("takes over a crashed worker's row when its lease runs out, without being told", async () => {
+      const id = (await enqueue({ kind: 'chat.post', payload: {} }, new Date(), database.db))!;
+      // The crashed worker: it claimed the row and never answers again.
+      const hung = deferred();
+      const entered = deferred();
+      const crashed = createOutboxWorker({ database, clock: systemClock, logger, leaseMs: 300 });
+      crashed.register('chat.post', async () => {
+        entered.resolve();
+        await hung.promise;
+      });
+      const crashedRun = crashed.runOnce();
+      await entered.promise;
+
+      const { worker: w, deliveredWithin } = sleepyWorker({ leaseMs: 300 });
+      w.start();
+      await deliveredWithin(id, 2_000);
+      // The batch in hand is settled before stop returns.
+      await w.stop();
+      const row = await rowById(id);
+      assert.deepEqual([row.status, row.attempts], ['done', 2]);
+      hung.resolve();
+      await crashedRun;
+    });
   });
 
   describe('concurrent workers', () => {
