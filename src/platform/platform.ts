@@ -17,7 +17,7 @@ import { keepDataDirPrivate, restrictNewFiles } from './data-dir-access.ts';
 import { createLogger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { systemLookup, type HostLookup } from './host-lookup.ts';
-import { createOutboxWorker, type OutboxWorker } from './outbox/outbox.ts';
+import { createOutboxWorker, type OutboxWorker } from './outbox/outbox-worker.ts';
 import { createEgress, type Egress } from './venue-budget/egress.ts';
 import { createHttpTransport } from './venue-budget/http-transport.ts';
 import { createVenueBudgets, type VenueBudgets } from './venue-budget/venue-budget.ts';

@@ -5,7 +5,7 @@ import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/database.ts';
 import { probeWithin } from '../../platform/timeouts.ts';
-import type { OutboxWorker } from '../../platform/outbox/outbox.ts';
+import type { OutboxWorker } from '../../platform/outbox/outbox-worker.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { JobRun, JobRunsPort } from './jobs.port.ts';
 import { safeErrorText } from './safe-text.domain.ts';

@@ -6,7 +6,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
 import { CHAT_KIND, enqueue as enqueueRow } from '../../../src/modules/notifications/notifications.outbox.ts';
 import type { ChatMessage } from '../../../src/modules/notifications/index.ts';
-import { createOutboxWorker } from '../../../src/platform/outbox/outbox.ts';
+import { createOutboxWorker } from '../../../src/platform/outbox/outbox-worker.ts';
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
 import { buildTestApp, notificationsDeps, signIn, type TestApp } from '../../helpers/test-app.ts';
 import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';

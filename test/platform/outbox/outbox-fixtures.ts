@@ -5,7 +5,8 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import type { Database } from '../../../src/platform/db/database.ts';
 import { outbox } from '../../../src/platform/db/schema.ts';
 import { createLogger } from '../../../src/platform/observability/logger.ts';
-import { createOutboxWorker, outboxWriter, type OutboxWorkerOptions } from '../../../src/platform/outbox/outbox.ts';
+import { outboxWriter } from '../../../src/platform/outbox/outbox.ts';
+import { createOutboxWorker, type OutboxWorkerOptions } from '../../../src/platform/outbox/outbox-worker.ts';
 import { resetDatabase, testDatabase } from '../../helpers/test-app.ts';
 
 // The platform names no kind; these are the notifications module's, which the database's CHECK accepts.

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { openDatabase, type Database } from '../../../src/platform/db/database.ts';
-import { createOutboxWorker, type OutboxWorker, RateLimited } from '../../../src/platform/outbox/outbox.ts';
+import { RateLimited } from '../../../src/platform/outbox/outbox.ts';
+import { createOutboxWorker, type OutboxWorker } from '../../../src/platform/outbox/outbox-worker.ts';
 import { testDatabaseUrl } from '../../helpers/test-app.ts';
 import { deferred, enqueue, freshOutbox, logger, type OutboxBed, sleep, T0 } from './outbox-fixtures.ts';
 
