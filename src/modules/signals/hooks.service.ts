@@ -86,12 +86,17 @@ export function createHooksService(deps: {
 
     list: (userId: string): Promise<HookRow[]> => repo.listOf(userId),
 
-    async rotate(id: string, actor: Actor): Promise<HookWithSecret> {
+    /**
+     * A new secret for one of the actor's hooks; a live hook's only if `assertSteppedUp` passes (it throws
+     * otherwise, and nothing is changed): its secret places live orders (decision 680).
+     */
+    async rotate(id: string, actor: Actor, assertSteppedUp: () => void): Promise<HookWithSecret> {
       const secret = newSecret();
       const now = clock.now();
       const hook = await db.transaction(async (tx) => {
         const row = await repo.setSecret(actor.id, id, secretHash(secret), tx);
         if (!row) throw hookNotFound();
+        if (row.mode === 'live') assertSteppedUp();
         await audit(
           {
             actorId: actor.id,

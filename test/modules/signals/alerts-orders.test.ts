@@ -2,12 +2,13 @@
 // same door as POST /api/orders (source "signal", the hook named), in both forms; twenty concurrent
 // copies of one alert make one order; the same strategy id at another time is another alert; the order
 // path's refusals (limits, halt) are the alert's answer and are kept on the hook; the fill reaches the
-// owner's notifications.
+// owner's notifications; a live hook's secret is made or replaced only with a fresh second factor.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { alertRequest, timenow } from '../../fakes/tradingview.ts';
 import { sql } from 'drizzle-orm';
 import { assertDetail } from '../../helpers/error-assertions.ts';
+import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { newClientAddress } from '../../helpers/test-app.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from '../orders/orders-fixtures.ts';
@@ -136,5 +137,37 @@ describe('TradingView alerts through the order path', () => {
         ).length === 1,
       'the fill notice queued once',
     );
+  });
+
+  // Last: it moves the clock past every session's second factor.
+  it('makes or re-keys a live hook only with a fresh second factor, as a live order or a trading token needs', async () => {
+    const late = await o.trader();
+    o.clock.advance(11 * 60_000);
+    // A session whose second factor is stale (or a stolen access token) must not mint a standing live secret.
+    assertDetail(
+      await o.inject('POST', '/api/signals/hooks', late.headers, { name: 'late', mode: 'live' }),
+      403,
+      'Second factor required',
+    );
+    assertDetail(
+      await o.inject('POST', `/api/signals/hooks/${hook.id}/rotate`, trader.headers),
+      403,
+      'Second factor required',
+    );
+    const hooks = await o.t.database.rows(sql`SELECT 1 FROM signal_hooks WHERE user_id = ${late.id}`);
+    assert.equal(hooks.length, 0, 'no live hook was stored');
+    assert.equal((await post(json({ id: 'old-secret', time: timenow(o.clock.now()) }))).statusCode, 202);
+    // A paper hook needs no second factor; a step-up makes the live one.
+    assert.equal((await o.inject('POST', '/api/signals/hooks', late.headers, { name: 'paper' })).statusCode, 201);
+    const code = referenceTotp(
+      Buffer.from(decodeBase32(late.secret)),
+      Math.floor(o.clock.now().getTime() / 30_000) * 30,
+      6,
+    );
+    const stepped = await o.inject('POST', '/api/auth/2fa/step-up', late.headers, { code });
+    assert.equal(stepped.statusCode, 200, stepped.body);
+    const fresh = { authorization: `Bearer ${stepped.json<{ access_token: string }>().access_token}` };
+    const made = await o.inject('POST', '/api/signals/hooks', fresh, { name: 'late', mode: 'live' });
+    assert.equal(made.statusCode, 201, made.body);
   });
 });

@@ -139,7 +139,14 @@ describe('signal hooks', () => {
       code: codeOf(setup.json<{ secret: string }>().secret),
     });
     assert.equal(enable.statusCode, 200, enable.body);
-    const hook = await make(carol, { name: 'live', mode: 'live' });
+    // The code that turned it on is a fresh second factor, which tokens carry from the next refresh (decision 680).
+    const refreshed = await call('POST', '/api/auth/refresh', {}, { refresh_token: carol.refreshToken });
+    assert.equal(refreshed.statusCode, 200, refreshed.body);
+    const fresh = {
+      ...carol,
+      headers: { authorization: `Bearer ${refreshed.json<{ access_token: string }>().access_token}` },
+    };
+    const hook = await make(fresh, { name: 'live', mode: 'live' });
     assert.equal(hook.mode, 'live');
   });
 });

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { time } from '../../format.ts';
 import { api } from '../../session.ts';
 import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
+import { StepUpPrompt } from './step-up.tsx';
 
 interface Hook {
   id: string;
@@ -108,13 +109,14 @@ export function SignalHooksPanel() {
           <Field label="Hook name">
             <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           </Field>
-          <Field label="Mode" hint="A live hook needs two-factor on your account.">
+          <Field label="Mode" hint="A live hook needs two-factor on your account, and a second factor given recently.">
             <select value={mode} onChange={(e) => setMode(e.currentTarget.value as 'paper' | 'live')}>
               <option value="paper">Paper</option>
               <option value="live">Live</option>
             </select>
           </Field>
           <ErrorNote error={action.error} />
+          <StepUpPrompt action={action} />
           <button type="submit" disabled={action.pending}>
             Make hook
           </button>

@@ -33,16 +33,20 @@ export function hooksRoutes(deps: {
           summary: 'Make a TradingView alert hook',
           description:
             'Answers the URL to give TradingView and the secret alerts must carry, shown this once (only its ' +
-            'hash is kept). A live hook needs two-factor on your account (403). Audited.',
+            'hash is kept). A live hook needs two-factor on your account and, for a session, a second factor ' +
+            'within STEP_UP_MAX_AGE_MINUTES, as a live order does (403 otherwise). Audited.',
           security: bearerSecurity,
           body: HookCreateBody,
           response: { 201: HookWithSecret, ...errorResponses(401, 403) },
         },
       },
-      async (request, reply) =>
-        reply
+      async (request, reply) => {
+        // A live hook's secret places live orders unattended: minted with a fresh second factor (decision 680).
+        if (request.body.mode === 'live') guards.assertSteppedUp(request);
+        return reply
           .code(201)
-          .send(hookWithSecretWire(await hooks.create(hookInputOf(request.body), actorOf(request)), originOf(request))),
+          .send(hookWithSecretWire(await hooks.create(hookInputOf(request.body), actorOf(request)), originOf(request)));
+      },
     );
 
     app.get(
@@ -73,14 +77,19 @@ export function hooksRoutes(deps: {
           tags,
           operationId: 'rotateSignalHookSecret',
           summary: "Replace a hook's secret",
-          description: 'Answers the new secret, shown this once; the old one is refused from now on. Audited.',
+          description:
+            'Answers the new secret, shown this once; the old one is refused from now on. A live hook needs, ' +
+            'for a session, a second factor within STEP_UP_MAX_AGE_MINUTES (403). Audited.',
           security: bearerSecurity,
           params: HookIdParams,
           response: { 200: HookWithSecret, ...errorResponses(401, 403, 404) },
         },
       },
       async (request) =>
-        hookWithSecretWire(await hooks.rotate(request.params.hook_id, actorOf(request)), originOf(request)),
+        hookWithSecretWire(
+          await hooks.rotate(request.params.hook_id, actorOf(request), () => guards.assertSteppedUp(request)),
+          originOf(request),
+        ),
     );
 
     app.delete(
