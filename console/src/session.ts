@@ -214,9 +214,12 @@ export async function stepUpWithPasskey(): Promise<void> {
   await finish(started, await assertion(started.options));
 }
 
-/** Makes a passkey on this device (or a security key, or a phone) and registers it under `name`. */
-export async function addPasskey(name: string): Promise<void> {
-  const started = await ceremony({ purpose: 'register' });
+/**
+ * Makes a passkey on this device (or a security key, or a phone) and registers it under `name`; the
+ * account's password when it has no second factor yet (decision 681).
+ */
+export async function addPasskey(name: string, password?: string): Promise<void> {
+  const started = await ceremony(password === undefined ? { purpose: 'register' } : { purpose: 'register', password });
   const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(started.options);
   const credential = (await navigator.credentials.create({ publicKey })) as PublicKeyCredential | null;
   if (!credential) throw new ApiError(0, 'No passkey was made');

@@ -89,6 +89,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
       signupLimitPerHour: config.auth.signupLimitPerHour,
     },
     onUserChanged: (userId) => guards.invalidate(userId),
+    confirmPassword: twoFactor.confirmPassword,
   });
   const passkeysManagement = createPasskeysManagement({
     db: database.db,

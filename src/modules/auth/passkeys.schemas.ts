@@ -16,7 +16,7 @@ const PasskeyName = Type.String({
 export const PasskeyOptionsBody = Type.Object({
   purpose: StringEnum(PASSKEY_PURPOSES, {
     description:
-      '`register` (a new passkey; needs the bearer), `login` (sign in without a password), `mfa` (the second ' +
+      '`register` (a new passkey; needs the bearer, and `password` while the account has no second factor), `login` (sign in without a password), `mfa` (the second ' +
       'factor of a password sign-in; needs `mfa_token`) or `step-up` (a fresh second factor; needs the bearer).',
   }),
   email: Type.Optional(
@@ -31,6 +31,15 @@ export const PasskeyOptionsBody = Type.Object({
       minLength: 1,
       maxLength: 512,
       description: 'For `mfa`: the `mfa_token` the password sign-in answered.',
+    }),
+  ),
+  password: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description:
+        'For `register` on an account without a second factor: your password, as POST /api/auth/2fa/setup ' +
+        'asks it (the passkey becomes what signs the account in). Not read otherwise.',
     }),
   ),
 });

@@ -48,6 +48,8 @@ export function createPasskeyCeremonies(deps: {
   clock: Clock;
   settings: { webauthn: WebauthnSettings; refreshTokenTtlDays: number; signupLimitPerHour: number };
   onUserChanged: (userId: string) => void;
+  /** A signed-in user's password before a first second factor is enrolled: counted, 400 when wrong (decision 681). */
+  confirmPassword: (user: UserRow, password: string, client: ClientInfo, purpose: string) => Promise<void>;
 }) {
   const { db, tokens, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor, passkeys } = deps.users;
@@ -111,6 +113,13 @@ export function createPasskeyCeremonies(deps: {
       let options: { challenge: string };
       if (body.purpose === 'register') {
         const user = await accountOf(actor);
+        // A first second factor takes the password, as a TOTP enrolment does: a bearer alone (a stolen access
+        // token) would otherwise enrol a passkey that signs in without the password and that the owner, asked
+        // for it at the next sign-in, does not have (decision 681). With one, the route asked a fresh one.
+        if (!user.twoFactorEnabled) {
+          if (body.password === undefined) throw invalidField(['body', 'password'], 'Field required', body, 'missing');
+          await deps.confirmPassword(user, body.password, client, 'passkey_register');
+        }
         bound = { userId: user.id, sessionId: actor!.sessionId, mfaChallengeId: null };
         options = await webauthn.registrationOptions(token, user, await passkeys.list(user.id));
       } else if (body.purpose === 'step-up') {

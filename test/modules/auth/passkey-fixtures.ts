@@ -53,7 +53,8 @@ export async function startPasskeyApp(clock: ReturnType<typeof fixedClock>, env:
 
   /** Registers a new passkey for the signed-in user. */
   async function register(user: TestUser, name?: string): Promise<{ passkey: SoftwarePasskey; id: string }> {
-    const started = await options<CreationOptions>({ purpose: 'register' }, user.headers);
+    // The password is read only while the account has no second factor (decision 681).
+    const started = await options<CreationOptions>({ purpose: 'register', password: user.password }, user.headers);
     const { passkey, response } = authenticator.create(started.options);
     const done = await verify({ challenge_token: started.challenge_token, response, name }, user.headers);
     assert.equal(done.statusCode, 201, done.body);

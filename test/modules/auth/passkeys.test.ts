@@ -32,7 +32,7 @@ describe('passkeys', () => {
         user: { id: string; name: string };
         authenticatorSelection: { userVerification: string; residentKey: string };
         attestation: string;
-      }>({ purpose: 'register' }, user.headers);
+      }>({ purpose: 'register', password: user.password }, user.headers);
       assert.equal(started.options.rp.id, 'localhost');
       assert.equal(started.options.user.name, user.email);
       assert.equal(started.options.authenticatorSelection.userVerification, 'required');
@@ -56,6 +56,31 @@ describe('passkeys', () => {
       assert.equal((await me(user.token)).twoFactorEnabled, true);
       const listed = await p.t.app.inject({ method: 'GET', url: '/api/auth/passkeys', headers: user.headers });
       assert.deepEqual(listed.json(), [passkey]);
+    });
+
+    it('needs the password on an account without a second factor: a bearer alone cannot enrol one that locks the owner out', async () => {
+      const owner = await signIn(p.t.app, p.t.database);
+      // Whoever holds the owner's access token (and not the password) asks to enrol a passkey of their own.
+      const missing = await p.post('/api/auth/passkeys/options', { purpose: 'register' }, owner.headers);
+      assert.equal(missing.statusCode, 422, missing.body);
+      assert.deepEqual(
+        missing.json<{ detail: { loc: string[] }[] }>().detail.map((issue) => issue.loc),
+        [['body', 'password']],
+      );
+      const wrong = await p.post(
+        '/api/auth/passkeys/options',
+        { purpose: 'register', password: 'not the password' },
+        owner.headers,
+      );
+      assertDetail(wrong, 400, 'Password is incorrect');
+      // Nothing was enrolled: the owner's password still signs in, with no second factor asked.
+      assert.equal((await me(owner.token)).twoFactorEnabled, false);
+      const login = await p.post('/api/auth/login', { email: owner.email, password: owner.password });
+      assert.equal(login.statusCode, 200, login.body);
+      assert.equal(login.json<{ mfa_required?: boolean }>().mfa_required, undefined, login.body);
+      // The owner, with the password, enrols one.
+      await p.register(owner, 'Laptop');
+      assert.equal((await me(owner.token)).twoFactorEnabled, true);
     });
 
     it('needs the bearer: 401 without it, for register and step-up', async () => {

@@ -168,7 +168,8 @@ describe("the console's account pages in a browser", { skip: browserMissing }, (
       await page.getByLabel('Password').fill(other.password);
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByText('Two-factor authentication is off.').waitFor();
-      await page.getByLabel('Password').fill(other.password);
+      // Exact: the passkeys' form asks for the password too while two-factor is off.
+      await page.getByLabel('Password', { exact: true }).fill(other.password);
       await page.getByRole('button', { name: 'Set up two-factor' }).click();
       const qr = page.getByRole('img', { name: 'QR code of the two-factor secret' });
       await qr.waitFor();

@@ -116,9 +116,12 @@ describe('passkeys in the console, in a browser', { skip: browserMissing }, () =
       await c.page.getByRole('heading', { name: 'Passkeys' }).waitFor();
       await c.page.getByText('Two-factor authentication is off.').waitFor();
       await c.page.getByLabel('Passkey name').fill('Test phone');
+      // The first second factor takes the password (decision 681).
+      await c.page.getByLabel('Password for the passkey').fill(user.password);
       await c.page.getByRole('button', { name: 'Add a passkey' }).click();
       await c.page.getByRole('cell', { name: 'Test phone', exact: true }).waitFor();
       await c.page.getByText('Two-factor authentication is on.').waitFor();
+      assert.equal(await c.page.getByLabel('Password for the passkey').count(), 0, 'asked only for the first');
       await assertFitsWidth(c.page, 'Security with a passkey at 390 px');
       await assertClean(c, 'Security with a passkey');
       [credential] = await credentialsOf(authenticator);

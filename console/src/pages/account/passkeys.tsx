@@ -1,9 +1,10 @@
 // Passkeys under Security (decision 204): listed, added on this device (or a security key, or a
-// phone), renamed and removed. Adding a second one and removing one need a fresh second factor.
+// phone), renamed and removed. The first one takes the password (decision 681); adding a second one and
+// removing one need a fresh second factor.
 import { useState } from 'preact/hooks';
 import { time } from '../../format.ts';
 import { addPasskey, api } from '../../session.ts';
-import { DataTable, ErrorNote, Field, Loading, Section, useAction, useApi } from '../../ui.tsx';
+import { DataTable, ErrorNote, Field, Loading, Section, TextInput, useAction, useApi } from '../../ui.tsx';
 import { StepUpPrompt } from './step-up.tsx';
 
 interface Passkey {
@@ -14,9 +15,11 @@ interface Passkey {
   backed_up: boolean;
 }
 
-export function PasskeysPanel(props: { onChange?: () => void }) {
+/** `needsPassword`: the account has no second factor yet, so a passkey is added with the password. */
+export function PasskeysPanel(props: { needsPassword: boolean; onChange?: () => void }) {
   const list = useApi<Passkey[]>('/api/auth/passkeys');
   const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
   const [editing, setEditing] = useState<Passkey | null>(null);
   const [newName, setNewName] = useState('');
   const action = useAction();
@@ -28,11 +31,12 @@ export function PasskeysPanel(props: { onChange?: () => void }) {
   const add = async (event: Event) => {
     event.preventDefault();
     const ok = await action.run(async () => {
-      await addPasskey(name.trim());
+      await addPasskey(name.trim(), props.needsPassword ? password : undefined);
       return true;
     });
     if (ok) {
       setName('');
+      setPassword('');
       await changed();
     }
   };
@@ -119,6 +123,17 @@ export function PasskeysPanel(props: { onChange?: () => void }) {
         <Field label="Passkey name" hint="Optional: e.g. the device that keeps it.">
           <input maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </Field>
+        {props.needsPassword ? (
+          <Field label="Password for the passkey" hint="Your password: a first passkey turns two-factor on.">
+            <TextInput
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onValue={setPassword}
+            />
+          </Field>
+        ) : null}
         <button type="submit" disabled={action.pending}>
           Add a passkey
         </button>

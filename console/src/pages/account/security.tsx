@@ -246,7 +246,7 @@ export function SecurityPanel() {
         ) : null}
         <ErrorNote error={action.error} />
       </Section>
-      <PasskeysPanel onChange={() => void me.reload()} />
+      <PasskeysPanel needsPassword={me.data ? !me.data.twoFactorEnabled : false} onChange={() => void me.reload()} />
     </>
   );
 }
