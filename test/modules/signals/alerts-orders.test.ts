@@ -93,6 +93,22 @@ describe('TradingView alerts through the order path', () => {
     assert.equal((await counters()).alerts_accepted, accepted + 1, 'repeats count in neither');
   });
 
+  it('makes another order for a long id (up to its 200 characters) at another time: the order key keeps the time', async () => {
+    const before = o.book.of(trader.account.apiKey).length;
+    const id = `Long-${'x'.repeat(195)}`;
+    const first = await post(json({ id, time: timenow(o.clock.now()) }));
+    assert.equal(first.statusCode, 202, first.body);
+    o.clock.advance(60_000);
+    const later = await post(json({ id, time: timenow(o.clock.now()) }));
+    assert.equal(later.statusCode, 202, later.body);
+    assert.notEqual(
+      later.json<{ order_id: string }>().order_id,
+      first.json<{ order_id: string }>().order_id,
+      "the later alert is not answered with the earlier one's order",
+    );
+    assert.equal(o.book.of(trader.account.apiKey).length, before + 2, 'two orders reached the venue');
+  });
+
   it('sizes by quote amount at the last price', async () => {
     const quoted = await post(json({ amount: undefined, amount_quote: '130' }));
     assert.equal(quoted.statusCode, 202, quoted.body);

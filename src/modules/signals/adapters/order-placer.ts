@@ -2,6 +2,7 @@
 // becomes a base amount (sizing.domain.ts), then the order goes through the same `place` as
 // `POST /api/orders` — limits, halt, live safety — marked as a signal's, its hook named, and keyed by
 // the alert so that the order's own idempotency holds even if two instances race past the claim.
+import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { AppError, forbidden, validationFailed } from '../../../platform/http/errors.ts';
 import type { AlertSize } from '../alerts.domain.ts';
@@ -34,6 +35,20 @@ export interface OrderPlacerDeps {
   paperFree(userId: string, asset: string): Promise<string | null>;
   /** Whether live orders are on at all on this server (LIVE_TRADING). */
   liveTrading: boolean;
+}
+
+/** The order key's room (the orders' Idempotency-Key is at most 255 characters). */
+const ORDER_KEY_MAX = 200;
+
+/**
+ * The order's idempotency key for an alert: `signal:<hook>:<alert key>`, or, when that is longer than the
+ * room, the alert key's SHA-256, so that two alerts differing only at their end (a long id at another
+ * time) never share one order (decision 682).
+ */
+export function signalOrderKey(hookId: string, alertKey: string): string {
+  const plain = `signal:${hookId}:${alertKey}`;
+  if (plain.length <= ORDER_KEY_MAX) return plain;
+  return `signal:${hookId}:sha256:${createHash('sha256').update(alertKey, 'utf8').digest('hex')}`;
 }
 
 const sizeField = (size: AlertSize) =>
@@ -95,7 +110,7 @@ export function createOrderPlacer(deps: OrderPlacerDeps): OrderPlacer {
           mode: order.mode,
         },
         { id: userId },
-        order.alertKey === null ? undefined : `signal:${order.hookId}:${order.alertKey}`.slice(0, 200),
+        order.alertKey === null ? undefined : signalOrderKey(order.hookId, order.alertKey),
         { source: 'signal', signalHookId: order.hookId },
       );
       return { orderId: placed.id };
