@@ -21,6 +21,7 @@ import { availableParallelism, freemem, tmpdir } from 'node:os';
 import path from 'node:path';
 import { runnableClock } from './ready-wait.mjs';
 import { ensureBuilt } from './build.mjs';
+import { descendantsWatch, idleCores, unwaitedSeconds } from './machine-cpu.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const targets = process.argv.slice(2);
@@ -84,12 +85,16 @@ const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 180_000);
  * Calls `onTimeout` with the reason once the process `pid` and those under it have had
  * TEST_FILE_TIMEOUT_MS of time they could have run (runnableClock): a file that hangs is ended after
  * that much wall time, as before; one starved of cores by other work on the machine is not ended
- * for the time it waited. Returns what stops the watch.
+ * for the time it waited. Meanwhile reads the CPU time of the processes under `pid` (decision 660).
+ * Returns what stops the watch: `stop()` takes a last reading and gives the CPU seconds those
+ * processes were seen to run.
  */
-function watchTimeout(pid, onTimeout) {
+function watchFile(pid, onTimeout) {
   const clock = runnableClock(pid);
+  const descendants = descendantsWatch(pid);
   const timer = setInterval(
     () => {
+      descendants.tick();
       const { chargedMs, wallMs, waitedMs, ranMs } = clock.tick();
       if (chargedMs < fileTimeoutMs) return;
       clearInterval(timer);
@@ -101,55 +106,14 @@ function watchTimeout(pid, onTimeout) {
     },
     Math.min(1000, fileTimeoutMs / 10),
   );
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    descendants.tick();
+    return descendants.seconds();
+  };
 }
 const started = performance.now();
 
-/**
- * The machine's idle core time (Linux's /proc/stat: idle and iowait, in clock ticks of 10 ms), read
- * every few seconds while the files run, so the closing summary can say how much of the cores the run
- * left unused and when: idle cores while files run are files that wait (on their fakes, their
- * timeouts, the processes they started), not files that compute. The busy time beside it shows what
- * the files' own figures miss: a browser's renderers, which no file's process waits for, and the
- * run's set-up (decision 600). Includes any other work on the machine, which a run alone on it does
- * not have. Elsewhere than Linux nothing is read.
- */
-function idleCores() {
-  const read = () => {
-    try {
-      const fields = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0].trim().split(/\s+/);
-      return (Number(fields[4]) + Number(fields[5])) / 100;
-    } catch {
-      return undefined;
-    }
-  };
-  const first = read();
-  if (first === undefined) return undefined;
-  const samples = [{ at: performance.now(), idle: first }];
-  const timer = setInterval(() => samples.push({ at: performance.now(), idle: read() ?? first }), 5_000);
-  timer.unref();
-  return {
-    /** Idle and busy core seconds in all, and the share of the cores idle in each tenth of the run. */
-    stop() {
-      clearInterval(timer);
-      samples.push({ at: performance.now(), idle: read() ?? first });
-      const span = samples.at(-1).at - samples[0].at;
-      const tenths = Array.from({ length: 10 }, () => ({ idle: 0, ms: 0 }));
-      for (let i = 1; i < samples.length; i++) {
-        const tenth = Math.min(9, Math.floor(((samples[i - 1].at - samples[0].at) / span) * 10));
-        tenths[tenth].idle += samples[i].idle - samples[i - 1].idle;
-        tenths[tenth].ms += samples[i].at - samples[i - 1].at;
-      }
-      const share = (idle, ms) => (ms > 0 ? Math.round((idle / ((ms / 1000) * availableParallelism())) * 100) : 0);
-      return {
-        idle: samples.at(-1).idle - first,
-        busy: (span / 1000) * availableParallelism() - (samples.at(-1).idle - first),
-        percent: share(samples.at(-1).idle - first, span),
-        tenths: tenths.map((t) => share(t.idle, t.ms)),
-      };
-    },
-  };
-}
 const idle = idleCores();
 const results = [];
 const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
@@ -178,6 +142,15 @@ function usageOf(pid) {
   }
 }
 
+/**
+ * A file's figures with what the processes under its process ran unwaited for (a browser's
+ * renderers) added: `unwaited` apart, and in `cpu`, which ranks and orders the files.
+ */
+function charged(usage, seen) {
+  const unwaited = unwaitedSeconds(seen, usage.children);
+  return { ...usage, cpu: usage.cpu + unwaited, unwaited };
+}
+
 const nodeFlags = [
   // PGlite's WebAssembly compiled once, quickly, as `npm start` runs it (decision 016): the
   // optimising tier recompiled its hot functions in every file's process, ~1 s of CPU a file
@@ -197,7 +170,9 @@ function report({ name, seconds, usage, ok, ending, output, shared }) {
   for (const [, reason] of output.matchAll(/^\s*﹣ .* # (.+)$/gm))
     skipReasons.set(reason, (skipReasons.get(reason) ?? 0) + 1);
   process.stdout.write(
-    `\n# ${name} (${seconds.toFixed(1)} s, ${usage.cpu.toFixed(1)} s CPU${shared ? ', shared process' : ''})` +
+    `\n# ${name} (${seconds.toFixed(1)} s, ${usage.cpu.toFixed(1)} s CPU` +
+      `${usage.unwaited >= 0.05 ? `, ${usage.unwaited.toFixed(1)} of it unwaited for` : ''}` +
+      `${shared ? ', shared process' : ''})` +
       `${ok ? '' : ` FAILED (${ending})`}\n${output}`,
   );
   results.push({ name, seconds, ...usage, ok, why: ok ? '' : whyFailed(output, ending) });
@@ -213,7 +188,7 @@ function runFile(file) {
     });
     const chunks = [];
     let timedOut;
-    const stopWatch = watchTimeout(child.pid, (why) => {
+    const stopWatch = watchFile(child.pid, (why) => {
       timedOut = why;
       chunks.push(Buffer.from(`\n# ${why}\n`));
       child.kill('SIGKILL');
@@ -221,14 +196,14 @@ function runFile(file) {
     child.stdout.on('data', (chunk) => chunks.push(chunk));
     child.stderr.on('data', (chunk) => chunks.push(chunk));
     child.on('close', (code, signal) => {
-      stopWatch();
+      const seen = stopWatch();
       const output = Buffer.concat(chunks).toString('utf8');
       // Node exits 0 when only a suite's hook failed (an `after` that threw): its summary still lists it.
       const ok = code === 0 && !/^✖ failing tests:$/m.test(output);
       report({
         name: path.relative(root, file),
         seconds: (performance.now() - began) / 1000,
-        usage: usageOf(child.pid),
+        usage: charged(usageOf(child.pid), seen),
         ok,
         ending: timedOut ?? signal ?? (code === 0 ? 'exit 0, but a hook failed' : `exit ${code}`),
         output,
@@ -244,7 +219,8 @@ function runFile(file) {
  * (the shared helpers are known not to): what a file does to its process would reach the files run
  * after it in a shared one, and a process it starts or kills is measured only in a process of its own.
  * A browser driven by playwright-core is the exception (decision 370): the file closes it in its
- * `after`, so it is waited for and counted in the file's CPU time, and file-worker.mjs fails a file
+ * `after`, so it is waited for and counted in the file's CPU time (its renderers, which it does not
+ * wait for, are read from /proc meanwhile: decision 660), and file-worker.mjs fails a file
  * that leaves a process running.
  */
 const OWN_PROCESS = [
@@ -308,7 +284,7 @@ function startSharedProcess() {
       await Promise.race([ready, exited]);
       // From here the file's time runs; the process's start is not the file's.
       let timedOut;
-      const stopWatch = watchTimeout(child.pid, (why) => {
+      const stopWatch = watchFile(child.pid, (why) => {
         timedOut = why;
         child.kill('SIGKILL');
       });
@@ -321,14 +297,14 @@ function startSharedProcess() {
       );
       if (child.connected) child.send({ file, name });
       const outcome = await Promise.race([done, exited]);
-      stopWatch();
+      const seen = stopWatch();
       const seconds = (performance.now() - began) / 1000;
       if (typeof outcome === 'object') {
         filesCpu += outcome.cpu;
         report({
           name,
           seconds,
-          usage: { cpu: outcome.cpu, children: outcome.children, maxRssMiB: 0 },
+          usage: charged({ cpu: outcome.cpu, children: outcome.children, maxRssMiB: 0 }, seen),
           ok: outcome.ok && !/^✖ failing tests:$/m.test(outcome.output),
           ending: 'its tests failed',
           output: takeStray() + outcome.output,
@@ -419,6 +395,7 @@ const failed = results.filter((r) => !r.ok);
 // Ranked by CPU time, which a busy machine hardly changes; wall time beside it.
 const slowest = [...results].sort((a, b) => b.cpu - a.cpu).slice(0, 10);
 const cpuTotal = results.reduce((sum, r) => sum + r.cpu, 0) + sharedOverhead.cpu;
+const unwaitedTotal = results.reduce((sum, r) => sum + (r.unwaited ?? 0), 0);
 console.log(
   `\n# slowest files (CPU s, wall s)\n${slowest
     .map((r) => `#   ${r.cpu.toFixed(1).padStart(5)}  ${r.seconds.toFixed(1).padStart(5)}  ${r.name}`)
@@ -436,7 +413,7 @@ console.log(
 if (idleFigures)
   console.log(
     `# while the files ran, the machine's cores were busy ${idleFigures.busy.toFixed(0)} s (the files' figures count ` +
-      `${cpuTotal.toFixed(0)}: a browser's renderers are not) and idle ${idleFigures.idle.toFixed(0)} s ` +
+      `${cpuTotal.toFixed(0)}, ${unwaitedTotal.toFixed(0)} of it in processes they did not wait for) and idle ${idleFigures.idle.toFixed(0)} s ` +
       `(${idleFigures.percent}%); idle by tenth of the run: ${idleFigures.tenths.map((p) => `${p}%`).join(' ')}`,
   );
 try {
@@ -458,11 +435,12 @@ if (process.env.UPDATE_TEST_ORDER && targets.length === 0 && failed.length === 0
   writeFileSync(committedTimes, `${JSON.stringify(byName, null, 2)}\n`);
 }
 if (process.env.TEST_TIMES_FILE) {
-  const times = results.map(({ name, seconds, cpu, children, maxRssMiB, ok }) => ({
+  const times = results.map(({ name, seconds, cpu, children, unwaited, maxRssMiB, ok }) => ({
     name,
     wall: Number(seconds.toFixed(2)),
     cpu: Number(cpu.toFixed(2)),
     children: Number(children.toFixed(2)),
+    unwaited: Number((unwaited ?? 0).toFixed(2)),
     maxRssMiB,
     ok,
   }));

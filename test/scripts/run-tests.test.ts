@@ -51,7 +51,7 @@ describe('the test runner ends a file that hangs', { skip: CANNOT }, () => {
     runner.stderr.on('data', (chunk) => (output += chunk));
     await new Promise((resolve) => runner.on('close', resolve));
     for (const [, name, seconds, failed] of output.matchAll(
-      /^# \S*\/([\w-]+\.test\.ts) \(([\d.]+) s, [\d.]+ s CPU(?:, shared process)?\)(?: FAILED \((.*)\))?$/gm,
+      /^# \S*\/([\w-]+\.test\.ts) \(([\d.]+) s, [\d.]+ s CPU(?:, [\d.]+ of it unwaited for)?(?:, shared process)?\)(?: FAILED \((.*)\))?$/gm,
     ))
       reports.set(name, { seconds: Number(seconds), failed });
   });
