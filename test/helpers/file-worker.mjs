@@ -36,6 +36,30 @@ function runningChildren() {
   }
 }
 
+// The process's clock and time zone as the first file found them. A file may move them for a while
+// (`mock.timers`, test/helpers/time-zone.ts) but must set them back: what the files after it do would
+// otherwise run on its clock or in its zone (decision 660).
+const realDate = Date;
+const zone = process.env.TZ;
+const localZone = () => new Intl.DateTimeFormat().resolvedOptions().timeZone;
+const intlZone = localZone();
+
+/** What the file left moved, set back; undefined when nothing was. */
+function clockLeftMoved() {
+  const moved = [];
+  if (globalThis.Date !== realDate) {
+    moved.push('Date mocked');
+    globalThis.Date = realDate;
+  }
+  if (process.env.TZ !== zone) {
+    moved.push(`TZ set to ${process.env.TZ}`);
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  }
+  if (localZone() !== intlZone) moved.push(`the local time zone at ${localZone()}`);
+  return moved.length > 0 ? moved.join(', ') : undefined;
+}
+
 process.on('message', (message) => {
   if (message.done) {
     // Then nothing holds the process any more: node:test ends its run and the process exits.
@@ -53,6 +77,10 @@ process.on('message', (message) => {
     await import(pathToFileURL(message.file).href);
     // After the file's own hooks: a process it started (a browser) and left running would keep this
     // one from ending, and its CPU time would be counted for no file (only a process waited for is).
+    after(() => {
+      const moved = clockLeftMoved();
+      if (moved) throw new Error(`the file left its process's clock moved (${moved}); set back for the files after it`);
+    });
     after(() => {
       const left = runningChildren();
       if (left.length === 0) return;

@@ -158,11 +158,11 @@ interface Counter {
 const farFromLimit = (counter: Counter) =>
   counter.limit === undefined ? counter.value <= 1 : counter.value * 2 < counter.limit;
 
-function createCounterTable(capacity: number) {
+function createCounterTable(capacity: number, now: () => number) {
   const counters = new Map<string, Counter>();
-  const live = (key: string, now = Date.now()) => {
+  const live = (key: string, at = now()) => {
     const entry = counters.get(key);
-    if (entry && entry.expiresAt <= now) {
+    if (entry && entry.expiresAt <= at) {
       counters.delete(key);
       return undefined;
     }
@@ -171,8 +171,8 @@ function createCounterTable(capacity: number) {
   // One pass over a full table frees every counter it may: the next pass is a table's worth of new keys away.
   const room = () => {
     if (counters.size < capacity) return true;
-    const now = Date.now();
-    for (const [key, entry] of counters) if (entry.expiresAt <= now || farFromLimit(entry)) counters.delete(key);
+    const at = now();
+    for (const [key, entry] of counters) if (entry.expiresAt <= at || farFromLimit(entry)) counters.delete(key);
     return counters.size < capacity;
   };
   return {
@@ -180,7 +180,7 @@ function createCounterTable(capacity: number) {
     /** A new counter, unless the table is full of counters near their limits. */
     open(key: string, value: number, ttlMs: number, limit?: number) {
       if (!room()) return undefined;
-      const entry: Counter = { value, expiresAt: Date.now() + ttlMs, limit };
+      const entry: Counter = { value, expiresAt: now() + ttlMs, limit };
       counters.set(key, entry);
       return entry;
     },
@@ -194,13 +194,21 @@ export function decayedAfterMs(level: number, perSecond: number): number {
   return Math.ceil((level / perSecond) * 1000) + 1000;
 }
 
-export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER_CAPACITY): Cache {
+/**
+ * `now` is the time its entries and counters expire by, Date.now() unless a test gives the clock it
+ * moves (read at each call, so a test that moves the process's Date moves this cache's time too).
+ */
+export function createMemoryCache(
+  maxEntries = 10_000,
+  counterCapacity = COUNTER_CAPACITY,
+  now: () => number = () => Date.now(),
+): Cache {
   const entries = new Map<string, { value: unknown; expiresAt: number }>();
-  const counters = createCounterTable(counterCapacity);
+  const counters = createCounterTable(counterCapacity, now);
   const live = (key: string) => {
     const entry = entries.get(key);
     if (!entry) return undefined;
-    if (entry.expiresAt <= Date.now()) {
+    if (entry.expiresAt <= now()) {
       entries.delete(key);
       return undefined;
     }
@@ -208,7 +216,7 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
   };
   const put = (key: string, value: unknown, ttlMs: number) => {
     entries.delete(key);
-    entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+    entries.set(key, { value, expiresAt: now() + ttlMs });
     // Maps iterate in insertion order: the first key is the least recently written.
     if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
   };
@@ -248,8 +256,8 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
       if (entry) {
         entry.value += 1;
         if (limit !== undefined) entry.limit = limit;
-        if (extend) entry.expiresAt = Date.now() + windowMs;
-        return { count: entry.value, resetMs: entry.expiresAt - Date.now() };
+        if (extend) entry.expiresAt = now() + windowMs;
+        return { count: entry.value, resetMs: entry.expiresAt - now() };
       }
       return counters.open(key, 1, windowMs, limit)
         ? { count: 1, resetMs: windowMs }
@@ -306,7 +314,7 @@ export function createMemoryCache(maxEntries = 10_000, counterCapacity = COUNTER
       if (entry) entry.value = Math.max(0, entry.value - amount);
     },
     async addDecaying(key, amount, cap, perSecond, raise) {
-      const at = Date.now();
+      const at = now();
       const state = live(key)?.value as { level: number; at: number } | undefined;
       const level = state ? Math.max(0, state.level - ((at - state.at) / 1000) * perSecond) : 0;
       const next = raise ? Math.max(level, amount) : Math.max(0, level + amount);

@@ -2,12 +2,12 @@
 // counter no password resets, whatever the address and wherever a code is asked (sign-in, step-up,
 // enable, disable, recovery codes); the owner is mailed once per lockout; a day holds at most 50.
 import assert from 'node:assert/strict';
-import { after, before, describe, it, mock } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
 import { createSecondFactorAttempts, SECOND_FACTOR_LIMITS } from '../../../src/modules/auth/second-factor-attempts.ts';
 import { createMemoryCache } from '../../../src/platform/cache/cache.ts';
-import { fixedClock, systemClock } from '../../../src/platform/clock.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
 import { AppError } from '../../../src/platform/http/errors.ts';
 import { assertDetail } from '../../helpers/error-assertions.ts';
 import { newClientAddress, signIn } from '../../helpers/test-app.ts';
@@ -120,18 +120,18 @@ describe('second-factor attempts', () => {
 describe('second-factor attempts over a day', () => {
   const { perWindow, perDay, dayMs } = SECOND_FACTOR_LIMITS;
   let f: TwoFactorApp;
+  // The attempts and their cache read this clock, which the test moves: the process's own is left alone.
+  const clock = fixedClock(new Date());
   before(async () => {
-    f = await startTwoFactorApp(fixedClock(new Date()));
-    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    f = await startTwoFactorApp(clock);
   });
   after(async () => {
-    mock.timers.reset();
     await f.t.close();
   });
 
   it(`no 24 hours hold more than ${perDay} guesses, and a right code reopens nothing`, async () => {
     const mails: string[] = [];
-    const cache = createMemoryCache();
+    const cache = createMemoryCache(undefined, undefined, () => clock.now().getTime());
     const attempts = createSecondFactorAttempts({
       cache,
       counters: cache,
@@ -142,7 +142,7 @@ describe('second-factor attempts over a day', () => {
           return { queued: true };
         },
       },
-      clock: systemClock,
+      clock,
     });
     const user = { id: crypto.randomUUID(), email: 'guessed@example.com' };
     const counted: number[] = [];
@@ -154,14 +154,14 @@ describe('second-factor attempts over a day', () => {
         const attempt = await attempts.reserve(user);
         if (owner) await attempt.succeeded();
         else {
-          counted.push(Date.now());
+          counted.push(clock.now().getTime());
           await attempt.failed();
         }
       } catch (error) {
         assert.ok(error instanceof AppError && error.code === 'rate_limited', String(error));
         assert.ok(Number(error.headers['retry-after']) > 0);
       }
-      mock.timers.tick(90_000);
+      clock.advance(90_000);
     }
     for (let i = 0; i < counted.length; i++) {
       const within = counted.filter((at) => at >= counted[i]! && at < counted[i]! + dayMs).length;

@@ -11,6 +11,7 @@ import { cronerTimers, triggerWindowSeconds, type TimerFactory } from '../../../
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { inTimeZone } from '../../helpers/time-zone.ts';
 import { waitFor } from '../market/market-fixtures.ts';
 import { ago, HOUR, JOB_SECRET, jobsModuleFor, NOW, trigger } from './jobs-fixtures.ts';
 
@@ -235,20 +236,19 @@ describe('in-process scheduler', () => {
   it('uses croner in UTC for the real timers, whatever the local time zone', () => {
     let fired = 0;
     // A zone off UTC, with daylight saving: a timer read in local time would fire at 4:45 there.
-    const zone = process.env.TZ;
-    process.env.TZ = 'America/New_York';
-    const timer = cronerTimers('45 4 * * *', () => void (fired += 1));
-    try {
-      assert.notEqual(new Date('2030-01-01T04:45:00Z').getHours(), 4, 'the local zone is not UTC');
-      const next = timer.nextRun()!;
-      assert.equal(next.getUTCHours(), 4);
-      assert.equal(next.getUTCMinutes(), 45);
-      assert.ok(next.getTime() > Date.now() && next.getTime() <= Date.now() + 86_400_000);
-    } finally {
-      timer.stop();
-      if (zone === undefined) delete process.env.TZ;
-      else process.env.TZ = zone;
-    }
+    const timer = inTimeZone('America/New_York', () => {
+      const timer = cronerTimers('45 4 * * *', () => void (fired += 1));
+      try {
+        assert.notEqual(new Date('2030-01-01T04:45:00Z').getHours(), 4, 'the local zone is not UTC');
+        const next = timer.nextRun()!;
+        assert.equal(next.getUTCHours(), 4);
+        assert.equal(next.getUTCMinutes(), 45);
+        assert.ok(next.getTime() > Date.now() && next.getTime() <= Date.now() + 86_400_000);
+      } finally {
+        timer.stop();
+      }
+      return timer;
+    });
     assert.equal(fired, 0);
     assert.equal(timer.nextRun(), null);
   });
