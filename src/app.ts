@@ -29,7 +29,7 @@ import { createProviderKeysModule } from './modules/provider-keys/index.ts';
 import { createRagSettingsModule } from './modules/rag-settings/index.ts';
 import { createWebhooksModule } from './modules/webhooks/index.ts';
 import { createMarketModule } from './modules/market/index.ts';
-import { createPaperModule } from './modules/paper/index.ts';
+import { createPaperModule, type RestingWatchTimes } from './modules/paper/index.ts';
 import { createStrategiesModule } from './modules/strategies/index.ts';
 import { createUsersModule } from './modules/users/index.ts';
 import type { TimerFactory } from './modules/jobs/scheduler.ts';
@@ -52,6 +52,8 @@ const DOCS_PREFIX = '/docs';
 export interface ModuleOptions {
   /** The in-process scheduler's timers (tests drive them). */
   jobTimers?: TimerFactory;
+  /** The paper resting watch's periods (tests shorten them). */
+  paperWatch?: RestingWatchTimes;
 }
 
 /**
@@ -98,7 +100,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     platformLimits: admin.getPlatformLimits,
   });
   const trading = createTradingModule(platform, { guards, events });
-  const paper = createPaperModule(platform, { guards, market, fees: exchange.tradingFees });
+  const paper = createPaperModule(platform, { guards, market, fees: exchange.tradingFees }, options.paperWatch);
   const orders = createOrdersModule(platform, {
     guards,
     exchange,

@@ -12,10 +12,15 @@ import { paperAccountRoutes } from './routes/account.routes.ts';
 
 export type { OrderChange } from './paper-venue.service.ts';
 
-/** How often the resting symbols are read again and, without the live stream, REST prices polled. */
-const WATCH_PERIOD_MS = 2_000;
+/** The resting watch's periods (docs/decisions/640); tests shorten them. */
+export interface RestingWatchTimes {
+  /** While an order rests (or the LISTEN failed): the resting symbols read, and REST prices without the stream. */
+  periodMs?: number;
+  /** While none rests and the watch listens: the fallback read, for a notification lost. */
+  idlePeriodMs?: number;
+}
 
-export function createPaperModule(platform: Platform, deps: PaperDeps) {
+export function createPaperModule(platform: Platform, deps: PaperDeps, times: RestingWatchTimes = {}) {
   const { config, database, clock, logger } = platform;
   const { market, guards } = deps;
   const db = database.db;
@@ -36,7 +41,9 @@ export function createPaperModule(platform: Platform, deps: PaperDeps) {
     clock,
     logger,
     changed,
-    periodMs: WATCH_PERIOD_MS,
+    listen: database.listen,
+    periodMs: times.periodMs ?? 2_000,
+    idlePeriodMs: times.idlePeriodMs ?? 60_000,
     prices: {
       onTicks: market.trading.onTicks,
       streaming: market.trading.streaming,

@@ -46,8 +46,15 @@ const LOCKED_BALANCES = `SELECT b.asset, b.free FROM ${ACCOUNTS} AS a
   FOR UPDATE OF a`;
 
 /**
+ * Told, on commit, of each order left resting, by any instance (the payload: its venue symbol): the
+ * resting watch's wake-up (docs/decisions/640).
+ */
+export const RESTED_CHANNEL = 'paper_rested';
+
+/**
  * A new order settled (`insertSettled`): the order ($1–$17, at $18), its fills ($19–$24), the balances
- * of assets the account has ($25–$27) and of those it has not ($28–$30).
+ * of assets the account has ($25–$27) and of those it has not ($28–$30). An order left resting notifies
+ * RESTED_CHANNEL in the same statement: delivered when the transaction commits, never when it rolls back.
  */
 const INSERT_SETTLED = `WITH o AS (
     INSERT INTO ${ORDERS} (id, user_id, client_order_id, exchange, symbol, venue_symbol, base, quote, side,
@@ -74,10 +81,13 @@ const INSERT_SETTLED = `WITH o AS (
     SELECT $2::uuid, v.asset, v.free, v.locked, $18::timestamptz
     FROM unnest($28::text[], $29::numeric[], $30::numeric[]) AS v(asset, free, locked)
     WHERE EXISTS (SELECT 1 FROM o)
+  ), rested AS (
+    SELECT pg_notify('${RESTED_CHANNEL}', $6::text) AS notified FROM o
+    WHERE o.status IN (${RESTING_STATUSES.map((s) => `'${s}'`).join(', ')})
   )
   SELECT o.id, o.status, o.filled, o.reason, f.trade_id, f.price, f.amount, f.fee, f.fee_currency, f.maker,
     f.at, f.seq
-  FROM o LEFT JOIN f ON true
+  FROM o LEFT JOIN f ON true LEFT JOIN rested ON true
   ORDER BY f.seq`;
 
 export function createPaperRepository(db: DbExecutor) {

@@ -3,11 +3,13 @@
 // and while the stream is not live, the REST price list read on each period. The lowest and highest
 // price seen per symbol since the last look decide; each fill is a conditional update of the order
 // under its owner's account lock, so with several instances hearing the same tick exactly one fills it.
+// The symbols with resting orders are read every period while some rest; while none does, only when
+// an order comes to rest (any instance's, told on its commit) or on a slow fallback (docs/decisions/640).
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
-import type { Db } from '../../platform/db/database.ts';
+import type { Database, Db } from '../../platform/db/database.ts';
 import { D, fillResting, priceWentThrough, type Dec } from './matching.domain.ts';
-import type { PaperOrderRow, PaperRepository } from './paper.repository.ts';
+import { RESTED_CHANNEL, type PaperOrderRow, type PaperRepository } from './paper.repository.ts';
 import { changesOf, fillRows, type OrderChange } from './paper-venue.service.ts';
 
 export interface PriceTick {
@@ -32,8 +34,15 @@ export function createRestingWatch(deps: {
   prices: PaperPriceSource;
   logger: Logger;
   changed(change: OrderChange): void;
-  /** How often the resting symbols are read again and, without the live stream, REST prices polled. */
+  /** The database's LISTEN (the outbox worker's too): how the watch hears of orders that came to rest. */
+  listen: Database['listen'];
+  /**
+   * How often, while an order rests (or when the LISTEN cannot be made), the resting symbols are read
+   * again and, without the live stream, REST prices polled.
+   */
   periodMs: number;
+  /** The longest the watch sleeps while no order rests and it listens: a fallback for a lost notification. */
+  idlePeriodMs: number;
 }) {
   const { db, repo, clock, prices, logger } = deps;
   /** Symbols with resting orders, as last read (any instance's), plus those rested here since. */
@@ -43,7 +52,16 @@ export function createRestingWatch(deps: {
   let running: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (performance.now()). */
+  let dueAt = Number.POSITIVE_INFINITY;
+  let reading: Promise<void> | undefined;
+  /** Asked to read while a read runs: it may have begun before what asked was committed. */
+  let readAgain = false;
+  let started = false;
   let unsubscribe: (() => void) | undefined;
+  /** Set once the LISTEN is in place; until then (or if it fails) the watch reads every period. */
+  let unlisten: (() => Promise<void>) | undefined;
+  let listening: Promise<void> | undefined;
 
   function note(symbol: string, price: string): boolean {
     if (!watched.has(symbol)) return false;
@@ -129,28 +147,95 @@ export function createRestingWatch(deps: {
     }
   }
 
+  function cancel(): void {
+    clearTimeout(timer);
+    timer = undefined;
+    dueAt = Number.POSITIVE_INFINITY;
+  }
+
+  function schedule(delayMs: number): void {
+    cancel();
+    if (!started) return;
+    dueAt = performance.now() + delayMs;
+    timer = setTimeout(read, delayMs);
+    timer.unref();
+  }
+
+  /** Reads the resting symbols now (after the read in progress, if any), then sleeps as `nextDelay` says. */
+  function read(): void {
+    cancel();
+    if (reading) {
+      readAgain = true;
+      return;
+    }
+    readAgain = false;
+    reading = period().finally(() => {
+      reading = undefined;
+      schedule(readAgain ? 0 : nextDelay());
+    });
+  }
+
+  /** Every period while an order rests or nothing tells the watch of new ones; else the slow fallback. */
+  const nextDelay = () => (watched.size > 0 || !unlisten ? deps.periodMs : deps.idlePeriodMs);
+
+  /** An order rests on `symbol` now (told here or by a notification): its ticks count, and periods run. */
+  function rested(symbol: string): void {
+    watched.add(symbol);
+    restedMeanwhile.add(symbol);
+    // A read in progress schedules the next period itself, the symbol counted.
+    if (!reading && dueAt > performance.now() + deps.periodMs) schedule(deps.periodMs);
+  }
+
+  function listen(): void {
+    listening = deps
+      .listen(
+        RESTED_CHANNEL,
+        (symbol) => {
+          if (symbol) rested(symbol);
+        },
+        // The LISTEN was lost and is back: orders rested meanwhile were announced to no one.
+        read,
+      )
+      .then(
+        async (stop) => {
+          if (!started) return stop();
+          unlisten = stop;
+        },
+        (error: unknown) => {
+          logger.warn(
+            { err: error },
+            `paper: cannot listen for resting orders; reading them every ${deps.periodMs} ms`,
+          );
+        },
+      )
+      // The first read: with the LISTEN in place, nothing rested after it goes unannounced.
+      .then(() => {
+        if (started) read();
+      });
+  }
+
   return {
-    /** An order now rests on `symbol`: its ticks count from now on. */
-    rested(symbol: string): void {
-      watched.add(symbol);
-      restedMeanwhile.add(symbol);
-    },
+    /** An order now rests on `symbol` (left resting by this instance): its ticks count from now on. */
+    rested,
     start(): void {
-      if (unsubscribe) return;
+      if (started) return;
+      started = true;
       unsubscribe = prices.onTicks((ticks) => {
         let any = false;
         for (const tick of ticks) any = note(tick.symbol, tick.price) || any;
         if (any) void kick();
       });
-      timer = setInterval(() => void period(), deps.periodMs);
-      timer.unref();
-      void period();
+      listen();
     },
     async stop(): Promise<void> {
+      started = false;
       unsubscribe?.();
       unsubscribe = undefined;
-      clearInterval(timer);
-      await running;
+      cancel();
+      await listening;
+      const stop = unlisten;
+      unlisten = undefined;
+      await Promise.all([reading, running, stop?.()]);
     },
     /** Whether ticks of `symbol` are followed now. */
     watching: (symbol: string): boolean => watched.has(symbol),
