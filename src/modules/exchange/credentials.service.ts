@@ -18,6 +18,7 @@ import type {
   CredentialsRepository,
 } from './credentials.repository.ts';
 import { maskApiKey, sealedAt } from './credentials.domain.ts';
+import { chosenCredential } from './credential-join.ts';
 import type { CredentialCreateBody, CredentialUpdateBody } from './credentials.schemas.ts';
 import type { Venue } from './venues.domain.ts';
 
@@ -270,14 +271,8 @@ export function createCredentialsService(deps: {
 
     /** The named credential (it must be the user's, for that venue, active) or the user's default one. */
     async resolve(userId: string, venue: Venue, credentialId?: string): Promise<CredentialRow> {
-      if (!credentialId) {
-        const row = await repo.findDefault(userId, venue);
-        if (!row) throw notFound(`No active ${venue} credential; add one with POST /api/exchange/credentials`);
-        return row;
-      }
-      const row = await ownedOn(userId, venue, credentialId);
-      if (!row.isActive) throw badRequest(`Credential ${credentialId} is inactive; activate it first`);
-      return row;
+      const row = credentialId ? await repo.findForUser(userId, credentialId) : await repo.findDefault(userId, venue);
+      return chosenCredential(row, venue, credentialId);
     },
 
     ownedOn,

@@ -12,6 +12,7 @@ import { createBinanceAccountService } from './binance-account.service.ts';
 import { createCredentialRotation } from './credential-rotation.service.ts';
 import { createCredentialsRepository, type CredentialRow } from './credentials.repository.ts';
 import { createCredentialsService } from './credentials.service.ts';
+import { credentialJoin } from './credential-join.ts';
 import { createHealthService } from './health.service.ts';
 import { createRoutingService } from './routing.service.ts';
 import { balancesRoutes } from './routes/balances.routes.ts';
@@ -211,9 +212,17 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
         orderMarketOf(ccxtGateway.clients, venue, symbol),
       lastPrice: async (venue: Venue, symbol: string): Promise<number | null> =>
         (await gateway.tickers(venue, [symbol]))[0]?.last ?? null,
-      /** The credential an order trades with, read once: its send uses this reading (decision 345). */
-      credentialFor: async (userId: string, venue: Venue, credentialId?: string): Promise<ResolvedCredential> =>
-        versionOf(await credentials.resolve(userId, venue, credentialId), venue),
+      /**
+       * The credential an order trades with, read once as a join of the caller's statement (its one parameter
+       * `$first`, the user's id `u.user_id`; decision 650): its send uses this reading (decision 345).
+       */
+      credentialJoin: (venue: Venue, credentialId: string | undefined, first: number) => {
+        const joined = credentialJoin(venue, credentialId, first);
+        return {
+          ...joined,
+          of: (row: Record<string, unknown>): ResolvedCredential => versionOf(joined.of(row), venue),
+        };
+      },
       recordFills: (fills: OrderFillTrade[], executor?: DbExecutor): Promise<number> =>
         tradesRepo.insertNew(
           fills.map((f) => ({

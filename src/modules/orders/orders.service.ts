@@ -58,19 +58,6 @@ function fingerprint(input: PlaceInput): string {
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
 
-/**
- * A read started now whose outcome is taken later: its failure is held (never an unhandled rejection while
- * the caller awaits another read) and thrown when the caller takes it.
- */
-function settledOf<T>(reading: Promise<T>): Promise<() => T> {
-  return reading.then(
-    (value) => () => value,
-    (error: unknown) => () => {
-      throw error;
-    },
-  );
-}
-
 export function createOrdersService(deps: {
   repo: OrdersRepository;
   execution: OrderExecution;
@@ -185,15 +172,8 @@ export function createOrdersService(deps: {
       const violation = checkMarketRules(market, { amount, price, referencePrice: lastPrice });
       if (violation)
         throw fieldError(violation.field, violation.msg, violation.field === 'price' ? input.price : input.amount);
-      // The credential is read beside the halts, limits and counts, on the pool's other connections: none of
-      // the reads needs another's answer, so the order waits for one round trip of them, not two (decision 460).
-      const reading =
-        mode === 'live'
-          ? settledOf(exchange.credentialFor(userId, venueId, input.credential_id ?? undefined))
-          : Promise.resolve(null);
-
       // A halt refuses after it has canceled; the limits are checked before anything is stored or sent.
-      // Halts, limits and the user's counts: one statement (decisions 271, 501).
+      // Halts, limits, the user's counts and a live order's credential: one statement (decisions 271, 501, 650).
       const now = clock.now();
       const reference = price ?? lastPrice;
       // What the order is, as the risk check weighs it and the audit entry records it.
@@ -205,13 +185,17 @@ export function createOrdersService(deps: {
         amount,
         price,
       };
+      const counts = orderCountsJoin(new Date(now.getTime() - 60_000));
       const admission = await controls.admit(
         userId,
         { ...fields, lastPrice, notional: reference === null ? '0' : new Decimal(amount).times(reference).toFixed() },
-        orderCountsJoin(new Date(now.getTime() - 60_000)),
+        counts,
+        // A credential that cannot trade answers first, before a halt or a limit (decision 460).
+        mode === 'live'
+          ? exchange.credentialJoin(venueId, input.credential_id ?? undefined, 2 + counts.params.length)
+          : undefined,
       );
-      // A credential that cannot trade answers first, as when it was read before the halts and limits.
-      const credential = (await reading)?.() ?? null;
+      const credential = admission.beside ?? null;
       if (!admission.ok) {
         if ('halted' in admission)
           throw new AppError('locked', `Trading is halted: ${admission.halted.reason ?? 'no reason given'}`);

@@ -56,6 +56,11 @@ export interface CountsJoin extends GateJoin {
   of(row: Record<string, unknown>): OrderCounts;
 }
 
+/** Another module's read joined to the gate's statement after the counts (decision 650), and its reading of the row. */
+export interface BesideJoin<T> extends GateJoin {
+  of(row: Record<string, unknown>): T;
+}
+
 /** What admits an order: not halted, and within the limits in force; the halt, or the limit broken, otherwise. */
 export type Admission = { ok: true } | { ok: false; halted: TradingStatus } | (CheckResult & { ok: false });
 
@@ -150,12 +155,23 @@ export function createControlsService(deps: {
      * (it has canceled first); then the limits. Read on every order, never cached, so a halt or a change
      * of limits holds from the next order on every instance.
      */
-    async admit(userId: string, candidate: OrderCandidate, counts: CountsJoin): Promise<Admission> {
-      const { gate, row } = await repo.gateWith(userId, counts);
+    async admit<T = never>(
+      userId: string,
+      candidate: OrderCandidate,
+      counts: CountsJoin,
+      /** Another read of the caller's, joined after the counts (its parameters after theirs, decision 650). */
+      beside?: BesideJoin<T>,
+    ): Promise<Admission & { beside?: T }> {
+      const { gate, row } = await repo.gateWith(userId, beside ? [counts, beside] : [counts]);
+      // What the caller reads beside refuses first: its refusal is thrown before the halt's or a limit's.
+      const besides = beside ? { beside: beside.of(row) } : {};
       const seen = counts.of(row);
       const halt = statusOf(gate.userHalt, gate.platformHalt, clock.now());
-      if (halt.halted) return { ok: false, halted: halt };
-      return checkOrder(effectiveLimits(gate.own ?? limits.defaults, gate.caps ?? NO_LIMITS), candidate, seen);
+      if (halt.halted) return { ok: false, halted: halt, ...besides };
+      return {
+        ...checkOrder(effectiveLimits(gate.own ?? limits.defaults, gate.caps ?? NO_LIMITS), candidate, seen),
+        ...besides,
+      };
     },
 
     /** Whether the order keeps within the user's limits in force; the first limit it breaks otherwise. */

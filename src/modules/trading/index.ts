@@ -8,7 +8,7 @@ import { limitsRoutes } from './routes/limits.routes.ts';
 import type { TradingDeps } from './trading.deps.ts';
 import { createTradingRepository } from './trading.repository.ts';
 
-export type { Admission, CountsJoin, HaltListener, HaltOutcome, HaltTarget } from './halts.service.ts';
+export type { Admission, BesideJoin, CountsJoin, HaltListener, HaltOutcome, HaltTarget } from './halts.service.ts';
 export type { CheckResult, DailyLossLimits, LimitField, OrderCandidate, OrderCounts } from './limits.domain.ts';
 export { dailyLossColumnsText, dailyLossLimitsOf } from './trading.repository.ts';
 export type { TradingStatus } from './halts.domain.ts';

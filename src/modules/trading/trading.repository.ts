@@ -111,8 +111,8 @@ const GATE = `SELECT ${GATE_COLUMNS}
   ${GATE_FROM}`;
 
 /**
- * What another module's read adds to the gate's statement, so that both travel as one (decision 501): a
- * join (`u.user_id` is the user's id; its parameters are `$2` on) and the columns it selects, named so as
+ * What another module's read adds to the gate's statement, so that both travel as one (decisions 501, 650): a
+ * join (`u.user_id` is the user's id; its parameters numbered from `$2`, after any join's before it) and the columns it selects, named so as
  * not to meet the gate's own. Its text is a constant of that module: the statement is named by its text.
  */
 export interface GateJoin {
@@ -121,19 +121,24 @@ export interface GateJoin {
   params: unknown[];
 }
 
-/** The gate's text with a join, built once per join and columns (by the texts themselves, never joined). */
-const gateTexts = new Map<string, Map<string, string>>();
-function gateWithText(joined: GateJoin): string {
-  let byColumns = gateTexts.get(joined.join);
-  if (!byColumns) gateTexts.set(joined.join, (byColumns = new Map()));
-  let text = byColumns.get(joined.columns);
-  if (text === undefined) {
-    text = `SELECT ${GATE_COLUMNS}, ${joined.columns}
+/** The gate's texts with joins, built once per joins and columns (keyed by the texts themselves, never joined). */
+interface GateText {
+  next: Map<string, GateText>;
+  text?: string;
+}
+const gateTexts: GateText = { next: new Map() };
+function gateWithText(joins: readonly GateJoin[]): string {
+  let node = gateTexts;
+  for (const joined of joins)
+    for (const part of [joined.join, joined.columns]) {
+      let next = node.next.get(part);
+      if (!next) node.next.set(part, (next = { next: new Map() }));
+      node = next;
+    }
+  node.text ??= `SELECT ${GATE_COLUMNS}, ${joins.map((j) => j.columns).join(', ')}
   ${GATE_FROM}
-  ${joined.join}`;
-    byColumns.set(joined.columns, text);
-  }
-  return text;
+  ${joins.map((j) => j.join).join('\n  ')}`;
+  return node.text;
 }
 
 /**
@@ -174,14 +179,18 @@ export function createTradingRepository(db: DbExecutor) {
       return gateOf(row!);
     },
 
-    /** The gate and another module's read in one statement (decision 501): the gate and that read's row. */
+    /**
+     * The gate and other modules' reads in one statement (decisions 501, 650): the gate and those reads' row.
+     * Each join numbers its parameters after the ones before it (the first from `$2`).
+     */
     async gateWith(
       userId: string,
-      joined: GateJoin,
+      joins: readonly GateJoin[],
       executor: DbExecutor = db,
     ): Promise<{ gate: Gate; row: Record<string, unknown> }> {
+      const params = joins.length === 1 ? [userId, ...joins[0]!.params] : [userId, ...joins.flatMap((j) => j.params)];
       const [row] = rowsOf<GateRow & Record<string, unknown>>(
-        await executeText(executor, 'trading_gate_with', gateWithText(joined), [userId, ...joined.params]),
+        await executeText(executor, 'trading_gate_with', gateWithText(joins), params),
       );
       return { gate: gateOf(row!), row: row! };
     },

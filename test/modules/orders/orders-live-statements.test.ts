@@ -9,11 +9,11 @@ import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
 /** An order placed with an API token, filled at once, its account events published and its fill heard. */
-const LIVE_ORDER_STATEMENTS = 7;
+const LIVE_ORDER_STATEMENTS = 6;
 /**
- * Of them, the round trips its answer waits for one after another: the API token; the credential beside the
- * halts and limits with the user's counts (decision 460; the counts in the halts' statement, decision 501); the claim; the answer, which reads the limits the
- * daily loss check weighs (decision 461).
+ * Of them, the round trips its answer waits for one after another: the API token; the halts and limits with
+ * the user's counts and the credential, one statement (decisions 501, 650); the claim; the answer, which reads
+ * the limits the daily loss check weighs (decision 461).
  */
 const LIVE_ORDER_IN_SERIES = 4;
 /** What runs beside the answer, never awaited by it: the account events' insert and the notice preferences. */
@@ -73,6 +73,9 @@ describe('the statements of a live market order', () => {
     assert.equal(gates.length, 1, listed);
     assert.match(gates[0]!, /FROM "orders" AS oc/);
     assert.equal(texts.filter((t) => /count\(\*\)/.test(t)).length, 1, listed);
+    // So is the credential the order trades with, not by a statement of its own on another connection (decision 650).
+    assert.match(gates[0]!, /FROM "exchange_credentials" AS ec/);
+    assert.equal(texts.filter((t) => /"exchange_credentials"/.test(t)).length, 1, listed);
     // The API token is read once: the live order's step-up check uses the user the route's guard let in.
     assert.equal(texts.filter((t) => /"api_tokens"\."token_hash" = /.test(t)).length, 1, listed);
     // The claim commits on its own, flushed to disk before the send; the answer is one statement (its row as
