@@ -25,7 +25,8 @@ function joinText(named: boolean, first: number): string {
   const where = named
     ? `ec.id = $${first}::uuid LIMIT 1`
     : `ec.exchange_name = $${first}::text AND ec.is_active
-      ORDER BY CASE ec.validation_status WHEN 'valid' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END, ec.created_at DESC NULLS LAST
+      ORDER BY CASE ec.validation_status WHEN 'valid' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END,
+        ec.created_at DESC NULLS LAST
       LIMIT 1`;
   return `LEFT JOIN LATERAL (SELECT ${SELECTED} FROM "${TABLE}" AS ec
     WHERE ec.user_id = u.user_id AND ${where}) AS order_credential ON true`;

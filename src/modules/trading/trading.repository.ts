@@ -112,8 +112,9 @@ const GATE = `SELECT ${GATE_COLUMNS}
 
 /**
  * What another module's read adds to the gate's statement, so that both travel as one (decisions 501, 650): a
- * join (`u.user_id` is the user's id; its parameters numbered from `$2`, after any join's before it) and the columns it selects, named so as
- * not to meet the gate's own. Its text is a constant of that module: the statement is named by its text.
+ * join (`u.user_id` is the user's id; its parameters numbered from `$2`, after those of any join before it)
+ * and the columns it selects, named so as not to meet the gate's own. Its text is a constant of that module:
+ * the statement is named by its text.
  */
 export interface GateJoin {
   join: string;
@@ -127,14 +128,14 @@ interface GateText {
   text?: string;
 }
 const gateTexts: GateText = { next: new Map() };
+function stepOf(node: GateText, part: string): GateText {
+  let next = node.next.get(part);
+  if (!next) node.next.set(part, (next = { next: new Map() }));
+  return next;
+}
 function gateWithText(joins: readonly GateJoin[]): string {
   let node = gateTexts;
-  for (const joined of joins)
-    for (const part of [joined.join, joined.columns]) {
-      let next = node.next.get(part);
-      if (!next) node.next.set(part, (next = { next: new Map() }));
-      node = next;
-    }
+  for (const joined of joins) node = stepOf(stepOf(node, joined.join), joined.columns);
   node.text ??= `SELECT ${GATE_COLUMNS}, ${joins.map((j) => j.columns).join(', ')}
   ${GATE_FROM}
   ${joins.map((j) => j.join).join('\n  ')}`;
