@@ -217,6 +217,11 @@ export class BinanceFake {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
+    // A venue on another machine reads a request on a kept-alive connection the moment it arrives; this
+    // fake shares the app's event loop, so a stall of the app's (loading ccxt on a busy machine) holds the
+    // request unread while the server's idle timer runs out, and the connection is reset under the call.
+    // The client's own idle bound (4 s) is the one that ends an idle connection, as it is with the venue.
+    this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;

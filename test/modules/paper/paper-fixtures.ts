@@ -6,8 +6,8 @@ import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
 export const PATIENT = { MARKET_UPSTREAM_TIMEOUT_MS: '10000' };
 
 /**
- * The market harness once its Binance fake has answered a book: on a busy machine the first calls of
- * a process can fail to connect, and these tests are about matching, not about that (the engine's
+ * The market harness once its Binance fake has answered a book and ccxt is loaded: on a busy machine
+ * the first calls of a process can fail to connect, and these tests are about matching, not about that (the engine's
  * refusal when the book cannot be read has its own test).
  */
 export async function startPaperMarket(env: Record<string, string> = {}): Promise<MarketHarness> {
@@ -17,9 +17,14 @@ export async function startPaperMarket(env: Record<string, string> = {}): Promis
     'the market to answer a book',
     60_000,
     250,
-  ).catch(async (error: unknown) => {
-    await m.stop();
-    throw error;
-  });
+  )
+    // A first order reads the venue's fees from ccxt, whose one-off load (seconds of a busy machine's
+    // CPU) would otherwise stall the process while the order's book read is in flight, counting
+    // against that read's bound; these tests are about matching, so the load happens here.
+    .then(() => m.modules.exchange.tradingFees('binance'))
+    .catch(async (error: unknown) => {
+      await m.stop();
+      throw error;
+    });
   return m;
 }
