@@ -15,8 +15,13 @@ const PAPER_ORDER_STATEMENTS = 9;
  * daily loss check weighs (decision 461).
  */
 const PAPER_ORDER_IN_SERIES = 7;
+/**
+ * The account events' notify on the bus, its channel a parameter; not the order's write, which names the resting
+ * watch's channel in its text (decision 640).
+ */
+const BUS_NOTIFY = /pg_notify\(\$/;
 /** What runs beside the answer, never awaited by it: the account events' insert, their notify, the notice preferences. */
-const BESIDE_THE_ANSWER = /stream_events|notification_preferences|pg_notify/;
+const BESIDE_THE_ANSWER = new RegExp(`stream_events|notification_preferences|${BUS_NOTIFY.source}`);
 
 describe('the statements of a paper market order', () => {
   let o: OrdersApp;
@@ -35,9 +40,7 @@ describe('the statements of a paper market order', () => {
     const afterTheAnswer = () =>
       waitFor(
         () =>
-          [/stream_events/, /notification_preferences/, /pg_notify/].every((r) =>
-            recorded.texts.some((t) => r.test(t)),
-          ),
+          [/stream_events/, /notification_preferences/, BUS_NOTIFY].every((r) => recorded.texts.some((t) => r.test(t))),
         'the work after the answer',
         30_000,
       );
