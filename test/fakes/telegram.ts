@@ -1,8 +1,8 @@
 // A loopback Telegram Bot API (PROTOCOLS B13) for the sendMessage method: `POST /bot<token>/sendMessage`
 // with JSON `{chat_id, text, ...}` answers `{"ok": true, "result": {message_id, chat, date, text}}`.
 // It fails as Telegram does: an unknown token is 401 Unauthorized, a chat that never started the bot is
-// 400 "chat not found", an empty or over-long text is 400, and more than one message a second to a chat
-// is 429 with `parameters.retry_after`.
+// 400 "chat not found", an empty or over-long text or one with a lone surrogate is 400, and more than
+// one message a second to a chat is 429 with `parameters.retry_after`.
 import { createServer, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -64,6 +64,8 @@ export async function startTelegramBot(options: { token?: string } = {}): Promis
       if (!chatId) return fail(res, 400, 'Bad Request: chat_id is empty');
       if (!text.trim()) return fail(res, 400, 'Bad Request: message text is empty');
       if (text.length > TEXT_LIMIT) return fail(res, 400, 'Bad Request: message is too long');
+      // JSON may escape a lone surrogate (\ud83d); it is not UTF-8, and Telegram refuses it.
+      if (/\p{Cs}/u.test(text)) return fail(res, 400, 'Bad Request: strings must be encoded in UTF-8');
       if (!chats.has(chatId)) return fail(res, 400, 'Bad Request: chat not found');
       const now = Date.now();
       const last = lastSent.get(chatId);

@@ -163,18 +163,26 @@ export function createAlertsService(deps: {
   }
 
   return {
-    /** A body over the limit: refused before it was read (413), counted on its hook. */
-    async oversized(hookId: string): Promise<void> {
-      if (UUID.test(hookId)) await repo.countRefused(hookId, '413: the alert body is over 16 KiB', clock.now());
-    },
-
-    async receive(hookId: string, body: string, ip: string | undefined): Promise<AlertAnswer> {
+    /**
+     * The per-address throttle, first of all and before the body is read (decision 690): past it nothing
+     * is written, whatever the body; an oversized one included.
+     */
+    async admit(ip: string | undefined): Promise<void> {
       await throttle(
         `signals:address:${clientKey(ip) ?? 'unknown'}`,
         limits.addressPerMinute,
         undefined,
         'from this address',
       );
+    },
+
+    /** A body over the limit, admitted by the address throttle: refused unread (413), counted on its hook. */
+    async oversized(hookId: string): Promise<void> {
+      if (UUID.test(hookId)) await repo.countRefused(hookId, '413: the alert body is over 16 KiB', clock.now());
+    },
+
+    /** An alert admitted by `admit` (the route runs it before reading the body). */
+    async receive(hookId: string, body: string, ip: string | undefined): Promise<AlertAnswer> {
       const hook = UUID.test(hookId) ? await repo.byId(hookId) : undefined;
       const fields = fieldsOf(body);
       if (!hook) {

@@ -160,6 +160,16 @@ describe('TradingView alerts', () => {
     assert.equal((await counters(hook.id)).alerts_refused, 1);
   });
 
+  it('throttles oversized bodies per address before counting them: past the limit 429 and no write', async () => {
+    const hook = await makeHook();
+    const address = newClientAddress();
+    const big = json(hook, { note: 'x'.repeat(16 * 1024) });
+    const statuses: number[] = [];
+    for (let i = 0; i < 15; i++) statuses.push((await post(hook.id, big, address)).statusCode);
+    assert.deepEqual(statuses, [...Array(12).fill(413), 429, 429, 429]);
+    assert.equal((await counters(hook.id)).alerts_refused, 12);
+  });
+
   it('refuses a body of neither form, and an unknown action, field by field (422), and tells the owner', async () => {
     const hook = await makeHook();
     const stream = follow(`${await t.app.listen({ host: '127.0.0.1', port: 0 })}/api/stream`, {

@@ -11,6 +11,16 @@ export interface TelegramChannel {
 /** Telegram refuses a message longer than this. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
+/**
+ * The text cut to the limit at a code point boundary (decision 690): a cut between the two halves of a
+ * surrogate pair (an emoji) sends a lone surrogate, which is not UTF-8 and Telegram answers 400.
+ */
+export function telegramText(text: string): string {
+  if (text.length <= TELEGRAM_TEXT_LIMIT) return text;
+  const last = text.charCodeAt(TELEGRAM_TEXT_LIMIT - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? TELEGRAM_TEXT_LIMIT - 1 : TELEGRAM_TEXT_LIMIT);
+}
+
 export function createTelegramChannel(options: {
   token: string | undefined;
   apiUrl: string;
@@ -31,7 +41,7 @@ export function createTelegramChannel(options: {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({
             chat_id: chatId,
-            text: text.slice(0, TELEGRAM_TEXT_LIMIT),
+            text: telegramText(text),
             disable_web_page_preview: true,
           }),
           signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),

@@ -20,6 +20,11 @@ export function alertsRoutes(deps: { alerts: AlertsService }): FastifyPluginAsyn
       '/api/signals/tradingview/:hook_id',
       {
         bodyLimit: ALERT_BODY_LIMIT,
+        // The per-address throttle runs before the body is read, so that an oversized body (413, counted
+        // on its hook) is throttled as every other alert is: past the limit, 429 and nothing written.
+        preParsing: async (request) => {
+          await alerts.admit(request.ip);
+        },
         // A body over the limit is refused before the handler runs; it still counts on its hook.
         onError: async (request, _reply, error) => {
           if ((error as { statusCode?: number }).statusCode === 413)
@@ -36,7 +41,8 @@ export function alertsRoutes(deps: { alerts: AlertsService }): FastifyPluginAsyn
             '202 with the order it made, through the same path as POST /api/orders; the same alert again ' +
             '(same `id`, and `time` when given) makes no second order: 200 with the first one’s id. 401 wrong ' +
             'secret or unknown hook, 413 over 16 KiB, 422 unreadable, unknown action or stale `time`, 429 ' +
-            'throttled per hook and per address; the order path’s own refusals (422 limits, 423 halted, 403 ' +
+            'throttled per hook and per address (the address first, before the body is read: a body over 16 KiB ' +
+            'past that limit is 429 too); the order path’s own refusals (422 limits, 423 halted, 403 ' +
             'live safety, 503 trading not available) as that route answers them.',
           security: [],
           params: Type.Object({ hook_id: Type.String({ maxLength: 64, description: 'The hook, from its URL.' }) }),
