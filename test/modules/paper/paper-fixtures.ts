@@ -1,4 +1,6 @@
 // Shared set-up of the paper tests: the market harness with a patient upstream bound, answering.
+import { randomUUID } from 'node:crypto';
+import type { VenueOrderRequest } from '../../../src/platform/order-venue.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
 
@@ -27,4 +29,22 @@ export async function startPaperMarket(env: Record<string, string> = {}): Promis
       throw error;
     });
   return m;
+}
+
+/** A resting-kind order for the paper venue: a Binance BTC/USDT limit buy, GTC, with a fresh client order id. */
+export function limitBuy(
+  userId: string,
+  o: Partial<VenueOrderRequest> & Pick<VenueOrderRequest, 'amount' | 'price'>,
+): VenueOrderRequest {
+  return {
+    userId,
+    exchange: 'binance',
+    symbol: 'BTC/USDT',
+    clientOrderId: `t-${randomUUID()}`,
+    side: 'buy',
+    type: 'limit',
+    timeInForce: 'GTC',
+    credentialId: null,
+    ...o,
+  };
 }

@@ -1,7 +1,6 @@
 // Resting paper orders fill when a real tick from the Binance stream fake goes through their price,
 // at their price with the maker fee; with two instances hearing the same tick, exactly one fills.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { VenueOrderRequest } from '../../../src/platform/order-venue.ts';
@@ -9,7 +8,7 @@ import { startBinanceWsFake, type BinanceWsFake } from '../../fakes/binance-ws.t
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import type { MarketHarness } from '../market/market-fixtures.ts';
-import { PATIENT, startPaperMarket } from './paper-fixtures.ts';
+import { limitBuy, PATIENT, startPaperMarket } from './paper-fixtures.ts';
 
 type Change = { userId: string; clientOrderId: string };
 
@@ -20,19 +19,8 @@ describe('resting paper orders', () => {
   let user: TestUser;
   const heard: Change[][] = [[], []];
 
-  const order = (o: Partial<VenueOrderRequest>): VenueOrderRequest => ({
-    userId: user.id,
-    exchange: 'binance',
-    symbol: 'BTC/USDT',
-    clientOrderId: `t-${randomUUID()}`,
-    side: 'buy',
-    type: 'limit',
-    timeInForce: 'GTC',
-    amount: '0.1',
-    price: '64000',
-    credentialId: null,
-    ...o,
-  });
+  const order = (o: Partial<VenueOrderRequest>): VenueOrderRequest =>
+    limitBuy(user.id, { amount: '0.1', price: '64000', ...o });
   const balances = async () => {
     const r = await m.app.inject({ method: 'GET', url: '/api/paper/account', headers: user.headers });
     return r.json<{ balances: { asset: string; free: string; locked: string }[] }>().balances;

@@ -3,7 +3,6 @@
 // watched as soon as its transaction commits, not at the watch's slow fallback; one that came to rest
 // unannounced, at that fallback.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -14,7 +13,7 @@ import { recordStatements } from '../../helpers/statements.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import type { MarketHarness } from '../market/market-fixtures.ts';
-import { PATIENT, startPaperMarket } from './paper-fixtures.ts';
+import { limitBuy, PATIENT, startPaperMarket } from './paper-fixtures.ts';
 
 /** The watch's read of the symbols with resting orders, as the database receives it. */
 const isRestingRead = (text: string) => /select distinct "venue_symbol" from "paper_orders"/i.test(text);
@@ -26,19 +25,8 @@ describe('the resting watch woken by commits', () => {
   let user: TestUser;
   const apps: TestApp[] = [];
 
-  const order = (o: Partial<VenueOrderRequest> = {}): VenueOrderRequest => ({
-    userId: user.id,
-    exchange: 'binance',
-    symbol: 'BTC/USDT',
-    clientOrderId: `t-${randomUUID()}`,
-    side: 'buy',
-    type: 'limit',
-    timeInForce: 'GTC',
-    amount: '0.01',
-    price: '60000',
-    credentialId: null,
-    ...o,
-  });
+  const order = (o: Partial<VenueOrderRequest> = {}): VenueOrderRequest =>
+    limitBuy(user.id, { amount: '0.01', price: '60000', ...o });
 
   /** Another instance on the same database, listening (its watch started). */
   async function watcher(options: { stream?: boolean; times?: RestingWatchTimes } = {}): Promise<TestApp> {
