@@ -8,6 +8,12 @@ import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor as waitUntil } from '../../helpers/wait.ts';
 
+/**
+ * The market tests' 1 s upstream bound is for their failure cases; tests about something else (matching, the
+ * console's pages) take this one, so that a loaded machine's slow first upstream read is not a refusal.
+ */
+export const PATIENT = { MARKET_UPSTREAM_TIMEOUT_MS: '10000' };
+
 export interface MarketHarness extends TestApp {
   binance: BinanceFake;
   coingecko: CoinGeckoFake;

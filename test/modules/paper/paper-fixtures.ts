@@ -2,10 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { VenueOrderRequest } from '../../../src/platform/order-venue.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
+import { PATIENT, startMarket, type MarketHarness } from '../market/market-fixtures.ts';
 
-/** The market tests' 1 s upstream bound is for their failure cases; here a loaded machine must not refuse a book. */
-export const PATIENT = { MARKET_UPSTREAM_TIMEOUT_MS: '10000' };
+export { PATIENT };
 
 /**
  * The market harness once its Binance fake has answered a book and ccxt is loaded: on a busy machine
