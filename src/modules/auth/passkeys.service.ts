@@ -14,7 +14,7 @@ import { AppError, badRequest, conflict, forbidden, invalidField, rateLimited } 
 import type { PasskeyPurpose, PasskeyRow, UserRow, UsersModule } from '../users/index.ts';
 import { invalidMfaToken } from './auth.answers.ts';
 import type { DeviceCookies } from './device-cookie.ts';
-import { createLoginThrottle } from './login-throttle.ts';
+import { createLoginThrottle, type LoginClient } from './login-throttle.ts';
 import type { PasskeyOptionsBody, PasskeyVerifyBody } from './passkeys.schemas.ts';
 import { createWebauthn, userHandleOf } from './passkeys.webauthn.ts';
 import { createSessionIssuer, type ClientInfo, type IssuedTokens } from './session-issuer.ts';
@@ -29,8 +29,11 @@ export interface PasskeyActor {
   sessionId: string | null;
 }
 
-/** What verify did: a passkey registered, or a token pair issued. */
-export type PasskeyOutcome = { registered: PasskeyRow } | { tokens: IssuedTokens };
+/**
+ * What verify did: a passkey registered, or a token pair issued; a sign-in (`login`, `mfa`) also answers
+ * the device cookie to set (decision 730).
+ */
+export type PasskeyOutcome = { registered: PasskeyRow } | { tokens: IssuedTokens & { device?: string } };
 
 const refused = (detail = 'The passkey could not be verified') =>
   new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer' } });
@@ -158,7 +161,7 @@ export function createPasskeyCeremonies(deps: {
     async verify(
       body: PasskeyVerifyBody,
       actor: PasskeyActor | undefined,
-      client: ClientInfo,
+      client: ClientInfo & LoginClient,
     ): Promise<PasskeyOutcome> {
       const now = clock.now();
       const challenge = await passkeys.spendChallenge(hashToken(body.challenge_token), now);
@@ -214,8 +217,8 @@ export function createPasskeyCeremonies(deps: {
       const expectedUser = challenge.userId ? await accounts.findById(challenge.userId) : undefined;
       // Counted before anything is checked, as a password or a code is; a success gives it back.
       const counted = owner ?? expectedUser;
-      // Counted by the address (decision 196): a passkey answer carries no device cookie here.
-      const reservation = counted ? await throttle.reserve(counted.email, { ip: client.ip }) : undefined;
+      // Counted by the device cookie when it is one of the account's, else by the address (decision 196).
+      const reservation = counted ? await throttle.reserve(counted.email, client) : undefined;
       if (!passkey || !owner) throw await failed(expectedUser, purpose, 'unknown_credential', client);
       if (challenge.userId && challenge.userId !== owner.id)
         throw await failed(expectedUser, purpose, 'other_account', client, passkey);
@@ -259,8 +262,12 @@ export function createPasskeyCeremonies(deps: {
       });
       if (outcome.failure) throw await failed(owner, purpose, outcome.failure, client, passkey);
       if (outcome.error) throw outcome.error;
-      if (reservation) await throttle.release(owner.email, { ip: client.ip }, reservation);
-      return { tokens: outcome.tokens! };
+      if (reservation) await throttle.release(owner.email, client, reservation);
+      if (purpose === 'step-up') return { tokens: outcome.tokens! };
+      // A completed sign-in, as a TOTP code's (decision 730): the password's attempt of a sign-in this
+      // passkey finished is given back, and the client becomes the owner's (a known address, a device cookie).
+      if (purpose === 'mfa') await throttle.release(owner.email, client, await throttle.classify(owner.email, client));
+      return { tokens: { ...outcome.tokens!, device: await throttle.trust(owner.email, client) } };
     },
   };
 }

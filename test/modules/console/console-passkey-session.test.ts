@@ -23,7 +23,9 @@ describe("the console's passkey session", () => {
 
   const consoleVerify = (payload: object, headers: Record<string, string> = CONSOLE) =>
     p.t.app.inject({ method: 'POST', url: '/api/console/session/passkey', payload, headers });
-  const cookieOf = (response: LightMyRequestResponse) => String(response.headers['set-cookie']);
+  /** The Set-Cookie of the console's refresh token (a sign-in also sets the device cookie, decision 730). */
+  const cookieOf = (response: LightMyRequestResponse) =>
+    String([response.headers['set-cookie']].flat().find((c) => String(c).startsWith('tp_console_refresh=')));
 
   it('signs in without a password: the access token answered, the refresh token a console cookie', async () => {
     const user = await p.passkeyUser();
@@ -34,6 +36,10 @@ describe("the console's passkey session", () => {
     assert.deepEqual(Object.keys(answer.json()).sort(), ['access_token', 'expires_in', 'token_type']);
     assert.match(cookieOf(answer), /^tp_console_refresh=[^;]+; .*HttpOnly/);
     assert.match(cookieOf(answer), /Path=\/api\/console\/session/);
+    assert.ok(
+      [answer.headers['set-cookie']].flat().some((c) => String(c).startsWith('tp_device=')),
+      'a completed sign-in sets the device cookie',
+    );
     const refreshed = await p.t.app.inject({
       method: 'POST',
       url: '/api/console/session/refresh',

@@ -141,7 +141,11 @@ describe('passkeys in the console, in a browser', { skip: browserMissing }, () =
       const cookies = await c.context.cookies();
       assert.deepEqual(
         cookies.map((k) => ({ name: k.name, path: k.path, httpOnly: k.httpOnly })),
-        [{ name: 'tp_console_refresh', path: '/api/console/session', httpOnly: true }],
+        // A completed sign-in sets the device cookie, as a password sign-in does (decision 730).
+        [
+          { name: 'tp_console_refresh', path: '/api/console/session', httpOnly: true },
+          { name: 'tp_device', path: '/api', httpOnly: true },
+        ],
       );
       await c.page.reload();
       await c.page.getByText(user.email).first().waitFor();

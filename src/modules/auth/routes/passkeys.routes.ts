@@ -18,7 +18,8 @@ import {
 } from '../passkeys.schemas.ts';
 import type { PasskeyActor, PasskeyCeremonies } from '../passkeys.service.ts';
 import { passkeyWire } from '../passkeys.wire.ts';
-import { clientOf, tags } from './auth-requests.ts';
+import { deviceCookieHeader } from '../device-cookie.ts';
+import { clientOf, signInClientOf, tags } from './auth-requests.ts';
 
 /**
  * The signed-in caller of a ceremony: registration needs the bearer (and, on an account with a second
@@ -89,7 +90,8 @@ export function passkeysRoutes(deps: {
             "`response` is the browser's `credential.toJSON()`. The challenge is spent whatever the outcome. " +
             '`register`: 201 and the passkey (two-factor is on from now); a credential that does not verify: ' +
             '400; one registered already: 409. `login` and `mfa`: the token pair login answers, `amr` naming ' +
-            '`webauthn`; `step-up`: a new pair with a fresh `auth_time`. An unknown, used or expired ' +
+            "`webauthn`, and set the device cookie `tp_device` as a password sign-in does (the password's " +
+            'attempt of an `mfa` sign-in is given back); `step-up`: a new pair with a fresh `auth_time`. An unknown, used or expired ' +
             '`challenge_token`, or an assertion that does not verify (replayed, tampered, another origin or RP ' +
             'ID, no user verification, a counter that went backwards): 401, audited, and counted in the login ' +
             'throttle as a wrong code is (429 beyond it).',
@@ -101,8 +103,11 @@ export function passkeysRoutes(deps: {
       async (request, reply) => {
         const actor = await ceremonyActor(guards, undefined, request, reply);
         void reply.header('cache-control', 'no-store');
-        const outcome = await ceremonies.verify(request.body, actor, clientOf(request));
+        const outcome = await ceremonies.verify(request.body, actor, signInClientOf(request));
         if ('registered' in outcome) return reply.code(201).send(passkeyWire(outcome.registered));
+        // A sign-in sets its device cookie, as a password's does (decisions 196, 730).
+        if (outcome.tokens.device)
+          void reply.header('set-cookie', deviceCookieHeader(outcome.tokens.device, request.protocol === 'https'));
         return tokenPairWire(outcome.tokens);
       },
     );
