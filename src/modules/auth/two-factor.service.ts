@@ -147,9 +147,20 @@ export function createTwoFactorService(deps: {
       await succeeded();
     },
 
-    async setup(body: TwoFactorSetupBody, actor: TwoFactorActor, client: ClientInfo): Promise<TwoFactorEnrolment> {
+    /**
+     * `assertSteppedUp` throws unless the request presented a second factor recently (the guards'
+     * step-up check): an account that has one already (a passkey) adds an authenticator app only with
+     * it, as it adds a passkey (decision 731).
+     */
+    async setup(
+      body: TwoFactorSetupBody,
+      actor: TwoFactorActor,
+      client: ClientInfo,
+      assertSteppedUp: () => void,
+    ): Promise<TwoFactorEnrolment> {
       const user = await account(actor.id);
       if (user.totpEnabled) throw conflict('Two-factor authentication is on already; disable it first to enroll again');
+      if (user.twoFactorEnabled) assertSteppedUp();
       const succeeded = await reserve(user.id);
       await checkPassword(user, body.password, client, 'setup');
       await succeeded();

@@ -232,6 +232,22 @@ describe('passkeys', () => {
       assert.deepEqual((await p.mfaToken(user)).methods, ['totp', 'recovery_code']);
     });
 
+    it('adds an authenticator app to an account with a passkey only with a fresh second factor', async () => {
+      const user = await p.passkeyUser();
+      // Whoever holds an access token of the account and knows the password, without its passkey.
+      clock.advance(11 * 60_000);
+      const stale = await p.post('/api/auth/2fa/setup', { password: user.password }, user.headers);
+      assertDetail(stale, 403, 'Second factor required');
+      assert.equal(stale.headers['www-authenticate'], 'Bearer error="insufficient_user_authentication"');
+      assert.equal(stale.json<{ secret?: string }>().secret, undefined);
+      assert.deepEqual((await p.mfaToken(user)).methods, ['webauthn'], 'no authenticator app was added');
+      // The owner, with the passkey, adds one.
+      const stepped = await p.ceremony(user.passkey, { purpose: 'step-up' }, { headers: user.headers });
+      const fresh = p.bearer(stepped.answer.json<{ access_token: string }>().access_token);
+      const setup = await p.post('/api/auth/2fa/setup', { password: user.password }, fresh);
+      assert.equal(setup.statusCode, 200, setup.body);
+    });
+
     it('is refused to API tokens', async () => {
       const user = await p.passkeyUser();
       const made = await p.post('/api/auth/tokens', { name: 'bot', scopes: ['account:read'] }, user.headers);

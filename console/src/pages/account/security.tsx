@@ -245,6 +245,7 @@ export function SecurityPanel() {
           </form>
         ) : null}
         <ErrorNote error={action.error} />
+        <StepUpPrompt action={action} />
       </Section>
       <PasskeysPanel needsPassword={me.data ? !me.data.twoFactorEnabled : false} onChange={() => void me.reload()} />
     </>

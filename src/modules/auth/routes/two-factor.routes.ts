@@ -64,7 +64,8 @@ export function twoFactorRoutes(deps: {
             'base32, as an `otpauth://` URL and as a QR code (SVG). Two-factor is not on until POST ' +
             '/api/auth/2fa/enable confirms a code; calling setup again replaces a pending secret. The ' +
             'secret is stored sealed (AES-256-GCM). A wrong password: 400, counted (5 per 15 minutes, then ' +
-            '429); two-factor already on: 409.',
+            '429); the authenticator app on already: 409. On an account whose second factor is a passkey, a ' +
+            'second factor within `STEP_UP_MAX_AGE_MINUTES` is needed first (403 "Second factor required").',
           security: bearerSecurity,
           body: TwoFactorSetupBody,
           response: { 200: TwoFactorSetup, ...errorResponses(400, 401, 403, 409, 429) },
@@ -74,7 +75,9 @@ export function twoFactorRoutes(deps: {
         void reply.header('cache-control', 'no-store');
         const user = currentUser(request);
         return twoFactorSetupWire(
-          await twoFactor.setup(request.body, { id: user.id, sessionId: user.sessionId }, signInClientOf(request)),
+          await twoFactor.setup(request.body, { id: user.id, sessionId: user.sessionId }, signInClientOf(request), () =>
+            guards.assertSteppedUp(request),
+          ),
         );
       },
     );
