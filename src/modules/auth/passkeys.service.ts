@@ -52,7 +52,13 @@ export function createPasskeyCeremonies(deps: {
   settings: { webauthn: WebauthnSettings; refreshTokenTtlDays: number; signupLimitPerHour: number };
   onUserChanged: (userId: string) => void;
   /** A signed-in user's password before a first second factor is enrolled: counted, 400 when wrong (decision 681). */
-  confirmPassword: (user: UserRow, password: string, client: ClientInfo, purpose: string) => Promise<void>;
+  confirmPassword: (
+    user: UserRow,
+    sessionId: string | null,
+    password: string,
+    client: ClientInfo,
+    purpose: string,
+  ) => Promise<void>;
 }) {
   const { db, tokens, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor, passkeys } = deps.users;
@@ -121,7 +127,7 @@ export function createPasskeyCeremonies(deps: {
         // for it at the next sign-in, does not have (decision 681). With one, the route asked a fresh one.
         if (!user.twoFactorEnabled) {
           if (body.password === undefined) throw invalidField(['body', 'password'], 'Field required', body, 'missing');
-          await deps.confirmPassword(user, body.password, client, 'passkey_register');
+          await deps.confirmPassword(user, actor!.sessionId, body.password, client, 'passkey_register');
         }
         bound = { userId: user.id, sessionId: actor!.sessionId, mfaChallengeId: null };
         options = await webauthn.registrationOptions(token, user, await passkeys.list(user.id));

@@ -11,7 +11,7 @@ import type { ChangePasswordBody } from './auth.schemas.ts';
 import type { ClientInfo } from './session-issuer.ts';
 import { LOGIN_LIMITS } from './login-throttle.ts';
 
-/** Wrong current passwords allowed per user and window, as for logins per account and address. */
+/** Wrong current passwords allowed per session (or per account without one) and window, as for logins per account and address. */
 export const PASSWORD_CHANGE_LIMITS = { perUser: LOGIN_LIMITS.perAccountAndClient, windowMs: LOGIN_LIMITS.windowMs };
 
 interface PasswordChanger {
@@ -36,10 +36,15 @@ export function createPasswordService(deps: {
     /**
      * Checks the current password, sets the new one, ends every other session and voids pending
      * reset links. A stolen access token alone cannot take the account over: guesses of the current
-     * password are counted before the check, as logins are (decision 003).
+     * password are counted before the check, as logins are (decision 003), per session (decision 732).
      */
     async changePassword(changer: PasswordChanger, body: ChangePasswordBody, client: ClientInfo): Promise<void> {
-      const key = `password-change:user:${changer.id}`;
+      // Per session (decision 732): a session's wrong guesses hold that session only, so one taken from the
+      // owner cannot keep the owner's own from changing the password (which signs it out). An identity
+      // provider's token has no session of ours and counts per account.
+      const key = changer.sessionId
+        ? `password-change:session:${changer.sessionId}`
+        : `password-change:user:${changer.id}`;
       const attempt = await counters.incr(key, PASSWORD_CHANGE_LIMITS.windowMs);
       if (attempt.count > PASSWORD_CHANGE_LIMITS.perUser) {
         throw rateLimited(attempt.resetMs / 1000, 'Too many password change attempts; try again later');

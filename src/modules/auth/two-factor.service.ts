@@ -58,9 +58,14 @@ export function createTwoFactorService(deps: {
   const { db, secondFactor, attempts, passwords, counters, clock } = deps;
   const { accounts, twoFactor } = deps.users;
 
-  /** Counts the attempt before anything is checked; a successful one gives them all back. */
-  async function reserve(userId: string): Promise<() => Promise<void>> {
-    const key = `two-factor:user:${userId}`;
+  /**
+   * Counts the attempt before anything is checked; a successful one gives them all back. Counted per
+   * session (decision 732): a session's wrong passwords hold that session only, so one taken from the
+   * owner cannot keep the owner's own from turning two-factor on (which signs it out). An identity
+   * provider's token has no session of ours and counts per account.
+   */
+  async function reserve(actor: TwoFactorActor): Promise<() => Promise<void>> {
+    const key = actor.sessionId ? `two-factor:session:${actor.sessionId}` : `two-factor:user:${actor.id}`;
     const attempt = await counters.incr(key, TWO_FACTOR_LIMITS.windowMs);
     if (attempt.count > TWO_FACTOR_LIMITS.perUser)
       throw rateLimited(attempt.resetMs / 1000, 'Too many two-factor attempts; try again later');
@@ -141,8 +146,14 @@ export function createTwoFactorService(deps: {
      * The password of a signed-in user about to enrol a second factor, counted (and audited when wrong) as
      * setup's is, on the same counter: 400 when wrong, 429 past the limit (decision 681).
      */
-    async confirmPassword(user: UserRow, password: string, client: ClientInfo, purpose: string): Promise<void> {
-      const succeeded = await reserve(user.id);
+    async confirmPassword(
+      user: UserRow,
+      sessionId: string | null,
+      password: string,
+      client: ClientInfo,
+      purpose: string,
+    ): Promise<void> {
+      const succeeded = await reserve({ id: user.id, sessionId });
       await checkPassword(user, password, client, purpose);
       await succeeded();
     },
@@ -161,7 +172,7 @@ export function createTwoFactorService(deps: {
       const user = await account(actor.id);
       if (user.totpEnabled) throw conflict('Two-factor authentication is on already; disable it first to enroll again');
       if (user.twoFactorEnabled) assertSteppedUp();
-      const succeeded = await reserve(user.id);
+      const succeeded = await reserve(actor);
       await checkPassword(user, body.password, client, 'setup');
       await succeeded();
       const secret = newTotpSecret();
@@ -238,7 +249,7 @@ export function createTwoFactorService(deps: {
       oneAnswer(body);
       const user = await account(actor.id);
       if (!user.totpEnabled) throw conflict('Two-factor authentication is not on');
-      const succeeded = await reserve(user.id);
+      const succeeded = await reserve(actor);
       await checkPassword(user, body.password, client, 'disable_2fa');
       const attempt = await attempts.reserve(user);
       const now = clock.now();

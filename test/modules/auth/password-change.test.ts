@@ -98,6 +98,41 @@ describe('auth: change your own password', () => {
     );
   });
 
+  it('a stolen session that guesses wrong locks itself only: the owner changes the password from their own and ends it', async () => {
+    const owner = await signIn(t.app, t.database);
+    // Whoever took a session of the account (its tokens, from a shared machine) guesses the password.
+    const taken = (await login(owner.email, owner.password)).json<{ access_token: string }>();
+    const stolen = { headers: { authorization: `Bearer ${taken.access_token}` } };
+    for (let i = 0; i < PASSWORD_CHANGE_LIMITS.perUser; i++)
+      assertDetail(
+        await change(stolen, { current_password: `wrong-${i}`, new_password: 'never applied 5' }),
+        400,
+        'Current password is incorrect',
+      );
+    assertDetail(
+      await change(stolen, { current_password: 'wrong-5', new_password: 'never applied 5' }),
+      429,
+      'Too many password change attempts; try again later',
+    );
+    // The owner's own session is not held by the other's guesses: the change ends the stolen session.
+    const changed = await change(owner, { current_password: owner.password, new_password: 'taken back password' });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.equal((await me(taken.access_token)).statusCode, 401);
+  });
+
+  it("a stolen session's wrong passwords do not stop the owner turning two-factor on (which signs it out)", async () => {
+    const owner = await signIn(t.app, t.database);
+    const taken = (await login(owner.email, owner.password)).json<{ access_token: string }>();
+    const stolen = { authorization: `Bearer ${taken.access_token}` };
+    const setup = (headers: Record<string, string>, password: string) =>
+      t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', headers, payload: { password } });
+    for (let i = 0; i < PASSWORD_CHANGE_LIMITS.perUser; i++)
+      assertDetail(await setup(stolen, `wrong-${i}`), 400, 'Password is incorrect');
+    assertDetail(await setup(stolen, 'wrong-5'), 429, 'Too many two-factor attempts; try again later');
+    const started = await setup(owner.headers, owner.password);
+    assert.equal(started.statusCode, 200, started.body);
+  });
+
   it('holds the new password to the registration rules and refuses the current one, with masked inputs', async () => {
     const user = await signIn(t.app, t.database);
     const short = assertIssue(

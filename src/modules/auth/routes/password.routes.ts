@@ -22,7 +22,7 @@ export function passwordRoutes(deps: { passwords: PasswordService; guards: Guard
             'Checks `current_password`, sets `new_password` (8 to 128 characters, as at registration, and ' +
             'different from the current one: 422 otherwise), revokes every other session of the account (this ' +
             'one stays signed in) and voids pending reset links. A wrong current password answers 400 and ' +
-            'counts towards a limit of 5 per 15 minutes (429 with `Retry-After` beyond it). Neither password ' +
+            'counts towards a limit of 5 per 15 minutes for the session (429 with `Retry-After` beyond it). Neither password ' +
             'is ever logged or returned. With two-factor on, a second factor within `STEP_UP_MAX_AGE_MINUTES` ' +
             'is needed first (403 "Second factor required"; POST /api/auth/2fa/step-up).',
           security: bearerSecurity,
