@@ -5,8 +5,9 @@
 // Serper's 403). Failures on demand: `fail(provider, 'unauthorized' | 'rate_limited' | 'server_error'
 // | 'hang')`.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createFakeServer } from './loopback-server.ts';
 
 export const FAKE_PROVIDERS = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'tavily', 'serper'] as const;
 export type FakeProvider = (typeof FAKE_PROVIDERS)[number];
@@ -272,7 +273,7 @@ export class AiProvidersFake {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createFakeServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;

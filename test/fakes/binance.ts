@@ -12,11 +12,12 @@
 // Its spot endpoints are in binance-routes.ts; Binance's error and row shapes, which tests seed
 // accounts with, in binance-shapes.ts.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { marketSymbols, type FakeSymbol } from './binance-market-data.ts';
 import { registerAccountRoutes, registerMarketRoutes } from './binance-routes.ts';
 import { binanceError, INVALID_KEY } from './binance-shapes.ts';
+import { createFakeServer } from './loopback-server.ts';
 
 export interface FakeAccount {
   apiKey: string;
@@ -216,12 +217,7 @@ export class BinanceFake {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    // A venue on another machine reads a request on a kept-alive connection the moment it arrives; this
-    // fake shares the app's event loop, so a stall of the app's (loading ccxt on a busy machine) holds the
-    // request unread while the server's idle timer runs out, and the connection is reset under the call.
-    // The client's own idle bound (4 s) is the one that ends an idle connection, as it is with the venue.
-    this.server.keepAliveTimeout = 60_000;
+    this.server = createFakeServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;

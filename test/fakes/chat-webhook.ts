@@ -1,8 +1,9 @@
 // A loopback incoming-webhook receiver that behaves like Slack (200 `ok`, plain-text error codes,
 // 429 with Retry-After) or Discord (204, JSON errors, 429 with `retry_after` in the body). It checks
 // payloads against the real limits, so a message our renderer gets wrong is refused as it would be.
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { createFakeServer } from './loopback-server.ts';
 
 type ChatFlavor = 'slack' | 'discord';
 export type CannedResponse = { status: number; body?: string | object; headers?: Record<string, string> } | 'hang';
@@ -123,7 +124,7 @@ export async function startChatReceiver(options: { flavor: ChatFlavor }): Promis
       ? reply(res, 400, reason)
       : reply(res, 400, { message: 'Invalid Form Body', code: 50035, errors: { reason } });
 
-  const server = createServer((req, res) => {
+  const server = createFakeServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

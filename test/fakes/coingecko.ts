@@ -2,7 +2,8 @@
 // order, per_page 1..250, page) and /global, with deterministic numbers. When a key is configured it
 // is checked in `x-cg-demo-api-key` or `x-cg-pro-api-key` (or the matching query parameter) and a
 // missing or wrong key is refused as CoinGecko does. Failures (429, 5xx) and slow answers on demand.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createFakeServer } from './loopback-server.ts';
 import type { AddressInfo } from 'node:net';
 
 interface CoinGeckoRequest {
@@ -173,7 +174,7 @@ export class CoinGeckoFake {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createFakeServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/api/v3`;
     return this;

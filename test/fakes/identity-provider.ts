@@ -3,9 +3,9 @@
 // (`iss` = `<url>/auth/v1`, `aud` = `authenticated`, `role` = `authenticated`, `session_id`,
 // `email`, `aal`, `amr`, `is_anonymous`). It can also be made to fail like a real one: 5xx, or hang.
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
+import { createFakeServer } from './loopback-server.ts';
 
 export type IdpAlgorithm = 'RS256' | 'ES256';
 export type IdpFailure = { status: number } | 'hang';
@@ -58,7 +58,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
   const subjects = new Map<string, string>();
   const sockets = new Set<Socket>();
 
-  const server = createServer((request, response) => {
+  const server = createFakeServer((request, response) => {
     if (request.method !== 'GET' || request.url !== '/auth/v1/.well-known/jwks.json') {
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"code":404,"msg":"Not Found"}');
       return;

@@ -5,7 +5,7 @@
 // The workspace it serves and the resolvers are in linear-workspace.ts, the filter semantics in
 // linear-filter.ts.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GraphQLRequestError, type Operation, parseOperation, project, resolveArgs } from './graphql-lite.ts';
 import {
@@ -19,6 +19,7 @@ import {
   type Team,
   type User,
 } from './linear-workspace.ts';
+import { createFakeServer } from './loopback-server.ts';
 
 /** `unavailable`: the 503 of Linear's edge during an outage, an HTML page rather than GraphQL. */
 export type LinearFailure = 'ratelimited' | 'auth' | 'server-error' | 'unavailable' | 'hang';
@@ -124,7 +125,7 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
     send(res, 200, { data }, { 'x-ratelimit-requests-limit': '5000', 'x-ratelimit-requests-remaining': '4999' });
   }
 
-  const server = createServer((req, res) => {
+  const server = createFakeServer((req, res) => {
     handle(req, res).catch((e: unknown) => send(res, 500, error(String(e), 'INTERNAL_SERVER_ERROR')));
   });
   server.on('connection', (socket) => {

@@ -3,8 +3,9 @@
 // It fails as Telegram does: an unknown token is 401 Unauthorized, a chat that never started the bot is
 // 400 "chat not found", an empty or over-long text or one with a lone surrogate is 400, and more than
 // one message a second to a chat is 429 with `parameters.retry_after`.
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { createFakeServer } from './loopback-server.ts';
 
 export type TelegramCanned = { status: number; body: object } | 'hang';
 
@@ -42,7 +43,7 @@ export async function startTelegramBot(options: { token?: string } = {}): Promis
   const fail = (res: ServerResponse, status: number, description: string, extra: object = {}) =>
     reply(res, status, { ok: false, error_code: status, description, ...extra });
 
-  const server = createServer((req, res) => {
+  const server = createFakeServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

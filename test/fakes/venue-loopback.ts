@@ -1,9 +1,10 @@
 // The loopback HTTP server under the Kraken, Coinbase, OKX and Bybit fakes: routing, a request log,
 // injected failures (the venue's own 429 body and headers, 5xx, slow answers) and the account model
 // every venue renders in its own shapes. Each venue's file owns its authentication and its shapes.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Decimal } from 'decimal.js';
+import { createFakeServer } from './loopback-server.ts';
 
 /** One fill, venue-neutral; each fake renders it in its venue's shape. */
 export interface VenueFill {
@@ -109,7 +110,7 @@ export async function startLoopback(handler: LoopbackHandler): Promise<Loopback>
   let injected: Injected[] = [];
   let delayMs = 0;
   let faults: Fault[] = [];
-  const server: Server = createServer((req, res) => {
+  const server: Server = createFakeServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
