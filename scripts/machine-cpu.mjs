@@ -5,8 +5,9 @@
 // parent ended. A file's process counts its own CPU time and that of the children it waited for
 // (test/helpers/usage.mjs); the runner reads the rest while the file runs and charges it to the file
 // (decision 660). Elsewhere than Linux nothing is read and nothing is added.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { eachTask } from './process-tree.mjs';
 
 /** Clock ticks a second of /proc/<pid>/stat's times: 100 on every Linux Node runs on. */
 const TICKS = 100;
@@ -18,34 +19,18 @@ const TICKS = 100;
  */
 export function descendantsCpu(pid) {
   const found = new Map();
-  const visit = (parent) => {
-    let tasks;
+  eachTask(pid, (process, task) => {
+    // A process's own figures are in its /proc/<pid>/stat, read once, at its main thread.
+    if (task !== process || process === String(pid)) return;
     try {
-      tasks = readdirSync(`/proc/${parent}/task`);
+      const stat = readFileSync(`/proc/${process}/stat`, 'latin1');
+      // Fields after the command name (which may hold spaces): utime stime are 14 and 15, starttime 22.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      found.set(`${process}:${fields[19]}`, (Number(fields[11]) + Number(fields[12])) / TICKS);
     } catch {
-      return;
+      // Ended meanwhile.
     }
-    for (const task of tasks) {
-      let children = [];
-      try {
-        children = readFileSync(`/proc/${parent}/task/${task}/children`, 'latin1').split(' ').filter(Boolean);
-      } catch {
-        // Ended meanwhile.
-      }
-      for (const child of children) {
-        try {
-          const stat = readFileSync(`/proc/${child}/stat`, 'latin1');
-          // Fields after the command name (which may hold spaces): utime stime are 14 and 15, starttime 22.
-          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-          found.set(`${child}:${fields[19]}`, (Number(fields[11]) + Number(fields[12])) / TICKS);
-        } catch {
-          continue;
-        }
-        visit(child);
-      }
-    }
-  };
-  visit(pid);
+  });
   return found;
 }
 

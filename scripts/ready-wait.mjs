@@ -4,7 +4,8 @@
 // event-loop gaps (test/platform/http/bounded-work.test.ts) and the test runner's file timeout
 // (decision 480). It lives beside the runner, which needs it; those tests import it from here.
 // Where there is no /proc (not Linux) nothing is read: the wait is 0 and nothing is left out.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { eachTask } from './process-tree.mjs';
 
 /** Run and wait times of one task (thread), in ms, or undefined when it is gone or unreadable. */
 function schedstat(file) {
@@ -28,26 +29,10 @@ export function threadReadyWaitMs() {
  */
 export function treeSchedstats(pid) {
   const stats = new Map();
-  const visit = (process) => {
-    let tasks;
-    try {
-      tasks = readdirSync(`/proc/${process}/task`);
-    } catch {
-      return;
-    }
-    for (const task of tasks) {
-      const stat = schedstat(`/proc/${process}/task/${task}/schedstat`);
-      if (stat) stats.set(task, stat);
-      let children = [];
-      try {
-        children = readFileSync(`/proc/${process}/task/${task}/children`, 'latin1').split(' ').filter(Boolean);
-      } catch {
-        // Ended meanwhile.
-      }
-      for (const child of children) visit(child);
-    }
-  };
-  visit(pid);
+  eachTask(pid, (process, task) => {
+    const stat = schedstat(`/proc/${process}/task/${task}/schedstat`);
+    if (stat) stats.set(task, stat);
+  });
   return stats;
 }
 

@@ -1,0 +1,1 @@
+export function eachTask(pid: number | string, read: (process: string, task: string) => void): void;
