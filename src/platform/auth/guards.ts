@@ -133,9 +133,11 @@ interface Principal {
   revoked: boolean;
   expiresAt: Date;
   lastSeenAt: Date;
+  /** When it was read, by the app's clock (epoch ms): the cache ages by that clock. */
   loadedAt: number;
 }
 
+/** How long a principal is cached, by the app's clock (a test's clock that stands still keeps it). */
 const PRINCIPAL_TTL_MS = 2_000;
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
@@ -184,7 +186,8 @@ export function createGuards(deps: {
 
   async function loadPrincipal(sessionId: string, userId: string): Promise<Principal | undefined> {
     const cached = cache.get(sessionId);
-    if (cached && cached.user.id === userId && Date.now() - cached.loadedAt < PRINCIPAL_TTL_MS) return cached;
+    if (cached && cached.user.id === userId && clock.now().getTime() - cached.loadedAt < PRINCIPAL_TTL_MS)
+      return cached;
     const row = await principals.bySession(sessionId, userId);
     if (!row) {
       cache.delete(sessionId);
@@ -196,7 +199,7 @@ export function createGuards(deps: {
       revoked: row.revokedAt !== null,
       expiresAt: row.expiresAt,
       lastSeenAt: row.lastSeenAt,
-      loadedAt: Date.now(),
+      loadedAt: clock.now().getTime(),
     };
     cache.set(sessionId, principal);
     if (cache.size > 50_000) cache.delete(cache.keys().next().value!);
@@ -257,7 +260,7 @@ export function createGuards(deps: {
     if (!identity) throw invalidToken('Invalid or expired token');
     const key = `${identity.issuer}\n${identity.subject}`;
     let principal = externalCache.get(key);
-    if (!principal || Date.now() - principal.loadedAt >= PRINCIPAL_TTL_MS) {
+    if (!principal || clock.now().getTime() - principal.loadedAt >= PRINCIPAL_TTL_MS) {
       const row = await principals.byExternalIdentity(identity);
       if (row === 'unverified') throw invalidToken('The identity provider has not verified this e-mail address');
       if (row === 'linked_elsewhere') throw invalidToken('This account is linked to another identity of this provider');
@@ -268,7 +271,7 @@ export function createGuards(deps: {
       principal = {
         user: { id: row.id, email: row.email, role: row.role, sessionId: null, twoFactorEnabled: row.twoFactorEnabled },
         status: row.status,
-        loadedAt: Date.now(),
+        loadedAt: clock.now().getTime(),
       };
       externalCache.set(key, principal);
       if (externalCache.size > 50_000) externalCache.delete(externalCache.keys().next().value!);

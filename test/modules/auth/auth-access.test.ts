@@ -1,21 +1,24 @@
 // What happens to a signed-in user when the account changes behind their back, and the configured
 // first admin. Login throttling is in auth-throttling.test.ts.
 import assert from 'node:assert/strict';
-import type { TestContext } from 'node:test';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { eq } from 'drizzle-orm';
 import { users } from '../../../src/modules/users/users.tables.ts';
 import { createModules } from '../../../src/app.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
-// Guards cache a principal for at most 2 s (by Date.now()): a change shows once that much time has
-// passed, moved here by hand.
+// Guards cache a principal for at most 2 s by the app's clock: a change shows once that clock has moved
+// that much, here by hand.
 const PRINCIPAL_TTL_MS = 2_000;
 
 describe('auth access', () => {
   let t: TestApp;
+  /** The app's clock: it stands still but for what the tests move. */
+  const clock = fixedClock(new Date());
   before(async () => {
     t = await buildTestApp({
+      clock,
       routes: async (app) => {
         app.get('/test/admin-only', { onRequest: app.guards.requireAdmin, schema: { hide: true } }, async () => ({
           ok: true,
@@ -50,46 +53,40 @@ describe('auth access', () => {
       assert.equal(response.statusCode, 200, response.body);
     };
 
-    /** Date.now() stands still from here on, but for what `passes` moves on (timers still run). */
-    const stillClock = (context: TestContext) => {
-      context.mock.timers.enable({ apis: ['Date'], now: Date.now() });
-      return { passes: (ms: number) => context.mock.timers.tick(ms) };
-    };
-
     for (const status of ['suspended', 'deleted'] as const) {
-      it(`a ${status} user gets 403 on every authenticated route`, async (context) => {
+      it(`a ${status} user gets 403 on every authenticated route`, async () => {
         const user = await signIn(t.app, t.database);
-        const clock = stillClock(context);
         assert.equal((await get('/api/auth/me', user.headers)).statusCode, 200, 'the principal is now cached');
         await changeElsewhere(user.id, { status });
-        clock.passes(PRINCIPAL_TTL_MS);
+        // However long this takes on the machine's clock, the cache ages by the app's.
+        clock.advance(PRINCIPAL_TTL_MS - 1);
+        assert.equal((await get('/api/auth/me', user.headers)).statusCode, 200, 'still cached, 1 ms short of 2 s');
+        clock.advance(1);
         const response = await get('/api/auth/me', user.headers);
         assert.equal(response.statusCode, 403, response.body);
         assert.deepEqual(response.json(), { detail: `User account is ${status}` });
       });
     }
 
-    it('a demoted admin loses admin routes', async (context) => {
+    it('a demoted admin loses admin routes', async () => {
       const admin = await signIn(t.app, t.database, { role: 'admin' });
-      const clock = stillClock(context);
       assert.equal((await get('/test/admin-only', admin.headers)).statusCode, 200);
       await changeElsewhere(admin.id, { role: 'user' });
-      clock.passes(PRINCIPAL_TTL_MS);
+      clock.advance(PRINCIPAL_TTL_MS);
       const response = await get('/test/admin-only', admin.headers);
       assert.equal(response.statusCode, 403, response.body);
       assert.deepEqual(response.json(), { detail: 'Admin role required' });
     });
 
-    it('revoked sessions and removed users get 401', async (context) => {
+    it('revoked sessions and removed users get 401', async () => {
       const revoked = await signIn(t.app, t.database);
       const removed = await signIn(t.app, t.database);
-      const clock = stillClock(context);
       for (const user of [revoked, removed]) assert.equal((await get('/api/auth/me', user.headers)).statusCode, 200);
       const logout = await other.app.inject({ method: 'POST', url: '/api/auth/logout', headers: revoked.headers });
       assert.equal(logout.statusCode, 200);
       // No operation removes an account outright (deletion is soft): the row is deleted from its table.
       await t.database.db.delete(users).where(eq(users.id, removed.id));
-      clock.passes(PRINCIPAL_TTL_MS);
+      clock.advance(PRINCIPAL_TTL_MS);
       for (const user of [revoked, removed]) {
         const response = await get('/api/auth/me', user.headers);
         assert.equal(response.statusCode, 401, response.body);
