@@ -200,3 +200,35 @@ export function alertKeyOf(alert: Pick<Alert, 'id' | 'time'>): string | null {
   if (alert.id === null) return null;
   return alert.time === null ? alert.id : `${alert.id}@${alert.time.toISOString()}`;
 }
+
+/** The configured bounds an alert's order step waits under, each for one wait (decision 710). */
+export interface OrderStepBounds {
+  /** One venue request: its wait for the venue budget, then its own timeout (VENUE_BUDGET_MAX_WAIT_MS + EXCHANGE_TIMEOUT_MS). */
+  venueRequestMs: number;
+  /** One database statement: its wait for a connection, its timeout and the client's margin past it. */
+  statementMs: number;
+}
+
+/**
+ * Venue requests made one after another on the longest order step (a live market order sized in quote):
+ * the placer's market rules (a cold client loads the markets) and last price, the door's market rules
+ * and last price, the send, and the lookup when the send's answer did not come.
+ */
+const STEP_VENUE_REQUESTS = 6;
+/**
+ * Database statements one after another on it, counted from the code and rounded up: the claim (3), the
+ * owner's two-factor, the free balance, the door's key read, strategy, admission, the stored claim, the
+ * answer's transaction (up to 6), the fill listeners (4), and the claim's order id.
+ */
+const STEP_STATEMENTS = 20;
+/** Clocks of two instances apart, and an event loop late. */
+const TAKE_OVER_MARGIN_MS = 60_000;
+
+/**
+ * How long after its claim a copy of an alert may still be running its order step: a claim without an
+ * order id older than this was left by a copy that stopped (its process died), and a repeat may take it
+ * over (decision 710).
+ */
+export function claimTakeOverAfterMs(bounds: OrderStepBounds): number {
+  return STEP_VENUE_REQUESTS * bounds.venueRequestMs + STEP_STATEMENTS * bounds.statementMs + TAKE_OVER_MARGIN_MS;
+}

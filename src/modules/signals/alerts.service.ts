@@ -16,7 +16,10 @@ import type { OrderPlacer, SignalsDeps } from './signals.deps.ts';
 import type { HookRow, SignalsRepository } from './signals.repository.ts';
 
 export interface AlertAnswer {
-  /** 202: this alert made the order; 200: a repeat of an alert that made it before. */
+  /**
+   * 202: this alert made the order; 200: a repeat of an alert that made it before (the order door answering
+   * its key with the order an earlier copy stored included: decision 710).
+   */
   status: 200 | 202;
   orderId: string | null;
 }
@@ -68,15 +71,20 @@ export function createAlertsService(deps: {
   limits: { hookPerMinute: number; addressPerMinute: number };
   /** An order step still running after this is acknowledged without its id: TradingView gives up at 3 s. */
   ackWithinMs: number;
+  /**
+   * A claim left without an order id for longer than this was left by a copy that stopped: a repeat takes
+   * it over (decision 710; claimTakeOverAfterMs, from the order step's bounds).
+   */
+  takeOverAfterMs: number;
   /** The order step (decision 221); null where trading is not wired: the order step then answers 503. */
   placer: OrderPlacer | null;
   events: SignalsDeps['events'];
   clock: Clock;
   logger: Logger;
 }) {
-  const { repo, hooks, cache, limits, ackWithinMs, placer, events, clock, logger } = deps;
+  const { repo, hooks, cache, limits, ackWithinMs, takeOverAfterMs, placer, events, clock, logger } = deps;
   /** Alerts being placed by this instance, so that concurrent copies wait for the one order. */
-  const inflight = new Map<string, Promise<string>>();
+  const inflight = new Map<string, Promise<Placed>>();
 
   async function throttle(key: string, limit: number, hook: HookRow | undefined, what: string): Promise<void> {
     const hit = await cache.incr(key, WINDOW_MS);
@@ -101,10 +109,10 @@ export function createAlertsService(deps: {
     throw error;
   }
 
-  async function place(hook: HookRow, alert: Alert, alertKey: string | null): Promise<string> {
+  async function place(hook: HookRow, alert: Alert, alertKey: string | null): Promise<Placed> {
     if (!placer) throw unavailable('trading is not available');
     if (hook.mode === 'live') await hooks.requireTwoFactor(hook.userId);
-    const { orderId } = await placer.place(hook.userId, {
+    return placer.place(hook.userId, {
       exchange: hook.exchange,
       symbol: alert.symbol,
       side: alert.side,
@@ -115,16 +123,20 @@ export function createAlertsService(deps: {
       hookId: hook.id,
       alertKey,
     });
-    return orderId;
   }
 
-  /** The first copy of an alert places its order; the others answer that order (or wait for it). */
+  /**
+   * The first copy of an alert places its order; the others answer that order (or wait for it). A claim
+   * left without an order id past `takeOverAfterMs` (its copy stopped between the claim and the order's
+   * id) is taken over by one repeat, which goes through the order door with the same key: the door
+   * answers the order the stopped copy stored, if it got that far, and places it otherwise (decision 710).
+   */
   async function once(hook: HookRow, alert: Alert, alertKey: string): Promise<AlertAnswer> {
     const flightKey = `${hook.id}\n${alertKey}`;
     const running = inflight.get(flightKey);
     if (running) {
       try {
-        return { status: 200, orderId: await running };
+        return { status: 200, orderId: (await running).orderId };
       } catch (error) {
         if (error instanceof Repeat) return { status: 200, orderId: error.orderId };
         throw error;
@@ -132,28 +144,36 @@ export function createAlertsService(deps: {
     }
     const first = (async () => {
       const deadline = Date.now() + REPEAT_WAIT_MS;
+      let claimed: Date;
       for (;;) {
-        const claim = await repo.claim(hook.id, alertKey, clock.now());
-        if ('claimed' in claim) break;
+        const now = clock.now();
+        const claim = await repo.claim(hook.id, alertKey, now, new Date(now.getTime() - takeOverAfterMs));
+        if ('claimed' in claim) {
+          if (claim.takenOver)
+            logger.warn({ hookId: hook.id, alertKey }, 'an alert claim left without its order was taken over');
+          claimed = claim.claimed;
+          break;
+        }
         if (claim.orderId) throw new Repeat(claim.orderId);
         if (Date.now() > deadline)
           throw new AppError('conflict', 'This alert is still being placed by an earlier copy');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       try {
-        const orderId = await place(hook, alert, alertKey);
-        await repo.placed(hook.id, alertKey, orderId);
-        return orderId;
+        const placed = await place(hook, alert, alertKey);
+        await repo.placed(hook.id, alertKey, placed.orderId);
+        return placed;
       } catch (error) {
         await repo
-          .release(hook.id, alertKey)
+          .release(hook.id, alertKey, claimed)
           .catch((e: unknown) => logger.warn({ err: e }, 'alert claim not released'));
         throw error;
       }
     })();
     inflight.set(flightKey, first);
     try {
-      return { status: 202, orderId: await first };
+      const { orderId, created } = await first;
+      return { status: created ? 202 : 200, orderId };
     } catch (error) {
       if (error instanceof Repeat) return { status: 200, orderId: error.orderId };
       throw error;
@@ -207,7 +227,7 @@ export function createAlertsService(deps: {
         try {
           answer =
             alertKey === null
-              ? { status: 202, orderId: await place(hook, alert, null) }
+              ? { status: 202, orderId: (await place(hook, alert, null)).orderId }
               : await once(hook, alert, alertKey);
         } catch (error) {
           if (!(error instanceof AppError)) {
@@ -231,6 +251,9 @@ export function createAlertsService(deps: {
     },
   };
 }
+
+/** What the order door answered: the order, and whether this call made it (false: its key named an earlier one). */
+type Placed = { orderId: string; created: boolean };
 
 /** The alert was placed before (by an earlier copy): its order. */
 class Repeat extends Error {

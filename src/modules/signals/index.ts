@@ -2,9 +2,12 @@
 // alert posted to one is checked (throttles, secret, form, staleness), claimed once per alert, and its
 // order placed through the order placer: the orders module's create use case.
 import type { FastifyInstance } from 'fastify';
+import { CLIENT_TIMEOUT_MARGIN_MS } from '../../platform/db/database.ts';
+import type { Config } from '../../config/config.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { isVenue } from '../exchange/index.ts';
 import { createOrderPlacer } from './adapters/order-placer.ts';
+import { claimTakeOverAfterMs } from './alerts.domain.ts';
 import { createAlertsService } from './alerts.service.ts';
 import { createHooksService } from './hooks.service.ts';
 import { alertsRoutes } from './routes/alerts.routes.ts';
@@ -17,6 +20,15 @@ import { pruneSignalAlertsJob } from './prune-signal-alerts.job.ts';
 export type { OrderPlacer, SignalOrder } from './signals.deps.ts';
 export type { AlertSize } from './alerts.domain.ts';
 export { SIGNALS_EVENTS } from './signals.events.ts';
+
+/** When a repeat may take over an alert's claim left without an order id (decision 710), from the configured bounds. */
+export function alertClaimTakeOverAfterMs(config: Pick<Config, 'venueBudget' | 'exchange' | 'resilience'>): number {
+  return claimTakeOverAfterMs({
+    venueRequestMs: config.venueBudget.maxWaitMs + config.exchange.timeoutMs,
+    statementMs:
+      config.resilience.databaseConnectTimeoutMs + config.resilience.databaseQueryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+  });
+}
 
 export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
   const { config, database, cache, clock, logger } = platform;
@@ -38,6 +50,7 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
       addressPerMinute: config.signals.addressLimitPerMinute,
     },
     ackWithinMs: config.signals.ackWithinMs,
+    takeOverAfterMs: alertClaimTakeOverAfterMs(config),
     placer,
     events: deps.events,
     clock,

@@ -27,11 +27,11 @@ export interface SignalOrder {
 
 /**
  * Places the order through the same path as `POST /api/orders` (limits, halt, live safety), with
- * `source: "signal"` and the hook's id; answers the order's id, or throws the AppError that route
- * would answer.
+ * `source: "signal"` and the hook's id; answers the order's id and whether this call made it (false: the
+ * order's key named one stored before), or throws the AppError that route would answer.
  */
 export interface OrderPlacer {
-  place(userId: string, order: SignalOrder): Promise<{ orderId: string }>;
+  place(userId: string, order: SignalOrder): Promise<{ orderId: string; created: boolean }>;
 }
 
 export interface SignalsDeps {

@@ -1,5 +1,5 @@
 // Every query of the signals module: hooks, their counters, and the claimed alerts.
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { SignalMode } from './alerts.domain.ts';
 import { signalAlerts, signalHooks } from './signals.tables.ts';
@@ -91,22 +91,44 @@ export function createSignalsRepository(db: DbExecutor) {
     },
 
     /**
-     * Claims the alert for this request: true when it is the first with this key; otherwise the
-     * order the first one made (null while that one is still placing it).
+     * Claims the alert for this request: `claimed` (with the claim's time, which only its holder writes)
+     * when it is the first with this key, or when it takes over a claim left without an order since before
+     * `takeOverBefore` (decision 710): one statement that only one copy can win. Otherwise the order the
+     * first one made (null while that one may still be placing it).
      */
-    async claim(hookId: string, alertKey: string, now: Date): Promise<{ claimed: true } | { orderId: string | null }> {
+    async claim(
+      hookId: string,
+      alertKey: string,
+      now: Date,
+      takeOverBefore: Date,
+    ): Promise<{ claimed: Date; takenOver: boolean } | { orderId: string | null }> {
       const inserted = await db
         .insert(signalAlerts)
         .values({ hookId, alertKey, receivedAt: now })
         .onConflictDoNothing()
         .returning({ hookId: signalAlerts.hookId });
-      if (inserted.length > 0) return { claimed: true };
+      if (inserted.length > 0) return { claimed: now, takenOver: false };
+      // The row is locked by the first of two concurrent updates; the second re-reads it and no longer
+      // matches (its time is now), so it takes nothing.
+      const taken = await db
+        .update(signalAlerts)
+        .set({ receivedAt: now })
+        .where(
+          and(
+            eq(signalAlerts.hookId, hookId),
+            eq(signalAlerts.alertKey, alertKey),
+            isNull(signalAlerts.orderId),
+            lt(signalAlerts.receivedAt, takeOverBefore),
+          ),
+        )
+        .returning({ hookId: signalAlerts.hookId });
+      if (taken.length > 0) return { claimed: now, takenOver: true };
       const [row] = await db
         .select({ orderId: signalAlerts.orderId })
         .from(signalAlerts)
         .where(and(eq(signalAlerts.hookId, hookId), eq(signalAlerts.alertKey, alertKey)))
         .limit(1);
-      // Released between the two statements (its order refused): the caller may claim it again.
+      // Released between the statements (its order refused): the caller may claim it again.
       return row ? { orderId: row.orderId } : { orderId: null };
     },
 
@@ -117,9 +139,21 @@ export function createSignalsRepository(db: DbExecutor) {
         .where(and(eq(signalAlerts.hookId, hookId), eq(signalAlerts.alertKey, alertKey)));
     },
 
-    /** The claimed alert made no order: a later copy may try again. */
-    async release(hookId: string, alertKey: string): Promise<void> {
-      await db.delete(signalAlerts).where(and(eq(signalAlerts.hookId, hookId), eq(signalAlerts.alertKey, alertKey)));
+    /**
+     * The claimed alert made no order: a later copy may try again. Only the claim this copy holds (its
+     * time, `claimed`): a claim another copy has taken over since is that copy's (decision 710).
+     */
+    async release(hookId: string, alertKey: string, claimed: Date): Promise<void> {
+      await db
+        .delete(signalAlerts)
+        .where(
+          and(
+            eq(signalAlerts.hookId, hookId),
+            eq(signalAlerts.alertKey, alertKey),
+            eq(signalAlerts.receivedAt, claimed),
+            isNull(signalAlerts.orderId),
+          ),
+        );
     },
 
     /** Deletes up to `limit` claims received before `before`, oldest first; answers how many. */

@@ -27,7 +27,7 @@ export interface OrderPlacerDeps {
     actor: { id: string },
     idempotencyKey: string | undefined,
     origin: { source: 'signal'; signalHookId: string },
-  ): Promise<{ order: { id: string } }>;
+  ): Promise<{ order: { id: string }; created: boolean }>;
   /** The market's order rules (its unified symbol and amount step), null when the venue lists none. */
   market(exchange: string, symbol: string): Promise<{ symbol: string; amountStep: number | null } | null>;
   lastPrice(exchange: string, symbol: string): Promise<number | null>;
@@ -99,7 +99,7 @@ export function createOrderPlacer(deps: OrderPlacerDeps): OrderPlacer {
           ]);
         amount = sized.amount;
       }
-      const { order: placed } = await deps.place(
+      const { order: placed, created } = await deps.place(
         {
           exchange: order.exchange,
           symbol: order.symbol,
@@ -113,7 +113,7 @@ export function createOrderPlacer(deps: OrderPlacerDeps): OrderPlacer {
         order.alertKey === null ? undefined : signalOrderKey(order.hookId, order.alertKey),
         { source: 'signal', signalHookId: order.hookId },
       );
-      return { orderId: placed.id };
+      return { orderId: placed.id, created };
     },
   };
 }
