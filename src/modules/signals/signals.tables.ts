@@ -38,7 +38,10 @@ export const signalHooks = pgTable(
   ],
 );
 
-/** An alert that was claimed: its order, once placed (null while it is being placed). */
+/**
+ * An alert that was claimed: its order, once placed (null while it is being placed, or when the copy that
+ * claimed it stopped first: a later copy takes it over past the order step's bound, decision 710).
+ */
 export const signalAlerts = pgTable(
   'signal_alerts',
   {
@@ -48,6 +51,7 @@ export const signalAlerts = pgTable(
     /** The alert's id, and its time when it gave one (alerts.domain.ts, alertKeyOf). */
     alertKey: text('alert_key').notNull(),
     orderId: uuid('order_id'),
+    /** When its holder claimed it (a copy taking it over writes its own time): the holder's token. */
     receivedAt: at('received_at').notNull(),
   },
   (t) => [

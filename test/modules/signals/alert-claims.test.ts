@@ -2,7 +2,8 @@
 // claim and recording the order (its process died), and the state it leaves is written here as it leaves
 // it. Until the order step's bound has passed a repeat waits and answers 409 as before; past it one repeat
 // takes the claim over and goes through the order door with the same key: one order at the venue whether
-// the stopped copy had reached the door or not, and two instances' repeats take it once.
+// the stopped copy had reached the door or not, two instances' repeats take it once, and the slow copy it
+// was taken from no longer releases it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -150,5 +151,20 @@ describe('an alert claim left without its order', () => {
       ),
     );
     assert.equal(claims.filter((claim) => 'claimed' in claim).length, 1, JSON.stringify(claims));
+  });
+
+  it('keeps a claim taken over from a copy that was slow, not dead, when that copy’s order step fails', async () => {
+    const repo = createSignalsRepository(o.t.database.db);
+    const first = o.clock.now();
+    const claim = await repo.claim(hook.id, 'slow', first, new Date(first.getTime() - bound));
+    assert.ok('claimed' in claim && !claim.takenOver);
+    const later = new Date(first.getTime() + bound + 1);
+    const taken = await repo.claim(hook.id, 'slow', later, new Date(later.getTime() - bound));
+    assert.ok('claimed' in taken && taken.takenOver);
+    // The slow copy's step fails: it releases the claim it made, which is no longer its own.
+    await repo.release(hook.id, 'slow', first);
+    assert.deepEqual(await claimOf('slow'), { order_id: null }, 'the claim taken over stays');
+    await repo.release(hook.id, 'slow', later);
+    assert.equal(await claimOf('slow'), undefined, 'its holder may release it');
   });
 });

@@ -39,7 +39,9 @@ export function alertsRoutes(deps: { alerts: AlertsService }): FastifyPluginAsyn
             '"side", "type", "amount" | "amount_quote" | "percent", "price", "id", "time"}` or `text/plain` ' +
             'lines `KEY=value` (SECRET, SYMBOL, SIGNAL, ORDER_TYPE, VOLUME — an amount or `10%` —, PRICE, ID). ' +
             '202 with the order it made, through the same path as POST /api/orders; the same alert again ' +
-            '(same `id`, and `time` when given) makes no second order: 200 with the first one’s id. 401 wrong ' +
+            '(same `id`, and `time` when given) makes no second order: 200 with the first one’s id; 409 while the ' +
+            'first is still being placed (past the order step’s bound a copy left without its order is taken ' +
+            'over, through the same order key: 202 if that places it, 200 with the order if it was made). 401 wrong ' +
             'secret or unknown hook, 413 over 16 KiB, 422 unreadable, unknown action or stale `time`, 429 ' +
             'throttled per hook and per address (the address first, before the body is read: a body over 16 KiB ' +
             'past that limit is 429 too); the order path’s own refusals (422 limits, 423 halted, 403 ' +
