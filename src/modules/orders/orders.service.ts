@@ -253,6 +253,14 @@ export function createOrdersService(deps: {
       return { order: sent, created: true };
     },
 
+    /**
+     * The user's order an idempotency key names, whatever body it came with: for a caller whose key names
+     * one request of its own (an alert's, decision 710) that asks after it without placing again.
+     */
+    keyed(userId: string, idempotencyKey: string): Promise<OrderRow | undefined> {
+      return repo.byIdempotencyKey(userId, idempotencyKey);
+    },
+
     async list(filter: OrderFilter, limit: number, offset: number) {
       const page = await repo.list(
         { ...filter, symbol: filter.symbol ? unified(filter.symbol) : undefined },

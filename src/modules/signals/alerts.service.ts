@@ -109,7 +109,7 @@ export function createAlertsService(deps: {
     throw error;
   }
 
-  async function place(hook: HookRow, alert: Alert, alertKey: string | null): Promise<Placed> {
+  async function place(hook: HookRow, alert: Alert, alertKey: string | null, takenOver = false): Promise<Placed> {
     if (!placer) throw unavailable('trading is not available');
     if (hook.mode === 'live') await hooks.requireTwoFactor(hook.userId);
     return placer.place(hook.userId, {
@@ -122,6 +122,7 @@ export function createAlertsService(deps: {
       price: alert.price,
       hookId: hook.id,
       alertKey,
+      takenOver,
     });
   }
 
@@ -145,6 +146,7 @@ export function createAlertsService(deps: {
     const first = (async () => {
       const deadline = Date.now() + REPEAT_WAIT_MS;
       let claimed: Date;
+      let takenOver: boolean;
       for (;;) {
         const now = clock.now();
         const claim = await repo.claim(hook.id, alertKey, now, new Date(now.getTime() - takeOverAfterMs));
@@ -152,6 +154,7 @@ export function createAlertsService(deps: {
           if (claim.takenOver)
             logger.warn({ hookId: hook.id, alertKey }, 'an alert claim left without its order was taken over');
           claimed = claim.claimed;
+          takenOver = claim.takenOver;
           break;
         }
         if (claim.orderId) throw new Repeat(claim.orderId);
@@ -160,7 +163,7 @@ export function createAlertsService(deps: {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       try {
-        const placed = await place(hook, alert, alertKey);
+        const placed = await place(hook, alert, alertKey, takenOver);
         await repo.placed(hook.id, alertKey, placed.orderId);
         return placed;
       } catch (error) {

@@ -36,6 +36,7 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
   const hooks = createHooksService({ db: database.db, repo, accounts: deps.accounts, clock });
   const placer = createOrderPlacer({
     place: (input, actor, key, origin) => deps.orders.place(input, actor, key, origin),
+    keyed: (userId, key) => deps.orders.keyed(userId, key),
     market: async (exchange, symbol) => (isVenue(exchange) ? deps.markets.market(exchange, symbol) : null),
     lastPrice: async (exchange, symbol) => (isVenue(exchange) ? deps.markets.lastPrice(exchange, symbol) : null),
     paperFree: (userId, asset) => deps.paper.free(userId, asset),

@@ -23,6 +23,12 @@ export interface SignalOrder {
   hookId: string;
   /** The alert's identity (its id and time), null when it sent no id; the order's idempotency comes from it. */
   alertKey: string | null;
+  /**
+   * The alert's claim was taken over from a copy that stopped (decision 710): the order its key names, if
+   * that copy stored one, answers before the alert is sized again (a size in quote or percent may come out
+   * otherwise now, which the door would refuse as another body under the key).
+   */
+  takenOver: boolean;
 }
 
 /**
@@ -39,7 +45,7 @@ export interface SignalsDeps {
   accounts: Pick<UsersModule['accounts'], 'findById'>;
   events: Pick<EventPublisher<typeof SIGNALS_EVENTS>, 'user'>;
   /** The orders module's create use case: the same door as POST /api/orders (decision 221). */
-  orders: Pick<OrdersModule['service'], 'place'>;
+  orders: Pick<OrdersModule['service'], 'place' | 'keyed'>;
   /** A market's order rules and last price, to size an alert given in quote or percent. */
   markets: Pick<ExchangeModule['orders'], 'market' | 'lastPrice'>;
   /** What is free in the paper account, for a percent size. */

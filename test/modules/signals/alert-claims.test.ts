@@ -128,6 +128,39 @@ describe('an alert claim left without its order', () => {
     assert.equal(sent(), before, 'nothing sent again');
   });
 
+  it('answers the order a stopped copy stored for an alert sized in percent, which would size otherwise now', async () => {
+    const made = await o.inject('POST', '/api/signals/hooks', trader.headers, { name: 'paper share' });
+    assert.equal(made.statusCode, 201, made.body);
+    const paper = made.json<{ id: string; secret: string }>();
+    const share = () =>
+      o.t.app.inject({
+        method: 'POST',
+        url: `/api/signals/tradingview/${paper.id}`,
+        ...alertRequest(
+          JSON.stringify({ secret: paper.secret, symbol: 'BTCUSDT', action: 'buy', percent: '10', id: 'share' }),
+        ),
+        remoteAddress: newClientAddress(),
+      });
+    const first = await share();
+    assert.equal(first.statusCode, 202, first.body);
+    const orderId = first.json<{ order_id: string }>().order_id;
+    // Its process died after the door stored the order (which spent a tenth of the free quote).
+    await o.t.database.db.execute(
+      sql`UPDATE signal_alerts SET order_id = NULL WHERE hook_id = ${paper.id} AND alert_key = 'share'`,
+    );
+    o.clock.advance(bound + 1);
+    const repeat = await share();
+    assert.equal(repeat.statusCode, 200, repeat.body);
+    assert.equal(repeat.json<{ order_id: string }>().order_id, orderId);
+    const stored = await o.t.database.rows<{ id: string }>(
+      sql`SELECT id FROM orders WHERE idempotency_key = ${`signal:${paper.id}:share`}`,
+    );
+    assert.deepEqual(
+      stored.map((row) => row.id),
+      [orderId],
+    );
+  });
+
   it('is taken over once by repeats on two instances at once', async () => {
     const before = sent();
     await crashedClaim('two-instances');

@@ -28,6 +28,8 @@ export interface OrderPlacerDeps {
     idempotencyKey: string | undefined,
     origin: { source: 'signal'; signalHookId: string },
   ): Promise<{ order: { id: string }; created: boolean }>;
+  /** The user's order stored under an idempotency key, whatever body it came with. */
+  keyed(userId: string, idempotencyKey: string): Promise<{ id: string } | undefined>;
   /** The market's order rules (its unified symbol and amount step), null when the venue lists none. */
   market(exchange: string, symbol: string): Promise<{ symbol: string; amountStep: number | null } | null>;
   lastPrice(exchange: string, symbol: string): Promise<number | null>;
@@ -59,6 +61,11 @@ export function createOrderPlacer(deps: OrderPlacerDeps): OrderPlacer {
     async place(userId: string, order: SignalOrder) {
       if (order.mode === 'live' && !deps.liveTrading)
         throw forbidden('Live trading is off on this server (LIVE_TRADING is not true)');
+      const key = order.alertKey === null ? undefined : signalOrderKey(order.hookId, order.alertKey);
+      if (order.takenOver && key) {
+        const earlier = await deps.keyed(userId, key);
+        if (earlier) return { orderId: earlier.id, created: false };
+      }
       let amount: string;
       if ('amount' in order.size) amount = new Decimal(order.size.amount).toFixed();
       else {
@@ -110,7 +117,7 @@ export function createOrderPlacer(deps: OrderPlacerDeps): OrderPlacer {
           mode: order.mode,
         },
         { id: userId },
-        order.alertKey === null ? undefined : signalOrderKey(order.hookId, order.alertKey),
+        key,
         { source: 'signal', signalHookId: order.hookId },
       );
       return { orderId: placed.id, created };
