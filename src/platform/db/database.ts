@@ -7,6 +7,7 @@ import { PROJECT_ROOT } from '../project-root.ts';
 import { ADVISORY_LOCK } from './advisory-locks.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { databaseOutage, QUERY_READ_TIMEOUT } from './failures.ts';
+import { createPgListener, type Listen } from './pg-listener.ts';
 
 export {
   databaseOutage,
@@ -31,8 +32,9 @@ export interface Database {
   rows<T = Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]>;
   ping(): Promise<number>;
   /**
-   * LISTEN on a channel: `onMessage` gets each NOTIFY payload. PostgreSQL: on a connection of its own,
-   * re-opened after a loss (`onReconnect` then runs: notifications sent meanwhile are gone). Answers the stop.
+   * LISTEN on a channel: `onMessage` gets each NOTIFY payload. PostgreSQL: on one session for every
+   * channel, kept apart from the pool and re-opened after a loss (every channel's `onReconnect` then
+   * runs: notifications sent meanwhile are gone; decision 750). Answers the stop.
    */
   listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   /** PGlite only: the whole cluster as one tar file (PGlite's dumpDataDir), for backups. */
@@ -260,9 +262,16 @@ async function openPostgres(
   });
   guardCheckouts(pool);
   const db = drizzle({ client: pool }) as unknown as Db;
-  const listen: Listen = (channel, onMessage, onReconnect) =>
-    listenOnOwnConnection(pg, url, channel, onMessage, onReconnect);
-  return wrap(db, 'postgres', listen, () => pool.end());
+  const listener = createPgListener({
+    Client: BoundedClient as unknown as typeof pg.Client,
+    url,
+    connectTimeoutMs: options.connectTimeoutMs,
+    queryTimeoutMs: options.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+  });
+  return wrap(db, 'postgres', listener.listen, async () => {
+    await listener.close();
+    await pool.end();
+  });
 }
 
 /** How much longer the client waits for a statement than the server lets it run. */
@@ -298,62 +307,6 @@ function guardCheckouts(pool: import('pg').Pool): void {
       client.release = releaseOnce;
       return client;
     });
-  };
-}
-
-type Listen = Database['listen'];
-
-/** LISTEN needs a session of its own (a pooled one would be handed to other queries). */
-async function listenOnOwnConnection(
-  pg: typeof import('pg').default,
-  url: string,
-  channel: string,
-  onMessage: (payload: string) => void,
-  onReconnect?: () => void,
-): Promise<() => Promise<void>> {
-  let stopped = false;
-  let client: InstanceType<typeof pg.Client> | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  const quoted = `"${channel.replaceAll('"', '""')}"`;
-
-  async function connect(): Promise<void> {
-    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
-    next.on('notification', (message) => {
-      if (message.channel === channel) onMessage(message.payload ?? '');
-    });
-    next.on('error', () => {
-      // Reported by 'end', which reconnects.
-    });
-    next.on('end', () => {
-      if (client !== next || stopped) return;
-      client = undefined;
-      scheduleReconnect();
-    });
-    try {
-      await next.connect();
-      await next.query(`LISTEN ${quoted}`);
-    } catch (error) {
-      await next.end().catch(() => {});
-      throw error;
-    }
-    client = next;
-  }
-
-  function scheduleReconnect(): void {
-    retry = setTimeout(() => {
-      connect().then(
-        () => onReconnect?.(),
-        () => scheduleReconnect(),
-      );
-    }, 1_000);
-    retry.unref();
-  }
-
-  await connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(retry);
-    await client?.end().catch(() => {});
   };
 }
 
