@@ -145,8 +145,13 @@ export function createPgListener(options: ListenerOptions): { listen: Listen; cl
   function listenOn(on: Session, channel: string): Promise<void> {
     let listening = on.listens.get(channel);
     if (!listening) {
-      listening = on.client.query(`LISTEN ${quote(channel)}`).then(() => {});
-      on.listens.set(channel, listening);
+      const sent = on.client.query(`LISTEN ${quote(channel)}`).then(() => {});
+      // A failed LISTEN is sent again by the channel's next subscriber.
+      sent.catch(() => {
+        if (on.listens.get(channel) === sent) on.listens.delete(channel);
+      });
+      on.listens.set(channel, sent);
+      listening = sent;
     }
     return listening;
   }
