@@ -36,12 +36,13 @@ export function createRoutingService(deps: {
 }) {
   const { gateway, probeTimeoutMs } = deps;
 
-  async function probe(venue: Venue, base: string, quote: string): Promise<Probe> {
+  async function probe(venue: Venue, base: string, quote: string, user: string | undefined): Promise<Probe> {
     const work = (async (): Promise<Probe> => {
       const options = { timeoutMs: probeTimeoutMs };
       const market = resolveSymbol(await gateway.markets(venue, options), `${base}/${quote}`);
       if (!market?.active) return { kind: 'not_listed', exchange: venue };
-      const [ticker] = await gateway.tickers(venue, [market.symbol], options);
+      // The reader's share of each venue's minute pays for the tickers (decision 740).
+      const [ticker] = await gateway.tickers(venue, [market.symbol], { ...options, user });
       if (!ticker)
         return { kind: 'unavailable', exchange: venue, reason: `${venue} returned no ticker for ${market.symbol}` };
       return { kind: 'listed', candidate: { exchange: venue, market, ticker } };
@@ -55,10 +56,17 @@ export function createRoutingService(deps: {
   }
 
   return {
-    async route(query: { base: string; quote: string; size?: number; quoteSize?: number }): Promise<RouteAnswer> {
+    async route(query: {
+      base: string;
+      quote: string;
+      size?: number;
+      quoteSize?: number;
+      /** The signed-in reader (decision 740). */
+      user?: string;
+    }): Promise<RouteAnswer> {
       const base = query.base.trim().toUpperCase();
       const quote = query.quote.trim().toUpperCase();
-      const probes = await Promise.all(VENUES.map((venue) => probe(venue, base, quote)));
+      const probes = await Promise.all(VENUES.map((venue) => probe(venue, base, quote, query.user)));
       const candidates = probes.flatMap((p) => (p.kind === 'listed' ? [p.candidate] : []));
       await deps.prices.remember(
         candidates.map((c) => ({ base: c.market.base, quote: c.market.quote, last: c.ticker.last })),

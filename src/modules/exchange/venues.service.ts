@@ -69,21 +69,23 @@ export function createVenuesService(deps: {
       return [...markets].sort((a, b) => a.symbol.localeCompare(b.symbol));
     },
 
-    async ticker(venue: Venue, symbol: string): Promise<VenueTicker> {
+    /** `user`: the signed-in reader, charged their share of the venue's minute (decision 740). */
+    async ticker(venue: Venue, symbol: string, user?: string): Promise<VenueTicker> {
       const market = resolveSymbol(await gateway.markets(venue), symbol);
       if (!market) throw notFound(`${venue} does not list ${symbol}`);
-      const [ticker] = await gateway.tickers(venue, [market.symbol]);
+      const [ticker] = await gateway.tickers(venue, [market.symbol], { user });
       if (!ticker) throw notFound(`${venue} has no ticker for ${market.symbol}`);
       await deps.prices.remember([{ base: market.base, quote: market.quote, last: ticker.last }]);
       return ticker;
     },
 
-    async quotes(venue: Venue, base: string, currentQuote?: string): Promise<VenueQuotes> {
+    async quotes(venue: Venue, base: string, currentQuote?: string, user?: string): Promise<VenueQuotes> {
       const wantedBase = base.trim().toUpperCase();
       const markets = (await gateway.markets(venue)).filter((m) => m.base.toUpperCase() === wantedBase);
       const tickers = await gateway.tickers(
         venue,
         markets.map((m) => m.symbol),
+        { user },
       );
       await deps.prices.remember(tickers.map((t) => ({ ...splitSymbol(t.symbol), last: t.last })));
       const quotes = rankQuotes(markets, tickers);

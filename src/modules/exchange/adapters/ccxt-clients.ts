@@ -6,12 +6,13 @@
 // gets a fresh instance that borrows both, so its state (credentials, last response headers) is never
 // shared with another user's request; calls without credentials (markets, tickers) share one kept
 // instance per venue and timeout, rebuilt with the markets (decision 375).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Exchange } from 'ccxt';
 import type { Cache } from '../../../platform/cache/cache.ts';
 import type { GuardedFetch } from '../../../platform/venue-budget/guarded-fetch.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
-import type { Egress } from '../../../platform/venue-budget/egress.ts';
+import type { Egress, VenueEgress } from '../../../platform/venue-budget/egress.ts';
 import { MARKETS_TTL_MS, type Venue } from '../venues.domain.ts';
 import type { CcxtErrorClasses } from './ccxt-errors.ts';
 import { type CcxtHmac, nodeHmac } from './ccxt-hmac.ts';
@@ -115,6 +116,18 @@ export function urlRewriter(
   };
 }
 
+/**
+ * The user a call without credentials is made for (ticker, quotes, route read by a signed-in user): the
+ * kept instances are shared by every caller, so the user is read at each request, not fixed at build
+ * (decision 740). Outside `readingFor` such a call is the platform's own and charged to the venue alone.
+ */
+const readingUser = new AsyncLocalStorage<string>();
+
+/** Runs `work` with every request of the venues' kept instances charged to `user`'s share too (decision 740). */
+export function readingFor<T>(user: string | undefined, work: () => Promise<T>): Promise<T> {
+  return user === undefined ? work() : readingUser.run(user, work);
+}
+
 export interface CcxtClientDeps {
   settings: CcxtClientSettings;
   cache: Cache;
@@ -136,6 +149,20 @@ function timedFromAdmission(door: GuardedFetch, exchange: { timeout: number }): 
     const { signal: _startedBeforeTheWait, ...rest } = init ?? {};
     return door(input, { ...rest, timeoutMs: exchange.timeout });
   };
+}
+
+/**
+ * An instance's fetch: its credential's owner and key are charged at every request; an instance without
+ * credentials (kept and shared by every caller) charges the user it is reading for, if any (decision 740).
+ */
+function fetchFor(
+  door: Pick<VenueEgress, 'forUser'>,
+  signer: { owner: string | undefined; key: string | undefined },
+  exchange: { timeout: number },
+): typeof fetch {
+  const { owner, key } = signer;
+  if (owner !== undefined || key !== undefined) return timedFromAdmission(door.forUser(owner, key), exchange);
+  return (input, init) => timedFromAdmission(door.forUser(readingUser.getStore()), exchange)(input, init);
 }
 
 export function createCcxtClients(deps: CcxtClientDeps) {
@@ -181,7 +208,7 @@ export function createCcxtClients(deps: CcxtClientDeps) {
       ? createHash('sha256').update(options.credentials.apiKey).digest('hex').slice(0, 32)
       : undefined;
     const owner = options.credentials?.owner;
-    client.fetchImplementation = timedFromAdmission(deps.egress.venue(venue).forUser(owner, key), exchange);
+    client.fetchImplementation = fetchFor(deps.egress.venue(venue), { owner, key }, exchange);
     // Kraken's nonces in order across instances, Bybit's limits per UID (decisions 280, 281).
     if (key !== undefined) {
       // Any key may read its own description: a permission refusal there says nothing of the call's.
@@ -216,7 +243,8 @@ export function createCcxtClients(deps: CcxtClientDeps) {
   function template(venue: Venue): Promise<Exchange> {
     const current = templates.get(venue);
     if (current && current.expiresAt > Date.now()) return current.exchange;
-    const exchange = loadTemplate(venue);
+    // The markets are the platform's own load, shared by every caller: never charged to the user who asked first.
+    const exchange = readingUser.exit(() => loadTemplate(venue));
     templates.set(venue, { exchange, expiresAt: Date.now() + MARKETS_TTL_MS });
     exchange.catch(() => {
       if (templates.get(venue)?.exchange === exchange) templates.delete(venue);

@@ -5,7 +5,13 @@
 import type { Exchange, MarketInterface } from 'ccxt';
 import { BudgetRefusal, UserShareRefusal } from '../../../platform/venue-budget/venue-budget.ts';
 import { FEE_TOKEN, type BinanceVenue, type Venue } from '../venues.domain.ts';
-import { createCcxtClients, type CcxtClientDeps, type CcxtClients, type ClientOptions } from './ccxt-clients.ts';
+import {
+  createCcxtClients,
+  readingFor,
+  type CcxtClientDeps,
+  type CcxtClients,
+  type ClientOptions,
+} from './ccxt-clients.ts';
 import { toVenueError } from './ccxt-errors.ts';
 import { mapDustBtc, mapUsDustAssets } from './binance-dust.ts';
 import {
@@ -98,7 +104,8 @@ export class CcxtVenueGateway implements VenueGateway {
 
   async tickers(venue: Venue, symbols: string[], options: CallOptions = {}): Promise<VenueTicker[]> {
     if (symbols.length === 0) return [];
-    return this.call(venue, { timeoutMs: options.timeoutMs }, async (exchange) => {
+    // A signed-in user's read is charged to their share of the venue's minute (decision 740).
+    return this.call(venue, { timeoutMs: options.timeoutMs, user: options.user }, async (exchange) => {
       if (symbols.length === 1) return [toVenueTicker(await exchange.fetchTicker(symbols[0]!))];
       if (exchange.has.fetchTickers) {
         const all = await exchange.fetchTickers(symbols);
@@ -255,7 +262,7 @@ export class CcxtVenueGateway implements VenueGateway {
 
   private async call<T>(
     venue: Venue,
-    options: ClientOptions,
+    options: ClientOptions & { user?: string },
     run: (exchange: Exchange) => Promise<T>,
     exactNumbers = false,
   ): Promise<T> {
@@ -268,7 +275,8 @@ export class CcxtVenueGateway implements VenueGateway {
           : await this.clients.client(venue, options);
       // Balances and trades keep the venue's decimal strings; floats would round them.
       if (exactNumbers) (exchange as unknown as { number: unknown }).number = String;
-      return await run(exchange);
+      const opened = exchange;
+      return await readingFor(options.user, () => run(opened));
     } catch (error) {
       const classes = await this.clients.errorClasses();
       if (exchange && options.credentials && error instanceof classes.InvalidNonce) {

@@ -17,6 +17,11 @@ export interface VenueCredentials {
 export interface CallOptions {
   /** Bound on one request to the venue; the configured timeout when absent. */
   timeoutMs?: number;
+  /**
+   * The signed-in user a read without credentials is made for: its requests are charged to that user's
+   * share of the venue's budget too (decision 740). Absent: the platform's own call.
+   */
+  user?: string;
 }
 
 export interface VenueDescription {

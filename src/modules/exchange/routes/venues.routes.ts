@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { actorOf } from '../../../platform/auth/actor.ts';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import type { createHealthService } from '../health.service.ts';
@@ -116,7 +117,10 @@ export function venuesRoutes(deps: {
         },
       },
       async (request) =>
-        tickerWire(request.query.exchange, await venues.ticker(request.query.exchange, request.query.symbol)),
+        tickerWire(
+          request.query.exchange,
+          await venues.ticker(request.query.exchange, request.query.symbol, actorOf(request).id),
+        ),
     );
 
     app.get(
@@ -134,7 +138,14 @@ export function venuesRoutes(deps: {
         },
       },
       async (request) =>
-        quotesWire(await venues.quotes(request.query.exchange, request.query.base, request.query.current_quote)),
+        quotesWire(
+          await venues.quotes(
+            request.query.exchange,
+            request.query.base,
+            request.query.current_quote,
+            actorOf(request).id,
+          ),
+        ),
     );
 
     app.get(
@@ -161,6 +172,7 @@ export function venuesRoutes(deps: {
             quote: request.query.quote,
             size: request.query.size,
             quoteSize: request.query.quote_size,
+            user: actorOf(request).id,
           }),
         ),
     );
