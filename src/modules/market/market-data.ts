@@ -3,6 +3,7 @@
 // activity, trending and stats; all prices serve the price operations when the stream is down.
 import type { Clock } from '../../platform/clock.ts';
 import { notFound } from '../../platform/http/errors.ts';
+import { withBudgetShare } from '../../platform/venue-budget/venue-budget.ts';
 import type { AssetMarketSource, SpotMarketSource } from './adapters/market-source.ts';
 import { mostRecentCandles, type RecentCandles } from './candle-paging.domain.ts';
 import { INTERVAL_MS, candleTtlMs, type Interval } from './intervals.domain.ts';
@@ -27,6 +28,17 @@ const POLICIES = {
   topAssets: { ttlMs: MINUTE, staleMs: 30 * MINUTE },
   globalFigures: { ttlMs: 5 * MINUTE, staleMs: HOUR },
 } satisfies Record<string, CachePolicy | number>;
+
+/**
+ * Loads whose cache keys the caller chooses (a pair's candles, a window's candles, a pair's book) are
+ * admitted only while the venue's minute stays within this share of its cap: however many keys an
+ * anonymous caller makes up, the rest of the minute stays for users' syncs and orders (decision 741).
+ */
+export const CALLER_KEYED_SHARE = 0.5;
+const callerKeyed =
+  <T>(load: () => Promise<T>) =>
+  () =>
+    withBudgetShare(CALLER_KEYED_SHARE, load);
 
 /** Klines fetched per (symbol, interval); ohlc answers the newest `limit` of them. */
 const CANDLES_HELD = 1000;
@@ -91,7 +103,7 @@ export function createMarketData(deps: {
       return store.get(
         `candles:${symbol}:${interval}`,
         { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs },
-        () => spot.klines(symbol, interval, { limit: CANDLES_HELD }),
+        callerKeyed(() => spot.klines(symbol, interval, { limit: CANDLES_HELD })),
       );
     },
 
@@ -107,18 +119,26 @@ export function createMarketData(deps: {
       const longest = interval === '1M' ? 31 * 24 * HOUR : INTERVAL_MS[interval];
       const closed = end + longest < clock.now().getTime();
       const policy = closed ? POLICIES.closedRange : { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs };
-      return store.get(`candle-range:${symbol}:${interval}:${start}:${end}:${limit}`, policy, () =>
-        mostRecentCandles(
-          (endTime, want) => spot.klines(symbol, interval, { endTime, limit: want }),
-          { start, end },
-          limit,
-          INTERVAL_MS[interval],
+      return store.get(
+        `candle-range:${symbol}:${interval}:${start}:${end}:${limit}`,
+        policy,
+        callerKeyed(() =>
+          mostRecentCandles(
+            (endTime, want) => spot.klines(symbol, interval, { endTime, limit: want }),
+            { start, end },
+            limit,
+            INTERVAL_MS[interval],
+          ),
         ),
       );
     },
 
     orderBook: (symbol: string) =>
-      store.get(`book:${symbol}`, POLICIES.orderBook, () => spot.orderBook(symbol, BOOK_LEVELS)),
+      store.get(
+        `book:${symbol}`,
+        POLICIES.orderBook,
+        callerKeyed(() => spot.orderBook(symbol, BOOK_LEVELS)),
+      ),
 
     topAssets: (limit: number) => store.get(`top:${limit}`, POLICIES.topAssets, () => assets.topAssets(limit)),
 
