@@ -18,6 +18,13 @@ export interface TrackerStatus extends BackendHealth {
   defaultTeamId: string | null;
 }
 
+/**
+ * How long a health answer is reused. Health is public and each check is a call with the server's key,
+ * counted against Linear's hourly allowance that the admins' operations and agents' filings share: reused,
+ * an anonymous loop costs one call per half minute per instance (decision 742).
+ */
+export const HEALTH_REUSE_MS = 30_000;
+
 /** How long one agent filing may hold its lock, and how long a second one waits for it. */
 const AGENT_LOCK_TTL_MS = 120_000;
 const AGENT_LOCK_WAIT_MS = 15_000;
@@ -34,7 +41,30 @@ export function createTrackerService(deps: {
   messages: Pick<NotificationsModule['messages'], 'chat'>;
   settings: TrackerSettings;
 }) {
-  const { backend, cache, clock, settings } = deps;
+  const { cache, clock, settings } = deps;
+
+  /** The last health check (or the one in flight) and when it began. */
+  let lastHealth: { at: number; answer: Promise<BackendHealth> } | undefined;
+  /** A failing operation says more than a reused health answer: the next health check asks again. */
+  const forgetHealthOnFailure =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args);
+      } catch (error) {
+        lastHealth = undefined;
+        throw error;
+      }
+    };
+  const backend: TrackerBackend = {
+    ...deps.backend,
+    createIssue: forgetHealthOnFailure(deps.backend.createIssue),
+    getIssue: forgetHealthOnFailure(deps.backend.getIssue),
+    updateIssue: forgetHealthOnFailure(deps.backend.updateIssue),
+    listIssues: forgetHealthOnFailure(deps.backend.listIssues),
+    findOpenAgentIssue: forgetHealthOnFailure(deps.backend.findOpenAgentIssue),
+    ensureLabels: forgetHealthOnFailure(deps.backend.ensureLabels),
+  };
 
   const recordAudit =
     (action: TrackerAuditAction, details: Record<string, unknown>, actor: Actor) =>
@@ -160,8 +190,12 @@ export function createTrackerService(deps: {
       });
     },
 
+    /** Reused for HEALTH_REUSE_MS (decision 742); concurrent callers share one check. */
     async health(): Promise<TrackerStatus> {
-      const result = await backend.health();
+      const now = clock.now().getTime();
+      if (!lastHealth || now - lastHealth.at >= HEALTH_REUSE_MS || now < lastHealth.at)
+        lastHealth = { at: now, answer: backend.health() };
+      const result = await lastHealth.answer;
       return { ...result, backend: backend.name, defaultTeamId: settings.defaultTeamId ?? null };
     },
   };

@@ -61,6 +61,16 @@ describe('tracker on the Linear backend', () => {
     assert.equal(lastRequest('viewer').authorization, fake.apiKey);
   });
 
+  it("health is public but reused for half a minute: an anonymous loop does not spend the key's allowance (decision 742)", async () => {
+    const viewerCalls = () => fake.requests.filter((r) => r.fields.includes('viewer')).length;
+    const before = viewerCalls();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.app.inject({ method: 'GET', url: '/api/v1/tracker/health' })),
+    );
+    for (const answer of answers) assert.equal(answer.statusCode, 200);
+    assert.ok(viewerCalls() - before <= 1, `20 anonymous health checks asked Linear ${viewerCalls() - before} times`);
+  });
+
   describe('what reaches Linear', () => {
     it('an anonymous PATCH reaches nothing: 401 before any call to Linear', async () => {
       const issue = await create({ title: 'Not to be trashed' });
