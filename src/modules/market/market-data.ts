@@ -42,6 +42,8 @@ const callerKeyed =
 
 /** Klines fetched per (symbol, interval); ohlc answers the newest `limit` of them. */
 const CANDLES_HELD = 1000;
+/** CoinGecko's largest page, one call whatever its size: every `/market/top` limit is sliced from it. */
+export const TOP_ASSETS_HELD = 250;
 /** Order-book levels fetched per symbol; Binance charges the same weight up to 100. */
 const BOOK_LEVELS = 100;
 
@@ -140,7 +142,11 @@ export function createMarketData(deps: {
         callerKeyed(() => spot.orderBook(symbol, BOOK_LEVELS)),
       ),
 
-    topAssets: (limit: number) => store.get(`top:${limit}`, POLICIES.topAssets, () => assets.topAssets(limit)),
+    /**
+     * The top TOP_ASSETS_HELD assets by market cap: one call and one key for every `limit`, which callers
+     * slice (decision 743); a key per limit let one caller make 250 CoinGecko calls a minute.
+     */
+    topAssets: () => store.get('top', POLICIES.topAssets, () => assets.topAssets(TOP_ASSETS_HELD)),
 
     globalFigures: () => store.get('global', POLICIES.globalFigures, () => assets.globalFigures()),
   };

@@ -79,9 +79,9 @@ export function createOverviewService(deps: {
 
   return {
     async top(limit: number): Promise<MarketAnswer<RankedAsset[]>> {
-      const [served, index] = await Promise.all([data.topAssets(limit), indexIfAvailable()]);
+      const [served, index] = await Promise.all([data.topAssets(), indexIfAvailable()]);
       const assets = data.derive(`top:${limit}`, [served.value, index], () =>
-        served.value.map((asset, i) => ranked(asset, i, index)),
+        served.value.slice(0, limit).map((asset, i) => ranked(asset, i, index)),
       );
       return stamped(data.derive, `top:${limit}`, assets, freshness(assetSource, now(), served));
     },

@@ -16,7 +16,7 @@ describe('market overview', () => {
   after(() => m.stop());
 
   describe('GET /api/v1/market/top', () => {
-    it('answers 100 assets in market-cap order by default, asking CoinGecko for exactly that page', async () => {
+    it("answers 100 assets in market-cap order by default, from CoinGecko's first page of 250", async () => {
       const { status, body } = await m.get<{ assets: Row[]; count: number } & Row>('/api/v1/market/top');
       assert.equal(status, 200);
       assert.equal(body.count, 100);
@@ -63,16 +63,24 @@ describe('market overview', () => {
       const call = m.coingecko.requests.find((r) => r.path === '/coins/markets')!;
       assert.equal(call.params.get('vs_currency'), 'usd');
       assert.equal(call.params.get('order'), 'market_cap_desc');
-      assert.equal(call.params.get('per_page'), '100');
+      assert.equal(call.params.get('per_page'), '250');
       assert.equal(call.params.get('page'), '1');
       assert.equal(call.headers['x-cg-demo-api-key'], undefined, 'no key configured, none sent');
     });
 
-    it('passes limit as per_page up to 250 and refuses 0 and 251', async () => {
-      const { body } = await m.get<{ count: number }>('/api/v1/market/top?limit=250');
-      assert.equal(body.count, 250);
-      assert.equal(m.coingecko.requests.at(-1)!.params.get('per_page'), '250');
-      assert.equal((await m.get<{ count: number }>('/api/v1/market/top?limit=1')).body.count, 1);
+    it('answers any limit up to 250 from one CoinGecko call, and refuses 0 and 251 (decision 743)', async () => {
+      const calls = m.coingecko.countRequests('/coins/markets');
+      // An anonymous caller asking every limit once: one page of 250 serves them all while it is fresh.
+      for (let limit = 1; limit <= 250; limit += 7) {
+        const { body } = await m.get<{ count: number; assets: Row[] }>(`/api/v1/market/top?limit=${limit}`);
+        assert.equal(body.count, limit);
+        assert.equal(body.assets.at(-1)!.rank, limit);
+      }
+      assert.equal((await m.get<{ count: number }>('/api/v1/market/top?limit=250')).body.count, 250);
+      assert.ok(
+        m.coingecko.countRequests('/coins/markets') - calls <= 1,
+        `37 limits asked CoinGecko ${m.coingecko.countRequests('/coins/markets') - calls} times`,
+      );
       assertIssues(await m.get('/api/v1/market/top?limit=0'), [
         { type: 'greater_than_equal', loc: ['query', 'limit'], ctx: { ge: 1 } },
       ]);
