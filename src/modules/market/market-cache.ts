@@ -31,6 +31,8 @@ interface Entry<T> {
 
 interface Known extends Entry<unknown> {
   ttlMs: number;
+  /** What the entry holds, as `itemsOf` counts it. */
+  items: number;
 }
 
 const UPSTREAM_FAILURES = new Set(['upstream_error', 'unavailable', 'upstream_timeout']);
@@ -38,6 +40,22 @@ const LOCAL_ENTRIES = 500;
 /** Long enough for every waiter polling every 25 ms to see it; short enough to never answer a later request. */
 const FAILURE_MARKER_TTL_MS = 2_000;
 const DERIVED_ENTRIES = 1_000;
+/**
+ * How many items (candles, book levels, tickers, symbols) each of this process's stores (the newest
+ * entries, the entries it wrote to a process-memory cache, the inputs of derived values) holds at most,
+ * whatever keys callers make up: a candle is about half a kilobyte of heap, so about 75 MB per store
+ * (decision 744). The oldest go first.
+ */
+export const HELD_ITEMS = 150_000;
+
+/** An entry's size in items: an array's length, or the lengths of an object's array fields; at least 1. */
+export function itemsOf(value: unknown): number {
+  if (Array.isArray(value)) return Math.max(1, value.length);
+  let items = 0;
+  if (value && typeof value === 'object')
+    for (const field of Object.values(value)) if (Array.isArray(field)) items += field.length;
+  return Math.max(1, items);
+}
 
 function isUpstreamFailure(error: unknown): error is AppError {
   return error instanceof AppError && UPSTREAM_FAILURES.has(error.code);
@@ -61,13 +79,47 @@ export function createMarketCache(deps: {
   const { cache, clock } = deps;
   const local = new Map<string, Known>();
   const inflight = new Map<string, Promise<Served<unknown>>>();
-  const derived = new Map<string, { inputs: readonly unknown[]; value: unknown }>();
+  let localItems = 0;
+  const derived = new Map<string, { inputs: readonly unknown[]; value: unknown; items: number }>();
+  let derivedItems = 0;
+  /** The entries this process wrote to a process-memory cache, oldest first, with their items. */
+  const written = new Map<string, number>();
+  let writtenItems = 0;
   const now = () => clock.now().getTime();
 
   function remember(key: string, entry: Entry<unknown>, ttlMs: number): void {
-    local.delete(key);
-    local.set(key, { ...entry, ttlMs });
-    if (local.size > LOCAL_ENTRIES) local.delete(local.keys().next().value!);
+    const before = local.get(key);
+    if (before) {
+      localItems -= before.items;
+      local.delete(key);
+    }
+    const items = itemsOf(entry.value);
+    local.set(key, { ...entry, ttlMs, items });
+    localItems += items;
+    while (local.size > LOCAL_ENTRIES || (localItems > HELD_ITEMS && local.size > 1)) {
+      const [oldestKey, oldest] = local.entries().next().value!;
+      local.delete(oldestKey);
+      localItems -= oldest.items;
+    }
+  }
+
+  /**
+   * A process-memory cache bounds its entries by count alone, and holds them for their stale bound: the
+   * entries written to it are bounded here by their items too (Redis bounds its own memory).
+   */
+  function noteWritten(key: string, value: unknown): void {
+    if (cache.kind !== 'memory') return;
+    writtenItems -= written.get(key) ?? 0;
+    written.delete(key);
+    const items = itemsOf(value);
+    written.set(key, items);
+    writtenItems += items;
+    while (writtenItems > HELD_ITEMS && written.size > 1) {
+      const [oldestKey, oldestItems] = written.entries().next().value!;
+      written.delete(oldestKey);
+      writtenItems -= oldestItems;
+      void cache.del(`market:${oldestKey}`).catch(() => undefined);
+    }
   }
 
   async function readShared<T>(key: string): Promise<Entry<T> | undefined> {
@@ -128,6 +180,7 @@ export function createMarketCache(deps: {
     try {
       const entry: Entry<T> = { value: await load(), fetchedAt: now() };
       await cache.set(`market:${key}`, entry, policy.staleMs).catch(() => undefined);
+      noteWritten(key, entry.value);
       return entry;
     } catch (error) {
       // Waiting instances answer with this failure at once instead of calling the upstream too.
@@ -196,8 +249,18 @@ export function createMarketCache(deps: {
         return memo.value as R;
       }
       const value = compute();
-      if (derived.size >= DERIVED_ENTRIES) derived.clear();
-      derived.set(key, { inputs, value });
+      // The inputs are held as long as the derived value: counted, so that they too stay bounded.
+      const items = inputs.reduce<number>((sum, input) => sum + itemsOf(input), 0);
+      if (memo) {
+        derived.delete(key);
+        derivedItems -= memo.items;
+      }
+      if (derived.size >= DERIVED_ENTRIES || derivedItems + items > HELD_ITEMS) {
+        derived.clear();
+        derivedItems = 0;
+      }
+      derived.set(key, { inputs, value, items });
+      derivedItems += items;
       return value;
     },
 

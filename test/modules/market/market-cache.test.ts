@@ -24,6 +24,8 @@ after(async () => {
 });
 
 const POLICY = { ttlMs: 5_000, staleMs: 60_000 };
+/** The items (candles) each of the market cache's stores holds at most (HELD_ITEMS, decision 744). */
+const HELD_ITEMS = 150_000;
 const upstreamDown = () => new AppError('upstream_error', 'Binance answered HTTP 500');
 
 function counter<T>(value: T, delayMs = 0) {
@@ -176,6 +178,31 @@ describe('market cache', () => {
       }),
       /HTTP 500/,
     );
+  });
+
+  it('holds a bounded number of items in process memory, however many keys callers make up (decision 744)', async () => {
+    const cache = sharedCache();
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = createMarketCache({ cache, clock, lockTtlMs: 1_000, waitMs: 1_000 });
+    // A new pair or window per request, a thousand candles each: more than the bound between them.
+    const keys = Math.ceil(HELD_ITEMS / 1000) + 50;
+    const candles = (k: number) => Array.from({ length: 1000 }, (_, i) => ({ openTime: k * 1000 + i }));
+    for (let k = 0; k < keys; k++) {
+      const served = await store.get(`candles:${k}`, POLICY, async () => candles(k));
+      // As a route does: an answer derived from each entry.
+      store.derive(`ohlc:${k}`, [served.value], () => served.value.slice(-100));
+    }
+    const held = store.ages(Number.POSITIVE_INFINITY);
+    assert.ok(held.length * 1000 <= HELD_ITEMS, `${held.length} entries of 1000 candles held`);
+    assert.ok(
+      held.some((a) => a.key === `candles:${keys - 1}`),
+      'the newest entry is held',
+    );
+    if (cache.kind === 'memory')
+      assert.equal(await cache.get('market:candles:0'), undefined, "the oldest left the process's cache too");
+    const source = counter(candles(keys - 1));
+    await store.get(`candles:${keys - 1}`, POLICY, source.load);
+    assert.equal(source.calls, 0, 'the newest is still served without a load');
   });
 
   it('computes derived values once per entry', async () => {
