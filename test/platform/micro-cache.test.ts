@@ -14,6 +14,11 @@ describe('response micro-cache', () => {
       routes: async (app) => {
         app.get('/test/cached', { config: { microCacheMs: 300 } }, async () => ({ n: ++calls }));
         app.get('/test/uncached', async () => ({ n: ++calls }));
+        // A large answer, kept a minute: what one caller can make many of with URLs that differ.
+        app.get('/test/large', { config: { microCacheMs: 60_000 } }, async () => ({
+          n: ++calls,
+          pad: 'x'.repeat(1024 * 1024),
+        }));
       },
     });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -77,6 +82,19 @@ describe('response micro-cache', () => {
     await new Promise((resolve) => setTimeout(resolve, 350));
     await fetch(`${base}/test/cached?a=2`);
     assert.equal(calls, start + 2);
+  });
+
+  it('holds a bounded number of bytes, however many URLs a caller makes up (decision 745)', async () => {
+    const before = calls;
+    // 100 answers of 1 MiB under 100 URLs that differ only in a parameter no route reads.
+    for (let i = 0; i < 100; i++) assert.equal((await fetch(`${base}/test/large?x=${i}`)).status, 200);
+    assert.equal(calls - before, 100);
+    const newest = await fetch(`${base}/test/large?x=99`);
+    await newest.arrayBuffer();
+    assert.equal(newest.headers.get('age'), '0', 'the newest answer is served from the cache');
+    assert.equal(calls - before, 100);
+    await (await fetch(`${base}/test/large?x=0`)).arrayBuffer();
+    assert.equal(calls - before, 101, 'the oldest answer was let go: the route ran again');
   });
 
   it('never serves callers with credentials, nor routes that did not opt in', async () => {

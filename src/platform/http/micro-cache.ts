@@ -35,12 +35,24 @@ interface MicroCache {
 }
 
 const MAX_ENTRIES = 2_000;
+/**
+ * The bodies held at most, in bytes: the URL is the key, and URLs that differ only in a parameter no
+ * route reads cost a caller nothing upstream, so entries are bounded by size too (decision 745).
+ */
+export const MICRO_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 const STORED_HEADERS = ['content-type', 'cache-control'];
 /** `age` values as text, made once: an entry lives seconds, not minutes. */
 const AGES = Array.from({ length: 60 }, (_, seconds) => String(seconds));
 
 export function createMicroCache(now: () => number = Date.now): MicroCache {
   const entries = new Map<string, Entry>();
+  let heldBytes = 0;
+  const forget = (url: string) => {
+    const entry = entries.get(url);
+    if (!entry) return;
+    entries.delete(url);
+    heldBytes -= entry.body.length;
+  };
 
   const cache: MicroCache = {
     serve(request, response) {
@@ -49,7 +61,7 @@ export function createMicroCache(now: () => number = Date.now): MicroCache {
       if (!entry) return false;
       const at = now();
       if (entry.expiresAt <= at) {
-        entries.delete(request.url ?? '');
+        forget(request.url ?? '');
         return false;
       }
       const { headers } = entry;
@@ -84,7 +96,8 @@ export function createMicroCache(now: () => number = Date.now): MicroCache {
           for (const [name, value] of Object.entries(SECURITY_HEADERS)) headers.push(name, value);
           headers.push('content-length', String(body.length), 'x-request-id', '', 'age', '0');
           const at = now();
-          entries.delete(request.url);
+          forget(request.url);
+          heldBytes += body.length;
           entries.set(request.url, {
             route: request.routeOptions.url ?? 'unmatched',
             body,
@@ -93,7 +106,8 @@ export function createMicroCache(now: () => number = Date.now): MicroCache {
             expiresAt: at + ttl,
           });
           // Maps keep insertion order: the first key is the oldest entry.
-          if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+          while (entries.size > MAX_ENTRIES || (heldBytes > MICRO_CACHE_MAX_BYTES && entries.size > 1))
+            forget(entries.keys().next().value!);
         }
         done(null, payload);
       });
