@@ -44,7 +44,7 @@ describe('tracker on the Linear backend', () => {
   const lastRequest = (field: string) => [...fake.requests].reverse().find((r) => r.fields.includes(field))!;
   const stateId = (name: string) => fake.states.find((s) => s.team.id === fake.teams.eng.id && s.name === name)!.id;
 
-  it('health asks Linear who we are, with the personal key as-is in Authorization', async () => {
+  it('health checks the personal key with Linear, as-is in Authorization', async () => {
     const response = await call('GET', '/api/v1/tracker/health');
     assert.equal(response.statusCode, 200);
     const body = response.json();
@@ -54,11 +54,19 @@ describe('tracker on the Linear backend', () => {
         backend: 'linear',
         reachable: true,
         latency_ms: 'number',
-        detail: 'Linear answered as Ada Lovelace',
+        detail: 'Linear accepted the key',
         default_team_id: fake.teams.eng.id,
       },
     );
     assert.equal(lastRequest('viewer').authorization, fake.apiKey);
+  });
+
+  it('health is public and names no one: an anonymous caller learns up or down, not whose key it is (decision 746)', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/v1/tracker/health' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.json().reachable, true);
+    for (const secret of ['Ada', 'Lovelace', 'ada@example.com'])
+      assert.ok(!response.body.includes(secret), `the public health answer names the key's owner: ${response.body}`);
   });
 
   it("health is public but reused for half a minute: an anonymous loop does not spend the key's allowance (decision 742)", async () => {

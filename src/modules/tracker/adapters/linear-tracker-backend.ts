@@ -241,11 +241,10 @@ export function createLinearTrackerBackend(deps: {
     async health() {
       const started = performance.now();
       try {
-        const data = await client.request<{ viewer: { id: string; name: string } }>(
-          `query Viewer { viewer { id name } }`,
-        );
+        // Health is public: it says whether the key works, never whose it is (decision 746).
+        await client.request<{ viewer: { id: string } }>(`query Viewer { viewer { id } }`);
         const latencyMs = Math.round((performance.now() - started) * 100) / 100;
-        return { reachable: true, latencyMs, detail: `Linear answered as ${data.viewer.name}` };
+        return { reachable: true, latencyMs, detail: 'Linear accepted the key' };
       } catch (error) {
         const detail =
           error instanceof AppError && typeof error.detail === 'string' ? error.detail : 'The issue tracker failed';
