@@ -16,6 +16,13 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Task statuses after which a task is no longer open (docs/decisions/020-command-center-tasks.md). */
 const CLOSED_TASK_STATUSES = new Set(['done', 'cancelled']);
 
+/**
+ * How long one overview is answered again. The route is public and the answer is the same for every
+ * caller (it reads nothing of the request); each computation is seven statements and a cache ping, so
+ * an anonymous loop costs one computation per this window and instance, whatever its rate (decision 747).
+ */
+export const OVERVIEW_REUSE_MS = 5_000;
+
 /** A dependency pinged for the answer: `up` when it answered within the timeout. */
 export interface Ping {
   status: 'up' | 'down';
@@ -62,60 +69,76 @@ export function createOverviewService(
   },
 ) {
   const { clock, logger } = deps;
+  /** The last overview (or the one being computed) and when it began. */
+  let last: { at: number; answer: Promise<DashboardOverview> } | undefined;
+
+  async function compute(): Promise<DashboardOverview> {
+    const now = clock.now();
+    let unreadable = false;
+    // Each figure on its own: one failing module leaves the others on the page.
+    const figure = async <T>(name: string, read: () => Promise<T>): Promise<T | null> => {
+      try {
+        return await read();
+      } catch (error) {
+        unreadable = true;
+        logger.warn({ err: error, figure: name }, 'dashboard figure could not be read');
+        return null;
+      }
+    };
+
+    const [database, cache, users, sessions, tasks, deliveries, outbox, jobs] = await Promise.all([
+      ping(() => deps.database.ping()),
+      ping(() => deps.cache.ping()),
+      figure('users', () => deps.users.countsByStatus()),
+      figure('sessions', () => deps.sessions.countActiveSessions()),
+      figure('tasks', () => deps.tasks.countsByStatus()),
+      figure('webhook deliveries', () => deps.webhooks.deliveryStats(new Date(now.getTime() - DAY_MS))),
+      figure('outbox', () => deps.outbox.stats()),
+      figure('jobs', () => deps.jobs.lastRuns()),
+    ]);
+
+    const openTasks =
+      tasks && Object.fromEntries(Object.entries(tasks).filter(([status]) => !CLOSED_TASK_STATUSES.has(status)));
+    const down = database.status === 'down' || cache.status === 'down';
+    return {
+      generatedAt: now,
+      status: down || unreadable ? 'degraded' : 'ok',
+      service: {
+        version: deps.version,
+        startedAt: deps.startedAt,
+        uptimeSeconds: Math.max(0, Math.floor((now.getTime() - deps.startedAt.getTime()) / 1000)),
+      },
+      database: { kind: deps.database.kind, ...database },
+      cache: { kind: deps.cache.kind, ...cache },
+      counts: {
+        usersByStatus: users,
+        activeSessions: sessions,
+        openTasksByStatus: openTasks,
+        openTasks: openTasks && Object.values(openTasks).reduce((sum, n) => sum + n, 0),
+        webhookDeliveries24h: deliveries,
+        outbox: outbox && { backlog: outbox.pending + outbox.processing, deadLetters: outbox.dead },
+      },
+      jobs:
+        jobs &&
+        [...jobs]
+          .sort((a, b) => a.job.localeCompare(b.job))
+          .map((run) => ({ ...run, error: safeErrorText(run.error) })),
+    };
+  }
 
   return {
-    async overview(): Promise<DashboardOverview> {
-      const now = clock.now();
-      let unreadable = false;
-      // Each figure on its own: one failing module leaves the others on the page.
-      const figure = async <T>(name: string, read: () => Promise<T>): Promise<T | null> => {
-        try {
-          return await read();
-        } catch (error) {
-          unreadable = true;
-          logger.warn({ err: error, figure: name }, 'dashboard figure could not be read');
-          return null;
-        }
-      };
-
-      const [database, cache, users, sessions, tasks, deliveries, outbox, jobs] = await Promise.all([
-        ping(() => deps.database.ping()),
-        ping(() => deps.cache.ping()),
-        figure('users', () => deps.users.countsByStatus()),
-        figure('sessions', () => deps.sessions.countActiveSessions()),
-        figure('tasks', () => deps.tasks.countsByStatus()),
-        figure('webhook deliveries', () => deps.webhooks.deliveryStats(new Date(now.getTime() - DAY_MS))),
-        figure('outbox', () => deps.outbox.stats()),
-        figure('jobs', () => deps.jobs.lastRuns()),
-      ]);
-
-      const openTasks =
-        tasks && Object.fromEntries(Object.entries(tasks).filter(([status]) => !CLOSED_TASK_STATUSES.has(status)));
-      const down = database.status === 'down' || cache.status === 'down';
-      return {
-        generatedAt: now,
-        status: down || unreadable ? 'degraded' : 'ok',
-        service: {
-          version: deps.version,
-          startedAt: deps.startedAt,
-          uptimeSeconds: Math.max(0, Math.floor((now.getTime() - deps.startedAt.getTime()) / 1000)),
-        },
-        database: { kind: deps.database.kind, ...database },
-        cache: { kind: deps.cache.kind, ...cache },
-        counts: {
-          usersByStatus: users,
-          activeSessions: sessions,
-          openTasksByStatus: openTasks,
-          openTasks: openTasks && Object.values(openTasks).reduce((sum, n) => sum + n, 0),
-          webhookDeliveries24h: deliveries,
-          outbox: outbox && { backlog: outbox.pending + outbox.processing, deadLetters: outbox.dead },
-        },
-        jobs:
-          jobs &&
-          [...jobs]
-            .sort((a, b) => a.job.localeCompare(b.job))
-            .map((run) => ({ ...run, error: safeErrorText(run.error) })),
-      };
+    /** Reused for OVERVIEW_REUSE_MS by the clock; concurrent callers share the one being computed. */
+    overview(): Promise<DashboardOverview> {
+      const now = clock.now().getTime();
+      if (!last || now - last.at >= OVERVIEW_REUSE_MS || now < last.at) {
+        const entry = { at: now, answer: compute() };
+        // Never keep a failure: the next caller computes again.
+        entry.answer.catch(() => {
+          if (last === entry) last = undefined;
+        });
+        last = entry;
+      }
+      return last.answer;
     },
   };
 }

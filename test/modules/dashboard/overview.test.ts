@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import type { JobRun } from '../../../src/modules/dashboard/index.ts';
+import { type JobRun, OVERVIEW_REUSE_MS } from '../../../src/modules/dashboard/index.ts';
 import { vercelDelivery } from '../../fakes/webhook-senders.ts';
+import { recordStatements } from '../../helpers/statements.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { WIRED, wiredDashboard } from './dashboard-kit.ts';
 import { awaitRun } from '../jobs/jobs-fixtures.ts';
@@ -170,6 +171,29 @@ describe('GET /api/v1/dashboard/overview', () => {
         error: 'chat post to https://hooks.example.com failed',
       },
     ]);
+  });
+
+  it('is computed once for concurrent anonymous callers and reused for 5 s: a loop costs no statement per request (decision 747)', async () => {
+    clock.advance(OVERVIEW_REUSE_MS);
+    const recorded = recordStatements(t.database);
+    try {
+      assert.equal((await get()).statusCode, 200);
+      const one = recorded.texts.length;
+      assert.ok(one >= 6, `one overview is its statements (${one})`);
+
+      recorded.clear();
+      const answers = await Promise.all(Array.from({ length: 20 }, () => get()));
+      for (const answer of answers) assert.equal(answer.statusCode, 200);
+      assert.equal(recorded.texts.length, 0, 'within the window, the answer computed before is reused');
+
+      clock.advance(OVERVIEW_REUSE_MS);
+      const fresh = await Promise.all(Array.from({ length: 20 }, () => get()));
+      assert.equal(recorded.texts.length, one, `20 concurrent callers after the window share one computation`);
+      assert.equal(new Set(fresh.map((answer) => answer.json().generated_at)).size, 1);
+      assert.notEqual(fresh[0]!.json().generated_at, answers[0]!.json().generated_at);
+    } finally {
+      recorded.stop();
+    }
   });
 
   it(

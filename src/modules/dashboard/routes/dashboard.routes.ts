@@ -31,7 +31,8 @@ export function dashboardRoutes(services: {
             'Version and uptime of this instance; database and cache pinged (2 s timeout) with latency; users ' +
             'by status, active sessions, open tasks by status, webhook deliveries in the last 24 h, outbox ' +
             'backlog and dead letters; the last run of each scheduled job. A figure that cannot be read is ' +
-            'null and `status` is `degraded`.' +
+            'null and `status` is `degraded`. One answer serves every caller for 5 s (`generated_at` says when it ' +
+            'was computed).' +
             EXPOSURE,
           response: { 200: Overview },
         },
