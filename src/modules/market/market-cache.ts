@@ -15,6 +15,11 @@ export interface CachePolicy {
   ttlMs: number;
   /** How old an entry may be and still be served, flagged stale, when the upstream fails. */
   staleMs: number;
+  /**
+   * How long the shared cache (Redis) keeps the entry, if shorter than `staleMs`: entries under keys
+   * callers choose (decision 748). This process's newest entry of a key is still served stale up to `staleMs`.
+   */
+  keepMs?: number;
 }
 
 export interface Served<T> {
@@ -179,7 +184,9 @@ export function createMarketCache(deps: {
     }
     try {
       const entry: Entry<T> = { value: await load(), fetchedAt: now() };
-      await cache.set(`market:${key}`, entry, policy.staleMs).catch(() => undefined);
+      await cache
+        .set(`market:${key}`, entry, Math.min(policy.staleMs, policy.keepMs ?? Infinity))
+        .catch(() => undefined);
       noteWritten(key, entry.value);
       return entry;
     } catch (error) {

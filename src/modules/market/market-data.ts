@@ -40,6 +40,14 @@ const callerKeyed =
   () =>
     withBudgetShare(CALLER_KEYED_SHARE, load);
 
+/**
+ * How long the shared cache keeps an entry under a key the caller chose (a pair's candles, a window, a
+ * book). Admitted at most half of the venue's minute, such entries written over a day filled Redis without
+ * bound (a closed window was kept 24 h): kept a minute, they hold at most what two budget minutes can load
+ * (decision 748). This process still holds its newest ones (decision 744) and serves them stale.
+ */
+export const CALLER_KEYED_KEEP_MS = MINUTE;
+
 /** Klines fetched per (symbol, interval); ohlc answers the newest `limit` of them. */
 const CANDLES_HELD = 1000;
 /** CoinGecko's largest page, one call whatever its size: every `/market/top` limit is sliced from it. */
@@ -104,7 +112,7 @@ export function createMarketData(deps: {
     candles(symbol: string, interval: Interval): Promise<Served<Candle[]>> {
       return store.get(
         `candles:${symbol}:${interval}`,
-        { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs },
+        { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs, keepMs: CALLER_KEYED_KEEP_MS },
         callerKeyed(() => spot.klines(symbol, interval, { limit: CANDLES_HELD })),
       );
     },
@@ -123,7 +131,7 @@ export function createMarketData(deps: {
       const policy = closed ? POLICIES.closedRange : { ttlMs: candleTtlMs(interval), staleMs: POLICIES.candleStaleMs };
       return store.get(
         `candle-range:${symbol}:${interval}:${start}:${end}:${limit}`,
-        policy,
+        { ...policy, keepMs: CALLER_KEYED_KEEP_MS },
         callerKeyed(() =>
           mostRecentCandles(
             (endTime, want) => spot.klines(symbol, interval, { endTime, limit: want }),
@@ -138,7 +146,7 @@ export function createMarketData(deps: {
     orderBook: (symbol: string) =>
       store.get(
         `book:${symbol}`,
-        POLICIES.orderBook,
+        { ...POLICIES.orderBook, keepMs: CALLER_KEYED_KEEP_MS },
         callerKeyed(() => spot.orderBook(symbol, BOOK_LEVELS)),
       ),
 

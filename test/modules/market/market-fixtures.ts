@@ -27,6 +27,8 @@ export async function startMarket(
     clock?: Clock;
     binance?: BinanceFakeOptions;
     coingecko?: CoinGeckoFakeOptions;
+    /** The app's Redis key prefix (buildTestApp's `cachePrefix`). */
+    cachePrefix?: string;
   } = {},
 ): Promise<MarketHarness> {
   const { clock } = options;
@@ -38,6 +40,7 @@ export async function startMarket(
   // A set-up that fails must not leave the fakes listening: they would keep the test process alive.
   const app = await buildTestApp({
     clock: options.clock,
+    ...(options.cachePrefix ? { cachePrefix: options.cachePrefix } : {}),
     env: {
       BINANCE_API_URL: binance.url,
       // The stream is configured (status `idle` until the server listens) but points at nothing.
