@@ -21,7 +21,7 @@ import type { Platform } from './platform/platform.ts';
 import { PROJECT_ROOT } from './platform/project-root.ts';
 import { createAdminModule } from './modules/admin/index.ts';
 import { createAuthModule } from './modules/auth/index.ts';
-import { createExchangeModule } from './modules/exchange/index.ts';
+import { createExchangeModule, type ExchangeOptions } from './modules/exchange/index.ts';
 import { createNotificationsModule } from './modules/notifications/index.ts';
 import { createTrackerModule } from './modules/tracker/index.ts';
 import { createCommandCenterModule } from './modules/command-center/index.ts';
@@ -54,6 +54,8 @@ export interface ModuleOptions {
   jobTimers?: TimerFactory;
   /** The paper resting watch's periods (tests shorten them). */
   paperWatch?: RestingWatchTimes;
+  /** The venue library's import (tests give one as slow as a busy machine's; decision 700). */
+  loadCcxt?: ExchangeOptions['loadCcxt'];
 }
 
 /**
@@ -75,7 +77,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
   });
   const { messages } = notifications;
   const auth = createAuthModule(platform, { users, messages });
-  const exchange = createExchangeModule(platform, { guards, events });
+  const exchange = createExchangeModule(platform, { guards, events }, { loadCcxt: options.loadCcxt });
   const webhooks = createWebhooksModule(platform, { users, messages, events });
   const admin = createAdminModule(platform, {
     users,

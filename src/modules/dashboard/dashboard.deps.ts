@@ -21,7 +21,7 @@ export interface DashboardDeps {
   notifications: Pick<NotificationsModule, 'status' | 'checkMailServer'>;
   market: Pick<MarketModule, 'status' | 'probe'>;
   tracker: Pick<TrackerModule['service'], 'health'>;
-  exchanges: Pick<ExchangeModule['venueStatus'], 'venues' | 'credentialStats' | 'health' | 'budget'>;
+  exchanges: Pick<ExchangeModule['venueStatus'], 'venues' | 'credentialStats' | 'ready' | 'health' | 'budget'>;
   /** The jobs module's last runs. Required: a dashboard without it would show "no runs" as if none ran. */
   jobs: JobRunsPort;
 }

@@ -132,6 +132,9 @@ export function createIntegrationsService(
             ...latestError(credentialFailure),
           };
         }
+        // The probe's bound is the venue's: a first check's load of the venue library is not in it (decision 700).
+        // A load that fails fails the probe below, as its own outcome.
+        await deps.exchanges.ready(venue).catch(() => undefined);
         const record = await probes.get(`exchange:${venue}`, async () => {
           const result = await deps.exchanges.health(venue);
           // Maintenance and rate limits are answers: the venue is there.

@@ -35,7 +35,7 @@ type Checked = Omit<VenueHealth, 'budget'>;
 type StoredCheck = Omit<Checked, 'checkedAt'> & { checkedAt: string };
 
 export function createHealthService(deps: {
-  gateway: Pick<VenueGateway, 'status'>;
+  gateway: Pick<VenueGateway, 'ready' | 'status'>;
   cache: Cache;
   clock: Clock;
   probeTimeoutMs: number;
@@ -53,6 +53,8 @@ export function createHealthService(deps: {
   async function check(venue: Venue): Promise<Checked> {
     const checkedAt = deps.clock.now();
     try {
+      // The probe's bound is the venue's: a first check's load of the venue library is not in it (decision 700).
+      await deps.gateway.ready(venue);
       const { status, latencyMs } = await venueWithin(
         deps.gateway.status(venue, { timeoutMs: deps.probeTimeoutMs }),
         deps.probeTimeoutMs,

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../platform/platform.ts';
 import type { ExchangeDeps } from './exchange.deps.ts';
 import { CcxtVenueGateway } from './adapters/ccxt-venue-gateway.ts';
+import type { CcxtModule } from './adapters/ccxt-clients.ts';
 import type { VenueGateway } from './adapters/venue-gateway.ts';
 import { createAccountSyncService } from './account-sync.service.ts';
 import { createBalancesRepository } from './balances.repository.ts';
@@ -67,7 +68,12 @@ export { isVenue, type Venue } from './venues.domain.ts';
 /** The one guarded way to a venue: its shared budget and breaker, and a fetch that goes through them. */
 export type VenueAccess = Pick<VenueEgress, 'budget' | 'fetch'>;
 
-export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
+/** How the module is built: the venue library's import (`loadCcxt` unless given; tests, decision 700). */
+export interface ExchangeOptions {
+  loadCcxt?: () => Promise<CcxtModule>;
+}
+
+export function createExchangeModule(platform: Platform, deps: ExchangeDeps, options: ExchangeOptions = {}) {
   const { config, database, cache, clock, secretBox, logger } = platform;
   const { guards, events } = deps;
   const db = database.db;
@@ -84,6 +90,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
     cache,
     egress: platform.egress,
     budget: (venue) => platform.venueBudgets.venue(venue),
+    ...(options.loadCcxt ? { load: options.loadCcxt } : {}),
   });
   const gateway: VenueGateway = ccxtGateway;
 
@@ -182,6 +189,8 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps) {
     venueStatus: {
       venues: VENUES,
       credentialStats: () => credentialsRepo.statsPerVenue(),
+      /** Once answered, a venue check's time is the venue's: the venue library is loaded (decision 700). */
+      ready: (venue: Venue) => gateway.ready(venue),
       health: (venue: Venue) => health.one(venue, false),
       /** The venue's request-weight budget now (shared across instances), for the dashboard. */
       budget: (venue: Venue): Promise<BudgetState> =>

@@ -28,7 +28,7 @@ export interface RouteAnswer {
 }
 
 export function createRoutingService(deps: {
-  gateway: Pick<VenueGateway, 'markets' | 'tickers'>;
+  gateway: Pick<VenueGateway, 'ready' | 'markets' | 'tickers'>;
   prices: Pick<UsdPrices, 'remember'>;
   clock: Clock;
   /** How long one venue may hold up the answer. */
@@ -37,7 +37,7 @@ export function createRoutingService(deps: {
   const { gateway, probeTimeoutMs } = deps;
 
   async function probe(venue: Venue, base: string, quote: string, user: string | undefined): Promise<Probe> {
-    const work = (async (): Promise<Probe> => {
+    const work = async (): Promise<Probe> => {
       const options = { timeoutMs: probeTimeoutMs };
       const market = resolveSymbol(await gateway.markets(venue, options), `${base}/${quote}`);
       if (!market?.active) return { kind: 'not_listed', exchange: venue };
@@ -46,9 +46,11 @@ export function createRoutingService(deps: {
       if (!ticker)
         return { kind: 'unavailable', exchange: venue, reason: `${venue} returned no ticker for ${market.symbol}` };
       return { kind: 'listed', candidate: { exchange: venue, market, ticker } };
-    })();
+    };
     try {
-      return await venueWithin(work, probeTimeoutMs, venue);
+      // The probe's bound is the venue's: a first route's load of the venue library is not in it (decision 700).
+      await gateway.ready(venue);
+      return await venueWithin(work(), probeTimeoutMs, venue);
     } catch (error) {
       const reason = error instanceof AppError ? String(error.detail) : `${venue} failed unexpectedly`;
       return { kind: 'unavailable', exchange: venue, reason };

@@ -41,6 +41,7 @@ export function createVenuesService(deps: {
      * they can be had within the probe timeout; without them the static part still answers.
      */
     async info(venue: Venue): Promise<VenueInfo> {
+      // Described first: the venue library's load is done before the markets' bound starts (decision 700).
       const description = await gateway.describe(venue);
       let markets: VenueMarket[] | null = null;
       let marketsError: string | null = null;

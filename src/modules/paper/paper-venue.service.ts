@@ -133,10 +133,13 @@ export function createPaperVenue(deps: {
       };
     let prepared: [PaperPair, Book, Awaited<ReturnType<typeof feeRates>>];
     try {
+      // The fee rates first, alone: they ask no venue, but a process's first read loads the venue library,
+      // seconds of one busy machine's CPU in one block, which would run out the bound of a market read in
+      // flight beside it; read before them, the load is over when their bounds start (decision 700).
+      const rates = await feeRates(order.exchange);
       const pair = await market.pair(order.symbol);
       if (!pair) return { kind: 'refused', reason: `Unknown symbol: ${order.symbol}` };
-      const [book, rates] = await Promise.all([market.book(pair.symbol), feeRates(order.exchange)]);
-      prepared = [pair, book, rates];
+      prepared = [pair, await market.book(pair.symbol), rates];
     } catch (error) {
       return { kind: 'refused', reason: `The venue's book could not be read: ${messageOf(error)}` };
     }

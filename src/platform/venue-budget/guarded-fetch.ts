@@ -35,6 +35,21 @@ async function bodyOf(response: Response): Promise<unknown> {
     .catch(() => undefined);
 }
 
+/**
+ * The bound of a venue's answer: AbortSignal.timeout's signal and reason, but a timer that fires late
+ * because this process held its event loop (another call's first load of the venue library, seconds of
+ * a busy machine's CPU in one block; decision 700) waits for one turn of I/O first, as `withTimeout`
+ * does: an answer that arrived while the loop was held is read, not taken for the venue's silence. Like
+ * AbortSignal.timeout's, the timer does not keep the process alive and runs out whether or not the
+ * call is over (the body of an answer from Node's fetch is read under it too).
+ */
+function answerBound(ms: number): AbortSignal {
+  const controller = new AbortController();
+  const abort = () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  setTimeout(() => setImmediate(abort), ms).unref();
+  return controller.signal;
+}
+
 /** A fetch whose `timeoutMs` runs from the call's admission: a wait for the budget is not the venue's slowness. */
 export type GuardedFetch = (
   input: string | URL | Request,
@@ -70,7 +85,7 @@ export function guardedFetch(
     }
     const { timeoutMs, ...init } = options ?? {};
     if (timeoutMs !== undefined) {
-      const timeout = AbortSignal.timeout(timeoutMs);
+      const timeout = answerBound(timeoutMs);
       init.signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     }
     let response: Response;

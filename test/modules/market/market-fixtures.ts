@@ -1,6 +1,7 @@
 // Shared set-up of the market tests: the loopback Binance and CoinGecko fakes and an app wired to them.
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
+import type { ModuleOptions } from '../../../src/app.ts';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake, type BinanceFakeOptions } from '../../fakes/binance.ts';
 import { startCoinGeckoFake, type CoinGeckoFake, type CoinGeckoFakeOptions } from '../../fakes/coingecko.ts';
@@ -29,6 +30,7 @@ export async function startMarket(
     coingecko?: CoinGeckoFakeOptions;
     /** The app's Redis key prefix (buildTestApp's `cachePrefix`). */
     cachePrefix?: string;
+    modules?: ModuleOptions;
   } = {},
 ): Promise<MarketHarness> {
   const { clock } = options;
@@ -41,6 +43,7 @@ export async function startMarket(
   const app = await buildTestApp({
     clock: options.clock,
     ...(options.cachePrefix ? { cachePrefix: options.cachePrefix } : {}),
+    ...(options.modules ? { modules: options.modules } : {}),
     env: {
       BINANCE_API_URL: binance.url,
       // The stream is configured (status `idle` until the server listens) but points at nothing.

@@ -19,7 +19,7 @@ import { type CcxtHmac, nodeHmac } from './ccxt-hmac.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
 import { holdKeyCalls } from './venue-key-calls.ts';
 
-type CcxtModule = typeof import('ccxt');
+export type CcxtModule = typeof import('ccxt');
 type ExchangeClass = new (config?: Record<string, unknown>) => Exchange;
 
 let ccxtModule: Promise<CcxtModule> | undefined;
@@ -36,8 +36,11 @@ function ownTurn(): Promise<void> {
   return turn;
 }
 
-/** ccxt's import costs about half a second: done once, on first use. */
-function loadCcxt(): Promise<CcxtModule> {
+/**
+ * ccxt's import: about half a second of one synchronous block of the event loop on a quiet machine,
+ * seconds on a busy one, and 90 MiB of RSS; done once, on first use (decision 700).
+ */
+export function loadCcxt(): Promise<CcxtModule> {
   ccxtModule ??= import('ccxt');
   return ccxtModule;
 }
@@ -135,6 +138,8 @@ export interface CcxtClientDeps {
   egress: Pick<Egress, 'venue'>;
   /** The venue's shared request-weight budget (one per venue and egress IP, every module and instance). */
   budget: (venue: Venue) => VenueBudget;
+  /** ccxt's import (`loadCcxt` unless given): tests give one as slow as a busy machine's. */
+  load?: () => Promise<CcxtModule>;
 }
 
 /**
@@ -171,10 +176,22 @@ export function createCcxtClients(deps: CcxtClientDeps) {
   const learning = new Map<string, Promise<void>>();
   /** Kept instances without credentials, by venue and timeout, with the template they were made from. */
   const publicClients = new Map<string, { markets: Exchange; exchange: Promise<Exchange> }>();
+  const describing = memoize((venue: Venue) => instantiate(venue));
   let built = 0;
+  let loaded: Promise<CcxtModule> | undefined;
+  /** ccxt, loaded once; a failed load is forgotten so the next call retries. */
+  function load(): Promise<CcxtModule> {
+    if (loaded) return loaded;
+    const loading = (deps.load ?? loadCcxt)();
+    loaded = loading;
+    loading.catch(() => {
+      if (loaded === loading) loaded = undefined;
+    });
+    return loading;
+  }
 
   async function instantiate(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
-    const ccxt = await loadCcxt();
+    const ccxt = await load();
     const Class = (ccxt as unknown as Record<string, ExchangeClass>)[venue];
     if (!Class) throw new Error(`ccxt has no exchange ${venue}`);
     const budget = deps.budget(venue);
@@ -316,11 +333,19 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     },
 
     async errorClasses(): Promise<CcxtErrorClasses> {
-      return (await loadCcxt()) as unknown as CcxtErrorClasses;
+      return (await load()) as unknown as CcxtErrorClasses;
     },
 
     /** A describing instance per venue (no markets), built once. */
-    describing: memoize((venue: Venue) => instantiate(venue)),
+    describing,
+
+    /**
+     * Once this has answered, ccxt is loaded and the venue's describing instance built: the CPU a first
+     * call spends before it asks the venue. A bound meant for the venue's answer starts after it (decision 700).
+     */
+    async ready(venue: Venue): Promise<void> {
+      await describing(venue);
+    },
   };
 }
 

@@ -70,6 +70,10 @@ export class CcxtVenueGateway implements VenueGateway {
     this.clients = createCcxtClients(deps);
   }
 
+  ready(venue: Venue): Promise<void> {
+    return this.clients.ready(venue);
+  }
+
   async describe(venue: Venue): Promise<VenueDescription> {
     const exchange = await this.clients.describing(venue);
     const trading = (exchange.fees as { trading?: Record<string, unknown> }).trading ?? {};

@@ -154,6 +154,11 @@ export interface DustAssets {
 }
 
 export interface VenueGateway {
+  /**
+   * What a first call does before it asks the venue (loading the venue library, building the venue's
+   * client): done once. A bound meant for the venue's answer starts after it (decision 700).
+   */
+  ready(venue: Venue): Promise<void>;
   describe(venue: Venue): Promise<VenueDescription>;
   markets(venue: Venue, options?: CallOptions): Promise<VenueMarket[]>;
   tickers(venue: Venue, symbols: string[], options?: CallOptions): Promise<VenueTicker[]>;

@@ -1,0 +1,68 @@
+// A venue check's bound is the venue's answer's: a process's first check loads the venue library
+// (ccxt), one block of the event loop of seconds on a busy machine, before the bound starts (decision 700).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { startVenueFakes, type VenueFakes } from './venue-fakes.ts';
+
+/** How long the load holds the event loop here: more than twice the checks' bound. */
+const LOAD_MS = 4_500;
+
+/**
+ * ccxt's real import, then the loop held as its evaluation holds it on a busy machine (the module may be
+ * loaded already in this test process, shared with other files, and then the import alone costs nothing).
+ */
+async function busyMachineCcxt(): Promise<typeof import('ccxt')> {
+  const ccxt = await import('ccxt');
+  const until = performance.now() + LOAD_MS;
+  while (performance.now() < until) {
+    // One synchronous block, as the module's evaluation is.
+  }
+  return ccxt;
+}
+
+describe("a process's first venue checks, with a slow venue library load", () => {
+  let fakes: VenueFakes;
+  before(async () => {
+    fakes = await startVenueFakes();
+  });
+  after(() => fakes?.close());
+
+  /** A fresh app, its venue library not loaded, whose checks wait 2 s for a venue. */
+  async function freshApp(): Promise<TestApp> {
+    return buildTestApp({
+      env: fakes.env({ EXCHANGE_PROBE_TIMEOUT_MS: '2000' }),
+      modules: { loadCcxt: busyMachineCcxt },
+    });
+  }
+
+  it("a venue's health reads healthy: the load is not in the check's 2 s", async () => {
+    const t = await freshApp();
+    try {
+      const started = performance.now();
+      const response = await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health' });
+      assert.ok(performance.now() - started >= LOAD_MS, 'the load happened inside the check');
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().status, 'healthy', response.body);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a route lists the venues that answer: the load is not in each probe’s 2 s', async () => {
+    const t = await freshApp();
+    try {
+      const user = await signIn(t.app, t.database);
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/exchange/route?base=BTC&quote=USDT',
+        headers: user.headers,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      const routed = response.json<{ routes: { exchange: string }[] }>().routes.map((r) => r.exchange);
+      assert.deepEqual(routed.sort(), ['binance', 'binanceus'], response.body);
+    } finally {
+      await t.close();
+    }
+  });
+});
