@@ -20,8 +20,8 @@ export async function startPaperMarket(env: Record<string, string> = {}): Promis
     250,
   )
     // A first order reads the venue's fees from ccxt, whose one-off load (seconds of a busy machine's
-    // CPU) would otherwise stall the process while the order's book read is in flight, counting
-    // against that read's bound; these tests are about matching, so the load happens here.
+    // CPU) is kept out of its book read's bound (paper-first-order.test.ts, decision 700) but not out of
+    // the test's time; these tests are about matching, so the load happens here.
     .then(() => m.modules.exchange.tradingFees('binance'))
     .catch(async (error: unknown) => {
       await m.stop();
