@@ -258,7 +258,7 @@ export function createAuthService(deps: {
 
     /**
      * A signed-in user presents a TOTP code again (decision 143): the session is marked with it and a
-     * fresh pair carries it. Codes count per account (decision 197).
+     * fresh pair carries it. Codes count per session and in an account-wide step-up day (decision 733).
      */
     async stepUp(
       actor: { id: string; sessionId: string | null },
@@ -270,7 +270,9 @@ export function createAuthService(deps: {
       const user = await accounts.findById(actor.id);
       if (!user) throw notFound('User not found');
       if (!user.twoFactorEnabled) throw conflict('Two-factor authentication is not on');
-      const attempt = await deps.attempts.reserve(user);
+      // Held per session, apart from the sign-in's codes (decision 733): a session taken from the owner
+      // that guesses holds itself, not the owner's sign-in, password change or other sessions.
+      const attempt = await deps.attempts.reserveStepUp(user, sessionId);
       const now = clock.now();
       const pair = await db.transaction(async (tx) => {
         const method = await deps.secondFactor.check(

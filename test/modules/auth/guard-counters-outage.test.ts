@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
-import { SECOND_FACTOR_LIMITS } from '../../../src/modules/auth/second-factor-attempts.ts';
+import { STEP_UP_LIMITS } from '../../../src/modules/auth/second-factor-attempts.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { openDatabase, type Database } from '../../../src/platform/db/database.ts';
 import { createLogger } from '../../../src/platform/observability/logger.ts';
@@ -36,7 +36,7 @@ const NO_REDIS = withoutRedis('a Redis outage is made through a TCP proxy in fro
  * loaded machine, where a shorter one would start outages of its own (and the healthy path would not be).
  */
 const COMMAND_TIMEOUT_MS = 2_000;
-const CODES_LOCKED = 'Too many wrong two-factor codes for this account; try again later';
+const CODES_LOCKED = 'Too many wrong two-factor codes in this session; try again later';
 const LOGINS_LOCKED = 'Too many login attempts; try again later';
 
 async function eventually(condition: () => Promise<boolean>, withinMs: number, what: string): Promise<void> {
@@ -155,15 +155,16 @@ describe('guard counters across two instances while Redis is away', { skip: NO_R
     await cutRedis();
     try {
       const wrong = wrongCode(user.secret);
-      for (let i = 0; i < SECOND_FACTOR_LIMITS.perWindow - 1; i++) assertDetail(await stepUp(i % 2, wrong), 401);
-      // A right code gives its own attempt back (decision 197), on the instance that took it or not.
+      for (let i = 0; i < STEP_UP_LIMITS.perWindow - 1; i++) assertDetail(await stepUp(i % 2, wrong), 401);
+      // A right code gives its own attempt back (decisions 197, 733), on the instance that took it or not.
       const right = await stepUp(0, codeAt(user.secret));
       assert.equal(right.statusCode, 200, right.body);
       nextStep();
       assertDetail(await stepUp(1, wrong), 401);
       for (const instance of [0, 1]) assertDetail(await stepUp(instance, codeAt(user.secret)), 429, CODES_LOCKED);
       // Counted in the database (refused attempts too, as Redis's window counts them), nowhere else.
-      assert.ok((await databaseCount(`two-factor:codes:${user.id}`))! > SECOND_FACTOR_LIMITS.perWindow);
+      const sid = JSON.parse(Buffer.from(user.token.split('.')[1]!, 'base64url').toString()).sid as string;
+      assert.ok((await databaseCount(`two-factor:step-up:session:${sid}`))! > STEP_UP_LIMITS.perWindow);
     } finally {
       await restoreRedis();
     }

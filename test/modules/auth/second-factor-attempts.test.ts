@@ -1,11 +1,17 @@
 // A second factor cannot be brute-forced (issue 37, decision 197): wrong codes count per account in a
 // counter no password resets, whatever the address and wherever a code is asked (sign-in, step-up,
 // enable, disable, recovery codes); the owner is mailed once per lockout; a day holds at most 50.
+// A step-up's codes are held per session instead (decision 733): a taken session's guesses hold that
+// session, not the owner's sign-in or other sessions, and the account's sessions share a day of 30.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
-import { createSecondFactorAttempts, SECOND_FACTOR_LIMITS } from '../../../src/modules/auth/second-factor-attempts.ts';
+import {
+  createSecondFactorAttempts,
+  SECOND_FACTOR_LIMITS,
+  STEP_UP_LIMITS,
+} from '../../../src/modules/auth/second-factor-attempts.ts';
 import { createMemoryCache } from '../../../src/platform/cache/cache.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { AppError } from '../../../src/platform/http/errors.ts';
@@ -14,7 +20,9 @@ import { newClientAddress, signIn } from '../../helpers/test-app.ts';
 import { startTwoFactorApp, type TwoFactorApp } from './two-factor-fixtures.ts';
 
 const LOCKED = 'Too many wrong two-factor codes for this account; try again later';
+const SESSION_LOCKED = 'Too many wrong two-factor codes in this session; try again later';
 const LOCKOUT_MAIL = 'Two-factor codes for your account are paused';
+const STEP_UP_MAIL = 'Two-factor codes for a signed-in session are paused';
 
 describe('second-factor attempts', () => {
   const clock = fixedClock('2026-03-02T10:00:05Z');
@@ -63,25 +71,58 @@ describe('second-factor attempts', () => {
     assert.equal(await lockoutMails(user.email), 1, 'one mail for the lockout, not one per guess');
   });
 
-  it('step-up, disable and recovery codes count in the same counter as the sign-in', async () => {
+  it('disable and recovery codes count in the same counter as the sign-in', async () => {
     const user = await f.enrolled();
     const wrong = wrongCode(user.secret);
-    for (let i = 0; i < 2; i++)
-      assertDetail(await f.post('/api/auth/2fa/step-up', { code: wrong }, user.headers, newClientAddress()), 401);
-    const token = await f.challenge(user, newClientAddress());
-    assertDetail(await f.post('/api/auth/2fa/verify', { mfa_token: token, recovery_code: 'aaaa-bbbb-cccc' }), 401);
     for (let i = 0; i < 2; i++) {
       const disable = await f.post('/api/auth/2fa/disable', { password: user.password, code: wrong }, user.headers);
       assert.equal(disable.statusCode, 422, disable.body);
     }
-    const stepUp = await f.post(
-      '/api/auth/2fa/step-up',
-      { code: f.codeAt(user.secret) },
-      user.headers,
-      newClientAddress(),
-    );
-    assertDetail(stepUp, 429, LOCKED);
+    for (let i = 0; i < 3; i++) {
+      const token = await f.challenge(user, newClientAddress());
+      assertDetail(await f.post('/api/auth/2fa/verify', { mfa_token: token, recovery_code: 'aaaa-bbbb-cccc' }), 401);
+    }
+    const token = await f.challenge(user, newClientAddress());
+    assertDetail(await f.post('/api/auth/2fa/verify', { mfa_token: token, code: f.codeAt(user.secret) }), 429, LOCKED);
     assert.equal(await lockoutMails(user.email), 1);
+  });
+
+  it("a taken session's wrong step-up codes hold that session, not the owner's sign-in or sessions", async () => {
+    const owner = await f.enrolled();
+    // The session taken from the owner: a full sign-in of the owner's, its token read elsewhere.
+    const token = await f.challenge(owner, newClientAddress());
+    const signedIn = await f.post('/api/auth/2fa/verify', { mfa_token: token, code: f.codeAt(owner.secret) });
+    assert.equal(signedIn.statusCode, 200, signedIn.body);
+    f.nextStep();
+    const stolen = { authorization: `Bearer ${signedIn.json<{ access_token: string }>().access_token}` };
+    const wrong = wrongCode(owner.secret);
+    for (let i = 0; i < STEP_UP_LIMITS.perWindow; i++)
+      assertDetail(await f.post('/api/auth/2fa/step-up', { code: wrong }, stolen), 401);
+    assertDetail(await f.post('/api/auth/2fa/step-up', { code: f.codeAt(owner.secret) }, stolen), 429, SESSION_LOCKED);
+
+    // The owner's own session steps up and changes the password, which signs the taken one out.
+    const stepUp = await f.post('/api/auth/2fa/step-up', { code: f.codeAt(owner.secret) }, owner.headers);
+    assert.equal(stepUp.statusCode, 200, stepUp.body);
+    const fresh = { authorization: `Bearer ${stepUp.json<{ access_token: string }>().access_token}` };
+    const changed = await f.t.app.inject({
+      method: 'POST',
+      url: '/api/auth/password',
+      headers: fresh,
+      payload: { current_password: owner.password, new_password: 'a-new-long-password-1' },
+    });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.equal((await f.me(stolen.authorization.slice(7))).statusCode, 401, 'the taken session is signed out');
+    // And the owner's sign-in's codes were never held.
+    f.nextStep();
+    const again = await f.challenge({ email: owner.email, password: 'a-new-long-password-1' }, newClientAddress());
+    const verified = await f.post('/api/auth/2fa/verify', { mfa_token: again, code: f.codeAt(owner.secret) });
+    assert.equal(verified.statusCode, 200, verified.body);
+    assert.equal(await lockoutMails(owner.email), 0, 'no sign-in lockout');
+    const mails = await f.t.database.rows(
+      sql`SELECT 1 FROM outbox WHERE kind = 'mail.send' AND payload->>'to' = ${owner.email}
+        AND payload->>'subject' = ${STEP_UP_MAIL}`,
+    );
+    assert.equal(mails.length, 1, 'the owner is told once about the held session');
   });
 
   it('wrong codes at enabling count too; enabling with the right code forgives none of them', async () => {
@@ -170,5 +211,54 @@ describe('second-factor attempts over a day', () => {
     assert.ok(counted.length >= perDay, 'guessing was bounded, not stopped');
     assert.ok(counted.length <= 2 * perDay, `${counted.length} guesses in two days`);
     assert.ok(mails.length >= 1 && mails.length <= counted.length / perWindow, `${mails.length} mails`);
+  });
+
+  it(`a step-up's codes: ${STEP_UP_LIMITS.perSessionDay} a day per session, ${STEP_UP_LIMITS.perAccountDay} across sessions`, async () => {
+    const { perSessionDay, perAccountDay } = STEP_UP_LIMITS;
+    const cache = createMemoryCache(undefined, undefined, () => clock.now().getTime());
+    const attempts = createSecondFactorAttempts({
+      cache,
+      counters: cache,
+      db: f.t.database.db,
+      messages: { mail: async () => ({ queued: true }) },
+      clock,
+    });
+    const user = { id: crypto.randomUUID(), email: 'stepped@example.com' };
+    const sessions = Array.from({ length: 5 }, () => crypto.randomUUID());
+    const counted: number[] = [];
+    // Two days of each of five sessions guessing every 90 seconds.
+    for (let t = 0; t < 2 * dayMs; t += 90_000) {
+      for (const session of sessions) {
+        try {
+          const attempt = await attempts.reserveStepUp(user, session);
+          counted.push(clock.now().getTime());
+          await attempt.failed();
+        } catch (error) {
+          assert.ok(error instanceof AppError && error.code === 'rate_limited', String(error));
+        }
+      }
+      clock.advance(90_000);
+    }
+    for (let i = 0; i < counted.length; i++) {
+      const within = counted.filter((at) => at >= counted[i]! && at < counted[i]! + dayMs).length;
+      assert.ok(within <= perAccountDay, `${within} guesses in the 24 hours from guess ${i}`);
+    }
+    assert.ok(counted.length >= perAccountDay, 'guessing was bounded, not stopped');
+    // One session alone reaches its own day, never the account's: another session still steps up.
+    const alone = crypto.randomUUID();
+    const other = { id: crypto.randomUUID(), email: 'alone@example.com' };
+    let guessed = 0;
+    for (let t = 0; t < dayMs; t += 90_000) {
+      try {
+        await (await attempts.reserveStepUp(other, alone)).failed();
+        guessed++;
+      } catch {}
+      clock.advance(90_000);
+    }
+    assert.equal(guessed, perSessionDay);
+    const owner = await attempts.reserveStepUp(other, crypto.randomUUID());
+    await owner.succeeded();
+    // And the sign-in's codes of that account were never counted.
+    await (await attempts.reserve(other)).succeeded();
   });
 });
