@@ -4,6 +4,7 @@
 // webhook, the streams and the tracker use the port, and the bearer guards find principals through it.
 import { createExternalTokenVerifier } from '../../platform/auth/external-tokens.ts';
 import { createGuards, type Guards, type PrincipalSource } from '../../platform/auth/guards.ts';
+import { unknowablePasswordHash } from '../../platform/crypto/passwords.ts';
 import { bindJob, type BoundJob } from '../../platform/jobs.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { cleanupDeviceSessionsJob } from './cleanup-device-sessions.job.ts';
@@ -67,8 +68,31 @@ export function createUsersModule(
       if (!identity.emailVerified) return 'unverified';
       const account = await accounts.findByEmail(identity.email);
       if (!account) return undefined;
-      const link = { issuer: identity.issuer, subject: identity.subject, userId: account.id, linkedAt: clock.now() };
-      return (await accounts.linkExternalIdentity(link)) ? account : 'linked_elsewhere';
+      const now = clock.now();
+      const link = { issuer: identity.issuer, subject: identity.subject, userId: account.id, linkedAt: now };
+      if (account.emailVerified) return (await accounts.linkExternalIdentity(link)) ? account : 'linked_elsewhere';
+      // An address we never verified (decision 734): whoever registered it may not own it, and the provider
+      // just proved who does. The link claims the account for them: the password becomes one nobody knows,
+      // every session, API token, reset link and second factor ends, and the address counts as verified.
+      const outcome = await database.db.transaction(async (tx) => {
+        const [locked] = await accounts.lockForUpdate([account.id], tx);
+        if (!locked) return undefined;
+        if (!(await accounts.linkExternalIdentity(link, tx))) return 'linked_elsewhere';
+        if (locked.emailVerified) return locked;
+        const claimed = await accounts.update(
+          account.id,
+          { passwordHash: unknowablePasswordHash(), emailVerified: true, updatedAt: now },
+          tx,
+        );
+        await sessions.expireResetTokens(account.id, now, tx);
+        await apiTokens.revokeAllOf([account.id], now, tx);
+        await sessions.revokeAll(account.id, now, 'external_identity_claimed', tx);
+        await twoFactor.reset(account.id, now, tx);
+        return claimed;
+      });
+      // The ended sessions stop at once, not when their cached principals run out.
+      guards.invalidate(account.id);
+      return outcome;
     },
     touch: (sessionId, at) => sessions.touch(sessionId, at),
     byApiToken: (tokenHash) => apiTokens.principal(tokenHash),

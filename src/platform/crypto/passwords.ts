@@ -120,6 +120,16 @@ async function verifyPassword(password: string, stored: string): Promise<boolean
   return timingSafeEqual(key, expectedKey);
 }
 
+/**
+ * A hash no password matches, for an account whose password must end (decision 734): the production
+ * cost's form with a random salt and a random key, so checking a password against it costs what any
+ * check costs (nothing tells it apart by timing) and finding one would mean inverting scrypt.
+ */
+export function unknowablePasswordHash(): string {
+  const { N, r, p } = PRODUCTION_PASSWORD_COST;
+  return `scrypt$${N}$${r}$${p}$${randomBytes(16).toString('base64')}$${randomBytes(KEY_LENGTH).toString('base64')}`;
+}
+
 /** A random password with upper, lower, digit and symbol, for administrator resets. */
 export function generatePassword(length = 20): string {
   const sets = ['ABCDEFGHJKLMNPQRSTUVWXYZ', 'abcdefghijkmnopqrstuvwxyz', '23456789', '!@#$%^&*-_=+'];

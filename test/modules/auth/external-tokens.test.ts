@@ -6,7 +6,7 @@ import { SignJWT } from 'jose';
 import { loadConfig } from '../../../src/config/config.ts';
 import { startIdentityProvider, type IdentityProvider } from '../../fakes/identity-provider.ts';
 import { closedPort } from '../../helpers/ports.ts';
-import { buildTestApp, signIn, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, newClientAddress, signIn, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app.ts';
 
 describe('external identity provider tokens', () => {
   let idp: IdentityProvider;
@@ -124,6 +124,63 @@ describe('external identity provider tokens', () => {
     await assertRefused(impostor, 'This account is linked to another identity of this provider');
   });
 
+  it("an address nobody verified: the provider's first link ends the registrant's password and sessions", async () => {
+    // Account pre-hijacking (decision 734): someone registers the victim's address on the open sign-up,
+    // keeps a session and an API token, and waits for the victim's first sign-in at the provider.
+    const squatter = await signIn(t.app, t.database, { email: 'pre-hijacked@example.com' });
+    const apiToken = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/tokens',
+      headers: squatter.headers,
+      payload: { name: 'kept', scopes: ['account:read'] },
+    });
+    assert.equal(apiToken.statusCode, 201, apiToken.body);
+    const squatterToken = apiToken.json<{ token: string }>().token;
+    assert.equal((await me(squatterToken)).statusCode, 200);
+    const victim = await me(await idp.issue({ email: 'pre-hijacked@example.com' }));
+    assert.equal(victim.statusCode, 200, victim.body);
+    assert.equal(victim.json<{ id: string }>().id, squatter.id, "the account is the address owner's now");
+    assert.equal(victim.json<{ emailVerified: boolean }>().emailVerified, true);
+    assert.equal((await me(squatter.token)).statusCode, 401, "the registrant's session is ended");
+    assert.equal((await me(squatterToken)).statusCode, 401, 'and its API token');
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: squatter.email, password: squatter.password },
+      remoteAddress: newClientAddress(),
+    });
+    assert.equal(login.statusCode, 401, 'the password it chose opens nothing');
+  });
+
+  it('an address the operator vouched for (command line, ADMIN_EMAIL, an admin) links and keeps its password', async () => {
+    const created = await t.modules.auth.service.createUser(
+      { email: 'made-by-cli@example.com', password: 'a-long-cli-password' },
+      { role: 'user', actor: 'system' },
+    );
+    const marked = await signIn(t.app, t.database, { email: 'marked@example.com' });
+    await t.modules.admin.users.updateUser(marked.id, { emailVerified: true }, { id: null });
+    for (const [email, id] of [
+      [created.email, created.id],
+      [marked.email, marked.id],
+    ] as const) {
+      const linked = await me(await idp.issue({ email }));
+      assert.equal(linked.json<{ id: string }>().id, id, linked.body);
+    }
+    assert.equal((await me(marked.token)).statusCode, 200, 'its session goes on');
+    for (const user of [
+      { email: created.email, password: 'a-long-cli-password' },
+      { email: marked.email, password: marked.password },
+    ]) {
+      const login = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: user,
+        remoteAddress: newClientAddress(),
+      });
+      assert.equal(login.statusCode, 200, login.body);
+    }
+  });
+
   it('refuses a valid token for an e-mail we do not know', async () => {
     await assertRefused(await idp.issue({ email: 'stranger@example.com' }), 'No account matches this identity');
   });
@@ -150,6 +207,8 @@ describe('external identity provider tokens', () => {
 
   it('logs out without touching our sessions: the provider owns its session', async () => {
     const user = await signIn(t.app, t.database, { email: 'leaver@example.com' });
+    // An address an admin marked verified: linking it ends nothing (decision 734).
+    await t.modules.admin.users.updateUser(user.id, { emailVerified: true }, { id: null });
     const token = await idp.issue({ email: user.email });
     const response = await t.app.inject({
       method: 'POST',
