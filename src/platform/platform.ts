@@ -68,6 +68,8 @@ interface PlatformOverrides {
    * Config or the environment reaches it, so no deployment can weaken its hashes (decision 305).
    */
   passwordCost?: PasswordCost;
+  /** How many sign-ins' password checks may wait for a slot (decision 735); tests lower it. */
+  signInWaiting?: number;
 }
 
 /** DATA_DIR made the owner's only, or a one-line ConfigError saying why it cannot be. */
@@ -169,7 +171,7 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     clock,
     secretBox,
     tokens,
-    passwords: createPasswordHasher(overrides.passwordCost),
+    passwords: createPasswordHasher(overrides.passwordCost, { signInWaiting: overrides.signInWaiting }),
     outbox,
     logger,
     metrics,

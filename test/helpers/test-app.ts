@@ -157,6 +157,8 @@ export interface TestAppOptions {
   /** Extra routes for the test, registered before the app is ready (e.g. one that throws). */
   routes?: (app: FastifyInstance, platform: Platform) => Promise<void>;
   modules?: ModuleOptions;
+  /** How many sign-ins' password checks may wait for a slot (default the service's own). */
+  signInWaiting?: number;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -201,6 +203,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       logger: createLogger(config.logLevel, sink),
       defaultMetrics: false,
       passwordCost: TEST_PASSWORD_COST,
+      signInWaiting: options.signInWaiting,
     });
     modules = createModules(platform, options.modules);
     app = await buildApp(platform, modules, { observeRoute: catalog.observe });

@@ -172,8 +172,15 @@ export function createAuthService(deps: {
         throw error;
       }
       // Hash even when the account does not exist, at the cost new hashes have here, so timing does
-      // not reveal which addresses do.
-      const valid = await passwords.verify(password, user?.passwordHash ?? passwords.dummyHash);
+      // not reveal which addresses do. In the bounded sign-in queue (decision 735): refused when full,
+      // the password unchecked, and the attempt given back as for an outage.
+      let valid: boolean;
+      try {
+        valid = await passwords.verifySignIn(password, user?.passwordHash ?? passwords.dummyHash);
+      } catch (error) {
+        await throttle.giveBack(normalized, client, counted).catch(() => {});
+        throw error;
+      }
       if (!user || !valid) {
         if (user)
           await audit(

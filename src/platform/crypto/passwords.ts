@@ -1,28 +1,51 @@
 // scrypt password hashes in a self-describing format, so parameters can be raised later.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { unavailable } from '../http/errors.ts';
 
 /**
  * scrypt runs on libuv's thread pool (four threads unless UV_THREADPOOL_SIZE says otherwise), which
- * every file and DNS operation shares too. At most SLOTS hashes run at once; new hashes (sign-up,
- * password changes) take at most HASH_SLOTS of them, and a waiting check (a login) always goes
- * first, so a flood of sign-ups slows sign-ups, not logins (decision 002).
+ * every file and DNS operation shares too. At most SLOTS hashes run at once, taken in this order: a
+ * signed-in session's check of its own password; a new hash (sign-up, password change) while none runs,
+ * so sign-ups always have a slot; a sign-in's check; more new hashes, up to HASH_SLOTS. A flood of
+ * sign-ups slows sign-ups, not logins (decision 002). A sign-in's check costs a hash whether the
+ * account exists or not (timing), so anyone can ask for them: their queue is bounded, and past its
+ * bound a sign-in is refused (503, Retry-After) without hashing, so a flood of them from many addresses
+ * makes sign-ins wait at most that queue's length, and delays no signed-in check nor sign-up (decision 735).
  */
 const SLOTS = 4;
 const HASH_SLOTS = 2;
-type Lane = 'check' | 'hash';
-const waiting: Record<Lane, (() => void)[]> = { check: [], hash: [] };
-const running: Record<Lane, number> = { check: 0, hash: 0 };
-const done: Record<Lane, number> = { check: 0, hash: 0 };
+/**
+ * Sign-in checks that may wait for a slot; one more, when no slot is free, is refused. At ~50 ms a check
+ * on four threads (fewer cores make it longer), about 0.4 s of waiting.
+ */
+export const SIGN_IN_WAITING = 32;
+/** The Retry-After of a refused sign-in (seconds): a full queue drains well within it. */
+const SIGN_IN_RETRY_SECONDS = 1;
+type Lane = 'check' | 'hash' | 'sign-in';
+const waiting: Record<Lane, (() => void)[]> = { check: [], hash: [], 'sign-in': [] };
+const running: Record<Lane, number> = { check: 0, hash: 0, 'sign-in': 0 };
+const done: Record<Lane, number> = { check: 0, hash: 0, 'sign-in': 0 };
 
 /** Password work of this process so far, and what waits for a slot (exported as metrics). */
 export function passwordWork(): { hashed: number; checked: number; waiting: number } {
-  return { hashed: done.hash, checked: done.check, waiting: waiting.check.length + waiting.hash.length };
+  return {
+    hashed: done.hash,
+    checked: done.check + done['sign-in'],
+    waiting: waiting.check.length + waiting.hash.length + waiting['sign-in'].length,
+  };
+}
+
+function nextLane(): Lane | undefined {
+  if (waiting.check.length > 0) return 'check';
+  if (waiting.hash.length > 0 && running.hash === 0) return 'hash';
+  if (waiting['sign-in'].length > 0) return 'sign-in';
+  if (waiting.hash.length > 0 && running.hash < HASH_SLOTS) return 'hash';
+  return undefined;
 }
 
 function startWaiting(): void {
-  while (running.check + running.hash < SLOTS) {
-    const lane: Lane | undefined =
-      waiting.check.length > 0 ? 'check' : waiting.hash.length > 0 && running.hash < HASH_SLOTS ? 'hash' : undefined;
+  while (running.check + running.hash + running['sign-in'] < SLOTS) {
+    const lane = nextLane();
     if (!lane) return;
     running[lane] += 1;
     waiting[lane].shift()!();
@@ -78,6 +101,11 @@ export interface PasswordHasher {
   /** Whether the password is the stored hash's, at the cost the hash names (older costs still verify). */
   verify(password: string, stored: string): Promise<boolean>;
   /**
+   * `verify` for a sign-in, which anyone may ask for: in the sign-in queue, and refused (503 with
+   * Retry-After, nothing hashed) while that queue is full.
+   */
+  verifySignIn(password: string, stored: string): Promise<boolean>;
+  /**
    * A hash of nobody at this hasher's cost, to verify against when the account does not exist, so
    * that the answer takes as long as for an account whose password was hashed here.
    */
@@ -93,8 +121,12 @@ function checkedCost(cost: PasswordCost): Readonly<PasswordCost> {
 }
 
 /** Password hashing at one cost: the production one unless a caller (a test) names another. */
-export function createPasswordHasher(cost: PasswordCost = PRODUCTION_PASSWORD_COST): PasswordHasher {
+export function createPasswordHasher(
+  cost: PasswordCost = PRODUCTION_PASSWORD_COST,
+  options: { signInWaiting?: number } = {},
+): PasswordHasher {
   const { N, r, p } = checkedCost(cost);
+  const signInWaiting = options.signInWaiting ?? SIGN_IN_WAITING;
   return {
     cost: { N, r, p },
     async hash(password) {
@@ -102,16 +134,25 @@ export function createPasswordHasher(cost: PasswordCost = PRODUCTION_PASSWORD_CO
       const key = await scrypt('hash', password, salt, KEY_LENGTH, { N, r, p, maxmem: MAX_MEMORY });
       return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
     },
-    verify: verifyPassword,
+    verify: (password, stored) => verifyPassword('check', password, stored),
+    verifySignIn(password, stored) {
+      if (running.check + running.hash + running['sign-in'] >= SLOTS && waiting['sign-in'].length >= signInWaiting)
+        return Promise.reject(
+          unavailable('Too many sign-ins are being checked; try again shortly', {
+            headers: { 'retry-after': String(SIGN_IN_RETRY_SECONDS) },
+          }),
+        );
+      return verifyPassword('sign-in', password, stored);
+    },
     dummyHash: `scrypt$${N}$${r}$${p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`,
   };
 }
 
-async function verifyPassword(password: string, stored: string): Promise<boolean> {
+async function verifyPassword(lane: Lane, password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, expected] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !expected) return false;
   const expectedKey = Buffer.from(expected, 'base64');
-  const key = await scrypt('check', password, Buffer.from(salt, 'base64'), expectedKey.length, {
+  const key = await scrypt(lane, password, Buffer.from(salt, 'base64'), expectedKey.length, {
     N: Number(n),
     r: Number(r),
     p: Number(p),

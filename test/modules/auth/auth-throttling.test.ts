@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
-import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { sql } from 'drizzle-orm';
+import { createPasswordHasher } from '../../../src/platform/crypto/passwords.ts';
+import { buildTestApp, newClientAddress, signIn, type TestApp } from '../../helpers/test-app.ts';
 import { withoutRedis } from '../../helpers/services.ts';
 
 const NO_REDIS = withoutRedis('sharing the login counter needs Redis (REDIS_URL=redis://127.0.0.1:6379)');
@@ -210,6 +212,43 @@ describe('auth: login throttling', () => {
       });
       assert.equal(spoofed.statusCode, 429, 'the socket address is the client, whatever the header says');
     });
+  });
+});
+
+describe('auth: the sign-in queue', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ signInWaiting: 1 });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('a sign-in that would wait past the queue answers 503 with Retry-After, unchecked; the owner then signs in', async () => {
+    const user = await signIn(t.app, t.database);
+    // The account's password at the production cost, so the real checks take long enough to queue.
+    const slow = await createPasswordHasher().hash(user.password);
+    await t.database.db.execute(sql`UPDATE users SET password_hash = ${slow} WHERE id = ${user.id}`);
+    const login = (password: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: user.email, password },
+        remoteAddress: newClientAddress(),
+      });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => login(`guess-${i}`)));
+    const statuses = answers.map((answer) => answer.statusCode);
+    const refused = answers.filter((answer) => answer.statusCode === 503);
+    assert.ok(refused.length >= 30 - 4 - 1 - 10, `statuses ${statuses.join(' ')}`);
+    assert.ok(
+      statuses.every((status) => status === 401 || status === 503),
+      statuses.join(' '),
+    );
+    for (const answer of refused) {
+      assert.equal(answer.headers['retry-after'], '1');
+      assert.deepEqual(answer.json(), { detail: 'Too many sign-ins are being checked; try again shortly' });
+    }
+    assert.equal((await login(user.password)).statusCode, 200, 'the queue drained, the owner signs in');
   });
 });
 

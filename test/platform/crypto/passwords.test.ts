@@ -1,9 +1,11 @@
 // Password hashes at the production cost, which the other test files lower (decision 305): the
 // stored form and its parameters, checks across costs, and the hash an unknown account is checked
-// against.
+// against. A sign-in's check waits in a bounded queue (decision 735): past it, 503 without hashing,
+// and a signed-in check or a sign-up never waits behind sign-ins.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createPasswordHasher, PRODUCTION_PASSWORD_COST } from '../../../src/platform/crypto/passwords.ts';
+import { AppError } from '../../../src/platform/http/errors.ts';
 import { TEST_PASSWORD_COST } from '../../helpers/password-cost.ts';
 
 /** The parts of a stored hash: `scrypt$N$r$p$salt$key`, salt and key in base64. */
@@ -68,5 +70,42 @@ describe('password hashes', () => {
       { N: 2 ** 20, r: 8, p: 1 },
     ])
       assert.throws(() => createPasswordHasher(cost), /unusable scrypt cost/);
+  });
+});
+
+describe('the sign-in queue', () => {
+  it('past its bound a sign-in is refused (503, Retry-After) unhashed; signed-in checks and sign-ups pass the queue', async () => {
+    const bound = 2;
+    // Sign-ins check against a production-cost hash (tens of ms each), the others at the test cost
+    // (a few ms): whatever started before the queued sign-ins finishes long before the last of them.
+    const hasher = createPasswordHasher(TEST_PASSWORD_COST, { signInWaiting: bound });
+    const slow = await createPasswordHasher().hash('the owner');
+    const fast = await hasher.hash('the owner');
+    const finished: string[] = [];
+    const signIns = Array.from({ length: 30 }, () =>
+      hasher.verifySignIn('a guess', slow).then(
+        (valid) => {
+          assert.equal(valid, false);
+          finished.push('sign-in');
+          return 'checked';
+        },
+        (error: unknown) => {
+          assert.ok(error instanceof AppError && error.status === 503, String(error));
+          assert.equal(error.headers['retry-after'], '1');
+          return 'refused';
+        },
+      ),
+    );
+    const signedIn = hasher.verify('the owner', fast).then((valid) => finished.push(`signed-in ${valid}`));
+    const signUp = hasher.hash('a new account').then(() => finished.push('sign-up'));
+    const outcomes = await Promise.all(signIns);
+    await Promise.all([signedIn, signUp]);
+    const checked = outcomes.filter((outcome) => outcome === 'checked').length;
+    // Four slots run at once; beyond them only `bound` wait.
+    assert.ok(checked >= 1 && checked <= 4 + bound, `${checked} sign-ins checked`);
+    assert.equal(finished.filter((what) => what === 'sign-in').length, checked, 'a refused one hashed nothing');
+    const lastSignIn = finished.lastIndexOf('sign-in');
+    assert.ok(finished.indexOf('signed-in true') < lastSignIn, finished.join(', '));
+    assert.ok(finished.indexOf('sign-up') < lastSignIn, finished.join(', '));
   });
 });

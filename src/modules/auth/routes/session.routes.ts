@@ -46,12 +46,13 @@ export function sessionRoutes(deps: { service: AuthService; guards: Guards }): F
             'account from clients that never signed in to it; a client that did (the device cookie ' +
             '`tp_device` a sign-in sets, or an address of an earlier sign-in) is not held to the last, and ' +
             'one with the cookie is counted by it alone (5). A completed sign-in gives its attempt back. Over ' +
-            'a limit: 429 with `Retry-After`. Wrong e-mail or password: 401; suspended or deleted account: ' +
-            '403. With two-factor ' +
+            'a limit: 429 with `Retry-After`. While this instance has too many sign-ins waiting for a ' +
+            'password check: 503 with `Retry-After`, the password unchecked and the attempt not counted. ' +
+            'Wrong e-mail or password: 401; suspended or deleted account: 403. With two-factor ' +
             'authentication on, the answer holds no tokens but `{"mfa_required": true, "mfa_token", ' +
             '"methods"}`: send the token and a code to POST /api/auth/2fa/verify within 5 minutes.',
           body: LoginBody,
-          response: { 200: LoginAnswer, ...errorResponses(401, 403, 429) },
+          response: { 200: LoginAnswer, ...errorResponses(401, 403, 429, 503) },
         },
       },
       async (request, reply) =>

@@ -77,7 +77,7 @@ export function consoleSessionRoutes(deps: {
             `Path=/api/console/session) and not answered.${CSRF_NOTE}`,
           headers: CsrfHeaders,
           body: LoginBody,
-          response: { 200: ConsoleLoginAnswer, ...errorResponses(401, 403, 429) },
+          response: { 200: ConsoleLoginAnswer, ...errorResponses(401, 403, 429, 503) },
         },
       },
       async (request, reply) => {
