@@ -78,17 +78,20 @@ export function createSecondFactorAttempts(deps: {
     );
   }
 
-  async function mailStepUpLockout(user: { id: string; email: string }, until: Date): Promise<void> {
+  async function mailStepUpLockout(user: { id: string; email: string }, until: Date, whole: boolean): Promise<void> {
+    const held = whole
+      ? `so no session of yours can step up with a code until ${until.toISOString()}. Signing in is not held.`
+      : `so that session's codes are not accepted until ${until.toISOString()}. Your sign-in and your ` +
+        'other sessions are not held.';
     await deps.messages.mail(
       deps.db,
       {
         to: user.email,
         subject: 'Two-factor codes for a signed-in session are paused',
         text:
-          'Several wrong two-factor codes were just given in a session signed in to your account, so that ' +
-          `session's codes are not accepted until ${until.toISOString()}. Your sign-in and your other ` +
-          'sessions are not held.\n\nIf this was not you, someone holds one of your sessions: change your ' +
-          'password now, which signs every other session out.',
+          `Several wrong two-factor codes were just given in ${whole ? 'sessions' : 'a session'} signed in ` +
+          `to your account, ${held}\n\nIf this was not you, someone holds a session of yours: change your ` +
+          'password now (a new sign-in with your code lets you), which signs every other session out.',
       },
       clock.now(),
     );
@@ -152,7 +155,7 @@ export function createSecondFactorAttempts(deps: {
           // One mail per lockout: the account's once, each session's once.
           const mailKey = accountFull ? user.id : `session:${sessionId}`;
           if (await cache.acquire(`two-factor:step-up-mailed:${mailKey}`, lockMs))
-            await mailStepUpLockout(user, new Date(now + lockMs));
+            await mailStepUpLockout(user, new Date(now + lockMs), accountFull);
         },
       };
     },
