@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { deviceCookie, spreadAttack } from './lockout-fixtures.ts';
 
 const PAIR = LOGIN_LIMITS.perAccountAndClient;
 
@@ -34,29 +35,6 @@ describe('auth: the owner is never locked out', () => {
       remoteAddress,
       headers: { 'x-console-request': '1', ...(cookie ? { cookie } : {}) },
     });
-  /** The `tp_device` cookie a sign-in set, as a browser sends it back (`name=value`). */
-  const deviceCookie = (response: { headers: Record<string, unknown> }): string => {
-    const setCookie = response.headers['set-cookie'];
-    const all = Array.isArray(setCookie) ? setCookie : [setCookie];
-    const found = all.find((c): c is string => typeof c === 'string' && c.startsWith('tp_device='));
-    assert.ok(found, `a device cookie is set: ${JSON.stringify(setCookie)}`);
-    return found.split(';')[0]!;
-  };
-  /** The issue's attack: 21 addresses (each an IPv6 /64 of its own) × 5 wrong passwords. */
-  async function spreadAttack(victim: TestUser, net: number): Promise<void> {
-    for (let a = 1; a <= 21; a++) {
-      const statuses = await Promise.all(
-        Array.from({ length: PAIR }, (_, i) =>
-          login({ email: victim.email, password: `guess-${i}` }, `2001:db8:${net}:${a.toString(16)}::${i + 1}`),
-        ),
-      ).then((responses) => responses.map((r) => r.statusCode));
-      assert.ok(
-        statuses.every((s) => s === 401 || s === 429),
-        `address ${a}: ${statuses}`,
-      );
-    }
-  }
-
   it(
     'after 21 addresses × 5 wrong passwords, the owner signs in with the device cookie and from an ' +
       'address of an earlier sign-in; unknown clients wait',
@@ -66,7 +44,7 @@ describe('auth: the owner is never locked out', () => {
       assert.equal(atHome.statusCode, 200, atHome.body);
       const cookie = deviceCookie(atHome);
 
-      await spreadAttack(owner, 0xa1);
+      await spreadAttack(login, owner, 0xa1);
       const unknown = await login(owner, '198.51.100.20');
       assert.equal(unknown.statusCode, 429, 'a client never seen before waits for the window');
       assert.ok(Number(unknown.headers['retry-after']) > 0);
@@ -95,7 +73,7 @@ describe('auth: the owner is never locked out', () => {
       "the owner's sign-ins did not unlock the guessing address",
     );
 
-    await spreadAttack(owner, 0xa2);
+    await spreadAttack(login, owner, 0xa2);
     assert.equal((await login(owner, '192.0.2.30')).statusCode, 200);
     assert.equal(
       (await login(owner, '2001:db8:a2:99::1')).statusCode,
@@ -109,7 +87,7 @@ describe('auth: the owner is never locked out', () => {
     const other = await signIn(t.app, t.database);
     const othersCookie = deviceCookie(await login(other, '192.0.2.40'));
     const ownCookie = deviceCookie(await login(owner, '192.0.2.41'));
-    await spreadAttack(owner, 0xa3);
+    await spreadAttack(login, owner, 0xa3);
     assert.equal((await login(owner, '203.0.113.40', othersCookie)).statusCode, 429, "another account's cookie");
     const [name, value] = ownCookie.split('=') as [string, string];
     const altered = `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}`;

@@ -6,10 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import type { TestUser } from '../../helpers/test-app.ts';
+import { deviceCookie, spreadAttack } from './lockout-fixtures.ts';
 import { startPasskeyApp, type PasskeyApp } from './passkey-fixtures.ts';
-
-const PAIR = LOGIN_LIMITS.perAccountAndClient;
 
 describe('auth: an owner who signs in with a passkey is not locked out', () => {
   const clock = fixedClock('2026-03-01T12:00:05.000Z');
@@ -23,28 +21,6 @@ describe('auth: an owner who signs in with a passkey is not locked out', () => {
 
   const login = (user: { email: string; password: string }, remoteAddress: string, cookie?: string) =>
     p.post('/api/auth/login', { email: user.email, password: user.password }, cookie ? { cookie } : {}, remoteAddress);
-  /** The `tp_device` cookie a sign-in set, as a browser sends it back (`name=value`). */
-  const deviceCookie = (response: { headers: Record<string, unknown> }): string => {
-    const setCookie = response.headers['set-cookie'];
-    const all = Array.isArray(setCookie) ? setCookie : [setCookie];
-    const found = all.find((c): c is string => typeof c === 'string' && c.startsWith('tp_device='));
-    assert.ok(found, `a device cookie is set: ${JSON.stringify(setCookie)}`);
-    return found.split(';')[0]!;
-  };
-  /** 21 addresses (each an IPv6 /64 of its own) × 5 wrong passwords: the account-wide limit is reached. */
-  async function spreadAttack(victim: TestUser, net: number): Promise<void> {
-    for (let a = 1; a <= 21; a++) {
-      const statuses = await Promise.all(
-        Array.from({ length: PAIR }, (_, i) =>
-          login({ email: victim.email, password: `guess-${i}` }, `2001:db8:${net}:${a.toString(16)}::${i + 1}`),
-        ),
-      ).then((responses) => responses.map((r) => r.statusCode));
-      assert.ok(
-        statuses.every((s) => s === 401 || s === 429),
-        `address ${a}: ${statuses}`,
-      );
-    }
-  }
   /** A password sign-in from `address` finished with the passkey; answers the completed sign-in. */
   async function passwordAndPasskey(owner: Awaited<ReturnType<PasskeyApp['passkeyUser']>>, address: string) {
     const started = await login(owner, address);
@@ -70,7 +46,7 @@ describe('auth: an owner who signs in with a passkey is not locked out', () => {
       assert.equal(passwordless.answer.statusCode, 200, passwordless.answer.body);
       deviceCookie(passwordless.answer);
 
-      await spreadAttack(owner, 0xb1);
+      await spreadAttack(login, owner, 0xb1);
       assert.equal((await login(owner, '198.51.100.70')).statusCode, 429, 'a client never seen before waits');
 
       const home = await login(owner, '192.0.2.70');

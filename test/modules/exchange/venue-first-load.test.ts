@@ -2,24 +2,9 @@
 // (ccxt), one block of the event loop of seconds on a busy machine, before the bound starts (decision 700).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { busyMachineCcxt, SLOW_CCXT_LOAD_MS } from '../../helpers/slow-ccxt.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { startVenueFakes, type VenueFakes } from './venue-fakes.ts';
-
-/** How long the load holds the event loop here: longer than the checks' bound. */
-const LOAD_MS = 4_000;
-
-/**
- * ccxt's real import, then the loop held as its evaluation holds it on a busy machine (the module may be
- * loaded already in this test process, shared with other files, and then the import alone costs nothing).
- */
-async function busyMachineCcxt(): Promise<typeof import('ccxt')> {
-  const ccxt = await import('ccxt');
-  const until = performance.now() + LOAD_MS;
-  while (performance.now() < until) {
-    // One synchronous block, as the module's evaluation is.
-  }
-  return ccxt;
-}
 
 describe("a process's first venue checks, with a slow venue library load", () => {
   let fakes: VenueFakes;
@@ -41,7 +26,7 @@ describe("a process's first venue checks, with a slow venue library load", () =>
     try {
       const started = performance.now();
       const response = await t.app.inject({ method: 'GET', url: '/api/exchange/binance/health' });
-      assert.ok(performance.now() - started >= LOAD_MS, 'the load happened inside the check');
+      assert.ok(performance.now() - started >= SLOW_CCXT_LOAD_MS, 'the load happened inside the check');
       assert.equal(response.statusCode, 200, response.body);
       assert.equal(response.json().status, 'healthy', response.body);
     } finally {

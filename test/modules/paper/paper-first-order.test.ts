@@ -6,26 +6,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { signIn, type TestUser } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { busyMachineCcxt, SLOW_CCXT_LOAD_MS } from '../../helpers/slow-ccxt.ts';
 import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
 import { limitBuy } from './paper-fixtures.ts';
 
-/** How long the load holds the event loop here: longer than the book read's bound. */
-const LOAD_MS = 4_000;
 /** The market's upstream bound: the book read's, kept short. */
 const BOOK_BOUND_MS = 3_000;
-
-/**
- * ccxt's real import, then the loop held as its evaluation holds it on a busy machine (the module may be
- * loaded already in this test process, shared with other files, and then the import alone costs nothing).
- */
-async function busyMachineCcxt(): Promise<typeof import('ccxt')> {
-  const ccxt = await import('ccxt');
-  const until = performance.now() + LOAD_MS;
-  while (performance.now() < until) {
-    // One synchronous block, as the module's evaluation is.
-  }
-  return ccxt;
-}
 
 /** A fresh harness: the venue library not yet loaded by its app. */
 async function started(): Promise<MarketHarness> {
@@ -64,7 +50,7 @@ describe('the first paper order after a start, with a slow venue library load', 
     const took = performance.now() - started;
     assert.equal(result.kind, 'accepted', JSON.stringify(result));
     // The load did happen inside this order, and the book was read from the venue after it.
-    assert.ok(took >= LOAD_MS, `the order took ${took} ms, less than the load's ${LOAD_MS}`);
+    assert.ok(took >= SLOW_CCXT_LOAD_MS, `the order took ${took} ms, less than the load's ${SLOW_CCXT_LOAD_MS}`);
     assert.equal(m.binance.requests.filter((r) => r.path === '/api/v3/depth').length, booksBefore + 1);
   });
 });
@@ -85,7 +71,7 @@ describe('a book read in flight while another call loads the venue library', () 
     const started = performance.now();
     // Another user's first paper order reads the fee rates: the venue library loads.
     await m.modules.exchange.tradingFees('binance');
-    assert.ok(performance.now() - started >= LOAD_MS);
+    assert.ok(performance.now() - started >= SLOW_CCXT_LOAD_MS);
     const answer = await book;
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
   });
