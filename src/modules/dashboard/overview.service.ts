@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/database.ts';
+import { reusedFor } from '../../platform/reused.ts';
 import { probeWithin } from '../../platform/timeouts.ts';
 import type { OutboxWorker } from '../../platform/outbox/outbox-worker.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
@@ -69,8 +70,6 @@ export function createOverviewService(
   },
 ) {
   const { clock, logger } = deps;
-  /** The last overview (or the one being computed) and when it began. */
-  let last: { at: number; answer: Promise<DashboardOverview> } | undefined;
 
   async function compute(): Promise<DashboardOverview> {
     const now = clock.now();
@@ -126,20 +125,10 @@ export function createOverviewService(
     };
   }
 
+  const reused = reusedFor(OVERVIEW_REUSE_MS, clock, compute);
   return {
     /** Reused for OVERVIEW_REUSE_MS by the clock; concurrent callers share the one being computed. */
-    overview(): Promise<DashboardOverview> {
-      const now = clock.now().getTime();
-      if (!last || now - last.at >= OVERVIEW_REUSE_MS || now < last.at) {
-        const entry = { at: now, answer: compute() };
-        // Never keep a failure: the next caller computes again.
-        entry.answer.catch(() => {
-          if (last === entry) last = undefined;
-        });
-        last = entry;
-      }
-      return last.answer;
-    },
+    overview: (): Promise<DashboardOverview> => reused.get(),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { notFound, unavailable } from '../../platform/http/errors.ts';
+import { reusedFor } from '../../platform/reused.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { BackendHealth, IssueFields, TrackerBackend, TrackerIssue } from './adapters/tracker-backend.ts';
 import { parseStatesFilter, uniqueNames } from './tracker.domain.ts';
@@ -43,8 +44,8 @@ export function createTrackerService(deps: {
 }) {
   const { cache, clock, settings } = deps;
 
-  /** The last health check (or the one in flight) and when it began. */
-  let lastHealth: { at: number; answer: Promise<BackendHealth> } | undefined;
+  /** The last health check, or the one in flight. */
+  const health = reusedFor(HEALTH_REUSE_MS, clock, () => deps.backend.health());
   /** A failing operation says more than a reused health answer: the next health check asks again. */
   const forgetHealthOnFailure =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
@@ -52,7 +53,7 @@ export function createTrackerService(deps: {
       try {
         return await call(...args);
       } catch (error) {
-        lastHealth = undefined;
+        health.forget();
         throw error;
       }
     };
@@ -192,10 +193,7 @@ export function createTrackerService(deps: {
 
     /** Reused for HEALTH_REUSE_MS (decision 742); concurrent callers share one check. */
     async health(): Promise<TrackerStatus> {
-      const now = clock.now().getTime();
-      if (!lastHealth || now - lastHealth.at >= HEALTH_REUSE_MS || now < lastHealth.at)
-        lastHealth = { at: now, answer: backend.health() };
-      const result = await lastHealth.answer;
+      const result = await health.get();
       return { ...result, backend: backend.name, defaultTeamId: settings.defaultTeamId ?? null };
     },
   };
