@@ -83,4 +83,31 @@ describe('the built server', () => {
     assert.doesNotMatch(mapped!, /dist\/chunk-/, 'every frame in dist/ is mapped');
     assert.match(plain!, /^ {4}at .*\[eval1\]:\d+:\d+/m, 'frames outside dist/ keep their position');
   });
+
+  it("ends esbuild's service process once a build is done, so no 280 MiB process stays beside the server", () => {
+    // A process of its own, which builds as run.mjs does when dist/ is stale, then watches the processes
+    // it started: esbuild's service is told to end, and must be gone within five seconds.
+    const program = `
+      import { withEsbuild } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'scripts/build.mjs')).href)};
+      import { eachTask } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'scripts/process-tree.mjs')).href)};
+      const started = () => {
+        const found = new Set();
+        eachTask(process.pid, (pid) => pid === String(process.pid) || found.add(pid));
+        return found.size;
+      };
+      let during = 0;
+      await withEsbuild(async (build) => {
+        await build({ stdin: { contents: 'export const one = 1;' }, write: false });
+        during = started();
+      });
+      const deadline = Date.now() + 5000;
+      while (started() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      process.stdout.write(JSON.stringify({ during, after: started() }));
+    `;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    const { during, after } = JSON.parse(result.stdout) as { during: number; after: number };
+    assert.equal(during, 1, 'the build ran in a service process');
+    assert.equal(after, 0, "esbuild's service process is gone");
+  });
 });
