@@ -51,6 +51,17 @@ describe('the built server', () => {
       );
   });
 
+  it('loads ccxt on first use, not at start: no chunk read at start imports it (decisions 016, 700, 810)', () => {
+    const startup = startupChunks();
+    const importsCcxt = (file: string) =>
+      /(?:\bfrom|\bimport)\s*["']ccxt["']/.test(readFileSync(path.join(DIST, file), 'utf8'));
+    for (const file of startup) assert.equal(importsCcxt(file), false, `${file}, read at start, imports ccxt`);
+    assert.ok(
+      serverModules().some((file) => readFileSync(path.join(DIST, file), 'utf8').includes('import("ccxt")')),
+      'a chunk imports ccxt when it is first needed',
+    );
+  });
+
   it('is ASCII only, so V8 keeps each module source at one byte per character', () => {
     const files = serverModules();
     assert.ok(files.length > 3, 'dist/ is built');
