@@ -119,6 +119,11 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     markets: exchange.orders,
     paper,
   });
+  // A provider's first link to an address nobody verified claims the account (decisions 734 and 790):
+  // besides its ways in, what the registrant set up that acts or reports for it goes too.
+  users.onClaimed(exchange.credentials.removeAllOnClaim);
+  users.onClaimed(signals.removeAllOnClaim);
+  users.onClaimed(notifications.resetOnClaim);
   const portfolio = createPortfolioModule(platform, { guards, source: exchange.portfolio, quotes: market.quotes });
   // The list of modules so far; each binds its own jobs, and the jobs module runs what they bound.
   const owners = {

@@ -136,6 +136,15 @@ export function createCredentialsRepository(db: DbExecutor) {
       }
     },
 
+    /** Deletes every credential of the user, answering what each was (decision 790). */
+    async deleteAllOf(userId: string, executor: DbExecutor) {
+      return executor.delete(exchangeCredentials).where(eq(exchangeCredentials.userId, userId)).returning({
+        id: exchangeCredentials.id,
+        exchangeName: exchangeCredentials.exchangeName,
+        credentialName: exchangeCredentials.credentialName,
+      });
+    },
+
     async delete(userId: string, id: string, executor: DbExecutor = db): Promise<boolean> {
       const rows = await executor
         .delete(exchangeCredentials)

@@ -6,7 +6,7 @@ import { audit } from './exchange.audit.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
-import type { Db } from '../../platform/db/database.ts';
+import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import type { EXCHANGE_EVENTS } from './exchange.events.ts';
 import { badRequest, conflict, invalidField, notFound } from '../../platform/http/errors.ts';
@@ -267,6 +267,44 @@ export function createCredentialsService(deps: {
         change: 'deleted',
         changed_fields: [],
       });
+    },
+
+    /**
+     * A provider's first link claimed the account from whoever registered its address (decision 790): every
+     * credential on it is theirs, not the address owner's, and goes in the link's transaction, audited as the
+     * service's deletion. Answers what follows the commit: the opened clients dropped, the stream told.
+     */
+    async removeAllOnClaim(userId: string, now: Date, tx: DbExecutor): Promise<(() => Promise<void>) | undefined> {
+      const rows = await repo.deleteAllOf(userId, tx);
+      if (rows.length === 0) return undefined;
+      for (const row of rows)
+        await audit(
+          {
+            actorType: 'system',
+            action: 'exchange.credential.delete',
+            subjectUserId: userId,
+            targetType: 'exchange_credential',
+            targetId: row.id,
+            details: {
+              exchange: row.exchangeName,
+              credential_name: row.credentialName,
+              reason: 'external_identity_claimed',
+            },
+          },
+          now,
+          tx,
+        );
+      return async () => {
+        for (const row of rows) {
+          deps.forget?.(row.id);
+          await deps.events.user(userId, 'credential.changed', {
+            credential_id: row.id,
+            exchange: row.exchangeName,
+            change: 'deleted',
+            changed_fields: [],
+          });
+        }
+      };
     },
 
     /** The named credential (it must be the user's, for that venue, active) or the user's default one. */

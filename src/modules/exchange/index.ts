@@ -179,7 +179,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps, opt
       await app.register(venuesRoutes({ venues, routing, health, guards }));
       await app.register(binanceAccountRoutes({ account, guards }));
     },
-    credentials: { reencryptAll: rotation.reencryptAll },
+    credentials: { reencryptAll: rotation.reencryptAll, removeAllOnClaim: credentials.removeAllOnClaim },
     /** Its job: every active credential's balance and new trades, within a share of each venue's budget. */
     jobs: [bindJob(syncAccountsJob, { accounts: accountSync, syncAccountsShare: config.jobs.syncAccountsBudgetShare })],
     /**

@@ -81,6 +81,8 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     routes: preferencesRoutes({ preferences, notices, guards: deps.guards }),
     /** Chat posts and mails, queued in the caller's transaction; and the mail suppression list. */
     messages,
+    /** Forgets an account's channels and events when a provider's first link claims it (decision 790). */
+    resetOnClaim: preferences.resetOnClaim,
     /** For the dashboard: per channel, whether it is configured, what waits, what died, last success and error. */
     status: service.status,
     /** For the dashboard: connects to the SMTP relay and greets it, sending nothing; null without SMTP_URL. */

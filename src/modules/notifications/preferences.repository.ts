@@ -28,6 +28,15 @@ export function createPreferencesRepository(db: DbExecutor) {
       return row;
     },
 
+    /** Forgets the user's choices: the defaults apply again. Answers whether there were any. */
+    async remove(userId: string, executor: DbExecutor = db): Promise<boolean> {
+      const rows = await executor
+        .delete(notificationPreferences)
+        .where(eq(notificationPreferences.userId, userId))
+        .returning({ userId: notificationPreferences.userId });
+      return rows.length > 0;
+    },
+
     async save(userId: string, preferences: StoredPreferences, now: Date, executor: DbExecutor = db): Promise<void> {
       const set = { channels: preferences.channels, events: preferences.events, updatedAt: now };
       await executor

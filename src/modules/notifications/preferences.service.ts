@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { DbExecutor } from '../../platform/db/database.ts';
 import { validationFailed, type ValidationIssue } from '../../platform/http/errors.ts';
 import type { UserWebhookSender } from './adapters/user-webhook.ts';
 import type { TelegramChannel } from './adapters/telegram.ts';
@@ -112,6 +113,17 @@ export function createPreferencesService(deps: {
 
     async view(userId: string): Promise<ShownPreferences> {
       return show(userId, await stored(userId));
+    },
+
+    /**
+     * A provider's first link claimed the account from whoever registered its address (decision 790): the
+     * Telegram chats and webhooks are theirs, and would go on telling them of the owner's fills, so the
+     * account's choices go in the link's transaction and the defaults (mail to the now-verified address)
+     * apply. A notice already queued for a removed channel is skipped when its turn comes.
+     */
+    async resetOnClaim(userId: string, _now: Date, tx: DbExecutor): Promise<undefined> {
+      await repo.remove(userId, tx);
+      return undefined;
     },
 
     async replace(userId: string, body: PreferencesBody): Promise<ShownPreferences> {

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Actor } from '../../platform/auth/actor.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Db } from '../../platform/db/database.ts';
+import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { badAddressIndex } from './signals.schemas.ts';
 import type { SignalMode } from './alerts.domain.ts';
@@ -113,6 +113,28 @@ export function createHooksService(deps: {
         return row;
       });
       return { hook, secret };
+    },
+
+    /**
+     * A provider's first link claimed the account from whoever registered its address (decision 790): they
+     * hold every hook's secret, which places orders in the account with no sign-in, so every hook goes in the
+     * link's transaction, audited as the service's deletion. Nothing to do after the commit.
+     */
+    async removeAllOnClaim(userId: string, now: Date, tx: DbExecutor): Promise<undefined> {
+      for (const row of await repo.removeAllOf(userId, tx))
+        await audit(
+          {
+            actorType: 'system',
+            action: 'signal_hook.delete',
+            subjectUserId: userId,
+            targetType: 'signal_hook',
+            targetId: row.id,
+            details: { name: row.name, reason: 'external_identity_claimed' },
+          },
+          now,
+          tx,
+        );
+      return undefined;
     },
 
     async remove(id: string, actor: Actor): Promise<void> {

@@ -64,6 +64,8 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
       await app.register(alertsRoutes({ alerts }));
     },
     jobs: [bindJob(pruneSignalAlertsJob, { alerts: repo })],
+    /** Removes every hook of an account a provider's first link claims (decision 790). */
+    removeAllOnClaim: hooks.removeAllOnClaim,
   };
 }
 

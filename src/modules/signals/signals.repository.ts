@@ -53,6 +53,14 @@ export function createSignalsRepository(db: DbExecutor) {
       return row;
     },
 
+    /** Deletes every hook of the user (their claimed alerts with them), answering their ids and names (decision 790). */
+    async removeAllOf(userId: string, executor: DbExecutor): Promise<{ id: string; name: string }[]> {
+      return executor
+        .delete(signalHooks)
+        .where(eq(signalHooks.userId, userId))
+        .returning({ id: signalHooks.id, name: signalHooks.name });
+    },
+
     async remove(userId: string, id: string, executor: DbExecutor = db): Promise<HookRow | undefined> {
       const [row] = await executor
         .delete(signalHooks)

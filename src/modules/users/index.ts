@@ -6,6 +6,7 @@ import { createExternalTokenVerifier } from '../../platform/auth/external-tokens
 import { createGuards, type Guards, type PrincipalSource } from '../../platform/auth/guards.ts';
 import { unknowablePasswordHash } from '../../platform/crypto/passwords.ts';
 import { bindJob, type BoundJob } from '../../platform/jobs.ts';
+import type { DbExecutor } from '../../platform/db/database.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { cleanupDeviceSessionsJob } from './cleanup-device-sessions.job.ts';
 import { cleanupExpiredTokensJob } from './cleanup-expired-tokens.job.ts';
@@ -34,8 +35,20 @@ export * from './users.domain.ts';
 export { BILLING_AUDIT_ACTIONS, type BillingAuditAction } from './users.audit.ts';
 export { USERS_MODULE } from './users.module.ts';
 
+/**
+ * What another module ends on an account a provider's first link claims from whoever registered its
+ * address (decision 790): run in the link's transaction, the account row locked; it answers what to do
+ * once that transaction committed (drop a cache, tell the account's stream), or nothing.
+ */
+export type ClaimCleanup = (userId: string, now: Date, tx: DbExecutor) => Promise<(() => unknown) | undefined>;
+
 export interface UsersModule {
   name: 'users';
+  /**
+   * Adds what is ended besides the ways in when a provider's first link claims an account whose address
+   * nobody verified (decision 790): the registrant's exchange keys, hook secrets and notification targets.
+   */
+  onClaimed(cleanup: ClaimCleanup): void;
   /** The bearer guards, checking every request's session and account through this module. */
   guards: Guards;
   /** The use cases of an account, holding its rules; the tables stay behind them. */
@@ -60,6 +73,7 @@ export function createUsersModule(
   const sessions = createSessionsRepository(database.db);
   const twoFactor = createTwoFactorRepository(database.db);
   const apiTokens = createApiTokensRepository(database.db);
+  const claimCleanups: ClaimCleanup[] = [];
   const principals: PrincipalSource = {
     bySession: (sessionId, userId) => sessions.principal(sessionId, userId),
     async byExternalIdentity(identity) {
@@ -88,11 +102,19 @@ export function createUsersModule(
         await apiTokens.revokeAllOf([account.id], now, tx);
         await sessions.revokeAll(account.id, now, 'external_identity_claimed', tx);
         await twoFactor.reset(account.id, now, tx);
-        return claimed;
+        // What the registrant set up that acts or reports for the account goes too (decision 790).
+        const afterwards: (() => unknown)[] = [];
+        for (const cleanup of claimCleanups) {
+          const then = await cleanup(account.id, now, tx);
+          if (then) afterwards.push(then);
+        }
+        return { claimed, afterwards };
       });
       // The ended sessions stop at once, not when their cached principals run out.
       guards.invalidate(account.id);
-      return outcome;
+      if (outcome === undefined || outcome === 'linked_elsewhere' || !('afterwards' in outcome)) return outcome;
+      for (const then of outcome.afterwards) await then();
+      return outcome.claimed;
     },
     touch: (sessionId, at) => sessions.touch(sessionId, at),
     byApiToken: (tokenHash) => apiTokens.principal(tokenHash),
@@ -115,6 +137,7 @@ export function createUsersModule(
   const sessionsService = createSessionsService({ sessions, accounts });
   return {
     name: 'users',
+    onClaimed: (cleanup) => void claimCleanups.push(cleanup),
     guards,
     accounts: createAccountsService({ accounts, sessions, twoFactor, apiTokens }),
     sessions: sessionsService,
