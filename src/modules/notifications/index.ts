@@ -22,7 +22,7 @@ export type { AccountEvent } from './notifications.deps.ts';
  * channels and events (`/api/notifications/...`), and the account events they chose are sent to them.
  */
 export function createNotificationsModule(platform: Platform, deps: NotificationsDeps) {
-  const { config, database, outbox, secretBox, clock, logger } = platform;
+  const { config, database, outbox, secretBox, cache, clock, logger } = platform;
 
   // The one place the channels are chosen.
   const chat = config.chat.webhookUrl
@@ -68,6 +68,7 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     telegram,
     webhooks,
     secretBox,
+    cache,
     clock,
     logger,
   });

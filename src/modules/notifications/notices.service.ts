@@ -4,9 +4,11 @@
 // Telegram and the user's webhook through `notify.send`. Outbox rows carry the message, never the chat
 // id or the URL: the sender opens them from the preferences when it sends.
 import type { Logger } from 'pino';
+import type { Cache } from '../../platform/cache/cache.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
+import { rateLimited } from '../../platform/http/errors.ts';
 import { PermanentFailure, type OutboxHandler } from '../../platform/outbox/outbox.ts';
 import type { TelegramChannel } from './adapters/telegram.ts';
 import type { UserWebhookSender } from './adapters/user-webhook.ts';
@@ -20,6 +22,14 @@ import { enqueue, NOTIFY_KIND } from './notifications.outbox.ts';
 import { channelSealedAt, type PreferencesService } from './preferences.service.ts';
 import type { StoredChannel } from './preferences.domain.ts';
 
+/**
+ * Test sends one user may ask for in a minute (decision 791): each queues a message on every channel, to a
+ * chat id or an address nobody proved theirs, so an unbounded loop would flood a third party through our
+ * bot, webhook sender and mail relay, and fill the outbox that carries every user's notices.
+ */
+export const TEST_SENDS_PER_MINUTE = 3;
+const MINUTE_MS = 60_000;
+
 export function createNoticesService(deps: {
   db: Db;
   preferences: Pick<PreferencesService, 'stored'>;
@@ -28,10 +38,11 @@ export function createNoticesService(deps: {
   telegram: TelegramChannel;
   webhooks: Pick<UserWebhookSender, 'post'>;
   secretBox: Pick<SecretBox, 'open'>;
+  cache: Pick<Cache, 'incr'>;
   clock: Clock;
   logger: Logger;
 }) {
-  const { db, preferences, accounts, mail, telegram, webhooks, secretBox, clock, logger } = deps;
+  const { db, preferences, accounts, mail, telegram, webhooks, secretBox, cache, clock, logger } = deps;
 
   /** Queues the message on each channel; `key` makes each queueing happen once. Answers how many were queued. */
   async function queue(userId: string, channels: StoredChannel[], message: ChatMessage, key: string): Promise<number> {
@@ -92,6 +103,18 @@ export function createNoticesService(deps: {
 
     /** One test notification on each of the user's channels; answers how many were queued. */
     async test(userId: string): Promise<number> {
+      // Counted on every instance (Redis when set), the window restarting at each ask, so that no minute
+      // holds more than the bound; a cache that fails lets the send through.
+      const counted = await cache
+        .incr(`notify:test:${userId}`, MINUTE_MS, TEST_SENDS_PER_MINUTE, true)
+        .catch(() => undefined);
+      if (counted && counted.count > TEST_SENDS_PER_MINUTE) {
+        const seconds = counted.resetMs / 1000;
+        throw rateLimited(
+          seconds,
+          `At most ${TEST_SENDS_PER_MINUTE} test notifications a minute; try again in ${Math.max(1, Math.ceil(seconds))} s`,
+        );
+      }
       const chosen = await preferences.stored(userId);
       return queue(userId, chosen.channels, TEST_MESSAGE, `test:${clock.now().getTime()}`);
     },

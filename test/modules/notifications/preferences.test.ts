@@ -189,6 +189,8 @@ describe('notification preferences', () => {
   });
 
   it('waits out a Telegram 429 without spending an attempt, and gives up on a chat that is gone', async () => {
+    // A user of its own: each user's test sends are bounded per minute.
+    const alice = await signIn(t.app, t.database);
     assert.equal((await put(alice, { channels: [{ type: 'telegram', chat_id: CHAT }], events: [] })).statusCode, 200);
     bot.respondNext({
       status: 429,
@@ -218,6 +220,7 @@ describe('notification preferences', () => {
   });
 
   it('does not follow a webhook redirect, and retries a receiver error', async () => {
+    const alice = await signIn(t.app, t.database);
     assert.equal(
       (await put(alice, { channels: [{ type: 'webhook', url: `${slack.url}/hook`, format: 'discord' }], events: [] }))
         .statusCode,
@@ -237,5 +240,24 @@ describe('notification preferences', () => {
     await t.platform.outbox.runOnce();
     const [retrying] = await outboxRows('notify.send');
     assert.equal(retrying!.status, 'pending');
+  });
+
+  it('bounds test sends per user: past three a minute 429 with Retry-After, and nothing queued', async () => {
+    // Chat ids and addresses are nobody's proven own: a loop of test sends would flood them through our bot.
+    const carol = await signIn(t.app, t.database);
+    assert.equal((await put(carol, { channels: [{ type: 'telegram', chat_id: CHAT }], events: [] })).statusCode, 200);
+    const send = (user: TestUser) =>
+      t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: user.headers });
+    for (let i = 0; i < 3; i++) assert.equal((await send(carol)).statusCode, 202);
+    const queued = (await outboxRows('notify.send')).length;
+    const refused = await send(carol);
+    assertDetail(refused, 429);
+    assert.match(
+      refused.json<{ detail: string }>().detail,
+      /^At most 3 test notifications a minute; try again in \d+ s$/,
+    );
+    assert.ok(Number(refused.headers['retry-after']) >= 1 && Number(refused.headers['retry-after']) <= 60);
+    assert.equal((await outboxRows('notify.send')).length, queued, 'the refused send queued nothing');
+    assert.equal((await send(bob)).statusCode, 202, "another user's sends are counted apart");
   });
 });

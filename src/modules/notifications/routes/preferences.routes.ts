@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../../platform/auth/actor.ts';
 import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
-import type { NoticesService } from '../notices.service.ts';
+import { TEST_SENDS_PER_MINUTE, type NoticesService } from '../notices.service.ts';
 import type { PreferencesService } from '../preferences.service.ts';
 import { Preferences, PreferencesBody, TestSent } from '../preferences.schemas.ts';
 import { preferencesWire } from '../notifications.wire.ts';
@@ -68,9 +68,11 @@ export function preferencesRoutes(deps: {
           tags,
           operationId: 'sendTestNotification',
           summary: 'Send a test notification',
-          description: 'Queues one test notification on each of your channels; they are sent within seconds.',
+          description:
+            'Queues one test notification on each of your channels; they are sent within seconds. At most ' +
+            `${TEST_SENDS_PER_MINUTE} a minute per user (429 with Retry-After past it).`,
           security: bearerSecurity,
-          response: { 202: TestSent, ...errorResponses(401, 403) },
+          response: { 202: TestSent, ...errorResponses(401, 403, 429) },
         },
       },
       async (request, reply) => reply.code(202).send({ queued: await notices.test(actorOf(request).id) }),
