@@ -1,6 +1,7 @@
 // The only SQL over scheduled_job_runs and scheduled_job_claims.
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
 import type { Db } from '../../platform/db/database.ts';
 import type { JobName, RunTrigger, RunUnits } from './jobs.domain.ts';
 import { scheduledJobClaims, scheduledJobRuns } from './jobs.tables.ts';
@@ -174,25 +175,31 @@ export function createRunsRepository(db: Db) {
     },
 
     /**
-     * The newest run of each of `jobs` (one index scan per job), optionally ignoring runs
-     * in progress or skipped triggers.
+     * The newest run of each of `jobs`, optionally ignoring runs in progress or skipped triggers: one
+     * `LIMIT 1` per job down the (job, started_at) index, so the public health answer costs the same
+     * whatever the history holds (decision 780). A DISTINCT ON over the jobs read and sorted every run
+     * ever recorded (the table is never pruned): 0.9 s at 300,000 runs, for each anonymous call.
      */
     async newestPerJob(
       jobs: readonly JobName[],
       options: { finishedOnly?: boolean; ranOnly?: boolean },
     ): Promise<RunRow[]> {
-      if (jobs.length === 0) return [];
-      return db
-        .selectDistinctOn([scheduledJobRuns.job])
-        .from(scheduledJobRuns)
-        .where(
-          and(
-            inArray(scheduledJobRuns.job, [...jobs]),
-            options.finishedOnly ? ne(scheduledJobRuns.status, 'running') : undefined,
-            options.ranOnly ? ne(scheduledJobRuns.status, 'skipped') : undefined,
-          ),
-        )
-        .orderBy(scheduledJobRuns.job, descending(scheduledJobRuns.startedAt), descending(scheduledJobRuns.id));
+      const newest = (job: JobName) =>
+        db
+          .select()
+          .from(scheduledJobRuns)
+          .where(
+            and(
+              eq(scheduledJobRuns.job, job),
+              options.finishedOnly ? ne(scheduledJobRuns.status, 'running') : undefined,
+              options.ranOnly ? ne(scheduledJobRuns.status, 'skipped') : undefined,
+            ),
+          )
+          .orderBy(descending(scheduledJobRuns.startedAt), descending(scheduledJobRuns.id))
+          .limit(1);
+      const [first, ...rest] = jobs.map(newest);
+      if (!first) return [];
+      return rest.length === 0 ? first : unionAll(first, ...(rest as [typeof first, ...(typeof first)[]]));
     },
 
     async find(id: string): Promise<RunRow | undefined> {
