@@ -20,7 +20,7 @@ export function createStrategiesModule(platform: Platform, deps: StrategiesDeps)
   const { guards } = deps;
   const repo = createStrategiesRepository(database.db);
   const service = createStrategiesService({ db: database.db, repo, clock });
-  const mine = createUserStrategiesService({ db: database.db, repo, clock });
+  const mine = createUserStrategiesService({ db: database.db, repo, clock, platformLimits: deps.platformLimits });
   return {
     name: 'strategies',
     /** `create()` for seeding platform strategies. */

@@ -1,5 +1,6 @@
 // The only SQL over strategies and their transitions.
-import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, type SQL, sql } from 'drizzle-orm';
+import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { StrategyStatus } from './strategies.domain.ts';
 import { strategies, strategyFills, strategyTransitions } from './strategies.tables.ts';
@@ -110,6 +111,39 @@ export function createStrategiesRepository(db: DbExecutor) {
       return Number(row?.n ?? 0);
     },
 
+    /**
+     * Moves into or out of paper trading since `since`, per owner (null: platform strategies): a user's
+     * strategies created straight into paper, and transitions from or to paper (decision 781). With `ownerUserId`, that
+     * owner's only; `oldest` is when the first of them was made, for a Retry-After.
+     */
+    async paperMovesSince(
+      since: Date,
+      ownerUserId?: string,
+      executor: DbExecutor = db,
+    ): Promise<{ ownerUserId: string | null; n: number; oldest: Date }[]> {
+      const own = (column: SQL) => (ownerUserId === undefined ? sql`true` : sql`${column} = ${ownerUserId}::uuid`);
+      const rows = rowsOf<{ owner: string | null; n: number; oldest: Date | string }>(
+        await executor.execute(sql`
+          SELECT owner, count(*)::int AS n, min(at) AS oldest FROM (
+            SELECT s.owner_user_id AS owner, s.created_at AS at FROM ${strategies} s
+            WHERE s.created_at >= ${since.toISOString()}::timestamptz AND s.paper_started_at = s.created_at
+              AND s.owner_user_id IS NOT NULL AND ${own(sql`s.owner_user_id`)}
+            UNION ALL
+            SELECT s.owner_user_id, t.at FROM ${strategyTransitions} t JOIN ${strategies} s ON s.id = t.strategy_id
+            WHERE t.at >= ${since.toISOString()}::timestamptz AND 'paper' IN (t.from_status, t.to_status)
+              AND ${own(sql`s.owner_user_id`)}
+          ) moves GROUP BY owner`),
+      );
+      return rows.map((r) => ({ ownerUserId: r.owner, n: Number(r.n), oldest: new Date(r.oldest) }));
+    },
+
+    /** Serialises one owner's moves into paper (their count is checked, then one is made) across instances. */
+    async lockOwnerMoves(ownerUserId: string, executor: DbExecutor): Promise<void> {
+      await executor.execute(
+        sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_NAMESPACE.strategyMoves}::int, hashtext(${ownerUserId}))`,
+      );
+    },
+
     /** Moves the strategy only if it is still in `from` (false otherwise) and records the transition. */
     async transition(
       id: string,
@@ -131,3 +165,8 @@ export function createStrategiesRepository(db: DbExecutor) {
 }
 
 export type StrategiesRepository = ReturnType<typeof createStrategiesRepository>;
+
+/** node-postgres and PGlite both answer `{ rows }` to a raw statement. */
+function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}

@@ -89,17 +89,21 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
 
     /**
      * Promotes to `live` every paper strategy meeting the rules (PROMOTION_RULES), longest in paper
-     * first, as long as fewer than `limitPerHour` transitions were made in the hour before `now`;
-     * the rest are deferred to a later run. Each promotion is a transition row and an audit row.
+     * first, as long as its owner made fewer than `limitPerHour` moves into or out of paper in the hour
+     * before `now` (platform strategies count as one owner); the rest are deferred to a later run. Each promotion is a transition row and an audit row.
      */
     async evaluatePaper(now: Date, limitPerHour: number): Promise<PaperEvaluation> {
       const candidates = await repo.inPaper();
       const eligible = candidates.filter((row) => promotionVerdict(row, now).eligible);
-      const made = await repo.transitionsSince(new Date(now.getTime() - HOUR_MS));
-      let budget = transitionBudget(limitPerHour, made);
+      const since = new Date(now.getTime() - HOUR_MS);
+      const made = await repo.transitionsSince(since);
+      // The limit is each owner's (platform strategies share one): one user's strategies never spend
+      // another's hour (decision 781).
+      const moves = new Map((await repo.paperMovesSince(since)).map((m) => [m.ownerUserId, m.n]));
       const promotedIds: string[] = [];
       for (const row of eligible) {
-        if (budget === 0) break;
+        const owner = row.ownerUserId;
+        if (transitionBudget(limitPerHour, moves.get(owner) ?? 0) === 0) continue;
         const moved = await db.transaction(async (tx) => {
           const reason =
             `autopilot: paper rules met (${JSON.stringify(row.metrics)}; ` +
@@ -121,7 +125,7 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
         });
         if (!moved) continue;
         promotedIds.push(row.id);
-        budget -= 1;
+        moves.set(owner, (moves.get(owner) ?? 0) + 1);
       }
       return {
         evaluated: candidates.length,

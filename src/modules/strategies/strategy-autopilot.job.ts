@@ -58,9 +58,11 @@ const PaperResult = Type.Object(
     evaluated: int('Strategies in paper trading judged.'),
     eligible: int('Of those, the ones meeting every promotion rule.'),
     promoted: int('Moved from `paper` to `live` in this run.'),
-    deferred: int('Eligible but over the hourly transition limit; judged again on a later run.'),
+    deferred: int("Eligible but over their owner's hourly transition limit; judged again on a later run."),
     held: int('Not meeting the rules yet.'),
-    limit_per_hour: int('The platform limit `paper_transition_per_hour` in force.'),
+    limit_per_hour: int(
+      'The platform limit `paper_transition_per_hour` in force: moves into or out of paper per owner and hour.',
+    ),
     transitions_last_hour: int('Strategy transitions already made in the hour before this run.'),
     promoted_ids: Type.Array(Type.String(), { description: 'Ids of the promoted strategies.' }),
   },
@@ -197,8 +199,9 @@ export const strategyAutopilotJob = defineJob({
     '`scoring_error`; later runs try it after the events never tried, and after 3 runs in which the venue ' +
     'could not price it (symbol not listed, no candle) it is given up. (2) Strategies in `paper` that meet ' +
     'every promotion rule (≥ 14 days in paper, ≥ 30 paper trades, return > 0 %, max drawdown ≤ 10 %, win rate ' +
-    '≥ 0.5) move to `live`, longest in paper first, while fewer transitions than the platform limit ' +
-    '`paper_transition_per_hour` were made in the last hour; the rest are deferred and counted. With no ' +
+    '≥ 0.5) move to `live`, longest in paper first, while their owner made fewer moves into or out of paper ' +
+    '(strategies created, transitions) than the platform limit `paper_transition_per_hour` in the last hour ' +
+    '(platform strategies count as one owner); the rest are deferred and counted. With no ' +
     'strategy in paper, it says it evaluated none. The run is `failed` when the market data source ' +
     'failed for every event it tried to score and none was scored, `partial` when it failed for some.',
   result: StrategyAutopilotResult,

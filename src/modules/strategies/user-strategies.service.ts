@@ -4,7 +4,7 @@
 import type { Actor } from '../../platform/auth/actor.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { notFound } from '../../platform/http/errors.ts';
+import { notFound, rateLimited } from '../../platform/http/errors.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { strategyMetrics, type MetricsFill } from './metrics.domain.ts';
 import { audit } from './strategies.audit.ts';
@@ -15,7 +15,15 @@ import type { StrategyPage, StrategyWithTransitions } from './strategies.service
 /** One fill of a strategy's order, as the orders module records it (decimals as strings). */
 export type StrategyFill = MetricsFill;
 
-export function createUserStrategiesService(deps: { db: Db; repo: StrategiesRepository; clock: Clock }) {
+const HOUR_MS = 3_600_000;
+
+export function createUserStrategiesService(deps: {
+  db: Db;
+  repo: StrategiesRepository;
+  clock: Clock;
+  /** The platform limits in force: `paper_transition_per_hour` bounds each user's moves into or out of paper. */
+  platformLimits: () => Promise<{ paper_transition_per_hour: number }>;
+}) {
   const { db, repo, clock } = deps;
 
   async function owned(id: string, userId: string): Promise<StrategyRow> {
@@ -26,9 +34,22 @@ export function createUserStrategiesService(deps: { db: Db; repo: StrategiesRepo
   }
 
   return {
+    /**
+     * A new strategy goes straight into paper: a move into paper trading, of which a user makes at most
+     * `paper_transition_per_hour` an hour (decision 781); past it 429, with when the oldest leaves the hour.
+     */
     async create(name: string, actor: Actor): Promise<StrategyRow> {
       const now = clock.now();
+      const { paper_transition_per_hour: limit } = await deps.platformLimits();
       return db.transaction(async (tx) => {
+        await repo.lockOwnerMoves(actor.id, tx);
+        const [moves] = await repo.paperMovesSince(new Date(now.getTime() - HOUR_MS), actor.id, tx);
+        if (moves && moves.n >= limit) {
+          throw rateLimited(
+            (moves.oldest.getTime() + HOUR_MS - now.getTime()) / 1000,
+            `At most ${limit} strategy moves into or out of paper trading an hour; try again later`,
+          );
+        }
         const row = await repo.insert(
           {
             name,

@@ -15,4 +15,6 @@ export const ADVISORY_LOCK_NAMESPACE = {
   jobs: 7340913,
   /** Webhook content deduplication, by provider and body digest. */
   webhookContent: 7340961,
+  /** One owner's strategy moves into or out of paper trading, by user id (decision 781). */
+  strategyMoves: 7340962,
 } as const;

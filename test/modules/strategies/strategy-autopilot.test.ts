@@ -237,7 +237,8 @@ describe('strategy-autopilot/evaluate', () => {
   );
 
   it(
-    'promotes paper strategies that meet the rules, oldest ' + 'first, never more per hour than the platform limit',
+    'promotes paper strategies that meet the rules, oldest ' +
+      'first, never more per owner and hour than the platform limit',
     async () => {
       const strategies = t.modules.strategies.service;
       const limits = await t.app.inject({
@@ -247,11 +248,13 @@ describe('strategy-autopilot/evaluate', () => {
         payload: { paper_transition_per_hour: 1 },
       });
       assert.equal(limits.statusCode, 200, limits.body);
+      // The limit is each owner's (decision 781): these two are the admin's.
       const oldest = await strategies.create({
         name: 'mean reversion',
         status: 'paper',
         paperStartedAt: ago(30 * DAY),
         metrics: GOOD,
+        ownerUserId: admin.id,
       });
       const younger = await strategies.create({
         name: 'breakout',

@@ -106,4 +106,48 @@ describe('user strategies', () => {
     const seen = await call('GET', `/api/admin/strategies/${strategy.id}`, admin);
     assert.equal(seen.json<Strategy>().status, 'live');
   });
+
+  it('creating a strategy is a move into paper: past the hourly limit 429, for that user only, until the hour passes', async () => {
+    const dave = await signIn(t.app, t.database);
+    // A script's token outlives the hour the test waits (an access token does not).
+    const owner = await signIn(t.app, t.database);
+    const made = await call('POST', '/api/auth/tokens', owner, { name: 'bot', scopes: ['trade:read', 'trade:write'] });
+    const carol = { ...owner, headers: { authorization: `Bearer ${made.json<{ token: string }>().token}` } };
+    // paper_transition_per_hour is 4 by default (decision 014).
+    for (let i = 0; i < 4; i++) await create(carol, `Grid ${i}`);
+    const refused = await call('POST', '/api/strategies', carol, { name: 'Grid 4' });
+    assert.equal(refused.statusCode, 429, refused.body);
+    assert.equal(refused.headers['retry-after'], '3600');
+    assert.match(refused.json<{ detail: string }>().detail, /At most 4 strategy moves/);
+    // Another user's hour is their own.
+    await create(dave, 'Breakout');
+    clock.advance(3_600_000);
+    await create(carol, 'Grid 4');
+    const list = (await call('GET', '/api/strategies', carol)).json<{ total: number }>();
+    assert.equal(list.total, 5);
+  });
+
+  it("one user's eligible strategies do not spend another user's promotions of the hour", async () => {
+    const mallory = await signIn(t.app, t.database);
+    const erin = await signIn(t.app, t.database);
+    const { service } = t.modules.strategies;
+    const now = clock.now().getTime();
+    const eligible = { paper_trades: 40, win_rate: 0.6, return_pct: 5, max_drawdown_pct: 2 };
+    const seed = (owner: TestUser, name: string, daysInPaper: number) =>
+      service.create({
+        name,
+        ownerUserId: owner.id,
+        status: 'paper',
+        paperStartedAt: new Date(now - daysInPaper * 86_400_000),
+        metrics: eligible,
+      });
+    // Mallory's five have been in paper longer than Erin's one: they come first.
+    const hers: { id: string }[] = [];
+    for (let i = 0; i < 5; i++) hers.push(await seed(mallory, `Farm ${i}`, 30 + i));
+    const erins = await seed(erin, 'Carry', 20);
+    const evaluation = await service.evaluatePaper(clock.now(), 4);
+    assert.ok(evaluation.promotedIds.includes(erins.id), JSON.stringify(evaluation));
+    assert.equal(evaluation.promotedIds.filter((id) => hers.some((s) => s.id === id)).length, 4);
+    assert.equal(evaluation.deferred, 1);
+  });
 });

@@ -41,10 +41,14 @@ export function userStrategiesRoutes(deps: {
           tags,
           operationId: 'createMyStrategy',
           summary: 'Create a strategy',
-          description: `A strategy of your own, in paper trading (\`status: paper\`) from now. ${FIGURES}`,
+          description:
+            'A strategy of your own, in paper trading (`status: paper`) from now. Creating one is a move into ' +
+            "paper trading: with the autopilot's promotions of your strategies, at most the platform limit " +
+            '`paper_transition_per_hour` an hour; past it 429 with `Retry-After` (docs/decisions/781). ' +
+            FIGURES,
           security: bearerSecurity,
           body: CreateStrategyBody,
-          response: { 201: Strategy, ...errorResponses(401, 403) },
+          response: { 201: Strategy, ...errorResponses(401, 403, 429) },
         },
       },
       async (request, reply) => {
