@@ -191,6 +191,39 @@ export function checkMarketRules(
   return null;
 }
 
+/**
+ * The widest decimal an order keeps: its columns (and the paper engine's, the strategies' fills) are
+ * `numeric(38,18)`, 20 whole digits and 18 places. A value past either, or an order whose notional (amount
+ * × price) is past the whole digits, would fail the insert (or a fill's, a balance's write) with a 500
+ * (decision 770).
+ */
+export const ORDER_WHOLE_DIGITS = 20;
+export const ORDER_PLACES = 18;
+const LARGEST_NOTIONAL = new Decimal(10).pow(ORDER_WHOLE_DIGITS);
+
+/** What keeps a decimal of the request from being stored, as Pydantic words a `Decimal(max_digits=38, decimal_places=18)`. */
+export function storableIssue(value: Decimal): { type: string; msg: string; ctx: Record<string, number> } | null {
+  const [whole = '', places = ''] = value.abs().toFixed().split('.');
+  if (whole.length > ORDER_WHOLE_DIGITS)
+    return {
+      type: 'decimal_whole_digits',
+      msg: `Decimal input should have no more than ${ORDER_WHOLE_DIGITS} digits before the decimal point`,
+      ctx: { whole_digits: ORDER_WHOLE_DIGITS },
+    };
+  if (places.length > ORDER_PLACES)
+    return {
+      type: 'decimal_max_places',
+      msg: `Decimal input should have no more than ${ORDER_PLACES} decimal places`,
+      ctx: { decimal_places: ORDER_PLACES },
+    };
+  return null;
+}
+
+/** Whether an order's notional (amount × its price, or the last price) is past what a cost or a balance can hold. */
+export function notionalTooLarge(amount: string, price: string | null): boolean {
+  return price !== null && new Decimal(amount).times(price).gte(LARGEST_NOTIONAL);
+}
+
 /** One fill of the day, with what it belongs to, for the realized loss. */
 export interface DayFill {
   market: string;

@@ -17,7 +17,7 @@ import {
 } from '../../platform/http/errors.ts';
 import type { OrderMode, OrderSide, OrderType, TimeInForce } from '../../platform/order-venue.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import { checkMarketRules, isFinal } from './orders.domain.ts';
+import { checkMarketRules, isFinal, notionalTooLarge, ORDER_WHOLE_DIGITS, storableIssue } from './orders.domain.ts';
 import type { OrderExecution } from './order-execution.service.ts';
 import { orderCountsJoin, type OrderFilter } from './order-queries.repository.ts';
 import type { OrdersRepository } from './orders.repository.ts';
@@ -94,7 +94,14 @@ export function createOrdersService(deps: {
         input: input.amount,
         ctx: { gt: 0 },
       });
+    // Past numeric(38,18) the insert fails: a 422 naming the field, never a 500 (decision 770).
+    const bounded = (field: 'amount' | 'price', value: string | number) => {
+      const issue = storableIssue(new Decimal(value));
+      if (issue) issues.push({ ...issue, loc: ['body', field], input: value });
+    };
+    if (amount.gt(0)) bounded('amount', input.amount);
     const price = input.price ?? null;
+    if (price !== null && new Decimal(price).gt(0)) bounded('price', price);
     if (input.type === 'limit' && price === null)
       issues.push({ type: 'missing', loc: ['body', 'price'], msg: 'Field required for a limit order', input: null });
     if (input.type === 'market' && price !== null)
@@ -172,6 +179,12 @@ export function createOrdersService(deps: {
       const violation = checkMarketRules(market, { amount, price, referencePrice: lastPrice });
       if (violation)
         throw fieldError(violation.field, violation.msg, violation.field === 'price' ? input.price : input.amount);
+      if (notionalTooLarge(amount, price ?? lastPrice))
+        throw fieldError(
+          'amount',
+          `amount × price is above the largest notional an order holds (10^${ORDER_WHOLE_DIGITS})`,
+          input.amount,
+        );
       // A halt refuses after it has canceled; the limits are checked before anything is stored or sent.
       // Halts, limits, the user's counts and a live order's credential: one statement (decisions 271, 501, 650).
       const now = clock.now();
