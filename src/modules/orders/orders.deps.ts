@@ -16,7 +16,7 @@ export interface OrdersDeps {
   };
   events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'userEach'>;
   /** The risk limits and the halt: checked before any send; a halt cancels through this module. */
-  controls: Pick<TradingModule['controls'], 'admit' | 'onHalt' | 'noteRealizedLoss'>;
+  controls: Pick<TradingModule['controls'], 'admit' | 'status' | 'onHalt' | 'noteRealizedLoss'>;
   /**
    * The paper engine: its venue, its notices of orders changed outside a call (a resting fill), and,
    * offline, the simulated market a paper order is checked against.

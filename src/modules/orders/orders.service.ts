@@ -62,7 +62,7 @@ export function createOrdersService(deps: {
   repo: OrdersRepository;
   execution: OrderExecution;
   exchange: OrdersDeps['exchange']['orders'];
-  controls: Pick<OrdersDeps['controls'], 'admit'>;
+  controls: Pick<OrdersDeps['controls'], 'admit' | 'status'>;
   strategies: Pick<OrdersDeps['strategies'], 'isOwnedBy'>;
   /** Offline, where paper orders find their market and last price (the simulated source); null otherwise. */
   paperMarket: OrdersDeps['paper']['offlineMarket'];
@@ -135,6 +135,17 @@ export function createOrdersService(deps: {
     validationFailed([
       { type: 'value_error', loc: ['body', field], msg: `Value error, ${msg}`, input, ctx: { error: msg } },
     ]);
+
+  /**
+   * An order the gate admitted just before a halt committed may be stored after the halt's cancel-all read the
+   * open orders, and would be left open under the halt: one left not final is looked at again once stored
+   * (after that read began, this read sees the halt) and canceled if a halt now holds (decision 771).
+   */
+  async function closedIfHalted(order: OrderRow): Promise<OrderRow> {
+    if (isFinal(order.status)) return order;
+    if (!(await controls.status(order.userId)).halted) return order;
+    return execution.cancel(order, { actorId: null, actorType: 'system' });
+  }
 
   async function idempotent(userId: string, key: string, hash: string): Promise<OrderRow | undefined> {
     const earlier = await repo.byIdempotencyKey(userId, key);
@@ -258,12 +269,14 @@ export function createOrdersService(deps: {
       // Nothing leaves the process for the paper engine: one transaction (decision 270).
       if (venue.inProcess) {
         const done = await execution.placeInProcess(order, placed, { inProcess: venue.inProcess }, mover);
-        return done === 'idempotency_taken' ? earlierOrConflict() : { order: done, created: true };
+        return done === 'idempotency_taken'
+          ? earlierOrConflict()
+          : { order: await closedIfHalted(done), created: true };
       }
       const claimed = await execution.storeClaimed(order, placed, mover);
       if (claimed === 'idempotency_taken') return earlierOrConflict();
       const sent = await execution.sendClaimed(claimed, venue, mover, credential ?? undefined);
-      return { order: sent, created: true };
+      return { order: await closedIfHalted(sent), created: true };
     },
 
     /**
