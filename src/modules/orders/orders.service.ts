@@ -212,7 +212,7 @@ export function createOrdersService(deps: {
       const counts = orderCountsJoin(new Date(now.getTime() - 60_000));
       const admission = await controls.admit(
         userId,
-        { ...fields, lastPrice, notional: reference === null ? '0' : new Decimal(amount).times(reference).toFixed() },
+        { ...fields, lastPrice, notional: reference === null ? null : new Decimal(amount).times(reference).toFixed() },
         counts,
         // A credential that cannot trade answers first, before a halt or a limit (decision 460).
         mode === 'live'

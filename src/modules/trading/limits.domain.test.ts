@@ -46,6 +46,18 @@ describe('risk limit checks', () => {
     );
   });
 
+  it('refuses a market order no last price weighs under max_order_notional, and takes it without the limit', () => {
+    assert.deepEqual(checkOrder(limits, order({ notional: null, price: null, lastPrice: null }), calm), {
+      ok: false,
+      limit: 'max_order_notional',
+      detail: "No last price is known to weigh the market order's notional against max_order_notional",
+    });
+    assert.deepEqual(
+      checkOrder({ ...limits, maxOrderNotional: null }, order({ notional: null, price: null, lastPrice: null }), calm),
+      { ok: true },
+    );
+  });
+
   it('refuses a notional above max_order_notional, naming the limit', () => {
     const result = checkOrder(limits, order({ notional: '1000.01' }), calm);
     assert.equal(result.ok, false);

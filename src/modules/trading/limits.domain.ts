@@ -161,8 +161,11 @@ export interface OrderCandidate {
   price: string | null;
   /** The symbol's last traded price; null when none is known. */
   lastPrice: string | null;
-  /** amount × (price, or the last price for a market order), in quote units. */
-  notional: string;
+  /**
+   * amount × (price, or the last price for a market order), in quote units; null when no price weighs it (a
+   * market order while no last price is known): refused under a notional limit, never taken as 0 (decision 772).
+   */
+  notional: string | null;
 }
 
 /** What the orders module counted for the user just before asking: orders open now, orders placed in the last 60 s. */
@@ -181,10 +184,16 @@ const refused = (limit: LimitField, detail: string): CheckResult => ({ ok: false
  */
 export function checkOrder(limits: Limits, candidate: OrderCandidate, counts: OrderCounts): CheckResult {
   const { maxOrderNotional, priceBandPercent, maxOpenOrders, maxOrdersPerMinute } = limits;
-  if (maxOrderNotional !== null && new Decimal(candidate.notional).gt(maxOrderNotional)) {
+  if (maxOrderNotional !== null && candidate.notional === null) {
     return refused(
       'max_order_notional',
-      `The order's notional ${normalDecimal(candidate.notional)} is above max_order_notional ${maxOrderNotional}`,
+      "No last price is known to weigh the market order's notional against max_order_notional",
+    );
+  }
+  if (maxOrderNotional !== null && new Decimal(candidate.notional!).gt(maxOrderNotional)) {
+    return refused(
+      'max_order_notional',
+      `The order's notional ${normalDecimal(candidate.notional!)} is above max_order_notional ${maxOrderNotional}`,
     );
   }
   if (priceBandPercent !== null && candidate.price !== null) {
