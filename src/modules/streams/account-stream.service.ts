@@ -56,6 +56,8 @@ export function createAccountStreamService(deps: {
         throw error;
       }
       const open = connection;
+      // The client left before the stream could open: nothing to watch, replay or send.
+      if (open.closed) return unsubscribe();
       const unwatch = access.watch(principal, (verdict) => {
         if (!verdict.ok) open.end(verdict.reason);
         else subscriber.admin = verdict.admin;

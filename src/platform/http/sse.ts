@@ -303,7 +303,15 @@ export function createSseRegistry(settings: SseSettings, logger: Logger) {
       perHolder.set(holder, held + 1);
       reply.hijack();
       const raw = reply.raw;
-      request.raw.socket.setNoDelay(true);
+      const socket = request.raw.socket;
+      // The client may have left while the route awaited its checks (authentication, the snapshot): the
+      // close event is then over, and a stream opened on the dead socket would hold its slot, its
+      // subscriptions and its ping for the life of the process (decision 820). It is over at once.
+      if (raw.destroyed || socket === null || socket.destroyed) {
+        connection.finish();
+        return connection;
+      }
+      socket.setNoDelay(true);
       raw.writeHead(200, {
         ...SECURITY_HEADERS,
         'content-type': 'text/event-stream; charset=utf-8',

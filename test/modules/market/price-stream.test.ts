@@ -1,6 +1,7 @@
 // GET /api/v1/market/stream: a snapshot, then price events from Binance's WebSocket stream (the
 // loopback fake), throttled per pair; REST polling while the stream is down; pings; shutdown.
 import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startBinanceWsFake, type BinanceWsFake } from '../../fakes/binance-ws.ts';
 import { follow } from '../../helpers/sse-client.ts';
@@ -211,6 +212,41 @@ describe('the market price stream when its WebSocket comes alive during a REST p
       stream?.close();
       await m.stop();
       await ws.close();
+    }
+  });
+});
+
+describe('the market price stream of a client that leaves while its snapshot is read', () => {
+  it('holds no slot and no subscription once the snapshot arrives (decision 820)', async () => {
+    const m = await startMarket({ env: { STREAM_MAX_PER_ADDRESS: '1' } });
+    const metric = async (name: string) => {
+      const body = (await m.app.inject({ method: 'GET', url: '/metrics' })).body;
+      return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(body)?.[1]);
+    };
+    try {
+      const base = await m.app.listen({ host: '127.0.0.1', port: 0 });
+      // The venue's price list (the snapshot's) is held until the client has gone.
+      const held = m.binance.hold({ pathPrefix: '/api/v3/ticker/price' });
+      const serverSide = new Promise<Socket>((resolve) => m.app.server.once('connection', resolve));
+      const client = connect(Number(new URL(base).port), '127.0.0.1');
+      client.write('GET /api/v1/market/stream?symbols=BTCUSDT HTTP/1.1\r\nHost: test\r\n\r\n');
+      const socket = await serverSide;
+      await waitFor(async () => (await metric('market_stream_subscribers')) === 1, 5_000, 'the subscription');
+      const gone = new Promise((resolve) => socket.once('close', resolve));
+      client.destroy();
+      await gone;
+      held.release();
+      await waitFor(async () => (await metric('market_stream_subscribers')) === 0, 5_000, 'the subscription let go');
+      assert.equal(m.modules.sse.count(), 0, 'no stream slot is held');
+      const controller = new AbortController();
+      try {
+        const next = await fetch(`${base}/api/v1/market/stream?symbols=BTCUSDT`, { signal: controller.signal });
+        assert.equal(next.status, 200, "the address's one stream is free");
+      } finally {
+        controller.abort();
+      }
+    } finally {
+      await m.stop();
     }
   });
 });

@@ -1,5 +1,6 @@
 // The SSE registry on a real socket: a client that stops reading is dropped with a final `end` event
-// once its unread output passes the bound, never buffered without limit; the total limit answers 503.
+// once its unread output passes the bound, never buffered without limit; the total limit answers 503; a
+// client that leaves before its stream opens holds nothing.
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
@@ -27,8 +28,17 @@ async function serve(maxConnections = 10, maxPerAddress = 100, pingMs = 60_000) 
   app.get<{ Querystring: { user?: string } }>('/stream', async (request, reply) => {
     opened.push(sse.open(request, reply, { userId: request.query.user }));
   });
+  // A route that awaits before it opens, as the real ones do (authentication, the snapshot): each
+  // request waits at the gate until the test lets it through.
+  const gates: { socketClosed: Promise<void>; pass: () => void }[] = [];
+  app.get('/gated', async (request, reply) => {
+    sse.admit(request);
+    const socketClosed = new Promise<void>((resolve) => request.raw.socket.once('close', () => resolve()));
+    await new Promise<void>((pass) => gates.push({ socketClosed, pass }));
+    opened.push(sse.open(request, reply));
+  });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { app, sse, opened, port: Number(new URL(base).port), base };
+  return { app, sse, opened, gates, port: Number(new URL(base).port), base };
 }
 
 describe('the SSE registry', () => {
@@ -188,6 +198,36 @@ describe('the SSE registry', () => {
       assert.equal((await fetch(`${base}/stream?user=u-2`)).status, 503, 'and the instance is full now');
     } finally {
       controller.abort();
+      await app.close();
+    }
+  });
+
+  it('holds no slot, listener or ping for a client that left while the route awaited its checks', async () => {
+    const { app, sse, opened, gates, port, base } = await serve(10, 2, 100);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.write('GET /gated HTTP/1.1\r\nHost: test\r\n\r\n');
+        await waitUntil(() => gates.length === i + 1);
+        socket.destroy();
+        await gates[i]!.socketClosed;
+        gates[i]!.pass();
+        await waitUntil(() => opened.length === i + 1);
+        assert.equal(opened[i]!.closed, true, 'the stream of a client that left is over');
+        assert.equal(sse.count(), 0, 'and counts for no limit');
+      }
+      const controller = new AbortController();
+      try {
+        for (let i = 0; i < 2; i++)
+          assert.equal(
+            (await fetch(`${base}/stream`, { signal: controller.signal })).status,
+            200,
+            'the address is free',
+          );
+      } finally {
+        controller.abort();
+      }
+    } finally {
       await app.close();
     }
   });
