@@ -204,7 +204,11 @@ export async function buildApp(
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
     // Request loggers inherit the root's redaction and level; no per-route serializers are used.
     childLoggerFactory: (parent, bindings) => parent.child(bindings),
-    serverFactory: (handler) => createHttpServer(handler, (request, response) => microCache.serve(request, response)),
+    serverFactory: (handler) =>
+      createHttpServer(handler, (request, response) => microCache.serve(request, response), {
+        headersTimeoutMs: config.server.headersTimeoutMs,
+        requestTimeoutMs: config.server.requestTimeoutMs,
+      }),
   }) as unknown as FastifyInstance;
 
   if (options.observeRoute) app.addHook('onRoute', options.observeRoute);

@@ -67,6 +67,10 @@ const SETTINGS = {
     host: text('HOST', '127.0.0.1'),
     port: integer('PORT', 8000, 0, 65535),
     bodyLimit: integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    /** How long a client may take to send a request's headers before it gets 408 and the socket closes (decision 821). */
+    headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', 10_000, 100, 300_000),
+    /** How long a client may take to send a whole request, body included; a stream's open response is not bound by it. */
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     /**
      * The reverse proxies whose X-Forwarded-For is believed (addresses, CIDRs, or `loopback`,
      * `linklocal`, `uniquelocal`); the client address is then the forwarded one. Empty: the socket's.

@@ -46,10 +46,27 @@ export function startDraining(server: Server): void {
 export function createHttpServer(
   handler: Handler,
   first?: (request: IncomingMessage, response: ServerResponse) => boolean,
+  timeouts: { headersTimeoutMs: number; requestTimeoutMs: number } = {
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 60_000,
+  },
 ): Server {
   keepTickObjectShape();
   const drain: Drain = { inFlight: new Set(), draining: false };
-  const server = createServer({ requireHostHeader: false }, (request, response) => {
+  // A connection that never finishes its request (headers trickled or never ended, a body sent slowly) is
+  // answered 408 and closed once its time is up. Node's own bounds (60 s for the headers, 300 s for the
+  // request, looked at every 30 s) let one such socket stay up to 90 s or 330 s: each costs a descriptor
+  // and about 9 KiB, and nothing else limits how many a client opens (decision 821). The bound ends when
+  // the request has arrived: a stream's response lasts as long as it lasts.
+  const requestTimeout = timeouts.requestTimeoutMs;
+  const headersTimeout = Math.min(timeouts.headersTimeoutMs, requestTimeout);
+  const options = {
+    requireHostHeader: false,
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+  };
+  const server = createServer(options, (request, response) => {
     // RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
     if (request.headers.host === undefined && request.httpVersion === '1.1')
       return answer(response, 400, 'Missing Host header');
