@@ -53,8 +53,9 @@ export function createHealthService(deps: {
   async function check(venue: Venue): Promise<Checked> {
     const checkedAt = deps.clock.now();
     try {
-      // The probe's bound is the venue's: a first check's load of the venue library is not in it (decision 700).
-      await deps.gateway.ready(venue);
+      // The probe's bound is the venue's: a first check's load of the venue library (decision 700) and the
+      // build of the venue's kept status instance (decision 800) are not in it.
+      await deps.gateway.ready(venue, { timeoutMs: deps.probeTimeoutMs });
       const { status, latencyMs } = await venueWithin(
         deps.gateway.status(venue, { timeoutMs: deps.probeTimeoutMs }),
         deps.probeTimeoutMs,

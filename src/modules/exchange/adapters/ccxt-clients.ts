@@ -177,6 +177,8 @@ export function createCcxtClients(deps: CcxtClientDeps) {
   /** Kept instances without credentials, by venue and timeout, with the template they were made from. */
   const publicClients = new Map<string, { markets: Exchange; exchange: Promise<Exchange> }>();
   const describing = memoize((venue: Venue) => instantiate(venue));
+  /** Kept instances without markets for a venue's status checks, by venue and timeout (decision 800). */
+  const probingClients = new Map<string, Promise<Exchange>>();
   let built = 0;
   let loaded: Promise<CcxtModule> | undefined;
   /** ccxt, loaded once; a failed load is forgotten so the next call retries. */
@@ -238,6 +240,23 @@ export function createCcxtClients(deps: CcxtClientDeps) {
       rewriteUrls(exchange.urls.api, rewrite);
       if (venue === 'coinbase') signForCoinbaseHost(exchange, settings.apiUrls.coinbase!);
     }
+    return exchange;
+  }
+
+  /**
+   * The venue's kept instance without markets or credentials for its status checks (status, else server
+   * time), per timeout: built once, as the describing one is, not on every check (decision 800). A
+   * failed build is forgotten so the next check retries.
+   */
+  function probing(venue: Venue, timeoutMs?: number): Promise<Exchange> {
+    const key = `${venue} ${timeoutMs ?? settings.timeoutMs}`;
+    const kept = probingClients.get(key);
+    if (kept) return kept;
+    const exchange = instantiate(venue, { timeoutMs });
+    probingClients.set(key, exchange);
+    exchange.catch(() => {
+      if (probingClients.get(key) === exchange) probingClients.delete(key);
+    });
     return exchange;
   }
 
@@ -320,10 +339,12 @@ export function createCcxtClients(deps: CcxtClientDeps) {
       return template(venue);
     },
 
-    /** An instance without markets, for calls that need none (server time, status). */
+    /** A new instance without markets (tests of what every instance carries). */
     bare(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
       return instantiate(venue, options);
     },
+
+    probing,
 
     /** After a -1021, measure the venue's clock again and let later instances start from it. */
     async resyncTime(venue: Venue, exchange: Exchange): Promise<void> {
@@ -342,9 +363,11 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     /**
      * Once this has answered, ccxt is loaded and the venue's describing instance built: the CPU a first
      * call spends before it asks the venue. A bound meant for the venue's answer starts after it (decision 700).
+     * With `probeTimeoutMs`, the venue's kept status instance for that timeout is built too (decision 800).
      */
-    async ready(venue: Venue): Promise<void> {
+    async ready(venue: Venue, probeTimeoutMs?: number): Promise<void> {
       await describing(venue);
+      if (probeTimeoutMs !== undefined) await probing(venue, probeTimeoutMs);
     },
   };
 }

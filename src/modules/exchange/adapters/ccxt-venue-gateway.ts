@@ -70,8 +70,8 @@ export class CcxtVenueGateway implements VenueGateway {
     this.clients = createCcxtClients(deps);
   }
 
-  ready(venue: Venue): Promise<void> {
-    return this.clients.ready(venue);
+  ready(venue: Venue, options: CallOptions = {}): Promise<void> {
+    return this.clients.ready(venue, options.timeoutMs);
   }
 
   async describe(venue: Venue): Promise<VenueDescription> {
@@ -120,7 +120,8 @@ export class CcxtVenueGateway implements VenueGateway {
   }
 
   async status(venue: Venue, options: CallOptions = {}) {
-    const exchange = await this.clients.bare(venue, { timeoutMs: options.timeoutMs });
+    // The venue's kept status instance (decision 800): a check builds none after the first.
+    const exchange = await this.clients.probing(venue, options.timeoutMs);
     const started = performance.now();
     try {
       let status: 'ok' | 'maintenance' | 'shutdown' | 'error' = 'ok';

@@ -156,9 +156,10 @@ export interface DustAssets {
 export interface VenueGateway {
   /**
    * What a first call does before it asks the venue (loading the venue library, building the venue's
-   * client): done once. A bound meant for the venue's answer starts after it (decision 700).
+   * client): done once. A bound meant for the venue's answer starts after it (decision 700). With a
+   * `timeoutMs`, also what `status` with that timeout needs before it asks (its kept instance, decision 800).
    */
-  ready(venue: Venue): Promise<void>;
+  ready(venue: Venue, options?: Pick<CallOptions, 'timeoutMs'>): Promise<void>;
   describe(venue: Venue): Promise<VenueDescription>;
   markets(venue: Venue, options?: CallOptions): Promise<VenueMarket[]>;
   tickers(venue: Venue, symbols: string[], options?: CallOptions): Promise<VenueTicker[]>;
