@@ -38,7 +38,7 @@ import { createDashboardModule } from './modules/dashboard/index.ts';
 import { createStreamsModule } from './modules/streams/index.ts';
 import { createPortfolioModule } from './modules/portfolio/index.ts';
 import { createConsoleModule } from './modules/console/index.ts';
-import { createTradingModule } from './modules/trading/index.ts';
+import { createTradingModule, type TradingOptions } from './modules/trading/index.ts';
 import { createOrdersModule } from './modules/orders/index.ts';
 import { createSignalsModule } from './modules/signals/index.ts';
 import { JOB_NAMES, STREAM_EVENTS } from './declarations.ts';
@@ -56,6 +56,8 @@ export interface ModuleOptions {
   paperWatch?: RestingWatchTimes;
   /** The venue library's import (tests give one as slow as a busy machine's; decision 700). */
   loadCcxt?: ExchangeOptions['loadCcxt'];
+  /** The halt listeners' bound (tests shorten it; decision 801). */
+  haltListenerTimeoutMs?: TradingOptions['haltListenerTimeoutMs'];
 }
 
 /**
@@ -101,7 +103,11 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     candles: market.candles,
     platformLimits: admin.getPlatformLimits,
   });
-  const trading = createTradingModule(platform, { guards, events });
+  const trading = createTradingModule(
+    platform,
+    { guards, events },
+    { haltListenerTimeoutMs: options.haltListenerTimeoutMs },
+  );
   const paper = createPaperModule(platform, { guards, market, fees: exchange.tradingFees }, options.paperWatch);
   const orders = createOrdersModule(platform, {
     guards,

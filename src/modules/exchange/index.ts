@@ -217,6 +217,8 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps, opt
      */
     orders: {
       liveVenue: liveOrders,
+      /** Once answered, the venue library is loaded and the venue's client built (decisions 700, 801). */
+      ready: (venue: Venue) => gateway.ready(venue),
       market: (venue: Venue, symbol: string): Promise<OrderMarket | null> =>
         orderMarketOf(ccxtGateway.clients, venue, symbol),
       lastPrice: async (venue: Venue, symbol: string): Promise<number | null> =>

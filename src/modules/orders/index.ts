@@ -1,6 +1,8 @@
 // The orders module (issue 39): every order, paper or live, through one state machine and one door
 // (docs/decisions/210). Its port gives the reconcile pass to the jobs module.
 import type { Platform } from '../../platform/platform.ts';
+import { isVenue } from '../exchange/index.ts';
+import type { HaltTarget } from '../trading/index.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import { createOrderExecution } from './order-execution.service.ts';
 import { createOrdersRepository } from './orders.repository.ts';
@@ -41,22 +43,35 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
   });
 
   // A halt cancels first (the controls refuse new orders after): every order not final of the target.
-  deps.controls.onHalt(async (target) => {
-    const open = 'platform' in target ? await repo.notFinalAll() : await repo.notFinalOf({ userId: target.userId });
-    let canceled = 0;
-    let failed = 0;
-    for (const order of open) {
-      try {
-        const after = await execution.cancel(order, { actorId: null, actorType: 'system' });
-        if (after.status === 'canceled') canceled += 1;
-        else if (!isFinal(after.status)) failed += 1;
-      } catch (error) {
-        failed += 1;
-        logger.error({ err: error, orderId: order.id }, 'a halt could not cancel an order');
+  const notFinal = (target: HaltTarget) =>
+    'platform' in target ? repo.notFinalAll() : repo.notFinalOf({ userId: target.userId });
+  deps.controls.onHalt(
+    async (target) => {
+      const open = await notFinal(target);
+      let canceled = 0;
+      let failed = 0;
+      for (const order of open) {
+        try {
+          const after = await execution.cancel(order, { actorId: null, actorType: 'system' });
+          if (after.status === 'canceled') canceled += 1;
+          else if (!isFinal(after.status)) failed += 1;
+        } catch (error) {
+          failed += 1;
+          logger.error({ err: error, orderId: order.id }, 'a halt could not cancel an order');
+        }
       }
-    }
-    return { canceled, failed };
-  });
+      return { canceled, failed };
+    },
+    {
+      // The venue library loaded for the venues of the live orders to cancel, before the listener's bound
+      // starts: a process's first use of it is not the cancels' time (decisions 700, 801).
+      ready: async (target) => {
+        const live = (await notFinal(target)).filter((o) => o.mode === 'live').map((o) => o.exchange);
+        const venues = new Set(live.filter(isVenue));
+        await Promise.all([...venues].map((venue) => exchange.ready(venue)));
+      },
+    },
+  );
 
   // A resting paper order filled as the price went through it (or an account reset canceled it): the
   // engine says so, and the order is looked up like any venue's.

@@ -12,7 +12,10 @@ import type { ORDERS_EVENTS } from './orders.events.ts';
 export interface OrdersDeps {
   guards: Guards;
   exchange: {
-    orders: Pick<ExchangeModule['orders'], 'liveVenue' | 'market' | 'lastPrice' | 'credentialJoin' | 'recordFills'>;
+    orders: Pick<
+      ExchangeModule['orders'],
+      'liveVenue' | 'market' | 'lastPrice' | 'credentialJoin' | 'recordFills' | 'ready'
+    >;
   };
   events: Pick<EventPublisher<typeof ORDERS_EVENTS>, 'userEach'>;
   /** The risk limits and the halt: checked before any send; a halt cancels through this module. */

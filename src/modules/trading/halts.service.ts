@@ -39,6 +39,15 @@ export interface HaltOutcome {
 /** Called after a halt is committed: cancels the target's open orders. A listener may report what it did. */
 export type HaltListener = (target: HaltTarget, reason: string) => Promise<HaltOutcome | undefined | void>;
 
+export interface HaltListenerOptions {
+  /**
+   * What the listener's first run spends before it asks anyone (the venue library's load, decision 700):
+   * awaited before the listener's bound starts, with no bound of its own (it is the machine's CPU, once). A
+   * failure is the listener's (decision 801).
+   */
+  ready?: (target: HaltTarget) => Promise<void>;
+}
+
 export interface HaltResult {
   status: TradingStatus;
   /** Orders the listeners report canceled. */
@@ -47,7 +56,10 @@ export interface HaltResult {
   allCanceled: boolean;
 }
 
-/** A listener still working after this long is left to finish; the halt answers without waiting for it. */
+/**
+ * A listener still working after this long is left to finish; the halt answers without waiting for it.
+ * The bound starts once the listener is ready (decision 801).
+ */
 export const LISTENER_TIMEOUT_MS = 20_000;
 
 /** The caller's counts of the user's orders, read as a join of the gate's statement (decision 501). */
@@ -71,18 +83,23 @@ export function createControlsService(deps: {
   events: TradingDeps['events'];
   clock: Clock;
   logger: Logger;
+  /** The listeners' bound (`LISTENER_TIMEOUT_MS` unless given; tests shorten it). */
+  listenerTimeoutMs?: number;
 }) {
   const { db, repo, limits, events, clock, logger } = deps;
-  const listeners: HaltListener[] = [];
+  const listenerTimeoutMs = deps.listenerTimeoutMs ?? LISTENER_TIMEOUT_MS;
+  const listeners: { listener: HaltListener; ready?: HaltListenerOptions['ready'] }[] = [];
 
   async function runListeners(target: HaltTarget, reason: string): Promise<Omit<HaltResult, 'status'>> {
     const outcomes = await Promise.allSettled(
-      listeners.map((listener) =>
-        withTimeout(
+      listeners.map(async ({ listener, ready }) => {
+        // The bound is the cancels': a first run's load of the venue library is not in it (decision 801).
+        await ready?.(target);
+        return withTimeout(
           Promise.resolve().then(() => listener(target, reason)),
-          LISTENER_TIMEOUT_MS,
-        ),
-      ),
+          listenerTimeoutMs,
+        );
+      }),
     );
     let canceled = 0;
     let allCanceled = true;
@@ -141,9 +158,9 @@ export function createControlsService(deps: {
   }
 
   return {
-    /** Registers what runs after every halt: the orders module's cancel-all. */
-    onHalt(listener: HaltListener): void {
-      listeners.push(listener);
+    /** Registers what runs after every halt: the orders module's cancel-all, and what it needs ready first. */
+    onHalt(listener: HaltListener, options: HaltListenerOptions = {}): void {
+      listeners.push({ listener, ready: options.ready });
     },
 
     /** Halted by the platform (first) or by the user; what the orders module refuses new orders on (423). */

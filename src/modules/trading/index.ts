@@ -8,17 +8,38 @@ import { limitsRoutes } from './routes/limits.routes.ts';
 import type { TradingDeps } from './trading.deps.ts';
 import { createTradingRepository } from './trading.repository.ts';
 
-export type { Admission, BesideJoin, CountsJoin, HaltListener, HaltOutcome, HaltTarget } from './halts.service.ts';
+export type {
+  Admission,
+  BesideJoin,
+  CountsJoin,
+  HaltListener,
+  HaltListenerOptions,
+  HaltOutcome,
+  HaltTarget,
+} from './halts.service.ts';
 export type { CheckResult, DailyLossLimits, LimitField, OrderCandidate, OrderCounts } from './limits.domain.ts';
 export { dailyLossColumnsText, dailyLossLimitsOf } from './trading.repository.ts';
 export type { TradingStatus } from './halts.domain.ts';
 
-export function createTradingModule(platform: Platform, deps: TradingDeps) {
+/** How the module is built: the halt listeners' bound (tests shorten it; decision 801). */
+export interface TradingOptions {
+  haltListenerTimeoutMs?: number;
+}
+
+export function createTradingModule(platform: Platform, deps: TradingDeps, options: TradingOptions = {}) {
   const { config, database, clock, logger } = platform;
   const { guards, events } = deps;
   const repo = createTradingRepository(database.db);
   const limits = createLimitsService({ db: database.db, repo, defaults: config.trading.limitDefaults, clock });
-  const controls = createControlsService({ db: database.db, repo, limits, events, clock, logger });
+  const controls = createControlsService({
+    db: database.db,
+    repo,
+    limits,
+    events,
+    clock,
+    logger,
+    listenerTimeoutMs: options.haltListenerTimeoutMs,
+  });
   return {
     name: 'trading',
     /**
