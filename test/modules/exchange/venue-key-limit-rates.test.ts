@@ -1,5 +1,5 @@
 // What a key's counters admit over time (decisions 255, 430), measured at the counter on a clock the test
-// moves (node:test's mock of Date; the process memory store reads it), for each venue's declared limits
+// moves (the budget's and its memory store's, decision 802), for each venue's declared limits
 // with the share at 80 %. A caller that takes every call the counter lets through, a millisecond at a
 // time, with no wait (what does not fit is refused):
 // - a count N per window W (OKX, Bybit, Coinbase): any W and a half of admissions holds at most N, so
@@ -9,10 +9,9 @@
 //   decay never brings Kraken's own counter (simulated over both clients' calls) to its ceiling. With
 //   the counter draining at Kraken's whole decay, ours alone took all of it and the other's calls piled up.
 import assert from 'node:assert/strict';
-import { mock } from 'node:test';
-import { after, before, describe, it } from '../../helpers/suite.ts';
+import { describe, it } from '../../helpers/suite.ts';
 import { createMemoryCache } from '../../../src/platform/cache/cache.ts';
-import { systemClock } from '../../../src/platform/clock.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
 import { createVenueBudgets, KeyLimitRefusal } from '../../../src/platform/venue-budget/venue-budget.ts';
 import type { KeyLimit } from '../../../src/platform/venue-budget/key-limits.ts';
 import { venueProfile } from '../../../src/modules/exchange/adapters/binance-weights.ts';
@@ -21,16 +20,20 @@ import type { Venue } from '../../../src/modules/exchange/venues.domain.ts';
 
 const SHARE = 0.8;
 
-/** One venue's budget on process memory, refusing at once what does not fit (no wait). */
+/**
+ * One venue's budget on process memory, refusing at once what does not fit (no wait), on a clock that
+ * stands still until the caller moves it.
+ */
 function counters(venue: Venue) {
+  const clock = fixedClock(new Date(Date.UTC(2026, 0, 1)));
   const budgets = createVenueBudgets({
-    cache: createMemoryCache(),
-    clock: systemClock,
+    cache: createMemoryCache(undefined, undefined, () => clock.now().getTime()),
+    clock,
     settings: { share: SHARE, maxWaitMs: 0, egress: 'rates', userShare: 1 },
   });
   const budget = budgets.venue(venue);
   budget.describe(venueProfile(venue, { krakenCounter: KRAKEN_STARTER }));
-  return budget;
+  return { budget, clock };
 }
 
 /**
@@ -42,20 +45,21 @@ async function greedy(
   call: { url: string; method: string },
   seconds: number,
 ): Promise<{ admitted: number[]; limits: readonly KeyLimit[] }> {
-  const budget = counters(venue);
+  const { budget, clock } = counters(venue);
   const limits = budget.keyLimits!.of(new URL(call.url), call.method);
   assert.equal(limits.length, 1, `${call.url} draws on one counter`);
-  const start = Date.now();
+  const start = clock.now().getTime();
+  const elapsed = () => clock.now().getTime() - start;
   const admitted: number[] = [];
-  while (Date.now() - start <= seconds * 1000) {
+  while (elapsed() <= seconds * 1000) {
     try {
       await budget.acquireKey('key-digest', limits);
-      admitted.push(Date.now() - start);
+      admitted.push(elapsed());
     } catch (error) {
       assert.ok(error instanceof KeyLimitRefusal, String(error));
       const waitMs = Math.round(error.retryAfterSeconds * 1000);
       assert.ok(waitMs >= 1, `${waitMs} ms`);
-      mock.timers.tick(waitMs);
+      clock.advance(waitMs);
     }
   }
   return { admitted, limits };
@@ -89,13 +93,6 @@ const WINDOWED: { venue: Venue; url: string; method: string; count: number; wind
 ];
 
 describe("what a key's counters admit over time, with our share of the venue's limit", () => {
-  before(() => {
-    mock.timers.enable({ apis: ['Date'], now: Date.UTC(2026, 0, 1) });
-  });
-  after(() => {
-    mock.timers.reset();
-  });
-
   for (const { venue, url, method, count, windowMs } of WINDOWED) {
     const path = new URL(url).pathname;
     it(`${venue} ${path} (${count} per ${windowMs / 1000} s): any window and a half admits at most ${count}`, async () => {
