@@ -233,7 +233,7 @@ describe('a call that waits for its key’s room longer than the venue timeout',
       const started = performance.now();
       const answers = await Promise.all([read(), read()]);
       const took = performance.now() - started;
-      answers.forEach((answer, n) => assert.ok(answer, `read ${n + 1}`));
+      for (const [n, answer] of answers.entries()) assert.ok(answer, `read ${n + 1}`);
       // The budget's own count says a read waited for room (not a slow machine's answers).
       assert.ok((await one.waits(v.venue)) > 0, 'a read waited for room');
       assert.ok(took > SHORT_TIMEOUT_MS, `the reads took ${took} ms`);
