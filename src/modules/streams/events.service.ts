@@ -51,6 +51,8 @@ type BusMessage = { o: string; e: StoredEvent } | { o: string; r: string };
 
 /** Ids delivered lately, so a catch-up after a bus outage delivers nothing twice. */
 const SEEN_LIMIT = 10_000;
+/** The most publications stored in one insert (decision 760); more wait for the next. */
+const MAX_BATCHED_PUBLICATIONS = 100;
 
 export function createEventsService<Events extends StreamEventList>(deps: {
   repo: EventsRepository;
@@ -98,21 +100,85 @@ export function createEventsService<Events extends StreamEventList>(deps: {
     }
   }
 
-  /** Publishes events in their order: stored in one statement, then delivered, then sent on the bus at once. */
-  async function publish(events: readonly Omit<StoredEvent, 'id' | 'ts'>[]): Promise<void> {
-    let published: Published[];
-    try {
-      const at = clock.now();
+  /**
+   * Publications waiting for the next insert, in the order given. One insert is in flight at a time: what
+   * is published meanwhile, or in the same turn of the event loop, goes in the next one, so that orders
+   * answered together store their events in one statement rather than one each (decision 760). The events
+   * keep the order of their publications (one insert after another, each in its order).
+   */
+  const waiting: { events: readonly Omit<StoredEvent, 'id' | 'ts'>[]; done: () => void }[] = [];
+  let storing = false;
+
+  /** Publishes events in their order: stored with others waiting in one statement, then delivered, then sent on the bus. */
+  function publish(events: readonly Omit<StoredEvent, 'id' | 'ts'>[]): Promise<void> {
+    return new Promise<void>((done) => {
+      waiting.push({ events, done });
+      if (storing) return;
+      storing = true;
+      // After the callbacks of this turn, whose publications then go with this one.
+      setImmediate(() => void drain());
+    });
+  }
+
+  async function drain(): Promise<void> {
+    while (waiting.length > 0) {
+      const batch = waiting.splice(0, MAX_BATCHED_PUBLICATIONS);
+      let sent: Promise<void>;
+      try {
+        // Sent on the bus before the next insert, so its messages keep the events' order; awaited beside it.
+        sent = send((await store(batch.map((p) => p.events))).flat());
+      } catch (error) {
+        logger.error({ err: error }, 'account events could not be delivered');
+        sent = Promise.resolve();
+      }
+      void sent.then(() => {
+        for (const publication of batch) publication.done();
+      });
+    }
+    storing = false;
+  }
+
+  /**
+   * Each publication's events stored, in one statement for all; when it fails, each publication alone, so
+   * that one that cannot be stored (data the column refuses) drops only its own events, as when each had
+   * its statement. Answers each publication's stored events (none when it could not be stored), delivered.
+   */
+  async function store(publications: readonly (readonly Omit<StoredEvent, 'id' | 'ts'>[])[]): Promise<Published[][]> {
+    const at = clock.now();
+    const insert = (events: readonly Omit<StoredEvent, 'id' | 'ts'>[]) =>
       // The statement storing them builds their bus messages (their one definition, decision 491).
-      published = await repo.insertAll(
+      repo.insertAll(
         events.map((event) => ({ ...event, at })),
         { origin, maxBytes: MAX_MESSAGE_BYTES, notifyChannel: bus.notifyChannel },
       );
+    let stored: Published[][];
+    try {
+      const all = await insert(publications.flat());
+      stored = [];
+      let from = 0;
+      for (const events of publications) {
+        stored.push(all.slice(from, from + events.length));
+        from += events.length;
+      }
     } catch (error) {
-      logger.error({ err: error, type: events[0]?.type }, 'account event could not be stored; not delivered');
-      return;
+      if (publications.length === 1) {
+        logger.error(
+          { err: error, type: publications[0]![0]?.type },
+          'account event could not be stored; not delivered',
+        );
+        return [[]];
+      }
+      stored = [];
+      for (const events of publications) {
+        try {
+          stored.push(await insert(events));
+        } catch (alone) {
+          logger.error({ err: alone, type: events[0]?.type }, 'account event could not be stored; not delivered');
+          stored.push([]);
+        }
+      }
     }
-    for (const { event } of published) {
+    for (const { event } of stored.flat()) {
       dispatch(event);
       // Only the publishing instance tells its observers: each event is observed once, wherever it is streamed.
       for (const observer of observers) {
@@ -123,8 +189,13 @@ export function createEventsService<Events extends StreamEventList>(deps: {
         }
       }
     }
+    return stored;
+  }
+
+  /** The stored events' messages to the other instances, when the insert did not send them itself. */
+  async function send(published: readonly Published[]): Promise<void> {
     // The database's bus had them sent by the insert itself.
-    if (bus.notifyChannel) return;
+    if (bus.notifyChannel || published.length === 0) return;
     try {
       await bus.publish(published.map(({ message }) => message!));
       busWarned = false;
