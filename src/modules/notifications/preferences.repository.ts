@@ -1,6 +1,7 @@
 // Users' notification preferences: one row per user who changed them.
 import { eq, sql } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { arrayParam, executeText } from '../../platform/db/prepared.ts';
 import { notificationPreferences } from './notifications.tables.ts';
 import type { NotifyEvent, StoredChannel } from './preferences.domain.ts';
 
@@ -8,6 +9,9 @@ export interface StoredPreferences {
   channels: StoredChannel[];
   events: NotifyEvent[];
 }
+
+/** Several users' preferences in one statement, its text the same for any number of them (decision 760). */
+const OF_EACH = `SELECT "user_id", "channels", "events" FROM "notification_preferences" WHERE "user_id" = ANY($1::uuid[])`;
 
 export function createPreferencesRepository(db: DbExecutor) {
   const select = (executor: DbExecutor) =>
@@ -35,6 +39,23 @@ export function createPreferencesRepository(db: DbExecutor) {
         .where(eq(notificationPreferences.userId, userId))
         .returning({ userId: notificationPreferences.userId });
       return rows.length > 0;
+    },
+
+    /** The preferences of each of `userIds` who stored any, by user id, in one statement. */
+    async ofEach(userIds: readonly string[]): Promise<Map<string, StoredPreferences>> {
+      const raw = rowsOf<{ user_id: string; channels: unknown; events: unknown }>(
+        await executeText(db, 'notification_preferences_of_each', OF_EACH, [arrayParam(userIds)]),
+      );
+      return new Map(
+        raw.map((row) => [
+          row.user_id,
+          {
+            // As Drizzle maps the columns' driver values.
+            channels: notificationPreferences.channels.mapFromDriverValue(row.channels) as StoredChannel[],
+            events: notificationPreferences.events.mapFromDriverValue(row.events) as NotifyEvent[],
+          },
+        ]),
+      );
     },
 
     async save(userId: string, preferences: StoredPreferences, now: Date, executor: DbExecutor = db): Promise<void> {

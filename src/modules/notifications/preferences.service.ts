@@ -46,7 +46,36 @@ export function createPreferencesService(deps: {
 }) {
   const { repo, secretBox, telegram, webhooks, clock } = deps;
 
-  const stored = async (userId: string) => (await repo.of(userId)) ?? DEFAULT_PREFERENCES;
+  /**
+   * The users whose preferences were asked for in this turn of the event loop, each with its askers: read
+   * together, in one statement when they are several (the account events of orders answered together,
+   * each read for its notice: decision 760).
+   */
+  let asked: Map<string, { resolve(p: StoredPreferences): void; reject(e: unknown): void }[]> | undefined;
+
+  async function readAsked(): Promise<void> {
+    const batch = asked!;
+    asked = undefined;
+    try {
+      const ids = [...batch.keys()];
+      const found = ids.length === 1 ? new Map([[ids[0]!, await repo.of(ids[0]!)]]) : await repo.ofEach(ids);
+      for (const [userId, askers] of batch)
+        for (const asker of askers) asker.resolve(found.get(userId) ?? DEFAULT_PREFERENCES);
+    } catch (error) {
+      for (const askers of batch.values()) for (const asker of askers) asker.reject(error);
+    }
+  }
+
+  const stored = (userId: string) =>
+    new Promise<StoredPreferences>((resolve, reject) => {
+      if (!asked) {
+        asked = new Map();
+        queueMicrotask(() => void readAsked());
+      }
+      const askers = asked.get(userId);
+      if (askers) askers.push({ resolve, reject });
+      else asked.set(userId, [{ resolve, reject }]);
+    });
 
   function show(userId: string, preferences: StoredPreferences): ShownPreferences {
     return {

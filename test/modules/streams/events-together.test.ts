@@ -65,6 +65,7 @@ describe('account events published together', () => {
     const texts = recorded.texts.map((text) => text.replace(/\s+/g, ' '));
     const listed = texts.map((text) => text.slice(0, 100)).join('\n');
     assert.equal(texts.filter((text) => /INSERT INTO "stream_events"/.test(text)).length, 1, listed);
+    assert.equal(texts.filter((text) => /"notification_preferences"/.test(text)).length, 1, listed);
     // Each an event of its own, in the order published, observed once each.
     const ids = users.map((u) => u.id);
     assert.deepEqual(
