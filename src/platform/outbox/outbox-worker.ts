@@ -55,6 +55,9 @@ export interface OutboxWorker {
   stats(): Promise<{ pending: number; processing: number; dead: number; done: number }>;
 }
 
+/** How soon a worker looks again for a row that is due but was not claimable when it looked. */
+const DUE_RETRY_MS = 50;
+
 export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { database, clock, logger } = options;
   const { db } = database;
@@ -217,9 +220,10 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     const due = await nextDue();
     if (due === null) return longest;
     const wait = due.getTime() - clock.now().getTime();
-    // Due already but not claimed: another worker holds it for a moment, or it was due by the time
-    // this batch ended (count > 0).
-    if (wait <= 0) return count > 0 ? 0 : Math.min(pollMs, longest);
+    // Due already but not claimed: it became due after this batch's claim read (a lease that ran out
+    // meanwhile, count > 0 or not), or another worker holds it for a moment. Either passes at once: look
+    // again shortly, not after a whole poll (60 s for a worker that only sleeps).
+    if (wait <= 0) return count > 0 ? 0 : Math.min(DUE_RETRY_MS, pollMs, longest);
     // A lease is over once it is past (the claim's `locked_until < now`): a millisecond after it.
     return Math.min(wait + 1, longest);
   }
