@@ -6,12 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Exchange } from 'ccxt';
-import {
-  rewriteUrls,
-  signForCoinbaseHost,
-  urlRewriter,
-  type CcxtClientSettings,
-} from '../../../src/modules/exchange/adapters/ccxt-clients.ts';
+import { signForCoinbaseHost, type CcxtClientSettings } from '../../../src/modules/exchange/adapters/ccxt-clients.ts';
+import { rewriteUrls, urlRewriter } from '../../../src/modules/exchange/adapters/ccxt-urls.ts';
 import { findByClientId } from '../../../src/modules/exchange/adapters/venue-order-lookups.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from './conformance-venues.ts';

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as ccxt from 'ccxt';
-import { rewriteUrls, urlRewriter, type CcxtClientSettings } from './ccxt-clients.ts';
+import type { CcxtClientSettings } from './ccxt-clients.ts';
+import { rewriteUrls, urlRewriter } from './ccxt-urls.ts';
 import { classifyAuthRefusal, stripUrls, toVenueError, venueMessage, type CcxtErrorClasses } from './ccxt-errors.ts';
 
 const classes = ccxt as unknown as CcxtErrorClasses;

@@ -17,6 +17,7 @@ import { MARKETS_TTL_MS, type Venue } from '../venues.domain.ts';
 import type { CcxtErrorClasses } from './ccxt-errors.ts';
 import { type CcxtHmac, nodeHmac } from './ccxt-hmac.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
+import { rewriteUrls, urlRewriter, type VenueUrlSettings } from './ccxt-urls.ts';
 import { holdKeyCalls } from './venue-key-calls.ts';
 
 export type CcxtModule = typeof import('ccxt');
@@ -45,11 +46,7 @@ export function loadCcxt(): Promise<CcxtModule> {
   return ccxtModule;
 }
 
-export interface CcxtClientSettings {
-  binanceApiUrl: string;
-  binanceUsApiUrl: string;
-  /** ccxt id → base URL, for the other venues. */
-  apiUrls: Readonly<Record<string, string>>;
+export interface CcxtClientSettings extends VenueUrlSettings {
   /** ccxt's own throttle for venues without a weight model; the Binance venues have the shared budget. */
   rateLimit: boolean;
   timeoutMs: number;
@@ -59,11 +56,6 @@ export interface ClientOptions {
   credentials?: VenueCredentials;
   timeoutMs?: number;
 }
-
-const DEFAULT_HOSTS: Partial<Record<Venue, string>> = {
-  binance: 'https://api.binance.com',
-  binanceus: 'https://api.binance.us',
-};
 
 // Spot only: without these, loading binance's markets also calls the margin, futures and
 // capital (sapi) endpoints, several of which need keys. OKX and Bybit likewise load only spot
@@ -80,43 +72,6 @@ const VENUE_OPTIONS: Partial<Record<Venue, Record<string, unknown>>> = {
 interface CachedMarkets {
   markets: unknown[];
   currencies: Record<string, unknown> | undefined;
-}
-
-/** Rewrites every URL string under `urls.api`, however deeply the venue nests them. */
-export function rewriteUrls(node: unknown, rewrite: (url: string) => string): void {
-  if (!node || typeof node !== 'object') return;
-  const record = node as Record<string, unknown>;
-  for (const [key, value] of Object.entries(record)) {
-    if (typeof value === 'string') record[key] = rewrite(value);
-    else rewriteUrls(value, rewrite);
-  }
-}
-
-/** The rewrite for one venue: prefix replacement for the Binance hosts, a new origin for others. */
-export function urlRewriter(
-  venue: string,
-  hostname: string | undefined,
-  settings: CcxtClientSettings,
-): ((url: string) => string) | undefined {
-  const binanceTarget =
-    venue === 'binance' ? settings.binanceApiUrl : venue === 'binanceus' ? settings.binanceUsApiUrl : undefined;
-  const defaultHost = DEFAULT_HOSTS[venue as Venue];
-  if (binanceTarget !== undefined && defaultHost !== undefined) {
-    if (binanceTarget === defaultHost) return undefined;
-    return (url) => url.split(defaultHost).join(binanceTarget);
-  }
-  const target = settings.apiUrls[venue];
-  if (!target) return undefined;
-  return (url) => {
-    const concrete = hostname ? url.split('{hostname}').join(hostname) : url;
-    try {
-      const parsed = new URL(concrete);
-      const path = parsed.pathname === '/' ? '' : parsed.pathname;
-      return `${target}${path}${parsed.search}`;
-    } catch {
-      return url;
-    }
-  };
 }
 
 /**
@@ -177,20 +132,12 @@ export function createCcxtClients(deps: CcxtClientDeps) {
   /** Kept instances without credentials, by venue and timeout, with the template they were made from. */
   const publicClients = new Map<string, { markets: Exchange; exchange: Promise<Exchange> }>();
   const describing = memoize((venue: Venue) => instantiate(venue));
-  /** Kept instances without markets for a venue's status checks, by venue and timeout (decision 800). */
-  const probingClients = new Map<string, Promise<Exchange>>();
   let built = 0;
-  let loaded: Promise<CcxtModule> | undefined;
   /** ccxt, loaded once; a failed load is forgotten so the next call retries. */
-  function load(): Promise<CcxtModule> {
-    if (loaded) return loaded;
-    const loading = (deps.load ?? loadCcxt)();
-    loaded = loading;
-    loading.catch(() => {
-      if (loaded === loading) loaded = undefined;
-    });
-    return loading;
-  }
+  const load = memoize(
+    () => (deps.load ?? loadCcxt)(),
+    () => 'ccxt',
+  );
 
   async function instantiate(venue: Venue, options: ClientOptions = {}): Promise<Exchange> {
     const ccxt = await load();
@@ -248,17 +195,10 @@ export function createCcxtClients(deps: CcxtClientDeps) {
    * time), per timeout: built once, as the describing one is, not on every check (decision 800). A
    * failed build is forgotten so the next check retries.
    */
-  function probing(venue: Venue, timeoutMs?: number): Promise<Exchange> {
-    const key = `${venue} ${timeoutMs ?? settings.timeoutMs}`;
-    const kept = probingClients.get(key);
-    if (kept) return kept;
-    const exchange = instantiate(venue, { timeoutMs });
-    probingClients.set(key, exchange);
-    exchange.catch(() => {
-      if (probingClients.get(key) === exchange) probingClients.delete(key);
-    });
-    return exchange;
-  }
+  const probing = memoize(
+    (venue: Venue, timeoutMs?: number) => instantiate(venue, { timeoutMs }),
+    (venue, timeoutMs) => `${venue} ${timeoutMs ?? settings.timeoutMs}`,
+  );
 
   async function loadTemplate(venue: Venue): Promise<Exchange> {
     const cached = await cache.wrap<CachedMarkets>(`exchange:markets:v1:${venue}`, MARKETS_TTL_MS, async () => {
@@ -406,14 +346,21 @@ function rebuildAltnames(exchange: Exchange): void {
   exchange.options.marketsByAltname = byAltname;
 }
 
-function memoize<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
-  const values = new Map<K, Promise<V>>();
-  return (key) => {
+/** `load`'s promise kept per key (its first argument unless `keyOf` says), a failed one forgotten so the next call retries. */
+function memoize<A extends unknown[], V>(
+  load: (...args: A) => Promise<V>,
+  keyOf: (...args: A) => unknown = (...args) => args[0],
+): (...args: A) => Promise<V> {
+  const values = new Map<unknown, Promise<V>>();
+  return (...args) => {
+    const key = keyOf(...args);
     let value = values.get(key);
     if (!value) {
-      value = load(key);
+      value = load(...args);
       values.set(key, value);
-      value.catch(() => values.delete(key));
+      value.catch(() => {
+        if (values.get(key) === value) values.delete(key);
+      });
     }
     return value;
   };
