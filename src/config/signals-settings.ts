@@ -18,6 +18,11 @@ export interface SignalsSettings {
 
 export interface NotifySettings {
   readonly telegramBotToken: string | undefined;
+  /**
+   * The bot's username (TELEGRAM_BOT_USERNAME, without the @): the link `https://t.me/<username>?start=<code>`
+   * that proves a chat is the user's (decision 860). Unset: no chat can be linked, so Telegram tells no one.
+   */
+  readonly telegramBotUsername: string | undefined;
   /** Replaces https://api.telegram.org (TELEGRAM_API_URL; tests point it at a loopback fake). */
   readonly telegramApiUrl: string;
   /** Lets users' webhook URLs use http and private, loopback and link-local addresses (tests only). */
@@ -38,8 +43,18 @@ export function readSignals(env: EnvReader): SignalsSettings {
 export function readNotify(env: EnvReader): NotifySettings {
   return {
     telegramBotToken: env.string('TELEGRAM_BOT_TOKEN'),
+    telegramBotUsername: botUsername(env),
     telegramApiUrl: env.url('TELEGRAM_API_URL') ?? 'https://api.telegram.org',
     allowPrivateUrls: env.boolean('NOTIFY_ALLOW_PRIVATE_URLS', false),
     timeoutMs: env.integer('NOTIFY_TIMEOUT_MS', 10_000, 100, 120_000),
   };
+}
+
+/** Telegram's usernames: 5 to 32 letters, digits and underscores, starting with a letter; a leading @ is dropped. */
+function botUsername(env: EnvReader): string | undefined {
+  const raw = env.string('TELEGRAM_BOT_USERNAME')?.replace(/^@/, '');
+  if (raw === undefined) return undefined;
+  if (/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(raw)) return raw;
+  env.problems.push('TELEGRAM_BOT_USERNAME must be a Telegram username: 5 to 32 letters, digits or _');
+  return undefined;
 }

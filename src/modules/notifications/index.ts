@@ -2,6 +2,7 @@ import type { Platform } from '../../platform/platform.ts';
 import { createRecordOnlyChatChannel, createWebhookChatChannel } from './adapters/chat-channel.ts';
 import { createRecordOnlyMailer, createSmtpMailer } from './adapters/mailer.ts';
 import { createTelegramChannel } from './adapters/telegram.ts';
+import { createTelegramUpdates } from './adapters/telegram-updates.ts';
 import { createUserWebhookSender } from './adapters/user-webhook.ts';
 import { createMessages } from './messages.ts';
 import { createNoticesService } from './notices.service.ts';
@@ -12,9 +13,14 @@ import { createNotificationsService } from './notifications.service.ts';
 import { createPreferencesRepository } from './preferences.repository.ts';
 import { createPreferencesService } from './preferences.service.ts';
 import { preferencesRoutes } from './routes/preferences.routes.ts';
+import { createTelegramLinkRepository } from './telegram-link.repository.ts';
+import { createTelegramLinkService } from './telegram-link.service.ts';
 
 export type { ChatMessage, MailMessage } from './messages.ts';
 export type { AccountEvent } from './notifications.deps.ts';
+
+/** How long one getUpdates waits for a message to the bot. */
+const TELEGRAM_POLL_TIMEOUT_S = 30;
 
 /**
  * Registers the outbox handlers of `chat.post`, `mail.send` and `notify.send`; create it before the
@@ -72,6 +78,29 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     clock,
     logger,
   });
+  const { telegramBotToken: botToken, telegramBotUsername } = config.notify;
+  const linkRepo = createTelegramLinkRepository(database);
+  const telegramLinks = createTelegramLinkService({
+    db: database.db,
+    repo: linkRepo,
+    preferences,
+    botUsername: botToken ? telegramBotUsername : undefined,
+    clock,
+    logger,
+  });
+  // What users write to the bot, read by one instance of the deployment (decision 860).
+  const updates =
+    botToken && telegramBotUsername
+      ? createTelegramUpdates({
+          token: botToken,
+          apiUrl: config.notify.telegramApiUrl,
+          fetch: platform.fetch,
+          pollTimeoutS: TELEGRAM_POLL_TIMEOUT_S,
+          onUpdate: async (update) => void (await telegramLinks.onUpdate(update)),
+          whileHolding: linkRepo.whileHolding,
+          logger,
+        })
+      : undefined;
   outbox.register(CHAT_KIND, service.deliverChat);
   outbox.register(MAIL_KIND, service.deliverMail);
   outbox.register(NOTIFY_KIND, notices.deliver);
@@ -79,7 +108,14 @@ export function createNotificationsModule(platform: Platform, deps: Notification
 
   return {
     name: 'notifications',
-    routes: preferencesRoutes({ preferences, notices, guards: deps.guards }),
+    routes: preferencesRoutes({ preferences, notices, telegramLinks, guards: deps.guards }),
+    /** Reads the bot's updates (the links' Starts) while the server listens, when the bot is configured. */
+    hooks: {
+      listening: () => updates?.start(),
+      closed: async () => {
+        await updates?.stop();
+      },
+    },
     /** Chat posts and mails, queued in the caller's transaction; and the mail suppression list. */
     messages,
     /** Forgets an account's channels and events when a provider's first link claims it (decision 790). */

@@ -2,7 +2,8 @@
 // notice, queued in the outbox once per channel the user chose (keyed by the event, so it is queued
 // once whichever instance sees it), and delivered with retries: mail through the mailer's own kind,
 // Telegram and the user's webhook through `notify.send`. Outbox rows carry the message, never the chat
-// id or the URL: the sender opens them from the preferences when it sends.
+// id or the URL: the sender opens them from the preferences when it sends. Only a Telegram chat linked
+// through the bot (decision 860) is written to.
 import type { Logger } from 'pino';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
@@ -49,6 +50,8 @@ export function createNoticesService(deps: {
     const now = clock.now();
     let queued = 0;
     for (const channel of channels) {
+      // A chat nobody proved theirs (typed in before linking existed) is told nothing (decision 860).
+      if (channel.type === 'telegram' && !channel.proven) continue;
       const dedupeKey = `notify:${key}:${channel.id}`;
       if (channel.type === 'email') {
         const user = await accounts.findById(userId);
@@ -79,6 +82,7 @@ export function createNoticesService(deps: {
       throw new PermanentFailure('malformed notification: userId, channelId and message are required');
     const channel = (await preferences.stored(userId)).channels.find((c) => c.id === channelId);
     if (!channel || channel.type === 'email') return 'skipped: the channel was removed';
+    if (channel.type === 'telegram' && !channel.proven) return 'skipped: the Telegram chat is not linked';
     const target = secretBox.open(channel.sealed, channelSealedAt(userId, channel.id));
     if (channel.type === 'telegram') return telegram.send(target, plainText(message), signal);
     const body = channel.format === 'discord' ? toDiscord(message, clock.now()) : toSlack(message);

@@ -26,10 +26,14 @@ export const DEFAULT_EVENTS: readonly NotifyEvent[] = [
 export const WEBHOOK_FORMATS = ['slack', 'discord'] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
-/** A channel as stored: the telegram chat and the webhook URL sealed (the URL carries its token). */
+/**
+ * A channel as stored: the telegram chat and the webhook URL sealed (the URL carries its token). A Telegram
+ * chat is `proven` once its user opened the bot's link from it (decision 860); one typed in before that
+ * (no `proven`) is kept but told nothing.
+ */
 export type StoredChannel =
   | { id: string; type: 'email' }
-  | { id: string; type: 'telegram'; sealed: string }
+  | { id: string; type: 'telegram'; sealed: string; proven?: true }
   | { id: string; type: 'webhook'; format: WebhookFormat; sealed: string; shown: string };
 
 /**

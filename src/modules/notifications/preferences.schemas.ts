@@ -13,7 +13,17 @@ const channelFields = {
     Type.String({
       minLength: 1,
       maxLength: 64,
-      description: 'telegram: the chat the bot writes to (start a chat with the bot first).',
+      description:
+        'telegram: the chat the bot writes to. A chat is added by opening the link of ' +
+        '`POST /api/notifications/telegram/link` in it and pressing Start; sending back a chat id already ' +
+        'listed keeps it, any other is refused (422).',
+    }),
+  ),
+  linked: Type.Optional(
+    Type.Boolean({
+      description:
+        'telegram, in answers: whether the chat was proven yours through the bot’s link. A chat not linked ' +
+        '(entered by its id before linking existed) is told nothing until you open the link in it. Ignored when sent.',
     }),
   ),
   url: Type.Optional(
@@ -60,3 +70,15 @@ export const TestSent = Type.Object(
   { title: 'NotificationTestQueued' },
 );
 export type TestSent = Static<typeof TestSent>;
+
+export const TelegramLink = Type.Object(
+  {
+    code: Type.String({ description: 'The one-time code the link carries; it works once, within expires_at.' }),
+    url: Type.String({
+      description: 'Open it in Telegram and press Start: the chat you do it in receives your notifications.',
+    }),
+    expires_at: Type.String({ format: 'date-time', description: 'When the code stops working (10 minutes).' }),
+  },
+  { title: 'TelegramLink' },
+);
+export type TelegramLink = Static<typeof TelegramLink>;

@@ -1,6 +1,8 @@
 // Users' notification preferences (docs/decisions/222): where they are told (mail, Telegram, their own
 // webhook) and of what. Telegram chats and webhook URLs are sealed at rest, bound to their user and
-// channel; a webhook URL is checked for where it leads when saved (and again at every send).
+// channel; a webhook URL is checked for where it leads when saved (and again at every send). A Telegram
+// chat comes only from the bot's link opened in it (decision 860): a chat id typed in is kept only when it
+// names a chat already there.
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -10,7 +12,7 @@ import type { UserWebhookSender } from './adapters/user-webhook.ts';
 import type { TelegramChannel } from './adapters/telegram.ts';
 import { DEFAULT_EVENTS, shownUrl, type NotifyEvent, type StoredChannel } from './preferences.domain.ts';
 import type { PreferencesRepository, StoredPreferences } from './preferences.repository.ts';
-import type { Channel, PreferencesBody } from './preferences.schemas.ts';
+import { MAX_CHANNELS, type Channel, type PreferencesBody } from './preferences.schemas.ts';
 
 /** Where a channel's sealed value lives: its user's row, and the channel within it. */
 export const channelSealedAt = (userId: string, channelId: string) => ({
@@ -28,6 +30,8 @@ export const DEFAULT_PREFERENCES: StoredPreferences = {
 export interface ShownChannel {
   type: Channel['type'];
   chatId?: string;
+  /** Telegram: whether the chat was proven the user's by the bot's link; an unlinked chat is told nothing. */
+  linked?: boolean;
   url?: string;
   format?: 'slack' | 'discord';
 }
@@ -77,13 +81,16 @@ export function createPreferencesService(deps: {
       else asked.set(userId, [{ resolve, reject }]);
     });
 
+  const chatOf = (userId: string, channel: { id: string; sealed: string }) =>
+    secretBox.open(channel.sealed, channelSealedAt(userId, channel.id));
+
   function show(userId: string, preferences: StoredPreferences): ShownPreferences {
     return {
       events: preferences.events,
       channels: preferences.channels.map((channel): ShownChannel => {
         if (channel.type === 'email') return { type: 'email' };
         if (channel.type === 'telegram')
-          return { type: 'telegram', chatId: secretBox.open(channel.sealed, channelSealedAt(userId, channel.id)) };
+          return { type: 'telegram', chatId: chatOf(userId, channel), linked: channel.proven === true };
         return { type: 'webhook', url: channel.shown, format: channel.format };
       }),
     };
@@ -115,8 +122,16 @@ export function createPreferencesService(deps: {
       if (!chatId) return issue('chat_id', 'missing', 'Field required', null);
       if (!/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$/.test(chatId))
         return issue('chat_id', 'value_error', 'Value error, a Telegram chat id (digits) or @channel name', chatId);
-      const id = randomUUID();
-      return { id, type: 'telegram', sealed: secretBox.seal(chatId, channelSealedAt(userId, id)) };
+      // Sent back as shown, a chat already there is kept as it is (linked or not); a new one comes only
+      // from the bot's link, opened in that chat.
+      const kept = before.find((c) => c.type === 'telegram' && chatOf(userId, c) === chatId);
+      if (kept) return kept;
+      return issue(
+        'chat_id',
+        'value_error',
+        'Value error, a Telegram chat is added by opening the link of POST /api/notifications/telegram/link in it',
+        chatId,
+      );
     }
     const format = channel.format ?? 'slack';
     const url = channel.url?.trim();
@@ -155,6 +170,30 @@ export function createPreferencesService(deps: {
       return undefined;
     },
 
+    /**
+     * The chat the user opened the bot's link in becomes one of their channels, proven (decision 860): the
+     * same chat already there (typed in before) is marked so, keeping its place; otherwise it is added, with
+     * the defaults' channels and events when the user had chosen none. Answers the channel's id, or
+     * undefined when the user already has as many channels as allowed. In the caller's transaction.
+     */
+    async linkTelegram(userId: string, chatId: string, now: Date, tx: DbExecutor): Promise<string | undefined> {
+      const current = (await repo.of(userId, tx)) ?? DEFAULT_PREFERENCES;
+      const same = current.channels.find((c) => c.type === 'telegram' && chatOf(userId, c) === chatId);
+      let channels: StoredChannel[];
+      let id: string;
+      if (same) {
+        id = same.id;
+        channels = current.channels.map((c) => (c === same && c.type === 'telegram' ? { ...c, proven: true } : c));
+      } else {
+        if (current.channels.length >= MAX_CHANNELS) return undefined;
+        id = randomUUID();
+        const sealed = secretBox.seal(chatId, channelSealedAt(userId, id));
+        channels = [...current.channels, { id, type: 'telegram', sealed, proven: true }];
+      }
+      await repo.save(userId, { channels, events: current.events }, now, tx);
+      return id;
+    },
+
     async replace(userId: string, body: PreferencesBody): Promise<ShownPreferences> {
       const before = (await repo.of(userId))?.channels ?? [];
       const results = await Promise.all(body.channels.map((channel, i) => toStored(userId, channel, i, before)));
@@ -164,6 +203,15 @@ export function createPreferencesService(deps: {
       if (channels.filter((c) => c.type === 'email').length > 1)
         throw validationFailed([
           { type: 'value_error', loc: ['body', 'channels'], msg: 'Value error, email may be listed once', input: null },
+        ]);
+      if (new Set(channels.map((c) => c.id)).size < channels.length)
+        throw validationFailed([
+          {
+            type: 'value_error',
+            loc: ['body', 'channels'],
+            msg: 'Value error, a Telegram chat may be listed once',
+            input: null,
+          },
         ]);
       const preferences = { channels, events: body.events };
       await repo.save(userId, preferences, clock.now());

@@ -7,6 +7,8 @@ export const ADVISORY_LOCK = {
   migrations: 7340912,
   /** The command center's task graph (parents, blockers): edits take it so no two close a cycle. */
   taskGraph: 7340913,
+  /** The one reader of the Telegram bot's updates in a deployment (decision 860). */
+  telegramUpdates: 7340914,
 } as const;
 
 /** Two-int namespaces: the first key; the second is `hashtext(name)` of what is locked. */

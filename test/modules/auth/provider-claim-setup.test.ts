@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { startIdentityProvider, type IdentityProvider } from '../../fakes/identity-provider.ts';
 import { startTelegramBot, type TelegramBot } from '../../fakes/telegram.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { botEnv, linkTelegram, startUpdates } from '../notifications/telegram-fixtures.ts';
 
 describe("a provider's first link claims what the registrant set up", () => {
   let idp: IdentityProvider;
@@ -17,8 +18,9 @@ describe("a provider's first link claims what the registrant set up", () => {
     idp = await startIdentityProvider();
     bot = await startTelegramBot();
     t = await buildTestApp({
-      env: { JWT_JWKS_URL: idp.jwksUrl, TELEGRAM_BOT_TOKEN: bot.token, TELEGRAM_API_URL: bot.url },
+      env: { JWT_JWKS_URL: idp.jwksUrl, ...botEnv(bot) },
     });
+    startUpdates(t);
     admin = await signIn(t.app, t.database, { role: 'admin' });
   });
   after(async () => {
@@ -44,7 +46,7 @@ describe("a provider's first link claims what the registrant set up", () => {
     assert.equal(credential.statusCode, 201, credential.body);
     const hook = await call('POST', '/api/signals/hooks', user.headers, { name: 'kept secret' });
     assert.equal(hook.statusCode, 201, hook.body);
-    bot.startChat(chat);
+    await linkTelegram(t, bot, user, chat);
     const preferences = await call('PUT', '/api/notifications/preferences', user.headers, {
       channels: [{ type: 'telegram', chat_id: chat }],
       events: ['order.filled'],

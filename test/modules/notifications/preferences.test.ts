@@ -10,6 +10,7 @@ import { startTelegramBot, type TelegramBot } from '../../fakes/telegram.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { botEnv, linkTelegram, startUpdates } from './telegram-fixtures.ts';
 
 const URL = '/api/notifications/preferences';
 
@@ -24,11 +25,14 @@ describe('notification preferences', () => {
   let chats = 900_000_000;
 
   before(async () => {
-    bot = await startTelegramBot();
+    // Each test links its chat (the bot says so there) and then sends: Telegram's one message a second
+    // per chat is lifted here; its 429 is answered on purpose below.
+    bot = await startTelegramBot({ perChatIntervalMs: 0 });
     slack = await startChatReceiver({ flavor: 'slack' });
     t = await buildTestApp({
-      env: { TELEGRAM_BOT_TOKEN: bot.token, TELEGRAM_API_URL: bot.url, NOTIFY_ALLOW_PRIVATE_URLS: 'true' },
+      env: { ...botEnv(bot), NOTIFY_ALLOW_PRIVATE_URLS: 'true' },
     });
+    startUpdates(t);
     alice = await signIn(t.app, t.database);
     bob = await signIn(t.app, t.database);
   });
@@ -44,9 +48,16 @@ describe('notification preferences', () => {
     await t.database.db.execute(sql`DELETE FROM trading_halts`);
     bot.sent.length = 0;
     CHAT = String(chats++);
-    bot.startChat(CHAT);
     slack.received.length = 0;
   });
+
+  /** Links CHAT to the user through the bot (decision 860); the bot's word that it did is sent and forgotten. */
+  async function linked(user: TestUser) {
+    await linkTelegram(t, bot, user, CHAT);
+    await t.platform.outbox.drain();
+    await t.database.db.execute(sql`DELETE FROM outbox`);
+    bot.sent.length = 0;
+  }
 
   const put = (user: TestUser, payload: object) =>
     t.app.inject({ method: 'PUT', url: URL, headers: user.headers, payload });
@@ -73,13 +84,14 @@ describe('notification preferences', () => {
   });
 
   it('replaces the channels and events; the chat id and URL are sealed at rest and the URL shown by its origin', async () => {
+    await linked(alice);
     const saved = await put(alice, everything());
     assert.equal(saved.statusCode, 200, saved.body);
     const origin = new globalThis.URL(slack.url).origin;
     const expected = {
       channels: [
         { type: 'email' },
-        { type: 'telegram', chat_id: CHAT },
+        { type: 'telegram', chat_id: CHAT, linked: true },
         { type: 'webhook', url: `${origin}/…`, format: 'slack' },
       ],
       events: everything().events,
@@ -143,6 +155,7 @@ describe('notification preferences', () => {
   });
 
   it('sends a test notification on every channel: mail, Telegram and the webhook', async () => {
+    await linked(alice);
     assert.equal((await put(alice, everything())).statusCode, 200);
     const response = await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers });
     assert.equal(response.statusCode, 202, response.body);
@@ -170,6 +183,8 @@ describe('notification preferences', () => {
   });
 
   it('tells the user of an event they chose, once, and not of one they did not', async () => {
+    await linked(alice);
+    await linked(bob);
     assert.equal(
       (await put(alice, { channels: [{ type: 'telegram', chat_id: CHAT }], events: ['trading.halted'] })).statusCode,
       200,
@@ -188,10 +203,10 @@ describe('notification preferences', () => {
     assert.match(bot.sent[0]!.text, /^Trading halted\nholiday/);
   });
 
-  it('waits out a Telegram 429 without spending an attempt, and gives up on a chat that is gone', async () => {
+  it('waits out a Telegram 429 without spending an attempt, and gives up on a chat that blocked the bot', async () => {
     // A user of its own: each user's test sends are bounded per minute.
     const alice = await signIn(t.app, t.database);
-    assert.equal((await put(alice, { channels: [{ type: 'telegram', chat_id: CHAT }], events: [] })).statusCode, 200);
+    await linked(alice);
     bot.respondNext({
       status: 429,
       body: {
@@ -211,12 +226,15 @@ describe('notification preferences', () => {
     assert.ok(!waiting!.last_error.includes(bot.token), 'the bot token is never in an error');
 
     await t.database.db.execute(sql`DELETE FROM outbox`);
-    assert.equal((await put(alice, { channels: [{ type: 'telegram', chat_id: '111' }], events: [] })).statusCode, 200);
+    bot.respondNext({
+      status: 403,
+      body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' },
+    });
     await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers });
     await t.platform.outbox.drain();
     const [dead] = await outboxRows('notify.send');
     assert.equal(dead!.status, 'dead');
-    assert.match(dead!.last_error ?? '', /chat not found/);
+    assert.match(dead!.last_error ?? '', /blocked by the user/);
   });
 
   it('does not follow a webhook redirect, and retries a receiver error', async () => {
@@ -245,6 +263,7 @@ describe('notification preferences', () => {
   it('bounds test sends per user: past three a minute 429 with Retry-After, and nothing queued', async () => {
     // Chat ids and addresses are nobody's proven own: a loop of test sends would flood them through our bot.
     const carol = await signIn(t.app, t.database);
+    await linked(carol);
     assert.equal((await put(carol, { channels: [{ type: 'telegram', chat_id: CHAT }], events: [] })).statusCode, 200);
     const send = (user: TestUser) =>
       t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: user.headers });

@@ -59,6 +59,9 @@ describe('hostile inputs on every operation', () => {
     t = await buildTestApp({
       env: venues.env({
         SCHEDULED_JOB_SECRET: JOB_SECRET,
+        // The Telegram link answers its code rather than 503 (no reader runs under inject()).
+        TELEGRAM_BOT_TOKEN: '123456:fuzz-bot-token',
+        TELEGRAM_BOT_USERNAME: 'fuzz_alerts_bot',
         WEBHOOKS_ALLOW_UNSIGNED: 'true',
         MARKET_DATA_SOURCE: 'simulated',
       }),

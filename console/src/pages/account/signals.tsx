@@ -131,6 +131,8 @@ const EVENTS = ['order.filled', 'order.rejected', 'order.canceled', 'signal.refu
 interface Channel {
   type: 'email' | 'telegram' | 'webhook';
   chat_id?: string;
+  /** Telegram: proven the user's through the bot's link; an unlinked chat is told nothing. */
+  linked?: boolean;
   url?: string;
   format?: 'slack' | 'discord';
 }
@@ -139,6 +141,7 @@ export function NotificationsPanel() {
   const current = useApi<{ channels: Channel[]; events: string[] }>('/api/notifications/preferences');
   const action = useAction();
   const [sent, setSent] = useState<number | null>(null);
+  const [link, setLink] = useState<{ url: string; expires_at: string } | null>(null);
   const [draft, setDraft] = useState<{ channels: Channel[]; events: string[] } | null>(null);
   const shown = draft ?? current.data;
   const channel = (type: Channel['type']) => shown?.channels.find((c) => c.type === type);
@@ -162,7 +165,14 @@ export function NotificationsPanel() {
     const answer = await action.run(() => api<{ queued: number }>('/api/notifications/test', { method: 'POST' }));
     if (answer) setSent(answer.queued);
   };
+  const askLink = async () => {
+    const answer = await action.run(() =>
+      api<{ url: string; expires_at: string }>('/api/notifications/telegram/link', { method: 'POST' }),
+    );
+    if (answer) setLink(answer);
+  };
   const webhook = channel('webhook');
+  const telegram = channel('telegram');
   return (
     <Section title="Notifications">
       <ErrorNote error={current.error} />
@@ -179,15 +189,27 @@ export function NotificationsPanel() {
               />{' '}
               Mail to your account address
             </label>
-            <Field label="Telegram chat id" hint="Start a chat with the bot first; empty: no Telegram.">
-              <input
-                value={channel('telegram')?.chat_id ?? ''}
-                onInput={(e) => {
-                  const value = e.currentTarget.value.trim();
-                  setChannel('telegram', value ? { type: 'telegram', chat_id: value } : null);
-                }}
-              />
-            </Field>
+            <div class="field">
+              <span>Telegram</span>
+              {telegram ? (
+                <label class="check">
+                  <input type="checkbox" checked onChange={() => setChannel('telegram', null)} /> Chat{' '}
+                  {telegram.chat_id} {telegram.linked ? '(linked)' : '(not linked: told nothing until you link it)'}
+                </label>
+              ) : null}
+              <button type="button" disabled={action.pending} onClick={() => void askLink()}>
+                Link a Telegram chat
+              </button>
+              {link ? (
+                <p role="status">
+                  Open{' '}
+                  <a href={link.url} target="_blank" rel="noreferrer">
+                    {link.url}
+                  </a>{' '}
+                  in Telegram and press Start before {time(link.expires_at)}; then reload this page.
+                </p>
+              ) : null}
+            </div>
             <Field label="Webhook URL" hint="A Slack or Discord incoming webhook (https); empty: none.">
               <input
                 type="url"

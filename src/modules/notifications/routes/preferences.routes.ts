@@ -4,8 +4,9 @@ import type { Guards } from '../../../platform/auth/guards.ts';
 import { bearerSecurity, errorResponses } from '../../../platform/http/schemas.ts';
 import { TEST_SENDS_PER_MINUTE, type NoticesService } from '../notices.service.ts';
 import type { PreferencesService } from '../preferences.service.ts';
-import { Preferences, PreferencesBody, TestSent } from '../preferences.schemas.ts';
-import { preferencesWire } from '../notifications.wire.ts';
+import { Preferences, PreferencesBody, TelegramLink, TestSent } from '../preferences.schemas.ts';
+import { preferencesWire, telegramLinkWire } from '../notifications.wire.ts';
+import type { TelegramLinkService } from '../telegram-link.service.ts';
 
 const tags = ['notifications'];
 const url = '/api/notifications/preferences';
@@ -13,9 +14,10 @@ const url = '/api/notifications/preferences';
 export function preferencesRoutes(deps: {
   preferences: PreferencesService;
   notices: NoticesService;
+  telegramLinks: TelegramLinkService;
   guards: Guards;
 }): FastifyPluginAsyncTypebox {
-  const { preferences, notices, guards } = deps;
+  const { preferences, notices, telegramLinks, guards } = deps;
   return async function routes(app) {
     const onRequest = guards.requireUser;
 
@@ -48,7 +50,8 @@ export function preferencesRoutes(deps: {
           operationId: 'updateNotificationPreferences',
           summary: 'Choose where and of what you are notified',
           description:
-            'Replaces your channels and events. `telegram` needs `chat_id` (and the server’s bot); `webhook` needs ' +
+            'Replaces your channels and events. A `telegram` chat is added through ' +
+            '`POST /api/notifications/telegram/link`; here its `chat_id` keeps it (or leaving it out removes it). `webhook` needs ' +
             'an https `url` whose host resolves only to public addresses (422 otherwise), posted in Slack or ' +
             'Discord `format`. Chat ids and URLs are sealed at rest.',
           security: bearerSecurity,
@@ -57,6 +60,26 @@ export function preferencesRoutes(deps: {
         },
       },
       async (request) => preferencesWire(await preferences.replace(actorOf(request).id, request.body)),
+    );
+
+    app.post(
+      '/api/notifications/telegram/link',
+      {
+        onRequest,
+        config: { tokenScope: 'account:write' },
+        schema: {
+          tags,
+          operationId: 'linkTelegram',
+          summary: 'Link a Telegram chat',
+          description:
+            'Answers a one-time link to the server’s bot. Open it in Telegram and press Start: the chat you do it ' +
+            'in becomes one of your channels, and the bot says so there. The code works once, for 10 minutes; ' +
+            'asking again replaces it. The bot writes only to chats linked so. 503 when the server has no bot.',
+          security: bearerSecurity,
+          response: { 201: TelegramLink, ...errorResponses(401, 403, 503) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(telegramLinkWire(await telegramLinks.offer(actorOf(request).id))),
     );
 
     app.post(

@@ -1,0 +1,105 @@
+// Linking a Telegram chat to its user (decision 860). Anyone can type a chat id, so the bot writes only to
+// a chat proven the user's: they ask for a link (`https://t.me/<bot>?start=<code>`), open it in Telegram and
+// press Start, and Telegram hands the bot `/start <code>` from that chat. The code is random, lives ten
+// minutes, works once and is stored as its SHA-256 only; each user has at most one (asking again replaces it).
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { unavailable } from '../../platform/http/errors.ts';
+import type { TelegramUpdate } from './adapters/telegram-updates.ts';
+import type { ChatMessage } from './messages.ts';
+import { enqueue, NOTIFY_KIND } from './notifications.outbox.ts';
+import type { PreferencesService } from './preferences.service.ts';
+import type { TelegramLinkRepository } from './telegram-link.repository.ts';
+
+/** How long a link works once asked for. */
+export const LINK_CODE_TTL_MS = 10 * 60_000;
+
+export interface LinkOffer {
+  code: string;
+  url: string;
+  expiresAt: Date;
+}
+
+/** What became of an update: for the log and the tests. */
+export type LinkOutcome = 'linked' | 'not a link' | 'not a private chat' | 'unknown code' | 'expired' | 'no room';
+
+/** The message the chat gets once linked, through the outbox like every notification. */
+export const LINKED_MESSAGE: ChatMessage = {
+  source: 'notifications',
+  title: 'Telegram linked',
+  text: 'This chat is linked to your account: the notifications you chose will arrive here.',
+  level: 'success',
+};
+
+const hashOf = (code: string) => createHash('sha256').update(code).digest('hex');
+
+/** `/start <code>` (or `/start@bot <code>`), as Telegram sends a deep link's Start; the code as the link carried it. */
+export function startCode(text: string | undefined): string | undefined {
+  return /^\/start(?:@\w+)?\s+([A-Za-z0-9_-]{1,64})\s*$/.exec(text ?? '')?.[1];
+}
+
+export function createTelegramLinkService(deps: {
+  db: Db;
+  repo: TelegramLinkRepository;
+  preferences: Pick<PreferencesService, 'linkTelegram'>;
+  /** Unset when TELEGRAM_BOT_TOKEN or TELEGRAM_BOT_USERNAME is: nothing can be linked. */
+  botUsername: string | undefined;
+  clock: Clock;
+  logger: Pick<Logger, 'info' | 'warn'>;
+}) {
+  const { db, repo, preferences, botUsername, clock, logger } = deps;
+
+  async function link(update: TelegramUpdate, code: string): Promise<LinkOutcome> {
+    const chat = update.message?.chat;
+    // Only the user's own chat with the bot: in a group, whoever pressed Start would link everyone's chat.
+    if (chat?.type !== 'private' || !/^\d{1,20}$/.test(String(chat.id ?? ''))) return 'not a private chat';
+    const chatId = String(chat.id);
+    return db.transaction(async (tx): Promise<LinkOutcome> => {
+      const found = await repo.takeCode(hashOf(code), tx);
+      if (!found) return 'unknown code';
+      const now = clock.now();
+      if (found.expiresAt.getTime() <= now.getTime()) return 'expired';
+      const channelId = await preferences.linkTelegram(found.userId, chatId, now, tx);
+      if (!channelId) return 'no room';
+      await enqueue(
+        {
+          kind: NOTIFY_KIND,
+          payload: { userId: found.userId, channelId, message: { ...LINKED_MESSAGE } },
+          dedupeKey: `notify:linked:${update.update_id}:${channelId}`,
+        },
+        now,
+        tx,
+      );
+      return 'linked';
+    });
+  }
+
+  return {
+    /** A new link for the user; their earlier one stops working. */
+    async offer(userId: string): Promise<LinkOffer> {
+      if (!botUsername)
+        throw unavailable(
+          'Telegram notifications are not configured on this server (TELEGRAM_BOT_TOKEN and TELEGRAM_BOT_USERNAME)',
+        );
+      const code = randomBytes(24).toString('base64url');
+      const expiresAt = new Date(clock.now().getTime() + LINK_CODE_TTL_MS);
+      await repo.saveCode(userId, hashOf(code), expiresAt);
+      return { code, url: `https://t.me/${botUsername}?start=${code}`, expiresAt };
+    },
+
+    /** A message to the bot: a link's Start binds its chat to the code's user, once. */
+    async onUpdate(update: TelegramUpdate): Promise<LinkOutcome> {
+      const code = startCode(update.message?.text);
+      // Anything else written to the bot is not ours to read.
+      if (!code) return 'not a link';
+      const outcome = await link(update, code);
+      if (outcome === 'linked') logger.info({ outcome }, 'a telegram chat was linked');
+      else logger.warn({ outcome }, 'a telegram link was not used');
+      return outcome;
+    },
+  };
+}
+
+export type TelegramLinkService = ReturnType<typeof createTelegramLinkService>;
