@@ -10,7 +10,11 @@ import type { NotificationsDeps } from './notifications.deps.ts';
 import { CHAT_KIND, MAIL_KIND, NOTIFY_KIND } from './notifications.outbox.ts';
 import { createNotificationsRepository } from './notifications.repository.ts';
 import { createNotificationsService } from './notifications.service.ts';
-import { createPreferencesRepository } from './preferences.repository.ts';
+import {
+  createPreferencesRepository,
+  PREFERENCES_OF_STORED_EVENT,
+  storedEventPreferences,
+} from './preferences.repository.ts';
 import { createPreferencesService } from './preferences.service.ts';
 import { preferencesRoutes } from './routes/preferences.routes.ts';
 import { createTelegramLinkRepository } from './telegram-link.repository.ts';
@@ -104,7 +108,11 @@ export function createNotificationsModule(platform: Platform, deps: Notification
   outbox.register(CHAT_KIND, service.deliverChat);
   outbox.register(MAIL_KIND, service.deliverMail);
   outbox.register(NOTIFY_KIND, notices.deliver);
-  deps.accountEvents.observe((event) => void notices.onEvent(event));
+  // The user's preferences read by the events' insert beside each event, not by a statement per notice (decision 870).
+  deps.accountEvents.observe(
+    (event, read) => void notices.onEvent(event, { stored: storedEventPreferences(read) }),
+    PREFERENCES_OF_STORED_EVENT,
+  );
 
   return {
     name: 'notifications',

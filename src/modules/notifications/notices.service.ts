@@ -20,7 +20,8 @@ import type { ChatMessage, createMessages } from './messages.ts';
 import { noticeOf, plainText, TEST_MESSAGE } from './notices.domain.ts';
 import type { AccountEvent, NotificationsDeps } from './notifications.deps.ts';
 import { enqueue, NOTIFY_KIND } from './notifications.outbox.ts';
-import { channelSealedAt, type PreferencesService } from './preferences.service.ts';
+import { channelSealedAt, DEFAULT_PREFERENCES, type PreferencesService } from './preferences.service.ts';
+import type { StoredPreferences } from './preferences.repository.ts';
 import type { StoredChannel } from './preferences.domain.ts';
 
 /**
@@ -92,12 +93,16 @@ export function createNoticesService(deps: {
   return {
     deliver,
 
-    /** An account event: queued for the user's channels when it is one of the events they chose. Never throws. */
-    async onEvent(event: AccountEvent): Promise<void> {
+    /**
+     * An account event: queued for the user's channels when it is one of the events they chose. `read` is
+     * what the events' insert read of the user's preferences (decision 870): their row, or null when they
+     * keep the defaults; without it, they are read here. Never throws.
+     */
+    async onEvent(event: AccountEvent, read?: { stored: StoredPreferences | undefined }): Promise<void> {
       const notice = noticeOf(event.type, event.data);
       if (!notice || !event.userId) return;
       try {
-        const chosen = await preferences.stored(event.userId);
+        const chosen = read ? (read.stored ?? DEFAULT_PREFERENCES) : await preferences.stored(event.userId);
         if (!chosen.events.includes(notice.event)) return;
         await queue(event.userId, chosen.channels, notice.message, notice.key ?? `event:${event.id}`);
       } catch (error) {

@@ -15,6 +15,12 @@ export interface AccountEvent {
 export interface NotificationsDeps {
   guards: Guards;
   accounts: Pick<UsersModule['accounts'], 'findById'>;
-  /** The streams module's observer registration: every account event this instance publishes. */
-  accountEvents: { observe(listener: (event: AccountEvent) => void): () => void };
+  /**
+   * The streams module's observer registration: every account event this instance publishes; with
+   * `companion`, an SQL expression over the stored event (`stored.user_id`) its insert reads beside it,
+   * handed to the listener with the event (decision 870).
+   */
+  accountEvents: {
+    observe(listener: (event: AccountEvent, companion?: unknown) => void, companion?: string): () => void;
+  };
 }

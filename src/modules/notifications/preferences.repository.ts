@@ -13,6 +13,24 @@ export interface StoredPreferences {
 /** Several users' preferences in one statement, its text the same for any number of them (decision 760). */
 const OF_EACH = `SELECT "user_id", "channels", "events" FROM "notification_preferences" WHERE "user_id" = ANY($1::uuid[])`;
 
+/**
+ * The preferences of a stored account event's user, read by the events' insert beside each event it stores
+ * (decision 870): one JSON object of the two columns, or null for a user on the defaults.
+ */
+export const PREFERENCES_OF_STORED_EVENT = `SELECT json_build_object('channels', np."channels", 'events', np."events")
+    FROM "notification_preferences" AS np WHERE np."user_id" = stored.user_id`;
+
+/** The preferences `PREFERENCES_OF_STORED_EVENT` read, as `of` answers them; undefined for none stored. */
+export function storedEventPreferences(read: unknown): StoredPreferences | undefined {
+  if (read === null || read === undefined) return undefined;
+  const row = (typeof read === 'string' ? JSON.parse(read) : read) as { channels: unknown; events: unknown };
+  return {
+    // As Drizzle maps the columns' driver values; json_build_object wrote the array as a JSON array.
+    channels: notificationPreferences.channels.mapFromDriverValue(row.channels) as StoredChannel[],
+    events: row.events as NotifyEvent[],
+  };
+}
+
 export function createPreferencesRepository(db: DbExecutor) {
   const select = (executor: DbExecutor) =>
     executor

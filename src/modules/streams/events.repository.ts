@@ -44,19 +44,54 @@ const MESSAGE_OF_STORED = `FROM stored, LATERAL (SELECT CASE WHEN octet_length(f
       'type', stored.type, 'audience', stored.audience, 'userId', stored.user_id, 'data', stored.data,
       'ts', to_char(stored.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS full) AS f) AS m`;
 
-/** `INSERT_EVENTS` answering each event's bus message, for a bus the service publishes to (Redis). */
-const INSERT_EVENTS_MESSAGED = `WITH stored AS (${INSERT_EVENTS})
-  SELECT stored.*, m.message ${MESSAGE_OF_STORED}
-  ORDER BY stored.id`;
-
 /**
- * `INSERT_EVENTS` sending each event's message on the database's bus (channel `$8`) as it is stored
- * (decision 416), in the events' order (NOTIFY keeps the order of its calls; the output list is computed
- * after the sort).
+ * Values other modules read beside each stored event, in the insert's statement (decision 870): each an SQL
+ * expression over the stored row (`stored.user_id`, `stored.type`), answered as `companion_<i>`. Their texts
+ * are the reading module's; the insert only places them.
  */
-const INSERT_EVENTS_NOTIFIED = `WITH stored AS (${INSERT_EVENTS})
-  SELECT stored.*, pg_notify($8::text, m.message) AS notified ${MESSAGE_OF_STORED}
-  ORDER BY stored.id`;
+export type EventCompanions = readonly string[];
+
+const companionColumns = (companions: EventCompanions) =>
+  companions.map((expression, i) => `, (${expression}) AS companion_${i}`).join('');
+
+/** The insert's three texts for a list of companions, built once per list (the service keeps one list). */
+interface InsertTexts {
+  /** `INSERT_EVENTS` alone, or with the companions read beside it. */
+  plain: string;
+  /** Answering each event's bus message, for a bus the service publishes to (Redis). */
+  messaged: string;
+  /**
+   * Sending each event's message on the database's bus (channel `$8`) as it is stored (decision 416), in the
+   * events' order (NOTIFY keeps the order of its calls; the output list is computed after the sort).
+   */
+  notified: string;
+}
+
+const NO_COMPANIONS: EventCompanions = [];
+const textsByCompanions = new WeakMap<EventCompanions, InsertTexts>();
+
+function insertTexts(companions: EventCompanions): InsertTexts {
+  let texts = textsByCompanions.get(companions);
+  if (!texts) {
+    const columns = companionColumns(companions);
+    texts = {
+      plain:
+        companions.length === 0
+          ? INSERT_EVENTS
+          : `WITH stored AS (${INSERT_EVENTS})
+  SELECT stored.*${columns} FROM stored
+  ORDER BY stored.id`,
+      messaged: `WITH stored AS (${INSERT_EVENTS})
+  SELECT stored.*, m.message${columns} ${MESSAGE_OF_STORED}
+  ORDER BY stored.id`,
+      notified: `WITH stored AS (${INSERT_EVENTS})
+  SELECT stored.*, pg_notify($8::text, m.message) AS notified${columns} ${MESSAGE_OF_STORED}
+  ORDER BY stored.id`,
+    };
+    textsByCompanions.set(companions, texts);
+  }
+  return texts;
+}
 
 /** What the bus's messages need: this instance's origin, the size past which an event goes by id, the database's channel. */
 export interface BusMessages {
@@ -70,6 +105,8 @@ export interface BusMessages {
 export interface Published {
   event: StoredEvent;
   message?: string;
+  /** The companions' values read beside it, by their index in the list given (decision 870). */
+  companions?: unknown[];
 }
 
 /**
@@ -99,7 +136,7 @@ interface RawEvent {
   user_id: string | null;
   data: unknown;
   created_at: string | Date;
-  /** The bus message, from `INSERT_EVENTS_MESSAGED`. */
+  /** The bus message, from the messaged insert. */
   message?: string;
 }
 
@@ -114,8 +151,10 @@ export function createEventsRepository(db: DbExecutor) {
     async insertAll(
       events: readonly { type: string; audience: Audience; userId: string | null; data: unknown; at: Date }[],
       bus?: BusMessages,
+      companions: EventCompanions = NO_COMPANIONS,
     ): Promise<Published[]> {
       if (events.length === 0) return [];
+      const texts = insertTexts(companions);
       const data = events.map(dataText);
       const values = [
         arrayParam(events.map((e) => e.type)),
@@ -125,23 +164,26 @@ export function createEventsRepository(db: DbExecutor) {
         arrayParam(events.map((e) => e.at.toISOString())),
       ];
       const answer = !bus
-        ? await executeText(db, 'stream_events_insert', INSERT_EVENTS, values)
+        ? await executeText(db, 'stream_events_insert', texts.plain, values)
         : bus.notifyChannel
-          ? await executeText(db, 'stream_events_insert_notified', INSERT_EVENTS_NOTIFIED, [
+          ? await executeText(db, 'stream_events_insert_notified', texts.notified, [
               ...values,
               bus.origin,
               bus.maxBytes,
               bus.notifyChannel,
             ])
-          : await executeText(db, 'stream_events_insert_messaged', INSERT_EVENTS_MESSAGED, [
+          : await executeText(db, 'stream_events_insert_messaged', texts.messaged, [
               ...values,
               bus.origin,
               bus.maxBytes,
             ]);
+      const companionsOf = (raw: RawEvent) =>
+        companions.map((_, i) => (raw as unknown as Record<string, unknown>)[`companion_${i}`]);
       return rowsOf<RawEvent>(answer)
         .map((raw) => ({
           seq: BigInt(raw.id),
           message: raw.message,
+          companions: companions.length === 0 ? undefined : companionsOf(raw),
           event: {
             id: String(raw.id),
             type: raw.type,
@@ -153,7 +195,11 @@ export function createEventsRepository(db: DbExecutor) {
           } satisfies StoredEvent,
         }))
         .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0))
-        .map(({ event, message }) => (message === undefined ? { event } : { event, message }));
+        .map(({ event, message, companions: read }) => {
+          const published: Published = message === undefined ? { event } : { event, message };
+          if (read) published.companions = read;
+          return published;
+        });
     },
 
     async byId(id: string): Promise<StoredEvent | undefined> {

@@ -9,7 +9,7 @@ import type { EventBus } from './adapters/event-bus.ts';
 import { MAX_MESSAGE_BYTES } from './adapters/event-bus.ts';
 import type { StreamEventData, StreamEventList, StreamEventType } from '../../platform/stream-events.ts';
 import { REPLAY_WINDOW_MS, reaches, type StoredEvent } from './events.domain.ts';
-import type { EventsRepository, Published } from './events.repository.ts';
+import type { EventCompanions, EventsRepository, Published } from './events.repository.ts';
 
 /**
  * What producers in other modules are given: one call per publication, typed by the declared events,
@@ -63,8 +63,13 @@ export function createEventsService<Events extends StreamEventList>(deps: {
   const { repo, bus, clock, logger } = deps;
   const origin = randomUUID();
   const subscribers = new Set<Subscriber>();
-  /** Other modules following the events this instance publishes (the notifications module). */
-  const observers = new Set<(event: StoredEvent) => void>();
+  /**
+   * Other modules following the events this instance publishes (the notifications module), each with the
+   * index of the value it has read beside each event by the insert, if it asked for one (decision 870).
+   */
+  const observers = new Map<(event: StoredEvent, companion?: unknown) => void, number | undefined>();
+  /** The expressions those observers asked to be read beside each stored event, one list for every insert. */
+  let companions: EventCompanions = [];
   const seen = new Set<string>();
   let highest = 0n;
   let busWarned = false;
@@ -77,7 +82,14 @@ export function createEventsService<Events extends StreamEventList>(deps: {
     for (const subscriber of subscribers) if (reaches(event, subscriber)) subscriber.deliver(event);
   }
 
+  /**
+   * How this instance's own messages start, as the insert's `json_build_object` writes them: they come back on
+   * the database's bus, and are known by their start without parsing the event they carry (decision 870).
+   */
+  const ownMessageStart = `{"o" : "${origin}"`;
+
   async function onMessage(text: string): Promise<void> {
+    if (text.startsWith(ownMessageStart)) return;
     let message: BusMessage;
     try {
       message = JSON.parse(text) as BusMessage;
@@ -150,6 +162,7 @@ export function createEventsService<Events extends StreamEventList>(deps: {
       repo.insertAll(
         events.map((event) => ({ ...event, at })),
         { origin, maxBytes: MAX_MESSAGE_BYTES, notifyChannel: bus.notifyChannel },
+        companions,
       );
     let stored: Published[][];
     try {
@@ -178,12 +191,12 @@ export function createEventsService<Events extends StreamEventList>(deps: {
         }
       }
     }
-    for (const { event } of stored.flat()) {
+    for (const { event, companions: read } of stored.flat()) {
       dispatch(event);
       // Only the publishing instance tells its observers: each event is observed once, wherever it is streamed.
-      for (const observer of observers) {
+      for (const [observer, index] of observers) {
         try {
-          observer(event);
+          observer(event, index === undefined ? undefined : read?.[index]);
         } catch (error) {
           logger.error({ err: error, type: event.type }, 'an account event observer failed');
         }
@@ -219,10 +232,27 @@ export function createEventsService<Events extends StreamEventList>(deps: {
   return {
     publisher,
 
-    /** Follows every event this instance publishes, once stored; answers the unsubscribe. */
-    observe(observer: (event: StoredEvent) => void): () => void {
-      observers.add(observer);
-      return () => observers.delete(observer);
+    /**
+     * Follows every event this instance publishes, once stored; answers the unsubscribe. With `companion`
+     * (an SQL expression over the stored row, `stored.user_id`), the insert storing each event also reads
+     * that value, handed to the observer beside the event as the driver answers it (decision 870): what it
+     * would read for each event in a statement of its own, in the insert's.
+     */
+    observe<Companion = unknown>(
+      observer: (event: StoredEvent, companion?: Companion) => void,
+      companion?: string,
+    ): () => void {
+      let index: number | undefined;
+      if (companion !== undefined) {
+        index = companions.indexOf(companion);
+        if (index < 0) {
+          companions = [...companions, companion];
+          index = companions.length - 1;
+        }
+      }
+      const follow = observer as (event: StoredEvent, companion?: unknown) => void;
+      observers.set(follow, index);
+      return () => observers.delete(follow);
     },
 
     /** Follows the live events of a user (and the admin ones when admin); answers the unsubscribe. */

@@ -1,6 +1,6 @@
 // Account events published together (decision 760): the publications of one turn of the event loop, or
-// made while an insert is in flight, are stored in one statement, and the notices they bring read their
-// users' preferences in one, where each publication took an insert and each notice a read of its own
+// made while an insert is in flight, are stored in one statement, and the notices they bring have their
+// users' preferences read by it (decision 870), where each publication took an insert and each notice a read of its own
 // (the live orders answered together, each publishing its states and reading its user's choice). Each
 // event is still an event of its own, in the order of its publication, and each user's choice still
 // decides; a publication the column refuses drops only its own events.
@@ -28,7 +28,7 @@ describe('account events published together', () => {
         WHERE type = 'trading.halted' AND user_id = ANY(${`{${userIds.join(',')}}`}::uuid[]) ORDER BY id`,
     );
 
-  it('stores them in one insert and reads their notices’ preferences in one statement, each user’s choice deciding', async () => {
+  it('stores them in one insert, which reads their notices’ preferences too, each user’s choice deciding', async () => {
     // The first two chose what they hear of: one the halts, by mail; one only fills. The others keep the
     // defaults (mail, halts included).
     const put = (user: TestUser, events: string[]) =>
@@ -65,6 +65,8 @@ describe('account events published together', () => {
     const texts = recorded.texts.map((text) => text.replace(/\s+/g, ' '));
     const listed = texts.map((text) => text.slice(0, 100)).join('\n');
     assert.equal(texts.filter((text) => /INSERT INTO "stream_events"/.test(text)).length, 1, listed);
+    // The preferences are read by that insert, beside each event (decision 870), not by a statement of their own.
+    assert.match(texts.find((text) => /INSERT INTO "stream_events"/.test(text))!, /"notification_preferences"/);
     assert.equal(texts.filter((text) => /"notification_preferences"/.test(text)).length, 1, listed);
     // Each an event of its own, in the order published, observed once each.
     const ids = users.map((u) => u.id);
