@@ -2,7 +2,7 @@
 // its own actions and writes through its own `auditWriter(...)` binding, so its calls are typed by its
 // actions; the platform names none of them (docs/decisions/179).
 import { and, eq, getTableName, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from './uuid-v7.ts';
 import type { DbExecutor } from './db/database.ts';
 import { auditLog, type ActorType } from './db/schema.ts';
 import { descending } from './db/order.ts';

@@ -5,7 +5,7 @@
 // builds them again with every module's list, as the migrations know them (the CHECKs).
 
 import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../uuid-v7.ts';
 import { oneOf } from './checks.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
