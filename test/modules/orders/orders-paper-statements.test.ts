@@ -7,8 +7,11 @@ import { inSeries, recordStatements, type TimedStatement } from '../../helpers/s
 import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
-/** An order placed with an API token, its account events published and its fill heard. */
-const PAPER_ORDER_STATEMENTS = 9;
+/**
+ * An order placed with an API token, its account events published and its fill heard: the events' insert
+ * reads the notice's preferences too (decision 870).
+ */
+const PAPER_ORDER_STATEMENTS = 8;
 /**
  * Of them, the round trips its answer waits for one after another: the API token; the halts and limits with
  * the user's counts, one statement (decision 501); the transaction's five; none after it: the order's write reads the limits the
@@ -20,7 +23,7 @@ const PAPER_ORDER_IN_SERIES = 7;
  * watch's channel in its text (decision 640).
  */
 const BUS_NOTIFY = /pg_notify\(\$/;
-/** What runs beside the answer, never awaited by it: the account events' insert, their notify, the notice preferences. */
+/** What runs beside the answer, never awaited by it: the account events' insert (their notify, the notice preferences). */
 const BESIDE_THE_ANSWER = new RegExp(`stream_events|notification_preferences|${BUS_NOTIFY.source}`);
 
 describe('the statements of a paper market order', () => {
@@ -36,7 +39,7 @@ describe('the statements of a paper market order', () => {
     const token = await o.tradingToken(await o.trader());
     const recorded = recordStatements(o.t.database);
     // After the answer: the account events stored and sent on the bus (PostgreSQL's NOTIFY in a test
-    // app), and the notifications module's read of the user's choices for the fill.
+    // app), reading the user's choices for the fill's notice beside them (decision 870).
     const afterTheAnswer = () =>
       waitFor(
         () =>
