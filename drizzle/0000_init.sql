@@ -929,6 +929,15 @@ CREATE INDEX "signal_hooks_user_idx" ON "signal_hooks" USING btree ("user_id","c
 CREATE INDEX "strategies_created_idx" ON "strategies" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "strategies_status_idx" ON "strategies" USING btree ("status","paper_started_at");--> statement-breakpoint
 CREATE INDEX "strategies_owner_idx" ON "strategies" USING btree ("owner_user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "strategies_promotable_idx" ON "strategies" USING btree ("paper_started_at","id") WHERE "strategies"."status" = 'paper'
+    AND (CASE WHEN jsonb_typeof("strategies"."metrics" -> 'paper_trades') = 'number'
+      THEN ("strategies"."metrics" ->> 'paper_trades')::numeric END) >= 30
+    AND (CASE WHEN jsonb_typeof("strategies"."metrics" -> 'return_pct') = 'number'
+      THEN ("strategies"."metrics" ->> 'return_pct')::numeric END) > 0
+    AND abs((CASE WHEN jsonb_typeof("strategies"."metrics" -> 'max_drawdown_pct') = 'number'
+      THEN ("strategies"."metrics" ->> 'max_drawdown_pct')::numeric END)) <= 10
+    AND (CASE WHEN jsonb_typeof("strategies"."metrics" -> 'win_rate') = 'number'
+      THEN ("strategies"."metrics" ->> 'win_rate')::numeric END) >= 0.5;--> statement-breakpoint
 CREATE INDEX "strategy_fills_at_idx" ON "strategy_fills" USING btree ("strategy_id","at");--> statement-breakpoint
 CREATE INDEX "strategy_transitions_at_idx" ON "strategy_transitions" USING btree ("at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "strategy_transitions_strategy_idx" ON "strategy_transitions" USING btree ("strategy_id","at" DESC NULLS LAST);--> statement-breakpoint

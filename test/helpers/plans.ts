@@ -40,12 +40,30 @@ export async function executedPlan(client: PlanClient, query: string, params: un
   return rows[0]!['QUERY PLAN'][0].Plan;
 }
 
+/** A statement `work` ran, with its executed plan. */
+export interface StatementPlan {
+  query: string;
+  plan: PlanNode;
+}
+
 /**
  * Runs `work` with a database handle that records every statement, then answers the executed plan of
  * each statement it ran, in order; a statement that is itself an EXPLAIN (a planner's estimate the
  * work asked for) has no plan to answer and is left out.
  */
 export async function plansOf(t: TestApp, work: (db: Db) => Promise<unknown>): Promise<PlanNode[]> {
+  return (await statementPlansOf(t, work)).map((s) => s.plan);
+}
+
+/**
+ * As `plansOf`, with each statement's text beside its plan; with `readsOnly`, only the SELECTs are run
+ * again (work that writes rows it cannot write twice, such as audit rows of a fixed id).
+ */
+export async function statementPlansOf(
+  t: TestApp,
+  work: (db: Db) => Promise<unknown>,
+  options: { readsOnly?: boolean } = {},
+): Promise<StatementPlan[]> {
   const client = planClient(t);
   const statements: { query: string; params: unknown[] }[] = [];
   const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
@@ -53,10 +71,11 @@ export async function plansOf(t: TestApp, work: (db: Db) => Promise<unknown>): P
     ? drizzlePostgres({ client: client as never, logger })
     : drizzlePglite({ client: client as never, logger })) as unknown as Db;
   await work(db);
-  const plans: PlanNode[] = [];
+  const plans: StatementPlan[] = [];
   for (const { query, params } of statements) {
     if (/^\s*EXPLAIN\b/i.test(query)) continue;
-    plans.push(await executedPlan(client, query, params));
+    if (options.readsOnly && !/^\s*(select|with)\b/i.test(query)) continue;
+    plans.push({ query, plan: await executedPlan(client, query, params) });
   }
   return plans;
 }

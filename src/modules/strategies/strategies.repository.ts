@@ -1,9 +1,9 @@
 // The only SQL over strategies and their transitions.
-import { and, asc, count, eq, gte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gte, lte, type SQL, sql } from 'drizzle-orm';
 import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { StrategyStatus } from './strategies.domain.ts';
-import { strategies, strategyFills, strategyTransitions } from './strategies.tables.ts';
+import { promotableFigures, strategies, strategyFills, strategyTransitions } from './strategies.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export type StrategyRow = typeof strategies.$inferSelect;
@@ -94,13 +94,42 @@ export function createStrategiesRepository(db: DbExecutor) {
         .limit(limit);
     },
 
-    /** Strategies in paper trading, longest in paper first, so the oldest candidates win a scarce hour. */
-    async inPaper(): Promise<StrategyRow[]> {
-      return db
-        .select()
+    /** How many strategies are in paper trading: a count down the status index, no row loaded. */
+    async countInPaper(): Promise<number> {
+      const [row] = await db.select({ n: count() }).from(strategies).where(eq(strategies.status, 'paper'));
+      return Number(row?.n ?? 0);
+    },
+
+    /**
+     * The strategies in paper that meet every promotion rule at `now` (in paper since `startedBy` or
+     * before, figures as PROMOTION_RULES asks), read down the partial index of those that meet the
+     * figure rules (decision 851): `total` of them, and at most `perOwner` of each owner (platform
+     * strategies are one owner), longest in paper first. No owner is promoted more than `perOwner`
+     * times a run, so the rest need not be loaded.
+     */
+    async promotable(startedBy: Date, perOwner: number): Promise<{ rows: StrategyRow[]; total: number }> {
+      const where = and(promotableFigures(strategies), lte(strategies.paperStartedAt, startedBy));
+      const ranked = db
+        .select({
+          ...getTableColumns(strategies),
+          rank: sql<number>`row_number() OVER (PARTITION BY ${strategies.ownerUserId}
+            ORDER BY ${strategies.paperStartedAt}, ${strategies.id})`.as('rank'),
+        })
         .from(strategies)
-        .where(eq(strategies.status, 'paper'))
-        .orderBy(sql`${strategies.paperStartedAt} ASC NULLS LAST`, asc(strategies.id));
+        .where(where)
+        .as('ranked');
+      const [ranks, [counted]] = await Promise.all([
+        perOwner <= 0
+          ? Promise.resolve([])
+          : db
+              .select()
+              .from(ranked)
+              .where(lte(ranked.rank, perOwner))
+              .orderBy(asc(ranked.paperStartedAt), asc(ranked.id)),
+        db.select({ n: count() }).from(strategies).where(where),
+      ]);
+      const rows = ranks.map(({ rank: _rank, ...row }): StrategyRow => row);
+      return { rows, total: Number(counted?.n ?? 0) };
     },
 
     async transitionsSince(since: Date, executor: DbExecutor = db): Promise<number> {

@@ -16,6 +16,7 @@ import type { StrategyListQuery } from './strategies.schemas.ts';
 import { isUuid } from '../../platform/ids.ts';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 /** One run of the paper → live evaluation. */
 export interface PaperEvaluation {
@@ -93,8 +94,11 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
      * before `now` (platform strategies count as one owner); the rest are deferred to a later run. Each promotion is a transition row and an audit row.
      */
     async evaluatePaper(now: Date, limitPerHour: number): Promise<PaperEvaluation> {
-      const candidates = await repo.inPaper();
-      const eligible = candidates.filter((row) => promotionVerdict(row, now).eligible);
+      // Only the strategies it can promote are read (at most the limit of each owner), the others
+      // counted (decision 851); the verdict is asked again of each, the rules' one reference.
+      const startedBy = new Date(now.getTime() - PROMOTION_RULES.minPaperDays * DAY_MS);
+      const [inPaper, promotable] = await Promise.all([repo.countInPaper(), repo.promotable(startedBy, limitPerHour)]);
+      const eligible = promotable.rows.filter((row) => promotionVerdict(row, now).eligible);
       const since = new Date(now.getTime() - HOUR_MS);
       const made = await repo.transitionsSince(since);
       // The limit is each owner's (platform strategies share one): one user's strategies never spend
@@ -128,11 +132,11 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
         moves.set(owner, (moves.get(owner) ?? 0) + 1);
       }
       return {
-        evaluated: candidates.length,
-        eligible: eligible.length,
+        evaluated: inPaper,
+        eligible: promotable.total,
         promoted: promotedIds.length,
-        deferred: eligible.length - promotedIds.length,
-        held: candidates.length - eligible.length,
+        deferred: promotable.total - promotedIds.length,
+        held: inPaper - promotable.total,
         limitPerHour,
         transitionsLastHour: made,
         promotedIds,

@@ -1,11 +1,42 @@
 // Trading strategies as this service keeps them: where each stands (draft → paper → live → retired)
 // and the paper-trading figures the autopilot judges them by. Every status change is a transition row.
-import { check, index, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { type SQL, sql } from 'drizzle-orm';
+import {
+  check,
+  index,
+  jsonb,
+  numeric,
+  type PgColumn,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
-import { STRATEGY_STATUSES, type StrategyMetrics, type StrategyStatus } from './strategies.domain.ts';
+import { PROMOTION_RULES, STRATEGY_STATUSES, type StrategyMetrics, type StrategyStatus } from './strategies.domain.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/**
+ * A strategy in paper whose figures meet every figure rule of PROMOTION_RULES (the days in paper aside,
+ * which move with the clock): promotionVerdict's figure rules in SQL, a figure that is not a JSON number
+ * failing its rule. The partial index below holds only these rows and the autopilot asks with this very
+ * predicate, so it reads the strategies it can promote, not every one in paper (decision 851).
+ */
+export function promotableFigures(t: { status: PgColumn; metrics: PgColumn }): SQL {
+  const rules = PROMOTION_RULES;
+  // CASE: the cast is never tried on a value that is not a number (AND does not promise an order).
+  const figure = (name: string) =>
+    sql`(CASE WHEN jsonb_typeof(${t.metrics} -> ${sql.raw(`'${name}'`)}) = 'number'
+      THEN (${t.metrics} ->> ${sql.raw(`'${name}'`)})::numeric END)`;
+  return sql`${t.status} = 'paper'
+    AND ${figure('paper_trades')} >= ${sql.raw(String(rules.minPaperTrades))}
+    AND ${figure('return_pct')} > ${sql.raw(String(rules.minReturnPct))}
+    AND abs(${figure('max_drawdown_pct')}) <= ${sql.raw(String(rules.maxDrawdownPct))}
+    AND ${figure('win_rate')} >= ${sql.raw(String(rules.minWinRate))}`;
+}
 
 export const strategies = pgTable(
   'strategies',
@@ -24,6 +55,7 @@ export const strategies = pgTable(
     index('strategies_created_idx').on(t.createdAt.desc(), t.id.desc()),
     index('strategies_status_idx').on(t.status, t.paperStartedAt),
     index('strategies_owner_idx').on(t.ownerUserId, t.createdAt.desc(), t.id.desc()),
+    index('strategies_promotable_idx').on(t.paperStartedAt, t.id).where(promotableFigures(t)),
     check('strategies_status_check', oneOf(t.status, STRATEGY_STATUSES)),
   ],
 );
