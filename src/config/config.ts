@@ -166,6 +166,9 @@ const SETTINGS = {
       (env): Readonly<Record<string, string>> =>
         parseJobCrons('SCHEDULER_CRONS', env.string('SCHEDULER_CRONS'), env.problems, env.known.jobNames),
     ),
+    /** Runs of a job kept: started in the last JOB_RUNS_RETENTION_DAYS, at most JOB_RUNS_MAX_PER_JOB (decision 852). */
+    runsRetentionDays: integer('JOB_RUNS_RETENTION_DAYS', 90, 1, 3650),
+    runsMaxPerJob: integer('JOB_RUNS_MAX_PER_JOB', 10_000, 10, 1_000_000),
     /** Share of each venue's weight budget the sync-accounts job may spend (SYNC_ACCOUNTS_BUDGET_PERCENT). */
     syncAccountsBudgetShare: setting((env) => env.integer('SYNC_ACCOUNTS_BUDGET_PERCENT', 50, 1, 100) / 100),
     /**

@@ -33,7 +33,15 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
     return { ...job, cron, windowSeconds: triggerWindowSeconds(cron, config.jobs.triggerWindowSeconds) };
   });
   const repo = createRunsRepository(database.db);
-  const runner = createJobRunner({ jobs, repo, lock: createJobLock(database), clock, logger, events: deps.events });
+  const runner = createJobRunner({
+    jobs,
+    repo,
+    lock: createJobLock(database),
+    clock,
+    logger,
+    events: deps.events,
+    retention: { days: config.jobs.runsRetentionDays, maxPerJob: config.jobs.runsMaxPerJob },
+  });
   const scheduler = createScheduler({
     jobs,
     run: (name) => runner.run(name, 'scheduler'),

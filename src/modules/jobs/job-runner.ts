@@ -54,6 +54,11 @@ interface Started {
 const OVERLAP_REASON = 'another run of this job is in progress';
 const INTERRUPTED_ERROR = 'interrupted: the service shut down before the run ended';
 
+/** Runs deleted per statement, and statements per run at most, when a run prunes its job's history. */
+const PRUNE_BATCH = 1_000;
+const PRUNE_BATCHES_PER_RUN = 5;
+const DAY_MS = 86_400_000;
+
 /** How long, at most, a trigger waits for the lock of a run that has recorded its end (25 × 20 ms). */
 const RELEASE_WAITS = 25;
 const RELEASE_WAIT_MS = 20;
@@ -117,15 +122,48 @@ export function createJobRunner(deps: {
   clock: Clock;
   logger: Logger;
   events: Pick<EventPublisher<typeof JOBS_EVENTS>, 'admins'>;
+  /** Runs of a job kept: those started in the last `days`, at most `maxPerJob` (decision 852). */
+  retention: { days: number; maxPerJob: number };
 }) {
-  const { repo, lock, clock, logger } = deps;
+  const { repo, lock, clock, logger, retention } = deps;
   const byName = new Map<string, ConfiguredJob>(deps.jobs.map((job) => [job.name, job]));
   /** Every trigger not yet over, and the runs among them that are recorded `running`. */
   const inFlight = new Set<Promise<unknown>>();
   const running = new Map<string, Promise<unknown>>();
 
-  /** Calls the job and records how it ended; throws only when the outcome cannot be recorded. */
+  /**
+   * Once a run has recorded its end, still holding the job's lock: the job's runs past the retention go,
+   * a few short batches a run (a backlog goes over the next runs). This run, the newest, stays, and with it
+   * what health, the dashboard and the trigger window read. A failure is logged; the run's outcome stands.
+   */
+  async function pruneHistory(job: string): Promise<void> {
+    const before = new Date(clock.now().getTime() - retention.days * DAY_MS);
+    try {
+      let deleted = 0;
+      for (let batch = 0; batch < PRUNE_BATCHES_PER_RUN; batch++) {
+        const n = await repo.prune(job, before, retention.maxPerJob, PRUNE_BATCH);
+        deleted += n;
+        if (n < PRUNE_BATCH) break;
+      }
+      if (deleted > 0) logger.info({ job, deleted }, 'old runs of a scheduled job deleted');
+    } catch (error) {
+      logger.warn({ err: error, job }, 'old runs of a scheduled job could not be deleted');
+    }
+  }
+
+  /** Calls the job and records how it ended, then prunes its history; throws only when the outcome cannot be recorded. */
   async function execute(job: ConfiguredJob, trigger: RunTrigger, runId: string, startedAt: Date): Promise<RunOutcome> {
+    const outcome = await executeOnly(job, trigger, runId, startedAt);
+    await pruneHistory(job.name);
+    return outcome;
+  }
+
+  async function executeOnly(
+    job: ConfiguredJob,
+    trigger: RunTrigger,
+    runId: string,
+    startedAt: Date,
+  ): Promise<RunOutcome> {
     const common = { job: job.name, trigger, runId, startedAt };
     let result: JobResult;
     try {

@@ -1,6 +1,6 @@
 // The only SQL over scheduled_job_runs and scheduled_job_claims.
 import { randomUUID } from 'node:crypto';
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Db } from '../../platform/db/database.ts';
 import type { JobName, RunTrigger, RunUnits } from './jobs.domain.ts';
@@ -200,6 +200,38 @@ export function createRunsRepository(db: Db) {
       const [first, ...rest] = jobs.map(newest);
       if (!first) return [];
       return rest.length === 0 ? first : unionAll(first, ...(rest as [typeof first, ...(typeof first)[]]));
+    },
+
+    /**
+     * Deletes at most `limit` runs of `job`, oldest first, among those started before `before` and those
+     * past its `keep` newest (decision 852): one short statement down the (job, started_at) index,
+     * whatever the history holds. Answers how many it deleted.
+     */
+    async prune(job: JobName, before: Date, keep: number, limit: number): Promise<number> {
+      const runs = scheduledJobRuns;
+      // The oldest of the runs past the `keep` newest: it and every older run go.
+      const boundary = sql`(SELECT b.started_at, b.id FROM ${runs} b WHERE b.job = ${job}
+        ORDER BY b.started_at DESC NULLS LAST, b.id DESC NULLS LAST OFFSET ${keep} LIMIT 1)`;
+      const deleted = await db
+        .delete(runs)
+        .where(
+          inArray(
+            runs.id,
+            db
+              .select({ id: runs.id })
+              .from(runs)
+              .where(
+                and(
+                  eq(runs.job, job),
+                  or(lt(runs.startedAt, before), sql`(${runs.startedAt}, ${runs.id}) <= ${boundary}`),
+                ),
+              )
+              .orderBy(runs.startedAt, runs.id)
+              .limit(limit),
+          ),
+        )
+        .returning({ id: runs.id });
+      return deleted.length;
     },
 
     async find(id: string): Promise<RunRow | undefined> {
