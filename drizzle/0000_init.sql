@@ -495,6 +495,7 @@ CREATE TABLE "strategies" (
 	"paper_started_at" timestamp with time zone,
 	"live_started_at" timestamp with time zone,
 	"metrics" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"metrics_state" jsonb,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "strategies_status_check" CHECK ("strategies"."status" IN ('draft', 'paper', 'live', 'retired'))
@@ -939,6 +940,7 @@ CREATE INDEX "strategies_promotable_idx" ON "strategies" USING btree ("paper_sta
     AND (CASE WHEN jsonb_typeof("strategies"."metrics" -> 'win_rate') = 'number'
       THEN ("strategies"."metrics" ->> 'win_rate')::numeric END) >= 0.5;--> statement-breakpoint
 CREATE INDEX "strategy_fills_at_idx" ON "strategy_fills" USING btree ("strategy_id","at");--> statement-breakpoint
+CREATE INDEX "strategy_fills_order_idx" ON "strategy_fills" USING btree ("strategy_id","order_id");--> statement-breakpoint
 CREATE INDEX "strategy_transitions_at_idx" ON "strategy_transitions" USING btree ("at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "strategy_transitions_strategy_idx" ON "strategy_transitions" USING btree ("strategy_id","at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "stream_events_user_idx" ON "stream_events" USING btree ("user_id","id");--> statement-breakpoint

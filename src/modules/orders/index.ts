@@ -82,7 +82,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     })().catch((error: unknown) => logger.error({ err: error, change }, 'could not apply a paper order change'));
   });
 
-  // After a paper fill of an order that names a strategy: the strategy's figures, from all its fills.
+  // After a paper fill of an order that names a strategy: the strategy's figures, from its new fills (decision 850).
   execution.onFills(async (order, fills) => {
     if (order.mode !== 'paper' || !order.strategyId) return;
     await deps.strategies.recordFills(

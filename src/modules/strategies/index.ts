@@ -28,7 +28,7 @@ export function createStrategiesModule(platform: Platform, deps: StrategiesDeps)
     /**
      * For the orders module: `isOwnedBy(strategyId, userId)` before an order names a strategy, and
      * `recordFills(strategyId, fills)` after each fill of a paper order that names one (stored once per
-     * trade id; the strategy's figures are computed again from all its fills).
+     * trade id; the new ones are folded into the strategy's figures, decision 850).
      */
     userStrategies: { isOwnedBy: mine.isOwnedBy, recordFills: mine.recordFills },
     async routes(app: FastifyInstance) {

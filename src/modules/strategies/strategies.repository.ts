@@ -1,5 +1,5 @@
 // The only SQL over strategies and their transitions.
-import { and, asc, count, eq, getTableColumns, gte, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gte, inArray, lte, notInArray, type SQL, sql } from 'drizzle-orm';
 import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { StrategyStatus } from './strategies.domain.ts';
@@ -58,19 +58,47 @@ export function createStrategiesRepository(db: DbExecutor) {
       return row !== undefined;
     },
 
-    /** Locks the strategy's row for the caller's transaction: its figures are refreshed one report at a time. */
-    async lock(id: string, executor: DbExecutor): Promise<boolean> {
-      const rows = await executor
-        .select({ id: strategies.id })
+    /**
+     * Locks the strategy's row for the caller's transaction (its figures change one report at a time) and
+     * answers its figures and what they were computed from; undefined for an unknown strategy.
+     */
+    async lockFigures(
+      id: string,
+      executor: DbExecutor,
+    ): Promise<Pick<StrategyRow, 'metrics' | 'metricsState'> | undefined> {
+      const [row] = await executor
+        .select({ metrics: strategies.metrics, metricsState: strategies.metricsState })
         .from(strategies)
         .where(eq(strategies.id, id))
         .for('update');
-      return rows.length > 0;
+      return row;
     },
 
-    /** Stores fills not stored yet (by trade id). */
-    async insertFills(rows: (typeof strategyFills.$inferInsert)[], executor: DbExecutor): Promise<void> {
-      if (rows.length > 0) await executor.insert(strategyFills).values(rows).onConflictDoNothing();
+    /** Stores fills not stored yet (by trade id); answers those it stored. */
+    async insertFills(rows: (typeof strategyFills.$inferInsert)[], executor: DbExecutor): Promise<StrategyFillRow[]> {
+      if (rows.length === 0) return [];
+      return executor.insert(strategyFills).values(rows).onConflictDoNothing().returning();
+    },
+
+    /** Of `orderIds`, those with a fill of the strategy other than `tradeIds`: down (strategy_id, order_id). */
+    async ordersFilledBefore(
+      id: string,
+      orderIds: readonly string[],
+      tradeIds: readonly string[],
+      executor: DbExecutor,
+    ): Promise<Set<string>> {
+      if (orderIds.length === 0) return new Set();
+      const rows = await executor
+        .selectDistinct({ orderId: strategyFills.orderId })
+        .from(strategyFills)
+        .where(
+          and(
+            eq(strategyFills.strategyId, id),
+            inArray(strategyFills.orderId, [...orderIds]),
+            notInArray(strategyFills.tradeId, [...tradeIds]),
+          ),
+        );
+      return new Set(rows.map((row) => row.orderId));
     },
 
     async fillsOf(id: string, executor: DbExecutor = db): Promise<StrategyFillRow[]> {
@@ -81,8 +109,16 @@ export function createStrategiesRepository(db: DbExecutor) {
         .orderBy(asc(strategyFills.at), asc(strategyFills.tradeId));
     },
 
-    async setMetrics(id: string, metrics: StrategyRow['metrics'], at: Date, executor: DbExecutor): Promise<void> {
-      await executor.update(strategies).set({ metrics, updatedAt: at }).where(eq(strategies.id, id));
+    async setMetrics(
+      id: string,
+      figures: Pick<StrategyRow, 'metrics' | 'metricsState'>,
+      at: Date,
+      executor: DbExecutor,
+    ): Promise<void> {
+      await executor
+        .update(strategies)
+        .set({ metrics: figures.metrics, metricsState: figures.metricsState, updatedAt: at })
+        .where(eq(strategies.id, id));
     },
 
     async transitionsOf(id: string, limit: number): Promise<TransitionRow[]> {

@@ -15,6 +15,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
+import type { MetricsState } from './metrics-fold.domain.ts';
 import { PROMOTION_RULES, STRATEGY_STATUSES, type StrategyMetrics, type StrategyStatus } from './strategies.domain.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -48,6 +49,8 @@ export const strategies = pgTable(
     paperStartedAt: at('paper_started_at'),
     liveStartedAt: at('live_started_at'),
     metrics: jsonb('metrics').$type<StrategyMetrics>().notNull().default({}),
+    /** What the figures were computed from, to add new fills to (decision 850); null: from all the fills next time. */
+    metricsState: jsonb('metrics_state').$type<MetricsState>(),
     createdAt: at('created_at').notNull().defaultNow(),
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
@@ -104,6 +107,7 @@ export const strategyFills = pgTable(
   (t) => [
     primaryKey({ columns: [t.strategyId, t.tradeId] }),
     index('strategy_fills_at_idx').on(t.strategyId, t.at),
+    index('strategy_fills_order_idx').on(t.strategyId, t.orderId),
     check('strategy_fills_side_check', oneOf(t.side, ['buy', 'sell'])),
   ],
 );

@@ -6,7 +6,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { notFound, rateLimited } from '../../platform/http/errors.ts';
 import { isUuid } from '../../platform/ids.ts';
-import { strategyMetrics, type MetricsFill } from './metrics.domain.ts';
+import type { MetricsFill } from './metrics.domain.ts';
+import { foldFills, inFigureOrder, metricsOf, stateOfFills } from './metrics-fold.domain.ts';
 import { audit } from './strategies.audit.ts';
 import { promotionVerdict, type StrategyMetrics } from './strategies.domain.ts';
 import type { StrategiesRepository, StrategyRow } from './strategies.repository.ts';
@@ -95,32 +96,41 @@ export function createUserStrategiesService(deps: {
       isUuid(strategyId) ? repo.isOwnedBy(strategyId, userId) : Promise.resolve(false),
 
     /**
-     * Stores the fills (a fill reported again is stored once) and refreshes the strategy's figures
-     * from all its fills, under the strategy's row lock. Answers the figures, or null for an unknown strategy.
+     * Stores the fills (a fill reported again is stored once) and adds the new ones to the strategy's
+     * figures, under the strategy's row lock (decision 850): from the state stored with them, or from all
+     * its fills when that cannot give the same figures (no state yet, a fill ordered before one counted,
+     * a later fill of an order whose round trip is not the last). Answers the figures, or null for an
+     * unknown strategy.
      */
     async recordFills(strategyId: string, fills: readonly StrategyFill[]): Promise<StrategyMetrics | null> {
       if (!isUuid(strategyId)) return null;
       const now = clock.now();
       return db.transaction(async (tx) => {
-        if (!(await repo.lock(strategyId, tx))) return null;
-        await repo.insertFills(
-          fills.map((f) => ({
-            strategyId,
-            tradeId: f.tradeId,
-            orderId: f.orderId,
-            symbol: f.symbol,
-            side: f.side,
-            price: f.price,
-            amount: f.amount,
-            fee: f.fee,
-            feeCurrency: f.feeCurrency,
-            at: f.at,
-          })),
+        const stored = await repo.lockFigures(strategyId, tx);
+        if (!stored) return null;
+        const added = await repo.insertFills(
+          fills.map((f) => ({ strategyId, ...f })),
           tx,
         );
-        const stored = await repo.fillsOf(strategyId, tx);
-        const metrics = strategyMetrics(stored);
-        await repo.setMetrics(strategyId, metrics, now, tx);
+        if (added.length === 0) return stored.metrics;
+        const fresh = inFigureOrder(added);
+        let state = stored.metricsState;
+        const orders = [...new Set(fresh.map((f) => f.orderId))];
+        const folded =
+          state !== null &&
+          foldFills(
+            state,
+            fresh,
+            await repo.ordersFilledBefore(
+              strategyId,
+              orders,
+              fresh.map((f) => f.tradeId),
+              tx,
+            ),
+          );
+        if (!folded) state = stateOfFills(await repo.fillsOf(strategyId, tx));
+        const metrics = metricsOf(state!);
+        await repo.setMetrics(strategyId, { metrics, metricsState: state }, now, tx);
         return metrics;
       });
     },

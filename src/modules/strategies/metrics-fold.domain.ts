@@ -1,0 +1,196 @@
+// A strategy's paper figures kept up to date fill by fill (decision 850): what the full computation of
+// metrics.domain.ts knows after a strategy's fills, stored with the strategy, so a new fill costs the
+// same whatever the history. The open lots (FIFO per symbol), the peak capital, the round trips closed in
+// their final place (counted, and the equity curve's points that can still be its deepest fall) and the
+// last round trip, which a later fill of its own order may still grow. Pure.
+import { Decimal } from 'decimal.js';
+import type { StrategyMetrics } from './strategies.domain.ts';
+import type { MetricsFill } from './metrics.domain.ts';
+
+const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });
+type Dec = InstanceType<typeof D>;
+
+/** Decimals as strings (exact), so the state goes through JSON unchanged. */
+export interface MetricsState {
+  /** The last fill folded in: [at ISO, trade id]; a fill ordered before it cannot be folded. */
+  last: [string, string] | null;
+  /** Open lots per symbol, oldest first: [units, cost]. */
+  lots: Record<string, [string, string][]>;
+  open: string;
+  /** The peak capital: the most ever in open lots at once. */
+  peak: string;
+  /** Round trips in their final place (all but the last), their winners, and their summed net gain. */
+  trips: number;
+  wins: number;
+  sum: string;
+  /** The highest the summed net gain has been (0 at least). */
+  high: string;
+  /** Points [fall below the high, high] that can still be the deepest fall, whatever peak capital comes. */
+  falls: [string, string][];
+  /** The last round trip: its order (a later fill of it grows it) and net gain. */
+  tail: { order: string; net: string } | null;
+}
+
+export const emptyMetricsState = (): MetricsState => ({
+  last: null,
+  lots: {},
+  open: '0',
+  peak: '0',
+  trips: 0,
+  wins: 0,
+  sum: '0',
+  high: '0',
+  falls: [],
+  tail: null,
+});
+
+const str = (value: Dec) => value.toString();
+
+/** Puts a round trip of net gain `net` in its final place on the equity curve. */
+export function commitTrip(state: MetricsState, net: Dec): void {
+  state.trips += 1;
+  if (net.gt(0)) state.wins += 1;
+  const sum = new D(state.sum).plus(net);
+  const high = D.max(new D(state.high), sum);
+  state.sum = str(sum);
+  state.high = str(high);
+  const fall = high.minus(sum);
+  if (!fall.gt(0)) return;
+  const points = state.falls.map(([a, b]) => [new D(a), new D(b)] as const);
+  // A point with a fall no deeper and a high no lower is never the deepest again.
+  if (points.some(([a, b]) => a.gte(fall) && b.lte(high))) return;
+  const kept = points.filter(([a, b]) => !(a.lte(fall) && b.gte(high)));
+  kept.push([fall, high]);
+  state.falls = prune(kept, new D(state.peak)).map(([a, b]) => [str(a), str(b)]);
+}
+
+/**
+ * Drops the points another beats at peak capital `capital`: a deeper fall beats a shallower one from a
+ * lower high at every capital from some value on, and the peak capital never falls.
+ */
+function prune(points: (readonly [Dec, Dec])[], capital: Dec): (readonly [Dec, Dec])[] {
+  return points.filter(
+    ([a, b]) => !points.some(([a2, b2]) => a2.gt(a) && a2.times(capital.plus(b)).gte(a.times(capital.plus(b2)))),
+  );
+}
+
+/**
+ * Folds fills ordered after `state.last` into it. Answers false, leaving `state` unusable, when the
+ * fold cannot give what the full computation gives: a fill ordered before one folded already, or a
+ * closing fill of an order whose round trip is not the last (`hadTrip` says which orders may have one
+ * from earlier fills), which moves that round trip to the end of the curve.
+ */
+export function foldFills(state: MetricsState, fills: readonly MetricsFill[], hadTrip: ReadonlySet<string>): boolean {
+  const seen = new Set(hadTrip);
+  for (const fill of fills) {
+    const key: [string, string] = [fill.at.toISOString(), fill.tradeId];
+    if (state.last && (key[0] < state.last[0] || (key[0] === state.last[0] && key[1] <= state.last[1]))) return false;
+    state.last = key;
+    const net = foldLots(state, fill);
+    if (net === null) continue;
+    if (state.tail?.order === fill.orderId) {
+      state.tail.net = str(new D(state.tail.net).plus(net));
+      continue;
+    }
+    if (seen.has(fill.orderId)) return false;
+    seen.add(fill.orderId);
+    if (state.tail) commitTrip(state, new D(state.tail.net));
+    state.tail = { order: fill.orderId, net: str(net) };
+  }
+  return true;
+}
+
+/** The fill's effect on the open lots (as roundTrips); answers the net gain of the units it closed, or null. */
+function foldLots(state: MetricsState, fill: MetricsFill): Dec | null {
+  const [base, quote] = fill.symbol.split('/');
+  const price = new D(fill.price);
+  const amount = new D(fill.amount);
+  const fee = new D(fill.fee);
+  const feeInBase = fill.feeCurrency === base;
+  const feeInQuote = fill.feeCurrency === quote;
+  const queue = (state.lots[fill.symbol] ?? []).map(([a, c]) => ({ amount: new D(a), cost: new D(c) }));
+  let open = new D(state.open);
+  let net: Dec | null = null;
+  if (fill.side === 'buy') {
+    const received = feeInBase ? amount.minus(fee) : amount;
+    const cost = price.times(amount).plus(feeInQuote ? fee : 0);
+    if (received.gt(0)) {
+      queue.push({ amount: received, cost });
+      open = open.plus(cost);
+      state.peak = str(D.max(new D(state.peak), open));
+    }
+  } else {
+    const given = feeInBase ? amount.plus(fee) : amount;
+    const proceeds = price.times(amount).minus(feeInQuote ? fee : 0);
+    let left = given;
+    let basis = new D(0);
+    while (left.gt(0) && queue.length > 0) {
+      const lot = queue[0]!;
+      const take = D.min(lot.amount, left);
+      const part = take.eq(lot.amount) ? lot.cost : lot.cost.times(take).div(lot.amount);
+      basis = basis.plus(part);
+      lot.cost = lot.cost.minus(part);
+      lot.amount = lot.amount.minus(take);
+      left = left.minus(take);
+      if (lot.amount.isZero()) queue.shift();
+    }
+    const closed = given.minus(left);
+    if (!closed.isZero()) {
+      open = open.minus(basis);
+      net = proceeds.times(closed).div(given).minus(basis);
+    }
+  }
+  state.open = str(open);
+  if (queue.length > 0) state.lots[fill.symbol] = queue.map((lot) => [str(lot.amount), str(lot.cost)]);
+  else delete state.lots[fill.symbol];
+  return net;
+}
+
+const rounded = (value: Dec) => value.toDecimalPlaces(4).toNumber();
+
+/** The figures of a state (decision 216): as metrics.domain.ts's strategyMetrics answers them. */
+export function metricsOf(state: MetricsState): StrategyMetrics {
+  const trips = state.trips + (state.tail ? 1 : 0);
+  const capital = new D(state.peak);
+  if (trips === 0 || capital.isZero()) return { paper_trades: trips };
+  const whole: MetricsState = { ...state, falls: [...state.falls] };
+  if (state.tail) commitTrip(whole, new D(state.tail.net));
+  let drawdown = new D(0);
+  for (const [a, b] of whole.falls) drawdown = D.max(drawdown, new D(a).div(capital.plus(b)).times(100));
+  return {
+    paper_trades: trips,
+    win_rate: rounded(new D(whole.wins).div(trips)),
+    return_pct: rounded(new D(whole.sum).div(capital).times(100)),
+    max_drawdown_pct: rounded(drawdown),
+  };
+}
+
+const byTime = (a: MetricsFill, b: MetricsFill) =>
+  a.at.getTime() - b.at.getTime() || (a.tradeId < b.tradeId ? -1 : a.tradeId > b.tradeId ? 1 : 0);
+
+/** Orders fills as the figures take them: by time, then trade id. */
+export const inFigureOrder = (fills: readonly MetricsFill[]): MetricsFill[] => [...fills].sort(byTime);
+
+/**
+ * The state after all of a strategy's fills, computed from all of them (as metrics.domain.ts's
+ * roundTrips): round trips in the order they completed, all but the last in their final place.
+ */
+export function stateOfFills(fills: readonly MetricsFill[]): MetricsState {
+  const state = emptyMetricsState();
+  const trips = new Map<string, { order: string; net: Dec; closedAt: number }>();
+  for (const fill of inFigureOrder(fills)) {
+    state.last = [fill.at.toISOString(), fill.tradeId];
+    const net = foldLots(state, fill);
+    if (net === null) continue;
+    const trip = trips.get(fill.orderId);
+    if (trip) {
+      trip.net = trip.net.plus(net);
+      trip.closedAt = fill.at.getTime();
+    } else trips.set(fill.orderId, { order: fill.orderId, net, closedAt: fill.at.getTime() });
+  }
+  const ordered = [...trips.values()].sort((a, b) => a.closedAt - b.closedAt);
+  const last = ordered.pop();
+  for (const trip of ordered) commitTrip(state, trip.net);
+  state.tail = last ? { order: last.order, net: str(last.net) } : null;
+  return state;
+}
