@@ -159,10 +159,12 @@ export interface TestAppOptions {
   modules?: ModuleOptions;
   /** How many sign-ins' password checks may wait for a slot (default the service's own). */
   signInWaiting?: number;
+  /** The app's database instead of the file's (e.g. one opened through a TCP proxy to cut it); emptied first. */
+  database?: Database;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await testDatabase();
+  const database = options.database ?? (await testDatabase());
   if (!options.keepData) await resetDatabase(database);
   const config = loadConfig(
     {
