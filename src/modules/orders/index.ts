@@ -40,6 +40,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     strategies: deps.strategies,
     paperMarket: deps.paper.offlineMarket,
     clock,
+    logger,
   });
 
   // A halt cancels first (the controls refuse new orders after): every order not final of the target.
@@ -129,9 +130,11 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
       }),
     );
   }
+  // An order left open under a halt is the pass's to cancel (decision 830).
+  const halted = async (userId: string) => (await deps.controls.status(userId)).halted;
   const reconcile = async () => {
-    const live = await execution.reconcile('live', PENDING_GRACE_MS);
-    const paper = await execution.reconcile('paper', PENDING_GRACE_MS);
+    const live = await execution.reconcile('live', PENDING_GRACE_MS, halted);
+    const paper = await execution.reconcile('paper', PENDING_GRACE_MS, halted);
     return {
       checked: live.checked + paper.checked,
       changed: live.changed + paper.changed,

@@ -3,7 +3,7 @@
 // claim left it (decision 420); an answer that never comes is looked up.
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
-import type { OrderVenue, ResolvedCredential } from '../../platform/order-venue.ts';
+import type { OrderVenue, ResolvedCredential, SubmitResult } from '../../platform/order-venue.ts';
 import type { AuditEvent } from '../../platform/audit.ts';
 import { auditRows, type ORDERS_AUDIT_ACTIONS } from './orders.audit.ts';
 import type { OrderMoves } from './order-moves.service.ts';
@@ -29,6 +29,30 @@ export function createLivePlacement(deps: {
 }) {
   const { repo, clock, logger, hold } = deps;
   const { apply, resolve, afterCommit } = deps.moves;
+
+  /** The venue's answer to the send applied: in one statement while the row is as its claim left it. */
+  async function answered(claimed: OrderRow, version: string, result: SubmitResult, mover: Mover): Promise<OrderRow> {
+    // The claim was flushed before the send; the answer is the venue's to tell again, by the order's client
+    // order id, should the database lose it: its commit does not wait for the disk (decision 386).
+    if (result.kind !== 'unknown') {
+      const update = result.kind === 'accepted' ? { state: result.state } : { rejected: result.reason };
+      // One statement while the row is as its claim left it; else under its lock (decision 420).
+      const settled = settleNew(claimed, update, mover, clock.now());
+      if (settled) {
+        const { patch, fills, entry } = settled;
+        const entries = auditRows(entry ? [entry] : [], patch.updatedAt);
+        const finished = await repo.finishClaimed(claimed, version, patch, fills, entries);
+        if (finished) {
+          // The daily loss check weighs the limits the answer's statement read (decision 461).
+          await afterCommit({ row: finished.row, changed: true, fills, dailyLoss: finished.dailyLoss });
+          return finished.row;
+        }
+      }
+      return apply(claimed.id, update, mover, 'unflushed');
+    }
+    logger.warn({ orderId: claimed.id, reason: result.reason }, 'order outcome unknown; looking it up');
+    return resolve(claimed, mover);
+  }
 
   return {
     /**
@@ -66,26 +90,18 @@ export function createLivePlacement(deps: {
       credential?: ResolvedCredential,
     ): Promise<OrderRow> {
       const result = await venue.submit({ ...requestOf(claimed), ...(credential ? { credential } : {}) });
-      // The claim was flushed before the send; the answer is the venue's to tell again, by the order's client
-      // order id, should the database lose it: its commit does not wait for the disk (decision 386).
-      if (result.kind !== 'unknown') {
-        const update = result.kind === 'accepted' ? { state: result.state } : { rejected: result.reason };
-        // One statement while the row is as its claim left it; else under its lock (decision 420).
-        const settled = settleNew(claimed, update, mover, clock.now());
-        if (settled) {
-          const { patch, fills, entry } = settled;
-          const entries = auditRows(entry ? [entry] : [], patch.updatedAt);
-          const finished = await repo.finishClaimed(claimed, version, patch, fills, entries);
-          if (finished) {
-            // The daily loss check weighs the limits the answer's statement read (decision 461).
-            await afterCommit({ row: finished.row, changed: true, fills, dailyLoss: finished.dailyLoss });
-            return finished.row;
-          }
-        }
-        return apply(claimed.id, update, mover, 'unflushed');
+      try {
+        return await answered(claimed, version, result, mover);
+      } catch (error) {
+        // The order is at the venue (or may be): its claim is stored `unknown`, which the reconcile pass looks
+        // up by its client order id. A failed write is no reason to answer an error that invites a resend
+        // (decision 830).
+        logger.warn(
+          { err: error, orderId: claimed.id },
+          "the venue's answer to an order sent could not be stored: it stays unknown for the reconcile pass",
+        );
+        return claimed;
       }
-      logger.warn({ orderId: claimed.id, reason: result.reason }, 'order outcome unknown; looking it up');
-      return resolve(claimed, mover);
     },
   };
 }

@@ -49,7 +49,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
   const paper = createPaperPlacement({ db, repo, clock, publish, afterCommit: moves.afterCommit });
   const live = createLivePlacement({ repo, clock, logger, hold, moves });
 
-  return {
+  const execution = {
     apply,
     resolve,
     publish,
@@ -101,23 +101,35 @@ export function createOrderExecution(deps: ExecutionDeps) {
 
     /**
      * One pass over every order of a mode that is not final: brought to the venue's state. Orders still
-     * `pending` after `pendingGraceMs` were never claimed by their request (it stopped): rejected.
+     * `pending` after `pendingGraceMs` were never claimed by their request (it stopped): rejected. An order
+     * the venue answered for and left open is canceled when its user's trading is halted (`halted`, read
+     * once per user in the pass): a halt's cancel that got no answer, or an order placed as the halt came
+     * whose own check could not read it (decision 830).
      */
     async reconcile(
       mode: 'paper' | 'live',
       pendingGraceMs: number,
+      halted?: (userId: string) => Promise<boolean>,
     ): Promise<{ checked: number; changed: number; unanswered: number; failed: number }> {
       if (!deps.venue(mode)) return { checked: 0, changed: 0, unanswered: 0, failed: 0 };
       const now = clock.now();
       const rows = await repo.toReconcile(mode, new Date(now.getTime() - pendingGraceMs), 1000);
+      const halts = new Map<string, Promise<boolean>>();
+      const haltedNow = (userId: string) => {
+        if (!halts.has(userId)) halts.set(userId, halted ? halted(userId) : Promise.resolve(false));
+        return halts.get(userId)!;
+      };
       let changed = 0;
       let unanswered = 0;
       let failed = 0;
       for (const row of rows) {
         try {
           const after = await moves.lookUp(row, { actorId: null, actorType: 'job' });
+          let current = after.row;
+          if (after.answered && !isFinal(current.status) && (await haltedNow(row.userId)))
+            current = await execution.cancel(current, { actorId: null, actorType: 'system' });
           if (!after.answered) unanswered += 1;
-          else if (after.row.status !== row.status || after.row.filled !== row.filled) changed += 1;
+          else if (current.status !== row.status || current.filled !== row.filled) changed += 1;
         } catch (error) {
           failed += 1;
           logger.error({ err: error, orderId: row.id }, 'could not reconcile an order');
@@ -126,6 +138,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
       return { checked: rows.length, changed, unanswered, failed };
     },
   };
+  return execution;
 }
 
 export type OrderExecution = ReturnType<typeof createOrderExecution>;

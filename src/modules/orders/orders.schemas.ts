@@ -106,6 +106,15 @@ export const CancelAllBody = Type.Object({
 });
 
 export const CancelAllResult = Type.Object({
-  canceled: Type.Array(Order, { description: 'The orders asked to cancel, as they stand now.' }),
-  count: Type.Integer({ description: 'How many.' }),
+  canceled: Type.Array(Order, {
+    description: 'The orders the cancel left final, as they stand now: `canceled`, or what they reached first.',
+  }),
+  count: Type.Integer({ description: 'How many in `canceled`.' }),
+  failed: Type.Array(
+    Type.Object({
+      order: Order,
+      detail: Type.String({ description: 'Why it is not canceled; the order stays as it stands.' }),
+    }),
+    { description: 'The orders whose cancel failed or got no answer from the venue; every other was still asked.' },
+  ),
 });

@@ -3,6 +3,7 @@
 // itself is order-execution.service.ts.
 import { createHash, randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
+import type { Logger } from 'pino';
 import type { Actor } from '../../platform/auth/actor.ts';
 import { clientOrderIdFor } from '../../platform/client-order-ids.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -38,6 +39,11 @@ export interface PlaceInput {
 
 const LAST_PRICE_TTL_MS = 2_000;
 
+/** Why cancel-all lists an order it could not cancel (decision 831). */
+const CANCEL_UNANSWERED =
+  'The venue gave no answer to the cancel: the order stays as it is until a lookup tells; ask again to retry';
+const CANCEL_FAILED = 'The cancel could not be completed: the order stays as it is; ask again to retry';
+
 /** The unified symbol: BTCUSDT, btc-usdt and BTC/USDT are BTC/USDT (the venue's market list decides). */
 const unified = (symbol: string) => symbol.trim().toUpperCase().replace('-', '/');
 
@@ -67,6 +73,7 @@ export function createOrdersService(deps: {
   /** Offline, where paper orders find their market and last price (the simulated source); null otherwise. */
   paperMarket: OrdersDeps['paper']['offlineMarket'];
   clock: Clock;
+  logger: Pick<Logger, 'warn'>;
 }) {
   const { repo, execution, exchange, controls, clock } = deps;
   /** Last prices, kept for a moment: the notional and price-band checks need no fresher figure. */
@@ -143,8 +150,18 @@ export function createOrdersService(deps: {
    */
   async function closedIfHalted(order: OrderRow): Promise<OrderRow> {
     if (isFinal(order.status)) return order;
-    if (!(await controls.status(order.userId)).halted) return order;
-    return execution.cancel(order, { actorId: null, actorType: 'system' });
+    try {
+      if (!(await controls.status(order.userId)).halted) return order;
+      return await execution.cancel(order, { actorId: null, actorType: 'system' });
+    } catch (error) {
+      // The order is stored (and, live, sent): it is answered as it stands, never as an error that invites a
+      // resend. The reconcile pass cancels an order left open under a halt (decision 830).
+      deps.logger.warn(
+        { err: error, orderId: order.id },
+        'an order placed could not be checked against a halt: the reconcile pass closes it if one holds',
+      );
+      return order;
+    }
   }
 
   async function idempotent(userId: string, key: string, hash: string): Promise<OrderRow | undefined> {
@@ -310,12 +327,32 @@ export function createOrdersService(deps: {
       return execution.cancel(order, { actorId: actor.id, actorType: 'user', ip: actor.ip });
     },
 
-    async cancelAll(filter: OrderFilter, actor: Actor): Promise<OrderRow[]> {
+    /**
+     * Asks every order of the filter to cancel, one after another, whatever the others' cancels did: those
+     * it left final (`canceled`, or what they reached first), and those it could not (`failed`, as they
+     * stand, with why) (decision 831).
+     */
+    async cancelAll(
+      filter: OrderFilter,
+      actor: Actor,
+    ): Promise<{ canceled: OrderRow[]; failed: { order: OrderRow; detail: string }[] }> {
       const open = await repo.notFinalOf({ ...filter, symbol: filter.symbol ? unified(filter.symbol) : undefined });
-      const done: OrderRow[] = [];
-      for (const order of open)
-        done.push(await execution.cancel(order, { actorId: actor.id, actorType: 'user', ip: actor.ip }));
-      return done;
+      const canceled: OrderRow[] = [];
+      const failed: { order: OrderRow; detail: string }[] = [];
+      for (const order of open) {
+        try {
+          const after = await execution.cancel(order, { actorId: actor.id, actorType: 'user', ip: actor.ip });
+          if (isFinal(after.status)) canceled.push(after);
+          else failed.push({ order: after, detail: CANCEL_UNANSWERED });
+        } catch (error) {
+          deps.logger.warn({ err: error, orderId: order.id }, 'cancel-all could not cancel an order');
+          failed.push({
+            order,
+            detail: error instanceof AppError && typeof error.detail === 'string' ? error.detail : CANCEL_FAILED,
+          });
+        }
+      }
+      return { canceled, failed };
     },
   };
 }

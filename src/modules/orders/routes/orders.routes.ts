@@ -178,6 +178,9 @@ export function ordersRoutes(deps: {
           security,
           operationId: 'cancelAllOrders',
           summary: 'Cancel all your orders not final, optionally of one venue, pair or mode',
+          description:
+            'Asks every order, one after another: one whose cancel fails (or gets no answer from the venue) is ' +
+            'listed in `failed` with why, and the others are still asked. `count` counts `canceled`.',
           body: CancelAllBody,
           response: { 200: CancelAllResult, ...errorResponses(401, 403, 503) },
         },
@@ -185,11 +188,15 @@ export function ordersRoutes(deps: {
       async (request) => {
         const actor = actorOf(request);
         const b = request.body;
-        const canceled = await service.cancelAll(
+        const { canceled, failed } = await service.cancelAll(
           { userId: actor.id, exchange: b.exchange, symbol: b.symbol, mode: b.mode },
           actor,
         );
-        return { canceled: canceled.map(orderWire), count: canceled.length };
+        return {
+          canceled: canceled.map(orderWire),
+          count: canceled.length,
+          failed: failed.map(({ order, detail }) => ({ order: orderWire(order), detail })),
+        };
       },
     );
   };

@@ -1,0 +1,145 @@
+// The database failing after the venue has a live order (decision 830): the request answers the order as
+// it is stored (201), never an error that invites a resend, and what the failure left undone is the
+// reconcile pass's: the venue's state brought in, an order left open under a halt canceled. The app's pool
+// speaks to PostgreSQL through a loopback TCP proxy that refuses new connections and resets the open
+// ones at the moment the Binance fake holds the order (or the halt's read goes out): a real outage.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { openDatabase, type Database } from '../../../src/platform/db/database.ts';
+import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
+import { withoutPostgres } from '../../helpers/services.ts';
+import { testDatabaseUrl } from '../../helpers/test-app.ts';
+import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
+
+const NO_POSTGRES = withoutPostgres(
+  'the database is cut through a TCP proxy in front of a real server (DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)',
+);
+
+describe('a live order whose database fails once the venue has it', { skip: NO_POSTGRES }, () => {
+  let proxy: TcpProxy;
+  let database: Database;
+  let o: OrdersApp;
+
+  before(async () => {
+    const url = new URL((await testDatabaseUrl())!);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 4, connectTimeoutMs: 2_000 });
+    o = await startOrdersApp({ app: { database } });
+  });
+  // A test that fails with the database cut leaves it back for the next.
+  afterEach(async () => {
+    proxy.tap();
+    await proxy.mode('pass');
+  });
+  after(async () => {
+    await o?.close();
+    await database?.close();
+    await proxy?.close();
+  });
+
+  /** The database gone: new connections refused, open ones reset. */
+  async function cut(): Promise<void> {
+    // The listener stops accepting at once; its close completes once the reset has ended the open connections.
+    const refusing = proxy.mode('refuse');
+    proxy.reset();
+    await refusing;
+  }
+
+  const warned = (msg: string, orderId: string) =>
+    o.t.logLines().some((line) => line.level === 40 && line.msg === msg && line.orderId === orderId);
+
+  function noSecretLogged(trader: Trader): void {
+    const text = o.t.logText();
+    assert.ok(!text.includes(trader.account.secret), 'the venue secret is not logged');
+    assert.ok(!text.includes(trader.account.apiKey), 'the venue key is not logged');
+  }
+
+  const venueStatus = (trader: Trader) => o.book.of(trader.account.apiKey).map((v) => v.status);
+
+  it('answers the stored order (201, unknown) when the answer cannot be stored; the pass brings it in', async () => {
+    const trader = await o.trader();
+    o.binance.onNext({ method: 'POST', pathPrefix: '/api/v3/order' }, cut);
+    const placed = await o.place(trader, { type: 'limit', price: '60000' });
+    assert.equal(placed.statusCode, 201, placed.body);
+    const order = placed.json();
+    assert.equal(order.status, 'unknown', placed.body);
+    assert.deepEqual(venueStatus(trader), ['NEW'], 'the venue has the order, once');
+    assert.ok(
+      warned(
+        "the venue's answer to an order sent could not be stored: it stays unknown for the reconcile pass",
+        order.id,
+      ),
+    );
+    noSecretLogged(trader);
+
+    await proxy.mode('pass');
+    const pass = await o.t.modules.orders.reconcile();
+    assert.equal(pass.failed, 0);
+    const stored = (await o.inject('GET', `/api/orders/${order.id}`, trader.headers)).json();
+    assert.equal(stored.status, 'open');
+    assert.deepEqual(venueStatus(trader), ['NEW'], 'looked up, never sent again');
+  });
+
+  it("answers the stored order when the halt's read fails after the answer is stored; the pass cancels it", async () => {
+    const trader = await o.trader();
+    let halted = 0;
+    // The user halts while the venue holds the order (stored `unknown`: the halt's cancel finds nothing at
+    // the venue yet); the database goes away as the order's own check of the halt reads it.
+    o.binance.onNext({ method: 'POST', pathPrefix: '/api/v3/order' }, async () => {
+      halted = (await o.inject('POST', '/api/trading/halt', trader.headers, { reason: 'stop' })).statusCode;
+      proxy.tap((chunk) => {
+        if (!chunk.includes('trading_halts')) return;
+        proxy.tap();
+        void cut();
+      });
+    });
+    const placed = await o.place(trader, { type: 'limit', price: '60000' });
+    proxy.tap();
+    assert.equal(halted, 200);
+    assert.equal(placed.statusCode, 201, placed.body);
+    const order = placed.json();
+    assert.equal(order.status, 'open', placed.body);
+    assert.ok(
+      warned(
+        'an order placed could not be checked against a halt: the reconcile pass closes it if one holds',
+        order.id,
+      ),
+    );
+    noSecretLogged(trader);
+
+    await proxy.mode('pass');
+    const pass = await o.t.modules.orders.reconcile();
+    assert.equal(pass.failed, 0);
+    const stored = (await o.inject('GET', `/api/orders/${order.id}`, trader.headers)).json();
+    assert.equal(stored.status, 'canceled');
+    assert.deepEqual(venueStatus(trader), ['CANCELED']);
+  });
+
+  it('cancel-all goes on past an order whose cancel the database failed', async () => {
+    const trader = await o.trader();
+    const ids: string[] = [];
+    for (const price of ['60000', '60100', '60200']) {
+      const placed = await o.place(trader, { type: 'limit', price });
+      assert.equal(placed.json().status, 'open', placed.body);
+      ids.push(placed.json().id);
+    }
+    // The first cancel's audit entry meets its connection reset (the server ended that session); the next
+    // cancels take other connections.
+    proxy.tap((chunk, client) => {
+      if (!chunk.includes('order.cancel')) return;
+      proxy.tap();
+      client.resetAndDestroy();
+    });
+    const all = await o.inject('POST', '/api/orders/cancel-all', trader.headers, { mode: 'live' });
+    proxy.tap();
+    assert.equal(all.statusCode, 200, all.body);
+    const body = all.json();
+    assert.equal(body.count, 2, all.body);
+    assert.deepEqual(body.canceled.map((c: { status: string }) => c.status).sort(), ['canceled', 'canceled']);
+    assert.equal(body.failed.length, 1, all.body);
+    assert.equal(body.failed[0].order.id, ids[0]);
+    assert.equal(body.failed[0].order.status, 'open');
+    assert.match(body.failed[0].detail, /could not be completed/);
+    assert.deepEqual(venueStatus(trader), ['NEW', 'CANCELED', 'CANCELED']);
+  });
+});
