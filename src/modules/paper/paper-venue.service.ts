@@ -15,7 +15,7 @@ import type {
   VenueOrderState,
 } from '../../platform/order-venue.ts';
 import { D, placeOrder, releaseLock, type BalanceDelta, type Book, type Execution } from './matching.domain.ts';
-import { decimalText, PAPER_VENUES, RESTING_STATUSES } from './paper.domain.ts';
+import { BALANCE_WHOLE_DIGITS, decimalText, overflowingAsset, PAPER_VENUES, RESTING_STATUSES } from './paper.domain.ts';
 import type { BalanceChange, PaperFillRow, PaperOrderRow, PaperRepository } from './paper.repository.ts';
 
 /** The market's pair a unified symbol names, as the engine needs it. */
@@ -183,6 +183,22 @@ export function createPaperVenue(deps: {
       { base: held.get(pair.base) ?? new D(0), quote: held.get(pair.quote) ?? new D(0) },
     );
     if (placement.kind === 'refused') return placement;
+    // Past what a balance column holds the write would fail (a 500): refused, as the venue refuses an order
+    // its account cannot hold, counting what a resting remainder receives once it fills (decision 832).
+    const changes = changesOf(pair, placement.deltas);
+    const limit = order.price === null ? null : new D(order.price);
+    const eventual =
+      placement.resting.isZero() || limit === null
+        ? []
+        : order.side === 'buy'
+          ? [{ asset: pair.base, free: placement.resting.toFixed(), locked: '0' }]
+          : [{ asset: pair.quote, free: placement.resting.times(limit).toFixed(), locked: '0' }];
+    const overflowing = overflowingAsset(balances, [...changes, ...eventual]);
+    if (overflowing)
+      return {
+        kind: 'refused',
+        reason: `The paper balance of ${overflowing} would reach 10^${BALANCE_WHOLE_DIGITS}, more than a balance holds.`,
+      };
     const filled = placement.executions.reduce((sum, e) => sum.plus(e.amount), new D(0));
     const id = randomUUID();
     // A second submit of the same client order id answers the first one, never a second fill: the
@@ -210,7 +226,7 @@ export function createPaperVenue(deps: {
         updatedAt: now,
       },
       fillRows(id, pair, placement.executions, now),
-      changesOf(pair, placement.deltas),
+      changes,
       new Set(balances.map((b) => b.asset)),
       tx,
     );

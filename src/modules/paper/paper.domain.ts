@@ -63,3 +63,22 @@ export function equityOf(
 export function decimalText(value: Dec | string): string {
   return new D(value).toFixed();
 }
+
+/** What a balance column, numeric(38,18), holds: below 10^20 (decision 832). */
+export const BALANCE_WHOLE_DIGITS = 20;
+const BALANCE_BOUND = new D(10).pow(BALANCE_WHOLE_DIGITS);
+
+/**
+ * The first asset whose balance the changes would carry to 10^20 or past: its free and locked together (a
+ * lock given back moves one into the other), with what the order's resting remainder receives should it
+ * fill (`eventual`); undefined when every one stays storable.
+ */
+export function overflowingAsset(
+  held: readonly { asset: string; free: string; locked: string }[],
+  changes: readonly { asset: string; free: string; locked: string }[],
+): string | undefined {
+  const totals = new Map(held.map((b) => [b.asset, new D(b.free).plus(b.locked)]));
+  for (const c of changes) totals.set(c.asset, (totals.get(c.asset) ?? new D(0)).plus(c.free).plus(c.locked));
+  for (const [asset, total] of totals) if (total.gte(BALANCE_BOUND)) return asset;
+  return undefined;
+}

@@ -40,7 +40,7 @@ const [ACCOUNTS, BALANCES, ORDERS, FILLS] = [paperAccounts, paperBalances, paper
 );
 
 /** The user's account row locked, with its balances (one row of nulls without any). */
-const LOCKED_BALANCES = `SELECT b.asset, b.free FROM ${ACCOUNTS} AS a
+const LOCKED_BALANCES = `SELECT b.asset, b.free, b.locked FROM ${ACCOUNTS} AS a
   LEFT JOIN ${BALANCES} AS b ON b.user_id = a.user_id
   WHERE a.user_id = $1::uuid
   FOR UPDATE OF a`;
@@ -124,12 +124,17 @@ export function createPaperRepository(db: DbExecutor) {
      * Locks the user's account row and reads its balances, in one statement (named: its plan is the
      * same for any user); undefined when the account is not opened yet (nothing locked).
      */
-    async lockedBalances(userId: string, executor: DbExecutor): Promise<{ asset: string; free: string }[] | undefined> {
-      const rows = rowsOf<{ asset: string | null; free: string | null }>(
+    async lockedBalances(
+      userId: string,
+      executor: DbExecutor,
+    ): Promise<{ asset: string; free: string; locked: string }[] | undefined> {
+      const rows = rowsOf<{ asset: string | null; free: string | null; locked: string | null }>(
         await executeText(executor, 'paper_locked_balances', LOCKED_BALANCES, [userId]),
       );
       if (rows.length === 0) return undefined;
-      return rows.flatMap((r) => (r.asset === null ? [] : [{ asset: r.asset, free: String(r.free) }]));
+      return rows.flatMap((r) =>
+        r.asset === null ? [] : [{ asset: r.asset, free: String(r.free), locked: String(r.locked) }],
+      );
     },
 
     async balances(userId: string, executor: DbExecutor = db): Promise<BalanceRow[]> {

@@ -62,4 +62,37 @@ describe('decimals an order cannot hold', () => {
     const fits = await o.place(user, { mode: 'paper', amount: '0.01' });
     assert.equal(fits.statusCode, 201, fits.body);
   });
+
+  it('refuses a paper order that would carry a balance to 10^20, filled now or resting (decision 832)', async () => {
+    const user = await signIn(o.t.app, o.t.database);
+    const reset = async (balances: Record<string, string>) => {
+      const answer = await o.inject('POST', '/api/paper/account/reset', user.headers, { balances });
+      assert.equal(answer.statusCode, 200, answer.body);
+    };
+    const balances = async () =>
+      Object.fromEntries(
+        (await o.inject('GET', '/api/paper/account', user.headers))
+          .json<{ balances: { asset: string; free: string; locked: string }[] }>()
+          .balances.map((b) => [b.asset, [b.free, b.locked]]),
+      );
+    const largest = '99999999999999999999';
+    const cases: [Record<string, string>, Record<string, unknown>, string][] = [
+      // A market sell's proceeds past what the quote's balance holds.
+      [{ USDT: largest, BTC: '1' }, { side: 'sell', amount: '0.01' }, 'USDT'],
+      // A limit buy below the market: its lock fits, the base it receives once it fills would not.
+      [{ USDT: '1000', BTC: `${largest}.995` }, { type: 'limit', price: '60000', amount: '0.01' }, 'BTC'],
+    ];
+    for (const [held, body, asset] of cases) {
+      await reset(held);
+      const before = await balances();
+      const answer = await o.place(user, { mode: 'paper', ...body });
+      assert.equal(answer.statusCode, 201, `${JSON.stringify(body)}: ${answer.body}`);
+      assert.equal(answer.json().status, 'rejected', answer.body);
+      assert.match(answer.json().reason, new RegExp(`paper balance of ${asset} would reach 10\\^20`));
+      assert.deepEqual(await balances(), before, 'nothing moved');
+    }
+    await reset({ USDT: '1000', BTC: '1' });
+    const fits = await o.place(user, { mode: 'paper', side: 'sell', amount: '0.01' });
+    assert.equal(fits.json().status, 'filled', fits.body);
+  });
 });
