@@ -69,7 +69,8 @@ export function ordersRoutes(deps: {
             'Validated first against the venue market (listed, minimum amount and notional, amount step, price ' +
             'tick): 422 naming the field, nothing sent. The order is then stored with its client order id ' +
             "(what the venue receives, e.g. Binance's newClientOrderId) and sent once; an answer that does not " +
-            'come leaves it `unknown` until a lookup by that id decides (never a resend). A refusal by the venue ' +
+            'come (or that the database could not store) leaves it `unknown` until a lookup by that id decides ' +
+            '(never a resend). A refusal by the venue ' +
             'answers 201 with status `rejected` and its reason. `Idempotency-Key`: the same key with the same ' +
             'body answers the same order (200) and sends nothing; with another body 409. Live orders need ' +
             'LIVE_TRADING=true on the server, two-factor on, and a second factor within ' +
