@@ -43,6 +43,7 @@ export class BinanceOrderBook {
   private nextOrderId = 1000;
   private nextTradeId = 5000;
   private faults: { kind: OrderFaultKind; method: string; ms: number; apiKey?: string }[] = [];
+  private hooks: { method: string; run: () => void | Promise<void> }[] = [];
 
   constructor(private readonly fake: BinanceFake) {}
 
@@ -55,6 +56,15 @@ export class BinanceOrderBook {
     options: { method?: 'POST' | 'GET' | 'DELETE'; ms?: number; apiKey?: string } = {},
   ): this {
     this.faults.push({ kind, method: options.method ?? 'POST', ms: options.ms ?? 1000, apiKey: options.apiKey });
+    return this;
+  }
+
+  /**
+   * The next order request of `method` waits for `run` once the venue has received it, before it executes:
+   * a test makes its fault at that moment (e.g. the app's database cut while the venue holds its order).
+   */
+  onNext(method: 'POST' | 'GET' | 'DELETE', run: () => void | Promise<void>): this {
+    this.hooks.push({ method, run });
     return this;
   }
 
@@ -75,6 +85,8 @@ export class BinanceOrderBook {
 
   /** Runs `execute` under the next fault of the method, if any. */
   private async faulted(r: FakeRequest, execute: () => FakeReply): Promise<FakeReply> {
+    const hook = this.hooks.findIndex((h) => h.method === r.method);
+    if (hook >= 0) await this.hooks.splice(hook, 1)[0]!.run();
     const fault = this.takeFault(r.method, r.account?.apiKey);
     if (!fault) return execute();
     if (fault.kind === '503-before') return { status: 503, body: UNKNOWN_1007 };

@@ -122,7 +122,6 @@ export class BinanceFake {
   private failures: Failure[] = [];
   private delays: { ms: number; pathPrefix?: string; remaining: number }[] = [];
   private holds: { released: Promise<void>; pathPrefix?: string; remaining: number }[] = [];
-  private hooks: { method?: string; pathPrefix?: string; run: (request: FakeRequest) => void | Promise<void> }[] = [];
   private server?: Server;
   url = '';
 
@@ -209,15 +208,6 @@ export class BinanceFake {
     return { release };
   }
 
-  /**
-   * The next matching request waits for `run` once the fake has received it, before it is executed and
-   * answered: a test makes its fault at the moment the venue holds the request (e.g. the app's database cut).
-   */
-  onNext(match: { method?: string; pathPrefix?: string }, run: (request: FakeRequest) => void | Promise<void>): this {
-    this.hooks.push({ ...match, run });
-    return this;
-  }
-
   countRequests(path: string): number {
     return this.requests.filter((r) => r.path === path).length;
   }
@@ -293,10 +283,6 @@ export class BinanceFake {
     if (pause) await new Promise((r) => setTimeout(r, pause.ms).unref());
     const held = this.take(this.holds, url.pathname);
     if (held) await held.released;
-    const hook = this.hooks.findIndex(
-      (h) => (!h.method || h.method === request.method) && (!h.pathPrefix || url.pathname.startsWith(h.pathPrefix)),
-    );
-    if (hook >= 0) await this.hooks.splice(hook, 1)[0]!.run(request);
 
     const reply = await this.dispatch(request, url.search.slice(1), body);
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs).unref());

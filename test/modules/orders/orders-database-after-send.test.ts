@@ -58,7 +58,7 @@ describe('a live order whose database fails once the venue has it', { skip: NO_P
 
   it('answers the stored order (201, unknown) when the answer cannot be stored; the pass brings it in', async () => {
     const trader = await o.trader();
-    o.binance.onNext({ method: 'POST', pathPrefix: '/api/v3/order' }, cut);
+    o.book.onNext('POST', cut);
     const placed = await o.place(trader, { type: 'limit', price: '60000' });
     assert.equal(placed.statusCode, 201, placed.body);
     const order = placed.json();
@@ -85,7 +85,7 @@ describe('a live order whose database fails once the venue has it', { skip: NO_P
     let halted = 0;
     // The user halts while the venue holds the order (stored `unknown`: the halt's cancel finds nothing at
     // the venue yet); the database goes away as the order's own check of the halt reads it.
-    o.binance.onNext({ method: 'POST', pathPrefix: '/api/v3/order' }, async () => {
+    o.book.onNext('POST', async () => {
       halted = (await o.inject('POST', '/api/trading/halt', trader.headers, { reason: 'stop' })).statusCode;
       proxy.tap((chunk) => {
         if (!chunk.includes('trading_halts')) return;
