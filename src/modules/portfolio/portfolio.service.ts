@@ -9,7 +9,7 @@ import type { PortfolioQuotes, PortfolioSource } from './portfolio.deps.ts';
 import type { LedgerStore, PortfolioRepository } from './portfolio.repository.ts';
 import { createPricingService } from './pricing.service.ts';
 import { realizedCsv } from './realized-csv.domain.ts';
-import { summarize, type Holding, type Summary } from './summary.domain.ts';
+import { type HeldCosts, type Holding, type Summary, summarize } from './summary.domain.ts';
 
 /** The summary of a user's holdings in a quote currency, as of a time. */
 export interface PortfolioSummary {
@@ -32,9 +32,10 @@ export function createPortfolioService(deps: {
   /**
    * The last summary of each ledger, with the holdings and prices it valued (docs/decisions/630): a
    * ledger is never changed once it is answered (a change makes a new one), so the same ledger, amounts
-   * and prices make the same summary; walking thousands of open lots is done once per change.
+   * and prices make the same summary. The lots' walk of each asset is kept with it (`held`): a price
+   * change values again without walking thousands of open lots (docs/decisions/890).
    */
-  const valued = new WeakMap<Ledger, { key: string; summary: Summary }>();
+  const valued = new WeakMap<Ledger, { key: string; summary: Summary; held: HeldCosts }>();
   const valuedKey = (holdings: readonly Holding[]) =>
     holdings.map((h) => `${h.asset} ${h.amount.toString()} ${h.price?.toString() ?? '-'}`).join('\n');
 
@@ -51,7 +52,8 @@ export function createPortfolioService(deps: {
       const key = valuedKey(holdings);
       let memo = valued.get(current);
       if (memo?.key !== key) {
-        memo = { key, summary: summarize(current, holdings) };
+        const held: HeldCosts = memo?.held ?? new Map();
+        memo = { key, summary: summarize(current, holdings, held), held };
         valued.set(current, memo);
       }
       return { quote: prices.quote, asOf: clock.now(), summary: memo.summary };

@@ -25,3 +25,40 @@ describe('valuing holdings against the lots', () => {
     );
   });
 });
+
+describe('valuing again at a new price', () => {
+  it('walks the lots once per ledger and held amount, not again for a price change (decision 890)', () => {
+    const deposits = Array.from({ length: 50 }, (_, i) => ({
+      kind: 'deposit' as const,
+      at: new Date(at(1).getTime() + i * 60_000),
+      exchange: 'binance',
+      asset: 'BTC',
+      amount: dec('0.1'),
+      price: dec(20000 + i),
+    }));
+    const ledger = applyEvents(emptyLedger('USDT'), deposits);
+    // The lots as the summary sees them, each read of a lot counted.
+    let reads = 0;
+    const lots = ledger.lots.get('BTC')!;
+    ledger.lots.set(
+      'BTC',
+      new Proxy(lots, {
+        get: (target, key, receiver) => {
+          if (typeof key === 'string' && /^\d+$/.test(key)) reads += 1;
+          return Reflect.get(target, key, receiver);
+        },
+      }),
+    );
+    const kept = new Map();
+    const first = summarize(ledger, [{ asset: 'BTC', amount: dec(5), price: dec(60000) }], kept);
+    assert.equal(reads, 50, 'the first valuation walks every lot');
+    const second = summarize(ledger, [{ asset: 'BTC', amount: dec(5), price: dec(61000) }], kept);
+    assert.equal(reads, 50, 'a new price reads no lot again');
+    assert.equal(n(second.cost_basis), n(first.cost_basis));
+    assert.equal(n(second.value), 305000);
+    // The cost of the newest 4 BTC: the lots 10..49 (price 20010..20049, 0.1 each) = 0.1 × Σ.
+    const third = summarize(ledger, [{ asset: 'BTC', amount: dec(4), price: dec(61000) }], kept);
+    assert.equal(reads, 90, 'a new held amount walks the newest lots again');
+    assert.equal(n(third.cost_basis), 80118);
+  });
+});

@@ -23,6 +23,13 @@ function heldCost(lots: readonly Lot[], held: Dec): { cost: Dec; uncovered: Dec 
   return { cost, uncovered: left };
 }
 
+/**
+ * What `heldCost` answered per asset for a held amount. A ledger's lots never change once it is answered
+ * (docs/decisions/156), and the walk does not depend on the price: kept per ledger by the caller, a price
+ * change values the holdings without walking the lots again (docs/decisions/890).
+ */
+export type HeldCosts = Map<string, { amount: string; cost: Dec; uncovered: Dec }>;
+
 export interface Holding {
   asset: string;
   amount: Dec;
@@ -48,9 +55,9 @@ export type Summary = {
  * exactly). The quote currency is worth 1 and is its own cost. Units held beyond every lot (held
  * before the synced history) are costed at today's price: no result is invented for them. Units
  * held without a price are valued at 0 and costed at 0. Assets sold out that still have a realized
- * result are listed with amount 0.
+ * result are listed with amount 0. `kept` holds the lots' walks of this ledger between calls.
  */
-export function summarize(ledger: Ledger, holdings: readonly Holding[]): Summary {
+export function summarize(ledger: Ledger, holdings: readonly Holding[], kept: HeldCosts = new Map()): Summary {
   const byAsset = new Map<string, Holding>();
   for (const h of holdings) {
     const seen = byAsset.get(h.asset);
@@ -66,7 +73,12 @@ export function summarize(ledger: Ledger, holdings: readonly Holding[]): Summary
     if (h.asset === ledger.quote) cost = h.amount;
     else if (!price) cost = ZERO;
     else {
-      const held = heldCost(ledger.lots.get(h.asset) ?? [], h.amount);
+      const amount = h.amount.toString();
+      let held = kept.get(h.asset);
+      if (held?.amount !== amount) {
+        held = { amount, ...heldCost(ledger.lots.get(h.asset) ?? [], h.amount) };
+        kept.set(h.asset, held);
+      }
       cost = held.cost.plus(held.uncovered.times(price));
     }
     const costBasis = roundMoney(cost);
