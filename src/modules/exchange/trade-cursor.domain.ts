@@ -27,13 +27,13 @@ const isNumeric = (id: string | null): id is string => id !== null && /^[0-9]{1,
 
 /**
  * The page to ask for: from an explicit `since`; else after the newest stored trade (Binance: the
- * id after it; elsewhere: from its time on, the boundary trade coming back as a duplicate); else,
+ * id after it; elsewhere: from its time on, the stored trades of that time skipped by id); else,
  * on a first sync, from the horizon on.
  */
 export function startPage(input: {
   venue: Venue;
   since?: Date;
-  newest: { maxId: string | null; newestAt: Date | null };
+  newest: { maxId: string | null; newestAt: Date | null; idsAtNewest?: readonly string[] };
   horizonStart: Date;
   limit: number;
 }): TradePage {
@@ -41,7 +41,14 @@ export function startPage(input: {
   const limit = Math.min(input.limit, PAGE_MAX[venue] ?? input.limit);
   if (since) return { since: since.getTime(), limit };
   if (usesIdCursor(venue) && isNumeric(newest.maxId)) return { fromId: nextId(newest.maxId), limit };
-  if (newest.newestAt) return { since: newest.newestAt.getTime(), limit };
+  // The trades stored at the newest time come back: skipped by id, so that a burst of more than `limit`
+  // trades in one millisecond is walked past instead of answered again each time (decision 891).
+  if (newest.newestAt)
+    return {
+      since: newest.newestAt.getTime(),
+      limit,
+      ...(newest.idsAtNewest?.length ? { known: newest.idsAtNewest } : {}),
+    };
   return { since: input.horizonStart.getTime(), limit };
 }
 

@@ -8,6 +8,9 @@ import { exchangeTradeDays, exchangeTrades } from './exchange.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 import { wholeDays, type DaySpan } from './trade-days.domain.ts';
 
+/** Trades of one millisecond a sync skips by id at most (a venue's burst of fills of one order is far fewer). */
+const MAX_BOUNDARY_IDS = 10_000;
+
 export type TradeRow = typeof exchangeTrades.$inferSelect;
 export type NewTrade = typeof exchangeTrades.$inferInsert;
 
@@ -225,7 +228,14 @@ export function createTradesRepository(db: DbExecutor) {
      * Where a credential's sync of a market continues: its highest numeric venue trade id (Binance
      * numbers a market's trades in order) and its newest trade time.
      */
-    async newest(credentialId: string, symbol: string): Promise<{ maxId: string | null; newestAt: Date | null }> {
+    /**
+     * The newest stored trade of the credential's market: its highest numeric id, its time, and the ids
+     * stored at that time (at most MAX_BOUNDARY_IDS: a `since` cursor's page answers them again).
+     */
+    async newest(
+      credentialId: string,
+      symbol: string,
+    ): Promise<{ maxId: string | null; newestAt: Date | null; idsAtNewest: string[] }> {
       const [row] = await db
         .select({
           maxId: sql<string | null>`max(CASE WHEN ${exchangeTrades.exchangeTradeId} ~ '^[0-9]{1,30}$'
@@ -235,7 +245,20 @@ export function createTradesRepository(db: DbExecutor) {
         .from(exchangeTrades)
         .where(and(eq(exchangeTrades.credentialId, credentialId), eq(exchangeTrades.symbol, symbol)));
       const newestAt = row?.newestAt ? new Date(row.newestAt) : null;
-      return { maxId: row?.maxId ?? null, newestAt };
+      const atNewest = newestAt
+        ? await db
+            .select({ id: exchangeTrades.exchangeTradeId })
+            .from(exchangeTrades)
+            .where(
+              and(
+                eq(exchangeTrades.credentialId, credentialId),
+                eq(exchangeTrades.symbol, symbol),
+                gte(exchangeTrades.tradeTimestamp, newestAt),
+              ),
+            )
+            .limit(MAX_BOUNDARY_IDS)
+        : [];
+      return { maxId: row?.maxId ?? null, newestAt, idsAtNewest: atNewest.map((r) => r.id) };
     },
 
     /**

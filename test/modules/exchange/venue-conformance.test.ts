@@ -183,6 +183,34 @@ for (const v of CONFORMANCE_VENUES) {
       assert.equal((await call('GET', `/api/exchange/trades?exchange=${v.venue}`, undefined, null)).statusCode, 401);
     });
 
+    it('walks past more fills of one millisecond than a page holds, storing each once (decision 891)', async () => {
+      // One order filled against five makers: five fills at the same instant (whole seconds, as Kraken
+      // states them), newer than every stored one; a page of 2 holds fewer than the burst.
+      const at = Math.floor((Date.now() - 60_000) / 1000) * 1000;
+      const burst = seedFills('BTC', 'USDT', 5, at, `${v.venue.slice(0, 2).toUpperCase()}S`).map((f) => ({
+        ...f,
+        time: at,
+      }));
+      account.fills.push(...burst);
+      let synced = 0;
+      for (let round = 1; ; round += 1) {
+        assert.ok(round <= 6, 'the sync ends, not answering the same page again');
+        const body = (
+          await call('POST', `/api/exchange/trades/sync?exchange=${v.venue}&symbol=BTC/USDT&limit=2`)
+        ).json();
+        assert.equal(body.success, true, JSON.stringify(body));
+        synced += body.trades_synced;
+        if (!body.has_more) break;
+      }
+      assert.equal(synced, 5);
+      const listed = await call('GET', `/api/exchange/trades?exchange=${v.venue}&symbol=BTC/USDT&limit=1000`);
+      const ids = new Set((listed.json().trades as { exchange_trade_id: string }[]).map((r) => r.exchange_trade_id));
+      assert.ok(
+        burst.every((f) => ids.has(f.id)),
+        'every fill of the burst is stored',
+      );
+    });
+
     it('answers markets, ticker, venue info and health', async () => {
       const markets = await call('GET', `/api/exchange/markets?exchange=${v.venue}`);
       assert.equal(markets.statusCode, 200, markets.body);

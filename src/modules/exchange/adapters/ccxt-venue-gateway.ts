@@ -189,7 +189,7 @@ export class CcxtVenueGateway implements VenueGateway {
         venue,
         { credentials },
         async (exchange) =>
-          (await oldestTrades(venue, exchange, symbol, since, page.limit, Date.now())).map(toVenueTrade),
+          (await oldestTrades(venue, exchange, symbol, since, page.limit, Date.now(), page.known)).map(toVenueTrade),
         true,
       );
     }

@@ -109,6 +109,12 @@ export interface TradePage {
   fromId?: string;
   since?: number;
   limit: number;
+  /**
+   * Ids of trades at `since` already stored: the boundary trades a `since` page answers again, skipped
+   * and not counted toward `limit`, so that more than `limit` trades in one millisecond cannot stall the
+   * sync on the same page (docs/decisions/891).
+   */
+  known?: readonly string[];
 }
 
 export interface KeyPermissions {

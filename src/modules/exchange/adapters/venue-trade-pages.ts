@@ -48,13 +48,16 @@ function pager(venue: Venue, exchange: Exchange, symbol: string): Pager {
         oldestFirst: true,
         async fetch(from, to, cursor) {
           const end = Math.ceil(to / 1000);
+          // Kraken's `start` is exclusive (seconds) and ccxt sends since / 1000: a trade at exactly the
+          // window's first second would be left out, so the second before it is asked from (decision 891).
+          const start = Math.ceil(from / 1000) - 1;
           let ofs = Number(cursor ?? 0);
-          let page = await trades(from, { end, ofs });
+          let page = await trades(from, { start, end, ofs });
           if (cursor === undefined) {
             const count = Number((lastJson(exchange)?.result as Json)?.count ?? 0);
             if (count <= 50) return { trades: page };
             ofs = count - 50;
-            page = await trades(from, { end, ofs });
+            page = await trades(from, { start, end, ofs });
           }
           return { trades: page, next: ofs > 0 ? String(Math.max(0, ofs - 50)) : undefined };
         },
@@ -136,7 +139,8 @@ export function pagesNewestFirst(venue: Venue): boolean {
 }
 
 /**
- * The oldest `limit` trades of `symbol` at or after `since` (up to `now`), oldest first, each once.
+ * The oldest `limit` trades of `symbol` at or after `since` (up to `now`), oldest first, each once,
+ * leaving out the `known` ones (stored already: they count toward nothing, decision 891).
  * Never skips: a trade is left out only when `limit` older ones were returned.
  */
 export async function oldestTrades(
@@ -146,8 +150,10 @@ export async function oldestTrades(
   since: number,
   limit: number,
   now: number,
+  known: readonly string[] = [],
 ): Promise<Trade[]> {
   const source = pager(venue, exchange, symbol);
+  const skip = new Set(known);
   // Walking more than this many trades for `limit` of them: the window is halved instead.
   const enough = Math.max(limit, 100) * 3;
   const found: Trade[] = [];
@@ -169,7 +175,7 @@ export async function oldestTrades(
       const page = await source.fetch(from, to, cursor);
       for (const trade of page.trades) {
         const at = trade.timestamp ?? Number.NaN;
-        if (at >= from && at <= to) seen.set(key(trade), trade);
+        if (at >= from && at <= to && !skip.has(key(trade))) seen.set(key(trade), trade);
       }
       cursor = page.next;
       if (!cursor || (source.oldestFirst && found.length + seen.size >= limit)) break;
