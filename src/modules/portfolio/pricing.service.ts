@@ -1,7 +1,7 @@
 // Prices in the report quote: now (the market's last prices) and at an instant (the hourly close).
 // The market is asked only when a price other than the quote's is first needed, so a user holding
 // and trading nothing else is answered without the venue (docs/decisions/152).
-import { invalidField } from '../../platform/http/errors.ts';
+import { invalidField, unavailable } from '../../platform/http/errors.ts';
 import { dec, type Dec } from './ledger.domain.ts';
 import type { PortfolioQuotes } from './portfolio.deps.ts';
 import { priceLegs, priceThrough, type PriceLeg } from './price-legs.domain.ts';
@@ -60,9 +60,16 @@ export function createPricingService(deps: { quotes: PortfolioQuotes }) {
         const key = `${symbol}:${hour}`;
         let close = closes.get(key);
         if (!close) {
+          // A failure is not "no such candle": today's price would value the past and be kept in the
+          // ledger (decision 156) long after the venue is back, so the answer is 503 instead (decision 892).
           close = quotes.closeAt(symbol, new Date(hour)).then(
             (c) => (c === null ? lastOf(symbol) : dec(c)),
-            () => lastOf(symbol),
+            (error: unknown) => {
+              throw unavailable(`The venue did not give the hourly close of ${symbol}; try again shortly`, {
+                cause: error,
+                headers: { 'retry-after': '5' },
+              });
+            },
           );
           closes.set(key, close);
         }

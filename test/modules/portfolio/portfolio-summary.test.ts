@@ -189,6 +189,47 @@ describe('portfolio', () => {
         await offline.close();
       }
     });
+    it("answers 503 rather than value a past fill at today's price when its hour's close is not given, and keeps nothing wrong (decision 892)", async () => {
+      // A buy of BTC for USDT summed in BTC: the USDT paid is valued at the close of the fill's hour.
+      const trader = () =>
+        addAccount(fakes.binance, {
+          balances: [{ asset: 'BTC', free: '0.01000000', locked: '0.00000000' }],
+          trades: {
+            BTCUSDT: [
+              binanceTrade({
+                symbol: 'BTCUSDT',
+                id: 11,
+                price: '40000',
+                qty: '0.01',
+                isBuyer: true,
+                time: day(6, 9),
+                commission: '0.4',
+                commissionAsset: 'USDT',
+              }),
+            ],
+          },
+        });
+      const urls = [
+        '/api/exchange/balance/sync?exchange=binance',
+        '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT',
+      ];
+      const unlucky = await signIn(t.app, t.database);
+      await linkAndSync(t, unlucky, 'binance', trader(), urls);
+      fakes.binance.fail(500, undefined, { pathPrefix: '/api/v3/klines' });
+      const refused = await get('/api/portfolio/summary?quote=BTC', unlucky);
+      assert.equal(refused.statusCode, 503, refused.body);
+      assert.deepEqual(refused.json(), {
+        detail: 'The venue did not give the hourly close of BTCUSDT; try again shortly',
+      });
+      assert.equal(refused.headers['retry-after'], '5');
+      // Once the venue answers, the figures are those of a user who never met the failure.
+      const lucky = await signIn(t.app, t.database);
+      await linkAndSync(t, lucky, 'binance', trader(), urls);
+      const expected = (await get('/api/portfolio/summary?quote=BTC', lucky)).json<Record<string, unknown>>();
+      const after = await get('/api/portfolio/summary?quote=BTC', unlucky);
+      assert.equal(after.statusCode, 200, after.body);
+      assert.deepEqual({ ...after.json<Record<string, unknown>>(), as_of: null }, { ...expected, as_of: null });
+    });
   });
 
   describe('GET /api/portfolio/realized.csv', () => {
