@@ -60,7 +60,7 @@ export function createAuthService(deps: {
   const { db, tokens, passwords, cache, clock, settings } = deps;
   const { accounts, sessions, twoFactor } = deps.users;
   const throttle = createLoginThrottle({ cache, counters: deps.counters, devices: deps.devices, clock, settings });
-  const { issuePair, startSession } = createSessionIssuer({
+  const { issuePair, renewPair, startSession } = createSessionIssuer({
     sessions,
     tokens,
     clock,
@@ -306,7 +306,7 @@ export function createAuthService(deps: {
           now,
           tx,
         );
-        return issuePair(user, sessionId, session!, tx);
+        return renewPair(user, sessionId, session!, tx);
       });
       if (!pair) {
         await attempt.failed();

@@ -64,7 +64,7 @@ export function createPasskeyCeremonies(deps: {
   const { accounts, sessions, twoFactor, passkeys } = deps.users;
   const webauthn = createWebauthn(settings.webauthn);
   const throttle = createLoginThrottle({ cache, counters: deps.counters, devices: deps.devices, clock, settings });
-  const { issuePair, startSession } = createSessionIssuer({
+  const { renewPair, startSession } = createSessionIssuer({
     sessions,
     tokens,
     clock,
@@ -264,7 +264,7 @@ export function createPasskeyCeremonies(deps: {
           now,
           tx,
         );
-        return { tokens: await issuePair(current, sessionId, session, tx) };
+        return { tokens: await renewPair(current, sessionId, session, tx) };
       });
       if (outcome.failure) throw await failed(owner, purpose, outcome.failure, client, passkey);
       if (outcome.error) throw outcome.error;

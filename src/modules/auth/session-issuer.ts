@@ -66,6 +66,21 @@ export function createSessionIssuer(deps: {
   }
 
   /**
+   * A pair that replaces the live session's refresh token (a step-up's, decision 880): the token held
+   * before is spent, so the session keeps one chain. Left live, a copy of it taken earlier would mint
+   * access tokens carrying the second factor just presented, and never be seen as reused.
+   */
+  async function renewPair(
+    user: UserRow,
+    sessionId: string,
+    authentication: SessionAuthentication,
+    executor: DbExecutor,
+  ): Promise<IssuedTokens> {
+    await sessions.spendRefreshTokens(sessionId, clock.now(), executor);
+    return issuePair(user, sessionId, authentication, executor);
+  }
+
+  /**
    * A new device session for a user who authenticated (with a second factor, when `method` is given;
    * with a passkey and no password, when `firstFactor` is `webauthn`).
    */
@@ -108,5 +123,5 @@ export function createSessionIssuer(deps: {
     );
   }
 
-  return { issuePair, startSession };
+  return { issuePair, renewPair, startSession };
 }

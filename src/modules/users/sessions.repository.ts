@@ -193,6 +193,15 @@ export function createSessionsRepository(db: DbExecutor) {
         .set({ secondFactorAt: at, secondFactorMethod: method })
         .where(eq(deviceSessions.id, sessionId));
     },
+    /** Marks every live refresh token of the session spent (rotated): presenting one again is reuse. */
+    async spendRefreshTokens(sessionId: string, at: Date, executor: DbExecutor = db): Promise<void> {
+      await executor
+        .update(refreshTokens)
+        .set({ rotatedAt: at })
+        .where(
+          and(eq(refreshTokens.sessionId, sessionId), isNull(refreshTokens.rotatedAt), isNull(refreshTokens.revokedAt)),
+        );
+    },
     async markRotated(tokenId: string, at: Date, executor: DbExecutor = db): Promise<void> {
       await executor.update(refreshTokens).set({ rotatedAt: at }).where(eq(refreshTokens.id, tokenId));
     },

@@ -115,6 +115,14 @@ export function createSessionsService(deps: {
       return { kind: 'rotated', user, sessionId: token.sessionId, authentication };
     },
 
+    /**
+     * The session's refresh tokens are spent by a new pair that replaces them (a step-up's, decision
+     * 880): the session keeps one chain, and a copy of an earlier token presented later is reuse.
+     */
+    async spendRefreshTokens(sessionId: string, now: Date, tx: DbExecutor): Promise<void> {
+      await sessions.spendRefreshTokens(sessionId, now, tx);
+    },
+
     /** Ends one session and its refresh tokens. */
     async end(sessionId: string, reason: string, now: Date, tx: DbExecutor): Promise<void> {
       await sessions.revoke(sessionId, now, reason, tx);

@@ -91,7 +91,7 @@ export function passkeysRoutes(deps: {
             '`register`: 201 and the passkey (two-factor is on from now); a credential that does not verify: ' +
             '400; one registered already: 409. `login` and `mfa`: the token pair login answers, `amr` naming ' +
             "`webauthn`, and set the device cookie `tp_device` as a password sign-in does (the password's " +
-            'attempt of an `mfa` sign-in is given back); `step-up`: a new pair with a fresh `auth_time`. An unknown, used or expired ' +
+            "attempt of an `mfa` sign-in is given back); `step-up`: a new pair with a fresh `auth_time`, whose refresh token replaces the session's (spent). An unknown, used or expired " +
             '`challenge_token`, or an assertion that does not verify (replayed, tampered, another origin or RP ' +
             'ID, no user verification, a counter that went backwards): 401, audited, and counted in the login ' +
             'throttle as a wrong code is (429 beyond it).',

@@ -150,7 +150,8 @@ export function twoFactorRoutes(deps: {
             'For what moves money or guards the account (exchange credentials, the password, API tokens): with ' +
             'two-factor on, those need a second factor presented within `STEP_UP_MAX_AGE_MINUTES` (default ' +
             '10), which access tokens carry as `auth_time` and `amr` (kept through refresh). A right current ' +
-            '`code` marks this session and answers a new token pair whose access token carries it. A wrong or ' +
+            '`code` marks this session and answers a new token pair whose access token carries it; its refresh ' +
+            'token replaces the one the session held, which is spent (presented again, it ends the session). A wrong or ' +
             "reused code: 401, counted per session (5 in 15 minutes, 10 a day) and across the account's sessions " +
             "(30 a day), apart from the sign-in's codes (429 beyond them); two-factor not on: 409; an " +
             "identity provider's token (no session of ours): 403.",
