@@ -161,16 +161,11 @@ export function createAuthService(deps: {
 
     async login(email: string, password: string, client: ClientInfo & LoginClient): Promise<SignIn> {
       const normalized = email.trim().toLowerCase();
-      const counted = await throttle.reserve(normalized, client);
-      let user: Awaited<ReturnType<typeof accounts.findByEmail>>;
-      try {
-        user = await accounts.findByEmail(normalized);
-      } catch (error) {
-        // The password was never checked (the database is down): the attempt is given back, so an
-        // outage does not lock the account out once it is over (docs/decisions/102).
-        await throttle.giveBack(normalized, client, counted).catch(() => {});
-        throw error;
-      }
+      // The account is read before the attempt is counted: a device cookie counts as one only under the
+      // password it was earned with (decision 881). A database that is down therefore counts nothing, so
+      // an outage does not lock the account out once it is over (docs/decisions/102).
+      const user = await accounts.findByEmail(normalized);
+      const counted = await throttle.reserve({ email: normalized, passwordHash: user?.passwordHash }, client);
       // Hash even when the account does not exist, at the cost new hashes have here, so timing does
       // not reveal which addresses do. In the bounded sign-in queue (decision 735): refused when full,
       // the password unchecked, and the attempt given back as for an outage.
@@ -219,7 +214,7 @@ export function createAuthService(deps: {
         return { mfaToken, methods };
       }
       const pair = await db.transaction((tx) => startSession(user, client, now, tx));
-      return { ...pair, device: await throttle.trust(normalized, client) };
+      return { ...pair, device: await throttle.trust(user, client) };
     },
 
     /**
@@ -262,8 +257,8 @@ export function createAuthService(deps: {
         await attempt.succeeded();
       }
       if (outcome.error) throw outcome.error;
-      await throttle.release(user.email, client, await throttle.classify(user.email, client));
-      return { ...outcome.pair!, device: await throttle.trust(user.email, client) };
+      await throttle.release(user.email, client, await throttle.classify(user, client));
+      return { ...outcome.pair!, device: await throttle.trust(user, client) };
     },
 
     /**

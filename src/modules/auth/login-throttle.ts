@@ -9,7 +9,7 @@ import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { clientKey } from '../../platform/http/client-address.ts';
 import { rateLimited } from '../../platform/http/errors.ts';
-import type { DeviceCookies } from './device-cookie.ts';
+import type { DeviceAccount, DeviceCookies } from './device-cookie.ts';
 
 /** Login attempts allowed per fixed window before answering 429. */
 export const LOGIN_LIMITS = {
@@ -69,11 +69,14 @@ export function createLoginThrottle(deps: {
   };
 
   return {
-    /** How an attempt from this client at this account is counted; counts nothing. */
-    async classify(email: string, client: LoginClient): Promise<LoginReservation> {
-      const device = devices.verify(client.device, email, clock.now());
+    /**
+     * How an attempt from this client at this account is counted; counts nothing. A device cookie counts
+     * only while the account's password is the one it was earned with (decision 881).
+     */
+    async classify(account: DeviceAccount, client: LoginClient): Promise<LoginReservation> {
+      const device = devices.verify(client.device, account, clock.now());
       if (device) return { by: 'device', device };
-      const { known } = keysOf(email, client.ip);
+      const { known } = keysOf(account.email, client.ip);
       return { by: 'address', known: known !== undefined && (await cache.get(known)) !== undefined };
     },
 
@@ -83,9 +86,9 @@ export function createLoginThrottle(deps: {
      * attempt adds to no later counter: an address over its limit cannot create counters for made-up
      * e-mails, and one over an account's limit does not spend the account-wide one.
      */
-    async reserve(email: string, client: LoginClient): Promise<LoginReservation> {
-      const how = await this.classify(email, client);
-      for (const [key, limit] of countersOf(email, client, how)) {
+    async reserve(account: DeviceAccount, client: LoginClient): Promise<LoginReservation> {
+      const how = await this.classify(account, client);
+      for (const [key, limit] of countersOf(account.email, client, how)) {
         const attempt = await counters.incr(key, LOGIN_LIMITS.windowMs, limit);
         if (attempt.count > limit)
           throw rateLimited(attempt.resetMs / 1000, 'Too many login attempts; try again later');
@@ -119,10 +122,10 @@ export function createLoginThrottle(deps: {
      * Remembers the client as the owner's: its address becomes known to the account, and the answer
      * is a new device cookie to set.
      */
-    async trust(email: string, client: LoginClient): Promise<string> {
-      const { known } = keysOf(email, client.ip);
+    async trust(account: DeviceAccount, client: LoginClient): Promise<string> {
+      const { known } = keysOf(account.email, client.ip);
       if (known) await cache.set(known, 1, knownAddressTtlMs);
-      return devices.issue(email, clock.now());
+      return devices.issue(account, clock.now());
     },
 
     async reserveSignup(ip: string | undefined): Promise<void> {

@@ -224,7 +224,7 @@ export function createPasskeyCeremonies(deps: {
       // Counted before anything is checked, as a password or a code is; a success gives it back.
       const counted = owner ?? expectedUser;
       // Counted by the device cookie when it is one of the account's, else by the address (decision 196).
-      const reservation = counted ? await throttle.reserve(counted.email, client) : undefined;
+      const reservation = counted ? await throttle.reserve(counted, client) : undefined;
       if (!passkey || !owner) throw await failed(expectedUser, purpose, 'unknown_credential', client);
       if (challenge.userId && challenge.userId !== owner.id)
         throw await failed(expectedUser, purpose, 'other_account', client, passkey);
@@ -272,8 +272,8 @@ export function createPasskeyCeremonies(deps: {
       if (purpose === 'step-up') return { tokens: outcome.tokens! };
       // A completed sign-in, as a TOTP code's (decision 730): the password's attempt of a sign-in this
       // passkey finished is given back, and the client becomes the owner's (a known address, a device cookie).
-      if (purpose === 'mfa') await throttle.release(owner.email, client, await throttle.classify(owner.email, client));
-      return { tokens: { ...outcome.tokens!, device: await throttle.trust(owner.email, client) } };
+      if (purpose === 'mfa') await throttle.release(owner.email, client, await throttle.classify(owner, client));
+      return { tokens: { ...outcome.tokens!, device: await throttle.trust(owner, client) } };
     },
   };
 }

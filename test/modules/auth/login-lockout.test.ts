@@ -109,13 +109,37 @@ describe('auth: the owner is never locked out', () => {
     assert.equal(fresh.statusCode, 200, 'the owner, from home without it, is not');
   });
 
+  it('device cookies issued before a password change are no cookies after it (decision 881)', async () => {
+    const owner = await signIn(t.app, t.database);
+    // Whoever knew the password kept the cookie of every sign-in: each used to buy its own 5 guesses per
+    // window, apart from the address's and the account's, so a hoard of them guessed without bound.
+    const hoard: string[] = [];
+    for (let i = 0; i < 2; i++) hoard.push(deviceCookie(await login(owner, `192.0.2.${90 + i}`)));
+    const changed = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/password',
+      payload: { current_password: owner.password, new_password: 'the owner changed it 1' },
+      headers: owner.headers,
+    });
+    assert.equal(changed.statusCode, 200, changed.body);
+    const guess = (i: number) => ({ email: owner.email, password: `variant-${i}` });
+    const statuses: number[] = [];
+    for (let i = 0; i <= PAIR; i++)
+      statuses.push((await login(guess(i), '203.0.113.90', hoard[Math.floor(i / PAIR)])).statusCode);
+    // Counted by their address, as a client's without a cookie: the pair's limit holds the sixth.
+    assert.deepEqual(statuses, [...Array(PAIR).fill(401), 429]);
+    // The owner's next sign-in sets a cookie bound to the new password, which counts on its own again.
+    const renewed = deviceCookie(await login({ email: owner.email, password: 'the owner changed it 1' }, '192.0.2.92'));
+    assert.equal((await login(guess(9), '203.0.113.90', renewed)).statusCode, 401, 'the new cookie is a device');
+  });
+
   it('sets the device cookie HttpOnly and SameSite=Strict, for the sign-in routes, Secure over https', async () => {
     const owner = await signIn(t.app, t.database);
     const plain = await login(owner, '192.0.2.80');
     const setCookie = [plain.headers['set-cookie']].flat().find((c) => String(c).startsWith('tp_device='));
     const attributes = String(setCookie).split('; ').slice(1);
     assert.deepEqual(attributes.sort(), ['HttpOnly', 'Max-Age=15552000', 'Path=/api', 'SameSite=Strict']);
-    assert.doesNotMatch(plain.body, /tp_device|d1\./, 'never in the body');
+    assert.doesNotMatch(plain.body, /tp_device|d\d\./, 'never in the body');
 
     const proxied = await buildTestApp({ keepData: true, env: { TRUST_PROXY: '127.0.0.1' } });
     try {
