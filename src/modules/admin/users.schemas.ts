@@ -93,7 +93,8 @@ export const UserPatch = Type.Object(
       Type.Boolean({
         description:
           "`false` resets the user's second factor (secret and recovery codes removed, every session revoked, " +
-          'audited); `true` is refused with 422 unless it is on already: the user enrolls themselves.',
+          "audited), though not an admin's own (409: they turn it off with POST /api/auth/2fa/disable); `true` " +
+          'is refused with 422 unless it is on already: the user enrolls themselves.',
       }),
     ),
   },

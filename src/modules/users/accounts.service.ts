@@ -85,8 +85,8 @@ export function createAccountsService(deps: {
 
     /**
      * Changes role, tier, status, e-mail verification, or resets two-factor. Refused: locking oneself
-     * out (`by`, the acting account), taking the last active admin away (409), turning two-factor
-     * on (the user enrolls themselves, decision 142). A suspension or deletion ends every session
+     * out (`by`, the acting account), resetting one's own two-factor (decision 882), taking the last
+     * active admin away (409), turning two-factor on (the user enrolls themselves, decision 142). A suspension or deletion ends every session
      * (`admin_<status>`); a two-factor reset drops the secret and codes and ends every session.
      */
     async change(
@@ -105,6 +105,15 @@ export function createAccountsService(deps: {
       if (!current) throw userNotFound();
       if (mayRemoveAdmin && !keepsAnAdmin(locked.activeAdmins, current, patch))
         throw conflict(lastAdminMessage(current.email));
+      // One's own second factor is turned off with it (POST /api/auth/2fa/disable), never by the admin
+      // role: an admin:write API token, which may not touch two-factor, would take it off its owner
+      // (decision 882). Another admin, or the command line's users:reset-2fa, resets a lost one.
+      if (by === id && patch.twoFactorEnabled === false && current.twoFactorEnabled) {
+        throw conflict(
+          'You cannot reset your own second factor here; turn it off yourself (POST /api/auth/2fa/disable, ' +
+            'DELETE /api/auth/passkeys/{passkey_id})',
+        );
+      }
       if (patch.twoFactorEnabled === true && !current.twoFactorEnabled) {
         throw invalidField(
           ['body', 'twoFactorEnabled'],

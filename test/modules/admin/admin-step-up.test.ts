@@ -109,6 +109,22 @@ describe("admin changes to accounts need the admin's step-up", () => {
     assertDetail(anonymous, 401, 'Not authenticated');
   });
 
+  it("keeps an admin's own second factor from the admin API: 409 with a session or an admin:write token (decision 882)", async () => {
+    const admin = await twoFactorAdmin();
+    const created = await call('POST', '/api/auth/tokens', admin.token, { name: 'bot', scopes: ['admin:write'] });
+    assert.equal(created.statusCode, 201, created.body);
+    const bot = created.json<{ token: string }>().token;
+    const own = `/api/admin/users/${admin.id}`;
+    // The token may not touch two-factor through /api/auth; the admin route was the way around it.
+    assertDetail(await call('PATCH', own, bot, { twoFactorEnabled: false }), 409);
+    assertDetail(await call('PATCH', own, admin.token, { twoFactorEnabled: false }), 409);
+    const me = await call('GET', '/api/auth/me', admin.token);
+    assert.equal(me.statusCode, 200, me.body);
+    assert.equal(me.json<{ twoFactorEnabled: boolean }>().twoFactorEnabled, true);
+    // Another admin still resets it: the way back for an admin who lost their authenticator.
+    assert.equal((await call('PATCH', own, operator.token, { twoFactorEnabled: false })).statusCode, 200);
+  });
+
   it('documents the step-up on each such operation', async () => {
     const document = (await f.t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
       paths: Record<string, Record<string, { 'x-step-up'?: boolean }>>;
