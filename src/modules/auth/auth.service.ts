@@ -39,6 +39,9 @@ interface AuthSettings {
   refreshTokenTtlDays: number;
 }
 
+/** Thrown in a sign-in's transaction to roll its challenge back when the second factor was wrong. */
+class WrongSecondFactor extends Error {}
+
 /** How long the `mfa_token` of a sign-in waiting for its second factor is good for. */
 export const MFA_TOKEN_TTL_MS = 5 * 60 * 1000;
 
@@ -230,15 +233,23 @@ export function createAuthService(deps: {
       const user = await accounts.findById(challenge.userId);
       if (!user?.twoFactorEnabled) throw invalidMfaToken();
       const attempt = await deps.attempts.reserve(user);
-      const outcome = await db.transaction(async (tx) => {
-        const method = await deps.secondFactor.check(user, body, { now, ip: client.ip, purpose: 'sign_in' }, tx);
-        if (!method) return { error: wrongSecondFactor(), failed: true };
-        if (!(await twoFactor.spendChallenge(challenge.id, now, tx))) return { error: invalidMfaToken() };
-        const current = await accounts.findById(user.id, tx);
-        if (current?.status !== 'active')
-          return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
-        return { pair: await startSession(current, client, now, tx, method) };
-      });
+      // What can refuse the sign-in is settled before the second factor is spent, so a refused one
+      // spends no recovery code and mails nobody about one (decision 883): the account's status, then
+      // the challenge (a concurrent sign-in with it waits on its row). A wrong code rolls the challenge back.
+      const outcome: { pair?: IssuedTokens; error?: AppError; failed?: boolean } = await db
+        .transaction(async (tx) => {
+          const current = await accounts.findById(user.id, tx);
+          if (current?.status !== 'active')
+            return { error: forbidden(`User account is ${current?.status ?? 'deleted'}`) };
+          if (!(await twoFactor.spendChallenge(challenge.id, now, tx))) return { error: invalidMfaToken() };
+          const method = await deps.secondFactor.check(current, body, { now, ip: client.ip, purpose: 'sign_in' }, tx);
+          if (!method) throw new WrongSecondFactor();
+          return { pair: await startSession(current, client, now, tx, method) };
+        })
+        .catch((error: unknown) => {
+          if (error instanceof WrongSecondFactor) return { error: wrongSecondFactor(), failed: true };
+          throw error;
+        });
       if (outcome.failed) {
         await attempt.failed();
         await audit(

@@ -280,6 +280,32 @@ describe('two-factor sign-in', () => {
       );
     });
 
+    it('spends no recovery code on a sign-in it cannot finish (decision 883)', async () => {
+      const user = await enrolled();
+      const admin = await signIn(t.app, t.database, { role: 'admin' });
+      const patch = (status: string) =>
+        t.app.inject({
+          method: 'PATCH',
+          url: `/api/admin/users/${user.id}`,
+          headers: admin.headers,
+          payload: { status },
+        });
+      const [code] = user.recoveryCodes;
+      // The password was right; the account is suspended before the second factor comes.
+      const pending = await challenge(user);
+      assert.equal((await patch('suspended')).statusCode, 200);
+      assertDetail(await post('/api/auth/2fa/verify', { mfa_token: pending, recovery_code: code }), 403);
+      assert.equal((await patch('active')).statusCode, 200);
+      // Reactivated, the owner still holds the code, and was not told it was used.
+      const verified = await post('/api/auth/2fa/verify', { mfa_token: await challenge(user), recovery_code: code });
+      assert.equal(verified.statusCode, 200, verified.body);
+      const used = await t.database.rows<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM audit_log
+          WHERE action = 'auth.2fa.recovery_code_used' AND subject_user_id = ${user.id}`,
+      );
+      assert.equal(Number(used[0]!.n), 1);
+    });
+
     it('wants exactly one of code and recovery_code', async () => {
       const user = await enrolled();
       const token = await challenge(user);
