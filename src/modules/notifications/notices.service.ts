@@ -3,7 +3,8 @@
 // once whichever instance sees it), and delivered with retries: mail through the mailer's own kind,
 // Telegram and the user's webhook through `notify.send`. Outbox rows carry the message, never the chat
 // id or the URL: the sender opens them from the preferences when it sends. Only a Telegram chat linked
-// through the bot (decision 860) is written to.
+// through the bot (decision 860) is written to, and mail goes only to a verified address (decision 840);
+// the user's other channels are told all the same.
 import type { Logger } from 'pino';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
@@ -55,8 +56,10 @@ export function createNoticesService(deps: {
       if (channel.type === 'telegram' && !channel.proven) continue;
       const dedupeKey = `notify:${key}:${channel.id}`;
       if (channel.type === 'email') {
+        // Only to an address proven the user's (decision 840): open sign-up takes any address, and whoever
+        // registered someone else's would have us mail them at the pace of their own actions.
         const user = await accounts.findById(userId);
-        if (!user) continue;
+        if (!user?.emailVerified) continue;
         const sent = await mail.mail(
           db,
           { to: user.email, subject: message.title, text: plainText(message) },

@@ -156,6 +156,8 @@ describe('notification preferences', () => {
 
   it('sends a test notification on every channel: mail, Telegram and the webhook', async () => {
     await linked(alice);
+    // Mail goes only to a verified address (decision 840).
+    await t.modules.admin.users.updateUser(alice.id, { emailVerified: true }, { id: null });
     assert.equal((await put(alice, everything())).statusCode, 200);
     const response = await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers });
     assert.equal(response.statusCode, 202, response.body);

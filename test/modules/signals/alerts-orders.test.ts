@@ -134,6 +134,8 @@ describe('TradingView alerts through the order path', () => {
   });
 
   it('tells the owner of the fill, as they chose, through the account events', async () => {
+    // Mail goes only to a verified address (decision 840).
+    await o.t.modules.admin.users.updateUser(trader.id, { emailVerified: true }, { id: null });
     const chose = await o.inject('PUT', '/api/notifications/preferences', trader.headers, {
       channels: [{ type: 'email' }],
       events: ['order.filled'],

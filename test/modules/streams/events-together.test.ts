@@ -18,6 +18,8 @@ describe('account events published together', () => {
     t = await buildTestApp();
     users = [];
     for (let i = 0; i < 5; i++) users.push(await signIn(t.app, t.database));
+    // Their notices are mailed: only to a verified address (decision 840).
+    for (const user of users) await t.modules.admin.users.updateUser(user.id, { emailVerified: true }, { id: null });
   });
   after(() => t.close());
 

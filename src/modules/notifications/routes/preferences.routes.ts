@@ -32,7 +32,8 @@ export function preferencesRoutes(deps: {
           summary: 'Where and of what you are notified',
           description:
             'Your channels and events; until you change them, mail about order.rejected, signal.refused, ' +
-            'trading.halted and daily_loss. A webhook URL is shown by its origin only.',
+            'trading.halted and daily_loss. A webhook URL is shown by its origin only. Mail goes only to a ' +
+            'verified address: until yours is verified, the email channel is skipped.',
           security: bearerSecurity,
           response: { 200: Preferences, ...errorResponses(401, 403) },
         },
@@ -92,7 +93,8 @@ export function preferencesRoutes(deps: {
           operationId: 'sendTestNotification',
           summary: 'Send a test notification',
           description:
-            'Queues one test notification on each of your channels; they are sent within seconds. At most ' +
+            'Queues one test notification on each of your channels (mail only to a verified address); they are ' +
+            'sent within seconds. At most ' +
             `${TEST_SENDS_PER_MINUTE} a minute per user (429 with Retry-After past it).`,
           security: bearerSecurity,
           response: { 202: TestSent, ...errorResponses(401, 403, 429) },
