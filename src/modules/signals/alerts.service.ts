@@ -1,6 +1,8 @@
 // TradingView alerts (docs/decisions/220): every check runs before anything but a counter is written —
-// throttles, the secret (constant time), the body's form, staleness — then the alert is claimed once
-// per (hook, alert id) and its order goes through the order placer, the same door as POST /api/orders.
+// the address throttle, the secret (constant time), the hook's own throttle, the fields, staleness — then
+// the alert is claimed once per (hook, alert id) and its order goes through the order placer, the same
+// door as POST /api/orders. Only an alert that proved the secret counts against its hook's limit; the
+// others are bounded on counters of their own (decision 841), so nobody without the secret can spend it.
 import { timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
@@ -91,6 +93,21 @@ export function createAlertsService(deps: {
     if (hit.count <= limit) return;
     if (hook) await repo.countRefused(hook.id, `429: too many alerts ${what}`, clock.now());
     throw rateLimited(hit.resetMs / 1000, `Too many alerts ${what}; try again later`);
+  }
+
+  /**
+   * An alert that did not prove the hook's secret (decision 841), counted apart from the hook's own limit:
+   * per address, past which that sender is refused (429, nothing written) whichever hook it names, so
+   * known and unknown hooks answer alike; and per hook, past which its refusals are no longer written.
+   * Answers whether this one may be counted on the hook.
+   */
+  async function failed(ip: string | undefined, hook: HookRow | undefined): Promise<boolean> {
+    const limit = limits.hookPerMinute;
+    const address = await cache.incr(`signals:failed:address:${clientKey(ip) ?? 'unknown'}`, WINDOW_MS, limit);
+    if (address.count > limit)
+      throw rateLimited(address.resetMs / 1000, 'Too many refused alerts from this address; try again later');
+    if (!hook) return false;
+    return (await cache.incr(`signals:failed:hook:${hook.id}`, WINDOW_MS, limit)).count <= limit;
   }
 
   /** Counts the refusal and, when the secret was right, tells the owner. */
@@ -199,9 +216,15 @@ export function createAlertsService(deps: {
       );
     },
 
-    /** A body over the limit, admitted by the address throttle: refused unread (413), counted on its hook. */
+    /**
+     * A body over the limit, admitted by the address throttle: refused unread (413), counted on its hook
+     * within the hook's bound of unproven alerts (decision 841).
+     */
     async oversized(hookId: string): Promise<void> {
-      if (UUID.test(hookId)) await repo.countRefused(hookId, '413: the alert body is over 16 KiB', clock.now());
+      if (!UUID.test(hookId)) return;
+      const limit = limits.hookPerMinute;
+      if ((await cache.incr(`signals:failed:hook:${hookId}`, WINDOW_MS, limit)).count <= limit)
+        await repo.countRefused(hookId, '413: the alert body is over 16 KiB', clock.now());
     },
 
     /** An alert admitted by `admit` (the route runs it before reading the body). */
@@ -210,14 +233,21 @@ export function createAlertsService(deps: {
       const fields = fieldsOf(body);
       if (!hook) {
         sameSecret(fields ? secretOf(fields) : undefined, NO_HASH);
+        await failed(ip, undefined);
+        throw wrongSecret();
+      }
+      // The secret before the hook's own throttle (decision 841): a sender without it must not spend the
+      // minute's alerts of the hook whose URL it knows.
+      if (!fields) {
+        const refused = validationFailed([notAnAlert(body)]);
+        if (await failed(ip, hook)) return refuse(hook, refused, true, false);
+        throw refused;
+      }
+      if (!sameSecret(secretOf(fields), hook.secretHash) || !allowed(hook, ip)) {
+        if (await failed(ip, hook)) await repo.countRefused(hook.id, null, clock.now());
         throw wrongSecret();
       }
       await throttle(`signals:hook:${hook.id}`, limits.hookPerMinute, hook, 'for this hook');
-      if (!fields) return refuse(hook, validationFailed([notAnAlert(body)]), true, false);
-      if (!sameSecret(secretOf(fields), hook.secretHash) || !allowed(hook, ip)) {
-        await repo.countRefused(hook.id, null, clock.now());
-        throw wrongSecret();
-      }
       const read = readAlert(fields);
       if ('issues' in read) return refuse(hook, validationFailed(read.issues), true, true);
       const { alert } = read;

@@ -43,8 +43,9 @@ export function alertsRoutes(deps: { alerts: AlertsService }): FastifyPluginAsyn
             'first is still being placed (past the order step’s bound a copy left without its order is taken ' +
             'over, through the same order key: 202 if that places it, 200 with the order if it was made). 401 wrong ' +
             'secret or unknown hook, 413 over 16 KiB, 422 unreadable, unknown action or stale `time`, 429 ' +
-            'throttled per hook and per address (the address first, before the body is read: a body over 16 KiB ' +
-            'past that limit is 429 too); the order path’s own refusals (422 limits, 423 halted, 403 ' +
+            'throttled per address (first, before the body is read: a body over 16 KiB past that limit is 429 ' +
+            'too), per hook (only alerts with the right secret count), and per address for refused alerts ' +
+            '(wrong secret or unreadable, on a counter of their own); the order path’s own refusals (422 limits, 423 halted, 403 ' +
             'live safety, 503 trading not available) as that route answers them.',
           security: [],
           params: Type.Object({ hook_id: Type.String({ maxLength: 64, description: 'The hook, from its URL.' }) }),
