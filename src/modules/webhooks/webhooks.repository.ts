@@ -144,12 +144,28 @@ async function claim(delivery: NewDelivery, tx: DbExecutor): Promise<Claim> {
   return 'retry';
 }
 
+/** Content keys of bodies matched for as long as deliveries are kept (decision 842): no window in them. */
+const KEPT = 'kept';
+/** The window signed bodies were matched within before decision 842, still looked up for their rows. */
+const FORMER_REPLAY_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** `<digest>@<start of the window>` for the window `at` falls in and its two neighbours. */
+function windowKeys(digest: string, at: number, windowMs: number): string[] {
+  const start = Math.floor(at / windowMs) * windowMs;
+  return [start, start - windowMs, start + windowMs].map(
+    (windowStart) => `${digest}@${new Date(windowStart).toISOString()}`,
+  );
+}
+
 /**
  * A delivery its body names too (decision 099): the same body within `windowMs` of a stored copy is
  * that delivery again, whatever id it comes with; further apart, a new one. Content keys are
  * `<digest>@<start of the window>`, so a copy can only sit under this window's key or a
  * neighbour's: three exact lookups on an index. The next window counts too: instances' clocks
- * differ, and a copy stamped later may be stored first. Without a sender id, the key is the id.
+ * differ, and a copy stamped later may be stored first. An infinite `windowMs` (signed bodies whose
+ * signature covers no id nor time, decision 842) keys the body `<digest>@kept`, matched for as long as
+ * the deliveries are kept, as their ids are; rows stored under the former 30-day windows are looked up
+ * too. Without a sender id, the key is the id.
  */
 async function claimByContent(
   tx: DbExecutor,
@@ -165,10 +181,10 @@ async function claimByContent(
       hashtext(${`${delivery.provider}:${digest}`}))`,
   );
   const at = delivery.receivedAt.getTime();
-  const start = Math.floor(at / windowMs) * windowMs;
-  const keys = [start, start - windowMs, start + windowMs].map(
-    (windowStart) => `${digest}@${new Date(windowStart).toISOString()}`,
-  );
+  const kept = !Number.isFinite(windowMs);
+  const keys = kept
+    ? [`${digest}@${KEPT}`, ...windowKeys(digest, at, FORMER_REPLAY_WINDOW_MS)]
+    : windowKeys(digest, at, windowMs);
   const [copy] = await tx
     .select({ deliveryId: webhookDeliveries.deliveryId })
     .from(webhookDeliveries)
@@ -176,8 +192,8 @@ async function claimByContent(
       and(
         eq(webhookDeliveries.provider, delivery.provider),
         inArray(webhookDeliveries.contentKey, keys),
-        gt(webhookDeliveries.receivedAt, new Date(at - windowMs)),
-        lt(webhookDeliveries.receivedAt, new Date(at + windowMs)),
+        kept ? undefined : gt(webhookDeliveries.receivedAt, new Date(at - windowMs)),
+        kept ? undefined : lt(webhookDeliveries.receivedAt, new Date(at + windowMs)),
       ),
     )
     .orderBy(descending(webhookDeliveries.receivedAt))

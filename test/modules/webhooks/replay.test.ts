@@ -1,9 +1,11 @@
 // A signed body replayed under a new delivery id, where the signature covers neither the id nor a
-// time, is the same delivery: one effect (decision 099).
+// time, is the same delivery: one effect (decision 099), for as long as deliveries are kept (842).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { REPLAY_WINDOW_MS, RETRY_WINDOW_MS } from '../../../src/modules/webhooks/providers/provider.ts';
+import { sql } from 'drizzle-orm';
+import { RETRY_WINDOW_MS } from '../../../src/modules/webhooks/providers/provider.ts';
+import { bodyDigest } from '../../../src/modules/webhooks/signatures.ts';
 import { resetDatabase, type TestApp } from '../../helpers/test-app.ts';
 import {
   bearerDelivery,
@@ -159,23 +161,56 @@ describe('a signed delivery replayed under a new delivery id', () => {
     assert.equal(await received('authprovider'), 1);
   });
 
-  it(
-    'the sender redelivering under its own id stays a duplicate past the window; a new id ' +
-      'is a new delivery only after it',
-    async () => {
-      const original = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push());
-      await send(t, '/api/webhooks/platforms/codehost', original);
-      clock.advance(REPLAY_WINDOW_MS - HOUR);
-      assert.equal(
-        (await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status,
-        'duplicate',
-      );
-      clock.advance(2 * HOUR);
-      assert.equal((await send(t, '/api/webhooks/platforms/codehost', original)).json().status, 'duplicate');
-      assert.equal(
-        (await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status,
-        'processed',
-      );
-    },
-  );
+  it('code host: a replay under a new id is the first delivery for as long as deliveries are kept', async () => {
+    // Delivery ids are kept with their rows; the signed body is matched as long (decision 842), not 30 days.
+    const original = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push());
+    await send(t, '/api/webhooks/platforms/codehost', original);
+    clock.advance(400 * DAY);
+    assert.equal((await send(t, '/api/webhooks/platforms/codehost', original)).json().status, 'duplicate');
+    const replay = await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'));
+    assert.deepEqual(
+      [replay.json().status, replay.json().delivery_id],
+      ['duplicate', original.headers['x-github-delivery']],
+    );
+    assert.equal((await outboxRows(t, 'codehost')).length, 1, 'one chat message');
+  });
+
+  it('error monitoring and the plain mailer: a copy months later is still the same delivery', async () => {
+    const issue = {
+      action: 'created',
+      installation: { uuid: 'inst-2' },
+      data: { issue: { shortId: 'TRADING-2', title: 'RangeError', level: 'error', project: { slug: 'api' } } },
+    };
+    const sentry = sentryDelivery(SECRETS.ERRORMON_WEBHOOK_SECRET, 'issue', issue, { timestamp: NOW_S });
+    const bounce = {
+      type: 'email.bounced',
+      created_at: NOW.toISOString(),
+      data: { email_id: 'e-2', to: ['gone@example.com'], bounce: { type: 'Permanent' } },
+    };
+    const mail = mailerSpecDelivery(SECRETS.MAILER_WEBHOOK_SECRET, bounce);
+    assert.equal((await send(t, '/api/webhooks/platforms/errormon', sentry)).json().status, 'processed');
+    assert.equal((await send(t, '/api/webhooks/mailer', mail)).json().status, 'processed');
+    clock.advance(90 * DAY);
+    assert.equal(
+      (await send(t, '/api/webhooks/platforms/errormon', underNewId(sentry, 'request-id'))).json().status,
+      'duplicate',
+    );
+    assert.equal((await send(t, '/api/webhooks/mailer', mail)).json().status, 'duplicate');
+    assert.equal((await outboxRows(t, 'errormon')).length, 1);
+  });
+
+  it('finds a copy stored under the former 30-day window key (rows from before decision 842)', async () => {
+    const original = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', push('legacy'));
+    await send(t, '/api/webhooks/platforms/codehost', original);
+    // As the former code stored it: the digest and the start of its 30-day window.
+    const window = 30 * DAY;
+    const former = `${bodyDigest(Buffer.from(original.body))}@${new Date(Math.floor(NOW.getTime() / window) * window).toISOString()}`;
+    await t.database.db.execute(sql`UPDATE webhook_deliveries SET content_key = ${former} WHERE provider = 'codehost'`);
+    clock.advance(20 * DAY);
+    assert.equal(
+      (await send(t, '/api/webhooks/platforms/codehost', underNewId(original, 'x-github-delivery'))).json().status,
+      'duplicate',
+    );
+    assert.equal((await outboxRows(t, 'codehost')).length, 1);
+  });
 });

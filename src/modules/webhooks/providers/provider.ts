@@ -25,7 +25,8 @@ export interface DeliveryIdentity {
   /**
    * How long the same body counts as this delivery again, whatever id it comes with (decision 099):
    * set when the sender's id alone cannot name the delivery, because it sent none or its signature
-   * does not cover the id, so a signed body could be replayed under a new one.
+   * does not cover the id, so a signed body could be replayed under a new one. Infinite: for as long
+   * as the deliveries are kept (decision 842).
    */
   sameBodyWindowMs?: number;
 }
@@ -35,12 +36,12 @@ const MINUTE_MS = 60 * 1000;
 /**
  * Same-body windows (decision 099). RETRY: a body that can genuinely recur (a row changed back and
  * forth) or one only a bearer secret vouches for; ten minutes covers a resend of the same request.
- * REPLAY: a body signed without a signed time, carrying the sender's own event ids and times, so a
- * copy is a replay: thirty days, longer than any sender's redelivery and long enough that a captured
- * body is stale news when it could pass again.
+ * REPLAY: a body signed without a signed id or time, carrying the sender's own event ids and times, so
+ * a copy is a replay: matched for as long as the deliveries are kept, as the sender's ids are
+ * (decision 842; thirty days before it), so no new id makes a captured body pass again.
  */
 export const RETRY_WINDOW_MS = 10 * MINUTE_MS;
-export const REPLAY_WINDOW_MS = 30 * 24 * 60 * MINUTE_MS;
+export const REPLAY_WINDOW_MS = Number.POSITIVE_INFINITY;
 
 /** What the route answers; most providers only acknowledge, the auth hook answers with data. */
 export interface HookAnswer {
