@@ -53,6 +53,8 @@ describe('linking a Telegram chat', () => {
 
   it('links the chat the link is opened in: the bot says so there, and notifications follow', async () => {
     const alice = await signIn(t.app, t.database);
+    // Mail goes only to a verified address (decision 840).
+    await t.modules.admin.users.updateUser(alice.id, { emailVerified: true }, { id: null });
     const chat = newChat();
     const link = await askLink(t, alice);
     assert.match(link.code, /^[A-Za-z0-9_-]{32}$/);
@@ -126,6 +128,8 @@ describe('linking a Telegram chat', () => {
 
   it('tells an unproven chat (typed in before linking) nothing until it is linked from that chat', async () => {
     const carol = await signIn(t.app, t.database);
+    // Mail goes only to a verified address (decision 840).
+    await t.modules.admin.users.updateUser(carol.id, { emailVerified: true }, { id: null });
     const chat = newChat();
     bot.startChat(chat);
     // As decision 222 stored a typed chat id: sealed, without proof.
