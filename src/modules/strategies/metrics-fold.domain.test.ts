@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { strategyMetrics, type MetricsFill } from './metrics.domain.ts';
-import { foldFills, inFigureOrder, metricsOf, stateOfFills, type MetricsState } from './metrics-fold.domain.ts';
+import { inFigureOrder, strategyMetrics, type MetricsFill } from './metrics.domain.ts';
+import { foldFills, metricsOf, stateOfFills, type MetricsState } from './metrics-fold.domain.ts';
 
 /** A seeded generator (mulberry32): the same sequences on every run. */
 function random(seed: number): () => number {

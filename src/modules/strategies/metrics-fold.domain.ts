@@ -3,12 +3,8 @@
 // same whatever the history. The open lots (FIFO per symbol), the peak capital, the round trips closed in
 // their final place (counted, and the equity curve's points that can still be its deepest fall) and the
 // last round trip, which a later fill of its own order may still grow. Pure.
-import { Decimal } from 'decimal.js';
 import type { StrategyMetrics } from './strategies.domain.ts';
-import type { MetricsFill } from './metrics.domain.ts';
-
-const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });
-type Dec = InstanceType<typeof D>;
+import { applyToLots, D, type Dec, inFigureOrder, type Lot, type MetricsFill, rounded } from './metrics.domain.ts';
 
 /** Decimals as strings (exact), so the state goes through JSON unchanged. */
 export interface MetricsState {
@@ -100,53 +96,16 @@ export function foldFills(state: MetricsState, fills: readonly MetricsFill[], ha
   return true;
 }
 
-/** The fill's effect on the open lots (as roundTrips); answers the net gain of the units it closed, or null. */
+/** The fill's effect on the open lots (applyToLots, on the state's); answers the net gain of the units it closed, or null. */
 function foldLots(state: MetricsState, fill: MetricsFill): Dec | null {
-  const [base, quote] = fill.symbol.split('/');
-  const price = new D(fill.price);
-  const amount = new D(fill.amount);
-  const fee = new D(fill.fee);
-  const feeInBase = fill.feeCurrency === base;
-  const feeInQuote = fill.feeCurrency === quote;
-  const queue = (state.lots[fill.symbol] ?? []).map(([a, c]) => ({ amount: new D(a), cost: new D(c) }));
-  let open = new D(state.open);
-  let net: Dec | null = null;
-  if (fill.side === 'buy') {
-    const received = feeInBase ? amount.minus(fee) : amount;
-    const cost = price.times(amount).plus(feeInQuote ? fee : 0);
-    if (received.gt(0)) {
-      queue.push({ amount: received, cost });
-      open = open.plus(cost);
-      state.peak = str(D.max(new D(state.peak), open));
-    }
-  } else {
-    const given = feeInBase ? amount.plus(fee) : amount;
-    const proceeds = price.times(amount).minus(feeInQuote ? fee : 0);
-    let left = given;
-    let basis = new D(0);
-    while (left.gt(0) && queue.length > 0) {
-      const lot = queue[0]!;
-      const take = D.min(lot.amount, left);
-      const part = take.eq(lot.amount) ? lot.cost : lot.cost.times(take).div(lot.amount);
-      basis = basis.plus(part);
-      lot.cost = lot.cost.minus(part);
-      lot.amount = lot.amount.minus(take);
-      left = left.minus(take);
-      if (lot.amount.isZero()) queue.shift();
-    }
-    const closed = given.minus(left);
-    if (!closed.isZero()) {
-      open = open.minus(basis);
-      net = proceeds.times(closed).div(given).minus(basis);
-    }
-  }
+  const queue: Lot[] = (state.lots[fill.symbol] ?? []).map(([a, c]) => ({ amount: new D(a), cost: new D(c) }));
+  const { open, net } = applyToLots(queue, fill, new D(state.open));
   state.open = str(open);
+  state.peak = str(D.max(new D(state.peak), open));
   if (queue.length > 0) state.lots[fill.symbol] = queue.map((lot) => [str(lot.amount), str(lot.cost)]);
   else delete state.lots[fill.symbol];
   return net;
 }
-
-const rounded = (value: Dec) => value.toDecimalPlaces(4).toNumber();
 
 /** The figures of a state (decision 216): as metrics.domain.ts's strategyMetrics answers them. */
 export function metricsOf(state: MetricsState): StrategyMetrics {
@@ -164,12 +123,6 @@ export function metricsOf(state: MetricsState): StrategyMetrics {
     max_drawdown_pct: rounded(drawdown),
   };
 }
-
-const byTime = (a: MetricsFill, b: MetricsFill) =>
-  a.at.getTime() - b.at.getTime() || (a.tradeId < b.tradeId ? -1 : a.tradeId > b.tradeId ? 1 : 0);
-
-/** Orders fills as the figures take them: by time, then trade id. */
-export const inFigureOrder = (fills: readonly MetricsFill[]): MetricsFill[] => [...fills].sort(byTime);
 
 /**
  * The state after all of a strategy's fills, computed from all of them (as metrics.domain.ts's

@@ -7,8 +7,8 @@
 import { Decimal } from 'decimal.js';
 import type { StrategyMetrics } from './strategies.domain.ts';
 
-const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });
-type Dec = InstanceType<typeof D>;
+export const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });
+export type Dec = InstanceType<typeof D>;
 
 export interface MetricsFill {
   tradeId: string;
@@ -34,7 +34,7 @@ export interface RoundTrip {
   closedAt: Date;
 }
 
-interface Lot {
+export interface Lot {
   amount: Dec;
   /** What the units left in the lot cost, fees included (kept whole, so a lot closed entirely costs exactly it). */
   cost: Dec;
@@ -42,6 +42,51 @@ interface Lot {
 
 const byTime = (a: MetricsFill, b: MetricsFill) =>
   a.at.getTime() - b.at.getTime() || (a.tradeId < b.tradeId ? -1 : a.tradeId > b.tradeId ? 1 : 0);
+
+/** Orders fills as the figures take them: by time, then trade id. */
+export const inFigureOrder = (fills: readonly MetricsFill[]): MetricsFill[] => [...fills].sort(byTime);
+
+/**
+ * The round trips the fills close, in the order they completed, and the most capital the strategy
+ * had in open lots at once (the base its return and drawdown are counted on).
+ */
+/**
+ * A fill's effect on its symbol's open lots, in place: a buy opens a lot, a sell closes the oldest first.
+ * Answers the capital left in open lots (`open` before the fill), and for a sell the units it closed and
+ * their net gain (`net` null when it closed none).
+ */
+export function applyToLots(queue: Lot[], fill: MetricsFill, open: Dec): { open: Dec; closed: Dec; net: Dec | null } {
+  const [base, quote] = fill.symbol.split('/');
+  const price = new D(fill.price);
+  const amount = new D(fill.amount);
+  const fee = new D(fill.fee);
+  const feeInBase = fill.feeCurrency === base;
+  const feeInQuote = fill.feeCurrency === quote;
+  if (fill.side === 'buy') {
+    const received = feeInBase ? amount.minus(fee) : amount;
+    const cost = price.times(amount).plus(feeInQuote ? fee : 0);
+    if (received.lte(0)) return { open, closed: new D(0), net: null };
+    queue.push({ amount: received, cost });
+    return { open: open.plus(cost), closed: new D(0), net: null };
+  }
+  const given = feeInBase ? amount.plus(fee) : amount;
+  const proceeds = price.times(amount).minus(feeInQuote ? fee : 0);
+  let left = given;
+  let basis = new D(0);
+  while (left.gt(0) && queue.length > 0) {
+    const lot = queue[0]!;
+    const take = D.min(lot.amount, left);
+    const part = take.eq(lot.amount) ? lot.cost : lot.cost.times(take).div(lot.amount);
+    basis = basis.plus(part);
+    lot.cost = lot.cost.minus(part);
+    lot.amount = lot.amount.minus(take);
+    left = left.minus(take);
+    if (lot.amount.isZero()) queue.shift();
+  }
+  const closed = given.minus(left);
+  if (closed.isZero()) return { open, closed, net: null };
+  return { open: open.minus(basis), closed, net: proceeds.times(closed).div(given).minus(basis) };
+}
 
 /**
  * The round trips the fills close, in the order they completed, and the most capital the strategy
@@ -52,43 +97,14 @@ export function roundTrips(fills: readonly MetricsFill[]): { trips: RoundTrip[];
   const trips = new Map<string, RoundTrip>();
   let open = new D(0);
   let peakCapital = new D(0);
-  for (const fill of [...fills].sort(byTime)) {
-    const [base, quote] = fill.symbol.split('/');
-    const price = new D(fill.price);
-    const amount = new D(fill.amount);
-    const fee = new D(fill.fee);
-    const feeInBase = fill.feeCurrency === base;
-    const feeInQuote = fill.feeCurrency === quote;
+  for (const fill of inFigureOrder(fills)) {
     const queue = lots.get(fill.symbol) ?? [];
     lots.set(fill.symbol, queue);
-    if (fill.side === 'buy') {
-      const received = feeInBase ? amount.minus(fee) : amount;
-      const cost = price.times(amount).plus(feeInQuote ? fee : 0);
-      if (received.gt(0)) {
-        queue.push({ amount: received, cost });
-        open = open.plus(cost);
-        peakCapital = D.max(peakCapital, open);
-      }
-      continue;
-    }
-    const given = feeInBase ? amount.plus(fee) : amount;
-    const proceeds = price.times(amount).minus(feeInQuote ? fee : 0);
-    let left = given;
-    let basis = new D(0);
-    while (left.gt(0) && queue.length > 0) {
-      const lot = queue[0]!;
-      const take = D.min(lot.amount, left);
-      const part = take.eq(lot.amount) ? lot.cost : lot.cost.times(take).div(lot.amount);
-      basis = basis.plus(part);
-      lot.cost = lot.cost.minus(part);
-      lot.amount = lot.amount.minus(take);
-      left = left.minus(take);
-      if (lot.amount.isZero()) queue.shift();
-    }
-    const closed = given.minus(left);
-    if (closed.isZero()) continue;
-    open = open.minus(basis);
-    const net = proceeds.times(closed).div(given).minus(basis);
+    const applied = applyToLots(queue, fill, open);
+    open = applied.open;
+    peakCapital = D.max(peakCapital, open);
+    const { closed, net } = applied;
+    if (net === null) continue;
     const trip = trips.get(fill.orderId);
     if (trip) {
       trip.amount = trip.amount.plus(closed);
@@ -101,7 +117,8 @@ export function roundTrips(fills: readonly MetricsFill[]): { trips: RoundTrip[];
   return { trips: ordered, peakCapital };
 }
 
-const rounded = (value: Dec) => value.toDecimalPlaces(4).toNumber();
+/** A figure as answered: 4 decimals. */
+export const rounded = (value: Dec) => value.toDecimalPlaces(4).toNumber();
 
 /**
  * `paper_trades`: closed round trips; `win_rate`: the share with a positive net gain (0..1);
