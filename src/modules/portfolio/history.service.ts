@@ -128,7 +128,7 @@ export function createHistoryService(deps: {
         const netDeposits = flows
           .filter((f) => f.at.getTime() <= ts)
           .reduce((sum, f) => sum.plus(flowValue(f)), dec(0));
-        return { ts, value: roundMoney(value), netDeposits: roundMoney(netDeposits) };
+        return { ts, value: roundMoney(value, prices.quote), netDeposits: roundMoney(netDeposits, prices.quote) };
       });
       const inPeriod = (from: number, to: number) => flows.filter((f) => f.at.getTime() > from && f.at.getTime() <= to);
       const twr = timeWeightedReturn(

@@ -210,7 +210,7 @@ describe('portfolio FIFO ledger (golden case)', () => {
 
   it('writes one RFC 4180 row per closed lot part', () => {
     assert.equal(
-      realizedCsv(ledger.closed),
+      realizedCsv(ledger.closed, 'USDT'),
       [
         'asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days',
         `BNB,binance,${at(1).toISOString()},${at(4).toISOString()},0.00100000,0.30,0.32,0.00,0.02,3`,
@@ -351,7 +351,7 @@ describe('portfolio FIFO rules one by one', () => {
       [899, 900, -1, 0, 1],
     );
     assert.equal(
-      realizedCsv(ledger.closed).split('\r\n')[1],
+      realizedCsv(ledger.closed, 'USDT').split('\r\n')[1],
       `USDT,binance,,${at(2).toISOString()},1.00000000,1.00,1.00,1.00,-1.00,`,
     );
   });

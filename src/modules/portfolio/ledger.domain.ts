@@ -23,9 +23,23 @@ export interface LedgerMarks {
 
 const ZERO = new D(0);
 
-/** Rounding at the edge (docs/decisions/153): amounts to 8 decimals, quote values to 2, half to even. */
+/**
+ * Quotes whose values are money counted in cents: fiat currencies and the stablecoins pegged to them
+ * (docs/decisions/893). Values in any other quote (BTC, ETH, ...) keep 8 decimals.
+ */
+const CENT_QUOTES: ReadonlySet<string> = new Set([
+  ...['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'NZD', 'TRY', 'BRL', 'MXN', 'ARS', 'ZAR', 'PLN'],
+  ...['CZK', 'SEK', 'NOK', 'DKK', 'HUF', 'RON', 'UAH', 'RUB', 'INR', 'IDR', 'KRW', 'SGD', 'HKD', 'AED'],
+  ...['USDT', 'USDC', 'DAI', 'FDUSD', 'TUSD', 'BUSD', 'USDP', 'PYUSD', 'USDE', 'USDD', 'GUSD', 'EURC', 'EURT'],
+]);
+
+/** How many decimals a value in `quote` is rounded to: 2 for a fiat or stablecoin quote, 8 for any other. */
+export const moneyDecimals = (quote: string) => (CENT_QUOTES.has(quote.toUpperCase()) ? 2 : 8);
+
+/** Rounding at the edge (docs/decisions/153, 893): amounts to 8 decimals, quote values to `moneyDecimals`, half to even. */
 export const roundAmount = (value: Dec) => value.toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN);
-export const roundMoney = (value: Dec) => value.toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN);
+export const roundMoney = (value: Dec, quote: string) =>
+  value.toDecimalPlaces(moneyDecimals(quote), Decimal.ROUND_HALF_EVEN);
 
 /**
  * An open lot: `amount` of `asset` bought, deposited or moved to `exchange` at `openedAt` for `cost` (report quote).

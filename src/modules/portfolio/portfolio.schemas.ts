@@ -1,5 +1,5 @@
-// Portfolio: requests and responses. Money is in the report quote, rounded to 2 decimals; amounts
-// to 8 (docs/decisions/153).
+// Portfolio: requests and responses. Money is in the report quote, rounded to 2 decimals for a fiat
+// or stablecoin quote and 8 for another (BTC, ETH); amounts to 8 (docs/decisions/153, 893).
 import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum } from '../../platform/http/schemas.ts';
 import { VenueField } from '../exchange/index.ts';
@@ -27,7 +27,9 @@ export const SummaryQuery = Type.Object({
 export const RealizedCsvQuery = Type.Object({ quote: QuoteField() });
 
 const Money = (description: string) =>
-  Type.Number({ description: `${description} In the quote currency, 2 decimals.` });
+  Type.Number({
+    description: `${description} In the quote currency: 2 decimals for a fiat or stablecoin quote, 8 for another.`,
+  });
 
 const AssetSummary = Type.Object({
   asset: Type.String({ description: 'Currency.' }),
@@ -60,7 +62,7 @@ export const RealizedCsv = Type.String({
     'CSV (RFC 4180, UTF-8, CRLF) with the header ' +
     'asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days: one row per closed lot ' +
     'part, in the order they closed. amount has 8 decimals; cost, proceeds (gross), fee and gain (proceeds − ' +
-    'fee − cost) 2, in the quote; holding_days whole days. opened_at and holding_days are empty for an amount ' +
+    'fee − cost) 2 for a fiat or stablecoin quote and 8 for another (BTC, ETH), in the quote; holding_days whole days. opened_at and holding_days are empty for an amount ' +
     'sold beyond every known lot. A neutral record, not a tax report.',
 });
 
@@ -82,10 +84,11 @@ export const History = Type.Object({
       ts: DateTime('The instant valued: an interval boundary, or now for the last point when the window ends now.'),
       value: Type.Number({
         description:
-          'What was held then, at the close of the candle that ended then (now: the last price); 2 decimals.',
+          'What was held then, at the close of the candle that ended then (now: the last price); 2 decimals for a fiat or stablecoin quote, 8 for another.',
       }),
       net_deposits: Type.Number({
-        description: 'Deposits − withdrawals up to then, each valued when it happened; 2 decimals.',
+        description:
+          'Deposits − withdrawals up to then, each valued when it happened; 2 decimals for a fiat or stablecoin quote, 8 for another.',
       }),
     }),
     { description: 'Oldest first.' },

@@ -62,7 +62,8 @@ export function createPortfolioService(deps: {
     history: history.history,
 
     async realizedCsv(userId: string, query: { quote: string }): Promise<string> {
-      return realizedCsv((await ledger.replayed(userId, pricing.pricer(query.quote))).closed);
+      const prices = pricing.pricer(query.quote);
+      return realizedCsv((await ledger.replayed(userId, prices)).closed, prices.quote);
     },
   };
 }

@@ -1,5 +1,5 @@
 // The summary, pure: holdings valued against the ledger's lots, rounded so every total is the sum
-// of its rounded parts (docs/decisions/150, 153).
+// of its rounded parts (docs/decisions/150, 153, 893).
 import type { Static } from 'typebox';
 import { D, roundAmount, roundMoney, type Dec, type Ledger, type Lot } from './ledger.domain.ts';
 import type { Summary as SummaryAnswer } from './portfolio.schemas.ts';
@@ -50,7 +50,8 @@ export type Summary = {
 } & { assets: AssetSummary[] };
 
 /**
- * Values holdings against the ledger, rounded: each asset's value and cost basis to 2 decimals, its
+ * Values holdings against the ledger, rounded: each asset's value and cost basis to the quote's decimals (2 for fiat
+ * and stablecoins, 8 for another quote: `moneyDecimals`), its
  * unrealized result their difference, every total the sum of the rounded parts (so they add up
  * exactly). The quote currency is worth 1 and is its own cost. Units held beyond every lot (held
  * before the synced history) are costed at today's price: no result is invented for them. Units
@@ -68,7 +69,7 @@ export function summarize(ledger: Ledger, holdings: readonly Holding[], kept: He
   const assets: AssetSummary[] = [];
   for (const h of [...byAsset.values()].sort((a, b) => a.asset.localeCompare(b.asset))) {
     const price = h.asset === ledger.quote ? new D(1) : h.price;
-    const value = roundMoney(price ? h.amount.times(price) : ZERO);
+    const value = roundMoney(price ? h.amount.times(price) : ZERO, ledger.quote);
     let cost: Dec;
     if (h.asset === ledger.quote) cost = h.amount;
     else if (!price) cost = ZERO;
@@ -81,7 +82,7 @@ export function summarize(ledger: Ledger, holdings: readonly Holding[], kept: He
       }
       cost = held.cost.plus(held.uncovered.times(price));
     }
-    const costBasis = roundMoney(cost);
+    const costBasis = roundMoney(cost, ledger.quote);
     assets.push({
       asset: h.asset,
       amount: roundAmount(h.amount),
@@ -89,7 +90,7 @@ export function summarize(ledger: Ledger, holdings: readonly Holding[], kept: He
       value,
       cost_basis: costBasis,
       unrealized_pnl: value.minus(costBasis),
-      realized_pnl: roundMoney(ledger.realized.get(h.asset) ?? ZERO),
+      realized_pnl: roundMoney(ledger.realized.get(h.asset) ?? ZERO, ledger.quote),
     });
   }
   const sum = (pick: (a: AssetSummary) => Dec) => assets.reduce((acc, a) => acc.plus(pick(a)), ZERO);
@@ -98,8 +99,8 @@ export function summarize(ledger: Ledger, holdings: readonly Holding[], kept: He
     cost_basis: sum((a) => a.cost_basis),
     unrealized_pnl: sum((a) => a.unrealized_pnl),
     realized_pnl: sum((a) => a.realized_pnl),
-    fees: roundMoney(ledger.fees),
-    net_deposits: roundMoney(ledger.netDeposits),
+    fees: roundMoney(ledger.fees, ledger.quote),
+    net_deposits: roundMoney(ledger.netDeposits, ledger.quote),
     assets,
   };
 }

@@ -209,6 +209,16 @@ describe('portfolio', () => {
       assert.ok(Math.abs(npv(body.mwr)) < 1e-3, `npv at ${body.mwr} is ${npv(body.mwr)}`);
     });
 
+    it('values in a crypto quote to 8 decimals (decision 893)', async () => {
+      const response = await get(`/api/portfolio/history?quote=BTC${WINDOW}`, saver);
+      assert.equal(response.statusCode, 200, response.body);
+      const last = response.json().points.at(-1);
+      // By hand: 1099.6 USDT at the inverted close of Jan 4, and 0.01 BTC.
+      const expected = 1099.6 / (await dailyCloses()).get(at('2026-01-04T00:00:00Z'))! + 0.01;
+      assert.ok(Math.abs(last.value - expected) < 1e-8, `${last.value} vs ${expected}`);
+      assert.equal(last.value, Number(last.value.toFixed(8)));
+    });
+
     it('keeps the closed candles: the same window asks the venue nothing, even after a restart', async () => {
       const klines = () =>
         fakes.binance.requests.filter((r) => r.path === '/api/v3/klines' && r.params.get('interval') === '1d').length;

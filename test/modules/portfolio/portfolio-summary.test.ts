@@ -110,14 +110,33 @@ describe('portfolio', () => {
       );
     });
 
+    const usdtOf = (body: { assets: { asset: string; [k: string]: unknown }[] }) => {
+      const usdt = body.assets.find((a) => a.asset === 'USDT')!;
+      return [usdt.amount, usdt.price, usdt.value, usdt.cost_basis, usdt.unrealized_pnl];
+    };
+
     it('values in another quote the venue prices, converting each fill at its hour', async () => {
       // BTC is the quote: the BTC holding is worth its amount; USDT through BTCUSDT inverted.
       const body = (await get('/api/portfolio/summary?quote=BTC')).json();
       assert.equal(body.quote, 'BTC');
       const btc = body.assets.find((a: { asset: string }) => a.asset === 'BTC');
-      assert.deepEqual([btc.amount, btc.price, btc.value], [0.01499, 1, 0.01]);
-      const usdt = body.assets.find((a: { asset: string }) => a.asset === 'USDT');
-      assert.equal(usdt.price, Number((1 / 65000).toFixed(8)));
+      // A crypto quote keeps 8 decimals (decision 893): 0.01499 BTC is not 0.01, fees of 0.00001844 BTC are not 0.
+      assert.deepEqual([btc.amount, btc.price, btc.value], [0.01499, 1, 0.01499]);
+      assert.deepEqual(
+        { ...body, as_of: undefined, assets: undefined },
+        {
+          quote: 'BTC',
+          as_of: undefined,
+          value: 0.02268231,
+          cost_basis: 0.02260875,
+          unrealized_pnl: 0.00007356,
+          realized_pnl: 0,
+          fees: 0.00001844,
+          net_deposits: 0,
+          assets: undefined,
+        },
+      );
+      assert.deepEqual(usdtOf(body), [500, 0.00001538, 0.00769231, 0.00761875, 0.00007356], 'the parts add up');
       const klines = fakes.binance.requests.filter(
         (r) => r.path === '/api/v3/klines' && r.params.get('symbol') === 'BTCUSDT' && r.params.get('interval') === '1h',
       );
@@ -242,6 +261,17 @@ describe('portfolio', () => {
         `asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days\r\n` +
           `BTC,binance,${new Date(day(2)).toISOString()},${new Date(day(4)).toISOString()},` +
           '0.00500000,200.20,300.00,0.30,99.50,2\r\n',
+      );
+    });
+
+    it('writes the values of a crypto quote to 8 decimals (decision 893)', async () => {
+      const btc = await get('/api/portfolio/realized.csv?quote=btc');
+      assert.equal(btc.statusCode, 200, btc.body);
+      assert.equal(
+        btc.body,
+        `asset,exchange,opened_at,closed_at,amount,cost,proceeds,fee,gain,holding_days\r\n` +
+          `USDT,binance,,${new Date(day(2)).toISOString()},400.40000000,0.00611562,0.00611562,0.00000000,0.00000000,\r\n` +
+          `USDT,binance,,${new Date(day(3)).toISOString()},500.00000000,0.00778759,0.00778759,0.00000000,0.00000000,\r\n`,
       );
     });
 
