@@ -7,6 +7,9 @@
 // updates from `offset` on at once, or as soon as one is sent (`sendUpdate`, a user writing to the bot),
 // or `[]` after `timeout` seconds. An offset confirms (forgets) every update before it. Two polls at
 // once are 409 Conflict for the older one, as Telegram answers ("terminated by other getUpdates request").
+// A user may block the bot (`blockChat`): sendMessage to that chat is then 403 "Forbidden: bot was blocked
+// by the user" until they write to the bot again. While a webhook is set (`setWebhook`), every getUpdates
+// is 409 "Conflict: can't use getUpdates method while webhook is active".
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createFakeServer } from './loopback-server.ts';
@@ -23,6 +26,10 @@ export interface TelegramBot {
   paths: string[];
   /** A chat that started the bot: messages to it are delivered. */
   startChat(chatId: string): void;
+  /** The user blocks the bot: messages to the chat are refused (403) until they write to the bot again. */
+  blockChat(chatId: string): void;
+  /** Sets (or, with undefined, deletes) the bot's webhook, as setWebhook and deleteWebhook do. */
+  setWebhook(url: string | undefined): void;
   /** Answers for the next sendMessage requests, before the default behaviour resumes. */
   respondNext(...responses: TelegramCanned[]): void;
   /** Answers for the next getUpdates requests, before the default behaviour resumes. */
@@ -50,6 +57,8 @@ export async function startTelegramBot(
   const interval = options.perChatIntervalMs ?? 1000;
   const token = options.token ?? '123456:TEST-bot-token_abcdefghijklmnopqrstuv';
   const chats = new Set<string>();
+  const blocked = new Set<string>();
+  let webhook: string | undefined;
   const sent: TelegramBot['sent'] = [];
   const paths: string[] = [];
   const queue: TelegramCanned[] = [];
@@ -91,6 +100,12 @@ export async function startTelegramBot(
     const canned = updatesQueue.shift();
     if (canned === 'hang') return;
     if (canned) return reply(res, canned.status, canned.body);
+    if (webhook)
+      return fail(
+        res,
+        409,
+        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      );
     const offset = Number(body.offset ?? 0);
     // An offset confirms every update before it: Telegram forgets them.
     if (offset > 0) updates = updates.filter((u) => u.update_id >= offset);
@@ -143,6 +158,7 @@ export async function startTelegramBot(
       // JSON may escape a lone surrogate (\ud83d); it is not UTF-8, and Telegram refuses it.
       if (/\p{Cs}/u.test(text)) return fail(res, 400, 'Bad Request: strings must be encoded in UTF-8');
       if (!chats.has(chatId)) return fail(res, 400, 'Bad Request: chat not found');
+      if (blocked.has(chatId)) return fail(res, 403, 'Forbidden: bot was blocked by the user');
       const now = Date.now();
       const last = lastSent.get(chatId);
       if (last !== undefined && now - last < interval) {
@@ -176,12 +192,17 @@ export async function startTelegramBot(
     sent,
     paths,
     startChat: (chatId) => chats.add(chatId),
+    blockChat: (chatId) => blocked.add(chatId),
+    setWebhook: (url) => {
+      webhook = url;
+    },
     respondNext: (...responses) => queue.push(...responses),
     respondNextUpdates: (...responses) => updatesQueue.push(...responses),
     polls,
     pending: () => updates.length,
     sendUpdate(chatId, text, chatType = 'private') {
       chats.add(chatId);
+      blocked.delete(chatId);
       const id = nextUpdateId++;
       const chat = { id: Number(chatId), type: chatType, ...(chatType === 'private' ? { first_name: 'Ada' } : {}) };
       updates.push({

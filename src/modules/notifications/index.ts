@@ -64,6 +64,7 @@ export function createNotificationsModule(platform: Platform, deps: Notification
   const messages = createMessages(secretBox, repo);
   const service = createNotificationsService({ chat, mailer, database, repo, secretBox });
   const preferences = createPreferencesService({
+    db: database.db,
     repo: createPreferencesRepository(database.db),
     secretBox,
     telegram,

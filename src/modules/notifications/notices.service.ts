@@ -12,7 +12,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { rateLimited } from '../../platform/http/errors.ts';
 import { PermanentFailure, type OutboxHandler } from '../../platform/outbox/outbox.ts';
-import type { TelegramChannel } from './adapters/telegram.ts';
+import { ChatUnreachable, type TelegramChannel } from './adapters/telegram.ts';
 import type { UserWebhookSender } from './adapters/user-webhook.ts';
 import { parseChatMessage } from './chat/chat-text.ts';
 import { toDiscord } from './chat/discord-message.ts';
@@ -35,7 +35,7 @@ const MINUTE_MS = 60_000;
 
 export function createNoticesService(deps: {
   db: Db;
-  preferences: Pick<PreferencesService, 'stored'>;
+  preferences: Pick<PreferencesService, 'stored' | 'unlinkTelegram'>;
   accounts: NotificationsDeps['accounts'];
   mail: Pick<ReturnType<typeof createMessages>, 'mail'>;
   telegram: TelegramChannel;
@@ -88,7 +88,18 @@ export function createNoticesService(deps: {
     if (!channel || channel.type === 'email') return 'skipped: the channel was removed';
     if (channel.type === 'telegram' && !channel.proven) return 'skipped: the Telegram chat is not linked';
     const target = secretBox.open(channel.sealed, channelSealedAt(userId, channel.id));
-    if (channel.type === 'telegram') return telegram.send(target, plainText(message), signal);
+    if (channel.type === 'telegram') {
+      try {
+        return await telegram.send(target, plainText(message), signal);
+      } catch (error) {
+        if (!(error instanceof ChatUnreachable)) throw error;
+        // The user blocked the bot (or the chat is gone): nothing more is sent there until they link it
+        // again, and this notice is finished, not retried (decision 861).
+        await preferences.unlinkTelegram(userId, channelId);
+        logger.info({ reason: error.message }, 'a telegram chat was unlinked: telegram refuses its messages');
+        return `not delivered: ${error.message}; the chat is no longer linked`;
+      }
+    }
     const body = channel.format === 'discord' ? toDiscord(message, clock.now()) : toSlack(message);
     return webhooks.post(target, body, signal);
   };

@@ -50,6 +50,21 @@ export function createPreferencesRepository(db: DbExecutor) {
       return row;
     },
 
+    /**
+     * The user's preferences, their row locked until the caller's transaction ends (decision 861): every
+     * read-modify-write of them (a PUT, a chat linked or unlinked) goes through here, so that none writes
+     * over another's change. A user without a row gets one holding `defaults` first, so that two writers
+     * of a new user's choices lock the same row.
+     */
+    async lockOf(userId: string, defaults: StoredPreferences, now: Date, tx: DbExecutor): Promise<StoredPreferences> {
+      await tx
+        .insert(notificationPreferences)
+        .values({ userId, channels: defaults.channels, events: defaults.events, updatedAt: now })
+        .onConflictDoNothing({ target: notificationPreferences.userId });
+      const [row] = await select(tx).where(eq(notificationPreferences.userId, userId)).for('update');
+      return row ?? defaults;
+    },
+
     /** Forgets the user's choices: the defaults apply again. Answers whether there were any. */
     async remove(userId: string, executor: DbExecutor = db): Promise<boolean> {
       const rows = await executor

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { validationFailed, type ValidationIssue } from '../../platform/http/errors.ts';
 import type { UserWebhookSender } from './adapters/user-webhook.ts';
 import type { TelegramChannel } from './adapters/telegram.ts';
@@ -42,13 +42,14 @@ export interface ShownPreferences {
 }
 
 export function createPreferencesService(deps: {
+  db: Db;
   repo: PreferencesRepository;
   secretBox: Pick<SecretBox, 'seal' | 'open'>;
   telegram: Pick<TelegramChannel, 'configured'>;
   webhooks: Pick<UserWebhookSender, 'refusal'>;
   clock: Clock;
 }) {
-  const { repo, secretBox, telegram, webhooks, clock } = deps;
+  const { db, repo, secretBox, telegram, webhooks, clock } = deps;
 
   /**
    * The users whose preferences were asked for in this turn of the event loop, each with its askers: read
@@ -174,10 +175,11 @@ export function createPreferencesService(deps: {
      * The chat the user opened the bot's link in becomes one of their channels, proven (decision 860): the
      * same chat already there (typed in before) is marked so, keeping its place; otherwise it is added, with
      * the defaults' channels and events when the user had chosen none. Answers the channel's id, or
-     * undefined when the user already has as many channels as allowed. In the caller's transaction.
+     * undefined when the user already has as many channels as allowed. In the caller's transaction, the
+     * preferences' row locked (decision 861).
      */
     async linkTelegram(userId: string, chatId: string, now: Date, tx: DbExecutor): Promise<string | undefined> {
-      const current = (await repo.of(userId, tx)) ?? DEFAULT_PREFERENCES;
+      const current = await repo.lockOf(userId, DEFAULT_PREFERENCES, now, tx);
       const same = current.channels.find((c) => c.type === 'telegram' && chatOf(userId, c) === chatId);
       let channels: StoredChannel[];
       let id: string;
@@ -194,7 +196,30 @@ export function createPreferencesService(deps: {
       return id;
     },
 
+    /**
+     * Telegram will not take the chat's messages any more (the user blocked the bot, or the chat is gone):
+     * the channel stays, not linked, and is told nothing until the user opens a link in it again
+     * (decision 861). Answers whether it was linked.
+     */
+    async unlinkTelegram(userId: string, channelId: string): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const now = clock.now();
+        const current = await repo.lockOf(userId, DEFAULT_PREFERENCES, now, tx);
+        const linked = current.channels.find((c) => c.id === channelId && c.type === 'telegram' && c.proven);
+        if (!linked) return false;
+        const channels = current.channels.map((c): StoredChannel => {
+          if (c !== linked || c.type !== 'telegram') return c;
+          const { proven: _proven, ...unproven } = c;
+          return unproven;
+        });
+        await repo.save(userId, { channels, events: current.events }, now, tx);
+        return true;
+      });
+    },
+
     async replace(userId: string, body: PreferencesBody): Promise<ShownPreferences> {
+      // Checked against what is stored now, outside the lock (a webhook's name is resolved), then saved
+      // over what is stored when the row is locked (decision 861).
       const before = (await repo.of(userId))?.channels ?? [];
       const results = await Promise.all(body.channels.map((channel, i) => toStored(userId, channel, i, before)));
       const issues = results.filter((r): r is ValidationIssue => 'loc' in r);
@@ -213,8 +238,19 @@ export function createPreferencesService(deps: {
             input: null,
           },
         ]);
-      const preferences = { channels, events: body.events };
-      await repo.save(userId, preferences, clock.now());
+      const preferences = await db.transaction(async (tx) => {
+        const now = clock.now();
+        const current = await repo.lockOf(userId, DEFAULT_PREFERENCES, now, tx);
+        // A chat kept takes its state as it is now: linked, or unlinked, since it was read.
+        const saved = {
+          channels: channels.map((c) =>
+            c.type === 'telegram' ? (current.channels.find((n) => n.id === c.id) ?? c) : c,
+          ),
+          events: body.events,
+        };
+        await repo.save(userId, saved, now, tx);
+        return saved;
+      });
       return show(userId, preferences);
     },
   };

@@ -70,9 +70,12 @@ describe('notification preferences', () => {
     events: ['order.filled', 'order.rejected', 'order.canceled', 'signal.refused', 'trading.halted', 'daily_loss'],
   });
   const outboxRows = (kind: string) =>
-    t.database.rows<{ status: string; last_error: string | null; payload: Record<string, unknown> }>(
-      sql`SELECT status, last_error, payload FROM outbox WHERE kind = ${kind} ORDER BY created_at`,
-    );
+    t.database.rows<{
+      status: string;
+      last_error: string | null;
+      result: string | null;
+      payload: Record<string, unknown>;
+    }>(sql`SELECT status, last_error, result, payload FROM outbox WHERE kind = ${kind} ORDER BY created_at`);
 
   it('answers the defaults until the user chooses: mail, about what needs attention', async () => {
     const response = await t.app.inject({ method: 'GET', url: URL, headers: alice.headers });
@@ -234,9 +237,10 @@ describe('notification preferences', () => {
     });
     await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: alice.headers });
     await t.platform.outbox.drain();
-    const [dead] = await outboxRows('notify.send');
-    assert.equal(dead!.status, 'dead');
-    assert.match(dead!.last_error ?? '', /blocked by the user/);
+    // Finished, not retried, and the chat unlinked (decision 861).
+    const [given] = await outboxRows('notify.send');
+    assert.equal(given!.status, 'done');
+    assert.match(given!.result ?? '', /blocked by the user; the chat is no longer linked/);
   });
 
   it('does not follow a webhook redirect, and retries a receiver error', async () => {

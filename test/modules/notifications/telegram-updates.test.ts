@@ -7,6 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
 import {
   createTelegramUpdates,
+  WEBHOOK_SET_WAIT_MS,
   type TelegramUpdate,
   type TelegramUpdates,
 } from '../../../src/modules/notifications/adapters/telegram-updates.ts';
@@ -26,7 +27,13 @@ describe('reading the bot’s updates', () => {
   });
 
   /** A reader whose waits are recorded and end at once: what it waits is asserted, not slept. */
-  function read(options: { onUpdate?: (update: TelegramUpdate) => Promise<void>; pollTimeoutS?: number } = {}) {
+  function read(
+    options: {
+      onUpdate?: (update: TelegramUpdate) => Promise<void>;
+      pollTimeoutS?: number;
+      logger?: Pick<pino.Logger, 'warn' | 'error'>;
+    } = {},
+  ) {
     const seen: TelegramUpdate[] = [];
     const waits: number[] = [];
     reader = createTelegramUpdates({
@@ -40,7 +47,7 @@ describe('reading the bot’s updates', () => {
         await work();
         return true;
       },
-      logger: pino({ level: 'silent' }),
+      logger: options.logger ?? pino({ level: 'silent' }),
       pause: async (ms) => void waits.push(ms),
     });
     reader.start();
@@ -87,6 +94,32 @@ describe('reading the bot’s updates', () => {
     // The backoff curve (1 s doubling, jitter 0.5–1), continued across the failures in a row.
     for (const [i, wait] of waits.slice(1).entries())
       assert.ok(wait >= 500 * 2 ** i && wait <= 1_000 * 2 ** i, `wait ${i + 1}: ${wait} ms`);
+  });
+
+  it('tells a webhook set on the bot from another reader: one error, polls 5 minutes apart, the webhook kept', async () => {
+    bot.setWebhook('https://hooks.example/telegram');
+    const logged: { level: string; msg: string }[] = [];
+    const logger = {
+      warn: (_: object, msg: string) => void logged.push({ level: 'warn', msg }),
+      error: (_: object, msg: string) => void logged.push({ level: 'error', msg }),
+    } as unknown as Pick<pino.Logger, 'warn' | 'error'>;
+    const { seen, waits } = read({ logger });
+    await waitFor(() => bot.polls.length >= 3, 'polls refused while the webhook is set');
+    bot.setWebhook(undefined);
+    bot.sendUpdate('600000004', 'hello');
+    await waitFor(() => seen.length === 1, 'the update read once the webhook is gone');
+    assert.ok(waits.length >= 2, `a wait after each refused poll: ${waits}`);
+    assert.ok(
+      waits.every((ms) => ms === WEBHOOK_SET_WAIT_MS),
+      `five minutes each: ${waits}`,
+    );
+    assert.deepEqual(
+      logged.map((l) => l.level),
+      ['error'],
+      'one error, no warning at each poll',
+    );
+    assert.match(logged[0]!.msg, /webhook is active.*deleteWebhook/);
+    assert.ok(!bot.paths.some((path) => /deleteWebhook|setWebhook/.test(path)), "the operator's webhook is left alone");
   });
 
   it('reads an update again, once, when its handling failed', async () => {

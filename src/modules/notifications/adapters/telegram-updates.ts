@@ -2,9 +2,10 @@
 // `pollTimeoutS` for messages, and the next one's `offset` confirms those read, so Telegram forgets them.
 // One reader per deployment (decision 860): the loop runs while it holds the deployment's lock, for a term
 // at a time, and asks again after it. Failures wait and poll again: a 429 its `retry_after`, a 409
-// Conflict (another reader, or a webhook set on the bot), a 5xx, a timeout or a refused connection the
-// common backoff curve; any other answer (a revoked token: 401) the curve's longest wait. The token is
-// never in a log line.
+// Conflict from another reader, a 5xx, a timeout or a refused connection the common backoff curve; any
+// other answer (a revoked token: 401) the curve's longest wait. A webhook set on the bot makes every poll
+// a 409 until the operator removes it (we do not): logged once as an error, polled every 5 minutes
+// (decision 861). The token is never in a log line.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { backoffDelay } from '../../../platform/backoff.ts';
@@ -23,6 +24,10 @@ export interface TelegramUpdates {
 }
 
 const RETRY = { baseMs: 1_000, maxMs: 300_000, jitter: [0.5, 1] } as const;
+/** How long a reader waits between polls while a webhook is set on the bot. */
+export const WEBHOOK_SET_WAIT_MS = 300_000;
+/** Telegram's 409 while a webhook is set: "Conflict: can't use getUpdates method while webhook is active". */
+const WEBHOOK_ACTIVE = /webhook is active/i;
 /** A 429's `retry_after` is honoured within these bounds. */
 const RETRY_AFTER_MS = { min: 1_000, max: 3_600_000 } as const;
 
@@ -58,6 +63,8 @@ export function createTelegramUpdates(options: {
   /** The next update wanted: everything before it is confirmed by asking from it. */
   let offset = 0;
   let failures = 0;
+  /** A webhook was found set and logged: not logged again until a poll is answered. */
+  let webhookLogged = false;
 
   const retryWait = () => backoffDelay(failures++, RETRY);
 
@@ -81,6 +88,7 @@ export function createTelegramUpdates(options: {
     }
     if (status === 200 && body.ok && Array.isArray(body.result)) {
       failures = 0;
+      webhookLogged = false;
       for (const update of body.result as TelegramUpdate[]) {
         if (!Number.isSafeInteger(update?.update_id) || update.update_id < offset) continue;
         try {
@@ -100,6 +108,16 @@ export function createTelegramUpdates(options: {
       return Number.isFinite(seconds) && seconds > 0
         ? Math.min(Math.max(seconds * 1000, RETRY_AFTER_MS.min), RETRY_AFTER_MS.max)
         : retryWait();
+    }
+    if (status === 409 && WEBHOOK_ACTIVE.test(String(body.description))) {
+      if (!webhookLogged)
+        logger.error(
+          { status },
+          `${reason}. A webhook is set on the bot, so its updates (the links' Starts) cannot be read: remove it ` +
+            `(deleteWebhook) to link Telegram chats; polling again every ${WEBHOOK_SET_WAIT_MS / 60_000} minutes`,
+        );
+      webhookLogged = true;
+      return WEBHOOK_SET_WAIT_MS;
     }
     if (status === 409 || status >= 500) {
       logger.warn({ status }, reason);

@@ -1,7 +1,13 @@
 // Telegram messages through the Bot API (PROTOCOLS B13): POST <api>/bot<token>/sendMessage. The token
 // is the operator's (TELEGRAM_BOT_TOKEN) and never appears in a note or error. A 429 says how long to
-// wait in `parameters.retry_after`; a 400/403 (chat not found, the user blocked the bot) is final.
+// wait in `parameters.retry_after`; a 400 is final, and a 403 (the user blocked the bot) or a 400 "chat not
+// found" says the chat takes no more messages: the sender unlinks it (decision 861).
 import { DeliveryAborted, PermanentFailure, RateLimited, RetryLater } from '../../../platform/outbox/outbox.ts';
+
+/** Telegram will not deliver to this chat again (403: the bot blocked or kicked; 400: chat not found). */
+export class ChatUnreachable extends PermanentFailure {
+  override name = 'ChatUnreachable';
+}
 
 export interface TelegramChannel {
   readonly configured: boolean;
@@ -62,6 +68,8 @@ export function createTelegramChannel(options: {
         );
       }
       if (status >= 500) throw new RetryLater(reason);
+      if (status === 403 || (status === 400 && /chat not found/i.test(String(body.description))))
+        throw new ChatUnreachable(reason);
       throw new PermanentFailure(reason);
     },
   };
