@@ -153,6 +153,8 @@ describe('Telegram links and unlinks, without losing a change', () => {
 
   it('unlinks a chat whose user blocked the bot, finishes its notice, and sends nothing more until linked again', async () => {
     const user = await signIn(t.app, t.database);
+    // Mail goes only to a verified address (decision 840).
+    await t.modules.admin.users.updateUser(user.id, { emailVerified: true }, { id: null });
     const chat = newChat();
     await linkTelegram(t, bot, user, chat);
     await t.platform.outbox.drain();
