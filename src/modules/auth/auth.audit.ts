@@ -13,6 +13,7 @@ export const AUTH_AUDIT_ACTIONS = [
   'auth.admin_bootstrap',
   'auth.api_token.create',
   'auth.api_token.revoke',
+  'auth.email_verified',
   'auth.login',
   'auth.login_failed',
   'auth.login_mfa_required',

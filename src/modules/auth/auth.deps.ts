@@ -4,6 +4,9 @@ import type { NotificationsModule } from '../notifications/index.ts';
 import type { UsersModule } from '../users/index.ts';
 
 export interface AuthDeps {
-  users: Pick<UsersModule, 'guards' | 'accounts' | 'sessions' | 'twoFactor' | 'apiTokens' | 'passkeys'>;
+  users: Pick<
+    UsersModule,
+    'guards' | 'accounts' | 'sessions' | 'twoFactor' | 'apiTokens' | 'passkeys' | 'emailVerification'
+  >;
   messages: Pick<NotificationsModule['messages'], 'mail'>;
 }

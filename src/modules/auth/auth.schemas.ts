@@ -170,3 +170,11 @@ export const ApiTokenList = Type.Array(ApiToken, {
 export const ApiTokenIdParams = Type.Object({
   token_id: Type.String({ description: 'Token id (UUID); any other value is an unknown token (404).' }),
 });
+
+export const VerifyEmailBody = Type.Object({
+  token: Type.String({
+    minLength: 1,
+    maxLength: 128,
+    description: 'The code mailed by POST /api/auth/email/verify-request; it works once, within 24 hours.',
+  }),
+});

@@ -16,6 +16,8 @@ import { createPasswordService } from './password.service.ts';
 import { createPasskeyCeremonies } from './passkeys.service.ts';
 import { createPasskeysManagement } from './passkeys-manage.service.ts';
 import { passkeysRoutes } from './routes/passkeys.routes.ts';
+import { createEmailVerificationService } from './email-verification.service.ts';
+import { emailVerificationRoutes } from './routes/email-verification.routes.ts';
 
 export { LoginBody, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
 export type { AuthService, SignedIn } from './auth.service.ts';
@@ -98,6 +100,15 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     onUserChanged: (userId) => guards.invalidate(userId),
   });
 
+  const verification = createEmailVerificationService({
+    db: database.db,
+    users,
+    messages: deps.messages,
+    counters,
+    clock,
+    onUserChanged: (userId) => guards.invalidate(userId),
+  });
+
   /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
   async function bootstrapAdmin(): Promise<void> {
     const { adminEmail: email, adminPassword } = config.auth;
@@ -135,6 +146,7 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
       );
       await app.register(accountRoutes({ service, guards }));
       await app.register(passkeysRoutes({ ceremonies: passkeys, management: passkeysManagement, guards }));
+      await app.register(emailVerificationRoutes({ verification, guards }));
     },
   };
 }

@@ -20,6 +20,9 @@ import { createApiTokensRepository } from './api-tokens.repository.ts';
 import { createApiTokensService, type ApiTokensService } from './api-tokens.service.ts';
 import { createPasskeysRepository } from './passkeys.repository.ts';
 import { createPasskeysService, type PasskeysService } from './passkeys.service.ts';
+import { createEmailVerificationRepository } from './email-verification.repository.ts';
+import { createEmailVerificationService, type EmailVerificationService } from './email-verification.service.ts';
+export type { VerificationSpent } from './email-verification.repository.ts';
 export type { PasskeyRow } from './passkeys.repository.ts';
 export { PASSKEY_PURPOSES, type PasskeyPurpose } from './passkeys.tables.ts';
 export type { ApiTokenRow } from './api-tokens.repository.ts';
@@ -61,6 +64,8 @@ export interface UsersModule {
   apiTokens: ApiTokensService;
   /** Passkeys (WebAuthn credentials) and their ceremonies' challenges. */
   passkeys: PasskeysService;
+  /** The codes that prove an account's address (decision 845). */
+  emailVerification: EmailVerificationService;
   /** Its jobs: the cleanups of dead sessions and tokens. */
   jobs: readonly BoundJob[];
 }
@@ -144,6 +149,7 @@ export function createUsersModule(
     twoFactor: createTwoFactorService({ twoFactor, sessions }),
     apiTokens: createApiTokensService({ apiTokens }),
     passkeys: createPasskeysService({ passkeys: createPasskeysRepository(database.db) }),
+    emailVerification: createEmailVerificationService({ codes: createEmailVerificationRepository(database.db) }),
     jobs: [
       bindJob(cleanupDeviceSessionsJob, {
         sessions: sessionsService,

@@ -289,3 +289,22 @@ export const apiTokens = pgTable(
   },
   (t) => [uniqueIndex('api_tokens_hash_key').on(t.tokenHash), index('api_tokens_user_idx').on(t.userId, t.createdAt)],
 );
+
+/**
+ * The live code that proves an account's address (decision 845): one per account (a new request replaces
+ * it), stored as its SHA-256 with the address it was mailed to, spent by deleting it.
+ */
+export const emailVerificationTokens = pgTable(
+  'email_verification_tokens',
+  {
+    userId: uuid('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    /** The address the code was mailed to: the code proves that address only. */
+    email: text('email').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [uniqueIndex('email_verification_tokens_hash_key').on(t.tokenHash)],
+);

@@ -33,7 +33,8 @@ export function preferencesRoutes(deps: {
           description:
             'Your channels and events; until you change them, mail about order.rejected, signal.refused, ' +
             'trading.halted and daily_loss. A webhook URL is shown by its origin only. Mail goes only to a ' +
-            'verified address: until yours is verified, the email channel is skipped.',
+            'verified address: until yours is verified (POST /api/auth/email/verify-request), the email channel is ' +
+            'skipped.',
           security: bearerSecurity,
           response: { 200: Preferences, ...errorResponses(401, 403) },
         },
