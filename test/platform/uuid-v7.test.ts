@@ -2,11 +2,14 @@
 // counter within a millisecond, a fresh random counter at each new one), and random bits that differ.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { uuidv7 } from '../../src/platform/uuid-v7.ts';
+import { createUuidV7, uuidv7 as appUuidv7 } from '../../src/platform/uuid-v7.ts';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('uuidv7', () => {
+  // A source of its own: the app's (shared with other files in this process) keeps its own clock.
+  const uuidv7 = createUuidV7();
+
   it('writes the time, the version and the variant where RFC 9562 puts them', () => {
     const ms = Date.UTC(2026, 11, 1, 2, 3, 4, 567);
     const id = uuidv7(ms);
@@ -29,5 +32,13 @@ describe('uuidv7', () => {
     const later = uuidv7(1_900_000_000_000);
     const earlierClock = uuidv7(1_899_999_999_000);
     assert.ok(earlierClock > later, `${earlierClock} after ${later}`);
+  });
+
+  it('the app’s ids carry the time they were made', () => {
+    const before = Date.now();
+    const id = appUuidv7();
+    const after = Date.now();
+    const ms = Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+    assert.ok(ms >= before && ms <= after, `${ms} within [${before}, ${after}]`);
   });
 });
