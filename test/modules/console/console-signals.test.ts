@@ -4,6 +4,7 @@
 // choices are saved and a test is sent; axe-clean, and fitting a 390 px phone.
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
+import { startSmtpFake, type SmtpFake } from '../../fakes/smtp.ts';
 import { alertRequest } from '../../fakes/tradingview.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
@@ -25,16 +26,18 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
   let browser: Browser;
   let user: TestUser;
   let c: ConsolePage;
+  let smtp: SmtpFake;
 
   before(async () => {
     // Paper orders offline: their market, last price and book come from the simulated source. No price
     // band, so that a limit far below the market rests.
-    t = await buildTestApp({ env: { MARKET_DATA_SOURCE: 'simulated', TRADING_PRICE_BAND_PERCENT: 'none' } });
+    smtp = await startSmtpFake();
+    t = await buildTestApp({
+      env: { MARKET_DATA_SOURCE: 'simulated', TRADING_PRICE_BAND_PERCENT: 'none', SMTP_URL: smtp.url },
+    });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
     user = await signIn(t.app, t.database);
-    // Notices are mailed to a verified address only (decision 840): the test send counts the mail.
-    await t.modules.admin.users.updateUser(user.id, { emailVerified: true }, { id: null });
     c = await openConsole(browser, base, { viewport: PHONE });
     await signInAs(c.page, user, '/console/sign-in');
     await c.page
@@ -47,6 +50,7 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
     await c?.close();
     await browser?.close();
     await t?.close();
+    await smtp?.close();
   });
 
   it('makes a hook, shows its URL and secret once with copy buttons; the secret shown is the one the hook takes', async () => {
@@ -77,8 +81,22 @@ describe("the console's signal hooks and notifications", { skip: browserMissing 
     await assertFitsWidth(c.page, 'the signal hooks page');
   });
 
-  it('saves notification choices and sends a test', async () => {
+  it('verifies the address with a mailed code, saves notification choices and sends a test', async () => {
     await c.page.goto('/console/account/notifications');
+    // Nothing is mailed to an unverified address (decision 840): the page offers to prove it (decision 845).
+    const unverified = c.page.getByText('Your address is not verified');
+    await unverified.waitFor();
+    await c.page.getByRole('button', { name: 'Mail me a code' }).click();
+    await c.page.getByLabel('Verification code').waitFor();
+    await t.platform.outbox.drain();
+    const mail = smtp.received.find(
+      (m) => m.to.includes(user.email) && m.headers.subject === 'Verify your e-mail address',
+    );
+    const code = /code is:\r?\n\r?\n([A-Za-z0-9_-]{43})\r?\n/.exec(mail?.raw ?? '')?.[1];
+    assert.ok(code, 'the code mailed');
+    await c.page.getByLabel('Verification code').fill(code);
+    await c.page.getByRole('button', { name: 'Verify' }).click();
+    await unverified.waitFor({ state: 'detached' });
     await c.page.getByLabel('order.filled').check();
     await c.page.getByRole('button', { name: 'Save' }).click();
     await c.page.getByRole('button', { name: 'Send a test' }).click();

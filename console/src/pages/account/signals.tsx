@@ -137,6 +137,43 @@ interface Channel {
   format?: 'slack' | 'discord';
 }
 
+/** The account's address is mailed nothing until it is proven: a code mailed to it, sent back here (decision 845). */
+function EmailVerification() {
+  const me = useApi<{ emailVerified: boolean }>('/api/auth/me');
+  const action = useAction();
+  const [mailed, setMailed] = useState(false);
+  const [code, setCode] = useState('');
+  if (!me.data || me.data.emailVerified) return null;
+  const request = async () => {
+    if (await action.run(() => api('/api/auth/email/verify-request', { method: 'POST' }))) setMailed(true);
+  };
+  const verify = async () => {
+    const done = await action.run(() =>
+      api('/api/auth/email/verify', { method: 'POST', body: { token: code.trim() } }),
+    );
+    if (done) me.setData({ emailVerified: true });
+  };
+  return (
+    <div class="field">
+      <p>Your address is not verified: nothing is mailed to it until it is.</p>
+      <button type="button" disabled={action.pending} onClick={() => void request()}>
+        Mail me a code
+      </button>
+      {mailed ? (
+        <>
+          <Field label="Verification code" hint="From the mail just sent; it works once, for 24 hours.">
+            <input value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+          </Field>
+          <button type="button" disabled={action.pending || !code.trim()} onClick={() => void verify()}>
+            Verify
+          </button>
+        </>
+      ) : null}
+      <ErrorNote error={action.error} />
+    </div>
+  );
+}
+
 export function NotificationsPanel() {
   const current = useApi<{ channels: Channel[]; events: string[] }>('/api/notifications/preferences');
   const action = useAction();
@@ -189,6 +226,7 @@ export function NotificationsPanel() {
               />{' '}
               Mail to your account address
             </label>
+            <EmailVerification />
             <div class="field">
               <span>Telegram</span>
               {telegram ? (
