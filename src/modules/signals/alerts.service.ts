@@ -2,7 +2,8 @@
 // the address throttle, the secret (constant time), the hook's own throttle, the fields, staleness — then
 // the alert is claimed once per (hook, alert id) and its order goes through the order placer, the same
 // door as POST /api/orders. Only an alert that proved the secret counts against its hook's limit; the
-// others are bounded on counters of their own (decision 841), so nobody without the secret can spend it.
+// others are bounded on counters of their own (decision 841), so nobody without the secret can spend it,
+// and only they write the hook's last_error (decision 920), so nobody without it can overwrite the owner's.
 import { timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
@@ -110,19 +111,18 @@ export function createAlertsService(deps: {
     return (await cache.incr(`signals:failed:hook:${hook.id}`, WINDOW_MS, limit)).count <= limit;
   }
 
-  /** Counts the refusal and, when the secret was right, tells the owner. */
-  async function refuse(hook: HookRow, error: AppError, counted: boolean, tell: boolean): Promise<never> {
+  /** An alert that proved the secret and made no order: counted (or only noted), and the owner told. */
+  async function refuse(hook: HookRow, error: AppError, counted: boolean): Promise<never> {
     const reason = typeof error.detail === 'string' ? error.detail : summary(error);
     const now = clock.now();
     if (counted) await repo.countRefused(hook.id, `${error.status}: ${reason}`, now);
     else await repo.noteError(hook.id, `${error.status}: ${reason}`, now);
-    if (tell)
-      await events.user(hook.userId, 'signal.refused', {
-        hook_id: hook.id,
-        hook_name: hook.name,
-        status: error.status,
-        reason,
-      });
+    await events.user(hook.userId, 'signal.refused', {
+      hook_id: hook.id,
+      hook_name: hook.name,
+      status: error.status,
+      reason,
+    });
     throw error;
   }
 
@@ -218,13 +218,13 @@ export function createAlertsService(deps: {
 
     /**
      * A body over the limit, admitted by the address throttle: refused unread (413), counted on its hook
-     * within the hook's bound of unproven alerts (decision 841).
+     * within the hook's bound of unproven alerts (decision 841), its last_error left as it was (decision 920).
      */
     async oversized(hookId: string): Promise<void> {
       if (!UUID.test(hookId)) return;
       const limit = limits.hookPerMinute;
       if ((await cache.incr(`signals:failed:hook:${hookId}`, WINDOW_MS, limit)).count <= limit)
-        await repo.countRefused(hookId, '413: the alert body is over 16 KiB', clock.now());
+        await repo.countRefused(hookId, null, clock.now());
     },
 
     /** An alert admitted by `admit` (the route runs it before reading the body). */
@@ -238,10 +238,11 @@ export function createAlertsService(deps: {
       }
       // The secret before the hook's own throttle (decision 841): a sender without it must not spend the
       // minute's alerts of the hook whose URL it knows.
+      // A body of neither form proves nothing: counted, but it does not write the hook's last_error, which
+      // only alerts that proved the secret write (decision 920), or anyone with the URL could hide the owner's.
       if (!fields) {
-        const refused = validationFailed([notAnAlert(body)]);
-        if (await failed(ip, hook)) return refuse(hook, refused, true, false);
-        throw refused;
+        if (await failed(ip, hook)) await repo.countRefused(hook.id, null, clock.now());
+        throw validationFailed([notAnAlert(body)]);
       }
       if (!sameSecret(secretOf(fields), hook.secretHash) || !allowed(hook, ip)) {
         if (await failed(ip, hook)) await repo.countRefused(hook.id, null, clock.now());
@@ -249,10 +250,10 @@ export function createAlertsService(deps: {
       }
       await throttle(`signals:hook:${hook.id}`, limits.hookPerMinute, hook, 'for this hook');
       const read = readAlert(fields);
-      if ('issues' in read) return refuse(hook, validationFailed(read.issues), true, true);
+      if ('issues' in read) return refuse(hook, validationFailed(read.issues), true);
       const { alert } = read;
       if (isStale(alert.time, clock.now(), hook.maxLagSeconds))
-        return refuse(hook, staleAlert(hook.maxLagSeconds), true, true);
+        return refuse(hook, staleAlert(hook.maxLagSeconds), true);
 
       const alertKey = alertKeyOf(alert);
       const work = (async (): Promise<AlertAnswer> => {
@@ -269,7 +270,7 @@ export function createAlertsService(deps: {
               .catch(() => {});
             throw error;
           }
-          return refuse(hook, error, error.status === 422 || error.status === 429, true);
+          return refuse(hook, error, error.status === 422 || error.status === 429);
         }
         if (answer.status === 202) await repo.countAccepted(hook.id, clock.now());
         return answer;

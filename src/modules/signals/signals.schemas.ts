@@ -80,8 +80,13 @@ export const Hook = Type.Object(
     ...hookFields,
     alerts_accepted: Type.Integer({ description: 'Alerts that made an order.' }),
     alerts_refused: Type.Integer({ description: 'Alerts answered 401, 413, 422 or 429 (repeats count in neither).' }),
-    last_alert_at: Nullable(DateTime('When the last alert came.')),
-    last_error: Nullable(Type.String({ description: 'Why the last alert that made no order made none.' })),
+    last_alert_at: Nullable(DateTime("When the last alert that proved the hook's secret came.")),
+    last_error: Nullable(
+      Type.String({
+        description:
+          "Why the last alert that proved the hook's secret and made no order made none. Alerts that prove nothing (a wrong secret, a body of neither form, one over 16 KiB) only count in alerts_refused.",
+      }),
+    ),
   },
   { title: 'SignalHook' },
 );

@@ -221,6 +221,20 @@ describe('TradingView alerts', () => {
     assert.equal((await counters(hook.id)).alerts_refused, 6);
   });
 
+  it("keeps the owner's last error from alerts that prove nothing: an unreadable body, an oversized one", async () => {
+    const hook = await makeHook();
+    const old = new Date(clock.now().getTime() - 10 * 60_000);
+    assertIssue(await post(hook.id, json(hook, { time: timenow(old) })), ['body', 'time'], 'value_error');
+    const owners = (await counters(hook.id)).last_error;
+    assert.match(owners ?? '', /^422: time/);
+    // A stranger who knows the URL: bodies that carry no secret to prove, each refused and counted.
+    assertIssue(await post(hook.id, 'buy BTC now please'), ['body'], 'json_invalid');
+    assert.equal((await post(hook.id, 'x'.repeat(16 * 1024 + 1))).statusCode, 413);
+    const after = await counters(hook.id);
+    assert.equal(after.alerts_refused, 3);
+    assert.equal(after.last_error, owners, "the owner's last error stays");
+  });
+
   it('refuses an alert fired longer ago than max_lag_seconds as stale (422)', async () => {
     const hook = await makeHook({ name: 'quick', max_lag_seconds: 30 });
     const old = new Date(clock.now().getTime() - 31_000);
