@@ -1,6 +1,9 @@
 // Linking a Telegram chat as a user does (decision 860): ask for the link, press Start in the chat (the
 // fake hands the bot `/start <code>` from it), and wait until the preferences show the chat linked.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { channelSealedAt } from '../../../src/modules/notifications/preferences.service.ts';
 import type { TelegramBot } from '../../fakes/telegram.ts';
 import type { TestApp, TestUser } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -46,4 +49,23 @@ export async function linkTelegram(t: TestApp, bot: TelegramBot, user: TestUser,
     async () => (await telegramChannels(t, user)).some((c) => c.chat_id === chat && c.linked),
     'the chat linked',
   );
+}
+
+/**
+ * A chat id typed in before linking existed, as decision 222 stored it: sealed, without proof, beside the
+ * mail channel, the user told of trading halts. The chat has started the bot. Answers the channel's id.
+ */
+export async function storeTypedChat(t: TestApp, bot: TelegramBot, user: TestUser, chat: string): Promise<string> {
+  bot.startChat(chat);
+  const id = randomUUID();
+  const sealed = t.platform.secretBox.seal(chat, channelSealedAt(user.id, id));
+  const channels = JSON.stringify([
+    { id: 'email', type: 'email' },
+    { id, type: 'telegram', sealed },
+  ]);
+  await t.database.db.execute(
+    sql`INSERT INTO notification_preferences (user_id, channels, events, updated_at)
+        VALUES (${user.id}, ${channels}::jsonb, ARRAY['trading.halted'], now())`,
+  );
+  return id;
 }

@@ -2,12 +2,10 @@
 // in it and pressing Start, which the bot reads by long polling getUpdates; a code works once, for its
 // user only, within ten minutes; a chat id typed in before linking existed is told nothing until linked.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { TEST_MESSAGE } from '../../../src/modules/notifications/notices.domain.ts';
 import { enqueue, NOTIFY_KIND } from '../../../src/modules/notifications/notifications.outbox.ts';
-import { channelSealedAt } from '../../../src/modules/notifications/preferences.service.ts';
 import { createTelegramLinkRepository } from '../../../src/modules/notifications/telegram-link.repository.ts';
 import { startTelegramBot, type TelegramBot } from '../../fakes/telegram.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
@@ -21,6 +19,7 @@ import {
   botEnv,
   linkTelegram,
   startUpdates,
+  storeTypedChat,
   telegramChannels,
 } from './telegram-fixtures.ts';
 
@@ -131,18 +130,7 @@ describe('linking a Telegram chat', () => {
     // Mail goes only to a verified address (decision 840).
     await t.modules.admin.users.updateUser(carol.id, { emailVerified: true }, { id: null });
     const chat = newChat();
-    bot.startChat(chat);
-    // As decision 222 stored a typed chat id: sealed, without proof.
-    const id = randomUUID();
-    const sealed = t.platform.secretBox.seal(chat, channelSealedAt(carol.id, id));
-    const channels = JSON.stringify([
-      { id: 'email', type: 'email' },
-      { id, type: 'telegram', sealed },
-    ]);
-    await t.database.db.execute(
-      sql`INSERT INTO notification_preferences (user_id, channels, events, updated_at)
-          VALUES (${carol.id}, ${channels}::jsonb, ARRAY['trading.halted'], now())`,
-    );
+    const id = await storeTypedChat(t, bot, carol, chat);
     assert.deepEqual(await telegramChannels(t, carol), [{ type: 'telegram', chat_id: chat, linked: false }]);
     assert.deepEqual(await sendTest(carol).then((r) => r.json()), { queued: 1 }, 'mail only');
     const halt = await t.app.inject({

@@ -2,15 +2,13 @@
 // both keep their change (each read-modify-write holds the preferences' row lock); a chat whose user blocked
 // the bot (403), or that Telegram no longer knows (400 chat not found), is unlinked and its notice finished.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { channelSealedAt } from '../../../src/modules/notifications/preferences.service.ts';
 import type { ResolvedAddress } from '../../../src/platform/host-lookup.ts';
 import { startTelegramBot, type TelegramBot } from '../../fakes/telegram.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { askLink, botEnv, linkTelegram, startUpdates, telegramChannels } from './telegram-fixtures.ts';
+import { askLink, botEnv, linkTelegram, startUpdates, storeTypedChat, telegramChannels } from './telegram-fixtures.ts';
 
 describe('Telegram links and unlinks, without losing a change', () => {
   let t: TestApp;
@@ -66,17 +64,7 @@ describe('Telegram links and unlinks, without losing a change', () => {
   async function withTypedChat(): Promise<{ user: TestUser; chat: string }> {
     const user = await signIn(t.app, t.database);
     const chat = newChat();
-    bot.startChat(chat);
-    const id = randomUUID();
-    const sealed = t.platform.secretBox.seal(chat, channelSealedAt(user.id, id));
-    const channels = JSON.stringify([
-      { id: 'email', type: 'email' },
-      { id, type: 'telegram', sealed },
-    ]);
-    await t.database.db.execute(
-      sql`INSERT INTO notification_preferences (user_id, channels, events, updated_at)
-          VALUES (${user.id}, ${channels}::jsonb, ARRAY['trading.halted'], now())`,
-    );
+    await storeTypedChat(t, bot, user, chat);
     return { user, chat };
   }
 
