@@ -90,6 +90,7 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     repo: linkRepo,
     preferences,
     botUsername: botToken ? telegramBotUsername : undefined,
+    telegram,
     clock,
     logger,
   });
@@ -101,7 +102,7 @@ export function createNotificationsModule(platform: Platform, deps: Notification
           apiUrl: config.notify.telegramApiUrl,
           fetch: platform.fetch,
           pollTimeoutS: TELEGRAM_POLL_TIMEOUT_S,
-          onUpdate: async (update) => void (await telegramLinks.onUpdate(update)),
+          onUpdate: async (update, poll) => void (await telegramLinks.onUpdate(update, poll)),
           whileHolding: linkRepo.whileHolding,
           logger,
         })

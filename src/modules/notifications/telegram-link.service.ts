@@ -7,11 +7,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { unavailable } from '../../platform/http/errors.ts';
+import type { TelegramChannel } from './adapters/telegram.ts';
 import type { TelegramUpdate } from './adapters/telegram-updates.ts';
 import type { ChatMessage } from './messages.ts';
 import { enqueue, NOTIFY_KIND } from './notifications.outbox.ts';
 import type { PreferencesService } from './preferences.service.ts';
 import type { TelegramLinkRepository } from './telegram-link.repository.ts';
+import { createReplyBudget, type LinkOutcome, type ReplyBounds, replyOf } from './telegram-replies.domain.ts';
 
 /** How long a link works once asked for. */
 export const LINK_CODE_TTL_MS = 10 * 60_000;
@@ -22,8 +24,7 @@ export interface LinkOffer {
   expiresAt: Date;
 }
 
-/** What became of an update: for the log and the tests. */
-export type LinkOutcome = 'linked' | 'not a link' | 'not a private chat' | 'unknown code' | 'expired' | 'no room';
+export type { LinkOutcome } from './telegram-replies.domain.ts';
 
 /** The message the chat gets once linked, through the outbox like every notification. */
 export const LINKED_MESSAGE: ChatMessage = {
@@ -46,10 +47,30 @@ export function createTelegramLinkService(deps: {
   preferences: Pick<PreferencesService, 'linkTelegram'>;
   /** Unset when TELEGRAM_BOT_TOKEN or TELEGRAM_BOT_USERNAME is: nothing can be linked. */
   botUsername: string | undefined;
+  /** Answers a message that linked nothing, within `replyBounds` (decision 921). */
+  telegram: Pick<TelegramChannel, 'send'>;
+  replyBounds?: ReplyBounds;
   clock: Clock;
   logger: Pick<Logger, 'info' | 'warn'>;
 }) {
-  const { db, repo, preferences, botUsername, clock, logger } = deps;
+  const { db, repo, preferences, botUsername, telegram, clock, logger } = deps;
+  const replies = createReplyBudget(deps.replyBounds);
+
+  /**
+   * One sentence back to a chat whose message linked nothing, when the bounds allow: per chat, per poll
+   * and per minute, since anyone can write to the bot. Not retried, and a failure only logged: the
+   * update is confirmed all the same.
+   */
+  async function answer(update: TelegramUpdate, outcome: LinkOutcome, poll: number): Promise<void> {
+    const chat = update.message?.chat;
+    const text = replyOf(outcome, chat?.type);
+    const chatId = String(chat?.id ?? '');
+    if (!text || !/^-?\d{1,20}$/.test(chatId)) return;
+    if (!replies.take(chatId, poll, clock.now().getTime())) return;
+    await telegram.send(chatId, text).catch((error: unknown) => {
+      logger.warn({ reason: (error as Error).message }, 'a telegram answer was not sent');
+    });
+  }
 
   async function link(update: TelegramUpdate, code: string): Promise<LinkOutcome> {
     const chat = update.message?.chat;
@@ -89,14 +110,17 @@ export function createTelegramLinkService(deps: {
       return { code, url: `https://t.me/${botUsername}?start=${code}`, expiresAt };
     },
 
-    /** A message to the bot: a link's Start binds its chat to the code's user, once. */
-    async onUpdate(update: TelegramUpdate): Promise<LinkOutcome> {
+    /**
+     * A message to the bot, from the `poll`-th getUpdates answer: a link's Start binds its chat to the
+     * code's user, once; anything else gets one sentence back, within bounds (decision 921).
+     */
+    async onUpdate(update: TelegramUpdate, poll = 0): Promise<LinkOutcome> {
       const code = startCode(update.message?.text);
-      // Anything else written to the bot is not ours to read.
-      if (!code) return 'not a link';
-      const outcome = await link(update, code);
+      // Anything else written to the bot is not ours to read: it is only told how to link.
+      const outcome = code ? await link(update, code) : 'not a link';
       if (outcome === 'linked') logger.info({ outcome }, 'a telegram chat was linked');
-      else logger.warn({ outcome }, 'a telegram link was not used');
+      else if (code) logger.warn({ outcome }, 'a telegram link was not used');
+      await answer(update, outcome, poll);
       return outcome;
     },
   };

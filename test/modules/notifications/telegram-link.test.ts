@@ -94,7 +94,11 @@ describe('linking a Telegram chat', () => {
     assert.deepEqual(await telegramChannels(t, alice), [{ type: 'telegram', chat_id: aliceChat, linked: true }]);
     assert.deepEqual(await telegramChannels(t, bob), []);
     await t.platform.outbox.drain();
-    assert.deepEqual(sentTo(otherChat), [], 'the other chat is told nothing');
+    assert.deepEqual(
+      sentTo(otherChat),
+      ['This link has expired or was already used: ask for a new one on your notifications page.'],
+      'the other chat is only told the link is used',
+    );
   });
 
   it('refuses a code past its ten minutes, one replaced by a newer, and a Start in a group', async () => {

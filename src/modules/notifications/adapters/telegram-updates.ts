@@ -39,8 +39,11 @@ export function createTelegramUpdates(options: {
   pollTimeoutS: number;
   /** Added to the poll's timeout to bound the HTTP request: a poll that outlives both is cut and retried. */
   httpMarginMs?: number;
-  /** Handles one update; a throw leaves it unconfirmed, and it is read again after a wait. */
-  onUpdate(update: TelegramUpdate): Promise<void>;
+  /**
+   * Handles one update, with the number of the getUpdates answer it came in (one answer's updates share
+   * it); a throw leaves it unconfirmed, and it is read again after a wait.
+   */
+  onUpdate(update: TelegramUpdate, poll: number): Promise<void>;
   /** Runs the work holding the deployment's lock; false at once when another instance holds it. */
   whileHolding(work: () => Promise<void>): Promise<boolean>;
   logger: Pick<Logger, 'warn' | 'error'>;
@@ -63,6 +66,8 @@ export function createTelegramUpdates(options: {
   /** The next update wanted: everything before it is confirmed by asking from it. */
   let offset = 0;
   let failures = 0;
+  /** getUpdates answers read so far. */
+  let polls = 0;
   /** A webhook was found set and logged: not logged again until a poll is answered. */
   let webhookLogged = false;
 
@@ -89,10 +94,11 @@ export function createTelegramUpdates(options: {
     if (status === 200 && body.ok && Array.isArray(body.result)) {
       failures = 0;
       webhookLogged = false;
+      const poll = ++polls;
       for (const update of body.result as TelegramUpdate[]) {
         if (!Number.isSafeInteger(update?.update_id) || update.update_id < offset) continue;
         try {
-          await options.onUpdate(update);
+          await options.onUpdate(update, poll);
         } catch (error) {
           logger.error({ err: error }, 'a telegram update could not be handled; it is read again after a wait');
           return retryWait();
