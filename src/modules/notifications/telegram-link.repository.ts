@@ -31,12 +31,14 @@ export function createTelegramLinkRepository(database: Pick<Database, 'db' | 'ki
     /**
      * Runs `work` holding the deployment's updates lock, or answers false at once when another instance
      * holds it. PostgreSQL: a transaction-scoped advisory lock on a pooled connection of its own, held
-     * while `work` runs; it ends with the transaction, or with the connection if the process dies.
+     * while `work` runs; it ends with the transaction, or with the connection if the process dies or the
+     * connection is lost. `work` is handed `stillHeld`, which asks that very session (one statement, within
+     * the query bound) and throws once it is gone: the lock may then be another instance's (decision 922).
      * PGlite serves one process, which runs one reader.
      */
-    async whileHolding(work: () => Promise<void>): Promise<boolean> {
+    async whileHolding(work: (stillHeld: () => Promise<void>) => Promise<void>): Promise<boolean> {
       if (database.kind === 'pglite') {
-        await work();
+        await work(async () => {});
         return true;
       }
       return db.transaction(async (tx) => {
@@ -44,7 +46,9 @@ export function createTelegramLinkRepository(database: Pick<Database, 'db' | 'ki
           sql`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCK.telegramUpdates}::bigint) AS locked`,
         )) as unknown as { rows: { locked: boolean }[] };
         if (result.rows[0]?.locked !== true) return false;
-        await work();
+        await work(async () => {
+          await tx.execute(sql`SELECT 1`);
+        });
         return true;
       });
     },

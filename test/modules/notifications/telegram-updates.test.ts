@@ -53,7 +53,7 @@ describe('reading the bot’s updates', () => {
       httpMarginMs: 200,
       onUpdate: options.onUpdate ?? (async (update) => void seen.push(update)),
       whileHolding: async (work) => {
-        await work();
+        await work(async () => {});
         return true;
       },
       logger: options.logger ?? pino({ level: 'silent' }),

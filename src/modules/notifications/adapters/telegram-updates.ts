@@ -1,7 +1,8 @@
 // Reads what users write to the bot (PROTOCOLS B13) by long polling `getUpdates`: one request waits up to
 // `pollTimeoutS` for messages, and the next one's `offset` confirms those read, so Telegram forgets them.
 // One reader per deployment (decision 860): the loop runs while it holds the deployment's lock, for a term
-// at a time, and asks again after it. Failures wait and poll again: a 429 its `retry_after`, a 409
+// at a time, and asks again after it; before each poll it checks the lock's session is still there, and
+// stops as soon as it is not (decision 922). Failures wait and poll again: a 429 its `retry_after`, a 409
 // Conflict from another reader, a 5xx, a timeout or a refused connection the common backoff curve; any
 // other answer (a revoked token: 401) the curve's longest wait. A webhook set on the bot makes every poll
 // a 409 until the operator removes it (we do not): logged once as an error, polled every 5 minutes
@@ -44,8 +45,11 @@ export function createTelegramUpdates(options: {
    * it); a throw leaves it unconfirmed, and it is read again after a wait.
    */
   onUpdate(update: TelegramUpdate, poll: number): Promise<void>;
-  /** Runs the work holding the deployment's lock; false at once when another instance holds it. */
-  whileHolding(work: () => Promise<void>): Promise<boolean>;
+  /**
+   * Runs the work holding the deployment's lock; false at once when another instance holds it. The work
+   * is handed `stillHeld`, which throws once the lock's session is gone.
+   */
+  whileHolding(work: (stillHeld: () => Promise<void>) => Promise<void>): Promise<boolean>;
   logger: Pick<Logger, 'warn' | 'error'>;
   /** How long one term of holding the lock lasts before it is given up and asked for again. */
   termMs?: number;
@@ -66,6 +70,8 @@ export function createTelegramUpdates(options: {
   /** The next update wanted: everything before it is confirmed by asking from it. */
   let offset = 0;
   let failures = 0;
+  /** The lock's session was found gone during this term (logged once). */
+  let lockLost = false;
   /** getUpdates answers read so far. */
   let polls = 0;
   /** A webhook was found set and logged: not logged again until a poll is answered. */
@@ -134,10 +140,25 @@ export function createTelegramUpdates(options: {
     return retryWait();
   }
 
-  /** Polls while the lock is held, for one term. */
-  async function term(signal: AbortSignal): Promise<void> {
+  /**
+   * Polls while the lock is held, for one term. Before each poll the lock's session is asked whether it is
+   * still there (decision 922): once its connection is lost the lock may be another instance's, and this
+   * reader stops at once rather than poll beside it for the rest of the term.
+   */
+  async function term(signal: AbortSignal, stillHeld: () => Promise<void>): Promise<void> {
     const ends = performance.now() + termMs;
     while (!signal.aborted && performance.now() < ends) {
+      try {
+        await stillHeld();
+      } catch (error) {
+        if (signal.aborted) return;
+        lockLost = true;
+        logger.warn(
+          { reason: (error as Error).message },
+          'the telegram updates lock was lost with its database connection; polling stops until it is held again',
+        );
+        throw error;
+      }
       const waitMs = await pollOnce(signal);
       if (waitMs > 0 && !signal.aborted) await pause(waitMs, signal);
     }
@@ -145,12 +166,15 @@ export function createTelegramUpdates(options: {
 
   async function run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
+      lockLost = false;
       try {
-        if (await options.whileHolding(() => term(signal))) continue;
+        if (await options.whileHolding((stillHeld) => term(signal, stillHeld))) continue;
         await pause(standbyMs, signal);
       } catch (error) {
         if (signal.aborted) return;
-        logger.warn({ err: error }, 'the telegram updates lock could not be held; asking again after a wait');
+        // A lost lock was logged as such; the transaction's own failure to end says nothing more.
+        if (!lockLost)
+          logger.warn({ err: error }, 'the telegram updates lock could not be held; asking again after a wait');
         await pause(retryWait(), signal);
       }
     }
