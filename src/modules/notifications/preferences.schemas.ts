@@ -23,7 +23,8 @@ const channelFields = {
     Type.Boolean({
       description:
         'telegram, in answers: whether the chat was proven yours through the bot’s link. A chat not linked ' +
-        '(entered by its id before linking existed) is told nothing until you open the link in it. Ignored when sent.',
+        '(entered by its id before linking existed, or unlinked when you blocked the bot) is told nothing until you ' +
+        'open the link in it, and what it missed meanwhile is not sent later. Ignored when sent.',
     }),
   ),
   url: Type.Optional(

@@ -232,7 +232,10 @@ export function NotificationsPanel() {
               {telegram ? (
                 <label class="check">
                   <input type="checkbox" checked onChange={() => setChannel('telegram', null)} /> Chat{' '}
-                  {telegram.chat_id} {telegram.linked ? '(linked)' : '(not linked: told nothing until you link it)'}
+                  {telegram.chat_id}{' '}
+                  {telegram.linked
+                    ? '(linked)'
+                    : '(not linked: told nothing until you link it, nor later of what it missed)'}
                 </label>
               ) : null}
               <button type="button" disabled={action.pending} onClick={() => void askLink()}>
@@ -244,7 +247,8 @@ export function NotificationsPanel() {
                   <a href={link.url} target="_blank" rel="noreferrer">
                     {link.url}
                   </a>{' '}
-                  in Telegram and press Start before {time(link.expires_at)}; then reload this page.
+                  in Telegram and press Start before {time(link.expires_at)}; then reload this page. The chat is told of
+                  what happens from then on, not of what came before.
                 </p>
               ) : null}
             </div>

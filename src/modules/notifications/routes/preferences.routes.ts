@@ -75,8 +75,10 @@ export function preferencesRoutes(deps: {
           summary: 'Link a Telegram chat',
           description:
             'Answers a one-time link to the server’s bot. Open it in Telegram and press Start: the chat you do it ' +
-            'in becomes one of your channels, and the bot says so there. The code works once, for 10 minutes; ' +
-            'asking again replaces it. The bot writes only to chats linked so. 503 when the server has no bot.',
+            'in becomes one of your channels, and the bot says so there; an expired or used link gets a one-line ' +
+            'answer there instead. The code works once, for 10 minutes; asking again replaces it. The bot writes ' +
+            'only to chats linked so, from the link on: notices from before it (while the chat was not linked) are ' +
+            'not sent to it later. 503 when the server has no bot.',
           security: bearerSecurity,
           response: { 201: TelegramLink, ...errorResponses(401, 403, 503) },
         },
