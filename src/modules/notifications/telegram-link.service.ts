@@ -13,7 +13,7 @@ import type { ChatMessage } from './messages.ts';
 import { enqueue, NOTIFY_KIND } from './notifications.outbox.ts';
 import type { PreferencesService } from './preferences.service.ts';
 import type { TelegramLinkRepository } from './telegram-link.repository.ts';
-import { createReplyBudget, type LinkOutcome, type ReplyBounds, replyOf } from './telegram-replies.domain.ts';
+import { createReplyBudget, type LinkOutcome, replyOf } from './telegram-replies.domain.ts';
 
 /** How long a link works once asked for. */
 export const LINK_CODE_TTL_MS = 10 * 60_000;
@@ -47,14 +47,13 @@ export function createTelegramLinkService(deps: {
   preferences: Pick<PreferencesService, 'linkTelegram'>;
   /** Unset when TELEGRAM_BOT_TOKEN or TELEGRAM_BOT_USERNAME is: nothing can be linked. */
   botUsername: string | undefined;
-  /** Answers a message that linked nothing, within `replyBounds` (decision 921). */
+  /** Answers a message that linked nothing, within `REPLY_BOUNDS` (decision 921). */
   telegram: Pick<TelegramChannel, 'send'>;
-  replyBounds?: ReplyBounds;
   clock: Clock;
   logger: Pick<Logger, 'info' | 'warn'>;
 }) {
   const { db, repo, preferences, botUsername, telegram, clock, logger } = deps;
-  const replies = createReplyBudget(deps.replyBounds);
+  const replies = createReplyBudget();
 
   /**
    * One sentence back to a chat whose message linked nothing, when the bounds allow: per chat, per poll
