@@ -102,7 +102,7 @@ export function createNotificationsModule(platform: Platform, deps: Notification
           apiUrl: config.notify.telegramApiUrl,
           fetch: platform.fetch,
           pollTimeoutS: TELEGRAM_POLL_TIMEOUT_S,
-          onUpdate: async (update, poll) => void (await telegramLinks.onUpdate(update, poll)),
+          onUpdate: async (update, poll, signal) => void (await telegramLinks.onUpdate(update, poll, signal)),
           whileHolding: linkRepo.whileHolding,
           logger,
         })

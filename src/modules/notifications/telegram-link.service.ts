@@ -60,14 +60,15 @@ export function createTelegramLinkService(deps: {
    * and per minute, since anyone can write to the bot. Not retried, and a failure only logged: the
    * update is confirmed all the same.
    */
-  async function answer(update: TelegramUpdate, outcome: LinkOutcome, poll: number): Promise<void> {
+  async function answer(update: TelegramUpdate, outcome: LinkOutcome, poll: number, signal?: AbortSignal) {
     const chat = update.message?.chat;
     const text = replyOf(outcome, chat?.type);
     const chatId = String(chat?.id ?? '');
     if (!text || !/^-?\d{1,20}$/.test(chatId)) return;
     if (!replies.take(chatId, poll, clock.now().getTime())) return;
-    await telegram.send(chatId, text).catch((error: unknown) => {
-      logger.warn({ reason: (error as Error).message }, 'a telegram answer was not sent');
+    // The reader's stop cuts an answer in flight, as it cuts the poll.
+    await telegram.send(chatId, text, signal).catch((error: unknown) => {
+      if (!signal?.aborted) logger.warn({ reason: (error as Error).message }, 'a telegram answer was not sent');
     });
   }
 
@@ -111,15 +112,16 @@ export function createTelegramLinkService(deps: {
 
     /**
      * A message to the bot, from the `poll`-th getUpdates answer: a link's Start binds its chat to the
-     * code's user, once; anything else gets one sentence back, within bounds (decision 921).
+     * code's user, once; anything else gets one sentence back, within bounds (decision 921), unless the
+     * reader stops (`signal`) first.
      */
-    async onUpdate(update: TelegramUpdate, poll = 0): Promise<LinkOutcome> {
+    async onUpdate(update: TelegramUpdate, poll = 0, signal?: AbortSignal): Promise<LinkOutcome> {
       const code = startCode(update.message?.text);
       // Anything else written to the bot is not ours to read: it is only told how to link.
       const outcome = code ? await link(update, code) : 'not a link';
       if (outcome === 'linked') logger.info({ outcome }, 'a telegram chat was linked');
       else if (code) logger.warn({ outcome }, 'a telegram link was not used');
-      await answer(update, outcome, poll);
+      await answer(update, outcome, poll, signal);
       return outcome;
     },
   };

@@ -1,12 +1,14 @@
 // What the bot answers to a message that linked nothing (decision 921): a stale or used link, a Start in a
 // group, a plain message each get one sentence; and since anyone can write to the bot, the answers are
-// bounded per chat (one a minute), per poll (three of one getUpdates answer) and per minute (twenty).
+// bounded per chat (one a minute), per poll (three of one getUpdates answer) and per minute (twenty); the
+// reader's stop cuts an answer in flight.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { REPLY_BOUNDS } from '../../../src/modules/notifications/telegram-replies.domain.ts';
 import { startTelegramBot, type TelegramBot } from '../../fakes/telegram.ts';
 import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { allRead, askLink, BOT_USERNAME, botEnv, startUpdates } from './telegram-fixtures.ts';
 
 describe("the bot's answers to messages that link nothing", () => {
@@ -102,5 +104,17 @@ describe("the bot's answers to messages that link nothing", () => {
     bot.sendUpdate(newChat(), 'hi');
     await allRead(bot);
     assert.equal(bot.sent.length, REPLY_BOUNDS.perMinute + 1, 'a new minute, a new answer');
+  });
+
+  it('cuts an answer in flight when the reader stops, as it cuts the poll', async () => {
+    bot.respondNext('hang');
+    const asked = bot.paths.length;
+    bot.sendUpdate(newChat(), 'anyone?');
+    await waitFor(() => bot.paths.slice(asked).some((p) => p.endsWith('/sendMessage')), 'the answer sent');
+    const started = performance.now();
+    await t.modules.notifications.hooks.closed();
+    const tookMs = performance.now() - started;
+    assert.ok(tookMs < 3_000, `stopped in ${Math.round(tookMs)} ms, not at the send's 10 s bound`);
+    startUpdates(t);
   });
 });

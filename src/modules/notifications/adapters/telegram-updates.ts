@@ -42,9 +42,9 @@ export function createTelegramUpdates(options: {
   httpMarginMs?: number;
   /**
    * Handles one update, with the number of the getUpdates answer it came in (one answer's updates share
-   * it); a throw leaves it unconfirmed, and it is read again after a wait.
+   * it) and the reader's stop signal; a throw leaves it unconfirmed, and it is read again after a wait.
    */
-  onUpdate(update: TelegramUpdate, poll: number): Promise<void>;
+  onUpdate(update: TelegramUpdate, poll: number, signal: AbortSignal): Promise<void>;
   /**
    * Runs the work holding the deployment's lock; false at once when another instance holds it. The work
    * is handed `stillHeld`, which throws once the lock's session is gone.
@@ -104,7 +104,7 @@ export function createTelegramUpdates(options: {
       for (const update of body.result as TelegramUpdate[]) {
         if (!Number.isSafeInteger(update?.update_id) || update.update_id < offset) continue;
         try {
-          await options.onUpdate(update, poll);
+          await options.onUpdate(update, poll, signal);
         } catch (error) {
           logger.error({ err: error }, 'a telegram update could not be handled; it is read again after a wait');
           return retryWait();
