@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import { unavailable } from '../../platform/http/errors.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
-import type { OrderVenue } from '../../platform/order-venue.ts';
+import type { OrderVenue, VenueOrderState } from '../../platform/order-venue.ts';
 import type { OrderFillTrade } from '../exchange/index.ts';
 import type { EventPublisher } from '../streams/index.ts';
 import { createLivePlacement } from './live-placement.service.ts';
@@ -18,7 +18,7 @@ import { createOrderPublisher } from './order-publisher.ts';
 import type { OrdersRepository } from './orders.repository.ts';
 import type { OrderRow } from './orders.rows.ts';
 import { createPaperPlacement } from './paper-placement.service.ts';
-import { type Mover, requestOf } from './order-updates.ts';
+import { answeredUnstored, type Mover, requestOf } from './order-updates.ts';
 
 export type { FillListener } from './order-moves.service.ts';
 
@@ -48,6 +48,23 @@ export function createOrderExecution(deps: ExecutionDeps) {
   const { apply, resolve } = moves;
   const paper = createPaperPlacement({ db, repo, clock, publish, afterCommit: moves.afterCommit });
   const live = createLivePlacement({ repo, clock, logger, hold, moves });
+
+  /**
+   * The venue's answer to a cancel it carried out, applied. A database that fails now does not turn into an
+   * error inviting a second cancel: the request answers the order as the venue left it, and the reconcile
+   * pass's lookup stores it (decision 910, as 830 for a placement).
+   */
+  async function cancelAnswered(current: OrderRow, state: VenueOrderState, mover: Mover): Promise<OrderRow> {
+    try {
+      return await apply(current.id, { state }, mover);
+    } catch (error) {
+      logger.warn(
+        { err: error, orderId: current.id },
+        "the venue's answer to a cancel could not be stored: the reconcile pass stores it",
+      );
+      return answeredUnstored(current, state, clock.now());
+    }
+  }
 
   const execution = {
     apply,
@@ -88,7 +105,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
         if (isFinal(current.status) || current.status === 'unknown') return current;
       }
       const result = await venue.cancel(requestOf(current));
-      if (result.kind === 'done') return apply(current.id, { state: result.state }, mover);
+      if (result.kind === 'done') return cancelAnswered(current, result.state, mover);
       if (result.kind === 'not_found') return resolve(current, mover);
       logger.warn({ orderId: current.id, reason: result.reason }, 'cancel outcome unknown; the next pass looks it up');
       return current;

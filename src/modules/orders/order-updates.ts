@@ -115,3 +115,23 @@ export function settleNew(
       : transitionEntry({ ...claimed, ...patch, filled: storedAmount(patch.filled) }, claimed.status, mover);
   return { patch, fills, entry };
 }
+
+/**
+ * The order as the venue's `state` leaves it, without storing it: what a request answers when the venue
+ * acted and the database then failed (decision 910). Its fills, cost and fee stay as stored: the reconcile
+ * pass's lookup stores them with the state.
+ */
+export function answeredUnstored(current: OrderRow, state: VenueOrderState, now: Date): OrderRow {
+  const progress = progressFrom(current, state);
+  if (!progress) return current;
+  return {
+    ...current,
+    status: progress.status,
+    filled: storedAmount(progress.filled),
+    averagePrice: progress.averagePrice ?? current.averagePrice,
+    venueOrderId: progress.venueOrderId ?? current.venueOrderId,
+    reason: progress.reason ?? current.reason,
+    notFinal: !isFinal(progress.status),
+    updatedAt: now,
+  };
+}

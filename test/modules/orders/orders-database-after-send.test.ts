@@ -115,6 +115,30 @@ describe('a live order whose database fails once the venue has it', { skip: NO_P
     assert.deepEqual(venueStatus(trader), ['CANCELED']);
   });
 
+  // Decision 910: a cancel the venue carried out is answered as the venue left it, not with a 503 that
+  // invites a second cancel; the pass stores it.
+  it('answers a cancel as the venue left it (200, canceled) when the database fails after the venue canceled', async () => {
+    const trader = await o.trader();
+    const placed = await o.place(trader, { type: 'limit', price: '60000' });
+    assert.equal(placed.json().status, 'open', placed.body);
+    const order = placed.json();
+    o.book.onNext('DELETE', cut);
+    const canceled = await o.inject('DELETE', `/api/orders/${order.id}`, trader.headers);
+    assert.equal(canceled.statusCode, 200, canceled.body);
+    assert.equal(canceled.json().status, 'canceled', canceled.body);
+    assert.equal(canceled.json().id, order.id);
+    assert.deepEqual(venueStatus(trader), ['CANCELED'], 'canceled at the venue, once');
+    assert.ok(warned("the venue's answer to a cancel could not be stored: the reconcile pass stores it", order.id));
+    noSecretLogged(trader);
+
+    await proxy.mode('pass');
+    const pass = await o.t.modules.orders.reconcile();
+    assert.equal(pass.failed, 0);
+    const stored = (await o.inject('GET', `/api/orders/${order.id}`, trader.headers)).json();
+    assert.equal(stored.status, 'canceled');
+    assert.deepEqual(venueStatus(trader), ['CANCELED']);
+  });
+
   it('cancel-all goes on past an order whose cancel the database failed', async () => {
     const trader = await o.trader();
     const ids: string[] = [];
