@@ -17,6 +17,11 @@ export { ORDERS_EVENTS } from './orders.events.ts';
 
 /** How long an order may stay `pending` (stored, its request about to claim and send it) before a pass rejects it. */
 const PENDING_GRACE_MS = 60_000;
+/**
+ * Cancels cancel-all runs at once: a few, so that a venue that does not answer holds it for a few venue
+ * timeouts, not one per order; each still passes the venue budget and a key's turn (decision 913).
+ */
+const CANCEL_ALL_CONCURRENCY = 4;
 
 export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
   const { config, database, clock, logger } = platform;
@@ -41,6 +46,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     paperMarket: deps.paper.offlineMarket,
     clock,
     logger,
+    cancelAll: { concurrency: CANCEL_ALL_CONCURRENCY, deadlineMs: 2 * config.exchange.timeoutMs },
   });
 
   // A halt cancels first (the controls refuse new orders after): every order not final of the target.

@@ -17,6 +17,7 @@ import {
   type ValidationIssue,
 } from '../../platform/http/errors.ts';
 import type { OrderMode, OrderSide, OrderType, TimeInForce } from '../../platform/order-venue.ts';
+import { type CancelAllBounds, type CancelAllResult, cancelEach } from './cancel-all.service.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import { checkMarketRules, isFinal, notionalTooLarge, ORDER_WHOLE_DIGITS, storableIssue } from './orders.domain.ts';
 import type { OrderExecution } from './order-execution.service.ts';
@@ -38,11 +39,6 @@ export interface PlaceInput {
 }
 
 const LAST_PRICE_TTL_MS = 2_000;
-
-/** Why cancel-all lists an order it could not cancel (decision 831). */
-const CANCEL_UNANSWERED =
-  'The venue gave no answer to the cancel: the order stays as it is until a lookup tells; ask again to retry';
-const CANCEL_FAILED = 'The cancel could not be completed: the order stays as it is; ask again to retry';
 
 /** The unified symbol: BTCUSDT, btc-usdt and BTC/USDT are BTC/USDT (the venue's market list decides). */
 const unified = (symbol: string) => symbol.trim().toUpperCase().replace('-', '/');
@@ -74,6 +70,8 @@ export function createOrdersService(deps: {
   paperMarket: OrdersDeps['paper']['offlineMarket'];
   clock: Clock;
   logger: Pick<Logger, 'warn'>;
+  /** How many cancels cancel-all runs at once, and how long it starts new ones (decision 913). */
+  cancelAll: CancelAllBounds;
 }) {
   const { repo, execution, exchange, controls, clock } = deps;
   /** Last prices, kept for a moment: the notional and price-band checks need no fresher figure. */
@@ -328,31 +326,14 @@ export function createOrdersService(deps: {
     },
 
     /**
-     * Asks every order of the filter to cancel, one after another, whatever the others' cancels did: those
-     * it left final (`canceled`, or what they reached first), and those it could not (`failed`, as they
-     * stand, with why) (decision 831).
+     * Asks every order of the filter to cancel, a few at a time within a deadline, whatever the others'
+     * cancels did: those it left final (`canceled`, or what they reached first), and those it could not or
+     * did not ask in time (`failed`, as they stand, with why) (decisions 831, 913).
      */
-    async cancelAll(
-      filter: OrderFilter,
-      actor: Actor,
-    ): Promise<{ canceled: OrderRow[]; failed: { order: OrderRow; detail: string }[] }> {
+    async cancelAll(filter: OrderFilter, actor: Actor): Promise<CancelAllResult> {
       const open = await repo.notFinalOf({ ...filter, symbol: filter.symbol ? unified(filter.symbol) : undefined });
-      const canceled: OrderRow[] = [];
-      const failed: { order: OrderRow; detail: string }[] = [];
-      for (const order of open) {
-        try {
-          const after = await execution.cancel(order, { actorId: actor.id, actorType: 'user', ip: actor.ip });
-          if (isFinal(after.status)) canceled.push(after);
-          else failed.push({ order: after, detail: CANCEL_UNANSWERED });
-        } catch (error) {
-          deps.logger.warn({ err: error, orderId: order.id }, 'cancel-all could not cancel an order');
-          failed.push({
-            order,
-            detail: error instanceof AppError && typeof error.detail === 'string' ? error.detail : CANCEL_FAILED,
-          });
-        }
-      }
-      return { canceled, failed };
+      const mover = { actorId: actor.id, actorType: 'user', ip: actor.ip } as const;
+      return cancelEach(open, (order) => execution.cancel(order, mover), deps.cancelAll, deps.logger);
     },
   };
 }

@@ -180,8 +180,10 @@ export function ordersRoutes(deps: {
           operationId: 'cancelAllOrders',
           summary: 'Cancel all your orders not final, optionally of one venue, pair or mode',
           description:
-            'Asks every order, one after another: one whose cancel fails (or gets no answer from the venue) is ' +
-            'listed in `failed` with why, and the others are still asked. `count` counts `canceled`.',
+            'Asks every order, a few at a time: one whose cancel fails (or gets no answer from the venue) is ' +
+            'listed in `failed` with why, and the others are still asked; once the venue has left cancels ' +
+            'unanswered for twice its timeout, the orders not yet asked are listed in `failed` as not asked. ' +
+            '`count` counts `canceled`.',
           body: CancelAllBody,
           response: { 200: CancelAllResult, ...errorResponses(401, 403, 503) },
         },
