@@ -8,7 +8,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Db } from '../../platform/db/database.ts';
-import { D, fillResting, priceWentThrough, type Dec } from './matching.domain.ts';
+import { D, fillResting, priceWentThrough, releaseLock, type Dec } from './matching.domain.ts';
+import { BALANCE_WHOLE_DIGITS, overflowingAsset } from './paper.domain.ts';
 import { RESTED_CHANNEL, type PaperOrderRow, type PaperRepository } from './paper.repository.ts';
 import { changesOf, fillRows, type OrderChange } from './paper-venue.service.ts';
 
@@ -77,7 +78,21 @@ export function createRestingWatch(deps: {
     const left = new D(order.amount).minus(order.filled);
     const price = new D(order.price!);
     const done = await db.transaction(async (tx) => {
-      await repo.lockAccount(order.userId, tx);
+      // The lock's statement reads the balances too: the fill is weighed against what they hold.
+      const held = (await repo.lockedBalances(order.userId, tx)) ?? [];
+      const { execution, deltas } = fillResting(order.side, price, left, new D(order.makerFee));
+      const changes = changesOf(order, deltas);
+      // Each order fit when placed (decision 832), not every resting order of the asset together: a fill
+      // past what the balance column holds expires the order, its lock given back, instead of failing its
+      // write on every tick (decision 912).
+      const overflowing = overflowingAsset(held, changes);
+      if (overflowing) {
+        const reason = `The paper balance of ${overflowing} would reach 10^${BALANCE_WHOLE_DIGITS}, more than a balance holds: the order expired unfilled.`;
+        const expired = { status: 'expired', filled: order.filled, reason, at: now } as const;
+        if (!(await repo.moveResting(order.id, order.filled, expired, tx))) return false;
+        await repo.applyChanges(order.userId, changesOf(order, [releaseLock(order.side, left, price)]), now, tx);
+        return true;
+      }
       const moved = await repo.moveResting(
         order.id,
         order.filled,
@@ -85,9 +100,8 @@ export function createRestingWatch(deps: {
         tx,
       );
       if (!moved) return false;
-      const { execution, deltas } = fillResting(order.side, price, left, new D(order.makerFee));
       await repo.insertFills(fillRows(order.id, order, [execution], now), tx);
-      await repo.applyChanges(order.userId, changesOf(order, deltas), now, tx);
+      await repo.applyChanges(order.userId, changes, now, tx);
       return true;
     });
     if (done) deps.changed({ userId: order.userId, clientOrderId: order.clientOrderId });
