@@ -8,8 +8,8 @@ import { createOrderExecution } from './order-execution.service.ts';
 import { createOrdersRepository } from './orders.repository.ts';
 import { createOrdersService } from './orders.service.ts';
 import { ordersRoutes } from './routes/orders.routes.ts';
-import { isFinal, realizedLoss } from './orders.domain.ts';
-import { Decimal } from 'decimal.js';
+import { createDailyLossCheck } from './daily-loss.service.ts';
+import { isFinal } from './orders.domain.ts';
 import { bindJob } from '../../platform/jobs.ts';
 import { reconcileOrdersCron, reconcileOrdersJob } from './reconcile-orders.job.ts';
 
@@ -108,37 +108,22 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     );
   });
 
-  // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt).
-  // The day's fills are read only for a user with a daily loss limit; the limits are those the statement
-  // storing the fills read, when it read them (decision 461).
-  execution.onFills(async (order, _fills, limits) => {
-    await deps.controls.noteRealizedLoss(order.userId, () => dayLoss(order.userId, order.mode), limits);
+  // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt). The day's
+  // fills are read only for a user with a daily loss limit; the limits are those the statement storing the
+  // fills read, when it read them (decision 461). A check that fails is tried again (decision 911).
+  const dailyLoss = createDailyLossCheck({
+    repo,
+    controls: deps.controls,
+    clock,
+    logger,
+    retryMs: config.orders.reconcileSeconds * 1000,
   });
-  async function dayLoss(userId: string, mode: 'paper' | 'live'): Promise<string> {
-    const now = clock.now();
-    const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-    const fills = await repo.fillsSince(userId, mode, dayStart);
-    return realizedLoss(
-      fills.map((f) => {
-        const quote = f.symbol.split('/')[1];
-        return {
-          market: `${f.exchange} ${f.symbol}`,
-          side: f.side,
-          price: f.price,
-          amount: f.amount,
-          quoteFee:
-            f.feeCurrency === quote
-              ? f.fee
-              : f.feeCurrency === f.symbol.split('/')[0]
-                ? new Decimal(f.fee).times(f.price).toFixed()
-                : '0',
-        };
-      }),
-    );
-  }
+  execution.onFills((order, _fills, limits) => dailyLoss.afterFill(order.userId, order.mode, limits));
   // An order left open under a halt is the pass's to cancel (decision 830).
   const halted = async (userId: string) => (await deps.controls.status(userId)).halted;
   const reconcile = async () => {
+    // The daily loss checks this instance owes first: a halt they find is canceled by the pass below.
+    await dailyLoss.recheck();
     const live = await execution.reconcile('live', PENDING_GRACE_MS, halted);
     const paper = await execution.reconcile('paper', PENDING_GRACE_MS, halted);
     return {
@@ -162,6 +147,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
       listening() {
         void reconcile().catch((error: unknown) => logger.error({ err: error }, 'start-up order reconcile failed'));
       },
+      closed: () => dailyLoss.close(),
     },
     /** One pass over every order not final (its job's, and the start's). */
     reconcile,

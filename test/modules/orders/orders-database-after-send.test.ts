@@ -139,6 +139,43 @@ describe('a live order whose database fails once the venue has it', { skip: NO_P
     assert.deepEqual(venueStatus(trader), ['CANCELED']);
   });
 
+  // Decision 911: a daily loss check that fails after the fill is stored is owed, and the next pass makes it.
+  it("halts on the pass after a fill whose daily loss check met the database's failure", async () => {
+    const trader = await o.trader();
+    const limits = await o.inject('PUT', '/api/trading/limits', trader.headers, { daily_loss_limit: '5' });
+    assert.equal(limits.statusCode, 200, limits.body);
+    assert.equal((await o.place(trader, { amount: '0.01' })).json().status, 'filled');
+    // The sell realizes a loss past the limit; the check's read of the day's fills meets its connection reset.
+    let cutRead = false;
+    proxy.tap((chunk, client) => {
+      if (!chunk.includes('from "order_fills" inner join "orders"')) return;
+      proxy.tap();
+      cutRead = true;
+      client.resetAndDestroy();
+    });
+    const symbol = o.binance.symbols.find((s) => s.symbol === 'BTCUSDT')!;
+    const price = symbol.price;
+    symbol.price = '64000.00';
+    try {
+      const sold = await o.place(trader, { side: 'sell', amount: '0.009' });
+      assert.equal(sold.statusCode, 201, sold.body);
+      assert.equal(sold.json().status, 'filled', sold.body);
+    } finally {
+      symbol.price = price;
+      proxy.tap();
+    }
+    assert.ok(cutRead, "the check's read was cut");
+    const status = async () => (await o.inject('GET', '/api/trading/status', trader.headers)).json();
+    assert.equal((await status()).halted, false, 'the failed check halted nothing');
+
+    const pass = await o.t.modules.orders.reconcile();
+    assert.equal(pass.failed, 0);
+    const after = await status();
+    assert.equal(after.halted, true, JSON.stringify(after));
+    assert.match(after.reason, /daily_loss_limit 5/);
+    assert.equal((await o.place(trader, {})).statusCode, 423);
+  });
+
   it('cancel-all goes on past an order whose cancel the database failed', async () => {
     const trader = await o.trader();
     const ids: string[] = [];
