@@ -1,7 +1,9 @@
 // GET /dashboard/agents: the command center's agent summaries with a status each.
 import type { Clock } from '../../platform/clock.ts';
+import { reusedFor } from '../../platform/reused.ts';
 import { agentStatus, type AgentStatus } from './agent-status.domain.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
+import { DASHBOARD_REUSE_MS } from './overview.service.ts';
 
 type AgentSummary = Awaited<ReturnType<DashboardDeps['agents']['summaries']>>[number];
 
@@ -13,15 +15,20 @@ export interface AgentsOverview {
 }
 
 export function createAgentsService(deps: Pick<DashboardDeps, 'agents'> & { clock: Clock }) {
+  async function compute(): Promise<AgentsOverview> {
+    const now = deps.clock.now();
+    const summaries = await deps.agents.summaries(now);
+    const agents = summaries.map((s) => ({ ...s, status: agentStatus(s.lastSeenAt, now) }));
+    const counts = { active: 0, idle: 0, silent: 0 };
+    for (const agent of agents) counts[agent.status] += 1;
+    return { generatedAt: now, counts, agents };
+  }
+
+  // Public, and the same for every caller: an anonymous loop costs one computation per window (decision 950).
+  const reused = reusedFor(DASHBOARD_REUSE_MS, deps.clock, compute);
   return {
-    async agents(): Promise<AgentsOverview> {
-      const now = deps.clock.now();
-      const summaries = await deps.agents.summaries(now);
-      const agents = summaries.map((s) => ({ ...s, status: agentStatus(s.lastSeenAt, now) }));
-      const counts = { active: 0, idle: 0, silent: 0 };
-      for (const agent of agents) counts[agent.status] += 1;
-      return { generatedAt: now, counts, agents };
-    },
+    /** Reused for DASHBOARD_REUSE_MS by the clock; concurrent callers share the one being computed. */
+    agents: (): Promise<AgentsOverview> => reused.get(),
   };
 }
 

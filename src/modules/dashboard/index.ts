@@ -10,7 +10,7 @@ import { createProbeMemo } from './probe-memo.ts';
 
 export type { DashboardDeps } from './dashboard.deps.ts';
 export type { JobRun, JobRunsPort } from './jobs.port.ts';
-export { OVERVIEW_REUSE_MS } from './overview.service.ts';
+export { DASHBOARD_REUSE_MS, OVERVIEW_REUSE_MS } from './overview.service.ts';
 
 export function createDashboardModule(platform: Platform, deps: DashboardDeps) {
   const { config, database, cache, clock, logger, outbox } = platform;

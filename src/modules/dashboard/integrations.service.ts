@@ -5,11 +5,13 @@
 // keep (decision 082).
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
+import { reusedFor } from '../../platform/reused.ts';
 import type { BudgetState } from '../../platform/venue-budget/venue-budget.ts';
 import type { MarketHealth } from '../market/index.ts';
 import type { DashboardDeps } from './dashboard.deps.ts';
 import type { IntegrationsAnswer } from './integrations.schemas.ts';
 import type { ProbeMemo, ProbeRecord } from './probe-memo.ts';
+import { DASHBOARD_REUSE_MS } from './overview.service.ts';
 import { dateOf, later, latestError } from './integration-times.domain.ts';
 import { safeErrorText } from './safe-text.domain.ts';
 
@@ -272,26 +274,32 @@ export function createIntegrationsService(
     }));
   }
 
+  async function compute(): Promise<Integrations> {
+    const [exchangeList, market, trackerEntry, redisEntry, channels, hooks] = await Promise.all([
+      exchanges(),
+      marketData(),
+      tracker(),
+      redis(),
+      notifications(),
+      webhooks(),
+    ]);
+    return {
+      generatedAt: deps.clock.now(),
+      exchanges: exchangeList,
+      marketData: market,
+      tracker: trackerEntry,
+      ...channels,
+      webhooks: hooks,
+      redis: redisEntry,
+    };
+  }
+
+  // The probes are remembered a minute; the figures read around them (credentials, budgets, outbox, deliveries)
+  // are statements and cache commands a request. Public and the same for every caller: reused (decision 950).
+  const reused = reusedFor(DASHBOARD_REUSE_MS, deps.clock, compute);
   return {
-    async integrations(): Promise<Integrations> {
-      const [exchangeList, market, trackerEntry, redisEntry, channels, hooks] = await Promise.all([
-        exchanges(),
-        marketData(),
-        tracker(),
-        redis(),
-        notifications(),
-        webhooks(),
-      ]);
-      return {
-        generatedAt: deps.clock.now(),
-        exchanges: exchangeList,
-        marketData: market,
-        tracker: trackerEntry,
-        ...channels,
-        webhooks: hooks,
-        redis: redisEntry,
-      };
-    },
+    /** Reused for DASHBOARD_REUSE_MS by the clock; concurrent callers share the one being computed. */
+    integrations: (): Promise<Integrations> => reused.get(),
   };
 }
 

@@ -18,11 +18,17 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const CLOSED_TASK_STATUSES = new Set(['done', 'cancelled']);
 
 /**
+ * How long a public dashboard answer is answered again: the overview here, the agents and the integrations
+ * in their services (decision 950). Each reads nothing of the request and costs statements.
+ */
+export const DASHBOARD_REUSE_MS = 5_000;
+
+/**
  * How long one overview is answered again. The route is public and the answer is the same for every
  * caller (it reads nothing of the request); each computation is seven statements and a cache ping, so
  * an anonymous loop costs one computation per this window and instance, whatever its rate (decision 747).
  */
-export const OVERVIEW_REUSE_MS = 5_000;
+export const OVERVIEW_REUSE_MS = DASHBOARD_REUSE_MS;
 
 /** A dependency pinged for the answer: `up` when it answered within the timeout. */
 export interface Ping {

@@ -50,7 +50,8 @@ export function dashboardRoutes(services: {
           description:
             'Every agent that reported activity or is named on agent-filed tasks: last seen, actions in the ' +
             'last 24 h, open tasks, and a status: `active` when seen within 15 minutes, `idle` within 24 ' +
-            'hours, `silent` when seen longer ago or never.' +
+            'hours, `silent` when seen longer ago or never. One answer serves every caller for 5 s (`generated_at` ' +
+            'says when it was computed).' +
             EXPOSURE,
           response: { 200: AgentsAnswer },
         },
@@ -74,7 +75,8 @@ export function dashboardRoutes(services: {
             "venues with credentials, Binance's `GET /api/v3/ping` for market data, tracker health, an " +
             'SMTP connect and greeting that sends nothing, Redis ping), each run at most once a minute per ' +
             'instance and bounded by 3 s; chat and webhooks are not probed (`reachable` null), their last ' +
-            'success and error come from deliveries.' +
+            'success and error come from deliveries. One answer serves every caller for 5 s (`generated_at` says ' +
+            'when it was computed).' +
             EXPOSURE,
           response: { 200: IntegrationsAnswer },
         },
