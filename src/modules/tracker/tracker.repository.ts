@@ -1,7 +1,8 @@
 // Queries of the local tracker backend. Each takes the executor last, so the backend can compose
 // them inside one transaction.
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import type { DbExecutor } from '../../platform/db/database.ts';
+import { ADVISORY_LOCK } from '../../platform/db/advisory-locks.ts';
+import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { IssueFields, IssueQuery, TrackerIssue } from './adapters/tracker-backend.ts';
 import { isUuid } from '../../platform/ids.ts';
@@ -137,6 +138,23 @@ export function createTrackerRepository(db: DbExecutor) {
         .where(where)
         .limit(1);
       return row;
+    },
+
+    /** Taken by every change of parent, for its transaction: two moves cannot each pass the loop check. */
+    async lockIssueTree(executor: DbExecutor): Promise<void> {
+      await executor.execute(sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.trackerIssueTree})`);
+    },
+
+    /** True when `target` is `start` or one of its parents, grandparents and so on. */
+    async isSelfOrAncestor(start: string, target: string, executor: DbExecutor = db): Promise<boolean> {
+      const rows = await executor.execute(sql`
+        WITH RECURSIVE up(id, parent) AS (
+          SELECT id, parent_id FROM ${trackerIssues} WHERE id = ${start}
+          UNION
+          SELECT i.id, i.parent_id FROM ${trackerIssues} i JOIN up ON i.id = up.parent
+        )
+        SELECT 1 AS hit FROM up WHERE id = ${target} LIMIT 1`);
+      return rowsOf(rows).length > 0;
     },
 
     async findOpenAgentIssueId(

@@ -9,6 +9,8 @@ export const ADVISORY_LOCK = {
   taskGraph: 7340913,
   /** The one reader of the Telegram bot's updates in a deployment (decision 860). */
   telegramUpdates: 7340914,
+  /** The local tracker's sub-issue tree: a change of parent takes it so no two close a loop (decision 951). */
+  trackerIssueTree: 7340915,
 } as const;
 
 /** Two-int namespaces: the first key; the second is `hashtext(name)` of what is locked. */

@@ -231,6 +231,32 @@ describe('tracker on the local backend', () => {
         ],
       );
     });
+    it('answers 422 to a parent that is a sub-issue of the issue, at any depth, and keeps the tree (decision 951)', async () => {
+      const top = await create();
+      const child = await create({ parentId: top.identifier });
+      const grandchild = await create({ parentId: child.id });
+      for (const below of [child, grandchild]) {
+        const cycle = await call('PATCH', `/api/v1/tracker/issues/${top.identifier}`, { parentId: below.identifier });
+        assert.equal(cycle.statusCode, 422, cycle.body);
+        assert.deepEqual(cycle.json().detail[0].loc, ['body', 'parentId']);
+        assert.match(cycle.json().detail[0].msg, /sub-issue of this issue/);
+      }
+      assert.equal((await call('GET', `/api/v1/tracker/issues/${top.id}`)).json().parentId, null);
+      // Concurrent moves that would each be fine alone, and together close a loop: one of them is refused.
+      const [a, b] = [await create(), await create()];
+      const moves = await Promise.all([
+        call('PATCH', `/api/v1/tracker/issues/${a.id}`, { parentId: b.id }),
+        call('PATCH', `/api/v1/tracker/issues/${b.id}`, { parentId: a.id }),
+      ]);
+      assert.deepEqual(moves.map((m) => m.statusCode).sort(), [200, 422]);
+      // Moving under an unrelated issue, and clearing, still work.
+      const moved = await call('PATCH', `/api/v1/tracker/issues/${grandchild.id}`, { parentId: top.id });
+      assert.equal(moved.json().parentId, top.id);
+      assert.equal(
+        (await call('PATCH', `/api/v1/tracker/issues/${grandchild.id}`, { parentId: null })).json().parentId,
+        null,
+      );
+    });
   });
 
   describe('list', () => {

@@ -94,6 +94,13 @@ export function createLocalTrackerBackend(deps: {
     if (!parent) throw invalidField(['body', 'parentId'], `Unknown issue '${fields.parentId}'`, fields.parentId);
     if (parent.id === selfId)
       throw invalidField(['body', 'parentId'], 'An issue cannot be its own parent', fields.parentId);
+    // Linear refuses a loop of sub-issues; so do we, at any depth (decision 951).
+    if (selfId && (await repo.isSelfOrAncestor(parent.id, selfId, tx)))
+      throw invalidField(
+        ['body', 'parentId'],
+        `Issue '${fields.parentId}' is a sub-issue of this issue; that would make a loop`,
+        fields.parentId,
+      );
     return parent.id;
   }
 
@@ -154,6 +161,7 @@ export function createLocalTrackerBackend(deps: {
     async updateIssue(ref, patch, effects) {
       const now = clock.now();
       return db.transaction(async (tx) => {
+        if (patch.parentId) await repo.lockIssueTree(tx);
         const found = await repo.findIssueRef(ref, tx);
         if (!found) return null;
         const set = { ...issueColumns(patch), updatedAt: now };
