@@ -309,15 +309,7 @@ describe('tracker on the Linear backend', () => {
       assert.ok(!lines.some((l) => 'err' in l), 'an outage is logged without its error');
       return lines.map((l) => [l.level, l.msg, l.code]);
     };
-    it('RATELIMITED becomes 429 with Retry-After from the reset header', async () => {
-      fake.failNext('ratelimited');
-      const response = await call('GET', '/api/v1/tracker/issues');
-      assert.equal(response.statusCode, 429);
-      const retryAfter = Number(response.headers['retry-after']);
-      assert.ok(retryAfter >= 29 && retryAfter <= 31, String(retryAfter));
-      assert.match(response.json().detail, /rate limiting/);
-    });
-
+    // Linear's rate limit: tracker-linear-rate-limit.test.ts.
     it('a refused key becomes 502 with the reason, and health says unreachable', async () => {
       fake.failNext('auth');
       const response = await call('GET', '/api/v1/tracker/issues/ENG-1');

@@ -1,5 +1,6 @@
 // Linear's GraphQL transport and the translation of its failures into our errors (decision 053):
-// rate limiting → 429 with Retry-After, a refused key → 502, unreachable → 503, too slow → 504.
+// rate limiting → 429 with Retry-After (and no call until then), a refused key → 502, unreachable → 503,
+// too slow → 504.
 // Linear being away (unreachable, too slow, its own 502/503/504) is an outage, logged as one warning;
 // its HTTP 500 and failures no socket code explains stay errors with their stack (decisions 396, 405, 408).
 import type { Clock } from '../../../platform/clock.ts';
@@ -61,8 +62,17 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
     });
   };
 
+  /**
+   * Until when (epoch ms, by the clock) Linear told us to wait. Within it every request is answered 429 here:
+   * Linear would refuse it, and each refused call still spends the key's allowance (decision 952).
+   */
+  let pausedUntil = 0;
+  const RATE_LIMITED = 'The issue tracker is rate limiting our requests; try again later';
+
   return {
     async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+      const waitMs = pausedUntil - clock.now().getTime();
+      if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000), RATE_LIMITED);
       let status: number;
       let headers: Headers;
       let body: GraphQLBody | undefined;
@@ -85,10 +95,9 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
       const code = first?.extensions?.code;
       const message = first?.extensions?.userPresentableMessage ?? first?.message ?? `HTTP ${status}`;
       if (code === 'RATELIMITED' || status === 429) {
-        throw rateLimited(
-          retryAfterSeconds(headers, clock.now()),
-          'The issue tracker is rate limiting our requests; try again later',
-        );
+        const seconds = retryAfterSeconds(headers, clock.now());
+        pausedUntil = Math.max(pausedUntil, clock.now().getTime() + seconds * 1000);
+        throw rateLimited(seconds, RATE_LIMITED);
       }
       if (code === 'AUTHENTICATION_ERROR' || code === 'FORBIDDEN' || status === 401 || status === 403) {
         throw new AppError('upstream_error', `The issue tracker refused our credentials (TRACKER_API_KEY): ${message}`);
