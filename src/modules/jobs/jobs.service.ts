@@ -5,6 +5,9 @@ import { outcomeOf, type RegisteredJob, type RunOutcome } from './job-runner.ts'
 import type { RunRow, RunsRepository } from './runs.repository.ts';
 import type { Scheduler } from './scheduler.ts';
 
+/** When to ask again after the database failed an answer, as the app's own 503 for it says (decision 953). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 /** The scheduler's settings, and every job with its next scheduled run and newest run that did work. */
 export interface JobsHealthState {
   scheduler: 'off' | 'internal';
@@ -58,7 +61,10 @@ export function createJobsService(deps: {
         // Skipped triggers did no work: the run that covered them tells the outcome.
         rows = await repo.newestPerJob(names, { ranOnly: true });
       } catch (error) {
-        throw unavailable('The run history cannot be read: the database is unavailable', { cause: error });
+        throw unavailable('The run history cannot be read: the database is unavailable', {
+          cause: error,
+          headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+        });
       }
       const byJob = new Map(rows.map((row) => [row.job, row]));
       return {

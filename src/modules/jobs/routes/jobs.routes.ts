@@ -14,7 +14,7 @@ import {
   JobTriggerHeaders,
   RunIdParams,
 } from '../jobs.schemas.ts';
-import type { JobsService } from '../jobs.service.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, type JobsService } from '../jobs.service.ts';
 import { jobsHealthWire } from '../jobs.wire.ts';
 import { SECRET_HEADER } from '../secret-guard.ts';
 import { securityOf } from '../../../platform/http/openapi.ts';
@@ -33,7 +33,7 @@ const GUARD_NOTE =
   "(JOB_TRIGGER_WINDOW_SECONDS, by the database's clock, on one instance or several). With an " +
   '`Idempotency-Key`, the same key of the same job answers the run it answered first, as recorded now (202 ' +
   'while it runs, else 200), and starts nothing. When the run cannot even be recorded (the database is down) ' +
-  'it answers 503 `{"detail": "<job> failed: <safe message>", "run_id": null}`.';
+  'it answers 503 `{"detail": "<job> failed: <safe message>", "run_id": null}` with `Retry-After`.';
 
 function toAnswer(outcome: RunOutcome) {
   return {
@@ -83,12 +83,16 @@ export function jobsRoutes(deps: {
             idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
           });
           if (outcome.runId === null) {
-            return reply.code(503).send({
-              detail: `${job.name} failed: ${
-                outcome.status === 'failed' ? outcome.error : 'the run could ' + 'not be recorded'
-              }`,
-              run_id: null,
-            });
+            // Nothing was recorded, so nothing ran: the scheduler should try again shortly (decision 953).
+            return reply
+              .code(503)
+              .header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
+              .send({
+                detail: `${job.name} failed: ${
+                  outcome.status === 'failed' ? outcome.error : 'the run could ' + 'not be recorded'
+                }`,
+                run_id: null,
+              });
           }
           return reply.code(outcome.status === 'running' ? 202 : 200).send(toAnswer(outcome));
         },
