@@ -35,3 +35,14 @@ export function safeErrorText(message: string | null | undefined): string | null
   if (cleaned.length === 0) return 'failed';
   return cleaned.length > MAX_CHARS ? `${cleaned.slice(0, MAX_CHARS - 1)}…` : cleaned;
 }
+
+/** Whether `text` holds an e-mail address (decision 954: a person's, never shown on the public dashboard). */
+export function holdsEmail(text: string): boolean {
+  EMAIL_PATTERN.lastIndex = 0;
+  return EMAIL_PATTERN.test(text);
+}
+
+/** `text` with every e-mail address masked whole, as in safeErrorText; null stays null. */
+export function withoutEmails(text: string | null): string | null {
+  return text === null ? null : text.replace(EMAIL_PATTERN, '[e-mail]');
+}

@@ -98,6 +98,30 @@ describe('GET /api/v1/dashboard/agents', () => {
     },
   );
 
+  it('shows no e-mail address: a person an agent-filed task is assigned to is not listed, a name is masked (decision 954)', async () => {
+    await report('mail-bot', 0, 'Bot run by bob@example.com');
+    await post(TASKS, {
+      title: 'Look at the feed',
+      source_type: 'agent',
+      source_id: 'filer-bot',
+      assignee: 'alice@example.com',
+    });
+    clock.advance(60_000);
+    const response = await t.app.inject({ method: 'GET', url: URL });
+    assert.equal(response.statusCode, 200);
+    for (const address of ['alice@example.com', 'bob@example.com', 'example.com'])
+      assert.ok(!response.body.includes(address), `the public agents answer shows ${address}: ${response.body}`);
+    const body = response.json();
+    assert.deepEqual(
+      body.agents.map((a: { id: string; name: string | null }) => [a.id, a.name]),
+      [
+        ['mail-bot', 'Bot run by [e-mail]'],
+        ['filer-bot', null],
+      ],
+    );
+    assert.deepEqual(body.counts, { active: 1, idle: 0, silent: 1 });
+  });
+
   it('moves an agent from active to idle to silent as time passes', async () => {
     await report('bot', 0, 'Bot');
     const statusAfter = async (minutes: number) => {
