@@ -39,11 +39,13 @@ const [ACCOUNTS, BALANCES, ORDERS, FILLS] = [paperAccounts, paperBalances, paper
   (table) => `"${getTableName(table)}"`,
 );
 
-/** The user's account row locked, with its balances (one row of nulls without any). */
-const LOCKED_BALANCES = `SELECT b.asset, b.free, b.locked FROM ${ACCOUNTS} AS a
-  LEFT JOIN ${BALANCES} AS b ON b.user_id = a.user_id
-  WHERE a.user_id = $1::uuid
-  FOR UPDATE OF a`;
+/**
+ * The user's account row locked, then its balances read by a statement of their own: in READ COMMITTED a
+ * statement reads as of its start, so one that waited for the lock behind another order of the user would
+ * read the balances as they were before that order committed (decision 970).
+ */
+const LOCK_ACCOUNT = `SELECT 1 FROM ${ACCOUNTS} WHERE user_id = $1::uuid FOR UPDATE`;
+const BALANCES_OF = `SELECT asset, free, locked FROM ${BALANCES} WHERE user_id = $1::uuid`;
 
 /**
  * Told, on commit, of each order left resting, by any instance (the payload: its venue symbol): the
@@ -121,20 +123,18 @@ export function createPaperRepository(db: DbExecutor) {
     },
 
     /**
-     * Locks the user's account row and reads its balances, in one statement (named: its plan is the
+     * Locks the user's account row, then reads its balances (two named statements: their plans are the
      * same for any user); undefined when the account is not opened yet (nothing locked).
      */
     async lockedBalances(
       userId: string,
       executor: DbExecutor,
     ): Promise<{ asset: string; free: string; locked: string }[] | undefined> {
-      const rows = rowsOf<{ asset: string | null; free: string | null; locked: string | null }>(
-        await executeText(executor, 'paper_locked_balances', LOCKED_BALANCES, [userId]),
-      );
-      if (rows.length === 0) return undefined;
-      return rows.flatMap((r) =>
-        r.asset === null ? [] : [{ asset: r.asset, free: String(r.free), locked: String(r.locked) }],
-      );
+      const locked = rowsOf(await executeText(executor, 'paper_lock_account', LOCK_ACCOUNT, [userId]));
+      if (locked.length === 0) return undefined;
+      return rowsOf<{ asset: string; free: string; locked: string }>(
+        await executeText(executor, 'paper_balances_of', BALANCES_OF, [userId]),
+      ).map((r) => ({ asset: r.asset, free: String(r.free), locked: String(r.locked) }));
     },
 
     async balances(userId: string, executor: DbExecutor = db): Promise<BalanceRow[]> {

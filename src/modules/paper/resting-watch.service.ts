@@ -78,7 +78,7 @@ export function createRestingWatch(deps: {
     const left = new D(order.amount).minus(order.filled);
     const price = new D(order.price!);
     const done = await db.transaction(async (tx) => {
-      // The lock's statement reads the balances too: the fill is weighed against what they hold.
+      // The balances are read under the account lock: the fill is weighed against what they hold.
       const held = (await repo.lockedBalances(order.userId, tx)) ?? [];
       const { execution, deltas } = fillResting(order.side, price, left, new D(order.makerFee));
       const changes = changesOf(order, deltas);

@@ -11,13 +11,14 @@ import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
  * An order placed with an API token, its account events published and its fill heard: the events' insert
  * reads the notice's preferences too (decision 870).
  */
-const PAPER_ORDER_STATEMENTS = 8;
+const PAPER_ORDER_STATEMENTS = 9;
 /**
  * Of them, the round trips its answer waits for one after another: the API token; the halts and limits with
- * the user's counts, one statement (decision 501); the transaction's five; none after it: the order's write reads the limits the
+ * the user's counts, one statement (decision 501); the transaction's six (the account's lock and its
+ * balances' read apart, decision 970); none after it: the order's write reads the limits the
  * daily loss check weighs (decision 461).
  */
-const PAPER_ORDER_IN_SERIES = 7;
+const PAPER_ORDER_IN_SERIES = 8;
 /**
  * The account events' notify on the bus, its channel a parameter; not the order's write, which names the resting
  * watch's channel in its text (decision 640).
@@ -35,7 +36,7 @@ describe('the statements of a paper market order', () => {
     await o?.close();
   });
 
-  it(`takes ${PAPER_ORDER_STATEMENTS} with an API token (a transaction of five among them)`, async () => {
+  it(`takes ${PAPER_ORDER_STATEMENTS} with an API token (a transaction of six among them)`, async () => {
     const token = await o.tradingToken(await o.trader());
     const recorded = recordStatements(o.t.database);
     // After the answer: the account events stored and sent on the bus (PostgreSQL's NOTIFY in a test
@@ -68,7 +69,7 @@ describe('the statements of a paper market order', () => {
     const begins = texts.filter((t) => /^\s*begin\b/i.test(t)).length;
     assert.equal(begins, 1, listed);
     const inside = texts.findIndex((t) => /^\s*commit\b/i.test(t)) - texts.findIndex((t) => /^\s*begin\b/i.test(t)) + 1;
-    assert.equal(inside, 5, listed);
+    assert.equal(inside, 6, listed);
     assert.equal(texts.length, PAPER_ORDER_STATEMENTS, listed);
     // The user's counts are read by the halts' and limits' statement, not by one of their own (decision 501).
     const gates = texts.filter((t) => /"trading_halts"/.test(t));
