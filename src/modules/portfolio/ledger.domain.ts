@@ -137,15 +137,22 @@ export interface Ledger {
   fees: Dec;
   /** Σ deposits − Σ withdrawals, each valued when it happened. */
   netDeposits: Dec;
+  /**
+   * Assets whose lot arrays are still another ledger's (`forkLedger`, ledger-state.domain.ts): copied on
+   * their first change here, so the ledger forked from is never changed.
+   */
+  shared?: Set<string>;
 }
 
 export function emptyLedger(quote: string): Ledger {
   return { quote, lots: new Map(), closed: [], realized: new Map(), fees: ZERO, netDeposits: ZERO };
 }
 
+/** The asset's lots, to change: a lot array shared with the ledger this one was forked from is copied first. */
 function lotsOf(ledger: Ledger, asset: string): Lot[] {
   let lots = ledger.lots.get(asset);
   if (!lots) ledger.lots.set(asset, (lots = []));
+  else if (ledger.shared?.delete(asset)) ledger.lots.set(asset, (lots = lots.slice()));
   return lots;
 }
 
@@ -171,10 +178,10 @@ function take(
       lots.shift();
     } else {
       // The part's cost is the lot's in proportion; the rest stays on the lot, so the two add up exactly.
+      // A lot is never changed in place (a forked ledger may share it): the rest is a new lot.
       const cost = lot.cost.times(left).div(lot.amount);
       parts.push({ lot, amount: left, cost });
-      lot.cost = lot.cost.minus(cost);
-      lot.amount = lot.amount.minus(left);
+      lots[0] = { ...lot, amount: lot.amount.minus(left), cost: lot.cost.minus(cost) };
       left = ZERO;
     }
   }
@@ -345,47 +352,5 @@ export function applyEvents(ledger: Ledger, events: readonly LedgerEvent[]): Led
       }
     }
   }
-  return ledger;
-}
-
-/** A ledger as JSON (decimal strings), without its closed parts: what the incremental store keeps. */
-export interface StoredLedger {
-  quote: string;
-  lots: { asset: string; exchange: string; openedAt: string; amount: string; cost: string }[];
-  realized: Record<string, string>;
-  fees: string;
-  netDeposits: string;
-}
-
-export function storeLedger(ledger: Ledger): StoredLedger {
-  return {
-    quote: ledger.quote,
-    lots: [...ledger.lots.values()].flat().map((l) => ({
-      asset: l.asset,
-      exchange: l.exchange,
-      openedAt: l.openedAt.toISOString(),
-      amount: l.amount.toString(),
-      cost: l.cost.toString(),
-    })),
-    realized: Object.fromEntries([...ledger.realized].map(([asset, gain]) => [asset, gain.toString()])),
-    fees: ledger.fees.toString(),
-    netDeposits: ledger.netDeposits.toString(),
-  };
-}
-
-/** The stored state back as a ledger (lots in their order; no closed parts). */
-export function restoreLedger(stored: StoredLedger): Ledger {
-  const ledger = emptyLedger(stored.quote);
-  for (const l of stored.lots)
-    lotsOf(ledger, l.asset).push({
-      asset: l.asset,
-      exchange: l.exchange,
-      openedAt: new Date(l.openedAt),
-      amount: new D(l.amount),
-      cost: new D(l.cost),
-    });
-  for (const [asset, gain] of Object.entries(stored.realized)) ledger.realized.set(asset, new D(gain));
-  ledger.fees = new D(stored.fees);
-  ledger.netDeposits = new D(stored.netDeposits);
   return ledger;
 }

@@ -4,13 +4,12 @@ import {
   applyEvents,
   dec,
   emptyLedger,
-  restoreLedger,
-  storeLedger,
   type Dec,
   type Ledger,
   type LedgerEvent,
   type LedgerMarks,
 } from './ledger.domain.ts';
+import { forkLedger, restoreLedger, storeLedger } from './ledger-state.domain.ts';
 import type { PortfolioSource, PortfolioTradeRow, PortfolioTransferRow } from './portfolio.deps.ts';
 import type { LedgerStore } from './portfolio.repository.ts';
 import type { Pricer } from './pricing.service.ts';
@@ -223,8 +222,9 @@ export function createLedgerService(deps: { source: PortfolioSource; ledgers: Le
         if (fresh.length === 0) return stored.ledger;
         const after = marks.lastEventAt?.getTime() ?? -Infinity;
         if (fresh.every((r) => r.tradeTimestamp.getTime() >= after)) {
-          // A copy: the held one may be serving another request.
-          const ledger = restoreLedger(storeLedger(stored.ledger));
+          // A fork, not the held one (it may be serving another request): it shares the lots the new
+          // trades leave alone, so the cost is theirs, not every open lot's (docs/decisions/940).
+          const ledger = forkLedger(stored.ledger);
           const added = (await tradeEvents(fresh, prices)).sort(byTime);
           applyEvents(ledger, added);
           const newest = new Date(fresh.reduce((max, r) => Math.max(max, r.createdAt.getTime()), watermark.getTime()));

@@ -1,7 +1,8 @@
 // Closed candles kept by the portfolio: read a window, store what the venue sent.
 import { and, eq, gte, lte, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import type { LedgerMarks, StoredLedger } from './ledger.domain.ts';
+import type { LedgerMarks } from './ledger.domain.ts';
+import type { StoredLedger } from './ledger-state.domain.ts';
 import { portfolioCandles, portfolioLedgers } from './portfolio.tables.ts';
 
 export function createPortfolioRepository(db: DbExecutor) {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { fixedClock } from '../../platform/clock.ts';
-import type { LedgerMarks, StoredLedger } from './ledger.domain.ts';
+import type { LedgerMarks } from './ledger.domain.ts';
+import type { StoredLedger } from './ledger-state.domain.ts';
 import type { PortfolioQuotes, PortfolioSource, PortfolioTradeRow } from './portfolio.deps.ts';
 import type { LedgerStore, PortfolioRepository } from './portfolio.repository.ts';
 import { createPortfolioService } from './portfolio.service.ts';

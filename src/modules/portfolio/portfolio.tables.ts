@@ -2,7 +2,7 @@
 // for the same window again asks the venue nothing (docs/decisions/154). A closed candle never changes.
 import { integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.tables.ts';
-import type { StoredLedger } from './ledger.domain.ts';
+import type { StoredLedger } from './ledger-state.domain.ts';
 
 export const portfolioCandles = pgTable(
   'portfolio_candles',
