@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyEvents, dec, emptyLedger, type LedgerEvent } from './ledger.domain.ts';
-import { forkLedger, restoreLedger, storeLedger } from './ledger-state.domain.ts';
+import { restoreLedger, storeLedger } from './ledger-state.domain.ts';
 import { realizedCsv } from './realized-csv.domain.ts';
 import { summarize } from './summary.domain.ts';
 
