@@ -225,40 +225,33 @@ export function createTradesRepository(db: DbExecutor) {
     },
 
     /**
-     * Where a credential's sync of a market continues: its highest numeric venue trade id (Binance
-     * numbers a market's trades in order) and its newest trade time.
-     */
-    /**
-     * The newest stored trade of the credential's market: its highest numeric id, its time, and the ids
-     * stored at that time (at most MAX_BOUNDARY_IDS: a `since` cursor's page answers them again).
+     * The newest stored trade of the credential's market, where its sync continues: its highest numeric id
+     * (Binance numbers a market's trades in order), its time, and the ids stored at that time (at most
+     * MAX_BOUNDARY_IDS: a `since` cursor's page answers them again). One statement, the ids read at the
+     * time it finds (docs/decisions/941). "At that time" is within its millisecond, as a `Date` holds it.
      */
     async newest(
       credentialId: string,
       symbol: string,
     ): Promise<{ maxId: string | null; newestAt: Date | null; idsAtNewest: string[] }> {
-      const [row] = await db
-        .select({
-          maxId: sql<string | null>`max(CASE WHEN ${exchangeTrades.exchangeTradeId} ~ '^[0-9]{1,30}$'
-            THEN ${exchangeTrades.exchangeTradeId}::numeric END)::text`,
-          newestAt: sql<Date | string | null>`max(${exchangeTrades.tradeTimestamp})`,
-        })
-        .from(exchangeTrades)
-        .where(and(eq(exchangeTrades.credentialId, credentialId), eq(exchangeTrades.symbol, symbol)));
-      const newestAt = row?.newestAt ? new Date(row.newestAt) : null;
-      const atNewest = newestAt
-        ? await db
-            .select({ id: exchangeTrades.exchangeTradeId })
-            .from(exchangeTrades)
-            .where(
-              and(
-                eq(exchangeTrades.credentialId, credentialId),
-                eq(exchangeTrades.symbol, symbol),
-                gte(exchangeTrades.tradeTimestamp, newestAt),
-              ),
-            )
-            .limit(MAX_BOUNDARY_IDS)
-        : [];
-      return { maxId: row?.maxId ?? null, newestAt, idsAtNewest: atNewest.map((r) => r.id) };
+      const market = and(eq(exchangeTrades.credentialId, credentialId), eq(exchangeTrades.symbol, symbol));
+      const [row] = rowsOf<{ max_id: string | null; newest_at: Date | string | null; ids: string[] | null }>(
+        await db.execute(sql`
+          WITH newest AS (
+            SELECT max(CASE WHEN ${exchangeTrades.exchangeTradeId} ~ '^[0-9]{1,30}$'
+                     THEN ${exchangeTrades.exchangeTradeId}::numeric END)::text AS max_id,
+                   max(${exchangeTrades.tradeTimestamp}) AS newest_at
+            FROM ${exchangeTrades} WHERE ${market}
+          )
+          SELECT newest.max_id, newest.newest_at,
+            ARRAY(SELECT ${exchangeTrades.exchangeTradeId} FROM ${exchangeTrades}
+                  WHERE ${market}
+                    AND ${exchangeTrades.tradeTimestamp} >= date_trunc('milliseconds', newest.newest_at)
+                  LIMIT ${MAX_BOUNDARY_IDS}) AS ids
+          FROM newest`),
+      );
+      const newestAt = row?.newest_at ? new Date(row.newest_at) : null;
+      return { maxId: row?.max_id ?? null, newestAt, idsAtNewest: newestAt ? (row?.ids ?? []) : [] };
     },
 
     /**
