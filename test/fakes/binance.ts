@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { marketSymbols, type FakeSymbol } from './binance-market-data.ts';
 import { registerAccountRoutes, registerMarketRoutes } from './binance-routes.ts';
 import { binanceError, INVALID_KEY } from './binance-shapes.ts';
+import { type BodyForm, writeBody } from './garbled-answers.ts';
 import { createFakeServer } from './loopback-server.ts';
 
 export interface FakeAccount {
@@ -55,7 +56,7 @@ export interface FakeRequest {
   serviceMs?: number;
 }
 
-export interface FakeReply {
+export interface FakeReply extends BodyForm {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
@@ -69,7 +70,7 @@ type Handler = (request: FakeRequest) => FakeReply | Promise<FakeReply>;
 /** A fixed request weight, or Binance's rule when it depends on the parameters. */
 type Weight = number | ((request: FakeRequest) => number);
 
-interface Failure {
+interface Failure extends BodyForm {
   status: number;
   body: unknown;
   headers: Record<string, string>;
@@ -165,13 +166,16 @@ export class BinanceFake {
   fail(
     status: number,
     body: unknown = binanceError(-1000, 'An unknown error occurred.'),
-    options: { times?: number; skip?: number; pathPrefix?: string; retryAfter?: number } = {},
+    options: { times?: number; skip?: number; pathPrefix?: string; retryAfter?: number } & BodyForm = {},
   ): this {
     const headers: Record<string, string> = {};
     if (options.retryAfter !== undefined) headers['retry-after'] = String(options.retryAfter);
     this.failures.push({
       status,
       body,
+      raw: options.raw,
+      contentType: options.contentType,
+      truncate: options.truncate,
       headers,
       pathPrefix: options.pathPrefix,
       remaining: options.times ?? 1,
@@ -290,19 +294,18 @@ export class BinanceFake {
       req.socket.destroy();
       return;
     }
-    const headers: Record<string, string> = { 'content-type': 'application/json;charset=UTF-8', ...reply.headers };
+    const contentType = reply.raw === undefined ? 'application/json;charset=UTF-8' : (reply.contentType ?? 'text/html');
+    const headers: Record<string, string> = { 'content-type': contentType, ...reply.headers };
     if (url.pathname.startsWith('/api/')) headers['x-mbx-used-weight-1m'] = String(this.ip(request.ip).used);
-    if (!res.destroyed) {
-      res.writeHead(reply.status ?? 200, headers);
-      res.end(JSON.stringify(reply.body));
-    }
+    const text = reply.raw ?? JSON.stringify(reply.body);
+    if (!res.destroyed) writeBody(res, reply.status ?? 200, headers, text, reply.truncate);
     // The venue's own share of a round trip, which the order benchmark subtracts from the app's.
     request.serviceMs = performance.now() - receivedAt;
   }
 
   private async dispatch(request: FakeRequest, query: string, body: string): Promise<FakeReply> {
     const failure = this.take(this.failures, request.path);
-    if (failure) return { status: failure.status, body: failure.body, headers: failure.headers };
+    if (failure) return { ...failure, headers: failure.headers };
 
     const route = this.routes.get(`${request.method} ${request.path}`);
     if (!route) return { status: 404, body: binanceError(-1, `Unknown endpoint ${request.method} ${request.path}`) };

@@ -4,6 +4,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Decimal } from 'decimal.js';
+import { type BodyForm, writeBody } from './garbled-answers.ts';
 import { createFakeServer } from './loopback-server.ts';
 
 /** One fill, venue-neutral; each fake renders it in its venue's shape. */
@@ -61,7 +62,7 @@ export interface LoopbackRequest {
   at: number;
 }
 
-export interface LoopbackReply {
+export interface LoopbackReply extends BodyForm {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
@@ -153,9 +154,9 @@ export async function startLoopback(handler: LoopbackHandler): Promise<Loopback>
       if (fault?.kind === 'slow-after') wait += fault.ms;
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
       if (res.destroyed) return;
-      const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
-      res.end(text);
+      const text = reply.raw ?? (typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+      const contentType = reply.raw === undefined ? 'application/json' : (reply.contentType ?? 'text/html');
+      writeBody(res, reply.status ?? 200, { 'content-type': contentType, ...reply.headers }, text, reply.truncate);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

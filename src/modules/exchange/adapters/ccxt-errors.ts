@@ -19,6 +19,7 @@ export interface CcxtErrorClasses {
   NetworkError: abstract new (...args: never[]) => Error;
   BadSymbol: abstract new (...args: never[]) => Error;
   NotSupported: abstract new (...args: never[]) => Error;
+  BadResponse: abstract new (...args: never[]) => Error;
 }
 
 /** Venue answers that mean a wrong key or signature although ccxt does not call them authentication errors. */
@@ -51,7 +52,51 @@ export function venueMessage(venue: string, message: string): VenueMessage {
       // Not JSON after all; fall through to the plain text.
     }
   }
-  return { code: null, text: stripUrls(withoutVenue).trim() || 'no details given' };
+  return { code: null, text: withoutHtml(stripUrls(withoutVenue).trim()) || 'no details given' };
+}
+
+/**
+ * A text without the HTML page it carries (a CDN's or proxy's error page in front of the venue): the page
+ * is no venue's words and kilobytes long; its title says what it is.
+ */
+export function withoutHtml(text: string): string {
+  const at = text.search(/<!doctype|<html|<head|<body/i);
+  if (at < 0) return text;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, ' ').trim().slice(0, 120);
+  const page = title ? `an HTML page: "${title}"` : 'an HTML page';
+  const before = text.slice(0, at).trim();
+  return before ? `${before} (${page})` : page;
+}
+
+/** What a 2xx answer whose body is not JSON looked like, for its error: a page's title, else only its length (its text may be the account's). */
+function bodyShape(body: string): string {
+  const html = withoutHtml(body);
+  return html !== body ? html : `${body.length} characters`;
+}
+
+/**
+ * Every venue we reach answers its REST calls in JSON; ccxt hands a 2xx body it cannot parse to the
+ * venue's parser as a string, which reads it as nothing: a CDN's page served with 200, or JSON cut short,
+ * became an empty balance stored as the account's, an empty trade page, a ticker of nulls. Such an answer
+ * is refused as the bad response it is (`BadResponse`, then `toVenueError`). An empty body passes (some
+ * venues answer a cancel so); a body that starts and ends as JSON does is left to ccxt's own parse.
+ */
+export function refuseBodiesNotJson(exchange: unknown, BadResponse: new (message: string) => Error): void {
+  const client = exchange as { id: string; onRestResponse(...args: unknown[]): string };
+  const own = client.onRestResponse.bind(exchange);
+  client.onRestResponse = (status, statusText, url, method, ...rest) => {
+    const text = own(status, statusText, url, method, ...rest);
+    if (typeof status !== 'number' || status < 200 || status >= 300 || text === '') return text;
+    const first = text[0];
+    const last = text.at(-1);
+    if ((first === '{' && last === '}') || (first === '[' && last === ']')) return text;
+    try {
+      JSON.parse(text);
+      return text;
+    } catch {
+      throw new BadResponse(`${client.id} ${String(method)} ${String(url)} ${status} ${bodyShape(text)}`);
+    }
+  };
 }
 
 export function stripUrls(text: string): string {
@@ -135,6 +180,14 @@ export function toVenueError(
       retryAfterSeconds: retryAfter,
       cause,
       ...unavailableOutage(classes, venue, error),
+    });
+  }
+  if (is(error, classes.BadResponse)) {
+    // A body that is not JSON with a 2xx: something between the venue and us (a CDN, a proxy) answered.
+    const status = HTTP_STATUS_IN_MESSAGE.exec(error.message);
+    const shape = status ? `HTTP ${status[1]}, ${error.message.slice(status[0].length)}` : said;
+    return new VenueError(venue, 'unreachable', `${venue} answered with a body that is not JSON (${shape})`, {
+      cause,
     });
   }
   if (is(error, classes.NetworkError)) {
