@@ -72,6 +72,37 @@ export function createAccountsRepository(db: DbExecutor) {
     },
 
     /**
+     * The account a provider's user is, read only: the one its (issuer, subject) is linked to, else the
+     * one with the address the provider verified, unless that account is linked to another user of the
+     * provider (decision 009's rule, without making the first link: the auth hook, decision 960).
+     */
+    async findForExternalIdentity(
+      identity: { issuer: string; subject: string; email: string | undefined; emailVerified: boolean },
+      executor: DbExecutor = db,
+    ): Promise<UserRow | undefined> {
+      const [linked] = await executor
+        .select({ user: users })
+        .from(externalIdentities)
+        .innerJoin(users, eq(users.id, externalIdentities.userId))
+        .where(and(eq(externalIdentities.issuer, identity.issuer), eq(externalIdentities.subject, identity.subject)))
+        .limit(1);
+      if (linked) return linked.user;
+      if (!identity.email || !identity.emailVerified) return undefined;
+      const [row] = await executor
+        .select()
+        .from(users)
+        .where(
+          and(
+            eq(users.email, identity.email.trim().toLowerCase()),
+            sql`NOT EXISTS (SELECT 1 FROM ${externalIdentities} WHERE ${externalIdentities.userId} = ${users.id}
+              AND ${externalIdentities.issuer} = ${identity.issuer})`,
+          ),
+        )
+        .limit(1);
+      return row;
+    },
+
+    /**
      * Links a provider's user to an account; answers whether the subject is now linked to it (false
      * when the account holds another identity of that provider, or the subject another account).
      */

@@ -66,6 +66,7 @@ export function createAccountsService(deps: {
   return {
     findById: accounts.findById,
     findByEmail: accounts.findByEmail,
+    findForExternalIdentity: accounts.findForExternalIdentity,
     findMany: accounts.findMany,
     list: accounts.list,
     names: accounts.names,

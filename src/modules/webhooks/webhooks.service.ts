@@ -107,7 +107,7 @@ export function createWebhooksService(deps: {
   users: {
     accounts: Pick<
       UsersModule['accounts'],
-      'findByEmail' | 'findById' | 'changeTier' | 'openGracePeriod' | 'clearGracePeriod'
+      'findByEmail' | 'findById' | 'findForExternalIdentity' | 'changeTier' | 'openGracePeriod' | 'clearGracePeriod'
     >;
   };
   messages: NotificationsModule['messages'];
@@ -133,6 +133,7 @@ export function createWebhooksService(deps: {
         const userId = id ? parseUserId(id) : undefined;
         return userId ? accounts.findById(userId, tx) : undefined;
       },
+      findIdentity: (identity) => accounts.findForExternalIdentity(identity, tx),
       billing: {
         gracePeriodDays: settings.gracePeriodDays,
         changeTier: (userId, tier) => accounts.changeTier(userId, tier, now, tx),

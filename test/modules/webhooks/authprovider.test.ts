@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { emailSuppressions } from '../../../src/modules/notifications/notifications.tables.ts';
+import { externalIdentities } from '../../../src/modules/users/users.tables.ts';
 import { signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { bearerDelivery, mailerSpecDelivery, supabaseHookDelivery } from '../../fakes/webhook-senders.ts';
 import { deliveryRows, NOW, NOW_S, outboxRows, SECRETS, send, webhookApp } from './webhooks-kit.ts';
@@ -10,11 +11,18 @@ import { deliveryRows, NOW, NOW_S, outboxRows, SECRETS, send, webhookApp } from 
 const URL = '/api/webhooks/platforms/authprovider/auth-hook';
 const SECRET = SECRETS.AUTHPROVIDER_HOOK_SECRET;
 
-function tokenHookInput(email: string, userId = randomUUID()) {
+const ISSUER = 'https://project.supabase.co/auth/v1';
+
+/** A token hook's input as Supabase sends it; a confirmed address is `user_metadata.email_verified`. */
+function tokenHookInput(
+  email: string,
+  userId = randomUUID(),
+  options: { verified?: boolean; anonymous?: boolean } = {},
+) {
   return {
     user_id: userId,
     claims: {
-      iss: 'https://project.supabase.co/auth/v1',
+      iss: ISSUER,
       aud: 'authenticated',
       exp: NOW_S + 3600,
       iat: NOW_S,
@@ -24,9 +32,9 @@ function tokenHookInput(email: string, userId = randomUUID()) {
       session_id: randomUUID(),
       email,
       phone: '',
-      is_anonymous: false,
+      is_anonymous: options.anonymous ?? false,
       app_metadata: { provider: 'email', providers: ['email'] },
-      user_metadata: {},
+      user_metadata: { email, email_verified: options.verified ?? true, phone_verified: false, sub: userId },
       amr: [{ method: 'password', timestamp: NOW_S }],
     },
     authentication_method: 'password',
@@ -104,6 +112,33 @@ describe('auth provider hook (Supabase Auth)', () => {
       const input = tokenHookInput('stranger@example.com');
       const response = await send(t, URL, bearerDelivery(SECRET, input));
       assert.deepEqual(response.json(), { claims: input.claims });
+    });
+
+    it('gives no role of ours to an address the provider has not verified, nor to an anonymous user', async () => {
+      for (const input of [
+        tokenHookInput('admin@example.com', randomUUID(), { verified: false }),
+        tokenHookInput('admin@example.com', randomUUID(), { anonymous: true }),
+      ]) {
+        const response = await send(t, URL, bearerDelivery(SECRET, input));
+        assert.equal(response.statusCode, 200, response.body);
+        assert.deepEqual(response.json(), { claims: input.claims });
+      }
+    });
+
+    it("gives the linked account's role to its provider user, and none to another user with its address", async () => {
+      const linkedUser = await signIn(t.app, t.database, { role: 'admin', email: 'linked@example.com' });
+      const subject = randomUUID();
+      await t.database.db
+        .insert(externalIdentities)
+        .values({ issuer: ISSUER, subject, userId: linkedUser.id, linkedAt: new Date(NOW) });
+      // The linked user changed its address at the provider: still the same account.
+      const moved = await send(t, URL, bearerDelivery(SECRET, tokenHookInput('elsewhere@example.com', subject)));
+      assert.equal(moved.json().claims.user_role, 'admin');
+      // Someone else at the provider now holds the address, verified: not that account.
+      const other = tokenHookInput('linked@example.com');
+      const response = await send(t, URL, bearerDelivery(SECRET, other));
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), { claims: other.claims });
     });
 
     it('refuses a token to a suspended user with the provider error shape', async () => {

@@ -19,6 +19,7 @@ function contextOf(provider: EffectContext['provider'], event: string, body: Rec
     mail: async () => ({ queued: true }),
     audit: async () => {},
     findUser: none,
+    findIdentity: none,
     billing: { gracePeriodDays: 7, changeTier: none, openGracePeriod: none, clearGracePeriod: async () => false },
     isSuppressed: async () => false,
     suppress: async () => true,

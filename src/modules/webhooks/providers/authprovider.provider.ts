@@ -10,6 +10,7 @@ import { authHookMails } from './auth-hook.mails.ts';
 import { defineWebhookProvider, MiB } from './declaration.ts';
 import {
   header,
+  obj,
   optionalHeader,
   processed,
   refused,
@@ -21,7 +22,7 @@ import {
   type Outcome,
 } from './provider.ts';
 
-type EffectContext = AnyEffectContext<'findUser' | 'mail' | 'isSuppressed'>;
+type EffectContext = AnyEffectContext<'findIdentity' | 'mail' | 'isSuppressed'>;
 
 /** Our claims, beside the provider's own `role` (its database role), which must stay untouched. */
 const ROLE_CLAIM = 'user_role';
@@ -77,17 +78,27 @@ function hookKind(body: Json): 'custom_access_token' | 'send_email' | 'unknown' 
   return 'unknown';
 }
 
+/**
+ * Whose role and tier the token may carry: the account the provider's user signs in as with it
+ * (decision 009), never the one an address merely names. An anonymous user, an address the provider
+ * has not verified, or the address of an account linked to another user of the provider is nobody
+ * of ours (decision 960).
+ */
+function accountOf(context: EffectContext, claims: Json, userId: string | undefined) {
+  const issuer = str(claims.iss);
+  const subject = str(claims.sub) ?? userId;
+  if (!issuer || !subject || claims.is_anonymous === true) return undefined;
+  const emailVerified = claims.email_verified === true || obj(claims.user_metadata).email_verified === true;
+  return context.findIdentity({ issuer, subject, email: str(claims.email), emailVerified });
+}
+
 async function accessToken(context: EffectContext): Promise<HookAnswer> {
   const { body } = context;
   if (!body.claims || typeof body.claims !== 'object' || Array.isArray(body.claims)) {
     return hookError(400, 'claims must be an object');
   }
   const claims = { ...(body.claims as Json) };
-  const email = str(claims.email);
-  const userId = str(body.user_id) ?? str(claims.sub);
-  const user =
-    (email ? await context.findUser({ email }) : undefined) ??
-    (userId ? await context.findUser({ id: userId }) : undefined);
+  const user = await accountOf(context, claims, str(body.user_id));
   // Someone we do not know keeps the provider's claims unchanged.
   if (!user) return { status: 200, body: { claims } };
   if (user.status !== 'active') return hookError(403, `User account is ${user.status}`);
@@ -124,7 +135,9 @@ export const authproviderProvider = defineWebhookProvider({
     summary: 'Auth provider (Supabase Auth) hook: custom access token or send email',
     description:
       'Custom access token hook: `{user_id, claims, authentication_method}` answers `{claims}` with ' +
-      'every claim kept and, for a user of ours (matched by `claims.email`, else by id), `user_role` and ' +
+      'every claim kept and, for a user of ours (the account linked to `claims.iss` and `claims.sub`, else ' +
+      'the one with `claims.email` when the provider verified it and no other of its users is linked to ' +
+      'that account; never an anonymous user), `user_role` and ' +
       '`subscription_tier` added; a suspended or deleted user answers 403. Send email hook: `{user, ' +
       'email_data}` queues the mail (subject and text by `email_action_type`, with the code and the ' +
       'verification link) and answers `{}`; 400 when the address is suppressed. Errors carry `{"error": ' +
@@ -175,7 +188,7 @@ export const authproviderProvider = defineWebhookProvider({
     sameBodyWindowMs: RETRY_WINDOW_MS,
     event: hookKind(delivery.body),
   }),
-  ports: ['findUser', 'mail', 'isSuppressed'],
+  ports: ['findIdentity', 'mail', 'isSuppressed'],
   async apply(context) {
     if (context.event === 'custom_access_token') return outcomeOf(await accessToken(context));
     if (context.event === 'send_email') return outcomeOf(await sendEmail(context));

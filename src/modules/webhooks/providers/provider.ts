@@ -124,6 +124,12 @@ export interface ProviderPorts {
   audit(event: Omit<AuditEvent<WebhooksAuditAction | BillingAuditAction>, 'actorType'>): Promise<void>;
   /** The account with this address or id (the identity module's), read in the delivery's transaction. */
   findUser(by: { email?: string; id?: string }): Promise<MatchedUser | undefined>;
+  /**
+   * The account a user of the auth provider signs in as with its tokens (decision 009): the one linked
+   * to (issuer, subject), else the one with an address the provider verified and no other user of it
+   * linked. Read only, in the delivery's transaction.
+   */
+  findIdentity(identity: ProviderIdentity): Promise<MatchedUser | undefined>;
   billing: BillingPort;
   /** Whether mail to this address is suppressed (it bounced, or its owner complained). */
   isSuppressed(email: string): Promise<boolean>;
@@ -137,6 +143,15 @@ export type PortName = keyof ProviderPorts;
 
 /** What a provider's effects see and may do: the delivery, and the ports `P` it declared. */
 export type EffectContext<P extends PortName = PortName> = DeliveryFacts & Pick<ProviderPorts, P>;
+
+/** A user of an identity provider, as its token's claims name it. */
+export interface ProviderIdentity {
+  issuer: string;
+  subject: string;
+  email: string | undefined;
+  /** Whether the provider says it verified the address. */
+  emailVerified: boolean;
+}
 
 /** What an effect may know of an account. */
 export interface MatchedUser {
