@@ -110,6 +110,11 @@ export function createAdmissionService(deps: {
       return check ? refusal(provider, check(body, clock.now())) : undefined;
     },
 
+    /** Logs a body refused because unverified bodies held all the room they may (decision 961). */
+    busy(provider: WebhookProvider): void {
+      note(provider, 'busy');
+    },
+
     /** Logs the counts still open (at shutdown) and stops the timer. */
     close(): void {
       clearInterval(timer);

@@ -20,6 +20,9 @@ import { createPaymentsRepository } from './payments.repository.ts';
 /** The variables holding the providers' secrets: the entry points give them to config to read (decision 245). */
 export { WEBHOOK_SECRET_VARIABLES };
 
+/** What unverified webhook bodies may hold together beyond their own share (decision 961). */
+const UNVERIFIED_POOL_BYTES = 64 * 1024 * 1024;
+
 export function createWebhooksModule(platform: Platform, deps: WebhooksDeps) {
   const { config, database, clock, cache, logger } = platform;
   const settings = { allowUnsigned: config.webhooks.allowUnsigned, secrets: webhookSecrets(config.webhooks.secrets) };
@@ -52,7 +55,10 @@ export function createWebhooksModule(platform: Platform, deps: WebhooksDeps) {
       // Webhook bodies are JSON only: a text/plain body is refused with 415 rather than half-parsed.
       app.removeContentTypeParser('text/plain');
       // And JSON is parsed only once the signature over its bytes has matched.
-      registerSignedBodyParser(app, admission);
+      // Unverified bodies beyond what any request may hold share one pool (decision 961), room for the largest.
+      const freeBytes = app.initialConfig.bodyLimit ?? 0;
+      const largest = Math.max(freeBytes, ...WEBHOOK_PROVIDER_DECLARATIONS.map((d) => d.bodyLimit));
+      registerSignedBodyParser(app, admission, { freeBytes, limitBytes: Math.max(UNVERIFIED_POOL_BYTES, largest) });
       app.addHook('onClose', async () => admission.close());
       await app.register(receiverRoutes({ service, admission, providers: WEBHOOK_PROVIDER_DECLARATIONS }));
       await app.register(webhookHealthRoutes({ service }));

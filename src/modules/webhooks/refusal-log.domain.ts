@@ -1,7 +1,8 @@
 // Which refused deliveries reach the log. Anyone can send refusals as fast as they like, so each
 // provider and reason is logged once at first, then only as a count per interval (decision 060).
 
-export type RefusalReason = 'unconfigured' | 'missing' | 'invalid' | 'stale';
+/** `busy`: unverified bodies already held all the room they may (decision 961). */
+export type RefusalReason = 'unconfigured' | 'missing' | 'invalid' | 'stale' | 'busy';
 
 export type RefusalLine =
   | { kind: 'first'; provider: string; reason: RefusalReason }

@@ -154,7 +154,7 @@ export const authproviderProvider = defineWebhookProvider({
       ),
     }),
     response: AuthHookAnswer,
-    errors: { schema: HookError, statuses: [400, 401, 403, 413, 415, 422, 500, 503], body: errorBody },
+    errors: { schema: HookError, statuses: [400, 401, 403, 413, 415, 422, 429, 500, 503], body: errorBody },
   },
   bodyLimit: 4 * MiB,
   security: {

@@ -16,7 +16,8 @@ const COMMON =
   " 503 when the provider's secret is not configured (unless WEBHOOKS_ALLOW_UNSIGNED=true), answered before " +
   'the body is read. Only `application/json` bodies are accepted (415 otherwise). The signature is checked ' +
   'against the raw bytes as they arrive, before the body is parsed: 401 when it is missing or wrong, whatever ' +
-  'the body holds. The delivery is stored before it is acknowledged; a delivery id seen before is acknowledged ' +
+  "the body holds. A body past the platform's own request limit that arrives while unverified bodies already " +
+  'hold all the room they may together answers 429 with `Retry-After`. The delivery is stored before it is acknowledged; a delivery id seen before is acknowledged ' +
   'again (`duplicate`) and causes nothing. A delivery whose processing failed answers 500 and is processed ' +
   'again when the sender retries it.';
 
@@ -60,7 +61,7 @@ function registerReceiver(app: FastifyInstance, deps: ReceiverDeps, provider: Pr
           200: route.response ?? Ack,
           ...(errors
             ? Object.fromEntries(errors.statuses.map((status) => [status, errors.schema]))
-            : errorResponses(401, 413, 415, 500, 503)),
+            : errorResponses(401, 413, 415, 429, 500, 503)),
         },
       },
     },

@@ -7,7 +7,7 @@
 import type { Hmac } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { AppError } from '../../../platform/http/errors.ts';
+import { AppError, rateLimited } from '../../../platform/http/errors.ts';
 import { parseJsonBody } from '../../../platform/http/json-body.ts';
 import type { AdmissionService, Gate } from '../admission.service.ts';
 import { startMac } from '../signatures.ts';
@@ -23,6 +23,47 @@ interface Admitted {
 }
 
 const admitted = new WeakMap<FastifyRequest, Admitted>();
+
+/** How long a sender refused for want of room is asked to wait. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The bytes unverified bodies hold beyond what any request may hold on its own (decision 961): a body's
+ * first `freeBytes` (the platform's BODY_LIMIT_BYTES) are its own, the rest of every body whose MAC has
+ * not matched yet shares `limitBytes`. Without it, each stranger's connection could make us hold a whole
+ * receiver's limit (25 MiB for the code host) until its signature failed, as many at once as it opens.
+ */
+export interface UnverifiedBytes {
+  limitBytes: number;
+  freeBytes: number;
+}
+
+/** One body's share of the pool: charged as its bytes arrive, given back when it is settled. */
+function createPool(settings: UnverifiedBytes) {
+  let held = 0;
+  return {
+    open() {
+      let charged = 0;
+      return {
+        /** Charges the body's bytes beyond its own; false (nothing charged) when the pool cannot hold them. */
+        grow(received: number): boolean {
+          const wanted = Math.max(0, received - settings.freeBytes);
+          if (wanted <= charged) return true;
+          if (held + wanted - charged > settings.limitBytes) return false;
+          held += wanted - charged;
+          charged = wanted;
+          return true;
+        },
+        release(): void {
+          held -= charged;
+          charged = 0;
+        },
+      };
+    },
+  };
+}
+
+type PoolShare = ReturnType<ReturnType<typeof createPool>['open']>;
 
 /** Fastify's rule for a request without a body: its parser never runs. */
 function hasNoBody(request: FastifyRequest): boolean {
@@ -67,7 +108,14 @@ export function admissionOf(request: FastifyRequest): { verified: boolean } {
  * Reads the body within `limit`, feeding each chunk to the MAC as it comes. The chunks are joined
  * only by the caller, once the MAC has matched: a refused body is never even copied.
  */
-function readBody(payload: Readable, declaredLength: number, limit: number, mac: Hmac | undefined): Promise<Buffer[]> {
+function readBody(
+  payload: Readable,
+  declaredLength: number,
+  limit: number,
+  mac: Hmac | undefined,
+  share: PoolShare | undefined,
+  busy: () => Error,
+): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -75,12 +123,18 @@ function readBody(payload: Readable, declaredLength: number, limit: number, mac:
       payload.removeListener('data', onData);
       payload.removeListener('end', onEnd);
       payload.removeListener('error', onError);
+      payload.removeListener('close', onClose);
     };
     function onData(chunk: Buffer) {
       received += chunk.length;
       if (received > limit) {
         stop();
         reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+        return;
+      }
+      if (share && !share.grow(received)) {
+        stop();
+        reject(busy());
         return;
       }
       mac?.update(chunk);
@@ -97,9 +151,15 @@ function readBody(payload: Readable, declaredLength: number, limit: number, mac:
       error.statusCode ??= 400;
       reject(error);
     }
+    // Closed before its end (the client went away): settled, so what it held is given back.
+    function onClose() {
+      stop();
+      reject(Object.assign(new Error('request body aborted'), { statusCode: 400 }));
+    }
     payload.on('data', onData);
     payload.on('end', onEnd);
     payload.on('error', onError);
+    payload.on('close', onClose);
     payload.resume();
   });
 }
@@ -108,7 +168,12 @@ function readBody(payload: Readable, declaredLength: number, limit: number, mac:
  * The JSON parser of the receivers' scope (the platform's one, decision 095, runs on the bytes only
  * after this has verified them). Non-JSON bodies still find no parser and answer 415.
  */
-export function registerSignedBodyParser(app: FastifyInstance, admission: Pick<AdmissionService, 'judge'>): void {
+export function registerSignedBodyParser(
+  app: FastifyInstance,
+  admission: Pick<AdmissionService, 'judge' | 'busy'>,
+  unverified: UnverifiedBytes,
+): void {
+  const pool = createPool(unverified);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: Readable) => {
     const entry = admitted.get(request);
@@ -121,17 +186,32 @@ export function registerSignedBodyParser(app: FastifyInstance, admission: Pick<A
     if (declared > limit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
     const { signature } = entry.gate;
     const mac = signature ? startMac(signature) : undefined;
-    const chunks = await readBody(payload, declared, limit, mac);
-    if (signature && mac) {
-      const refusal = await admission.judge(entry.provider, signature, mac.digest());
-      if (refusal !== undefined) throw new AppError('unauthenticated', refusal);
-      entry.settled = true;
+    // Only a body still to be verified draws on the pool; it is given back once its MAC is judged.
+    const share = mac ? pool.open() : undefined;
+    const busy = () => {
+      admission.busy(entry.provider);
+      return rateLimited(BUSY_RETRY_AFTER_SECONDS, 'Too many webhook bodies are being received at once; retry later');
+    };
+    try {
+      const chunks = await readBody(payload, declared, limit, mac, share, busy);
+      if (signature && mac) {
+        const refusal = await admission.judge(entry.provider, signature, mac.digest());
+        if (refusal !== undefined) throw new AppError('unauthenticated', refusal);
+        entry.settled = true;
+      }
+      return parsedBody(request, chunks);
+    } finally {
+      share?.release();
     }
-    const bytes = Buffer.concat(chunks);
-    request.rawBody = bytes;
-    if (bytes.length === 0) return undefined;
-    const parsed = parseJsonBody(bytes);
-    if ('error' in parsed) throw parsed.error;
-    return parsed.value;
   });
+}
+
+/** The verified bytes, kept as the raw body and parsed (the platform's parser, decision 095). */
+function parsedBody(request: FastifyRequest, chunks: Buffer[]): unknown {
+  const bytes = Buffer.concat(chunks);
+  request.rawBody = bytes;
+  if (bytes.length === 0) return undefined;
+  const parsed = parseJsonBody(bytes);
+  if ('error' in parsed) throw parsed.error;
+  return parsed.value;
 }
