@@ -223,6 +223,22 @@ describe('auth provider hook (Supabase Auth)', () => {
       assert.equal((await mails()).filter((m) => m.dedupe_key?.startsWith('authprovider:msg_signup')).length, 1);
     });
 
+    it('sends the code without a link when site_url is no web address, instead of failing the hook', async () => {
+      for (const [n, siteUrl] of ['not a url', 'javascript:alert(1)//'].entries()) {
+        const input = emailHookInput('signup', { email: `odd-site-${n}@example.com` }, { site_url: siteUrl });
+        const response = await send(
+          t,
+          URL,
+          supabaseHookDelivery(SECRET, input, { timestamp: NOW_S, id: `msg_odd_${n}` }),
+        );
+        assert.equal(response.statusCode, 200, response.body);
+        const [mail] = (await mails()).filter((m) => m.dedupe_key?.startsWith(`authprovider:msg_odd_${n}`));
+        const { text } = open(mail!.payload);
+        assert.match(text, /Code: 305805/);
+        assert.ok(!text.includes('verify') && !text.includes('javascript'), text);
+      }
+    });
+
     it("sends the two mails of a secure e-mail change with the provider's token pairing", async () => {
       const input = emailHookInput(
         'email_change',

@@ -48,7 +48,13 @@ export function verifyLink(
   redirectTo: string | undefined,
 ): string | undefined {
   if (!siteUrl || !tokenHash || !LINKED.has(type)) return undefined;
-  const url = new URL(`${siteUrl.replace(/\/+$/, '')}/verify`);
+  // Only a web address makes a link to click (decision 962): anything else leaves the mail its code,
+  // rather than failing the hook with a 500 or putting a `javascript:` link in a mail.
+  const site = URL.canParse(siteUrl) ? new URL(siteUrl) : undefined;
+  if (!site || (site.protocol !== 'https:' && site.protocol !== 'http:')) return undefined;
+  let end = site.pathname.length;
+  while (end > 0 && site.pathname[end - 1] === '/') end--;
+  const url = new URL(`${site.origin}${site.pathname.slice(0, end)}/verify`);
   url.searchParams.set('token', tokenHash);
   url.searchParams.set('type', type);
   if (redirectTo) url.searchParams.set('redirect_to', redirectTo);
