@@ -4,12 +4,19 @@ import type { WebhooksService } from '../webhooks.service.ts';
 import { tags } from './receiver.ts';
 import { mailerHealthWire, platformsHealthWire } from '../webhooks.wire.ts';
 
+/**
+ * Anyone may ask, and each answer reads every provider's figures and last rejection: repeats within a
+ * second are answered from the response micro-cache instead (decision 963).
+ */
+const HEALTH_MICRO_CACHE_MS = 1_000;
+
 export function webhookHealthRoutes(deps: { service: WebhooksService }): FastifyPluginAsyncTypebox {
   const { service } = deps;
   return async function routes(app) {
     app.get(
       '/api/webhooks/platforms/health',
       {
+        config: { microCacheMs: HEALTH_MICRO_CACHE_MS },
         schema: {
           tags,
           operationId: 'getPlatformWebhooksHealth',
@@ -25,6 +32,7 @@ export function webhookHealthRoutes(deps: { service: WebhooksService }): Fastify
     app.get(
       '/api/webhooks/health',
       {
+        config: { microCacheMs: HEALTH_MICRO_CACHE_MS },
         schema: {
           tags,
           operationId: 'getMailerWebhookHealth',
