@@ -516,6 +516,15 @@ CREATE TABLE "strategy_fills" (
 	CONSTRAINT "strategy_fills_side_check" CHECK ("strategy_fills"."side" IN ('buy', 'sell'))
 );
 --> statement-breakpoint
+CREATE TABLE "strategy_lots" (
+	"strategy_id" uuid NOT NULL,
+	"symbol" text NOT NULL,
+	"seq" integer NOT NULL,
+	"amount" numeric NOT NULL,
+	"cost" numeric NOT NULL,
+	CONSTRAINT "strategy_lots_strategy_id_symbol_seq_pk" PRIMARY KEY("strategy_id","symbol","seq")
+);
+--> statement-breakpoint
 CREATE TABLE "strategy_transitions" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"strategy_id" uuid NOT NULL,
@@ -865,6 +874,7 @@ ALTER TABLE "signal_alerts" ADD CONSTRAINT "signal_alerts_hook_id_signal_hooks_i
 ALTER TABLE "signal_hooks" ADD CONSTRAINT "signal_hooks_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategies" ADD CONSTRAINT "strategies_owner_user_id_users_id_fk" FOREIGN KEY ("owner_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategy_fills" ADD CONSTRAINT "strategy_fills_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "strategy_lots" ADD CONSTRAINT "strategy_lots_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "strategy_transitions" ADD CONSTRAINT "strategy_transitions_strategy_id_strategies_id_fk" FOREIGN KEY ("strategy_id") REFERENCES "public"."strategies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issue_labels" ADD CONSTRAINT "tracker_issue_labels_issue_id_tracker_issues_id_fk" FOREIGN KEY ("issue_id") REFERENCES "public"."tracker_issues"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tracker_issue_labels" ADD CONSTRAINT "tracker_issue_labels_label_id_tracker_labels_id_fk" FOREIGN KEY ("label_id") REFERENCES "public"."tracker_labels"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -2,7 +2,8 @@
 // metrics.domain.ts knows after a strategy's fills, stored with the strategy, so a new fill costs the
 // same whatever the history. The open lots (FIFO per symbol), the peak capital, the round trips closed in
 // their final place (counted, and the equity curve's points that can still be its deepest fall) and the
-// last round trip, which a later fill of its own order may still grow. Pure.
+// last round trip, which a later fill of its own order may still grow. The open lots are numbered per
+// symbol, so that they can be kept apart from the state and only the oldest read (decision 930). Pure.
 import type { StrategyMetrics } from './strategies.domain.ts';
 import { applyToLots, D, type Dec, inFigureOrder, type Lot, type MetricsFill, rounded } from './metrics.domain.ts';
 
@@ -10,8 +11,16 @@ import { applyToLots, D, type Dec, inFigureOrder, type Lot, type MetricsFill, ro
 export interface MetricsState {
   /** The last fill folded in: [at ISO, trade id]; a fill ordered before it cannot be folded. */
   last: [string, string] | null;
-  /** Open lots per symbol, oldest first: [units, cost]. */
+  /**
+   * Open lots per symbol, oldest first: [units, cost]. All of them after `stateOfFills`; stored apart
+   * (decision 930), so while a report is folded only the oldest lots it may close and those it opens.
+   */
   lots: Record<string, [string, string][]>;
+  /**
+   * Per symbol ever traded, the numbers of its open lots: [the oldest's, the next one's]. A lot opened
+   * takes the next number, a lot closed is always the oldest; so the open lots are numbered first..next-1.
+   */
+  numbers: Record<string, [number, number]>;
   open: string;
   /** The peak capital: the most ever in open lots at once. */
   peak: string;
@@ -30,6 +39,7 @@ export interface MetricsState {
 export const emptyMetricsState = (): MetricsState => ({
   last: null,
   lots: {},
+  numbers: {},
   open: '0',
   peak: '0',
   trips: 0,
@@ -99,7 +109,12 @@ export function foldFills(state: MetricsState, fills: readonly MetricsFill[], ha
 /** The fill's effect on the open lots (applyToLots, on the state's); answers the net gain of the units it closed, or null. */
 function foldLots(state: MetricsState, fill: MetricsFill): Dec | null {
   const queue: Lot[] = (state.lots[fill.symbol] ?? []).map(([a, c]) => ({ amount: new D(a), cost: new D(c) }));
+  const before = queue.length;
   const { open, net } = applyToLots(queue, fill, new D(state.open));
+  // A buy opens at most one lot and closes none; a sell closes the oldest and opens none.
+  const opened = fill.side === 'buy' ? queue.length - before : 0;
+  const [first, next] = state.numbers[fill.symbol] ?? [0, 0];
+  state.numbers[fill.symbol] = [first + before + opened - queue.length, next + opened];
   state.open = str(open);
   state.peak = str(D.max(new D(state.peak), open));
   if (queue.length > 0) state.lots[fill.symbol] = queue.map((lot) => [str(lot.amount), str(lot.cost)]);

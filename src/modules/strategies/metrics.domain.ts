@@ -46,10 +46,12 @@ const byTime = (a: MetricsFill, b: MetricsFill) =>
 /** Orders fills as the figures take them: by time, then trade id. */
 export const inFigureOrder = (fills: readonly MetricsFill[]): MetricsFill[] => [...fills].sort(byTime);
 
-/**
- * The round trips the fills close, in the order they completed, and the most capital the strategy
- * had in open lots at once (the base its return and drawdown are counted on).
- */
+/** The units a sell gives up from the open lots: its amount, and a fee in the base asset on top. */
+export function unitsGiven(fill: MetricsFill): Dec {
+  const amount = new D(fill.amount);
+  return fill.feeCurrency === fill.symbol.split('/')[0] ? amount.plus(new D(fill.fee)) : amount;
+}
+
 /**
  * A fill's effect on its symbol's open lots, in place: a buy opens a lot, a sell closes the oldest first.
  * Answers the capital left in open lots (`open` before the fill), and for a sell the units it closed and
@@ -69,7 +71,7 @@ export function applyToLots(queue: Lot[], fill: MetricsFill, open: Dec): { open:
     queue.push({ amount: received, cost });
     return { open: open.plus(cost), closed: new D(0), net: null };
   }
-  const given = feeInBase ? amount.plus(fee) : amount;
+  const given = unitsGiven(fill);
   const proceeds = price.times(amount).minus(feeInQuote ? fee : 0);
   let left = given;
   let basis = new D(0);

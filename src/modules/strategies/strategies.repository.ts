@@ -1,9 +1,10 @@
 // The only SQL over strategies and their transitions.
-import { and, asc, count, eq, getTableColumns, gte, inArray, lte, notInArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gte, inArray, lt, lte, notInArray, type SQL, sql } from 'drizzle-orm';
 import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { StrategyStatus } from './strategies.domain.ts';
-import { promotableFigures, strategies, strategyFills, strategyTransitions } from './strategies.tables.ts';
+import type { LotWrites, StoredLot } from './metrics-lots.domain.ts';
+import { promotableFigures, strategies, strategyFills, strategyLots, strategyTransitions } from './strategies.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export type StrategyRow = typeof strategies.$inferSelect;
@@ -121,6 +122,47 @@ export function createStrategiesRepository(db: DbExecutor) {
         .where(eq(strategies.id, id));
     },
 
+    /** At most `limit` of the strategy's open lots of `symbol` from number `from` on, oldest first: down the key. */
+    async lotsFrom(
+      id: string,
+      symbol: string,
+      from: number,
+      limit: number,
+      executor: DbExecutor,
+    ): Promise<[string, string][]> {
+      const rows = await executor
+        .select({ amount: strategyLots.amount, cost: strategyLots.cost })
+        .from(strategyLots)
+        .where(and(eq(strategyLots.strategyId, id), eq(strategyLots.symbol, symbol), gte(strategyLots.seq, from)))
+        .orderBy(asc(strategyLots.seq))
+        .limit(limit);
+      return rows.map((row) => [row.amount, row.cost]);
+    },
+
+    /** Writes what a fold changed in the strategy's open lots (decision 930). */
+    async writeLots(id: string, writes: LotWrites, executor: DbExecutor): Promise<void> {
+      for (const { symbol, seq } of writes.closed) {
+        await executor
+          .delete(strategyLots)
+          .where(and(eq(strategyLots.strategyId, id), eq(strategyLots.symbol, symbol), lt(strategyLots.seq, seq)));
+      }
+      for (const lot of writes.changed) {
+        await executor
+          .update(strategyLots)
+          .set({ amount: lot.amount, cost: lot.cost })
+          .where(
+            and(eq(strategyLots.strategyId, id), eq(strategyLots.symbol, lot.symbol), eq(strategyLots.seq, lot.seq)),
+          );
+      }
+      await insertLots(executor, id, writes.opened);
+    },
+
+    /** Replaces every open lot of the strategy (its figures computed again from all its fills). */
+    async replaceLots(id: string, lots: readonly StoredLot[], executor: DbExecutor): Promise<void> {
+      await executor.delete(strategyLots).where(eq(strategyLots.strategyId, id));
+      await insertLots(executor, id, lots);
+    },
+
     async transitionsOf(id: string, limit: number): Promise<TransitionRow[]> {
       return db
         .select()
@@ -234,4 +276,11 @@ export type StrategiesRepository = ReturnType<typeof createStrategiesRepository>
 /** node-postgres and PGlite both answer `{ rows }` to a raw statement. */
 function rowsOf<T>(result: unknown): T[] {
   return (result as { rows: T[] }).rows;
+}
+
+/** In statements of at most 1,000 rows (a statement's parameters are bounded). */
+async function insertLots(executor: DbExecutor, id: string, lots: readonly StoredLot[]): Promise<void> {
+  for (let i = 0; i < lots.length; i += 1_000) {
+    await executor.insert(strategyLots).values(lots.slice(i, i + 1_000).map((lot) => ({ strategyId: id, ...lot })));
+  }
 }

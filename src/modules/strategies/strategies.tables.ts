@@ -4,6 +4,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import {
   check,
   index,
+  integer,
   jsonb,
   numeric,
   type PgColumn,
@@ -49,7 +50,10 @@ export const strategies = pgTable(
     paperStartedAt: at('paper_started_at'),
     liveStartedAt: at('live_started_at'),
     metrics: jsonb('metrics').$type<StrategyMetrics>().notNull().default({}),
-    /** What the figures were computed from, to add new fills to (decision 850); null: from all the fills next time. */
+    /**
+     * What the figures were computed from, to add new fills to (decision 850), its open lots stored apart
+     * in strategy_lots (decision 930); null: from all the fills next time.
+     */
     metricsState: jsonb('metrics_state').$type<MetricsState>(),
     createdAt: at('created_at').notNull().defaultNow(),
     updatedAt: at('updated_at').notNull().defaultNow(),
@@ -110,4 +114,25 @@ export const strategyFills = pgTable(
     index('strategy_fills_order_idx').on(t.strategyId, t.orderId),
     check('strategy_fills_side_check', oneOf(t.side, ['buy', 'sell'])),
   ],
+);
+
+/**
+ * A strategy's open lots (decision 930), numbered per symbol from the oldest (MetricsState.numbers): a
+ * sell reads them from the oldest down the key and closes them there, so a fill costs the lots it
+ * closes, not every lot open. Exact decimals (numeric without a scale), as the figures are computed.
+ */
+export const strategyLots = pgTable(
+  'strategy_lots',
+  {
+    strategyId: uuid('strategy_id')
+      .notNull()
+      .references(() => strategies.id, { onDelete: 'cascade' }),
+    symbol: text('symbol').notNull(),
+    seq: integer('seq').notNull(),
+    /** Units left in the lot. */
+    amount: numeric('amount').notNull(),
+    /** What those units cost, fees included. */
+    cost: numeric('cost').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.strategyId, t.symbol, t.seq] })],
 );

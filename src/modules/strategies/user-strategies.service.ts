@@ -3,11 +3,20 @@
 // module reports here after each paper fill.
 import type { Actor } from '../../platform/auth/actor.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Db } from '../../platform/db/database.ts';
+import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { notFound, rateLimited } from '../../platform/http/errors.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { inFigureOrder, type MetricsFill } from './metrics.domain.ts';
-import { foldFills, metricsOf, stateOfFills } from './metrics-fold.domain.ts';
+import { foldFills, type MetricsState, metricsOf, stateOfFills } from './metrics-fold.domain.ts';
+import {
+  allLots,
+  carryOverLots,
+  type LotWindow,
+  lotDemand,
+  lotWrites,
+  readEnough,
+  withoutLots,
+} from './metrics-lots.domain.ts';
 import { audit } from './strategies.audit.ts';
 import { promotionVerdict, type StrategyMetrics } from './strategies.domain.ts';
 import type { StrategiesRepository, StrategyRow } from './strategies.repository.ts';
@@ -32,6 +41,31 @@ export function createUserStrategiesService(deps: {
     // Another user's strategy is as unknown as a missing one.
     if (!row || row.ownerUserId !== userId) throw notFound('Strategy not found');
     return row;
+  }
+
+  /**
+   * Puts in `state.lots`, per symbol of `fills`, its oldest open lots until they hold what the sells
+   * may close (or are all), in batches doubling from 8; answers what was found, for lotWrites.
+   */
+  async function readLots(
+    strategyId: string,
+    state: MetricsState,
+    fills: readonly StrategyFill[],
+    tx: DbExecutor,
+  ): Promise<Map<string, LotWindow>> {
+    const windows = new Map<string, LotWindow>();
+    for (const [symbol, demand] of lotDemand(fills)) {
+      const window: LotWindow = { numbers: state.numbers[symbol] ?? [0, 0], read: [] };
+      for (let batch = 8; !readEnough(window, demand); batch *= 2) {
+        const from = window.numbers[0] + window.read.length;
+        const rows = await repo.lotsFrom(strategyId, symbol, from, batch, tx);
+        window.read.push(...rows);
+        if (rows.length < batch) break;
+      }
+      state.lots[symbol] = [...window.read];
+      windows.set(symbol, window);
+    }
+    return windows;
   }
 
   return {
@@ -99,8 +133,9 @@ export function createUserStrategiesService(deps: {
      * Stores the fills (a fill reported again is stored once) and adds the new ones to the strategy's
      * figures, under the strategy's row lock (decision 850): from the state stored with them, or from all
      * its fills when that cannot give the same figures (no state yet, a fill ordered before one counted,
-     * a later fill of an order whose round trip is not the last). Answers the figures, or null for an
-     * unknown strategy.
+     * a later fill of an order whose round trip is not the last). The open lots are read from the oldest,
+     * only as many as the report's sells may close, and only what changed is written (decision 930).
+     * Answers the figures, or null for an unknown strategy.
      */
     async recordFills(strategyId: string, fills: readonly StrategyFill[]): Promise<StrategyMetrics | null> {
       if (!isUuid(strategyId)) return null;
@@ -115,7 +150,13 @@ export function createUserStrategiesService(deps: {
         if (added.length === 0) return stored.metrics;
         const fresh = inFigureOrder(added);
         let state = stored.metricsState;
+        if (state) {
+          // A state stored before decision 930 holds its lots: they move to their table, once.
+          const carried = carryOverLots(state);
+          if (carried) await repo.replaceLots(strategyId, carried, tx);
+        }
         const orders = [...new Set(fresh.map((f) => f.orderId))];
+        const windows = state && (await readLots(strategyId, state, fresh, tx));
         const folded =
           state !== null &&
           foldFills(
@@ -128,9 +169,13 @@ export function createUserStrategiesService(deps: {
               tx,
             ),
           );
-        if (!folded) state = stateOfFills(await repo.fillsOf(strategyId, tx));
+        if (folded) await repo.writeLots(strategyId, lotWrites(windows!, state!), tx);
+        else {
+          state = stateOfFills(await repo.fillsOf(strategyId, tx));
+          await repo.replaceLots(strategyId, allLots(state), tx);
+        }
         const metrics = metricsOf(state!);
-        await repo.setMetrics(strategyId, { metrics, metricsState: state }, now, tx);
+        await repo.setMetrics(strategyId, { metrics, metricsState: withoutLots(state!) }, now, tx);
         return metrics;
       });
     },
