@@ -69,7 +69,8 @@ export function lotWrites(windows: ReadonlyMap<string, LotWindow>, state: Metric
     if (firstAfter < readUpTo) {
       const [amount, cost] = left[0]!;
       const [was, wasCost] = read[firstAfter - first]!;
-      if (!new D(amount).eq(was) || !new D(cost).eq(wasCost)) writes.changed.push({ symbol, seq: firstAfter, amount, cost });
+      if (!new D(amount).eq(was) || !new D(cost).eq(wasCost))
+        writes.changed.push({ symbol, seq: firstAfter, amount, cost });
     }
     for (let seq = Math.max(firstAfter, next); seq < nextAfter; seq++) {
       const [amount, cost] = left[left.length - (nextAfter - seq)]!;

@@ -4,7 +4,13 @@ import { ADVISORY_LOCK_NAMESPACE } from '../../platform/db/advisory-locks.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { StrategyStatus } from './strategies.domain.ts';
 import type { LotWrites, StoredLot } from './metrics-lots.domain.ts';
-import { promotableFigures, strategies, strategyFills, strategyLots, strategyTransitions } from './strategies.tables.ts';
+import {
+  promotableFigures,
+  strategies,
+  strategyFills,
+  strategyLots,
+  strategyTransitions,
+} from './strategies.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
 export type StrategyRow = typeof strategies.$inferSelect;
