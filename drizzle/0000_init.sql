@@ -525,6 +525,12 @@ CREATE TABLE "strategy_lots" (
 	CONSTRAINT "strategy_lots_strategy_id_symbol_seq_pk" PRIMARY KEY("strategy_id","symbol","seq")
 );
 --> statement-breakpoint
+CREATE TABLE "strategy_status_counts" (
+	"status" text PRIMARY KEY NOT NULL,
+	"n" integer NOT NULL,
+	CONSTRAINT "strategy_status_counts_status_check" CHECK ("strategy_status_counts"."status" IN ('draft', 'paper', 'live', 'retired'))
+);
+--> statement-breakpoint
 CREATE TABLE "strategy_transitions" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"strategy_id" uuid NOT NULL,

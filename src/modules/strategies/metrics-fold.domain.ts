@@ -88,11 +88,12 @@ function prune(points: (readonly [Dec, Dec])[], capital: Dec): (readonly [Dec, D
  */
 export function foldFills(state: MetricsState, fills: readonly MetricsFill[], hadTrip: ReadonlySet<string>): boolean {
   const seen = new Set(hadTrip);
+  const book: LotBook = new Map();
   for (const fill of fills) {
     const key: [string, string] = [fill.at.toISOString(), fill.tradeId];
     if (state.last && (key[0] < state.last[0] || (key[0] === state.last[0] && key[1] <= state.last[1]))) return false;
     state.last = key;
-    const net = foldLots(state, fill);
+    const net = foldLots(state, fill, book);
     if (net === null) continue;
     if (state.tail?.order === fill.orderId) {
       state.tail.net = str(new D(state.tail.net).plus(net));
@@ -103,12 +104,30 @@ export function foldFills(state: MetricsState, fills: readonly MetricsFill[], ha
     if (state.tail) commitTrip(state, new D(state.tail.net));
     state.tail = { order: fill.orderId, net: str(net) };
   }
+  closeBook(state, book);
   return true;
 }
 
+/**
+ * The lots of the symbols a fold met, as decimals while it runs, written back to the state at its end:
+ * turned into decimals and back once a fold, not once a fill (a fold over many open lots stays linear).
+ */
+type LotBook = Map<string, Lot[]>;
+
+function closeBook(state: MetricsState, book: LotBook): void {
+  for (const [symbol, queue] of book) {
+    if (queue.length > 0) state.lots[symbol] = queue.map((lot) => [str(lot.amount), str(lot.cost)]);
+    else delete state.lots[symbol];
+  }
+}
+
 /** The fill's effect on the open lots (applyToLots, on the state's); answers the net gain of the units it closed, or null. */
-function foldLots(state: MetricsState, fill: MetricsFill): Dec | null {
-  const queue: Lot[] = (state.lots[fill.symbol] ?? []).map(([a, c]) => ({ amount: new D(a), cost: new D(c) }));
+function foldLots(state: MetricsState, fill: MetricsFill, book: LotBook): Dec | null {
+  let queue = book.get(fill.symbol);
+  if (!queue) {
+    queue = (state.lots[fill.symbol] ?? []).map(([a, c]) => ({ amount: new D(a), cost: new D(c) }));
+    book.set(fill.symbol, queue);
+  }
   const before = queue.length;
   const { open, net } = applyToLots(queue, fill, new D(state.open));
   // A buy opens at most one lot and closes none; a sell closes the oldest and opens none.
@@ -117,8 +136,6 @@ function foldLots(state: MetricsState, fill: MetricsFill): Dec | null {
   state.numbers[fill.symbol] = [first + before + opened - queue.length, next + opened];
   state.open = str(open);
   state.peak = str(D.max(new D(state.peak), open));
-  if (queue.length > 0) state.lots[fill.symbol] = queue.map((lot) => [str(lot.amount), str(lot.cost)]);
-  else delete state.lots[fill.symbol];
   return net;
 }
 
@@ -146,9 +163,10 @@ export function metricsOf(state: MetricsState): StrategyMetrics {
 export function stateOfFills(fills: readonly MetricsFill[]): MetricsState {
   const state = emptyMetricsState();
   const trips = new Map<string, { order: string; net: Dec; closedAt: number }>();
+  const book: LotBook = new Map();
   for (const fill of inFigureOrder(fills)) {
     state.last = [fill.at.toISOString(), fill.tradeId];
-    const net = foldLots(state, fill);
+    const net = foldLots(state, fill, book);
     if (net === null) continue;
     const trip = trips.get(fill.orderId);
     if (trip) {
@@ -156,6 +174,7 @@ export function stateOfFills(fills: readonly MetricsFill[]): MetricsState {
       trip.closedAt = fill.at.getTime();
     } else trips.set(fill.orderId, { order: fill.orderId, net, closedAt: fill.at.getTime() });
   }
+  closeBook(state, book);
   const ordered = [...trips.values()].sort((a, b) => a.closedAt - b.closedAt);
   const last = ordered.pop();
   for (const trip of ordered) commitTrip(state, trip.net);

@@ -2,6 +2,7 @@
 import { defineModule } from '../../platform/module.ts';
 import * as strategiesTables from './strategies.tables.ts';
 import { STRATEGIES_AUDIT_ACTIONS } from './strategies.audit.ts';
+import { STRATEGY_STATUS_COUNTS } from './strategies.figures.ts';
 import { strategyAutopilotJob } from './strategy-autopilot.job.ts';
 
 export const STRATEGIES_MODULE = defineModule({
@@ -9,4 +10,6 @@ export const STRATEGIES_MODULE = defineModule({
   tables: [strategiesTables],
   auditActions: STRATEGIES_AUDIT_ACTIONS,
   jobs: [strategyAutopilotJob],
+  figures: [STRATEGY_STATUS_COUNTS],
+  routines: ['strategies.routines.sql'],
 });

@@ -9,6 +9,7 @@ import {
   strategies,
   strategyFills,
   strategyLots,
+  strategyStatusCounts,
   strategyTransitions,
 } from './strategies.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -178,10 +179,13 @@ export function createStrategiesRepository(db: DbExecutor) {
         .limit(limit);
     },
 
-    /** How many strategies are in paper trading: a count down the status index, no row loaded. */
+    /** How many strategies are in paper trading: one row the database keeps (decision 931), none counted. */
     async countInPaper(): Promise<number> {
-      const [row] = await db.select({ n: count() }).from(strategies).where(eq(strategies.status, 'paper'));
-      return Number(row?.n ?? 0);
+      const [row] = await db
+        .select({ n: strategyStatusCounts.n })
+        .from(strategyStatusCounts)
+        .where(eq(strategyStatusCounts.status, 'paper'));
+      return row?.n ?? 0;
     },
 
     /**

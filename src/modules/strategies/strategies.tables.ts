@@ -67,6 +67,20 @@ export const strategies = pgTable(
   ],
 );
 
+/**
+ * How many strategies are in each status, kept by the database whatever writes the strategies
+ * (strategies.routines.sql, decision 931): what the autopilot's `evaluated` reads instead of counting
+ * the strategies in paper. `db:reconcile` checks and rebuilds it.
+ */
+export const strategyStatusCounts = pgTable(
+  'strategy_status_counts',
+  {
+    status: text('status').$type<StrategyStatus>().primaryKey(),
+    n: integer('n').notNull(),
+  },
+  (t) => [check('strategy_status_counts_status_check', oneOf(t.status, STRATEGY_STATUSES))],
+);
+
 export const strategyTransitions = pgTable(
   'strategy_transitions',
   {

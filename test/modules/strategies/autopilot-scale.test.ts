@@ -1,7 +1,8 @@
 // The autopilot's paper evaluation with thousands of strategies in paper that it cannot promote (figures
 // short of the rules, or in paper for too few days): the statements it runs are executed again under
 // EXPLAIN ANALYZE, and the strategy rows they hand back and the rows their scans read are counted. It
-// loads the few it can promote, at most the limit of each owner, where it loaded every one (decision 851).
+// loads the few it can promote, at most the limit of each owner, where it loaded every one (decision 851),
+// and reads how many are in paper from the count the database keeps (decision 931).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -70,16 +71,13 @@ describe('strategy autopilot with many strategies in paper', () => {
         promotedIds: 4,
       },
     );
-    // Rows handed back by the statements that read strategies (the count in paper is one row).
+    // Rows handed back by the statements that read strategies.
     const reads = statements.filter((s) => /from "strategies"/i.test(s.query) && /^\s*select/i.test(s.query));
     const returned = reads.reduce((sum, s) => sum + s.plan['Actual Rows'], 0);
     assert.ok(returned <= 10, `strategy rows returned: ${returned}`);
-    // The rows read by every statement but the count of those in paper (down the status index).
-    const others = reads.filter(
-      (s) => !s.query.startsWith('select count(*) from "strategies" where "strategies"."status" = $1'),
-    );
-    assert.equal(others.length, reads.length - 1);
-    const read = others.reduce((sum, s) => sum + rowsRead(s.plan, 'strategies'), 0);
+    // The rows read by every statement, the count of those in paper too: it reads the row the database
+    // keeps (decision 931), where it read the status index's entry of every strategy in paper.
+    const read = statements.reduce((sum, s) => sum + rowsRead(s.plan, 'strategies'), 0);
     assert.ok(read <= 40, `strategy rows read: ${read}`);
   });
 });
