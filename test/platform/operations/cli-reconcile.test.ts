@@ -14,6 +14,7 @@ const ALL_EXACT = [
   'user_day_counts',
   'device_session_expiry_days',
   'user_grace_periods',
+  'strategy_status_counts',
   'exchange_trade_days',
   'exchange_trade_counts',
   'payments_revenue',
