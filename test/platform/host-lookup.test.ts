@@ -31,18 +31,24 @@ describe('the lookup of user-chosen host names', () => {
   });
 
   it('gives up on a name server that never answers within its bound, holding no pool thread meanwhile', async () => {
-    const lookup = createResolverLookup({ timeoutMs: 600, servers: [dns.server] });
+    const lookup = createResolverLookup({ timeoutMs: 1500, servers: [dns.server] });
     const started = performance.now();
-    // More stalled lookups than libuv has pool threads (4): password hashing still runs at once.
-    const stalled = Array.from({ length: 8 }, () => lookup('stalls.example.net'));
-    const hashStarted = performance.now();
+    // More stalled lookups than libuv has pool threads (4): password hashing still runs, and ends while they
+    // all wait. Had they held the pool's threads, the hash would have waited for them to let go. An order,
+    // not a time: the machine's load can slow the hash, not turn the order round.
+    let settled = 0;
+    const stalled = Array.from({ length: 8 }, () =>
+      lookup('stalls.example.net').finally(() => {
+        settled += 1;
+      }),
+    );
     await promisify(scrypt)('password', 'salt', 32);
-    assert.ok(performance.now() - hashStarted < 500, 'a hash waited for the lookups');
+    assert.equal(settled, 0, 'a hash waited for the lookups');
     for (const outcome of await Promise.allSettled(stalled)) {
       assert.equal(outcome.status, 'rejected');
       assert.equal((outcome as PromiseRejectedResult).reason.code, 'ETIMEOUT');
     }
     const took = performance.now() - started;
-    assert.ok(took >= 550 && took < 1500, `gave up after ${Math.round(took)} ms`);
+    assert.ok(took >= 1450 && took < 10_000, `gave up after ${Math.round(took)} ms`);
   });
 });
