@@ -800,6 +800,7 @@ CREATE TABLE "payment_customers" (
 	"customer_id" text PRIMARY KEY NOT NULL,
 	"user_id" uuid,
 	"email" text,
+	"tier" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );

@@ -1,6 +1,6 @@
 // The payments provider's own records: the customer mapping and the payments ledger. A write joins
 // the delivery's transaction through its executor, last and optional like every repository's.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, ne, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { paymentCustomers, paymentsLedger, paymentsRevenue } from './webhooks.tables.ts';
 
@@ -23,6 +23,29 @@ export function createPaymentsRepository(db: DbExecutor) {
             updatedAt: now,
           },
         });
+    },
+
+    /** The tier the customer's newest applied subscription change grants (decision 975). */
+    async rememberTier(customerId: string, tier: string, now: Date, executor: DbExecutor = db): Promise<void> {
+      await executor
+        .update(paymentCustomers)
+        .set({ tier, updatedAt: now })
+        .where(eq(paymentCustomers.customerId, customerId));
+    },
+
+    /** The tiers the user's other customers' subscriptions grant. */
+    async otherTiers(userId: string, customerId: string, executor: DbExecutor = db): Promise<string[]> {
+      const rows = await executor
+        .select({ tier: paymentCustomers.tier })
+        .from(paymentCustomers)
+        .where(
+          and(
+            eq(paymentCustomers.userId, userId),
+            ne(paymentCustomers.customerId, customerId),
+            isNotNull(paymentCustomers.tier),
+          ),
+        );
+      return rows.flatMap((row) => (row.tier ? [row.tier] : []));
     },
 
     async findCustomer(customerId: string, executor: DbExecutor = db) {

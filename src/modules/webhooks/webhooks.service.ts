@@ -160,6 +160,8 @@ export function createWebhooksService(deps: {
       payments: {
         findCustomer: (customerId) => payments.findCustomer(customerId, tx),
         rememberCustomer: (customer) => payments.rememberCustomer(customer, now, tx),
+        rememberTier: (customerId, tier) => payments.rememberTier(customerId, tier, now, tx),
+        otherTiers: (userId, customerId) => payments.otherTiers(userId, customerId, tx),
         recordPayment: (payment) => payments.recordPayment(payment, now, tx),
       },
     };

@@ -71,6 +71,8 @@ export const paymentCustomers = pgTable(
     userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
     /** Lower-cased; lets a user who registers later still be matched. */
     email: text('email'),
+    /** The tier this customer's newest applied subscription change grants; null before one (decision 975). */
+    tier: text('tier'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

@@ -24,7 +24,13 @@ function contextOf(provider: EffectContext['provider'], event: string, body: Rec
     isSuppressed: async () => false,
     suppress: async () => true,
     deliveries: { find: async () => [], settle: async () => {} },
-    payments: { findCustomer: none, rememberCustomer: async () => {}, recordPayment: async () => true },
+    payments: {
+      findCustomer: none,
+      rememberCustomer: async () => {},
+      rememberTier: async () => {},
+      otherTiers: async () => [],
+      recordPayment: async () => true,
+    },
   };
 }
 

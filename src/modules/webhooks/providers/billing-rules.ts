@@ -34,6 +34,13 @@ export function toMajorUnits(amountMinor: number | string, currency: string): st
   return amount.div(100).toFixed(2);
 }
 
+/** The highest of the tiers (in TIERS' order); undefined when none is one of ours. */
+export function highestTier(tiers: readonly string[]): Tier | undefined {
+  let best = -1;
+  for (const tier of tiers) best = Math.max(best, TIERS.indexOf(tier as Tier));
+  return best < 0 ? undefined : TIERS[best];
+}
+
 /** A tier named as a whole word in a label such as `pro_monthly`, `Enterprise (annual)`, `basic`. */
 export function tierNamedIn(label: string | undefined): Tier | null {
   if (!label) return null;

@@ -1,6 +1,8 @@
 // The payments provider's effects (Stripe): paid invoices go to the ledger, failed ones open a grace
-// period, subscription changes set the user's tier. Users are matched by the customer's e-mail or a
-// remembered customer id. Each is given only the ports payments.provider.ts declares.
+// period, subscription changes set the user's tier. A customer is a user by a user id in the event's
+// metadata, else a remembered link, else the e-mail the payer typed (decision 975); a customer lowers
+// no user below what another of their customers pays for. Each is given only the ports
+// payments.provider.ts declares.
 import {
   keptAs,
   processed,
@@ -12,7 +14,7 @@ import {
   type MatchedUser,
   type Outcome,
 } from './provider.ts';
-import { subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
+import { highestTier, subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
 
 /** What the effects use: payments.provider.ts declares these ports (the compiler holds the two together). */
 type EffectContext = AnyEffectContext<'chat' | 'audit' | 'findUser' | 'billing' | 'deliveries' | 'payments'>;
@@ -33,24 +35,49 @@ function secondsToDate(value: unknown): Date | undefined {
   return seconds === undefined ? undefined : new Date(seconds * 1000);
 }
 
-/** Finds our user by the e-mail in the event, else by a customer id seen before; remembers the pair. */
+/**
+ * The user id in `metadata.user_id` of the object, or of the subscription an invoice is for: only
+ * whoever holds the provider's secret key writes metadata, so it proves the customer is that user.
+ * `client_reference_id` does not (a payment link takes it from the address the payer opens).
+ */
+function provenUserId(object: Json): string | undefined {
+  const subscriptionDetails = obj(object.subscription_details);
+  const basilDetails = obj(obj(object.parent).subscription_details);
+  for (const metadata of [object.metadata, subscriptionDetails.metadata, basilDetails.metadata]) {
+    const id = str(obj(metadata).user_id)?.trim();
+    if (id) return id;
+  }
+  return undefined;
+}
+
+/**
+ * Finds our user (decision 975): the user id in the object's metadata, else the user remembered for
+ * the customer, else the typed e-mail (the event's, or the one remembered for the customer), which
+ * the provider does not verify. A remembered user is replaced only by a metadata proof, never by an
+ * e-mail. Remembers the pair.
+ */
 async function matchUser(
   context: EffectContext,
   customerId: string | undefined,
   email: string | undefined,
+  object: Json,
 ): Promise<Match> {
-  let address = email?.trim().toLowerCase() || undefined;
-  let user = address ? await context.findUser({ email: address }) : undefined;
-  if (!user && customerId) {
-    const customer = await context.payments.findCustomer(customerId);
-    if (customer?.userId) user = await context.findUser({ id: customer.userId });
-    if (!user && customer?.email) user = await context.findUser({ email: customer.email });
-    address ??= customer?.email ?? undefined;
-  }
-  if (customerId && (address || user)) {
+  const address = email?.trim().toLowerCase() || undefined;
+  const provenId = provenUserId(object);
+  let user = provenId ? await context.findUser({ id: provenId }) : undefined;
+  const customer = customerId ? await context.payments.findCustomer(customerId) : undefined;
+  if (!user && customer?.userId) user = await context.findUser({ id: customer.userId });
+  const typed = address ?? customer?.email ?? undefined;
+  if (!user && typed) user = await context.findUser({ email: typed });
+  if (customerId && (typed || user)) {
     await context.payments.rememberCustomer({ customerId, userId: user?.id ?? null, email: address ?? null });
   }
-  return { user, email: address ?? user?.email };
+  return { user, email: typed ?? user?.email };
+}
+
+/** The highest tier another of the user's customers pays for: no event of this one lowers them below it. */
+async function paidElsewhere(context: EffectContext, user: MatchedUser, customerId: string | undefined) {
+  return customerId ? highestTier(await context.payments.otherTiers(user.id, customerId)) : undefined;
 }
 
 function who(match: Match, customerId: string | undefined): string {
@@ -70,7 +97,7 @@ async function clearGracePeriod(context: EffectContext, user: MatchedUser, why: 
 
 async function invoicePaid(context: EffectContext, invoice: Json, event: Json): Promise<Outcome> {
   const customerId = idOf(invoice.customer);
-  const match = await matchUser(context, customerId, str(invoice.customer_email));
+  const match = await matchUser(context, customerId, str(invoice.customer_email), invoice);
   const invoiceId = str(invoice.id);
   const amountPaid = num(invoice.amount_paid);
   const currency = str(invoice.currency);
@@ -111,13 +138,18 @@ async function invoicePaid(context: EffectContext, invoice: Json, event: Json): 
 async function invoiceFailed(context: EffectContext, invoice: Json): Promise<Outcome> {
   const { gracePeriodDays } = context.billing;
   const customerId = idOf(invoice.customer);
-  const match = await matchUser(context, customerId, str(invoice.customer_email));
+  const match = await matchUser(context, customerId, str(invoice.customer_email), invoice);
   const fields: { name: string; value: string }[] = [];
   const attempts = num(invoice.attempt_count);
   if (attempts !== undefined) fields.push({ name: 'Attempt', value: String(attempts) });
-  const grace = match.user
-    ? await context.billing.openGracePeriod(match.user.id, new Date(context.now.getTime() + gracePeriodDays * DAY_MS))
-    : undefined;
+  // While another of the user's customers pays, this customer's failure is no reason to end the tier.
+  const elsewhere = match.user ? await paidElsewhere(context, match.user, customerId) : undefined;
+  const paying = elsewhere !== undefined && elsewhere !== 'free';
+  if (paying) fields.push({ name: 'Grace period', value: `not opened: another customer pays for ${elsewhere}` });
+  const grace =
+    match.user && !paying
+      ? await context.billing.openGracePeriod(match.user.id, new Date(context.now.getTime() + gracePeriodDays * DAY_MS))
+      : undefined;
   const graceEnds = grace?.endsAt;
   if (match.user && grace?.opened) {
     await context.audit({
@@ -175,7 +207,12 @@ async function applySubscription(
   const subscription = obj(data.object);
   const previous = obj(data.previous_attributes);
   const outcome = subscriptionOutcome(type, subscription);
-  const from = outcome.tier ? await context.billing.changeTier(user.id, outcome.tier) : undefined;
+  const customerId = idOf(subscription.customer);
+  if (outcome.tier && customerId) await context.payments.rememberTier(customerId, outcome.tier);
+  // A customer lowers the user no further than what another of their customers pays for.
+  const floor = outcome.tier ? await paidElsewhere(context, user, customerId) : undefined;
+  const tier = outcome.tier && highestTier([outcome.tier, floor ?? outcome.tier]);
+  const from = tier ? await context.billing.changeTier(user.id, tier) : undefined;
   const tierChanged = from !== undefined;
   if (tierChanged) {
     await context.audit({
@@ -185,7 +222,7 @@ async function applySubscription(
       targetId: user.id,
       details: {
         from,
-        to: outcome.tier,
+        to: tier,
         subscription: str(subscription.id),
         status: outcome.status,
         ...(origin ? { heldDelivery: origin } : {}),
@@ -198,11 +235,12 @@ async function applySubscription(
   const fields = [{ name: 'Status', value: outcome.status }];
   if (subscription.cancel_at_period_end === true) fields.push({ name: 'Cancels at period end', value: 'yes' });
   if (origin) fields.push({ name: 'Held until now', value: origin });
+  if (tier !== outcome.tier) fields.push({ name: 'Tier kept', value: `another customer pays for ${tier}` });
   await context.chat(
     {
       title: `Subscription ${deleted ? 'canceled' : 'updated'} for ${whom}`,
-      text: `Tier: ${user.subscriptionTier} → ${outcome.tier ?? user.subscriptionTier}`,
-      level: deleted || outcome.tier === 'free' ? 'warning' : 'info',
+      text: `Tier: ${user.subscriptionTier} → ${tier ?? user.subscriptionTier}`,
+      level: deleted || tier === 'free' ? 'warning' : 'info',
       fields,
     },
     origin,
@@ -264,7 +302,7 @@ async function applyHeldChanges(
 async function subscriptionChanged(context: EffectContext, event: Json): Promise<Outcome> {
   const subscription = obj(obj(event.data).object);
   const customerId = idOf(subscription.customer);
-  const match = await matchUser(context, customerId, undefined);
+  const match = await matchUser(context, customerId, undefined, subscription);
   if (match.user) {
     if (customerId) return applyNewest(context, customerId, { ...match, user: match.user }, event);
     await applySubscription(context, match.user, who(match, customerId), event);
@@ -293,6 +331,7 @@ async function checkoutCompleted(context: EffectContext, session: Json): Promise
     context,
     customerId,
     str(obj(session.customer_details).email) ?? str(session.customer_email),
+    session,
   );
   const total = num(session.amount_total);
   const currency = str(session.currency);

@@ -79,6 +79,10 @@ export interface PaymentRecords {
   findCustomer(customerId: string): Promise<{ userId: string | null; email: string | null } | undefined>;
   /** A later mapping for the same customer wins, field by field. */
   rememberCustomer(customer: { customerId: string; userId: string | null; email: string | null }): Promise<void>;
+  /** The tier the customer's newest applied subscription change grants. */
+  rememberTier(customerId: string, tier: Tier): Promise<void>;
+  /** The tiers the user's other customers' subscriptions grant (any order). */
+  otherTiers(userId: string, customerId: string): Promise<string[]>;
   /** Records a payment once per external id; answers whether this call recorded it. */
   recordPayment(payment: {
     externalId: string;
