@@ -18,7 +18,8 @@ export const paymentsProvider = defineWebhookProvider({
     summary: 'Receive a payments (Stripe) event',
     description:
       '`invoice.paid`/`invoice.payment_succeeded` record the payment in the ledger (major units, ' +
-      'upper-case currency, the user matched by the customer e-mail); `invoice.payment_failed` opens a ' +
+      'upper-case currency, the user matched by `metadata.user_id`, a remembered customer, else the typed e-mail); ' +
+      '`invoice.payment_failed` opens a ' +
       "grace period of GRACE_PERIOD_DAYS; `customer.subscription.updated`/`deleted` set the user's " +
       'subscription tier; `checkout.session.completed` remembers the customer. Each posts a chat ' +
       'notification. The event id is the deduplication key.',
