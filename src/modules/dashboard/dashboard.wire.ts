@@ -56,6 +56,8 @@ export function integrationsWire(answer: Integrations): IntegrationsAnswer {
     webhooks: answer.webhooks.map((w) => ({
       provider: w.provider,
       last_delivery_at: iso(w.lastDeliveryAt),
+      last_refused_at: iso(w.lastRefusedAt),
+      last_refusal: w.lastRefusal,
       ...coreWire(w),
     })),
     redis: { latency_ms: redis.latencyMs, ...coreWire(redis) },

@@ -103,6 +103,11 @@ export const IntegrationsAnswer = Type.Object({
         description: '`codehost`, `payments`, `edge`, `tracker`, `errormon`, `database`, `authprovider` or `mailer`.',
       }),
       last_delivery_at: when('Latest delivery received.'),
+      last_refused_at: when(
+        'Latest delivery refused for its signature: anyone can send one, so it is shown here and not as ' +
+          'last_error (recorded at most once a minute, kept 7 days).',
+      ),
+      last_refusal: Nullable(Type.String({ description: 'Why that delivery was refused, cleaned as last_error is.' })),
     }),
     { description: 'Every inbound webhook provider.' },
   ),

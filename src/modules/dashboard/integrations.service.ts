@@ -66,6 +66,8 @@ export interface MailIntegration extends IntegrationState {
 export interface WebhookIntegration extends IntegrationState {
   provider: string;
   lastDeliveryAt: Date | null;
+  lastRefusedAt: Date | null;
+  lastRefusal: string | null;
 }
 
 export interface RedisIntegration extends IntegrationState {
@@ -271,6 +273,8 @@ export function createIntegrationsService(
       lastSuccessAt: p.lastSuccessAt,
       lastErrorAt: p.lastErrorAt,
       lastError: safeErrorText(p.lastError),
+      lastRefusedAt: p.lastRefusedAt,
+      lastRefusal: safeErrorText(p.lastRefusal),
     }));
   }
 

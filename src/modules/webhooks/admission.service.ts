@@ -3,7 +3,8 @@
 // scheme (no signature, a wrong bearer) answer 401 at once; otherwise the body must carry the
 // signature the headers announce, checked over its bytes as they arrive, and only then is it
 // parsed. Refusals are logged at warn, without stack, body or signature, rate-limited per provider
-// and reason; the latest one per provider is kept for the dashboard.
+// and reason; the latest one per provider is kept for the dashboard, apart from its errors and at most
+// once a minute per provider (decision 990).
 import type { Logger } from 'pino';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -24,9 +25,20 @@ export type Gate =
   /** `verified`: a secret is set and the delivery proves it (or must, through `signature`, with its body). */
   | { open: true; verified: boolean; signature?: BodySignature };
 
-/** A rejected delivery is not stored (anyone can send one), but the dashboard should see it. */
-const REJECTION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-export const rejectionKey = (provider: string) => `webhooks:rejection:${provider}`;
+/**
+ * A refused delivery is not stored (anyone can send one), but the dashboard should see the latest, apart
+ * from the provider's errors (a stranger's refusal is not one) and written at most once per provider per
+ * interval, so that a stream of refusals costs no cache write each (decision 990).
+ */
+const REFUSAL_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const REFUSAL_RECORD_INTERVAL_MS = 60_000;
+export const refusalKey = (provider: string) => `webhooks:refusal:${provider}`;
+
+/** The latest refusal kept for a provider: when, and the reason its 401 gave. */
+export interface RecordedRefusal {
+  at: string;
+  reason: string;
+}
 
 /** How often the count of refusals after the first is logged, per provider and reason. */
 export const REFUSAL_LOG_INTERVAL_MS = 60_000;
@@ -40,6 +52,8 @@ export function createAdmissionService(deps: {
 }) {
   const { providers, settings, clock, cache, logger } = deps;
   const tally = createRefusalTally(REFUSAL_LOG_INTERVAL_MS);
+  /** Per provider, when this process last wrote its refusal to the cache. */
+  const recorded = new Map<WebhookProvider, number>();
 
   function write(lines: RefusalLine[]): void {
     for (const line of lines) {
@@ -61,13 +75,12 @@ export function createAdmissionService(deps: {
   async function reject(provider: WebhookProvider, verdict: Refused): Promise<string> {
     const now = clock.now();
     note(provider, verdict.reason);
-    await cache
-      .set(
-        rejectionKey(provider),
-        { at: now.toISOString(), error: `Rejected a delivery: ${verdict.message}` },
-        REJECTION_TTL_MS,
-      )
-      .catch(() => undefined);
+    const last = recorded.get(provider);
+    if (last === undefined || now.getTime() - last >= REFUSAL_RECORD_INTERVAL_MS) {
+      recorded.set(provider, now.getTime());
+      const refusal: RecordedRefusal = { at: now.toISOString(), reason: verdict.message };
+      await cache.set(refusalKey(provider), refusal, REFUSAL_TTL_MS).catch(() => undefined);
+    }
     return verdict.message;
   }
 

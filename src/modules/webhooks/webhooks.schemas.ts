@@ -17,7 +17,16 @@ export const Ack = Type.Record(Type.String(), Type.String(), {
 const ProviderHealth = Type.Object({
   secret_configured: Type.Boolean({ description: "Whether the provider's webhook secret is set." }),
   last_delivery_at: Nullable(DateTime('When the last verified delivery was received.')),
-  last_error: Nullable(Type.String({ description: 'The error of the last attempt, if it failed.' })),
+  last_error: Nullable(
+    Type.String({ description: 'The error of the last attempt to process a verified delivery, if it failed.' }),
+  ),
+  last_refused_at: Nullable(
+    DateTime(
+      'When a delivery was last refused for its signature (anyone can send one, so it is no error of the ' +
+        "provider's; recorded at most once a minute, kept 7 days).",
+    ),
+  ),
+  last_refusal: Nullable(Type.String({ description: 'Why that delivery was refused, as its 401 said.' })),
   unmatched: Type.Integer({
     description:
       'Deliveries stored and acknowledged whose effect is waiting (payments: subscription changes of a ' +

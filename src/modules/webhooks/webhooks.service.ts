@@ -26,7 +26,7 @@ import {
 } from './providers/provider.ts';
 import type { PaymentsRepository } from './payments.repository.ts';
 import { WEBHOOK_PROVIDERS, type ProviderDeclaration, type WebhookProvider } from './providers/registry.ts';
-import { rejectionKey, type AdmissionService, type WebhookSettings } from './admission.service.ts';
+import { refusalKey, type AdmissionService, type RecordedRefusal, type WebhookSettings } from './admission.service.ts';
 import { bodyDigest } from './signatures.ts';
 import type { Claim, DeliveryRepository } from './webhooks.repository.ts';
 
@@ -38,8 +38,17 @@ interface IncomingRequest {
   verified: boolean;
 }
 
+/**
+ * The latest delivery refused at the gate (decision 990): anyone can cause one, so it is shown beside the
+ * provider's errors, never as one; recorded at most once a minute per provider.
+ */
+export interface LastRefusal {
+  lastRefusedAt: Date | null;
+  lastRefusal: string | null;
+}
+
 /** A provider as the dashboard shows it: whether its secret is set, its last delivery, success and error. */
-export interface ProviderStatus {
+export interface ProviderStatus extends LastRefusal {
   provider: WebhookProvider;
   secretConfigured: boolean;
   lastDeliveryAt: Date | null;
@@ -49,7 +58,7 @@ export interface ProviderStatus {
 }
 
 /** When a provider's last delivery came, and the error it stands in now (none once a later attempt succeeded). */
-interface LastDelivery {
+interface LastDelivery extends LastRefusal {
   lastDeliveryAt: Date | null;
   lastError: string | null;
 }
@@ -267,22 +276,10 @@ export function createWebhooksService(deps: {
     return { total: Object.values(byProvider).reduce((sum, n) => sum + n, 0), byProvider };
   }
 
-  /** The last rejected signature of a provider (kept in the cache; none when the cache is down). */
-  const lastRejection = (provider: WebhookProvider) =>
-    cache.get<{ at: string; error: string }>(rejectionKey(provider)).catch(() => undefined);
-
-  /**
-   * The one rule for a provider's latest error: a rejected signature when it came after the
-   * processing outcome it is weighed against, else that outcome's error (if any), with its time.
-   */
-  function latestError(
-    processed: { at: Date | null; error: string | null },
-    rejection: { at: string; error: string } | undefined,
-  ): { at: Date | null; error: string | null } {
-    if (rejection && (processed.at === null || new Date(rejection.at) > processed.at)) {
-      return { at: new Date(rejection.at), error: rejection.error };
-    }
-    return processed;
+  /** The last delivery refused at the gate (kept in the cache; none when the cache is down). */
+  async function lastRefusal(provider: WebhookProvider): Promise<LastRefusal> {
+    const kept = await cache.get<RecordedRefusal>(refusalKey(provider)).catch(() => undefined);
+    return { lastRefusedAt: kept ? new Date(kept.at) : null, lastRefusal: kept?.reason ?? null };
   }
 
   /**
@@ -294,10 +291,10 @@ export function createWebhooksService(deps: {
     const result: Record<string, LastDelivery> = {};
     for (const provider of WEBHOOK_PROVIDERS) {
       const row = activity.get(provider);
-      const attempt = { at: row?.lastProcessedAt ?? null, error: row?.lastError ?? null };
       result[provider] = {
         lastDeliveryAt: row?.lastDeliveryAt ?? null,
-        lastError: latestError(attempt, await lastRejection(provider)).error,
+        lastError: row?.lastError ?? null,
+        ...(await lastRefusal(provider)),
       };
     }
     return result;
@@ -305,13 +302,13 @@ export function createWebhooksService(deps: {
 
   /** Per provider, the last delivery and the error it stands in now, the times as ISO strings. */
   async function lastDeliveries(): Promise<
-    Record<string, { lastDeliveryAt: string | null; lastError: string | null }>
+    Record<string, { lastDeliveryAt: string | null; lastError: string | null; lastRefusedAt: string | null }>
   > {
     const times = await lastDeliveryTimes();
     return Object.fromEntries(
       Object.entries(times).map(([provider, last]) => [
         provider,
-        { lastDeliveryAt: iso(last.lastDeliveryAt), lastError: last.lastError },
+        { lastDeliveryAt: iso(last.lastDeliveryAt), lastError: last.lastError, lastRefusedAt: iso(last.lastRefusedAt) },
       ]),
     );
   }
@@ -329,15 +326,14 @@ export function createWebhooksService(deps: {
       WEBHOOK_PROVIDERS.map(async (provider) => {
         const received = activity.find((row) => row.provider === provider);
         const outcome = outcomes.find((row) => row.provider === provider);
-        const failure = { at: outcome?.lastFailureAt ?? null, error: outcome?.lastFailure ?? null };
-        const latest = latestError(failure, await lastRejection(provider));
         return {
           provider,
           secretConfigured: configured(provider),
           lastDeliveryAt: received?.lastDeliveryAt ?? null,
           lastSuccessAt: outcome?.lastSuccessAt ?? null,
-          lastErrorAt: latest.at,
-          lastError: latest.error,
+          lastErrorAt: outcome?.lastFailureAt ?? null,
+          lastError: outcome?.lastFailure ?? null,
+          ...(await lastRefusal(provider)),
         };
       }),
     );

@@ -17,6 +17,8 @@ export function platformsHealthWire(readiness: PlatformsReadiness): Static<typeo
           secret_configured: p.secretConfigured,
           last_delivery_at: iso(p.lastDeliveryAt),
           last_error: p.lastError,
+          last_refused_at: iso(p.lastRefusedAt),
+          last_refusal: p.lastRefusal,
           unmatched: p.unmatched,
         },
       ]),

@@ -258,8 +258,10 @@ describe('integrations with everything configured', () => {
       [hook('edge').last_success_at, hook('edge').last_delivery_at, hook('edge').last_error],
       ['2031-04-01T10:01:00.000Z', '2031-04-01T10:01:00.000Z', null],
     );
-    assert.equal(hook('codehost').last_error_at, '2031-04-01T10:01:00.000Z');
-    assert.match(hook('codehost').last_error, /^Rejected a delivery/);
+    // A refused delivery is shown apart from the provider's errors (decision 990).
+    assert.deepEqual([hook('codehost').last_error_at, hook('codehost').last_error], [null, null]);
+    assert.equal(hook('codehost').last_refused_at, '2031-04-01T10:01:00.000Z');
+    assert.match(hook('codehost').last_refusal, /signature/i);
   });
 
   it(

@@ -62,6 +62,8 @@ describe('a provider without a secret', () => {
       secret_configured: false,
       last_delivery_at: null,
       last_error: null,
+      last_refused_at: null,
+      last_refusal: null,
       unmatched: 0,
     });
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/webhooks/health' })).json().status, 'unconfigured');
@@ -165,8 +167,20 @@ describe('failures, statistics and health', () => {
         [],
       );
 
-      const last = await t.modules.webhooks.service.lastDeliveries();
+      let last = await t.modules.webhooks.service.lastDeliveries();
       assert.match(String(last.payments!.lastError), /ledger_blocked|check constraint/);
+
+      // A stranger's delivery refused at the gate comes later, and does not hide the real error (decision 990).
+      clock.advance(1_000);
+      const stranger = await send(
+        t,
+        '/api/webhooks/platforms/payments',
+        stripeDelivery('whsec_stranger', event, { timestamp: Math.floor(clock.now().getTime() / 1000) }),
+      );
+      assert.equal(stranger.statusCode, 401);
+      last = await t.modules.webhooks.service.lastDeliveries();
+      assert.match(String(last.payments!.lastError), /ledger_blocked|check constraint/);
+      assert.equal(last.payments!.lastRefusedAt, clock.now().toISOString());
 
       await t.database.db.execute(sql`ALTER TABLE payments_ledger DROP CONSTRAINT ledger_blocked`);
       const retried = await pay(event);
@@ -204,22 +218,38 @@ describe('failures, statistics and health', () => {
     let last = await module.service.lastDeliveries();
     assert.equal(last.codehost!.lastDeliveryAt, since.toISOString());
     assert.equal(last.codehost!.lastError, null);
-    assert.deepEqual(last.edge, { lastDeliveryAt: null, lastError: null });
+    assert.deepEqual(last.edge, { lastDeliveryAt: null, lastError: null, lastRefusedAt: null });
 
     clock.advance(1_000);
+    const refusedAt = clock.now().toISOString();
     const rejected = await send(t, '/api/webhooks/platforms/codehost', githubDelivery('wrong', 'push', {}));
     assert.equal(rejected.statusCode, 401);
     last = await module.service.lastDeliveries();
-    assert.equal(last.codehost!.lastError, 'Rejected a delivery: Invalid webhook signature');
+    assert.equal(last.codehost!.lastError, null, "a refusal is not the provider's error (decision 990)");
+    assert.equal(last.codehost!.lastRefusedAt, refusedAt);
 
     const health = (await t.app.inject({ method: 'GET', url: '/api/webhooks/platforms/health' })).json();
     assert.equal(health.status, 'ok');
     assert.deepEqual(health.providers.codehost, {
       secret_configured: true,
       last_delivery_at: since.toISOString(),
-      last_error: 'Rejected a delivery: Invalid webhook signature',
+      last_error: null,
+      last_refused_at: refusedAt,
+      last_refusal: 'Invalid webhook signature',
       unmatched: 0,
     });
+
+    // Refusals within a minute of the recorded one are not written again, whatever their reason.
+    clock.advance(30_000);
+    const unsigned = githubDelivery(SECRETS.CODEHOST_WEBHOOK_SECRET, 'push', {});
+    const missing = await send(t, '/api/webhooks/platforms/codehost', unsigned, { 'x-hub-signature-256': undefined });
+    assert.equal(missing.statusCode, 401);
+    last = await module.service.lastDeliveries();
+    assert.equal(last.codehost!.lastRefusedAt, refusedAt);
+    clock.advance(30_000);
+    await send(t, '/api/webhooks/platforms/codehost', githubDelivery('wrong', 'push', {}));
+    last = await module.service.lastDeliveries();
+    assert.equal(last.codehost!.lastRefusedAt, clock.now().toISOString(), 'a minute later the next one is');
 
     clock.advance(1_000);
     await send(

@@ -319,7 +319,14 @@ interface Webhooks {
   allow_unsigned: boolean;
   providers: Record<
     string,
-    { secret_configured: boolean; last_delivery_at: string | null; last_error: string | null; unmatched: number }
+    {
+      secret_configured: boolean;
+      last_delivery_at: string | null;
+      last_error: string | null;
+      last_refused_at: string | null;
+      last_refusal: string | null;
+      unmatched: number;
+    }
   >;
 }
 
@@ -350,6 +357,11 @@ export function WebhooksPanel() {
               { key: 'last', label: 'Last delivery', render: (p) => time(p.last_delivery_at) },
               { key: 'unmatched', label: 'Unmatched', numeric: true, render: (p) => num(p.unmatched, 0) },
               { key: 'error', label: 'Last error', render: (p) => p.last_error ?? '' },
+              {
+                key: 'refused',
+                label: 'Last refused (anyone can cause one)',
+                render: (p) => (p.last_refused_at ? `${time(p.last_refused_at)}: ${p.last_refusal ?? ''}` : ''),
+              },
             ]}
           />
         </>
