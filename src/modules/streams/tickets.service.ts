@@ -5,9 +5,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
+import { rateLimited } from '../../platform/http/errors.ts';
 import type { StreamPrincipal } from './stream-access.service.ts';
 
 const TICKET_TTL_MS = 60_000;
+/**
+ * Tickets a user may be issued per ticket lifetime (decision 991): each is a cache entry for 60 s, so
+ * this bounds what one user (or one of their tokens) keeps in the cache at once. A console reconnecting
+ * in several tabs stays far below it.
+ */
+export const TICKETS_PER_USER = 20;
 
 /** A ticket just issued: the secret, how long it is good for and until when. */
 export interface IssuedTicket {
@@ -18,10 +25,18 @@ export interface IssuedTicket {
 
 const keyOf = (ticket: string) => `stream-ticket:${createHash('sha256').update(ticket).digest('base64url')}`;
 
-export function createTicketsService(deps: { cache: Pick<Cache, 'get' | 'set' | 'del' | 'acquire'>; clock: Clock }) {
+export function createTicketsService(deps: {
+  cache: Pick<Cache, 'get' | 'set' | 'del' | 'acquire' | 'incr'>;
+  clock: Clock;
+}) {
   const { cache, clock } = deps;
   return {
+    /** A new ticket; 429 with Retry-After past TICKETS_PER_USER in one ticket lifetime. */
     async issue(principal: StreamPrincipal): Promise<IssuedTicket> {
+      const issued = await cache.incr(`stream-tickets-of:${principal.userId}`, TICKET_TTL_MS, TICKETS_PER_USER);
+      if (issued.count > TICKETS_PER_USER) {
+        throw rateLimited(issued.resetMs / 1000, 'Too many stream tickets; try again later');
+      }
       const ticket = randomBytes(32).toString('base64url');
       const expiresAt = new Date(clock.now().getTime() + TICKET_TTL_MS);
       await cache.set(keyOf(ticket), { ...principal, expiresAt: expiresAt.getTime() }, TICKET_TTL_MS);

@@ -75,9 +75,9 @@ export function streamRoutes(deps: {
           summary: 'A single-use ticket for the account stream',
           description:
             "For clients that cannot send an Authorization header (a browser's EventSource): valid 60 s, good " +
-            'for one `GET /api/stream?ticket=...`.',
+            'for one `GET /api/stream?ticket=...`. At most 20 per user a minute: past it, 429 with Retry-After.',
           security: bearerSecurity,
-          response: { 200: TicketResponse, ...errorResponses(401, 403) },
+          response: { 200: TicketResponse, ...errorResponses(401, 403, 429) },
         },
       },
       async (request) => ticketWire(await tickets.issue(principalOf(request.user!))),
