@@ -1,6 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { ragSettings } from './rag-settings.tables.ts';
+import { MAX_SOURCES } from './rag-settings.schemas.ts';
 
 export type RagSettingsRow = typeof ragSettings.$inferSelect;
 type RagSettingsValues = Pick<
@@ -40,7 +41,8 @@ export function createRagSettingsRepository(db: DbExecutor) {
 
     /**
      * One atomic statement: maps are merged in SQL and the version bumped in the same UPDATE, so two
-     * writers holding the same version cannot both succeed. Undefined when `expectedVersion` is stale.
+     * writers holding the same version cannot both succeed. Undefined when `expectedVersion` is stale
+     * or a merged map would hold more than MAX_SOURCES names (decision 992).
      */
     async apply(
       change: RagSettingsChange,
@@ -51,6 +53,16 @@ export function createRagSettingsRepository(db: DbExecutor) {
     ): Promise<RagSettingsRow | undefined> {
       const conditions: SQL[] = [eq(ragSettings.scope, SCOPE)];
       if (expectedVersion !== undefined) conditions.push(eq(ragSettings.version, expectedVersion));
+      for (const [column, added] of [
+        [ragSettings.enabledSources, change.enabledSources],
+        [ragSettings.collectionLimits, change.collectionLimits],
+      ] as const) {
+        if (added) {
+          conditions.push(
+            sql`(SELECT count(*) FROM jsonb_object_keys(${column} || ${JSON.stringify(added)}::jsonb)) <= ${MAX_SOURCES}`,
+          );
+        }
+      }
       const [row] = await executor
         .update(ragSettings)
         .set({

@@ -2,7 +2,8 @@ import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../platform/http/schemas.ts';
 
 const SOURCE_NAME_PATTERN = '^[a-z][a-z0-9_]{0,31}$';
-const MAX_SOURCES = 50;
+/** Names one map may hold: in one PUT, and stored after merging (decision 992). */
+export const MAX_SOURCES = 50;
 const BOUNDS = {
   collection_interval_minutes: [5, 180],
   auto_expiration_days: [1, 365],
@@ -61,13 +62,14 @@ export const RagSettingsUpdate = Type.Object({
   enabled_sources: Type.Optional(
     sourceMap(
       Type.Boolean(),
-      'Sources to switch on or off; merged into the stored map (names: lower-case letters, digits, `_`).',
+      'Sources to switch on or off; merged into the stored map (names: lower-case letters, digits, `_`), ' +
+        'which holds at most 50 names.',
     ),
   ),
   collection_limits: Type.Optional(
     sourceMap(
       Type.Integer({ minimum: BOUNDS.collection_limit[0], maximum: BOUNDS.collection_limit[1] }),
-      'Per-source post limits (1 to 10000); merged into the stored map.',
+      'Per-source post limits (1 to 10000); merged into the stored map, which holds at most 50 names.',
     ),
   ),
   collection_interval_minutes: Type.Optional(range('collection_interval_minutes', 'Minutes between collection runs')),

@@ -1,9 +1,9 @@
 import { audit } from './rag-settings.audit.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { conflict } from '../../platform/http/errors.ts';
+import { conflict, invalidField } from '../../platform/http/errors.ts';
 import type { RagSettingsChange, RagSettingsRepository, RagSettingsRow } from './rag-settings.repository.ts';
-import { DEFAULT_SETTINGS, type RagSettingsUpdate } from './rag-settings.schemas.ts';
+import { DEFAULT_SETTINGS, MAX_SOURCES, type RagSettingsUpdate } from './rag-settings.schemas.ts';
 
 const DEFAULT_VALUES = {
   enabledSources: { ...DEFAULT_SETTINGS.enabled_sources },
@@ -15,6 +15,30 @@ const DEFAULT_VALUES = {
 
 const stale = (current: number) =>
   conflict(`The retrieval settings were changed meanwhile (current version ${current}); reload them and retry`);
+
+/**
+ * Why a change the repository did not apply was refused: a map that would hold more than MAX_SOURCES
+ * names once merged (Pydantic's `too_long` for a dictionary, decision 992), else a stale version.
+ */
+function refusal(body: RagSettingsUpdate, current: RagSettingsRow) {
+  const maps = [
+    ['enabled_sources', body.enabled_sources, current.enabledSources],
+    ['collection_limits', body.collection_limits, current.collectionLimits],
+  ] as const;
+  for (const [field, added, stored] of maps) {
+    const size = added ? Object.keys({ ...stored, ...added }).length : 0;
+    if (size > MAX_SOURCES) {
+      return invalidField(
+        ['body', field],
+        `Dictionary should have at most ${MAX_SOURCES} items after validation, not ${size}`,
+        added,
+        'too_long',
+        { field_type: 'Dictionary', max_length: MAX_SOURCES, actual_length: size },
+      );
+    }
+  }
+  return stale(current.version);
+}
 
 export function createRagSettingsService(deps: { db: Db; repo: RagSettingsRepository; clock: Clock }) {
   const { db, repo, clock } = deps;
@@ -47,7 +71,7 @@ export function createRagSettingsService(deps: { db: Db; repo: RagSettingsReposi
       }
       return db.transaction(async (tx) => {
         const row = await repo.apply(change, body.version, actor.id, now, tx);
-        if (!row) throw stale((await repo.find(tx))!.version);
+        if (!row) throw refusal(body, (await repo.find(tx))!);
         await audit(
           {
             actorId: actor.id,

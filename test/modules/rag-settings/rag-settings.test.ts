@@ -177,6 +177,39 @@ describe('retrieval settings', () => {
     assert.equal((await get()).json().collection_interval_minutes, 180);
   });
 
+  it('keeps each stored map within 50 names, however many PUTs add to it (decision 992)', async () => {
+    const names = (prefix: string, n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, true]));
+    // The defaults hold 6 names: 44 more fill the map.
+    const filled = await put({ enabled_sources: names('a', 44) });
+    assert.equal(filled.statusCode, 200);
+    assert.equal(Object.keys(filled.json().enabled_sources).length, 50);
+
+    const over = await put({ enabled_sources: { b0: true, news: false }, version: 2 });
+    assert.equal(over.statusCode, 422);
+    assert.deepEqual(over.json(), {
+      detail: [
+        {
+          type: 'too_long',
+          loc: ['body', 'enabled_sources'],
+          msg: 'Dictionary should have at most 50 items after validation, not 51',
+          input: { b0: true, news: false },
+          ctx: { field_type: 'Dictionary', max_length: 50, actual_length: 51 },
+        },
+      ],
+    });
+    const limits = await put({ collection_limits: Object.fromEntries(Object.keys(names('c', 45)).map((k) => [k, 5])) });
+    assert.equal(limits.statusCode, 422, '6 stored and 45 new is 51');
+    assert.equal(limits.json().detail[0].loc[1], 'collection_limits');
+    const current = (await get()).json();
+    assert.deepEqual([current.version, current.enabled_sources.news], [2, true], 'nothing was applied');
+
+    // Names already stored can still be changed.
+    const changed = await put({ enabled_sources: { news: false, a0: false }, version: 2 });
+    assert.equal(changed.statusCode, 200);
+    assert.equal(Object.keys(changed.json().enabled_sources).length, 50);
+  });
+
   it('validates the maps and reports every invalid field at once', async () => {
     const response = await put({
       enabled_sources: { news: 'maybe', 'Bad Name': true },
