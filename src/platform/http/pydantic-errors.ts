@@ -260,7 +260,9 @@ function formatIssue(loc: (string | number)[], input: unknown, format: string): 
       };
     }
     case 'date': {
-      const error = text.length < 10 ? 'input is too short' : 'invalid character in year';
+      // A date Pydantic cannot read is read again as a datetime, and that error is the one reported
+      // (decision 993): "2031-02-30" is a day out of range, not a bad year.
+      const error = dateTimeError(text);
       return {
         type: 'date_from_datetime_parsing',
         loc,

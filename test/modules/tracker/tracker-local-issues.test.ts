@@ -157,7 +157,27 @@ describe('tracker on the local backend', () => {
       assert.equal(byField.priority!.type, 'less_than_equal');
       assert.deepEqual(byField.priority!.ctx, { le: 4 });
       assert.equal(byField.estimate!.type, 'int_from_float');
-      assert.ok(byField.dueDate);
+      // Pydantic names the part out of range, not the year (decision 993).
+      const outOfRange = (error: string, input: string) => ({
+        type: 'date_from_datetime_parsing',
+        loc: ['body', 'dueDate'],
+        msg: `Input should be a valid date or datetime, ${error}`,
+        input,
+        ctx: { error },
+      });
+      assert.deepEqual(byField.dueDate, outOfRange('month value is outside expected range of 1-12', '2030-13-01'));
+      for (const [dueDate, error] of [
+        ['2031-02-30', 'day value is outside expected range'],
+        ['2031-02-29', 'day value is outside expected range'],
+        ['2031-04-31', 'day value is outside expected range'],
+        ['2031-02-3x', 'invalid character in day'],
+        ['2031/02/28', 'invalid date separator, expected `-`'],
+        ['20x1-02-28', 'invalid character in year'],
+        ['2031-2-1', 'input is too short'],
+      ]) {
+        const refused = await call('POST', '/api/v1/tracker/issues', { teamId: TEAM, title: 'x', dueDate });
+        assert.deepEqual(refused.json().detail, [outOfRange(error!, dueDate!)], dueDate);
+      }
       const long = await call('POST', '/api/v1/tracker/issues', { teamId: TEAM, title: 'x'.repeat(256), priority: -1 });
       assert.deepEqual(
         long.json().detail.map((d: { type: string }) => d.type),
