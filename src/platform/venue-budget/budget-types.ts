@@ -95,3 +95,21 @@ export interface VenueBudget {
   /** The current state, read from the shared counts. */
   state(): Promise<BudgetState>;
 }
+
+/** How the venue budgets are set (config.venueBudget). */
+export interface VenueBudgetSettings {
+  /** Share of the venue's limit this service allows itself (VENUE_WEIGHT_SHARE). */
+  readonly share: number;
+  /** Longest a call waits for the next minute before it is refused (VENUE_BUDGET_MAX_WAIT_MS). */
+  readonly maxWaitMs: number;
+  /** Which egress IP the instances share (VENUE_EGRESS_ID): instances behind one IP share one budget. */
+  readonly egress: string;
+  /** Share of the cap one user's calls may take in a minute (VENUE_USER_SHARE_PERCENT); 1 when absent. */
+  readonly userShare?: number;
+  /**
+   * How long the shared store may take before this instance counts alone (REDIS_COMMAND_TIMEOUT_MS,
+   * the cache's own bound); 500 ms when absent. Shorter than the cache's bound, it would count alone
+   * while Redis still answers, and admit a call the shared count had refused.
+   */
+  readonly sharedTimeoutMs?: number;
+}

@@ -16,6 +16,11 @@ export interface VenueWeights {
   weigh(url: URL): number;
   /** The venue's own count of the minute's weight after a call, when its answer carries one. */
   usedWeight(headers: Headers): number | undefined;
+  /**
+   * The venue's shorter window per IP beside its minute (OKX's 2 s): calls wait for room in it, in the
+   * order they came, at most the budget's longest wait (decision 980).
+   */
+  readonly burst?: { readonly count: number; readonly windowMs: number };
   /** Which answers state the venue's limit (read from a copy of their body), and how to read it. */
   readonly limit?: { statedBy(url: URL): boolean; read(body: unknown): number | undefined };
 }

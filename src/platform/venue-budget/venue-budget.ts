@@ -10,6 +10,8 @@
 //   nothing is sent to the venue while it is open, so the service never provokes a 418;
 // - five failures in a row that a caller reports (`failed`) open the same breaker for 30 s. It is the
 //   venue's only breaker (decision 174): every caller and every health answer sees this one.
+// - a venue with a shorter window per IP (decision 980) has calls admitted to the minute wait for room
+//   in it too, in the order they came, at most `maxWaitMs`, else the budget's 503;
 // - a key's own limits at the venue (decision 255) are counted per key, or per account where the venue
 //   counts so (281), and a key's calls go one at a time where the venue needs its nonces in order (280).
 // What a venue's requests weigh is declared by that venue's adapter code (`describe`), not here.
@@ -22,28 +24,11 @@ import type { Clock } from '../clock.ts';
 import { BudgetRefusal, UserShareRefusal } from './budget-refusals.ts';
 import { createBudgetMetrics, type BudgetMetrics } from './budget-metrics.ts';
 import { createKeyAccounts } from './key-accounts.ts';
-import { createKeyCounters, type KeyLimit } from './key-limits.ts';
+import { createKeyCounters, KeyLimitRefusal, perWindow, type KeyLimit } from './key-limits.ts';
 import { createKeyTurns } from './key-turns.ts';
-import type { BreakerState, BudgetState, VenueBudget, VenueProfile } from './budget-types.ts';
+import type { BreakerState, BudgetState, VenueBudget, VenueBudgetSettings, VenueProfile } from './budget-types.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { withTimeout } from '../timeouts.ts';
-
-interface VenueBudgetSettings {
-  /** Share of the venue's limit this service allows itself (VENUE_WEIGHT_SHARE). */
-  readonly share: number;
-  /** Longest a call waits for the next minute before it is refused (VENUE_BUDGET_MAX_WAIT_MS). */
-  readonly maxWaitMs: number;
-  /** Which egress IP the instances share (VENUE_EGRESS_ID): instances behind one IP share one budget. */
-  readonly egress: string;
-  /** Share of the cap one user's calls may take in a minute (VENUE_USER_SHARE_PERCENT); 1 when absent. */
-  readonly userShare?: number;
-  /**
-   * How long the shared store may take before this instance counts alone (REDIS_COMMAND_TIMEOUT_MS,
-   * the cache's own bound); 500 ms when absent. Shorter than the cache's bound, it would count alone
-   * while Redis still answers, and admit a call the shared count had refused.
-   */
-  readonly sharedTimeoutMs?: number;
-}
 
 export { BudgetRefusal, UserShareRefusal, budgetView } from './budget-refusals.ts';
 export { KeyLimitRefusal } from './key-limits.ts';
@@ -202,7 +187,7 @@ export function createVenueBudgets(deps: {
       return { open: null, added: value.outcome === 'added', used, minute, byUser: false };
     }
 
-    const keys = createKeyCounters({
+    const keyCounting = {
       venue: id,
       label: () => profile.label,
       prefix,
@@ -211,7 +196,8 @@ export function createVenueBudgets(deps: {
       store,
       refused: () => metrics?.refused(id, 'key_limit'),
       waited: () => metrics?.waited(id),
-    });
+    };
+    const keys = createKeyCounters(keyCounting);
     const turns = createKeyTurns({
       venue: id,
       label: () => profile.label,
@@ -221,6 +207,12 @@ export function createVenueBudgets(deps: {
       store,
       refused: () => metrics?.refused(id, 'key_limit'),
     });
+    // The venue's short window (decision 980): one counter for the IP, drawn as a key's are, in arrival order.
+    const bursts = createKeyCounters({ ...keyCounting, prefix: `${prefix}:burst`, refused: undefined });
+    const burstOf = (weight: number) => {
+      const burst = profile.weights?.burst;
+      return burst && weight > 0 ? [perWindow('ip', burst.count, burst.windowMs, weight)] : [];
+    };
     const accounts = createKeyAccounts({ prefix, store });
     /** Where a key's calls are counted: under its account where the venue counts per account and said which. */
     const countedAs = async (key: string): Promise<string> => {
@@ -264,16 +256,29 @@ export function createVenueBudgets(deps: {
           metrics?.refused(id, 'breaker');
           return breakerRefusal(open);
         };
+        /** Admitted to the minute: then the venue's short window, else nothing was sent and nothing is owed. */
+        const withinBurst = async () => {
+          const limits = burstOf(weight);
+          if (limits.length === 0) return;
+          try {
+            await bursts.acquire('ip', limits);
+          } catch (error) {
+            await budget.release(weight, user).catch(() => undefined);
+            if (!(error instanceof KeyLimitRefusal)) throw error;
+            metrics?.refused(id, 'budget');
+            throw new BudgetRefusal(id, 'budget', `${profile.label} calls for these seconds are used up`, 1);
+          }
+        };
         let attempt = await admit(weight, share, user);
         if (attempt.open) throw refusedByBreaker(attempt.open);
-        if (attempt.added) return;
+        if (attempt.added) return withinBurst();
         const untilNextMinute = (attempt.minute + 1) * WINDOW_MS - now();
         if (untilNextMinute <= settings.maxWaitMs) {
           metrics?.waited(id);
           await new Promise((resolve) => setTimeout(resolve, untilNextMinute + WAIT_MARGIN_MS));
           attempt = await admit(weight, share, user);
           if (attempt.open) throw refusedByBreaker(attempt.open);
-          if (attempt.added) return;
+          if (attempt.added) return withinBurst();
         }
         const seconds = ((attempt.minute + 1) * WINDOW_MS - now()) / 1000;
         if (attempt.byUser) {

@@ -35,7 +35,7 @@ function instance(cache: Cache, url: string, clock: Clock = systemClock) {
     clock,
     settings: { share: 0.8, maxWaitMs: 2_000, egress: 'nonces', userShare: 1 },
   });
-  budgets.venue('kraken').describe(venueProfile('kraken', { krakenCounter: COUNTER }));
+  budgets.venue('kraken').describe(venueProfile('kraken', { krakenCounter: COUNTER, rateLimit: true }));
   return createCcxtClients({
     settings: { binanceApiUrl: '', binanceUsApiUrl: '', apiUrls: { kraken: url }, rateLimit: false, timeoutMs: 5_000 },
     cache: createMemoryCache(),

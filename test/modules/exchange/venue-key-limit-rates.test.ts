@@ -32,7 +32,7 @@ function counters(venue: Venue) {
     settings: { share: SHARE, maxWaitMs: 0, egress: 'rates', userShare: 1 },
   });
   const budget = budgets.venue(venue);
-  budget.describe(venueProfile(venue, { krakenCounter: KRAKEN_STARTER }));
+  budget.describe(venueProfile(venue, { krakenCounter: KRAKEN_STARTER, rateLimit: true }));
   return { budget, clock };
 }
 

@@ -62,7 +62,9 @@ function instance(
     metrics,
   });
   for (const v of CONFORMANCE_VENUES)
-    budgets.venue(v.venue).describe(venueProfile(v.venue, { krakenCounter: tuned.krakenCounter ?? KRAKEN_COUNTER }));
+    budgets
+      .venue(v.venue)
+      .describe(venueProfile(v.venue, { krakenCounter: tuned.krakenCounter ?? KRAKEN_COUNTER, rateLimit: true }));
   const clients = createCcxtClients({
     settings: {
       binanceApiUrl: '',
@@ -318,7 +320,7 @@ describe("Bybit's limits per UID", () => {
 
   it("counted per key instead, the same burst draws Bybit's limit answer", async () => {
     const apart = instance(createMemoryCache(), urls());
-    const profile = venueProfile('bybit', { krakenCounter: KRAKEN_COUNTER });
+    const profile = venueProfile('bybit', { krakenCounter: KRAKEN_COUNTER, rateLimit: true });
     apart.budgets.venue('bybit').describe({ ...profile, keyLimits: { ...profile.keyLimits!, perAccount: false } });
     const { exchanges } = await uidClients([apart], fake);
     const [answers] = await limitAnswersDuring(() => burst(exchanges));

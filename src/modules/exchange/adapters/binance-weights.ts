@@ -6,6 +6,7 @@
 import type { VenueWeights } from '../../../platform/venue-budget/guarded-fetch.ts';
 import type { VenueProfile } from '../../../platform/venue-budget/venue-budget.ts';
 import type { Venue } from '../venues.domain.ts';
+import { ipLimitWeights } from './venue-ip-limits.ts';
 import { venueKeyLimits, type KrakenCounter } from './venue-key-limits.ts';
 
 /** Weight of a path we do not list: high enough that an unknown call cannot sneak past the limit. */
@@ -85,11 +86,17 @@ function binanceWeights(defaultLimit: number): VenueWeights {
 
 /**
  * How each venue is named in answers and, for the Binance venues, what their calls weigh (their
- * documented per-minute limit until exchangeInfo tells the real one). Other venues' weight is one per
- * call against an unreachable limit; their limits are per key (venue-key-limits.ts, decision 255).
+ * documented per-minute limit until exchangeInfo tells the real one). Other venues' calls weigh one
+ * each against their documented per-IP minute (venue-ip-limits.ts, decision 980) while venue pacing is
+ * on (`rateLimit`, EXCHANGE_RATE_LIMIT); off, only their breaker holds. Their limits per key are
+ * apart (venue-key-limits.ts, decision 255).
  */
-export function venueProfile(venue: Venue, settings: { krakenCounter: KrakenCounter }): VenueProfile {
+export function venueProfile(
+  venue: Venue,
+  settings: { krakenCounter: KrakenCounter; rateLimit: boolean },
+): VenueProfile {
   if (venue === 'binance') return { label: 'Binance', weights: binanceWeights(6000) };
   if (venue === 'binanceus') return { label: 'Binance.US', weights: binanceWeights(1200) };
-  return { label: venue, keyLimits: venueKeyLimits(venue, settings) };
+  const weights = settings.rateLimit ? ipLimitWeights(venue) : undefined;
+  return { label: venue, ...(weights ? { weights } : {}), keyLimits: venueKeyLimits(venue, settings) };
 }

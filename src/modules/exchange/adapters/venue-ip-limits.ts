@@ -1,0 +1,40 @@
+// What Kraken, Coinbase, OKX and Bybit allow one IP a minute, as the venue budget counts it (docs/decisions/980):
+// one weight per call against the venue's documented public-data limit, so that each user's share of the
+// minute (decision 200) and the shares of background work hold on these venues as they do on Binance.
+// Their private limits per key or account are apart (venue-key-limits.ts, decision 255).
+import type { VenueWeights } from '../../../platform/venue-budget/guarded-fetch.ts';
+
+type IpLimitedVenue = 'kraken' | 'coinbase' | 'okx' | 'bybit';
+
+/**
+ * Calls a minute per IP, from each venue's documentation of its public REST data; where it states limits per
+ * endpoint group, the public market data one:
+ * - Kraken: public endpoints about one call a second (ccxt's own spacing, 1000 ms) → 60;
+ * - Coinbase Advanced Trade: public endpoints 10 a second per IP → 600;
+ * - OKX: market data (market/ticker, market/tickers, public/instruments) 20 per 2 s per IP → 600;
+ * - Bybit: 600 per 5 s per IP over every endpoint → 7200.
+ */
+export const IP_CALLS_PER_MINUTE: Readonly<Record<IpLimitedVenue, number>> = {
+  kraken: 60,
+  coinbase: 600,
+  okx: 600,
+  bybit: 7_200,
+};
+
+/**
+ * The shorter windows the same documentation states, where a minute's share taken at once would go over
+ * them: a user's quarter of OKX's minute is 120 calls, six times OKX's 20 per 2 s. Kraken states none.
+ */
+const IP_BURSTS: Readonly<Partial<Record<IpLimitedVenue, { count: number; windowMs: number }>>> = {
+  coinbase: { count: 10, windowMs: 1_000 },
+  okx: { count: 20, windowMs: 2_000 },
+  bybit: { count: 600, windowMs: 5_000 },
+};
+
+/** One weight per call against the venue's minute (and its short window); its answers carry no count of their own. */
+export function ipLimitWeights(venue: string): VenueWeights | undefined {
+  const limit = IP_CALLS_PER_MINUTE[venue as IpLimitedVenue];
+  if (limit === undefined) return undefined;
+  const burst = IP_BURSTS[venue as IpLimitedVenue];
+  return { defaultLimit: limit, weigh: () => 1, usedWeight: () => undefined, ...(burst ? { burst } : {}) };
+}
