@@ -163,7 +163,7 @@ export function createVenueBudgets(deps: {
     ): Promise<{ open: BreakerState } | { open: null; added: boolean; used: number; minute: number; byUser: boolean }> {
       const at = now();
       const minute = minuteOf(at);
-      // Binance counts SAPI weight apart; such calls only honour the breaker.
+      // Calls the venue counts apart (Binance's SAPI, other venues' private calls) only honour the breaker.
       const counters =
         weight <= 0
           ? []

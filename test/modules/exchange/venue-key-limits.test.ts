@@ -51,7 +51,7 @@ const LOAD: Record<ConformanceVenue['venue'], { lanes: number; rounds: number }>
 function instance(
   cache: Cache,
   urls: Record<string, string>,
-  tuned: { share?: number; timeoutMs?: number; krakenCounter?: typeof KRAKEN_COUNTER } = {},
+  tuned: { share?: number; timeoutMs?: number; krakenCounter?: typeof KRAKEN_COUNTER; ipLimits?: boolean } = {},
 ) {
   // The budgets' own counters (waits, refusals), read by tests instead of timing the calls.
   const metrics = createMetrics(false);
@@ -62,9 +62,13 @@ function instance(
     metrics,
   });
   for (const v of CONFORMANCE_VENUES)
-    budgets
-      .venue(v.venue)
-      .describe(venueProfile(v.venue, { krakenCounter: tuned.krakenCounter ?? KRAKEN_COUNTER, rateLimit: true }));
+    budgets.venue(v.venue).describe(
+      venueProfile(v.venue, {
+        krakenCounter: tuned.krakenCounter ?? KRAKEN_COUNTER,
+        // The venues' per-IP minutes and windows counted too, as in production (decision 980).
+        rateLimit: tuned.ipLimits ?? true,
+      }),
+    );
   const clients = createCcxtClients({
     settings: {
       binanceApiUrl: '',
@@ -215,8 +219,11 @@ describe('a call that waits for its key’s room longer than the venue timeout',
       const fake = fakes.get(v.venue)!;
       // The venue's markets load with the instance's timeout (the platform's own call, not this test's);
       // the key's client has the short one.
+      // The share is cut to make the key's counter small; the venue's per-IP window, cut alike to a call
+      // every few seconds, would hold the markets' load, and is not what is tested here.
       const one = instance(createMemoryCache(), urls, {
         share: ROOM_WAIT[v.venue],
+        ipLimits: false,
         krakenCounter: { max: 1, decayPerSecond: KRAKEN_ROOM_DECAY },
       });
       const [exchange] = await keyClients([one], v, fake, SHORT_TIMEOUT_MS);

@@ -1,8 +1,10 @@
 // What Kraken, Coinbase, OKX and Bybit allow one IP a minute, as the venue budget counts it (docs/decisions/980):
 // one weight per call against the venue's documented public-data limit, so that each user's share of the
 // minute (decision 200) and the shares of background work hold on these venues as they do on Binance.
-// Their private limits per key or account are apart (venue-key-limits.ts, decision 255).
+// Kraken, Coinbase and OKX count private calls per key or account only (venue-key-limits.ts, decision 255):
+// those weigh nothing here. Bybit counts every call per IP as well.
 import type { VenueWeights } from '../../../platform/venue-budget/guarded-fetch.ts';
+import { COINBASE_PUBLIC } from './venue-key-limits.ts';
 
 type IpLimitedVenue = 'kraken' | 'coinbase' | 'okx' | 'bybit';
 
@@ -31,10 +33,27 @@ const IP_BURSTS: Readonly<Partial<Record<IpLimitedVenue, { count: number; window
   bybit: { count: 600, windowMs: 5_000 },
 };
 
-/** One weight per call against the venue's minute (and its short window); its answers carry no count of their own. */
+/** Which calls the venue counts per IP. */
+const COUNTED_PER_IP: Readonly<Record<IpLimitedVenue, (url: URL) => boolean>> = {
+  kraken: (url) => !url.pathname.startsWith('/0/private/'),
+  coinbase: (url) => COINBASE_PUBLIC.test(url.pathname),
+  okx: (url) => !url.pathname.startsWith('/api/v5/') || /^\/api\/v5\/(public|market)\//.test(url.pathname),
+  bybit: () => true,
+};
+
+/**
+ * One weight per call the venue counts per IP, against its minute (and its short window); its answers
+ * carry no count of their own.
+ */
 export function ipLimitWeights(venue: string): VenueWeights | undefined {
   const limit = IP_CALLS_PER_MINUTE[venue as IpLimitedVenue];
   if (limit === undefined) return undefined;
+  const perIp = COUNTED_PER_IP[venue as IpLimitedVenue];
   const burst = IP_BURSTS[venue as IpLimitedVenue];
-  return { defaultLimit: limit, weigh: () => 1, usedWeight: () => undefined, ...(burst ? { burst } : {}) };
+  return {
+    defaultLimit: limit,
+    weigh: (url) => (perIp(url) ? 1 : 0),
+    usedWeight: () => undefined,
+    ...(burst ? { burst } : {}),
+  };
 }

@@ -111,7 +111,7 @@ const bybit: VenueKeyLimits = {
 };
 
 /** Coinbase Advanced Trade: 30 private calls a second per key; its public reads are limited per IP. */
-const COINBASE_PUBLIC = /^\/(v2\/(time|currencies|exchange-rates)|api\/v3\/brokerage\/(market\/|time))/;
+export const COINBASE_PUBLIC = /^\/(v2\/(time|currencies|exchange-rates)|api\/v3\/brokerage\/(market\/|time))/;
 
 const coinbase: VenueKeyLimits = {
   of(url) {
