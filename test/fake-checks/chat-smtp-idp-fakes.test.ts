@@ -98,6 +98,7 @@ describe('identity provider fake', () => {
     const { payload } = await jwtVerify(token, keys, { issuer: idp.issuer, audience: 'authenticated' });
     assert.equal(payload.email, 'ada@example.com');
     assert.equal((payload.user_metadata as { email_verified: boolean }).email_verified, true);
+    assert.equal(payload.email_verified, true, 'the claim a verified address is proven by');
     assert.equal(
       decodeJwt(await idp.issue({ email: 'ada@example.com', alg: 'ES256' })).sub,
       payload.sub,

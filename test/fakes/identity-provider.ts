@@ -2,6 +2,9 @@
 // one ES256) at `/auth/v1/.well-known/jwks.json` and issues access tokens with Supabase's claims
 // (`iss` = `<url>/auth/v1`, `aud` = `authenticated`, `role` = `authenticated`, `session_id`,
 // `email`, `aal`, `amr`, `is_anonymous`). It can also be made to fail like a real one: 5xx, or hang.
+// Its tokens carry a top-level `email_verified: true`, which Supabase does not write itself: it is the
+// claim an OpenID Connect provider sets, or a Supabase deployment's access token hook adds from the
+// user's confirmed address; `user_metadata` (the user's own to write) says so too, and proves nothing.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
@@ -100,6 +103,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         email,
         app_metadata: { provider: 'email', providers: ['email'] },
         user_metadata: { email, email_verified: true, phone_verified: false, sub: subjects.get(email) },
+        email_verified: true,
         phone: '',
         role: 'authenticated',
         aal: 'aal1',

@@ -15,8 +15,10 @@ export interface ExternalIdentity {
   subject: string;
   email: string;
   /**
-   * Whether the provider says it verified the address: OpenID Connect's `email_verified`, or
-   * Supabase's `user_metadata.email_verified`. An unverified address links to no account.
+   * Whether the provider says it verified the address: the top-level `email_verified` claim
+   * (OpenID Connect's), which only the provider (or the operator's hook at it) writes. Never
+   * `user_metadata.email_verified`: Supabase lets the user write their own metadata (decision 900).
+   * An unverified address links to no account.
    */
   emailVerified: boolean;
 }
@@ -59,13 +61,11 @@ export function createExternalTokenVerifier(
         if (payload.is_anonymous === true) return null;
         if (typeof payload.sub !== 'string' || typeof payload.email !== 'string' || !payload.email.includes('@'))
           return null;
-        const metadata = payload.user_metadata as { email_verified?: unknown } | undefined;
-        const emailVerified = payload.email_verified === true || metadata?.email_verified === true;
         return {
           issuer: settings.issuer,
           subject: payload.sub,
           email: payload.email.trim().toLowerCase(),
-          emailVerified,
+          emailVerified: payload.email_verified === true,
         };
       } catch (error) {
         // An unreachable JWKS is a JOSEError too (JWKSTimeout, or the fetch's failure wrapped):

@@ -96,13 +96,23 @@ describe('external identity provider tokens', () => {
 
   it('links only an address the provider verified', async () => {
     const user = await signIn(t.app, t.database, { email: 'unverified@example.com' });
-    const unverified = { user_metadata: { email: user.email, email_verified: false } };
+    const unverified = { user_metadata: { email: user.email, email_verified: false }, email_verified: undefined };
     await assertRefused(
       await idp.issue({ email: user.email, claims: unverified }),
       'The identity provider has not verified this e-mail address',
     );
+    // The user writes their own metadata (supabase.auth.updateUser({data})): it proves nothing (decision 900).
+    for (const claims of [
+      { user_metadata: { email: user.email, email_verified: true }, email_verified: undefined },
+      { user_metadata: { email_verified: true }, email_verified: 'true' },
+    ]) {
+      await assertRefused(
+        await idp.issue({ email: user.email, claims }),
+        'The identity provider has not verified this e-mail address',
+      );
+    }
     const oidc = await idp.issue({ email: user.email, claims: { user_metadata: {}, email_verified: true } });
-    assert.equal((await me(oidc)).json().id, user.id, "OpenID Connect's email_verified is enough");
+    assert.equal((await me(oidc)).json().id, user.id, "the provider's own email_verified is enough");
   });
 
   it('finds a linked identity by its subject: a new address at the provider moves nothing', async () => {
@@ -114,7 +124,7 @@ describe('external identity provider tokens', () => {
     // The provider's user now claims the other account's address: it is still the owner.
     const moved = await idp.issue({
       email: owner.email,
-      claims: { sub: subject, email: other.email, user_metadata: { email_verified: true } },
+      claims: { sub: subject, email: other.email, email_verified: true },
     });
     const answer = await me(moved);
     assert.equal(answer.statusCode, 200, answer.body);
