@@ -180,12 +180,21 @@ export function createAuthService(deps: {
         throw error;
       }
       if (!user || !valid) {
-        if (user)
-          await audit(
-            { actorId: user.id, actorType: 'user', action: 'auth.login_failed', subjectUserId: user.id, ip: client.ip },
-            clock.now(),
-            db,
-          );
+        // One audit row either way, so the answer of an unknown address costs what a wrong password
+        // costs and its time tells no one which addresses have accounts (decision 902).
+        await audit(
+          user
+            ? {
+                actorId: user.id,
+                actorType: 'user',
+                action: 'auth.login_failed',
+                subjectUserId: user.id,
+                ip: client.ip,
+              }
+            : { actorType: 'user', action: 'auth.login_failed', details: { unknownAccount: true }, ip: client.ip },
+          clock.now(),
+          db,
+        );
         throw invalidCredentials();
       }
       // With two-factor on, the attempt stays counted until the second factor is proven (decision 197).

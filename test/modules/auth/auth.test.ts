@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { deviceSessions, users } from '../../../src/modules/users/users.tables.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
@@ -218,6 +218,26 @@ describe('auth', () => {
       assert.equal(wrong.statusCode, 401);
       assert.equal(unknown.statusCode, 401);
       assert.deepEqual(wrong.json(), unknown.json());
+    });
+
+    it('writes one audit row for a wrong password and for an unknown e-mail alike (decision 902)', async () => {
+      await post('/api/auth/register', { email: 'same-cost@example.com', password: 'password-1' });
+      const failures = async () =>
+        Number(
+          (
+            await t.database.rows<{ n: number }>(
+              sql`SELECT count(*)::int AS n FROM audit_log WHERE action = 'auth.login_failed'`,
+            )
+          )[0]!.n,
+        );
+      const costOf = async (email: string) => {
+        const before = await failures();
+        const answer = await post('/api/auth/login', { email, password: 'nope-nope' }, {}, newClientAddress());
+        assert.equal(answer.statusCode, 401);
+        return (await failures()) - before;
+      };
+      assert.equal(await costOf('same-cost@example.com'), 1, 'a wrong password');
+      assert.equal(await costOf('no-account-here@example.com'), 1, 'an unknown address: the same write');
     });
 
     it('throttles repeated failures for one account from one address with 429 and Retry-After', async () => {
