@@ -781,6 +781,7 @@ CREATE TABLE "users" (
 	"subscription_tier" text DEFAULT 'free' NOT NULL,
 	"status" text DEFAULT 'active' NOT NULL,
 	"email_verified" boolean DEFAULT false NOT NULL,
+	"owner" boolean DEFAULT false NOT NULL,
 	"two_factor_enabled" boolean DEFAULT false NOT NULL,
 	"totp_enabled" boolean DEFAULT false NOT NULL,
 	"totp_secret_sealed" text,

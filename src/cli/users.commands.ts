@@ -1,5 +1,5 @@
-// Operator commands over accounts: create, list, promote, demote, and the recovery path of a lost
-// admin password. They act as the operator (`system` in the audit trail), through the same services
+// Operator commands over accounts: create, list, promote, demote, name the owner, and the recovery
+// path of a lost admin password. They act as the operator (`system` in the audit trail), through the same services
 // as the HTTP API, so the same rules, audit rows and session revocations apply.
 import { generatePassword } from '../platform/crypto/passwords.ts';
 import { iso } from '../platform/http/schemas.ts';
@@ -157,6 +157,28 @@ const resetTwoFactor: Command = {
   },
 };
 
+const owner: Command = {
+  usage: 'users:owner --email <email> [--remove]',
+  summary:
+    "Name an account the platform owner's (other admins cannot demote, suspend, delete or reset it), or with " +
+    '--remove no longer.',
+  async run(args) {
+    const values = parseOptions(args, { email: { type: 'string' }, remove: { type: 'boolean', default: false } });
+    const problems = new Problems();
+    const email = requireEmail(values.email, problems);
+    problems.throwIfAny();
+    const wanted = !values.remove;
+    await withPlatform(async (platform) => {
+      const { admin } = createModules(platform);
+      const user = await admin.users.getUserByEmail(email);
+      if ((await admin.users.isOwner(user.id)) === wanted)
+        return print(`${email} is ${wanted ? 'already' : 'not'} the owner's account`);
+      await admin.users.updateUser(user.id, { owner: wanted }, OPERATOR);
+      print(wanted ? `${email} is now the owner's account` : `${email} is no longer the owner's account`);
+    });
+  },
+};
+
 export const USER_COMMANDS: Record<string, Command> = {
   'users:create': create,
   'users:list': list,
@@ -164,4 +186,5 @@ export const USER_COMMANDS: Record<string, Command> = {
   'users:demote': roleCommand('user'),
   'users:reset-password': resetPassword,
   'users:reset-2fa': resetTwoFactor,
+  'users:owner': owner,
 };

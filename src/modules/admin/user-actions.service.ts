@@ -7,7 +7,7 @@ import { transactionRetrying } from '../../platform/db/retry.ts';
 import { conflict, notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
-import { parseUserId, type UsersModule, type UserStatus } from '../users/index.ts';
+import { guardedOwner, ownerMessage, parseUserId, type UsersModule, type UserStatus } from '../users/index.ts';
 import type { BulkActionBody, ResetPasswordQuery } from './user-actions.schemas.ts';
 import { type AdminActor, actorTypeOf, type BulkOutcome } from './admin.domain.ts';
 import { userWire } from './admin.wire.ts';
@@ -145,6 +145,8 @@ export function createUserActionsService(deps: {
       // It would revoke the admin's own sessions and set a password nobody knows (decision 097).
       if (user.id === actor.id)
         throw conflict('You cannot reset your own password here; change it with POST /api/auth/password');
+      // The owner changes their own password; the operator's users:reset-password sets a lost one (decision 903).
+      if (guardedOwner(actor.id, user)) throw conflict(ownerMessage(user.email, 'reset the password of'));
       const password = generatePassword();
       const passwordHash = await passwords.hash(password);
       const now = clock.now();

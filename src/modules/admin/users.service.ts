@@ -94,12 +94,18 @@ export function createUsersService(deps: UsersServiceDeps) {
       return user!;
     },
 
+    /** Whether the account is the platform owner's (decision 903); for the operator's command line. */
+    async isOwner(userId: string): Promise<boolean> {
+      return (await existingUser(userId)).owner;
+    },
+
     async getUser(userId: string): Promise<AdminUser> {
       const [user] = await present([await existingUser(userId)]);
       return user!;
     },
 
-    async updateUser(userId: string, patch: UserPatch, actor: AdminActor): Promise<AdminUser> {
+    /** `owner` is the operator's alone to set (decision 903): the API's patch has no such field. */
+    async updateUser(userId: string, patch: UserPatch & { owner?: boolean }, actor: AdminActor): Promise<AdminUser> {
       const id = parseUserId(userId);
       if (!id) throw userNotFound();
       const now = clock.now();

@@ -6,7 +6,7 @@ import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PasswordHasher } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { AppError, conflict, forbidden, notFound } from '../../platform/http/errors.ts';
+import { type AppError, conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import type { Role, UsersModule, UserRow } from '../users/index.ts';
 import type { RegisterBody, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
 import { invalidCredentials, invalidMfaToken, invalidRefresh, wrongSecondFactor } from './auth.answers.ts';
@@ -76,7 +76,10 @@ export function createAuthService(deps: {
      * request's. Used by sign-up (always `user`), the bootstrap admin and the CLI. A taken address
      * is refused before the password is hashed.
      */
-    async createUser(input: NewAccount, options: { role: Role; actor: 'user' | 'system' }): Promise<UserRow> {
+    async createUser(
+      input: NewAccount,
+      options: { role: Role; actor: 'user' | 'system'; owner?: boolean },
+    ): Promise<UserRow> {
       const email = input.email.trim().toLowerCase();
       if (await accounts.findByEmail(email)) throw conflict('A user with this email already exists');
       const passwordHash = await passwords.hash(input.password);
@@ -92,6 +95,8 @@ export function createAuthService(deps: {
             // The operator's own accounts (ADMIN_EMAIL, the command line) have addresses the operator
             // vouches for; one registered by whoever typed it has an address nobody verified (decision 734).
             emailVerified: options.actor === 'system',
+            // Only the configured first admin's bootstrap makes the owner's account (decision 903).
+            owner: options.actor === 'system' && options.owner === true,
             createdAt: now,
             updatedAt: now,
           },
@@ -106,53 +111,13 @@ export function createAuthService(deps: {
             subjectUserId: user.id,
             targetType: 'user',
             targetId: user.id,
-            details: { role: user.role },
+            details: user.owner ? { role: user.role, owner: true } : { role: user.role },
           },
           now,
           tx,
         );
         return user;
       });
-    },
-
-    /**
-     * The configured first admin (ADMIN_EMAIL, ADMIN_PASSWORD): created when absent. An account that
-     * already has the address is made an admin only when ADMIN_PASSWORD is its password, so that
-     * whoever registered the address first on an open sign-up does not become admin by it.
-     */
-    async bootstrapAdmin(email: string, password: string): Promise<'created' | 'admin' | 'promoted' | 'not_promoted'> {
-      const existing = await accounts.findByEmail(email);
-      if (!existing) {
-        try {
-          await this.createUser({ email, password }, { role: 'admin', actor: 'system' });
-          return 'created';
-        } catch (error) {
-          // Another instance starting at the same moment created it first: that is the goal reached.
-          if (error instanceof AppError && error.code === 'conflict') return 'admin';
-          throw error;
-        }
-      }
-      if (existing.role === 'admin') return 'admin';
-      if (existing.status !== 'active' || !(await passwords.verify(password, existing.passwordHash)))
-        return 'not_promoted';
-      const now = clock.now();
-      await db.transaction(async (tx) => {
-        await accounts.change(existing.id, { role: 'admin', emailVerified: true }, null, now, tx);
-        await audit(
-          {
-            actorType: 'system',
-            action: 'auth.admin_bootstrap',
-            subjectUserId: existing.id,
-            targetType: 'user',
-            targetId: existing.id,
-            details: { role: { from: existing.role, to: 'admin' } },
-          },
-          now,
-          tx,
-        );
-      });
-      deps.onUserChanged(existing.id);
-      return 'promoted';
     },
 
     async register(input: RegisterBody, client: ClientInfo): Promise<UserRow> {

@@ -12,6 +12,7 @@ import { passwordRoutes } from './routes/password.routes.ts';
 import { sessionRoutes } from './routes/session.routes.ts';
 import { twoFactorRoutes } from './routes/two-factor.routes.ts';
 import { createAuthService } from './auth.service.ts';
+import { createAdminBootstrap } from './admin-bootstrap.ts';
 import { createPasswordService } from './password.service.ts';
 import { createPasskeyCeremonies } from './passkeys.service.ts';
 import { createPasskeysManagement } from './passkeys-manage.service.ts';
@@ -109,11 +110,20 @@ export function createAuthModule(platform: Platform, deps: AuthDeps) {
     onUserChanged: (userId) => guards.invalidate(userId),
   });
 
+  const bootstrap = createAdminBootstrap({
+    db: database.db,
+    users,
+    service,
+    passwords: platform.passwords,
+    clock,
+    onUserChanged: (userId) => guards.invalidate(userId),
+  });
+
   /** The configured first admin (ADMIN_EMAIL): created, or promoted when ADMIN_PASSWORD is its password; says which. */
   async function bootstrapAdmin(): Promise<void> {
     const { adminEmail: email, adminPassword } = config.auth;
     if (!email || !adminPassword) return;
-    const outcome = await service.bootstrapAdmin(email, adminPassword);
+    const outcome = await bootstrap(email, adminPassword);
     if (outcome === 'created') logger.info({ email }, 'created the configured admin (ADMIN_EMAIL)');
     else if (outcome === 'promoted')
       logger.info(

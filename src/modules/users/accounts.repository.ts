@@ -71,6 +71,12 @@ export function createAccountsRepository(db: DbExecutor) {
       return row?.user;
     },
 
+    /** Whether any account is the platform owner's (decision 903). */
+    async hasOwner(executor: DbExecutor = db): Promise<boolean> {
+      const [row] = await executor.select({ id: users.id }).from(users).where(eq(users.owner, true)).limit(1);
+      return row !== undefined;
+    },
+
     /**
      * The account a provider's user is, read only: the one its (issuer, subject) is linked to, else the
      * one with the address the provider verified, unless that account is linked to another user of the

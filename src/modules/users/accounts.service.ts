@@ -12,8 +12,10 @@ import type { SessionsRepository } from './sessions.repository.ts';
 import type { TwoFactorRepository } from './two-factor.repository.ts';
 import {
   assertNotSelfLockout,
+  guardedOwner,
   keepsAnAdmin,
   lastAdminMessage,
+  ownerMessage,
   revokesSessions,
   statusColumns,
   type Role,
@@ -28,9 +30,11 @@ interface AccountPatch {
   status?: UserStatus;
   emailVerified?: boolean;
   twoFactorEnabled?: boolean;
+  /** The owner's flag: the operator's alone to set (decision 903). */
+  owner?: boolean;
 }
 
-const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled'] as const;
+const PATCHABLE = ['role', 'subscriptionTier', 'status', 'emailVerified', 'twoFactorEnabled', 'owner'] as const;
 
 /** The tier an account falls back to when its payment grace period ends. */
 export const FREE_TIER: Tier = 'free';
@@ -68,6 +72,7 @@ export function createAccountsService(deps: {
     findByEmail: accounts.findByEmail,
     findForExternalIdentity: accounts.findForExternalIdentity,
     findMany: accounts.findMany,
+    hasOwner: accounts.hasOwner,
     list: accounts.list,
     names: accounts.names,
     counts: accounts.counts,
@@ -98,6 +103,8 @@ export function createAccountsService(deps: {
       tx: DbExecutor,
     ): Promise<AccountChange> {
       assertNotSelfLockout(by, id, patch);
+      if (patch.owner !== undefined && by !== null)
+        throw conflict("Only the operator's command line names the platform owner (users:owner)");
       // The target with the admins, where it could remove one: concurrent changes of admins take
       // turns (decision 011), every change locking its rows in id order (issue 37).
       const mayRemoveAdmin = patch.role !== undefined || patch.status !== undefined;
@@ -114,6 +121,20 @@ export function createAccountsService(deps: {
           'You cannot reset your own second factor here; turn it off yourself (POST /api/auth/2fa/disable, ' +
             'DELETE /api/auth/passkeys/{passkey_id})',
         );
+      }
+      // The owner's account keeps its role, status, verified address and second factor against other
+      // admins (decision 903); its tier is anyone's to change, as billing does.
+      if (guardedOwner(by, current)) {
+        const verbs = { deleted: 'delete', suspended: 'suspend', active: 'reactivate' } as const;
+        const taken = [
+          patch.role !== undefined && patch.role !== current.role && (patch.role === 'user' ? 'demote' : 'promote'),
+          patch.status !== undefined && patch.status !== current.status && verbs[patch.status],
+          patch.emailVerified !== undefined &&
+            patch.emailVerified !== current.emailVerified &&
+            'change the address verification of',
+          patch.twoFactorEnabled === false && current.twoFactorEnabled && 'reset the second factor of',
+        ].find((verb) => typeof verb === 'string');
+        if (taken) throw conflict(ownerMessage(current.email, taken));
       }
       if (patch.twoFactorEnabled === true && !current.twoFactorEnabled) {
         throw invalidField(
@@ -159,6 +180,9 @@ export function createAccountsService(deps: {
           (user.id === by && target !== 'active'
             ? `You cannot ${target === 'deleted' ? 'delete' : 'suspend'} your own account`
             : undefined) ??
+          (target !== 'active' && user.status !== target && guardedOwner(by, user)
+            ? ownerMessage(user.email, target === 'deleted' ? 'delete' : 'suspend')
+            : undefined) ??
           (target === 'suspended' && user.status === 'deleted' ? 'User is deleted; activate it first' : undefined) ??
           (mayRemoveAdmin && user.status !== target && !keepsAnAdmin(activeAdmins, user, { status: target })
             ? lastAdminMessage(user.email)
@@ -190,6 +214,7 @@ export function createAccountsService(deps: {
       const [current] = locked.rows;
       if (!current) throw userNotFound();
       if (current.status === 'deleted') return undefined;
+      if (guardedOwner(by, current)) throw conflict(ownerMessage(current.email, 'delete'));
       if (!keepsAnAdmin(locked.activeAdmins, current, { status: 'deleted' }))
         throw conflict(lastAdminMessage(current.email));
       await accounts.update(id, { ...statusColumns('deleted', now), updatedAt: now }, tx);

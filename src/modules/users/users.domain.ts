@@ -67,3 +67,15 @@ export function keepsAnAdmin(
 }
 
 export const lastAdminMessage = (email: string) => `${email} is the last active admin; promote another account first`;
+
+/**
+ * Whether the change is another admin's to the owner's account (decision 903): only the owner and the
+ * operator's command line (`by` null) change it.
+ */
+export const guardedOwner = (by: string | null, target: { id: string; owner: boolean }): boolean =>
+  target.owner && by !== null && by !== target.id;
+
+/** The refusal of another admin's change to the owner's account (409). */
+export const ownerMessage = (email: string, what: string) =>
+  `${email} is the platform owner's account; other admins cannot ${what} it (the owner or the operator's ` +
+  'command line can)';

@@ -35,6 +35,11 @@ export const users = pgTable(
     subscriptionTier: text('subscription_tier').$type<Tier>().notNull().default('free'),
     status: text('status').$type<UserStatus>().notNull().default('active'),
     emailVerified: boolean('email_verified').notNull().default(false),
+    /**
+     * The platform owner's account (decision 903): set by the configured first admin's bootstrap and the
+     * operator's command line only; other admins cannot demote, suspend, delete or reset it.
+     */
+    owner: boolean('owner').notNull().default(false),
     /** Whether the account has a second factor: a TOTP authenticator, a passkey or both (decision 204). */
     twoFactorEnabled: boolean('two_factor_enabled').notNull().default(false),
     /** Whether a TOTP authenticator is enrolled and confirmed (a pending setup is not). */

@@ -44,6 +44,7 @@ describe('npm run cli', () => {
         'users:demote',
         'users:reset-password',
         'users:reset-2fa',
+        'users:owner',
         'db:migrate',
         'db:backup',
         'db:restore',
