@@ -125,7 +125,8 @@ export function createAccountsService(deps: {
       // The owner's account keeps its role, status, verified address and second factor against other
       // admins (decision 903); its tier is anyone's to change, as billing does.
       if (guardedOwner(by, current)) {
-        const verbs = { deleted: 'delete', suspended: 'suspend', active: 'reactivate' } as const;
+        // Reactivating takes nothing away, as the bulk `activate` does not (decision 903).
+        const verbs = { deleted: 'delete', suspended: 'suspend', active: undefined } as const;
         const taken = [
           patch.role !== undefined && patch.role !== current.role && (patch.role === 'user' ? 'demote' : 'promote'),
           patch.status !== undefined && patch.status !== current.status && verbs[patch.status],

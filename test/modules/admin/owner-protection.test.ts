@@ -130,5 +130,9 @@ describe("the platform owner's account", () => {
       409,
       refusal('demote'),
     );
+    // Suspended by the operator, the owner's account may be reactivated by another admin: that takes nothing away.
+    await t.modules.admin.users.updateUser(owner.id, { status: 'suspended' }, { id: null });
+    const back = await call('PATCH', `/api/admin/users/${owner.id}`, other.headers, { status: 'active' });
+    assert.equal(back.statusCode, 200, back.body);
   });
 });
