@@ -13,7 +13,10 @@ const SECRET = SECRETS.AUTHPROVIDER_HOOK_SECRET;
 
 const ISSUER = 'https://project.supabase.co/auth/v1';
 
-/** A token hook's input as Supabase sends it; a confirmed address is `user_metadata.email_verified`. */
+/**
+ * A token hook's input as Supabase sends it, with the top-level `email_verified` a deployment adds for a
+ * confirmed address (`verified`). Its `user_metadata`, the user's own to write, always claims one.
+ */
 function tokenHookInput(
   email: string,
   userId = randomUUID(),
@@ -34,7 +37,8 @@ function tokenHookInput(
       phone: '',
       is_anonymous: options.anonymous ?? false,
       app_metadata: { provider: 'email', providers: ['email'] },
-      user_metadata: { email, email_verified: options.verified ?? true, phone_verified: false, sub: userId },
+      email_verified: options.verified ?? true,
+      user_metadata: { email, email_verified: true, phone_verified: false, sub: userId },
       amr: [{ method: 'password', timestamp: NOW_S }],
     },
     authentication_method: 'password',
@@ -115,6 +119,7 @@ describe('auth provider hook (Supabase Auth)', () => {
     });
 
     it('gives no role of ours to an address the provider has not verified, nor to an anonymous user', async () => {
+      // The first has only its own metadata's word for the address (decision 900).
       for (const input of [
         tokenHookInput('admin@example.com', randomUUID(), { verified: false }),
         tokenHookInput('admin@example.com', randomUUID(), { anonymous: true }),

@@ -10,7 +10,6 @@ import { authHookMails } from './auth-hook.mails.ts';
 import { defineWebhookProvider, MiB } from './declaration.ts';
 import {
   header,
-  obj,
   optionalHeader,
   processed,
   refused,
@@ -81,15 +80,20 @@ function hookKind(body: Json): 'custom_access_token' | 'send_email' | 'unknown' 
 /**
  * Whose role and tier the token may carry: the account the provider's user signs in as with it
  * (decision 009), never the one an address merely names. An anonymous user, an address the provider
- * has not verified, or the address of an account linked to another user of the provider is nobody
- * of ours (decision 960).
+ * has not verified (by its top-level `email_verified`, decision 900), or the address of an account
+ * linked to another user of the provider is nobody of ours (decision 960).
  */
 function accountOf(context: EffectContext, claims: Json, userId: string | undefined) {
   const issuer = str(claims.iss);
   const subject = str(claims.sub) ?? userId;
   if (!issuer || !subject || claims.is_anonymous === true) return undefined;
-  const emailVerified = claims.email_verified === true || obj(claims.user_metadata).email_verified === true;
-  return context.findIdentity({ issuer, subject, email: str(claims.email), emailVerified });
+  // The provider's own claim, never `user_metadata`, which the user writes (decision 900).
+  return context.findIdentity({
+    issuer,
+    subject,
+    email: str(claims.email),
+    emailVerified: claims.email_verified === true,
+  });
 }
 
 async function accessToken(context: EffectContext): Promise<HookAnswer> {
@@ -136,7 +140,8 @@ export const authproviderProvider = defineWebhookProvider({
     description:
       'Custom access token hook: `{user_id, claims, authentication_method}` answers `{claims}` with ' +
       'every claim kept and, for a user of ours (the account linked to `claims.iss` and `claims.sub`, else ' +
-      'the one with `claims.email` when the provider verified it and no other of its users is linked to ' +
+      'the one with `claims.email` when the provider verified it (a top-level `email_verified: true`, never ' +
+      '`user_metadata`) and no other of its users is linked to ' +
       'that account; never an anonymous user), `user_role` and ' +
       '`subscription_tier` added; a suspended or deleted user answers 403. Send email hook: `{user, ' +
       'email_data}` queues the mail (subject and text by `email_action_type`, with the code and the ' +
