@@ -82,7 +82,7 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
     lastRuns: service.lastRuns,
     start,
     stop,
-    hooks: { listening: start, closed: stop },
+    hooks: { ready: runner.interruptLostRuns, listening: start, closed: stop },
   };
 }
 

@@ -53,6 +53,7 @@ interface Started {
 
 const OVERLAP_REASON = 'another run of this job is in progress';
 const INTERRUPTED_ERROR = 'interrupted: the service shut down before the run ended';
+const LOST_ERROR = 'interrupted: the run ended without its end being recorded';
 
 /** Runs deleted per statement, and statements per run at most, when a run prunes its job's history. */
 const PRUNE_BATCH = 1_000;
@@ -274,6 +275,7 @@ export function createJobRunner(deps: {
 
     let runPromise: Promise<RunOutcome> | undefined;
     const holdAndRun = async () => {
+      await interruptLost(job.name);
       // Stamped only now that the run holds the lock, so run records never show overlaps.
       const startedAt = clock.now();
       const claim = await repo.claimAndStart(job.name, trigger, startedAt, job.windowSeconds, key);
@@ -317,6 +319,12 @@ export function createJobRunner(deps: {
     return answered(
       await skip(job, trigger, triggeredAt, coveredReason(value.covered, job.windowSeconds), value.covered.runId, key),
     );
+  }
+
+  /** Holding the job's lock, its runs still `running` are lost ones: recorded failed (decision 985). */
+  async function interruptLost(job: string): Promise<void> {
+    const runIds = await repo.interruptRunning(job, LOST_ERROR, clock.now());
+    if (runIds.length > 0) logger.warn({ job, runIds }, 'scheduled job runs never recorded as ended marked failed');
   }
 
   /** Whether the job's last claimed run has recorded its end (a lock still held is being released). */
@@ -367,10 +375,15 @@ export function createJobRunner(deps: {
       return (await start(name, trigger)).done;
     },
 
-    /**
-     * Waits up to `boundMs` for the runs in progress; those still running then are recorded `failed`
-     * (interrupted), so no run of a stopped process stays `running` for ever.
-     */
+    /** At start-up, each job whose lock is free has its lost runs recorded failed (decision 985); never throws. */
+    async interruptLostRuns(): Promise<void> {
+      for (const { name } of deps.jobs)
+        await lock
+          .tryWithLock(name, () => interruptLost(name))
+          .catch((error: unknown) => logger.error({ err: error, job: name }, 'lost runs could not be recorded'));
+    },
+
+    /** Waits up to `boundMs` for the runs in progress; those still running then are recorded interrupted. */
     async drain(boundMs: number): Promise<void> {
       if (inFlight.size === 0) return;
       if (await settledWithin(Promise.allSettled([...inFlight]), boundMs)) return;

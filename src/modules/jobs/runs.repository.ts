@@ -133,6 +133,20 @@ export function createRunsRepository(db: Db) {
     },
 
     /**
+     * Records as failed, with `error`, every run of `job` still `running`. Called only while holding the job's
+     * lock (decision 985): no run of it can be in progress then, so each is a run whose end was never
+     * recorded (its process was killed, or the database was away when it ended). Answers their ids.
+     */
+    async interruptRunning(job: JobName, error: string, at: Date): Promise<string[]> {
+      const rows = await db
+        .update(scheduledJobRuns)
+        .set({ status: 'failed', error, finishedAt: at })
+        .where(and(eq(scheduledJobRuns.job, job), eq(scheduledJobRuns.status, 'running')))
+        .returning({ id: scheduledJobRuns.id });
+      return rows.map((row) => row.id);
+    },
+
+    /**
      * Records a skipped trigger; `result` holds the reason and the run that covered it. With an
      * Idempotency-Key already used, nothing is recorded and the run of that key is answered.
      */
