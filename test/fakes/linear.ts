@@ -21,8 +21,13 @@ import {
 } from './linear-workspace.ts';
 import { createFakeServer } from './loopback-server.ts';
 
-/** `unavailable`: the 503 of Linear's edge during an outage, an HTML page rather than GraphQL. */
-export type LinearFailure = 'ratelimited' | 'auth' | 'server-error' | 'unavailable' | 'hang';
+/**
+ * `unavailable`: the 503 of Linear's edge during an outage, an HTML page rather than GraphQL. `huge`: a 200
+ * whose JSON body runs to HUGE_BODY_BYTES, sent as fast as the client reads it (no content-length).
+ */
+export type LinearFailure = 'ratelimited' | 'auth' | 'server-error' | 'unavailable' | 'hang' | 'huge';
+
+export const HUGE_BODY_BYTES = 256 * 1024 * 1024;
 
 export interface LinearFake {
   url: string;
@@ -36,6 +41,8 @@ export interface LinearFake {
   requests: { fields: string[]; variables: Record<string, unknown>; authorization: string | undefined }[];
   /** The next `times` requests fail this way. */
   failNext(failure: LinearFailure, times?: number): void;
+  /** Bytes of `huge` bodies written so far, and whether each such answer was written to its end. */
+  huge: { sent: number; completed: number };
   close(): Promise<void>;
 }
 
@@ -45,6 +52,23 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
   const requests: LinearFake['requests'] = [];
   const failures: LinearFailure[] = [];
   const sockets = new Set<Socket>();
+  const huge = { sent: 0, completed: 0 };
+
+  /** A valid GraphQL answer whose one string runs on: written chunk by chunk as the socket drains. */
+  async function sendHuge(res: ServerResponse) {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const head = '{"data":{"viewer":{"name":"';
+    res.write(head);
+    huge.sent += head.length;
+    while (huge.sent < HUGE_BODY_BYTES && !res.destroyed) {
+      huge.sent += chunk.length;
+      if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    }
+    if (res.destroyed) return;
+    res.end('"}}}');
+    huge.completed += 1;
+  }
 
   function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
@@ -77,6 +101,7 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
 
     const failure = failures.shift();
     if (failure === 'hang') return; // the socket stays open until the client gives up
+    if (failure === 'huge') return sendHuge(res);
     if (failure === 'server-error') return send(res, 500, error('Internal server error', 'INTERNAL_SERVER_ERROR'));
     if (failure === 'unavailable') {
       res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'retry-after': '30' });
@@ -144,6 +169,7 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
     labels,
     issues,
     requests,
+    huge,
     failNext(failure, times = 1) {
       for (let i = 0; i < times; i++) failures.push(failure);
     },

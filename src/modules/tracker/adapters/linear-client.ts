@@ -4,12 +4,18 @@
 // Linear being away (unreachable, too slow, its own 502/503/504) is an outage, logged as one warning;
 // its HTTP 500 and failures no socket code explains stay errors with their stack (decisions 396, 405, 408).
 import type { Clock } from '../../../platform/clock.ts';
+import { readBoundedBody } from '../../../platform/http/bounded-body.ts';
 import { AppError, rateLimited, unavailable } from '../../../platform/http/errors.ts';
 import { transportFailureOf } from '../../../platform/transport-failures.ts';
 
 const DEPENDENCY = 'Linear';
 /** Linear's (or its edge's) answers that say it is down or overloaded for now. */
 const OUTAGE_STATUSES = new Set([502, 503, 504]);
+/**
+ * The largest answer read from Linear (decision 986): a page of issues at the list's bound is well under
+ * 1 MiB; past this the read stops, so an endless body cannot make the service hold it.
+ */
+export const LINEAR_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 interface GraphQLError {
   message?: string;
@@ -85,7 +91,9 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
         });
         status = response.status;
         headers = response.headers;
-        const text = await response.text();
+        const { text, truncated } = await readBoundedBody(response, LINEAR_MAX_BODY_BYTES);
+        if (truncated)
+          throw new AppError('upstream_error', `The issue tracker answered more than ${LINEAR_MAX_BODY_BYTES} bytes`);
         body = parseJson(text);
       } catch (error) {
         throw upstreamFailed(error);

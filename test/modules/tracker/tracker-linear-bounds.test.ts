@@ -1,0 +1,42 @@
+// What the Linear backend bounds: the size of an answer it reads (decision 986).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { LINEAR_MAX_BODY_BYTES } from '../../../src/modules/tracker/adapters/linear-client.ts';
+import { HUGE_BODY_BYTES, startLinearFake, type LinearFake } from '../../fakes/linear.ts';
+import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+
+describe('the Linear backend bounds', () => {
+  let fake: LinearFake;
+  let t: TestApp;
+  let admin: TestUser;
+  before(async () => {
+    fake = await startLinearFake();
+    t = await buildTestApp({
+      env: {
+        TRACKER_BACKEND: 'linear',
+        TRACKER_API_URL: fake.url,
+        TRACKER_API_KEY: fake.apiKey,
+        TRACKER_DEFAULT_TEAM_ID: fake.teams.eng.id,
+      },
+    });
+    admin = await signIn(t.app, t.database, { role: 'admin' });
+  });
+  after(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  it('an answer without end is read up to its bound, then abandoned: 502, and the service holds no more of it', async () => {
+    fake.failNext('huge');
+    const response = await t.app.inject({ method: 'GET', url: '/api/v1/tracker/issues', headers: admin.headers });
+    assert.equal(response.statusCode, 502, response.body);
+    assert.equal(response.json().detail, `The issue tracker answered more than ${LINEAR_MAX_BODY_BYTES} bytes`);
+    // What the fake could write past the bound sits in socket buffers, a few MiB at most.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(fake.huge.completed, 0, 'the whole body was read');
+    assert.ok(fake.huge.sent < HUGE_BODY_BYTES / 8, `the fake wrote ${fake.huge.sent} bytes`);
+
+    const next = await t.app.inject({ method: 'GET', url: '/api/v1/tracker/issues', headers: admin.headers });
+    assert.equal(next.statusCode, 200, next.body);
+  });
+});
