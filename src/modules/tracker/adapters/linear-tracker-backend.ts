@@ -182,10 +182,19 @@ export function createLinearTrackerBackend(deps: {
 
     async updateIssue(ref, patch, effects) {
       const input = linearInput(patch);
-      if (patch.state !== undefined) {
+      if (patch.state !== undefined || patch.labelIds !== undefined) {
         const current = await getIssue(ref);
         if (!current) return null;
-        input.stateId = await stateIdFor(current.team.id, patch.state, ['body', 'state']);
+        if (patch.state !== undefined)
+          input.stateId = await stateIdFor(current.team.id, patch.state, ['body', 'state']);
+        // Linear replaces the issue's labels with the ones sent; its agent-id label is how the agent's open
+        // issue is found again (decisions 051, 987), not the caller's to drop: it is sent along.
+        if (patch.labelIds !== undefined) {
+          const agentLabels = current.labels
+            .filter((l) => l.name.toLowerCase().startsWith(AGENT_ID_LABEL_PREFIX) && !patch.labelIds!.includes(l.id))
+            .map((l) => l.id);
+          input.labelIds = [...patch.labelIds, ...agentLabels];
+        }
       }
       let updated: LinearIssue | null;
       try {
