@@ -23,7 +23,7 @@ import { createAdminModule } from './modules/admin/index.ts';
 import { createAuthModule } from './modules/auth/index.ts';
 import { createExchangeModule, type ExchangeOptions } from './modules/exchange/index.ts';
 import { createNotificationsModule } from './modules/notifications/index.ts';
-import { createTrackerModule } from './modules/tracker/index.ts';
+import { createTrackerModule, type AgentFilingTimes } from './modules/tracker/index.ts';
 import { createCommandCenterModule } from './modules/command-center/index.ts';
 import { createProviderKeysModule } from './modules/provider-keys/index.ts';
 import { createRagSettingsModule } from './modules/rag-settings/index.ts';
@@ -58,6 +58,8 @@ export interface ModuleOptions {
   loadCcxt?: ExchangeOptions['loadCcxt'];
   /** The halt listeners' bound (tests shorten it; decision 801). */
   haltListenerTimeoutMs?: TradingOptions['haltListenerTimeoutMs'];
+  /** An agent filing's lock and bound (tests shorten them; decision 988). */
+  agentFiling?: AgentFilingTimes;
 }
 
 /**
@@ -87,7 +89,7 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     revenueByCurrency: webhooks.revenueByCurrency,
     messages,
   });
-  const tracker = createTrackerModule(platform, { users, messages });
+  const tracker = createTrackerModule(platform, { users, messages }, { agentFiling: options.agentFiling });
   const commandCenter = createCommandCenterModule(platform, { guards });
   const ragSettings = createRagSettingsModule(platform, { guards });
   const providerKeys = createProviderKeysModule(platform, {

@@ -5,9 +5,15 @@ import { createLinearTrackerBackend } from './adapters/linear-tracker-backend.ts
 import { createLocalTrackerBackend } from './adapters/local-tracker-backend.ts';
 import type { TrackerBackend } from './adapters/tracker-backend.ts';
 import { trackerRoutes } from './routes/tracker.routes.ts';
-import { createTrackerService } from './tracker.service.ts';
+import { createTrackerService, type AgentFilingTimes } from './tracker.service.ts';
 
-export function createTrackerModule(platform: Platform, deps: TrackerDeps) {
+export type { AgentFilingTimes } from './tracker.service.ts';
+
+export function createTrackerModule(
+  platform: Platform,
+  deps: TrackerDeps,
+  options: { agentFiling?: AgentFilingTimes } = {},
+) {
   const { config, database, cache, clock, logger } = platform;
   const { tracker } = config;
 
@@ -38,7 +44,13 @@ export function createTrackerModule(platform: Platform, deps: TrackerDeps) {
     seed = () => local.seed();
   }
 
-  const service = createTrackerService({ backend, cache, clock, messages: deps.messages, settings: { defaultTeamId } });
+  const service = createTrackerService({
+    backend,
+    cache,
+    clock,
+    messages: deps.messages,
+    settings: { defaultTeamId, agentFiling: options.agentFiling },
+  });
   return {
     name: 'tracker',
     service,

@@ -6,7 +6,7 @@ import type { Actor } from '../../platform/auth/actor.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import { notFound, unavailable } from '../../platform/http/errors.ts';
+import { AppError, notFound, unavailable } from '../../platform/http/errors.ts';
 import { reusedFor } from '../../platform/reused.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type { BackendHealth, IssueFields, TrackerBackend, TrackerIssue } from './adapters/tracker-backend.ts';
@@ -26,13 +26,23 @@ export interface TrackerStatus extends BackendHealth {
  */
 export const HEALTH_REUSE_MS = 30_000;
 
-/** How long one agent filing may hold its lock, and how long a second one waits for it. */
-const AGENT_LOCK_TTL_MS = 120_000;
+/**
+ * One agent filing's lock, and its bound (decision 988): a filing can make some 27 calls to Linear of up to
+ * TRACKER_TIMEOUT_MS each, so it is cut at `boundMs`, well inside the lock, or its lock could lapse while it
+ * still runs and a retry file the same issue twice. The margin covers a create Linear finishes after our cut.
+ */
+export interface AgentFilingTimes {
+  lockTtlMs: number;
+  boundMs: number;
+}
+export const AGENT_FILING_TIMES: AgentFilingTimes = { lockTtlMs: 120_000, boundMs: 90_000 };
+/** How long a second filing waits for the first's lock. */
 const AGENT_LOCK_WAIT_MS = 15_000;
 
 interface TrackerSettings {
   /** Team of agent-filed issues; undefined only with Linear and no TRACKER_DEFAULT_TEAM_ID. */
   defaultTeamId: string | undefined;
+  agentFiling?: AgentFilingTimes;
 }
 
 export function createTrackerService(deps: {
@@ -43,6 +53,8 @@ export function createTrackerService(deps: {
   settings: TrackerSettings;
 }) {
   const { cache, clock, settings } = deps;
+  const filing = settings.agentFiling ?? AGENT_FILING_TIMES;
+  if (filing.boundMs >= filing.lockTtlMs) throw new Error('an agent filing must be bound within its lock');
 
   /** The last health check, or the one in flight. */
   const health = reusedFor(HEALTH_REUSE_MS, clock, () => deps.backend.health());
@@ -86,18 +98,34 @@ export function createTrackerService(deps: {
     };
 
   /** Serialises filings of one agent and title across instances, so two retries cannot both create. */
-  async function withAgentLock<T>(agentId: string, title: string, work: () => Promise<T>): Promise<T> {
+  async function withAgentLock<T>(
+    agentId: string,
+    title: string,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const key = `tracker:agent-filing:${createHash('sha256').update(`${agentId}\n${title}`).digest('hex')}`;
     const deadline = performance.now() + AGENT_LOCK_WAIT_MS;
     let token: string | undefined;
-    while (!(token = await cache.acquire(key, AGENT_LOCK_TTL_MS))) {
+    while (!(token = await cache.acquire(key, filing.lockTtlMs))) {
       if (performance.now() > deadline)
         throw unavailable('Another filing of this issue by this agent is still in progress; try again shortly');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    const bound = new AbortController();
+    const timer = setTimeout(
+      () =>
+        bound.abort(
+          new AppError(
+            'upstream_timeout',
+            `The agent filing did not finish within ${filing.boundMs / 1000} s; the issue may not have been filed: try again`,
+          ),
+        ),
+      filing.boundMs,
+    );
     try {
-      return await work();
+      return await work(bound.signal);
     } finally {
+      clearTimeout(timer);
       await cache.release(key, token);
     }
   }
@@ -143,12 +171,13 @@ export function createTrackerService(deps: {
       const teamId = settings.defaultTeamId;
       if (!teamId) throw unavailable('Agent-filed issues need a team: set TRACKER_DEFAULT_TEAM_ID to a Linear team id');
       const agentType = body.agent_type ?? 'custom';
-      return withAgentLock(body.agent_id, body.title, async () => {
-        const open = await backend.findOpenAgentIssue(teamId, body.agent_id, body.title);
+      return withAgentLock(body.agent_id, body.title, async (signal) => {
+        const open = await backend.findOpenAgentIssue(teamId, body.agent_id, body.title, signal);
         if (open) return { issue: open, deduplicated: true };
         const labelIds = await backend.ensureLabels(
           teamId,
           uniqueNames([...(body.label_names ?? []), `agent:${agentType}`]),
+          signal,
         );
         const issue = await backend.createIssue(
           {
@@ -186,6 +215,7 @@ export function createTrackerService(deps: {
               );
             }
           },
+          signal,
         );
         return { issue, deduplicated: false };
       });

@@ -1,4 +1,5 @@
-// What the Linear backend bounds: the size of an answer it reads (decision 986).
+// What the Linear backend bounds: the size of an answer it reads (decision 986), and the time an agent's
+// filing takes, which stays inside the filing's lock (decision 988).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LINEAR_MAX_BODY_BYTES } from '../../../src/modules/tracker/adapters/linear-client.ts';
@@ -38,5 +39,44 @@ describe('the Linear backend bounds', () => {
 
     const next = await t.app.inject({ method: 'GET', url: '/api/v1/tracker/issues', headers: admin.headers });
     assert.equal(next.statusCode, 200, next.body);
+  });
+
+  it("an agent's filing is cut within its lock, whatever each call to Linear may take, and a retry files once", async () => {
+    const lockTtlMs = 3_000;
+    const short = await buildTestApp({
+      keepData: true,
+      modules: { agentFiling: { lockTtlMs, boundMs: 1_500 } },
+      env: {
+        TRACKER_BACKEND: 'linear',
+        TRACKER_API_URL: fake.url,
+        TRACKER_API_KEY: fake.apiKey,
+        TRACKER_DEFAULT_TEAM_ID: fake.teams.eng.id,
+        // One call may take longer than the whole lock lasts.
+        TRACKER_TIMEOUT_MS: '5000',
+      },
+    });
+    try {
+      const body = { title: 'Disk almost full', agent_id: 'watcher' };
+      const file = () =>
+        short.app.inject({
+          method: 'POST',
+          url: '/api/v1/tracker/issues/agent',
+          payload: body,
+          headers: admin.headers,
+        });
+      fake.failNext('hang');
+      const started = performance.now();
+      const cut = await file();
+      const elapsed = performance.now() - started;
+      assert.equal(cut.statusCode, 504, cut.body);
+      assert.match(cut.json().detail, /^The agent filing did not finish within 1\.5 s/);
+      assert.ok(elapsed < lockTtlMs, `the filing ran ${Math.round(elapsed)} ms, past its ${lockTtlMs} ms lock`);
+
+      const retry = await file();
+      assert.equal(retry.statusCode, 201, retry.body);
+      assert.equal(fake.issues.filter((i) => i.title === body.title).length, 1);
+    } finally {
+      await short.close();
+    }
   });
 });

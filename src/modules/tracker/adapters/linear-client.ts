@@ -36,7 +36,8 @@ export class LinearInputError extends Error {
 }
 
 export interface LinearClient {
-  request<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  /** `signal` ends the call (and refuses to start one) with its reason, which callers make an AppError. */
+  request<T>(query: string, variables?: Record<string, unknown>, signal?: AbortSignal): Promise<T>;
 }
 
 interface LinearClientOptions {
@@ -76,7 +77,8 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
   const RATE_LIMITED = 'The issue tracker is rate limiting our requests; try again later';
 
   return {
-    async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    async request<T>(query: string, variables: Record<string, unknown> = {}, signal?: AbortSignal): Promise<T> {
+      signal?.throwIfAborted();
       const waitMs = pausedUntil - clock.now().getTime();
       if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000), RATE_LIMITED);
       let status: number;
@@ -87,7 +89,7 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json', authorization: apiKey },
           body: JSON.stringify({ query, variables }),
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
         });
         status = response.status;
         headers = response.headers;
@@ -96,7 +98,7 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
           throw new AppError('upstream_error', `The issue tracker answered more than ${LINEAR_MAX_BODY_BYTES} bytes`);
         body = parseJson(text);
       } catch (error) {
-        throw upstreamFailed(error);
+        throw signal?.aborted ? signal.reason : upstreamFailed(error);
       }
 
       const first = body?.errors?.[0];

@@ -78,22 +78,23 @@ export function createLinearTrackerBackend(deps: {
     return state.id;
   }
 
-  async function findLabels(names: readonly string[]) {
+  async function findLabels(names: readonly string[], signal?: AbortSignal) {
     const data = await client.request<{
       issueLabels: { nodes: { id: string; name: string; team: { id: string } | null }[] };
     }>(
       'query LabelsByName($filter: IssueLabelFilter) { issueLabels(first: 250, filter: $filter) { ' +
         'nodes { id name team { id } } } }',
       { filter: { or: names.map((name) => ({ name: { eqIgnoreCase: name } })) } },
+      signal,
     );
     return data.issueLabels.nodes;
   }
 
-  async function ensureLabels(teamId: string, names: string[]): Promise<string[]> {
+  async function ensureLabels(teamId: string, names: string[], signal?: AbortSignal): Promise<string[]> {
     if (names.length === 0) return [];
     const usable = (labels: Awaited<ReturnType<typeof findLabels>>, name: string) =>
       labels.find((l) => l.name.toLowerCase() === name.toLowerCase() && (l.team === null || l.team.id === teamId));
-    let labels = await findLabels(names);
+    let labels = await findLabels(names, signal);
     for (const name of names.filter((n) => !usable(labels, n))) {
       try {
         const created = await client.request<{
@@ -102,12 +103,13 @@ export function createLinearTrackerBackend(deps: {
           'mutation CreateLabel($input: IssueLabelCreateInput!) { issueLabelCreate(input: $input) { ' +
             'success issueLabel { id name } } }',
           { input: { name, teamId } },
+          signal,
         );
         labels = [...labels, { ...created.issueLabelCreate.issueLabel, team: { id: teamId } }];
       } catch (error) {
         // Someone else created it in the meantime: read it back.
         if (!(error instanceof LinearInputError)) throw error;
-        labels = await findLabels(names);
+        labels = await findLabels(names, signal);
         if (!usable(labels, name))
           throw invalidField(['body', 'label_names'], `The tracker refused label '${name}': ${error.message}`, name);
       }
@@ -159,16 +161,17 @@ export function createLinearTrackerBackend(deps: {
   return {
     name: 'linear',
 
-    async createIssue(input, effects) {
+    async createIssue(input, effects, signal) {
       const stateId = await stateIdFor(input.teamId, input.state ?? 'backlog', ['body', 'state']);
       const labelIds = [...(input.labelIds ?? [])];
       if (input.agentId)
-        labelIds.push(...(await ensureLabels(input.teamId, [`${AGENT_ID_LABEL_PREFIX}${input.agentId}`])));
+        labelIds.push(...(await ensureLabels(input.teamId, [`${AGENT_ID_LABEL_PREFIX}${input.agentId}`], signal)));
       const data = await client
         .request<{ issueCreate: { success: boolean; issue: LinearIssue | null } }>(
           'mutation CreateIssue($input: IssueCreateInput!) { issueCreate(input: $input) { ' +
             `success issue { ${ISSUE_FIELDS} } } }`,
           { input: { ...linearInput(input), stateId, labelIds: labelIds.length > 0 ? labelIds : undefined } },
+          signal,
         )
         .catch(refused);
       if (!data.issueCreate.success || !data.issueCreate.issue)
@@ -228,7 +231,7 @@ export function createLinearTrackerBackend(deps: {
 
     ensureLabels,
 
-    async findOpenAgentIssue(teamId, agentId, title) {
+    async findOpenAgentIssue(teamId, agentId, title, signal) {
       const data = await client.request<{ issues: { nodes: LinearIssue[] } }>(
         'query OpenAgentIssues($filter: IssueFilter) { issues(first: 50, filter: $filter) ' +
           `{ nodes { ${ISSUE_FIELDS} } } }`,
@@ -240,6 +243,7 @@ export function createLinearTrackerBackend(deps: {
             labels: { some: { name: { eq: `${AGENT_ID_LABEL_PREFIX}${agentId}` } } },
           },
         },
+        signal,
       );
       const match = data.issues.nodes.find(
         (issue) => issue.title === title && !CLOSED_STATE_TYPES.includes(issue.state.type as never),

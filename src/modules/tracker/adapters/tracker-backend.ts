@@ -83,7 +83,8 @@ export type IssueEffects = (executor: DbExecutor, issue: TrackerIssue) => Promis
 
 export interface TrackerBackend {
   readonly name: 'local' | 'linear';
-  createIssue(input: IssueCreate, effects?: IssueEffects): Promise<TrackerIssue>;
+  /** `signal`: the caller's bound (an agent filing's, decision 988); once it fires no more calls are made. */
+  createIssue(input: IssueCreate, effects?: IssueEffects, signal?: AbortSignal): Promise<TrackerIssue>;
   /** By UUID or identifier (`ENG-42`); null when unknown. */
   getIssue(ref: string): Promise<TrackerIssue | null>;
   /** Null when the issue is unknown. */
@@ -91,8 +92,13 @@ export interface TrackerBackend {
   /** Most recently updated first. */
   listIssues(query: IssueQuery): Promise<IssuePage>;
   /** Ids of the labels with these names (case-insensitive) usable in the team, creating the missing ones. */
-  ensureLabels(teamId: string, names: string[]): Promise<string[]>;
+  ensureLabels(teamId: string, names: string[], signal?: AbortSignal): Promise<string[]>;
   /** An issue of the team filed by this agent with exactly this title whose state is not completed or canceled. */
-  findOpenAgentIssue(teamId: string, agentId: string, title: string): Promise<TrackerIssue | null>;
+  findOpenAgentIssue(
+    teamId: string,
+    agentId: string,
+    title: string,
+    signal?: AbortSignal,
+  ): Promise<TrackerIssue | null>;
   health(): Promise<BackendHealth>;
 }
