@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startLinearFake, type LinearFake } from '../../fakes/linear.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { linearEnv } from './tracker-linear-fixtures.ts';
 
 describe("a Linear issue's agent label", () => {
   let fake: LinearFake;
@@ -12,12 +13,7 @@ describe("a Linear issue's agent label", () => {
   before(async () => {
     fake = await startLinearFake();
     t = await buildTestApp({
-      env: {
-        TRACKER_BACKEND: 'linear',
-        TRACKER_API_URL: fake.url,
-        TRACKER_API_KEY: fake.apiKey,
-        TRACKER_DEFAULT_TEAM_ID: fake.teams.eng.id,
-      },
+      env: linearEnv(fake),
     });
     admin = await signIn(t.app, t.database, { role: 'admin' });
   });

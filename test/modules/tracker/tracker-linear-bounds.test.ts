@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { LINEAR_MAX_BODY_BYTES } from '../../../src/modules/tracker/adapters/linear-client.ts';
 import { HUGE_BODY_BYTES, startLinearFake, type LinearFake } from '../../fakes/linear.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { linearEnv } from './tracker-linear-fixtures.ts';
 
 describe('the Linear backend bounds', () => {
   let fake: LinearFake;
@@ -13,12 +14,7 @@ describe('the Linear backend bounds', () => {
   before(async () => {
     fake = await startLinearFake();
     t = await buildTestApp({
-      env: {
-        TRACKER_BACKEND: 'linear',
-        TRACKER_API_URL: fake.url,
-        TRACKER_API_KEY: fake.apiKey,
-        TRACKER_DEFAULT_TEAM_ID: fake.teams.eng.id,
-      },
+      env: linearEnv(fake),
     });
     admin = await signIn(t.app, t.database, { role: 'admin' });
   });
@@ -46,14 +42,10 @@ describe('the Linear backend bounds', () => {
     const short = await buildTestApp({
       keepData: true,
       modules: { agentFiling: { lockTtlMs, boundMs: 1_500 } },
-      env: {
-        TRACKER_BACKEND: 'linear',
-        TRACKER_API_URL: fake.url,
-        TRACKER_API_KEY: fake.apiKey,
-        TRACKER_DEFAULT_TEAM_ID: fake.teams.eng.id,
+      env: linearEnv(fake, {
         // One call may take longer than the whole lock lasts.
         TRACKER_TIMEOUT_MS: '5000',
-      },
+      }),
     });
     try {
       const body = { title: 'Disk almost full', agent_id: 'watcher' };

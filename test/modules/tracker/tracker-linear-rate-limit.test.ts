@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { linearEnv } from './tracker-linear-fixtures.ts';
 import { startLinearFake, type LinearFake } from '../../fakes/linear.ts';
 
 describe('tracker on the Linear backend, rate limited', () => {
@@ -17,12 +18,7 @@ describe('tracker on the Linear backend, rate limited', () => {
     fake = await startLinearFake();
     t = await buildTestApp({
       clock,
-      env: {
-        TRACKER_BACKEND: 'linear',
-        TRACKER_API_URL: fake.url,
-        TRACKER_API_KEY: fake.apiKey,
-        TRACKER_DEFAULT_TEAM_ID: fake.teams.eng.id,
-      },
+      env: linearEnv(fake),
     });
     admin = await signIn(t.app, t.database, { role: 'admin' });
   });

@@ -3,14 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { startLinearFake, type LinearFake } from '../../fakes/linear.ts';
-
-const linearEnv = (fake: LinearFake, extra: Record<string, string | undefined> = {}) => ({
-  TRACKER_BACKEND: 'linear',
-  TRACKER_API_URL: fake.url,
-  TRACKER_API_KEY: fake.apiKey,
-  TRACKER_DEFAULT_TEAM_ID: fake.teams.eng.id,
-  ...extra,
-});
+import { linearEnv } from './tracker-linear-fixtures.ts';
 
 describe('tracker on the Linear backend', () => {
   let fake: LinearFake;
