@@ -14,20 +14,24 @@ interface Row {
   status: string;
 }
 
-const NUMBERS = /\d{3}/g;
+// Numbered 001–999, then 1000 onwards.
+const NUMBERS = /\b\d{3,4}\b/g;
+const NUMBER = String.raw`\d{3,4}`;
 
 function rows(): Row[] {
   const index = readFileSync(path.join(DECISIONS, 'README.md'), 'utf8');
-  return [...index.matchAll(/^\| \[(\d{3})\]\(([^)]+)\) \| .+ \| ([^|]+) \|$/gm)].map(([, number, file, status]) => ({
-    number: number!,
-    file: file!,
-    status: status!.trim(),
-  }));
+  return [...index.matchAll(new RegExp(String.raw`^\| \[(${NUMBER})\]\(([^)]+)\) \| .+ \| ([^|]+) \|$`, 'gm'))].map(
+    ([, number, file, status]) => ({
+      number: number!,
+      file: file!,
+      status: status!.trim(),
+    }),
+  );
 }
 
 const records = readdirSync(DECISIONS)
-  .filter((name) => /^\d{3}-.+\.md$/.test(name))
-  .sort();
+  .filter((name) => new RegExp(String.raw`^${NUMBER}-.+\.md$`).test(name))
+  .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
 const text = (file: string) => readFileSync(path.join(DECISIONS, file), 'utf8');
 
 describe('the index of decisions', () => {
@@ -44,7 +48,11 @@ describe('the index of decisions', () => {
 
   it('gives every decision a status, naming only decisions that exist', () => {
     for (const row of index) {
-      assert.match(row.status, /^(accepted|amended by \d{3}|superseded by \d{3})/, `${row.number}: ${row.status}`);
+      assert.match(
+        row.status,
+        new RegExp(String.raw`^(accepted|amended by ${NUMBER}|superseded by ${NUMBER})`),
+        `${row.number}: ${row.status}`,
+      );
       for (const named of row.status.match(NUMBERS) ?? [])
         assert.ok(byNumber.has(named), `${row.number} names ${named}, which is not a decision`);
     }
@@ -53,16 +61,18 @@ describe('the index of decisions', () => {
   it('says in the rows what the records say of each other', () => {
     const missing: string[] = [];
     for (const file of records) {
-      const number = file.slice(0, 3);
+      const number = file.slice(0, file.indexOf('-'));
       const body = text(file);
       // "Amended by 125 and 126", "superseded by decision 197": the later ones are named in this row.
       for (const [, , named] of body.matchAll(
-        /\b(amended|superseded) by (?:decisions? )?(\d{3}(?:(?:, | and )\d{3})*)/gi,
+        new RegExp(String.raw`\b(amended|superseded) by (?:decisions? )?(${NUMBER}(?:(?:, | and )${NUMBER})*)`, 'gi'),
       ))
         for (const later of named!.match(NUMBERS) ?? [])
           if (!byNumber.get(number)?.status.includes(later)) missing.push(`${number}: ${later}`);
       // "Amends decisions 070 and 101." in a record's first lines: the earlier ones' rows name this one.
-      const amends = /^Amends decisions? (\d{3}(?:(?:, | and )\d{3})*)/m.exec(body.split('\n').slice(0, 4).join('\n'));
+      const amends = new RegExp(String.raw`^Amends decisions? (${NUMBER}(?:(?:, | and )${NUMBER})*)`, 'm').exec(
+        body.split('\n').slice(0, 4).join('\n'),
+      );
       for (const earlier of amends?.[1]?.match(NUMBERS) ?? [])
         if (!byNumber.get(earlier)?.status.includes(number)) missing.push(`${earlier}: ${number}`);
     }
