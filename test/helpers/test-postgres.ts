@@ -1,7 +1,8 @@
 // A PostgreSQL database of the test file's own, when DATABASE_URL names a server: created from the run's
-// migrated template (TEST_DATABASE_TEMPLATE, test/helpers/database-template.ts) or empty without one, and
-// dropped with whatever is still connected to it. Only `pg`: a file that starts the service as processes
-// (test/helpers/processes.ts) gets its database without loading the application into its own process.
+// migrated template (TEST_DATABASE_TEMPLATE, test/helpers/database-template.ts) or empty without one, its
+// commits not waiting for the disk, and dropped with whatever is still connected to it. Only `pg`: a file
+// that starts the service as processes (test/helpers/processes.ts) gets its database without loading the
+// application into its own process.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
@@ -19,6 +20,9 @@ export async function createTestPostgres(): Promise<TestPostgres | undefined> {
   await admin.connect();
   const template = process.env.TEST_DATABASE_TEMPLATE;
   await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  // A commit answers without waiting for its log record to reach the disk (decision 1060): what every other
+  // session sees is the same, only a crash of the server could lose the last commits, and no test crashes it.
+  await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
   await admin.end();
   const target = new URL(url);
   target.pathname = `/${name}`;
