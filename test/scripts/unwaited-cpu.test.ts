@@ -13,20 +13,39 @@ import { descendantsWatch, unwaitedSeconds } from '../../scripts/machine-cpu.mjs
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BURN_S = 1.5;
 
+/**
+ * How long the runner must have been free to run for one of its readings of the processes under a file
+ * (one a second) to have come: a reading due while the runner waits for a core comes late, so this
+ * is counted in the time the runner's main thread did not wait for one (Linux's schedstat), not in wall
+ * time, which a loaded machine fills with waiting (decision 480's clock, for one thread).
+ */
+const RUNNER_FREE_MS = 2_500;
+
 // `sh` starts a process that burns BURN_S of CPU, then becomes `sleep`, which never waits for it: when
-// the sleep is ended, the burner goes to the system, and its time to no process of the file's.
+// the sleep is ended, the burner goes to the system, and its time to no process of the file's. The
+// burner, ended but not reaped (the sleep never waits), still says what it ran until the sleep ends: the
+// file keeps it so until the runner has been free to run for RUNNER_FREE_MS since, however long that takes.
 const leavesOne = `import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
+/** The runner's main thread: how long it ran and waited for a core, in ms (Linux's schedstat). */
+function runnerSched() {
+  const [ran, waited] = readFileSync(\`/proc/\${process.ppid}/schedstat\`, 'latin1').split(' ').map(Number);
+  return { ran: ran / 1e6, waited: waited / 1e6, at: performance.now() };
+}
 it('leaves a process it never waits for', async () => {
   const burn = 'const s = process.cpuUsage(); while (process.cpuUsage(s).user < ${BURN_S * 1e6}); console.log("burnt")';
-  const child = spawn('sh', ['-c', \`"\${process.execPath}" -e '\${burn}' & exec sleep 60\`], {
+  const child = spawn('sh', ['-c', \`"\${process.execPath}" -e '\${burn}' & exec sleep 600\`], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise((resolve) => child.stdout.on('data', (chunk) => String(chunk).includes('burnt') && resolve()));
-  // The runner reads the processes under this one once a second; the burner, ended but not reaped
-  // (the sleep never waits), is still there to be read until the sleep ends. Nothing to await.
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const from = runnerSched();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = runnerSched();
+    if (now.at - from.at - (now.waited - from.waited) >= ${RUNNER_FREE_MS}) break;
+  }
   child.kill();
   await once(child, 'close');
 });
