@@ -2,45 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { inFigureOrder, strategyMetrics, type MetricsFill } from './metrics.domain.ts';
 import { foldFills, metricsOf, stateOfFills, type MetricsState } from './metrics-fold.domain.ts';
-
-/** A seeded generator (mulberry32): the same sequences on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-/** Buys and sells on two markets, prices wandering, fees in either asset, sell orders of one to three fills. */
-function fills(seed: number, n: number): MetricsFill[] {
-  const next = random(seed);
-  const out: MetricsFill[] = [];
-  let price = 100;
-  for (let i = 0; out.length < n; i++) {
-    price = Math.max(1, price * (1 + (next() - 0.5) / 10));
-    const symbol = next() < 0.7 ? 'BTC/USDT' : 'ETH/USDT';
-    const side = next() < 0.5 ? 'buy' : 'sell';
-    const legs = side === 'sell' ? 1 + Math.floor(next() * 3) : 1;
-    for (let leg = 0; leg < legs; leg++) {
-      const feeInBase = next() < 0.3;
-      out.push({
-        tradeId: `paper:${String(out.length).padStart(6, '0')}`,
-        orderId: `o${i}`,
-        symbol,
-        side,
-        price: (price * (1 + leg / 200)).toFixed(2),
-        amount: (0.1 + next()).toFixed(4),
-        fee: feeInBase ? '0.0001' : '0.05',
-        feeCurrency: feeInBase ? symbol.split('/')[0]! : 'USDT',
-        at: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
-      });
-    }
-  }
-  return out;
-}
+import { randomFills } from '../../../test/helpers/random-fills.ts';
 
 /** Folds `all` in reports of `size` through JSON, as stored; a report the fold refuses is computed from all. */
 function incremental(all: readonly MetricsFill[], size: number): { state: MetricsState; rebuilt: number } {
@@ -63,7 +25,7 @@ function incremental(all: readonly MetricsFill[], size: number): { state: Metric
 describe('strategy figures kept fill by fill', () => {
   it('equal the figures computed from all the fills, after every report, on 40 random histories', () => {
     for (let seed = 1; seed <= 40; seed++) {
-      const all = fills(seed, 120);
+      const all = randomFills(seed, 120);
       for (const size of [1, 3]) {
         for (let n = size; n <= all.length; n += 17) {
           const { state } = incremental(all.slice(0, n), size);
@@ -74,7 +36,7 @@ describe('strategy figures kept fill by fill', () => {
   });
 
   it('computes again from all the fills only when the fold cannot give the same figures', () => {
-    const all = fills(7, 300);
+    const all = randomFills(7, 300);
     // The first report has no state; the fills of each order come together, so none other is refused.
     assert.equal(incremental(all, 1).rebuilt, 1);
     // A fill ordered before one counted already is refused.

@@ -12,45 +12,7 @@ import {
   type StoredLot,
   withoutLots,
 } from './metrics-lots.domain.ts';
-
-/** A seeded generator (mulberry32): the same sequences on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-/** Mostly small buys, now and then a large sell of one to three fills closing many lots; fees in either asset. */
-function lotHeavyFills(seed: number, n: number, sellSize = 1.5): MetricsFill[] {
-  const next = random(seed);
-  const out: MetricsFill[] = [];
-  let price = 100;
-  for (let i = 0; out.length < n; i++) {
-    price = Math.max(1, price * (1 + (next() - 0.5) / 10));
-    const symbol = next() < 0.7 ? 'BTC/USDT' : 'ETH/USDT';
-    const side = next() < 0.75 ? 'buy' : 'sell';
-    const legs = side === 'sell' ? 1 + Math.floor(next() * 3) : 1;
-    for (let leg = 0; leg < legs; leg++) {
-      const feeInBase = next() < 0.3;
-      out.push({
-        tradeId: `paper:${String(out.length).padStart(6, '0')}`,
-        orderId: `o${i}`,
-        symbol,
-        side,
-        price: (price * (1 + leg / 200)).toFixed(2),
-        amount: (side === 'buy' ? 0.05 + next() / 3 : 0.2 + next() * sellSize).toFixed(4),
-        fee: feeInBase ? '0.0001' : '0.05',
-        feeCurrency: feeInBase ? symbol.split('/')[0]! : 'USDT',
-        at: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
-      });
-    }
-  }
-  return out;
-}
+import { lotHeavyMix, randomFills } from '../../../test/helpers/random-fills.ts';
 
 /** The lots table, in memory: symbol → seq → [units, cost]. */
 type Table = Map<string, Map<number, [string, string]>>;
@@ -128,13 +90,13 @@ function throughTable(
 describe('open lots stored apart from the figures (decision 930)', () => {
   it('give the figures and the lots of the computation from all the fills, after every report, on 12 random histories', () => {
     for (let seed = 1; seed <= 12; seed++) {
-      const all = lotHeavyFills(seed, 120);
+      const all = randomFills(seed, 120, lotHeavyMix());
       for (const size of [1, 4]) throughTable(all, size, `seed ${seed} by ${size}`);
     }
   });
 
   it('read only the lots a report closes, and one more a symbol', () => {
-    const all = lotHeavyFills(99, 1_000, 0);
+    const all = randomFills(99, 1_000, lotHeavyMix(0));
     const { read, closed } = throughTable(all, 1, 'reads', false);
     // One fill a report: each reads what it closes and at most the next lot of its symbol.
     assert.ok(read <= closed + all.length, `read ${read}, closed ${closed}, reports ${all.length}`);
@@ -168,7 +130,7 @@ describe('open lots stored apart from the figures (decision 930)', () => {
   });
 
   it('a state stored with its lots (before decision 930) gives them up, numbered from 0, and folds on', () => {
-    const all = lotHeavyFills(5, 80);
+    const all = randomFills(5, 80, lotHeavyMix());
     const before = stateOfFills(all.slice(0, 40));
     const old = JSON.parse(JSON.stringify(before)) as Partial<MetricsState>;
     delete old.numbers;
