@@ -5,10 +5,9 @@
 // ones at the moment the Binance fake holds the order (or the halt's read goes out): a real outage.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { openDatabase, type Database } from '../../../src/platform/db/database.ts';
-import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
+import type { TcpProxy } from '../../fakes/tcp-proxy.ts';
+import { cuttableTestDatabase, type CuttableDatabase } from '../../helpers/database-cut.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
-import { testDatabaseUrl } from '../../helpers/test-app.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
 const NO_POSTGRES = withoutPostgres(
@@ -16,34 +15,22 @@ const NO_POSTGRES = withoutPostgres(
 );
 
 describe('a live order whose database fails once the venue has it', { skip: NO_POSTGRES }, () => {
+  let db: CuttableDatabase;
   let proxy: TcpProxy;
-  let database: Database;
   let o: OrdersApp;
 
   before(async () => {
-    const url = new URL((await testDatabaseUrl())!);
-    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 4, connectTimeoutMs: 2_000 });
-    o = await startOrdersApp({ app: { database } });
+    db = await cuttableTestDatabase();
+    proxy = db.proxy;
+    o = await startOrdersApp({ app: { database: db.database } });
   });
-  // A test that fails with the database cut leaves it back for the next.
-  afterEach(async () => {
-    proxy.tap();
-    await proxy.mode('pass');
-  });
+  afterEach(() => db.restore());
   after(async () => {
     await o?.close();
-    await database?.close();
-    await proxy?.close();
+    await db?.close();
   });
 
-  /** The database gone: new connections refused, open ones reset. */
-  async function cut(): Promise<void> {
-    // The listener stops accepting at once; its close completes once the reset has ended the open connections.
-    const refusing = proxy.mode('refuse');
-    proxy.reset();
-    await refusing;
-  }
+  const cut = () => db.cut();
 
   const warned = (msg: string, orderId: string) =>
     o.t.logLines().some((line) => line.level === 40 && line.msg === msg && line.orderId === orderId);

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { openDatabase, type Database } from '../../../src/platform/db/database.ts';
-import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
+import type { TcpProxy } from '../../fakes/tcp-proxy.ts';
 import { githubDelivery } from '../../fakes/webhook-senders.ts';
+import { cuttableTestDatabase, type CuttableDatabase } from '../../helpers/database-cut.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
-import { buildTestApp, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { NOW, outboxRows, SECRETS, send } from './webhooks-kit.ts';
 
 const NO_POSTGRES = withoutPostgres(
@@ -32,31 +32,22 @@ const push = (id: string) =>
   );
 
 describe('a delivery while the database is away', { skip: NO_POSTGRES }, () => {
+  let db: CuttableDatabase;
   let proxy: TcpProxy;
-  let database: Database;
   let t: TestApp;
 
   before(async () => {
-    const url = new URL((await testDatabaseUrl())!);
-    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 4, connectTimeoutMs: 2_000 });
-    t = await buildTestApp({ env: SECRETS, clock: fixedClock(NOW), database });
+    db = await cuttableTestDatabase();
+    proxy = db.proxy;
+    t = await buildTestApp({ env: SECRETS, clock: fixedClock(NOW), database: db.database });
   });
-  afterEach(async () => {
-    proxy.tap();
-    await proxy.mode('pass');
-  });
+  afterEach(() => db.restore());
   after(async () => {
     await t?.close();
-    await database?.close();
-    await proxy?.close();
+    await db?.close();
   });
 
-  async function cut(): Promise<void> {
-    const refusing = proxy.mode('refuse');
-    proxy.reset();
-    await refusing;
-  }
+  const cut = () => db.cut();
 
   const chats = async (id: string) =>
     (await outboxRows(t, 'codehost')).filter((row) => row.dedupe_key?.startsWith(`codehost:${id}`));
