@@ -44,12 +44,15 @@ export function createDeviceCookies(key: Buffer): DeviceCookies {
       return `${VERSION}.${id}.${issuedAt}.${mac(id, issuedAt, account)}`;
     },
     verify(value, account, now) {
-      if (!value || value.length > 200 || account.passwordHash === undefined) return undefined;
+      if (!value || value.length > 200) return undefined;
       const [version, id, issuedAt, signature, ...rest] = value.split('.');
       if (version !== VERSION || !id || !issuedAt || !signature || rest.length > 0) return undefined;
-      const expected = Buffer.from(mac(id, issuedAt, account));
+      // An address no account has is checked as one that has, then refused: what is done depends on the
+      // cookie alone, never on whether the address has an account (decision 1050).
+      const expected = Buffer.from(mac(id, issuedAt, { ...account, passwordHash: account.passwordHash ?? '' }));
       const given = Buffer.from(signature);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+      const matches = given.length === expected.length && timingSafeEqual(given, expected);
+      if (!matches || account.passwordHash === undefined) return undefined;
       const ageSeconds = now.getTime() / 1000 - Number.parseInt(issuedAt, 36);
       return ageSeconds >= 0 && ageSeconds <= DEVICE_COOKIE_MAX_AGE_SECONDS ? id : undefined;
     },
