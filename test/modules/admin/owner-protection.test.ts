@@ -135,4 +135,24 @@ describe("the platform owner's account", () => {
     const back = await call('PATCH', `/api/admin/users/${owner.id}`, other.headers, { status: 'active' });
     assert.equal(back.statusCode, 200, back.body);
   });
+
+  it("says where an admin meets the owner's account: the operations' documents and the user's fixed fields (decision 1051)", async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      paths: Record<string, Record<string, { description?: string }>>;
+    }>();
+    for (const [path, method] of [
+      ['/api/admin/users/{user_id}', 'patch'],
+      ['/api/admin/users/{user_id}', 'delete'],
+      ['/api/admin/users/bulk-action', 'post'],
+      ['/api/admin/users/reset-password', 'post'],
+    ] as const) {
+      const description = document.paths[path]?.[method]?.description ?? '';
+      assert.match(description, /platform owner's/, `${method} ${path} tells of the owner's account`);
+      assert.match(description, /decisions? (903, )?1051/, `${method} ${path} names the decision`);
+    }
+    // The user object keeps the spec's fields: the flag is not among them.
+    const read = await t.app.inject({ method: 'GET', url: `/api/admin/users/${owner.id}`, headers: other.headers });
+    assert.equal(read.statusCode, 200, read.body);
+    assert.ok(!('owner' in read.json()) && !('isOwner' in read.json()));
+  });
 });

@@ -36,7 +36,8 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
           description:
             'Unknown ids are reported in `notFound` and do not fail the request. `suspend` and `delete` ' +
             "revoke the sessions of each user (refused from their next request); the acting admin's own " +
-            'account is never suspended or deleted (reported in `skipped`). `export` stores a CSV of the ' +
+            "account is never suspended or deleted, nor by another admin the platform owner's (decisions 903, " +
+            '1051): each is reported in `skipped` with the reason. `export` stores a CSV of the ' +
             'users found and answers `exportUrl`, downloadable with an admin token for 24 hours. Each ' +
             'changed user gets an audit entry.' +
             ' An admin with two-factor on needs a second factor within `STEP_UP_MAX_AGE_MINUTES` (403 `Second factor required`; `POST /api/auth/2fa/step-up`).',
@@ -92,7 +93,8 @@ export function userActionsRoutes(deps: { service: UserActionsService; guards: G
             'password is mailed to the user through the outbox (never to a suppressed address); it is ' +
             'never returned or logged. A deleted user must be activated first (409). An admin cannot ' +
             'reset their own password here (409): they change it with `POST /api/auth/password`, or the ' +
-            'operator runs `users:reset-password`.' +
+            "operator runs `users:reset-password`. Nor can another admin reset the platform owner's (409, the " +
+            "detail saying the account is the owner's; decisions 903, 1051)." +
             ' An admin with two-factor on needs a second factor within `STEP_UP_MAX_AGE_MINUTES` (403 `Second factor required`; `POST /api/auth/2fa/step-up`).',
           security,
           querystring: ResetPasswordQuery,

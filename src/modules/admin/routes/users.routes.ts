@@ -79,6 +79,10 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
             'Changes role, tier, status and flags. Suspending or deleting revokes every session: the user is ' +
             'refused (403) from the next request. `active` restores a suspended or deleted user. An admin ' +
             'cannot demote, suspend or delete their own account (409). Audited as `admin.user.update`.' +
+            " Another admin's change of the platform owner's account (the configured first admin's, decision 903) to " +
+            'its `role`, `status` (suspend, delete), `emailVerified` or a `twoFactorEnabled` reset is refused ' +
+            "(409, the detail saying the account is the owner's); a field sent unchanged, the tier and " +
+            'reactivation pass. The user object has no field for it (decision 1051).' +
             ' An admin with two-factor on needs a second factor within `STEP_UP_MAX_AGE_MINUTES` (403 `Second factor required`; `POST /api/auth/2fa/step-up`).',
           security,
           params: UserIdParams,
@@ -101,7 +105,8 @@ export function usersRoutes(deps: { service: UsersService; guards: Guards }): Fa
           description:
             'Sets status `deleted`, stamps the deletion and revokes every session; the record and its history ' +
             'are kept, and PATCH `status: active` restores it. Deleting a deleted user changes nothing. An ' +
-            'admin cannot delete their own account (409).' +
+            "admin cannot delete their own account (409), nor another admin the platform owner's (409, the " +
+            "detail saying the account is the owner's; decisions 903, 1051)." +
             ' An admin with two-factor on needs a second factor within `STEP_UP_MAX_AGE_MINUTES` (403 `Second factor required`; `POST /api/auth/2fa/step-up`).',
           security,
           params: UserIdParams,
