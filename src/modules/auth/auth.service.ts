@@ -206,7 +206,8 @@ export function createAuthService(deps: {
       if (!challenge) throw invalidMfaToken();
       const user = await accounts.findById(challenge.userId);
       if (!user?.twoFactorEnabled) throw invalidMfaToken();
-      const attempt = await deps.attempts.reserve(user);
+      // The owner's device (its cookie, under the present password) counts its codes apart (decision 1052).
+      const attempt = await deps.attempts.reserve(user, deps.devices.verify(client.device, user, now));
       // What can refuse the sign-in is settled before the second factor is spent, so a refused one
       // spends no recovery code and mails nobody about one (decision 883): the account's status, then
       // the challenge (a concurrent sign-in with it waits on its row). A wrong code rolls the challenge back.

@@ -3,7 +3,8 @@
 // whatever the password did, in two counters nothing but time resets: 5 wrong codes in a fixed
 // 15-minute window lock code checks for the rest of it, and 50 with no 24-hour pause between them lock
 // them until a day has passed since the last (so no 24 hours ever hold more than 50). Attempts refused
-// by a lock count for nothing and extend nothing. The owner is mailed once per lockout.
+// by a lock count for nothing and extend nothing. The owner is mailed once per lockout. A sign-in from
+// the owner's device (its device cookie) counts in counters of that device instead (decision 1052).
 // A step-up's codes are the exception (decision 733): they count per session (5 in 15 minutes, 10 a
 // day) and in an account-wide step-up day of their own (30), never in the sign-in's counters, so a
 // session taken from the owner can hold neither the owner's sign-in nor, alone, the other sessions.
@@ -164,10 +165,14 @@ export function createSecondFactorAttempts(deps: {
      * Counts an attempt at a code for this account before it is checked (so parallel guesses cannot
      * slip under a limit); 429 with Retry-After while code checks are locked.
      */
-    async reserve(user: { id: string; email: string }): Promise<SecondFactorAttempt> {
-      const windowKey = `two-factor:codes:${user.id}`;
-      const dayKey = `two-factor:codes-day:${user.id}`;
-      const dayLockKey = `two-factor:codes-locked:${user.id}`;
+    async reserve(user: { id: string; email: string }, device?: string): Promise<SecondFactorAttempt> {
+      // A sign-in from a device that completed one before (its device cookie, decision 196) counts in
+      // counters of that device (decision 1052): whoever knows the password and guesses codes locks the
+      // account's, never the owner's own browser. A cookie comes only from a completed sign-in.
+      const of = device === undefined ? user.id : `device:${device}`;
+      const windowKey = `two-factor:codes:${of}`;
+      const dayKey = `two-factor:codes-day:${of}`;
+      const dayLockKey = `two-factor:codes-locked:${of}`;
       const lockedUntil = await cache.get<number>(dayLockKey);
       const now = clock.now().getTime();
       if (lockedUntil !== undefined && lockedUntil > now) throw locked(lockedUntil - now);
@@ -186,7 +191,7 @@ export function createSecondFactorAttempts(deps: {
           const lockMs = day.count >= L.perDay ? day.resetMs : window.resetMs;
           if (day.count >= L.perDay) await cache.set(dayLockKey, clock.now().getTime() + lockMs, lockMs);
           // One mail per lockout, whichever instance saw the attempt that started it.
-          if (await cache.acquire(`two-factor:codes-mailed:${user.id}`, lockMs))
+          if (await cache.acquire(`two-factor:codes-mailed:${of}`, lockMs))
             await mailLockout(user, new Date(clock.now().getTime() + lockMs));
         },
       };

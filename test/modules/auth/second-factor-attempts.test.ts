@@ -17,6 +17,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { AppError } from '../../../src/platform/http/errors.ts';
 import { assertDetail } from '../../helpers/error-assertions.ts';
 import { newClientAddress, signIn } from '../../helpers/test-app.ts';
+import { deviceCookie } from './lockout-fixtures.ts';
 import { startTwoFactorApp, type TwoFactorApp } from './two-factor-fixtures.ts';
 
 const LOCKED = 'Too many wrong two-factor codes for this account; try again later';
@@ -69,6 +70,63 @@ describe('second-factor attempts', () => {
       LOCKED,
     );
     assert.equal(await lockoutMails(user.email), 1, 'one mail for the lockout, not one per guess');
+  });
+
+  it("someone who knows the password locks the account's codes, not the owner's device (decision 1052)", async () => {
+    const user = await f.enrolled();
+    // The owner's browser completed a sign-in before: it holds the account's device cookie.
+    const home = newClientAddress();
+    const first = await f.post(
+      '/api/auth/2fa/verify',
+      { mfa_token: await f.challenge(user, home), code: f.codeAt(user.secret) },
+      {},
+      home,
+    );
+    assert.equal(first.statusCode, 200, first.body);
+    const cookie = deviceCookie(first);
+    f.nextStep();
+    // Whoever else has the password guesses codes from anywhere, until the account's codes lock.
+    for (let i = 0; i < SECOND_FACTOR_LIMITS.perWindow; i++) {
+      const address = newClientAddress();
+      const token = await f.challenge(user, address);
+      assertDetail(
+        await f.post('/api/auth/2fa/verify', { mfa_token: token, code: wrongCode(user.secret) }, {}, address),
+        401,
+      );
+    }
+    const elsewhere = newClientAddress();
+    const refused = await f.post(
+      '/api/auth/2fa/verify',
+      { mfa_token: await f.challenge(user, elsewhere), code: f.codeAt(user.secret) },
+      {},
+      elsewhere,
+    );
+    assertDetail(refused, 429, LOCKED);
+    // The owner's browser, from another address, still finishes its sign-in with the right code.
+    const travelling = newClientAddress();
+    const login = await f.post(
+      '/api/auth/login',
+      { email: user.email, password: user.password },
+      { cookie },
+      travelling,
+    );
+    assert.equal(login.statusCode, 200, login.body);
+    const token = login.json<{ mfa_token: string }>().mfa_token;
+    const owner = await f.post(
+      '/api/auth/2fa/verify',
+      { mfa_token: token, code: f.codeAt(user.secret) },
+      { cookie },
+      travelling,
+    );
+    assert.equal(owner.statusCode, 200, `the owner's device is not held by the account's lock: ${owner.body}`);
+    // A cookie of another account, or none, is no way around the lock.
+    const other = await f.post(
+      '/api/auth/2fa/verify',
+      { mfa_token: await f.challenge(user, elsewhere), code: f.codeAt(user.secret) },
+      { cookie: 'tp_device=d2.AAAAAAAAAAAAAAAAAAAAAA.abc.AAAA' },
+      elsewhere,
+    );
+    assertDetail(other, 429, LOCKED);
   });
 
   it('disable and recovery codes count in the same counter as the sign-in', async () => {

@@ -37,7 +37,8 @@ export function twoFactorRoutes(deps: {
             'one 30-second step either side of now is accepted, and each step once only) or `recovery_code` ' +
             '(each works once; its use is audited and mailed to the owner). Answers the token pair login ' +
             'answers for an account without two-factor. A wrong code: 401; codes are counted per account, ' +
-            'whatever the address: past 5 wrong ones in 15 minutes or 50 in a day, 429 with `Retry-After` and ' +
+            'whatever the address, or per device for a client with the device cookie `tp_device` of an ' +
+            'earlier complete sign-in to the account: past 5 wrong ones in 15 minutes or 50 in a day, 429 with `Retry-After` and ' +
             'the owner is mailed; an unknown, spent or expired `mfa_token`: 401; both or neither of ' +
             '`code` and `recovery_code`: 422.',
           body: TwoFactorVerifyBody,
