@@ -69,7 +69,7 @@ function allowed(hook: HookRow, ip: string | undefined): boolean {
 
 export function createAlertsService(deps: {
   repo: SignalsRepository;
-  hooks: Pick<HooksService, 'requireTwoFactor'>;
+  hooks: Pick<HooksService, 'requireOwnerMayTrade'>;
   cache: Pick<Cache, 'incr'>;
   limits: { hookPerMinute: number; addressPerMinute: number };
   /** An order step still running after this is acknowledged without its id: TradingView gives up at 3 s. */
@@ -126,9 +126,9 @@ export function createAlertsService(deps: {
     throw error;
   }
 
-  async function place(hook: HookRow, alert: Alert, alertKey: string | null, takenOver = false): Promise<Placed> {
+  async function place(hook: HookRow, alert: Alert, alertKey: string | null): Promise<Placed> {
     if (!placer) throw unavailable('trading is not available');
-    if (hook.mode === 'live') await hooks.requireTwoFactor(hook.userId);
+    await hooks.requireOwnerMayTrade(hook.userId, hook.mode);
     return placer.place(hook.userId, {
       exchange: hook.exchange,
       symbol: alert.symbol,
@@ -139,7 +139,6 @@ export function createAlertsService(deps: {
       price: alert.price,
       hookId: hook.id,
       alertKey,
-      takenOver,
     });
   }
 
@@ -163,7 +162,6 @@ export function createAlertsService(deps: {
     const first = (async () => {
       const deadline = Date.now() + REPEAT_WAIT_MS;
       let claimed: Date;
-      let takenOver: boolean;
       for (;;) {
         const now = clock.now();
         const claim = await repo.claim(hook.id, alertKey, now, new Date(now.getTime() - takeOverAfterMs));
@@ -171,7 +169,6 @@ export function createAlertsService(deps: {
           if (claim.takenOver)
             logger.warn({ hookId: hook.id, alertKey }, 'an alert claim left without its order was taken over');
           claimed = claim.claimed;
-          takenOver = claim.takenOver;
           break;
         }
         if (claim.orderId) throw new Repeat(claim.orderId);
@@ -179,16 +176,30 @@ export function createAlertsService(deps: {
           throw new AppError('conflict', 'This alert is still being placed by an earlier copy');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      try {
-        const placed = await place(hook, alert, alertKey, takenOver);
-        await repo.placed(hook.id, alertKey, placed.orderId);
-        return placed;
-      } catch (error) {
-        await repo
+      const release = () =>
+        repo
           .release(hook.id, alertKey, claimed)
           .catch((e: unknown) => logger.warn({ err: e }, 'alert claim not released'));
+      let placed: Placed;
+      try {
+        placed = await place(hook, alert, alertKey);
+      } catch (error) {
+        await release();
         throw error;
       }
+      try {
+        await repo.placed(hook.id, alertKey, placed.orderId);
+      } catch (error) {
+        // The door made (or answered) the order: this alert's answer is that order, never an error that
+        // says none was made. Its claim goes, and a repeat asks the door for the order under the alert's
+        // key before anything else (decision 1072); a claim that cannot go either is taken over later.
+        logger.warn(
+          { err: error, hookId: hook.id, orderId: placed.orderId },
+          "an alert's order not recorded on its claim",
+        );
+        await release();
+      }
+      return placed;
     })();
     inflight.set(flightKey, first);
     try {

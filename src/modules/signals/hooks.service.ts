@@ -5,6 +5,7 @@ import type { Actor } from '../../platform/auth/actor.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
+import { isVenue } from '../exchange/index.ts';
 import { badAddressIndex } from './signals.schemas.ts';
 import type { SignalMode } from './alerts.domain.ts';
 import { audit } from './signals.audit.ts';
@@ -45,8 +46,20 @@ export function createHooksService(deps: {
     if (!user?.twoFactorEnabled) throw forbidden('A live signal hook needs two-factor authentication on your account');
   }
 
+  /**
+   * Before an alert's order: the hook's owner may trade now. A suspended or deleted account's bearer tokens
+   * are refused at once (DESIGN §4), and its hooks' secrets place nothing either (decision 1070); a live
+   * hook's owner has two-factor on (decision 220).
+   */
+  async function requireOwnerMayTrade(userId: string, mode: SignalMode): Promise<void> {
+    const user = await accounts.findById(userId);
+    if (user && user.status !== 'active') throw forbidden(`The hook owner's account is ${user.status}`);
+    if (mode === 'live' && !user?.twoFactorEnabled)
+      throw forbidden('A live signal hook needs two-factor authentication on your account');
+  }
+
   return {
-    requireTwoFactor,
+    requireOwnerMayTrade,
 
     async create(input: HookInput, actor: Actor): Promise<HookWithSecret> {
       const bad = badAddressIndex(input.allowedIps);
@@ -58,6 +71,18 @@ export function createHooksService(deps: {
             msg: 'Value error, not an IP address or CIDR',
             input: input.allowedIps![bad],
             ctx: { error: 'not an IP address or CIDR' },
+          },
+        ]);
+      // The order path takes only the venues it knows (POST /api/orders' `exchange`); a hook naming another
+      // would have every alert refused, or worse, answered by whatever an unknown venue id does (decision 1071).
+      if (!isVenue(input.exchange))
+        throw validationFailed([
+          {
+            type: 'value_error',
+            loc: ['body', 'exchange'],
+            msg: 'Value error, not a venue orders can be placed on',
+            input: input.exchange,
+            ctx: { error: 'not a venue orders can be placed on' },
           },
         ]);
       if (input.mode === 'live') await requireTwoFactor(actor.id);

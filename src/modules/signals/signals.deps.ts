@@ -23,12 +23,6 @@ export interface SignalOrder {
   hookId: string;
   /** The alert's identity (its id and time), null when it sent no id; the order's idempotency comes from it. */
   alertKey: string | null;
-  /**
-   * The alert's claim was taken over from a copy that stopped (decision 710): the order its key names, if
-   * that copy stored one, answers before the alert is sized again (a size in quote or percent may come out
-   * otherwise now, which the door would refuse as another body under the key).
-   */
-  takenOver: boolean;
 }
 
 /**

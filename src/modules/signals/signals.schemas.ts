@@ -25,7 +25,7 @@ export const HookCreateBody = Type.Object(
         minLength: 1,
         maxLength: 40,
         default: 'binance',
-        description: 'The venue (ccxt id) orders go to.',
+        description: 'The venue (ccxt id, any case) orders go to: one the platform trades on (422 otherwise).',
       }),
     ),
     max_lag_seconds: Type.Optional(

@@ -62,7 +62,11 @@ export function createOrderPlacer(deps: OrderPlacerDeps): OrderPlacer {
       if (order.mode === 'live' && !deps.liveTrading)
         throw forbidden('Live trading is off on this server (LIVE_TRADING is not true)');
       const key = order.alertKey === null ? undefined : signalOrderKey(order.hookId, order.alertKey);
-      if (order.takenOver && key) {
+      // The order the alert's key names, if one was stored, answers before the alert is sized again: a copy
+      // that took over a stopped claim (decision 710), or one that claims again after a copy whose door
+      // stored the order but whose claim could not record it (decision 1072). Sized again, a size in quote or
+      // percent may come out otherwise now, which the door would refuse as another body under the key.
+      if (key) {
         const earlier = await deps.keyed(userId, key);
         if (earlier) return { orderId: earlier.id, created: false };
       }

@@ -45,7 +45,8 @@ export function alertsRoutes(deps: { alerts: AlertsService }): FastifyPluginAsyn
             'secret or unknown hook, 413 over 16 KiB, 422 unreadable, unknown action or stale `time`, 429 ' +
             'throttled per address (first, before the body is read: a body over 16 KiB past that limit is 429 ' +
             'too), per hook (only alerts with the right secret count), and per address for refused alerts ' +
-            '(wrong secret or unreadable, on a counter of their own); the order path’s own refusals (422 limits, 423 halted, 403 ' +
+            '(wrong secret or unreadable, on a counter of their own); 403 when the hook owner’s account is suspended or ' +
+            'deleted; the order path’s own refusals (422 limits, 423 halted, 403 ' +
             'live safety, 503 trading not available) as that route answers them.',
           security: [],
           params: Type.Object({ hook_id: Type.String({ maxLength: 64, description: 'The hook, from its URL.' }) }),

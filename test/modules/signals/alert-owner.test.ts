@@ -1,0 +1,155 @@
+// Who an alert's order is for, and what its hook names: an alert places an order only for an account that
+// may trade now (a suspended or deleted owner's hooks place nothing, as their bearer tokens do not), and a
+// hook names a venue the order path knows.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
+import { startCoinGeckoFake, type CoinGeckoFake } from '../../fakes/coingecko.ts';
+import { alertRequest, timenow } from '../../fakes/tradingview.ts';
+import { sql } from 'drizzle-orm';
+import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
+import { shiftedClock } from '../../helpers/shifted-clock.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { buildTestApp, newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+
+describe('an alert’s owner and venue', () => {
+  const clock = shiftedClock();
+  let t: TestApp;
+  let alice: TestUser;
+  let binance: BinanceFake;
+  let coingecko: CoinGeckoFake;
+
+  before(async () => {
+    binance = await startBinanceFake();
+    coingecko = await startCoinGeckoFake();
+    t = await buildTestApp({
+      clock,
+      env: {
+        BINANCE_API_URL: binance.url,
+        COINGECKO_API_URL: coingecko.url,
+        EXCHANGE_RATE_LIMIT: 'false',
+        MARKET_UPSTREAM_TIMEOUT_MS: '10000',
+        TRADING_MAX_ORDERS_PER_MINUTE: 'none',
+        SIGNAL_ACK_WITHIN_MS: '60000',
+      },
+    });
+    alice = await signIn(t.app, t.database);
+    await waitFor(
+      async () =>
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/orders',
+            headers: alice.headers,
+            payload: { exchange: 'binance', symbol: 'BTC/USDT', side: 'buy', type: 'market', amount: '0.001' },
+          })
+        ).statusCode === 201,
+      'a first paper order',
+      60_000,
+      250,
+    );
+  });
+  after(async () => {
+    await t.close();
+    await binance.close();
+    await coingecko.close();
+  });
+
+  const makeHook = async (user: TestUser, payload: object = { name: 'trend' }) => {
+    const response = await t.app.inject({ method: 'POST', url: '/api/signals/hooks', headers: user.headers, payload });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json<{ id: string; secret: string }>();
+  };
+  const post = (hook: { id: string; secret: string }, fields: object = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/signals/tradingview/${hook.id}`,
+      ...alertRequest(
+        JSON.stringify({
+          secret: hook.secret,
+          symbol: 'BTCUSDT',
+          action: 'buy',
+          amount: '0.001',
+          time: timenow(clock.now()),
+          ...fields,
+        }),
+      ),
+      remoteAddress: newClientAddress(),
+    });
+  const setStatus = (user: TestUser, status: 'active' | 'suspended' | 'deleted') =>
+    t.modules.admin.users.updateUser(user.id, { status }, { id: null });
+  const ordersOf = async (user: TestUser) =>
+    (await t.app.inject({ method: 'GET', url: '/api/orders', headers: user.headers })).json<{ total: number }>().total;
+
+  it('places nothing for a suspended or deleted owner; once active again, the hook places', async () => {
+    const bob = await signIn(t.app, t.database);
+    const hook = await makeHook(bob);
+    assert.equal((await post(hook, { id: 'first' })).statusCode, 202);
+    await setStatus(bob, 'suspended');
+    const refused = { id: 'while-suspended', time: timenow(clock.now()) };
+    assertDetail(await post(hook, refused), 403, "The hook owner's account is suspended");
+    await setStatus(bob, 'deleted');
+    assertDetail(await post(hook, { id: 'while-deleted' }), 403, "The hook owner's account is deleted");
+    await setStatus(bob, 'active');
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: bob.email, password: bob.password },
+      remoteAddress: newClientAddress(),
+    });
+    assert.equal(login.statusCode, 200, login.body);
+    const again = {
+      ...bob,
+      headers: { authorization: `Bearer ${login.json<{ access_token: string }>().access_token}` },
+    };
+    assert.equal(await ordersOf(again), 1, 'no order was made while the account could not trade');
+    const back = await post(hook, refused);
+    assert.equal(back.statusCode, 202, 'the refused alert was not claimed: it places once the account is back');
+    assert.equal(await ordersOf(again), 2);
+  });
+
+  it('refuses a hook whose exchange is no venue (422 naming the field), and stores none', async () => {
+    const before = (await t.app.inject({ method: 'GET', url: '/api/signals/hooks', headers: alice.headers })).json<{
+      hooks: unknown[];
+    }>().hooks.length;
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/api/signals/hooks',
+      headers: alice.headers,
+      payload: { name: 'nowhere', exchange: 'nope' },
+    });
+    assertIssue(made, ['body', 'exchange'], 'value_error');
+    const after = (await t.app.inject({ method: 'GET', url: '/api/signals/hooks', headers: alice.headers })).json<{
+      hooks: unknown[];
+    }>().hooks.length;
+    assert.equal(after, before);
+    await makeHook(alice, { name: 'kraken', exchange: 'Kraken' });
+  });
+
+  it('answers the order the door made when its claim cannot record it, and a repeat answers that order too', async () => {
+    // A real fault of the database, for this alert's claim only: the order id cannot be written on it.
+    await t.database.db.execute(sql`
+      CREATE FUNCTION refuse_order_on_claim() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'the claim cannot take its order now'; END $$`);
+    await t.database.db.execute(sql`
+      CREATE TRIGGER refuse_order_on_claim BEFORE UPDATE OF order_id ON signal_alerts FOR EACH ROW
+      WHEN (NEW.alert_key LIKE 'unrecorded%') EXECUTE FUNCTION refuse_order_on_claim()`);
+    try {
+      const hook = await makeHook(alice, { name: 'percent' });
+      const before = await ordersOf(alice);
+      // Sized in percent of the free quote: sized again after its own order, it comes out otherwise.
+      const alert = { id: 'unrecorded', amount: undefined, percent: '1', time: timenow(clock.now()) };
+      const first = await post(hook, alert);
+      assert.equal(first.statusCode, 202, first.body);
+      const orderId = first.json<{ order_id: string }>().order_id;
+      assert.match(orderId, /^[0-9a-f-]{36}$/);
+      const repeat = await post(hook, alert);
+      assert.equal(repeat.statusCode, 200, repeat.body);
+      assert.equal(repeat.json<{ order_id: string }>().order_id, orderId);
+      assert.equal(await ordersOf(alice), before + 1, 'one order for the alert');
+    } finally {
+      await t.database.db.execute(sql`DROP TRIGGER refuse_order_on_claim ON signal_alerts`);
+      await t.database.db.execute(sql`DROP FUNCTION refuse_order_on_claim()`);
+    }
+  });
+});
