@@ -940,6 +940,7 @@ CREATE INDEX "exchange_trades_user_created_idx" ON "exchange_trades" USING btree
 CREATE UNIQUE INDEX "exchange_transfers_venue_id_key" ON "exchange_transfers" USING btree ("user_id","exchange","type","exchange_transfer_id");--> statement-breakpoint
 CREATE INDEX "exchange_transfers_user_time_idx" ON "exchange_transfers" USING btree ("user_id","exchange","transfer_timestamp" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "scheduled_job_runs_job_started_idx" ON "scheduled_job_runs" USING btree ("job","started_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "scheduled_job_runs_running_idx" ON "scheduled_job_runs" USING btree ("job") WHERE "scheduled_job_runs"."status" = 'running';--> statement-breakpoint
 CREATE UNIQUE INDEX "scheduled_job_runs_job_idempotency_key_idx" ON "scheduled_job_runs" USING btree ("job","idempotency_key");--> statement-breakpoint
 CREATE UNIQUE INDEX "order_fills_trade_key" ON "order_fills" USING btree ("order_id","trade_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "orders_client_order_id_key" ON "orders" USING btree ("exchange","client_order_id");--> statement-breakpoint

@@ -52,6 +52,8 @@ const DOCS_PREFIX = '/docs';
 export interface ModuleOptions {
   /** The in-process scheduler's timers (tests drive them). */
   jobTimers?: TimerFactory;
+  /** The period of the lost-run sweep (tests shorten it; decision 1000). */
+  lostRunSweepMs?: number;
   /** The paper resting watch's periods (tests shorten them). */
   paperWatch?: RestingWatchTimes;
   /** The venue library's import (tests give one as slow as a busy machine's; decision 700). */
@@ -156,7 +158,14 @@ export function createModules(platform: Platform, options: ModuleOptions = {}) {
     portfolio,
   };
   const bound = modulesOf(owners).flatMap((module) => module.jobs ?? []);
-  const jobs = createJobsModule(platform, { jobs: bound, names: JOB_NAMES, events }, { timers: options.jobTimers });
+  const jobs = createJobsModule(
+    platform,
+    { jobs: bound, names: JOB_NAMES, events },
+    {
+      timers: options.jobTimers,
+      lostRunSweepMs: options.lostRunSweepMs,
+    },
+  );
   const dashboard = createDashboardModule(platform, {
     version: SERVICE_VERSION,
     users: admin.users,

@@ -7,6 +7,7 @@ import type { Platform } from '../../platform/platform.ts';
 import type { JobsDeps } from './jobs.deps.ts';
 import { createJobLock } from './job-lock.ts';
 import { createJobRunner } from './job-runner.ts';
+import { createLostRunSweeper, LOST_RUN_SWEEP_MS } from './lost-runs.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
 import { createJobsService } from './jobs.service.ts';
 import { createRegistry } from './registry.ts';
@@ -18,7 +19,11 @@ export type { JobRun } from './jobs.domain.ts';
 export type { RunOutcome } from './job-runner.ts';
 export { JOBS_MODULE } from './jobs.module.ts';
 
-export function createJobsModule(platform: Platform, deps: JobsDeps, options: { timers?: TimerFactory } = {}) {
+export function createJobsModule(
+  platform: Platform,
+  deps: JobsDeps,
+  options: { timers?: TimerFactory; lostRunSweepMs?: number } = {},
+) {
   const { config, database, clock, logger } = platform;
   const registered = createRegistry(deps.jobs, deps.names);
   // Config checks the names when its caller passes them (the entry points do); a config
@@ -33,14 +38,24 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
     return { ...job, cron, windowSeconds: triggerWindowSeconds(cron, config.jobs.triggerWindowSeconds) };
   });
   const repo = createRunsRepository(database.db);
+  const lock = createJobLock(database);
   const runner = createJobRunner({
     jobs,
     repo,
-    lock: createJobLock(database),
+    lock,
     clock,
     logger,
     events: deps.events,
     retention: { days: config.jobs.runsRetentionDays, maxPerJob: config.jobs.runsMaxPerJob },
+  });
+  // Lost runs are swept at start-up and once a period while listening, whatever triggers the jobs.
+  const sweeper = createLostRunSweeper({
+    jobs: jobs.map((job) => job.name),
+    repo,
+    lock,
+    clock,
+    logger,
+    periodMs: options.lostRunSweepMs ?? LOST_RUN_SWEEP_MS,
   });
   const scheduler = createScheduler({
     jobs,
@@ -55,8 +70,9 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
     settings: { scheduler: config.jobs.scheduler, secretConfigured: config.jobs.secret !== undefined },
   });
 
-  /** Starts the in-process scheduler when SCHEDULER=internal; call when the server starts listening. */
+  /** Starts the lost-run sweep, and the in-process scheduler when SCHEDULER=internal; call when the server listens. */
   function start(): void {
+    sweeper.start();
     if (config.jobs.scheduler === 'internal') scheduler.start();
   }
   /**
@@ -66,7 +82,7 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
    */
   async function stop(): Promise<void> {
     const bound = Math.max(0, config.resilience.shutdownTimeoutMs - 2_000);
-    await Promise.all([scheduler.stop(bound), runner.drain(bound)]);
+    await Promise.all([scheduler.stop(bound), runner.drain(bound), sweeper.stop()]);
   }
 
   return {
@@ -82,7 +98,7 @@ export function createJobsModule(platform: Platform, deps: JobsDeps, options: { 
     lastRuns: service.lastRuns,
     start,
     stop,
-    hooks: { ready: runner.interruptLostRuns, listening: start, closed: stop },
+    hooks: { ready: sweeper.sweep, listening: start, closed: stop },
   };
 }
 

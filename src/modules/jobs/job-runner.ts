@@ -13,6 +13,7 @@ import type { JOBS_EVENTS } from './jobs.events.ts';
 import { safeJobError } from './job-errors.domain.ts';
 import type { JobLock } from './job-lock.ts';
 import { statusOfUnits, type RunTrigger } from './jobs.domain.ts';
+import { LOST_ERROR } from './lost-runs.ts';
 import type { Claim, RunRow, RunsRepository } from './runs.repository.ts';
 
 export type { JobResult };
@@ -53,7 +54,6 @@ interface Started {
 
 const OVERLAP_REASON = 'another run of this job is in progress';
 const INTERRUPTED_ERROR = 'interrupted: the service shut down before the run ended';
-const LOST_ERROR = 'interrupted: the run ended without its end being recorded';
 
 /** Runs deleted per statement, and statements per run at most, when a run prunes its job's history. */
 const PRUNE_BATCH = 1_000;
@@ -373,14 +373,6 @@ export function createJobRunner(deps: {
     /** Runs a job by name and waits for its end, as the in-process scheduler does. */
     async run(name: string, trigger: RunTrigger): Promise<RunOutcome> {
       return (await start(name, trigger)).done;
-    },
-
-    /** At start-up, each job whose lock is free has its lost runs recorded failed (decision 985); never throws. */
-    async interruptLostRuns(): Promise<void> {
-      for (const { name } of deps.jobs)
-        await lock
-          .tryWithLock(name, () => interruptLost(name))
-          .catch((error: unknown) => logger.error({ err: error, job: name }, 'lost runs could not be recorded'));
     },
 
     /** Waits up to `boundMs` for the runs in progress; those still running then are recorded interrupted. */

@@ -2,6 +2,7 @@
 // an operator read to see what the maintenance jobs did. The jobs are the modules' (each declares its
 // own), so the tables are built by a factory: the objects exported here are the ones runtime code uses,
 // and the schema drizzle-kit reads builds them again with every declared job name (the CHECKs).
+import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { RUN_STATUSES, RUN_TRIGGERS, type RunStatus, type RunTrigger } from './jobs.domain.ts';
@@ -34,6 +35,8 @@ export const scheduledJobTables = (jobNames?: readonly string[]) => ({
     },
     (t) => [
       index('scheduled_job_runs_job_started_idx').on(t.job, t.startedAt.desc()),
+      // The runs in progress, or lost (decision 1000): the sweep reads them without the history.
+      index('scheduled_job_runs_running_idx').on(t.job).where(sql`${t.status} = 'running'`),
       uniqueIndex('scheduled_job_runs_job_idempotency_key_idx').on(t.job, t.idempotencyKey),
       ...(jobNames ? [check('scheduled_job_runs_job_check', oneOf(t.job, jobNames))] : []),
       check('scheduled_job_runs_trigger_check', oneOf(t.trigger, RUN_TRIGGERS)),

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Db } from '../../platform/db/database.ts';
+import type { LockTaken } from './job-lock.ts';
 import type { JobName, RunTrigger, RunUnits } from './jobs.domain.ts';
 import { scheduledJobClaims, scheduledJobRuns } from './jobs.tables.ts';
 import { descending } from '../../platform/db/order.ts';
@@ -144,6 +145,46 @@ export function createRunsRepository(db: Db) {
         .where(and(eq(scheduledJobRuns.job, job), eq(scheduledJobRuns.status, 'running')))
         .returning({ id: scheduledJobRuns.id });
       return rows.map((row) => row.id);
+    },
+
+    /** Which of `jobs` have a run recorded `running`: down the partial index of such runs. */
+    async runningJobs(jobs: readonly JobName[]): Promise<string[]> {
+      if (jobs.length === 0) return [];
+      const rows = await db
+        .selectDistinct({ job: scheduledJobRuns.job })
+        .from(scheduledJobRuns)
+        .where(and(eq(scheduledJobRuns.status, 'running'), inArray(scheduledJobRuns.job, [...jobs])));
+      return rows.map((row) => row.job);
+    },
+
+    /**
+     * Records as failed, with `error`, every run still `running` of each of `jobs` whose lock the statement
+     * takes (`taken`, decision 1000): one statement, whatever the number of jobs. Only the jobs that have such
+     * a run are tried (a lock tried is a lock taken, for the statement's moment), each once; both reads go down
+     * the partial index of running runs. Answers the runs it recorded.
+     */
+    async interruptLost(
+      jobs: readonly JobName[],
+      error: string,
+      at: Date,
+      taken: LockTaken,
+    ): Promise<{ id: string; job: string }[]> {
+      if (jobs.length === 0) return [];
+      const runs = scheduledJobRuns;
+      const names = sql.join(
+        jobs.map((job) => sql`${job}`),
+        sql`, `,
+      );
+      const result = (await db.execute(sql`
+        WITH lost AS MATERIALIZED (
+          SELECT DISTINCT ${runs.job} AS job FROM ${runs} WHERE ${runs.status} = 'running' AND ${runs.job} IN (${names})
+        ), free AS MATERIALIZED (
+          SELECT lost.job FROM lost WHERE ${taken(sql`lost.job`)}
+        )
+        UPDATE ${runs} SET status = 'failed', error = ${error}, finished_at = ${at.toISOString()}::timestamptz
+        WHERE ${runs.status} = 'running' AND ${runs.job} IN (SELECT free.job FROM free)
+        RETURNING ${runs.id} AS id, ${runs.job} AS job`)) as unknown as { rows: { id: string; job: string }[] };
+      return result.rows;
     },
 
     /**

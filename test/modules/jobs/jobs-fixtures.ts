@@ -67,6 +67,6 @@ export async function runJob(app: FastifyInstance, job: string): Promise<any> {
 }
 
 /** The jobs module as app.ts wires it, over fresh instances of the modules it uses. */
-export function jobsModuleFor(platform: Platform, timers?: TimerFactory) {
-  return createModules(platform, { jobTimers: timers }).jobs;
+export function jobsModuleFor(platform: Platform, timers?: TimerFactory, lostRunSweepMs?: number) {
+  return createModules(platform, { jobTimers: timers, lostRunSweepMs }).jobs;
 }
