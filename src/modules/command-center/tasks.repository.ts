@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
 import { dateOrNull, rowOffset, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { ADVISORY_LOCK } from '../../platform/db/advisory-locks.ts';
 import {
@@ -162,12 +162,30 @@ export function createTasksRepository(db: DbExecutor) {
       return row!;
     },
 
-    async commentsOf(taskId: string, executor: DbExecutor = db): Promise<CommentRow[]> {
-      return executor
+    /**
+     * The task's latest `limit` comments, oldest first, and how many it has (decision 1001): down the
+     * (task_id, created_at) index, whatever the number of comments.
+     */
+    async latestCommentsOf(
+      taskId: string,
+      limit: number,
+      executor: DbExecutor = db,
+    ): Promise<{ comments: CommentRow[]; count: number }> {
+      const c = commandCenterTaskComments;
+      const latest = await executor
         .select()
-        .from(commandCenterTaskComments)
-        .where(eq(commandCenterTaskComments.taskId, taskId))
-        .orderBy(asc(commandCenterTaskComments.createdAt), asc(commandCenterTaskComments.id));
+        .from(c)
+        .where(eq(c.taskId, taskId))
+        // PostgreSQL's DESC (nulls first), not `descending`: it is the ascending index read backwards.
+        .orderBy(desc(c.createdAt), desc(c.id))
+        .limit(limit);
+      const count =
+        latest.length < limit
+          ? latest.length
+          : Number(
+              (await executor.select({ n: sql<number>`count(*)::int` }).from(c).where(eq(c.taskId, taskId)))[0]?.n,
+            );
+      return { comments: latest.reverse(), count };
     },
 
     /**

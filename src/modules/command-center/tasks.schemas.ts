@@ -131,7 +131,12 @@ export const TaskSummary = Type.Object(taskFields, { description: 'A task withou
 export type TaskSummary = Static<typeof TaskSummary>;
 
 export const Task = Type.Object(
-  { ...taskFields, comments: Type.Array(TaskComment, { description: 'Comments, oldest first.' }) },
+  {
+    ...taskFields,
+    comments: Type.Array(TaskComment, {
+      description: 'The latest 100 comments, oldest first; `comment_count` counts them all.',
+    }),
+  },
   { description: 'A command-center task with its comments.' },
 );
 export type Task = Static<typeof Task>;

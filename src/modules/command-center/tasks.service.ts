@@ -26,7 +26,13 @@ function referenceIssue(loc: (string | number)[], input: unknown, error: string)
 /** A task as the board lists it: its row, the tasks blocking it and how many comments it has. */
 export type TaskEntry = ListedTask;
 
-/** A task with its comments, oldest first. */
+/**
+ * How many of a task's comments its answer carries: the latest, oldest first (decision 1001). The spec
+ * bounds a comment (5,000 characters) but not their number; `comment_count` counts them all.
+ */
+export const COMMENTS_SHOWN = 100;
+
+/** A task with its latest comments (at most COMMENTS_SHOWN), oldest first. */
 export interface TaskDetail extends TaskEntry {
   comments: CommentRow[];
 }
@@ -45,8 +51,11 @@ export function createTasksService(deps: { db: Db; repo: TasksRepository; clock:
   async function load(id: string, executor: DbExecutor): Promise<TaskDetail> {
     const row = await repo.find(id, executor);
     if (!row) throw taskNotFound();
-    const [blockers, comments] = await Promise.all([repo.blockersOf([id], executor), repo.commentsOf(id, executor)]);
-    return { row, blockedBy: blockers.get(id) ?? [], commentCount: comments.length, comments };
+    const [blockers, { comments, count }] = await Promise.all([
+      repo.blockersOf([id], executor),
+      repo.latestCommentsOf(id, COMMENTS_SHOWN, executor),
+    ]);
+    return { row, blockedBy: blockers.get(id) ?? [], commentCount: count, comments };
   }
 
   /** Every reference must name an existing task; all broken ones are reported together. */
