@@ -333,7 +333,12 @@ export function createOrdersService(deps: {
     async cancelAll(filter: OrderFilter, actor: Actor): Promise<CancelAllResult> {
       const open = await repo.notFinalOf({ ...filter, symbol: filter.symbol ? unified(filter.symbol) : undefined });
       const mover = { actorId: actor.id, actorType: 'user', ip: actor.ip } as const;
-      return cancelEach(open, (order) => execution.cancel(order, mover), deps.cancelAll, deps.logger);
+      return cancelEach(
+        open,
+        (order) => execution.cancel(order, mover),
+        deps.cancelAll,
+        (error, order) => deps.logger.warn({ err: error, orderId: order.id }, 'cancel-all could not cancel an order'),
+      );
     },
   };
 }
