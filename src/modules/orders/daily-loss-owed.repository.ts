@@ -125,11 +125,12 @@ export function createDailyLossOwedRepository(db: DbExecutor, defaultLimit: stri
       await executeText(db, 'orders_settle_daily_loss', SETTLE, [userId, mode, version]);
     },
 
-    /** The checks owed, oldest first, at most `limit`: what the pass settles. */
-    async owedChecks(limit: number): Promise<OwedCheck[]> {
+    /** The checks owed (of `userId` only, if given), oldest first, at most `limit`: what the pass settles. */
+    async owedChecks(limit: number, userId?: string): Promise<OwedCheck[]> {
+      const whose = userId === undefined ? sql`` : sql`WHERE user_id = ${userId}::uuid`;
       const rows = rowsOf<{ user_id: string; mode: OrderMode; version: string }>(
         await db.execute(
-          sql`SELECT user_id, mode, xmin::text AS version FROM ${dailyLossChecksOwed} ORDER BY since LIMIT ${limit}`,
+          sql`SELECT user_id, mode, xmin::text AS version FROM ${dailyLossChecksOwed} ${whose} ORDER BY since LIMIT ${limit}`,
         ),
       );
       return rows.map((r) => ({ userId: r.user_id, mode: r.mode, version: r.version }));

@@ -92,6 +92,11 @@ export function createDailyLossCheck(deps: {
     afterFill: (userId: string, mode: OrderMode, limits?: DailyLossLimits): Promise<void> =>
       check(userId, mode, limits),
     recheck,
+    /** The user's checks owed, made now (before an order is admitted); a failure goes on to the caller. */
+    async settleUser(userId: string): Promise<void> {
+      for (const { mode, version } of await repo.owedChecks(OWED_PER_PASS, userId))
+        await check(userId, mode, undefined, version);
+    },
     /** A pass in progress is waited for. */
     async close(): Promise<void> {
       await running;

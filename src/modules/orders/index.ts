@@ -38,6 +38,12 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     clock,
     logger,
   });
+  // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt). The day's
+  // fills are read only for a user with a daily loss limit; the limits are those the statement storing the
+  // fills read, when it read them (decision 461). The check is owed in the database from the fill's own
+  // write; one that failed, or that a stopped process never made, is made by the pass or before the user's
+  // next order (decisions 911, 1030).
+  const dailyLoss = createDailyLossCheck({ repo, controls: deps.controls, clock, logger });
   const cancelAll = { concurrency: CANCEL_ALL_CONCURRENCY, deadlineMs: 2 * config.exchange.timeoutMs };
   const service = createOrdersService({
     repo,
@@ -49,6 +55,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     clock,
     logger,
     cancelAll,
+    settleDailyLoss: dailyLoss.settleUser,
   });
 
   // A halt cancels first (the controls refuse new orders after): every order not final of the target, a few
@@ -106,11 +113,6 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     );
   });
 
-  // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt). The day's
-  // fills are read only for a user with a daily loss limit; the limits are those the statement storing the
-  // fills read, when it read them (decision 461). The check is owed in the database from the fill's own
-  // write; one that failed, or that a stopped process never made, is the pass's (decisions 911, 1030).
-  const dailyLoss = createDailyLossCheck({ repo, controls: deps.controls, clock, logger });
   execution.onFills((order, _fills, limits) => dailyLoss.afterFill(order.userId, order.mode, limits));
   // An order left open under a halt is the pass's to cancel (decision 830).
   const halted = async (userId: string) => (await deps.controls.status(userId)).halted;

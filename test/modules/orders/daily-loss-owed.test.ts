@@ -1,6 +1,6 @@
 // A daily loss check is owed in the database from the fill's own write (decision 1030): what a process stopped
 // before its check leaves (a fill past the limit, stored, no halt) is made by the next reconcile pass, on any
-// instance, and the user's next order is refused. A fill of a user with a daily loss limit writes the check owed
+// instance, or before the user's next order, whichever comes first; either way that order is refused. A fill of a user with a daily loss limit writes the check owed
 // in its own statement and its check settles it; a user without one writes nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -39,18 +39,24 @@ describe('a daily loss check owed', () => {
     }
   }
 
-  it('left by a process stopped before its check, is made by the next pass: halted, the next order 423', async () => {
-    const trader = await o.trader();
+  /**
+   * What a process killed before its check leaves: the losing fills stored, the limit in force, the check owed,
+   * no halt. The limit comes after the fills here, so that their own checks halt nothing; the row is then what
+   * the fill's statement writes for a user with the limit.
+   */
+  async function leftByAStoppedProcess(trader: Trader): Promise<void> {
     await losingFills(trader);
-    // The limit comes after the fills here, so that their own checks halt nothing; the row is then what the
-    // fill's statement writes for a user with the limit, and what a process killed before the check leaves.
     const limits = await o.inject('PUT', '/api/trading/limits', trader.headers, { daily_loss_limit: '5' });
     assert.equal(limits.statusCode, 200, limits.body);
     await o.t.database.rows(
       sql`INSERT INTO daily_loss_checks_owed (user_id, mode, since) VALUES (${trader.id}::uuid, 'live', now())`,
     );
     assert.equal((await status(trader)).halted, false);
+  }
 
+  it('left by a process stopped before its check, is made by the next pass: halted, the next order 423', async () => {
+    const trader = await o.trader();
+    await leftByAStoppedProcess(trader);
     const pass = await o.t.modules.orders.reconcile();
     assert.equal(pass.failed, 0);
     const after = await status(trader);
@@ -58,6 +64,16 @@ describe('a daily loss check owed', () => {
     assert.match(after.reason, /daily_loss_limit 5/);
     assert.equal((await o.place(trader, { amount: '0.001' })).statusCode, 423);
     assert.equal(await owed(trader), 0, 'settled by the check');
+  });
+
+  it('left by a process stopped before its check, is made before the next order, with no pass: 423', async () => {
+    const trader = await o.trader();
+    await leftByAStoppedProcess(trader);
+    const refused = await o.place(trader, { amount: '0.001' });
+    assert.equal(refused.statusCode, 423, refused.body);
+    assert.match(refused.json().detail, /daily_loss_limit 5/);
+    assert.equal(await owed(trader), 0, 'settled by the check');
+    assert.equal(o.book.of(trader.account.apiKey).length, 2, 'the refused order never reached the venue');
   });
 
   it("is written by the fill's own statement for a user with a limit and settled by its check; never for one without", async () => {
