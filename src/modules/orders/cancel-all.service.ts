@@ -1,6 +1,6 @@
-// Cancel-all (decisions 831, 913): every order of the filter asked to cancel, whatever the others' cancels
-// did, a few at a time and within a deadline, so that a venue that does not answer holds the request for a
-// bounded time, not one venue timeout per order. Each cancel goes through the venue budget like any call.
+// Cancel-all (decisions 831, 913), and a halt's (1031): every order asked to cancel, whatever the others'
+// cancels did, a few at a time and within a deadline, so that a venue that does not answer holds the request
+// for a bounded time, not one venue timeout per order. Each cancel goes through the venue budget like any call.
 import { AppError } from '../../platform/http/errors.ts';
 import { isFinal } from './orders.domain.ts';
 import type { OrderRow } from './orders.rows.ts';

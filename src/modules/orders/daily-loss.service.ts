@@ -2,7 +2,7 @@
 // user's daily loss limit, a halt. The check is owed in the database from the fill's own statement or
 // transaction (decision 1030), for a user with a daily loss limit in force, and settled by the check that
 // weighed it: a check that fails, or a process stopped before it, leaves it for the reconcile pass (on start
-// and every ORDER_RECONCILE_SECONDS, on any instance), so the halt is not left for the user's next fill.
+// and every ORDER_RECONCILE_SECONDS, on any instance) or the user's next order, whichever comes first.
 import { Decimal } from 'decimal.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
