@@ -304,6 +304,14 @@ CREATE TABLE "telegram_link_codes" (
 	CONSTRAINT "telegram_link_codes_code_hash_key" UNIQUE("code_hash")
 );
 --> statement-breakpoint
+CREATE TABLE "daily_loss_checks_owed" (
+	"user_id" uuid NOT NULL,
+	"mode" text NOT NULL,
+	"since" timestamp with time zone NOT NULL,
+	CONSTRAINT "daily_loss_checks_owed_user_id_mode_pk" PRIMARY KEY("user_id","mode"),
+	CONSTRAINT "daily_loss_checks_owed_mode_check" CHECK ("daily_loss_checks_owed"."mode" IN ('paper', 'live'))
+);
+--> statement-breakpoint
 CREATE TABLE "order_fills" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"order_id" uuid NOT NULL,
@@ -871,6 +879,7 @@ ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_user_id_user
 ALTER TABLE "exchange_transfers" ADD CONSTRAINT "exchange_transfers_credential_id_exchange_credentials_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."exchange_credentials"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notification_preferences" ADD CONSTRAINT "notification_preferences_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "telegram_link_codes" ADD CONSTRAINT "telegram_link_codes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "daily_loss_checks_owed" ADD CONSTRAINT "daily_loss_checks_owed_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "order_fills" ADD CONSTRAINT "order_fills_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "orders" ADD CONSTRAINT "orders_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "paper_accounts" ADD CONSTRAINT "paper_accounts_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -1,7 +1,6 @@
-// Cancel-all (decisions 831, 913): every order of the filter asked to cancel, whatever the others' cancels
-// did, a few at a time and within a deadline, so that a venue that does not answer holds the request for a
-// bounded time, not one venue timeout per order. Each cancel goes through the venue budget like any call.
-import type { Logger } from 'pino';
+// Cancel-all (decisions 831, 913), and a halt's (1031): every order asked to cancel, whatever the others'
+// cancels did, a few at a time and within a deadline, so that a venue that does not answer holds the request
+// for a bounded time, not one venue timeout per order. Each cancel goes through the venue budget like any call.
 import { AppError } from '../../platform/http/errors.ts';
 import { isFinal } from './orders.domain.ts';
 import type { OrderRow } from './orders.rows.ts';
@@ -34,7 +33,8 @@ export async function cancelEach(
   open: readonly OrderRow[],
   cancel: (order: OrderRow) => Promise<OrderRow>,
   bounds: CancelAllBounds,
-  logger: Pick<Logger, 'warn'>,
+  /** Told of a cancel that threw (the answer lists the order with its detail, never the error). */
+  logFailure: (error: unknown, order: OrderRow) => void,
 ): Promise<CancelAllResult> {
   const startBy = performance.now() + bounds.deadlineMs;
   const outcomes: ({ canceled: OrderRow } | { failed: { order: OrderRow; detail: string } })[] = [];
@@ -45,7 +45,7 @@ export async function cancelEach(
       const after = await cancel(order);
       return isFinal(after.status) ? { canceled: after } : { failed: { order: after, detail: CANCEL_UNANSWERED } };
     } catch (error) {
-      logger.warn({ err: error, orderId: order.id }, 'cancel-all could not cancel an order');
+      logFailure(error, order);
       const detail = error instanceof AppError && typeof error.detail === 'string' ? error.detail : CANCEL_FAILED;
       return { failed: { order, detail } };
     }

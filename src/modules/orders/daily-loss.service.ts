@@ -1,37 +1,32 @@
 // The day's realized loss reported to the risk controls after each fill (decisions 214, 461): past the
-// user's daily loss limit, a halt. A check that fails (the database, after the fill was stored) is owed:
-// tried again by this instance after `retryMs` and by each reconcile pass it runs, until one succeeds,
-// so the halt is not left for the user's next fill (decision 911).
+// user's daily loss limit, a halt. The check is owed in the database from the fill's own statement or
+// transaction (decision 1030), for a user with a daily loss limit in force, and settled by the check that
+// weighed it: a check that fails, or a process stopped before it, leaves it for the reconcile pass (on start
+// and every ORDER_RECONCILE_SECONDS, on any instance) or the user's next order, whichever comes first.
 import { Decimal } from 'decimal.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import type { DailyLossLimits } from '../trading/index.ts';
+import type { DayFill } from './daily-loss-owed.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
+import type { OrderMode } from '../../platform/order-venue.ts';
 import { realizedLoss } from './orders.domain.ts';
 import type { OrdersRepository } from './orders.repository.ts';
 
-type Mode = 'paper' | 'live';
+/** The owed checks a pass takes at most: the rest wait for the next pass. */
+const OWED_PER_PASS = 500;
 
 export function createDailyLossCheck(deps: {
-  repo: Pick<OrdersRepository, 'fillsSince'>;
+  repo: Pick<OrdersRepository, 'dayFillsOwed' | 'settleOwed' | 'owedChecks'>;
   controls: Pick<OrdersDeps['controls'], 'noteRealizedLoss'>;
   clock: Clock;
   logger: Pick<Logger, 'warn'>;
-  /** How long after a failed check this instance tries it again (the reconcile period). */
-  retryMs: number;
 }) {
   const { repo, controls, clock, logger } = deps;
-  /** The checks owed, by user and mode: a later check of the same user and mode weighs the same day. */
-  const owed = new Map<string, { userId: string; mode: Mode }>();
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
-  let closed = false;
 
-  async function dayLoss(userId: string, mode: Mode): Promise<string> {
-    const now = clock.now();
-    const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-    const fills = await repo.fillsSince(userId, mode, dayStart);
-    return realizedLoss(
+  const lossOf = (fills: DayFill[]) =>
+    realizedLoss(
       fills.map((f) => {
         const [base, quote] = f.symbol.split('/');
         return {
@@ -48,59 +43,62 @@ export function createDailyLossCheck(deps: {
         };
       }),
     );
+
+  /**
+   * The check, then the owed row settled at the version it weighed: the one read with the day's fills (one
+   * snapshot), else, when the loss was not needed (no limit in force now), `version` as the caller read it
+   * before the check. A fill stored since gives the row a new version, and the row stays owed for it.
+   */
+  async function check(userId: string, mode: OrderMode, limits?: DailyLossLimits, version?: string): Promise<void> {
+    let weighed = version ?? null;
+    await controls.noteRealizedLoss(
+      userId,
+      async () => {
+        const now = clock.now();
+        const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+        const day = await repo.dayFillsOwed(userId, mode, dayStart);
+        weighed = day.version;
+        return lossOf(day.fills);
+      },
+      limits,
+    );
+    if (weighed !== null) await repo.settleOwed(userId, mode, weighed);
   }
 
-  /** The day's loss read only for a user with a daily loss limit; the limits as the fill's statement read them, if given. */
-  const check = (userId: string, mode: Mode, limits?: DailyLossLimits) =>
-    controls.noteRealizedLoss(userId, () => dayLoss(userId, mode), limits);
-
-  function retryLater(): void {
-    if (closed || timer || owed.size === 0) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      void recheck();
-    }, deps.retryMs);
-    timer.unref();
-  }
-
-  /** The owed checks, once more each; answers how many stay owed. One run at a time. */
+  /** The checks owed (by any process, stopped or not), once more each; answers how many stay owed. One run at a time. */
   function recheck(): Promise<number> {
     running ??= (async () => {
-      for (const [key, { userId, mode }] of [...owed]) {
+      let left = 0;
+      for (const { userId, mode, version } of await repo.owedChecks(OWED_PER_PASS)) {
         try {
-          await check(userId, mode);
-          owed.delete(key);
+          await check(userId, mode, undefined, version);
         } catch (error) {
-          logger.warn({ err: error, userId, mode }, 'the daily loss check is still owed; it is tried again');
+          left += 1;
+          logger.warn({ err: error, userId, mode }, 'the daily loss check is still owed; the next pass tries it again');
         }
       }
-      return owed.size;
+      return left;
     })().finally(() => {
       running = undefined;
-      retryLater();
     });
     return running;
   }
 
   return {
-    /** After a fill of `userId` in `mode`: the check. A failure is owed, and goes on to the caller to log. */
-    async afterFill(userId: string, mode: Mode, limits?: DailyLossLimits): Promise<void> {
-      const key = `${userId} ${mode}`;
-      try {
-        await check(userId, mode, limits);
-      } catch (error) {
-        owed.set(key, { userId, mode });
-        retryLater();
-        throw error;
-      }
-      owed.delete(key);
-    },
+    /**
+     * After a fill of `userId` in `mode`: the check, with the limits its statement read if it did. A failure
+     * leaves the check owed for the pass, and goes on to the caller to log.
+     */
+    afterFill: (userId: string, mode: OrderMode, limits?: DailyLossLimits): Promise<void> =>
+      check(userId, mode, limits),
     recheck,
-    /** No retry after this; one in progress is waited for. */
+    /** The user's checks owed, made now (before an order is admitted); a failure goes on to the caller. */
+    async settleUser(userId: string): Promise<void> {
+      for (const { mode, version } of await repo.owedChecks(OWED_PER_PASS, userId))
+        await check(userId, mode, undefined, version);
+    },
+    /** A pass in progress is waited for. */
     async close(): Promise<void> {
-      closed = true;
-      clearTimeout(timer);
-      timer = undefined;
       await running;
     },
   };

@@ -10,6 +10,7 @@ import { createOrdersService } from './orders.service.ts';
 import { ordersRoutes } from './routes/orders.routes.ts';
 import { createDailyLossCheck } from './daily-loss.service.ts';
 import { isFinal } from './orders.domain.ts';
+import { cancelEach } from './cancel-all.service.ts';
 import { bindJob } from '../../platform/jobs.ts';
 import { reconcileOrdersCron, reconcileOrdersJob } from './reconcile-orders.job.ts';
 
@@ -26,7 +27,7 @@ const CANCEL_ALL_CONCURRENCY = 4;
 export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
   const { config, database, clock, logger } = platform;
   const db = database.db;
-  const repo = createOrdersRepository(db);
+  const repo = createOrdersRepository(db, config.trading.limitDefaults.dailyLossLimit);
   const { orders: exchange } = deps.exchange;
   const execution = createOrderExecution({
     db,
@@ -37,6 +38,13 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     clock,
     logger,
   });
+  // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt). The day's
+  // fills are read only for a user with a daily loss limit; the limits are those the statement storing the
+  // fills read, when it read them (decision 461). The check is owed in the database from the fill's own
+  // write; one that failed, or that a stopped process never made, is made by the pass or before the user's
+  // next order (decisions 911, 1030).
+  const dailyLoss = createDailyLossCheck({ repo, controls: deps.controls, clock, logger });
+  const cancelAll = { concurrency: CANCEL_ALL_CONCURRENCY, deadlineMs: 2 * config.exchange.timeoutMs };
   const service = createOrdersService({
     repo,
     execution,
@@ -46,28 +54,25 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     paperMarket: deps.paper.offlineMarket,
     clock,
     logger,
-    cancelAll: { concurrency: CANCEL_ALL_CONCURRENCY, deadlineMs: 2 * config.exchange.timeoutMs },
+    cancelAll,
+    settleDailyLoss: dailyLoss.settleUser,
   });
 
-  // A halt cancels first (the controls refuse new orders after): every order not final of the target.
+  // A halt cancels first (the controls refuse new orders after): every order not final of the target, a few
+  // at a time and none started after the deadline, as cancel-all does (decisions 913, 1031).
   const notFinal = (target: HaltTarget) =>
     'platform' in target ? repo.notFinalAll() : repo.notFinalOf({ userId: target.userId });
   deps.controls.onHalt(
     async (target) => {
-      const open = await notFinal(target);
-      let canceled = 0;
-      let failed = 0;
-      for (const order of open) {
-        try {
-          const after = await execution.cancel(order, { actorId: null, actorType: 'system' });
-          if (after.status === 'canceled') canceled += 1;
-          else if (!isFinal(after.status)) failed += 1;
-        } catch (error) {
-          failed += 1;
-          logger.error({ err: error, orderId: order.id }, 'a halt could not cancel an order');
-        }
-      }
-      return { canceled, failed };
+      const system = { actorId: null, actorType: 'system' } as const;
+      const done = await cancelEach(
+        await notFinal(target),
+        (order) => execution.cancel(order, system),
+        cancelAll,
+        (error, order) => logger.error({ err: error, orderId: order.id }, 'a halt could not cancel an order'),
+      );
+      // Those it left final some other way (filled meanwhile) are neither canceled nor failed.
+      return { canceled: done.canceled.filter((o) => o.status === 'canceled').length, failed: done.failed.length };
     },
     {
       // The venue library loaded for the venues of the live orders to cancel, before the listener's bound
@@ -108,21 +113,11 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     );
   });
 
-  // After each fill: the day's realized loss goes to the risk controls (past the limit, a halt). The day's
-  // fills are read only for a user with a daily loss limit; the limits are those the statement storing the
-  // fills read, when it read them (decision 461). A check that fails is tried again (decision 911).
-  const dailyLoss = createDailyLossCheck({
-    repo,
-    controls: deps.controls,
-    clock,
-    logger,
-    retryMs: config.orders.reconcileSeconds * 1000,
-  });
   execution.onFills((order, _fills, limits) => dailyLoss.afterFill(order.userId, order.mode, limits));
   // An order left open under a halt is the pass's to cancel (decision 830).
   const halted = async (userId: string) => (await deps.controls.status(userId)).halted;
   const reconcile = async () => {
-    // The daily loss checks this instance owes first: a halt they find is canceled by the pass below.
+    // The daily loss checks owed first (by this or any process): a halt they find is canceled by the pass below.
     await dailyLoss.recheck();
     const live = await execution.reconcile('live', PENDING_GRACE_MS, halted);
     const paper = await execution.reconcile('paper', PENDING_GRACE_MS, halted);

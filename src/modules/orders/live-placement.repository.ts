@@ -21,6 +21,7 @@ import {
   type OrderRow,
 } from './orders.rows.ts';
 import { orderFills, orders } from './orders.tables.ts';
+import { oweText, owedIfLimited } from './daily-loss-owed.repository.ts';
 
 /**
  * A new order's insert with its audit entries (`auditRows`' two values after the order's) in one
@@ -65,7 +66,17 @@ const FINISH_CLAIMED = `WITH unflushed AS (SELECT set_config('synchronous_commit
     ON CONFLICT DO NOTHING
     RETURNING trade_id, price, amount, fee, fee_currency, at
   ), trades AS (${fillTradesText('fills', 'moved')}),
-  entries AS (${auditRowsText('$10', '$11')} WHERE EXISTS (SELECT 1 FROM moved))
+  entries AS (${auditRowsText('$10', '$11')} WHERE EXISTS (SELECT 1 FROM moved)),
+  owed AS (${oweText(
+    owedIfLimited({
+      user: 'moved.user_id',
+      mode: 'moved.mode',
+      at: 'moved.updated_at',
+      from: 'FROM moved',
+      when: 'EXISTS (SELECT 1 FROM fills)',
+      defaultLimit: '$23',
+    }),
+  )})
   SELECT ${patchedAmountsText('moved')}, ${dailyLossColumnsText('moved.user_id')} FROM moved`;
 
 /** `FINISH_CLAIMED`'s first 21 parameters: the order's id, its fills as arrays, its audit entries, its patch. */
@@ -87,7 +98,7 @@ function finishParams(id: string, patch: Required<OrderPatch>, fills: readonly F
   ];
 }
 
-export function createLivePlacementRepository(db: DbExecutor) {
+export function createLivePlacementRepository(db: DbExecutor, dailyLossDefault: string | null) {
   return {
     /** A new order's insert, with its audit entries (`auditRows`) written in the same statement. */
     async insertAudited(
@@ -112,7 +123,7 @@ export function createLivePlacementRepository(db: DbExecutor) {
       fills: readonly FillRow[],
       entries: AuditRowsParams,
     ): Promise<{ row: OrderRow; dailyLoss: DailyLossLimits } | undefined> {
-      const params = [...finishParams(claimed.id, patch, fills, entries), version];
+      const params = [...finishParams(claimed.id, patch, fills, entries), version, dailyLossDefault];
       const [raw] = rowsOf<Record<string, unknown>>(
         await executeText(db, 'orders_finish_claimed', FINISH_CLAIMED, params),
       );

@@ -30,7 +30,7 @@ export type Outcome = { row: OrderRow; changed: boolean; fills: FillRow[]; daily
 
 export interface OrderMovesDeps {
   db: Db;
-  repo: Pick<OrdersRepository, 'lockWithFills' | 'update' | 'insertFills'>;
+  repo: Pick<OrdersRepository, 'lockWithFills' | 'update' | 'insertFills' | 'oweDailyLossCheck'>;
   /** The venue of a mode; null while that mode is not available. */
   venue(mode: 'paper' | 'live'): OrderVenue | null;
   recordFills(fills: OrderFillTrade[], executor: DbExecutor): Promise<number>;
@@ -102,6 +102,8 @@ export function createOrderMoves(deps: OrderMovesDeps) {
       );
     }
     if (status !== current.status) await transition(tx, row, current.status, mover, now);
+    // The daily loss check after the commit, owed in this transaction: a stop before it leaves it to the pass (1030).
+    if (inserted.length > 0) await repo.oweDailyLossCheck(row.userId, row.mode, now, tx);
     return { row, changed: true, fills: inserted };
   }
 

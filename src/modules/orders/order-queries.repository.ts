@@ -39,15 +39,25 @@ const COUNTS_JOIN = `LEFT JOIN LATERAL (SELECT count(*) FILTER (WHERE oc.not_fin
       count(*) FILTER (WHERE oc.created_at >= $2::timestamptz)::int AS recent
     FROM "orders" AS oc
     WHERE oc.user_id = u.user_id AND (oc.not_final OR oc.created_at >= $2::timestamptz)) AS order_counts ON true`;
-const COUNTS_COLUMNS = 'order_counts.open AS orders_open, order_counts.recent AS orders_recent';
+/** With them, whether a daily loss check of the user is owed (decision 1030): one primary-key probe. */
+const COUNTS_COLUMNS = `order_counts.open AS orders_open, order_counts.recent AS orders_recent,
+  EXISTS (SELECT 1 FROM "daily_loss_checks_owed" AS dl WHERE dl.user_id = u.user_id) AS daily_loss_owed`;
 
-/** The counts the risk limits weigh, as the trading module's admission reads them with its gate. */
-export function orderCountsJoin(since: Date): CountsJoin {
+/**
+ * The counts the risk limits weigh, as the trading module's admission reads them with its gate; `owed()`, once
+ * the gate has read them, says whether a daily loss check of the user was owed then.
+ */
+export function orderCountsJoin(since: Date): CountsJoin & { owed(): boolean } {
+  let owed = false;
   return {
     join: COUNTS_JOIN,
     columns: COUNTS_COLUMNS,
     params: [since.toISOString()],
-    of: (row) => ({ openOrders: Number(row.orders_open ?? 0), ordersLastMinute: Number(row.orders_recent ?? 0) }),
+    of: (row) => {
+      owed = row.daily_loss_owed === true;
+      return { openOrders: Number(row.orders_open ?? 0), ordersLastMinute: Number(row.orders_recent ?? 0) };
+    },
+    owed: () => owed,
   };
 }
 

@@ -72,6 +72,8 @@ export function createOrdersService(deps: {
   logger: Pick<Logger, 'warn'>;
   /** How many cancels cancel-all runs at once, and how long it starts new ones (decision 913). */
   cancelAll: CancelAllBounds;
+  /** Makes the user's daily loss checks owed (decision 1030): a halt they find holds for the order that waits. */
+  settleDailyLoss(userId: string): Promise<void>;
 }) {
   const { repo, execution, exchange, controls, clock } = deps;
   /** Last prices, kept for a moment: the notional and price-band checks need no fresher figure. */
@@ -224,16 +226,31 @@ export function createOrdersService(deps: {
         amount,
         price,
       };
-      const counts = orderCountsJoin(new Date(now.getTime() - 60_000));
-      const admission = await controls.admit(
-        userId,
-        { ...fields, lastPrice, notional: reference === null ? null : new Decimal(amount).times(reference).toFixed() },
-        counts,
-        // A credential that cannot trade answers first, before a halt or a limit (decision 460).
-        mode === 'live'
-          ? exchange.credentialJoin(venueId, input.credential_id ?? undefined, 2 + counts.params.length)
-          : undefined,
-      );
+      const admit = async () => {
+        const counts = orderCountsJoin(new Date(now.getTime() - 60_000));
+        const admitted = await controls.admit(
+          userId,
+          {
+            ...fields,
+            lastPrice,
+            notional: reference === null ? null : new Decimal(amount).times(reference).toFixed(),
+          },
+          counts,
+          // A credential that cannot trade answers first, before a halt or a limit (decision 460).
+          mode === 'live'
+            ? exchange.credentialJoin(venueId, input.credential_id ?? undefined, 2 + counts.params.length)
+            : undefined,
+        );
+        return { admitted, owed: counts.owed() };
+      };
+      const first = await admit();
+      let admission = first.admitted;
+      // A daily loss check still owed (a fill's check in progress, or one a stopped process left): made first,
+      // and the order admitted again, so that the halt it finds refuses this order (decision 1030).
+      if (admission.ok && first.owed) {
+        await deps.settleDailyLoss(userId);
+        admission = (await admit()).admitted;
+      }
       const credential = admission.beside ?? null;
       if (!admission.ok) {
         if ('halted' in admission)
@@ -333,7 +350,12 @@ export function createOrdersService(deps: {
     async cancelAll(filter: OrderFilter, actor: Actor): Promise<CancelAllResult> {
       const open = await repo.notFinalOf({ ...filter, symbol: filter.symbol ? unified(filter.symbol) : undefined });
       const mover = { actorId: actor.id, actorType: 'user', ip: actor.ip } as const;
-      return cancelEach(open, (order) => execution.cancel(order, mover), deps.cancelAll, deps.logger);
+      return cancelEach(
+        open,
+        (order) => execution.cancel(order, mover),
+        deps.cancelAll,
+        (error, order) => deps.logger.warn({ err: error, orderId: order.id }, 'cancel-all could not cancel an order'),
+      );
     },
   };
 }

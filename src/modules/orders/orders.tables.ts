@@ -1,7 +1,18 @@
 // The orders module's tables: each order as the state machine keeps it, and its fills, stored once per
 // venue trade id. The order row (with its client order id) is committed before anything is sent.
 import { sql } from 'drizzle-orm';
-import { check, index, numeric, pgTable, text, timestamp, uniqueIndex, uuid, boolean } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  index,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
 import {
@@ -85,4 +96,25 @@ export const orderFills = pgTable(
     at: at('at').notNull(),
   },
   (t) => [uniqueIndex('order_fills_trade_key').on(t.orderId, t.tradeId)],
+);
+
+/**
+ * A daily loss check owed (decision 1030): written with a fill, in the fill's own statement or transaction, for
+ * a user with a daily loss limit in force; deleted by the check that weighed it (its version, `xmin`, unchanged
+ * since the check read the fills). What a process killed before its check leaves, the reconcile pass settles.
+ */
+export const dailyLossChecksOwed = pgTable(
+  'daily_loss_checks_owed',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    mode: text('mode').$type<(typeof ORDER_MODES)[number]>().notNull(),
+    /** When the first fill not yet weighed was stored. */
+    since: at('since').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.mode] }),
+    check('daily_loss_checks_owed_mode_check', oneOf(t.mode, ORDER_MODES)),
+  ],
 );

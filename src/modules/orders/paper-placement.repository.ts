@@ -16,13 +16,15 @@ import {
   type OrderRow,
 } from './orders.rows.ts';
 import { orderFills } from './orders.tables.ts';
+import { oweText, owedIfLimited } from './daily-loss-owed.repository.ts';
 import { dailyLossColumnsText, dailyLossLimitsOf, type DailyLossLimits } from '../trading/index.ts';
 
 /**
  * A paper order written once, in its final state, after the engine settled it in the caller's transaction
  * (`insertFinished`): the row, its fills and its audit entries in one statement whose text is built once
  * (decision 415), answered with the daily loss limits in force as its fills are stored (decision 461) and the
- * order's amounts as stored, not its every column: the rest is the order as given (decision 550). A taken
+ * order's amounts as stored, not its every column: the rest is the order as given (decision 550). With fills,
+ * and a daily loss limit in force, the check after it is written owed with them (decision 1030). A taken
  * idempotency key writes none of them (no row answered).
  */
 const INSERT_FINISHED = `WITH claimed AS (${INSERT_ORDER}), fills AS (
@@ -35,10 +37,21 @@ const INSERT_FINISHED = `WITH claimed AS (${INSERT_ORDER}), fills AS (
       WITH ORDINALITY AS v(id, trade_id, price, amount, fee, fee_currency, maker, at, n)
     ORDER BY v.n
   ), entries AS (${auditRowsText(`$${ORDER_COLUMNS.length + 9}`, `$${ORDER_COLUMNS.length + 10}`)}
-    WHERE EXISTS (SELECT 1 FROM claimed))
+    WHERE EXISTS (SELECT 1 FROM claimed)),
+  owed AS (${oweText(
+    owedIfLimited({
+      user: 'claimed.user_id',
+      mode: 'claimed.mode',
+      at: 'claimed.updated_at',
+      from: 'FROM claimed',
+      when: `cardinality($${ORDER_COLUMNS.length + 1}::uuid[]) > 0`,
+      defaultLimit: `$${ORDER_COLUMNS.length + 11}`,
+    }),
+  )})
   SELECT ${patchedAmountsText('claimed')}, ${dailyLossColumnsText('claimed.user_id')} FROM claimed`;
 
-export function createPaperPlacementRepository() {
+/** `dailyLossDefault`: the configured default daily loss limit (decision 1030). */
+export function createPaperPlacementRepository(dailyLossDefault: string | null) {
   return {
     /**
      * A new order inserted in its final state (`order`), with its fills and its audit entries (`auditRows`),
@@ -57,6 +70,7 @@ export function createPaperPlacementRepository() {
           ...orderParams(order),
           ...fillColumns(fills),
           ...entries,
+          dailyLossDefault,
         ]),
       );
       return raw ? { row: writtenOrder(order, raw), dailyLoss: dailyLossLimitsOf(raw) } : 'idempotency_taken';

@@ -18,7 +18,7 @@ export type {
   HaltTarget,
 } from './halts.service.ts';
 export type { CheckResult, DailyLossLimits, LimitField, OrderCandidate, OrderCounts } from './limits.domain.ts';
-export { dailyLossColumnsText, dailyLossLimitsOf } from './trading.repository.ts';
+export { dailyLossColumnsText, dailyLossInForceText, dailyLossLimitsOf } from './trading.repository.ts';
 export type { TradingStatus } from './halts.domain.ts';
 
 /** How the module is built: the halt listeners' bound (tests shorten it; decision 801). */

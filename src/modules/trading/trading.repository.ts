@@ -155,6 +155,19 @@ export function dailyLossColumnsText(user: string): string {
     (SELECT rp.daily_loss_limit::text FROM "${getTableName(tradingPlatform)}" AS rp WHERE rp.id = 1) AS risk_cap_loss`;
 }
 
+/**
+ * Whether a daily loss limit is in force for `user`, as a condition of another module's statement: the user's
+ * own limit while they have limits of their own, else the configured default (`defaultLimit`, that statement's
+ * parameter, `numeric` or null), either way held to the platform's cap (`dailyLossLimitOf` in SQL). A fill's
+ * statement writes its daily loss check as owed only then (decision 1030).
+ */
+export function dailyLossInForceText(user: string, defaultLimit: string): string {
+  const own = `FROM "${getTableName(tradingLimits)}" AS rl WHERE rl.user_id = ${user}`;
+  return `(CASE WHEN EXISTS (SELECT 1 ${own}) THEN (SELECT rl.daily_loss_limit ${own}) ELSE ${defaultLimit}::numeric END
+    IS NOT NULL OR EXISTS (SELECT 1 FROM "${getTableName(tradingPlatform)}" AS rp
+      WHERE rp.id = 1 AND rp.daily_loss_limit IS NOT NULL))`;
+}
+
 /** The figures of `dailyLossColumnsText` as a row of that statement returns them. */
 export function dailyLossLimitsOf(raw: Record<string, unknown>): DailyLossLimits {
   const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
