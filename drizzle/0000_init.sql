@@ -810,6 +810,8 @@ CREATE TABLE "payment_customers" (
 	"user_id" uuid,
 	"email" text,
 	"tier" text,
+	"proven" boolean,
+	"raised_from" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );

@@ -170,7 +170,8 @@ export function createWebhooksService(deps: {
         findCustomer: (customerId) => payments.findCustomer(customerId, tx),
         rememberCustomer: (customer) => payments.rememberCustomer(customer, now, tx),
         rememberTier: (customerId, tier) => payments.rememberTier(customerId, tier, now, tx),
-        otherTiers: (userId, customerId) => payments.otherTiers(userId, customerId, tx),
+        rememberRaise: (customerId, from) => payments.rememberRaise(customerId, from, now, tx),
+        otherCustomers: (userId, customerId) => payments.otherCustomers(userId, customerId, tx),
         recordPayment: (payment) => payments.recordPayment(payment, now, tx),
       },
     };

@@ -73,6 +73,16 @@ export const paymentCustomers = pgTable(
     email: text('email'),
     /** The tier this customer's newest applied subscription change grants; null before one (decision 975). */
     tier: text('tier'),
+    /**
+     * How the customer was linked to its user: true by a user id in the provider's metadata, false by
+     * the e-mail the payer typed; null for a link made before decision 1021, how is not known.
+     */
+    proven: boolean('proven'),
+    /**
+     * Linked by a typed e-mail: the user's tier before this customer's raise that still stands. Such
+     * a customer lowers the user no further than this, and only while the raise stands (decision 1021).
+     */
+    raisedFrom: text('raised_from'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

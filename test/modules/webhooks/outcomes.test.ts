@@ -28,7 +28,8 @@ function contextOf(provider: EffectContext['provider'], event: string, body: Rec
       findCustomer: none,
       rememberCustomer: async () => {},
       rememberTier: async () => {},
-      otherTiers: async () => [],
+      rememberRaise: async () => {},
+      otherCustomers: async () => [],
       recordPayment: async () => true,
     },
   };

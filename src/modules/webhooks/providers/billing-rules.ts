@@ -101,3 +101,45 @@ export function subscriptionOutcome(eventType: string, subscription: Json): Subs
     status,
   };
 }
+
+/** What a customer's events may do to its user (decision 1021). */
+export interface Standing {
+  /** Linked by a metadata proof: its changes apply as they come (decision 975). */
+  proven: boolean;
+  /** The user's tier is this customer's doing: it may lower it, and open or end a grace period. */
+  carries: boolean;
+  /** Linked by a typed e-mail: the tier the user had before its raise; its changes lower no further. */
+  raisedFrom?: Tier;
+}
+
+/**
+ * The tier a customer's subscription change sets (undefined: none), from the user's tier and the one
+ * the change wants (already no lower than what the user's other customers pay for). A customer
+ * linked by a typed e-mail may raise the user (it costs them nothing) but lowers only a tier it
+ * carries, and no lower than the one it raised them from; `kept` says why a lowering was not made.
+ */
+export function tierAfter(
+  current: Tier,
+  wanted: Tier,
+  standing: Standing,
+): { tier?: Tier; raised?: boolean; kept?: string } {
+  const rank = (tier: Tier) => TIERS.indexOf(tier);
+  if (wanted === current) return {};
+  if (standing.proven) return { tier: wanted };
+  if (rank(wanted) > rank(current)) return { tier: wanted, raised: true };
+  if (!standing.carries) return { kept: `matched by typed e-mail only; it did not raise ${current}` };
+  const floor = standing.raisedFrom && rank(standing.raisedFrom) > rank(wanted) ? standing.raisedFrom : wanted;
+  if (floor === current) return {};
+  return floor === wanted
+    ? { tier: floor }
+    : { tier: floor, kept: `the tier before this customer raised it: ${floor}` };
+}
+
+/**
+ * Whether a failed invoice of this customer opens a grace period: when its end (the user back to
+ * `free`) takes away only what the customer pays for, so not for one matched by a typed e-mail that
+ * raised the user from a paid tier, nor for one whose subscription the user's tier is not.
+ */
+export function opensGracePeriod(standing: Standing): boolean {
+  return standing.carries && (standing.proven || (standing.raisedFrom ?? 'free') === 'free');
+}

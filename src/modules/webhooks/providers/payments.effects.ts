@@ -1,30 +1,21 @@
 // The payments provider's effects (Stripe): paid invoices go to the ledger, failed ones open a grace
 // period, subscription changes set the user's tier. A customer is a user by a user id in the event's
 // metadata, else a remembered link, else the e-mail the payer typed (decision 975); a customer lowers
-// no user below what another of their customers pays for. Each is given only the ports
+// no user below what another of their customers pays for, and one matched by a typed e-mail only
+// undoes what it raised (decision 1021; payments.customers.ts). Each is given only the ports
 // payments.provider.ts declares.
+import { keptAs, processed, num, obj, str, type Json, type MatchedUser, type Outcome } from './provider.ts';
+import { highestTier, opensGracePeriod, subscriptionOutcome, tierAfter, toMajorUnits } from './billing-rules.ts';
 import {
-  keptAs,
-  processed,
-  num,
-  obj,
-  str,
-  type EffectContext as AnyEffectContext,
-  type Json,
-  type MatchedUser,
-  type Outcome,
-} from './provider.ts';
-import { highestTier, subscriptionOutcome, toMajorUnits } from './billing-rules.ts';
-
-/** What the effects use: payments.provider.ts declares these ports (the compiler holds the two together). */
-type EffectContext = AnyEffectContext<'chat' | 'audit' | 'findUser' | 'billing' | 'deliveries' | 'payments'>;
+  type EffectContext,
+  type Match,
+  matchUser,
+  paidElsewhere,
+  standingOf,
+  SUBSCRIPTION_EVENTS,
+} from './payments.customers.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-interface Match {
-  user?: MatchedUser;
-  email?: string;
-}
 
 function idOf(value: unknown): string | undefined {
   return str(value) ?? str(obj(value).id);
@@ -33,51 +24,6 @@ function idOf(value: unknown): string | undefined {
 function secondsToDate(value: unknown): Date | undefined {
   const seconds = num(value);
   return seconds === undefined ? undefined : new Date(seconds * 1000);
-}
-
-/**
- * The user id in `metadata.user_id` of the object, or of the subscription an invoice is for: only
- * whoever holds the provider's secret key writes metadata, so it proves the customer is that user.
- * `client_reference_id` does not (a payment link takes it from the address the payer opens).
- */
-function provenUserId(object: Json): string | undefined {
-  const subscriptionDetails = obj(object.subscription_details);
-  const basilDetails = obj(obj(object.parent).subscription_details);
-  for (const metadata of [object.metadata, subscriptionDetails.metadata, basilDetails.metadata]) {
-    const id = str(obj(metadata).user_id)?.trim();
-    if (id) return id;
-  }
-  return undefined;
-}
-
-/**
- * Finds our user (decision 975): the user id in the object's metadata, else the user remembered for
- * the customer, else the typed e-mail (the event's, or the one remembered for the customer), which
- * the provider does not verify. A remembered user is replaced only by a metadata proof, never by an
- * e-mail. Remembers the pair.
- */
-async function matchUser(
-  context: EffectContext,
-  customerId: string | undefined,
-  email: string | undefined,
-  object: Json,
-): Promise<Match> {
-  const address = email?.trim().toLowerCase() || undefined;
-  const provenId = provenUserId(object);
-  let user = provenId ? await context.findUser({ id: provenId }) : undefined;
-  const customer = customerId ? await context.payments.findCustomer(customerId) : undefined;
-  if (!user && customer?.userId) user = await context.findUser({ id: customer.userId });
-  const typed = address ?? customer?.email ?? undefined;
-  if (!user && typed) user = await context.findUser({ email: typed });
-  if (customerId && (typed || user)) {
-    await context.payments.rememberCustomer({ customerId, userId: user?.id ?? null, email: address ?? null });
-  }
-  return { user, email: typed ?? user?.email };
-}
-
-/** The highest tier another of the user's customers pays for: no event of this one lowers them below it. */
-async function paidElsewhere(context: EffectContext, user: MatchedUser, customerId: string | undefined) {
-  return customerId ? highestTier(await context.payments.otherTiers(user.id, customerId)) : undefined;
 }
 
 function who(match: Match, customerId: string | undefined): string {
@@ -124,7 +70,9 @@ async function invoicePaid(context: EffectContext, invoice: Json, event: Json): 
     targetId: invoiceId,
     details: { amount, currency: currency.toUpperCase() },
   });
-  if (match.user) await clearGracePeriod(context, match.user, 'invoice paid');
+  // A customer matched by a typed e-mail ends no grace period of a tier it does not carry (decision 1021).
+  if (match.user && (await standingOf(context, match.user, customerId, match.proven)).carries)
+    await clearGracePeriod(context, match.user, 'invoice paid');
   await context.chat({
     title: `Payment received: ${amount} ${currency.toUpperCase()} from ${who(match, customerId)}`,
     text: match.user ? '' : 'No user of ours matches this customer.',
@@ -146,8 +94,17 @@ async function invoiceFailed(context: EffectContext, invoice: Json): Promise<Out
   const elsewhere = match.user ? await paidElsewhere(context, match.user, customerId) : undefined;
   const paying = elsewhere !== undefined && elsewhere !== 'free';
   if (paying) fields.push({ name: 'Grace period', value: `not opened: another customer pays for ${elsewhere}` });
+  // Nor is the failure of one matched by a typed e-mail, unless ending the user's tier ends only what it raised (1021).
+  const standing = match.user && !paying ? await standingOf(context, match.user, customerId, match.proven) : undefined;
+  const opens = standing !== undefined && opensGracePeriod(standing);
+  if (match.user && standing && !opens) {
+    const why = standing.carries
+      ? `its end would lower the user below ${standing.raisedFrom}, which it did not raise`
+      : `it does not pay for ${match.user.subscriptionTier}`;
+    fields.push({ name: 'Grace period', value: `not opened: matched by typed e-mail only; ${why}` });
+  }
   const grace =
-    match.user && !paying
+    match.user && opens
       ? await context.billing.openGracePeriod(match.user.id, new Date(context.now.getTime() + gracePeriodDays * DAY_MS))
       : undefined;
   const graceEnds = grace?.endsAt;
@@ -175,9 +132,6 @@ async function invoiceFailed(context: EffectContext, invoice: Json): Promise<Out
   return applyHeldChanges(context, customerId, match);
 }
 
-/** Stripe's subscription events; they carry a customer id but no e-mail. */
-const SUBSCRIPTION_EVENTS = ['customer.subscription.updated', 'customer.subscription.deleted'] as const;
-
 /** Renewals also send `updated`; only a change someone would act on is worth a message. */
 function noteworthy(type: string, previous: Json): boolean {
   return (
@@ -198,7 +152,7 @@ const createdOf = (event: Json) => num(event.created) ?? 0;
 async function applySubscription(
   context: EffectContext,
   user: MatchedUser,
-  whom: string,
+  match: { whom: string; proven: boolean },
   event: Json,
   origin?: string,
 ): Promise<void> {
@@ -208,10 +162,16 @@ async function applySubscription(
   const previous = obj(data.previous_attributes);
   const outcome = subscriptionOutcome(type, subscription);
   const customerId = idOf(subscription.customer);
-  if (outcome.tier && customerId) await context.payments.rememberTier(customerId, outcome.tier);
+  // What the customer may do, as it stood before this change (decision 1021).
+  const standing = await standingOf(context, user, customerId, match.proven);
   // A customer lowers the user no further than what another of their customers pays for.
   const floor = outcome.tier ? await paidElsewhere(context, user, customerId) : undefined;
-  const tier = outcome.tier && highestTier([outcome.tier, floor ?? outcome.tier]);
+  const wanted = outcome.tier && highestTier([outcome.tier, floor ?? outcome.tier]);
+  if (outcome.tier && customerId) await context.payments.rememberTier(customerId, outcome.tier);
+  const decided = wanted ? tierAfter(user.subscriptionTier, wanted, standing) : {};
+  const tier = decided.tier;
+  if (decided.raised && customerId && !standing.carries)
+    await context.payments.rememberRaise(customerId, user.subscriptionTier);
   const from = tier ? await context.billing.changeTier(user.id, tier) : undefined;
   const tierChanged = from !== undefined;
   if (tierChanged) {
@@ -229,18 +189,23 @@ async function applySubscription(
       },
     });
   }
-  if (outcome.clearsGracePeriod) await clearGracePeriod(context, user, `subscription ${outcome.status}`);
+  // A customer matched by a typed e-mail ends the grace period only of a tier it carried before.
+  if (outcome.clearsGracePeriod && standing.carries)
+    await clearGracePeriod(context, user, `subscription ${outcome.status}`);
   const deleted = type === 'customer.subscription.deleted';
   if (!tierChanged && !noteworthy(type, previous)) return;
   const fields = [{ name: 'Status', value: outcome.status }];
   if (subscription.cancel_at_period_end === true) fields.push({ name: 'Cancels at period end', value: 'yes' });
   if (origin) fields.push({ name: 'Held until now', value: origin });
-  if (tier !== outcome.tier) fields.push({ name: 'Tier kept', value: `another customer pays for ${tier}` });
+  if (wanted && wanted !== outcome.tier)
+    fields.push({ name: 'Tier kept', value: `another customer pays for ${wanted}` });
+  if (decided.kept) fields.push({ name: 'Tier kept', value: decided.kept });
+  const shown = tier ?? user.subscriptionTier;
   await context.chat(
     {
-      title: `Subscription ${deleted ? 'canceled' : 'updated'} for ${whom}`,
-      text: `Tier: ${user.subscriptionTier} → ${tier ?? user.subscriptionTier}`,
-      level: deleted || tier === 'free' ? 'warning' : 'info',
+      title: `Subscription ${deleted ? 'canceled' : 'updated'} for ${match.whom}`,
+      text: `Tier: ${user.subscriptionTier} → ${shown}`,
+      level: deleted || shown === 'free' ? 'warning' : 'info',
       fields,
     },
     origin,
@@ -285,7 +250,8 @@ async function applyNewest(
   if (heldWins) await settle([newestHeld.deliveryId], 'processed');
   // Read again: this delivery's own effects may have changed the user already.
   const user = (await context.findUser({ id: match.user.id })) ?? match.user;
-  await applySubscription(context, user, who(match, customerId), newest, heldWins ? newestHeld.deliveryId : undefined);
+  const whom = { whom: who(match, customerId), proven: match.proven };
+  await applySubscription(context, user, whom, newest, heldWins ? newestHeld.deliveryId : undefined);
   return outcome;
 }
 
@@ -305,7 +271,7 @@ async function subscriptionChanged(context: EffectContext, event: Json): Promise
   const match = await matchUser(context, customerId, undefined, subscription);
   if (match.user) {
     if (customerId) return applyNewest(context, customerId, { ...match, user: match.user }, event);
-    await applySubscription(context, match.user, who(match, customerId), event);
+    await applySubscription(context, match.user, { whom: who(match, customerId), proven: match.proven }, event);
     return processed();
   }
   // Stripe does not order events: the checkout or invoice naming this customer may still come.

@@ -74,15 +74,34 @@ export interface HeldDeliveries {
   settle(deliveryIds: string[], status: 'processed' | 'superseded'): Promise<void>;
 }
 
+/** A payments customer as remembered (decision 975, 1021). */
+export interface PaymentCustomer {
+  userId: string | null;
+  email: string | null;
+  /** The tier its newest applied subscription change grants; null before one, or before decision 975. */
+  tier: string | null;
+  /** Linked by a metadata proof (true), by a typed e-mail (false), or before decision 1021 (null). */
+  proven: boolean | null;
+  /** Linked by e-mail: the user's tier before its raise that still stands. */
+  raisedFrom: string | null;
+}
+
 /** The payments provider's records: which user a customer is, and the ledger. */
 export interface PaymentRecords {
-  findCustomer(customerId: string): Promise<{ userId: string | null; email: string | null } | undefined>;
-  /** A later mapping for the same customer wins, field by field. */
-  rememberCustomer(customer: { customerId: string; userId: string | null; email: string | null }): Promise<void>;
+  findCustomer(customerId: string): Promise<PaymentCustomer | undefined>;
+  /** A later mapping for the same customer wins, field by field; a proof marks the link proven. */
+  rememberCustomer(customer: {
+    customerId: string;
+    userId: string | null;
+    email: string | null;
+    proven: boolean;
+  }): Promise<void>;
   /** The tier the customer's newest applied subscription change grants. */
   rememberTier(customerId: string, tier: Tier): Promise<void>;
-  /** The tiers the user's other customers' subscriptions grant (any order). */
-  otherTiers(userId: string, customerId: string): Promise<string[]>;
+  /** A customer linked by a typed e-mail raised its user from this tier (decision 1021). */
+  rememberRaise(customerId: string, from: Tier): Promise<void>;
+  /** The user's other customers, with the tier each one's subscription grants when remembered. */
+  otherCustomers(userId: string, customerId: string): Promise<{ customerId: string; tier: string | null }[]>;
   /** Records a payment once per external id; answers whether this call recorded it. */
   recordPayment(payment: {
     externalId: string;
