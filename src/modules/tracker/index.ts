@@ -28,6 +28,7 @@ export function createTrackerModule(
       fetch: platform.fetch,
       timeoutMs: tracker.timeoutMs,
       clock,
+      cache,
     });
     backend = createLinearTrackerBackend({ client, cache, db: database.db });
     defaultTeamId = tracker.defaultTeamId;
