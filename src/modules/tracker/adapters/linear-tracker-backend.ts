@@ -47,6 +47,14 @@ interface LinearState {
   team: { id: string; key: string; name: string };
 }
 
+/**
+ * Issues asked of Linear per request (decision 1011). Linear refuses a query over 10 000 complexity points
+ * (1 per object, 0.1 per property, a connection's nodes once per item asked, 50 by default): an issue with
+ * ISSUE_FIELDS, its 50 labels among them, is some 68 points, so 250 at once (17 000) would be refused and
+ * 100 (6 800) is not. A list of up to 250 is read in pages of this size.
+ */
+export const ISSUE_PAGE = 100;
+
 /** Workflow states change rarely; caching them saves a request (and rate-limit budget) per write. */
 const STATES_TTL_MS = 5 * 60 * 1000;
 
@@ -218,15 +226,26 @@ export function createLinearTrackerBackend(deps: {
     },
 
     async listIssues(query) {
-      const data = await client.request<{ issues: { nodes: LinearIssue[]; pageInfo: { hasNextPage: boolean } } }>(
-        `query Issues($first: Int!, $filter: IssueFilter) {
-          issues(first: $first, filter: $filter, orderBy: updatedAt) {
-            nodes { ${ISSUE_FIELDS} } pageInfo { hasNextPage }
-          }
-        }`,
-        { first: query.limit, filter: issueFilter(query) },
-      );
-      return { issues: data.issues.nodes.map(toIssue), hasMore: data.issues.pageInfo.hasNextPage };
+      // Pages of ISSUE_PAGE (decision 1011): a page of 250 with its labels would be over Linear's complexity.
+      const issues: TrackerIssue[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const data = await client.request<{
+          issues: { nodes: LinearIssue[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+        }>(
+          `query Issues($first: Int!, $after: String, $filter: IssueFilter) {
+            issues(first: $first, after: $after, filter: $filter, orderBy: updatedAt) {
+              nodes { ${ISSUE_FIELDS} } pageInfo { hasNextPage endCursor }
+            }
+          }`,
+          { first: Math.min(ISSUE_PAGE, query.limit - issues.length), after, filter: issueFilter(query) },
+        );
+        issues.push(...data.issues.nodes.map(toIssue));
+        const { hasNextPage, endCursor } = data.issues.pageInfo;
+        if (!hasNextPage || !endCursor || data.issues.nodes.length === 0) return { issues, hasMore: false };
+        if (issues.length >= query.limit) return { issues, hasMore: true };
+        after = endCursor;
+      }
     },
 
     ensureLabels,
