@@ -48,6 +48,11 @@ export interface LinearFake {
   }[];
   /** Files `count` issues in the team as `issueCreate` would (titles `<title> <n>`), without a request. */
   fileIssues(team: Team, count: number, fields?: { title?: string; stateId?: string }): void;
+  /**
+   * Runs `hook` once, after the next request asking `field` has been carried out and before its answer is
+   * sent (e.g. to cut the app's database right after Linear's write).
+   */
+  afterNext(field: string, hook: () => Promise<void> | void): void;
   /** The next `times` requests fail this way. */
   failNext(failure: LinearFailure, times?: number): void;
   /** Bytes of `huge` bodies written so far, and whether each such answer was written to its end. */
@@ -62,6 +67,7 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
   const failures: LinearFailure[] = [];
   const sockets = new Set<Socket>();
   const huge = { sent: 0, completed: 0 };
+  const hooks: { field: string; hook: () => Promise<void> | void }[] = [];
 
   /** A valid GraphQL answer whose one string runs on: written chunk by chunk as the socket drains. */
   async function sendHuge(res: ServerResponse) {
@@ -178,6 +184,8 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
       if (e instanceof GraphQLRequestError) return send(res, 400, error(e.message, e.code));
       throw e;
     }
+    const hooked = hooks.findIndex((h) => operation.selections.some((f) => f.name === h.field));
+    if (hooked >= 0) await hooks.splice(hooked, 1)[0]!.hook();
     send(
       res,
       200,
@@ -213,6 +221,9 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
     fileIssues(team, count, { title = 'Filed', stateId } = {}) {
       for (let n = 1; n <= count; n++)
         resolvers.issueCreate!({ input: { teamId: team.id, title: `${title} ${n}`, stateId } });
+    },
+    afterNext(field, hook) {
+      hooks.push({ field, hook });
     },
     failNext(failure, times = 1) {
       for (let i = 0; i < times; i++) failures.push(failure);

@@ -153,17 +153,23 @@ export function createLinearTrackerBackend(deps: {
     throw error;
   };
 
-  async function getIssue(ref: string): Promise<TrackerIssue | null> {
+  async function issueById(ref: string, signal?: AbortSignal): Promise<LinearIssue | null> {
     try {
       const data = await client.request<{ issue: LinearIssue | null }>(
         `query Issue($id: String!) { issue(id: $id) { ${ISSUE_FIELDS} } }`,
         { id: ref },
+        signal,
       );
-      return data.issue ? toIssue(data.issue) : null;
+      return data.issue;
     } catch (error) {
       if (error instanceof LinearInputError && error.notFound) return null;
       throw error;
     }
+  }
+
+  async function getIssue(ref: string): Promise<TrackerIssue | null> {
+    const issue = await issueById(ref);
+    return issue ? toIssue(issue) : null;
   }
 
   return {
@@ -174,17 +180,30 @@ export function createLinearTrackerBackend(deps: {
       const labelIds = [...(input.labelIds ?? [])];
       if (input.agentId)
         labelIds.push(...(await ensureLabels(input.teamId, [`${AGENT_ID_LABEL_PREFIX}${input.agentId}`], signal)));
-      const data = await client
-        .request<{ issueCreate: { success: boolean; issue: LinearIssue | null } }>(
+      let created: LinearIssue | null;
+      try {
+        const data = await client.request<{ issueCreate: { success: boolean; issue: LinearIssue | null } }>(
           'mutation CreateIssue($input: IssueCreateInput!) { issueCreate(input: $input) { ' +
             `success issue { ${ISSUE_FIELDS} } } }`,
-          { input: { ...linearInput(input), stateId, labelIds: labelIds.length > 0 ? labelIds : undefined } },
+          {
+            input: {
+              ...(input.id ? { id: input.id } : {}),
+              ...linearInput(input),
+              stateId,
+              labelIds: labelIds.length > 0 ? labelIds : undefined,
+            },
+          },
           signal,
-        )
-        .catch(refused);
-      if (!data.issueCreate.success || !data.issueCreate.issue)
-        throw new AppError('upstream_error', 'The issue tracker did not create the issue');
-      const issue = toIssue(data.issueCreate.issue);
+        );
+        created = data.issueCreate.success ? data.issueCreate.issue : null;
+      } catch (error) {
+        // A create with our id refused: if an issue has that id, an earlier send of this create made it.
+        const earlier = error instanceof LinearInputError && input.id ? await issueById(input.id, signal) : null;
+        if (!earlier) return refused(error);
+        created = earlier;
+      }
+      if (!created) throw new AppError('upstream_error', 'The issue tracker did not create the issue');
+      const issue = toIssue(created);
       await effects?.(db, issue);
       return issue;
     },
