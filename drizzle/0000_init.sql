@@ -562,6 +562,13 @@ CREATE TABLE "stream_events" (
 	CONSTRAINT "stream_events_user_check" CHECK (("stream_events"."audience" = 'admins') = ("stream_events"."user_id" IS NULL))
 );
 --> statement-breakpoint
+CREATE TABLE "tracker_issue_intents" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"audit" jsonb NOT NULL,
+	"agent_key" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "tracker_issue_labels" (
 	"issue_id" uuid NOT NULL,
 	"label_id" uuid NOT NULL,
@@ -984,6 +991,8 @@ CREATE INDEX "strategy_transitions_at_idx" ON "strategy_transitions" USING btree
 CREATE INDEX "strategy_transitions_strategy_idx" ON "strategy_transitions" USING btree ("strategy_id","at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "stream_events_user_idx" ON "stream_events" USING btree ("user_id","id");--> statement-breakpoint
 CREATE INDEX "stream_events_created_idx" ON "stream_events" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "tracker_issue_intents_agent_idx" ON "tracker_issue_intents" USING btree ("agent_key");--> statement-breakpoint
+CREATE INDEX "tracker_issue_intents_created_idx" ON "tracker_issue_intents" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "tracker_issue_labels_label_idx" ON "tracker_issue_labels" USING btree ("label_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_issues_identifier_key" ON "tracker_issues" USING btree ("identifier");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_issues_team_number_key" ON "tracker_issues" USING btree ("team_id","number");--> statement-breakpoint

@@ -49,6 +49,8 @@ export interface Issue {
   parent: Issue | null;
 }
 
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
 /** A refusal of the input, answered as Linear's INVALID_INPUT. */
 export class InputError extends Error {}
 
@@ -61,6 +63,7 @@ export const MUTATIONS = new Set(['issueLabelCreate', 'issueCreate', 'issueUpdat
  */
 const INPUT_FIELDS: Record<string, readonly string[]> = {
   IssueCreateInput: [
+    'id',
     'teamId',
     'title',
     'description',
@@ -242,6 +245,11 @@ export function createLinearWorkspace(): LinearWorkspace {
       const fields = input as Record<string, unknown>;
       const team = [eng, ops].find((t) => t.id === fields.teamId) ?? fail('Entity not found: Team');
       if (!fields.title) fail('title must not be empty');
+      // Linear takes the client's id ("The identifier in UUID v4 format. If none is provided, the backend will
+      // generate one."); an id already taken is refused, and nothing is created. Its wording is the fake's own.
+      if (fields.id !== undefined && !UUID_V4.test(String(fields.id))) fail('id must be a UUID v4');
+      if (fields.id !== undefined && issues.some((i) => i.id === fields.id))
+        fail('An issue with this id already exists');
       const number = (counters.get(team.id) ?? 0) + 1;
       counters.set(team.id, number);
       const now = new Date().toISOString();
@@ -249,7 +257,7 @@ export function createLinearWorkspace(): LinearWorkspace {
         .filter((s) => s.team.id === team.id && s.type === 'backlog')
         .sort((a, b) => a.position - b.position)[0]!;
       const issue: Issue = {
-        id: randomUUID(),
+        id: (fields.id as string | undefined) ?? randomUUID(),
         number,
         identifier: `${team.key}-${number}`,
         title: '',
@@ -266,7 +274,8 @@ export function createLinearWorkspace(): LinearWorkspace {
         project: null,
         parent: null,
       };
-      apply(issue, fields);
+      const { id: _id, ...rest } = fields;
+      apply(issue, rest);
       issue.updatedAt = now;
       issues.push(issue);
       return { success: true, lastSyncId: issues.length, issue: view(issue) };

@@ -19,6 +19,7 @@ import {
   type Team,
   type User,
 } from './linear-workspace.ts';
+import { LINEAR_MAX_COMPLEXITY, queryComplexity } from './linear-complexity.ts';
 import { createFakeServer } from './loopback-server.ts';
 
 /**
@@ -38,7 +39,20 @@ export interface LinearFake {
   labels: Label[];
   issues: Issue[];
   /** Every request that reached the fake: the root fields asked for and the variables. */
-  requests: { fields: string[]; variables: Record<string, unknown>; authorization: string | undefined }[];
+  requests: {
+    fields: string[];
+    variables: Record<string, unknown>;
+    authorization: string | undefined;
+    /** Linear's complexity points of the query (undefined when it did not parse). */
+    complexity?: number;
+  }[];
+  /** Files `count` issues in the team as `issueCreate` would (titles `<title> <n>`), without a request. */
+  fileIssues(team: Team, count: number, fields?: { title?: string; stateId?: string }): void;
+  /**
+   * Runs `hook` once, after the next request asking `field` has been carried out and before its answer is
+   * sent (e.g. to cut the app's database right after Linear's write).
+   */
+  afterNext(field: string, hook: () => Promise<void> | void): void;
   /** The next `times` requests fail this way. */
   failNext(failure: LinearFailure, times?: number): void;
   /** Bytes of `huge` bodies written so far, and whether each such answer was written to its end. */
@@ -53,6 +67,7 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
   const failures: LinearFailure[] = [];
   const sockets = new Set<Socket>();
   const huge = { sent: 0, completed: 0 };
+  const hooks: { field: string; hook: () => Promise<void> | void }[] = [];
 
   /** A valid GraphQL answer whose one string runs on: written chunk by chunk as the socket drains. */
   async function sendHuge(res: ServerResponse) {
@@ -97,7 +112,12 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
       requests.push({ fields: [], variables, authorization });
       return send(res, 400, error((e as Error).message, (e as GraphQLRequestError).code ?? 'GRAPHQL_PARSE_FAILED'));
     }
-    requests.push({ fields: operation.selections.map((f) => f.name), variables, authorization });
+    const seen: LinearFake['requests'][number] = {
+      fields: operation.selections.map((f) => f.name),
+      variables,
+      authorization,
+    };
+    requests.push(seen);
 
     const failure = failures.shift();
     if (failure === 'hang') return; // the socket stays open until the client gives up
@@ -127,6 +147,23 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
     }
 
     const data: Record<string, unknown> = {};
+    let complexity: number;
+    try {
+      complexity = queryComplexity(operation, variables);
+      seen.complexity = complexity;
+    } catch (e) {
+      return send(res, 400, error((e as Error).message, (e as GraphQLRequestError).code));
+    }
+    if (complexity > LINEAR_MAX_COMPLEXITY) {
+      return send(
+        res,
+        400,
+        error(
+          `Query too complex: its complexity is ${complexity}, the maximum is ${LINEAR_MAX_COMPLEXITY}`,
+          'GRAPHQL_VALIDATION_FAILED',
+        ),
+      );
+    }
     try {
       for (const field of operation.selections) {
         const resolver = resolvers[field.name];
@@ -147,7 +184,18 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
       if (e instanceof GraphQLRequestError) return send(res, 400, error(e.message, e.code));
       throw e;
     }
-    send(res, 200, { data }, { 'x-ratelimit-requests-limit': '5000', 'x-ratelimit-requests-remaining': '4999' });
+    const hooked = hooks.findIndex((h) => operation.selections.some((f) => f.name === h.field));
+    if (hooked >= 0) await hooks.splice(hooked, 1)[0]!.hook();
+    send(
+      res,
+      200,
+      { data },
+      {
+        'x-ratelimit-requests-limit': '5000',
+        'x-ratelimit-requests-remaining': '4999',
+        'x-complexity': String(complexity),
+      },
+    );
   }
 
   const server = createFakeServer((req, res) => {
@@ -170,6 +218,13 @@ export async function startLinearFake(options: { apiKey?: string } = {}): Promis
     issues,
     requests,
     huge,
+    fileIssues(team, count, { title = 'Filed', stateId } = {}) {
+      for (let n = 1; n <= count; n++)
+        resolvers.issueCreate!({ input: { teamId: team.id, title: `${title} ${n}`, stateId } });
+    },
+    afterNext(field, hook) {
+      hooks.push({ field, hook });
+    },
     failNext(failure, times = 1) {
       for (let i = 0; i < times; i++) failures.push(failure);
     },

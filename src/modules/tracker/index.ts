@@ -6,6 +6,7 @@ import { createLocalTrackerBackend } from './adapters/local-tracker-backend.ts';
 import type { TrackerBackend } from './adapters/tracker-backend.ts';
 import { trackerRoutes } from './routes/tracker.routes.ts';
 import { createTrackerService, type AgentFilingTimes } from './tracker.service.ts';
+import { createIssueIntentsRepository } from './issue-intents.repository.ts';
 
 export type { AgentFilingTimes } from './tracker.service.ts';
 
@@ -28,6 +29,7 @@ export function createTrackerModule(
       fetch: platform.fetch,
       timeoutMs: tracker.timeoutMs,
       clock,
+      cache,
     });
     backend = createLinearTrackerBackend({ client, cache, db: database.db });
     defaultTeamId = tracker.defaultTeamId;
@@ -48,7 +50,9 @@ export function createTrackerModule(
     backend,
     cache,
     clock,
+    logger,
     messages: deps.messages,
+    intents: createIssueIntentsRepository(database.db),
     settings: { defaultTeamId, agentFiling: options.agentFiling },
   });
   return {

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { retryAfterSeconds } from './adapters/linear-client.ts';
-import { isIdentifier, parseStatesFilter, priorityLabel, resolveState, uniqueNames } from './tracker.domain.ts';
+import {
+  isIdentifier,
+  keyedIssueId,
+  parseStatesFilter,
+  priorityLabel,
+  resolveState,
+  uniqueNames,
+} from './tracker.domain.ts';
 
 describe('tracker rules', () => {
   const states = [
@@ -46,5 +53,13 @@ describe('tracker rules', () => {
     assert.equal(retryAfterSeconds(reset(now.getTime() - 5000), now), 1);
     assert.equal(retryAfterSeconds(new Headers({ 'retry-after': '12' }), now), 12);
     assert.equal(retryAfterSeconds(new Headers(), now), 60);
+  });
+
+  it('derives one version-4 UUID per actor and idempotency key', () => {
+    const id = keyedIssueId('user-1', 'key-1');
+    assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(keyedIssueId('user-1', 'key-1'), id);
+    assert.notEqual(keyedIssueId('user-2', 'key-1'), id);
+    assert.notEqual(keyedIssueId('user-1', 'key-2'), id);
   });
 });

@@ -1,5 +1,16 @@
 // Pure rules of the tracker shared by both backends: priorities, state lookup, issue references.
+import { createHash } from 'node:crypto';
 import { STATE_TYPES } from './adapters/tracker-backend.ts';
+
+/**
+ * The id of the issue a create with this idempotency key makes (decision 1010): the same actor and key give
+ * the same id, shaped as the version-4 UUID Linear's `IssueCreateInput.id` takes, so a retry sends the same id.
+ */
+export function keyedIssueId(actorId: string, idempotencyKey: string): string {
+  const hex = createHash('sha256').update(`tracker-issue\n${actorId}\n${idempotencyKey}`).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
 
 /** Linear's priority scale; the spec calls 3 "medium". */
 const PRIORITY_LABELS = ['No priority', 'Urgent', 'High', 'Medium', 'Low'] as const;

@@ -171,6 +171,16 @@ export const AgentIssue = Type.Object(
   { description: 'The filed issue, or the open one it duplicates.' },
 );
 
+export const IssueCreateHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'The same key answers the issue it created (200) and creates nothing again.',
+    }),
+  ),
+});
+
 export const IssueList = Type.Object({
   issues: Type.Array(Issue, { description: 'Most recently updated first.' }),
   count: Type.Integer({ description: 'Number of issues in this answer.' }),

@@ -1,16 +1,24 @@
 // The tracker's use cases over whichever backend is configured: defaults, the agent filing rules
 // (one open issue per agent and title), the audit trail and the health check.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { audit, type TrackerAuditAction } from './tracker.audit.ts';
 import type { Actor } from '../../platform/auth/actor.ts';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
+import type { Logger } from 'pino';
 import { AppError, notFound, unavailable } from '../../platform/http/errors.ts';
 import { reusedFor } from '../../platform/reused.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
-import type { BackendHealth, IssueFields, TrackerBackend, TrackerIssue } from './adapters/tracker-backend.ts';
-import { parseStatesFilter, uniqueNames } from './tracker.domain.ts';
+import type {
+  BackendHealth,
+  IssueEffects,
+  IssueFields,
+  TrackerBackend,
+  TrackerIssue,
+} from './adapters/tracker-backend.ts';
+import type { IssueIntentsRepository } from './issue-intents.repository.ts';
+import { keyedIssueId, parseStatesFilter, uniqueNames } from './tracker.domain.ts';
 import type { AgentIssueBody, IssueCreateBody, IssueListQuery, IssuePatchBody } from './tracker.schemas.ts';
 
 /** Whether the tracker answers, which one, and the team agent-filed issues go to. */
@@ -49,10 +57,15 @@ export function createTrackerService(deps: {
   backend: TrackerBackend;
   cache: Pick<Cache, 'acquire' | 'release'>;
   clock: Clock;
+  logger: Pick<Logger, 'warn'>;
   messages: Pick<NotificationsModule['messages'], 'chat'>;
+  /** The intents of writes whose audit is not written with them (Linear's, decision 1010). */
+  intents: IssueIntentsRepository;
   settings: TrackerSettings;
 }) {
-  const { cache, clock, settings } = deps;
+  const { cache, clock, intents, logger, settings } = deps;
+  /** Linear's writes are not in our database's transaction: their audit goes through an intent (decision 1010). */
+  const remote = deps.backend.name === 'linear';
   const filing = settings.agentFiling ?? AGENT_FILING_TIMES;
   if (filing.boundMs >= filing.lockTtlMs) throw new Error('an agent filing must be bound within its lock');
 
@@ -98,12 +111,8 @@ export function createTrackerService(deps: {
     };
 
   /** Serialises filings of one agent and title across instances, so two retries cannot both create. */
-  async function withAgentLock<T>(
-    agentId: string,
-    title: string,
-    work: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    const key = `tracker:agent-filing:${createHash('sha256').update(`${agentId}\n${title}`).digest('hex')}`;
+  async function withAgentLock<T>(agentKey: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const key = `tracker:agent-filing:${agentKey}`;
     const deadline = performance.now() + AGENT_LOCK_WAIT_MS;
     let token: string | undefined;
     while (!(token = await cache.acquire(key, filing.lockTtlMs))) {
@@ -130,9 +139,106 @@ export function createTrackerService(deps: {
     }
   }
 
+  /** The issue exists: its audit row written now. Failing, the intent stays for the next write (logged). */
+  async function settle(issue: TrackerIssue): Promise<void> {
+    await intents.settle(issue, backend.name).catch((error: unknown) => {
+      logger.warn(
+        { err: error, issueId: issue.id, identifier: issue.identifier },
+        'an issue at the tracker could not be audited: its intent stays for the next write to settle',
+      );
+    });
+  }
+
+  /**
+   * Intents older than an agent filing's lock (no create of ours can still be in flight) are settled: the
+   * issue looked up by its id, audited if there, forgotten if not. Run before each write, a few at a time;
+   * a failure leaves them for the next.
+   */
+  async function settleStale(): Promise<void> {
+    const before = new Date(clock.now().getTime() - filing.lockTtlMs);
+    try {
+      for (const intent of await intents.stale(before, 5)) {
+        const issue = await deps.backend.getIssue(intent.id);
+        if (issue) await intents.settle(issue, backend.name);
+        else await intents.drop(intent.id, before);
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'issue intents left behind could not be settled now: the next write tries again');
+    }
+  }
+
+  /**
+   * A create at Linear, never lost to our database (decision 1010): the intent (the issue's id, chosen here,
+   * and its audit entry) is recorded first, and the audit row written with the intent's removal once Linear
+   * answers. Our database failing after Linear's write answers the issue as Linear holds it: it was created,
+   * and its intent is settled by the retry or the next write. A create Linear refused leaves no intent.
+   */
+  async function createAtLinear(
+    id: string,
+    entry: { action: TrackerAuditAction; details: Record<string, unknown>; actor: Actor; agentKey?: string },
+    send: (effects: IssueEffects) => Promise<TrackerIssue>,
+  ): Promise<TrackerIssue> {
+    const { action, details, actor, agentKey } = entry;
+    await intents.record(
+      { id, agentKey, audit: { action, details, actorId: actor.id, ip: actor.ip ?? null } },
+      clock.now(),
+    );
+    let created: TrackerIssue | undefined;
+    try {
+      return await send(async (_executor, issue) => {
+        created = issue;
+        await intents.settle(issue, backend.name);
+      });
+    } catch (error) {
+      if (created) {
+        logger.warn(
+          { err: error, issueId: created.id, identifier: created.identifier },
+          'an issue created at the tracker could not be audited: its intent stays for the retry or the next write',
+        );
+        return created;
+      }
+      if (error instanceof AppError && error.status < 500 && error.status !== 429)
+        await intents.drop(id).catch(() => {});
+      throw error;
+    }
+  }
+
   return {
-    async create(body: IssueCreateBody, actor: Actor): Promise<TrackerIssue> {
-      return backend.createIssue(body, recordAudit('tracker.issue.create', { fields: Object.keys(body) }, actor));
+    /**
+     * With an idempotency key the issue's id is derived from it (and the actor): the same key answers the
+     * issue it created (`created: false`), and a retry of a create whose answer was lost sends the same id.
+     */
+    async create(
+      body: IssueCreateBody,
+      actor: Actor,
+      idempotencyKey?: string,
+    ): Promise<{ issue: TrackerIssue; created: boolean }> {
+      const id = idempotencyKey ? keyedIssueId(actor.id, idempotencyKey) : randomUUID();
+      const existing = async () => {
+        const issue = idempotencyKey ? await backend.getIssue(id) : null;
+        if (issue && remote) await settle(issue);
+        return issue;
+      };
+      const replayed = await existing();
+      if (replayed) return { issue: replayed, created: false };
+      const details = { fields: Object.keys(body) };
+      try {
+        if (!remote)
+          return {
+            issue: await backend.createIssue({ ...body, id }, recordAudit('tracker.issue.create', details, actor)),
+            created: true,
+          };
+        await settleStale();
+        const issue = await createAtLinear(id, { action: 'tracker.issue.create', details, actor }, (effects) =>
+          backend.createIssue({ ...body, id }, effects),
+        );
+        return { issue, created: true };
+      } catch (error) {
+        // The same key sent twice at once: the other request created it.
+        const raced = await existing().catch(() => null);
+        if (raced) return { issue: raced, created: false };
+        throw error;
+      }
     },
 
     async get(ref: string): Promise<TrackerIssue> {
@@ -171,49 +277,68 @@ export function createTrackerService(deps: {
       const teamId = settings.defaultTeamId;
       if (!teamId) throw unavailable('Agent-filed issues need a team: set TRACKER_DEFAULT_TEAM_ID to a Linear team id');
       const agentType = body.agent_type ?? 'custom';
-      return withAgentLock(body.agent_id, body.title, async (signal) => {
+      const agentKey = createHash('sha256').update(`${body.agent_id}\n${body.title}`).digest('hex');
+      return withAgentLock(agentKey, async (signal) => {
+        if (remote) await settleStale();
+        // A filing cut after Linear's write (or before its answer) left its intent: its id is the retry's.
+        const left = remote ? await intents.latestForAgent(agentKey) : undefined;
         const open = await backend.findOpenAgentIssue(teamId, body.agent_id, body.title, signal);
-        if (open) return { issue: open, deduplicated: true };
+        if (open) {
+          if (left?.id === open.id) await settle(open);
+          return { issue: open, deduplicated: true };
+        }
+        let id: string = randomUUID();
+        if (left) {
+          const there = await backend.getIssue(left.id);
+          if (there) await settle(there);
+          else id = left.id;
+        }
         const labelIds = await backend.ensureLabels(
           teamId,
           uniqueNames([...(body.label_names ?? []), `agent:${agentType}`]),
           signal,
         );
+        const input = {
+          id,
+          teamId,
+          title: body.title,
+          description: body.description,
+          priority: body.priority ?? 2,
+          labelIds,
+          agentId: body.agent_id,
+        };
+        const details = { agentId: body.agent_id, agentType };
+        if (remote) {
+          // Linear announces new issues through its own webhook: no chat message here (decision 051).
+          const issue = await createAtLinear(
+            id,
+            { action: 'tracker.issue.agent_file', details, actor, agentKey },
+            (effects) => backend.createIssue(input, effects, signal),
+          );
+          return { issue, deduplicated: false };
+        }
         const issue = await backend.createIssue(
-          {
-            teamId,
-            title: body.title,
-            description: body.description,
-            priority: body.priority ?? 2,
-            labelIds,
-            agentId: body.agent_id,
-          },
+          input,
           async (executor, created) => {
-            await recordAudit(
-              'tracker.issue.agent_file',
-              { agentId: body.agent_id, agentType },
-              actor,
-            )(executor, created);
-            // Linear announces new issues through its own webhook; the local tracker has only us.
-            if (backend.name === 'local') {
-              await deps.messages.chat(
-                executor,
-                {
-                  source: 'tracker',
-                  title: `${created.identifier} filed by agent ${body.agent_id}`,
-                  text: created.title,
-                  level: created.priority === 1 ? 'warning' : 'info',
-                  url: created.url,
-                  fields: [
-                    { name: 'Priority', value: created.priorityLabel },
-                    { name: 'State', value: created.state.name },
-                    { name: 'Agent', value: `${body.agent_id} (${agentType})` },
-                  ],
-                },
-                clock.now(),
-                `tracker.agent-issue:${created.id}`,
-              );
-            }
+            await recordAudit('tracker.issue.agent_file', details, actor)(executor, created);
+            // The local tracker has only us to announce its issues.
+            await deps.messages.chat(
+              executor,
+              {
+                source: 'tracker',
+                title: `${created.identifier} filed by agent ${body.agent_id}`,
+                text: created.title,
+                level: created.priority === 1 ? 'warning' : 'info',
+                url: created.url,
+                fields: [
+                  { name: 'Priority', value: created.priorityLabel },
+                  { name: 'State', value: created.state.name },
+                  { name: 'Agent', value: `${body.agent_id} (${agentType})` },
+                ],
+              },
+              clock.now(),
+              `tracker.agent-issue:${created.id}`,
+            );
           },
           signal,
         );

@@ -5,6 +5,7 @@ import {
   date,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   text,
@@ -111,3 +112,33 @@ export const trackerIssueLabels = pgTable(
   },
   (t) => [primaryKey({ columns: [t.issueId, t.labelId] }), index('tracker_issue_labels_label_idx').on(t.labelId)],
 );
+
+/**
+ * An issue write whose audit row is not written yet (decision 1010). Recorded before the create is sent to
+ * the tracker, under the id the issue will have there; the row goes, and the audit row is written, in one
+ * transaction once the issue is known to exist. A row left behind (the database failed after the tracker's
+ * write, or the answer never came) is settled by the next write or the retry: the issue looked up by its id.
+ */
+export const trackerIssueIntents = pgTable(
+  'tracker_issue_intents',
+  {
+    /** The issue's id at the tracker, chosen here (Linear's IssueCreateInput.id). */
+    id: uuid('id').primaryKey(),
+    /** The audit entry to write once the issue exists, without its identifier (not known before). */
+    audit: jsonb('audit').$type<IntentAudit>().notNull(),
+    /** Filings of an agent: sha256 of agent id and title, so the retry re-uses the id. */
+    agentKey: text('agent_key'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('tracker_issue_intents_agent_idx').on(t.agentKey),
+    index('tracker_issue_intents_created_idx').on(t.createdAt),
+  ],
+);
+
+export interface IntentAudit {
+  action: string;
+  actorId: string | null;
+  ip: string | null;
+  details: Record<string, unknown>;
+}

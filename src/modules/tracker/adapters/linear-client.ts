@@ -3,6 +3,7 @@
 // too slow → 504.
 // Linear being away (unreachable, too slow, its own 502/503/504) is an outage, logged as one warning;
 // its HTTP 500 and failures no socket code explains stay errors with their stack (decisions 396, 405, 408).
+import type { Cache } from '../../../platform/cache/cache.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { readBoundedBody } from '../../../platform/http/bounded-body.ts';
 import { AppError, rateLimited, unavailable } from '../../../platform/http/errors.ts';
@@ -47,9 +48,17 @@ interface LinearClientOptions {
   fetch: typeof fetch;
   timeoutMs: number;
   clock: Clock;
+  /**
+   * Where the wait Linear announced is shared between instances (decision 1012): with Redis, one
+   * instance's 429 pauses every instance; the process-memory cache shares nothing, the client's own
+   * record of the wait is enough there.
+   */
+  cache?: Pick<Cache, 'kind' | 'get' | 'raiseTo'>;
 }
 
 const DEFAULT_RETRY_AFTER_SECONDS = 60;
+/** The shared end of Linear's announced wait (epoch ms by the app's clock), raised, never lowered. */
+export const LINEAR_PAUSE_KEY = 'tracker:linear:paused-until';
 
 export function createLinearClient(options: LinearClientOptions): LinearClient {
   const { apiUrl, apiKey, timeoutMs, clock } = options;
@@ -74,12 +83,27 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
    * Linear would refuse it, and each refused call still spends the key's allowance (decision 952).
    */
   let pausedUntil = 0;
+  const shared = options.cache?.kind === 'redis' ? options.cache : undefined;
+  /**
+   * The later of this instance's wait and the one shared through Redis. Redis failing (the cache logs its
+   * outage) leaves this instance's own: at worst each instance learns the wait from its own 429 again.
+   */
+  async function waitingUntil(): Promise<number> {
+    if (!shared) return pausedUntil;
+    const until = await shared.get<number>(LINEAR_PAUSE_KEY).catch(() => undefined);
+    return typeof until === 'number' && Number.isFinite(until) ? Math.max(pausedUntil, until) : pausedUntil;
+  }
+  async function pauseUntil(until: number): Promise<void> {
+    pausedUntil = Math.max(pausedUntil, until);
+    const ttlMs = until - clock.now().getTime();
+    if (shared && ttlMs > 0) await shared.raiseTo(LINEAR_PAUSE_KEY, until, ttlMs).catch(() => {});
+  }
   const RATE_LIMITED = 'The issue tracker is rate limiting our requests; try again later';
 
   return {
     async request<T>(query: string, variables: Record<string, unknown> = {}, signal?: AbortSignal): Promise<T> {
       signal?.throwIfAborted();
-      const waitMs = pausedUntil - clock.now().getTime();
+      const waitMs = (await waitingUntil()) - clock.now().getTime();
       if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000), RATE_LIMITED);
       let status: number;
       let headers: Headers;
@@ -106,7 +130,7 @@ export function createLinearClient(options: LinearClientOptions): LinearClient {
       const message = first?.extensions?.userPresentableMessage ?? first?.message ?? `HTTP ${status}`;
       if (code === 'RATELIMITED' || status === 429) {
         const seconds = retryAfterSeconds(headers, clock.now());
-        pausedUntil = Math.max(pausedUntil, clock.now().getTime() + seconds * 1000);
+        await pauseUntil(clock.now().getTime() + seconds * 1000);
         throw rateLimited(seconds, RATE_LIMITED);
       }
       if (code === 'AUTHENTICATION_ERROR' || code === 'FORBIDDEN' || status === 401 || status === 403) {

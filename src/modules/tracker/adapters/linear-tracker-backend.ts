@@ -47,6 +47,14 @@ interface LinearState {
   team: { id: string; key: string; name: string };
 }
 
+/**
+ * Issues asked of Linear per request (decision 1011). Linear refuses a query over 10 000 complexity points
+ * (1 per object, 0.1 per property, a connection's nodes once per item asked, 50 by default): an issue with
+ * ISSUE_FIELDS, its 50 labels among them, is some 68 points, so 250 at once (17 000) would be refused and
+ * 100 (6 800) is not. A list of up to 250 is read in pages of this size.
+ */
+export const ISSUE_PAGE = 100;
+
 /** Workflow states change rarely; caching them saves a request (and rate-limit budget) per write. */
 const STATES_TTL_MS = 5 * 60 * 1000;
 
@@ -145,17 +153,23 @@ export function createLinearTrackerBackend(deps: {
     throw error;
   };
 
-  async function getIssue(ref: string): Promise<TrackerIssue | null> {
+  async function issueById(ref: string, signal?: AbortSignal): Promise<LinearIssue | null> {
     try {
       const data = await client.request<{ issue: LinearIssue | null }>(
         `query Issue($id: String!) { issue(id: $id) { ${ISSUE_FIELDS} } }`,
         { id: ref },
+        signal,
       );
-      return data.issue ? toIssue(data.issue) : null;
+      return data.issue;
     } catch (error) {
       if (error instanceof LinearInputError && error.notFound) return null;
       throw error;
     }
+  }
+
+  async function getIssue(ref: string): Promise<TrackerIssue | null> {
+    const issue = await issueById(ref);
+    return issue ? toIssue(issue) : null;
   }
 
   return {
@@ -166,17 +180,30 @@ export function createLinearTrackerBackend(deps: {
       const labelIds = [...(input.labelIds ?? [])];
       if (input.agentId)
         labelIds.push(...(await ensureLabels(input.teamId, [`${AGENT_ID_LABEL_PREFIX}${input.agentId}`], signal)));
-      const data = await client
-        .request<{ issueCreate: { success: boolean; issue: LinearIssue | null } }>(
+      let created: LinearIssue | null;
+      try {
+        const data = await client.request<{ issueCreate: { success: boolean; issue: LinearIssue | null } }>(
           'mutation CreateIssue($input: IssueCreateInput!) { issueCreate(input: $input) { ' +
             `success issue { ${ISSUE_FIELDS} } } }`,
-          { input: { ...linearInput(input), stateId, labelIds: labelIds.length > 0 ? labelIds : undefined } },
+          {
+            input: {
+              ...(input.id ? { id: input.id } : {}),
+              ...linearInput(input),
+              stateId,
+              labelIds: labelIds.length > 0 ? labelIds : undefined,
+            },
+          },
           signal,
-        )
-        .catch(refused);
-      if (!data.issueCreate.success || !data.issueCreate.issue)
-        throw new AppError('upstream_error', 'The issue tracker did not create the issue');
-      const issue = toIssue(data.issueCreate.issue);
+        );
+        created = data.issueCreate.success ? data.issueCreate.issue : null;
+      } catch (error) {
+        // A create with our id refused: if an issue has that id, an earlier send of this create made it.
+        const earlier = error instanceof LinearInputError && input.id ? await issueById(input.id, signal) : null;
+        if (!earlier) return refused(error);
+        created = earlier;
+      }
+      if (!created) throw new AppError('upstream_error', 'The issue tracker did not create the issue');
+      const issue = toIssue(created);
       await effects?.(db, issue);
       return issue;
     },
@@ -218,15 +245,26 @@ export function createLinearTrackerBackend(deps: {
     },
 
     async listIssues(query) {
-      const data = await client.request<{ issues: { nodes: LinearIssue[]; pageInfo: { hasNextPage: boolean } } }>(
-        `query Issues($first: Int!, $filter: IssueFilter) {
-          issues(first: $first, filter: $filter, orderBy: updatedAt) {
-            nodes { ${ISSUE_FIELDS} } pageInfo { hasNextPage }
-          }
-        }`,
-        { first: query.limit, filter: issueFilter(query) },
-      );
-      return { issues: data.issues.nodes.map(toIssue), hasMore: data.issues.pageInfo.hasNextPage };
+      // Pages of ISSUE_PAGE (decision 1011): a page of 250 with its labels would be over Linear's complexity.
+      const issues: TrackerIssue[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const data = await client.request<{
+          issues: { nodes: LinearIssue[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+        }>(
+          `query Issues($first: Int!, $after: String, $filter: IssueFilter) {
+            issues(first: $first, after: $after, filter: $filter, orderBy: updatedAt) {
+              nodes { ${ISSUE_FIELDS} } pageInfo { hasNextPage endCursor }
+            }
+          }`,
+          { first: Math.min(ISSUE_PAGE, query.limit - issues.length), after, filter: issueFilter(query) },
+        );
+        issues.push(...data.issues.nodes.map(toIssue));
+        const { hasNextPage, endCursor } = data.issues.pageInfo;
+        if (!hasNextPage || !endCursor || data.issues.nodes.length === 0) return { issues, hasMore: false };
+        if (issues.length >= query.limit) return { issues, hasMore: true };
+        after = endCursor;
+      }
     },
 
     ensureLabels,

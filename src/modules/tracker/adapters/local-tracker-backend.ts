@@ -134,6 +134,7 @@ export function createLocalTrackerBackend(deps: {
         const issueId = await repo.insertIssue(
           {
             ...issueColumns(input),
+            ...(input.id ? { id: input.id } : {}),
             teamId: team.id,
             number,
             identifier: `${key}-${number}`,

@@ -48,6 +48,8 @@ export interface IssueFields {
 }
 
 export interface IssueCreate extends IssueFields {
+  /** The issue's id, chosen by the caller (a UUID v4), so that a retry of the create names the same issue. */
+  id?: string;
   teamId: string;
   title: string;
   /** Recorded on the issue so that the agent endpoint can find the agent's open issues. */
@@ -77,7 +79,8 @@ export interface BackendHealth {
 
 /**
  * What a write causes in our database (audit row, outbox message). The local backend runs it inside
- * the transaction of the write, so both commit together; Linear's after its write succeeded.
+ * the transaction of the write, so both commit together; Linear's after its write succeeded (a create's
+ * audit is recorded as an intent before it is sent, decision 1010).
  */
 export type IssueEffects = (executor: DbExecutor, issue: TrackerIssue) => Promise<void>;
 

@@ -7,6 +7,7 @@ import {
   AgentIssueBody,
   Issue,
   IssueCreateBody,
+  IssueCreateHeaders,
   IssueList,
   IssueListQuery,
   IssueParams,
@@ -66,12 +67,23 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
           tags,
           operationId: 'createIssue',
           summary: 'Create an issue (state default backlog, priority default 0)',
-          description: 'An unknown team, state, label, assignee or parent is a 422 on that field.',
+          description:
+            'An unknown team, state, label, assignee or parent is a 422 on that field. `Idempotency-Key`: the ' +
+            'same key (of the same admin) answers the issue it created (200) and creates nothing; a create whose ' +
+            'answer was lost can be sent again with its key without making a second issue.',
+          headers: IssueCreateHeaders,
           body: IssueCreateBody,
-          response: { 201: Issue, ...errorResponses(...adminOnly, ...upstream) },
+          response: { 200: Issue, 201: Issue, ...errorResponses(...adminOnly, ...upstream) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.create(request.body, actorOf(request))),
+      async (request, reply) => {
+        const { issue, created } = await service.create(
+          request.body,
+          actorOf(request),
+          request.headers['idempotency-key'],
+        );
+        return reply.code(created ? 201 : 200).send(issue);
+      },
     );
 
     app.post(
