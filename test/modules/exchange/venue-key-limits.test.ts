@@ -17,7 +17,7 @@ import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { createMetrics } from '../../../src/platform/observability/metrics.ts';
 import { createVenueBudgets, KeyLimitRefusal } from '../../../src/platform/venue-budget/venue-budget.ts';
-import { venueProfile } from '../../../src/modules/exchange/adapters/binance-weights.ts';
+import { venueProfile } from '../../../src/modules/exchange/adapters/venue-profiles.ts';
 import { createCcxtClients } from '../../../src/modules/exchange/adapters/ccxt-clients.ts';
 import { createEgress } from '../../../src/platform/venue-budget/egress.ts';
 import type { BybitFake } from '../../fakes/bybit.ts';
