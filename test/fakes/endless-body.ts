@@ -1,4 +1,4 @@
-// A body without end, for the bounds of our readers of outside answers (decisions 986, 1043): a fake
+// A body without end, for the bounds of our readers of outside answers (decisions 986, 1042): a fake
 // writes it chunk by chunk as the client reads it, with no content-length, until ENDLESS_BODY_BYTES or
 // until the client hangs up. A reader without a bound would hold all of it; `sent` shows what was written.
 import type { ServerResponse } from 'node:http';

@@ -20,7 +20,7 @@ export const LINK_CODE_TTL_MS = 10 * 60_000;
 
 /**
  * A refused link's outcome reaches the log at most once in this interval, with how many there were since
- * its last line (decision 1045): anyone can send the bot `/start <anything>` as fast as Telegram lets them.
+ * its last line (decision 1043): anyone can send the bot `/start <anything>` as fast as Telegram lets them.
  */
 export const REFUSED_LINK_LOG_INTERVAL_MS = 60_000;
 

@@ -1,4 +1,4 @@
-// An upstream's answer is read up to UPSTREAM_MAX_BODY_BYTES (decision 1043): an answer without end is
+// An upstream's answer is read up to UPSTREAM_MAX_BODY_BYTES (decision 1042): an answer without end is
 // abandoned at the bound, answered 502 and counted as the upstream's failure, instead of held whole.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// A chat receiver's answer is read up to CHAT_MAX_ANSWER_BYTES (decision 1043): an answer without end,
+// A chat receiver's answer is read up to CHAT_MAX_ANSWER_BYTES (decision 1042): an answer without end,
 // from a broken proxy in front of the webhook, is abandoned at the bound instead of held whole until the
 // post's timeout. A 2xx so answered is delivered once, a 5xx is retried with the answer's first words.
 import assert from 'node:assert/strict';

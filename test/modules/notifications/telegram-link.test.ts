@@ -130,7 +130,7 @@ describe('linking a Telegram chat', () => {
     await waitFor(async () => (await telegramChannels(t, alice)).length > 0, 'the chat linked');
   });
 
-  it('logs refused links of one kind once a minute, then with how many there were (decision 1045)', async () => {
+  it('logs refused links of one kind once a minute, then with how many there were (decision 1043)', async () => {
     clock.advance(REFUSED_LINK_LOG_INTERVAL_MS);
     const lines = () => t.logLines().filter((line) => line.outcome === 'unknown code');
     const before = lines().length;

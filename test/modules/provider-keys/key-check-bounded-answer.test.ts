@@ -1,5 +1,5 @@
 // A provider's answer to a key check is read up to 64 KiB through the platform's one bounded reader
-// (decision 1043): an answer without end is abandoned there, and the check answers what its status says.
+// (decision 1042): an answer without end is abandoned there, and the check answers what its status says.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

@@ -50,7 +50,7 @@ export class UpstreamHttpError extends AppError {
 type Params = Record<string, string | number | undefined>;
 
 /**
- * An upstream's answer is read up to this (decision 1043): Binance's largest, exchangeInfo without
+ * An upstream's answer is read up to this (decision 1042): Binance's largest, exchangeInfo without
  * permission sets, is a few MiB. An answer without end is abandoned there, not held whole.
  */
 export const UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;

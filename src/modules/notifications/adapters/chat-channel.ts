@@ -29,7 +29,7 @@ export function createRecordOnlyChatChannel(format: ChatFormat): ChatChannel {
 /** A 429 without a usable Retry-After still waits this long: Slack allows about one message a second. */
 const DEFAULT_RETRY_AFTER_MS = 30_000;
 /**
- * A receiver's answer is read up to this (decision 1043): its first 200 characters and a 429's
+ * A receiver's answer is read up to this (decision 1042): its first 200 characters and a 429's
  * `retry_after` are all we use, and an answer without end must not be held, nor outlast the timeout.
  */
 export const CHAT_MAX_ANSWER_BYTES = 64 * 1024;
