@@ -67,6 +67,8 @@ function instance(
         krakenCounter: tuned.krakenCounter ?? KRAKEN_COUNTER,
         // The venues' per-IP minutes and windows counted too, as in production (decision 980).
         rateLimit: tuned.ipLimits ?? true,
+        // The fakes' loopback addresses: `ipLimits: false` lifts the per-IP limits there (decision 1041).
+        apiUrls: urls,
       }),
     );
   const clients = createCcxtClients({
