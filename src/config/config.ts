@@ -244,7 +244,7 @@ const SETTINGS = {
   exchange: {
     /** ccxt id → base URL override for venues other than binance and binanceus. */
     apiUrls: urlMap('EXCHANGE_API_URLS'),
-    /** ccxt's own request throttling; on in production, tests switch it off. */
+    /** Venue pacing; `false` lifts it only for a venue at a loopback address (its fake; decision 1041). */
     rateLimit: flag('EXCHANGE_RATE_LIMIT', true),
     /** Timeout of one venue request. */
     timeoutMs: integer('EXCHANGE_TIMEOUT_MS', 10_000, 100, 120_000),

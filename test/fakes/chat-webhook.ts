@@ -3,10 +3,14 @@
 // payloads against the real limits, so a message our renderer gets wrong is refused as it would be.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { type EndlessTally, writeEndless } from './endless-body.ts';
 import { createFakeServer } from './loopback-server.ts';
 
 type ChatFlavor = 'slack' | 'discord';
-export type CannedResponse = { status: number; body?: string | object; headers?: Record<string, string> } | 'hang';
+/** `endless`: the status with a body without end (endless-body.ts), as a broken proxy might send. */
+export type CannedResponse =
+  | { status: number; body?: string | object; headers?: Record<string, string>; endless?: boolean }
+  | 'hang';
 
 export interface ChatReceiver {
   url: string;
@@ -14,6 +18,8 @@ export interface ChatReceiver {
   received: { headers: IncomingHttpHeaders; body: Record<string, unknown> }[];
   /** The bodies answered with a 2xx: the messages that made it into the channel. */
   accepted: Record<string, unknown>[];
+  /** What the endless answers wrote (CannedResponse `endless`). */
+  endless: EndlessTally;
   /** Answers for the next requests, before the default behaviour resumes. */
   respondNext(...responses: CannedResponse[]): void;
   close(): Promise<void>;
@@ -112,6 +118,7 @@ export async function startChatReceiver(options: { flavor: ChatFlavor }): Promis
   const received: ChatReceiver['received'] = [];
   const accepted: ChatReceiver['accepted'] = [];
   const queue: CannedResponse[] = [];
+  const endless: EndlessTally = { sent: 0, completed: 0 };
   const sockets = new Set<Socket>();
 
   const reply = (res: ServerResponse, status: number, body?: string | object, headers: Record<string, string> = {}) => {
@@ -141,6 +148,7 @@ export async function startChatReceiver(options: { flavor: ChatFlavor }): Promis
       if (canned === 'hang') return; // never answers; the socket is destroyed at close
       if (canned) {
         if (canned.status >= 200 && canned.status < 300) accepted.push(body);
+        if (canned.endless) return void writeEndless(res, canned.status, endless);
         return reply(res, canned.status, canned.body, canned.headers);
       }
       const problem = flavor === 'slack' ? checkSlack(body) : checkDiscord(body);
@@ -161,6 +169,7 @@ export async function startChatReceiver(options: { flavor: ChatFlavor }): Promis
     url: `http://127.0.0.1:${port}${path}`,
     received,
     accepted,
+    endless,
     respondNext(...responses) {
       queue.push(...responses);
     },

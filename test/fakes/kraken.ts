@@ -3,7 +3,9 @@
 // body), base64-decoded secret)), a nonce greater than the last one accepted for the key, in the order
 // requests arrive (else `EAPI:Invalid nonce`, and the request does nothing), errors as HTTP 200
 // `{"error": ["EAPI:…"], "result": {}}`, and the per-key call counter that decays over time
-// (`EAPI:Rate limit exceeded` above it). TradesHistory answers 50 trades a page, newest first, with
+// (`EAPI:Rate limit exceeded` above it). Public calls count on a counter per IP that decays about one call
+// a second; when a test sets its ceiling (`publicCounter`), a call above it is answered HTTP 429
+// `EGeneral:Too many requests`. TradesHistory answers 50 trades a page, newest first, with
 // `count`, `ofs`, an exclusive `start` and an inclusive `end` (seconds).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { KRAKEN_FILLS, krakenOrders, krakenTrade } from './kraken-orders.ts';
@@ -35,8 +37,13 @@ export interface KrakenFake extends Loopback {
   addAccount(account: VenueAccount): VenueAccount;
   /** The call counter's ceiling (Kraken's tier: 15 starter, 20 intermediate) and decay per second. */
   counter: { max: number; decayPerSecond: number };
-  /** Answers of the venue's own limit and `EAPI:Invalid nonce` answers this fake gave (injected failures not counted). */
-  stats: { limitAnswers: number; invalidNonces: number };
+  /** The public calls' counter per IP: its ceiling (none unless a test sets one) and decay per second. */
+  publicCounter: { max: number; decayPerSecond: number };
+  /**
+   * Answers of the venue's own limit (per key; `publicLimitAnswers`: per IP, public calls) and `EAPI:Invalid
+   * nonce` answers this fake gave (injected failures not counted).
+   */
+  stats: { limitAnswers: number; publicLimitAnswers: number; invalidNonces: number };
   /** The last nonce accepted for a key; with `nonce`, another client of the key was accepted with it. */
   acceptedNonce(apiKey: string, nonce?: bigint): bigint | undefined;
   /**
@@ -58,14 +65,15 @@ export async function startKrakenFake(): Promise<KrakenFake> {
   const nonces = new Map<string, bigint>();
   const counters = new Map<string, { value: number; at: number }>();
   const counter = { max: 20, decayPerSecond: 0.5 };
-  const stats = { limitAnswers: 0, invalidNonces: 0 };
+  const publicCounter = { max: Number.POSITIVE_INFINITY, decayPerSecond: 1 };
+  const stats = { limitAnswers: 0, publicLimitAnswers: 0, invalidNonces: 0 };
 
   /** Kraken's counter: +1 a call (+2 for history calls), decaying continuously. */
-  function charge(key: string, cost: number): boolean {
+  function charge(key: string, cost: number, limit = counter): boolean {
     const now = Date.now();
     const state = counters.get(key) ?? { value: 0, at: now };
-    const value = Math.max(0, state.value - ((now - state.at) / 1000) * counter.decayPerSecond);
-    if (value + cost > counter.max) {
+    const value = Math.max(0, state.value - ((now - state.at) / 1000) * limit.decayPerSecond);
+    if (value + cost > limit.max) {
       counters.set(key, { value, at: now });
       return false;
     }
@@ -212,7 +220,14 @@ export async function startKrakenFake(): Promise<KrakenFake> {
   }
 
   const loopback = await startLoopback((request) => {
-    if (request.path.startsWith('/0/public/')) return publicRoute(request);
+    if (request.path.startsWith('/0/public/')) {
+      // Every client of the fake comes from 127.0.0.1: one IP, one counter.
+      if (!charge('public ip', 1, publicCounter)) {
+        stats.publicLimitAnswers += 1;
+        return { status: 429, body: { error: ['EGeneral:Too many requests'], result: {} } };
+      }
+      return publicRoute(request);
+    }
     if (request.path.startsWith('/0/private/') && request.method === 'POST') {
       const authenticated = authenticate(request);
       if ('body' in authenticated) return authenticated;
@@ -223,6 +238,7 @@ export async function startKrakenFake(): Promise<KrakenFake> {
 
   return Object.assign(loopback, {
     counter,
+    publicCounter,
     stats,
     acceptedNonce(apiKey: string, nonce?: bigint) {
       if (nonce !== undefined) nonces.set(apiKey, nonce);

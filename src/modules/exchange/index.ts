@@ -35,7 +35,7 @@ import { createVenuesService } from './venues.service.ts';
 import { isVenue, VENUES, type Venue } from './venues.domain.ts';
 import type { VenueEgress } from '../../platform/venue-budget/egress.ts';
 import type { BudgetState } from '../../platform/venue-budget/venue-budget.ts';
-import { venueProfile } from './adapters/binance-weights.ts';
+import { venueProfile } from './adapters/venue-profiles.ts';
 import { createLiveOrderVenue, orderMarketOf, type OrderMarket } from './adapters/ccxt-order-venue.ts';
 import { createCredentialClients, type CredentialVersion } from './adapters/ccxt-credential-clients.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';

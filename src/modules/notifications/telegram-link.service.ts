@@ -18,6 +18,12 @@ import { createReplyBudget, type LinkOutcome, replyOf } from './telegram-replies
 /** How long a link works once asked for. */
 export const LINK_CODE_TTL_MS = 10 * 60_000;
 
+/**
+ * A refused link's outcome reaches the log at most once in this interval, with how many there were since
+ * its last line (decision 1043): anyone can send the bot `/start <anything>` as fast as Telegram lets them.
+ */
+export const REFUSED_LINK_LOG_INTERVAL_MS = 60_000;
+
 export interface LinkOffer {
   code: string;
   url: string;
@@ -54,6 +60,24 @@ export function createTelegramLinkService(deps: {
 }) {
   const { db, repo, preferences, botUsername, telegram, clock, logger } = deps;
   const replies = createReplyBudget();
+  /** Per outcome, when its last line was logged and how many refused links came since. */
+  const refusedLog = new Map<LinkOutcome, { loggedAt: number; more: number }>();
+
+  function noteRefused(outcome: LinkOutcome): void {
+    const now = clock.now().getTime();
+    const last = refusedLog.get(outcome);
+    if (last && now - last.loggedAt < REFUSED_LINK_LOG_INTERVAL_MS) {
+      last.more += 1;
+      return;
+    }
+    refusedLog.set(outcome, { loggedAt: now, more: 0 });
+    if (!last?.more) logger.warn({ outcome }, 'a telegram link was not used');
+    else
+      logger.warn(
+        { outcome, refused: last.more + 1, since: new Date(last.loggedAt).toISOString() },
+        'telegram links were not used',
+      );
+  }
 
   /**
    * One sentence back to a chat whose message linked nothing, when the bounds allow: per chat, per poll
@@ -120,7 +144,7 @@ export function createTelegramLinkService(deps: {
       // Anything else written to the bot is not ours to read: it is only told how to link.
       const outcome = code ? await link(update, code) : 'not a link';
       if (outcome === 'linked') logger.info({ outcome }, 'a telegram chat was linked');
-      else if (code) logger.warn({ outcome }, 'a telegram link was not used');
+      else if (code) noteRefused(outcome);
       await answer(update, outcome, poll, signal);
       return outcome;
     },

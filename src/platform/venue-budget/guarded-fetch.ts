@@ -6,6 +6,7 @@
 // What a venue's requests weigh is the venue's own knowledge: its adapter code declares it
 // (VenueWeights) and describes the budget with it; this file knows no venue.
 import { retryAfterMs } from '../http/retry-after.ts';
+import type { IpBurst } from './key-limits.ts';
 import type { VenueBudget } from './venue-budget.ts';
 
 /** A venue's documented request weights, declared beside that venue's adapter code. */
@@ -17,10 +18,11 @@ export interface VenueWeights {
   /** The venue's own count of the minute's weight after a call, when its answer carries one. */
   usedWeight(headers: Headers): number | undefined;
   /**
-   * The venue's shorter window per IP beside its minute (OKX's 2 s): calls wait for room in it, in the
-   * order they came, at most the budget's longest wait (decision 980).
+   * The venue's shorter window per IP beside its minute (OKX's 2 s), or its decaying counter per IP
+   * (Kraken's public calls, about one a second; decision 1040): calls wait for room in it, in the order
+   * they came, at most the budget's longest wait (decision 980).
    */
-  readonly burst?: { readonly count: number; readonly windowMs: number };
+  readonly burst?: IpBurst;
   /** Which answers state the venue's limit (read from a copy of their body), and how to read it. */
   readonly limit?: { statedBy(url: URL): boolean; read(body: unknown): number | undefined };
 }

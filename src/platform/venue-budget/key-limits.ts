@@ -54,6 +54,17 @@ export function perWindow(name: string, count: number, windowMs: number, cost = 
   };
 }
 
+/** A venue's short limit per IP: `count` calls in any `windowMs`, or a counter of `max` decaying `perSecond`. */
+export type IpBurst =
+  | { readonly count: number; readonly windowMs: number }
+  | { readonly max: number; readonly perSecond: number };
+
+/** What a call of `cost` draws on the venue's short limit per IP. */
+export function ipBurst(burst: IpBurst, cost: number): KeyLimit {
+  if ('count' in burst) return perWindow('ip', burst.count, burst.windowMs, cost);
+  return { name: 'ip', cost, ...burst, describes: `counter of ${burst.max} decaying ${burst.perSecond}/s per IP` };
+}
+
 /**
  * Nothing was sent: this key's own limit at the venue has no room (429 with Retry-After). A kind of the
  * user's own limit (decision 200), so every caller that defers or answers those treats it alike.

@@ -24,7 +24,7 @@ import type { Clock } from '../clock.ts';
 import { BudgetRefusal, UserShareRefusal } from './budget-refusals.ts';
 import { createBudgetMetrics, type BudgetMetrics } from './budget-metrics.ts';
 import { createKeyAccounts } from './key-accounts.ts';
-import { createKeyCounters, KeyLimitRefusal, perWindow, type KeyLimit } from './key-limits.ts';
+import { createKeyCounters, KeyLimitRefusal, ipBurst, type KeyLimit } from './key-limits.ts';
 import { createKeyTurns } from './key-turns.ts';
 import type { BreakerState, BudgetState, VenueBudget, VenueBudgetSettings, VenueProfile } from './budget-types.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -211,7 +211,7 @@ export function createVenueBudgets(deps: {
     const bursts = createKeyCounters({ ...keyCounting, prefix: `${prefix}:burst`, refused: undefined });
     const burstOf = (weight: number) => {
       const burst = profile.weights?.burst;
-      return burst && weight > 0 ? [perWindow('ip', burst.count, burst.windowMs, weight)] : [];
+      return burst && weight > 0 ? [ipBurst(burst, weight)] : [];
     };
     const accounts = createKeyAccounts({ prefix, store });
     /** Where a key's calls are counted: under its account where the venue counts per account and said which. */

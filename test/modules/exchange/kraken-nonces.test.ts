@@ -12,7 +12,7 @@ import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 import { systemClock, type Clock } from '../../../src/platform/clock.ts';
 import { createVenueBudgets } from '../../../src/platform/venue-budget/venue-budget.ts';
 import { createEgress } from '../../../src/platform/venue-budget/egress.ts';
-import { venueProfile } from '../../../src/modules/exchange/adapters/binance-weights.ts';
+import { venueProfile } from '../../../src/modules/exchange/adapters/venue-profiles.ts';
 import { createCcxtClients } from '../../../src/modules/exchange/adapters/ccxt-clients.ts';
 import { rewriteUrls, urlRewriter } from '../../../src/modules/exchange/adapters/ccxt-urls.ts';
 import type { KrakenFake } from '../../fakes/kraken.ts';

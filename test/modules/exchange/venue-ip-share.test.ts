@@ -44,6 +44,9 @@ describe("one user's public reads cannot spend everyone's Kraken or OKX minute (
         // Venue pacing as in production (the default): the venues' per-IP minutes are counted.
         EXCHANGE_RATE_LIMIT: 'true',
         VENUE_USER_SHARE_PERCENT: String(USER_SHARE_PERCENT),
+        // The venues' short windows pace the calls within a share (decisions 980, 1040): they wait their
+        // turn rather than be refused, so that what is counted here is the share alone.
+        VENUE_BUDGET_MAX_WAIT_MS: '30000',
         EXCHANGE_TIMEOUT_MS: '30000',
         BINANCE_WS_URL: `ws://127.0.0.1:${await closedPort()}`,
       },

@@ -14,7 +14,7 @@ import { createMemoryCache } from '../../../src/platform/cache/cache.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createVenueBudgets, KeyLimitRefusal } from '../../../src/platform/venue-budget/venue-budget.ts';
 import type { KeyLimit } from '../../../src/platform/venue-budget/key-limits.ts';
-import { venueProfile } from '../../../src/modules/exchange/adapters/binance-weights.ts';
+import { venueProfile } from '../../../src/modules/exchange/adapters/venue-profiles.ts';
 import { KRAKEN_STARTER } from '../../../src/modules/exchange/adapters/venue-key-limits.ts';
 import type { Venue } from '../../../src/modules/exchange/venues.domain.ts';
 

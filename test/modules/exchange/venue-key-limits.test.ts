@@ -17,7 +17,7 @@ import { createRedisCache } from '../../../src/platform/cache/redis-cache.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { createMetrics } from '../../../src/platform/observability/metrics.ts';
 import { createVenueBudgets, KeyLimitRefusal } from '../../../src/platform/venue-budget/venue-budget.ts';
-import { venueProfile } from '../../../src/modules/exchange/adapters/binance-weights.ts';
+import { venueProfile } from '../../../src/modules/exchange/adapters/venue-profiles.ts';
 import { createCcxtClients } from '../../../src/modules/exchange/adapters/ccxt-clients.ts';
 import { createEgress } from '../../../src/platform/venue-budget/egress.ts';
 import type { BybitFake } from '../../fakes/bybit.ts';
@@ -51,14 +51,20 @@ const LOAD: Record<ConformanceVenue['venue'], { lanes: number; rounds: number }>
 function instance(
   cache: Cache,
   urls: Record<string, string>,
-  tuned: { share?: number; timeoutMs?: number; krakenCounter?: typeof KRAKEN_COUNTER; ipLimits?: boolean } = {},
+  tuned: {
+    share?: number;
+    timeoutMs?: number;
+    krakenCounter?: typeof KRAKEN_COUNTER;
+    ipLimits?: boolean;
+    maxWaitMs?: number;
+  } = {},
 ) {
   // The budgets' own counters (waits, refusals), read by tests instead of timing the calls.
   const metrics = createMetrics(false);
   const budgets = createVenueBudgets({
     cache,
     clock: systemClock,
-    settings: { share: tuned.share ?? 0.8, maxWaitMs: 2_000, egress: 'keylimits', userShare: 1 },
+    settings: { share: tuned.share ?? 0.8, maxWaitMs: tuned.maxWaitMs ?? 2_000, egress: 'keylimits', userShare: 1 },
     metrics,
   });
   for (const v of CONFORMANCE_VENUES)
@@ -67,6 +73,8 @@ function instance(
         krakenCounter: tuned.krakenCounter ?? KRAKEN_COUNTER,
         // The venues' per-IP minutes and windows counted too, as in production (decision 980).
         rateLimit: tuned.ipLimits ?? true,
+        // The fakes' loopback addresses: `ipLimits: false` lifts the per-IP limits there (decision 1041).
+        apiUrls: urls,
       }),
     );
   const clients = createCcxtClients({
@@ -169,7 +177,9 @@ describe("each venue's own limits per key, two budgets on one Redis", () => {
     const urls = Object.fromEntries([...fakes].map(([venue, fake]) => [venue, fake.url]));
     const prefix = `test:keylimits:${process.pid}:${Date.now()}:`;
     caches = [createRedisCache(process.env.REDIS_URL!, prefix), createRedisCache(process.env.REDIS_URL!, prefix)];
-    two = caches.map((cache) => instance(cache, urls));
+    // Two instances load Kraken's markets at once: their public calls take turns in Kraken's one counter
+    // per IP (decision 1040), longer than the default wait; within Bybit's 5 s receive window.
+    two = caches.map((cache) => instance(cache, urls, { maxWaitMs: 4_000 }));
   });
   after(async () => {
     if (skip) return;

@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { TEST_MESSAGE } from '../../../src/modules/notifications/notices.domain.ts';
 import { enqueue, NOTIFY_KIND } from '../../../src/modules/notifications/notifications.outbox.ts';
 import { createTelegramLinkRepository } from '../../../src/modules/notifications/telegram-link.repository.ts';
+import { REFUSED_LINK_LOG_INTERVAL_MS } from '../../../src/modules/notifications/telegram-link.service.ts';
 import { startTelegramBot, type TelegramBot } from '../../fakes/telegram.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { shiftedClock } from '../../helpers/shifted-clock.ts';
@@ -127,6 +128,24 @@ describe('linking a Telegram chat', () => {
     const chat = newChat();
     bot.sendUpdate(chat, `/start ${current}`);
     await waitFor(async () => (await telegramChannels(t, alice)).length > 0, 'the chat linked');
+  });
+
+  it('logs refused links of one kind once a minute, then with how many there were (decision 1043)', async () => {
+    clock.advance(REFUSED_LINK_LOG_INTERVAL_MS);
+    const lines = () => t.logLines().filter((line) => line.outcome === 'unknown code');
+    const before = lines().length;
+    // A stranger's links, as fast as Telegram delivers them: one line, not thirty.
+    for (let i = 0; i < 30; i++) bot.sendUpdate(newChat(), `/start stranger${i}`);
+    await allRead(bot);
+    assert.equal(lines().length - before, 1);
+    assert.equal(lines().at(-1)!.msg, 'a telegram link was not used');
+
+    clock.advance(REFUSED_LINK_LOG_INTERVAL_MS);
+    bot.sendUpdate(newChat(), '/start strangerAfter');
+    await allRead(bot);
+    assert.equal(lines().length - before, 2);
+    assert.equal(lines().at(-1)!.msg, 'telegram links were not used');
+    assert.equal(lines().at(-1)!.refused, 30, 'the 29 not logged and this one');
   });
 
   it('tells an unproven chat (typed in before linking) nothing until it is linked from that chat', async () => {

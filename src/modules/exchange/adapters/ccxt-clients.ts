@@ -47,7 +47,10 @@ export function loadCcxt(): Promise<CcxtModule> {
 }
 
 export interface CcxtClientSettings extends VenueUrlSettings {
-  /** ccxt's own throttle for venues without a weight model; the Binance venues have the shared budget. */
+  /**
+   * ccxt's own throttle, for a venue without a weight model: none of ours is, except one at a loopback
+   * address with EXCHANGE_RATE_LIMIT=false (decision 1041), where it is off too.
+   */
   rateLimit: boolean;
   timeoutMs: number;
 }

@@ -4,6 +4,7 @@
 // Kraken, Coinbase and OKX count private calls per key or account only (venue-key-limits.ts, decision 255):
 // those weigh nothing here. Bybit counts every call per IP as well.
 import type { VenueWeights } from '../../../platform/venue-budget/guarded-fetch.ts';
+import type { IpBurst } from '../../../platform/venue-budget/key-limits.ts';
 import { COINBASE_PUBLIC } from './venue-key-limits.ts';
 
 type IpLimitedVenue = 'kraken' | 'coinbase' | 'okx' | 'bybit';
@@ -11,7 +12,7 @@ type IpLimitedVenue = 'kraken' | 'coinbase' | 'okx' | 'bybit';
 /**
  * Calls a minute per IP, from each venue's documentation of its public REST data; where it states limits per
  * endpoint group, the public market data one:
- * - Kraken: public endpoints about one call a second (ccxt's own spacing, 1000 ms) → 60;
+ * - Kraken: public endpoints about one call a second (ccxt's own spacing, 1000 ms) → 60, spread (IP_BURSTS);
  * - Coinbase Advanced Trade: public endpoints 10 a second per IP → 600;
  * - OKX: market data (market/ticker, market/tickers, public/instruments) 20 per 2 s per IP → 600;
  * - Bybit: 600 per 5 s per IP over every endpoint → 7200.
@@ -25,9 +26,13 @@ export const IP_CALLS_PER_MINUTE: Readonly<Record<IpLimitedVenue, number>> = {
 
 /**
  * The shorter windows the same documentation states, where a minute's share taken at once would go over
- * them: a user's quarter of OKX's minute is 120 calls, six times OKX's 20 per 2 s. Kraken states none.
+ * them: a user's quarter of OKX's minute is 120 calls, six times OKX's 20 per 2 s. Kraken states no window
+ * but counts public calls as it counts a key's private ones, a counter decaying about one call a second:
+ * modelled as a counter of one call decaying 1/s (decision 1040), so a user's twelve calls of the minute
+ * are spread over it instead of going out at once and drawing Kraken's 429, which pauses it for everyone.
  */
-const IP_BURSTS: Readonly<Partial<Record<IpLimitedVenue, { count: number; windowMs: number }>>> = {
+const IP_BURSTS: Readonly<Partial<Record<IpLimitedVenue, IpBurst>>> = {
+  kraken: { max: 1, perSecond: 1 },
   coinbase: { count: 10, windowMs: 1_000 },
   okx: { count: 20, windowMs: 2_000 },
   bybit: { count: 600, windowMs: 5_000 },

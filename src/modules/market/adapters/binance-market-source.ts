@@ -2,7 +2,7 @@
 // ccxt. Requests are sized for the weight budget: one call for all 24 h tickers (weight 80) or all
 // prices (4) serves every symbol, klines are always fetched 1000 at a time (weight 2 at any size),
 // order books 100 levels deep (weight 5 at any depth up to 100). The client's guarded fetch charges
-// each call from Binance's one weight table (exchange/adapters/binance-weights.ts) and reads the
+// each call from Binance's one weight table (exchange/adapters/venue-profiles.ts) and reads the
 // real limit from exchangeInfo's rateLimits.
 import { notFound } from '../../../platform/http/errors.ts';
 import type { Interval } from '../intervals.domain.ts';

@@ -6,6 +6,7 @@
 // timeouts, unreachable, answers of the wrong shape) so that five in a row open it for 30 s.
 // Timeouts answer 504, refused connections and an open breaker 503, upstream errors 502.
 import type { Clock } from '../../../platform/clock.ts';
+import { readBoundedBody } from '../../../platform/http/bounded-body.ts';
 import { AppError, unavailable } from '../../../platform/http/errors.ts';
 import { transportFailureOf } from '../../../platform/transport-failures.ts';
 import type { GuardedFetch } from '../../../platform/venue-budget/guarded-fetch.ts';
@@ -47,6 +48,12 @@ export class UpstreamHttpError extends AppError {
 }
 
 type Params = Record<string, string | number | undefined>;
+
+/**
+ * An upstream's answer is read up to this (decision 1042): Binance's largest, exchangeInfo without
+ * permission sets, is a few MiB. An answer without end is abandoned there, not held whole.
+ */
+export const UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** What a successful answer must look like; a 200 of another shape is the upstream's fault (502). */
 type BodyShape = (body: unknown) => boolean;
@@ -100,8 +107,14 @@ export class UpstreamClient {
     }
     this.calls += 1;
     try {
-      text = await response.text();
+      const read = await readBoundedBody(response, UPSTREAM_MAX_BODY_BYTES);
+      if (read.truncated)
+        throw await this.failed(
+          new AppError('upstream_error', `${name} answered more than ${UPSTREAM_MAX_BODY_BYTES} bytes`),
+        );
+      text = read.text;
     } catch (error) {
+      if (error instanceof AppError) throw error;
       throw await this.transportFailure(error);
     }
 

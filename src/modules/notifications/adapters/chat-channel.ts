@@ -10,6 +10,7 @@ import type { ChatMessage } from '../messages.ts';
 import { toDiscord } from '../chat/discord-message.ts';
 import { toSlack } from '../chat/slack-message.ts';
 import { retryAfterMs as retryAfterHeaderMs } from '../../../platform/http/retry-after.ts';
+import { readBoundedBody } from '../../../platform/http/bounded-body.ts';
 
 export interface ChatChannel {
   readonly configured: boolean;
@@ -27,6 +28,11 @@ export function createRecordOnlyChatChannel(format: ChatFormat): ChatChannel {
 
 /** A 429 without a usable Retry-After still waits this long: Slack allows about one message a second. */
 const DEFAULT_RETRY_AFTER_MS = 30_000;
+/**
+ * A receiver's answer is read up to this (decision 1042): its first 200 characters and a 429's
+ * `retry_after` are all we use, and an answer without end must not be held, nor outlast the timeout.
+ */
+export const CHAT_MAX_ANSWER_BYTES = 64 * 1024;
 const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 
 export function createWebhookChatChannel(options: {
@@ -63,7 +69,7 @@ export function createWebhookChatChannel(options: {
         });
         status = response.status;
         headers = response.headers;
-        body = await response.text();
+        body = (await readBoundedBody(response, CHAT_MAX_ANSWER_BYTES)).text;
       } catch (error) {
         if (signal?.aborted) throw new DeliveryAborted('chat post stopped: the outbox worker is stopping');
         const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');

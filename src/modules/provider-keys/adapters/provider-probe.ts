@@ -1,5 +1,6 @@
 // Asks a provider whether a key works. Every failure (refused key, rate limit, provider error,
 // timeout, unreachable host) becomes an answer, never an exception: a key test reports, it does not fail.
+import { readBoundedBody } from '../../../platform/http/bounded-body.ts';
 import type { Provider } from '../provider-keys.domain.ts';
 import { PROVIDER_ENDPOINTS } from './provider-endpoints.ts';
 
@@ -42,7 +43,7 @@ export function createHttpProviderProbe(deps: {
           redirect: 'error',
         });
         status = response.status;
-        body = await readLimited(response);
+        body = (await readBoundedBody(response, MAX_BODY_BYTES)).text;
       } catch (error) {
         return { isValid: false, status: null, errorMessage: describeFailure(error, signal, timeoutMs) };
       }
@@ -79,22 +80,4 @@ function describeFailure(error: unknown, signal: AbortSignal, timeoutMs: number)
   const cause = (error as { cause?: { code?: string } })?.cause;
   const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
   return `The provider could not be reached${code}`;
-}
-
-async function readLimited(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size >= MAX_BODY_BYTES) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,8 +1,9 @@
-// Binance spot REST request weights (Binance's spot API documentation), for charging a call to the
-// venue budget before it is sent: the one table for every caller of Binance (the ccxt gateway and
-// the market module's client, through the venue's guarded fetch; decision 174). binance.us documents
-// the same or lower weights, so the same table is a safe over-estimate there. SAPI endpoints are
-// counted by Binance in a budget of their own (X-SAPI-USED-IP-WEIGHT-1M) and weigh nothing here.
+// Every venue's profile for the venue budget (decisions 110, 980): its name in answers, what its calls weigh
+// per IP and its per-key limits. Binance's spot REST request weights come from Binance's spot API
+// documentation, for charging a call to the venue budget before it is sent: the one table for every caller
+// of Binance (the ccxt gateway and the market module's client, through the venue's guarded fetch; decision
+// 174). binance.us documents the same or lower weights, so the same table is a safe over-estimate there.
+// SAPI endpoints are counted by Binance in a budget of their own (X-SAPI-USED-IP-WEIGHT-1M) and weigh nothing.
 import type { VenueWeights } from '../../../platform/venue-budget/guarded-fetch.ts';
 import type { VenueProfile } from '../../../platform/venue-budget/venue-budget.ts';
 import type { Venue } from '../venues.domain.ts';
@@ -84,19 +85,33 @@ function binanceWeights(defaultLimit: number): VenueWeights {
   };
 }
 
+/** A loopback address: a fake of the venue in tests or a bench, never the venue itself. */
+function atLoopback(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * How each venue is named in answers and, for the Binance venues, what their calls weigh (their
  * documented per-minute limit until exchangeInfo tells the real one). Other venues' calls weigh one
- * each against their documented per-IP minute (venue-ip-limits.ts, decision 980) while venue pacing is
- * on (`rateLimit`, EXCHANGE_RATE_LIMIT); off, only their breaker holds. Their limits per key are
- * apart (venue-key-limits.ts, decision 255).
+ * each against their documented per-IP minute and short window (venue-ip-limits.ts, decisions 980,
+ * 1040). `EXCHANGE_RATE_LIMIT=false` (`rateLimit`) lifts those only for a venue whose address is a
+ * loopback one (its fake in tests and benches): a venue reached at its own address is always paced, so
+ * that no setting lets one user draw the 429 that pauses the venue for everyone (decision 1041). Their
+ * limits per key are apart (venue-key-limits.ts, decision 255).
  */
 export function venueProfile(
   venue: Venue,
-  settings: { krakenCounter: KrakenCounter; rateLimit: boolean },
+  settings: { krakenCounter: KrakenCounter; rateLimit: boolean; apiUrls?: Readonly<Record<string, string>> },
 ): VenueProfile {
   if (venue === 'binance') return { label: 'Binance', weights: binanceWeights(6000) };
   if (venue === 'binanceus') return { label: 'Binance.US', weights: binanceWeights(1200) };
-  const weights = settings.rateLimit ? ipLimitWeights(venue) : undefined;
+  const paced = settings.rateLimit || !atLoopback(settings.apiUrls?.[venue]);
+  const weights = paced ? ipLimitWeights(venue) : undefined;
   return { label: venue, ...(weights ? { weights } : {}), keyLimits: venueKeyLimits(venue, settings) };
 }
