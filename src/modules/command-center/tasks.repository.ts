@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
 import { dateOrNull, rowOffset, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { ADVISORY_LOCK } from '../../platform/db/advisory-locks.ts';
 import {
@@ -177,7 +177,7 @@ export function createTasksRepository(db: DbExecutor) {
         .from(c)
         .where(eq(c.taskId, taskId))
         // PostgreSQL's DESC (nulls first), not `descending`: it is the ascending index read backwards.
-        .orderBy(desc(c.createdAt), desc(c.id))
+        .orderBy(sql`${c.createdAt} DESC`, sql`${c.id} DESC`)
         .limit(limit);
       const count =
         latest.length < limit

@@ -1,7 +1,8 @@
 // The issue writes recorded before they are sent to the tracker (decision 1010): each intent is the id the
 // issue will have there and the audit entry its creation writes. Settling one (the issue exists) writes the
 // audit row and removes the intent in one transaction, so an audit row is written once, whoever settles.
-import { and, asc, desc, eq, lt } from 'drizzle-orm';
+import { and, asc, eq, lt } from 'drizzle-orm';
+import { descending } from '../../platform/db/order.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { audit, type TrackerAuditAction } from './tracker.audit.ts';
 import { type IntentAudit, trackerIssueIntents } from './tracker.tables.ts';
@@ -31,7 +32,7 @@ export function createIssueIntentsRepository(db: Db) {
         .select()
         .from(trackerIssueIntents)
         .where(eq(trackerIssueIntents.agentKey, agentKey))
-        .orderBy(desc(trackerIssueIntents.createdAt))
+        .orderBy(descending(trackerIssueIntents.createdAt))
         .limit(1);
       return row;
     },
