@@ -38,6 +38,9 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+/** Ports no kernel hands out by itself (Linux's ephemeral range starts at 32768). */
+const PROXY_PORTS = { from: 20_000, to: 32_000 };
+
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const pairs = new Set<Pair>();
   let mode: ProxyMode = 'pass';
@@ -82,13 +85,30 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (mode === 'pass') openUpstream(pair);
   }
 
-  async function listen(): Promise<void> {
-    listener = createServer(accept);
+  async function listenOn(candidate: number): Promise<void> {
+    const server = createServer(accept);
     await new Promise<void>((resolve, reject) => {
-      listener!.once('error', reject);
-      listener!.listen(port, '127.0.0.1', () => resolve());
+      server.once('error', reject);
+      server.listen(candidate, '127.0.0.1', () => resolve());
     });
-    port = (listener.address() as { port: number }).port;
+    listener = server;
+    port = candidate;
+  }
+
+  /**
+   * The first time, a free port below the kernel's ephemeral range (32768 and up), taken at random; after a
+   * `refuse`, the same one again. A port from that range would be free for anyone while the proxy refuses:
+   * the next outgoing connection or `listen(0)` of a test running beside it could take it (EADDRINUSE).
+   */
+  async function listen(): Promise<void> {
+    if (port !== 0) return listenOn(port);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await listenOn(PROXY_PORTS.from + Math.floor(Math.random() * (PROXY_PORTS.to - PROXY_PORTS.from)));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 20) throw error;
+      }
+    }
   }
 
   async function unlisten(): Promise<void> {

@@ -35,7 +35,11 @@ function instance(cache: Cache, url: string, clock: Clock = systemClock) {
     clock,
     settings: { share: 0.8, maxWaitMs: 2_000, egress: 'nonces', userShare: 1 },
   });
-  budgets.venue('kraken').describe(venueProfile('kraken', { krakenCounter: COUNTER, rateLimit: true }));
+  // Kraken's public counter per IP (one call a second) is lifted as for any loopback fake: each instance loads
+  // the markets itself here, and four public calls at once would wait past maxWaitMs on it, not on a nonce.
+  budgets
+    .venue('kraken')
+    .describe(venueProfile('kraken', { krakenCounter: COUNTER, rateLimit: false, apiUrls: { kraken: url } }));
   return createCcxtClients({
     settings: { binanceApiUrl: '', binanceUsApiUrl: '', apiUrls: { kraken: url }, rateLimit: false, timeoutMs: 5_000 },
     cache: createMemoryCache(),
