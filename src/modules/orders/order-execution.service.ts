@@ -145,8 +145,13 @@ export function createOrderExecution(deps: ExecutionDeps) {
           let current = after.row;
           if (after.answered && !isFinal(current.status) && (await haltedNow(row.userId)))
             current = await execution.cancel(current, { actorId: null, actorType: 'system' });
-          if (!after.answered) unanswered += 1;
-          else if (current.status !== row.status || current.filled !== row.filled) changed += 1;
+          if (!after.answered) {
+            unanswered += 1;
+            logger.warn(
+              { orderId: row.id, exchange: row.exchange, reason: after.reason },
+              'the venue left an order unanswered: the next pass asks again',
+            );
+          } else if (current.status !== row.status || current.filled !== row.filled) changed += 1;
         } catch (error) {
           failed += 1;
           logger.error({ err: error, orderId: row.id }, 'could not reconcile an order');

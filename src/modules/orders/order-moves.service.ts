@@ -146,8 +146,14 @@ export function createOrderMoves(deps: OrderMovesDeps) {
     return (await lookUp(row, mover)).row;
   }
 
-  /** `resolve`, saying whether the venue answered: a pass counts the orders it had to leave unanswered. */
-  async function lookUp(row: OrderRow, mover: Mover = SYSTEM): Promise<{ row: OrderRow; answered: boolean }> {
+  /**
+   * `resolve`, saying whether the venue answered (and why not): a pass counts the orders it had to leave
+   * unanswered.
+   */
+  async function lookUp(
+    row: OrderRow,
+    mover: Mover = SYSTEM,
+  ): Promise<{ row: OrderRow; answered: true } | { row: OrderRow; answered: false; reason: string }> {
     const venue = deps.venue(row.mode);
     if (!venue || isFinal(row.status)) return { row, answered: true };
     // Claimed by its sender meanwhile, it is left as it is for the next pass's lookup.
@@ -161,7 +167,7 @@ export function createOrderMoves(deps: OrderMovesDeps) {
     }
     const result = await venue.lookup(requestOf(row));
     if (result.kind === 'found') return { row: await apply(row.id, { state: result.state }, mover), answered: true };
-    if (result.kind === 'unknown') return { row, answered: false };
+    if (result.kind === 'unknown') return { row, answered: false, reason: result.reason };
     const sentAt = (row.sentAt ?? row.createdAt).getTime();
     if (row.status === 'unknown' && clock.now().getTime() - sentAt > clientOrderIdRule(row.exchange).receiveWindowMs) {
       const rejected = await apply(

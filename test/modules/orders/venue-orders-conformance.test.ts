@@ -240,10 +240,21 @@ for (const v of CONFORMANCE_VENUES) {
       const order = placed.json();
       // One lookup of this venue's orders meets an outage; the pass still answers, and says so.
       fake.fail(v.outage, { path: v.orders.lookup.path, times: 1 });
+      const logged = o.t.logLines().length;
       const during = await o.t.modules.orders.reconcile();
       fake.clearFailures();
       assert.equal(during.failed, 0, JSON.stringify(during));
       assert.equal(during.unanswered, 1, JSON.stringify(during));
+      // The log names the order (the first the pass looked up: an earlier one may be open too) and why
+      // it went unanswered, for whoever looks at a pass that says so.
+      const warned = o.t
+        .logLines()
+        .slice(logged)
+        .filter((line) => line.msg === 'the venue left an order unanswered: the next pass asks again');
+      assert.equal(warned.length, 1, JSON.stringify(warned));
+      assert.equal(warned[0]!.exchange, v.venue);
+      assert.equal((await stored(String(warned[0]!.orderId))).exchange, v.venue);
+      assert.match(String(warned[0]!.reason), /no answer from the venue/);
       assert.equal((await stored(order.id)).status, 'open');
       const next = await o.t.modules.orders.reconcile();
       assert.equal(next.unanswered, 0, JSON.stringify(next));
