@@ -70,6 +70,8 @@ interface PlatformOverrides {
   passwordCost?: PasswordCost;
   /** How many sign-ins' password checks may wait for a slot (decision 735); tests lower it. */
   signInWaiting?: number;
+  /** How many sign-ups' hashes may wait for a slot (decision 1080); tests lower it. */
+  signUpWaiting?: number;
 }
 
 /** DATA_DIR made the owner's only, or a one-line ConfigError saying why it cannot be. */
@@ -171,7 +173,10 @@ export async function createPlatform(config: Config, overrides: PlatformOverride
     clock,
     secretBox,
     tokens,
-    passwords: createPasswordHasher(overrides.passwordCost, { signInWaiting: overrides.signInWaiting }),
+    passwords: createPasswordHasher(overrides.passwordCost, {
+      signInWaiting: overrides.signInWaiting,
+      signUpWaiting: overrides.signUpWaiting,
+    }),
     outbox,
     logger,
     metrics,

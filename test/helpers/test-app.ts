@@ -21,6 +21,7 @@ import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { createLogger } from '../../src/platform/observability/logger.ts';
 import { createPlatform, type Platform } from '../../src/platform/platform.ts';
 import { TEST_PASSWORD_COST } from './password-cost.ts';
+import type { PasswordCost } from '../../src/platform/crypto/passwords.ts';
 import { routeCatalog, type RouteEntry } from './route-catalog.ts';
 
 import { createTestPostgres } from './test-postgres.ts';
@@ -195,6 +196,10 @@ export interface TestAppOptions {
   modules?: ModuleOptions;
   /** How many sign-ins' password checks may wait for a slot (default the service's own). */
   signInWaiting?: number;
+  /** How many sign-ups' hashes may wait for a slot (default the service's own). */
+  signUpWaiting?: number;
+  /** The cost the app hashes passwords at (default the tests' low one). */
+  passwordCost?: PasswordCost;
   /** The app's database instead of the file's (e.g. one opened through a TCP proxy to cut it); emptied first. */
   database?: Database;
 }
@@ -240,8 +245,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       lookup: options.lookup,
       logger: createLogger(config.logLevel, sink),
       defaultMetrics: false,
-      passwordCost: TEST_PASSWORD_COST,
+      passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
       signInWaiting: options.signInWaiting,
+      signUpWaiting: options.signUpWaiting,
     });
     modules = createModules(platform, options.modules);
     app = await buildApp(platform, modules, { observeRoute: catalog.observe });

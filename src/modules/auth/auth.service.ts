@@ -6,7 +6,7 @@ import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PasswordHasher } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { type AppError, conflict, forbidden, notFound } from '../../platform/http/errors.ts';
+import { AppError, conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import type { Role, UsersModule, UserRow } from '../users/index.ts';
 import type { RegisterBody, TwoFactorCodeBody, TwoFactorVerifyBody } from './auth.schemas.ts';
 import { invalidCredentials, invalidMfaToken, invalidRefresh, wrongSecondFactor } from './auth.answers.ts';
@@ -82,7 +82,9 @@ export function createAuthService(deps: {
     ): Promise<UserRow> {
       const email = input.email.trim().toLowerCase();
       if (await accounts.findByEmail(email)) throw conflict('A user with this email already exists');
-      const passwordHash = await passwords.hash(input.password);
+      // Anyone may sign up: that hash waits in a bounded queue (decision 1080); the operator's do not.
+      const passwordHash =
+        options.actor === 'user' ? await passwords.hashSignUp(input.password) : await passwords.hash(input.password);
       const now = clock.now();
       return db.transaction(async (tx) => {
         const user = await accounts.register(
@@ -124,7 +126,13 @@ export function createAuthService(deps: {
       if (!settings.allowSignup) throw forbidden('Sign-up is disabled');
       await throttle.reserveSignup(client.ip);
       const { email, password, firstName, lastName } = input;
-      return this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' });
+      try {
+        return await this.createUser({ email, password, firstName, lastName }, { role: 'user', actor: 'user' });
+      } catch (error) {
+        if (error instanceof AppError && error.status === 503)
+          await throttle.giveBackSignup(client.ip).catch(() => undefined);
+        throw error;
+      }
     },
 
     async login(email: string, password: string, client: ClientInfo & LoginClient): Promise<SignIn> {

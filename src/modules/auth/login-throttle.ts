@@ -133,6 +133,11 @@ export function createLoginThrottle(deps: {
       if (attempt.count > settings.signupLimitPerHour)
         throw rateLimited(attempt.resetMs / 1000, 'Too many sign-ups from this address; try again later');
     },
+
+    /** A sign-up refused for want of a slot (decision 1080) does not count against its address. */
+    async giveBackSignup(ip: string | undefined): Promise<void> {
+      await counters.decr(`signup:client:${clientKey(ip) ?? 'unknown'}`);
+    },
   };
 }
 

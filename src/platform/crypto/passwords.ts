@@ -11,6 +11,9 @@ import { unavailable } from '../http/errors.ts';
  * account exists or not (timing), so anyone can ask for them: their queue is bounded, and past its
  * bound a sign-in is refused (503, Retry-After) without hashing, so a flood of them from many addresses
  * makes sign-ins wait at most that queue's length, and delays no signed-in check nor sign-up (decision 735).
+ * A sign-up's hash is anyone's to ask for too (the per-address hourly limit bounds one address, not many):
+ * the sign-ups waiting for a slot are bounded the same way, and one past the bound is refused unhashed
+ * (decision 1080).
  */
 const SLOTS = 4;
 const HASH_SLOTS = 2;
@@ -21,6 +24,13 @@ const HASH_SLOTS = 2;
 export const SIGN_IN_WAITING = 32;
 /** The Retry-After of a refused sign-in (seconds): a full queue drains well within it. */
 const SIGN_IN_RETRY_SECONDS = 1;
+/**
+ * Sign-ups' hashes that may wait for a slot; one more, when no slot is free, is refused. Sign-ups have one
+ * slot to themselves and at most two: at ~50 ms a hash, under a second of waiting.
+ */
+export const SIGN_UP_WAITING = 16;
+/** Sign-ups waiting for a slot now, in this process. */
+let signUpsWaiting = 0;
 type Lane = 'check' | 'hash' | 'sign-in';
 const waiting: Record<Lane, (() => void)[]> = { check: [], hash: [], 'sign-in': [] };
 const running: Record<Lane, number> = { check: 0, hash: 0, 'sign-in': 0 };
@@ -52,11 +62,13 @@ function startWaiting(): void {
   }
 }
 
-async function inLane<T>(lane: Lane, work: () => Promise<T>): Promise<T> {
+/** `work` once a slot of `lane` is free; `started` as it takes the slot. */
+async function inLane<T>(lane: Lane, work: () => Promise<T>, started?: () => void): Promise<T> {
   await new Promise<void>((resolve) => {
     waiting[lane].push(resolve);
     startWaiting();
   });
+  started?.();
   try {
     return await work();
   } finally {
@@ -66,14 +78,24 @@ async function inLane<T>(lane: Lane, work: () => Promise<T>): Promise<T> {
   }
 }
 
-const scrypt = (lane: Lane, password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
+const scrypt = (
+  lane: Lane,
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: ScryptOptions,
+  started?: () => void,
+) =>
   inLane(
     lane,
     () =>
       new Promise<Buffer>((resolve, reject) =>
         scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
       ),
+    started,
   );
+
+const slotsFull = () => running.check + running.hash + running['sign-in'] >= SLOTS;
 
 /** scrypt's work factor: what one hash costs in CPU (N × r) and memory (128 × N × r bytes). */
 export interface PasswordCost {
@@ -98,6 +120,11 @@ export interface PasswordHasher {
   readonly cost: Readonly<PasswordCost>;
   /** A new hash at this hasher's cost, in the self-describing form `scrypt$N$r$p$salt$key`. */
   hash(password: string): Promise<string>;
+  /**
+   * `hash` for a sign-up, which anyone may ask for: refused (503 with Retry-After, nothing hashed) while
+   * the sign-ups waiting for a slot are at their bound.
+   */
+  hashSignUp(password: string): Promise<string>;
   /** Whether the password is the stored hash's, at the cost the hash names (older costs still verify). */
   verify(password: string, stored: string): Promise<boolean>;
   /**
@@ -123,20 +150,35 @@ function checkedCost(cost: PasswordCost): Readonly<PasswordCost> {
 /** Password hashing at one cost: the production one unless a caller (a test) names another. */
 export function createPasswordHasher(
   cost: PasswordCost = PRODUCTION_PASSWORD_COST,
-  options: { signInWaiting?: number } = {},
+  options: { signInWaiting?: number; signUpWaiting?: number } = {},
 ): PasswordHasher {
   const { N, r, p } = checkedCost(cost);
   const signInWaiting = options.signInWaiting ?? SIGN_IN_WAITING;
+  const signUpWaiting = options.signUpWaiting ?? SIGN_UP_WAITING;
+  async function hash(password: string, started?: () => void): Promise<string> {
+    const salt = randomBytes(16);
+    const key = await scrypt('hash', password, salt, KEY_LENGTH, { N, r, p, maxmem: MAX_MEMORY }, started);
+    return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  }
   return {
     cost: { N, r, p },
-    async hash(password) {
-      const salt = randomBytes(16);
-      const key = await scrypt('hash', password, salt, KEY_LENGTH, { N, r, p, maxmem: MAX_MEMORY });
-      return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
+    hash: (password) => hash(password),
+    hashSignUp(password) {
+      // Sign-ups waiting already means none starts now: this one would wait behind them.
+      if (signUpsWaiting >= signUpWaiting)
+        return Promise.reject(
+          unavailable('Too many sign-ups are being processed; try again shortly', {
+            headers: { 'retry-after': String(SIGN_IN_RETRY_SECONDS) },
+          }),
+        );
+      signUpsWaiting += 1;
+      return hash(password, () => {
+        signUpsWaiting -= 1;
+      });
     },
     verify: (password, stored) => verifyPassword('check', password, stored),
     verifySignIn(password, stored) {
-      if (running.check + running.hash + running['sign-in'] >= SLOTS && waiting['sign-in'].length >= signInWaiting)
+      if (slotsFull() && waiting['sign-in'].length >= signInWaiting)
         return Promise.reject(
           unavailable('Too many sign-ins are being checked; try again shortly', {
             headers: { 'retry-after': String(SIGN_IN_RETRY_SECONDS) },

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { LOGIN_LIMITS } from '../../../src/modules/auth/login-throttle.ts';
 import { sql } from 'drizzle-orm';
-import { createPasswordHasher } from '../../../src/platform/crypto/passwords.ts';
+import { createPasswordHasher, PRODUCTION_PASSWORD_COST } from '../../../src/platform/crypto/passwords.ts';
 import { buildTestApp, newClientAddress, signIn, type TestApp } from '../../helpers/test-app.ts';
 import { withoutRedis } from '../../helpers/services.ts';
 
@@ -249,6 +249,51 @@ describe('auth: the sign-in queue', () => {
       assert.deepEqual(answer.json(), { detail: 'Too many sign-ins are being checked; try again shortly' });
     }
     assert.equal((await login(user.password)).statusCode, 200, 'the queue drained, the owner signs in');
+  });
+});
+
+describe('auth: the sign-up queue', () => {
+  let t: TestApp;
+  before(async () => {
+    // Sign-ups hashed at the production cost, so they take long enough to queue.
+    t = await buildTestApp({
+      signUpWaiting: 1,
+      passwordCost: PRODUCTION_PASSWORD_COST,
+      env: { SIGNUP_LIMIT_PER_HOUR: '30' },
+    });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('a sign-up that would wait past the queue answers 503 with Retry-After, unhashed and not counted against its address', async () => {
+    const address = newClientAddress();
+    const register = (email: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { email, password: 'a long enough password' },
+        remoteAddress: address,
+      });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => register(`flood-${i}@example.com`)));
+    const statuses = answers.map((answer) => answer.statusCode);
+    assert.ok(
+      statuses.every((status) => status === 201 || status === 503),
+      statuses.join(' '),
+    );
+    const refused = answers.filter((answer) => answer.statusCode === 503);
+    assert.ok(refused.length >= 30 - 2 - 1 - 10, `statuses ${statuses.join(' ')}`);
+    for (const answer of refused) {
+      assert.equal(answer.headers['retry-after'], '1');
+      assert.deepEqual(answer.json(), { detail: 'Too many sign-ups are being processed; try again shortly' });
+    }
+    const [created] = await t.database.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM users WHERE email LIKE 'flood-%'`,
+    );
+    assert.equal(created!.n, 30 - refused.length, 'a refused sign-up made no account');
+    // The address used 30 of its 30 sign-ups an hour; the refused ones were given back, so it signs up again.
+    const after = await register('after-the-flood@example.com');
+    assert.equal(after.statusCode, 201, after.body);
   });
 });
 

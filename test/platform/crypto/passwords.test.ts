@@ -1,10 +1,15 @@
 // Password hashes at the production cost, which the other test files lower (decision 305): the
 // stored form and its parameters, checks across costs, and the hash an unknown account is checked
 // against. A sign-in's check waits in a bounded queue (decision 735): past it, 503 without hashing,
-// and a signed-in check or a sign-up never waits behind sign-ins.
+// and a signed-in check or a sign-up never waits behind sign-ins. A sign-up's hash waits in a bounded
+// queue too (decision 1080).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPasswordHasher, PRODUCTION_PASSWORD_COST } from '../../../src/platform/crypto/passwords.ts';
+import {
+  createPasswordHasher,
+  PRODUCTION_PASSWORD_COST,
+  passwordWork,
+} from '../../../src/platform/crypto/passwords.ts';
 import { AppError } from '../../../src/platform/http/errors.ts';
 import { TEST_PASSWORD_COST } from '../../helpers/password-cost.ts';
 
@@ -107,5 +112,45 @@ describe('the sign-in queue', () => {
     const lastSignIn = finished.lastIndexOf('sign-in');
     assert.ok(finished.indexOf('signed-in true') < lastSignIn, finished.join(', '));
     assert.ok(finished.indexOf('sign-up') < lastSignIn, finished.join(', '));
+  });
+});
+
+describe('the sign-up queue', () => {
+  it('past its bound a sign-up is refused (503, Retry-After) unhashed; signed-in checks, sign-ins and the operator pass it', async () => {
+    const bound = 2;
+    // Sign-ups hash at the production cost (tens of ms each), the others at the test cost (a few ms).
+    const signUps = createPasswordHasher(PRODUCTION_PASSWORD_COST, { signUpWaiting: bound });
+    const others = createPasswordHasher(TEST_PASSWORD_COST);
+    const fast = await others.hash('the owner');
+    const hashedBefore = passwordWork().hashed;
+    const finished: string[] = [];
+    const floods = Array.from({ length: 30 }, (_, i) =>
+      signUps.hashSignUp(`new account ${i}`).then(
+        (stored) => {
+          assert.equal(parts(stored).cost.N, PRODUCTION_PASSWORD_COST.N);
+          finished.push('sign-up');
+          return 'hashed';
+        },
+        (error: unknown) => {
+          assert.ok(error instanceof AppError && error.status === 503, String(error));
+          assert.equal(error.headers['retry-after'], '1');
+          return 'refused';
+        },
+      ),
+    );
+    const signedIn = others.verify('the owner', fast).then((valid) => finished.push(`signed-in ${valid}`));
+    const signInCheck = others.verifySignIn('the owner', fast).then((valid) => finished.push(`sign-in ${valid}`));
+    const operator = others.hash('an account the operator makes').then(() => finished.push('operator'));
+    const outcomes = await Promise.all(floods);
+    await Promise.all([signedIn, signInCheck, operator]);
+    const hashed = outcomes.filter((outcome) => outcome === 'hashed').length;
+    // At most two hashes run at once; beyond them only `bound` sign-ups wait.
+    assert.ok(hashed >= 1 && hashed <= 2 + bound, `${hashed} sign-ups hashed`);
+    assert.equal(passwordWork().hashed - hashedBefore, hashed + 1, 'a refused sign-up hashed nothing');
+    const lastSignUp = finished.lastIndexOf('sign-up');
+    for (const other of ['signed-in true', 'sign-in true'])
+      assert.ok(finished.indexOf(other) < lastSignUp, finished.join(', '));
+    // Once the queue drained, a sign-up is hashed again.
+    assert.equal(parts(await signUps.hashSignUp('after the flood')).cost.N, PRODUCTION_PASSWORD_COST.N);
   });
 });

@@ -22,9 +22,11 @@ export function sessionRoutes(deps: { service: AuthService; guards: Guards }): F
             'Creates an active account with role `user` and tier `free`; fields the body does not declare (a ' +
             'role, a status) are ignored. E-mail addresses are case-insensitive. 403 when sign-up is turned ' +
             'off (`ALLOW_SIGNUP=false`), 409 when the e-mail is taken, 429 with `Retry-After` past ' +
-            '`SIGNUP_LIMIT_PER_HOUR` attempts from one client address.',
+            '`SIGNUP_LIMIT_PER_HOUR` attempts from one client address. While this instance has too many ' +
+            'sign-ups waiting for their password hash: 503 with `Retry-After`, nothing made and the attempt ' +
+            'not counted.',
           body: RegisterBody,
-          response: { 201: Account, ...errorResponses(403, 409, 429) },
+          response: { 201: Account, ...errorResponses(403, 409, 429, 503) },
         },
       },
       async (request, reply) =>
