@@ -51,3 +51,25 @@ describe('TRUST_PROXY', () => {
     ]);
   });
 });
+
+describe('SIGNAL_SHARED_ADDRESSES', () => {
+  it("is TradingView's four addresses unless named; `none` names none", () => {
+    assert.deepEqual(loadConfig({}).signals.sharedAddresses, [
+      '52.89.214.238',
+      '34.212.75.30',
+      '54.218.53.128',
+      '52.32.178.7',
+    ]);
+    assert.deepEqual(
+      loadConfig({ SIGNAL_SHARED_ADDRESSES: ' 10.0.0.1, ::ffff:10.0.0.2,2001:db8::1' }).signals.sharedAddresses,
+      ['10.0.0.1', '10.0.0.2', '2001:db8::1'],
+    );
+    assert.deepEqual(loadConfig({ SIGNAL_SHARED_ADDRESSES: 'none' }).signals.sharedAddresses, []);
+  });
+
+  it('names the entries it cannot read', () => {
+    assert.deepEqual(problemsOf({ SIGNAL_SHARED_ADDRESSES: '10.0.0.1,tradingview,10.0.0.0/8' }), [
+      'SIGNAL_SHARED_ADDRESSES must be IP addresses, comma-separated, or none: not tradingview, 10.0.0.0/8',
+    ]);
+  });
+});

@@ -4,6 +4,8 @@
 // door as POST /api/orders. Only an alert that proved the secret counts against its hook's limit; the
 // others are bounded on counters of their own (decision 841), so nobody without the secret can spend it,
 // and only they write the hook's last_error (decision 920), so nobody without it can overwrite the owner's.
+// The addresses every user's alerts come from (TradingView's) are not throttled as one sender; an owner's
+// alerts are bounded over all of their hooks instead, so no user spends the others' (decision 1090).
 import { timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
@@ -71,7 +73,13 @@ export function createAlertsService(deps: {
   repo: SignalsRepository;
   hooks: Pick<HooksService, 'requireOwnerMayTrade'>;
   cache: Pick<Cache, 'incr'>;
-  limits: { hookPerMinute: number; addressPerMinute: number };
+  limits: {
+    hookPerMinute: number;
+    addressPerMinute: number;
+    ownerPerMinute: number;
+    /** Addresses many users' alerts come from, as ipaddr.js writes them. */
+    sharedAddresses: readonly string[];
+  };
   /** An order step still running after this is acknowledged without its id: TradingView gives up at 3 s. */
   ackWithinMs: number;
   /**
@@ -86,6 +94,10 @@ export function createAlertsService(deps: {
   logger: Logger;
 }) {
   const { repo, hooks, cache, limits, ackWithinMs, takeOverAfterMs, placer, events, clock, logger } = deps;
+  const shared = new Set(limits.sharedAddresses);
+  /** Whether the address is one many users' alerts come from (an IPv4-mapped IPv6 address as its IPv4). */
+  const isShared = (ip: string | undefined) =>
+    ip !== undefined && ipaddr.isValid(ip) && shared.has(ipaddr.process(ip).toString());
   /** Alerts being placed by this instance, so that concurrent copies wait for the one order. */
   const inflight = new Map<string, Promise<Placed>>();
 
@@ -219,6 +231,8 @@ export function createAlertsService(deps: {
      * is written, whatever the body; an oversized one included.
      */
     async admit(ip: string | undefined): Promise<void> {
+      // TradingView's addresses carry every user's alerts: bounded per hook and per owner, not as one sender.
+      if (isShared(ip)) return;
       await throttle(
         `signals:address:${clientKey(ip) ?? 'unknown'}`,
         limits.addressPerMinute,
@@ -260,6 +274,7 @@ export function createAlertsService(deps: {
         throw wrongSecret();
       }
       await throttle(`signals:hook:${hook.id}`, limits.hookPerMinute, hook, 'for this hook');
+      await throttle(`signals:owner:${hook.userId}`, limits.ownerPerMinute, hook, "for this account's hooks");
       const read = readAlert(fields);
       if ('issues' in read) return refuse(hook, validationFailed(read.issues), true);
       const { alert } = read;

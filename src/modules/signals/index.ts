@@ -49,6 +49,8 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
     limits: {
       hookPerMinute: config.signals.hookLimitPerMinute,
       addressPerMinute: config.signals.addressLimitPerMinute,
+      ownerPerMinute: config.signals.ownerLimitPerMinute,
+      sharedAddresses: config.signals.sharedAddresses,
     },
     ackWithinMs: config.signals.ackWithinMs,
     takeOverAfterMs: alertClaimTakeOverAfterMs(config),

@@ -278,3 +278,62 @@ describe('TradingView alerts', () => {
     assert.ok(fromOne.slice(0, 12).every((status) => status !== 429));
   });
 });
+
+describe("TradingView's addresses carry every user's alerts (decision 1090)", () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({
+      env: {
+        SIGNAL_HOOK_LIMIT_PER_MINUTE: '4',
+        SIGNAL_ADDRESS_LIMIT_PER_MINUTE: '6',
+        SIGNAL_OWNER_LIMIT_PER_MINUTE: '6',
+      },
+    });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const hookOf = async (user: TestUser, name: string): Promise<MadeHook> => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/signals/hooks',
+      headers: user.headers,
+      payload: { name },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json<MadeHook>();
+  };
+  // With the hook's secret, refused for its action: proven, counted on the hook and its owner, no order needed.
+  const post = (hook: MadeHook, remoteAddress: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/signals/tradingview/${hook.id}`,
+      ...alertRequest(JSON.stringify({ secret: hook.secret, symbol: 'BTCUSDT', action: 'hodl', amount: '0.001' })),
+      remoteAddress,
+    });
+
+  it("bounds an owner over all of their hooks, and no owner's alerts spend another's", async () => {
+    const bob = await signIn(t.app, t.database);
+    const carol = await signIn(t.app, t.database);
+    const bobs = [await hookOf(bob, 'one'), await hookOf(bob, 'two'), await hookOf(bob, 'three')];
+    const carols = await hookOf(carol, 'mine');
+    const tradingView = '52.89.214.238';
+    // Seven of Bob's alerts over three hooks, none past its hook's 4: the seventh is past his 6 a minute.
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await post(bobs[i % 3]!, tradingView)).statusCode);
+    assert.deepEqual(statuses, [422, 422, 422, 422, 422, 422, 429]);
+    assertDetail(await post(bobs[0]!, tradingView), 429, "Too many alerts for this account's hooks; try again later");
+    // From the same TradingView address (also written IPv4-mapped), past its 6 a minute: Carol's are read.
+    assert.equal((await post(carols, tradingView)).statusCode, 422);
+    assert.equal((await post(carols, '::ffff:52.89.214.238')).statusCode, 422);
+    // An ordinary address is still one sender: past its 6 alerts a minute, 429 whoever's hook it names.
+    const address = newClientAddress();
+    const fromOne: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const other = await signIn(t.app, t.database);
+      fromOne.push((await post(await hookOf(other, 'x'), address)).statusCode);
+    }
+    assert.deepEqual(fromOne, [422, 422, 422, 422, 422, 422, 429]);
+  });
+});

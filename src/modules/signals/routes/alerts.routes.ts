@@ -44,8 +44,9 @@ export function alertsRoutes(deps: { alerts: AlertsService }): FastifyPluginAsyn
             'over, through the same order key: 202 if that places it, 200 with the order if it was made). 401 wrong ' +
             'secret or unknown hook, 413 over 16 KiB, 422 unreadable, unknown action or stale `time`, 429 ' +
             'throttled per address (first, before the body is read: a body over 16 KiB past that limit is 429 ' +
-            'too), per hook (only alerts with the right secret count), and per address for refused alerts ' +
-            '(wrong secret or unreadable, on a counter of their own); 403 when the hook owner’s account is suspended or ' +
+            'too; not for the addresses many users’ alerts come from, TradingView’s), per hook and per owner ' +
+            'over all of their hooks (only alerts with the right secret count), and per address for refused ' +
+            'alerts (wrong secret or unreadable, on a counter of their own); 403 when the hook owner’s account is suspended or ' +
             'deleted; the order path’s own refusals (422 limits, 423 halted, 403 ' +
             'live safety, 503 trading not available) as that route answers them.',
           security: [],
