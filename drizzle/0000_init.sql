@@ -672,6 +672,7 @@ CREATE TABLE "webauthn_challenges" (
 	"token_hash" text NOT NULL,
 	"purpose" text NOT NULL,
 	"user_id" uuid,
+	"named_account" boolean DEFAULT false NOT NULL,
 	"session_id" uuid,
 	"mfa_challenge_id" uuid,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,

@@ -23,7 +23,9 @@ export const PasskeyOptionsBody = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 254,
-      description: 'For `login`: the account, whose passkeys are offered; without it, any passkey of this site.',
+      description:
+        'For `login`: the account; only its passkeys complete the sign-in (the options are the same with or ' +
+        'without it). Without it, any passkey of this site signs in to its own account.',
     }),
   ),
   mfa_token: Type.Optional(

@@ -118,7 +118,12 @@ export function createPasskeyCeremonies(deps: {
       await reserveOptions(client.ip);
       const token = newOpaqueToken();
       const now = clock.now();
-      let bound: { userId: string | null; sessionId: string | null; mfaChallengeId: string | null };
+      let bound: {
+        userId: string | null;
+        namedAccount?: boolean;
+        sessionId: string | null;
+        mfaChallengeId: string | null;
+      };
       let options: { challenge: string };
       if (body.purpose === 'register') {
         const user = await accountOf(actor);
@@ -147,12 +152,14 @@ export function createPasskeyCeremonies(deps: {
         bound = { userId: challenge.userId, sessionId: null, mfaChallengeId: challenge.id };
         options = await webauthn.authenticationOptions(token, own);
       } else {
-        // With an e-mail, that account's passkeys are offered; an unknown one is answered as one
-        // without passkeys (any passkey of this site), so the answer does not tell which addresses exist.
-        const user = body.email ? await accounts.findByEmail(body.email.trim().toLowerCase()) : undefined;
-        const own = user ? await passkeys.list(user.id) : [];
-        bound = { userId: own.length > 0 ? user!.id : null, sessionId: null, mfaChallengeId: null };
-        options = await webauthn.authenticationOptions(token, own);
+        // Every passkey of this site is discoverable (registered with a resident key), so no sign-in names
+        // credentials: the options are the same whatever the e-mail, and tell no one which addresses have an
+        // account or a passkey. A named e-mail binds the ceremony: only its account's passkeys complete it,
+        // none when no account has it (decision 1100).
+        const email = body.email?.trim().toLowerCase();
+        const user = email ? await accounts.findByEmail(email) : undefined;
+        bound = { userId: user?.id ?? null, namedAccount: email !== undefined, sessionId: null, mfaChallengeId: null };
+        options = await webauthn.authenticationOptions(token, []);
       }
       await passkeys.openChallenge({
         tokenHash: hashToken(token),
@@ -226,7 +233,7 @@ export function createPasskeyCeremonies(deps: {
       // Counted by the device cookie when it is one of the account's, else by the address (decision 196).
       const reservation = counted ? await throttle.reserve(counted, client) : undefined;
       if (!passkey || !owner) throw await failed(expectedUser, purpose, 'unknown_credential', client);
-      if (challenge.userId && challenge.userId !== owner.id)
+      if ((challenge.userId || challenge.namedAccount) && challenge.userId !== owner.id)
         throw await failed(expectedUser, purpose, 'other_account', client, passkey);
       const handle = body.response.response.userHandle;
       if (handle && handle !== Buffer.from(userHandleOf(owner.id)).toString('base64url'))

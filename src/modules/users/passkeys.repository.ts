@@ -102,6 +102,8 @@ export function createPasskeysRepository(db: DbExecutor) {
         tokenHash: string;
         purpose: PasskeyPurpose;
         userId: string | null;
+        /** A sign-in that named an e-mail (decision 1100). */
+        namedAccount?: boolean;
         sessionId: string | null;
         mfaChallengeId: string | null;
         createdAt: Date;

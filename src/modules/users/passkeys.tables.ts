@@ -50,6 +50,11 @@ export const webauthnChallenges = pgTable(
     purpose: text('purpose').$type<PasskeyPurpose>().notNull(),
     /** Null for a sign-in with a discoverable credential (no e-mail given, or an unknown one). */
     userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    /**
+     * A sign-in that named an e-mail: only the passkeys of `user_id` complete it, and none when no account
+     * has that e-mail (`user_id` null), so whether it has one is not told by the answer (decision 1100).
+     */
+    namedAccount: boolean('named_account').notNull().default(false),
     // No foreign key, as refresh tokens have none (users.routines.sql): sessions are deleted in bulk,
     // and a challenge naming a session that is gone can only be refused.
     sessionId: uuid('session_id'),

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../../../src/config/config.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { assertDetail } from '../../helpers/error-assertions.ts';
 import { FLAGS } from '../../helpers/software-authenticator.ts';
+import { signIn } from '../../helpers/test-app.ts';
 import { startPasskeyApp, type PasskeyApp } from './passkey-fixtures.ts';
 
 const REFUSED = 'The passkey could not be verified';
@@ -119,6 +120,31 @@ describe('passkey ceremonies refuse', () => {
         { purpose: 'mfa', reason: 'other_account' },
       ],
     );
+  });
+
+  it('tells no one which e-mail has an account or a passkey: the same options, the same refusal', async () => {
+    const withPasskey = await p.passkeyUser();
+    const attacker = await p.passkeyUser();
+    const withoutPasskey = await signIn(p.t.app, p.t.database);
+    const outcomes = [];
+    for (const email of [withPasskey.email, withoutPasskey.email, 'nobody-here@example.com']) {
+      const started = await p.options<{ challenge: string }>({ purpose: 'login', email });
+      const { challenge, ...rest } = started.options;
+      const answer = await p.verify({
+        challenge_token: started.challenge_token,
+        response: p.authenticator.assert(attacker.passkey, started.options),
+      });
+      outcomes.push({ options: rest, status: answer.statusCode, body: answer.json() });
+    }
+    // The options differ only in their challenge; the attacker's own passkey completes none of the three.
+    assert.deepEqual(outcomes[1], outcomes[0]);
+    assert.deepEqual(outcomes[2], outcomes[0]);
+    assert.deepEqual(outcomes[0]!.body, { detail: REFUSED });
+    assert.equal(outcomes[0]!.status, 401);
+    assert.deepEqual((outcomes[0]!.options as { allowCredentials: unknown[] }).allowCredentials, []);
+    // The account's own passkey still signs in with its e-mail.
+    const own = await p.ceremony(withPasskey.passkey, { purpose: 'login', email: withPasskey.email });
+    assert.equal(own.answer.statusCode, 200, own.answer.body);
   });
 
   it("another session's step-up challenge", async () => {

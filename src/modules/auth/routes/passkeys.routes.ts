@@ -62,8 +62,9 @@ export function passkeysRoutes(deps: {
             'Answers the WebAuthn options for the browser and a `challenge_token` (single use, bound to the ' +
             'purpose and the account, 5 minutes; stored only as its hash). `register` needs the bearer and, on ' +
             'an account with a second factor, a fresh one (403 "Second factor required"); `step-up` needs the ' +
-            'bearer: 401 without. `login` offers the passkeys of `email`, or any passkey of this site without ' +
-            'it; `mfa` needs the `mfa_token` of a password sign-in (401 when unknown or expired). No passkey ' +
+            'bearer: 401 without. `login` names no credential (every passkey here is discoverable), whatever ' +
+            '`email` says: with it, only that account’s passkeys complete the sign-in; without it, any passkey ' +
+            'of this site; `mfa` needs the `mfa_token` of a password sign-in (401 when unknown or expired). No passkey ' +
             'for `mfa` or `step-up`: 409. 30 options per minute per client address (429).',
           security: [...bearerSecurity, {}],
           body: PasskeyOptionsBody,
